@@ -1,0 +1,81 @@
+//! Every way a flash command or a flash constructor can fail. Each NAND rule
+//! violation is a distinct variant so tests can tell them apart; none of them
+//! changes the flash contents.
+
+use thiserror::Error;
+
+/// Errors from the flash model.
+#[derive(Debug, Error)]
+pub enum FlashError {
+    #[error("bad geometry: field `{field}`: {reason}")]
+    BadGeometry { field: &'static str, reason: String },
+    #[error("unknown geometry preset `{name}` (known: {known})")]
+    UnknownPreset { name: String, known: String },
+    #[error("block {block} is out of range (the device has {blocks} blocks)")]
+    BlockOutOfRange { block: u32, blocks: u32 },
+    #[error("page {page} of block {block} is out of range (a block has {pages_per_block} pages)")]
+    PageOutOfRange {
+        block: u32,
+        page: u32,
+        pages_per_block: u32,
+    },
+    #[error("{what}: expected {expected} bytes, got {got}")]
+    BadLength {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
+    #[error("read of sectors {first}..{end} of a page with {sectors_per_page} sectors")]
+    SectorOutOfRange {
+        first: u32,
+        end: u32,
+        sectors_per_page: u32,
+    },
+    #[error(
+        "program of page {page} of block {block}, which is not erased (erase the block first)"
+    )]
+    ProgramNotErased { block: u32, page: u32 },
+    #[error("program of page {page} of block {block} out of order: the next page to program in this block is {next}")]
+    ProgramOutOfOrder { block: u32, page: u32, next: u32 },
+    #[error("battery-backed buffer access {offset}+{len} beyond its {size} bytes")]
+    NvramOutOfRange {
+        offset: usize,
+        len: usize,
+        size: usize,
+    },
+    #[error("power lost: the device accepts no command until it is restarted")]
+    PowerLoss,
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not an scftl flash image (bad magic); refusing to touch it")]
+    NotAnImage { path: String },
+    #[error("{path} is a flash image of format version {found}, newer than the supported {supported}; upgrade scftl")]
+    NewerVersion {
+        path: String,
+        found: u32,
+        supported: u32,
+    },
+    #[error("{path} is corrupt: {reason}")]
+    CorruptImage { path: String, reason: String },
+    #[error("{path} is truncated: {reason}")]
+    TruncatedImage { path: String, reason: String },
+    #[error("{path} is in use by another process (it holds the image lock); stop it first")]
+    Locked { path: String },
+    #[error("{path} already exists; pass --force (or remove it) to overwrite it")]
+    AlreadyExists { path: String },
+}
+
+impl FlashError {
+    /// True for [`FlashError::PowerLoss`]: the command was cut by an injected
+    /// power failure, not refused for a bug.
+    pub fn is_power_loss(&self) -> bool {
+        matches!(self, FlashError::PowerLoss)
+    }
+}
+
+/// Result alias for the flash crate.
+pub type Result<T, E = FlashError> = std::result::Result<T, E>;

@@ -1,0 +1,281 @@
+//! NAND flash model for scftl.
+//!
+//! What it is: the [`Flash`] trait — the only way the FTLs touch a device —
+//! plus its geometry and backends: [`MemFlash`] (RAM), and, in sibling
+//! modules, a persistent image file, a crash-injecting wrapper and a
+//! discrete-event timing wrapper.
+//!
+//! What it promises: the NAND rules and the asynchronous-command semantics of
+//! the SCFTL paper (§3.1, §5.1) are enforced by every backend, and a rule
+//! violation is an error value that leaves the device unchanged.
+//!
+//! What it must never do: know anything about FTLs, or let a caller observe
+//! a state that real NAND could not be in.
+//!
+//! # The contract of a flash device
+//!
+//! * A device is `dies()` parallel units of `blocks_per_die` erase blocks of
+//!   `pages_per_block` pages. A page holds `sectors_per_page` sectors of
+//!   `sector_size` bytes plus `oob_size` bytes of spare (OOB) area.
+//! * **Erase before program**: a page can be programmed only when erased, and
+//!   only as a whole (data and OOB together).
+//! * **In-order programming**: within a block, pages are programmed in
+//!   increasing order. Skipping pages is allowed; going back is not.
+//! * **Whole-block erase**. An erased page reads as all `0xFF`, data and OOB.
+//! * **Asynchronous commands**: [`Flash::program`] and [`Flash::erase`] are
+//!   queued and return at once; reads always see the newest queued content;
+//!   [`Flash::sync`] returns when everything queued is done. Commands on the
+//!   same page take effect in the order issued; commands on different pages in
+//!   any order.
+//! * **Power loss**: every command not covered by a completed `sync` is in
+//!   flight. After a power cut each page touched by in-flight commands holds
+//!   its content before the first of them, the content after any of them, or
+//!   torn garbage (an interrupted program or erase). Pages not touched since
+//!   the last completed `sync` are intact. A small battery-backed buffer
+//!   ([`Flash::nvram_write`]) survives power loss; each write to it is atomic.
+
+pub mod error;
+pub mod geometry;
+pub mod mem;
+pub mod shared;
+
+pub use error::{FlashError, Result};
+pub use geometry::{Geometry, PRESET_NAMES};
+pub use mem::MemFlash;
+pub use shared::SharedFlash;
+
+/// An erase block, numbered `0..geometry.total_blocks()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BlockId(pub u32);
+
+/// A page: block plus page index within the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PageAddr {
+    pub block: BlockId,
+    pub page: u32,
+}
+
+impl PageAddr {
+    pub fn new(block: u32, page: u32) -> PageAddr {
+        PageAddr {
+            block: BlockId(block),
+            page,
+        }
+    }
+}
+
+impl std::fmt::Display for PageAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "block {} page {}", self.block.0, self.page)
+    }
+}
+
+/// Byte value of erased flash.
+pub const ERASED_BYTE: u8 = 0xFF;
+
+/// Operation counters every backend keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlashCounters {
+    /// Read commands (one per `read` or `read_oob` call).
+    pub reads: u64,
+    /// Page programs.
+    pub programs: u64,
+    /// Block erases.
+    pub erases: u64,
+    /// Syncs.
+    pub syncs: u64,
+    /// Data bytes transferred by reads (OOB included).
+    pub bytes_read: u64,
+    /// Data bytes programmed (OOB included).
+    pub bytes_programmed: u64,
+}
+
+impl FlashCounters {
+    /// Component-wise difference `self - earlier`.
+    pub fn since(&self, earlier: &FlashCounters) -> FlashCounters {
+        FlashCounters {
+            reads: self.reads - earlier.reads,
+            programs: self.programs - earlier.programs,
+            erases: self.erases - earlier.erases,
+            syncs: self.syncs - earlier.syncs,
+            bytes_read: self.bytes_read - earlier.bytes_read,
+            bytes_programmed: self.bytes_programmed - earlier.bytes_programmed,
+        }
+    }
+}
+
+/// A NAND flash device. See the crate documentation for the rules every
+/// implementation enforces.
+pub trait Flash {
+    /// The device's shape.
+    fn geometry(&self) -> &Geometry;
+
+    /// Reads `data.len() / sector_size` whole sectors of `page`, starting at
+    /// sector `first_sector` (a partial-page read; pass a page-sized buffer
+    /// and 0 for the whole page). Sees the newest queued content.
+    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()>;
+
+    /// Reads the page's spare area; `oob.len()` must be at most `oob_size`.
+    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()>;
+
+    /// Queues a program of a whole page. `data.len()` must be `page_size()`;
+    /// `oob` may be shorter than `oob_size` (the rest is programmed as 0xFF).
+    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()>;
+
+    /// Queues an erase of a whole block.
+    fn erase(&mut self, block: BlockId) -> Result<()>;
+
+    /// Waits until every queued command has taken effect.
+    fn sync(&mut self) -> Result<()>;
+
+    /// Size of the battery-backed buffer in bytes (0 if there is none).
+    fn nvram_size(&self) -> usize;
+
+    /// Reads from the battery-backed buffer.
+    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()>;
+
+    /// Writes to the battery-backed buffer; the write survives any power loss
+    /// once this returns.
+    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()>;
+
+    /// Operation counters since the device was created or opened.
+    fn counters(&self) -> FlashCounters;
+}
+
+/// What a page holds, as seen by a fault injector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PageImage {
+    /// Erased: reads as 0xFF and may be programmed.
+    Erased,
+    /// Programmed (possibly with torn garbage): must be erased before reuse.
+    Programmed { data: Box<[u8]>, oob: Box<[u8]> },
+}
+
+impl PageImage {
+    /// The (data, oob) bytes a read would return.
+    pub fn bytes(&self, g: &Geometry) -> (Vec<u8>, Vec<u8>) {
+        match self {
+            PageImage::Erased => (
+                vec![ERASED_BYTE; g.page_size()],
+                vec![ERASED_BYTE; g.oob_size as usize],
+            ),
+            PageImage::Programmed { data, oob } => (data.to_vec(), oob.to_vec()),
+        }
+    }
+}
+
+/// Raw page access that bypasses the NAND rules, for fault layers such as
+/// `CrashFlash` that must put a device into a post-power-loss state. Never
+/// used by FTLs.
+pub trait RawFlash: Flash {
+    /// The page's current content (the newest queued value).
+    fn page_image(&self, page: PageAddr) -> Result<PageImage>;
+
+    /// Replaces the page's content and state. Programming-order bookkeeping
+    /// is recomputed: afterwards the block's next programmable page is the one
+    /// after its highest programmed page.
+    fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()>;
+}
+
+/// Checks the buffers of a read against the geometry; returns the number of
+/// sectors to read.
+pub(crate) fn check_read(
+    g: &Geometry,
+    page: PageAddr,
+    first_sector: u32,
+    len: usize,
+) -> Result<u32> {
+    g.check_page(page)?;
+    let ss = g.sector_size as usize;
+    if len == 0 || len % ss != 0 {
+        return Err(FlashError::BadLength {
+            what: "read buffer (must be a non-zero whole number of sectors)",
+            expected: ss,
+            got: len,
+        });
+    }
+    let n = (len / ss) as u64;
+    let end = u64::from(first_sector) + n;
+    if end > u64::from(g.sectors_per_page) {
+        return Err(FlashError::SectorOutOfRange {
+            first: first_sector,
+            end: end.min(u64::from(u32::MAX)) as u32,
+            sectors_per_page: g.sectors_per_page,
+        });
+    }
+    Ok(n as u32)
+}
+
+/// Checks the buffers of a program against the geometry.
+pub(crate) fn check_program(g: &Geometry, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+    g.check_page(page)?;
+    if data.len() != g.page_size() {
+        return Err(FlashError::BadLength {
+            what: "program data (must be exactly one page)",
+            expected: g.page_size(),
+            got: data.len(),
+        });
+    }
+    if oob.len() > g.oob_size as usize {
+        return Err(FlashError::BadLength {
+            what: "program OOB (at most the spare area)",
+            expected: g.oob_size as usize,
+            got: oob.len(),
+        });
+    }
+    Ok(())
+}
+
+/// Checks an OOB read buffer.
+pub(crate) fn check_oob_read(g: &Geometry, page: PageAddr, oob: &[u8]) -> Result<()> {
+    g.check_page(page)?;
+    if oob.len() > g.oob_size as usize {
+        return Err(FlashError::BadLength {
+            what: "OOB read buffer (at most the spare area)",
+            expected: g.oob_size as usize,
+            got: oob.len(),
+        });
+    }
+    Ok(())
+}
+
+/// Checks a battery-backed buffer access.
+pub(crate) fn check_nvram(size: usize, offset: usize, len: usize) -> Result<()> {
+    if offset.checked_add(len).is_none_or(|end| end > size) {
+        return Err(FlashError::NvramOutOfRange { offset, len, size });
+    }
+    Ok(())
+}
+
+impl<F: Flash + ?Sized> Flash for Box<F> {
+    fn geometry(&self) -> &Geometry {
+        (**self).geometry()
+    }
+    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
+        (**self).read(page, first_sector, data)
+    }
+    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
+        (**self).read_oob(page, oob)
+    }
+    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+        (**self).program(page, data, oob)
+    }
+    fn erase(&mut self, block: BlockId) -> Result<()> {
+        (**self).erase(block)
+    }
+    fn sync(&mut self) -> Result<()> {
+        (**self).sync()
+    }
+    fn nvram_size(&self) -> usize {
+        (**self).nvram_size()
+    }
+    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        (**self).nvram_read(offset, buf)
+    }
+    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
+        (**self).nvram_write(offset, data)
+    }
+    fn counters(&self) -> FlashCounters {
+        (**self).counters()
+    }
+}

@@ -1,0 +1,361 @@
+//! `MemFlash`: a flash device held in RAM.
+//!
+//! Commands take effect immediately; since reads see the newest queued
+//! content anyway, this is indistinguishable from a queue until power is
+//! lost, and power loss is the business of `CrashFlash`, which wraps this.
+//!
+//! Invariants:
+//! - `next_page[b]` is one past the highest programmed page of block `b`
+//!   (0 when the block is erased);
+//! - `programmed[i]` is set exactly for programmed pages;
+//! - a block's buffer is `None` only when none of its pages is programmed
+//!   (so erased blocks cost no memory).
+
+use crate::{
+    check_nvram, check_oob_read, check_program, check_read, BlockId, Flash, FlashCounters,
+    FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+};
+
+/// Default size of the battery-backed buffer: two pages and 4 KiB of header.
+pub fn default_nvram_size(g: &Geometry) -> usize {
+    2 * g.page_size() + 4096
+}
+
+/// A RAM-backed flash device.
+pub struct MemFlash {
+    geometry: Geometry,
+    blocks: Vec<Option<Box<[u8]>>>,
+    next_page: Vec<u32>,
+    programmed: Vec<bool>,
+    nvram: Vec<u8>,
+    counters: FlashCounters,
+}
+
+impl MemFlash {
+    /// A fully erased device with the default battery-backed buffer.
+    pub fn new(geometry: Geometry) -> Result<MemFlash> {
+        let nv = default_nvram_size(&geometry);
+        Self::with_nvram(geometry, nv)
+    }
+
+    /// A fully erased device with a battery-backed buffer of `nvram_size` bytes.
+    pub fn with_nvram(geometry: Geometry, nvram_size: usize) -> Result<MemFlash> {
+        geometry.validate()?;
+        let blocks = geometry.total_blocks() as usize;
+        Ok(MemFlash {
+            geometry,
+            blocks: (0..blocks).map(|_| None).collect(),
+            next_page: vec![0; blocks],
+            programmed: vec![false; geometry.total_pages() as usize],
+            nvram: vec![0; nvram_size],
+            counters: FlashCounters::default(),
+        })
+    }
+
+    fn stride(&self) -> usize {
+        self.geometry.page_size() + self.geometry.oob_size as usize
+    }
+
+    fn page_slice(&self, page: PageAddr) -> Option<&[u8]> {
+        let stride = self.stride();
+        let off = page.page as usize * stride;
+        self.blocks[page.block.0 as usize]
+            .as_ref()
+            .map(|b| &b[off..off + stride])
+    }
+
+    fn is_programmed(&self, page: PageAddr) -> bool {
+        self.programmed[self.geometry.page_index(page) as usize]
+    }
+
+    /// Whether a page is erased (and may be programmed if in order).
+    pub fn is_erased(&self, page: PageAddr) -> Result<bool> {
+        self.geometry.check_page(page)?;
+        Ok(!self.is_programmed(page))
+    }
+
+    /// Recomputes `next_page` of a block after a raw change.
+    fn recompute_next(&mut self, block: BlockId) {
+        let ppb = self.geometry.pages_per_block;
+        let mut next = 0;
+        for p in (0..ppb).rev() {
+            if self.is_programmed(PageAddr { block, page: p }) {
+                next = p + 1;
+                break;
+            }
+        }
+        self.next_page[block.0 as usize] = next;
+        if next == 0 {
+            self.blocks[block.0 as usize] = None;
+        }
+    }
+}
+
+impl Flash for MemFlash {
+    fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
+        check_read(&self.geometry, page, first_sector, data.len())?;
+        self.counters.reads += 1;
+        self.counters.bytes_read += data.len() as u64;
+        if !self.is_programmed(page) {
+            data.fill(ERASED_BYTE);
+            return Ok(());
+        }
+        let off = first_sector as usize * self.geometry.sector_size as usize;
+        let src = self.page_slice(page).expect("programmed page has a buffer");
+        data.copy_from_slice(&src[off..off + data.len()]);
+        Ok(())
+    }
+
+    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
+        check_oob_read(&self.geometry, page, oob)?;
+        self.counters.reads += 1;
+        self.counters.bytes_read += oob.len() as u64;
+        if !self.is_programmed(page) {
+            oob.fill(ERASED_BYTE);
+            return Ok(());
+        }
+        let ps = self.geometry.page_size();
+        let src = self.page_slice(page).expect("programmed page has a buffer");
+        oob.copy_from_slice(&src[ps..ps + oob.len()]);
+        Ok(())
+    }
+
+    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+        check_program(&self.geometry, page, data, oob)?;
+        if self.is_programmed(page) {
+            return Err(FlashError::ProgramNotErased {
+                block: page.block.0,
+                page: page.page,
+            });
+        }
+        let next = self.next_page[page.block.0 as usize];
+        if page.page < next {
+            return Err(FlashError::ProgramOutOfOrder {
+                block: page.block.0,
+                page: page.page,
+                next,
+            });
+        }
+        let stride = self.stride();
+        let ps = self.geometry.page_size();
+        let block_bytes = stride * self.geometry.pages_per_block as usize;
+        let buf = self.blocks[page.block.0 as usize]
+            .get_or_insert_with(|| vec![ERASED_BYTE; block_bytes].into_boxed_slice());
+        let off = page.page as usize * stride;
+        buf[off..off + ps].copy_from_slice(data);
+        buf[off + ps..off + ps + oob.len()].copy_from_slice(oob);
+        buf[off + ps + oob.len()..off + stride].fill(ERASED_BYTE);
+        let idx = self.geometry.page_index(page) as usize;
+        self.programmed[idx] = true;
+        self.next_page[page.block.0 as usize] = page.page + 1;
+        self.counters.programs += 1;
+        self.counters.bytes_programmed += (ps + oob.len()) as u64;
+        Ok(())
+    }
+
+    fn erase(&mut self, block: BlockId) -> Result<()> {
+        self.geometry.check_block(block)?;
+        let ppb = u64::from(self.geometry.pages_per_block);
+        let first = u64::from(block.0) * ppb;
+        self.programmed[first as usize..(first + ppb) as usize].fill(false);
+        self.blocks[block.0 as usize] = None;
+        self.next_page[block.0 as usize] = 0;
+        self.counters.erases += 1;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.counters.syncs += 1;
+        Ok(())
+    }
+
+    fn nvram_size(&self) -> usize {
+        self.nvram.len()
+    }
+
+    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        check_nvram(self.nvram.len(), offset, buf.len())?;
+        buf.copy_from_slice(&self.nvram[offset..offset + buf.len()]);
+        Ok(())
+    }
+
+    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
+        check_nvram(self.nvram.len(), offset, data.len())?;
+        self.nvram[offset..offset + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn counters(&self) -> FlashCounters {
+        self.counters
+    }
+}
+
+impl RawFlash for MemFlash {
+    fn page_image(&self, page: PageAddr) -> Result<PageImage> {
+        self.geometry.check_page(page)?;
+        if !self.is_programmed(page) {
+            return Ok(PageImage::Erased);
+        }
+        let ps = self.geometry.page_size();
+        let s = self.page_slice(page).expect("programmed page has a buffer");
+        Ok(PageImage::Programmed {
+            data: s[..ps].into(),
+            oob: s[ps..].into(),
+        })
+    }
+
+    fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()> {
+        self.geometry.check_page(page)?;
+        let idx = self.geometry.page_index(page) as usize;
+        match image {
+            PageImage::Erased => {
+                self.programmed[idx] = false;
+                if let Some(buf) = self.blocks[page.block.0 as usize].as_mut() {
+                    let stride = self.geometry.page_size() + self.geometry.oob_size as usize;
+                    let off = page.page as usize * stride;
+                    buf[off..off + stride].fill(ERASED_BYTE);
+                }
+            }
+            PageImage::Programmed { data, oob } => {
+                let ps = self.geometry.page_size();
+                let os = self.geometry.oob_size as usize;
+                if data.len() != ps || oob.len() != os {
+                    return Err(FlashError::BadLength {
+                        what: "page image (data + OOB)",
+                        expected: ps + os,
+                        got: data.len() + oob.len(),
+                    });
+                }
+                let stride = ps + os;
+                let block_bytes = stride * self.geometry.pages_per_block as usize;
+                let buf = self.blocks[page.block.0 as usize]
+                    .get_or_insert_with(|| vec![ERASED_BYTE; block_bytes].into_boxed_slice());
+                let off = page.page as usize * stride;
+                buf[off..off + ps].copy_from_slice(&data);
+                buf[off + ps..off + stride].copy_from_slice(&oob);
+                self.programmed[idx] = true;
+            }
+        }
+        self.recompute_next(page.block);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev() -> MemFlash {
+        MemFlash::new(Geometry::tiny()).unwrap()
+    }
+
+    fn page_of(g: &Geometry, b: u8) -> Vec<u8> {
+        vec![b; g.page_size()]
+    }
+
+    #[test]
+    fn erased_reads_ff_and_program_reads_back() {
+        let mut f = dev();
+        let g = *f.geometry();
+        let mut buf = vec![0; g.page_size()];
+        f.read(PageAddr::new(0, 0), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 0xFF));
+        f.program(PageAddr::new(0, 0), &page_of(&g, 7), &[1, 2, 3])
+            .unwrap();
+        f.read(PageAddr::new(0, 0), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 7));
+        let mut oob = vec![0; g.oob_size as usize];
+        f.read_oob(PageAddr::new(0, 0), &mut oob).unwrap();
+        assert_eq!(&oob[..4], &[1, 2, 3, 0xFF]);
+        let mut one = vec![0; g.sector_size as usize];
+        f.read(PageAddr::new(0, 0), 1, &mut one).unwrap();
+        assert!(one.iter().all(|&b| b == 7));
+    }
+
+    #[test]
+    fn nand_rules_are_distinct_errors_and_change_nothing() {
+        let mut f = dev();
+        let g = *f.geometry();
+        f.program(PageAddr::new(1, 2), &page_of(&g, 1), &[])
+            .unwrap();
+        let e = f
+            .program(PageAddr::new(1, 2), &page_of(&g, 2), &[])
+            .unwrap_err();
+        assert!(
+            matches!(e, FlashError::ProgramNotErased { block: 1, page: 2 }),
+            "{e}"
+        );
+        let e = f
+            .program(PageAddr::new(1, 1), &page_of(&g, 2), &[])
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                FlashError::ProgramOutOfOrder {
+                    block: 1,
+                    page: 1,
+                    next: 3
+                }
+            ),
+            "{e}"
+        );
+        let e = f.program(PageAddr::new(1, 3), &[0; 3], &[]).unwrap_err();
+        assert!(matches!(e, FlashError::BadLength { .. }));
+        let e = f
+            .program(PageAddr::new(1, 99), &page_of(&g, 2), &[])
+            .unwrap_err();
+        assert!(matches!(e, FlashError::PageOutOfRange { .. }));
+        let e = f.erase(BlockId(999)).unwrap_err();
+        assert!(matches!(e, FlashError::BlockOutOfRange { .. }));
+        let e = f
+            .read(PageAddr::new(1, 2), 1, &mut vec![0; g.page_size()])
+            .unwrap_err();
+        assert!(matches!(e, FlashError::SectorOutOfRange { .. }));
+        let mut buf = vec![0; g.page_size()];
+        f.read(PageAddr::new(1, 2), 0, &mut buf).unwrap();
+        assert!(
+            buf.iter().all(|&b| b == 1),
+            "failed commands must not change the page"
+        );
+        assert_eq!(f.counters().programs, 1);
+        f.erase(BlockId(1)).unwrap();
+        f.program(PageAddr::new(1, 0), &page_of(&g, 3), &[])
+            .unwrap();
+    }
+
+    #[test]
+    fn raw_images_round_trip_and_fix_order() {
+        let mut f = dev();
+        let g = *f.geometry();
+        let img = PageImage::Programmed {
+            data: page_of(&g, 9).into(),
+            oob: vec![4; g.oob_size as usize].into(),
+        };
+        f.set_page_image(PageAddr::new(2, 5), img.clone()).unwrap();
+        assert_eq!(f.page_image(PageAddr::new(2, 5)).unwrap(), img);
+        let e = f
+            .program(PageAddr::new(2, 4), &page_of(&g, 1), &[])
+            .unwrap_err();
+        assert!(matches!(e, FlashError::ProgramOutOfOrder { .. }));
+        f.set_page_image(PageAddr::new(2, 5), PageImage::Erased)
+            .unwrap();
+        f.program(PageAddr::new(2, 0), &page_of(&g, 1), &[])
+            .unwrap();
+    }
+
+    #[test]
+    fn nvram_bounds() {
+        let mut f = dev();
+        let n = f.nvram_size();
+        f.nvram_write(n - 2, &[1, 2]).unwrap();
+        let mut b = [0; 2];
+        f.nvram_read(n - 2, &mut b).unwrap();
+        assert_eq!(b, [1, 2]);
+        assert!(f.nvram_write(n - 1, &[1, 2]).is_err());
+        assert!(f.nvram_read(usize::MAX, &mut b).is_err());
+    }
+}

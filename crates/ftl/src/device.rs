@@ -1,0 +1,223 @@
+//! The block-device contract every FTL implements.
+//!
+//! Addresses are logical sectors ([`Lba`]); buffers are whole sectors.
+//! Every caller mistake is an [`FtlError`] value and changes nothing: an
+//! out-of-range address, a buffer that is not a whole number of sectors, or
+//! a write that does not fit the current epoch. Never-written (and trimmed)
+//! sectors read as zeros.
+
+use flash::FlashError;
+use thiserror::Error;
+
+/// A logical sector address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Lba(pub u64);
+
+/// Which FTL a device was formatted with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FtlKind {
+    /// Snapshot-consistent: after a crash the device holds exactly what it
+    /// held at the last completed flush.
+    Scftl,
+    /// Asynchronous-disk contract: flushed data is durable; each sector written
+    /// since the last flush may hold its old value or any value written since.
+    Async,
+    /// Synchronous-disk contract: every completed write is durable.
+    Sync,
+}
+
+impl FtlKind {
+    pub const ALL: [FtlKind; 3] = [FtlKind::Scftl, FtlKind::Async, FtlKind::Sync];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FtlKind::Scftl => "scftl",
+            FtlKind::Async => "async",
+            FtlKind::Sync => "sync",
+        }
+    }
+
+    /// Parses `scftl`, `async` or `sync`.
+    pub fn parse(s: &str) -> Result<FtlKind, FtlError> {
+        FtlKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                FtlError::BadArgument(format!("unknown FTL `{s}` (use scftl, async or sync)"))
+            })
+    }
+
+    /// Code stored in the device label.
+    pub fn code(self) -> u32 {
+        match self {
+            FtlKind::Scftl => 1,
+            FtlKind::Async => 2,
+            FtlKind::Sync => 3,
+        }
+    }
+
+    pub fn from_code(code: u32) -> Option<FtlKind> {
+        FtlKind::ALL.into_iter().find(|k| k.code() == code)
+    }
+}
+
+impl std::fmt::Display for FtlKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Errors of the FTL layer.
+#[derive(Debug, Error)]
+pub enum FtlError {
+    #[error("sectors {lba}..{end} are out of range: the device has {num_sectors} sectors")]
+    OutOfRange {
+        lba: u64,
+        end: u64,
+        num_sectors: u64,
+    },
+    #[error("buffer of {len} bytes is not a non-zero whole number of {sector_size}-byte sectors")]
+    BadLength { len: usize, sector_size: usize },
+    #[error("epoch full: this request needs {needed} sector updates but only {remaining} remain before the write bound; flush first")]
+    EpochFull { needed: u64, remaining: u64 },
+    #[error("device out of space: {0}")]
+    NoSpace(String),
+    #[error("configuration rejected: {0}")]
+    BadConfig(String),
+    #[error("bad argument: {0}")]
+    BadArgument(String),
+    #[error("device is not formatted (no valid label in block 0); format it first")]
+    NotFormatted,
+    #[error("device holds a `{found}` FTL, not `{expected}`")]
+    WrongKind { found: FtlKind, expected: FtlKind },
+    #[error("metadata corrupt: {0}")]
+    Corrupt(String),
+    #[error("flash: {0}")]
+    Flash(#[from] FlashError),
+}
+
+impl FtlError {
+    /// True when the error is an injected power loss from the flash below.
+    pub fn is_power_loss(&self) -> bool {
+        matches!(self, FtlError::Flash(e) if e.is_power_loss())
+    }
+}
+
+/// Result alias for the FTL crate.
+pub type Result<T, E = FtlError> = std::result::Result<T, E>;
+
+/// Counters and occupancy an FTL reports (for `scftl info` and benchmarks).
+/// Counters count since the device was opened or formatted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceStats {
+    pub kind: Option<FtlKind>,
+    pub user_sectors_written: u64,
+    pub user_sectors_read: u64,
+    pub user_sectors_trimmed: u64,
+    pub flushes: u64,
+    pub gc_sectors_relocated: u64,
+    pub gc_blocks_reclaimed: u64,
+    pub full_checkpoints: u64,
+    pub meta_pages_written: u64,
+    /// Logical sectors currently mapped.
+    pub valid_sectors: u64,
+    pub free_blocks: u64,
+    pub used_blocks: u64,
+    pub invalid_blocks: u64,
+    pub erasable_blocks: u64,
+    /// Erases issued per FTL block since open: min, average, max.
+    pub erases_min: u64,
+    pub erases_avg: f64,
+    pub erases_max: u64,
+    /// Wall-clock nanoseconds the last `open` (recovery) took.
+    pub last_recovery_ns: u64,
+}
+
+/// A block device: what a file system or the NBD server sees.
+pub trait BlockDevice {
+    /// Bytes per logical sector.
+    fn sector_size(&self) -> usize;
+
+    /// Number of logical sectors.
+    fn num_sectors(&self) -> u64;
+
+    /// Reads `buf.len() / sector_size` sectors starting at `lba`.
+    fn read(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()>;
+
+    /// Writes `data.len() / sector_size` sectors starting at `lba`. For a
+    /// bounded FTL the whole request must fit the current epoch, else it is
+    /// refused with [`FtlError::EpochFull`] and nothing is written.
+    fn write(&mut self, lba: Lba, data: &[u8]) -> Result<()>;
+
+    /// Unmaps `count` sectors starting at `lba`; they then read as zeros.
+    /// Counts against the epoch like a write of `count` sectors.
+    fn trim(&mut self, lba: Lba, count: u64) -> Result<()>;
+
+    /// Makes everything written so far durable (for SCFTL: takes the
+    /// snapshot a crash returns to).
+    fn flush(&mut self) -> Result<()>;
+
+    /// Sector updates (written or trimmed sectors) that still fit the current
+    /// epoch, or `None` for an FTL with no epoch bound.
+    fn epoch_remaining(&self) -> Option<u64>;
+
+    /// Counters and occupancy.
+    fn stats(&self) -> DeviceStats;
+
+    /// Checks every internal invariant, returning a description of the first
+    /// broken one. Cheap enough for tests to call after every operation on
+    /// small devices; not meant for large ones.
+    fn check_invariants(&mut self) -> Result<(), String>;
+}
+
+/// Validates a request's range and buffer length; returns the sector count.
+pub fn check_request(lba: Lba, len: usize, sector_size: usize, num_sectors: u64) -> Result<u64> {
+    if len == 0 || len % sector_size != 0 {
+        return Err(FtlError::BadLength { len, sector_size });
+    }
+    let n = (len / sector_size) as u64;
+    check_range(lba, n, num_sectors)?;
+    Ok(n)
+}
+
+/// Validates a range of sectors.
+pub fn check_range(lba: Lba, count: u64, num_sectors: u64) -> Result<()> {
+    match lba.0.checked_add(count) {
+        Some(end) if end <= num_sectors => Ok(()),
+        end => Err(FtlError::OutOfRange {
+            lba: lba.0,
+            end: end.unwrap_or(u64::MAX),
+            num_sectors,
+        }),
+    }
+}
+
+impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
+    fn sector_size(&self) -> usize {
+        (**self).sector_size()
+    }
+    fn num_sectors(&self) -> u64 {
+        (**self).num_sectors()
+    }
+    fn read(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
+        (**self).read(lba, buf)
+    }
+    fn write(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
+        (**self).write(lba, data)
+    }
+    fn trim(&mut self, lba: Lba, count: u64) -> Result<()> {
+        (**self).trim(lba, count)
+    }
+    fn flush(&mut self) -> Result<()> {
+        (**self).flush()
+    }
+    fn epoch_remaining(&self) -> Option<u64> {
+        (**self).epoch_remaining()
+    }
+    fn stats(&self) -> DeviceStats {
+        (**self).stats()
+    }
+    fn check_invariants(&mut self) -> Result<(), String> {
+        (**self).check_invariants()
+    }
+}
