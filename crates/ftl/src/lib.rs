@@ -18,3 +18,9 @@ pub mod label;
 pub use device::{
     check_range, check_request, BlockDevice, DeviceStats, FtlError, FtlKind, Lba, Result,
 };
+pub mod mutant;
+pub mod scftl;
+pub mod async_ftl;
+pub mod sync_ftl;
+
+pub use mutant::Mutant;

@@ -1,0 +1,71 @@
+//! Seeded bugs ("mutants") for the crash checker's self-test.
+//!
+//! A checker that cannot fail proves nothing: each mutant below breaks one
+//! mechanism the crash contract rests on, and `crashcheck` must catch every
+//! one of them. Production code paths pass [`Mutant::None`]; a mutant is
+//! chosen only through the `*_with_mutant` constructors of each FTL, never
+//! persisted, and never reachable from the CLI except `scftl crashtest
+//! --mutant`.
+
+/// A deliberately broken behaviour an FTL can be built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Mutant {
+    /// The real thing.
+    #[default]
+    None,
+    /// SCFTL: flush writes the committed delta page without first syncing
+    /// the data and tentative delta pages it covers.
+    SkipSyncBeforeCommit,
+    /// SCFTL: GC erases a victim as soon as it is relocated, instead of
+    /// waiting for the next flush (two-phase GC broken).
+    EraseVictimBeforeFlush,
+    /// SCFTL: recovery applies tentative delta pages that no committed page
+    /// activated.
+    HonourTentativeDeltas,
+    /// SCFTL: a full checkpoint is written over the live slot instead of the
+    /// shadow slot.
+    FullCheckpointOverLiveSlot,
+    /// SCFTL: trim changes the volatile L2P but records no delta.
+    ForgetTrimDelta,
+    /// SCFTL: recovery does not verify metadata checksums / sequence numbers.
+    SkipCrcCheck,
+    /// Async: GC erases a victim before the relocated data is synced.
+    AsyncEraseBeforeSync,
+    /// Sync: a write returns before its page program is synced (and the merge
+    /// buffer is kept in volatile RAM, not the battery-backed buffer).
+    SyncSkipSync,
+}
+
+impl Mutant {
+    /// Every mutant, in a fixed order.
+    pub const ALL: [Mutant; 8] = [
+        Mutant::SkipSyncBeforeCommit,
+        Mutant::EraseVictimBeforeFlush,
+        Mutant::HonourTentativeDeltas,
+        Mutant::FullCheckpointOverLiveSlot,
+        Mutant::ForgetTrimDelta,
+        Mutant::SkipCrcCheck,
+        Mutant::AsyncEraseBeforeSync,
+        Mutant::SyncSkipSync,
+    ];
+
+    /// Kebab-case name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mutant::None => "none",
+            Mutant::SkipSyncBeforeCommit => "skip-sync-before-commit",
+            Mutant::EraseVictimBeforeFlush => "erase-victim-before-flush",
+            Mutant::HonourTentativeDeltas => "honour-tentative-deltas",
+            Mutant::FullCheckpointOverLiveSlot => "full-checkpoint-over-live-slot",
+            Mutant::ForgetTrimDelta => "forget-trim-delta",
+            Mutant::SkipCrcCheck => "skip-crc-check",
+            Mutant::AsyncEraseBeforeSync => "async-erase-before-sync",
+            Mutant::SyncSkipSync => "sync-skip-sync",
+        }
+    }
+
+    /// Parses a name from [`Mutant::name`].
+    pub fn parse(s: &str) -> Option<Mutant> {
+        std::iter::once(Mutant::None).chain(Mutant::ALL).find(|m| m.name() == s)
+    }
+}
