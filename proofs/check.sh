@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Machine-check every SCFTL proof (Agda, --safe).
+#   bash proofs/check.sh          check (incrementally, using cached .agdai)
+#   bash proofs/check.sh --clean  remove cached interface files first
+# Exits non-zero on any failure; prints "PASS: ..." on success.
+# On a fresh Debian machine, run as root: installs agda-bin + agda-stdlib.
+set -u -o pipefail
+
+AGDA_VERSION="2.6.2.2"   # pinned: Debian bookworm agda-bin 2.6.2.2-1.1
+STDLIB_VERSION="1.7.1"   # pinned: Debian bookworm agda-stdlib 1.7.1-1
+STDLIB_DIR="/usr/share/agda-stdlib"
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here" || exit 1
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# --- toolchain ----------------------------------------------------------
+if ! command -v agda >/dev/null 2>&1 || [ ! -d "$STDLIB_DIR" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "check.sh: installing agda-bin and agda-stdlib (Debian) ..."
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null 2>&1 || fail "apt-get update failed"
+    apt-get install -y -qq agda-bin agda-stdlib >/dev/null 2>&1 \
+      || fail "apt-get install agda-bin agda-stdlib failed"
+  else
+    fail "agda or $STDLIB_DIR missing; install Debian packages agda-bin and agda-stdlib"
+  fi
+fi
+
+got_agda="$(agda --version 2>/dev/null | head -n1)"
+case "$got_agda" in
+  *"$AGDA_VERSION"*) ;;
+  *) fail "need Agda $AGDA_VERSION, found: ${got_agda:-none}" ;;
+esac
+if command -v dpkg-query >/dev/null 2>&1; then
+  got_std="$(dpkg-query -W -f='${Version}' agda-stdlib 2>/dev/null || true)"
+  case "$got_std" in
+    "$STDLIB_VERSION"*) ;;
+    *) fail "need agda-stdlib $STDLIB_VERSION, found: ${got_std:-none}" ;;
+  esac
+fi
+
+# --- hygiene: every module is --safe and reachable from Everything.agda ---
+mods=$(find SCFTL -name '*.agda' | sort)
+[ -n "$mods" ] || fail "no modules found"
+for f in Everything.agda $mods; do
+  head -n1 "$f" | grep -q '^{-# OPTIONS --safe --without-K #-}$' \
+    || fail "$f: first line must be {-# OPTIONS --safe --without-K #-}"
+done
+for f in $mods; do
+  m="$(echo "${f%.agda}" | tr / .)"
+  grep -q "^import $m\$" Everything.agda || fail "Everything.agda does not import $m"
+done
+
+if [ "${1:-}" = "--clean" ]; then
+  find . -name '*.agdai' -delete; rm -rf _build
+fi
+
+# --- type-check ------------------------------------------------------------
+echo "check.sh: Agda $AGDA_VERSION, agda-stdlib $STDLIB_VERSION: checking Everything.agda"
+start=$(date +%s)
+log="$(mktemp)"; trap 'rm -f "$log"' EXIT
+if ! agda --no-libraries -i "$STDLIB_DIR" -i . Everything.agda >"$log" 2>&1; then
+  cat "$log" >&2
+  fail "Agda rejected the proofs"
+fi
+if grep -qiE 'warning|unsolved' "$log"; then
+  cat "$log" >&2
+  fail "Agda reported warnings or unsolved metas"
+fi
+n=$(echo "$mods" | wc -w)
+echo "PASS: all $n proof modules type-check under --safe (Agda $AGDA_VERSION, stdlib $STDLIB_VERSION) in $(( $(date +%s) - start ))s"
