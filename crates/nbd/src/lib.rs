@@ -1,1 +1,34 @@
-//! placeholder
+//! An NBD (Network Block Device) server for any scftl [`ftl::BlockDevice`].
+//!
+//! What it is: the server side of the NBD protocol's fixed-newstyle
+//! handshake (NBD_OPT_GO, NBD_OPT_INFO, NBD_OPT_EXPORT_NAME, NBD_OPT_LIST,
+//! NBD_OPT_ABORT; every other option is answered NBD_REP_ERR_UNSUP) and its
+//! transmission phase with simple replies (READ, WRITE with FUA, FLUSH,
+//! TRIM, WRITE_ZEROES, DISC), so the Linux kernel's `nbd-client`, qemu,
+//! libnbd's tools and fio can use an FTL as a disk. Std threads, one per
+//! client; the device sits behind one mutex and requests are applied one at
+//! a time.
+//!
+//! What it promises: no byte sequence from a client panics the server,
+//! changes the device beyond what a valid request asks, or disturbs other
+//! clients; a malformed request gets the protocol's error value, or the
+//! connection is closed when framing is lost. A flush or FUA is answered
+//! only after the device's `flush` returned. Any alignment is served
+//! (read-modify-write, see [`ops`]). A write that does not fit the FTL's
+//! epoch is preceded by a flush, and one larger than an epoch is split at
+//! epoch boundaries with flushes between the pieces (see [`ops`] for what
+//! that means after a power cut).
+//!
+//! What it must never do: know which FTL it serves, or touch the flash
+//! underneath.
+
+pub mod conn;
+pub mod ops;
+pub mod proto;
+pub mod server;
+#[cfg(test)]
+mod testdev;
+#[cfg(test)]
+mod tests;
+
+pub use server::{Listener, Server, ServerConfig, DEFAULT_LISTEN, DEFAULT_MAX_REQUEST_BYTES};

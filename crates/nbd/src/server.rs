@@ -1,0 +1,335 @@
+//! The server: one shared device behind a mutex, a listener (TCP or Unix
+//! socket), and one thread per client.
+//!
+//! Requests from all clients are applied to the device one at a time, in
+//! the order their connections take the lock. Shutdown takes the lock,
+//! flushes, and marks the server as stopping while still holding it, so no
+//! request changes the device after the final flush.
+
+use std::io;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use ftl::BlockDevice;
+
+use crate::conn;
+use crate::ops;
+
+/// Default TCP address: the IANA NBD port on loopback only.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:10809";
+/// Default largest request payload accepted and advertised (32 MiB).
+pub const DEFAULT_MAX_REQUEST_BYTES: u32 = 32 << 20;
+
+/// What the server exports and how.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Export name offered by NBD_OPT_LIST; clients may also use "".
+    pub export_name: String,
+    /// Shown to clients that ask for NBD_INFO_DESCRIPTION.
+    pub description: String,
+    /// Refuse writes, trims and write-zeroes with EPERM, and say so in the
+    /// transmission flags.
+    pub read_only: bool,
+    /// Largest READ or WRITE payload accepted; advertised as the maximum
+    /// block size.
+    pub max_request_bytes: u32,
+    /// Smallest block size advertised. Any alignment is served (by
+    /// read-modify-write), so 1 is honest; 512 suits clients that dislike 1.
+    pub min_block_size: u32,
+    /// Most simultaneous clients; further connections are closed at once.
+    pub max_clients: usize,
+    /// Log connections to stderr.
+    pub log: bool,
+    /// Also log each failed request.
+    pub log_errors: bool,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            export_name: "scftl".into(),
+            description: String::new(),
+            read_only: false,
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            min_block_size: 1,
+            max_clients: 64,
+            log: true,
+            log_errors: true,
+        }
+    }
+}
+
+/// State every connection thread shares.
+pub struct Shared<D> {
+    device: Mutex<D>,
+    pub(crate) config: ServerConfig,
+    pub(crate) size: u64,
+    pub(crate) sector_size: usize,
+    pub(crate) stopping: AtomicBool,
+    pub(crate) epoch_flushes: AtomicU64,
+    clients: AtomicUsize,
+    connections: AtomicU64,
+}
+
+impl<D: BlockDevice + Send> Shared<D> {
+    /// Locks the device. A poisoned lock (a thread panicked while holding
+    /// it, which no code path here should do) is taken over anyway: the
+    /// FTL's own state is consistent between calls.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, D> {
+        self.device.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn log(&self, msg: &str) {
+        if self.config.log {
+            eprintln!("scftl nbd: {msg}");
+        }
+    }
+}
+
+/// Where the server listens.
+pub enum Listener {
+    Tcp(TcpListener),
+    Unix(UnixListener, PathBuf),
+}
+
+impl Listener {
+    /// Binds a TCP address such as `127.0.0.1:10809` (port 0 picks one).
+    pub fn tcp(addr: &str) -> io::Result<Listener> {
+        TcpListener::bind(addr).map(Listener::Tcp).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot listen on {addr}: {e} (is another server using the port? pick another with --listen)"),
+            )
+        })
+    }
+
+    /// Binds a Unix socket, replacing a stale socket file left by a
+    /// previous run (but never a regular file).
+    pub fn unix(path: &Path) -> io::Result<Listener> {
+        if let Ok(meta) = std::fs::symlink_metadata(path) {
+            use std::os::unix::fs::FileTypeExt;
+            if !meta.file_type().is_socket() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} exists and is not a socket; choose another --unix path",
+                        path.display()
+                    ),
+                ));
+            }
+            if UnixStream::connect(path).is_ok() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AddrInUse,
+                    format!(
+                        "{} is in use by a running server; stop it or choose another path",
+                        path.display()
+                    ),
+                ));
+            }
+            std::fs::remove_file(path)?;
+        }
+        UnixListener::bind(path)
+            .map(|l| Listener::Unix(l, path.to_path_buf()))
+            .map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("cannot listen on {}: {e}", path.display()),
+                )
+            })
+    }
+
+    /// A description of the address for logs, e.g. `nbd://127.0.0.1:10809`.
+    pub fn describe(&self) -> String {
+        match self {
+            Listener::Tcp(l) => match l.local_addr() {
+                Ok(a) => format!("nbd://{a}"),
+                Err(_) => "nbd://(unknown)".into(),
+            },
+            Listener::Unix(_, p) => format!("nbd+unix:///?socket={}", p.display()),
+        }
+    }
+
+    /// The bound TCP address, if TCP.
+    pub fn tcp_addr(&self) -> Option<SocketAddr> {
+        match self {
+            Listener::Tcp(l) => l.local_addr().ok(),
+            Listener::Unix(..) => None,
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let Listener::Unix(_, p) = self {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// An NBD server for one device.
+pub struct Server<D> {
+    shared: Arc<Shared<D>>,
+}
+
+impl<D> Clone for Server<D> {
+    fn clone(&self) -> Self {
+        Server {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<D: BlockDevice + Send + 'static> Server<D> {
+    pub fn new(device: D, config: ServerConfig) -> Server<D> {
+        let size = ops::size_bytes(&device);
+        let sector_size = device.sector_size();
+        Server {
+            shared: Arc::new(Shared {
+                device: Mutex::new(device),
+                config,
+                size,
+                sector_size,
+                stopping: AtomicBool::new(false),
+                epoch_flushes: AtomicU64::new(0),
+                clients: AtomicUsize::new(0),
+                connections: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// Export size in bytes.
+    pub fn size(&self) -> u64 {
+        self.shared.size
+    }
+
+    /// Flushes the server issued on its own because an epoch was full.
+    pub fn epoch_flushes(&self) -> u64 {
+        self.shared.epoch_flushes.load(Ordering::Relaxed)
+    }
+
+    /// Runs `f` on the device (between requests).
+    pub fn with_device<R>(&self, f: impl FnOnce(&mut D) -> R) -> R {
+        f(&mut self.shared.lock())
+    }
+
+    /// Accepts clients until [`Server::shutdown`] is called, one thread per
+    /// client. Returns when the listener is closed by shutdown.
+    pub fn serve(&self, listener: &Listener) -> io::Result<()> {
+        loop {
+            let accepted = match listener {
+                Listener::Tcp(l) => l.accept().map(|(s, a)| Stream::Tcp(s, a.to_string())),
+                Listener::Unix(l, _) => l.accept().map(|(s, _)| Stream::Unix(s)),
+            };
+            if self.shared.stopping.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            match accepted {
+                Ok(stream) => self.spawn_client(stream),
+                // Transient accept failures (a client that reset before we
+                // accepted, out of file descriptors) must not end the server.
+                Err(e) => {
+                    self.shared.log(&format!("accept failed: {e}"));
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+            }
+        }
+    }
+
+    fn spawn_client(&self, stream: Stream) {
+        let peer = stream.peer();
+        let id = self.shared.connections.fetch_add(1, Ordering::Relaxed) + 1;
+        let label = format!("client #{id} ({peer})");
+        let n = self.shared.clients.fetch_add(1, Ordering::SeqCst) + 1;
+        if n > self.shared.config.max_clients {
+            self.shared.clients.fetch_sub(1, Ordering::SeqCst);
+            self.shared.log(&format!(
+                "{label}: refused, already serving {} clients",
+                self.shared.config.max_clients
+            ));
+            return;
+        }
+        self.shared.log(&format!("{label}: connected"));
+        let shared = Arc::clone(&self.shared);
+        let spawned = std::thread::Builder::new()
+            .name(format!("nbd-client-{id}"))
+            .spawn(move || {
+                let (end, stats) = match stream.split() {
+                    Ok((r, w)) => conn::serve(&shared, r, w, &label),
+                    Err(e) => (conn::End::Io(e), Default::default()),
+                };
+                shared.log(&format!(
+                    "{label}: disconnected ({end}); {} reads, {} writes, {} trims, {} flushes, {} epoch flushes, {} errors",
+                    stats.reads, stats.writes, stats.trims, stats.flushes, stats.epoch_flushes, stats.errors
+                ));
+                shared.clients.fetch_sub(1, Ordering::SeqCst);
+            });
+        if let Err(e) = spawned {
+            self.shared.clients.fetch_sub(1, Ordering::SeqCst);
+            self.shared
+                .log(&format!("cannot start a thread for a client: {e}"));
+        }
+    }
+
+    /// Stops the server: takes the device lock, flushes, and marks the
+    /// server as stopping, so every later request is answered ESHUTDOWN and
+    /// the device does not change after this flush. Wakes the accept loop
+    /// of `listener` so [`Server::serve`] returns.
+    pub fn shutdown(&self, listener: Option<&Listener>) -> ftl::Result<()> {
+        let result = {
+            let mut dev = self.shared.lock();
+            self.shared.stopping.store(true, Ordering::SeqCst);
+            dev.flush()
+        };
+        if let Some(l) = listener {
+            // A throwaway connection wakes a blocked accept().
+            match l {
+                Listener::Tcp(t) => {
+                    if let Ok(a) = t.local_addr() {
+                        let _ = TcpStream::connect(a);
+                    }
+                }
+                Listener::Unix(_, p) => {
+                    let _ = UnixStream::connect(p);
+                }
+            }
+        }
+        result
+    }
+}
+
+/// An accepted connection.
+enum Stream {
+    Tcp(TcpStream, String),
+    Unix(UnixStream),
+}
+
+type Halves = (Box<dyn io::Read + Send>, Box<dyn io::Write + Send>);
+
+impl Stream {
+    fn peer(&self) -> String {
+        match self {
+            Stream::Tcp(_, a) => a.clone(),
+            Stream::Unix(_) => "unix socket".into(),
+        }
+    }
+
+    /// A buffered reader and a writer over the same socket.
+    fn split(self) -> io::Result<Halves> {
+        const BUF: usize = 256 * 1024;
+        match self {
+            Stream::Tcp(s, _) => {
+                // Replies are written whole; do not let Nagle delay them.
+                s.set_nodelay(true)?;
+                let r = s.try_clone()?;
+                Ok((Box::new(io::BufReader::with_capacity(BUF, r)), Box::new(s)))
+            }
+            Stream::Unix(s) => {
+                let r = s.try_clone()?;
+                Ok((Box::new(io::BufReader::with_capacity(BUF, r)), Box::new(s)))
+            }
+        }
+    }
+}

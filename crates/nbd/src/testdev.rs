@@ -1,0 +1,103 @@
+//! A RAM block device for this crate's tests, with an optional epoch bound
+//! that behaves like SCFTL's: at most `epoch` sector updates between
+//! flushes, refused with `EpochFull` beyond that. It also keeps a "durable"
+//! copy taken at each flush, so tests can check what a power cut would
+//! leave.
+
+use ftl::{check_range, check_request, BlockDevice, DeviceStats, FtlError, Lba};
+
+pub struct RamDisk {
+    pub sector_size: usize,
+    pub data: Vec<u8>,
+    pub durable: Vec<u8>,
+    pub epoch: Option<u64>,
+    pub used: u64,
+    pub writes: u64,
+    pub flushes: u64,
+    pub write_sizes: Vec<u64>,
+    pub refuse_next_write: bool,
+}
+
+impl RamDisk {
+    pub fn new(sector_size: usize, sectors: u64, epoch: Option<u64>) -> RamDisk {
+        let n = sector_size * sectors as usize;
+        RamDisk {
+            sector_size,
+            data: vec![0; n],
+            durable: vec![0; n],
+            epoch,
+            used: 0,
+            writes: 0,
+            flushes: 0,
+            write_sizes: Vec::new(),
+            refuse_next_write: false,
+        }
+    }
+
+    fn charge(&mut self, n: u64) -> ftl::Result<()> {
+        if let Some(e) = self.epoch {
+            let remaining = e - self.used;
+            if n > remaining {
+                return Err(FtlError::EpochFull {
+                    needed: n,
+                    remaining,
+                });
+            }
+        }
+        self.used += n;
+        Ok(())
+    }
+}
+
+impl BlockDevice for RamDisk {
+    fn sector_size(&self) -> usize {
+        self.sector_size
+    }
+    fn num_sectors(&self) -> u64 {
+        (self.data.len() / self.sector_size) as u64
+    }
+    fn read(&mut self, lba: Lba, buf: &mut [u8]) -> ftl::Result<()> {
+        check_request(lba, buf.len(), self.sector_size, self.num_sectors())?;
+        let at = lba.0 as usize * self.sector_size;
+        buf.copy_from_slice(&self.data[at..at + buf.len()]);
+        Ok(())
+    }
+    fn write(&mut self, lba: Lba, data: &[u8]) -> ftl::Result<()> {
+        let n = check_request(lba, data.len(), self.sector_size, self.num_sectors())?;
+        if std::mem::take(&mut self.refuse_next_write) {
+            return Err(FtlError::EpochFull {
+                needed: n,
+                remaining: 0,
+            });
+        }
+        self.charge(n)?;
+        let at = lba.0 as usize * self.sector_size;
+        self.data[at..at + data.len()].copy_from_slice(data);
+        self.writes += 1;
+        self.write_sizes.push(n);
+        Ok(())
+    }
+    fn trim(&mut self, lba: Lba, count: u64) -> ftl::Result<()> {
+        check_range(lba, count, self.num_sectors())?;
+        self.charge(count)?;
+        let at = lba.0 as usize * self.sector_size;
+        let len = count as usize * self.sector_size;
+        self.data[at..at + len].fill(0);
+        Ok(())
+    }
+    fn flush(&mut self) -> ftl::Result<()> {
+        self.durable.copy_from_slice(&self.data);
+        self.used = 0;
+        self.flushes += 1;
+        Ok(())
+    }
+    fn epoch_remaining(&self) -> Option<u64> {
+        self.epoch.map(|e| e - self.used)
+    }
+    fn stats(&self) -> DeviceStats {
+        DeviceStats::default()
+    }
+    fn check_invariants(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}

@@ -1,0 +1,487 @@
+//! Protocol tests with raw byte sequences over real TCP sockets.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::{Rng, SeedableRng};
+
+use crate::proto::*;
+use crate::testdev::RamDisk;
+use crate::{Listener, Server, ServerConfig};
+
+const SS: usize = 512;
+
+struct Running {
+    server: Server<RamDisk>,
+    listener: Arc<Listener>,
+    addr: SocketAddr,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Running {
+    fn start(dev: RamDisk, config: ServerConfig) -> Running {
+        let listener = Arc::new(Listener::tcp("127.0.0.1:0").unwrap());
+        let addr = listener.tcp_addr().unwrap();
+        let server = Server::new(dev, config);
+        let (s, l) = (server.clone(), Arc::clone(&listener));
+        let thread = std::thread::spawn(move || s.serve(&l).unwrap());
+        Running {
+            server,
+            listener,
+            addr,
+            thread: Some(thread),
+        }
+    }
+
+    fn quiet(dev: RamDisk) -> Running {
+        Running::start(dev, quiet_config())
+    }
+
+    fn connect(&self) -> TcpStream {
+        let s = TcpStream::connect(self.addr).unwrap();
+        // Bounds every test in time: a missing reply fails, never hangs.
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.server.shutdown(Some(&self.listener));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn quiet_config() -> ServerConfig {
+    ServerConfig {
+        log: false,
+        log_errors: false,
+        ..ServerConfig::default()
+    }
+}
+
+fn read_n(s: &mut TcpStream, n: usize) -> Vec<u8> {
+    let mut b = vec![0u8; n];
+    s.read_exact(&mut b).unwrap();
+    b
+}
+
+/// Reads the server greeting and sends client flags.
+fn greet(s: &mut TcpStream, client_flags: u32) {
+    let g = read_n(s, 18);
+    assert_eq!(be_u64(&g[0..8]), INIT_MAGIC);
+    assert_eq!(be_u64(&g[8..16]), OPT_MAGIC);
+    assert_eq!(be_u16(&g[16..18]), FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES);
+    s.write_all(&client_flags.to_be_bytes()).unwrap();
+}
+
+fn send_option(s: &mut TcpStream, option: u32, data: &[u8]) {
+    let mut b = OPT_MAGIC.to_be_bytes().to_vec();
+    b.extend_from_slice(&option.to_be_bytes());
+    b.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    b.extend_from_slice(data);
+    s.write_all(&b).unwrap();
+}
+
+/// Reads one option reply: (option, type, payload).
+fn option_reply(s: &mut TcpStream) -> (u32, u32, Vec<u8>) {
+    let h = read_n(s, 20);
+    assert_eq!(be_u64(&h[0..8]), OPT_REPLY_MAGIC);
+    let len = be_u32(&h[16..20]) as usize;
+    (be_u32(&h[8..12]), be_u32(&h[12..16]), read_n(s, len))
+}
+
+fn go_data(name: &str, requests: &[u16]) -> Vec<u8> {
+    let mut d = (name.len() as u32).to_be_bytes().to_vec();
+    d.extend_from_slice(name.as_bytes());
+    d.extend_from_slice(&(requests.len() as u16).to_be_bytes());
+    for r in requests {
+        d.extend_from_slice(&r.to_be_bytes());
+    }
+    d
+}
+
+/// Full handshake with NBD_OPT_GO; returns (size, transmission flags,
+/// block sizes).
+fn go(s: &mut TcpStream) -> (u64, u16, [u32; 3]) {
+    greet(s, CLIENT_FLAG_FIXED_NEWSTYLE | CLIENT_FLAG_NO_ZEROES);
+    send_option(s, OPT_GO, &go_data("", &[INFO_BLOCK_SIZE]));
+    let (mut size, mut flags, mut bs) = (0, 0, [0; 3]);
+    loop {
+        let (opt, ty, p) = option_reply(s);
+        assert_eq!(opt, OPT_GO);
+        match ty {
+            REP_INFO if be_u16(&p) == INFO_EXPORT => {
+                size = be_u64(&p[2..10]);
+                flags = be_u16(&p[10..12]);
+            }
+            REP_INFO if be_u16(&p) == INFO_BLOCK_SIZE => {
+                bs = [be_u32(&p[2..6]), be_u32(&p[6..10]), be_u32(&p[10..14])];
+            }
+            REP_INFO => {}
+            REP_ACK => return (size, flags, bs),
+            other => panic!("unexpected reply type {other:#x}"),
+        }
+    }
+}
+
+fn request(s: &mut TcpStream, command: u16, flags: u16, handle: u64, offset: u64, length: u32) {
+    let r = Request {
+        flags,
+        command,
+        handle,
+        offset,
+        length,
+    };
+    s.write_all(&r.encode()).unwrap();
+}
+
+/// Reads a simple reply header: (error, handle).
+fn simple_reply(s: &mut TcpStream) -> (u32, u64) {
+    let h = read_n(s, 16);
+    assert_eq!(be_u32(&h[0..4]), SIMPLE_REPLY_MAGIC);
+    (be_u32(&h[4..8]), be_u64(&h[8..16]))
+}
+
+fn write(s: &mut TcpStream, offset: u64, data: &[u8], flags: u16) -> u32 {
+    request(s, CMD_WRITE, flags, 7, offset, data.len() as u32);
+    s.write_all(data).unwrap();
+    let (err, h) = simple_reply(s);
+    assert_eq!(h, 7);
+    err
+}
+
+fn read(s: &mut TcpStream, offset: u64, len: u32) -> Result<Vec<u8>, u32> {
+    request(s, CMD_READ, 0, 9, offset, len);
+    let (err, h) = simple_reply(s);
+    assert_eq!(h, 9);
+    if err != 0 {
+        return Err(err);
+    }
+    Ok(read_n(s, len as usize))
+}
+
+fn command(s: &mut TcpStream, cmd: u16, flags: u16, offset: u64, len: u32) -> u32 {
+    request(s, cmd, flags, 11, offset, len);
+    let (err, h) = simple_reply(s);
+    assert_eq!(h, 11);
+    err
+}
+
+/// True if the server closed the connection (EOF or reset).
+fn closed(s: &mut TcpStream) -> bool {
+    let mut b = [0u8; 1];
+    matches!(s.read(&mut b), Ok(0) | Err(_))
+}
+
+#[test]
+fn go_reports_size_flags_and_block_sizes() {
+    let r = Running::quiet(RamDisk::new(SS, 64, None));
+    let mut s = r.connect();
+    let (size, flags, bs) = go(&mut s);
+    assert_eq!(size, 64 * SS as u64);
+    for f in [
+        TFLAG_HAS_FLAGS,
+        TFLAG_SEND_FLUSH,
+        TFLAG_SEND_FUA,
+        TFLAG_SEND_TRIM,
+        TFLAG_SEND_WRITE_ZEROES,
+    ] {
+        assert_ne!(flags & f, 0, "flag {f:#x} missing from {flags:#x}");
+    }
+    assert_eq!(flags & TFLAG_READ_ONLY, 0);
+    assert_eq!(bs, [1, SS as u32, 32 << 20]);
+    assert_eq!(write(&mut s, 0, &[0xab; 2048], 0), 0);
+    assert_eq!(read(&mut s, 0, 2048).unwrap(), vec![0xab; 2048]);
+    request(&mut s, CMD_DISC, 0, 1, 0, 0);
+    assert!(closed(&mut s));
+}
+
+#[test]
+fn export_name_handshake_with_and_without_zero_padding() {
+    let r = Running::quiet(RamDisk::new(SS, 8, None));
+    for (flags, tail) in [(CLIENT_FLAG_FIXED_NEWSTYLE, 124), (3, 0)] {
+        let mut s = r.connect();
+        greet(&mut s, flags);
+        send_option(&mut s, OPT_EXPORT_NAME, b"scftl");
+        let b = read_n(&mut s, 10 + tail);
+        assert_eq!(be_u64(&b[0..8]), 8 * SS as u64);
+        assert!(b[10..].iter().all(|&x| x == 0));
+        assert_eq!(write(&mut s, 512, &[1; 512], 0), 0);
+        assert_eq!(read(&mut s, 512, 512).unwrap(), vec![1; 512]);
+    }
+    // An unknown export name ends the session (the protocol has no error
+    // reply for NBD_OPT_EXPORT_NAME).
+    let mut s = r.connect();
+    greet(&mut s, 1);
+    send_option(&mut s, OPT_EXPORT_NAME, b"nope");
+    assert!(closed(&mut s));
+}
+
+#[test]
+fn options_list_info_unsupported_and_abort() {
+    let r = Running::quiet(RamDisk::new(SS, 8, None));
+    let mut s = r.connect();
+    greet(&mut s, 1);
+    send_option(&mut s, OPT_LIST, &[]);
+    let (_, ty, p) = option_reply(&mut s);
+    assert_eq!(ty, REP_SERVER);
+    assert_eq!(&p[4..], b"scftl");
+    assert_eq!(option_reply(&mut s).1, REP_ACK);
+    send_option(&mut s, OPT_LIST, &[1]);
+    assert_eq!(option_reply(&mut s).1, REP_ERR_INVALID);
+    for opt in [OPT_STARTTLS, OPT_STRUCTURED_REPLY, 10, 11, 999] {
+        send_option(&mut s, opt, &[]);
+        let (o, ty, msg) = option_reply(&mut s);
+        assert_eq!((o, ty), (opt, REP_ERR_UNSUP));
+        assert!(!msg.is_empty());
+    }
+    send_option(&mut s, OPT_INFO, &go_data("other", &[]));
+    assert_eq!(option_reply(&mut s).1, REP_ERR_UNKNOWN);
+    // Name length pointing past the data.
+    send_option(&mut s, OPT_INFO, &[0, 0, 0, 200, b'a']);
+    assert_eq!(option_reply(&mut s).1, REP_ERR_INVALID);
+    // Request count not matching the data.
+    let mut bad = go_data("", &[1]);
+    bad.push(0);
+    send_option(&mut s, OPT_GO, &bad);
+    assert_eq!(option_reply(&mut s).1, REP_ERR_INVALID);
+    // Oversized option data is skipped and refused.
+    send_option(&mut s, OPT_INFO, &vec![0u8; 70_000]);
+    assert_eq!(option_reply(&mut s).1, REP_ERR_TOO_BIG);
+    // INFO succeeds and does not end negotiation.
+    send_option(&mut s, OPT_INFO, &go_data("scftl", &[INFO_NAME]));
+    let mut types = Vec::new();
+    loop {
+        let (_, ty, p) = option_reply(&mut s);
+        if ty == REP_ACK {
+            break;
+        }
+        types.push(be_u16(&p));
+    }
+    assert_eq!(types, vec![INFO_EXPORT, INFO_BLOCK_SIZE, INFO_NAME]);
+    send_option(&mut s, OPT_ABORT, &[]);
+    assert_eq!(option_reply(&mut s).1, REP_ACK);
+    assert!(closed(&mut s));
+}
+
+#[test]
+fn unknown_client_flags_and_bad_option_magic_close_only_that_connection() {
+    let r = Running::quiet(RamDisk::new(SS, 8, None));
+    let mut good = r.connect();
+    go(&mut good);
+    assert_eq!(write(&mut good, 0, &[5; 512], 0), 0);
+
+    let mut s = r.connect();
+    greet(&mut s, 1 << 7);
+    assert!(closed(&mut s));
+
+    let mut s = r.connect();
+    greet(&mut s, 1);
+    s.write_all(b"NOTMAGIC\0\0\0\x07\0\0\0\0").unwrap();
+    assert!(closed(&mut s));
+
+    assert_eq!(read(&mut good, 0, 512).unwrap(), vec![5; 512]);
+}
+
+#[test]
+fn request_errors_follow_the_protocol_and_keep_the_connection() {
+    let r = Running::quiet(RamDisk::new(SS, 8, None));
+    let mut s = r.connect();
+    let (size, _, _) = go(&mut s);
+    assert_eq!(write(&mut s, 0, &[3; 512], 0), 0);
+    // Out of range: ENOSPC for writes, EINVAL for reads and trims.
+    assert_eq!(write(&mut s, size - 100, &[1; 512], 0), ENOSPC);
+    assert_eq!(read(&mut s, size, 1), Err(EINVAL));
+    assert_eq!(read(&mut s, u64::MAX, 512), Err(EINVAL));
+    assert_eq!(command(&mut s, CMD_TRIM, 0, size - 1, 2), EINVAL);
+    assert_eq!(
+        command(&mut s, CMD_WRITE_ZEROES, 0, u64::MAX - 1, 4),
+        ENOSPC
+    );
+    // Unknown command and unknown flags.
+    assert_eq!(command(&mut s, 42, 0, 0, 0), EINVAL);
+    assert_eq!(command(&mut s, CMD_READ, 1 << 9, 0, 512), EINVAL);
+    assert_eq!(command(&mut s, CMD_TRIM, CMD_FLAG_NO_HOLE, 0, 512), EINVAL);
+    // Zero-length and oversized requests.
+    assert_eq!(read(&mut s, 0, 0), Err(EINVAL));
+    assert_eq!(read(&mut s, 0, (32 << 20) + 1), Err(EINVAL));
+    // An oversized write's payload is consumed, then refused.
+    let big = vec![0xee; (32 << 20) + 512];
+    assert_eq!(write(&mut s, 0, &big, 0), EINVAL);
+    // Nothing above changed the data, and the connection still works.
+    assert_eq!(read(&mut s, 0, 512).unwrap(), vec![3; 512]);
+    assert_eq!(r.server.with_device(|d| d.writes), 1);
+}
+
+#[test]
+fn bad_request_magic_closes_and_truncated_write_changes_nothing() {
+    let r = Running::quiet(RamDisk::new(SS, 8, None));
+    let mut other = r.connect();
+    go(&mut other);
+    assert_eq!(write(&mut other, 0, &[4; 1024], 0), 0);
+
+    let mut s = r.connect();
+    go(&mut s);
+    let mut req = Request {
+        flags: 0,
+        command: CMD_WRITE,
+        handle: 1,
+        offset: 0,
+        length: 512,
+    }
+    .encode();
+    req[3] ^= 0xff;
+    s.write_all(&req).unwrap();
+    assert!(closed(&mut s));
+
+    // A client that vanishes in the middle of a write payload.
+    let mut s = r.connect();
+    go(&mut s);
+    request(&mut s, CMD_WRITE, 0, 1, 0, 1024);
+    s.write_all(&[9; 700]).unwrap();
+    drop(s);
+    // A client that vanishes in the middle of a request header.
+    let mut s = r.connect();
+    go(&mut s);
+    s.write_all(&req[..13]).unwrap();
+    drop(s);
+
+    // The other client still works and sees its data untouched.
+    assert_eq!(read(&mut other, 0, 1024).unwrap(), vec![4; 1024]);
+    assert_eq!(command(&mut other, CMD_FLUSH, 0, 0, 0), 0);
+    assert_eq!(r.server.with_device(|d| d.writes), 1);
+}
+
+#[test]
+fn read_only_export_refuses_changes_with_eperm() {
+    let cfg = ServerConfig {
+        read_only: true,
+        ..quiet_config()
+    };
+    let r = Running::start(RamDisk::new(SS, 8, None), cfg);
+    let mut s = r.connect();
+    let (_, flags, _) = go(&mut s);
+    assert_ne!(flags & TFLAG_READ_ONLY, 0);
+    assert_eq!(write(&mut s, 0, &[1; 512], 0), EPERM);
+    assert_eq!(command(&mut s, CMD_TRIM, 0, 0, 512), EPERM);
+    assert_eq!(command(&mut s, CMD_WRITE_ZEROES, 0, 0, 512), EPERM);
+    assert_eq!(read(&mut s, 0, 512).unwrap(), vec![0; 512]);
+    assert_eq!(command(&mut s, CMD_FLUSH, 0, 0, 0), 0);
+    assert_eq!(r.server.with_device(|d| d.writes), 0);
+}
+
+#[test]
+fn writes_larger_than_an_epoch_are_split_and_fua_is_durable() {
+    // An epoch of 4 sectors; a 10-sector write needs three pieces.
+    let r = Running::quiet(RamDisk::new(SS, 64, Some(4)));
+    let mut s = r.connect();
+    go(&mut s);
+    let data: Vec<u8> = (0..10 * SS).map(|i| (i / SS) as u8 + 1).collect();
+    assert_eq!(write(&mut s, 0, &data, 0), 0);
+    assert!(
+        r.server.epoch_flushes() >= 2,
+        "{}",
+        r.server.epoch_flushes()
+    );
+    assert_eq!(read(&mut s, 0, data.len() as u32).unwrap(), data);
+    // A trim of the whole device is far more than one epoch too.
+    assert_eq!(command(&mut s, CMD_TRIM, 0, 0, 64 * SS as u32), 0);
+    assert_eq!(read(&mut s, 0, 4096).unwrap(), vec![0; 4096]);
+    // FUA: the write is in the durable copy when the reply arrives.
+    assert_eq!(write(&mut s, 1024, &[0x5a; 512], CMD_FLAG_FUA), 0);
+    let durable = r.server.with_device(|d| d.durable[1024..1536].to_vec());
+    assert_eq!(durable, vec![0x5a; 512]);
+    // Unaligned write through the protocol.
+    assert_eq!(write(&mut s, 1000, &[0x77; 100], 0), 0);
+    let back = read(&mut s, 990, 120).unwrap();
+    assert_eq!(&back[..10], &[0; 10]);
+    assert_eq!(&back[10..110], &[0x77; 100]);
+    assert_eq!(&back[110..], &[0x5a; 10]);
+}
+
+#[test]
+fn several_clients_interleave_safely() {
+    let r = Running::quiet(RamDisk::new(SS, 256, Some(16)));
+    let threads: Vec<_> = (0..4u8)
+        .map(|c| {
+            let mut s = r.connect();
+            std::thread::spawn(move || {
+                go(&mut s);
+                let base = u64::from(c) * 64 * SS as u64;
+                for i in 0..32u64 {
+                    let buf = vec![c * 50 + i as u8; SS * 2];
+                    assert_eq!(write(&mut s, base + i * 2 * SS as u64, &buf, 0), 0);
+                    if i % 8 == 7 {
+                        assert_eq!(command(&mut s, CMD_FLUSH, 0, 0, 0), 0);
+                    }
+                }
+                for i in 0..32u64 {
+                    let got = read(&mut s, base + i * 2 * SS as u64, 2 * SS as u32).unwrap();
+                    assert!(got.iter().all(|&b| b == c * 50 + i as u8));
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+#[test]
+fn random_garbage_never_panics_or_damages_the_device() {
+    let r = Running::quiet(RamDisk::new(SS, 16, Some(8)));
+    let mut good = r.connect();
+    go(&mut good);
+    assert_eq!(write(&mut good, 0, &[0x42; 4096], 0), 0);
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(0x5eed);
+    for round in 0..60 {
+        let mut s = r.connect();
+        let junk: Vec<u8> = (0..rng.gen_range(1..400)).map(|_| rng.gen()).collect();
+        match round % 3 {
+            // Garbage as client flags / options.
+            0 => {
+                let _ = read_n(&mut s, 18);
+                let _ = s.write_all(&junk);
+            }
+            // Valid option header, garbage option body.
+            1 => {
+                greet(&mut s, 1);
+                let mut b = OPT_MAGIC.to_be_bytes().to_vec();
+                b.extend_from_slice(&rng.gen_range(0u32..16).to_be_bytes());
+                b.extend_from_slice(&(junk.len() as u32).to_be_bytes());
+                b.extend_from_slice(&junk);
+                let _ = s.write_all(&b);
+            }
+            // Garbage in the transmission phase.
+            _ => {
+                go(&mut s);
+                let _ = s.write_all(&junk);
+            }
+        }
+        drop(s);
+    }
+    // The device holds what the good client wrote (garbage never carried a
+    // valid request magic, so nothing else was written).
+    assert_eq!(read(&mut good, 0, 4096).unwrap(), vec![0x42; 4096]);
+    assert_eq!(r.server.with_device(|d| d.writes), 1);
+}
+
+#[test]
+fn shutdown_flushes_and_then_refuses_requests() {
+    let r = Running::quiet(RamDisk::new(SS, 8, None));
+    let mut s = r.connect();
+    go(&mut s);
+    assert_eq!(write(&mut s, 0, &[8; 512], 0), 0);
+    r.server.shutdown(Some(&r.listener)).unwrap();
+    assert_eq!(
+        r.server.with_device(|d| d.durable[..512].to_vec()),
+        vec![8; 512]
+    );
+    assert_eq!(write(&mut s, 0, &[9; 512], 0), ESHUTDOWN);
+    assert_eq!(r.server.with_device(|d| d.data[0]), 8);
+}
