@@ -67,6 +67,8 @@ pub enum FlashError {
     Locked { path: String },
     #[error("{path} already exists; pass --force (or remove it) to overwrite it")]
     AlreadyExists { path: String },
+    #[error("{path} is open read-only; reopen it read-write (FileFlash::open) to change it")]
+    ReadOnly { path: String },
 }
 
 impl FlashError {

@@ -35,16 +35,22 @@
 //!   ([`Flash::nvram_write`]) survives power loss; each write to it is atomic.
 
 pub mod crash;
+pub mod dataless;
 pub mod error;
+pub mod file;
 pub mod geometry;
 pub mod mem;
 pub mod shared;
+pub mod timed;
 
 pub use crash::{CrashFlash, CrashPolicy, CrashReport, PageOutcome};
+pub use dataless::DatalessFlash;
 pub use error::{FlashError, Result};
+pub use file::FileFlash;
 pub use geometry::{Geometry, PRESET_NAMES};
 pub use mem::MemFlash;
 pub use shared::SharedFlash;
+pub use timed::{TimedFlash, TimingConfig};
 
 /// An erase block, numbered `0..geometry.total_blocks()`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,0 +1,365 @@
+//! `DatalessFlash`: a RAM device that keeps whole pages only for metadata
+//! blocks, so timing and boot benchmarks can run at 256 GiB scale.
+//!
+//! The caller names the "metadata blocks" (checkpoints, delta logs, labels —
+//! whatever the FTL must read back byte for byte). Their pages are stored
+//! whole. For every other ("data") page only the OOB and a [`TAG_BYTES`]-byte
+//! *tag* per sector — the sector's first bytes — are kept; a read returns each
+//! sector's tag followed by zeros. An FTL that wants its data checked in this
+//! mode puts what identifies a sector's content (e.g. its LBA and a write
+//! sequence number) in those first bytes.
+//!
+//! Everything else behaves like `MemFlash`: the NAND rules are enforced on
+//! every page (program only erased pages, in order, whole blocks erased),
+//! erased pages read 0xFF, and there is a battery-backed buffer. Commands take
+//! effect at once; power loss is `CrashFlash`'s business.
+//!
+//! Invariants:
+//! - `next_page[b]` is one past the highest programmed page of block `b`;
+//! - `programmed[i]` is set exactly for programmed pages;
+//! - `blocks[b]` is `None` only when no page of block `b` is programmed, and
+//!   otherwise holds `pages_per_block` records of `record_len(b)` bytes;
+//! - `stored_bytes` is the sum of the lengths of the `Some` buffers.
+
+use crate::mem::default_nvram_size;
+use crate::{
+    check_nvram, check_oob_read, check_program, check_read, BlockId, Flash, FlashCounters,
+    FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+};
+
+/// Bytes kept from the start of each sector of a data page.
+pub const TAG_BYTES: usize = 8;
+
+/// A flash device that stores only metadata blocks in full.
+pub struct DatalessFlash {
+    geometry: Geometry,
+    is_metadata: Vec<bool>,
+    blocks: Vec<Option<Box<[u8]>>>,
+    next_page: Vec<u32>,
+    programmed: Vec<bool>,
+    nvram: Vec<u8>,
+    stored_bytes: usize,
+    counters: FlashCounters,
+}
+
+impl DatalessFlash {
+    /// A fully erased device; `is_metadata[b]` says whether block `b` is
+    /// stored in full. The default battery-backed buffer is used.
+    pub fn new(geometry: Geometry, is_metadata: Vec<bool>) -> Result<DatalessFlash> {
+        geometry.validate()?;
+        let nv = default_nvram_size(&geometry);
+        Self::with_nvram(geometry, is_metadata, nv)
+    }
+
+    /// Like [`DatalessFlash::new`], with the metadata blocks given by
+    /// number, e.g. `0..4` or `(0..4).chain(100..104)` (repeats are fine).
+    pub fn with_metadata_blocks(
+        geometry: Geometry,
+        blocks: impl IntoIterator<Item = u32>,
+    ) -> Result<DatalessFlash> {
+        geometry.validate()?;
+        let total = geometry.total_blocks();
+        let mut is_metadata = vec![false; total as usize];
+        for b in blocks {
+            geometry.check_block(BlockId(b))?;
+            is_metadata[b as usize] = true;
+        }
+        Self::new(geometry, is_metadata)
+    }
+
+    /// Like [`DatalessFlash::new`] with a battery-backed buffer of
+    /// `nvram_size` bytes.
+    pub fn with_nvram(
+        geometry: Geometry,
+        is_metadata: Vec<bool>,
+        nvram_size: usize,
+    ) -> Result<DatalessFlash> {
+        geometry.validate()?;
+        let blocks = geometry.total_blocks() as usize;
+        if is_metadata.len() != blocks {
+            return Err(FlashError::BadLength {
+                what: "metadata-block flags (one per block)",
+                expected: blocks,
+                got: is_metadata.len(),
+            });
+        }
+        Ok(DatalessFlash {
+            geometry,
+            is_metadata,
+            blocks: (0..blocks).map(|_| None).collect(),
+            next_page: vec![0; blocks],
+            programmed: vec![false; geometry.total_pages() as usize],
+            nvram: vec![0; nvram_size],
+            stored_bytes: 0,
+            counters: FlashCounters::default(),
+        })
+    }
+
+    /// Whether a block is stored in full.
+    pub fn is_metadata_block(&self, block: BlockId) -> Result<bool> {
+        self.geometry.check_block(block)?;
+        Ok(self.is_metadata[block.0 as usize])
+    }
+
+    /// Whether a page is erased (and may be programmed if in order).
+    pub fn is_erased(&self, page: PageAddr) -> Result<bool> {
+        self.geometry.check_page(page)?;
+        Ok(!self.programmed[self.geometry.page_index(page) as usize])
+    }
+
+    /// Bytes of page storage allocated now (block buffers only).
+    pub fn stored_bytes(&self) -> usize {
+        self.stored_bytes
+    }
+
+    /// Bytes this device holds on the heap: page storage plus its per-block,
+    /// per-page and nvram tables (counted from what it allocated).
+    pub fn memory_bytes(&self) -> usize {
+        self.stored_bytes
+            + self.is_metadata.capacity()
+            + self.blocks.capacity() * std::mem::size_of::<Option<Box<[u8]>>>()
+            + self.next_page.capacity() * std::mem::size_of::<u32>()
+            + self.programmed.capacity()
+            + self.nvram.capacity()
+    }
+
+    /// Bytes a data page keeps: one tag per sector, then the OOB.
+    fn data_record_len(&self) -> usize {
+        self.geometry.sectors_per_page as usize * TAG_BYTES + self.geometry.oob_size as usize
+    }
+
+    /// Bytes one page of `block` keeps.
+    fn record_len(&self, block: BlockId) -> usize {
+        if self.is_metadata[block.0 as usize] {
+            self.geometry.page_size() + self.geometry.oob_size as usize
+        } else {
+            self.data_record_len()
+        }
+    }
+
+    /// The stored record of a programmed page.
+    fn record(&self, page: PageAddr) -> Option<&[u8]> {
+        let len = self.record_len(page.block);
+        let off = page.page as usize * len;
+        self.blocks[page.block.0 as usize]
+            .as_deref()
+            .map(|b| &b[off..off + len])
+    }
+
+    /// The record of a page, allocating its block's buffer if needed.
+    fn record_mut(&mut self, page: PageAddr) -> &mut [u8] {
+        let len = self.record_len(page.block);
+        let block_len = len * self.geometry.pages_per_block as usize;
+        let slot = &mut self.blocks[page.block.0 as usize];
+        if slot.is_none() {
+            self.stored_bytes += block_len;
+        }
+        let buf = slot.get_or_insert_with(|| vec![ERASED_BYTE; block_len].into_boxed_slice());
+        let off = page.page as usize * len;
+        &mut buf[off..off + len]
+    }
+
+    /// Stores a page's data (whole, or as tags) and its full-length OOB.
+    fn store(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) {
+        let ps = self.geometry.page_size();
+        let ss = self.geometry.sector_size as usize;
+        let metadata = self.is_metadata[page.block.0 as usize];
+        let body_len = if metadata {
+            ps
+        } else {
+            self.geometry.sectors_per_page as usize * TAG_BYTES
+        };
+        let (body, spare) = self.record_mut(page).split_at_mut(body_len);
+        if metadata {
+            body.copy_from_slice(data);
+        } else {
+            for (tag, sector) in body.chunks_exact_mut(TAG_BYTES).zip(data.chunks_exact(ss)) {
+                tag.copy_from_slice(&sector[..TAG_BYTES]);
+            }
+        }
+        spare[..oob.len()].copy_from_slice(oob);
+        spare[oob.len()..].fill(ERASED_BYTE);
+    }
+
+    fn recompute_next(&mut self, block: BlockId) {
+        let ppb = self.geometry.pages_per_block as usize;
+        let first = block.0 as usize * ppb;
+        let next = self.programmed[first..first + ppb]
+            .iter()
+            .rposition(|&p| p)
+            .map_or(0, |p| p as u32 + 1);
+        self.next_page[block.0 as usize] = next;
+        if next == 0 {
+            self.free_block(block);
+        }
+    }
+
+    fn free_block(&mut self, block: BlockId) {
+        if let Some(buf) = self.blocks[block.0 as usize].take() {
+            self.stored_bytes -= buf.len();
+        }
+    }
+}
+
+impl Flash for DatalessFlash {
+    fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
+        check_read(&self.geometry, page, first_sector, data.len())?;
+        self.counters.reads += 1;
+        self.counters.bytes_read += data.len() as u64;
+        let programmed = self.programmed[self.geometry.page_index(page) as usize];
+        let Some(rec) = self.record(page).filter(|_| programmed) else {
+            data.fill(ERASED_BYTE);
+            return Ok(());
+        };
+        let ss = self.geometry.sector_size as usize;
+        let first = first_sector as usize;
+        if self.is_metadata[page.block.0 as usize] {
+            let off = first * ss;
+            data.copy_from_slice(&rec[off..off + data.len()]);
+        } else {
+            let tags = &rec[first * TAG_BYTES..];
+            for (sector, tag) in data.chunks_exact_mut(ss).zip(tags.chunks_exact(TAG_BYTES)) {
+                sector[..TAG_BYTES].copy_from_slice(tag);
+                sector[TAG_BYTES..].fill(0);
+            }
+        }
+        Ok(())
+    }
+
+    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
+        check_oob_read(&self.geometry, page, oob)?;
+        self.counters.reads += 1;
+        self.counters.bytes_read += oob.len() as u64;
+        let programmed = self.programmed[self.geometry.page_index(page) as usize];
+        match self.record(page) {
+            Some(rec) if programmed => {
+                let start = rec.len() - self.geometry.oob_size as usize;
+                oob.copy_from_slice(&rec[start..start + oob.len()]);
+            }
+            _ => oob.fill(ERASED_BYTE),
+        }
+        Ok(())
+    }
+
+    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+        check_program(&self.geometry, page, data, oob)?;
+        let idx = self.geometry.page_index(page) as usize;
+        if self.programmed[idx] {
+            return Err(FlashError::ProgramNotErased {
+                block: page.block.0,
+                page: page.page,
+            });
+        }
+        let next = self.next_page[page.block.0 as usize];
+        if page.page < next {
+            return Err(FlashError::ProgramOutOfOrder {
+                block: page.block.0,
+                page: page.page,
+                next,
+            });
+        }
+        self.store(page, data, oob);
+        self.programmed[idx] = true;
+        self.next_page[page.block.0 as usize] = page.page + 1;
+        self.counters.programs += 1;
+        self.counters.bytes_programmed += (data.len() + oob.len()) as u64;
+        Ok(())
+    }
+
+    fn erase(&mut self, block: BlockId) -> Result<()> {
+        self.geometry.check_block(block)?;
+        let ppb = self.geometry.pages_per_block as usize;
+        let first = block.0 as usize * ppb;
+        self.programmed[first..first + ppb].fill(false);
+        self.next_page[block.0 as usize] = 0;
+        self.free_block(block);
+        self.counters.erases += 1;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.counters.syncs += 1;
+        Ok(())
+    }
+
+    fn nvram_size(&self) -> usize {
+        self.nvram.len()
+    }
+
+    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        check_nvram(self.nvram.len(), offset, buf.len())?;
+        buf.copy_from_slice(&self.nvram[offset..offset + buf.len()]);
+        Ok(())
+    }
+
+    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
+        check_nvram(self.nvram.len(), offset, data.len())?;
+        self.nvram[offset..offset + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn counters(&self) -> FlashCounters {
+        self.counters
+    }
+}
+
+/// Raw images of data pages are lossy in the same way as programs: only the
+/// tags and the OOB of an image written with `set_page_image` are kept, and
+/// `page_image` returns tags followed by zeros.
+impl RawFlash for DatalessFlash {
+    fn page_image(&self, page: PageAddr) -> Result<PageImage> {
+        self.geometry.check_page(page)?;
+        if !self.programmed[self.geometry.page_index(page) as usize] {
+            return Ok(PageImage::Erased);
+        }
+        let Some(rec) = self.record(page) else {
+            return Ok(PageImage::Erased);
+        };
+        let ps = self.geometry.page_size();
+        let os = self.geometry.oob_size as usize;
+        let oob: Box<[u8]> = rec[rec.len() - os..].into();
+        let data: Box<[u8]> = if self.is_metadata[page.block.0 as usize] {
+            rec[..ps].into()
+        } else {
+            let ss = self.geometry.sector_size as usize;
+            let mut d = vec![0u8; ps];
+            for (sector, tag) in d.chunks_exact_mut(ss).zip(rec.chunks_exact(TAG_BYTES)) {
+                sector[..TAG_BYTES].copy_from_slice(tag);
+            }
+            d.into_boxed_slice()
+        };
+        Ok(PageImage::Programmed { data, oob })
+    }
+
+    fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()> {
+        self.geometry.check_page(page)?;
+        let idx = self.geometry.page_index(page) as usize;
+        match image {
+            PageImage::Erased => {
+                self.programmed[idx] = false;
+                if self.blocks[page.block.0 as usize].is_some() {
+                    self.record_mut(page).fill(ERASED_BYTE);
+                }
+            }
+            PageImage::Programmed { data, oob } => {
+                let ps = self.geometry.page_size();
+                let os = self.geometry.oob_size as usize;
+                if data.len() != ps || oob.len() != os {
+                    return Err(FlashError::BadLength {
+                        what: "page image (data + OOB)",
+                        expected: ps + os,
+                        got: data.len() + oob.len(),
+                    });
+                }
+                self.store(page, &data, &oob);
+                self.programmed[idx] = true;
+            }
+        }
+        self.recompute_next(page.block);
+        Ok(())
+    }
+}
