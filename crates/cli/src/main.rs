@@ -1,1 +1,157 @@
-fn main() {}
+//! `scftl`: the command-line front end.
+//!
+//! What it is: `format` (create a persistent flash image holding an FTL),
+//! `info` (describe one), `serve` (recover one and export it over NBD), and
+//! the checker and benchmark front ends.
+//!
+//! What it promises: every failure is a message that says what to do and a
+//! documented exit code (see error.rs); `serve` flushes before it exits on
+//! SIGINT, SIGTERM or SIGHUP.
+//!
+//! What it must never do: overwrite an existing image without `--force`, or
+//! write to an image served with `--read-only`.
+
+mod error;
+mod image;
+mod info;
+mod interim;
+mod serve;
+mod size;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use ftl::FtlKind;
+
+use crate::error::CliError;
+
+#[derive(Parser)]
+#[command(
+    name = "scftl",
+    version,
+    about = "A snapshot-consistent flash translation layer you can use as a disk",
+    long_about = "A snapshot-consistent flash translation layer you can use as a disk.\n\n\
+        After any crash the device holds exactly what it held at the last completed flush.\n\
+        Create an image with `scftl format`, serve it over NBD with `scftl serve`.\n\n\
+        Exit codes: 0 success, 1 operation failed, 2 bad command line or configuration."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create a persistent flash image and format it with an FTL.
+    #[command(after_help = "Examples:\n  scftl format disk.img --size 4GiB\n  \
+                      scftl format small.img --geometry small --ftl async\n  \
+                      scftl format disk.img --size 512MiB --write-bound 1024 --force")]
+    Format(FormatArgs),
+    /// Describe an image: geometry, FTL, configuration, occupancy, wear, recovery time.
+    Info(InfoArgs),
+    /// Recover an image and serve it over NBD (default 127.0.0.1:10809).
+    #[command(
+        after_help = "With no IMAGE, serves ./scftl.img, creating it (medium geometry, scftl FTL) if missing.\n\n\
+                      Clients: nbdinfo nbd://127.0.0.1 · qemu-io -f raw nbd://127.0.0.1 · \
+                      nbd-client 127.0.0.1 /dev/nbd0 -N scftl\n\
+                      Stop with Ctrl-C or SIGTERM: the server flushes before it exits."
+    )]
+    Serve(serve::ServeArgs),
+}
+
+#[derive(clap::Args)]
+struct FormatArgs {
+    /// Image file to create.
+    image: PathBuf,
+    /// Logical size of the disk, e.g. 4GiB, 512MiB, or bytes. Without
+    /// --geometry, the smallest preset that holds it is chosen.
+    #[arg(long, value_parser = size::parse_size)]
+    size: Option<u64>,
+    /// Flash geometry preset: small (64 MiB raw), medium (1 GiB), paper (8 GiB),
+    /// paper-64g, paper-256g. Default: chosen from --size, else medium.
+    #[arg(long)]
+    geometry: Option<String>,
+    /// FTL: scftl (snapshot-consistent), async or sync (the paper's baselines).
+    #[arg(long, default_value = "scftl", value_parser = parse_kind)]
+    ftl: FtlKind,
+    /// SCFTL: W, sector updates allowed between flushes.
+    #[arg(long)]
+    write_bound: Option<u64>,
+    /// SCFTL: K, GC relocations (victim superblocks) allowed between flushes.
+    #[arg(long)]
+    gc_bound: Option<u64>,
+    /// SCFTL: U, GC runs only when at least this many superblocks are used.
+    #[arg(long)]
+    gc_threshold: Option<u64>,
+    /// Overwrite IMAGE if it exists (never while another process has it open).
+    #[arg(long)]
+    force: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct InfoArgs {
+    /// Image file to describe (opened read-only; recovery runs in memory).
+    image: PathBuf,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_kind(s: &str) -> Result<FtlKind, String> {
+    FtlKind::parse(s).map_err(|e| e.to_string())
+}
+
+fn run_format(a: &FormatArgs) -> Result<(), CliError> {
+    let req = image::FormatRequest {
+        size: a.size,
+        geometry: a.geometry.clone(),
+        kind: Some(a.ftl),
+        write_bound: a.write_bound,
+        gc_bound: a.gc_bound,
+        gc_threshold: a.gc_threshold,
+        force: a.force,
+    };
+    let s = image::format(&a.image, &req)?;
+    if a.json {
+        println!("{}", info::summary_json(&s, None));
+    } else {
+        println!(
+            "formatted {}: {} {} disk on {} geometry ({})",
+            s.path.display(),
+            size::human(s.logical_bytes()),
+            s.kind,
+            preset_name(&s.geometry),
+            s.geometry
+        );
+    }
+    Ok(())
+}
+
+/// The preset name of a geometry, or "custom".
+pub fn preset_name(g: &flash::Geometry) -> &'static str {
+    flash::PRESET_NAMES
+        .iter()
+        .copied()
+        .find(|n| flash::Geometry::preset(n).ok().as_ref() == Some(g))
+        .unwrap_or("custom")
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Format(a) => run_format(a),
+        Command::Info(a) => info::run(&a.image, a.json),
+        Command::Serve(a) => serve::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("scftl: error: {e}");
+            ExitCode::from(e.code)
+        }
+    }
+}

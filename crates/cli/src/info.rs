@@ -1,0 +1,116 @@
+//! `scftl info`: open an image read-only (recovery runs, nothing is
+//! written), then print its geometry, FTL, configuration and statistics.
+
+use std::path::Path;
+
+use ftl::DeviceStats;
+use serde_json::{json, Value};
+
+use crate::error::CliError;
+use crate::image::{self, Summary};
+use crate::size::human;
+
+/// JSON description of an image, with statistics when it was opened.
+pub fn summary_json(s: &Summary, stats: Option<&DeviceStats>) -> Value {
+    let g = &s.geometry;
+    let config: serde_json::Map<String, Value> = s
+        .config
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
+    let mut v = json!({
+        "image": s.path.display().to_string(),
+        "ftl": s.kind.name(),
+        "geometry": {
+            "preset": crate::preset_name(g),
+            "channels": g.channels,
+            "dies_per_channel": g.dies_per_channel,
+            "blocks_per_die": g.blocks_per_die,
+            "pages_per_block": g.pages_per_block,
+            "sectors_per_page": g.sectors_per_page,
+            "sector_size": g.sector_size,
+            "oob_size": g.oob_size,
+            "raw_bytes": g.raw_bytes(),
+        },
+        "config": config,
+        "sector_size": s.sector_size,
+        "logical_sectors": s.logical_sectors,
+        "logical_bytes": s.logical_bytes(),
+    });
+    if let Some(st) = stats {
+        v["stats"] = json!({
+            "valid_sectors": st.valid_sectors,
+            "used_bytes": st.valid_sectors * s.sector_size as u64,
+            "free_blocks": st.free_blocks,
+            "used_blocks": st.used_blocks,
+            "invalid_blocks": st.invalid_blocks,
+            "erasable_blocks": st.erasable_blocks,
+            "erases_min": st.erases_min,
+            "erases_avg": st.erases_avg,
+            "erases_max": st.erases_max,
+            "last_recovery_ns": st.last_recovery_ns,
+        });
+    }
+    v
+}
+
+pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
+    let opened = image::open(path, true)?;
+    let s = &opened.summary;
+    let st = opened.device.stats();
+    if as_json {
+        println!("{:#}", summary_json(s, Some(&st)));
+        return Ok(());
+    }
+    let g = &s.geometry;
+    let mut rows: Vec<(String, String)> = vec![
+        ("image".into(), s.path.display().to_string()),
+        ("ftl".into(), s.kind.to_string()),
+        (
+            "geometry".into(),
+            format!("{} ({g})", crate::preset_name(g)),
+        ),
+        (
+            "logical size".into(),
+            format!(
+                "{} ({} sectors of {} B)",
+                human(s.logical_bytes()),
+                s.logical_sectors,
+                s.sector_size
+            ),
+        ),
+    ];
+    for (k, v) in &s.config {
+        rows.push((format!("config {k}"), v.clone()));
+    }
+    let used = st.valid_sectors * s.sector_size as u64;
+    rows.extend([
+        (
+            "valid sectors".into(),
+            format!("{} ({} in use)", st.valid_sectors, human(used)),
+        ),
+        (
+            "blocks".into(),
+            format!(
+                "{} free, {} used, {} invalid, {} erasable",
+                st.free_blocks, st.used_blocks, st.invalid_blocks, st.erasable_blocks
+            ),
+        ),
+        (
+            "erase counts".into(),
+            format!(
+                "min {}, avg {:.2}, max {}",
+                st.erases_min, st.erases_avg, st.erases_max
+            ),
+        ),
+        (
+            "last recovery".into(),
+            format!("{:.3} ms", st.last_recovery_ns as f64 / 1e6),
+        ),
+    ]);
+    let w = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    for (k, v) in rows {
+        println!("{k:<w$}  {v}");
+    }
+    Ok(())
+}
