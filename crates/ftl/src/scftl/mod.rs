@@ -1,1 +1,383 @@
-//! (being written)
+//! SCFTL: the snapshot-consistent flash translation layer of the SCFTL
+//! paper (§3), with the additions listed in ARCHITECTURE.md (`## ftl`).
+//!
+//! Contract: after a crash at any instant (also inside `flush` or `open`),
+//! `open` returns the device to exactly its contents at the last completed
+//! `flush`, or — for a crash inside `flush` — to the contents that flush was
+//! making durable. Never-written and trimmed sectors read as zeros. An epoch
+//! (the time between two flushes) holds at most W sector updates; a request
+//! that does not fit is refused whole with [`FtlError::EpochFull`].
+//!
+//! After any error from the flash (e.g. an injected power loss) the object
+//! refuses further operations; drop it and `open` the flash again.
+//!
+//! Module map: `config` (W, K, U, sizes, constraints, label encoding),
+//! `layout` (superblocks, regions, addresses), `format` (metadata page
+//! layout and CRC), `blocks` (queues of two-phase GC), `delta` (delta
+//! buffer and region), `checkpoint` (full checkpoints with shadow),
+//! `datapath` (write, read, trim, merge buffer), `gc`, `flush`, `recovery`
+//! (read-only reconstruction of the stable L2P), `invariants`
+//! (`check_invariants`, the §6.1 validators and the ghost stable L2P).
+//!
+//! Invariants of the in-memory state (checked by `check_invariants`):
+//! - `l2p[la]` is `UNMAPPED` or a sector of an active or used data
+//!   superblock, and then `p2l[l2p[la]] == la` (so the L2P is injective);
+//! - the valid counts and block queues are as described in `blocks.rs`;
+//! - the merge buffer holds `mb_fill < sectors_per_page` sectors of the
+//!   active superblock's page `next_page`; with no active superblock it is
+//!   empty;
+//! - `updates <= W`, `gc_count <= K`;
+//! - in debug builds, the stable L2P that recovery would rebuild from flash
+//!   equals the ghost copy of the L2P taken at the last flush.
+
+mod blocks;
+mod checkpoint;
+pub mod config;
+mod datapath;
+mod delta;
+mod flush;
+pub mod format;
+mod gc;
+mod invariants;
+pub mod layout;
+mod recovery;
+
+use flash::{BlockId, Flash, FlashError, Geometry};
+
+use crate::device::{BlockDevice, DeviceStats, FtlError, FtlKind, Lba, Result};
+use crate::label;
+use crate::mutant::Mutant;
+
+pub use config::ScftlConfig;
+pub use layout::{Psa, Sb};
+
+use blocks::{Blocks, SbState};
+use config::Derived;
+use delta::DeltaLog;
+use format::UNMAPPED;
+use layout::Layout;
+
+/// The superblock being filled and its next page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Active {
+    pub sb: u32,
+    /// Next page (die-interleaved index) to program; `pages_per_sb` when
+    /// full (it retires to `used` lazily, when the next page is needed).
+    pub next_page: u32,
+}
+
+/// Counters reported through [`BlockDevice::stats`].
+#[derive(Clone, Debug, Default)]
+struct Counters {
+    user_sectors_written: u64,
+    user_sectors_read: u64,
+    user_sectors_trimmed: u64,
+    flushes: u64,
+    gc_sectors_relocated: u64,
+    gc_blocks_reclaimed: u64,
+    full_checkpoints: u64,
+    checkpoint_pages_written: u64,
+}
+
+/// A ghost copy of the stable L2P, kept in debug builds only (costs 4 bytes
+/// per logical sector plus 8 bytes per L2P change of the current epoch), so
+/// `check_invariants` can compare it with what recovery would rebuild.
+#[cfg(debug_assertions)]
+#[derive(Clone, Debug, Default)]
+struct Ghost {
+    stable: Vec<u32>,
+    /// L2P changes of the current epoch, in order.
+    pending: Vec<(u32, u32)>,
+    /// L2P changes of the epoch that committed last (for the validator).
+    last: Vec<(u32, u32)>,
+}
+
+/// A snapshot-consistent FTL over a flash device.
+pub struct Scftl<F: Flash> {
+    flash: F,
+    config: ScftlConfig,
+    layout: Layout,
+    derived: Derived,
+    mutant: Mutant,
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    blocks: Blocks,
+    active: Option<Active>,
+    mb: Vec<u8>,
+    mb_fill: u32,
+    delta: DeltaLog,
+    live_slot: usize,
+    /// Sector updates (written + trimmed sectors) in this epoch.
+    updates: u64,
+    /// GC relocations (victims) in this epoch.
+    gc_count: u32,
+    scratch: Vec<u8>,
+    stats: Counters,
+    /// Set after a failed flash command: `Some(true)` for a power loss.
+    poisoned: Option<bool>,
+    #[cfg(debug_assertions)]
+    ghost: Ghost,
+}
+
+impl<F: Flash> Scftl<F> {
+    /// Formats `flash` as an SCFTL device and returns it, empty.
+    pub fn format(flash: F, config: ScftlConfig) -> Result<Self> {
+        Self::format_with_mutant(flash, config, Mutant::None)
+    }
+
+    /// [`Scftl::format`] with a seeded bug (for the crash checker).
+    pub fn format_with_mutant(mut flash: F, config: ScftlConfig, mutant: Mutant) -> Result<Self> {
+        let g = *flash.geometry();
+        config.validate(&g)?;
+        let layout = Layout::new(&g, &config);
+        label::clear_label(&mut flash)?;
+        layout.erase_sbs(&mut flash, layout.slot_first[1], layout.slot_sbs)?;
+        layout.erase_sbs(&mut flash, layout.delta_first, layout.delta_sbs)?;
+        flash.sync()?;
+        let l2p = vec![UNMAPPED; config.logical_sectors as usize];
+        let mut page = vec![0u8; layout.page_size];
+        let first_gen = 1;
+        let first_epoch = 1;
+        let ckpt_pages =
+            checkpoint::write(&mut flash, &layout, 0, first_gen, first_epoch, &l2p, &mut page)?;
+        label::write_label(&mut flash, FtlKind::Scftl, &config.encode())?;
+        let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
+        let delta = DeltaLog::new(&layout, first_gen, first_epoch, 0);
+        let mut me = Self::assemble(flash, config, layout, mutant, l2p, blocks, delta, 0);
+        me.stats.checkpoint_pages_written = ckpt_pages;
+        me.rebuild_p2l()?;
+        Ok(me)
+    }
+
+    /// Opens a formatted device: runs recovery.
+    pub fn open(flash: F) -> Result<Self> {
+        Self::open_with_mutant(flash, Mutant::None)
+    }
+
+    /// [`Scftl::open`] with a seeded bug (for the crash checker).
+    pub fn open_with_mutant(mut flash: F, mutant: Mutant) -> Result<Self> {
+        let (kind, bytes) = label::read_label(&mut flash)?;
+        if kind != FtlKind::Scftl {
+            return Err(FtlError::WrongKind {
+                found: kind,
+                expected: FtlKind::Scftl,
+            });
+        }
+        let config = ScftlConfig::decode(&bytes)?;
+        let g = *flash.geometry();
+        if let Err(e) = config.validate(&g) {
+            return Err(FtlError::Corrupt(format!(
+                "the label's SCFTL configuration does not fit this device: {e}"
+            )));
+        }
+        let layout = Layout::new(&g, &config);
+        let mut page = vec![0u8; layout.page_size];
+        let rec = recovery::reconstruct(
+            &mut flash,
+            &layout,
+            config.logical_sectors as usize,
+            mutant,
+            &mut page,
+        )?;
+        let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
+        let delta = DeltaLog::new(&layout, rec.gen, rec.next_epoch, rec.delta_wp);
+        let mut me = Self::assemble(
+            flash, config, layout, mutant, rec.l2p, blocks, delta, rec.slot,
+        );
+        me.rebuild_p2l()?;
+        if rec.delta_needs_erase {
+            let (first, n) = (me.layout.delta_first, me.layout.delta_sbs);
+            me.layout.erase_sbs(&mut me.flash, first, n)?;
+            me.flash.sync()?;
+            me.delta.wp = 0;
+        }
+        if u64::from(me.delta.remaining_pages()) < me.derived.epoch_pages_max {
+            me.full_checkpoint()?;
+        }
+        me.validate_after("recovery")?;
+        Ok(me)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        flash: F,
+        config: ScftlConfig,
+        layout: Layout,
+        mutant: Mutant,
+        l2p: Vec<u32>,
+        blocks: Blocks,
+        delta: DeltaLog,
+        live_slot: usize,
+    ) -> Self {
+        let g = layout.geometry;
+        let derived = config.derived(&g);
+        let phys = layout.num_sbs as usize * layout.sectors_per_sb as usize;
+        #[cfg(debug_assertions)]
+        let ghost = Ghost {
+            stable: l2p.clone(),
+            pending: Vec::new(),
+            last: Vec::new(),
+        };
+        Scftl {
+            flash,
+            derived,
+            mutant,
+            l2p,
+            p2l: vec![UNMAPPED; phys],
+            blocks,
+            active: None,
+            mb: vec![0u8; layout.page_size],
+            mb_fill: 0,
+            delta,
+            live_slot,
+            updates: 0,
+            gc_count: 0,
+            scratch: vec![0u8; layout.page_size],
+            stats: Counters::default(),
+            poisoned: None,
+            layout,
+            config,
+            #[cfg(debug_assertions)]
+            ghost,
+        }
+    }
+
+    /// Selective persistence: P2L, valid counts and queues from the L2P.
+    /// Referenced superblocks are used; all others erasable (none free).
+    fn rebuild_p2l(&mut self) -> Result<()> {
+        let s = self.layout.sectors_per_sb;
+        for (la, &pa) in self.l2p.iter().enumerate() {
+            if pa == UNMAPPED {
+                continue;
+            }
+            if !self.layout.is_data_psa(pa) {
+                return Err(FtlError::Corrupt(format!(
+                    "logical sector {la} maps to physical sector {pa} outside the data region"
+                )));
+            }
+            let prev = self.p2l[pa as usize];
+            if prev != UNMAPPED {
+                return Err(FtlError::Corrupt(format!(
+                    "logical sectors {prev} and {la} both map to physical sector {pa}"
+                )));
+            }
+            self.p2l[pa as usize] = la as u32;
+            self.blocks.valid[(pa / s) as usize] += 1;
+        }
+        let b = &mut self.blocks;
+        b.erasable.clear();
+        b.used = 0;
+        for sb in b.data_first..self.layout.num_sbs {
+            if b.valid[sb as usize] > 0 {
+                b.state[sb as usize] = SbState::Used;
+                b.used += 1;
+            } else {
+                b.state[sb as usize] = SbState::Erasable;
+                b.erasable.push_back(sb);
+            }
+        }
+        Ok(())
+    }
+
+    /// The configuration in the label.
+    pub fn config(&self) -> &ScftlConfig {
+        &self.config
+    }
+
+    /// Gives the flash back (unflushed data is lost, as in a crash).
+    pub fn into_flash(self) -> F {
+        self.flash
+    }
+
+    /// Every erase block that holds the label, the checkpoint slots or the
+    /// delta region.
+    pub fn metadata_blocks(g: &Geometry, config: &ScftlConfig) -> Vec<BlockId> {
+        Layout::new(g, config).metadata_blocks()
+    }
+
+    /// Runs `f` unless an earlier flash error poisoned the object; poisons
+    /// it when `f` fails inside the flash or leaves state half-updated.
+    fn guarded<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if let Some(power_loss) = self.poisoned {
+            return Err(if power_loss {
+                FtlError::Flash(FlashError::PowerLoss)
+            } else {
+                FtlError::Corrupt(
+                    "an earlier flash command failed, so the in-memory state is undefined; drop this device and open the flash again".into(),
+                )
+            });
+        }
+        let r = f(self);
+        match &r {
+            Err(FtlError::Flash(e)) => self.poisoned = Some(e.is_power_loss()),
+            Err(FtlError::NoSpace(_)) | Err(FtlError::Corrupt(_)) => self.poisoned = Some(false),
+            _ => {}
+        }
+        r
+    }
+}
+
+impl<F: Flash> BlockDevice for Scftl<F> {
+    fn sector_size(&self) -> usize {
+        self.layout.sector_size
+    }
+
+    fn num_sectors(&self) -> u64 {
+        self.config.logical_sectors
+    }
+
+    fn read(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
+        self.guarded(|s| s.read_impl(lba, buf))
+    }
+
+    fn write(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
+        self.guarded(|s| s.write_impl(lba, data))
+    }
+
+    fn trim(&mut self, lba: Lba, count: u64) -> Result<()> {
+        self.guarded(|s| s.trim_impl(lba, count))
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.guarded(|s| s.flush_impl())
+    }
+
+    fn epoch_remaining(&self) -> Option<u64> {
+        Some(u64::from(self.config.write_bound) - self.updates)
+    }
+
+    fn stats(&self) -> DeviceStats {
+        let b = &self.blocks;
+        let data = &b.erase_count[b.data_first as usize..];
+        let count = |st: SbState| b.state.iter().filter(|&&x| x == st).count() as u64;
+        DeviceStats {
+            kind: Some(FtlKind::Scftl),
+            user_sectors_written: self.stats.user_sectors_written,
+            user_sectors_read: self.stats.user_sectors_read,
+            user_sectors_trimmed: self.stats.user_sectors_trimmed,
+            flushes: self.stats.flushes,
+            gc_sectors_relocated: self.stats.gc_sectors_relocated,
+            gc_blocks_reclaimed: self.stats.gc_blocks_reclaimed,
+            full_checkpoints: self.stats.full_checkpoints,
+            meta_pages_written: self.delta.pages_written + self.stats.checkpoint_pages_written,
+            valid_sectors: b.valid.iter().map(|&v| u64::from(v)).sum(),
+            free_blocks: count(SbState::Free),
+            used_blocks: count(SbState::Used) + count(SbState::Active),
+            invalid_blocks: count(SbState::Invalid),
+            erasable_blocks: count(SbState::Erasable),
+            erases_min: data.iter().copied().min().unwrap_or(0),
+            erases_avg: if data.is_empty() {
+                0.0
+            } else {
+                data.iter().sum::<u64>() as f64 / data.len() as f64
+            },
+            erases_max: data.iter().copied().max().unwrap_or(0),
+            // The ftl crate reads no clocks; callers time `open` themselves.
+            last_recovery_ns: 0,
+        }
+    }
+
+    fn check_invariants(&mut self) -> Result<(), String> {
+        self.check_invariants_impl()
+    }
+}

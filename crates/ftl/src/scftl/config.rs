@@ -1,0 +1,328 @@
+//! SCFTL configuration: the epoch bounds (W, K), the GC threshold (U), the
+//! logical size (L) and the sizes of the metadata regions; its check against
+//! the paper's space constraints; and its little-endian encoding in the
+//! device label (layout in docs/FORMAT.md §4.6).
+//!
+//! Invariants of a configuration that passed [`ScftlConfig::validate`]
+//! (N = floor(L/U), S = sectors per superblock, P = data superblocks):
+//! - (1) `W + K*N <= K*S`: an epoch consumes no more space than its GC frees;
+//! - (2) `U <= P - 1 - ceil((W + K*N)/S)`: GC is enabled whenever the next
+//!   epoch might not fit;
+//! - (3) `W + K*N + (sectors_per_page - 1) + (S - 1) <= K*S`: (1) with room
+//!   for the padding of the flush and for the unwritten tail of the active
+//!   superblock a crash abandons (beyond the paper; it is what makes the
+//!   "enough space after flush / after recovery" validators provable);
+//! - (4) the delta region holds at least two epochs' worth of delta pages;
+//! - a checkpoint slot holds the whole L2P plus its commit record;
+//! - every logical and physical sector address fits in 32 bits with
+//!   `u32::MAX` left free as the "unmapped" sentinel.
+
+use flash::Geometry;
+
+use crate::device::{FtlError, Result};
+
+use super::format::{self, pairs_per_page, l2p_entries_per_page};
+
+/// The configuration of an SCFTL device. Immutable after `format`; stored
+/// in the device label.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScftlConfig {
+    /// L: number of logical sectors the device exposes.
+    pub logical_sectors: u64,
+    /// W: sector updates (written plus trimmed sectors) allowed per epoch.
+    pub write_bound: u32,
+    /// K: GC relocations (victim superblocks) allowed per epoch.
+    pub gc_bound: u32,
+    /// U: GC runs only when at least this many superblocks are used.
+    pub gc_threshold: u32,
+    /// Superblocks per full-checkpoint slot (there are two slots).
+    pub checkpoint_slot_superblocks: u32,
+    /// Superblocks of the delta region.
+    pub delta_region_superblocks: u32,
+}
+
+/// Numbers derived from a configuration and a geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Derived {
+    /// S: data sectors per superblock.
+    pub sectors_per_sb: u64,
+    /// Pages per superblock (one erase block on every die).
+    pub pages_per_sb: u64,
+    /// P: superblocks that hold data.
+    pub data_sbs: u64,
+    /// N = floor(L / U).
+    pub n: u64,
+    /// W + K*N: most delta pairs one epoch can produce.
+    pub epoch_pairs_max: u64,
+    /// Delta pages one epoch can write (tentative ones plus the commit).
+    pub epoch_pages_max: u64,
+    /// Pages of one full checkpoint (L2P pages plus the commit record).
+    pub checkpoint_pages: u64,
+    /// Pages of the delta region.
+    pub delta_pages: u64,
+}
+
+/// Superblock 0 is reserved: its die-0 erase block is the label block.
+pub(crate) const RESERVED_SUPERBLOCKS: u64 = 1;
+
+impl ScftlConfig {
+    /// A valid configuration for `g`, sized like the paper's evaluation:
+    /// W = 2048 (smaller on small devices so epochs and full checkpoints
+    /// happen often), a delta region of 1/32 of the superblocks (8 on the
+    /// `paper` preset: 256 MiB), one-superblock checkpoint slots, and a
+    /// logical size of half the raw capacity (4 GiB on the 8 GiB `paper`
+    /// preset, like the paper's example) or less where the constraints
+    /// demand it. K and U are the smallest K and largest U that satisfy
+    /// constraints (1)–(4).
+    pub fn default_for(g: &Geometry) -> ScftlConfig {
+        let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
+        let s = pages_per_sb * u64::from(g.sectors_per_page);
+        let w = (s / 2).clamp(8, 2048) as u32;
+        let delta_sbs = (g.blocks_per_die / 32).clamp(1, 8);
+        let mut l = (g.total_sectors() / 2).clamp(1, u64::from(u32::MAX - 1));
+        loop {
+            let epp = l2p_entries_per_page(g.page_size()) as u64;
+            let ckpt_pages = l.div_ceil(epp.max(1)) + 1;
+            let slot_sbs = ckpt_pages.div_ceil(pages_per_sb).max(1) as u32;
+            let mut cfg = ScftlConfig {
+                logical_sectors: l,
+                write_bound: w,
+                gc_bound: 1,
+                gc_threshold: 1,
+                checkpoint_slot_superblocks: slot_sbs,
+                delta_region_superblocks: delta_sbs,
+            };
+            if let Some((k, u)) = cfg.search_k_u(g) {
+                cfg.gc_bound = k;
+                cfg.gc_threshold = u;
+                if cfg.validate(g).is_ok() {
+                    return cfg;
+                }
+            }
+            if l <= 1 {
+                // Degenerate geometry: return the last attempt; validate()
+                // explains what is wrong with it.
+                return cfg;
+            }
+            l = (l * 15 / 16).max(1);
+        }
+    }
+
+    /// Smallest K and largest U satisfying (1)–(4) for this L and layout.
+    fn search_k_u(&self, g: &Geometry) -> Option<(u32, u32)> {
+        let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
+        let s = pages_per_sb * u64::from(g.sectors_per_page);
+        let meta = RESERVED_SUPERBLOCKS
+            + 2 * u64::from(self.checkpoint_slot_superblocks)
+            + u64::from(self.delta_region_superblocks);
+        let p = u64::from(g.blocks_per_die).checked_sub(meta)?;
+        if p < 2 {
+            return None;
+        }
+        let w = u64::from(self.write_bound);
+        let pad = u64::from(g.sectors_per_page) - 1;
+        let ppp = pairs_per_page(g.page_size()) as u64;
+        let delta_pages = u64::from(self.delta_region_superblocks) * pages_per_sb;
+        for u in (1..p).rev() {
+            let n = self.logical_sectors / u;
+            if n >= s {
+                continue;
+            }
+            let k = (w + pad + s - 1).div_ceil(s - n);
+            if k > 1 << 16 {
+                continue;
+            }
+            let need = w + k * n;
+            if need.div_ceil(s) + u + 1 > p {
+                continue;
+            }
+            if 2 * (need / ppp.max(1) + 1) > delta_pages {
+                continue;
+            }
+            return Some((k as u32, u as u32));
+        }
+        None
+    }
+
+    /// Numbers derived from this configuration on `g` (no checks).
+    pub(crate) fn derived(&self, g: &Geometry) -> Derived {
+        let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
+        let s = pages_per_sb * u64::from(g.sectors_per_page);
+        let meta = RESERVED_SUPERBLOCKS
+            + 2 * u64::from(self.checkpoint_slot_superblocks)
+            + u64::from(self.delta_region_superblocks);
+        let data_sbs = u64::from(g.blocks_per_die).saturating_sub(meta);
+        let n = self.logical_sectors / u64::from(self.gc_threshold.max(1));
+        let epoch_pairs_max = u64::from(self.write_bound) + u64::from(self.gc_bound) * n;
+        let ppp = (pairs_per_page(g.page_size()) as u64).max(1);
+        let epp = (l2p_entries_per_page(g.page_size()) as u64).max(1);
+        Derived {
+            sectors_per_sb: s,
+            pages_per_sb,
+            data_sbs,
+            n,
+            epoch_pairs_max,
+            epoch_pages_max: epoch_pairs_max / ppp + 1,
+            checkpoint_pages: self.logical_sectors.div_ceil(epp) + 1,
+            delta_pages: u64::from(self.delta_region_superblocks) * pages_per_sb,
+        }
+    }
+
+    /// Checks this configuration against `g`; the error names the violated
+    /// constraint and shows the numbers.
+    pub fn validate(&self, g: &Geometry) -> Result<()> {
+        let bad = |m: String| Err(FtlError::BadConfig(m));
+        if let Err(e) = g.validate() {
+            return bad(format!("the geometry is invalid: {e}"));
+        }
+        if g.page_size() < format::MIN_PAGE_SIZE {
+            return bad(format!(
+                "pages of {} bytes are too small for SCFTL metadata (at least {} bytes needed)",
+                g.page_size(),
+                format::MIN_PAGE_SIZE
+            ));
+        }
+        let l = self.logical_sectors;
+        if l == 0 || l >= u64::from(format::UNMAPPED) {
+            return bad(format!(
+                "logical_sectors = {l} must be between 1 and {} (32-bit addresses)",
+                format::UNMAPPED - 1
+            ));
+        }
+        for (name, v) in [
+            ("write_bound (W)", self.write_bound),
+            ("gc_bound (K)", self.gc_bound),
+            ("gc_threshold (U)", self.gc_threshold),
+            ("checkpoint_slot_superblocks", self.checkpoint_slot_superblocks),
+            ("delta_region_superblocks", self.delta_region_superblocks),
+        ] {
+            if v == 0 {
+                return bad(format!("{name} must be at least 1"));
+            }
+        }
+        let d = self.derived(g);
+        let meta = RESERVED_SUPERBLOCKS
+            + 2 * u64::from(self.checkpoint_slot_superblocks)
+            + u64::from(self.delta_region_superblocks);
+        if d.data_sbs < 2 {
+            return bad(format!(
+                "the metadata regions take {meta} of the {} superblocks, leaving {} for data (at least 2 needed); shrink the checkpoint slots or the delta region",
+                g.blocks_per_die, d.data_sbs
+            ));
+        }
+        let slot_pages = u64::from(self.checkpoint_slot_superblocks) * d.pages_per_sb;
+        if d.checkpoint_pages > slot_pages {
+            return bad(format!(
+                "a full checkpoint of {l} sectors needs {} pages but a slot of {} superblocks has {slot_pages}; enlarge checkpoint_slot_superblocks",
+                d.checkpoint_pages, self.checkpoint_slot_superblocks
+            ));
+        }
+        let (w, k, u) = (
+            u64::from(self.write_bound),
+            u64::from(self.gc_bound),
+            u64::from(self.gc_threshold),
+        );
+        let (s, p, n) = (d.sectors_per_sb, d.data_sbs, d.n);
+        let need = w + k * n;
+        let nums = format!("W={w}, K={k}, U={u}, L={l}, N=floor(L/U)={n}, S={s}, P={p}");
+        if need > k * s {
+            return bad(format!(
+                "constraint (1) W + K*N <= K*S violated: {need} > {} ({nums})",
+                k * s
+            ));
+        }
+        let bound = (p - 1).saturating_sub(need.div_ceil(s));
+        if u + 1 + need.div_ceil(s) > p {
+            return bad(format!(
+                "constraint (2) U <= P - 1 - ceil((W + K*N)/S) violated: {u} > {bound} ({nums})"
+            ));
+        }
+        let pad = u64::from(g.sectors_per_page) - 1;
+        if need + pad + (s - 1) > k * s {
+            return bad(format!(
+                "constraint (3) W + K*N + (sectors_per_page - 1) + (S - 1) <= K*S violated: {} > {} ({nums}); it leaves room for the flush padding and the active superblock a crash abandons",
+                need + pad + s - 1,
+                k * s
+            ));
+        }
+        if 2 * d.epoch_pages_max > d.delta_pages {
+            return bad(format!(
+                "constraint (4) 2 * epoch_pages_max <= delta region pages violated: an epoch may write {} delta pages and the region has {} ({nums}); enlarge delta_region_superblocks or lower W or K",
+                d.epoch_pages_max, d.delta_pages
+            ));
+        }
+        Ok(())
+    }
+
+    /// Little-endian encoding stored in the label (docs/FORMAT.md §4.6).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut b = vec![0u8; format::CFG_LEN];
+        b[format::CFG_OFF_VERSION..][..4].copy_from_slice(&format::CFG_VERSION.to_le_bytes());
+        b[format::CFG_OFF_LOGICAL..][..8].copy_from_slice(&self.logical_sectors.to_le_bytes());
+        b[format::CFG_OFF_W..][..4].copy_from_slice(&self.write_bound.to_le_bytes());
+        b[format::CFG_OFF_K..][..4].copy_from_slice(&self.gc_bound.to_le_bytes());
+        b[format::CFG_OFF_U..][..4].copy_from_slice(&self.gc_threshold.to_le_bytes());
+        b[format::CFG_OFF_SLOT_SBS..][..4]
+            .copy_from_slice(&self.checkpoint_slot_superblocks.to_le_bytes());
+        b[format::CFG_OFF_DELTA_SBS..][..4]
+            .copy_from_slice(&self.delta_region_superblocks.to_le_bytes());
+        b
+    }
+
+    /// Inverse of [`ScftlConfig::encode`].
+    pub fn decode(b: &[u8]) -> Result<ScftlConfig> {
+        if b.len() != format::CFG_LEN {
+            return Err(FtlError::Corrupt(format!(
+                "SCFTL configuration is {} bytes, expected {}",
+                b.len(),
+                format::CFG_LEN
+            )));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let version = u32_at(format::CFG_OFF_VERSION);
+        if version != format::CFG_VERSION {
+            return Err(FtlError::Corrupt(format!(
+                "SCFTL configuration version {version} is not the supported {}",
+                format::CFG_VERSION
+            )));
+        }
+        let mut l = [0u8; 8];
+        l.copy_from_slice(&b[format::CFG_OFF_LOGICAL..format::CFG_OFF_LOGICAL + 8]);
+        Ok(ScftlConfig {
+            logical_sectors: u64::from_le_bytes(l),
+            write_bound: u32_at(format::CFG_OFF_W),
+            gc_bound: u32_at(format::CFG_OFF_K),
+            gc_threshold: u32_at(format::CFG_OFF_U),
+            checkpoint_slot_superblocks: u32_at(format::CFG_OFF_SLOT_SBS),
+            delta_region_superblocks: u32_at(format::CFG_OFF_DELTA_SBS),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_for_every_preset_and_round_trip() {
+        for name in flash::PRESET_NAMES {
+            let g = Geometry::preset(name).unwrap();
+            let c = ScftlConfig::default_for(&g);
+            c.validate(&g).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(ScftlConfig::decode(&c.encode()).unwrap(), c);
+        }
+        let p = ScftlConfig::default_for(&Geometry::paper());
+        assert_eq!(p.write_bound, 2048);
+        assert_eq!(p.logical_sectors, 1 << 20, "paper preset: 4 GiB logical");
+        assert_eq!(p.delta_region_superblocks, 8);
+    }
+
+    #[test]
+    fn decode_rejects_wrong_length_and_version() {
+        let c = ScftlConfig::default_for(&Geometry::tiny());
+        let mut b = c.encode();
+        assert!(ScftlConfig::decode(&b[..10]).is_err());
+        b[0] = 9;
+        assert!(matches!(ScftlConfig::decode(&b), Err(FtlError::Corrupt(_))));
+    }
+}

@@ -1,0 +1,188 @@
+//! The data path: write, read and trim, the merge buffer and the active
+//! superblock.
+//!
+//! A written sector goes into the page-sized merge buffer at the active
+//! pointer (superblock, page, slot); the L2P is remapped and a delta pair
+//! appended; a full merge buffer is programmed at once. Reads look in the
+//! merge buffer first. Nothing here allocates or hashes per sector.
+//!
+//! Invariants: see `mod.rs` (merge buffer) and `blocks.rs` (queues). A
+//! request is checked whole (range, length, epoch budget) before anything
+//! changes, so every caller error leaves the device untouched.
+
+use flash::Flash;
+
+use crate::device::{check_range, check_request, FtlError, Lba, Result};
+use crate::mutant::Mutant;
+
+use super::blocks::SbState;
+use super::format::UNMAPPED;
+use super::{Active, Scftl};
+
+impl<F: Flash> Scftl<F> {
+    pub(super) fn write_impl(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
+        let ss = self.layout.sector_size;
+        let n = check_request(lba, data.len(), ss, self.config.logical_sectors)?;
+        self.check_epoch_budget(n)?;
+        for (i, sector) in data.chunks_exact(ss).enumerate() {
+            let la = (lba.0 + i as u64) as u32;
+            self.gc_if_needed()?;
+            let psa = self.append_sector(sector)?;
+            self.remap(la, psa);
+            self.updates += 1;
+            self.delta.push(&mut self.flash, &self.layout, la, psa)?;
+        }
+        self.stats.user_sectors_written += n;
+        Ok(())
+    }
+
+    pub(super) fn read_impl(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
+        let ss = self.layout.sector_size;
+        let n = check_request(lba, buf.len(), ss, self.config.logical_sectors)?;
+        let open_base = self.merge_buffer_base();
+        for (i, out) in buf.chunks_exact_mut(ss).enumerate() {
+            let psa = self.l2p[(lba.0 + i as u64) as usize];
+            if psa == UNMAPPED {
+                out.fill(0);
+            } else if let Some(base) = open_base.filter(|&b| psa >= b && psa < b + self.mb_fill) {
+                let slot = (psa - base) as usize;
+                out.copy_from_slice(&self.mb[slot * ss..(slot + 1) * ss]);
+            } else {
+                let (page, slot) = self.layout.locate(super::Psa(psa));
+                self.flash.read(page, slot, out)?;
+            }
+        }
+        self.stats.user_sectors_read += n;
+        Ok(())
+    }
+
+    pub(super) fn trim_impl(&mut self, lba: Lba, count: u64) -> Result<()> {
+        check_range(lba, count, self.config.logical_sectors)?;
+        self.check_epoch_budget(count)?;
+        let s = self.layout.sectors_per_sb;
+        for la in lba.0..lba.0 + count {
+            let la = la as u32;
+            let old = self.l2p[la as usize];
+            if old == UNMAPPED {
+                continue;
+            }
+            self.blocks.valid[(old / s) as usize] -= 1;
+            self.l2p[la as usize] = UNMAPPED;
+            #[cfg(debug_assertions)]
+            self.ghost.pending.push((la, UNMAPPED));
+            if self.mutant != Mutant::ForgetTrimDelta {
+                self.delta
+                    .push(&mut self.flash, &self.layout, la, UNMAPPED)?;
+            }
+        }
+        self.updates += count;
+        self.stats.user_sectors_trimmed += count;
+        Ok(())
+    }
+
+    fn check_epoch_budget(&self, needed: u64) -> Result<()> {
+        let remaining = u64::from(self.config.write_bound) - self.updates;
+        if needed > remaining {
+            return Err(FtlError::EpochFull { needed, remaining });
+        }
+        Ok(())
+    }
+
+    /// Physical sector of slot 0 of the merge buffer, if a page is open.
+    fn merge_buffer_base(&self) -> Option<u32> {
+        let a = self.active?;
+        (a.next_page < self.layout.pages_per_sb)
+            .then(|| a.sb * self.layout.sectors_per_sb + a.next_page * self.layout.spp)
+    }
+
+    /// Points `la` at `psa` in the L2P and P2L and fixes the valid counts.
+    #[inline]
+    pub(super) fn remap(&mut self, la: u32, psa: u32) {
+        let s = self.layout.sectors_per_sb;
+        let old = self.l2p[la as usize];
+        if old != UNMAPPED {
+            self.blocks.valid[(old / s) as usize] -= 1;
+        }
+        self.l2p[la as usize] = psa;
+        self.p2l[psa as usize] = la;
+        self.blocks.valid[(psa / s) as usize] += 1;
+        #[cfg(debug_assertions)]
+        self.ghost.pending.push((la, psa));
+    }
+
+    /// Copies one sector into the merge buffer at the active pointer and
+    /// returns its physical address; programs the buffer when it fills.
+    #[inline]
+    pub(super) fn append_sector(&mut self, sector: &[u8]) -> Result<u32> {
+        let a = self.open_active()?;
+        let ss = self.layout.sector_size;
+        let slot = self.mb_fill;
+        let psa = a.sb * self.layout.sectors_per_sb + a.next_page * self.layout.spp + slot;
+        self.mb[slot as usize * ss..(slot as usize + 1) * ss].copy_from_slice(sector);
+        self.mb_fill += 1;
+        if self.mb_fill == self.layout.spp {
+            self.program_merge_buffer()?;
+        }
+        Ok(psa)
+    }
+
+    /// Pads the merge buffer with zeros and programs it (flush).
+    pub(super) fn pad_merge_buffer(&mut self) -> Result<()> {
+        if self.mb_fill == 0 {
+            return Ok(());
+        }
+        let ss = self.layout.sector_size;
+        self.mb[self.mb_fill as usize * ss..].fill(0);
+        self.program_merge_buffer()
+    }
+
+    fn program_merge_buffer(&mut self) -> Result<()> {
+        let Some(a) = self.active else {
+            return Err(FtlError::Corrupt(
+                "merge buffer holds data but no superblock is active (bug)".into(),
+            ));
+        };
+        let addr = self.layout.page_addr(a.sb, a.next_page);
+        self.flash.program(addr, &self.mb, &[])?;
+        self.active = Some(Active {
+            sb: a.sb,
+            next_page: a.next_page + 1,
+        });
+        self.mb_fill = 0;
+        Ok(())
+    }
+
+    /// The active superblock with room for a sector: retires a full one to
+    /// `used` and opens a free one, erasing an erasable one if none is free.
+    fn open_active(&mut self) -> Result<Active> {
+        if let Some(a) = self.active {
+            if a.next_page < self.layout.pages_per_sb {
+                return Ok(a);
+            }
+            self.blocks.state[a.sb as usize] = SbState::Used;
+            self.blocks.used += 1;
+            self.active = None;
+        }
+        let sb = if let Some(sb) = self.blocks.free.pop_front() {
+            sb
+        } else if let Some(sb) = self.blocks.erasable.pop_front() {
+            // Erasable blocks hold nothing the stable L2P points to, so
+            // erasing one can be cut by a crash without harm.
+            self.layout.erase_sbs(&mut self.flash, sb, 1)?;
+            self.blocks.erase_count[sb as usize] += 1;
+            sb
+        } else {
+            return Err(FtlError::NoSpace(format!(
+                "no free or erasable superblock left ({} used, {} invalid); the configuration constraints should prevent this (bug)",
+                self.blocks.used,
+                self.blocks.invalid.len()
+            )));
+        };
+        self.blocks.state[sb as usize] = SbState::Active;
+        let s = self.layout.sectors_per_sb as usize;
+        self.p2l[sb as usize * s..(sb as usize + 1) * s].fill(UNMAPPED);
+        let a = Active { sb, next_page: 0 };
+        self.active = Some(a);
+        Ok(a)
+    }
+}

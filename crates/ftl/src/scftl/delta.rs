@@ -1,0 +1,122 @@
+//! The delta log: the page-sized delta buffer and the delta region.
+//!
+//! Every change of the volatile L2P appends a (la, pa) pair. A full buffer
+//! is programmed as a *tentative* page; `flush` programs the rest as the
+//! *committed* page of the epoch. Each page names its checkpoint generation
+//! and its epoch; recovery applies a page only if its generation is the
+//! committed checkpoint's and a committed page of the same epoch follows it
+//! (docs/FORMAT.md §4.3). Epoch ids only grow within a generation: after a
+//! crash, recovery resumes past every id it saw, so stale tentative pages of
+//! a crashed epoch are never activated by a later commit.
+//!
+//! Invariants:
+//! - `wp <= region_pages`; pages `wp..` of the region are erased;
+//! - `npairs < pairs_per_page` between calls; the buffer's pair area past
+//!   `npairs` is zero whenever a page is sealed;
+//! - `epoch_pages` counts the pages written in the current epoch.
+
+use flash::Flash;
+
+use crate::device::{FtlError, Result};
+
+use super::format::{self, MetaHeader, HEADER_LEN, PAIR_LEN};
+use super::layout::Layout;
+
+pub(crate) struct DeltaLog {
+    /// Generation of the committed full checkpoint these pages extend.
+    pub gen: u64,
+    /// Id of the current epoch.
+    pub epoch: u64,
+    /// Next region page to program.
+    pub wp: u32,
+    pub region_pages: u32,
+    pub pairs_per_page: u32,
+    pub npairs: u32,
+    /// Pages programmed in the current epoch.
+    pub epoch_pages: u32,
+    pub buf: Vec<u8>,
+    /// Metadata pages programmed since open (statistics).
+    pub pages_written: u64,
+}
+
+impl DeltaLog {
+    pub fn new(layout: &Layout, gen: u64, epoch: u64, wp: u32) -> DeltaLog {
+        DeltaLog {
+            gen,
+            epoch,
+            wp,
+            region_pages: layout.delta_pages(),
+            pairs_per_page: format::pairs_per_page(layout.page_size) as u32,
+            npairs: 0,
+            epoch_pages: 0,
+            buf: vec![0u8; layout.page_size],
+            pages_written: 0,
+        }
+    }
+
+    /// Appends a pair; programs a tentative page when the buffer fills.
+    #[inline]
+    pub fn push<F: Flash + ?Sized>(
+        &mut self,
+        flash: &mut F,
+        layout: &Layout,
+        la: u32,
+        pa: u32,
+    ) -> Result<()> {
+        let o = HEADER_LEN + self.npairs as usize * PAIR_LEN;
+        format::put_u32(&mut self.buf, o + format::OFF_PAIR_LA, la);
+        format::put_u32(&mut self.buf, o + format::OFF_PAIR_PA, pa);
+        self.npairs += 1;
+        if self.npairs == self.pairs_per_page {
+            self.program(flash, layout, format::KIND_TENTATIVE)?;
+        }
+        Ok(())
+    }
+
+    /// Programs the buffer as a page of `kind` at the write pointer.
+    pub fn program<F: Flash + ?Sized>(
+        &mut self,
+        flash: &mut F,
+        layout: &Layout,
+        kind: u16,
+    ) -> Result<()> {
+        if self.wp >= self.region_pages {
+            return Err(FtlError::NoSpace(format!(
+                "the delta region's {} pages are full; the epoch bounds should have prevented this (bug)",
+                self.region_pages
+            )));
+        }
+        let used = HEADER_LEN + self.npairs as usize * PAIR_LEN;
+        self.buf[used..].fill(0);
+        let h = MetaHeader {
+            kind,
+            gen: self.gen,
+            epoch: self.epoch,
+            index: self.wp,
+            count: self.npairs,
+            aux: self.epoch_pages,
+            aux2: 0,
+        };
+        format::seal(&mut self.buf, &h);
+        flash.program(
+            layout.region_page(layout.delta_first, self.wp),
+            &self.buf,
+            &[],
+        )?;
+        self.wp += 1;
+        self.epoch_pages += 1;
+        self.npairs = 0;
+        self.pages_written += 1;
+        Ok(())
+    }
+
+    /// Starts the next epoch after its predecessor committed.
+    pub fn next_epoch(&mut self) {
+        self.epoch += 1;
+        self.epoch_pages = 0;
+    }
+
+    pub fn remaining_pages(&self) -> u32 {
+        self.region_pages - self.wp
+    }
+}

@@ -1,0 +1,93 @@
+//! Two-phase garbage collection (paper §3.4).
+//!
+//! Relocation (gc_rl): when at least U superblocks are used and fewer than K
+//! relocations ran in this epoch, the used superblock with the fewest valid
+//! sectors is picked (greedy, so it holds at most N = floor(L/U) valid
+//! sectors), its valid sectors are appended like writes (with delta pairs)
+//! and it becomes *invalid*. Erasure (gc_es) waits: the stable L2P may still
+//! point into the victim until the next flush commits, so flush turns
+//! invalid into erasable and the victim is erased only when a block is
+//! needed after that.
+//!
+//! Invariant: after `gc_one` the victim has no valid sector.
+
+use flash::Flash;
+
+use crate::device::Result;
+use crate::mutant::Mutant;
+
+use super::blocks::SbState;
+use super::format::UNMAPPED;
+use super::Scftl;
+
+impl<F: Flash> Scftl<F> {
+    /// True when gc_rl is enabled and within the epoch's budget.
+    #[inline]
+    pub(super) fn gc_needed(&self) -> bool {
+        self.gc_count < self.config.gc_bound && self.blocks.used >= self.config.gc_threshold
+    }
+
+    /// Runs gc_rl until it is no longer needed or the budget is spent.
+    #[inline]
+    pub(super) fn gc_if_needed(&mut self) -> Result<()> {
+        while self.gc_needed() {
+            self.gc_one()?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn is_valid(&self, psa: u32) -> bool {
+        let la = self.p2l[psa as usize];
+        la != UNMAPPED && self.l2p[la as usize] == psa
+    }
+
+    /// One relocation: greedy victim, move its valid sectors, mark invalid.
+    fn gc_one(&mut self) -> Result<()> {
+        let Some(victim) = self.blocks.pick_victim() else {
+            return Ok(());
+        };
+        self.blocks.used_to_invalid(victim);
+        self.gc_count += 1;
+        let spp = self.layout.spp;
+        let base_sb = victim * self.layout.sectors_per_sb;
+        let mut page = std::mem::take(&mut self.scratch);
+        let r = self.relocate(victim, base_sb, spp, &mut page);
+        self.scratch = page;
+        r?;
+        self.stats.gc_blocks_reclaimed += 1;
+        if self.mutant == Mutant::EraseVictimBeforeFlush {
+            // The seeded bug: erase at once, although the stable L2P may
+            // still point into the victim.
+            self.blocks.invalid.retain(|&b| b != victim);
+            self.layout.erase_sbs(&mut self.flash, victim, 1)?;
+            self.blocks.erase_count[victim as usize] += 1;
+            self.blocks.state[victim as usize] = SbState::Free;
+            self.blocks.free.push_back(victim);
+        }
+        Ok(())
+    }
+
+    fn relocate(&mut self, victim: u32, base_sb: u32, spp: u32, page: &mut [u8]) -> Result<()> {
+        let ss = self.layout.sector_size;
+        for j in 0..self.layout.pages_per_sb {
+            let base = base_sb + j * spp;
+            if !(0..spp).any(|s| self.is_valid(base + s)) {
+                continue;
+            }
+            self.flash.read(self.layout.page_addr(victim, j), 0, page)?;
+            for s in 0..spp {
+                let old = base + s;
+                if !self.is_valid(old) {
+                    continue;
+                }
+                let la = self.p2l[old as usize];
+                let psa = self.append_sector(&page[s as usize * ss..(s as usize + 1) * ss])?;
+                self.remap(la, psa);
+                self.delta.push(&mut self.flash, &self.layout, la, psa)?;
+                self.stats.gc_sectors_relocated += 1;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,163 @@
+//! Where things live on flash: superblocks, the metadata regions and the
+//! physical sector addresses of data.
+//!
+//! An FTL "block" is a *superblock*: erase block `i` of every die. Its pages
+//! are ordered die-interleaved — superblock page `j` is page `j / dies` of
+//! the erase block on die `j % dies` — so consecutive pages land on
+//! different dies, and (since die `d` sits on channel `d % channels`) on
+//! different channels. Superblock 0 is reserved because its die-0 erase
+//! block is the label block; then come checkpoint slot 0, slot 1, the delta
+//! region, and the data superblocks.
+//!
+//! Invariants:
+//! - regions are disjoint and in the order label, slot 0, slot 1, delta,
+//!   data; every superblock index is `< blocks_per_die`;
+//! - a physical sector address `psa = sb * S + j * sectors_per_page + slot`
+//!   is `< total sectors < u32::MAX`, so [`super::format::UNMAPPED`] never
+//!   names a real sector.
+
+use flash::{BlockId, Flash, Geometry, PageAddr};
+
+use super::config::{ScftlConfig, RESERVED_SUPERBLOCKS};
+
+/// A physical sector address in superblock-linear numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Psa(pub u32);
+
+/// A superblock index (`0..blocks_per_die`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Sb(pub u32);
+
+/// The region map of one device.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    pub geometry: Geometry,
+    pub dies: u32,
+    pub spp: u32,
+    pub sector_size: usize,
+    pub page_size: usize,
+    pub pages_per_sb: u32,
+    pub sectors_per_sb: u32,
+    pub num_sbs: u32,
+    pub slot_first: [u32; 2],
+    pub slot_sbs: u32,
+    pub delta_first: u32,
+    pub delta_sbs: u32,
+    pub data_first: u32,
+}
+
+impl Layout {
+    /// The layout of a validated configuration.
+    pub fn new(g: &Geometry, cfg: &ScftlConfig) -> Layout {
+        let dies = g.dies();
+        let pages_per_sb = dies * g.pages_per_block;
+        let slot_sbs = cfg.checkpoint_slot_superblocks;
+        let first = RESERVED_SUPERBLOCKS as u32;
+        let delta_first = first + 2 * slot_sbs;
+        Layout {
+            geometry: *g,
+            dies,
+            spp: g.sectors_per_page,
+            sector_size: g.sector_size as usize,
+            page_size: g.page_size(),
+            pages_per_sb,
+            sectors_per_sb: pages_per_sb * g.sectors_per_page,
+            num_sbs: g.blocks_per_die,
+            slot_first: [first, first + slot_sbs],
+            slot_sbs,
+            delta_first,
+            delta_sbs: cfg.delta_region_superblocks,
+            data_first: delta_first + cfg.delta_region_superblocks,
+        }
+    }
+
+    /// Page `j` (in die-interleaved order) of superblock `sb`.
+    #[inline]
+    pub fn page_addr(&self, sb: u32, j: u32) -> PageAddr {
+        PageAddr {
+            block: self.geometry.block_on_die(j % self.dies, sb),
+            page: j / self.dies,
+        }
+    }
+
+    /// Page `idx` of a region starting at superblock `first_sb`.
+    pub fn region_page(&self, first_sb: u32, idx: u32) -> PageAddr {
+        self.page_addr(
+            first_sb + idx / self.pages_per_sb,
+            idx % self.pages_per_sb,
+        )
+    }
+
+    /// Pages of the delta region.
+    pub fn delta_pages(&self) -> u32 {
+        self.delta_sbs * self.pages_per_sb
+    }
+
+    /// The page and sector slot of a physical sector.
+    #[inline]
+    pub fn locate(&self, psa: Psa) -> (PageAddr, u32) {
+        let sb = psa.0 / self.sectors_per_sb;
+        let off = psa.0 % self.sectors_per_sb;
+        (self.page_addr(sb, off / self.spp), off % self.spp)
+    }
+
+    /// Whether `psa` lies in a data superblock.
+    pub fn is_data_psa(&self, psa: u32) -> bool {
+        let sb = psa / self.sectors_per_sb;
+        sb >= self.data_first && sb < self.num_sbs
+    }
+
+    /// The erase blocks of a superblock.
+    pub fn erase_blocks(&self, sb: u32) -> impl Iterator<Item = BlockId> + '_ {
+        (0..self.dies).map(move |d| self.geometry.block_on_die(d, sb))
+    }
+
+    /// Queues erases of every erase block of superblocks `first..first+count`.
+    pub fn erase_sbs<F: Flash + ?Sized>(
+        &self,
+        flash: &mut F,
+        first: u32,
+        count: u32,
+    ) -> flash::Result<()> {
+        for sb in first..first + count {
+            for b in self.erase_blocks(sb) {
+                flash.erase(b)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every erase block that holds metadata (label, slots, delta region):
+    /// all erase blocks of superblocks `0..data_first`.
+    pub fn metadata_blocks(&self) -> Vec<BlockId> {
+        let mut v: Vec<BlockId> = (0..self.data_first)
+            .flat_map(|sb| self.erase_blocks(sb).collect::<Vec<_>>())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn consecutive_pages_go_to_different_dies_and_channels() {
+        let g = Geometry::small();
+        let cfg = ScftlConfig::default_for(&g);
+        let l = Layout::new(&g, &cfg);
+        let a = l.page_addr(5, 0);
+        let b = l.page_addr(5, 1);
+        assert_ne!(g.die_of(a.block), g.die_of(b.block));
+        assert_ne!(
+            g.channel_of_die(g.die_of(a.block)),
+            g.channel_of_die(g.die_of(b.block))
+        );
+        assert_eq!(l.page_addr(5, g.dies()).page, 1);
+        let (p, slot) = l.locate(Psa(5 * l.sectors_per_sb + 6));
+        assert_eq!((p, slot), (l.page_addr(5, 1), 2));
+        assert!(l.metadata_blocks().contains(&BlockId(0)));
+        assert!(!l.is_data_psa(0) && l.is_data_psa(l.data_first * l.sectors_per_sb));
+    }
+}
