@@ -1,0 +1,168 @@
+//! The `scftl` command line: help, exit codes, messages that say what to
+//! do, format/info, and serve's default image and clean shutdown.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = scftl(&["--help"], dir.path());
+    assert!(top.status.success());
+    let text = String::from_utf8_lossy(&top.stdout).into_owned();
+    for sub in ["format", "info", "serve"] {
+        assert!(text.contains(sub), "top-level help lacks {sub}:\n{text}");
+        let o = scftl(&[sub, "--help"], dir.path());
+        assert!(o.status.success(), "{sub} --help failed");
+        let h = String::from_utf8_lossy(&o.stdout);
+        assert!(h.contains("Usage: scftl"), "{sub} --help:\n{h}");
+    }
+    let serve =
+        String::from_utf8_lossy(&scftl(&["serve", "--help"], dir.path()).stdout).into_owned();
+    for opt in ["--listen", "--unix", "--read-only", "--export-name"] {
+        assert!(serve.contains(opt), "serve --help lacks {opt}");
+    }
+    assert!(
+        !serve.contains("debug-slow-sync"),
+        "test hook leaked into help"
+    );
+}
+
+#[test]
+fn format_refuses_to_overwrite_and_rejects_bad_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    format(d, "a.img", &["--size", "16MiB", "--geometry", "small"]);
+    let o = scftl(&["format", "a.img", "--size", "16MiB"], d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    format(
+        d,
+        "a.img",
+        &["--size", "8MiB", "--geometry", "small", "--force"],
+    );
+
+    let o = scftl(&["format", "b.img", "--size", "12 parsecs"], d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("GiB"), "{}", stderr(&o));
+    let o = scftl(&["format", "b.img", "--size", "1000TiB"], d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("ask for less"), "{}", stderr(&o));
+    let o = scftl(
+        &["format", "b.img", "--size", "1GiB", "--geometry", "small"],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--geometry"), "{}", stderr(&o));
+    let o = scftl(&["format", "b.img", "--geometry", "huge"], d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("medium"),
+        "known presets listed: {}",
+        stderr(&o)
+    );
+    let o = scftl(&["format", "b.img", "--ftl", "fast"], d);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!d.join("b.img").exists(), "a refused format left a file");
+}
+
+#[test]
+fn size_picks_the_smallest_preset_that_fits() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (size, preset) in [("16MiB", "small"), ("256MiB", "medium"), ("1GiB", "paper")] {
+        let o = scftl(&["format", "x.img", "--size", size, "--force", "--json"], d);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["geometry"]["preset"], preset, "--size {size}");
+    }
+}
+
+#[test]
+fn info_describes_an_image_in_text_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    format(d, "i.img", &["--size", "16MiB", "--geometry", "small"]);
+    let o = scftl(&["info", "i.img"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for key in [
+        "geometry",
+        "ftl",
+        "logical size",
+        "erase counts",
+        "last recovery",
+        "blocks",
+    ] {
+        assert!(text.contains(key), "info lacks {key}:\n{text}");
+    }
+    let o = scftl(&["info", "i.img", "--json"], d);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["logical_bytes"], 16u64 << 20);
+    assert_eq!(v["ftl"], "scftl");
+    assert!(v["stats"]["last_recovery_ns"].is_u64());
+    assert!(v["stats"]["erases_avg"].is_f64());
+
+    let o = scftl(&["info", "missing.img"], d);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("scftl format"), "{}", stderr(&o));
+    let o = scftl(&["serve", "missing.img", "--listen", "127.0.0.1:0"], d);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("scftl format"), "{}", stderr(&o));
+}
+
+#[test]
+fn serve_without_image_creates_the_default_and_stops_cleanly_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(SCFTL)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .current_dir(dir.path())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut log = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let ready = line.contains("serving export");
+        log.push(line);
+        if ready || Instant::now() > deadline {
+            break;
+        }
+    }
+    let joined = log.join("\n");
+    assert!(dir.path().join("scftl.img").exists(), "{joined}");
+    assert!(joined.contains("created scftl.img"), "{joined}");
+    assert!(joined.contains("recovered"), "{joined}");
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("serve ignored SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(status.success(), "exit {status}: {rest:?}");
+    assert!(rest.iter().any(|l| l.contains("flushed")), "{rest:?}");
+
+    // A second start reuses the image instead of creating another.
+    let img = dir.path().join("scftl.img");
+    let srv = ServerProc::start(&img, &[]);
+    assert!(srv.port > 0);
+}

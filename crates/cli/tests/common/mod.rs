@@ -1,0 +1,306 @@
+//! Helpers for the CLI's integration tests: run the built `scftl`, start a
+//! server on a free port and always kill it, run external tools with a
+//! deadline, and a minimal raw NBD client for precise power-cut schedules.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+pub const SCFTL: &str = env!("CARGO_BIN_EXE_scftl");
+
+/// True if `tool` is on PATH; otherwise prints a visible skip message.
+pub fn have(tool: &str, test: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+        .unwrap_or(false);
+    if !found {
+        eprintln!("SKIP: {test}: `{tool}` is not installed (apt-get install the package that provides it)");
+    }
+    found
+}
+
+/// True if running as root; otherwise prints a visible skip message.
+pub fn is_root(test: &str) -> bool {
+    let out = Command::new("id").arg("-u").output();
+    let root = matches!(out, Ok(o) if String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !root {
+        eprintln!("SKIP: {test}: needs root (loop devices and mount)");
+    }
+    root
+}
+
+/// Runs a command to completion within `limit`, killing it if it overruns.
+pub fn run_with_deadline(cmd: &mut Command, limit: Duration) -> Output {
+    let desc = format!("{cmd:?}");
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {desc}: {e}"));
+    // Drain both pipes in threads so a chatty child cannot block.
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let t1 = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = so.read_to_end(&mut b);
+        b
+    });
+    let t2 = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = se.read_to_end(&mut b);
+        b
+    });
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{desc} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: t1.join().unwrap(),
+        stderr: t2.join().unwrap(),
+    }
+}
+
+/// Runs a command and asserts it succeeded; returns stdout.
+pub fn run_ok(cmd: &mut Command, limit: Duration) -> String {
+    let desc = format!("{cmd:?}");
+    let out = run_with_deadline(cmd, limit);
+    assert!(
+        out.status.success(),
+        "{desc} failed ({}):\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `scftl ARGS` with a deadline.
+pub fn scftl(args: &[&str], cwd: &Path) -> Output {
+    run_with_deadline(
+        Command::new(SCFTL).args(args).current_dir(cwd),
+        Duration::from_secs(120),
+    )
+}
+
+/// Formats an image and asserts success.
+pub fn format(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let mut args = vec!["format", name];
+    args.extend_from_slice(extra);
+    let out = scftl(&args, dir);
+    assert!(
+        out.status.success(),
+        "format failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join(name)
+}
+
+/// A running `scftl serve`, killed (SIGKILL) when dropped.
+pub struct ServerProc {
+    pub child: Child,
+    pub port: u16,
+    pub log: mpsc::Receiver<String>,
+}
+
+impl ServerProc {
+    /// Starts `scftl serve IMAGE --listen 127.0.0.1:0 EXTRA` and waits for
+    /// it to print the port it listens on.
+    pub fn start(image: &Path, extra: &[&str]) -> ServerProc {
+        let mut child = Command::new(SCFTL)
+            .arg("serve")
+            .arg(image)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn scftl serve");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(rest) = line.split("nbd://127.0.0.1:").nth(1) {
+                        let port: String =
+                            rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+                        let port = port.parse().expect("port in serve output");
+                        return ServerProc {
+                            child,
+                            port,
+                            log: rx,
+                        };
+                    }
+                    seen.push(line);
+                }
+                Err(_) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!(
+                        "scftl serve did not start listening; its output:\n{}",
+                        seen.join("\n")
+                    );
+                }
+            }
+        }
+    }
+
+    pub fn uri(&self) -> String {
+        format!("nbd://127.0.0.1:{}", self.port)
+    }
+
+    /// SIGKILL, as a crash.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM and wait for a clean exit; returns the exit status and the
+    /// remaining log.
+    pub fn terminate(&mut self) -> (std::process::ExitStatus, Vec<String>) {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(Instant::now() < deadline, "server ignored SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut lines = Vec::new();
+        while let Ok(l) = self.log.recv_timeout(Duration::from_secs(2)) {
+            lines.push(l);
+        }
+        (status, lines)
+    }
+}
+
+impl Drop for ServerProc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A minimal NBD client (fixed newstyle, NBD_OPT_GO, simple replies).
+pub struct RawClient {
+    s: TcpStream,
+    pub size: u64,
+    handle: u64,
+}
+
+fn be64(b: &[u8]) -> u64 {
+    u64::from_be_bytes(b[..8].try_into().unwrap())
+}
+fn be32(b: &[u8]) -> u32 {
+    u32::from_be_bytes(b[..4].try_into().unwrap())
+}
+
+impl RawClient {
+    pub fn connect(port: u16) -> std::io::Result<RawClient> {
+        let mut s = TcpStream::connect(("127.0.0.1", port))?;
+        s.set_read_timeout(Some(Duration::from_secs(60)))?;
+        s.set_nodelay(true)?;
+        let mut hello = [0u8; 18];
+        s.read_exact(&mut hello)?;
+        assert_eq!(&hello[..8], b"NBDMAGIC");
+        s.write_all(&3u32.to_be_bytes())?;
+        let mut opt = b"IHAVEOPT".to_vec();
+        opt.extend_from_slice(&7u32.to_be_bytes());
+        opt.extend_from_slice(&6u32.to_be_bytes());
+        opt.extend_from_slice(&0u32.to_be_bytes());
+        opt.extend_from_slice(&0u16.to_be_bytes());
+        s.write_all(&opt)?;
+        let mut size = 0;
+        loop {
+            let mut h = [0u8; 20];
+            s.read_exact(&mut h)?;
+            let ty = be32(&h[12..]);
+            let mut p = vec![0u8; be32(&h[16..]) as usize];
+            s.read_exact(&mut p)?;
+            if ty == 3 && p[..2] == [0, 0] {
+                size = be64(&p[2..]);
+            }
+            if ty == 1 {
+                break;
+            }
+            assert!(ty < 1 << 31, "option error {ty:#x}");
+        }
+        Ok(RawClient { s, size, handle: 0 })
+    }
+
+    fn request(&mut self, cmd: u16, offset: u64, len: u32, data: &[u8]) -> std::io::Result<u32> {
+        self.handle += 1;
+        let mut b = Vec::with_capacity(28 + data.len());
+        b.extend_from_slice(&0x2560_9513u32.to_be_bytes());
+        b.extend_from_slice(&0u16.to_be_bytes());
+        b.extend_from_slice(&cmd.to_be_bytes());
+        b.extend_from_slice(&self.handle.to_be_bytes());
+        b.extend_from_slice(&offset.to_be_bytes());
+        b.extend_from_slice(&len.to_be_bytes());
+        b.extend_from_slice(data);
+        self.s.write_all(&b)?;
+        let mut r = [0u8; 16];
+        self.s.read_exact(&mut r)?;
+        assert_eq!(be32(&r), 0x6744_6698);
+        assert_eq!(be64(&r[8..]), self.handle);
+        Ok(be32(&r[4..]))
+    }
+
+    pub fn write(&mut self, offset: u64, data: &[u8]) -> std::io::Result<()> {
+        let e = self.request(1, offset, data.len() as u32, data)?;
+        assert_eq!(e, 0, "write error {e}");
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        let e = self.request(3, 0, 0, &[])?;
+        assert_eq!(e, 0, "flush error {e}");
+        Ok(())
+    }
+
+    /// Sends a flush without waiting for its reply.
+    pub fn send_flush(&mut self) -> std::io::Result<()> {
+        self.handle += 1;
+        let mut b = Vec::new();
+        b.extend_from_slice(&0x2560_9513u32.to_be_bytes());
+        b.extend_from_slice(&0u16.to_be_bytes());
+        b.extend_from_slice(&3u16.to_be_bytes());
+        b.extend_from_slice(&self.handle.to_be_bytes());
+        b.extend_from_slice(&[0u8; 12]);
+        self.s.write_all(&b)
+    }
+
+    pub fn read(&mut self, offset: u64, len: u32) -> std::io::Result<Vec<u8>> {
+        let e = self.request(0, offset, len, &[])?;
+        assert_eq!(e, 0, "read error {e}");
+        let mut d = vec![0u8; len as usize];
+        self.s.read_exact(&mut d)?;
+        Ok(d)
+    }
+}
