@@ -195,7 +195,7 @@ pub(crate) fn check_read(
 ) -> Result<u32> {
     g.check_page(page)?;
     let ss = g.sector_size as usize;
-    if len == 0 || len % ss != 0 {
+    if len == 0 || !len.is_multiple_of(ss) {
         return Err(FlashError::BadLength {
             what: "read buffer (must be a non-zero whole number of sectors)",
             expected: ss,

@@ -172,7 +172,7 @@ pub trait BlockDevice {
 
 /// Validates a request's range and buffer length; returns the sector count.
 pub fn check_request(lba: Lba, len: usize, sector_size: usize, num_sectors: u64) -> Result<u64> {
-    if len == 0 || len % sector_size != 0 {
+    if len == 0 || !len.is_multiple_of(sector_size) {
         return Err(FtlError::BadLength { len, sector_size });
     }
     let n = (len / sector_size) as u64;
