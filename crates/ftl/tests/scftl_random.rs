@@ -158,7 +158,11 @@ fn run(g: Geometry, seed: u64, ops: u64) {
         if r.model.volatile[lba as usize] != before {
             lba += n;
         }
-        r.check("fill");
+        // Every operation on tiny; every 16th while filling larger devices
+        // (each check re-reads the whole delta region).
+        if l < 1024 || lba % 64 == 0 {
+            r.check("fill");
+        }
     }
     r.flush();
     for op in 0..ops {
@@ -231,7 +235,7 @@ fn tiny_random_ops_match_the_model() {
 
 #[test]
 fn small_random_ops_match_the_model() {
-    for seed in seeds(&[11, 12]) {
-        run_seeded(Geometry::small(), "small", seed, 1500);
+    for seed in seeds(&[11]) {
+        run_seeded(Geometry::small(), "small", seed, 1200);
     }
 }

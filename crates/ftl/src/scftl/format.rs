@@ -161,7 +161,12 @@ pub fn parse(page: &[u8], check_crc: bool) -> Option<MetaHeader> {
 
 /// True when every byte reads as erased flash.
 pub fn is_erased(bytes: &[u8]) -> bool {
-    bytes.iter().all(|&b| b == flash::ERASED_BYTE)
+    // "Every byte equals its successor and the first is 0xFF", as one
+    // memcmp, so a whole-region scan in recovery stays memory-bound.
+    match bytes.first() {
+        None => true,
+        Some(&b) => b == flash::ERASED_BYTE && bytes[..bytes.len() - 1] == bytes[1..],
+    }
 }
 
 #[cfg(test)]
