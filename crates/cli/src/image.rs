@@ -1,23 +1,20 @@
 //! Image files: create, open (= recover), describe. The only module of the
-//! CLI that knows which backend holds the data.
-//!
-//! Backend today: the interim journal disk (interim.rs), until `FileFlash`
-//! and the FTLs are wired in through `ftl::any::AnyFtl`.
+//! CLI that knows which flash backend and which FTL hold the data: a
+//! `FileFlash` image formatted with an FTL (today SCFTL; the async and sync
+//! baselines join through `ftl::any::AnyFtl` once it exists).
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use flash::Geometry;
-use ftl::{BlockDevice, FtlKind};
+use flash::{BlockId, FileFlash, Flash, FlashCounters, FlashError, Geometry, PageAddr};
+use ftl::scftl::{Scftl, ScftlConfig};
+use ftl::{BlockDevice, FtlError, FtlKind};
 
 use crate::error::CliError;
-use crate::interim::JournalDisk;
 use crate::size::human;
 
 /// Geometry presets `--size` chooses from, smallest first.
 pub const SIZE_PRESETS: &[&str] = &["small", "medium", "paper", "paper-64g", "paper-256g"];
-
-/// Default epoch bound of the interim backend (SCFTL's default W).
-const INTERIM_WRITE_BOUND: u64 = 2048;
 
 /// What `scftl format` asks for.
 #[derive(Clone, Debug, Default)]
@@ -52,12 +49,48 @@ impl Summary {
 pub struct Opened {
     pub device: Box<dyn BlockDevice + Send>,
     pub summary: Summary,
+    /// Wall-clock time of recovery (the FTL reads no clocks itself).
+    pub recovery: Duration,
 }
 
-/// Logical capacity a preset offers by default (half the raw capacity, the
-/// FTLs' default over-provisioning).
+fn flash_err(path: &Path, e: FlashError) -> CliError {
+    let msg = format!("{e}");
+    match e {
+        FlashError::AlreadyExists { .. } => CliError::usage(msg),
+        _ => CliError::runtime(format!("{}: {msg}", path.display())),
+    }
+}
+
+fn ftl_err(path: &Path, e: FtlError) -> CliError {
+    match e {
+        FtlError::BadConfig(_) | FtlError::BadArgument(_) => CliError::usage(e.to_string()),
+        FtlError::NotFormatted => CliError::runtime(format!(
+            "{}: {e} (re-create it with `scftl format --force`)",
+            path.display()
+        )),
+        _ => CliError::runtime(format!("{}: {e}", path.display())),
+    }
+}
+
+fn scftl_config_rows(c: &ScftlConfig) -> Vec<(String, String)> {
+    vec![
+        ("write_bound (W)".into(), c.write_bound.to_string()),
+        ("gc_bound (K)".into(), c.gc_bound.to_string()),
+        ("gc_threshold (U)".into(), c.gc_threshold.to_string()),
+        (
+            "checkpoint_slot_superblocks".into(),
+            c.checkpoint_slot_superblocks.to_string(),
+        ),
+        (
+            "delta_region_superblocks".into(),
+            c.delta_region_superblocks.to_string(),
+        ),
+    ]
+}
+
+/// Logical capacity the FTL offers by default on a geometry.
 fn default_logical_bytes(g: &Geometry) -> u64 {
-    g.raw_bytes() / 2
+    ScftlConfig::default_for(g).logical_sectors * u64::from(g.sector_size)
 }
 
 /// Picks the geometry: the named preset, or the smallest preset whose
@@ -67,7 +100,7 @@ pub fn choose_geometry(req: &FormatRequest) -> Result<Geometry, CliError> {
         return Geometry::preset(name).map_err(|e| CliError::usage(format!("--geometry: {e}")));
     }
     let Some(size) = req.size else {
-        return Geometry::preset("medium").map_err(CliError::from_display);
+        return Ok(Geometry::medium());
     };
     for name in SIZE_PRESETS {
         let g = Geometry::preset(name).map_err(CliError::from_display)?;
@@ -83,51 +116,87 @@ pub fn choose_geometry(req: &FormatRequest) -> Result<Geometry, CliError> {
     )))
 }
 
+fn bound(name: &str, v: Option<u64>, default: u32) -> Result<u32, CliError> {
+    match v {
+        None => Ok(default),
+        Some(x) => u32::try_from(x)
+            .map_err(|_| CliError::usage(format!("--{name} {x}: at most {}", u32::MAX))),
+    }
+}
+
+/// The SCFTL configuration a request asks for on `g`, validated.
+fn scftl_config(g: &Geometry, req: &FormatRequest) -> Result<ScftlConfig, CliError> {
+    let mut c = ScftlConfig::default_for(g);
+    let ss = u64::from(g.sector_size);
+    if let Some(size) = req.size {
+        if size == 0 || size % ss != 0 {
+            return Err(CliError::usage(format!(
+                "--size {size}: must be a non-zero multiple of the {ss}-byte sector"
+            )));
+        }
+        if size > c.logical_sectors * ss {
+            return Err(CliError::usage(format!(
+                "--size {}: the {} geometry holds at most {} with the scftl FTL; pick a larger \
+                 --geometry or omit it",
+                human(size),
+                crate::preset_name(g),
+                human(c.logical_sectors * ss)
+            )));
+        }
+        c.logical_sectors = size / ss;
+    }
+    c.write_bound = bound("write-bound", req.write_bound, c.write_bound)?;
+    c.gc_bound = bound("gc-bound", req.gc_bound, c.gc_bound)?;
+    c.gc_threshold = bound("gc-threshold", req.gc_threshold, c.gc_threshold)?;
+    c.validate(g).map_err(|e| {
+        CliError::usage(format!(
+            "{e}\n(the defaults for this geometry are W={}, K={}, U={}; `scftl format --help` explains the bounds)",
+            ScftlConfig::default_for(g).write_bound,
+            ScftlConfig::default_for(g).gc_bound,
+            ScftlConfig::default_for(g).gc_threshold
+        ))
+    })?;
+    Ok(c)
+}
+
 /// Creates and formats an image.
 pub fn format(path: &Path, req: &FormatRequest) -> Result<Summary, CliError> {
     let g = choose_geometry(req)?;
     let kind = req.kind.unwrap_or(FtlKind::Scftl);
-    let cap = default_logical_bytes(&g);
-    let size = req.size.unwrap_or(cap);
-    let ss = u64::from(g.sector_size);
-    if size == 0 || size % ss != 0 {
+    if kind != FtlKind::Scftl {
         return Err(CliError::usage(format!(
-            "--size {size}: must be a non-zero multiple of the {ss}-byte sector"
+            "--ftl {kind}: this build of scftl formats images with the scftl FTL only"
         )));
     }
-    if size > cap {
-        return Err(CliError::usage(format!(
-            "--size {}: the {} geometry holds at most {}; pick a larger --geometry or omit it",
-            human(size),
-            req.geometry.as_deref().unwrap_or("chosen"),
-            human(cap)
-        )));
-    }
+    // Validate everything before touching the file system.
+    let config = scftl_config(&g, req)?;
     if path.exists() && !req.force {
         return Err(CliError::usage(format!(
             "{} already exists; pass --force (or remove it) to overwrite it",
             path.display()
         )));
     }
-    JournalDisk::create(path, size)
-        .map_err(|e| CliError::runtime(format!("{}: {e}", path.display())))?;
+    let flash = FileFlash::create(path, g, req.force).map_err(|e| flash_err(path, e))?;
+    let dev = Scftl::format(flash, config.clone()).map_err(|e| ftl_err(path, e))?;
+    drop(dev.into_flash());
     Ok(Summary {
         path: path.to_path_buf(),
         kind,
         geometry: g,
         sector_size: g.sector_size as usize,
-        logical_sectors: size / ss,
-        config: vec![("write_bound".into(), INTERIM_WRITE_BOUND.to_string())],
+        logical_sectors: config.logical_sectors,
+        config: scftl_config_rows(&config),
     })
 }
 
-/// Opens an image and recovers it. `read_only` never writes to the file.
+/// Opens an image and recovers it. `read_only` opens the file read-only
+/// (under a shared lock): nothing is ever written to it.
 pub fn open(path: &Path, read_only: bool) -> Result<Opened, CliError> {
     open_with(path, read_only, 0)
 }
 
-/// Like [`open`]; `slow_sync_ms` makes each durability step of a flush
-/// sleep that long (a test hook for killing the server mid-flush).
+/// Like [`open`]; `slow_sync_ms` makes every flash sync sleep that long (a
+/// test hook for killing the server in the middle of a flush).
 pub fn open_with(path: &Path, read_only: bool, slow_sync_ms: u64) -> Result<Opened, CliError> {
     if !path.exists() {
         return Err(CliError::runtime(format!(
@@ -136,20 +205,74 @@ pub fn open_with(path: &Path, read_only: bool, slow_sync_ms: u64) -> Result<Open
             path.display()
         )));
     }
-    let mut dev = JournalDisk::open(path, INTERIM_WRITE_BOUND, read_only)
-        .map_err(|e| CliError::runtime(format!("{}: {e}", path.display())))?;
-    dev.slow_sync = std::time::Duration::from_millis(slow_sync_ms);
-    let g = Geometry::medium();
+    let flash = if read_only {
+        FileFlash::open_read_only(path)
+    } else {
+        FileFlash::open(path)
+    }
+    .map_err(|e| flash_err(path, e))?;
+    let g = *flash.geometry();
+    let flash = SlowSync {
+        inner: flash,
+        delay: Duration::from_millis(slow_sync_ms),
+    };
+    let t0 = Instant::now();
+    let dev = Scftl::open(flash).map_err(|e| ftl_err(path, e))?;
+    let recovery = t0.elapsed();
+    let config = dev.config().clone();
     let summary = Summary {
         path: path.to_path_buf(),
         kind: FtlKind::Scftl,
         geometry: g,
         sector_size: dev.sector_size(),
         logical_sectors: dev.num_sectors(),
-        config: vec![("write_bound".into(), INTERIM_WRITE_BOUND.to_string())],
+        config: scftl_config_rows(&config),
     };
     Ok(Opened {
         device: Box::new(dev),
         summary,
+        recovery,
     })
+}
+
+/// A flash whose `sync` first sleeps a fixed time (zero: no effect).
+struct SlowSync<F> {
+    inner: F,
+    delay: Duration,
+}
+
+impl<F: Flash> Flash for SlowSync<F> {
+    fn geometry(&self) -> &Geometry {
+        self.inner.geometry()
+    }
+    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> flash::Result<()> {
+        self.inner.read(page, first_sector, data)
+    }
+    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> flash::Result<()> {
+        self.inner.read_oob(page, oob)
+    }
+    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> flash::Result<()> {
+        self.inner.program(page, data, oob)
+    }
+    fn erase(&mut self, block: BlockId) -> flash::Result<()> {
+        self.inner.erase(block)
+    }
+    fn sync(&mut self) -> flash::Result<()> {
+        if !self.delay.is_zero() {
+            std::thread::sleep(self.delay);
+        }
+        self.inner.sync()
+    }
+    fn nvram_size(&self) -> usize {
+        self.inner.nvram_size()
+    }
+    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> flash::Result<()> {
+        self.inner.nvram_read(offset, buf)
+    }
+    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> flash::Result<()> {
+        self.inner.nvram_write(offset, data)
+    }
+    fn counters(&self) -> FlashCounters {
+        self.inner.counters()
+    }
 }

@@ -57,7 +57,8 @@ pub fn summary_json(s: &Summary, stats: Option<&DeviceStats>) -> Value {
 pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
     let opened = image::open(path, true)?;
     let s = &opened.summary;
-    let st = opened.device.stats();
+    let mut st = opened.device.stats();
+    st.last_recovery_ns = opened.recovery.as_nanos() as u64;
     if as_json {
         println!("{:#}", summary_json(s, Some(&st)));
         return Ok(());

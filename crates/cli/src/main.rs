@@ -14,7 +14,6 @@
 mod error;
 mod image;
 mod info;
-mod interim;
 mod serve;
 mod size;
 

@@ -69,11 +69,10 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     };
     let opened = image::open_with(&path, a.read_only, a.debug_slow_sync_ms)?;
     let s = opened.summary;
-    let st = opened.device.stats();
     eprintln!(
         "scftl: recovered {} in {:.1} ms ({}, {} FTL)",
         human(s.logical_bytes()),
-        st.last_recovery_ns as f64 / 1e6,
+        opened.recovery.as_secs_f64() * 1e3,
         path.display(),
         s.kind
     );

@@ -72,6 +72,33 @@ fn format_refuses_to_overwrite_and_rejects_bad_sizes() {
     );
     let o = scftl(&["format", "b.img", "--ftl", "fast"], d);
     assert_eq!(o.status.code(), Some(2));
+    // A configuration violating the SCFTL constraints is refused with the
+    // constraint named.
+    let o = scftl(
+        &[
+            "format",
+            "b.img",
+            "--geometry",
+            "small",
+            "--write-bound",
+            "100000",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("constraint ("), "{}", stderr(&o));
+    let o = scftl(
+        &[
+            "format",
+            "b.img",
+            "--geometry",
+            "small",
+            "--gc-threshold",
+            "0",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!d.join("b.img").exists(), "a refused format left a file");
 }
 

@@ -469,6 +469,9 @@ fn execute<D: BlockDevice + Send>(
             stats.reads += 1;
             return Ok(Some(out));
         }
+        // Nothing can have been written through a read-only export, and
+        // its device may sit on a read-only image: nothing to make durable.
+        CMD_FLUSH if shared.config.read_only => return Ok(None),
         CMD_FLUSH => {
             ops::flush(&mut *dev)?;
             stats.flushes += 1;

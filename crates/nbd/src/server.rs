@@ -273,7 +273,8 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
         }
     }
 
-    /// Stops the server: takes the device lock, flushes, and marks the
+    /// Stops the server: takes the device lock, flushes (unless the export
+    /// is read-only), and marks the
     /// server as stopping, so every later request is answered ESHUTDOWN and
     /// the device does not change after this flush. Wakes the accept loop
     /// of `listener` so [`Server::serve`] returns.
@@ -281,7 +282,11 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
         let result = {
             let mut dev = self.shared.lock();
             self.shared.stopping.store(true, Ordering::SeqCst);
-            dev.flush()
+            if self.shared.config.read_only {
+                Ok(())
+            } else {
+                dev.flush()
+            }
         };
         if let Some(l) = listener {
             // A throwaway connection wakes a blocked accept().
