@@ -1,0 +1,310 @@
+//! The `scftl crashtest` entry point: arguments, progress bar, summary,
+//! exit code.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use flash::Geometry;
+use ftl::Mutant;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::exec::{RunConfig, Stats};
+use crate::explore::{exhaustive, explore, ExhaustiveConfig, ExploreConfig, Report};
+use crate::spec::ContractKind;
+use crate::target;
+
+/// Arguments of `scftl crashtest`.
+#[derive(clap::Args, Debug, Clone, PartialEq)]
+pub struct CrashtestArgs {
+    /// FTL under test: scftl, async or sync (also the checker's own `toy`
+    /// FTL and its canaries `toy-overwrite-live`, `toy-trust-unsynced-commit`).
+    #[arg(long, default_value = "scftl")]
+    pub ftl: String,
+    /// Contract to check against: snapshot, async or sync (default: the
+    /// FTL's own).
+    #[arg(long)]
+    pub contract: Option<String>,
+    /// Flash geometry preset (tiny, small, medium, paper, ...).
+    #[arg(long, default_value = "small")]
+    pub geometry: String,
+    /// Time budget in seconds (random mode; default 10 when --ops is not
+    /// given).
+    #[arg(long)]
+    pub seconds: Option<f64>,
+    /// Operation budget (random mode), or the workload length (exhaustive
+    /// mode, default 6).
+    #[arg(long)]
+    pub ops: Option<u64>,
+    /// The seed that drives everything (default: from the clock, printed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Enumerate every crash point and in-flight outcome of a short
+    /// workload (use with --geometry tiny).
+    #[arg(long)]
+    pub exhaustive: bool,
+    /// Build the FTL with a seeded bug (see `ftl::Mutant`), to check that
+    /// the checker catches it.
+    #[arg(long)]
+    pub mutant: Option<String>,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Exhaustive mode: crash points with more outcomes than this are sampled.
+    #[arg(long, default_value_t = 1024)]
+    pub max_outcomes: u64,
+    /// Seconds to spend shrinking a failing script.
+    #[arg(long, default_value_t = 20.0)]
+    pub shrink_seconds: f64,
+}
+
+impl CrashtestArgs {
+    /// Defaults for a target, as `scftl crashtest --ftl NAME` would have.
+    pub fn for_ftl(ftl: &str) -> CrashtestArgs {
+        CrashtestArgs {
+            ftl: ftl.to_string(),
+            contract: None,
+            geometry: "small".into(),
+            seconds: None,
+            ops: None,
+            seed: None,
+            exhaustive: false,
+            mutant: None,
+            json: false,
+            max_outcomes: 1024,
+            shrink_seconds: 20.0,
+        }
+    }
+}
+
+/// A resolved run: what to test and how.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub run: RunConfig,
+    pub seed: u64,
+}
+
+/// Resolves names to a plan, or explains what is wrong.
+pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
+    let t = target::by_name(&args.ftl).ok_or_else(|| {
+        format!(
+            "unknown FTL `{}` (available in this build: {})",
+            args.ftl,
+            target::names().join(", ")
+        )
+    })?;
+    let contract = match &args.contract {
+        None => t.contract,
+        Some(c) => ContractKind::parse(c)
+            .ok_or_else(|| format!("unknown contract `{c}` (use snapshot, async or sync)"))?,
+    };
+    let geometry = Geometry::preset(&args.geometry).map_err(|e| e.to_string())?;
+    let mutant = match &args.mutant {
+        None => Mutant::None,
+        Some(m) => Mutant::parse(m).ok_or_else(|| {
+            let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
+            format!("unknown mutant `{m}` (known: none, {})", names.join(", "))
+        })?,
+    };
+    if let Some(s) = args.seconds {
+        if !(s.is_finite() && s >= 0.0) {
+            return Err(format!("--seconds {s} is not a duration"));
+        }
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    Ok(Plan {
+        run: RunConfig {
+            target: t,
+            contract,
+            geometry,
+            geometry_name: args.geometry.clone(),
+            mutant,
+            sample: 16,
+        },
+        seed,
+    })
+}
+
+/// The command that replays a run.
+pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
+    let mut c = format!(
+        "scftl crashtest --ftl {} --contract {} --geometry {} --seed {}",
+        plan.run.target.name, plan.run.contract, args.geometry, plan.seed
+    );
+    if args.exhaustive {
+        c += &format!(" --exhaustive --ops {ops} --max-outcomes {}", args.max_outcomes);
+    } else {
+        c += &format!(" --ops {ops}");
+    }
+    if plan.run.mutant != Mutant::None {
+        c += &format!(" --mutant {}", plan.run.mutant.name());
+    }
+    c
+}
+
+/// Runs the campaign the arguments describe (no printing).
+pub fn campaign(args: &CrashtestArgs, plan: &Plan, progress: &mut dyn FnMut(&Stats, Duration)) -> Report {
+    let shrink_time = Duration::from_secs_f64(args.shrink_seconds.max(0.0));
+    if args.exhaustive {
+        let mut cfg = ExhaustiveConfig::new(plan.seed, args.ops.unwrap_or(6));
+        cfg.max_outcomes = args.max_outcomes.max(1);
+        cfg.shrink_time = shrink_time;
+        exhaustive(&plan.run, &cfg, progress)
+    } else {
+        let mut cfg = ExploreConfig::new(plan.seed);
+        cfg.ops = args.ops;
+        cfg.time = match (args.seconds, args.ops) {
+            (Some(s), _) => Some(Duration::from_secs_f64(s)),
+            (None, Some(_)) => None,
+            (None, None) => Some(Duration::from_secs(10)),
+        };
+        cfg.shrink_time = shrink_time;
+        explore(&plan.run, &cfg, progress)
+    }
+}
+
+/// `scftl crashtest`: runs the campaign with a progress bar on a terminal,
+/// prints the summary (or the failure, its shrunk script and the replay
+/// command), and returns the exit code (0 passed, 1 violation, 2 bad
+/// arguments).
+pub fn run(args: &CrashtestArgs) -> ExitCode {
+    let plan = match plan(args) {
+        Ok(p) => p,
+        Err(m) => {
+            eprintln!("scftl crashtest: {m}");
+            return ExitCode::from(2);
+        }
+    };
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    let by_ops = !args.exhaustive && args.seconds.is_none() && args.ops.is_some();
+    let total_secs = if args.exhaustive {
+        None
+    } else {
+        Some(args.seconds.unwrap_or(if by_ops { 0.0 } else { 10.0 }))
+    };
+    if by_ops {
+        bar.set_length(args.ops.unwrap_or(0));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} crashtest [{bar:30}] {pos}/{len} ops {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+    } else if let Some(s) = total_secs {
+        bar.set_length((s * 10.0) as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} crashtest [{bar:30}] {elapsed} {msg}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+    } else {
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} crashtest (exhaustive) {elapsed} {msg}")
+                .expect("valid template"),
+        );
+    }
+    let mut progress = |s: &Stats, t: Duration| {
+        if by_ops {
+            bar.set_position(s.operations);
+        } else if total_secs.is_some() {
+            bar.set_position((t.as_secs_f64() * 10.0) as u64);
+        }
+        bar.set_message(format!(
+            "{} crashes, {} states checked",
+            s.crashes, s.crash_states_checked
+        ));
+    };
+    let report = campaign(args, &plan, &mut progress);
+    bar.finish_and_clear();
+    print_report(args, &plan, &report);
+    if report.failure.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
+    let s = &r.stats;
+    let secs = r.elapsed.as_secs_f64().max(1e-9);
+    let rate = s.crashes as f64 / secs;
+    if args.json {
+        let f = r.failure.as_ref().map(|f| {
+            serde_json::json!({
+                "message": f.violation.message,
+                "step": f.violation.step,
+                "ops": f.ops,
+                "shrunk_message": f.shrunk_violation.message,
+                "shrunk_script": f.shrunk.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                "replay": replay_command(args, plan, f.ops),
+            })
+        });
+        let v = serde_json::json!({
+            "ftl": plan.run.target.name,
+            "contract": plan.run.contract.name(),
+            "geometry": args.geometry,
+            "seed": plan.seed,
+            "mutant": plan.run.mutant.name(),
+            "exhaustive": r.exhaustive,
+            "stats": s,
+            "elapsed_seconds": secs,
+            "crashes_per_second": rate,
+            "passed": r.failure.is_none(),
+            "failure": f,
+        });
+        println!("{v:#}");
+        return;
+    }
+    println!("crashtest: {}, seed {}", crate::exec::describe(&plan.run), plan.seed);
+    println!(
+        "  operations            {} (writes {}, trims {}, reads {}, flushes {}, epoch-full refusals {})",
+        s.operations, s.writes, s.trims, s.reads, s.flushes, s.epoch_full
+    );
+    println!("  sectors written       {}", s.sectors_written);
+    println!("  flushes               {}", s.flushes);
+    println!(
+        "  crashes               {} (during format {}, during recovery {})",
+        s.crashes, s.crashes_during_format, s.crashes_during_recovery
+    );
+    println!("  crashes during recovery {}", s.crashes_during_recovery);
+    println!("  crash states checked  {}", s.crash_states_checked);
+    println!("  sectors compared      {}", s.sectors_compared);
+    println!("  invariant checks      {}", s.invariant_checks);
+    println!("  flash commands        {}", s.flash_commands);
+    if let Some(x) = &r.exhaustive {
+        println!(
+            "  exhaustive            {} ops, {} crash points, {} outcomes enumerated ({} points sampled), {} distinct crash states ({} duplicates skipped), {} states with a crash inside recovery",
+            x.workload_ops,
+            x.crash_points,
+            x.outcomes_enumerated,
+            x.points_sampled,
+            x.distinct_crash_states,
+            x.duplicate_states_skipped,
+            x.recovery_crash_states
+        );
+    }
+    println!("  elapsed               {secs:.2} s, {rate:.0} crashes/s");
+    match &r.failure {
+        None => println!("all passed"),
+        Some(f) => {
+            println!("FAILED at {}", f.violation);
+            println!(
+                "shrunk to {} steps (from {}), failing with: {}",
+                f.shrunk.len(),
+                f.script.len(),
+                f.shrunk_violation.message
+            );
+            for (i, st) in f.shrunk.iter().enumerate() {
+                println!("  {i:4}  {st}");
+            }
+            println!("replay: {}", replay_command(args, plan, f.ops));
+        }
+    }
+}

@@ -1,0 +1,643 @@
+//! The executor: runs a script of steps (workload operations, power cuts,
+//! recoveries) against an FTL over the crash-injecting flash, keeps the
+//! reference model in step, and checks every read against it.
+//!
+//! Scripts are plain data, so a run replays exactly, and a shrunk script is
+//! just a shorter list. Every script is well-defined: operations while the
+//! device is down are skipped, a `Crash` with no power cut armed (or one
+//! that has not fired) cuts power between operations, and an armed cut that
+//! has not fired by the next `Crash` or the end of a recovery is disarmed.
+//!
+//! Invariants: `dev` is `Some` exactly when `phase == Phase::Up`; `model` is
+//! `Some` once any format or recovery succeeded; every version handed out is
+//! unique within the run.
+
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+
+use flash::{CrashPolicy, Flash, Geometry, PageImage, RawFlash};
+use ftl::{BlockDevice, FtlError, Lba, Mutant};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use serde::Serialize;
+
+use crate::data::{decode, fill};
+use crate::spec::{ContractKind, Interrupted, Spec};
+use crate::target::{Dev, Target};
+
+/// How a `Crash` step settles the pages in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrashHow {
+    Policy(CrashPolicy),
+    /// Outcome number `i` of the enumeration (`CrashFlash::apply_outcome`).
+    Outcome(u64),
+}
+
+/// One step of a script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Format the device (resets the model).
+    Format,
+    Write { lba: u64, count: u32 },
+    Trim { lba: u64, count: u32 },
+    Flush,
+    Read { lba: u64, count: u32 },
+    /// Arm a power cut after `commands` more counted flash commands.
+    Arm { commands: u64 },
+    /// Cut power (if not already cut) and produce the post-crash device.
+    Crash { how: CrashHow, seed: u64 },
+    /// Open (recover) the device and verify it against the model: the
+    /// sectors touched since the last verification, the model's open
+    /// sectors, and a sample (or every sector if `full`).
+    Recover {
+        sample_seed: u64,
+        invariants: bool,
+        full: bool,
+    },
+}
+
+impl Step {
+    /// True for workload operations (what `--ops` counts).
+    pub fn is_op(&self) -> bool {
+        matches!(
+            self,
+            Step::Write { .. } | Step::Trim { .. } | Step::Flush | Step::Read { .. }
+        )
+    }
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Step::Format => f.write_str("format"),
+            Step::Write { lba, count } => write!(f, "write {lba} x{count}"),
+            Step::Trim { lba, count } => write!(f, "trim {lba} x{count}"),
+            Step::Flush => f.write_str("flush"),
+            Step::Read { lba, count } => write!(f, "read {lba} x{count}"),
+            Step::Arm { commands } => write!(f, "arm power cut after {commands} flash commands"),
+            Step::Crash { how, seed } => match how {
+                CrashHow::Policy(p) => write!(f, "crash ({}, seed {seed})", p.name()),
+                CrashHow::Outcome(i) => write!(f, "crash (outcome {i}, seed {seed})"),
+            },
+            Step::Recover {
+                full, invariants, ..
+            } => write!(
+                f,
+                "recover + verify{}{}",
+                if *full { " (all sectors)" } else { "" },
+                if *invariants { " + check_invariants" } else { "" }
+            ),
+        }
+    }
+}
+
+/// What is being tested.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub target: Target,
+    pub contract: ContractKind,
+    pub geometry: Geometry,
+    /// Preset name of the geometry (for replay commands).
+    pub geometry_name: String,
+    pub mutant: Mutant,
+    /// Random sample size of the post-recovery verification.
+    pub sample: usize,
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Stats {
+    pub operations: u64,
+    pub writes: u64,
+    pub sectors_written: u64,
+    pub trims: u64,
+    pub reads: u64,
+    pub flushes: u64,
+    pub epoch_full: u64,
+    pub crashes: u64,
+    pub crashes_during_format: u64,
+    pub crashes_during_recovery: u64,
+    pub crash_states_checked: u64,
+    pub sectors_compared: u64,
+    pub invariant_checks: u64,
+    pub flash_commands: u64,
+}
+
+/// A contract violation (or an FTL error where none is allowed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Index of the step where it was detected.
+    pub step: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "step {}: {}", self.step, self.message)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Not formatted (never, or a crashed format did not complete).
+    Fresh,
+    /// Usable.
+    Up,
+    /// Power lost; waiting for a `Crash` step and a recovery.
+    Down,
+}
+
+/// Runs steps and checks the device against the model.
+pub struct Executor {
+    cfg: RunConfig,
+    data_seed: u64,
+    flash: Dev,
+    dev: Option<Box<dyn BlockDevice>>,
+    model: Option<Box<dyn Spec>>,
+    phase: Phase,
+    /// A format completed (so `NotFormatted` is a violation from now on).
+    formatted: bool,
+    next_version: u32,
+    touched: Vec<u64>,
+    written: Vec<u64>,
+    written_set: HashSet<u64>,
+    steps: usize,
+    stats: Stats,
+    buf: Vec<u8>,
+    scratch: Vec<u8>,
+    versions: Vec<u32>,
+    /// Flash commands the last recovery issued.
+    last_recovery_commands: u64,
+}
+
+impl Executor {
+    /// A fresh (erased) device.
+    pub fn new(cfg: RunConfig, data_seed: u64) -> Result<Executor, String> {
+        let mem = flash::MemFlash::new(cfg.geometry).map_err(|e| e.to_string())?;
+        let ss = cfg.geometry.sector_size as usize;
+        Ok(Executor {
+            data_seed,
+            flash: flash::SharedFlash::new(flash::CrashFlash::new(mem)),
+            dev: None,
+            model: None,
+            phase: Phase::Fresh,
+            formatted: false,
+            next_version: 1,
+            touched: Vec::new(),
+            written: Vec::new(),
+            written_set: HashSet::new(),
+            steps: 0,
+            stats: Stats::default(),
+            buf: Vec::new(),
+            scratch: vec![0; ss],
+            versions: Vec::new(),
+            last_recovery_commands: 0,
+            cfg,
+        })
+    }
+
+    /// Runs a whole script on a fresh device.
+    pub fn run(cfg: &RunConfig, data_seed: u64, script: &[Step]) -> Result<Stats, Violation> {
+        let mut e = Executor::new(cfg.clone(), data_seed).map_err(|m| Violation {
+            step: 0,
+            message: m,
+        })?;
+        for s in script {
+            e.step(s)?;
+        }
+        Ok(e.stats())
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn stats(&self) -> Stats {
+        let mut s = self.stats.clone();
+        s.flash_commands = self.flash_commands();
+        s
+    }
+
+    /// Counted flash commands issued so far.
+    pub fn flash_commands(&self) -> u64 {
+        self.flash.with(|c| c.commands_issued())
+    }
+
+    /// Flash commands the last recovery issued.
+    pub fn last_recovery_commands(&self) -> u64 {
+        self.last_recovery_commands
+    }
+
+    /// Number of post-crash outcomes of the pages now in flight.
+    pub fn outcome_count(&self) -> u64 {
+        self.flash.with(|c| c.outcome_count())
+    }
+
+    /// Logical sectors of the device (0 before the first format).
+    pub fn num_sectors(&self) -> u64 {
+        self.model.as_ref().map_or(0, |m| m.num_sectors())
+    }
+
+    /// The device's epoch budget, if it is up and bounded.
+    pub fn epoch_remaining(&self) -> Option<u64> {
+        self.dev.as_ref().and_then(|d| d.epoch_remaining())
+    }
+
+    /// Versions left before the 32-bit version space runs out.
+    pub fn versions_left(&self) -> u32 {
+        u32::MAX - self.next_version
+    }
+
+    /// A fingerprint of the crash state: every page, the battery-backed
+    /// buffer and the model. Costs a walk over the device (tiny only).
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.flash.with(|c| {
+            let g = *c.geometry();
+            let mem = c.inner_mut();
+            for i in 0..g.total_pages() {
+                match mem.page_image(g.page_at(i)) {
+                    Ok(PageImage::Erased) | Err(_) => 0u8.hash(&mut h),
+                    Ok(PageImage::Programmed { data, oob }) => {
+                        1u8.hash(&mut h);
+                        data.hash(&mut h);
+                        oob.hash(&mut h);
+                    }
+                }
+            }
+            let mut nv = vec![0u8; mem.nvram_size()];
+            if mem.nvram_read(0, &mut nv).is_ok() {
+                nv.hash(&mut h);
+            }
+        });
+        self.model.as_ref().map(|m| m.digest()).hash(&mut h);
+        self.formatted.hash(&mut h);
+        h.finish()
+    }
+
+    fn violation(&self, message: String) -> Violation {
+        Violation {
+            step: self.steps,
+            message,
+        }
+    }
+
+    /// Runs one step.
+    pub fn step(&mut self, s: &Step) -> Result<(), Violation> {
+        let r = self.step_inner(s);
+        self.steps += 1;
+        r
+    }
+
+    fn step_inner(&mut self, s: &Step) -> Result<(), Violation> {
+        match *s {
+            Step::Format => self.format(),
+            Step::Write { lba, count } => self.write(lba, count, false),
+            Step::Trim { lba, count } => self.write(lba, count, true),
+            Step::Flush => self.flush(),
+            Step::Read { lba, count } => self.read(lba, count),
+            Step::Arm { commands } => {
+                self.flash.with(|c| c.set_crash_at(commands));
+                Ok(())
+            }
+            Step::Crash { how, seed } => self.crash(how, seed),
+            Step::Recover {
+                sample_seed,
+                invariants,
+                full,
+            } => self.recover(sample_seed, invariants, full),
+        }
+    }
+
+    fn powered_off(&self) -> bool {
+        self.flash.with(|c| c.is_powered_off())
+    }
+
+    fn go_down(&mut self) {
+        self.dev = None;
+        self.phase = Phase::Down;
+    }
+
+    fn format(&mut self) -> Result<(), Violation> {
+        self.dev = None;
+        if self.powered_off() {
+            return Ok(());
+        }
+        if self.phase == Phase::Up {
+            if let Some(m) = self.model.as_mut() {
+                m.interrupted(Interrupted::Nothing);
+            }
+        }
+        match (self.cfg.target.format)(self.flash.clone(), self.cfg.mutant) {
+            Ok(d) => {
+                let n = d.num_sectors();
+                self.model = Some(self.cfg.contract.new_spec(n));
+                self.formatted = true;
+                self.phase = Phase::Up;
+                self.dev = Some(d);
+                self.touched.clear();
+                self.written.clear();
+                self.written_set.clear();
+                Ok(())
+            }
+            Err(e) if e.is_power_loss() => {
+                self.stats.crashes_during_format += 1;
+                self.formatted = false;
+                if let Some(m) = self.model.as_mut() {
+                    m.reset();
+                }
+                self.touched.clear();
+                self.written.clear();
+                self.written_set.clear();
+                self.go_down();
+                Ok(())
+            }
+            Err(e) => Err(self.violation(format!("format failed: {e}"))),
+        }
+    }
+
+    fn write(&mut self, lba: u64, count: u32, trim: bool) -> Result<(), Violation> {
+        if self.phase != Phase::Up || count == 0 {
+            return Ok(());
+        }
+        let ss = self.cfg.geometry.sector_size as usize;
+        self.versions.clear();
+        if !trim {
+            if self.next_version.checked_add(count).is_none() {
+                return Err(self.violation("the run used up the 32-bit version space".into()));
+            }
+            self.buf.resize(count as usize * ss, 0);
+            for i in 0..count {
+                let v = self.next_version;
+                self.next_version += 1;
+                self.versions.push(v);
+                let off = i as usize * ss;
+                fill(
+                    &mut self.buf[off..off + ss],
+                    lba + u64::from(i),
+                    v,
+                    self.data_seed,
+                );
+            }
+        } else {
+            self.versions.resize(count as usize, 0);
+        }
+        self.stats.operations += 1;
+        let dev = self.dev.as_mut().expect("up");
+        let before = dev.epoch_remaining();
+        let r = if trim {
+            dev.trim(Lba(lba), u64::from(count))
+        } else {
+            dev.write(Lba(lba), &self.buf[..count as usize * ss])
+        };
+        let what = if trim { "trim" } else { "write" };
+        match r {
+            Ok(()) => {
+                if trim {
+                    self.stats.trims += 1;
+                } else {
+                    self.stats.writes += 1;
+                    self.stats.sectors_written += u64::from(count);
+                }
+                let model = self.model.as_mut().expect("formatted");
+                model.write(lba, &self.versions);
+                self.note_touched(lba, count, !trim);
+                Ok(())
+            }
+            Err(e) if e.is_power_loss() => {
+                let model = self.model.as_mut().expect("formatted");
+                model.interrupted(Interrupted::Write {
+                    lba,
+                    versions: &self.versions,
+                });
+                self.note_touched(lba, count, !trim);
+                self.go_down();
+                Ok(())
+            }
+            Err(FtlError::EpochFull { .. }) if before.is_none_or(|r| r < u64::from(count)) => {
+                // Fig. 4: a write past the bound has no effect.
+                self.stats.epoch_full += 1;
+                Ok(())
+            }
+            Err(e) => Err(self.violation(format!(
+                "{what} of sectors {lba}..{} failed (epoch_remaining before: {before:?}): {e}",
+                lba + u64::from(count)
+            ))),
+        }
+    }
+
+    fn note_touched(&mut self, lba: u64, count: u32, written: bool) {
+        for l in lba..lba + u64::from(count) {
+            self.touched.push(l);
+            if written && self.written_set.insert(l) {
+                self.written.push(l);
+            }
+        }
+    }
+
+    fn flush(&mut self) -> Result<(), Violation> {
+        if self.phase != Phase::Up {
+            return Ok(());
+        }
+        self.stats.operations += 1;
+        match self.dev.as_mut().expect("up").flush() {
+            Ok(()) => {
+                self.stats.flushes += 1;
+                self.model.as_mut().expect("formatted").flush();
+                Ok(())
+            }
+            Err(e) if e.is_power_loss() => {
+                self.model
+                    .as_mut()
+                    .expect("formatted")
+                    .interrupted(Interrupted::Flush);
+                self.go_down();
+                Ok(())
+            }
+            Err(e) => Err(self.violation(format!("flush failed: {e}"))),
+        }
+    }
+
+    fn read(&mut self, lba: u64, count: u32) -> Result<(), Violation> {
+        if self.phase != Phase::Up || count == 0 {
+            return Ok(());
+        }
+        self.stats.operations += 1;
+        self.stats.reads += 1;
+        match self.read_check(lba, count) {
+            Ok(()) => Ok(()),
+            Err(Some(m)) => Err(self.violation(format!("read during normal operation: {m}"))),
+            Err(None) => {
+                self.model
+                    .as_mut()
+                    .expect("formatted")
+                    .interrupted(Interrupted::Nothing);
+                self.go_down();
+                Ok(())
+            }
+        }
+    }
+
+    /// Reads `count` sectors and checks each against the model. `Err(None)`:
+    /// the read hit a power cut.
+    fn read_check(&mut self, lba: u64, count: u32) -> Result<(), Option<String>> {
+        let ss = self.cfg.geometry.sector_size as usize;
+        self.buf.resize(count as usize * ss, 0);
+        let dev = self.dev.as_mut().expect("up");
+        match dev.read(Lba(lba), &mut self.buf[..count as usize * ss]) {
+            Ok(()) => {}
+            Err(e) if e.is_power_loss() => return Err(None),
+            Err(e) => {
+                return Err(Some(format!(
+                    "read of sectors {lba}..{} failed: {e}",
+                    lba + u64::from(count)
+                )))
+            }
+        }
+        let model = self.model.as_mut().expect("formatted");
+        for i in 0..count as usize {
+            let l = lba + i as u64;
+            let got = decode(l, &self.buf[i * ss..(i + 1) * ss], self.data_seed, &mut self.scratch);
+            self.stats.sectors_compared += 1;
+            model.check(l, got).map_err(Some)?;
+        }
+        Ok(())
+    }
+
+    fn crash(&mut self, how: CrashHow, seed: u64) -> Result<(), Violation> {
+        if self.phase == Phase::Up {
+            // A power cut between operations (an armed cut did not fire).
+            if let Some(m) = self.model.as_mut() {
+                m.interrupted(Interrupted::Nothing);
+            }
+        }
+        self.dev = None;
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let r = self.flash.with(|c| {
+            c.disarm();
+            match how {
+                CrashHow::Policy(p) => c.crash(p, &mut rng),
+                CrashHow::Outcome(i) => c.apply_outcome(i, &mut rng),
+            }
+        });
+        r.map_err(|e| self.violation(format!("crash layer failed: {e}")))?;
+        self.stats.crashes += 1;
+        if self.phase == Phase::Up {
+            self.phase = Phase::Down;
+        }
+        Ok(())
+    }
+
+    fn recover(&mut self, sample_seed: u64, invariants: bool, full: bool) -> Result<(), Violation> {
+        if self.phase == Phase::Up {
+            // Reopen without a power cut: the FTL's RAM is lost all the same.
+            self.dev = None;
+            if let Some(m) = self.model.as_mut() {
+                m.interrupted(Interrupted::Nothing);
+            }
+            self.phase = Phase::Down;
+        }
+        if self.powered_off() {
+            // The cut has not been turned into a post-crash device yet.
+            return Ok(());
+        }
+        let before = self.flash_commands();
+        let r = (self.cfg.target.open)(self.flash.clone(), self.cfg.mutant);
+        self.last_recovery_commands = self.flash_commands() - before;
+        match r {
+            Ok(d) => {
+                self.flash.with(|c| c.disarm());
+                if !self.formatted {
+                    // A crashed format had completed: an empty device.
+                    self.model = Some(self.cfg.contract.new_spec(d.num_sectors()));
+                    self.formatted = true;
+                }
+                self.dev = Some(d);
+                self.phase = Phase::Up;
+                self.model.as_mut().expect("formatted").recovered();
+                self.verify(sample_seed, full)?;
+                if invariants {
+                    self.stats.invariant_checks += 1;
+                    if let Err(m) = self.dev.as_mut().expect("up").check_invariants() {
+                        return Err(self.violation(format!("invariant broken after recovery: {m}")));
+                    }
+                }
+                self.stats.crash_states_checked += 1;
+                Ok(())
+            }
+            Err(e) if e.is_power_loss() => {
+                self.stats.crashes_during_recovery += 1;
+                if let Some(m) = self.model.as_mut() {
+                    m.interrupted(Interrupted::Recovery);
+                }
+                self.phase = Phase::Down;
+                Ok(())
+            }
+            Err(FtlError::NotFormatted | FtlError::Corrupt(_)) if !self.formatted => {
+                // A crashed format did not complete: the device is blank.
+                self.flash.with(|c| c.disarm());
+                self.phase = Phase::Fresh;
+                self.stats.crash_states_checked += 1;
+                Ok(())
+            }
+            Err(e) => Err(self.violation(format!("recovery failed: {e}"))),
+        }
+    }
+
+    fn verify(&mut self, sample_seed: u64, full: bool) -> Result<(), Violation> {
+        let n = self.num_sectors();
+        let mut list = std::mem::take(&mut self.touched);
+        self.model.as_ref().expect("formatted").must_check(&mut list);
+        if full {
+            list.clear();
+            list.extend(0..n);
+        } else {
+            let mut rng = Pcg64::seed_from_u64(sample_seed);
+            if !self.written.is_empty() {
+                for _ in 0..self.cfg.sample {
+                    list.push(self.written[rng.gen_range(0..self.written.len())]);
+                }
+            }
+            for _ in 0..self.cfg.sample / 4 + 1 {
+                list.push(rng.gen_range(0..n));
+            }
+        }
+        list.sort_unstable();
+        list.dedup();
+        let mut i = 0;
+        while i < list.len() {
+            let start = list[i];
+            let mut j = i + 1;
+            while j < list.len() && list[j] == list[j - 1] + 1 && j - i < 64 {
+                j += 1;
+            }
+            let count = (j - i) as u32;
+            match self.read_check(start, count) {
+                Ok(()) => {}
+                Err(Some(m)) => {
+                    return Err(self.violation(format!("after recovery: {m}")));
+                }
+                Err(None) => {
+                    return Err(self.violation("a read after recovery hit a power cut".into()));
+                }
+            }
+            i = j;
+        }
+        self.touched = list;
+        self.touched.clear();
+        let r = self.model.as_mut().expect("formatted").end_verify();
+        r.map_err(|m| self.violation(format!("after recovery: {m}")))
+    }
+}
+
+/// The contract's model kind, for messages.
+pub fn describe(cfg: &RunConfig) -> String {
+    format!(
+        "ftl {} vs {} contract on {} ({}), mutant {}",
+        cfg.target.name,
+        cfg.contract,
+        cfg.geometry_name,
+        cfg.geometry,
+        cfg.mutant.name()
+    )
+}

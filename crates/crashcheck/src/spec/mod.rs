@@ -1,0 +1,177 @@
+//! Reference models: what a device may return after any history of
+//! operations and crashes, one model per crash contract.
+//!
+//! Sector contents are versions (see `crate::data`): 0 reads as zeros (never
+//! written or trimmed), any other number names one write. A model is driven
+//! by the explorer with the operations that completed, the operation a power
+//! cut interrupted, and successful recoveries; it answers whether a value
+//! read back is allowed ([`Spec::check`]), and which sectors must be read
+//! after a recovery to settle every open choice ([`Spec::must_check`]).
+//!
+//! Models are sparse (only sectors that ever held a non-zero version are
+//! stored), so their cost follows the workload, not the device size.
+
+mod asynchronous;
+mod snapshot;
+mod synchronous;
+
+pub use asynchronous::AsyncSpec;
+pub use snapshot::SnapshotSpec;
+pub use synchronous::SyncSpec;
+
+use crate::data::Observed;
+
+/// The crash contracts the checker knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ContractKind {
+    /// Paper Fig. 4: after a crash, exactly the contents at the last
+    /// completed flush (a crashed flush: that state or the one it was making
+    /// durable), never a mixture.
+    Snapshot,
+    /// Flushed data durable; a sector written since the last flush holds its
+    /// value at that flush or any value written since.
+    Async,
+    /// Every completed write durable; an interrupted write leaves each of
+    /// its sectors old or new.
+    Sync,
+}
+
+impl ContractKind {
+    pub const ALL: [ContractKind; 3] = [ContractKind::Snapshot, ContractKind::Async, ContractKind::Sync];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ContractKind::Snapshot => "snapshot",
+            ContractKind::Async => "async",
+            ContractKind::Sync => "sync",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ContractKind> {
+        ContractKind::ALL.into_iter().find(|c| c.name() == s)
+    }
+
+    /// A fresh model (every sector zero) of `num_sectors` sectors.
+    pub fn new_spec(self, num_sectors: u64) -> Box<dyn Spec> {
+        match self {
+            ContractKind::Snapshot => Box::new(SnapshotSpec::new(num_sectors)),
+            ContractKind::Async => Box::new(AsyncSpec::new(num_sectors)),
+            ContractKind::Sync => Box::new(SyncSpec::new(num_sectors)),
+        }
+    }
+}
+
+impl std::fmt::Display for ContractKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The operation a power cut interrupted.
+#[derive(Clone, Copy, Debug)]
+pub enum Interrupted<'a> {
+    /// A power cut between operations (or during a read).
+    Nothing,
+    /// A write (trim: versions all 0) of `versions.len()` sectors at `lba`.
+    Write { lba: u64, versions: &'a [u32] },
+    /// A flush.
+    Flush,
+    /// A recovery (the device was not usable yet).
+    Recovery,
+}
+
+/// A reference model of one crash contract.
+pub trait Spec {
+    /// The contract this models.
+    fn kind(&self) -> ContractKind;
+
+    /// Number of sectors.
+    fn num_sectors(&self) -> u64;
+
+    /// Forgets everything: a freshly formatted device (all zeros).
+    fn reset(&mut self);
+
+    /// A write (or trim: versions 0) that completed.
+    fn write(&mut self, lba: u64, versions: &[u32]);
+
+    /// A flush that completed.
+    fn flush(&mut self);
+
+    /// Power was cut during `op` (the device is down until a recovery).
+    fn interrupted(&mut self, op: Interrupted<'_>);
+
+    /// A recovery completed; the device is readable again. Reads that follow
+    /// settle the model's open choices (see [`Spec::must_check`]).
+    fn recovered(&mut self);
+
+    /// Checks that sector `lba` may read as `got` now; a check may pin an
+    /// open choice (later reads must agree with it). On failure, says why.
+    fn check(&mut self, lba: u64, got: Observed) -> Result<(), String>;
+
+    /// Called after the post-recovery reads: fails if the reads together are
+    /// not one allowed state (e.g. a mixture of two snapshots).
+    fn end_verify(&mut self) -> Result<(), String>;
+
+    /// Sectors whose allowed value is still open (must be read after each
+    /// recovery for the model to settle).
+    fn must_check(&self, out: &mut Vec<u64>);
+
+    /// The value the model would read now if nothing is open, for messages
+    /// and samples; `None` when it is one of several.
+    fn expected(&self, lba: u64) -> Option<u32>;
+
+    /// A digest of the model state (to tell crash states apart).
+    fn digest(&self) -> u64;
+}
+
+/// Digest helper: order-independent hash of a sparse map.
+pub(crate) fn map_digest<'a>(it: impl Iterator<Item = (&'a u64, u64)>) -> u64 {
+    it.fold(0u64, |acc, (k, v)| {
+        acc.wrapping_add(crate::data::mix64(k.wrapping_mul(0x1000_0000_01B3) ^ v))
+    })
+}
+
+/// Shared state of the async and sync models: a sector either has a known
+/// value or an open set of allowed values plus the value pinned by the
+/// last read since the last crash.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct OpenSector {
+    pub allowed: Vec<u32>,
+    pub current: Option<u32>,
+}
+
+impl OpenSector {
+    pub fn allow(&mut self, v: u32) {
+        if !self.allowed.contains(&v) {
+            self.allowed.push(v);
+        }
+    }
+
+    pub fn check(&mut self, lba: u64, got: Observed, why: &str) -> Result<(), String> {
+        match (self.current, got) {
+            (Some(c), Observed::Version(v)) if c == v => Ok(()),
+            (Some(c), _) => Err(format!(
+                "sector {lba} reads {got}, but it read {} since the last crash and nothing wrote it since",
+                Observed::Version(c)
+            )),
+            (None, Observed::Version(v)) if self.allowed.contains(&v) => {
+                self.current = Some(v);
+                Ok(())
+            }
+            (None, _) => Err(format!(
+                "sector {lba} reads {got}; {why} allows only {}",
+                describe_set(&self.allowed)
+            )),
+        }
+    }
+}
+
+/// "version 3, version 5 or zeros".
+pub(crate) fn describe_set(vs: &[u32]) -> String {
+    let parts: Vec<String> = vs.iter().map(|&v| Observed::Version(v).to_string()).collect();
+    match parts.len() {
+        0 => "nothing".into(),
+        1 => parts[0].clone(),
+        n => format!("{} or {}", parts[..n - 1].join(", "), parts[n - 1]),
+    }
+}
