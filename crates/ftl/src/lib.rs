@@ -18,9 +18,12 @@ pub mod label;
 pub use device::{
     check_range, check_request, BlockDevice, DeviceStats, FtlError, FtlKind, Lba, Result,
 };
+pub mod async_ftl;
+pub mod logstruct;
 pub mod mutant;
 pub mod scftl;
-pub mod async_ftl;
 pub mod sync_ftl;
 
 pub use mutant::Mutant;
+pub mod any;
+pub use any::{AnyFtl, FormatOptions};
