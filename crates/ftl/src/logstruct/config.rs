@@ -1,0 +1,188 @@
+//! Configuration of the log-structured baselines, stored in the device
+//! label (docs/FORMAT.md §5.1). It is fixed at format time.
+//!
+//! Invariants (checked by [`LogConfig::validate`]):
+//! - the layout is valid (`stripe_dies` divides the dies);
+//! - `2 <= gc_low_free_segments <= gc_high_free_segments` and
+//!   `gc_high_free_segments + 2 <= data segments`;
+//! - `1 <= logical_sectors <= (data_segments - gc_high - 1) * (S - N)` where
+//!   `S` is sectors per segment and `N` sectors per page. Then whenever GC
+//!   runs, some used segment has at most `S - N` live sectors, so relocating
+//!   it (plus at most `N - 1` sectors of padding) gains space;
+//! - one OOB record per sector fits the spare area, and a sector can hold a
+//!   trim record.
+
+use flash::Geometry;
+
+use super::layout::Layout;
+use super::oob::{MAX_LOGICAL_SECTORS, OOB_RECORD_SIZE, TRIM_RECORD_LEN};
+use crate::device::{FtlError, Result};
+
+/// Version of the encoded configuration.
+pub const CONFIG_VERSION: u32 = 1;
+/// Offsets of the encoded configuration.
+pub const CFG_OFF_VERSION: usize = 0;
+pub const CFG_OFF_LOGICAL_SECTORS: usize = 4;
+pub const CFG_OFF_STRIPE_DIES: usize = 12;
+pub const CFG_OFF_GC_LOW: usize = 16;
+pub const CFG_OFF_GC_HIGH: usize = 20;
+/// Length of the encoded configuration.
+pub const CONFIG_LEN: usize = 24;
+
+/// Configuration shared by the async and sync baselines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogConfig {
+    /// Logical sectors the device exposes.
+    pub logical_sectors: u64,
+    /// Erase blocks per segment (one per die of a group of this many dies).
+    pub stripe_dies: u32,
+    /// GC starts when fewer segments than this are free.
+    pub gc_low_free_segments: u32,
+    /// GC, once started, runs until this many segments are free.
+    pub gc_high_free_segments: u32,
+}
+
+impl LogConfig {
+    /// A sensible configuration: segments stripe all dies unless that leaves
+    /// fewer than 16 segments, GC watermarks 2/3, and 85% of the largest
+    /// logical size [`LogConfig::validate`] accepts.
+    pub fn default_for(g: &Geometry) -> LogConfig {
+        let stripe_dies = if g.blocks_per_die >= 16 { g.dies() } else { 1 };
+        let mut c = LogConfig {
+            logical_sectors: 1,
+            stripe_dies,
+            gc_low_free_segments: 2,
+            gc_high_free_segments: 3,
+        };
+        if let Ok(max) = c.max_logical_sectors(g) {
+            c.logical_sectors = (max * 85 / 100).max(1);
+        }
+        c
+    }
+
+    /// The largest `logical_sectors` this configuration allows on `g`.
+    pub fn max_logical_sectors(&self, g: &Geometry) -> Result<u64> {
+        let l = Layout::new(g, self.stripe_dies)?;
+        let usable =
+            u64::from(l.data_segments()).saturating_sub(u64::from(self.gc_high_free_segments) + 1);
+        let per_seg = u64::from(l.sectors_per_segment - l.sectors_per_page);
+        Ok((usable * per_seg).min(MAX_LOGICAL_SECTORS))
+    }
+
+    /// Checks the invariants at the top of this file.
+    pub fn validate(&self, g: &Geometry) -> Result<()> {
+        let l = Layout::new(g, self.stripe_dies)?;
+        let bad = |m: String| Err(FtlError::BadConfig(m));
+        let per_sector_oob = g.oob_size / g.sectors_per_page;
+        if (per_sector_oob as usize) < OOB_RECORD_SIZE {
+            return bad(format!(
+                "the baselines need {OOB_RECORD_SIZE} B of OOB per sector; this geometry has {per_sector_oob}"
+            ));
+        }
+        if (g.sector_size as usize) < TRIM_RECORD_LEN {
+            return bad(format!(
+                "sectors of {} B cannot hold a {TRIM_RECORD_LEN}-byte trim record",
+                g.sector_size
+            ));
+        }
+        if self.gc_low_free_segments < 2 || self.gc_high_free_segments < self.gc_low_free_segments {
+            return bad(format!(
+                "GC watermarks low = {}, high = {}: need 2 <= low <= high",
+                self.gc_low_free_segments, self.gc_high_free_segments
+            ));
+        }
+        if self.gc_high_free_segments + 2 > l.data_segments() {
+            return bad(format!(
+                "gc_high_free_segments = {} leaves no room on a device with {} data segments",
+                self.gc_high_free_segments,
+                l.data_segments()
+            ));
+        }
+        let max = self.max_logical_sectors(g)?;
+        if self.logical_sectors == 0 || self.logical_sectors > max {
+            return bad(format!(
+                "logical_sectors = {} must be between 1 and {max} on this geometry with these watermarks (GC needs spare space)",
+                self.logical_sectors
+            ));
+        }
+        Ok(())
+    }
+
+    /// Encodes the configuration (little-endian, docs/FORMAT.md §5.1).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut b = vec![0u8; CONFIG_LEN];
+        b[CFG_OFF_VERSION..CFG_OFF_VERSION + 4].copy_from_slice(&CONFIG_VERSION.to_le_bytes());
+        b[CFG_OFF_LOGICAL_SECTORS..CFG_OFF_LOGICAL_SECTORS + 8]
+            .copy_from_slice(&self.logical_sectors.to_le_bytes());
+        b[CFG_OFF_STRIPE_DIES..CFG_OFF_STRIPE_DIES + 4]
+            .copy_from_slice(&self.stripe_dies.to_le_bytes());
+        b[CFG_OFF_GC_LOW..CFG_OFF_GC_LOW + 4]
+            .copy_from_slice(&self.gc_low_free_segments.to_le_bytes());
+        b[CFG_OFF_GC_HIGH..CFG_OFF_GC_HIGH + 4]
+            .copy_from_slice(&self.gc_high_free_segments.to_le_bytes());
+        b
+    }
+
+    /// Decodes [`LogConfig::encode`]'s output.
+    pub fn decode(b: &[u8]) -> Result<LogConfig> {
+        if b.len() != CONFIG_LEN {
+            return Err(FtlError::Corrupt(format!(
+                "baseline configuration is {} bytes, expected {CONFIG_LEN}",
+                b.len()
+            )));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let version = u32_at(CFG_OFF_VERSION);
+        if version != CONFIG_VERSION {
+            return Err(FtlError::Corrupt(format!(
+                "baseline configuration version {version} is not the supported {CONFIG_VERSION}; use a matching scftl build"
+            )));
+        }
+        let mut ls = [0u8; 8];
+        ls.copy_from_slice(&b[CFG_OFF_LOGICAL_SECTORS..CFG_OFF_LOGICAL_SECTORS + 8]);
+        Ok(LogConfig {
+            logical_sectors: u64::from_le_bytes(ls),
+            stripe_dies: u32_at(CFG_OFF_STRIPE_DIES),
+            gc_low_free_segments: u32_at(CFG_OFF_GC_LOW),
+            gc_high_free_segments: u32_at(CFG_OFF_GC_HIGH),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_round_trip() {
+        for name in flash::PRESET_NAMES {
+            let g = Geometry::preset(name).unwrap();
+            let c = LogConfig::default_for(&g);
+            c.validate(&g).unwrap();
+            assert_eq!(LogConfig::decode(&c.encode()).unwrap(), c);
+        }
+    }
+
+    #[test]
+    fn bad_configs_are_rejected_with_reasons() {
+        let g = Geometry::tiny();
+        let ok = LogConfig::default_for(&g);
+        let mut c = ok.clone();
+        c.logical_sectors = c.max_logical_sectors(&g).unwrap() + 1;
+        assert!(matches!(c.validate(&g), Err(FtlError::BadConfig(_))));
+        let mut c = ok.clone();
+        c.gc_low_free_segments = 1;
+        assert!(c.validate(&g).is_err());
+        let mut c = ok.clone();
+        c.stripe_dies = 3;
+        assert!(c.validate(&g).is_err());
+        let small_oob = Geometry::new(1, 1, 16, 8, 4, 512, 32).unwrap();
+        assert!(LogConfig::default_for(&small_oob)
+            .validate(&small_oob)
+            .is_err());
+        let mut b = ok.encode();
+        b[0] = 9;
+        assert!(matches!(LogConfig::decode(&b), Err(FtlError::Corrupt(_))));
+        assert!(LogConfig::decode(&b[..5]).is_err());
+    }
+}

@@ -1,0 +1,509 @@
+//! The log-structured engine both baselines run on: sector-level L2P/P2L,
+//! a page-sized merge buffer, greedy GC, and a per-sector OOB record
+//! `(la, seq, crc)` from which recovery rebuilds everything.
+//!
+//! Invariants (all checked by `check_invariants`, see invariants.rs):
+//! - `l2p[la]` is `UNMAPPED`, a physical sector `p` with `p2l[p] == la`, or
+//!   `buf_base + slot` with the merge buffer's `slot` holding `la`; a logical
+//!   sector has at most one buffer slot;
+//! - `p2l[p]` is the logical sector of every OOB record counted in `copies`
+//!   (live or stale, until its segment is erased), `P2L_TRIM` for a live trim
+//!   record, or `P2L_NONE`;
+//! - `copies[la]` counts the physical sectors whose `p2l` is `la`;
+//! - sequence numbers: `next_seq` is above every sequence number on flash
+//!   and in the battery-backed log; a relocated sector keeps its number.
+//! - (async) between operations every sector relocated by GC is programmed
+//!   and synced, and no erase is ever issued while a newer copy of a stale
+//!   sector it destroys is unsynced (see `gc.rs`).
+
+use std::collections::BTreeMap;
+
+use flash::Flash;
+
+use super::buffer::MergeBuf;
+use super::config::LogConfig;
+use super::layout::{Layout, Ppa, SegId};
+use super::nvlog::NvLog;
+use super::oob::{encode_trim, TrimRecord, LA_TRIM};
+use super::segs::{SegState, Segments};
+use crate::device::{check_range, check_request, DeviceStats, FtlError, FtlKind, Lba, Result};
+use crate::label;
+use crate::mutant::Mutant;
+
+/// `l2p` value of an unmapped logical sector.
+pub(crate) const UNMAPPED: u32 = u32::MAX;
+/// `p2l` value of a physical sector that holds nothing counted.
+pub(crate) const P2L_NONE: u32 = u32::MAX;
+/// `p2l` value of a live trim record.
+pub(crate) const P2L_TRIM: u32 = u32::MAX - 1;
+
+/// How the engine behaves: the async or the sync baseline, possibly with a
+/// seeded bug.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mode {
+    pub kind: FtlKind,
+    /// Every merge-buffer change is logged to the battery-backed buffer.
+    pub durable_buffer: bool,
+    /// Every program and erase is followed by a sync.
+    pub sync_each_command: bool,
+    /// Mutant: GC erases a victim before syncing its relocated data.
+    pub erase_before_sync: bool,
+}
+
+impl Mode {
+    /// The mode of `kind` (async or sync) with `mutant` applied; a mutant
+    /// meant for another FTL is refused.
+    pub fn new(kind: FtlKind, mutant: Mutant) -> Result<Mode> {
+        let sync = kind == FtlKind::Sync;
+        let applies = match mutant {
+            Mutant::None => true,
+            Mutant::AsyncEraseBeforeSync => kind == FtlKind::Async,
+            Mutant::SyncSkipSync => sync,
+            _ => false,
+        };
+        if !applies || kind == FtlKind::Scftl {
+            return Err(FtlError::BadArgument(format!(
+                "mutant `{}` does not apply to the {kind} FTL; pick one of its own mutants",
+                mutant.name()
+            )));
+        }
+        let skip = mutant == Mutant::SyncSkipSync;
+        Ok(Mode {
+            kind,
+            durable_buffer: sync && !skip,
+            sync_each_command: sync && !skip,
+            erase_before_sync: mutant == Mutant::AsyncEraseBeforeSync,
+        })
+    }
+}
+
+/// Logical sectors changed since the last flush (async invariant checking).
+#[derive(Debug)]
+pub(crate) struct DirtySet {
+    bits: Vec<u64>,
+    list: Vec<u32>,
+}
+
+impl DirtySet {
+    fn new(n: u64) -> DirtySet {
+        DirtySet {
+            bits: vec![0; n.div_ceil(64) as usize],
+            list: Vec::new(),
+        }
+    }
+    #[inline]
+    pub(crate) fn mark(&mut self, la: u32) {
+        let (w, b) = ((la / 64) as usize, la % 64);
+        if self.bits[w] & (1 << b) == 0 {
+            self.bits[w] |= 1 << b;
+            self.list.push(la);
+        }
+    }
+    pub(crate) fn contains(&self, la: u32) -> bool {
+        self.bits[(la / 64) as usize] & (1 << (la % 64)) != 0
+    }
+    fn clear(&mut self) {
+        for &la in &self.list {
+            self.bits[(la / 64) as usize] = 0;
+        }
+        self.list.clear();
+    }
+}
+
+/// The shared engine. The public FTL types wrap it.
+pub struct LogFtl<F: Flash> {
+    pub(crate) flash: F,
+    pub(crate) config: LogConfig,
+    pub(crate) layout: Layout,
+    pub(crate) mode: Mode,
+    pub(crate) logical: u64,
+    pub(crate) buf_base: u32,
+    pub(crate) l2p: Vec<u32>,
+    pub(crate) p2l: Vec<u32>,
+    pub(crate) copies: Vec<u32>,
+    pub(crate) segs: Segments,
+    pub(crate) trims: BTreeMap<u32, TrimRecord>,
+    pub(crate) buf: MergeBuf,
+    pub(crate) nvlog: Option<NvLog>,
+    pub(crate) active: Option<(SegId, u32)>,
+    pub(crate) next_seq: u64,
+    pub(crate) in_gc: bool,
+    pub(crate) defer_log_reset: bool,
+    pub(crate) dirty: DirtySet,
+    pub(crate) mapped: u64,
+    pub(crate) stats: DeviceStats,
+    pub(crate) page_scratch: Vec<u8>,
+    pub(crate) oob_scratch: Vec<u8>,
+    pub(crate) trim_scratch: Vec<u8>,
+}
+
+impl<F: Flash> LogFtl<F> {
+    /// Empty tables for `config` on `flash` (no flash access).
+    pub(crate) fn empty(flash: F, config: LogConfig, mode: Mode) -> Result<Self> {
+        let g = *flash.geometry();
+        config.validate(&g)?;
+        let layout = Layout::new(&g, config.stripe_dies)?;
+        let logical = config.logical_sectors;
+        let spp = g.sectors_per_page as usize;
+        let stats = DeviceStats {
+            kind: Some(mode.kind),
+            ..DeviceStats::default()
+        };
+        Ok(LogFtl {
+            flash,
+            layout,
+            mode,
+            logical,
+            buf_base: layout.physical_sectors,
+            l2p: vec![UNMAPPED; logical as usize],
+            p2l: vec![P2L_NONE; layout.physical_sectors as usize],
+            copies: vec![0; logical as usize],
+            segs: Segments::new(layout.segments),
+            trims: BTreeMap::new(),
+            buf: MergeBuf::new(layout.sector_size, spp),
+            nvlog: None,
+            active: None,
+            next_seq: 1,
+            in_gc: false,
+            defer_log_reset: false,
+            dirty: DirtySet::new(logical),
+            mapped: 0,
+            stats,
+            page_scratch: vec![0; g.page_size()],
+            oob_scratch: vec![0; g.oob_size as usize],
+            trim_scratch: vec![0; layout.sector_size],
+            config,
+        })
+    }
+
+    /// Formats `flash`: clears the label, erases every data segment, sets up
+    /// the battery-backed log (sync), syncs, and writes the label last.
+    pub fn format(flash: F, config: LogConfig, mode: Mode) -> Result<Self> {
+        let mut f = Self::empty(flash, config, mode)?;
+        if mode.durable_buffer {
+            NvLog::check_size(&f.flash, f.layout.sectors_per_page)?;
+        }
+        label::clear_label(&mut f.flash)?;
+        for s in 1..f.layout.segments {
+            for m in 0..f.layout.stripe {
+                f.flash.erase(f.layout.member_block(SegId(s), m))?;
+            }
+            f.segs.state[s as usize] = SegState::Free;
+        }
+        f.flash.sync()?;
+        if mode.durable_buffer {
+            f.nvlog = Some(NvLog::format(&mut f.flash, f.layout.sectors_per_page)?);
+        }
+        f.pop_active()?;
+        label::write_label(&mut f.flash, mode.kind, &f.config.encode())?;
+        Ok(f)
+    }
+
+    pub fn config(&self) -> &LogConfig {
+        &self.config
+    }
+
+    pub fn into_flash(self) -> F {
+        self.flash
+    }
+
+    pub fn sector_size(&self) -> usize {
+        self.layout.sector_size
+    }
+
+    pub fn num_sectors(&self) -> u64 {
+        self.logical
+    }
+
+    #[inline]
+    pub(crate) fn buffer_slot(&self, loc: u32) -> Option<usize> {
+        if loc != UNMAPPED && loc >= self.buf_base {
+            Some((loc - self.buf_base) as usize)
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn take_seq(&mut self) -> u64 {
+        let s = self.next_seq;
+        self.next_seq += 1;
+        s
+    }
+
+    /// Forgets the physical copy `p` as the live one of its sector.
+    #[inline]
+    fn invalidate_physical(&mut self, p: u32) {
+        let seg = self.layout.seg_of(Ppa(p));
+        self.segs.valid[seg.0 as usize] -= 1;
+    }
+
+    /// Removes a buffer slot, fixing the mapping of the slot moved into it.
+    fn remove_buffer_slot(&mut self, slot: usize) {
+        if let Some(moved) = self.buf.swap_remove(slot) {
+            if moved != LA_TRIM {
+                self.l2p[moved as usize] = self.buf_base + slot as u32;
+            }
+        }
+    }
+
+    /// Sync mode: makes room in the battery-backed log for one entry.
+    pub(crate) fn make_log_room(&mut self) -> Result<()> {
+        let full = self.nvlog.as_ref().is_some_and(|l| l.is_full());
+        if !full {
+            return Ok(());
+        }
+        if self.buf.is_empty() {
+            // Every logged change has been undone by trims; nothing to keep.
+            if let Some(l) = self.nvlog.as_mut() {
+                l.reset(&mut self.flash)?;
+            }
+            Ok(())
+        } else {
+            self.program_buffer()
+        }
+    }
+
+    /// Appends an entry to the battery-backed log (sync mode only).
+    pub(crate) fn log_entry(&mut self, la: u32, seq: u64, data: &[u8]) -> Result<()> {
+        match self.nvlog.as_mut() {
+            Some(l) => l.append(&mut self.flash, la, seq, data),
+            None => Ok(()),
+        }
+    }
+
+    pub fn read(&mut self, lba: Lba, out: &mut [u8]) -> Result<()> {
+        let ss = self.layout.sector_size;
+        let n = check_request(lba, out.len(), ss, self.logical)?;
+        for i in 0..n as usize {
+            let la = lba.0 as usize + i;
+            let dst = &mut out[i * ss..(i + 1) * ss];
+            let loc = self.l2p[la];
+            if loc == UNMAPPED {
+                dst.fill(0);
+            } else if let Some(slot) = self.buffer_slot(loc) {
+                dst.copy_from_slice(self.buf.sector(slot));
+            } else {
+                let (seg, page, slot) = self.layout.locate(Ppa(loc));
+                let addr = self.layout.page_addr(seg, page);
+                self.flash.read(addr, slot, dst)?;
+            }
+        }
+        self.stats.user_sectors_read += n;
+        Ok(())
+    }
+
+    pub fn write(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
+        let ss = self.layout.sector_size;
+        let n = check_request(lba, data.len(), ss, self.logical)?;
+        for i in 0..n as usize {
+            self.write_sector(lba.0 as u32 + i as u32, &data[i * ss..(i + 1) * ss])?;
+        }
+        Ok(())
+    }
+
+    fn write_sector(&mut self, la: u32, data: &[u8]) -> Result<()> {
+        self.make_log_room()?;
+        let seq = self.take_seq();
+        self.log_entry(la, seq, data)?;
+        self.dirty.mark(la);
+        self.stats.user_sectors_written += 1;
+        let loc = self.l2p[la as usize];
+        if let Some(slot) = self.buffer_slot(loc) {
+            // The buffered copy was never programmed: replace it in place.
+            self.buf.put(slot, la, seq, data);
+            return Ok(());
+        }
+        if loc == UNMAPPED {
+            self.mapped += 1;
+        } else {
+            self.invalidate_physical(loc);
+        }
+        let slot = self.buf.push(la, seq, data);
+        self.l2p[la as usize] = self.buf_base + slot as u32;
+        if self.buf.is_full() {
+            self.program_buffer()?;
+        }
+        Ok(())
+    }
+
+    pub fn trim(&mut self, lba: Lba, count: u64) -> Result<()> {
+        check_range(lba, count, self.logical)?;
+        let (start, end) = (lba.0 as usize, (lba.0 + count) as usize);
+        // A trim record is needed on flash only if some older copy of a
+        // trimmed sector is on flash; a log entry also if some is buffered.
+        let mut on_flash = false;
+        let mut buffered = false;
+        for la in start..end {
+            on_flash |= self.copies[la] > 0;
+            buffered |= self.buffer_slot(self.l2p[la]).is_some();
+        }
+        self.stats.user_sectors_trimmed += count;
+        if !on_flash && !buffered {
+            return Ok(()); // nothing stored anywhere: already reads as zeros
+        }
+        self.make_log_room()?;
+        let seq = self.take_seq();
+        encode_trim(&mut self.trim_scratch, lba.0, count);
+        if let Some(l) = self.nvlog.as_mut() {
+            l.append(&mut self.flash, LA_TRIM, seq, &self.trim_scratch)?;
+        }
+        for la in start..end {
+            let loc = self.l2p[la];
+            if loc == UNMAPPED {
+                continue;
+            }
+            if let Some(slot) = self.buffer_slot(loc) {
+                self.remove_buffer_slot(slot);
+            } else {
+                self.invalidate_physical(loc);
+            }
+            self.l2p[la] = UNMAPPED;
+            self.mapped -= 1;
+            self.dirty.mark(la as u32);
+        }
+        if on_flash {
+            self.buf.push(LA_TRIM, seq, &self.trim_scratch);
+            if self.buf.is_full() {
+                self.program_buffer()?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> Result<()> {
+        self.stats.flushes += 1;
+        if self.mode.kind == FtlKind::Sync {
+            // Every completed write is already durable (or, for the
+            // SyncSkipSync mutant, pretends to be).
+            self.dirty.clear();
+            return Ok(());
+        }
+        self.program_buffer()?;
+        self.flash.sync()?;
+        self.dirty.clear();
+        Ok(())
+    }
+
+    /// Programs the merge buffer (padded with empty slots if not full) to the
+    /// next page of the active segment, then maps its sectors there.
+    pub(crate) fn program_buffer(&mut self) -> Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        if self.active.is_none() {
+            self.pop_active()?;
+        }
+        let Some((seg, page)) = self.active else {
+            return Err(FtlError::NoSpace("no segment to program into".into()));
+        };
+        let addr = self.layout.page_addr(seg, page);
+        self.flash.program(addr, self.buf.page(), self.buf.oob())?;
+        if self.mode.sync_each_command {
+            self.flash.sync()?;
+        }
+        if !self.defer_log_reset {
+            if let Some(l) = self.nvlog.as_mut() {
+                l.reset(&mut self.flash)?;
+            }
+        }
+        for slot in 0..self.buf.len() {
+            let ppa = self.layout.ppa(seg, page, slot as u32);
+            let la = self.buf.la(slot);
+            if la == LA_TRIM {
+                let rec = super::oob::decode_trim(
+                    self.buf.sector(slot),
+                    self.buf.seq(slot),
+                    self.logical,
+                )?;
+                self.trims.insert(ppa.0, rec);
+                self.p2l[ppa.0 as usize] = P2L_TRIM;
+                self.segs.trims[seg.0 as usize] += 1;
+                self.stats.meta_pages_written += 1;
+            } else {
+                self.l2p[la as usize] = ppa.0;
+                self.p2l[ppa.0 as usize] = la;
+                self.copies[la as usize] += 1;
+                self.segs.valid[seg.0 as usize] += 1;
+            }
+        }
+        self.buf.clear();
+        let next = page + 1;
+        if next == self.layout.pages_per_segment {
+            self.segs.state[seg.0 as usize] = SegState::Used;
+            self.active = None;
+            self.open_next_segment()?;
+        } else {
+            self.active = Some((seg, next));
+        }
+        Ok(())
+    }
+
+    /// After the active segment filled up: GC if free segments are low, then
+    /// take a fresh active segment (unless GC already opened one).
+    pub(crate) fn open_next_segment(&mut self) -> Result<()> {
+        if !self.in_gc && self.segs.free_count() < self.config.gc_low_free_segments {
+            self.run_gc()?;
+        }
+        if self.active.is_none() {
+            self.pop_active()?;
+        }
+        Ok(())
+    }
+
+    /// Takes the next segment of the free queue as the active one, erasing
+    /// it first if its content is unknown.
+    pub(crate) fn pop_active(&mut self) -> Result<()> {
+        let Some(seg) = self.segs.free.pop_front() else {
+            return Err(FtlError::NoSpace(
+                "no free segment left: live data and trim records fill the device; trim or delete data, or reformat with fewer logical sectors".into(),
+            ));
+        };
+        if self.segs.state[seg.0 as usize] == SegState::Dirty {
+            // Dirty segments hold only content recovery found stale; the
+            // newer copies that beat it are durable, so no sync is needed.
+            self.erase_segment(seg)?;
+        }
+        self.segs.state[seg.0 as usize] = SegState::Active;
+        self.active = Some((seg, 0));
+        Ok(())
+    }
+
+    /// Erases a segment's blocks and forgets what its sectors held.
+    pub(crate) fn erase_segment(&mut self, seg: SegId) -> Result<()> {
+        for m in 0..self.layout.stripe {
+            self.flash.erase(self.layout.member_block(seg, m))?;
+        }
+        let base = self.layout.seg_base(seg) as usize;
+        for p in base..base + self.layout.sectors_per_segment as usize {
+            let tag = self.p2l[p];
+            if (tag as u64) < self.logical {
+                self.copies[tag as usize] -= 1;
+            } else if tag == P2L_TRIM {
+                self.trims.remove(&(p as u32));
+                self.segs.trims[seg.0 as usize] -= 1;
+            }
+            self.p2l[p] = P2L_NONE;
+        }
+        self.segs.erases[seg.0 as usize] += 1;
+        Ok(())
+    }
+
+    pub fn stats(&self) -> DeviceStats {
+        let mut s = self.stats.clone();
+        s.valid_sectors = self.mapped;
+        s.free_blocks = self.segs.count(SegState::Free) + self.segs.count(SegState::Dirty);
+        s.used_blocks = self.segs.count(SegState::Used) + self.segs.count(SegState::Active);
+        s.invalid_blocks = 0;
+        s.erasable_blocks = self.segs.count(SegState::Dirty);
+        let e = &self.segs.erases[1..];
+        s.erases_min = e.iter().copied().min().unwrap_or(0);
+        s.erases_max = e.iter().copied().max().unwrap_or(0);
+        s.erases_avg = if e.is_empty() {
+            0.0
+        } else {
+            e.iter().sum::<u64>() as f64 / e.len() as f64
+        };
+        s
+    }
+}

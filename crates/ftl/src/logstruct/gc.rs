@@ -1,0 +1,160 @@
+//! Greedy garbage collection of the baselines.
+//!
+//! A round picks the used segment with the least live content (valid
+//! sectors plus live trim records), copies the live content into the merge
+//! buffer — data sectors keep their OOB record and so their sequence number
+//! and CRC; trim records keep their sequence number but may shrink — and
+//! erases the victim.
+//!
+//! Why the erase must wait (async): a victim holds stale copies, and a stale
+//! copy may be the newest *durable* value of its sector while the newer one
+//! is still in the merge buffer or an unsynced page. Erasing it then could
+//! lose both in a crash and expose an even older value (or zeros). So before
+//! issuing the erase, GC programs the merge buffer (padding the page) and
+//! syncs: afterwards every sector's newest value is durable, the relocated
+//! copies included. The `AsyncEraseBeforeSync` mutant skips exactly this.
+//! In sync mode everything is durable already (synced pages or the
+//! battery-backed log), so the erase is issued at once and then synced.
+//!
+//! Why relocated copies keep their sequence number: a relocated copy is the
+//! sector's current value at the moment of relocation. If a crash later
+//! loses a newer write of that sector, recovery may return the relocated
+//! copy; that value was current after the last flush or is the value at the
+//! last flush, which the async contract allows. Giving it a *new* number
+//! would not change that, but keeping the old one also keeps trim records
+//! (which must keep theirs: a renumbered trim would beat writes made after
+//! it) comparable with data by one rule.
+//!
+//! When a trim record may shrink: trim record `T` (sequence `s`) is needed
+//! for sector `la` only while an older copy of `la` could come back, i.e.
+//! while `la` is unmapped and some copy of it is still on flash
+//! (`copies[la] > 0`, counting copies in the victim itself). A sector mapped
+//! again holds a newer copy that is durable before `T`'s victim is erased,
+//! and it beats every older copy on its own. The relocated record covers the
+//! smallest range containing every sector that still needs it; any range
+//! between that and the original is correct.
+
+use super::engine::{LogFtl, P2L_NONE, P2L_TRIM, UNMAPPED};
+use super::layout::SegId;
+use super::oob::{encode_trim, LA_TRIM, OOB_RECORD_SIZE};
+use super::segs::SegState;
+use crate::device::Result;
+use flash::Flash;
+
+impl<F: Flash> LogFtl<F> {
+    /// Runs GC rounds until `gc_high_free_segments` segments are free, no
+    /// victim is left, or a bounded number of rounds made no headway.
+    pub(crate) fn run_gc(&mut self) -> Result<()> {
+        self.in_gc = true;
+        let r = self.gc_rounds();
+        self.in_gc = false;
+        r
+    }
+
+    fn gc_rounds(&mut self) -> Result<()> {
+        let limit = 2 * self.layout.segments;
+        for _ in 0..limit {
+            if self.segs.free_count() >= self.config.gc_high_free_segments {
+                break;
+            }
+            match self.segs.pick_victim() {
+                Some(v) => self.collect(v)?,
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// The smallest part of a trim record's range still needed (see the
+    /// module documentation), or `None` if no sector needs it any more.
+    fn still_needed(&self, start: u64, count: u64) -> Option<(u64, u64)> {
+        let mut lo = None;
+        let mut hi = 0;
+        for la in start..start + count {
+            if self.l2p[la as usize] == UNMAPPED && self.copies[la as usize] > 0 {
+                lo.get_or_insert(la);
+                hi = la;
+            }
+        }
+        lo.map(|lo| (lo, hi - lo + 1))
+    }
+
+    /// One GC round on `victim`.
+    fn collect(&mut self, victim: SegId) -> Result<()> {
+        let spp = self.layout.sectors_per_page as usize;
+        let ss = self.layout.sector_size;
+        for page in 0..self.layout.pages_per_segment {
+            let base = self.layout.ppa(victim, page, 0).0 as usize;
+            let live = (base..base + spp).any(|p| {
+                let tag = self.p2l[p];
+                tag == P2L_TRIM
+                    || ((tag as u64) < self.logical && self.l2p[tag as usize] == p as u32)
+            });
+            if !live {
+                continue;
+            }
+            let addr = self.layout.page_addr(victim, page);
+            self.flash.read(addr, 0, &mut self.page_scratch)?;
+            self.flash
+                .read_oob(addr, &mut self.oob_scratch[..spp * OOB_RECORD_SIZE])?;
+            for slot in 0..spp {
+                let p = base + slot;
+                let tag = self.p2l[p];
+                if (tag as u64) < self.logical && self.l2p[tag as usize] == p as u32 {
+                    self.make_log_room()?;
+                    let rec: [u8; OOB_RECORD_SIZE] = self.oob_scratch
+                        [slot * OOB_RECORD_SIZE..(slot + 1) * OOB_RECORD_SIZE]
+                        .try_into()
+                        .expect("16-byte record");
+                    let seq = super::oob::decode_record(&rec).seq;
+                    let data = &self.page_scratch[slot * ss..(slot + 1) * ss];
+                    if let Some(l) = self.nvlog.as_mut() {
+                        l.append(&mut self.flash, tag, seq, data)?;
+                    }
+                    self.segs.valid[victim.0 as usize] -= 1;
+                    let b = self.buf.push_with_record(&rec, data);
+                    self.l2p[tag as usize] = self.buf_base + b as u32;
+                    self.stats.gc_sectors_relocated += 1;
+                    if self.buf.is_full() {
+                        self.program_buffer()?;
+                    }
+                } else if tag == P2L_TRIM {
+                    let rec = self.trims.remove(&(p as u32));
+                    self.p2l[p] = P2L_NONE;
+                    self.segs.trims[victim.0 as usize] -= 1;
+                    let Some(rec) = rec else { continue };
+                    if let Some((start, count)) = self.still_needed(rec.start, rec.count) {
+                        self.make_log_room()?;
+                        encode_trim(&mut self.trim_scratch, start, count);
+                        if let Some(l) = self.nvlog.as_mut() {
+                            l.append(&mut self.flash, LA_TRIM, rec.seq, &self.trim_scratch)?;
+                        }
+                        self.buf.push(LA_TRIM, rec.seq, &self.trim_scratch);
+                        self.stats.gc_sectors_relocated += 1;
+                        if self.buf.is_full() {
+                            self.program_buffer()?;
+                        }
+                    }
+                }
+            }
+        }
+        if self.mode.durable_buffer {
+            self.erase_segment(victim)?;
+            if self.mode.sync_each_command {
+                self.flash.sync()?;
+            }
+        } else if self.mode.erase_before_sync {
+            self.erase_segment(victim)?;
+            self.program_buffer()?;
+            self.flash.sync()?;
+        } else {
+            self.program_buffer()?;
+            self.flash.sync()?;
+            self.erase_segment(victim)?;
+        }
+        self.segs.state[victim.0 as usize] = SegState::Free;
+        self.segs.free.push_back(victim);
+        self.stats.gc_blocks_reclaimed += 1;
+        Ok(())
+    }
+}

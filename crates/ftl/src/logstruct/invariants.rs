@@ -1,0 +1,259 @@
+//! `check_invariants` of the baselines: the invariants listed in engine.rs,
+//! segs.rs and buffer.rs, plus agreement with a read-only recovery scan.
+//!
+//! The scan comparison: sync — every logical sector must recover to its
+//! current mapping (same sequence number); async — every sector not changed
+//! since the last flush must. The scan checks data CRCs only on devices of
+//! at most [`VERIFY_DATA_MAX_SECTORS`] physical sectors, to keep the check
+//! cheap enough to run after every operation on the `small` geometry; the
+//! real recovery always checks them.
+
+use flash::Flash;
+
+use super::engine::{LogFtl, P2L_NONE, P2L_TRIM, UNMAPPED};
+use super::layout::{Ppa, SegId};
+use super::nvlog::NvLog;
+use super::oob::{decode_record, LA_TRIM, OOB_RECORD_SIZE};
+use super::recovery::{scan, Winner};
+use super::segs::SegState;
+use crate::device::FtlKind;
+
+/// Devices up to this many physical sectors get a CRC-checking scan.
+pub const VERIFY_DATA_MAX_SECTORS: u32 = 8192;
+
+macro_rules! ensure {
+    ($c:expr, $($arg:tt)*) => {
+        if !$c {
+            return Err(format!($($arg)*));
+        }
+    };
+}
+
+impl<F: Flash> LogFtl<F> {
+    /// Checks every invariant; returns the first broken one.
+    pub fn check_invariants(&mut self) -> Result<(), String> {
+        self.check_tables()?;
+        self.check_segments()?;
+        self.check_against_scan()
+    }
+
+    fn check_tables(&self) -> Result<(), String> {
+        let lay = &self.layout;
+        let mut valid = vec![0u32; lay.segments as usize];
+        let mut mapped = 0u64;
+        for (la, &loc) in self.l2p.iter().enumerate() {
+            if loc == UNMAPPED {
+                continue;
+            }
+            mapped += 1;
+            if let Some(slot) = self.buffer_slot(loc) {
+                ensure!(
+                    slot < self.buf.len(),
+                    "la {la} maps to empty buffer slot {slot}"
+                );
+                ensure!(
+                    self.buf.la(slot) == la as u32,
+                    "la {la} maps to buffer slot {slot} holding la {}",
+                    self.buf.la(slot)
+                );
+            } else {
+                ensure!(
+                    loc < lay.physical_sectors,
+                    "la {la} maps to nonexistent sector {loc}"
+                );
+                ensure!(
+                    self.p2l[loc as usize] == la as u32,
+                    "l2p[{la}] = {loc} but p2l[{loc}] = {}",
+                    self.p2l[loc as usize]
+                );
+                let seg = lay.seg_of(Ppa(loc));
+                valid[seg.0 as usize] += 1;
+            }
+        }
+        ensure!(
+            mapped == self.mapped,
+            "{mapped} sectors mapped, counter says {}",
+            self.mapped
+        );
+        for slot in 0..self.buf.len() {
+            let la = self.buf.la(slot);
+            let rec = decode_record(self.buf.record(slot));
+            ensure!(
+                rec.la == la && rec.seq == self.buf.seq(slot) && rec.matches(self.buf.sector(slot)),
+                "buffer slot {slot}: record does not match its content"
+            );
+            ensure!(
+                rec.seq < self.next_seq,
+                "buffer slot {slot}: seq {} not below next_seq {}",
+                rec.seq,
+                self.next_seq
+            );
+            if la != LA_TRIM {
+                ensure!(
+                    self.l2p[la as usize] == self.buf_base + slot as u32,
+                    "buffer slot {slot} holds la {la}, which maps elsewhere"
+                );
+            }
+        }
+        for slot in self.buf.len()..lay.sectors_per_page as usize {
+            ensure!(
+                self.buf.record(slot).iter().all(|&b| b == 0xFF),
+                "unused buffer slot {slot} has a record"
+            );
+        }
+        let mut copies = vec![0u32; self.logical as usize];
+        let mut trims = vec![0u32; lay.segments as usize];
+        for (p, &tag) in self.p2l.iter().enumerate() {
+            if (tag as u64) < self.logical {
+                copies[tag as usize] += 1;
+            } else if tag == P2L_TRIM {
+                ensure!(
+                    self.trims.contains_key(&(p as u32)),
+                    "p2l[{p}] is a trim record the table lacks"
+                );
+                trims[lay.seg_of(Ppa(p as u32)).0 as usize] += 1;
+            } else {
+                ensure!(tag == P2L_NONE, "p2l[{p}] = {tag} is no logical sector");
+            }
+        }
+        ensure!(copies == self.copies, "copy counts disagree with p2l");
+        ensure!(
+            trims.iter().map(|&t| t as usize).sum::<usize>() == self.trims.len(),
+            "trim table has records p2l lacks"
+        );
+        ensure!(valid == self.segs.valid, "valid counts disagree with l2p");
+        ensure!(
+            trims == self.segs.trims,
+            "per-segment trim counts disagree with p2l"
+        );
+        Ok(())
+    }
+
+    fn check_segments(&self) -> Result<(), String> {
+        let lay = &self.layout;
+        let segs = &self.segs;
+        ensure!(
+            segs.state[0] == SegState::Reserved,
+            "segment 0 is not reserved for the label"
+        );
+        let mut in_queue = vec![false; lay.segments as usize];
+        for s in &segs.free {
+            ensure!(
+                !in_queue[s.0 as usize],
+                "segment {} is twice in the free queue",
+                s.0
+            );
+            in_queue[s.0 as usize] = true;
+        }
+        let mut actives = 0;
+        for seg in 0..lay.segments as usize {
+            let st = segs.state[seg];
+            ensure!(
+                seg == 0 || st != SegState::Reserved,
+                "segment {seg} is reserved"
+            );
+            let queued = matches!(st, SegState::Free | SegState::Dirty);
+            ensure!(
+                queued == in_queue[seg],
+                "segment {seg} is {st:?} but queued = {}",
+                in_queue[seg]
+            );
+            if st == SegState::Active {
+                actives += 1;
+                ensure!(
+                    self.active.map(|a| a.0) == Some(SegId(seg as u32)),
+                    "segment {seg} is Active but not the active segment"
+                );
+            }
+            if !matches!(st, SegState::Active | SegState::Used) {
+                ensure!(
+                    segs.load(SegId(seg as u32)) == 0,
+                    "{st:?} segment {seg} holds live content"
+                );
+            }
+            if st == SegState::Free {
+                let base = lay.seg_base(SegId(seg as u32)) as usize;
+                ensure!(
+                    self.p2l[base..base + lay.sectors_per_segment as usize]
+                        .iter()
+                        .all(|&t| t == P2L_NONE),
+                    "free segment {seg} has p2l entries"
+                );
+            }
+        }
+        match self.active {
+            Some((s, page)) => {
+                ensure!(
+                    actives == 1 && page < lay.pages_per_segment,
+                    "active segment {} page {page} inconsistent",
+                    s.0
+                );
+            }
+            None => ensure!(actives == 0, "Active segment without active pointer"),
+        }
+        Ok(())
+    }
+
+    fn check_against_scan(&mut self) -> Result<(), String> {
+        let strict = self.mode.durable_buffer;
+        if !strict && !(self.mode.kind == FtlKind::Async) {
+            return Ok(()); // the SyncSkipSync mutant promises nothing
+        }
+        let entries = if strict {
+            match NvLog::open(&mut self.flash, self.layout.sectors_per_page) {
+                Ok((_, e)) => e,
+                Err(e) => return Err(format!("battery-backed log unreadable: {e}")),
+            }
+        } else {
+            Vec::new()
+        };
+        let verify = self.layout.physical_sectors <= VERIFY_DATA_MAX_SECTORS;
+        let s = scan(
+            &mut self.flash,
+            &self.layout,
+            self.logical,
+            &entries,
+            verify,
+        )
+        .map_err(|e| format!("read-only recovery scan failed: {e}"))?;
+        ensure!(
+            s.max_seq < self.next_seq,
+            "flash holds seq {} >= next_seq {}",
+            s.max_seq,
+            self.next_seq
+        );
+        let mut oob = vec![0u8; OOB_RECORD_SIZE * self.layout.sectors_per_page as usize];
+        for la in 0..self.logical as usize {
+            if !strict && self.dirty.contains(la as u32) {
+                continue;
+            }
+            let loc = self.l2p[la];
+            let w = s.winner(&self.layout, la);
+            if loc == UNMAPPED {
+                ensure!(
+                    w == Winner::Unmapped,
+                    "la {la} is unmapped but recovery would find {w:?}"
+                );
+                continue;
+            }
+            let mem_seq = if let Some(slot) = self.buffer_slot(loc) {
+                self.buf.seq(slot)
+            } else if w == Winner::Flash(Ppa(loc)) {
+                continue;
+            } else {
+                let (seg, page, slot) = self.layout.locate(Ppa(loc));
+                let addr = self.layout.page_addr(seg, page);
+                self.flash
+                    .read_oob(addr, &mut oob)
+                    .map_err(|e| e.to_string())?;
+                decode_record(&oob[slot as usize * OOB_RECORD_SIZE..]).seq
+            };
+            ensure!(
+                w != Winner::Unmapped && s.best_seq[la] == mem_seq,
+                "la {la}: memory has seq {mem_seq}, recovery would pick {w:?} with seq {}",
+                s.best_seq[la]
+            );
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,251 @@
+//! Recovery of the baselines: rebuild every table from the OOB records
+//! (and, for sync, the battery-backed log).
+//!
+//! Rule: for each logical sector, the candidate with the highest sequence
+//! number wins, where candidates are data sectors whose CRC matches, trim
+//! records covering the sector (a winning trim means "reads as zeros"), and
+//! sync's logged entries. Torn or garbage sectors fail the CRC and never
+//! count. A data candidate's CRC is only checked when its sequence number
+//! would beat the best verified one so far, so recovery reads the data of
+//! few stale sectors. The next sequence number is one above the highest
+//! verified one.
+//!
+//! Afterwards: segments with live content are `Used` (never programmed
+//! again until erased), all others `Dirty` (erased when allocated). For sync,
+//! log entries that won are programmed to a fresh page and synced *before*
+//! the log is reset, so a crash during recovery finds the same candidates
+//! again (a page copy and its log entry carry the same sequence number and
+//! data, and either may win).
+
+use flash::Flash;
+
+use super::config::LogConfig;
+use super::engine::{LogFtl, Mode, P2L_NONE, P2L_TRIM, UNMAPPED};
+use super::layout::{Layout, Ppa, SegId};
+use super::nvlog::{NvEntry, NvLog};
+use super::oob::{decode_record, decode_trim, TrimRecord, LA_TRIM, OOB_RECORD_SIZE};
+use super::segs::SegState;
+use crate::device::Result;
+
+/// Where a sector's winning candidate is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Winner {
+    /// No candidate, or a trim won.
+    Unmapped,
+    Flash(Ppa),
+    /// Entry index in the battery-backed log.
+    Log(usize),
+}
+
+/// What a read-only scan found.
+pub(crate) struct Scan {
+    /// Winning location per logical sector, encoded: `UNMAPPED`, a physical
+    /// sector, or `LOG_BASE + entry index`.
+    pub(crate) best: Vec<u32>,
+    pub(crate) best_seq: Vec<u64>,
+    pub(crate) p2l: Vec<u32>,
+    pub(crate) copies: Vec<u32>,
+    pub(crate) flash_trims: Vec<(u32, TrimRecord)>,
+    pub(crate) log_trims: Vec<TrimRecord>,
+    pub(crate) max_seq: u64,
+}
+
+impl Scan {
+    pub(crate) fn winner(&self, layout: &Layout, la: usize) -> Winner {
+        let b = self.best[la];
+        if b == UNMAPPED {
+            Winner::Unmapped
+        } else if b < layout.physical_sectors {
+            Winner::Flash(Ppa(b))
+        } else {
+            Winner::Log((b - layout.physical_sectors) as usize)
+        }
+    }
+}
+
+/// Scans every data segment (and the given log entries) without changing
+/// anything. With `verify_data` false, CRCs of data sectors are not checked
+/// (only for invariant checks on a device with no crash in its past).
+pub(crate) fn scan<F: Flash + ?Sized>(
+    flash: &mut F,
+    layout: &Layout,
+    logical: u64,
+    log: &[NvEntry],
+    verify_data: bool,
+) -> Result<Scan> {
+    let spp = layout.sectors_per_page as usize;
+    let ss = layout.sector_size;
+    let mut s = Scan {
+        best: vec![UNMAPPED; logical as usize],
+        best_seq: vec![0; logical as usize],
+        p2l: vec![P2L_NONE; layout.physical_sectors as usize],
+        copies: vec![0; logical as usize],
+        flash_trims: Vec::new(),
+        log_trims: Vec::new(),
+        max_seq: 0,
+    };
+    let mut oob = vec![0u8; spp * OOB_RECORD_SIZE];
+    let mut sector = vec![0u8; ss];
+    for seg in 1..layout.segments {
+        for page in 0..layout.pages_per_segment {
+            let addr = layout.page_addr(SegId(seg), page);
+            flash.read_oob(addr, &mut oob)?;
+            for slot in 0..spp {
+                let rec = decode_record(&oob[slot * OOB_RECORD_SIZE..]);
+                let ppa = layout.ppa(SegId(seg), page, slot as u32).0;
+                if rec.la == LA_TRIM {
+                    flash.read(addr, slot as u32, &mut sector)?;
+                    if rec.matches(&sector) {
+                        let t = decode_trim(&sector, rec.seq, logical)?;
+                        s.flash_trims.push((ppa, t));
+                        s.max_seq = s.max_seq.max(rec.seq);
+                    }
+                } else if u64::from(rec.la) < logical {
+                    let la = rec.la as usize;
+                    s.p2l[ppa as usize] = rec.la;
+                    s.copies[la] += 1;
+                    if s.best[la] == UNMAPPED || rec.seq > s.best_seq[la] {
+                        let ok = if verify_data {
+                            flash.read(addr, slot as u32, &mut sector)?;
+                            rec.matches(&sector)
+                        } else {
+                            true
+                        };
+                        if ok {
+                            s.best[la] = ppa;
+                            s.best_seq[la] = rec.seq;
+                            s.max_seq = s.max_seq.max(rec.seq);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (i, e) in log.iter().enumerate() {
+        s.max_seq = s.max_seq.max(e.seq);
+        if e.la == LA_TRIM {
+            s.log_trims.push(decode_trim(&e.data, e.seq, logical)?);
+        } else if u64::from(e.la) < logical {
+            let la = e.la as usize;
+            // Ties go to the flash copy: same sequence number, same data.
+            if s.best[la] == UNMAPPED || e.seq > s.best_seq[la] {
+                s.best[la] = layout.physical_sectors + i as u32;
+                s.best_seq[la] = e.seq;
+            }
+        }
+    }
+    let trims: Vec<TrimRecord> = s
+        .flash_trims
+        .iter()
+        .map(|&(_, t)| t)
+        .chain(s.log_trims.iter().copied())
+        .collect();
+    for t in trims {
+        for la in t.start..t.start + t.count {
+            let la = la as usize;
+            if s.best_seq[la] < t.seq {
+                s.best_seq[la] = t.seq;
+                s.best[la] = UNMAPPED;
+            }
+        }
+    }
+    Ok(s)
+}
+
+impl<F: Flash> LogFtl<F> {
+    /// Opens a device whose label has been read: rebuilds the tables by
+    /// scanning, replays the log (sync), and makes the result durable.
+    pub fn recover(flash: F, config: LogConfig, mode: Mode) -> Result<Self> {
+        let mut f = Self::empty(flash, config, mode)?;
+        let entries = if mode.durable_buffer {
+            let (log, entries) = NvLog::open(&mut f.flash, f.layout.sectors_per_page)?;
+            f.nvlog = Some(log);
+            entries
+        } else {
+            Vec::new()
+        };
+        let s = scan(&mut f.flash, &f.layout, f.logical, &entries, true)?;
+        f.p2l = s.p2l.clone();
+        f.copies = s.copies.clone();
+        for &(ppa, t) in &s.flash_trims {
+            f.trims.insert(ppa, t);
+            f.p2l[ppa as usize] = P2L_TRIM;
+            f.segs.trims[f.layout.seg_of(Ppa(ppa)).0 as usize] += 1;
+        }
+        let mut from_log = Vec::new();
+        for la in 0..f.logical as usize {
+            match s.winner(&f.layout, la) {
+                Winner::Unmapped => {}
+                Winner::Flash(p) => {
+                    f.l2p[la] = p.0;
+                    f.segs.valid[f.layout.seg_of(p).0 as usize] += 1;
+                    f.mapped += 1;
+                }
+                Winner::Log(i) => from_log.push((la as u32, i)),
+            }
+        }
+        f.next_seq = s.max_seq + 1;
+        f.segs.free.clear();
+        for seg in 1..f.layout.segments {
+            let st = if f.segs.load(SegId(seg)) > 0 {
+                SegState::Used
+            } else {
+                f.segs.free.push_back(SegId(seg));
+                SegState::Dirty
+            };
+            f.segs.state[seg as usize] = st;
+        }
+        f.pop_active()?;
+        if mode.durable_buffer {
+            // No GC and no log reset until every winning entry is on flash.
+            f.defer_log_reset = true;
+            f.in_gc = true;
+            let r = f.replay_log(&entries, &from_log, &s.log_trims);
+            f.defer_log_reset = false;
+            f.in_gc = false;
+            r?;
+            if let Some(l) = f.nvlog.as_mut() {
+                if !l.is_empty() {
+                    l.reset(&mut f.flash)?;
+                }
+            }
+        }
+        if f.segs.free_count() < f.config.gc_low_free_segments {
+            f.run_gc()?;
+        }
+        Ok(f)
+    }
+
+    /// Sync: moves the log's winning entries to flash (programmed and
+    /// synced) while the log still holds them.
+    fn replay_log(
+        &mut self,
+        entries: &[NvEntry],
+        from_log: &[(u32, usize)],
+        log_trims: &[TrimRecord],
+    ) -> Result<()> {
+        for &(la, i) in from_log {
+            let e = &entries[i];
+            let slot = self.buf.push(la, e.seq, &e.data);
+            self.l2p[la as usize] = self.buf_base + slot as u32;
+            self.mapped += 1;
+            if self.buf.is_full() {
+                self.program_buffer()?;
+            }
+        }
+        for t in log_trims {
+            let needed = (t.start..t.start + t.count)
+                .any(|la| self.l2p[la as usize] == UNMAPPED && self.copies[la as usize] > 0);
+            if needed {
+                super::oob::encode_trim(&mut self.trim_scratch, t.start, t.count);
+                self.buf.push(LA_TRIM, t.seq, &self.trim_scratch);
+                if self.buf.is_full() {
+                    self.program_buffer()?;
+                }
+            }
+        }
+        self.program_buffer()?;
+        self.flash.sync()?;
+        Ok(())
+    }
+}

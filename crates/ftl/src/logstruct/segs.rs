@@ -1,0 +1,75 @@
+//! Segment states, live counts and the free queue.
+//!
+//! Invariants (checked by `LogFtl::check_invariants`):
+//! - every segment is in exactly one state; segment 0 is `Reserved`, at most
+//!   one is `Active`;
+//! - the free queue holds exactly the `Free` and `Dirty` segments, once each;
+//! - `valid[s]` is the number of logical sectors mapped into segment `s`, and
+//!   `trims[s]` the number of live trim records in it; both are 0 unless the
+//!   segment is `Active` or `Used`.
+
+use std::collections::VecDeque;
+
+use super::layout::SegId;
+
+/// What a segment is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegState {
+    /// Holds the device label.
+    Reserved,
+    /// Erased and ready to program.
+    Free,
+    /// Holds stale content of unknown state (found by recovery); erased when
+    /// allocated.
+    Dirty,
+    /// Being filled.
+    Active,
+    /// Full (or found programmed by recovery) and holding live content.
+    Used,
+}
+
+#[derive(Debug)]
+pub(crate) struct Segments {
+    pub(crate) state: Vec<SegState>,
+    pub(crate) valid: Vec<u32>,
+    pub(crate) trims: Vec<u32>,
+    pub(crate) erases: Vec<u64>,
+    pub(crate) free: VecDeque<SegId>,
+}
+
+impl Segments {
+    /// All segments `Dirty` (in the free queue) except the reserved one.
+    pub(crate) fn new(segments: u32) -> Segments {
+        let n = segments as usize;
+        let mut state = vec![SegState::Dirty; n];
+        state[0] = SegState::Reserved;
+        Segments {
+            state,
+            valid: vec![0; n],
+            trims: vec![0; n],
+            erases: vec![0; n],
+            free: (1..segments).map(SegId).collect(),
+        }
+    }
+
+    pub(crate) fn free_count(&self) -> u32 {
+        self.free.len() as u32
+    }
+
+    /// Live sectors (data plus trim records) of a segment.
+    pub(crate) fn load(&self, s: SegId) -> u32 {
+        self.valid[s.0 as usize] + self.trims[s.0 as usize]
+    }
+
+    /// The greedy victim: the used segment with the least live content.
+    pub(crate) fn pick_victim(&self) -> Option<SegId> {
+        (0..self.state.len() as u32)
+            .map(SegId)
+            .filter(|&s| self.state[s.0 as usize] == SegState::Used)
+            .min_by_key(|&s| (self.load(s), s.0))
+    }
+
+    pub(crate) fn count(&self, st: SegState) -> u64 {
+        self.state.iter().filter(|&&x| x == st).count() as u64
+    }
+}
