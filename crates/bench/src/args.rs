@@ -1,0 +1,175 @@
+//! Command-line arguments of `scftl bench` (shared by the CLI and the
+//! standalone example `bench`).
+
+use std::path::PathBuf;
+
+use ftl::FtlKind;
+
+/// Options every benchmark takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// Write the result rows as a JSON array to this file.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Draw a PNG chart to this file (text needs
+    /// /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf, Debian package
+    /// fonts-dejavu-core; without it the chart is drawn without labels).
+    #[arg(long, value_name = "PATH")]
+    pub png: Option<PathBuf>,
+    /// Seed of the workload's PRNG (PCG64); one seed gives one run.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Small geometry and few writes: finishes in seconds (for CI).
+    #[arg(long)]
+    pub quick: bool,
+    /// Print no progress lines on stderr.
+    #[arg(long)]
+    pub silent: bool,
+}
+
+/// The FTLs a run can compare.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FtlArg {
+    Scftl,
+    Async,
+    Sync,
+}
+
+impl FtlArg {
+    pub fn kind(self) -> FtlKind {
+        match self {
+            FtlArg::Scftl => FtlKind::Scftl,
+            FtlArg::Async => FtlKind::Async,
+            FtlArg::Sync => FtlKind::Sync,
+        }
+    }
+}
+
+/// Options of the timing model (defaults: FEMU-like, see `flash::timed`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct TimingArgs {
+    /// Page read latency (array to register), ns.
+    #[arg(long, default_value_t = 40_000)]
+    pub read_ns: u64,
+    /// Page program latency, ns.
+    #[arg(long, default_value_t = 200_000)]
+    pub program_ns: u64,
+    /// Block erase latency, ns.
+    #[arg(long, default_value_t = 2_000_000)]
+    pub erase_ns: u64,
+    /// Channel transfer time of one full page, ns (default: 20 µs per
+    /// 16 KiB, scaled to the geometry's page size).
+    #[arg(long)]
+    pub channel_xfer_ns: Option<u64>,
+    /// Device queue depth (commands in flight before the host waits).
+    #[arg(long, default_value_t = 64)]
+    pub queue_depth: usize,
+    /// Host time charged per flash command, ns.
+    #[arg(long, default_value_t = 0)]
+    pub host_op_ns: u64,
+    /// Host time charged per user request (write or flush), ns: models the
+    /// software path above the FTL. 0 = the device alone.
+    #[arg(long, default_value_t = 0)]
+    pub host_request_ns: u64,
+}
+
+/// `randwr`: the paper's §7.2 random-write benchmark (Fig. 5).
+#[derive(clap::Args, Debug, Clone)]
+pub struct RandwrArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub timing: TimingArgs,
+    /// FTLs to run, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "scftl,async,sync"
+    )]
+    pub ftl: Vec<FtlArg>,
+    /// Write intervals (writes per flush), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,16,256,2048")]
+    pub wi: Vec<u64>,
+    /// Geometry preset (see `flash::PRESET_NAMES`); `--quick` uses `small`.
+    #[arg(long, default_value = "paper")]
+    pub geometry: String,
+    /// Measured random writes per (FTL, WI), rounded up to a multiple of WI.
+    #[arg(long)]
+    pub writes: Option<u64>,
+    /// Random overwrites during preconditioning, as a multiple of the
+    /// logical size (after one sequential fill).
+    #[arg(long, default_value_t = 1.0)]
+    pub overwrite_factor: f64,
+    /// Simulated-time buckets of the throughput-over-time series.
+    #[arg(long, default_value_t = 20)]
+    pub buckets: usize,
+    /// Sectors read back and checked after each (FTL, WI) run.
+    #[arg(long, default_value_t = 4096)]
+    pub verify: u64,
+}
+
+/// `boot`: recovery time versus delta-region fill and device size (Fig. 6).
+#[derive(clap::Args, Debug, Clone)]
+pub struct BootArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub timing: TimingArgs,
+    /// Delta-region fill levels (percent) for the fill sweep.
+    #[arg(long, value_delimiter = ',', default_value = "0,25,50,100")]
+    pub fill: Vec<u32>,
+    /// Geometry of the fill sweep.
+    #[arg(long, default_value = "paper")]
+    pub geometry: String,
+    /// Geometry presets of the size sweep (each filled sequentially once).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "paper,paper-64g,paper-256g"
+    )]
+    pub sizes: Vec<String>,
+    /// Writes per flush while filling (default: the write bound W, so delta
+    /// pages are full).
+    #[arg(long)]
+    pub fill_wi: Option<u64>,
+    /// Sectors read back and checked after each recovery.
+    #[arg(long, default_value_t = 4096)]
+    pub verify: u64,
+}
+
+/// `cpu`: CPU cost per write and RAM per logical sector, no timing model.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CpuArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// FTLs to run, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "scftl,async")]
+    pub ftl: Vec<FtlArg>,
+    /// Geometry preset.
+    #[arg(long, default_value = "medium")]
+    pub geometry: String,
+    /// Flash backend: `mem` (stores all data) or `dataless` (tags only).
+    #[arg(long, value_enum, default_value = "mem")]
+    pub flash: FlashArg,
+    /// Write interval (writes per flush).
+    #[arg(long, default_value_t = 2048)]
+    pub wi: u64,
+    /// Measured random writes per FTL.
+    #[arg(long)]
+    pub writes: Option<u64>,
+    /// Random overwrites during preconditioning, as a multiple of the
+    /// logical size (after one sequential fill).
+    #[arg(long, default_value_t = 1.0)]
+    pub overwrite_factor: f64,
+    /// Measured repetitions; the best (lowest) ns/write is reported.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: u32,
+}
+
+/// Flash backend of the CPU benchmark.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlashArg {
+    Mem,
+    Dataless,
+}

@@ -1,0 +1,390 @@
+//! `randwr`: the random-write benchmark of the SCFTL paper's §7.2 (Fig. 5).
+//!
+//! Per FTL: format a fresh tags-only device under the timing model,
+//! precondition it to steady state (one sequential fill of the logical
+//! space, then random overwrites until GC has reclaimed blocks), then for
+//! each write interval WI in turn run a measured phase of random 4 KiB
+//! writes with a flush after every WI writes, and read back a sample of
+//! sectors to check the FTL returned what was written. The WIs run one after
+//! another on the same preconditioned device, so each starts in steady state.
+
+use flash::Geometry;
+use ftl::DeviceStats;
+
+use crate::args::RandwrArgs;
+use crate::chart::{self, Panel, Series};
+use crate::probe::{Probe, TimedProbe};
+use crate::report::{self, fmt_int, fmt_opt, Header, Row, Table};
+use crate::stack::{self, progress};
+use crate::targets;
+use crate::workload::{BResult, PhaseRecord, Writer};
+
+/// The paper's Fig. 5 ratios (averages of the artifact's data):
+/// (WI, scftl/async, scftl/sync).
+pub const PAPER_RATIOS: [(u64, f64, f64); 4] = [
+    (2048, 0.953, 15.4),
+    (256, 0.894, 14.4),
+    (16, 0.526, 3.8),
+    (1, 0.497, 0.25),
+];
+
+/// Preconditions a freshly formatted device to steady state: one sequential
+/// fill, `overwrite_factor` x L random overwrites, and more (up to 2 x L)
+/// until GC has reclaimed at least one block. Flushes every epoch-sized
+/// batch. Returns a note on what was done.
+pub fn precondition(w: &mut Writer<'_>, overwrite_factor: f64) -> BResult<String> {
+    let epoch = w.dev.epoch_remaining().unwrap_or(2048).clamp(1, 2048);
+    let l = w.num_sectors();
+    w.sequential_fill(64.min(epoch), epoch)?;
+    let n = (l as f64 * overwrite_factor.max(0.0)) as u64;
+    w.random_writes(n.div_ceil(epoch) * epoch, epoch)?;
+    let mut extra = 0;
+    while w.dev.stats().gc_blocks_reclaimed == 0 && extra < 8 {
+        w.random_writes((l / 4).div_ceil(epoch) * epoch, epoch)?;
+        extra += 1;
+    }
+    let s = w.dev.stats();
+    if s.gc_blocks_reclaimed == 0 {
+        return Err(format!(
+            "preconditioning: GC never ran after {} writes; steady state not reached",
+            s.user_sectors_written
+        ));
+    }
+    Ok(format!(
+        "1 sequential fill + {:.2} x L random writes (flush every {epoch}); GC had relocated {} sectors and reclaimed {} blocks",
+        (n + extra * (l / 4)) as f64 / l as f64,
+        s.gc_sectors_relocated,
+        s.gc_blocks_reclaimed
+    ))
+}
+
+/// What the device reported around one measured phase.
+struct PhaseDelta {
+    /// Flash counters of the phase.
+    c: flash::FlashCounters,
+    s0: DeviceStats,
+    s1: DeviceStats,
+    /// Host time spent waiting for a device-queue slot.
+    stall_ns: u64,
+}
+
+/// The measured quantities of one (FTL, WI) phase.
+fn phase_row(
+    g: &Geometry,
+    ftl: &str,
+    wi: u64,
+    rec: &PhaseRecord,
+    d: &PhaseDelta,
+    buckets: usize,
+) -> Row {
+    let (c, s0, s1, stall_ns) = (&d.c, &d.s0, &d.s1, d.stall_ns);
+    let writes = rec.writes as f64;
+    let user = (s1.user_sectors_written - s0.user_sectors_written) as f64;
+    let flushes = s1.flushes - s0.flushes;
+    let (avg, max) = rec.flush_lat_us();
+    let sim_s = rec.sim_ns as f64 / 1e9;
+    Row {
+        bench: "randwr".into(),
+        ftl: ftl.into(),
+        wi: Some(wi),
+        iops: Some(if sim_s > 0.0 {
+            writes / sim_s
+        } else {
+            f64::NAN
+        }),
+        flush_lat_avg_us: Some(avg),
+        flush_lat_max_us: Some(max),
+        waf: Some(c.programs as f64 * f64::from(g.sectors_per_page) / user.max(1.0)),
+        cpu_ns_per_write: Some(rec.wall_ns as f64 / writes),
+        writes: Some(rec.writes),
+        sim_seconds: Some(sim_s),
+        flushes: Some(flushes),
+        forced_flushes: Some(rec.forced_flushes),
+        programs_per_write: Some(c.programs as f64 / writes),
+        reads_per_write: Some(c.reads as f64 / writes),
+        erases_per_write: Some(c.erases as f64 / writes),
+        gc_relocations_per_write: Some(
+            (s1.gc_sectors_relocated - s0.gc_sectors_relocated) as f64 / writes,
+        ),
+        meta_pages_per_flush: Some(
+            (s1.meta_pages_written - s0.meta_pages_written) as f64 / (flushes.max(1)) as f64,
+        ),
+        full_checkpoints: Some(s1.full_checkpoints - s0.full_checkpoints),
+        stall_fraction: Some(stall_ns as f64 / rec.sim_ns.max(1) as f64),
+        timeline_kiops: rec.timeline(buckets),
+        ..Row::default()
+    }
+}
+
+/// Runs the benchmark, prints the report, writes JSON / PNG if asked.
+pub fn run(a: &RandwrArgs) -> BResult<Vec<Row>> {
+    let quick = a.common.quick;
+    let gname = if quick { "small" } else { a.geometry.as_str() };
+    let g = stack::geometry(gname)?;
+    let timing = stack::timing_config(&a.timing, &g)?;
+    let commit = report::git_commit();
+    let seed = a.common.seed;
+    if a.wi.is_empty() || a.wi.contains(&0) {
+        return Err("--wi needs at least one write interval, each at least 1".into());
+    }
+    let writes_default = if quick { 4096 } else { 1 << 20 };
+    let writes = a.writes.unwrap_or(writes_default).max(1);
+    let overwrite = if quick {
+        a.overwrite_factor.min(0.5)
+    } else {
+        a.overwrite_factor
+    };
+
+    let mut header = Header::new(
+        "randwr: random 4 KiB writes, flush every WI writes (SCFTL paper §7.2, Fig. 5)",
+    );
+    header.add("geometry", format!("{gname}: {g}"));
+    header.add(
+        "timing",
+        stack::describe_timing(&timing, a.timing.host_request_ns),
+    );
+    header.add(
+        "flash",
+        "DatalessFlash (metadata blocks whole, 8-byte tag per data sector) under TimedFlash",
+    );
+    header.add("seed", seed.to_string());
+    header.add("commit", commit.clone());
+    header.add(
+        "workload",
+        format!("precondition (1 sequential fill + {overwrite} x L random, until GC active), then per WI {writes} random writes (rounded up to a multiple of WI), WIs in order {:?} on the same device", a.wi),
+    );
+    header.add(
+        "epoch bound",
+        "before a write that does not fit the epoch (epoch_remaining = 0) the harness flushes first: a forced flush, counted; with WI <= W this never happens",
+    );
+    header.add(
+        "WAF",
+        "flash sectors programmed (whole pages: data, padding, metadata) per user sector written",
+    );
+
+    let mut rows: Vec<Row> = Vec::new();
+    let mut notes = Vec::new();
+    for ftl_arg in &a.ftl {
+        let kind = ftl_arg.kind();
+        let f = targets::factory(kind, &g)?;
+        header.add(&format!("config {}", kind.name()), f.describe());
+        let shared = stack::timed_dataless(f.as_ref(), &g, timing)?;
+        let probe = TimedProbe(shared.clone());
+        let dev = f.format(Box::new(shared.clone()))?;
+        let mut w = Writer::new(dev, &probe, seed);
+        w.host_request_ns = a.timing.host_request_ns;
+        progress(
+            a.common.silent,
+            format!(
+                "{}: preconditioning {} logical sectors",
+                kind,
+                w.num_sectors()
+            ),
+        );
+        let note = precondition(&mut w, overwrite)?;
+        progress(a.common.silent, format!("{kind}: {note}"));
+        notes.push(format!("{kind}: {note}"));
+        for &wi in &a.wi {
+            let n = writes.div_ceil(wi) * wi;
+            let c0 = probe.counters();
+            let s0 = w.dev.stats();
+            let stall0 = probe.timing().map(|t| t.stall_ns).unwrap_or(0);
+            let rec = w.measured_random_writes(n, wi)?;
+            let delta = PhaseDelta {
+                c: probe.counters().since(&c0),
+                s0,
+                s1: w.dev.stats(),
+                stall_ns: probe.timing().map(|t| t.stall_ns).unwrap_or(0) - stall0,
+            };
+            w.verify(a.verify)
+                .map_err(|e| format!("{kind} WI={wi}: {e}"))?;
+            let mut row = phase_row(&g, kind.name(), wi, &rec, &delta, a.buckets);
+            row.geometry = gname.into();
+            row.seed = seed;
+            row.commit = commit.clone();
+            progress(
+                a.common.silent,
+                format!(
+                    "{kind} WI={wi}: {} IOPS (simulated), WAF {:.2}, {:.0} ns/write CPU",
+                    fmt_int(row.iops.unwrap_or(0.0)),
+                    row.waf.unwrap_or(0.0),
+                    row.cpu_ns_per_write.unwrap_or(0.0)
+                ),
+            );
+            rows.push(row);
+        }
+    }
+    add_ratios(&mut rows);
+    for n in notes {
+        header.add("precondition", n);
+    }
+    print!("{}", render(&header, &rows));
+    if let Some(p) = &a.common.json {
+        report::write_json(p, &rows)?;
+    }
+    if let Some(p) = &a.common.png {
+        draw(
+            p,
+            &rows,
+            &a.wi,
+            &format!("randwr on {gname} ({commit}, seed {seed})"),
+        )?;
+    }
+    Ok(rows)
+}
+
+/// Fills in scftl/async and scftl/sync per WI on the scftl rows.
+pub fn add_ratios(rows: &mut [Row]) {
+    let iops = |rows: &[Row], ftl: &str, wi: Option<u64>| {
+        rows.iter()
+            .find(|r| r.ftl == ftl && r.wi == wi)
+            .and_then(|r| r.iops)
+    };
+    let snapshot: Vec<Row> = rows.to_vec();
+    for r in rows.iter_mut().filter(|r| r.ftl == "scftl") {
+        let me = r.iops;
+        r.scftl_over_async = me.zip(iops(&snapshot, "async", r.wi)).map(|(a, b)| a / b);
+        r.scftl_over_sync = me.zip(iops(&snapshot, "sync", r.wi)).map(|(a, b)| a / b);
+    }
+}
+
+/// The text report: header, the main table, the ratio table.
+pub fn render(header: &Header, rows: &[Row]) -> String {
+    let mut t = Table::new(&[
+        "ftl",
+        "WI",
+        "kIOPS (sim)",
+        "flush avg µs",
+        "flush max µs",
+        "WAF (sectors)",
+        "prog/w (pages)",
+        "reads/w",
+        "erases/w",
+        "GC reloc/w",
+        "meta pg/flush",
+        "full ckpts",
+        "forced flushes",
+        "stall",
+        "CPU ns/w",
+    ]);
+    for r in rows {
+        t.push(vec![
+            r.ftl.clone(),
+            r.wi.map(|x| x.to_string()).unwrap_or_default(),
+            fmt_opt(r.iops.map(|x| x / 1e3), 2),
+            fmt_opt(r.flush_lat_avg_us, 0),
+            fmt_opt(r.flush_lat_max_us, 0),
+            fmt_opt(r.waf, 3),
+            fmt_opt(r.programs_per_write, 3),
+            fmt_opt(r.reads_per_write, 3),
+            fmt_opt(r.erases_per_write, 4),
+            fmt_opt(r.gc_relocations_per_write, 3),
+            fmt_opt(r.meta_pages_per_flush, 2),
+            r.full_checkpoints
+                .map(|x| x.to_string())
+                .unwrap_or_default(),
+            r.forced_flushes.map(|x| x.to_string()).unwrap_or_default(),
+            fmt_opt(r.stall_fraction.map(|x| x * 100.0), 0) + "%",
+            fmt_opt(r.cpu_ns_per_write, 0),
+        ]);
+    }
+    let mut s = header.render();
+    s.push('\n');
+    s.push_str(&t.render());
+    let mut rt = Table::new(&[
+        "WI",
+        "scftl/async",
+        "paper scftl/async",
+        "scftl/sync",
+        "paper scftl/sync",
+    ]);
+    let mut any = false;
+    for r in rows.iter().filter(|r| r.ftl == "scftl") {
+        let paper = PAPER_RATIOS.iter().find(|p| Some(p.0) == r.wi);
+        any |= r.scftl_over_async.is_some() || r.scftl_over_sync.is_some();
+        rt.push(vec![
+            r.wi.map(|x| x.to_string()).unwrap_or_default(),
+            fmt_opt(r.scftl_over_async, 3),
+            fmt_opt(paper.map(|p| p.1), 3),
+            fmt_opt(r.scftl_over_sync, 2) + "x",
+            fmt_opt(paper.map(|p| p.2), 2) + "x",
+        ]);
+    }
+    if any {
+        s.push('\n');
+        s.push_str(&rt.render());
+    }
+    s.push_str(
+        "\nThroughput over simulated time (kIOPS per bucket; bucket ends in simulated seconds):\n",
+    );
+    for r in rows {
+        let pts: Vec<String> = r
+            .timeline_kiops
+            .iter()
+            .map(|(t, k)| format!("{t:.2}s:{k:.1}"))
+            .collect();
+        s.push_str(&format!(
+            "  {} WI={}: {}\n",
+            r.ftl,
+            r.wi.unwrap_or(0),
+            pts.join(" ")
+        ));
+    }
+    s
+}
+
+/// Fig. 5-like chart: IOPS per WI, then throughput over time for each WI.
+pub fn draw(path: &std::path::Path, rows: &[Row], wis: &[u64], title: &str) -> BResult<()> {
+    let ftls: Vec<String> = {
+        let mut v: Vec<String> = Vec::new();
+        for r in rows {
+            if !v.contains(&r.ftl) {
+                v.push(r.ftl.clone());
+            }
+        }
+        v
+    };
+    let mut panels = vec![Panel {
+        title: "Simulated throughput per write interval".into(),
+        x_label: "write interval (writes per flush)".into(),
+        y_label: "IOPS (log)".into(),
+        log_y: true,
+        x_categories: wis.iter().map(|w| w.to_string()).collect(),
+        series: ftls
+            .iter()
+            .map(|f| Series {
+                label: f.clone(),
+                color: chart::ftl_color(f),
+                points: wis
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, wi)| {
+                        rows.iter()
+                            .find(|r| &r.ftl == f && r.wi == Some(*wi))
+                            .and_then(|r| r.iops)
+                            .map(|y| (i as f64, y))
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }];
+    for wi in wis {
+        panels.push(Panel {
+            title: format!("WI = {wi}: throughput over time"),
+            x_label: "simulated time (s)".into(),
+            y_label: "kIOPS".into(),
+            log_y: false,
+            x_categories: Vec::new(),
+            series: rows
+                .iter()
+                .filter(|r| r.wi == Some(*wi))
+                .map(|r| Series {
+                    label: r.ftl.clone(),
+                    color: chart::ftl_color(&r.ftl),
+                    points: r.timeline_kiops.clone(),
+                })
+                .collect(),
+        });
+    }
+    chart::draw(path, title, &panels, 3)
+}

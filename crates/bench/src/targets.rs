@@ -1,0 +1,127 @@
+//! The FTLs under test, behind one interface: how to format and open each
+//! one on a given flash device, which blocks it keeps metadata in (so
+//! `DatalessFlash` stores those in full), its configuration for the report
+//! header, and what its in-memory tables cost.
+//!
+//! Fairness: every FTL exposes the same number of logical sectors on a
+//! geometry — SCFTL's default L — so all see the same over-provisioning.
+
+use flash::{Flash, Geometry};
+use ftl::scftl::{format as sc_format, Scftl, ScftlConfig};
+use ftl::{BlockDevice, FtlKind};
+
+use crate::workload::BResult;
+
+/// A boxed flash device, as every FTL under test sees it.
+pub type DynFlash = Box<dyn Flash>;
+/// A boxed block device.
+pub type DynDev = Box<dyn BlockDevice>;
+
+/// How to build and describe one FTL.
+pub trait Factory {
+    fn kind(&self) -> FtlKind;
+    /// Logical sectors the device exposes on this geometry.
+    fn logical_sectors(&self) -> u64;
+    /// Erase blocks that must be stored in full.
+    fn metadata_blocks(&self) -> Vec<u32>;
+    /// One line for the report header (W, K, U, region sizes, ...).
+    fn describe(&self) -> String;
+    fn format(&self, flash: DynFlash) -> BResult<DynDev>;
+    fn open(&self, flash: DynFlash) -> BResult<DynDev>;
+    /// Bytes of the FTL's per-sector tables per logical sector, and how the
+    /// number was obtained.
+    fn ram_bytes_per_sector(&self) -> (f64, String);
+}
+
+/// The factory of `kind` on geometry `g`.
+pub fn factory(kind: FtlKind, g: &Geometry) -> BResult<Box<dyn Factory>> {
+    let sc = ScftlConfig::default_for(g);
+    sc.validate(g)
+        .map_err(|e| format!("SCFTL default configuration on {g}: {e}"))?;
+    match kind {
+        FtlKind::Scftl => Ok(Box::new(ScftlFactory { g: *g, config: sc })),
+        other => Err(format!(
+            "the `{other}` FTL is not available in this build of the benchmarks yet"
+        )),
+    }
+}
+
+/// SCFTL with its default configuration for the geometry.
+pub struct ScftlFactory {
+    pub g: Geometry,
+    pub config: ScftlConfig,
+}
+
+impl ScftlFactory {
+    /// Pages of the delta region.
+    pub fn delta_capacity_pages(&self) -> u64 {
+        u64::from(self.config.delta_region_superblocks)
+            * u64::from(self.g.dies())
+            * u64::from(self.g.pages_per_block)
+    }
+
+    /// Most delta pages one epoch can write: (W + K * floor(L/U)) pairs
+    /// over the pairs per page, plus the commit page (as `config.rs`
+    /// derives it). A flush takes a full checkpoint when fewer pages than
+    /// this remain, so at most `capacity - epoch_pages_max` delta pages are
+    /// ever present after a flush.
+    pub fn epoch_pages_max(&self) -> u64 {
+        let c = &self.config;
+        let n = c.logical_sectors / u64::from(c.gc_threshold.max(1));
+        let pairs = u64::from(c.write_bound) + u64::from(c.gc_bound) * n;
+        let ppp = sc_format::pairs_per_page(self.g.page_size()).max(1) as u64;
+        pairs / ppp + 1
+    }
+}
+
+impl Factory for ScftlFactory {
+    fn kind(&self) -> FtlKind {
+        FtlKind::Scftl
+    }
+    fn logical_sectors(&self) -> u64 {
+        self.config.logical_sectors
+    }
+    fn metadata_blocks(&self) -> Vec<u32> {
+        Scftl::<DynFlash>::metadata_blocks(&self.g, &self.config)
+            .into_iter()
+            .map(|b| b.0)
+            .collect()
+    }
+    fn describe(&self) -> String {
+        let c = &self.config;
+        format!(
+            "scftl: L = {} sectors, W = {}, K = {}, U = {}, checkpoint slot = {} superblocks, delta region = {} superblocks ({} pages, {} MiB)",
+            c.logical_sectors,
+            c.write_bound,
+            c.gc_bound,
+            c.gc_threshold,
+            c.checkpoint_slot_superblocks,
+            c.delta_region_superblocks,
+            self.delta_capacity_pages(),
+            (self.delta_capacity_pages() * self.g.page_size() as u64) >> 20
+        )
+    }
+    fn format(&self, flash: DynFlash) -> BResult<DynDev> {
+        Scftl::format(flash, self.config.clone())
+            .map(|d| Box::new(d) as DynDev)
+            .map_err(|e| format!("scftl format: {e}"))
+    }
+    fn open(&self, flash: DynFlash) -> BResult<DynDev> {
+        Scftl::open(flash)
+            .map(|d| Box::new(d) as DynDev)
+            .map_err(|e| format!("scftl open: {e}"))
+    }
+    fn ram_bytes_per_sector(&self) -> (f64, String) {
+        // Scftl keeps l2p: Vec<u32> (one per logical sector) and p2l:
+        // Vec<u32> (one per physical sector of the device's superblocks);
+        // everything else is per superblock or a few pages.
+        let l = self.config.logical_sectors as f64;
+        let phys = self.g.total_sectors() as f64;
+        let per_sb = 64.0 * f64::from(self.g.blocks_per_die);
+        let pages = 4.0 * self.g.page_size() as f64;
+        (
+            (4.0 * l + 4.0 * phys + per_sb + pages) / l,
+            "formula: 4 B L2P per logical + 4 B P2L per physical sector + per-superblock tables + 4 page buffers".into(),
+        )
+    }
+}

@@ -1,0 +1,78 @@
+//! Runs every benchmark in `--quick` mode and checks that the report's JSON
+//! and PNG are produced and well-formed. No timing is asserted: performance
+//! is measured by the benchmark programs and reported in docs/BENCHMARKS.md.
+
+use clap::Parser;
+
+#[derive(Parser)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: bench::BenchCommand,
+}
+
+fn run(args: &[&str]) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("out.json");
+    let png = dir.path().join("out.png");
+    let mut argv = vec!["bench"];
+    argv.extend_from_slice(args);
+    let (j, p) = (json.to_str().unwrap(), png.to_str().unwrap());
+    argv.extend_from_slice(&["--quick", "--silent", "--json", j, "--png", p]);
+    let cli = Cli::try_parse_from(&argv).unwrap();
+    let rows = bench::run_rows(&cli.cmd).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+    assert!(!rows.is_empty());
+    let text = std::fs::read_to_string(&json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let arr = v.as_array().expect("a JSON array of rows");
+    assert_eq!(arr.len(), rows.len());
+    for row in arr {
+        for key in [
+            "bench",
+            "ftl",
+            "wi",
+            "iops",
+            "flush_lat_avg_us",
+            "flush_lat_max_us",
+            "waf",
+            "cpu_ns_per_write",
+            "geometry",
+            "seed",
+            "commit",
+        ] {
+            assert!(row.get(key).is_some(), "row lacks `{key}`: {row}");
+        }
+    }
+    let png_bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&png_bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    v
+}
+
+#[test]
+fn randwr_quick_produces_rows_for_each_wi() {
+    let v = run(&["randwr", "--ftl", "scftl", "--wi", "16,256"]);
+    let arr = v.as_array().unwrap();
+    assert_eq!(arr.len(), 2);
+    for r in arr {
+        assert_eq!(r["bench"], "randwr");
+        assert!(r["iops"].as_f64().unwrap() > 0.0);
+        assert!(r["waf"].as_f64().unwrap() >= 1.0);
+        assert!(!r["timeline_kiops"].as_array().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn boot_quick_reports_fill_and_size_sweeps() {
+    let v = run(&["boot", "--fill", "0,100"]);
+    let arr = v.as_array().unwrap();
+    assert_eq!(arr.len(), 4, "2 fill levels + 2 sizes");
+    for r in arr {
+        assert!(r["recovery_sim_ms"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn cpu_quick_reports_ram_per_sector() {
+    let v = run(&["cpu", "--ftl", "scftl", "--repeat", "1"]);
+    let r = &v.as_array().unwrap()[0];
+    assert!(r["ram_bytes_per_sector"].as_f64().unwrap() >= 4.0);
+}
