@@ -3,8 +3,12 @@
 //!
 //! Invariants (checked by [`LogConfig::validate`]):
 //! - the layout is valid (`stripe_dies` divides the dies);
-//! - `2 <= gc_low_free_segments <= gc_high_free_segments` and
-//!   `gc_high_free_segments + 2 <= data segments`;
+//! - `4 <= gc_low_free_segments <= gc_high_free_segments` and
+//!   `gc_high_free_segments + 2 <= data segments`. GC is triggered when a
+//!   segment fills and fewer than `low` are free (so `low - 1` are); it takes
+//!   one as its destination and may take one more before its first victim
+//!   is erased, so at least `low - 3 >= 1` segment is free at every instant.
+//!   A crash at any point therefore leaves recovery a segment to write to;
 //! - `1 <= logical_sectors <= (data_segments - gc_high - 1) * (S - N)` where
 //!   `S` is sectors per segment and `N` sectors per page. Then whenever GC
 //!   runs, some used segment has at most `S - N` live sectors, so relocating
@@ -44,15 +48,15 @@ pub struct LogConfig {
 
 impl LogConfig {
     /// A sensible configuration: segments stripe all dies unless that leaves
-    /// fewer than 16 segments, GC watermarks 2/3, and 85% of the largest
+    /// fewer than 16 segments, GC watermarks 4/5, and 85% of the largest
     /// logical size [`LogConfig::validate`] accepts.
     pub fn default_for(g: &Geometry) -> LogConfig {
         let stripe_dies = if g.blocks_per_die >= 16 { g.dies() } else { 1 };
         let mut c = LogConfig {
             logical_sectors: 1,
             stripe_dies,
-            gc_low_free_segments: 2,
-            gc_high_free_segments: 3,
+            gc_low_free_segments: 4,
+            gc_high_free_segments: 5,
         };
         if let Ok(max) = c.max_logical_sectors(g) {
             c.logical_sectors = (max * 85 / 100).max(1);
@@ -171,7 +175,7 @@ mod tests {
         c.logical_sectors = c.max_logical_sectors(&g).unwrap() + 1;
         assert!(matches!(c.validate(&g), Err(FtlError::BadConfig(_))));
         let mut c = ok.clone();
-        c.gc_low_free_segments = 1;
+        c.gc_low_free_segments = 3;
         assert!(c.validate(&g).is_err());
         let mut c = ok.clone();
         c.stripe_dies = 3;

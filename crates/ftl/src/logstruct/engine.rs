@@ -180,7 +180,7 @@ impl<F: Flash> LogFtl<F> {
     /// the battery-backed log (sync), syncs, and writes the label last.
     pub fn format(flash: F, config: LogConfig, mode: Mode) -> Result<Self> {
         let mut f = Self::empty(flash, config, mode)?;
-        if mode.durable_buffer {
+        if mode.kind == FtlKind::Sync {
             NvLog::check_size(&f.flash, f.layout.sectors_per_page)?;
         }
         label::clear_label(&mut f.flash)?;
@@ -191,8 +191,13 @@ impl<F: Flash> LogFtl<F> {
             f.segs.state[s as usize] = SegState::Free;
         }
         f.flash.sync()?;
-        if mode.durable_buffer {
-            f.nvlog = Some(NvLog::format(&mut f.flash, f.layout.sectors_per_page)?);
+        if mode.kind == FtlKind::Sync {
+            // The SyncSkipSync mutant writes the header too (so the device
+            // opens normally) but never logs anything.
+            let log = NvLog::format(&mut f.flash, f.layout.sectors_per_page)?;
+            if mode.durable_buffer {
+                f.nvlog = Some(log);
+            }
         }
         f.pop_active()?;
         label::write_label(&mut f.flash, mode.kind, &f.config.encode())?;
