@@ -129,7 +129,7 @@ fn scftl_config(g: &Geometry, req: &FormatRequest) -> Result<ScftlConfig, CliErr
     let mut c = ScftlConfig::default_for(g);
     let ss = u64::from(g.sector_size);
     if let Some(size) = req.size {
-        if size == 0 || size % ss != 0 {
+        if size == 0 || !size.is_multiple_of(ss) {
             return Err(CliError::usage(format!(
                 "--size {size}: must be a non-zero multiple of the {ss}-byte sector"
             )));

@@ -112,7 +112,7 @@ pub fn read_at<D: BlockDevice + ?Sized>(
     let ss = dev.sector_size() as u64;
     let first = offset / ss;
     let head = (offset % ss) as usize;
-    if head == 0 && out.len() as u64 % ss == 0 {
+    if head == 0 && (out.len() as u64).is_multiple_of(ss) {
         return dev.read(Lba(first), out).map_err(|e| ftl_err("read", e));
     }
     let end = offset + out.len() as u64;
@@ -137,7 +137,7 @@ pub fn write_at<D: BlockDevice + ?Sized>(
     let ss = dev.sector_size() as u64;
     let first = offset / ss;
     let head = (offset % ss) as usize;
-    if head == 0 && data.len() as u64 % ss == 0 {
+    if head == 0 && (data.len() as u64).is_multiple_of(ss) {
         return write_sectors(dev, first, data);
     }
     let end = offset + data.len() as u64;
@@ -149,7 +149,7 @@ pub fn write_at<D: BlockDevice + ?Sized>(
         dev.read(Lba(first), &mut buf[..ssz])
             .map_err(|e| ftl_err("read for read-modify-write", e))?;
     }
-    if end % ss != 0 && (last - 1 > first || head == 0) {
+    if !end.is_multiple_of(ss) && (last - 1 > first || head == 0) {
         let at = buf.len() - ssz;
         dev.read(Lba(last - 1), &mut buf[at..])
             .map_err(|e| ftl_err("read for read-modify-write", e))?;
@@ -195,7 +195,7 @@ pub fn write_zeroes_at<D: BlockDevice + ?Sized>(
     let mut pos = offset;
     while pos < end {
         let sector_end = (pos / ss + 1) * ss;
-        let aligned_whole = pos % ss == 0 && end >= sector_end;
+        let aligned_whole = pos.is_multiple_of(ss) && end >= sector_end;
         if !aligned_whole {
             // A partial sector at one edge.
             let n = (sector_end.min(end) - pos) as usize;
@@ -300,7 +300,7 @@ pub fn write_sectors<D: BlockDevice + ?Sized>(
     data: &[u8],
 ) -> Result<Effects, OpError> {
     let ss = dev.sector_size();
-    if data.is_empty() || data.len() % ss != 0 {
+    if data.is_empty() || !data.len().is_multiple_of(ss) {
         return Err(OpError::new(
             EINVAL,
             format!(
