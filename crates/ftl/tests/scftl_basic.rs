@@ -96,7 +96,10 @@ fn caller_errors_change_nothing() {
     d.check_invariants().unwrap();
     let mut buf = vec![7u8; ss];
     d.read(Lba(0), &mut buf).unwrap();
-    assert!(buf.iter().all(|&b| b == 0), "never-written sectors read as zeros");
+    assert!(
+        buf.iter().all(|&b| b == 0),
+        "never-written sectors read as zeros"
+    );
 }
 
 #[test]
@@ -108,10 +111,19 @@ fn epoch_full_refuses_the_whole_request_and_writes_nothing() {
     assert_eq!(d.epoch_remaining(), Some(2));
     let e = d.write(Lba(20), &vec![9; 3 * ss]).unwrap_err();
     assert!(
-        matches!(e, FtlError::EpochFull { needed: 3, remaining: 2 }),
+        matches!(
+            e,
+            FtlError::EpochFull {
+                needed: 3,
+                remaining: 2
+            }
+        ),
         "{e}"
     );
-    assert!(e.to_string().contains("flush"), "message says what to do: {e}");
+    assert!(
+        e.to_string().contains("flush"),
+        "message says what to do: {e}"
+    );
     let e = d.trim(Lba(0), 3).unwrap_err();
     assert!(matches!(e, FtlError::EpochFull { .. }));
     assert_eq!(d.epoch_remaining(), Some(2));
@@ -206,7 +218,8 @@ fn full_checkpoints_happen_on_tiny_and_survive_reopen() {
     let mut d = fresh();
     let ss = d.sector_size();
     for round in 0..60u8 {
-        d.write(Lba(u64::from(round % 8)), &vec![round; ss]).unwrap();
+        d.write(Lba(u64::from(round % 8)), &vec![round; ss])
+            .unwrap();
         d.flush().unwrap();
         d.check_invariants().unwrap();
     }

@@ -62,12 +62,18 @@ impl Run {
         let remaining = self.dev().epoch_remaining().unwrap();
         match self.dev().write(Lba(lba), &data) {
             Ok(()) => {
-                assert!(n <= remaining, "write of {n} accepted with {remaining} left");
+                assert!(
+                    n <= remaining,
+                    "write of {n} accepted with {remaining} left"
+                );
                 for (i, t) in tags.into_iter().enumerate() {
                     self.model.volatile[lba as usize + i] = t;
                 }
             }
-            Err(FtlError::EpochFull { needed, remaining: r }) => {
+            Err(FtlError::EpochFull {
+                needed,
+                remaining: r,
+            }) => {
                 assert_eq!((needed, r), (n, remaining));
                 assert_eq!(self.dev().epoch_remaining(), Some(remaining));
                 self.flush();

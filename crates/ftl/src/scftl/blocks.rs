@@ -99,6 +99,7 @@ impl Blocks {
     }
 
     /// Superblocks that may be (erased and) filled in this epoch.
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub fn available_sbs(&self) -> u64 {
         (self.free.len() + self.erasable.len()) as u64
     }

@@ -21,7 +21,7 @@ use flash::Geometry;
 
 use crate::device::{FtlError, Result};
 
-use super::format::{self, pairs_per_page, l2p_entries_per_page};
+use super::format::{self, l2p_entries_per_page, pairs_per_page};
 
 /// The configuration of an SCFTL device. Immutable after `format`; stored
 /// in the device label.
@@ -193,7 +193,10 @@ impl ScftlConfig {
             ("write_bound (W)", self.write_bound),
             ("gc_bound (K)", self.gc_bound),
             ("gc_threshold (U)", self.gc_threshold),
-            ("checkpoint_slot_superblocks", self.checkpoint_slot_superblocks),
+            (
+                "checkpoint_slot_superblocks",
+                self.checkpoint_slot_superblocks,
+            ),
             ("delta_region_superblocks", self.delta_region_superblocks),
         ] {
             if v == 0 {

@@ -126,6 +126,25 @@ impl<F: Flash> Scftl<F> {
         Ok(psa)
     }
 
+    /// Like [`Self::append_sector`], but the sector is read from flash
+    /// (`page`, `slot`) directly into the merge buffer (GC relocation).
+    pub(super) fn append_from_flash(&mut self, page: flash::PageAddr, slot: u32) -> Result<u32> {
+        let a = self.open_active()?;
+        let ss = self.layout.sector_size;
+        let fill = self.mb_fill;
+        let psa = a.sb * self.layout.sectors_per_sb + a.next_page * self.layout.spp + fill;
+        self.flash.read(
+            page,
+            slot,
+            &mut self.mb[fill as usize * ss..(fill as usize + 1) * ss],
+        )?;
+        self.mb_fill += 1;
+        if self.mb_fill == self.layout.spp {
+            self.program_merge_buffer()?;
+        }
+        Ok(psa)
+    }
+
     /// Pads the merge buffer with zeros and programs it (flush).
     pub(super) fn pad_merge_buffer(&mut self) -> Result<()> {
         if self.mb_fill == 0 {

@@ -12,10 +12,13 @@
 
 use flash::Flash;
 
-use crate::device::{FtlError, Result};
+#[cfg(debug_assertions)]
+use crate::device::FtlError;
+use crate::device::Result;
 
 use super::blocks::SbState;
 use super::format::UNMAPPED;
+#[cfg(debug_assertions)]
 use super::recovery;
 use super::Scftl;
 
@@ -34,6 +37,7 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// Sectors the next epoch may consume without any block becoming free.
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     fn available_sectors(&self) -> u64 {
         let s = u64::from(self.layout.sectors_per_sb);
         let active = self.active.map_or(0, |a| {
@@ -176,12 +180,18 @@ impl<F: Flash> Scftl<F> {
             }
         }
         if used != b.used {
-            return Err(format!("used count {} but {used} superblocks are used", b.used));
+            return Err(format!(
+                "used count {} but {used} superblocks are used",
+                b.used
+            ));
         }
         match self.active {
             Some(a) => {
                 if actives != 1 || b.state[a.sb as usize] != SbState::Active {
-                    return Err(format!("active pointer names superblock {} but {actives} superblocks are active", a.sb));
+                    return Err(format!(
+                        "active pointer names superblock {} but {actives} superblocks are active",
+                        a.sb
+                    ));
                 }
                 if a.next_page > l.pages_per_sb || self.mb_fill >= l.spp {
                     return Err(format!(

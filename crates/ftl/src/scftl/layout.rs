@@ -82,10 +82,7 @@ impl Layout {
 
     /// Page `idx` of a region starting at superblock `first_sb`.
     pub fn region_page(&self, first_sb: u32, idx: u32) -> PageAddr {
-        self.page_addr(
-            first_sb + idx / self.pages_per_sb,
-            idx % self.pages_per_sb,
-        )
+        self.page_addr(first_sb + idx / self.pages_per_sb, idx % self.pages_per_sb)
     }
 
     /// Pages of the delta region.

@@ -138,8 +138,15 @@ impl<F: Flash> Scftl<F> {
         let mut page = vec![0u8; layout.page_size];
         let first_gen = 1;
         let first_epoch = 1;
-        let ckpt_pages =
-            checkpoint::write(&mut flash, &layout, 0, first_gen, first_epoch, &l2p, &mut page)?;
+        let ckpt_pages = checkpoint::write(
+            &mut flash,
+            &layout,
+            0,
+            first_gen,
+            first_epoch,
+            &l2p,
+            &mut page,
+        )?;
         label::write_label(&mut flash, FtlKind::Scftl, &config.encode())?;
         let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
         let delta = DeltaLog::new(&layout, first_gen, first_epoch, 0);
