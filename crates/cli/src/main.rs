@@ -57,6 +57,9 @@ enum Command {
                       Stop with Ctrl-C or SIGTERM: the server flushes before it exits."
     )]
     Serve(serve::ServeArgs),
+    /// Run the crash-consistency checker: cut power at flash commands and
+    /// compare what recovery returns with the FTL's contract.
+    Crashtest(crashcheck::CrashtestArgs),
 }
 
 #[derive(clap::Args)]
@@ -145,6 +148,8 @@ fn main() -> ExitCode {
         Command::Format(a) => run_format(a),
         Command::Info(a) => info::run(&a.image, a.json),
         Command::Serve(a) => serve::run(a),
+        // The checker prints its own report and chooses its exit code.
+        Command::Crashtest(a) => return crashcheck::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
