@@ -25,6 +25,10 @@ use crate::data::{decode, fill};
 use crate::spec::{ContractKind, Interrupted, Spec};
 use crate::target::{Dev, Target};
 
+/// Devices up to this many sectors are read whole by a full verification;
+/// larger ones get a sample of a sixteenth of it.
+pub const FULL_VERIFY_MAX_SECTORS: u64 = 1 << 16;
+
 /// How a `Crash` step settles the pages in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CrashHow {
@@ -164,7 +168,6 @@ pub struct Executor {
     steps: usize,
     stats: Stats,
     buf: Vec<u8>,
-    scratch: Vec<u8>,
     versions: Vec<u32>,
     /// Flash commands the last recovery issued.
     last_recovery_commands: u64,
@@ -174,7 +177,6 @@ impl Executor {
     /// A fresh (erased) device.
     pub fn new(cfg: RunConfig, data_seed: u64) -> Result<Executor, String> {
         let mem = flash::MemFlash::new(cfg.geometry).map_err(|e| e.to_string())?;
-        let ss = cfg.geometry.sector_size as usize;
         Ok(Executor {
             data_seed,
             flash: flash::SharedFlash::new(flash::CrashFlash::new(mem)),
@@ -189,7 +191,6 @@ impl Executor {
             steps: 0,
             stats: Stats::default(),
             buf: Vec::new(),
-            scratch: vec![0; ss],
             versions: Vec::new(),
             last_recovery_commands: 0,
             cfg,
@@ -497,7 +498,7 @@ impl Executor {
         let model = self.model.as_mut().expect("formatted");
         for i in 0..count as usize {
             let l = lba + i as u64;
-            let got = decode(l, &self.buf[i * ss..(i + 1) * ss], self.data_seed, &mut self.scratch);
+            let got = decode(l, &self.buf[i * ss..(i + 1) * ss], self.data_seed);
             self.stats.sectors_compared += 1;
             model.check(l, got).map_err(Some)?;
         }
@@ -588,17 +589,24 @@ impl Executor {
         let n = self.num_sectors();
         let mut list = std::mem::take(&mut self.touched);
         self.model.as_ref().expect("formatted").must_check(&mut list);
-        if full {
+        if full && n <= FULL_VERIFY_MAX_SECTORS {
             list.clear();
             list.extend(0..n);
         } else {
+            // On large devices a "full" verification is a large sample, so
+            // its cost stays bounded.
+            let sample = if full {
+                FULL_VERIFY_MAX_SECTORS as usize / 16
+            } else {
+                self.cfg.sample
+            };
             let mut rng = Pcg64::seed_from_u64(sample_seed);
             if !self.written.is_empty() {
-                for _ in 0..self.cfg.sample {
+                for _ in 0..sample {
                     list.push(self.written[rng.gen_range(0..self.written.len())]);
                 }
             }
-            for _ in 0..self.cfg.sample / 4 + 1 {
+            for _ in 0..sample / 4 + 1 {
                 list.push(rng.gen_range(0..n));
             }
         }

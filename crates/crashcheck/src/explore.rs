@@ -65,6 +65,10 @@ pub struct ExploreConfig {
     /// Probability of arming a power cut inside a recovery / a format.
     pub recovery_crash_prob: f64,
     pub format_crash_prob: f64,
+    /// Probability that a cycle issues no flush of its own (only those the
+    /// epoch bound forces), so long epochs — tentative delta pages, GC
+    /// inside an epoch — are exercised too.
+    pub long_epoch_prob: f64,
     /// Probability that a verification reads every sector, and that it
     /// calls `check_invariants`.
     pub full_verify_prob: f64,
@@ -83,6 +87,7 @@ impl ExploreConfig {
             crash_prob: 0.9,
             recovery_crash_prob: 0.25,
             format_crash_prob: 0.3,
+            long_epoch_prob: 0.2,
             full_verify_prob: 0.01,
             invariants_prob: 0.05,
             shrink_time: Duration::from_secs(20),
@@ -137,6 +142,8 @@ struct Gen<'a> {
     cmds_per_op: f64,
     format_cmds: u64,
     recovery_cmds: u64,
+    /// This cycle issues no voluntary flush.
+    no_flush: bool,
 }
 
 impl Gen<'_> {
@@ -224,7 +231,8 @@ impl Gen<'_> {
 
     fn op(&mut self) -> Result<(), Violation> {
         let w = &self.cfg.workload;
-        let total = w.write + w.trim + w.flush + w.read;
+        let flush_w = if self.no_flush { 0 } else { w.flush };
+        let total = w.write + w.trim + flush_w + w.read;
         let r = self.rng.gen_range(0..total.max(1));
         let max = w.max_sectors.max(1);
         let count = if self.rng.gen_bool(0.5) {
@@ -255,7 +263,7 @@ impl Gen<'_> {
             } else {
                 self.emit(Step::Write { lba, count })
             }
-        } else if r < w.write + w.trim + w.flush {
+        } else if r < w.write + w.trim + flush_w {
             self.emit(Step::Flush)
         } else {
             let lba = self.pick_lba(count);
@@ -264,10 +272,12 @@ impl Gen<'_> {
     }
 
     fn cycle_len(&mut self) -> u64 {
+        // Mostly short (crash throughput), sometimes long (GC, full
+        // epochs, aging the device between crashes).
         match self.rng.gen_range(0..100) {
-            0..=69 => self.rng.gen_range(1..=16),
-            70..=94 => self.rng.gen_range(16..=128),
-            _ => self.rng.gen_range(128..=1024),
+            0..=84 => self.rng.gen_range(1..=8),
+            85..=97 => self.rng.gen_range(8..=64),
+            _ => self.rng.gen_range(64..=512),
         }
     }
 }
@@ -310,6 +320,7 @@ pub fn explore(
         cmds_per_op: 2.0,
         format_cmds: 64,
         recovery_cmds: 4,
+        no_flush: false,
     };
     let ops_budget = cfg.ops.unwrap_or(u64::MAX);
     let mut cycles = 0u64;
@@ -326,6 +337,7 @@ pub fn explore(
                 continue;
             }
             let len = g.cycle_len();
+            g.no_flush = g.rng.gen_bool(cfg.long_epoch_prob);
             let crash = g.rng.gen_bool(cfg.crash_prob);
             if crash {
                 let est = (g.cmds_per_op * len as f64).ceil() as u64 + 1;
@@ -598,6 +610,7 @@ pub fn exhaustive(
         cmds_per_op: 2.0,
         format_cmds: 0,
         recovery_cmds: 0,
+        no_flush: false,
     };
     let gen = (|| -> Result<(), Violation> {
         g.emit(Step::Format)?;

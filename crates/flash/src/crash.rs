@@ -43,8 +43,10 @@
 //! Invariants:
 //! - `histories[index[p]].page == p` for every tracked page `p`, and
 //!   `index` has exactly one entry per history;
-//! - every history holds at least two images (before + at least one command),
-//!   and its last image is what the backend currently holds;
+//! - every history holds at least one image: `images[0]` is the page before
+//!   the first in-flight command, `images[k]` after the k-th, and the image
+//!   after the newest command is not stored — it is what the backend holds
+//!   now (so a program costs no copy of the page);
 //! - `powered_off` implies `crash_at` is `None`.
 
 use std::collections::HashMap;
@@ -119,7 +121,7 @@ pub struct CrashReport {
 struct PageHistory {
     page: PageAddr,
     /// `images[0]`: before the first in-flight command; `images[k]`: after
-    /// the k-th.
+    /// the k-th. The image after the newest command is the backend's.
     images: Vec<PageImage>,
 }
 
@@ -212,21 +214,23 @@ impl<F: RawFlash> CrashFlash<F> {
     /// Touched pages in the order they were first touched, each with the
     /// number of in-flight commands on it.
     pub fn in_flight(&self) -> impl Iterator<Item = (PageAddr, usize)> + '_ {
-        self.histories.iter().map(|h| (h.page, h.images.len() - 1))
+        self.histories.iter().map(|h| (h.page, h.images.len()))
     }
 
-    /// The recorded images of a touched page: before the first in-flight
-    /// command, then after each one. `None` if the page is not in flight.
-    pub fn page_history(&self, page: PageAddr) -> Option<&[PageImage]> {
-        self.index
-            .get(&self.geometry.page_index(page))
-            .map(|&i| &self.histories[i].images[..])
+    /// The images of a touched page: before the first in-flight command,
+    /// then after each one (the last is the backend's current content).
+    /// `None` if the page is not in flight.
+    pub fn page_history(&self, page: PageAddr) -> Option<Vec<PageImage>> {
+        let &i = self.index.get(&self.geometry.page_index(page))?;
+        let mut v = self.histories[i].images.clone();
+        v.push(self.inner.page_image(page).ok()?);
+        Some(v)
     }
 
     /// Number of choices each touched page has (its images plus torn), in
     /// first-touch order.
     pub fn outcome_choices(&self) -> Vec<usize> {
-        self.histories.iter().map(|h| h.images.len() + 1).collect()
+        self.histories.iter().map(|h| h.images.len() + 2).collect()
     }
 
     /// Number of distinct post-crash outcomes (the product of every page's
@@ -235,7 +239,7 @@ impl<F: RawFlash> CrashFlash<F> {
     pub fn outcome_count(&self) -> u64 {
         self.histories
             .iter()
-            .fold(1u64, |acc, h| acc.saturating_mul(h.images.len() as u64 + 1))
+            .fold(1u64, |acc, h| acc.saturating_mul(h.images.len() as u64 + 2))
     }
 
     /// Decodes an outcome index (`0..outcome_count()`) into per-page
@@ -245,10 +249,10 @@ impl<F: RawFlash> CrashFlash<F> {
         self.histories
             .iter()
             .map(|h| {
-                let choices = h.images.len() as u64 + 1;
+                let choices = h.images.len() as u64 + 2;
                 let digit = (index % choices) as usize;
                 index /= choices;
-                if digit < h.images.len() {
+                if digit <= h.images.len() {
                     PageOutcome::Image(digit)
                 } else {
                     PageOutcome::Torn
@@ -263,14 +267,14 @@ impl<F: RawFlash> CrashFlash<F> {
             .histories
             .iter()
             .map(|h| {
-                let last = h.images.len() - 1;
+                let last = h.images.len();
                 match policy {
                     CrashPolicy::AllGarbage => PageOutcome::Torn,
                     CrashPolicy::AllApplied => PageOutcome::Image(last),
                     CrashPolicy::NoneApplied => PageOutcome::Image(0),
                     CrashPolicy::Random => {
-                        let k = rng.gen_range(0..=h.images.len());
-                        if k == h.images.len() {
+                        let k = rng.gen_range(0..=h.images.len() + 1);
+                        if k > h.images.len() {
                             PageOutcome::Torn
                         } else {
                             PageOutcome::Image(k)
@@ -306,10 +310,10 @@ impl<F: RawFlash> CrashFlash<F> {
         }
         for (h, o) in self.histories.iter().zip(outcomes) {
             if let PageOutcome::Image(k) = *o {
-                if k >= h.images.len() {
+                if k > h.images.len() {
                     return Err(FlashError::BadLength {
                         what: "crash outcome image index (images of the page)",
-                        expected: h.images.len(),
+                        expected: h.images.len() + 1,
                         got: k,
                     });
                 }
@@ -323,7 +327,7 @@ impl<F: RawFlash> CrashFlash<F> {
         let histories = std::mem::take(&mut self.histories);
         self.index.clear();
         for (h, o) in histories.into_iter().zip(outcomes) {
-            let last = h.images.len() - 1;
+            let last = h.images.len();
             let image = match *o {
                 PageOutcome::Image(k) if k == last => {
                     // The backend already holds the final image.
@@ -340,7 +344,13 @@ impl<F: RawFlash> CrashFlash<F> {
                 }
                 PageOutcome::Torn => {
                     report.torn += 1;
-                    torn_image(&self.geometry, &h.images, rng)
+                    let j = rng.gen_range(1..=last);
+                    let target = if j < last {
+                        h.images[j].clone()
+                    } else {
+                        self.inner.page_image(h.page)?
+                    };
+                    torn_image(&self.geometry, &target, rng)
                 }
             };
             self.inner.set_page_image(h.page, image)?;
@@ -375,39 +385,31 @@ impl<F: RawFlash> CrashFlash<F> {
         }
     }
 
-    /// Appends `after` to the page's history, creating it with `before`
-    /// (computed only when needed) on first touch.
-    fn record(
-        &mut self,
-        page: PageAddr,
-        before: impl FnOnce(&F) -> Result<PageImage>,
-        after: PageImage,
-    ) -> Result<()> {
+    /// Notes one more in-flight command on `page`, whose content right
+    /// before that command is `current`.
+    fn record(&mut self, page: PageAddr, current: PageImage) {
         let key = self.geometry.page_index(page);
         if let Some(&i) = self.index.get(&key) {
-            self.histories[i].images.push(after);
+            self.histories[i].images.push(current);
         } else {
-            let b = before(&self.inner)?;
             self.index.insert(key, self.histories.len());
             self.histories.push(PageHistory {
                 page,
-                images: vec![b, after],
+                images: vec![current],
             });
         }
-        Ok(())
     }
 }
 
-/// Torn garbage for a page with the given history: a programmed page whose
-/// bytes are either random throughout or a random-length prefix of one
-/// in-flight command's result followed by random bytes.
-fn torn_image(g: &Geometry, images: &[PageImage], rng: &mut dyn RngCore) -> PageImage {
+/// Torn garbage: a programmed page whose bytes are either random
+/// throughout or a random-length prefix of `target` (the result of the
+/// interrupted command) followed by random bytes.
+fn torn_image(g: &Geometry, target: &PageImage, rng: &mut dyn RngCore) -> PageImage {
     let ps = g.page_size();
     let os = g.oob_size as usize;
     let mut bytes = vec![0u8; ps + os];
-    rng.fill_bytes(&mut bytes);
+    fill_garbage(&mut bytes, rng.next_u64());
     if rng.gen_bool(0.5) {
-        let target = &images[rng.gen_range(1..images.len())];
         let keep = rng.gen_range(0..ps + os);
         match target {
             PageImage::Erased => bytes[..keep].fill(ERASED_BYTE),
@@ -425,6 +427,28 @@ fn torn_image(g: &Geometry, images: &[PageImage], rng: &mut dyn RngCore) -> Page
         data: bytes.into_boxed_slice(),
         oob: oob.into_boxed_slice(),
     }
+}
+
+/// Fills `buf` with pseudo-random bytes from `seed` (a SplitMix64 stream:
+/// much faster than drawing every byte from the caller's generator, and
+/// just as determined by its seed).
+fn fill_garbage(buf: &mut [u8], seed: u64) {
+    let mut s = seed;
+    let mut next = || {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut chunks = buf.chunks_exact_mut(8);
+    for c in &mut chunks {
+        c.copy_from_slice(&next().to_le_bytes());
+    }
+    let rest = chunks.into_remainder();
+    let w = next().to_le_bytes();
+    let n = rest.len();
+    rest.copy_from_slice(&w[..n]);
 }
 
 impl<F: RawFlash> Flash for CrashFlash<F> {
@@ -446,14 +470,9 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         self.begin_command()?;
         self.inner.program(page, data, oob)?;
         // A program succeeds only on an erased page, so that is the image
-        // before it.
-        let mut full_oob = vec![ERASED_BYTE; self.geometry.oob_size as usize];
-        full_oob[..oob.len()].copy_from_slice(oob);
-        let after = PageImage::Programmed {
-            data: data.into(),
-            oob: full_oob.into_boxed_slice(),
-        };
-        self.record(page, |_| Ok(PageImage::Erased), after)
+        // before it; the image after it is the backend's.
+        self.record(page, PageImage::Erased);
+        Ok(())
     }
 
     fn erase(&mut self, block: BlockId) -> Result<()> {
@@ -461,7 +480,8 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         self.geometry.check_block(block)?;
         for p in 0..self.geometry.pages_per_block {
             let page = PageAddr { block, page: p };
-            self.record(page, |f| f.page_image(page), PageImage::Erased)?;
+            let current = self.inner.page_image(page)?;
+            self.record(page, current);
         }
         self.inner.erase(block)
     }
