@@ -89,9 +89,9 @@ impl LogConfig {
                 g.sector_size
             ));
         }
-        if self.gc_low_free_segments < 2 || self.gc_high_free_segments < self.gc_low_free_segments {
+        if self.gc_low_free_segments < 4 || self.gc_high_free_segments < self.gc_low_free_segments {
             return bad(format!(
-                "GC watermarks low = {}, high = {}: need 2 <= low <= high",
+                "GC watermarks low = {}, high = {}: need 4 <= low <= high (a crash mid-GC must leave recovery a free segment)",
                 self.gc_low_free_segments, self.gc_high_free_segments
             ));
         }

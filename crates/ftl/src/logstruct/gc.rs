@@ -38,7 +38,7 @@ use super::engine::{LogFtl, P2L_NONE, P2L_TRIM, UNMAPPED};
 use super::layout::SegId;
 use super::oob::{encode_trim, LA_TRIM, OOB_RECORD_SIZE};
 use super::segs::SegState;
-use crate::device::Result;
+use crate::device::{FtlError, Result};
 use flash::Flash;
 
 impl<F: Flash> LogFtl<F> {
@@ -106,8 +106,16 @@ impl<F: Flash> LogFtl<F> {
                         [slot * OOB_RECORD_SIZE..(slot + 1) * OOB_RECORD_SIZE]
                         .try_into()
                         .expect("16-byte record");
-                    let seq = super::oob::decode_record(&rec).seq;
+                    let r = super::oob::decode_record(&rec);
+                    let seq = r.seq;
                     let data = &self.page_scratch[slot * ss..(slot + 1) * ss];
+                    if r.la != tag || !r.matches(data) {
+                        // The flash no longer holds what was programmed:
+                        // copying it would spread the damage.
+                        return Err(FtlError::Corrupt(format!(
+                            "sector {p} (logical {tag}) fails its checksum during GC; the flash is damaged — copy the data off and reformat"
+                        )));
+                    }
                     if let Some(l) = self.nvlog.as_mut() {
                         l.append(&mut self.flash, tag, seq, data)?;
                     }

@@ -146,7 +146,7 @@ impl<F: Flash> LogFtl<F> {
             in_queue[s.0 as usize] = true;
         }
         let mut actives = 0;
-        for seg in 0..lay.segments as usize {
+        for (seg, &queued_here) in in_queue.iter().enumerate() {
             let st = segs.state[seg];
             ensure!(
                 seg == 0 || st != SegState::Reserved,
@@ -154,9 +154,9 @@ impl<F: Flash> LogFtl<F> {
             );
             let queued = matches!(st, SegState::Free | SegState::Dirty);
             ensure!(
-                queued == in_queue[seg],
+                queued == queued_here,
                 "segment {seg} is {st:?} but queued = {}",
-                in_queue[seg]
+                queued_here
             );
             if st == SegState::Active {
                 actives += 1;

@@ -51,7 +51,7 @@ impl Layout {
     pub fn new(g: &Geometry, stripe: u32) -> Result<Layout> {
         g.validate()?;
         let dies = g.dies();
-        if stripe == 0 || dies % stripe != 0 {
+        if stripe == 0 || !dies.is_multiple_of(stripe) {
             return Err(FtlError::BadConfig(format!(
                 "stripe_dies = {stripe} must be at least 1 and divide the {dies} dies of the device"
             )));
