@@ -7,7 +7,10 @@
 //! geometry — SCFTL's default L — so all see the same over-provisioning.
 
 use flash::{Flash, Geometry};
+use ftl::async_ftl::AsyncFtl;
+use ftl::logstruct::LogConfig;
 use ftl::scftl::{format as sc_format, Scftl, ScftlConfig};
+use ftl::sync_ftl::SyncFtl;
 use ftl::{BlockDevice, FtlKind};
 
 use crate::workload::BResult;
@@ -40,9 +43,21 @@ pub fn factory(kind: FtlKind, g: &Geometry) -> BResult<Box<dyn Factory>> {
         .map_err(|e| format!("SCFTL default configuration on {g}: {e}"))?;
     match kind {
         FtlKind::Scftl => Ok(Box::new(ScftlFactory { g: *g, config: sc })),
-        other => Err(format!(
-            "the `{other}` FTL is not available in this build of the benchmarks yet"
-        )),
+        FtlKind::Async | FtlKind::Sync => {
+            let mut config = LogConfig::default_for(g);
+            let max = config
+                .max_logical_sectors(g)
+                .map_err(|e| format!("{kind} on {g}: {e}"))?;
+            config.logical_sectors = sc.logical_sectors.min(max);
+            config
+                .validate(g)
+                .map_err(|e| format!("{kind} configuration on {g}: {e}"))?;
+            Ok(Box::new(LogFactory {
+                kind,
+                g: *g,
+                config,
+            }))
+        }
     }
 }
 
@@ -122,6 +137,71 @@ impl Factory for ScftlFactory {
         (
             (4.0 * l + 4.0 * phys + per_sb + pages) / l,
             "formula: 4 B L2P per logical + 4 B P2L per physical sector + per-superblock tables + 4 page buffers".into(),
+        )
+    }
+}
+
+/// The async or sync baseline (one log-structured engine, two modes), with
+/// its default configuration but SCFTL's logical size.
+pub struct LogFactory {
+    pub kind: FtlKind,
+    pub g: Geometry,
+    pub config: LogConfig,
+}
+
+impl Factory for LogFactory {
+    fn kind(&self) -> FtlKind {
+        self.kind
+    }
+    fn logical_sectors(&self) -> u64 {
+        self.config.logical_sectors
+    }
+    fn metadata_blocks(&self) -> Vec<u32> {
+        // Segment 0 holds the label (in its first erase block); data pages
+        // carry their metadata in the OOB, which DatalessFlash keeps.
+        (0..self.config.stripe_dies)
+            .map(|d| self.g.block_on_die(d, 0).0)
+            .collect()
+    }
+    fn describe(&self) -> String {
+        let c = &self.config;
+        format!(
+            "{}: L = {} sectors, segments of {} erase blocks (one per die), GC from {} to {} free segments, no epoch bound{}",
+            self.kind,
+            c.logical_sectors,
+            c.stripe_dies,
+            c.gc_low_free_segments,
+            c.gc_high_free_segments,
+            if self.kind == FtlKind::Sync {
+                ", every flash command synced, merge buffer in battery-backed RAM"
+            } else {
+                ""
+            }
+        )
+    }
+    fn format(&self, flash: DynFlash) -> BResult<DynDev> {
+        let c = self.config.clone();
+        match self.kind {
+            FtlKind::Sync => SyncFtl::format(flash, c).map(|d| Box::new(d) as DynDev),
+            _ => AsyncFtl::format(flash, c).map(|d| Box::new(d) as DynDev),
+        }
+        .map_err(|e| format!("{} format: {e}", self.kind))
+    }
+    fn open(&self, flash: DynFlash) -> BResult<DynDev> {
+        match self.kind {
+            FtlKind::Sync => SyncFtl::open(flash).map(|d| Box::new(d) as DynDev),
+            _ => AsyncFtl::open(flash).map(|d| Box::new(d) as DynDev),
+        }
+        .map_err(|e| format!("{} open: {e}", self.kind))
+    }
+    fn ram_bytes_per_sector(&self) -> (f64, String) {
+        // The engine keeps l2p and copies (u32 per logical sector), p2l (u32
+        // per physical sector) and a dirty bitmap (1 bit per logical sector).
+        let l = self.config.logical_sectors as f64;
+        let phys = self.g.total_sectors() as f64;
+        (
+            (8.0 * l + 4.0 * phys + l / 8.0 + 4.0 * self.g.page_size() as f64) / l,
+            "formula: 4 B L2P + 4 B copy count + 1 bit dirty per logical sector, 4 B P2L per physical sector, page buffers".into(),
         )
     }
 }
