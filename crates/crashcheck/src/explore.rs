@@ -69,9 +69,12 @@ pub struct ExploreConfig {
     /// epoch bound forces), so long epochs — tentative delta pages, GC
     /// inside an epoch — are exercised too.
     pub long_epoch_prob: f64,
-    /// Probability that a verification reads every sector, and that it
-    /// calls `check_invariants`.
-    pub full_verify_prob: f64,
+    /// A verification reads every sector with probability
+    /// `full_verify_sectors / num_sectors` (so full reads cost about this
+    /// many sectors per crash on average), capped at 5%.
+    pub full_verify_sectors: f64,
+    /// Probability that a verification calls `check_invariants` (scaled
+    /// down on devices of more than 65536 sectors, where it is costly).
     pub invariants_prob: f64,
     /// Shrink a failing script for at most this long.
     pub shrink_time: Duration,
@@ -88,7 +91,7 @@ impl ExploreConfig {
             recovery_crash_prob: 0.25,
             format_crash_prob: 0.3,
             long_epoch_prob: 0.2,
-            full_verify_prob: 0.01,
+            full_verify_sectors: 8.0,
             invariants_prob: 0.05,
             shrink_time: Duration::from_secs(20),
         }
@@ -180,8 +183,14 @@ impl Gen<'_> {
             }
             let step = Step::Recover {
                 sample_seed: self.rng.gen(),
-                invariants: self.rng.gen_bool(self.cfg.invariants_prob),
-                full: self.rng.gen_bool(self.cfg.full_verify_prob),
+                invariants: self.rng.gen_bool(
+                    self.cfg.invariants_prob
+                        * (65536.0 / self.exec.num_sectors().max(1) as f64).min(1.0),
+                ),
+                full: self.rng.gen_bool(
+                    (self.cfg.full_verify_sectors / self.exec.num_sectors().max(1) as f64)
+                        .clamp(0.0, 0.05),
+                ),
             };
             self.emit(step)?;
             match self.exec.phase() {
