@@ -436,12 +436,12 @@ pub fn shrink(
                     .map(|(i, _)| i + 1),
             )
             .collect();
-        // Keep the first chunk's Format: cycles start after the first cut
-        // that follows a completed format; ddmin over cycle ranges.
+        // ddmin over cycle ranges (a candidate without a completed format
+        // simply does not fail, and is rejected).
         let ncy = cuts.len();
         let mut chunk = (ncy / 2).max(1);
         while chunk >= 1 && !out_of_time(&start) {
-            let mut i = 1;
+            let mut i = 0;
             let mut removed_any = false;
             while i + chunk <= ncy - 1 && !out_of_time(&start) {
                 let (a, b) = (cuts[i], cuts[(i + chunk).min(ncy - 1)]);
@@ -494,7 +494,25 @@ pub fn shrink(
         if progress {
             continue;
         }
-        // 3. Move power cuts earlier and make multi-sector requests single.
+        // 3. Remove single steps of any kind (power cuts, crashes,
+        //    recoveries, a format that a later one repeats).
+        for i in (0..best.len()).rev() {
+            if out_of_time(&start) {
+                break;
+            }
+            if i >= best.len() {
+                continue;
+            }
+            let mut cand = best.clone();
+            cand.remove(i);
+            if try_candidate(cand, &mut best, &mut best_v) {
+                progress = true;
+            }
+        }
+        if progress {
+            continue;
+        }
+        // 4. Move power cuts earlier and make multi-sector requests single.
         for i in 0..best.len() {
             if out_of_time(&start) {
                 break;
