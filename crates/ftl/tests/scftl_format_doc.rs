@@ -86,6 +86,7 @@ fn config_table_matches_constants_and_encoding() {
         ("gc_threshold", f::CFG_OFF_U, 4),
         ("checkpoint_slot_superblocks", f::CFG_OFF_SLOT_SBS, 4),
         ("delta_region_superblocks", f::CFG_OFF_DELTA_SBS, 4),
+        ("delta_pairs_per_page", f::CFG_OFF_DELTA_PAIRS, 4),
     ] {
         assert_eq!(lookup(&d, h, name), (off, size), "config field {name}");
     }

@@ -39,6 +39,9 @@ pub struct ScftlConfig {
     pub checkpoint_slot_superblocks: u32,
     /// Superblocks of the delta region.
     pub delta_region_superblocks: u32,
+    /// Delta pairs per delta page (at most what a page holds). Small
+    /// devices use fewer so that tentative pages occur in short workloads.
+    pub delta_pairs_per_page: u32,
 }
 
 /// Numbers derived from a configuration and a geometry.
@@ -79,6 +82,12 @@ impl ScftlConfig {
         let s = pages_per_sb * u64::from(g.sectors_per_page);
         let w = (s / 2).clamp(8, 2048) as u32;
         let delta_sbs = (g.blocks_per_die / 32).clamp(1, 8);
+        let page_pairs = pairs_per_page(g.page_size()) as u32;
+        let pairs = if w >= page_pairs {
+            page_pairs
+        } else {
+            (w / 4).max(16).min(page_pairs)
+        };
         let mut l = (g.total_sectors() / 2).clamp(1, u64::from(u32::MAX - 1));
         loop {
             let epp = l2p_entries_per_page(g.page_size()) as u64;
@@ -91,6 +100,7 @@ impl ScftlConfig {
                 gc_threshold: 1,
                 checkpoint_slot_superblocks: slot_sbs,
                 delta_region_superblocks: delta_sbs,
+                delta_pairs_per_page: pairs,
             };
             if let Some((k, u)) = cfg.search_k_u(g) {
                 cfg.gc_bound = k;
@@ -121,7 +131,7 @@ impl ScftlConfig {
         }
         let w = u64::from(self.write_bound);
         let pad = u64::from(g.sectors_per_page) - 1;
-        let ppp = pairs_per_page(g.page_size()) as u64;
+        let ppp = u64::from(self.delta_pairs_per_page);
         let delta_pages = u64::from(self.delta_region_superblocks) * pages_per_sb;
         for u in (1..p).rev() {
             let n = self.logical_sectors / u;
@@ -154,7 +164,7 @@ impl ScftlConfig {
         let data_sbs = u64::from(g.blocks_per_die).saturating_sub(meta);
         let n = self.logical_sectors / u64::from(self.gc_threshold.max(1));
         let epoch_pairs_max = u64::from(self.write_bound) + u64::from(self.gc_bound) * n;
-        let ppp = (pairs_per_page(g.page_size()) as u64).max(1);
+        let ppp = u64::from(self.delta_pairs_per_page.max(1));
         let epp = (l2p_entries_per_page(g.page_size()) as u64).max(1);
         Derived {
             sectors_per_sb: s,
@@ -198,10 +208,19 @@ impl ScftlConfig {
                 self.checkpoint_slot_superblocks,
             ),
             ("delta_region_superblocks", self.delta_region_superblocks),
+            ("delta_pairs_per_page", self.delta_pairs_per_page),
         ] {
             if v == 0 {
                 return bad(format!("{name} must be at least 1"));
             }
+        }
+        let page_pairs = pairs_per_page(g.page_size()) as u32;
+        if self.delta_pairs_per_page > page_pairs {
+            return bad(format!(
+                "delta_pairs_per_page = {} but a {}-byte page holds at most {page_pairs} pairs",
+                self.delta_pairs_per_page,
+                g.page_size()
+            ));
         }
         let d = self.derived(g);
         let meta = RESERVED_SUPERBLOCKS
@@ -269,6 +288,8 @@ impl ScftlConfig {
             .copy_from_slice(&self.checkpoint_slot_superblocks.to_le_bytes());
         b[format::CFG_OFF_DELTA_SBS..][..4]
             .copy_from_slice(&self.delta_region_superblocks.to_le_bytes());
+        b[format::CFG_OFF_DELTA_PAIRS..][..4]
+            .copy_from_slice(&self.delta_pairs_per_page.to_le_bytes());
         b
     }
 
@@ -298,6 +319,7 @@ impl ScftlConfig {
             gc_threshold: u32_at(format::CFG_OFF_U),
             checkpoint_slot_superblocks: u32_at(format::CFG_OFF_SLOT_SBS),
             delta_region_superblocks: u32_at(format::CFG_OFF_DELTA_SBS),
+            delta_pairs_per_page: u32_at(format::CFG_OFF_DELTA_PAIRS),
         })
     }
 }

@@ -46,7 +46,7 @@ impl DeltaLog {
             epoch,
             wp,
             region_pages: layout.delta_pages(),
-            pairs_per_page: format::pairs_per_page(layout.page_size) as u32,
+            pairs_per_page: layout.delta_pairs_per_page,
             npairs: 0,
             epoch_pages: 0,
             buf: vec![0u8; layout.page_size],

@@ -60,9 +60,11 @@ pub const CFG_OFF_K: usize = 16;
 pub const CFG_OFF_U: usize = 20;
 pub const CFG_OFF_SLOT_SBS: usize = 24;
 pub const CFG_OFF_DELTA_SBS: usize = 28;
-pub const CFG_LEN: usize = 32;
+pub const CFG_OFF_DELTA_PAIRS: usize = 32;
+pub const CFG_LEN: usize = 36;
 
-/// Delta pairs per delta page.
+/// Delta pairs a delta page can hold (the configured
+/// `delta_pairs_per_page` may be smaller).
 pub fn pairs_per_page(page_size: usize) -> usize {
     page_size.saturating_sub(HEADER_LEN) / PAIR_LEN
 }

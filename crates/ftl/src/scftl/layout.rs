@@ -44,6 +44,8 @@ pub(crate) struct Layout {
     pub delta_first: u32,
     pub delta_sbs: u32,
     pub data_first: u32,
+    /// Pairs per delta page (from the configuration).
+    pub delta_pairs_per_page: u32,
 }
 
 impl Layout {
@@ -68,6 +70,7 @@ impl Layout {
             delta_first,
             delta_sbs: cfg.delta_region_superblocks,
             data_first: delta_first + cfg.delta_region_superblocks,
+            delta_pairs_per_page: cfg.delta_pairs_per_page,
         }
     }
 

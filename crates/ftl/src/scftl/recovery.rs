@@ -64,7 +64,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     }
     let gen = rec.gen;
     let mut next_epoch = rec.next_epoch;
-    let ppp = format::pairs_per_page(layout.page_size) as u32;
+    let ppp = layout.delta_pairs_per_page;
     let mut oob = vec![0u8; layout.geometry.oob_size as usize];
     let mut last_programmed: Option<u32> = None;
     let mut current_gen_seen = false;
