@@ -1,14 +1,16 @@
 //! Image files: create, open (= recover), describe. The only module of the
 //! CLI that knows which flash backend and which FTL hold the data: a
-//! `FileFlash` image formatted with an FTL (today SCFTL; the async and sync
-//! baselines join through `ftl::any::AnyFtl` once it exists).
+//! `FileFlash` image formatted with one of the FTLs (`ftl::AnyFtl`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use flash::{BlockId, FileFlash, Flash, FlashCounters, FlashError, Geometry, PageAddr};
-use ftl::scftl::{Scftl, ScftlConfig};
-use ftl::{BlockDevice, FtlError, FtlKind};
+use flash::{
+    BlockId, FileFlash, Flash, FlashCounters, FlashError, Geometry, OverlayFlash, PageAddr,
+};
+use ftl::any::{baseline_config, scftl_config};
+use ftl::scftl::ScftlConfig;
+use ftl::{AnyFtl, BlockDevice, FormatOptions, FtlError, FtlKind};
 
 use crate::error::CliError;
 use crate::size::human;
@@ -72,22 +74,6 @@ fn ftl_err(path: &Path, e: FtlError) -> CliError {
     }
 }
 
-fn scftl_config_rows(c: &ScftlConfig) -> Vec<(String, String)> {
-    vec![
-        ("write_bound (W)".into(), c.write_bound.to_string()),
-        ("gc_bound (K)".into(), c.gc_bound.to_string()),
-        ("gc_threshold (U)".into(), c.gc_threshold.to_string()),
-        (
-            "checkpoint_slot_superblocks".into(),
-            c.checkpoint_slot_superblocks.to_string(),
-        ),
-        (
-            "delta_region_superblocks".into(),
-            c.delta_region_superblocks.to_string(),
-        ),
-    ]
-}
-
 /// Logical capacity the FTL offers by default on a geometry.
 fn default_logical_bytes(g: &Geometry) -> u64 {
     ScftlConfig::default_for(g).logical_sectors * u64::from(g.sector_size)
@@ -116,60 +102,80 @@ pub fn choose_geometry(req: &FormatRequest) -> Result<Geometry, CliError> {
     )))
 }
 
-fn bound(name: &str, v: Option<u64>, default: u32) -> Result<u32, CliError> {
-    match v {
-        None => Ok(default),
-        Some(x) => u32::try_from(x)
-            .map_err(|_| CliError::usage(format!("--{name} {x}: at most {}", u32::MAX))),
-    }
+fn bound(name: &str, v: Option<u64>) -> Result<Option<u32>, CliError> {
+    v.map(|x| {
+        u32::try_from(x).map_err(|_| CliError::usage(format!("--{name} {x}: at most {}", u32::MAX)))
+    })
+    .transpose()
 }
 
-/// The SCFTL configuration a request asks for on `g`, validated.
-fn scftl_config(g: &Geometry, req: &FormatRequest) -> Result<ScftlConfig, CliError> {
-    let mut c = ScftlConfig::default_for(g);
+/// The FTL options a request asks for on `g`, validated (without touching
+/// any file).
+fn format_options(
+    g: &Geometry,
+    kind: FtlKind,
+    req: &FormatRequest,
+) -> Result<FormatOptions, CliError> {
     let ss = u64::from(g.sector_size);
-    if let Some(size) = req.size {
-        if size == 0 || !size.is_multiple_of(ss) {
+    let logical_sectors = match req.size {
+        None => None,
+        Some(size) if size == 0 || !size.is_multiple_of(ss) => {
             return Err(CliError::usage(format!(
                 "--size {size}: must be a non-zero multiple of the {ss}-byte sector"
-            )));
+            )))
         }
-        if size > c.logical_sectors * ss {
-            return Err(CliError::usage(format!(
-                "--size {}: the {} geometry holds at most {} with the scftl FTL; pick a larger \
-                 --geometry or omit it",
-                human(size),
+        Some(size) => {
+            let max = match kind {
+                FtlKind::Scftl => ScftlConfig::default_for(g).logical_sectors,
+                _ => ftl::async_ftl::AsyncConfig::default_for(g).logical_sectors,
+            };
+            if size / ss > max {
+                return Err(CliError::usage(format!(
+                    "--size {}: the {} geometry holds at most {} with the {kind} FTL; pick a larger \
+                     --geometry or omit it",
+                    human(size),
+                    crate::preset_name(g),
+                    human(max * ss)
+                )));
+            }
+            Some(size / ss)
+        }
+    };
+    let opts = FormatOptions {
+        logical_sectors,
+        write_bound: bound("write-bound", req.write_bound)?,
+        gc_bound: bound("gc-bound", req.gc_bound)?,
+        gc_threshold: bound("gc-threshold", req.gc_threshold)?,
+    };
+    let checked = match kind {
+        FtlKind::Scftl => scftl_config(g, &opts).map(|c| c.logical_sectors),
+        _ => baseline_config(g, kind, &opts).map(|c| c.logical_sectors),
+    };
+    checked.map_err(|e| {
+        let d = ScftlConfig::default_for(g);
+        let hint = if kind == FtlKind::Scftl {
+            format!(
+                "\n(the defaults for the {} geometry are {} logical sectors, W={}, K={}, U={}; `scftl format --help` explains the bounds)",
                 crate::preset_name(g),
-                human(c.logical_sectors * ss)
-            )));
-        }
-        c.logical_sectors = size / ss;
-    }
-    c.write_bound = bound("write-bound", req.write_bound, c.write_bound)?;
-    c.gc_bound = bound("gc-bound", req.gc_bound, c.gc_bound)?;
-    c.gc_threshold = bound("gc-threshold", req.gc_threshold, c.gc_threshold)?;
-    c.validate(g).map_err(|e| {
-        CliError::usage(format!(
-            "{e}\n(the defaults for this geometry are W={}, K={}, U={}; `scftl format --help` explains the bounds)",
-            ScftlConfig::default_for(g).write_bound,
-            ScftlConfig::default_for(g).gc_bound,
-            ScftlConfig::default_for(g).gc_threshold
-        ))
+                d.logical_sectors,
+                d.write_bound,
+                d.gc_bound,
+                d.gc_threshold
+            )
+        } else {
+            String::new()
+        };
+        CliError::usage(format!("{e}{hint}"))
     })?;
-    Ok(c)
+    Ok(opts)
 }
 
 /// Creates and formats an image.
 pub fn format(path: &Path, req: &FormatRequest) -> Result<Summary, CliError> {
     let g = choose_geometry(req)?;
     let kind = req.kind.unwrap_or(FtlKind::Scftl);
-    if kind != FtlKind::Scftl {
-        return Err(CliError::usage(format!(
-            "--ftl {kind}: this build of scftl formats images with the scftl FTL only"
-        )));
-    }
     // Validate everything before touching the file system.
-    let config = scftl_config(&g, req)?;
+    let opts = format_options(&g, kind, req)?;
     if path.exists() && !req.force {
         return Err(CliError::usage(format!(
             "{} already exists; pass --force (or remove it) to overwrite it",
@@ -177,16 +183,17 @@ pub fn format(path: &Path, req: &FormatRequest) -> Result<Summary, CliError> {
         )));
     }
     let flash = FileFlash::create(path, g, req.force).map_err(|e| flash_err(path, e))?;
-    let dev = Scftl::format(flash, config.clone()).map_err(|e| ftl_err(path, e))?;
-    drop(dev.into_flash());
-    Ok(Summary {
+    let dev = AnyFtl::format(flash, kind, &opts).map_err(|e| ftl_err(path, e))?;
+    let summary = Summary {
         path: path.to_path_buf(),
         kind,
         geometry: g,
-        sector_size: g.sector_size as usize,
-        logical_sectors: config.logical_sectors,
-        config: scftl_config_rows(&config),
-    })
+        sector_size: dev.sector_size(),
+        logical_sectors: dev.num_sectors(),
+        config: dev.config_summary(),
+    };
+    drop(dev.into_flash());
+    Ok(summary)
 }
 
 /// Opens an image and recovers it. `read_only` opens the file read-only
@@ -205,28 +212,31 @@ pub fn open_with(path: &Path, read_only: bool, slow_sync_ms: u64) -> Result<Open
             path.display()
         )));
     }
-    let flash = if read_only {
-        FileFlash::open_read_only(path)
+    // A read-only image is recovered over a RAM overlay: recovery of some
+    // FTLs writes (the sync FTL replays its battery-backed log), and those
+    // writes must never reach the file.
+    let flash: Box<dyn Flash + Send> = if read_only {
+        Box::new(OverlayFlash::new(
+            FileFlash::open_read_only(path).map_err(|e| flash_err(path, e))?,
+        ))
     } else {
-        FileFlash::open(path)
-    }
-    .map_err(|e| flash_err(path, e))?;
+        Box::new(FileFlash::open(path).map_err(|e| flash_err(path, e))?)
+    };
     let g = *flash.geometry();
     let flash = SlowSync {
         inner: flash,
         delay: Duration::from_millis(slow_sync_ms),
     };
     let t0 = Instant::now();
-    let dev = Scftl::open(flash).map_err(|e| ftl_err(path, e))?;
+    let dev = AnyFtl::open(flash).map_err(|e| ftl_err(path, e))?;
     let recovery = t0.elapsed();
-    let config = dev.config().clone();
     let summary = Summary {
         path: path.to_path_buf(),
-        kind: FtlKind::Scftl,
+        kind: dev.kind(),
         geometry: g,
         sector_size: dev.sector_size(),
         logical_sectors: dev.num_sectors(),
-        config: scftl_config_rows(&config),
+        config: dev.config_summary(),
     };
     Ok(Opened {
         device: Box::new(dev),

@@ -193,3 +193,47 @@ fn serve_without_image_creates_the_default_and_stops_cleanly_on_sigterm() {
     let srv = ServerProc::start(&img, &[]);
     assert!(srv.port > 0);
 }
+
+#[test]
+fn baselines_format_serve_and_refuse_epoch_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for kind in ["async", "sync"] {
+        let img = format(
+            d,
+            &format!("{kind}.img"),
+            &["--geometry", "small", "--ftl", kind],
+        );
+        let o = scftl(&["info", img.to_str().unwrap(), "--json"], d);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(
+            v.to_string().contains(&format!("\"{kind}\"")),
+            "info names the FTL: {v}"
+        );
+        // Data written through NBD survives a kill -9 after a flush.
+        let mut srv = ServerProc::start(&img, &[]);
+        let mut c = RawClient::connect(srv.port).unwrap();
+        c.write(4096, &[0x5a; 8192]).unwrap();
+        c.flush().unwrap();
+        srv.kill9();
+        let srv = ServerProc::start(&img, &[]);
+        let mut c = RawClient::connect(srv.port).unwrap();
+        assert_eq!(c.read(4096, 8192).unwrap(), vec![0x5a; 8192], "{kind}");
+        let o = scftl(
+            &[
+                "format",
+                "x.img",
+                "--geometry",
+                "small",
+                "--ftl",
+                kind,
+                "--write-bound",
+                "64",
+            ],
+            d,
+        );
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("scftl only"), "{}", stderr(&o));
+    }
+}

@@ -40,6 +40,7 @@ pub mod error;
 pub mod file;
 pub mod geometry;
 pub mod mem;
+pub mod overlay;
 pub mod shared;
 pub mod timed;
 
@@ -49,6 +50,7 @@ pub use error::{FlashError, Result};
 pub use file::FileFlash;
 pub use geometry::{Geometry, PRESET_NAMES};
 pub use mem::MemFlash;
+pub use overlay::OverlayFlash;
 pub use shared::SharedFlash;
 pub use timed::{TimedFlash, TimingConfig};
 

@@ -102,7 +102,9 @@ pub fn scftl_config(g: &Geometry, opts: &FormatOptions) -> Result<ScftlConfig> {
     Ok(cfg)
 }
 
-fn log_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Result<AsyncConfig> {
+/// Builds the async/sync configuration `opts` asks for on `g` (the two
+/// baselines share one configuration type); epoch-bound options are refused.
+pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Result<AsyncConfig> {
     for (name, set) in [
         ("--write-bound", opts.write_bound.is_some()),
         ("--gc-bound", opts.gc_bound.is_some()),
@@ -128,9 +130,11 @@ impl<F: Flash> AnyFtl<F> {
         let g = *flash.geometry();
         Ok(match kind {
             FtlKind::Scftl => AnyFtl::Scftl(Scftl::format(flash, scftl_config(&g, opts)?)?),
-            FtlKind::Async => AnyFtl::Async(AsyncFtl::format(flash, log_config(&g, kind, opts)?)?),
+            FtlKind::Async => {
+                AnyFtl::Async(AsyncFtl::format(flash, baseline_config(&g, kind, opts)?)?)
+            }
             FtlKind::Sync => {
-                let cfg: SyncConfig = log_config(&g, kind, opts)?;
+                let cfg: SyncConfig = baseline_config(&g, kind, opts)?;
                 AnyFtl::Sync(SyncFtl::format(flash, cfg)?)
             }
         })

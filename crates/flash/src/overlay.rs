@@ -1,0 +1,205 @@
+//! `OverlayFlash`: a copy-on-write RAM overlay over a device that must not
+//! change, such as an image opened read-only. Recovery of some FTLs writes
+//! (the sync FTL moves its battery-backed log to flash; the async FTL erases
+//! the block it will write next); over an overlay those writes land in RAM
+//! and the device below is never touched.
+//!
+//! Invariants: a page present in `pages` shadows the inner page completely
+//! (`None` = erased in the overlay); `nvram` is `None` until the first nvram
+//! write, then a full copy of the inner buffer.
+
+use std::collections::HashMap;
+
+use crate::{
+    check_nvram, check_oob_read, check_program, check_read, BlockId, Flash, FlashCounters,
+    FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+};
+
+/// A RAM overlay that absorbs every program, erase and nvram write.
+pub struct OverlayFlash<F> {
+    inner: F,
+    geometry: Geometry,
+    pages: HashMap<u64, Option<(Box<[u8]>, Box<[u8]>)>>,
+    nvram: Option<Vec<u8>>,
+    counters: FlashCounters,
+}
+
+impl<F: RawFlash> OverlayFlash<F> {
+    /// Wraps `inner`; nothing is ever written to it.
+    pub fn new(inner: F) -> OverlayFlash<F> {
+        let geometry = *inner.geometry();
+        OverlayFlash {
+            inner,
+            geometry,
+            pages: HashMap::new(),
+            nvram: None,
+            counters: FlashCounters::default(),
+        }
+    }
+
+    /// Pages the overlay holds (changed since it was created).
+    pub fn overlaid_pages(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The wrapped device, unchanged.
+    pub fn into_inner(self) -> F {
+        self.inner
+    }
+
+    fn is_programmed(&self, page: PageAddr) -> Result<bool> {
+        match self.pages.get(&self.geometry.page_index(page)) {
+            Some(p) => Ok(p.is_some()),
+            None => Ok(matches!(
+                self.inner.page_image(page)?,
+                PageImage::Programmed { .. }
+            )),
+        }
+    }
+}
+
+impl<F: RawFlash> Flash for OverlayFlash<F> {
+    fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
+        check_read(&self.geometry, page, first_sector, data.len())?;
+        self.counters.reads += 1;
+        match self.pages.get(&self.geometry.page_index(page)) {
+            None => self.inner.read(page, first_sector, data),
+            Some(None) => {
+                data.fill(ERASED_BYTE);
+                Ok(())
+            }
+            Some(Some((d, _))) => {
+                let off = first_sector as usize * self.geometry.sector_size as usize;
+                data.copy_from_slice(&d[off..off + data.len()]);
+                Ok(())
+            }
+        }
+    }
+
+    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
+        check_oob_read(&self.geometry, page, oob)?;
+        self.counters.reads += 1;
+        match self.pages.get(&self.geometry.page_index(page)) {
+            None => self.inner.read_oob(page, oob),
+            Some(None) => {
+                oob.fill(ERASED_BYTE);
+                Ok(())
+            }
+            Some(Some((_, o))) => {
+                oob.copy_from_slice(&o[..oob.len()]);
+                Ok(())
+            }
+        }
+    }
+
+    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+        check_program(&self.geometry, page, data, oob)?;
+        if self.is_programmed(page)? {
+            return Err(FlashError::ProgramNotErased {
+                block: page.block.0,
+                page: page.page,
+            });
+        }
+        let mut o = vec![ERASED_BYTE; self.geometry.oob_size as usize];
+        o[..oob.len()].copy_from_slice(oob);
+        self.pages.insert(
+            self.geometry.page_index(page),
+            Some((data.into(), o.into())),
+        );
+        self.counters.programs += 1;
+        Ok(())
+    }
+
+    fn erase(&mut self, block: BlockId) -> Result<()> {
+        self.geometry.check_block(block)?;
+        for p in 0..self.geometry.pages_per_block {
+            self.pages
+                .insert(self.geometry.page_index(PageAddr { block, page: p }), None);
+        }
+        self.counters.erases += 1;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.counters.syncs += 1;
+        Ok(())
+    }
+
+    fn nvram_size(&self) -> usize {
+        self.inner.nvram_size()
+    }
+
+    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        match &self.nvram {
+            None => self.inner.nvram_read(offset, buf),
+            Some(nv) => {
+                check_nvram(nv.len(), offset, buf.len())?;
+                buf.copy_from_slice(&nv[offset..offset + buf.len()]);
+                Ok(())
+            }
+        }
+    }
+
+    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
+        let size = self.inner.nvram_size();
+        check_nvram(size, offset, data.len())?;
+        if self.nvram.is_none() {
+            let mut copy = vec![0; size];
+            self.inner.nvram_read(0, &mut copy)?;
+            self.nvram = Some(copy);
+        }
+        let nv = self.nvram.as_mut().expect("just filled");
+        nv[offset..offset + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn counters(&self) -> FlashCounters {
+        self.counters
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemFlash;
+
+    #[test]
+    fn overlay_absorbs_writes_and_leaves_the_device_unchanged() {
+        let g = Geometry::tiny();
+        let mut m = MemFlash::new(g).unwrap();
+        m.program(PageAddr::new(1, 0), &vec![1; g.page_size()], &[9])
+            .unwrap();
+        m.nvram_write(0, &[5]).unwrap();
+        let mut o = OverlayFlash::new(m);
+        let mut buf = vec![0; g.page_size()];
+        o.read(PageAddr::new(1, 0), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 1));
+        let e = o
+            .program(PageAddr::new(1, 0), &vec![2; g.page_size()], &[])
+            .unwrap_err();
+        assert!(matches!(e, FlashError::ProgramNotErased { .. }));
+        o.erase(BlockId(1)).unwrap();
+        o.read(PageAddr::new(1, 0), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 0xFF));
+        o.program(PageAddr::new(1, 0), &vec![3; g.page_size()], &[7])
+            .unwrap();
+        o.read(PageAddr::new(1, 0), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 3));
+        let mut oob = [0u8; 2];
+        o.read_oob(PageAddr::new(1, 0), &mut oob).unwrap();
+        assert_eq!(oob, [7, 0xFF]);
+        o.nvram_write(0, &[6]).unwrap();
+        let mut nv = [0u8; 1];
+        o.nvram_read(0, &mut nv).unwrap();
+        assert_eq!(nv, [6]);
+        let mut m = o.into_inner();
+        m.read(PageAddr::new(1, 0), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 1), "inner device untouched");
+        m.nvram_read(0, &mut nv).unwrap();
+        assert_eq!(nv, [5]);
+    }
+}
