@@ -1,0 +1,73 @@
+//! Helpers shared by the crashcheck integration tests.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use crashcheck::explore::{exhaustive, explore, ExhaustiveConfig, ExploreConfig, Failure, Report};
+use crashcheck::{ContractKind, RunConfig};
+use flash::Geometry;
+use ftl::Mutant;
+
+/// A run configuration for a target by name.
+pub fn run_config(ftl: &str, contract: Option<ContractKind>, geometry: &str, mutant: Mutant) -> RunConfig {
+    let target = crashcheck::target::by_name(ftl).expect("known target");
+    RunConfig {
+        target,
+        contract: contract.unwrap_or(target.contract),
+        geometry: Geometry::preset(geometry).expect("preset"),
+        geometry_name: geometry.into(),
+        mutant,
+        sample: 16,
+    }
+}
+
+/// A random campaign of `ops` operations with a short shrinking budget.
+pub fn random(run: &RunConfig, seed: u64, ops: u64) -> Report {
+    let mut cfg = ExploreConfig::new(seed);
+    cfg.ops = Some(ops);
+    cfg.shrink_time = Duration::from_secs(2);
+    explore(run, &cfg, &mut |_, _| {})
+}
+
+/// Runs the seeds in order until one fails; panics if none does. Returns the
+/// seed and the failure.
+pub fn caught(run: &RunConfig, seeds: &[u64], ops: u64) -> (u64, Failure) {
+    for &seed in seeds {
+        let r = random(run, seed, ops);
+        if let Some(f) = r.failure {
+            return (seed, f);
+        }
+    }
+    panic!(
+        "{} with mutant {} passed {} seeds of {ops} operations against the {} contract: the checker missed it",
+        run.target.name,
+        run.mutant.name(),
+        seeds.len(),
+        run.contract
+    );
+}
+
+/// Asserts a random campaign passes.
+pub fn passes(run: &RunConfig, seed: u64, ops: u64) -> Report {
+    let r = random(run, seed, ops);
+    if let Some(f) = &r.failure {
+        panic!(
+            "{} vs {} (seed {seed}) failed: {}\nshrunk: {:#?}",
+            run.target.name, run.contract, f.violation, f.shrunk
+        );
+    }
+    assert!(r.stats.crashes > 0 && r.stats.crash_states_checked > 0);
+    r
+}
+
+/// An exhaustive run that must pass.
+pub fn exhaustive_passes(run: &RunConfig, seed: u64, ops: u64, max_outcomes: u64) -> Report {
+    let mut cfg = ExhaustiveConfig::new(seed, ops);
+    cfg.max_outcomes = max_outcomes;
+    cfg.shrink_time = Duration::from_secs(2);
+    let r = exhaustive(run, &cfg, &mut |_, _| {});
+    if let Some(f) = &r.failure {
+        panic!("exhaustive {} failed: {}\nshrunk: {:#?}", run.target.name, f.violation, f.shrunk);
+    }
+    r
+}
