@@ -15,11 +15,14 @@ use crate::{
     FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
 };
 
+/// A page held by the overlay: `None` = erased, else (data, OOB).
+type OverlayPage = Option<(Box<[u8]>, Box<[u8]>)>;
+
 /// A RAM overlay that absorbs every program, erase and nvram write.
 pub struct OverlayFlash<F> {
     inner: F,
     geometry: Geometry,
-    pages: HashMap<u64, Option<(Box<[u8]>, Box<[u8]>)>>,
+    pages: HashMap<u64, OverlayPage>,
     nvram: Option<Vec<u8>>,
     counters: FlashCounters,
 }
