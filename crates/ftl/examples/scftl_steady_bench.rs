@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         buf[..8].copy_from_slice(&lba.to_le_bytes());
         dev.write(Lba(lba), &buf)?;
         n += 1;
-        if n.is_multiple_of(FLUSH_EVERY) {
+        if n.is_multiple_of(FLUSH_EVERY) || dev.epoch_remaining() == Some(0) {
             dev.flush()?;
         }
         Ok(())
