@@ -4,7 +4,10 @@
 use clap::Parser;
 
 #[derive(Parser)]
-#[command(name = "crashtest", about = "Crash-consistency campaign (same arguments as `scftl crashtest`)")]
+#[command(
+    name = "crashtest",
+    about = "Crash-consistency campaign (same arguments as `scftl crashtest`)"
+)]
 struct Cli {
     #[command(flatten)]
     args: crashcheck::CrashtestArgs,

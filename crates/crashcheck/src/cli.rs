@@ -136,7 +136,10 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
         plan.run.target.name, plan.run.contract, args.geometry, plan.seed
     );
     if args.exhaustive {
-        c += &format!(" --exhaustive --ops {ops} --max-outcomes {}", args.max_outcomes);
+        c += &format!(
+            " --exhaustive --ops {ops} --max-outcomes {}",
+            args.max_outcomes
+        );
     } else {
         c += &format!(" --ops {ops}");
     }
@@ -147,7 +150,11 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
 }
 
 /// Runs the campaign the arguments describe (no printing).
-pub fn campaign(args: &CrashtestArgs, plan: &Plan, progress: &mut dyn FnMut(&Stats, Duration)) -> Report {
+pub fn campaign(
+    args: &CrashtestArgs,
+    plan: &Plan,
+    progress: &mut dyn FnMut(&Stats, Duration),
+) -> Report {
     let shrink_time = Duration::from_secs_f64(args.shrink_seconds.max(0.0));
     if args.exhaustive {
         let mut cfg = ExhaustiveConfig::new(plan.seed, args.ops.unwrap_or(6));
@@ -263,7 +270,11 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
         println!("{v:#}");
         return;
     }
-    println!("crashtest: {}, seed {}", crate::exec::describe(&plan.run), plan.seed);
+    println!(
+        "crashtest: {}, seed {}",
+        crate::exec::describe(&plan.run),
+        plan.seed
+    );
     println!(
         "  operations            {} (writes {}, trims {}, reads {}, flushes {}, epoch-full refusals {})",
         s.operations, s.writes, s.trims, s.reads, s.flushes, s.epoch_full

@@ -68,7 +68,7 @@ pub fn fill(out: &mut [u8], lba: u64, version: u32, seed: u64) {
 /// Decodes a sector read from `lba` (compares while regenerating, so no
 /// second buffer is needed).
 pub fn decode(lba: u64, got: &[u8], seed: u64) -> Observed {
-    if got.len() < 16 || got.len() % 8 != 0 {
+    if got.len() < 16 || !got.len().is_multiple_of(8) {
         return Observed::Garbage;
     }
     let l = u64::from_le_bytes(got[..8].try_into().expect("8 bytes"));

@@ -42,14 +42,28 @@ pub enum CrashHow {
 pub enum Step {
     /// Format the device (resets the model).
     Format,
-    Write { lba: u64, count: u32 },
-    Trim { lba: u64, count: u32 },
+    Write {
+        lba: u64,
+        count: u32,
+    },
+    Trim {
+        lba: u64,
+        count: u32,
+    },
     Flush,
-    Read { lba: u64, count: u32 },
+    Read {
+        lba: u64,
+        count: u32,
+    },
     /// Arm a power cut after `commands` more counted flash commands.
-    Arm { commands: u64 },
+    Arm {
+        commands: u64,
+    },
     /// Cut power (if not already cut) and produce the post-crash device.
-    Crash { how: CrashHow, seed: u64 },
+    Crash {
+        how: CrashHow,
+        seed: u64,
+    },
     /// Open (recover) the device and verify it against the model: the
     /// sectors touched since the last verification, the model's open
     /// sectors, and a sample (or every sector if `full`).
@@ -89,7 +103,11 @@ impl std::fmt::Display for Step {
                 f,
                 "recover + verify{}{}",
                 if *full { " (all sectors)" } else { "" },
-                if *invariants { " + check_invariants" } else { "" }
+                if *invariants {
+                    " + check_invariants"
+                } else {
+                    ""
+                }
             ),
         }
     }
@@ -588,7 +606,10 @@ impl Executor {
     fn verify(&mut self, sample_seed: u64, full: bool) -> Result<(), Violation> {
         let n = self.num_sectors();
         let mut list = std::mem::take(&mut self.touched);
-        self.model.as_ref().expect("formatted").must_check(&mut list);
+        self.model
+            .as_ref()
+            .expect("formatted")
+            .must_check(&mut list);
         if full && n <= FULL_VERIFY_MAX_SECTORS {
             list.clear();
             list.extend(0..n);

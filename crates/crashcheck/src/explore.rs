@@ -304,7 +304,10 @@ pub fn explore(
     let exec = match Executor::new(run.clone(), data_seed) {
         Ok(e) => e,
         Err(m) => {
-            let v = Violation { step: 0, message: m };
+            let v = Violation {
+                step: 0,
+                message: m,
+            };
             return Report {
                 stats: Stats::default(),
                 elapsed: start.elapsed(),
@@ -369,7 +372,7 @@ pub fn explore(
                 g.recover()?;
             }
             cycles += 1;
-            if cycles % 32 == 0 {
+            if cycles.is_multiple_of(32) {
                 progress(&g.exec.stats(), start.elapsed());
             }
         }
@@ -443,7 +446,7 @@ pub fn shrink(
         while chunk >= 1 && !out_of_time(&start) {
             let mut i = 0;
             let mut removed_any = false;
-            while i + chunk <= ncy - 1 && !out_of_time(&start) {
+            while i + chunk < ncy && !out_of_time(&start) {
                 let (a, b) = (cuts[i], cuts[(i + chunk).min(ncy - 1)]);
                 if a < b {
                     let mut cand = best[..a].to_vec();
@@ -518,12 +521,10 @@ pub fn shrink(
                 break;
             }
             let smaller: Vec<Step> = match best[i] {
-                Step::Arm { commands } if commands > 0 => {
-                    vec![0, commands / 2, commands - 1]
-                        .into_iter()
-                        .map(|c| Step::Arm { commands: c })
-                        .collect()
-                }
+                Step::Arm { commands } if commands > 0 => vec![0, commands / 2, commands - 1]
+                    .into_iter()
+                    .map(|c| Step::Arm { commands: c })
+                    .collect(),
                 Step::Write { lba, count } if count > 1 => vec![Step::Write { lba, count: 1 }],
                 Step::Trim { lba, count } if count > 1 => vec![Step::Trim { lba, count: 1 }],
                 Step::Read { lba, count } if count > 1 => vec![Step::Read { lba, count: 1 }],
@@ -619,7 +620,10 @@ pub fn exhaustive(
     let exec = match Executor::new(run.clone(), data_seed) {
         Ok(e) => e,
         Err(m) => {
-            let v = Violation { step: 0, message: m };
+            let v = Violation {
+                step: 0,
+                message: m,
+            };
             return Report {
                 stats: total,
                 elapsed: start.elapsed(),

@@ -52,13 +52,11 @@ pub struct ToyFtl<F> {
 }
 
 fn checksum(pages: &[u8], seq: u64) -> u64 {
-    pages
-        .chunks(8)
-        .fold(mix64(seq), |h, c| {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            mix64(h ^ u64::from_le_bytes(w))
-        })
+    pages.chunks(8).fold(mix64(seq), |h, c| {
+        let mut w = [0u8; 8];
+        w[..c.len()].copy_from_slice(c);
+        mix64(h ^ u64::from_le_bytes(w))
+    })
 }
 
 impl<F: Flash> ToyFtl<F> {
@@ -71,7 +69,9 @@ impl<F: Flash> ToyFtl<F> {
     pub fn format(flash: F, bug: ToyBug) -> Result<ToyFtl<F>> {
         let g = *flash.geometry();
         if g.pages_per_block < 2 || g.total_blocks() < 3 {
-            return Err(FtlError::BadConfig("the toy FTL needs 3 blocks of 2 pages".into()));
+            return Err(FtlError::BadConfig(
+                "the toy FTL needs 3 blocks of 2 pages".into(),
+            ));
         }
         let n = Self::sectors(&flash);
         let mut t = ToyFtl {

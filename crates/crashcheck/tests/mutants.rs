@@ -73,12 +73,18 @@ fn honour_tentative_deltas() {
 
 #[test]
 fn async_erase_before_sync() {
-    check_caught(&run_config("async", None, "tiny", Mutant::AsyncEraseBeforeSync), 6000);
+    check_caught(
+        &run_config("async", None, "tiny", Mutant::AsyncEraseBeforeSync),
+        6000,
+    );
 }
 
 #[test]
 fn sync_skip_sync() {
-    check_caught(&run_config("sync", None, "tiny", Mutant::SyncSkipSync), 3000);
+    check_caught(
+        &run_config("sync", None, "tiny", Mutant::SyncSkipSync),
+        3000,
+    );
 }
 
 #[test]
@@ -103,5 +109,8 @@ fn every_mutant_has_a_test_above() {
 
 #[test]
 fn the_async_ftl_is_not_snapshot_consistent() {
-    check_caught(&run_config("async", Some(ContractKind::Snapshot), "tiny", Mutant::None), 2000);
+    check_caught(
+        &run_config("async", Some(ContractKind::Snapshot), "tiny", Mutant::None),
+        2000,
+    );
 }

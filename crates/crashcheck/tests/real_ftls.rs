@@ -32,5 +32,8 @@ fn scftl_exhaustive_on_tiny() {
     let r = exhaustive_passes(&run_config("scftl", None, "tiny", Mutant::None), 1, 4, 64);
     let x = r.exhaustive.unwrap();
     eprintln!("{x:?}");
-    assert!(x.crash_points >= 20 && x.distinct_crash_states > 100, "{x:?}");
+    assert!(
+        x.crash_points >= 20 && x.distinct_crash_states > 100,
+        "{x:?}"
+    );
 }

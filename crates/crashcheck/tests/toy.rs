@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use crashcheck::{Executor, ContractKind};
+use crashcheck::{ContractKind, Executor};
 use ftl::Mutant;
 
 #[test]

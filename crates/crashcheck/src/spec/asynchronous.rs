@@ -98,7 +98,11 @@ impl Spec for AsyncSpec {
 
     fn check(&mut self, lba: u64, got: Observed) -> Result<(), String> {
         if let Some(e) = self.open.get_mut(&lba) {
-            return e.check(lba, got, "the async contract (value at the last flush or any written since)");
+            return e.check(
+                lba,
+                got,
+                "the async contract (value at the last flush or any written since)",
+            );
         }
         let want = self.known.get(&lba).copied().unwrap_or(0);
         if got == Observed::Version(want) {
@@ -131,7 +135,9 @@ impl Spec for AsyncSpec {
         let o = map_digest(self.open.iter().map(|(k, e)| {
             let mut a = e.allowed.clone();
             a.sort_unstable();
-            let h = a.iter().fold(0u64, |h, &v| crate::data::mix64(h ^ u64::from(v)));
+            let h = a
+                .iter()
+                .fold(0u64, |h, &v| crate::data::mix64(h ^ u64::from(v)));
             (k, h ^ e.current.map_or(u64::MAX, u64::from))
         }));
         crate::data::mix64(k ^ o.rotate_left(17))
@@ -151,9 +157,15 @@ mod tests {
         s.interrupted(Interrupted::Nothing);
         s.recovered();
         s.check(0, Observed::Version(1)).unwrap();
-        assert!(s.check(0, Observed::Version(2)).is_err(), "pinned until the next crash");
+        assert!(
+            s.check(0, Observed::Version(2)).is_err(),
+            "pinned until the next crash"
+        );
         s.write(0, &[3]);
-        s.interrupted(Interrupted::Write { lba: 0, versions: &[4] });
+        s.interrupted(Interrupted::Write {
+            lba: 0,
+            versions: &[4],
+        });
         s.recovered();
         // 1 (flushed), 2, 3 (written since, across a crash), 4 (interrupted).
         for v in [1, 2, 3, 4] {
@@ -166,7 +178,10 @@ mod tests {
         s.flush();
         s.interrupted(Interrupted::Nothing);
         s.recovered();
-        assert!(s.check(0, Observed::Version(1)).is_err(), "flushed 2 is durable");
+        assert!(
+            s.check(0, Observed::Version(1)).is_err(),
+            "flushed 2 is durable"
+        );
         s.check(0, Observed::Version(2)).unwrap();
     }
 }

@@ -37,7 +37,11 @@ pub enum ContractKind {
 }
 
 impl ContractKind {
-    pub const ALL: [ContractKind; 3] = [ContractKind::Snapshot, ContractKind::Async, ContractKind::Sync];
+    pub const ALL: [ContractKind; 3] = [
+        ContractKind::Snapshot,
+        ContractKind::Async,
+        ContractKind::Sync,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -168,7 +172,10 @@ impl OpenSector {
 
 /// "version 3, version 5 or zeros".
 pub(crate) fn describe_set(vs: &[u32]) -> String {
-    let parts: Vec<String> = vs.iter().map(|&v| Observed::Version(v).to_string()).collect();
+    let parts: Vec<String> = vs
+        .iter()
+        .map(|&v| Observed::Version(v).to_string())
+        .collect();
     match parts.len() {
         0 => "nothing".into(),
         1 => parts[0].clone(),

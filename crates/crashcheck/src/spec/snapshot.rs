@@ -139,13 +139,19 @@ impl Spec for SnapshotSpec {
                 if g != Some(before) {
                     self.viable.0 = false;
                     self.witness.0.get_or_insert_with(|| {
-                        format!("sector {lba} reads {got}, not {} as before the flush", Observed::Version(before))
+                        format!(
+                            "sector {lba} reads {got}, not {} as before the flush",
+                            Observed::Version(before)
+                        )
                     });
                 }
                 if g != Some(after) {
                     self.viable.1 = false;
                     self.witness.1.get_or_insert_with(|| {
-                        format!("sector {lba} reads {got}, not {} as the flush wrote", Observed::Version(after))
+                        format!(
+                            "sector {lba} reads {got}, not {} as the flush wrote",
+                            Observed::Version(after)
+                        )
                     });
                 }
                 if !self.viable.0 && !self.viable.1 {
@@ -205,11 +211,14 @@ impl Spec for SnapshotSpec {
 
     fn digest(&self) -> u64 {
         let s = map_digest(self.stable.iter().map(|(k, v)| (k, u64::from(*v))));
-        let c = map_digest(self.changed.iter().map(|(k, v)| (k, u64::from(*v) | 1 << 40)));
-        let f = self
-            .flush_candidate
-            .as_ref()
-            .map_or(7, |m| map_digest(m.iter().map(|(k, v)| (k, u64::from(*v) | 1 << 41))));
+        let c = map_digest(
+            self.changed
+                .iter()
+                .map(|(k, v)| (k, u64::from(*v) | 1 << 40)),
+        );
+        let f = self.flush_candidate.as_ref().map_or(7, |m| {
+            map_digest(m.iter().map(|(k, v)| (k, u64::from(*v) | 1 << 41)))
+        });
         crate::data::mix64(s ^ c.rotate_left(21) ^ f.rotate_left(42))
     }
 }
@@ -225,7 +234,10 @@ mod tests {
         assert_eq!(s.wcnt(), 2);
         s.flush();
         s.write(1, &[7]);
-        s.interrupted(Interrupted::Write { lba: 2, versions: &[8] });
+        s.interrupted(Interrupted::Write {
+            lba: 2,
+            versions: &[8],
+        });
         s.recovered();
         s.check(1, Observed::Version(5)).unwrap();
         s.check(2, Observed::Version(6)).unwrap();

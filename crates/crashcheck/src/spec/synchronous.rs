@@ -111,7 +111,9 @@ impl Spec for SyncSpec {
         let o = map_digest(self.open.iter().map(|(k, e)| {
             let mut a = e.allowed.clone();
             a.sort_unstable();
-            let h = a.iter().fold(0u64, |h, &v| crate::data::mix64(h ^ u64::from(v)));
+            let h = a
+                .iter()
+                .fold(0u64, |h, &v| crate::data::mix64(h ^ u64::from(v)));
             (k, h ^ e.current.map_or(u64::MAX, u64::from))
         }));
         crate::data::mix64(k ^ o.rotate_left(29))
@@ -130,7 +132,10 @@ mod tests {
         s.recovered();
         assert!(s.check(0, Observed::Version(0)).is_err());
         s.check(1, Observed::Version(2)).unwrap();
-        s.interrupted(Interrupted::Write { lba: 0, versions: &[3, 4] });
+        s.interrupted(Interrupted::Write {
+            lba: 0,
+            versions: &[3, 4],
+        });
         s.recovered();
         s.check(0, Observed::Version(3)).unwrap();
         s.check(1, Observed::Version(2)).unwrap();

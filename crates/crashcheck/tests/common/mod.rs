@@ -9,7 +9,12 @@ use flash::Geometry;
 use ftl::Mutant;
 
 /// A run configuration for a target by name.
-pub fn run_config(ftl: &str, contract: Option<ContractKind>, geometry: &str, mutant: Mutant) -> RunConfig {
+pub fn run_config(
+    ftl: &str,
+    contract: Option<ContractKind>,
+    geometry: &str,
+    mutant: Mutant,
+) -> RunConfig {
     let target = crashcheck::target::by_name(ftl).expect("known target");
     RunConfig {
         target,
@@ -67,7 +72,10 @@ pub fn exhaustive_passes(run: &RunConfig, seed: u64, ops: u64, max_outcomes: u64
     cfg.shrink_time = Duration::from_secs(2);
     let r = exhaustive(run, &cfg, &mut |_, _| {});
     if let Some(f) = &r.failure {
-        panic!("exhaustive {} failed: {}\nshrunk: {:#?}", run.target.name, f.violation, f.shrunk);
+        panic!(
+            "exhaustive {} failed: {}\nshrunk: {:#?}",
+            run.target.name, f.violation, f.shrunk
+        );
     }
     r
 }
