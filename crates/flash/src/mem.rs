@@ -9,7 +9,9 @@
 //!   (0 when the block is erased);
 //! - `programmed[i]` is set exactly for programmed pages;
 //! - a block's buffer is `None` only when none of its pages is programmed
-//!   (so erased blocks cost no memory).
+//!   (so erased blocks cost no memory beyond a small pool of spare buffers);
+//! - bytes of pages that are not programmed are never read, so buffers are
+//!   reused without clearing.
 
 use crate::{
     check_nvram, check_oob_read, check_program, check_read, BlockId, Flash, FlashCounters,
@@ -29,7 +31,13 @@ pub struct MemFlash {
     programmed: Vec<bool>,
     nvram: Vec<u8>,
     counters: FlashCounters,
+    /// Buffers of erased blocks kept for reuse: allocating and faulting in a
+    /// fresh block buffer dominated the cost of a program.
+    spare: Vec<Box<[u8]>>,
 }
+
+/// Most spare block buffers `MemFlash` keeps after erases.
+const SPARE_BUFFERS: usize = 64;
 
 impl MemFlash {
     /// A fully erased device with the default battery-backed buffer.
@@ -49,11 +57,31 @@ impl MemFlash {
             programmed: vec![false; geometry.total_pages() as usize],
             nvram: vec![0; nvram_size],
             counters: FlashCounters::default(),
+            spare: Vec::new(),
         })
     }
 
     fn stride(&self) -> usize {
         self.geometry.page_size() + self.geometry.oob_size as usize
+    }
+
+    /// Gives a block's buffer back to the spare pool.
+    fn release(&mut self, block: BlockId) {
+        if let Some(buf) = self.blocks[block.0 as usize].take() {
+            if self.spare.len() < SPARE_BUFFERS {
+                self.spare.push(buf);
+            }
+        }
+    }
+
+    /// The block's buffer, taken from the spare pool or allocated.
+    fn buffer(&mut self, block: BlockId) -> &mut [u8] {
+        let bytes = self.stride() * self.geometry.pages_per_block as usize;
+        let slot = &mut self.blocks[block.0 as usize];
+        if slot.is_none() {
+            *slot = Some(self.spare.pop().unwrap_or_else(|| vec![0; bytes].into_boxed_slice()));
+        }
+        slot.as_mut().expect("just filled")
     }
 
     fn page_slice(&self, page: PageAddr) -> Option<&[u8]> {
@@ -86,7 +114,7 @@ impl MemFlash {
         }
         self.next_page[block.0 as usize] = next;
         if next == 0 {
-            self.blocks[block.0 as usize] = None;
+            self.release(block);
         }
     }
 }
@@ -142,9 +170,7 @@ impl Flash for MemFlash {
         }
         let stride = self.stride();
         let ps = self.geometry.page_size();
-        let block_bytes = stride * self.geometry.pages_per_block as usize;
-        let buf = self.blocks[page.block.0 as usize]
-            .get_or_insert_with(|| vec![ERASED_BYTE; block_bytes].into_boxed_slice());
+        let buf = self.buffer(page.block);
         let off = page.page as usize * stride;
         buf[off..off + ps].copy_from_slice(data);
         buf[off + ps..off + ps + oob.len()].copy_from_slice(oob);
@@ -162,7 +188,7 @@ impl Flash for MemFlash {
         let ppb = u64::from(self.geometry.pages_per_block);
         let first = u64::from(block.0) * ppb;
         self.programmed[first as usize..(first + ppb) as usize].fill(false);
-        self.blocks[block.0 as usize] = None;
+        self.release(block);
         self.next_page[block.0 as usize] = 0;
         self.counters.erases += 1;
         Ok(())
@@ -231,9 +257,7 @@ impl RawFlash for MemFlash {
                     });
                 }
                 let stride = ps + os;
-                let block_bytes = stride * self.geometry.pages_per_block as usize;
-                let buf = self.blocks[page.block.0 as usize]
-                    .get_or_insert_with(|| vec![ERASED_BYTE; block_bytes].into_boxed_slice());
+                let buf = self.buffer(page.block);
                 let off = page.page as usize * stride;
                 buf[off..off + ps].copy_from_slice(&data);
                 buf[off + ps..off + stride].copy_from_slice(&oob);
