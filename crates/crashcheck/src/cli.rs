@@ -340,3 +340,69 @@ pub fn cpu_seconds() -> Option<f64> {
     let stime: f64 = f.get(12)?.parse().ok()?;
     Some((utime + stime) / 100.0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: CrashtestArgs,
+    }
+
+    fn parse(argv: &[&str]) -> CrashtestArgs {
+        Cli::try_parse_from(std::iter::once("crashtest").chain(argv.iter().copied()))
+            .unwrap()
+            .args
+    }
+
+    #[test]
+    fn arguments_resolve_to_a_plan_and_a_replay_command() {
+        let a = parse(&[
+            "--ftl",
+            "async",
+            "--geometry",
+            "tiny",
+            "--seed",
+            "7",
+            "--ops",
+            "100",
+            "--mutant",
+            "async-erase-before-sync",
+        ]);
+        assert_eq!(a.ftl, "async");
+        let p = plan(&a).unwrap();
+        assert_eq!(p.seed, 7);
+        assert_eq!(
+            p.run.contract,
+            ContractKind::Async,
+            "defaults to the FTL's own"
+        );
+        assert_eq!(p.run.mutant, Mutant::AsyncEraseBeforeSync);
+        assert_eq!(
+            replay_command(&a, &p, 42),
+            "scftl crashtest --ftl async --contract async --geometry tiny --seed 7 --ops 42 --mutant async-erase-before-sync"
+        );
+        let a = parse(&["--contract", "snapshot", "--exhaustive"]);
+        let p = plan(&a).unwrap();
+        assert_eq!(p.run.target.name, "scftl");
+        assert_eq!(p.run.geometry_name, "small");
+        assert!(replay_command(&a, &p, 6).contains("--exhaustive --ops 6"));
+    }
+
+    #[test]
+    fn bad_names_are_explained() {
+        for (argv, needle) in [
+            (&["--ftl", "nope"][..], "unknown FTL"),
+            (&["--contract", "prefix"][..], "unknown contract"),
+            (&["--geometry", "huge"][..], "preset"),
+            (&["--mutant", "typo"][..], "unknown mutant"),
+            (&["--seconds=-1"][..], "not a duration"),
+        ] {
+            let e = plan(&parse(argv)).unwrap_err();
+            assert!(e.contains(needle), "{argv:?}: {e}");
+        }
+    }
+}
