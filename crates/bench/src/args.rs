@@ -99,7 +99,7 @@ pub struct RandwrArgs {
     pub writes: Option<u64>,
     /// Random overwrites during preconditioning, as a multiple of the
     /// logical size (after one sequential fill).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 2.0)]
     pub overwrite_factor: f64,
     /// Simulated-time buckets of the throughput-over-time series.
     #[arg(long, default_value_t = 20)]

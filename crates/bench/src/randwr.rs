@@ -1,12 +1,12 @@
 //! `randwr`: the random-write benchmark of the SCFTL paper's §7.2 (Fig. 5).
 //!
-//! Per FTL: format a fresh tags-only device under the timing model,
-//! precondition it to steady state (one sequential fill of the logical
-//! space, then random overwrites until GC has reclaimed blocks), then for
-//! each write interval WI in turn run a measured phase of random 4 KiB
-//! writes with a flush after every WI writes, and read back a sample of
-//! sectors to check the FTL returned what was written. The WIs run one after
-//! another on the same preconditioned device, so each starts in steady state.
+//! Per FTL and write interval WI: format a fresh tags-only device under the
+//! timing model, precondition it to steady state (one sequential fill of the
+//! logical space, then random overwrites flushed every W writes until GC
+//! has reclaimed blocks), run a measured phase of random 4 KiB writes with a
+//! flush after every WI writes, and read back a sample of sectors to check
+//! the FTL returned what was written. A fresh device per WI keeps one WI's
+//! layout (WI = 1 pads nearly every page) from skewing the next.
 
 use flash::Geometry;
 use ftl::DeviceStats;
@@ -151,7 +151,7 @@ pub fn run(a: &RandwrArgs) -> BResult<Vec<Row>> {
     header.add("commit", commit.clone());
     header.add(
         "workload",
-        format!("precondition (1 sequential fill + {overwrite} x L random, until GC active), then per WI {writes} random writes (rounded up to a multiple of WI), WIs in order {:?} on the same device", a.wi),
+        format!("per (FTL, WI) a freshly formatted device, preconditioned (1 sequential fill + {overwrite} x L random writes flushed every W, more until GC is active), then {writes} measured random writes (rounded up to a multiple of WI); WIs {:?}", a.wi),
     );
     header.add(
         "epoch bound",
@@ -168,23 +168,25 @@ pub fn run(a: &RandwrArgs) -> BResult<Vec<Row>> {
         let kind = ftl_arg.kind();
         let f = targets::factory(kind, &g)?;
         header.add(&format!("config {}", kind.name()), f.describe());
-        let shared = stack::timed_dataless(f.as_ref(), &g, timing)?;
-        let probe = TimedProbe(shared.clone());
-        let dev = f.format(Box::new(shared.clone()))?;
-        let mut w = Writer::new(dev, &probe, seed);
-        w.host_request_ns = a.timing.host_request_ns;
-        progress(
-            a.common.silent,
-            format!(
-                "{}: preconditioning {} logical sectors",
-                kind,
-                w.num_sectors()
-            ),
-        );
-        let note = precondition(&mut w, overwrite)?;
-        progress(a.common.silent, format!("{kind}: {note}"));
-        notes.push(format!("{kind}: {note}"));
         for &wi in &a.wi {
+            // A fresh device per WI, so no phase inherits the layout another
+            // WI left behind (WI = 1 pads nearly every page).
+            let shared = stack::timed_dataless(f.as_ref(), &g, timing)?;
+            let probe = TimedProbe(shared.clone());
+            let dev = f.format(Box::new(shared.clone()))?;
+            let mut w = Writer::new(dev, &probe, seed);
+            w.host_request_ns = a.timing.host_request_ns;
+            progress(
+                a.common.silent,
+                format!(
+                    "{kind} WI={wi}: preconditioning {} logical sectors",
+                    w.num_sectors()
+                ),
+            );
+            let note = precondition(&mut w, overwrite)?;
+            if notes.len() < a.ftl.len() * a.wi.len() {
+                notes.push(format!("{kind} WI={wi}: {note}"));
+            }
             let n = writes.div_ceil(wi) * wi;
             let c0 = probe.counters();
             let s0 = w.dev.stats();
