@@ -139,7 +139,17 @@ pub struct CrashFlash<F> {
     crash_at: Option<u64>,
     powered_off: bool,
     crashes: u64,
+    /// Page buffers of dropped images, reused for new ones (saves the
+    /// allocator, and the page faults of a heap that grows and shrinks).
+    pool_data: Vec<Box<[u8]>>,
+    pool_oob: Vec<Box<[u8]>>,
+    /// Reads this layer issued itself (hidden from `counters()`).
+    own_reads: u64,
+    own_bytes_read: u64,
 }
+
+/// Most page buffers kept for reuse.
+const POOL_MAX: usize = 512;
 
 impl<F: RawFlash> CrashFlash<F> {
     /// Wraps a backend. Whatever the backend holds now counts as durable.
@@ -154,6 +164,10 @@ impl<F: RawFlash> CrashFlash<F> {
             crash_at: None,
             powered_off: false,
             crashes: 0,
+            pool_data: Vec::new(),
+            pool_oob: Vec::new(),
+            own_reads: 0,
+            own_bytes_read: 0,
         }
     }
 
@@ -335,6 +349,9 @@ impl<F: RawFlash> CrashFlash<F> {
                 PageOutcome::Image(k) if k == last => {
                     // The backend already holds the final image.
                     report.applied += 1;
+                    for img in h.images {
+                        self.recycle(img);
+                    }
                     continue;
                 }
                 PageOutcome::Image(k) => {
@@ -343,17 +360,31 @@ impl<F: RawFlash> CrashFlash<F> {
                     } else {
                         report.intermediate += 1;
                     }
-                    h.images.into_iter().nth(k).expect("checked above")
+                    let mut chosen = None;
+                    for (i, img) in h.images.into_iter().enumerate() {
+                        if i == k {
+                            chosen = Some(img);
+                        } else {
+                            self.recycle(img);
+                        }
+                    }
+                    chosen.expect("checked above")
                 }
                 PageOutcome::Torn => {
                     report.torn += 1;
                     let j = rng.gen_range(1..=last);
-                    let target = if j < last {
-                        h.images[j].clone()
+                    let mut data = take_buf(&mut self.pool_data, self.geometry.page_size());
+                    let mut oob = take_buf(&mut self.pool_oob, self.geometry.oob_size as usize);
+                    if j < last {
+                        torn_bytes(&h.images[j], &mut data, &mut oob, rng);
                     } else {
-                        self.inner.page_image(h.page)?
-                    };
-                    torn_image(&self.geometry, &target, rng)
+                        let target = self.inner.page_image(h.page)?;
+                        torn_bytes(&target, &mut data, &mut oob, rng);
+                    }
+                    for img in h.images {
+                        self.recycle(img);
+                    }
+                    PageImage::Programmed { data, oob }
                 }
             };
             self.inner.set_page_image(h.page, image)?;
@@ -388,6 +419,58 @@ impl<F: RawFlash> CrashFlash<F> {
         }
     }
 
+    /// The page's current content, read into pooled buffers. A page whose
+    /// first bytes read as erased is asked for its exact state (an
+    /// erased page costs nothing that way; a programmed one would cost an
+    /// allocation).
+    fn capture(&mut self, page: PageAddr) -> Result<PageImage> {
+        let ps = self.geometry.page_size();
+        let ss = self.geometry.sector_size as usize;
+        let mut data = take_buf(&mut self.pool_data, ps);
+        self.inner.read(page, 0, &mut data[..ss])?;
+        self.own_reads += 1;
+        self.own_bytes_read += ss as u64;
+        // Only a short prefix is checked: a programmed page that starts
+        // with it is merely slower (page_image is exact either way).
+        if data[..ss.min(64)].iter().all(|&b| b == ERASED_BYTE) {
+            self.pool_data.push(data);
+            return self.inner.page_image(page);
+        }
+        if ps > ss {
+            self.inner.read(page, 1, &mut data[ss..])?;
+            self.own_reads += 1;
+            self.own_bytes_read += (ps - ss) as u64;
+        }
+        let mut oob = take_buf(&mut self.pool_oob, self.geometry.oob_size as usize);
+        self.inner.read_oob(page, &mut oob)?;
+        self.own_reads += 1;
+        self.own_bytes_read += oob.len() as u64;
+        Ok(PageImage::Programmed { data, oob })
+    }
+
+    /// Keeps a dropped image's buffers for reuse.
+    fn recycle(&mut self, img: PageImage) {
+        if let PageImage::Programmed { data, oob } = img {
+            if self.pool_data.len() < POOL_MAX && data.len() == self.geometry.page_size() {
+                self.pool_data.push(data);
+            }
+            if self.pool_oob.len() < POOL_MAX && oob.len() == self.geometry.oob_size as usize {
+                self.pool_oob.push(oob);
+            }
+        }
+    }
+
+    /// Drops the in-flight set (after a sync), keeping buffers for reuse.
+    fn settle(&mut self) {
+        let histories = std::mem::take(&mut self.histories);
+        self.index.clear();
+        for h in histories {
+            for img in h.images {
+                self.recycle(img);
+            }
+        }
+    }
+
     /// Notes one more in-flight command on `page`, whose content right
     /// before that command is `current`.
     fn record(&mut self, page: PageAddr, current: PageImage) {
@@ -404,31 +487,36 @@ impl<F: RawFlash> CrashFlash<F> {
     }
 }
 
-/// Torn garbage: a programmed page whose bytes are either random
-/// throughout or a random-length prefix of `target` (the result of the
-/// interrupted command) followed by random bytes.
-fn torn_image(g: &Geometry, target: &PageImage, rng: &mut dyn RngCore) -> PageImage {
-    let ps = g.page_size();
-    let os = g.oob_size as usize;
-    let mut bytes = vec![0u8; ps + os];
-    fill_garbage(&mut bytes, rng.next_u64());
+/// Torn garbage into `data` and `oob`: random bytes throughout, or a
+/// random-length prefix of `target` (the result of the interrupted command)
+/// followed by random bytes.
+fn torn_bytes(target: &PageImage, data: &mut [u8], oob: &mut [u8], rng: &mut dyn RngCore) {
+    let ps = data.len();
+    let os = oob.len();
+    fill_garbage(data, rng.next_u64());
+    fill_garbage(oob, rng.next_u64());
     if rng.gen_bool(0.5) {
         let keep = rng.gen_range(0..ps + os);
+        let d = keep.min(ps);
+        let o = keep.saturating_sub(ps);
         match target {
-            PageImage::Erased => bytes[..keep].fill(ERASED_BYTE),
-            PageImage::Programmed { data, oob } => {
-                let d = keep.min(ps);
-                bytes[..d].copy_from_slice(&data[..d]);
-                if keep > ps {
-                    bytes[ps..keep].copy_from_slice(&oob[..keep - ps]);
-                }
+            PageImage::Erased => {
+                data[..d].fill(ERASED_BYTE);
+                oob[..o].fill(ERASED_BYTE);
+            }
+            PageImage::Programmed { data: td, oob: to } => {
+                data[..d].copy_from_slice(&td[..d]);
+                oob[..o].copy_from_slice(&to[..o]);
             }
         }
     }
-    let oob = bytes.split_off(ps);
-    PageImage::Programmed {
-        data: bytes.into_boxed_slice(),
-        oob: oob.into_boxed_slice(),
+}
+
+/// A buffer of `len` bytes from the pool (contents unspecified), or a new one.
+fn take_buf(pool: &mut Vec<Box<[u8]>>, len: usize) -> Box<[u8]> {
+    match pool.pop() {
+        Some(b) if b.len() == len => b,
+        _ => vec![0u8; len].into_boxed_slice(),
     }
 }
 
@@ -483,7 +571,7 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         self.geometry.check_block(block)?;
         for p in 0..self.geometry.pages_per_block {
             let page = PageAddr { block, page: p };
-            let current = self.inner.page_image(page)?;
+            let current = self.capture(page)?;
             self.record(page, current);
         }
         self.inner.erase(block)
@@ -492,8 +580,7 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
     fn sync(&mut self) -> Result<()> {
         self.begin_command()?;
         self.inner.sync()?;
-        self.histories.clear();
-        self.index.clear();
+        self.settle();
         Ok(())
     }
 
@@ -512,6 +599,9 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
     }
 
     fn counters(&self) -> FlashCounters {
-        self.inner.counters()
+        let mut c = self.inner.counters();
+        c.reads = c.reads.saturating_sub(self.own_reads);
+        c.bytes_read = c.bytes_read.saturating_sub(self.own_bytes_read);
+        c
     }
 }

@@ -434,3 +434,25 @@ fn crash_on_a_large_lazily_allocated_device_rewrites_only_touched_pages() {
     f.program(PageAddr::new(4000, 1), &page(&g, 4), &[])
         .unwrap();
 }
+
+#[test]
+fn the_layer_hides_its_own_reads_from_the_counters() {
+    let mut f = dev();
+    let g = *f.geometry();
+    f.program(PageAddr::new(1, 0), &page(&g, 1), &[1]).unwrap();
+    f.sync().unwrap();
+    let before = f.counters();
+    // Recording the erase reads the programmed page's old image.
+    f.erase(BlockId(1)).unwrap();
+    let after = f.counters();
+    assert_eq!(after.reads, before.reads);
+    assert_eq!(after.bytes_read, before.bytes_read);
+    assert_eq!(after.erases, before.erases + 1);
+    // And the recorded old image is exact.
+    f.crash(CrashPolicy::NoneApplied, &mut Pcg64::seed_from_u64(0))
+        .unwrap();
+    assert_eq!(
+        f.inner().page_image(PageAddr::new(1, 0)).unwrap(),
+        image(&g, 1, &[1])
+    );
+}
