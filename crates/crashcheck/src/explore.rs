@@ -284,7 +284,7 @@ impl Gen<'_> {
         // Mostly short (crash throughput), sometimes long (GC, full
         // epochs, aging the device between crashes).
         match self.rng.gen_range(0..100) {
-            0..=84 => self.rng.gen_range(1..=8),
+            0..=84 => self.rng.gen_range(1..=4),
             85..=97 => self.rng.gen_range(8..=64),
             _ => self.rng.gen_range(64..=512),
         }
