@@ -79,7 +79,11 @@ impl MemFlash {
         let bytes = self.stride() * self.geometry.pages_per_block as usize;
         let slot = &mut self.blocks[block.0 as usize];
         if slot.is_none() {
-            *slot = Some(self.spare.pop().unwrap_or_else(|| vec![0; bytes].into_boxed_slice()));
+            *slot = Some(
+                self.spare
+                    .pop()
+                    .unwrap_or_else(|| vec![0; bytes].into_boxed_slice()),
+            );
         }
         slot.as_mut().expect("just filled")
     }

@@ -66,6 +66,8 @@ impl Mutant {
 
     /// Parses a name from [`Mutant::name`].
     pub fn parse(s: &str) -> Option<Mutant> {
-        std::iter::once(Mutant::None).chain(Mutant::ALL).find(|m| m.name() == s)
+        std::iter::once(Mutant::None)
+            .chain(Mutant::ALL)
+            .find(|m| m.name() == s)
     }
 }
