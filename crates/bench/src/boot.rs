@@ -207,22 +207,32 @@ pub fn run(a: &BootArgs) -> BResult<Vec<Row>> {
     levels.sort_unstable();
     levels.dedup();
     for pct in levels {
-        let target = ((u64::from(pct.min(100)) * cap) / 100).min(max_fill);
+        let target = (u64::from(pct.min(100)) * cap) / 100;
         let mut d = count_delta_pages(&shared, &f)?;
         let mut growth_max = 1;
-        while d < target {
+        // The highest fill known to survive a flush without a full
+        // checkpoint; lowered if the FTL checkpoints earlier than the
+        // formula predicts. The epoch cap makes the loop end whatever the
+        // FTL does.
+        let mut limit = max_fill;
+        let mut epochs = 0u64;
+        let max_epochs = 4 * cap + 64;
+        while d < target.min(limit) && epochs < max_epochs {
+            epochs += 1;
             let s0 = w.dev.stats();
             w.random_writes(fill_wi, fill_wi)?;
             let s1 = w.dev.stats();
             if s1.full_checkpoints != s0.full_checkpoints {
-                // The region was emptied; recount and go on filling.
+                // The region was emptied: `d` pages were present before
+                // this epoch, more were not allowed. Refill to at most that.
+                limit = limit.min(d);
                 d = count_delta_pages(&shared, &f)?;
                 continue;
             }
             let grew = s1.meta_pages_written - s0.meta_pages_written;
             growth_max = growth_max.max(grew);
             d += grew;
-            if d + growth_max > max_fill {
+            if d + growth_max > limit {
                 break;
             }
         }
