@@ -60,6 +60,10 @@ enum Command {
     /// Run the crash-consistency checker: cut power at flash commands and
     /// compare what recovery returns with the FTL's contract.
     Crashtest(crashcheck::CrashtestArgs),
+    /// Reproduce the paper's evaluation on the timing model: random writes
+    /// (Fig. 5), boot time (Fig. 6), CPU and RAM per write.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 #[derive(clap::Args)]
@@ -150,6 +154,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => serve::run(a),
         // The checker prints its own report and chooses its exit code.
         Command::Crashtest(a) => return crashcheck::run(a),
+        Command::Bench(b) => return bench::run(b),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -19,7 +19,7 @@ fn every_subcommand_has_help() {
     let top = scftl(&["--help"], dir.path());
     assert!(top.status.success());
     let text = String::from_utf8_lossy(&top.stdout).into_owned();
-    for sub in ["format", "info", "serve", "crashtest"] {
+    for sub in ["format", "info", "serve", "crashtest", "bench"] {
         assert!(text.contains(sub), "top-level help lacks {sub}:\n{text}");
         let o = scftl(&[sub, "--help"], dir.path());
         assert!(o.status.success(), "{sub} --help failed");
