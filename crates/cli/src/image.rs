@@ -261,6 +261,9 @@ impl<F: Flash> Flash for SlowSync<F> {
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> flash::Result<()> {
         self.inner.read_oob(page, oob)
     }
+    fn probe_erased(&mut self, page: PageAddr) -> flash::Result<bool> {
+        self.inner.probe_erased(page)
+    }
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> flash::Result<()> {
         self.inner.program(page, data, oob)
     }

@@ -557,6 +557,11 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         self.inner.read_oob(page, oob)
     }
 
+    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        self.check_power()?;
+        self.inner.probe_erased(page)
+    }
+
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
         self.inner.program(page, data, oob)?;

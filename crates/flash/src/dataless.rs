@@ -230,6 +230,12 @@ impl Flash for DatalessFlash {
         Ok(())
     }
 
+    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        let erased = DatalessFlash::is_erased(self, page)?;
+        self.counters.reads += 1;
+        Ok(erased)
+    }
+
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.geometry, page, oob)?;
         self.counters.reads += 1;

@@ -645,6 +645,12 @@ impl Flash for FileFlash {
         Ok(())
     }
 
+    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        let erased = FileFlash::is_erased(self, page)?;
+        self.counters.reads += 1;
+        Ok(erased)
+    }
+
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.header.geometry, page, oob)?;
         if self.is_programmed(page) {

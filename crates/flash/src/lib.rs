@@ -128,6 +128,21 @@ pub trait Flash {
     /// Reads the page's spare area; `oob.len()` must be at most `oob_size`.
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()>;
 
+    /// Whether `page` is erased: never programmed since its block's last
+    /// erase. This is a read command (the page is sensed, like a NAND
+    /// controller's erased-page detection), so it is timed and counted as a
+    /// read. The default reads data and OOB and checks for all `0xFF`;
+    /// backends that track page state answer from it, so a torn page whose
+    /// bytes happen to be all `0xFF` may be reported either way.
+    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        let g = *self.geometry();
+        let mut data = vec![0u8; g.page_size()];
+        let mut oob = vec![0u8; g.oob_size as usize];
+        self.read(page, 0, &mut data)?;
+        self.read_oob(page, &mut oob)?;
+        Ok(data.iter().chain(oob.iter()).all(|&b| b == ERASED_BYTE))
+    }
+
     /// Queues a program of a whole page. `data.len()` must be `page_size()`;
     /// `oob` may be shorter than `oob_size` (the rest is programmed as 0xFF).
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()>;
@@ -266,6 +281,9 @@ impl<F: Flash + ?Sized> Flash for Box<F> {
     }
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         (**self).read_oob(page, oob)
+    }
+    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        (**self).probe_erased(page)
     }
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         (**self).program(page, data, oob)

@@ -156,6 +156,12 @@ impl Flash for MemFlash {
         Ok(())
     }
 
+    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        let erased = MemFlash::is_erased(self, page)?;
+        self.counters.reads += 1;
+        Ok(erased)
+    }
+
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         check_program(&self.geometry, page, data, oob)?;
         if self.is_programmed(page) {
@@ -373,6 +379,21 @@ mod tests {
             .unwrap();
         f.program(PageAddr::new(2, 0), &page_of(&g, 1), &[])
             .unwrap();
+    }
+
+    #[test]
+    fn probe_erased_follows_page_state_not_bytes() {
+        let mut f = dev();
+        let g = *f.geometry();
+        let p = PageAddr::new(3, 0);
+        assert!(f.probe_erased(p).unwrap());
+        // A programmed page whose bytes are all 0xFF is still programmed.
+        f.program(p, &page_of(&g, 0xFF), &[]).unwrap();
+        assert!(!f.probe_erased(p).unwrap());
+        assert!(f.probe_erased(PageAddr::new(3, 1)).unwrap());
+        f.erase(BlockId(3)).unwrap();
+        assert!(f.probe_erased(p).unwrap());
+        assert!(f.probe_erased(PageAddr::new(3, 99)).is_err());
     }
 
     #[test]

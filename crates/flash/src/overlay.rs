@@ -99,6 +99,15 @@ impl<F: RawFlash> Flash for OverlayFlash<F> {
         }
     }
 
+    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        self.geometry.check_page(page)?;
+        self.counters.reads += 1;
+        match self.pages.get(&self.geometry.page_index(page)) {
+            Some(p) => Ok(p.is_none()),
+            None => self.inner.probe_erased(page),
+        }
+    }
+
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         check_program(&self.geometry, page, data, oob)?;
         if self.is_programmed(page)? {

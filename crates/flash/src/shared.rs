@@ -48,6 +48,9 @@ impl<F: Flash> Flash for SharedFlash<F> {
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         self.inner.borrow_mut().read_oob(page, oob)
     }
+    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        self.inner.borrow_mut().probe_erased(page)
+    }
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.inner.borrow_mut().program(page, data, oob)
     }

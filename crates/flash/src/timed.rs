@@ -333,6 +333,13 @@ impl<F: Flash> Flash for TimedFlash<F> {
         Ok(())
     }
 
+    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        let erased = self.inner.probe_erased(page)?;
+        // The page is sensed; only a status comes back over the channel.
+        self.time_read(page.block, 0);
+        Ok(erased)
+    }
+
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.inner.program(page, data, oob)?;
         self.admit();

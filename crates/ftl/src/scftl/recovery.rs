@@ -65,7 +65,6 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     let gen = rec.gen;
     let mut next_epoch = rec.next_epoch;
     let ppp = layout.delta_pairs_per_page;
-    let mut oob = vec![0u8; layout.geometry.oob_size as usize];
     let mut last_programmed: Option<u32> = None;
     let mut current_gen_seen = false;
     let mut pending: Vec<(u32, u32)> = Vec::new();
@@ -73,13 +72,12 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     let mut seen_in_epoch = 0u32;
     for idx in 0..layout.delta_pages() {
         let addr = layout.region_page(layout.delta_first, idx);
-        flash.read(addr, 0, page)?;
-        if format::is_erased(page) {
-            flash.read_oob(addr, &mut oob)?;
-            if format::is_erased(&oob) {
-                continue;
-            }
+        // Most of the region is erased at most times: sensing a page is
+        // much cheaper than transferring and checking it.
+        if flash.probe_erased(addr)? {
+            continue;
         }
+        flash.read(addr, 0, page)?;
         last_programmed = Some(idx);
         let Some(h) = format::parse(page, check) else {
             continue; // torn or garbage
