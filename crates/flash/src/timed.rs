@@ -153,6 +153,10 @@ pub struct TimedFlash<F> {
     stall_ns: u64,
     read_wait_ns: u64,
     sync_wait_ns: u64,
+    /// The page each die last sensed into its page register: a read of
+    /// that page right after a `probe_erased` only transfers it. Programs
+    /// and erases on the die clear it.
+    sensed: Vec<Option<PageAddr>>,
 }
 
 impl<F: Flash> TimedFlash<F> {
@@ -170,6 +174,7 @@ impl<F: Flash> TimedFlash<F> {
             die_free_ns: vec![0; dies],
             channel_free_ns: vec![0; channels],
             die_busy_ns: vec![0; dies],
+            sensed: vec![None; dies],
             channel_busy_ns: vec![0; channels],
             outstanding: BinaryHeap::with_capacity(config.queue_depth.get().min(1 << 20) + 1),
             last_completion_ns: 0,
@@ -302,10 +307,14 @@ impl<F: Flash> TimedFlash<F> {
     }
 
     /// Times a read of `bytes` bytes from a page of `block`; the host waits.
-    fn time_read(&mut self, block: BlockId, bytes: usize) {
+    fn time_read(&mut self, page: PageAddr, bytes: usize) {
         self.admit();
-        let (die, ch) = self.die_and_channel(block);
-        let sensed = self.use_die(die, self.now_ns, self.config.read_ns);
+        let (die, ch) = self.die_and_channel(page.block);
+        let sensed = if self.sensed[die].take() == Some(page) {
+            self.now_ns
+        } else {
+            self.use_die(die, self.now_ns, self.config.read_ns)
+        };
         let xfer = self.config.xfer_ns(bytes, self.page_size);
         let done = self.use_channel(ch, sensed, xfer);
         self.last_completion_ns = self.last_completion_ns.max(done);
@@ -323,20 +332,25 @@ impl<F: Flash> Flash for TimedFlash<F> {
 
     fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
         self.inner.read(page, first_sector, data)?;
-        self.time_read(page.block, data.len());
+        self.time_read(page, data.len());
         Ok(())
     }
 
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         self.inner.read_oob(page, oob)?;
-        self.time_read(page.block, oob.len());
+        self.time_read(page, oob.len());
         Ok(())
     }
 
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
         let erased = self.inner.probe_erased(page)?;
-        // The page is sensed; only a status comes back over the channel.
-        self.time_read(page.block, 0);
+        // The page is sensed; only a status comes back over the channel,
+        // and the page stays in the die's register for a following read.
+        self.time_read(page, 0);
+        if !erased {
+            let (die, _) = self.die_and_channel(page.block);
+            self.sensed[die] = Some(page);
+        }
         Ok(erased)
     }
 
@@ -344,6 +358,7 @@ impl<F: Flash> Flash for TimedFlash<F> {
         self.inner.program(page, data, oob)?;
         self.admit();
         let (die, ch) = self.die_and_channel(page.block);
+        self.sensed[die] = None;
         let moved = self.use_channel(ch, self.now_ns, self.config.channel_xfer_ns_per_page);
         let done = self.use_die(die, moved, self.config.program_ns);
         self.enqueue(done);
@@ -354,6 +369,7 @@ impl<F: Flash> Flash for TimedFlash<F> {
         self.inner.erase(block)?;
         self.admit();
         let (die, _) = self.die_and_channel(block);
+        self.sensed[die] = None;
         let done = self.use_die(die, self.now_ns, self.config.erase_ns);
         self.enqueue(done);
         Ok(())

@@ -303,3 +303,26 @@ fn absurd_latencies_saturate_instead_of_panicking() {
     f.sync().unwrap();
     assert_eq!(f.now_ns(), u64::MAX);
 }
+
+#[test]
+fn a_read_right_after_a_probe_only_transfers() {
+    let g = geometry(2, 1);
+    let mut f = timed(g, 64);
+    let ps = g.page_size();
+    let p = PageAddr::new(0, 0);
+    // An erased page: the probe costs one sensing, no transfer.
+    assert!(f.probe_erased(p).unwrap());
+    assert_eq!(f.now_ns(), R);
+    f.program(p, &vec![1; ps], &[]).unwrap();
+    f.sync().unwrap();
+    let t = f.now_ns();
+    assert!(!f.probe_erased(p).unwrap());
+    assert_eq!(f.now_ns(), t + R);
+    // The page is in the die's register: the read only transfers it.
+    let mut page = vec![0; ps];
+    f.read(p, 0, &mut page).unwrap();
+    assert_eq!(f.now_ns(), t + R + X);
+    // Once consumed, a read senses again.
+    f.read(p, 0, &mut page).unwrap();
+    assert_eq!(f.now_ns(), t + 2 * R + 2 * X);
+}
