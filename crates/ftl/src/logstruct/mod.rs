@@ -26,6 +26,9 @@ mod gc;
 mod invariants;
 mod recovery;
 mod segs;
+mod wrapper;
+
+pub(crate) use wrapper::baseline_ftl;
 
 pub use config::LogConfig;
 pub use engine::{LogFtl, Mode};
