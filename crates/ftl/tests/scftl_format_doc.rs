@@ -54,11 +54,11 @@ fn header_table_matches_constants() {
         ("aux", f::OFF_AUX, 4),
         ("aux2", f::OFF_AUX2, 4),
         ("crc", f::OFF_CRC, 4),
-        ("reserved", f::OFF_RESERVED, 4),
+        ("crc_len", f::OFF_CRC_LEN, 4),
     ] {
         assert_eq!(lookup(&d, h, name), (off, size), "header field {name}");
     }
-    let (o, s) = lookup(&d, h, "reserved");
+    let (o, s) = lookup(&d, h, "crc_len");
     assert_eq!(o + s, f::HEADER_LEN);
     assert_eq!(f::META_MAGIC, *b"SCFM");
 }

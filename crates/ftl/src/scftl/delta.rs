@@ -97,7 +97,7 @@ impl DeltaLog {
             aux: self.epoch_pages,
             aux2: 0,
         };
-        format::seal(&mut self.buf, &h);
+        format::seal_prefix(&mut self.buf, &h, format::delta_crc_len(self.npairs));
         flash.program(
             layout.region_page(layout.delta_first, self.wp),
             &self.buf,

@@ -4,14 +4,17 @@
 //!
 //! Every metadata page (tentative or committed delta page, L2P page of a
 //! full checkpoint, commit record) starts with the same 48-byte header; the
-//! CRC covers the whole page with the CRC field read as zero, so a torn page
-//! or a page half-erased is rejected, and the generation / epoch / index
-//! fields reject a well-formed page that is stale or in the wrong place.
+//! CRC covers the first `crc_len` bytes of the page (the header and the
+//! payload that is used: the whole page for L2P pages and commit records,
+//! header + pairs for delta pages, so recovery reads only that prefix) with
+//! the CRC field read as zero. A torn or half-erased page is rejected, and
+//! the generation / epoch / index fields reject a well-formed page that is
+//! stale or in the wrong place.
 
 /// Magic at offset 0 of every metadata page.
 pub const META_MAGIC: [u8; 4] = *b"SCFM";
 /// Version of the metadata page layout.
-pub const META_VERSION: u16 = 1;
+pub const META_VERSION: u16 = 2;
 
 /// Page kinds (header field `kind`).
 pub const KIND_TENTATIVE: u16 = 1;
@@ -30,7 +33,8 @@ pub const OFF_COUNT: usize = 28;
 pub const OFF_AUX: usize = 32;
 pub const OFF_AUX2: usize = 36;
 pub const OFF_CRC: usize = 40;
-pub const OFF_RESERVED: usize = 44;
+/// Bytes from offset 0 that the CRC covers.
+pub const OFF_CRC_LEN: usize = 44;
 /// Header length; payloads start here.
 pub const HEADER_LEN: usize = 48;
 
@@ -121,9 +125,22 @@ pub fn page_crc(page: &[u8]) -> u32 {
     crc32c::crc32c_append(c, &page[OFF_CRC + 4..])
 }
 
-/// Writes the header into `page` and seals the page with its CRC. The
-/// payload must already be in place (and the unused tail zeroed).
+/// Delta pages: bytes the CRC covers for `count` pairs.
+pub fn delta_crc_len(count: u32) -> usize {
+    HEADER_LEN + count as usize * PAIR_LEN
+}
+
+/// Writes the header into `page` and seals the whole page with its CRC.
+/// The payload must already be in place (and the unused tail zeroed).
 pub fn seal(page: &mut [u8], h: &MetaHeader) {
+    let n = page.len();
+    seal_prefix(page, h, n);
+}
+
+/// Like [`seal`], with the CRC covering only `page[..crc_len]`
+/// (`HEADER_LEN <= crc_len <= page.len()`).
+pub fn seal_prefix(page: &mut [u8], h: &MetaHeader, crc_len: usize) {
+    debug_assert!((HEADER_LEN..=page.len()).contains(&crc_len));
     page[OFF_MAGIC..OFF_MAGIC + 4].copy_from_slice(&META_MAGIC);
     put_u16(page, OFF_VERSION, META_VERSION);
     put_u16(page, OFF_KIND, h.kind);
@@ -133,13 +150,15 @@ pub fn seal(page: &mut [u8], h: &MetaHeader) {
     put_u32(page, OFF_COUNT, h.count);
     put_u32(page, OFF_AUX, h.aux);
     put_u32(page, OFF_AUX2, h.aux2);
-    put_u32(page, OFF_RESERVED, 0);
-    let crc = page_crc(page);
+    put_u32(page, OFF_CRC_LEN, crc_len as u32);
+    let crc = page_crc(&page[..crc_len]);
     put_u32(page, OFF_CRC, crc);
 }
 
 /// Parses a metadata page header. `None` when the magic, version or (if
 /// `check_crc`) the CRC is wrong: the page is torn, garbage or not ours.
+/// `page` may be a prefix of the flash page; the CRC's `crc_len` must then
+/// fit in it.
 pub fn parse(page: &[u8], check_crc: bool) -> Option<MetaHeader> {
     if page.len() < MIN_PAGE_SIZE || page[OFF_MAGIC..OFF_MAGIC + 4] != META_MAGIC {
         return None;
@@ -147,8 +166,13 @@ pub fn parse(page: &[u8], check_crc: bool) -> Option<MetaHeader> {
     if get_u16(page, OFF_VERSION) != META_VERSION {
         return None;
     }
-    if check_crc && get_u32(page, OFF_CRC) != page_crc(page) {
-        return None;
+    if check_crc {
+        let crc_len = get_u32(page, OFF_CRC_LEN) as usize;
+        if !(HEADER_LEN..=page.len()).contains(&crc_len)
+            || get_u32(page, OFF_CRC) != page_crc(&page[..crc_len])
+        {
+            return None;
+        }
     }
     Some(MetaHeader {
         kind: get_u16(page, OFF_KIND),
@@ -196,5 +220,19 @@ mod tests {
         assert_eq!(parse(&torn, false), Some(h), "without CRC check it parses");
         assert_eq!(parse(&vec![0xFF; 1024], true), None);
         assert!(is_erased(&[0xFF; 8]) && !is_erased(&page));
+        // A delta page's CRC covers only its pairs: bytes past them are not
+        // checked, and a prefix that holds them parses.
+        let mut d = vec![0u8; 1024];
+        put_u32(&mut d, HEADER_LEN, 42);
+        seal_prefix(&mut d, &h, delta_crc_len(1));
+        assert_eq!(parse(&d, true), Some(h));
+        assert_eq!(parse(&d[..64], true), Some(h));
+        d[700] = 0x55;
+        assert_eq!(parse(&d, true), Some(h));
+        d[HEADER_LEN + 1] ^= 1;
+        assert_eq!(parse(&d, true), None);
+        let mut short = page.clone();
+        put_u32(&mut short, OFF_CRC_LEN, 4);
+        assert_eq!(parse(&short, true), None, "crc_len below the header");
     }
 }

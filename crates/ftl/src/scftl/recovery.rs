@@ -65,6 +65,8 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     let gen = rec.gen;
     let mut next_epoch = rec.next_epoch;
     let ppp = layout.delta_pairs_per_page;
+    let ss = layout.geometry.sector_size as usize;
+    let read_len = format::delta_crc_len(ppp).div_ceil(ss) * ss;
     let mut last_programmed: Option<u32> = None;
     let mut current_gen_seen = false;
     let mut pending: Vec<(u32, u32)> = Vec::new();
@@ -77,6 +79,8 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
         if flash.probe_erased(addr)? {
             continue;
         }
+        // Only the sectors that can hold the header and pairs are read.
+        let page = &mut page[..read_len];
         flash.read(addr, 0, page)?;
         last_programmed = Some(idx);
         let Some(h) = format::parse(page, check) else {
