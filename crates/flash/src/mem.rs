@@ -249,12 +249,8 @@ impl RawFlash for MemFlash {
         let idx = self.geometry.page_index(page) as usize;
         match image {
             PageImage::Erased => {
+                // The bytes of a page that is not programmed are never read.
                 self.programmed[idx] = false;
-                if let Some(buf) = self.blocks[page.block.0 as usize].as_mut() {
-                    let stride = self.geometry.page_size() + self.geometry.oob_size as usize;
-                    let off = page.page as usize * stride;
-                    buf[off..off + stride].fill(ERASED_BYTE);
-                }
             }
             PageImage::Programmed { data, oob } => {
                 let ps = self.geometry.page_size();
