@@ -264,6 +264,9 @@ impl<F: Flash> Flash for SlowSync<F> {
     fn probe_erased(&mut self, page: PageAddr) -> flash::Result<bool> {
         self.inner.probe_erased(page)
     }
+    fn prefetch(&mut self, pages: &[PageAddr]) -> flash::Result<()> {
+        self.inner.prefetch(pages)
+    }
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> flash::Result<()> {
         self.inner.program(page, data, oob)
     }

@@ -562,6 +562,11 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         self.inner.probe_erased(page)
     }
 
+    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
+        self.check_power()?;
+        self.inner.prefetch(pages)
+    }
+
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
         self.inner.program(page, data, oob)?;

@@ -143,6 +143,14 @@ pub trait Flash {
         Ok(data.iter().chain(oob.iter()).all(|&b| b == ERASED_BYTE))
     }
 
+    /// A hint that `pages` will be read soon: a device may start sensing
+    /// them now, in parallel across dies, without making the caller wait.
+    /// Changes nothing observable but timing; the default does nothing.
+    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
+        let _ = pages;
+        Ok(())
+    }
+
     /// Queues a program of a whole page. `data.len()` must be `page_size()`;
     /// `oob` may be shorter than `oob_size` (the rest is programmed as 0xFF).
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()>;
@@ -284,6 +292,9 @@ impl<F: Flash + ?Sized> Flash for Box<F> {
     }
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
         (**self).probe_erased(page)
+    }
+    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
+        (**self).prefetch(pages)
     }
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         (**self).program(page, data, oob)

@@ -51,6 +51,9 @@ impl<F: Flash> Flash for SharedFlash<F> {
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
         self.inner.borrow_mut().probe_erased(page)
     }
+    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
+        self.inner.borrow_mut().prefetch(pages)
+    }
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.inner.borrow_mut().program(page, data, oob)
     }

@@ -153,10 +153,11 @@ pub struct TimedFlash<F> {
     stall_ns: u64,
     read_wait_ns: u64,
     sync_wait_ns: u64,
-    /// The page each die last sensed into its page register: a read of
-    /// that page right after a `probe_erased` only transfers it. Programs
-    /// and erases on the die clear it.
-    sensed: Vec<Option<PageAddr>>,
+    /// The page each die last sensed into its page register, and when the
+    /// sensing completes: another read of that page only transfers it.
+    /// Reads, probes and prefetches load the register; programs and erases
+    /// on the die clear it.
+    sensed: Vec<Option<(PageAddr, u64)>>,
 }
 
 impl<F: Flash> TimedFlash<F> {
@@ -310,10 +311,13 @@ impl<F: Flash> TimedFlash<F> {
     fn time_read(&mut self, page: PageAddr, bytes: usize) {
         self.admit();
         let (die, ch) = self.die_and_channel(page.block);
-        let sensed = if self.sensed[die].take() == Some(page) {
-            self.now_ns
-        } else {
-            self.use_die(die, self.now_ns, self.config.read_ns)
+        let sensed = match self.sensed[die] {
+            Some((p, ready)) if p == page => ready.max(self.now_ns),
+            _ => {
+                let ready = self.use_die(die, self.now_ns, self.config.read_ns);
+                self.sensed[die] = Some((page, ready));
+                ready
+            }
         };
         let xfer = self.config.xfer_ns(bytes, self.page_size);
         let done = self.use_channel(ch, sensed, xfer);
@@ -347,11 +351,22 @@ impl<F: Flash> Flash for TimedFlash<F> {
         // The page is sensed; only a status comes back over the channel,
         // and the page stays in the die's register for a following read.
         self.time_read(page, 0);
-        if !erased {
-            let (die, _) = self.die_and_channel(page.block);
-            self.sensed[die] = Some(page);
-        }
         Ok(erased)
+    }
+
+    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
+        // Each die starts sensing its page now (in parallel across dies);
+        // the host does not wait. A later read of the page only transfers.
+        for &page in pages {
+            self.geometry.check_page(page)?;
+            let (die, _) = self.die_and_channel(page.block);
+            if matches!(self.sensed[die], Some((p, _)) if p == page) {
+                continue;
+            }
+            let ready = self.use_die(die, self.now_ns, self.config.read_ns);
+            self.sensed[die] = Some((page, ready));
+        }
+        Ok(())
     }
 
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {

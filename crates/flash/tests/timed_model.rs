@@ -176,11 +176,17 @@ fn reads_make_the_host_wait_for_the_die_and_the_transfer() {
     f.read(PageAddr::new(0, 0), 0, &mut page).unwrap();
     let mut t = R + X;
     assert_eq!(f.now_ns(), t);
-    // One sector of four: a quarter of the transfer.
-    f.read(PageAddr::new(0, 0), 2, &mut sector).unwrap();
+    // One sector of four from another page: sensing plus a quarter of the
+    // transfer.
+    f.read(PageAddr::new(0, 1), 2, &mut sector).unwrap();
     t += R + X / 4;
     assert_eq!(f.now_ns(), t);
-    // 128 OOB bytes: ceil(20000 * 128 / 16384) = 157 ns of transfer.
+    // The page is still in the die's register: its OOB, 128 bytes, costs
+    // only ceil(20000 * 128 / 16384) = 157 ns of transfer.
+    f.read_oob(PageAddr::new(0, 1), &mut oob).unwrap();
+    t += 157;
+    assert_eq!(f.now_ns(), t);
+    // Another page senses again.
     f.read_oob(PageAddr::new(0, 0), &mut oob).unwrap();
     t += R + 157;
     assert_eq!(f.now_ns(), t);
@@ -322,7 +328,44 @@ fn a_read_right_after_a_probe_only_transfers() {
     let mut page = vec![0; ps];
     f.read(p, 0, &mut page).unwrap();
     assert_eq!(f.now_ns(), t + R + X);
-    // Once consumed, a read senses again.
+    // It stays there until the die programs or erases.
     f.read(p, 0, &mut page).unwrap();
-    assert_eq!(f.now_ns(), t + 2 * R + 2 * X);
+    assert_eq!(f.now_ns(), t + R + 2 * X);
+    f.erase(BlockId(1)).unwrap();
+    f.sync().unwrap();
+    let t = f.now_ns();
+    f.read(p, 0, &mut page).unwrap();
+    assert_eq!(
+        f.now_ns(),
+        t + R + X,
+        "an erase on the die cleared the register"
+    );
+}
+
+#[test]
+fn prefetch_senses_pages_on_all_dies_in_parallel() {
+    let g = geometry(2, 1);
+    let mut f = timed(g, 64);
+    let ps = g.page_size();
+    let dies = g.dies();
+    // One page on every die, programmed and synced.
+    let pages: Vec<PageAddr> = (0..dies)
+        .map(|d| PageAddr::new(d * g.blocks_per_die, 0))
+        .collect();
+    for &p in &pages {
+        f.program(p, &vec![7; ps], &[]).unwrap();
+    }
+    f.sync().unwrap();
+    let t = f.now_ns();
+    f.prefetch(&pages).unwrap();
+    assert_eq!(f.now_ns(), t, "a prefetch does not make the host wait");
+    let mut buf = vec![0; ps];
+    for &p in &pages {
+        f.read(p, 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 7));
+    }
+    // All dies sensed at once; the host then waits for each transfer in
+    // turn (reads are synchronous): one sensing instead of one per die.
+    assert_eq!(f.now_ns(), t + R + u64::from(dies) * X);
+    assert!(f.prefetch(&[PageAddr::new(0, 999)]).is_err());
 }

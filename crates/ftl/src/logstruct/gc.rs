@@ -79,20 +79,40 @@ impl<F: Flash> LogFtl<F> {
         lo.map(|lo| (lo, hi - lo + 1))
     }
 
+    /// Whether page `page` of `victim` holds a valid sector or a trim record.
+    fn page_is_live(&self, victim: SegId, page: u32) -> bool {
+        let spp = self.layout.sectors_per_page as usize;
+        let base = self.layout.ppa(victim, page, 0).0 as usize;
+        (base..base + spp).any(|p| {
+            let tag = self.p2l[p];
+            tag == P2L_TRIM || ((tag as u64) < self.logical && self.l2p[tag as usize] == p as u32)
+        })
+    }
+
     /// One GC round on `victim`.
+    ///
+    /// The async FTL prefetches each stripe's live pages (one page per die)
+    /// so the dies sense them in parallel; the sync FTL, whose every flash
+    /// access is synchronous by definition, does not.
     fn collect(&mut self, victim: SegId) -> Result<()> {
         let spp = self.layout.sectors_per_page as usize;
         let ss = self.layout.sector_size;
+        let stripe_len = self.flash.geometry().dies();
+        let mut stripe = Vec::with_capacity(stripe_len as usize);
         for page in 0..self.layout.pages_per_segment {
-            let base = self.layout.ppa(victim, page, 0).0 as usize;
-            let live = (base..base + spp).any(|p| {
-                let tag = self.p2l[p];
-                tag == P2L_TRIM
-                    || ((tag as u64) < self.logical && self.l2p[tag as usize] == p as u32)
-            });
-            if !live {
+            if !self.mode.sync_each_command && page % stripe_len == 0 {
+                stripe.clear();
+                for k in page..(page + stripe_len).min(self.layout.pages_per_segment) {
+                    if self.page_is_live(victim, k) {
+                        stripe.push(self.layout.page_addr(victim, k));
+                    }
+                }
+                self.flash.prefetch(&stripe)?;
+            }
+            if !self.page_is_live(victim, page) {
                 continue;
             }
+            let base = self.layout.ppa(victim, page, 0).0 as usize;
             let addr = self.layout.page_addr(victim, page);
             self.flash.read(addr, 0, &mut self.page_scratch)?;
             self.flash

@@ -66,11 +66,27 @@ impl<F: Flash> Scftl<F> {
     /// Moves every valid sector of `victim` to the active pointer. Each
     /// sector is read straight into its merge-buffer slot (no staging
     /// copy), which matters: copies dominate the write path's CPU cost.
+    ///
+    /// Pages are visited one stripe (one page per die) at a time, and each
+    /// stripe's pages holding valid sectors are prefetched first, so the
+    /// dies sense them in parallel instead of one after another.
     fn relocate(&mut self, victim: u32) -> Result<()> {
         let spp = self.layout.spp;
         let base_sb = victim * self.layout.sectors_per_sb;
+        let dies = self.layout.geometry.dies();
+        let mut stripe = Vec::with_capacity(dies as usize);
         for j in 0..self.layout.pages_per_sb {
             let base = base_sb + j * spp;
+            if j % dies == 0 {
+                stripe.clear();
+                for k in j..(j + dies).min(self.layout.pages_per_sb) {
+                    let b = base_sb + k * spp;
+                    if (b..b + spp).any(|p| self.is_valid(p)) {
+                        stripe.push(self.layout.page_addr(victim, k));
+                    }
+                }
+                self.flash.prefetch(&stripe)?;
+            }
             for s in 0..spp {
                 let old = base + s;
                 if !self.is_valid(old) {
