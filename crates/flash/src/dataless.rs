@@ -23,8 +23,8 @@
 
 use crate::mem::default_nvram_size;
 use crate::{
-    check_nvram, check_oob_read, check_program, check_read, BlockId, Flash, FlashCounters,
-    FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+    check_oob_read, check_program, check_read, nvram_copy_in, nvram_copy_out, BlockId, Flash,
+    FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
 };
 
 /// Bytes kept from the start of each sector of a data page.
@@ -297,15 +297,11 @@ impl Flash for DatalessFlash {
     }
 
     fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        check_nvram(self.nvram.len(), offset, buf.len())?;
-        buf.copy_from_slice(&self.nvram[offset..offset + buf.len()]);
-        Ok(())
+        nvram_copy_out(&self.nvram, offset, buf)
     }
 
     fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
-        check_nvram(self.nvram.len(), offset, data.len())?;
-        self.nvram[offset..offset + data.len()].copy_from_slice(data);
-        Ok(())
+        nvram_copy_in(&mut self.nvram, offset, data)
     }
 
     fn counters(&self) -> FlashCounters {

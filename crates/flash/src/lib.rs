@@ -272,6 +272,20 @@ pub(crate) fn check_oob_read(g: &Geometry, page: PageAddr, oob: &[u8]) -> Result
     Ok(())
 }
 
+/// Reads a RAM-held battery-backed buffer, bounds checked.
+pub(crate) fn nvram_copy_out(nvram: &[u8], offset: usize, buf: &mut [u8]) -> Result<()> {
+    check_nvram(nvram.len(), offset, buf.len())?;
+    buf.copy_from_slice(&nvram[offset..offset + buf.len()]);
+    Ok(())
+}
+
+/// Writes a RAM-held battery-backed buffer, bounds checked.
+pub(crate) fn nvram_copy_in(nvram: &mut [u8], offset: usize, data: &[u8]) -> Result<()> {
+    check_nvram(nvram.len(), offset, data.len())?;
+    nvram[offset..offset + data.len()].copy_from_slice(data);
+    Ok(())
+}
+
 /// Checks a battery-backed buffer access.
 pub(crate) fn check_nvram(size: usize, offset: usize, len: usize) -> Result<()> {
     if offset.checked_add(len).is_none_or(|end| end > size) {

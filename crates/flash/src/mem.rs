@@ -14,8 +14,8 @@
 //!   reused without clearing.
 
 use crate::{
-    check_nvram, check_oob_read, check_program, check_read, BlockId, Flash, FlashCounters,
-    FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+    check_oob_read, check_program, check_read, nvram_copy_in, nvram_copy_out, BlockId, Flash,
+    FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
 };
 
 /// Default size of the battery-backed buffer: two pages and 4 KiB of header.
@@ -214,15 +214,11 @@ impl Flash for MemFlash {
     }
 
     fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        check_nvram(self.nvram.len(), offset, buf.len())?;
-        buf.copy_from_slice(&self.nvram[offset..offset + buf.len()]);
-        Ok(())
+        nvram_copy_out(&self.nvram, offset, buf)
     }
 
     fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
-        check_nvram(self.nvram.len(), offset, data.len())?;
-        self.nvram[offset..offset + data.len()].copy_from_slice(data);
-        Ok(())
+        nvram_copy_in(&mut self.nvram, offset, data)
     }
 
     fn counters(&self) -> FlashCounters {

@@ -11,8 +11,8 @@
 use std::collections::HashMap;
 
 use crate::{
-    check_nvram, check_oob_read, check_program, check_read, BlockId, Flash, FlashCounters,
-    FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+    check_nvram, check_oob_read, check_program, check_read, nvram_copy_in, nvram_copy_out, BlockId,
+    Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
 };
 
 /// A page held by the overlay: `None` = erased, else (data, OOB).
@@ -148,11 +148,7 @@ impl<F: RawFlash> Flash for OverlayFlash<F> {
     fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
         match &self.nvram {
             None => self.inner.nvram_read(offset, buf),
-            Some(nv) => {
-                check_nvram(nv.len(), offset, buf.len())?;
-                buf.copy_from_slice(&nv[offset..offset + buf.len()]);
-                Ok(())
-            }
+            Some(nv) => nvram_copy_out(nv, offset, buf),
         }
     }
 
@@ -164,9 +160,7 @@ impl<F: RawFlash> Flash for OverlayFlash<F> {
             self.inner.nvram_read(0, &mut copy)?;
             self.nvram = Some(copy);
         }
-        let nv = self.nvram.as_mut().expect("just filled");
-        nv[offset..offset + data.len()].copy_from_slice(data);
-        Ok(())
+        nvram_copy_in(self.nvram.as_mut().expect("just filled"), offset, data)
     }
 
     fn counters(&self) -> FlashCounters {
