@@ -23,8 +23,9 @@
 
 use crate::mem::default_nvram_size;
 use crate::{
-    check_oob_read, check_program, check_read, nvram_copy_in, nvram_copy_out, BlockId, Flash,
-    FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+    check_oob_read, check_program, check_program_order, check_read, nvram_copy_in, nvram_copy_out,
+    BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
+    ERASED_BYTE,
 };
 
 /// Bytes kept from the start of each sector of a data page.
@@ -254,20 +255,11 @@ impl Flash for DatalessFlash {
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         check_program(&self.geometry, page, data, oob)?;
         let idx = self.geometry.page_index(page) as usize;
-        if self.programmed[idx] {
-            return Err(FlashError::ProgramNotErased {
-                block: page.block.0,
-                page: page.page,
-            });
-        }
-        let next = self.next_page[page.block.0 as usize];
-        if page.page < next {
-            return Err(FlashError::ProgramOutOfOrder {
-                block: page.block.0,
-                page: page.page,
-                next,
-            });
-        }
+        check_program_order(
+            page,
+            self.programmed[idx],
+            self.next_page[page.block.0 as usize],
+        )?;
         self.store(page, data, oob);
         self.programmed[idx] = true;
         self.next_page[page.block.0 as usize] = page.page + 1;

@@ -42,8 +42,8 @@ use fs4::fs_std::FileExt as LockExt;
 
 use crate::mem::default_nvram_size;
 use crate::{
-    check_nvram, check_oob_read, check_program, check_read, BlockId, Flash, FlashCounters,
-    FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+    check_nvram, check_oob_read, check_program, check_program_order, check_read, BlockId, Flash,
+    FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
 };
 
 /// First eight bytes of every image.
@@ -667,20 +667,11 @@ impl Flash for FileFlash {
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         check_program(&self.header.geometry, page, data, oob)?;
         self.check_writable()?;
-        if self.is_programmed(page) {
-            return Err(FlashError::ProgramNotErased {
-                block: page.block.0,
-                page: page.page,
-            });
-        }
-        let next = self.next_page[page.block.0 as usize];
-        if page.page < next {
-            return Err(FlashError::ProgramOutOfOrder {
-                block: page.block.0,
-                page: page.page,
-                next,
-            });
-        }
+        check_program_order(
+            page,
+            self.is_programmed(page),
+            self.next_page[page.block.0 as usize],
+        )?;
         let ps = data.len();
         self.scratch[..ps].copy_from_slice(data);
         self.scratch[ps..ps + oob.len()].copy_from_slice(oob);

@@ -259,6 +259,25 @@ pub(crate) fn check_program(g: &Geometry, page: PageAddr, data: &[u8], oob: &[u8
     Ok(())
 }
 
+/// Checks the NAND rules of a program against a page's state: the page
+/// must be erased, and at or after `next`, the block's next programmable page.
+pub(crate) fn check_program_order(page: PageAddr, programmed: bool, next: u32) -> Result<()> {
+    if programmed {
+        return Err(FlashError::ProgramNotErased {
+            block: page.block.0,
+            page: page.page,
+        });
+    }
+    if page.page < next {
+        return Err(FlashError::ProgramOutOfOrder {
+            block: page.block.0,
+            page: page.page,
+            next,
+        });
+    }
+    Ok(())
+}
+
 /// Checks an OOB read buffer.
 pub(crate) fn check_oob_read(g: &Geometry, page: PageAddr, oob: &[u8]) -> Result<()> {
     g.check_page(page)?;

@@ -14,8 +14,9 @@
 //!   reused without clearing.
 
 use crate::{
-    check_oob_read, check_program, check_read, nvram_copy_in, nvram_copy_out, BlockId, Flash,
-    FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+    check_oob_read, check_program, check_program_order, check_read, nvram_copy_in, nvram_copy_out,
+    BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
+    ERASED_BYTE,
 };
 
 /// Default size of the battery-backed buffer: two pages and 4 KiB of header.
@@ -164,20 +165,11 @@ impl Flash for MemFlash {
 
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         check_program(&self.geometry, page, data, oob)?;
-        if self.is_programmed(page) {
-            return Err(FlashError::ProgramNotErased {
-                block: page.block.0,
-                page: page.page,
-            });
-        }
-        let next = self.next_page[page.block.0 as usize];
-        if page.page < next {
-            return Err(FlashError::ProgramOutOfOrder {
-                block: page.block.0,
-                page: page.page,
-                next,
-            });
-        }
+        check_program_order(
+            page,
+            self.is_programmed(page),
+            self.next_page[page.block.0 as usize],
+        )?;
         let stride = self.stride();
         let ps = self.geometry.page_size();
         let buf = self.buffer(page.block);
