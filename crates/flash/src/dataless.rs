@@ -14,18 +14,20 @@
 //! erased pages read 0xFF, and there is a battery-backed buffer. Commands take
 //! effect at once; power loss is `CrashFlash`'s business.
 //!
+//! Page states, the NAND rules and the counters are `PageStates`' (see
+//! `pages.rs`); this file owns only the records.
+//!
 //! Invariants:
-//! - `next_page[b]` is one past the highest programmed page of block `b`;
-//! - `programmed[i]` is set exactly for programmed pages;
 //! - `blocks[b]` is `None` only when no page of block `b` is programmed, and
 //!   otherwise holds `pages_per_block` records of `record_len(b)` bytes;
 //! - `stored_bytes` is the sum of the lengths of the `Some` buffers.
 
 use crate::mem::default_nvram_size;
+use crate::pages::PageStates;
 use crate::{
-    check_oob_read, check_program, check_program_order, check_read, nvram_copy_in, nvram_copy_out,
-    BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
-    ERASED_BYTE,
+    check_oob_read, check_page_image, check_program, check_read, nvram_copy_in, nvram_copy_out,
+    put_page, BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash,
+    Result, ERASED_BYTE,
 };
 
 /// Bytes kept from the start of each sector of a data page.
@@ -36,11 +38,9 @@ pub struct DatalessFlash {
     geometry: Geometry,
     is_metadata: Vec<bool>,
     blocks: Vec<Option<Box<[u8]>>>,
-    next_page: Vec<u32>,
-    programmed: Vec<bool>,
+    pages: PageStates,
     nvram: Vec<u8>,
     stored_bytes: usize,
-    counters: FlashCounters,
 }
 
 impl DatalessFlash {
@@ -88,11 +88,9 @@ impl DatalessFlash {
             geometry,
             is_metadata,
             blocks: (0..blocks).map(|_| None).collect(),
-            next_page: vec![0; blocks],
-            programmed: vec![false; geometry.total_pages() as usize],
+            pages: PageStates::new(geometry),
             nvram: vec![0; nvram_size],
             stored_bytes: 0,
-            counters: FlashCounters::default(),
         })
     }
 
@@ -104,8 +102,7 @@ impl DatalessFlash {
 
     /// Whether a page is erased (and may be programmed if in order).
     pub fn is_erased(&self, page: PageAddr) -> Result<bool> {
-        self.geometry.check_page(page)?;
-        Ok(!self.programmed[self.geometry.page_index(page) as usize])
+        self.pages.is_erased(page)
     }
 
     /// Bytes of page storage allocated now (block buffers only).
@@ -119,8 +116,7 @@ impl DatalessFlash {
         self.stored_bytes
             + self.is_metadata.capacity()
             + self.blocks.capacity() * std::mem::size_of::<Option<Box<[u8]>>>()
-            + self.next_page.capacity() * std::mem::size_of::<u32>()
-            + self.programmed.capacity()
+            + self.pages.memory_bytes()
             + self.nvram.capacity()
     }
 
@@ -162,37 +158,17 @@ impl DatalessFlash {
 
     /// Stores a page's data (whole, or as tags) and its full-length OOB.
     fn store(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) {
-        let ps = self.geometry.page_size();
+        if self.is_metadata[page.block.0 as usize] {
+            put_page(self.record_mut(page), data, oob);
+            return;
+        }
         let ss = self.geometry.sector_size as usize;
-        let metadata = self.is_metadata[page.block.0 as usize];
-        let body_len = if metadata {
-            ps
-        } else {
-            self.geometry.sectors_per_page as usize * TAG_BYTES
-        };
-        let (body, spare) = self.record_mut(page).split_at_mut(body_len);
-        if metadata {
-            body.copy_from_slice(data);
-        } else {
-            for (tag, sector) in body.chunks_exact_mut(TAG_BYTES).zip(data.chunks_exact(ss)) {
-                tag.copy_from_slice(&sector[..TAG_BYTES]);
-            }
+        let tags_len = self.geometry.sectors_per_page as usize * TAG_BYTES;
+        let (tags, spare) = self.record_mut(page).split_at_mut(tags_len);
+        for (tag, sector) in tags.chunks_exact_mut(TAG_BYTES).zip(data.chunks_exact(ss)) {
+            tag.copy_from_slice(&sector[..TAG_BYTES]);
         }
-        spare[..oob.len()].copy_from_slice(oob);
-        spare[oob.len()..].fill(ERASED_BYTE);
-    }
-
-    fn recompute_next(&mut self, block: BlockId) {
-        let ppb = self.geometry.pages_per_block as usize;
-        let first = block.0 as usize * ppb;
-        let next = self.programmed[first..first + ppb]
-            .iter()
-            .rposition(|&p| p)
-            .map_or(0, |p| p as u32 + 1);
-        self.next_page[block.0 as usize] = next;
-        if next == 0 {
-            self.free_block(block);
-        }
+        put_page(spare, &[], oob);
     }
 
     fn free_block(&mut self, block: BlockId) {
@@ -209,9 +185,8 @@ impl Flash for DatalessFlash {
 
     fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
         check_read(&self.geometry, page, first_sector, data.len())?;
-        self.counters.reads += 1;
-        self.counters.bytes_read += data.len() as u64;
-        let programmed = self.programmed[self.geometry.page_index(page) as usize];
+        self.pages.record_read(data.len());
+        let programmed = self.pages.is_programmed(page);
         let Some(rec) = self.record(page).filter(|_| programmed) else {
             data.fill(ERASED_BYTE);
             return Ok(());
@@ -232,16 +207,13 @@ impl Flash for DatalessFlash {
     }
 
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        let erased = DatalessFlash::is_erased(self, page)?;
-        self.counters.reads += 1;
-        Ok(erased)
+        self.pages.probe_erased(page)
     }
 
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.geometry, page, oob)?;
-        self.counters.reads += 1;
-        self.counters.bytes_read += oob.len() as u64;
-        let programmed = self.programmed[self.geometry.page_index(page) as usize];
+        self.pages.record_read(oob.len());
+        let programmed = self.pages.is_programmed(page);
         match self.record(page) {
             Some(rec) if programmed => {
                 let start = rec.len() - self.geometry.oob_size as usize;
@@ -254,33 +226,21 @@ impl Flash for DatalessFlash {
 
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         check_program(&self.geometry, page, data, oob)?;
-        let idx = self.geometry.page_index(page) as usize;
-        check_program_order(
-            page,
-            self.programmed[idx],
-            self.next_page[page.block.0 as usize],
-        )?;
+        self.pages.check_program(page)?;
         self.store(page, data, oob);
-        self.programmed[idx] = true;
-        self.next_page[page.block.0 as usize] = page.page + 1;
-        self.counters.programs += 1;
-        self.counters.bytes_programmed += (data.len() + oob.len()) as u64;
+        self.pages.record_program(page, data.len() + oob.len());
         Ok(())
     }
 
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.geometry.check_block(block)?;
-        let ppb = self.geometry.pages_per_block as usize;
-        let first = block.0 as usize * ppb;
-        self.programmed[first..first + ppb].fill(false);
-        self.next_page[block.0 as usize] = 0;
+        self.pages.record_erase(block);
         self.free_block(block);
-        self.counters.erases += 1;
         Ok(())
     }
 
     fn sync(&mut self) -> Result<()> {
-        self.counters.syncs += 1;
+        self.pages.record_sync();
         Ok(())
     }
 
@@ -297,7 +257,7 @@ impl Flash for DatalessFlash {
     }
 
     fn counters(&self) -> FlashCounters {
-        self.counters
+        self.pages.counters()
     }
 }
 
@@ -307,7 +267,7 @@ impl Flash for DatalessFlash {
 impl RawFlash for DatalessFlash {
     fn page_image(&self, page: PageAddr) -> Result<PageImage> {
         self.geometry.check_page(page)?;
-        if !self.programmed[self.geometry.page_index(page) as usize] {
+        if !self.pages.is_programmed(page) {
             return Ok(PageImage::Erased);
         }
         let Some(rec) = self.record(page) else {
@@ -331,29 +291,22 @@ impl RawFlash for DatalessFlash {
 
     fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()> {
         self.geometry.check_page(page)?;
-        let idx = self.geometry.page_index(page) as usize;
         match image {
             PageImage::Erased => {
-                self.programmed[idx] = false;
+                self.pages.set_raw(page, false);
                 if self.blocks[page.block.0 as usize].is_some() {
                     self.record_mut(page).fill(ERASED_BYTE);
                 }
             }
             PageImage::Programmed { data, oob } => {
-                let ps = self.geometry.page_size();
-                let os = self.geometry.oob_size as usize;
-                if data.len() != ps || oob.len() != os {
-                    return Err(FlashError::BadLength {
-                        what: "page image (data + OOB)",
-                        expected: ps + os,
-                        got: data.len() + oob.len(),
-                    });
-                }
+                check_page_image(&self.geometry, &data, &oob)?;
                 self.store(page, &data, &oob);
-                self.programmed[idx] = true;
+                self.pages.set_raw(page, true);
             }
         }
-        self.recompute_next(page.block);
+        if self.pages.block_is_erased(page.block) {
+            self.free_block(page.block);
+        }
         Ok(())
     }
 }

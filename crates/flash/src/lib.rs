@@ -34,6 +34,7 @@
 //!   the last completed `sync` are intact. A small battery-backed buffer
 //!   ([`Flash::nvram_write`]) survives power loss; each write to it is atomic.
 
+pub mod codec;
 pub mod crash;
 pub mod dataless;
 pub mod error;
@@ -41,6 +42,7 @@ pub mod file;
 pub mod geometry;
 pub mod mem;
 pub mod overlay;
+mod pages;
 pub mod shared;
 pub mod timed;
 
@@ -249,46 +251,50 @@ pub(crate) fn check_program(g: &Geometry, page: PageAddr, data: &[u8], oob: &[u8
             got: data.len(),
         });
     }
-    if oob.len() > g.oob_size as usize {
-        return Err(FlashError::BadLength {
-            what: "program OOB (at most the spare area)",
-            expected: g.oob_size as usize,
-            got: oob.len(),
-        });
-    }
-    Ok(())
-}
-
-/// Checks the NAND rules of a program against a page's state: the page
-/// must be erased, and at or after `next`, the block's next programmable page.
-pub(crate) fn check_program_order(page: PageAddr, programmed: bool, next: u32) -> Result<()> {
-    if programmed {
-        return Err(FlashError::ProgramNotErased {
-            block: page.block.0,
-            page: page.page,
-        });
-    }
-    if page.page < next {
-        return Err(FlashError::ProgramOutOfOrder {
-            block: page.block.0,
-            page: page.page,
-            next,
-        });
-    }
-    Ok(())
+    check_oob_len(g, "program OOB (at most the spare area)", oob.len())
 }
 
 /// Checks an OOB read buffer.
 pub(crate) fn check_oob_read(g: &Geometry, page: PageAddr, oob: &[u8]) -> Result<()> {
     g.check_page(page)?;
-    if oob.len() > g.oob_size as usize {
+    check_oob_len(g, "OOB read buffer (at most the spare area)", oob.len())
+}
+
+/// Checks that an OOB buffer of `len` bytes fits in the spare area.
+fn check_oob_len(g: &Geometry, what: &'static str, len: usize) -> Result<()> {
+    if len > g.oob_size as usize {
         return Err(FlashError::BadLength {
-            what: "OOB read buffer (at most the spare area)",
+            what,
             expected: g.oob_size as usize,
-            got: oob.len(),
+            got: len,
         });
     }
     Ok(())
+}
+
+/// Checks the buffers of a raw page image: exactly one page of data and one
+/// whole spare area.
+pub(crate) fn check_page_image(g: &Geometry, data: &[u8], oob: &[u8]) -> Result<()> {
+    let ps = g.page_size();
+    let os = g.oob_size as usize;
+    if data.len() != ps || oob.len() != os {
+        return Err(FlashError::BadLength {
+            what: "page image (data + OOB)",
+            expected: ps + os,
+            got: data.len() + oob.len(),
+        });
+    }
+    Ok(())
+}
+
+/// Lays out a programmed page in `dst` as the backends store it: `data`,
+/// then `oob`, then 0xFF up to the end of `dst` (the unprogrammed rest of
+/// the spare area reads as erased).
+pub(crate) fn put_page(dst: &mut [u8], data: &[u8], oob: &[u8]) {
+    let (body, spare) = dst.split_at_mut(data.len());
+    body.copy_from_slice(data);
+    spare[..oob.len()].copy_from_slice(oob);
+    spare[oob.len()..].fill(ERASED_BYTE);
 }
 
 /// Reads a RAM-held battery-backed buffer, bounds checked.

@@ -4,18 +4,19 @@
 //! content anyway, this is indistinguishable from a queue until power is
 //! lost, and power loss is the business of `CrashFlash`, which wraps this.
 //!
+//! Page states, the NAND rules and the counters are `PageStates`' (see
+//! `pages.rs`); this file owns only the bytes.
+//!
 //! Invariants:
-//! - `next_page[b]` is one past the highest programmed page of block `b`
-//!   (0 when the block is erased);
-//! - `programmed[i]` is set exactly for programmed pages;
 //! - a block's buffer is `None` only when none of its pages is programmed
 //!   (so erased blocks cost no memory beyond a small pool of spare buffers);
 //! - bytes of pages that are not programmed are never read, so buffers are
 //!   reused without clearing.
 
+use crate::pages::PageStates;
 use crate::{
-    check_oob_read, check_program, check_program_order, check_read, nvram_copy_in, nvram_copy_out,
-    BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
+    check_oob_read, check_page_image, check_program, check_read, nvram_copy_in, nvram_copy_out,
+    put_page, BlockId, Flash, FlashCounters, Geometry, PageAddr, PageImage, RawFlash, Result,
     ERASED_BYTE,
 };
 
@@ -28,10 +29,8 @@ pub fn default_nvram_size(g: &Geometry) -> usize {
 pub struct MemFlash {
     geometry: Geometry,
     blocks: Vec<Option<Box<[u8]>>>,
-    next_page: Vec<u32>,
-    programmed: Vec<bool>,
+    pages: PageStates,
     nvram: Vec<u8>,
-    counters: FlashCounters,
     /// Buffers of erased blocks kept for reuse: allocating and faulting in a
     /// fresh block buffer dominated the cost of a program.
     spare: Vec<Box<[u8]>>,
@@ -54,10 +53,8 @@ impl MemFlash {
         Ok(MemFlash {
             geometry,
             blocks: (0..blocks).map(|_| None).collect(),
-            next_page: vec![0; blocks],
-            programmed: vec![false; geometry.total_pages() as usize],
+            pages: PageStates::new(geometry),
             nvram: vec![0; nvram_size],
-            counters: FlashCounters::default(),
             spare: Vec::new(),
         })
     }
@@ -97,30 +94,9 @@ impl MemFlash {
             .map(|b| &b[off..off + stride])
     }
 
-    fn is_programmed(&self, page: PageAddr) -> bool {
-        self.programmed[self.geometry.page_index(page) as usize]
-    }
-
     /// Whether a page is erased (and may be programmed if in order).
     pub fn is_erased(&self, page: PageAddr) -> Result<bool> {
-        self.geometry.check_page(page)?;
-        Ok(!self.is_programmed(page))
-    }
-
-    /// Recomputes `next_page` of a block after a raw change.
-    fn recompute_next(&mut self, block: BlockId) {
-        let ppb = self.geometry.pages_per_block;
-        let mut next = 0;
-        for p in (0..ppb).rev() {
-            if self.is_programmed(PageAddr { block, page: p }) {
-                next = p + 1;
-                break;
-            }
-        }
-        self.next_page[block.0 as usize] = next;
-        if next == 0 {
-            self.release(block);
-        }
+        self.pages.is_erased(page)
     }
 }
 
@@ -131,9 +107,8 @@ impl Flash for MemFlash {
 
     fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
         check_read(&self.geometry, page, first_sector, data.len())?;
-        self.counters.reads += 1;
-        self.counters.bytes_read += data.len() as u64;
-        if !self.is_programmed(page) {
+        self.pages.record_read(data.len());
+        if !self.pages.is_programmed(page) {
             data.fill(ERASED_BYTE);
             return Ok(());
         }
@@ -145,9 +120,8 @@ impl Flash for MemFlash {
 
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.geometry, page, oob)?;
-        self.counters.reads += 1;
-        self.counters.bytes_read += oob.len() as u64;
-        if !self.is_programmed(page) {
+        self.pages.record_read(oob.len());
+        if !self.pages.is_programmed(page) {
             oob.fill(ERASED_BYTE);
             return Ok(());
         }
@@ -158,46 +132,29 @@ impl Flash for MemFlash {
     }
 
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        let erased = MemFlash::is_erased(self, page)?;
-        self.counters.reads += 1;
-        Ok(erased)
+        self.pages.probe_erased(page)
     }
 
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         check_program(&self.geometry, page, data, oob)?;
-        check_program_order(
-            page,
-            self.is_programmed(page),
-            self.next_page[page.block.0 as usize],
-        )?;
+        self.pages.check_program(page)?;
         let stride = self.stride();
-        let ps = self.geometry.page_size();
         let buf = self.buffer(page.block);
         let off = page.page as usize * stride;
-        buf[off..off + ps].copy_from_slice(data);
-        buf[off + ps..off + ps + oob.len()].copy_from_slice(oob);
-        buf[off + ps + oob.len()..off + stride].fill(ERASED_BYTE);
-        let idx = self.geometry.page_index(page) as usize;
-        self.programmed[idx] = true;
-        self.next_page[page.block.0 as usize] = page.page + 1;
-        self.counters.programs += 1;
-        self.counters.bytes_programmed += (ps + oob.len()) as u64;
+        put_page(&mut buf[off..off + stride], data, oob);
+        self.pages.record_program(page, data.len() + oob.len());
         Ok(())
     }
 
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.geometry.check_block(block)?;
-        let ppb = u64::from(self.geometry.pages_per_block);
-        let first = u64::from(block.0) * ppb;
-        self.programmed[first as usize..(first + ppb) as usize].fill(false);
+        self.pages.record_erase(block);
         self.release(block);
-        self.next_page[block.0 as usize] = 0;
-        self.counters.erases += 1;
         Ok(())
     }
 
     fn sync(&mut self) -> Result<()> {
-        self.counters.syncs += 1;
+        self.pages.record_sync();
         Ok(())
     }
 
@@ -214,14 +171,14 @@ impl Flash for MemFlash {
     }
 
     fn counters(&self) -> FlashCounters {
-        self.counters
+        self.pages.counters()
     }
 }
 
 impl RawFlash for MemFlash {
     fn page_image(&self, page: PageAddr) -> Result<PageImage> {
         self.geometry.check_page(page)?;
-        if !self.is_programmed(page) {
+        if !self.pages.is_programmed(page) {
             return Ok(PageImage::Erased);
         }
         let ps = self.geometry.page_size();
@@ -234,31 +191,21 @@ impl RawFlash for MemFlash {
 
     fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()> {
         self.geometry.check_page(page)?;
-        let idx = self.geometry.page_index(page) as usize;
         match image {
-            PageImage::Erased => {
-                // The bytes of a page that is not programmed are never read.
-                self.programmed[idx] = false;
-            }
+            // The bytes of a page that is not programmed are never read.
+            PageImage::Erased => self.pages.set_raw(page, false),
             PageImage::Programmed { data, oob } => {
-                let ps = self.geometry.page_size();
-                let os = self.geometry.oob_size as usize;
-                if data.len() != ps || oob.len() != os {
-                    return Err(FlashError::BadLength {
-                        what: "page image (data + OOB)",
-                        expected: ps + os,
-                        got: data.len() + oob.len(),
-                    });
-                }
-                let stride = ps + os;
+                check_page_image(&self.geometry, &data, &oob)?;
+                let stride = self.stride();
                 let buf = self.buffer(page.block);
                 let off = page.page as usize * stride;
-                buf[off..off + ps].copy_from_slice(&data);
-                buf[off + ps..off + stride].copy_from_slice(&oob);
-                self.programmed[idx] = true;
+                put_page(&mut buf[off..off + stride], &data, &oob);
+                self.pages.set_raw(page, true);
             }
         }
-        self.recompute_next(page.block);
+        if self.pages.block_is_erased(page.block) {
+            self.release(page.block);
+        }
         Ok(())
     }
 }
@@ -266,6 +213,7 @@ impl RawFlash for MemFlash {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::FlashError;
 
     fn dev() -> MemFlash {
         MemFlash::new(Geometry::tiny()).unwrap()

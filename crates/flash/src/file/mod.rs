@@ -1,5 +1,8 @@
 //! `FileFlash`: a flash device kept in a persistent, self-describing image
-//! file (layout: docs/FORMAT.md section 2).
+//! file (layout: docs/FORMAT.md section 2). The header codec and the format
+//! constants are in `header.rs`, re-exported here; this file owns the
+//! backend: creating, locking and opening images, and persisting each
+//! command.
 //!
 //! The image is one 4096-byte header, the battery-backed buffer (nvram)
 //! region, a page-state region with one byte per page, and the pages
@@ -22,10 +25,13 @@
 //! second open of the same image in the same process is refused exactly like
 //! one from another process. The lock disappears when the process dies.
 //!
+//! Page states, the NAND rules and the counters are `PageStates`' (see
+//! `pages.rs`); this file persists the states in the page-state region.
+//!
 //! Invariants:
-//! - `state[i]` mirrors byte `i` of the file's page-state region and is
-//!   [`STATE_ERASED`] or [`STATE_PROGRAMMED`];
-//! - `next_page[b]` is one past the highest programmed page of block `b`;
+//! - page `i` is programmed in `pages` exactly when byte `i` of the file's
+//!   page-state region is [`STATE_PROGRAMMED`] (else it is [`STATE_ERASED`]):
+//!   the file is written first, the in-memory state after it succeeded;
 //! - a failed command or a failed open changes no byte of the file (a
 //!   program writes the page first and its state byte last, so a program cut
 //!   between the two leaves an erased page);
@@ -41,305 +47,27 @@ use std::path::{Path, PathBuf};
 use fs4::fs_std::FileExt as LockExt;
 
 use crate::mem::default_nvram_size;
+use crate::pages::PageStates;
 use crate::{
-    check_nvram, check_oob_read, check_program, check_program_order, check_read, BlockId, Flash,
-    FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+    check_nvram, check_oob_read, check_page_image, check_program, check_read, nvram_copy_out,
+    put_page, BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash,
+    Result, ERASED_BYTE,
 };
 
-/// First eight bytes of every image.
-pub const IMAGE_MAGIC: [u8; 8] = *b"SCFTLIMG";
-/// The image format version this code writes and the newest it reads.
-pub const IMAGE_VERSION: u32 = 1;
-/// Size of the header block; every region starts at a multiple of it.
-pub const HEADER_SIZE: usize = 4096;
-/// Largest battery-backed buffer an image may declare (64 MiB): a bound so
-/// that a corrupt header cannot make `open` allocate absurd amounts of RAM.
-pub const MAX_NVRAM_BYTES: usize = 64 << 20;
-/// Page-state byte of an erased page (also what a sparse file reads as).
-pub const STATE_ERASED: u8 = 0x00;
-/// Page-state byte of a programmed page.
-pub const STATE_PROGRAMMED: u8 = 0x01;
-/// Length of the zero-padded `created_by` text field.
-pub const CREATED_BY_SIZE: usize = 64;
+mod header;
 
-/// One field of the image header: name, byte offset and size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HeaderField {
-    pub name: &'static str,
-    pub offset: usize,
-    pub size: usize,
-}
+use header::CREATED_BY;
+pub use header::{
+    decode_state, ImageHeader, ImageLayout, CREATED_BY_SIZE, HEADER_FIELDS, HEADER_SIZE,
+    H_BLOCKS_PER_DIE, H_CHANNELS, H_CREATED_BY, H_DIES_PER_CHANNEL, H_FLAGS, H_HEADER_CRC,
+    H_HEADER_SIZE, H_IMAGE_SIZE, H_MAGIC, H_NVRAM_OFFSET, H_NVRAM_SIZE, H_OOB_SIZE, H_PAGES_OFFSET,
+    H_PAGES_PER_BLOCK, H_PAGE_STRIDE, H_RESERVED, H_SECTORS_PER_PAGE, H_SECTOR_SIZE,
+    H_STATE_OFFSET, H_STATE_SIZE, H_VERSION, IMAGE_MAGIC, IMAGE_VERSION, MAX_NVRAM_BYTES,
+    STATE_ERASED, STATE_PROGRAMMED,
+};
 
-const fn field(name: &'static str, offset: usize, size: usize) -> HeaderField {
-    HeaderField { name, offset, size }
-}
-
-pub const H_MAGIC: HeaderField = field("magic", 0, 8);
-pub const H_VERSION: HeaderField = field("version", 8, 4);
-pub const H_HEADER_SIZE: HeaderField = field("header_size", 12, 4);
-pub const H_CHANNELS: HeaderField = field("channels", 16, 4);
-pub const H_DIES_PER_CHANNEL: HeaderField = field("dies_per_channel", 20, 4);
-pub const H_BLOCKS_PER_DIE: HeaderField = field("blocks_per_die", 24, 4);
-pub const H_PAGES_PER_BLOCK: HeaderField = field("pages_per_block", 28, 4);
-pub const H_SECTORS_PER_PAGE: HeaderField = field("sectors_per_page", 32, 4);
-pub const H_SECTOR_SIZE: HeaderField = field("sector_size", 36, 4);
-pub const H_OOB_SIZE: HeaderField = field("oob_size", 40, 4);
-pub const H_FLAGS: HeaderField = field("flags", 44, 4);
-pub const H_NVRAM_OFFSET: HeaderField = field("nvram_offset", 48, 8);
-pub const H_NVRAM_SIZE: HeaderField = field("nvram_size", 56, 8);
-pub const H_STATE_OFFSET: HeaderField = field("state_offset", 64, 8);
-pub const H_STATE_SIZE: HeaderField = field("state_size", 72, 8);
-pub const H_PAGES_OFFSET: HeaderField = field("pages_offset", 80, 8);
-pub const H_PAGE_STRIDE: HeaderField = field("page_stride", 88, 8);
-pub const H_IMAGE_SIZE: HeaderField = field("image_size", 96, 8);
-pub const H_CREATED_BY: HeaderField = field("created_by", 104, CREATED_BY_SIZE);
-pub const H_RESERVED: HeaderField = field("reserved", 168, HEADER_SIZE - 4 - 168);
-pub const H_HEADER_CRC: HeaderField = field("header_crc", HEADER_SIZE - 4, 4);
-
-/// Every header field in offset order; together they cover the header
-/// exactly. docs/FORMAT.md section 2 lists the same table (a test checks).
-pub const HEADER_FIELDS: &[HeaderField] = &[
-    H_MAGIC,
-    H_VERSION,
-    H_HEADER_SIZE,
-    H_CHANNELS,
-    H_DIES_PER_CHANNEL,
-    H_BLOCKS_PER_DIE,
-    H_PAGES_PER_BLOCK,
-    H_SECTORS_PER_PAGE,
-    H_SECTOR_SIZE,
-    H_OOB_SIZE,
-    H_FLAGS,
-    H_NVRAM_OFFSET,
-    H_NVRAM_SIZE,
-    H_STATE_OFFSET,
-    H_STATE_SIZE,
-    H_PAGES_OFFSET,
-    H_PAGE_STRIDE,
-    H_IMAGE_SIZE,
-    H_CREATED_BY,
-    H_RESERVED,
-    H_HEADER_CRC,
-];
-
-/// Text written into `created_by` by this build.
-const CREATED_BY: &str = concat!("scftl flash ", env!("CARGO_PKG_VERSION"));
-
-/// Where the regions of an image lie, in bytes from the start of the file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ImageLayout {
-    pub nvram_offset: u64,
-    pub nvram_size: u64,
-    pub state_offset: u64,
-    pub state_size: u64,
-    pub pages_offset: u64,
-    pub page_stride: u64,
-    pub image_size: u64,
-}
-
-impl ImageLayout {
-    /// The version-1 layout for a geometry and nvram size, or `None` if it
-    /// does not fit in 64 bits.
-    pub fn compute(g: &Geometry, nvram_size: u64) -> Option<ImageLayout> {
-        let align = |x: u64| x.checked_next_multiple_of(HEADER_SIZE as u64);
-        let nvram_offset = HEADER_SIZE as u64;
-        let state_offset = align(nvram_offset.checked_add(nvram_size)?)?;
-        let state_size = align(g.total_pages())?;
-        let pages_offset = state_offset.checked_add(state_size)?;
-        let page_stride = g.page_size() as u64 + u64::from(g.oob_size);
-        let image_size = pages_offset.checked_add(g.total_pages().checked_mul(page_stride)?)?;
-        Some(ImageLayout {
-            nvram_offset,
-            nvram_size,
-            state_offset,
-            state_size,
-            pages_offset,
-            page_stride,
-            image_size,
-        })
-    }
-}
-
-/// The decoded header of an image.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImageHeader {
-    pub version: u32,
-    pub geometry: Geometry,
-    pub layout: ImageLayout,
-    /// Who created the image (free text, e.g. "scftl flash 0.1.0").
-    pub created_by: String,
-}
-
-impl ImageHeader {
-    /// Encodes the header block, CRC included.
-    pub fn encode(&self) -> Box<[u8; HEADER_SIZE]> {
-        let mut h = Box::new([0u8; HEADER_SIZE]);
-        let put = |h: &mut [u8; HEADER_SIZE], f: HeaderField, bytes: &[u8]| {
-            debug_assert_eq!(bytes.len(), f.size, "field {}", f.name);
-            h[f.offset..f.offset + f.size].copy_from_slice(bytes);
-        };
-        let g = &self.geometry;
-        let l = &self.layout;
-        put(&mut h, H_MAGIC, &IMAGE_MAGIC);
-        put(&mut h, H_VERSION, &self.version.to_le_bytes());
-        put(&mut h, H_HEADER_SIZE, &(HEADER_SIZE as u32).to_le_bytes());
-        put(&mut h, H_CHANNELS, &g.channels.to_le_bytes());
-        put(
-            &mut h,
-            H_DIES_PER_CHANNEL,
-            &g.dies_per_channel.to_le_bytes(),
-        );
-        put(&mut h, H_BLOCKS_PER_DIE, &g.blocks_per_die.to_le_bytes());
-        put(&mut h, H_PAGES_PER_BLOCK, &g.pages_per_block.to_le_bytes());
-        put(
-            &mut h,
-            H_SECTORS_PER_PAGE,
-            &g.sectors_per_page.to_le_bytes(),
-        );
-        put(&mut h, H_SECTOR_SIZE, &g.sector_size.to_le_bytes());
-        put(&mut h, H_OOB_SIZE, &g.oob_size.to_le_bytes());
-        put(&mut h, H_FLAGS, &0u32.to_le_bytes());
-        put(&mut h, H_NVRAM_OFFSET, &l.nvram_offset.to_le_bytes());
-        put(&mut h, H_NVRAM_SIZE, &l.nvram_size.to_le_bytes());
-        put(&mut h, H_STATE_OFFSET, &l.state_offset.to_le_bytes());
-        put(&mut h, H_STATE_SIZE, &l.state_size.to_le_bytes());
-        put(&mut h, H_PAGES_OFFSET, &l.pages_offset.to_le_bytes());
-        put(&mut h, H_PAGE_STRIDE, &l.page_stride.to_le_bytes());
-        put(&mut h, H_IMAGE_SIZE, &l.image_size.to_le_bytes());
-        let text = self.created_by.as_bytes();
-        // Truncate on a character boundary so the field stays valid UTF-8.
-        let mut n = text.len().min(CREATED_BY_SIZE);
-        while !self.created_by.is_char_boundary(n) {
-            n -= 1;
-        }
-        h[H_CREATED_BY.offset..H_CREATED_BY.offset + n].copy_from_slice(&text[..n]);
-        let crc = crc32c::crc32c(&h[..H_HEADER_CRC.offset]);
-        put(&mut h, H_HEADER_CRC, &crc.to_le_bytes());
-        h
-    }
-
-    /// Decodes and checks a header. `bytes` is what the file holds from
-    /// offset 0 (at most [`HEADER_SIZE`] bytes are looked at), `file_len` the
-    /// file's length. Checks, in order: magic (`NotAnImage`), length of the
-    /// header (`TruncatedImage`), version (`NewerVersion`, since a newer
-    /// layout may move the CRC), CRC and every field (`CorruptImage`), and
-    /// finally that the file is as long as the layout says (`TruncatedImage`).
-    /// Never panics, whatever the bytes.
-    pub fn decode(bytes: &[u8], file_len: u64, path: &str) -> Result<ImageHeader> {
-        let corrupt = |reason: String| FlashError::CorruptImage {
-            path: path.to_string(),
-            reason,
-        };
-        let n = bytes.len().min(IMAGE_MAGIC.len());
-        if n == 0 || bytes[..n] != IMAGE_MAGIC[..n] {
-            return Err(FlashError::NotAnImage {
-                path: path.to_string(),
-            });
-        }
-        if bytes.len() < HEADER_SIZE {
-            return Err(FlashError::TruncatedImage {
-                path: path.to_string(),
-                reason: format!(
-                    "the header is {} bytes long, expected {HEADER_SIZE}",
-                    bytes.len()
-                ),
-            });
-        }
-        let h = &bytes[..HEADER_SIZE];
-        let u32_at = |f: HeaderField| {
-            let mut b = [0u8; 4];
-            b.copy_from_slice(&h[f.offset..f.offset + 4]);
-            u32::from_le_bytes(b)
-        };
-        let u64_at = |f: HeaderField| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&h[f.offset..f.offset + 8]);
-            u64::from_le_bytes(b)
-        };
-        let version = u32_at(H_VERSION);
-        if version > IMAGE_VERSION {
-            return Err(FlashError::NewerVersion {
-                path: path.to_string(),
-                found: version,
-                supported: IMAGE_VERSION,
-            });
-        }
-        let stored_crc = u32_at(H_HEADER_CRC);
-        let crc = crc32c::crc32c(&h[..H_HEADER_CRC.offset]);
-        if stored_crc != crc {
-            return Err(corrupt(format!(
-                "header checksum mismatch (stored {stored_crc:#010x}, computed {crc:#010x})"
-            )));
-        }
-        if version == 0 {
-            return Err(corrupt("format version 0 does not exist".into()));
-        }
-        let header_size = u32_at(H_HEADER_SIZE);
-        if header_size as usize != HEADER_SIZE {
-            return Err(corrupt(format!(
-                "header_size is {header_size}, expected {HEADER_SIZE}"
-            )));
-        }
-        let flags = u32_at(H_FLAGS);
-        if flags != 0 {
-            return Err(corrupt(format!(
-                "unknown flags {flags:#x} for format version {version}"
-            )));
-        }
-        let geometry = Geometry::new(
-            u32_at(H_CHANNELS),
-            u32_at(H_DIES_PER_CHANNEL),
-            u32_at(H_BLOCKS_PER_DIE),
-            u32_at(H_PAGES_PER_BLOCK),
-            u32_at(H_SECTORS_PER_PAGE),
-            u32_at(H_SECTOR_SIZE),
-            u32_at(H_OOB_SIZE),
-        )
-        .map_err(|e| corrupt(format!("geometry: {e}")))?;
-        let nvram_size = u64_at(H_NVRAM_SIZE);
-        if nvram_size > MAX_NVRAM_BYTES as u64 {
-            return Err(corrupt(format!(
-                "nvram_size {nvram_size} is more than the maximum {MAX_NVRAM_BYTES}"
-            )));
-        }
-        let layout = ImageLayout::compute(&geometry, nvram_size)
-            .ok_or_else(|| corrupt("the layout does not fit in 64 bits".into()))?;
-        for (f, expected) in [
-            (H_NVRAM_OFFSET, layout.nvram_offset),
-            (H_STATE_OFFSET, layout.state_offset),
-            (H_STATE_SIZE, layout.state_size),
-            (H_PAGES_OFFSET, layout.pages_offset),
-            (H_PAGE_STRIDE, layout.page_stride),
-            (H_IMAGE_SIZE, layout.image_size),
-        ] {
-            let found = u64_at(f);
-            if found != expected {
-                return Err(corrupt(format!(
-                    "{} is {found}, but format version {version} puts it at {expected} for this geometry",
-                    f.name
-                )));
-            }
-        }
-        let text = &h[H_CREATED_BY.offset..H_CREATED_BY.offset + H_CREATED_BY.size];
-        let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
-        let created_by = String::from_utf8_lossy(&text[..end]).into_owned();
-        if file_len < layout.image_size {
-            return Err(FlashError::TruncatedImage {
-                path: path.to_string(),
-                reason: format!(
-                    "the file is {file_len} bytes long, its header says {}",
-                    layout.image_size
-                ),
-            });
-        }
-        Ok(ImageHeader {
-            version,
-            geometry,
-            layout,
-            created_by,
-        })
-    }
-}
+/// Bytes of the page-state region read at a time when an image is opened.
+const STATE_READ_CHUNK: usize = 1 << 20;
 
 /// A flash device stored in an image file. See the file documentation for
 /// durability and locking.
@@ -350,14 +78,12 @@ pub struct FileFlash {
     file: File,
     read_only: bool,
     header: ImageHeader,
-    state: Vec<u8>,
-    next_page: Vec<u32>,
+    pages: PageStates,
     nvram: Vec<u8>,
     /// One page stride, reused by every program (no per-op allocation).
     scratch: Box<[u8]>,
     /// `pages_per_block` zero bytes: the state of an erased block.
     erased_states: Box<[u8]>,
-    counters: FlashCounters,
 }
 
 impl std::fmt::Debug for FileFlash {
@@ -528,27 +254,31 @@ impl FileFlash {
         let l = header.layout;
         let mut nvram = vec![0u8; l.nvram_size as usize];
         file.read_exact_at(&mut nvram, l.nvram_offset).map_err(io)?;
-        let mut state = vec![STATE_ERASED; g.total_pages() as usize];
-        file.read_exact_at(&mut state, l.state_offset).map_err(io)?;
-        let ppb = g.pages_per_block as usize;
-        let mut next_page = vec![0u32; g.total_blocks() as usize];
-        for (b, states) in state.chunks_exact(ppb).enumerate() {
-            for (p, &s) in states.iter().enumerate() {
-                match s {
-                    STATE_ERASED => {}
-                    STATE_PROGRAMMED => next_page[b] = p as u32 + 1,
-                    other => {
-                        return Err(FlashError::CorruptImage {
-                            path: shown,
-                            reason: format!(
-                                "page {p} of block {b} has state byte {other:#04x} \
-                                 (only {STATE_ERASED:#04x} erased and {STATE_PROGRAMMED:#04x} programmed exist)"
-                            ),
-                        });
-                    }
-                }
+        // The state region is decoded a chunk at a time, so opening a large
+        // image holds only the decoded states, not also a copy of the bytes.
+        let total = g.total_pages() as usize;
+        let mut programmed = Vec::with_capacity(total);
+        let mut chunk = vec![STATE_ERASED; total.min(STATE_READ_CHUNK)];
+        while programmed.len() < total {
+            let n = chunk.len().min(total - programmed.len());
+            file.read_exact_at(&mut chunk[..n], l.state_offset + programmed.len() as u64)
+                .map_err(io)?;
+            for &byte in &chunk[..n] {
+                let Some(p) = decode_state(byte) else {
+                    let page = g.page_at(programmed.len() as u64);
+                    return Err(FlashError::CorruptImage {
+                        path: shown,
+                        reason: format!(
+                            "page {} of block {} has state byte {byte:#04x} \
+                             (only {STATE_ERASED:#04x} erased and {STATE_PROGRAMMED:#04x} programmed exist)",
+                            page.page, page.block.0
+                        ),
+                    });
+                };
+                programmed.push(p);
             }
         }
+        let ppb = g.pages_per_block as usize;
         Ok(FileFlash {
             path,
             shown,
@@ -557,10 +287,8 @@ impl FileFlash {
             scratch: vec![ERASED_BYTE; l.page_stride as usize].into_boxed_slice(),
             erased_states: vec![STATE_ERASED; ppb].into_boxed_slice(),
             header,
-            state,
-            next_page,
+            pages: PageStates::from_programmed(g, programmed),
             nvram,
-            counters: FlashCounters::default(),
         })
     }
 
@@ -581,12 +309,7 @@ impl FileFlash {
 
     /// Whether a page is erased (and may be programmed if in order).
     pub fn is_erased(&self, page: PageAddr) -> Result<bool> {
-        self.header.geometry.check_page(page)?;
-        Ok(!self.is_programmed(page))
-    }
-
-    fn is_programmed(&self, page: PageAddr) -> bool {
-        self.state[self.header.geometry.page_index(page) as usize] == STATE_PROGRAMMED
+        self.pages.is_erased(page)
     }
 
     fn io(&self, source: std::io::Error) -> FlashError {
@@ -611,18 +334,22 @@ impl FileFlash {
         l.pages_offset + self.header.geometry.page_index(page) * l.page_stride
     }
 
-    /// Writes a page's bytes (already in `scratch`) and then its state byte.
+    /// Writes a page's bytes (already in `scratch`) and then its state byte;
+    /// the caller records the new state in `pages` once this succeeded.
     fn write_scratch_page(&mut self, page: PageAddr) -> Result<()> {
         let off = self.page_offset(page);
-        let idx = self.header.geometry.page_index(page);
         self.file
             .write_all_at(&self.scratch, off)
             .map_err(|e| self.io(e))?;
+        self.write_state(page, STATE_PROGRAMMED)
+    }
+
+    /// Writes one page's state byte.
+    fn write_state(&self, page: PageAddr, state: u8) -> Result<()> {
+        let idx = self.header.geometry.page_index(page);
         self.file
-            .write_all_at(&[STATE_PROGRAMMED], self.header.layout.state_offset + idx)
-            .map_err(|e| self.io(e))?;
-        self.state[idx as usize] = STATE_PROGRAMMED;
-        Ok(())
+            .write_all_at(&[state], self.header.layout.state_offset + idx)
+            .map_err(|e| self.io(e))
     }
 }
 
@@ -633,53 +360,40 @@ impl Flash for FileFlash {
 
     fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
         check_read(&self.header.geometry, page, first_sector, data.len())?;
-        if self.is_programmed(page) {
+        if self.pages.is_programmed(page) {
             let off = self.page_offset(page)
                 + u64::from(first_sector) * u64::from(self.header.geometry.sector_size);
             self.file.read_exact_at(data, off).map_err(|e| self.io(e))?;
         } else {
             data.fill(ERASED_BYTE);
         }
-        self.counters.reads += 1;
-        self.counters.bytes_read += data.len() as u64;
+        self.pages.record_read(data.len());
         Ok(())
     }
 
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        let erased = FileFlash::is_erased(self, page)?;
-        self.counters.reads += 1;
-        Ok(erased)
+        self.pages.probe_erased(page)
     }
 
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.header.geometry, page, oob)?;
-        if self.is_programmed(page) {
+        if self.pages.is_programmed(page) {
             let off = self.page_offset(page) + self.header.geometry.page_size() as u64;
             self.file.read_exact_at(oob, off).map_err(|e| self.io(e))?;
         } else {
             oob.fill(ERASED_BYTE);
         }
-        self.counters.reads += 1;
-        self.counters.bytes_read += oob.len() as u64;
+        self.pages.record_read(oob.len());
         Ok(())
     }
 
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         check_program(&self.header.geometry, page, data, oob)?;
         self.check_writable()?;
-        check_program_order(
-            page,
-            self.is_programmed(page),
-            self.next_page[page.block.0 as usize],
-        )?;
-        let ps = data.len();
-        self.scratch[..ps].copy_from_slice(data);
-        self.scratch[ps..ps + oob.len()].copy_from_slice(oob);
-        self.scratch[ps + oob.len()..].fill(ERASED_BYTE);
+        self.pages.check_program(page)?;
+        put_page(&mut self.scratch, data, oob);
         self.write_scratch_page(page)?;
-        self.next_page[page.block.0 as usize] = page.page + 1;
-        self.counters.programs += 1;
-        self.counters.bytes_programmed += (ps + oob.len()) as u64;
+        self.pages.record_program(page, data.len() + oob.len());
         Ok(())
     }
 
@@ -691,9 +405,7 @@ impl Flash for FileFlash {
         self.file
             .write_all_at(&self.erased_states, self.header.layout.state_offset + first)
             .map_err(|e| self.io(e))?;
-        self.state[first as usize..(first + ppb) as usize].fill(STATE_ERASED);
-        self.next_page[block.0 as usize] = 0;
-        self.counters.erases += 1;
+        self.pages.record_erase(block);
         Ok(())
     }
 
@@ -701,7 +413,7 @@ impl Flash for FileFlash {
         if !self.read_only {
             self.file.sync_data().map_err(|e| self.io(e))?;
         }
-        self.counters.syncs += 1;
+        self.pages.record_sync();
         Ok(())
     }
 
@@ -710,9 +422,7 @@ impl Flash for FileFlash {
     }
 
     fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        check_nvram(self.nvram.len(), offset, buf.len())?;
-        buf.copy_from_slice(&self.nvram[offset..offset + buf.len()]);
-        Ok(())
+        nvram_copy_out(&self.nvram, offset, buf)
     }
 
     fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
@@ -726,14 +436,14 @@ impl Flash for FileFlash {
     }
 
     fn counters(&self) -> FlashCounters {
-        self.counters
+        self.pages.counters()
     }
 }
 
 impl RawFlash for FileFlash {
     fn page_image(&self, page: PageAddr) -> Result<PageImage> {
         self.header.geometry.check_page(page)?;
-        if !self.is_programmed(page) {
+        if !self.pages.is_programmed(page) {
             return Ok(PageImage::Erased);
         }
         let ps = self.header.geometry.page_size();
@@ -753,89 +463,16 @@ impl RawFlash for FileFlash {
         self.check_writable()?;
         match image {
             PageImage::Erased => {
-                let idx = self.header.geometry.page_index(page);
-                self.file
-                    .write_all_at(&[STATE_ERASED], self.header.layout.state_offset + idx)
-                    .map_err(|e| self.io(e))?;
-                self.state[idx as usize] = STATE_ERASED;
+                self.write_state(page, STATE_ERASED)?;
+                self.pages.set_raw(page, false);
             }
             PageImage::Programmed { data, oob } => {
-                let ps = self.header.geometry.page_size();
-                let os = self.header.geometry.oob_size as usize;
-                if data.len() != ps || oob.len() != os {
-                    return Err(FlashError::BadLength {
-                        what: "page image (data + OOB)",
-                        expected: ps + os,
-                        got: data.len() + oob.len(),
-                    });
-                }
-                self.scratch[..ps].copy_from_slice(&data);
-                self.scratch[ps..].copy_from_slice(&oob);
+                check_page_image(&self.header.geometry, &data, &oob)?;
+                put_page(&mut self.scratch, &data, &oob);
                 self.write_scratch_page(page)?;
+                self.pages.set_raw(page, true);
             }
         }
-        // Recompute the block's next programmable page.
-        let ppb = self.header.geometry.pages_per_block as usize;
-        let first = page.block.0 as usize * ppb;
-        let states = &self.state[first..first + ppb];
-        let next = states
-            .iter()
-            .rposition(|&s| s == STATE_PROGRAMMED)
-            .map_or(0, |p| p as u32 + 1);
-        self.next_page[page.block.0 as usize] = next;
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn header_fields_tile_the_header_exactly() {
-        let mut at = 0;
-        for f in HEADER_FIELDS {
-            assert_eq!(
-                f.offset, at,
-                "field {} does not start where the previous ended",
-                f.name
-            );
-            at += f.size;
-        }
-        assert_eq!(at, HEADER_SIZE);
-    }
-
-    #[test]
-    fn header_round_trips_and_every_byte_is_covered_by_the_crc() {
-        let g = Geometry::small();
-        let header = ImageHeader {
-            version: IMAGE_VERSION,
-            geometry: g,
-            layout: ImageLayout::compute(&g, 12345).unwrap(),
-            created_by: "test".into(),
-        };
-        let bytes = header.encode();
-        let len = header.layout.image_size;
-        assert_eq!(ImageHeader::decode(&bytes[..], len, "x").unwrap(), header);
-        // Flipping any bit before the CRC field must be detected (or, for
-        // the magic and version, reported as what it now looks like).
-        for i in (0..H_HEADER_CRC.offset).step_by(7) {
-            let mut b = bytes.clone();
-            b[i] ^= 0x10;
-            assert!(ImageHeader::decode(&b[..], len, "x").is_err(), "byte {i}");
-        }
-    }
-
-    #[test]
-    fn layout_is_aligned_and_sized() {
-        let g = Geometry::paper_raw_gib(256);
-        let l = ImageLayout::compute(&g, default_nvram_size(&g) as u64).unwrap();
-        assert_eq!(l.state_offset % HEADER_SIZE as u64, 0);
-        assert_eq!(l.pages_offset % HEADER_SIZE as u64, 0);
-        assert!(l.state_size >= g.total_pages());
-        assert_eq!(
-            l.image_size - l.pages_offset,
-            g.total_pages() * (g.page_size() as u64 + 128)
-        );
     }
 }

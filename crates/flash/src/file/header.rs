@@ -1,0 +1,344 @@
+//! The image file's format (docs/FORMAT.md §2): the header block as a table
+//! of [`Field`]s, its encoding and its checked decoding, the region layout a
+//! header implies, and the values of a page-state byte.
+//!
+//! Invariants:
+//! - [`HEADER_FIELDS`] tiles the [`HEADER_SIZE`]-byte header exactly and is
+//!   the table FORMAT.md §2 prints (a test checks both);
+//! - every region offset and size stored in a header equals what
+//!   [`ImageLayout::compute`] derives from its geometry and `nvram_size`, so a
+//!   decoded header never points outside its file;
+//! - decoding never panics, whatever the bytes.
+
+use crate::codec::Field;
+use crate::{FlashError, Geometry, Result};
+
+/// First eight bytes of every image.
+pub const IMAGE_MAGIC: [u8; 8] = *b"SCFTLIMG";
+/// The image format version this code writes and the newest it reads.
+pub const IMAGE_VERSION: u32 = 1;
+/// Size of the header block; every region starts at a multiple of it.
+pub const HEADER_SIZE: usize = 4096;
+/// Largest battery-backed buffer an image may declare (64 MiB): a bound so
+/// that a corrupt header cannot make `open` allocate absurd amounts of RAM.
+pub const MAX_NVRAM_BYTES: usize = 64 << 20;
+/// Page-state byte of an erased page (also what a sparse file reads as).
+pub const STATE_ERASED: u8 = 0x00;
+/// Page-state byte of a programmed page.
+pub const STATE_PROGRAMMED: u8 = 0x01;
+/// Length of the zero-padded `created_by` text field.
+pub const CREATED_BY_SIZE: usize = 64;
+
+pub const H_MAGIC: Field = Field::new("magic", 0, 8);
+pub const H_VERSION: Field = Field::new("version", 8, 4);
+pub const H_HEADER_SIZE: Field = Field::new("header_size", 12, 4);
+pub const H_CHANNELS: Field = Field::new("channels", 16, 4);
+pub const H_DIES_PER_CHANNEL: Field = Field::new("dies_per_channel", 20, 4);
+pub const H_BLOCKS_PER_DIE: Field = Field::new("blocks_per_die", 24, 4);
+pub const H_PAGES_PER_BLOCK: Field = Field::new("pages_per_block", 28, 4);
+pub const H_SECTORS_PER_PAGE: Field = Field::new("sectors_per_page", 32, 4);
+pub const H_SECTOR_SIZE: Field = Field::new("sector_size", 36, 4);
+pub const H_OOB_SIZE: Field = Field::new("oob_size", 40, 4);
+pub const H_FLAGS: Field = Field::new("flags", 44, 4);
+pub const H_NVRAM_OFFSET: Field = Field::new("nvram_offset", 48, 8);
+pub const H_NVRAM_SIZE: Field = Field::new("nvram_size", 56, 8);
+pub const H_STATE_OFFSET: Field = Field::new("state_offset", 64, 8);
+pub const H_STATE_SIZE: Field = Field::new("state_size", 72, 8);
+pub const H_PAGES_OFFSET: Field = Field::new("pages_offset", 80, 8);
+pub const H_PAGE_STRIDE: Field = Field::new("page_stride", 88, 8);
+pub const H_IMAGE_SIZE: Field = Field::new("image_size", 96, 8);
+pub const H_CREATED_BY: Field = Field::new("created_by", 104, CREATED_BY_SIZE);
+pub const H_RESERVED: Field = Field::new("reserved", 168, HEADER_SIZE - 4 - 168);
+pub const H_HEADER_CRC: Field = Field::new("header_crc", HEADER_SIZE - 4, 4);
+
+/// Every header field in offset order; together they cover the header
+/// exactly. docs/FORMAT.md section 2 lists the same table (a test checks).
+pub const HEADER_FIELDS: &[Field] = &[
+    H_MAGIC,
+    H_VERSION,
+    H_HEADER_SIZE,
+    H_CHANNELS,
+    H_DIES_PER_CHANNEL,
+    H_BLOCKS_PER_DIE,
+    H_PAGES_PER_BLOCK,
+    H_SECTORS_PER_PAGE,
+    H_SECTOR_SIZE,
+    H_OOB_SIZE,
+    H_FLAGS,
+    H_NVRAM_OFFSET,
+    H_NVRAM_SIZE,
+    H_STATE_OFFSET,
+    H_STATE_SIZE,
+    H_PAGES_OFFSET,
+    H_PAGE_STRIDE,
+    H_IMAGE_SIZE,
+    H_CREATED_BY,
+    H_RESERVED,
+    H_HEADER_CRC,
+];
+
+/// The geometry fields, in the order [`Geometry::new`] takes them.
+const GEOMETRY_FIELDS: [Field; 7] = [
+    H_CHANNELS,
+    H_DIES_PER_CHANNEL,
+    H_BLOCKS_PER_DIE,
+    H_PAGES_PER_BLOCK,
+    H_SECTORS_PER_PAGE,
+    H_SECTOR_SIZE,
+    H_OOB_SIZE,
+];
+
+/// Text written into `created_by` by this build.
+pub(crate) const CREATED_BY: &str = concat!("scftl flash ", env!("CARGO_PKG_VERSION"));
+
+/// Whether a page-state byte says "programmed"; `None` for a byte that is
+/// neither state (the image is corrupt).
+pub fn decode_state(byte: u8) -> Option<bool> {
+    match byte {
+        STATE_ERASED => Some(false),
+        STATE_PROGRAMMED => Some(true),
+        _ => None,
+    }
+}
+
+/// Where the regions of an image lie, in bytes from the start of the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageLayout {
+    pub nvram_offset: u64,
+    pub nvram_size: u64,
+    pub state_offset: u64,
+    pub state_size: u64,
+    pub pages_offset: u64,
+    pub page_stride: u64,
+    pub image_size: u64,
+}
+
+impl ImageLayout {
+    /// The version-1 layout for a geometry and nvram size, or `None` if it
+    /// does not fit in 64 bits.
+    pub fn compute(g: &Geometry, nvram_size: u64) -> Option<ImageLayout> {
+        let align = |x: u64| x.checked_next_multiple_of(HEADER_SIZE as u64);
+        let nvram_offset = HEADER_SIZE as u64;
+        let state_offset = align(nvram_offset.checked_add(nvram_size)?)?;
+        let state_size = align(g.total_pages())?;
+        let pages_offset = state_offset.checked_add(state_size)?;
+        let page_stride = g.page_size() as u64 + u64::from(g.oob_size);
+        let image_size = pages_offset.checked_add(g.total_pages().checked_mul(page_stride)?)?;
+        Some(ImageLayout {
+            nvram_offset,
+            nvram_size,
+            state_offset,
+            state_size,
+            pages_offset,
+            page_stride,
+            image_size,
+        })
+    }
+
+    /// The header fields that store this layout, with their values (all but
+    /// `nvram_size`, from which the others are derived).
+    fn derived_fields(&self) -> [(Field, u64); 6] {
+        [
+            (H_NVRAM_OFFSET, self.nvram_offset),
+            (H_STATE_OFFSET, self.state_offset),
+            (H_STATE_SIZE, self.state_size),
+            (H_PAGES_OFFSET, self.pages_offset),
+            (H_PAGE_STRIDE, self.page_stride),
+            (H_IMAGE_SIZE, self.image_size),
+        ]
+    }
+}
+
+/// The decoded header of an image.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageHeader {
+    pub version: u32,
+    pub geometry: Geometry,
+    pub layout: ImageLayout,
+    /// Who created the image (free text, e.g. "scftl flash 0.1.0").
+    pub created_by: String,
+}
+
+impl ImageHeader {
+    /// Encodes the header block, CRC included.
+    pub fn encode(&self) -> Box<[u8; HEADER_SIZE]> {
+        let mut h = Box::new([0u8; HEADER_SIZE]);
+        let g = &self.geometry;
+        H_MAGIC.bytes_mut(&mut h[..]).copy_from_slice(&IMAGE_MAGIC);
+        H_VERSION.put_u32(&mut h[..], self.version);
+        H_HEADER_SIZE.put_u32(&mut h[..], HEADER_SIZE as u32);
+        let geometry = [
+            g.channels,
+            g.dies_per_channel,
+            g.blocks_per_die,
+            g.pages_per_block,
+            g.sectors_per_page,
+            g.sector_size,
+            g.oob_size,
+        ];
+        for (f, v) in GEOMETRY_FIELDS.iter().zip(geometry) {
+            f.put_u32(&mut h[..], v);
+        }
+        H_FLAGS.put_u32(&mut h[..], 0);
+        H_NVRAM_SIZE.put_u64(&mut h[..], self.layout.nvram_size);
+        for (f, v) in self.layout.derived_fields() {
+            f.put_u64(&mut h[..], v);
+        }
+        let text = self.created_by.as_bytes();
+        // Truncate on a character boundary so the field stays valid UTF-8.
+        let mut n = text.len().min(CREATED_BY_SIZE);
+        while !self.created_by.is_char_boundary(n) {
+            n -= 1;
+        }
+        H_CREATED_BY.bytes_mut(&mut h[..])[..n].copy_from_slice(&text[..n]);
+        let crc = crc32c::crc32c(&h[..H_HEADER_CRC.offset]);
+        H_HEADER_CRC.put_u32(&mut h[..], crc);
+        h
+    }
+
+    /// Decodes and checks a header. `bytes` is what the file holds from
+    /// offset 0 (at most [`HEADER_SIZE`] bytes are looked at), `file_len` the
+    /// file's length. Checks, in order: magic (`NotAnImage`), length of the
+    /// header (`TruncatedImage`), version (`NewerVersion`, since a newer
+    /// layout may move the CRC), CRC and every field (`CorruptImage`), and
+    /// finally that the file is as long as the layout says (`TruncatedImage`).
+    /// Never panics, whatever the bytes.
+    pub fn decode(bytes: &[u8], file_len: u64, path: &str) -> Result<ImageHeader> {
+        let corrupt = |reason: String| FlashError::CorruptImage {
+            path: path.to_string(),
+            reason,
+        };
+        let n = bytes.len().min(IMAGE_MAGIC.len());
+        if n == 0 || bytes[..n] != IMAGE_MAGIC[..n] {
+            return Err(FlashError::NotAnImage {
+                path: path.to_string(),
+            });
+        }
+        if bytes.len() < HEADER_SIZE {
+            return Err(FlashError::TruncatedImage {
+                path: path.to_string(),
+                reason: format!(
+                    "the header is {} bytes long, expected {HEADER_SIZE}",
+                    bytes.len()
+                ),
+            });
+        }
+        // From here on every field lies within `h`.
+        let h = &bytes[..HEADER_SIZE];
+        let version = H_VERSION.get_u32(h);
+        if version > IMAGE_VERSION {
+            return Err(FlashError::NewerVersion {
+                path: path.to_string(),
+                found: version,
+                supported: IMAGE_VERSION,
+            });
+        }
+        let stored_crc = H_HEADER_CRC.get_u32(h);
+        let crc = crc32c::crc32c(&h[..H_HEADER_CRC.offset]);
+        if stored_crc != crc {
+            return Err(corrupt(format!(
+                "header checksum mismatch (stored {stored_crc:#010x}, computed {crc:#010x})"
+            )));
+        }
+        if version == 0 {
+            return Err(corrupt("format version 0 does not exist".into()));
+        }
+        let header_size = H_HEADER_SIZE.get_u32(h);
+        if header_size as usize != HEADER_SIZE {
+            return Err(corrupt(format!(
+                "header_size is {header_size}, expected {HEADER_SIZE}"
+            )));
+        }
+        let flags = H_FLAGS.get_u32(h);
+        if flags != 0 {
+            return Err(corrupt(format!(
+                "unknown flags {flags:#x} for format version {version}"
+            )));
+        }
+        let [channels, dies, blocks, pages, sectors, sector_size, oob] =
+            GEOMETRY_FIELDS.map(|f| f.get_u32(h));
+        let geometry = Geometry::new(channels, dies, blocks, pages, sectors, sector_size, oob)
+            .map_err(|e| corrupt(format!("geometry: {e}")))?;
+        let nvram_size = H_NVRAM_SIZE.get_u64(h);
+        if nvram_size > MAX_NVRAM_BYTES as u64 {
+            return Err(corrupt(format!(
+                "nvram_size {nvram_size} is more than the maximum {MAX_NVRAM_BYTES}"
+            )));
+        }
+        let layout = ImageLayout::compute(&geometry, nvram_size)
+            .ok_or_else(|| corrupt("the layout does not fit in 64 bits".into()))?;
+        for (f, expected) in layout.derived_fields() {
+            let found = f.get_u64(h);
+            if found != expected {
+                return Err(corrupt(format!(
+                    "{} is {found}, but format version {version} puts it at {expected} for this geometry",
+                    f.name
+                )));
+            }
+        }
+        let text = H_CREATED_BY.bytes(h);
+        let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
+        let created_by = String::from_utf8_lossy(&text[..end]).into_owned();
+        if file_len < layout.image_size {
+            return Err(FlashError::TruncatedImage {
+                path: path.to_string(),
+                reason: format!(
+                    "the file is {file_len} bytes long, its header says {}",
+                    layout.image_size
+                ),
+            });
+        }
+        Ok(ImageHeader {
+            version,
+            geometry,
+            layout,
+            created_by,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::check_table;
+    use crate::mem::default_nvram_size;
+
+    #[test]
+    fn header_fields_tile_the_header_exactly() {
+        assert_eq!(check_table(HEADER_FIELDS, HEADER_SIZE), Ok(()));
+    }
+
+    #[test]
+    fn header_round_trips_and_every_byte_is_covered_by_the_crc() {
+        let g = Geometry::small();
+        let header = ImageHeader {
+            version: IMAGE_VERSION,
+            geometry: g,
+            layout: ImageLayout::compute(&g, 12345).unwrap(),
+            created_by: "test".into(),
+        };
+        let bytes = header.encode();
+        let len = header.layout.image_size;
+        assert_eq!(ImageHeader::decode(&bytes[..], len, "x").unwrap(), header);
+        // Flipping any bit before the CRC field must be detected (or, for
+        // the magic and version, reported as what it now looks like).
+        for i in (0..H_HEADER_CRC.offset).step_by(7) {
+            let mut b = bytes.clone();
+            b[i] ^= 0x10;
+            assert!(ImageHeader::decode(&b[..], len, "x").is_err(), "byte {i}");
+        }
+    }
+
+    #[test]
+    fn layout_is_aligned_and_sized() {
+        let g = Geometry::paper_raw_gib(256);
+        let l = ImageLayout::compute(&g, default_nvram_size(&g) as u64).unwrap();
+        assert_eq!(l.state_offset % HEADER_SIZE as u64, 0);
+        assert_eq!(l.pages_offset % HEADER_SIZE as u64, 0);
+        assert!(l.state_size >= g.total_pages());
+        assert_eq!(
+            l.image_size - l.pages_offset,
+            g.total_pages() * (g.page_size() as u64 + 128)
+        );
+    }
+}

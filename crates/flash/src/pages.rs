@@ -1,0 +1,229 @@
+//! `PageStates`: the NAND page bookkeeping of every backend that stores
+//! pages (`MemFlash`, `DatalessFlash`, `FileFlash`). It owns which pages are
+//! programmed, each block's next programmable page, the reset an erase
+//! makes, and the command counters, and so it is the one place that applies
+//! the NAND rules of the crate contract: program only an erased page, in
+//! increasing order within its block, and erase whole blocks. Backends keep
+//! only the bytes; `FileFlash` also persists the state of each page in its
+//! image (docs/FORMAT.md §2), loading it through
+//! [`PageStates::from_programmed`].
+//!
+//! Invariants:
+//! - `programmed[i]` is set exactly for the programmed pages, by dense page
+//!   index (`Geometry::page_index`);
+//! - `next_page[b]` is one past the highest programmed page of block `b`,
+//!   and 0 when none is;
+//! - counters count only commands that took effect: a backend records a
+//!   command after its checks and its writes succeeded.
+//!
+//! RAM: one byte per page and four per block. DatalessFlash relies on this
+//! staying small at 256 GiB raw.
+
+use crate::{BlockId, FlashCounters, FlashError, Geometry, PageAddr, Result};
+
+/// Programmed/erased state of every page, the next programmable page of
+/// every block, and the command counters of one device.
+#[derive(Clone, Debug)]
+pub(crate) struct PageStates {
+    geometry: Geometry,
+    programmed: Vec<bool>,
+    next_page: Vec<u32>,
+    counters: FlashCounters,
+}
+
+impl PageStates {
+    /// A fully erased device with zeroed counters.
+    pub(crate) fn new(geometry: Geometry) -> PageStates {
+        PageStates {
+            geometry,
+            programmed: vec![false; geometry.total_pages() as usize],
+            next_page: vec![0; geometry.total_blocks() as usize],
+            counters: FlashCounters::default(),
+        }
+    }
+
+    /// The states of a device whose page `i` is programmed when
+    /// `programmed[i]` is (as loaded from a persistent copy); the next
+    /// programmable pages follow from them. `programmed` has one entry per
+    /// page.
+    pub(crate) fn from_programmed(geometry: Geometry, programmed: Vec<bool>) -> PageStates {
+        debug_assert_eq!(programmed.len() as u64, geometry.total_pages());
+        let mut states = PageStates {
+            geometry,
+            programmed,
+            next_page: vec![0; geometry.total_blocks() as usize],
+            counters: FlashCounters::default(),
+        };
+        for b in 0..geometry.total_blocks() {
+            states.recompute_next(BlockId(b));
+        }
+        states
+    }
+
+    fn index(&self, page: PageAddr) -> usize {
+        self.geometry.page_index(page) as usize
+    }
+
+    /// The pages of `block`, as a range of dense page indices.
+    fn block_range(&self, block: BlockId) -> std::ops::Range<usize> {
+        let ppb = self.geometry.pages_per_block as usize;
+        let first = block.0 as usize * ppb;
+        first..first + ppb
+    }
+
+    /// Whether `page` is programmed; `page` must be in range.
+    pub(crate) fn is_programmed(&self, page: PageAddr) -> bool {
+        self.programmed[self.index(page)]
+    }
+
+    /// Whether `page` is erased (and may be programmed if in order).
+    pub(crate) fn is_erased(&self, page: PageAddr) -> Result<bool> {
+        self.geometry.check_page(page)?;
+        Ok(!self.is_programmed(page))
+    }
+
+    /// [`crate::Flash::probe_erased`] for a backend whose page states are
+    /// exact: answered from the state, counted as a read.
+    pub(crate) fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        let erased = self.is_erased(page)?;
+        self.counters.reads += 1;
+        Ok(erased)
+    }
+
+    /// Whether no page of `block` is programmed.
+    pub(crate) fn block_is_erased(&self, block: BlockId) -> bool {
+        self.next_page[block.0 as usize] == 0
+    }
+
+    /// Checks the NAND rules for a program of `page` (in range): the page
+    /// must be erased, and at or after its block's next programmable page.
+    pub(crate) fn check_program(&self, page: PageAddr) -> Result<()> {
+        if self.is_programmed(page) {
+            return Err(FlashError::ProgramNotErased {
+                block: page.block.0,
+                page: page.page,
+            });
+        }
+        let next = self.next_page[page.block.0 as usize];
+        if page.page < next {
+            return Err(FlashError::ProgramOutOfOrder {
+                block: page.block.0,
+                page: page.page,
+                next,
+            });
+        }
+        Ok(())
+    }
+
+    /// Records a program of `bytes` bytes (data and OOB) that took effect;
+    /// [`PageStates::check_program`] allowed it.
+    pub(crate) fn record_program(&mut self, page: PageAddr, bytes: usize) {
+        let i = self.index(page);
+        self.programmed[i] = true;
+        self.next_page[page.block.0 as usize] = page.page + 1;
+        self.counters.programs += 1;
+        self.counters.bytes_programmed += bytes as u64;
+    }
+
+    /// Records an erase of `block` (in range) that took effect.
+    pub(crate) fn record_erase(&mut self, block: BlockId) {
+        let range = self.block_range(block);
+        self.programmed[range].fill(false);
+        self.next_page[block.0 as usize] = 0;
+        self.counters.erases += 1;
+    }
+
+    /// Records a read command transferring `bytes` bytes.
+    pub(crate) fn record_read(&mut self, bytes: usize) {
+        self.counters.reads += 1;
+        self.counters.bytes_read += bytes as u64;
+    }
+
+    /// Records a sync.
+    pub(crate) fn record_sync(&mut self) {
+        self.counters.syncs += 1;
+    }
+
+    /// Sets a page's state outside the NAND rules (for
+    /// [`crate::RawFlash::set_page_image`]); the block's next programmable
+    /// page becomes the one after its highest programmed page. Counts nothing.
+    pub(crate) fn set_raw(&mut self, page: PageAddr, programmed: bool) {
+        let i = self.index(page);
+        self.programmed[i] = programmed;
+        self.recompute_next(page.block);
+    }
+
+    fn recompute_next(&mut self, block: BlockId) {
+        let range = self.block_range(block);
+        self.next_page[block.0 as usize] = self.programmed[range]
+            .iter()
+            .rposition(|&p| p)
+            .map_or(0, |p| p as u32 + 1);
+    }
+
+    /// The counters since the device was created or opened.
+    pub(crate) fn counters(&self) -> FlashCounters {
+        self.counters
+    }
+
+    /// Heap bytes of the page and block tables.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.programmed.capacity() * std::mem::size_of::<bool>()
+            + self.next_page.capacity() * std::mem::size_of::<u32>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_follow_programs_erases_and_raw_changes() {
+        let g = Geometry::tiny();
+        let mut s = PageStates::new(g);
+        let p = |b, p| PageAddr::new(b, p);
+        s.check_program(p(1, 2)).unwrap();
+        s.record_program(p(1, 2), 10);
+        assert!(matches!(
+            s.check_program(p(1, 2)),
+            Err(FlashError::ProgramNotErased { block: 1, page: 2 })
+        ));
+        assert!(matches!(
+            s.check_program(p(1, 1)),
+            Err(FlashError::ProgramOutOfOrder {
+                block: 1,
+                page: 1,
+                next: 3
+            })
+        ));
+        s.check_program(p(1, 5)).unwrap();
+        assert!(!s.block_is_erased(BlockId(1)));
+        s.set_raw(p(1, 6), true);
+        assert!(s.check_program(p(1, 5)).is_err());
+        s.set_raw(p(1, 6), false);
+        s.set_raw(p(1, 2), false);
+        assert!(s.block_is_erased(BlockId(1)));
+        s.record_program(p(1, 0), 10);
+        s.record_erase(BlockId(1));
+        assert!(s.block_is_erased(BlockId(1)));
+        assert!(s.is_erased(p(1, 0)).unwrap());
+        let c = s.counters();
+        assert_eq!((c.programs, c.erases, c.bytes_programmed), (2, 1, 20));
+        assert!(s.is_erased(p(1, 99)).is_err());
+    }
+
+    #[test]
+    fn loading_computes_next_pages() {
+        let g = Geometry::tiny();
+        let ppb = g.pages_per_block as usize;
+        let mut flags = vec![false; g.total_pages() as usize];
+        flags[ppb + 3] = true;
+        let s = PageStates::from_programmed(g, flags);
+        assert!(s.block_is_erased(BlockId(0)));
+        assert!(matches!(
+            s.check_program(PageAddr::new(1, 2)),
+            Err(FlashError::ProgramOutOfOrder { next: 4, .. })
+        ));
+        s.check_program(PageAddr::new(1, 4)).unwrap();
+    }
+}
