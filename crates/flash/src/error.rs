@@ -65,7 +65,9 @@ pub enum FlashError {
     TruncatedImage { path: String, reason: String },
     #[error("{path} is in use by another process (it holds the image lock); stop it first")]
     Locked { path: String },
-    #[error("{path} already exists; pass --force (or remove it) to overwrite it")]
+    /// Creating an image over an existing file without permission to
+    /// replace it. Front ends add how their user grants that permission.
+    #[error("{path} already exists; refusing to overwrite an existing file")]
     AlreadyExists { path: String },
     #[error("{path} is open read-only; reopen it read-write (FileFlash::open) to change it")]
     ReadOnly { path: String },
