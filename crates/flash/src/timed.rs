@@ -286,20 +286,22 @@ impl<F: Flash> TimedFlash<F> {
 
     /// Occupies a die for `ns` from no earlier than `from`; returns the end.
     fn use_die(&mut self, die: usize, from: u64, ns: u64) -> u64 {
-        let start = from.max(self.die_free_ns[die]);
-        let end = start.saturating_add(ns);
-        self.die_free_ns[die] = end;
-        self.die_busy_ns[die] = self.die_busy_ns[die].saturating_add(ns);
-        end
+        occupy(
+            &mut self.die_free_ns[die],
+            &mut self.die_busy_ns[die],
+            from,
+            ns,
+        )
     }
 
     /// Occupies a channel for `ns` from no earlier than `from`; returns the end.
     fn use_channel(&mut self, channel: usize, from: u64, ns: u64) -> u64 {
-        let start = from.max(self.channel_free_ns[channel]);
-        let end = start.saturating_add(ns);
-        self.channel_free_ns[channel] = end;
-        self.channel_busy_ns[channel] = self.channel_busy_ns[channel].saturating_add(ns);
-        end
+        occupy(
+            &mut self.channel_free_ns[channel],
+            &mut self.channel_busy_ns[channel],
+            from,
+            ns,
+        )
     }
 
     fn die_and_channel(&self, block: BlockId) -> (usize, usize) {
@@ -327,6 +329,16 @@ impl<F: Flash> TimedFlash<F> {
             .saturating_add(done.saturating_sub(self.now_ns));
         self.now_ns = self.now_ns.max(done);
     }
+}
+
+/// Occupies a resource (a die or a channel) that is free from `*free_ns`
+/// for `ns`, starting no earlier than `from`; returns the end and adds `ns`
+/// to its busy time.
+fn occupy(free_ns: &mut u64, busy_ns: &mut u64, from: u64, ns: u64) -> u64 {
+    let end = from.max(*free_ns).saturating_add(ns);
+    *free_ns = end;
+    *busy_ns = busy_ns.saturating_add(ns);
+    end
 }
 
 impl<F: Flash> Flash for TimedFlash<F> {

@@ -77,16 +77,18 @@ pub const HEADER_FIELDS: &[Field] = &[
     H_HEADER_CRC,
 ];
 
-/// The geometry fields, in the order [`Geometry::new`] takes them.
-const GEOMETRY_FIELDS: [Field; 7] = [
-    H_CHANNELS,
-    H_DIES_PER_CHANNEL,
-    H_BLOCKS_PER_DIE,
-    H_PAGES_PER_BLOCK,
-    H_SECTORS_PER_PAGE,
-    H_SECTOR_SIZE,
-    H_OOB_SIZE,
-];
+/// The header fields that store a geometry, with their values for `g`.
+fn geometry_fields(g: &Geometry) -> [(Field, u32); 7] {
+    [
+        (H_CHANNELS, g.channels),
+        (H_DIES_PER_CHANNEL, g.dies_per_channel),
+        (H_BLOCKS_PER_DIE, g.blocks_per_die),
+        (H_PAGES_PER_BLOCK, g.pages_per_block),
+        (H_SECTORS_PER_PAGE, g.sectors_per_page),
+        (H_SECTOR_SIZE, g.sector_size),
+        (H_OOB_SIZE, g.oob_size),
+    ]
+}
 
 /// Text written into `created_by` by this build.
 pub(crate) const CREATED_BY: &str = concat!("scftl flash ", env!("CARGO_PKG_VERSION"));
@@ -163,20 +165,10 @@ impl ImageHeader {
     /// Encodes the header block, CRC included.
     pub fn encode(&self) -> Box<[u8; HEADER_SIZE]> {
         let mut h = Box::new([0u8; HEADER_SIZE]);
-        let g = &self.geometry;
         H_MAGIC.bytes_mut(&mut h[..]).copy_from_slice(&IMAGE_MAGIC);
         H_VERSION.put_u32(&mut h[..], self.version);
         H_HEADER_SIZE.put_u32(&mut h[..], HEADER_SIZE as u32);
-        let geometry = [
-            g.channels,
-            g.dies_per_channel,
-            g.blocks_per_die,
-            g.pages_per_block,
-            g.sectors_per_page,
-            g.sector_size,
-            g.oob_size,
-        ];
-        for (f, v) in GEOMETRY_FIELDS.iter().zip(geometry) {
+        for (f, v) in geometry_fields(&self.geometry) {
             f.put_u32(&mut h[..], v);
         }
         H_FLAGS.put_u32(&mut h[..], 0);
@@ -255,10 +247,16 @@ impl ImageHeader {
                 "unknown flags {flags:#x} for format version {version}"
             )));
         }
-        let [channels, dies, blocks, pages, sectors, sector_size, oob] =
-            GEOMETRY_FIELDS.map(|f| f.get_u32(h));
-        let geometry = Geometry::new(channels, dies, blocks, pages, sectors, sector_size, oob)
-            .map_err(|e| corrupt(format!("geometry: {e}")))?;
+        let geometry = Geometry::new(
+            H_CHANNELS.get_u32(h),
+            H_DIES_PER_CHANNEL.get_u32(h),
+            H_BLOCKS_PER_DIE.get_u32(h),
+            H_PAGES_PER_BLOCK.get_u32(h),
+            H_SECTORS_PER_PAGE.get_u32(h),
+            H_SECTOR_SIZE.get_u32(h),
+            H_OOB_SIZE.get_u32(h),
+        )
+        .map_err(|e| corrupt(format!("geometry: {e}")))?;
         let nvram_size = H_NVRAM_SIZE.get_u64(h);
         if nvram_size > MAX_NVRAM_BYTES as u64 {
             return Err(corrupt(format!(
