@@ -23,7 +23,6 @@ use crate::{BlockId, FlashCounters, FlashError, Geometry, PageAddr, Result};
 
 /// Programmed/erased state of every page, the next programmable page of
 /// every block, and the command counters of one device.
-#[derive(Clone, Debug)]
 pub(crate) struct PageStates {
     geometry: Geometry,
     programmed: Vec<bool>,
