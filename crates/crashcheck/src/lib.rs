@@ -21,7 +21,6 @@ pub mod cli;
 pub mod data;
 pub mod exec;
 pub mod explore;
-mod real;
 pub mod spec;
 pub mod target;
 pub mod toy;
