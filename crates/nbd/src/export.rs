@@ -2,7 +2,7 @@
 //! configuration ([`ServerConfig`]), and [`Shared`] — the one device behind
 //! one mutex, its size, the stopping flag and the counters.
 //!
-//! Invariants: the device is reached only through [`Shared::lock`], so
+//! Invariants: the device is reached only through `Shared::lock`, so
 //! requests from all connections apply one at a time; `stopping` is set
 //! only while the lock is held (by shutdown, after its flush) and checked
 //! under it, so nothing changes the device after the final flush.

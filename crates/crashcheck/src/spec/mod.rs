@@ -10,6 +10,11 @@
 //!
 //! Models are sparse (only sectors that ever held a non-zero version are
 //! stored), so their cost follows the workload, not the device size.
+//!
+//! This file owns the [`Spec`] trait and the contract names; `common` owns
+//! what the models share (the sparse version map, and `PerSectorSpec`,
+//! which is the async and sync models but for their rule); each other file
+//! owns one contract.
 
 mod asynchronous;
 mod common;
