@@ -145,6 +145,80 @@ pub struct Stats {
     pub flash_commands: u64,
 }
 
+impl Stats {
+    /// The workload's counters alone (operations by kind), the rest zero.
+    pub fn workload(&self) -> Stats {
+        Stats {
+            operations: self.operations,
+            writes: self.writes,
+            sectors_written: self.sectors_written,
+            trims: self.trims,
+            reads: self.reads,
+            flushes: self.flushes,
+            epoch_full: self.epoch_full,
+            ..Stats::default()
+        }
+    }
+
+    /// The crash and verification counters alone, the workload's zero: what
+    /// a replay of an already counted workload adds to a campaign.
+    pub fn checking(&self) -> Stats {
+        Stats {
+            crashes: self.crashes,
+            crashes_during_format: self.crashes_during_format,
+            crashes_during_recovery: self.crashes_during_recovery,
+            crash_states_checked: self.crash_states_checked,
+            sectors_compared: self.sectors_compared,
+            invariant_checks: self.invariant_checks,
+            flash_commands: self.flash_commands,
+            ..Stats::default()
+        }
+    }
+}
+
+/// Adds every counter. The pattern names every field, so a new counter
+/// cannot be forgotten here.
+impl std::ops::AddAssign<&Stats> for Stats {
+    fn add_assign(&mut self, o: &Stats) {
+        let Stats {
+            operations,
+            writes,
+            sectors_written,
+            trims,
+            reads,
+            flushes,
+            epoch_full,
+            crashes,
+            crashes_during_format,
+            crashes_during_recovery,
+            crash_states_checked,
+            sectors_compared,
+            invariant_checks,
+            flash_commands,
+        } = o;
+        self.operations += operations;
+        self.writes += writes;
+        self.sectors_written += sectors_written;
+        self.trims += trims;
+        self.reads += reads;
+        self.flushes += flushes;
+        self.epoch_full += epoch_full;
+        self.crashes += crashes;
+        self.crashes_during_format += crashes_during_format;
+        self.crashes_during_recovery += crashes_during_recovery;
+        self.crash_states_checked += crash_states_checked;
+        self.sectors_compared += sectors_compared;
+        self.invariant_checks += invariant_checks;
+        self.flash_commands += flash_commands;
+    }
+}
+
+impl std::ops::AddAssign for Stats {
+    fn add_assign(&mut self, o: Stats) {
+        *self += &o;
+    }
+}
+
 /// A contract violation (or an FTL error where none is allowed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
@@ -215,8 +289,9 @@ impl Executor {
         })
     }
 
-    /// Runs a whole script on a fresh device.
-    pub fn run(cfg: &RunConfig, data_seed: u64, script: &[Step]) -> Result<Stats, Violation> {
+    /// Runs a script on a fresh device and returns the executor, ready for
+    /// more steps. A device that cannot be built is a violation at step 0.
+    pub fn replay(cfg: &RunConfig, data_seed: u64, script: &[Step]) -> Result<Executor, Violation> {
         let mut e = Executor::new(cfg.clone(), data_seed).map_err(|m| Violation {
             step: 0,
             message: m,
@@ -224,7 +299,12 @@ impl Executor {
         for s in script {
             e.step(s)?;
         }
-        Ok(e.stats())
+        Ok(e)
+    }
+
+    /// Runs a whole script on a fresh device.
+    pub fn run(cfg: &RunConfig, data_seed: u64, script: &[Step]) -> Result<Stats, Violation> {
+        Executor::replay(cfg, data_seed, script).map(|e| e.stats())
     }
 
     pub fn phase(&self) -> Phase {

@@ -6,7 +6,8 @@
 //! `flash::CrashFlash` and checks every read (`exec`), an explorer that
 //! generates those scripts from one seed or enumerates every crash point
 //! and in-flight outcome of a short workload, and shrinks failures
-//! (`explore`), and the `scftl crashtest` entry point (`cli`).
+//! (`explore`), the FTLs it can drive (`target`, with the canary FTL in
+//! `toy`), and the `scftl crashtest` entry point (`cli`).
 //!
 //! What it promises: a run is a pure function of its seed (and budget in
 //! operations); every failure prints a shrunk script and the command that
@@ -21,7 +22,6 @@ pub mod cli;
 pub mod data;
 pub mod exec;
 pub mod explore;
-mod real;
 pub mod spec;
 pub mod target;
 pub mod toy;

@@ -1,7 +1,13 @@
-//! The FTLs the checker can drive, behind one shape: format or open a
-//! device over the crash-injecting flash, with an optional seeded bug.
+//! The FTLs the checker can drive, and the one shape they share: format or
+//! open a device over the crash-injecting flash, with an optional seeded
+//! bug. This file owns the list of targets (`--ftl` names): the real FTLs
+//! of crates/ftl, each with its default configuration for the geometry,
+//! and the checker's own toy FTL with its canaries (`crate::toy`).
 
-use flash::{CrashFlash, MemFlash, SharedFlash};
+use flash::{CrashFlash, Flash, MemFlash, SharedFlash};
+use ftl::async_ftl::{AsyncConfig, AsyncFtl};
+use ftl::scftl::{Scftl, ScftlConfig};
+use ftl::sync_ftl::{SyncConfig, SyncFtl};
 use ftl::{BlockDevice, Mutant};
 
 use crate::spec::ContractKind;
@@ -31,6 +37,23 @@ impl std::fmt::Debug for Target {
     }
 }
 
+/// A real FTL: formatted with its default configuration for the geometry,
+/// built with the mutant the run asks for.
+macro_rules! real_target {
+    ($name:literal, $contract:expr, $ftl:ident, $config:ident) => {
+        Target {
+            name: $name,
+            contract: $contract,
+            format: |d, m| {
+                let cfg = $config::default_for(d.geometry());
+                Ok(Box::new($ftl::format_with_mutant(d, cfg, m)?))
+            },
+            open: |d, m| Ok(Box::new($ftl::open_with_mutant(d, m)?)),
+        }
+    };
+}
+
+/// The checker's toy FTL with one of its bugs (mutants do not apply).
 macro_rules! toy_target {
     ($name:literal, $bug:expr) => {
         Target {
@@ -42,6 +65,13 @@ macro_rules! toy_target {
     };
 }
 
+/// The real FTLs (see crates/ftl).
+pub const REAL_TARGETS: [Target; 3] = [
+    real_target!("scftl", ContractKind::Snapshot, Scftl, ScftlConfig),
+    real_target!("async", ContractKind::Async, AsyncFtl, AsyncConfig),
+    real_target!("sync", ContractKind::Sync, SyncFtl, SyncConfig),
+];
+
 /// The checker's own toy FTL and its canaries (see `crate::toy`).
 pub const TOY_TARGETS: [Target; 4] = [
     toy_target!("toy", ToyBug::None),
@@ -52,7 +82,7 @@ pub const TOY_TARGETS: [Target; 4] = [
 
 /// The real FTLs (see crates/ftl).
 pub fn real_targets() -> Vec<Target> {
-    crate::real::targets()
+    REAL_TARGETS.to_vec()
 }
 
 /// Every target, real ones first.

@@ -23,6 +23,8 @@
 //! underneath.
 
 pub mod conn;
+pub mod export;
+pub mod handshake;
 pub mod ops;
 pub mod proto;
 pub mod server;
@@ -30,5 +32,7 @@ pub mod server;
 mod testdev;
 #[cfg(test)]
 mod tests;
+pub mod transmission;
 
-pub use server::{Listener, Server, ServerConfig, DEFAULT_LISTEN, DEFAULT_MAX_REQUEST_BYTES};
+pub use export::{ServerConfig, DEFAULT_MAX_REQUEST_BYTES};
+pub use server::{Listener, Server, DEFAULT_LISTEN};

@@ -1,8 +1,12 @@
-//! Wire constants of the NBD protocol and the encoders/decoders for the
-//! handful of fixed-size messages this server exchanges.
+//! The NBD wire format: every constant, and the encoder or decoder of every
+//! message this server exchanges — the greeting, option headers and
+//! replies, the `NBD_INFO_*` payloads, the export-name reply, request
+//! headers and simple replies. The handshake and transmission code only
+//! decide what to send; the bytes are laid out here.
 //!
 //! Everything on the wire is big-endian ("network byte order"). Encoding is
-//! explicit (`to_be_bytes`), never a cast of a struct.
+//! explicit (`to_be_bytes`), never a cast of a struct. Decoders take
+//! untrusted bytes and return `None` instead of panicking.
 
 /// `NBDMAGIC`: first eight bytes the server sends.
 pub const INIT_MAGIC: u64 = 0x4e42_444d_4147_4943;
@@ -125,6 +129,108 @@ impl Request {
     }
 }
 
+/// The server's greeting: `NBDMAGIC`, `IHAVEOPT` and the handshake flags.
+pub fn encode_greeting(handshake_flags: u16) -> [u8; 18] {
+    let mut b = [0u8; 18];
+    b[0..8].copy_from_slice(&INIT_MAGIC.to_be_bytes());
+    b[8..16].copy_from_slice(&OPT_MAGIC.to_be_bytes());
+    b[16..18].copy_from_slice(&handshake_flags.to_be_bytes());
+    b
+}
+
+/// A decoded option request header (its payload follows on the wire).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OptionHeader {
+    pub option: u32,
+    /// Length of the payload that follows.
+    pub length: u32,
+}
+
+impl OptionHeader {
+    /// Decodes a header; `None` if the magic is wrong.
+    pub fn decode(bytes: &[u8; OPTION_HEADER_LEN]) -> Option<OptionHeader> {
+        if be_u64(&bytes[0..8]) != OPT_MAGIC {
+            return None;
+        }
+        Some(OptionHeader {
+            option: be_u32(&bytes[8..12]),
+            length: be_u32(&bytes[12..16]),
+        })
+    }
+}
+
+/// The reply that ends a handshake by `NBD_OPT_EXPORT_NAME`: export size,
+/// transmission flags, and 124 zero bytes unless the client asked for
+/// none (`NBD_FLAG_C_NO_ZEROES`).
+pub fn encode_export_name_reply(size: u64, transmission_flags: u16, no_zeroes: bool) -> Vec<u8> {
+    let mut b = Vec::with_capacity(134);
+    b.extend_from_slice(&size.to_be_bytes());
+    b.extend_from_slice(&transmission_flags.to_be_bytes());
+    if !no_zeroes {
+        b.extend_from_slice(&[0u8; 124]);
+    }
+    b
+}
+
+/// Payload of an `NBD_REP_SERVER` reply to `NBD_OPT_LIST`: the export name
+/// with its length in front.
+pub fn encode_server_entry(name: &[u8]) -> Vec<u8> {
+    let mut p = Vec::with_capacity(4 + name.len());
+    // Names come from the server's configuration and are short.
+    p.extend_from_slice(&(name.len() as u32).to_be_bytes());
+    p.extend_from_slice(name);
+    p
+}
+
+/// The data of `NBD_OPT_INFO` / `NBD_OPT_GO`: the export name and the
+/// information types the client asked for. `None` if the lengths inside do
+/// not add up to the data's length.
+pub fn decode_info_request(data: &[u8]) -> Option<(&[u8], Vec<u16>)> {
+    // Layout: u32 name length, name, u16 number of requests, u16 each.
+    let name_len = be_u32(data.get(0..4)?) as usize;
+    let name_end = 4usize.checked_add(name_len)?;
+    let name = data.get(4..name_end)?;
+    let n = be_u16(data.get(name_end..name_end + 2)?) as usize;
+    let reqs_end = name_end + 2 + 2 * n;
+    if reqs_end != data.len() {
+        return None;
+    }
+    let requests = data[name_end + 2..reqs_end]
+        .chunks_exact(2)
+        .map(be_u16)
+        .collect();
+    Some((name, requests))
+}
+
+/// `NBD_INFO_EXPORT` payload: export size and transmission flags.
+pub fn encode_info_export(size: u64, transmission_flags: u16) -> Vec<u8> {
+    let mut p = Vec::with_capacity(12);
+    p.extend_from_slice(&INFO_EXPORT.to_be_bytes());
+    p.extend_from_slice(&size.to_be_bytes());
+    p.extend_from_slice(&transmission_flags.to_be_bytes());
+    p
+}
+
+/// `NBD_INFO_BLOCK_SIZE` payload: minimum, preferred and maximum block
+/// sizes in bytes.
+pub fn encode_info_block_size(minimum: u32, preferred: u32, maximum: u32) -> Vec<u8> {
+    let mut p = Vec::with_capacity(14);
+    p.extend_from_slice(&INFO_BLOCK_SIZE.to_be_bytes());
+    p.extend_from_slice(&minimum.to_be_bytes());
+    p.extend_from_slice(&preferred.to_be_bytes());
+    p.extend_from_slice(&maximum.to_be_bytes());
+    p
+}
+
+/// `NBD_INFO_NAME` or `NBD_INFO_DESCRIPTION` payload: the type, then the
+/// string without a length (the reply's length frames it).
+pub fn encode_info_string(info_type: u16, text: &[u8]) -> Vec<u8> {
+    let mut p = Vec::with_capacity(2 + text.len());
+    p.extend_from_slice(&info_type.to_be_bytes());
+    p.extend_from_slice(text);
+    p
+}
+
 /// Writes a simple reply header into the first 16 bytes of `out`.
 pub fn encode_simple_reply(out: &mut [u8], error: u32, handle: u64) {
     out[0..4].copy_from_slice(&SIMPLE_REPLY_MAGIC.to_be_bytes());
@@ -194,6 +300,70 @@ mod tests {
         assert_eq!(Request::decode(&b), Some(r));
         b[0] ^= 1;
         assert_eq!(Request::decode(&b), None);
+    }
+
+    #[test]
+    fn greeting_and_export_name_reply_layout() {
+        let g = encode_greeting(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES);
+        assert_eq!(&g[0..16], b"NBDMAGICIHAVEOPT");
+        assert_eq!(be_u16(&g[16..18]), 3);
+        let with = encode_export_name_reply(1 << 30, TFLAG_HAS_FLAGS, false);
+        assert_eq!(with.len(), 134);
+        assert_eq!(be_u64(&with[0..8]), 1 << 30);
+        assert_eq!(be_u16(&with[8..10]), TFLAG_HAS_FLAGS);
+        assert!(with[10..].iter().all(|&b| b == 0));
+        assert_eq!(encode_export_name_reply(1, 0, true).len(), 10);
+    }
+
+    #[test]
+    fn option_header_decodes_and_rejects_bad_magic() {
+        let mut h = [0u8; OPTION_HEADER_LEN];
+        h[0..8].copy_from_slice(&OPT_MAGIC.to_be_bytes());
+        h[8..12].copy_from_slice(&OPT_GO.to_be_bytes());
+        h[12..16].copy_from_slice(&7u32.to_be_bytes());
+        let want = OptionHeader {
+            option: OPT_GO,
+            length: 7,
+        };
+        assert_eq!(OptionHeader::decode(&h), Some(want));
+        h[7] ^= 1;
+        assert_eq!(OptionHeader::decode(&h), None);
+    }
+
+    #[test]
+    fn info_request_decodes_and_rejects_inconsistent_lengths() {
+        let mut d = 2u32.to_be_bytes().to_vec();
+        d.extend_from_slice(b"ab");
+        d.extend_from_slice(&2u16.to_be_bytes());
+        d.extend_from_slice(&INFO_NAME.to_be_bytes());
+        d.extend_from_slice(&INFO_BLOCK_SIZE.to_be_bytes());
+        let (name, requests) = decode_info_request(&d).unwrap();
+        assert_eq!(name, b"ab");
+        assert_eq!(requests, vec![INFO_NAME, INFO_BLOCK_SIZE]);
+        for bad in [&d[..d.len() - 1], &d[..3], &[0xff; 8][..]] {
+            assert_eq!(decode_info_request(bad), None);
+        }
+        let mut long = d.clone();
+        long.push(0);
+        assert_eq!(decode_info_request(&long), None);
+    }
+
+    #[test]
+    fn info_payload_layouts() {
+        let e = encode_info_export(4096, TFLAG_SEND_FLUSH);
+        assert_eq!(e.len(), 12);
+        assert_eq!(be_u16(&e[0..2]), INFO_EXPORT);
+        assert_eq!(be_u64(&e[2..10]), 4096);
+        assert_eq!(be_u16(&e[10..12]), TFLAG_SEND_FLUSH);
+        let b = encode_info_block_size(1, 4096, 32 << 20);
+        assert_eq!(b.len(), 14);
+        assert_eq!(be_u16(&b[0..2]), INFO_BLOCK_SIZE);
+        assert_eq!(
+            [be_u32(&b[2..6]), be_u32(&b[6..10]), be_u32(&b[10..14])],
+            [1, 4096, 32 << 20]
+        );
+        assert_eq!(encode_info_string(INFO_NAME, b"x"), vec![0, 1, b'x']);
+        assert_eq!(encode_server_entry(b"xy"), vec![0, 0, 0, 2, b'x', b'y']);
     }
 
     #[test]

@@ -7,88 +7,22 @@
 //! request changes the device after the final flush.
 
 use std::io;
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use ftl::BlockDevice;
 
-use crate::conn;
-use crate::ops;
+use crate::conn::End;
+use crate::export::{ServerConfig, Shared};
+use crate::handshake;
+use crate::transmission::{self, ConnStats};
 
 /// Default TCP address: the IANA NBD port on loopback only.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:10809";
-/// Default largest request payload accepted and advertised (32 MiB).
-pub const DEFAULT_MAX_REQUEST_BYTES: u32 = 32 << 20;
-
-/// What the server exports and how.
-#[derive(Clone, Debug)]
-pub struct ServerConfig {
-    /// Export name offered by NBD_OPT_LIST; clients may also use "".
-    pub export_name: String,
-    /// Shown to clients that ask for NBD_INFO_DESCRIPTION.
-    pub description: String,
-    /// Refuse writes, trims and write-zeroes with EPERM, and say so in the
-    /// transmission flags.
-    pub read_only: bool,
-    /// Largest READ or WRITE payload accepted; advertised as the maximum
-    /// block size.
-    pub max_request_bytes: u32,
-    /// Smallest block size advertised. Any alignment is served (by
-    /// read-modify-write), so 1 is honest; 512 suits clients that dislike 1.
-    pub min_block_size: u32,
-    /// Most simultaneous clients; further connections are closed at once.
-    pub max_clients: usize,
-    /// Log connections to stderr.
-    pub log: bool,
-    /// Also log each failed request.
-    pub log_errors: bool,
-}
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        ServerConfig {
-            export_name: "scftl".into(),
-            description: String::new(),
-            read_only: false,
-            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            min_block_size: 1,
-            max_clients: 64,
-            log: true,
-            log_errors: true,
-        }
-    }
-}
-
-/// State every connection thread shares.
-pub struct Shared<D> {
-    device: Mutex<D>,
-    pub(crate) config: ServerConfig,
-    pub(crate) size: u64,
-    pub(crate) sector_size: usize,
-    pub(crate) stopping: AtomicBool,
-    pub(crate) epoch_flushes: AtomicU64,
-    clients: AtomicUsize,
-    connections: AtomicU64,
-}
-
-impl<D: BlockDevice + Send> Shared<D> {
-    /// Locks the device. A poisoned lock (a thread panicked while holding
-    /// it, which no code path here should do) is taken over anyway: the
-    /// FTL's own state is consistent between calls.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, D> {
-        self.device.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(crate) fn log(&self, msg: &str) {
-        if self.config.log {
-            eprintln!("scftl nbd: {msg}");
-        }
-    }
-}
-
 /// Where the server listens.
 pub enum Listener {
     Tcp(TcpListener),
@@ -184,19 +118,8 @@ impl<D> Clone for Server<D> {
 
 impl<D: BlockDevice + Send + 'static> Server<D> {
     pub fn new(device: D, config: ServerConfig) -> Server<D> {
-        let size = ops::size_bytes(&device);
-        let sector_size = device.sector_size();
         Server {
-            shared: Arc::new(Shared {
-                device: Mutex::new(device),
-                config,
-                size,
-                sector_size,
-                stopping: AtomicBool::new(false),
-                epoch_flushes: AtomicU64::new(0),
-                clients: AtomicUsize::new(0),
-                connections: AtomicU64::new(0),
-            }),
+            shared: Arc::new(Shared::new(device, config)),
         }
     }
 
@@ -257,8 +180,8 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
             .name(format!("nbd-client-{id}"))
             .spawn(move || {
                 let (end, stats) = match stream.split() {
-                    Ok((r, w)) => conn::serve(&shared, r, w, &label),
-                    Err(e) => (conn::End::Io(e), Default::default()),
+                    Ok((r, w)) => serve_connection(&shared, r, w, &label),
+                    Err(e) => (End::Io(e), Default::default()),
                 };
                 shared.log(&format!(
                     "{label}: disconnected ({end}); {} reads, {} writes, {} trims, {} flushes, {} epoch flushes, {} errors",
@@ -303,6 +226,24 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
         }
         result
     }
+}
+
+/// Runs one connection to its end: the handshake, then transmission if
+/// the client chose the export.
+fn serve_connection<D, R, W>(shared: &Shared<D>, mut r: R, mut w: W, peer: &str) -> (End, ConnStats)
+where
+    D: BlockDevice + Send,
+    R: Read,
+    W: Write,
+{
+    let mut stats = ConnStats::default();
+    let end = match handshake::negotiate(shared, &mut r, &mut w, peer) {
+        Ok(true) => transmission::run(shared, &mut r, &mut w, &mut stats),
+        Ok(false) => End::Clean("client aborted the negotiation"),
+        Err(e) => e,
+    };
+    let _ = w.flush();
+    (end, stats)
 }
 
 /// An accepted connection.

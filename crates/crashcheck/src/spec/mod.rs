@@ -10,14 +10,21 @@
 //!
 //! Models are sparse (only sectors that ever held a non-zero version are
 //! stored), so their cost follows the workload, not the device size.
+//!
+//! This file owns the [`Spec`] trait and the contract names; `common` owns
+//! what the models share (the sparse version map, and `PerSectorSpec`,
+//! which is the async and sync models but for their rule); each other file
+//! owns one contract.
 
 mod asynchronous;
+mod common;
 mod snapshot;
 mod synchronous;
 
-pub use asynchronous::AsyncSpec;
+pub use asynchronous::{AsyncRule, AsyncSpec};
+pub use common::{PerSectorSpec, SectorRule};
 pub use snapshot::SnapshotSpec;
-pub use synchronous::SyncSpec;
+pub use synchronous::{SyncRule, SyncSpec};
 
 use crate::data::Observed;
 
@@ -126,59 +133,4 @@ pub trait Spec {
 
     /// A digest of the model state (to tell crash states apart).
     fn digest(&self) -> u64;
-}
-
-/// Digest helper: order-independent hash of a sparse map.
-pub(crate) fn map_digest<'a>(it: impl Iterator<Item = (&'a u64, u64)>) -> u64 {
-    it.fold(0u64, |acc, (k, v)| {
-        acc.wrapping_add(crate::data::mix64(k.wrapping_mul(0x1000_0000_01B3) ^ v))
-    })
-}
-
-/// Shared state of the async and sync models: a sector either has a known
-/// value or an open set of allowed values plus the value pinned by the
-/// last read since the last crash.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct OpenSector {
-    pub allowed: Vec<u32>,
-    pub current: Option<u32>,
-}
-
-impl OpenSector {
-    pub fn allow(&mut self, v: u32) {
-        if !self.allowed.contains(&v) {
-            self.allowed.push(v);
-        }
-    }
-
-    pub fn check(&mut self, lba: u64, got: Observed, why: &str) -> Result<(), String> {
-        match (self.current, got) {
-            (Some(c), Observed::Version(v)) if c == v => Ok(()),
-            (Some(c), _) => Err(format!(
-                "sector {lba} reads {got}, but it read {} since the last crash and nothing wrote it since",
-                Observed::Version(c)
-            )),
-            (None, Observed::Version(v)) if self.allowed.contains(&v) => {
-                self.current = Some(v);
-                Ok(())
-            }
-            (None, _) => Err(format!(
-                "sector {lba} reads {got}; {why} allows only {}",
-                describe_set(&self.allowed)
-            )),
-        }
-    }
-}
-
-/// "version 3, version 5 or zeros".
-pub(crate) fn describe_set(vs: &[u32]) -> String {
-    let parts: Vec<String> = vs
-        .iter()
-        .map(|&v| Observed::Version(v).to_string())
-        .collect();
-    match parts.len() {
-        0 => "nothing".into(),
-        1 => parts[0].clone(),
-        n => format!("{} or {}", parts[..n - 1].join(", "), parts[n - 1]),
-    }
 }

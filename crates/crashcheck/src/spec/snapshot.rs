@@ -25,14 +25,15 @@
 
 use std::collections::HashMap;
 
-use super::{map_digest, ContractKind, Interrupted, Spec};
+use super::common::{map_digest, Versions};
+use super::{ContractKind, Interrupted, Spec};
 use crate::data::Observed;
 
 /// Paper Fig. 4, sparsely stored.
 #[derive(Clone, Debug, Default)]
 pub struct SnapshotSpec {
     num_sectors: u64,
-    stable: HashMap<u64, u32>,
+    stable: Versions,
     /// volatile = stable overlaid with `changed` (zeros included).
     changed: HashMap<u64, u32>,
     /// Writes (sector updates) since the last flush or recovery.
@@ -41,22 +42,38 @@ pub struct SnapshotSpec {
     /// stable (stable-after = stable overlaid with these).
     flush_candidate: Option<HashMap<u64, u32>>,
     /// While verifying after a crashed flush: can the reads so far be the
-    /// old stable state (.0) / the flushed state (.1)? With a witness each.
-    viable: (bool, bool),
-    witness: (Option<String>, Option<String>),
+    /// old stable state (`[0]`) / the flushed state (`[1]`)?
+    sides: [Side; 2],
+}
+
+/// One candidate state after a crashed flush, during the verification.
+#[derive(Clone, Debug)]
+struct Side {
+    /// No read so far rules it out.
+    viable: bool,
+    /// The first read that ruled it out.
+    witness: Option<String>,
+}
+
+impl Default for Side {
+    fn default() -> Side {
+        Side {
+            viable: true,
+            witness: None,
+        }
+    }
 }
 
 impl SnapshotSpec {
     pub fn new(num_sectors: u64) -> SnapshotSpec {
         SnapshotSpec {
             num_sectors,
-            viable: (true, true),
             ..SnapshotSpec::default()
         }
     }
 
     fn stable_at(&self, lba: u64) -> u32 {
-        self.stable.get(&lba).copied().unwrap_or(0)
+        self.stable.get(lba)
     }
 
     /// `volatile[lba]`.
@@ -70,14 +87,6 @@ impl SnapshotSpec {
     /// Write counter since the last flush or recovery.
     pub fn wcnt(&self) -> u64 {
         self.wcnt
-    }
-
-    fn set_stable(&mut self, lba: u64, v: u32) {
-        if v == 0 {
-            self.stable.remove(&lba);
-        } else {
-            self.stable.insert(lba, v);
-        }
     }
 }
 
@@ -104,7 +113,7 @@ impl Spec for SnapshotSpec {
     fn flush(&mut self) {
         let changed = std::mem::take(&mut self.changed);
         for (lba, v) in changed {
-            self.set_stable(lba, v);
+            self.stable.set(lba, v);
         }
         self.wcnt = 0;
     }
@@ -124,8 +133,7 @@ impl Spec for SnapshotSpec {
     fn recovered(&mut self) {
         self.changed.clear();
         self.wcnt = 0;
-        self.viable = (true, true);
-        self.witness = (None, None);
+        self.sides = Default::default();
     }
 
     fn check(&mut self, lba: u64, got: Observed) -> Result<(), String> {
@@ -136,29 +144,26 @@ impl Spec for SnapshotSpec {
                     Observed::Version(v) => Some(v),
                     Observed::Garbage => None,
                 };
-                if g != Some(before) {
-                    self.viable.0 = false;
-                    self.witness.0.get_or_insert_with(|| {
-                        format!(
-                            "sector {lba} reads {got}, not {} as before the flush",
-                            Observed::Version(before)
-                        )
-                    });
+                let wants = [
+                    (before, "as before the flush"),
+                    (after, "as the flush wrote"),
+                ];
+                for (side, (want, what)) in self.sides.iter_mut().zip(wants) {
+                    if g != Some(want) {
+                        side.viable = false;
+                        side.witness.get_or_insert_with(|| {
+                            format!(
+                                "sector {lba} reads {got}, not {} {what}",
+                                Observed::Version(want)
+                            )
+                        });
+                    }
                 }
-                if g != Some(after) {
-                    self.viable.1 = false;
-                    self.witness.1.get_or_insert_with(|| {
-                        format!(
-                            "sector {lba} reads {got}, not {} as the flush wrote",
-                            Observed::Version(after)
-                        )
-                    });
-                }
-                if !self.viable.0 && !self.viable.1 {
+                if self.sides.iter().all(|s| !s.viable) {
                     return Err(format!(
                         "after a crash inside a flush the device is neither the snapshot before it nor the one it made durable: {}; {}",
-                        self.witness.0.as_deref().unwrap_or("?"),
-                        self.witness.1.as_deref().unwrap_or("?")
+                        self.sides[0].witness.as_deref().unwrap_or("?"),
+                        self.sides[1].witness.as_deref().unwrap_or("?")
                     ));
                 }
                 return Ok(());
@@ -185,12 +190,12 @@ impl Spec for SnapshotSpec {
             // All candidate sectors were read (must_check), so at least one
             // side is viable here; the flushed side wins only if the old one
             // is ruled out (if both are viable they agree on every sector).
-            if !self.viable.0 && self.viable.1 {
+            if !self.sides[0].viable && self.sides[1].viable {
                 for (lba, v) in cand {
-                    self.set_stable(lba, v);
+                    self.stable.set(lba, v);
                 }
             }
-            self.viable = (true, true);
+            self.sides = Default::default();
         }
         Ok(())
     }
@@ -210,7 +215,7 @@ impl Spec for SnapshotSpec {
     }
 
     fn digest(&self) -> u64 {
-        let s = map_digest(self.stable.iter().map(|(k, v)| (k, u64::from(*v))));
+        let s = self.stable.digest();
         let c = map_digest(
             self.changed
                 .iter()

@@ -6,123 +6,43 @@
 //! value until the next crash; a completed write settles the sector. Flush
 //! changes nothing.
 //!
-//! Invariants: `known` holds no zero versions; a sector is in `open` exactly
-//! when an interrupted write touched it and no completed write has since.
+//! This file owns only that rule; the per-sector bookkeeping is
+//! [`PerSectorSpec`]'s. Invariant: a sector is open exactly when an
+//! interrupted write touched it and no completed write has since.
 
-use std::collections::HashMap;
-
-use super::{map_digest, ContractKind, Interrupted, OpenSector, Spec};
+use super::common::{PerSectorSpec, SectorRule};
+use super::ContractKind;
 use crate::data::Observed;
 
-#[derive(Clone, Debug, Default)]
-pub struct SyncSpec {
-    num_sectors: u64,
-    known: HashMap<u64, u32>,
-    open: HashMap<u64, OpenSector>,
-}
+/// The sync contract's model.
+pub type SyncSpec = PerSectorSpec<SyncRule>;
 
-impl SyncSpec {
-    pub fn new(num_sectors: u64) -> SyncSpec {
-        SyncSpec {
-            num_sectors,
-            ..SyncSpec::default()
-        }
-    }
-}
+/// What the sync contract settles: each completed write.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SyncRule;
 
-impl Spec for SyncSpec {
-    fn kind(&self) -> ContractKind {
-        ContractKind::Sync
+impl SectorRule for SyncRule {
+    const KIND: ContractKind = ContractKind::Sync;
+    const OPEN_WHY: &'static str = "an interrupted write (old or new value)";
+    const DIGEST_ROTATION: u32 = 29;
+
+    fn settled_why(want: Observed) -> String {
+        format!("its last completed write left {want}")
     }
 
-    fn num_sectors(&self) -> u64 {
-        self.num_sectors
-    }
-
-    fn reset(&mut self) {
-        *self = SyncSpec::new(self.num_sectors);
-    }
-
-    fn write(&mut self, lba: u64, versions: &[u32]) {
+    fn write(model: &mut SyncSpec, lba: u64, versions: &[u32]) {
         for (i, &v) in versions.iter().enumerate() {
-            let l = lba + i as u64;
-            self.open.remove(&l);
-            if v == 0 {
-                self.known.remove(&l);
-            } else {
-                self.known.insert(l, v);
-            }
+            model.settle(lba + i as u64, v);
         }
     }
 
-    fn flush(&mut self) {}
-
-    fn interrupted(&mut self, op: Interrupted<'_>) {
-        if let Interrupted::Write { lba, versions } = op {
-            for (i, &v) in versions.iter().enumerate() {
-                let l = lba + i as u64;
-                let old = self.known.get(&l).copied().unwrap_or(0);
-                let e = self.open.entry(l).or_insert_with(|| OpenSector {
-                    allowed: vec![old],
-                    current: None,
-                });
-                e.allow(v);
-            }
-        }
-        for e in self.open.values_mut() {
-            e.current = None;
-        }
-    }
-
-    fn recovered(&mut self) {}
-
-    fn check(&mut self, lba: u64, got: Observed) -> Result<(), String> {
-        if let Some(e) = self.open.get_mut(&lba) {
-            return e.check(lba, got, "an interrupted write (old or new value)");
-        }
-        let want = self.known.get(&lba).copied().unwrap_or(0);
-        if got == Observed::Version(want) {
-            Ok(())
-        } else {
-            Err(format!(
-                "sector {lba} reads {got}, but its last completed write left {}",
-                Observed::Version(want)
-            ))
-        }
-    }
-
-    fn end_verify(&mut self) -> Result<(), String> {
-        Ok(())
-    }
-
-    fn must_check(&self, out: &mut Vec<u64>) {
-        out.extend(self.open.keys().copied());
-    }
-
-    fn expected(&self, lba: u64) -> Option<u32> {
-        match self.open.get(&lba) {
-            Some(e) => e.current,
-            None => Some(self.known.get(&lba).copied().unwrap_or(0)),
-        }
-    }
-
-    fn digest(&self) -> u64 {
-        let k = map_digest(self.known.iter().map(|(k, v)| (k, u64::from(*v))));
-        let o = map_digest(self.open.iter().map(|(k, e)| {
-            let mut a = e.allowed.clone();
-            a.sort_unstable();
-            let h = a
-                .iter()
-                .fold(0u64, |h, &v| crate::data::mix64(h ^ u64::from(v)));
-            (k, h ^ e.current.map_or(u64::MAX, u64::from))
-        }));
-        crate::data::mix64(k ^ o.rotate_left(29))
-    }
+    fn flush(_: &mut SyncSpec) {}
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::{Interrupted, Spec};
 
     #[test]
     fn completed_writes_are_durable_and_interrupted_ones_old_or_new() {

@@ -1,0 +1,336 @@
+//! Random mode: the script generator (workload operations, power cuts
+//! armed at a random flash command of the cycle, crash policies, recoveries
+//! and formats that may themselves be cut) and the seeded campaign that
+//! runs it until an operation or time budget is spent. Exhaustive mode
+//! reuses the generator for its crash-free workload.
+
+use std::time::Duration;
+
+use flash::CrashPolicy;
+use rand::Rng;
+use rand_pcg::Pcg64;
+
+use super::report::{Report, Reporter};
+use crate::exec::{CrashHow, Executor, Phase, RunConfig, Stats, Step, Violation};
+
+/// The workload mix.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// Relative weights of the operations.
+    pub write: u32,
+    pub trim: u32,
+    pub flush: u32,
+    pub read: u32,
+    /// Largest multi-sector request.
+    pub max_sectors: u32,
+    /// Fraction of the address space that is hot, and the probability that
+    /// a request goes there.
+    pub hot_fraction: f64,
+    pub hot_prob: f64,
+}
+
+impl Default for Workload {
+    fn default() -> Workload {
+        Workload {
+            write: 60,
+            trim: 4,
+            flush: 10,
+            read: 10,
+            max_sectors: 8,
+            hot_fraction: 0.1,
+            hot_prob: 0.6,
+        }
+    }
+}
+
+/// Random-mode settings.
+#[derive(Clone, Debug)]
+pub struct ExploreConfig {
+    pub seed: u64,
+    /// Stop after this many operations...
+    pub ops: Option<u64>,
+    /// ...or after this much time (checked between cycles).
+    pub time: Option<Duration>,
+    pub workload: Workload,
+    /// Probability that a cycle of operations ends in a power cut armed at
+    /// a random flash command (otherwise the device runs on).
+    pub crash_prob: f64,
+    /// Probability of arming a power cut inside a recovery / a format.
+    pub recovery_crash_prob: f64,
+    pub format_crash_prob: f64,
+    /// Probability that a cycle issues no flush of its own (only those the
+    /// epoch bound forces), so long epochs — tentative delta pages, GC
+    /// inside an epoch — are exercised too.
+    pub long_epoch_prob: f64,
+    /// A verification reads every sector with probability
+    /// `full_verify_sectors / num_sectors` (so full reads cost about this
+    /// many sectors per crash on average), capped at 5%.
+    pub full_verify_sectors: f64,
+    /// Probability that a verification calls `check_invariants` (scaled
+    /// down on devices of more than 65536 sectors, where it is costly).
+    pub invariants_prob: f64,
+    /// Shrink a failing script for at most this long.
+    pub shrink_time: Duration,
+}
+
+impl ExploreConfig {
+    pub fn new(seed: u64) -> ExploreConfig {
+        ExploreConfig {
+            seed,
+            ops: None,
+            time: None,
+            workload: Workload::default(),
+            crash_prob: 0.9,
+            recovery_crash_prob: 0.25,
+            format_crash_prob: 0.3,
+            long_epoch_prob: 0.2,
+            full_verify_sectors: 8.0,
+            invariants_prob: 0.05,
+            shrink_time: Duration::from_secs(20),
+        }
+    }
+}
+
+/// The script generator: draws each step from the run's generator, records
+/// it in `script` and runs it at once, so every choice sees the device's
+/// current state (phase, epoch budget, commands per operation).
+pub(super) struct Gen<'a> {
+    cfg: &'a ExploreConfig,
+    pub(super) rng: Pcg64,
+    pub(super) exec: Executor,
+    pub(super) script: Vec<Step>,
+    /// Workload operations emitted (what `--ops` counts).
+    pub(super) ops: u64,
+    /// Running estimate of flash commands per operation, so a power cut
+    /// lands uniformly over a cycle's commands.
+    cmds_per_op: f64,
+    /// Commands of the last uncut format, and the most any recovery took:
+    /// the ranges power cuts inside them are drawn from.
+    format_cmds: u64,
+    recovery_cmds: u64,
+    /// This cycle issues no voluntary flush.
+    no_flush: bool,
+}
+
+impl<'a> Gen<'a> {
+    pub(super) fn new(cfg: &'a ExploreConfig, rng: Pcg64, exec: Executor) -> Gen<'a> {
+        Gen {
+            cfg,
+            rng,
+            exec,
+            script: Vec::new(),
+            ops: 0,
+            cmds_per_op: 2.0,
+            format_cmds: 64,
+            recovery_cmds: 4,
+            no_flush: false,
+        }
+    }
+
+    pub(super) fn emit(&mut self, s: Step) -> Result<(), Violation> {
+        if s.is_op() {
+            self.ops += 1;
+        }
+        self.script.push(s.clone());
+        self.exec.step(&s)
+    }
+
+    fn policy(&mut self) -> CrashPolicy {
+        match self.rng.gen_range(0..10) {
+            0..=6 => CrashPolicy::Random,
+            7 => CrashPolicy::AllGarbage,
+            8 => CrashPolicy::AllApplied,
+            _ => CrashPolicy::NoneApplied,
+        }
+    }
+
+    fn crash(&mut self) -> Result<(), Violation> {
+        let how = CrashHow::Policy(self.policy());
+        let seed = self.rng.gen();
+        self.emit(Step::Crash { how, seed })
+    }
+
+    /// Recovers until the device is up (or blank), cutting power inside
+    /// recovery now and then.
+    fn recover(&mut self) -> Result<(), Violation> {
+        loop {
+            if self.rng.gen_bool(self.cfg.recovery_crash_prob) {
+                let n = self.rng.gen_range(0..=self.recovery_cmds.max(1));
+                self.emit(Step::Arm { commands: n })?;
+            }
+            let step = Step::Recover {
+                sample_seed: self.rng.gen(),
+                invariants: self.rng.gen_bool(
+                    self.cfg.invariants_prob
+                        * (65536.0 / self.exec.num_sectors().max(1) as f64).min(1.0),
+                ),
+                full: self.rng.gen_bool(
+                    (self.cfg.full_verify_sectors / self.exec.num_sectors().max(1) as f64)
+                        .clamp(0.0, 0.05),
+                ),
+            };
+            self.emit(step)?;
+            match self.exec.phase() {
+                Phase::Up => {
+                    self.recovery_cmds = self.recovery_cmds.max(self.exec.last_recovery_commands());
+                    return Ok(());
+                }
+                Phase::Fresh => return Ok(()),
+                Phase::Down => self.crash()?,
+            }
+        }
+    }
+
+    /// Formats until a format completes or a crashed one turns out durable.
+    fn format(&mut self) -> Result<(), Violation> {
+        while self.exec.phase() == Phase::Fresh {
+            let armed = self.rng.gen_bool(self.cfg.format_crash_prob);
+            if armed {
+                let n = self.rng.gen_range(0..=self.format_cmds);
+                self.emit(Step::Arm { commands: n })?;
+            }
+            let before = self.exec.flash_commands();
+            self.emit(Step::Format)?;
+            if self.exec.phase() == Phase::Up {
+                if !armed {
+                    self.format_cmds = self.exec.flash_commands() - before;
+                }
+                break;
+            }
+            self.crash()?;
+            self.recover()?;
+        }
+        Ok(())
+    }
+
+    fn pick_lba(&mut self, count: u32) -> u64 {
+        let n = self.exec.num_sectors();
+        let c = u64::from(count).min(n);
+        let hot = ((n as f64 * self.cfg.workload.hot_fraction) as u64).max(c);
+        let span = if self.rng.gen_bool(self.cfg.workload.hot_prob) {
+            hot
+        } else {
+            n
+        };
+        self.rng.gen_range(0..=span - c)
+    }
+
+    /// One workload operation (a write that would overflow the epoch bound
+    /// is preceded by a flush).
+    pub(super) fn op(&mut self) -> Result<(), Violation> {
+        let w = &self.cfg.workload;
+        let flush_w = if self.no_flush { 0 } else { w.flush };
+        let total = w.write + w.trim + flush_w + w.read;
+        let r = self.rng.gen_range(0..total.max(1));
+        let max = w.max_sectors.max(1);
+        let count = if self.rng.gen_bool(0.5) {
+            1
+        } else {
+            self.rng.gen_range(1..=max)
+        };
+        let count = count.min(self.exec.num_sectors().min(u64::from(u32::MAX)) as u32);
+        if r < w.write + w.trim {
+            let trim = r >= w.write;
+            let mut count = count;
+            if let Some(rem) = self.exec.epoch_remaining() {
+                if rem < u64::from(count) {
+                    self.emit(Step::Flush)?;
+                    if self.exec.phase() != Phase::Up {
+                        return Ok(());
+                    }
+                    let rem = self.exec.epoch_remaining().unwrap_or(u64::MAX);
+                    count = count.min(rem.min(u64::from(u32::MAX)) as u32);
+                    if count == 0 {
+                        return Ok(());
+                    }
+                }
+            }
+            let lba = self.pick_lba(count);
+            if trim {
+                self.emit(Step::Trim { lba, count })
+            } else {
+                self.emit(Step::Write { lba, count })
+            }
+        } else if r < w.write + w.trim + flush_w {
+            self.emit(Step::Flush)
+        } else {
+            let lba = self.pick_lba(count);
+            self.emit(Step::Read { lba, count })
+        }
+    }
+
+    fn cycle_len(&mut self) -> u64 {
+        // Mostly short (crash throughput), sometimes long (GC, full
+        // epochs, aging the device between crashes).
+        match self.rng.gen_range(0..100) {
+            0..=84 => self.rng.gen_range(1..=4),
+            85..=97 => self.rng.gen_range(8..=64),
+            _ => self.rng.gen_range(64..=512),
+        }
+    }
+}
+
+/// Runs a random campaign. `progress` is called now and then with the
+/// counters and the operations done so far.
+pub fn explore(
+    run: &RunConfig,
+    cfg: &ExploreConfig,
+    progress: &mut dyn FnMut(&Stats, Duration),
+) -> Report {
+    let (reporter, rng) = Reporter::begin(run, cfg.seed, cfg.shrink_time);
+    let data_seed = reporter.data_seed();
+    let exec = match Executor::replay(run, data_seed, &[]) {
+        Ok(e) => e,
+        Err(v) => return reporter.failed(Stats::default(), None, v, vec![], 0),
+    };
+    let mut g = Gen::new(cfg, rng, exec);
+    let ops_budget = cfg.ops.unwrap_or(u64::MAX);
+    let mut cycles = 0u64;
+    let result = (|| -> Result<(), Violation> {
+        loop {
+            if g.ops >= ops_budget || cfg.time.is_some_and(|t| reporter.elapsed() >= t) {
+                return Ok(());
+            }
+            if g.exec.versions_left() < 1 << 20 {
+                return Ok(());
+            }
+            g.format()?;
+            if g.exec.phase() != Phase::Up {
+                continue;
+            }
+            let len = g.cycle_len();
+            g.no_flush = g.rng.gen_bool(cfg.long_epoch_prob);
+            let crash = g.rng.gen_bool(cfg.crash_prob);
+            if crash {
+                let est = (g.cmds_per_op * len as f64).ceil() as u64 + 1;
+                let n = g.rng.gen_range(0..=est);
+                g.emit(Step::Arm { commands: n })?;
+            }
+            let (c0, o0) = (g.exec.flash_commands(), g.ops);
+            for _ in 0..len {
+                if g.ops >= ops_budget || g.exec.phase() != Phase::Up {
+                    break;
+                }
+                g.op()?;
+            }
+            if g.exec.phase() == Phase::Up && g.ops > o0 {
+                let per = (g.exec.flash_commands() - c0) as f64 / (g.ops - o0) as f64;
+                g.cmds_per_op = 0.8 * g.cmds_per_op + 0.2 * per.max(0.05);
+            }
+            if crash || g.exec.phase() != Phase::Up {
+                g.crash()?;
+                g.recover()?;
+            }
+            cycles += 1;
+            if cycles.is_multiple_of(32) {
+                progress(&g.exec.stats(), reporter.elapsed());
+            }
+        }
+    })();
+    let stats = g.exec.stats();
+    progress(&stats, reporter.elapsed());
+    match result {
+        Ok(()) => reporter.passed(stats, None),
+        Err(v) => reporter.failed(stats, None, v, std::mem::take(&mut g.script), g.ops),
+    }
+}

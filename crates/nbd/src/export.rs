@@ -1,0 +1,124 @@
+//! What the server exports and the state every connection shares: the
+//! configuration ([`ServerConfig`]), and [`Shared`] — the one device behind
+//! one mutex, its size, the stopping flag and the counters.
+//!
+//! Invariants: the device is reached only through `Shared::lock`, so
+//! requests from all connections apply one at a time; `stopping` is set
+//! only while the lock is held (by shutdown, after its flush) and checked
+//! under it, so nothing changes the device after the final flush.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::{Mutex, MutexGuard};
+
+use ftl::BlockDevice;
+
+use crate::ops;
+use crate::proto::{
+    TFLAG_CAN_MULTI_CONN, TFLAG_HAS_FLAGS, TFLAG_READ_ONLY, TFLAG_SEND_FLUSH, TFLAG_SEND_FUA,
+    TFLAG_SEND_TRIM, TFLAG_SEND_WRITE_ZEROES,
+};
+
+/// Default largest request payload accepted and advertised (32 MiB).
+pub const DEFAULT_MAX_REQUEST_BYTES: u32 = 32 << 20;
+
+/// What the server exports and how.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Export name offered by NBD_OPT_LIST; clients may also use "".
+    pub export_name: String,
+    /// Shown to clients that ask for NBD_INFO_DESCRIPTION.
+    pub description: String,
+    /// Refuse writes, trims and write-zeroes with EPERM, and say so in the
+    /// transmission flags.
+    pub read_only: bool,
+    /// Largest READ or WRITE payload accepted; advertised as the maximum
+    /// block size.
+    pub max_request_bytes: u32,
+    /// Smallest block size advertised. Any alignment is served (by
+    /// read-modify-write), so 1 is honest; 512 suits clients that dislike 1.
+    pub min_block_size: u32,
+    /// Most simultaneous clients; further connections are closed at once.
+    pub max_clients: usize,
+    /// Log connections to stderr.
+    pub log: bool,
+    /// Also log each failed request.
+    pub log_errors: bool,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            export_name: "scftl".into(),
+            description: String::new(),
+            read_only: false,
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            min_block_size: 1,
+            max_clients: 64,
+            log: true,
+            log_errors: true,
+        }
+    }
+}
+
+/// State every connection thread shares.
+pub struct Shared<D> {
+    device: Mutex<D>,
+    pub(crate) config: ServerConfig,
+    pub(crate) size: u64,
+    pub(crate) sector_size: usize,
+    pub(crate) stopping: AtomicBool,
+    pub(crate) epoch_flushes: AtomicU64,
+    /// Connections being served now, and ever accepted.
+    pub(crate) clients: AtomicUsize,
+    pub(crate) connections: AtomicU64,
+}
+
+impl<D: BlockDevice + Send> Shared<D> {
+    pub(crate) fn new(device: D, config: ServerConfig) -> Shared<D> {
+        Shared {
+            size: ops::size_bytes(&device),
+            sector_size: device.sector_size(),
+            device: Mutex::new(device),
+            config,
+            stopping: AtomicBool::new(false),
+            epoch_flushes: AtomicU64::new(0),
+            clients: AtomicUsize::new(0),
+            connections: AtomicU64::new(0),
+        }
+    }
+
+    /// Locks the device. A poisoned lock (a thread panicked while holding
+    /// it, which no code path here should do) is taken over anyway: the
+    /// FTL's own state is consistent between calls.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, D> {
+        self.device.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn log(&self, msg: &str) {
+        if self.config.log {
+            eprintln!("scftl nbd: {msg}");
+        }
+    }
+
+    /// The export's transmission flags.
+    pub(crate) fn transmission_flags(&self) -> u16 {
+        let mut f = TFLAG_HAS_FLAGS
+            | TFLAG_SEND_FLUSH
+            | TFLAG_SEND_FUA
+            | TFLAG_SEND_TRIM
+            | TFLAG_SEND_WRITE_ZEROES
+            // One device, one lock, no per-connection cache: a flush on any
+            // connection covers every connection's completed writes.
+            | TFLAG_CAN_MULTI_CONN;
+        if self.config.read_only {
+            f |= TFLAG_READ_ONLY;
+        }
+        f
+    }
+
+    /// Whether a client's export name selects this export.
+    pub(crate) fn name_matches(&self, name: &[u8]) -> bool {
+        // The empty name selects the default (and only) export.
+        name.is_empty() || name == self.config.export_name.as_bytes()
+    }
+}

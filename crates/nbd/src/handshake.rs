@@ -1,0 +1,174 @@
+//! The fixed-newstyle handshake: the greeting, the client's flags, then
+//! option haggling until the client picks the export (`NBD_OPT_GO` or
+//! `NBD_OPT_EXPORT_NAME`) or gives up (`NBD_OPT_ABORT`). Also answered:
+//! `NBD_OPT_INFO` and `NBD_OPT_LIST`; every other option gets
+//! `NBD_REP_ERR_UNSUP`. Option payloads are bounded (longer ones are
+//! skipped and refused) and so is the number of options per connection.
+
+use std::io::{self, Read, Write};
+
+use ftl::BlockDevice;
+
+use crate::conn::{discard, read_message, send, End};
+use crate::export::Shared;
+use crate::proto::*;
+
+/// Longest option payload the server reads into memory; longer ones are
+/// skipped and answered with `NBD_REP_ERR_TOO_BIG`.
+const MAX_OPTION_BYTES: u32 = 64 * 1024;
+/// Longest string (export name) the protocol allows.
+const MAX_STRING_BYTES: usize = 4096;
+/// Most options one connection may send before the server gives up on it.
+const MAX_OPTIONS: u32 = 4096;
+
+/// The whole handshake. `Ok(true)`: the client chose the export, enter
+/// transmission; `Ok(false)`: the client aborted.
+pub fn negotiate<D, R, W>(shared: &Shared<D>, r: &mut R, w: &mut W, peer: &str) -> Result<bool, End>
+where
+    D: BlockDevice + Send,
+    R: Read,
+    W: Write,
+{
+    send(w, &encode_greeting(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES))?;
+
+    let mut cf = [0u8; 4];
+    if !read_message(r, &mut cf)? {
+        return Err(End::Clean("client closed before sending its flags"));
+    }
+    let client_flags = be_u32(&cf);
+    let known = CLIENT_FLAG_FIXED_NEWSTYLE | CLIENT_FLAG_NO_ZEROES;
+    if client_flags & !known != 0 {
+        return Err(End::Protocol(format!(
+            "unknown client flags {client_flags:#x}"
+        )));
+    }
+    let no_zeroes = client_flags & CLIENT_FLAG_NO_ZEROES != 0;
+
+    for _ in 0..MAX_OPTIONS {
+        let mut hdr = [0u8; OPTION_HEADER_LEN];
+        if !read_message(r, &mut hdr)? {
+            return Err(End::Clean("client closed during negotiation"));
+        }
+        let Some(OptionHeader {
+            option,
+            length: len,
+        }) = OptionHeader::decode(&hdr)
+        else {
+            return Err(End::Protocol("bad option magic".into()));
+        };
+        if len > MAX_OPTION_BYTES {
+            if option == OPT_EXPORT_NAME {
+                return Err(End::Protocol(format!(
+                    "NBD_OPT_EXPORT_NAME with a {len}-byte name"
+                )));
+            }
+            discard(r, u64::from(len))?;
+            reply(w, option, REP_ERR_TOO_BIG, b"option data too long")?;
+            continue;
+        }
+        let mut data = vec![0u8; len as usize];
+        if !data.is_empty() && !read_message(r, &mut data)? {
+            return Err(End::Io(io::ErrorKind::UnexpectedEof.into()));
+        }
+        match option {
+            OPT_EXPORT_NAME => {
+                if !shared.name_matches(&data) {
+                    return Err(End::Protocol(format!(
+                        "NBD_OPT_EXPORT_NAME for unknown export {:?}",
+                        String::from_utf8_lossy(&data)
+                    )));
+                }
+                let flags = shared.transmission_flags();
+                send(w, &encode_export_name_reply(shared.size, flags, no_zeroes))?;
+                shared.log(&format!("{peer}: export chosen with NBD_OPT_EXPORT_NAME"));
+                return Ok(true);
+            }
+            OPT_ABORT => {
+                // The client may already have gone; the reply is a courtesy.
+                let _ = reply(w, option, REP_ACK, &[]);
+                return Ok(false);
+            }
+            OPT_LIST => {
+                if !data.is_empty() {
+                    reply(w, option, REP_ERR_INVALID, b"NBD_OPT_LIST takes no data")?;
+                    continue;
+                }
+                let entry = encode_server_entry(shared.config.export_name.as_bytes());
+                reply(w, option, REP_SERVER, &entry)?;
+                reply(w, option, REP_ACK, &[])?;
+            }
+            OPT_INFO | OPT_GO => {
+                if info_or_go(shared, w, option, &data)? && option == OPT_GO {
+                    shared.log(&format!("{peer}: export chosen with NBD_OPT_GO"));
+                    return Ok(true);
+                }
+            }
+            OPT_STARTTLS => reply(w, option, REP_ERR_UNSUP, b"this server does not offer TLS")?,
+            OPT_STRUCTURED_REPLY => reply(
+                w,
+                option,
+                REP_ERR_UNSUP,
+                b"this server sends simple replies only",
+            )?,
+            _ => reply(w, option, REP_ERR_UNSUP, b"option not supported by scftl")?,
+        }
+    }
+    Err(End::Protocol(format!(
+        "more than {MAX_OPTIONS} options without choosing an export"
+    )))
+}
+
+/// Sends one option reply.
+fn reply<W: Write>(w: &mut W, option: u32, reply_type: u32, payload: &[u8]) -> io::Result<()> {
+    send(w, &encode_option_reply(option, reply_type, payload))
+}
+
+/// Answers NBD_OPT_INFO or NBD_OPT_GO. Returns whether the export was
+/// granted (for GO: transmission starts).
+fn info_or_go<D, W>(shared: &Shared<D>, w: &mut W, option: u32, data: &[u8]) -> io::Result<bool>
+where
+    D: BlockDevice + Send,
+    W: Write,
+{
+    let Some((name, requests)) = decode_info_request(data) else {
+        reply(
+            w,
+            option,
+            REP_ERR_INVALID,
+            b"malformed NBD_OPT_INFO/NBD_OPT_GO data",
+        )?;
+        return Ok(false);
+    };
+    if name.len() > MAX_STRING_BYTES || !shared.name_matches(name) {
+        let msg = format!(
+            "no export named {:?}; this server exports {:?} (the empty name also selects it)",
+            String::from_utf8_lossy(&name[..name.len().min(256)]),
+            shared.config.export_name
+        );
+        reply(w, option, REP_ERR_UNKNOWN, msg.as_bytes())?;
+        return Ok(false);
+    }
+    let export = encode_info_export(shared.size, shared.transmission_flags());
+    reply(w, option, REP_INFO, &export)?;
+
+    // Block sizes are always sent: they tell the client what we prefer
+    // even when it did not ask, which the protocol allows.
+    let sizes = encode_info_block_size(
+        shared.config.min_block_size,
+        shared.sector_size as u32,
+        shared.config.max_request_bytes,
+    );
+    reply(w, option, REP_INFO, &sizes)?;
+
+    if requests.contains(&INFO_NAME) {
+        let name = encode_info_string(INFO_NAME, shared.config.export_name.as_bytes());
+        reply(w, option, REP_INFO, &name)?;
+    }
+    if requests.contains(&INFO_DESCRIPTION) && !shared.config.description.is_empty() {
+        let d = shared.config.description.as_bytes();
+        let description = encode_info_string(INFO_DESCRIPTION, &d[..d.len().min(MAX_STRING_BYTES)]);
+        reply(w, option, REP_INFO, &description)?;
+    }
+    reply(w, option, REP_ACK, &[])?;
+    Ok(true)
+}
