@@ -58,7 +58,10 @@ pub struct Opened {
 fn flash_err(path: &Path, e: FlashError) -> CliError {
     let msg = format!("{e}");
     match e {
-        FlashError::AlreadyExists { .. } => CliError::usage(msg),
+        // The flash layer names the concept; the CLI owns the flag.
+        FlashError::AlreadyExists { .. } => {
+            CliError::usage(format!("{msg} (pass --force, or remove it, to overwrite it)"))
+        }
         _ => CliError::runtime(format!("{}: {msg}", path.display())),
     }
 }
