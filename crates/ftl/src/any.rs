@@ -47,55 +47,26 @@ pub fn scftl_config(g: &Geometry, opts: &FormatOptions) -> Result<ScftlConfig> {
             cfg.gc_bound = k;
             cfg.gc_threshold = u;
         }
-        (k, u) if custom || k.is_some() || u.is_some() => {
-            let s = u64::from(g.dies()) * u64::from(g.sectors_per_block());
-            let us: Vec<u32> = match u {
-                Some(u) => vec![u],
-                None => (1..g.blocks_per_die).rev().collect(),
-            };
-            let mut found = None;
-            for u in us {
-                let n = cfg.logical_sectors / u64::from(u.max(1));
-                let k = match k {
-                    Some(k) => k,
-                    None if n < s => {
-                        // Constraint (1) with the flush padding and the
-                        // abandoned active superblock (SCFTL's (3)).
-                        let need = u64::from(cfg.write_bound)
-                            + u64::from(g.sectors_per_page - 1)
-                            + (s - 1);
-                        need.div_ceil(s - n).min(u64::from(u32::MAX)) as u32
-                    }
-                    None => continue,
-                };
-                let trial = ScftlConfig {
-                    gc_bound: k,
-                    gc_threshold: u,
-                    ..cfg.clone()
-                };
-                if trial.validate(g).is_ok() {
-                    found = Some(trial);
-                    break;
-                }
+        (k, u) if custom || k.is_some() || u.is_some() => match cfg.fit_k_u(g, k, u) {
+            Some((k, u)) => {
+                cfg.gc_bound = k;
+                cfg.gc_threshold = u;
             }
-            match found {
-                Some(c) => cfg = c,
-                None => {
-                    // Report why the user's numbers cannot work.
-                    if let Some(k) = k {
-                        cfg.gc_bound = k;
-                    }
-                    if let Some(u) = u {
-                        cfg.gc_threshold = u;
-                    }
-                    cfg.validate(g)?;
-                    return Err(FtlError::BadConfig(format!(
-                        "no GC bound K and threshold U satisfy the SCFTL constraints for {} logical sectors and W = {} on this geometry; lower the size or the write bound",
-                        cfg.logical_sectors, cfg.write_bound
-                    )));
+            None => {
+                // Report why the user's numbers cannot work.
+                if let Some(k) = k {
+                    cfg.gc_bound = k;
                 }
+                if let Some(u) = u {
+                    cfg.gc_threshold = u;
+                }
+                cfg.validate(g)?;
+                return Err(FtlError::BadConfig(format!(
+                    "no GC bound K and threshold U satisfy the SCFTL constraints for {} logical sectors and W = {} on this geometry; lower the size or the write bound",
+                    cfg.logical_sectors, cfg.write_bound
+                )));
             }
-        }
+        },
         _ => {}
     }
     cfg.validate(g)?;

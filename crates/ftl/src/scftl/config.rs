@@ -102,12 +102,10 @@ impl ScftlConfig {
                 delta_region_superblocks: delta_sbs,
                 delta_pairs_per_page: pairs,
             };
-            if let Some((k, u)) = cfg.search_k_u(g) {
+            if let Some((k, u)) = cfg.fit_k_u(g, None, None) {
                 cfg.gc_bound = k;
                 cfg.gc_threshold = u;
-                if cfg.validate(g).is_ok() {
-                    return cfg;
-                }
+                return cfg;
             }
             if l <= 1 {
                 // Degenerate geometry: return the last attempt; validate()
@@ -118,38 +116,44 @@ impl ScftlConfig {
         }
     }
 
-    /// Smallest K and largest U satisfying (1)–(4) for this L and layout.
-    fn search_k_u(&self, g: &Geometry) -> Option<(u32, u32)> {
-        let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
-        let s = pages_per_sb * u64::from(g.sectors_per_page);
-        let meta = RESERVED_SUPERBLOCKS
-            + 2 * u64::from(self.checkpoint_slot_superblocks)
-            + u64::from(self.delta_region_superblocks);
-        let p = u64::from(g.blocks_per_die).checked_sub(meta)?;
-        if p < 2 {
-            return None;
-        }
-        let w = u64::from(self.write_bound);
+    /// The GC bound K and threshold U for this configuration's L, W and
+    /// region sizes: `k` and `u` where given; otherwise the largest U (tried
+    /// from the top down) for which the smallest K that meets constraint (3)
+    /// passes [`ScftlConfig::validate`]. `None` when no pair does.
+    ///
+    /// The smallest K for a U is `ceil((W + pad + S - 1) / (S - N))`, which
+    /// meets (1) and (3); U with N >= S can meet neither. A computed K above
+    /// 2^16 is not tried: it only arises with more than 2^16 superblocks
+    /// (validation bounds K by the data superblocks), where K and U are
+    /// better given explicitly.
+    pub fn fit_k_u(&self, g: &Geometry, k: Option<u32>, u: Option<u32>) -> Option<(u32, u32)> {
+        let s = u64::from(g.dies()) * u64::from(g.sectors_per_block());
         let pad = u64::from(g.sectors_per_page) - 1;
-        let ppp = u64::from(self.delta_pairs_per_page);
-        let delta_pages = u64::from(self.delta_region_superblocks) * pages_per_sb;
-        for u in (1..p).rev() {
-            let n = self.logical_sectors / u;
-            if n >= s {
-                continue;
+        let candidates = match u {
+            Some(u) => u..=u,
+            None => 1..=g.blocks_per_die.saturating_sub(1),
+        };
+        for u in candidates.rev() {
+            let n = self.logical_sectors / u64::from(u.max(1));
+            let k = match k {
+                Some(k) => k,
+                None if n < s => {
+                    let k = (u64::from(self.write_bound) + pad + s - 1).div_ceil(s - n);
+                    if k > 1 << 16 {
+                        continue;
+                    }
+                    k as u32
+                }
+                None => continue,
+            };
+            let trial = ScftlConfig {
+                gc_bound: k,
+                gc_threshold: u,
+                ..self.clone()
+            };
+            if trial.validate(g).is_ok() {
+                return Some((k, u));
             }
-            let k = (w + pad + s - 1).div_ceil(s - n);
-            if k > 1 << 16 {
-                continue;
-            }
-            let need = w + k * n;
-            if need.div_ceil(s) + u + 1 > p {
-                continue;
-            }
-            if 2 * (need / ppp.max(1) + 1) > delta_pages {
-                continue;
-            }
-            return Some((k as u32, u as u32));
         }
         None
     }
