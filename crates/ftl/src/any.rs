@@ -75,11 +75,12 @@ pub fn scftl_config(g: &Geometry, opts: &FormatOptions) -> Result<ScftlConfig> {
 
 /// Builds the async/sync configuration `opts` asks for on `g` (the two
 /// baselines share one configuration type); epoch-bound options are refused.
+/// Messages name the options by concept; a frontend adds its own spelling.
 pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Result<AsyncConfig> {
     for (name, set) in [
-        ("--write-bound", opts.write_bound.is_some()),
-        ("--gc-bound", opts.gc_bound.is_some()),
-        ("--gc-threshold", opts.gc_threshold.is_some()),
+        ("the write bound (W)", opts.write_bound.is_some()),
+        ("the GC bound (K)", opts.gc_bound.is_some()),
+        ("the GC threshold (U)", opts.gc_threshold.is_some()),
     ] {
         if set {
             return Err(FtlError::BadConfig(format!(
@@ -279,6 +280,8 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("scftl only"), "{e}");
+        assert!(e.to_string().contains("write bound (W)"), "{e}");
+        assert!(!e.to_string().contains("--"), "names no CLI flag: {e}");
     }
 
     #[test]
