@@ -19,7 +19,9 @@
 
 use flash::Geometry;
 
+use crate::codec;
 use crate::device::{FtlError, Result};
+use crate::UNMAPPED;
 
 use super::format::{self, l2p_entries_per_page, pairs_per_page};
 
@@ -197,10 +199,10 @@ impl ScftlConfig {
             ));
         }
         let l = self.logical_sectors;
-        if l == 0 || l >= u64::from(format::UNMAPPED) {
+        if l == 0 || l >= u64::from(UNMAPPED) {
             return bad(format!(
                 "logical_sectors = {l} must be between 1 and {} (32-bit addresses)",
-                format::UNMAPPED - 1
+                UNMAPPED - 1
             ));
         }
         for (name, v) in [
@@ -282,50 +284,62 @@ impl ScftlConfig {
 
     /// Little-endian encoding stored in the label (docs/FORMAT.md §4.6).
     pub fn encode(&self) -> Vec<u8> {
-        let mut b = vec![0u8; format::CFG_LEN];
-        b[format::CFG_OFF_VERSION..][..4].copy_from_slice(&format::CFG_VERSION.to_le_bytes());
-        b[format::CFG_OFF_LOGICAL..][..8].copy_from_slice(&self.logical_sectors.to_le_bytes());
-        b[format::CFG_OFF_W..][..4].copy_from_slice(&self.write_bound.to_le_bytes());
-        b[format::CFG_OFF_K..][..4].copy_from_slice(&self.gc_bound.to_le_bytes());
-        b[format::CFG_OFF_U..][..4].copy_from_slice(&self.gc_threshold.to_le_bytes());
-        b[format::CFG_OFF_SLOT_SBS..][..4]
-            .copy_from_slice(&self.checkpoint_slot_superblocks.to_le_bytes());
-        b[format::CFG_OFF_DELTA_SBS..][..4]
-            .copy_from_slice(&self.delta_region_superblocks.to_le_bytes());
-        b[format::CFG_OFF_DELTA_PAIRS..][..4]
-            .copy_from_slice(&self.delta_pairs_per_page.to_le_bytes());
+        use encoding::*;
+        let mut b = vec![0u8; LEN];
+        VERSION.put_u32(&mut b, CURRENT_VERSION);
+        LOGICAL_SECTORS.put_u64(&mut b, self.logical_sectors);
+        WRITE_BOUND.put_u32(&mut b, self.write_bound);
+        GC_BOUND.put_u32(&mut b, self.gc_bound);
+        GC_THRESHOLD.put_u32(&mut b, self.gc_threshold);
+        CHECKPOINT_SLOT_SUPERBLOCKS.put_u32(&mut b, self.checkpoint_slot_superblocks);
+        DELTA_REGION_SUPERBLOCKS.put_u32(&mut b, self.delta_region_superblocks);
+        DELTA_PAIRS_PER_PAGE.put_u32(&mut b, self.delta_pairs_per_page);
         b
     }
 
     /// Inverse of [`ScftlConfig::encode`].
     pub fn decode(b: &[u8]) -> Result<ScftlConfig> {
-        if b.len() != format::CFG_LEN {
-            return Err(FtlError::Corrupt(format!(
-                "SCFTL configuration is {} bytes, expected {}",
-                b.len(),
-                format::CFG_LEN
-            )));
-        }
-        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
-        let version = u32_at(format::CFG_OFF_VERSION);
-        if version != format::CFG_VERSION {
-            return Err(FtlError::Corrupt(format!(
-                "SCFTL configuration version {version} is not the supported {}",
-                format::CFG_VERSION
-            )));
-        }
-        let mut l = [0u8; 8];
-        l.copy_from_slice(&b[format::CFG_OFF_LOGICAL..format::CFG_OFF_LOGICAL + 8]);
+        use encoding::*;
+        codec::check_versioned(b, LEN, VERSION, CURRENT_VERSION, "SCFTL configuration")?;
         Ok(ScftlConfig {
-            logical_sectors: u64::from_le_bytes(l),
-            write_bound: u32_at(format::CFG_OFF_W),
-            gc_bound: u32_at(format::CFG_OFF_K),
-            gc_threshold: u32_at(format::CFG_OFF_U),
-            checkpoint_slot_superblocks: u32_at(format::CFG_OFF_SLOT_SBS),
-            delta_region_superblocks: u32_at(format::CFG_OFF_DELTA_SBS),
-            delta_pairs_per_page: u32_at(format::CFG_OFF_DELTA_PAIRS),
+            logical_sectors: LOGICAL_SECTORS.get_u64(b),
+            write_bound: WRITE_BOUND.get_u32(b),
+            gc_bound: GC_BOUND.get_u32(b),
+            gc_threshold: GC_THRESHOLD.get_u32(b),
+            checkpoint_slot_superblocks: CHECKPOINT_SLOT_SUPERBLOCKS.get_u32(b),
+            delta_region_superblocks: DELTA_REGION_SUPERBLOCKS.get_u32(b),
+            delta_pairs_per_page: DELTA_PAIRS_PER_PAGE.get_u32(b),
         })
     }
+}
+
+/// The encoding of [`ScftlConfig`] in the device label (docs/FORMAT.md
+/// §4.6; a test compares the table with the document).
+pub mod encoding {
+    use crate::codec::Field;
+
+    /// The encoding version this build writes and reads.
+    pub const CURRENT_VERSION: u32 = 1;
+    pub const VERSION: Field = Field::new("version", 0, 4);
+    pub const LOGICAL_SECTORS: Field = Field::new("logical_sectors", 4, 8);
+    pub const WRITE_BOUND: Field = Field::new("write_bound", 12, 4);
+    pub const GC_BOUND: Field = Field::new("gc_bound", 16, 4);
+    pub const GC_THRESHOLD: Field = Field::new("gc_threshold", 20, 4);
+    pub const CHECKPOINT_SLOT_SUPERBLOCKS: Field = Field::new("checkpoint_slot_superblocks", 24, 4);
+    pub const DELTA_REGION_SUPERBLOCKS: Field = Field::new("delta_region_superblocks", 28, 4);
+    pub const DELTA_PAIRS_PER_PAGE: Field = Field::new("delta_pairs_per_page", 32, 4);
+    pub const TABLE: [Field; 8] = [
+        VERSION,
+        LOGICAL_SECTORS,
+        WRITE_BOUND,
+        GC_BOUND,
+        GC_THRESHOLD,
+        CHECKPOINT_SLOT_SUPERBLOCKS,
+        DELTA_REGION_SUPERBLOCKS,
+        DELTA_PAIRS_PER_PAGE,
+    ];
+    /// Bytes of the encoding.
+    pub const LEN: usize = DELTA_PAIRS_PER_PAGE.end();
 }
 
 #[cfg(test)]

@@ -16,8 +16,8 @@ use crate::device::{check_range, check_request, FtlError, Lba, Result};
 use crate::mutant::Mutant;
 
 use super::blocks::SbState;
-use super::format::UNMAPPED;
 use super::{Active, Scftl};
+use crate::UNMAPPED;
 
 impl<F: Flash> Scftl<F> {
     pub(super) fn write_impl(&mut self, lba: Lba, data: &[u8]) -> Result<()> {

@@ -17,8 +17,8 @@ use crate::device::Result;
 use crate::mutant::Mutant;
 
 use super::blocks::SbState;
-use super::format::UNMAPPED;
 use super::Scftl;
+use crate::UNMAPPED;
 
 impl<F: Flash> Scftl<F> {
     /// True when gc_rl is enabled and within the epoch's budget.

@@ -17,10 +17,10 @@ use crate::device::FtlError;
 use crate::device::Result;
 
 use super::blocks::SbState;
-use super::format::UNMAPPED;
 #[cfg(debug_assertions)]
 use super::recovery;
 use super::Scftl;
+use crate::UNMAPPED;
 
 impl<F: Flash> Scftl<F> {
     /// The epoch committed: fold its L2P changes into the ghost stable L2P.

@@ -13,7 +13,7 @@
 //! - regions are disjoint and in the order label, slot 0, slot 1, delta,
 //!   data; every superblock index is `< blocks_per_die`;
 //! - a physical sector address `psa = sb * S + j * sectors_per_page + slot`
-//!   is `< total sectors < u32::MAX`, so [`super::format::UNMAPPED`] never
+//!   is `< total sectors < u32::MAX`, so [`crate::UNMAPPED`] never
 //!   names a real sector.
 
 use flash::{BlockId, Flash, Geometry, PageAddr};

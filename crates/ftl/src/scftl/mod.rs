@@ -51,10 +51,10 @@ use crate::mutant::Mutant;
 pub use config::ScftlConfig;
 pub use layout::{Psa, Sb};
 
+use crate::UNMAPPED;
 use blocks::{Blocks, SbState};
 use config::Derived;
 use delta::DeltaLog;
-use format::UNMAPPED;
 use layout::Layout;
 
 /// The superblock being filled and its next page.

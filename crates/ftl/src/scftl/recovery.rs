@@ -19,8 +19,9 @@ use crate::device::{FtlError, Result};
 use crate::mutant::Mutant;
 
 use super::checkpoint;
-use super::format::{self, HEADER_LEN, PAIR_LEN, UNMAPPED};
+use super::format;
 use super::layout::Layout;
+use crate::UNMAPPED;
 
 /// What the flash says the stable state is.
 pub(crate) struct Reconstructed {
@@ -110,9 +111,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
         seen_in_epoch += 1;
         let count = h.count.min(ppp) as usize;
         for k in 0..count {
-            let o = HEADER_LEN + k * PAIR_LEN;
-            let la = format::get_u32(page, o + format::OFF_PAIR_LA);
-            let pa = format::get_u32(page, o + format::OFF_PAIR_PA);
+            let (la, pa) = format::get_pair(page, k);
             check_pa(layout, la, pa, logical)?;
             pending.push((la, pa));
         }
