@@ -501,14 +501,7 @@ impl<F: Flash> LogFtl<F> {
         s.used_blocks = self.segs.count(SegState::Used) + self.segs.count(SegState::Active);
         s.invalid_blocks = 0;
         s.erasable_blocks = self.segs.count(SegState::Dirty);
-        let e = &self.segs.erases[1..];
-        s.erases_min = e.iter().copied().min().unwrap_or(0);
-        s.erases_max = e.iter().copied().max().unwrap_or(0);
-        s.erases_avg = if e.is_empty() {
-            0.0
-        } else {
-            e.iter().sum::<u64>() as f64 / e.len() as f64
-        };
+        s.set_erase_counts(&self.segs.erases[1..]);
         s
     }
 }

@@ -13,7 +13,7 @@ use flash::Flash;
 use crate::device::{FtlError, Result};
 
 use super::format::{self, commit_record, header, MetaHeader};
-use super::layout::Layout;
+use super::layout::{Layout, Psa};
 
 /// Number of L2P pages of a checkpoint of `l2p_len` entries.
 pub(crate) fn l2p_pages(layout: &Layout, l2p_len: usize) -> u32 {
@@ -29,7 +29,7 @@ pub(crate) fn write<F: Flash + ?Sized>(
     slot: usize,
     gen: u64,
     next_epoch: u64,
-    l2p: &[u32],
+    l2p: &[Psa],
     page: &mut [u8],
 ) -> Result<u64> {
     let first = layout.slot_first[slot];
@@ -122,7 +122,7 @@ pub(crate) fn read_l2p<F: Flash + ?Sized>(
     slot: usize,
     rec: &CommitRecord,
     check_crc: bool,
-    l2p: &mut [u32],
+    l2p: &mut [Psa],
     page: &mut [u8],
 ) -> Result<bool> {
     let epp = format::l2p_entries_per_page(layout.page_size);
@@ -158,7 +158,7 @@ pub(crate) fn load_newest<F: Flash + ?Sized>(
     flash: &mut F,
     layout: &Layout,
     check_crc: bool,
-    l2p: &mut [u32],
+    l2p: &mut [Psa],
     page: &mut [u8],
 ) -> Result<(usize, CommitRecord)> {
     let mut cands = Vec::with_capacity(2);

@@ -20,7 +20,7 @@ use flash::Flash;
 use crate::device::{FtlError, Result};
 
 use super::format::{self, MetaHeader};
-use super::layout::Layout;
+use super::layout::{La, Layout, Psa};
 
 pub(crate) struct DeltaLog {
     /// Generation of the committed full checkpoint these pages extend.
@@ -60,8 +60,8 @@ impl DeltaLog {
         &mut self,
         flash: &mut F,
         layout: &Layout,
-        la: u32,
-        pa: u32,
+        la: La,
+        pa: Psa,
     ) -> Result<()> {
         format::put_pair(&mut self.buf, self.npairs as usize, la, pa);
         self.npairs += 1;

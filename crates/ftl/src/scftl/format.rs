@@ -11,6 +11,8 @@
 //! the generation / epoch / index fields reject a well-formed page that is
 //! stale or in the wrong place.
 
+use super::layout::{La, Psa};
+
 /// Magic at offset 0 of every metadata page.
 pub const META_MAGIC: [u8; 4] = *b"SCFM";
 /// Version of the metadata page layout.
@@ -99,36 +101,37 @@ pub fn l2p_entries_per_page(page_size: usize) -> usize {
 
 /// Writes pair `k` of a delta page.
 #[inline]
-pub fn put_pair(page: &mut [u8], k: usize, la: u32, pa: u32) {
+pub fn put_pair(page: &mut [u8], k: usize, la: La, pa: Psa) {
     let base = HEADER_LEN + k * PAIR_LEN;
-    pair::LA.at(base).put_u32(page, la);
-    pair::PA.at(base).put_u32(page, pa);
+    pair::LA.at(base).put_u32(page, la.0);
+    pair::PA.at(base).put_u32(page, pa.0);
 }
 
-/// Reads pair `k` of a delta page: (logical, physical).
+/// Reads pair `k` of a delta page: (logical, physical). Neither is
+/// range-checked here.
 #[inline]
-pub fn get_pair(page: &[u8], k: usize) -> (u32, u32) {
+pub fn get_pair(page: &[u8], k: usize) -> (La, Psa) {
     let base = HEADER_LEN + k * PAIR_LEN;
     (
-        pair::LA.at(base).get_u32(page),
-        pair::PA.at(base).get_u32(page),
+        La(pair::LA.at(base).get_u32(page)),
+        Psa(pair::PA.at(base).get_u32(page)),
     )
 }
 
 /// Writes entry `i` of an L2P page.
 #[inline]
-pub fn put_l2p_entry(page: &mut [u8], i: usize, pa: u32) {
+pub fn put_l2p_entry(page: &mut [u8], i: usize, pa: Psa) {
     l2p_entry::PA
         .at(HEADER_LEN + i * L2P_ENTRY_LEN)
-        .put_u32(page, pa);
+        .put_u32(page, pa.0);
 }
 
-/// Reads entry `i` of an L2P page.
+/// Reads entry `i` of an L2P page (not range-checked here).
 #[inline]
-pub fn get_l2p_entry(page: &[u8], i: usize) -> u32 {
-    l2p_entry::PA
+pub fn get_l2p_entry(page: &[u8], i: usize) -> Psa {
+    Psa(l2p_entry::PA
         .at(HEADER_LEN + i * L2P_ENTRY_LEN)
-        .get_u32(page)
+        .get_u32(page))
 }
 
 /// The fields of a metadata page header (magic, version and CRC implied).
@@ -254,7 +257,7 @@ mod tests {
         // A delta page's CRC covers only its pairs: bytes past them are not
         // checked, and a prefix that holds them parses.
         let mut d = vec![0u8; 1024];
-        put_pair(&mut d, 0, 42, 7);
+        put_pair(&mut d, 0, La(42), Psa(7));
         seal_prefix(&mut d, &h, delta_crc_len(1));
         assert_eq!(parse(&d, true), Some(h));
         assert_eq!(parse(&d[..64], true), Some(h));
