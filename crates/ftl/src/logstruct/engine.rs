@@ -29,13 +29,13 @@ use super::segs::{SegState, Segments};
 use crate::device::{check_range, check_request, DeviceStats, FtlError, FtlKind, Lba, Result};
 use crate::label;
 use crate::mutant::Mutant;
+use crate::UNMAPPED;
 
-/// `l2p` value of an unmapped logical sector.
-pub(crate) const UNMAPPED: u32 = u32::MAX;
-/// `p2l` value of a physical sector that holds nothing counted.
-pub(crate) const P2L_NONE: u32 = u32::MAX;
+/// `p2l` value of a physical sector that holds nothing counted (an
+/// unmapped `l2p` entry is [`UNMAPPED`], the same value).
+pub(crate) const P2L_NONE: u32 = UNMAPPED;
 /// `p2l` value of a live trim record.
-pub(crate) const P2L_TRIM: u32 = u32::MAX - 1;
+pub(crate) const P2L_TRIM: u32 = UNMAPPED - 1;
 
 /// How the engine behaves: the async or the sync baseline, possibly with a
 /// seeded bug.

@@ -15,7 +15,7 @@
 //! - (4) the delta region holds at least two epochs' worth of delta pages;
 //! - a checkpoint slot holds the whole L2P plus its commit record;
 //! - every logical and physical sector address fits in 32 bits with
-//!   `u32::MAX` left free as the "unmapped" sentinel.
+//!   [`crate::UNMAPPED`] left free as the "unmapped" sentinel.
 
 use flash::Geometry;
 
@@ -90,7 +90,7 @@ impl ScftlConfig {
         } else {
             (w / 4).max(16).min(page_pairs)
         };
-        let mut l = (g.total_sectors() / 2).clamp(1, u64::from(u32::MAX - 1));
+        let mut l = (g.total_sectors() / 2).clamp(1, u64::from(UNMAPPED - 1));
         loop {
             let epp = l2p_entries_per_page(g.page_size()) as u64;
             let ckpt_pages = l.div_ceil(epp.max(1)) + 1;
