@@ -106,6 +106,43 @@ impl Field {
     }
 }
 
+/// Declares the field table of one structure as a module: the [`Field`]
+/// constants as written, plus `TABLE`, every one of them in order, so the
+/// table the document tests compare cannot miss a field.
+///
+/// ```ignore
+/// field_table! {
+///     /// The record.
+///     pub mod record {
+///         pub const LA: Field = Field::new("la", 0, 4);
+///         pub const SEQ: Field = Field::new("seq", 4, 8);
+///     }
+/// }
+/// ```
+macro_rules! field_table {
+    (
+        $(#[$doc:meta])*
+        pub mod $module:ident {
+            $(
+                $(#[$field_doc:meta])*
+                pub const $name:ident: Field = Field::new($text:literal, $offset:expr, $size:expr);
+            )+
+        }
+    ) => {
+        $(#[$doc])*
+        pub mod $module {
+            use $crate::codec::Field;
+            $(
+                $(#[$field_doc])*
+                pub const $name: Field = Field::new($text, $offset, $size);
+            )+
+            /// Every field, in order.
+            pub const TABLE: &[Field] = &[$($name),+];
+        }
+    };
+}
+pub(crate) use field_table;
+
 /// The little-endian u32 at `offset` (for arrays of plain entries).
 #[inline]
 pub fn get_u32(b: &[u8], offset: usize) -> u32 {

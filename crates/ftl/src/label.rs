@@ -8,7 +8,7 @@
 
 use flash::{BlockId, Flash, PageAddr};
 
-use crate::codec::Field;
+use crate::codec::{field_table, Field};
 use crate::device::{FtlError, FtlKind, Result};
 
 /// The block reserved for the label.
@@ -18,17 +18,16 @@ pub const LABEL_MAGIC: [u8; 8] = *b"SCFTLDEV";
 /// Version of the label layout.
 pub const LABEL_VERSION: u32 = 1;
 
-/// The label's fixed fields (docs/FORMAT.md §3; a test compares them).
-/// The configuration (`config_len` bytes) follows at [`CONFIG_OFFSET`],
-/// then a CRC32C of everything before it.
-pub mod fields {
-    use crate::codec::Field;
-
-    pub const MAGIC: Field = Field::new("magic", 0, 8);
-    pub const VERSION: Field = Field::new("version", 8, 4);
-    pub const KIND: Field = Field::new("kind", 12, 4);
-    pub const CONFIG_LEN: Field = Field::new("config_len", 16, 4);
-    pub const TABLE: [Field; 4] = [MAGIC, VERSION, KIND, CONFIG_LEN];
+field_table! {
+    /// The label's fixed fields (docs/FORMAT.md §3; a test compares them).
+    /// The configuration (`config_len` bytes) follows at [`super::CONFIG_OFFSET`],
+    /// then a CRC32C of everything before it.
+    pub mod fields {
+        pub const MAGIC: Field = Field::new("magic", 0, 8);
+        pub const VERSION: Field = Field::new("version", 8, 4);
+        pub const KIND: Field = Field::new("kind", 12, 4);
+        pub const CONFIG_LEN: Field = Field::new("config_len", 16, 4);
+    }
 }
 use fields::{CONFIG_LEN, KIND, MAGIC, VERSION};
 

@@ -4,32 +4,32 @@
 //! field tables.
 
 use ftl::codec::rows;
-use ftl::logstruct::config::encoding;
+use ftl::logstruct::config::{encoding, CONFIG_LEN};
 use ftl::logstruct::nvlog::{self, *};
 use ftl::logstruct::oob::{self, *};
 
 #[test]
 fn format_doc_matches_baseline_constants() {
-    formatdoc::assert_fields("### 5.1 Configuration", &rows(&encoding::TABLE));
+    formatdoc::assert_fields("### 5.1 Configuration", &rows(encoding::TABLE));
     assert_eq!(
         formatdoc::section_fields("### 5.1 Configuration").len(),
         encoding::TABLE.len()
     );
-    assert_eq!(encoding::GC_HIGH_FREE_SEGMENTS.end(), encoding::LEN);
+    assert_eq!(encoding::GC_HIGH_FREE_SEGMENTS.end(), CONFIG_LEN);
     assert!(formatdoc::section("### 5.1 Configuration")
         .lines()
         .next()
         .unwrap()
-        .contains(&format!("{} bytes", encoding::LEN)));
+        .contains(&format!("{} bytes", CONFIG_LEN)));
 
-    formatdoc::assert_fields("### 5.2 OOB record", &rows(&oob::record::TABLE));
+    formatdoc::assert_fields("### 5.2 OOB record", &rows(oob::record::TABLE));
     assert_eq!(
         formatdoc::section_fields("### 5.2 OOB record").len(),
         oob::record::TABLE.len()
     );
     assert_eq!(oob::record::CRC.end(), OOB_RECORD_SIZE);
 
-    formatdoc::assert_fields("### 5.3 Trim record", &rows(&oob::trim::TABLE));
+    formatdoc::assert_fields("### 5.3 Trim record", &rows(oob::trim::TABLE));
     assert_eq!(
         formatdoc::section_fields("### 5.3 Trim record").len(),
         oob::trim::TABLE.len()
@@ -37,7 +37,7 @@ fn format_doc_matches_baseline_constants() {
     assert_eq!(oob::trim::COUNT.end(), TRIM_RECORD_LEN);
 
     let h = "### 6.1 Battery-backed log header";
-    formatdoc::assert_fields(h, &rows(&nvlog::header::TABLE));
+    formatdoc::assert_fields(h, &rows(nvlog::header::TABLE));
     assert_eq!(
         formatdoc::section_fields(h).len(),
         nvlog::header::TABLE.len()
@@ -45,7 +45,7 @@ fn format_doc_matches_baseline_constants() {
     assert_eq!(nvlog::header::CRC.offset + 8, NV_HEADER_SIZE);
 
     let h = "### 6.2 Log entry";
-    formatdoc::assert_fields(h, &rows(&nvlog::entry::TABLE));
+    formatdoc::assert_fields(h, &rows(nvlog::entry::TABLE));
     let data = formatdoc::field(h, "data");
     assert_eq!(data.offset_num(), Some(NV_ENTRY_RECORD_SIZE));
     assert_eq!(data.size, "sector_size");

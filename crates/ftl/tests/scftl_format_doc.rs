@@ -6,14 +6,14 @@
 use flash::{Flash, Geometry, MemFlash, PageAddr};
 use ftl::codec::rows;
 use ftl::label::{self, fields as lf};
-use ftl::scftl::config::encoding;
+use ftl::scftl::config::{encoding, CONFIG_LEN};
 use ftl::scftl::format::{self as f, commit_record, header, l2p_entry, pair};
 use ftl::FtlKind;
 
 #[test]
 fn label_table_matches_the_codec() {
     let h = "## 3. Device label";
-    formatdoc::assert_fields(h, &rows(&lf::TABLE));
+    formatdoc::assert_fields(h, &rows(lf::TABLE));
     let config = formatdoc::field(h, "config");
     assert_eq!(config.offset_num(), Some(label::CONFIG_OFFSET));
     assert_eq!(config.size, "config_len");
@@ -74,7 +74,7 @@ fn written_label_sits_at_the_documented_offsets() {
 #[test]
 fn header_table_matches_the_codec() {
     let h = "### 4.2";
-    formatdoc::assert_fields(h, &rows(&header::TABLE));
+    formatdoc::assert_fields(h, &rows(header::TABLE));
     let crc_len = formatdoc::field(h, "crc_len");
     assert_eq!(
         crc_len.offset_num().unwrap() + crc_len.size_num().unwrap(),
@@ -119,22 +119,22 @@ fn header_kind_codes_match_the_constants() {
 
 #[test]
 fn payload_tables_match_the_codec() {
-    formatdoc::assert_fields("### 4.3", &rows(&pair::TABLE));
+    formatdoc::assert_fields("### 4.3", &rows(pair::TABLE));
     assert_eq!(f::PAIR_LEN, 8);
-    formatdoc::assert_fields("### 4.4", &rows(&l2p_entry::TABLE));
+    formatdoc::assert_fields("### 4.4", &rows(l2p_entry::TABLE));
     assert_eq!(f::L2P_ENTRY_LEN, 4);
-    formatdoc::assert_fields("### 4.5", &rows(&commit_record::TABLE));
+    formatdoc::assert_fields("### 4.5", &rows(commit_record::TABLE));
     assert_eq!(commit_record::L2P_CRC.offset, f::HEADER_LEN);
 }
 
 #[test]
 fn config_table_matches_the_codec_and_encoding() {
     let h = "### 4.6";
-    formatdoc::assert_fields(h, &rows(&encoding::TABLE));
-    assert!(formatdoc::section(h).contains(&format!("Total {} bytes", encoding::LEN)));
+    formatdoc::assert_fields(h, &rows(encoding::TABLE));
+    assert!(formatdoc::section(h).contains(&format!("Total {} bytes", CONFIG_LEN)));
     let c = ftl::scftl::ScftlConfig::default_for(&flash::Geometry::small());
     let b = c.encode();
-    assert_eq!(b.len(), encoding::LEN);
+    assert_eq!(b.len(), CONFIG_LEN);
     let w = formatdoc::field(h, "write_bound").offset_num().unwrap();
     assert_eq!(
         u32::from_le_bytes(b[w..w + 4].try_into().unwrap()),

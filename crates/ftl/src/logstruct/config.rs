@@ -20,7 +20,7 @@ use flash::Geometry;
 
 use super::layout::Layout;
 use super::oob::{MAX_LOGICAL_SECTORS, OOB_RECORD_SIZE, TRIM_RECORD_LEN};
-use crate::codec;
+use crate::codec::{self, field_table};
 use crate::device::{FtlError, Result};
 
 /// Configuration shared by the async and sync baselines.
@@ -105,8 +105,8 @@ impl LogConfig {
     /// Encodes the configuration (little-endian, docs/FORMAT.md §5.1).
     pub fn encode(&self) -> Vec<u8> {
         use encoding::*;
-        let mut b = vec![0u8; LEN];
-        VERSION.put_u32(&mut b, CURRENT_VERSION);
+        let mut b = vec![0u8; CONFIG_LEN];
+        VERSION.put_u32(&mut b, CONFIG_VERSION);
         LOGICAL_SECTORS.put_u64(&mut b, self.logical_sectors);
         STRIPE_DIES.put_u32(&mut b, self.stripe_dies);
         GC_LOW_FREE_SEGMENTS.put_u32(&mut b, self.gc_low_free_segments);
@@ -117,7 +117,13 @@ impl LogConfig {
     /// Decodes [`LogConfig::encode`]'s output.
     pub fn decode(b: &[u8]) -> Result<LogConfig> {
         use encoding::*;
-        codec::check_versioned(b, LEN, VERSION, CURRENT_VERSION, "baseline configuration")?;
+        codec::check_versioned(
+            b,
+            CONFIG_LEN,
+            VERSION,
+            CONFIG_VERSION,
+            "baseline configuration",
+        )?;
         Ok(LogConfig {
             logical_sectors: LOGICAL_SECTORS.get_u64(b),
             stripe_dies: STRIPE_DIES.get_u32(b),
@@ -127,27 +133,21 @@ impl LogConfig {
     }
 }
 
-/// The encoding of [`LogConfig`] in the device label (docs/FORMAT.md §5.1;
-/// a test compares the table with the document).
-pub mod encoding {
-    use crate::codec::Field;
+/// The encoding version of [`LogConfig`] this build writes and reads.
+pub const CONFIG_VERSION: u32 = 1;
+/// Bytes of the encoded [`LogConfig`].
+pub const CONFIG_LEN: usize = encoding::GC_HIGH_FREE_SEGMENTS.end();
 
-    /// The encoding version this build writes and reads.
-    pub const CURRENT_VERSION: u32 = 1;
-    pub const VERSION: Field = Field::new("version", 0, 4);
-    pub const LOGICAL_SECTORS: Field = Field::new("logical_sectors", 4, 8);
-    pub const STRIPE_DIES: Field = Field::new("stripe_dies", 12, 4);
-    pub const GC_LOW_FREE_SEGMENTS: Field = Field::new("gc_low_free_segments", 16, 4);
-    pub const GC_HIGH_FREE_SEGMENTS: Field = Field::new("gc_high_free_segments", 20, 4);
-    pub const TABLE: [Field; 5] = [
-        VERSION,
-        LOGICAL_SECTORS,
-        STRIPE_DIES,
-        GC_LOW_FREE_SEGMENTS,
-        GC_HIGH_FREE_SEGMENTS,
-    ];
-    /// Bytes of the encoding.
-    pub const LEN: usize = GC_HIGH_FREE_SEGMENTS.end();
+field_table! {
+    /// The encoding of [`super::LogConfig`] in the device label
+    /// (docs/FORMAT.md §5.1; a test compares the table with the document).
+    pub mod encoding {
+        pub const VERSION: Field = Field::new("version", 0, 4);
+        pub const LOGICAL_SECTORS: Field = Field::new("logical_sectors", 4, 8);
+        pub const STRIPE_DIES: Field = Field::new("stripe_dies", 12, 4);
+        pub const GC_LOW_FREE_SEGMENTS: Field = Field::new("gc_low_free_segments", 16, 4);
+        pub const GC_HIGH_FREE_SEGMENTS: Field = Field::new("gc_high_free_segments", 20, 4);
+    }
 }
 
 #[cfg(test)]

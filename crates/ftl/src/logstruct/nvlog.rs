@@ -21,6 +21,7 @@
 use flash::Flash;
 
 use super::oob::LA_EMPTY;
+use crate::codec::field_table;
 use crate::device::{FtlError, Result};
 
 /// Magic of the header.
@@ -28,34 +29,32 @@ pub const NV_MAGIC: [u8; 8] = *b"SCFTLNVL";
 /// Layout version of the buffer.
 pub const NV_VERSION: u32 = 1;
 
-/// The log header at offset 0 of the buffer (docs/FORMAT.md §6.1).
-pub mod header {
-    use crate::codec::Field;
-
-    pub const MAGIC: Field = Field::new("magic", 0, 8);
-    pub const VERSION: Field = Field::new("version", 8, 4);
-    pub const RESERVED: Field = Field::new("reserved", 12, 4);
-    pub const GENERATION: Field = Field::new("generation", 16, 8);
-    /// CRC32C of the header's bytes before it.
-    pub const CRC: Field = Field::new("crc", 24, 4);
-    pub const TABLE: [Field; 5] = [MAGIC, VERSION, RESERVED, GENERATION, CRC];
+field_table! {
+    /// The log header at offset 0 of the buffer (docs/FORMAT.md §6.1).
+    pub mod header {
+        pub const MAGIC: Field = Field::new("magic", 0, 8);
+        pub const VERSION: Field = Field::new("version", 8, 4);
+        pub const RESERVED: Field = Field::new("reserved", 12, 4);
+        pub const GENERATION: Field = Field::new("generation", 16, 8);
+        /// CRC32C of the header's bytes before it.
+        pub const CRC: Field = Field::new("crc", 24, 4);
+    }
 }
 /// Bytes of the header (the CRC is followed by 4 bytes of padding, so
 /// entries start 8-byte aligned).
 pub const NV_HEADER_SIZE: usize = 32;
 
-/// The record of one log entry (docs/FORMAT.md §6.2); the sector follows.
-pub mod entry {
-    use crate::codec::Field;
-
-    pub const GENERATION: Field = Field::new("generation", 0, 8);
-    pub const INDEX: Field = Field::new("index", 8, 4);
-    pub const LA: Field = Field::new("la", 12, 4);
-    pub const SEQ: Field = Field::new("seq", 16, 8);
-    pub const RESERVED: Field = Field::new("reserved", 24, 4);
-    /// CRC32C of the record's bytes before it, then the sector.
-    pub const CRC: Field = Field::new("crc", 28, 4);
-    pub const TABLE: [Field; 6] = [GENERATION, INDEX, LA, SEQ, RESERVED, CRC];
+field_table! {
+    /// The record of one log entry (docs/FORMAT.md §6.2); the sector follows.
+    pub mod entry {
+        pub const GENERATION: Field = Field::new("generation", 0, 8);
+        pub const INDEX: Field = Field::new("index", 8, 4);
+        pub const LA: Field = Field::new("la", 12, 4);
+        pub const SEQ: Field = Field::new("seq", 16, 8);
+        pub const RESERVED: Field = Field::new("reserved", 24, 4);
+        /// CRC32C of the record's bytes before it, then the sector.
+        pub const CRC: Field = Field::new("crc", 28, 4);
+    }
 }
 /// Bytes of an entry's record; the sector data starts here.
 pub const NV_ENTRY_RECORD_SIZE: usize = entry::CRC.end();

@@ -8,18 +8,18 @@
 //! [`MAX_LOGICAL_SECTORS`]) and the checksum is one CRC32C over record and
 //! data; the sequence number keeps its full 64 bits so it never wraps.
 
+use crate::codec::field_table;
 use crate::device::{FtlError, Result};
 
-/// The OOB record of one sector (docs/FORMAT.md §5.2); the record of slot
-/// `i` is at OOB offset `i * OOB_RECORD_SIZE`.
-pub mod record {
-    use crate::codec::Field;
-
-    pub const LA: Field = Field::new("la", 0, 4);
-    pub const SEQ: Field = Field::new("seq", 4, 8);
-    /// CRC32C of the record's bytes before it, then the sector's data.
-    pub const CRC: Field = Field::new("crc", 12, 4);
-    pub const TABLE: [Field; 3] = [LA, SEQ, CRC];
+field_table! {
+    /// The OOB record of one sector (docs/FORMAT.md §5.2); the record of slot
+    /// `i` is at OOB offset `i * OOB_RECORD_SIZE`.
+    pub mod record {
+        pub const LA: Field = Field::new("la", 0, 4);
+        pub const SEQ: Field = Field::new("seq", 4, 8);
+        /// CRC32C of the record's bytes before it, then the sector's data.
+        pub const CRC: Field = Field::new("crc", 12, 4);
+    }
 }
 /// Bytes of OOB per sector.
 pub const OOB_RECORD_SIZE: usize = record::CRC.end();
@@ -34,16 +34,15 @@ pub const MAX_LOGICAL_SECTORS: u64 = 0xFFFF_FFF0;
 /// Magic at offset 0 of a trim-record sector (`TRIM`).
 pub const TRIM_MAGIC: u32 = u32::from_le_bytes(*b"TRIM");
 
-/// The trim record at the start of a trim-record sector (docs/FORMAT.md
-/// §5.3).
-pub mod trim {
-    use crate::codec::Field;
-
-    pub const MAGIC: Field = Field::new("magic", 0, 4);
-    pub const RESERVED: Field = Field::new("reserved", 4, 4);
-    pub const START: Field = Field::new("start", 8, 8);
-    pub const COUNT: Field = Field::new("count", 16, 8);
-    pub const TABLE: [Field; 4] = [MAGIC, RESERVED, START, COUNT];
+field_table! {
+    /// The trim record at the start of a trim-record sector (docs/FORMAT.md
+    /// §5.3).
+    pub mod trim {
+        pub const MAGIC: Field = Field::new("magic", 0, 4);
+        pub const RESERVED: Field = Field::new("reserved", 4, 4);
+        pub const START: Field = Field::new("start", 8, 8);
+        pub const COUNT: Field = Field::new("count", 16, 8);
+    }
 }
 /// Bytes of a trim-record sector that carry information (the rest is zero).
 pub const TRIM_RECORD_LEN: usize = trim::COUNT.end();

@@ -23,7 +23,7 @@
 
 use std::collections::VecDeque;
 
-use super::layout::Sb;
+use super::layout::{Address, Sb};
 
 /// State of a superblock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -19,7 +19,7 @@
 
 use flash::Geometry;
 
-use crate::codec;
+use crate::codec::{self, field_table};
 use crate::device::{FtlError, Result};
 use crate::UNMAPPED;
 
@@ -285,8 +285,8 @@ impl ScftlConfig {
     /// Little-endian encoding stored in the label (docs/FORMAT.md §4.6).
     pub fn encode(&self) -> Vec<u8> {
         use encoding::*;
-        let mut b = vec![0u8; LEN];
-        VERSION.put_u32(&mut b, CURRENT_VERSION);
+        let mut b = vec![0u8; CONFIG_LEN];
+        VERSION.put_u32(&mut b, CONFIG_VERSION);
         LOGICAL_SECTORS.put_u64(&mut b, self.logical_sectors);
         WRITE_BOUND.put_u32(&mut b, self.write_bound);
         GC_BOUND.put_u32(&mut b, self.gc_bound);
@@ -300,7 +300,13 @@ impl ScftlConfig {
     /// Inverse of [`ScftlConfig::encode`].
     pub fn decode(b: &[u8]) -> Result<ScftlConfig> {
         use encoding::*;
-        codec::check_versioned(b, LEN, VERSION, CURRENT_VERSION, "SCFTL configuration")?;
+        codec::check_versioned(
+            b,
+            CONFIG_LEN,
+            VERSION,
+            CONFIG_VERSION,
+            "SCFTL configuration",
+        )?;
         Ok(ScftlConfig {
             logical_sectors: LOGICAL_SECTORS.get_u64(b),
             write_bound: WRITE_BOUND.get_u32(b),
@@ -313,33 +319,24 @@ impl ScftlConfig {
     }
 }
 
-/// The encoding of [`ScftlConfig`] in the device label (docs/FORMAT.md
-/// §4.6; a test compares the table with the document).
-pub mod encoding {
-    use crate::codec::Field;
+/// The encoding version of [`ScftlConfig`] this build writes and reads.
+pub const CONFIG_VERSION: u32 = 1;
+/// Bytes of the encoded [`ScftlConfig`].
+pub const CONFIG_LEN: usize = encoding::DELTA_PAIRS_PER_PAGE.end();
 
-    /// The encoding version this build writes and reads.
-    pub const CURRENT_VERSION: u32 = 1;
-    pub const VERSION: Field = Field::new("version", 0, 4);
-    pub const LOGICAL_SECTORS: Field = Field::new("logical_sectors", 4, 8);
-    pub const WRITE_BOUND: Field = Field::new("write_bound", 12, 4);
-    pub const GC_BOUND: Field = Field::new("gc_bound", 16, 4);
-    pub const GC_THRESHOLD: Field = Field::new("gc_threshold", 20, 4);
-    pub const CHECKPOINT_SLOT_SUPERBLOCKS: Field = Field::new("checkpoint_slot_superblocks", 24, 4);
-    pub const DELTA_REGION_SUPERBLOCKS: Field = Field::new("delta_region_superblocks", 28, 4);
-    pub const DELTA_PAIRS_PER_PAGE: Field = Field::new("delta_pairs_per_page", 32, 4);
-    pub const TABLE: [Field; 8] = [
-        VERSION,
-        LOGICAL_SECTORS,
-        WRITE_BOUND,
-        GC_BOUND,
-        GC_THRESHOLD,
-        CHECKPOINT_SLOT_SUPERBLOCKS,
-        DELTA_REGION_SUPERBLOCKS,
-        DELTA_PAIRS_PER_PAGE,
-    ];
-    /// Bytes of the encoding.
-    pub const LEN: usize = DELTA_PAIRS_PER_PAGE.end();
+field_table! {
+    /// The encoding of [`super::ScftlConfig`] in the device label
+    /// (docs/FORMAT.md §4.6; a test compares the table with the document).
+    pub mod encoding {
+        pub const VERSION: Field = Field::new("version", 0, 4);
+        pub const LOGICAL_SECTORS: Field = Field::new("logical_sectors", 4, 8);
+        pub const WRITE_BOUND: Field = Field::new("write_bound", 12, 4);
+        pub const GC_BOUND: Field = Field::new("gc_bound", 16, 4);
+        pub const GC_THRESHOLD: Field = Field::new("gc_threshold", 20, 4);
+        pub const CHECKPOINT_SLOT_SUPERBLOCKS: Field = Field::new("checkpoint_slot_superblocks", 24, 4);
+        pub const DELTA_REGION_SUPERBLOCKS: Field = Field::new("delta_region_superblocks", 28, 4);
+        pub const DELTA_PAIRS_PER_PAGE: Field = Field::new("delta_pairs_per_page", 32, 4);
+    }
 }
 
 #[cfg(test)]

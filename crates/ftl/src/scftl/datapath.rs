@@ -191,7 +191,7 @@ impl<F: Flash> Scftl<F> {
                 self.blocks.invalid_count()
             )));
         };
-        self.p2l.clear(self.layout.sectors_of(sb));
+        self.p2l.fill(self.layout.sectors_of(sb), La::NONE);
         let a = Active { sb, next_page: 0 };
         self.active = Some(a);
         Ok(a)

@@ -12,6 +12,7 @@
 //! stale or in the wrong place.
 
 use super::layout::{La, Psa};
+use crate::codec::field_table;
 
 /// Magic at offset 0 of every metadata page.
 pub const META_MAGIC: [u8; 4] = *b"SCFM";
@@ -24,25 +25,22 @@ pub const KIND_COMMITTED: u16 = 2;
 pub const KIND_L2P: u16 = 3;
 pub const KIND_COMMIT_RECORD: u16 = 4;
 
-/// The metadata page header (docs/FORMAT.md §4.2).
-pub mod header {
-    use crate::codec::Field;
-
-    pub const MAGIC: Field = Field::new("magic", 0, 4);
-    pub const VERSION: Field = Field::new("version", 4, 2);
-    pub const KIND: Field = Field::new("kind", 6, 2);
-    pub const GEN: Field = Field::new("gen", 8, 8);
-    pub const EPOCH: Field = Field::new("epoch", 16, 8);
-    pub const INDEX: Field = Field::new("index", 24, 4);
-    pub const COUNT: Field = Field::new("count", 28, 4);
-    pub const AUX: Field = Field::new("aux", 32, 4);
-    pub const AUX2: Field = Field::new("aux2", 36, 4);
-    pub const CRC: Field = Field::new("crc", 40, 4);
-    /// Bytes from offset 0 that the CRC covers.
-    pub const CRC_LEN: Field = Field::new("crc_len", 44, 4);
-    pub const TABLE: [Field; 11] = [
-        MAGIC, VERSION, KIND, GEN, EPOCH, INDEX, COUNT, AUX, AUX2, CRC, CRC_LEN,
-    ];
+field_table! {
+    /// The metadata page header (docs/FORMAT.md §4.2).
+    pub mod header {
+        pub const MAGIC: Field = Field::new("magic", 0, 4);
+        pub const VERSION: Field = Field::new("version", 4, 2);
+        pub const KIND: Field = Field::new("kind", 6, 2);
+        pub const GEN: Field = Field::new("gen", 8, 8);
+        pub const EPOCH: Field = Field::new("epoch", 16, 8);
+        pub const INDEX: Field = Field::new("index", 24, 4);
+        pub const COUNT: Field = Field::new("count", 28, 4);
+        pub const AUX: Field = Field::new("aux", 32, 4);
+        pub const AUX2: Field = Field::new("aux2", 36, 4);
+        pub const CRC: Field = Field::new("crc", 40, 4);
+        /// Bytes from offset 0 that the CRC covers.
+        pub const CRC_LEN: Field = Field::new("crc_len", 44, 4);
+    }
 }
 use header::{AUX, AUX2, COUNT, CRC, CRC_LEN, EPOCH, GEN, INDEX, KIND, MAGIC, VERSION};
 
@@ -52,37 +50,34 @@ pub const HEADER_LEN: usize = CRC_LEN.end();
 pub const OFF_MAGIC: usize = MAGIC.offset;
 pub const OFF_KIND: usize = KIND.offset;
 
-/// A delta pair (docs/FORMAT.md §4.3): logical sector, then physical
-/// sector (or [`crate::UNMAPPED`]); pair `k` starts at
-/// `HEADER_LEN + k * PAIR_LEN`.
-pub mod pair {
-    use crate::codec::Field;
-
-    pub const LA: Field = Field::new("la", 0, 4);
-    pub const PA: Field = Field::new("pa", 4, 4);
-    pub const TABLE: [Field; 2] = [LA, PA];
+field_table! {
+    /// A delta pair (docs/FORMAT.md §4.3): logical sector, then physical
+    /// sector (or [`crate::UNMAPPED`]); pair `k` starts at
+    /// `HEADER_LEN + k * PAIR_LEN`.
+    pub mod pair {
+        pub const LA: Field = Field::new("la", 0, 4);
+        pub const PA: Field = Field::new("pa", 4, 4);
+    }
 }
 pub const PAIR_LEN: usize = pair::PA.end();
 
-/// One L2P entry of a full checkpoint page (docs/FORMAT.md §4.4); entry
-/// `i` starts at `HEADER_LEN + i * L2P_ENTRY_LEN`.
-pub mod l2p_entry {
-    use crate::codec::Field;
-
-    pub const PA: Field = Field::new("pa", 0, 4);
-    pub const TABLE: [Field; 1] = [PA];
+field_table! {
+    /// One L2P entry of a full checkpoint page (docs/FORMAT.md §4.4); entry
+    /// `i` starts at `HEADER_LEN + i * L2P_ENTRY_LEN`.
+    pub mod l2p_entry {
+        pub const PA: Field = Field::new("pa", 0, 4);
+    }
 }
 pub const L2P_ENTRY_LEN: usize = l2p_entry::PA.size;
 
-/// The commit record's payload (docs/FORMAT.md §4.5), after the header.
-pub mod commit_record {
-    use crate::codec::Field;
-
-    /// CRC32C over the CRCs of the L2P pages, in order.
-    pub const L2P_CRC: Field = Field::new("l2p_crc", 48, 4);
-    /// The slot the record belongs to.
-    pub const SLOT: Field = Field::new("slot", 52, 4);
-    pub const TABLE: [Field; 2] = [L2P_CRC, SLOT];
+field_table! {
+    /// The commit record's payload (docs/FORMAT.md §4.5), after the header.
+    pub mod commit_record {
+        /// CRC32C over the CRCs of the L2P pages, in order.
+        pub const L2P_CRC: Field = Field::new("l2p_crc", 48, 4);
+        /// The slot the record belongs to.
+        pub const SLOT: Field = Field::new("slot", 52, 4);
+    }
 }
 
 /// Smallest page that can hold a header plus a few entries.

@@ -17,6 +17,7 @@ use crate::device::FtlError;
 use crate::device::Result;
 
 use super::blocks::SbState;
+use super::layout::Address;
 #[cfg(debug_assertions)]
 use super::layout::La;
 #[cfg(debug_assertions)]

@@ -43,12 +43,6 @@ impl Psa {
     pub fn is_mapped(self) -> bool {
         self != Psa::UNMAPPED
     }
-
-    /// The index of this sector in the P2L.
-    #[inline]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
 }
 
 /// A logical sector as SCFTL stores it (32 bits; the device has fewer than
@@ -60,12 +54,6 @@ pub struct La(pub u32);
 impl La {
     /// A P2L entry for a physical sector that holds no logical sector.
     pub const NONE: La = La(UNMAPPED);
-
-    /// The index of this sector in the L2P.
-    #[inline]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
 }
 
 /// A superblock index (`0..blocks_per_die`).
@@ -74,12 +62,6 @@ impl La {
 pub struct Sb(pub u32);
 
 impl Sb {
-    /// The index of this superblock in per-superblock tables.
-    #[inline]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-
     /// The superblock `n` places further on.
     #[inline]
     pub fn plus(self, n: u32) -> Sb {
@@ -87,23 +69,35 @@ impl Sb {
     }
 }
 
-impl fmt::Display for Psa {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
+/// An address that indexes a per-address table.
+pub trait Address: Copy {
+    /// The position in a table indexed by this kind of address.
+    fn index(self) -> usize;
+    /// The address at position `i` (`i` fits 32 bits in every table).
+    fn from_index(i: usize) -> Self;
 }
 
-impl fmt::Display for La {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
+macro_rules! address {
+    ($($t:ident),+) => {$(
+        impl Address for $t {
+            #[inline]
+            fn index(self) -> usize {
+                self.0 as usize
+            }
+            #[inline]
+            fn from_index(i: usize) -> Self {
+                $t(i as u32)
+            }
+        }
 
-impl fmt::Display for Sb {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    )+};
 }
+address!(Psa, La, Sb);
 
 /// The region map of one device.
 #[derive(Clone, Debug)]

@@ -1,8 +1,8 @@
 //! The mapping tables: the L2P (logical → physical sector, the only table
 //! that is persisted) and the P2L (physical → logical, rebuilt from the
 //! L2P; GC uses it to find a victim's valid sectors). Both are vectors of
-//! 32-bit address newtypes, so they cost 4 bytes per entry, and they are
-//! indexed by the address type they map from, so a table cannot be looked
+//! 32-bit address newtypes, so they cost 4 bytes per entry, and each is
+//! indexed by the address type it maps from, so a table cannot be looked
 //! up with the wrong kind of address.
 //!
 //! Invariants (checked by `check_invariants`): `l2p[la]` is
@@ -11,87 +11,86 @@
 //! trimmed since); a physical sector is *valid* iff its P2L entry maps back
 //! to it.
 
+use std::marker::PhantomData;
 use std::ops::{Index, IndexMut, Range};
 
-use super::layout::{La, Psa};
+use super::layout::{Address, La, Psa};
 
 /// Logical sector → physical sector.
+pub(crate) type L2p = Table<La, Psa>;
+/// Physical sector → the logical sector last written there.
+pub(crate) type P2l = Table<Psa, La>;
+
+/// A dense table from addresses of type `A` to values of type `V`.
 #[repr(transparent)]
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct L2p(Vec<Psa>);
+pub(crate) struct Table<A, V> {
+    entries: Vec<V>,
+    by: PhantomData<fn(A)>,
+}
 
-impl L2p {
-    /// `len` logical sectors, all unmapped.
-    pub fn unmapped(len: usize) -> L2p {
-        L2p(vec![Psa::UNMAPPED; len])
+impl<A: Address, V: Copy> Table<A, V> {
+    /// `len` entries, all `value`.
+    pub fn filled(len: usize, value: V) -> Self {
+        Table {
+            entries: vec![value; len],
+            by: PhantomData,
+        }
     }
 
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.entries.len()
     }
 
-    /// The entries in logical order (checkpoint pages encode them so).
-    pub fn as_slice(&self) -> &[Psa] {
-        &self.0
+    /// The entries in address order (checkpoint pages encode the L2P so).
+    pub fn as_slice(&self) -> &[V] {
+        &self.entries
     }
 
-    pub fn as_mut_slice(&mut self) -> &mut [Psa] {
-        &mut self.0
+    pub fn as_mut_slice(&mut self) -> &mut [V] {
+        &mut self.entries
     }
 
-    /// Every (logical, physical) entry, unmapped ones included.
-    pub fn iter(&self) -> impl Iterator<Item = (La, Psa)> + '_ {
-        self.0
+    /// Every (address, value) entry.
+    pub fn iter(&self) -> impl Iterator<Item = (A, V)> + '_ {
+        self.entries
             .iter()
             .enumerate()
-            .map(|(la, &pa)| (La(la as u32), pa))
+            .map(|(i, &v)| (A::from_index(i), v))
+    }
+
+    /// Sets the entries at indices `range` to `value`.
+    pub fn fill(&mut self, range: Range<usize>, value: V) {
+        self.entries[range].fill(value);
     }
 }
 
-impl Index<La> for L2p {
-    type Output = Psa;
-    #[inline]
-    fn index(&self, la: La) -> &Psa {
-        &self.0[la.index()]
+impl L2p {
+    /// `len` logical sectors, all unmapped.
+    pub fn unmapped(len: usize) -> L2p {
+        Table::filled(len, Psa::UNMAPPED)
     }
 }
-
-impl IndexMut<La> for L2p {
-    #[inline]
-    fn index_mut(&mut self, la: La) -> &mut Psa {
-        &mut self.0[la.index()]
-    }
-}
-
-/// Physical sector → the logical sector last written there.
-#[repr(transparent)]
-#[derive(Clone, Debug)]
-pub(crate) struct P2l(Vec<La>);
 
 impl P2l {
     /// `len` physical sectors holding nothing.
     pub fn empty(len: usize) -> P2l {
-        P2l(vec![La::NONE; len])
-    }
-
-    /// Forgets what the sectors `range` (P2L indices) held.
-    pub fn clear(&mut self, range: Range<usize>) {
-        self.0[range].fill(La::NONE);
+        Table::filled(len, La::NONE)
     }
 }
 
-impl Index<Psa> for P2l {
-    type Output = La;
+impl<A: Address, V> Index<A> for Table<A, V> {
+    type Output = V;
     #[inline]
-    fn index(&self, pa: Psa) -> &La {
-        &self.0[pa.index()]
+    fn index(&self, a: A) -> &V {
+        &self.entries[a.index()]
     }
 }
 
-impl IndexMut<Psa> for P2l {
+impl<A: Address, V> IndexMut<A> for Table<A, V> {
     #[inline]
-    fn index_mut(&mut self, pa: Psa) -> &mut La {
-        &mut self.0[pa.index()]
+    fn index_mut(&mut self, a: A) -> &mut V {
+        &mut self.entries[a.index()]
     }
 }

@@ -55,7 +55,7 @@ pub use layout::{La, Psa, Sb};
 use blocks::Blocks;
 use config::Derived;
 use delta::DeltaLog;
-use layout::Layout;
+use layout::{Address, Layout};
 use map::{L2p, P2l};
 
 /// The superblock being filled and its next page.

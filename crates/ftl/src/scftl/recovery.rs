@@ -20,7 +20,7 @@ use crate::mutant::Mutant;
 
 use super::checkpoint;
 use super::format;
-use super::layout::{La, Layout, Psa};
+use super::layout::{Address, La, Layout, Psa};
 use super::map::L2p;
 
 /// What the flash says the stable state is.
