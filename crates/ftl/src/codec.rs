@@ -143,15 +143,13 @@ macro_rules! field_table {
 }
 pub(crate) use field_table;
 
-/// The little-endian u32 at `offset` (for arrays of plain entries).
 #[inline]
-pub fn get_u32(b: &[u8], offset: usize) -> u32 {
+fn get_u32(b: &[u8], offset: usize) -> u32 {
     u32::from_le_bytes(array(b, offset))
 }
 
-/// Writes `v` little-endian at `offset` (for arrays of plain entries).
 #[inline]
-pub fn put_u32(b: &mut [u8], offset: usize, v: u32) {
+fn put_u32(b: &mut [u8], offset: usize, v: u32) {
     b[offset..offset + 4].copy_from_slice(&v.to_le_bytes());
 }
 

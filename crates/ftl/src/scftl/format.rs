@@ -1,6 +1,7 @@
-//! The SCFTL on-flash format: offsets and codes of every metadata page
-//! (docs/FORMAT.md §4 — a test compares the tables there with these
-//! constants), and the header encoder/decoder with its CRC32C.
+//! The SCFTL on-flash format: the field tables and codes of every metadata
+//! page (docs/FORMAT.md §4 — a test compares the tables there with these),
+//! the header encoder/decoder with its CRC32C, and the accessors of delta
+//! pairs and L2P entries.
 //!
 //! Every metadata page (tentative or committed delta page, L2P page of a
 //! full checkpoint, commit record) starts with the same 48-byte header; the

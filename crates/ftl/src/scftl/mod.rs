@@ -11,13 +11,15 @@
 //! After any error from the flash (e.g. an injected power loss) the object
 //! refuses further operations; drop it and `open` the flash again.
 //!
-//! Module map: `config` (W, K, U, sizes, constraints, label encoding),
-//! `layout` (superblocks, regions, addresses), `format` (metadata page
-//! layout and CRC), `blocks` (queues of two-phase GC), `delta` (delta
-//! buffer and region), `checkpoint` (full checkpoints with shadow),
-//! `datapath` (write, read, trim, merge buffer), `gc`, `flush`, `recovery`
-//! (read-only reconstruction of the stable L2P), `invariants`
-//! (`check_invariants`, the §6.1 validators and the ghost stable L2P).
+//! Module map: `config` (W, K, U, sizes, constraints, the K/U search, label
+//! encoding), `layout` (superblocks, regions, typed addresses), `map` (the
+//! L2P and P2L tables), `format` (metadata page layout and CRC), `blocks`
+//! (superblock states and queues of two-phase GC, changed only through its
+//! transitions), `delta` (delta buffer and region), `checkpoint` (full
+//! checkpoints with shadow), `datapath` (write, read, trim, merge buffer),
+//! `gc`, `flush`, `recovery` (read-only reconstruction of the stable L2P),
+//! `invariants` (`check_invariants`, the §6.1 validators and the ghost
+//! stable L2P).
 //!
 //! Invariants of the in-memory state (checked by `check_invariants`):
 //! - `l2p[la]` is `UNMAPPED` or a sector of an active or used data
