@@ -129,6 +129,9 @@ impl ScftlConfig {
     /// (validation bounds K by the data superblocks), where K and U are
     /// better given explicitly.
     pub fn fit_k_u(&self, g: &Geometry, k: Option<u32>, u: Option<u32>) -> Option<(u32, u32)> {
+        if g.validate().is_err() {
+            return None;
+        }
         let s = u64::from(g.dies()) * u64::from(g.sectors_per_block());
         let pad = u64::from(g.sectors_per_page) - 1;
         let candidates = match u {
@@ -153,7 +156,13 @@ impl ScftlConfig {
                 gc_threshold: u,
                 ..self.clone()
             };
-            if trial.validate(g).is_ok() {
+            // The arithmetic first: most candidates fail there, and
+            // `validate` (which repeats it) builds a message for a failure.
+            if trial
+                .broken_space_constraint(g, &trial.derived(g))
+                .is_none()
+                && trial.validate(g).is_ok()
+            {
                 return Some((k, u));
             }
         }
@@ -245,6 +254,9 @@ impl ScftlConfig {
                 d.checkpoint_pages, self.checkpoint_slot_superblocks
             ));
         }
+        let Some(broken) = self.broken_space_constraint(g, &d) else {
+            return Ok(());
+        };
         let (w, k, u) = (
             u64::from(self.write_bound),
             u64::from(self.gc_bound),
@@ -253,33 +265,51 @@ impl ScftlConfig {
         let (s, p, n) = (d.sectors_per_sb, d.data_sbs, d.n);
         let need = w + k * n;
         let nums = format!("W={w}, K={k}, U={u}, L={l}, N=floor(L/U)={n}, S={s}, P={p}");
-        if need > k * s {
-            return bad(format!(
+        bad(match broken {
+            1 => format!(
                 "constraint (1) W + K*N <= K*S violated: {need} > {} ({nums})",
                 k * s
-            ));
-        }
-        let bound = (p - 1).saturating_sub(need.div_ceil(s));
-        if u + 1 + need.div_ceil(s) > p {
-            return bad(format!(
-                "constraint (2) U <= P - 1 - ceil((W + K*N)/S) violated: {u} > {bound} ({nums})"
-            ));
-        }
-        let pad = u64::from(g.sectors_per_page) - 1;
-        if need + pad + (s - 1) > k * s {
-            return bad(format!(
+            ),
+            2 => format!(
+                "constraint (2) U <= P - 1 - ceil((W + K*N)/S) violated: {u} > {} ({nums})",
+                (p - 1).saturating_sub(need.div_ceil(s))
+            ),
+            3 => format!(
                 "constraint (3) W + K*N + (sectors_per_page - 1) + (S - 1) <= K*S violated: {} > {} ({nums}); it leaves room for the flush padding and the active superblock a crash abandons",
-                need + pad + s - 1,
+                need + u64::from(g.sectors_per_page) - 1 + s - 1,
                 k * s
-            ));
-        }
-        if 2 * d.epoch_pages_max > d.delta_pages {
-            return bad(format!(
+            ),
+            _ => format!(
                 "constraint (4) 2 * epoch_pages_max <= delta region pages violated: an epoch may write {} delta pages and the region has {} ({nums}); enlarge delta_region_superblocks or lower W or K",
                 d.epoch_pages_max, d.delta_pages
-            ));
+            ),
+        })
+    }
+
+    /// The first of the space constraints (1)–(4) this configuration
+    /// breaks, by number. Pure arithmetic without allocation, so the K/U
+    /// search can try many candidates; [`ScftlConfig::validate`] words the
+    /// message. Needs a valid geometry (S >= 1) and `d = self.derived(g)`.
+    fn broken_space_constraint(&self, g: &Geometry, d: &Derived) -> Option<u32> {
+        let (w, k, u) = (
+            u64::from(self.write_bound),
+            u64::from(self.gc_bound),
+            u64::from(self.gc_threshold),
+        );
+        let (s, p, n) = (d.sectors_per_sb, d.data_sbs, d.n);
+        let need = w + k * n;
+        let pad = u64::from(g.sectors_per_page) - 1;
+        if need > k * s {
+            Some(1)
+        } else if u + 1 + need.div_ceil(s) > p {
+            Some(2)
+        } else if need + pad + (s - 1) > k * s {
+            Some(3)
+        } else if 2 * d.epoch_pages_max > d.delta_pages {
+            Some(4)
+        } else {
+            None
         }
-        Ok(())
     }
 
     /// Little-endian encoding stored in the label (docs/FORMAT.md §4.6).
