@@ -291,6 +291,7 @@ mod tests {
             .unwrap();
         assert!(matches!(e, FtlError::NotFormatted));
     }
+
     /// The K/U fitting of `scftl_config` and `ScftlConfig::default_for`,
     /// pinned over several geometries, sizes and bounds, so a change to the
     /// search shows up as a changed line.

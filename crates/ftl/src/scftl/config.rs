@@ -1,7 +1,9 @@
 //! SCFTL configuration: the epoch bounds (W, K), the GC threshold (U), the
 //! logical size (L) and the sizes of the metadata regions; its check against
-//! the paper's space constraints; and its little-endian encoding in the
-//! device label (layout in docs/FORMAT.md §4.6).
+//! the paper's space constraints; the one search for K and U that satisfy
+//! them (`fit_k_u`, used by `default_for` and by `any::scftl_config`); and
+//! its little-endian encoding in the device label (layout in docs/FORMAT.md
+//! §4.6).
 //!
 //! Invariants of a configuration that passed [`ScftlConfig::validate`]
 //! (N = floor(L/U), S = sectors per superblock, P = data superblocks):
