@@ -69,6 +69,53 @@ pub(crate) struct Derived {
     pub delta_pages: u64,
 }
 
+/// The numbers of the space constraints (1)–(4), in their names.
+#[derive(Clone, Copy, Debug)]
+struct Space {
+    w: u64,
+    k: u64,
+    u: u64,
+    /// S: sectors per superblock.
+    s: u64,
+    /// P: data superblocks.
+    p: u64,
+    /// N = floor(L / U).
+    n: u64,
+    /// W + K*N.
+    need: u64,
+    /// Flush padding at most: sectors_per_page - 1.
+    pad: u64,
+}
+
+impl Space {
+    /// The first of the space constraints (1)–(4) these numbers break, by
+    /// number. Pure arithmetic without allocation, so the K/U search can
+    /// try many candidates; [`ScftlConfig::validate`] words the message.
+    /// Needs a valid geometry (S >= 1).
+    fn broken(&self, d: &Derived) -> Option<u32> {
+        let Space {
+            k,
+            u,
+            s,
+            p,
+            need,
+            pad,
+            ..
+        } = *self;
+        if need > k * s {
+            Some(1)
+        } else if u + 1 + need.div_ceil(s) > p {
+            Some(2)
+        } else if need + pad + (s - 1) > k * s {
+            Some(3)
+        } else if 2 * d.epoch_pages_max > d.delta_pages {
+            Some(4)
+        } else {
+            None
+        }
+    }
+}
+
 /// Superblock 0 is reserved: its die-0 erase block is the label block.
 pub(crate) const RESERVED_SUPERBLOCKS: u64 = 1;
 
@@ -160,11 +207,8 @@ impl ScftlConfig {
             };
             // The arithmetic first: most candidates fail there, and
             // `validate` (which repeats it) builds a message for a failure.
-            if trial
-                .broken_space_constraint(g, &trial.derived(g))
-                .is_none()
-                && trial.validate(g).is_ok()
-            {
+            let d = trial.derived(g);
+            if trial.space(g, &d).broken(&d).is_none() && trial.validate(g).is_ok() {
                 return Some((k, u));
             }
         }
@@ -256,16 +300,20 @@ impl ScftlConfig {
                 d.checkpoint_pages, self.checkpoint_slot_superblocks
             ));
         }
-        let Some(broken) = self.broken_space_constraint(g, &d) else {
+        let sp = self.space(g, &d);
+        let Some(broken) = sp.broken(&d) else {
             return Ok(());
         };
-        let (w, k, u) = (
-            u64::from(self.write_bound),
-            u64::from(self.gc_bound),
-            u64::from(self.gc_threshold),
-        );
-        let (s, p, n) = (d.sectors_per_sb, d.data_sbs, d.n);
-        let need = w + k * n;
+        let Space {
+            w,
+            k,
+            u,
+            s,
+            p,
+            n,
+            need,
+            pad,
+        } = sp;
         let nums = format!("W={w}, K={k}, U={u}, L={l}, N=floor(L/U)={n}, S={s}, P={p}");
         bad(match broken {
             1 => format!(
@@ -278,7 +326,7 @@ impl ScftlConfig {
             ),
             3 => format!(
                 "constraint (3) W + K*N + (sectors_per_page - 1) + (S - 1) <= K*S violated: {} > {} ({nums}); it leaves room for the flush padding and the active superblock a crash abandons",
-                need + u64::from(g.sectors_per_page) - 1 + s - 1,
+                need + pad + s - 1,
                 k * s
             ),
             _ => format!(
@@ -288,29 +336,18 @@ impl ScftlConfig {
         })
     }
 
-    /// The first of the space constraints (1)–(4) this configuration
-    /// breaks, by number. Pure arithmetic without allocation, so the K/U
-    /// search can try many candidates; [`ScftlConfig::validate`] words the
-    /// message. Needs a valid geometry (S >= 1) and `d = self.derived(g)`.
-    fn broken_space_constraint(&self, g: &Geometry, d: &Derived) -> Option<u32> {
-        let (w, k, u) = (
-            u64::from(self.write_bound),
-            u64::from(self.gc_bound),
-            u64::from(self.gc_threshold),
-        );
-        let (s, p, n) = (d.sectors_per_sb, d.data_sbs, d.n);
-        let need = w + k * n;
-        let pad = u64::from(g.sectors_per_page) - 1;
-        if need > k * s {
-            Some(1)
-        } else if u + 1 + need.div_ceil(s) > p {
-            Some(2)
-        } else if need + pad + (s - 1) > k * s {
-            Some(3)
-        } else if 2 * d.epoch_pages_max > d.delta_pages {
-            Some(4)
-        } else {
-            None
+    /// The numbers the space constraints compare (`d = self.derived(g)`).
+    fn space(&self, g: &Geometry, d: &Derived) -> Space {
+        let (w, k) = (u64::from(self.write_bound), u64::from(self.gc_bound));
+        Space {
+            w,
+            k,
+            u: u64::from(self.gc_threshold),
+            s: d.sectors_per_sb,
+            p: d.data_sbs,
+            n: d.n,
+            need: w + k * d.n,
+            pad: u64::from(g.sectors_per_page) - 1,
         }
     }
 
