@@ -47,55 +47,26 @@ pub fn scftl_config(g: &Geometry, opts: &FormatOptions) -> Result<ScftlConfig> {
             cfg.gc_bound = k;
             cfg.gc_threshold = u;
         }
-        (k, u) if custom || k.is_some() || u.is_some() => {
-            let s = u64::from(g.dies()) * u64::from(g.sectors_per_block());
-            let us: Vec<u32> = match u {
-                Some(u) => vec![u],
-                None => (1..g.blocks_per_die).rev().collect(),
-            };
-            let mut found = None;
-            for u in us {
-                let n = cfg.logical_sectors / u64::from(u.max(1));
-                let k = match k {
-                    Some(k) => k,
-                    None if n < s => {
-                        // Constraint (1) with the flush padding and the
-                        // abandoned active superblock (SCFTL's (3)).
-                        let need = u64::from(cfg.write_bound)
-                            + u64::from(g.sectors_per_page - 1)
-                            + (s - 1);
-                        need.div_ceil(s - n).min(u64::from(u32::MAX)) as u32
-                    }
-                    None => continue,
-                };
-                let trial = ScftlConfig {
-                    gc_bound: k,
-                    gc_threshold: u,
-                    ..cfg.clone()
-                };
-                if trial.validate(g).is_ok() {
-                    found = Some(trial);
-                    break;
-                }
+        (k, u) if custom || k.is_some() || u.is_some() => match cfg.fit_k_u(g, k, u) {
+            Some((k, u)) => {
+                cfg.gc_bound = k;
+                cfg.gc_threshold = u;
             }
-            match found {
-                Some(c) => cfg = c,
-                None => {
-                    // Report why the user's numbers cannot work.
-                    if let Some(k) = k {
-                        cfg.gc_bound = k;
-                    }
-                    if let Some(u) = u {
-                        cfg.gc_threshold = u;
-                    }
-                    cfg.validate(g)?;
-                    return Err(FtlError::BadConfig(format!(
-                        "no GC bound K and threshold U satisfy the SCFTL constraints for {} logical sectors and W = {} on this geometry; lower the size or the write bound",
-                        cfg.logical_sectors, cfg.write_bound
-                    )));
+            None => {
+                // Report why the user's numbers cannot work.
+                if let Some(k) = k {
+                    cfg.gc_bound = k;
                 }
+                if let Some(u) = u {
+                    cfg.gc_threshold = u;
+                }
+                cfg.validate(g)?;
+                return Err(FtlError::BadConfig(format!(
+                    "no GC bound K and threshold U satisfy the SCFTL constraints for {} logical sectors and W = {} on this geometry; lower the size or the write bound",
+                    cfg.logical_sectors, cfg.write_bound
+                )));
             }
-        }
+        },
         _ => {}
     }
     cfg.validate(g)?;
@@ -104,11 +75,12 @@ pub fn scftl_config(g: &Geometry, opts: &FormatOptions) -> Result<ScftlConfig> {
 
 /// Builds the async/sync configuration `opts` asks for on `g` (the two
 /// baselines share one configuration type); epoch-bound options are refused.
+/// Messages name the options by concept; a frontend adds its own spelling.
 pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Result<AsyncConfig> {
     for (name, set) in [
-        ("--write-bound", opts.write_bound.is_some()),
-        ("--gc-bound", opts.gc_bound.is_some()),
-        ("--gc-threshold", opts.gc_threshold.is_some()),
+        ("the write bound (W)", opts.write_bound.is_some()),
+        ("the GC bound (K)", opts.gc_bound.is_some()),
+        ("the GC threshold (U)", opts.gc_threshold.is_some()),
     ] {
         if set {
             return Err(FtlError::BadConfig(format!(
@@ -308,6 +280,8 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("scftl only"), "{e}");
+        assert!(e.to_string().contains("write bound (W)"), "{e}");
+        assert!(!e.to_string().contains("--"), "names no CLI flag: {e}");
     }
 
     #[test]
@@ -316,5 +290,134 @@ mod tests {
             .err()
             .unwrap();
         assert!(matches!(e, FtlError::NotFormatted));
+    }
+
+    /// The K/U fitting of `scftl_config` and `ScftlConfig::default_for`,
+    /// pinned over several geometries, sizes and bounds, so a change to the
+    /// search shows up as a changed line.
+    #[test]
+    fn k_and_u_fitting_is_pinned() {
+        let custom = [
+            ("one-die", Geometry::new(1, 1, 16, 8, 4, 512, 32).unwrap()),
+            (
+                "small-pages",
+                Geometry::new(2, 1, 16, 16, 1, 256, 16).unwrap(),
+            ),
+        ];
+        let presets = ["tiny", "small", "medium", "paper", "paper-64g"]
+            .map(|n| (n, Geometry::preset(n).unwrap()));
+        let mut got = Vec::new();
+        for (name, g) in presets.into_iter().chain(custom) {
+            let d = ScftlConfig::default_for(&g);
+            let (l, w, k, u) = (d.logical_sectors, d.write_bound, d.gc_bound, d.gc_threshold);
+            got.push(format!("{name} default {l} {w} {k} {u}"));
+            for (l, w, k, u) in [
+                (Some(l / 2), None, None, None),
+                (None, Some(w / 2), None, None),
+                (None, Some(64), None, None),
+                (Some(l / 3), Some(w * 2), None, None),
+                (None, None, Some(k + 1), None),
+                (None, None, None, Some(u / 2)),
+                (None, None, None, Some(u - 1)),
+                (None, None, Some(k), Some(u)),
+                (None, Some(w * 4), None, None),
+                (Some(l * 9 / 10), Some(8), None, None),
+            ] {
+                let opts = FormatOptions {
+                    logical_sectors: l,
+                    write_bound: w,
+                    gc_bound: k,
+                    gc_threshold: u,
+                };
+                let out = match scftl_config(&g, &opts) {
+                    Ok(c) => format!(
+                        "{} {} {} {}",
+                        c.logical_sectors, c.write_bound, c.gc_bound, c.gc_threshold
+                    ),
+                    Err(_) => "refused".to_string(),
+                };
+                got.push(format!("{name} {l:?} {w:?} {k:?} {u:?} -> {out}"));
+            }
+        }
+        let want = [
+            "tiny default 79 16 3 5",
+            "tiny Some(39) None None None -> 39 16 2 6",
+            "tiny None Some(8) None None -> 79 8 3 5",
+            "tiny None Some(64) None None -> refused",
+            "tiny Some(26) Some(32) None None -> 26 32 3 5",
+            "tiny None None Some(4) None -> 79 16 4 4",
+            "tiny None None None Some(2) -> refused",
+            "tiny None None None Some(4) -> 79 16 4 4",
+            "tiny None None Some(3) Some(5) -> 79 16 3 5",
+            "tiny None Some(64) None None -> refused",
+            "tiny Some(71) Some(8) None None -> 71 8 2 6",
+            "small default 8192 256 5 23",
+            "small Some(4096) None None None -> 4096 256 3 25",
+            "small None Some(128) None None -> 8192 128 4 24",
+            "small None Some(64) None None -> 8192 64 4 24",
+            "small Some(2730) Some(512) None None -> 2730 512 3 25",
+            "small None None Some(6) None -> 8192 256 6 22",
+            "small None None None Some(11) -> refused",
+            "small None None None Some(22) -> 8192 256 6 22",
+            "small None None Some(5) Some(23) -> 8192 256 5 23",
+            "small None Some(1024) None None -> refused",
+            "small Some(7372) Some(8) None None -> 7372 8 3 25",
+            "medium default 131072 2048 4 55",
+            "medium Some(65536) None None None -> 65536 2048 3 56",
+            "medium None Some(1024) None None -> 131072 1024 3 56",
+            "medium None Some(64) None None -> 131072 64 3 56",
+            "medium Some(43690) Some(4096) None None -> 43690 4096 3 56",
+            "medium None None Some(5) None -> 131072 2048 5 54",
+            "medium None None None Some(27) -> refused",
+            "medium None None None Some(54) -> 131072 2048 4 54",
+            "medium None None Some(4) Some(55) -> 131072 2048 4 55",
+            "medium None Some(8192) None None -> 131072 8192 9 50",
+            "medium Some(117964) Some(8) None None -> 117964 8 3 56",
+            "paper default 1048576 2048 3 242",
+            "paper Some(524288) None None None -> 524288 2048 2 243",
+            "paper None Some(1024) None None -> 1048576 1024 3 242",
+            "paper None Some(64) None None -> 1048576 64 3 242",
+            "paper Some(349525) Some(4096) None None -> 349525 4096 2 243",
+            "paper None None Some(4) None -> 1048576 2048 4 241",
+            "paper None None None Some(121) -> refused",
+            "paper None None None Some(241) -> 1048576 2048 3 241",
+            "paper None None Some(3) Some(242) -> 1048576 2048 3 242",
+            "paper None Some(8192) None None -> 1048576 8192 5 240",
+            "paper Some(943718) Some(8) None None -> 943718 8 2 243",
+            "paper-64g default 8388608 2048 3 2032",
+            "paper-64g Some(4194304) None None None -> 4194304 2048 2 2033",
+            "paper-64g None Some(1024) None None -> 8388608 1024 3 2032",
+            "paper-64g None Some(64) None None -> 8388608 64 3 2032",
+            "paper-64g Some(2796202) Some(4096) None None -> 2796202 4096 2 2033",
+            "paper-64g None None Some(4) None -> 8388608 2048 4 2031",
+            "paper-64g None None None Some(1016) -> refused",
+            "paper-64g None None None Some(2031) -> 8388608 2048 3 2031",
+            "paper-64g None None Some(3) Some(2032) -> 8388608 2048 3 2032",
+            "paper-64g None Some(8192) None None -> 8388608 8192 5 2030",
+            "paper-64g Some(7549747) Some(8) None None -> 7549747 8 2 2033",
+            "one-die default 140 16 3 9",
+            "one-die Some(70) None None None -> 70 16 2 10",
+            "one-die None Some(8) None None -> 140 8 3 9",
+            "one-die None Some(64) None None -> refused",
+            "one-die Some(46) Some(32) None None -> 46 32 3 9",
+            "one-die None None Some(4) None -> refused",
+            "one-die None None None Some(4) -> refused",
+            "one-die None None None Some(8) -> refused",
+            "one-die None None Some(3) Some(9) -> 140 16 3 9",
+            "one-die None Some(64) None None -> refused",
+            "one-die Some(126) Some(8) None None -> 126 8 3 9",
+            "small-pages default 160 16 4 8",
+            "small-pages Some(80) None None None -> 80 16 2 10",
+            "small-pages None Some(8) None None -> 160 8 3 9",
+            "small-pages None Some(64) None None -> refused",
+            "small-pages Some(53) Some(32) None None -> 53 32 3 9",
+            "small-pages None None Some(5) None -> 160 16 5 7",
+            "small-pages None None None Some(4) -> refused",
+            "small-pages None None None Some(7) -> 160 16 5 7",
+            "small-pages None None Some(4) Some(8) -> 160 16 4 8",
+            "small-pages None Some(64) None None -> refused",
+            "small-pages Some(144) Some(8) None None -> 144 8 3 9",
+        ];
+        assert_eq!(got, want);
     }
 }

@@ -133,6 +133,20 @@ pub struct DeviceStats {
     pub last_recovery_ns: u64,
 }
 
+impl DeviceStats {
+    /// Sets `erases_min`, `erases_avg` and `erases_max` from the erase
+    /// counts of the FTL's blocks (all zero when there are none).
+    pub fn set_erase_counts(&mut self, per_block: &[u64]) {
+        self.erases_min = per_block.iter().copied().min().unwrap_or(0);
+        self.erases_max = per_block.iter().copied().max().unwrap_or(0);
+        self.erases_avg = if per_block.is_empty() {
+            0.0
+        } else {
+            per_block.iter().sum::<u64>() as f64 / per_block.len() as f64
+        };
+    }
+}
+
 /// A block device: what a file system or the NBD server sees.
 pub trait BlockDevice {
     /// Bytes per logical sector.

@@ -8,6 +8,7 @@
 
 use flash::{BlockId, Flash, PageAddr};
 
+use crate::codec::{field_table, Field};
 use crate::device::{FtlError, FtlKind, Result};
 
 /// The block reserved for the label.
@@ -16,12 +17,27 @@ pub const LABEL_BLOCK: BlockId = BlockId(0);
 pub const LABEL_MAGIC: [u8; 8] = *b"SCFTLDEV";
 /// Version of the label layout.
 pub const LABEL_VERSION: u32 = 1;
-/// Offsets of the label fields (checked against docs/FORMAT.md by a test).
-pub const OFF_MAGIC: usize = 0;
-pub const OFF_VERSION: usize = 8;
-pub const OFF_KIND: usize = 12;
-pub const OFF_CONFIG_LEN: usize = 16;
-pub const OFF_CONFIG: usize = 20;
+
+field_table! {
+    /// The label's fixed fields (docs/FORMAT.md §3; a test compares them).
+    /// The configuration (`config_len` bytes) follows at [`super::CONFIG_OFFSET`],
+    /// then a CRC32C of everything before it.
+    pub mod fields {
+        pub const MAGIC: Field = Field::new("magic", 0, 8);
+        pub const VERSION: Field = Field::new("version", 8, 4);
+        pub const KIND: Field = Field::new("kind", 12, 4);
+        pub const CONFIG_LEN: Field = Field::new("config_len", 16, 4);
+    }
+}
+use fields::{CONFIG_LEN, KIND, MAGIC, VERSION};
+
+/// Where the FTL's configuration starts.
+pub const CONFIG_OFFSET: usize = CONFIG_LEN.end();
+
+/// The CRC field behind a configuration of `config_len` bytes.
+pub const fn crc_field(config_len: usize) -> Field {
+    Field::new("crc", CONFIG_OFFSET + config_len, 4)
+}
 
 /// Erases the label block, so the device reads as unformatted.
 pub fn clear_label<F: Flash + ?Sized>(flash: &mut F) -> Result<()> {
@@ -34,21 +50,21 @@ pub fn clear_label<F: Flash + ?Sized>(flash: &mut F) -> Result<()> {
 pub fn write_label<F: Flash + ?Sized>(flash: &mut F, kind: FtlKind, config: &[u8]) -> Result<()> {
     let g = *flash.geometry();
     let page_size = g.page_size();
-    if OFF_CONFIG + config.len() + 4 > page_size {
+    let crc = crc_field(config.len());
+    if crc.end() > page_size {
         return Err(FtlError::BadConfig(format!(
             "encoded configuration of {} bytes does not fit the {page_size}-byte label page",
             config.len()
         )));
     }
     let mut page = vec![0u8; page_size];
-    page[OFF_MAGIC..OFF_MAGIC + 8].copy_from_slice(&LABEL_MAGIC);
-    page[OFF_VERSION..OFF_VERSION + 4].copy_from_slice(&LABEL_VERSION.to_le_bytes());
-    page[OFF_KIND..OFF_KIND + 4].copy_from_slice(&kind.code().to_le_bytes());
-    page[OFF_CONFIG_LEN..OFF_CONFIG_LEN + 4].copy_from_slice(&(config.len() as u32).to_le_bytes());
-    page[OFF_CONFIG..OFF_CONFIG + config.len()].copy_from_slice(config);
-    let crc_off = OFF_CONFIG + config.len();
-    let crc = crc32c::crc32c(&page[..crc_off]);
-    page[crc_off..crc_off + 4].copy_from_slice(&crc.to_le_bytes());
+    MAGIC.put_bytes(&mut page, &LABEL_MAGIC);
+    VERSION.put_u32(&mut page, LABEL_VERSION);
+    KIND.put_u32(&mut page, kind.code());
+    CONFIG_LEN.put_u32(&mut page, config.len() as u32);
+    page[CONFIG_OFFSET..crc.offset].copy_from_slice(config);
+    let sum = crc.prefix_crc(&page, &[]);
+    crc.put_u32(&mut page, sum);
     flash.program(
         PageAddr {
             block: LABEL_BLOCK,
@@ -73,19 +89,18 @@ pub fn read_label<F: Flash + ?Sized>(flash: &mut F) -> Result<(FtlKind, Vec<u8>)
         0,
         &mut page,
     )?;
-    if page[OFF_MAGIC..OFF_MAGIC + 8] != LABEL_MAGIC {
+    if MAGIC.bytes(&page) != LABEL_MAGIC {
         return Err(FtlError::NotFormatted);
     }
-    let u32_at = |o: usize| u32::from_le_bytes(page[o..o + 4].try_into().expect("4 bytes"));
-    let version = u32_at(OFF_VERSION);
-    let len = u32_at(OFF_CONFIG_LEN) as usize;
-    if OFF_CONFIG + len + 4 > page.len() {
+    let version = VERSION.get_u32(&page);
+    let len = CONFIG_LEN.get_u32(&page) as usize;
+    let crc = crc_field(len);
+    if crc.end() > page.len() {
         return Err(FtlError::Corrupt(format!(
             "label claims a {len}-byte configuration"
         )));
     }
-    let crc_off = OFF_CONFIG + len;
-    if crc32c::crc32c(&page[..crc_off]) != u32_at(crc_off) {
+    if crc.prefix_crc(&page, &[]) != crc.get_u32(&page) {
         return Err(FtlError::Corrupt("label checksum mismatch".into()));
     }
     if version != LABEL_VERSION {
@@ -93,10 +108,10 @@ pub fn read_label<F: Flash + ?Sized>(flash: &mut F) -> Result<(FtlKind, Vec<u8>)
             "label version {version} is not the supported {LABEL_VERSION}"
         )));
     }
-    let code = u32_at(OFF_KIND);
+    let code = KIND.get_u32(&page);
     let kind = FtlKind::from_code(code)
         .ok_or_else(|| FtlError::Corrupt(format!("label names unknown FTL code {code}")))?;
-    Ok((kind, page[OFF_CONFIG..crc_off].to_vec()))
+    Ok((kind, page[CONFIG_OFFSET..crc.offset].to_vec()))
 }
 
 #[cfg(test)]
@@ -115,8 +130,8 @@ mod tests {
         assert!(matches!(read_label(&mut f), Err(FtlError::NotFormatted)));
         let g = *f.geometry();
         let mut page = vec![0u8; g.page_size()];
-        page[..8].copy_from_slice(&LABEL_MAGIC);
-        page[16..20].copy_from_slice(&u32::MAX.to_le_bytes());
+        MAGIC.put_bytes(&mut page, &LABEL_MAGIC);
+        CONFIG_LEN.put_u32(&mut page, u32::MAX);
         f.program(PageAddr::new(0, 0), &page, &[]).unwrap();
         assert!(matches!(read_label(&mut f), Err(FtlError::Corrupt(_))));
     }

@@ -12,8 +12,15 @@
 //! What it must never do: touch files, sockets or clocks. The frontends own
 //! I/O and policy; this crate owns the on-flash format (docs/FORMAT.md).
 
+pub mod codec;
 pub mod device;
 pub mod label;
+
+/// The 32-bit sector address that names no sector: an unmapped L2P entry
+/// (in RAM, and on flash in SCFTL's L2P pages and trim pairs, docs/FORMAT.md
+/// §4.1), and the reverse map's "nothing here". Every FTL keeps its
+/// physical and logical addresses below it.
+pub const UNMAPPED: u32 = u32::MAX;
 
 pub use device::{
     check_range, check_request, BlockDevice, DeviceStats, FtlError, FtlKind, Lba, Result,

@@ -1,108 +1,148 @@
-//! docs/FORMAT.md §4 lists every SCFTL on-flash field with its offset and
-//! size; this test parses those tables and compares them with the
-//! constants the code uses, so the document cannot drift from the code.
+//! docs/FORMAT.md §3 (device label) and §4 (SCFTL) list every on-flash
+//! field with its offset and size; these tests compare those tables with
+//! the codec's field tables and the codes the code uses, so the document
+//! cannot drift from the code.
 
-use ftl::scftl::format as f;
+use flash::{Flash, Geometry, MemFlash, PageAddr};
+use ftl::codec::rows;
+use ftl::label::{self, fields as lf};
+use ftl::scftl::config::{encoding, CONFIG_LEN};
+use ftl::scftl::format::{self as f, commit_record, header, l2p_entry, pair};
+use ftl::FtlKind;
 
-/// (subsection title prefix, field) -> (offset, size), from the doc tables.
-fn doc_fields() -> Vec<(String, String, usize, usize)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/FORMAT.md");
-    let doc = std::fs::read_to_string(path).expect("docs/FORMAT.md");
-    let start = doc.find("## 4. SCFTL").expect("section 4");
-    let end = doc[start + 3..]
-        .find("\n## ")
-        .map_or(doc.len(), |e| start + 3 + e);
-    let mut sub = String::new();
-    let mut out = Vec::new();
-    for line in doc[start..end].lines() {
-        if let Some(t) = line.strip_prefix("### ") {
-            sub = t.to_string();
-            continue;
-        }
-        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        if cells.len() < 5 {
-            continue;
-        }
-        if let (Ok(o), Ok(s)) = (cells[1].parse::<usize>(), cells[2].parse::<usize>()) {
-            out.push((sub.clone(), cells[3].to_string(), o, s));
-        }
-    }
-    out
+#[test]
+fn label_table_matches_the_codec() {
+    let h = "## 3. Device label";
+    formatdoc::assert_fields(h, &rows(lf::TABLE));
+    let config = formatdoc::field(h, "config");
+    assert_eq!(config.offset_num(), Some(label::CONFIG_OFFSET));
+    assert_eq!(config.size, "config_len");
+    let crc = formatdoc::field(h, "crc");
+    assert_eq!(crc.offset, format!("{} + config_len", label::CONFIG_OFFSET));
+    assert_eq!(crc.size_num(), Some(label::crc_field(0).size));
+    assert_eq!(label::crc_field(36).offset, label::CONFIG_OFFSET + 36);
+    let magic = formatdoc::field(h, "magic");
+    assert!(magic.meaning.contains(&format!(
+        "`{}`",
+        std::str::from_utf8(&label::LABEL_MAGIC).unwrap()
+    )));
+    let version = formatdoc::field(h, "version");
+    assert!(version
+        .meaning
+        .ends_with(&format!(", {}", label::LABEL_VERSION)));
 }
 
-fn lookup(fields: &[(String, String, usize, usize)], sub: &str, field: &str) -> (usize, usize) {
-    let hits: Vec<_> = fields
+#[test]
+fn label_kind_codes_match_ftl_kind() {
+    let kind = formatdoc::field("## 3. Device label", "kind");
+    let listed: Vec<&str> = kind.meaning.split(',').map(str::trim).collect();
+    let want: Vec<String> = FtlKind::ALL
         .iter()
-        .filter(|(s, f, _, _)| s.starts_with(sub) && f == field)
+        .map(|k| format!("{} = {}", k.code(), k.name()))
         .collect();
-    assert_eq!(hits.len(), 1, "field `{field}` in `{sub}`: {hits:?}");
-    (hits[0].2, hits[0].3)
+    assert_eq!(listed, want, "§3 kind codes (left: document)");
 }
 
+/// A label written by the code, read back at the document's offsets.
 #[test]
-fn header_table_matches_constants() {
-    let d = doc_fields();
-    let h = "4.2";
-    for (name, off, size) in [
-        ("magic", f::OFF_MAGIC, 4),
-        ("version", f::OFF_VERSION, 2),
-        ("kind", f::OFF_KIND, 2),
-        ("gen", f::OFF_GEN, 8),
-        ("epoch", f::OFF_EPOCH, 8),
-        ("index", f::OFF_INDEX, 4),
-        ("count", f::OFF_COUNT, 4),
-        ("aux", f::OFF_AUX, 4),
-        ("aux2", f::OFF_AUX2, 4),
-        ("crc", f::OFF_CRC, 4),
-        ("crc_len", f::OFF_CRC_LEN, 4),
-    ] {
-        assert_eq!(lookup(&d, h, name), (off, size), "header field {name}");
-    }
-    let (o, s) = lookup(&d, h, "crc_len");
-    assert_eq!(o + s, f::HEADER_LEN);
-    assert_eq!(f::META_MAGIC, *b"SCFM");
-}
-
-#[test]
-fn payload_tables_match_constants() {
-    let d = doc_fields();
-    assert_eq!(lookup(&d, "4.3", "la"), (f::OFF_PAIR_LA, 4));
-    assert_eq!(lookup(&d, "4.3", "pa"), (f::OFF_PAIR_PA, 4));
-    assert_eq!(f::PAIR_LEN, 8);
-    assert_eq!(lookup(&d, "4.4", "pa"), (0, f::L2P_ENTRY_LEN));
-    assert_eq!(lookup(&d, "4.5", "l2p_crc"), (f::OFF_CR_L2P_CRC, 4));
-    assert_eq!(lookup(&d, "4.5", "slot"), (f::OFF_CR_SLOT, 4));
-}
-
-#[test]
-fn config_table_matches_constants_and_encoding() {
-    let d = doc_fields();
-    let h = "4.6";
-    for (name, off, size) in [
-        ("version", f::CFG_OFF_VERSION, 4),
-        ("logical_sectors", f::CFG_OFF_LOGICAL, 8),
-        ("write_bound", f::CFG_OFF_W, 4),
-        ("gc_bound", f::CFG_OFF_K, 4),
-        ("gc_threshold", f::CFG_OFF_U, 4),
-        ("checkpoint_slot_superblocks", f::CFG_OFF_SLOT_SBS, 4),
-        ("delta_region_superblocks", f::CFG_OFF_DELTA_SBS, 4),
-        ("delta_pairs_per_page", f::CFG_OFF_DELTA_PAIRS, 4),
-    ] {
-        assert_eq!(lookup(&d, h, name), (off, size), "config field {name}");
-    }
-    let c = ftl::scftl::ScftlConfig::default_for(&flash::Geometry::small());
-    let b = c.encode();
-    assert_eq!(b.len(), f::CFG_LEN);
+fn written_label_sits_at_the_documented_offsets() {
+    let mut flash = MemFlash::new(Geometry::tiny()).unwrap();
+    let config = [9u8, 8, 7, 6, 5];
+    label::write_label(&mut flash, FtlKind::Sync, &config).unwrap();
+    let mut page = vec![0u8; flash.geometry().page_size()];
+    flash.read(PageAddr::new(0, 0), 0, &mut page).unwrap();
+    let h = "## 3. Device label";
+    let at = |name: &str| {
+        let fd = formatdoc::field(h, name);
+        let (o, s) = (fd.offset_num().unwrap(), fd.size_num().unwrap());
+        page[o..o + s].to_vec()
+    };
+    assert_eq!(at("magic"), label::LABEL_MAGIC);
+    assert_eq!(at("version"), label::LABEL_VERSION.to_le_bytes());
+    assert_eq!(at("kind"), FtlKind::Sync.code().to_le_bytes());
+    assert_eq!(at("config_len"), (config.len() as u32).to_le_bytes());
+    let c = label::CONFIG_OFFSET;
+    assert_eq!(page[c..c + config.len()], config);
+    let crc = crc32c::crc32c(&page[..c + config.len()]);
     assert_eq!(
-        u32::from_le_bytes(b[f::CFG_OFF_W..f::CFG_OFF_W + 4].try_into().unwrap()),
-        c.write_bound
+        page[c + config.len()..c + config.len() + 4],
+        crc.to_le_bytes()
+    );
+    assert!(page[c + config.len() + 4..].iter().all(|&b| b == 0));
+}
+
+#[test]
+fn header_table_matches_the_codec() {
+    let h = "### 4.2";
+    formatdoc::assert_fields(h, &rows(header::TABLE));
+    let crc_len = formatdoc::field(h, "crc_len");
+    assert_eq!(
+        crc_len.offset_num().unwrap() + crc_len.size_num().unwrap(),
+        f::HEADER_LEN
+    );
+    assert_eq!(f::META_MAGIC, *b"SCFM");
+    assert!(formatdoc::field(h, "magic").meaning.contains("`SCFM`"));
+    assert_eq!(
+        formatdoc::field(h, "version").meaning,
+        f::META_VERSION.to_string()
     );
     assert_eq!(
-        u64::from_le_bytes(
-            b[f::CFG_OFF_LOGICAL..f::CFG_OFF_LOGICAL + 8]
-                .try_into()
-                .unwrap()
-        ),
+        (f::OFF_MAGIC, f::OFF_KIND),
+        (header::MAGIC.offset, header::KIND.offset)
+    );
+}
+
+#[test]
+fn header_kind_codes_match_the_constants() {
+    let kind = formatdoc::field("### 4.2", "kind");
+    let listed: Vec<&str> = kind.meaning.split(',').map(str::trim).collect();
+    let want: Vec<String> = [
+        (f::KIND_TENTATIVE, "tentative delta"),
+        (f::KIND_COMMITTED, "committed delta"),
+        (f::KIND_L2P, "L2P page"),
+        (f::KIND_COMMIT_RECORD, "commit record"),
+    ]
+    .iter()
+    .map(|(code, name)| format!("{code} {name}"))
+    .collect();
+    assert_eq!(listed, want, "§4.2 kind codes (left: document)");
+    // The payload sections name the kinds they describe.
+    let heading = |prefix: &str| formatdoc::section(prefix).lines().next().unwrap();
+    assert!(heading("### 4.3").ends_with(&format!(
+        "(kinds {} and {})",
+        f::KIND_TENTATIVE,
+        f::KIND_COMMITTED
+    )));
+    assert!(heading("### 4.4").ends_with(&format!("(kind {})", f::KIND_L2P)));
+    assert!(heading("### 4.5").ends_with(&format!("(kind {})", f::KIND_COMMIT_RECORD)));
+}
+
+#[test]
+fn payload_tables_match_the_codec() {
+    formatdoc::assert_fields("### 4.3", &rows(pair::TABLE));
+    assert_eq!(f::PAIR_LEN, 8);
+    formatdoc::assert_fields("### 4.4", &rows(l2p_entry::TABLE));
+    assert_eq!(f::L2P_ENTRY_LEN, 4);
+    formatdoc::assert_fields("### 4.5", &rows(commit_record::TABLE));
+    assert_eq!(commit_record::L2P_CRC.offset, f::HEADER_LEN);
+}
+
+#[test]
+fn config_table_matches_the_codec_and_encoding() {
+    let h = "### 4.6";
+    formatdoc::assert_fields(h, &rows(encoding::TABLE));
+    assert!(formatdoc::section(h).contains(&format!("Total {} bytes", CONFIG_LEN)));
+    let c = ftl::scftl::ScftlConfig::default_for(&flash::Geometry::small());
+    let b = c.encode();
+    assert_eq!(b.len(), CONFIG_LEN);
+    let w = formatdoc::field(h, "write_bound").offset_num().unwrap();
+    assert_eq!(
+        u32::from_le_bytes(b[w..w + 4].try_into().unwrap()),
+        c.write_bound
+    );
+    let l = formatdoc::field(h, "logical_sectors").offset_num().unwrap();
+    assert_eq!(
+        u64::from_le_bytes(b[l..l + 8].try_into().unwrap()),
         c.logical_sectors
     );
 }

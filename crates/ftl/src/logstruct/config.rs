@@ -20,18 +20,8 @@ use flash::Geometry;
 
 use super::layout::Layout;
 use super::oob::{MAX_LOGICAL_SECTORS, OOB_RECORD_SIZE, TRIM_RECORD_LEN};
+use crate::codec::{self, field_table};
 use crate::device::{FtlError, Result};
-
-/// Version of the encoded configuration.
-pub const CONFIG_VERSION: u32 = 1;
-/// Offsets of the encoded configuration.
-pub const CFG_OFF_VERSION: usize = 0;
-pub const CFG_OFF_LOGICAL_SECTORS: usize = 4;
-pub const CFG_OFF_STRIPE_DIES: usize = 12;
-pub const CFG_OFF_GC_LOW: usize = 16;
-pub const CFG_OFF_GC_HIGH: usize = 20;
-/// Length of the encoded configuration.
-pub const CONFIG_LEN: usize = 24;
 
 /// Configuration shared by the async and sync baselines.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,42 +104,49 @@ impl LogConfig {
 
     /// Encodes the configuration (little-endian, docs/FORMAT.md §5.1).
     pub fn encode(&self) -> Vec<u8> {
+        use encoding::*;
         let mut b = vec![0u8; CONFIG_LEN];
-        b[CFG_OFF_VERSION..CFG_OFF_VERSION + 4].copy_from_slice(&CONFIG_VERSION.to_le_bytes());
-        b[CFG_OFF_LOGICAL_SECTORS..CFG_OFF_LOGICAL_SECTORS + 8]
-            .copy_from_slice(&self.logical_sectors.to_le_bytes());
-        b[CFG_OFF_STRIPE_DIES..CFG_OFF_STRIPE_DIES + 4]
-            .copy_from_slice(&self.stripe_dies.to_le_bytes());
-        b[CFG_OFF_GC_LOW..CFG_OFF_GC_LOW + 4]
-            .copy_from_slice(&self.gc_low_free_segments.to_le_bytes());
-        b[CFG_OFF_GC_HIGH..CFG_OFF_GC_HIGH + 4]
-            .copy_from_slice(&self.gc_high_free_segments.to_le_bytes());
+        VERSION.put_u32(&mut b, CONFIG_VERSION);
+        LOGICAL_SECTORS.put_u64(&mut b, self.logical_sectors);
+        STRIPE_DIES.put_u32(&mut b, self.stripe_dies);
+        GC_LOW_FREE_SEGMENTS.put_u32(&mut b, self.gc_low_free_segments);
+        GC_HIGH_FREE_SEGMENTS.put_u32(&mut b, self.gc_high_free_segments);
         b
     }
 
     /// Decodes [`LogConfig::encode`]'s output.
     pub fn decode(b: &[u8]) -> Result<LogConfig> {
-        if b.len() != CONFIG_LEN {
-            return Err(FtlError::Corrupt(format!(
-                "baseline configuration is {} bytes, expected {CONFIG_LEN}",
-                b.len()
-            )));
-        }
-        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
-        let version = u32_at(CFG_OFF_VERSION);
-        if version != CONFIG_VERSION {
-            return Err(FtlError::Corrupt(format!(
-                "baseline configuration version {version} is not the supported {CONFIG_VERSION}; use a matching scftl build"
-            )));
-        }
-        let mut ls = [0u8; 8];
-        ls.copy_from_slice(&b[CFG_OFF_LOGICAL_SECTORS..CFG_OFF_LOGICAL_SECTORS + 8]);
+        use encoding::*;
+        codec::check_versioned(
+            b,
+            CONFIG_LEN,
+            VERSION,
+            CONFIG_VERSION,
+            "baseline configuration",
+        )?;
         Ok(LogConfig {
-            logical_sectors: u64::from_le_bytes(ls),
-            stripe_dies: u32_at(CFG_OFF_STRIPE_DIES),
-            gc_low_free_segments: u32_at(CFG_OFF_GC_LOW),
-            gc_high_free_segments: u32_at(CFG_OFF_GC_HIGH),
+            logical_sectors: LOGICAL_SECTORS.get_u64(b),
+            stripe_dies: STRIPE_DIES.get_u32(b),
+            gc_low_free_segments: GC_LOW_FREE_SEGMENTS.get_u32(b),
+            gc_high_free_segments: GC_HIGH_FREE_SEGMENTS.get_u32(b),
         })
+    }
+}
+
+/// The encoding version of [`LogConfig`] this build writes and reads.
+pub const CONFIG_VERSION: u32 = 1;
+/// Bytes of the encoded [`LogConfig`].
+pub const CONFIG_LEN: usize = encoding::GC_HIGH_FREE_SEGMENTS.end();
+
+field_table! {
+    /// The encoding of [`super::LogConfig`] in the device label
+    /// (docs/FORMAT.md §5.1; a test compares the table with the document).
+    pub mod encoding {
+        pub const VERSION: Field = Field::new("version", 0, 4);
+        pub const LOGICAL_SECTORS: Field = Field::new("logical_sectors", 4, 8);
+        pub const STRIPE_DIES: Field = Field::new("stripe_dies", 12, 4);
+        pub const GC_LOW_FREE_SEGMENTS: Field = Field::new("gc_low_free_segments", 16, 4);
+        pub const GC_HIGH_FREE_SEGMENTS: Field = Field::new("gc_high_free_segments", 20, 4);
     }
 }
 

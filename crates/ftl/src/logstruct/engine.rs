@@ -29,13 +29,13 @@ use super::segs::{SegState, Segments};
 use crate::device::{check_range, check_request, DeviceStats, FtlError, FtlKind, Lba, Result};
 use crate::label;
 use crate::mutant::Mutant;
+use crate::UNMAPPED;
 
-/// `l2p` value of an unmapped logical sector.
-pub(crate) const UNMAPPED: u32 = u32::MAX;
-/// `p2l` value of a physical sector that holds nothing counted.
-pub(crate) const P2L_NONE: u32 = u32::MAX;
+/// `p2l` value of a physical sector that holds nothing counted (an
+/// unmapped `l2p` entry is [`UNMAPPED`], the same value).
+pub(crate) const P2L_NONE: u32 = UNMAPPED;
 /// `p2l` value of a live trim record.
-pub(crate) const P2L_TRIM: u32 = u32::MAX - 1;
+pub(crate) const P2L_TRIM: u32 = UNMAPPED - 1;
 
 /// How the engine behaves: the async or the sync baseline, possibly with a
 /// seeded bug.
@@ -116,22 +116,37 @@ pub struct LogFtl<F: Flash> {
     pub(crate) config: LogConfig,
     pub(crate) layout: Layout,
     pub(crate) mode: Mode,
+    /// Logical sectors the device exposes (`config.logical_sectors`).
     pub(crate) logical: u64,
+    /// The `l2p` value of merge-buffer slot 0 (one past the last physical
+    /// sector), so one u32 names either a physical sector or a slot.
     pub(crate) buf_base: u32,
+    /// Logical → physical sector or buffer slot (see the invariants above).
     pub(crate) l2p: Vec<u32>,
+    /// Physical sector → logical sector of its OOB record, `P2L_TRIM` or
+    /// `P2L_NONE`.
     pub(crate) p2l: Vec<u32>,
+    /// Per logical sector: physical copies (live or stale) on flash.
     pub(crate) copies: Vec<u32>,
     pub(crate) segs: Segments,
+    /// Live trim records by physical sector.
     pub(crate) trims: BTreeMap<u32, TrimRecord>,
     pub(crate) buf: MergeBuf,
+    /// The battery-backed log (sync mode only).
     pub(crate) nvlog: Option<NvLog>,
+    /// The segment being filled and its next page.
     pub(crate) active: Option<(SegId, u32)>,
     pub(crate) next_seq: u64,
+    /// Set while GC runs, so a segment filled by GC does not start GC again.
     pub(crate) in_gc: bool,
+    /// Set while recovery replays the log: the log must survive until every
+    /// winning entry is on flash.
     pub(crate) defer_log_reset: bool,
     pub(crate) dirty: DirtySet,
+    /// Logical sectors currently mapped.
     pub(crate) mapped: u64,
     pub(crate) stats: DeviceStats,
+    /// Scratch buffers: a page, its OOB, a trim-record sector.
     pub(crate) page_scratch: Vec<u8>,
     pub(crate) oob_scratch: Vec<u8>,
     pub(crate) trim_scratch: Vec<u8>,
@@ -501,14 +516,7 @@ impl<F: Flash> LogFtl<F> {
         s.used_blocks = self.segs.count(SegState::Used) + self.segs.count(SegState::Active);
         s.invalid_blocks = 0;
         s.erasable_blocks = self.segs.count(SegState::Dirty);
-        let e = &self.segs.erases[1..];
-        s.erases_min = e.iter().copied().min().unwrap_or(0);
-        s.erases_max = e.iter().copied().max().unwrap_or(0);
-        s.erases_avg = if e.is_empty() {
-            0.0
-        } else {
-            e.iter().sum::<u64>() as f64 / e.len() as f64
-        };
+        s.set_erase_counts(&self.segs.erases[1..]);
         s
     }
 }

@@ -34,11 +34,12 @@
 //! smallest range containing every sector that still needs it; any range
 //! between that and the original is correct.
 
-use super::engine::{LogFtl, P2L_NONE, P2L_TRIM, UNMAPPED};
+use super::engine::{LogFtl, P2L_NONE, P2L_TRIM};
 use super::layout::SegId;
 use super::oob::{encode_trim, LA_TRIM, OOB_RECORD_SIZE};
 use super::segs::SegState;
 use crate::device::{FtlError, Result};
+use crate::UNMAPPED;
 use flash::Flash;
 
 impl<F: Flash> LogFtl<F> {

@@ -10,13 +10,14 @@
 
 use flash::Flash;
 
-use super::engine::{LogFtl, P2L_NONE, P2L_TRIM, UNMAPPED};
+use super::engine::{LogFtl, P2L_NONE, P2L_TRIM};
 use super::layout::{Ppa, SegId};
 use super::nvlog::NvLog;
 use super::oob::{decode_record, LA_TRIM, OOB_RECORD_SIZE};
 use super::recovery::{scan, Winner};
 use super::segs::SegState;
 use crate::device::FtlKind;
+use crate::UNMAPPED;
 
 /// Devices up to this many physical sectors get a CRC-checking scan.
 pub const VERIFY_DATA_MAX_SECTORS: u32 = 8192;

@@ -11,9 +11,9 @@
 //! - `stripe` divides the number of dies, so every segment is complete;
 //! - segment 0 holds erase block 0, the label block; it is never used for data;
 //! - every physical sector address ([`Ppa`]) is below `physical_sectors`, and
-//!   `physical_sectors + sectors_per_page + 2 < u32::MAX`, so the values just
-//!   above the physical range can name merge-buffer slots and `u32::MAX`
-//!   means "unmapped" in the engine's tables.
+//!   `physical_sectors + sectors_per_page + 2 < u32::MAX`, so the values
+//!   just above the physical range can name merge-buffer slots and
+//!   [`crate::UNMAPPED`] means "unmapped" in the engine's tables.
 
 use flash::{BlockId, Geometry, PageAddr};
 

@@ -21,27 +21,43 @@
 use flash::Flash;
 
 use super::oob::LA_EMPTY;
+use crate::codec::field_table;
 use crate::device::{FtlError, Result};
 
 /// Magic of the header.
 pub const NV_MAGIC: [u8; 8] = *b"SCFTLNVL";
 /// Layout version of the buffer.
 pub const NV_VERSION: u32 = 1;
-/// Header offsets.
-pub const NV_HDR_OFF_MAGIC: usize = 0;
-pub const NV_HDR_OFF_VERSION: usize = 8;
-pub const NV_HDR_OFF_RESERVED: usize = 12;
-pub const NV_HDR_OFF_GENERATION: usize = 16;
-pub const NV_HDR_OFF_CRC: usize = 24;
+
+field_table! {
+    /// The log header at offset 0 of the buffer (docs/FORMAT.md §6.1).
+    pub mod header {
+        pub const MAGIC: Field = Field::new("magic", 0, 8);
+        pub const VERSION: Field = Field::new("version", 8, 4);
+        pub const RESERVED: Field = Field::new("reserved", 12, 4);
+        pub const GENERATION: Field = Field::new("generation", 16, 8);
+        /// CRC32C of the header's bytes before it.
+        pub const CRC: Field = Field::new("crc", 24, 4);
+    }
+}
+/// Bytes of the header (the CRC is followed by 4 bytes of padding, so
+/// entries start 8-byte aligned).
 pub const NV_HEADER_SIZE: usize = 32;
-/// Entry-record offsets (the sector data follows the record).
-pub const NV_ENT_OFF_GENERATION: usize = 0;
-pub const NV_ENT_OFF_INDEX: usize = 8;
-pub const NV_ENT_OFF_LA: usize = 12;
-pub const NV_ENT_OFF_SEQ: usize = 16;
-pub const NV_ENT_OFF_RESERVED: usize = 24;
-pub const NV_ENT_OFF_CRC: usize = 28;
-pub const NV_ENTRY_RECORD_SIZE: usize = 32;
+
+field_table! {
+    /// The record of one log entry (docs/FORMAT.md §6.2); the sector follows.
+    pub mod entry {
+        pub const GENERATION: Field = Field::new("generation", 0, 8);
+        pub const INDEX: Field = Field::new("index", 8, 4);
+        pub const LA: Field = Field::new("la", 12, 4);
+        pub const SEQ: Field = Field::new("seq", 16, 8);
+        pub const RESERVED: Field = Field::new("reserved", 24, 4);
+        /// CRC32C of the record's bytes before it, then the sector.
+        pub const CRC: Field = Field::new("crc", 28, 4);
+    }
+}
+/// Bytes of an entry's record; the sector data starts here.
+pub const NV_ENTRY_RECORD_SIZE: usize = entry::CRC.end();
 
 /// One replayed entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,28 +89,14 @@ pub fn capacity_for(nvram_size: usize, sector_size: usize) -> u32 {
         as u32
 }
 
-fn entry_crc(record: &[u8], data: &[u8]) -> u32 {
-    crc32c::crc32c_append(crc32c::crc32c(&record[..NV_ENT_OFF_CRC]), data)
-}
-
 fn header_bytes(generation: u64) -> [u8; NV_HEADER_SIZE] {
     let mut h = [0u8; NV_HEADER_SIZE];
-    h[NV_HDR_OFF_MAGIC..NV_HDR_OFF_MAGIC + 8].copy_from_slice(&NV_MAGIC);
-    h[NV_HDR_OFF_VERSION..NV_HDR_OFF_VERSION + 4].copy_from_slice(&NV_VERSION.to_le_bytes());
-    h[NV_HDR_OFF_GENERATION..NV_HDR_OFF_GENERATION + 8].copy_from_slice(&generation.to_le_bytes());
-    let crc = crc32c::crc32c(&h[..NV_HDR_OFF_CRC]);
-    h[NV_HDR_OFF_CRC..NV_HDR_OFF_CRC + 4].copy_from_slice(&crc.to_le_bytes());
+    header::MAGIC.put_bytes(&mut h, &NV_MAGIC);
+    header::VERSION.put_u32(&mut h, NV_VERSION);
+    header::GENERATION.put_u64(&mut h, generation);
+    let crc = header::CRC.prefix_crc(&h, &[]);
+    header::CRC.put_u32(&mut h, crc);
     h
-}
-
-fn u64_at(b: &[u8], o: usize) -> u64 {
-    let mut x = [0u8; 8];
-    x.copy_from_slice(&b[o..o + 8]);
-    u64::from_le_bytes(x)
-}
-
-fn u32_at(b: &[u8], o: usize) -> u32 {
-    u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]])
 }
 
 impl NvLog {
@@ -139,15 +141,15 @@ impl NvLog {
         let ss = flash.geometry().sector_size as usize;
         let mut h = [0u8; NV_HEADER_SIZE];
         flash.nvram_read(0, &mut h)?;
-        if h[..8] != NV_MAGIC
-            || u32_at(&h, NV_HDR_OFF_CRC) != crc32c::crc32c(&h[..NV_HDR_OFF_CRC])
-            || u32_at(&h, NV_HDR_OFF_VERSION) != NV_VERSION
+        if header::MAGIC.bytes(&h) != NV_MAGIC
+            || header::CRC.get_u32(&h) != header::CRC.prefix_crc(&h, &[])
+            || header::VERSION.get_u32(&h) != NV_VERSION
         {
             return Err(FtlError::Corrupt(
                 "the battery-backed buffer holds no valid sync-FTL header (was it cleared, or the device formatted by another tool?); reformat the device".into(),
             ));
         }
-        let generation = u64_at(&h, NV_HDR_OFF_GENERATION);
+        let generation = header::GENERATION.get_u64(&h);
         let mut scratch = vec![0u8; entry_size(ss)];
         let mut entries = Vec::new();
         for index in 0..capacity {
@@ -156,15 +158,15 @@ impl NvLog {
                 &mut scratch,
             )?;
             let (rec, data) = scratch.split_at(NV_ENTRY_RECORD_SIZE);
-            if u64_at(rec, NV_ENT_OFF_GENERATION) != generation
-                || u32_at(rec, NV_ENT_OFF_INDEX) != index
-                || u32_at(rec, NV_ENT_OFF_CRC) != entry_crc(rec, data)
+            if entry::GENERATION.get_u64(rec) != generation
+                || entry::INDEX.get_u32(rec) != index
+                || entry::CRC.get_u32(rec) != entry::CRC.prefix_crc(rec, data)
             {
                 break;
             }
             entries.push(NvEntry {
-                la: u32_at(rec, NV_ENT_OFF_LA),
-                seq: u64_at(rec, NV_ENT_OFF_SEQ),
+                la: entry::LA.get_u32(rec),
+                seq: entry::SEQ.get_u64(rec),
                 data: data.to_vec(),
             });
         }
@@ -212,14 +214,13 @@ impl NvLog {
         }
         let s = &mut self.scratch;
         s[..NV_ENTRY_RECORD_SIZE].fill(0);
-        s[NV_ENT_OFF_GENERATION..NV_ENT_OFF_GENERATION + 8]
-            .copy_from_slice(&self.generation.to_le_bytes());
-        s[NV_ENT_OFF_INDEX..NV_ENT_OFF_INDEX + 4].copy_from_slice(&self.len.to_le_bytes());
-        s[NV_ENT_OFF_LA..NV_ENT_OFF_LA + 4].copy_from_slice(&la.to_le_bytes());
-        s[NV_ENT_OFF_SEQ..NV_ENT_OFF_SEQ + 8].copy_from_slice(&seq.to_le_bytes());
+        entry::GENERATION.put_u64(s, self.generation);
+        entry::INDEX.put_u32(s, self.len);
+        entry::LA.put_u32(s, la);
+        entry::SEQ.put_u64(s, seq);
         s[NV_ENTRY_RECORD_SIZE..].copy_from_slice(data);
-        let crc = entry_crc(&s[..NV_ENTRY_RECORD_SIZE], data);
-        s[NV_ENT_OFF_CRC..NV_ENT_OFF_CRC + 4].copy_from_slice(&crc.to_le_bytes());
+        let crc = entry::CRC.prefix_crc(s, data);
+        entry::CRC.put_u32(s, crc);
         let off = NV_HEADER_SIZE + self.len as usize * entry_size(self.sector_size);
         flash.nvram_write(off, s)?;
         self.len += 1;

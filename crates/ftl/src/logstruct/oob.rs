@@ -8,14 +8,21 @@
 //! [`MAX_LOGICAL_SECTORS`]) and the checksum is one CRC32C over record and
 //! data; the sequence number keeps its full 64 bits so it never wraps.
 
+use crate::codec::field_table;
 use crate::device::{FtlError, Result};
 
+field_table! {
+    /// The OOB record of one sector (docs/FORMAT.md §5.2); the record of slot
+    /// `i` is at OOB offset `i * OOB_RECORD_SIZE`.
+    pub mod record {
+        pub const LA: Field = Field::new("la", 0, 4);
+        pub const SEQ: Field = Field::new("seq", 4, 8);
+        /// CRC32C of the record's bytes before it, then the sector's data.
+        pub const CRC: Field = Field::new("crc", 12, 4);
+    }
+}
 /// Bytes of OOB per sector.
-pub const OOB_RECORD_SIZE: usize = 16;
-/// Offsets within one OOB record.
-pub const OOB_OFF_LA: usize = 0;
-pub const OOB_OFF_SEQ: usize = 4;
-pub const OOB_OFF_CRC: usize = 12;
+pub const OOB_RECORD_SIZE: usize = record::CRC.end();
 
 /// `la` value of a trim-record sector.
 pub const LA_TRIM: u32 = 0xFFFF_FFFE;
@@ -26,13 +33,19 @@ pub const MAX_LOGICAL_SECTORS: u64 = 0xFFFF_FFF0;
 
 /// Magic at offset 0 of a trim-record sector (`TRIM`).
 pub const TRIM_MAGIC: u32 = u32::from_le_bytes(*b"TRIM");
-/// Offsets within a trim-record sector.
-pub const TRIM_OFF_MAGIC: usize = 0;
-pub const TRIM_OFF_RESERVED: usize = 4;
-pub const TRIM_OFF_START: usize = 8;
-pub const TRIM_OFF_COUNT: usize = 16;
+
+field_table! {
+    /// The trim record at the start of a trim-record sector (docs/FORMAT.md
+    /// §5.3).
+    pub mod trim {
+        pub const MAGIC: Field = Field::new("magic", 0, 4);
+        pub const RESERVED: Field = Field::new("reserved", 4, 4);
+        pub const START: Field = Field::new("start", 8, 8);
+        pub const COUNT: Field = Field::new("count", 16, 8);
+    }
+}
 /// Bytes of a trim-record sector that carry information (the rest is zero).
-pub const TRIM_RECORD_LEN: usize = 24;
+pub const TRIM_RECORD_LEN: usize = trim::COUNT.end();
 
 /// A decoded OOB record (CRC not yet checked).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,29 +65,26 @@ pub struct TrimRecord {
 
 /// The CRC a record for `(la, seq)` over `data` must carry.
 pub fn record_crc(la: u32, seq: u64, data: &[u8]) -> u32 {
-    let mut head = [0u8; OOB_OFF_CRC];
-    head[OOB_OFF_LA..OOB_OFF_LA + 4].copy_from_slice(&la.to_le_bytes());
-    head[OOB_OFF_SEQ..OOB_OFF_SEQ + 8].copy_from_slice(&seq.to_le_bytes());
-    crc32c::crc32c_append(crc32c::crc32c(&head), data)
+    let mut head = [0u8; record::CRC.offset];
+    record::LA.put_u32(&mut head, la);
+    record::SEQ.put_u64(&mut head, seq);
+    record::CRC.prefix_crc(&head, data)
 }
 
 /// Writes the record for `(la, seq, data)` into `out[..16]`.
 pub fn encode_record(out: &mut [u8], la: u32, seq: u64, data: &[u8]) {
     let crc = record_crc(la, seq, data);
-    out[OOB_OFF_LA..OOB_OFF_LA + 4].copy_from_slice(&la.to_le_bytes());
-    out[OOB_OFF_SEQ..OOB_OFF_SEQ + 8].copy_from_slice(&seq.to_le_bytes());
-    out[OOB_OFF_CRC..OOB_OFF_CRC + 4].copy_from_slice(&crc.to_le_bytes());
+    record::LA.put_u32(out, la);
+    record::SEQ.put_u64(out, seq);
+    record::CRC.put_u32(out, crc);
 }
 
 /// Reads a record from `b[..16]`.
 pub fn decode_record(b: &[u8]) -> OobRecord {
-    let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
-    let mut seq = [0u8; 8];
-    seq.copy_from_slice(&b[OOB_OFF_SEQ..OOB_OFF_SEQ + 8]);
     OobRecord {
-        la: u32_at(OOB_OFF_LA),
-        seq: u64::from_le_bytes(seq),
-        crc: u32_at(OOB_OFF_CRC),
+        la: record::LA.get_u32(b),
+        seq: record::SEQ.get_u64(b),
+        crc: record::CRC.get_u32(b),
     }
 }
 
@@ -88,22 +98,17 @@ impl OobRecord {
 /// Fills a sector with the trim record for `[start, start + count)`.
 pub fn encode_trim(sector: &mut [u8], start: u64, count: u64) {
     sector.fill(0);
-    sector[TRIM_OFF_MAGIC..TRIM_OFF_MAGIC + 4].copy_from_slice(&TRIM_MAGIC.to_le_bytes());
-    sector[TRIM_OFF_START..TRIM_OFF_START + 8].copy_from_slice(&start.to_le_bytes());
-    sector[TRIM_OFF_COUNT..TRIM_OFF_COUNT + 8].copy_from_slice(&count.to_le_bytes());
+    trim::MAGIC.put_u32(sector, TRIM_MAGIC);
+    trim::START.put_u64(sector, start);
+    trim::COUNT.put_u64(sector, count);
 }
 
 /// Decodes a trim-record sector of a device with `logical_sectors` sectors.
 /// A CRC-valid trim record that names sectors outside the device can only be
 /// written by a bug, so it is reported as corruption.
 pub fn decode_trim(sector: &[u8], seq: u64, logical_sectors: u64) -> Result<TrimRecord> {
-    let u64_at = |o: usize| {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&sector[o..o + 8]);
-        u64::from_le_bytes(b)
-    };
-    let magic = u32::from_le_bytes([sector[0], sector[1], sector[2], sector[3]]);
-    let (start, count) = (u64_at(TRIM_OFF_START), u64_at(TRIM_OFF_COUNT));
+    let magic = trim::MAGIC.get_u32(sector);
+    let (start, count) = (trim::START.get_u64(sector), trim::COUNT.get_u64(sector));
     if magic != TRIM_MAGIC
         || count == 0
         || start.checked_add(count).is_none_or(|e| e > logical_sectors)

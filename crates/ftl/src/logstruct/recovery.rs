@@ -20,12 +20,13 @@
 use flash::Flash;
 
 use super::config::LogConfig;
-use super::engine::{LogFtl, Mode, P2L_NONE, P2L_TRIM, UNMAPPED};
+use super::engine::{LogFtl, Mode, P2L_NONE, P2L_TRIM};
 use super::layout::{Layout, Ppa, SegId};
 use super::nvlog::{NvEntry, NvLog};
 use super::oob::{decode_record, decode_trim, TrimRecord, LA_TRIM, OOB_RECORD_SIZE};
 use super::segs::SegState;
 use crate::device::Result;
+use crate::UNMAPPED;
 
 /// Where a sector's winning candidate is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,19 +1,29 @@
 //! Superblock states, the block queues of two-phase GC and valid counts.
+//! This file owns them: the rest of SCFTL reads them through accessors and
+//! changes them only through the transitions below, each of which checks
+//! its precondition (debug assertions: a violation is a bug in SCFTL, never
+//! the result of caller input).
 //!
-//! Life of a data superblock: free → active → used → (GC victim) invalid →
-//! (end of flush) erasable → (erased when a block is needed) free. After
-//! format and after recovery there are no free blocks: every unreferenced
-//! superblock is erasable, because we cannot know whether it was erased.
+//! Life of a data superblock: free → active ([`Blocks::activate_next`]) →
+//! used ([`Blocks::retire_active`]) → invalid ([`Blocks::mark_victim`], a
+//! GC victim) → erasable ([`Blocks::end_epoch`], at the end of a flush) →
+//! active again ([`Blocks::activate_next`], erased first). After format and
+//! after recovery ([`Blocks::rebuild`]) there are no free blocks: every
+//! unreferenced superblock is erasable, because we cannot know whether it
+//! was erased.
 //!
-//! Invariants (checked by `invariants.rs`):
+//! Invariants (checked by [`Blocks::check`]):
 //! - every data superblock is in exactly one state, and the `free` /
 //!   `erasable` queues and `invalid` list hold exactly the superblocks in
-//!   that state, each once; `used` counts the `Used` ones;
+//!   that state, each once; `used` counts the `Used` ones; at most one is
+//!   `Active`;
 //! - metadata superblocks are `Meta` and never change state;
 //! - `valid[sb]` is the number of logical sectors the volatile L2P maps
 //!   into `sb`; it is 0 for free, invalid and erasable superblocks.
 
 use std::collections::VecDeque;
+
+use super::layout::{Address, Sb};
 
 /// State of a superblock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,26 +42,36 @@ pub(crate) enum SbState {
     Erasable,
 }
 
+/// How many data superblocks are in each state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct StateCounts {
+    pub free: u64,
+    pub active: u64,
+    pub used: u64,
+    pub invalid: u64,
+    pub erasable: u64,
+}
+
 /// The block table.
 #[derive(Clone, Debug)]
 pub(crate) struct Blocks {
-    pub state: Vec<SbState>,
-    pub valid: Vec<u32>,
+    state: Vec<SbState>,
+    valid: Vec<u32>,
     /// Erases issued per superblock since open.
-    pub erase_count: Vec<u64>,
-    pub free: VecDeque<u32>,
-    pub erasable: VecDeque<u32>,
-    pub invalid: Vec<u32>,
-    pub used: u32,
-    pub data_first: u32,
+    erase_count: Vec<u64>,
+    free: VecDeque<Sb>,
+    erasable: VecDeque<Sb>,
+    invalid: Vec<Sb>,
+    used: u32,
+    data_first: Sb,
 }
 
 impl Blocks {
     /// A table where metadata superblocks are `Meta` and every data
     /// superblock is erasable with no valid sectors.
-    pub fn all_erasable(num_sbs: u32, data_first: u32) -> Blocks {
+    pub fn all_erasable(num_sbs: u32, data_first: Sb) -> Blocks {
         let mut state = vec![SbState::Meta; num_sbs as usize];
-        for s in state.iter_mut().skip(data_first as usize) {
+        for s in state.iter_mut().skip(data_first.index()) {
             *s = SbState::Erasable;
         }
         Blocks {
@@ -59,32 +79,153 @@ impl Blocks {
             valid: vec![0; num_sbs as usize],
             erase_count: vec![0; num_sbs as usize],
             free: VecDeque::new(),
-            erasable: (data_first..num_sbs).collect(),
+            erasable: (data_first.0..num_sbs).map(Sb).collect(),
             invalid: Vec::new(),
             used: 0,
             data_first,
         }
     }
 
+    /// After format or recovery (selective persistence): `valid` holds the
+    /// valid counts the L2P implies; superblocks with valid sectors become
+    /// used, all other data superblocks erasable, in index order. Requires
+    /// a table with no active, used or invalid superblock.
+    pub fn rebuild(&mut self, valid: Vec<u32>) {
+        debug_assert_eq!(valid.len(), self.state.len());
+        debug_assert!(self.invalid.is_empty() && self.used == 0);
+        debug_assert!(self
+            .state
+            .iter()
+            .all(|&s| matches!(s, SbState::Meta | SbState::Free | SbState::Erasable)));
+        debug_assert!(valid[..self.data_first.index()].iter().all(|&v| v == 0));
+        self.valid = valid;
+        self.free.clear();
+        self.erasable.clear();
+        self.used = 0;
+        for sb in self.data_first.0..self.state.len() as u32 {
+            let sb = Sb(sb);
+            if self.valid[sb.index()] > 0 {
+                self.state[sb.index()] = SbState::Used;
+                self.used += 1;
+            } else {
+                self.state[sb.index()] = SbState::Erasable;
+                self.erasable.push_back(sb);
+            }
+        }
+    }
+
+    pub fn state(&self, sb: Sb) -> SbState {
+        self.state[sb.index()]
+    }
+
+    /// Valid sectors per superblock (metadata superblocks included, at 0).
+    pub fn valid_counts(&self) -> &[u32] {
+        &self.valid
+    }
+
+    /// Superblocks in the `Used` state (GC's threshold U compares this).
+    pub fn used(&self) -> u32 {
+        self.used
+    }
+
+    /// Superblocks relocated in this epoch and not yet erasable.
+    pub fn invalid_count(&self) -> usize {
+        self.invalid.len()
+    }
+
+    /// Superblocks that may be (erased and) filled in this epoch.
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    pub fn available_sbs(&self) -> u64 {
+        (self.free.len() + self.erasable.len()) as u64
+    }
+
+    /// Erases issued per data superblock since open.
+    pub fn data_erase_counts(&self) -> &[u64] {
+        &self.erase_count[self.data_first.index()..]
+    }
+
+    /// How many data superblocks are in each state.
+    pub fn state_counts(&self) -> StateCounts {
+        let count = |st: SbState| self.state.iter().filter(|&&x| x == st).count() as u64;
+        StateCounts {
+            free: count(SbState::Free),
+            active: count(SbState::Active),
+            used: count(SbState::Used),
+            invalid: count(SbState::Invalid),
+            erasable: count(SbState::Erasable),
+        }
+    }
+
+    /// A logical sector was mapped into `sb` (the active superblock).
+    #[inline]
+    pub fn add_valid(&mut self, sb: Sb) {
+        debug_assert_eq!(self.state[sb.index()], SbState::Active);
+        self.valid[sb.index()] += 1;
+    }
+
+    /// A logical sector mapped into `sb` was overwritten, trimmed or
+    /// relocated.
+    #[inline]
+    pub fn remove_valid(&mut self, sb: Sb) {
+        debug_assert!(
+            self.valid[sb.index()] > 0,
+            "superblock {sb} has no valid sector"
+        );
+        self.valid[sb.index()] -= 1;
+    }
+
+    /// Active → used: the active superblock is full (its successor is
+    /// needed).
+    pub fn retire_active(&mut self, sb: Sb) {
+        debug_assert_eq!(self.state[sb.index()], SbState::Active);
+        self.state[sb.index()] = SbState::Used;
+        self.used += 1;
+    }
+
+    /// Free → active, or else erasable → active after `erase(sb)` erased
+    /// it (counted). `Ok(None)` when neither queue has a superblock. If the
+    /// erase fails, the superblock has left its queue and the error is
+    /// returned; the caller then discards the whole state.
+    pub fn activate_next<E>(
+        &mut self,
+        erase: impl FnOnce(Sb) -> Result<(), E>,
+    ) -> Result<Option<Sb>, E> {
+        let sb = if let Some(sb) = self.free.pop_front() {
+            debug_assert_eq!(self.state[sb.index()], SbState::Free);
+            sb
+        } else if let Some(sb) = self.erasable.pop_front() {
+            debug_assert_eq!(self.state[sb.index()], SbState::Erasable);
+            erase(sb)?;
+            self.erase_count[sb.index()] += 1;
+            sb
+        } else {
+            return Ok(None);
+        };
+        debug_assert_eq!(self.valid[sb.index()], 0);
+        self.state[sb.index()] = SbState::Active;
+        Ok(Some(sb))
+    }
+
     /// Greedy victim: the used superblock with the fewest valid sectors
     /// (lowest index on ties). O(superblocks); GC runs once per superblock
     /// written, so this is cheap.
-    pub fn pick_victim(&self) -> Option<u32> {
-        let mut best: Option<(u32, u32)> = None;
-        for sb in self.data_first..self.state.len() as u32 {
+    pub fn pick_victim(&self) -> Option<Sb> {
+        let mut best: Option<(Sb, u32)> = None;
+        for sb in self.data_first.0..self.state.len() as u32 {
             if self.state[sb as usize] == SbState::Used {
                 let v = self.valid[sb as usize];
                 if best.is_none_or(|(_, bv)| v < bv) {
-                    best = Some((sb, v));
+                    best = Some((Sb(sb), v));
                 }
             }
         }
         best.map(|(sb, _)| sb)
     }
 
-    /// Used → invalid (a GC victim whose sectors are being relocated).
-    pub fn used_to_invalid(&mut self, sb: u32) {
-        self.state[sb as usize] = SbState::Invalid;
+    /// Used → invalid: a GC victim, whose valid sectors are being moved.
+    pub fn mark_victim(&mut self, sb: Sb) {
+        debug_assert_eq!(self.state[sb.index()], SbState::Used);
+        self.state[sb.index()] = SbState::Invalid;
         self.used -= 1;
         self.invalid.push(sb);
     }
@@ -93,14 +234,136 @@ impl Blocks {
     /// the new stable L2P no longer points into it.
     pub fn end_epoch(&mut self) {
         for sb in self.invalid.drain(..) {
-            self.state[sb as usize] = SbState::Erasable;
+            debug_assert_eq!(self.state[sb.index()], SbState::Invalid);
+            debug_assert_eq!(self.valid[sb.index()], 0);
+            self.state[sb.index()] = SbState::Erasable;
             self.erasable.push_back(sb);
         }
     }
 
-    /// Superblocks that may be (erased and) filled in this epoch.
-    #[cfg_attr(not(debug_assertions), allow(dead_code))]
-    pub fn available_sbs(&self) -> u64 {
-        (self.free.len() + self.erasable.len()) as u64
+    /// Invalid → free at once, after `erase(sb)`: only for the seeded bug
+    /// `EraseVictimBeforeFlush`, which is wrong because the stable L2P may
+    /// still point into the victim.
+    pub fn reclaim_victim_early<E>(
+        &mut self,
+        sb: Sb,
+        erase: impl FnOnce(Sb) -> Result<(), E>,
+    ) -> Result<(), E> {
+        debug_assert_eq!(self.state[sb.index()], SbState::Invalid);
+        self.invalid.retain(|&b| b != sb);
+        erase(sb)?;
+        self.erase_count[sb.index()] += 1;
+        self.state[sb.index()] = SbState::Free;
+        self.free.push_back(sb);
+        Ok(())
+    }
+
+    /// Checks the invariants at the top of this file; `active` is the
+    /// superblock the active pointer names.
+    pub fn check(&self, active: Option<Sb>) -> Result<(), String> {
+        let n = self.state.len() as u32;
+        let mut seen = vec![0u8; n as usize];
+        let mut mark = |list: &mut dyn Iterator<Item = Sb>, want: SbState| {
+            for sb in list {
+                if sb < self.data_first || sb.0 >= n {
+                    return Err(format!("{want:?} queue holds non-data superblock {sb}"));
+                }
+                if self.state[sb.index()] != want {
+                    return Err(format!(
+                        "superblock {sb} is in the {want:?} queue but its state is {:?}",
+                        self.state[sb.index()]
+                    ));
+                }
+                seen[sb.index()] += 1;
+            }
+            Ok(())
+        };
+        mark(&mut self.free.iter().copied(), SbState::Free)?;
+        mark(&mut self.erasable.iter().copied(), SbState::Erasable)?;
+        mark(&mut self.invalid.iter().copied(), SbState::Invalid)?;
+        let mut used = 0;
+        let mut actives = 0;
+        for sb in 0..n {
+            let st = self.state[sb as usize];
+            let is_meta = sb < self.data_first.0;
+            if is_meta != (st == SbState::Meta) {
+                return Err(format!("superblock {sb} has state {st:?}"));
+            }
+            match st {
+                SbState::Used => used += 1,
+                SbState::Active => actives += 1,
+                SbState::Free | SbState::Erasable | SbState::Invalid => {
+                    if seen[sb as usize] != 1 {
+                        return Err(format!(
+                            "superblock {sb} is {st:?} but appears {} times in that queue",
+                            seen[sb as usize]
+                        ));
+                    }
+                    if self.valid[sb as usize] != 0 {
+                        return Err(format!(
+                            "{st:?} superblock {sb} still holds {} valid sectors",
+                            self.valid[sb as usize]
+                        ));
+                    }
+                }
+                SbState::Meta => {}
+            }
+        }
+        if used != self.used {
+            return Err(format!(
+                "used count {} but {used} superblocks are used",
+                self.used
+            ));
+        }
+        match active {
+            Some(a) if actives != 1 || self.state[a.index()] != SbState::Active => Err(format!(
+                "active pointer names superblock {a} but {actives} superblocks are active"
+            )),
+            None if actives != 0 => Err(format!(
+                "no active pointer but {actives} active superblocks"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_superblock_goes_round_the_life_cycle() {
+        let mut b = Blocks::all_erasable(6, Sb(2));
+        b.rebuild(vec![0, 0, 0, 3, 0, 0]);
+        assert_eq!((b.state(Sb(3)), b.used()), (SbState::Used, 1));
+        b.check(None).unwrap();
+        let mut erased = Vec::new();
+        let a = b
+            .activate_next(|sb| {
+                erased.push(sb);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        assert_eq!((a, erased), (Some(Sb(2)), vec![Sb(2)]));
+        b.add_valid(Sb(2));
+        b.check(Some(Sb(2))).unwrap();
+        b.retire_active(Sb(2));
+        assert_eq!(b.pick_victim(), Some(Sb(2)), "fewest valid sectors");
+        b.mark_victim(Sb(2));
+        b.remove_valid(Sb(2));
+        assert_eq!(b.used(), 1);
+        b.end_epoch();
+        assert_eq!(b.state(Sb(2)), SbState::Erasable);
+        b.check(None).unwrap();
+        let c = b.state_counts();
+        assert_eq!((c.used, c.erasable, c.free), (1, 3, 0));
+        assert_eq!(b.data_erase_counts(), &[1, 0, 0, 0]);
+    }
+
+    #[test]
+    fn check_reports_a_broken_queue() {
+        let mut b = Blocks::all_erasable(4, Sb(1));
+        b.erasable.push_back(Sb(1));
+        assert!(b.check(None).unwrap_err().contains("appears 2 times"));
     }
 }

@@ -12,8 +12,8 @@ use flash::Flash;
 
 use crate::device::{FtlError, Result};
 
-use super::format::{self, MetaHeader, HEADER_LEN, L2P_ENTRY_LEN};
-use super::layout::Layout;
+use super::format::{self, commit_record, header, MetaHeader};
+use super::layout::{Layout, Psa};
 
 /// Number of L2P pages of a checkpoint of `l2p_len` entries.
 pub(crate) fn l2p_pages(layout: &Layout, l2p_len: usize) -> u32 {
@@ -29,7 +29,7 @@ pub(crate) fn write<F: Flash + ?Sized>(
     slot: usize,
     gen: u64,
     next_epoch: u64,
-    l2p: &[u32],
+    l2p: &[Psa],
     page: &mut [u8],
 ) -> Result<u64> {
     let first = layout.slot_first[slot];
@@ -41,9 +41,9 @@ pub(crate) fn write<F: Flash + ?Sized>(
     let mut pages = 0u64;
     for (i, chunk) in l2p.chunks(epp).enumerate() {
         for (k, &pa) in chunk.iter().enumerate() {
-            format::put_u32(page, HEADER_LEN + k * L2P_ENTRY_LEN, pa);
+            format::put_l2p_entry(page, k, pa);
         }
-        page[HEADER_LEN + chunk.len() * L2P_ENTRY_LEN..].fill(0);
+        page[format::HEADER_LEN + chunk.len() * format::L2P_ENTRY_LEN..].fill(0);
         let h = MetaHeader {
             kind: format::KIND_L2P,
             gen,
@@ -54,14 +54,14 @@ pub(crate) fn write<F: Flash + ?Sized>(
             aux2: 0,
         };
         format::seal(page, &h);
-        crcs = crc32c::crc32c_append(crcs, &format::get_u32(page, format::OFF_CRC).to_le_bytes());
+        crcs = crc32c::crc32c_append(crcs, header::CRC.bytes(page));
         flash.program(layout.region_page(first, i as u32), page, &[])?;
         pages += 1;
     }
     flash.sync()?;
     page.fill(0);
-    format::put_u32(page, format::OFF_CR_L2P_CRC, crcs);
-    format::put_u32(page, format::OFF_CR_SLOT, slot as u32);
+    commit_record::L2P_CRC.put_u32(page, crcs);
+    commit_record::SLOT.put_u32(page, slot as u32);
     let h = MetaHeader {
         kind: format::KIND_COMMIT_RECORD,
         gen,
@@ -103,14 +103,14 @@ pub(crate) fn read_commit<F: Flash + ?Sized>(
         && h.index == npages
         && h.aux == npages
         && h.aux2 as usize == l2p_len
-        && format::get_u32(page, format::OFF_CR_SLOT) == slot as u32;
+        && commit_record::SLOT.get_u32(page) == slot as u32;
     if !ok && check_crc {
         return Ok(None);
     }
     Ok(Some(CommitRecord {
         gen: h.gen,
         next_epoch: h.epoch,
-        l2p_crc: format::get_u32(page, format::OFF_CR_L2P_CRC),
+        l2p_crc: commit_record::L2P_CRC.get_u32(page),
     }))
 }
 
@@ -122,7 +122,7 @@ pub(crate) fn read_l2p<F: Flash + ?Sized>(
     slot: usize,
     rec: &CommitRecord,
     check_crc: bool,
-    l2p: &mut [u32],
+    l2p: &mut [Psa],
     page: &mut [u8],
 ) -> Result<bool> {
     let epp = format::l2p_entries_per_page(layout.page_size);
@@ -141,9 +141,9 @@ pub(crate) fn read_l2p<F: Flash + ?Sized>(
         if !ok && check_crc {
             return Ok(false);
         }
-        crcs = crc32c::crc32c_append(crcs, &format::get_u32(page, format::OFF_CRC).to_le_bytes());
+        crcs = crc32c::crc32c_append(crcs, header::CRC.bytes(page));
         for (k, e) in chunk.iter_mut().enumerate() {
-            *e = format::get_u32(page, HEADER_LEN + k * L2P_ENTRY_LEN);
+            *e = format::get_l2p_entry(page, k);
         }
     }
     if check_crc && crcs != rec.l2p_crc {
@@ -158,7 +158,7 @@ pub(crate) fn load_newest<F: Flash + ?Sized>(
     flash: &mut F,
     layout: &Layout,
     check_crc: bool,
-    l2p: &mut [u32],
+    l2p: &mut [Psa],
     page: &mut [u8],
 ) -> Result<(usize, CommitRecord)> {
     let mut cands = Vec::with_capacity(2);

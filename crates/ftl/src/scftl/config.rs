@@ -1,7 +1,9 @@
 //! SCFTL configuration: the epoch bounds (W, K), the GC threshold (U), the
 //! logical size (L) and the sizes of the metadata regions; its check against
-//! the paper's space constraints; and its little-endian encoding in the
-//! device label (layout in docs/FORMAT.md §4.6).
+//! the paper's space constraints; the one search for K and U that satisfy
+//! them (`fit_k_u`, used by `default_for` and by `any::scftl_config`); and
+//! its little-endian encoding in the device label (layout in docs/FORMAT.md
+//! §4.6).
 //!
 //! Invariants of a configuration that passed [`ScftlConfig::validate`]
 //! (N = floor(L/U), S = sectors per superblock, P = data superblocks):
@@ -15,11 +17,13 @@
 //! - (4) the delta region holds at least two epochs' worth of delta pages;
 //! - a checkpoint slot holds the whole L2P plus its commit record;
 //! - every logical and physical sector address fits in 32 bits with
-//!   `u32::MAX` left free as the "unmapped" sentinel.
+//!   [`crate::UNMAPPED`] left free as the "unmapped" sentinel.
 
 use flash::Geometry;
 
+use crate::codec::{self, field_table};
 use crate::device::{FtlError, Result};
+use crate::UNMAPPED;
 
 use super::format::{self, l2p_entries_per_page, pairs_per_page};
 
@@ -65,6 +69,53 @@ pub(crate) struct Derived {
     pub delta_pages: u64,
 }
 
+/// The numbers of the space constraints (1)–(4), in their names.
+#[derive(Clone, Copy, Debug)]
+struct Space {
+    w: u64,
+    k: u64,
+    u: u64,
+    /// S: sectors per superblock.
+    s: u64,
+    /// P: data superblocks.
+    p: u64,
+    /// N = floor(L / U).
+    n: u64,
+    /// W + K*N.
+    need: u64,
+    /// Flush padding at most: sectors_per_page - 1.
+    pad: u64,
+}
+
+impl Space {
+    /// The first of the space constraints (1)–(4) these numbers break, by
+    /// number. Pure arithmetic without allocation, so the K/U search can
+    /// try many candidates; [`ScftlConfig::validate`] words the message.
+    /// Needs a valid geometry (S >= 1).
+    fn broken(&self, d: &Derived) -> Option<u32> {
+        let Space {
+            k,
+            u,
+            s,
+            p,
+            need,
+            pad,
+            ..
+        } = *self;
+        if need > k * s {
+            Some(1)
+        } else if u + 1 + need.div_ceil(s) > p {
+            Some(2)
+        } else if need + pad + (s - 1) > k * s {
+            Some(3)
+        } else if 2 * d.epoch_pages_max > d.delta_pages {
+            Some(4)
+        } else {
+            None
+        }
+    }
+}
+
 /// Superblock 0 is reserved: its die-0 erase block is the label block.
 pub(crate) const RESERVED_SUPERBLOCKS: u64 = 1;
 
@@ -88,7 +139,7 @@ impl ScftlConfig {
         } else {
             (w / 4).max(16).min(page_pairs)
         };
-        let mut l = (g.total_sectors() / 2).clamp(1, u64::from(u32::MAX - 1));
+        let mut l = (g.total_sectors() / 2).clamp(1, u64::from(UNMAPPED - 1));
         loop {
             let epp = l2p_entries_per_page(g.page_size()) as u64;
             let ckpt_pages = l.div_ceil(epp.max(1)) + 1;
@@ -102,12 +153,10 @@ impl ScftlConfig {
                 delta_region_superblocks: delta_sbs,
                 delta_pairs_per_page: pairs,
             };
-            if let Some((k, u)) = cfg.search_k_u(g) {
+            if let Some((k, u)) = cfg.fit_k_u(g, None, None) {
                 cfg.gc_bound = k;
                 cfg.gc_threshold = u;
-                if cfg.validate(g).is_ok() {
-                    return cfg;
-                }
+                return cfg;
             }
             if l <= 1 {
                 // Degenerate geometry: return the last attempt; validate()
@@ -118,38 +167,50 @@ impl ScftlConfig {
         }
     }
 
-    /// Smallest K and largest U satisfying (1)–(4) for this L and layout.
-    fn search_k_u(&self, g: &Geometry) -> Option<(u32, u32)> {
-        let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
-        let s = pages_per_sb * u64::from(g.sectors_per_page);
-        let meta = RESERVED_SUPERBLOCKS
-            + 2 * u64::from(self.checkpoint_slot_superblocks)
-            + u64::from(self.delta_region_superblocks);
-        let p = u64::from(g.blocks_per_die).checked_sub(meta)?;
-        if p < 2 {
+    /// The GC bound K and threshold U for this configuration's L, W and
+    /// region sizes: `k` and `u` where given; otherwise the largest U (tried
+    /// from the top down) for which the smallest K that meets constraint (3)
+    /// passes [`ScftlConfig::validate`]. `None` when no pair does.
+    ///
+    /// The smallest K for a U is `ceil((W + pad + S - 1) / (S - N))`, which
+    /// meets (1) and (3); U with N >= S can meet neither. A computed K above
+    /// 2^16 is not tried: it only arises with more than 2^16 superblocks
+    /// (validation bounds K by the data superblocks), where K and U are
+    /// better given explicitly.
+    pub fn fit_k_u(&self, g: &Geometry, k: Option<u32>, u: Option<u32>) -> Option<(u32, u32)> {
+        if g.validate().is_err() {
             return None;
         }
-        let w = u64::from(self.write_bound);
+        let s = u64::from(g.dies()) * u64::from(g.sectors_per_block());
         let pad = u64::from(g.sectors_per_page) - 1;
-        let ppp = u64::from(self.delta_pairs_per_page);
-        let delta_pages = u64::from(self.delta_region_superblocks) * pages_per_sb;
-        for u in (1..p).rev() {
-            let n = self.logical_sectors / u;
-            if n >= s {
-                continue;
+        let candidates = match u {
+            Some(u) => u..=u,
+            None => 1..=g.blocks_per_die.saturating_sub(1),
+        };
+        for u in candidates.rev() {
+            let n = self.logical_sectors / u64::from(u.max(1));
+            let k = match k {
+                Some(k) => k,
+                None if n < s => {
+                    let k = (u64::from(self.write_bound) + pad + s - 1).div_ceil(s - n);
+                    if k > 1 << 16 {
+                        continue;
+                    }
+                    k as u32
+                }
+                None => continue,
+            };
+            let trial = ScftlConfig {
+                gc_bound: k,
+                gc_threshold: u,
+                ..self.clone()
+            };
+            // The arithmetic first: most candidates fail there, and
+            // `validate` (which repeats it) builds a message for a failure.
+            let d = trial.derived(g);
+            if trial.space(g, &d).broken(&d).is_none() && trial.validate(g).is_ok() {
+                return Some((k, u));
             }
-            let k = (w + pad + s - 1).div_ceil(s - n);
-            if k > 1 << 16 {
-                continue;
-            }
-            let need = w + k * n;
-            if need.div_ceil(s) + u + 1 > p {
-                continue;
-            }
-            if 2 * (need / ppp.max(1) + 1) > delta_pages {
-                continue;
-            }
-            return Some((k as u32, u as u32));
         }
         None
     }
@@ -193,10 +254,10 @@ impl ScftlConfig {
             ));
         }
         let l = self.logical_sectors;
-        if l == 0 || l >= u64::from(format::UNMAPPED) {
+        if l == 0 || l >= u64::from(UNMAPPED) {
             return bad(format!(
                 "logical_sectors = {l} must be between 1 and {} (32-bit addresses)",
-                format::UNMAPPED - 1
+                UNMAPPED - 1
             ));
         }
         for (name, v) in [
@@ -239,88 +300,111 @@ impl ScftlConfig {
                 d.checkpoint_pages, self.checkpoint_slot_superblocks
             ));
         }
-        let (w, k, u) = (
-            u64::from(self.write_bound),
-            u64::from(self.gc_bound),
-            u64::from(self.gc_threshold),
-        );
-        let (s, p, n) = (d.sectors_per_sb, d.data_sbs, d.n);
-        let need = w + k * n;
+        let sp = self.space(g, &d);
+        let Some(broken) = sp.broken(&d) else {
+            return Ok(());
+        };
+        let Space {
+            w,
+            k,
+            u,
+            s,
+            p,
+            n,
+            need,
+            pad,
+        } = sp;
         let nums = format!("W={w}, K={k}, U={u}, L={l}, N=floor(L/U)={n}, S={s}, P={p}");
-        if need > k * s {
-            return bad(format!(
+        bad(match broken {
+            1 => format!(
                 "constraint (1) W + K*N <= K*S violated: {need} > {} ({nums})",
                 k * s
-            ));
-        }
-        let bound = (p - 1).saturating_sub(need.div_ceil(s));
-        if u + 1 + need.div_ceil(s) > p {
-            return bad(format!(
-                "constraint (2) U <= P - 1 - ceil((W + K*N)/S) violated: {u} > {bound} ({nums})"
-            ));
-        }
-        let pad = u64::from(g.sectors_per_page) - 1;
-        if need + pad + (s - 1) > k * s {
-            return bad(format!(
+            ),
+            2 => format!(
+                "constraint (2) U <= P - 1 - ceil((W + K*N)/S) violated: {u} > {} ({nums})",
+                (p - 1).saturating_sub(need.div_ceil(s))
+            ),
+            3 => format!(
                 "constraint (3) W + K*N + (sectors_per_page - 1) + (S - 1) <= K*S violated: {} > {} ({nums}); it leaves room for the flush padding and the active superblock a crash abandons",
                 need + pad + s - 1,
                 k * s
-            ));
-        }
-        if 2 * d.epoch_pages_max > d.delta_pages {
-            return bad(format!(
+            ),
+            _ => format!(
                 "constraint (4) 2 * epoch_pages_max <= delta region pages violated: an epoch may write {} delta pages and the region has {} ({nums}); enlarge delta_region_superblocks or lower W or K",
                 d.epoch_pages_max, d.delta_pages
-            ));
+            ),
+        })
+    }
+
+    /// The numbers the space constraints compare (`d = self.derived(g)`).
+    fn space(&self, g: &Geometry, d: &Derived) -> Space {
+        let (w, k) = (u64::from(self.write_bound), u64::from(self.gc_bound));
+        Space {
+            w,
+            k,
+            u: u64::from(self.gc_threshold),
+            s: d.sectors_per_sb,
+            p: d.data_sbs,
+            n: d.n,
+            need: w + k * d.n,
+            pad: u64::from(g.sectors_per_page) - 1,
         }
-        Ok(())
     }
 
     /// Little-endian encoding stored in the label (docs/FORMAT.md §4.6).
     pub fn encode(&self) -> Vec<u8> {
-        let mut b = vec![0u8; format::CFG_LEN];
-        b[format::CFG_OFF_VERSION..][..4].copy_from_slice(&format::CFG_VERSION.to_le_bytes());
-        b[format::CFG_OFF_LOGICAL..][..8].copy_from_slice(&self.logical_sectors.to_le_bytes());
-        b[format::CFG_OFF_W..][..4].copy_from_slice(&self.write_bound.to_le_bytes());
-        b[format::CFG_OFF_K..][..4].copy_from_slice(&self.gc_bound.to_le_bytes());
-        b[format::CFG_OFF_U..][..4].copy_from_slice(&self.gc_threshold.to_le_bytes());
-        b[format::CFG_OFF_SLOT_SBS..][..4]
-            .copy_from_slice(&self.checkpoint_slot_superblocks.to_le_bytes());
-        b[format::CFG_OFF_DELTA_SBS..][..4]
-            .copy_from_slice(&self.delta_region_superblocks.to_le_bytes());
-        b[format::CFG_OFF_DELTA_PAIRS..][..4]
-            .copy_from_slice(&self.delta_pairs_per_page.to_le_bytes());
+        use encoding::*;
+        let mut b = vec![0u8; CONFIG_LEN];
+        VERSION.put_u32(&mut b, CONFIG_VERSION);
+        LOGICAL_SECTORS.put_u64(&mut b, self.logical_sectors);
+        WRITE_BOUND.put_u32(&mut b, self.write_bound);
+        GC_BOUND.put_u32(&mut b, self.gc_bound);
+        GC_THRESHOLD.put_u32(&mut b, self.gc_threshold);
+        CHECKPOINT_SLOT_SUPERBLOCKS.put_u32(&mut b, self.checkpoint_slot_superblocks);
+        DELTA_REGION_SUPERBLOCKS.put_u32(&mut b, self.delta_region_superblocks);
+        DELTA_PAIRS_PER_PAGE.put_u32(&mut b, self.delta_pairs_per_page);
         b
     }
 
     /// Inverse of [`ScftlConfig::encode`].
     pub fn decode(b: &[u8]) -> Result<ScftlConfig> {
-        if b.len() != format::CFG_LEN {
-            return Err(FtlError::Corrupt(format!(
-                "SCFTL configuration is {} bytes, expected {}",
-                b.len(),
-                format::CFG_LEN
-            )));
-        }
-        let u32_at = |o: usize| u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
-        let version = u32_at(format::CFG_OFF_VERSION);
-        if version != format::CFG_VERSION {
-            return Err(FtlError::Corrupt(format!(
-                "SCFTL configuration version {version} is not the supported {}",
-                format::CFG_VERSION
-            )));
-        }
-        let mut l = [0u8; 8];
-        l.copy_from_slice(&b[format::CFG_OFF_LOGICAL..format::CFG_OFF_LOGICAL + 8]);
+        use encoding::*;
+        codec::check_versioned(
+            b,
+            CONFIG_LEN,
+            VERSION,
+            CONFIG_VERSION,
+            "SCFTL configuration",
+        )?;
         Ok(ScftlConfig {
-            logical_sectors: u64::from_le_bytes(l),
-            write_bound: u32_at(format::CFG_OFF_W),
-            gc_bound: u32_at(format::CFG_OFF_K),
-            gc_threshold: u32_at(format::CFG_OFF_U),
-            checkpoint_slot_superblocks: u32_at(format::CFG_OFF_SLOT_SBS),
-            delta_region_superblocks: u32_at(format::CFG_OFF_DELTA_SBS),
-            delta_pairs_per_page: u32_at(format::CFG_OFF_DELTA_PAIRS),
+            logical_sectors: LOGICAL_SECTORS.get_u64(b),
+            write_bound: WRITE_BOUND.get_u32(b),
+            gc_bound: GC_BOUND.get_u32(b),
+            gc_threshold: GC_THRESHOLD.get_u32(b),
+            checkpoint_slot_superblocks: CHECKPOINT_SLOT_SUPERBLOCKS.get_u32(b),
+            delta_region_superblocks: DELTA_REGION_SUPERBLOCKS.get_u32(b),
+            delta_pairs_per_page: DELTA_PAIRS_PER_PAGE.get_u32(b),
         })
+    }
+}
+
+/// The encoding version of [`ScftlConfig`] this build writes and reads.
+pub const CONFIG_VERSION: u32 = 1;
+/// Bytes of the encoded [`ScftlConfig`].
+pub const CONFIG_LEN: usize = encoding::DELTA_PAIRS_PER_PAGE.end();
+
+field_table! {
+    /// The encoding of [`super::ScftlConfig`] in the device label
+    /// (docs/FORMAT.md §4.6; a test compares the table with the document).
+    pub mod encoding {
+        pub const VERSION: Field = Field::new("version", 0, 4);
+        pub const LOGICAL_SECTORS: Field = Field::new("logical_sectors", 4, 8);
+        pub const WRITE_BOUND: Field = Field::new("write_bound", 12, 4);
+        pub const GC_BOUND: Field = Field::new("gc_bound", 16, 4);
+        pub const GC_THRESHOLD: Field = Field::new("gc_threshold", 20, 4);
+        pub const CHECKPOINT_SLOT_SUPERBLOCKS: Field = Field::new("checkpoint_slot_superblocks", 24, 4);
+        pub const DELTA_REGION_SUPERBLOCKS: Field = Field::new("delta_region_superblocks", 28, 4);
+        pub const DELTA_PAIRS_PER_PAGE: Field = Field::new("delta_pairs_per_page", 32, 4);
     }
 }
 

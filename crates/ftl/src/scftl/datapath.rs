@@ -15,8 +15,7 @@ use flash::Flash;
 use crate::device::{check_range, check_request, FtlError, Lba, Result};
 use crate::mutant::Mutant;
 
-use super::blocks::SbState;
-use super::format::UNMAPPED;
+use super::layout::{La, Psa};
 use super::{Active, Scftl};
 
 impl<F: Flash> Scftl<F> {
@@ -25,7 +24,7 @@ impl<F: Flash> Scftl<F> {
         let n = check_request(lba, data.len(), ss, self.config.logical_sectors)?;
         self.check_epoch_budget(n)?;
         for (i, sector) in data.chunks_exact(ss).enumerate() {
-            let la = (lba.0 + i as u64) as u32;
+            let la = La((lba.0 + i as u64) as u32);
             self.gc_if_needed()?;
             let psa = self.append_sector(sector)?;
             self.remap(la, psa);
@@ -41,14 +40,15 @@ impl<F: Flash> Scftl<F> {
         let n = check_request(lba, buf.len(), ss, self.config.logical_sectors)?;
         let open_base = self.merge_buffer_base();
         for (i, out) in buf.chunks_exact_mut(ss).enumerate() {
-            let psa = self.l2p[(lba.0 + i as u64) as usize];
-            if psa == UNMAPPED {
+            let psa = self.l2p[La((lba.0 + i as u64) as u32)];
+            if !psa.is_mapped() {
                 out.fill(0);
-            } else if let Some(base) = open_base.filter(|&b| psa >= b && psa < b + self.mb_fill) {
-                let slot = (psa - base) as usize;
+            } else if let Some(base) = open_base.filter(|&b| psa >= b && psa.0 < b.0 + self.mb_fill)
+            {
+                let slot = (psa.0 - base.0) as usize;
                 out.copy_from_slice(&self.mb[slot * ss..(slot + 1) * ss]);
             } else {
-                let (page, slot) = self.layout.locate(super::Psa(psa));
+                let (page, slot) = self.layout.locate(psa);
                 self.flash.read(page, slot, out)?;
             }
         }
@@ -59,20 +59,19 @@ impl<F: Flash> Scftl<F> {
     pub(super) fn trim_impl(&mut self, lba: Lba, count: u64) -> Result<()> {
         check_range(lba, count, self.config.logical_sectors)?;
         self.check_epoch_budget(count)?;
-        let s = self.layout.sectors_per_sb;
         for la in lba.0..lba.0 + count {
-            let la = la as u32;
-            let old = self.l2p[la as usize];
-            if old == UNMAPPED {
+            let la = La(la as u32);
+            let old = self.l2p[la];
+            if !old.is_mapped() {
                 continue;
             }
-            self.blocks.valid[(old / s) as usize] -= 1;
-            self.l2p[la as usize] = UNMAPPED;
+            self.blocks.remove_valid(self.layout.sb_of(old));
+            self.l2p[la] = Psa::UNMAPPED;
             #[cfg(debug_assertions)]
-            self.ghost.pending.push((la, UNMAPPED));
+            self.ghost.pending.push((la, Psa::UNMAPPED));
             if self.mutant != Mutant::ForgetTrimDelta {
                 self.delta
-                    .push(&mut self.flash, &self.layout, la, UNMAPPED)?;
+                    .push(&mut self.flash, &self.layout, la, Psa::UNMAPPED)?;
             }
         }
         self.updates += count;
@@ -89,23 +88,21 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// Physical sector of slot 0 of the merge buffer, if a page is open.
-    fn merge_buffer_base(&self) -> Option<u32> {
+    fn merge_buffer_base(&self) -> Option<Psa> {
         let a = self.active?;
-        (a.next_page < self.layout.pages_per_sb)
-            .then(|| a.sb * self.layout.sectors_per_sb + a.next_page * self.layout.spp)
+        (a.next_page < self.layout.pages_per_sb).then(|| self.layout.psa(a.sb, a.next_page, 0))
     }
 
     /// Points `la` at `psa` in the L2P and P2L and fixes the valid counts.
     #[inline]
-    pub(super) fn remap(&mut self, la: u32, psa: u32) {
-        let s = self.layout.sectors_per_sb;
-        let old = self.l2p[la as usize];
-        if old != UNMAPPED {
-            self.blocks.valid[(old / s) as usize] -= 1;
+    pub(super) fn remap(&mut self, la: La, psa: Psa) {
+        let old = self.l2p[la];
+        if old.is_mapped() {
+            self.blocks.remove_valid(self.layout.sb_of(old));
         }
-        self.l2p[la as usize] = psa;
-        self.p2l[psa as usize] = la;
-        self.blocks.valid[(psa / s) as usize] += 1;
+        self.l2p[la] = psa;
+        self.p2l[psa] = la;
+        self.blocks.add_valid(self.layout.sb_of(psa));
         #[cfg(debug_assertions)]
         self.ghost.pending.push((la, psa));
     }
@@ -113,11 +110,11 @@ impl<F: Flash> Scftl<F> {
     /// Copies one sector into the merge buffer at the active pointer and
     /// returns its physical address; programs the buffer when it fills.
     #[inline]
-    pub(super) fn append_sector(&mut self, sector: &[u8]) -> Result<u32> {
+    pub(super) fn append_sector(&mut self, sector: &[u8]) -> Result<Psa> {
         let a = self.open_active()?;
         let ss = self.layout.sector_size;
         let slot = self.mb_fill;
-        let psa = a.sb * self.layout.sectors_per_sb + a.next_page * self.layout.spp + slot;
+        let psa = self.layout.psa(a.sb, a.next_page, slot);
         self.mb[slot as usize * ss..(slot as usize + 1) * ss].copy_from_slice(sector);
         self.mb_fill += 1;
         if self.mb_fill == self.layout.spp {
@@ -128,11 +125,11 @@ impl<F: Flash> Scftl<F> {
 
     /// Like [`Self::append_sector`], but the sector is read from flash
     /// (`page`, `slot`) directly into the merge buffer (GC relocation).
-    pub(super) fn append_from_flash(&mut self, page: flash::PageAddr, slot: u32) -> Result<u32> {
+    pub(super) fn append_from_flash(&mut self, page: flash::PageAddr, slot: u32) -> Result<Psa> {
         let a = self.open_active()?;
         let ss = self.layout.sector_size;
         let fill = self.mb_fill;
-        let psa = a.sb * self.layout.sectors_per_sb + a.next_page * self.layout.spp + fill;
+        let psa = self.layout.psa(a.sb, a.next_page, fill);
         self.flash.read(
             page,
             slot,
@@ -178,28 +175,23 @@ impl<F: Flash> Scftl<F> {
             if a.next_page < self.layout.pages_per_sb {
                 return Ok(a);
             }
-            self.blocks.state[a.sb as usize] = SbState::Used;
-            self.blocks.used += 1;
+            self.blocks.retire_active(a.sb);
             self.active = None;
         }
-        let sb = if let Some(sb) = self.blocks.free.pop_front() {
-            sb
-        } else if let Some(sb) = self.blocks.erasable.pop_front() {
-            // Erasable blocks hold nothing the stable L2P points to, so
-            // erasing one can be cut by a crash without harm.
-            self.layout.erase_sbs(&mut self.flash, sb, 1)?;
-            self.blocks.erase_count[sb as usize] += 1;
-            sb
-        } else {
+        // Erasable blocks hold nothing the stable L2P points to, so erasing
+        // one can be cut by a crash without harm.
+        let (layout, flash) = (&self.layout, &mut self.flash);
+        let Some(sb) = self
+            .blocks
+            .activate_next(|sb| layout.erase_sbs(flash, sb, 1))?
+        else {
             return Err(FtlError::NoSpace(format!(
                 "no free or erasable superblock left ({} used, {} invalid); the configuration constraints should prevent this (bug)",
-                self.blocks.used,
-                self.blocks.invalid.len()
+                self.blocks.used(),
+                self.blocks.invalid_count()
             )));
         };
-        self.blocks.state[sb as usize] = SbState::Active;
-        let s = self.layout.sectors_per_sb as usize;
-        self.p2l[sb as usize * s..(sb as usize + 1) * s].fill(UNMAPPED);
+        self.p2l.fill(self.layout.sectors_of(sb), La::NONE);
         let a = Active { sb, next_page: 0 };
         self.active = Some(a);
         Ok(a)

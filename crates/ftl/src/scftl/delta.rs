@@ -19,8 +19,8 @@ use flash::Flash;
 
 use crate::device::{FtlError, Result};
 
-use super::format::{self, MetaHeader, HEADER_LEN, PAIR_LEN};
-use super::layout::Layout;
+use super::format::{self, MetaHeader};
+use super::layout::{La, Layout, Psa};
 
 pub(crate) struct DeltaLog {
     /// Generation of the committed full checkpoint these pages extend.
@@ -60,12 +60,10 @@ impl DeltaLog {
         &mut self,
         flash: &mut F,
         layout: &Layout,
-        la: u32,
-        pa: u32,
+        la: La,
+        pa: Psa,
     ) -> Result<()> {
-        let o = HEADER_LEN + self.npairs as usize * PAIR_LEN;
-        format::put_u32(&mut self.buf, o + format::OFF_PAIR_LA, la);
-        format::put_u32(&mut self.buf, o + format::OFF_PAIR_PA, pa);
+        format::put_pair(&mut self.buf, self.npairs as usize, la, pa);
         self.npairs += 1;
         if self.npairs == self.pairs_per_page {
             self.program(flash, layout, format::KIND_TENTATIVE)?;
@@ -86,7 +84,7 @@ impl DeltaLog {
                 self.region_pages
             )));
         }
-        let used = HEADER_LEN + self.npairs as usize * PAIR_LEN;
+        let used = format::delta_crc_len(self.npairs);
         self.buf[used..].fill(0);
         let h = MetaHeader {
             kind,
@@ -97,7 +95,7 @@ impl DeltaLog {
             aux: self.epoch_pages,
             aux2: 0,
         };
-        format::seal_prefix(&mut self.buf, &h, format::delta_crc_len(self.npairs));
+        format::seal_prefix(&mut self.buf, &h, used);
         flash.program(
             layout.region_page(layout.delta_first, self.wp),
             &self.buf,

@@ -69,7 +69,7 @@ impl<F: Flash> Scftl<F> {
             target,
             gen,
             self.delta.epoch,
-            &self.l2p,
+            self.l2p.as_slice(),
             &mut self.scratch,
         )?;
         // The new checkpoint is committed; the old one and the deltas on

@@ -1,6 +1,7 @@
-//! The SCFTL on-flash format: offsets and codes of every metadata page
-//! (docs/FORMAT.md §4 — a test compares the tables there with these
-//! constants), and the header encoder/decoder with its CRC32C.
+//! The SCFTL on-flash format: the field tables and codes of every metadata
+//! page (docs/FORMAT.md §4 — a test compares the tables there with these),
+//! the header encoder/decoder with its CRC32C, and the accessors of delta
+//! pairs and L2P entries.
 //!
 //! Every metadata page (tentative or committed delta page, L2P page of a
 //! full checkpoint, commit record) starts with the same 48-byte header; the
@@ -10,6 +11,9 @@
 //! the CRC field read as zero. A torn or half-erased page is rejected, and
 //! the generation / epoch / index fields reject a well-formed page that is
 //! stale or in the wrong place.
+
+use super::layout::{La, Psa};
+use crate::codec::field_table;
 
 /// Magic at offset 0 of every metadata page.
 pub const META_MAGIC: [u8; 4] = *b"SCFM";
@@ -22,50 +26,63 @@ pub const KIND_COMMITTED: u16 = 2;
 pub const KIND_L2P: u16 = 3;
 pub const KIND_COMMIT_RECORD: u16 = 4;
 
-/// Header field offsets.
-pub const OFF_MAGIC: usize = 0;
-pub const OFF_VERSION: usize = 4;
-pub const OFF_KIND: usize = 6;
-pub const OFF_GEN: usize = 8;
-pub const OFF_EPOCH: usize = 16;
-pub const OFF_INDEX: usize = 24;
-pub const OFF_COUNT: usize = 28;
-pub const OFF_AUX: usize = 32;
-pub const OFF_AUX2: usize = 36;
-pub const OFF_CRC: usize = 40;
-/// Bytes from offset 0 that the CRC covers.
-pub const OFF_CRC_LEN: usize = 44;
+field_table! {
+    /// The metadata page header (docs/FORMAT.md §4.2).
+    pub mod header {
+        pub const MAGIC: Field = Field::new("magic", 0, 4);
+        pub const VERSION: Field = Field::new("version", 4, 2);
+        pub const KIND: Field = Field::new("kind", 6, 2);
+        pub const GEN: Field = Field::new("gen", 8, 8);
+        pub const EPOCH: Field = Field::new("epoch", 16, 8);
+        pub const INDEX: Field = Field::new("index", 24, 4);
+        pub const COUNT: Field = Field::new("count", 28, 4);
+        pub const AUX: Field = Field::new("aux", 32, 4);
+        pub const AUX2: Field = Field::new("aux2", 36, 4);
+        pub const CRC: Field = Field::new("crc", 40, 4);
+        /// Bytes from offset 0 that the CRC covers.
+        pub const CRC_LEN: Field = Field::new("crc_len", 44, 4);
+    }
+}
+use header::{AUX, AUX2, COUNT, CRC, CRC_LEN, EPOCH, GEN, INDEX, KIND, MAGIC, VERSION};
+
 /// Header length; payloads start here.
-pub const HEADER_LEN: usize = 48;
+pub const HEADER_LEN: usize = CRC_LEN.end();
+/// Offsets of the header fields that tools scanning raw pages read.
+pub const OFF_MAGIC: usize = MAGIC.offset;
+pub const OFF_KIND: usize = KIND.offset;
 
-/// A delta pair: logical sector, then physical sector (or [`UNMAPPED`]).
-pub const PAIR_LEN: usize = 8;
-pub const OFF_PAIR_LA: usize = 0;
-pub const OFF_PAIR_PA: usize = 4;
-/// One L2P entry of a full checkpoint page.
-pub const L2P_ENTRY_LEN: usize = 4;
-/// Commit record payload: CRC32C over the CRCs of the L2P pages, in order.
-pub const OFF_CR_L2P_CRC: usize = 48;
-/// Commit record payload: the slot it belongs to.
-pub const OFF_CR_SLOT: usize = 52;
+field_table! {
+    /// A delta pair (docs/FORMAT.md §4.3): logical sector, then physical
+    /// sector (or [`crate::UNMAPPED`]); pair `k` starts at
+    /// `HEADER_LEN + k * PAIR_LEN`.
+    pub mod pair {
+        pub const LA: Field = Field::new("la", 0, 4);
+        pub const PA: Field = Field::new("pa", 4, 4);
+    }
+}
+pub const PAIR_LEN: usize = pair::PA.end();
 
-/// "Unmapped" physical sector (L2P sentinel, and the pa of a trim pair).
-pub const UNMAPPED: u32 = u32::MAX;
+field_table! {
+    /// One L2P entry of a full checkpoint page (docs/FORMAT.md §4.4); entry
+    /// `i` starts at `HEADER_LEN + i * L2P_ENTRY_LEN`.
+    pub mod l2p_entry {
+        pub const PA: Field = Field::new("pa", 0, 4);
+    }
+}
+pub const L2P_ENTRY_LEN: usize = l2p_entry::PA.size;
+
+field_table! {
+    /// The commit record's payload (docs/FORMAT.md §4.5), after the header.
+    pub mod commit_record {
+        /// CRC32C over the CRCs of the L2P pages, in order.
+        pub const L2P_CRC: Field = Field::new("l2p_crc", 48, 4);
+        /// The slot the record belongs to.
+        pub const SLOT: Field = Field::new("slot", 52, 4);
+    }
+}
 
 /// Smallest page that can hold a header plus a few entries.
 pub const MIN_PAGE_SIZE: usize = 64;
-
-/// Encoded configuration in the device label.
-pub const CFG_VERSION: u32 = 1;
-pub const CFG_OFF_VERSION: usize = 0;
-pub const CFG_OFF_LOGICAL: usize = 4;
-pub const CFG_OFF_W: usize = 12;
-pub const CFG_OFF_K: usize = 16;
-pub const CFG_OFF_U: usize = 20;
-pub const CFG_OFF_SLOT_SBS: usize = 24;
-pub const CFG_OFF_DELTA_SBS: usize = 28;
-pub const CFG_OFF_DELTA_PAIRS: usize = 32;
-pub const CFG_LEN: usize = 36;
 
 /// Delta pairs a delta page can hold (the configured
 /// `delta_pairs_per_page` may be smaller).
@@ -76,6 +93,41 @@ pub fn pairs_per_page(page_size: usize) -> usize {
 /// L2P entries per full-checkpoint page.
 pub fn l2p_entries_per_page(page_size: usize) -> usize {
     page_size.saturating_sub(HEADER_LEN) / L2P_ENTRY_LEN
+}
+
+/// Writes pair `k` of a delta page.
+#[inline]
+pub fn put_pair(page: &mut [u8], k: usize, la: La, pa: Psa) {
+    let base = HEADER_LEN + k * PAIR_LEN;
+    pair::LA.at(base).put_u32(page, la.0);
+    pair::PA.at(base).put_u32(page, pa.0);
+}
+
+/// Reads pair `k` of a delta page: (logical, physical). Neither is
+/// range-checked here.
+#[inline]
+pub fn get_pair(page: &[u8], k: usize) -> (La, Psa) {
+    let base = HEADER_LEN + k * PAIR_LEN;
+    (
+        La(pair::LA.at(base).get_u32(page)),
+        Psa(pair::PA.at(base).get_u32(page)),
+    )
+}
+
+/// Writes entry `i` of an L2P page.
+#[inline]
+pub fn put_l2p_entry(page: &mut [u8], i: usize, pa: Psa) {
+    l2p_entry::PA
+        .at(HEADER_LEN + i * L2P_ENTRY_LEN)
+        .put_u32(page, pa.0);
+}
+
+/// Reads entry `i` of an L2P page (not range-checked here).
+#[inline]
+pub fn get_l2p_entry(page: &[u8], i: usize) -> Psa {
+    Psa(l2p_entry::PA
+        .at(HEADER_LEN + i * L2P_ENTRY_LEN)
+        .get_u32(page))
 }
 
 /// The fields of a metadata page header (magic, version and CRC implied).
@@ -97,32 +149,10 @@ pub struct MetaHeader {
     pub aux2: u32,
 }
 
-fn put_u16(p: &mut [u8], o: usize, v: u16) {
-    p[o..o + 2].copy_from_slice(&v.to_le_bytes());
-}
-pub(crate) fn put_u32(p: &mut [u8], o: usize, v: u32) {
-    p[o..o + 4].copy_from_slice(&v.to_le_bytes());
-}
-fn put_u64(p: &mut [u8], o: usize, v: u64) {
-    p[o..o + 8].copy_from_slice(&v.to_le_bytes());
-}
-fn get_u16(p: &[u8], o: usize) -> u16 {
-    u16::from_le_bytes([p[o], p[o + 1]])
-}
-pub(crate) fn get_u32(p: &[u8], o: usize) -> u32 {
-    u32::from_le_bytes([p[o], p[o + 1], p[o + 2], p[o + 3]])
-}
-fn get_u64(p: &[u8], o: usize) -> u64 {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&p[o..o + 8]);
-    u64::from_le_bytes(b)
-}
-
 /// CRC32C of `page` with the CRC field taken as zero.
 pub fn page_crc(page: &[u8]) -> u32 {
-    let c = crc32c::crc32c(&page[..OFF_CRC]);
-    let c = crc32c::crc32c_append(c, &[0u8; 4]);
-    crc32c::crc32c_append(c, &page[OFF_CRC + 4..])
+    let c = CRC.prefix_crc(page, &[0u8; 4]);
+    crc32c::crc32c_append(c, &page[CRC.end()..])
 }
 
 /// Delta pages: bytes the CRC covers for `count` pairs.
@@ -141,18 +171,18 @@ pub fn seal(page: &mut [u8], h: &MetaHeader) {
 /// (`HEADER_LEN <= crc_len <= page.len()`).
 pub fn seal_prefix(page: &mut [u8], h: &MetaHeader, crc_len: usize) {
     debug_assert!((HEADER_LEN..=page.len()).contains(&crc_len));
-    page[OFF_MAGIC..OFF_MAGIC + 4].copy_from_slice(&META_MAGIC);
-    put_u16(page, OFF_VERSION, META_VERSION);
-    put_u16(page, OFF_KIND, h.kind);
-    put_u64(page, OFF_GEN, h.gen);
-    put_u64(page, OFF_EPOCH, h.epoch);
-    put_u32(page, OFF_INDEX, h.index);
-    put_u32(page, OFF_COUNT, h.count);
-    put_u32(page, OFF_AUX, h.aux);
-    put_u32(page, OFF_AUX2, h.aux2);
-    put_u32(page, OFF_CRC_LEN, crc_len as u32);
+    MAGIC.put_bytes(page, &META_MAGIC);
+    VERSION.put_u16(page, META_VERSION);
+    KIND.put_u16(page, h.kind);
+    GEN.put_u64(page, h.gen);
+    EPOCH.put_u64(page, h.epoch);
+    INDEX.put_u32(page, h.index);
+    COUNT.put_u32(page, h.count);
+    AUX.put_u32(page, h.aux);
+    AUX2.put_u32(page, h.aux2);
+    CRC_LEN.put_u32(page, crc_len as u32);
     let crc = page_crc(&page[..crc_len]);
-    put_u32(page, OFF_CRC, crc);
+    CRC.put_u32(page, crc);
 }
 
 /// Parses a metadata page header. `None` when the magic, version or (if
@@ -160,28 +190,28 @@ pub fn seal_prefix(page: &mut [u8], h: &MetaHeader, crc_len: usize) {
 /// `page` may be a prefix of the flash page; the CRC's `crc_len` must then
 /// fit in it.
 pub fn parse(page: &[u8], check_crc: bool) -> Option<MetaHeader> {
-    if page.len() < MIN_PAGE_SIZE || page[OFF_MAGIC..OFF_MAGIC + 4] != META_MAGIC {
+    if page.len() < MIN_PAGE_SIZE || MAGIC.bytes(page) != META_MAGIC {
         return None;
     }
-    if get_u16(page, OFF_VERSION) != META_VERSION {
+    if VERSION.get_u16(page) != META_VERSION {
         return None;
     }
     if check_crc {
-        let crc_len = get_u32(page, OFF_CRC_LEN) as usize;
+        let crc_len = CRC_LEN.get_u32(page) as usize;
         if !(HEADER_LEN..=page.len()).contains(&crc_len)
-            || get_u32(page, OFF_CRC) != page_crc(&page[..crc_len])
+            || CRC.get_u32(page) != page_crc(&page[..crc_len])
         {
             return None;
         }
     }
     Some(MetaHeader {
-        kind: get_u16(page, OFF_KIND),
-        gen: get_u64(page, OFF_GEN),
-        epoch: get_u64(page, OFF_EPOCH),
-        index: get_u32(page, OFF_INDEX),
-        count: get_u32(page, OFF_COUNT),
-        aux: get_u32(page, OFF_AUX),
-        aux2: get_u32(page, OFF_AUX2),
+        kind: KIND.get_u16(page),
+        gen: GEN.get_u64(page),
+        epoch: EPOCH.get_u64(page),
+        index: INDEX.get_u32(page),
+        count: COUNT.get_u32(page),
+        aux: AUX.get_u32(page),
+        aux2: AUX2.get_u32(page),
     })
 }
 
@@ -223,7 +253,7 @@ mod tests {
         // A delta page's CRC covers only its pairs: bytes past them are not
         // checked, and a prefix that holds them parses.
         let mut d = vec![0u8; 1024];
-        put_u32(&mut d, HEADER_LEN, 42);
+        put_pair(&mut d, 0, La(42), Psa(7));
         seal_prefix(&mut d, &h, delta_crc_len(1));
         assert_eq!(parse(&d, true), Some(h));
         assert_eq!(parse(&d[..64], true), Some(h));
@@ -232,7 +262,7 @@ mod tests {
         d[HEADER_LEN + 1] ^= 1;
         assert_eq!(parse(&d, true), None);
         let mut short = page.clone();
-        put_u32(&mut short, OFF_CRC_LEN, 4);
+        CRC_LEN.put_u32(&mut short, 4);
         assert_eq!(parse(&short, true), None, "crc_len below the header");
     }
 }

@@ -16,15 +16,14 @@ use flash::Flash;
 use crate::device::Result;
 use crate::mutant::Mutant;
 
-use super::blocks::SbState;
-use super::format::UNMAPPED;
+use super::layout::{La, Psa, Sb};
 use super::Scftl;
 
 impl<F: Flash> Scftl<F> {
     /// True when gc_rl is enabled and within the epoch's budget.
     #[inline]
     pub(super) fn gc_needed(&self) -> bool {
-        self.gc_count < self.config.gc_bound && self.blocks.used >= self.config.gc_threshold
+        self.gc_count < self.config.gc_bound && self.blocks.used() >= self.config.gc_threshold
     }
 
     /// Runs gc_rl until it is no longer needed or the budget is spent.
@@ -37,9 +36,9 @@ impl<F: Flash> Scftl<F> {
     }
 
     #[inline]
-    fn is_valid(&self, psa: u32) -> bool {
-        let la = self.p2l[psa as usize];
-        la != UNMAPPED && self.l2p[la as usize] == psa
+    fn is_valid(&self, psa: Psa) -> bool {
+        let la = self.p2l[psa];
+        la != La::NONE && self.l2p[la] == psa
     }
 
     /// One relocation: greedy victim, move its valid sectors, mark invalid.
@@ -47,18 +46,16 @@ impl<F: Flash> Scftl<F> {
         let Some(victim) = self.blocks.pick_victim() else {
             return Ok(());
         };
-        self.blocks.used_to_invalid(victim);
+        self.blocks.mark_victim(victim);
         self.gc_count += 1;
         self.relocate(victim)?;
         self.stats.gc_blocks_reclaimed += 1;
         if self.mutant == Mutant::EraseVictimBeforeFlush {
             // The seeded bug: erase at once, although the stable L2P may
             // still point into the victim.
-            self.blocks.invalid.retain(|&b| b != victim);
-            self.layout.erase_sbs(&mut self.flash, victim, 1)?;
-            self.blocks.erase_count[victim as usize] += 1;
-            self.blocks.state[victim as usize] = SbState::Free;
-            self.blocks.free.push_back(victim);
+            let (layout, flash) = (&self.layout, &mut self.flash);
+            self.blocks
+                .reclaim_victim_early(victim, |sb| layout.erase_sbs(flash, sb, 1))?;
         }
         Ok(())
     }
@@ -70,29 +67,26 @@ impl<F: Flash> Scftl<F> {
     /// Pages are visited one stripe (one page per die) at a time, and each
     /// stripe's pages holding valid sectors are prefetched first, so the
     /// dies sense them in parallel instead of one after another.
-    fn relocate(&mut self, victim: u32) -> Result<()> {
+    fn relocate(&mut self, victim: Sb) -> Result<()> {
         let spp = self.layout.spp;
-        let base_sb = victim * self.layout.sectors_per_sb;
         let dies = self.layout.geometry.dies();
         let mut stripe = Vec::with_capacity(dies as usize);
         for j in 0..self.layout.pages_per_sb {
-            let base = base_sb + j * spp;
             if j % dies == 0 {
                 stripe.clear();
                 for k in j..(j + dies).min(self.layout.pages_per_sb) {
-                    let b = base_sb + k * spp;
-                    if (b..b + spp).any(|p| self.is_valid(p)) {
+                    if (0..spp).any(|s| self.is_valid(self.layout.psa(victim, k, s))) {
                         stripe.push(self.layout.page_addr(victim, k));
                     }
                 }
                 self.flash.prefetch(&stripe)?;
             }
             for s in 0..spp {
-                let old = base + s;
+                let old = self.layout.psa(victim, j, s);
                 if !self.is_valid(old) {
                     continue;
                 }
-                let la = self.p2l[old as usize];
+                let la = self.p2l[old];
                 let psa = self.append_from_flash(self.layout.page_addr(victim, j), s)?;
                 self.remap(la, psa);
                 self.delta.push(&mut self.flash, &self.layout, la, psa)?;

@@ -17,7 +17,9 @@ use crate::device::FtlError;
 use crate::device::Result;
 
 use super::blocks::SbState;
-use super::format::UNMAPPED;
+use super::layout::Address;
+#[cfg(debug_assertions)]
+use super::layout::La;
 #[cfg(debug_assertions)]
 use super::recovery;
 use super::Scftl;
@@ -29,7 +31,7 @@ impl<F: Flash> Scftl<F> {
         {
             let g = &mut self.ghost;
             for &(la, pa) in &g.pending {
-                g.stable[la as usize] = pa;
+                g.stable[la] = pa;
             }
             std::mem::swap(&mut g.pending, &mut g.last);
             g.pending.clear();
@@ -63,11 +65,11 @@ impl<F: Flash> Scftl<F> {
                 return Ok(());
             }
             for &(la, _) in &self.ghost.last {
-                let pa = self.l2p[la as usize];
-                if pa != UNMAPPED && self.p2l[pa as usize] != la {
+                let pa = self.l2p[la];
+                if pa.is_mapped() && self.p2l[pa] != la {
                     return Err(FtlError::Corrupt(format!(
                         "validator failed after {when}: logical sector {la} maps to physical sector {pa}, which P2L gives to {}",
-                        self.p2l[pa as usize]
+                        self.p2l[pa]
                     )));
                 }
             }
@@ -78,40 +80,38 @@ impl<F: Flash> Scftl<F> {
 
     pub(super) fn check_invariants_impl(&mut self) -> Result<(), String> {
         let l = &self.layout;
-        let s = l.sectors_per_sb;
         let mut counted = vec![0u32; l.num_sbs as usize];
-        for (la, &pa) in self.l2p.iter().enumerate() {
-            if pa == UNMAPPED {
+        for (la, pa) in self.l2p.iter() {
+            if !pa.is_mapped() {
                 continue;
             }
             if !l.is_data_psa(pa) {
                 return Err(format!("L2P[{la}] = {pa} is outside the data region"));
             }
-            let sb = pa / s;
-            let st = self.blocks.state[sb as usize];
+            let sb = l.sb_of(pa);
+            let st = self.blocks.state(sb);
             if st != SbState::Used && st != SbState::Active {
                 return Err(format!(
                     "L2P[{la}] = {pa} points into superblock {sb}, which is {st:?}"
                 ));
             }
-            if self.p2l[pa as usize] != la as u32 {
-                return Err(format!(
-                    "L2P[{la}] = {pa} but P2L[{pa}] = {}",
-                    self.p2l[pa as usize]
-                ));
+            if self.p2l[pa] != la {
+                return Err(format!("L2P[{la}] = {pa} but P2L[{pa}] = {}", self.p2l[pa]));
             }
-            counted[sb as usize] += 1;
+            counted[sb.index()] += 1;
         }
-        if counted != self.blocks.valid {
+        let valid = self.blocks.valid_counts();
+        if counted != valid {
             let sb = (0..counted.len())
-                .find(|&i| counted[i] != self.blocks.valid[i])
+                .find(|&i| counted[i] != valid[i])
                 .unwrap_or(0);
             return Err(format!(
                 "valid count of superblock {sb} is {} but the L2P maps {} sectors there",
-                self.blocks.valid[sb], counted[sb]
+                valid[sb], counted[sb]
             ));
         }
-        self.check_queues()?;
+        self.blocks.check(self.active.map(|a| a.sb))?;
+        self.check_active_pointer()?;
         let w = u64::from(self.config.write_bound);
         if self.updates > w || self.gc_count > self.config.gc_bound {
             return Err(format!(
@@ -129,70 +129,11 @@ impl<F: Flash> Scftl<F> {
         self.check_stable_matches_flash()
     }
 
-    fn check_queues(&self) -> Result<(), String> {
-        let b = &self.blocks;
+    /// The active pointer and the merge buffer (see `mod.rs`).
+    fn check_active_pointer(&self) -> Result<(), String> {
         let l = &self.layout;
-        let mut seen = vec![0u8; l.num_sbs as usize];
-        let mut mark = |list: &mut dyn Iterator<Item = u32>, want: SbState| {
-            for sb in list {
-                if sb < b.data_first || sb >= l.num_sbs {
-                    return Err(format!("{want:?} queue holds non-data superblock {sb}"));
-                }
-                if b.state[sb as usize] != want {
-                    return Err(format!(
-                        "superblock {sb} is in the {want:?} queue but its state is {:?}",
-                        b.state[sb as usize]
-                    ));
-                }
-                seen[sb as usize] += 1;
-            }
-            Ok(())
-        };
-        mark(&mut b.free.iter().copied(), SbState::Free)?;
-        mark(&mut b.erasable.iter().copied(), SbState::Erasable)?;
-        mark(&mut b.invalid.iter().copied(), SbState::Invalid)?;
-        let mut used = 0;
-        let mut actives = 0;
-        for sb in 0..l.num_sbs {
-            let st = b.state[sb as usize];
-            let is_meta = sb < b.data_first;
-            if is_meta != (st == SbState::Meta) {
-                return Err(format!("superblock {sb} has state {st:?}"));
-            }
-            match st {
-                SbState::Used => used += 1,
-                SbState::Active => actives += 1,
-                SbState::Free | SbState::Erasable | SbState::Invalid => {
-                    if seen[sb as usize] != 1 {
-                        return Err(format!(
-                            "superblock {sb} is {st:?} but appears {} times in that queue",
-                            seen[sb as usize]
-                        ));
-                    }
-                    if b.valid[sb as usize] != 0 {
-                        return Err(format!(
-                            "{st:?} superblock {sb} still holds {} valid sectors",
-                            b.valid[sb as usize]
-                        ));
-                    }
-                }
-                SbState::Meta => {}
-            }
-        }
-        if used != b.used {
-            return Err(format!(
-                "used count {} but {used} superblocks are used",
-                b.used
-            ));
-        }
         match self.active {
             Some(a) => {
-                if actives != 1 || b.state[a.sb as usize] != SbState::Active {
-                    return Err(format!(
-                        "active pointer names superblock {} but {actives} superblocks are active",
-                        a.sb
-                    ));
-                }
                 if a.next_page > l.pages_per_sb || self.mb_fill >= l.spp {
                     return Err(format!(
                         "active pointer page {} / merge buffer fill {} out of range",
@@ -204,9 +145,9 @@ impl<F: Flash> Scftl<F> {
                 }
             }
             None => {
-                if actives != 0 || self.mb_fill != 0 {
+                if self.mb_fill != 0 {
                     return Err(format!(
-                        "no active pointer but {actives} active superblocks and {} buffered sectors",
+                        "no active pointer but {} buffered sectors",
                         self.mb_fill
                     ));
                 }
@@ -230,9 +171,10 @@ impl<F: Flash> Scftl<F> {
             )
             .map_err(|e| format!("stable L2P cannot be rebuilt from flash: {e}"))?;
             if rec.l2p != self.ghost.stable {
-                let la = (0..rec.l2p.len())
-                    .find(|&i| rec.l2p[i] != self.ghost.stable[i])
-                    .unwrap_or(0);
+                let la = (0..rec.l2p.len() as u32)
+                    .map(La)
+                    .find(|&la| rec.l2p[la] != self.ghost.stable[la])
+                    .unwrap_or(La(0));
                 return Err(format!(
                     "stable L2P on flash differs from the L2P at the last flush: sector {la} maps to {} on flash but was {} at the flush",
                     rec.l2p[la], self.ghost.stable[la]

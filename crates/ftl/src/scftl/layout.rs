@@ -9,24 +9,95 @@
 //! block is the label block; then come checkpoint slot 0, slot 1, the delta
 //! region, and the data superblocks.
 //!
+//! Addresses are typed so that a logical and a physical sector, or a
+//! sector and a superblock, cannot be mixed up: [`Psa`] (physical sector),
+//! [`La`] (logical sector, as the L2P and the delta pairs hold it) and
+//! [`Sb`] (superblock). All three are 32-bit newtypes, `repr(transparent)`,
+//! so the L2P and P2L tables cost 4 bytes per entry.
+//!
 //! Invariants:
 //! - regions are disjoint and in the order label, slot 0, slot 1, delta,
 //!   data; every superblock index is `< blocks_per_die`;
 //! - a physical sector address `psa = sb * S + j * sectors_per_page + slot`
-//!   is `< total sectors < u32::MAX`, so [`super::format::UNMAPPED`] never
-//!   names a real sector.
+//!   is `< total sectors < u32::MAX`, and a logical one `< L < u32::MAX`, so
+//!   [`crate::UNMAPPED`] never names a real sector.
+
+use std::fmt;
 
 use flash::{BlockId, Flash, Geometry, PageAddr};
 
 use super::config::{ScftlConfig, RESERVED_SUPERBLOCKS};
+use crate::UNMAPPED;
 
-/// A physical sector address in superblock-linear numbering.
+/// A physical sector address in superblock-linear numbering:
+/// `sb * sectors_per_sb + page * sectors_per_page + slot`.
+#[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Psa(pub u32);
 
+impl Psa {
+    /// An L2P entry that maps nothing (and the `pa` of a trim pair).
+    pub const UNMAPPED: Psa = Psa(UNMAPPED);
+
+    #[inline]
+    pub fn is_mapped(self) -> bool {
+        self != Psa::UNMAPPED
+    }
+}
+
+/// A logical sector as SCFTL stores it (32 bits; the device has fewer than
+/// `u32::MAX` logical sectors).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct La(pub u32);
+
+impl La {
+    /// A P2L entry for a physical sector that holds no logical sector.
+    pub const NONE: La = La(UNMAPPED);
+}
+
 /// A superblock index (`0..blocks_per_die`).
+#[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Sb(pub u32);
+
+impl Sb {
+    /// The superblock `n` places further on.
+    #[inline]
+    pub fn plus(self, n: u32) -> Sb {
+        Sb(self.0 + n)
+    }
+}
+
+/// An address that indexes a per-address table.
+pub trait Address: Copy {
+    /// The position in a table indexed by this kind of address.
+    fn index(self) -> usize;
+    /// The address at position `i` (`i` fits 32 bits in every table).
+    fn from_index(i: usize) -> Self;
+}
+
+macro_rules! address {
+    ($($t:ident),+) => {$(
+        impl Address for $t {
+            #[inline]
+            fn index(self) -> usize {
+                self.0 as usize
+            }
+            #[inline]
+            fn from_index(i: usize) -> Self {
+                $t(i as u32)
+            }
+        }
+
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    )+};
+}
+address!(Psa, La, Sb);
 
 /// The region map of one device.
 #[derive(Clone, Debug)]
@@ -39,11 +110,11 @@ pub(crate) struct Layout {
     pub pages_per_sb: u32,
     pub sectors_per_sb: u32,
     pub num_sbs: u32,
-    pub slot_first: [u32; 2],
+    pub slot_first: [Sb; 2],
     pub slot_sbs: u32,
-    pub delta_first: u32,
+    pub delta_first: Sb,
     pub delta_sbs: u32,
-    pub data_first: u32,
+    pub data_first: Sb,
     /// Pairs per delta page (from the configuration).
     pub delta_pairs_per_page: u32,
 }
@@ -54,8 +125,8 @@ impl Layout {
         let dies = g.dies();
         let pages_per_sb = dies * g.pages_per_block;
         let slot_sbs = cfg.checkpoint_slot_superblocks;
-        let first = RESERVED_SUPERBLOCKS as u32;
-        let delta_first = first + 2 * slot_sbs;
+        let first = Sb(RESERVED_SUPERBLOCKS as u32);
+        let delta_first = first.plus(2 * slot_sbs);
         Layout {
             geometry: *g,
             dies,
@@ -65,27 +136,27 @@ impl Layout {
             pages_per_sb,
             sectors_per_sb: pages_per_sb * g.sectors_per_page,
             num_sbs: g.blocks_per_die,
-            slot_first: [first, first + slot_sbs],
+            slot_first: [first, first.plus(slot_sbs)],
             slot_sbs,
             delta_first,
             delta_sbs: cfg.delta_region_superblocks,
-            data_first: delta_first + cfg.delta_region_superblocks,
+            data_first: delta_first.plus(cfg.delta_region_superblocks),
             delta_pairs_per_page: cfg.delta_pairs_per_page,
         }
     }
 
     /// Page `j` (in die-interleaved order) of superblock `sb`.
     #[inline]
-    pub fn page_addr(&self, sb: u32, j: u32) -> PageAddr {
+    pub fn page_addr(&self, sb: Sb, j: u32) -> PageAddr {
         PageAddr {
-            block: self.geometry.block_on_die(j % self.dies, sb),
+            block: self.geometry.block_on_die(j % self.dies, sb.0),
             page: j / self.dies,
         }
     }
 
-    /// Page `idx` of a region starting at superblock `first_sb`.
-    pub fn region_page(&self, first_sb: u32, idx: u32) -> PageAddr {
-        self.page_addr(first_sb + idx / self.pages_per_sb, idx % self.pages_per_sb)
+    /// Page `idx` of a region starting at superblock `first`.
+    pub fn region_page(&self, first: Sb, idx: u32) -> PageAddr {
+        self.page_addr(first.plus(idx / self.pages_per_sb), idx % self.pages_per_sb)
     }
 
     /// Pages of the delta region.
@@ -93,34 +164,52 @@ impl Layout {
         self.delta_sbs * self.pages_per_sb
     }
 
+    /// Physical sector `slot` of page `j` of superblock `sb`.
+    #[inline]
+    pub fn psa(&self, sb: Sb, j: u32, slot: u32) -> Psa {
+        Psa(sb.0 * self.sectors_per_sb + j * self.spp + slot)
+    }
+
+    /// The superblock holding a physical sector.
+    #[inline]
+    pub fn sb_of(&self, psa: Psa) -> Sb {
+        Sb(psa.0 / self.sectors_per_sb)
+    }
+
+    /// The P2L indices of a superblock's sectors.
+    pub fn sectors_of(&self, sb: Sb) -> std::ops::Range<usize> {
+        let s = self.sectors_per_sb as usize;
+        sb.index() * s..(sb.index() + 1) * s
+    }
+
     /// The page and sector slot of a physical sector.
     #[inline]
     pub fn locate(&self, psa: Psa) -> (PageAddr, u32) {
-        let sb = psa.0 / self.sectors_per_sb;
+        let sb = self.sb_of(psa);
         let off = psa.0 % self.sectors_per_sb;
         (self.page_addr(sb, off / self.spp), off % self.spp)
     }
 
     /// Whether `psa` lies in a data superblock.
-    pub fn is_data_psa(&self, psa: u32) -> bool {
-        let sb = psa / self.sectors_per_sb;
-        sb >= self.data_first && sb < self.num_sbs
+    pub fn is_data_psa(&self, psa: Psa) -> bool {
+        let sb = self.sb_of(psa);
+        sb >= self.data_first && sb.0 < self.num_sbs
     }
 
     /// The erase blocks of a superblock.
-    pub fn erase_blocks(&self, sb: u32) -> impl Iterator<Item = BlockId> + '_ {
-        (0..self.dies).map(move |d| self.geometry.block_on_die(d, sb))
+    pub fn erase_blocks(&self, sb: Sb) -> impl Iterator<Item = BlockId> + '_ {
+        (0..self.dies).map(move |d| self.geometry.block_on_die(d, sb.0))
     }
 
-    /// Queues erases of every erase block of superblocks `first..first+count`.
+    /// Queues erases of every erase block of `count` superblocks from `first`.
     pub fn erase_sbs<F: Flash + ?Sized>(
         &self,
         flash: &mut F,
-        first: u32,
+        first: Sb,
         count: u32,
     ) -> flash::Result<()> {
-        for sb in first..first + count {
-            for b in self.erase_blocks(sb) {
+        for sb in first.0..first.0 + count {
+            for b in self.erase_blocks(Sb(sb)) {
                 flash.erase(b)?;
             }
         }
@@ -130,8 +219,8 @@ impl Layout {
     /// Every erase block that holds metadata (label, slots, delta region):
     /// all erase blocks of superblocks `0..data_first`.
     pub fn metadata_blocks(&self) -> Vec<BlockId> {
-        let mut v: Vec<BlockId> = (0..self.data_first)
-            .flat_map(|sb| self.erase_blocks(sb).collect::<Vec<_>>())
+        let mut v: Vec<BlockId> = (0..self.data_first.0)
+            .flat_map(|sb| self.erase_blocks(Sb(sb)).collect::<Vec<_>>())
             .collect();
         v.sort();
         v
@@ -147,17 +236,21 @@ mod tests {
         let g = Geometry::small();
         let cfg = ScftlConfig::default_for(&g);
         let l = Layout::new(&g, &cfg);
-        let a = l.page_addr(5, 0);
-        let b = l.page_addr(5, 1);
+        let a = l.page_addr(Sb(5), 0);
+        let b = l.page_addr(Sb(5), 1);
         assert_ne!(g.die_of(a.block), g.die_of(b.block));
         assert_ne!(
             g.channel_of_die(g.die_of(a.block)),
             g.channel_of_die(g.die_of(b.block))
         );
-        assert_eq!(l.page_addr(5, g.dies()).page, 1);
+        assert_eq!(l.page_addr(Sb(5), g.dies()).page, 1);
         let (p, slot) = l.locate(Psa(5 * l.sectors_per_sb + 6));
-        assert_eq!((p, slot), (l.page_addr(5, 1), 2));
+        assert_eq!((p, slot), (l.page_addr(Sb(5), 1), 2));
+        assert_eq!(l.psa(Sb(5), 1, 2), Psa(5 * l.sectors_per_sb + 6));
+        assert_eq!(l.sb_of(Psa(5 * l.sectors_per_sb + 6)), Sb(5));
         assert!(l.metadata_blocks().contains(&BlockId(0)));
-        assert!(!l.is_data_psa(0) && l.is_data_psa(l.data_first * l.sectors_per_sb));
+        assert!(!l.is_data_psa(Psa(0)) && l.is_data_psa(l.psa(l.data_first, 0, 0)));
+        assert_eq!(std::mem::size_of::<Psa>(), 4);
+        assert_eq!(std::mem::size_of::<La>(), 4);
     }
 }

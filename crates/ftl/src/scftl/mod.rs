@@ -11,13 +11,15 @@
 //! After any error from the flash (e.g. an injected power loss) the object
 //! refuses further operations; drop it and `open` the flash again.
 //!
-//! Module map: `config` (W, K, U, sizes, constraints, label encoding),
-//! `layout` (superblocks, regions, addresses), `format` (metadata page
-//! layout and CRC), `blocks` (queues of two-phase GC), `delta` (delta
-//! buffer and region), `checkpoint` (full checkpoints with shadow),
-//! `datapath` (write, read, trim, merge buffer), `gc`, `flush`, `recovery`
-//! (read-only reconstruction of the stable L2P), `invariants`
-//! (`check_invariants`, the §6.1 validators and the ghost stable L2P).
+//! Module map: `config` (W, K, U, sizes, constraints, the K/U search, label
+//! encoding), `layout` (superblocks, regions, typed addresses), `map` (the
+//! L2P and P2L tables), `format` (metadata page layout and CRC), `blocks`
+//! (superblock states and queues of two-phase GC, changed only through its
+//! transitions), `delta` (delta buffer and region), `checkpoint` (full
+//! checkpoints with shadow), `datapath` (write, read, trim, merge buffer),
+//! `gc`, `flush`, `recovery` (read-only reconstruction of the stable L2P),
+//! `invariants` (`check_invariants`, the §6.1 validators and the ghost
+//! stable L2P).
 //!
 //! Invariants of the in-memory state (checked by `check_invariants`):
 //! - `l2p[la]` is `UNMAPPED` or a sector of an active or used data
@@ -40,6 +42,7 @@ pub mod format;
 mod gc;
 mod invariants;
 pub mod layout;
+mod map;
 mod recovery;
 
 use flash::{BlockId, Flash, FlashError, Geometry};
@@ -49,18 +52,18 @@ use crate::label;
 use crate::mutant::Mutant;
 
 pub use config::ScftlConfig;
-pub use layout::{Psa, Sb};
+pub use layout::{La, Psa, Sb};
 
-use blocks::{Blocks, SbState};
+use blocks::Blocks;
 use config::Derived;
 use delta::DeltaLog;
-use format::UNMAPPED;
-use layout::Layout;
+use layout::{Address, Layout};
+use map::{L2p, P2l};
 
 /// The superblock being filled and its next page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Active {
-    pub sb: u32,
+    pub sb: Sb,
     /// Next page (die-interleaved index) to program; `pages_per_sb` when
     /// full (it retires to `used` lazily, when the next page is needed).
     pub next_page: u32,
@@ -83,13 +86,13 @@ struct Counters {
 /// per logical sector plus 8 bytes per L2P change of the current epoch), so
 /// `check_invariants` can compare it with what recovery would rebuild.
 #[cfg(debug_assertions)]
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct Ghost {
-    stable: Vec<u32>,
+    stable: L2p,
     /// L2P changes of the current epoch, in order.
-    pending: Vec<(u32, u32)>,
+    pending: Vec<(La, Psa)>,
     /// L2P changes of the epoch that committed last (for the validator).
-    last: Vec<(u32, u32)>,
+    last: Vec<(La, Psa)>,
 }
 
 /// A snapshot-consistent FTL over a flash device.
@@ -99,8 +102,8 @@ pub struct Scftl<F: Flash> {
     layout: Layout,
     derived: Derived,
     mutant: Mutant,
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    l2p: L2p,
+    p2l: P2l,
     blocks: Blocks,
     active: Option<Active>,
     mb: Vec<u8>,
@@ -134,7 +137,7 @@ impl<F: Flash> Scftl<F> {
         layout.erase_sbs(&mut flash, layout.slot_first[1], layout.slot_sbs)?;
         layout.erase_sbs(&mut flash, layout.delta_first, layout.delta_sbs)?;
         flash.sync()?;
-        let l2p = vec![UNMAPPED; config.logical_sectors as usize];
+        let l2p = L2p::unmapped(config.logical_sectors as usize);
         let mut page = vec![0u8; layout.page_size];
         let first_gen = 1;
         let first_epoch = 1;
@@ -144,7 +147,7 @@ impl<F: Flash> Scftl<F> {
             0,
             first_gen,
             first_epoch,
-            &l2p,
+            l2p.as_slice(),
             &mut page,
         )?;
         label::write_label(&mut flash, FtlKind::Scftl, &config.encode())?;
@@ -211,7 +214,7 @@ impl<F: Flash> Scftl<F> {
         config: ScftlConfig,
         layout: Layout,
         mutant: Mutant,
-        l2p: Vec<u32>,
+        l2p: L2p,
         blocks: Blocks,
         delta: DeltaLog,
         live_slot: usize,
@@ -230,7 +233,7 @@ impl<F: Flash> Scftl<F> {
             derived,
             mutant,
             l2p,
-            p2l: vec![UNMAPPED; phys],
+            p2l: P2l::empty(phys),
             blocks,
             active: None,
             mb: vec![0u8; layout.page_size],
@@ -252,9 +255,9 @@ impl<F: Flash> Scftl<F> {
     /// Selective persistence: P2L, valid counts and queues from the L2P.
     /// Referenced superblocks are used; all others erasable (none free).
     fn rebuild_p2l(&mut self) -> Result<()> {
-        let s = self.layout.sectors_per_sb;
-        for (la, &pa) in self.l2p.iter().enumerate() {
-            if pa == UNMAPPED {
+        let mut valid = vec![0u32; self.layout.num_sbs as usize];
+        for (la, pa) in self.l2p.iter() {
+            if !pa.is_mapped() {
                 continue;
             }
             if !self.layout.is_data_psa(pa) {
@@ -262,27 +265,16 @@ impl<F: Flash> Scftl<F> {
                     "logical sector {la} maps to physical sector {pa} outside the data region"
                 )));
             }
-            let prev = self.p2l[pa as usize];
-            if prev != UNMAPPED {
+            let prev = self.p2l[pa];
+            if prev != La::NONE {
                 return Err(FtlError::Corrupt(format!(
                     "logical sectors {prev} and {la} both map to physical sector {pa}"
                 )));
             }
-            self.p2l[pa as usize] = la as u32;
-            self.blocks.valid[(pa / s) as usize] += 1;
+            self.p2l[pa] = la;
+            valid[self.layout.sb_of(pa).index()] += 1;
         }
-        let b = &mut self.blocks;
-        b.erasable.clear();
-        b.used = 0;
-        for sb in b.data_first..self.layout.num_sbs {
-            if b.valid[sb as usize] > 0 {
-                b.state[sb as usize] = SbState::Used;
-                b.used += 1;
-            } else {
-                b.state[sb as usize] = SbState::Erasable;
-                b.erasable.push_back(sb);
-            }
-        }
+        self.blocks.rebuild(valid);
         Ok(())
     }
 
@@ -355,9 +347,8 @@ impl<F: Flash> BlockDevice for Scftl<F> {
 
     fn stats(&self) -> DeviceStats {
         let b = &self.blocks;
-        let data = &b.erase_count[b.data_first as usize..];
-        let count = |st: SbState| b.state.iter().filter(|&&x| x == st).count() as u64;
-        DeviceStats {
+        let n = b.state_counts();
+        let mut stats = DeviceStats {
             kind: Some(FtlKind::Scftl),
             user_sectors_written: self.stats.user_sectors_written,
             user_sectors_read: self.stats.user_sectors_read,
@@ -367,21 +358,17 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             gc_blocks_reclaimed: self.stats.gc_blocks_reclaimed,
             full_checkpoints: self.stats.full_checkpoints,
             meta_pages_written: self.delta.pages_written + self.stats.checkpoint_pages_written,
-            valid_sectors: b.valid.iter().map(|&v| u64::from(v)).sum(),
-            free_blocks: count(SbState::Free),
-            used_blocks: count(SbState::Used) + count(SbState::Active),
-            invalid_blocks: count(SbState::Invalid),
-            erasable_blocks: count(SbState::Erasable),
-            erases_min: data.iter().copied().min().unwrap_or(0),
-            erases_avg: if data.is_empty() {
-                0.0
-            } else {
-                data.iter().sum::<u64>() as f64 / data.len() as f64
-            },
-            erases_max: data.iter().copied().max().unwrap_or(0),
+            valid_sectors: b.valid_counts().iter().map(|&v| u64::from(v)).sum(),
+            free_blocks: n.free,
+            used_blocks: n.used + n.active,
+            invalid_blocks: n.invalid,
+            erasable_blocks: n.erasable,
             // The ftl crate reads no clocks; callers time `open` themselves.
             last_recovery_ns: 0,
-        }
+            ..DeviceStats::default()
+        };
+        stats.set_erase_counts(b.data_erase_counts());
+        stats
     }
 
     fn check_invariants(&mut self) -> Result<(), String> {

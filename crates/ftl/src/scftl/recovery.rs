@@ -19,12 +19,13 @@ use crate::device::{FtlError, Result};
 use crate::mutant::Mutant;
 
 use super::checkpoint;
-use super::format::{self, HEADER_LEN, PAIR_LEN, UNMAPPED};
-use super::layout::Layout;
+use super::format;
+use super::layout::{Address, La, Layout, Psa};
+use super::map::L2p;
 
 /// What the flash says the stable state is.
 pub(crate) struct Reconstructed {
-    pub l2p: Vec<u32>,
+    pub l2p: L2p,
     /// Slot of the committed checkpoint used.
     pub slot: usize,
     pub gen: u64,
@@ -37,8 +38,8 @@ pub(crate) struct Reconstructed {
     pub delta_needs_erase: bool,
 }
 
-fn check_pa(layout: &Layout, la: u32, pa: u32, logical: usize) -> Result<()> {
-    if la as usize >= logical || (pa != UNMAPPED && !layout.is_data_psa(pa)) {
+fn check_pa(layout: &Layout, la: La, pa: Psa, logical: usize) -> Result<()> {
+    if la.index() >= logical || (pa.is_mapped() && !layout.is_data_psa(pa)) {
         return Err(FtlError::Corrupt(format!(
             "metadata maps logical sector {la} to physical sector {pa}, which is out of range"
         )));
@@ -57,10 +58,10 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
 ) -> Result<Reconstructed> {
     let check = mutant != Mutant::SkipCrcCheck;
     let honour_tentative = mutant == Mutant::HonourTentativeDeltas;
-    let mut l2p = vec![UNMAPPED; logical];
-    let (slot, rec) = checkpoint::load_newest(flash, layout, check, &mut l2p, page)?;
-    for (la, &pa) in l2p.iter().enumerate() {
-        check_pa(layout, la as u32, pa, logical)?;
+    let mut l2p = L2p::unmapped(logical);
+    let (slot, rec) = checkpoint::load_newest(flash, layout, check, l2p.as_mut_slice(), page)?;
+    for (la, pa) in l2p.iter() {
+        check_pa(layout, la, pa, logical)?;
     }
     let gen = rec.gen;
     let mut next_epoch = rec.next_epoch;
@@ -69,7 +70,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     let read_len = format::delta_crc_len(ppp).div_ceil(ss) * ss;
     let mut last_programmed: Option<u32> = None;
     let mut current_gen_seen = false;
-    let mut pending: Vec<(u32, u32)> = Vec::new();
+    let mut pending: Vec<(La, Psa)> = Vec::new();
     let mut pending_epoch: Option<u64> = None;
     let mut seen_in_epoch = 0u32;
     for idx in 0..layout.delta_pages() {
@@ -110,9 +111,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
         seen_in_epoch += 1;
         let count = h.count.min(ppp) as usize;
         for k in 0..count {
-            let o = HEADER_LEN + k * PAIR_LEN;
-            let la = format::get_u32(page, o + format::OFF_PAIR_LA);
-            let pa = format::get_u32(page, o + format::OFF_PAIR_PA);
+            let (la, pa) = format::get_pair(page, k);
             check_pa(layout, la, pa, logical)?;
             pending.push((la, pa));
         }
@@ -126,7 +125,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
         }
         if committed || honour_tentative {
             for &(la, pa) in &pending {
-                l2p[la as usize] = pa;
+                l2p[la] = pa;
             }
             pending.clear();
         }
