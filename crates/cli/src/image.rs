@@ -59,9 +59,9 @@ fn flash_err(path: &Path, e: FlashError) -> CliError {
     let msg = format!("{e}");
     match e {
         // The flash layer names the concept; the CLI owns the flag.
-        FlashError::AlreadyExists { .. } => {
-            CliError::usage(format!("{msg} (pass --force, or remove it, to overwrite it)"))
-        }
+        FlashError::AlreadyExists { .. } => CliError::usage(format!(
+            "{msg} (pass --force, or remove it, to overwrite it)"
+        )),
         _ => CliError::runtime(format!("{}: {msg}", path.display())),
     }
 }
