@@ -1,11 +1,14 @@
-//! The flash crate's one little-endian codec: a fixed-layout structure is a
+//! The project's one little-endian codec (the crates above reuse it): a fixed-layout structure is a
 //! table of [`Field`]s (name, byte offset, size), and integers are read and
 //! written at a field explicitly in little-endian, never through a `repr(C)`
-//! layout. The image header (`file::header`) is built on it.
+//! layout. The image header (`file::header`) is built on it, and so are the
+//! FTLs' on-flash records (`ftl::codec` adds their table macro).
 //!
 //! Invariants a table keeps (checked by [`check_table`]): fields are listed
 //! in offset order and tile the structure exactly, with no gap and no
 //! overlap, so every byte has exactly one name.
+
+use std::ops::Range;
 
 /// One field of a fixed-layout structure: name, byte offset and size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,65 +25,99 @@ impl Field {
     }
 
     /// One past the field's last byte.
-    pub const fn end(&self) -> usize {
+    pub const fn end(self) -> usize {
         self.offset + self.size
+    }
+
+    /// The same field of a record that starts `base` bytes into the buffer
+    /// (entry `i` of an array of records).
+    #[inline]
+    pub const fn at(self, base: usize) -> Field {
+        Field::new(self.name, base + self.offset, self.size)
+    }
+
+    /// The bytes the field occupies.
+    pub const fn range(self) -> Range<usize> {
+        self.offset..self.end()
     }
 
     /// The field's bytes in `buf`.
     ///
     /// Panics if `buf` is shorter than [`Field::end`]: callers check the
     /// length of what they decode once, before reading any field.
-    pub fn bytes<'a>(&self, buf: &'a [u8]) -> &'a [u8] {
-        &buf[self.offset..self.end()]
+    pub fn bytes(self, buf: &[u8]) -> &[u8] {
+        &buf[self.range()]
     }
 
     /// The field's bytes in `buf`, for writing (panics like [`Field::bytes`]).
-    pub fn bytes_mut<'a>(&self, buf: &'a mut [u8]) -> &'a mut [u8] {
-        &mut buf[self.offset..self.end()]
+    pub fn bytes_mut(self, buf: &mut [u8]) -> &mut [u8] {
+        &mut buf[self.range()]
+    }
+
+    /// Writes raw bytes (magic numbers) of exactly the field's size.
+    pub fn put_bytes(self, buf: &mut [u8], value: &[u8]) {
+        self.bytes_mut(buf).copy_from_slice(value);
     }
 
     /// Reads an integer of exactly `N` bytes. A field of another size is a
-    /// bug in the table, not bad input, hence the assertion.
-    fn get<const N: usize>(&self, buf: &[u8]) -> [u8; N] {
-        assert_eq!(self.size, N, "field `{}` is not {N} bytes", self.name);
+    /// bug in the table, not bad input, hence a debug assertion (kept on in
+    /// the profile the crash checker runs).
+    #[inline]
+    fn get<const N: usize>(self, buf: &[u8]) -> [u8; N] {
+        debug_assert_eq!(self.size, N, "field `{}` is not {N} bytes", self.name);
         let mut out = [0u8; N];
-        out.copy_from_slice(self.bytes(buf));
+        out.copy_from_slice(&buf[self.offset..self.offset + N]);
         out
     }
 
-    fn put<const N: usize>(&self, buf: &mut [u8], value: [u8; N]) {
-        assert_eq!(self.size, N, "field `{}` is not {N} bytes", self.name);
-        self.bytes_mut(buf).copy_from_slice(&value);
+    #[inline]
+    fn put<const N: usize>(self, buf: &mut [u8], value: [u8; N]) {
+        debug_assert_eq!(self.size, N, "field `{}` is not {N} bytes", self.name);
+        buf[self.offset..self.offset + N].copy_from_slice(&value);
     }
 
     /// The little-endian `u16` at this 2-byte field.
-    pub fn get_u16(&self, buf: &[u8]) -> u16 {
+    #[inline]
+    pub fn get_u16(self, buf: &[u8]) -> u16 {
         u16::from_le_bytes(self.get(buf))
     }
 
     /// The little-endian `u32` at this 4-byte field.
-    pub fn get_u32(&self, buf: &[u8]) -> u32 {
+    #[inline]
+    pub fn get_u32(self, buf: &[u8]) -> u32 {
         u32::from_le_bytes(self.get(buf))
     }
 
     /// The little-endian `u64` at this 8-byte field.
-    pub fn get_u64(&self, buf: &[u8]) -> u64 {
+    #[inline]
+    pub fn get_u64(self, buf: &[u8]) -> u64 {
         u64::from_le_bytes(self.get(buf))
     }
 
     /// Writes `value` little-endian into this 2-byte field.
-    pub fn put_u16(&self, buf: &mut [u8], value: u16) {
+    #[inline]
+    pub fn put_u16(self, buf: &mut [u8], value: u16) {
         self.put(buf, value.to_le_bytes());
     }
 
     /// Writes `value` little-endian into this 4-byte field.
-    pub fn put_u32(&self, buf: &mut [u8], value: u32) {
+    #[inline]
+    pub fn put_u32(self, buf: &mut [u8], value: u32) {
         self.put(buf, value.to_le_bytes());
     }
 
     /// Writes `value` little-endian into this 8-byte field.
-    pub fn put_u64(&self, buf: &mut [u8], value: u64) {
+    #[inline]
+    pub fn put_u64(self, buf: &mut [u8], value: u64) {
         self.put(buf, value.to_le_bytes());
+    }
+
+    /// CRC32C of every byte of `record` before this field, followed by
+    /// `then` (the data a record describes, or nothing): the checksum of the
+    /// structures whose CRC field comes after what it covers.
+    #[inline]
+    pub fn prefix_crc(self, record: &[u8], then: &[u8]) -> u32 {
+        crc32c::crc32c_append(crc32c::crc32c(&record[..self.offset]), then)
     }
 }
 

@@ -14,97 +14,11 @@
 //! buffer passed in is long enough for the field, so a short one is a bug
 //! and panics at the slice bound like any out-of-range index.
 
-use std::ops::Range;
-
 use crate::device::{FtlError, Result};
 
-/// One fixed-size field of an encoded structure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Field {
-    /// The name docs/FORMAT.md gives the field.
-    pub name: &'static str,
-    /// Offset from the start of the structure, in bytes.
-    pub offset: usize,
-    /// Width in bytes.
-    pub size: usize,
-}
-
-impl Field {
-    pub const fn new(name: &'static str, offset: usize, size: usize) -> Field {
-        Field { name, offset, size }
-    }
-
-    /// One past the field's last byte.
-    pub const fn end(self) -> usize {
-        self.offset + self.size
-    }
-
-    /// The same field of a record that starts `base` bytes into the buffer
-    /// (entry `i` of an array of records).
-    #[inline]
-    pub const fn at(self, base: usize) -> Field {
-        Field::new(self.name, base + self.offset, self.size)
-    }
-
-    /// The bytes the field occupies.
-    pub const fn range(self) -> Range<usize> {
-        self.offset..self.end()
-    }
-
-    #[inline]
-    pub fn get_u16(self, b: &[u8]) -> u16 {
-        debug_assert_eq!(self.size, 2, "field `{}`", self.name);
-        u16::from_le_bytes(array(b, self.offset))
-    }
-
-    #[inline]
-    pub fn get_u32(self, b: &[u8]) -> u32 {
-        debug_assert_eq!(self.size, 4, "field `{}`", self.name);
-        get_u32(b, self.offset)
-    }
-
-    #[inline]
-    pub fn get_u64(self, b: &[u8]) -> u64 {
-        debug_assert_eq!(self.size, 8, "field `{}`", self.name);
-        u64::from_le_bytes(array(b, self.offset))
-    }
-
-    #[inline]
-    pub fn put_u16(self, b: &mut [u8], v: u16) {
-        debug_assert_eq!(self.size, 2, "field `{}`", self.name);
-        b[self.range()].copy_from_slice(&v.to_le_bytes());
-    }
-
-    #[inline]
-    pub fn put_u32(self, b: &mut [u8], v: u32) {
-        debug_assert_eq!(self.size, 4, "field `{}`", self.name);
-        put_u32(b, self.offset, v);
-    }
-
-    #[inline]
-    pub fn put_u64(self, b: &mut [u8], v: u64) {
-        debug_assert_eq!(self.size, 8, "field `{}`", self.name);
-        b[self.range()].copy_from_slice(&v.to_le_bytes());
-    }
-
-    /// The field's raw bytes (magic numbers).
-    pub fn bytes(self, b: &[u8]) -> &[u8] {
-        &b[self.range()]
-    }
-
-    /// Writes raw bytes (magic numbers) of exactly the field's size.
-    pub fn put_bytes(self, b: &mut [u8], v: &[u8]) {
-        b[self.range()].copy_from_slice(v);
-    }
-
-    /// CRC32C of every byte of `record` before this field, followed by
-    /// `then` (the sector a record describes, or nothing): the checksum of
-    /// the structures whose CRC field comes after what it covers.
-    #[inline]
-    pub fn prefix_crc(self, record: &[u8], then: &[u8]) -> u32 {
-        crc32c::crc32c_append(crc32c::crc32c(&record[..self.offset]), then)
-    }
-}
+/// One fixed-size field of an encoded structure: the flash crate's codec,
+/// shared so the whole stack has one little-endian field type.
+pub use flash::codec::Field;
 
 /// Declares the field table of one structure as a module: the [`Field`]
 /// constants as written, plus `TABLE`, every one of them in order, so the
@@ -142,23 +56,6 @@ macro_rules! field_table {
     };
 }
 pub(crate) use field_table;
-
-#[inline]
-fn get_u32(b: &[u8], offset: usize) -> u32 {
-    u32::from_le_bytes(array(b, offset))
-}
-
-#[inline]
-fn put_u32(b: &mut [u8], offset: usize, v: u32) {
-    b[offset..offset + 4].copy_from_slice(&v.to_le_bytes());
-}
-
-#[inline]
-fn array<const N: usize>(b: &[u8], offset: usize) -> [u8; N] {
-    let mut a = [0u8; N];
-    a.copy_from_slice(&b[offset..offset + N]);
-    a
-}
 
 /// The table as (name, offset, size) rows, the form the document tests
 /// compare with docs/FORMAT.md.
