@@ -203,9 +203,12 @@ impl<D: BlockDevice> Fs<D> {
                 return Err(FsError::TooManyLinks);
             }
             let (phys, at, from) = fs.dir_room(pino, &mut pdir, name.len())?;
+            // Inode and inode-bitmap sectors, the entry (up to three
+            // sectors), the parent's inode; a symlink adds its block and
+            // a block-bitmap sector.
             let mut need = Cost::new(6, 4);
             if target.is_some() {
-                need = need + fs.st.new_block_cost();
+                need = need + Cost::new(fs.st.spb as u64 + 1, 2);
             }
             fs.st.boundary(pino, &pdir, need)?;
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use flash::{Flash, Geometry, MemFlash};
 use fs::{mkfs, CommitMode, FileType, FixedClock, Fs, MkfsOptions, MountOptions, ROOT_INO};
-use ftl::{AnyFtl, FormatOptions, FtlKind};
+use ftl::{AnyFtl, BlockDevice, FormatOptions, FtlKind};
 
 pub type Dev<F = MemFlash> = AnyFtl<F>;
 
@@ -116,7 +116,7 @@ pub fn crash_remount(fs: Fs<Dev>) -> Fs<Dev> {
     Fs::mount(dev, opts(mode)).unwrap()
 }
 
-pub fn assert_clean<F: Flash>(fs: &mut Fs<Dev<F>>) {
+pub fn assert_clean<D: BlockDevice>(fs: &mut Fs<D>) {
     let rep = fs.fsck().unwrap();
     assert!(rep.is_clean(), "fsck:\n{rep}");
 }
@@ -133,13 +133,13 @@ pub enum Node {
 /// Every path of the tree (relative, `/`-joined) with its content.
 pub type Snapshot = BTreeMap<String, Node>;
 
-pub fn snapshot<F: Flash>(fs: &mut Fs<Dev<F>>) -> Snapshot {
+pub fn snapshot<D: BlockDevice>(fs: &mut Fs<D>) -> Snapshot {
     let mut out = BTreeMap::new();
     walk(fs, u64::from(ROOT_INO), String::new(), &mut out);
     out
 }
 
-fn walk<F: Flash>(fs: &mut Fs<Dev<F>>, dir: u64, prefix: String, out: &mut Snapshot) {
+fn walk<D: BlockDevice>(fs: &mut Fs<D>, dir: u64, prefix: String, out: &mut Snapshot) {
     for e in fs.readdir_all(dir).unwrap() {
         if e.name == b"." || e.name == b".." {
             continue;
@@ -167,7 +167,7 @@ fn walk<F: Flash>(fs: &mut Fs<Dev<F>>, dir: u64, prefix: String, out: &mut Snaps
     }
 }
 
-pub fn read_all<F: Flash>(fs: &mut Fs<Dev<F>>, ino: u64) -> Vec<u8> {
+pub fn read_all<D: BlockDevice>(fs: &mut Fs<D>, ino: u64) -> Vec<u8> {
     let size = fs.getattr(ino).unwrap().size;
     let mut out = Vec::new();
     while (out.len() as u64) < size {
