@@ -142,7 +142,7 @@ impl<D: BlockDevice> Store<D> {
     fn new_ptr_block(&mut self, inode: &mut Inode, goal: Option<u32>) -> Result<u32> {
         let b = self.alloc_block(goal)?;
         self.meta_new(b)?;
-        inode.blocks += 1;
+        inode.blocks = inode.blocks.saturating_add(1);
         Ok(b)
     }
 
@@ -186,7 +186,7 @@ impl<D: BlockDevice> Store<D> {
         };
         self.boundary(ino, inode, cost)?;
         let b = self.alloc_block(goal)?;
-        inode.blocks += 1;
+        inode.blocks = inode.blocks.saturating_add(1);
         match (path, leaf_block) {
             (Path::Direct(i), _) => inode.direct[i] = b,
             (Path::Single(i), Some(pb)) | (Path::Double(_, i), Some(pb)) => {

@@ -130,7 +130,7 @@ impl<D: BlockDevice> Fs<D> {
         if offset >= i.size || size == 0 {
             return Ok(Vec::new());
         }
-        let end = i.size.min(offset + u64::from(size));
+        let end = i.size.min(offset.saturating_add(u64::from(size)));
         let mut out = vec![0u8; (end - offset) as usize];
         let (first, last) = (offset / BS, (end - 1) / BS);
         let mut idx = first;
