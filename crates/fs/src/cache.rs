@@ -15,7 +15,7 @@
 //! - a block is in at most one of `Tx::meta` and `Tx::data`;
 //! - `Tx::sectors` is the number of set bits over all masks;
 //! - a block in `Tx::meta` is in the cache and is never evicted while the
-//!   step is open (eviction runs only between steps).
+//!   step is open (eviction skips it).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -198,8 +198,9 @@ impl Cache {
     }
 
     /// Evicts the least recently used blocks down to 7/8 of the capacity
-    /// when over it. Called only between steps, when every entry is clean.
-    pub fn shrink(&mut self) {
+    /// when over it, never a block `pinned` names (the open step's dirty
+    /// blocks, which exist nowhere else).
+    pub fn shrink(&mut self, pinned: impl Fn(u32) -> bool) {
         if self.map.len() <= self.capacity {
             return;
         }
@@ -208,7 +209,7 @@ impl Cache {
         let cut_index = ages.len() - keep;
         let (_, cut, _) = ages.select_nth_unstable(cut_index);
         let cut = *cut;
-        self.map.retain(|_, e| e.used >= cut);
+        self.map.retain(|&b, e| e.used >= cut || pinned(b));
     }
 
     #[cfg(test)]
@@ -240,8 +241,8 @@ mod tests {
             c.insert(b, vec![0u8; BLOCK_SIZE].into_boxed_slice());
         }
         c.get_mut(1);
-        c.shrink();
-        assert!(c.len() <= 64);
-        assert!(c.contains(1) && c.contains(99) && !c.contains(2));
+        c.shrink(|b| b == 3);
+        assert!(c.len() <= 65);
+        assert!(c.contains(1) && c.contains(99) && c.contains(3) && !c.contains(2));
     }
 }

@@ -157,7 +157,7 @@ impl<D: BlockDevice> Store<D> {
                 self.tx.clear();
                 self.alloc_at_step_start = self.alloc;
                 self.stats.steps += 1;
-                self.cache.shrink();
+                self.cache.shrink(|_| false);
                 Ok(())
             }
             Err(e) => {

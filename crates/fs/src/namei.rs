@@ -31,6 +31,28 @@ pub(crate) struct Slot {
     prev: Option<Rec>,
 }
 
+/// What `make_node` creates.
+struct NewNode<'a> {
+    kind: FileType,
+    perm: u32,
+    owner: Owner,
+    rdev: u32,
+    /// A symlink's target.
+    target: Option<&'a [u8]>,
+}
+
+impl NewNode<'_> {
+    fn new(kind: FileType, perm: u32, owner: Owner) -> NewNode<'static> {
+        NewNode {
+            kind,
+            perm,
+            owner,
+            rdev: 0,
+            target: None,
+        }
+    }
+}
+
 /// Longest symlink target.
 pub const SYMLINK_MAX: usize = BLOCK_SIZE - 1;
 
@@ -179,17 +201,15 @@ impl<D: BlockDevice> Fs<D> {
         Ok(Attr::from_inode(ino, &i, i.file_type()?))
     }
 
-    /// Creates an inode of `kind` named `name` in `parent`.
-    fn make_node(
-        &mut self,
-        parent: u64,
-        name: &[u8],
-        kind: FileType,
-        perm: u32,
-        owner: Owner,
-        rdev: u32,
-        target: Option<&[u8]>,
-    ) -> Result<Attr> {
+    /// Creates the inode `new` describes, named `name` in `parent`.
+    fn make_node(&mut self, parent: u64, name: &[u8], new: NewNode<'_>) -> Result<Attr> {
+        let NewNode {
+            kind,
+            perm,
+            owner,
+            rdev,
+            target,
+        } = new;
         self.call(|fs| {
             let (pino, mut pdir) = fs.dir_inode(parent)?;
             dir::check_name(name)?;
@@ -254,7 +274,11 @@ impl<D: BlockDevice> Fs<D> {
         if FileType::from_mode(mode) != Some(FileType::RegularFile) {
             return Err(FsError::Invalid("create makes regular files only".into()));
         }
-        let a = self.make_node(parent, name, FileType::RegularFile, mode, owner, 0, None)?;
+        let a = self.make_node(
+            parent,
+            name,
+            NewNode::new(FileType::RegularFile, mode, owner),
+        )?;
         *self.open.entry(a.ino as u32).or_insert(0) += 1;
         Ok(a)
     }
@@ -285,14 +309,21 @@ impl<D: BlockDevice> Fs<D> {
                 } else {
                     0
                 };
-                self.make_node(parent, name, kind, mode, owner, rdev, None)
+                self.make_node(
+                    parent,
+                    name,
+                    NewNode {
+                        rdev,
+                        ..NewNode::new(kind, mode, owner)
+                    },
+                )
             }
         }
     }
 
     /// Creates an empty directory.
     pub fn mkdir(&mut self, parent: u64, name: &[u8], mode: u32, owner: Owner) -> Result<Attr> {
-        self.make_node(parent, name, FileType::Directory, mode, owner, 0, None)
+        self.make_node(parent, name, NewNode::new(FileType::Directory, mode, owner))
     }
 
     /// Creates a symbolic link to `target` (1..=4095 bytes).
@@ -312,11 +343,10 @@ impl<D: BlockDevice> Fs<D> {
         self.make_node(
             parent,
             name,
-            FileType::Symlink,
-            0o777,
-            owner,
-            0,
-            Some(target),
+            NewNode {
+                target: Some(target),
+                ..NewNode::new(FileType::Symlink, 0o777, owner)
+            },
         )
     }
 

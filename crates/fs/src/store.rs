@@ -143,6 +143,8 @@ impl<D: BlockDevice> Store<D> {
         }
         let mut buf = vec![0u8; BLOCK_SIZE].into_boxed_slice();
         self.dev_read(b, &mut buf)?;
+        let dirty = &self.tx.meta;
+        self.cache.shrink(|b| dirty.contains_key(&b));
         Ok(self.cache.insert(b, buf))
     }
 
