@@ -30,7 +30,7 @@ use crate::store::{Budget, Cost, FsStats, Store};
 /// Most hard links to one inode (and subdirectories of one directory).
 pub const LINK_MAX: u32 = 65_000;
 
-/// A failed mount: the error, and the device back.
+/// A failed mount or unmount: the error, and the device back.
 pub struct MountError<D> {
     pub error: FsError,
     pub device: D,
@@ -46,7 +46,7 @@ impl<D> fmt::Debug for MountError<D> {
 
 impl<D> fmt::Display for MountError<D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "mount failed: {}", self.error)
+        self.error.fmt(f)
     }
 }
 
@@ -400,9 +400,20 @@ impl<D: BlockDevice> Fs<D> {
         self.st.unflushed
     }
 
-    /// Flushes everything, frees inodes still open but unlinked, and gives
-    /// the device back.
-    pub fn unmount(mut self) -> Result<D> {
+    /// Frees inodes still open but unlinked, flushes everything, and gives
+    /// the device back — also when that fails (after a device error the
+    /// device comes back unflushed with the error).
+    pub fn unmount(mut self) -> Result<D, MountError<D>> {
+        match self.close() {
+            Ok(()) => Ok(self.st.dev),
+            Err(error) => Err(MountError {
+                error,
+                device: self.st.dev,
+            }),
+        }
+    }
+
+    fn close(&mut self) -> Result<()> {
         self.st.check_poisoned()?;
         let held: Vec<u32> = self.open.keys().copied().collect();
         self.open.clear();
@@ -411,8 +422,7 @@ impl<D: BlockDevice> Fs<D> {
                 self.call(|fs| fs.free_inode(ino))?;
             }
         }
-        self.sync()?;
-        Ok(self.st.dev)
+        self.sync()
     }
 
     /// Gives the device back without flushing (after a device failure, or
