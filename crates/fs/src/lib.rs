@@ -19,7 +19,9 @@
 //!
 //! What it must never do: touch files, sockets or threads (the FUSE layer
 //! owns those, and calls [`Fs::tick`] for the idle flush), or let `xlog` and
-//! `group` run on a device that is not snapshot-consistent.
+//! `group` run on a device that is not snapshot-consistent. Its only clocks
+//! are the mount's [`Clock`] (inode times) and `Instant::now()` to note when
+//! the last unflushed step was written.
 //!
 //! The API is inode-number based and shaped for `fuser`'s low-level
 //! `Filesystem` trait: [`Fs::lookup`], [`Fs::getattr`], [`Fs::setattr`],

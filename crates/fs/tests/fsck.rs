@@ -131,6 +131,10 @@ fn inode_and_link_damage_is_reported() {
     edit_inode(&mut dev, a, |i| i.size = 10);
     assert_eq!(kinds(&mut dev), vec![ProblemKind::Size]);
     edit_inode(&mut dev, a, |i| i.size = 5000);
+    // A directory claiming an enormous size: reported, not walked.
+    edit_inode(&mut dev, d, |i| i.size = 1 << 50);
+    assert!(kinds(&mut dev).contains(&ProblemKind::Size));
+    edit_inode(&mut dev, d, |i| i.size = 4096);
     // A directory whose `..` is wrong.
     edit_inode(&mut dev, d, |i| i.parent = a);
     assert_eq!(kinds(&mut dev), vec![ProblemKind::Directory]);

@@ -1,324 +1,34 @@
-//! `fsck`: a read-only structural check of a file-system image.
-//!
-//! It checks, and lists every violation of: the superblock (magic, version,
-//! CRC, regions); the log header (a committed step is applied *virtually*,
-//! as mount would replay it, and the result is checked); every allocated
-//! inode decodes (CRC, kind); every block pointer lies in the data region and
-//! every block is referenced at most once; the block bitmap equals the
-//! metadata regions plus the reachable blocks; the inode bitmap agrees with
-//! the directory tree; directories are well formed (record chains, names,
-//! entry types, no duplicate names, `..` = the `parent` field, no hard
-//! links to directories, every directory reachable from the root);
-//! link counts equal directory references (+ subdirectories for
-//! directories); sizes agree with the mapped blocks.
-//!
-//! Allocated inodes with no links and no entries are *orphans*: legitimate
-//! after a crash (or while open and unlinked) and freed by the next mount;
-//! they are listed but are not problems.
-//!
-//! fsck never writes: it reads through a wrapper whose write, trim and flush
-//! fail.
+//! The checks of `fsck` over a read-only `Store`: inodes and their block
+//! maps, directory entries, reachability, link counts, bitmaps.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use ftl::{BlockDevice, DeviceStats, FtlError, Lba};
-use serde::Serialize;
+use ftl::BlockDevice;
 
-use crate::alloc::AllocState;
-use crate::cache::{Cache, Tx};
 use crate::codec::u32_at;
 use crate::dir;
 use crate::error::Result;
 use crate::inode::{FileType, Inode};
-use crate::layout::{
-    Superblock, BITS_PER_BLOCK, BLOCK_SIZE, MAX_FILE_SIZE, NDIRECT, PTRS_PER_BLOCK, ROOT_INO,
-};
-use crate::logfmt::LogHeader;
-use crate::mode::CommitMode;
+use crate::layout::{BITS_PER_BLOCK, BLOCK_SIZE, MAX_FILE_SIZE, NDIRECT, PTRS_PER_BLOCK, ROOT_INO};
 use crate::namei::SYMLINK_MAX;
-use crate::store::{Budget, FsStats, Store};
+use crate::store::Store;
 
-/// Problems of one kind listed individually before the rest are only
-/// counted.
-const MAX_LISTED_PER_KIND: usize = 100;
-
-/// What kind of rule a problem breaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub enum ProblemKind {
-    /// The superblock is missing, corrupt or does not fit the device.
-    Superblock,
-    /// The log header names blocks it cannot.
-    Log,
-    /// An allocated inode does not decode, or its fields are impossible.
-    Inode,
-    /// A block pointer outside the data region.
-    Pointer,
-    /// A block referenced twice.
-    DuplicateBlock,
-    /// A block's bitmap bit disagrees with its use.
-    BlockBitmap,
-    /// An inode's bitmap bit disagrees with the directory tree.
-    InodeBitmap,
-    /// A directory block or entry is malformed.
-    Directory,
-    /// An entry names a free inode.
-    DanglingEntry,
-    /// A link count disagrees with the references.
-    LinkCount,
-    /// An inode with links that no directory reaches.
-    Unreachable,
-    /// A size disagrees with the mapped blocks.
-    Size,
-}
-
-/// One violation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    pub kind: ProblemKind,
-    pub ino: Option<u32>,
-    pub block: Option<u32>,
-    pub message: String,
-}
-
-/// Counts of what the image holds.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct FsckCounts {
-    pub inodes_used: u64,
-    pub directories: u64,
-    pub regular_files: u64,
-    pub symlinks: u64,
-    pub other: u64,
-    pub blocks_used: u64,
-    pub blocks_total: u64,
-}
-
-/// The result of [`fsck`].
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct FsckReport {
-    pub problems: Vec<Problem>,
-    /// Problems counted but not listed (past 100 of one kind).
-    pub problems_not_listed: u64,
-    /// Allocated inodes with no links (freed by the next mount).
-    pub orphans: Vec<u32>,
-    /// A committed log step the next mount will replay (checked as if
-    /// replayed).
-    pub log_replay_pending: bool,
-    pub counts: FsckCounts,
-}
-
-impl FsckReport {
-    /// No problems (orphans and a pending log replay are not problems).
-    pub fn is_clean(&self) -> bool {
-        self.problems.is_empty() && self.problems_not_listed == 0
-    }
-
-    fn add(&mut self, kind: ProblemKind, ino: Option<u32>, block: Option<u32>, message: String) {
-        if self.problems.iter().filter(|p| p.kind == kind).count() >= MAX_LISTED_PER_KIND {
-            self.problems_not_listed += 1;
-            return;
-        }
-        self.problems.push(Problem {
-            kind,
-            ino,
-            block,
-            message,
-        });
-    }
-}
-
-impl std::fmt::Display for FsckReport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for p in &self.problems {
-            write!(f, "{:?}", p.kind)?;
-            if let Some(i) = p.ino {
-                write!(f, " inode {i}")?;
-            }
-            if let Some(b) = p.block {
-                write!(f, " block {b}")?;
-            }
-            writeln!(f, ": {}", p.message)?;
-        }
-        if self.problems_not_listed > 0 {
-            writeln!(f, "... and {} more problems", self.problems_not_listed)?;
-        }
-        let c = &self.counts;
-        write!(
-            f,
-            "{} problems; {} inodes ({} dirs, {} files, {} symlinks, {} other), {} orphans; {}/{} blocks used{}",
-            self.problems.len() as u64 + self.problems_not_listed,
-            c.inodes_used,
-            c.directories,
-            c.regular_files,
-            c.symlinks,
-            c.other,
-            self.orphans.len(),
-            c.blocks_used,
-            c.blocks_total,
-            if self.log_replay_pending {
-                "; a committed log step awaits replay"
-            } else {
-                ""
-            }
-        )
-    }
-}
-
-/// A device view that reads through a set of replacement blocks (the
-/// pending log step) and refuses every change.
-struct ReadOnly<'a, D: ?Sized> {
-    dev: &'a mut D,
-    spb: u64,
-    overlay: HashMap<u64, Vec<u8>>,
-}
-
-impl<D: BlockDevice + ?Sized> BlockDevice for ReadOnly<'_, D> {
-    fn sector_size(&self) -> usize {
-        self.dev.sector_size()
-    }
-    fn num_sectors(&self) -> u64 {
-        self.dev.num_sectors()
-    }
-    fn read(&mut self, lba: Lba, buf: &mut [u8]) -> ftl::Result<()> {
-        self.dev.read(lba, buf)?;
-        if !self.overlay.is_empty() {
-            let ss = self.dev.sector_size() as u64;
-            let n = buf.len() as u64 / ss;
-            for s in lba.0..lba.0 + n {
-                if let Some(img) = self.overlay.get(&(s / self.spb)) {
-                    let at = ((s % self.spb) * ss) as usize;
-                    let to = ((s - lba.0) * ss) as usize;
-                    buf[to..to + ss as usize].copy_from_slice(&img[at..at + ss as usize]);
-                }
-            }
-        }
-        Ok(())
-    }
-    fn write(&mut self, _: Lba, _: &[u8]) -> ftl::Result<()> {
-        Err(FtlError::BadArgument("fsck never writes".into()))
-    }
-    fn trim(&mut self, _: Lba, _: u64) -> ftl::Result<()> {
-        Err(FtlError::BadArgument("fsck never writes".into()))
-    }
-    fn flush(&mut self) -> ftl::Result<()> {
-        Err(FtlError::BadArgument("fsck never writes".into()))
-    }
-    fn epoch_remaining(&self) -> Option<u64> {
-        None
-    }
-    fn stats(&self) -> DeviceStats {
-        self.dev.stats()
-    }
-    fn check_invariants(&mut self) -> std::result::Result<(), String> {
-        Ok(())
-    }
-}
-
-/// Checks the file system on `dev` without changing it. Errors only when
-/// the device cannot be read; everything wrong with the image is in the
-/// report.
-pub fn fsck<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<FsckReport> {
-    let mut rep = FsckReport::default();
-    let ss = dev.sector_size();
-    if ss == 0
-        || ss > BLOCK_SIZE
-        || BLOCK_SIZE % ss != 0
-        || dev.num_sectors() < (BLOCK_SIZE / ss) as u64
-    {
-        rep.add(
-            ProblemKind::Superblock,
-            None,
-            None,
-            format!("sector size {ss} or device size unsupported"),
-        );
-        return Ok(rep);
-    }
-    let spb = BLOCK_SIZE / ss;
-    let mut b0 = vec![0u8; BLOCK_SIZE];
-    dev.read(Lba(0), &mut b0)?;
-    let sb = match Superblock::decode(&b0) {
-        Ok(sb) => sb,
-        Err(e) => {
-            rep.add(ProblemKind::Superblock, None, Some(0), e.to_string());
-            return Ok(rep);
-        }
-    };
-    if u64::from(sb.total_blocks) * spb as u64 > dev.num_sectors() {
-        rep.add(
-            ProblemKind::Superblock,
-            None,
-            Some(0),
-            "the file system is larger than the device".into(),
-        );
-        return Ok(rep);
-    }
-    let mut ro = ReadOnly {
-        dev,
-        spb: spb as u64,
-        overlay: HashMap::new(),
-    };
-    // A committed log step: check the image as mount will leave it.
-    let mut hdr = vec![0u8; BLOCK_SIZE];
-    ro.read(Lba(u64::from(sb.log_start) * spb as u64), &mut hdr)?;
-    if let Some(h) = LogHeader::decode(&hdr) {
-        if !h.blocks.is_empty() {
-            let log_end = sb.log_start + sb.log_blocks;
-            let bad = h.blocks.len() > sb.log_slots() as usize
-                || h.blocks.iter().any(|&b| {
-                    b == 0 || b >= sb.total_blocks || (sb.log_start..log_end).contains(&b)
-                });
-            if bad {
-                rep.add(
-                    ProblemKind::Log,
-                    None,
-                    Some(sb.log_start),
-                    "the committed log step names blocks outside the home regions".into(),
-                );
-            } else {
-                rep.log_replay_pending = true;
-                for (i, &home) in h.blocks.iter().enumerate() {
-                    let mut img = vec![0u8; BLOCK_SIZE];
-                    let slot = u64::from(sb.log_start + 1 + i as u32) * spb as u64;
-                    ro.read(Lba(slot), &mut img)?;
-                    ro.overlay.insert(u64::from(home), img);
-                }
-            }
-        }
-    }
-    let mut st = Store {
-        dev: ro,
-        sb: sb.clone(),
-        sector_size: ss,
-        spb,
-        cache: Cache::new(4096),
-        tx: Tx::default(),
-        mode: CommitMode::Log,
-        mutant: None,
-        budget: Budget {
-            sectors: 0,
-            blocks: 0,
-        },
-        log_seq: 0,
-        unflushed: false,
-        poisoned: None,
-        stats: FsStats::default(),
-        alloc: AllocState::default(),
-        alloc_at_step_start: AllocState::default(),
-    };
-    check(&mut st, &mut rep)?;
-    Ok(rep)
-}
+use super::report::{FsckReport, ProblemKind};
 
 /// What the walk learned about one allocated inode.
 struct Info {
     inode: Inode,
     kind: FileType,
+    /// Directories: their mapped blocks inside the size, `(index, block)`.
+    dir_blocks: Vec<(u64, u32)>,
     refs: u32,
     subdirs: u32,
     /// The directory whose entry names this directory.
     entry_parent: Option<u32>,
 }
 
-fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> Result<()> {
+/// Runs every check, adding what it finds to `rep`.
+pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> Result<()> {
     let sb = st.sb.clone();
     rep.counts.blocks_total = u64::from(sb.data_blocks());
     // Owner of each block (0: none).
@@ -364,12 +74,19 @@ fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> Result<()> 
             FileType::Symlink => rep.counts.symlinks += 1,
             _ => rep.counts.other += 1,
         }
-        check_blocks(st, rep, ino, &inode, kind, &mut owner)?;
+        let mapped = check_blocks(st, rep, ino, &inode, kind, &mut owner)?;
+        let dir_blocks = if kind == FileType::Directory {
+            let n = inode.size / BLOCK_SIZE as u64;
+            mapped.into_iter().filter(|&(idx, _)| idx < n).collect()
+        } else {
+            Vec::new()
+        };
         inodes.insert(
             ino,
             Info {
                 inode,
                 kind,
+                dir_blocks,
                 refs: 0,
                 subdirs: 0,
                 entry_parent: None,
@@ -389,13 +106,8 @@ fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> Result<()> 
     };
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for &d in &dirs {
-        let dinode = inodes[&d].inode.clone();
         let mut names = HashSet::new();
-        let nblocks = dinode.size / BLOCK_SIZE as u64;
-        for idx in 0..nblocks {
-            let Ok(Some(phys)) = st.bmap(&dinode, idx) else {
-                continue; // reported by check_blocks
-            };
+        for (idx, phys) in inodes[&d].dir_blocks.clone() {
             let blk = st.meta(phys)?.to_vec();
             let recs = match dir::records(&blk, idx * BLOCK_SIZE as u64) {
                 Ok(r) => r,
@@ -499,7 +211,7 @@ fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> Result<()> 
             }
             if refs == 0 && nlink == 0 {
                 rep.orphans.push(ino);
-                if i.subdirs > 0 || !dir_empty(st, &i.inode)? {
+                if i.subdirs > 0 || !dir_empty(st, &i.dir_blocks)? {
                     rep.add(
                         ProblemKind::Directory,
                         Some(ino),
@@ -599,14 +311,12 @@ fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> Result<()> 
     Ok(())
 }
 
-fn dir_empty<D: BlockDevice>(st: &mut Store<D>, d: &Inode) -> Result<bool> {
-    for idx in 0..d.size / BLOCK_SIZE as u64 {
-        if let Ok(Some(phys)) = st.bmap(d, idx) {
-            let blk = st.meta(phys)?.to_vec();
-            if let Ok(recs) = dir::records(&blk, 0) {
-                if recs.iter().any(|r| r.ino != 0) {
-                    return Ok(false);
-                }
+fn dir_empty<D: BlockDevice>(st: &mut Store<D>, blocks: &[(u64, u32)]) -> Result<bool> {
+    for &(_, phys) in blocks {
+        let blk = st.meta(phys)?.to_vec();
+        if let Ok(recs) = dir::records(&blk, 0) {
+            if recs.iter().any(|r| r.ino != 0) {
+                return Ok(false);
             }
         }
     }
@@ -614,7 +324,8 @@ fn dir_empty<D: BlockDevice>(st: &mut Store<D>, d: &Inode) -> Result<bool> {
 }
 
 /// Walks an inode's block map: pointers in range, each block claimed once,
-/// the `blocks` count, and sizes against the mapping.
+/// the `blocks` count, and sizes against the mapping. Returns the data
+/// blocks as `(file block index, block)`.
 fn check_blocks<D: BlockDevice>(
     st: &mut Store<D>,
     rep: &mut FsckReport,
@@ -622,7 +333,7 @@ fn check_blocks<D: BlockDevice>(
     i: &Inode,
     kind: FileType,
     owner: &mut [u32],
-) -> Result<()> {
+) -> Result<Vec<(u64, u32)>> {
     let sb = st.sb.clone();
     let mut count = 0u32;
     let mut data: Vec<(u64, u32)> = Vec::new();
@@ -750,5 +461,5 @@ fn check_blocks<D: BlockDevice>(
             }
         }
     }
-    Ok(())
+    Ok(data)
 }
