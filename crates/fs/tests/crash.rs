@@ -105,8 +105,9 @@ fn mount(s: Setup, dev: D) -> Fs<D> {
 }
 
 /// The reference states: `states[k]` after the first k calls; `synced[k]`:
-/// call k-1 was an fsync. Also the flash commands the workload takes.
-fn reference(s: Setup) -> (Vec<Snapshot>, Vec<bool>, u64) {
+/// call k-1 was an fsync. Also the flash commands the workload takes and
+/// the flushes group mode made because the epoch was full.
+fn reference(s: Setup) -> (Vec<Snapshot>, Vec<bool>, u64, u64) {
     // Without a power cut only one mutant changes nothing: keep it (its
     // mode needs it to mount); drop the others.
     let mutant = s.mutant.filter(|&m| m == FsMutant::AllowXlogOnAnyFtl);
@@ -118,7 +119,8 @@ fn reference(s: Setup) -> (Vec<Snapshot>, Vec<bool>, u64) {
         synced.push(op(&mut fs, i).unwrap());
         states.push(snapshot(&mut fs));
     }
-    (states, synced, flash.with(|f| f.commands_issued()) - c0)
+    let commands = flash.with(|f| f.commands_issued()) - c0;
+    (states, synced, commands, fs.stats().epoch_flushes)
 }
 
 /// Cuts power at command `n` of the workload; returns a violation, if any.
@@ -188,7 +190,10 @@ fn cut(
 
 /// Runs the workload cut at `points` sampled commands; the violations.
 fn campaign(s: Setup, points: u64, seed: u64) -> Vec<String> {
-    let (states, synced, commands) = reference(s);
+    let (states, synced, commands, epoch_flushes) = reference(s);
+    if s.mode == CommitMode::Group && s.write_bound.is_some() && s.mutant.is_none() {
+        assert!(epoch_flushes > 0, "the small epoch should force flushes");
+    }
     let mut out = Vec::new();
     for j in 0..points {
         let n = 1 + j * commands / points;
@@ -218,6 +223,18 @@ fn power_cuts_leave_a_state_the_mode_promises() {
         };
         let v = campaign(s, 48, 7);
         assert!(v.is_empty(), "{cfg}:\n{}", v.join("\n"));
+    }
+    // A small epoch: group flushes inside calls when the next one would
+    // not fit, and the cuts land around those flushes too.
+    for mode in [CommitMode::Xlog, CommitMode::Group] {
+        let s = Setup {
+            kind: FtlKind::Scftl,
+            mode,
+            mutant: None,
+            write_bound: Some(10),
+        };
+        let v = campaign(s, 64, 9);
+        assert!(v.is_empty(), "scftl/{mode} W=10:\n{}", v.join("\n"));
     }
 }
 
