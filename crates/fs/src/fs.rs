@@ -6,9 +6,10 @@
 //! Invariants between calls: the open step is empty and the cache clean
 //! (so the device, read back, *is* the file system — in `group` mode
 //! including the steps not yet flushed); `open` holds a positive count for
-//! every inode the caller has opened and not released; an inode with
-//! `nlink` 0 is allocated only while it is open (or, after a crash, until
-//! the next mount frees it).
+//! every inode the caller has opened and not released, `lookups` one for
+//! every inode the caller holds by [`Fs::hold`] and has not forgotten; an
+//! inode with `nlink` 0 is allocated only while it is open or held (or,
+//! after a crash, until the next mount frees it).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -71,6 +72,8 @@ pub struct Fs<D: BlockDevice> {
     idle_flush: Option<Duration>,
     /// Open count per inode.
     pub(crate) open: HashMap<u32, u32>,
+    /// Lookup count per inode (FUSE's `nlookup`), if the caller keeps one.
+    lookups: HashMap<u32, u64>,
     /// When the last step was written without a flush after it.
     last_change: Option<Instant>,
 }
@@ -125,6 +128,7 @@ impl<D: BlockDevice> Fs<D> {
             clock: opts.clock,
             idle_flush: opts.idle_flush,
             open: HashMap::new(),
+            lookups: HashMap::new(),
             last_change: None,
         };
         match fs.recover() {
@@ -306,8 +310,18 @@ impl<D: BlockDevice> Fs<D> {
         Ok((ino, i))
     }
 
+    /// Whether the caller still holds `ino` (open, or by lookup count).
     pub(crate) fn is_open(&self, ino: u32) -> bool {
         self.open.get(&ino).is_some_and(|&c| c > 0)
+            || self.lookups.get(&ino).is_some_and(|&c| c > 0)
+    }
+
+    /// Frees `ino` if nothing holds it any more and it has no links.
+    fn free_if_unused(&mut self, ino: u32) -> Result<()> {
+        if !self.is_open(ino) && self.st.inode_allocated(ino)? && self.st.iget(ino)?.nlink == 0 {
+            self.call(|fs| fs.free_inode(ino))?;
+        }
+        Ok(())
     }
 
     /// Frees inode `ino` and its blocks, in as many steps as needed (each
@@ -345,10 +359,38 @@ impl<D: BlockDevice> Fs<D> {
             return Ok(());
         }
         self.open.remove(&ino32);
-        if self.st.inode_allocated(ino32)? && self.st.iget(ino32)?.nlink == 0 {
-            self.call(|fs| fs.free_inode(ino32))?;
-        }
+        self.free_if_unused(ino32)
+    }
+
+    /// Adds `n` to the caller's lookup count of `ino`. A FUSE layer that
+    /// calls this for every entry it returns to the kernel (lookup, create,
+    /// mknod, mkdir, symlink, link), and [`Fs::forget`] when the kernel
+    /// forgets, keeps inode numbers from being reused while the kernel
+    /// still knows them: an inode unlinked while held stays (as an orphan)
+    /// until it is forgotten and released.
+    pub fn hold(&mut self, ino: u64, n: u64) -> Result<()> {
+        let (ino, ..) = self.inode(ino)?;
+        *self.lookups.entry(ino).or_insert(0) += n;
         Ok(())
+    }
+
+    /// Drops `n` of the caller's lookup count of `ino` (FUSE `forget`);
+    /// frees it if that was the last hold on an unlinked inode. Unknown
+    /// inodes are ignored.
+    pub fn forget(&mut self, ino: u64, n: u64) -> Result<()> {
+        self.st.check_poisoned()?;
+        let Ok(ino) = Self::ino32(ino) else {
+            return Ok(());
+        };
+        let Some(c) = self.lookups.get_mut(&ino) else {
+            return Ok(());
+        };
+        *c = c.saturating_sub(n);
+        if *c > 0 {
+            return Ok(());
+        }
+        self.lookups.remove(&ino);
+        self.free_if_unused(ino)
     }
 
     /// Makes every completed call durable: in `group` mode, flushes the
@@ -400,7 +442,7 @@ impl<D: BlockDevice> Fs<D> {
         self.st.unflushed
     }
 
-    /// Frees inodes still open but unlinked, flushes everything, and gives
+    /// Frees inodes still open or held but unlinked, flushes everything, and gives
     /// the device back — also when that fails (after a device error the
     /// device comes back unflushed with the error).
     pub fn unmount(mut self) -> Result<D, MountError<D>> {
@@ -415,12 +457,18 @@ impl<D: BlockDevice> Fs<D> {
 
     fn close(&mut self) -> Result<()> {
         self.st.check_poisoned()?;
-        let held: Vec<u32> = self.open.keys().copied().collect();
+        let mut held: Vec<u32> = self
+            .open
+            .keys()
+            .chain(self.lookups.keys())
+            .copied()
+            .collect();
+        held.sort_unstable();
+        held.dedup();
         self.open.clear();
+        self.lookups.clear();
         for ino in held {
-            if self.st.inode_allocated(ino)? && self.st.iget(ino)?.nlink == 0 {
-                self.call(|fs| fs.free_inode(ino))?;
-            }
+            self.free_if_unused(ino)?;
         }
         self.sync()
     }

@@ -28,7 +28,7 @@
 //! [`Fs::create`], [`Fs::mknod`], [`Fs::mkdir`], [`Fs::symlink`],
 //! [`Fs::readlink`], [`Fs::link`], [`Fs::unlink`], [`Fs::rmdir`],
 //! [`Fs::rename`], [`Fs::open`], [`Fs::read`], [`Fs::write`],
-//! [`Fs::release`], [`Fs::fsync`], [`Fs::fsyncdir`], [`Fs::readdir`],
+//! [`Fs::release`], [`Fs::hold`], [`Fs::forget`], [`Fs::fsync`], [`Fs::fsyncdir`], [`Fs::readdir`],
 //! [`Fs::statfs`], plus [`mkfs`], [`Fs::mount`], [`Fs::sync`],
 //! [`Fs::tick`] and [`Fs::unmount`].
 

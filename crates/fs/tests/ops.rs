@@ -593,3 +593,32 @@ fn sectors_of_512_bytes() {
         assert_clean(&mut fs);
     }
 }
+
+#[test]
+fn held_inodes_outlive_their_last_link_until_forgotten() {
+    each(|cfg, fs| {
+        let f = create(fs, ROOT, "f");
+        fs.write(f, 0, b"data").unwrap();
+        fs.hold(f, 2).unwrap();
+        fs.unlink(ROOT, b"f").unwrap();
+        assert_eq!(fs.getattr(f).unwrap().nlink, 0, "{cfg}");
+        fs.forget(f, 1).unwrap();
+        assert_eq!(fs.read(f, 0, 10).unwrap(), b"data");
+        fs.open(f).unwrap();
+        fs.forget(f, 1).unwrap();
+        assert!(fs.getattr(f).is_ok(), "still open");
+        fs.release(f).unwrap();
+        assert_eq!(errno_of(fs.getattr(f)), errno::ENOENT);
+        // A new inode gets a new generation when it reuses the number.
+        let g = fs.create(ROOT, b"g", REG, U).unwrap();
+        fs.release(g.ino).unwrap();
+        if g.ino == f {
+            assert!(g.generation > 1);
+        }
+        fs.forget(12345, 1).unwrap();
+        fs.forget(u64::MAX, 1).unwrap();
+        assert_eq!(errno_of(fs.hold(999_999, 1)), errno::ENOENT);
+        // Held but linked inodes are untouched by unmount.
+        fs.hold(g.ino, 1).unwrap();
+    });
+}
