@@ -57,7 +57,7 @@ pub struct FsckCounts {
     pub blocks_total: u64,
 }
 
-/// The result of [`fsck`].
+/// The result of [`fsck`](super::fsck).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct FsckReport {
     pub problems: Vec<Problem>,
