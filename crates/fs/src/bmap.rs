@@ -1,0 +1,306 @@
+//! Inodes in the table, the block map of a file (12 direct pointers, one
+//! single-indirect and one double-indirect pointer block; pointer blocks
+//! hold 1024 little-endian u32 block numbers, 0 = hole), and the step
+//! boundaries that let one call be split into consistent pieces.
+//!
+//! A *boundary* is a point in a call where the file system is consistent:
+//! if the next piece of work (its [`Cost`]) does not fit the open step, the
+//! inode is written back and the step is committed there. Mapping a new
+//! block and freeing a file's tail both put a boundary before every block
+//! they allocate or free, so a write or truncate of any size works with a
+//! small epoch or log; such a call is atomic per step only (a long write
+//! becomes consecutive shorter writes, a truncate consecutive truncates).
+//!
+//! Invariants: see `inode.rs`. Pointer blocks may be empty (a boundary can
+//! fall between allocating a pointer block and the block below it); they are
+//! freed when the file is truncated below their range.
+
+use ftl::BlockDevice;
+
+use crate::codec::{put_u32_at, u32_at};
+use crate::error::{corrupt, FsError, Result};
+use crate::inode::Inode;
+use crate::layout::{BLOCK_SIZE, INODE_SIZE, MAX_FILE_BLOCKS, NDIRECT, PTRS_PER_BLOCK};
+use crate::store::{Cost, Store};
+
+const ND: u64 = NDIRECT as u64;
+const P: u64 = PTRS_PER_BLOCK;
+
+/// Where file block `idx` is mapped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    Direct(usize),
+    Single(usize),
+    Double(usize, usize),
+}
+
+fn path(idx: u64) -> Result<Path> {
+    if idx < ND {
+        Ok(Path::Direct(idx as usize))
+    } else if idx < ND + P {
+        Ok(Path::Single((idx - ND) as usize))
+    } else if idx < MAX_FILE_BLOCKS {
+        let k = idx - ND - P;
+        Ok(Path::Double((k / P) as usize, (k % P) as usize))
+    } else {
+        Err(FsError::FileTooBig(idx * BLOCK_SIZE as u64))
+    }
+}
+
+impl<D: BlockDevice> Store<D> {
+    /// The cost of allocating (or freeing) one block in a step: the block
+    /// itself, its bitmap sector, the pointer that names it and the inode.
+    pub fn new_block_cost(&self) -> Cost {
+        Cost::new(self.spb as u64 + 3, 4)
+    }
+
+    /// Inode `ino` from the table (through the cache).
+    pub fn iget(&mut self, ino: u32) -> Result<Inode> {
+        if ino == 0 || ino >= self.sb.inode_count {
+            return Err(FsError::NotFound);
+        }
+        let (b, off) = self.sb.inode_location(ino);
+        let blk = self.meta(b)?;
+        Inode::decode(ino, &blk[off..off + INODE_SIZE])
+    }
+
+    /// Writes inode `ino` back (its sector joins the step).
+    pub fn iput(&mut self, ino: u32, inode: &Inode) -> Result<()> {
+        if ino == 0 || ino >= self.sb.inode_count {
+            return Err(FsError::Internal(format!("iput of inode {ino}")));
+        }
+        let (b, off) = self.sb.inode_location(ino);
+        let blk = self.meta_mut(b, off, INODE_SIZE)?;
+        inode.encode(&mut blk[off..off + INODE_SIZE]);
+        Ok(())
+    }
+
+    /// A boundary (see the top of this file): makes room for `need` in the
+    /// open step, committing it first if it is too full. The caller's
+    /// in-memory `inode` is written back before such a commit.
+    pub fn boundary(&mut self, ino: u32, inode: &Inode, need: Cost) -> Result<()> {
+        if self.fits(need) {
+            return Ok(());
+        }
+        if !self.tx.is_empty() {
+            self.iput(ino, inode)?;
+            self.commit_step()?;
+        }
+        if self.fits(need) {
+            Ok(())
+        } else {
+            Err(FsError::Internal(format!(
+                "one piece of a call needs {} sectors / {} blocks, more than a step may hold ({} / {})",
+                need.sectors, need.blocks, self.budget.sectors, self.budget.blocks
+            )))
+        }
+    }
+
+    /// Pointer `i` of pointer block `pb`, range-checked.
+    fn ptr(&mut self, pb: u32, i: usize) -> Result<u32> {
+        self.check_data_block(pb)?;
+        let p = u32_at(self.meta(pb)?, 4 * i);
+        if p != 0 {
+            self.check_data_block(p)?;
+        }
+        Ok(p)
+    }
+
+    fn set_ptr(&mut self, pb: u32, i: usize, v: u32) -> Result<()> {
+        let b = self.meta_mut(pb, 4 * i, 4)?;
+        put_u32_at(b, 4 * i, v);
+        Ok(())
+    }
+
+    fn checked(&self, p: u32) -> Result<u32> {
+        if p != 0 {
+            self.check_data_block(p)?;
+        }
+        Ok(p)
+    }
+
+    /// The block file block `idx` is mapped to, or `None` for a hole.
+    pub fn bmap(&mut self, inode: &Inode, idx: u64) -> Result<Option<u32>> {
+        let p = match path(idx)? {
+            Path::Direct(i) => self.checked(inode.direct[i])?,
+            Path::Single(i) => match self.checked(inode.indirect)? {
+                0 => 0,
+                pb => self.ptr(pb, i)?,
+            },
+            Path::Double(i, j) => match self.checked(inode.double_indirect)? {
+                0 => 0,
+                dpb => match self.ptr(dpb, i)? {
+                    0 => 0,
+                    pb => self.ptr(pb, j)?,
+                },
+            },
+        };
+        Ok((p != 0).then_some(p))
+    }
+
+    /// Allocates a zeroed pointer block (the caller put a boundary first).
+    fn new_ptr_block(&mut self, inode: &mut Inode, goal: Option<u32>) -> Result<u32> {
+        let b = self.alloc_block(goal)?;
+        self.meta_new(b)?;
+        inode.blocks = inode.blocks.saturating_add(1);
+        Ok(b)
+    }
+
+    /// Maps file block `idx` (which must be a hole) to a newly allocated
+    /// block, allocating missing pointer blocks on the way, each after a
+    /// boundary. The caller initialises the returned block before its next
+    /// boundary. `goal`: preferred block number.
+    pub fn bmap_alloc(
+        &mut self,
+        ino: u32,
+        inode: &mut Inode,
+        idx: u64,
+        goal: Option<u32>,
+    ) -> Result<u32> {
+        let cost = self.new_block_cost();
+        let path = path(idx)?;
+        // Pointer blocks on the path, top down, each in its own piece.
+        let leaf_block = match path {
+            Path::Direct(_) => None,
+            Path::Single(_) => {
+                if inode.indirect == 0 {
+                    self.boundary(ino, inode, cost)?;
+                    inode.indirect = self.new_ptr_block(inode, goal)?;
+                }
+                Some(self.checked(inode.indirect)?)
+            }
+            Path::Double(i, _) => {
+                if inode.double_indirect == 0 {
+                    self.boundary(ino, inode, cost)?;
+                    inode.double_indirect = self.new_ptr_block(inode, goal)?;
+                }
+                let dpb = self.checked(inode.double_indirect)?;
+                let mut pb = self.ptr(dpb, i)?;
+                if pb == 0 {
+                    self.boundary(ino, inode, cost)?;
+                    pb = self.new_ptr_block(inode, goal)?;
+                    self.set_ptr(dpb, i, pb)?;
+                }
+                Some(pb)
+            }
+        };
+        self.boundary(ino, inode, cost)?;
+        let b = self.alloc_block(goal)?;
+        inode.blocks = inode.blocks.saturating_add(1);
+        match (path, leaf_block) {
+            (Path::Direct(i), _) => inode.direct[i] = b,
+            (Path::Single(i), Some(pb)) | (Path::Double(_, i), Some(pb)) => {
+                self.set_ptr(pb, i, b)?
+            }
+            _ => {
+                return Err(FsError::Internal(
+                    "pointer path without a leaf block".into(),
+                ))
+            }
+        }
+        Ok(b)
+    }
+
+    /// Lowers `inode.size` to what remains valid once every block at or
+    /// past file block `idx + 1` is gone (never below `target`).
+    fn shrink_to(inode: &mut Inode, idx: u64, target: u64) {
+        let keep = ((idx + 1) * BLOCK_SIZE as u64).max(target);
+        inode.size = inode.size.min(keep);
+    }
+
+    /// Frees one block named by pointer `i` of `pb` (`pb` 0: the inode's
+    /// direct pointer `i`), with a boundary first.
+    fn free_one(&mut self, ino: u32, inode: &mut Inode, pb: u32, i: usize, b: u32) -> Result<()> {
+        let cost = self.new_block_cost();
+        self.boundary(ino, inode, cost)?;
+        self.free_block(b)?;
+        if pb == 0 {
+            inode.direct[i] = 0;
+        } else {
+            self.set_ptr(pb, i, 0)?;
+        }
+        inode.blocks = inode
+            .blocks
+            .checked_sub(1)
+            .ok_or_else(|| corrupt(format!("inode {ino}: block count below zero")))?;
+        Ok(())
+    }
+
+    /// Frees the children of pointer block `pb` (covering file blocks
+    /// `start..start + 1024`) at or past file block `from`, last first.
+    fn free_children(
+        &mut self,
+        ino: u32,
+        inode: &mut Inode,
+        pb: u32,
+        start: u64,
+        from: u64,
+        target: u64,
+    ) -> Result<()> {
+        for j in (0..P as usize).rev() {
+            let idx = start + j as u64;
+            if idx < from {
+                break;
+            }
+            let b = self.ptr(pb, j)?;
+            if b != 0 {
+                Self::shrink_to(inode, idx, target);
+                self.free_one(ino, inode, pb, j, b)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Frees every block of the file at or past file block `from`, and every
+    /// pointer block whose whole range is, last block first, with a boundary
+    /// before each free. On return `inode.size` is at most
+    /// `max(target, from * 4096)`; the caller sets the final size and writes
+    /// the inode back.
+    pub fn free_from(&mut self, ino: u32, inode: &mut Inode, from: u64, target: u64) -> Result<()> {
+        if inode.double_indirect != 0 {
+            let dpb = self.checked(inode.double_indirect)?;
+            let base = ND + P;
+            for i in (0..P as usize).rev() {
+                let start = base + i as u64 * P;
+                if start + P <= from {
+                    break;
+                }
+                let pb = self.ptr(dpb, i)?;
+                if pb == 0 {
+                    continue;
+                }
+                self.free_children(ino, inode, pb, start, from, target)?;
+                if start >= from {
+                    Self::shrink_to(inode, start.saturating_sub(1), target);
+                    self.free_one(ino, inode, dpb, i, pb)?;
+                }
+            }
+            if base >= from {
+                let cost = self.new_block_cost();
+                self.boundary(ino, inode, cost)?;
+                self.free_block(dpb)?;
+                inode.double_indirect = 0;
+                inode.blocks = inode.blocks.saturating_sub(1);
+            }
+        }
+        if inode.indirect != 0 && ND + P > from {
+            let pb = self.checked(inode.indirect)?;
+            self.free_children(ino, inode, pb, ND, from, target)?;
+            if ND >= from {
+                let cost = self.new_block_cost();
+                self.boundary(ino, inode, cost)?;
+                self.free_block(pb)?;
+                inode.indirect = 0;
+                inode.blocks = inode.blocks.saturating_sub(1);
+            }
+        }
+        for i in (from.min(ND) as usize..NDIRECT).rev() {
+            let b = self.checked(inode.direct[i])?;
+            if b != 0 {
+                Self::shrink_to(inode, i as u64, target);
+                self.free_one(ino, inode, 0, i, b)?;
+            }
+        }
+        Ok(())
+    }
+}

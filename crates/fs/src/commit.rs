@@ -1,0 +1,271 @@
+//! Committing a transaction step in each mode, and replaying the log.
+//!
+//! A step is the set of sectors one call (or one piece of a split call)
+//! changed, held in the cache and in `Tx` until here; nothing reaches the
+//! device before the step is complete, so the decision to flush first can be
+//! made knowing the step's exact size.
+//!
+//! **log** (xv6's write-ahead log), on a device that may persist unflushed
+//! writes in any order (the async FTL):
+//! 1. write the new block images to the log slots; **flush**, so that the
+//!    commit record can never be durable while the slots it names are not
+//!    (otherwise a crash could keep the record and replay garbage);
+//! 2. write the commit record (header: sequence, count, block numbers, CRC);
+//!    **flush** — the commit point: the call is durable when it returns, and
+//!    no in-place write below may become durable before the record does (a
+//!    crash mid-install with no record would leave a half-applied step);
+//! 3. install the step in place; **flush**, so every in-place write is
+//!    durable before the record is cleared (otherwise the clear could
+//!    persist without them and the step would be lost);
+//! 4. clear the record; **flush**, because the next step overwrites the log
+//!    slots: without it a crash could keep the old record and replay the
+//!    next step's half-written slots as if they were the old step's images.
+//!
+//! **xlog**: write the step in place, then flush. On SCFTL the flush is an
+//! atomic snapshot, so a crash shows the step whole or not at all.
+//!
+//! **group**: write the step in place without flushing; the device's epoch
+//! holds every step since the last flush, and SCFTL's snapshot makes a crash
+//! return to the state after some completed call. Before writing, if the
+//! step's sectors exceed `epoch_remaining()`, flush first: the flush then
+//! covers exactly the calls before this one, and the write cannot hit
+//! `EpochFull`.
+
+use ftl::{BlockDevice, Lba};
+
+use crate::error::{corrupt, FsError, Result};
+use crate::layout::BLOCK_SIZE;
+use crate::logfmt::LogHeader;
+use crate::mode::{CommitMode, FsMutant};
+use crate::store::Store;
+
+impl<D: BlockDevice> Store<D> {
+    /// Flushes the device.
+    pub fn flush(&mut self) -> Result<()> {
+        self.dev.flush()?;
+        self.stats.flushes += 1;
+        self.unflushed = false;
+        Ok(())
+    }
+
+    /// Log-mode helper: flushes first when `sectors` would not fit the
+    /// device's epoch. Always safe in the log protocol, where an extra flush
+    /// only adds ordering.
+    fn room_for(&mut self, sectors: u64) -> Result<()> {
+        if let Some(rem) = self.dev.epoch_remaining() {
+            if sectors > rem {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
+        self.dev.write(lba, data)?;
+        self.stats.sectors_written += (data.len() / self.sector_size) as u64;
+        Ok(())
+    }
+
+    /// The step's dirty sectors as runs of consecutive sectors, in block
+    /// order: `(first lba, bytes)`.
+    fn runs(&self) -> Vec<(Lba, Vec<u8>)> {
+        let ss = self.sector_size;
+        let mut out: Vec<(Lba, Vec<u8>)> = Vec::new();
+        let mut meta = self.tx.meta.iter().peekable();
+        let mut data = self.tx.data.iter().peekable();
+        loop {
+            let take_meta = match (meta.peek(), data.peek()) {
+                (Some((a, _)), Some((b, _))) => a < b,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let (b, mask, buf): (u32, _, &[u8]) = if take_meta {
+                let (&b, m) = meta.next().expect("peeked");
+                (b, *m, self.cache.get(b).expect("dirty blocks stay cached"))
+            } else {
+                let (&b, d) = data.next().expect("peeked");
+                (b, d.mask, &d.buf)
+            };
+            let base = self.lba(b).0;
+            for (first, len) in mask.runs(self.spb) {
+                let lba = base + first as u64;
+                let bytes = &buf[first * ss..(first + len) * ss];
+                match out.last_mut() {
+                    Some((l, v)) if l.0 + (v.len() / ss) as u64 == lba => {
+                        v.extend_from_slice(bytes)
+                    }
+                    _ => out.push((Lba(lba), bytes.to_vec())),
+                }
+            }
+        }
+        out
+    }
+
+    /// The step's blocks with their whole new images, in block order.
+    fn images(&self) -> Vec<(u32, &[u8])> {
+        let mut v: Vec<(u32, &[u8])> = self
+            .tx
+            .meta
+            .keys()
+            .map(|&b| (b, self.cache.get(b).expect("dirty blocks stay cached")))
+            .chain(self.tx.data.iter().map(|(&b, d)| {
+                debug_assert!(d.full, "log mode keeps whole images");
+                (b, &d.buf[..])
+            }))
+            .collect();
+        v.sort_unstable_by_key(|&(b, _)| b);
+        v
+    }
+
+    fn install(&mut self) -> Result<()> {
+        for (lba, data) in self.runs() {
+            self.write(lba, &data)?;
+        }
+        Ok(())
+    }
+
+    /// Commits the open step (see the top of this file). On a device error
+    /// the file system is poisoned: the step may be partly on the device.
+    pub fn commit_step(&mut self) -> Result<()> {
+        if self.tx.is_empty() {
+            self.alloc_at_step_start = self.alloc;
+            return Ok(());
+        }
+        self.check_poisoned()?;
+        if self.tx.sectors > self.budget.sectors || self.tx.blocks() > self.budget.blocks {
+            let e = FsError::Internal(format!(
+                "a transaction step of {} sectors in {} blocks exceeds the budget of {} sectors / {} blocks",
+                self.tx.sectors,
+                self.tx.blocks(),
+                self.budget.sectors,
+                self.budget.blocks
+            ));
+            self.abort_step();
+            return Err(e);
+        }
+        let r = match self.mode {
+            CommitMode::Log => self.commit_log(),
+            // The previous step ended with a flush, so the epoch is empty and
+            // the budget guarantees the step fits; `commit_group`'s check
+            // only guards against a device that was written behind our back.
+            CommitMode::Xlog => self.commit_group().and_then(|()| self.flush()),
+            CommitMode::Group => self.commit_group(),
+        };
+        match r {
+            Ok(()) => {
+                self.tx.clear();
+                self.alloc_at_step_start = self.alloc;
+                self.stats.steps += 1;
+                self.cache.shrink(|_| false);
+                Ok(())
+            }
+            Err(e) => {
+                self.poison(&e);
+                self.abort_step();
+                Err(e)
+            }
+        }
+    }
+
+    fn commit_group(&mut self) -> Result<()> {
+        if let Some(rem) = self.dev.epoch_remaining() {
+            let forget = self.mode == CommitMode::Group
+                && self.mutant == Some(FsMutant::GroupForgetsEpochFlush);
+            if self.tx.sectors > rem && !forget {
+                self.flush()?;
+                self.stats.epoch_flushes += 1;
+            }
+        }
+        self.install()?;
+        self.unflushed = true;
+        Ok(())
+    }
+
+    fn commit_log(&mut self) -> Result<()> {
+        let spb = self.spb as u64;
+        let (homes, slots): (Vec<u32>, Vec<u8>) = {
+            let imgs = self.images();
+            let mut slots = Vec::with_capacity(imgs.len() * BLOCK_SIZE);
+            for (_, img) in &imgs {
+                slots.extend_from_slice(img);
+            }
+            (imgs.iter().map(|&(b, _)| b).collect(), slots)
+        };
+        // 1. Slots, then flush.
+        self.room_for(homes.len() as u64 * spb)?;
+        let slot0 = self.lba(self.sb.log_start + 1);
+        self.write(slot0, &slots)?;
+        self.stats.log_blocks_written += homes.len() as u64;
+        if self.mutant != Some(FsMutant::LogSkipsCommitSync) {
+            self.flush()?;
+        }
+        // 2. Commit record, then flush: the commit point.
+        let seq = self.log_seq + 1;
+        self.write_header(&LogHeader { seq, blocks: homes })?;
+        self.flush()?;
+        self.log_seq = seq;
+        // 3. Install in place, then flush.
+        self.room_for(self.tx.sectors)?;
+        self.install()?;
+        self.flush()?;
+        // 4. Clear the record, then flush.
+        self.write_header(&LogHeader {
+            seq,
+            blocks: Vec::new(),
+        })?;
+        self.flush()
+    }
+
+    /// Writes the sectors of the header block that its encoding occupies.
+    fn write_header(&mut self, h: &LogHeader) -> Result<()> {
+        let bytes = h.encode();
+        let len = h.encoded_len().next_multiple_of(self.sector_size);
+        self.room_for((len / self.sector_size) as u64)?;
+        let lba = self.lba(self.sb.log_start);
+        self.write(lba, &bytes[..len])
+    }
+
+    /// Mount: installs a committed step left in the log by a crash, then
+    /// clears the record. Idempotent, so a crash during replay is just
+    /// another crash. Returns whether a step was replayed.
+    pub fn replay_log(&mut self) -> Result<bool> {
+        let mut hdr = vec![0u8; BLOCK_SIZE];
+        self.dev_read(self.sb.log_start, &mut hdr)?;
+        let Some(h) = LogHeader::decode(&hdr) else {
+            self.log_seq = 0;
+            return Ok(false);
+        };
+        self.log_seq = h.seq;
+        if h.blocks.is_empty() {
+            return Ok(false);
+        }
+        let log_end = self.sb.log_start + self.sb.log_blocks;
+        if h.blocks.len() > self.sb.log_slots() as usize {
+            return Err(corrupt(
+                "log header lists more blocks than the log has slots",
+            ));
+        }
+        for &b in &h.blocks {
+            if b == 0 || b >= self.sb.total_blocks || (self.sb.log_start..log_end).contains(&b) {
+                return Err(corrupt(format!(
+                    "committed log names block {b}, outside the file system's home blocks"
+                )));
+            }
+        }
+        let mut buf = vec![0u8; BLOCK_SIZE];
+        for (i, &home) in h.blocks.iter().enumerate() {
+            self.dev_read(self.sb.log_start + 1 + i as u32, &mut buf)?;
+            self.room_for(self.spb as u64)?;
+            let lba = self.lba(home);
+            self.write(lba, &buf)?;
+        }
+        self.flush()?;
+        self.write_header(&LogHeader {
+            seq: h.seq,
+            blocks: Vec::new(),
+        })?;
+        self.flush()?;
+        Ok(true)
+    }
+}

@@ -1,0 +1,465 @@
+//! The checks of `fsck` over a read-only `Store`: inodes and their block
+//! maps, directory entries, reachability, link counts, bitmaps.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use ftl::BlockDevice;
+
+use crate::codec::u32_at;
+use crate::dir;
+use crate::error::Result;
+use crate::inode::{FileType, Inode};
+use crate::layout::{BITS_PER_BLOCK, BLOCK_SIZE, MAX_FILE_SIZE, NDIRECT, PTRS_PER_BLOCK, ROOT_INO};
+use crate::namei::SYMLINK_MAX;
+use crate::store::Store;
+
+use super::report::{FsckReport, ProblemKind};
+
+/// What the walk learned about one allocated inode.
+struct Info {
+    inode: Inode,
+    kind: FileType,
+    /// Directories: their mapped blocks inside the size, `(index, block)`.
+    dir_blocks: Vec<(u64, u32)>,
+    refs: u32,
+    subdirs: u32,
+    /// The directory whose entry names this directory.
+    entry_parent: Option<u32>,
+}
+
+/// Runs every check, adding what it finds to `rep`.
+pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> Result<()> {
+    let sb = st.sb.clone();
+    rep.counts.blocks_total = u64::from(sb.data_blocks());
+    // Owner of each block (0: none).
+    let mut owner = vec![0u32; sb.total_blocks as usize];
+    let mut inodes: HashMap<u32, Info> = HashMap::new();
+    let mut allocated = Vec::new();
+    if !st.bit(sb.inode_bitmap_start, 0)? {
+        rep.add(
+            ProblemKind::InodeBitmap,
+            Some(0),
+            None,
+            "bit of inode 0 (which does not exist) is clear".into(),
+        );
+    }
+    for ino in 1..sb.inode_count {
+        if st.bit(sb.inode_bitmap_start, u64::from(ino))? {
+            allocated.push(ino);
+        }
+    }
+    rep.counts.inodes_used = allocated.len() as u64;
+
+    // Inodes and their blocks.
+    for &ino in &allocated {
+        let inode = match st.iget(ino) {
+            Ok(i) => i,
+            Err(e) => {
+                rep.add(ProblemKind::Inode, Some(ino), None, e.to_string());
+                continue;
+            }
+        };
+        let Some(kind) = inode.kind else {
+            rep.add(
+                ProblemKind::Inode,
+                Some(ino),
+                None,
+                "allocated in the bitmap but marked free".into(),
+            );
+            continue;
+        };
+        match kind {
+            FileType::Directory => rep.counts.directories += 1,
+            FileType::RegularFile => rep.counts.regular_files += 1,
+            FileType::Symlink => rep.counts.symlinks += 1,
+            _ => rep.counts.other += 1,
+        }
+        let mapped = check_blocks(st, rep, ino, &inode, kind, &mut owner)?;
+        let dir_blocks = if kind == FileType::Directory {
+            let n = inode.size / BLOCK_SIZE as u64;
+            mapped.into_iter().filter(|&(idx, _)| idx < n).collect()
+        } else {
+            Vec::new()
+        };
+        inodes.insert(
+            ino,
+            Info {
+                inode,
+                kind,
+                dir_blocks,
+                refs: 0,
+                subdirs: 0,
+                entry_parent: None,
+            },
+        );
+    }
+
+    // Directory entries.
+    let dirs: Vec<u32> = {
+        let mut d: Vec<u32> = inodes
+            .iter()
+            .filter(|(_, i)| i.kind == FileType::Directory)
+            .map(|(&n, _)| n)
+            .collect();
+        d.sort_unstable();
+        d
+    };
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    for &d in &dirs {
+        let mut names = HashSet::new();
+        for (idx, phys) in inodes[&d].dir_blocks.clone() {
+            let blk = st.meta(phys)?.to_vec();
+            let recs = match dir::records(&blk, idx * BLOCK_SIZE as u64) {
+                Ok(r) => r,
+                Err(e) => {
+                    rep.add(ProblemKind::Directory, Some(d), Some(phys), e.to_string());
+                    continue;
+                }
+            };
+            for r in recs.iter().filter(|r| r.ino != 0) {
+                let name = r.name(&blk).to_vec();
+                let shown = String::from_utf8_lossy(&name).into_owned();
+                if !names.insert(name) {
+                    rep.add(
+                        ProblemKind::Directory,
+                        Some(d),
+                        Some(phys),
+                        format!("name `{shown}` appears twice"),
+                    );
+                }
+                let Some(t) = inodes.get_mut(&r.ino) else {
+                    rep.add(
+                        ProblemKind::DanglingEntry,
+                        Some(d),
+                        Some(phys),
+                        format!(
+                            "entry `{shown}` names inode {}, which is not an allocated inode",
+                            r.ino
+                        ),
+                    );
+                    continue;
+                };
+                if u16::from(r.file_type) != t.kind.code() {
+                    rep.add(
+                        ProblemKind::Directory,
+                        Some(d),
+                        Some(phys),
+                        format!(
+                            "entry `{shown}` says type {} but inode {} is a {:?}",
+                            r.file_type, r.ino, t.kind
+                        ),
+                    );
+                }
+                t.refs += 1;
+                if r.ino == ROOT_INO {
+                    rep.add(
+                        ProblemKind::Directory,
+                        Some(d),
+                        Some(phys),
+                        format!("entry `{shown}` names the root directory"),
+                    );
+                }
+                if t.kind == FileType::Directory {
+                    t.entry_parent = Some(d);
+                    children.entry(d).or_default().push(r.ino);
+                    if let Some(p) = inodes.get_mut(&d) {
+                        p.subdirs += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    // Reachability from the root.
+    let mut reached = HashSet::new();
+    let mut queue = VecDeque::from([ROOT_INO]);
+    while let Some(d) = queue.pop_front() {
+        if !reached.insert(d) {
+            continue;
+        }
+        for &c in children.get(&d).into_iter().flatten() {
+            queue.push_back(c);
+        }
+    }
+
+    // Link counts, parents, orphans.
+    let mut all: Vec<u32> = inodes.keys().copied().collect();
+    all.sort_unstable();
+    for ino in all {
+        let i = &inodes[&ino];
+        let (nlink, refs) = (i.inode.nlink, i.refs);
+        if i.kind == FileType::Directory {
+            let want = 2 + i.subdirs;
+            if ino == ROOT_INO {
+                if i.inode.parent != ROOT_INO {
+                    rep.add(
+                        ProblemKind::Directory,
+                        Some(ino),
+                        None,
+                        format!("root's parent is {}", i.inode.parent),
+                    );
+                }
+                if nlink != want {
+                    rep.add(
+                        ProblemKind::LinkCount,
+                        Some(ino),
+                        None,
+                        format!("nlink {nlink}, want {want}"),
+                    );
+                }
+                continue;
+            }
+            if refs == 0 && nlink == 0 {
+                rep.orphans.push(ino);
+                if i.subdirs > 0 || !dir_empty(st, &i.dir_blocks)? {
+                    rep.add(
+                        ProblemKind::Directory,
+                        Some(ino),
+                        None,
+                        "orphan directory is not empty".into(),
+                    );
+                }
+                continue;
+            }
+            if refs > 1 {
+                rep.add(
+                    ProblemKind::Directory,
+                    Some(ino),
+                    None,
+                    format!("directory has {refs} entries naming it"),
+                );
+            }
+            if refs == 0 {
+                rep.add(
+                    ProblemKind::Unreachable,
+                    Some(ino),
+                    None,
+                    format!("directory with nlink {nlink} has no entry"),
+                );
+            } else if !reached.contains(&ino) {
+                rep.add(
+                    ProblemKind::Unreachable,
+                    Some(ino),
+                    None,
+                    "directory not reachable from the root (a cycle)".into(),
+                );
+            }
+            if let Some(p) = i.entry_parent {
+                if i.inode.parent != p {
+                    rep.add(
+                        ProblemKind::Directory,
+                        Some(ino),
+                        None,
+                        format!(
+                            "`..` is inode {} but the entry is in directory {p}",
+                            i.inode.parent
+                        ),
+                    );
+                }
+            }
+            if nlink != want {
+                rep.add(
+                    ProblemKind::LinkCount,
+                    Some(ino),
+                    None,
+                    format!("nlink {nlink}, want {want} (2 + subdirectories)"),
+                );
+            }
+        } else if refs == 0 && nlink == 0 {
+            rep.orphans.push(ino);
+        } else if refs == 0 {
+            rep.add(
+                ProblemKind::Unreachable,
+                Some(ino),
+                None,
+                format!("nlink {nlink} but no directory entry names it"),
+            );
+        } else if nlink != refs {
+            rep.add(
+                ProblemKind::LinkCount,
+                Some(ino),
+                None,
+                format!("nlink {nlink}, but {refs} entries name it"),
+            );
+        }
+    }
+
+    // Block bitmap = metadata + referenced blocks; padding bits set.
+    let bits = u64::from(sb.block_bitmap_blocks) * BITS_PER_BLOCK;
+    for b in 0..bits {
+        let set = st.bit(sb.block_bitmap_start, b)?;
+        let used = b < u64::from(sb.data_start)
+            || b >= u64::from(sb.total_blocks)
+            || owner[b as usize] != 0;
+        if set != used {
+            let what = if b >= u64::from(sb.total_blocks) {
+                "padding bit past the end is clear".to_string()
+            } else if set {
+                "allocated but no inode references it (leaked)".to_string()
+            } else if b < u64::from(sb.data_start) {
+                "metadata block marked free".to_string()
+            } else {
+                format!("referenced by inode {} but marked free", owner[b as usize])
+            };
+            rep.add(ProblemKind::BlockBitmap, None, Some(b as u32), what);
+        }
+        if b >= u64::from(sb.data_start) && b < u64::from(sb.total_blocks) && owner[b as usize] != 0
+        {
+            rep.counts.blocks_used += 1;
+        }
+    }
+    Ok(())
+}
+
+fn dir_empty<D: BlockDevice>(st: &mut Store<D>, blocks: &[(u64, u32)]) -> Result<bool> {
+    for &(_, phys) in blocks {
+        let blk = st.meta(phys)?.to_vec();
+        if let Ok(recs) = dir::records(&blk, 0) {
+            if recs.iter().any(|r| r.ino != 0) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Walks an inode's block map: pointers in range, each block claimed once,
+/// the `blocks` count, and sizes against the mapping. Returns the data
+/// blocks as `(file block index, block)`.
+fn check_blocks<D: BlockDevice>(
+    st: &mut Store<D>,
+    rep: &mut FsckReport,
+    ino: u32,
+    i: &Inode,
+    kind: FileType,
+    owner: &mut [u32],
+) -> Result<Vec<(u64, u32)>> {
+    let sb = st.sb.clone();
+    let mut count = 0u32;
+    let mut data: Vec<(u64, u32)> = Vec::new();
+    // Claims block `b`; false if it cannot be used (out of range).
+    let mut claim = |rep: &mut FsckReport, b: u32, what: &str| -> bool {
+        if !sb.is_data_block(b) {
+            rep.add(
+                ProblemKind::Pointer,
+                Some(ino),
+                Some(b),
+                format!("{what} pointer {b} is outside the data region"),
+            );
+            return false;
+        }
+        let o = &mut owner[b as usize];
+        if *o != 0 {
+            rep.add(
+                ProblemKind::DuplicateBlock,
+                Some(ino),
+                Some(b),
+                format!("{what} block {b} is also used by inode {}", *o),
+            );
+        } else {
+            *o = ino;
+        }
+        count += 1;
+        true
+    };
+    for (k, &b) in i.direct.iter().enumerate() {
+        if b != 0 && claim(rep, b, "direct") {
+            data.push((k as u64, b));
+        }
+    }
+    let p = PTRS_PER_BLOCK;
+    if i.indirect != 0 && claim(rep, i.indirect, "indirect") {
+        let blk = st.meta(i.indirect)?.to_vec();
+        for j in 0..p as usize {
+            let b = u32_at(&blk, 4 * j);
+            if b != 0 && claim(rep, b, "data") {
+                data.push((NDIRECT as u64 + j as u64, b));
+            }
+        }
+    }
+    if i.double_indirect != 0 && claim(rep, i.double_indirect, "double-indirect") {
+        let top = st.meta(i.double_indirect)?.to_vec();
+        for k in 0..p as usize {
+            let pb = u32_at(&top, 4 * k);
+            if pb == 0 || !claim(rep, pb, "indirect") {
+                continue;
+            }
+            let blk = st.meta(pb)?.to_vec();
+            for j in 0..p as usize {
+                let b = u32_at(&blk, 4 * j);
+                if b != 0 && claim(rep, b, "data") {
+                    data.push((NDIRECT as u64 + p + k as u64 * p + j as u64, b));
+                }
+            }
+        }
+    }
+    if count != i.blocks {
+        rep.add(
+            ProblemKind::Size,
+            Some(ino),
+            None,
+            format!("blocks field {} but {count} blocks are mapped", i.blocks),
+        );
+    }
+    if i.size > MAX_FILE_SIZE {
+        rep.add(
+            ProblemKind::Size,
+            Some(ino),
+            None,
+            format!("size {} past the largest file", i.size),
+        );
+    }
+    let end_block = i.size.div_ceil(BLOCK_SIZE as u64);
+    if let Some(&(idx, b)) = data.iter().find(|&&(idx, _)| idx >= end_block) {
+        rep.add(
+            ProblemKind::Size,
+            Some(ino),
+            Some(b),
+            format!(
+                "file block {idx} is mapped past the end of file (size {})",
+                i.size
+            ),
+        );
+    }
+    match kind {
+        FileType::Directory => {
+            if i.size % BLOCK_SIZE as u64 != 0 {
+                rep.add(
+                    ProblemKind::Size,
+                    Some(ino),
+                    None,
+                    format!("directory size {} is not a whole number of blocks", i.size),
+                );
+            } else if (data.len() as u64) < end_block {
+                rep.add(
+                    ProblemKind::Size,
+                    Some(ino),
+                    None,
+                    "directory has holes".into(),
+                );
+            }
+        }
+        FileType::Symlink => {
+            if !(1..=SYMLINK_MAX as u64).contains(&i.size) || i.direct[0] == 0 || data.len() != 1 {
+                rep.add(
+                    ProblemKind::Size,
+                    Some(ino),
+                    None,
+                    format!("symlink of size {} with {} blocks", i.size, data.len()),
+                );
+            }
+        }
+        FileType::RegularFile => {}
+        _ => {
+            if i.size != 0 || count != 0 {
+                rep.add(
+                    ProblemKind::Size,
+                    Some(ino),
+                    None,
+                    "a device node, FIFO or socket with data".into(),
+                );
+            }
+        }
+    }
+    Ok(data)
+}

@@ -1,0 +1,182 @@
+//! `fsck`: a read-only structural check of a file-system image.
+//!
+//! It checks, and lists every violation of: the superblock (magic, version,
+//! CRC, regions); the log header (a committed step is applied *virtually*,
+//! as mount would replay it, and the result is checked); every allocated
+//! inode decodes (CRC, kind); every block pointer lies in the data region and
+//! every block is referenced at most once; the block bitmap equals the
+//! metadata regions plus the reachable blocks; the inode bitmap agrees with
+//! the directory tree; directories are well formed (record chains, names,
+//! entry types, no duplicate names, `..` = the `parent` field, no hard
+//! links to directories, every directory reachable from the root);
+//! link counts equal directory references (+ subdirectories for
+//! directories); sizes agree with the mapped blocks.
+//!
+//! Allocated inodes with no links and no entries are *orphans*: legitimate
+//! after a crash (or while open and unlinked) and freed by the next mount;
+//! they are listed but are not problems.
+//!
+//! fsck never writes: it reads through a wrapper whose write, trim and flush
+//! fail.
+
+mod check;
+mod report;
+
+use std::collections::HashMap;
+
+use ftl::{BlockDevice, DeviceStats, FtlError, Lba};
+
+use crate::alloc::AllocState;
+use crate::cache::{Cache, Tx};
+use crate::error::Result;
+use crate::layout::{Superblock, BLOCK_SIZE};
+use crate::logfmt::LogHeader;
+use crate::mode::CommitMode;
+use crate::store::{Budget, FsStats, Store};
+
+pub use report::{FsckCounts, FsckReport, Problem, ProblemKind};
+
+/// A device view that reads through a set of replacement blocks (the
+/// pending log step) and refuses every change.
+struct ReadOnly<'a, D: ?Sized> {
+    dev: &'a mut D,
+    spb: u64,
+    overlay: HashMap<u64, Vec<u8>>,
+}
+
+impl<D: BlockDevice + ?Sized> BlockDevice for ReadOnly<'_, D> {
+    fn sector_size(&self) -> usize {
+        self.dev.sector_size()
+    }
+    fn num_sectors(&self) -> u64 {
+        self.dev.num_sectors()
+    }
+    fn read(&mut self, lba: Lba, buf: &mut [u8]) -> ftl::Result<()> {
+        self.dev.read(lba, buf)?;
+        if !self.overlay.is_empty() {
+            let ss = self.dev.sector_size() as u64;
+            let n = buf.len() as u64 / ss;
+            for s in lba.0..lba.0 + n {
+                if let Some(img) = self.overlay.get(&(s / self.spb)) {
+                    let at = ((s % self.spb) * ss) as usize;
+                    let to = ((s - lba.0) * ss) as usize;
+                    buf[to..to + ss as usize].copy_from_slice(&img[at..at + ss as usize]);
+                }
+            }
+        }
+        Ok(())
+    }
+    fn write(&mut self, _: Lba, _: &[u8]) -> ftl::Result<()> {
+        Err(FtlError::BadArgument("fsck never writes".into()))
+    }
+    fn trim(&mut self, _: Lba, _: u64) -> ftl::Result<()> {
+        Err(FtlError::BadArgument("fsck never writes".into()))
+    }
+    fn flush(&mut self) -> ftl::Result<()> {
+        Err(FtlError::BadArgument("fsck never writes".into()))
+    }
+    fn epoch_remaining(&self) -> Option<u64> {
+        None
+    }
+    fn stats(&self) -> DeviceStats {
+        self.dev.stats()
+    }
+    fn check_invariants(&mut self) -> std::result::Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Checks the file system on `dev` without changing it. Errors only when
+/// the device cannot be read; everything wrong with the image is in the
+/// report.
+pub fn fsck<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<FsckReport> {
+    let mut rep = FsckReport::default();
+    let ss = dev.sector_size();
+    if ss == 0
+        || ss > BLOCK_SIZE
+        || BLOCK_SIZE % ss != 0
+        || dev.num_sectors() < (BLOCK_SIZE / ss) as u64
+    {
+        rep.add(
+            ProblemKind::Superblock,
+            None,
+            None,
+            format!("sector size {ss} or device size unsupported"),
+        );
+        return Ok(rep);
+    }
+    let spb = BLOCK_SIZE / ss;
+    let mut b0 = vec![0u8; BLOCK_SIZE];
+    dev.read(Lba(0), &mut b0)?;
+    let sb = match Superblock::decode(&b0) {
+        Ok(sb) => sb,
+        Err(e) => {
+            rep.add(ProblemKind::Superblock, None, Some(0), e.to_string());
+            return Ok(rep);
+        }
+    };
+    if u64::from(sb.total_blocks) * spb as u64 > dev.num_sectors() {
+        rep.add(
+            ProblemKind::Superblock,
+            None,
+            Some(0),
+            "the file system is larger than the device".into(),
+        );
+        return Ok(rep);
+    }
+    let mut ro = ReadOnly {
+        dev,
+        spb: spb as u64,
+        overlay: HashMap::new(),
+    };
+    // A committed log step: check the image as mount will leave it.
+    let mut hdr = vec![0u8; BLOCK_SIZE];
+    ro.read(Lba(u64::from(sb.log_start) * spb as u64), &mut hdr)?;
+    if let Some(h) = LogHeader::decode(&hdr) {
+        if !h.blocks.is_empty() {
+            let log_end = sb.log_start + sb.log_blocks;
+            let bad = h.blocks.len() > sb.log_slots() as usize
+                || h.blocks.iter().any(|&b| {
+                    b == 0 || b >= sb.total_blocks || (sb.log_start..log_end).contains(&b)
+                });
+            if bad {
+                rep.add(
+                    ProblemKind::Log,
+                    None,
+                    Some(sb.log_start),
+                    "the committed log step names blocks outside the home regions".into(),
+                );
+            } else {
+                rep.log_replay_pending = true;
+                for (i, &home) in h.blocks.iter().enumerate() {
+                    let mut img = vec![0u8; BLOCK_SIZE];
+                    let slot = u64::from(sb.log_start + 1 + i as u32) * spb as u64;
+                    ro.read(Lba(slot), &mut img)?;
+                    ro.overlay.insert(u64::from(home), img);
+                }
+            }
+        }
+    }
+    let mut st = Store {
+        dev: ro,
+        sb: sb.clone(),
+        sector_size: ss,
+        spb,
+        cache: Cache::new(4096),
+        tx: Tx::default(),
+        mode: CommitMode::Log,
+        mutant: None,
+        budget: Budget {
+            sectors: 0,
+            blocks: 0,
+        },
+        log_seq: 0,
+        unflushed: false,
+        poisoned: None,
+        stats: FsStats::default(),
+        alloc: AllocState::default(),
+        alloc_at_step_start: AllocState::default(),
+    };
+    check::check(&mut st, &mut rep)?;
+    Ok(rep)
+}

@@ -1,0 +1,187 @@
+//! Mount-time choices: the commit mode, its options, the clock that stamps
+//! inode times, and the seeded bugs (mutants) the crash checker must catch.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ftl::FtlKind;
+use serde::Serialize;
+
+use crate::error::{FsError, Result};
+
+/// How a transaction step reaches the device (ARCHITECTURE.md "fs").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum CommitMode {
+    /// xv6's write-ahead log: log, flush, commit record, flush, install,
+    /// flush, clear, flush. Crash safe on every FTL; every completed call is
+    /// durable.
+    Log,
+    /// In place, then one flush per step. Every completed call is durable;
+    /// crash safe only on a snapshot-consistent device.
+    Xlog,
+    /// In place, flushed when the next step would not fit the device's
+    /// epoch, on fsync/sync/unmount, or when idle. Sequential crash
+    /// consistency; only on a snapshot-consistent device.
+    Group,
+}
+
+impl CommitMode {
+    pub const ALL: [CommitMode; 3] = [CommitMode::Log, CommitMode::Xlog, CommitMode::Group];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CommitMode::Log => "log",
+            CommitMode::Xlog => "xlog",
+            CommitMode::Group => "group",
+        }
+    }
+
+    /// Parses `log`, `xlog` or `group`.
+    pub fn parse(s: &str) -> Result<CommitMode> {
+        CommitMode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                FsError::Invalid(format!(
+                    "unknown commit mode `{s}` (use log, xlog or group)"
+                ))
+            })
+    }
+
+    /// Whether the mode is crash safe on a device running `kind` (`None`:
+    /// a device that does not say, treated as an asynchronous disk).
+    pub fn allowed_on(self, kind: Option<FtlKind>) -> bool {
+        self == CommitMode::Log || kind == Some(FtlKind::Scftl)
+    }
+}
+
+impl fmt::Display for CommitMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Seeded bugs for the file-system crash checker's self-test. Chosen only
+/// through [`crate::Fs::mount_with_mutant`]; each must be caught.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum FsMutant {
+    /// `group` does not flush before a step that overflows the epoch: the
+    /// device refuses the write (`EpochFull`), the file system stops, and the
+    /// calls since the last flush are lost although they completed.
+    GroupForgetsEpochFlush,
+    /// `log` does not flush the log slots before writing the commit record:
+    /// on an asynchronous disk a crash can keep the record but not the
+    /// slots, and replay installs garbage.
+    LogSkipsCommitSync,
+    /// `xlog` and `group` are allowed on any FTL (on the async FTL a crash
+    /// can keep any subset of a step's in-place writes).
+    AllowXlogOnAnyFtl,
+}
+
+impl FsMutant {
+    pub const ALL: [FsMutant; 3] = [
+        FsMutant::GroupForgetsEpochFlush,
+        FsMutant::LogSkipsCommitSync,
+        FsMutant::AllowXlogOnAnyFtl,
+    ];
+
+    /// Kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FsMutant::GroupForgetsEpochFlush => "group-forgets-epoch-flush",
+            FsMutant::LogSkipsCommitSync => "log-skips-commit-sync",
+            FsMutant::AllowXlogOnAnyFtl => "allow-xlog-on-any-ftl",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<FsMutant> {
+        FsMutant::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| FsError::Invalid(format!("unknown file-system mutant `{s}`")))
+    }
+}
+
+/// The source of inode timestamps (nanoseconds since the Unix epoch).
+pub trait Clock: Send + Sync {
+    fn now_ns(&self) -> i64;
+}
+
+/// The system's wall clock.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ns(&self) -> i64 {
+        system_time_ns(SystemTime::now())
+    }
+}
+
+/// A clock that always says the same time (deterministic tests and images).
+#[derive(Clone, Copy, Debug)]
+pub struct FixedClock(pub i64);
+
+impl Clock for FixedClock {
+    fn now_ns(&self) -> i64 {
+        self.0
+    }
+}
+
+/// Nanoseconds since the Unix epoch (negative before it, saturating).
+pub fn system_time_ns(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
+        Err(e) => i64::try_from(e.duration().as_nanos()).map_or(i64::MIN, |n| -n),
+    }
+}
+
+/// The `SystemTime` of a timestamp.
+pub fn ns_to_system_time(ns: i64) -> SystemTime {
+    if ns >= 0 {
+        UNIX_EPOCH + Duration::from_nanos(ns as u64)
+    } else {
+        UNIX_EPOCH - Duration::from_nanos(ns.unsigned_abs())
+    }
+}
+
+/// How to mount.
+#[derive(Clone)]
+pub struct MountOptions {
+    pub mode: CommitMode,
+    /// `group`: flush when no call changed anything for this long (checked
+    /// by [`crate::Fs::tick`]); `None` never flushes for idleness.
+    pub idle_flush: Option<Duration>,
+    /// Metadata blocks the buffer cache keeps (4 KiB each).
+    pub cache_blocks: usize,
+    /// Stamps inode times.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl MountOptions {
+    /// Defaults for `mode`: 5 s idle flush, a 16 MiB cache, the system clock.
+    pub fn new(mode: CommitMode) -> MountOptions {
+        MountOptions {
+            mode,
+            idle_flush: Some(Duration::from_secs(5)),
+            cache_blocks: 4096,
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+impl Default for MountOptions {
+    fn default() -> Self {
+        MountOptions::new(CommitMode::Log)
+    }
+}
+
+impl fmt::Debug for MountOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MountOptions")
+            .field("mode", &self.mode)
+            .field("idle_flush", &self.idle_flush)
+            .field("cache_blocks", &self.cache_blocks)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,693 @@
+//! The namespace: directory lookups and changes (lookup, create, mknod,
+//! mkdir, symlink, link, unlink, rmdir, rename, readdir, readlink).
+//!
+//! Directory scans are linear in the directory's size (every lookup reads
+//! each block of the directory through the cache); fine for the thousands of
+//! entries tools create, slow for a directory of a million.
+//!
+//! Each call checks everything that can fail before it changes anything,
+//! except growing a directory by a block, which is a consistent piece of its
+//! own (a directory with an extra empty block); then the entry change and
+//! the inode updates form one piece that is never split. Freeing an inode
+//! that lost its last link comes after, in pieces that each leave an orphan.
+
+use ftl::BlockDevice;
+
+use crate::attr::{Attr, DirEntry, Owner, RENAME_NOREPLACE};
+use crate::dir::{self, Rec};
+use crate::error::{corrupt, FsError, Result};
+use crate::fs::{Fs, LINK_MAX};
+use crate::inode::{FileType, Inode};
+use crate::layout::{BLOCK_SIZE, INODE_SIZE, ROOT_INO};
+use crate::store::Cost;
+
+const BS: u64 = BLOCK_SIZE as u64;
+
+/// A live entry found in a directory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slot {
+    phys: u32,
+    rec: Rec,
+    prev: Option<Rec>,
+}
+
+/// What `make_node` creates.
+struct NewNode<'a> {
+    kind: FileType,
+    perm: u32,
+    owner: Owner,
+    rdev: u32,
+    /// A symlink's target.
+    target: Option<&'a [u8]>,
+}
+
+impl NewNode<'_> {
+    fn new(kind: FileType, perm: u32, owner: Owner) -> NewNode<'static> {
+        NewNode {
+            kind,
+            perm,
+            owner,
+            rdev: 0,
+            target: None,
+        }
+    }
+}
+
+/// Longest symlink target.
+pub const SYMLINK_MAX: usize = BLOCK_SIZE - 1;
+
+impl<D: BlockDevice> Fs<D> {
+    fn dir_len(dir: &Inode) -> Result<u64> {
+        if dir.size % BS != 0 {
+            return Err(corrupt(format!(
+                "directory size {} is not a multiple of the block size",
+                dir.size
+            )));
+        }
+        Ok(dir.size / BS)
+    }
+
+    /// Directory block `idx`: its block number and records.
+    fn dir_block(&mut self, dir: &Inode, idx: u64) -> Result<(u32, Vec<Rec>)> {
+        let phys = self
+            .st
+            .bmap(dir, idx)?
+            .ok_or_else(|| corrupt(format!("directory has a hole at block {idx}")))?;
+        let recs = dir::records(self.st.meta(phys)?, idx * BS)?;
+        for r in &recs {
+            if r.ino >= self.st.sb.inode_count {
+                return Err(corrupt(format!("directory entry names inode {}", r.ino)));
+            }
+        }
+        Ok((phys, recs))
+    }
+
+    /// The live entry `name` of `dir`.
+    fn dir_find(&mut self, dir: &Inode, name: &[u8]) -> Result<Option<Slot>> {
+        for idx in 0..Self::dir_len(dir)? {
+            let (phys, recs) = self.dir_block(dir, idx)?;
+            let blk = self.st.meta(phys)?;
+            let mut prev = None;
+            for r in recs {
+                if r.ino != 0 && r.name(blk) == name {
+                    return Ok(Some(Slot { phys, rec: r, prev }));
+                }
+                prev = Some(r);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Room for a `name_len`-byte entry in an existing block of `dir`.
+    fn dir_space(&mut self, dir: &Inode, name_len: usize) -> Result<Option<(u32, usize, Rec)>> {
+        for idx in 0..Self::dir_len(dir)? {
+            let (phys, recs) = self.dir_block(dir, idx)?;
+            if let Some((at, from)) = dir::find_space(&recs, name_len) {
+                return Ok(Some((phys, at, from)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Room for a `name_len`-byte entry, growing `dir` by an empty block
+    /// when no block has room (a piece of its own; the caller writes `dir`
+    /// back).
+    fn dir_room(
+        &mut self,
+        dino: u32,
+        dir: &mut Inode,
+        name_len: usize,
+    ) -> Result<(u32, usize, Rec)> {
+        if let Some(r) = self.dir_space(dir, name_len)? {
+            return Ok(r);
+        }
+        let idx = Self::dir_len(dir)?;
+        let goal = match idx {
+            0 => None,
+            _ => self.st.bmap(dir, idx - 1)?.map(|b| b + 1),
+        };
+        let phys = self
+            .st
+            .bmap_alloc(dino, dir, idx, goal)
+            .map_err(|e| match e {
+                FsError::FileTooBig(_) => FsError::NoSpace("the directory has its largest size"),
+                e => e,
+            })?;
+        dir::init_block(self.st.meta_new(phys)?);
+        dir.size += BS;
+        let recs = dir::records(self.st.meta(phys)?, idx * BS)?;
+        let (at, from) = dir::find_space(&recs, name_len)
+            .ok_or_else(|| FsError::Internal("a new directory block has no room".into()))?;
+        Ok((phys, at, from))
+    }
+
+    fn dir_insert(
+        &mut self,
+        phys: u32,
+        at: usize,
+        from: Rec,
+        ino: u32,
+        kind: FileType,
+        name: &[u8],
+    ) -> Result<()> {
+        self.st.meta_edit(phys, |b| {
+            dir::insert(b, at, from, ino, kind.code() as u8, name)
+        })
+    }
+
+    fn dir_remove(&mut self, s: &Slot) -> Result<()> {
+        self.st.meta_edit(s.phys, |b| dir::remove(b, s.rec, s.prev))
+    }
+
+    fn dir_is_empty(&mut self, dir: &Inode) -> Result<bool> {
+        for idx in 0..Self::dir_len(dir)? {
+            if self.dir_block(dir, idx)?.1.iter().any(|r| r.ino != 0) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The inode an entry names, which must be allocated.
+    fn entry_inode(&mut self, ino: u32) -> Result<Inode> {
+        if !self.st.inode_allocated(ino)? {
+            return Err(corrupt(format!(
+                "a directory entry names inode {ino}, which is free"
+            )));
+        }
+        self.st.iget(ino)
+    }
+
+    /// Reads, changes and writes back inode `ino`.
+    fn iupdate(&mut self, ino: u32, f: impl FnOnce(&mut Inode)) -> Result<Inode> {
+        let mut i = self.st.iget(ino)?;
+        f(&mut i);
+        self.st.iput(ino, &i)?;
+        Ok(i)
+    }
+
+    /// Looks `name` up in directory `parent` (`.` and `..` included).
+    pub fn lookup(&mut self, parent: u64, name: &[u8]) -> Result<Attr> {
+        let (pino, dir) = self.dir_inode(parent)?;
+        let ino = match name {
+            b"." => pino,
+            b".." => dir.parent,
+            _ => {
+                dir::check_name(name)?;
+                self.dir_find(&dir, name)?.ok_or(FsError::NotFound)?.rec.ino
+            }
+        };
+        let i = self.entry_inode(ino)?;
+        Ok(Attr::from_inode(ino, &i, i.file_type()?))
+    }
+
+    /// Creates the inode `new` describes, named `name` in `parent`.
+    fn make_node(&mut self, parent: u64, name: &[u8], new: NewNode<'_>) -> Result<Attr> {
+        let NewNode {
+            kind,
+            perm,
+            owner,
+            rdev,
+            target,
+        } = new;
+        self.call(|fs| {
+            let (pino, mut pdir) = fs.dir_inode(parent)?;
+            dir::check_name(name)?;
+            if pdir.nlink == 0 {
+                return Err(FsError::NotFound);
+            }
+            if fs.dir_find(&pdir, name)?.is_some() {
+                return Err(FsError::Exists);
+            }
+            if kind == FileType::Directory && pdir.nlink >= LINK_MAX {
+                return Err(FsError::TooManyLinks);
+            }
+            let (phys, at, from) = fs.dir_room(pino, &mut pdir, name.len())?;
+            // Inode and inode-bitmap sectors, the entry (up to three
+            // sectors), the parent's inode; a symlink adds its block and
+            // a block-bitmap sector.
+            let mut need = Cost::new(6, 4);
+            if target.is_some() {
+                need = need + Cost::new(fs.st.spb as u64 + 1, 2);
+            }
+            fs.st.boundary(pino, &pdir, need)?;
+
+            let ino = fs.st.alloc_inode()?;
+            let (blk, off) = fs.st.sb.inode_location(ino);
+            let generation = Inode::next_generation(ino, &fs.st.meta(blk)?[off..off + INODE_SIZE]);
+            let now = fs.now();
+            let mut inode = Inode::free(generation);
+            inode.kind = Some(kind);
+            inode.perm = (perm & 0o7777) as u16;
+            inode.nlink = if kind == FileType::Directory { 2 } else { 1 };
+            inode.uid = owner.uid;
+            inode.gid = owner.gid;
+            inode.atime_ns = now;
+            inode.mtime_ns = now;
+            inode.ctime_ns = now;
+            inode.rdev = rdev;
+            if kind == FileType::Directory {
+                inode.parent = pino;
+            }
+            if let Some(t) = target {
+                let b = fs.st.alloc_block(None)?;
+                fs.st.meta_new(b)?[..t.len()].copy_from_slice(t);
+                inode.direct[0] = b;
+                inode.blocks = 1;
+                inode.size = t.len() as u64;
+            }
+            fs.st.iput(ino, &inode)?;
+            fs.dir_insert(phys, at, from, ino, kind, name)?;
+            pdir.mtime_ns = now;
+            pdir.ctime_ns = now;
+            if kind == FileType::Directory {
+                pdir.nlink += 1;
+            }
+            fs.st.iput(pino, &pdir)?;
+            Ok(Attr::from_inode(ino, &inode, kind))
+        })
+    }
+
+    /// Creates and opens a regular file (FUSE `create`); `EEXIST` if the
+    /// name exists. The caller [`Fs::release`]s it later.
+    pub fn create(&mut self, parent: u64, name: &[u8], mode: u32, owner: Owner) -> Result<Attr> {
+        if FileType::from_mode(mode) != Some(FileType::RegularFile) {
+            return Err(FsError::Invalid("create makes regular files only".into()));
+        }
+        let a = self.make_node(
+            parent,
+            name,
+            NewNode::new(FileType::RegularFile, mode, owner),
+        )?;
+        *self.open.entry(a.ino as u32).or_insert(0) += 1;
+        Ok(a)
+    }
+
+    /// Creates a regular file, device node, FIFO or socket (the type bits
+    /// of `mode`; 0 means a regular file).
+    pub fn mknod(
+        &mut self,
+        parent: u64,
+        name: &[u8],
+        mode: u32,
+        rdev: u32,
+        owner: Owner,
+    ) -> Result<Attr> {
+        match FileType::from_mode(mode) {
+            Some(FileType::Directory) => Err(FsError::Invalid(
+                "mknod cannot make a directory (use mkdir)".into(),
+            )),
+            Some(FileType::Symlink) => Err(FsError::Invalid(
+                "mknod cannot make a symlink (use symlink)".into(),
+            )),
+            None => Err(FsError::Invalid(format!(
+                "unknown file type in mode {mode:o}"
+            ))),
+            Some(kind) => {
+                let rdev = if matches!(kind, FileType::CharDevice | FileType::BlockDevice) {
+                    rdev
+                } else {
+                    0
+                };
+                self.make_node(
+                    parent,
+                    name,
+                    NewNode {
+                        rdev,
+                        ..NewNode::new(kind, mode, owner)
+                    },
+                )
+            }
+        }
+    }
+
+    /// Creates an empty directory.
+    pub fn mkdir(&mut self, parent: u64, name: &[u8], mode: u32, owner: Owner) -> Result<Attr> {
+        self.make_node(parent, name, NewNode::new(FileType::Directory, mode, owner))
+    }
+
+    /// Creates a symbolic link to `target` (1..=4095 bytes).
+    pub fn symlink(
+        &mut self,
+        parent: u64,
+        name: &[u8],
+        target: &[u8],
+        owner: Owner,
+    ) -> Result<Attr> {
+        if target.is_empty() {
+            return Err(FsError::NotFound);
+        }
+        if target.len() > SYMLINK_MAX {
+            return Err(FsError::NameTooLong(target.len()));
+        }
+        self.make_node(
+            parent,
+            name,
+            NewNode {
+                target: Some(target),
+                ..NewNode::new(FileType::Symlink, 0o777, owner)
+            },
+        )
+    }
+
+    /// A symlink's target.
+    pub fn readlink(&mut self, ino: u64) -> Result<Vec<u8>> {
+        let (ino, i, kind) = self.inode(ino)?;
+        if kind != FileType::Symlink {
+            return Err(FsError::Invalid("not a symbolic link".into()));
+        }
+        let len = i.size as usize;
+        if !(1..=SYMLINK_MAX).contains(&len) {
+            return Err(corrupt(format!("symlink {ino} has size {len}")));
+        }
+        self.st.check_data_block(i.direct[0])?;
+        Ok(self.st.meta(i.direct[0])?[..len].to_vec())
+    }
+
+    /// A new hard link `newname` in `newparent` to the non-directory `ino`.
+    pub fn link(&mut self, ino: u64, newparent: u64, newname: &[u8]) -> Result<Attr> {
+        self.call(|fs| {
+            let (ino, inode, kind) = fs.inode(ino)?;
+            if kind == FileType::Directory {
+                return Err(FsError::NotPermitted(
+                    "hard links to directories are not allowed".into(),
+                ));
+            }
+            if inode.nlink == 0 {
+                return Err(FsError::NotFound);
+            }
+            if inode.nlink >= LINK_MAX {
+                return Err(FsError::TooManyLinks);
+            }
+            let (dp, mut ddir) = fs.dir_inode(newparent)?;
+            dir::check_name(newname)?;
+            if ddir.nlink == 0 {
+                return Err(FsError::NotFound);
+            }
+            if fs.dir_find(&ddir, newname)?.is_some() {
+                return Err(FsError::Exists);
+            }
+            let (phys, at, from) = fs.dir_room(dp, &mut ddir, newname.len())?;
+            fs.st.boundary(dp, &ddir, Cost::new(6, 4))?;
+            fs.dir_insert(phys, at, from, ino, kind, newname)?;
+            let now = fs.now();
+            ddir.mtime_ns = now;
+            ddir.ctime_ns = now;
+            fs.st.iput(dp, &ddir)?;
+            let i = fs.iupdate(ino, |i| {
+                i.nlink += 1;
+                i.ctime_ns = now;
+            })?;
+            Ok(Attr::from_inode(ino, &i, kind))
+        })
+    }
+
+    /// Removes the non-directory entry `name` from `parent`; the inode is
+    /// freed when it has no links left and is not open.
+    pub fn unlink(&mut self, parent: u64, name: &[u8]) -> Result<()> {
+        self.call(|fs| {
+            let (pino, mut pdir) = fs.dir_inode(parent)?;
+            dir::check_name(name)?;
+            let slot = fs.dir_find(&pdir, name)?.ok_or(FsError::NotFound)?;
+            let t = slot.rec.ino;
+            if fs.entry_inode(t)?.is_dir() {
+                return Err(FsError::IsDir);
+            }
+            let now = fs.now();
+            fs.dir_remove(&slot)?;
+            pdir.mtime_ns = now;
+            pdir.ctime_ns = now;
+            fs.st.iput(pino, &pdir)?;
+            let ti = fs.iupdate(t, |i| {
+                i.nlink = i.nlink.saturating_sub(1);
+                i.ctime_ns = now;
+            })?;
+            if ti.nlink == 0 && !fs.is_open(t) {
+                fs.free_inode(t)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Removes the empty directory `name` from `parent`.
+    pub fn rmdir(&mut self, parent: u64, name: &[u8]) -> Result<()> {
+        if name == b"." {
+            return Err(FsError::Invalid("rmdir of `.`".into()));
+        }
+        if name == b".." {
+            return Err(FsError::NotEmpty);
+        }
+        self.call(|fs| {
+            let (pino, mut pdir) = fs.dir_inode(parent)?;
+            dir::check_name(name)?;
+            let slot = fs.dir_find(&pdir, name)?.ok_or(FsError::NotFound)?;
+            let t = slot.rec.ino;
+            let ti = fs.entry_inode(t)?;
+            if !ti.is_dir() {
+                return Err(FsError::NotDir);
+            }
+            if !fs.dir_is_empty(&ti)? {
+                return Err(FsError::NotEmpty);
+            }
+            let now = fs.now();
+            fs.dir_remove(&slot)?;
+            pdir.nlink = pdir.nlink.saturating_sub(1);
+            pdir.mtime_ns = now;
+            pdir.ctime_ns = now;
+            fs.st.iput(pino, &pdir)?;
+            fs.iupdate(t, |i| {
+                i.nlink = 0;
+                i.ctime_ns = now;
+            })?;
+            if !fs.is_open(t) {
+                fs.free_inode(t)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Renames `parent/name` to `newparent/newname`, atomically, replacing
+    /// an existing file or empty directory there. Flags: 0 or
+    /// `RENAME_NOREPLACE`; `RENAME_EXCHANGE` is refused with `EINVAL`.
+    pub fn rename(
+        &mut self,
+        parent: u64,
+        name: &[u8],
+        newparent: u64,
+        newname: &[u8],
+        flags: u32,
+    ) -> Result<()> {
+        if flags & !RENAME_NOREPLACE != 0 {
+            return Err(FsError::Invalid(format!(
+                "rename flags {flags:#x} are not supported"
+            )));
+        }
+        self.call(|fs| {
+            let (sp, sdir) = fs.dir_inode(parent)?;
+            let (dp, mut ddir) = fs.dir_inode(newparent)?;
+            dir::check_name(name)?;
+            dir::check_name(newname)?;
+            let src = fs.dir_find(&sdir, name)?.ok_or(FsError::NotFound)?;
+            let s = src.rec.ino;
+            let s_kind = fs.entry_inode(s)?.file_type()?;
+            if ddir.nlink == 0 {
+                return Err(FsError::NotFound);
+            }
+            let dst = fs.dir_find(&ddir, newname)?;
+            if let Some(d) = dst {
+                if flags & RENAME_NOREPLACE != 0 {
+                    return Err(FsError::Exists);
+                }
+                if d.rec.ino == s {
+                    return Ok(());
+                }
+            }
+            if s_kind == FileType::Directory {
+                // The destination may not be the source or inside it.
+                let mut cur = dp;
+                for _ in 0..=fs.st.sb.inode_count {
+                    if cur == s {
+                        return Err(FsError::Invalid(
+                            "a directory cannot be moved into itself".into(),
+                        ));
+                    }
+                    if cur == ROOT_INO {
+                        break;
+                    }
+                    cur = fs.entry_inode(cur)?.parent;
+                }
+                if cur != ROOT_INO {
+                    return Err(corrupt(
+                        "a directory's parent chain does not reach the root",
+                    ));
+                }
+            }
+            let t = match dst {
+                Some(d) => {
+                    let ti = fs.entry_inode(d.rec.ino)?;
+                    let t_dir = ti.is_dir();
+                    if s_kind == FileType::Directory {
+                        if !t_dir {
+                            return Err(FsError::NotDir);
+                        }
+                        if !fs.dir_is_empty(&ti)? {
+                            return Err(FsError::NotEmpty);
+                        }
+                    } else if t_dir {
+                        return Err(FsError::IsDir);
+                    }
+                    Some((d.rec.ino, t_dir))
+                }
+                None => {
+                    if s_kind == FileType::Directory && sp != dp && ddir.nlink >= LINK_MAX {
+                        return Err(FsError::TooManyLinks);
+                    }
+                    fs.dir_room(dp, &mut ddir, newname.len())?;
+                    None
+                }
+            };
+            fs.st.boundary(dp, &ddir, Cost::new(9, 7))?;
+            if t.is_none() {
+                fs.st.iput(dp, &ddir)?;
+            }
+
+            // The piece that is never split: both entries and the inodes.
+            let now = fs.now();
+            let sdir = fs.st.iget(sp)?;
+            let src = fs
+                .dir_find(&sdir, name)?
+                .ok_or_else(|| FsError::Internal("rename source vanished".into()))?;
+            fs.dir_remove(&src)?;
+            let ddir = fs.st.iget(dp)?;
+            match t {
+                Some(_) => {
+                    let d = fs
+                        .dir_find(&ddir, newname)?
+                        .ok_or_else(|| FsError::Internal("rename target vanished".into()))?;
+                    fs.st
+                        .meta_edit(d.phys, |b| dir::retarget(b, d.rec, s, s_kind.code() as u8))?;
+                }
+                None => {
+                    let (phys, at, from) = fs
+                        .dir_space(&ddir, newname.len())?
+                        .ok_or_else(|| FsError::Internal("rename lost the room it made".into()))?;
+                    fs.dir_insert(phys, at, from, s, s_kind, newname)?;
+                }
+            }
+            let moved_dir = s_kind == FileType::Directory && sp != dp;
+            fs.iupdate(s, |i| {
+                i.ctime_ns = now;
+                if moved_dir {
+                    i.parent = dp;
+                }
+            })?;
+            if let Some((t_ino, t_dir)) = t {
+                fs.iupdate(t_ino, |i| {
+                    i.nlink = if t_dir { 0 } else { i.nlink.saturating_sub(1) };
+                    i.ctime_ns = now;
+                })?;
+            }
+            let t_dir = t.is_some_and(|(_, d)| d);
+            fs.iupdate(sp, |i| {
+                i.mtime_ns = now;
+                i.ctime_ns = now;
+                if moved_dir {
+                    i.nlink = i.nlink.saturating_sub(1);
+                }
+            })?;
+            fs.iupdate(dp, |i| {
+                i.mtime_ns = now;
+                i.ctime_ns = now;
+                if moved_dir {
+                    i.nlink += 1;
+                }
+                if t_dir {
+                    i.nlink = i.nlink.saturating_sub(1);
+                }
+            })?;
+
+            if let Some((t_ino, _)) = t {
+                if fs.st.iget(t_ino)?.nlink == 0 && !fs.is_open(t_ino) {
+                    fs.free_inode(t_ino)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Lists directory `ino` from cookie `offset` (0 = the start): `.`,
+    /// `..`, then the entries in on-disk order. `add` receives each entry
+    /// and returns `true` when it can take no more (as fuser's
+    /// `ReplyDirectory::add` does); an entry it refused is not consumed —
+    /// pass the `next_offset` of the last entry it took to continue.
+    /// Cookies stay valid while entries are added and removed: each is the
+    /// entry's byte position in the directory (+3), and records never move.
+    pub fn readdir(
+        &mut self,
+        ino: u64,
+        offset: u64,
+        mut add: impl FnMut(DirEntry) -> bool,
+    ) -> Result<()> {
+        let (dino, dir) = self.dir_inode(ino)?;
+        if offset == 0
+            && add(DirEntry {
+                ino: u64::from(dino),
+                next_offset: 1,
+                kind: FileType::Directory,
+                name: b".".to_vec(),
+            })
+        {
+            return Ok(());
+        }
+        if offset <= 1
+            && add(DirEntry {
+                ino: u64::from(dir.parent),
+                next_offset: 2,
+                kind: FileType::Directory,
+                name: b"..".to_vec(),
+            })
+        {
+            return Ok(());
+        }
+        let from = offset.saturating_sub(2);
+        for idx in from / BS..Self::dir_len(&dir)? {
+            let (phys, recs) = self.dir_block(&dir, idx)?;
+            let blk = self.st.meta(phys)?;
+            let mut entries = Vec::new();
+            for r in recs {
+                let pos = idx * BS + r.pos as u64;
+                if r.ino == 0 || pos < from {
+                    continue;
+                }
+                let kind = FileType::from_code(u16::from(r.file_type)).ok_or_else(|| {
+                    corrupt(format!(
+                        "directory entry at byte {pos} has file type {}",
+                        r.file_type
+                    ))
+                })?;
+                entries.push(DirEntry {
+                    ino: u64::from(r.ino),
+                    next_offset: pos + 3,
+                    kind,
+                    name: r.name(blk).to_vec(),
+                });
+            }
+            for e in entries {
+                if add(e) {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every entry of directory `ino`, `.` and `..` included.
+    pub fn readdir_all(&mut self, ino: u64) -> Result<Vec<DirEntry>> {
+        let mut out = Vec::new();
+        self.readdir(ino, 0, |e| {
+            out.push(e);
+            false
+        })?;
+        Ok(out)
+    }
+}

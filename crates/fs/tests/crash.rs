@@ -1,0 +1,282 @@
+//! Power cuts under the file system (`flash::CrashFlash` below each FTL):
+//! a fixed workload of single-step calls is cut at sampled flash commands,
+//! the post-crash device is produced by each crash policy, the FTL recovers
+//! and the file system mounts; then fsck must be clean and the tree must be
+//! one the mode promises — `log` and `xlog`: the state after every completed
+//! call, or after the interrupted one too; `group`: the state after some
+//! prefix of the completed calls that includes every call before the last
+//! completed fsync. The reference states come from the same workload run
+//! without a cut. A second test checks that the seeded mutants are caught.
+
+mod common;
+
+use common::*;
+use flash::{CrashFlash, CrashPolicy, Geometry, MemFlash, SharedFlash};
+use fs::{mkfs, CommitMode, Fs, FsMutant, MkfsOptions, Owner, ROOT_INO};
+use ftl::{AnyFtl, FormatOptions, FtlKind};
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+
+type Flash = SharedFlash<CrashFlash<MemFlash>>;
+type D = Dev<Flash>;
+
+const ROOT: u64 = ROOT_INO as u64;
+const U: Owner = Owner::ROOT;
+
+/// The workload: single-step calls; `true` marks an fsync.
+const OPS: usize = 18;
+
+fn op(fs: &mut Fs<D>, i: usize) -> fs::Result<bool> {
+    let look = |fs: &mut Fs<D>, p: u64, n: &[u8]| fs.lookup(p, n).map(|a| a.ino);
+    match i {
+        0 => fs.mkdir(ROOT, b"a", 0o755, U).map(|_| false),
+        1 => {
+            let a = look(fs, ROOT, b"a")?;
+            fs.mknod(a, b"f", 0o100644, 0, U).map(|_| false)
+        }
+        2 => {
+            let f = look(fs, ROOT, b"a").and_then(|a| look(fs, a, b"f"))?;
+            fs.write(f, 0, &pattern(1, 0, 6000)).map(|_| false)
+        }
+        3 => fs.mknod(ROOT, b"g", 0o100644, 0, U).map(|_| false),
+        4 => {
+            let g = look(fs, ROOT, b"g")?;
+            fs.write(g, 0, b"gee").map(|_| false)
+        }
+        5 | 11 | 16 => fs.fsync(ROOT, false).map(|_| true),
+        6 => {
+            let a = look(fs, ROOT, b"a")?;
+            fs.rename(ROOT, b"g", a, b"f", 0).map(|_| false)
+        }
+        7 => {
+            let a = look(fs, ROOT, b"a")?;
+            let f = look(fs, a, b"f")?;
+            fs.link(f, ROOT, b"l").map(|_| false)
+        }
+        8 => fs.mkdir(ROOT, b"b", 0o700, U).map(|_| false),
+        9 => {
+            let l = look(fs, ROOT, b"l")?;
+            fs.write(l, 3, &pattern(2, 3, 9000)).map(|_| false)
+        }
+        10 => fs.symlink(ROOT, b"s", b"a/f", U).map(|_| false),
+        12 => fs.rmdir(ROOT, b"b").map(|_| false),
+        13 => {
+            let l = look(fs, ROOT, b"l")?;
+            fs.setattr(
+                l,
+                &fs::SetAttr {
+                    size: Some(100),
+                    ..Default::default()
+                },
+            )
+            .map(|_| false)
+        }
+        14 => fs.unlink(ROOT, b"l").map(|_| false),
+        15 => fs.rename(ROOT, b"a", ROOT, b"c", 0).map(|_| false),
+        _ => fs.mkdir(ROOT, b"z", 0o755, U).map(|_| false),
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Setup {
+    kind: FtlKind,
+    mode: CommitMode,
+    mutant: Option<FsMutant>,
+    write_bound: Option<u32>,
+}
+
+fn start(s: Setup) -> (Fs<D>, Flash) {
+    let flash = SharedFlash::new(CrashFlash::new(MemFlash::new(Geometry::small()).unwrap()));
+    let fo = FormatOptions {
+        write_bound: s.write_bound,
+        ..Default::default()
+    };
+    let mut dev = device(flash.clone(), s.kind, &fo);
+    mkfs(&mut dev, &MkfsOptions::default()).unwrap();
+    (mount(s, dev), flash)
+}
+
+fn mount(s: Setup, dev: D) -> Fs<D> {
+    match s.mutant {
+        Some(m) => Fs::mount_with_mutant(dev, opts(s.mode), m),
+        None => Fs::mount(dev, opts(s.mode)),
+    }
+    .unwrap()
+}
+
+/// The reference states: `states[k]` after the first k calls; `synced[k]`:
+/// call k-1 was an fsync. Also the flash commands the workload takes and
+/// the flushes group mode made because the epoch was full.
+fn reference(s: Setup) -> (Vec<Snapshot>, Vec<bool>, u64, u64) {
+    // Without a power cut only one mutant changes nothing: keep it (its
+    // mode needs it to mount); drop the others.
+    let mutant = s.mutant.filter(|&m| m == FsMutant::AllowXlogOnAnyFtl);
+    let (mut fs, flash) = start(Setup { mutant, ..s });
+    let c0 = flash.with(|f| f.commands_issued());
+    let mut states = vec![snapshot(&mut fs)];
+    let mut synced = vec![true];
+    for i in 0..OPS {
+        synced.push(op(&mut fs, i).unwrap());
+        states.push(snapshot(&mut fs));
+    }
+    let commands = flash.with(|f| f.commands_issued()) - c0;
+    (states, synced, commands, fs.stats().epoch_flushes)
+}
+
+/// Cuts power at command `n` of the workload; returns a violation, if any.
+fn cut(
+    s: Setup,
+    states: &[Snapshot],
+    synced: &[bool],
+    n: u64,
+    policy: CrashPolicy,
+    seed: u64,
+) -> Option<String> {
+    let (mut fs, flash) = start(s);
+    flash.with(|f| f.set_crash_at(n));
+    let mut done = 0;
+    for i in 0..OPS {
+        match op(&mut fs, i) {
+            Ok(_) => done += 1,
+            Err(e) if flash.with(|f| f.is_powered_off()) => {
+                let _ = e;
+                break;
+            }
+            Err(e) => return Some(format!("call {i} failed without a power cut: {e}")),
+        }
+    }
+    if !flash.with(|f| f.is_powered_off()) {
+        return None; // the cut lies past the workload
+    }
+    let dev = fs.into_device();
+    let mut rng = Pcg64::seed_from_u64(seed);
+    flash.with(|f| f.crash(policy, &mut rng)).unwrap();
+    let dev = match AnyFtl::open(dev.into_flash()) {
+        Ok(d) => d,
+        Err(e) => return Some(format!("FTL recovery failed: {e}")),
+    };
+    let fs = match s.mutant {
+        Some(m) => Fs::mount_with_mutant(dev, opts(s.mode), m),
+        None => Fs::mount(dev, opts(s.mode)),
+    };
+    let mut fs = match fs {
+        Ok(fs) => fs,
+        Err(e) => return Some(format!("mount after the crash failed: {}", e.error)),
+    };
+    let rep = match fs.fsck() {
+        Ok(r) => r,
+        Err(e) => return Some(format!("fsck failed: {e}")),
+    };
+    if !rep.is_clean() {
+        return Some(format!("fsck after {done} calls:\n{rep}"));
+    }
+    let got = snapshot(&mut fs);
+    let allowed: Vec<usize> = match s.mode {
+        CommitMode::Group => {
+            let last_sync = (0..=done).rev().find(|&k| synced[k]).unwrap_or(0);
+            (last_sync..=done).collect()
+        }
+        _ => vec![done, (done + 1).min(OPS)],
+    };
+    if allowed.iter().any(|&k| states[k] == got) {
+        None
+    } else {
+        let matches: Vec<usize> = (0..=OPS).filter(|&k| states[k] == got).collect();
+        Some(format!(
+            "after {done} completed calls the tree matches states {matches:?}, not one of {allowed:?}"
+        ))
+    }
+}
+
+/// Runs the workload cut at `points` sampled commands; the violations.
+fn campaign(s: Setup, points: u64, seed: u64) -> Vec<String> {
+    let (states, synced, commands, epoch_flushes) = reference(s);
+    if s.mode == CommitMode::Group && s.write_bound.is_some() && s.mutant.is_none() {
+        assert!(epoch_flushes > 0, "the small epoch should force flushes");
+    }
+    let mut out = Vec::new();
+    for j in 0..points {
+        let n = 1 + j * commands / points;
+        let policy = if s.mutant == Some(FsMutant::LogSkipsCommitSync) {
+            CrashPolicy::Random
+        } else {
+            CrashPolicy::ALL[(j % 4) as usize]
+        };
+        if let Some(v) = cut(s, &states, &synced, n, policy, seed + j) {
+            out.push(format!(
+                "cut at command {n}/{commands} ({}): {v}",
+                policy.name()
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn power_cuts_leave_a_state_the_mode_promises() {
+    for cfg in CONFIGS {
+        let s = Setup {
+            kind: cfg.kind,
+            mode: cfg.mode,
+            mutant: None,
+            write_bound: None,
+        };
+        let v = campaign(s, 48, 7);
+        assert!(v.is_empty(), "{cfg}:\n{}", v.join("\n"));
+    }
+    // A small epoch: group flushes inside calls when the next one would
+    // not fit, and the cuts land around those flushes too.
+    for mode in [CommitMode::Xlog, CommitMode::Group] {
+        let s = Setup {
+            kind: FtlKind::Scftl,
+            mode,
+            mutant: None,
+            write_bound: Some(10),
+        };
+        let v = campaign(s, 64, 9);
+        assert!(v.is_empty(), "scftl/{mode} W=10:\n{}", v.join("\n"));
+    }
+}
+
+#[test]
+fn seeded_mutants_are_caught() {
+    let cases = [
+        (
+            FtlKind::Scftl,
+            CommitMode::Group,
+            FsMutant::GroupForgetsEpochFlush,
+            Some(10),
+        ),
+        (
+            FtlKind::Async,
+            CommitMode::Xlog,
+            FsMutant::AllowXlogOnAnyFtl,
+            None,
+        ),
+        (
+            FtlKind::Async,
+            CommitMode::Log,
+            FsMutant::LogSkipsCommitSync,
+            None,
+        ),
+    ];
+    for (kind, mode, mutant, write_bound) in cases {
+        let s = Setup {
+            kind,
+            mode,
+            mutant: Some(mutant),
+            write_bound,
+        };
+        let v = campaign(
+            s,
+            if mutant == FsMutant::LogSkipsCommitSync {
+                400
+            } else {
+                96
+            },
+            11,
+        );
+        assert!(!v.is_empty(), "{} was not caught", mutant.name());
+        eprintln!("{}: {} violations, first: {}", mutant.name(), v.len(), v[0]);
+    }
+}

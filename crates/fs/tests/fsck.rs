@@ -1,0 +1,300 @@
+//! fsck: each kind of damage is reported as its kind of problem, the
+//! report serialises to JSON, fsck writes nothing, and neither fsck nor
+//! mount nor the calls after it panic on images with random garbage in
+//! their metadata.
+
+mod common;
+
+use common::*;
+use fs::codec::put_u32_at;
+use fs::inode::Inode;
+use fs::layout::INODE_SIZE;
+use fs::{fsck, mkfs, CommitMode, Fs, MkfsOptions, Owner, ProblemKind, Superblock, ROOT_INO};
+use ftl::{BlockDevice, Lba};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+const ROOT: u64 = ROOT_INO as u64;
+const U: Owner = Owner::ROOT;
+
+/// An unmounted image with a few files; returns it with the inode numbers
+/// of `a` (two blocks), `b` (one block) and directory `d`.
+fn image() -> (Dev, u32, u32, u32) {
+    let mut fs = fresh(CONFIGS[0]);
+    let a = fs.create(ROOT, b"a", 0o100644, U).unwrap().ino;
+    fs.write(a, 0, &[1u8; 5000]).unwrap();
+    fs.release(a).unwrap();
+    let b = fs.create(ROOT, b"b", 0o100644, U).unwrap().ino;
+    fs.write(b, 0, b"bbb").unwrap();
+    fs.release(b).unwrap();
+    let d = fs.mkdir(ROOT, b"d", 0o755, U).unwrap().ino;
+    fs.mknod(d, b"inner", 0o100644, 0, U).unwrap();
+    let dev = fs.unmount().unwrap();
+    (dev, a as u32, b as u32, d as u32)
+}
+
+fn sb(dev: &mut Dev) -> Superblock {
+    Superblock::decode(&block(dev, 0)).unwrap()
+}
+
+fn block(dev: &mut Dev, b: u32) -> Vec<u8> {
+    let mut v = vec![0u8; 4096];
+    dev.read(Lba(u64::from(b)), &mut v).unwrap();
+    v
+}
+
+fn put(dev: &mut Dev, b: u32, data: &[u8]) {
+    dev.write(Lba(u64::from(b)), data).unwrap();
+}
+
+fn edit_inode(dev: &mut Dev, ino: u32, f: impl FnOnce(&mut Inode)) {
+    let (blk, off) = sb(dev).inode_location(ino);
+    let mut b = block(dev, blk);
+    let mut i = Inode::decode(ino, &b[off..off + INODE_SIZE]).unwrap();
+    f(&mut i);
+    i.encode(&mut b[off..off + INODE_SIZE]);
+    put(dev, blk, &b);
+}
+
+fn inode(dev: &mut Dev, ino: u32) -> Inode {
+    let (blk, off) = sb(dev).inode_location(ino);
+    Inode::decode(ino, &block(dev, blk)[off..off + INODE_SIZE]).unwrap()
+}
+
+fn flip_bit(dev: &mut Dev, start: u32, n: u64) {
+    let blk = start + (n / 32768) as u32;
+    let mut b = block(dev, blk);
+    b[((n % 32768) / 8) as usize] ^= 1 << (n % 8);
+    put(dev, blk, &b);
+}
+
+fn kinds(dev: &mut Dev) -> Vec<ProblemKind> {
+    let rep = fsck(dev).unwrap();
+    rep.problems.iter().map(|p| p.kind).collect()
+}
+
+#[test]
+fn a_clean_image_is_clean_and_the_report_serialises() {
+    let (mut dev, ..) = image();
+    let before = dev.stats().user_sectors_written;
+    let rep = fsck(&mut dev).unwrap();
+    assert!(rep.is_clean(), "{rep}");
+    assert_eq!(dev.stats().user_sectors_written, before, "fsck wrote");
+    assert_eq!((rep.counts.directories, rep.counts.regular_files), (2, 3));
+    assert_eq!(
+        rep.counts.blocks_used,
+        2 + 1 + 1 + 1,
+        "a, b, the root's and d's directory blocks"
+    );
+    let json = serde_json::to_string(&rep).unwrap();
+    assert!(json.contains("\"problems\":[]"), "{json}");
+}
+
+#[test]
+fn bitmap_damage_is_reported() {
+    let (mut dev, a, ..) = image();
+    let s = sb(&mut dev);
+    let used = inode(&mut dev, a).direct[0];
+    flip_bit(&mut dev, s.block_bitmap_start, u64::from(used));
+    assert_eq!(kinds(&mut dev), vec![ProblemKind::BlockBitmap]);
+    flip_bit(&mut dev, s.block_bitmap_start, u64::from(used));
+    flip_bit(
+        &mut dev,
+        s.block_bitmap_start,
+        u64::from(s.total_blocks - 1),
+    );
+    let rep = fsck(&mut dev).unwrap();
+    assert_eq!(rep.problems.len(), 1, "{rep}");
+    assert!(rep.problems[0].message.contains("leaked"), "{rep}");
+}
+
+#[test]
+fn inode_and_link_damage_is_reported() {
+    let (mut dev, a, b, d) = image();
+    let s = sb(&mut dev);
+    edit_inode(&mut dev, a, |i| i.nlink = 2);
+    assert_eq!(kinds(&mut dev), vec![ProblemKind::LinkCount]);
+    edit_inode(&mut dev, a, |i| i.nlink = 1);
+    // Two files share a block.
+    let shared = inode(&mut dev, a).direct[0];
+    let own = inode(&mut dev, b).direct[0];
+    edit_inode(&mut dev, b, |i| i.direct[0] = shared);
+    let k = kinds(&mut dev);
+    assert!(
+        k.contains(&ProblemKind::DuplicateBlock) && k.contains(&ProblemKind::BlockBitmap),
+        "{k:?}"
+    );
+    edit_inode(&mut dev, b, |i| i.direct[0] = s.total_blocks + 5);
+    assert!(kinds(&mut dev).contains(&ProblemKind::Pointer));
+    edit_inode(&mut dev, b, |i| i.direct[0] = own);
+    // A size shorter than the mapped blocks.
+    edit_inode(&mut dev, a, |i| i.size = 10);
+    assert_eq!(kinds(&mut dev), vec![ProblemKind::Size]);
+    edit_inode(&mut dev, a, |i| i.size = 5000);
+    // A directory claiming an enormous size: reported, not walked.
+    edit_inode(&mut dev, d, |i| i.size = 1 << 50);
+    assert!(kinds(&mut dev).contains(&ProblemKind::Size));
+    edit_inode(&mut dev, d, |i| i.size = 4096);
+    // A directory whose `..` is wrong.
+    edit_inode(&mut dev, d, |i| i.parent = a);
+    assert_eq!(kinds(&mut dev), vec![ProblemKind::Directory]);
+    edit_inode(&mut dev, d, |i| i.parent = ROOT_INO);
+    // An inode whose CRC is broken.
+    let (blk, off) = s.inode_location(b);
+    let mut raw = block(&mut dev, blk);
+    raw[off + 20] ^= 1;
+    put(&mut dev, blk, &raw);
+    let k = kinds(&mut dev);
+    assert!(k.contains(&ProblemKind::Inode), "{k:?}");
+    raw[off + 20] ^= 1;
+    put(&mut dev, blk, &raw);
+    // A file whose inode bit is clear: the entry dangles.
+    flip_bit(&mut dev, s.inode_bitmap_start, u64::from(b));
+    let k = kinds(&mut dev);
+    assert!(k.contains(&ProblemKind::DanglingEntry), "{k:?}");
+    flip_bit(&mut dev, s.inode_bitmap_start, u64::from(b));
+    assert!(fsck(&mut dev).unwrap().is_clean());
+}
+
+#[test]
+fn directory_damage_is_reported() {
+    let (mut dev, ..) = image();
+    let root = inode(&mut dev, ROOT_INO).direct[0];
+    let mut b = block(&mut dev, root);
+    b[4] = 3; // rec_len of the first record: not a multiple of 4
+    put(&mut dev, root, &b);
+    assert!(kinds(&mut dev).contains(&ProblemKind::Directory));
+    // Every inode the broken block named is now unreachable.
+    let rep = fsck(&mut dev).unwrap();
+    assert!(
+        rep.problems
+            .iter()
+            .any(|p| p.kind == ProblemKind::Unreachable),
+        "{rep}"
+    );
+    // Mount still works; the broken directory is an error, not a panic.
+    let mut fs = Fs::mount(dev, opts(CommitMode::Log)).unwrap();
+    assert!(fs.lookup(ROOT, b"a").is_err());
+    assert!(fs.readdir_all(ROOT).is_err());
+    assert!(fs.create(ROOT, b"new", 0o100644, U).is_err());
+}
+
+#[test]
+fn orphans_are_listed_not_reported() {
+    let mut fs = fresh(CONFIGS[2]);
+    let f = fs.create(ROOT, b"f", 0o100644, U).unwrap().ino;
+    fs.write(f, 0, &[5u8; 9000]).unwrap();
+    fs.unlink(ROOT, b"f").unwrap();
+    let rep = fs.fsck().unwrap();
+    assert!(rep.is_clean(), "{rep}");
+    assert_eq!(rep.orphans, vec![f as u32]);
+    assert_eq!(
+        rep.counts.blocks_used,
+        3 + 1,
+        "the orphan's blocks and the root's"
+    );
+}
+
+#[test]
+fn a_pending_log_step_is_checked_as_replayed() {
+    // Write a commit record by hand that moves file `b`'s inode block to
+    // a state where `b` has nlink 7: fsck must see the replayed state.
+    let (mut dev, _, b, _) = image();
+    let s = sb(&mut dev);
+    let (blk, off) = s.inode_location(b);
+    let mut img = block(&mut dev, blk);
+    let mut i = Inode::decode(b, &img[off..off + INODE_SIZE]).unwrap();
+    i.nlink = 7;
+    i.encode(&mut img[off..off + INODE_SIZE]);
+    put(&mut dev, s.log_start + 1, &img);
+    let hdr = fs::logfmt::LogHeader {
+        seq: 99,
+        blocks: vec![blk],
+    };
+    put(&mut dev, s.log_start, &hdr.encode());
+    let rep = fsck(&mut dev).unwrap();
+    assert!(rep.log_replay_pending);
+    assert_eq!(
+        rep.problems.iter().map(|p| p.kind).collect::<Vec<_>>(),
+        vec![ProblemKind::LinkCount],
+        "{rep}"
+    );
+    // Mount replays it.
+    let mut fs = Fs::mount(dev, opts(CommitMode::Xlog)).unwrap();
+    assert_eq!(fs.getattr(u64::from(b)).unwrap().nlink, 7);
+    let dev = fs.into_device();
+    let mut dev = dev;
+    assert!(!fsck(&mut dev).unwrap().log_replay_pending);
+    // A header naming blocks outside the home regions is a problem.
+    let bad = fs::logfmt::LogHeader {
+        seq: 100,
+        blocks: vec![s.log_start + 1],
+    };
+    put(&mut dev, s.log_start, &bad.encode());
+    assert!(kinds(&mut dev).contains(&ProblemKind::Log));
+    assert!(Fs::mount(dev, opts(CommitMode::Log)).is_err());
+}
+
+/// Garbage in random metadata blocks: fsck reports, mount may refuse, and
+/// nothing panics — neither they nor a few calls on what mounted.
+#[test]
+fn garbage_never_panics() {
+    let mut rng = Pcg64::seed_from_u64(77);
+    for _ in 0..60 {
+        let (mut dev, ..) = image();
+        let s = sb(&mut dev);
+        for _ in 0..rng.gen_range(1..4) {
+            let b = rng.gen_range(0..s.data_start + 8);
+            let mut img = block(&mut dev, b);
+            match rng.gen_range(0..3) {
+                0 => rng.fill(&mut img[..]),
+                1 => {
+                    for _ in 0..8 {
+                        let i = rng.gen_range(0..4096);
+                        img[i] = rng.gen();
+                    }
+                }
+                _ => {
+                    let at = rng.gen_range(0..1024) * 4;
+                    put_u32_at(&mut img, at, rng.gen());
+                }
+            }
+            put(&mut dev, b, &img);
+        }
+        let rep = fsck(&mut dev).unwrap();
+        let _ = rep.to_string();
+        if let Ok(mut fs) = Fs::mount(dev, opts(CommitMode::Log)) {
+            let _ = fs.readdir_all(ROOT);
+            for n in [&b"a"[..], b"b", b"d", b"new"] {
+                if let Ok(a) = fs.lookup(ROOT, n) {
+                    let _ = fs.read(a.ino, 0, 10_000);
+                    let _ = fs.readdir_all(a.ino);
+                    let _ = fs.write(a.ino, 3, b"xyz");
+                    let _ = fs.setattr(
+                        a.ino,
+                        &fs::SetAttr {
+                            size: Some(1),
+                            ..Default::default()
+                        },
+                    );
+                }
+            }
+            let _ = fs.create(ROOT, b"new", 0o100644, U);
+            let _ = fs.unlink(ROOT, b"a");
+            let _ = fs.rename(ROOT, b"b", ROOT, b"d", 0);
+            let _ = fs.rmdir(ROOT, b"d");
+            let _ = fs.fsck();
+        }
+    }
+}
+
+#[test]
+fn mkfs_on_a_used_device_starts_over() {
+    let (mut dev, ..) = image();
+    mkfs(&mut dev, &MkfsOptions::default()).unwrap();
+    let rep = fsck(&mut dev).unwrap();
+    assert!(rep.is_clean(), "{rep}");
+    assert_eq!(rep.counts.inodes_used, 1);
+    let mut fs = Fs::mount(dev, opts(CommitMode::Group)).unwrap();
+    assert_eq!(fs.readdir_all(ROOT).unwrap().len(), 2);
+}
