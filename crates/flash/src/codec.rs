@@ -76,6 +76,12 @@ impl Field {
         buf[self.offset..self.offset + N].copy_from_slice(&value);
     }
 
+    /// The byte at this 1-byte field.
+    #[inline]
+    pub fn get_u8(self, buf: &[u8]) -> u8 {
+        u8::from_le_bytes(self.get(buf))
+    }
+
     /// The little-endian `u16` at this 2-byte field.
     #[inline]
     pub fn get_u16(self, buf: &[u8]) -> u16 {
@@ -92,6 +98,12 @@ impl Field {
     #[inline]
     pub fn get_u64(self, buf: &[u8]) -> u64 {
         u64::from_le_bytes(self.get(buf))
+    }
+
+    /// Writes `value` into this 1-byte field.
+    #[inline]
+    pub fn put_u8(self, buf: &mut [u8], value: u8) {
+        self.put(buf, [value]);
     }
 
     /// Writes `value` little-endian into this 2-byte field.
@@ -112,6 +124,18 @@ impl Field {
         self.put(buf, value.to_le_bytes());
     }
 
+    /// The little-endian two's-complement `i64` at this 8-byte field.
+    #[inline]
+    pub fn get_i64(self, buf: &[u8]) -> i64 {
+        i64::from_le_bytes(self.get(buf))
+    }
+
+    /// Writes `value` little-endian (two's complement) into this 8-byte field.
+    #[inline]
+    pub fn put_i64(self, buf: &mut [u8], value: i64) {
+        self.put(buf, value.to_le_bytes());
+    }
+
     /// CRC32C of every byte of `record` before this field, followed by
     /// `then` (the data a record describes, or nothing): the checksum of the
     /// structures whose CRC field comes after what it covers.
@@ -119,6 +143,12 @@ impl Field {
     pub fn prefix_crc(self, record: &[u8], then: &[u8]) -> u32 {
         crc32c::crc32c_append(crc32c::crc32c(&record[..self.offset]), then)
     }
+}
+
+/// The table as (name, offset, size) rows, the form the document tests
+/// compare with docs/FORMAT.md (`formatdoc::assert_fields`).
+pub fn rows(table: &[Field]) -> Vec<(&'static str, usize, usize)> {
+    table.iter().map(|f| (f.name, f.offset, f.size)).collect()
 }
 
 /// Checks that `fields`, in order, tile a structure of `len` bytes exactly.

@@ -3,7 +3,7 @@
 //! drifted from its design doc; ours cannot).
 
 use formatdoc::{assert_fields, field, section};
-use fs::codec::triples;
+use fs::codec::rows;
 use fs::dir::{DIRENT_FIELDS, D_HEADER};
 use fs::inode::INODE_FIELDS;
 use fs::layout::{
@@ -14,7 +14,7 @@ use fs::logfmt::{LOG_HEADER_FIELDS, LOG_MAGIC_VALUE, L_BLOCKS};
 
 #[test]
 fn superblock_table_matches() {
-    assert_fields("### 7.2 Superblock", &triples(SUPERBLOCK_FIELDS));
+    assert_fields("### 7.2 Superblock", &rows(SUPERBLOCK_FIELDS));
     assert_eq!(SUPERBLOCK_FIELDS.last().unwrap().end(), SB_LEN);
     assert_eq!(&SB_MAGIC_VALUE, b"SCFTLFS\0");
     assert!(field("### 7.2", "magic")
@@ -24,7 +24,7 @@ fn superblock_table_matches() {
 
 #[test]
 fn log_header_table_matches() {
-    assert_fields("### 7.3 Log header", &triples(LOG_HEADER_FIELDS));
+    assert_fields("### 7.3 Log header", &rows(LOG_HEADER_FIELDS));
     let blocks = field("### 7.3", "blocks");
     assert_eq!(blocks.offset_num(), Some(L_BLOCKS));
     assert_eq!(blocks.size, "4 × count");
@@ -34,7 +34,7 @@ fn log_header_table_matches() {
 
 #[test]
 fn inode_table_matches() {
-    assert_fields("### 7.4 Inode", &triples(INODE_FIELDS));
+    assert_fields("### 7.4 Inode", &rows(INODE_FIELDS));
     assert_eq!(INODE_FIELDS.last().unwrap().end(), INODE_SIZE);
     assert!(section("### 7.4").contains(&format!("({INODE_SIZE} bytes)")));
     assert_eq!(field("### 7.4", "direct").size_num(), Some(4 * NDIRECT));
@@ -45,7 +45,7 @@ fn inode_table_matches() {
 
 #[test]
 fn directory_record_table_matches() {
-    assert_fields("### 7.5 Directory block", &triples(DIRENT_FIELDS));
+    assert_fields("### 7.5 Directory block", &rows(DIRENT_FIELDS));
     let name = field("### 7.5", "name");
     assert_eq!(name.offset_num(), Some(D_HEADER));
     assert_eq!(name.size, "name_len");

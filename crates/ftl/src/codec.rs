@@ -18,7 +18,7 @@ use crate::device::{FtlError, Result};
 
 /// One fixed-size field of an encoded structure: the flash crate's codec,
 /// shared so the whole stack has one little-endian field type.
-pub use flash::codec::Field;
+pub use flash::codec::{rows, Field};
 
 /// Declares the field table of one structure as a module: the [`Field`]
 /// constants as written, plus `TABLE`, every one of them in order, so the
@@ -56,12 +56,6 @@ macro_rules! field_table {
     };
 }
 pub(crate) use field_table;
-
-/// The table as (name, offset, size) rows, the form the document tests
-/// compare with docs/FORMAT.md.
-pub fn rows(table: &[Field]) -> Vec<(&'static str, usize, usize)> {
-    table.iter().map(|f| (f.name, f.offset, f.size)).collect()
-}
 
 /// Checks the frame of a versioned encoding (the configurations in the
 /// label): exactly `len` bytes, and `version` holding `supported`. The
