@@ -20,7 +20,7 @@ use ftl::{BlockDevice, Lba};
 
 use crate::alloc::AllocState;
 use crate::attr::{Attr, StatFs};
-use crate::cache::{Cache, Tx};
+
 use crate::error::{corrupt, FsError, Result};
 use crate::fsck::{fsck, FsckReport};
 use crate::inode::{FileType, Inode};
@@ -105,24 +105,7 @@ impl<D: BlockDevice> Fs<D> {
             Ok(v) => v,
             Err(error) => return Err(MountError { error, device: dev }),
         };
-        let spb = BLOCK_SIZE / dev.sector_size();
-        let st = Store {
-            sector_size: dev.sector_size(),
-            spb,
-            dev,
-            sb,
-            cache: Cache::new(opts.cache_blocks),
-            tx: Tx::default(),
-            mode: opts.mode,
-            mutant,
-            budget,
-            log_seq: 0,
-            unflushed: false,
-            poisoned: None,
-            stats: FsStats::default(),
-            alloc: AllocState::default(),
-            alloc_at_step_start: AllocState::default(),
-        };
+        let st = Store::new(dev, sb, opts.cache_blocks, opts.mode, mutant, budget);
         let mut fs = Fs {
             st,
             clock: opts.clock,

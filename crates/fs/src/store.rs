@@ -93,6 +93,36 @@ pub struct Store<D> {
 }
 
 impl<D: BlockDevice> Store<D> {
+    /// A store over `dev` with an empty cache and step, before any block is
+    /// read: what mount and fsck both start from.
+    pub fn new(
+        dev: D,
+        sb: Superblock,
+        cache_blocks: usize,
+        mode: CommitMode,
+        mutant: Option<FsMutant>,
+        budget: Budget,
+    ) -> Store<D> {
+        let sector_size = dev.sector_size();
+        Store {
+            spb: crate::layout::BLOCK_SIZE / sector_size,
+            sector_size,
+            dev,
+            sb,
+            cache: Cache::new(cache_blocks),
+            tx: Tx::default(),
+            mode,
+            mutant,
+            budget,
+            log_seq: 0,
+            unflushed: false,
+            poisoned: None,
+            stats: FsStats::default(),
+            alloc: AllocState::default(),
+            alloc_at_step_start: AllocState::default(),
+        }
+    }
+
     /// The first sector of block `b`.
     pub fn lba(&self, b: u32) -> Lba {
         Lba(u64::from(b) * self.spb as u64)

@@ -26,13 +26,11 @@ use std::collections::HashMap;
 
 use ftl::{BlockDevice, DeviceStats, FtlError, Lba};
 
-use crate::alloc::AllocState;
-use crate::cache::{Cache, Tx};
 use crate::error::Result;
 use crate::layout::{Superblock, BLOCK_SIZE};
 use crate::logfmt::LogHeader;
 use crate::mode::CommitMode;
-use crate::store::{Budget, FsStats, Store};
+use crate::store::{Budget, Store};
 
 pub use report::{FsckCounts, FsckReport, Problem, ProblemKind};
 
@@ -157,26 +155,11 @@ pub fn fsck<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<FsckReport> {
             }
         }
     }
-    let mut st = Store {
-        dev: ro,
-        sb: sb.clone(),
-        sector_size: ss,
-        spb,
-        cache: Cache::new(4096),
-        tx: Tx::default(),
-        mode: CommitMode::Log,
-        mutant: None,
-        budget: Budget {
-            sectors: 0,
-            blocks: 0,
-        },
-        log_seq: 0,
-        unflushed: false,
-        poisoned: None,
-        stats: FsStats::default(),
-        alloc: AllocState::default(),
-        alloc_at_step_start: AllocState::default(),
+    let budget = Budget {
+        sectors: 0,
+        blocks: 0,
     };
+    let mut st = Store::new(ro, sb.clone(), 4096, CommitMode::Log, None, budget);
     check::check(&mut st, &mut rep)?;
     Ok(rep)
 }
