@@ -38,7 +38,10 @@ pub struct FsckArgs {
 /// Whether block 0 of `dev` holds a valid superblock.
 fn has_file_system(dev: &mut dyn BlockDevice) -> bool {
     let ss = dev.sector_size();
-    if ss == 0 || fs::BLOCK_SIZE % ss != 0 || dev.num_sectors() < (fs::BLOCK_SIZE / ss) as u64 {
+    if ss == 0
+        || !fs::BLOCK_SIZE.is_multiple_of(ss)
+        || dev.num_sectors() < (fs::BLOCK_SIZE / ss) as u64
+    {
         return false;
     }
     let mut b0 = vec![0u8; fs::BLOCK_SIZE];
