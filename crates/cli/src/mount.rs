@@ -41,11 +41,22 @@ fn parse_mode(s: &str) -> Result<CommitMode, String> {
 }
 
 pub fn run(a: &MountArgs) -> Result<(), CliError> {
-    if !a.mountpoint.is_dir() {
-        return Err(CliError::usage(format!(
-            "{}: the mount point must be an existing directory",
-            a.mountpoint.display()
-        )));
+    match std::fs::metadata(&a.mountpoint) {
+        Ok(m) if m.is_dir() => {}
+        // ENOTCONN: a FUSE mount whose process died.
+        Err(e) if e.raw_os_error() == Some(107) => {
+            return Err(CliError::runtime(format!(
+                "{}: a dead FUSE mount is still there ({e}); remove it with `fusermount3 -u {}`",
+                a.mountpoint.display(),
+                a.mountpoint.display()
+            )))
+        }
+        _ => {
+            return Err(CliError::usage(format!(
+                "{}: the mount point must be an existing directory",
+                a.mountpoint.display()
+            )))
+        }
     }
     let opened = image::open(&a.image, false)?;
     let ftl_kind = opened.summary.kind;
