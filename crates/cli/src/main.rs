@@ -1,19 +1,24 @@
 //! `scftl`: the command-line front end.
 //!
 //! What it is: `format` (create a persistent flash image holding an FTL),
-//! `info` (describe one), `serve` (recover one and export it over NBD), and
+//! `info` (describe one), `serve` (recover one and export it over NBD),
+//! `mkfs`, `mount` (FUSE) and `fsck` for the file system on an image, and
 //! the checker and benchmark front ends.
 //!
 //! What it promises: every failure is a message that says what to do and a
 //! documented exit code (see error.rs); `serve` flushes before it exits on
-//! SIGINT, SIGTERM or SIGHUP.
+//! SIGINT, SIGTERM or SIGHUP; `mount` unmounts and flushes on them.
 //!
 //! What it must never do: overwrite an existing image without `--force`, or
-//! write to an image served with `--read-only`.
+//! write to an image served with `--read-only`, replace a file system
+//! without `--force`, or write to an image it checks with `fsck`.
 
 mod error;
+mod fscmd;
+mod fuse;
 mod image;
 mod info;
+mod mount;
 mod serve;
 mod size;
 
@@ -57,6 +62,23 @@ enum Command {
                       Stop with Ctrl-C or SIGTERM: the server flushes before it exits."
     )]
     Serve(serve::ServeArgs),
+    /// Make the file system on an image (any FTL); refuses to replace one
+    /// without --force.
+    #[command(
+        after_help = "Example:\n  scftl format disk.img --size 256MiB && scftl mkfs disk.img"
+    )]
+    Mkfs(fscmd::MkfsArgs),
+    /// Mount an image's file system through FUSE, in the foreground, until
+    /// it is unmounted or interrupted (both flush before exit).
+    #[command(
+        after_help = "Examples:\n  scftl mount disk.img /mnt/scftl --mode group\n  \
+                      scftl mount async.img /mnt/scftl --mode log\n\
+                      Unmount with `fusermount3 -u MOUNTPOINT` (or umount, as root) or Ctrl-C."
+    )]
+    Mount(mount::MountArgs),
+    /// Check an image's file system without writing to it; exits 1 when it
+    /// is inconsistent.
+    Fsck(fscmd::FsckArgs),
     /// Run the crash-consistency checker: cut power at flash commands and
     /// compare what recovery returns with the FTL's contract.
     Crashtest(crashcheck::CrashtestArgs),
@@ -152,6 +174,9 @@ fn main() -> ExitCode {
         Command::Format(a) => run_format(a),
         Command::Info(a) => info::run(&a.image, a.json),
         Command::Serve(a) => serve::run(a),
+        Command::Mkfs(a) => fscmd::run_mkfs(a),
+        Command::Mount(a) => mount::run(a),
+        Command::Fsck(a) => fscmd::run_fsck(a),
         // The checker prints its own report and chooses its exit code.
         Command::Crashtest(a) => return crashcheck::run(a),
         Command::Bench(b) => return bench::run(b),

@@ -1,0 +1,183 @@
+//! `scftl mount`: recover an image, mount its file system in a commit mode
+//! and serve it through FUSE in the foreground until it is unmounted.
+//!
+//! Invariants: a mode the device cannot make crash safe is refused before
+//! anything is mounted; the image stays locked by this process while
+//! mounted (a second mount fails on the lock); on unmount, SIGINT, SIGTERM
+//! or SIGHUP the kernel mount is removed first (so no request can arrive
+//! after), then the file system is unmounted (flushed) and the device
+//! flushed before exit.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use fs::{CommitMode, MountOptions};
+use fuser::{Config, MountOption, Session};
+
+use crate::error::CliError;
+use crate::fuse::{FuseFs, Shared};
+use crate::image;
+
+#[derive(clap::Args)]
+pub struct MountArgs {
+    /// Image holding a file system (made by `scftl mkfs`).
+    pub image: PathBuf,
+    /// Empty directory to mount it on.
+    pub mountpoint: PathBuf,
+    /// Commit mode: log (write-ahead log; any FTL), xlog (no log, a flush per
+    /// call; scftl FTL only) or group (calls grouped into the device's epoch;
+    /// scftl FTL only). Default: group on an scftl image, log otherwise.
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: Option<CommitMode>,
+    /// group mode: flush after this many milliseconds without a change
+    /// (0: only when the epoch fills, on fsync/sync and at unmount).
+    #[arg(long, default_value_t = 5000, value_name = "N")]
+    pub idle_flush_ms: u64,
+}
+
+fn parse_mode(s: &str) -> Result<CommitMode, String> {
+    CommitMode::parse(s).map_err(|e| e.to_string())
+}
+
+pub fn run(a: &MountArgs) -> Result<(), CliError> {
+    match std::fs::metadata(&a.mountpoint) {
+        Ok(m) if m.is_dir() => {}
+        // ENOTCONN: a FUSE mount whose process died.
+        Err(e) if e.raw_os_error() == Some(107) => {
+            return Err(CliError::runtime(format!(
+                "{}: a dead FUSE mount is still there ({e}); remove it with `fusermount3 -u {}`",
+                a.mountpoint.display(),
+                a.mountpoint.display()
+            )))
+        }
+        _ => {
+            return Err(CliError::usage(format!(
+                "{}: the mount point must be an existing directory",
+                a.mountpoint.display()
+            )))
+        }
+    }
+    let opened = image::open(&a.image, false)?;
+    let ftl_kind = opened.summary.kind;
+    let mode = a
+        .mode
+        .unwrap_or(if CommitMode::Group.allowed_on(Some(ftl_kind)) {
+            CommitMode::Group
+        } else {
+            CommitMode::Log
+        });
+    let mut opts = MountOptions::new(mode);
+    opts.idle_flush = (a.idle_flush_ms > 0).then(|| Duration::from_millis(a.idle_flush_ms));
+    let fs = fs::Fs::mount(opened.device, opts).map_err(|e| {
+        let msg = format!("{}: cannot mount: {}", a.image.display(), e.error);
+        // The device comes back unchanged; dropping it releases the lock.
+        drop(e.device);
+        match e.error {
+            fs::FsError::ModeNotAllowed { .. } | fs::FsError::StepTooSmall { .. } => {
+                CliError::usage(msg)
+            }
+            fs::FsError::NotFormatted(_) => CliError::runtime(format!(
+                "{msg} (make one with `scftl mkfs {}`)",
+                a.image.display()
+            )),
+            _ => CliError::runtime(msg),
+        }
+    })?;
+    let shared = Shared::new(fs);
+
+    let mut config = Config::default();
+    config.mount_options = vec![
+        MountOption::FSName(format!("scftl:{}", a.image.display())),
+        MountOption::Subtype("scftl".into()),
+        MountOption::DefaultPermissions,
+        MountOption::RW,
+    ];
+    let session = match Session::new(FuseFs::new(shared.clone()), &a.mountpoint, &config) {
+        Ok(s) => s,
+        Err(e) => {
+            let flushed = unmount_fs(&shared, &a.image);
+            return Err(CliError::runtime(format!(
+                "cannot mount on {}: {e}{}",
+                a.mountpoint.display(),
+                flushed.err().map_or(String::new(), |f| format!("; {f}"))
+            )));
+        }
+    };
+    serve(session, &shared, a, mode)?;
+    unmount_fs(&shared, &a.image)?;
+    eprintln!("scftl: unmounted and flushed {}", a.image.display());
+    Ok(())
+}
+
+/// Runs the session until the kernel mount goes away, with the idle-flush
+/// timer and the signal handler around it.
+fn serve(
+    mut session: Session<FuseFs>,
+    shared: &Shared,
+    a: &MountArgs,
+    mode: CommitMode,
+) -> Result<(), CliError> {
+    let mut unmounter = session.unmount_callable();
+    let mountpoint = a.mountpoint.clone();
+    ctrlc::set_handler(move || {
+        eprintln!("scftl: signal: unmounting {}", mountpoint.display());
+        if let Err(e) = unmounter.unmount() {
+            eprintln!(
+                "scftl: cannot unmount {}: {e} (is it busy? retry or use `fusermount3 -u -z`)",
+                mountpoint.display()
+            );
+        }
+    })
+    .map_err(|e| CliError::runtime(format!("cannot install the signal handler: {e}")))?;
+
+    // The idle flush of group mode; harmless (a no-op tick) in the others.
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    let timer = {
+        let shared = shared.clone();
+        let period = Duration::from_millis((a.idle_flush_ms / 4).clamp(10, 250));
+        std::thread::Builder::new()
+            .name("idle-flush".into())
+            .spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stop_rx.recv_timeout(period) {
+                    if let Some(e) = shared.tick() {
+                        eprintln!("scftl: idle flush failed: {e}");
+                    }
+                }
+            })
+            .map_err(|e| CliError::runtime(format!("cannot start the flush timer: {e}")))?
+    };
+
+    eprintln!(
+        "scftl: mounted {} on {} ({} mode); unmount with `fusermount3 -u {}` or Ctrl-C",
+        a.image.display(),
+        a.mountpoint.display(),
+        mode,
+        a.mountpoint.display()
+    );
+    let result = session.run();
+    drop(stop_tx);
+    let _ = timer.join();
+    result.map_err(|e| CliError::runtime(format!("the FUSE session failed: {e}")))
+}
+
+/// Unmounts the file system (freeing unlinked inodes still open, flushing)
+/// and flushes the device; dropping it then releases the image lock.
+fn unmount_fs(shared: &Shared, image: &Path) -> Result<(), CliError> {
+    let Some(fs) = shared.take() else {
+        return Ok(());
+    };
+    let mut dev = fs.unmount().map_err(|e| {
+        CliError::runtime(format!(
+            "{}: final flush failed: {}; calls since the last flush may be lost",
+            image.display(),
+            e.error
+        ))
+    })?;
+    dev.flush().map_err(|e| {
+        CliError::runtime(format!(
+            "{}: final device flush failed: {e}",
+            image.display()
+        ))
+    })
+}

@@ -1,0 +1,373 @@
+//! `scftl mkfs`, `mount` and `fsck` with real programs on a FUSE mount:
+//! files, directories, rename over a file, `cp -a`, `tar x`, and SQLite
+//! transactions, in every commit mode; then unmount, fsck and remount.
+//! Skipped (with a visible message) without /dev/fuse or fusermount3.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::{have, run_ok, run_with_deadline, scftl, SCFTL};
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+fn fuse_available(test: &str) -> bool {
+    if !Path::new("/dev/fuse").exists() {
+        eprintln!("SKIP: {test}: /dev/fuse is missing");
+        return false;
+    }
+    have("fusermount3", test)
+}
+
+/// A running `scftl mount`; dropping it unmounts lazily and kills it.
+struct Mounted {
+    child: Child,
+    mountpoint: PathBuf,
+    log: mpsc::Receiver<String>,
+}
+
+impl Mounted {
+    fn start(image: &Path, mountpoint: &Path, mode: &str) -> Mounted {
+        let mut child = Command::new(SCFTL)
+            .arg("mount")
+            .arg(image)
+            .arg(mountpoint)
+            .args(["--mode", mode, "--idle-flush-ms", "200"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn scftl mount");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut m = Mounted {
+            child,
+            mountpoint: mountpoint.to_path_buf(),
+            log: rx,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = Vec::new();
+        loop {
+            match m.log.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) if line.contains("scftl: mounted") => return m,
+                Ok(line) => seen.push(line),
+                Err(_) => {}
+            }
+            if let Some(s) = m.child.try_wait().unwrap() {
+                while let Ok(l) = m.log.try_recv() {
+                    seen.push(l);
+                }
+                panic!(
+                    "scftl mount exited ({s}) before mounting:\n{}",
+                    seen.join("\n")
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "scftl mount did not mount within 30 s:\n{}",
+                seen.join("\n")
+            );
+        }
+    }
+
+    /// Unmounts with fusermount3 and expects a clean exit 0.
+    fn unmount(mut self) {
+        run_ok(
+            Command::new("fusermount3").arg("-u").arg(&self.mountpoint),
+            LIMIT,
+        );
+        self.wait_exit();
+    }
+
+    /// Sends `signal` and expects a clean exit 0.
+    fn stop_with(mut self, signal: &str) {
+        let pid = self.child.id().to_string();
+        run_ok(Command::new("kill").args([signal, &pid]), LIMIT);
+        self.wait_exit();
+    }
+
+    fn wait_exit(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(Instant::now() < deadline, "scftl mount did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut lines = Vec::new();
+        while let Ok(l) = self.log.recv_timeout(Duration::from_millis(500)) {
+            lines.push(l);
+        }
+        assert!(
+            status.success(),
+            "scftl mount exited with {status}:\n{}",
+            lines.join("\n")
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("unmounted and flushed")),
+            "no final flush reported:\n{}",
+            lines.join("\n")
+        );
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        // Also after the process died: a killed `scftl mount` leaves a dead
+        // mount behind.
+        let _ = Command::new("fusermount3")
+            .arg("-u")
+            .arg("-z")
+            .arg(&self.mountpoint)
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn sh(script: &str, cwd: &Path) -> String {
+    run_ok(
+        Command::new("sh").args(["-ec", script]).current_dir(cwd),
+        LIMIT,
+    )
+}
+
+/// A fresh scftl image of 256 MiB with a file system.
+fn image(dir: &Path, name: &str, ftl: &str) -> PathBuf {
+    let img = common::format(dir, name, &["--size", "256MiB", "--ftl", ftl]);
+    let out = scftl(&["mkfs", name], dir);
+    assert!(
+        out.status.success(),
+        "mkfs failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    img
+}
+
+fn fsck_clean(dir: &Path, name: &str) {
+    let out = scftl(&["fsck", name], dir);
+    assert!(
+        out.status.success(),
+        "fsck not clean:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+const SQLITE: &str = r#"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("create table t (k integer primary key, v text)")
+for i in range(200):
+    db.execute("begin"); db.execute("insert into t values (?, ?)", (i, "v%d" % i)); db.execute("commit")
+for i in range(200):
+    db.execute("begin"); db.execute("update t set v = ? where k = ?", ("u%d" % i, i)); db.execute("commit")
+assert db.execute("pragma integrity_check").fetchone()[0] == "ok"
+assert db.execute("select count(*) from t where v like 'u%'").fetchone()[0] == 200
+db.close()
+"#;
+
+fn workload_in_mode(mode: &str) {
+    let test = &format!("workload_{mode}");
+    if !fuse_available(test) || !have("python3", test) || !have("tar", test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    image(d, "fs.img", "scftl");
+    std::fs::create_dir(d.join("mnt")).unwrap();
+    // A small source tree for cp -a and tar.
+    sh(
+        "mkdir -p src/a/b src/c; for i in 1 2 3 4 5; do seq 1 $((i*2000)) > src/a/f$i; done; \
+         echo link > src/c/target; ln -s target src/c/sym; chmod 750 src/a/b; \
+         head -c 300000 /dev/urandom > src/a/b/big; tar cf tree.tar src",
+        d,
+    );
+
+    let m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), mode);
+    sh(
+        "echo hello > mnt/hello; test \"$(cat mnt/hello)\" = hello; \
+         mkdir -p mnt/dir/sub; echo old > mnt/dir/victim; echo new > mnt/dir/new; \
+         mv mnt/dir/new mnt/dir/victim; test \"$(cat mnt/dir/victim)\" = new; \
+         test ! -e mnt/dir/new; \
+         cp -a src mnt/copy; diff -r src mnt/copy; \
+         test \"$(readlink mnt/copy/c/sym)\" = target; \
+         test \"$(stat -c %a mnt/copy/a/b)\" = 750; \
+         mkdir mnt/untar; tar xf tree.tar -C mnt/untar; diff -r src mnt/untar/src; \
+         rm mnt/copy/a/f1; rmdir mnt/dir/sub; sync",
+        d,
+    );
+    run_ok(
+        Command::new("python3")
+            .args(["-c", SQLITE])
+            .arg(d.join("mnt/db.sqlite")),
+        LIMIT,
+    );
+    m.unmount();
+
+    fsck_clean(d, "fs.img");
+
+    // Everything is back after a remount; this time stop with SIGTERM.
+    let m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), mode);
+    sh(
+        "test \"$(cat mnt/hello)\" = hello; test \"$(cat mnt/dir/victim)\" = new; \
+         test ! -e mnt/dir/sub; test ! -e mnt/copy/a/f1; diff -r src/a/b mnt/copy/a/b; \
+         diff -r src mnt/untar/src",
+        d,
+    );
+    run_ok(
+        Command::new("python3")
+            .args([
+                "-c",
+                "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); \
+                 assert db.execute('pragma integrity_check').fetchone()[0]=='ok'; \
+                 assert db.execute('select count(*) from t').fetchone()[0]==200",
+            ])
+            .arg(d.join("mnt/db.sqlite")),
+        LIMIT,
+    );
+    m.stop_with("-TERM");
+    fsck_clean(d, "fs.img");
+}
+
+#[test]
+fn workload_log() {
+    workload_in_mode("log");
+}
+
+#[test]
+fn workload_xlog() {
+    workload_in_mode("xlog");
+}
+
+#[test]
+fn workload_group() {
+    workload_in_mode("group");
+}
+
+#[test]
+fn log_mode_on_async_image_and_xlog_refused() {
+    let test = "log_mode_on_async_image_and_xlog_refused";
+    if !fuse_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    image(d, "async.img", "async");
+    std::fs::create_dir(d.join("mnt")).unwrap();
+    for mode in ["xlog", "group"] {
+        let out = scftl(&["mount", "async.img", "mnt", "--mode", mode], d);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{mode}: {err}");
+        assert!(
+            err.contains("snapshot-consistent") && err.contains("mode log"),
+            "{mode}: unclear refusal: {err}"
+        );
+    }
+    // log works there.
+    let m = Mounted::start(&d.join("async.img"), &d.join("mnt"), "log");
+    sh("echo x > mnt/f; test \"$(cat mnt/f)\" = x", d);
+    m.stop_with("-INT");
+    fsck_clean(d, "async.img");
+}
+
+#[test]
+fn second_mount_refused_and_mkfs_needs_force() {
+    let test = "second_mount_refused_and_mkfs_needs_force";
+    if !fuse_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    image(d, "fs.img", "scftl");
+    std::fs::create_dir(d.join("mnt")).unwrap();
+    std::fs::create_dir(d.join("mnt2")).unwrap();
+    let m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), "group");
+    let out = scftl(&["mount", "fs.img", "mnt2"], d);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("in use by another process"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    sh("echo still > mnt/f", d);
+    m.unmount();
+
+    let out = scftl(&["mkfs", "fs.img"], d);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    // The refusal changed nothing.
+    let m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), "group");
+    sh("test \"$(cat mnt/f)\" = still", d);
+    m.unmount();
+    let out = scftl(&["mkfs", "fs.img", "--force"], d);
+    assert!(out.status.success());
+    let m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), "group");
+    sh("test ! -e mnt/f", d);
+    m.unmount();
+}
+
+#[test]
+fn fsck_json_parses_and_never_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let img = image(d, "fs.img", "scftl");
+    let before = std::fs::read(&img).unwrap();
+    let out = scftl(&["fsck", "fs.img", "--json"], d);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fsck --json is JSON");
+    assert_eq!(v["clean"], true);
+    assert_eq!(v["report"]["counts"]["directories"], 1);
+    assert_eq!(std::fs::read(&img).unwrap(), before, "fsck wrote the image");
+
+    // An image without a file system is inconsistent: exit 1.
+    common::format(d, "empty.img", &["--size", "64MiB"]);
+    let out = run_with_deadline(
+        Command::new(SCFTL)
+            .args(["fsck", "empty.img", "--json"])
+            .current_dir(d),
+        LIMIT,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fsck --json is JSON");
+    assert_eq!(v["clean"], false);
+}
+
+/// group mode's idle flush makes calls durable without an fsync: after
+/// `kill -9` of `scftl mount` (a crash for the file system), a file
+/// written more than the idle time earlier is there, and fsck is clean.
+#[test]
+fn group_idle_flush_survives_kill9() {
+    let test = "group_idle_flush_survives_kill9";
+    if !fuse_available(test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    image(d, "fs.img", "scftl");
+    std::fs::create_dir(d.join("mnt")).unwrap();
+    let mut m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), "group");
+    sh("mkdir mnt/d; seq 1 5000 > mnt/d/f", d);
+    // The idle time is 200 ms; the timer checks every 50 ms.
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = m.child.kill();
+    let _ = m.child.wait();
+    drop(m);
+    fsck_clean(d, "fs.img");
+    let m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), "group");
+    sh("seq 1 5000 | cmp - mnt/d/f", d);
+    m.unmount();
+}
