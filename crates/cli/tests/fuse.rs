@@ -5,13 +5,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{have, run_ok, run_with_deadline, scftl, SCFTL};
+use common::{have, run_ok, run_with_deadline, scftl, spawn_with_stderr_lines, SCFTL};
 
 const LIMIT: Duration = Duration::from_secs(120);
 
@@ -32,25 +31,14 @@ struct Mounted {
 
 impl Mounted {
     fn start(image: &Path, mountpoint: &Path, mode: &str) -> Mounted {
-        let mut child = Command::new(SCFTL)
-            .arg("mount")
-            .arg(image)
-            .arg(mountpoint)
-            .args(["--mode", mode, "--idle-flush-ms", "200"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn scftl mount");
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let mut cmd = Command::new(SCFTL);
+        cmd.arg("mount").arg(image).arg(mountpoint).args([
+            "--mode",
+            mode,
+            "--idle-flush-ms",
+            "200",
+        ]);
+        let (child, rx) = spawn_with_stderr_lines(cmd);
         let mut m = Mounted {
             child,
             mountpoint: mountpoint.to_path_buf(),

@@ -187,6 +187,29 @@ impl Inode {
         }
     }
 
+    /// A new inode of `kind` owned by `uid`/`gid`, all three times `now_ns`,
+    /// one link (two for a directory, counting its own `.`), no blocks.
+    pub fn new(
+        generation: u32,
+        kind: FileType,
+        perm: u32,
+        uid: u32,
+        gid: u32,
+        now_ns: i64,
+    ) -> Inode {
+        Inode {
+            kind: Some(kind),
+            perm: (perm & 0o7777) as u16,
+            nlink: if kind == FileType::Directory { 2 } else { 1 },
+            uid,
+            gid,
+            atime_ns: now_ns,
+            mtime_ns: now_ns,
+            ctime_ns: now_ns,
+            ..Inode::free(generation)
+        }
+    }
+
     /// The inode's type; a free inode reads as an error (callers only ask
     /// about allocated inodes).
     pub fn file_type(&self) -> Result<FileType> {

@@ -84,15 +84,14 @@ pub fn mkfs<D: BlockDevice + ?Sized>(dev: &mut D, opts: &MkfsOptions) -> Result<
         w.put(sb.block_bitmap_start + i, &b)?;
     }
     // Root directory: empty (`.` and `..` are not stored), its own parent.
-    let mut root = Inode::free(1);
-    root.kind = Some(FileType::Directory);
-    root.perm = 0o755;
-    root.nlink = 2;
-    root.uid = opts.root_uid;
-    root.gid = opts.root_gid;
-    root.atime_ns = now;
-    root.mtime_ns = now;
-    root.ctime_ns = now;
+    let mut root = Inode::new(
+        1,
+        FileType::Directory,
+        0o755,
+        opts.root_uid,
+        opts.root_gid,
+        now,
+    );
     root.parent = ROOT_INO;
     let (blk, off) = sb.inode_location(ROOT_INO);
     let mut b = vec![0u8; BLOCK_SIZE];

@@ -236,15 +236,7 @@ impl<D: BlockDevice> Fs<D> {
             let (blk, off) = fs.st.sb.inode_location(ino);
             let generation = Inode::next_generation(ino, &fs.st.meta(blk)?[off..off + INODE_SIZE]);
             let now = fs.now();
-            let mut inode = Inode::free(generation);
-            inode.kind = Some(kind);
-            inode.perm = (perm & 0o7777) as u16;
-            inode.nlink = if kind == FileType::Directory { 2 } else { 1 };
-            inode.uid = owner.uid;
-            inode.gid = owner.gid;
-            inode.atime_ns = now;
-            inode.mtime_ns = now;
-            inode.ctime_ns = now;
+            let mut inode = Inode::new(generation, kind, perm, owner.uid, owner.gid, now);
             inode.rdev = rdev;
             if kind == FileType::Directory {
                 inode.parent = pino;

@@ -109,6 +109,28 @@ pub fn format(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
     dir.join(name)
 }
 
+/// Spawns `cmd` with stdin and stdout closed and its stderr forwarded, line
+/// by line, to the returned receiver (so a test can wait for a line such as
+/// the listening address while the process runs).
+pub fn spawn_with_stderr_lines(mut cmd: Command) -> (Child, mpsc::Receiver<String>) {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"));
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
 /// A running `scftl serve`, killed (SIGKILL) when dropped.
 pub struct ServerProc {
     pub child: Child,
@@ -120,25 +142,12 @@ impl ServerProc {
     /// Starts `scftl serve IMAGE --listen 127.0.0.1:0 EXTRA` and waits for
     /// it to print the port it listens on.
     pub fn start(image: &Path, extra: &[&str]) -> ServerProc {
-        let mut child = Command::new(SCFTL)
-            .arg("serve")
+        let mut cmd = Command::new(SCFTL);
+        cmd.arg("serve")
             .arg(image)
             .args(["--listen", "127.0.0.1:0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn scftl serve");
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+            .args(extra);
+        let (mut child, rx) = spawn_with_stderr_lines(cmd);
         let deadline = Instant::now() + Duration::from_secs(60);
         let mut seen = Vec::new();
         loop {
