@@ -6,16 +6,19 @@
 //! references to inodes.
 //!
 //! Invariants:
-//! - An inode the kernel knows (lookup count > 0, the root excepted) is
-//!   held open in the file system once, so that unlinking it does not free
-//!   its number for reuse before the kernel's `forget` — the kernel
-//!   identifies inodes by number only. Each file `open`/`create` is one more
-//!   open, ended by its `release`; an unlinked inode is freed by the last of
-//!   these, or by the unmount.
+//! - The file system's lookup count of an inode ([`fs::Fs::hold`]) equals
+//!   the kernel's: every reply that hands the kernel an entry (lookup,
+//!   create, mknod, mkdir, symlink, link) holds one count, and `forget` /
+//!   `batch_forget` drop what the kernel says it dropped. The kernel
+//!   identifies inodes by number only, so an inode unlinked while the kernel
+//!   still knows it must keep its number (and blocks) until it is forgotten.
+//!   The root is never counted (the kernel never forgets it).
+//! - Each `open`/`create` is one open of the file system's, ended by its
+//!   `release`; an unlinked inode is freed by the last of its releases and
+//!   forgets, or by the unmount.
 //! - After the session ends, [`Shared::take`] hands the file system back
 //!   for a flushing unmount; requests that arrive later fail with `EIO`.
 
-use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -43,8 +46,6 @@ const TTL: Duration = Duration::from_secs(1);
 /// State shared between the FUSE session and the idle-flush timer.
 struct State {
     fs: Option<MountedFs>,
-    /// Kernel lookup count per inode.
-    lookups: HashMap<u64, u64>,
     /// Device errors already reported (the first few are printed).
     device_errors: u64,
 }
@@ -57,7 +58,6 @@ impl Shared {
     pub fn new(fs: MountedFs) -> Shared {
         Shared(Arc::new(Mutex::new(State {
             fs: Some(fs),
-            lookups: HashMap::new(),
             device_errors: 0,
         })))
     }
@@ -79,9 +79,7 @@ impl Shared {
 
     /// Takes the file system out for unmounting; later requests get `EIO`.
     pub fn take(&self) -> Option<MountedFs> {
-        let mut st = self.lock();
-        st.lookups.clear();
-        st.fs.take()
+        self.lock().fs.take()
     }
 }
 
@@ -112,21 +110,13 @@ impl FuseFs {
         })
     }
 
-    /// Notes one more kernel reference to `attr`'s inode, holding it open
-    /// on the first.
+    /// Notes one more kernel reference to `attr`'s inode (the reply that
+    /// hands it to the kernel must follow).
     fn remember(st: &mut State, attr: &Attr) -> Result<(), FsError> {
         if attr.ino == u64::from(fs::ROOT_INO) {
             return Ok(());
         }
-        let count = st.lookups.entry(attr.ino).or_insert(0);
-        *count += 1;
-        if *count == 1 {
-            if let Err(e) = fs_of(st).open(attr.ino) {
-                st.lookups.remove(&attr.ino);
-                return Err(e);
-            }
-        }
-        Ok(())
+        fs_of(st).hold(attr.ino, 1)
     }
 
     fn reply_entry(&self, reply: ReplyEntry, r: Result<Attr, Errno>) {
@@ -217,17 +207,11 @@ impl Filesystem for FuseFs {
     }
 
     fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
+        // `forget` has no reply; the default `batch_forget` calls this
+        // once per inode.
         let mut st = self.shared.lock();
-        let Some(count) = st.lookups.get_mut(&ino.0) else {
-            return;
-        };
-        *count = count.saturating_sub(nlookup);
-        if *count > 0 {
-            return;
-        }
-        st.lookups.remove(&ino.0);
         if let Some(fs) = st.fs.as_mut() {
-            if let Err(e) = fs.release(ino.0) {
+            if let Err(e) = fs.forget(ino.0, nlookup) {
                 eprintln!("scftl: forget of inode {}: {e}", ino.0);
             }
         }

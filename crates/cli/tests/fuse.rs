@@ -375,3 +375,60 @@ fn group_idle_flush_survives_kill9() {
     sh("seq 1 5000 | cmp - mnt/d/f", d);
     m.unmount();
 }
+
+/// Unlinks a file while it is open, then keeps writing and reading it
+/// through the descriptor: its blocks and inode number stay taken (a new
+/// file gets another number) until the close, after which the kernel's
+/// forget frees them and statfs shows every block free again.
+const UNLINK_OPEN: &str = r#"
+import os, sys, time
+mnt = sys.argv[1]
+def free():
+    return os.statvfs(mnt).f_bfree
+# The root's first entry allocates its directory block; take it first.
+open(os.path.join(mnt, "keep"), "w").close()
+before = free()
+path = os.path.join(mnt, "victim")
+fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+chunk = bytes(range(256)) * 4096
+os.write(fd, chunk * 4)
+os.fsync(fd)
+ino = os.fstat(fd).st_ino
+os.unlink(path)
+assert not os.path.exists(path)
+os.pwrite(fd, chunk, 4 * len(chunk))
+assert os.pread(fd, len(chunk), len(chunk)) == chunk
+assert os.fstat(fd).st_size == 5 * len(chunk)
+with open(os.path.join(mnt, "other"), "wb") as f:
+    f.write(b"x")
+assert os.stat(os.path.join(mnt, "other")).st_ino != ino, "inode number reused while open"
+os.unlink(os.path.join(mnt, "other"))
+held = free()
+assert held <= before - 5 * len(chunk) // 4096, (before, held)
+os.close(fd)
+deadline = time.time() + 10
+while free() != before:
+    assert time.time() < deadline, ("blocks not freed after close", before, free())
+    time.sleep(0.05)
+"#;
+
+#[test]
+fn unlinked_open_file_lives_until_closed_and_forgotten() {
+    let test = "unlinked_open_file_lives_until_closed_and_forgotten";
+    if !fuse_available(test) || !have("python3", test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    image(d, "fs.img", "scftl");
+    std::fs::create_dir(d.join("mnt")).unwrap();
+    let m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), "group");
+    run_ok(
+        Command::new("python3")
+            .args(["-c", UNLINK_OPEN])
+            .arg(d.join("mnt")),
+        LIMIT,
+    );
+    m.unmount();
+    fsck_clean(d, "fs.img");
+}
