@@ -432,3 +432,60 @@ fn unlinked_open_file_lives_until_closed_and_forgotten() {
     m.unmount();
     fsck_clean(d, "fs.img");
 }
+
+/// Two commits of a small tree with git on the mount, then `git fsck` and
+/// `git log`; again after unmount, fsck and remount.
+fn git_in_mode(mode: &str) {
+    let test = &format!("git_{mode}");
+    if !fuse_available(test) || !have("git", test) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    image(d, "fs.img", if mode == "log" { "async" } else { "scftl" });
+    std::fs::create_dir(d.join("mnt")).unwrap();
+    let m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), mode);
+    let git = "git -c user.name=scftl -c user.email=scftl@example.com \
+               -c init.defaultBranch=main -c gc.auto=0";
+    sh(
+        &format!(
+            "mkdir mnt/repo; cd mnt/repo; {git} init -q; \
+             mkdir -p src/x docs; for i in 1 2 3 4 5 6; do seq 1 $((i*500)) > src/x/f$i; done; \
+             echo '# readme' > README; ln -s README link; head -c 100000 /dev/urandom > docs/blob; \
+             {git} add -A; {git} commit -q -m first; \
+             echo more >> README; rm src/x/f2; {git} add -A; {git} commit -q -m second; \
+             {git} fsck --full --strict; \
+             test \"$({git} log --format=%s | tr '\\n' ' ')\" = 'second first '; \
+             test -z \"$({git} status --porcelain)\""
+        ),
+        d,
+    );
+    m.unmount();
+    fsck_clean(d, "fs.img");
+    let m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), mode);
+    sh(
+        &format!(
+            "cd mnt/repo; {git} fsck --full --strict; \
+             test \"$({git} log --format=%s | tr '\\n' ' ')\" = 'second first '; \
+             test -z \"$({git} status --porcelain)\"; test ! -e src/x/f2; \
+             test \"$({git} show HEAD~1:src/x/f2 | wc -l)\" = 1000"
+        ),
+        d,
+    );
+    m.unmount();
+}
+
+#[test]
+fn git_log() {
+    git_in_mode("log");
+}
+
+#[test]
+fn git_xlog() {
+    git_in_mode("xlog");
+}
+
+#[test]
+fn git_group() {
+    git_in_mode("group");
+}
