@@ -1,0 +1,155 @@
+//! A running `scftl mount` for the FUSE tests, and the helpers around it:
+//! make an image with a file system, run shell scripts, expect fsck clean.
+//! Every test that uses it is skipped (with a visible message) without
+//! /dev/fuse or fusermount3.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::common::{self, have, run_ok, scftl, spawn_with_stderr_lines, SCFTL};
+
+pub const LIMIT: Duration = Duration::from_secs(120);
+
+pub fn fuse_available(test: &str) -> bool {
+    if !Path::new("/dev/fuse").exists() {
+        eprintln!("SKIP: {test}: /dev/fuse is missing");
+        return false;
+    }
+    have("fusermount3", test)
+}
+
+/// A running `scftl mount`; dropping it unmounts lazily and kills it.
+pub struct Mounted {
+    pub child: Child,
+    pub mountpoint: PathBuf,
+    pub log: mpsc::Receiver<String>,
+}
+
+impl Mounted {
+    pub fn start(image: &Path, mountpoint: &Path, mode: &str) -> Mounted {
+        let mut cmd = Command::new(SCFTL);
+        cmd.arg("mount").arg(image).arg(mountpoint).args([
+            "--mode",
+            mode,
+            "--idle-flush-ms",
+            "200",
+        ]);
+        let (child, rx) = spawn_with_stderr_lines(cmd);
+        let mut m = Mounted {
+            child,
+            mountpoint: mountpoint.to_path_buf(),
+            log: rx,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = Vec::new();
+        loop {
+            match m.log.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) if line.contains("scftl: mounted") => return m,
+                Ok(line) => seen.push(line),
+                Err(_) => {}
+            }
+            if let Some(s) = m.child.try_wait().unwrap() {
+                while let Ok(l) = m.log.try_recv() {
+                    seen.push(l);
+                }
+                panic!(
+                    "scftl mount exited ({s}) before mounting:\n{}",
+                    seen.join("\n")
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "scftl mount did not mount within 30 s:\n{}",
+                seen.join("\n")
+            );
+        }
+    }
+
+    /// Unmounts with fusermount3 and expects a clean exit 0.
+    pub fn unmount(mut self) {
+        run_ok(
+            Command::new("fusermount3").arg("-u").arg(&self.mountpoint),
+            LIMIT,
+        );
+        self.wait_exit();
+    }
+
+    /// Sends `signal` and expects a clean exit 0.
+    pub fn stop_with(mut self, signal: &str) {
+        let pid = self.child.id().to_string();
+        run_ok(Command::new("kill").args([signal, &pid]), LIMIT);
+        self.wait_exit();
+    }
+
+    fn wait_exit(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(Instant::now() < deadline, "scftl mount did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut lines = Vec::new();
+        while let Ok(l) = self.log.recv_timeout(Duration::from_millis(500)) {
+            lines.push(l);
+        }
+        assert!(
+            status.success(),
+            "scftl mount exited with {status}:\n{}",
+            lines.join("\n")
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("unmounted and flushed")),
+            "no final flush reported:\n{}",
+            lines.join("\n")
+        );
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        // Also after the process died: a killed `scftl mount` leaves a dead
+        // mount behind.
+        let _ = Command::new("fusermount3")
+            .arg("-u")
+            .arg("-z")
+            .arg(&self.mountpoint)
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn sh(script: &str, cwd: &Path) -> String {
+    run_ok(
+        Command::new("sh").args(["-ec", script]).current_dir(cwd),
+        LIMIT,
+    )
+}
+
+/// A fresh scftl image of 256 MiB with a file system.
+pub fn image(dir: &Path, name: &str, ftl: &str) -> PathBuf {
+    let img = common::format(dir, name, &["--size", "256MiB", "--ftl", ftl]);
+    let out = scftl(&["mkfs", name], dir);
+    assert!(
+        out.status.success(),
+        "mkfs failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    img
+}
+
+pub fn fsck_clean(dir: &Path, name: &str) {
+    let out = scftl(&["fsck", name], dir);
+    assert!(
+        out.status.success(),
+        "fsck not clean:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
