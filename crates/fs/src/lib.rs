@@ -15,7 +15,7 @@
 //! consistent steps only when it is larger than a step may be), committed
 //! per the mode's contract; no input and no corrupt image makes it panic —
 //! errors are [`FsError`] values with an errno for FUSE; [`fsck`] checks an
-//! image without writing to it.
+//! image without writing to it, and [`repair`] fixes what has one safe fix.
 //!
 //! What it must never do: touch files, sockets or threads (the FUSE layer
 //! owns those, and calls [`Fs::tick`] for the idle flush), or let `xlog` and
@@ -56,7 +56,7 @@ pub use attr::{
 };
 pub use error::{errno, FsError, Result};
 pub use fs::{min_step_sectors, Fs, MountError, LINK_MAX, MIN_STEP_BLOCKS};
-pub use fsck::{fsck, FsckCounts, FsckReport, Problem, ProblemKind};
+pub use fsck::{fsck, repair, FsckCounts, FsckReport, Problem, ProblemKind, RepairReport};
 pub use inode::FileType;
 pub use layout::{Superblock, BLOCK_SIZE, MAX_FILE_SIZE, NAME_MAX, ROOT_INO};
 pub use mkfs::{mkfs, MkfsOptions};

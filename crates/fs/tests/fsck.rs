@@ -1,7 +1,9 @@
 //! fsck: each kind of damage is reported as its kind of problem, the
 //! report serialises to JSON, fsck writes nothing, and neither fsck nor
 //! mount nor the calls after it panic on images with random garbage in
-//! their metadata.
+//! their metadata. repair: each repairable kind of damage is repaired (fsck
+//! clean after, intact files keep their data), a clean image is not written,
+//! and damage it must not guess about is refused without a write.
 
 mod common;
 
@@ -9,7 +11,9 @@ use common::*;
 use fs::codec::put_u32_at;
 use fs::inode::Inode;
 use fs::layout::INODE_SIZE;
-use fs::{fsck, mkfs, CommitMode, Fs, MkfsOptions, Owner, ProblemKind, Superblock, ROOT_INO};
+use fs::{
+    fsck, mkfs, repair, CommitMode, Fs, MkfsOptions, Owner, ProblemKind, Superblock, ROOT_INO,
+};
 use ftl::{BlockDevice, Lba};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -297,4 +301,215 @@ fn mkfs_on_a_used_device_starts_over() {
     assert_eq!(rep.counts.inodes_used, 1);
     let mut fs = Fs::mount(dev, opts(CommitMode::Group)).unwrap();
     assert_eq!(fs.readdir_all(ROOT).unwrap().len(), 2);
+}
+
+/// Repairs `dev`, expects a clean result with no orphans and a change
+/// mentioning `what`, then mounts it and checks the files that were not
+/// damaged: `a` (5000 bytes of 1) and `d/inner`, and `b` unless
+/// `damaged_b`. Returns the device and the repair's report.
+fn repair_and_check(mut dev: Dev, what: &str, damaged_b: bool) -> (Dev, fs::RepairReport) {
+    let rep = repair(&mut dev).unwrap();
+    assert!(rep.after.is_clean(), "{what}: {rep}");
+    assert!(rep.after.orphans.is_empty(), "{what}: {rep}");
+    assert!(!rep.after.log_replay_pending, "{what}: {rep}");
+    assert!(
+        rep.changes.iter().any(|c| c.contains(what)),
+        "no change mentions `{what}`: {rep}"
+    );
+    // A second repair finds nothing to do.
+    let again = repair(&mut dev).unwrap();
+    assert!(
+        again.changes.is_empty(),
+        "{what}: repair not idempotent: {again}"
+    );
+    let mut fs = Fs::mount(dev, opts(CommitMode::Log)).unwrap();
+    let a = fs.lookup(ROOT, b"a").unwrap();
+    assert_eq!(read_all(&mut fs, a.ino), vec![1u8; 5000], "{what}");
+    assert_eq!(a.nlink, 1);
+    let d = fs.lookup(ROOT, b"d").unwrap();
+    assert_eq!(d.nlink, 2, "{what}");
+    fs.lookup(d.ino, b"inner").unwrap();
+    if !damaged_b {
+        let b = fs.lookup(ROOT, b"b").unwrap();
+        assert_eq!(read_all(&mut fs, b.ino), b"bbb", "{what}");
+    }
+    // The repaired file system keeps working.
+    let n = fs.create(ROOT, b"after", 0o100644, U).unwrap().ino;
+    fs.write(n, 0, &[9u8; 70_000]).unwrap();
+    fs.release(n).unwrap();
+    let mut dev = fs.unmount().unwrap();
+    let after = fsck(&mut dev).unwrap();
+    assert!(after.is_clean(), "{what}: after use: {after}");
+    (dev, rep)
+}
+
+/// Removes the entry `name` from the root directory by hand.
+fn drop_root_entry(dev: &mut Dev, name: &[u8]) {
+    let blk_no = inode(dev, ROOT_INO).direct[0];
+    let mut blk = block(dev, blk_no);
+    let recs = fs::dir::records(&blk, 0).unwrap();
+    let k = recs
+        .iter()
+        .position(|r| r.ino != 0 && r.name(&blk) == name)
+        .unwrap();
+    let prev = k.checked_sub(1).map(|p| recs[p]);
+    fs::dir::remove(&mut blk, recs[k], prev);
+    put(dev, blk_no, &blk);
+}
+
+#[test]
+fn repair_on_a_clean_image_writes_nothing() {
+    let (mut dev, ..) = image();
+    let before = dev.stats();
+    let rep = repair(&mut dev).unwrap();
+    assert!(rep.changes.is_empty(), "{rep}");
+    assert!(rep.after.is_clean());
+    let after = dev.stats();
+    assert_eq!(
+        (after.user_sectors_written, after.flushes),
+        (before.user_sectors_written, before.flushes),
+        "repair wrote to a clean image"
+    );
+}
+
+#[test]
+fn repair_rebuilds_the_block_bitmap() {
+    let (mut dev, a, ..) = image();
+    let s = sb(&mut dev);
+    let used = inode(&mut dev, a).direct[1];
+    flip_bit(&mut dev, s.block_bitmap_start, u64::from(used));
+    flip_bit(
+        &mut dev,
+        s.block_bitmap_start,
+        u64::from(s.total_blocks - 3),
+    );
+    assert_eq!(
+        kinds(&mut dev),
+        vec![ProblemKind::BlockBitmap, ProblemKind::BlockBitmap]
+    );
+    repair_and_check(
+        dev,
+        "block bitmap rebuilt: 1 blocks marked used, 1 marked free",
+        false,
+    );
+}
+
+#[test]
+fn repair_fixes_link_counts() {
+    let (mut dev, a, b, d) = image();
+    edit_inode(&mut dev, a, |i| i.nlink = 3);
+    edit_inode(&mut dev, b, |i| i.nlink = 0);
+    edit_inode(&mut dev, d, |i| i.nlink = 7);
+    edit_inode(&mut dev, ROOT_INO, |i| i.nlink = 2);
+    let k = kinds(&mut dev);
+    assert!(k.iter().all(|&k| k == ProblemKind::LinkCount), "{k:?}");
+    assert_eq!(k.len(), 4, "{k:?}");
+    let (_, rep) = repair_and_check(dev, &format!("inode {a}: link count 3 -> 1"), false);
+    assert_eq!(rep.changes.len(), 4, "{rep}");
+}
+
+#[test]
+fn repair_removes_dangling_entries() {
+    let (mut dev, _, b, _) = image();
+    let s = sb(&mut dev);
+    // b's inode bit is clear: the entry dangles, b's block leaks.
+    flip_bit(&mut dev, s.inode_bitmap_start, u64::from(b));
+    assert!(kinds(&mut dev).contains(&ProblemKind::DanglingEntry));
+    let (dev, rep) = repair_and_check(dev, "removed entry `b`", true);
+    assert!(
+        rep.changes.iter().any(|c| c.contains("1 marked free")),
+        "b's block is free again: {rep}"
+    );
+    let mut fs = Fs::mount(dev, opts(CommitMode::Log)).unwrap();
+    assert!(fs.lookup(ROOT, b"b").is_err());
+}
+
+#[test]
+fn repair_frees_unreachable_inodes() {
+    let (mut dev, _, b, _) = image();
+    // b keeps nlink 1 but loses its entry: unreachable, with a block.
+    drop_root_entry(&mut dev, b"b");
+    assert_eq!(
+        kinds(&mut dev),
+        vec![ProblemKind::Unreachable],
+        "{}",
+        fsck(&mut dev).unwrap()
+    );
+    let (_, rep) = repair_and_check(dev, &format!("freed inode {b}"), true);
+    assert!(
+        rep.changes.iter().any(|c| c.contains("1 marked free")),
+        "{rep}"
+    );
+}
+
+#[test]
+fn repair_frees_orphans_left_by_a_crash() {
+    // Unlinked while open, then a crash: an orphan with blocks.
+    let mut fs = Fs::mount(image().0, opts(CommitMode::Log)).unwrap();
+    let f = fs.create(ROOT, b"f", 0o100644, U).unwrap().ino;
+    fs.write(f, 0, &[5u8; 9000]).unwrap();
+    fs.unlink(ROOT, b"f").unwrap();
+    let mut dev = fs.into_device();
+    let rep = fsck(&mut dev).unwrap();
+    assert!(rep.is_clean(), "{rep}");
+    assert_eq!(rep.orphans, vec![f as u32]);
+    let (_, rep) = repair_and_check(dev, &format!("freed inode {f}"), false);
+    assert!(
+        rep.changes.iter().any(|c| c.contains("3 marked free")),
+        "the orphan's three blocks: {rep}"
+    );
+}
+
+#[test]
+fn repair_replays_a_pending_log_step_first() {
+    // A committed step that sets a's nlink to 7: replayed, then fixed.
+    let (mut dev, a, ..) = image();
+    let s = sb(&mut dev);
+    let (blk, off) = s.inode_location(a);
+    let mut img = block(&mut dev, blk);
+    let mut i = Inode::decode(a, &img[off..off + INODE_SIZE]).unwrap();
+    i.nlink = 7;
+    i.encode(&mut img[off..off + INODE_SIZE]);
+    put(&mut dev, s.log_start + 1, &img);
+    let hdr = fs::logfmt::LogHeader {
+        seq: 99,
+        blocks: vec![blk],
+    };
+    put(&mut dev, s.log_start, &hdr.encode());
+    let (_, rep) = repair_and_check(dev, "replayed the committed log step (1 blocks)", false);
+    assert!(rep.changes[0].contains("replayed"), "{rep}");
+    assert!(
+        rep.changes.iter().any(|c| c.contains("link count 7 -> 1")),
+        "{rep}"
+    );
+}
+
+#[test]
+fn repair_refuses_what_it_must_not_guess() {
+    let (mut dev, ..) = image();
+    let mut b0 = block(&mut dev, 0);
+    b0[0] ^= 1; // the magic
+    put(&mut dev, 0, &b0);
+    let before = dev.stats();
+    let e = repair(&mut dev).unwrap_err();
+    assert!(e.to_string().contains("superblock"), "{e}");
+    assert_eq!(
+        dev.stats().user_sectors_written,
+        before.user_sectors_written
+    );
+
+    let (mut dev, ..) = image();
+    let s = sb(&mut dev);
+    let bad = fs::logfmt::LogHeader {
+        seq: 100,
+        blocks: vec![s.log_start + 1],
+    };
+    put(&mut dev, s.log_start, &bad.encode());
+    let before = dev.stats();
+    let e = repair(&mut dev).unwrap_err();
+    assert!(e.to_string().contains("log header"), "{e}");
+    assert_eq!(
+        dev.stats().user_sectors_written,
+        before.user_sectors_written
+    );
 }

@@ -17,9 +17,11 @@
 //! they are listed but are not problems.
 //!
 //! fsck never writes: it reads through a wrapper whose write, trim and flush
-//! fail.
+//! fail. Fixing is [`repair`]'s job (`repair.rs`), which starts from this
+//! report.
 
 mod check;
+mod repair;
 mod report;
 
 use std::collections::HashMap;
@@ -32,6 +34,7 @@ use crate::logfmt::LogHeader;
 use crate::mode::CommitMode;
 use crate::store::{Budget, Store};
 
+pub use repair::{repair, RepairReport};
 pub use report::{FsckCounts, FsckReport, Problem, ProblemKind};
 
 /// A device view that reads through a set of replacement blocks (the
