@@ -1,9 +1,12 @@
 //! `scftl mkfs` and `scftl fsck`: make the file system (the `fs` crate) on
-//! an existing image, and check one without writing to it.
+//! an existing image, check one without writing to it, or repair one.
 //!
 //! Invariants: `mkfs` never overwrites a valid file system without
-//! `--force`; `fsck` opens the image read-only (recovery runs over a RAM
-//! overlay), so the file is never written.
+//! `--force`; `fsck` without `--repair` opens the image read-only (recovery
+//! runs over a RAM overlay), so the file is never written; `--repair`
+//! writes only through the FTL (its writes and flushes), under the image's
+//! exclusive lock (so never under a running mount), and refuses a file it
+//! may not write.
 
 use std::path::PathBuf;
 
@@ -28,11 +31,18 @@ pub struct MkfsArgs {
 
 #[derive(clap::Args)]
 pub struct FsckArgs {
-    /// Image to check (opened read-only; nothing is written).
+    /// Image to check (opened read-only; nothing is written without
+    /// --repair).
     pub image: PathBuf,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Fix what has one safe fix: replay a committed log step, remove
+    /// entries naming free inodes, free inodes no entry reaches, correct
+    /// link counts, rebuild both bitmaps. Prints every change; a clean
+    /// image is not written.
+    #[arg(long)]
+    pub repair: bool,
 }
 
 /// Whether block 0 of `dev` holds a valid superblock.
@@ -84,22 +94,67 @@ pub fn run_mkfs(a: &MkfsArgs) -> Result<(), CliError> {
 }
 
 pub fn run_fsck(a: &FsckArgs) -> Result<(), CliError> {
+    if a.repair {
+        return run_repair(a);
+    }
     let opened = image::open(&a.image, true)?;
     let mut dev = opened.device;
     let report = fs::fsck(dev.as_mut())
         .map_err(|e| CliError::runtime(format!("{}: cannot read: {e}", a.image.display())))?;
+    print_report(a, &report, None);
+    verdict(a, &report)
+}
+
+fn print_report(a: &FsckArgs, report: &fs::FsckReport, changes: Option<&[String]>) {
     let clean = report.is_clean();
     if a.json {
-        let v = json!({
+        let mut v = json!({
             "image": a.image.display().to_string(),
             "clean": clean,
             "report": report,
         });
+        if let Some(c) = changes {
+            v["repaired"] = json!(c);
+        }
         println!("{v}");
     } else {
+        if let Some(c) = changes {
+            if c.is_empty() {
+                println!("{}: nothing to repair", a.image.display());
+            }
+            for line in c {
+                println!("{}: repaired: {line}", a.image.display());
+            }
+        }
         println!("{}: {report}", a.image.display());
         println!("{}", if clean { "clean" } else { "INCONSISTENT" });
     }
+}
+
+/// `fsck --repair`: the image opened for writing (and locked), repaired
+/// through the FTL, and checked again.
+fn run_repair(a: &FsckArgs) -> Result<(), CliError> {
+    // Root may write a file without write permission; a read-only image
+    // is still one the user asked not to be changed.
+    if let Ok(m) = std::fs::metadata(&a.image) {
+        if m.permissions().readonly() {
+            return Err(CliError::usage(format!(
+                "{} is read-only; --repair writes to the image (make it writable, or drop --repair to only check)",
+                a.image.display()
+            )));
+        }
+    }
+    let opened = image::open(&a.image, false)?;
+    let mut dev = opened.device;
+    let rep = fs::repair(dev.as_mut())
+        .map_err(|e| CliError::runtime(format!("{}: cannot repair: {e}", a.image.display())))?;
+    print_report(a, &rep.after, Some(&rep.changes));
+    verdict(a, &rep.after)
+}
+
+/// Exit status: 0 when clean, 1 (with the problem count) otherwise.
+fn verdict(a: &FsckArgs, report: &fs::FsckReport) -> Result<(), CliError> {
+    let clean = report.is_clean();
     if clean {
         Ok(())
     } else {

@@ -11,7 +11,8 @@
 //!
 //! What it must never do: overwrite an existing image without `--force`, or
 //! write to an image served with `--read-only`, replace a file system
-//! without `--force`, or write to an image it checks with `fsck`.
+//! without `--force`, or write to an image it checks with `fsck` (unless
+//! asked to `--repair` it).
 
 mod error;
 mod fscmd;
@@ -76,8 +77,9 @@ enum Command {
                       Unmount with `fusermount3 -u MOUNTPOINT` (or umount, as root) or Ctrl-C."
     )]
     Mount(mount::MountArgs),
-    /// Check an image's file system without writing to it; exits 1 when it
-    /// is inconsistent.
+    /// Check an image's file system without writing to it (or, with
+    /// --repair, fix what has one safe fix); exits 1 when it is
+    /// inconsistent.
     Fsck(fscmd::FsckArgs),
     /// Run the crash-consistency checker: cut power at flash commands and
     /// compare what recovery returns with the FTL's contract.

@@ -347,3 +347,103 @@ fn git_xlog() {
 fn git_group() {
     git_in_mode("group");
 }
+
+/// `scftl fsck --repair`: a clean image is not written; a read-only or
+/// missing image is refused; an orphan left by kill -9 of the mount (a
+/// file unlinked while open) is freed, and a second repair changes nothing.
+#[test]
+fn fsck_repair_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let img = image(d, "fs.img", "scftl");
+    let before = std::fs::read(&img).unwrap();
+    let out = scftl(&["fsck", "fs.img", "--repair"], d);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("nothing to repair"));
+    assert_eq!(
+        std::fs::read(&img).unwrap(),
+        before,
+        "repair wrote a clean image"
+    );
+
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&img, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = scftl(&["fsck", "fs.img", "--repair"], d);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("read-only"),
+        "{out:?}"
+    );
+    std::fs::set_permissions(&img, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = scftl(&["fsck", "missing.img", "--repair"], d);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("does not exist"),
+        "{out:?}"
+    );
+    assert!(!d.join("missing.img").exists());
+
+    if !fuse_available("fsck_repair_cli (orphan part)") {
+        return;
+    }
+    std::fs::create_dir(d.join("mnt")).unwrap();
+    let mut m = Mounted::start(&img, &d.join("mnt"), "group");
+    let mut holder = Command::new("sh")
+        .args([
+            "-ec",
+            "exec 3<>mnt/f; head -c 100000 /dev/zero >&3; rm mnt/f; touch mnt/done; exec sleep 60",
+        ])
+        .current_dir(d)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !d.join("mnt/done").exists() {
+        assert!(Instant::now() < deadline, "the holder did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Past the idle flush (200 ms): the unlink is on the device, the open
+    // file's inode with it.
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = m.child.kill();
+    let _ = m.child.wait();
+    let _ = holder.kill();
+    let _ = holder.wait();
+    drop(m);
+    let out = scftl(&["fsck", "fs.img", "--json"], d);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["clean"], true, "{v}");
+    assert_eq!(
+        v["report"]["orphans"].as_array().map(Vec::len),
+        Some(1),
+        "{v}"
+    );
+
+    let out = scftl(&["fsck", "fs.img", "--repair", "--json"], d);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["clean"], true, "{v}");
+    assert_eq!(
+        v["report"]["orphans"].as_array().map(Vec::len),
+        Some(0),
+        "{v}"
+    );
+    let changes = v["repaired"].as_array().unwrap();
+    assert!(
+        changes
+            .iter()
+            .any(|c| c.as_str().unwrap().contains("freed inode")),
+        "{v}"
+    );
+    let repaired = std::fs::read(&img).unwrap();
+    let out = scftl(&["fsck", "fs.img", "--repair"], d);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        std::fs::read(&img).unwrap(),
+        repaired,
+        "second repair wrote"
+    );
+    let m = Mounted::start(&img, &d.join("mnt"), "group");
+    sh("test -e mnt/done; test ! -e mnt/f", d);
+    m.unmount();
+    fsck_clean(d, "fs.img");
+}
