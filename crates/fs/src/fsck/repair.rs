@@ -20,9 +20,9 @@
 //! step is not written at all (its bytes stay identical). Otherwise the
 //! log replay is written and flushed before anything else, and every other
 //! change is written and then flushed once; on a snapshot-consistent FTL a
-//! crash leaves the image before or after that flush, on the others
-//! possibly in between — repair is idempotent, so running it again finishes
-//! the job.
+//! crash leaves the image before or after that flush (when the changes fit
+//! one epoch), on the others possibly in between — repair is idempotent,
+//! so running it again finishes the job.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -100,9 +100,14 @@ impl<D: BlockDevice + ?Sized> Img<'_, D> {
         self.dirty.insert(b, ());
     }
 
-    /// Writes every changed block, then flushes the device.
+    /// Writes every changed block, then flushes the device. A device
+    /// with an epoch bound refuses writes past it, so a repair larger than
+    /// the epoch flushes on the way (and is then not atomic; see the top).
     fn write_out(&mut self) -> Result<()> {
         for &b in self.dirty.keys() {
+            if self.dev.epoch_remaining().is_some_and(|r| r < self.spb) {
+                self.dev.flush()?;
+            }
             self.dev
                 .write(Lba(u64::from(b) * self.spb), &self.blocks[&b])?;
         }
