@@ -38,6 +38,13 @@ assert rows == [(i, "u%d" % (i * 7)) for i in range(1000)], rows[:5]
 db.close()
 "#;
 
+/// The SQLite workload's deadline: 2,000 transactions are some 10,000
+/// file-system calls with a few thousand fsyncs, and in `log` mode each
+/// call is four device flushes. On tmpfs (see `scratch_dir`) that is
+/// seconds; where the image must live on a disk, each flush is an
+/// `fdatasync` of the image and the workload can take minutes.
+const SQLITE_LIMIT: Duration = Duration::from_secs(900);
+
 fn sqlite_check(db: &Path) {
     run_ok(
         Command::new("python3").args(["-c", SQLITE_CHECK]).arg(db),
@@ -50,7 +57,7 @@ fn workload_in_mode(mode: &str) {
     if !fuse_available(test) || !have("python3", test) || !have("tar", test) {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mounted::scratch_dir();
     let d = dir.path();
     // log is the mode for FTLs without snapshots: run it on one.
     image(d, "fs.img", if mode == "log" { "async" } else { "scftl" });
@@ -81,7 +88,7 @@ fn workload_in_mode(mode: &str) {
         Command::new("python3")
             .args(["-c", SQLITE])
             .arg(d.join("mnt/db.sqlite")),
-        LIMIT,
+        SQLITE_LIMIT,
     );
     eprintln!(
         "{mode}: SQLite 1,000 inserts + 1,000 updates took {:.1} s",
@@ -126,7 +133,7 @@ fn log_mode_on_async_image_and_xlog_refused() {
     if !fuse_available(test) {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mounted::scratch_dir();
     let d = dir.path();
     image(d, "async.img", "async");
     std::fs::create_dir(d.join("mnt")).unwrap();
@@ -152,7 +159,7 @@ fn second_mount_refused_and_mkfs_needs_force() {
     if !fuse_available(test) {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mounted::scratch_dir();
     let d = dir.path();
     image(d, "fs.img", "scftl");
     std::fs::create_dir(d.join("mnt")).unwrap();
@@ -184,7 +191,7 @@ fn second_mount_refused_and_mkfs_needs_force() {
 
 #[test]
 fn fsck_json_parses_and_never_writes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mounted::scratch_dir();
     let d = dir.path();
     let img = image(d, "fs.img", "scftl");
     let before = std::fs::read(&img).unwrap();
@@ -217,7 +224,7 @@ fn group_idle_flush_survives_kill9() {
     if !fuse_available(test) {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mounted::scratch_dir();
     let d = dir.path();
     image(d, "fs.img", "scftl");
     std::fs::create_dir(d.join("mnt")).unwrap();
@@ -276,7 +283,7 @@ fn unlinked_open_file_lives_until_closed_and_forgotten() {
     if !fuse_available(test) || !have("python3", test) {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mounted::scratch_dir();
     let d = dir.path();
     image(d, "fs.img", "scftl");
     std::fs::create_dir(d.join("mnt")).unwrap();
@@ -298,7 +305,7 @@ fn git_in_mode(mode: &str) {
     if !fuse_available(test) || !have("git", test) {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mounted::scratch_dir();
     let d = dir.path();
     image(d, "fs.img", if mode == "log" { "async" } else { "scftl" });
     std::fs::create_dir(d.join("mnt")).unwrap();
@@ -353,7 +360,7 @@ fn git_group() {
 /// file unlinked while open) is freed, and a second repair changes nothing.
 #[test]
 fn fsck_repair_cli() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mounted::scratch_dir();
     let d = dir.path();
     let img = image(d, "fs.img", "scftl");
     let before = std::fs::read(&img).unwrap();

@@ -197,7 +197,7 @@ fn kill_rounds(mode: &str, rounds: u64) {
     );
     let mut rng = Pcg64::seed_from_u64(seed);
     let started = Instant::now();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = mounted::scratch_dir();
     let d = dir.path();
     image(d, "fs.img", if mode == "log" { "async" } else { "scftl" });
     std::fs::create_dir(d.join("mnt")).unwrap();

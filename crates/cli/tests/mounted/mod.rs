@@ -153,3 +153,21 @@ pub fn fsck_clean(dir: &Path, name: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A scratch directory for images, on tmpfs (/dev/shm) when there is one.
+/// Every device flush of an image on disk is an `fdatasync` of the host's
+/// disk; what these tests check is the FTL's flush, not the host's, and
+/// SQLite's thousands of fsyncs in `log` mode (four flushes each) take
+/// minutes on a busy disk and seconds on tmpfs.
+pub fn scratch_dir() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if shm.is_dir() {
+        if let Ok(d) = tempfile::Builder::new()
+            .prefix("scftl-fuse")
+            .tempdir_in(shm)
+        {
+            return d;
+        }
+    }
+    tempfile::tempdir().unwrap()
+}
