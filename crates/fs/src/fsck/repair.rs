@@ -438,8 +438,9 @@ fn replay<D: BlockDevice + ?Sized>(img: &mut Img<'_, D>, changes: &mut Vec<Strin
         seq: h.seq,
         blocks: Vec::new(),
     };
+    // The clear goes out with the rest of the repair: a crash before it
+    // replays the same step again, which is harmless.
     img.put(sb.log_start, cleared.encode());
-    // Blocks the replay installed are read back from the cache from now on.
     changes.push(format!(
         "replayed the committed log step ({} blocks)",
         h.blocks.len()
