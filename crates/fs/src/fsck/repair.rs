@@ -18,7 +18,8 @@
 //!
 //! Invariants: an image with no problems, no orphans and no pending log
 //! step is not written at all (its bytes stay identical). Otherwise the
-//! log replay is written and flushed before anything else, and every other
+//! log replay and the clear of its header are each written and flushed
+//! before anything else, and every other
 //! change is written and then flushed once; on a snapshot-consistent FTL a
 //! crash leaves the image before or after that flush (when the changes fit
 //! one epoch), on the others possibly in between — repair is idempotent,
@@ -422,7 +423,7 @@ pub fn repair<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<RepairReport> {
 }
 
 /// Installs the committed log step at home, flushes, then clears the
-/// header (written with the rest of the repair).
+/// header and flushes again.
 fn replay<D: BlockDevice + ?Sized>(img: &mut Img<'_, D>, changes: &mut Vec<String>) -> Result<()> {
     let sb = img.sb.clone();
     let hdr_block = img.get(sb.log_start)?;
@@ -438,9 +439,10 @@ fn replay<D: BlockDevice + ?Sized>(img: &mut Img<'_, D>, changes: &mut Vec<Strin
         seq: h.seq,
         blocks: Vec::new(),
     };
-    // The clear goes out with the rest of the repair: a crash before it
-    // replays the same step again, which is harmless.
+    // Cleared (and flushed) before any other change, as mount does: a
+    // replay after those changes would write older images over them.
     img.put(sb.log_start, cleared.encode());
+    img.write_out()?;
     changes.push(format!(
         "replayed the committed log step ({} blocks)",
         h.blocks.len()
