@@ -19,11 +19,11 @@
 //! Invariants: an image with no problems, no orphans and no pending log
 //! step is not written at all (its bytes stay identical). Otherwise the
 //! log replay and the clear of its header are each written and flushed
-//! before anything else, and every other
-//! change is written and then flushed once; on a snapshot-consistent FTL a
-//! crash leaves the image before or after that flush (when the changes fit
-//! one epoch), on the others possibly in between — repair is idempotent,
-//! so running it again finishes the job.
+//! before anything else, and every other change is written and then
+//! flushed once; on a snapshot-consistent FTL a crash leaves the image
+//! before or after that flush (when the changes fit one epoch), on the
+//! others possibly in between — repair is idempotent, so running it again
+//! finishes the job.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fmt;
