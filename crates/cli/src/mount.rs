@@ -23,6 +23,9 @@ use crate::image::{self, MemoryArgs, OpenOptions};
 use crate::timing::{self, TimingArg};
 
 #[derive(clap::Args)]
+#[command(
+    override_usage = "scftl mount [OPTIONS] IMAGE MOUNTPOINT\n       scftl mount [OPTIONS] --memory MOUNTPOINT"
+)]
 pub struct MountArgs {
     /// Image holding a file system (made by `scftl mkfs`); omitted with
     /// --memory.
