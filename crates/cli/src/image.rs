@@ -84,6 +84,17 @@ impl Pacing {
             s.start();
         }
     }
+
+    /// One line on the waits the model imposed so far (none without one).
+    pub fn report(&self) -> Option<String> {
+        let st = self.0.as_ref()?.stats();
+        let mean_us = st.waited_ns as f64 / 1e3 / st.waits.max(1) as f64;
+        Some(format!(
+            "{} host waits, {:.1} ms modelled in total (mean {mean_us:.1} µs)",
+            st.waits,
+            st.waited_ns as f64 / 1e6
+        ))
+    }
 }
 
 /// How to open an image.

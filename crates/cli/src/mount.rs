@@ -178,6 +178,9 @@ pub fn run(a: &MountArgs) -> Result<(), CliError> {
     };
     serve(session, &shared, a, &t, mode)?;
     unmount_fs(&shared, &t.image)?;
+    if let Some(r) = pacing.report() {
+        eprintln!("scftl: timing: {r}");
+    }
     eprintln!("scftl: unmounted and flushed {}", t.image.display());
     Ok(())
 }

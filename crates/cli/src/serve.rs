@@ -129,6 +129,7 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     };
     // Format and recovery ran untimed; the model applies from here on.
     opened.pacing.start();
+    let pacing = opened.pacing.clone();
     let server = Server::new(opened.device, config);
 
     let (tx, rx) = mpsc::channel::<&'static str>();
@@ -167,6 +168,9 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
             "final flush failed: {e}; data since the last successful flush may be lost"
         ))
     })?;
+    if let Some(r) = pacing.report() {
+        eprintln!("scftl: timing: {r}");
+    }
     eprintln!("scftl: flushed, bye");
     Ok(())
 }

@@ -29,6 +29,7 @@ struct Served {
     port: u16,
     /// What it printed before listening.
     startup: Vec<String>,
+    log: mpsc::Receiver<String>,
 }
 
 impl Served {
@@ -50,6 +51,7 @@ impl Served {
                             child,
                             port: port.parse().expect("port in serve output"),
                             startup,
+                            log: rx,
                         };
                     }
                     startup.push(line);
@@ -61,6 +63,27 @@ impl Served {
                 }
             }
         }
+    }
+
+    /// SIGTERM; expects a clean exit and returns what it printed after
+    /// starting.
+    fn terminate(&mut self) -> Vec<String> {
+        let pid = self.child.id().to_string();
+        run_ok(
+            Command::new("kill").args(["-TERM", &pid]),
+            Duration::from_secs(10),
+        );
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(Instant::now() < deadline, "serve ignored SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let lines: Vec<String> = self.log.try_iter().collect();
+        assert!(status.success(), "{status}:\n{}", lines.join("\n"));
+        lines
     }
 
     fn timing_line(&self) -> &str {
@@ -143,6 +166,21 @@ fn paper_model_reads_take_at_least_the_read_latency() {
         flush >= Duration::from_nanos(PAPER_PROGRAM_NS),
         "mean flush {flush:?} is shorter than the model's program latency"
     );
+    // The server accounts for the waits it imposed: one per read at least.
+    let mut s = s;
+    let lines = s.terminate();
+    let report = lines
+        .iter()
+        .find(|l| l.contains("host waits"))
+        .unwrap_or_else(|| panic!("no timing report at exit:\n{}", lines.join("\n")));
+    eprintln!("{report}");
+    let waits: u64 = report
+        .split("timing: ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("unparsable: {report}"));
+    assert!(waits >= 512 / 4, "{report}");
 }
 
 #[test]
@@ -377,6 +415,11 @@ fn mount_memory_under_the_paper_model() {
     assert!(
         rest.iter().any(|l| l.contains("unmounted and flushed")),
         "{}",
+        rest.join("\n")
+    );
+    assert!(
+        rest.iter().any(|l| l.contains("host waits")),
+        "no timing report at exit:\n{}",
         rest.join("\n")
     );
 }

@@ -35,7 +35,7 @@
 //!   `TimedFlash`'s own waits and [`TimedFlash::advance_host`]);
 //! - before the start, no command reaches the timing model.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -99,19 +99,35 @@ impl Clock for WallClock {
 }
 
 /// Starts a paused [`RealTime`] from another owner (the device itself
-/// usually belongs to an FTL by then). Cloneable and `Send`.
+/// usually belongs to an FTL by then), and reads its totals. Cloneable and
+/// `Send`.
 #[derive(Clone, Debug)]
-pub struct RealTimeSwitch(Arc<AtomicBool>);
+pub struct RealTimeSwitch(Arc<Control>);
+
+#[derive(Debug, Default)]
+struct Control {
+    started: AtomicBool,
+    waits: AtomicU64,
+    waited_ns: AtomicU64,
+}
 
 impl RealTimeSwitch {
     /// Starts real-time pacing at the next command. Idempotent.
     pub fn start(&self) {
-        self.0.store(true, Ordering::Release);
+        self.0.started.store(true, Ordering::Release);
     }
 
     /// Whether [`RealTimeSwitch::start`] was called.
     pub fn is_started(&self) -> bool {
-        self.0.load(Ordering::Acquire)
+        self.0.started.load(Ordering::Acquire)
+    }
+
+    /// The waits so far.
+    pub fn stats(&self) -> RealTimeStats {
+        RealTimeStats {
+            waits: self.0.waits.load(Ordering::Relaxed),
+            waited_ns: self.0.waited_ns.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -120,7 +136,8 @@ impl RealTimeSwitch {
 pub struct RealTimeStats {
     /// Commands that made the caller wait.
     pub waits: u64,
-    /// Total modelled wait (simulated time the host clock ran ahead).
+    /// Total modelled wait (how far the simulated host clock ran ahead of
+    /// the real one); the real sleeps are this plus scheduling delays.
     pub waited_ns: u64,
 }
 
@@ -129,11 +146,10 @@ pub struct RealTimeStats {
 pub struct RealTime<F, C = WallClock> {
     timed: TimedFlash<F>,
     clock: C,
-    started: Arc<AtomicBool>,
+    control: Arc<Control>,
     /// (real clock, simulated host clock) at the first command after the
     /// start; `None` until then.
     anchor: Option<(u64, u64)>,
-    stats: RealTimeStats,
 }
 
 impl<F: Flash, C: Clock> RealTime<F, C> {
@@ -151,15 +167,14 @@ impl<F: Flash, C: Clock> RealTime<F, C> {
         RealTime {
             timed: TimedFlash::new(inner, config),
             clock,
-            started: Arc::new(AtomicBool::new(false)),
+            control: Arc::default(),
             anchor: None,
-            stats: RealTimeStats::default(),
         }
     }
 
     /// The handle that starts pacing.
     pub fn switch(&self) -> RealTimeSwitch {
-        RealTimeSwitch(Arc::clone(&self.started))
+        RealTimeSwitch(Arc::clone(&self.control))
     }
 
     /// The timing model beneath (its clock, configuration and statistics).
@@ -174,7 +189,7 @@ impl<F: Flash, C: Clock> RealTime<F, C> {
 
     /// Waits so far.
     pub fn stats(&self) -> RealTimeStats {
-        self.stats
+        self.switch().stats()
     }
 
     /// Unwraps the device.
@@ -186,7 +201,7 @@ impl<F: Flash, C: Clock> RealTime<F, C> {
     /// while paused (the command then bypasses the model).
     fn begin(&mut self) -> bool {
         if self.anchor.is_none() {
-            if !self.started.load(Ordering::Acquire) {
+            if !self.control.started.load(Ordering::Acquire) {
                 return false;
             }
             self.anchor = Some((self.clock.now_ns(), self.timed.now_ns()));
@@ -213,8 +228,10 @@ impl<F: Flash, C: Clock> RealTime<F, C> {
         let sim = self.timed.now_ns();
         let real = self.real_as_simulated();
         if sim > real {
-            self.stats.waits += 1;
-            self.stats.waited_ns = self.stats.waited_ns.saturating_add(sim - real);
+            self.control.waits.fetch_add(1, Ordering::Relaxed);
+            self.control
+                .waited_ns
+                .fetch_add(sim - real, Ordering::Relaxed);
             self.clock
                 .sleep_until_ns(real0.saturating_add(sim.saturating_sub(sim0)));
         }
