@@ -417,9 +417,9 @@ fn mount_memory_under_the_paper_model() {
         "{}",
         rest.join("\n")
     );
-    assert!(
-        rest.iter().any(|l| l.contains("host waits")),
-        "no timing report at exit:\n{}",
-        rest.join("\n")
-    );
+    let report = rest
+        .iter()
+        .find(|l| l.contains("host waits"))
+        .unwrap_or_else(|| panic!("no timing report at exit:\n{}", rest.join("\n")));
+    eprintln!("{report}");
 }
