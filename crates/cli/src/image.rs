@@ -5,8 +5,8 @@
 //! real-time latency model of `--timing` (`flash::RealTime`).
 //!
 //! Invariants: the latency model never paces format, recovery or mkfs — an
-//! [`Opened`] device is paced only once its front end calls
-//! `Opened::pacing` is started (when it starts serving); a `--memory` device never
+//! [`Opened`] device is paced only once its front end starts
+//! [`Opened::pacing`] (when it starts serving); a `--memory` device never
 //! touches a file.
 
 use std::path::{Path, PathBuf};

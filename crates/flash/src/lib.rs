@@ -54,7 +54,7 @@ pub use file::FileFlash;
 pub use geometry::{Geometry, PRESET_NAMES};
 pub use mem::MemFlash;
 pub use overlay::OverlayFlash;
-pub use realtime::{Clock, RealTime, RealTimeSwitch, WallClock};
+pub use realtime::{Clock, RealTime, RealTimeStats, RealTimeSwitch, WallClock};
 pub use shared::SharedFlash;
 pub use timed::{TimedFlash, TimingConfig};
 
