@@ -1,19 +1,31 @@
-//! Image files: create, open (= recover), describe. The only module of the
-//! CLI that knows which flash backend and which FTL hold the data: a
-//! `FileFlash` image formatted with one of the FTLs (`ftl::AnyFtl`).
+//! Image files: create, open (= recover), describe; and the RAM devices of
+//! `--memory`. The only module of the CLI that knows which flash backend and
+//! which FTL hold the data: a `FileFlash` image (or a fresh `MemFlash`)
+//! formatted with one of the FTLs (`ftl::AnyFtl`), optionally under the
+//! real-time latency model of `--timing` (`flash::RealTime`).
+//!
+//! Invariants: the latency model never paces format, recovery or mkfs — an
+//! [`Opened`] device is paced only once its front end starts
+//! [`Opened::pacing`] (when it starts serving); a `--memory` device never
+//! touches a file.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use flash::{
-    BlockId, FileFlash, Flash, FlashCounters, FlashError, Geometry, OverlayFlash, PageAddr,
+    BlockId, FileFlash, Flash, FlashCounters, FlashError, Geometry, MemFlash, OverlayFlash,
+    PageAddr, RealTime, RealTimeSwitch, WallClock,
 };
 use ftl::any::{baseline_config, scftl_config};
 use ftl::scftl::ScftlConfig;
 use ftl::{AnyFtl, BlockDevice, FormatOptions, FtlError, FtlKind};
 
 use crate::error::CliError;
-use crate::size::human;
+use crate::size::{self, human};
+use crate::timing::TimingArg;
+
+/// What `Summary::path` shows for a `--memory` device.
+pub const MEMORY_LABEL: &str = "(memory)";
 
 /// Geometry presets `--size` chooses from, smallest first.
 pub const SIZE_PRESETS: &[&str] = &["small", "medium", "paper", "paper-64g", "paper-256g"];
@@ -47,12 +59,109 @@ impl Summary {
     }
 }
 
-/// An opened (recovered) image.
+/// An opened (recovered) image, or a fresh `--memory` device.
 pub struct Opened {
     pub device: Box<dyn BlockDevice + Send>,
     pub summary: Summary,
     /// Wall-clock time of recovery (the FTL reads no clocks itself).
     pub recovery: Duration,
+    /// The `--timing` model applied, described in one line.
+    pub timing: String,
+    /// Starts the model's pacing.
+    pub pacing: Pacing,
+}
+
+/// The switch of a device's latency model (none without a model); it stays
+/// usable after the device has moved into a server or a file system.
+#[derive(Clone, Debug)]
+pub struct Pacing(Option<RealTimeSwitch>);
+
+impl Pacing {
+    /// Starts pacing the device in real time (if it has a model): every
+    /// command from now on waits as `--timing` says.
+    pub fn start(&self) {
+        if let Some(s) = &self.0 {
+            s.start();
+        }
+    }
+
+    /// One line on the waits the model imposed so far (none without one).
+    pub fn report(&self) -> Option<String> {
+        let st = self.0.as_ref()?.stats();
+        let mean_us = st.waited_ns as f64 / 1e3 / st.waits.max(1) as f64;
+        Some(format!(
+            "{} host waits, {:.1} ms modelled in total (mean {mean_us:.1} µs)",
+            st.waits,
+            st.waited_ns as f64 / 1e6
+        ))
+    }
+}
+
+/// How to open an image.
+#[derive(Clone, Debug)]
+pub struct OpenOptions {
+    /// Open the file read-only under a shared lock; recovery runs over a RAM
+    /// overlay, so nothing is ever written to it.
+    pub read_only: bool,
+    /// Test hook: every flash sync first sleeps this long.
+    pub slow_sync_ms: u64,
+    /// The latency model (paused until `Opened::pacing` is started).
+    pub timing: TimingArg,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            read_only: false,
+            slow_sync_ms: 0,
+            timing: TimingArg::None,
+        }
+    }
+}
+
+/// The `--memory` options of `serve` and `mount`: a fresh RAM device,
+/// formatted as `scftl format` would (the same request, the same checks).
+#[derive(clap::Args, Clone, Debug)]
+pub struct MemoryArgs {
+    /// Use a fresh RAM device instead of an image: nothing is read from or
+    /// written to disk, and its contents are lost at exit (for benchmarks).
+    #[arg(long)]
+    pub memory: bool,
+    /// --memory: logical size, e.g. 512MiB (picks the smallest geometry
+    /// preset that holds it unless --geometry is given).
+    #[arg(long, requires = "memory", value_parser = size::parse_size)]
+    pub size: Option<u64>,
+    /// --memory: geometry preset (small, medium, paper, paper-64g,
+    /// paper-256g). Default: chosen from --size, else medium.
+    #[arg(long, requires = "memory")]
+    pub geometry: Option<String>,
+    /// --memory: FTL, scftl (default), async or sync.
+    #[arg(long, requires = "memory", value_parser = crate::parse_kind)]
+    pub ftl: Option<FtlKind>,
+    /// --memory, scftl: W, sector updates allowed between flushes.
+    #[arg(long, requires = "memory")]
+    pub write_bound: Option<u64>,
+    /// --memory, scftl: K, GC relocations allowed between flushes.
+    #[arg(long, requires = "memory")]
+    pub gc_bound: Option<u64>,
+    /// --memory, scftl: U, GC runs only when this many superblocks are used.
+    #[arg(long, requires = "memory")]
+    pub gc_threshold: Option<u64>,
+}
+
+impl MemoryArgs {
+    /// The format request these options make.
+    pub fn request(&self) -> FormatRequest {
+        FormatRequest {
+            size: self.size,
+            geometry: self.geometry.clone(),
+            kind: self.ftl,
+            write_bound: self.write_bound,
+            gc_bound: self.gc_bound,
+            gc_threshold: self.gc_threshold,
+            force: false,
+        }
+    }
 }
 
 fn flash_err(path: &Path, e: FlashError) -> CliError {
@@ -202,12 +311,17 @@ pub fn format(path: &Path, req: &FormatRequest) -> Result<Summary, CliError> {
 /// Opens an image and recovers it. `read_only` opens the file read-only
 /// (under a shared lock): nothing is ever written to it.
 pub fn open(path: &Path, read_only: bool) -> Result<Opened, CliError> {
-    open_with(path, read_only, 0)
+    open_with(
+        path,
+        &OpenOptions {
+            read_only,
+            ..OpenOptions::default()
+        },
+    )
 }
 
-/// Like [`open`]; `slow_sync_ms` makes every flash sync sleep that long (a
-/// test hook for killing the server in the middle of a flush).
-pub fn open_with(path: &Path, read_only: bool, slow_sync_ms: u64) -> Result<Opened, CliError> {
+/// Like [`open`], with every option.
+pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Opened, CliError> {
     if !path.exists() {
         return Err(CliError::runtime(format!(
             "{} does not exist; create it with `scftl format {}`",
@@ -218,7 +332,7 @@ pub fn open_with(path: &Path, read_only: bool, slow_sync_ms: u64) -> Result<Open
     // A read-only image is recovered over a RAM overlay: recovery of some
     // FTLs writes (the sync FTL replays its battery-backed log), and those
     // writes must never reach the file.
-    let flash: Box<dyn Flash + Send> = if read_only {
+    let flash: Box<dyn Flash + Send> = if o.read_only {
         Box::new(OverlayFlash::new(
             FileFlash::open_read_only(path).map_err(|e| flash_err(path, e))?,
         ))
@@ -226,13 +340,57 @@ pub fn open_with(path: &Path, read_only: bool, slow_sync_ms: u64) -> Result<Open
         Box::new(FileFlash::open(path).map_err(|e| flash_err(path, e))?)
     };
     let g = *flash.geometry();
-    let flash = SlowSync {
-        inner: flash,
-        delay: Duration::from_millis(slow_sync_ms),
+    let flash: Box<dyn Flash + Send> = if o.slow_sync_ms > 0 {
+        Box::new(SlowSync {
+            inner: flash,
+            delay: Duration::from_millis(o.slow_sync_ms),
+        })
+    } else {
+        flash
     };
+    let (flash, pacing) = paced(flash, &o.timing);
     let t0 = Instant::now();
     let dev = AnyFtl::open(flash).map_err(|e| ftl_err(path, e))?;
     let recovery = t0.elapsed();
+    Ok(opened(dev, path, g, recovery, &o.timing, pacing))
+}
+
+/// A fresh RAM device formatted as `req` asks (validated exactly as
+/// `scftl format` validates it), under `timing` once started.
+pub fn create_memory(req: &FormatRequest, timing: &TimingArg) -> Result<Opened, CliError> {
+    let g = choose_geometry(req)?;
+    let kind = req.kind.unwrap_or(FtlKind::Scftl);
+    let opts = format_options(&g, kind, req)?;
+    let label = Path::new(MEMORY_LABEL);
+    let mem = MemFlash::new(g).map_err(|e| flash_err(label, e))?;
+    let (flash, pacing) = paced(Box::new(mem), timing);
+    let dev = AnyFtl::format(flash, kind, &opts).map_err(|e| ftl_err(label, e))?;
+    Ok(opened(dev, label, g, Duration::ZERO, timing, pacing))
+}
+
+/// Wraps `flash` in the (paused) real-time model `timing` names, if any.
+fn paced(
+    flash: Box<dyn Flash + Send>,
+    timing: &TimingArg,
+) -> (Box<dyn Flash + Send>, Option<RealTimeSwitch>) {
+    match timing.config(flash.geometry()) {
+        None => (flash, None),
+        Some(config) => {
+            let rt = RealTime::paused(flash, config, WallClock::new());
+            let switch = rt.switch();
+            (Box::new(rt), Some(switch))
+        }
+    }
+}
+
+fn opened(
+    dev: AnyFtl<Box<dyn Flash + Send>>,
+    path: &Path,
+    g: Geometry,
+    recovery: Duration,
+    timing: &TimingArg,
+    pacing: Option<RealTimeSwitch>,
+) -> Opened {
     let summary = Summary {
         path: path.to_path_buf(),
         kind: dev.kind(),
@@ -241,11 +399,13 @@ pub fn open_with(path: &Path, read_only: bool, slow_sync_ms: u64) -> Result<Open
         logical_sectors: dev.num_sectors(),
         config: dev.config_summary(),
     };
-    Ok(Opened {
+    Opened {
         device: Box::new(dev),
         summary,
         recovery,
-    })
+        timing: timing.describe(&g),
+        pacing: Pacing(pacing),
+    }
 }
 
 /// A flash whose `sync` first sleeps a fixed time (zero: no effect).

@@ -22,6 +22,7 @@ mod info;
 mod mount;
 mod serve;
 mod size;
+mod timing;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -131,7 +132,7 @@ struct InfoArgs {
     json: bool,
 }
 
-fn parse_kind(s: &str) -> Result<FtlKind, String> {
+pub fn parse_kind(s: &str) -> Result<FtlKind, String> {
     FtlKind::parse(s).map_err(|e| e.to_string())
 }
 

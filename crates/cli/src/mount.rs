@@ -1,5 +1,7 @@
-//! `scftl mount`: recover an image, mount its file system in a commit mode
-//! and serve it through FUSE in the foreground until it is unmounted.
+//! `scftl mount`: recover an image (or make a fresh RAM device and its file
+//! system, `--memory`), mount its file system in a commit mode and serve it
+//! through FUSE in the foreground until it is unmounted, optionally under a
+//! real-time latency model (`--timing`).
 //!
 //! Invariants: a mode the device cannot make crash safe is refused before
 //! anything is mounted; the image stays locked by this process while
@@ -17,14 +19,31 @@ use fuser::{Config, MountOption, Session};
 
 use crate::error::CliError;
 use crate::fuse::{FuseFs, Shared};
-use crate::image;
+use crate::image::{self, MemoryArgs, OpenOptions};
+use crate::timing::{self, TimingArg};
 
 #[derive(clap::Args)]
+#[command(
+    override_usage = "scftl mount [OPTIONS] IMAGE MOUNTPOINT\n       scftl mount [OPTIONS] --memory MOUNTPOINT"
+)]
 pub struct MountArgs {
-    /// Image holding a file system (made by `scftl mkfs`).
-    pub image: PathBuf,
+    /// Image holding a file system (made by `scftl mkfs`); omitted with
+    /// --memory.
+    #[arg(value_name = "IMAGE")]
+    pub first: Option<PathBuf>,
     /// Empty directory to mount it on.
-    pub mountpoint: PathBuf,
+    #[arg(value_name = "MOUNTPOINT")]
+    pub second: Option<PathBuf>,
+    /// --memory: a fresh RAM device with a new file system (mkfs runs
+    /// first); the options after it describe the device as for `scftl
+    /// format`. Nothing is saved.
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+    /// Latency model the device runs under, in real time: `none`, `paper`
+    /// (the FEMU-like model of the simulated benchmarks) or a JSON file of
+    /// fields that replace paper's (docs/USAGE.md lists them).
+    #[arg(long, default_value = "none", value_name = "MODEL", value_parser = timing::parse)]
+    pub timing: TimingArg,
     /// Commit mode: log (write-ahead log; any FTL), xlog (no log, a flush per
     /// call; scftl FTL only) or group (calls grouped into the device's epoch;
     /// scftl FTL only). Default: group on an scftl image, log otherwise.
@@ -40,25 +59,75 @@ fn parse_mode(s: &str) -> Result<CommitMode, String> {
     CommitMode::parse(s).map_err(|e| e.to_string())
 }
 
+/// The device and mount point the positional arguments name.
+struct Target {
+    /// The image, or [`image::MEMORY_LABEL`].
+    image: PathBuf,
+    mountpoint: PathBuf,
+}
+
+fn target(a: &MountArgs) -> Result<Target, CliError> {
+    let memory = PathBuf::from(image::MEMORY_LABEL);
+    match (a.memory.memory, &a.first, &a.second) {
+        (true, Some(m), None) => Ok(Target {
+            image: memory,
+            mountpoint: m.clone(),
+        }),
+        (true, Some(_), Some(_)) => Err(CliError::usage(
+            "--memory mounts a fresh RAM device and conflicts with IMAGE: give only the MOUNTPOINT",
+        )),
+        (false, Some(i), Some(m)) => Ok(Target {
+            image: i.clone(),
+            mountpoint: m.clone(),
+        }),
+        _ => Err(CliError::usage(
+            "expected IMAGE MOUNTPOINT (or --memory MOUNTPOINT)",
+        )),
+    }
+}
+
+/// The device to mount: the image recovered, or a fresh RAM device with a
+/// new file system.
+fn open_device(a: &MountArgs, t: &Target) -> Result<image::Opened, CliError> {
+    if !a.memory.memory {
+        let o = OpenOptions {
+            timing: a.timing.clone(),
+            ..OpenOptions::default()
+        };
+        return image::open_with(&t.image, &o);
+    }
+    let mut opened = image::create_memory(&a.memory.request(), &a.timing)?;
+    fs::mkfs(opened.device.as_mut(), &fs::MkfsOptions::default())
+        .map_err(|e| CliError::runtime(format!("mkfs on the RAM device failed: {e}")))?;
+    opened
+        .device
+        .flush()
+        .map_err(|e| CliError::runtime(format!("flush after mkfs failed: {e}")))?;
+    Ok(opened)
+}
+
 pub fn run(a: &MountArgs) -> Result<(), CliError> {
-    match std::fs::metadata(&a.mountpoint) {
+    let t = target(a)?;
+    match std::fs::metadata(&t.mountpoint) {
         Ok(m) if m.is_dir() => {}
         // ENOTCONN: a FUSE mount whose process died.
         Err(e) if e.raw_os_error() == Some(107) => {
             return Err(CliError::runtime(format!(
                 "{}: a dead FUSE mount is still there ({e}); remove it with `fusermount3 -u {}`",
-                a.mountpoint.display(),
-                a.mountpoint.display()
+                t.mountpoint.display(),
+                t.mountpoint.display()
             )))
         }
         _ => {
             return Err(CliError::usage(format!(
                 "{}: the mount point must be an existing directory",
-                a.mountpoint.display()
+                t.mountpoint.display()
             )))
         }
     }
-    let opened = image::open(&a.image, false)?;
+    let opened = open_device(a, &t)?;
+    eprintln!("scftl: timing: {}", opened.timing);
+    let pacing = opened.pacing.clone();
     let ftl_kind = opened.summary.kind;
     let mode = a
         .mode
@@ -70,7 +139,7 @@ pub fn run(a: &MountArgs) -> Result<(), CliError> {
     let mut opts = MountOptions::new(mode);
     opts.idle_flush = (a.idle_flush_ms > 0).then(|| Duration::from_millis(a.idle_flush_ms));
     let fs = fs::Fs::mount(opened.device, opts).map_err(|e| {
-        let msg = format!("{}: cannot mount: {}", a.image.display(), e.error);
+        let msg = format!("{}: cannot mount: {}", t.image.display(), e.error);
         // The device comes back unchanged; dropping it releases the lock.
         drop(e.device);
         match e.error {
@@ -79,34 +148,40 @@ pub fn run(a: &MountArgs) -> Result<(), CliError> {
             }
             fs::FsError::NotFormatted(_) => CliError::runtime(format!(
                 "{msg} (make one with `scftl mkfs {}`)",
-                a.image.display()
+                t.image.display()
             )),
             _ => CliError::runtime(msg),
         }
     })?;
+    // Recovery, mkfs and the file system's own recovery ran untimed; the
+    // model applies from here on.
+    pacing.start();
     let shared = Shared::new(fs);
 
     let mut config = Config::default();
     config.mount_options = vec![
-        MountOption::FSName(format!("scftl:{}", a.image.display())),
+        MountOption::FSName(format!("scftl:{}", t.image.display())),
         MountOption::Subtype("scftl".into()),
         MountOption::DefaultPermissions,
         MountOption::RW,
     ];
-    let session = match Session::new(FuseFs::new(shared.clone()), &a.mountpoint, &config) {
+    let session = match Session::new(FuseFs::new(shared.clone()), &t.mountpoint, &config) {
         Ok(s) => s,
         Err(e) => {
-            let flushed = unmount_fs(&shared, &a.image);
+            let flushed = unmount_fs(&shared, &t.image);
             return Err(CliError::runtime(format!(
                 "cannot mount on {}: {e}{}",
-                a.mountpoint.display(),
+                t.mountpoint.display(),
                 flushed.err().map_or(String::new(), |f| format!("; {f}"))
             )));
         }
     };
-    serve(session, &shared, a, mode)?;
-    unmount_fs(&shared, &a.image)?;
-    eprintln!("scftl: unmounted and flushed {}", a.image.display());
+    serve(session, &shared, a, &t, mode)?;
+    unmount_fs(&shared, &t.image)?;
+    if let Some(r) = pacing.report() {
+        eprintln!("scftl: timing: {r}");
+    }
+    eprintln!("scftl: unmounted and flushed {}", t.image.display());
     Ok(())
 }
 
@@ -116,10 +191,11 @@ fn serve(
     mut session: Session<FuseFs>,
     shared: &Shared,
     a: &MountArgs,
+    t: &Target,
     mode: CommitMode,
 ) -> Result<(), CliError> {
     let mut unmounter = session.unmount_callable();
-    let mountpoint = a.mountpoint.clone();
+    let mountpoint = t.mountpoint.clone();
     ctrlc::set_handler(move || {
         eprintln!("scftl: signal: unmounting {}", mountpoint.display());
         if let Err(e) = unmounter.unmount() {
@@ -150,10 +226,10 @@ fn serve(
 
     eprintln!(
         "scftl: mounted {} on {} ({} mode); unmount with `fusermount3 -u {}` or Ctrl-C",
-        a.image.display(),
-        a.mountpoint.display(),
+        t.image.display(),
+        t.mountpoint.display(),
         mode,
-        a.mountpoint.display()
+        t.mountpoint.display()
     );
     let result = session.run();
     drop(stop_tx);

@@ -1,4 +1,5 @@
-//! `scftl serve`: recover an image and export it over NBD until a signal.
+//! `scftl serve`: recover an image (or make a fresh RAM device) and export
+//! it over NBD until a signal, optionally under a real-time latency model.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -7,8 +8,9 @@ use std::sync::Arc;
 use nbd::{Listener, Server, ServerConfig, DEFAULT_LISTEN};
 
 use crate::error::CliError;
-use crate::image::{self, FormatRequest};
+use crate::image::{self, FormatRequest, MemoryArgs, OpenOptions};
 use crate::size::human;
+use crate::timing::{self, TimingArg};
 
 /// Image served when none is named.
 pub const DEFAULT_IMAGE: &str = "scftl.img";
@@ -17,7 +19,16 @@ pub const DEFAULT_IMAGE: &str = "scftl.img";
 pub struct ServeArgs {
     /// Image to serve. Default: ./scftl.img, created (medium geometry, scftl
     /// FTL) if it does not exist.
+    #[arg(conflicts_with = "memory")]
     pub image: Option<PathBuf>,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+    /// Latency model the device runs under, in real time: `none`, `paper`
+    /// (the FEMU-like model of the simulated benchmarks: read 40 µs,
+    /// program 200 µs, erase 2 ms) or a JSON file of fields that replace
+    /// paper's (docs/USAGE.md lists them).
+    #[arg(long, default_value = "none", value_name = "MODEL", value_parser = timing::parse)]
+    pub timing: TimingArg,
     /// TCP address to listen on (port 0 picks a free port and prints it).
     #[arg(long, default_value = DEFAULT_LISTEN, value_name = "ADDR")]
     pub listen: String,
@@ -26,7 +37,7 @@ pub struct ServeArgs {
     pub unix: Option<PathBuf>,
     /// Export read-only: writes, trims and write-zeroes fail with EPERM and
     /// the image file is never written (recovery runs in memory).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "memory")]
     pub read_only: bool,
     /// Export name offered to clients (the empty name also selects it).
     #[arg(long, default_value = "scftl", value_name = "NAME")]
@@ -63,19 +74,38 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     if a.export_name.len() > 4096 {
         return Err(CliError::usage("--export-name: at most 4096 bytes"));
     }
-    let path = match &a.image {
-        Some(p) => p.clone(),
-        None => default_image()?,
+    let opened = if a.memory.memory {
+        let opened = image::create_memory(&a.memory.request(), &a.timing)?;
+        let s = &opened.summary;
+        eprintln!(
+            "scftl: formatted a RAM device: {} {} disk on {} geometry (nothing is saved)",
+            human(s.logical_bytes()),
+            s.kind,
+            crate::preset_name(&s.geometry)
+        );
+        opened
+    } else {
+        let path = match &a.image {
+            Some(p) => p.clone(),
+            None => default_image()?,
+        };
+        let o = OpenOptions {
+            read_only: a.read_only,
+            slow_sync_ms: a.debug_slow_sync_ms,
+            timing: a.timing.clone(),
+        };
+        let opened = image::open_with(&path, &o)?;
+        eprintln!(
+            "scftl: recovered {} in {:.1} ms ({}, {} FTL)",
+            human(opened.summary.logical_bytes()),
+            opened.recovery.as_secs_f64() * 1e3,
+            path.display(),
+            opened.summary.kind
+        );
+        opened
     };
-    let opened = image::open_with(&path, a.read_only, a.debug_slow_sync_ms)?;
-    let s = opened.summary;
-    eprintln!(
-        "scftl: recovered {} in {:.1} ms ({}, {} FTL)",
-        human(s.logical_bytes()),
-        opened.recovery.as_secs_f64() * 1e3,
-        path.display(),
-        s.kind
-    );
+    eprintln!("scftl: timing: {}", opened.timing);
+    let s = opened.summary.clone();
 
     let listener = match &a.unix {
         Some(p) => Listener::unix(p),
@@ -86,12 +116,20 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
 
     let config = ServerConfig {
         export_name: a.export_name.clone(),
-        description: format!("scftl {} disk {}", s.kind, path.display()),
+        description: format!(
+            "scftl {} disk {}, timing {}",
+            s.kind,
+            s.path.display(),
+            a.timing.name()
+        ),
         read_only: a.read_only,
         log: !a.quiet,
         log_errors: !a.quiet,
         ..ServerConfig::default()
     };
+    // Format and recovery ran untimed; the model applies from here on.
+    opened.pacing.start();
+    let pacing = opened.pacing.clone();
     let server = Server::new(opened.device, config);
 
     let (tx, rx) = mpsc::channel::<&'static str>();
@@ -130,6 +168,9 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
             "final flush failed: {e}; data since the last successful flush may be lost"
         ))
     })?;
+    if let Some(r) = pacing.report() {
+        eprintln!("scftl: timing: {r}");
+    }
     eprintln!("scftl: flushed, bye");
     Ok(())
 }

@@ -2,8 +2,8 @@
 //!
 //! What it is: the [`Flash`] trait — the only way the FTLs touch a device —
 //! plus its geometry and backends: [`MemFlash`] (RAM), and, in sibling
-//! modules, a persistent image file, a crash-injecting wrapper and a
-//! discrete-event timing wrapper.
+//! modules, a persistent image file, a crash-injecting wrapper, a
+//! discrete-event timing wrapper and its real-time pacing.
 //!
 //! What it promises: the NAND rules and the asynchronous-command semantics of
 //! the SCFTL paper (§3.1, §5.1) are enforced by every backend, and a rule
@@ -43,6 +43,7 @@ pub mod geometry;
 pub mod mem;
 pub mod overlay;
 mod pages;
+pub mod realtime;
 pub mod shared;
 pub mod timed;
 
@@ -53,6 +54,7 @@ pub use file::FileFlash;
 pub use geometry::{Geometry, PRESET_NAMES};
 pub use mem::MemFlash;
 pub use overlay::OverlayFlash;
+pub use realtime::{Clock, RealTime, RealTimeStats, RealTimeSwitch, WallClock};
 pub use shared::SharedFlash;
 pub use timed::{TimedFlash, TimingConfig};
 

@@ -113,6 +113,23 @@ impl TimingConfig {
     }
 }
 
+/// One line for logs and report headers: every field, in µs where the
+/// field is a latency.
+impl std::fmt::Display for TimingConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "read {} µs, program {} µs, erase {} µs, channel transfer {} µs/page, queue depth {}, host {} ns/command",
+            self.read_ns as f64 / 1e3,
+            self.program_ns as f64 / 1e3,
+            self.erase_ns as f64 / 1e3,
+            self.channel_xfer_ns_per_page as f64 / 1e3,
+            self.queue_depth,
+            self.host_op_ns
+        )
+    }
+}
+
 fn ceil_div(a: u64, b: u64) -> u64 {
     a.div_ceil(b.max(1))
 }
