@@ -122,7 +122,9 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
         (args.write_bound.is_some(), "--write-bound"),
     ] {
         if given {
-            return Err(format!("{flag} applies only to file-system runs (--fs MODE)"));
+            return Err(format!(
+                "{flag} applies only to file-system runs (--fs MODE)"
+            ));
         }
     }
     let t = target::by_name(&args.ftl).ok_or_else(|| {
@@ -471,19 +473,41 @@ mod tests {
             "scftl crashtest --fs group --ftl scftl --geometry small --seed 3 --ops 50 --write-bound 12 --mutant group-forgets-epoch-flush --cut-at 9"
         );
         for (argv, needle) in [
-            (&["--fs", "xlog", "--ftl", "async"][..], "not allowed on the async FTL"),
-            (&["--fs", "group", "--ftl", "sync"][..], "not allowed on the sync FTL"),
+            (
+                &["--fs", "xlog", "--ftl", "async"][..],
+                "not allowed on the async FTL",
+            ),
+            (
+                &["--fs", "group", "--ftl", "sync"][..],
+                "not allowed on the sync FTL",
+            ),
             (&["--fs", "journal"][..], "unknown commit mode"),
-            (&["--fs", "log", "--mutant", "typo"][..], "unknown file-system mutant"),
+            (
+                &["--fs", "log", "--mutant", "typo"][..],
+                "unknown file-system mutant",
+            ),
             (&["--fs", "log", "--ftl", "toy"][..], "real FTL"),
             (&["--fs", "log", "--exhaustive"][..], "does not apply"),
-            (&["--fs", "log", "--ftl", "sync", "--write-bound", "9"][..], "--ftl scftl"),
+            (
+                &["--fs", "log", "--ftl", "sync", "--write-bound", "9"][..],
+                "--ftl scftl",
+            ),
             (&["--fs", "log", "--geometry", "huge"][..], "small512"),
         ] {
             let e = crate::fs::plan(&parse(argv)).unwrap_err();
             assert!(e.contains(needle), "{argv:?}: {e}");
         }
-        let a = parse(&["--fs", "xlog", "--ftl", "async", "--mutant", "allow-xlog-on-any-ftl"]);
-        assert!(crate::fs::plan(&a).is_ok(), "the mutant lets the checker try");
+        let a = parse(&[
+            "--fs",
+            "xlog",
+            "--ftl",
+            "async",
+            "--mutant",
+            "allow-xlog-on-any-ftl",
+        ]);
+        assert!(
+            crate::fs::plan(&a).is_ok(),
+            "the mutant lets the checker try"
+        );
     }
 }

@@ -30,7 +30,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use super::gen::{bytes, Call, Workload};
-use super::model::{digest, first_difference, path_str, Outcome, Sig, State, Target};
+use super::model::{digest, first_difference, Outcome, Sig, State, Target};
 
 /// The flash stack under the FTL (the same as the block-level checker's).
 pub type Flash = crate::target::Dev;
@@ -38,7 +38,10 @@ pub type Flash = crate::target::Dev;
 pub type Device = AnyFtl<Flash>;
 
 const ROOT: u64 = ROOT_INO as u64;
-const OWNER: Owner = Owner { uid: 1000, gid: 1000 };
+const OWNER: Owner = Owner {
+    uid: 1000,
+    gid: 1000,
+};
 /// Inode times and the superblock's: fixed, so runs are reproducible.
 const TIME_NS: i64 = 1_700_000_000_000_000_000;
 
@@ -227,7 +230,7 @@ pub fn tree(fs: &mut Fs<Device>) -> Result<State, String> {
             if e.name == b"." || e.name == b".." {
                 continue;
             }
-            let path = format!("{prefix}{}", path_str(&[e.name.clone()]));
+            let path = format!("{prefix}{}", String::from_utf8_lossy(&e.name));
             if e.kind == FileType::Directory {
                 stack.push((format!("{path}/"), e.ino, depth + 1));
             }
@@ -347,10 +350,20 @@ pub fn reference(s: &Setup, w: &Workload) -> Result<Reference, String> {
     })
 }
 
+/// A report on one line: its first three lines and its last (the
+/// summary), so a wrecked image does not print thousands of problems.
 fn one_line(x: &impl std::fmt::Display) -> String {
     let s = x.to_string();
-    let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines.join("; ")
+    let lines: Vec<&str> = s.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    if lines.len() <= 4 {
+        return lines.join("; ");
+    }
+    format!(
+        "{}; ... {} more lines; {}",
+        lines[..3].join("; "),
+        lines.len() - 4,
+        lines[lines.len() - 1]
+    )
 }
 
 /// The crash policy and garbage generator of cut point `k`: a function of
@@ -522,7 +535,9 @@ pub fn cut(s: &Setup, w: &Workload, seed: u64, k: u64) -> Result<CutResult, Stri
             _ => {}
         }
     }
-    let equal: Vec<usize> = (0..w.states.len()).filter(|&j| w.states[j] == got).collect();
+    let equal: Vec<usize> = (0..w.states.len())
+        .filter(|&j| w.states[j] == got)
+        .collect();
     let nearest = ok
         .iter()
         .filter_map(|a| match a {

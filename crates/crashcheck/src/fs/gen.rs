@@ -229,7 +229,9 @@ impl Gen {
                 off,
                 len,
                 fill,
-            } => self.m.partial_write(target, *off, &bytes(*fill, *off, *len)),
+            } => self
+                .m
+                .partial_write(target, *off, &bytes(*fill, *off, *len)),
             Call::Truncate { path, size } => self.m.partial_truncate(path, *size),
             _ => Partial::default(),
         };
@@ -412,7 +414,9 @@ impl Gen {
         if self.m.bytes() + growth > self.bytes_max {
             // Over the byte budget: free space instead.
             return match target {
-                Target::Path(path) => self.push(Call::Truncate { path, size: 0 }, "truncate shrink"),
+                Target::Path(path) => {
+                    self.push(Call::Truncate { path, size: 0 }, "truncate shrink")
+                }
                 Target::Handle(_) => self.sync(),
             };
         }
@@ -558,7 +562,11 @@ mod tests {
             "fdatasync",
             "sync",
         ] {
-            assert!(a.tally.get(k).copied().unwrap_or(0) > 0, "no `{k}`: {:?}", a.tally);
+            assert!(
+                a.tally.get(k).copied().unwrap_or(0) > 0,
+                "no `{k}`: {:?}",
+                a.tally
+            );
         }
         assert!(a.calls.iter().any(|c| !c.partial.contents.is_empty()));
     }

@@ -230,13 +230,20 @@ pub fn run(c: &FsConfig, progress: &mut dyn FnMut(&FsStats)) -> Result<FsReport,
 pub fn plan(args: &CrashtestArgs) -> Result<FsConfig, String> {
     let mode_name = args.fs.as_deref().unwrap_or("log");
     let mode = CommitMode::parse(mode_name).map_err(|e| e.to_string())?;
-    let kind = FtlKind::parse(&args.ftl)
-        .map_err(|_| format!("--fs runs on a real FTL: scftl, async or sync, not `{}`", args.ftl))?;
+    let kind = FtlKind::parse(&args.ftl).map_err(|_| {
+        format!(
+            "--fs runs on a real FTL: scftl, async or sync, not `{}`",
+            args.ftl
+        )
+    })?;
     let mutant = match &args.mutant {
         None => None,
         Some(m) => Some(FsMutant::parse(m).map_err(|_| {
             let names: Vec<&str> = FsMutant::ALL.iter().map(|m| m.name()).collect();
-            format!("unknown file-system mutant `{m}` (known: {})", names.join(", "))
+            format!(
+                "unknown file-system mutant `{m}` (known: {})",
+                names.join(", ")
+            )
         })?),
     };
     if !mode.allowed_on(Some(kind)) && mutant != Some(FsMutant::AllowXlogOnAnyFtl) {
@@ -302,9 +309,11 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
         ProgressBar::hidden()
     };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} crashtest --fs [{bar:30}] {pos}/{len} cut points {msg}")
-            .expect("valid template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{spinner} crashtest --fs [{bar:30}] {pos}/{len} cut points {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
     let mut progress = |s: &FsStats| {
         bar.set_length(s.cut_points);
@@ -363,10 +372,7 @@ fn print_report(args: &CrashtestArgs, c: &FsConfig, r: &FsReport) {
         .map_or(String::new(), |w| format!(", W={w}"));
     println!(
         "crashtest --fs {}: {} on {}{w}{mutant}, seed {}",
-        c.setup.mode,
-        c.setup.kind,
-        c.geometry_name,
-        c.seed
+        c.setup.mode, c.setup.kind, c.geometry_name, c.seed
     );
     let kinds: Vec<String> = r.tally.iter().map(|(k, n)| format!("{k} {n}")).collect();
     println!(

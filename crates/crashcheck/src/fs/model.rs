@@ -86,13 +86,15 @@ pub fn first_difference(want: &State, got: &State) -> Option<String> {
     let mut paths: Vec<&String> = want.keys().chain(got.keys()).collect();
     paths.sort();
     paths.dedup();
-    paths.into_iter().find_map(|p| match (want.get(p), got.get(p)) {
-        (Some(w), Some(g)) if w == g => None,
-        (Some(w), Some(g)) => Some(format!("`{p}`: expected {w}, found {g}")),
-        (Some(w), None) => Some(format!("`{p}`: expected {w}, found nothing")),
-        (None, Some(g)) => Some(format!("`{p}`: expected nothing, found {g}")),
-        (None, None) => None,
-    })
+    paths
+        .into_iter()
+        .find_map(|p| match (want.get(p), got.get(p)) {
+            (Some(w), Some(g)) if w == g => None,
+            (Some(w), Some(g)) => Some(format!("`{p}`: expected {w}, found {g}")),
+            (Some(w), None) => Some(format!("`{p}`: expected {w}, found nothing")),
+            (None, Some(g)) => Some(format!("`{p}`: expected nothing, found {g}")),
+            (None, None) => None,
+        })
 }
 
 /// The states a call that commits in several steps (a long write, a
@@ -403,13 +405,9 @@ impl Model {
     }
 
     pub fn link(&mut self, from: &[Vec<u8>], to: &[Vec<u8>]) -> Outcome {
-        let i = self.file(from).map_err(|e| {
-            if e == errno::EISDIR {
-                errno::EPERM
-            } else {
-                e
-            }
-        })?;
+        let i = self
+            .file(from)
+            .map_err(|e| if e == errno::EISDIR { errno::EPERM } else { e })?;
         let (d, name) = self.parent(to)?;
         if self.entries(d).contains_key(name) {
             return Err(errno::EEXIST);

@@ -1,0 +1,141 @@
+//! The file-system crash checker (`scftl crashtest --fs MODE`) against the
+//! `fs` crate: every commit mode passes on the FTLs it is allowed on (with
+//! small epochs too, so group mode flushes inside the workload and long
+//! calls are cut between their steps), each seeded file-system bug
+//! (`fs::FsMutant`) is caught and its failure replays alone from the
+//! printed cut point, and a mode on an FTL that cannot keep its promise is
+//! refused before any work. Budgets are small (debug build); the CI
+//! campaign (.ci/crash-campaign) runs larger ones in release.
+
+use crashcheck::fs::{plan, replay_command, run, FsConfig, FsReport, Setup};
+use crashcheck::CrashtestArgs;
+use fs::{CommitMode, FsMutant};
+use ftl::FtlKind;
+
+fn config(
+    mode: CommitMode,
+    kind: FtlKind,
+    write_bound: Option<u32>,
+    mutant: Option<FsMutant>,
+    seed: u64,
+    calls: usize,
+    cuts: u64,
+) -> FsConfig {
+    FsConfig {
+        setup: Setup {
+            mode,
+            kind,
+            geometry: crashcheck::fs::geometry("small512").unwrap(),
+            write_bound,
+            mutant,
+        },
+        geometry_name: "small512".into(),
+        seed,
+        calls,
+        cuts,
+        cut_at: None,
+    }
+}
+
+fn check(c: &FsConfig) -> FsReport {
+    run(c, &mut |_| {}).unwrap_or_else(|e| panic!("{}: {e}", replay_command(c, None)))
+}
+
+#[test]
+fn every_mode_passes_on_the_ftls_it_is_allowed_on() {
+    let cases = [
+        (CommitMode::Log, FtlKind::Scftl, None),
+        (CommitMode::Xlog, FtlKind::Scftl, None),
+        (CommitMode::Group, FtlKind::Scftl, None),
+        (CommitMode::Log, FtlKind::Async, None),
+        (CommitMode::Log, FtlKind::Sync, None),
+        (CommitMode::Xlog, FtlKind::Scftl, Some(24)),
+        (CommitMode::Group, FtlKind::Scftl, Some(24)),
+    ];
+    let mut partial = 0;
+    for (i, (mode, kind, w)) in cases.into_iter().enumerate() {
+        let c = config(mode, kind, w, None, 40 + i as u64, 120, 400);
+        let r = check(&c);
+        if let Some(f) = &r.failure {
+            panic!("{kind}/{mode}: {}\nreplay: {}", f.message, f.replay);
+        }
+        let s = &r.stats;
+        assert_eq!(s.calls_generated, 120);
+        assert_eq!(s.cut_points_checked, s.cut_points, "{kind}/{mode}");
+        assert_eq!(s.cut_points, s.commands.min(400), "{kind}/{mode}");
+        assert_eq!(s.sampled, s.commands > 400);
+        assert_eq!(s.recoveries, s.cut_points_checked);
+        assert!(s.calls_checked > s.calls_generated, "{kind}/{mode}");
+        if mode == CommitMode::Group && w.is_some() {
+            assert!(s.epoch_flushes > 0, "a small epoch makes group flush");
+        }
+        partial += s.partial_states;
+    }
+    assert!(
+        partial > 0,
+        "no cut ever fell between the steps of a long call"
+    );
+}
+
+#[test]
+fn a_campaign_is_a_function_of_its_seed() {
+    let c = config(CommitMode::Group, FtlKind::Scftl, Some(24), None, 5, 40, 30);
+    let (a, b) = (check(&c), check(&c));
+    assert_eq!(a.tally, b.tally);
+    assert_eq!(a.stats.commands, b.stats.commands);
+    assert_eq!(a.stats.policies, b.stats.policies);
+    assert_eq!(a.stats.calls_checked, b.stats.calls_checked);
+}
+
+#[test]
+fn every_file_system_mutant_is_caught_and_replays_alone() {
+    let cases = [
+        // Caught without a power cut: the device refuses the step that
+        // overflows the epoch, and the call fails although it may not.
+        (
+            CommitMode::Group,
+            FtlKind::Scftl,
+            FsMutant::GroupForgetsEpochFlush,
+        ),
+        (
+            CommitMode::Xlog,
+            FtlKind::Async,
+            FsMutant::AllowXlogOnAnyFtl,
+        ),
+        (
+            CommitMode::Log,
+            FtlKind::Async,
+            FsMutant::LogSkipsCommitSync,
+        ),
+    ];
+    for (mode, kind, m) in cases {
+        let c = config(mode, kind, None, Some(m), 3, 60, 400);
+        let r = check(&c);
+        let f = r
+            .failure
+            .unwrap_or_else(|| panic!("{} on {kind}/{mode} was not caught", m.name()));
+        eprintln!("{}: {}\n  replay: {}", m.name(), f.message, f.replay);
+        assert!(f.replay.contains(&format!("--mutant {}", m.name())));
+        if let Some(k) = f.cut {
+            // The printed cut point fails again on its own.
+            let one = FsConfig {
+                cut_at: Some(k),
+                ..c.clone()
+            };
+            let again = check(&one).failure.expect("the replay fails too");
+            assert_eq!(again.message, f.message);
+            assert_eq!(again.replay, f.replay);
+        }
+    }
+}
+
+#[test]
+fn a_mode_is_refused_on_an_ftl_that_cannot_keep_its_promise() {
+    for (mode, ftl) in [("xlog", "async"), ("group", "async"), ("xlog", "sync")] {
+        let e = plan(&CrashtestArgs::for_fs(mode, ftl)).unwrap_err();
+        assert!(e.contains("not allowed on the"), "{mode} on {ftl}: {e}");
+    }
+    let mut a = CrashtestArgs::for_fs("xlog", "async");
+    a.mutant = Some(FsMutant::AllowXlogOnAnyFtl.name().into());
+    assert!(plan(&a).is_ok());
+}
