@@ -3,8 +3,10 @@
 //! reference run: every outcome and every tree against the model, then a
 //! clean unmount, fsck and remount) and once per cut point: power is cut at
 //! that flash command, the post-crash device is produced under a seeded
-//! crash policy, the FTL recovers, the file system mounts in the same mode,
-//! fsck must be clean and the tree must be one the mode promises.
+//! crash policy, the FTL recovers, the file system mounts in the same mode
+//! (in one cut point of four the power is cut again inside that mount, and
+//! the device crashes, recovers and mounts once more), fsck must be clean
+//! and the tree must be one the mode promises.
 //!
 //! What each mode promises (with `done` calls completed when power went):
 //! - `log` and `xlog`: the state after `done` calls, or after `done + 1`
@@ -22,8 +24,8 @@ use std::sync::Arc;
 
 use flash::{CrashFlash, CrashPolicy, Geometry, MemFlash, SharedFlash};
 use fs::{
-    mkfs, CommitMode, FileType, FixedClock, Fs, FsError, FsMutant, MkfsOptions, MountOptions,
-    Owner, SetAttr, ROOT_INO,
+    mkfs, CommitMode, FileType, FixedClock, Fs, FsError, FsMutant, MkfsOptions, MountError,
+    MountOptions, Owner, SetAttr, ROOT_INO,
 };
 use ftl::{AnyFtl, FormatOptions, FtlKind};
 use rand::{Rng, SeedableRng};
@@ -57,7 +59,7 @@ pub struct Setup {
 }
 
 impl Setup {
-    fn mount(&self, dev: Device) -> Result<Fs<Device>, String> {
+    fn mount_raw(&self, dev: Device) -> Result<Fs<Device>, Box<MountError<Device>>> {
         let mut o = MountOptions::new(self.mode);
         o.idle_flush = None;
         o.clock = Arc::new(FixedClock(TIME_NS));
@@ -65,7 +67,11 @@ impl Setup {
             Some(m) => Fs::mount_with_mutant(dev, o, m),
             None => Fs::mount(dev, o),
         }
-        .map_err(|e| e.error.to_string())
+        .map_err(Box::new)
+    }
+
+    fn mount(&self, dev: Device) -> Result<Fs<Device>, String> {
+        self.mount_raw(dev).map_err(|e| e.error.to_string())
     }
 
     /// A fresh device with an empty file system, mounted.
@@ -371,14 +377,25 @@ fn one_line(x: &impl std::fmt::Display) -> String {
 pub fn cut_rng(seed: u64, k: u64) -> (CrashPolicy, Pcg64) {
     let mut rng =
         Pcg64::seed_from_u64(seed ^ k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let policy = match rng.gen_range(0..10) {
+    let policy = draw_policy(&mut rng);
+    (policy, rng)
+}
+
+/// Random 70%, each of the others 10% (as the block-level explorer).
+fn draw_policy(rng: &mut Pcg64) -> CrashPolicy {
+    match rng.gen_range(0..10) {
         0..=6 => CrashPolicy::Random,
         7 => CrashPolicy::AllGarbage,
         8 => CrashPolicy::AllApplied,
         _ => CrashPolicy::NoneApplied,
-    };
-    (policy, rng)
+    }
 }
+
+/// One in this many cut points also cuts the power inside the mount that
+/// recovers (log replay, freeing orphans), at one of its first
+/// `MOUNT_CUT_WITHIN` commands.
+const MOUNT_CUT_ONE_IN: u32 = 4;
+const MOUNT_CUT_WITHIN: u64 = 24;
 
 /// What one cut point found.
 pub struct CutResult {
@@ -389,6 +406,9 @@ pub struct CutResult {
     pub calls_checked: u64,
     /// The tree matched a call cut between its steps.
     pub partial: bool,
+    /// Power cuts inside the recovering mount (then crash, recover and
+    /// mount again).
+    pub mount_cuts: u64,
     /// The violation, if any.
     pub violation: Option<String>,
 }
@@ -458,6 +478,7 @@ pub fn cut(s: &Setup, w: &Workload, seed: u64, k: u64) -> Result<CutResult, Stri
         done: 0,
         calls_checked: 0,
         partial: false,
+        mount_cuts: 0,
         violation: None,
     };
     let (mut fs, flash) = s.start()?;
@@ -492,19 +513,49 @@ pub fn cut(s: &Setup, w: &Workload, seed: u64, k: u64) -> Result<CutResult, Stri
         return Err(format!("producing the post-crash device failed: {e}"));
     }
     let during = format!("power cut during call {at} `{}`", w.calls[at].call);
-    let dev = match AnyFtl::open(flash.clone()) {
-        Ok(d) => d,
-        Err(e) => {
-            res.violation = Some(format!("{during}: FTL recovery failed: {e}"));
-            return Ok(res);
+    let mut mount_cut = rng
+        .gen_ratio(1, MOUNT_CUT_ONE_IN)
+        .then(|| rng.gen_range(0..MOUNT_CUT_WITHIN));
+    let mut fs = loop {
+        let dev = match AnyFtl::open(flash.clone()) {
+            Ok(d) => d,
+            Err(e) => {
+                res.violation = Some(format!("{during}: FTL recovery failed: {e}"));
+                return Ok(res);
+            }
+        };
+        if let Some(n) = mount_cut.take() {
+            flash.with(|f| f.set_crash_at(n));
+        }
+        let mounted = s.mount_raw(dev);
+        if !flash.with(|f| f.is_powered_off()) {
+            flash.with(|f| f.disarm());
+            match mounted {
+                Ok(fs) => break fs,
+                Err(e) => {
+                    res.violation = Some(format!(
+                        "{during}: mount after the crash failed: {}",
+                        e.error
+                    ));
+                    return Ok(res);
+                }
+            }
+        }
+        // The power went inside the recovering mount: crash again.
+        res.mount_cuts += 1;
+        match mounted {
+            Ok(fs) => drop(fs.into_device()),
+            Err(e) => drop(e.device),
+        }
+        let policy = draw_policy(&mut rng);
+        if let Err(e) = flash.with(|f| f.crash(policy, &mut rng)) {
+            return Err(format!("producing the post-crash device failed: {e}"));
         }
     };
-    let mut fs = match s.mount(dev) {
-        Ok(fs) => fs,
-        Err(e) => {
-            res.violation = Some(format!("{during}: mount after the crash failed: {e}"));
-            return Ok(res);
-        }
+    let during = if res.mount_cuts > 0 {
+        format!("{during}, then inside the recovering mount")
+    } else {
+        during
     };
     match fs.fsck() {
         Ok(rep) if rep.is_clean() => {}

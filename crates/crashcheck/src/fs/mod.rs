@@ -95,8 +95,11 @@ pub struct FsStats {
     pub sampled: bool,
     /// Cut points checked (power cut, recovery, mount, fsck, tree).
     pub cut_points_checked: u64,
-    /// FTL recoveries followed by a mount.
+    /// FTL recoveries followed by a mount (a cut inside the mount adds
+    /// one).
     pub recoveries: u64,
+    /// Cut points whose recovering mount was itself cut.
+    pub mount_cuts: u64,
     /// Trees that matched a long call cut between its steps.
     pub partial_states: u64,
     /// Call outcomes compared with the model, over every run.
@@ -217,7 +220,8 @@ pub fn run(c: &FsConfig, progress: &mut dyn FnMut(&FsStats)) -> Result<FsReport,
             break;
         }
         st.cut_points_checked += 1;
-        st.recoveries += 1;
+        st.recoveries += 1 + res.mount_cuts;
+        st.mount_cuts += u64::from(res.mount_cuts > 0);
         st.partial_states += u64::from(res.partial);
         progress(st);
     }
@@ -400,6 +404,10 @@ fn print_report(args: &CrashtestArgs, c: &FsConfig, r: &FsReport) {
     println!(
         "  recoveries            {} (FTL recovery, mount, fsck clean, tree as the mode promises)",
         s.recoveries
+    );
+    println!(
+        "  cuts inside mount     {} (the recovering mount cut too, then recovered again)",
+        s.mount_cuts
     );
     println!(
         "  partial states        {} (a long call cut between its steps)",
