@@ -25,7 +25,8 @@ pub struct CrashtestArgs {
     /// FTL's own).
     #[arg(long)]
     pub contract: Option<String>,
-    /// Flash geometry preset (tiny, small, medium, paper, ...).
+    /// Flash geometry preset (tiny, small, medium, paper, ...; with --fs
+    /// also small512, a 2 MiB device with 512-byte sectors).
     #[arg(long, default_value = "small")]
     pub geometry: String,
     /// Time budget in seconds (random mode; default 10 when --ops is not

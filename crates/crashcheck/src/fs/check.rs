@@ -422,13 +422,14 @@ enum Allowed {
     Part(usize),
 }
 
-/// The states `mode` allows after `done` completed calls.
-fn allowed(mode: CommitMode, w: &Workload, done: usize) -> Vec<Allowed> {
-    let n = w.calls.len();
+/// The states `mode` allows after `done` completed calls, the power
+/// having gone during call `at` (`at == done`, or `at + 1 == done` when
+/// that call returned success anyway and so counts as completed).
+fn allowed(mode: CommitMode, w: &Workload, done: usize, at: usize) -> Vec<Allowed> {
     match mode {
         CommitMode::Log | CommitMode::Xlog => {
             let mut v = vec![Allowed::After(done)];
-            if done < n {
+            if at == done {
                 v.extend([Allowed::After(done + 1), Allowed::Part(done)]);
             }
             v
@@ -439,7 +440,7 @@ fn allowed(mode: CommitMode, w: &Workload, done: usize) -> Vec<Allowed> {
                 .find(|&j| w.calls[j - 1].call.is_sync() && w.calls[j - 1].expect.is_ok())
                 .unwrap_or(0);
             let mut v: Vec<Allowed> = (synced..=done).map(Allowed::After).collect();
-            v.extend((synced..=done.min(n.saturating_sub(1))).map(Allowed::Part));
+            v.extend((synced..=at).map(Allowed::Part));
             v
         }
     }
@@ -575,7 +576,7 @@ pub fn cut(s: &Setup, w: &Workload, seed: u64, k: u64) -> Result<CutResult, Stri
             return Ok(res);
         }
     };
-    let ok = allowed(s.mode, w, done);
+    let ok = allowed(s.mode, w, done, at);
     for a in &ok {
         match *a {
             Allowed::After(j) if w.states[j] == got => return Ok(res),
@@ -653,9 +654,11 @@ mod tests {
                 })
                 .collect()
         };
-        assert_eq!(afters(allowed(CommitMode::Group, &wl, 3)), vec![2, 3]);
-        assert_eq!(afters(allowed(CommitMode::Group, &wl, 1)), vec![0, 1]);
-        assert_eq!(afters(allowed(CommitMode::Log, &wl, 3)), vec![3, 4]);
-        assert_eq!(afters(allowed(CommitMode::Xlog, &wl, 4)), vec![4]);
+        assert_eq!(afters(allowed(CommitMode::Group, &wl, 3, 3)), vec![2, 3]);
+        assert_eq!(afters(allowed(CommitMode::Group, &wl, 1, 1)), vec![0, 1]);
+        assert_eq!(afters(allowed(CommitMode::Group, &wl, 2, 1)), vec![2]);
+        assert_eq!(afters(allowed(CommitMode::Log, &wl, 3, 3)), vec![3, 4]);
+        // A call that returned success during the cut must be durable.
+        assert_eq!(afters(allowed(CommitMode::Xlog, &wl, 4, 3)), vec![4]);
     }
 }
