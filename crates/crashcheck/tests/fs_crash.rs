@@ -70,10 +70,15 @@ fn every_mode_passes_on_the_ftls_it_is_allowed_on() {
             assert!(s.epoch_flushes > 0, "a small epoch makes group flush");
         }
         partial += s.partial_states;
+        mount_cuts += s.mount_cuts;
     }
     assert!(
         partial > 0,
         "no cut ever fell between the steps of a long call"
+    );
+    assert!(
+        mount_cuts > 0,
+        "no power cut ever fell inside a recovering mount"
     );
 }
 
