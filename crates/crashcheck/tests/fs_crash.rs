@@ -2,15 +2,33 @@
 //! `fs` crate: every commit mode passes on the FTLs it is allowed on (with
 //! small epochs too, so group mode flushes inside the workload and long
 //! calls are cut between their steps), each seeded file-system bug
-//! (`fs::FsMutant`) is caught and its failure replays alone from the
-//! printed cut point, and a mode on an FTL that cannot keep its promise is
+//! (`fs::FsMutant`) is caught and the printed command, parsed as the
+//! command line parses it, replays the failure alone from its cut point, and a mode on an FTL that cannot keep its promise is
 //! refused before any work. Budgets are small (debug build); the CI
 //! campaign (.ci/crash-campaign) runs larger ones in release.
 
+use clap::Parser;
 use crashcheck::fs::{plan, replay_command, run, FsConfig, FsReport, Setup};
 use crashcheck::CrashtestArgs;
 use fs::{CommitMode, FsMutant};
 use ftl::FtlKind;
+
+/// `scftl crashtest ...` as its argument parser sees it.
+#[derive(clap::Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: CrashtestArgs,
+}
+
+fn parse_replay(cmd: &str) -> CrashtestArgs {
+    let argv = cmd
+        .strip_prefix("scftl ")
+        .unwrap_or_else(|| panic!("`{cmd}` is not an scftl command"))
+        .split_whitespace();
+    Cli::try_parse_from(argv)
+        .unwrap_or_else(|e| panic!("`{cmd}`: {e}"))
+        .args
+}
 
 fn config(
     mode: CommitMode,
@@ -121,15 +139,16 @@ fn every_file_system_mutant_is_caught_and_replays_alone() {
             .unwrap_or_else(|| panic!("{} on {kind}/{mode} was not caught", m.name()));
         eprintln!("{}: {}\n  replay: {}", m.name(), f.message, f.replay);
         assert!(f.replay.contains(&format!("--mutant {}", m.name())));
-        if let Some(k) = f.cut {
-            // The printed cut point fails again on its own.
-            let one = FsConfig {
-                cut_at: Some(k),
-                ..c.clone()
-            };
-            let again = check(&one).failure.expect("the replay fails too");
-            assert_eq!(again.message, f.message);
-            assert_eq!(again.replay, f.replay);
+        // The printed command, parsed as the command line would, fails
+        // again the same way (on its own cut point when there is one).
+        let one = plan(&parse_replay(&f.replay)).expect("the replay command is valid");
+        assert_eq!(one.cut_at, f.cut);
+        let rep = check(&one);
+        let again = rep.failure.expect("the replay fails too");
+        assert_eq!(again.message, f.message);
+        assert_eq!(again.replay, f.replay);
+        if f.cut.is_some() {
+            assert_eq!(rep.stats.cut_points, 1);
         }
     }
 }
