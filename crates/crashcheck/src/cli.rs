@@ -74,6 +74,10 @@ pub struct CrashtestArgs {
     /// epoch) of the device; small values make group mode flush often.
     #[arg(long)]
     pub write_bound: Option<u32>,
+    /// With --fs: check every crash policy at each cut point (four
+    /// replays), not one drawn from the seed.
+    #[arg(long)]
+    pub all_policies: bool,
 }
 
 impl CrashtestArgs {
@@ -95,6 +99,7 @@ impl CrashtestArgs {
             cuts: None,
             cut_at: None,
             write_bound: None,
+            all_policies: false,
         }
     }
 
@@ -121,6 +126,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
         (args.cuts.is_some(), "--cuts"),
         (args.cut_at.is_some(), "--cut-at"),
         (args.write_bound.is_some(), "--write-bound"),
+        (args.all_policies, "--all-policies"),
     ] {
         if given {
             return Err(format!(

@@ -52,6 +52,7 @@ fn config(
         calls,
         cuts,
         cut_at: None,
+        all_policies: false,
     }
 }
 
@@ -98,6 +99,29 @@ fn every_mode_passes_on_the_ftls_it_is_allowed_on() {
         mount_cuts > 0,
         "no power cut ever fell inside a recovering mount"
     );
+}
+
+#[test]
+fn every_crash_policy_at_every_cut_point_of_a_short_workload() {
+    for (mode, kind, w) in [
+        (CommitMode::Group, FtlKind::Scftl, Some(24)),
+        (CommitMode::Log, FtlKind::Async, None),
+    ] {
+        let c = FsConfig {
+            all_policies: true,
+            ..config(mode, kind, w, None, 77, 25, 10_000)
+        };
+        let r = check(&c);
+        if let Some(f) = &r.failure {
+            panic!("{kind}/{mode}: {}\nreplay: {}", f.message, f.replay);
+        }
+        let s = &r.stats;
+        assert!(!s.sampled);
+        assert_eq!(s.cut_points_checked, s.commands);
+        assert_eq!(s.crashes, 4 * s.commands);
+        assert_eq!(s.policies.len(), 4);
+        assert!(s.policies.values().all(|&n| n == s.commands));
+    }
 }
 
 #[test]

@@ -373,11 +373,19 @@ fn one_line(x: &impl std::fmt::Display) -> String {
 }
 
 /// The crash policy and garbage generator of cut point `k`: a function of
-/// (seed, k) only, so one cut replays alone (`--cut-at`).
-pub fn cut_rng(seed: u64, k: u64) -> (CrashPolicy, Pcg64) {
-    let mut rng =
-        Pcg64::seed_from_u64(seed ^ k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let policy = draw_policy(&mut rng);
+/// (seed, k, the policy asked for) only, so one cut replays alone
+/// (`--cut-at`). `None` draws the policy.
+pub fn cut_rng(seed: u64, k: u64, policy: Option<CrashPolicy>) -> (CrashPolicy, Pcg64) {
+    let salt = policy.map_or(0, |p| {
+        1 + CrashPolicy::ALL
+            .iter()
+            .position(|&q| q == p)
+            .unwrap_or_default() as u64
+    });
+    let mut rng = Pcg64::seed_from_u64(
+        seed ^ k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ salt.rotate_left(56),
+    );
+    let policy = policy.unwrap_or_else(|| draw_policy(&mut rng));
     (policy, rng)
 }
 
@@ -471,9 +479,16 @@ fn describe(a: &[Allowed], w: &Workload) -> String {
 }
 
 /// Cuts power at workload command `k` (0 = the first command after mount)
-/// and checks what recovery leaves.
-pub fn cut(s: &Setup, w: &Workload, seed: u64, k: u64) -> Result<CutResult, String> {
-    let (policy, mut rng) = cut_rng(seed, k);
+/// and checks what recovery leaves, under `policy` (`None`: one drawn from
+/// (seed, k)).
+pub fn cut(
+    s: &Setup,
+    w: &Workload,
+    seed: u64,
+    k: u64,
+    policy: Option<CrashPolicy>,
+) -> Result<CutResult, String> {
+    let (policy, mut rng) = cut_rng(seed, k, policy);
     let mut res = CutResult {
         policy,
         done: 0,

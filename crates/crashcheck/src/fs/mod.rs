@@ -3,7 +3,9 @@
 //! workload of system calls (`gen`) whose every outcome and tree comes from
 //! a reference model (`model`), with a power cut at every flash command of
 //! the run, or at a seeded sample of them when there are more than
-//! `--cuts` (`check`).
+//! `--cuts` (`check`). Each cut point's crash policy is drawn from the
+//! seed, or with `--all-policies` every policy is checked (one replay
+//! each).
 //!
 //! What it promises: a campaign is a pure function of (mode, FTL, geometry,
 //! epoch bound, mutant, seed, calls, cuts); each cut point's crash policy
@@ -25,7 +27,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use flash::Geometry;
+use flash::{CrashPolicy, Geometry};
 use fs::{CommitMode, FsMutant};
 use ftl::FtlKind;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -54,6 +56,9 @@ pub struct FsConfig {
     pub cuts: u64,
     /// Check only this cut point.
     pub cut_at: Option<u64>,
+    /// Check every crash policy at each cut point (one replay each) rather
+    /// than one drawn from (seed, cut point).
+    pub all_policies: bool,
 }
 
 /// The flash geometry for a name: the flash presets, and `small512`, the
@@ -95,10 +100,13 @@ pub struct FsStats {
     pub sampled: bool,
     /// Cut points checked (power cut, recovery, mount, fsck, tree).
     pub cut_points_checked: u64,
+    /// Post-crash devices checked: one per cut point, or one per crash
+    /// policy with `all_policies`.
+    pub crashes: u64,
     /// FTL recoveries followed by a mount (a cut inside the mount adds
     /// one).
     pub recoveries: u64,
-    /// Cut points whose recovering mount was itself cut.
+    /// Crashes whose recovering mount was itself cut.
     pub mount_cuts: u64,
     /// Trees that matched a long call cut between its steps.
     pub partial_states: u64,
@@ -140,6 +148,9 @@ pub fn replay_command(c: &FsConfig, cut: Option<u64>) -> String {
     }
     if let Some(m) = s.mutant {
         r += &format!(" --mutant {}", m.name());
+    }
+    if c.all_policies {
+        r += " --all-policies";
     }
     match cut {
         Some(k) => r += &format!(" --cut-at {k}"),
@@ -205,25 +216,33 @@ pub fn run(c: &FsConfig, progress: &mut dyn FnMut(&FsStats)) -> Result<FsReport,
         }
     };
     st.cut_points = points.len() as u64;
-    for k in points {
-        let res = check::cut(&c.setup, &w, c.seed, k)?;
-        let st = &mut report.stats;
-        st.calls_checked += res.calls_checked;
-        *st.policies.entry(res.policy.name().into()).or_default() += 1;
-        if let Some(message) = res.violation {
-            report.failure = Some(FsFailure {
-                message,
-                cut: Some(k),
-                policy: Some(res.policy.name().into()),
-                replay: replay_command(c, Some(k)),
-            });
-            break;
+    let policies: Vec<Option<CrashPolicy>> = if c.all_policies {
+        CrashPolicy::ALL.into_iter().map(Some).collect()
+    } else {
+        vec![None]
+    };
+    'points: for k in points {
+        for &p in &policies {
+            let res = check::cut(&c.setup, &w, c.seed, k, p)?;
+            let st = &mut report.stats;
+            st.calls_checked += res.calls_checked;
+            *st.policies.entry(res.policy.name().into()).or_default() += 1;
+            if let Some(message) = res.violation {
+                report.failure = Some(FsFailure {
+                    message,
+                    cut: Some(k),
+                    policy: Some(res.policy.name().into()),
+                    replay: replay_command(c, Some(k)),
+                });
+                break 'points;
+            }
+            st.crashes += 1;
+            st.recoveries += 1 + res.mount_cuts;
+            st.mount_cuts += u64::from(res.mount_cuts > 0);
+            st.partial_states += u64::from(res.partial);
         }
-        st.cut_points_checked += 1;
-        st.recoveries += 1 + res.mount_cuts;
-        st.mount_cuts += u64::from(res.mount_cuts > 0);
-        st.partial_states += u64::from(res.partial);
-        progress(st);
+        report.stats.cut_points_checked += 1;
+        progress(&report.stats);
     }
     report.elapsed = t0.elapsed();
     Ok(report)
@@ -293,6 +312,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<FsConfig, String> {
         calls: calls as usize,
         cuts: args.cuts.unwrap_or(DEFAULT_CUTS).max(1),
         cut_at: args.cut_at,
+        all_policies: args.all_policies,
     })
 }
 
@@ -400,7 +420,16 @@ fn print_report(args: &CrashtestArgs, c: &FsConfig, r: &FsReport) {
         s.cut_points_checked, s.cut_points
     );
     let pol: Vec<String> = s.policies.iter().map(|(k, n)| format!("{k} {n}")).collect();
-    println!("  crash policies        {}", pol.join(", "));
+    let how = if c.all_policies {
+        "every policy at each cut point"
+    } else {
+        "one drawn per cut point"
+    };
+    println!(
+        "  crashes               {} ({how}: {})",
+        s.crashes,
+        pol.join(", ")
+    );
     println!(
         "  recoveries            {} (FTL recovery, mount, fsck clean, tree as the mode promises)",
         s.recoveries
