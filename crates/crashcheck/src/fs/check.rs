@@ -473,7 +473,7 @@ fn describe(a: &[Allowed], w: &Workload) -> String {
         format!("the tree after {lo}..={hi} calls")
     };
     if parts > 0 {
-        s += &format!(" or one of {parts} calls cut between its steps");
+        s += &format!(" or one of {parts} long calls cut between two of its steps");
     }
     s
 }
