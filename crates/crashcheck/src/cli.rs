@@ -25,7 +25,8 @@ pub struct CrashtestArgs {
     /// FTL's own).
     #[arg(long)]
     pub contract: Option<String>,
-    /// Flash geometry preset (tiny, small, medium, paper, ...).
+    /// Flash geometry preset (tiny, small, medium, paper, ...; with --fs
+    /// also small512, a 2 MiB device with 512-byte sectors).
     #[arg(long, default_value = "small")]
     pub geometry: String,
     /// Time budget in seconds (random mode; default 10 when --ops is not
@@ -33,7 +34,7 @@ pub struct CrashtestArgs {
     #[arg(long)]
     pub seconds: Option<f64>,
     /// Operation budget (random mode), or the workload length (exhaustive
-    /// mode, default 6).
+    /// mode, default 6; with --fs: system calls, default 200).
     #[arg(long)]
     pub ops: Option<u64>,
     /// The seed that drives everything (default: from the clock, printed).
@@ -43,8 +44,8 @@ pub struct CrashtestArgs {
     /// workload (use with --geometry tiny).
     #[arg(long)]
     pub exhaustive: bool,
-    /// Build the FTL with a seeded bug (see `ftl::Mutant`), to check that
-    /// the checker catches it.
+    /// Build the FTL with a seeded bug (see `ftl::Mutant`; with --fs the
+    /// file system's, `fs::FsMutant`), to check that the checker catches it.
     #[arg(long)]
     pub mutant: Option<String>,
     /// Print the summary as JSON on stdout.
@@ -56,6 +57,27 @@ pub struct CrashtestArgs {
     /// Seconds to spend shrinking a failing script.
     #[arg(long, default_value_t = 20.0)]
     pub shrink_seconds: f64,
+    /// Check the file system instead: its commit mode (log, xlog or group)
+    /// over --ftl, a power cut at every flash command of a seeded workload
+    /// of system calls (see crashcheck::fs).
+    #[arg(long, value_name = "MODE")]
+    pub fs: Option<String>,
+    /// With --fs: most cut points to check; a workload with more flash
+    /// commands is sampled (seeded). Default 2000.
+    #[arg(long)]
+    pub cuts: Option<u64>,
+    /// With --fs: check only the power cut at this flash command of the
+    /// workload (0 = the first after mount), to replay one failure.
+    #[arg(long)]
+    pub cut_at: Option<u64>,
+    /// With --fs and --ftl scftl: the epoch bound W (sector writes per
+    /// epoch) of the device; small values make group mode flush often.
+    #[arg(long)]
+    pub write_bound: Option<u32>,
+    /// With --fs: check every crash policy at each cut point (four
+    /// replays), not one drawn from the seed.
+    #[arg(long)]
+    pub all_policies: bool,
 }
 
 impl CrashtestArgs {
@@ -73,6 +95,20 @@ impl CrashtestArgs {
             json: false,
             max_outcomes: 1024,
             shrink_seconds: 20.0,
+            fs: None,
+            cuts: None,
+            cut_at: None,
+            write_bound: None,
+            all_policies: false,
+        }
+    }
+
+    /// Defaults for a file-system run, as `scftl crashtest --fs MODE --ftl
+    /// NAME` would have.
+    pub fn for_fs(mode: &str, ftl: &str) -> CrashtestArgs {
+        CrashtestArgs {
+            fs: Some(mode.to_string()),
+            ..CrashtestArgs::for_ftl(ftl)
         }
     }
 }
@@ -86,6 +122,18 @@ pub struct Plan {
 
 /// Resolves names to a plan, or explains what is wrong.
 pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
+    for (given, flag) in [
+        (args.cuts.is_some(), "--cuts"),
+        (args.cut_at.is_some(), "--cut-at"),
+        (args.write_bound.is_some(), "--write-bound"),
+        (args.all_policies, "--all-policies"),
+    ] {
+        if given {
+            return Err(format!(
+                "{flag} applies only to file-system runs (--fs MODE)"
+            ));
+        }
+    }
     let t = target::by_name(&args.ftl).ok_or_else(|| {
         format!(
             "unknown FTL `{}` (available in this build: {})",
@@ -179,6 +227,9 @@ pub fn campaign(
 /// command), and returns the exit code (0 passed, 1 violation, 2 bad
 /// arguments).
 pub fn run(args: &CrashtestArgs) -> ExitCode {
+    if args.fs.is_some() {
+        return crate::fs::run_cli(args);
+    }
     let plan = match plan(args) {
         Ok(p) => p,
         Err(m) => {
@@ -400,9 +451,70 @@ mod tests {
             (&["--geometry", "huge"][..], "preset"),
             (&["--mutant", "typo"][..], "unknown mutant"),
             (&["--seconds=-1"][..], "not a duration"),
+            (&["--cut-at", "3"][..], "only to file-system runs"),
         ] {
             let e = plan(&parse(argv)).unwrap_err();
             assert!(e.contains(needle), "{argv:?}: {e}");
         }
+    }
+
+    #[test]
+    fn fs_arguments_resolve_and_unsafe_modes_are_refused() {
+        let a = parse(&[
+            "--fs",
+            "group",
+            "--seed",
+            "3",
+            "--ops",
+            "50",
+            "--write-bound",
+            "12",
+            "--mutant",
+            "group-forgets-epoch-flush",
+        ]);
+        let c = crate::fs::plan(&a).unwrap();
+        assert_eq!(c.setup.mode, fs::CommitMode::Group);
+        assert_eq!(c.setup.mutant, Some(fs::FsMutant::GroupForgetsEpochFlush));
+        assert_eq!(
+            crate::fs::replay_command(&c, Some(9)),
+            "scftl crashtest --fs group --ftl scftl --geometry small --seed 3 --ops 50 --write-bound 12 --mutant group-forgets-epoch-flush --cut-at 9"
+        );
+        for (argv, needle) in [
+            (
+                &["--fs", "xlog", "--ftl", "async"][..],
+                "not allowed on the async FTL",
+            ),
+            (
+                &["--fs", "group", "--ftl", "sync"][..],
+                "not allowed on the sync FTL",
+            ),
+            (&["--fs", "journal"][..], "unknown commit mode"),
+            (
+                &["--fs", "log", "--mutant", "typo"][..],
+                "unknown file-system mutant",
+            ),
+            (&["--fs", "log", "--ftl", "toy"][..], "real FTL"),
+            (&["--fs", "log", "--exhaustive"][..], "does not apply"),
+            (
+                &["--fs", "log", "--ftl", "sync", "--write-bound", "9"][..],
+                "--ftl scftl",
+            ),
+            (&["--fs", "log", "--geometry", "huge"][..], "small512"),
+        ] {
+            let e = crate::fs::plan(&parse(argv)).unwrap_err();
+            assert!(e.contains(needle), "{argv:?}: {e}");
+        }
+        let a = parse(&[
+            "--fs",
+            "xlog",
+            "--ftl",
+            "async",
+            "--mutant",
+            "allow-xlog-on-any-ftl",
+        ]);
+        assert!(
+            crate::fs::plan(&a).is_ok(),
+            "the mutant lets the checker try"
+        );
     }
 }

@@ -7,7 +7,11 @@
 //! generates those scripts from one seed or enumerates every crash point
 //! and in-flight outcome of a short workload, and shrinks failures
 //! (`explore`), the FTLs it can drive (`target`, with the canary FTL in
-//! `toy`), and the `scftl crashtest` entry point (`cli`).
+//! `toy`), the file-system crash checker (`fs`: a reference tree, a seeded
+//! system-call generator, a power cut at every flash command under the
+//! `fs` crate's file system, recovery, mount, fsck and comparison with the
+//! states its commit mode promises), and the `scftl crashtest` entry point
+//! (`cli`).
 //!
 //! What it promises: a run is a pure function of its seed (and budget in
 //! operations); every failure prints a shrunk script and the command that
@@ -22,6 +26,7 @@ pub mod cli;
 pub mod data;
 pub mod exec;
 pub mod explore;
+pub mod fs;
 pub mod spec;
 pub mod target;
 pub mod toy;

@@ -1,0 +1,462 @@
+//! The file-system crash checker (`scftl crashtest --fs MODE`): the `fs`
+//! crate's file system in one commit mode over one FTL, driven by a seeded
+//! workload of system calls (`gen`) whose every outcome and tree comes from
+//! a reference model (`model`), with a power cut at every flash command of
+//! the run, or at a seeded sample of them when there are more than
+//! `--cuts` (`check`). Each cut point's crash policy is drawn from the
+//! seed, or with `--all-policies` every policy is checked (one replay
+//! each).
+//!
+//! What it promises: a campaign is a pure function of (mode, FTL, geometry,
+//! epoch bound, mutant, seed, calls, cuts); each cut point's crash policy
+//! and garbage depend on (seed, cut point) only, so a failure replays alone
+//! with the printed `--cut-at` command; every seeded file-system bug
+//! (`fs::FsMutant`) is caught by a test (tests/fs_crash.rs).
+//!
+//! What it must never do: run `xlog` or `group` on a device that is not
+//! snapshot-consistent without the mutant that allows it (the file system
+//! refuses, and so does the command line, before any work), or count a
+//! cut point whose power cut never came as checked.
+
+pub mod check;
+pub mod gen;
+pub mod model;
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use flash::{CrashPolicy, Geometry};
+use fs::{CommitMode, FsMutant};
+use ftl::FtlKind;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+use serde::Serialize;
+
+use crate::cli::{cpu_seconds, CrashtestArgs};
+pub use check::Setup;
+
+/// Calls in a workload when `--ops` is not given.
+pub const DEFAULT_CALLS: usize = 200;
+/// Most cut points when `--cuts` is not given.
+pub const DEFAULT_CUTS: u64 = 2000;
+
+/// A file-system campaign.
+#[derive(Clone, Debug)]
+pub struct FsConfig {
+    pub setup: Setup,
+    /// The `--geometry` name (for the replay command).
+    pub geometry_name: String,
+    pub seed: u64,
+    /// System calls in the workload.
+    pub calls: usize,
+    /// Most cut points; a run with more flash commands is sampled.
+    pub cuts: u64,
+    /// Check only this cut point.
+    pub cut_at: Option<u64>,
+    /// Check every crash policy at each cut point (one replay each) rather
+    /// than one drawn from (seed, cut point).
+    pub all_policies: bool,
+}
+
+/// The flash geometry for a name: the flash presets, and `small512`, the
+/// fs tests' 2 MiB device with 512-byte sectors (the `tiny` preset cannot
+/// hold a file system).
+pub fn geometry(name: &str) -> Result<Geometry, String> {
+    if name == "small512" {
+        return Ok(Geometry {
+            channels: 1,
+            dies_per_channel: 2,
+            blocks_per_die: 32,
+            pages_per_block: 32,
+            sectors_per_page: 2,
+            sector_size: 512,
+            oob_size: 32,
+        });
+    }
+    Geometry::preset(name).map_err(|e| format!("{e} (with --fs also small512)"))
+}
+
+/// Live file bytes a workload may hold on `g`: an eighth of the raw flash,
+/// at most 2 MiB, so no call runs out of space.
+pub fn bytes_max(g: &Geometry) -> u64 {
+    (g.raw_bytes() / 8).min(2 << 20)
+}
+
+/// Counters of a campaign.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FsStats {
+    /// System calls in the workload.
+    pub calls_generated: u64,
+    /// Flash commands the workload takes without a power cut.
+    pub commands: u64,
+    /// Transaction steps and group mode's epoch-full flushes in that run.
+    pub steps: u64,
+    pub epoch_flushes: u64,
+    /// Cut points to check, and whether they are a sample of `commands`.
+    pub cut_points: u64,
+    pub sampled: bool,
+    /// Cut points checked (power cut, recovery, mount, fsck, tree).
+    pub cut_points_checked: u64,
+    /// Post-crash devices checked: one per cut point, or one per crash
+    /// policy with `all_policies`.
+    pub crashes: u64,
+    /// FTL recoveries followed by a mount (a cut inside the mount adds
+    /// one).
+    pub recoveries: u64,
+    /// Crashes whose recovering mount was itself cut.
+    pub mount_cuts: u64,
+    /// Trees that matched a long call cut between its steps.
+    pub partial_states: u64,
+    /// Call outcomes compared with the model, over every run.
+    pub calls_checked: u64,
+    /// Cut points per crash policy.
+    pub policies: BTreeMap<String, u64>,
+}
+
+/// A violation and how to replay it.
+#[derive(Clone, Debug, Serialize)]
+pub struct FsFailure {
+    pub message: String,
+    /// The cut point (`None`: the run without a power cut).
+    pub cut: Option<u64>,
+    pub policy: Option<String>,
+    pub replay: String,
+}
+
+/// What a campaign found.
+#[derive(Clone, Debug)]
+pub struct FsReport {
+    pub stats: FsStats,
+    /// Generated calls per kind.
+    pub tally: BTreeMap<String, u64>,
+    pub elapsed: Duration,
+    pub failure: Option<FsFailure>,
+}
+
+/// The command that replays a campaign, or one cut point of it.
+pub fn replay_command(c: &FsConfig, cut: Option<u64>) -> String {
+    let s = &c.setup;
+    let mut r = format!(
+        "scftl crashtest --fs {} --ftl {} --geometry {} --seed {} --ops {}",
+        s.mode, s.kind, c.geometry_name, c.seed, c.calls
+    );
+    if let Some(w) = s.write_bound {
+        r += &format!(" --write-bound {w}");
+    }
+    if let Some(m) = s.mutant {
+        r += &format!(" --mutant {}", m.name());
+    }
+    if c.all_policies {
+        r += " --all-policies";
+    }
+    match cut {
+        Some(k) => r += &format!(" --cut-at {k}"),
+        None => r += &format!(" --cuts {}", c.cuts),
+    }
+    r
+}
+
+/// Runs a campaign; `progress` sees the counters after each cut point.
+/// `Err` when the setup itself fails (a geometry too small for a file
+/// system, a cut point past the workload).
+pub fn run(c: &FsConfig, progress: &mut dyn FnMut(&FsStats)) -> Result<FsReport, String> {
+    let t0 = Instant::now();
+    let w = gen::generate(c.seed, c.calls, bytes_max(&c.setup.geometry));
+    let mut report = FsReport {
+        stats: FsStats {
+            calls_generated: w.calls.len() as u64,
+            ..Default::default()
+        },
+        tally: w.tally.clone(),
+        elapsed: Duration::ZERO,
+        failure: None,
+    };
+    // Setup errors (before any call) are the caller's, not violations.
+    c.setup.start()?;
+    let r = match check::reference(&c.setup, &w) {
+        Ok(r) => r,
+        Err(message) => {
+            report.failure = Some(FsFailure {
+                message,
+                cut: None,
+                policy: None,
+                replay: replay_command(c, None),
+            });
+            report.elapsed = t0.elapsed();
+            return Ok(report);
+        }
+    };
+    let st = &mut report.stats;
+    st.calls_checked = w.calls.len() as u64;
+    st.commands = r.commands;
+    st.steps = r.steps;
+    st.epoch_flushes = r.epoch_flushes;
+    let points: Vec<u64> = match c.cut_at {
+        Some(k) if k >= r.commands => {
+            return Err(format!(
+                "--cut-at {k} is past the workload, which takes {} flash commands",
+                r.commands
+            ))
+        }
+        Some(k) => vec![k],
+        None if r.commands <= c.cuts => (0..r.commands).collect(),
+        None => {
+            st.sampled = true;
+            let mut rng = Pcg64::seed_from_u64(c.seed ^ 0x5EED_C075);
+            let mut v: Vec<u64> =
+                rand::seq::index::sample(&mut rng, r.commands as usize, c.cuts as usize)
+                    .into_iter()
+                    .map(|x| x as u64)
+                    .collect();
+            v.sort_unstable();
+            v
+        }
+    };
+    st.cut_points = points.len() as u64;
+    let policies: Vec<Option<CrashPolicy>> = if c.all_policies {
+        CrashPolicy::ALL.into_iter().map(Some).collect()
+    } else {
+        vec![None]
+    };
+    'points: for k in points {
+        for &p in &policies {
+            let res = check::cut(&c.setup, &w, c.seed, k, p)?;
+            let st = &mut report.stats;
+            st.calls_checked += res.calls_checked;
+            *st.policies.entry(res.policy.name().into()).or_default() += 1;
+            if let Some(message) = res.violation {
+                report.failure = Some(FsFailure {
+                    message,
+                    cut: Some(k),
+                    policy: Some(res.policy.name().into()),
+                    replay: replay_command(c, Some(k)),
+                });
+                break 'points;
+            }
+            st.crashes += 1;
+            st.recoveries += 1 + res.mount_cuts;
+            st.mount_cuts += u64::from(res.mount_cuts > 0);
+            st.partial_states += u64::from(res.partial);
+        }
+        report.stats.cut_points_checked += 1;
+        progress(&report.stats);
+    }
+    report.elapsed = t0.elapsed();
+    Ok(report)
+}
+
+/// Resolves `scftl crashtest --fs MODE ...` to a campaign, or explains what
+/// is wrong.
+pub fn plan(args: &CrashtestArgs) -> Result<FsConfig, String> {
+    let mode_name = args.fs.as_deref().unwrap_or("log");
+    let mode = CommitMode::parse(mode_name).map_err(|e| e.to_string())?;
+    let kind = FtlKind::parse(&args.ftl).map_err(|_| {
+        format!(
+            "--fs runs on a real FTL: scftl, async or sync, not `{}`",
+            args.ftl
+        )
+    })?;
+    let mutant = match &args.mutant {
+        None => None,
+        Some(m) => Some(FsMutant::parse(m).map_err(|_| {
+            let names: Vec<&str> = FsMutant::ALL.iter().map(|m| m.name()).collect();
+            format!(
+                "unknown file-system mutant `{m}` (known: {})",
+                names.join(", ")
+            )
+        })?),
+    };
+    if !mode.allowed_on(Some(kind)) && mutant != Some(FsMutant::AllowXlogOnAnyFtl) {
+        return Err(format!(
+            "mode `{mode}` is not allowed on the {kind} FTL: it relies on a snapshot-consistent \
+             flush, which only scftl has (use --fs log on {kind}, or --ftl scftl; \
+             --mutant allow-xlog-on-any-ftl shows what goes wrong)"
+        ));
+    }
+    for (given, flag) in [
+        (args.exhaustive, "--exhaustive"),
+        (args.contract.is_some(), "--contract"),
+        (args.seconds.is_some(), "--seconds"),
+    ] {
+        if given {
+            return Err(format!(
+                "{flag} does not apply to --fs (its budget is --ops calls and --cuts cut points)"
+            ));
+        }
+    }
+    if args.write_bound.is_some() && kind != FtlKind::Scftl {
+        return Err("--write-bound is SCFTL's epoch bound: use it with --ftl scftl".into());
+    }
+    let calls = args.ops.unwrap_or(DEFAULT_CALLS as u64);
+    if calls == 0 || calls > 100_000 {
+        return Err(format!("--ops {calls}: use 1 to 100000 calls"));
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    Ok(FsConfig {
+        setup: Setup {
+            mode,
+            kind,
+            geometry: geometry(&args.geometry)?,
+            write_bound: args.write_bound,
+            mutant,
+        },
+        geometry_name: args.geometry.clone(),
+        seed,
+        calls: calls as usize,
+        cuts: args.cuts.unwrap_or(DEFAULT_CUTS).max(1),
+        cut_at: args.cut_at,
+        all_policies: args.all_policies,
+    })
+}
+
+/// `scftl crashtest --fs MODE`: runs the campaign with a progress bar on a
+/// terminal, prints the summary or the failure with its replay command;
+/// exit 0 passed, 1 violation, 2 bad arguments or setup.
+pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
+    let c = match plan(args) {
+        Ok(c) => c,
+        Err(m) => {
+            eprintln!("scftl crashtest: {m}");
+            return ExitCode::from(2);
+        }
+    };
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} crashtest --fs [{bar:30}] {pos}/{len} cut points {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let mut progress = |s: &FsStats| {
+        bar.set_length(s.cut_points);
+        bar.set_position(s.cut_points_checked);
+        bar.set_message(format!("{} calls checked", s.calls_checked));
+    };
+    let report = run(&c, &mut progress);
+    bar.finish_and_clear();
+    let report = match report {
+        Ok(r) => r,
+        Err(m) => {
+            eprintln!("scftl crashtest: {m}");
+            return ExitCode::from(2);
+        }
+    };
+    print_report(args, &c, &report);
+    if report.failure.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_report(args: &CrashtestArgs, c: &FsConfig, r: &FsReport) {
+    let s = &r.stats;
+    let secs = r.elapsed.as_secs_f64().max(1e-9);
+    let calls_rate = s.calls_checked as f64 / secs;
+    let cuts_rate = s.cut_points_checked as f64 / secs;
+    if args.json {
+        let v = serde_json::json!({
+            "fs_mode": c.setup.mode.name(),
+            "ftl": c.setup.kind.name(),
+            "geometry": c.geometry_name,
+            "write_bound": c.setup.write_bound,
+            "seed": c.seed,
+            "mutant": c.setup.mutant.map(|m| m.name()),
+            "stats": s,
+            "calls_by_kind": r.tally,
+            "elapsed_seconds": secs,
+            "calls_checked_per_second": calls_rate,
+            "cut_points_per_second": cuts_rate,
+            "cpu_seconds": cpu_seconds(),
+            "passed": r.failure.is_none(),
+            "failure": r.failure,
+        });
+        println!("{v:#}");
+        return;
+    }
+    let mutant = c
+        .setup
+        .mutant
+        .map_or(String::new(), |m| format!(", mutant {}", m.name()));
+    let w = c
+        .setup
+        .write_bound
+        .map_or(String::new(), |w| format!(", W={w}"));
+    println!(
+        "crashtest --fs {}: {} on {}{w}{mutant}, seed {}",
+        c.setup.mode, c.setup.kind, c.geometry_name, c.seed
+    );
+    let kinds: Vec<String> = r.tally.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    println!(
+        "  calls generated       {} ({})",
+        s.calls_generated,
+        kinds.join(", ")
+    );
+    println!(
+        "  reference run         {} flash commands, {} steps, {} epoch-full flushes",
+        s.commands, s.steps, s.epoch_flushes
+    );
+    let how = if c.cut_at.is_some() {
+        "the one asked for".to_string()
+    } else if s.sampled {
+        format!("a seeded sample of the {} commands", s.commands)
+    } else {
+        "every flash command".to_string()
+    };
+    println!(
+        "  cut points checked    {} of {} ({how})",
+        s.cut_points_checked, s.cut_points
+    );
+    let pol: Vec<String> = s.policies.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let how = if c.all_policies {
+        "every policy at each cut point"
+    } else {
+        "one drawn per cut point"
+    };
+    println!(
+        "  crashes               {} ({how}: {})",
+        s.crashes,
+        pol.join(", ")
+    );
+    println!(
+        "  recoveries            {} (FTL recovery, mount, fsck clean, tree as the mode promises)",
+        s.recoveries
+    );
+    println!(
+        "  cuts inside mount     {} (the recovering mount cut too, then recovered again)",
+        s.mount_cuts
+    );
+    println!(
+        "  partial states        {} (a long call cut between its steps)",
+        s.partial_states
+    );
+    println!("  calls checked         {}", s.calls_checked);
+    let cpu = cpu_seconds()
+        .filter(|&c| c > 0.0)
+        .map_or(String::new(), |c| format!(", {c:.2} s CPU"));
+    println!(
+        "  elapsed               {secs:.2} s: {calls_rate:.0} calls checked/s, {cuts_rate:.1} cut points/s{cpu}"
+    );
+    match &r.failure {
+        None => println!("all passed"),
+        Some(f) => {
+            match (&f.cut, &f.policy) {
+                (Some(k), Some(p)) => println!("FAILED at cut point {k} ({p}): {}", f.message),
+                _ => println!("FAILED: {}", f.message),
+            }
+            println!("replay: {}", f.replay);
+        }
+    }
+}

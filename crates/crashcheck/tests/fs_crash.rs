@@ -1,0 +1,189 @@
+//! The file-system crash checker (`scftl crashtest --fs MODE`) against the
+//! `fs` crate: every commit mode passes on the FTLs it is allowed on (with
+//! small epochs too, so group mode flushes inside the workload and long
+//! calls are cut between their steps), each seeded file-system bug
+//! (`fs::FsMutant`) is caught and the printed command, parsed as the
+//! command line parses it, replays the failure alone from its cut point, and a mode on an FTL that cannot keep its promise is
+//! refused before any work. Budgets are small (debug build); the CI
+//! campaign (.ci/crash-campaign) runs larger ones in release.
+
+use clap::Parser;
+use crashcheck::fs::{plan, replay_command, run, FsConfig, FsReport, Setup};
+use crashcheck::CrashtestArgs;
+use fs::{CommitMode, FsMutant};
+use ftl::FtlKind;
+
+/// `scftl crashtest ...` as its argument parser sees it.
+#[derive(clap::Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: CrashtestArgs,
+}
+
+fn parse_replay(cmd: &str) -> CrashtestArgs {
+    let argv = cmd
+        .strip_prefix("scftl ")
+        .unwrap_or_else(|| panic!("`{cmd}` is not an scftl command"))
+        .split_whitespace();
+    Cli::try_parse_from(argv)
+        .unwrap_or_else(|e| panic!("`{cmd}`: {e}"))
+        .args
+}
+
+fn config(
+    mode: CommitMode,
+    kind: FtlKind,
+    write_bound: Option<u32>,
+    mutant: Option<FsMutant>,
+    seed: u64,
+    calls: usize,
+    cuts: u64,
+) -> FsConfig {
+    FsConfig {
+        setup: Setup {
+            mode,
+            kind,
+            geometry: crashcheck::fs::geometry("small512").unwrap(),
+            write_bound,
+            mutant,
+        },
+        geometry_name: "small512".into(),
+        seed,
+        calls,
+        cuts,
+        cut_at: None,
+        all_policies: false,
+    }
+}
+
+fn check(c: &FsConfig) -> FsReport {
+    run(c, &mut |_| {}).unwrap_or_else(|e| panic!("{}: {e}", replay_command(c, None)))
+}
+
+#[test]
+fn every_mode_passes_on_the_ftls_it_is_allowed_on() {
+    let cases = [
+        (CommitMode::Log, FtlKind::Scftl, None),
+        (CommitMode::Xlog, FtlKind::Scftl, None),
+        (CommitMode::Group, FtlKind::Scftl, None),
+        (CommitMode::Log, FtlKind::Async, None),
+        (CommitMode::Log, FtlKind::Sync, None),
+        (CommitMode::Xlog, FtlKind::Scftl, Some(24)),
+        (CommitMode::Group, FtlKind::Scftl, Some(24)),
+    ];
+    let (mut partial, mut mount_cuts) = (0, 0);
+    for (i, (mode, kind, w)) in cases.into_iter().enumerate() {
+        let c = config(mode, kind, w, None, 40 + i as u64, 120, 400);
+        let r = check(&c);
+        if let Some(f) = &r.failure {
+            panic!("{kind}/{mode}: {}\nreplay: {}", f.message, f.replay);
+        }
+        let s = &r.stats;
+        assert_eq!(s.calls_generated, 120);
+        assert_eq!(s.cut_points_checked, s.cut_points, "{kind}/{mode}");
+        assert_eq!(s.cut_points, s.commands.min(400), "{kind}/{mode}");
+        assert_eq!(s.sampled, s.commands > 400);
+        assert!(s.recoveries >= s.cut_points_checked + s.mount_cuts);
+        assert!(s.calls_checked > s.calls_generated, "{kind}/{mode}");
+        if mode == CommitMode::Group && w.is_some() {
+            assert!(s.epoch_flushes > 0, "a small epoch makes group flush");
+        }
+        partial += s.partial_states;
+        mount_cuts += s.mount_cuts;
+    }
+    assert!(
+        partial > 0,
+        "no cut ever fell between the steps of a long call"
+    );
+    assert!(
+        mount_cuts > 0,
+        "no power cut ever fell inside a recovering mount"
+    );
+}
+
+#[test]
+fn every_crash_policy_at_every_cut_point_of_a_short_workload() {
+    for (mode, kind, w) in [
+        (CommitMode::Group, FtlKind::Scftl, Some(24)),
+        (CommitMode::Log, FtlKind::Async, None),
+    ] {
+        let c = FsConfig {
+            all_policies: true,
+            ..config(mode, kind, w, None, 77, 25, 10_000)
+        };
+        let r = check(&c);
+        if let Some(f) = &r.failure {
+            panic!("{kind}/{mode}: {}\nreplay: {}", f.message, f.replay);
+        }
+        let s = &r.stats;
+        assert!(!s.sampled);
+        assert_eq!(s.cut_points_checked, s.commands);
+        assert_eq!(s.crashes, 4 * s.commands);
+        assert_eq!(s.policies.len(), 4);
+        assert!(s.policies.values().all(|&n| n == s.commands));
+    }
+}
+
+#[test]
+fn a_campaign_is_a_function_of_its_seed() {
+    let c = config(CommitMode::Group, FtlKind::Scftl, Some(24), None, 5, 40, 30);
+    let (a, b) = (check(&c), check(&c));
+    assert_eq!(a.tally, b.tally);
+    assert_eq!(a.stats.commands, b.stats.commands);
+    assert_eq!(a.stats.policies, b.stats.policies);
+    assert_eq!(a.stats.calls_checked, b.stats.calls_checked);
+}
+
+#[test]
+fn every_file_system_mutant_is_caught_and_replays_alone() {
+    let cases = [
+        // Caught without a power cut: the device refuses the step that
+        // overflows the epoch, and the call fails although it may not.
+        (
+            CommitMode::Group,
+            FtlKind::Scftl,
+            FsMutant::GroupForgetsEpochFlush,
+        ),
+        (
+            CommitMode::Xlog,
+            FtlKind::Async,
+            FsMutant::AllowXlogOnAnyFtl,
+        ),
+        (
+            CommitMode::Log,
+            FtlKind::Async,
+            FsMutant::LogSkipsCommitSync,
+        ),
+    ];
+    for (mode, kind, m) in cases {
+        let c = config(mode, kind, None, Some(m), 3, 60, 400);
+        let r = check(&c);
+        let f = r
+            .failure
+            .unwrap_or_else(|| panic!("{} on {kind}/{mode} was not caught", m.name()));
+        eprintln!("{}: {}\n  replay: {}", m.name(), f.message, f.replay);
+        assert!(f.replay.contains(&format!("--mutant {}", m.name())));
+        // The printed command, parsed as the command line would, fails
+        // again the same way (on its own cut point when there is one).
+        let one = plan(&parse_replay(&f.replay)).expect("the replay command is valid");
+        assert_eq!(one.cut_at, f.cut);
+        let rep = check(&one);
+        let again = rep.failure.expect("the replay fails too");
+        assert_eq!(again.message, f.message);
+        assert_eq!(again.replay, f.replay);
+        if f.cut.is_some() {
+            assert_eq!(rep.stats.cut_points, 1);
+        }
+    }
+}
+
+#[test]
+fn a_mode_is_refused_on_an_ftl_that_cannot_keep_its_promise() {
+    for (mode, ftl) in [("xlog", "async"), ("group", "async"), ("xlog", "sync")] {
+        let e = plan(&CrashtestArgs::for_fs(mode, ftl)).unwrap_err();
+        assert!(e.contains("not allowed on the"), "{mode} on {ftl}: {e}");
+    }
+    let mut a = CrashtestArgs::for_fs("xlog", "async");
+    a.mutant = Some(FsMutant::AllowXlogOnAnyFtl.name().into());
+    assert!(plan(&a).is_ok());
+}
