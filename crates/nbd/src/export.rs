@@ -9,14 +9,17 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use ftl::BlockDevice;
 
+use crate::limits::{Slots, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CLIENTS};
 use crate::ops;
 use crate::proto::{
     TFLAG_CAN_MULTI_CONN, TFLAG_HAS_FLAGS, TFLAG_READ_ONLY, TFLAG_SEND_FLUSH, TFLAG_SEND_FUA,
     TFLAG_SEND_TRIM, TFLAG_SEND_WRITE_ZEROES,
 };
+use crate::tls::Tls;
 
 /// Default largest request payload accepted and advertised (32 MiB).
 pub const DEFAULT_MAX_REQUEST_BYTES: u32 = 32 << 20;
@@ -37,8 +40,19 @@ pub struct ServerConfig {
     /// Smallest block size advertised. Any alignment is served (by
     /// read-modify-write), so 1 is honest; 512 suits clients that dislike 1.
     pub min_block_size: u32,
-    /// Most simultaneous clients; further connections are closed at once.
+    /// Most clients served at once (handshaking or transferring). A
+    /// connection beyond it waits up to the handshake timeout for a slot,
+    /// then gets an `NBD_REP_ERR_POLICY` reply saying the server is busy.
     pub max_clients: usize,
+    /// Time from getting a slot to choosing the export, TLS included;
+    /// `None`: no limit (then a client over `max_clients` is refused at
+    /// once, and idle connections can hold every slot).
+    pub handshake_timeout: Option<Duration>,
+    /// Longest wait for a request (or for the socket) once the export is
+    /// chosen; `None`: an established client may stay idle forever.
+    pub idle_timeout: Option<Duration>,
+    /// `NBD_OPT_STARTTLS` policy and credentials.
+    pub tls: Tls,
     /// Log connections to stderr.
     pub log: bool,
     /// Also log each failed request.
@@ -53,7 +67,10 @@ impl Default for ServerConfig {
             read_only: false,
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             min_block_size: 1,
-            max_clients: 64,
+            max_clients: DEFAULT_MAX_CLIENTS,
+            handshake_timeout: Some(DEFAULT_HANDSHAKE_TIMEOUT),
+            idle_timeout: None,
+            tls: Tls::Off,
             log: true,
             log_errors: true,
         }
@@ -68,8 +85,11 @@ pub struct Shared<D> {
     pub(crate) sector_size: usize,
     pub(crate) stopping: AtomicBool,
     pub(crate) epoch_flushes: AtomicU64,
-    /// Connections being served now, and ever accepted.
-    pub(crate) clients: AtomicUsize,
+    /// Client slots (see `limits`).
+    pub(crate) slots: Slots,
+    /// Connection threads running now (serving, waiting for a slot or
+    /// being refused), and connections ever accepted.
+    pub(crate) threads: AtomicUsize,
     pub(crate) connections: AtomicU64,
 }
 
@@ -79,10 +99,11 @@ impl<D: BlockDevice + Send> Shared<D> {
             size: ops::size_bytes(&device),
             sector_size: device.sector_size(),
             device: Mutex::new(device),
+            slots: Slots::new(config.max_clients),
             config,
             stopping: AtomicBool::new(false),
             epoch_flushes: AtomicU64::new(0),
-            clients: AtomicUsize::new(0),
+            threads: AtomicUsize::new(0),
             connections: AtomicU64::new(0),
         }
     }

@@ -1,17 +1,20 @@
 //! The fixed-newstyle handshake: the greeting, the client's flags, then
 //! option haggling until the client picks the export (`NBD_OPT_GO` or
 //! `NBD_OPT_EXPORT_NAME`) or gives up (`NBD_OPT_ABORT`). Also answered:
-//! `NBD_OPT_INFO` and `NBD_OPT_LIST`; every other option gets
-//! `NBD_REP_ERR_UNSUP`. Option payloads are bounded (longer ones are
-//! skipped and refused) and so is the number of options per connection.
+//! `NBD_OPT_INFO`, `NBD_OPT_LIST` and `NBD_OPT_STARTTLS` (see [`crate::tls`]
+//! for the policy); every other option gets `NBD_REP_ERR_UNSUP`. Option
+//! payloads are bounded (longer ones are skipped and refused) and so is the
+//! number of options per connection. Also here: [`refuse`], the short
+//! handshake that tells a client over `--max-clients` why it is turned away.
 
-use std::io::{self, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 
 use ftl::BlockDevice;
 
 use crate::conn::{discard, read_message, send, End};
 use crate::export::Shared;
 use crate::proto::*;
+use crate::tls::LinkHandle;
 
 /// Longest option payload the server reads into memory; longer ones are
 /// skipped and answered with `NBD_REP_ERR_TOO_BIG`.
@@ -21,16 +24,10 @@ const MAX_STRING_BYTES: usize = 4096;
 /// Most options one connection may send before the server gives up on it.
 const MAX_OPTIONS: u32 = 4096;
 
-/// The whole handshake. `Ok(true)`: the client chose the export, enter
-/// transmission; `Ok(false)`: the client aborted.
-pub fn negotiate<D, R, W>(shared: &Shared<D>, r: &mut R, w: &mut W, peer: &str) -> Result<bool, End>
-where
-    D: BlockDevice + Send,
-    R: Read,
-    W: Write,
-{
+/// The greeting and the client's flags; returns whether the client asked
+/// for no zero padding.
+fn greet<R: Read, W: Write>(r: &mut R, w: &mut W) -> Result<bool, End> {
     send(w, &encode_greeting(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES))?;
-
     let mut cf = [0u8; 4];
     if !read_message(r, &mut cf)? {
         return Err(End::Clean("client closed before sending its flags"));
@@ -42,20 +39,71 @@ where
             "unknown client flags {client_flags:#x}"
         )));
     }
-    let no_zeroes = client_flags & CLIENT_FLAG_NO_ZEROES != 0;
+    Ok(client_flags & CLIENT_FLAG_NO_ZEROES != 0)
+}
+
+/// [`greet`] over one stream that both reads and writes.
+fn greet_one<S: Read + Write>(s: &mut S) -> Result<bool, End> {
+    send(s, &encode_greeting(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES))?;
+    let mut cf = [0u8; 4];
+    if !read_message(s, &mut cf)? {
+        return Err(End::Clean("client closed before sending its flags"));
+    }
+    Ok(be_u32(&cf) & CLIENT_FLAG_NO_ZEROES != 0)
+}
+
+/// Reads one option header; `None` if the client closed between options.
+fn option_header<R: Read>(r: &mut R) -> Result<Option<OptionHeader>, End> {
+    let mut hdr = [0u8; OPTION_HEADER_LEN];
+    if !read_message(r, &mut hdr)? {
+        return Ok(None);
+    }
+    match OptionHeader::decode(&hdr) {
+        Some(h) => Ok(Some(h)),
+        None => Err(End::Protocol("bad option magic".into())),
+    }
+}
+
+/// The whole handshake. `Ok(true)`: the client chose the export, enter
+/// transmission; `Ok(false)`: the client aborted. `link` is the stream
+/// under `r` and `w`, upgraded in place by `NBD_OPT_STARTTLS`.
+pub(crate) fn negotiate<D>(
+    shared: &Shared<D>,
+    r: &mut BufReader<LinkHandle>,
+    w: &mut LinkHandle,
+    peer: &str,
+) -> Result<bool, End>
+where
+    D: BlockDevice + Send,
+{
+    let no_zeroes = greet(r, w)?;
+    let tls = &shared.config.tls;
 
     for _ in 0..MAX_OPTIONS {
-        let mut hdr = [0u8; OPTION_HEADER_LEN];
-        if !read_message(r, &mut hdr)? {
-            return Err(End::Clean("client closed during negotiation"));
-        }
         let Some(OptionHeader {
             option,
             length: len,
-        }) = OptionHeader::decode(&hdr)
+        }) = option_header(r)?
         else {
-            return Err(End::Protocol("bad option magic".into()));
+            return Err(End::Clean("client closed during negotiation"));
         };
+        let secure = w.0.borrow().is_tls();
+        if tls.required() && !secure && !matches!(option, OPT_STARTTLS | OPT_ABORT) {
+            if option == OPT_EXPORT_NAME {
+                // This option has no error reply: closing is all we can do.
+                return Err(End::Protocol(
+                    "NBD_OPT_EXPORT_NAME before NBD_OPT_STARTTLS; this server requires TLS".into(),
+                ));
+            }
+            discard(r, u64::from(len))?;
+            reply(
+                w,
+                option,
+                REP_ERR_TLS_REQD,
+                b"this server requires TLS: send NBD_OPT_STARTTLS first (an nbds:// URI)",
+            )?;
+            continue;
+        }
         if len > MAX_OPTION_BYTES {
             if option == OPT_EXPORT_NAME {
                 return Err(End::Protocol(format!(
@@ -103,7 +151,7 @@ where
                     return Ok(true);
                 }
             }
-            OPT_STARTTLS => reply(w, option, REP_ERR_UNSUP, b"this server does not offer TLS")?,
+            OPT_STARTTLS => start_tls(shared, r, w, &data, peer)?,
             OPT_STRUCTURED_REPLY => reply(
                 w,
                 option,
@@ -116,6 +164,90 @@ where
     Err(End::Protocol(format!(
         "more than {MAX_OPTIONS} options without choosing an export"
     )))
+}
+
+/// Answers `NBD_OPT_STARTTLS`: refuses it when TLS is off, already on or
+/// the request carries data; else acknowledges it and runs the TLS
+/// handshake. A failed TLS handshake ends the connection.
+fn start_tls<D>(
+    shared: &Shared<D>,
+    r: &mut BufReader<LinkHandle>,
+    w: &mut LinkHandle,
+    data: &[u8],
+    peer: &str,
+) -> Result<(), End>
+where
+    D: BlockDevice + Send,
+{
+    let Some(creds) = shared.config.tls.creds() else {
+        reply(
+            w,
+            OPT_STARTTLS,
+            REP_ERR_UNSUP,
+            b"TLS is off on this server (scftl serve --tls allow|require)",
+        )?;
+        return Ok(());
+    };
+    if w.0.borrow().is_tls() {
+        reply(w, OPT_STARTTLS, REP_ERR_INVALID, b"TLS is already on")?;
+        return Ok(());
+    }
+    if !data.is_empty() {
+        reply(
+            w,
+            OPT_STARTTLS,
+            REP_ERR_INVALID,
+            b"NBD_OPT_STARTTLS takes no data",
+        )?;
+        return Ok(());
+    }
+    // Plaintext the client sent ahead of our reply must not be read as if
+    // it had come through TLS (see the tls module).
+    if !r.buffer().is_empty() {
+        return Err(End::Protocol(
+            "data sent after NBD_OPT_STARTTLS before the server's reply".into(),
+        ));
+    }
+    reply(w, OPT_STARTTLS, REP_ACK, &[])?;
+    w.0.borrow_mut().start_tls(creds)?;
+    shared.log(&format!("{peer}: TLS started"));
+    Ok(())
+}
+
+/// Most options [`refuse`] answers before it closes the connection.
+const MAX_REFUSED_OPTIONS: u32 = 16;
+
+/// The handshake of a client that is turned away: every option but
+/// `NBD_OPT_ABORT` gets `NBD_REP_ERR_POLICY` with `why`, which clients print,
+/// until the client gives up. `NBD_OPT_EXPORT_NAME` has no error reply, so
+/// it is answered by closing.
+pub(crate) fn refuse<S: Read + Write>(s: &mut S, why: &str) -> End {
+    let run = |s: &mut S| -> Result<End, End> {
+        greet_one(s)?;
+        for _ in 0..MAX_REFUSED_OPTIONS {
+            let Some(h) = option_header(s)? else {
+                return Ok(End::Clean("refused client closed"));
+            };
+            if h.length > MAX_OPTION_BYTES {
+                return Err(End::Protocol(format!("{}-byte option", h.length)));
+            }
+            discard(s, u64::from(h.length))?;
+            match h.option {
+                OPT_ABORT => {
+                    let _ = reply(s, h.option, REP_ACK, &[]);
+                    return Ok(End::Clean("refused client aborted"));
+                }
+                OPT_EXPORT_NAME => {
+                    return Ok(End::Clean("refused client sent NBD_OPT_EXPORT_NAME"))
+                }
+                _ => reply(s, h.option, REP_ERR_POLICY, why.as_bytes())?,
+            }
+        }
+        Ok(End::Clean("refused client kept sending options"))
+    };
+    match run(s) {
+        Ok(end) | Err(end) => end,
+    }
 }
 
 /// Sends one option reply.

@@ -2,12 +2,15 @@
 //!
 //! What it is: the server side of the NBD protocol's fixed-newstyle
 //! handshake (NBD_OPT_GO, NBD_OPT_INFO, NBD_OPT_EXPORT_NAME, NBD_OPT_LIST,
-//! NBD_OPT_ABORT; every other option is answered NBD_REP_ERR_UNSUP) and its
+//! NBD_OPT_ABORT, NBD_OPT_STARTTLS; every other option is answered
+//! NBD_REP_ERR_UNSUP) and its
 //! transmission phase with simple replies (READ, WRITE with FUA, FLUSH,
 //! TRIM, WRITE_ZEROES, DISC), so the Linux kernel's `nbd-client`, qemu,
 //! libnbd's tools and fio can use an FTL as a disk. Std threads, one per
 //! client; the device sits behind one mutex and requests are applied one at
-//! a time.
+//! a time. Client slots, the handshake deadline and the idle timeout
+//! ([`limits`]) keep idle connections from locking clients out; TLS is
+//! optional or required ([`tls`]).
 //!
 //! What it promises: no byte sequence from a client panics the server,
 //! changes the device beyond what a valid request asks, or disturbs other
@@ -25,6 +28,7 @@
 pub mod conn;
 pub mod export;
 pub mod handshake;
+pub mod limits;
 pub mod ops;
 pub mod proto;
 pub mod server;
@@ -32,7 +36,10 @@ pub mod server;
 mod testdev;
 #[cfg(test)]
 mod tests;
+pub mod tls;
 pub mod transmission;
 
 pub use export::{ServerConfig, DEFAULT_MAX_REQUEST_BYTES};
+pub use limits::{DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CLIENTS};
 pub use server::{Listener, Server, DEFAULT_LISTEN};
+pub use tls::{Tls, TlsCreds};

@@ -6,19 +6,24 @@
 //! flushes, and marks the server as stopping while still holding it, so no
 //! request changes the device after the final flush.
 
+use std::cell::RefCell;
 use std::io;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use ftl::BlockDevice;
 
 use crate::conn::End;
 use crate::export::{ServerConfig, Shared};
 use crate::handshake;
+use crate::limits::{self, Socket, DEFAULT_HANDSHAKE_TIMEOUT};
+use crate::tls::{Link, LinkHandle};
 use crate::transmission::{self, ConnStats};
 
 /// Default TCP address: the IANA NBD port on loopback only.
@@ -133,6 +138,11 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
         self.shared.epoch_flushes.load(Ordering::Relaxed)
     }
 
+    /// Clients holding a slot now (handshaking or transferring).
+    pub fn clients(&self) -> usize {
+        self.shared.slots.active()
+    }
+
     /// Runs `f` on the device (between requests).
     pub fn with_device<R>(&self, f: impl FnOnce(&mut D) -> R) -> R {
         f(&mut self.shared.lock())
@@ -165,32 +175,29 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
         let peer = stream.peer();
         let id = self.shared.connections.fetch_add(1, Ordering::Relaxed) + 1;
         let label = format!("client #{id} ({peer})");
-        let n = self.shared.clients.fetch_add(1, Ordering::SeqCst) + 1;
-        if n > self.shared.config.max_clients {
-            self.shared.clients.fetch_sub(1, Ordering::SeqCst);
+        let config = &self.shared.config;
+        // Threads beyond those holding a slot are clients waiting for one or
+        // being refused; bounding them bounds the server's threads and
+        // memory whatever the number of connections.
+        let limit = config.max_clients.saturating_mul(2).max(1);
+        let n = self.shared.threads.fetch_add(1, Ordering::SeqCst) + 1;
+        if n > limit {
+            self.shared.threads.fetch_sub(1, Ordering::SeqCst);
             self.shared.log(&format!(
-                "{label}: refused, already serving {} clients",
-                self.shared.config.max_clients
+                "{label}: dropped without a reply: {} connections are open or waiting (twice --max-clients)",
+                n - 1
             ));
             return;
         }
-        self.shared.log(&format!("{label}: connected"));
         let shared = Arc::clone(&self.shared);
         let spawned = std::thread::Builder::new()
             .name(format!("nbd-client-{id}"))
             .spawn(move || {
-                let (end, stats) = match stream.split() {
-                    Ok((r, w)) => serve_connection(&shared, r, w, &label),
-                    Err(e) => (End::Io(e), Default::default()),
-                };
-                shared.log(&format!(
-                    "{label}: disconnected ({end}); {} reads, {} writes, {} trims, {} flushes, {} epoch flushes, {} errors",
-                    stats.reads, stats.writes, stats.trims, stats.flushes, stats.epoch_flushes, stats.errors
-                ));
-                shared.clients.fetch_sub(1, Ordering::SeqCst);
+                client_thread(&shared, stream, id, &label);
+                shared.threads.fetch_sub(1, Ordering::SeqCst);
             });
         if let Err(e) = spawned {
-            self.shared.clients.fetch_sub(1, Ordering::SeqCst);
+            self.shared.threads.fetch_sub(1, Ordering::SeqCst);
             self.shared
                 .log(&format!("cannot start a thread for a client: {e}"));
         }
@@ -228,17 +235,63 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
     }
 }
 
-/// Runs one connection to its end: the handshake, then transmission if
-/// the client chose the export.
-fn serve_connection<D, R, W>(shared: &Shared<D>, mut r: R, mut w: W, peer: &str) -> (End, ConnStats)
+/// One connection's thread: wait for a slot (or refuse the client), then
+/// serve it to its end.
+fn client_thread<D>(shared: &Shared<D>, stream: Stream, id: u64, label: &str)
 where
     D: BlockDevice + Send,
-    R: Read,
-    W: Write,
 {
+    let config = &shared.config;
+    let wait = config.handshake_timeout.unwrap_or(Duration::ZERO);
+    if !shared.slots.acquire(id, wait) {
+        // A refusal is one short exchange, bounded like a handshake.
+        let bound = config
+            .handshake_timeout
+            .unwrap_or(DEFAULT_HANDSHAKE_TIMEOUT);
+        let mut sock = Socket::new(stream.into_inner(), Some(bound), None);
+        let why = format!(
+            "server busy: all {} client slots are in use (scftl serve --max-clients); try again later",
+            config.max_clients
+        );
+        let end = handshake::refuse(&mut sock, &why);
+        shared.log(&format!(
+            "{label}: refused, all {} client slots busy ({end})",
+            config.max_clients
+        ));
+        return;
+    }
+    shared.log(&format!("{label}: connected"));
+    let sock = Socket::new(
+        stream.into_inner(),
+        config.handshake_timeout,
+        config.idle_timeout,
+    );
+    let (end, stats) = serve_connection(shared, sock, label);
+    shared.slots.release();
+    shared.log(&format!(
+        "{label}: disconnected ({end}); {} reads, {} writes, {} trims, {} flushes, {} epoch flushes, {} errors",
+        stats.reads, stats.writes, stats.trims, stats.flushes, stats.epoch_flushes, stats.errors
+    ));
+}
+
+/// Runs one connection to its end: the handshake, then transmission if
+/// the client chose the export.
+fn serve_connection<D>(shared: &Shared<D>, sock: Socket, peer: &str) -> (End, ConnStats)
+where
+    D: BlockDevice + Send,
+{
+    const BUF: usize = 256 * 1024;
+    let link = LinkHandle(Rc::new(RefCell::new(Link::Plain(sock))));
+    let mut r = io::BufReader::with_capacity(BUF, link.clone());
+    let mut w = link;
     let mut stats = ConnStats::default();
     let end = match handshake::negotiate(shared, &mut r, &mut w, peer) {
-        Ok(true) => transmission::run(shared, &mut r, &mut w, &mut stats),
+        Ok(true) => {
+            if let Some(s) = w.0.borrow_mut().socket() {
+                s.end_handshake();
+            }
+            transmission::run(shared, &mut r, &mut w, &mut stats)
+        }
         Ok(false) => End::Clean("client aborted the negotiation"),
         Err(e) => e,
     };
@@ -252,8 +305,6 @@ enum Stream {
     Unix(UnixStream),
 }
 
-type Halves = (Box<dyn io::Read + Send>, Box<dyn io::Write + Send>);
-
 impl Stream {
     fn peer(&self) -> String {
         match self {
@@ -262,20 +313,14 @@ impl Stream {
         }
     }
 
-    /// A buffered reader and a writer over the same socket.
-    fn split(self) -> io::Result<Halves> {
-        const BUF: usize = 256 * 1024;
+    fn into_inner(self) -> limits::Stream {
         match self {
             Stream::Tcp(s, _) => {
                 // Replies are written whole; do not let Nagle delay them.
-                s.set_nodelay(true)?;
-                let r = s.try_clone()?;
-                Ok((Box::new(io::BufReader::with_capacity(BUF, r)), Box::new(s)))
+                let _ = s.set_nodelay(true);
+                limits::Stream::Tcp(s)
             }
-            Stream::Unix(s) => {
-                let r = s.try_clone()?;
-                Ok((Box::new(io::BufReader::with_capacity(BUF, r)), Box::new(s)))
-            }
+            Stream::Unix(s) => limits::Stream::Unix(s),
         }
     }
 }

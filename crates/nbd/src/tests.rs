@@ -485,3 +485,214 @@ fn shutdown_flushes_and_then_refuses_requests() {
     assert_eq!(write(&mut s, 0, &[9; 512], 0), ESHUTDOWN);
     assert_eq!(r.server.with_device(|d| d.data[0]), 8);
 }
+
+fn limited(max_clients: usize, handshake_ms: u64, idle_ms: Option<u64>) -> ServerConfig {
+    ServerConfig {
+        max_clients,
+        handshake_timeout: Some(Duration::from_millis(handshake_ms)),
+        idle_timeout: idle_ms.map(Duration::from_millis),
+        ..quiet_config()
+    }
+}
+
+/// Whether the server closed `s` (EOF, or a reset) within `within`.
+fn closed_by_server(s: &mut TcpStream, within: Duration) -> bool {
+    s.set_read_timeout(Some(within)).unwrap();
+    let mut b = [0u8; 64];
+    loop {
+        match s.read(&mut b) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
+            Err(_) => return false,
+        }
+    }
+}
+
+#[test]
+fn idle_connections_cannot_lock_clients_out() {
+    let r = Running::start(RamDisk::new(SS, 8, None), limited(4, 400, None));
+    // Four connections that never say anything hold every slot...
+    let mut idle: Vec<TcpStream> = (0..4).map(|_| r.connect()).collect();
+    let t0 = std::time::Instant::now();
+    // ...yet a real client queued behind them gets in once the handshake
+    // timeout has closed them.
+    let mut s = r.connect();
+    go(&mut s);
+    let waited = t0.elapsed();
+    assert!(waited < Duration::from_secs(3), "waited {waited:?}");
+    assert_eq!(write(&mut s, 0, &[5; 512], 0), 0);
+    for c in &mut idle {
+        assert!(closed_by_server(c, Duration::from_secs(5)));
+    }
+    assert_eq!(r.server.clients(), 1);
+}
+
+#[test]
+fn a_slow_handshake_is_cut_at_the_deadline_not_per_byte() {
+    let r = Running::start(RamDisk::new(SS, 8, None), limited(4, 500, None));
+    let mut s = r.connect();
+    greet(&mut s, 1);
+    // One byte of an option every 100 ms never finishes within 500 ms.
+    let t0 = std::time::Instant::now();
+    for b in OPT_MAGIC.to_be_bytes() {
+        if s.write_all(&[b]).is_err() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(closed_by_server(&mut s, Duration::from_secs(5)));
+    assert!(t0.elapsed() < Duration::from_secs(3));
+}
+
+#[test]
+fn a_client_over_max_clients_gets_a_printable_error() {
+    let r = Running::start(RamDisk::new(SS, 8, None), limited(1, 300, None));
+    let mut first = r.connect();
+    go(&mut first);
+    let mut s = r.connect();
+    greet(&mut s, 1);
+    send_option(&mut s, OPT_GO, &go_data("", &[]));
+    let (opt, ty, msg) = option_reply(&mut s);
+    assert_eq!((opt, ty), (OPT_GO, REP_ERR_POLICY));
+    let msg = String::from_utf8(msg).unwrap();
+    assert!(
+        msg.contains("server busy") && msg.contains("--max-clients"),
+        "{msg}"
+    );
+    send_option(&mut s, OPT_ABORT, &[]);
+    assert_eq!(option_reply(&mut s).1, REP_ACK);
+    // The established client was not disturbed.
+    assert_eq!(write(&mut first, 0, &[6; 512], 0), 0);
+}
+
+#[test]
+fn idle_timeout_closes_a_silent_established_client() {
+    let r = Running::start(RamDisk::new(SS, 8, None), limited(2, 5000, Some(300)));
+    let mut s = r.connect();
+    go(&mut s);
+    assert_eq!(write(&mut s, 0, &[7; 512], 0), 0);
+    assert!(closed_by_server(&mut s, Duration::from_secs(5)));
+    // Its slot is free again.
+    let mut t = r.connect();
+    go(&mut t);
+    assert_eq!(read(&mut t, 0, 512).unwrap(), vec![7; 512]);
+}
+
+/// A throwaway CA-less self-signed certificate for "localhost", written to
+/// `dir`; returns the credentials and the certificate (DER) to trust.
+fn test_creds(dir: &std::path::Path) -> (crate::TlsCreds, Vec<u8>) {
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["localhost".into()])
+        .unwrap()
+        .self_signed(&key)
+        .unwrap();
+    let (c, k) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&c, cert.pem()).unwrap();
+    std::fs::write(&k, key.serialize_pem()).unwrap();
+    (
+        crate::TlsCreds::from_pem_files(&c, &k).unwrap(),
+        cert.der().to_vec(),
+    )
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("nbd-tls-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn tls_require_refuses_everything_but_starttls_and_abort() {
+    let dir = temp_dir("require");
+    let (creds, _) = test_creds(&dir);
+    let config = ServerConfig {
+        tls: crate::Tls::Require(creds),
+        ..quiet_config()
+    };
+    let r = Running::start(RamDisk::new(SS, 8, None), config);
+    let mut s = r.connect();
+    greet(&mut s, 1);
+    for opt in [OPT_LIST, OPT_INFO, OPT_GO, OPT_STRUCTURED_REPLY] {
+        send_option(&mut s, opt, &go_data("", &[]));
+        let (o, ty, msg) = option_reply(&mut s);
+        assert_eq!((o, ty), (opt, REP_ERR_TLS_REQD));
+        assert!(String::from_utf8_lossy(&msg).contains("requires TLS"));
+    }
+    send_option(&mut s, OPT_ABORT, &[]);
+    assert_eq!(option_reply(&mut s).1, REP_ACK);
+    // NBD_OPT_EXPORT_NAME has no error reply: the server closes.
+    let mut s = r.connect();
+    greet(&mut s, 1);
+    send_option(&mut s, OPT_EXPORT_NAME, b"");
+    assert!(closed_by_server(&mut s, Duration::from_secs(5)));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn starttls_then_go_serves_data_over_tls() {
+    let dir = temp_dir("go");
+    let (creds, der) = test_creds(&dir);
+    let config = ServerConfig {
+        tls: crate::Tls::Require(creds),
+        ..quiet_config()
+    };
+    let r = Running::start(RamDisk::new(SS, 8, None), config);
+    let mut s = r.connect();
+    greet(&mut s, 1);
+    send_option(&mut s, OPT_STARTTLS, &[]);
+    assert_eq!(option_reply(&mut s), (OPT_STARTTLS, REP_ACK, vec![]));
+
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(der.into()).unwrap();
+    let client = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let conn =
+        rustls::ClientConnection::new(Arc::new(client), "localhost".try_into().unwrap()).unwrap();
+    let mut t = rustls::StreamOwned::new(conn, s);
+    // GO over TLS, then a write and a read back.
+    let mut opt = OPT_MAGIC.to_be_bytes().to_vec();
+    let data = go_data("", &[]);
+    opt.extend_from_slice(&OPT_GO.to_be_bytes());
+    opt.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    opt.extend_from_slice(&data);
+    t.write_all(&opt).unwrap();
+    loop {
+        let mut h = [0u8; 20];
+        t.read_exact(&mut h).unwrap();
+        let mut p = vec![0u8; be_u32(&h[16..20]) as usize];
+        t.read_exact(&mut p).unwrap();
+        match be_u32(&h[12..16]) {
+            REP_ACK => break,
+            REP_INFO => {}
+            other => panic!("reply {other:#x}"),
+        }
+    }
+    let req = |command, handle, length| {
+        Request {
+            flags: 0,
+            command,
+            handle,
+            offset: 0,
+            length,
+        }
+        .encode()
+    };
+    t.write_all(&req(CMD_WRITE, 1, 512)).unwrap();
+    t.write_all(&[0x5a; 512]).unwrap();
+    let mut rep = [0u8; SIMPLE_REPLY_LEN];
+    t.read_exact(&mut rep).unwrap();
+    assert_eq!(be_u32(&rep[4..8]), 0);
+    t.write_all(&req(CMD_READ, 2, 512)).unwrap();
+    t.read_exact(&mut rep).unwrap();
+    assert_eq!(be_u32(&rep[4..8]), 0);
+    let mut back = vec![0u8; 512];
+    t.read_exact(&mut back).unwrap();
+    assert_eq!(back, vec![0x5a; 512]);
+    let _ = std::fs::remove_dir_all(dir);
+}
