@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::Arc;
+use std::time::Duration;
 
-use nbd::{Listener, Server, ServerConfig, DEFAULT_LISTEN};
+use nbd::{Listener, Server, ServerConfig, Tls, TlsCreds, DEFAULT_LISTEN};
 
 use crate::error::CliError;
 use crate::image::{self, FormatRequest, MemoryArgs, OpenOptions};
@@ -42,6 +43,32 @@ pub struct ServeArgs {
     /// Export name offered to clients (the empty name also selects it).
     #[arg(long, default_value = "scftl", value_name = "NAME")]
     pub export_name: String,
+    /// Most clients served at once, handshaking or transferring. A client
+    /// over it waits up to the handshake timeout for a slot, then gets an
+    /// NBD error saying the server is busy.
+    #[arg(long, default_value_t = nbd::DEFAULT_MAX_CLIENTS as u32, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub max_clients: u32,
+    /// Time a client has from getting its slot to choosing the export, TLS
+    /// included (e.g. `10`, `10s`, `500ms`, `2m`; `off` for no limit, which
+    /// lets idle connections hold every slot).
+    #[arg(long, default_value = "10s", value_name = "TIME", value_parser = parse_timeout)]
+    pub handshake_timeout: Timeout,
+    /// Close an established connection after this long without a request
+    /// (`off`: never; same units as --handshake-timeout).
+    #[arg(long, default_value = "off", value_name = "TIME", value_parser = parse_timeout)]
+    pub idle_timeout: Timeout,
+    /// TLS (NBD_OPT_STARTTLS): `off`, `allow` (clients choose) or `require`
+    /// (nothing but STARTTLS before TLS). `allow` and `require` need
+    /// --tls-cert and --tls-key.
+    #[arg(long, value_enum, default_value_t = TlsMode::Off, value_name = "MODE")]
+    pub tls: TlsMode,
+    /// PEM certificate chain, server certificate first.
+    #[arg(long, value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key of the certificate (PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
     /// Do not log connections.
     #[arg(long)]
     pub quiet: bool,
@@ -49,6 +76,80 @@ pub struct ServeArgs {
     /// flush, so a test can kill the server in the middle of one.
     #[arg(long, hide = true, default_value_t = 0)]
     pub debug_slow_sync_ms: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TlsMode {
+    Off,
+    Allow,
+    Require,
+}
+
+/// A timeout option: `None` means no limit.
+#[derive(Clone, Copy, Debug)]
+pub struct Timeout(pub Option<Duration>);
+
+/// Parses `off`, `0`, or a number with an optional unit `ms`, `s` (the
+/// default) or `m`.
+fn parse_timeout(text: &str) -> Result<Timeout, String> {
+    let t = text.trim();
+    if t == "off" || t == "0" {
+        return Ok(Timeout(None));
+    }
+    let (num, scale_ms) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1e3)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60e3)
+    } else {
+        (t, 1e3)
+    };
+    let bad = || format!("{text:?} is not a time: use e.g. 10, 10s, 500ms, 2m or off");
+    let v: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !v.is_finite() || v < 0.0 || v * scale_ms > 86_400e3 * 7.0 {
+        return Err(bad());
+    }
+    let ms = (v * scale_ms).round() as u64;
+    Ok(Timeout(if ms == 0 {
+        None
+    } else {
+        Some(Duration::from_millis(ms))
+    }))
+}
+
+/// Checks the TLS options and loads the credentials, before any image is
+/// touched.
+fn tls_setup(a: &ServeArgs) -> Result<Tls, CliError> {
+    let files = (&a.tls_cert, &a.tls_key);
+    if a.tls == TlsMode::Off {
+        if files.0.is_some() || files.1.is_some() {
+            return Err(CliError::usage(
+                "--tls-cert/--tls-key given but --tls is off; add --tls require (or allow)",
+            ));
+        }
+        return Ok(Tls::Off);
+    }
+    let (Some(cert), Some(key)) = files else {
+        return Err(CliError::usage(
+            "--tls allow|require needs both --tls-cert FILE and --tls-key FILE",
+        ));
+    };
+    let creds = TlsCreds::from_pem_files(cert, key)
+        .map_err(|e| CliError::usage(format!("{e}; check --tls-cert and --tls-key")))?;
+    Ok(match a.tls {
+        TlsMode::Allow => Tls::Allow(creds),
+        _ => Tls::Require(creds),
+    })
+}
+
+/// Whether `addr` (a --listen value) can be reached from other hosts.
+fn listens_beyond_loopback(addr: &str) -> bool {
+    use std::net::ToSocketAddrs;
+    match addr.to_socket_addrs() {
+        Ok(mut addrs) => addrs.any(|a| !a.ip().is_loopback()),
+        Err(_) => false,
+    }
 }
 
 fn default_image() -> Result<PathBuf, CliError> {
@@ -74,6 +175,7 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     if a.export_name.len() > 4096 {
         return Err(CliError::usage("--export-name: at most 4096 bytes"));
     }
+    let tls = tls_setup(a)?;
     let opened = if a.memory.memory {
         let opened = image::create_memory(&a.memory.request(), &a.timing)?;
         let s = &opened.summary;
@@ -113,6 +215,19 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     }
     .map_err(|e| CliError::runtime(e.to_string()))?;
     let listener = Arc::new(listener);
+    if a.unix.is_none() && listens_beyond_loopback(&a.listen) {
+        match a.tls {
+            TlsMode::Off => eprintln!(
+                "scftl: WARNING: listening on {} without TLS: anyone who can reach this address can read and overwrite the disk, and the traffic is in plaintext; use --tls require or listen on 127.0.0.1",
+                a.listen
+            ),
+            TlsMode::Allow => eprintln!(
+                "scftl: WARNING: listening on {} with --tls allow: clients may still connect in plaintext; use --tls require",
+                a.listen
+            ),
+            TlsMode::Require => {}
+        }
+    }
 
     let config = ServerConfig {
         export_name: a.export_name.clone(),
@@ -125,6 +240,10 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         read_only: a.read_only,
         log: !a.quiet,
         log_errors: !a.quiet,
+        max_clients: a.max_clients as usize,
+        handshake_timeout: a.handshake_timeout.0,
+        idle_timeout: a.idle_timeout.0,
+        tls,
         ..ServerConfig::default()
     };
     // Format and recovery ran untimed; the model applies from here on.
@@ -151,13 +270,18 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::runtime(format!("cannot start the server thread: {e}")))?;
 
     eprintln!(
-        "scftl: serving export '{}' on {} ({}); Ctrl-C to stop",
+        "scftl: serving export '{}' on {} ({}, TLS {}); Ctrl-C to stop",
         a.export_name,
         listener.describe(),
         if a.read_only {
             "read-only"
         } else {
             "read-write"
+        },
+        match a.tls {
+            TlsMode::Off => "off",
+            TlsMode::Allow => "allowed",
+            TlsMode::Require => "required",
         }
     );
 
