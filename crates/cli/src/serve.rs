@@ -285,6 +285,11 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         }
     );
 
+    if let (TlsMode::Allow | TlsMode::Require, Some(addr)) = (a.tls, listener.tcp_addr()) {
+        eprintln!(
+            "scftl: TLS clients connect with nbds://{addr}/ (libnbd: add ?tls-certificates=DIR, a directory holding ca-cert.pem)"
+        );
+    }
     let why = rx.recv().unwrap_or("channel closed");
     eprintln!("scftl: stopping ({why}): flushing");
     server.shutdown(Some(&listener)).map_err(|e| {
