@@ -44,8 +44,8 @@ pub struct ServeArgs {
     #[arg(long, default_value = "scftl", value_name = "NAME")]
     pub export_name: String,
     /// Most clients served at once, handshaking or transferring. A client
-    /// over it waits up to the handshake timeout for a slot, then gets an
-    /// NBD error saying the server is busy.
+    /// over it waits up to twice the handshake timeout for a slot, then
+    /// gets an NBD error saying the server is busy.
     #[arg(long, default_value_t = nbd::DEFAULT_MAX_CLIENTS as u32, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub max_clients: u32,
@@ -285,6 +285,16 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         }
     );
 
+    let show = |t: Timeout| match t.0 {
+        Some(d) => format!("{} s", d.as_secs_f64()),
+        None => "off".into(),
+    };
+    eprintln!(
+        "scftl: limits: {} clients, handshake timeout {}, idle timeout {}",
+        a.max_clients,
+        show(a.handshake_timeout),
+        show(a.idle_timeout)
+    );
     if let (TlsMode::Allow | TlsMode::Require, Some(addr)) = (a.tls, listener.tcp_addr()) {
         eprintln!(
             "scftl: TLS clients connect with nbds://{addr}/ (libnbd: add ?tls-certificates=DIR, a directory holding ca-cert.pem)"

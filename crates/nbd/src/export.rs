@@ -41,7 +41,7 @@ pub struct ServerConfig {
     /// read-modify-write), so 1 is honest; 512 suits clients that dislike 1.
     pub min_block_size: u32,
     /// Most clients served at once (handshaking or transferring). A
-    /// connection beyond it waits up to the handshake timeout for a slot,
+    /// connection beyond it waits up to twice the handshake timeout for a slot,
     /// then gets an `NBD_REP_ERR_POLICY` reply saying the server is busy.
     pub max_clients: usize,
     /// Time from getting a slot to choosing the export, TLS included;

@@ -6,10 +6,11 @@
 //! * At most `max_clients` connections hold a slot; a slot is held from the
 //!   start of the handshake to the end of the connection.
 //! * A connection that finds every slot taken waits in a FIFO queue, at
-//!   most one handshake timeout; then it is refused with an NBD error reply
-//!   (see `handshake::refuse`). Slots held by connections that never finish
-//!   their handshake are freed by the handshake timeout, so a waiting
-//!   client gets in within one handshake timeout of arriving.
+//!   most twice the handshake timeout; then it is refused with an NBD error
+//!   reply (see `handshake::refuse`). Slots held by connections that never
+//!   finish their handshake are freed by the handshake timeout, so a
+//!   waiting client gets in within about one handshake timeout of arriving
+//!   (the second one is slack, so it is not refused in a tie).
 //! * Every read and write on a [`Socket`] is bounded: by what is left of
 //!   the handshake deadline during the handshake (whatever the client sends,
 //!   byte by byte), by the idle timeout afterwards if one is set.

@@ -242,7 +242,12 @@ where
     D: BlockDevice + Send,
 {
     let config = &shared.config;
-    let wait = config.handshake_timeout.unwrap_or(Duration::ZERO);
+    // Slots held by connections still in their handshake free up within
+    // one handshake timeout of this arrival; the second one is slack for
+    // the server to notice and close them.
+    let wait = config
+        .handshake_timeout
+        .map_or(Duration::ZERO, |t| t.saturating_mul(2));
     if !shared.slots.acquire(id, wait) {
         // A refusal is one short exchange, bounded like a handshake.
         let bound = config

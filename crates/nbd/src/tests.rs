@@ -525,6 +525,11 @@ fn idle_connections_cannot_lock_clients_out() {
     for c in &mut idle {
         assert!(closed_by_server(c, Duration::from_secs(5)));
     }
+    // A slot is given back just after its socket is closed.
+    let t = std::time::Instant::now();
+    while r.server.clients() != 1 && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     assert_eq!(r.server.clients(), 1);
 }
 
@@ -694,5 +699,33 @@ fn starttls_then_go_serves_data_over_tls() {
     let mut back = vec![0u8; 512];
     t.read_exact(&mut back).unwrap();
     assert_eq!(back, vec![0x5a; 512]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn plaintext_sent_behind_starttls_is_never_read_as_tls() {
+    let dir = temp_dir("inject");
+    let (creds, _) = test_creds(&dir);
+    let config = ServerConfig {
+        tls: crate::Tls::Require(creds),
+        ..quiet_config()
+    };
+    let r = Running::start(RamDisk::new(SS, 8, None), config);
+    let mut s = r.connect();
+    greet(&mut s, 1);
+    // STARTTLS and, in the same segment, a plaintext GO an attacker on the
+    // path could have appended: the connection must end, not serve it.
+    let mut b = OPT_MAGIC.to_be_bytes().to_vec();
+    b.extend_from_slice(&OPT_STARTTLS.to_be_bytes());
+    b.extend_from_slice(&0u32.to_be_bytes());
+    let go = go_data("", &[]);
+    b.extend_from_slice(&OPT_MAGIC.to_be_bytes());
+    b.extend_from_slice(&OPT_GO.to_be_bytes());
+    b.extend_from_slice(&(go.len() as u32).to_be_bytes());
+    b.extend_from_slice(&go);
+    s.write_all(&b).unwrap();
+    assert!(closed_by_server(&mut s, Duration::from_secs(5)));
+    // Nothing was written and no client is being served.
+    assert_eq!(r.server.with_device(|d| d.writes), 0);
     let _ = std::fs::remove_dir_all(dir);
 }
