@@ -42,16 +42,6 @@ fn greet<R: Read, W: Write>(r: &mut R, w: &mut W) -> Result<bool, End> {
     Ok(client_flags & CLIENT_FLAG_NO_ZEROES != 0)
 }
 
-/// [`greet`] over one stream that both reads and writes.
-fn greet_one<S: Read + Write>(s: &mut S) -> Result<bool, End> {
-    send(s, &encode_greeting(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES))?;
-    let mut cf = [0u8; 4];
-    if !read_message(s, &mut cf)? {
-        return Err(End::Clean("client closed before sending its flags"));
-    }
-    Ok(be_u32(&cf) & CLIENT_FLAG_NO_ZEROES != 0)
-}
-
 /// Reads one option header; `None` if the client closed between options.
 fn option_header<R: Read>(r: &mut R) -> Result<Option<OptionHeader>, End> {
     let mut hdr = [0u8; OPTION_HEADER_LEN];
@@ -65,8 +55,8 @@ fn option_header<R: Read>(r: &mut R) -> Result<Option<OptionHeader>, End> {
 }
 
 /// The whole handshake. `Ok(true)`: the client chose the export, enter
-/// transmission; `Ok(false)`: the client aborted. `link` is the stream
-/// under `r` and `w`, upgraded in place by `NBD_OPT_STARTTLS`.
+/// transmission; `Ok(false)`: the client aborted. `r` reads through the
+/// same link `w` writes to; `NBD_OPT_STARTTLS` upgrades that link in place.
 pub(crate) fn negotiate<D>(
     shared: &Shared<D>,
     r: &mut BufReader<LinkHandle>,
@@ -221,31 +211,31 @@ const MAX_REFUSED_OPTIONS: u32 = 16;
 /// `NBD_OPT_ABORT` gets `NBD_REP_ERR_POLICY` with `why`, which clients print,
 /// until the client gives up. `NBD_OPT_EXPORT_NAME` has no error reply, so
 /// it is answered by closing.
-pub(crate) fn refuse<S: Read + Write>(s: &mut S, why: &str) -> End {
-    let run = |s: &mut S| -> Result<End, End> {
-        greet_one(s)?;
+pub(crate) fn refuse<R: Read, W: Write>(r: &mut R, w: &mut W, why: &str) -> End {
+    let run = |r: &mut R, w: &mut W| -> Result<End, End> {
+        greet(r, w)?;
         for _ in 0..MAX_REFUSED_OPTIONS {
-            let Some(h) = option_header(s)? else {
+            let Some(h) = option_header(r)? else {
                 return Ok(End::Clean("refused client closed"));
             };
             if h.length > MAX_OPTION_BYTES {
                 return Err(End::Protocol(format!("{}-byte option", h.length)));
             }
-            discard(s, u64::from(h.length))?;
+            discard(r, u64::from(h.length))?;
             match h.option {
                 OPT_ABORT => {
-                    let _ = reply(s, h.option, REP_ACK, &[]);
+                    let _ = reply(w, h.option, REP_ACK, &[]);
                     return Ok(End::Clean("refused client aborted"));
                 }
                 OPT_EXPORT_NAME => {
                     return Ok(End::Clean("refused client sent NBD_OPT_EXPORT_NAME"))
                 }
-                _ => reply(s, h.option, REP_ERR_POLICY, why.as_bytes())?,
+                _ => reply(w, h.option, REP_ERR_POLICY, why.as_bytes())?,
             }
         }
         Ok(End::Clean("refused client kept sending options"))
     };
-    match run(s) {
+    match run(r, w) {
         Ok(end) | Err(end) => end,
     }
 }

@@ -253,12 +253,13 @@ where
         let bound = config
             .handshake_timeout
             .unwrap_or(DEFAULT_HANDSHAKE_TIMEOUT);
-        let mut sock = Socket::new(stream.into_inner(), Some(bound), None);
+        let sock = Socket::new(stream.into_inner(), Some(bound), None);
+        let mut w = LinkHandle(Rc::new(RefCell::new(Link::Plain(sock))));
         let why = format!(
             "server busy: all {} client slots are in use (scftl serve --max-clients); try again later",
             config.max_clients
         );
-        let end = handshake::refuse(&mut sock, &why);
+        let end = handshake::refuse(&mut w.clone(), &mut w, &why);
         shared.log(&format!(
             "{label}: refused, all {} client slots busy ({end})",
             config.max_clients
