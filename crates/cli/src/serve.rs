@@ -69,6 +69,10 @@ pub struct ServeArgs {
     /// PEM private key of the certificate (PKCS#8, PKCS#1 or SEC1).
     #[arg(long, value_name = "FILE")]
     pub tls_key: Option<PathBuf>,
+    /// Require a client certificate issued by a CA in this PEM file (needs
+    /// --tls require): the only client authentication the server has.
+    #[arg(long, value_name = "FILE")]
+    pub tls_client_ca: Option<PathBuf>,
     /// Do not log connections.
     #[arg(long)]
     pub quiet: bool,
@@ -123,20 +127,28 @@ fn parse_timeout(text: &str) -> Result<Timeout, String> {
 fn tls_setup(a: &ServeArgs) -> Result<Tls, CliError> {
     let files = (&a.tls_cert, &a.tls_key);
     if a.tls == TlsMode::Off {
-        if files.0.is_some() || files.1.is_some() {
+        if files.0.is_some() || files.1.is_some() || a.tls_client_ca.is_some() {
             return Err(CliError::usage(
-                "--tls-cert/--tls-key given but --tls is off; add --tls require (or allow)",
+                "--tls-cert/--tls-key/--tls-client-ca given but --tls is off; add --tls require (or allow)",
             ));
         }
         return Ok(Tls::Off);
+    }
+    if a.tls == TlsMode::Allow && a.tls_client_ca.is_some() {
+        return Err(CliError::usage(
+            "--tls-client-ca needs --tls require: with allow, plaintext clients would skip the certificate check",
+        ));
     }
     let (Some(cert), Some(key)) = files else {
         return Err(CliError::usage(
             "--tls allow|require needs both --tls-cert FILE and --tls-key FILE",
         ));
     };
-    let creds = TlsCreds::from_pem_files(cert, key)
-        .map_err(|e| CliError::usage(format!("{e}; check --tls-cert and --tls-key")))?;
+    let creds = TlsCreds::from_pem_files(cert, key, a.tls_client_ca.as_deref()).map_err(|e| {
+        CliError::usage(format!(
+            "{e}; check --tls-cert, --tls-key and --tls-client-ca"
+        ))
+    })?;
     Ok(match a.tls {
         TlsMode::Allow => Tls::Allow(creds),
         _ => Tls::Require(creds),

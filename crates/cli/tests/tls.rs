@@ -26,6 +26,11 @@ struct Pki {
     client_dir: PathBuf,
     cert: PathBuf,
     key: PathBuf,
+    /// The CA certificate alone (for --tls-client-ca).
+    ca: PathBuf,
+    /// Like `client_dir`, plus `client-cert.pem` and `client-key.pem`
+    /// issued by the CA.
+    client_auth_dir: PathBuf,
 }
 
 fn make_pki(root: &Path) -> Pki {
@@ -48,16 +53,37 @@ fn make_pki(root: &Path) -> Pki {
     p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
     let cert = p.signed_by(&key, &ca_cert, &ca_key).unwrap();
 
+    let client_key = KeyPair::generate().unwrap();
+    let mut c = CertificateParams::new(Vec::<String>::new()).unwrap();
+    c.distinguished_name
+        .push(DnType::CommonName, "scftl test client");
+    c.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+    c.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let client_cert = c.signed_by(&client_key, &ca_cert, &ca_key).unwrap();
+
     let client_dir = root.join("client");
-    std::fs::create_dir_all(&client_dir).unwrap();
-    std::fs::write(client_dir.join("ca-cert.pem"), ca_cert.pem()).unwrap();
+    let client_auth_dir = root.join("client-auth");
+    for d in [&client_dir, &client_auth_dir] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("ca-cert.pem"), ca_cert.pem()).unwrap();
+    }
+    std::fs::write(client_auth_dir.join("client-cert.pem"), client_cert.pem()).unwrap();
+    std::fs::write(
+        client_auth_dir.join("client-key.pem"),
+        client_key.serialize_pem(),
+    )
+    .unwrap();
     let (cert_path, key_path) = (root.join("server-cert.pem"), root.join("server-key.pem"));
     std::fs::write(&cert_path, cert.pem()).unwrap();
     std::fs::write(&key_path, key.serialize_pem()).unwrap();
+    let ca = root.join("ca-cert.pem");
+    std::fs::write(&ca, ca_cert.pem()).unwrap();
     Pki {
         client_dir,
         cert: cert_path,
         key: key_path,
+        ca,
+        client_auth_dir,
     }
 }
 
@@ -137,6 +163,79 @@ fn nbdinfo_over_tls() {
         let out = run_ok(Command::new("nbdinfo").args(["--json", &srv.uri()]), MIN);
         assert!(out.contains("\"TLS\": false"), "{out}");
     }
+}
+
+/// With --tls-client-ca, only a client holding a certificate from that CA
+/// gets in.
+#[test]
+fn client_certificates_are_required_with_a_client_ca() {
+    if !have(
+        "nbdinfo",
+        "client_certificates_are_required_with_a_client_ca",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pki = make_pki(dir.path());
+    let img = format(
+        dir.path(),
+        "a.img",
+        &["--size", "8MiB", "--geometry", "small"],
+    );
+    let mut srv = ServerProc::start(
+        &img,
+        &[
+            "--tls",
+            "require",
+            "--tls-cert",
+            pki.cert.to_str().unwrap(),
+            "--tls-key",
+            pki.key.to_str().unwrap(),
+            "--tls-client-ca",
+            pki.ca.to_str().unwrap(),
+        ],
+    );
+    let with = format!(
+        "nbds://127.0.0.1:{}/?tls-certificates={}",
+        srv.port,
+        pki.client_auth_dir.display()
+    );
+    let out = run_ok(Command::new("nbdinfo").args(["--json", &with]), MIN);
+    assert!(out.contains("\"TLS\": true"), "{out}");
+    let without = run_with_deadline(Command::new("nbdinfo").arg(nbds_uri(&srv, &pki)), MIN);
+    assert!(
+        !without.status.success(),
+        "a client without a certificate was served"
+    );
+    // A certificate from another CA is refused as well.
+    let other = make_pki(&dir.path().join("other"));
+    let foreign = run_with_deadline(
+        Command::new("nbdinfo").arg(format!(
+            "nbds://127.0.0.1:{}/?tls-certificates={}",
+            srv.port,
+            // Trusts our server's CA, presents the other CA's client cert.
+            {
+                let d = dir.path().join("foreign");
+                std::fs::create_dir_all(&d).unwrap();
+                std::fs::copy(pki.client_dir.join("ca-cert.pem"), d.join("ca-cert.pem")).unwrap();
+                for f in ["client-cert.pem", "client-key.pem"] {
+                    std::fs::copy(other.client_auth_dir.join(f), d.join(f)).unwrap();
+                }
+                d.display().to_string()
+            }
+        )),
+        MIN,
+    );
+    assert!(
+        !foreign.status.success(),
+        "a client certificate from another CA was accepted"
+    );
+    let (_, log) = srv.terminate();
+    let verified = log
+        .iter()
+        .filter(|l| l.contains("TLS started (client certificate verified)"))
+        .count();
+    assert_eq!(verified, 1, "{log:?}");
 }
 
 /// qemu-io writes and verifies patterns through `tls-creds-x509`, and the

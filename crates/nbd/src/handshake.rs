@@ -200,7 +200,15 @@ where
     }
     reply(w, OPT_STARTTLS, REP_ACK, &[])?;
     w.0.borrow_mut().start_tls(creds)?;
-    shared.log(&format!("{peer}: TLS started"));
+    let verified = w.0.borrow().has_client_certificate();
+    shared.log(&format!(
+        "{peer}: TLS started{}",
+        if verified {
+            " (client certificate verified)"
+        } else {
+            ""
+        }
+    ));
     Ok(())
 }
 

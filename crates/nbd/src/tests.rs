@@ -596,7 +596,7 @@ fn test_creds(dir: &std::path::Path) -> (crate::TlsCreds, Vec<u8>) {
     std::fs::write(&c, cert.pem()).unwrap();
     std::fs::write(&k, key.serialize_pem()).unwrap();
     (
-        crate::TlsCreds::from_pem_files(&c, &k).unwrap(),
+        crate::TlsCreds::from_pem_files(&c, &k, None).unwrap(),
         cert.der().to_vec(),
     )
 }

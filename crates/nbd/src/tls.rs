@@ -1,6 +1,9 @@
 //! TLS for NBD (`NBD_OPT_STARTTLS`, X.509 certificates, rustls): the
-//! server's policy ([`Tls`]), loading its certificate and key ([`TlsCreds`]),
-//! and the connection's byte stream before and after the upgrade ([`Link`]).
+//! server's policy ([`Tls`]), loading its certificate and key and,
+//! optionally, the CA that client certificates must chain to
+//! ([`TlsCreds`]), and the connection's byte stream before and after the
+//! upgrade ([`Link`]). There is no PSK: rustls has no external pre-shared
+//! keys.
 //!
 //! Invariants:
 //! * With [`Tls::Require`], nothing but `NBD_OPT_STARTTLS` and
@@ -11,6 +14,9 @@
 //!   sent ahead of the TLS handshake would otherwise be read as if they had
 //!   come through TLS. Such a connection is closed.
 //! * The TLS handshake runs under the handshake deadline of the socket.
+//! * With a client CA, a TLS handshake without a client certificate that
+//!   chains to it fails, so such a client never reaches the export (under
+//!   [`Tls::Require`]; [`Tls::Allow`] still serves plaintext clients).
 
 use std::cell::RefCell;
 use std::fmt;
@@ -62,39 +68,70 @@ impl fmt::Debug for TlsCreds {
 
 impl TlsCreds {
     /// Loads a PEM certificate chain (server certificate first) and a PEM
-    /// private key (PKCS#8, PKCS#1 or SEC1). Errors name the file at fault.
-    pub fn from_pem_files(cert: &Path, key: &Path) -> io::Result<TlsCreds> {
-        let bad = |path: &Path, what: &str, e: &dyn fmt::Display| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{}: {what}: {e}", path.display()),
-            )
-        };
-        let cert_pem =
-            std::fs::read(cert).map_err(|e| bad(cert, "cannot read the certificate", &e))?;
+    /// private key (PKCS#8, PKCS#1 or SEC1). With `client_ca` (PEM, one or
+    /// more CA certificates), every client must present a certificate
+    /// issued by one of them, or its TLS handshake fails. Errors name the
+    /// file at fault.
+    pub fn from_pem_files(
+        cert: &Path,
+        key: &Path,
+        client_ca: Option<&Path>,
+    ) -> io::Result<TlsCreds> {
+        let chain = read_certs(cert)?;
         let key_pem =
             std::fs::read(key).map_err(|e| bad(key, "cannot read the private key", &e))?;
-        let chain = CertificateDer::pem_slice_iter(&cert_pem)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| bad(cert, "not a PEM certificate", &e))?;
-        if chain.is_empty() {
-            return Err(bad(
-                cert,
-                "no certificate",
-                &"expected a PEM \"CERTIFICATE\" block",
-            ));
-        }
         let key_der = PrivateKeyDer::from_pem_slice(&key_pem)
             .map_err(|e| bad(key, "no usable private key", &e))?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ServerConfig::builder_with_provider(provider)
+        let builder = rustls::ServerConfig::builder_with_provider(Arc::clone(&provider))
             .with_safe_default_protocol_versions()
-            .map_err(|e| bad(cert, "TLS setup", &e))?
-            .with_no_client_auth()
+            .map_err(|e| bad(cert, "TLS setup", &e))?;
+        let builder = match client_ca {
+            None => builder.with_no_client_auth(),
+            Some(ca) => {
+                let mut roots = rustls::RootCertStore::empty();
+                for c in read_certs(ca)? {
+                    roots
+                        .add(c)
+                        .map_err(|e| bad(ca, "not a usable CA certificate", &e))?;
+                }
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(roots),
+                    provider,
+                )
+                .build()
+                .map_err(|e| bad(ca, "cannot verify clients with it", &e))?;
+                builder.with_client_cert_verifier(verifier)
+            }
+        };
+        let config = builder
             .with_single_cert(chain, key_der)
             .map_err(|e| bad(key, "does not match the certificate or is unsupported", &e))?;
         Ok(TlsCreds(Arc::new(config)))
     }
+}
+
+fn bad(path: &Path, what: &str, e: &dyn fmt::Display) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: {what}: {e}", path.display()),
+    )
+}
+
+/// Every PEM certificate in `path`; an error if there is none.
+fn read_certs(path: &Path) -> io::Result<Vec<CertificateDer<'static>>> {
+    let pem = std::fs::read(path).map_err(|e| bad(path, "cannot read the certificate", &e))?;
+    let certs = CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| bad(path, "not a PEM certificate", &e))?;
+    if certs.is_empty() {
+        return Err(bad(
+            path,
+            "no certificate",
+            &"expected a PEM \"CERTIFICATE\" block",
+        ));
+    }
+    Ok(certs)
 }
 
 /// The connection's byte stream: the socket, or TLS over it.
@@ -111,6 +148,15 @@ impl Link {
             Link::Plain(s) => Some(s),
             Link::Tls(t) => Some(&mut t.sock),
             Link::Gone => None,
+        }
+    }
+
+    /// Whether the client presented a certificate (rustls has verified it
+    /// against the client CA before the handshake completed).
+    pub(crate) fn has_client_certificate(&self) -> bool {
+        match self {
+            Link::Tls(t) => t.conn.peer_certificates().is_some_and(|c| !c.is_empty()),
+            _ => false,
         }
     }
 
