@@ -288,3 +288,17 @@ fn async_gc_stops_at_a_damaged_sector_until_overwritten() {
 fn sync_gc_stops_at_a_damaged_sector_until_overwritten() {
     gc_across_damaged_sector(FtlKind::Sync);
 }
+
+/// An SCFTL image of configuration version 1 (no data checksums) is refused
+/// with a message that says to re-format it.
+#[test]
+fn scftl_version_1_images_are_refused_with_a_re_format_hint() {
+    let (dev, _) = setup(FtlKind::Scftl);
+    let mut flash = dev.into_flash();
+    let (_, mut config) = ftl::label::read_label(&mut flash).unwrap();
+    config[..4].copy_from_slice(&1u32.to_le_bytes());
+    ftl::label::clear_label(&mut flash).unwrap();
+    ftl::label::write_label(&mut flash, FtlKind::Scftl, &config).unwrap();
+    let e = AnyFtl::open(flash).err().expect("refused").to_string();
+    assert!(e.contains("version 1") && e.contains("re-format"), "{e}");
+}
