@@ -92,6 +92,11 @@ pub enum FtlError {
     WrongKind { found: FtlKind, expected: FtlKind },
     #[error("metadata corrupt: {0}")]
     Corrupt(String),
+    /// A data sector whose checksum does not match what the flash returned:
+    /// the read fails rather than return different data. Only this sector
+    /// is affected, and the device stays usable.
+    #[error("logical sector {la}: the data on flash is damaged ({detail}); it reads as an error until it is overwritten or trimmed")]
+    DamagedSector { la: u64, detail: String },
     #[error("flash: {0}")]
     Flash(#[from] FlashError),
 }

@@ -7,7 +7,7 @@ use flash::{Flash, Geometry, MemFlash, PageAddr};
 use ftl::codec::rows;
 use ftl::label::{self, fields as lf};
 use ftl::scftl::config::{encoding, CONFIG_LEN};
-use ftl::scftl::format::{self as f, commit_record, header, l2p_entry, pair};
+use ftl::scftl::format::{self as f, commit_record, data_oob, header, l2p_entry, pair};
 use ftl::FtlKind;
 
 #[test]
@@ -125,12 +125,17 @@ fn payload_tables_match_the_codec() {
     assert_eq!(f::L2P_ENTRY_LEN, 4);
     formatdoc::assert_fields("### 4.5", &rows(commit_record::TABLE));
     assert_eq!(commit_record::L2P_CRC.offset, f::HEADER_LEN);
+    formatdoc::assert_fields("### 4.7", &rows(data_oob::TABLE));
+    assert_eq!(f::DATA_OOB_LEN, 4);
 }
 
 #[test]
 fn config_table_matches_the_codec_and_encoding() {
     let h = "### 4.6";
     formatdoc::assert_fields(h, &rows(encoding::TABLE));
+    assert!(formatdoc::field(h, "version")
+        .meaning
+        .starts_with(&ftl::scftl::config::CONFIG_VERSION.to_string()));
     assert!(formatdoc::section(h).contains(&format!("Total {} bytes", CONFIG_LEN)));
     let c = ftl::scftl::ScftlConfig::default_for(&flash::Geometry::small());
     let b = c.encode();

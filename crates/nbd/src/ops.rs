@@ -62,6 +62,9 @@ pub fn errno_of(e: &FtlError) -> u32 {
             EINVAL
         }
         FtlError::NoSpace(_) => ENOSPC,
+        // Only the request touching the damaged sector fails; the log line
+        // (transmission.rs) names the sector.
+        FtlError::DamagedSector { .. } => EIO,
         _ => EIO,
     }
 }
@@ -349,6 +352,15 @@ mod tests {
         read_at(&mut d, 1024, &mut out[..512]).unwrap();
         assert!(out[..76].iter().all(|&b| b == 0x22));
         assert!(out[76..512].iter().all(|&b| b == 0x33));
+    }
+
+    #[test]
+    fn a_damaged_sector_is_eio() {
+        let e = FtlError::DamagedSector {
+            la: 7,
+            detail: "checksum mismatch".into(),
+        };
+        assert_eq!(errno_of(&e), EIO);
     }
 
     #[test]

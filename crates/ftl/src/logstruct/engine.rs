@@ -1,6 +1,8 @@
 //! The log-structured engine both baselines run on: sector-level L2P/P2L,
 //! a page-sized merge buffer, greedy GC, and a per-sector OOB record
-//! `(la, seq, crc)` from which recovery rebuilds everything.
+//! `(la, seq, crc)` from which recovery rebuilds everything, and which
+//! every read from flash verifies (a mismatch is
+//! [`FtlError::DamagedSector`], never other data).
 //!
 //! Invariants (all checked by `check_invariants`, see invariants.rs):
 //! - `l2p[la]` is `UNMAPPED`, a physical sector `p` with `p2l[p] == la`, or
@@ -24,7 +26,7 @@ use super::buffer::MergeBuf;
 use super::config::LogConfig;
 use super::layout::{Layout, Ppa, SegId};
 use super::nvlog::NvLog;
-use super::oob::{encode_trim, TrimRecord, LA_TRIM};
+use super::oob::{decode_record, encode_trim, TrimRecord, LA_TRIM, OOB_RECORD_SIZE};
 use super::segs::{SegState, Segments};
 use crate::device::{check_range, check_request, DeviceStats, FtlError, FtlKind, Lba, Result};
 use crate::label;
@@ -307,6 +309,23 @@ impl<F: Flash> LogFtl<F> {
                 let (seg, page, slot) = self.layout.locate(Ppa(loc));
                 let addr = self.layout.page_addr(seg, page);
                 self.flash.read(addr, slot, dst)?;
+                // The OOB record's CRC covers the record and the data, so a
+                // damaged sector (or record) is an error, never other data.
+                // The page was just sensed: reading the OOB prefix up to
+                // this slot's record is a short transfer.
+                let rec = slot as usize * OOB_RECORD_SIZE;
+                let oob = &mut self.oob_scratch[..rec + OOB_RECORD_SIZE];
+                self.flash.read_oob(addr, oob)?;
+                let r = decode_record(&oob[rec..]);
+                if r.la as usize != la || !r.matches(dst) {
+                    return Err(FtlError::DamagedSector {
+                        la: la as u64,
+                        detail: format!(
+                            "OOB record (la {}, seq {}) does not match the data at physical sector {loc} ({addr}, slot {slot})",
+                            r.la, r.seq
+                        ),
+                    });
+                }
             }
         }
         self.stats.user_sectors_read += n;

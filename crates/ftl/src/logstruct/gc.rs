@@ -6,6 +6,15 @@
 //! and CRC; trim records keep their sequence number but may shrink — and
 //! erases the victim.
 //!
+//! Why GC stops at a damaged sector (one failing its OOB record's CRC)
+//! instead of relocating it marked bad, as SCFTL does: the record's CRC is
+//! also how recovery tells a torn sector from a good one, and the sync
+//! FTL's battery-backed log checksums each copy afresh, so a relocated
+//! damaged sector would either vanish at the next recovery (exposing an
+//! older value) or come back as valid. Stopping keeps the damaged copy in
+//! place, still failing its reads, and changes nothing; overwriting or
+//! trimming the sector makes it stale, and GC proceeds.
+//!
 //! Why the erase must wait (async): a victim holds stale copies, and a stale
 //! copy may be the newest *durable* value of its sector while the newer one
 //! is still in the merge buffer or an unsynced page. Erasing it then could
@@ -133,9 +142,12 @@ impl<F: Flash> LogFtl<F> {
                     if r.la != tag || !r.matches(data) {
                         // The flash no longer holds what was programmed:
                         // copying it would spread the damage.
-                        return Err(FtlError::Corrupt(format!(
-                            "sector {p} (logical {tag}) fails its checksum during GC; the flash is damaged — copy the data off and reformat"
-                        )));
+                        return Err(FtlError::DamagedSector {
+                            la: u64::from(tag),
+                            detail: format!(
+                                "physical sector {p} fails its checksum while GC relocates it, so GC stops rather than copy it; overwrite or trim the sector to let GC proceed, or copy the data off and re-format"
+                            ),
+                        });
                     }
                     if let Some(l) = self.nvlog.as_mut() {
                         l.append(&mut self.flash, tag, seq, data)?;

@@ -253,6 +253,14 @@ impl ScftlConfig {
                 format::MIN_PAGE_SIZE
             ));
         }
+        let oob_needed = g.sectors_per_page as usize * format::DATA_OOB_LEN;
+        if (g.oob_size as usize) < oob_needed {
+            return bad(format!(
+                "the OOB area of {} bytes cannot hold the data checksums ({oob_needed} bytes: {} per sector)",
+                g.oob_size,
+                format::DATA_OOB_LEN
+            ));
+        }
         let l = self.logical_sectors;
         if l == 0 || l >= u64::from(UNMAPPED) {
             return bad(format!(
@@ -369,6 +377,11 @@ impl ScftlConfig {
     /// Inverse of [`ScftlConfig::encode`].
     pub fn decode(b: &[u8]) -> Result<ScftlConfig> {
         use encoding::*;
+        if b.len() >= VERSION.end() && VERSION.get_u32(b) == 1 {
+            return Err(FtlError::Corrupt(
+                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads version 2 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+            ));
+        }
         codec::check_versioned(
             b,
             CONFIG_LEN,
@@ -389,7 +402,9 @@ impl ScftlConfig {
 }
 
 /// The encoding version of [`ScftlConfig`] this build writes and reads.
-pub const CONFIG_VERSION: u32 = 1;
+/// Version 2 marks images whose data pages carry per-sector checksums in
+/// their OOB (docs/FORMAT.md §4.7); version 1 images are refused.
+pub const CONFIG_VERSION: u32 = 2;
 /// Bytes of the encoded [`ScftlConfig`].
 pub const CONFIG_LEN: usize = encoding::DELTA_PAIRS_PER_PAGE.end();
 
@@ -433,5 +448,8 @@ mod tests {
         assert!(ScftlConfig::decode(&b[..10]).is_err());
         b[0] = 9;
         assert!(matches!(ScftlConfig::decode(&b), Err(FtlError::Corrupt(_))));
+        b[0] = 1;
+        let e = ScftlConfig::decode(&b).unwrap_err().to_string();
+        assert!(e.contains("version 1") && e.contains("re-format"), "{e}");
     }
 }

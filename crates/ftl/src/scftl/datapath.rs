@@ -4,7 +4,11 @@
 //! A written sector goes into the page-sized merge buffer at the active
 //! pointer (superblock, page, slot); the L2P is remapped and a delta pair
 //! appended; a full merge buffer is programmed at once. Reads look in the
-//! merge buffer first. Nothing here allocates or hashes per sector.
+//! merge buffer first. Nothing here allocates; the one hash per sector is
+//! the data checksum (docs/FORMAT.md §4.7): computed when a user sector
+//! enters the merge buffer, checked on every read from flash, and copied
+//! verbatim (not recomputed) by GC, so damage on flash is never laundered
+//! into a valid-looking sector.
 //!
 //! Invariants: see `mod.rs` (merge buffer) and `blocks.rs` (queues). A
 //! request is checked whole (range, length, epoch budget) before anything
@@ -15,6 +19,7 @@ use flash::Flash;
 use crate::device::{check_range, check_request, FtlError, Lba, Result};
 use crate::mutant::Mutant;
 
+use super::format::{data_crc, data_oob, DATA_OOB_LEN};
 use super::layout::{La, Psa};
 use super::{Active, Scftl};
 
@@ -26,7 +31,7 @@ impl<F: Flash> Scftl<F> {
         for (i, sector) in data.chunks_exact(ss).enumerate() {
             let la = La((lba.0 + i as u64) as u32);
             self.gc_if_needed()?;
-            let psa = self.append_sector(sector)?;
+            let psa = self.append_sector(la, sector)?;
             self.remap(la, psa);
             self.updates += 1;
             self.delta.push(&mut self.flash, &self.layout, la, psa)?;
@@ -48,8 +53,10 @@ impl<F: Flash> Scftl<F> {
                 let slot = (psa.0 - base.0) as usize;
                 out.copy_from_slice(&self.mb[slot * ss..(slot + 1) * ss]);
             } else {
+                let la = La((lba.0 + i as u64) as u32);
                 let (page, slot) = self.layout.locate(psa);
                 self.flash.read(page, slot, out)?;
+                self.check_data_crc(la, psa, page, slot, out)?;
             }
         }
         self.stats.user_sectors_read += n;
@@ -76,6 +83,34 @@ impl<F: Flash> Scftl<F> {
         }
         self.updates += count;
         self.stats.user_sectors_trimmed += count;
+        Ok(())
+    }
+
+    /// Verifies a sector read from flash against the CRC in its page's OOB.
+    /// Only the OOB prefix up to this slot's record is read: the page was
+    /// just sensed, so this costs a short transfer, not another array read.
+    fn check_data_crc(
+        &mut self,
+        la: La,
+        psa: Psa,
+        page: flash::PageAddr,
+        slot: u32,
+        data: &[u8],
+    ) -> Result<()> {
+        let rec = slot as usize * DATA_OOB_LEN;
+        let oob = &mut self.oob_scratch[..rec + DATA_OOB_LEN];
+        self.flash.read_oob(page, oob)?;
+        let stored = data_oob::CRC.at(rec).get_u32(oob);
+        let computed = data_crc(la, data);
+        if stored != computed {
+            return Err(FtlError::DamagedSector {
+                la: u64::from(la.0),
+                detail: format!(
+                    "checksum mismatch at physical sector {} ({page}, slot {slot}): stored {stored:#010x}, computed {computed:#010x}",
+                    psa.0
+                ),
+            });
+        }
         Ok(())
     }
 
@@ -107,15 +142,19 @@ impl<F: Flash> Scftl<F> {
         self.ghost.pending.push((la, psa));
     }
 
-    /// Copies one sector into the merge buffer at the active pointer and
-    /// returns its physical address; programs the buffer when it fills.
+    /// Copies one sector of logical sector `la` into the merge buffer at the
+    /// active pointer, with its checksum, and returns its physical address;
+    /// programs the buffer when it fills.
     #[inline]
-    pub(super) fn append_sector(&mut self, sector: &[u8]) -> Result<Psa> {
+    pub(super) fn append_sector(&mut self, la: La, sector: &[u8]) -> Result<Psa> {
         let a = self.open_active()?;
         let ss = self.layout.sector_size;
         let slot = self.mb_fill;
         let psa = self.layout.psa(a.sb, a.next_page, slot);
         self.mb[slot as usize * ss..(slot as usize + 1) * ss].copy_from_slice(sector);
+        data_oob::CRC
+            .at(slot as usize * DATA_OOB_LEN)
+            .put_u32(&mut self.mb_oob, data_crc(la, sector));
         self.mb_fill += 1;
         if self.mb_fill == self.layout.spp {
             self.program_merge_buffer()?;
@@ -124,8 +163,15 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// Like [`Self::append_sector`], but the sector is read from flash
-    /// (`page`, `slot`) directly into the merge buffer (GC relocation).
-    pub(super) fn append_from_flash(&mut self, page: flash::PageAddr, slot: u32) -> Result<Psa> {
+    /// (`page`, `slot`) directly into the merge buffer (GC relocation), and
+    /// its checksum is `crc`, the one its old page's OOB holds, copied
+    /// unchecked: if the data was damaged the copy fails its reads too.
+    pub(super) fn append_from_flash(
+        &mut self,
+        page: flash::PageAddr,
+        slot: u32,
+        crc: u32,
+    ) -> Result<Psa> {
         let a = self.open_active()?;
         let ss = self.layout.sector_size;
         let fill = self.mb_fill;
@@ -135,6 +181,9 @@ impl<F: Flash> Scftl<F> {
             slot,
             &mut self.mb[fill as usize * ss..(fill as usize + 1) * ss],
         )?;
+        data_oob::CRC
+            .at(fill as usize * DATA_OOB_LEN)
+            .put_u32(&mut self.mb_oob, crc);
         self.mb_fill += 1;
         if self.mb_fill == self.layout.spp {
             self.program_merge_buffer()?;
@@ -159,7 +208,9 @@ impl<F: Flash> Scftl<F> {
             ));
         };
         let addr = self.layout.page_addr(a.sb, a.next_page);
-        self.flash.program(addr, &self.mb, &[])?;
+        self.flash.program(addr, &self.mb, &self.mb_oob)?;
+        // Padding slots of the next page keep 0xFF, like unprogrammed OOB.
+        self.mb_oob.fill(0xFF);
         self.active = Some(Active {
             sb: a.sb,
             next_page: a.next_page + 1,

@@ -11,6 +11,10 @@
 //! the CRC field read as zero. A torn or half-erased page is rejected, and
 //! the generation / epoch / index fields reject a well-formed page that is
 //! stale or in the wrong place.
+//!
+//! Data pages carry no header; their OOB holds one [`data_oob`] record per
+//! sector, the CRC32C of the logical sector number and the sector's data,
+//! which every read from flash verifies (docs/FORMAT.md §4.7).
 
 use super::layout::{La, Psa};
 use crate::codec::field_table;
@@ -223,6 +227,26 @@ pub fn is_erased(bytes: &[u8]) -> bool {
         None => true,
         Some(&b) => b == flash::ERASED_BYTE && bytes[..bytes.len() - 1] == bytes[1..],
     }
+}
+
+field_table! {
+    /// The OOB record of one data sector (docs/FORMAT.md §4.7); the record
+    /// of slot `i` is at OOB offset `i * DATA_OOB_LEN`.
+    pub mod data_oob {
+        /// CRC32C of the logical sector (u32 LE) followed by the sector.
+        pub const CRC: Field = Field::new("crc", 0, 4);
+    }
+}
+/// Bytes of OOB per data sector; the rest of the OOB is free (programmed
+/// as 0xFF) and reserved for later use.
+pub const DATA_OOB_LEN: usize = data_oob::CRC.end();
+
+/// The checksum a data sector holding `data` for logical sector `la`
+/// carries in its OOB. Binding `la` in means a stale or misdirected mapping
+/// fails the check too, not only damaged bytes.
+#[inline]
+pub fn data_crc(la: La, data: &[u8]) -> u32 {
+    crc32c::crc32c_append(crc32c::crc32c(&la.0.to_le_bytes()), data)
 }
 
 #[cfg(test)]

@@ -9,6 +9,11 @@
 //! invalid into erasable and the victim is erased only when a block is
 //! needed after that.
 //!
+//! A damaged sector (one failing its data checksum) is relocated like any
+//! other, with its old CRC copied unchecked, so it keeps failing its reads
+//! at the new place: GC neither stops on damage (which would leave the
+//! device unable to write) nor launders it into a valid-looking sector.
+//!
 //! Invariant: after `gc_one` the victim has no valid sector.
 
 use flash::Flash;
@@ -16,6 +21,7 @@ use flash::Flash;
 use crate::device::Result;
 use crate::mutant::Mutant;
 
+use super::format::{data_oob, DATA_OOB_LEN};
 use super::layout::{La, Psa, Sb};
 use super::Scftl;
 
@@ -81,13 +87,23 @@ impl<F: Flash> Scftl<F> {
                 }
                 self.flash.prefetch(&stripe)?;
             }
+            let page = self.layout.page_addr(victim, j);
+            let mut oob_read = false;
             for s in 0..spp {
                 let old = self.layout.psa(victim, j, s);
                 if !self.is_valid(old) {
                     continue;
                 }
+                if !oob_read {
+                    // The page's data-sector CRCs travel with the sectors.
+                    self.flash.read_oob(page, &mut self.oob_scratch)?;
+                    oob_read = true;
+                }
+                let crc = data_oob::CRC
+                    .at(s as usize * DATA_OOB_LEN)
+                    .get_u32(&self.oob_scratch);
                 let la = self.p2l[old];
-                let psa = self.append_from_flash(self.layout.page_addr(victim, j), s)?;
+                let psa = self.append_from_flash(page, s, crc)?;
                 self.remap(la, psa);
                 self.delta.push(&mut self.flash, &self.layout, la, psa)?;
                 self.stats.gc_sectors_relocated += 1;

@@ -29,6 +29,10 @@
 //!   active superblock's page `next_page`; with no active superblock it is
 //!   empty;
 //! - `updates <= W`, `gc_count <= K`;
+//! - every data sector on flash carries, in its page's OOB, the CRC of its
+//!   logical sector and data as written by the user; GC copies the CRC
+//!   verbatim and never recomputes it, so a damaged sector stays damaged
+//!   (and keeps failing reads) wherever it moves;
 //! - in debug builds, the stable L2P that recovery would rebuild from flash
 //!   equals the ghost copy of the L2P taken at the last flush.
 
@@ -107,7 +111,12 @@ pub struct Scftl<F: Flash> {
     blocks: Blocks,
     active: Option<Active>,
     mb: Vec<u8>,
+    /// The OOB of the merge buffer's page: one data-sector CRC per filled
+    /// slot, 0xFF elsewhere (docs/FORMAT.md §4.7).
+    mb_oob: Vec<u8>,
     mb_fill: u32,
+    /// The data-sector CRCs of one page, read back from flash.
+    oob_scratch: Vec<u8>,
     delta: DeltaLog,
     live_slot: usize,
     /// Sector updates (written + trimmed sectors) in this epoch.
@@ -237,7 +246,9 @@ impl<F: Flash> Scftl<F> {
             blocks,
             active: None,
             mb: vec![0u8; layout.page_size],
+            mb_oob: vec![0xFF; layout.spp as usize * format::DATA_OOB_LEN],
             mb_fill: 0,
+            oob_scratch: vec![0xFF; layout.spp as usize * format::DATA_OOB_LEN],
             delta,
             live_slot,
             updates: 0,
