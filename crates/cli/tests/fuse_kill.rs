@@ -178,6 +178,23 @@ fn verify(
     }
 }
 
+/// Waits (up to a minute) until the writer has logged one completed,
+/// fsync'ed operation.
+fn wait_for_first_done(log: &Path, why: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.starts_with("done "))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "{why}: the writer completed no operation within 60 s on the mount"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 fn kill9(child: &mut Child) {
     let _ = child.kill();
     let _ = child.wait();
@@ -227,7 +244,11 @@ fn kill_rounds(mode: &str, rounds: u64) {
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn python3");
-        std::thread::sleep(Duration::from_millis(rng.gen_range(80..600)));
+        // Kill at a random instant after the writer's first completed
+        // operation, so a slow start on a loaded machine cannot make a
+        // round check nothing.
+        wait_for_first_done(&log, &why);
+        std::thread::sleep(Duration::from_millis(rng.gen_range(0..500)));
         let writer_first = rng.gen_bool(0.3);
         if writer_first {
             kill9(&mut writer);
