@@ -1,0 +1,452 @@
+//! `scftl bench app`: the paper's application benchmarks (§7.3, Fig. 7 and
+//! 8) — SQLite, smallfiles, largefile and a mailbench-like delivery — run
+//! as real programs (a Python driver) on real mounts: ext4 over
+//! `scftl serve` and our file system through `scftl mount`, on the async,
+//! sync and SCFTL FTLs.
+//!
+//! What it promises: every (stack, workload) pair of the selection appears
+//! in the report as measured, skipped (with the reason: a missing tool,
+//! no root, no Python) or failed (with the error); a run is measured only
+//! when its correctness check passed after it, with the kernel's clean
+//! caches dropped so the check reads through the stack; every report states
+//! the timing model, geometry, FTL configurations, seed and commit.
+//!
+//! What it must never do: leave a mount, loop device or server behind
+//! (stacks are guards, see `stack.rs`), or pass `--timing` to the stacks
+//! when the model is `none`.
+
+pub mod proc;
+pub mod report;
+pub mod stack;
+pub mod workloads;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::args::{AppArgs, WorkloadArg};
+use crate::workload::BResult;
+use stack::{Launcher, Mounted, StackSpec};
+use workloads::{Driver, Workload};
+
+/// The timing model used when `--timing` is not given.
+pub const DEFAULT_TIMING: &str = "paper";
+
+/// Outcome of one (stack, workload) pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Ran, and its correctness check passed.
+    Measured,
+    /// Could not run here; `reason` says why.
+    Skipped,
+    /// Ran (or tried to) and failed, or its check failed; `reason` says how.
+    Failed,
+}
+
+/// One (stack, workload) result.
+#[derive(Clone, Debug, Serialize)]
+pub struct AppRun {
+    pub stack: String,
+    pub fs: String,
+    pub ftl: String,
+    pub workload: String,
+    pub status: Status,
+    pub reason: Option<String>,
+    /// Headline metric in `unit` (ops/s, or MB/s for largefile).
+    pub metric: Option<f64>,
+    pub unit: String,
+    /// Operations timed (transactions, files, MiB, messages).
+    pub ops: Option<u64>,
+    pub seconds: Option<f64>,
+    pub bytes: Option<u64>,
+    /// Device flushes during the timed phase, per operation.
+    pub flushes_per_op: Option<f64>,
+    /// Flash pages programmed during the timed phase, per operation.
+    pub pages_per_op: Option<f64>,
+    /// "passed" once the correctness check passed.
+    pub check: Option<String>,
+}
+
+impl AppRun {
+    fn new(spec: &StackSpec, w: &Workload, status: Status, reason: Option<String>) -> AppRun {
+        AppRun {
+            stack: spec.name(),
+            fs: spec.fs.name(),
+            ftl: spec.ftl.to_string(),
+            workload: w.name().to_string(),
+            status,
+            reason,
+            metric: None,
+            unit: w.unit().to_string(),
+            ops: None,
+            seconds: None,
+            bytes: None,
+            flushes_per_op: None,
+            pages_per_op: None,
+            check: None,
+        }
+    }
+}
+
+/// A paper ratio and what we measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Ratio {
+    pub workload: String,
+    /// `fs-group/scftl / fs-log/async`, ...
+    pub name: String,
+    pub measured: Option<f64>,
+    /// The paper's figure, where it states one.
+    pub paper: Option<f64>,
+}
+
+/// The whole report (also the `--json` document).
+#[derive(Clone, Debug, Serialize)]
+pub struct AppReport {
+    pub bench: String,
+    pub timing: String,
+    pub geometry: String,
+    pub quick: bool,
+    pub seed: u64,
+    pub commit: String,
+    pub scftl: String,
+    pub kernel: String,
+    /// `scftl info --json` "config" of each FTL's image.
+    pub ftl_configs: Vec<(String, serde_json::Value)>,
+    /// Workload name and what it does, with its size.
+    pub workloads: Vec<(String, String)>,
+    pub notes: Vec<String>,
+    pub runs: Vec<AppRun>,
+    pub ratios: Vec<Ratio>,
+}
+
+impl AppReport {
+    /// Runs that failed (or whose check failed).
+    pub fn failures(&self) -> Vec<&AppRun> {
+        self.runs
+            .iter()
+            .filter(|r| r.status == Status::Failed)
+            .collect()
+    }
+}
+
+/// The `scftl` executable to drive: `--scftl`, else this process when it
+/// is `scftl`, else `scftl` beside it (or beside its directory, for test
+/// binaries in `target/*/deps`).
+fn scftl_path(a: &AppArgs) -> PathBuf {
+    if let Some(p) = &a.scftl {
+        return p.clone();
+    }
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("scftl"));
+    if exe.file_name().is_some_and(|n| n == "scftl") {
+        return exe;
+    }
+    let mut dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    for _ in 0..2 {
+        let cand = dir.join("scftl");
+        if cand.is_file() {
+            return cand;
+        }
+        dir = dir.parent().map(Path::to_path_buf).unwrap_or_default();
+    }
+    PathBuf::from("scftl")
+}
+
+fn workload_list(a: &AppArgs) -> Vec<Workload> {
+    let q = a.common.quick;
+    let pick = |v: Option<u64>, full: u64, quick: u64| v.unwrap_or(if q { quick } else { full });
+    a.workloads
+        .iter()
+        .map(|&kind| {
+            let count = match kind {
+                WorkloadArg::Sqlite => pick(a.sqlite_txns, 1000, 100),
+                WorkloadArg::Smallfiles => pick(a.files, 2000, 200),
+                WorkloadArg::Largefile => pick(a.large_mib, 64, 8),
+                WorkloadArg::Mailbench => pick(a.messages, 1000, 200),
+            };
+            Workload { kind, count }
+        })
+        .collect()
+}
+
+fn stack_list(a: &AppArgs) -> BResult<Vec<StackSpec>> {
+    let all = StackSpec::all();
+    if a.stacks.is_empty() {
+        return Ok(all);
+    }
+    a.stacks
+        .iter()
+        .map(|n| {
+            all.iter().find(|s| s.name() == *n).copied().ok_or_else(|| {
+                let names: Vec<String> = all.iter().map(StackSpec::name).collect();
+                format!("unknown stack `{n}`; stacks: {}", names.join(", "))
+            })
+        })
+        .collect()
+}
+
+/// Makes what the workload wrote reach the stack and drops the kernel's
+/// clean caches (root only), so the check reads through the stack.
+fn settle() {
+    let _ = proc::run(
+        &mut std::process::Command::new("sync"),
+        Duration::from_secs(120),
+    );
+    let _ = std::fs::write("/proc/sys/vm/drop_caches", "3");
+}
+
+/// Runs one workload in `mounted`, then checks it.
+fn run_one(spec: &StackSpec, w: &Workload, m: &Mounted, d: &Driver<'_>) -> AppRun {
+    let fail = |e: String| AppRun::new(spec, w, Status::Failed, Some(e));
+    let dir = m.root().join(w.name());
+    if let Err(e) = std::fs::create_dir(&dir) {
+        return fail(format!("mkdir {}: {e}", dir.display()));
+    }
+    let f0 = m.flushes();
+    let out = match d.run(w, &dir) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let f1 = m.flushes();
+    let mut r = AppRun::new(spec, w, Status::Measured, None);
+    r.metric = Some(w.metric(&out));
+    r.ops = Some(out.ops);
+    r.seconds = Some(out.seconds);
+    r.bytes = Some(out.bytes);
+    if let (Some(a), Some(b)) = (f0, f1) {
+        r.flushes_per_op = Some(b.saturating_sub(a) as f64 / out.ops.max(1) as f64);
+    }
+    settle();
+    match d.check(w, &dir) {
+        Ok(()) => r.check = Some("passed".into()),
+        Err(e) => {
+            r.status = Status::Failed;
+            r.reason = Some(e);
+        }
+    }
+    r
+}
+
+/// The FTL configuration each image gets, from `scftl info --json`.
+fn ftl_configs(l: &Launcher, ftls: &[&str], work: &Path) -> Vec<(String, serde_json::Value)> {
+    let limit = Duration::from_secs(120);
+    ftls.iter()
+        .map(|ftl| {
+            let img = work.join(format!("probe-{ftl}.img"));
+            let v = proc::run_ok(&mut l.format(&img, ftl), limit)
+                .and_then(|_| proc::run_ok(&mut l.info(&img), limit))
+                .and_then(|s| {
+                    serde_json::from_str::<serde_json::Value>(&s).map_err(|e| e.to_string())
+                })
+                .map(|v| {
+                    serde_json::json!({
+                        "config": v["config"],
+                        "logical_bytes": v["logical_bytes"],
+                        "geometry": v["geometry"],
+                    })
+                })
+                .unwrap_or_else(|e| serde_json::json!({ "error": e }));
+            let _ = std::fs::remove_file(&img);
+            (ftl.to_string(), v)
+        })
+        .collect()
+}
+
+fn kernel() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// Runs the selected stacks × workloads and returns the report (also
+/// printed, and written to `--json` / `--png` when given). Failed runs are
+/// in the report, not an error; an error means the harness itself could
+/// not start (bad arguments, no work directory).
+pub fn run(a: &AppArgs) -> BResult<AppReport> {
+    let quick = a.common.quick;
+    let geometry = if quick {
+        "small".to_string()
+    } else {
+        a.geometry.clone()
+    };
+    let specs = stack_list(a)?;
+    let wls = workload_list(a);
+    if wls.is_empty() {
+        return Err("no workload selected".into());
+    }
+    let launcher = Launcher {
+        scftl: scftl_path(a),
+        timing: a.timing.clone(),
+        geometry: geometry.clone(),
+    };
+    // The temporary directory (when no --workdir) lives until the end.
+    let tmp;
+    let work = match &a.workdir {
+        Some(d) => {
+            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+            d.clone()
+        }
+        None => {
+            tmp = tempfile::Builder::new()
+                .prefix("scftl-bench-app-")
+                .tempdir()
+                .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+            tmp.path().to_path_buf()
+        }
+    };
+    let script = work.join("driver.py");
+    std::fs::write(&script, workloads::DRIVER).map_err(|e| format!("{}: {e}", script.display()))?;
+    let driver = Driver {
+        python: &a.python,
+        script: &script,
+        seed: a.common.seed,
+        limit: Duration::from_secs(a.run_timeout_s),
+    };
+    let no_python = Driver::unavailable(&a.python);
+    let log = |s: String| {
+        if !a.common.silent {
+            eprintln!("app: {s}");
+        }
+    };
+
+    let mut ftls: Vec<&str> = Vec::new();
+    for s in &specs {
+        if !ftls.contains(&s.ftl) && no_python.is_none() && s.missing(&launcher).is_none() {
+            ftls.push(s.ftl);
+        }
+    }
+    let configs = ftl_configs(&launcher, &ftls, &work);
+
+    let mut runs = Vec::new();
+    for (si, spec) in specs.iter().enumerate() {
+        let name = spec.name();
+        if let Some(why) = no_python.clone().or_else(|| spec.missing(&launcher)) {
+            log(format!("{name}: skipped: {why}"));
+            for w in &wls {
+                runs.push(AppRun::new(spec, w, Status::Skipped, Some(why.clone())));
+            }
+            continue;
+        }
+        // --quick mounts each stack once for all workloads (each in its own
+        // directory); a full run gives every workload a fresh image.
+        let groups: Vec<Vec<Workload>> = if quick {
+            vec![wls.clone()]
+        } else {
+            wls.iter().map(|w| vec![*w]).collect()
+        };
+        for (gi, group) in groups.iter().enumerate() {
+            let dir = work.join(format!("s{si}-g{gi}"));
+            let first = runs.len();
+            match Mounted::up(spec, &launcher, &dir) {
+                Err(e) => {
+                    log(format!("{name}: cannot bring the stack up: {e}"));
+                    for w in group {
+                        runs.push(AppRun::new(spec, w, Status::Failed, Some(e.clone())));
+                    }
+                }
+                Ok(m) => {
+                    for w in group {
+                        let r = run_one(spec, w, &m, &driver);
+                        log(match r.status {
+                            Status::Measured => format!(
+                                "{name} {}: {} {} in {:.2} s, check passed",
+                                w.name(),
+                                report::fmt_metric(r.metric),
+                                w.unit(),
+                                r.seconds.unwrap_or(0.0)
+                            ),
+                            _ => format!(
+                                "{name} {}: FAILED: {}",
+                                w.name(),
+                                r.reason.clone().unwrap_or_default()
+                            ),
+                        });
+                        runs.push(r);
+                    }
+                    if let Err(e) = m.down() {
+                        log(format!("{name}: teardown failed: {e}"));
+                        for r in &mut runs[first..] {
+                            r.status = Status::Failed;
+                            let prev = r.reason.take().map_or(String::new(), |p| format!("{p}; "));
+                            r.reason = Some(format!("{prev}teardown: {e}"));
+                        }
+                    }
+                }
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    let mut notes: Vec<String> = Vec::new();
+    for fs in stack::FsKind::ALL {
+        if specs.iter().any(|s| s.fs == fs) {
+            let n = stack::flush_counter_note(fs).to_string();
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+    }
+    notes.push(stack::PAGES_NOTE.into());
+    notes.push(
+        "checks run after `sync` and dropping the kernel's clean caches (root), so they read through the stack"
+            .into(),
+    );
+
+    let mut rep = AppReport {
+        bench: "app".into(),
+        timing: a.timing.clone(),
+        geometry,
+        quick,
+        seed: a.common.seed,
+        commit: crate::report::git_commit(),
+        scftl: launcher.scftl.display().to_string(),
+        kernel: kernel(),
+        ftl_configs: configs,
+        workloads: wls
+            .iter()
+            .map(|w| (w.name().to_string(), w.describe()))
+            .collect(),
+        notes,
+        runs,
+        ratios: Vec::new(),
+    };
+    rep.ratios = report::ratios(&rep.runs);
+    print!("{}", report::render(&rep));
+    if let Some(p) = &a.common.json {
+        report::write_json(p, &rep)?;
+    }
+    if let Some(p) = &a.common.png {
+        report::chart(p, &rep)?;
+    }
+    Ok(rep)
+}
+
+/// Converts the report to the crate's common rows (one per run).
+pub fn rows(rep: &AppReport) -> Vec<crate::Row> {
+    rep.runs
+        .iter()
+        .map(|r| crate::Row {
+            bench: "app".into(),
+            ftl: r.ftl.clone(),
+            iops: match (r.ops, r.seconds) {
+                (Some(o), Some(s)) if s > 0.0 => Some(o as f64 / s),
+                _ => None,
+            },
+            geometry: rep.geometry.clone(),
+            seed: rep.seed,
+            commit: rep.commit.clone(),
+            writes: r.ops,
+            note: Some(format!(
+                "{} {} {:?}{}",
+                r.stack,
+                r.workload,
+                r.status,
+                r.reason
+                    .as_ref()
+                    .map_or(String::new(), |x| format!(": {x}"))
+            )),
+            ..crate::Row::default()
+        })
+        .collect()
+}

@@ -1,0 +1,244 @@
+//! The application benchmark's report: header, one table per workload
+//! (stacks × metric), the paper's ratios beside ours, JSON and a PNG chart.
+
+use std::path::Path;
+
+use super::stack::FsKind;
+use super::{AppReport, AppRun, Ratio, Status};
+use crate::chart::{self, Panel, Series};
+use crate::report::{Header, Table};
+use crate::workload::BResult;
+
+/// Workloads in the paper's order, with the ratios it states for them:
+/// fs-group on SCFTL over fs-log on async (the artifact's "xv6/async"), and
+/// fs-group on SCFTL as a fraction of ext4 with metadata journaling.
+const PAPER: [(&str, f64, f64); 4] = [
+    ("sqlite", 6.78, 0.66),
+    ("smallfiles", 3.43, 0.52),
+    ("largefile", 65.0, 0.62),
+    ("mailbench", 7.74, 0.93),
+];
+
+/// The stack every ratio is about.
+const GROUP: &str = "fs-group/scftl";
+
+/// Formats a metric with a precision that suits its size.
+pub fn fmt_metric(v: Option<f64>) -> String {
+    match v {
+        Some(x) if x.is_finite() && x >= 100.0 => crate::report::fmt_int(x),
+        Some(x) if x.is_finite() => format!("{x:.2}"),
+        _ => "-".into(),
+    }
+}
+
+fn metric_of(runs: &[AppRun], stack: &str, workload: &str) -> Option<f64> {
+    runs.iter()
+        .find(|r| r.stack == stack && r.workload == workload && r.status == Status::Measured)
+        .and_then(|r| r.metric)
+}
+
+/// The ratios the paper states (and the ones it implies) for each workload
+/// that ran.
+pub fn ratios(runs: &[AppRun]) -> Vec<Ratio> {
+    let mut out = Vec::new();
+    let mut workloads: Vec<&str> = Vec::new();
+    for r in runs {
+        if !workloads.contains(&r.workload.as_str()) {
+            workloads.push(&r.workload);
+        }
+    }
+    for w in workloads {
+        let paper = PAPER.iter().find(|p| p.0 == w);
+        let group = metric_of(runs, GROUP, w);
+        for (other, paper_value) in [
+            ("fs-log/async", paper.map(|p| p.1)),
+            ("fs-log/sync", None),
+            ("ext4-ordered/async", paper.map(|p| p.2)),
+            ("ext4-journal/async", None),
+            ("ext4-ordered/scftl", None),
+        ] {
+            let measured = match (group, metric_of(runs, other, w)) {
+                (Some(g), Some(o)) if o > 0.0 => Some(g / o),
+                _ => None,
+            };
+            out.push(Ratio {
+                workload: w.to_string(),
+                name: format!("{GROUP} / {other}"),
+                measured,
+                paper: paper_value,
+            });
+        }
+    }
+    out
+}
+
+fn fmt_ratio(v: Option<f64>) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("{x:.2}x"),
+        _ => "-".into(),
+    }
+}
+
+/// The text report.
+pub fn render(rep: &AppReport) -> String {
+    let mut h = Header::new("app: application workloads on real mounts (paper §7.3, Fig. 7/8)");
+    h.add("timing model", rep.timing.clone());
+    h.add(
+        "geometry",
+        format!(
+            "{}{}",
+            rep.geometry,
+            if rep.quick { " (--quick)" } else { "" }
+        ),
+    );
+    for (ftl, c) in &rep.ftl_configs {
+        h.add(&format!("ftl {ftl}"), c.to_string());
+    }
+    for (w, d) in &rep.workloads {
+        h.add(w, d.clone());
+    }
+    h.add("seed", rep.seed.to_string());
+    h.add("commit", rep.commit.clone());
+    h.add("scftl", rep.scftl.clone());
+    h.add("kernel", rep.kernel.clone());
+    for (i, n) in rep.notes.iter().enumerate() {
+        h.add(&format!("note {}", i + 1), n.clone());
+    }
+    let mut s = h.render();
+
+    for (w, _) in &rep.workloads {
+        let runs: Vec<&AppRun> = rep.runs.iter().filter(|r| &r.workload == w).collect();
+        let unit = runs.first().map_or("", |r| r.unit.as_str());
+        let mut t = Table::new(&[
+            "stack",
+            unit,
+            "seconds",
+            "ops",
+            "flushes/op",
+            "pages/op",
+            "check",
+        ]);
+        for r in runs {
+            let (metric, check) = match r.status {
+                Status::Measured => (fmt_metric(r.metric), "passed".to_string()),
+                Status::Skipped => ("skipped".into(), "-".into()),
+                Status::Failed => (
+                    fmt_metric(r.metric),
+                    if r.metric.is_some() {
+                        "FAILED"
+                    } else {
+                        "did not run"
+                    }
+                    .into(),
+                ),
+            };
+            t.push(vec![
+                r.stack.clone(),
+                metric,
+                r.seconds.map_or("-".into(), |x| format!("{x:.2}")),
+                r.ops.map_or("-".into(), |x| x.to_string()),
+                r.flushes_per_op.map_or("n/a".into(), |x| format!("{x:.2}")),
+                r.pages_per_op.map_or("n/a".into(), |x| format!("{x:.2}")),
+                check,
+            ]);
+        }
+        s.push_str(&format!("\n## {w}\n\n{}", t.render()));
+    }
+
+    let mut reasons: Vec<String> = Vec::new();
+    for r in &rep.runs {
+        if r.status != Status::Measured {
+            let line = format!(
+                "- {} {}: {}",
+                r.stack,
+                match r.status {
+                    Status::Skipped => "skipped",
+                    _ => "FAILED",
+                },
+                r.reason.as_deref().unwrap_or("")
+            );
+            let line = if r.status == Status::Failed {
+                format!("{line} ({})", r.workload)
+            } else {
+                line
+            };
+            if !reasons.contains(&line) {
+                reasons.push(line);
+            }
+        }
+    }
+    if !reasons.is_empty() {
+        s.push_str("\nNot measured:\n");
+        for l in reasons {
+            s.push_str(&l);
+            s.push('\n');
+        }
+    }
+
+    let mut t = Table::new(&["workload", "ratio", "measured", "paper"]);
+    for r in &rep.ratios {
+        t.push(vec![
+            r.workload.clone(),
+            r.name.clone(),
+            fmt_ratio(r.measured),
+            fmt_ratio(r.paper),
+        ]);
+    }
+    s.push_str(&format!(
+        "\n## ratios (paper: fs-group/scftl over xv6 on async, and as a fraction of ext4 data=ordered)\n\n{}",
+        t.render()
+    ));
+    s
+}
+
+/// Writes the report as pretty-printed JSON.
+pub fn write_json(path: &Path, rep: &AppReport) -> BResult<()> {
+    let text = serde_json::to_string_pretty(rep).map_err(|e| format!("JSON: {e}"))?;
+    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// One panel per workload: file systems on the x axis, one line per FTL.
+pub fn chart(path: &Path, rep: &AppReport) -> BResult<()> {
+    let cats: Vec<String> = FsKind::ALL.iter().map(|f| f.name()).collect();
+    let panels: Vec<Panel> = rep
+        .workloads
+        .iter()
+        .map(|(w, _)| {
+            let runs: Vec<&AppRun> = rep.runs.iter().filter(|r| &r.workload == w).collect();
+            let unit = runs.first().map_or(String::new(), |r| r.unit.clone());
+            let series = ["async", "sync", "scftl"]
+                .iter()
+                .map(|ftl| Series {
+                    label: ftl.to_string(),
+                    color: chart::ftl_color(ftl),
+                    points: runs
+                        .iter()
+                        .filter(|r| r.ftl == *ftl && r.status == Status::Measured)
+                        .filter_map(|r| {
+                            let x = cats.iter().position(|c| *c == r.fs)?;
+                            Some((x as f64, r.metric?))
+                        })
+                        .collect(),
+                })
+                .filter(|s| !s.points.is_empty())
+                .collect();
+            Panel {
+                title: w.clone(),
+                x_label: "file system".into(),
+                y_label: unit,
+                log_y: true,
+                x_categories: cats.clone(),
+                series,
+            }
+        })
+        .collect();
+    chart::draw(
+        path,
+        &format!(
+            "scftl bench app (timing {}, geometry {}, commit {})",
+            rep.timing, rep.geometry, rep.commit
+        ),
+        &panels,
+        2,
+    )
+}
