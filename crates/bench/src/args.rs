@@ -186,8 +186,9 @@ pub struct AppArgs {
     /// out, so the device runs at the speed of its image file.
     #[arg(long, default_value = crate::app::DEFAULT_TIMING, value_name = "MODEL")]
     pub timing: String,
-    /// Stacks to run, comma-separated (default: all ten; see `--help` of
-    /// the report for names such as `ext4-ordered/async`, `fs-group/scftl`).
+    /// Stacks to run, comma-separated. Default: all ten,
+    /// ext4-ordered/{async,sync,scftl}, ext4-journal/{async,sync,scftl},
+    /// fs-log/{async,sync}, fs-xlog/scftl and fs-group/scftl.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub stacks: Vec<String>,
     /// Workloads to run, comma-separated.
@@ -209,17 +210,17 @@ pub struct AppArgs {
     #[arg(long, default_value = "python3", value_name = "PATH")]
     pub python: PathBuf,
     /// SQLite: INSERT transactions, then as many UPDATE transactions
-    /// (default 1000; --quick 100).
+    /// (default 1000; --quick 50).
     #[arg(long)]
     pub sqlite_txns: Option<u64>,
-    /// smallfiles: files created (default 2000; --quick 200).
+    /// smallfiles: files created (default 2000; --quick 100).
     #[arg(long)]
     pub files: Option<u64>,
     /// largefile: MiB written, with an fsync after each (default 64;
-    /// --quick 8).
+    /// --quick 4).
     #[arg(long)]
     pub large_mib: Option<u64>,
-    /// mailbench: messages delivered (default 1000; --quick 200).
+    /// mailbench: messages delivered (default 1000; --quick 100).
     #[arg(long)]
     pub messages: Option<u64>,
     /// Directory for images, mount points and logs (default: a temporary
