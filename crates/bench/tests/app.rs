@@ -121,3 +121,64 @@ fn app_quick_measures_or_skips_every_stack_and_checks_every_run() {
     let png_bytes = std::fs::read(&png).unwrap();
     assert_eq!(&png_bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
 }
+
+/// The canary: each workload's check must reject what a wrong stack could
+/// leave behind (a lost SQLite update, a short or altered file, a message
+/// left in tmp/). Runs the driver in a plain directory, no mount needed.
+#[test]
+fn checks_catch_wrong_results() {
+    use bench::app::workloads::{Driver, Workload, DRIVER};
+    use bench::args::WorkloadArg;
+
+    let python = std::path::Path::new("python3");
+    if let Some(why) = Driver::unavailable(python) {
+        eprintln!("SKIP: checks_catch_wrong_results: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("driver.py");
+    std::fs::write(&script, DRIVER).unwrap();
+    let d = Driver {
+        python,
+        script: &script,
+        seed: 7,
+        limit: std::time::Duration::from_secs(60),
+    };
+    let tamper: [(WorkloadArg, &dyn Fn(&std::path::Path)); 4] = [
+        (WorkloadArg::Sqlite, &|p| {
+            let st = Command::new("python3")
+                .arg("-c")
+                .arg("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE t SET v=\\'x\\' WHERE id=3'); c.commit()")
+                .arg(p.join("bench.db"))
+                .status()
+                .unwrap();
+            assert!(st.success());
+        }),
+        (WorkloadArg::Smallfiles, &|p| {
+            std::fs::write(p.join("small/f0000004"), [0u8; 100]).unwrap()
+        }),
+        (WorkloadArg::Largefile, &|p| {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(p.join("large.bin"))
+                .unwrap();
+            f.set_len(3 << 20).unwrap();
+        }),
+        (WorkloadArg::Mailbench, &|p| {
+            std::fs::rename(p.join("mail/new/m0000002"), p.join("mail/tmp/m0000002")).unwrap()
+        }),
+    ];
+    for (kind, spoil) in tamper {
+        let w = Workload { kind, count: 10 };
+        let wd = dir.path().join(w.name());
+        std::fs::create_dir(&wd).unwrap();
+        let out = d.run(&w, &wd).unwrap();
+        assert!(out.ops >= 10, "{}: {out:?}", w.name());
+        d.check(&w, &wd).unwrap();
+        spoil(&wd);
+        let err = d
+            .check(&w, &wd)
+            .expect_err(&format!("{}: the check missed a wrong result", w.name()));
+        eprintln!("{}: tampering caught: {err}", w.name());
+    }
+}

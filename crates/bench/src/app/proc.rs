@@ -28,7 +28,11 @@ impl Output {
         } else {
             &self.stderr
         };
-        let lines: Vec<&str> = text.trim().lines().collect();
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
         lines[lines.len().saturating_sub(6)..].join(" / ")
     }
 }
@@ -176,7 +180,13 @@ impl Daemon {
 
     /// The last few stderr lines, for an error message.
     pub fn log_tail(&self) -> String {
-        self.log[self.log.len().saturating_sub(4)..].join(" / ")
+        let lines: Vec<&str> = self
+            .log
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect();
+        lines[lines.len().saturating_sub(4)..].join(" / ")
     }
 
     /// Waits up to `limit` for the child to exit by itself.
