@@ -144,7 +144,8 @@ fn checks_catch_wrong_results() {
         seed: 7,
         limit: std::time::Duration::from_secs(60),
     };
-    let tamper: [(WorkloadArg, &dyn Fn(&std::path::Path)); 4] = [
+    type Spoil<'a> = &'a dyn Fn(&std::path::Path);
+    let tamper: [(WorkloadArg, Spoil); 4] = [
         (WorkloadArg::Sqlite, &|p| {
             let st = Command::new("python3")
                 .arg("-c")
