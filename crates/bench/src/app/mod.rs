@@ -345,6 +345,8 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
         for (gi, group) in groups.iter().enumerate() {
             let dir = work.join(format!("s{si}-g{gi}"));
             let first = runs.len();
+            let names: Vec<&str> = group.iter().map(Workload::name).collect();
+            log(format!("{name}: running {}", names.join(", ")));
             match Mounted::up(spec, &launcher, &dir) {
                 Err(e) => {
                     log(format!("{name}: cannot bring the stack up: {e}"));
