@@ -107,6 +107,8 @@ pub struct AppReport {
     pub bench: String,
     pub timing: String,
     pub geometry: String,
+    /// Logical size of every image (all FTLs alike).
+    pub logical_bytes: u64,
     pub quick: bool,
     pub seed: u64,
     pub commit: String,
@@ -282,11 +284,7 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
     if wls.is_empty() {
         return Err("no workload selected".into());
     }
-    let launcher = Launcher {
-        scftl: scftl_path(a),
-        timing: a.timing.clone(),
-        geometry: geometry.clone(),
-    };
+    let launcher = Launcher::new(scftl_path(a), &a.timing, &geometry)?;
     // The temporary directory (when no --workdir) lives until the end.
     let tmp;
     let work = match &a.workdir {
@@ -413,6 +411,7 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
         bench: "app".into(),
         timing: a.timing.clone(),
         geometry,
+        logical_bytes: launcher.size_bytes,
         quick,
         seed: a.common.seed,
         commit: crate::report::git_commit(),

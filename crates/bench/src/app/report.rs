@@ -86,13 +86,22 @@ pub fn render(rep: &AppReport) -> String {
     h.add(
         "geometry",
         format!(
-            "{}{}",
+            "{}{}, every image {} MiB logical (SCFTL's default L, for all FTLs)",
             rep.geometry,
-            if rep.quick { " (--quick)" } else { "" }
+            if rep.quick { " (--quick)" } else { "" },
+            rep.logical_bytes >> 20
         ),
     );
     for (ftl, c) in &rep.ftl_configs {
-        h.add(&format!("ftl {ftl}"), c.to_string());
+        let text = match c["config"].as_object() {
+            Some(m) => m
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.as_str().map_or(v.to_string(), str::to_string)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            None => c.to_string(),
+        };
+        h.add(&format!("ftl {ftl}"), text);
     }
     for (w, d) in &rep.workloads {
         h.add(w, d.clone());

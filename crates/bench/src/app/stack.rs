@@ -143,9 +143,25 @@ pub struct Launcher {
     /// `--timing MODEL` for serve and mount; `none` leaves the flag out.
     pub timing: String,
     pub geometry: String,
+    /// Logical size of every image, bytes: the same for every FTL, so each
+    /// file system is made with the same layout (see [`Launcher::new`]).
+    pub size_bytes: u64,
 }
 
 impl Launcher {
+    /// A launcher whose images all expose SCFTL's default logical size on
+    /// `geometry` (half the raw capacity; the baselines would otherwise
+    /// expose more, and ext4 would lay itself out differently on them).
+    pub fn new(scftl: PathBuf, timing: &str, geometry: &str) -> BResult<Launcher> {
+        let g = flash::Geometry::preset(geometry).map_err(|e| format!("--geometry: {e}"))?;
+        Ok(Launcher {
+            scftl,
+            timing: timing.to_string(),
+            geometry: geometry.to_string(),
+            size_bytes: g.raw_bytes() / 2,
+        })
+    }
+
     fn scftl(&self) -> Command {
         Command::new(&self.scftl)
     }
@@ -158,12 +174,18 @@ impl Launcher {
         }
     }
 
-    /// `scftl format IMAGE --geometry G --ftl FTL --force`.
+    /// `scftl format IMAGE --geometry G --size BYTES --ftl FTL --force`.
     pub fn format(&self, image: &Path, ftl: &str) -> Command {
         let mut c = self.scftl();
-        c.arg("format")
-            .arg(image)
-            .args(["--geometry", &self.geometry, "--ftl", ftl, "--force"]);
+        c.arg("format").arg(image).args([
+            "--geometry",
+            &self.geometry,
+            "--size",
+            &self.size_bytes.to_string(),
+            "--ftl",
+            ftl,
+            "--force",
+        ]);
         c
     }
 
@@ -483,11 +505,8 @@ mod tests {
 
     #[test]
     fn timing_flag_is_passed_only_for_a_model() {
-        let mut l = Launcher {
-            scftl: "scftl".into(),
-            timing: "none".into(),
-            geometry: "small".into(),
-        };
+        let mut l = Launcher::new("scftl".into(), "none", "small").unwrap();
+        assert_eq!(l.size_bytes, 32 << 20);
         let (img, dir) = (Path::new("d.img"), Path::new("m"));
         assert!(!args(&l.serve(img)).contains(&"--timing".to_string()));
         assert!(!args(&l.mount(img, dir, "group")).contains(&"--timing".to_string()));
