@@ -21,6 +21,7 @@ pub mod stack;
 pub mod workloads;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -32,6 +33,11 @@ use workloads::{Driver, Workload};
 
 /// The timing model used when `--timing` is not given.
 pub const DEFAULT_TIMING: &str = "paper";
+
+/// Set by SIGINT/SIGTERM/SIGHUP: finish the current run, tear its stack
+/// down, report the rest as skipped. (Without this a Ctrl-C would end the
+/// harness before its guards could unmount and detach.)
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Outcome of one (stack, workload) pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -106,6 +112,8 @@ pub struct Ratio {
 pub struct AppReport {
     pub bench: String,
     pub timing: String,
+    /// What each stack printed about the timing model it applied.
+    pub timing_applied: Vec<String>,
     pub geometry: String,
     /// Logical size of every image (all FTLs alike).
     pub logical_bytes: u64,
@@ -323,10 +331,19 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
     }
     let configs = ftl_configs(&launcher, &ftls, &work);
 
+    // Fails only if a handler is already installed (a second run in one
+    // process): that one sets the same flag.
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
     let mut runs = Vec::new();
+    let mut applied: Vec<String> = Vec::new();
     for (si, spec) in specs.iter().enumerate() {
         let name = spec.name();
-        if let Some(why) = no_python.clone().or_else(|| spec.missing(&launcher)) {
+        let skip = if INTERRUPTED.load(Ordering::SeqCst) {
+            Some("interrupted (SIGINT/SIGTERM) before this stack ran".to_string())
+        } else {
+            no_python.clone().or_else(|| spec.missing(&launcher))
+        };
+        if let Some(why) = skip {
             log(format!("{name}: skipped: {why}"));
             for w in &wls {
                 runs.push(AppRun::new(spec, w, Status::Skipped, Some(why.clone())));
@@ -341,6 +358,13 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
             wls.iter().map(|w| vec![*w]).collect()
         };
         for (gi, group) in groups.iter().enumerate() {
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                for w in group {
+                    let why = "interrupted (SIGINT/SIGTERM) before this run".to_string();
+                    runs.push(AppRun::new(spec, w, Status::Skipped, Some(why)));
+                }
+                continue;
+            }
             let dir = work.join(format!("s{si}-g{gi}"));
             let first = runs.len();
             let names: Vec<&str> = group.iter().map(Workload::name).collect();
@@ -352,7 +376,13 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
                         runs.push(AppRun::new(spec, w, Status::Failed, Some(e.clone())));
                     }
                 }
-                Ok(m) => {
+                Ok(mut m) => {
+                    for l in m.timing_lines() {
+                        let l = format!("{name}: {l}");
+                        if !applied.contains(&l) {
+                            applied.push(l);
+                        }
+                    }
                     let mut done: Vec<AppRun> = group
                         .iter()
                         .map(|w| run_one(spec, w, &m, &driver))
@@ -410,6 +440,7 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
     let mut rep = AppReport {
         bench: "app".into(),
         timing: a.timing.clone(),
+        timing_applied: applied,
         geometry,
         logical_bytes: launcher.size_bytes,
         quick,

@@ -83,6 +83,15 @@ fn fmt_ratio(v: Option<f64>) -> String {
 pub fn render(rep: &AppReport) -> String {
     let mut h = Header::new("app: application workloads on real mounts (paper §7.3, Fig. 7/8)");
     h.add("timing model", rep.timing.clone());
+    if rep.timing_applied.is_empty() && rep.timing != "none" {
+        h.add(
+            "timing applied",
+            "(no stack printed a line about its timing model)",
+        );
+    }
+    for l in &rep.timing_applied {
+        h.add("timing applied", l.clone());
+    }
     h.add(
         "geometry",
         format!(

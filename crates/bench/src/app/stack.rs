@@ -262,6 +262,22 @@ impl Mounted {
         }
     }
 
+    /// The lines `scftl serve` / `scftl mount` printed about the timing
+    /// model they applied (the report shows them beside the requested one).
+    pub fn timing_lines(&mut self) -> Vec<String> {
+        let d = match self {
+            Mounted::Ext4(s) => s.server.as_mut(),
+            Mounted::Ours(s) => s.mount.as_mut(),
+        };
+        let Some(d) = d else { return Vec::new() };
+        d.collect();
+        d.log
+            .iter()
+            .filter(|l| l.to_ascii_lowercase().contains("timing"))
+            .cloned()
+            .collect()
+    }
+
     /// Flushes issued to the device so far, when the stack can count them.
     pub fn flushes(&self) -> Option<u64> {
         match self {

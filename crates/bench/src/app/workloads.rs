@@ -135,7 +135,7 @@ impl Driver<'_> {
         if out.status.success() {
             Ok(())
         } else {
-            Err(format!("check failed: {}", out.tail()))
+            Err(format!("check failed ({}): {}", out.status, out.tail()))
         }
     }
 
