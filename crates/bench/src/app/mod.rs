@@ -245,6 +245,67 @@ fn check_one(r: &mut AppRun, w: &Workload, m: &Mounted, d: &Driver<'_>) {
     }
 }
 
+/// Brings `spec` up in `dir`, runs the `group` of workloads in it, settles,
+/// checks each, and tears the stack down (a failed teardown fails every run
+/// of the group). Returns the runs and the lines the stack printed about
+/// its timing model.
+fn run_group(
+    spec: &StackSpec,
+    group: &[Workload],
+    launcher: &Launcher,
+    driver: &Driver<'_>,
+    dir: &Path,
+    log: &dyn Fn(String),
+) -> (Vec<AppRun>, Vec<String>) {
+    let name = spec.name();
+    let mut m = match Mounted::up(spec, launcher, dir) {
+        Ok(m) => m,
+        Err(e) => {
+            log(format!("{name}: cannot bring the stack up: {e}"));
+            let runs = group
+                .iter()
+                .map(|w| AppRun::new(spec, w, Status::Failed, Some(e.clone())))
+                .collect();
+            return (runs, Vec::new());
+        }
+    };
+    let timing: Vec<String> = m
+        .timing_lines()
+        .into_iter()
+        .map(|l| format!("{name}: {l}"))
+        .collect();
+    let mut runs: Vec<AppRun> = group.iter().map(|w| run_one(spec, w, &m, driver)).collect();
+    // One settle per mount: dropping caches is global and slows everything
+    // else on the machine.
+    settle();
+    for (r, w) in runs.iter_mut().zip(group) {
+        check_one(r, w, &m, driver);
+        log(match r.status {
+            Status::Measured => format!(
+                "{name} {}: {} {} in {:.2} s, check passed",
+                w.name(),
+                report::fmt_metric(r.metric),
+                w.unit(),
+                r.seconds.unwrap_or(0.0)
+            ),
+            _ => format!(
+                "{name} {}: FAILED: {}",
+                w.name(),
+                r.reason.clone().unwrap_or_default()
+            ),
+        });
+    }
+    if let Err(e) = m.down() {
+        log(format!("{name}: teardown failed: {e}"));
+        for r in &mut runs {
+            r.status = Status::Failed;
+            let prev = r.reason.take().map_or(String::new(), |p| format!("{p}; "));
+            r.reason = Some(format!("{prev}teardown: {e}"));
+        }
+    }
+    (runs, timing)
+}
+
 /// The FTL configuration each image gets, from `scftl info --json`.
 fn ftl_configs(l: &Launcher, ftls: &[&str], work: &Path) -> Vec<(String, serde_json::Value)> {
     let limit = Duration::from_secs(120);
@@ -366,58 +427,15 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
                 continue;
             }
             let dir = work.join(format!("s{si}-g{gi}"));
-            let first = runs.len();
             let names: Vec<&str> = group.iter().map(Workload::name).collect();
             log(format!("{name}: running {}", names.join(", ")));
-            match Mounted::up(spec, &launcher, &dir) {
-                Err(e) => {
-                    log(format!("{name}: cannot bring the stack up: {e}"));
-                    for w in group {
-                        runs.push(AppRun::new(spec, w, Status::Failed, Some(e.clone())));
-                    }
-                }
-                Ok(mut m) => {
-                    for l in m.timing_lines() {
-                        let l = format!("{name}: {l}");
-                        if !applied.contains(&l) {
-                            applied.push(l);
-                        }
-                    }
-                    let mut done: Vec<AppRun> = group
-                        .iter()
-                        .map(|w| run_one(spec, w, &m, &driver))
-                        .collect();
-                    // One settle per mount: dropping caches is global and
-                    // slows everything else on the machine.
-                    settle();
-                    for (r, w) in done.iter_mut().zip(group) {
-                        check_one(r, w, &m, &driver);
-                        log(match r.status {
-                            Status::Measured => format!(
-                                "{name} {}: {} {} in {:.2} s, check passed",
-                                w.name(),
-                                report::fmt_metric(r.metric),
-                                w.unit(),
-                                r.seconds.unwrap_or(0.0)
-                            ),
-                            _ => format!(
-                                "{name} {}: FAILED: {}",
-                                w.name(),
-                                r.reason.clone().unwrap_or_default()
-                            ),
-                        });
-                    }
-                    runs.extend(done);
-                    if let Err(e) = m.down() {
-                        log(format!("{name}: teardown failed: {e}"));
-                        for r in &mut runs[first..] {
-                            r.status = Status::Failed;
-                            let prev = r.reason.take().map_or(String::new(), |p| format!("{p}; "));
-                            r.reason = Some(format!("{prev}teardown: {e}"));
-                        }
-                    }
+            let (done, timing) = run_group(spec, group, &launcher, &driver, &dir, &log);
+            for l in timing {
+                if !applied.contains(&l) {
+                    applied.push(l);
                 }
             }
+            runs.extend(done);
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
