@@ -354,6 +354,7 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
         return Err("no workload selected".into());
     }
     let launcher = Launcher::new(scftl_path(a), &a.timing, &geometry)?;
+    launcher.check_timing_supported()?;
     // The temporary directory (when no --workdir) lives until the end.
     let tmp;
     let work = match &a.workdir {

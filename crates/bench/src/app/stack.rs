@@ -174,6 +174,28 @@ impl Launcher {
         }
     }
 
+    /// Fails with a clear message if a timing model is requested but this
+    /// `scftl` has no `--timing` option on `serve` or `mount` (instead of
+    /// every stack failing the same way).
+    pub fn check_timing_supported(&self) -> BResult<()> {
+        if self.timing == "none" || !self.scftl.is_file() {
+            return Ok(());
+        }
+        for sub in ["serve", "mount"] {
+            let out = proc::run_ok(self.scftl().args([sub, "--help"]), TOOL_LIMIT)?;
+            if !out.contains("--timing") {
+                return Err(format!(
+                    "{} {sub} has no --timing option, so timing model `{}` cannot be applied; \
+                     pass --timing none (the device then runs at the speed of its image file) \
+                     or use an scftl that has it",
+                    self.scftl.display(),
+                    self.timing
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// `scftl format IMAGE --geometry G --size BYTES --ftl FTL --force`.
     pub fn format(&self, image: &Path, ftl: &str) -> Command {
         let mut c = self.scftl();
