@@ -331,6 +331,29 @@ fn ftl_configs(l: &Launcher, ftls: &[&str], work: &Path) -> Vec<(String, serde_j
         .collect()
 }
 
+/// The commit of the working directory, or else of the source tree this
+/// crate was built from (the harness is often run from a scratch directory).
+fn commit() -> String {
+    let c = crate::report::git_commit();
+    if c != "unknown" {
+        return c;
+    }
+    std::process::Command::new("git")
+        .args([
+            "-C",
+            env!("CARGO_MANIFEST_DIR"),
+            "rev-parse",
+            "--short",
+            "HEAD",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .map_or(c, |s| format!("{s} (source tree of the build)"))
+}
+
 fn kernel() -> String {
     std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .map(|s| s.trim().to_string())
@@ -464,7 +487,7 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
         logical_bytes: launcher.size_bytes,
         quick,
         seed: a.common.seed,
-        commit: crate::report::git_commit(),
+        commit: commit(),
         scftl: launcher.scftl.display().to_string(),
         kernel: kernel(),
         ftl_configs: configs,

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::stack::FsKind;
 use super::{AppReport, AppRun, Ratio, Status};
-use crate::chart::{self, Panel, Series};
+use crate::chart::{self, BarGroup, BarPanel};
 use crate::report::{Header, Table};
 use crate::workload::BResult;
 
@@ -215,42 +215,44 @@ pub fn write_json(path: &Path, rep: &AppReport) -> BResult<()> {
     std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// One panel per workload: file systems on the x axis, one line per FTL.
+/// One panel per workload: file systems on the x axis, one bar per FTL
+/// (log scale; a missing bar was not measured).
 pub fn chart(path: &Path, rep: &AppReport) -> BResult<()> {
     let cats: Vec<String> = FsKind::ALL.iter().map(|f| f.name()).collect();
-    let panels: Vec<Panel> = rep
+    let panels: Vec<BarPanel> = rep
         .workloads
         .iter()
         .map(|(w, _)| {
             let runs: Vec<&AppRun> = rep.runs.iter().filter(|r| &r.workload == w).collect();
             let unit = runs.first().map_or(String::new(), |r| r.unit.clone());
-            let series = ["async", "sync", "scftl"]
+            let groups = ["async", "sync", "scftl"]
                 .iter()
-                .map(|ftl| Series {
+                .map(|ftl| BarGroup {
                     label: ftl.to_string(),
                     color: chart::ftl_color(ftl),
-                    points: runs
+                    values: cats
                         .iter()
-                        .filter(|r| r.ftl == *ftl && r.status == Status::Measured)
-                        .filter_map(|r| {
-                            let x = cats.iter().position(|c| *c == r.fs)?;
-                            Some((x as f64, r.metric?))
+                        .map(|c| {
+                            runs.iter()
+                                .find(|r| {
+                                    r.ftl == *ftl && r.fs == *c && r.status == Status::Measured
+                                })
+                                .and_then(|r| r.metric)
                         })
                         .collect(),
                 })
-                .filter(|s| !s.points.is_empty())
                 .collect();
-            Panel {
+            BarPanel {
                 title: w.clone(),
                 x_label: "file system".into(),
                 y_label: unit,
                 log_y: true,
-                x_categories: cats.clone(),
-                series,
+                categories: cats.clone(),
+                groups,
             }
         })
         .collect();
-    chart::draw(
+    chart::draw_bars(
         path,
         &format!(
             "scftl bench app (timing {}, geometry {}, commit {})",
@@ -259,4 +261,91 @@ pub fn chart(path: &Path, rep: &AppReport) -> BResult<()> {
         &panels,
         2,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(stack: &str, workload: &str, metric: Option<f64>, status: Status) -> AppRun {
+        let (fs, ftl) = stack.split_once('/').unwrap();
+        AppRun {
+            stack: stack.into(),
+            fs: fs.into(),
+            ftl: ftl.into(),
+            workload: workload.into(),
+            status,
+            reason: (status != Status::Measured).then(|| "why".into()),
+            metric,
+            unit: "txn/s".into(),
+            ops: Some(10),
+            seconds: Some(1.0),
+            bytes: Some(0),
+            flushes_per_op: None,
+            pages_per_op: None,
+            check: (status == Status::Measured).then(|| "passed".into()),
+        }
+    }
+
+    fn report(runs: Vec<AppRun>) -> AppReport {
+        AppReport {
+            bench: "app".into(),
+            timing: "none".into(),
+            timing_applied: Vec::new(),
+            geometry: "small".into(),
+            logical_bytes: 32 << 20,
+            quick: true,
+            seed: 1,
+            commit: "test".into(),
+            scftl: "scftl".into(),
+            kernel: "k".into(),
+            ftl_configs: Vec::new(),
+            workloads: vec![("sqlite".into(), "d".into())],
+            notes: Vec::new(),
+            ratios: ratios(&runs),
+            runs,
+        }
+    }
+
+    #[test]
+    fn ratios_use_measured_runs_only_and_carry_the_paper_figures() {
+        let rep = report(vec![
+            run("fs-group/scftl", "sqlite", Some(300.0), Status::Measured),
+            run("fs-log/async", "sqlite", Some(50.0), Status::Measured),
+            run(
+                "ext4-ordered/async",
+                "sqlite",
+                Some(600.0),
+                Status::Measured,
+            ),
+            run("fs-log/sync", "sqlite", Some(10.0), Status::Failed),
+        ]);
+        let get = |n: &str| rep.ratios.iter().find(|r| r.name.ends_with(n)).unwrap();
+        assert_eq!(get("/ fs-log/async").measured, Some(6.0));
+        assert_eq!(get("/ fs-log/async").paper, Some(6.78));
+        assert_eq!(get("/ ext4-ordered/async").measured, Some(0.5));
+        assert_eq!(get("/ ext4-ordered/async").paper, Some(0.66));
+        assert_eq!(
+            get("/ fs-log/sync").measured,
+            None,
+            "a failed run is no baseline"
+        );
+        let text = render(&rep);
+        assert!(text.contains("| fs-log/sync "), "{text}");
+        assert!(text.contains("FAILED"), "{text}");
+    }
+
+    #[test]
+    fn bar_chart_is_a_png() {
+        let rep = report(vec![
+            run("fs-group/scftl", "sqlite", Some(300.0), Status::Measured),
+            run("ext4-ordered/sync", "sqlite", Some(200.0), Status::Measured),
+            run("fs-log/async", "sqlite", None, Status::Skipped),
+        ]);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.png");
+        chart(&p, &rep).unwrap();
+        let b = std::fs::read(&p).unwrap();
+        assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n");
+    }
 }
