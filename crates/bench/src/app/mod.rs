@@ -107,6 +107,22 @@ pub struct Ratio {
     pub paper: Option<f64>,
 }
 
+/// One FTL's configuration as `scftl info --json` states it.
+#[derive(Clone, Debug, Serialize)]
+pub struct FtlConfig {
+    pub ftl: String,
+    /// `config`, `logical_bytes` and `geometry` of the info, or `error`.
+    pub info: serde_json::Value,
+}
+
+/// A workload of the run: its name, size and what one operation does.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkloadInfo {
+    pub name: String,
+    pub count: u64,
+    pub description: String,
+}
+
 /// The whole report (also the `--json` document).
 #[derive(Clone, Debug, Serialize)]
 pub struct AppReport {
@@ -122,10 +138,9 @@ pub struct AppReport {
     pub commit: String,
     pub scftl: String,
     pub kernel: String,
-    /// `scftl info --json` "config" of each FTL's image.
-    pub ftl_configs: Vec<(String, serde_json::Value)>,
-    /// Workload name and what it does, with its size.
-    pub workloads: Vec<(String, String)>,
+    /// Each FTL's configuration, from `scftl info --json` of an image.
+    pub ftl_configs: Vec<FtlConfig>,
+    pub workloads: Vec<WorkloadInfo>,
     pub notes: Vec<String>,
     pub runs: Vec<AppRun>,
     pub ratios: Vec<Ratio>,
@@ -307,7 +322,7 @@ fn run_group(
 }
 
 /// The FTL configuration each image gets, from `scftl info --json`.
-fn ftl_configs(l: &Launcher, ftls: &[&str], work: &Path) -> Vec<(String, serde_json::Value)> {
+fn ftl_configs(l: &Launcher, ftls: &[&str], work: &Path) -> Vec<FtlConfig> {
     let limit = Duration::from_secs(120);
     ftls.iter()
         .map(|ftl| {
@@ -326,7 +341,10 @@ fn ftl_configs(l: &Launcher, ftls: &[&str], work: &Path) -> Vec<(String, serde_j
                 })
                 .unwrap_or_else(|e| serde_json::json!({ "error": e }));
             let _ = std::fs::remove_file(&img);
-            (ftl.to_string(), v)
+            FtlConfig {
+                ftl: ftl.to_string(),
+                info: v,
+            }
         })
         .collect()
 }
@@ -493,7 +511,11 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
         ftl_configs: configs,
         workloads: wls
             .iter()
-            .map(|w| (w.name().to_string(), w.describe()))
+            .map(|w| WorkloadInfo {
+                name: w.name().to_string(),
+                count: w.count,
+                description: w.describe(),
+            })
             .collect(),
         notes,
         runs,
@@ -537,4 +559,46 @@ pub fn rows(rep: &AppReport) -> Vec<crate::Row> {
             ..crate::Row::default()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        a: AppArgs,
+    }
+
+    fn args(argv: &[&str]) -> AppArgs {
+        let mut v = vec!["app"];
+        v.extend_from_slice(argv);
+        Cli::try_parse_from(v).unwrap().a
+    }
+
+    #[test]
+    fn stacks_select_by_name_and_unknown_names_list_the_valid_ones() {
+        let a = args(&["--stacks", "fs-group/scftl,ext4-journal/sync"]);
+        let names: Vec<String> = stack_list(&a)
+            .unwrap()
+            .iter()
+            .map(StackSpec::name)
+            .collect();
+        assert_eq!(names, ["fs-group/scftl", "ext4-journal/sync"]);
+        let e = stack_list(&args(&["--stacks", "ext4/nvme"])).unwrap_err();
+        assert!(e.contains("ext4/nvme") && e.contains("fs-log/async"), "{e}");
+        assert_eq!(stack_list(&args(&[])).unwrap().len(), 10);
+    }
+
+    #[test]
+    fn sizes_default_to_the_paper_and_quick_is_small() {
+        let full: Vec<u64> = workload_list(&args(&[])).iter().map(|w| w.count).collect();
+        assert_eq!(full, [1000, 2000, 64, 1000]);
+        let quick = workload_list(&args(&["--quick", "--files", "7"]));
+        assert!(quick.iter().all(|w| w.count <= 100));
+        assert_eq!(quick[1].count, 7, "an explicit size wins over --quick");
+        assert_eq!(args(&[]).timing, DEFAULT_TIMING);
+    }
 }

@@ -101,7 +101,8 @@ pub fn render(rep: &AppReport) -> String {
             rep.logical_bytes >> 20
         ),
     );
-    for (ftl, c) in &rep.ftl_configs {
+    for c in &rep.ftl_configs {
+        let (ftl, c) = (&c.ftl, &c.info);
         let text = match c["config"].as_object() {
             Some(m) => m
                 .iter()
@@ -112,8 +113,8 @@ pub fn render(rep: &AppReport) -> String {
         };
         h.add(&format!("ftl {ftl}"), text);
     }
-    for (w, d) in &rep.workloads {
-        h.add(w, d.clone());
+    for w in &rep.workloads {
+        h.add(&w.name, w.description.clone());
     }
     h.add("seed", rep.seed.to_string());
     h.add("commit", rep.commit.clone());
@@ -124,7 +125,7 @@ pub fn render(rep: &AppReport) -> String {
     }
     let mut s = h.render();
 
-    for (w, _) in &rep.workloads {
+    for w in rep.workloads.iter().map(|w| &w.name) {
         let runs: Vec<&AppRun> = rep.runs.iter().filter(|r| &r.workload == w).collect();
         let unit = runs.first().map_or("", |r| r.unit.as_str());
         let mut t = Table::new(&[
@@ -222,7 +223,8 @@ pub fn chart(path: &Path, rep: &AppReport) -> BResult<()> {
     let panels: Vec<BarPanel> = rep
         .workloads
         .iter()
-        .map(|(w, _)| {
+        .map(|w| {
+            let w = &w.name;
             let runs: Vec<&AppRun> = rep.runs.iter().filter(|r| &r.workload == w).collect();
             let unit = runs.first().map_or(String::new(), |r| r.unit.clone());
             let groups = ["async", "sync", "scftl"]
@@ -300,7 +302,11 @@ mod tests {
             scftl: "scftl".into(),
             kernel: "k".into(),
             ftl_configs: Vec::new(),
-            workloads: vec![("sqlite".into(), "d".into())],
+            workloads: vec![super::super::WorkloadInfo {
+                name: "sqlite".into(),
+                count: 10,
+                description: "d".into(),
+            }],
             notes: Vec::new(),
             ratios: ratios(&runs),
             runs,
