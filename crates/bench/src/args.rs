@@ -223,7 +223,7 @@ pub struct AppArgs {
     /// mailbench: messages delivered (default 1000; --quick 100).
     #[arg(long)]
     pub messages: Option<u64>,
-    /// Directory for images, mount points and logs (default: a temporary
+    /// Directory for images and mount points (default: a temporary
     /// directory, removed afterwards).
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
