@@ -116,12 +116,12 @@ def large_chunk(seed, i):
 
 
 def large_run(d, n, seed):
-    chunks = [large_chunk(seed, i) for i in range(min(n, 8))]
+    chunks = [large_chunk(seed, i) for i in range(min(n, 256))]
     fd = os.open(os.path.join(d, "large.bin"), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     t0 = time.perf_counter()
     for i in range(n):
-        # The first eight chunks are generated before the clock starts;
-        # later ones cost ~1 ms each of CPU, small against a 1 MiB fsync.
+        # Up to 256 MiB of data is generated before the clock starts; later
+        # chunks cost ~1 ms each of CPU, small against a 1 MiB fsync.
         data = chunks[i] if i < len(chunks) else large_chunk(seed, i)
         view = memoryview(data)
         while view:
