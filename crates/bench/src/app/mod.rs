@@ -69,6 +69,9 @@ pub struct AppRun {
     pub bytes: Option<u64>,
     /// Device flushes during the timed phase, per operation.
     pub flushes_per_op: Option<f64>,
+    /// KiB the file system wrote to the device during the timed phase, per
+    /// operation (journal and metadata included).
+    pub dev_kib_per_op: Option<f64>,
     /// Flash pages programmed during the timed phase, per operation.
     pub pages_per_op: Option<f64>,
     /// "passed" once the correctness check passed.
@@ -90,6 +93,7 @@ impl AppRun {
             seconds: None,
             bytes: None,
             flushes_per_op: None,
+            dev_kib_per_op: None,
             pages_per_op: None,
             check: None,
         }
@@ -229,19 +233,22 @@ fn run_one(spec: &StackSpec, w: &Workload, m: &Mounted, d: &Driver<'_>) -> AppRu
     if let Err(e) = std::fs::create_dir(&dir) {
         return fail(format!("mkdir {}: {e}", dir.display()));
     }
-    let f0 = m.flushes();
+    let c0 = m.counters();
     let out = match d.run(w, &dir) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
-    let f1 = m.flushes();
+    let c1 = m.counters();
     let mut r = AppRun::new(spec, w, Status::Measured, None);
     r.metric = Some(w.metric(&out));
     r.ops = Some(out.ops);
     r.seconds = Some(out.seconds);
     r.bytes = Some(out.bytes);
-    if let (Some(a), Some(b)) = (f0, f1) {
-        r.flushes_per_op = Some(b.saturating_sub(a) as f64 / out.ops.max(1) as f64);
+    if let (Some(a), Some(b)) = (c0, c1) {
+        let ops = out.ops.max(1) as f64;
+        r.flushes_per_op = Some(b.flushes.saturating_sub(a.flushes) as f64 / ops);
+        r.dev_kib_per_op =
+            Some(b.sectors_written.saturating_sub(a.sectors_written) as f64 / 2.0 / ops);
     }
     r
 }
@@ -485,7 +492,7 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
     let mut notes: Vec<String> = Vec::new();
     for fs in stack::FsKind::ALL {
         if specs.iter().any(|s| s.fs == fs) {
-            let n = stack::flush_counter_note(fs).to_string();
+            let n = stack::counter_note(fs).to_string();
             if !notes.contains(&n) {
                 notes.push(n);
             }

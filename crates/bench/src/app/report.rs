@@ -134,6 +134,7 @@ pub fn render(rep: &AppReport) -> String {
             "seconds",
             "ops",
             "flushes/op",
+            "KiB written/op",
             "pages/op",
             "check",
         ]);
@@ -157,6 +158,7 @@ pub fn render(rep: &AppReport) -> String {
                 r.seconds.map_or("-".into(), |x| format!("{x:.2}")),
                 r.ops.map_or("-".into(), |x| x.to_string()),
                 r.flushes_per_op.map_or("n/a".into(), |x| format!("{x:.2}")),
+                r.dev_kib_per_op.map_or("n/a".into(), |x| format!("{x:.1}")),
                 r.pages_per_op.map_or("n/a".into(), |x| format!("{x:.2}")),
                 check,
             ]);
@@ -284,6 +286,7 @@ mod tests {
             seconds: Some(1.0),
             bytes: Some(0),
             flushes_per_op: None,
+            dev_kib_per_op: None,
             pages_per_op: None,
             check: (status == Status::Measured).then(|| "passed".into()),
         }

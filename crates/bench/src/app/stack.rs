@@ -300,10 +300,11 @@ impl Mounted {
             .collect()
     }
 
-    /// Flushes issued to the device so far, when the stack can count them.
-    pub fn flushes(&self) -> Option<u64> {
+    /// Block-layer counters of the device so far, when the stack can
+    /// count them.
+    pub fn counters(&self) -> Option<DevCounters> {
         match self {
-            Mounted::Ext4(s) => s.loop_flushes(),
+            Mounted::Ext4(s) => s.loop_counters(),
             Mounted::Ours(_) => None,
         }
     }
@@ -318,14 +319,24 @@ impl Mounted {
     }
 }
 
-/// Why `flushes/op` is not available for a stack.
-pub fn flush_counter_note(fs: FsKind) -> &'static str {
+/// What the block layer below a file system counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DevCounters {
+    /// Completed flush requests.
+    pub flushes: u64,
+    /// 512-byte sectors written.
+    pub sectors_written: u64,
+}
+
+/// Where `flushes/op` and `KiB written/op` come from for a stack, or why
+/// they are not available.
+pub fn counter_note(fs: FsKind) -> &'static str {
     match fs {
         FsKind::Ext4Ordered | FsKind::Ext4Journal => {
-            "flushes: REQ_OP_FLUSH requests completed by the loop device (/sys/block/loopN/stat), each forwarded by nbdfuse as an NBD flush"
+            "flushes and KiB written: the loop device's completed flush requests and sectors written (/sys/block/loopN/stat); nbdfuse forwards each flush to the server as an NBD flush"
         }
         FsKind::Ours(_) => {
-            "flushes: n/a, `scftl mount` exposes no flush counter (it prints no statistics on exit)"
+            "flushes and KiB written: n/a for fs-*, `scftl mount` exposes no counters (it prints no statistics on exit)"
         }
     }
 }
@@ -411,13 +422,17 @@ impl Ext4Stack {
         Ok(st)
     }
 
-    /// Completed flush requests of the loop device (field 16 of
-    /// /sys/block/loopN/stat; kernels since 5.5).
-    fn loop_flushes(&self) -> Option<u64> {
+    /// Sectors written (field 7) and completed flush requests (field 16;
+    /// kernels since 5.5) of the loop device, from /sys/block/loopN/stat.
+    fn loop_counters(&self) -> Option<DevCounters> {
         let dev = self.loopdev.as_ref()?;
         let name = Path::new(dev).file_name()?.to_string_lossy().into_owned();
         let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).ok()?;
-        stat.split_whitespace().nth(15)?.parse().ok()
+        let f: Vec<&str> = stat.split_whitespace().collect();
+        Some(DevCounters {
+            sectors_written: f.get(6)?.parse().ok()?,
+            flushes: f.get(15)?.parse().ok()?,
+        })
     }
 
     fn down(&mut self) -> BResult<()> {
