@@ -15,8 +15,10 @@
 //! (stacks are guards, see `stack.rs`), or pass `--timing` to the stacks
 //! when the model is `none`.
 
+pub mod mounted;
 pub mod proc;
 pub mod report;
+pub mod result;
 pub mod stack;
 pub mod workloads;
 
@@ -24,12 +26,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use serde::Serialize;
-
 use crate::args::{AppArgs, WorkloadArg};
 use crate::workload::BResult;
-use stack::{Launcher, Mounted, StackSpec};
+use mounted::Mounted;
+use stack::{Launcher, StackSpec};
 use workloads::{Driver, Workload};
+
+pub use result::{rows, AppReport, AppRun, FtlConfig, Ratio, Status, WorkloadInfo};
 
 /// The timing model used when `--timing` is not given.
 pub const DEFAULT_TIMING: &str = "paper";
@@ -38,127 +41,6 @@ pub const DEFAULT_TIMING: &str = "paper";
 /// down, report the rest as skipped. (Without this a Ctrl-C would end the
 /// harness before its guards could unmount and detach.)
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Outcome of one (stack, workload) pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Ran, and its correctness check passed.
-    Measured,
-    /// Could not run here; `reason` says why.
-    Skipped,
-    /// Ran (or tried to) and failed, or its check failed; `reason` says how.
-    Failed,
-}
-
-/// One (stack, workload) result.
-#[derive(Clone, Debug, Serialize)]
-pub struct AppRun {
-    pub stack: String,
-    pub fs: String,
-    pub ftl: String,
-    pub workload: String,
-    pub status: Status,
-    pub reason: Option<String>,
-    /// Headline metric in `unit` (ops/s, or MB/s for largefile).
-    pub metric: Option<f64>,
-    pub unit: String,
-    /// Operations timed (transactions, files, MiB, messages).
-    pub ops: Option<u64>,
-    pub seconds: Option<f64>,
-    pub bytes: Option<u64>,
-    /// Device flushes during the timed phase, per operation.
-    pub flushes_per_op: Option<f64>,
-    /// KiB the file system wrote to the device during the timed phase, per
-    /// operation (journal and metadata included).
-    pub dev_kib_per_op: Option<f64>,
-    /// Flash pages programmed during the timed phase, per operation.
-    pub pages_per_op: Option<f64>,
-    /// "passed" once the correctness check passed.
-    pub check: Option<String>,
-}
-
-impl AppRun {
-    fn new(spec: &StackSpec, w: &Workload, status: Status, reason: Option<String>) -> AppRun {
-        AppRun {
-            stack: spec.name(),
-            fs: spec.fs.name(),
-            ftl: spec.ftl.to_string(),
-            workload: w.name().to_string(),
-            status,
-            reason,
-            metric: None,
-            unit: w.unit().to_string(),
-            ops: None,
-            seconds: None,
-            bytes: None,
-            flushes_per_op: None,
-            dev_kib_per_op: None,
-            pages_per_op: None,
-            check: None,
-        }
-    }
-}
-
-/// A paper ratio and what we measured.
-#[derive(Clone, Debug, Serialize)]
-pub struct Ratio {
-    pub workload: String,
-    /// `fs-group/scftl / fs-log/async`, ...
-    pub name: String,
-    pub measured: Option<f64>,
-    /// The paper's figure, where it states one.
-    pub paper: Option<f64>,
-}
-
-/// One FTL's configuration as `scftl info --json` states it.
-#[derive(Clone, Debug, Serialize)]
-pub struct FtlConfig {
-    pub ftl: String,
-    /// `config`, `logical_bytes` and `geometry` of the info, or `error`.
-    pub info: serde_json::Value,
-}
-
-/// A workload of the run: its name, size and what one operation does.
-#[derive(Clone, Debug, Serialize)]
-pub struct WorkloadInfo {
-    pub name: String,
-    pub count: u64,
-    pub description: String,
-}
-
-/// The whole report (also the `--json` document).
-#[derive(Clone, Debug, Serialize)]
-pub struct AppReport {
-    pub bench: String,
-    pub timing: String,
-    /// What each stack printed about the timing model it applied.
-    pub timing_applied: Vec<String>,
-    pub geometry: String,
-    /// Logical size of every image (all FTLs alike).
-    pub logical_bytes: u64,
-    pub quick: bool,
-    pub seed: u64,
-    pub commit: String,
-    pub scftl: String,
-    pub kernel: String,
-    /// Each FTL's configuration, from `scftl info --json` of an image.
-    pub ftl_configs: Vec<FtlConfig>,
-    pub workloads: Vec<WorkloadInfo>,
-    pub notes: Vec<String>,
-    pub runs: Vec<AppRun>,
-    pub ratios: Vec<Ratio>,
-}
-
-impl AppReport {
-    /// Runs that failed (or whose check failed).
-    pub fn failures(&self) -> Vec<&AppRun> {
-        self.runs
-            .iter()
-            .filter(|r| r.status == Status::Failed)
-            .collect()
-    }
-}
 
 /// The `scftl` executable to drive: `--scftl`, else this process when it
 /// is `scftl`, else `scftl` beside it (or beside its directory, for test
@@ -492,13 +374,13 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
     let mut notes: Vec<String> = Vec::new();
     for fs in stack::FsKind::ALL {
         if specs.iter().any(|s| s.fs == fs) {
-            let n = stack::counter_note(fs).to_string();
+            let n = mounted::counter_note(fs).to_string();
             if !notes.contains(&n) {
                 notes.push(n);
             }
         }
     }
-    notes.push(stack::PAGES_NOTE.into());
+    notes.push(mounted::PAGES_NOTE.into());
     notes.push(
         "checks run after `sync` and dropping the kernel's clean caches (root), so they read through the stack"
             .into(),
@@ -537,35 +419,6 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
         report::chart(p, &rep)?;
     }
     Ok(rep)
-}
-
-/// Converts the report to the crate's common rows (one per run).
-pub fn rows(rep: &AppReport) -> Vec<crate::Row> {
-    rep.runs
-        .iter()
-        .map(|r| crate::Row {
-            bench: "app".into(),
-            ftl: r.ftl.clone(),
-            iops: match (r.ops, r.seconds) {
-                (Some(o), Some(s)) if s > 0.0 => Some(o as f64 / s),
-                _ => None,
-            },
-            geometry: rep.geometry.clone(),
-            seed: rep.seed,
-            commit: rep.commit.clone(),
-            writes: r.ops,
-            note: Some(format!(
-                "{} {} {:?}{}",
-                r.stack,
-                r.workload,
-                r.status,
-                r.reason
-                    .as_ref()
-                    .map_or(String::new(), |x| format!(": {x}"))
-            )),
-            ..crate::Row::default()
-        })
-        .collect()
 }
 
 #[cfg(test)]
