@@ -173,3 +173,70 @@ pub enum FlashArg {
     Mem,
     Dataless,
 }
+
+/// `app`: the paper's application workloads (Fig. 7 and 8) as real programs
+/// on real mounts: ext4 over `scftl serve` and our file system through
+/// `scftl mount`, each on the FTLs the paper compares.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AppArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Timing model of the device, passed to `scftl serve` and `scftl mount`
+    /// as `--timing MODEL` (`paper`, or a JSON file); `none` leaves the flag
+    /// out, so the device runs at the speed of its image file.
+    #[arg(long, default_value = crate::app::DEFAULT_TIMING, value_name = "MODEL")]
+    pub timing: String,
+    /// Stacks to run, comma-separated. Default: all ten,
+    /// ext4-ordered/{async,sync,scftl}, ext4-journal/{async,sync,scftl},
+    /// fs-log/{async,sync}, fs-xlog/scftl and fs-group/scftl.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub stacks: Vec<String>,
+    /// Workloads to run, comma-separated.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "sqlite,smallfiles,largefile,mailbench"
+    )]
+    pub workloads: Vec<WorkloadArg>,
+    /// Geometry preset of every image; `--quick` uses `small`.
+    #[arg(long, default_value = "medium")]
+    pub geometry: String,
+    /// The `scftl` executable that serves and mounts the stacks (default:
+    /// the running executable when it is `scftl`, else `scftl` next to it).
+    #[arg(long, value_name = "PATH")]
+    pub scftl: Option<PathBuf>,
+    /// Python 3 interpreter that runs the workload driver.
+    #[arg(long, default_value = "python3", value_name = "PATH")]
+    pub python: PathBuf,
+    /// SQLite: INSERT transactions, then as many UPDATE transactions
+    /// (default 1000; --quick 50).
+    #[arg(long)]
+    pub sqlite_txns: Option<u64>,
+    /// smallfiles: files created (default 2000; --quick 100).
+    #[arg(long)]
+    pub files: Option<u64>,
+    /// largefile: MiB written, with an fsync after each (default 64;
+    /// --quick 4).
+    #[arg(long)]
+    pub large_mib: Option<u64>,
+    /// mailbench: messages delivered (default 1000; --quick 100).
+    #[arg(long)]
+    pub messages: Option<u64>,
+    /// Directory for images and mount points (default: a temporary
+    /// directory, removed afterwards).
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// Time limit of one workload run or check, seconds.
+    #[arg(long, default_value_t = 900)]
+    pub run_timeout_s: u64,
+}
+
+/// The application workloads.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkloadArg {
+    Sqlite,
+    Smallfiles,
+    Largefile,
+    Mailbench,
+}

@@ -204,3 +204,169 @@ fn draw_panel(area: &Area<'_>, p: &Panel, text: bool) -> Result<(), Box<dyn std:
     }
     Ok(())
 }
+
+/// One group of bars (one colour) across the categories of a [`BarPanel`].
+pub struct BarGroup {
+    pub label: String,
+    pub color: RGBColor,
+    /// One value per category; None leaves a gap (not measured).
+    pub values: Vec<Option<f64>>,
+}
+
+/// A grouped bar chart: categories on x, one bar per group in each.
+pub struct BarPanel {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub log_y: bool,
+    pub categories: Vec<String>,
+    pub groups: Vec<BarGroup>,
+}
+
+/// Draws grouped bar `panels` in a grid of `cols` columns into a PNG.
+pub fn draw_bars(path: &Path, title: &str, panels: &[BarPanel], cols: usize) -> BResult<()> {
+    let text = text_available();
+    if !text {
+        eprintln!("warning: {FONT_PATH} not found (install fonts-dejavu-core); drawing the chart without text");
+    }
+    let cols = cols.max(1);
+    let rows = panels.len().div_ceil(cols).max(1);
+    let (w, h) = (
+        560 * cols as u32,
+        400 * rows as u32 + if text { 40 } else { 0 },
+    );
+    let root = BitMapBackend::new(path, (w, h)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| format!("chart {}: {e}", path.display());
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let body = if text {
+        root.titled(title, ("sans-serif", 22))
+            .map_err(|e| err(&e))?
+    } else {
+        root.clone()
+    };
+    let areas = body.split_evenly((rows, cols));
+    for (panel, area) in panels.iter().zip(areas.iter()) {
+        draw_bar_panel(area, panel, text).map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+fn draw_bar_panel(
+    area: &Area<'_>,
+    p: &BarPanel,
+    text: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let vals = p
+        .groups
+        .iter()
+        .flat_map(|g| g.values.iter().flatten().copied())
+        .filter(|v| v.is_finite() && (!p.log_y || *v > 0.0));
+    let (mut y0, mut y1) = (f64::MAX, f64::MIN);
+    for v in vals {
+        y0 = y0.min(v);
+        y1 = y1.max(v);
+    }
+    if y0 > y1 {
+        (y0, y1) = (1.0, 2.0);
+    }
+    // Headroom above the tallest bar keeps the legend (upper right) clear.
+    if p.log_y {
+        y0 = (y0 / 2.0).max(1e-9);
+        y1 *= 4.0;
+    } else {
+        y0 = 0.0;
+        y1 = if y1 > 0.0 { y1 * 1.4 } else { 1.0 };
+    }
+    let n = p.categories.len().max(1);
+    let (x0, x1) = (-0.5, n as f64 - 0.5);
+    let mut b = ChartBuilder::on(area);
+    b.margin(12);
+    if text {
+        b.caption(&p.title, ("sans-serif", 17))
+            .x_label_area_size(36)
+            .y_label_area_size(64);
+    }
+    let cats = p.categories.clone();
+    let fmt_x = move |x: &f64| -> String {
+        let i = x.round();
+        if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < cats.len() {
+            cats[i as usize].clone()
+        } else {
+            String::new()
+        }
+    };
+    let fmt_y = |y: &f64| -> String {
+        if y.abs() >= 100.0 || *y == y.round() {
+            format!("{y:.0}")
+        } else {
+            format!("{y:.2}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
+        }
+    };
+    let ng = p.groups.len().max(1) as f64;
+    let width = 0.8 / ng;
+    macro_rules! body {
+        ($chart:expr) => {{
+            let mut chart = $chart;
+            {
+                let mut mesh = chart.configure_mesh();
+                mesh.disable_x_mesh();
+                if text {
+                    mesh.x_desc(p.x_label.as_str())
+                        .y_desc(p.y_label.as_str())
+                        .x_label_formatter(&fmt_x)
+                        .y_label_formatter(&fmt_y)
+                        .light_line_style(WHITE)
+                        .label_style(("sans-serif", 13))
+                        .x_labels(n * 2 + 1);
+                } else {
+                    mesh.x_labels(0).y_labels(0);
+                }
+                mesh.draw()?;
+            }
+            for (gi, g) in p.groups.iter().enumerate() {
+                let color = g.color;
+                let bars: Vec<Rectangle<(f64, f64)>> = g
+                    .values
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(ci, v)| {
+                        let v = (*v)?;
+                        if !v.is_finite() || (p.log_y && v <= 0.0) {
+                            return None;
+                        }
+                        let left = ci as f64 - 0.4 + gi as f64 * width;
+                        Some(Rectangle::new(
+                            [(left, y0), (left + width * 0.9, v)],
+                            color.filled(),
+                        ))
+                    })
+                    .collect();
+                let drawn = chart.draw_series(bars)?;
+                if text {
+                    drawn.label(g.label.as_str()).legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                    });
+                }
+            }
+            if text && !p.groups.is_empty() {
+                chart
+                    .configure_series_labels()
+                    .position(SeriesLabelPosition::UpperRight)
+                    .background_style(WHITE.mix(0.8))
+                    .border_style(BLACK)
+                    .label_font(("sans-serif", 12))
+                    .draw()?;
+            }
+        }};
+    }
+    if p.log_y {
+        body!(b.build_cartesian_2d(x0..x1, (y0..y1).log_scale())?);
+    } else {
+        body!(b.build_cartesian_2d(x0..x1, y0..y1)?);
+    }
+    Ok(())
+}

@@ -1,13 +1,15 @@
 //! Benchmarks that reproduce the evaluation of the SCFTL paper ("Determinizing
 //! Crash Behavior with a Verified Snapshot-Consistent Flash Translation
 //! Layer", §7.2): random 4 KiB writes with periodic flushes (Fig. 5), boot
-//! time (Fig. 6), and the CPU and RAM cost of each FTL.
+//! time (Fig. 6), the CPU and RAM cost of each FTL, and the application
+//! workloads of §7.3 (Fig. 7/8) as real programs on real mounts (`app`).
 //!
 //! What it is: the `scftl bench` subcommands ([`BenchCommand`], [`run`]) and
 //! the workloads, reports and charts behind them. The FTLs run unchanged on
 //! the flash model's `TimedFlash` (simulated device time) over
 //! `DatalessFlash` (so large devices fit in RAM), or on `MemFlash` for CPU
-//! measurements.
+//! measurements. `app` instead drives the `scftl` executable (serve,
+//! mount) and external tools as child processes.
 //!
 //! What it promises: every report states the geometry, timing model, FTL
 //! configuration, seed and commit; one seed gives one workload; every run
@@ -20,6 +22,7 @@
 
 use std::process::ExitCode;
 
+pub mod app;
 pub mod args;
 pub mod boot;
 pub mod chart;
@@ -31,7 +34,7 @@ pub mod stack;
 pub mod targets;
 pub mod workload;
 
-pub use args::{BootArgs, CommonArgs, CpuArgs, RandwrArgs};
+pub use args::{AppArgs, BootArgs, CommonArgs, CpuArgs, RandwrArgs};
 pub use report::Row;
 
 /// `scftl bench <command>`.
@@ -44,6 +47,10 @@ pub enum BenchCommand {
     Boot(BootArgs),
     /// CPU ns per write and RAM bytes per logical sector (no timing model).
     Cpu(CpuArgs),
+    /// The paper's application workloads (SQLite, smallfiles, largefile,
+    /// mailbench-like) on ext4 over `scftl serve` and on our file system
+    /// through `scftl mount`, each checked for correctness (Fig. 7/8).
+    App(AppArgs),
 }
 
 /// Runs a benchmark command and returns its rows (the report is printed).
@@ -52,6 +59,23 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
         BenchCommand::Randwr(a) => randwr::run(a),
         BenchCommand::Boot(a) => boot::run(a),
         BenchCommand::Cpu(a) => cpu::run(a),
+        BenchCommand::App(a) => {
+            let rep = app::run(a)?;
+            let failed = rep.failures();
+            if failed.is_empty() {
+                Ok(app::rows(&rep))
+            } else {
+                let list: Vec<String> = failed
+                    .iter()
+                    .map(|r| format!("{} {}", r.stack, r.workload))
+                    .collect();
+                Err(format!(
+                    "{} run(s) failed: {}",
+                    failed.len(),
+                    list.join(", ")
+                ))
+            }
+        }
     }
 }
 

@@ -1,0 +1,317 @@
+//! A mounted stack as a guard: bring-up of ext4 over `scftl serve`
+//! (server → nbdfuse → loop device → mkfs.ext4 → mount) and of our file
+//! system (`scftl mkfs` → `scftl mount`), the block-layer counters the
+//! ext4 stacks expose, and teardown.
+//!
+//! Invariant: every step that succeeded is undone by `Drop`, in reverse
+//! order (unmount, detach the loop device, unmount nbdfuse, stop the server
+//! with SIGTERM so it flushes), on every exit path including errors and
+//! panics; an explicit [`Mounted::down`] also reports a teardown step that
+//! may have lost data.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use super::proc::{self, Daemon};
+use super::stack::{FsKind, Launcher, StackSpec, TOOL_LIMIT};
+use crate::workload::BResult;
+
+/// A mounted stack. Dropping it tears everything down.
+pub enum Mounted {
+    Ext4(Ext4Stack),
+    Ours(OursStack),
+}
+
+impl Mounted {
+    /// Formats a fresh image for `spec` under `dir` and mounts it.
+    pub fn up(spec: &StackSpec, l: &Launcher, dir: &Path) -> BResult<Mounted> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let image = dir.join("disk.img");
+        proc::run_ok(&mut l.format(&image, spec.ftl), TOOL_LIMIT)?;
+        match spec.fs {
+            FsKind::Ext4Ordered => Ok(Mounted::Ext4(Ext4Stack::up(
+                l,
+                &image,
+                dir,
+                "data=ordered",
+            )?)),
+            FsKind::Ext4Journal => Ok(Mounted::Ext4(Ext4Stack::up(
+                l,
+                &image,
+                dir,
+                "data=journal,journal_async_commit",
+            )?)),
+            FsKind::Ours(mode) => Ok(Mounted::Ours(OursStack::up(l, &image, dir, mode)?)),
+        }
+    }
+
+    /// The directory the workloads run in.
+    pub fn root(&self) -> &Path {
+        match self {
+            Mounted::Ext4(s) => &s.mnt,
+            Mounted::Ours(s) => &s.mnt,
+        }
+    }
+
+    /// The lines `scftl serve` / `scftl mount` printed about the timing
+    /// model they applied (the report shows them beside the requested one).
+    pub fn timing_lines(&mut self) -> Vec<String> {
+        let d = match self {
+            Mounted::Ext4(s) => s.server.as_mut(),
+            Mounted::Ours(s) => s.mount.as_mut(),
+        };
+        let Some(d) = d else { return Vec::new() };
+        d.collect();
+        d.log
+            .iter()
+            .filter(|l| l.to_ascii_lowercase().contains("timing"))
+            .cloned()
+            .collect()
+    }
+
+    /// Block-layer counters of the device so far, when the stack can
+    /// count them.
+    pub fn counters(&self) -> Option<DevCounters> {
+        match self {
+            Mounted::Ext4(s) => s.loop_counters(),
+            Mounted::Ours(_) => None,
+        }
+    }
+
+    /// Tears the stack down; fails if a step reports that data may have
+    /// been lost (a failed unmount or final flush).
+    pub fn down(self) -> BResult<()> {
+        match self {
+            Mounted::Ext4(mut s) => s.down(),
+            Mounted::Ours(mut s) => s.down(),
+        }
+    }
+}
+
+/// What the block layer below a file system counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DevCounters {
+    /// Completed flush requests.
+    pub flushes: u64,
+    /// 512-byte sectors written.
+    pub sectors_written: u64,
+}
+
+/// Where `flushes/op` and `KiB written/op` come from for a stack, or why
+/// they are not available.
+pub fn counter_note(fs: FsKind) -> &'static str {
+    match fs {
+        FsKind::Ext4Ordered | FsKind::Ext4Journal => {
+            "flushes and KiB written: the loop device's completed flush requests and sectors written (/sys/block/loopN/stat); nbdfuse forwards each flush to the server as an NBD flush"
+        }
+        FsKind::Ours(_) => {
+            "flushes and KiB written: n/a for fs-*, `scftl mount` exposes no counters (it prints no statistics on exit)"
+        }
+    }
+}
+
+/// Why `pages/op` is not available.
+pub const PAGES_NOTE: &str = "pages programmed: n/a, neither `scftl serve` nor `scftl mount` reports flash counters, and `scftl info` on the image shows only erase counts";
+
+/// ext4 on `scftl serve`, through nbdfuse and a loop device.
+pub struct Ext4Stack {
+    pub mnt: PathBuf,
+    fuse_dir: PathBuf,
+    server: Option<Daemon>,
+    nbdfuse: Option<Daemon>,
+    loopdev: Option<String>,
+    mounted: bool,
+}
+
+impl Ext4Stack {
+    fn up(l: &Launcher, image: &Path, dir: &Path, options: &str) -> BResult<Ext4Stack> {
+        let mut st = Ext4Stack {
+            mnt: dir.join("mnt"),
+            fuse_dir: dir.join("nbdfuse"),
+            server: None,
+            nbdfuse: None,
+            loopdev: None,
+            mounted: false,
+        };
+        for d in [&st.mnt, &st.fuse_dir] {
+            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        }
+        let server = st
+            .server
+            .insert(Daemon::spawn("scftl serve", l.serve(image))?);
+        let line = server.wait_for("nbd://127.0.0.1:", TOOL_LIMIT)?;
+        let port: String = line
+            .split("nbd://127.0.0.1:")
+            .nth(1)
+            .unwrap_or("")
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        let uri = format!("nbd://127.0.0.1:{port}");
+
+        // nbdfuse writes its pid file once the FUSE file is ready.
+        let pidfile = dir.join("nbdfuse.pid");
+        let mut c = Command::new("nbdfuse");
+        c.arg("-P")
+            .arg(&pidfile)
+            .arg(st.fuse_dir.join("disk"))
+            .arg(&uri);
+        st.nbdfuse = Some(Daemon::spawn("nbdfuse", c)?);
+        let deadline = std::time::Instant::now() + TOOL_LIMIT;
+        while !pidfile.exists() {
+            if let Some(n) = st.nbdfuse.as_mut() {
+                if let Some(s) = n.wait_exit(Duration::from_millis(20)) {
+                    return Err(format!("nbdfuse exited ({s}): {}", n.log_tail()));
+                }
+            }
+            if std::time::Instant::now() > deadline {
+                return Err("nbdfuse did not become ready".into());
+            }
+        }
+        let out = proc::run_ok(
+            Command::new("losetup")
+                .args(["-f", "--show"])
+                .arg(st.fuse_dir.join("disk")),
+            TOOL_LIMIT,
+        )?;
+        let dev = out.trim().to_string();
+        st.loopdev = Some(dev.clone());
+        // The export is freshly formatted: discarding it is wasted time.
+        proc::run_ok(
+            Command::new("mkfs.ext4").args(["-q", "-F", "-E", "nodiscard", &dev]),
+            TOOL_LIMIT,
+        )?;
+        proc::run_ok(
+            Command::new("mount")
+                .args(["-t", "ext4", "-o", options, &dev])
+                .arg(&st.mnt),
+            TOOL_LIMIT,
+        )?;
+        st.mounted = true;
+        Ok(st)
+    }
+
+    /// Sectors written (field 7) and completed flush requests (field 16;
+    /// kernels since 5.5) of the loop device, from /sys/block/loopN/stat.
+    fn loop_counters(&self) -> Option<DevCounters> {
+        let dev = self.loopdev.as_ref()?;
+        let name = Path::new(dev).file_name()?.to_string_lossy().into_owned();
+        let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).ok()?;
+        let f: Vec<&str> = stat.split_whitespace().collect();
+        Some(DevCounters {
+            sectors_written: f.get(6)?.parse().ok()?,
+            flushes: f.get(15)?.parse().ok()?,
+        })
+    }
+
+    fn down(&mut self) -> BResult<()> {
+        let mut errors = Vec::new();
+        if self.mounted {
+            self.mounted = false;
+            let mnt = self.mnt.to_string_lossy().into_owned();
+            if let Err(e) = proc::run_ok(Command::new("umount").arg(&mnt), TOOL_LIMIT) {
+                errors.push(e);
+                let _ = proc::run(Command::new("umount").args(["-l", &mnt]), TOOL_LIMIT);
+            }
+        }
+        if let Some(d) = self.loopdev.take() {
+            if let Err(e) = proc::run_ok(Command::new("losetup").args(["-d", &d]), TOOL_LIMIT) {
+                errors.push(e);
+            }
+        }
+        if let Some(mut n) = self.nbdfuse.take() {
+            let _ = proc::run(
+                Command::new("fusermount3").arg("-u").arg(&self.fuse_dir),
+                TOOL_LIMIT,
+            );
+            if n.wait_exit(Duration::from_secs(10)).is_none() {
+                n.stop(Duration::from_secs(5));
+            }
+        }
+        if let Some(mut s) = self.server.take() {
+            // SIGTERM makes the server flush; anything else may lose data.
+            match s.stop(Duration::from_secs(60)) {
+                Some(st) if st.success() => {}
+                Some(st) => errors.push(format!("scftl serve exited {st}: {}", s.log_tail())),
+                None => errors.push("scftl serve ignored SIGTERM and was killed".into()),
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
+        }
+    }
+}
+
+impl Drop for Ext4Stack {
+    fn drop(&mut self) {
+        let _ = self.down();
+    }
+}
+
+/// Our file system, mounted by `scftl mount` in the foreground.
+pub struct OursStack {
+    pub mnt: PathBuf,
+    mount: Option<Daemon>,
+}
+
+impl OursStack {
+    fn up(l: &Launcher, image: &Path, dir: &Path, mode: &str) -> BResult<OursStack> {
+        proc::run_ok(&mut l.mkfs(image), TOOL_LIMIT)?;
+        let mnt = dir.join("mnt");
+        std::fs::create_dir_all(&mnt).map_err(|e| format!("{}: {e}", mnt.display()))?;
+        let mut st = OursStack {
+            mnt: mnt.clone(),
+            mount: None,
+        };
+        let d = st
+            .mount
+            .insert(Daemon::spawn("scftl mount", l.mount(image, &mnt, mode))?);
+        d.wait_for("scftl: mounted", TOOL_LIMIT)?;
+        Ok(st)
+    }
+
+    fn down(&mut self) -> BResult<()> {
+        let Some(mut d) = self.mount.take() else {
+            return Ok(());
+        };
+        // Unmounting makes `scftl mount` flush and exit 0; a non-zero exit
+        // means the final flush failed.
+        let out = proc::run(
+            Command::new("fusermount3").arg("-u").arg(&self.mnt),
+            TOOL_LIMIT,
+        );
+        let status = d
+            .wait_exit(Duration::from_secs(120))
+            .or_else(|| d.stop(Duration::from_secs(30)));
+        match status {
+            Some(s) if s.success() => Ok(()),
+            other => {
+                let _ = proc::run(
+                    Command::new("fusermount3")
+                        .arg("-u")
+                        .arg("-z")
+                        .arg(&self.mnt),
+                    TOOL_LIMIT,
+                );
+                let um = match out {
+                    Ok(o) if !o.status.success() => format!("; fusermount3 -u: {}", o.tail()),
+                    _ => String::new(),
+                };
+                Err(format!(
+                    "scftl mount did not exit cleanly ({}){um}: {}",
+                    other.map_or("killed".to_string(), |s| s.to_string()),
+                    d.log_tail()
+                ))
+            }
+        }
+    }
+}
+
+impl Drop for OursStack {
+    fn drop(&mut self) {
+        let _ = self.down();
+    }
+}

@@ -1,0 +1,185 @@
+//! `scftl bench app --quick` end to end: every stack either runs every
+//! workload and passes its correctness check, or is reported as skipped
+//! with a reason (printed here); the JSON and PNG are produced. Timings are
+//! never asserted.
+//!
+//! The stacks are child processes of the `scftl` executable, which this
+//! test builds first with `cargo build -p cli` so it never drives a stale
+//! binary. The timing model is `none` (images in a temporary directory run
+//! at the speed of the disk), so the test does not depend on `--timing`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use clap::Parser;
+
+#[derive(Parser)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: bench::BenchCommand,
+}
+
+/// Builds `scftl` (dev profile) and returns its path.
+fn build_scftl() -> PathBuf {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "-p",
+            "cli",
+            "--bin",
+            "scftl",
+            "--message-format=json",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run cargo");
+    assert!(
+        out.status.success(),
+        "cargo build -p cli failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["executable"].as_str().map(PathBuf::from))
+        .find(|p| p.file_name().is_some_and(|n| n == "scftl"))
+        .expect("cargo reported no scftl executable")
+}
+
+#[test]
+fn app_quick_measures_or_skips_every_stack_and_checks_every_run() {
+    let scftl = build_scftl();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("app.json");
+    let png = dir.path().join("app.png");
+    let argv = [
+        "bench",
+        "app",
+        "--quick",
+        "--timing",
+        "none",
+        "--scftl",
+        scftl.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+        "--png",
+        png.to_str().unwrap(),
+    ];
+    let cli = Cli::try_parse_from(argv).unwrap();
+    let bench::BenchCommand::App(args) = &cli.cmd else {
+        panic!("not the app command")
+    };
+    let rep = bench::app::run(args).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+
+    let stacks = bench::app::stack::StackSpec::all();
+    assert_eq!(
+        rep.runs.len(),
+        stacks.len() * 4,
+        "one run per stack and workload"
+    );
+    for s in &stacks {
+        for w in ["sqlite", "smallfiles", "largefile", "mailbench"] {
+            let r = rep
+                .runs
+                .iter()
+                .find(|r| r.stack == s.name() && r.workload == w)
+                .unwrap_or_else(|| panic!("{} {w} is missing from the report", s.name()));
+            match r.status {
+                bench::app::Status::Measured => {
+                    assert_eq!(r.check.as_deref(), Some("passed"), "{r:?}");
+                    assert!(r.metric.is_some_and(|m| m > 0.0), "{r:?}");
+                }
+                bench::app::Status::Skipped => {
+                    let why = r.reason.as_deref().unwrap_or("");
+                    assert!(!why.is_empty(), "skipped without a reason: {r:?}");
+                    eprintln!("SKIP: {} {w}: {why}", r.stack);
+                }
+                bench::app::Status::Failed => panic!(
+                    "{} {w} failed: {}",
+                    r.stack,
+                    r.reason.as_deref().unwrap_or("")
+                ),
+            }
+        }
+    }
+
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["bench"], "app");
+    assert_eq!(v["timing"], "none");
+    assert!(v["commit"].is_string() && v["geometry"] == "small");
+    let runs = v["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), rep.runs.len());
+    for r in runs {
+        match r["status"].as_str() {
+            Some("measured") => assert_eq!(r["check"], "passed", "{r}"),
+            Some("skipped") => assert!(r["reason"].as_str().is_some_and(|s| !s.is_empty())),
+            other => panic!("unexpected status {other:?}: {r}"),
+        }
+    }
+    assert!(v["ratios"].as_array().is_some_and(|a| !a.is_empty()));
+    let png_bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&png_bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+}
+
+/// The canary: each workload's check must reject what a wrong stack could
+/// leave behind (a lost SQLite update, a short or altered file, a message
+/// left in tmp/). Runs the driver in a plain directory, no mount needed.
+#[test]
+fn checks_catch_wrong_results() {
+    use bench::app::workloads::{Driver, Workload, DRIVER};
+    use bench::args::WorkloadArg;
+
+    let python = std::path::Path::new("python3");
+    if let Some(why) = Driver::unavailable(python) {
+        eprintln!("SKIP: checks_catch_wrong_results: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("driver.py");
+    std::fs::write(&script, DRIVER).unwrap();
+    let d = Driver {
+        python,
+        script: &script,
+        seed: 7,
+        limit: std::time::Duration::from_secs(60),
+    };
+    type Spoil<'a> = &'a dyn Fn(&std::path::Path);
+    let tamper: [(WorkloadArg, Spoil); 4] = [
+        (WorkloadArg::Sqlite, &|p| {
+            let st = Command::new("python3")
+                .arg("-c")
+                .arg("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE t SET v=\\'x\\' WHERE id=3'); c.commit()")
+                .arg(p.join("bench.db"))
+                .status()
+                .unwrap();
+            assert!(st.success());
+        }),
+        (WorkloadArg::Smallfiles, &|p| {
+            std::fs::write(p.join("small/f0000004"), [0u8; 100]).unwrap()
+        }),
+        (WorkloadArg::Largefile, &|p| {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(p.join("large.bin"))
+                .unwrap();
+            f.set_len(3 << 20).unwrap();
+        }),
+        (WorkloadArg::Mailbench, &|p| {
+            std::fs::rename(p.join("mail/new/m0000002"), p.join("mail/tmp/m0000002")).unwrap()
+        }),
+    ];
+    for (kind, spoil) in tamper {
+        let w = Workload { kind, count: 10 };
+        let wd = dir.path().join(w.name());
+        std::fs::create_dir(&wd).unwrap();
+        let out = d.run(&w, &wd).unwrap();
+        assert!(out.ops >= 10, "{}: {out:?}", w.name());
+        d.check(&w, &wd).unwrap();
+        spoil(&wd);
+        let err = d
+            .check(&w, &wd)
+            .expect_err(&format!("{}: the check missed a wrong result", w.name()));
+        eprintln!("{}: tampering caught: {err}", w.name());
+    }
+}
