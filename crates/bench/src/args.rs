@@ -186,6 +186,12 @@ pub struct AppArgs {
     /// out, so the device runs at the speed of its image file.
     #[arg(long, default_value = crate::app::DEFAULT_TIMING, value_name = "MODEL")]
     pub timing: String,
+    /// Device under each stack: `memory` (a fresh RAM device per run,
+    /// `scftl serve|mount --memory`: a flush costs what the timing model
+    /// says) or `image` (an image file in the work directory: every flush is
+    /// also an `fdatasync` of that file on the host disk).
+    #[arg(long, value_enum, default_value = "memory")]
+    pub device: AppDevice,
     /// Stacks to run, comma-separated. Default: all ten,
     /// ext4-ordered/{async,sync,scftl}, ext4-journal/{async,sync,scftl},
     /// fs-log/{async,sync}, fs-xlog/scftl and fs-group/scftl.
@@ -232,8 +238,15 @@ pub struct AppArgs {
     pub run_timeout_s: u64,
 }
 
-/// The application workloads.
+/// The device under each application-benchmark stack.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppDevice {
+    Memory,
+    Image,
+}
+
+/// The application workloads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum WorkloadArg {
     Sqlite,
     Smallfiles,

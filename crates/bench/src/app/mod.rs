@@ -283,7 +283,8 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
     if wls.is_empty() {
         return Err("no workload selected".into());
     }
-    let launcher = Launcher::new(scftl_path(a), &a.timing, &geometry)?;
+    let mut launcher = Launcher::new(scftl_path(a), &a.timing, &geometry)?;
+    launcher.memory = a.device == crate::args::AppDevice::Memory;
     launcher.check_timing_supported()?;
     // The temporary directory (when no --workdir) lives until the end.
     let tmp;
@@ -389,6 +390,7 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
     let mut rep = AppReport {
         bench: "app".into(),
         timing: a.timing.clone(),
+        device: if launcher.memory { "memory" } else { "image" }.into(),
         timing_applied: applied,
         geometry,
         logical_bytes: launcher.size_bytes,

@@ -28,21 +28,27 @@ impl Mounted {
     pub fn up(spec: &StackSpec, l: &Launcher, dir: &Path) -> BResult<Mounted> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let image = dir.join("disk.img");
-        proc::run_ok(&mut l.format(&image, spec.ftl), TOOL_LIMIT)?;
+        if !l.memory {
+            proc::run_ok(&mut l.format(&image, spec.ftl), TOOL_LIMIT)?;
+        }
         match spec.fs {
             FsKind::Ext4Ordered => Ok(Mounted::Ext4(Ext4Stack::up(
                 l,
                 &image,
+                spec.ftl,
                 dir,
                 "data=ordered",
             )?)),
             FsKind::Ext4Journal => Ok(Mounted::Ext4(Ext4Stack::up(
                 l,
                 &image,
+                spec.ftl,
                 dir,
                 "data=journal,journal_async_commit",
             )?)),
-            FsKind::Ours(mode) => Ok(Mounted::Ours(OursStack::up(l, &image, dir, mode)?)),
+            FsKind::Ours(mode) => Ok(Mounted::Ours(OursStack::up(
+                l, &image, spec.ftl, dir, mode,
+            )?)),
         }
     }
 
@@ -125,7 +131,7 @@ pub struct Ext4Stack {
 }
 
 impl Ext4Stack {
-    fn up(l: &Launcher, image: &Path, dir: &Path, options: &str) -> BResult<Ext4Stack> {
+    fn up(l: &Launcher, image: &Path, ftl: &str, dir: &Path, options: &str) -> BResult<Ext4Stack> {
         let mut st = Ext4Stack {
             mnt: dir.join("mnt"),
             fuse_dir: dir.join("nbdfuse"),
@@ -139,7 +145,7 @@ impl Ext4Stack {
         }
         let server = st
             .server
-            .insert(Daemon::spawn("scftl serve", l.serve(image))?);
+            .insert(Daemon::spawn("scftl serve", l.serve(image, ftl))?);
         let line = server.wait_for("nbd://127.0.0.1:", TOOL_LIMIT)?;
         let port: String = line
             .split("nbd://127.0.0.1:")
@@ -258,17 +264,20 @@ pub struct OursStack {
 }
 
 impl OursStack {
-    fn up(l: &Launcher, image: &Path, dir: &Path, mode: &str) -> BResult<OursStack> {
-        proc::run_ok(&mut l.mkfs(image), TOOL_LIMIT)?;
+    fn up(l: &Launcher, image: &Path, ftl: &str, dir: &Path, mode: &str) -> BResult<OursStack> {
+        if !l.memory {
+            proc::run_ok(&mut l.mkfs(image), TOOL_LIMIT)?;
+        }
         let mnt = dir.join("mnt");
         std::fs::create_dir_all(&mnt).map_err(|e| format!("{}: {e}", mnt.display()))?;
         let mut st = OursStack {
             mnt: mnt.clone(),
             mount: None,
         };
-        let d = st
-            .mount
-            .insert(Daemon::spawn("scftl mount", l.mount(image, &mnt, mode))?);
+        let d = st.mount.insert(Daemon::spawn(
+            "scftl mount",
+            l.mount(image, ftl, &mnt, mode),
+        )?);
         d.wait_for("scftl: mounted", TOOL_LIMIT)?;
         Ok(st)
     }

@@ -83,6 +83,13 @@ fn fmt_ratio(v: Option<f64>) -> String {
 pub fn render(rep: &AppReport) -> String {
     let mut h = Header::new("app: application workloads on real mounts (paper §7.3, Fig. 7/8)");
     h.add("timing model", rep.timing.clone());
+    h.add(
+        "device",
+        match rep.device.as_str() {
+            "memory" => "a fresh RAM device per run (serve/mount --memory)".to_string(),
+            d => format!("{d} (an image file on the host disk; flushes also fdatasync it)"),
+        },
+    );
     if rep.timing_applied.is_empty() && rep.timing != "none" {
         h.add(
             "timing applied",
@@ -296,6 +303,7 @@ mod tests {
         AppReport {
             bench: "app".into(),
             timing: "none".into(),
+            device: "image".into(),
             timing_applied: Vec::new(),
             geometry: "small".into(),
             logical_bytes: 32 << 20,

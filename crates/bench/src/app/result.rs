@@ -109,6 +109,8 @@ pub struct WorkloadInfo {
 pub struct AppReport {
     pub bench: String,
     pub timing: String,
+    /// `memory` (RAM devices) or `image` (image files on the host disk).
+    pub device: String,
     /// What each stack printed about the timing model it applied.
     pub timing_applied: Vec<String>,
     pub geometry: String,

@@ -144,6 +144,10 @@ pub struct Launcher {
     /// Logical size of every image, bytes: the same for every FTL, so each
     /// file system is made with the same layout (see [`Launcher::new`]).
     pub size_bytes: u64,
+    /// Serve and mount fresh RAM devices (`--memory`) instead of image
+    /// files, so a flush costs what the timing model says and not the host
+    /// disk's `fdatasync`.
+    pub memory: bool,
 }
 
 impl Launcher {
@@ -157,6 +161,7 @@ impl Launcher {
             timing: timing.to_string(),
             geometry: geometry.to_string(),
             size_bytes: g.raw_bytes() / 2,
+            memory: false,
         })
     }
 
@@ -223,24 +228,46 @@ impl Launcher {
         c
     }
 
-    /// `scftl serve IMAGE --listen 127.0.0.1:0 --quiet [--timing MODEL]`.
-    pub fn serve(&self, image: &Path) -> Command {
+    /// `--memory --ftl FTL --geometry G --size BYTES`: a fresh RAM device of
+    /// the same shape [`Launcher::format`] gives an image.
+    fn memory_args(&self, ftl: &str) -> Vec<String> {
+        vec![
+            "--memory".into(),
+            "--ftl".into(),
+            ftl.into(),
+            "--geometry".into(),
+            self.geometry.clone(),
+            "--size".into(),
+            self.size_bytes.to_string(),
+        ]
+    }
+
+    /// `scftl serve IMAGE --listen 127.0.0.1:0 --quiet [--timing MODEL]`,
+    /// or `scftl serve --memory --ftl FTL ...` when [`Launcher::memory`].
+    pub fn serve(&self, image: &Path, ftl: &str) -> Command {
         let mut c = self.scftl();
-        c.arg("serve")
-            .arg(image)
-            .args(["--listen", "127.0.0.1:0", "--quiet"])
+        c.arg("serve");
+        if self.memory {
+            c.args(self.memory_args(ftl));
+        } else {
+            c.arg(image);
+        }
+        c.args(["--listen", "127.0.0.1:0", "--quiet"])
             .args(self.timing_args());
         c
     }
 
-    /// `scftl mount IMAGE DIR --mode MODE [--timing MODEL]`.
-    pub fn mount(&self, image: &Path, dir: &Path, mode: &str) -> Command {
+    /// `scftl mount IMAGE DIR --mode MODE [--timing MODEL]`, or `scftl mount
+    /// --memory --ftl FTL ... DIR` (mkfs included) when [`Launcher::memory`].
+    pub fn mount(&self, image: &Path, ftl: &str, dir: &Path, mode: &str) -> Command {
         let mut c = self.scftl();
-        c.arg("mount")
-            .arg(image)
-            .arg(dir)
-            .args(["--mode", mode])
-            .args(self.timing_args());
+        c.arg("mount");
+        if self.memory {
+            c.args(self.memory_args(ftl));
+        } else {
+            c.arg(image);
+        }
+        c.arg(dir).args(["--mode", mode]).args(self.timing_args());
         c
     }
 }
@@ -260,10 +287,10 @@ mod tests {
         let mut l = Launcher::new("scftl".into(), "none", "small").unwrap();
         assert_eq!(l.size_bytes, 32 << 20);
         let (img, dir) = (Path::new("d.img"), Path::new("m"));
-        assert!(!args(&l.serve(img)).contains(&"--timing".to_string()));
-        assert!(!args(&l.mount(img, dir, "group")).contains(&"--timing".to_string()));
+        assert!(!args(&l.serve(img, "scftl")).contains(&"--timing".to_string()));
+        assert!(!args(&l.mount(img, "scftl", dir, "group")).contains(&"--timing".to_string()));
         l.timing = "paper".into();
-        for c in [l.serve(img), l.mount(img, dir, "log")] {
+        for c in [l.serve(img, "scftl"), l.mount(img, "async", dir, "log")] {
             let a = args(&c);
             let i = a.iter().position(|x| x == "--timing").expect("--timing");
             assert_eq!(a[i + 1], "paper");
