@@ -83,10 +83,12 @@ enum Command {
     /// inconsistent.
     Fsck(fscmd::FsckArgs),
     /// Run the crash-consistency checker: cut power at flash commands and
-    /// compare what recovery returns with the FTL's contract.
+    /// compare what recovery returns with the FTL's contract (or, with
+    /// --fs, what the mounted file system shows with its mode's contract).
     Crashtest(crashcheck::CrashtestArgs),
     /// Reproduce the paper's evaluation on the timing model: random writes
-    /// (Fig. 5), boot time (Fig. 6), CPU and RAM per write.
+    /// (Fig. 5), boot time (Fig. 6), CPU and RAM per write, and application
+    /// workloads on real mounts (Fig. 7/8).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
 }
