@@ -8,6 +8,28 @@ use std::process::{Command, Stdio};
 
 use common::*;
 
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn malformed_listen_is_a_usage_error_before_recovery() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = format(dir.path(), "a.img", &["--geometry", "small"]);
+    for bad in ["localhost", "127.0.0.1:notaport", "1.2.3.4.5:10809"] {
+        let o = scftl(
+            &["serve", img.to_str().unwrap(), "--listen", bad],
+            dir.path(),
+        );
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "--listen {bad}:\n{err}");
+        assert!(err.contains("--listen"), "--listen {bad}:\n{err}");
+        assert!(err.contains("HOST:PORT"), "--listen {bad}:\n{err}");
+        assert!(!err.contains("recovered"), "--listen {bad}:\n{err}");
+        assert!(!err.contains("another server"), "--listen {bad}:\n{err}");
+    }
+}
+
 #[test]
 fn closed_stdout_pipe_does_not_panic() {
     let dir = tempfile::tempdir().unwrap();
