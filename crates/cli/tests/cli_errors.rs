@@ -54,3 +54,22 @@ fn closed_stdout_pipe_does_not_panic() {
     assert!(!err.contains("panicked"), "stderr:\n{err}");
     assert!(!err.contains("Broken pipe"), "stderr:\n{err}");
 }
+
+#[test]
+fn crashtest_refuses_an_empty_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    for argv in [
+        &["crashtest", "--seconds", "0"][..],
+        &["crashtest", "--ops", "0"][..],
+        &["crashtest", "--fs", "group", "--ops", "0"][..],
+    ] {
+        let o = scftl(argv, dir.path());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{argv:?}:\n{err}");
+        assert!(err.contains("would check nothing"), "{argv:?}:\n{err}");
+        assert!(
+            !String::from_utf8_lossy(&o.stdout).contains("passed"),
+            "{argv:?}"
+        );
+    }
+}
