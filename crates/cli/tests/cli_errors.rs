@@ -73,3 +73,20 @@ fn crashtest_refuses_an_empty_budget() {
         );
     }
 }
+
+#[test]
+fn bench_argument_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    for argv in [
+        &["bench", "randwr", "--wi", "0"][..],
+        &["bench", "randwr", "--wi", "1,0"][..],
+        &["bench", "cpu", "--wi", "0"][..],
+        &["bench", "boot", "--fill-wi", "0"][..],
+    ] {
+        let o = scftl(argv, dir.path());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{argv:?}:\n{err}");
+        assert!(err.contains("wi"), "{argv:?}:\n{err}");
+        assert!(err.contains("at least 1"), "{argv:?}:\n{err}");
+    }
+}
