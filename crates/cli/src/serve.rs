@@ -338,6 +338,9 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
             "final flush failed: {e}; data since the last successful flush may be lost"
         ))
     })?;
+    // The accept thread still holds the listener, so its drop may never
+    // run before exit; remove the socket file here.
+    listener.remove_socket_file();
     if let Some(r) = pacing.report() {
         eprintln!("scftl: timing: {r}");
     }

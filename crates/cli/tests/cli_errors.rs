@@ -90,3 +90,27 @@ fn bench_argument_errors_exit_2() {
         assert!(err.contains("at least 1"), "{argv:?}:\n{err}");
     }
 }
+
+#[test]
+fn unix_socket_is_removed_on_clean_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = format(dir.path(), "a.img", &["--geometry", "small"]);
+    let sock = dir.path().join("nbd.sock");
+    let mut cmd = Command::new(SCFTL);
+    cmd.arg("serve").arg(&img).arg("--unix").arg(&sock);
+    let (mut child, rx) = spawn_with_stderr_lines(cmd);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let line = rx.recv_timeout(left).expect("serve did not start");
+        if line.contains("serving export") {
+            break;
+        }
+    }
+    assert!(sock.exists(), "socket not created");
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "serve exited with {status}");
+    assert!(!sock.exists(), "{} left behind", sock.display());
+}
