@@ -114,3 +114,19 @@ fn unix_socket_is_removed_on_clean_stop() {
     assert!(status.success(), "serve exited with {status}");
     assert!(!sock.exists(), "{} left behind", sock.display());
 }
+
+#[test]
+fn format_into_a_missing_directory_says_to_create_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = scftl(
+        &["format", "no/such/dir/x.img", "--geometry", "small"],
+        dir.path(),
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(err.contains("mkdir -p no/such/dir"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!dir.path().join("no").exists());
+}
