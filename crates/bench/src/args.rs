@@ -89,7 +89,7 @@ pub struct RandwrArgs {
     )]
     pub ftl: Vec<FtlArg>,
     /// Write intervals (writes per flush), comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,16,256,2048")]
+    #[arg(long, value_delimiter = ',', default_value = "1,16,256,2048", value_parser = positive)]
     pub wi: Vec<u64>,
     /// Geometry preset (see `flash::PRESET_NAMES`); `--quick` uses `small`.
     #[arg(long, default_value = "paper")]
@@ -131,7 +131,7 @@ pub struct BootArgs {
     pub sizes: Vec<String>,
     /// Writes per flush while filling (default: the write bound W, so delta
     /// pages are full).
-    #[arg(long)]
+    #[arg(long, value_parser = positive)]
     pub fill_wi: Option<u64>,
     /// Sectors read back and checked after each recovery.
     #[arg(long, default_value_t = 4096)]
@@ -153,7 +153,7 @@ pub struct CpuArgs {
     #[arg(long, value_enum, default_value = "mem")]
     pub flash: FlashArg,
     /// Write interval (writes per flush).
-    #[arg(long, default_value_t = 2048)]
+    #[arg(long, default_value_t = 2048, value_parser = positive)]
     pub wi: u64,
     /// Measured random writes per FTL.
     #[arg(long)]
@@ -252,4 +252,14 @@ pub enum WorkloadArg {
     Smallfiles,
     Largefile,
     Mailbench,
+}
+
+/// Parses a count that must be at least 1 (a write interval), so that a zero
+/// is refused by the argument parser as a usage error (exit 2).
+fn positive(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }

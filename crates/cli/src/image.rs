@@ -283,6 +283,30 @@ fn format_options(
 }
 
 /// Creates and formats an image.
+/// Refuses an image path whose directory is missing with one message that
+/// names the directory and says how to create it, rather than an I/O error
+/// that repeats the path.
+fn check_parent_dir(path: &Path) -> Result<(), CliError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => return Ok(()),
+    };
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let what = if dir.exists() {
+        "is not a directory"
+    } else {
+        "does not exist"
+    };
+    Err(CliError::runtime(format!(
+        "cannot create {}: directory {} {what}; create it first (mkdir -p {}) or choose another path",
+        path.display(),
+        dir.display(),
+        dir.display()
+    )))
+}
+
 pub fn format(path: &Path, req: &FormatRequest) -> Result<Summary, CliError> {
     let g = choose_geometry(req)?;
     let kind = req.kind.unwrap_or(FtlKind::Scftl);
@@ -294,6 +318,7 @@ pub fn format(path: &Path, req: &FormatRequest) -> Result<Summary, CliError> {
             path.display()
         )));
     }
+    check_parent_dir(path)?;
     let flash = FileFlash::create(path, g, req.force).map_err(|e| flash_err(path, e))?;
     let dev = AnyFtl::format(flash, kind, &opts).map_err(|e| ftl_err(path, e))?;
     let summary = Summary {

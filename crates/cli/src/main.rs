@@ -173,7 +173,19 @@ pub fn preset_name(g: &flash::Geometry) -> &'static str {
         .unwrap_or("custom")
 }
 
+/// Puts SIGPIPE back to its default action (terminate). The Rust runtime
+/// ignores it, which turns a reader that hangs up early (`| head -1`) into a
+/// panic in `println!`; a command-line tool should instead stop quietly.
+fn restore_default_sigpipe() {
+    // SAFETY: called first thing in main, before any other thread exists;
+    // setting a signal's disposition to SIG_DFL has no other precondition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Format(a) => run_format(a),

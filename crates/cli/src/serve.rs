@@ -164,6 +164,22 @@ fn listens_beyond_loopback(addr: &str) -> bool {
     }
 }
 
+/// Rejects a --listen value that names no socket address, before the image
+/// is opened, so a typo costs no recovery and is reported as a usage error
+/// rather than as a port already in use.
+fn check_listen(addr: &str) -> Result<(), CliError> {
+    use std::net::ToSocketAddrs;
+    match addr.to_socket_addrs().map(|mut addrs| addrs.next()) {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => Err(CliError::usage(format!(
+            "--listen {addr:?}: resolves to no address; expected HOST:PORT, e.g. 127.0.0.1:10809"
+        ))),
+        Err(e) => Err(CliError::usage(format!(
+            "--listen {addr:?}: {e}; expected HOST:PORT, e.g. 127.0.0.1:10809 or [::1]:10809"
+        ))),
+    }
+}
+
 fn default_image() -> Result<PathBuf, CliError> {
     let path = Path::new(DEFAULT_IMAGE).to_path_buf();
     if !path.exists() {
@@ -186,6 +202,9 @@ fn default_image() -> Result<PathBuf, CliError> {
 pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     if a.export_name.len() > 4096 {
         return Err(CliError::usage("--export-name: at most 4096 bytes"));
+    }
+    if a.unix.is_none() {
+        check_listen(&a.listen)?;
     }
     let tls = tls_setup(a)?;
     let opened = if a.memory.memory {
@@ -319,6 +338,9 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
             "final flush failed: {e}; data since the last successful flush may be lost"
         ))
     })?;
+    // The accept thread still holds the listener, so its drop may never
+    // run before exit; remove the socket file here.
+    listener.remove_socket_file();
     if let Some(r) = pacing.report() {
         eprintln!("scftl: timing: {r}");
     }

@@ -154,11 +154,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             format!("unknown mutant `{m}` (known: none, {})", names.join(", "))
         })?,
     };
-    if let Some(s) = args.seconds {
-        if !(s.is_finite() && s >= 0.0) {
-            return Err(format!("--seconds {s} is not a duration"));
-        }
-    }
+    check_budget(args)?;
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -226,7 +222,33 @@ pub fn campaign(
 /// prints the summary (or the failure, its shrunk script and the replay
 /// command), and returns the exit code (0 passed, 1 violation, 2 bad
 /// arguments).
+/// Rejects a budget that cannot check anything: a run with `--seconds 0` or
+/// `--ops 0` would report "all passed" having cut power nowhere.
+fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
+    if let Some(s) = args.seconds {
+        if !(s.is_finite() && s >= 0.0) {
+            return Err(format!("--seconds {s} is not a duration"));
+        }
+        if s == 0.0 {
+            return Err(
+                "--seconds 0 would check nothing; give a positive time budget, e.g. --seconds 10"
+                    .into(),
+            );
+        }
+    }
+    if args.ops == Some(0) {
+        return Err(
+            "--ops 0 would check nothing; give a positive operation count, e.g. --ops 1000".into(),
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: &CrashtestArgs) -> ExitCode {
+    if let Err(m) = check_budget(args) {
+        eprintln!("scftl crashtest: {m}");
+        return ExitCode::from(2);
+    }
     if args.fs.is_some() {
         return crate::fs::run_cli(args);
     }
@@ -451,6 +473,8 @@ mod tests {
             (&["--geometry", "huge"][..], "preset"),
             (&["--mutant", "typo"][..], "unknown mutant"),
             (&["--seconds=-1"][..], "not a duration"),
+            (&["--seconds", "0"][..], "would check nothing"),
+            (&["--ops", "0"][..], "would check nothing"),
             (&["--cut-at", "3"][..], "only to file-system runs"),
         ] {
             let e = plan(&parse(argv)).unwrap_err();

@@ -31,7 +31,9 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:10809";
 /// Where the server listens.
 pub enum Listener {
     Tcp(TcpListener),
-    Unix(UnixListener, PathBuf),
+    /// The socket, its path, and the (device, inode) of the socket file this
+    /// listener created, so that only that file is ever removed.
+    Unix(UnixListener, PathBuf, (u64, u64)),
 }
 
 impl Listener {
@@ -70,14 +72,25 @@ impl Listener {
             }
             std::fs::remove_file(path)?;
         }
-        UnixListener::bind(path)
-            .map(|l| Listener::Unix(l, path.to_path_buf()))
-            .map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!("cannot listen on {}: {e}", path.display()),
-                )
-            })
+        let l = UnixListener::bind(path).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot listen on {}: {e}", path.display()),
+            )
+        })?;
+        let id = socket_id(path)?;
+        Ok(Listener::Unix(l, path.to_path_buf(), id))
+    }
+
+    /// Removes the Unix socket file, if the path still names the socket this
+    /// listener created (another server may have replaced it since). TCP
+    /// listeners have nothing to remove. Also done on drop.
+    pub fn remove_socket_file(&self) {
+        if let Listener::Unix(_, p, id) = self {
+            if socket_id(p).ok() == Some(*id) {
+                let _ = std::fs::remove_file(p);
+            }
+        }
     }
 
     /// A description of the address for logs, e.g. `nbd://127.0.0.1:10809`.
@@ -87,7 +100,7 @@ impl Listener {
                 Ok(a) => format!("nbd://{a}"),
                 Err(_) => "nbd://(unknown)".into(),
             },
-            Listener::Unix(_, p) => format!("nbd+unix:///?socket={}", p.display()),
+            Listener::Unix(_, p, _) => format!("nbd+unix:///?socket={}", p.display()),
         }
     }
 
@@ -102,10 +115,16 @@ impl Listener {
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        if let Listener::Unix(_, p) = self {
-            let _ = std::fs::remove_file(p);
-        }
+        self.remove_socket_file();
     }
+}
+
+/// The (device, inode) pair naming the file at `path`, without following a
+/// symbolic link.
+fn socket_id(path: &Path) -> io::Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(path)?;
+    Ok((m.dev(), m.ino()))
 }
 
 /// An NBD server for one device.
@@ -154,7 +173,7 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
         loop {
             let accepted = match listener {
                 Listener::Tcp(l) => l.accept().map(|(s, a)| Stream::Tcp(s, a.to_string())),
-                Listener::Unix(l, _) => l.accept().map(|(s, _)| Stream::Unix(s)),
+                Listener::Unix(l, _, _) => l.accept().map(|(s, _)| Stream::Unix(s)),
             };
             if self.shared.stopping.load(Ordering::SeqCst) {
                 return Ok(());
@@ -226,7 +245,7 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
                         let _ = TcpStream::connect(a);
                     }
                 }
-                Listener::Unix(_, p) => {
+                Listener::Unix(_, p, _) => {
                     let _ = UnixStream::connect(p);
                 }
             }

@@ -1,0 +1,132 @@
+//! The `scftl` command line's rough edges: closed pipes, malformed flags and
+//! argument errors exit quietly or with code 2 and a message naming the flag.
+
+mod common;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+use common::*;
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn malformed_listen_is_a_usage_error_before_recovery() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = format(dir.path(), "a.img", &["--geometry", "small"]);
+    for bad in ["localhost", "127.0.0.1:notaport", "1.2.3.4.5:10809"] {
+        let o = scftl(
+            &["serve", img.to_str().unwrap(), "--listen", bad],
+            dir.path(),
+        );
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "--listen {bad}:\n{err}");
+        assert!(err.contains("--listen"), "--listen {bad}:\n{err}");
+        assert!(err.contains("HOST:PORT"), "--listen {bad}:\n{err}");
+        assert!(!err.contains("recovered"), "--listen {bad}:\n{err}");
+        assert!(!err.contains("another server"), "--listen {bad}:\n{err}");
+    }
+}
+
+#[test]
+fn closed_stdout_pipe_does_not_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = format(dir.path(), "a.img", &["--geometry", "small"]);
+    let mut child = Command::new(SCFTL)
+        .args(["info", "--json"])
+        .arg(&img)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Hang up before the child prints anything, as `| head -0` would.
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    child.wait().unwrap();
+    assert!(!err.contains("panicked"), "stderr:\n{err}");
+    assert!(!err.contains("Broken pipe"), "stderr:\n{err}");
+}
+
+#[test]
+fn crashtest_refuses_an_empty_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    for argv in [
+        &["crashtest", "--seconds", "0"][..],
+        &["crashtest", "--ops", "0"][..],
+        &["crashtest", "--fs", "group", "--ops", "0"][..],
+    ] {
+        let o = scftl(argv, dir.path());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{argv:?}:\n{err}");
+        assert!(err.contains("would check nothing"), "{argv:?}:\n{err}");
+        assert!(
+            !String::from_utf8_lossy(&o.stdout).contains("passed"),
+            "{argv:?}"
+        );
+    }
+}
+
+#[test]
+fn bench_argument_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    for argv in [
+        &["bench", "randwr", "--wi", "0"][..],
+        &["bench", "randwr", "--wi", "1,0"][..],
+        &["bench", "cpu", "--wi", "0"][..],
+        &["bench", "boot", "--fill-wi", "0"][..],
+    ] {
+        let o = scftl(argv, dir.path());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{argv:?}:\n{err}");
+        assert!(err.contains("wi"), "{argv:?}:\n{err}");
+        assert!(err.contains("at least 1"), "{argv:?}:\n{err}");
+    }
+}
+
+#[test]
+fn unix_socket_is_removed_on_clean_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = format(dir.path(), "a.img", &["--geometry", "small"]);
+    let sock = dir.path().join("nbd.sock");
+    let mut cmd = Command::new(SCFTL);
+    cmd.arg("serve").arg(&img).arg("--unix").arg(&sock);
+    let (mut child, rx) = spawn_with_stderr_lines(cmd);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let line = rx.recv_timeout(left).expect("serve did not start");
+        if line.contains("serving export") {
+            break;
+        }
+    }
+    assert!(sock.exists(), "socket not created");
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "serve exited with {status}");
+    assert!(!sock.exists(), "{} left behind", sock.display());
+}
+
+#[test]
+fn format_into_a_missing_directory_says_to_create_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = scftl(
+        &["format", "no/such/dir/x.img", "--geometry", "small"],
+        dir.path(),
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(err.contains("mkdir -p no/such/dir"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!dir.path().join("no").exists());
+}
