@@ -59,6 +59,18 @@ pub fn ftl_color(name: &str) -> RGBColor {
 
 /// Draws `panels` in a grid of `cols` columns into a PNG at `path`.
 pub fn draw(path: &Path, title: &str, panels: &[Panel], cols: usize) -> BResult<()> {
+    draw_grid(path, title, panels, cols, draw_panel)
+}
+
+/// The one PNG grid layout of every chart: a title (when a font exists)
+/// over `cols` columns of 560 × 400 panels, each drawn by `one`.
+fn draw_grid<P>(
+    path: &Path,
+    title: &str,
+    panels: &[P],
+    cols: usize,
+    one: fn(&Area<'_>, &P, bool) -> Result<(), Box<dyn std::error::Error>>,
+) -> BResult<()> {
     let text = text_available();
     if !text {
         eprintln!("warning: {FONT_PATH} not found (install fonts-dejavu-core); drawing the chart without text");
@@ -80,7 +92,7 @@ pub fn draw(path: &Path, title: &str, panels: &[Panel], cols: usize) -> BResult<
     };
     let areas = body.split_evenly((rows, cols));
     for (panel, area) in panels.iter().zip(areas.iter()) {
-        draw_panel(area, panel, text).map_err(|e| err(&e))?;
+        one(area, panel, text).map_err(|e| err(&e))?;
     }
     root.present().map_err(|e| err(&e))?;
     Ok(())
@@ -225,31 +237,7 @@ pub struct BarPanel {
 
 /// Draws grouped bar `panels` in a grid of `cols` columns into a PNG.
 pub fn draw_bars(path: &Path, title: &str, panels: &[BarPanel], cols: usize) -> BResult<()> {
-    let text = text_available();
-    if !text {
-        eprintln!("warning: {FONT_PATH} not found (install fonts-dejavu-core); drawing the chart without text");
-    }
-    let cols = cols.max(1);
-    let rows = panels.len().div_ceil(cols).max(1);
-    let (w, h) = (
-        560 * cols as u32,
-        400 * rows as u32 + if text { 40 } else { 0 },
-    );
-    let root = BitMapBackend::new(path, (w, h)).into_drawing_area();
-    let err = |e: &dyn std::fmt::Display| format!("chart {}: {e}", path.display());
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let body = if text {
-        root.titled(title, ("sans-serif", 22))
-            .map_err(|e| err(&e))?
-    } else {
-        root.clone()
-    };
-    let areas = body.split_evenly((rows, cols));
-    for (panel, area) in panels.iter().zip(areas.iter()) {
-        draw_bar_panel(area, panel, text).map_err(|e| err(&e))?;
-    }
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    draw_grid(path, title, panels, cols, draw_bar_panel)
 }
 
 fn draw_bar_panel(
