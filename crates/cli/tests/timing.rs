@@ -7,14 +7,16 @@
 //! because the machine may be slow or shared.
 
 mod common;
+mod mounted;
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::{have, run_ok, scftl, spawn_with_stderr_lines, RawClient, SCFTL};
+use common::{run_ok, scftl, spawn_with_stderr_lines, RawClient, SCFTL};
+use mounted::{fuse_available, Mounted};
 
 /// The paper model's page read and program latencies (flash::TimingConfig
 /// defaults), in ns.
@@ -286,83 +288,27 @@ fn bad_timing_files_and_conflicts_are_refused() {
     );
 }
 
-/// A running `scftl mount`; dropping it unmounts lazily and kills it.
-struct Mounted {
-    child: Child,
-    mountpoint: std::path::PathBuf,
-    log: mpsc::Receiver<String>,
-    startup: Vec<String>,
-}
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let _ = Command::new("fusermount3")
-            .arg("-u")
-            .arg("-z")
-            .arg(&self.mountpoint)
-            .stderr(Stdio::null())
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn mount(mountpoint: &Path, extra: &[&str]) -> Mounted {
-    let mut cmd = Command::new(SCFTL);
-    cmd.arg("mount").args(extra).arg(mountpoint);
-    let (child, log) = spawn_with_stderr_lines(cmd);
-    let mut m = Mounted {
-        child,
-        mountpoint: mountpoint.to_path_buf(),
-        log,
-        startup: Vec::new(),
-    };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        match m.log.recv_timeout(Duration::from_millis(100)) {
-            Ok(line) if line.contains("scftl: mounted") => return m,
-            Ok(line) => m.startup.push(line),
-            Err(_) => {}
-        }
-        if let Some(s) = m.child.try_wait().unwrap() {
-            panic!(
-                "scftl mount exited ({s}) before mounting:\n{}",
-                m.startup.join("\n")
-            );
-        }
-        assert!(
-            Instant::now() < deadline,
-            "not mounted within 60 s:\n{}",
-            m.startup.join("\n")
-        );
-    }
-}
-
 #[test]
 fn mount_memory_under_the_paper_model() {
     let test = "mount_memory_under_the_paper_model";
-    if !Path::new("/dev/fuse").exists() {
-        eprintln!("SKIP: {test}: /dev/fuse is missing");
-        return;
-    }
-    if !have("fusermount3", test) {
+    if !fuse_available(test) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let mnt = dir.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
-    let mut m = mount(
-        &mnt,
-        &[
-            "--memory",
-            "--geometry",
-            "small",
-            "--timing",
-            "paper",
-            "--mode",
-            "group",
-        ],
-    );
+    let mut cmd = Command::new(SCFTL);
+    cmd.arg("mount").args([
+        "--memory",
+        "--geometry",
+        "small",
+        "--timing",
+        "paper",
+        "--mode",
+        "group",
+    ]);
+    cmd.arg(&mnt);
+    let m = Mounted::spawn(cmd, &mnt);
     assert!(
         m.startup.iter().any(|l| l.contains("timing: paper")),
         "{}",
@@ -395,28 +341,8 @@ fn mount_memory_under_the_paper_model() {
     // An fsync commits the epoch: at least one page programmed and waited for.
     assert!(fsync >= Duration::from_nanos(PAPER_PROGRAM_NS), "{fsync:?}");
 
-    run_ok(
-        Command::new("fusermount3").arg("-u").arg(&mnt),
-        Duration::from_secs(60),
-    );
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(s) = m.child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "scftl mount did not exit");
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut rest = Vec::new();
-    while let Ok(l) = m.log.recv_timeout(Duration::from_millis(500)) {
-        rest.push(l);
-    }
-    assert!(status.success(), "{status}:\n{}", rest.join("\n"));
-    assert!(
-        rest.iter().any(|l| l.contains("unmounted and flushed")),
-        "{}",
-        rest.join("\n")
-    );
+    // Unmounting checks the clean exit and the final flush.
+    let rest = m.unmount();
     let report = rest
         .iter()
         .find(|l| l.contains("host waits"))

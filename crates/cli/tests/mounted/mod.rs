@@ -26,6 +26,8 @@ pub struct Mounted {
     pub child: Child,
     pub mountpoint: PathBuf,
     pub log: mpsc::Receiver<String>,
+    /// What `scftl mount` printed before it reported the mount.
+    pub startup: Vec<String>,
 }
 
 impl Mounted {
@@ -37,44 +39,52 @@ impl Mounted {
             "--idle-flush-ms",
             "200",
         ]);
+        Mounted::spawn(cmd, mountpoint)
+    }
+
+    /// Runs `cmd` (an `scftl mount` command line serving `mountpoint`) and
+    /// waits until it reports the mount; what it printed before that is in
+    /// `startup`.
+    pub fn spawn(cmd: Command, mountpoint: &Path) -> Mounted {
         let (child, rx) = spawn_with_stderr_lines(cmd);
         let mut m = Mounted {
             child,
             mountpoint: mountpoint.to_path_buf(),
             log: rx,
+            startup: Vec::new(),
         };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut seen = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             match m.log.recv_timeout(Duration::from_millis(100)) {
                 Ok(line) if line.contains("scftl: mounted") => return m,
-                Ok(line) => seen.push(line),
+                Ok(line) => m.startup.push(line),
                 Err(_) => {}
             }
             if let Some(s) = m.child.try_wait().unwrap() {
                 while let Ok(l) = m.log.try_recv() {
-                    seen.push(l);
+                    m.startup.push(l);
                 }
                 panic!(
                     "scftl mount exited ({s}) before mounting:\n{}",
-                    seen.join("\n")
+                    m.startup.join("\n")
                 );
             }
             assert!(
                 Instant::now() < deadline,
-                "scftl mount did not mount within 30 s:\n{}",
-                seen.join("\n")
+                "scftl mount did not mount within 60 s:\n{}",
+                m.startup.join("\n")
             );
         }
     }
 
-    /// Unmounts with fusermount3 and expects a clean exit 0.
-    pub fn unmount(mut self) {
+    /// Unmounts with fusermount3, expects a clean exit 0 and returns what
+    /// `scftl mount` printed while exiting.
+    pub fn unmount(mut self) -> Vec<String> {
         run_ok(
             Command::new("fusermount3").arg("-u").arg(&self.mountpoint),
             LIMIT,
         );
-        self.wait_exit();
+        self.wait_exit()
     }
 
     /// Sends `signal` and expects a clean exit 0.
@@ -84,7 +94,7 @@ impl Mounted {
         self.wait_exit();
     }
 
-    fn wait_exit(&mut self) {
+    fn wait_exit(&mut self) -> Vec<String> {
         let deadline = Instant::now() + Duration::from_secs(60);
         let status = loop {
             if let Some(s) = self.child.try_wait().unwrap() {
@@ -107,6 +117,7 @@ impl Mounted {
             "no final flush reported:\n{}",
             lines.join("\n")
         );
+        lines
     }
 }
 
