@@ -69,7 +69,7 @@ fn draw_grid<P>(
     title: &str,
     panels: &[P],
     cols: usize,
-    one: fn(&Area<'_>, &P, bool) -> Result<(), Box<dyn std::error::Error>>,
+    one: DrawPanel<P>,
 ) -> BResult<()> {
     let text = text_available();
     if !text {
@@ -99,6 +99,9 @@ fn draw_grid<P>(
 }
 
 type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
+
+/// Draws one panel of a grid (with or without text).
+type DrawPanel<P> = fn(&Area<'_>, &P, bool) -> Result<(), Box<dyn std::error::Error>>;
 
 fn draw_panel(area: &Area<'_>, p: &Panel, text: bool) -> Result<(), Box<dyn std::error::Error>> {
     let pts = p.series.iter().flat_map(|s| s.points.iter());
