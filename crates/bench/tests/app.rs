@@ -88,6 +88,11 @@ fn app_quick_measures_or_skips_every_stack_and_checks_every_run() {
                 bench::app::Status::Measured => {
                     assert_eq!(r.check.as_deref(), Some("passed"), "{r:?}");
                     assert!(r.metric.is_some_and(|m| m > 0.0), "{r:?}");
+                    // Every workload fsyncs, so the device below flushed
+                    // and programmed pages while it ran.
+                    assert!(r.flushes_per_op.is_some_and(|f| f > 0.0), "{r:?}");
+                    assert!(r.pages_per_op.is_some_and(|p| p > 0.0), "{r:?}");
+                    assert!(r.dev_kib_per_op.is_some_and(|k| k > 0.0), "{r:?}");
                 }
                 bench::app::Status::Skipped => {
                     let why = r.reason.as_deref().unwrap_or("");

@@ -77,10 +77,27 @@ impl Shared {
             .map(|e| e.to_string())
     }
 
+    /// Prints the device's counters and the file system's (none once
+    /// unmounted).
+    pub fn print_stats(&self) {
+        let st = self.lock();
+        if let Some(fs) = st.fs.as_ref() {
+            crate::stats::print(fs.device(), &fs_fields(&fs.stats()));
+        }
+    }
+
     /// Takes the file system out for unmounting; later requests get `EIO`.
     pub fn take(&self) -> Option<MountedFs> {
         self.lock().fs.take()
     }
+}
+
+/// The file system's own counters, as extra fields of the stats line.
+pub fn fs_fields(s: &fs::FsStats) -> String {
+    format!(
+        "fs_calls={} fs_steps={} fs_flushes={} fs_epoch_flushes={} fs_log_blocks={}",
+        s.calls, s.steps, s.flushes, s.epoch_flushes, s.log_blocks_written
+    )
 }
 
 /// The `fuser::Filesystem` implementation.

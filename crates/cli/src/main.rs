@@ -22,6 +22,7 @@ mod info;
 mod mount;
 mod serve;
 mod size;
+mod stats;
 mod timing;
 
 use std::path::PathBuf;

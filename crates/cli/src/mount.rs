@@ -206,6 +206,8 @@ fn serve(
         }
     })
     .map_err(|e| CliError::runtime(format!("cannot install the signal handler: {e}")))?;
+    let sh = shared.clone();
+    crate::stats::on_sigusr1(move || sh.print_stats())?;
 
     // The idle flush of group mode; harmless (a no-op tick) in the others.
     let (stop_tx, stop_rx) = mpsc::channel::<()>();
@@ -243,6 +245,7 @@ fn unmount_fs(shared: &Shared, image: &Path) -> Result<(), CliError> {
     let Some(fs) = shared.take() else {
         return Ok(());
     };
+    let fs_stats = fs.stats();
     let mut dev = fs.unmount().map_err(|e| {
         CliError::runtime(format!(
             "{}: final flush failed: {}; calls since the last flush may be lost",
@@ -255,5 +258,7 @@ fn unmount_fs(shared: &Shared, image: &Path) -> Result<(), CliError> {
             "{}: final device flush failed: {e}",
             image.display()
         ))
-    })
+    })?;
+    crate::stats::print(&dev, &crate::fuse::fs_fields(&fs_stats));
+    Ok(())
 }

@@ -11,6 +11,7 @@ use nbd::{Listener, Server, ServerConfig, Tls, TlsCreds, DEFAULT_LISTEN};
 use crate::error::CliError;
 use crate::image::{self, FormatRequest, MemoryArgs, OpenOptions};
 use crate::size::human;
+use crate::stats;
 use crate::timing::{self, TimingArg};
 
 /// Image served when none is named.
@@ -288,6 +289,9 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         let _ = sig_tx.send("signal");
     })
     .map_err(|e| CliError::runtime(format!("cannot install the signal handler: {e}")))?;
+    let srv = server.clone();
+    let report = move || print_stats(&srv);
+    stats::on_sigusr1(report)?;
 
     let (srv, l) = (server.clone(), Arc::clone(&listener));
     std::thread::Builder::new()
@@ -344,6 +348,14 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     if let Some(r) = pacing.report() {
         eprintln!("scftl: timing: {r}");
     }
+    print_stats(&server);
     eprintln!("scftl: flushed, bye");
     Ok(())
+}
+
+/// Prints the device's counters, plus the flushes the server issued itself
+/// because an epoch was full (they are among `flushes`).
+fn print_stats<D: ftl::BlockDevice + Send + 'static>(server: &Server<D>) {
+    let epoch = format!("epoch_flushes={}", server.epoch_flushes());
+    server.with_device(|d| stats::print(&*d, &epoch));
 }

@@ -136,6 +136,10 @@ pub struct DeviceStats {
     pub erases_max: u64,
     /// Wall-clock nanoseconds the last `open` (recovery) took.
     pub last_recovery_ns: u64,
+    /// The flash commands the FTL issued since it was opened or formatted
+    /// (the backend's own counters: programs, reads, erases, syncs), so
+    /// a front end can report pages programmed per host operation.
+    pub flash: flash::FlashCounters,
 }
 
 impl DeviceStats {

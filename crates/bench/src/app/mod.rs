@@ -109,29 +109,34 @@ fn settle() {
 
 /// Runs one workload in `m` (timed); the result is checked later by
 /// [`check_one`].
-fn run_one(spec: &StackSpec, w: &Workload, m: &Mounted, d: &Driver<'_>) -> AppRun {
+fn run_one(spec: &StackSpec, w: &Workload, m: &mut Mounted, d: &Driver<'_>) -> AppRun {
     let fail = |e: String| AppRun::new(spec, w, Status::Failed, Some(e));
     let dir = m.root().join(w.name());
     if let Err(e) = std::fs::create_dir(&dir) {
         return fail(format!("mkdir {}: {e}", dir.display()));
     }
-    let c0 = m.counters();
+    let c0 = match m.counters() {
+        Ok(c) => c,
+        Err(e) => return fail(format!("device counters before the run: {e}")),
+    };
     let out = match d.run(w, &dir) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
-    let c1 = m.counters();
+    let c1 = match m.counters() {
+        Ok(c) => c,
+        Err(e) => return fail(format!("device counters after the run: {e}")),
+    };
     let mut r = AppRun::new(spec, w, Status::Measured, None);
     r.metric = Some(w.metric(&out));
     r.ops = Some(out.ops);
     r.seconds = Some(out.seconds);
     r.bytes = Some(out.bytes);
-    if let (Some(a), Some(b)) = (c0, c1) {
-        let ops = out.ops.max(1) as f64;
-        r.flushes_per_op = Some(b.flushes.saturating_sub(a.flushes) as f64 / ops);
-        r.dev_kib_per_op =
-            Some(b.sectors_written.saturating_sub(a.sectors_written) as f64 / 2.0 / ops);
-    }
+    let ops = out.ops.max(1) as f64;
+    let per_op = |a: u64, b: u64| b.saturating_sub(a) as f64 / ops;
+    r.flushes_per_op = Some(per_op(c0.flushes, c1.flushes));
+    r.dev_kib_per_op = Some(per_op(c0.bytes_written, c1.bytes_written) / 1024.0);
+    r.pages_per_op = Some(per_op(c0.pages_programmed, c1.pages_programmed));
     r
 }
 
@@ -178,7 +183,10 @@ fn run_group(
         .into_iter()
         .map(|l| format!("{name}: {l}"))
         .collect();
-    let mut runs: Vec<AppRun> = group.iter().map(|w| run_one(spec, w, &m, driver)).collect();
+    let mut runs: Vec<AppRun> = group
+        .iter()
+        .map(|w| run_one(spec, w, &mut m, driver))
+        .collect();
     // One settle per mount: dropping caches is global and slows everything
     // else on the machine.
     settle();
@@ -372,20 +380,11 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
         }
     }
 
-    let mut notes: Vec<String> = Vec::new();
-    for fs in stack::FsKind::ALL {
-        if specs.iter().any(|s| s.fs == fs) {
-            let n = mounted::counter_note(fs).to_string();
-            if !notes.contains(&n) {
-                notes.push(n);
-            }
-        }
-    }
-    notes.push(mounted::PAGES_NOTE.into());
-    notes.push(
+    let notes: Vec<String> = vec![
+        mounted::COUNTER_NOTE.into(),
         "checks run after `sync` and dropping the kernel's clean caches (root), so they read through the stack"
             .into(),
-    );
+    ];
 
     let mut rep = AppReport {
         bench: "app".into(),

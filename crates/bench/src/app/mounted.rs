@@ -76,13 +76,16 @@ impl Mounted {
             .collect()
     }
 
-    /// Block-layer counters of the device so far, when the stack can
-    /// count them.
-    pub fn counters(&self) -> Option<DevCounters> {
-        match self {
-            Mounted::Ext4(s) => s.loop_counters(),
-            Mounted::Ours(_) => None,
-        }
+    /// The device's counters so far, from the stats line `scftl serve` /
+    /// `scftl mount` prints on SIGUSR1.
+    pub fn counters(&mut self) -> BResult<DevCounters> {
+        let d = match self {
+            Mounted::Ext4(s) => s.server.as_mut(),
+            Mounted::Ours(s) => s.mount.as_mut(),
+        };
+        let d = d.ok_or("the device's process is gone")?;
+        let line = d.stats(TOOL_LIMIT)?;
+        DevCounters::parse(&line)
     }
 
     /// Tears the stack down; fails if a step reports that data may have
@@ -95,30 +98,38 @@ impl Mounted {
     }
 }
 
-/// What the block layer below a file system counted.
+/// What the scftl device below a file system counted (the FTL's own
+/// counters, so every stack is measured at the same layer).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DevCounters {
-    /// Completed flush requests.
+    /// FTL flushes: asked by the host, or issued because an epoch was full.
     pub flushes: u64,
-    /// 512-byte sectors written.
-    pub sectors_written: u64,
+    /// Bytes the host wrote to the device.
+    pub bytes_written: u64,
+    /// Flash pages programmed (data, delta, checkpoint and GC pages).
+    pub pages_programmed: u64,
 }
 
-/// Where `flushes/op` and `KiB written/op` come from for a stack, or why
-/// they are not available.
-pub fn counter_note(fs: FsKind) -> &'static str {
-    match fs {
-        FsKind::Ext4Ordered | FsKind::Ext4Journal => {
-            "flushes and KiB written: the loop device's completed flush requests and sectors written (/sys/block/loopN/stat); nbdfuse forwards each flush to the server as an NBD flush"
-        }
-        FsKind::Ours(_) => {
-            "flushes and KiB written: n/a for fs-*, `scftl mount` exposes no counters (it prints no statistics on exit)"
-        }
+impl DevCounters {
+    /// Reads a `scftl: stats: key=value ...` line.
+    pub fn parse(line: &str) -> BResult<DevCounters> {
+        let get = |key: &str| -> BResult<u64> {
+            line.split_whitespace()
+                .find_map(|f| f.strip_prefix(key)?.strip_prefix('='))
+                .ok_or_else(|| format!("no `{key}=` in the stats line `{line}`"))?
+                .parse()
+                .map_err(|e| format!("`{key}=` in the stats line `{line}`: {e}"))
+        };
+        Ok(DevCounters {
+            flushes: get("flushes")?,
+            bytes_written: get("sectors_written")? * get("sector_bytes")?,
+            pages_programmed: get("pages_programmed")?,
+        })
     }
 }
 
-/// Why `pages/op` is not available.
-pub const PAGES_NOTE: &str = "pages programmed: n/a, neither `scftl serve` nor `scftl mount` reports flash counters, and `scftl info` on the image shows only erase counts";
+/// Where the per-operation device counters come from.
+pub const COUNTER_NOTE: &str = "flushes/op, KiB written/op and pages/op: the scftl device's own counters (FTL flushes asked by the file system or forced by a full epoch; host bytes written; flash pages programmed, metadata and GC included), sampled before and after the timed phase with SIGUSR1 (`scftl: stats:` line)";
 
 /// ext4 on `scftl serve`, through nbdfuse and a loop device.
 pub struct Ext4Stack {
@@ -196,19 +207,6 @@ impl Ext4Stack {
         )?;
         st.mounted = true;
         Ok(st)
-    }
-
-    /// Sectors written (field 7) and completed flush requests (field 16;
-    /// kernels since 5.5) of the loop device, from /sys/block/loopN/stat.
-    fn loop_counters(&self) -> Option<DevCounters> {
-        let dev = self.loopdev.as_ref()?;
-        let name = Path::new(dev).file_name()?.to_string_lossy().into_owned();
-        let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).ok()?;
-        let f: Vec<&str> = stat.split_whitespace().collect();
-        Some(DevCounters {
-            sectors_written: f.get(6)?.parse().ok()?,
-            flushes: f.get(15)?.parse().ok()?,
-        })
     }
 
     fn down(&mut self) -> BResult<()> {

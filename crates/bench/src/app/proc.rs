@@ -208,6 +208,25 @@ impl Daemon {
         }
     }
 
+    /// Sends SIGUSR1 and waits for the `scftl: stats:` line it makes
+    /// `scftl serve` / `scftl mount` print.
+    pub fn stats(&mut self, limit: Duration) -> BResult<String> {
+        let pid = match self.child.as_ref() {
+            Some(c) => c.id().to_string(),
+            None => return Err(format!("{} has exited", self.name)),
+        };
+        let status = Command::new("kill")
+            .args(["-USR1", &pid])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot run kill: {e}"))?;
+        if !status.success() {
+            return Err(format!("kill -USR1 {pid} ({}) failed", self.name));
+        }
+        self.wait_for("scftl: stats:", limit)
+    }
+
     /// SIGTERM, then SIGKILL after `grace`. Returns the exit status when
     /// the child exited on SIGTERM (a clean stop), None otherwise.
     pub fn stop(&mut self, grace: Duration) -> Option<ExitStatus> {

@@ -536,6 +536,7 @@ impl<F: Flash> LogFtl<F> {
         s.invalid_blocks = 0;
         s.erasable_blocks = self.segs.count(SegState::Dirty);
         s.set_erase_counts(&self.segs.erases[1..]);
+        s.flash = self.flash.counters();
         s
     }
 }

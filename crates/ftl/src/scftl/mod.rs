@@ -376,6 +376,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             erasable_blocks: n.erasable,
             // The ftl crate reads no clocks; callers time `open` themselves.
             last_recovery_ns: 0,
+            flash: self.flash.counters(),
             ..DeviceStats::default()
         };
         stats.set_erase_counts(b.data_erase_counts());
