@@ -174,6 +174,31 @@ pub enum FlashArg {
     Dataless,
 }
 
+/// `nbd`: `scftl serve` against `nbdkit file` and `qemu-nbd` under fio.
+#[derive(clap::Args, Debug, Clone)]
+pub struct NbdArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Directory for the exports' backing files (all on one disk; a tmpfs
+    /// here measures RAM, not a disk). A work directory is made inside it
+    /// and removed at the end.
+    #[arg(long, default_value = "/var/tmp", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Export size in MiB (default 2048; 256 with --quick).
+    #[arg(long, value_name = "MIB", value_parser = positive)]
+    pub size_mib: Option<u64>,
+    /// Seconds per fio job (default 20; 2 with --quick).
+    #[arg(long, value_name = "S", value_parser = positive)]
+    pub runtime: Option<u64>,
+    /// FTL of the scftl export (`scftl format --ftl`).
+    #[arg(long, default_value = "scftl", value_parser = ["scftl", "async", "sync"])]
+    pub ftl: String,
+    /// The scftl executable to run (default: this one, or the one beside
+    /// it).
+    #[arg(long, value_name = "PATH")]
+    pub scftl: Option<PathBuf>,
+}
+
 /// `app`: the paper's application workloads (Fig. 7 and 8) as real programs
 /// on real mounts: ext4 over `scftl serve` and our file system through
 /// `scftl mount`, each on the FTLs the paper compares.

@@ -27,6 +27,7 @@ pub mod args;
 pub mod boot;
 pub mod chart;
 pub mod cpu;
+pub mod nbd;
 pub mod probe;
 pub mod randwr;
 pub mod report;
@@ -34,7 +35,7 @@ pub mod stack;
 pub mod targets;
 pub mod workload;
 
-pub use args::{AppArgs, BootArgs, CommonArgs, CpuArgs, RandwrArgs};
+pub use args::{AppArgs, BootArgs, CommonArgs, CpuArgs, NbdArgs, RandwrArgs};
 pub use report::Row;
 
 /// `scftl bench <command>`.
@@ -51,6 +52,9 @@ pub enum BenchCommand {
     /// mailbench-like) on ext4 over `scftl serve` and on our file system
     /// through `scftl mount`, each checked for correctness (Fig. 7/8).
     App(AppArgs),
+    /// Sequential and random bandwidth of `scftl serve` beside `nbdkit
+    /// file` and `qemu-nbd`, measured with fio's nbd engine.
+    Nbd(NbdArgs),
 }
 
 /// Runs a benchmark command and returns its rows (the report is printed).
@@ -59,6 +63,24 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
         BenchCommand::Randwr(a) => randwr::run(a),
         BenchCommand::Boot(a) => boot::run(a),
         BenchCommand::Cpu(a) => cpu::run(a),
+        BenchCommand::Nbd(a) => {
+            let rep = nbd::run(a)?;
+            let failed: Vec<String> = rep
+                .runs
+                .iter()
+                .filter(|r| r.status == "failed")
+                .map(|r| format!("{} {}", r.server, r.job))
+                .collect();
+            if failed.is_empty() {
+                Ok(Vec::new())
+            } else {
+                Err(format!(
+                    "{} run(s) failed: {}",
+                    failed.len(),
+                    failed.join(", ")
+                ))
+            }
+        }
         BenchCommand::App(a) => {
             let rep = app::run(a)?;
             let failed = rep.failures();

@@ -8,42 +8,15 @@
 //! binary. The timing model is `none` (images in a temporary directory run
 //! at the speed of the disk), so the test does not depend on `--timing`.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
 use clap::Parser;
+use common::build_scftl;
 
 #[derive(Parser)]
 struct Cli {
     #[command(subcommand)]
     cmd: bench::BenchCommand,
-}
-
-/// Builds `scftl` (dev profile) and returns its path.
-fn build_scftl() -> PathBuf {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "-p",
-            "cli",
-            "--bin",
-            "scftl",
-            "--message-format=json",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run cargo");
-    assert!(
-        out.status.success(),
-        "cargo build -p cli failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v["executable"].as_str().map(PathBuf::from))
-        .find(|p| p.file_name().is_some_and(|n| n == "scftl"))
-        .expect("cargo reported no scftl executable")
 }
 
 #[test]

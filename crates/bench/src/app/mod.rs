@@ -45,9 +45,9 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// The `scftl` executable to drive: `--scftl`, else this process when it
 /// is `scftl`, else `scftl` beside it (or beside its directory, for test
 /// binaries in `target/*/deps`).
-fn scftl_path(a: &AppArgs) -> PathBuf {
-    if let Some(p) = &a.scftl {
-        return p.clone();
+pub fn scftl_exe(given: Option<&Path>) -> PathBuf {
+    if let Some(p) = given {
+        return p.to_path_buf();
     }
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("scftl"));
     if exe.file_name().is_some_and(|n| n == "scftl") {
@@ -291,7 +291,7 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
     if wls.is_empty() {
         return Err("no workload selected".into());
     }
-    let mut launcher = Launcher::new(scftl_path(a), &a.timing, &geometry)?;
+    let mut launcher = Launcher::new(scftl_exe(a.scftl.as_deref()), &a.timing, &geometry)?;
     launcher.memory = a.device == crate::args::AppDevice::Memory;
     launcher.check_timing_supported()?;
     // The temporary directory (when no --workdir) lives until the end.

@@ -208,6 +208,11 @@ impl Daemon {
         }
     }
 
+    /// The child's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Sends SIGUSR1 and waits for the `scftl: stats:` line it makes
     /// `scftl serve` / `scftl mount` print.
     pub fn stats(&mut self, limit: Duration) -> BResult<String> {
