@@ -205,6 +205,7 @@ fn start(a: &Ctx, server: &str) -> BResult<Served> {
 }
 
 /// What a fio run measured.
+#[derive(Debug)]
 struct FioOut {
     bytes: u64,
     ios: u64,
