@@ -10,6 +10,8 @@
 
 mod common;
 
+use std::process::Command;
+
 use clap::Parser;
 use common::build_scftl;
 
