@@ -133,6 +133,29 @@ impl Socket {
         self.deadline = None;
     }
 
+    /// A second handle on the same socket (for a writer thread beside the
+    /// reader), with the same timeouts.
+    pub(crate) fn try_clone(&self) -> io::Result<Socket> {
+        let stream = match &self.stream {
+            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
+            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+        };
+        Ok(Socket {
+            stream,
+            deadline: self.deadline,
+            idle: self.idle,
+            applied: None,
+        })
+    }
+
+    /// Makes every read, now blocked or later, return end of file.
+    pub(crate) fn shutdown_read(&self) {
+        let _ = match &self.stream {
+            Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Read),
+            Stream::Unix(s) => s.shutdown(std::net::Shutdown::Read),
+        };
+    }
+
     /// Sets the kernel timeouts for the next read or write; an error if the
     /// handshake deadline has passed.
     fn arm(&mut self) -> io::Result<()> {

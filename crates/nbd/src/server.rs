@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 use std::io;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -315,13 +315,67 @@ where
             if let Some(s) = w.0.borrow_mut().socket() {
                 s.end_handshake();
             }
-            transmission::run(shared, &mut r, &mut w, &mut stats)
+            match split_plain(r, &w) {
+                // Plain sockets: a reader thread reads ahead while this one
+                // answers.
+                Ok((reader, mut writer)) => {
+                    let stopper = writer.try_clone();
+                    let stop = move || {
+                        if let Ok(s) = stopper {
+                            s.shutdown_read();
+                        }
+                    };
+                    let end =
+                        transmission::run_pipelined(shared, reader, &mut writer, &mut stats, stop);
+                    let _ = writer.flush();
+                    return (end, stats);
+                }
+                Err(back) => {
+                    r = back;
+                    transmission::run(shared, &mut r, &mut w, &mut stats)
+                }
+            }
         }
         Ok(false) => End::Clean("client aborted the negotiation"),
         Err(e) => e,
     };
     let _ = w.flush();
     (end, stats)
+}
+
+/// The bytes the handshake's reader buffered past the export choice (the
+/// first requests of a client that does not wait for the reply), then the
+/// socket.
+type PlainReader = io::BufReader<io::Chain<io::Cursor<Vec<u8>>, Socket>>;
+
+/// Splits a plain (non-TLS) link after the handshake into a reader that
+/// keeps what `r` had buffered and a writer on a clone of the socket; a TLS
+/// link (one state machine for both directions) is given back unchanged.
+fn split_plain(
+    r: io::BufReader<LinkHandle>,
+    link: &LinkHandle,
+) -> Result<(PlainReader, Socket), io::BufReader<LinkHandle>> {
+    const BUF: usize = 256 * 1024;
+    // Taken out in a statement of its own: a borrow in the match's
+    // scrutinee would last through the arms, which put the link back.
+    let taken = std::mem::replace(&mut *link.0.borrow_mut(), Link::Gone);
+    let sock = match taken {
+        Link::Plain(sock) => sock,
+        other => {
+            *link.0.borrow_mut() = other;
+            return Err(r);
+        }
+    };
+    let writer = match sock.try_clone() {
+        Ok(w) => w,
+        Err(_) => {
+            *link.0.borrow_mut() = Link::Plain(sock);
+            return Err(r);
+        }
+    };
+    let buffered = r.buffer().to_vec();
+    let reader = io::BufReader::with_capacity(BUF, io::Cursor::new(buffered).chain(sock));
+    Ok((reader, writer))
 }
 
 /// An accepted connection.

@@ -729,3 +729,95 @@ fn plaintext_sent_behind_starttls_is_never_read_as_tls() {
     assert_eq!(r.server.with_device(|d| d.writes), 0);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn pipelined_requests_are_answered_in_order_with_sequential_semantics() {
+    let r = Running::quiet(RamDisk::new(SS, 64, None));
+    let mut s = r.connect();
+    go(&mut s);
+    // Everything is sent before any reply is read: 16 writes, a flush,
+    // then 16 reads of what the writes wrote (and a read of one sector
+    // rewritten in between), in one burst.
+    let mut burst = Vec::new();
+    for i in 0..16u64 {
+        let req = Request {
+            flags: 0,
+            command: CMD_WRITE,
+            handle: 100 + i,
+            offset: i * SS as u64,
+            length: SS as u32,
+        };
+        burst.extend_from_slice(&req.encode());
+        burst.extend(std::iter::repeat_n(i as u8 + 1, SS));
+    }
+    let flush = Request {
+        flags: 0,
+        command: CMD_FLUSH,
+        handle: 200,
+        offset: 0,
+        length: 0,
+    };
+    burst.extend_from_slice(&flush.encode());
+    for i in 0..16u64 {
+        let req = Request {
+            flags: 0,
+            command: CMD_READ,
+            handle: 300 + i,
+            offset: i * SS as u64,
+            length: SS as u32,
+        };
+        burst.extend_from_slice(&req.encode());
+        if i == 3 {
+            // Overwrite sector 5 before its read: the read must see this.
+            let w = Request {
+                flags: 0,
+                command: CMD_WRITE,
+                handle: 400,
+                offset: 5 * SS as u64,
+                length: SS as u32,
+            };
+            burst.extend_from_slice(&w.encode());
+            burst.extend(std::iter::repeat_n(0xEE, SS));
+        }
+    }
+    s.write_all(&burst).unwrap();
+    for i in 0..16u64 {
+        assert_eq!(simple_reply(&mut s), (0, 100 + i));
+    }
+    assert_eq!(simple_reply(&mut s), (0, 200));
+    for i in 0..16u64 {
+        assert_eq!(simple_reply(&mut s), (0, 300 + i));
+        let data = read_n(&mut s, SS);
+        let want = if i == 5 { 0xEE } else { i as u8 + 1 };
+        assert!(data.iter().all(|&b| b == want), "sector {i}");
+        if i == 3 {
+            assert_eq!(simple_reply(&mut s), (0, 400));
+        }
+    }
+    assert_eq!(r.server.with_device(|d| d.flushes), 1);
+}
+
+#[test]
+fn idle_timeout_spares_a_client_waiting_for_a_slow_reply() {
+    let r = Running::start(RamDisk::new(SS, 8, None), limited(2, 5000, Some(300)));
+    let mut s = r.connect();
+    go(&mut s);
+    // Another thread holds the device for three idle timeouts while the
+    // client waits for its read: that wait is not idleness.
+    let server = r.server.clone();
+    let (held_tx, held_rx) = std::sync::mpsc::channel();
+    let holder = std::thread::spawn(move || {
+        server.with_device(|_| {
+            held_tx.send(()).unwrap();
+            std::thread::sleep(Duration::from_millis(900));
+        })
+    });
+    held_rx.recv().unwrap();
+    assert_eq!(read(&mut s, 0, 512).unwrap(), vec![0; 512]);
+    holder.join().unwrap();
+    // Still connected, and still served.
+    assert_eq!(write(&mut s, 0, &[3; 512], 0), 0);
+    assert_eq!(read(&mut s, 0, 512).unwrap(), vec![3; 512]);
+    // Silence after that is idleness again.
+    assert!(closed_by_server(&mut s, Duration::from_secs(5)));
+}

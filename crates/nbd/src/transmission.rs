@@ -5,6 +5,13 @@
 //! * A request (header and write payload) is read off the socket completely
 //!   before the device lock is taken, so a client that stalls or vanishes
 //!   mid-request never holds the device and never causes a partial write.
+//! * Requests are applied and answered in the order they arrived. On plain
+//!   sockets a reader thread reads ahead (at most `PIPELINE_DEPTH` requests
+//!   and `PIPELINE_BYTES` of payload) while the connection's thread applies
+//!   the current request and sends its reply ([`run_pipelined`]); over TLS
+//!   one thread does both in turn ([`run`]).
+//! * The idle timeout counts only time with no request outstanding: a
+//!   client waiting for a slow reply is not idle.
 //! * A malformed request (unknown command or flags, zero or oversized
 //!   length, a change to a read-only export) gets its error value and the
 //!   connection goes on; a bad request magic closes it.
@@ -13,6 +20,7 @@
 
 use std::io::{self, Read, Write};
 use std::sync::atomic::Ordering;
+use std::sync::{mpsc, Condvar, Mutex, MutexGuard};
 
 use ftl::BlockDevice;
 
@@ -48,24 +56,112 @@ fn allowed_flags(command: u16) -> u16 {
     }
 }
 
-/// Serves requests until the client disconnects or breaks framing.
-pub fn run<D, R, W>(shared: &Shared<D>, r: &mut R, w: &mut W, stats: &mut ConnStats) -> End
-where
-    D: BlockDevice + Send,
-    R: Read,
-    W: Write,
-{
-    match request_loop(shared, r, w, stats) {
-        Ok(end) | Err(end) => end,
+/// One request as read off the socket, in arrival order.
+enum Incoming {
+    /// A whole request: header and, for WRITE, its payload.
+    Request(Request, Vec<u8>),
+    /// A WRITE whose payload exceeded the limit; the payload was skipped.
+    Oversized(Request),
+    /// The connection is over (after the requests before it are answered).
+    End(End),
+}
+
+/// Reads the next request. `busy` says whether earlier requests are still
+/// being answered: an idle timeout that expires before the first byte of
+/// the header is then not idleness (the client is waiting for a reply),
+/// and the read is retried.
+fn next_request<R: Read>(r: &mut R, max: u32, busy: &dyn Fn() -> bool) -> Incoming {
+    match read_request(r, max, busy) {
+        Ok(i) => i,
+        Err(e) => Incoming::End(e),
     }
 }
 
-fn request_loop<D, R, W>(
-    shared: &Shared<D>,
-    r: &mut R,
-    w: &mut W,
-    stats: &mut ConnStats,
-) -> Result<End, End>
+fn read_request<R: Read>(r: &mut R, max: u32, busy: &dyn Fn() -> bool) -> Result<Incoming, End> {
+    let mut hdr = [0u8; REQUEST_LEN];
+    let mut got = 0;
+    while got < hdr.len() {
+        match r.read(&mut hdr[got..]) {
+            Ok(0) if got == 0 => return Ok(Incoming::End(End::Clean("client closed the connection"))),
+            Ok(0) => {
+                return Err(End::Io(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("request truncated after {got} of {REQUEST_LEN} bytes"),
+                )))
+            }
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if got == 0 && e.kind() == io::ErrorKind::TimedOut && busy() => {}
+            Err(e) => return Err(End::Io(e)),
+        }
+    }
+    let Some(req) = Request::decode(&hdr) else {
+        return Err(End::Protocol("bad request magic".into()));
+    };
+    // The payload of a write is part of the request: read it before
+    // anything else so the stream stays in step whatever the answer.
+    let mut payload = Vec::new();
+    if req.command == CMD_WRITE {
+        if req.length > max {
+            discard(r, u64::from(req.length))?;
+            return Ok(Incoming::Oversized(req));
+        }
+        payload = vec![0u8; req.length as usize];
+        if !payload.is_empty() && !read_message(r, &mut payload)? {
+            return Err(End::Io(io::ErrorKind::UnexpectedEof.into()));
+        }
+    }
+    if req.command == CMD_DISC {
+        return Ok(Incoming::End(End::Clean("client sent NBD_CMD_DISC")));
+    }
+    Ok(Incoming::Request(req, payload))
+}
+
+/// Answers one request: applies it and sends the reply.
+fn answer<D, W>(shared: &Shared<D>, w: &mut W, inc: Incoming, stats: &mut ConnStats) -> Result<(), End>
+where
+    D: BlockDevice + Send,
+    W: Write,
+{
+    let (req, payload) = match inc {
+        Incoming::End(e) => return Err(e),
+        Incoming::Oversized(req) => {
+            stats.errors += 1;
+            if shared.config.log_errors {
+                shared.log(&format!(
+                    "WRITE {}+{} refused: larger than the advertised maximum of {} bytes",
+                    req.offset, req.length, shared.config.max_request_bytes
+                ));
+            }
+            simple(w, EINVAL, req.handle)?;
+            return Ok(());
+        }
+        Incoming::Request(req, payload) => (req, payload),
+    };
+    match execute(shared, &req, &payload, stats) {
+        // READ: header and data in one write.
+        Ok(Some(data)) => send(w, &data)?,
+        Ok(None) => simple(w, 0, req.handle)?,
+        Err(e) => {
+            stats.errors += 1;
+            if shared.config.log_errors {
+                shared.log(&format!(
+                    "{} {}+{} failed: {e}",
+                    command_name(req.command),
+                    req.offset,
+                    req.length
+                ));
+            }
+            simple(w, e.errno, req.handle)?;
+        }
+    }
+    Ok(())
+}
+
+/// Serves requests one after the other on one thread until the client
+/// disconnects or breaks framing (used where the reading and writing
+/// halves of the link cannot be separated, e.g. TLS).
+pub fn run<D, R, W>(shared: &Shared<D>, r: &mut R, w: &mut W, stats: &mut ConnStats) -> End
 where
     D: BlockDevice + Send,
     R: Read,
@@ -73,51 +169,99 @@ where
 {
     let max = shared.config.max_request_bytes;
     loop {
-        let mut hdr = [0u8; REQUEST_LEN];
-        if !read_message(r, &mut hdr)? {
-            return Ok(End::Clean("client closed the connection"));
-        }
-        let Some(req) = Request::decode(&hdr) else {
-            return Err(End::Protocol("bad request magic".into()));
-        };
-        // The payload of a write is part of the request: read it before
-        // anything else so the stream stays in step whatever the answer.
-        let mut payload = Vec::new();
-        if req.command == CMD_WRITE {
-            if req.length > max {
-                discard(r, u64::from(req.length))?;
-                stats.errors += 1;
-                simple(w, EINVAL, req.handle)?;
-                continue;
-            }
-            payload = vec![0u8; req.length as usize];
-            if !payload.is_empty() && !read_message(r, &mut payload)? {
-                return Err(End::Io(io::ErrorKind::UnexpectedEof.into()));
-            }
-        }
-        if req.command == CMD_DISC {
-            return Ok(End::Clean("client sent NBD_CMD_DISC"));
-        }
-        match execute(shared, &req, &payload, stats) {
-            Ok(Some(data)) => {
-                // READ: header and data in one write.
-                send(w, &data)?;
-            }
-            Ok(None) => simple(w, 0, req.handle)?,
-            Err(e) => {
-                stats.errors += 1;
-                if shared.config.log_errors {
-                    shared.log(&format!(
-                        "{} {}+{} failed: {e}",
-                        command_name(req.command),
-                        req.offset,
-                        req.length
-                    ));
-                }
-                simple(w, e.errno, req.handle)?;
-            }
+        let inc = next_request(r, max, &|| false);
+        if let Err(end) = answer(shared, w, inc, stats) {
+            return end;
         }
     }
+}
+
+/// Bytes of WRITE payload the reader may hold ahead of the request being
+/// answered (one payload larger than this is still read, alone).
+const PIPELINE_BYTES: usize = 8 << 20;
+
+/// Requests the reader may hold ahead of the request being answered.
+const PIPELINE_DEPTH: usize = 16;
+
+/// Serves requests with reading overlapped: a reader thread reads the next
+/// requests (and their payloads) off `r` while this thread applies the
+/// current one and writes its reply to `w`. Replies go out in request
+/// order. `stop_reading` must make a read blocked on `r` return (e.g. shut
+/// the socket's read side down); it is called when answering ends first.
+pub fn run_pipelined<D, R, W>(
+    shared: &Shared<D>,
+    mut r: R,
+    w: &mut W,
+    stats: &mut ConnStats,
+    stop_reading: impl FnOnce(),
+) -> End
+where
+    D: BlockDevice + Send,
+    R: Read + Send,
+    W: Write,
+{
+    let max = shared.config.max_request_bytes;
+    // Requests read but not yet answered, and their payload bytes.
+    let queued = Mutex::new((0usize, 0usize));
+    let room = Condvar::new();
+    let (tx, rx) = mpsc::sync_channel::<Incoming>(PIPELINE_DEPTH);
+    std::thread::scope(|scope| {
+        let (queued, room) = (&queued, &room);
+        scope.spawn(move || {
+            let busy = || lock(queued).0 > 0;
+            loop {
+                // Wait for room before reading more: the reader never holds
+                // more than PIPELINE_BYTES of payload ahead (or one request).
+                {
+                    let mut q = lock(queued);
+                    while q.0 > 0 && q.1 >= PIPELINE_BYTES {
+                        q = room.wait(q).unwrap_or_else(|p| p.into_inner());
+                    }
+                }
+                let inc = next_request(&mut r, max, &busy);
+                let last = matches!(inc, Incoming::End(_));
+                let bytes = match &inc {
+                    Incoming::Request(_, p) => p.len(),
+                    _ => 0,
+                };
+                {
+                    let mut q = lock(queued);
+                    q.0 += 1;
+                    q.1 += bytes;
+                }
+                if tx.send(inc).is_err() || last {
+                    return;
+                }
+            }
+        });
+        let end = loop {
+            let inc = rx.recv().unwrap_or(Incoming::End(End::Clean("reader stopped")));
+            let bytes = match &inc {
+                Incoming::Request(_, p) => p.len(),
+                _ => 0,
+            };
+            let result = answer(shared, w, inc, stats);
+            {
+                let mut q = lock(queued);
+                q.0 = q.0.saturating_sub(1);
+                q.1 = q.1.saturating_sub(bytes);
+            }
+            room.notify_one();
+            if let Err(end) = result {
+                break end;
+            }
+        };
+        // The reader may be blocked on the socket, or waiting for room.
+        drop(rx);
+        stop_reading();
+        *lock(queued) = (0, 0);
+        room.notify_one();
+        end
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Applies one request to the device. `Ok(Some(bytes))` is a complete READ
