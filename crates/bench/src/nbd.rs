@@ -44,16 +44,22 @@ pub struct Job {
     pub fsync: u32,
     /// Reported as MB/s (true) or IOPS (false).
     pub bandwidth: bool,
+    /// fio `--numjobs` (connections) and `--iodepth` (requests in flight
+    /// per connection).
+    pub numjobs: u32,
+    pub iodepth: u32,
 }
 
 /// The jobs of the issue that motivated this benchmark, in run order.
-pub const JOBS: [Job; 4] = [
+pub const JOBS: [Job; 5] = [
     Job {
         name: "seq-write-1m",
         rw: "write",
         bs: 1 << 20,
         fsync: 0,
         bandwidth: true,
+        numjobs: 1,
+        iodepth: 1,
     },
     Job {
         name: "seq-write-1m-fsync-8m",
@@ -61,6 +67,8 @@ pub const JOBS: [Job; 4] = [
         bs: 1 << 20,
         fsync: 8,
         bandwidth: true,
+        numjobs: 1,
+        iodepth: 1,
     },
     Job {
         name: "rand-write-4k-fsync-256",
@@ -68,6 +76,17 @@ pub const JOBS: [Job; 4] = [
         bs: 4096,
         fsync: 256,
         bandwidth: false,
+        numjobs: 1,
+        iodepth: 1,
+    },
+    Job {
+        name: "rand-write-4k-fsync-256-4x16",
+        rw: "randwrite",
+        bs: 4096,
+        fsync: 256,
+        bandwidth: false,
+        numjobs: 4,
+        iodepth: 16,
     },
     Job {
         name: "rand-read-4k",
@@ -75,6 +94,8 @@ pub const JOBS: [Job; 4] = [
         bs: 4096,
         fsync: 0,
         bandwidth: false,
+        numjobs: 1,
+        iodepth: 1,
     },
 ];
 
@@ -89,7 +110,14 @@ impl Job {
             0 => String::new(),
             n => format!(", fsync every {n} writes"),
         };
-        format!("fio {} bs {bs}{flush}, iodepth 1", self.rw)
+        let jobs = match self.numjobs {
+            1 => String::new(),
+            n => format!("{n} jobs (connections) x "),
+        };
+        format!(
+            "fio {} bs {bs}{flush}, {jobs}iodepth {}",
+            self.rw, self.iodepth
+        )
     }
 }
 
@@ -218,7 +246,13 @@ struct FioOut {
 fn fio(uri: &str, job: &Job, size: u64, runtime: Option<u64>) -> BResult<FioOut> {
     let mut c = Command::new("fio");
     c.arg(format!("--name={}", job.name))
-        .args(["--ioengine=nbd", "--iodepth=1", "--output-format=json"])
+        .args([
+            "--ioengine=nbd",
+            "--output-format=json",
+            "--group_reporting",
+        ])
+        .arg(format!("--iodepth={}", job.iodepth))
+        .arg(format!("--numjobs={}", job.numjobs))
         .arg(format!("--uri={uri}"))
         .arg(format!("--rw={}", job.rw))
         .arg(format!("--bs={}", job.bs))
@@ -496,7 +530,7 @@ pub fn render(rep: &NbdReport) -> String {
     h.add(
         "jobs",
         format!(
-            "fio {} nbd engine, {} s each after one sequential fill, same order on every server",
+            "fio {} nbd engine, {} s each after one sequential fill, same order on every server; a job with fsync and several connections flushes per connection",
             rep.fio, rep.runtime_s
         ),
     );

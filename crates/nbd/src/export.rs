@@ -85,6 +85,13 @@ pub struct Shared<D> {
     pub(crate) sector_size: usize,
     pub(crate) stopping: AtomicBool,
     pub(crate) epoch_flushes: AtomicU64,
+    /// Changes applied (writes, trims, write-zeroes), and the count of them
+    /// the last completed flush covered; both move only under the device
+    /// lock. A flush request that arrives when every change before it is
+    /// already covered is answered without flushing again (concurrent
+    /// clients' flushes coalesce).
+    pub(crate) changes: AtomicU64,
+    pub(crate) durable_changes: AtomicU64,
     /// Client slots (see `limits`).
     pub(crate) slots: Slots,
     /// Connection threads running now (serving, waiting for a slot or
@@ -103,6 +110,8 @@ impl<D: BlockDevice + Send> Shared<D> {
             config,
             stopping: AtomicBool::new(false),
             epoch_flushes: AtomicU64::new(0),
+            changes: AtomicU64::new(0),
+            durable_changes: AtomicU64::new(0),
             threads: AtomicUsize::new(0),
             connections: AtomicU64::new(0),
         }

@@ -821,3 +821,30 @@ fn idle_timeout_spares_a_client_waiting_for_a_slow_reply() {
     // Silence after that is idleness again.
     assert!(closed_by_server(&mut s, Duration::from_secs(5)));
 }
+
+#[test]
+fn a_flush_with_nothing_new_to_cover_does_not_flush_again() {
+    let r = Running::quiet(RamDisk::new(SS, 8, None));
+    let mut a = r.connect();
+    let mut b = r.connect();
+    go(&mut a);
+    go(&mut b);
+    assert_eq!(write(&mut a, 0, &[1; SS], 0), 0);
+    assert_eq!(command(&mut a, CMD_FLUSH, 0, 0, 0), 0);
+    assert_eq!(r.server.with_device(|d| d.flushes), 1);
+    // Nothing changed since: b's flush is already covered.
+    assert_eq!(command(&mut b, CMD_FLUSH, 0, 0, 0), 0);
+    assert_eq!(r.server.with_device(|d| d.flushes), 1);
+    // A write on b must be covered by a's next flush (multi-conn).
+    assert_eq!(write(&mut b, SS as u64, &[2; SS], 0), 0);
+    assert_eq!(command(&mut a, CMD_FLUSH, 0, 0, 0), 0);
+    assert_eq!(r.server.with_device(|d| d.flushes), 2);
+    assert_eq!(
+        r.server.with_device(|d| d.durable[SS..2 * SS].to_vec()),
+        vec![2; SS]
+    );
+    // FUA makes its write durable and counts as a flush.
+    assert_eq!(write(&mut a, 0, &[3; SS], CMD_FLAG_FUA), 0);
+    assert_eq!(command(&mut b, CMD_FLUSH, 0, 0, 0), 0);
+    assert_eq!(r.server.with_device(|d| d.flushes), 3);
+}

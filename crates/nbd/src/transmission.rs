@@ -82,7 +82,9 @@ fn read_request<R: Read>(r: &mut R, max: u32, busy: &dyn Fn() -> bool) -> Result
     let mut got = 0;
     while got < hdr.len() {
         match r.read(&mut hdr[got..]) {
-            Ok(0) if got == 0 => return Ok(Incoming::End(End::Clean("client closed the connection"))),
+            Ok(0) if got == 0 => {
+                return Ok(Incoming::End(End::Clean("client closed the connection")))
+            }
             Ok(0) => {
                 return Err(End::Io(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
@@ -118,7 +120,12 @@ fn read_request<R: Read>(r: &mut R, max: u32, busy: &dyn Fn() -> bool) -> Result
 }
 
 /// Answers one request: applies it and sends the reply.
-fn answer<D, W>(shared: &Shared<D>, w: &mut W, inc: Incoming, stats: &mut ConnStats) -> Result<(), End>
+fn answer<D, W>(
+    shared: &Shared<D>,
+    w: &mut W,
+    inc: Incoming,
+    stats: &mut ConnStats,
+) -> Result<(), End>
 where
     D: BlockDevice + Send,
     W: Write,
@@ -235,7 +242,9 @@ where
             }
         });
         let end = loop {
-            let inc = rx.recv().unwrap_or(Incoming::End(End::Clean("reader stopped")));
+            let inc = rx
+                .recv()
+                .unwrap_or(Incoming::End(End::Clean("reader stopped")));
             let bytes = match &inc {
                 Incoming::Request(_, p) => p.len(),
                 _ => 0,
@@ -306,6 +315,8 @@ fn execute<D: BlockDevice + Send>(
     }
     let fua = req.flags & CMD_FLAG_FUA != 0;
     let len = u64::from(req.length);
+    // Every change whose reply was sent before this request arrived.
+    let must_cover = shared.changes.load(Ordering::SeqCst);
 
     let mut dev = shared.lock();
     // Checked under the lock: once shutdown has flushed, nothing changes.
@@ -324,8 +335,15 @@ fn execute<D: BlockDevice + Send>(
         // its device may sit on a read-only image: nothing to make durable.
         CMD_FLUSH if shared.config.read_only => return Ok(None),
         CMD_FLUSH => {
-            ops::flush(&mut *dev)?;
             stats.flushes += 1;
+            // Another connection's flush, completed while this one waited
+            // for the lock, may already cover everything it must.
+            if shared.durable_changes.load(Ordering::SeqCst) >= must_cover {
+                return Ok(None);
+            }
+            let now = shared.changes.load(Ordering::SeqCst);
+            ops::flush(&mut *dev)?;
+            shared.durable_changes.store(now, Ordering::SeqCst);
             return Ok(None);
         }
         CMD_WRITE => {
@@ -342,12 +360,15 @@ fn execute<D: BlockDevice + Send>(
             ops::write_zeroes_at(&mut *dev, req.offset, len, no_hole)?
         }
     };
+    shared.changes.fetch_add(1, Ordering::SeqCst);
     stats.epoch_flushes += fx.epoch_flushes;
     shared
         .epoch_flushes
         .fetch_add(fx.epoch_flushes, Ordering::Relaxed);
     if fua {
+        let now = shared.changes.load(Ordering::SeqCst);
         ops::flush(&mut *dev)?;
+        shared.durable_changes.store(now, Ordering::SeqCst);
         stats.flushes += 1;
     }
     Ok(None)
