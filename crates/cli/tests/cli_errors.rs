@@ -130,3 +130,33 @@ fn format_into_a_missing_directory_says_to_create_it() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!dir.path().join("no").exists());
 }
+
+#[test]
+fn info_json_config_values_are_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    for ftl in ["scftl", "async", "sync"] {
+        let name = format!("{ftl}.img");
+        let img = format(dir.path(), &name, &["--geometry", "small", "--ftl", ftl]);
+        let o = scftl(&["info", "--json", img.to_str().unwrap()], dir.path());
+        assert!(o.status.success(), "{ftl}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let config = v["config"].as_object().expect("config is an object");
+        assert!(config.contains_key("logical_sectors"), "{ftl}: {config:?}");
+        for (k, val) in config {
+            assert!(val.is_u64(), "{ftl}: config {k} is {val}, not a number");
+        }
+        assert_eq!(config["logical_sectors"], v["logical_sectors"], "{ftl}");
+        // The table prints the same values as plain numbers.
+        let o = scftl(&["info", img.to_str().unwrap()], dir.path());
+        let text = String::from_utf8_lossy(&o.stdout);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("config logical_sectors "))
+            .unwrap_or_else(|| panic!("{ftl}: no config row:\n{text}"));
+        assert_eq!(
+            row.split_whitespace().last(),
+            Some(v["logical_sectors"].to_string().as_str()),
+            "{ftl}: {row}"
+        );
+    }
+}
