@@ -160,3 +160,34 @@ fn info_json_config_values_are_numbers() {
         );
     }
 }
+
+#[test]
+fn oversize_write_is_refused_with_a_log_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = format(dir.path(), "a.img", &["--geometry", "small"]);
+    let srv = ServerProc::start(&img, &[]);
+    let mut c = RawClient::connect(srv.port).unwrap();
+    let limit = 32u64 << 20;
+    let big = vec![0xa5u8; limit as usize + 4096];
+    assert_eq!(c.write_errno(8192, &big).unwrap(), 22, "EINVAL");
+    // The connection goes on after the refusal.
+    c.write(0, &[1u8; 4096]).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut seen = Vec::new();
+    let line = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let l = srv
+            .log
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("no refusal logged; the log:\n{}", seen.join("\n")));
+        if l.contains("refused") {
+            break l;
+        }
+        seen.push(l);
+    };
+    assert!(line.contains("127.0.0.1:"), "names the client: {line}");
+    let len = (limit + 4096).to_string();
+    assert!(line.contains(&format!("WRITE 8192+{len}")), "{line}");
+    assert!(line.contains(&limit.to_string()), "names the limit: {line}");
+    assert_eq!(line.lines().count(), 1);
+}

@@ -315,7 +315,7 @@ where
             if let Some(s) = w.0.borrow_mut().socket() {
                 s.end_handshake();
             }
-            transmission::run(shared, &mut r, &mut w, &mut stats)
+            transmission::run(shared, &mut r, &mut w, &mut stats, peer)
         }
         Ok(false) => End::Clean("client aborted the negotiation"),
         Err(e) => e,

@@ -6,8 +6,9 @@
 //!   before the device lock is taken, so a client that stalls or vanishes
 //!   mid-request never holds the device and never causes a partial write.
 //! * A malformed request (unknown command or flags, zero or oversized
-//!   length, a change to a read-only export) gets its error value and the
-//!   connection goes on; a bad request magic closes it.
+//!   length, a change to a read-only export) gets its error value, and a
+//!   log line naming the client, the request and why (unless errors are
+//!   not logged), and the connection goes on; a bad request magic closes it.
 //! * Nothing changes the device once shutdown has flushed: `stopping` is
 //!   checked under the device lock.
 
@@ -48,14 +49,21 @@ fn allowed_flags(command: u16) -> u16 {
     }
 }
 
-/// Serves requests until the client disconnects or breaks framing.
-pub fn run<D, R, W>(shared: &Shared<D>, r: &mut R, w: &mut W, stats: &mut ConnStats) -> End
+/// Serves requests until the client disconnects or breaks framing. `peer`
+/// names the client in log lines.
+pub fn run<D, R, W>(
+    shared: &Shared<D>,
+    r: &mut R,
+    w: &mut W,
+    stats: &mut ConnStats,
+    peer: &str,
+) -> End
 where
     D: BlockDevice + Send,
     R: Read,
     W: Write,
 {
-    match request_loop(shared, r, w, stats) {
+    match request_loop(shared, r, w, stats, peer) {
         Ok(end) | Err(end) => end,
     }
 }
@@ -65,6 +73,7 @@ fn request_loop<D, R, W>(
     r: &mut R,
     w: &mut W,
     stats: &mut ConnStats,
+    peer: &str,
 ) -> Result<End, End>
 where
     D: BlockDevice + Send,
@@ -87,6 +96,12 @@ where
             if req.length > max {
                 discard(r, u64::from(req.length))?;
                 stats.errors += 1;
+                if shared.config.log_errors {
+                    shared.log(&format!(
+                        "{peer}: WRITE {}+{} refused (EINVAL): {} bytes exceed the maximum request of {max} bytes",
+                        req.offset, req.length, req.length
+                    ));
+                }
                 simple(w, EINVAL, req.handle)?;
                 continue;
             }
@@ -108,7 +123,7 @@ where
                 stats.errors += 1;
                 if shared.config.log_errors {
                     shared.log(&format!(
-                        "{} {}+{} failed: {e}",
+                        "{peer}: {} {}+{} failed: {e}",
                         command_name(req.command),
                         req.offset,
                         req.length
