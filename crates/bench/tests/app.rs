@@ -4,7 +4,7 @@
 //! never asserted.
 //!
 //! The stacks are child processes of the `scftl` executable, which this
-//! test builds first with `cargo build -p cli` so it never drives a stale
+//! test builds first with `cargo build -p scftl` so it never drives a stale
 //! binary. The timing model is `none` (images in a temporary directory run
 //! at the speed of the disk), so the test does not depend on `--timing`.
 
@@ -25,7 +25,7 @@ fn build_scftl() -> PathBuf {
         .args([
             "build",
             "-p",
-            "cli",
+            "scftl",
             "--bin",
             "scftl",
             "--message-format=json",
@@ -35,7 +35,7 @@ fn build_scftl() -> PathBuf {
         .expect("run cargo");
     assert!(
         out.status.success(),
-        "cargo build -p cli failed:\n{}",
+        "cargo build -p scftl failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout)

@@ -191,3 +191,15 @@ fn oversize_write_is_refused_with_a_log_line() {
     assert!(line.contains(&limit.to_string()), "names the limit: {line}");
     assert_eq!(line.lines().count(), 1);
 }
+
+#[test]
+fn package_and_binary_are_named_scftl() {
+    // `cargo install --path crates/cli` installs the package's binary under
+    // the package's name in `cargo install --list`; both are `scftl`.
+    assert_eq!(env!("CARGO_PKG_NAME"), "scftl");
+    assert!(SCFTL.ends_with("/scftl"), "{SCFTL}");
+    let dir = tempfile::tempdir().unwrap();
+    let o = scftl(&["--version"], dir.path());
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("scftl "));
+}
