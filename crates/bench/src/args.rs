@@ -8,9 +8,13 @@ use ftl::FtlKind;
 /// Options every benchmark takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct CommonArgs {
-    /// Write the result rows as a JSON array to this file.
+    /// Print the report as JSON on stdout instead of the table (the result
+    /// rows as an array; `app`: the whole report).
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the JSON report to this file.
     #[arg(long, value_name = "PATH")]
-    pub json: Option<PathBuf>,
+    pub json_out: Option<PathBuf>,
     /// Draw a PNG chart to this file (text needs
     /// /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf, Debian package
     /// fonts-dejavu-core; without it the chart is drawn without labels).

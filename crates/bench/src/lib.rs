@@ -27,6 +27,7 @@ pub mod args;
 pub mod boot;
 pub mod chart;
 pub mod cpu;
+pub mod output;
 pub mod probe;
 pub mod randwr;
 pub mod report;
@@ -80,7 +81,8 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
 }
 
 /// Runs a benchmark command: prints the report (stdout), progress and
-/// errors (stderr); writes `--json` / `--png` when given.
+/// errors (stderr); `--json` prints JSON instead of the table, and
+/// `--json-out` / `--png` write files when given.
 pub fn run(cmd: &BenchCommand) -> ExitCode {
     match run_rows(cmd) {
         Ok(_) => ExitCode::SUCCESS,

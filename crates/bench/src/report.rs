@@ -220,8 +220,8 @@ pub fn fmt_int(v: f64) -> String {
     }
 }
 
-/// Writes the rows as a pretty-printed JSON array.
-pub fn write_json(path: &Path, rows: &[Row]) -> BResult<()> {
+/// Writes a report (the rows, or `app`'s whole report) as pretty-printed JSON.
+pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, rows: &T) -> BResult<()> {
     let text = serde_json::to_string_pretty(rows).map_err(|e| format!("JSON: {e}"))?;
     let mut f = std::fs::File::create(path)
         .map_err(|e| format!("cannot create {}: {e}", path.display()))?;

@@ -60,7 +60,7 @@ fn app_quick_measures_or_skips_every_stack_and_checks_every_run() {
         "none",
         "--scftl",
         scftl.to_str().unwrap(),
-        "--json",
+        "--json-out",
         json.to_str().unwrap(),
         "--png",
         png.to_str().unwrap(),

@@ -203,3 +203,64 @@ fn package_and_binary_are_named_scftl() {
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("scftl "));
 }
+
+#[test]
+fn json_is_a_flag_that_prints_to_stdout_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let img = format(d, "a.img", &["--geometry", "small"]);
+    let img = img.to_str().unwrap();
+    let bench = [
+        "bench", "randwr", "--quick", "--silent", "--ftl", "scftl", "--wi", "16",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        bench.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    for argv in [
+        vec![
+            "format".to_string(),
+            "b.img".into(),
+            "--geometry".into(),
+            "small".into(),
+        ],
+        vec!["info".into(), img.into()],
+        vec!["fsck".into(), img.into()],
+        vec![
+            "crashtest".into(),
+            "--geometry".into(),
+            "tiny".into(),
+            "--ops".into(),
+            "50".into(),
+        ],
+        with(&[]),
+    ] {
+        let mut argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        argv.push("--json");
+        let o = scftl(&argv, d);
+        // fsck of an image without a file system exits 1 but still reports.
+        assert!(o.status.code().is_some(), "{argv:?}");
+        let v: Result<serde_json::Value, _> = serde_json::from_slice(&o.stdout);
+        assert!(
+            v.is_ok(),
+            "{argv:?}: stdout is not one JSON document:\n{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            stderr(&o)
+        );
+    }
+    // A file is `--json-out FILE`; the text report still goes to stdout.
+    let out = d.join("rows.json");
+    let argv = with(&["--json-out", out.to_str().unwrap()]);
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let o = scftl(&argv, d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(rows[0]["bench"], "randwr");
+    assert!(serde_json::from_slice::<serde_json::Value>(&o.stdout).is_err());
+    // The old spelling, a path after --json, is a usage error.
+    let argv = with(&["--json", "x.json"]);
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let o = scftl(&argv, d);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!d.join("x.json").exists());
+}

@@ -413,10 +413,7 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
         ratios: Vec::new(),
     };
     rep.ratios = report::ratios(&rep.runs);
-    print!("{}", report::render(&rep));
-    if let Some(p) = &a.common.json {
-        report::write_json(p, &rep)?;
-    }
+    crate::output::emit(&a.common, &report::render(&rep), &rep)?;
     if let Some(p) = &a.common.png {
         report::chart(p, &rep)?;
     }
