@@ -95,7 +95,8 @@ pub struct RandwrArgs {
     /// Write intervals (writes per flush), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,16,256,2048", value_parser = positive)]
     pub wi: Vec<u64>,
-    /// Geometry preset (see `flash::PRESET_NAMES`); `--quick` uses `small`.
+    /// Geometry preset: tiny, small, medium, paper, paper-64g or
+    /// paper-256g; `--quick` uses `small`.
     #[arg(long, default_value = "paper")]
     pub geometry: String,
     /// Measured random writes per (FTL, WI), rounded up to a multiple of WI.

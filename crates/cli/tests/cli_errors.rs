@@ -264,3 +264,36 @@ fn json_is_a_flag_that_prints_to_stdout_everywhere() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!d.join("x.json").exists());
 }
+
+#[test]
+fn help_shows_no_rust_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs: &[&[&str]] = &[
+        &[],
+        &["help"],
+        &["format"],
+        &["info"],
+        &["serve"],
+        &["mkfs"],
+        &["mount"],
+        &["fsck"],
+        &["crashtest"],
+        &["bench"],
+        &["bench", "randwr"],
+        &["bench", "boot"],
+        &["bench", "cpu"],
+        &["bench", "app"],
+    ];
+    for sub in subs {
+        let mut argv = sub.to_vec();
+        if sub != &["help"] {
+            argv.push("--help");
+        }
+        let o = scftl(&argv, dir.path());
+        assert!(o.status.success(), "{argv:?}");
+        let h = String::from_utf8_lossy(&o.stdout);
+        for rustism in ["::", "[`", "Option<", "Vec<", "Self"] {
+            assert!(!h.contains(rustism), "{argv:?} shows `{rustism}`:\n{h}");
+        }
+    }
+}
