@@ -81,7 +81,8 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
 }
 
 /// Runs a benchmark command: prints the report (stdout), progress and
-/// errors (stderr); `--json` prints JSON instead of the table, and
+/// errors (stderr). The parser has already refused bad argument values
+/// (exit 2), so an error here is a failed run (exit 1); `--json` prints JSON instead of the table, and
 /// `--json-out` / `--png` write files when given.
 pub fn run(cmd: &BenchCommand) -> ExitCode {
     match run_rows(cmd) {

@@ -14,10 +14,9 @@ use crate::workload::BResult;
 
 /// Prints `table`, or `doc` as JSON when `--json` is given, and writes `doc`
 /// to `--json-out` when given.
+/// The report is printed first, so a file that cannot be written does not
+/// lose it.
 pub fn emit<T: Serialize + ?Sized>(common: &CommonArgs, table: &str, doc: &T) -> BResult<()> {
-    if let Some(path) = &common.json_out {
-        write_json(path, doc)?;
-    }
     let mut out = std::io::stdout().lock();
     let printed = if common.json {
         let text = serde_json::to_string_pretty(doc).map_err(|e| format!("JSON: {e}"))?;
@@ -27,5 +26,9 @@ pub fn emit<T: Serialize + ?Sized>(common: &CommonArgs, table: &str, doc: &T) ->
     };
     printed
         .and_then(|()| out.flush())
-        .map_err(|e| format!("cannot write the report to stdout: {e}"))
+        .map_err(|e| format!("cannot write the report to stdout: {e}"))?;
+    match &common.json_out {
+        Some(path) => write_json(path, doc),
+        None => Ok(()),
+    }
 }

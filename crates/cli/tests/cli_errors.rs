@@ -297,3 +297,54 @@ fn help_shows_no_rust_paths() {
         }
     }
 }
+
+#[test]
+fn bench_bad_values_exit_2_and_failed_runs_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (argv, says) in [
+        (
+            &["bench", "randwr", "--geometry", "huge"][..],
+            "known: tiny",
+        ),
+        (&["bench", "boot", "--sizes", "paper,bogus"][..], "bogus"),
+        (&["bench", "cpu", "--repeat", "0"][..], "--repeat"),
+        (&["bench", "randwr", "--queue-depth", "0"][..], "at least 1"),
+        (&["bench", "boot", "--fill", "150"][..], "--fill"),
+        (
+            &["bench", "app", "--stacks", "ext4/nope"][..],
+            "fs-group/scftl",
+        ),
+        (
+            &["bench", "randwr", "--json-out", "no/such/dir/r.json"][..],
+            "mkdir -p no/such/dir",
+        ),
+    ] {
+        let o = scftl(argv, d);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{argv:?}:\n{err}");
+        assert!(err.contains(says), "{argv:?}:\n{err}");
+        assert!(o.stdout.is_empty(), "{argv:?} ran");
+    }
+    // A run that fails (its JSON file cannot be created: the name is a
+    // directory) exits 1, after printing the report.
+    let o = scftl(
+        &[
+            "bench",
+            "randwr",
+            "--quick",
+            "--silent",
+            "--ftl",
+            "scftl",
+            "--wi",
+            "16",
+            "--json-out",
+            ".",
+        ],
+        d,
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot create"), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("randwr"));
+}
