@@ -92,10 +92,18 @@ pub struct Row {
     pub note: Option<String>,
 }
 
-/// The short commit hash of the working tree, or "unknown".
+/// The short commit hash of the checkout this crate was built from, or
+/// "unknown". Asked of git in that checkout, not the working directory, so
+/// a run from anywhere else still names its commit.
 pub fn git_commit() -> String {
     let out = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
+        .args([
+            "-C",
+            env!("CARGO_MANIFEST_DIR"),
+            "rev-parse",
+            "--short",
+            "HEAD",
+        ])
         .output();
     match out {
         Ok(o) if o.status.success() => {

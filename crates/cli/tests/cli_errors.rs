@@ -348,3 +348,31 @@ fn bench_bad_values_exit_2_and_failed_runs_exit_1() {
     assert!(err.contains("cannot create"), "{err}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("randwr"));
 }
+
+#[test]
+fn bench_names_its_commit_when_run_outside_the_checkout() {
+    let src = env!("CARGO_MANIFEST_DIR");
+    let head = Command::new("git")
+        .args(["-C", src, "rev-parse", "--short", "HEAD"])
+        .output();
+    let Ok(head) = head.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()) else {
+        eprintln!("skipped: git is not installed");
+        return;
+    };
+    if head.is_empty() {
+        eprintln!("skipped: {src} is not in a git checkout");
+        return;
+    }
+    // The working directory is a fresh temporary directory, outside any
+    // checkout.
+    let dir = tempfile::tempdir().unwrap();
+    let o = scftl(
+        &[
+            "bench", "randwr", "--quick", "--silent", "--ftl", "scftl", "--wi", "16", "--json",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows[0]["commit"], head.as_str());
+}
