@@ -8,13 +8,17 @@ use ftl::FtlKind;
 /// Options every benchmark takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct CommonArgs {
-    /// Write the result rows as a JSON array to this file.
-    #[arg(long, value_name = "PATH")]
-    pub json: Option<PathBuf>,
+    /// Print the report as JSON on stdout instead of the table (the result
+    /// rows as an array; `app`: the whole report).
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the JSON report to this file.
+    #[arg(long, value_name = "PATH", value_parser = output_path)]
+    pub json_out: Option<PathBuf>,
     /// Draw a PNG chart to this file (text needs
     /// /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf, Debian package
     /// fonts-dejavu-core; without it the chart is drawn without labels).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = output_path)]
     pub png: Option<PathBuf>,
     /// Seed of the workload's PRNG (PCG64); one seed gives one run.
     #[arg(long, default_value_t = 42)]
@@ -62,7 +66,7 @@ pub struct TimingArgs {
     #[arg(long)]
     pub channel_xfer_ns: Option<u64>,
     /// Device queue depth (commands in flight before the host waits).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = positive_usize)]
     pub queue_depth: usize,
     /// Host time charged per flash command, ns.
     #[arg(long, default_value_t = 0)]
@@ -91,18 +95,19 @@ pub struct RandwrArgs {
     /// Write intervals (writes per flush), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,16,256,2048", value_parser = positive)]
     pub wi: Vec<u64>,
-    /// Geometry preset (see `flash::PRESET_NAMES`); `--quick` uses `small`.
-    #[arg(long, default_value = "paper")]
+    /// Geometry preset: tiny, small, medium, paper, paper-64g or
+    /// paper-256g; `--quick` uses `small`.
+    #[arg(long, default_value = "paper", value_parser = preset)]
     pub geometry: String,
     /// Measured random writes per (FTL, WI), rounded up to a multiple of WI.
     #[arg(long)]
     pub writes: Option<u64>,
     /// Random overwrites during preconditioning, as a multiple of the
     /// logical size (after one sequential fill).
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = 2.0, value_parser = non_negative)]
     pub overwrite_factor: f64,
     /// Simulated-time buckets of the throughput-over-time series.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = positive_usize)]
     pub buckets: usize,
     /// Sectors read back and checked after each (FTL, WI) run.
     #[arg(long, default_value_t = 4096)]
@@ -117,16 +122,22 @@ pub struct BootArgs {
     #[command(flatten)]
     pub timing: TimingArgs,
     /// Delta-region fill levels (percent) for the fill sweep.
-    #[arg(long, value_delimiter = ',', default_value = "0,25,50,100")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0,25,50,100",
+        value_parser = clap::value_parser!(u32).range(0..=100)
+    )]
     pub fill: Vec<u32>,
     /// Geometry of the fill sweep.
-    #[arg(long, default_value = "paper")]
+    #[arg(long, default_value = "paper", value_parser = preset)]
     pub geometry: String,
     /// Geometry presets of the size sweep (each filled sequentially once).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "paper,paper-64g,paper-256g"
+        default_value = "paper,paper-64g,paper-256g",
+        value_parser = preset
     )]
     pub sizes: Vec<String>,
     /// Writes per flush while filling (default: the write bound W, so delta
@@ -147,7 +158,7 @@ pub struct CpuArgs {
     #[arg(long, value_enum, value_delimiter = ',', default_value = "scftl,async")]
     pub ftl: Vec<FtlArg>,
     /// Geometry preset.
-    #[arg(long, default_value = "medium")]
+    #[arg(long, default_value = "medium", value_parser = preset)]
     pub geometry: String,
     /// Flash backend: `mem` (stores all data) or `dataless` (tags only).
     #[arg(long, value_enum, default_value = "mem")]
@@ -160,10 +171,10 @@ pub struct CpuArgs {
     pub writes: Option<u64>,
     /// Random overwrites during preconditioning, as a multiple of the
     /// logical size (after one sequential fill).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
     pub overwrite_factor: f64,
     /// Measured repetitions; the best (lowest) ns/write is reported.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
 }
 
@@ -220,7 +231,7 @@ pub struct AppArgs {
     /// Stacks to run, comma-separated. Default: all ten,
     /// ext4-ordered/{async,sync,scftl}, ext4-journal/{async,sync,scftl},
     /// fs-log/{async,sync}, fs-xlog/scftl and fs-group/scftl.
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    #[arg(long, value_delimiter = ',', value_name = "NAMES", value_parser = stack_name)]
     pub stacks: Vec<String>,
     /// Workloads to run, comma-separated.
     #[arg(
@@ -231,7 +242,7 @@ pub struct AppArgs {
     )]
     pub workloads: Vec<WorkloadArg>,
     /// Geometry preset of every image; `--quick` uses `small`.
-    #[arg(long, default_value = "medium")]
+    #[arg(long, default_value = "medium", value_parser = preset)]
     pub geometry: String,
     /// The `scftl` executable that serves and mounts the stacks (default:
     /// the running executable when it is `scftl`, else `scftl` next to it).
@@ -279,12 +290,60 @@ pub enum WorkloadArg {
     Mailbench,
 }
 
-/// Parses a count that must be at least 1 (a write interval), so that a zero
-/// is refused by the argument parser as a usage error (exit 2).
+// Every argument value is checked here, by the parser, so that a bad one
+// is a usage error (exit 2, like the rest of the CLI) before anything runs;
+// an error from a benchmark itself is a failed run (exit 1).
+
+/// Parses a count that must be at least 1 (a write interval).
 fn positive(s: &str) -> Result<u64, String> {
     match s.parse::<u64>() {
         Ok(0) => Err("must be at least 1".into()),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// Parses a count that must be at least 1 (a queue depth, buckets).
+fn positive_usize(s: &str) -> Result<usize, String> {
+    positive(s).and_then(|n| usize::try_from(n).map_err(|e| e.to_string()))
+}
+
+/// Parses a finite factor of at least 0.
+fn non_negative(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Ok(_) => Err("must be a finite number of at least 0".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Checks that an output file can be created where it is named: its
+/// directory exists (so a long run does not fail at its very end).
+fn output_path(s: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(s);
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() && !d.is_dir() => Err(format!(
+            "directory {} does not exist; create it first (mkdir -p {})",
+            d.display(),
+            d.display()
+        )),
+        _ => Ok(p),
+    }
+}
+
+/// Checks a geometry preset name (the error lists the presets).
+fn preset(s: &str) -> Result<String, String> {
+    flash::Geometry::preset(s)
+        .map(|_| s.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// Checks an application-benchmark stack name (the error lists them).
+fn stack_name(s: &str) -> Result<String, String> {
+    let all = crate::app::stack::StackSpec::all();
+    if all.iter().any(|st| st.name() == s) {
+        return Ok(s.to_string());
+    }
+    let names: Vec<String> = all.iter().map(|st| st.name()).collect();
+    Err(format!("unknown stack; stacks: {}", names.join(", ")))
 }

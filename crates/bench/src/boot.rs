@@ -326,10 +326,7 @@ pub fn run(a: &BootArgs) -> BResult<Vec<Row>> {
         });
     }
 
-    print!("{}", render(&header, &rows));
-    if let Some(p) = &a.common.json {
-        report::write_json(p, &rows)?;
-    }
+    crate::output::emit(&a.common, &render(&header, &rows), &rows)?;
     if let Some(p) = &a.common.png {
         draw(p, &rows, &format!("boot ({commit}, seed {seed})"))?;
     }

@@ -124,10 +124,7 @@ pub fn run(a: &CpuArgs) -> BResult<Vec<Row>> {
         row.commit = commit.clone();
         rows.push(row);
     }
-    print!("{}", render(&header, &rows));
-    if let Some(p) = &a.common.json {
-        report::write_json(p, &rows)?;
-    }
+    crate::output::emit(&a.common, &render(&header, &rows), &rows)?;
     if let Some(p) = &a.common.png {
         draw(p, &rows, &format!("cpu on {gname} ({commit}, seed {seed})"))?;
     }

@@ -28,6 +28,7 @@ pub mod boot;
 pub mod chart;
 pub mod cpu;
 pub mod nbd;
+pub mod output;
 pub mod probe;
 pub mod randwr;
 pub mod report;
@@ -102,7 +103,9 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
 }
 
 /// Runs a benchmark command: prints the report (stdout), progress and
-/// errors (stderr); writes `--json` / `--png` when given.
+/// errors (stderr). The parser has already refused bad argument values
+/// (exit 2), so an error here is a failed run (exit 1); `--json` prints JSON instead of the table, and
+/// `--json-out` / `--png` write files when given.
 pub fn run(cmd: &BenchCommand) -> ExitCode {
     match run_rows(cmd) {
         Ok(_) => ExitCode::SUCCESS,

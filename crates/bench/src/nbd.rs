@@ -334,7 +334,7 @@ struct Ctx {
 }
 
 /// Runs the comparison and returns the report (also printed, and written
-/// to `--json` when given).
+/// as `--json` / `--json-out` ask).
 pub fn run(a: &NbdArgs) -> BResult<NbdReport> {
     let quick = a.common.quick;
     let size = a
@@ -443,11 +443,7 @@ pub fn run(a: &NbdArgs) -> BResult<NbdReport> {
         ratios: Vec::new(),
     };
     rep.ratios = ratios(&rep.runs);
-    print!("{}", render(&rep));
-    if let Some(p) = &a.common.json {
-        let text = serde_json::to_string_pretty(&rep).map_err(|e| format!("JSON: {e}"))?;
-        std::fs::write(p, text + "\n").map_err(|e| format!("{}: {e}", p.display()))?;
-    }
+    crate::output::emit(&a.common, &render(&rep), &rep)?;
     Ok(rep)
 }
 

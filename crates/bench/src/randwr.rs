@@ -220,10 +220,7 @@ pub fn run(a: &RandwrArgs) -> BResult<Vec<Row>> {
     for n in notes {
         header.add("precondition", n);
     }
-    print!("{}", render(&header, &rows));
-    if let Some(p) = &a.common.json {
-        report::write_json(p, &rows)?;
-    }
+    crate::output::emit(&a.common, &render(&header, &rows), &rows)?;
     if let Some(p) = &a.common.png {
         draw(
             p,

@@ -92,10 +92,18 @@ pub struct Row {
     pub note: Option<String>,
 }
 
-/// The short commit hash of the working tree, or "unknown".
+/// The short commit hash of the checkout this crate was built from, or
+/// "unknown". Asked of git in that checkout, not the working directory, so
+/// a run from anywhere else still names its commit.
 pub fn git_commit() -> String {
     let out = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
+        .args([
+            "-C",
+            env!("CARGO_MANIFEST_DIR"),
+            "rev-parse",
+            "--short",
+            "HEAD",
+        ])
         .output();
     match out {
         Ok(o) if o.status.success() => {
@@ -220,8 +228,8 @@ pub fn fmt_int(v: f64) -> String {
     }
 }
 
-/// Writes the rows as a pretty-printed JSON array.
-pub fn write_json(path: &Path, rows: &[Row]) -> BResult<()> {
+/// Writes a report (the rows, or `app`'s whole report) as pretty-printed JSON.
+pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, rows: &T) -> BResult<()> {
     let text = serde_json::to_string_pretty(rows).map_err(|e| format!("JSON: {e}"))?;
     let mut f = std::fs::File::create(path)
         .map_err(|e| format!("cannot create {}: {e}", path.display()))?;

@@ -4,7 +4,7 @@
 //! never asserted.
 //!
 //! The stacks are child processes of the `scftl` executable, which this
-//! test builds first with `cargo build -p cli` so it never drives a stale
+//! test builds first with `cargo build -p scftl` so it never drives a stale
 //! binary. The timing model is `none` (images in a temporary directory run
 //! at the speed of the disk), so the test does not depend on `--timing`.
 
@@ -35,7 +35,7 @@ fn app_quick_measures_or_skips_every_stack_and_checks_every_run() {
         "none",
         "--scftl",
         scftl.to_str().unwrap(),
-        "--json",
+        "--json-out",
         json.to_str().unwrap(),
         "--png",
         png.to_str().unwrap(),

@@ -31,7 +31,7 @@ fn nbd_quick_measures_or_skips_every_server_and_job() {
         dir.path().to_str().unwrap(),
         "--scftl",
         scftl.to_str().unwrap(),
-        "--json",
+        "--json-out",
         json.to_str().unwrap(),
     ];
     let cli = Cli::try_parse_from(argv).unwrap();

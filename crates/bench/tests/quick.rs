@@ -17,7 +17,7 @@ fn run(args: &[&str]) -> serde_json::Value {
     let mut argv = vec!["bench"];
     argv.extend_from_slice(args);
     let (j, p) = (json.to_str().unwrap(), png.to_str().unwrap());
-    argv.extend_from_slice(&["--quick", "--silent", "--json", j, "--png", p]);
+    argv.extend_from_slice(&["--quick", "--silent", "--json-out", j, "--png", p]);
     let cli = Cli::try_parse_from(&argv).unwrap();
     let rows = bench::run_rows(&cli.cmd).unwrap_or_else(|e| panic!("{argv:?}: {e}"));
     assert!(!rows.is_empty());

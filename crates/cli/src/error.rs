@@ -31,10 +31,6 @@ impl CliError {
             message: message.into(),
         }
     }
-
-    pub fn from_display(e: impl fmt::Display) -> CliError {
-        CliError::runtime(e.to_string())
-    }
 }
 
 impl fmt::Display for CliError {

@@ -22,19 +22,20 @@ use ftl::{AnyFtl, BlockDevice, FormatOptions, FtlError, FtlKind};
 
 use crate::error::CliError;
 use crate::size::{self, human};
+use crate::sizing;
 use crate::timing::TimingArg;
 
 /// What `Summary::path` shows for a `--memory` device.
 pub const MEMORY_LABEL: &str = "(memory)";
-
-/// Geometry presets `--size` chooses from, smallest first.
-pub const SIZE_PRESETS: &[&str] = &["small", "medium", "paper", "paper-64g", "paper-256g"];
 
 /// What `scftl format` asks for.
 #[derive(Clone, Debug, Default)]
 pub struct FormatRequest {
     pub size: Option<u64>,
     pub geometry: Option<String>,
+    /// Spare flash in percent of `size` (only with `size`, without
+    /// `geometry`); default [`sizing::DEFAULT_OVER_PROVISIONING`].
+    pub over_provisioning: Option<u32>,
     pub kind: Option<FtlKind>,
     pub write_bound: Option<u64>,
     pub gc_bound: Option<u64>,
@@ -50,7 +51,8 @@ pub struct Summary {
     pub geometry: Geometry,
     pub sector_size: usize,
     pub logical_sectors: u64,
-    pub config: Vec<(String, String)>,
+    /// The FTL's configuration, (name, value); every value is a count.
+    pub config: Vec<(&'static str, u64)>,
 }
 
 impl Summary {
@@ -127,12 +129,22 @@ pub struct MemoryArgs {
     /// written to disk, and its contents are lost at exit (for benchmarks).
     #[arg(long)]
     pub memory: bool,
-    /// --memory: logical size, e.g. 512MiB (picks the smallest geometry
-    /// preset that holds it unless --geometry is given).
+    /// --memory: logical size, e.g. 512MiB; without --geometry, a geometry
+    /// of about this size plus the over-provisioning is derived.
     #[arg(long, requires = "memory", value_parser = size::parse_size)]
     pub size: Option<u64>,
+    /// --memory, --size: spare flash in percent of the logical size (1 to
+    /// 1000; default 100, the paper preset's ratio).
+    #[arg(
+        long,
+        value_name = "PERCENT",
+        requires = "size",
+        conflicts_with = "geometry",
+        value_parser = sizing::parse_over_provisioning
+    )]
+    pub over_provisioning: Option<u32>,
     /// --memory: geometry preset (small, medium, paper, paper-64g,
-    /// paper-256g). Default: chosen from --size, else medium.
+    /// paper-256g). Default: derived from --size, else medium.
     #[arg(long, requires = "memory")]
     pub geometry: Option<String>,
     /// --memory: FTL, scftl (default), async or sync.
@@ -155,6 +167,7 @@ impl MemoryArgs {
         FormatRequest {
             size: self.size,
             geometry: self.geometry.clone(),
+            over_provisioning: self.over_provisioning,
             kind: self.ftl,
             write_bound: self.write_bound,
             gc_bound: self.gc_bound,
@@ -186,32 +199,76 @@ fn ftl_err(path: &Path, e: FtlError) -> CliError {
     }
 }
 
-/// Logical capacity the FTL offers by default on a geometry.
-fn default_logical_bytes(g: &Geometry) -> u64 {
-    ScftlConfig::default_for(g).logical_sectors * u64::from(g.sector_size)
+/// The geometry a request asks for, and the logical size when the request
+/// fixes it.
+struct Choice {
+    geometry: Geometry,
+    logical_sectors: Option<u64>,
 }
 
-/// Picks the geometry: the named preset, or the smallest preset whose
-/// default logical capacity holds `size`.
-pub fn choose_geometry(req: &FormatRequest) -> Result<Geometry, CliError> {
+/// Picks the geometry: the named preset (with `--size` checked against it),
+/// one derived from `--size` and the over-provisioning (see sizing.rs), or
+/// `medium`.
+fn choose(req: &FormatRequest, kind: FtlKind) -> Result<Choice, CliError> {
     if let Some(name) = &req.geometry {
-        return Geometry::preset(name).map_err(|e| CliError::usage(format!("--geometry: {e}")));
+        if req.over_provisioning.is_some() {
+            return Err(CliError::usage(
+                "--over-provisioning applies to the geometry --size derives; with --geometry, \
+                 the preset fixes the raw size (give --size for the logical size instead)",
+            ));
+        }
+        let g = Geometry::preset(name).map_err(|e| CliError::usage(format!("--geometry: {e}")))?;
+        let logical_sectors = req
+            .size
+            .map(|size| preset_logical_sectors(&g, kind, size))
+            .transpose()?;
+        return Ok(Choice {
+            geometry: g,
+            logical_sectors,
+        });
     }
     let Some(size) = req.size else {
-        return Ok(Geometry::medium());
-    };
-    for name in SIZE_PRESETS {
-        let g = Geometry::preset(name).map_err(CliError::from_display)?;
-        if default_logical_bytes(&g) >= size {
-            return Ok(g);
+        if req.over_provisioning.is_some() {
+            return Err(CliError::usage(
+                "--over-provisioning needs --size: it sets the spare flash of the geometry \
+                 --size derives",
+            ));
         }
+        return Ok(Choice {
+            geometry: Geometry::medium(),
+            logical_sectors: None,
+        });
+    };
+    let d = sizing::derive(size, req.over_provisioning, kind)?;
+    Ok(Choice {
+        geometry: d.geometry,
+        logical_sectors: Some(d.logical_sectors),
+    })
+}
+
+/// The logical sectors of `--size` on a named preset: a whole number of
+/// sectors, at most what the FTL offers there by default.
+fn preset_logical_sectors(g: &Geometry, kind: FtlKind, size: u64) -> Result<u64, CliError> {
+    let ss = u64::from(g.sector_size);
+    if size == 0 || !size.is_multiple_of(ss) {
+        return Err(CliError::usage(format!(
+            "--size {size}: must be a non-zero multiple of the {ss}-byte sector"
+        )));
     }
-    Err(CliError::usage(format!(
-        "--size {}: larger than every geometry preset can hold (the largest, paper-256g, holds {}); \
-         ask for less",
-        human(size),
-        human(default_logical_bytes(&Geometry::paper_raw_gib(256)))
-    )))
+    let max = match kind {
+        FtlKind::Scftl => ScftlConfig::default_for(g).logical_sectors,
+        _ => ftl::async_ftl::AsyncConfig::default_for(g).logical_sectors,
+    };
+    if size / ss > max {
+        return Err(CliError::usage(format!(
+            "--size {}: the {} geometry holds at most {} with the {kind} FTL; pick a larger \
+             --geometry or omit it (then a geometry is derived from --size)",
+            human(size),
+            crate::preset_name(g),
+            human(max * ss)
+        )));
+    }
+    Ok(size / ss)
 }
 
 fn bound(name: &str, v: Option<u64>) -> Result<Option<u32>, CliError> {
@@ -221,38 +278,15 @@ fn bound(name: &str, v: Option<u64>) -> Result<Option<u32>, CliError> {
     .transpose()
 }
 
-/// The FTL options a request asks for on `g`, validated (without touching
-/// any file).
+/// The FTL options a request asks for on the chosen geometry, validated
+/// (without touching any file).
 fn format_options(
-    g: &Geometry,
+    choice: &Choice,
     kind: FtlKind,
     req: &FormatRequest,
 ) -> Result<FormatOptions, CliError> {
-    let ss = u64::from(g.sector_size);
-    let logical_sectors = match req.size {
-        None => None,
-        Some(size) if size == 0 || !size.is_multiple_of(ss) => {
-            return Err(CliError::usage(format!(
-                "--size {size}: must be a non-zero multiple of the {ss}-byte sector"
-            )))
-        }
-        Some(size) => {
-            let max = match kind {
-                FtlKind::Scftl => ScftlConfig::default_for(g).logical_sectors,
-                _ => ftl::async_ftl::AsyncConfig::default_for(g).logical_sectors,
-            };
-            if size / ss > max {
-                return Err(CliError::usage(format!(
-                    "--size {}: the {} geometry holds at most {} with the {kind} FTL; pick a larger \
-                     --geometry or omit it",
-                    human(size),
-                    crate::preset_name(g),
-                    human(max * ss)
-                )));
-            }
-            Some(size / ss)
-        }
-    };
+    let g = &choice.geometry;
+    let logical_sectors = choice.logical_sectors;
     let opts = FormatOptions {
         logical_sectors,
         write_bound: bound("write-bound", req.write_bound)?,
@@ -282,7 +316,6 @@ fn format_options(
     Ok(opts)
 }
 
-/// Creates and formats an image.
 /// Refuses an image path whose directory is missing with one message that
 /// names the directory and says how to create it, rather than an I/O error
 /// that repeats the path.
@@ -307,11 +340,13 @@ fn check_parent_dir(path: &Path) -> Result<(), CliError> {
     )))
 }
 
+/// Creates and formats an image.
 pub fn format(path: &Path, req: &FormatRequest) -> Result<Summary, CliError> {
-    let g = choose_geometry(req)?;
     let kind = req.kind.unwrap_or(FtlKind::Scftl);
     // Validate everything before touching the file system.
-    let opts = format_options(&g, kind, req)?;
+    let choice = choose(req, kind)?;
+    let opts = format_options(&choice, kind, req)?;
+    let g = choice.geometry;
     if path.exists() && !req.force {
         return Err(CliError::usage(format!(
             "{} already exists; pass --force (or remove it) to overwrite it",
@@ -383,9 +418,10 @@ pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Opened, CliError> {
 /// A fresh RAM device formatted as `req` asks (validated exactly as
 /// `scftl format` validates it), under `timing` once started.
 pub fn create_memory(req: &FormatRequest, timing: &TimingArg) -> Result<Opened, CliError> {
-    let g = choose_geometry(req)?;
     let kind = req.kind.unwrap_or(FtlKind::Scftl);
-    let opts = format_options(&g, kind, req)?;
+    let choice = choose(req, kind)?;
+    let opts = format_options(&choice, kind, req)?;
+    let g = choice.geometry;
     let label = Path::new(MEMORY_LABEL);
     let mem = MemFlash::new(g).map_err(|e| flash_err(label, e))?;
     let (flash, pacing) = paced(Box::new(mem), timing);

@@ -16,7 +16,7 @@ pub fn summary_json(s: &Summary, stats: Option<&DeviceStats>) -> Value {
     let config: serde_json::Map<String, Value> = s
         .config
         .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .map(|&(k, v)| (k.to_string(), Value::from(v)))
         .collect();
     let mut v = json!({
         "image": s.path.display().to_string(),
@@ -69,7 +69,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
         ("ftl".into(), s.kind.to_string()),
         (
             "geometry".into(),
-            format!("{} ({g})", crate::preset_name(g)),
+            format!("{} ({g})", crate::sizing::describe(g)),
         ),
         (
             "logical size".into(),
@@ -82,7 +82,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
         ),
     ];
     for (k, v) in &s.config {
-        rows.push((format!("config {k}"), v.clone()));
+        rows.push((format!("config {k}"), v.to_string()));
     }
     let used = st.valid_sectors * s.sector_size as u64;
     rows.extend([

@@ -22,6 +22,7 @@ mod info;
 mod mount;
 mod serve;
 mod size;
+mod sizing;
 mod stats;
 mod timing;
 
@@ -53,6 +54,7 @@ enum Command {
     /// Create a persistent flash image and format it with an FTL.
     #[command(after_help = "Examples:\n  scftl format disk.img --size 4GiB\n  \
                       scftl format small.img --geometry small --ftl async\n  \
+                      scftl format disk.img --size 1GiB --over-provisioning 28\n  \
                       scftl format disk.img --size 512MiB --write-bound 1024 --force")]
     Format(FormatArgs),
     /// Describe an image: geometry, FTL, configuration, occupancy, wear, recovery time.
@@ -98,12 +100,26 @@ enum Command {
 struct FormatArgs {
     /// Image file to create.
     image: PathBuf,
-    /// Logical size of the disk, e.g. 4GiB, 512MiB, or bytes. Without
-    /// --geometry, the smallest preset that holds it is chosen.
+    /// Logical size of the disk, e.g. 4GiB, 512MiB, or bytes (rounded up to
+    /// whole 4 KiB sectors). Without --geometry, the flash is derived from
+    /// it: about SIZE plus the over-provisioning, in the shape of the
+    /// nearest preset.
     #[arg(long, value_parser = size::parse_size)]
     size: Option<u64>,
-    /// Flash geometry preset: small (64 MiB raw), medium (1 GiB), paper (8 GiB),
-    /// paper-64g, paper-256g. Default: chosen from --size, else medium.
+    /// With --size: spare flash in percent of the logical size, 1 to 1000
+    /// (default 100, the paper preset's ratio: 4 GiB on 8 GiB of flash). More
+    /// spare means less GC; the FTL's metadata comes out of it too.
+    #[arg(
+        long,
+        value_name = "PERCENT",
+        requires = "size",
+        conflicts_with = "geometry",
+        value_parser = sizing::parse_over_provisioning
+    )]
+    over_provisioning: Option<u32>,
+    /// Flash geometry preset: tiny, small (64 MiB raw), medium (1 GiB), paper
+    /// (8 GiB), paper-64g, paper-256g. Default: derived from --size, else
+    /// medium.
     #[arg(long)]
     geometry: Option<String>,
     /// FTL: scftl (snapshot-consistent), async or sync (the paper's baselines).
@@ -143,6 +159,7 @@ fn run_format(a: &FormatArgs) -> Result<(), CliError> {
     let req = image::FormatRequest {
         size: a.size,
         geometry: a.geometry.clone(),
+        over_provisioning: a.over_provisioning,
         kind: Some(a.ftl),
         write_bound: a.write_bound,
         gc_bound: a.gc_bound,
@@ -153,12 +170,15 @@ fn run_format(a: &FormatArgs) -> Result<(), CliError> {
     if a.json {
         println!("{}", info::summary_json(&s, None));
     } else {
+        let raw = s.geometry.raw_bytes();
         println!(
-            "formatted {}: {} {} disk on {} geometry ({})",
+            "formatted {}: {} {} disk on {} of flash ({}% over-provisioning)\ngeometry: {} ({})",
             s.path.display(),
             size::human(s.logical_bytes()),
             s.kind,
-            preset_name(&s.geometry),
+            size::human(raw),
+            sizing::over_provisioning(raw, s.logical_bytes()),
+            sizing::describe(&s.geometry),
             s.geometry
         );
     }

@@ -212,10 +212,11 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         let opened = image::create_memory(&a.memory.request(), &a.timing)?;
         let s = &opened.summary;
         eprintln!(
-            "scftl: formatted a RAM device: {} {} disk on {} geometry (nothing is saved)",
+            "scftl: formatted a RAM device: {} {} disk on {} of flash, geometry {} (nothing is saved)",
             human(s.logical_bytes()),
             s.kind,
-            crate::preset_name(&s.geometry)
+            human(s.geometry.raw_bytes()),
+            crate::sizing::describe(&s.geometry)
         );
         opened
     } else {

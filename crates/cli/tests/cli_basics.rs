@@ -103,18 +103,6 @@ fn format_refuses_to_overwrite_and_rejects_bad_sizes() {
 }
 
 #[test]
-fn size_picks_the_smallest_preset_that_fits() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    for (size, preset) in [("16MiB", "small"), ("256MiB", "medium"), ("1GiB", "paper")] {
-        let o = scftl(&["format", "x.img", "--size", size, "--force", "--json"], d);
-        assert!(o.status.success(), "{}", stderr(&o));
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        assert_eq!(v["geometry"]["preset"], preset, "--size {size}");
-    }
-}
-
-#[test]
 fn info_describes_an_image_in_text_and_json() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -130,3 +130,249 @@ fn format_into_a_missing_directory_says_to_create_it() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!dir.path().join("no").exists());
 }
+
+#[test]
+fn info_json_config_values_are_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    for ftl in ["scftl", "async", "sync"] {
+        let name = format!("{ftl}.img");
+        let img = format(dir.path(), &name, &["--geometry", "small", "--ftl", ftl]);
+        let o = scftl(&["info", "--json", img.to_str().unwrap()], dir.path());
+        assert!(o.status.success(), "{ftl}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let config = v["config"].as_object().expect("config is an object");
+        assert!(config.contains_key("logical_sectors"), "{ftl}: {config:?}");
+        for (k, val) in config {
+            assert!(val.is_u64(), "{ftl}: config {k} is {val}, not a number");
+        }
+        assert_eq!(config["logical_sectors"], v["logical_sectors"], "{ftl}");
+        // The table prints the same values as plain numbers.
+        let o = scftl(&["info", img.to_str().unwrap()], dir.path());
+        let text = String::from_utf8_lossy(&o.stdout);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("config logical_sectors "))
+            .unwrap_or_else(|| panic!("{ftl}: no config row:\n{text}"));
+        assert_eq!(
+            row.split_whitespace().last(),
+            Some(v["logical_sectors"].to_string().as_str()),
+            "{ftl}: {row}"
+        );
+    }
+}
+
+#[test]
+fn oversize_write_is_refused_with_a_log_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = format(dir.path(), "a.img", &["--geometry", "small"]);
+    let srv = ServerProc::start(&img, &[]);
+    let mut c = RawClient::connect(srv.port).unwrap();
+    let limit = 32u64 << 20;
+    let big = vec![0xa5u8; limit as usize + 4096];
+    assert_eq!(c.write_errno(8192, &big).unwrap(), 22, "EINVAL");
+    // The connection goes on after the refusal.
+    c.write(0, &[1u8; 4096]).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut seen = Vec::new();
+    let line = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let l = srv
+            .log
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("no refusal logged; the log:\n{}", seen.join("\n")));
+        if l.contains("refused") {
+            break l;
+        }
+        seen.push(l);
+    };
+    assert!(line.contains("127.0.0.1:"), "names the client: {line}");
+    let len = (limit + 4096).to_string();
+    assert!(line.contains(&format!("WRITE 8192+{len}")), "{line}");
+    assert!(line.contains(&limit.to_string()), "names the limit: {line}");
+    assert_eq!(line.lines().count(), 1);
+}
+
+#[test]
+fn package_and_binary_are_named_scftl() {
+    // `cargo install --path crates/cli` installs the package's binary under
+    // the package's name in `cargo install --list`; both are `scftl`.
+    assert_eq!(env!("CARGO_PKG_NAME"), "scftl");
+    assert!(SCFTL.ends_with("/scftl"), "{SCFTL}");
+    let dir = tempfile::tempdir().unwrap();
+    let o = scftl(&["--version"], dir.path());
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("scftl "));
+}
+
+#[test]
+fn json_is_a_flag_that_prints_to_stdout_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let img = format(d, "a.img", &["--geometry", "small"]);
+    let img = img.to_str().unwrap();
+    let bench = [
+        "bench", "randwr", "--quick", "--silent", "--ftl", "scftl", "--wi", "16",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        bench.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    for argv in [
+        vec![
+            "format".to_string(),
+            "b.img".into(),
+            "--geometry".into(),
+            "small".into(),
+        ],
+        vec!["info".into(), img.into()],
+        vec!["fsck".into(), img.into()],
+        vec![
+            "crashtest".into(),
+            "--geometry".into(),
+            "tiny".into(),
+            "--ops".into(),
+            "50".into(),
+        ],
+        with(&[]),
+    ] {
+        let mut argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        argv.push("--json");
+        let o = scftl(&argv, d);
+        // fsck of an image without a file system exits 1 but still reports.
+        assert!(o.status.code().is_some(), "{argv:?}");
+        let v: Result<serde_json::Value, _> = serde_json::from_slice(&o.stdout);
+        assert!(
+            v.is_ok(),
+            "{argv:?}: stdout is not one JSON document:\n{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            stderr(&o)
+        );
+    }
+    // A file is `--json-out FILE`; the text report still goes to stdout.
+    let out = d.join("rows.json");
+    let argv = with(&["--json-out", out.to_str().unwrap()]);
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let o = scftl(&argv, d);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(rows[0]["bench"], "randwr");
+    assert!(serde_json::from_slice::<serde_json::Value>(&o.stdout).is_err());
+    // The old spelling, a path after --json, is a usage error.
+    let argv = with(&["--json", "x.json"]);
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let o = scftl(&argv, d);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!d.join("x.json").exists());
+}
+
+#[test]
+fn help_shows_no_rust_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let subs: &[&[&str]] = &[
+        &[],
+        &["help"],
+        &["format"],
+        &["info"],
+        &["serve"],
+        &["mkfs"],
+        &["mount"],
+        &["fsck"],
+        &["crashtest"],
+        &["bench"],
+        &["bench", "randwr"],
+        &["bench", "boot"],
+        &["bench", "cpu"],
+        &["bench", "app"],
+    ];
+    for sub in subs {
+        let mut argv = sub.to_vec();
+        if sub != &["help"] {
+            argv.push("--help");
+        }
+        let o = scftl(&argv, dir.path());
+        assert!(o.status.success(), "{argv:?}");
+        let h = String::from_utf8_lossy(&o.stdout);
+        for rustism in ["::", "[`", "Option<", "Vec<", "Self"] {
+            assert!(!h.contains(rustism), "{argv:?} shows `{rustism}`:\n{h}");
+        }
+    }
+}
+
+#[test]
+fn bench_bad_values_exit_2_and_failed_runs_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (argv, says) in [
+        (
+            &["bench", "randwr", "--geometry", "huge"][..],
+            "known: tiny",
+        ),
+        (&["bench", "boot", "--sizes", "paper,bogus"][..], "bogus"),
+        (&["bench", "cpu", "--repeat", "0"][..], "--repeat"),
+        (&["bench", "randwr", "--queue-depth", "0"][..], "at least 1"),
+        (&["bench", "boot", "--fill", "150"][..], "--fill"),
+        (
+            &["bench", "app", "--stacks", "ext4/nope"][..],
+            "fs-group/scftl",
+        ),
+        (
+            &["bench", "randwr", "--json-out", "no/such/dir/r.json"][..],
+            "mkdir -p no/such/dir",
+        ),
+    ] {
+        let o = scftl(argv, d);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{argv:?}:\n{err}");
+        assert!(err.contains(says), "{argv:?}:\n{err}");
+        assert!(o.stdout.is_empty(), "{argv:?} ran");
+    }
+    // A run that fails (its JSON file cannot be created: the name is a
+    // directory) exits 1, after printing the report.
+    let o = scftl(
+        &[
+            "bench",
+            "randwr",
+            "--quick",
+            "--silent",
+            "--ftl",
+            "scftl",
+            "--wi",
+            "16",
+            "--json-out",
+            ".",
+        ],
+        d,
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot create"), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("randwr"));
+}
+
+#[test]
+fn bench_names_its_commit_when_run_outside_the_checkout() {
+    let src = env!("CARGO_MANIFEST_DIR");
+    let head = Command::new("git")
+        .args(["-C", src, "rev-parse", "--short", "HEAD"])
+        .output();
+    let Ok(head) = head.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()) else {
+        eprintln!("skipped: git is not installed");
+        return;
+    };
+    if head.is_empty() {
+        eprintln!("skipped: {src} is not in a git checkout");
+        return;
+    }
+    // The working directory is a fresh temporary directory, outside any
+    // checkout.
+    let dir = tempfile::tempdir().unwrap();
+    let o = scftl(
+        &[
+            "bench", "randwr", "--quick", "--silent", "--ftl", "scftl", "--wi", "16", "--json",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows[0]["commit"], head.as_str());
+}

@@ -210,7 +210,7 @@ fn kill_rounds(mode: &str, rounds: u64) {
         Err(_) => 0x5c_f7_1a_00 + rounds,
     };
     eprintln!(
-        "{test}: seed {seed} (replay: SCFTL_SEED={seed} cargo test -p cli --test fuse_kill {test})"
+        "{test}: seed {seed} (replay: SCFTL_SEED={seed} cargo test -p scftl --test fuse_kill {test})"
     );
     let mut rng = Pcg64::seed_from_u64(seed);
     let started = Instant::now();

@@ -44,8 +44,9 @@ pub struct CrashtestArgs {
     /// workload (use with --geometry tiny).
     #[arg(long)]
     pub exhaustive: bool,
-    /// Build the FTL with a seeded bug (see `ftl::Mutant`; with --fs the
-    /// file system's, `fs::FsMutant`), to check that the checker catches it.
+    /// Build the FTL (with --fs: the file system) with a seeded bug, by
+    /// name, to check that the checker catches it; an unknown name prints
+    /// the list.
     #[arg(long)]
     pub mutant: Option<String>,
     /// Print the summary as JSON on stdout.
@@ -59,7 +60,7 @@ pub struct CrashtestArgs {
     pub shrink_seconds: f64,
     /// Check the file system instead: its commit mode (log, xlog or group)
     /// over --ftl, a power cut at every flash command of a seeded workload
-    /// of system calls (see crashcheck::fs).
+    /// of system calls (docs/USAGE.md, "Checking crash consistency").
     #[arg(long, value_name = "MODE")]
     pub fs: Option<String>,
     /// With --fs: most cut points to check; a workload with more flash

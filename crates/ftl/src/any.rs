@@ -131,24 +131,24 @@ impl<F: Flash> AnyFtl<F> {
         }
     }
 
-    /// The configuration as (name, value) pairs, for `scftl info`.
-    pub fn config_summary(&self) -> Vec<(String, String)> {
-        let kv = |k: &str, v: String| (k.to_string(), v);
+    /// The configuration as (name, value) pairs, for `scftl info`. Every
+    /// value is a count, kept as a number so that JSON shows it as one.
+    pub fn config_summary(&self) -> Vec<(&'static str, u64)> {
         match self {
             AnyFtl::Scftl(d) => {
                 let c = d.config();
                 vec![
-                    kv("logical_sectors", c.logical_sectors.to_string()),
-                    kv("write_bound", c.write_bound.to_string()),
-                    kv("gc_bound", c.gc_bound.to_string()),
-                    kv("gc_threshold", c.gc_threshold.to_string()),
-                    kv(
+                    ("logical_sectors", c.logical_sectors),
+                    ("write_bound", c.write_bound.into()),
+                    ("gc_bound", c.gc_bound.into()),
+                    ("gc_threshold", c.gc_threshold.into()),
+                    (
                         "checkpoint_slot_superblocks",
-                        c.checkpoint_slot_superblocks.to_string(),
+                        c.checkpoint_slot_superblocks.into(),
                     ),
-                    kv(
+                    (
                         "delta_region_superblocks",
-                        c.delta_region_superblocks.to_string(),
+                        c.delta_region_superblocks.into(),
                     ),
                 ]
             }
@@ -183,18 +183,12 @@ impl<F: Flash> AnyFtl<F> {
     }
 }
 
-fn log_summary(c: &AsyncConfig) -> Vec<(String, String)> {
+fn log_summary(c: &AsyncConfig) -> Vec<(&'static str, u64)> {
     vec![
-        ("logical_sectors".to_string(), c.logical_sectors.to_string()),
-        ("stripe_dies".to_string(), c.stripe_dies.to_string()),
-        (
-            "gc_low_free_segments".to_string(),
-            c.gc_low_free_segments.to_string(),
-        ),
-        (
-            "gc_high_free_segments".to_string(),
-            c.gc_high_free_segments.to_string(),
-        ),
+        ("logical_sectors", c.logical_sectors),
+        ("stripe_dies", c.stripe_dies.into()),
+        ("gc_low_free_segments", c.gc_low_free_segments.into()),
+        ("gc_high_free_segments", c.gc_high_free_segments.into()),
     ]
 }
 

@@ -126,9 +126,16 @@ pub struct DeviceStats {
     pub meta_pages_written: u64,
     /// Logical sectors currently mapped.
     pub valid_sectors: u64,
+    /// The FTL's data blocks (SCFTL superblocks, baseline segments) by
+    /// state; each is in exactly one, so the four sum to the data blocks
+    /// (metadata and label blocks are not counted). Free: erased, ready to
+    /// program.
     pub free_blocks: u64,
+    /// Being filled or holding live data.
     pub used_blocks: u64,
+    /// GC victims whose erase waits for the next flush (SCFTL only).
     pub invalid_blocks: u64,
+    /// Holding only stale data; erased when next needed.
     pub erasable_blocks: u64,
     /// Erases issued per FTL block since open: min, average, max.
     pub erases_min: u64,

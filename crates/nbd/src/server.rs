@@ -325,14 +325,20 @@ where
                             s.shutdown_read();
                         }
                     };
-                    let end =
-                        transmission::run_pipelined(shared, reader, &mut writer, &mut stats, stop);
+                    let end = transmission::run_pipelined(
+                        shared,
+                        reader,
+                        &mut writer,
+                        &mut stats,
+                        peer,
+                        stop,
+                    );
                     let _ = writer.flush();
                     return (end, stats);
                 }
                 Err(back) => {
                     r = back;
-                    transmission::run(shared, &mut r, &mut w, &mut stats)
+                    transmission::run(shared, &mut r, &mut w, &mut stats, peer)
                 }
             }
         }

@@ -13,8 +13,9 @@
 //! * The idle timeout counts only time with no request outstanding: a
 //!   client waiting for a slow reply is not idle.
 //! * A malformed request (unknown command or flags, zero or oversized
-//!   length, a change to a read-only export) gets its error value and the
-//!   connection goes on; a bad request magic closes it.
+//!   length, a change to a read-only export) gets its error value, and a
+//!   log line naming the client, the request and why (unless errors are
+//!   not logged), and the connection goes on; a bad request magic closes it.
 //! * Nothing changes the device once shutdown has flushed: `stopping` is
 //!   checked under the device lock.
 
@@ -119,12 +120,14 @@ fn read_request<R: Read>(r: &mut R, max: u32, busy: &dyn Fn() -> bool) -> Result
     Ok(Incoming::Request(req, payload))
 }
 
-/// Answers one request: applies it and sends the reply.
+/// Answers one request: applies it and sends the reply. `peer` names the
+/// client in log lines.
 fn answer<D, W>(
     shared: &Shared<D>,
     w: &mut W,
     inc: Incoming,
     stats: &mut ConnStats,
+    peer: &str,
 ) -> Result<(), End>
 where
     D: BlockDevice + Send,
@@ -136,8 +139,8 @@ where
             stats.errors += 1;
             if shared.config.log_errors {
                 shared.log(&format!(
-                    "WRITE {}+{} refused: larger than the advertised maximum of {} bytes",
-                    req.offset, req.length, shared.config.max_request_bytes
+                    "{peer}: WRITE {}+{} refused (EINVAL): {} bytes exceed the maximum request of {} bytes",
+                    req.offset, req.length, req.length, shared.config.max_request_bytes
                 ));
             }
             simple(w, EINVAL, req.handle)?;
@@ -153,7 +156,7 @@ where
             stats.errors += 1;
             if shared.config.log_errors {
                 shared.log(&format!(
-                    "{} {}+{} failed: {e}",
+                    "{peer}: {} {}+{} failed: {e}",
                     command_name(req.command),
                     req.offset,
                     req.length
@@ -167,8 +170,15 @@ where
 
 /// Serves requests one after the other on one thread until the client
 /// disconnects or breaks framing (used where the reading and writing
-/// halves of the link cannot be separated, e.g. TLS).
-pub fn run<D, R, W>(shared: &Shared<D>, r: &mut R, w: &mut W, stats: &mut ConnStats) -> End
+/// halves of the link cannot be separated, e.g. TLS). `peer` names the
+/// client in log lines.
+pub fn run<D, R, W>(
+    shared: &Shared<D>,
+    r: &mut R,
+    w: &mut W,
+    stats: &mut ConnStats,
+    peer: &str,
+) -> End
 where
     D: BlockDevice + Send,
     R: Read,
@@ -177,7 +187,7 @@ where
     let max = shared.config.max_request_bytes;
     loop {
         let inc = next_request(r, max, &|| false);
-        if let Err(end) = answer(shared, w, inc, stats) {
+        if let Err(end) = answer(shared, w, inc, stats, peer) {
             return end;
         }
     }
@@ -200,6 +210,7 @@ pub fn run_pipelined<D, R, W>(
     mut r: R,
     w: &mut W,
     stats: &mut ConnStats,
+    peer: &str,
     stop_reading: impl FnOnce(),
 ) -> End
 where
@@ -249,7 +260,7 @@ where
                 Incoming::Request(_, p) => p.len(),
                 _ => 0,
             };
-            let result = answer(shared, w, inc, stats);
+            let result = answer(shared, w, inc, stats, peer);
             {
                 let mut q = lock(queued);
                 q.0 = q.0.saturating_sub(1);

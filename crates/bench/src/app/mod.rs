@@ -412,10 +412,7 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
         ratios: Vec::new(),
     };
     rep.ratios = report::ratios(&rep.runs);
-    print!("{}", report::render(&rep));
-    if let Some(p) = &a.common.json {
-        report::write_json(p, &rep)?;
-    }
+    crate::output::emit(&a.common, &report::render(&rep), &rep)?;
     if let Some(p) = &a.common.png {
         report::chart(p, &rep)?;
     }
@@ -448,7 +445,11 @@ mod tests {
             .map(StackSpec::name)
             .collect();
         assert_eq!(names, ["fs-group/scftl", "ext4-journal/sync"]);
-        let e = stack_list(&args(&["--stacks", "ext4/nvme"])).unwrap_err();
+        // An unknown name is refused by the parser (a usage error, exit 2).
+        let e = Cli::try_parse_from(["app", "--stacks", "ext4/nvme"])
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("ext4/nvme") && e.contains("fs-log/async"), "{e}");
         assert_eq!(stack_list(&args(&[])).unwrap().len(), 10);
     }

@@ -219,12 +219,6 @@ pub fn render(rep: &AppReport) -> String {
     s
 }
 
-/// Writes the report as pretty-printed JSON.
-pub fn write_json(path: &Path, rep: &AppReport) -> BResult<()> {
-    let text = serde_json::to_string_pretty(rep).map_err(|e| format!("JSON: {e}"))?;
-    std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
 /// One panel per workload: file systems on the x axis, one bar per FTL
 /// (log scale; a missing bar was not measured).
 pub fn chart(path: &Path, rep: &AppReport) -> BResult<()> {

@@ -98,7 +98,7 @@ impl StackSpec {
     pub fn missing(&self, launcher: &Launcher) -> Option<String> {
         if !launcher.scftl.is_file() {
             return Some(format!(
-                "the scftl executable {} does not exist (build it with `cargo build -p cli`, or pass --scftl)",
+                "the scftl executable {} does not exist (build it with `cargo build -p scftl`, or pass --scftl)",
                 launcher.scftl.display()
             ));
         }

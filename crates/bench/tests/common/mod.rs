@@ -10,7 +10,7 @@ pub fn build_scftl() -> PathBuf {
         .args([
             "build",
             "-p",
-            "cli",
+            "scftl",
             "--bin",
             "scftl",
             "--message-format=json",
@@ -20,7 +20,7 @@ pub fn build_scftl() -> PathBuf {
         .expect("run cargo");
     assert!(
         out.status.success(),
-        "cargo build -p cli failed:\n{}",
+        "cargo build -p scftl failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout)

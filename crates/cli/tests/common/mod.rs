@@ -287,6 +287,11 @@ impl RawClient {
         Ok(())
     }
 
+    /// Sends a write and returns the error value of its reply (0: done).
+    pub fn write_errno(&mut self, offset: u64, data: &[u8]) -> std::io::Result<u32> {
+        self.request(1, offset, data.len() as u32, data)
+    }
+
     pub fn flush(&mut self) -> std::io::Result<()> {
         let e = self.request(3, 0, 0, &[])?;
         assert_eq!(e, 0, "flush error {e}");

@@ -531,7 +531,10 @@ impl<F: Flash> LogFtl<F> {
     pub fn stats(&self) -> DeviceStats {
         let mut s = self.stats.clone();
         s.valid_sectors = self.mapped;
-        s.free_blocks = self.segs.count(SegState::Free) + self.segs.count(SegState::Dirty);
+        // Each data segment is in exactly one state, so the four counts
+        // partition them: a `Dirty` segment sits in the free queue but must
+        // be erased first, so it is erasable and not also free.
+        s.free_blocks = self.segs.count(SegState::Free);
         s.used_blocks = self.segs.count(SegState::Used) + self.segs.count(SegState::Active);
         s.invalid_blocks = 0;
         s.erasable_blocks = self.segs.count(SegState::Dirty);
