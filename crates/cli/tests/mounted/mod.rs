@@ -79,11 +79,27 @@ impl Mounted {
 
     /// Unmounts with fusermount3, expects a clean exit 0 and returns what
     /// `scftl mount` printed while exiting.
+    /// The kernel drops its last references to a mount (a just-closed
+    /// file, a process that just left the directory) asynchronously, so
+    /// "Device or resource busy" is retried for a few seconds.
     pub fn unmount(mut self) -> Vec<String> {
-        run_ok(
-            Command::new("fusermount3").arg("-u").arg(&self.mountpoint),
-            LIMIT,
-        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let out = common::run_with_deadline(
+                Command::new("fusermount3").arg("-u").arg(&self.mountpoint),
+                LIMIT,
+            );
+            if out.status.success() {
+                break;
+            }
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert!(
+                err.contains("busy") && Instant::now() < deadline,
+                "fusermount3 -u {} failed: {err}",
+                self.mountpoint.display()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
         self.wait_exit()
     }
 
