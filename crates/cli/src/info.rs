@@ -83,6 +83,17 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
     ];
     for (k, v) in &s.config {
         rows.push((format!("config {k}"), v.clone()));
+        // W in bytes: what a client may write between two flushes.
+        if let Some(w) = (k == "write_bound")
+            .then(|| v.parse::<u64>().ok())
+            .flatten()
+        {
+            let bytes = w * s.sector_size as u64;
+            rows.push((
+                "epoch bound".into(),
+                format!("{} per epoch (W)", human(bytes)),
+            ));
+        }
     }
     let used = st.valid_sectors * s.sector_size as u64;
     rows.extend([
