@@ -217,6 +217,9 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
     fn flush(&mut self) -> Result<()> {
         self.dev().flush()
     }
+    fn epoch_barrier(&mut self) -> Result<()> {
+        self.dev().epoch_barrier()
+    }
     fn epoch_remaining(&self) -> Option<u64> {
         self.dev_ref().epoch_remaining()
     }

@@ -440,7 +440,12 @@ impl ScftlConfig {
         use encoding::*;
         if b.len() >= VERSION.end() && VERSION.get_u32(b) == 1 {
             return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads version 2 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads version 3 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+            ));
+        }
+        if b.len() >= VERSION.end() && VERSION.get_u32(b) == 2 {
+            return Err(FtlError::Corrupt(
+                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads version 3 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
         codec::check_versioned(
@@ -463,9 +468,10 @@ impl ScftlConfig {
 }
 
 /// The encoding version of [`ScftlConfig`] this build writes and reads.
-/// Version 2 marks images whose data pages carry per-sector checksums in
-/// their OOB (docs/FORMAT.md §4.7); version 1 images are refused.
-pub const CONFIG_VERSION: u32 = 2;
+/// Version 2 marked images whose data pages carry per-sector checksums in
+/// their OOB (docs/FORMAT.md §4.7); version 3 images also commit each epoch
+/// with its digest in one sync (§4.3). Versions 1 and 2 are refused.
+pub const CONFIG_VERSION: u32 = 3;
 /// Bytes of the encoded [`ScftlConfig`].
 pub const CONFIG_LEN: usize = encoding::DELTA_PAIRS_PER_PAGE.end();
 
@@ -515,5 +521,8 @@ mod tests {
         b[0] = 1;
         let e = ScftlConfig::decode(&b).unwrap_err().to_string();
         assert!(e.contains("version 1") && e.contains("re-format"), "{e}");
+        b[0] = 2;
+        let e = ScftlConfig::decode(&b).unwrap_err().to_string();
+        assert!(e.contains("version 2") && e.contains("re-format"), "{e}");
     }
 }

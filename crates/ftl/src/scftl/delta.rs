@@ -9,8 +9,18 @@
 //! crash, recovery resumes past every id it saw, so stale tentative pages of
 //! a crashed epoch are never activated by a later commit.
 //!
+//! Every committed page also carries the *epoch digest* (docs/FORMAT.md
+//! §4.3): a CRC32C chained from the previous committed epoch of the
+//! generation through this epoch's id and the data CRC of every sector it
+//! mapped. Data, delta pages and the committed page can then share one sync:
+//! recovery recomputes the digest of every epoch that may not be durable and
+//! drops the first one that does not match, with everything after it.
+//!
 //! Invariants:
 //! - `wp <= region_pages`; pages `wp..` of the region are erased;
+//! - `digest` is `digest_start(chain, epoch)` extended by the data CRC of
+//!   every mapped pair pushed in this epoch; `chain` is the digest of the last
+//!   committed epoch of generation `gen` (0 before the first);
 //! - `npairs < pairs_per_page` between calls; the buffer's pair area past
 //!   `npairs` is zero whenever a page is sealed;
 //! - `epoch_pages` counts the pages written in the current epoch.
@@ -37,11 +47,24 @@ pub(crate) struct DeltaLog {
     pub buf: Vec<u8>,
     /// Metadata pages programmed since open (statistics).
     pub pages_written: u64,
+    /// Digest of the last committed epoch of this generation (0: none).
+    pub chain: u32,
+    /// Digest of the current epoch so far.
+    pub digest: u32,
+    /// The flash was synced after the last page was programmed: the next
+    /// page carries [`format::KIND_AFTER_SYNC`].
+    pub after_sync: bool,
 }
 
 impl DeltaLog {
-    pub fn new(layout: &Layout, gen: u64, epoch: u64, wp: u32) -> DeltaLog {
+    /// A log at write pointer `wp` whose last committed epoch of generation
+    /// `gen` has digest `chain`, continuing with epoch id `epoch`.
+    pub fn new(layout: &Layout, gen: u64, epoch: u64, wp: u32, chain: u32) -> DeltaLog {
         DeltaLog {
+            chain,
+            digest: format::digest_start(chain, epoch),
+            // Created right after format or recovery, both of which synced.
+            after_sync: true,
             gen,
             epoch,
             wp,
@@ -52,6 +75,13 @@ impl DeltaLog {
             buf: vec![0u8; layout.page_size],
             pages_written: 0,
         }
+    }
+
+    /// Adds the data CRC of a sector this epoch maps (a written or relocated
+    /// sector; call it once per pair with a mapped physical sector).
+    #[inline]
+    pub fn note_sector(&mut self, sector_crc: u32) {
+        self.digest = format::digest_sector(self.digest, sector_crc);
     }
 
     /// Appends a pair; programs a tentative page when the buffer fills.
@@ -86,14 +116,23 @@ impl DeltaLog {
         }
         let used = format::delta_crc_len(self.npairs);
         self.buf[used..].fill(0);
+        let flag = if self.after_sync {
+            format::KIND_AFTER_SYNC
+        } else {
+            0
+        };
         let h = MetaHeader {
-            kind,
+            kind: kind | flag,
             gen: self.gen,
             epoch: self.epoch,
             index: self.wp,
             count: self.npairs,
             aux: self.epoch_pages,
-            aux2: 0,
+            aux2: if format::is_commit_kind(kind) {
+                self.digest
+            } else {
+                0
+            },
         };
         format::seal_prefix(&mut self.buf, &h, used);
         flash.program(
@@ -102,6 +141,7 @@ impl DeltaLog {
             &[],
         )?;
         self.wp += 1;
+        self.after_sync = false;
         self.epoch_pages += 1;
         self.npairs = 0;
         self.pages_written += 1;
@@ -110,8 +150,20 @@ impl DeltaLog {
 
     /// Starts the next epoch after its predecessor committed.
     pub fn next_epoch(&mut self) {
+        self.chain = self.digest;
         self.epoch += 1;
         self.epoch_pages = 0;
+        self.digest = format::digest_start(self.chain, self.epoch);
+    }
+
+    /// A full checkpoint started generation `gen` with an empty region: the
+    /// digest chain starts again.
+    pub fn new_generation(&mut self, gen: u64) {
+        self.gen = gen;
+        self.wp = 0;
+        self.chain = 0;
+        self.digest = format::digest_start(0, self.epoch);
+        self.after_sync = true;
     }
 
     pub fn remaining_pages(&self) -> u32 {
