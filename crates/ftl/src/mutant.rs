@@ -42,14 +42,11 @@ pub enum Mutant {
     /// does not start a new generation, so the dropped epoch's pages stay in
     /// the delta region's chain.
     SkipFallbackCheckpoint,
-    /// SCFTL: a superblock freed by an epoch that only an ordered flush
-    /// committed (no sync yet) is erased without syncing first.
-    EraseBeforeOrderedSync,
 }
 
 impl Mutant {
     /// Every mutant, in a fixed order.
-    pub const ALL: [Mutant; 11] = [
+    pub const ALL: [Mutant; 10] = [
         Mutant::SkipSyncBeforeCommit,
         Mutant::EraseVictimBeforeFlush,
         Mutant::HonourTentativeDeltas,
@@ -60,7 +57,6 @@ impl Mutant {
         Mutant::SyncSkipSync,
         Mutant::AcceptEpochDigestMismatch,
         Mutant::SkipFallbackCheckpoint,
-        Mutant::EraseBeforeOrderedSync,
     ];
 
     /// Kebab-case name used on the command line.
@@ -77,7 +73,6 @@ impl Mutant {
             Mutant::SyncSkipSync => "sync-skip-sync",
             Mutant::AcceptEpochDigestMismatch => "accept-epoch-digest-mismatch",
             Mutant::SkipFallbackCheckpoint => "skip-fallback-checkpoint",
-            Mutant::EraseBeforeOrderedSync => "erase-before-ordered-sync",
         }
     }
 

@@ -35,7 +35,7 @@ impl<F: Flash> Scftl<F> {
             let psa = self.append_sector(la, sector, crc)?;
             self.remap(la, psa);
             self.updates += 1;
-            self.delta.note_sector(crc);
+            self.delta.note_sector(la, psa, crc);
             self.delta.push(&mut self.flash, &self.layout, la, psa)?;
         }
         self.stats.user_sectors_written += n;
@@ -237,7 +237,7 @@ impl<F: Flash> Scftl<F> {
         // freed them are durable: after ordered flushes, a crash may fall
         // back to a state that still points into them, so sync first.
         let (layout, flash) = (&self.layout, &mut self.flash);
-        let unsynced = self.unsynced_epochs > 0 && self.mutant != Mutant::EraseBeforeOrderedSync;
+        let unsynced = self.unsynced_epochs > 0;
         let mut synced = false;
         let Some(sb) = self.blocks.activate_next(|sb| {
             if unsynced {

@@ -11,15 +11,17 @@
 //!
 //! Every committed page also carries the *epoch digest* (docs/FORMAT.md
 //! §4.3): a CRC32C chained from the previous committed epoch of the
-//! generation through this epoch's id and the data CRC of every sector it
-//! mapped. Data, delta pages and the committed page can then share one sync:
+//! generation through this epoch's id and the data CRC of every sector the
+//! epoch leaves mapped (its pairs that no later pair of the epoch
+//! overrides: the sectors its snapshot needs, which nothing may erase
+//! before a later epoch is durable). Data, delta pages and the committed page can then share one sync:
 //! recovery recomputes the digest of every epoch that may not be durable and
 //! drops the first one that does not match, with everything after it.
 //!
 //! Invariants:
 //! - `wp <= region_pages`; pages `wp..` of the region are erased;
-//! - `digest` is `digest_start(chain, epoch)` extended by the data CRC of
-//!   every mapped pair pushed in this epoch; `chain` is the digest of the last
+//! - `mapped` lists every pair with a mapped physical sector pushed in this
+//!   epoch, with the sector's data CRC; `chain` is the digest of the last
 //!   committed epoch of generation `gen` (0 before the first);
 //! - `npairs < pairs_per_page` between calls; the buffer's pair area past
 //!   `npairs` is zero whenever a page is sealed;
@@ -49,8 +51,8 @@ pub(crate) struct DeltaLog {
     pub pages_written: u64,
     /// Digest of the last committed epoch of this generation (0: none).
     pub chain: u32,
-    /// Digest of the current epoch so far.
-    pub digest: u32,
+    /// The epoch's pairs with a mapped physical sector, with its data CRC.
+    pub mapped: Vec<(La, Psa, u32)>,
     /// The flash was synced after the last page was programmed: the next
     /// page carries [`format::KIND_AFTER_SYNC`].
     pub after_sync: bool,
@@ -62,7 +64,7 @@ impl DeltaLog {
     pub fn new(layout: &Layout, gen: u64, epoch: u64, wp: u32, chain: u32) -> DeltaLog {
         DeltaLog {
             chain,
-            digest: format::digest_start(chain, epoch),
+            mapped: Vec::new(),
             // Created right after format or recovery, both of which synced.
             after_sync: true,
             gen,
@@ -77,11 +79,23 @@ impl DeltaLog {
         }
     }
 
-    /// Adds the data CRC of a sector this epoch maps (a written or relocated
-    /// sector; call it once per pair with a mapped physical sector).
+    /// Notes a pair with a mapped physical sector and that sector's data
+    /// CRC (a written or relocated sector), for the epoch digest.
     #[inline]
-    pub fn note_sector(&mut self, sector_crc: u32) {
-        self.digest = format::digest_sector(self.digest, sector_crc);
+    pub fn note_sector(&mut self, la: La, pa: Psa, sector_crc: u32) {
+        self.mapped.push((la, pa, sector_crc));
+    }
+
+    /// The current epoch's digest, given the L2P at its end (`live(la, pa)`:
+    /// whether `la` still maps to `pa`).
+    pub fn digest(&self, mut live: impl FnMut(La, Psa) -> bool) -> u32 {
+        let mut d = format::digest_start(self.chain, self.epoch);
+        for &(la, pa, crc) in &self.mapped {
+            if live(la, pa) {
+                d = format::digest_sector(d, crc);
+            }
+        }
+        d
     }
 
     /// Appends a pair; programs a tentative page when the buffer fills.
@@ -96,17 +110,19 @@ impl DeltaLog {
         format::put_pair(&mut self.buf, self.npairs as usize, la, pa);
         self.npairs += 1;
         if self.npairs == self.pairs_per_page {
-            self.program(flash, layout, format::KIND_TENTATIVE)?;
+            self.program(flash, layout, format::KIND_TENTATIVE, 0)?;
         }
         Ok(())
     }
 
     /// Programs the buffer as a page of `kind` at the write pointer.
+    /// `digest` goes into a committed page (0 for a tentative one).
     pub fn program<F: Flash + ?Sized>(
         &mut self,
         flash: &mut F,
         layout: &Layout,
         kind: u16,
+        digest: u32,
     ) -> Result<()> {
         if self.wp >= self.region_pages {
             return Err(FtlError::NoSpace(format!(
@@ -128,11 +144,7 @@ impl DeltaLog {
             index: self.wp,
             count: self.npairs,
             aux: self.epoch_pages,
-            aux2: if format::is_commit_kind(kind) {
-                self.digest
-            } else {
-                0
-            },
+            aux2: digest,
         };
         format::seal_prefix(&mut self.buf, &h, used);
         flash.program(
@@ -148,12 +160,12 @@ impl DeltaLog {
         Ok(())
     }
 
-    /// Starts the next epoch after its predecessor committed.
-    pub fn next_epoch(&mut self) {
-        self.chain = self.digest;
+    /// Starts the next epoch after its predecessor committed with `digest`.
+    pub fn next_epoch(&mut self, digest: u32) {
+        self.chain = digest;
         self.epoch += 1;
         self.epoch_pages = 0;
-        self.digest = format::digest_start(self.chain, self.epoch);
+        self.mapped.clear();
     }
 
     /// A full checkpoint started generation `gen` with an empty region: the
@@ -162,7 +174,6 @@ impl DeltaLog {
         self.gen = gen;
         self.wp = 0;
         self.chain = 0;
-        self.digest = format::digest_start(0, self.epoch);
         self.after_sync = true;
     }
 

@@ -64,7 +64,10 @@ impl<F: Flash> Scftl<F> {
         } else {
             format::KIND_ORDERED
         };
-        self.delta.program(&mut self.flash, &self.layout, kind)?;
+        let l2p = &self.l2p;
+        let digest = self.delta.digest(|la, pa| l2p[la] == pa);
+        self.delta
+            .program(&mut self.flash, &self.layout, kind, digest)?;
         self.unsynced_epochs += 1;
         if durable && self.mutant != Mutant::SkipSyncBeforeCommit {
             self.sync_flash()?;
@@ -73,7 +76,7 @@ impl<F: Flash> Scftl<F> {
         self.blocks.end_epoch();
         self.updates = 0;
         self.gc_count = 0;
-        self.delta.next_epoch();
+        self.delta.next_epoch(digest);
         self.ghost_commit();
         if u64::from(self.delta.remaining_pages()) < self.derived.epoch_pages_max {
             self.full_checkpoint()?;

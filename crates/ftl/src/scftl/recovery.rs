@@ -204,11 +204,14 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     })
 }
 
-/// Whether every sector epoch `e` mapped reads back with the CRC its OOB
-/// record holds, and those CRCs chain from `prev` (the digest of the epoch
-/// applied before it) to the digest of its committed page. A sector that is
+/// Whether every sector epoch `e` leaves mapped (its last pair for each
+/// logical sector, when mapped) reads back with the CRC its OOB record
+/// holds, and those CRCs chain from `prev` (the digest of the epoch applied
+/// before it) to the digest of its committed page. A sector that is
 /// missing, torn or stale fails one of the two checks (a stale copy of the
-/// same logical sector with the same data is the same content).
+/// same logical sector with the same data is the same content). Sectors a
+/// later pair of the epoch overrides are not read: once the epoch is
+/// durable, the FTL may erase them.
 fn verify_epoch<F: Flash + ?Sized>(
     flash: &mut F,
     layout: &Layout,
@@ -219,10 +222,12 @@ fn verify_epoch<F: Flash + ?Sized>(
     let ss = layout.sector_size;
     let mut oob = vec![0xFF; layout.spp as usize * DATA_OOB_LEN];
     let mut digest = format::digest_start(prev, e.id);
-    for &(la, pa) in &e.pairs {
-        if !pa.is_mapped() {
-            continue;
-        }
+    let mut seen = std::collections::HashSet::with_capacity(e.pairs.len());
+    let mut live = vec![false; e.pairs.len()];
+    for (i, &(la, pa)) in e.pairs.iter().enumerate().rev() {
+        live[i] = seen.insert(la) && pa.is_mapped();
+    }
+    for (&(la, pa), _) in e.pairs.iter().zip(&live).filter(|(_, &l)| l) {
         let (addr, slot) = layout.locate(pa);
         let data = &mut page[..ss];
         flash.read(addr, slot, data)?;
