@@ -143,7 +143,7 @@ impl ImageIo for MemImage {
         Ok(())
     }
 
-    fn len(&self) -> io::Result<u64> {
+    fn byte_len(&self) -> io::Result<u64> {
         Ok(self.0.borrow().bytes.len() as u64)
     }
 }

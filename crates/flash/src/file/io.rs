@@ -13,7 +13,7 @@ pub trait ImageIo {
     /// Makes every write so far survive a power cut (`fdatasync`).
     fn sync_data(&self) -> io::Result<()>;
     /// The file's length in bytes.
-    fn len(&self) -> io::Result<u64>;
+    fn byte_len(&self) -> io::Result<u64>;
 }
 
 impl ImageIo for std::fs::File {
@@ -26,7 +26,7 @@ impl ImageIo for std::fs::File {
     fn sync_data(&self) -> io::Result<()> {
         std::fs::File::sync_data(self)
     }
-    fn len(&self) -> io::Result<u64> {
+    fn byte_len(&self) -> io::Result<u64> {
         Ok(self.metadata()?.len())
     }
 }

@@ -234,7 +234,7 @@ fn read_header_of<Io: ImageIo>(file: &Io, shown: &str) -> Result<ImageHeader> {
         path: shown.to_string(),
         source,
     };
-    let file_len = file.len().map_err(io)?;
+    let file_len = file.byte_len().map_err(io)?;
     let want = file_len.min(HEADER_SIZE as u64) as usize;
     let mut buf = vec![0u8; want];
     file.read_exact_at(&mut buf, 0).map_err(io)?;
