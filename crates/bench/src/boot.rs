@@ -177,7 +177,7 @@ pub fn run(a: &BootArgs) -> BResult<Vec<Row>> {
     // Fill sweep.
     let f = ScftlFactory {
         g,
-        config: ScftlConfig::default_for(&g),
+        config: ScftlConfig::paper_for(&g),
     };
     f.config
         .validate(&g)
@@ -275,7 +275,7 @@ pub fn run(a: &BootArgs) -> BResult<Vec<Row>> {
         let timing = stack::timing_config(&a.timing, &g)?;
         let f = ScftlFactory {
             g,
-            config: ScftlConfig::default_for(&g),
+            config: ScftlConfig::paper_for(&g),
         };
         f.config
             .validate(&g)

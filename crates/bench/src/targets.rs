@@ -38,7 +38,8 @@ pub trait Factory {
 
 /// The factory of `kind` on geometry `g`.
 pub fn factory(kind: FtlKind, g: &Geometry) -> BResult<Box<dyn Factory>> {
-    let sc = ScftlConfig::default_for(g);
+    // The paper's W (2048), so the simulated runs reproduce its evaluation.
+    let sc = ScftlConfig::paper_for(g);
     sc.validate(g)
         .map_err(|e| format!("SCFTL default configuration on {g}: {e}"))?;
     match kind {

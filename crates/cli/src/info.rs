@@ -83,6 +83,14 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
     ];
     for (k, v) in &s.config {
         rows.push((format!("config {k}"), v.to_string()));
+        // W in bytes: what a client may write between two flushes.
+        if *k == "write_bound" {
+            let bytes = v * s.sector_size as u64;
+            rows.push((
+                "epoch bound".into(),
+                format!("{} per epoch (W)", human(bytes)),
+            ));
+        }
     }
     let used = st.valid_sectors * s.sector_size as u64;
     rows.extend([

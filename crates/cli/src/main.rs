@@ -125,7 +125,9 @@ struct FormatArgs {
     /// FTL: scftl (snapshot-consistent), async or sync (the paper's baselines).
     #[arg(long, default_value = "scftl", value_parser = parse_kind)]
     ftl: FtlKind,
-    /// SCFTL: W, sector updates allowed between flushes.
+    /// SCFTL: W, sector updates allowed between flushes. Default: 1/32 of
+    /// the over-provisioned sectors (at least the paper's 2048 on large
+    /// geometries, at most 65536); `--write-bound 2048` asks for the paper's.
     #[arg(long)]
     write_bound: Option<u64>,
     /// SCFTL: K, GC relocations (victim superblocks) allowed between flushes.

@@ -79,6 +79,11 @@ pub struct CrashtestArgs {
     /// replays), not one drawn from the seed.
     #[arg(long)]
     pub all_policies: bool,
+    /// Flash backend under the FTL: `ram` (the NAND power-loss model) or
+    /// `image` (a `FileFlash` image whose writes since the last fdatasync
+    /// are lost, reordered or torn at 512-byte sectors by a host power cut).
+    #[arg(long, default_value = "ram")]
+    pub backend: String,
 }
 
 impl CrashtestArgs {
@@ -101,6 +106,7 @@ impl CrashtestArgs {
             cut_at: None,
             write_bound: None,
             all_policies: false,
+            backend: "ram".into(),
         }
     }
 
@@ -135,13 +141,18 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             ));
         }
     }
-    let t = target::by_name(&args.ftl).ok_or_else(|| {
+    let mut t = target::by_name(&args.ftl).ok_or_else(|| {
         format!(
             "unknown FTL `{}` (available in this build: {})",
             args.ftl,
             target::names().join(", ")
         )
     })?;
+    t.backend = target::BackendKind::parse(&args.backend)
+        .ok_or_else(|| format!("unknown backend `{}` (use ram or image)", args.backend))?;
+    if t.backend == target::BackendKind::Image && t.name == "sync" {
+        return Err("the sync FTL needs a battery-backed buffer, and an image's nvram is only as durable as its last fdatasync; use --backend ram".into());
+    }
     let contract = match &args.contract {
         None => t.contract,
         Some(c) => ContractKind::parse(c)
@@ -190,6 +201,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     }
     if plan.run.mutant != Mutant::None {
         c += &format!(" --mutant {}", plan.run.mutant.name());
+    }
+    if plan.run.target.backend != target::BackendKind::Ram {
+        c += &format!(" --backend {}", plan.run.target.backend.name());
     }
     c
 }
@@ -251,6 +265,10 @@ pub fn run(args: &CrashtestArgs) -> ExitCode {
         return ExitCode::from(2);
     }
     if args.fs.is_some() {
+        if args.backend != "ram" {
+            eprintln!("scftl crashtest: --backend applies only to FTL runs, not --fs");
+            return ExitCode::from(2);
+        }
         return crate::fs::run_cli(args);
     }
     let plan = match plan(args) {

@@ -15,7 +15,7 @@
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
-use flash::{CrashPolicy, Flash, Geometry, PageImage, RawFlash};
+use flash::{CrashPolicy, Flash, Geometry, PageImage};
 use ftl::{BlockDevice, FtlError, Lba, Mutant};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -268,10 +268,9 @@ pub struct Executor {
 impl Executor {
     /// A fresh (erased) device.
     pub fn new(cfg: RunConfig, data_seed: u64) -> Result<Executor, String> {
-        let mem = flash::MemFlash::new(cfg.geometry).map_err(|e| e.to_string())?;
         Ok(Executor {
             data_seed,
-            flash: flash::SharedFlash::new(flash::CrashFlash::new(mem)),
+            flash: cfg.target.backend.new_dev(cfg.geometry)?,
             dev: None,
             model: None,
             phase: Phase::Fresh,

@@ -2,20 +2,164 @@
 //! open a device over the crash-injecting flash, with an optional seeded
 //! bug. This file owns the list of targets (`--ftl` names): the real FTLs
 //! of crates/ftl, each with its default configuration for the geometry,
-//! and the checker's own toy FTL with its canaries (`crate::toy`).
+//! and the checker's own toy FTL with its canaries (`crate::toy`); and the
+//! flash backend a run puts under them (`--backend`): the RAM device under
+//! `flash::CrashFlash` (the NAND power-loss model), or an image file under
+//! `flash::ImageCrashFlash` (the host power-cut model of `FileFlash`).
 
-use flash::{CrashFlash, Flash, MemFlash, SharedFlash};
+use flash::{
+    BlockId, CrashFlash, CrashPolicy, CrashReport, Flash, FlashCounters, Geometry, ImageCrashFlash,
+    MemFlash, PageAddr, RawFlash, SharedFlash,
+};
 use ftl::async_ftl::{AsyncConfig, AsyncFtl};
 use ftl::scftl::{Scftl, ScftlConfig};
 use ftl::sync_ftl::{SyncConfig, SyncFtl};
 use ftl::{BlockDevice, Mutant};
+use rand::RngCore;
 
 use crate::spec::ContractKind;
 use crate::toy::{ToyBug, ToyFtl};
 
-/// The device stack under test: RAM flash, the power-loss layer, and a
+/// The device stack under test: a backend with its power-loss layer, and a
 /// shared handle so the harness keeps access while the FTL owns it.
-pub type Dev = SharedFlash<CrashFlash<MemFlash>>;
+pub type Dev = SharedFlash<Backend>;
+
+/// Which flash backend a run uses (`--backend`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BackendKind {
+    /// `MemFlash` under `CrashFlash`: NAND pages in flight may be old, any
+    /// intermediate value, final, or torn garbage.
+    #[default]
+    Ram,
+    /// A `FileFlash` image in memory under `ImageCrashFlash`: file sectors
+    /// written since the last `fdatasync` may be lost, reordered or torn at
+    /// 512-byte granularity.
+    Image,
+}
+
+impl BackendKind {
+    /// Name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Ram => "ram",
+            BackendKind::Image => "image",
+        }
+    }
+
+    /// Parses [`BackendKind::name`].
+    pub fn parse(s: &str) -> Option<BackendKind> {
+        [BackendKind::Ram, BackendKind::Image]
+            .into_iter()
+            .find(|b| b.name() == s)
+    }
+
+    /// A fresh, erased device of this backend.
+    pub fn new_dev(self, g: Geometry) -> Result<Dev, String> {
+        let b = match self {
+            BackendKind::Ram => Backend::Ram(CrashFlash::new(
+                MemFlash::new(g).map_err(|e| e.to_string())?,
+            )),
+            BackendKind::Image => Backend::Image(Box::new(
+                ImageCrashFlash::new(g).map_err(|e| e.to_string())?,
+            )),
+        };
+        Ok(SharedFlash::new(b))
+    }
+}
+
+/// A flash backend with its power-cut layer; the methods the harness needs
+/// forward to whichever it is. (The RAM variant is the common one and stays
+/// unboxed: one device per run, and its commands are the hot path.)
+#[allow(clippy::large_enum_variant)]
+pub enum Backend {
+    Ram(CrashFlash<MemFlash>),
+    Image(Box<ImageCrashFlash>),
+}
+
+impl From<CrashFlash<MemFlash>> for Backend {
+    fn from(c: CrashFlash<MemFlash>) -> Backend {
+        Backend::Ram(c)
+    }
+}
+
+macro_rules! each {
+    ($self:expr, $c:ident => $e:expr) => {
+        match $self {
+            Backend::Ram($c) => $e,
+            Backend::Image($c) => $e,
+        }
+    };
+}
+
+impl Backend {
+    pub fn set_crash_at(&mut self, n: u64) {
+        each!(self, c => c.set_crash_at(n))
+    }
+    pub fn disarm(&mut self) {
+        each!(self, c => c.disarm())
+    }
+    pub fn is_powered_off(&self) -> bool {
+        each!(self, c => c.is_powered_off())
+    }
+    pub fn commands_issued(&self) -> u64 {
+        each!(self, c => c.commands_issued())
+    }
+    pub fn outcome_count(&self) -> u64 {
+        each!(self, c => c.outcome_count())
+    }
+    pub fn crash(&mut self, p: CrashPolicy, rng: &mut dyn RngCore) -> flash::Result<CrashReport> {
+        each!(self, c => c.crash(p, rng))
+    }
+    pub fn apply_outcome(&mut self, i: u64, rng: &mut dyn RngCore) -> flash::Result<CrashReport> {
+        each!(self, c => c.apply_outcome(i, rng))
+    }
+    /// The backend itself, below the power-cut layer.
+    pub fn inner_mut(&mut self) -> &mut dyn RawFlash {
+        match self {
+            Backend::Ram(c) => c.inner_mut(),
+            Backend::Image(c) => c.inner_mut(),
+        }
+    }
+}
+
+impl Flash for Backend {
+    fn geometry(&self) -> &Geometry {
+        each!(self, c => c.geometry())
+    }
+    fn read(&mut self, page: PageAddr, first: u32, data: &mut [u8]) -> flash::Result<()> {
+        each!(self, c => c.read(page, first, data))
+    }
+    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> flash::Result<()> {
+        each!(self, c => c.read_oob(page, oob))
+    }
+    fn probe_erased(&mut self, page: PageAddr) -> flash::Result<bool> {
+        each!(self, c => c.probe_erased(page))
+    }
+    fn prefetch(&mut self, pages: &[PageAddr]) -> flash::Result<()> {
+        each!(self, c => c.prefetch(pages))
+    }
+    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> flash::Result<()> {
+        each!(self, c => c.program(page, data, oob))
+    }
+    fn erase(&mut self, block: BlockId) -> flash::Result<()> {
+        each!(self, c => c.erase(block))
+    }
+    fn sync(&mut self) -> flash::Result<()> {
+        each!(self, c => c.sync())
+    }
+    fn nvram_size(&self) -> usize {
+        each!(self, c => c.nvram_size())
+    }
+    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> flash::Result<()> {
+        each!(self, c => c.nvram_read(offset, buf))
+    }
+    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> flash::Result<()> {
+        each!(self, c => c.nvram_write(offset, data))
+    }
+    fn counters(&self) -> FlashCounters {
+        each!(self, c => c.counters())
+    }
+}
 
 /// Formats or opens an FTL over a device.
 pub type Opener = fn(Dev, Mutant) -> ftl::Result<Box<dyn BlockDevice>>;
@@ -29,6 +173,8 @@ pub struct Target {
     pub contract: ContractKind,
     pub format: Opener,
     pub open: Opener,
+    /// The flash backend under it (`--backend`; RAM unless asked).
+    pub backend: BackendKind,
 }
 
 impl std::fmt::Debug for Target {
@@ -49,6 +195,7 @@ macro_rules! real_target {
                 Ok(Box::new($ftl::format_with_mutant(d, cfg, m)?))
             },
             open: |d, m| Ok(Box::new($ftl::open_with_mutant(d, m)?)),
+            backend: BackendKind::Ram,
         }
     };
 }
@@ -61,6 +208,7 @@ macro_rules! toy_target {
             contract: ContractKind::Snapshot,
             format: |d, _| Ok(Box::new(ToyFtl::format(d, $bug)?)),
             open: |d, _| Ok(Box::new(ToyFtl::open(d, $bug)?)),
+            backend: BackendKind::Ram,
         }
     };
 }

@@ -105,6 +105,8 @@ fn every_mutant_has_a_test_above() {
         Mutant::SkipCrcCheck,
         Mutant::AsyncEraseBeforeSync,
         Mutant::SyncSkipSync,
+        Mutant::AcceptEpochDigestMismatch,
+        Mutant::SkipFallbackCheckpoint,
     ];
     assert_eq!(covered.len(), Mutant::ALL.len());
     for m in Mutant::ALL {
@@ -118,4 +120,26 @@ fn the_async_ftl_is_not_snapshot_consistent() {
         &run_config("async", Some(ContractKind::Snapshot), "tiny", Mutant::None),
         2000,
     );
+}
+
+/// SCFTL on the image backend's host power-cut model (`--backend image`).
+fn scftl_tiny_image(m: Mutant) -> RunConfig {
+    let mut run = scftl_tiny(m);
+    run.target.backend = crashcheck::target::BackendKind::Image;
+    run
+}
+
+#[test]
+fn accept_epoch_digest_mismatch_on_the_image_model() {
+    check_caught(&scftl_tiny_image(Mutant::AcceptEpochDigestMismatch), 3000);
+}
+
+#[test]
+fn skip_fallback_checkpoint_on_the_image_model() {
+    check_caught(&scftl_tiny_image(Mutant::SkipFallbackCheckpoint), 3000);
+}
+
+#[test]
+fn skip_sync_before_commit_on_the_image_model() {
+    check_caught(&scftl_tiny_image(Mutant::SkipSyncBeforeCommit), 3000);
 }

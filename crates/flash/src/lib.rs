@@ -50,6 +50,7 @@ pub mod timed;
 pub use crash::{CrashFlash, CrashPolicy, CrashReport, PageOutcome};
 pub use dataless::DatalessFlash;
 pub use error::{FlashError, Result};
+pub use file::crash::{ImageCrashFlash, MemImage};
 pub use file::FileFlash;
 pub use geometry::{Geometry, PRESET_NAMES};
 pub use mem::MemFlash;

@@ -187,6 +187,15 @@ pub trait BlockDevice {
     /// snapshot a crash returns to).
     fn flush(&mut self) -> Result<()>;
 
+    /// Ends the current epoch without asking for durability, so that more
+    /// writes fit: what was written before it is ordered before what is
+    /// written after it, and a power cut keeps a prefix of those epochs
+    /// (and everything flushed). For frontends whose client did not ask for
+    /// a flush (an epoch filled up). The default is a durable [`Self::flush`].
+    fn epoch_barrier(&mut self) -> Result<()> {
+        self.flush()
+    }
+
     /// Sector updates (written or trimmed sectors) that still fit the current
     /// epoch, or `None` for an FTL with no epoch bound.
     fn epoch_remaining(&self) -> Option<u64>;
@@ -240,6 +249,9 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     }
     fn flush(&mut self) -> Result<()> {
         (**self).flush()
+    }
+    fn epoch_barrier(&mut self) -> Result<()> {
+        (**self).epoch_barrier()
     }
     fn epoch_remaining(&self) -> Option<u64> {
         (**self).epoch_remaining()

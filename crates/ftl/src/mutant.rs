@@ -13,8 +13,9 @@ pub enum Mutant {
     /// The real thing.
     #[default]
     None,
-    /// SCFTL: flush writes the committed delta page without first syncing
-    /// the data and tentative delta pages it covers.
+    /// SCFTL: a durable flush does not sync after its committed delta page,
+    /// so it returns before the epoch is durable. (The name is historical:
+    /// the flush used to sync before and after the committed page.)
     SkipSyncBeforeCommit,
     /// SCFTL: GC erases a victim as soon as it is relocated, instead of
     /// waiting for the next flush (two-phase GC broken).
@@ -34,11 +35,18 @@ pub enum Mutant {
     /// Sync: a write returns before its page program is synced (and the merge
     /// buffer is kept in volatile RAM, not the battery-backed buffer).
     SyncSkipSync,
+    /// SCFTL: recovery applies the epochs that may not be durable without
+    /// checking their data against the committed page's epoch digest.
+    AcceptEpochDigestMismatch,
+    /// SCFTL: after falling back past an epoch whose digest failed, recovery
+    /// does not start a new generation, so the dropped epoch's pages stay in
+    /// the delta region's chain.
+    SkipFallbackCheckpoint,
 }
 
 impl Mutant {
     /// Every mutant, in a fixed order.
-    pub const ALL: [Mutant; 8] = [
+    pub const ALL: [Mutant; 10] = [
         Mutant::SkipSyncBeforeCommit,
         Mutant::EraseVictimBeforeFlush,
         Mutant::HonourTentativeDeltas,
@@ -47,6 +55,8 @@ impl Mutant {
         Mutant::SkipCrcCheck,
         Mutant::AsyncEraseBeforeSync,
         Mutant::SyncSkipSync,
+        Mutant::AcceptEpochDigestMismatch,
+        Mutant::SkipFallbackCheckpoint,
     ];
 
     /// Kebab-case name used on the command line.
@@ -61,6 +71,8 @@ impl Mutant {
             Mutant::SkipCrcCheck => "skip-crc-check",
             Mutant::AsyncEraseBeforeSync => "async-erase-before-sync",
             Mutant::SyncSkipSync => "sync-skip-sync",
+            Mutant::AcceptEpochDigestMismatch => "accept-epoch-digest-mismatch",
+            Mutant::SkipFallbackCheckpoint => "skip-fallback-checkpoint",
         }
     }
 

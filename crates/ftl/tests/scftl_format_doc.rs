@@ -101,6 +101,7 @@ fn header_kind_codes_match_the_constants() {
         (f::KIND_COMMITTED, "committed delta"),
         (f::KIND_L2P, "L2P page"),
         (f::KIND_COMMIT_RECORD, "commit record"),
+        (f::KIND_ORDERED, "ordered delta"),
     ]
     .iter()
     .map(|(code, name)| format!("{code} {name}"))
@@ -109,9 +110,10 @@ fn header_kind_codes_match_the_constants() {
     // The payload sections name the kinds they describe.
     let heading = |prefix: &str| formatdoc::section(prefix).lines().next().unwrap();
     assert!(heading("### 4.3").ends_with(&format!(
-        "(kinds {} and {})",
+        "(kinds {}, {} and {})",
         f::KIND_TENTATIVE,
-        f::KIND_COMMITTED
+        f::KIND_COMMITTED,
+        f::KIND_ORDERED
     )));
     assert!(heading("### 4.4").ends_with(&format!("(kind {})", f::KIND_L2P)));
     assert!(heading("### 4.5").ends_with(&format!("(kind {})", f::KIND_COMMIT_RECORD)));

@@ -12,17 +12,19 @@
 //! * **The epoch bound.** A bounded FTL (SCFTL) accepts at most a fixed
 //!   number of sector updates between flushes and refuses the rest with
 //!   [`FtlError::EpochFull`]. A request that does not fit what is left of the
-//!   current epoch is preceded by a flush; a request larger than a whole
-//!   epoch is split at epoch boundaries with a flush between the pieces.
-//!   Those internal flushes are durability points the client did not ask
-//!   for: after a power cut the device may hold the data as of one of them,
-//!   so a client that never flushes gets prefix semantics at those points —
-//!   each sector holds either its old or its new value in write order, never
-//!   torn data, because every piece is a whole-sector FTL write.
+//!   current epoch is preceded by an epoch barrier
+//!   ([`BlockDevice::epoch_barrier`]); a request larger than a whole epoch
+//!   is split at epoch boundaries with a barrier between the pieces. Those
+//!   internal barriers order, but do not make durable (no `fdatasync` on an
+//!   image): after a power cut the device holds the data as of the last
+//!   client flush or of one of the barriers after it, so a client that never
+//!   flushes gets prefix semantics at those points — each sector holds
+//!   either its old or its new value in write order, never torn data,
+//!   because every piece is a whole-sector FTL write.
 //!
 //! Invariant: every function here either changes nothing on the device and
 //! returns an error, or performs the request completely (possibly with
-//! internal flushes in between, as described above). Requests are validated
+//! internal epoch barriers in between, as described above). Requests are validated
 //! against the device size before anything is written.
 
 use ftl::{BlockDevice, FtlError, Lba};
@@ -269,8 +271,8 @@ where
     while done < count {
         match next_step(dev.epoch_remaining(), count - done, fresh, cap)? {
             Step::Flush => {
-                dev.flush()
-                    .map_err(|e| ftl_err("flush before a full epoch", e))?;
+                dev.epoch_barrier()
+                    .map_err(|e| ftl_err("epoch barrier before a full epoch", e))?;
                 fx.epoch_flushes += 1;
                 fresh = true;
             }
@@ -283,8 +285,8 @@ where
                 // The FTL's own accounting (e.g. a GC bound) refused the
                 // piece: close the epoch, then retry with smaller pieces.
                 Err(FtlError::EpochFull { .. }) if !fresh => {
-                    dev.flush()
-                        .map_err(|e| ftl_err("flush before a full epoch", e))?;
+                    dev.epoch_barrier()
+                        .map_err(|e| ftl_err("epoch barrier before a full epoch", e))?;
                     fx.epoch_flushes += 1;
                     fresh = true;
                 }

@@ -77,7 +77,7 @@ impl Setup {
     /// A fresh device with an empty file system, mounted.
     pub fn start(&self) -> Result<(Fs<Device>, Flash), String> {
         let mem = MemFlash::new(self.geometry).map_err(|e| e.to_string())?;
-        let flash = SharedFlash::new(CrashFlash::new(mem));
+        let flash = SharedFlash::new(CrashFlash::new(mem).into());
         let fo = FormatOptions {
             write_bound: self.write_bound,
             ..Default::default()

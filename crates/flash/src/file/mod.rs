@@ -39,7 +39,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
-use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
 
 // `fs4`'s methods are called by path: std's `File` has inherent locking
@@ -54,7 +53,9 @@ use crate::{
     Result, ERASED_BYTE,
 };
 
+pub mod crash;
 mod header;
+mod io;
 
 use header::CREATED_BY;
 pub use header::{
@@ -65,17 +66,19 @@ pub use header::{
     H_STATE_OFFSET, H_STATE_SIZE, H_VERSION, IMAGE_MAGIC, IMAGE_VERSION, MAX_NVRAM_BYTES,
     STATE_ERASED, STATE_PROGRAMMED,
 };
+pub use io::ImageIo;
 
 /// Bytes of the page-state region read at a time when an image is opened.
 const STATE_READ_CHUNK: usize = 1 << 20;
 
 /// A flash device stored in an image file. See the file documentation for
-/// durability and locking.
-pub struct FileFlash {
+/// durability and locking. `Io` is the file: a real one, or the in-memory
+/// recorder of the image power-cut model ([`crash::ImageCrashFlash`]).
+pub struct FileFlash<Io: ImageIo = File> {
     path: PathBuf,
     /// `path` for error messages.
     shown: String,
-    file: File,
+    file: Io,
     read_only: bool,
     header: ImageHeader,
     pages: PageStates,
@@ -86,7 +89,7 @@ pub struct FileFlash {
     erased_states: Box<[u8]>,
 }
 
-impl std::fmt::Debug for FileFlash {
+impl<Io: ImageIo> std::fmt::Debug for FileFlash<Io> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FileFlash")
             .field("path", &self.path)
@@ -96,7 +99,7 @@ impl std::fmt::Debug for FileFlash {
     }
 }
 
-impl FileFlash {
+impl FileFlash<File> {
     /// Creates a fully erased image with the default battery-backed buffer
     /// (see [`crate::mem::default_nvram_size`]). An existing file is refused
     /// with [`FlashError::AlreadyExists`] unless `force`; with `force` it is
@@ -164,7 +167,7 @@ impl FileFlash {
             layout,
             created_by: CREATED_BY.to_string(),
         };
-        file.write_all_at(&header.encode()[..], 0).map_err(io)?;
+        ImageIo::write_all_at(&file, &header.encode()[..], 0).map_err(io)?;
         file.sync_all().map_err(io)?;
         // Make the new directory entry durable too (best effort: some file
         // systems refuse to open directories, which loses nothing here).
@@ -199,19 +202,7 @@ impl FileFlash {
             path: shown.clone(),
             source,
         })?;
-        Self::read_header_of(&file, &shown)
-    }
-
-    fn read_header_of(file: &File, shown: &str) -> Result<ImageHeader> {
-        let io = |source| FlashError::Io {
-            path: shown.to_string(),
-            source,
-        };
-        let file_len = file.metadata().map_err(io)?.len();
-        let want = file_len.min(HEADER_SIZE as u64) as usize;
-        let mut buf = vec![0u8; want];
-        file.read_exact_at(&mut buf, 0).map_err(io)?;
-        ImageHeader::decode(&buf, file_len, shown)
+        read_header_of(&file, &shown)
     }
 
     fn open_impl(path: &Path, read_only: bool) -> Result<FileFlash> {
@@ -233,8 +224,59 @@ impl FileFlash {
         if !locked.map_err(io)? {
             return Err(FlashError::Locked { path: shown });
         }
-        let header = Self::read_header_of(&file, &shown)?;
+        let header = read_header_of(&file, &shown)?;
         Self::from_parts(path.to_path_buf(), shown, file, read_only, header)
+    }
+}
+
+fn read_header_of<Io: ImageIo>(file: &Io, shown: &str) -> Result<ImageHeader> {
+    let io = |source| FlashError::Io {
+        path: shown.to_string(),
+        source,
+    };
+    let file_len = file.byte_len().map_err(io)?;
+    let want = file_len.min(HEADER_SIZE as u64) as usize;
+    let mut buf = vec![0u8; want];
+    file.read_exact_at(&mut buf, 0).map_err(io)?;
+    ImageHeader::decode(&buf, file_len, shown)
+}
+
+impl<Io: ImageIo> FileFlash<Io> {
+    /// Formats `file`, which must read as zeros throughout and be at least
+    /// as long as the image, as an erased image (no locking: for in-memory
+    /// images that no other process can see). `shown` names it in errors.
+    pub fn create_on(
+        file: Io,
+        shown: &str,
+        geometry: Geometry,
+        nvram_size: usize,
+    ) -> Result<FileFlash<Io>> {
+        geometry.validate()?;
+        let layout = ImageLayout::compute(&geometry, nvram_size.min(MAX_NVRAM_BYTES) as u64)
+            .ok_or_else(|| FlashError::BadGeometry {
+                field: "blocks_per_die",
+                reason: "the image would be larger than 2^64 bytes".into(),
+            })?;
+        let header = ImageHeader {
+            version: IMAGE_VERSION,
+            geometry,
+            layout,
+            created_by: CREATED_BY.to_string(),
+        };
+        let io = |source| FlashError::Io {
+            path: shown.to_string(),
+            source,
+        };
+        file.write_all_at(&header.encode()[..], 0).map_err(io)?;
+        file.sync_data().map_err(io)?;
+        Self::from_parts(PathBuf::from(shown), shown.to_string(), file, false, header)
+    }
+
+    /// Opens the image `file` holds read-write, like [`FileFlash::open`]
+    /// without locking (for in-memory images).
+    pub fn open_on(file: Io, shown: &str) -> Result<FileFlash<Io>> {
+        let header = read_header_of(&file, shown)?;
+        Self::from_parts(PathBuf::from(shown), shown.to_string(), file, false, header)
     }
 
     /// Loads the nvram and page states of a locked image whose header has
@@ -242,10 +284,10 @@ impl FileFlash {
     fn from_parts(
         path: PathBuf,
         shown: String,
-        file: File,
+        file: Io,
         read_only: bool,
         header: ImageHeader,
-    ) -> Result<FileFlash> {
+    ) -> Result<FileFlash<Io>> {
         let io = |source| FlashError::Io {
             path: shown.clone(),
             source,
@@ -353,7 +395,7 @@ impl FileFlash {
     }
 }
 
-impl Flash for FileFlash {
+impl<Io: ImageIo> Flash for FileFlash<Io> {
     fn geometry(&self) -> &Geometry {
         &self.header.geometry
     }
@@ -440,7 +482,7 @@ impl Flash for FileFlash {
     }
 }
 
-impl RawFlash for FileFlash {
+impl<Io: ImageIo> RawFlash for FileFlash<Io> {
     fn page_image(&self, page: PageAddr) -> Result<PageImage> {
         self.header.geometry.check_page(page)?;
         if !self.pages.is_programmed(page) {

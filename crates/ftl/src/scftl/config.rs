@@ -119,49 +119,110 @@ impl Space {
 /// Superblock 0 is reserved: its die-0 erase block is the label block.
 pub(crate) const RESERVED_SUPERBLOCKS: u64 = 1;
 
+/// The write bound of devices whose superblocks hold S sectors, before the
+/// over-provisioning is taken into account: half a superblock, between 8 and
+/// the paper's 2,048 sectors (§7). Small devices keep it so that epochs,
+/// GC and full checkpoints happen often in tests and crash campaigns.
+pub fn small_write_bound(sectors_per_sb: u64) -> u32 {
+    (sectors_per_sb / 2).clamp(8, PAPER_WRITE_BOUND) as u32
+}
+
+/// The paper's write bound (§7: 2,048 sectors, 8 MiB of 4 KiB sectors);
+/// `scftl format --write-bound 2048` asks for it.
+pub const PAPER_WRITE_BOUND: u64 = 2048;
+
+/// One epoch may use at most this fraction (1/n) of the over-provisioned
+/// sectors. The space constraints let W grow until the epoch's reserve eats
+/// the GC headroom; 1/32 keeps U within a few superblocks of P on the
+/// presets, so GC work per epoch (K) stays small, and bounds what recovery
+/// verifies after a crash (the data of the unsynced epochs, section 4.3 of
+/// docs/FORMAT.md).
+pub const WRITE_BOUND_SPARE_FRACTION: u64 = 32;
+
+/// The first write bound `default_for` tries: 1/[`WRITE_BOUND_SPARE_FRACTION`]
+/// of the `spare_sectors` (data-region sectors beyond the logical size), but
+/// never less than `small` and at most [`MAX_DEFAULT_WRITE_BOUND`].
+pub fn default_write_bound(spare_sectors: u64, small: u32) -> u32 {
+    (spare_sectors / WRITE_BOUND_SPARE_FRACTION).clamp(
+        u64::from(small),
+        MAX_DEFAULT_WRITE_BOUND.max(u64::from(small)),
+    ) as u32
+}
+
+/// The largest default W: 2^16 sectors (256 MiB of 4 KiB sectors). Beyond
+/// it a larger epoch no longer buys bandwidth (an internal flush costs no
+/// `fdatasync`), while recovery after a crash re-reads up to a few epochs.
+pub const MAX_DEFAULT_WRITE_BOUND: u64 = 1 << 16;
+
 impl ScftlConfig {
-    /// A valid configuration for `g`, sized like the paper's evaluation:
-    /// W = 2048 (smaller on small devices so epochs and full checkpoints
-    /// happen often), a delta region of 1/32 of the superblocks (8 on the
-    /// `paper` preset: 256 MiB), one-superblock checkpoint slots, and a
-    /// logical size of half the raw capacity (4 GiB on the 8 GiB `paper`
-    /// preset, like the paper's example) or less where the constraints
-    /// demand it. K and U are the smallest K and largest U that satisfy
-    /// constraints (1)–(4).
+    /// A valid configuration for `g`: a delta region of 1/32 of the
+    /// superblocks (8 on the `paper` preset: 256 MiB), one-superblock
+    /// checkpoint slots, a logical size of half the raw capacity (4 GiB on
+    /// the 8 GiB `paper` preset, like the paper's example) or less where the
+    /// constraints demand it, and the write bound W from the
+    /// over-provisioning (see [`default_write_bound`]). K and U are the
+    /// smallest K and largest U that satisfy constraints (1)–(4).
     pub fn default_for(g: &Geometry) -> ScftlConfig {
+        Self::sized_for(g, false)
+    }
+
+    /// Like [`ScftlConfig::default_for`] with the write bound of the paper's
+    /// evaluation instead of one from the over-provisioning: 2,048 sectors
+    /// (half a superblock on small devices), for benchmarks that reproduce
+    /// the paper.
+    pub fn paper_for(g: &Geometry) -> ScftlConfig {
+        Self::sized_for(g, true)
+    }
+
+    fn sized_for(g: &Geometry, paper_write_bound: bool) -> ScftlConfig {
         let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
         let s = pages_per_sb * u64::from(g.sectors_per_page);
-        let w = (s / 2).clamp(8, 2048) as u32;
+        let w_small = small_write_bound(s);
         let delta_sbs = (g.blocks_per_die / 32).clamp(1, 8);
         let page_pairs = pairs_per_page(g.page_size()) as u32;
-        let pairs = if w >= page_pairs {
-            page_pairs
-        } else {
-            (w / 4).max(16).min(page_pairs)
-        };
         let mut l = (g.total_sectors() / 2).clamp(1, u64::from(UNMAPPED - 1));
         loop {
             let epp = l2p_entries_per_page(g.page_size()) as u64;
             let ckpt_pages = l.div_ceil(epp.max(1)) + 1;
             let slot_sbs = ckpt_pages.div_ceil(pages_per_sb).max(1) as u32;
-            let mut cfg = ScftlConfig {
-                logical_sectors: l,
-                write_bound: w,
-                gc_bound: 1,
-                gc_threshold: 1,
-                checkpoint_slot_superblocks: slot_sbs,
-                delta_region_superblocks: delta_sbs,
-                delta_pairs_per_page: pairs,
+            let meta = RESERVED_SUPERBLOCKS + 2 * u64::from(slot_sbs) + u64::from(delta_sbs);
+            let spare = (u64::from(g.blocks_per_die).saturating_sub(meta) * s).saturating_sub(l);
+            // The largest W the over-provisioning suggests first, halved
+            // until K and U fit, never below the small-device value.
+            let mut w = if paper_write_bound {
+                w_small
+            } else {
+                default_write_bound(spare, w_small)
             };
-            if let Some((k, u)) = cfg.fit_k_u(g, None, None) {
-                cfg.gc_bound = k;
-                cfg.gc_threshold = u;
-                return cfg;
-            }
-            if l <= 1 {
-                // Degenerate geometry: return the last attempt; validate()
-                // explains what is wrong with it.
-                return cfg;
+            loop {
+                let pairs = if w >= page_pairs {
+                    page_pairs
+                } else {
+                    (w / 4).max(16).min(page_pairs)
+                };
+                let mut cfg = ScftlConfig {
+                    logical_sectors: l,
+                    write_bound: w,
+                    gc_bound: 1,
+                    gc_threshold: 1,
+                    checkpoint_slot_superblocks: slot_sbs,
+                    delta_region_superblocks: delta_sbs,
+                    delta_pairs_per_page: pairs,
+                };
+                if let Some((k, u)) = cfg.fit_k_u(g, None, None) {
+                    cfg.gc_bound = k;
+                    cfg.gc_threshold = u;
+                    return cfg;
+                }
+                if w <= w_small {
+                    if l <= 1 {
+                        // Degenerate geometry: return the last attempt;
+                        // validate() explains what is wrong with it.
+                        return cfg;
+                    }
+                    break;
+                }
+                w = (w / 2).max(w_small);
             }
             l = (l * 15 / 16).max(1);
         }
@@ -379,7 +440,12 @@ impl ScftlConfig {
         use encoding::*;
         if b.len() >= VERSION.end() && VERSION.get_u32(b) == 1 {
             return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads version 2 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads version 3 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+            ));
+        }
+        if b.len() >= VERSION.end() && VERSION.get_u32(b) == 2 {
+            return Err(FtlError::Corrupt(
+                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads version 3 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
         codec::check_versioned(
@@ -402,9 +468,10 @@ impl ScftlConfig {
 }
 
 /// The encoding version of [`ScftlConfig`] this build writes and reads.
-/// Version 2 marks images whose data pages carry per-sector checksums in
-/// their OOB (docs/FORMAT.md §4.7); version 1 images are refused.
-pub const CONFIG_VERSION: u32 = 2;
+/// Version 2 marked images whose data pages carry per-sector checksums in
+/// their OOB (docs/FORMAT.md §4.7); version 3 images also commit each epoch
+/// with its digest in one sync (§4.3). Versions 1 and 2 are refused.
+pub const CONFIG_VERSION: u32 = 3;
 /// Bytes of the encoded [`ScftlConfig`].
 pub const CONFIG_LEN: usize = encoding::DELTA_PAIRS_PER_PAGE.end();
 
@@ -436,7 +503,10 @@ mod tests {
             assert_eq!(ScftlConfig::decode(&c.encode()).unwrap(), c);
         }
         let p = ScftlConfig::default_for(&Geometry::paper());
-        assert_eq!(p.write_bound, 2048);
+        assert_eq!(
+            p.write_bound, 29952,
+            "paper preset: 1/32 of the spare sectors"
+        );
         assert_eq!(p.logical_sectors, 1 << 20, "paper preset: 4 GiB logical");
         assert_eq!(p.delta_region_superblocks, 8);
     }
@@ -451,5 +521,8 @@ mod tests {
         b[0] = 1;
         let e = ScftlConfig::decode(&b).unwrap_err().to_string();
         assert!(e.contains("version 1") && e.contains("re-format"), "{e}");
+        b[0] = 2;
+        let e = ScftlConfig::decode(&b).unwrap_err().to_string();
+        assert!(e.contains("version 2") && e.contains("re-format"), "{e}");
     }
 }

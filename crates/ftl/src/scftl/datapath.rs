@@ -31,9 +31,11 @@ impl<F: Flash> Scftl<F> {
         for (i, sector) in data.chunks_exact(ss).enumerate() {
             let la = La((lba.0 + i as u64) as u32);
             self.gc_if_needed()?;
-            let psa = self.append_sector(la, sector)?;
+            let crc = data_crc(la, sector);
+            let psa = self.append_sector(la, sector, crc)?;
             self.remap(la, psa);
             self.updates += 1;
+            self.delta.note_sector(la, psa, crc);
             self.delta.push(&mut self.flash, &self.layout, la, psa)?;
         }
         self.stats.user_sectors_written += n;
@@ -143,18 +145,19 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// Copies one sector of logical sector `la` into the merge buffer at the
-    /// active pointer, with its checksum, and returns its physical address;
-    /// programs the buffer when it fills.
+    /// active pointer, with its checksum `crc` (`data_crc(la, sector)`), and
+    /// returns its physical address; programs the buffer when it fills.
     #[inline]
-    pub(super) fn append_sector(&mut self, la: La, sector: &[u8]) -> Result<Psa> {
+    pub(super) fn append_sector(&mut self, la: La, sector: &[u8], crc: u32) -> Result<Psa> {
         let a = self.open_active()?;
         let ss = self.layout.sector_size;
         let slot = self.mb_fill;
         let psa = self.layout.psa(a.sb, a.next_page, slot);
         self.mb[slot as usize * ss..(slot as usize + 1) * ss].copy_from_slice(sector);
+        debug_assert_eq!(crc, data_crc(la, sector));
         data_oob::CRC
             .at(slot as usize * DATA_OOB_LEN)
-            .put_u32(&mut self.mb_oob, data_crc(la, sector));
+            .put_u32(&mut self.mb_oob, crc);
         self.mb_fill += 1;
         if self.mb_fill == self.layout.spp {
             self.program_merge_buffer()?;
@@ -230,11 +233,19 @@ impl<F: Flash> Scftl<F> {
             self.active = None;
         }
         // Erasable blocks hold nothing the stable L2P points to, so erasing
-        // one can be cut by a crash without harm.
+        // one can be cut by a crash without harm — once the epochs that
+        // freed them are durable: after ordered flushes, a crash may fall
+        // back to a state that still points into them, so sync first.
         let (layout, flash) = (&self.layout, &mut self.flash);
-        let Some(sb) = self
-            .blocks
-            .activate_next(|sb| layout.erase_sbs(flash, sb, 1))?
+        let unsynced = self.unsynced_epochs > 0;
+        let mut synced = false;
+        let Some(sb) = self.blocks.activate_next(|sb| {
+            if unsynced {
+                flash.sync()?;
+                synced = true;
+            }
+            layout.erase_sbs(flash, sb, 1)
+        })?
         else {
             return Err(FtlError::NoSpace(format!(
                 "no free or erasable superblock left ({} used, {} invalid); the configuration constraints should prevent this (bug)",
@@ -242,6 +253,10 @@ impl<F: Flash> Scftl<F> {
                 self.blocks.invalid_count()
             )));
         };
+        if synced {
+            self.unsynced_epochs = 0;
+            self.delta.after_sync = true;
+        }
         self.p2l.fill(self.layout.sectors_of(sb), La::NONE);
         let a = Active { sb, next_page: 0 };
         self.active = Some(a);

@@ -3,10 +3,22 @@
 //! Flush: run any GC the epoch still owes (so that at the end either fewer
 //! than U superblocks are used or K relocations ran — what the space
 //! argument of the constraints needs), pad and program the merge buffer,
-//! sync (data and tentative delta pages durable), program the committed
-//! delta page, sync. That second sync is the commit point. Then the
-//! epoch's invalid superblocks become erasable, and if the delta region
-//! cannot hold another whole epoch a full checkpoint compacts it.
+//! program the committed delta page carrying the epoch digest, then — for a
+//! durable flush — sync once. That sync is the commit point: data, tentative
+//! pages and the committed page become durable together, and recovery tells
+//! a committed page whose epoch did not fully reach the media by its digest
+//! (docs/FORMAT.md §4.3). Then the epoch's invalid superblocks become
+//! erasable, and if the delta region cannot hold another whole epoch a full
+//! checkpoint compacts it.
+//!
+//! An *ordered* flush (an epoch barrier: the epoch is full and the client
+//! did not ask for durability) writes the same pages without the sync, as
+//! kind [`format::KIND_ORDERED`]. Order is all it needs: a host power cut
+//! then keeps every durable flush and a prefix of the ordered epochs after
+//! it. Two rules keep that true: a superblock freed by an epoch is erased
+//! only after a sync (`open_active`), and at most
+//! [`MAX_UNSYNCED_EPOCHS`] epochs stay unsynced, which bounds what recovery
+//! re-reads.
 //!
 //! Full checkpoint (shadow): write the L2P into the *other* slot with the
 //! next generation and commit it; only then erase the old slot and the
@@ -22,8 +34,15 @@ use super::checkpoint;
 use super::format;
 use super::Scftl;
 
+/// An ordered flush syncs anyway (and is then durable) when this many
+/// epochs before it are unsynced, so recovery re-reads at most this many
+/// epochs' data (plus the last one).
+pub(crate) const MAX_UNSYNCED_EPOCHS: u32 = 4;
+
 impl<F: Flash> Scftl<F> {
-    pub(super) fn flush_impl(&mut self) -> Result<()> {
+    /// Ends the epoch: durably (`durable`, a client's flush) or only in
+    /// order (an epoch barrier).
+    pub(super) fn flush_impl(&mut self, durable: bool) -> Result<()> {
         self.stats.flushes += 1;
         let dirty = self.updates > 0
             || self.gc_count > 0
@@ -31,26 +50,47 @@ impl<F: Flash> Scftl<F> {
             || self.delta.npairs > 0
             || self.delta.epoch_pages > 0;
         if !dirty {
+            if durable && self.unsynced_epochs > 0 {
+                // Nothing new, but ordered epochs wait for durability.
+                self.sync_flash()?;
+            }
             return Ok(());
         }
         self.gc_if_needed()?;
         self.pad_merge_buffer()?;
-        if self.mutant != Mutant::SkipSyncBeforeCommit {
-            self.flash.sync()?;
-        }
+        let durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
+        let kind = if durable {
+            format::KIND_COMMITTED
+        } else {
+            format::KIND_ORDERED
+        };
+        let l2p = &self.l2p;
+        let digest = self.delta.digest(|la, pa| l2p[la] == pa);
         self.delta
-            .program(&mut self.flash, &self.layout, format::KIND_COMMITTED)?;
-        self.flash.sync()?;
+            .program(&mut self.flash, &self.layout, kind, digest)?;
+        self.unsynced_epochs += 1;
+        if durable && self.mutant != Mutant::SkipSyncBeforeCommit {
+            self.sync_flash()?;
+        }
         // Committed: the volatile L2P is the new stable L2P.
         self.blocks.end_epoch();
         self.updates = 0;
         self.gc_count = 0;
-        self.delta.next_epoch();
+        self.delta.next_epoch(digest);
         self.ghost_commit();
         if u64::from(self.delta.remaining_pages()) < self.derived.epoch_pages_max {
             self.full_checkpoint()?;
         }
         self.validate_after("flush")
+    }
+
+    /// Syncs the flash: everything written so far is durable, which the
+    /// next delta page records ([`format::KIND_AFTER_SYNC`]).
+    pub(super) fn sync_flash(&mut self) -> Result<()> {
+        self.flash.sync()?;
+        self.delta.after_sync = true;
+        self.unsynced_epochs = 0;
+        Ok(())
     }
 
     /// Writes a full checkpoint of the (stable = volatile) L2P and clears
@@ -82,9 +122,9 @@ impl<F: Flash> Scftl<F> {
         let (first, n) = (self.layout.delta_first, self.layout.delta_sbs);
         self.layout.erase_sbs(&mut self.flash, first, n)?;
         self.flash.sync()?;
+        self.unsynced_epochs = 0;
         self.live_slot = target;
-        self.delta.gen = gen;
-        self.delta.wp = 0;
+        self.delta.new_generation(gen);
         self.stats.full_checkpoints += 1;
         self.stats.checkpoint_pages_written += pages;
         Ok(())

@@ -21,14 +21,48 @@ use crate::codec::field_table;
 
 /// Magic at offset 0 of every metadata page.
 pub const META_MAGIC: [u8; 4] = *b"SCFM";
-/// Version of the metadata page layout.
-pub const META_VERSION: u16 = 2;
+/// Version of the metadata page layout (3: committed delta pages carry the
+/// epoch digest in `aux2`, and kind 5 exists).
+pub const META_VERSION: u16 = 3;
 
 /// Page kinds (header field `kind`).
 pub const KIND_TENTATIVE: u16 = 1;
+/// The committed page of a durable flush: a sync followed it.
 pub const KIND_COMMITTED: u16 = 2;
 pub const KIND_L2P: u16 = 3;
 pub const KIND_COMMIT_RECORD: u16 = 4;
+/// The committed page of an ordered flush (an epoch barrier no client
+/// asked to be durable): no sync followed it.
+pub const KIND_ORDERED: u16 = 5;
+
+/// Flag bit of a delta page's `kind`: the FTL synced after it programmed
+/// the previous page of the region (and before this one), so everything
+/// written before that sync — every earlier epoch — is durable.
+pub const KIND_AFTER_SYNC: u16 = 0x8000;
+
+/// A delta page's kind without the [`KIND_AFTER_SYNC`] flag.
+pub fn base_kind(kind: u16) -> u16 {
+    kind & !KIND_AFTER_SYNC
+}
+
+/// Whether a delta page of `kind` (flag removed) closes its epoch.
+pub fn is_commit_kind(kind: u16) -> bool {
+    kind == KIND_COMMITTED || kind == KIND_ORDERED
+}
+
+/// The epoch digest (docs/FORMAT.md §4.3) after `prev`, the digest of the
+/// previous committed epoch of the generation (0 for its first), and the
+/// epoch id: the digest of an epoch is this value extended by
+/// [`digest_sector`] for the data CRC of each of its mapped pairs, in order.
+pub fn digest_start(prev: u32, epoch: u64) -> u32 {
+    crc32c::crc32c_append(prev, &epoch.to_le_bytes())
+}
+
+/// Extends an epoch digest by the data CRC ([`data_crc`]) of one sector.
+#[inline]
+pub fn digest_sector(digest: u32, sector_crc: u32) -> u32 {
+    crc32c::crc32c_append(digest, &sector_crc.to_le_bytes())
+}
 
 field_table! {
     /// The metadata page header (docs/FORMAT.md §4.2).

@@ -105,6 +105,7 @@ impl<F: Flash> Scftl<F> {
                 let la = self.p2l[old];
                 let psa = self.append_from_flash(page, s, crc)?;
                 self.remap(la, psa);
+                self.delta.note_sector(la, psa, crc);
                 self.delta.push(&mut self.flash, &self.layout, la, psa)?;
                 self.stats.gc_sectors_relocated += 1;
             }

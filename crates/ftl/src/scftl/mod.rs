@@ -4,7 +4,10 @@
 //! Contract: after a crash at any instant (also inside `flush` or `open`),
 //! `open` returns the device to exactly its contents at the last completed
 //! `flush`, or — for a crash inside `flush` — to the contents that flush was
-//! making durable. Never-written and trimmed sectors read as zeros. An epoch
+//! making durable, or to the contents at one of the epoch barriers
+//! (`epoch_barrier`) after the last completed `flush`, in order: a host power
+//! cut loses nothing a client flushed and a suffix of the epochs it did not
+//! (docs/FORMAT.md §4.3). Never-written and trimmed sectors read as zeros. An epoch
 //! (the time between two flushes) holds at most W sector updates; a request
 //! that does not fit is refused whole with [`FtlError::EpochFull`].
 //!
@@ -123,6 +126,8 @@ pub struct Scftl<F: Flash> {
     updates: u64,
     /// GC relocations (victims) in this epoch.
     gc_count: u32,
+    /// Epochs committed by ordered flushes since the last sync.
+    unsynced_epochs: u32,
     scratch: Vec<u8>,
     stats: Counters,
     /// Set after a failed flash command: `Some(true)` for a power loss.
@@ -161,7 +166,7 @@ impl<F: Flash> Scftl<F> {
         )?;
         label::write_label(&mut flash, FtlKind::Scftl, &config.encode())?;
         let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
-        let delta = DeltaLog::new(&layout, first_gen, first_epoch, 0);
+        let delta = DeltaLog::new(&layout, first_gen, first_epoch, 0, 0);
         let mut me = Self::assemble(flash, config, layout, mutant, l2p, blocks, delta, 0);
         me.stats.checkpoint_pages_written = ckpt_pages;
         me.rebuild_p2l()?;
@@ -190,6 +195,10 @@ impl<F: Flash> Scftl<F> {
             )));
         }
         let layout = Layout::new(&g, &config);
+        // What an earlier process wrote but did not sync may be readable now
+        // (a killed process leaves it in the page cache) and still lost by a
+        // later power cut: make it durable before building on it.
+        flash.sync()?;
         let mut page = vec![0u8; layout.page_size];
         let rec = recovery::reconstruct(
             &mut flash,
@@ -199,7 +208,7 @@ impl<F: Flash> Scftl<F> {
             &mut page,
         )?;
         let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
-        let delta = DeltaLog::new(&layout, rec.gen, rec.next_epoch, rec.delta_wp);
+        let delta = DeltaLog::new(&layout, rec.gen, rec.next_epoch, rec.delta_wp, rec.chain);
         let mut me = Self::assemble(
             flash, config, layout, mutant, rec.l2p, blocks, delta, rec.slot,
         );
@@ -210,7 +219,11 @@ impl<F: Flash> Scftl<F> {
             me.flash.sync()?;
             me.delta.wp = 0;
         }
-        if u64::from(me.delta.remaining_pages()) < me.derived.epoch_pages_max {
+        // After a fall-back the dropped epochs' pages are still in the
+        // region, and a later scan could take them for live ones: a new
+        // generation makes them stale.
+        let fell_back = rec.fell_back && me.mutant != Mutant::SkipFallbackCheckpoint;
+        if fell_back || u64::from(me.delta.remaining_pages()) < me.derived.epoch_pages_max {
             me.full_checkpoint()?;
         }
         me.validate_after("recovery")?;
@@ -253,6 +266,7 @@ impl<F: Flash> Scftl<F> {
             live_slot,
             updates: 0,
             gc_count: 0,
+            unsynced_epochs: 0,
             scratch: vec![0u8; layout.page_size],
             stats: Counters::default(),
             poisoned: None,
@@ -349,7 +363,11 @@ impl<F: Flash> BlockDevice for Scftl<F> {
     }
 
     fn flush(&mut self) -> Result<()> {
-        self.guarded(|s| s.flush_impl())
+        self.guarded(|s| s.flush_impl(true))
+    }
+
+    fn epoch_barrier(&mut self) -> Result<()> {
+        self.guarded(|s| s.flush_impl(false))
     }
 
     fn epoch_remaining(&self) -> Option<u64> {

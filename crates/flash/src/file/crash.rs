@@ -1,0 +1,419 @@
+//! The image backend's own power-cut model (docs/FORMAT.md §2, "Host power
+//! cut"): [`MemImage`], an image file kept in memory that records every
+//! write since the last `fdatasync`, and [`ImageCrashFlash`], a
+//! [`FileFlash`] over it that cuts power on command and turns the recorded
+//! writes into a post-crash file.
+//!
+//! What a cut leaves: the file is cut into 512-byte sectors; each sector
+//! written since the last sync ends up, independently of every other sector,
+//! with its content before the first such write or after any one of them.
+//! So a multi-sector write may be torn at sector boundaries, writes may
+//! persist out of order across sectors, and a write may be lost — the page
+//! bytes, page-state bytes and nvram bytes of `FileFlash` alike. A sector
+//! never holds bytes no write put there (512-byte sector atomicity, the
+//! disk's promise). After the cut the `FileFlash` is opened again from the
+//! post-crash bytes, as a new process would.
+//!
+//! Which commands count, arming and the policies follow
+//! [`crate::CrashFlash`]: program, erase, sync and nvram writes are the
+//! crash points; an armed cut fails the n-th command and everything after
+//! it until [`ImageCrashFlash::crash`]. The policies map to sectors: `Random`
+//! and `AllGarbage` pick each sector's version uniformly (garbage is not in
+//! this model), `AllApplied` keeps the newest, `NoneApplied` the oldest.
+//!
+//! Invariants:
+//! - for every tracked sector, `history[s]` holds its content before the
+//!   first unsynced write and after each unsynced write but the last (the
+//!   last is in `bytes`); `sync_data` clears `history`;
+//! - `powered_off` implies `crash_at` is `None`.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io;
+use std::rc::Rc;
+
+use rand::{Rng, RngCore};
+
+use super::{FileFlash, ImageIo, ImageLayout};
+use crate::crash::{CrashPolicy, CrashReport};
+use crate::mem::default_nvram_size;
+use crate::{
+    BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
+};
+
+/// The unit of atomicity of the modelled disk.
+pub const IMAGE_SECTOR_BYTES: usize = 512;
+
+/// How an in-memory image is named in messages.
+const SHOWN: &str = "(image crash model)";
+
+struct MemFile {
+    bytes: Vec<u8>,
+    /// Sector index → its versions before the newest (see the invariants).
+    history: BTreeMap<u64, Vec<Box<[u8]>>>,
+}
+
+/// An image file in memory that remembers the writes a power cut may undo.
+/// Clones share the file.
+#[derive(Clone)]
+pub struct MemImage(Rc<RefCell<MemFile>>);
+
+impl MemImage {
+    /// A file of `len` zero bytes (a sparse, fully erased image).
+    pub fn zeroed(len: usize) -> MemImage {
+        MemImage(Rc::new(RefCell::new(MemFile {
+            bytes: vec![0; len],
+            history: BTreeMap::new(),
+        })))
+    }
+
+    /// Sectors written since the last sync.
+    pub fn sectors_in_flight(&self) -> usize {
+        self.0.borrow().history.len()
+    }
+
+    /// Versions each in-flight sector may end up with, in sector order.
+    fn choices(&self) -> Vec<usize> {
+        self.0
+            .borrow()
+            .history
+            .values()
+            .map(|v| v.len() + 1)
+            .collect()
+    }
+
+    /// Rewrites every in-flight sector `s` (in sector order) with its
+    /// version `pick[s]` (the last is its current content) and forgets the
+    /// history.
+    fn settle_with(&self, pick: &[usize], report: &mut CrashReport) {
+        let mut f = self.0.borrow_mut();
+        let history = std::mem::take(&mut f.history);
+        for ((sector, versions), &k) in history.into_iter().zip(pick) {
+            report.pages += 1;
+            if k >= versions.len() {
+                report.applied += 1;
+                continue;
+            }
+            if k == 0 {
+                report.old += 1;
+            } else {
+                report.intermediate += 1;
+            }
+            let at = sector as usize * IMAGE_SECTOR_BYTES;
+            let v = &versions[k];
+            f.bytes[at..at + v.len()].copy_from_slice(v);
+        }
+    }
+}
+
+impl ImageIo for MemImage {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        let f = self.0.borrow();
+        let at = usize::try_from(offset).map_err(|_| io::ErrorKind::UnexpectedEof)?;
+        let src = f
+            .bytes
+            .get(at..at.saturating_add(buf.len()))
+            .ok_or(io::ErrorKind::UnexpectedEof)?;
+        buf.copy_from_slice(src);
+        Ok(())
+    }
+
+    fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
+        let mut f = self.0.borrow_mut();
+        let at = usize::try_from(offset).map_err(|_| io::ErrorKind::InvalidInput)?;
+        let end = at.saturating_add(buf.len());
+        if end > f.bytes.len() {
+            // The image never grows after creation.
+            return Err(io::ErrorKind::InvalidInput.into());
+        }
+        let first = at / IMAGE_SECTOR_BYTES;
+        let last = end.div_ceil(IMAGE_SECTOR_BYTES);
+        for s in first..last {
+            let lo = s * IMAGE_SECTOR_BYTES;
+            let hi = (lo + IMAGE_SECTOR_BYTES).min(f.bytes.len());
+            let before: Box<[u8]> = f.bytes[lo..hi].into();
+            f.history.entry(s as u64).or_default().push(before);
+        }
+        f.bytes[at..end].copy_from_slice(buf);
+        Ok(())
+    }
+
+    fn sync_data(&self) -> io::Result<()> {
+        self.0.borrow_mut().history.clear();
+        Ok(())
+    }
+
+    fn byte_len(&self) -> io::Result<u64> {
+        Ok(self.0.borrow().bytes.len() as u64)
+    }
+}
+
+/// A [`FileFlash`] image in memory under the host power-cut model (see the
+/// file documentation).
+pub struct ImageCrashFlash {
+    file: MemImage,
+    flash: FileFlash<MemImage>,
+    crash_at: Option<u64>,
+    powered_off: bool,
+    commands: u64,
+    crashes: u64,
+}
+
+impl ImageCrashFlash {
+    /// A fresh, fully erased image of `geometry` with the default nvram.
+    pub fn new(geometry: Geometry) -> Result<ImageCrashFlash> {
+        let nvram = default_nvram_size(&geometry);
+        let layout = ImageLayout::compute(&geometry, nvram as u64).ok_or_else(|| {
+            FlashError::BadGeometry {
+                field: "blocks_per_die",
+                reason: "the image would be larger than 2^64 bytes".into(),
+            }
+        })?;
+        let len = usize::try_from(layout.image_size).map_err(|_| FlashError::BadGeometry {
+            field: "blocks_per_die",
+            reason: "the image does not fit in memory".into(),
+        })?;
+        let file = MemImage::zeroed(len);
+        let flash = FileFlash::create_on(file.clone(), SHOWN, geometry, nvram)?;
+        Ok(ImageCrashFlash {
+            file,
+            flash,
+            crash_at: None,
+            powered_off: false,
+            commands: 0,
+            crashes: 0,
+        })
+    }
+
+    /// The image backend as it is now.
+    pub fn inner_mut(&mut self) -> &mut FileFlash<MemImage> {
+        &mut self.flash
+    }
+
+    /// Arms a power cut, as [`crate::CrashFlash::set_crash_at`].
+    pub fn set_crash_at(&mut self, n: u64) {
+        if !self.powered_off {
+            self.crash_at = Some(self.commands.saturating_add(n));
+        }
+    }
+
+    /// Disarms a pending power cut.
+    pub fn disarm(&mut self) {
+        self.crash_at = None;
+    }
+
+    /// True after an armed power cut fired and before [`Self::crash`].
+    pub fn is_powered_off(&self) -> bool {
+        self.powered_off
+    }
+
+    /// Counted commands let through since creation.
+    pub fn commands_issued(&self) -> u64 {
+        self.commands
+    }
+
+    /// Crashes produced so far.
+    pub fn crashes(&self) -> u64 {
+        self.crashes
+    }
+
+    /// File sectors written since the last sync.
+    pub fn sectors_in_flight(&self) -> usize {
+        self.file.sectors_in_flight()
+    }
+
+    /// Number of distinct post-crash files (the product of each in-flight
+    /// sector's versions), saturating at `u64::MAX`.
+    pub fn outcome_count(&self) -> u64 {
+        self.file
+            .choices()
+            .iter()
+            .fold(1u64, |acc, &c| acc.saturating_mul(c as u64))
+    }
+
+    /// Produces the post-crash image `policy` picks and reopens it.
+    pub fn crash(&mut self, policy: CrashPolicy, rng: &mut dyn RngCore) -> Result<CrashReport> {
+        let pick: Vec<usize> = self
+            .file
+            .choices()
+            .into_iter()
+            .map(|c| match policy {
+                CrashPolicy::AllApplied => c - 1,
+                CrashPolicy::NoneApplied => 0,
+                CrashPolicy::Random | CrashPolicy::AllGarbage => rng.gen_range(0..c),
+            })
+            .collect();
+        self.crash_with(&pick)
+    }
+
+    /// Produces post-crash file number `index` (`0..outcome_count()`, a
+    /// mixed-radix number whose first digit is the first sector's version).
+    pub fn apply_outcome(&mut self, mut index: u64, _rng: &mut dyn RngCore) -> Result<CrashReport> {
+        let pick: Vec<usize> = self
+            .file
+            .choices()
+            .into_iter()
+            .map(|c| {
+                let d = (index % c as u64) as usize;
+                index /= c as u64;
+                d
+            })
+            .collect();
+        self.crash_with(&pick)
+    }
+
+    fn crash_with(&mut self, pick: &[usize]) -> Result<CrashReport> {
+        let mut report = CrashReport {
+            fired: self.powered_off,
+            ..CrashReport::default()
+        };
+        self.file.settle_with(pick, &mut report);
+        // A new process opens what the disk holds now.
+        self.flash = FileFlash::open_on(self.file.clone(), SHOWN)?;
+        self.powered_off = false;
+        self.crash_at = None;
+        self.crashes += 1;
+        Ok(report)
+    }
+
+    fn begin_command(&mut self) -> Result<()> {
+        if self.powered_off {
+            return Err(FlashError::PowerLoss);
+        }
+        if let Some(at) = self.crash_at {
+            if self.commands >= at {
+                self.crash_at = None;
+                self.powered_off = true;
+                return Err(FlashError::PowerLoss);
+            }
+        }
+        self.commands += 1;
+        Ok(())
+    }
+
+    fn check_power(&self) -> Result<()> {
+        if self.powered_off {
+            Err(FlashError::PowerLoss)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Flash for ImageCrashFlash {
+    fn geometry(&self) -> &Geometry {
+        self.flash.geometry()
+    }
+    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
+        self.check_power()?;
+        self.flash.read(page, first_sector, data)
+    }
+    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
+        self.check_power()?;
+        self.flash.read_oob(page, oob)
+    }
+    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
+        self.check_power()?;
+        self.flash.probe_erased(page)
+    }
+    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+        self.begin_command()?;
+        self.flash.program(page, data, oob)
+    }
+    fn erase(&mut self, block: BlockId) -> Result<()> {
+        self.begin_command()?;
+        self.flash.erase(block)
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.begin_command()?;
+        self.flash.sync()
+    }
+    fn nvram_size(&self) -> usize {
+        self.flash.nvram_size()
+    }
+    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
+        self.check_power()?;
+        self.flash.nvram_read(offset, buf)
+    }
+    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
+        self.begin_command()?;
+        self.flash.nvram_write(offset, data)
+    }
+    fn counters(&self) -> FlashCounters {
+        self.flash.counters()
+    }
+}
+
+impl RawFlash for ImageCrashFlash {
+    fn page_image(&self, page: PageAddr) -> Result<PageImage> {
+        self.flash.page_image(page)
+    }
+    fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()> {
+        self.flash.set_page_image(page, image)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn page(g: &Geometry, byte: u8) -> (Vec<u8>, Vec<u8>) {
+        (vec![byte; g.page_size()], vec![byte; g.oob_size as usize])
+    }
+
+    #[test]
+    fn synced_writes_survive_and_unsynced_ones_may_be_lost_or_torn() {
+        let g = Geometry::tiny();
+        let mut f = ImageCrashFlash::new(g).unwrap();
+        let (d, o) = page(&g, 0x11);
+        f.program(PageAddr::new(1, 0), &d, &o).unwrap();
+        f.sync().unwrap();
+        assert_eq!(f.sectors_in_flight(), 0);
+        let (d2, o2) = page(&g, 0x22);
+        f.program(PageAddr::new(1, 1), &d2, &o2).unwrap();
+        // The page (1 KiB + 32 B of OOB: 3 sectors) and its state byte.
+        assert_eq!(f.sectors_in_flight(), 4);
+        assert_eq!(f.outcome_count(), 16);
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..f.outcome_count() {
+            let mut c = ImageCrashFlash::new(g).unwrap();
+            c.program(PageAddr::new(1, 0), &d, &o).unwrap();
+            c.sync().unwrap();
+            c.program(PageAddr::new(1, 1), &d2, &o2).unwrap();
+            c.apply_outcome(i, &mut rng).unwrap();
+            // The synced page is intact in every outcome.
+            let mut buf = vec![0u8; g.page_size()];
+            c.read(PageAddr::new(1, 0), 0, &mut buf).unwrap();
+            assert_eq!(buf, d);
+            c.read(PageAddr::new(1, 1), 0, &mut buf).unwrap();
+            seen.insert(buf);
+        }
+        // Erased, complete, and torn mixes of zeros (the sparse file's old
+        // bytes) and new data all occur.
+        assert!(seen.contains(&vec![0xFF; g.page_size()]));
+        assert!(seen.contains(&d2));
+        assert!(seen.len() > 3, "{}", seen.len());
+        let _ = f.crash(CrashPolicy::NoneApplied, &mut rng).unwrap();
+        assert!(f.probe_erased(PageAddr::new(1, 1)).unwrap());
+    }
+
+    #[test]
+    fn an_armed_cut_fails_the_command_and_everything_after_it() {
+        let g = Geometry::tiny();
+        let mut f = ImageCrashFlash::new(g).unwrap();
+        let (d, o) = page(&g, 0x33);
+        f.set_crash_at(1);
+        f.program(PageAddr::new(2, 0), &d, &o).unwrap();
+        assert!(f.sync().unwrap_err().is_power_loss());
+        assert!(f.is_powered_off());
+        let mut buf = vec![0u8; g.page_size()];
+        assert!(f.read(PageAddr::new(2, 0), 0, &mut buf).is_err());
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(2);
+        let r = f.crash(CrashPolicy::AllApplied, &mut rng).unwrap();
+        assert!(r.fired);
+        f.read(PageAddr::new(2, 0), 0, &mut buf).unwrap();
+        assert_eq!(buf, d);
+    }
+}
