@@ -22,11 +22,13 @@
 
 use std::process::ExitCode;
 
+pub mod all;
 pub mod app;
 pub mod args;
 pub mod boot;
 pub mod chart;
 pub mod cpu;
+pub mod memory;
 pub mod probe;
 pub mod randwr;
 pub mod report;
@@ -34,8 +36,8 @@ pub mod stack;
 pub mod targets;
 pub mod workload;
 
-pub use args::{AppArgs, BootArgs, CommonArgs, CpuArgs, RandwrArgs};
-pub use report::Row;
+pub use args::{AllArgs, AppArgs, BootArgs, CommonArgs, CpuArgs, MemoryArgs, RandwrArgs};
+pub use report::{Report, Row};
 
 /// `scftl bench <command>`.
 #[derive(clap::Subcommand, Debug, Clone)]
@@ -51,6 +53,26 @@ pub enum BenchCommand {
     /// mailbench-like) on ext4 over `scftl serve` and on our file system
     /// through `scftl mount`, each checked for correctness (Fig. 7/8).
     App(AppArgs),
+    /// Peak RSS of `scftl serve` per logical sector, for several export
+    /// sizes (runs the `scftl` executable).
+    Memory(MemoryArgs),
+    /// Regenerates every report in crates/bench/results/ but `app`'s
+    /// (refuses a dirty tree unless --allow-dirty).
+    All(AllArgs),
+}
+
+/// Runs a benchmark command other than `app` and `all`: its rows and the
+/// report it printed.
+pub fn run_report(cmd: &BenchCommand) -> Result<Report, String> {
+    match cmd {
+        BenchCommand::Randwr(a) => randwr::run_report(a),
+        BenchCommand::Boot(a) => boot::run_report(a),
+        BenchCommand::Cpu(a) => cpu::run_report(a),
+        BenchCommand::Memory(a) => memory::run_report(a),
+        BenchCommand::App(_) | BenchCommand::All(_) => {
+            Err("`app` and `all` make several reports; run them with run_rows".into())
+        }
+    }
 }
 
 /// Runs a benchmark command and returns its rows (the report is printed).
@@ -59,6 +81,8 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
         BenchCommand::Randwr(a) => randwr::run(a),
         BenchCommand::Boot(a) => boot::run(a),
         BenchCommand::Cpu(a) => cpu::run(a),
+        BenchCommand::Memory(a) => memory::run(a),
+        BenchCommand::All(a) => Ok(all::run(a)?.into_iter().flat_map(|r| r.rows).collect()),
         BenchCommand::App(a) => {
             let rep = app::run(a)?;
             let failed = rep.failures();
