@@ -58,6 +58,11 @@ pub const RUNS: &[Run] = &[
         png: false,
     },
     Run {
+        name: "waf",
+        args: &["waf"],
+        png: false,
+    },
+    Run {
         name: "memory",
         args: &["memory"],
         png: false,
@@ -82,6 +87,7 @@ fn command(run: &Run, a: &AllArgs, out: &Path) -> BResult<BenchCommand> {
         BenchCommand::Randwr(x) => &mut x.common,
         BenchCommand::Boot(x) => &mut x.common,
         BenchCommand::Cpu(x) => &mut x.common,
+        BenchCommand::Waf(x) => &mut x.common,
         BenchCommand::Memory(x) => {
             x.scftl.clone_from(&a.scftl);
             &mut x.common

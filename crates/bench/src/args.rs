@@ -290,6 +290,27 @@ pub struct MemoryArgs {
     pub workdir: Option<PathBuf>,
 }
 
+/// `waf`: the async FTL's WAF under uniform random writes vs the model.
+#[derive(clap::Args, Debug, Clone)]
+pub struct WafArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Logical sizes as fractions of the largest the async FTL accepts on
+    /// the anchor geometry (three over-provisioning levels).
+    #[arg(long, value_delimiter = ',', default_value = "0.6,0.8,0.95")]
+    pub logical_fraction: Vec<f64>,
+    /// Random writes before measuring, as a multiple of the logical size.
+    #[arg(long, default_value_t = 4.0)]
+    pub warmup: f64,
+    /// Measured random writes, as a multiple of the logical size.
+    #[arg(long, default_value_t = 4.0)]
+    pub measure: f64,
+    /// Largest accepted deviation from the model (a fraction); beyond it
+    /// the run fails.
+    #[arg(long, default_value_t = 0.05)]
+    pub within: f64,
+}
+
 /// The device under each application-benchmark stack.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AppDevice {

@@ -34,9 +34,10 @@ pub mod randwr;
 pub mod report;
 pub mod stack;
 pub mod targets;
+pub mod waf;
 pub mod workload;
 
-pub use args::{AllArgs, AppArgs, BootArgs, CommonArgs, CpuArgs, MemoryArgs, RandwrArgs};
+pub use args::{AllArgs, AppArgs, BootArgs, CommonArgs, CpuArgs, MemoryArgs, RandwrArgs, WafArgs};
 pub use report::{Report, Row};
 
 /// `scftl bench <command>`.
@@ -56,6 +57,10 @@ pub enum BenchCommand {
     /// Peak RSS of `scftl serve` per logical sector, for several export
     /// sizes (runs the `scftl` executable).
     Memory(MemoryArgs),
+    /// The async FTL's write amplification under uniform random writes
+    /// against the analytical greedy-GC curve, at three over-provisioning
+    /// levels (fails beyond --within).
+    Waf(WafArgs),
     /// Regenerates every report in crates/bench/results/ but `app`'s
     /// (refuses a dirty tree unless --allow-dirty).
     All(AllArgs),
@@ -69,6 +74,7 @@ pub fn run_report(cmd: &BenchCommand) -> Result<Report, String> {
         BenchCommand::Boot(a) => boot::run_report(a),
         BenchCommand::Cpu(a) => cpu::run_report(a),
         BenchCommand::Memory(a) => memory::run_report(a),
+        BenchCommand::Waf(a) => waf::run_report(a),
         BenchCommand::App(_) | BenchCommand::All(_) => {
             Err("`app` and `all` make several reports; run them with run_rows".into())
         }
@@ -82,6 +88,7 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
         BenchCommand::Boot(a) => boot::run(a),
         BenchCommand::Cpu(a) => cpu::run(a),
         BenchCommand::Memory(a) => memory::run(a),
+        BenchCommand::Waf(a) => waf::run(a),
         BenchCommand::All(a) => Ok(all::run(a)?.into_iter().flat_map(|r| r.rows).collect()),
         BenchCommand::App(a) => {
             let rep = app::run(a)?;

@@ -444,7 +444,8 @@ pub fn table(rows: &[Row]) -> Table {
         "raw GiB",
         "logical sectors",
         "peak RSS MiB",
-        "B per logical sector",
+        "RSS after I/O MiB",
+        "B per logical sector (peak)",
         "start ms",
     ]);
     for r in rows {

@@ -126,6 +126,19 @@ pub struct Row {
     pub rss_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub logical_sectors: Option<u64>,
+    /// Raw sectors over logical sectors, minus one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_provisioning: Option<f64>,
+    /// `waf`: physical sectors of the log (used and active segments) over
+    /// logical sectors, the analytical model's parameter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_over_logical: Option<f64>,
+    /// `waf`: the analytical model's write amplification.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_waf: Option<f64>,
+    /// `waf`: measured / model - 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_error: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
