@@ -435,6 +435,11 @@ pub fn run_report(a: &MemoryArgs) -> BResult<Report> {
     report::finish(&a.common, rows, text)
 }
 
+/// Bytes in MiB.
+fn mib(b: u64) -> f64 {
+    b as f64 / f64::from(1u32 << 20)
+}
+
 /// The table: one row per (FTL, export size).
 pub fn table(rows: &[Row]) -> Table {
     let mut t = Table::new(&[
@@ -455,10 +460,8 @@ pub fn table(rows: &[Row]) -> Table {
             r.geometry.clone(),
             r.device_gib.map(|x| x.to_string()).unwrap_or_default(),
             fmt_int(r.logical_sectors.unwrap_or(0) as f64),
-            fmt_opt(
-                r.peak_rss_bytes.map(|b| b as f64 / f64::from(1u32 << 20)),
-                1,
-            ),
+            fmt_opt(r.peak_rss_bytes.map(mib), 1),
+            fmt_opt(r.rss_bytes.map(mib), 1),
             fmt_opt(r.ram_bytes_per_sector, 2),
             fmt_opt(r.recovery_wall_ms, 0),
         ]);
