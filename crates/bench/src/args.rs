@@ -29,6 +29,10 @@ pub struct CommonArgs {
     /// Print no progress lines on stderr.
     #[arg(long)]
     pub silent: bool,
+    /// Write into crates/bench/results/ even though the tree differs from
+    /// its commit (the report then says `-dirty`).
+    #[arg(long)]
+    pub allow_dirty: bool,
 }
 
 /// The FTLs a run can compare.
@@ -272,6 +276,75 @@ pub struct AppArgs {
     /// Time limit of one workload run or check, seconds.
     #[arg(long, default_value_t = 900)]
     pub run_timeout_s: u64,
+}
+
+/// `all`: regenerates every file of crates/bench/results/ but the
+/// application benchmark's (see `crate::all`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct AllArgs {
+    /// Directory the reports go to.
+    #[arg(long, value_name = "DIR", default_value_os_t = crate::report::results_dir())]
+    pub out: PathBuf,
+    /// Write even though the tree differs from its commit.
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Small geometries and few writes (for the tests; never into results/).
+    #[arg(long)]
+    pub quick: bool,
+    /// Print no progress lines on stderr.
+    #[arg(long)]
+    pub silent: bool,
+    /// The `scftl` executable whose memory `memory` measures (default: as
+    /// for `memory`).
+    #[arg(long, value_name = "PATH")]
+    pub scftl: Option<PathBuf>,
+}
+
+/// `memory`: peak RSS of `scftl serve` per logical sector.
+#[derive(clap::Args, Debug, Clone)]
+pub struct MemoryArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Logical sizes of the exports, comma-separated (`--size` of
+    /// `scftl format`); `--quick`: 64MiB,128MiB.
+    #[arg(long, value_delimiter = ',', default_value = "1GiB,4GiB,16GiB,64GiB")]
+    pub sizes: Vec<String>,
+    /// FTLs to measure, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "scftl,async")]
+    pub ftl: Vec<FtlArg>,
+    /// 4 KiB writes (random, then each read back) served before the RSS is
+    /// read.
+    #[arg(long, default_value_t = 4096)]
+    pub ios: u64,
+    /// The `scftl` executable to measure (default: the running executable
+    /// when it is `scftl`, else `scftl` beside it or in the build's
+    /// `release` directory).
+    #[arg(long, value_name = "PATH")]
+    pub scftl: Option<PathBuf>,
+    /// Directory for the (sparse) images; default: a temporary directory.
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+}
+
+/// `waf`: the async FTL's WAF under uniform random writes vs the model.
+#[derive(clap::Args, Debug, Clone)]
+pub struct WafArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Logical sizes as fractions of the largest the async FTL accepts on
+    /// the anchor geometry (three over-provisioning levels).
+    #[arg(long, value_delimiter = ',', default_value = "0.6,0.8,0.95")]
+    pub logical_fraction: Vec<f64>,
+    /// Random writes before measuring, as a multiple of the logical size.
+    #[arg(long, default_value_t = 4.0)]
+    pub warmup: f64,
+    /// Measured random writes, as a multiple of the logical size.
+    #[arg(long, default_value_t = 4.0)]
+    pub measure: f64,
+    /// Largest accepted deviation from the model (a fraction); beyond it
+    /// the run fails.
+    #[arg(long, default_value_t = 0.05)]
+    pub within: f64,
 }
 
 /// The device under each application-benchmark stack.

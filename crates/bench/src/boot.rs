@@ -27,7 +27,7 @@ use ftl::scftl::{format as sc_format, ScftlConfig};
 use crate::args::BootArgs;
 use crate::chart::{self, Panel, Series};
 use crate::probe::{Probe, TimedProbe};
-use crate::report::{self, fmt_opt, Header, Row, Table};
+use crate::report::{self, fmt_opt, Header, Report, Row, Table};
 use crate::stack::{self, progress, TimedDataless};
 use crate::targets::{Factory, ScftlFactory};
 use crate::workload::{BResult, Writer};
@@ -142,6 +142,12 @@ fn gib(bytes: u64) -> f64 {
 
 /// Runs the benchmark, prints the report, writes JSON / PNG if asked.
 pub fn run(a: &BootArgs) -> BResult<Vec<Row>> {
+    run_report(a).map(|r| r.rows)
+}
+
+/// [`run`], returning the printed report too.
+pub fn run_report(a: &BootArgs) -> BResult<Report> {
+    report::check_outputs(&a.common)?;
     let quick = a.common.quick;
     let silent = a.common.silent;
     let gname = if quick { "small" } else { a.geometry.as_str() };
@@ -165,7 +171,7 @@ pub fn run(a: &BootArgs) -> BResult<Vec<Row>> {
         "DatalessFlash (metadata blocks whole, 8-byte tag per data sector) under TimedFlash",
     );
     header.add("seed", seed.to_string());
-    header.add("commit", commit.clone());
+    report::add_provenance(&mut header);
     header.add(
         "crash",
         "FTL dropped right after a completed flush, then `open` (recovery) on the same flash",
@@ -326,15 +332,17 @@ pub fn run(a: &BootArgs) -> BResult<Vec<Row>> {
         });
     }
 
-    crate::output::emit(&a.common, &render(&header, &rows), &rows)?;
+    let text = render(&header, &rows);
+    let rep = report::finish(&a.common, rows, text)?;
+    let rows = &rep.rows;
     if let Some(p) = &a.common.png {
-        draw(p, &rows, &format!("boot ({commit}, seed {seed})"))?;
+        draw(p, rows, &format!("boot ({commit}, seed {seed})"))?;
     }
-    Ok(rows)
+    Ok(rep)
 }
 
-/// The text report.
-pub fn render(header: &Header, rows: &[Row]) -> String {
+/// The table: one row per recovery.
+pub fn table(rows: &[Row]) -> Table {
     let mut t = Table::new(&[
         "sweep",
         "geometry",
@@ -359,9 +367,20 @@ pub fn render(header: &Header, rows: &[Row]) -> String {
             r.recovery_reads.map(|x| x.to_string()).unwrap_or_default(),
         ]);
     }
+    t
+}
+
+/// Every table of the report (the document test finds their rows in
+/// docs/BENCHMARKS.md).
+pub fn tables(rows: &[Row]) -> Vec<Table> {
+    vec![table(rows)]
+}
+
+/// The text report: the header and the table.
+pub fn render(header: &Header, rows: &[Row]) -> String {
     let mut s = header.render();
     s.push('\n');
-    s.push_str(&t.render());
+    s.push_str(&table(rows).render());
     s
 }
 

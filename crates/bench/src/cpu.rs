@@ -13,7 +13,7 @@ use crate::args::{CpuArgs, FlashArg};
 use crate::chart::{self, Panel, Series};
 use crate::probe::{PlainProbe, Probe};
 use crate::randwr::precondition;
-use crate::report::{self, fmt_int, fmt_opt, Header, Row, Table};
+use crate::report::{self, fmt_int, fmt_opt, Header, Report, Row, Table};
 use crate::stack::{self, progress};
 use crate::targets::{self, Factory};
 use crate::workload::{BResult, Writer};
@@ -80,6 +80,12 @@ fn run_one<F: Flash + 'static>(
 
 /// Runs the benchmark, prints the report, writes JSON / PNG if asked.
 pub fn run(a: &CpuArgs) -> BResult<Vec<Row>> {
+    run_report(a).map(|r| r.rows)
+}
+
+/// [`run`], returning the printed report too.
+pub fn run_report(a: &CpuArgs) -> BResult<Report> {
+    report::check_outputs(&a.common)?;
     let quick = a.common.quick;
     let gname = if quick { "small" } else { a.geometry.as_str() };
     let g = stack::geometry(gname)?;
@@ -96,7 +102,7 @@ pub fn run(a: &CpuArgs) -> BResult<Vec<Row>> {
         },
     );
     header.add("seed", seed.to_string());
-    header.add("commit", commit.clone());
+    report::add_provenance(&mut header);
     header.add(
         "build",
         if cfg!(debug_assertions) {
@@ -124,15 +130,17 @@ pub fn run(a: &CpuArgs) -> BResult<Vec<Row>> {
         row.commit = commit.clone();
         rows.push(row);
     }
-    crate::output::emit(&a.common, &render(&header, &rows), &rows)?;
+    let text = render(&header, &rows);
+    let rep = report::finish(&a.common, rows, text)?;
+    let rows = &rep.rows;
     if let Some(p) = &a.common.png {
-        draw(p, &rows, &format!("cpu on {gname} ({commit}, seed {seed})"))?;
+        draw(p, rows, &format!("cpu on {gname} ({commit}, seed {seed})"))?;
     }
-    Ok(rows)
+    Ok(rep)
 }
 
-/// The text report, with each FTL's ns/write relative to async's.
-pub fn render(header: &Header, rows: &[Row]) -> String {
+/// The table: each FTL's ns/write, also relative to async's, and RAM.
+pub fn table(rows: &[Row]) -> Table {
     let base = rows
         .iter()
         .find(|r| r.ftl == "async")
@@ -159,9 +167,20 @@ pub fn render(header: &Header, rows: &[Row]) -> String {
             fmt_opt(r.ram_bytes_per_sector, 2),
         ]);
     }
+    t
+}
+
+/// Every table of the report (the document test finds their rows in
+/// docs/BENCHMARKS.md).
+pub fn tables(rows: &[Row]) -> Vec<Table> {
+    vec![table(rows)]
+}
+
+/// The text report: the header and the table.
+pub fn render(header: &Header, rows: &[Row]) -> String {
     let mut s = header.render();
     s.push('\n');
-    s.push_str(&t.render());
+    s.push_str(&table(rows).render());
     for r in rows {
         if let Some(src) = &r.ram_source {
             s.push_str(&format!("RAM {}: {src}\n", r.ftl));

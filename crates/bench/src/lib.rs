@@ -22,11 +22,13 @@
 
 use std::process::ExitCode;
 
+pub mod all;
 pub mod app;
 pub mod args;
 pub mod boot;
 pub mod chart;
 pub mod cpu;
+pub mod memory;
 pub mod nbd;
 pub mod output;
 pub mod probe;
@@ -34,10 +36,13 @@ pub mod randwr;
 pub mod report;
 pub mod stack;
 pub mod targets;
+pub mod waf;
 pub mod workload;
 
-pub use args::{AppArgs, BootArgs, CommonArgs, CpuArgs, NbdArgs, RandwrArgs};
-pub use report::Row;
+pub use args::{
+    AllArgs, AppArgs, BootArgs, CommonArgs, CpuArgs, MemoryArgs, NbdArgs, RandwrArgs, WafArgs,
+};
+pub use report::{Report, Row};
 
 /// `scftl bench <command>`.
 #[derive(clap::Subcommand, Debug, Clone)]
@@ -53,9 +58,34 @@ pub enum BenchCommand {
     /// mailbench-like) on ext4 over `scftl serve` and on our file system
     /// through `scftl mount`, each checked for correctness (Fig. 7/8).
     App(AppArgs),
+    /// Peak RSS of `scftl serve` per logical sector, for several export
+    /// sizes (runs the `scftl` executable).
+    Memory(MemoryArgs),
+    /// The async FTL's write amplification under uniform random writes
+    /// against the analytical greedy-GC curve, at three over-provisioning
+    /// levels (fails beyond --within).
+    Waf(WafArgs),
+    /// Regenerates every report in crates/bench/results/ but `app`'s
+    /// (refuses a dirty tree unless --allow-dirty).
+    All(AllArgs),
     /// Sequential and random bandwidth of `scftl serve` beside `nbdkit
     /// file` and `qemu-nbd`, measured with fio's nbd engine.
     Nbd(NbdArgs),
+}
+
+/// Runs a benchmark command other than `app` and `all`: its rows and the
+/// report it printed.
+pub fn run_report(cmd: &BenchCommand) -> Result<Report, String> {
+    match cmd {
+        BenchCommand::Randwr(a) => randwr::run_report(a),
+        BenchCommand::Boot(a) => boot::run_report(a),
+        BenchCommand::Cpu(a) => cpu::run_report(a),
+        BenchCommand::Memory(a) => memory::run_report(a),
+        BenchCommand::Waf(a) => waf::run_report(a),
+        BenchCommand::App(_) | BenchCommand::All(_) | BenchCommand::Nbd(_) => Err(
+            "`app`, `nbd` and `all` make reports of their own shape; run them with run_rows".into(),
+        ),
+    }
 }
 
 /// Runs a benchmark command and returns its rows (the report is printed).
@@ -64,6 +94,9 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
         BenchCommand::Randwr(a) => randwr::run(a),
         BenchCommand::Boot(a) => boot::run(a),
         BenchCommand::Cpu(a) => cpu::run(a),
+        BenchCommand::Memory(a) => memory::run(a),
+        BenchCommand::Waf(a) => waf::run(a),
+        BenchCommand::All(a) => Ok(all::run(a)?.into_iter().flat_map(|r| r.rows).collect()),
         BenchCommand::Nbd(a) => {
             let rep = nbd::run(a)?;
             let failed: Vec<String> = rep
@@ -104,8 +137,9 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
 
 /// Runs a benchmark command: prints the report (stdout), progress and
 /// errors (stderr). The parser has already refused bad argument values
-/// (exit 2), so an error here is a failed run (exit 1); `--json` prints JSON instead of the table, and
-/// `--json-out` / `--png` write files when given.
+/// (exit 2), so an error here is a failed run (exit 1); `--json` prints
+/// JSON instead of the table, and `--json-out` / `--png` write files when
+/// given.
 pub fn run(cmd: &BenchCommand) -> ExitCode {
     match run_rows(cmd) {
         Ok(_) => ExitCode::SUCCESS,

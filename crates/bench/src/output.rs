@@ -9,7 +9,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::args::CommonArgs;
-use crate::report::write_json;
+use crate::report::{check_output, write_json};
 use crate::workload::BResult;
 
 /// Prints `table`, or `doc` as JSON when `--json` is given, and writes `doc`
@@ -28,7 +28,10 @@ pub fn emit<T: Serialize + ?Sized>(common: &CommonArgs, table: &str, doc: &T) ->
         .and_then(|()| out.flush())
         .map_err(|e| format!("cannot write the report to stdout: {e}"))?;
     match &common.json_out {
-        Some(path) => write_json(path, doc),
+        Some(path) => {
+            check_output(path, common.allow_dirty)?;
+            write_json(path, doc)
+        }
         None => Ok(()),
     }
 }

@@ -18,6 +18,11 @@ pub trait Probe {
     fn counters(&self) -> FlashCounters;
     /// Totals of the timing model, if the device is timed.
     fn timing(&self) -> Option<TimingStats>;
+    /// Per die, the time it has spent reading, programming or erasing
+    /// (empty for an untimed device).
+    fn busy_ns_per_die(&self) -> Vec<u64> {
+        Vec::new()
+    }
 }
 
 /// A device with no timing model.
@@ -53,5 +58,8 @@ impl<F: Flash> Probe for TimedProbe<F> {
     }
     fn timing(&self) -> Option<TimingStats> {
         Some(self.0.with(|t| t.stats()))
+    }
+    fn busy_ns_per_die(&self) -> Vec<u64> {
+        self.0.with(|t| t.busy_ns_per_die().to_vec())
     }
 }

@@ -8,13 +8,14 @@
 //! the FTL returned what was written. A fresh device per WI keeps one WI's
 //! layout (WI = 1 pads nearly every page) from skewing the next.
 
+use flash::timed::TimingStats;
 use flash::Geometry;
 use ftl::DeviceStats;
 
 use crate::args::RandwrArgs;
 use crate::chart::{self, Panel, Series};
 use crate::probe::{Probe, TimedProbe};
-use crate::report::{self, fmt_int, fmt_opt, Header, Row, Table};
+use crate::report::{self, fmt_int, fmt_opt, Header, Report, Row, Table};
 use crate::stack::{self, progress};
 use crate::targets;
 use crate::workload::{BResult, PhaseRecord, Writer};
@@ -64,8 +65,14 @@ struct PhaseDelta {
     c: flash::FlashCounters,
     s0: DeviceStats,
     s1: DeviceStats,
-    /// Host time spent waiting for a device-queue slot.
-    stall_ns: u64,
+    /// Timing totals at the start and the end of the phase.
+    t0: TimingStats,
+    t1: TimingStats,
+    /// Busy time per die during the phase.
+    die_busy_ns: Vec<u64>,
+    /// Dies and channels of the device.
+    dies: u64,
+    channels: u64,
 }
 
 /// The measured quantities of one (FTL, WI) phase.
@@ -77,12 +84,14 @@ fn phase_row(
     d: &PhaseDelta,
     buckets: usize,
 ) -> Row {
-    let (c, s0, s1, stall_ns) = (&d.c, &d.s0, &d.s1, d.stall_ns);
+    let (c, s0, s1) = (&d.c, &d.s0, &d.s1);
     let writes = rec.writes as f64;
     let user = (s1.user_sectors_written - s0.user_sectors_written) as f64;
     let flushes = s1.flushes - s0.flushes;
     let (avg, max) = rec.flush_lat_us();
     let sim_s = rec.sim_ns as f64 / 1e9;
+    let frac = |ns: u64| ns as f64 / rec.sim_ns.max(1) as f64;
+    let die_max = d.die_busy_ns.iter().copied().max().unwrap_or(0);
     Row {
         bench: "randwr".into(),
         ftl: ftl.into(),
@@ -110,7 +119,16 @@ fn phase_row(
             (s1.meta_pages_written - s0.meta_pages_written) as f64 / (flushes.max(1)) as f64,
         ),
         full_checkpoints: Some(s1.full_checkpoints - s0.full_checkpoints),
-        stall_fraction: Some(stall_ns as f64 / rec.sim_ns.max(1) as f64),
+        stall_fraction: Some(frac(d.t1.stall_ns - d.t0.stall_ns)),
+        read_wait_fraction: Some(frac(d.t1.read_wait_ns - d.t0.read_wait_ns)),
+        sync_wait_fraction: Some(frac(d.t1.sync_wait_ns - d.t0.sync_wait_ns)),
+        host_fraction: Some(frac(rec.host_ns)),
+        die_busy_fraction: Some(frac(d.t1.die_busy_ns - d.t0.die_busy_ns) / d.dies.max(1) as f64),
+        die_busy_max_fraction: Some(frac(die_max)),
+        channel_busy_fraction: Some(
+            frac(d.t1.channel_busy_ns - d.t0.channel_busy_ns) / d.channels.max(1) as f64,
+        ),
+        die_bound_iops: (die_max > 0).then(|| writes / (die_max as f64 / 1e9)),
         timeline_kiops: rec.timeline(buckets),
         ..Row::default()
     }
@@ -118,6 +136,12 @@ fn phase_row(
 
 /// Runs the benchmark, prints the report, writes JSON / PNG if asked.
 pub fn run(a: &RandwrArgs) -> BResult<Vec<Row>> {
+    run_report(a).map(|r| r.rows)
+}
+
+/// [`run`], returning the printed report too.
+pub fn run_report(a: &RandwrArgs) -> BResult<Report> {
+    report::check_outputs(&a.common)?;
     let quick = a.common.quick;
     let gname = if quick { "small" } else { a.geometry.as_str() };
     let g = stack::geometry(gname)?;
@@ -148,7 +172,7 @@ pub fn run(a: &RandwrArgs) -> BResult<Vec<Row>> {
         "DatalessFlash (metadata blocks whole, 8-byte tag per data sector) under TimedFlash",
     );
     header.add("seed", seed.to_string());
-    header.add("commit", commit.clone());
+    report::add_provenance(&mut header);
     header.add(
         "workload",
         format!("per (FTL, WI) a freshly formatted device, preconditioned (1 sequential fill + {overwrite} x L random writes flushed every W, more until GC is active), then {writes} measured random writes (rounded up to a multiple of WI); WIs {:?}", a.wi),
@@ -190,13 +214,23 @@ pub fn run(a: &RandwrArgs) -> BResult<Vec<Row>> {
             let n = writes.div_ceil(wi) * wi;
             let c0 = probe.counters();
             let s0 = w.dev.stats();
-            let stall0 = probe.timing().map(|t| t.stall_ns).unwrap_or(0);
+            let t0 = probe.timing().unwrap_or_default();
+            let busy0 = probe.busy_ns_per_die();
             let rec = w.measured_random_writes(n, wi)?;
             let delta = PhaseDelta {
                 c: probe.counters().since(&c0),
                 s0,
                 s1: w.dev.stats(),
-                stall_ns: probe.timing().map(|t| t.stall_ns).unwrap_or(0) - stall0,
+                t0,
+                t1: probe.timing().unwrap_or_default(),
+                die_busy_ns: probe
+                    .busy_ns_per_die()
+                    .iter()
+                    .zip(&busy0)
+                    .map(|(b1, b0)| b1 - b0)
+                    .collect(),
+                dies: u64::from(g.dies()),
+                channels: u64::from(g.channels),
             };
             w.verify(a.verify)
                 .map_err(|e| format!("{kind} WI={wi}: {e}"))?;
@@ -220,16 +254,18 @@ pub fn run(a: &RandwrArgs) -> BResult<Vec<Row>> {
     for n in notes {
         header.add("precondition", n);
     }
-    crate::output::emit(&a.common, &render(&header, &rows), &rows)?;
+    let text = render(&header, &rows);
+    let rep = report::finish(&a.common, rows, text)?;
+    let rows = &rep.rows;
     if let Some(p) = &a.common.png {
         draw(
             p,
-            &rows,
+            rows,
             &a.wi,
             &format!("randwr on {gname} ({commit}, seed {seed})"),
         )?;
     }
-    Ok(rows)
+    Ok(rep)
 }
 
 /// Fills in scftl/async and scftl/sync per WI on the scftl rows.
@@ -247,8 +283,8 @@ pub fn add_ratios(rows: &mut [Row]) {
     }
 }
 
-/// The text report: header, the main table, the ratio table.
-pub fn render(header: &Header, rows: &[Row]) -> String {
+/// The main table: throughput, flush latency, what was programmed and read.
+pub fn main_table(rows: &[Row]) -> Table {
     let mut t = Table::new(&[
         "ftl",
         "WI",
@@ -263,7 +299,6 @@ pub fn render(header: &Header, rows: &[Row]) -> String {
         "meta pg/flush",
         "full ckpts",
         "forced flushes",
-        "stall",
         "CPU ns/w",
     ]);
     for r in rows {
@@ -283,13 +318,61 @@ pub fn render(header: &Header, rows: &[Row]) -> String {
                 .map(|x| x.to_string())
                 .unwrap_or_default(),
             r.forced_flushes.map(|x| x.to_string()).unwrap_or_default(),
-            fmt_opt(r.stall_fraction.map(|x| x * 100.0), 0) + "%",
             fmt_opt(r.cpu_ns_per_write, 0),
         ]);
     }
-    let mut s = header.render();
-    s.push('\n');
-    s.push_str(&t.render());
+    t
+}
+
+/// Percent of a fraction, no decimals, "-" when absent.
+fn pct(v: Option<f64>) -> String {
+    match v {
+        Some(x) if x.is_finite() => format!("{:.0}%", x * 100.0),
+        _ => "-".into(),
+    }
+}
+
+/// The bound analysis: how busy dies and channels were, what the host
+/// waited for (the shares add up to the whole run: with no host time per
+/// command the host clock only moves while it waits or is charged), and the
+/// throughput as a share of the die-time bound.
+pub fn bound_table(rows: &[Row]) -> Table {
+    let mut t = Table::new(&[
+        "ftl",
+        "WI",
+        "kIOPS (sim)",
+        "die busy (mean)",
+        "die busy (max)",
+        "channel busy",
+        "host waits: reads",
+        "syncs",
+        "queue slots",
+        "host time",
+        "die-time bound kIOPS",
+        "of bound",
+    ]);
+    for r in rows {
+        t.push(vec![
+            r.ftl.clone(),
+            r.wi.map(|x| x.to_string()).unwrap_or_default(),
+            fmt_opt(r.iops.map(|x| x / 1e3), 2),
+            pct(r.die_busy_fraction),
+            pct(r.die_busy_max_fraction),
+            pct(r.channel_busy_fraction),
+            pct(r.read_wait_fraction),
+            pct(r.sync_wait_fraction),
+            pct(r.stall_fraction),
+            pct(r.host_fraction),
+            fmt_opt(r.die_bound_iops.map(|x| x / 1e3), 2),
+            pct(r.iops.zip(r.die_bound_iops).map(|(a, b)| a / b)),
+        ]);
+    }
+    t
+}
+
+/// scftl over async and sync per WI, beside the paper's; `None` when no
+/// ratio was computed (scftl alone, or without scftl).
+pub fn ratio_table(rows: &[Row]) -> Option<Table> {
     let mut rt = Table::new(&[
         "WI",
         "scftl/async",
@@ -309,7 +392,26 @@ pub fn render(header: &Header, rows: &[Row]) -> String {
             fmt_opt(paper.map(|p| p.2), 2) + "x",
         ]);
     }
-    if any {
+    any.then_some(rt)
+}
+
+/// Every table of the report, in order (the document test finds each of
+/// their rows in docs/BENCHMARKS.md).
+pub fn tables(rows: &[Row]) -> Vec<Table> {
+    let mut v = vec![main_table(rows), bound_table(rows)];
+    v.extend(ratio_table(rows));
+    v
+}
+
+/// The text report: header, the main table, the bound analysis, the ratio
+/// table, the throughput over time.
+pub fn render(header: &Header, rows: &[Row]) -> String {
+    let mut s = header.render();
+    s.push('\n');
+    s.push_str(&main_table(rows).render());
+    s.push_str("\nWhere the simulated time went (shares of the measured phase; the die-time bound is the throughput if the run had lasted only as long as its busiest die worked):\n\n");
+    s.push_str(&bound_table(rows).render());
+    if let Some(rt) = ratio_table(rows) {
         s.push('\n');
         s.push_str(&rt.render());
     }

@@ -4,14 +4,17 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::args::CommonArgs;
 use crate::workload::BResult;
 
 /// One result row. The first fields are present in every row of every
 /// benchmark (null where they do not apply), so scripts can read any report
-/// the same way; the rest are omitted when not measured.
-#[derive(Clone, Debug, Default, Serialize)]
+/// the same way; the rest are omitted when not measured. Reports read back
+/// (the document test) fill what they lack with defaults.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Row {
     /// `randwr`, `boot` or `cpu`.
     pub bench: String,
@@ -31,7 +34,11 @@ pub struct Row {
 
     pub geometry: String,
     pub seed: u64,
+    /// The commit built, `git describe --always --dirty` style (see
+    /// [`Provenance`]).
     pub commit: String,
+    /// The sources differed from `commit` (also the `-dirty` suffix).
+    pub dirty: bool,
 
     #[serde(skip_serializing_if = "Option::is_none")]
     pub writes: Option<u64>,
@@ -61,6 +68,29 @@ pub struct Row {
     /// Host time spent waiting for a device-queue slot, fraction of the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stall_fraction: Option<f64>,
+    /// Host time spent waiting for reads to complete, fraction of the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_wait_fraction: Option<f64>,
+    /// Host time spent in `sync` waiting for outstanding commands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync_wait_fraction: Option<f64>,
+    /// Host time charged per request (`--host-request-ns`), fraction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_fraction: Option<f64>,
+    /// Mean over dies of the fraction of the run each die was busy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub die_busy_fraction: Option<f64>,
+    /// The busiest die's busy time, fraction of the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub die_busy_max_fraction: Option<f64>,
+    /// Mean over channels of the fraction of the run each was transferring.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel_busy_fraction: Option<f64>,
+    /// The die-time bound: writes per second if the run had taken only as
+    /// long as its busiest die was busy (no schedule of the same flash
+    /// commands can be faster).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub die_bound_iops: Option<f64>,
     /// scftl IOPS divided by this row's WI async / sync IOPS.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scftl_over_async: Option<f64>,
@@ -88,34 +118,155 @@ pub struct Row {
     pub ram_bytes_per_sector: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ram_source: Option<String>,
+    /// Peak resident set of a process (`VmHWM`), bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
+    /// Resident set when measured (`VmRSS`), bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rss_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logical_sectors: Option<u64>,
+    /// Raw sectors over logical sectors, minus one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_provisioning: Option<f64>,
+    /// `waf`: physical sectors of the log (used and active segments) over
+    /// logical sectors, the analytical model's parameter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_over_logical: Option<f64>,
+    /// `waf`: the analytical model's write amplification.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_waf: Option<f64>,
+    /// `waf`: measured / model - 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_error: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
-/// The short commit hash of the checkout this crate was built from, or
-/// "unknown". Asked of git in that checkout, not the working directory, so
-/// a run from anywhere else still names its commit.
-pub fn git_commit() -> String {
+/// Where a report's numbers come from: the commit the benchmark binary was
+/// built from and whether its sources differed from that commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    /// Full hash of the commit built (empty outside a git checkout).
+    pub commit: String,
+    /// The sources differed from `commit`: when the binary was built, or
+    /// now (the checkout it was built from has changed since, or HEAD
+    /// moved without a rebuild).
+    pub dirty: bool,
+    /// Why the tree counts as dirty (empty when clean).
+    pub why: String,
+}
+
+impl Provenance {
+    /// `git describe --always --dirty` style: 12 hex digits of the commit,
+    /// `-dirty` appended when the tree was dirty; "unknown" outside git.
+    pub fn describe(&self) -> String {
+        if self.commit.is_empty() {
+            return "unknown".into();
+        }
+        let short = &self.commit[..self.commit.len().min(12)];
+        if self.dirty {
+            format!("{short}-dirty")
+        } else {
+            short.to_string()
+        }
+    }
+}
+
+/// Runs git in `dir`; `None` when git fails or is missing.
+fn git_in(dir: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new("git")
-        .args([
-            "-C",
-            env!("CARGO_MANIFEST_DIR"),
-            "rev-parse",
-            "--short",
-            "HEAD",
-        ])
-        .output();
-    match out {
-        Ok(o) if o.status.success() => {
-            let s = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            if s.is_empty() {
-                "unknown".into()
-            } else {
-                s
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The provenance of this process's benchmarks, computed once (so files a
+/// run writes into the checkout do not make its later reports dirty): the
+/// commit recorded at build time (`build.rs`), dirty if the tree was dirty
+/// then, or if the checkout the binary was built from (`CARGO_MANIFEST_DIR`,
+/// not the current directory) now has changes or another HEAD.
+pub fn provenance() -> &'static Provenance {
+    static P: std::sync::OnceLock<Provenance> = std::sync::OnceLock::new();
+    P.get_or_init(|| {
+        let commit = env!("SCFTL_BUILD_COMMIT").to_string();
+        let mut why = Vec::new();
+        if env!("SCFTL_BUILD_DIRTY") == "1" {
+            why.push("the sources had uncommitted changes when the binary was built".to_string());
+        }
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        match git_in(dir, &["rev-parse", "HEAD"]) {
+            Some(head) if !commit.is_empty() && head != commit => why.push(format!(
+                "the binary was built from {} but {} is now at {}",
+                &commit[..commit.len().min(12)],
+                dir.display(),
+                &head[..head.len().min(12)]
+            )),
+            _ => {}
+        }
+        if let Some(st) = git_in(dir, &["status", "--porcelain", "--untracked-files=normal"]) {
+            if !st.is_empty() {
+                let top = git_in(dir, &["rev-parse", "--show-toplevel"]).unwrap_or_default();
+                why.push(format!(
+                    "{} file(s) in the checkout {top} differ from the commit (git status)",
+                    st.lines().count()
+                ));
             }
         }
-        _ => "unknown".into(),
+        Provenance {
+            dirty: !why.is_empty(),
+            why: why.join("; "),
+            commit,
+        }
+    })
+}
+
+/// The commit of the report, `git describe --always --dirty` style.
+pub fn git_commit() -> String {
+    provenance().describe()
+}
+
+/// The directory of committed results, `crates/bench/results`.
+pub fn results_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("results")
+}
+
+/// True when `path` would land in a `crates/bench/results` directory (this
+/// checkout's or another's).
+pub fn is_results_path(path: &Path) -> bool {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let parent = abs.parent().unwrap_or(Path::new(""));
+    let parent = parent
+        .canonicalize()
+        .unwrap_or_else(|_| parent.to_path_buf());
+    let own = results_dir()
+        .canonicalize()
+        .unwrap_or_else(|_| results_dir());
+    parent == own || parent.ends_with("crates/bench/results")
+}
+
+/// Refuses to write a result into `crates/bench/results/` unless the
+/// numbers are reproducible from a commit: the tree must be clean, or the
+/// user must have said `--allow-dirty`.
+pub fn check_output(path: &Path, allow_dirty: bool) -> BResult<()> {
+    let p = provenance();
+    if p.dirty && !allow_dirty && is_results_path(path) {
+        return Err(format!(
+            "refusing to write {} from a dirty tree ({}); commit first, or pass --allow-dirty",
+            path.display(),
+            p.why
+        ));
     }
+    Ok(())
 }
 
 /// Lines printed above every table: what was measured, on what.
@@ -228,7 +379,54 @@ pub fn fmt_int(v: f64) -> String {
     }
 }
 
-/// Writes a report (the rows, or `app`'s whole report) as pretty-printed JSON.
+/// A finished benchmark: its rows and the report it printed.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub rows: Vec<Row>,
+    pub text: String,
+}
+
+/// Checks, before anything is measured, that the outputs asked for may be
+/// written (see [`check_output`]).
+pub fn check_outputs(c: &CommonArgs) -> BResult<()> {
+    for p in c.json_out.iter().chain(&c.png) {
+        check_output(p, c.allow_dirty)?;
+    }
+    Ok(())
+}
+
+/// Stamps the rows with the provenance, prints the report (the text, or
+/// the rows as JSON with `--json`) and writes `--json-out` if asked; the
+/// caller draws its chart.
+pub fn finish(c: &CommonArgs, mut rows: Vec<Row>, text: String) -> BResult<Report> {
+    let p = provenance();
+    for r in &mut rows {
+        r.commit = p.describe();
+        r.dirty = p.dirty;
+    }
+    crate::output::emit(c, &text, &rows)?;
+    Ok(Report { rows, text })
+}
+
+/// The provenance lines of a report header: the commit, and why it is
+/// dirty when it is.
+pub fn add_provenance(h: &mut Header) {
+    let p = provenance();
+    h.add("commit", p.describe());
+    if p.dirty {
+        h.add("dirty", p.why.clone());
+    }
+}
+
+/// Reads rows written by [`write_json`].
+pub fn read_json(path: &Path) -> BResult<Vec<Row>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes a report (the rows, or a whole report of another shape) as
+/// pretty-printed JSON.
 pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, rows: &T) -> BResult<()> {
     let text = serde_json::to_string_pretty(rows).map_err(|e| format!("JSON: {e}"))?;
     let mut f = std::fs::File::create(path)

@@ -47,6 +47,8 @@ pub struct PhaseRecord {
     pub flush_lat_ns: Vec<u64>,
     /// Flushes the writer had to insert because the epoch was full.
     pub forced_flushes: u64,
+    /// Host time charged to requests (`host_request_ns` each).
+    pub host_ns: u64,
     /// (simulated ns since phase start, writes done), sampled at each flush
     /// and every [`SAMPLE_EVERY`] writes.
     pub samples: Vec<(u64, u64)>,
@@ -114,6 +116,8 @@ pub struct Writer<'a> {
     pub host_request_ns: u64,
     /// Flushes inserted because a request did not fit the epoch.
     pub forced_flushes: u64,
+    /// Host time charged so far (`host_request_ns` per request).
+    pub host_charged_ns: u64,
     /// Every flush's simulated latency is appended here while recording.
     flush_lat: Option<Vec<u64>>,
 }
@@ -132,6 +136,7 @@ impl<'a> Writer<'a> {
             sector_size,
             host_request_ns: 0,
             forced_flushes: 0,
+            host_charged_ns: 0,
             flush_lat: None,
         }
     }
@@ -147,9 +152,15 @@ impl<'a> Writer<'a> {
         self.versions.len() as u64
     }
 
+    /// Charges one request's host time.
+    fn charge_host(&mut self) {
+        self.probe.advance_host(self.host_request_ns);
+        self.host_charged_ns += self.host_request_ns;
+    }
+
     /// Flushes; returns the simulated latency.
     pub fn flush(&mut self) -> BResult<u64> {
-        self.probe.advance_host(self.host_request_ns);
+        self.charge_host();
         let t0 = self.probe.now_ns();
         self.dev.flush().map_err(|e| format!("flush: {e}"))?;
         let lat = self.probe.now_ns() - t0;
@@ -179,7 +190,7 @@ impl<'a> Writer<'a> {
             let off = i as usize * ss;
             self.buf[off..off + TAG_LEN].copy_from_slice(&t);
         }
-        self.probe.advance_host(self.host_request_ns);
+        self.charge_host();
         match self.dev.write(Lba(lba), &self.buf[..len]) {
             Ok(()) => {}
             Err(FtlError::EpochFull { .. }) => {
@@ -245,6 +256,7 @@ impl<'a> Writer<'a> {
         let t0 = self.probe.now_ns();
         let wall0 = Instant::now();
         let forced0 = self.forced_flushes;
+        let host0 = self.host_charged_ns;
         let mut samples = Vec::with_capacity((count / wi.min(SAMPLE_EVERY)) as usize + 2);
         samples.push((0, 0));
         self.flush_lat = Some(Vec::with_capacity((count / wi) as usize + 1));
@@ -271,6 +283,7 @@ impl<'a> Writer<'a> {
             wall_ns: wall0.elapsed().as_nanos() as u64,
             flush_lat_ns,
             forced_flushes: self.forced_flushes - forced0,
+            host_ns: self.host_charged_ns - host0,
             samples,
         })
     }

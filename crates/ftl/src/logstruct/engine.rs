@@ -14,9 +14,10 @@
 //! - `copies[la]` counts the physical sectors whose `p2l` is `la`;
 //! - sequence numbers: `next_seq` is above every sequence number on flash
 //!   and in the battery-backed log; a relocated sector keeps its number.
-//! - (async) between operations every sector relocated by GC is programmed
-//!   and synced, and no erase is ever issued while a newer copy of a stale
-//!   sector it destroys is unsynced (see `gc.rs`).
+//! - (async) no erase is ever issued while a copy that beats one it
+//!   destroys (a relocated copy, or a newer write of a stale sector) is
+//!   unsynced: GC victims wait as `Collected` until a sync that follows
+//!   programming the merge buffer (see `gc.rs`).
 
 use std::collections::BTreeMap;
 
@@ -419,8 +420,24 @@ impl<F: Flash> LogFtl<F> {
             return Ok(());
         }
         self.program_buffer()?;
-        self.flash.sync()?;
+        self.sync_device()?;
         self.dirty.clear();
+        Ok(())
+    }
+
+    /// Syncs the flash; then, if the merge buffer is empty (everything
+    /// written so far is programmed, so now durable), erases the victims GC
+    /// collected and frees them (see gc.rs).
+    pub(crate) fn sync_device(&mut self) -> Result<()> {
+        self.flash.sync()?;
+        if self.buf.is_empty() {
+            while let Some(&seg) = self.segs.collected.first() {
+                self.erase_segment(seg)?;
+                self.segs.collected.remove(0);
+                self.segs.state[seg.0 as usize] = SegState::Free;
+                self.segs.free.push_back(seg);
+            }
+        }
         Ok(())
     }
 
@@ -537,7 +554,7 @@ impl<F: Flash> LogFtl<F> {
         s.free_blocks = self.segs.count(SegState::Free);
         s.used_blocks = self.segs.count(SegState::Used) + self.segs.count(SegState::Active);
         s.invalid_blocks = 0;
-        s.erasable_blocks = self.segs.count(SegState::Dirty);
+        s.erasable_blocks = self.segs.count(SegState::Dirty) + self.segs.count(SegState::Collected);
         s.set_erase_counts(&self.segs.erases[1..]);
         s.flash = self.flash.counters();
         s

@@ -17,13 +17,30 @@
 //!
 //! Why the erase must wait (async): a victim holds stale copies, and a stale
 //! copy may be the newest *durable* value of its sector while the newer one
-//! is still in the merge buffer or an unsynced page. Erasing it then could
-//! lose both in a crash and expose an even older value (or zeros). So before
-//! issuing the erase, GC programs the merge buffer (padding the page) and
-//! syncs: afterwards every sector's newest value is durable, the relocated
-//! copies included. The `AsyncEraseBeforeSync` mutant skips exactly this.
-//! In sync mode everything is durable already (synced pages or the
+//! is still in the merge buffer or an unsynced page; its live sectors' only
+//! durable copies are its own until their relocated copies are synced.
+//! Erasing it before that could lose both in a crash and expose an older
+//! value (or zeros). So a collected victim is not erased at once: it waits
+//! as `Collected` until a sync that follows programming the merge buffer —
+//! normally the host's next flush, which syncs anyway — and is erased right
+//! after that sync (an asynchronous erase: the host does not wait). It is
+//! erased then rather than when next allocated because, after a crash, an
+//! unerased victim's sectors tie with their relocated copies (same
+//! sequence number) and recovery could keep them there and count the
+//! victim as used, leaving too little free space. GC itself pads the merge buffer and syncs
+//! only when correctness needs it: when fewer than [`FREE_FLOOR`] segments
+//! are free while victims wait (the host has not flushed for about
+//! `gc_low_free_segments` segments of writes), since the next relocation or
+//! write might otherwise find no segment to program. The
+//! `AsyncEraseBeforeSync` mutant erases at once, before programming and
+//! syncing. In sync mode everything is durable already (synced pages or the
 //! battery-backed log), so the erase is issued at once and then synced.
+//!
+//! Reads: a round senses each live page once (the async FTL prefetches a
+//! stripe, one page per die) and transfers only the span of its valid data
+//! sectors, then the OOB records up to the last of them (the page is in
+//! the die's register, so that is a short transfer); a page holding only
+//! trim records is not read at all (their records are in RAM).
 //!
 //! Why relocated copies keep their sequence number: a relocated copy is the
 //! sector's current value at the moment of relocation. If a crash later
@@ -47,9 +64,21 @@ use super::engine::{LogFtl, P2L_NONE, P2L_TRIM};
 use super::layout::SegId;
 use super::oob::{encode_trim, LA_TRIM, OOB_RECORD_SIZE};
 use super::segs::SegState;
-use crate::device::{FtlError, Result};
+use crate::device::{FtlError, FtlKind, Result};
 use crate::UNMAPPED;
 use flash::Flash;
+
+/// Free segments below which waiting victims are released by a sync (see
+/// the module documentation): one for the round in progress to program
+/// into, one for the write that fills it.
+pub(crate) const FREE_FLOOR: u32 = 2;
+
+/// Victims that may wait for a sync at once. After a crash, a waiting
+/// victim's sectors tie with their relocated copies (same sequence
+/// number) and recovery may keep either, so it may count the victim as
+/// used; one waiting victim is the state a crash inside a GC round could
+/// always leave, and the watermarks' spare space is sized for it.
+pub(crate) const MAX_WAITING_VICTIMS: u32 = 1;
 
 impl<F: Flash> LogFtl<F> {
     /// Runs GC rounds until `gc_high_free_segments` segments are free, no
@@ -64,7 +93,17 @@ impl<F: Flash> LogFtl<F> {
     fn gc_rounds(&mut self) -> Result<()> {
         let limit = 2 * self.layout.segments;
         for _ in 0..limit {
-            if self.segs.free_count() >= self.config.gc_high_free_segments {
+            let waiting = self.segs.collected.len() as u32;
+            if waiting >= MAX_WAITING_VICTIMS
+                || (waiting > 0 && self.segs.free_count() < FREE_FLOOR)
+            {
+                // Correctness, not throughput: the waiting victims must be
+                // erasable before space runs out (module documentation).
+                self.program_buffer()?;
+                self.sync_device()?;
+                continue;
+            }
+            if self.segs.free_count() + waiting >= self.config.gc_high_free_segments {
                 break;
             }
             match self.segs.pick_victim() {
@@ -124,9 +163,21 @@ impl<F: Flash> LogFtl<F> {
             }
             let base = self.layout.ppa(victim, page, 0).0 as usize;
             let addr = self.layout.page_addr(victim, page);
-            self.flash.read(addr, 0, &mut self.page_scratch)?;
-            self.flash
-                .read_oob(addr, &mut self.oob_scratch[..spp * OOB_RECORD_SIZE])?;
+            let valid = |p: usize| {
+                let tag = self.p2l[p];
+                (tag as u64) < self.logical && self.l2p[tag as usize] == p as u32
+            };
+            let first = (0..spp).find(|&k| valid(base + k));
+            let last = (0..spp).rev().find(|&k| valid(base + k));
+            if let (Some(lo), Some(hi)) = (first, last) {
+                self.flash.read(
+                    addr,
+                    lo as u32,
+                    &mut self.page_scratch[lo * ss..(hi + 1) * ss],
+                )?;
+                self.flash
+                    .read_oob(addr, &mut self.oob_scratch[..(hi + 1) * OOB_RECORD_SIZE])?;
+            }
             for slot in 0..spp {
                 let p = base + slot;
                 let tag = self.p2l[p];
@@ -188,7 +239,15 @@ impl<F: Flash> LogFtl<F> {
             self.erase_segment(victim)?;
             self.program_buffer()?;
             self.flash.sync()?;
+        } else if self.mode.kind == FtlKind::Async {
+            // Erased after the next sync that follows programming the
+            // merge buffer (module documentation).
+            self.segs.state[victim.0 as usize] = SegState::Collected;
+            self.segs.collected.push(victim);
+            self.stats.gc_blocks_reclaimed += 1;
+            return Ok(());
         } else {
+            // The SyncSkipSync mutant: as async did before deferring.
             self.program_buffer()?;
             self.flash.sync()?;
             self.erase_segment(victim)?;

@@ -146,12 +146,27 @@ impl<F: Flash> LogFtl<F> {
             );
             in_queue[s.0 as usize] = true;
         }
+        let mut waiting = vec![false; lay.segments as usize];
+        for s in &segs.collected {
+            ensure!(
+                !waiting[s.0 as usize] && segs.state[s.0 as usize] == SegState::Collected,
+                "segment {} is in the collected list twice or is {:?}",
+                s.0,
+                segs.state[s.0 as usize]
+            );
+            waiting[s.0 as usize] = true;
+        }
         let mut actives = 0;
         for (seg, &queued_here) in in_queue.iter().enumerate() {
             let st = segs.state[seg];
             ensure!(
                 seg == 0 || st != SegState::Reserved,
                 "segment {seg} is reserved"
+            );
+            ensure!(
+                waiting[seg] == (st == SegState::Collected),
+                "segment {seg} is {st:?} but in the collected list = {}",
+                waiting[seg]
             );
             let queued = matches!(st, SegState::Free | SegState::Dirty);
             ensure!(

@@ -4,6 +4,7 @@
 //! - every segment is in exactly one state; segment 0 is `Reserved`, at most
 //!   one is `Active`;
 //! - the free queue holds exactly the `Free` and `Dirty` segments, once each;
+//! - `collected` holds exactly the `Collected` segments, once each;
 //! - `valid[s]` is the number of logical sectors mapped into segment `s`, and
 //!   `trims[s]` the number of live trim records in it; both are 0 unless the
 //!   segment is `Active` or `Used`.
@@ -22,6 +23,11 @@ pub enum SegState {
     /// Holds stale content of unknown state (found by recovery); erased when
     /// allocated.
     Dirty,
+    /// (async) GC moved all its live content out, but the moved copies (or
+    /// newer copies of its stale sectors) may not be durable yet: it is
+    /// erased (and `Free`) right after the next sync that follows
+    /// programming the merge buffer (see gc.rs).
+    Collected,
     /// Being filled.
     Active,
     /// Full (or found programmed by recovery) and holding live content.
@@ -35,6 +41,8 @@ pub(crate) struct Segments {
     pub(crate) trims: Vec<u32>,
     pub(crate) erases: Vec<u64>,
     pub(crate) free: VecDeque<SegId>,
+    /// `Collected` segments, oldest first.
+    pub(crate) collected: Vec<SegId>,
 }
 
 impl Segments {
@@ -49,6 +57,7 @@ impl Segments {
             trims: vec![0; n],
             erases: vec![0; n],
             free: (1..segments).map(SegId).collect(),
+            collected: Vec::new(),
         }
     }
 

@@ -18,9 +18,9 @@ use crate::device::Result;
 
 use super::blocks::SbState;
 use super::layout::Address;
-#[cfg(debug_assertions)]
+#[cfg(all(debug_assertions, feature = "ghost"))]
 use super::layout::La;
-#[cfg(debug_assertions)]
+#[cfg(all(debug_assertions, feature = "ghost"))]
 use super::recovery;
 use super::Scftl;
 
@@ -30,6 +30,7 @@ impl<F: Flash> Scftl<F> {
         #[cfg(debug_assertions)]
         {
             let g = &mut self.ghost;
+            #[cfg(feature = "ghost")]
             for &(la, pa) in &g.pending {
                 g.stable[la] = pa;
             }
@@ -156,10 +157,11 @@ impl<F: Flash> Scftl<F> {
         Ok(())
     }
 
-    /// Debug builds: the stable L2P rebuilt from flash (recovery's own
-    /// code, read-only) equals the ghost copy taken at the last flush.
+    /// Debug builds with the `ghost` feature: the stable L2P rebuilt from
+    /// flash (recovery's own code, read-only) equals the ghost copy taken at
+    /// the last flush.
     fn check_stable_matches_flash(&mut self) -> Result<(), String> {
-        #[cfg(debug_assertions)]
+        #[cfg(all(debug_assertions, feature = "ghost"))]
         {
             let mut page = vec![0u8; self.layout.page_size];
             let rec = recovery::reconstruct(

@@ -38,7 +38,7 @@ impl<A: Address, V: Copy> Table<A, V> {
         }
     }
 
-    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    #[cfg_attr(not(all(debug_assertions, feature = "ghost")), allow(dead_code))]
     pub fn len(&self) -> usize {
         self.entries.len()
     }

@@ -36,8 +36,9 @@
 //!   logical sector and data as written by the user; GC copies the CRC
 //!   verbatim and never recomputes it, so a damaged sector stays damaged
 //!   (and keeps failing reads) wherever it moves;
-//! - in debug builds, the stable L2P that recovery would rebuild from flash
-//!   equals the ghost copy of the L2P taken at the last flush.
+//! - in debug builds with the `ghost` feature, the stable L2P that recovery
+//!   would rebuild from flash equals the ghost copy of the L2P taken at the
+//!   last flush.
 
 mod blocks;
 mod checkpoint;
@@ -89,12 +90,15 @@ struct Counters {
     checkpoint_pages_written: u64,
 }
 
-/// A ghost copy of the stable L2P, kept in debug builds only (costs 4 bytes
-/// per logical sector plus 8 bytes per L2P change of the current epoch), so
-/// `check_invariants` can compare it with what recovery would rebuild.
+/// Debug builds: the L2P changes of the current and the last epoch (8 bytes
+/// each, for the validators), and with the `ghost` feature (which the crash
+/// checker's builds enable) a ghost copy of the stable L2P (4 bytes per
+/// logical sector), so `check_invariants` can compare it with what recovery
+/// would rebuild. The copy is checker-only state: a server does not pay it.
 #[cfg(debug_assertions)]
 #[derive(Clone, Debug)]
 struct Ghost {
+    #[cfg(feature = "ghost")]
     stable: L2p,
     /// L2P changes of the current epoch, in order.
     pending: Vec<(La, Psa)>,
@@ -246,6 +250,7 @@ impl<F: Flash> Scftl<F> {
         let phys = layout.num_sbs as usize * layout.sectors_per_sb as usize;
         #[cfg(debug_assertions)]
         let ghost = Ghost {
+            #[cfg(feature = "ghost")]
             stable: l2p.clone(),
             pending: Vec::new(),
             last: Vec::new(),
