@@ -48,6 +48,11 @@ pub struct CrashtestArgs {
     /// file system's, `fs::FsMutant`), to check that the checker catches it.
     #[arg(long)]
     pub mutant: Option<String>,
+    /// Random mode: probability that an operation is followed by the FTL's
+    /// `check_invariants` (scaled down on devices over 65536 sectors).
+    /// Exhaustive mode checks after every operation.
+    #[arg(long, default_value_t = 0.1)]
+    pub check_rate: f64,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -92,6 +97,7 @@ impl CrashtestArgs {
             seed: None,
             exhaustive: false,
             mutant: None,
+            check_rate: 0.1,
             json: false,
             max_outcomes: 1024,
             shrink_seconds: 20.0,
@@ -186,6 +192,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
         );
     } else {
         c += &format!(" --ops {ops}");
+        if args.check_rate != 0.1 {
+            c += &format!(" --check-rate {}", args.check_rate);
+        }
     }
     if plan.run.mutant != Mutant::None {
         c += &format!(" --mutant {}", plan.run.mutant.name());
@@ -208,6 +217,7 @@ pub fn campaign(
     } else {
         let mut cfg = ExploreConfig::new(plan.seed);
         cfg.ops = args.ops;
+        cfg.check_rate = args.check_rate;
         cfg.time = match (args.seconds, args.ops) {
             (Some(s), _) => Some(Duration::from_secs_f64(s)),
             (None, Some(_)) => None,
@@ -235,6 +245,12 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
                     .into(),
             );
         }
+    }
+    if !(0.0..=1.0).contains(&args.check_rate) {
+        return Err(format!(
+            "--check-rate {} is not a probability (0 to 1)",
+            args.check_rate
+        ));
     }
     if args.ops == Some(0) {
         return Err(
@@ -355,11 +371,15 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
     println!("  sectors written       {}", s.sectors_written);
     println!("  flushes               {}", s.flushes);
     println!(
-        "  crashes               {} (during format {}, during recovery {})",
-        s.crashes, s.crashes_during_format, s.crashes_during_recovery
+        "  crashes               {} (during format {})",
+        s.crashes, s.crashes_during_format
     );
-    println!("  crashes during recovery {}", s.crashes_during_recovery);
     println!("  crash states checked  {}", s.crash_states_checked);
+    println!(
+        "  crashes in recovery   {} (nested: {} inside the recovery of a crash inside recovery)",
+        s.crashes_during_recovery, s.nested_crashes
+    );
+    println!("  epoch-full refusals   {}", s.epoch_full);
     println!("  sectors compared      {}", s.sectors_compared);
     println!("  invariant checks      {}", s.invariant_checks);
     println!("  flash commands        {}", s.flash_commands);

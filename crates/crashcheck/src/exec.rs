@@ -55,6 +55,10 @@ pub enum Step {
         lba: u64,
         count: u32,
     },
+    /// Call the FTL's `check_invariants` (skipped while the device is down):
+    /// its in-memory state against itself, and the stable L2P it would
+    /// rebuild from flash against the ghost copy its flush path keeps.
+    Check,
     /// Arm a power cut after `commands` more counted flash commands.
     Arm {
         commands: u64,
@@ -92,6 +96,7 @@ impl std::fmt::Display for Step {
             Step::Trim { lba, count } => write!(f, "trim {lba} x{count}"),
             Step::Flush => f.write_str("flush"),
             Step::Read { lba, count } => write!(f, "read {lba} x{count}"),
+            Step::Check => f.write_str("check_invariants"),
             Step::Arm { commands } => write!(f, "arm power cut after {commands} flash commands"),
             Step::Crash { how, seed } => match how {
                 CrashHow::Policy(p) => write!(f, "crash ({}, seed {seed})", p.name()),
@@ -139,6 +144,9 @@ pub struct Stats {
     pub crashes: u64,
     pub crashes_during_format: u64,
     pub crashes_during_recovery: u64,
+    /// Power cuts inside a recovery that was itself recovering from a
+    /// power cut inside a recovery (nesting depth two or more).
+    pub nested_crashes: u64,
     pub crash_states_checked: u64,
     pub sectors_compared: u64,
     pub invariant_checks: u64,
@@ -167,6 +175,7 @@ impl Stats {
             crashes: self.crashes,
             crashes_during_format: self.crashes_during_format,
             crashes_during_recovery: self.crashes_during_recovery,
+            nested_crashes: self.nested_crashes,
             crash_states_checked: self.crash_states_checked,
             sectors_compared: self.sectors_compared,
             invariant_checks: self.invariant_checks,
@@ -191,6 +200,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             crashes,
             crashes_during_format,
             crashes_during_recovery,
+            nested_crashes,
             crash_states_checked,
             sectors_compared,
             invariant_checks,
@@ -206,6 +216,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.crashes += crashes;
         self.crashes_during_format += crashes_during_format;
         self.crashes_during_recovery += crashes_during_recovery;
+        self.nested_crashes += nested_crashes;
         self.crash_states_checked += crash_states_checked;
         self.sectors_compared += sectors_compared;
         self.invariant_checks += invariant_checks;
@@ -263,6 +274,8 @@ pub struct Executor {
     versions: Vec<u32>,
     /// Flash commands the last recovery issued.
     last_recovery_commands: u64,
+    /// Power cuts inside recoveries since the device was last up.
+    recovery_depth: u32,
 }
 
 impl Executor {
@@ -285,6 +298,7 @@ impl Executor {
             buf: Vec::new(),
             versions: Vec::new(),
             last_recovery_commands: 0,
+            recovery_depth: 0,
             cfg,
         })
     }
@@ -395,6 +409,7 @@ impl Executor {
             Step::Trim { lba, count } => self.write(lba, count, true),
             Step::Flush => self.flush(),
             Step::Read { lba, count } => self.read(lba, count),
+            Step::Check => self.check(),
             Step::Arm { commands } => {
                 self.flash.with(|c| c.set_crash_at(commands));
                 Ok(())
@@ -491,6 +506,10 @@ impl Executor {
         };
         let what = if trim { "trim" } else { "write" };
         match r {
+            Ok(()) if before.is_some_and(|r| r < u64::from(count)) => Err(self.violation(format!(
+                "{what} of {count} sectors at {lba} was accepted with only {} left in the epoch (Fig. 4: a request past the bound is refused and changes nothing)",
+                before.unwrap_or(0)
+            ))),
             Ok(()) => {
                 if trim {
                     self.stats.trims += 1;
@@ -514,9 +533,23 @@ impl Executor {
                 Ok(())
             }
             Err(FtlError::EpochFull { .. }) if before.is_none_or(|r| r < u64::from(count)) => {
-                // Fig. 4: a write past the bound has no effect.
+                // Fig. 4 (not InBounds): a request past the bound has no
+                // effect, neither on the budget nor on the sectors.
                 self.stats.epoch_full += 1;
-                Ok(())
+                let after = self.dev.as_ref().expect("up").epoch_remaining();
+                if after != before {
+                    return Err(self.violation(format!(
+                        "a refused {what} of {count} sectors changed the epoch budget from {before:?} to {after:?}"
+                    )));
+                }
+                match self.read_check(lba, count) {
+                    Ok(()) => Ok(()),
+                    Err(Some(m)) => Err(self.violation(format!(
+                        "a refused {what} of sectors {lba}..{} changed them: {m}",
+                        lba + u64::from(count)
+                    ))),
+                    Err(None) => Err(self.violation("a read hit a power cut".into())),
+                }
             }
             Err(e) => Err(self.violation(format!(
                 "{what} of sectors {lba}..{} failed (epoch_remaining before: {before:?}): {e}",
@@ -574,6 +607,17 @@ impl Executor {
                 self.go_down();
                 Ok(())
             }
+        }
+    }
+
+    fn check(&mut self) -> Result<(), Violation> {
+        if self.phase != Phase::Up {
+            return Ok(());
+        }
+        self.stats.invariant_checks += 1;
+        match self.dev.as_mut().expect("up").check_invariants() {
+            Ok(()) => Ok(()),
+            Err(m) => Err(self.violation(format!("invariant broken between operations: {m}"))),
         }
     }
 
@@ -643,9 +687,20 @@ impl Executor {
         let before = self.flash_commands();
         let r = (self.cfg.target.open)(self.flash.clone(), self.cfg.mutant);
         self.last_recovery_commands = self.flash_commands() - before;
+        // A cut armed for the command right after the recovery's last one
+        // falls between recovery and the first write that would follow it:
+        // power is lost with the device open, before it was used. This is
+        // how a recovery that writes nothing is cut too.
+        let cut_at_end = r.is_ok() && self.flash.with(|c| c.crash_pending() == Some(0));
+        if cut_at_end {
+            drop(r);
+            self.flash.with(|c| c.cut_power());
+            return self.recovery_cut();
+        }
         match r {
             Ok(d) => {
                 self.flash.with(|c| c.disarm());
+                self.recovery_depth = 0;
                 if !self.formatted {
                     // A crashed format had completed: an empty device.
                     self.model = Some(self.cfg.contract.new_spec(d.num_sectors()));
@@ -664,14 +719,7 @@ impl Executor {
                 self.stats.crash_states_checked += 1;
                 Ok(())
             }
-            Err(e) if e.is_power_loss() => {
-                self.stats.crashes_during_recovery += 1;
-                if let Some(m) = self.model.as_mut() {
-                    m.interrupted(Interrupted::Recovery);
-                }
-                self.phase = Phase::Down;
-                Ok(())
-            }
+            Err(e) if e.is_power_loss() => self.recovery_cut(),
             Err(FtlError::NotFormatted | FtlError::Corrupt(_)) if !self.formatted => {
                 // A crashed format did not complete: the device is blank.
                 self.flash.with(|c| c.disarm());
@@ -681,6 +729,20 @@ impl Executor {
             }
             Err(e) => Err(self.violation(format!("recovery failed: {e}"))),
         }
+    }
+
+    /// Power was cut inside (or at the end of) a recovery.
+    fn recovery_cut(&mut self) -> Result<(), Violation> {
+        self.stats.crashes_during_recovery += 1;
+        self.recovery_depth += 1;
+        if self.recovery_depth >= 2 {
+            self.stats.nested_crashes += 1;
+        }
+        if let Some(m) = self.model.as_mut() {
+            m.interrupted(Interrupted::Recovery);
+        }
+        self.phase = Phase::Down;
+        Ok(())
     }
 
     fn verify(&mut self, sample_seed: u64, full: bool) -> Result<(), Violation> {

@@ -198,6 +198,13 @@ impl<F: RawFlash> CrashFlash<F> {
         }
     }
 
+    /// Cuts power now, between two commands (as an armed cut does when it
+    /// fires): every command fails until [`CrashFlash::crash`].
+    pub fn cut_power(&mut self) {
+        self.crash_at = None;
+        self.powered_off = true;
+    }
+
     /// Disarms a pending power cut (does not revive a device that already
     /// lost power).
     pub fn disarm(&mut self) {

@@ -34,11 +34,24 @@ pub enum Mutant {
     /// Sync: a write returns before its page program is synced (and the merge
     /// buffer is kept in volatile RAM, not the battery-backed buffer).
     SyncSkipSync,
+    // Mutants of the crash checker's blind spots (issue 16): each is caught
+    // only by one of the checks added for it.
+    /// SCFTL: trim unmaps a sector but leaves its superblock's valid count
+    /// as it was (caught by `check_invariants` between operations).
+    TrimForgetsValidCount,
+    /// SCFTL: a write past the epoch bound applies the sectors that fit and
+    /// only then reports `EpochFull` (Fig. 4 says a refused write changes
+    /// nothing).
+    PartialWritePastEpochBound,
+    /// SCFTL: recovery resumes the epoch id of a crashed epoch, so the
+    /// crashed epoch's tentative delta pages are carried into the next
+    /// epoch and its commit covers them (needs a second crash to show).
+    RecoveryReusesCrashedEpoch,
 }
 
 impl Mutant {
     /// Every mutant, in a fixed order.
-    pub const ALL: [Mutant; 8] = [
+    pub const ALL: [Mutant; 11] = [
         Mutant::SkipSyncBeforeCommit,
         Mutant::EraseVictimBeforeFlush,
         Mutant::HonourTentativeDeltas,
@@ -47,6 +60,9 @@ impl Mutant {
         Mutant::SkipCrcCheck,
         Mutant::AsyncEraseBeforeSync,
         Mutant::SyncSkipSync,
+        Mutant::TrimForgetsValidCount,
+        Mutant::PartialWritePastEpochBound,
+        Mutant::RecoveryReusesCrashedEpoch,
     ];
 
     /// Kebab-case name used on the command line.
@@ -61,6 +77,9 @@ impl Mutant {
             Mutant::SkipCrcCheck => "skip-crc-check",
             Mutant::AsyncEraseBeforeSync => "async-erase-before-sync",
             Mutant::SyncSkipSync => "sync-skip-sync",
+            Mutant::TrimForgetsValidCount => "trim-forgets-valid-count",
+            Mutant::PartialWritePastEpochBound => "partial-write-past-epoch-bound",
+            Mutant::RecoveryReusesCrashedEpoch => "recovery-reuses-crashed-epoch",
         }
     }
 

@@ -71,6 +71,7 @@ pub fn exhaustive(
         crash_prob: 0.0,
         recovery_crash_prob: 0.0,
         format_crash_prob: 0.0,
+        check_rate: 1.0,
         ..ExploreConfig::new(cfg.seed)
     };
     let exec = match Executor::replay(run, data_seed, &[]) {

@@ -48,7 +48,7 @@ fn check_pa(layout: &Layout, la: La, pa: Psa, logical: usize) -> Result<()> {
 }
 
 /// Reconstructs the stable L2P. Honours the recovery mutants
-/// (`HonourTentativeDeltas`, `SkipCrcCheck`).
+/// (`HonourTentativeDeltas`, `SkipCrcCheck`, `RecoveryReusesCrashedEpoch`).
 pub(crate) fn reconstruct<F: Flash + ?Sized>(
     flash: &mut F,
     layout: &Layout,
@@ -102,7 +102,9 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
             continue;
         }
         current_gen_seen = true;
-        next_epoch = next_epoch.max(h.epoch.saturating_add(1));
+        if h.kind == format::KIND_COMMITTED || mutant != Mutant::RecoveryReusesCrashedEpoch {
+            next_epoch = next_epoch.max(h.epoch.saturating_add(1));
+        }
         if pending_epoch != Some(h.epoch) {
             pending.clear();
             pending_epoch = Some(h.epoch);
