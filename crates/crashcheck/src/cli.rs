@@ -56,9 +56,21 @@ pub struct CrashtestArgs {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Exhaustive mode: crash points with more outcomes than this are sampled.
-    #[arg(long, default_value_t = 1024)]
-    pub max_outcomes: u64,
+    /// Exhaustive mode: cap the outcomes checked per crash point; a point
+    /// with more is sampled (seeded) and the summary says so. Default: no
+    /// cap, nothing sampled.
+    #[arg(long)]
+    pub max_outcomes: Option<u64>,
+    /// Exhaustive mode: crash nesting depth (1: crashes in the workload
+    /// only; 2: also a crash at every command of each recovery and of a
+    /// short continuation after it; 3: once more).
+    #[arg(long, default_value_t = 2)]
+    pub depth: u32,
+    /// Exhaustive mode: at crash points with too many page-class
+    /// combinations, check every outcome within this many pages of an
+    /// in-order cut (0, 1 or 2).
+    #[arg(long, default_value_t = 1)]
+    pub deviations: u32,
     /// Seconds to spend shrinking a failing script.
     #[arg(long, default_value_t = 20.0)]
     pub shrink_seconds: f64,
@@ -99,7 +111,9 @@ impl CrashtestArgs {
             mutant: None,
             check_rate: 0.1,
             json: false,
-            max_outcomes: 1024,
+            max_outcomes: None,
+            depth: 2,
+            deviations: 1,
             shrink_seconds: 20.0,
             fs: None,
             cuts: None,
@@ -174,6 +188,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             geometry_name: args.geometry.clone(),
             mutant,
             sample: 16,
+            media: flash::MediaFaults::default(),
         },
         seed,
     })
@@ -186,10 +201,16 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
         plan.run.target.name, plan.run.contract, args.geometry, plan.seed
     );
     if args.exhaustive {
-        c += &format!(
-            " --exhaustive --ops {ops} --max-outcomes {}",
-            args.max_outcomes
-        );
+        c += &format!(" --exhaustive --ops {ops}");
+        if let Some(m) = args.max_outcomes {
+            c += &format!(" --max-outcomes {m}");
+        }
+        if args.depth != 2 {
+            c += &format!(" --depth {}", args.depth);
+        }
+        if args.deviations != 1 {
+            c += &format!(" --deviations {}", args.deviations);
+        }
     } else {
         c += &format!(" --ops {ops}");
         if args.check_rate != 0.1 {
@@ -211,7 +232,9 @@ pub fn campaign(
     let shrink_time = Duration::from_secs_f64(args.shrink_seconds.max(0.0));
     if args.exhaustive {
         let mut cfg = ExhaustiveConfig::new(plan.seed, args.ops.unwrap_or(6));
-        cfg.max_outcomes = args.max_outcomes.max(1);
+        cfg.max_outcomes = args.max_outcomes.map(|m| m.max(1));
+        cfg.depth = args.depth;
+        cfg.deviations = args.deviations;
         cfg.shrink_time = shrink_time;
         exhaustive(&plan.run, &cfg, progress)
     } else {
@@ -251,6 +274,12 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
             "--check-rate {} is not a probability (0 to 1)",
             args.check_rate
         ));
+    }
+    if !(1..=3).contains(&args.depth) {
+        return Err(format!("--depth {} is not 1, 2 or 3", args.depth));
+    }
+    if args.deviations > 2 {
+        return Err(format!("--deviations {} is not 0, 1 or 2", args.deviations));
     }
     if args.ops == Some(0) {
         return Err(
@@ -384,16 +413,35 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
     println!("  invariant checks      {}", s.invariant_checks);
     println!("  flash commands        {}", s.flash_commands);
     if let Some(x) = &r.exhaustive {
+        println!("  exhaustive bounds     {}", x.bounds);
+        for w in &x.windows {
+            println!("  window                {w}");
+        }
+        if !x.events_missing.is_empty() {
+            println!(
+                "  events not reached    {} (raise the horizon or change the seed)",
+                x.events_missing.join(", ")
+            );
+        }
         println!(
-            "  exhaustive            {} ops, {} crash points, {} outcomes enumerated ({} points sampled), {} distinct crash states ({} duplicates skipped), {} states with a crash inside recovery",
-            x.workload_ops,
+            "  crash points          {} ({} with every class combination, {} bounded), {} outcomes, {} distinct crash states ({} duplicates skipped)",
             x.crash_points,
+            x.points_every_combination,
+            x.points_bounded,
             x.outcomes_enumerated,
-            x.points_sampled,
             x.distinct_crash_states,
-            x.duplicate_states_skipped,
-            x.recovery_crash_states
+            x.duplicate_states_skipped
         );
+        println!(
+            "  nested (depth {})      {} crash points, {} distinct crash states",
+            x.depth, x.nested_crash_points, x.nested_crash_states
+        );
+        if x.points_sampled > 0 {
+            println!(
+                "  sampled               {} crash points (capped by --max-outcomes)",
+                x.points_sampled
+            );
+        }
     }
     match cpu_seconds() {
         Some(cpu) if cpu > 0.0 => println!(

@@ -15,7 +15,7 @@
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
-use flash::{CrashPolicy, Flash, Geometry, PageImage, RawFlash};
+use flash::{CrashPolicy, Flash, Geometry, MediaFaults, PageClass, PageImage, RawFlash};
 use ftl::{BlockDevice, FtlError, Lba, Mutant};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -30,11 +30,38 @@ use crate::target::{Dev, Target};
 pub const FULL_VERIFY_MAX_SECTORS: u64 = 1 << 16;
 
 /// How a `Crash` step settles the pages in flight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CrashHow {
     Policy(CrashPolicy),
-    /// Outcome number `i` of the enumeration (`CrashFlash::apply_outcome`).
+    /// Outcome number `i` of the per-page product (`CrashFlash::apply_outcome`).
     Outcome(u64),
+    /// One class per touched page, in first-touch order
+    /// (`CrashFlash::crash_with_classes`; exhaustive mode).
+    Pages(Vec<PageClass>),
+}
+
+impl std::fmt::Display for CrashHow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CrashHow::Policy(p) => f.write_str(p.name()),
+            CrashHow::Outcome(i) => write!(f, "outcome {i}"),
+            CrashHow::Pages(v) => {
+                // old / image k / prefix of image k / garbage, per page.
+                f.write_str("pages [")?;
+                for (i, c) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" ")?;
+                    }
+                    match c {
+                        PageClass::Image(k) => write!(f, "{k}")?,
+                        PageClass::Prefix(k) => write!(f, "p{k}")?,
+                        PageClass::Garbage => f.write_str("g")?,
+                    }
+                }
+                f.write_str("]")
+            }
+        }
+    }
 }
 
 /// One step of a script.
@@ -98,10 +125,7 @@ impl std::fmt::Display for Step {
             Step::Read { lba, count } => write!(f, "read {lba} x{count}"),
             Step::Check => f.write_str("check_invariants"),
             Step::Arm { commands } => write!(f, "arm power cut after {commands} flash commands"),
-            Step::Crash { how, seed } => match how {
-                CrashHow::Policy(p) => write!(f, "crash ({}, seed {seed})", p.name()),
-                CrashHow::Outcome(i) => write!(f, "crash (outcome {i}, seed {seed})"),
-            },
+            Step::Crash { how, seed } => write!(f, "crash ({how}, seed {seed})"),
             Step::Recover {
                 full, invariants, ..
             } => write!(
@@ -129,6 +153,8 @@ pub struct RunConfig {
     pub mutant: Mutant,
     /// Random sample size of the post-recovery verification.
     pub sample: usize,
+    /// Media behaviours beyond the default crash model (opt-in).
+    pub media: MediaFaults,
 }
 
 /// Counters of a run.
@@ -282,9 +308,11 @@ impl Executor {
     /// A fresh (erased) device.
     pub fn new(cfg: RunConfig, data_seed: u64) -> Result<Executor, String> {
         let mem = flash::MemFlash::new(cfg.geometry).map_err(|e| e.to_string())?;
+        let mut crash = flash::CrashFlash::new(mem);
+        crash.set_media_faults(cfg.media);
         Ok(Executor {
             data_seed,
-            flash: flash::SharedFlash::new(flash::CrashFlash::new(mem)),
+            flash: flash::SharedFlash::new(crash),
             dev: None,
             model: None,
             phase: Phase::Fresh,
@@ -321,6 +349,40 @@ impl Executor {
         Executor::replay(cfg, data_seed, script).map(|e| e.stats())
     }
 
+    /// A copy of this executor while its device is down (no FTL object to
+    /// copy): the flash with its in-flight set and power state, the model
+    /// and the bookkeeping; counters start at zero. `None` while the device
+    /// is up.
+    pub fn fork(&self) -> Option<Executor> {
+        if self.dev.is_some() {
+            return None;
+        }
+        let g = self.cfg.geometry;
+        let flash = self.flash.with(|c| {
+            let fresh = flash::MemFlash::with_nvram(g, c.nvram_size()).ok()?;
+            c.duplicate(fresh).ok()
+        })?;
+        Some(Executor {
+            cfg: self.cfg.clone(),
+            data_seed: self.data_seed,
+            flash: flash::SharedFlash::new(flash),
+            dev: None,
+            model: self.model.as_ref().map(|m| m.boxed_clone()),
+            phase: self.phase,
+            formatted: self.formatted,
+            next_version: self.next_version,
+            touched: self.touched.clone(),
+            written: self.written.clone(),
+            written_set: self.written_set.clone(),
+            steps: self.steps,
+            stats: Stats::default(),
+            buf: Vec::new(),
+            versions: Vec::new(),
+            last_recovery_commands: self.last_recovery_commands,
+            recovery_depth: self.recovery_depth,
+        })
+    }
+
     pub fn phase(&self) -> Phase {
         self.phase
     }
@@ -344,6 +406,32 @@ impl Executor {
     /// Number of post-crash outcomes of the pages now in flight.
     pub fn outcome_count(&self) -> u64 {
         self.flash.with(|c| c.outcome_count())
+    }
+
+    /// The outcome classes of each page now in flight (exhaustive mode).
+    pub fn page_classes(&self) -> Vec<Vec<PageClass>> {
+        self.flash.with(|c| c.page_classes()).unwrap_or_default()
+    }
+
+    /// Commands in flight (since the last completed sync).
+    pub fn in_flight_commands(&self) -> usize {
+        self.flash.with(|c| c.in_flight_seqs().len())
+    }
+
+    /// Per page, the image an in-order cut after `j` in-flight commands
+    /// leaves; and the pages the `j`-th in-flight command touched.
+    pub fn in_order_cut(&self, j: usize) -> (Vec<PageClass>, Vec<usize>) {
+        self.flash.with(|c| {
+            (
+                c.in_order_cut(j).unwrap_or_default(),
+                c.command_pages(j),
+            )
+        })
+    }
+
+    /// The device's counters (None while it is down).
+    pub fn device_stats(&self) -> Option<ftl::DeviceStats> {
+        self.dev.as_ref().map(|d| d.stats())
     }
 
     /// Logical sectors of the device (0 before the first format).
@@ -414,7 +502,7 @@ impl Executor {
                 self.flash.with(|c| c.set_crash_at(commands));
                 Ok(())
             }
-            Step::Crash { how, seed } => self.crash(how, seed),
+            Step::Crash { ref how, seed } => self.crash(how, seed),
             Step::Recover {
                 sample_seed,
                 invariants,
@@ -647,7 +735,7 @@ impl Executor {
         Ok(())
     }
 
-    fn crash(&mut self, how: CrashHow, seed: u64) -> Result<(), Violation> {
+    fn crash(&mut self, how: &CrashHow, seed: u64) -> Result<(), Violation> {
         if self.phase == Phase::Up {
             // A power cut between operations (an armed cut did not fire).
             if let Some(m) = self.model.as_mut() {
@@ -659,8 +747,9 @@ impl Executor {
         let r = self.flash.with(|c| {
             c.disarm();
             match how {
-                CrashHow::Policy(p) => c.crash(p, &mut rng),
-                CrashHow::Outcome(i) => c.apply_outcome(i, &mut rng),
+                CrashHow::Policy(p) => c.crash(*p, &mut rng),
+                CrashHow::Outcome(i) => c.apply_outcome(*i, &mut rng),
+                CrashHow::Pages(v) => c.crash_with_classes(v, &mut rng),
             }
         });
         r.map_err(|e| self.violation(format!("crash layer failed: {e}")))?;

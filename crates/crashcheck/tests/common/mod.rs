@@ -23,6 +23,7 @@ pub fn run_config(
         geometry_name: geometry.into(),
         mutant,
         sample: 16,
+        media: flash::MediaFaults::default(),
     }
 }
 
