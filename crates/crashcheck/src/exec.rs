@@ -421,12 +421,8 @@ impl Executor {
     /// Per page, the image an in-order cut after `j` in-flight commands
     /// leaves; and the pages the `j`-th in-flight command touched.
     pub fn in_order_cut(&self, j: usize) -> (Vec<PageClass>, Vec<usize>) {
-        self.flash.with(|c| {
-            (
-                c.in_order_cut(j).unwrap_or_default(),
-                c.command_pages(j),
-            )
-        })
+        self.flash
+            .with(|c| (c.in_order_cut(j).unwrap_or_default(), c.command_pages(j)))
     }
 
     /// The device's counters (None while it is down).

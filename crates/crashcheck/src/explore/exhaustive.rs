@@ -188,8 +188,8 @@ pub fn exhaustive(
             let i = ends.len();
             ends.push(g.script.len());
             let ran: Vec<&Step> = g.script[len..].iter().filter(|s| s.is_op()).collect();
-            let flushed = ran.iter().any(|s| matches!(s, Step::Flush))
-                && after.flushes > before.flushes;
+            let flushed =
+                ran.iter().any(|s| matches!(s, Step::Flush)) && after.flushes > before.flushes;
             let mut note = |e: Event| {
                 if !found.iter().any(|&(f, _)| f == e) {
                     found.push((e, i));
