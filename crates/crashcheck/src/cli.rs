@@ -53,6 +53,16 @@ pub struct CrashtestArgs {
     /// Exhaustive mode checks after every operation.
     #[arg(long, default_value_t = 0.1)]
     pub check_rate: f64,
+    /// Crash model: MLC paired pages. An interrupted program of an upper
+    /// page also destroys its (long synced) lower page; pages pair in
+    /// groups of 2*STRIDE (1: (0,1), (2,3), ...; 2: (0,2), (1,3), ...).
+    #[arg(long, value_name = "STRIDE")]
+    pub paired_pages: Option<u32>,
+    /// Crash model: an interrupted erase that left a programmed page
+    /// reading as erased leaves it unstable (its next program does not
+    /// hold until the block is erased again).
+    #[arg(long)]
+    pub unstable_erase: bool,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -110,6 +120,8 @@ impl CrashtestArgs {
             exhaustive: false,
             mutant: None,
             check_rate: 0.1,
+            paired_pages: None,
+            unstable_erase: false,
             json: false,
             max_outcomes: None,
             depth: 2,
@@ -188,7 +200,12 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             geometry_name: args.geometry.clone(),
             mutant,
             sample: 16,
-            media: flash::MediaFaults::default(),
+            media: flash::MediaFaults {
+                paired_pages: args
+                    .paired_pages
+                    .map(|stride| flash::PagePairing { stride }),
+                unstable_erase: args.unstable_erase,
+            },
         },
         seed,
     })
@@ -219,6 +236,12 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     }
     if plan.run.mutant != Mutant::None {
         c += &format!(" --mutant {}", plan.run.mutant.name());
+    }
+    if let Some(s) = args.paired_pages {
+        c += &format!(" --paired-pages {s}");
+    }
+    if args.unstable_erase {
+        c += " --unstable-erase";
     }
     c
 }
@@ -274,6 +297,9 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
             "--check-rate {} is not a probability (0 to 1)",
             args.check_rate
         ));
+    }
+    if args.paired_pages == Some(0) {
+        return Err("--paired-pages 0: the stride of the page pairing is at least 1".into());
     }
     if !(1..=3).contains(&args.depth) {
         return Err(format!("--depth {} is not 1, 2 or 3", args.depth));

@@ -888,8 +888,15 @@ impl Executor {
 
 /// The contract's model kind, for messages.
 pub fn describe(cfg: &RunConfig) -> String {
+    let mut media = String::new();
+    if let Some(p) = cfg.media.paired_pages {
+        media += &format!(", MLC paired pages (stride {})", p.stride);
+    }
+    if cfg.media.unstable_erase {
+        media += ", unstable erases";
+    }
     format!(
-        "ftl {} vs {} contract on {} ({}), mutant {}",
+        "ftl {} vs {} contract on {} ({}), mutant {}{media}",
         cfg.target.name,
         cfg.contract,
         cfg.geometry_name,

@@ -952,3 +952,121 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         c
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemFlash;
+    use rand::SeedableRng;
+    use rand_pcg::Pcg64;
+
+    fn dev() -> CrashFlash<MemFlash> {
+        CrashFlash::new(MemFlash::new(Geometry::tiny()).unwrap())
+    }
+
+    fn fill(f: &CrashFlash<MemFlash>, b: u8) -> Vec<u8> {
+        vec![b; f.geometry().page_size()]
+    }
+
+    fn at(block: u32, page: u32) -> PageAddr {
+        PageAddr::new(block, page)
+    }
+
+    #[test]
+    fn classes_drop_repeated_images_and_erases_of_erased_pages() {
+        let mut f = dev();
+        // Block 1 is erased already: erasing it changes nothing.
+        f.erase(BlockId(1)).unwrap();
+        f.program(at(2, 0), &fill(&f, 7), &[]).unwrap();
+        let classes = f.page_classes().unwrap();
+        let ppb = f.geometry().pages_per_block as usize;
+        assert_eq!(classes.len(), ppb + 1);
+        for c in &classes[..ppb] {
+            assert_eq!(c, &vec![PageClass::Image(0)]);
+        }
+        assert_eq!(
+            classes[ppb],
+            vec![
+                PageClass::Image(0),
+                PageClass::Image(1),
+                PageClass::Prefix(1),
+                PageClass::Garbage
+            ]
+        );
+        // In-order cuts: nothing, the erase, the erase and the program.
+        assert_eq!(f.in_flight_seqs().len(), 2);
+        assert_eq!(f.in_order_cut(0).unwrap()[ppb], PageClass::Image(0));
+        assert_eq!(f.in_order_cut(2).unwrap()[ppb], PageClass::Image(1));
+        assert_eq!(f.command_pages(1), vec![ppb]);
+        // A prefix keeps the first half of the program's data.
+        let mut rng = Pcg64::seed_from_u64(1);
+        let mut v = vec![PageClass::Image(0); ppb];
+        v.push(PageClass::Prefix(1));
+        f.crash_with_classes(&v, &mut rng).unwrap();
+        let PageImage::Programmed { data, .. } = f.inner().page_image(at(2, 0)).unwrap() else {
+            panic!("a torn page needs an erase");
+        };
+        let half = data.len() / 2;
+        assert!(data[..half].iter().all(|&b| b == 7));
+        assert!(data[half..].iter().any(|&b| b != 7));
+    }
+
+    #[test]
+    fn an_interrupted_upper_page_program_destroys_its_synced_lower_page() {
+        let mut f = dev();
+        f.set_media_faults(MediaFaults {
+            paired_pages: Some(PagePairing { stride: 1 }),
+            unstable_erase: false,
+        });
+        f.program(at(3, 0), &fill(&f, 1), &[]).unwrap();
+        f.sync().unwrap();
+        f.program(at(3, 1), &fill(&f, 2), &[]).unwrap();
+        let mut rng = Pcg64::seed_from_u64(2);
+        // The upper page's program applied: the lower page is intact.
+        let r = f
+            .crash_with_classes(&[PageClass::Image(1)], &mut rng)
+            .unwrap();
+        assert_eq!(r.paired_lost, 0);
+        f.program(at(3, 2), &fill(&f, 3), &[]).unwrap();
+        f.sync().unwrap();
+        f.program(at(3, 3), &fill(&f, 4), &[]).unwrap();
+        // Not applied: page 2 (synced) is gone too.
+        let r = f
+            .crash_with_classes(&[PageClass::Image(0)], &mut rng)
+            .unwrap();
+        assert_eq!(r.paired_lost, 1);
+        let mut buf = fill(&f, 0);
+        f.read(at(3, 2), 0, &mut buf[..512]).unwrap();
+        assert!(buf[..512].iter().any(|&b| b != 3));
+        assert_eq!(PagePairing { stride: 2 }.lower_of(2), Some(0));
+        assert_eq!(PagePairing { stride: 2 }.lower_of(4), None);
+    }
+
+    #[test]
+    fn a_page_an_interrupted_erase_left_erased_does_not_hold_its_next_program() {
+        let mut f = dev();
+        f.set_media_faults(MediaFaults {
+            paired_pages: None,
+            unstable_erase: true,
+        });
+        f.program(at(4, 0), &fill(&f, 5), &[]).unwrap();
+        f.sync().unwrap();
+        f.erase(BlockId(4)).unwrap();
+        let ppb = f.geometry().pages_per_block as usize;
+        let mut rng = Pcg64::seed_from_u64(3);
+        let r = f
+            .crash_with_classes(&vec![PageClass::Image(1); ppb], &mut rng)
+            .unwrap();
+        assert_eq!(r.unstable, 1, "only the page that was programmed");
+        assert!(f.probe_erased(at(4, 0)).unwrap(), "it reads as erased");
+        f.program(at(4, 0), &fill(&f, 6), &[]).unwrap();
+        let mut buf = fill(&f, 0);
+        f.read(at(4, 0), 0, &mut buf).unwrap();
+        assert_ne!(buf, fill(&f, 6), "the program did not hold");
+        // Erasing the block again makes it stable.
+        f.erase(BlockId(4)).unwrap();
+        f.program(at(4, 0), &fill(&f, 6), &[]).unwrap();
+        f.read(at(4, 0), 0, &mut buf).unwrap();
+        assert_eq!(buf, fill(&f, 6));
+    }
+}
