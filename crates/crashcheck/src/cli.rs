@@ -459,7 +459,7 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
             x.duplicate_states_skipped
         );
         println!(
-            "  nested (depth {})      {} crash points, {} distinct crash states",
+            "  levels 2..={}          {} crash points in recoveries and continuations, {} distinct crash states",
             x.depth, x.nested_crash_points, x.nested_crash_states
         );
         if x.points_sampled > 0 {
