@@ -315,12 +315,32 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// The first flag given that only FTL runs use, if any.
+fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
+    [
+        (args.check_rate != 0.1, "--check-rate"),
+        (args.paired_pages.is_some(), "--paired-pages"),
+        (args.unstable_erase, "--unstable-erase"),
+        (args.depth != 2, "--depth"),
+        (args.deviations != 1, "--deviations"),
+        (args.max_outcomes.is_some(), "--max-outcomes"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag))
+}
+
 pub fn run(args: &CrashtestArgs) -> ExitCode {
     if let Err(m) = check_budget(args) {
         eprintln!("scftl crashtest: {m}");
         return ExitCode::from(2);
     }
     if args.fs.is_some() {
+        if let Some(flag) = ftl_only_flag(args) {
+            eprintln!(
+                "scftl crashtest: {flag} applies only to FTL runs, not to file-system runs (--fs MODE)"
+            );
+            return ExitCode::from(2);
+        }
         return crate::fs::run_cli(args);
     }
     let plan = match plan(args) {
@@ -557,6 +577,32 @@ mod tests {
         assert_eq!(p.run.target.name, "scftl");
         assert_eq!(p.run.geometry_name, "small");
         assert!(replay_command(&a, &p, 6).contains("--exhaustive --ops 6"));
+        let a = parse(&[
+            "--exhaustive",
+            "--depth",
+            "3",
+            "--max-outcomes",
+            "50",
+            "--paired-pages",
+            "2",
+            "--unstable-erase",
+        ]);
+        let p = plan(&a).unwrap();
+        assert_eq!(
+            p.run.media.paired_pages,
+            Some(flash::PagePairing { stride: 2 })
+        );
+        assert!(p.run.media.unstable_erase);
+        let c = replay_command(&a, &p, 6);
+        for part in [
+            "--max-outcomes 50",
+            "--depth 3",
+            "--paired-pages 2",
+            "--unstable-erase",
+        ] {
+            assert!(c.contains(part), "{c}");
+        }
+        assert_eq!(ftl_only_flag(&a), Some("--paired-pages"));
     }
 
     #[test]
@@ -570,6 +616,10 @@ mod tests {
             (&["--seconds", "0"][..], "would check nothing"),
             (&["--ops", "0"][..], "would check nothing"),
             (&["--cut-at", "3"][..], "only to file-system runs"),
+            (&["--check-rate", "2"][..], "not a probability"),
+            (&["--depth", "4"][..], "not 1, 2 or 3"),
+            (&["--deviations", "3"][..], "not 0, 1 or 2"),
+            (&["--paired-pages", "0"][..], "at least 1"),
         ] {
             let e = plan(&parse(argv)).unwrap_err();
             assert!(e.contains(needle), "{argv:?}: {e}");
