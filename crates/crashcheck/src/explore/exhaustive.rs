@@ -9,7 +9,8 @@
 //! `horizon` operations) is generated first, noting which operations do
 //! something a crash could break: the format, the first commit, the first
 //! tentative delta page, the first garbage collection, the first full
-//! checkpoint, the first refused request, the first commit after a trim. A
+//! checkpoint, the first refused request, the first trim of written
+//! sectors and the first commit after one. A
 //! window is the `ops` operations ending with such an operation (the first
 //! window also holds the format). The operations before a window replay
 //! crash-free.
@@ -115,17 +116,19 @@ enum Event {
     Gc,
     FullCheckpoint,
     Refused,
+    TrimOfData,
     CommitAfterTrim,
 }
 
 impl Event {
-    const ALL: [Event; 7] = [
+    const ALL: [Event; 8] = [
         Event::Format,
         Event::Commit,
         Event::TentativeDelta,
         Event::Gc,
         Event::FullCheckpoint,
         Event::Refused,
+        Event::TrimOfData,
         Event::CommitAfterTrim,
     ];
 
@@ -137,6 +140,7 @@ impl Event {
             Event::Gc => "gc",
             Event::FullCheckpoint => "full checkpoint",
             Event::Refused => "refused request",
+            Event::TrimOfData => "trim of written sectors",
             Event::CommitAfterTrim => "commit after trim",
         }
     }
@@ -178,7 +182,12 @@ pub fn exhaustive(
     let mut found: Vec<(Event, usize)> = vec![(Event::Format, 0)];
     let generated = (|| -> Result<(), Violation> {
         g.emit(Step::Format)?;
-        let mut trimmed = false;
+        // Sectors whose data a trim removed and no write has replaced
+        // since (a commit then has a trim to make durable).
+        let mut trimmed: HashSet<u64> = HashSet::new();
+        // Sectors holding written data, by the workload alone (so a window
+        // placed on a trim does not depend on the FTL under test).
+        let mut live: HashSet<u64> = HashSet::new();
         while g.ops < cfg.horizon.max(cfg.ops) && g.exec.phase() == Phase::Up {
             let before = g.exec.device_stats().unwrap_or_default();
             let refused = g.exec.stats().epoch_full;
@@ -197,9 +206,10 @@ pub fn exhaustive(
             };
             if flushed && after.meta_pages_written > before.meta_pages_written {
                 note(Event::Commit);
-                if trimmed {
+                if !trimmed.is_empty() {
                     note(Event::CommitAfterTrim);
                 }
+                trimmed.clear();
             }
             if !flushed && after.meta_pages_written > before.meta_pages_written {
                 note(Event::TentativeDelta);
@@ -212,11 +222,32 @@ pub fn exhaustive(
             if after.full_checkpoints > before.full_checkpoints {
                 note(Event::FullCheckpoint);
             }
-            if g.exec.stats().epoch_full > refused {
+            let was_refused = g.exec.stats().epoch_full > refused;
+            if was_refused {
                 note(Event::Refused);
             }
-            if ran.iter().any(|s| matches!(s, Step::Trim { .. })) {
-                trimmed = true;
+            for st in &ran {
+                match **st {
+                    Step::Write { lba, count } if !was_refused => {
+                        for l in lba..lba + u64::from(count) {
+                            live.insert(l);
+                            trimmed.remove(&l);
+                        }
+                    }
+                    Step::Trim { lba, count } if !was_refused => {
+                        let mut hit = false;
+                        for l in lba..lba + u64::from(count) {
+                            if live.remove(&l) {
+                                hit = true;
+                                trimmed.insert(l);
+                            }
+                        }
+                        if hit {
+                            note(Event::TrimOfData);
+                        }
+                    }
+                    _ => {}
+                }
             }
             if found.len() == Event::ALL.len() && g.ops >= cfg.ops {
                 break;
