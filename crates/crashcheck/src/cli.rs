@@ -49,12 +49,39 @@ pub struct CrashtestArgs {
     /// the list.
     #[arg(long)]
     pub mutant: Option<String>,
+    /// Random mode: probability that an operation is followed by the FTL's
+    /// `check_invariants` (scaled down on devices over 65536 sectors).
+    /// Exhaustive mode checks after every operation.
+    #[arg(long, default_value_t = 0.1)]
+    pub check_rate: f64,
+    /// Crash model: MLC paired pages. An interrupted program of an upper
+    /// page also destroys its (long synced) lower page; pages pair in
+    /// groups of 2*STRIDE (1: (0,1), (2,3), ...; 2: (0,2), (1,3), ...).
+    #[arg(long, value_name = "STRIDE")]
+    pub paired_pages: Option<u32>,
+    /// Crash model: an interrupted erase that left a programmed page
+    /// reading as erased leaves it unstable (its next program does not
+    /// hold until the block is erased again).
+    #[arg(long)]
+    pub unstable_erase: bool,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Exhaustive mode: crash points with more outcomes than this are sampled.
-    #[arg(long, default_value_t = 1024)]
-    pub max_outcomes: u64,
+    /// Exhaustive mode: cap the outcomes checked per crash point; a point
+    /// with more is sampled (seeded) and the summary says so. Default: no
+    /// cap, nothing sampled.
+    #[arg(long)]
+    pub max_outcomes: Option<u64>,
+    /// Exhaustive mode: crash nesting depth (1: crashes in the workload
+    /// only; 2: also a crash at every command of each recovery and of a
+    /// short continuation after it; 3: once more).
+    #[arg(long, default_value_t = 2)]
+    pub depth: u32,
+    /// Exhaustive mode: at crash points with too many page-class
+    /// combinations, check every outcome within this many pages of an
+    /// in-order cut (0, 1 or 2).
+    #[arg(long, default_value_t = 1)]
+    pub deviations: u32,
     /// Seconds to spend shrinking a failing script.
     #[arg(long, default_value_t = 20.0)]
     pub shrink_seconds: f64,
@@ -98,8 +125,13 @@ impl CrashtestArgs {
             seed: None,
             exhaustive: false,
             mutant: None,
+            check_rate: 0.1,
+            paired_pages: None,
+            unstable_erase: false,
             json: false,
-            max_outcomes: 1024,
+            max_outcomes: None,
+            depth: 2,
+            deviations: 1,
             shrink_seconds: 20.0,
             fs: None,
             cuts: None,
@@ -150,6 +182,17 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
     })?;
     t.backend = target::BackendKind::parse(&args.backend)
         .ok_or_else(|| format!("unknown backend `{}` (use ram or image)", args.backend))?;
+    if t.backend == target::BackendKind::Image && args.exhaustive {
+        return Err("--exhaustive enumerates in-flight NAND pages, which the image backend does not have; run the image backend in random mode (--seconds/--ops), or use --backend ram".into());
+    }
+    if t.backend == target::BackendKind::Image
+        && (args.paired_pages.is_some() || args.unstable_erase)
+    {
+        return Err(
+            "--paired-pages and --unstable-erase model NAND media; use them with --backend ram"
+                .into(),
+        );
+    }
     if t.backend == target::BackendKind::Image && t.name == "sync" {
         return Err("the sync FTL needs a battery-backed buffer, and an image's nvram is only as durable as its last fdatasync; use --backend ram".into());
     }
@@ -180,6 +223,12 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             geometry_name: args.geometry.clone(),
             mutant,
             sample: 16,
+            media: flash::MediaFaults {
+                paired_pages: args
+                    .paired_pages
+                    .map(|stride| flash::PagePairing { stride }),
+                unstable_erase: args.unstable_erase,
+            },
         },
         seed,
     })
@@ -192,18 +241,33 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
         plan.run.target.name, plan.run.contract, args.geometry, plan.seed
     );
     if args.exhaustive {
-        c += &format!(
-            " --exhaustive --ops {ops} --max-outcomes {}",
-            args.max_outcomes
-        );
+        c += &format!(" --exhaustive --ops {ops}");
+        if let Some(m) = args.max_outcomes {
+            c += &format!(" --max-outcomes {m}");
+        }
+        if args.depth != 2 {
+            c += &format!(" --depth {}", args.depth);
+        }
+        if args.deviations != 1 {
+            c += &format!(" --deviations {}", args.deviations);
+        }
     } else {
         c += &format!(" --ops {ops}");
+        if args.check_rate != 0.1 {
+            c += &format!(" --check-rate {}", args.check_rate);
+        }
     }
     if plan.run.mutant != Mutant::None {
         c += &format!(" --mutant {}", plan.run.mutant.name());
     }
     if plan.run.target.backend != target::BackendKind::Ram {
         c += &format!(" --backend {}", plan.run.target.backend.name());
+    }
+    if let Some(s) = args.paired_pages {
+        c += &format!(" --paired-pages {s}");
+    }
+    if args.unstable_erase {
+        c += " --unstable-erase";
     }
     c
 }
@@ -217,12 +281,15 @@ pub fn campaign(
     let shrink_time = Duration::from_secs_f64(args.shrink_seconds.max(0.0));
     if args.exhaustive {
         let mut cfg = ExhaustiveConfig::new(plan.seed, args.ops.unwrap_or(6));
-        cfg.max_outcomes = args.max_outcomes.max(1);
+        cfg.max_outcomes = args.max_outcomes.map(|m| m.max(1));
+        cfg.depth = args.depth;
+        cfg.deviations = args.deviations;
         cfg.shrink_time = shrink_time;
         exhaustive(&plan.run, &cfg, progress)
     } else {
         let mut cfg = ExploreConfig::new(plan.seed);
         cfg.ops = args.ops;
+        cfg.check_rate = args.check_rate;
         cfg.time = match (args.seconds, args.ops) {
             (Some(s), _) => Some(Duration::from_secs_f64(s)),
             (None, Some(_)) => None,
@@ -251,6 +318,21 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
             );
         }
     }
+    if !(0.0..=1.0).contains(&args.check_rate) {
+        return Err(format!(
+            "--check-rate {} is not a probability (0 to 1)",
+            args.check_rate
+        ));
+    }
+    if args.paired_pages == Some(0) {
+        return Err("--paired-pages 0: the stride of the page pairing is at least 1".into());
+    }
+    if !(1..=3).contains(&args.depth) {
+        return Err(format!("--depth {} is not 1, 2 or 3", args.depth));
+    }
+    if args.deviations > 2 {
+        return Err(format!("--deviations {} is not 0, 1 or 2", args.deviations));
+    }
     if args.ops == Some(0) {
         return Err(
             "--ops 0 would check nothing; give a positive operation count, e.g. --ops 1000".into(),
@@ -259,14 +341,31 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// The first flag given that only FTL runs use, if any.
+fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
+    [
+        (args.check_rate != 0.1, "--check-rate"),
+        (args.paired_pages.is_some(), "--paired-pages"),
+        (args.unstable_erase, "--unstable-erase"),
+        (args.depth != 2, "--depth"),
+        (args.deviations != 1, "--deviations"),
+        (args.max_outcomes.is_some(), "--max-outcomes"),
+        (args.backend != "ram", "--backend"),
+    ]
+    .into_iter()
+    .find_map(|(given, flag)| given.then_some(flag))
+}
+
 pub fn run(args: &CrashtestArgs) -> ExitCode {
     if let Err(m) = check_budget(args) {
         eprintln!("scftl crashtest: {m}");
         return ExitCode::from(2);
     }
     if args.fs.is_some() {
-        if args.backend != "ram" {
-            eprintln!("scftl crashtest: --backend applies only to FTL runs, not --fs");
+        if let Some(flag) = ftl_only_flag(args) {
+            eprintln!(
+                "scftl crashtest: {flag} applies only to FTL runs, not to file-system runs (--fs MODE)"
+            );
             return ExitCode::from(2);
         }
         return crate::fs::run_cli(args);
@@ -374,25 +473,48 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
     println!("  sectors written       {}", s.sectors_written);
     println!("  flushes               {}", s.flushes);
     println!(
-        "  crashes               {} (during format {}, during recovery {})",
-        s.crashes, s.crashes_during_format, s.crashes_during_recovery
+        "  crashes               {} (during format {})",
+        s.crashes, s.crashes_during_format
     );
-    println!("  crashes during recovery {}", s.crashes_during_recovery);
     println!("  crash states checked  {}", s.crash_states_checked);
+    println!(
+        "  crashes in recovery   {} (nested: {} inside the recovery of a crash inside recovery)",
+        s.crashes_during_recovery, s.nested_crashes
+    );
+    println!("  epoch-full refusals   {}", s.epoch_full);
     println!("  sectors compared      {}", s.sectors_compared);
     println!("  invariant checks      {}", s.invariant_checks);
     println!("  flash commands        {}", s.flash_commands);
     if let Some(x) = &r.exhaustive {
+        println!("  exhaustive bounds     {}", x.bounds);
+        for w in &x.windows {
+            println!("  window                {w}");
+        }
+        if !x.events_missing.is_empty() {
+            println!(
+                "  events not reached    {} (raise the horizon or change the seed)",
+                x.events_missing.join(", ")
+            );
+        }
         println!(
-            "  exhaustive            {} ops, {} crash points, {} outcomes enumerated ({} points sampled), {} distinct crash states ({} duplicates skipped), {} states with a crash inside recovery",
-            x.workload_ops,
+            "  crash points          {} ({} with every class combination, {} bounded), {} outcomes, {} distinct crash states ({} duplicates skipped)",
             x.crash_points,
+            x.points_every_combination,
+            x.points_bounded,
             x.outcomes_enumerated,
-            x.points_sampled,
             x.distinct_crash_states,
-            x.duplicate_states_skipped,
-            x.recovery_crash_states
+            x.duplicate_states_skipped
         );
+        println!(
+            "  levels 2..={}          {} crash points in recoveries and continuations, {} distinct crash states",
+            x.depth, x.nested_crash_points, x.nested_crash_states
+        );
+        if x.points_sampled > 0 {
+            println!(
+                "  sampled               {} crash points (capped by --max-outcomes)",
+                x.points_sampled
+            );
+        }
     }
     match cpu_seconds() {
         Some(cpu) if cpu > 0.0 => println!(
@@ -482,6 +604,32 @@ mod tests {
         assert_eq!(p.run.target.name, "scftl");
         assert_eq!(p.run.geometry_name, "small");
         assert!(replay_command(&a, &p, 6).contains("--exhaustive --ops 6"));
+        let a = parse(&[
+            "--exhaustive",
+            "--depth",
+            "3",
+            "--max-outcomes",
+            "50",
+            "--paired-pages",
+            "2",
+            "--unstable-erase",
+        ]);
+        let p = plan(&a).unwrap();
+        assert_eq!(
+            p.run.media.paired_pages,
+            Some(flash::PagePairing { stride: 2 })
+        );
+        assert!(p.run.media.unstable_erase);
+        let c = replay_command(&a, &p, 6);
+        for part in [
+            "--max-outcomes 50",
+            "--depth 3",
+            "--paired-pages 2",
+            "--unstable-erase",
+        ] {
+            assert!(c.contains(part), "{c}");
+        }
+        assert_eq!(ftl_only_flag(&a), Some("--paired-pages"));
     }
 
     #[test]
@@ -495,6 +643,10 @@ mod tests {
             (&["--seconds", "0"][..], "would check nothing"),
             (&["--ops", "0"][..], "would check nothing"),
             (&["--cut-at", "3"][..], "only to file-system runs"),
+            (&["--check-rate", "2"][..], "not a probability"),
+            (&["--depth", "4"][..], "not 1, 2 or 3"),
+            (&["--deviations", "3"][..], "not 0, 1 or 2"),
+            (&["--paired-pages", "0"][..], "at least 1"),
         ] {
             let e = plan(&parse(argv)).unwrap_err();
             assert!(e.contains(needle), "{argv:?}: {e}");

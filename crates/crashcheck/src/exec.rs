@@ -15,7 +15,7 @@
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
-use flash::{CrashPolicy, Flash, Geometry, PageImage};
+use flash::{CrashPolicy, Flash, Geometry, MediaFaults, PageClass, PageImage};
 use ftl::{BlockDevice, FtlError, Lba, Mutant};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -30,11 +30,38 @@ use crate::target::{Dev, Target};
 pub const FULL_VERIFY_MAX_SECTORS: u64 = 1 << 16;
 
 /// How a `Crash` step settles the pages in flight.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CrashHow {
     Policy(CrashPolicy),
-    /// Outcome number `i` of the enumeration (`CrashFlash::apply_outcome`).
+    /// Outcome number `i` of the per-page product (`CrashFlash::apply_outcome`).
     Outcome(u64),
+    /// One class per touched page, in first-touch order
+    /// (`CrashFlash::crash_with_classes`; exhaustive mode).
+    Pages(Vec<PageClass>),
+}
+
+impl std::fmt::Display for CrashHow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CrashHow::Policy(p) => f.write_str(p.name()),
+            CrashHow::Outcome(i) => write!(f, "outcome {i}"),
+            CrashHow::Pages(v) => {
+                // old / image k / prefix of image k / garbage, per page.
+                f.write_str("pages [")?;
+                for (i, c) in v.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" ")?;
+                    }
+                    match c {
+                        PageClass::Image(k) => write!(f, "{k}")?,
+                        PageClass::Prefix(k) => write!(f, "p{k}")?,
+                        PageClass::Garbage => f.write_str("g")?,
+                    }
+                }
+                f.write_str("]")
+            }
+        }
+    }
 }
 
 /// One step of a script.
@@ -55,6 +82,10 @@ pub enum Step {
         lba: u64,
         count: u32,
     },
+    /// Call the FTL's `check_invariants` (skipped while the device is down):
+    /// its in-memory state against itself, and the stable L2P it would
+    /// rebuild from flash against the ghost copy its flush path keeps.
+    Check,
     /// Arm a power cut after `commands` more counted flash commands.
     Arm {
         commands: u64,
@@ -92,11 +123,9 @@ impl std::fmt::Display for Step {
             Step::Trim { lba, count } => write!(f, "trim {lba} x{count}"),
             Step::Flush => f.write_str("flush"),
             Step::Read { lba, count } => write!(f, "read {lba} x{count}"),
+            Step::Check => f.write_str("check_invariants"),
             Step::Arm { commands } => write!(f, "arm power cut after {commands} flash commands"),
-            Step::Crash { how, seed } => match how {
-                CrashHow::Policy(p) => write!(f, "crash ({}, seed {seed})", p.name()),
-                CrashHow::Outcome(i) => write!(f, "crash (outcome {i}, seed {seed})"),
-            },
+            Step::Crash { how, seed } => write!(f, "crash ({how}, seed {seed})"),
             Step::Recover {
                 full, invariants, ..
             } => write!(
@@ -124,6 +153,8 @@ pub struct RunConfig {
     pub mutant: Mutant,
     /// Random sample size of the post-recovery verification.
     pub sample: usize,
+    /// Media behaviours beyond the default crash model (opt-in).
+    pub media: MediaFaults,
 }
 
 /// Counters of a run.
@@ -139,6 +170,9 @@ pub struct Stats {
     pub crashes: u64,
     pub crashes_during_format: u64,
     pub crashes_during_recovery: u64,
+    /// Power cuts inside a recovery that was itself recovering from a
+    /// power cut inside a recovery (nesting depth two or more).
+    pub nested_crashes: u64,
     pub crash_states_checked: u64,
     pub sectors_compared: u64,
     pub invariant_checks: u64,
@@ -167,6 +201,7 @@ impl Stats {
             crashes: self.crashes,
             crashes_during_format: self.crashes_during_format,
             crashes_during_recovery: self.crashes_during_recovery,
+            nested_crashes: self.nested_crashes,
             crash_states_checked: self.crash_states_checked,
             sectors_compared: self.sectors_compared,
             invariant_checks: self.invariant_checks,
@@ -191,6 +226,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             crashes,
             crashes_during_format,
             crashes_during_recovery,
+            nested_crashes,
             crash_states_checked,
             sectors_compared,
             invariant_checks,
@@ -206,6 +242,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.crashes += crashes;
         self.crashes_during_format += crashes_during_format;
         self.crashes_during_recovery += crashes_during_recovery;
+        self.nested_crashes += nested_crashes;
         self.crash_states_checked += crash_states_checked;
         self.sectors_compared += sectors_compared;
         self.invariant_checks += invariant_checks;
@@ -263,14 +300,18 @@ pub struct Executor {
     versions: Vec<u32>,
     /// Flash commands the last recovery issued.
     last_recovery_commands: u64,
+    /// Power cuts inside recoveries since the device was last up.
+    recovery_depth: u32,
 }
 
 impl Executor {
     /// A fresh (erased) device.
     pub fn new(cfg: RunConfig, data_seed: u64) -> Result<Executor, String> {
+        let flash = cfg.target.backend.new_dev(cfg.geometry)?;
+        flash.with(|b| b.set_media_faults(cfg.media))?;
         Ok(Executor {
             data_seed,
-            flash: cfg.target.backend.new_dev(cfg.geometry)?,
+            flash,
             dev: None,
             model: None,
             phase: Phase::Fresh,
@@ -284,6 +325,7 @@ impl Executor {
             buf: Vec::new(),
             versions: Vec::new(),
             last_recovery_commands: 0,
+            recovery_depth: 0,
             cfg,
         })
     }
@@ -304,6 +346,40 @@ impl Executor {
     /// Runs a whole script on a fresh device.
     pub fn run(cfg: &RunConfig, data_seed: u64, script: &[Step]) -> Result<Stats, Violation> {
         Executor::replay(cfg, data_seed, script).map(|e| e.stats())
+    }
+
+    /// A copy of this executor while its device is down (no FTL object to
+    /// copy): the flash with its in-flight set and power state, the model
+    /// and the bookkeeping; counters start at zero. `None` while the device
+    /// is up.
+    pub fn fork(&self) -> Option<Executor> {
+        if self.dev.is_some() {
+            return None;
+        }
+        let g = self.cfg.geometry;
+        let flash = self.flash.with(|c| {
+            let fresh = flash::MemFlash::with_nvram(g, c.nvram_size()).ok()?;
+            c.duplicate(fresh)
+        })?;
+        Some(Executor {
+            cfg: self.cfg.clone(),
+            data_seed: self.data_seed,
+            flash: flash::SharedFlash::new(flash),
+            dev: None,
+            model: self.model.as_ref().map(|m| m.boxed_clone()),
+            phase: self.phase,
+            formatted: self.formatted,
+            next_version: self.next_version,
+            touched: self.touched.clone(),
+            written: self.written.clone(),
+            written_set: self.written_set.clone(),
+            steps: self.steps,
+            stats: Stats::default(),
+            buf: Vec::new(),
+            versions: Vec::new(),
+            last_recovery_commands: self.last_recovery_commands,
+            recovery_depth: self.recovery_depth,
+        })
     }
 
     pub fn phase(&self) -> Phase {
@@ -329,6 +405,28 @@ impl Executor {
     /// Number of post-crash outcomes of the pages now in flight.
     pub fn outcome_count(&self) -> u64 {
         self.flash.with(|c| c.outcome_count())
+    }
+
+    /// The outcome classes of each page now in flight (exhaustive mode).
+    pub fn page_classes(&self) -> Vec<Vec<PageClass>> {
+        self.flash.with(|c| c.page_classes()).unwrap_or_default()
+    }
+
+    /// Commands in flight (since the last completed sync).
+    pub fn in_flight_commands(&self) -> usize {
+        self.flash.with(|c| c.in_flight_seqs().len())
+    }
+
+    /// Per page, the image an in-order cut after `j` in-flight commands
+    /// leaves; and the pages the `j`-th in-flight command touched.
+    pub fn in_order_cut(&self, j: usize) -> (Vec<PageClass>, Vec<usize>) {
+        self.flash
+            .with(|c| (c.in_order_cut(j).unwrap_or_default(), c.command_pages(j)))
+    }
+
+    /// The device's counters (None while it is down).
+    pub fn device_stats(&self) -> Option<ftl::DeviceStats> {
+        self.dev.as_ref().map(|d| d.stats())
     }
 
     /// Logical sectors of the device (0 before the first format).
@@ -394,11 +492,12 @@ impl Executor {
             Step::Trim { lba, count } => self.write(lba, count, true),
             Step::Flush => self.flush(),
             Step::Read { lba, count } => self.read(lba, count),
+            Step::Check => self.check(),
             Step::Arm { commands } => {
                 self.flash.with(|c| c.set_crash_at(commands));
                 Ok(())
             }
-            Step::Crash { how, seed } => self.crash(how, seed),
+            Step::Crash { ref how, seed } => self.crash(how, seed),
             Step::Recover {
                 sample_seed,
                 invariants,
@@ -490,6 +589,10 @@ impl Executor {
         };
         let what = if trim { "trim" } else { "write" };
         match r {
+            Ok(()) if before.is_some_and(|r| r < u64::from(count)) => Err(self.violation(format!(
+                "{what} of {count} sectors at {lba} was accepted with only {} left in the epoch (Fig. 4: a request past the bound is refused and changes nothing)",
+                before.unwrap_or(0)
+            ))),
             Ok(()) => {
                 if trim {
                     self.stats.trims += 1;
@@ -513,9 +616,23 @@ impl Executor {
                 Ok(())
             }
             Err(FtlError::EpochFull { .. }) if before.is_none_or(|r| r < u64::from(count)) => {
-                // Fig. 4: a write past the bound has no effect.
+                // Fig. 4 (not InBounds): a request past the bound has no
+                // effect, neither on the budget nor on the sectors.
                 self.stats.epoch_full += 1;
-                Ok(())
+                let after = self.dev.as_ref().expect("up").epoch_remaining();
+                if after != before {
+                    return Err(self.violation(format!(
+                        "a refused {what} of {count} sectors changed the epoch budget from {before:?} to {after:?}"
+                    )));
+                }
+                match self.read_check(lba, count) {
+                    Ok(()) => Ok(()),
+                    Err(Some(m)) => Err(self.violation(format!(
+                        "a refused {what} of sectors {lba}..{} changed them: {m}",
+                        lba + u64::from(count)
+                    ))),
+                    Err(None) => Err(self.violation("a read hit a power cut".into())),
+                }
             }
             Err(e) => Err(self.violation(format!(
                 "{what} of sectors {lba}..{} failed (epoch_remaining before: {before:?}): {e}",
@@ -576,6 +693,17 @@ impl Executor {
         }
     }
 
+    fn check(&mut self) -> Result<(), Violation> {
+        if self.phase != Phase::Up {
+            return Ok(());
+        }
+        self.stats.invariant_checks += 1;
+        match self.dev.as_mut().expect("up").check_invariants() {
+            Ok(()) => Ok(()),
+            Err(m) => Err(self.violation(format!("invariant broken between operations: {m}"))),
+        }
+    }
+
     /// Reads `count` sectors and checks each against the model. `Err(None)`:
     /// the read hit a power cut.
     fn read_check(&mut self, lba: u64, count: u32) -> Result<(), Option<String>> {
@@ -602,7 +730,7 @@ impl Executor {
         Ok(())
     }
 
-    fn crash(&mut self, how: CrashHow, seed: u64) -> Result<(), Violation> {
+    fn crash(&mut self, how: &CrashHow, seed: u64) -> Result<(), Violation> {
         if self.phase == Phase::Up {
             // A power cut between operations (an armed cut did not fire).
             if let Some(m) = self.model.as_mut() {
@@ -614,8 +742,9 @@ impl Executor {
         let r = self.flash.with(|c| {
             c.disarm();
             match how {
-                CrashHow::Policy(p) => c.crash(p, &mut rng),
-                CrashHow::Outcome(i) => c.apply_outcome(i, &mut rng),
+                CrashHow::Policy(p) => c.crash(*p, &mut rng),
+                CrashHow::Outcome(i) => c.apply_outcome(*i, &mut rng),
+                CrashHow::Pages(v) => c.crash_with_classes(v, &mut rng),
             }
         });
         r.map_err(|e| self.violation(format!("crash layer failed: {e}")))?;
@@ -642,9 +771,20 @@ impl Executor {
         let before = self.flash_commands();
         let r = (self.cfg.target.open)(self.flash.clone(), self.cfg.mutant);
         self.last_recovery_commands = self.flash_commands() - before;
+        // A cut armed for the command right after the recovery's last one
+        // falls between recovery and the first write that would follow it:
+        // power is lost with the device open, before it was used. This is
+        // how a recovery that writes nothing is cut too.
+        let cut_at_end = r.is_ok() && self.flash.with(|c| c.crash_pending() == Some(0));
+        if cut_at_end {
+            drop(r);
+            self.flash.with(|c| c.cut_power());
+            return self.recovery_cut();
+        }
         match r {
             Ok(d) => {
                 self.flash.with(|c| c.disarm());
+                self.recovery_depth = 0;
                 if !self.formatted {
                     // A crashed format had completed: an empty device.
                     self.model = Some(self.cfg.contract.new_spec(d.num_sectors()));
@@ -663,14 +803,7 @@ impl Executor {
                 self.stats.crash_states_checked += 1;
                 Ok(())
             }
-            Err(e) if e.is_power_loss() => {
-                self.stats.crashes_during_recovery += 1;
-                if let Some(m) = self.model.as_mut() {
-                    m.interrupted(Interrupted::Recovery);
-                }
-                self.phase = Phase::Down;
-                Ok(())
-            }
+            Err(e) if e.is_power_loss() => self.recovery_cut(),
             Err(FtlError::NotFormatted | FtlError::Corrupt(_)) if !self.formatted => {
                 // A crashed format did not complete: the device is blank.
                 self.flash.with(|c| c.disarm());
@@ -680,6 +813,20 @@ impl Executor {
             }
             Err(e) => Err(self.violation(format!("recovery failed: {e}"))),
         }
+    }
+
+    /// Power was cut inside (or at the end of) a recovery.
+    fn recovery_cut(&mut self) -> Result<(), Violation> {
+        self.stats.crashes_during_recovery += 1;
+        self.recovery_depth += 1;
+        if self.recovery_depth >= 2 {
+            self.stats.nested_crashes += 1;
+        }
+        if let Some(m) = self.model.as_mut() {
+            m.interrupted(Interrupted::Recovery);
+        }
+        self.phase = Phase::Down;
+        Ok(())
     }
 
     fn verify(&mut self, sample_seed: u64, full: bool) -> Result<(), Violation> {
@@ -740,8 +887,15 @@ impl Executor {
 
 /// The contract's model kind, for messages.
 pub fn describe(cfg: &RunConfig) -> String {
+    let mut media = String::new();
+    if let Some(p) = cfg.media.paired_pages {
+        media += &format!(", MLC paired pages (stride {})", p.stride);
+    }
+    if cfg.media.unstable_erase {
+        media += ", unstable erases";
+    }
     format!(
-        "ftl {} vs {} contract on {} ({}), mutant {}",
+        "ftl {} vs {} contract on {} ({}), mutant {}{media}",
         cfg.target.name,
         cfg.contract,
         cfg.geometry_name,

@@ -9,7 +9,7 @@
 
 use flash::{
     BlockId, CrashFlash, CrashPolicy, CrashReport, Flash, FlashCounters, Geometry, ImageCrashFlash,
-    MemFlash, PageAddr, RawFlash, SharedFlash,
+    MediaFaults, MemFlash, PageAddr, PageClass, RawFlash, SharedFlash,
 };
 use ftl::async_ftl::{AsyncConfig, AsyncFtl};
 use ftl::scftl::{Scftl, ScftlConfig};
@@ -113,6 +113,84 @@ impl Backend {
     pub fn apply_outcome(&mut self, i: u64, rng: &mut dyn RngCore) -> flash::Result<CrashReport> {
         each!(self, c => c.apply_outcome(i, rng))
     }
+    /// Sets the opt-in media faults of the crash model (RAM backend only:
+    /// the image backend models a host file, which has no NAND pairing or
+    /// erase physics).
+    pub fn set_media_faults(&mut self, m: MediaFaults) -> Result<(), String> {
+        match self {
+            Backend::Ram(c) => {
+                c.set_media_faults(m);
+                Ok(())
+            }
+            Backend::Image(_) if m == MediaFaults::default() => Ok(()),
+            Backend::Image(_) => Err(
+                "--paired-pages and --unstable-erase model NAND media; use them with --backend ram"
+                    .into(),
+            ),
+        }
+    }
+
+    /// Cuts power now, between two commands.
+    pub fn cut_power(&mut self) {
+        each!(self, c => c.cut_power())
+    }
+    /// Counted commands left before an armed cut fires, if one is armed.
+    pub fn crash_pending(&self) -> Option<u64> {
+        each!(self, c => c.crash_pending())
+    }
+
+    // The exhaustive explorer's view of in-flight NAND pages. The image
+    // backend has none (its unit is a 512-byte file sector), so exhaustive
+    // mode is refused for it (cli.rs) and these answer "nothing in flight".
+
+    /// Per in-flight page, its distinct outcome classes.
+    pub fn page_classes(&self) -> flash::Result<Vec<Vec<PageClass>>> {
+        match self {
+            Backend::Ram(c) => c.page_classes(),
+            Backend::Image(_) => Ok(Vec::new()),
+        }
+    }
+    /// Sequence numbers of the commands in flight, in issue order.
+    pub fn in_flight_seqs(&self) -> Vec<u64> {
+        match self {
+            Backend::Ram(c) => c.in_flight_seqs(),
+            Backend::Image(_) => Vec::new(),
+        }
+    }
+    /// The outcome where the first `j` in-flight commands completed.
+    pub fn in_order_cut(&self, j: usize) -> flash::Result<Vec<PageClass>> {
+        match self {
+            Backend::Ram(c) => c.in_order_cut(j),
+            Backend::Image(_) => Ok(Vec::new()),
+        }
+    }
+    /// The in-flight pages command `j` touched.
+    pub fn command_pages(&self, j: usize) -> Vec<usize> {
+        match self {
+            Backend::Ram(c) => c.command_pages(j),
+            Backend::Image(_) => Vec::new(),
+        }
+    }
+    /// Crashes with each in-flight page in the given class.
+    pub fn crash_with_classes(
+        &mut self,
+        classes: &[PageClass],
+        rng: &mut dyn RngCore,
+    ) -> flash::Result<CrashReport> {
+        match self {
+            Backend::Ram(c) => c.crash_with_classes(classes, rng),
+            Backend::Image(c) => c.crash(CrashPolicy::Random, rng),
+        }
+    }
+    /// A copy of the RAM backend's state on `fresh` (the image backend
+    /// cannot be copied: `None`, and the caller replays instead).
+    pub fn duplicate(&mut self, fresh: MemFlash) -> Option<Backend> {
+        match self {
+            Backend::Ram(c) => c.duplicate(fresh).ok().map(Backend::Ram),
+            Backend::Image(_) => None,
+        }
+    }
+
     /// The backend itself, below the power-cut layer.
     pub fn inner_mut(&mut self) -> &mut dyn RawFlash {
         match self {

@@ -59,12 +59,12 @@ fn skip_crc_check() {
 }
 
 /// Tentative delta pages exist only when an epoch's pairs overflow a page.
-/// With the default configurations that never happens on the presets
-/// (W <= pairs per page on tiny and small, and barely above it on medium
-/// and paper), so this test uses a geometry with 256-byte pages, where an
-/// epoch of W = 128 updates spans about five delta pages.
+/// On tiny that happens when GC relocations join the epoch's updates, so the
+/// mutant is caught there; on a geometry with 256-byte pages an epoch of
+/// W = 128 updates spans about five delta pages, so it is caught there too.
 #[test]
 fn honour_tentative_deltas() {
+    check_caught(&scftl_tiny(Mutant::HonourTentativeDeltas), 3000);
     let mut run = scftl_tiny(Mutant::HonourTentativeDeltas);
     run.geometry = Geometry::new(2, 2, 24, 32, 2, 128, 32).unwrap();
     run.geometry_name = "2x2x24x32x2x128".into();
@@ -92,6 +92,27 @@ fn sync_skip_sync() {
     );
 }
 
+/// Caught only by `check_invariants` between operations: a recovery
+/// rebuilds the valid counts from the L2P and so hides the bug.
+#[test]
+fn trim_forgets_valid_count() {
+    check_caught(&scftl_tiny(Mutant::TrimForgetsValidCount), 3000);
+}
+
+/// Caught only because the generator issues requests past the epoch bound.
+#[test]
+fn partial_write_past_epoch_bound() {
+    check_caught(&scftl_tiny(Mutant::PartialWritePastEpochBound), 3000);
+}
+
+/// Needs a crash that leaves a tentative delta page, a recovery, and a
+/// commit of the next epoch (then `check_invariants` or the next recovery
+/// sees the carried pages).
+#[test]
+fn recovery_reuses_crashed_epoch() {
+    check_caught(&scftl_tiny(Mutant::RecoveryReusesCrashedEpoch), 6000);
+}
+
 #[test]
 fn every_mutant_has_a_test_above() {
     // Keep this list in step with ftl::Mutant::ALL: a new mutant needs a
@@ -107,6 +128,9 @@ fn every_mutant_has_a_test_above() {
         Mutant::SyncSkipSync,
         Mutant::AcceptEpochDigestMismatch,
         Mutant::SkipFallbackCheckpoint,
+        Mutant::TrimForgetsValidCount,
+        Mutant::PartialWritePastEpochBound,
+        Mutant::RecoveryReusesCrashedEpoch,
     ];
     assert_eq!(covered.len(), Mutant::ALL.len());
     for m in Mutant::ALL {

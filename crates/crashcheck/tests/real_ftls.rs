@@ -29,7 +29,12 @@ fn sync_meets_the_sync_contract() {
 
 #[test]
 fn scftl_exhaustive_on_tiny() {
-    let r = exhaustive_passes(&run_config("scftl", None, "tiny", Mutant::None), 1, 4, 64);
+    let r = exhaustive_passes(
+        &run_config("scftl", None, "tiny", Mutant::None),
+        1,
+        4,
+        Some(64),
+    );
     let x = r.exhaustive.unwrap();
     eprintln!("{x:?}");
     assert!(

@@ -12,7 +12,7 @@ use ftl::Mutant;
 fn toy_passes_random_and_exhaustive_campaigns() {
     let run = run_config("toy", None, "tiny", Mutant::None);
     passes(&run, 7, 3000);
-    let r = exhaustive_passes(&run, 3, 5, 256);
+    let r = exhaustive_passes(&run, 3, 5, None);
     let x = r.exhaustive.unwrap();
     assert!(x.distinct_crash_states > 50, "{x:?}");
     assert!(x.crash_points > 10, "{x:?}");

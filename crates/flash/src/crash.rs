@@ -105,6 +105,71 @@ pub enum PageOutcome {
     Torn,
 }
 
+/// One outcome class of one touched page, for exhaustive enumeration
+/// ([`CrashFlash::page_classes`], [`CrashFlash::crash_with_classes`]).
+///
+/// What recovery can tell apart about a page is whether it reads as erased,
+/// as one of the images its in-flight commands produced, or as something
+/// else, and — because recovery reads only a prefix of some pages (the
+/// header and pairs of a delta page) — whether a damaged page's start is
+/// intact. So a torn page is one of two fixed classes: `Prefix` (the first
+/// half of a program's result, then random bytes: the start reads as
+/// written, everything after it and the OOB do not) and `Garbage` (random
+/// bytes throughout: nothing reads as written, nor as erased). A torn page
+/// that reads as erased is the image before the program (or after the
+/// erase), which is already an `Image` class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PageClass {
+    /// Image `k` of the page's history (as in [`PageOutcome::Image`]).
+    Image(usize),
+    /// The first half of the data of image `k` (the result of a program),
+    /// the rest of the data and the whole OOB random.
+    Prefix(usize),
+    /// Random bytes throughout (a programmed page).
+    Garbage,
+}
+
+/// Media behaviours real NAND has that the default model leaves out; each is
+/// opt-in per run (docs/FORMAT.md, media assumptions).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MediaFaults {
+    /// MLC paired pages: an interrupted program of an upper page (its
+    /// in-flight program not applied, or torn) also destroys its paired
+    /// lower page, even if that page was synced long ago.
+    pub paired_pages: Option<PagePairing>,
+    /// An interrupted erase of a programmed page that left it reading as
+    /// erased is unstable: the next program of that page does not hold
+    /// (reads back as random bytes) until the block is erased again.
+    pub unstable_erase: bool,
+}
+
+/// Which pages of a block share cells (MLC lower/upper pairs): pages are
+/// taken in groups of `2 * stride`; in each group page `i < stride` is the
+/// lower page of page `i + stride`. `stride` 1 pairs (0,1), (2,3), ...;
+/// stride 2 pairs (0,2), (1,3), (4,6), (5,7), ...
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PagePairing {
+    pub stride: u32,
+}
+
+impl PagePairing {
+    /// The lower page paired with `page`, if `page` is an upper page.
+    pub fn lower_of(self, page: u32) -> Option<u32> {
+        let s = self.stride.max(1);
+        (page % (2 * s) >= s).then(|| page - s)
+    }
+}
+
+/// The fate of one touched page, as `crash_with` settles it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    Image(usize),
+    /// Torn, drawn from the generator (which command, which prefix).
+    Torn,
+    Prefix(usize),
+    Garbage,
+}
+
 /// What a crash did, page by page, summed up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CrashReport {
@@ -120,13 +185,26 @@ pub struct CrashReport {
     pub torn: usize,
     /// Whether an armed power cut had fired (false: cut between commands).
     pub fired: bool,
+    /// Synced lower pages destroyed by an interrupted upper-page program
+    /// ([`MediaFaults::paired_pages`]).
+    pub paired_lost: usize,
+    /// Pages left reading as erased but unstable
+    /// ([`MediaFaults::unstable_erase`]).
+    pub unstable: usize,
 }
 
+#[derive(Clone)]
 struct PageHistory {
     page: PageAddr,
     /// `images[0]`: before the first in-flight command; `images[k]`: after
     /// the k-th. The image after the newest command is the backend's.
     images: Vec<PageImage>,
+    /// Sequence number (in `commands`) of each in-flight command on the
+    /// page, oldest first: `images[k + 1]` (or the backend's image) is the
+    /// result of command `seqs[k]`.
+    seqs: Vec<u64>,
+    /// Whether each of those commands was an erase.
+    erases: Vec<bool>,
 }
 
 /// A fault layer that cuts power on command and produces post-crash devices.
@@ -146,6 +224,10 @@ pub struct CrashFlash<F> {
     /// Reads this layer issued itself (hidden from `counters()`).
     own_reads: u64,
     own_bytes_read: u64,
+    faults: MediaFaults,
+    /// Pages that read as erased after an interrupted erase but will not
+    /// hold a program (by page index).
+    unstable: std::collections::HashSet<u64>,
 }
 
 /// Most page buffers kept for reuse.
@@ -168,7 +250,57 @@ impl<F: RawFlash> CrashFlash<F> {
             pool_oob: Vec::new(),
             own_reads: 0,
             own_bytes_read: 0,
+            faults: MediaFaults::default(),
+            unstable: std::collections::HashSet::new(),
         }
+    }
+
+    /// A copy of this device, in-flight set and power state included, over
+    /// `fresh` (an erased backend of the same geometry, which receives every
+    /// programmed page and the battery-backed buffer). Exhaustive checking
+    /// forks a crash state this way instead of replaying its script.
+    pub fn duplicate(&mut self, mut fresh: F) -> Result<CrashFlash<F>> {
+        let g = self.geometry;
+        for i in 0..g.total_pages() {
+            let page = g.page_at(i);
+            if let img @ PageImage::Programmed { .. } = self.inner.page_image(page)? {
+                fresh.set_page_image(page, img)?;
+            }
+        }
+        let n = self.inner.nvram_size().min(fresh.nvram_size());
+        if n > 0 {
+            let mut nv = vec![0u8; n];
+            // The backend's own read: this layer's power state must not
+            // stop a copy.
+            self.inner.nvram_read(0, &mut nv)?;
+            fresh.nvram_write(0, &nv)?;
+        }
+        Ok(CrashFlash {
+            inner: fresh,
+            geometry: g,
+            histories: self.histories.clone(),
+            index: self.index.clone(),
+            commands: self.commands,
+            crash_at: self.crash_at,
+            powered_off: self.powered_off,
+            crashes: self.crashes,
+            pool_data: Vec::new(),
+            pool_oob: Vec::new(),
+            own_reads: self.own_reads,
+            own_bytes_read: self.own_bytes_read,
+            faults: self.faults,
+            unstable: self.unstable.clone(),
+        })
+    }
+
+    /// Turns on media behaviours the default model leaves out.
+    pub fn set_media_faults(&mut self, faults: MediaFaults) {
+        self.faults = faults;
+    }
+
+    /// The media behaviours in force.
+    pub fn media_faults(&self) -> MediaFaults {
+        self.faults
     }
 
     /// The backend (its content is the newest queued content).
@@ -196,6 +328,13 @@ impl<F: RawFlash> CrashFlash<F> {
         if !self.powered_off {
             self.crash_at = Some(self.commands.saturating_add(n));
         }
+    }
+
+    /// Cuts power now, between two commands (as an armed cut does when it
+    /// fires): every command fails until [`CrashFlash::crash`].
+    pub fn cut_power(&mut self) {
+        self.crash_at = None;
+        self.powered_off = true;
     }
 
     /// Disarms a pending power cut (does not revive a device that already
@@ -279,6 +418,106 @@ impl<F: RawFlash> CrashFlash<F> {
             .collect()
     }
 
+    /// The outcome classes of each touched page, in first-touch order (see
+    /// [`PageClass`]): every distinct image of its history (an image equal
+    /// to an earlier one is left out), then, if any in-flight command
+    /// changed the page, `Prefix` for each program among them and
+    /// `Garbage`. An erase of an already erased page changes nothing
+    /// physically, so such a page has the one class `Image(0)`.
+    pub fn page_classes(&self) -> Result<Vec<Vec<PageClass>>> {
+        let mut out = Vec::with_capacity(self.histories.len());
+        for h in &self.histories {
+            let last = self.inner.page_image(h.page)?;
+            let image = |k: usize| -> &PageImage { h.images.get(k).unwrap_or(&last) };
+            let n = h.images.len();
+            let mut classes: Vec<PageClass> = Vec::new();
+            for k in 0..=n {
+                if (0..k).all(|j| image(j) != image(k)) {
+                    classes.push(PageClass::Image(k));
+                }
+            }
+            if classes.len() > 1 {
+                for k in 1..=n {
+                    if !h.erases[k - 1] {
+                        classes.push(PageClass::Prefix(k));
+                    }
+                }
+                classes.push(PageClass::Garbage);
+            }
+            out.push(classes);
+        }
+        Ok(out)
+    }
+
+    /// The outcome of an in-order cut: the first `j` in-flight commands (in
+    /// issue order) applied and none after them, as a device that executes
+    /// in order and is cut after its j-th command since the last sync
+    /// leaves it. Per touched page, the `Image` class it falls in (the
+    /// first image of its history equal to the one left).
+    pub fn in_order_cut(&self, j: usize) -> Result<Vec<PageClass>> {
+        let seqs = self.in_flight_seqs();
+        let bound = seqs.get(j).copied().unwrap_or(u64::MAX);
+        let mut out = Vec::with_capacity(self.histories.len());
+        for h in &self.histories {
+            let k = h.seqs.iter().filter(|&&s| s < bound).count();
+            let last = self.inner.page_image(h.page)?;
+            let image = |i: usize| -> &PageImage { h.images.get(i).unwrap_or(&last) };
+            let first = (0..=k).find(|&i| image(i) == image(k)).unwrap_or(k);
+            out.push(PageClass::Image(first));
+        }
+        Ok(out)
+    }
+
+    /// The pages (indices in first-touch order) the `j`-th in-flight command
+    /// touched (an erase touches every page of its block).
+    pub fn command_pages(&self, j: usize) -> Vec<usize> {
+        let seqs = self.in_flight_seqs();
+        let Some(&seq) = seqs.get(j) else {
+            return Vec::new();
+        };
+        (0..self.histories.len())
+            .filter(|&i| self.histories[i].seqs.contains(&seq))
+            .collect()
+    }
+
+    /// Sequence numbers of the in-flight commands, oldest first.
+    pub fn in_flight_seqs(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self
+            .histories
+            .iter()
+            .flat_map(|h| h.seqs.iter().copied())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// Produces the post-crash device with the given per-page classes (in
+    /// first-touch order) and powers it on. Lenient, so a shrunk script
+    /// stays well-defined: missing pages keep their final image, extra
+    /// entries are ignored, and a class past a page's history is clamped.
+    pub fn crash_with_classes(
+        &mut self,
+        classes: &[PageClass],
+        rng: &mut dyn RngCore,
+    ) -> Result<CrashReport> {
+        let fates: Vec<Fate> = self
+            .histories
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let n = h.images.len();
+                match classes.get(i) {
+                    None => Fate::Image(n),
+                    Some(PageClass::Image(k)) => Fate::Image((*k).min(n)),
+                    Some(PageClass::Prefix(k)) => Fate::Prefix((*k).clamp(1, n)),
+                    Some(PageClass::Garbage) => Fate::Garbage,
+                }
+            })
+            .collect();
+        self.settle_fates(&fates, rng)
+    }
+
     /// Produces the post-crash device chosen by `policy` and powers it on.
     pub fn crash(&mut self, policy: CrashPolicy, rng: &mut dyn RngCore) -> Result<CrashReport> {
         let outcomes: Vec<PageOutcome> = self
@@ -318,6 +557,17 @@ impl<F: RawFlash> CrashFlash<F> {
         outcomes: &[PageOutcome],
         rng: &mut dyn RngCore,
     ) -> Result<CrashReport> {
+        let fates: Vec<Fate> = outcomes
+            .iter()
+            .map(|o| match *o {
+                PageOutcome::Image(k) => Fate::Image(k),
+                PageOutcome::Torn => Fate::Torn,
+            })
+            .collect();
+        self.settle_fates(&fates, rng)
+    }
+
+    fn settle_fates(&mut self, outcomes: &[Fate], rng: &mut dyn RngCore) -> Result<CrashReport> {
         if outcomes.len() != self.histories.len() {
             return Err(FlashError::BadLength {
                 what: "crash outcomes (one per page in flight)",
@@ -326,7 +576,7 @@ impl<F: RawFlash> CrashFlash<F> {
             });
         }
         for (h, o) in self.histories.iter().zip(outcomes) {
-            if let PageOutcome::Image(k) = *o {
+            if let Fate::Image(k) | Fate::Prefix(k) = *o {
                 if k > h.images.len() {
                     return Err(FlashError::BadLength {
                         what: "crash outcome image index (images of the page)",
@@ -343,10 +593,46 @@ impl<F: RawFlash> CrashFlash<F> {
         };
         let histories = std::mem::take(&mut self.histories);
         self.index.clear();
+        // Lower pages an interrupted upper-page program destroys, and pages
+        // an interrupted erase left unstable.
+        let mut lost_lower: Vec<PageAddr> = Vec::new();
+        for (h, o) in histories.iter().zip(outcomes) {
+            let last = h.images.len();
+            let undone_program = match *o {
+                Fate::Image(k) => k < last && h.erases.iter().skip(k).any(|e| !e),
+                _ => true,
+            } && h.erases.iter().any(|e| !e);
+            if let (Some(pairing), true) = (self.faults.paired_pages, undone_program) {
+                if let Some(lower) = pairing.lower_of(h.page.page) {
+                    lost_lower.push(PageAddr {
+                        block: h.page.block,
+                        page: lower,
+                    });
+                }
+            }
+            if self.faults.unstable_erase {
+                if let Fate::Image(k) = *o {
+                    // Reads as erased because an in-flight erase of a
+                    // programmed page took effect.
+                    let image_k_erased = if k == last {
+                        !h.erases.is_empty() && h.erases[last - 1]
+                    } else {
+                        k > 0 && h.erases[k - 1] && h.images[k] == PageImage::Erased
+                    };
+                    let was_programmed = h.images[..k.min(last)]
+                        .iter()
+                        .any(|i| matches!(i, PageImage::Programmed { .. }));
+                    if image_k_erased && was_programmed {
+                        self.unstable.insert(self.geometry.page_index(h.page));
+                        report.unstable += 1;
+                    }
+                }
+            }
+        }
         for (h, o) in histories.into_iter().zip(outcomes) {
             let last = h.images.len();
             let image = match *o {
-                PageOutcome::Image(k) if k == last => {
+                Fate::Image(k) if k == last => {
                     // The backend already holds the final image.
                     report.applied += 1;
                     for img in h.images {
@@ -354,7 +640,7 @@ impl<F: RawFlash> CrashFlash<F> {
                     }
                     continue;
                 }
-                PageOutcome::Image(k) => {
+                Fate::Image(k) => {
                     if k == 0 {
                         report.old += 1;
                     } else {
@@ -370,7 +656,30 @@ impl<F: RawFlash> CrashFlash<F> {
                     }
                     chosen.expect("checked above")
                 }
-                PageOutcome::Torn => {
+                Fate::Prefix(_) | Fate::Garbage => {
+                    report.torn += 1;
+                    let mut data = take_buf(&mut self.pool_data, self.geometry.page_size());
+                    let mut oob = take_buf(&mut self.pool_oob, self.geometry.oob_size as usize);
+                    fill_garbage(&mut data, rng.next_u64());
+                    fill_garbage(&mut oob, rng.next_u64());
+                    if let Fate::Prefix(k) = *o {
+                        let half = data.len() / 2;
+                        if k < last {
+                            if let PageImage::Programmed { data: td, .. } = &h.images[k] {
+                                data[..half].copy_from_slice(&td[..half]);
+                            }
+                        } else if let PageImage::Programmed { data: td, .. } =
+                            self.inner.page_image(h.page)?
+                        {
+                            data[..half].copy_from_slice(&td[..half]);
+                        }
+                    }
+                    for img in h.images {
+                        self.recycle(img);
+                    }
+                    PageImage::Programmed { data, oob }
+                }
+                Fate::Torn => {
                     report.torn += 1;
                     let j = rng.gen_range(1..=last);
                     let mut data = take_buf(&mut self.pool_data, self.geometry.page_size());
@@ -388,6 +697,17 @@ impl<F: RawFlash> CrashFlash<F> {
                 }
             };
             self.inner.set_page_image(h.page, image)?;
+        }
+        for lower in lost_lower {
+            if let PageImage::Programmed { .. } = self.inner.page_image(lower)? {
+                let mut data = take_buf(&mut self.pool_data, self.geometry.page_size());
+                let mut oob = take_buf(&mut self.pool_oob, self.geometry.oob_size as usize);
+                fill_garbage(&mut data, rng.next_u64());
+                fill_garbage(&mut oob, rng.next_u64());
+                self.inner
+                    .set_page_image(lower, PageImage::Programmed { data, oob })?;
+                report.paired_lost += 1;
+            }
         }
         self.powered_off = false;
         self.crash_at = None;
@@ -473,15 +793,21 @@ impl<F: RawFlash> CrashFlash<F> {
 
     /// Notes one more in-flight command on `page`, whose content right
     /// before that command is `current`.
-    fn record(&mut self, page: PageAddr, current: PageImage) {
+    fn record(&mut self, page: PageAddr, current: PageImage, erase: bool) {
         let key = self.geometry.page_index(page);
+        let seq = self.commands;
         if let Some(&i) = self.index.get(&key) {
-            self.histories[i].images.push(current);
+            let h = &mut self.histories[i];
+            h.images.push(current);
+            h.seqs.push(seq);
+            h.erases.push(erase);
         } else {
             self.index.insert(key, self.histories.len());
             self.histories.push(PageHistory {
                 page,
                 images: vec![current],
+                seqs: vec![seq],
+                erases: vec![erase],
             });
         }
     }
@@ -572,7 +898,17 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         self.inner.program(page, data, oob)?;
         // A program succeeds only on an erased page, so that is the image
         // before it; the image after it is the backend's.
-        self.record(page, PageImage::Erased);
+        self.record(page, PageImage::Erased, false);
+        if !self.unstable.is_empty() && self.unstable.remove(&self.geometry.page_index(page)) {
+            // The page only looked erased: the program does not hold.
+            let mut d = vec![0u8; self.geometry.page_size()].into_boxed_slice();
+            let mut o = vec![0u8; self.geometry.oob_size as usize].into_boxed_slice();
+            let seed = self.geometry.page_index(page) ^ self.commands.rotate_left(32);
+            fill_garbage(&mut d, seed);
+            fill_garbage(&mut o, !seed);
+            self.inner
+                .set_page_image(page, PageImage::Programmed { data: d, oob: o })?;
+        }
         Ok(())
     }
 
@@ -582,7 +918,8 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         for p in 0..self.geometry.pages_per_block {
             let page = PageAddr { block, page: p };
             let current = self.capture(page)?;
-            self.record(page, current);
+            self.record(page, current, true);
+            self.unstable.remove(&self.geometry.page_index(page));
         }
         self.inner.erase(block)
     }
@@ -613,5 +950,123 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         c.reads = c.reads.saturating_sub(self.own_reads);
         c.bytes_read = c.bytes_read.saturating_sub(self.own_bytes_read);
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemFlash;
+    use rand::SeedableRng;
+    use rand_pcg::Pcg64;
+
+    fn dev() -> CrashFlash<MemFlash> {
+        CrashFlash::new(MemFlash::new(Geometry::tiny()).unwrap())
+    }
+
+    fn fill(f: &CrashFlash<MemFlash>, b: u8) -> Vec<u8> {
+        vec![b; f.geometry().page_size()]
+    }
+
+    fn at(block: u32, page: u32) -> PageAddr {
+        PageAddr::new(block, page)
+    }
+
+    #[test]
+    fn classes_drop_repeated_images_and_erases_of_erased_pages() {
+        let mut f = dev();
+        // Block 1 is erased already: erasing it changes nothing.
+        f.erase(BlockId(1)).unwrap();
+        f.program(at(2, 0), &fill(&f, 7), &[]).unwrap();
+        let classes = f.page_classes().unwrap();
+        let ppb = f.geometry().pages_per_block as usize;
+        assert_eq!(classes.len(), ppb + 1);
+        for c in &classes[..ppb] {
+            assert_eq!(c, &vec![PageClass::Image(0)]);
+        }
+        assert_eq!(
+            classes[ppb],
+            vec![
+                PageClass::Image(0),
+                PageClass::Image(1),
+                PageClass::Prefix(1),
+                PageClass::Garbage
+            ]
+        );
+        // In-order cuts: nothing, the erase, the erase and the program.
+        assert_eq!(f.in_flight_seqs().len(), 2);
+        assert_eq!(f.in_order_cut(0).unwrap()[ppb], PageClass::Image(0));
+        assert_eq!(f.in_order_cut(2).unwrap()[ppb], PageClass::Image(1));
+        assert_eq!(f.command_pages(1), vec![ppb]);
+        // A prefix keeps the first half of the program's data.
+        let mut rng = Pcg64::seed_from_u64(1);
+        let mut v = vec![PageClass::Image(0); ppb];
+        v.push(PageClass::Prefix(1));
+        f.crash_with_classes(&v, &mut rng).unwrap();
+        let PageImage::Programmed { data, .. } = f.inner().page_image(at(2, 0)).unwrap() else {
+            panic!("a torn page needs an erase");
+        };
+        let half = data.len() / 2;
+        assert!(data[..half].iter().all(|&b| b == 7));
+        assert!(data[half..].iter().any(|&b| b != 7));
+    }
+
+    #[test]
+    fn an_interrupted_upper_page_program_destroys_its_synced_lower_page() {
+        let mut f = dev();
+        f.set_media_faults(MediaFaults {
+            paired_pages: Some(PagePairing { stride: 1 }),
+            unstable_erase: false,
+        });
+        f.program(at(3, 0), &fill(&f, 1), &[]).unwrap();
+        f.sync().unwrap();
+        f.program(at(3, 1), &fill(&f, 2), &[]).unwrap();
+        let mut rng = Pcg64::seed_from_u64(2);
+        // The upper page's program applied: the lower page is intact.
+        let r = f
+            .crash_with_classes(&[PageClass::Image(1)], &mut rng)
+            .unwrap();
+        assert_eq!(r.paired_lost, 0);
+        f.program(at(3, 2), &fill(&f, 3), &[]).unwrap();
+        f.sync().unwrap();
+        f.program(at(3, 3), &fill(&f, 4), &[]).unwrap();
+        // Not applied: page 2 (synced) is gone too.
+        let r = f
+            .crash_with_classes(&[PageClass::Image(0)], &mut rng)
+            .unwrap();
+        assert_eq!(r.paired_lost, 1);
+        let mut buf = fill(&f, 0);
+        f.read(at(3, 2), 0, &mut buf[..512]).unwrap();
+        assert!(buf[..512].iter().any(|&b| b != 3));
+        assert_eq!(PagePairing { stride: 2 }.lower_of(2), Some(0));
+        assert_eq!(PagePairing { stride: 2 }.lower_of(4), None);
+    }
+
+    #[test]
+    fn a_page_an_interrupted_erase_left_erased_does_not_hold_its_next_program() {
+        let mut f = dev();
+        f.set_media_faults(MediaFaults {
+            paired_pages: None,
+            unstable_erase: true,
+        });
+        f.program(at(4, 0), &fill(&f, 5), &[]).unwrap();
+        f.sync().unwrap();
+        f.erase(BlockId(4)).unwrap();
+        let ppb = f.geometry().pages_per_block as usize;
+        let mut rng = Pcg64::seed_from_u64(3);
+        let r = f
+            .crash_with_classes(&vec![PageClass::Image(1); ppb], &mut rng)
+            .unwrap();
+        assert_eq!(r.unstable, 1, "only the page that was programmed");
+        assert!(f.probe_erased(at(4, 0)).unwrap(), "it reads as erased");
+        f.program(at(4, 0), &fill(&f, 6), &[]).unwrap();
+        let mut buf = fill(&f, 0);
+        f.read(at(4, 0), 0, &mut buf).unwrap();
+        assert_ne!(buf, fill(&f, 6), "the program did not hold");
+        // Erasing the block again makes it stable.
+        f.erase(BlockId(4)).unwrap();
+        f.program(at(4, 0), &fill(&f, 6), &[]).unwrap();
+        f.read(at(4, 0), 0, &mut buf).unwrap();
+        assert_eq!(buf, fill(&f, 6));
     }
 }

@@ -47,7 +47,9 @@ pub mod realtime;
 pub mod shared;
 pub mod timed;
 
-pub use crash::{CrashFlash, CrashPolicy, CrashReport, PageOutcome};
+pub use crash::{
+    CrashFlash, CrashPolicy, CrashReport, MediaFaults, PageClass, PageOutcome, PagePairing,
+};
 pub use dataless::DatalessFlash;
 pub use error::{FlashError, Result};
 pub use file::crash::{ImageCrashFlash, MemImage};

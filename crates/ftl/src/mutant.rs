@@ -42,11 +42,24 @@ pub enum Mutant {
     /// does not start a new generation, so the dropped epoch's pages stay in
     /// the delta region's chain.
     SkipFallbackCheckpoint,
+    // Mutants of the crash checker's blind spots (issue 16): each is caught
+    // only by one of the checks added for it.
+    /// SCFTL: trim unmaps a sector but leaves its superblock's valid count
+    /// as it was (caught by `check_invariants` between operations).
+    TrimForgetsValidCount,
+    /// SCFTL: a write past the epoch bound applies the sectors that fit and
+    /// only then reports `EpochFull` (Fig. 4 says a refused write changes
+    /// nothing).
+    PartialWritePastEpochBound,
+    /// SCFTL: recovery resumes the epoch id of a crashed epoch, so the
+    /// crashed epoch's tentative delta pages are carried into the next
+    /// epoch and its commit covers them (needs a second crash to show).
+    RecoveryReusesCrashedEpoch,
 }
 
 impl Mutant {
     /// Every mutant, in a fixed order.
-    pub const ALL: [Mutant; 10] = [
+    pub const ALL: [Mutant; 13] = [
         Mutant::SkipSyncBeforeCommit,
         Mutant::EraseVictimBeforeFlush,
         Mutant::HonourTentativeDeltas,
@@ -57,6 +70,9 @@ impl Mutant {
         Mutant::SyncSkipSync,
         Mutant::AcceptEpochDigestMismatch,
         Mutant::SkipFallbackCheckpoint,
+        Mutant::TrimForgetsValidCount,
+        Mutant::PartialWritePastEpochBound,
+        Mutant::RecoveryReusesCrashedEpoch,
     ];
 
     /// Kebab-case name used on the command line.
@@ -73,6 +89,9 @@ impl Mutant {
             Mutant::SyncSkipSync => "sync-skip-sync",
             Mutant::AcceptEpochDigestMismatch => "accept-epoch-digest-mismatch",
             Mutant::SkipFallbackCheckpoint => "skip-fallback-checkpoint",
+            Mutant::TrimForgetsValidCount => "trim-forgets-valid-count",
+            Mutant::PartialWritePastEpochBound => "partial-write-past-epoch-bound",
+            Mutant::RecoveryReusesCrashedEpoch => "recovery-reuses-crashed-epoch",
         }
     }
 

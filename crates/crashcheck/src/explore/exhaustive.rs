@@ -1,9 +1,38 @@
-//! Exhaustive mode: for a short seeded workload after a format, every crash
-//! point (each counted flash command, the format's included, and "after
-//! the last command") and every in-flight outcome at each (sampled, always
-//! with none- and all-applied, where a point has more than `max_outcomes`),
-//! each distinct crash state recovered and verified whole, and a power cut
-//! at every command of each of those recoveries.
+//! Exhaustive mode: every crash point of a few short windows of one seeded
+//! workload, every outcome class of the pages in flight at each (within
+//! the bounds below, never sampled unless the user caps it), each distinct
+//! crash state recovered and verified whole, and nested crashes: a power
+//! cut at every command of each recovery and of a short continuation after
+//! it, to `depth` levels.
+//!
+//! Windows. One crash-free run of the workload (format, then up to
+//! `horizon` operations) is generated first, noting which operations do
+//! something a crash could break: the format, the first commit, the first
+//! tentative delta page, the first garbage collection, the first full
+//! checkpoint, the first refused request, the first trim of written
+//! sectors and the first commit after one. A
+//! window is the `ops` operations ending with such an operation (the first
+//! window also holds the format). The operations before a window replay
+//! crash-free.
+//!
+//! Outcomes at a crash point (`CrashFlash::page_classes`): each touched page
+//! has its distinct images plus two torn classes, `Prefix` and `Garbage`
+//! (why these cover what recovery can tell apart: `flash::PageClass`).
+//! When the product over the touched pages is at most `full_product_max`,
+//! every combination is checked. Otherwise the outcomes are the in-order
+//! cuts (the first j in-flight commands applied, j = 0..=n), each with the
+//! next command torn, and every outcome within `deviations` pages of an
+//! in-order cut (a page left older or newer than the cut, or torn: the
+//! reordering a volatile write cache allows). Outcomes are deduplicated
+//! before replay (by class vector) and after (by the fingerprint of every
+//! page, nvram and the model).
+//!
+//! Nesting. After a level-1 crash state recovers, a continuation runs: a
+//! request one sector past the epoch bound (if the device has one), a
+//! write, a flush, each followed by `check_invariants`. Level 2 cuts power
+//! at every command of the recovery (also at its end, which is how a
+//! recovery that writes nothing is cut) and of the continuation, with the
+//! in-order outcomes and the torn next command; and so on to `depth`.
 //!
 //! Every state is reached by replaying a script from a fresh device, so a
 //! failure is a script like any other and is shrunk and reported the same
@@ -12,26 +41,34 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use flash::CrashPolicy;
+use flash::PageClass;
 use rand::Rng;
 use rand_pcg::Pcg64;
 
 use super::random::{ExploreConfig, Gen, Workload};
 use super::report::{ExhaustiveStats, Report, Reporter};
 use crate::data::mix64;
-use crate::exec::{CrashHow, Executor, RunConfig, Stats, Step, Violation};
+use crate::exec::{CrashHow, Executor, Phase, RunConfig, Stats, Step, Violation};
 
-/// Exhaustive-mode settings.
+/// Exhaustive-mode settings (the bounds the summary states).
 #[derive(Clone, Debug)]
 pub struct ExhaustiveConfig {
     pub seed: u64,
-    /// Workload operations after the format.
+    /// Workload operations per window.
     pub ops: u64,
     pub workload: Workload,
-    /// Crash points with more in-flight outcomes than this are sampled.
-    pub max_outcomes: u64,
-    /// Also cut power at every command of each recovery (one outcome each).
-    pub recovery_crashes: bool,
+    /// Crash points with at most this many class combinations get all.
+    pub full_product_max: u64,
+    /// Otherwise: outcomes within this many pages of an in-order cut.
+    pub deviations: u32,
+    /// A cap the user asked for: crash points with more outcomes than this
+    /// are sampled (seeded) and the summary says so. `None`: never.
+    pub max_outcomes: Option<u64>,
+    /// Crash nesting: 1 = crashes in the workload only; 2 = also at every
+    /// command of each recovery and the continuation after it; ...
+    pub depth: u32,
+    /// Operations searched for the events that place windows.
+    pub horizon: u64,
     pub shrink_time: Duration,
 }
 
@@ -44,16 +81,74 @@ impl ExhaustiveConfig {
                 flush: 20,
                 ..Workload::default()
             },
-            max_outcomes: 1024,
-            recovery_crashes: true,
+            full_product_max: 256,
+            deviations: 1,
+            max_outcomes: None,
+            depth: 2,
+            horizon: 1500,
             shrink_time: Duration::from_secs(20),
+        }
+    }
+
+    /// The bounds, in words, for the summary.
+    pub fn describe(&self) -> String {
+        format!(
+            "windows of {} ops at the events of a {}-op run; every crash point; every class combination up to {} per point, else in-order cuts with the next command torn and every outcome within {} page(s) of one; nesting depth {}; {}",
+            self.ops,
+            self.horizon,
+            self.full_product_max,
+            self.deviations,
+            self.depth,
+            match self.max_outcomes {
+                Some(m) => format!("capped at {m} outcomes per point (sampled beyond)"),
+                None => "no sampling".into(),
+            }
+        )
+    }
+}
+
+/// What a window is placed on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Event {
+    Format,
+    Commit,
+    TentativeDelta,
+    Gc,
+    FullCheckpoint,
+    Refused,
+    TrimOfData,
+    CommitAfterTrim,
+}
+
+impl Event {
+    const ALL: [Event; 8] = [
+        Event::Format,
+        Event::Commit,
+        Event::TentativeDelta,
+        Event::Gc,
+        Event::FullCheckpoint,
+        Event::Refused,
+        Event::TrimOfData,
+        Event::CommitAfterTrim,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Event::Format => "format",
+            Event::Commit => "commit",
+            Event::TentativeDelta => "tentative delta page",
+            Event::Gc => "gc",
+            Event::FullCheckpoint => "full checkpoint",
+            Event::Refused => "refused request",
+            Event::TrimOfData => "trim of written sectors",
+            Event::CommitAfterTrim => "commit after trim",
         }
     }
 }
 
-/// Enumerates every crash point of a short seeded workload (format
-/// included) and every in-flight outcome at each, recovering and verifying
-/// every distinct crash state (all sectors, plus `check_invariants`).
+/// Enumerates the crash states of a short seeded workload's windows, with
+/// nested crashes, recovering and verifying every distinct one (all
+/// sectors, plus `check_invariants`).
 pub fn exhaustive(
     run: &RunConfig,
     cfg: &ExhaustiveConfig,
@@ -61,16 +156,20 @@ pub fn exhaustive(
 ) -> Report {
     let (reporter, rng) = Reporter::begin(run, cfg.seed, cfg.shrink_time);
     let data_seed = reporter.data_seed();
-    let ex = ExhaustiveStats {
+    let mut ex = ExhaustiveStats {
         workload_ops: cfg.ops,
+        depth: cfg.depth,
+        bounds: cfg.describe(),
         ..ExhaustiveStats::default()
     };
-    // The workload, generated against a crash-free run.
+    // The workload, generated against a crash-free run; every operation is
+    // followed by check_invariants.
     let ecfg = ExploreConfig {
         workload: cfg.workload.clone(),
         crash_prob: 0.0,
         recovery_crash_prob: 0.0,
         format_crash_prob: 0.0,
+        check_rate: 1.0,
         ..ExploreConfig::new(cfg.seed)
     };
     let exec = match Executor::replay(run, data_seed, &[]) {
@@ -78,10 +177,81 @@ pub fn exhaustive(
         Err(v) => return reporter.failed(Stats::default(), Some(ex), v, vec![], 0),
     };
     let mut g = Gen::new(&ecfg, rng, exec);
+    // ends[i]: script length after operation i (its check included).
+    let mut ends: Vec<usize> = Vec::new();
+    let mut found: Vec<(Event, usize)> = vec![(Event::Format, 0)];
     let generated = (|| -> Result<(), Violation> {
         g.emit(Step::Format)?;
-        while g.ops < cfg.ops {
+        // Sectors whose data a trim removed and no write has replaced
+        // since (a commit then has a trim to make durable).
+        let mut trimmed: HashSet<u64> = HashSet::new();
+        // Sectors holding written data, by the workload alone (so a window
+        // placed on a trim does not depend on the FTL under test).
+        let mut live: HashSet<u64> = HashSet::new();
+        while g.ops < cfg.horizon.max(cfg.ops) && g.exec.phase() == Phase::Up {
+            let before = g.exec.device_stats().unwrap_or_default();
+            let refused = g.exec.stats().epoch_full;
+            let len = g.script.len();
             g.op()?;
+            let after = g.exec.device_stats().unwrap_or_default();
+            let i = ends.len();
+            ends.push(g.script.len());
+            let ran: Vec<&Step> = g.script[len..].iter().filter(|s| s.is_op()).collect();
+            let flushed =
+                ran.iter().any(|s| matches!(s, Step::Flush)) && after.flushes > before.flushes;
+            let mut note = |e: Event| {
+                if !found.iter().any(|&(f, _)| f == e) {
+                    found.push((e, i));
+                }
+            };
+            if flushed && after.meta_pages_written > before.meta_pages_written {
+                note(Event::Commit);
+                if !trimmed.is_empty() {
+                    note(Event::CommitAfterTrim);
+                }
+                trimmed.clear();
+            }
+            if !flushed && after.meta_pages_written > before.meta_pages_written {
+                note(Event::TentativeDelta);
+            }
+            // A victim with live sectors: reclaiming an empty one moves
+            // nothing a crash could lose.
+            if after.gc_sectors_relocated > before.gc_sectors_relocated {
+                note(Event::Gc);
+            }
+            if after.full_checkpoints > before.full_checkpoints {
+                note(Event::FullCheckpoint);
+            }
+            let was_refused = g.exec.stats().epoch_full > refused;
+            if was_refused {
+                note(Event::Refused);
+            }
+            for st in &ran {
+                match **st {
+                    Step::Write { lba, count } if !was_refused => {
+                        for l in lba..lba + u64::from(count) {
+                            live.insert(l);
+                            trimmed.remove(&l);
+                        }
+                    }
+                    Step::Trim { lba, count } if !was_refused => {
+                        let mut hit = false;
+                        for l in lba..lba + u64::from(count) {
+                            if live.remove(&l) {
+                                hit = true;
+                                trimmed.insert(l);
+                            }
+                        }
+                        if hit {
+                            note(Event::TrimOfData);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if found.len() == Event::ALL.len() && g.ops >= cfg.ops {
+                break;
+            }
         }
         Ok(())
     })();
@@ -89,45 +259,100 @@ pub fn exhaustive(
         let script = std::mem::take(&mut g.script);
         return reporter.failed(g.exec.stats(), Some(ex), v, script, g.ops);
     }
-    let mut e = Enumeration {
+    // Windows: (first op, one past the last op), merged when they overlap.
+    let mut windows: Vec<(usize, usize, Vec<Event>)> = Vec::new();
+    found.sort_by_key(|&(_, i)| i);
+    for &(e, i) in &found {
+        let (a, b) = if e == Event::Format {
+            (0, (cfg.ops as usize).min(ends.len()))
+        } else {
+            ((i + 1).saturating_sub(cfg.ops as usize), i + 1)
+        };
+        match windows.last_mut() {
+            Some(w) if a < w.1 => {
+                w.1 = w.1.max(b);
+                w.2.push(e);
+            }
+            _ => windows.push((a, b, vec![e])),
+        }
+    }
+    ex.windows = windows
+        .iter()
+        .map(|(a, b, es)| {
+            let names: Vec<&str> = es.iter().map(|e| e.name()).collect();
+            format!("ops {a}..{b} ({})", names.join(", "))
+        })
+        .collect();
+    ex.events_missing = Event::ALL
+        .iter()
+        .filter(|e| !found.iter().any(|(f, _)| f == *e))
+        .map(|e| e.name().to_string())
+        .collect();
+    let script = std::mem::take(&mut g.script);
+    let total = g.exec.stats().workload();
+    let mut en = Enumeration {
         run,
         cfg,
         data_seed,
-        commands: g.exec.flash_commands(),
-        // The workload is counted once; every replay adds only its crash
-        // and verification counters.
-        total: g.exec.stats().workload(),
-        workload: g.script,
         rng: g.rng,
         seen: HashSet::new(),
+        total,
         ex,
     };
     let mut result = Ok(());
-    for k in 0..=e.commands {
-        result = e.crash_point(k);
-        if result.is_err() {
-            break;
+    'windows: for (a, b, _) in &windows {
+        // Crash-free prefix (format, earlier operations without their
+        // checks), then the window with its checks.
+        let start = if *a == 0 { 0 } else { ends[a - 1] };
+        let mut base: Vec<Step> = script[..start]
+            .iter()
+            .filter(|s| !matches!(s, Step::Check))
+            .cloned()
+            .collect();
+        let first_cmd = if *a == 0 {
+            0
+        } else {
+            match Executor::replay(run, data_seed, &base) {
+                Ok(e) => e.flash_commands(),
+                Err(v) => {
+                    result = Err((v, base));
+                    break;
+                }
+            }
+        };
+        base.extend(script[start..ends[b - 1]].iter().cloned());
+        let last_cmd = match Executor::replay(run, data_seed, &base) {
+            Ok(e) => e.flash_commands(),
+            Err(v) => {
+                result = Err((v, base));
+                break;
+            }
+        };
+        for k in first_cmd..=last_cmd {
+            let mut prefix = vec![Step::Arm { commands: k }];
+            prefix.extend(base.iter().cloned());
+            result = en.crash_point(&prefix, 1, None);
+            if result.is_err() {
+                break 'windows;
+            }
+            progress(&en.total, reporter.elapsed());
         }
-        progress(&e.total, reporter.elapsed());
     }
     match result {
-        Ok(()) => reporter.passed(e.total, Some(e.ex)),
-        Err((v, script)) => reporter.failed(e.total, Some(e.ex), v, script, cfg.ops),
+        Ok(()) => reporter.passed(en.total, Some(en.ex)),
+        Err((v, script)) => reporter.failed(en.total, Some(en.ex), v, script, cfg.ops),
     }
 }
 
 /// A violation and the script that shows it.
 type Caught = (Violation, Vec<Step>);
 
-/// The state of an enumeration over the crash points of one workload.
+/// The state of an enumeration.
 struct Enumeration<'a> {
     run: &'a RunConfig,
     cfg: &'a ExhaustiveConfig,
     data_seed: u64,
-    /// The workload's script (format first) and its counted flash commands.
-    workload: Vec<Step>,
-    commands: u64,
-    /// Draws the sampled outcomes of crash points that have too many.
+    /// Draws the sampled outcomes when the user capped them.
     rng: Pcg64,
     /// Fingerprints of the crash states already verified.
     seen: HashSet<u64>,
@@ -144,50 +369,164 @@ impl Enumeration<'_> {
         full: true,
     };
 
-    /// Power cut after `k` commands of the workload: every outcome (or a
-    /// sample) of the pages in flight there.
-    fn crash_point(&mut self, k: u64) -> Result<(), Caught> {
-        self.ex.crash_points += 1;
-        let mut prefix = vec![Step::Arm { commands: k }];
-        prefix.extend(self.workload.iter().cloned());
-        let probe = match Executor::replay(self.run, self.data_seed, &prefix) {
-            Ok(e) => e,
-            Err(v) => return Err((v, prefix)),
-        };
-        let n = probe.outcome_count();
-        let indices: Vec<u64> = if n <= self.cfg.max_outcomes {
-            (0..n).collect()
-        } else {
-            self.ex.points_sampled += 1;
-            let mut set: Vec<u64> = vec![0, n - 1];
-            while (set.len() as u64) < self.cfg.max_outcomes {
-                set.push(self.rng.gen_range(0..n));
+    /// The outcomes to check at a crash point, as class vectors.
+    fn outcomes(&mut self, e: &Executor, level: u32) -> Vec<Vec<PageClass>> {
+        let classes = e.page_classes();
+        let n = e.in_flight_commands();
+        let product = classes
+            .iter()
+            .fold(1u64, |acc, c| acc.saturating_mul(c.len() as u64));
+        let mut out: Vec<Vec<PageClass>> = Vec::new();
+        let mut set: HashSet<Vec<PageClass>> = HashSet::new();
+        let mut add = |v: Vec<PageClass>, out: &mut Vec<Vec<PageClass>>| {
+            if set.insert(v.clone()) {
+                out.push(v);
             }
-            set.sort_unstable();
-            set.dedup();
-            set
         };
-        let mut first = Some(probe);
-        for i in indices {
+        if level == 1 && product <= self.cfg.full_product_max {
+            self.ex.points_every_combination += 1;
+            for mut i in 0..product {
+                let v = classes
+                    .iter()
+                    .map(|c| {
+                        let d = (i % c.len() as u64) as usize;
+                        i /= c.len() as u64;
+                        c[d]
+                    })
+                    .collect();
+                add(v, &mut out);
+            }
+        } else {
+            if level == 1 {
+                self.ex.points_bounded += 1;
+            }
+            for j in 0..=n {
+                let (cut, next) = e.in_order_cut(j);
+                add(cut.clone(), &mut out);
+                // The next command torn (every page it touched): all
+                // garbage, or its result's prefix (a program's).
+                for prefix in [false, true] {
+                    let mut v = cut.clone();
+                    let mut any = false;
+                    for &p in &next {
+                        let tc = classes[p].iter().copied().rfind(|c| match c {
+                            PageClass::Prefix(_) => prefix,
+                            PageClass::Garbage => !prefix,
+                            PageClass::Image(_) => false,
+                        });
+                        if let Some(tc) = tc {
+                            v[p] = tc;
+                            any = true;
+                        }
+                    }
+                    if any {
+                        add(v, &mut out);
+                    }
+                }
+                if level > 1 || self.cfg.deviations == 0 {
+                    continue;
+                }
+                for p in 0..cut.len() {
+                    for &c in &classes[p] {
+                        if c == cut[p] {
+                            continue;
+                        }
+                        let mut v = cut.clone();
+                        v[p] = c;
+                        if self.cfg.deviations >= 2 {
+                            for q in p + 1..cut.len() {
+                                for &d in &classes[q] {
+                                    if d != cut[q] {
+                                        let mut w = v.clone();
+                                        w[q] = d;
+                                        add(w, &mut out);
+                                    }
+                                }
+                            }
+                        }
+                        add(v, &mut out);
+                    }
+                }
+            }
+        }
+        if let Some(cap) = self.cfg.max_outcomes {
+            if out.len() as u64 > cap {
+                self.ex.points_sampled += 1;
+                let keep = cap.max(1) as usize;
+                let mut picked: Vec<Vec<PageClass>> = Vec::with_capacity(keep);
+                // Always the first (an in-order cut) and the last.
+                let last = out.len() - 1;
+                picked.push(out[0].clone());
+                if keep > 1 {
+                    picked.push(out[last].clone());
+                }
+                while picked.len() < keep {
+                    let i = self.rng.gen_range(0..out.len());
+                    picked.push(out[i].clone());
+                }
+                return picked;
+            }
+        }
+        out
+    }
+
+    /// The crash point that `prefix` (which arms a power cut, then runs
+    /// steps) reaches: every outcome of the pages in flight there. `probe`
+    /// is an executor that already ran `prefix`, if the caller has one.
+    fn crash_point(
+        &mut self,
+        prefix: &[Step],
+        level: u32,
+        probe: Option<Executor>,
+    ) -> Result<(), Caught> {
+        if level == 1 {
+            self.ex.crash_points += 1;
+        } else {
+            self.ex.nested_crash_points += 1;
+        }
+        let probe = match probe {
+            Some(e) => e,
+            None => match Executor::replay(self.run, self.data_seed, prefix) {
+                Ok(e) => e,
+                Err(v) => return Err((v, prefix.to_vec())),
+            },
+        };
+        let outcomes = self.outcomes(&probe, level);
+        let count = outcomes.len();
+        let mut last = Some(probe);
+        for (i, v) in outcomes.into_iter().enumerate() {
             self.ex.outcomes_enumerated += 1;
-            let e = match first.take() {
-                Some(e) => e,
-                None => Executor::replay(self.run, self.data_seed, &prefix)
-                    .expect("replays like the probe"),
+            // A down device is forked (cheap); an up one (a cut that did
+            // not fire) is replayed.
+            let e = if i + 1 == count {
+                last.take().expect("probe kept for the last outcome")
+            } else {
+                let probe = last.as_ref().expect("probe kept");
+                match probe.fork() {
+                    Some(e) => e,
+                    None => Executor::replay(self.run, self.data_seed, prefix)
+                        .expect("replays like the probe"),
+                }
             };
-            self.outcome(k, i, &prefix, e)?;
+            let crash = Step::Crash {
+                how: CrashHow::Pages(v),
+                seed: mix64(prefix.len() as u64 ^ mix64(i as u64 ^ self.data_seed)),
+            };
+            self.outcome(prefix, crash, e, level)?;
         }
         Ok(())
     }
 
-    /// Outcome `i` at crash point `k`, on `e` (which ran `prefix`): skipped
-    /// if its crash state was seen, else recovered and verified, then
-    /// recovered again with a power cut at each command of that recovery.
-    fn outcome(&mut self, k: u64, i: u64, prefix: &[Step], mut e: Executor) -> Result<(), Caught> {
-        let crash = Step::Crash {
-            how: CrashHow::Outcome(i),
-            seed: mix64(k ^ mix64(i ^ self.data_seed)),
-        };
+    /// One outcome: skipped if its crash state was seen, else recovered and
+    /// verified; then, below the depth bound, power is cut at every command
+    /// of that recovery and of a continuation after it.
+    fn outcome(
+        &mut self,
+        prefix: &[Step],
+        crash: Step,
+        mut e: Executor,
+        level: u32,
+    ) -> Result<(), Caught> {
         let mut script = prefix.to_vec();
         script.push(crash.clone());
         if let Err(v) = e.step(&crash) {
@@ -197,33 +536,99 @@ impl Enumeration<'_> {
             self.ex.duplicate_states_skipped += 1;
             return Ok(());
         }
-        self.ex.distinct_crash_states += 1;
+        if level == 1 {
+            self.ex.distinct_crash_states += 1;
+        } else {
+            self.ex.nested_crash_states += 1;
+        }
+        let before = e.flash_commands();
         script.push(Self::RECOVER);
         if let Err(v) = e.step(&Self::RECOVER) {
             return Err((v, script));
         }
-        self.total += e.stats().checking();
-        if !self.cfg.recovery_crashes {
+        let recovery_cmds = e.flash_commands() - before;
+        if level >= self.cfg.depth {
+            // Run the continuation anyway: what recovery left must take a
+            // commit (this is where a bad recovery shows).
+            let cont = Self::continuation(&e);
+            for s in &cont {
+                script.push(s.clone());
+                if let Err(v) = e.step(s) {
+                    return Err((v, script));
+                }
+            }
+            self.total += e.stats().checking();
             return Ok(());
         }
-        for r in 0..e.last_recovery_commands() {
-            let mut s2 = prefix.to_vec();
-            s2.push(crash.clone());
-            s2.push(Step::Arm { commands: r });
-            s2.push(Self::RECOVER);
-            s2.push(Step::Crash {
-                how: CrashHow::Policy(CrashPolicy::Random),
-                seed: mix64(k ^ mix64(i ^ mix64(r))),
-            });
-            s2.push(Self::RECOVER);
-            match Executor::run(self.run, self.data_seed, &s2) {
-                Ok(s) => {
-                    self.ex.recovery_crash_states += 1;
-                    self.total += s.checking();
-                }
-                Err(v) => return Err((v, s2)),
+        // The crash state before its recovery, to fork the nested runs from.
+        let down = e.fork();
+        let cont = Self::continuation(&e);
+        let mut probe_script = script.clone();
+        script.truncate(script.len() - 1);
+        for s in &cont {
+            probe_script.push(s.clone());
+            if let Err(v) = e.step(s) {
+                return Err((v, probe_script));
             }
         }
+        self.total += e.stats().checking();
+        let cont_cmds = e.flash_commands() - before - recovery_cmds;
+        // Level + 1: a cut at every command of the recovery (its end
+        // included: an armed cut not fired by then is disarmed, unless it
+        // is due at the very next command)...
+        let mut suffixes: Vec<Vec<Step>> = Vec::new();
+        for r in 0..=recovery_cmds {
+            let mut s2 = vec![Step::Arm { commands: r }, Self::RECOVER];
+            s2.extend(cont.iter().cloned());
+            suffixes.push(s2);
+        }
+        // ...and at every command of the continuation (the last value cuts
+        // power after it, between operations).
+        for c in 0..=cont_cmds {
+            let mut s2 = vec![Self::RECOVER, Step::Arm { commands: c }];
+            s2.extend(cont.iter().cloned());
+            suffixes.push(s2);
+        }
+        for suffix in suffixes {
+            let mut s2 = script.clone();
+            s2.extend(suffix.iter().cloned());
+            let mut probe = down.as_ref().and_then(|d| d.fork());
+            if let Some(p) = probe.as_mut() {
+                for st in &suffix {
+                    if let Err(v) = p.step(st) {
+                        return Err((v, s2));
+                    }
+                }
+            }
+            self.crash_point(&s2, level + 1, probe)?;
+        }
         Ok(())
+    }
+
+    /// After a recovery: a request one sector past the epoch bound (if the
+    /// device has one), a write, a flush, each checked.
+    fn continuation(e: &Executor) -> Vec<Step> {
+        let mut v = Vec::new();
+        let n = e.num_sectors();
+        if n == 0 {
+            return v;
+        }
+        if let Some(rem) = e.epoch_remaining() {
+            if rem < n && rem < u64::from(u32::MAX) {
+                v.push(Step::Write {
+                    lba: 0,
+                    count: rem as u32 + 1,
+                });
+                v.push(Step::Check);
+            }
+        }
+        v.push(Step::Write {
+            lba: n / 2,
+            count: 2.min(n as u32),
+        });
+        v.push(Step::Check);
+        v.push(Step::Flush);
+        v.push(Step::Check);
+        v
     }
 }

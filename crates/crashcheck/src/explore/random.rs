@@ -69,6 +69,17 @@ pub struct ExploreConfig {
     /// Probability that a verification calls `check_invariants` (scaled
     /// down on devices of more than 65536 sectors, where it is costly).
     pub invariants_prob: f64,
+    /// Probability that an operation is followed by `check_invariants`
+    /// (scaled down the same way): catches in-memory bookkeeping bugs that
+    /// a recovery would rebuild away, and compares the stable L2P on flash
+    /// with the ghost copy the flush path keeps.
+    pub check_rate: f64,
+    /// Probability that a write or trim that does not fit the epoch's
+    /// remaining budget is issued anyway (expecting `EpochFull` and no
+    /// change) instead of being preceded by a flush; and, when the budget
+    /// is nearly spent, that a request one sector too long is made on
+    /// purpose.
+    pub over_bound_prob: f64,
     /// Shrink a failing script for at most this long.
     pub shrink_time: Duration,
 }
@@ -81,11 +92,13 @@ impl ExploreConfig {
             time: None,
             workload: Workload::default(),
             crash_prob: 0.9,
-            recovery_crash_prob: 0.25,
+            recovery_crash_prob: 0.4,
             format_crash_prob: 0.3,
             long_epoch_prob: 0.2,
             full_verify_sectors: 8.0,
             invariants_prob: 0.05,
+            check_rate: 0.1,
+            over_bound_prob: 0.1,
             shrink_time: Duration::from_secs(20),
         }
     }
@@ -122,7 +135,7 @@ impl<'a> Gen<'a> {
             ops: 0,
             cmds_per_op: 2.0,
             format_cmds: 64,
-            recovery_cmds: 4,
+            recovery_cmds: 0,
             no_flush: false,
         }
     }
@@ -155,7 +168,16 @@ impl<'a> Gen<'a> {
     fn recover(&mut self) -> Result<(), Violation> {
         loop {
             if self.rng.gen_bool(self.cfg.recovery_crash_prob) {
-                let n = self.rng.gen_range(0..=self.recovery_cmds.max(1));
+                // Half the time the first command: most recoveries write
+                // nothing, and for them that cut falls at the end of the
+                // recovery (its only crash point). Otherwise anywhere up
+                // to the longest recovery seen (a value past the end of
+                // this one is disarmed).
+                let n = if self.rng.gen_bool(0.5) {
+                    0
+                } else {
+                    self.rng.gen_range(0..=self.recovery_cmds)
+                };
                 self.emit(Step::Arm { commands: n })?;
             }
             let step = Step::Recover {
@@ -216,8 +238,18 @@ impl<'a> Gen<'a> {
     }
 
     /// One workload operation (a write that would overflow the epoch bound
-    /// is preceded by a flush).
+    /// is usually preceded by a flush, sometimes issued anyway), then now
+    /// and then `check_invariants`.
     pub(super) fn op(&mut self) -> Result<(), Violation> {
+        self.op_only()?;
+        let scale = (65536.0 / self.exec.num_sectors().max(1) as f64).min(1.0);
+        if self.exec.phase() == Phase::Up && self.rng.gen_bool(self.cfg.check_rate * scale) {
+            self.emit(Step::Check)?;
+        }
+        Ok(())
+    }
+
+    fn op_only(&mut self) -> Result<(), Violation> {
         let w = &self.cfg.workload;
         let flush_w = if self.no_flush { 0 } else { w.flush };
         let total = w.write + w.trim + flush_w + w.read;
@@ -233,7 +265,13 @@ impl<'a> Gen<'a> {
             let trim = r >= w.write;
             let mut count = count;
             if let Some(rem) = self.exec.epoch_remaining() {
-                if rem < u64::from(count) {
+                let over = self.rng.gen_bool(self.cfg.over_bound_prob);
+                let limit = u64::from(max).max(2) * 2;
+                if over && rem < limit && rem < self.exec.num_sectors() {
+                    // Exactly one sector more than the epoch allows (or
+                    // more, if the drawn request already is).
+                    count = count.max(rem as u32 + 1);
+                } else if rem < u64::from(count) {
                     self.emit(Step::Flush)?;
                     if self.exec.phase() != Phase::Up {
                         return Ok(());

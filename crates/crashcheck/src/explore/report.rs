@@ -37,17 +37,33 @@ pub struct Report {
     pub exhaustive: Option<ExhaustiveStats>,
 }
 
-/// Counts of an exhaustive run.
+/// Counts of an exhaustive run, and the bounds it was exhaustive within.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ExhaustiveStats {
+    /// Operations per window.
     pub workload_ops: u64,
+    /// Crash nesting depth.
+    pub depth: u32,
+    /// The bounds, in words.
+    pub bounds: String,
+    /// The windows (operation ranges and the events they hold).
+    pub windows: Vec<String>,
+    /// Events the workload never reached within its horizon.
+    pub events_missing: Vec<String>,
+    /// Level-1 crash points, and how their outcomes were enumerated.
     pub crash_points: u64,
+    pub points_every_combination: u64,
+    pub points_bounded: u64,
     pub outcomes_enumerated: u64,
-    /// Crash points whose outcomes were too many and were sampled.
+    /// Crash points whose outcomes exceeded the user's cap and were sampled
+    /// (always 0 without `--max-outcomes`).
     pub points_sampled: u64,
     pub distinct_crash_states: u64,
     pub duplicate_states_skipped: u64,
-    pub recovery_crash_states: u64,
+    /// Crash points and distinct crash states at nesting levels >= 2 (a
+    /// crash inside the recovery of a crash, or right after it).
+    pub nested_crash_points: u64,
+    pub nested_crash_states: u64,
 }
 
 /// Builds a campaign's report. Holds what shrinking and replaying a failure

@@ -164,7 +164,11 @@ impl<R: SectorRule> PerSectorSpec<R> {
     }
 }
 
-impl<R: SectorRule> Spec for PerSectorSpec<R> {
+impl<R: SectorRule + 'static> Spec for PerSectorSpec<R> {
+    fn boxed_clone(&self) -> Box<dyn Spec> {
+        Box::new(self.clone())
+    }
+
     fn kind(&self) -> ContractKind {
         R::KIND
     }

@@ -133,4 +133,7 @@ pub trait Spec {
 
     /// A digest of the model state (to tell crash states apart).
     fn digest(&self) -> u64;
+
+    /// A copy of the model (exhaustive mode resumes runs from snapshots).
+    fn boxed_clone(&self) -> Box<dyn Spec>;
 }

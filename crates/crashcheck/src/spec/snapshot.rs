@@ -91,6 +91,10 @@ impl SnapshotSpec {
 }
 
 impl Spec for SnapshotSpec {
+    fn boxed_clone(&self) -> Box<dyn Spec> {
+        Box::new(self.clone())
+    }
+
     fn kind(&self) -> ContractKind {
         ContractKind::Snapshot
     }

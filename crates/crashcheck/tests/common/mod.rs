@@ -23,6 +23,7 @@ pub fn run_config(
         geometry_name: geometry.into(),
         mutant,
         sample: 16,
+        media: flash::MediaFaults::default(),
     }
 }
 
@@ -66,7 +67,12 @@ pub fn passes(run: &RunConfig, seed: u64, ops: u64) -> Report {
 }
 
 /// An exhaustive run that must pass.
-pub fn exhaustive_passes(run: &RunConfig, seed: u64, ops: u64, max_outcomes: u64) -> Report {
+pub fn exhaustive_passes(
+    run: &RunConfig,
+    seed: u64,
+    ops: u64,
+    max_outcomes: Option<u64>,
+) -> Report {
     let mut cfg = ExhaustiveConfig::new(seed, ops);
     cfg.max_outcomes = max_outcomes;
     cfg.shrink_time = Duration::from_secs(2);

@@ -202,6 +202,18 @@ impl ImageCrashFlash {
         self.crash_at = None;
     }
 
+    /// Cuts power now, between two commands (as an armed cut does when it
+    /// fires), as [`crate::CrashFlash::cut_power`].
+    pub fn cut_power(&mut self) {
+        self.crash_at = None;
+        self.powered_off = true;
+    }
+
+    /// Counted commands left before an armed cut fires, if one is armed.
+    pub fn crash_pending(&self) -> Option<u64> {
+        self.crash_at.map(|at| at.saturating_sub(self.commands))
+    }
+
     /// True after an armed power cut fired and before [`Self::crash`].
     pub fn is_powered_off(&self) -> bool {
         self.powered_off

@@ -27,8 +27,16 @@ impl<F: Flash> Scftl<F> {
     pub(super) fn write_impl(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
         let ss = self.layout.sector_size;
         let n = check_request(lba, data.len(), ss, self.config.logical_sectors)?;
-        self.check_epoch_budget(n)?;
-        for (i, sector) in data.chunks_exact(ss).enumerate() {
+        let mut refused = None;
+        let mut fits = n;
+        if let Err(e) = self.check_epoch_budget(n) {
+            if self.mutant != Mutant::PartialWritePastEpochBound {
+                return Err(e);
+            }
+            fits = u64::from(self.config.write_bound) - self.updates;
+            refused = Some(e);
+        }
+        for (i, sector) in data.chunks_exact(ss).take(fits as usize).enumerate() {
             let la = La((lba.0 + i as u64) as u32);
             self.gc_if_needed()?;
             let crc = data_crc(la, sector);
@@ -38,8 +46,8 @@ impl<F: Flash> Scftl<F> {
             self.delta.note_sector(la, psa, crc);
             self.delta.push(&mut self.flash, &self.layout, la, psa)?;
         }
-        self.stats.user_sectors_written += n;
-        Ok(())
+        self.stats.user_sectors_written += fits;
+        refused.map_or(Ok(()), Err)
     }
 
     pub(super) fn read_impl(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
@@ -74,7 +82,9 @@ impl<F: Flash> Scftl<F> {
             if !old.is_mapped() {
                 continue;
             }
-            self.blocks.remove_valid(self.layout.sb_of(old));
+            if self.mutant != Mutant::TrimForgetsValidCount {
+                self.blocks.remove_valid(self.layout.sb_of(old));
+            }
             self.l2p[la] = Psa::UNMAPPED;
             #[cfg(debug_assertions)]
             self.ghost.pending.push((la, Psa::UNMAPPED));

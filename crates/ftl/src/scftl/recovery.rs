@@ -77,7 +77,7 @@ fn check_pa(layout: &Layout, la: La, pa: Psa, logical: usize) -> Result<()> {
 }
 
 /// Reconstructs the stable L2P. Honours the recovery mutants
-/// (`HonourTentativeDeltas`, `SkipCrcCheck`).
+/// (`HonourTentativeDeltas`, `SkipCrcCheck`, `RecoveryReusesCrashedEpoch`).
 pub(crate) fn reconstruct<F: Flash + ?Sized>(
     flash: &mut F,
     layout: &Layout,
@@ -134,7 +134,9 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
             continue;
         }
         current_gen_seen = true;
-        next_epoch = next_epoch.max(h.epoch.saturating_add(1));
+        if format::is_commit_kind(kind) || mutant != Mutant::RecoveryReusesCrashedEpoch {
+            next_epoch = next_epoch.max(h.epoch.saturating_add(1));
+        }
         // A page programmed after a sync proves every earlier epoch durable.
         let after_sync = h.kind & format::KIND_AFTER_SYNC != 0;
         if let Some(last) = unproven.iter().rposition(|e| after_sync && e.id < h.epoch) {

@@ -1,0 +1,51 @@
+//! SCFTL's media assumptions (docs/FORMAT.md, "Media assumptions"), shown
+//! with the opt-in crash policies: on MLC paired pages programmed in plain
+//! page order, and on NAND whose interrupted erases can leave a page that
+//! reads as erased but does not hold a program, SCFTL loses durable data.
+//! These tests pin that down, so the documented requirement stays true:
+//! if SCFTL is ever made to survive either, the test fails and the document
+//! must change with it.
+
+mod common;
+
+use std::time::Duration;
+
+use common::run_config;
+use crashcheck::explore::{exhaustive, ExhaustiveConfig};
+use crashcheck::RunConfig;
+use flash::{MediaFaults, PagePairing};
+use ftl::Mutant;
+
+fn scftl_with(media: MediaFaults) -> RunConfig {
+    let mut run = run_config("scftl", None, "tiny", Mutant::None);
+    run.media = media;
+    run
+}
+
+fn exhaustive_fails(run: &RunConfig) -> String {
+    let mut cfg = ExhaustiveConfig::new(3, 6);
+    cfg.shrink_time = Duration::from_millis(200);
+    let r = exhaustive(run, &cfg, &mut |_, _| {});
+    let f = r
+        .failure
+        .expect("the checker shows the media fault breaks SCFTL");
+    f.violation.message
+}
+
+#[test]
+fn scftl_requires_slc_or_a_paired_page_safe_program_order() {
+    let m = exhaustive_fails(&scftl_with(MediaFaults {
+        paired_pages: Some(PagePairing { stride: 1 }),
+        unstable_erase: false,
+    }));
+    eprintln!("paired pages: {m}");
+}
+
+#[test]
+fn scftl_requires_erases_that_hold_once_they_read_as_erased() {
+    let m = exhaustive_fails(&scftl_with(MediaFaults {
+        paired_pages: None,
+        unstable_erase: true,
+    }));
+    eprintln!("unstable erase: {m}");
+}
