@@ -32,7 +32,11 @@ fn exhaustive_defaults_catch_every_mutant_without_sampling() {
         // region, which hides the stale pages (random mode and seeds 1 and
         // 5 catch it; see ARCHITECTURE.md, crash checker). Until windows
         // are placed where the region has room, that mutant runs seed 1.
-        let seed = if m == Mutant::RecoveryReusesCrashedEpoch { 1 } else { 3 };
+        let seed = if m == Mutant::RecoveryReusesCrashedEpoch {
+            1
+        } else {
+            3
+        };
         let mut cfg = ExhaustiveConfig::new(seed, 6);
         cfg.shrink_time = Duration::from_millis(200);
         let r = exhaustive(&run, &cfg, &mut |_, _| {});
