@@ -378,10 +378,7 @@ pub fn tables(rows: &[Row]) -> Vec<Table> {
 
 /// The text report: the header and the table.
 pub fn render(header: &Header, rows: &[Row]) -> String {
-    let mut s = header.render();
-    s.push('\n');
-    s.push_str(&table(rows).render());
-    s
+    header.render_with(&table(rows))
 }
 
 /// Two panels: boot time vs delta fill, boot time vs device size.

@@ -178,9 +178,7 @@ pub fn tables(rows: &[Row]) -> Vec<Table> {
 
 /// The text report: the header and the table.
 pub fn render(header: &Header, rows: &[Row]) -> String {
-    let mut s = header.render();
-    s.push('\n');
-    s.push_str(&table(rows).render());
+    let mut s = header.render_with(&table(rows));
     for r in rows {
         if let Some(src) = &r.ram_source {
             s.push_str(&format!("RAM {}: {src}\n", r.ftl));

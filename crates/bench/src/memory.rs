@@ -476,8 +476,5 @@ pub fn tables(rows: &[Row]) -> Vec<Table> {
 
 /// The text report: the header and the table.
 pub fn render(header: &Header, rows: &[Row]) -> String {
-    let mut s = header.render();
-    s.push('\n');
-    s.push_str(&table(rows).render());
-    s
+    header.render_with(&table(rows))
 }

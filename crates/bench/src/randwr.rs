@@ -406,9 +406,7 @@ pub fn tables(rows: &[Row]) -> Vec<Table> {
 /// The text report: header, the main table, the bound analysis, the ratio
 /// table, the throughput over time.
 pub fn render(header: &Header, rows: &[Row]) -> String {
-    let mut s = header.render();
-    s.push('\n');
-    s.push_str(&main_table(rows).render());
+    let mut s = header.render_with(&main_table(rows));
     s.push_str("\nWhere the simulated time went (shares of the measured phase; the die-time bound is the throughput if the run had lasted only as long as its busiest die worked):\n\n");
     s.push_str(&bound_table(rows).render());
     if let Some(rt) = ratio_table(rows) {

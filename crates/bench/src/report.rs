@@ -286,6 +286,14 @@ impl Header {
     pub fn add(&mut self, key: &str, value: impl Into<String>) {
         self.lines.push((key.to_string(), value.into()));
     }
+    /// The header, a blank line, then `table`: how every report starts.
+    pub fn render_with(&self, table: &Table) -> String {
+        let mut s = self.render();
+        s.push('\n');
+        s.push_str(&table.render());
+        s
+    }
+
     pub fn render(&self) -> String {
         let mut s = format!("# {}\n", self.title);
         let w = self.lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);

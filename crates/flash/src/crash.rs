@@ -47,7 +47,8 @@
 //!   the first in-flight command, `images[k]` after the k-th, and the image
 //!   after the newest command is not stored — it is what the backend holds
 //!   now (so a program costs no copy of the page);
-//! - `powered_off` implies `crash_at` is `None`.
+//! - the power state (counted commands, the armed cut, power off) is a
+//!   `PowerSwitch`, shared with the image backend's crash layer.
 
 use std::collections::HashMap;
 
@@ -207,16 +208,89 @@ struct PageHistory {
     erases: Vec<bool>,
 }
 
+/// The power state both crash layers share ([`CrashFlash`] over NAND and
+/// `ImageCrashFlash` over an image file): counted commands, an armed cut,
+/// whether power is off, and crashes so far.
+///
+/// Invariant: `off` implies `cut_at` is `None`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PowerSwitch {
+    commands: u64,
+    cut_at: Option<u64>,
+    off: bool,
+    crashes: u64,
+}
+
+impl PowerSwitch {
+    /// Arms a cut after `n` more counted commands (ignored while off).
+    pub(crate) fn arm(&mut self, n: u64) {
+        if !self.off {
+            self.cut_at = Some(self.commands.saturating_add(n));
+        }
+    }
+
+    pub(crate) fn disarm(&mut self) {
+        self.cut_at = None;
+    }
+
+    /// Cuts power now, between two commands.
+    pub(crate) fn cut(&mut self) {
+        self.cut_at = None;
+        self.off = true;
+    }
+
+    /// Counted commands left before the armed cut fires.
+    pub(crate) fn pending(&self) -> Option<u64> {
+        self.cut_at.map(|at| at.saturating_sub(self.commands))
+    }
+
+    pub(crate) fn is_off(&self) -> bool {
+        self.off
+    }
+
+    pub(crate) fn commands(&self) -> u64 {
+        self.commands
+    }
+
+    pub(crate) fn crashes(&self) -> u64 {
+        self.crashes
+    }
+
+    /// Admits one counted command, or cuts power (the armed cut fires).
+    pub(crate) fn begin_command(&mut self) -> Result<()> {
+        self.check()?;
+        if self.cut_at.is_some_and(|at| self.commands >= at) {
+            self.cut();
+            return Err(FlashError::PowerLoss);
+        }
+        self.commands += 1;
+        Ok(())
+    }
+
+    /// Fails while power is off (for commands that are not counted).
+    pub(crate) fn check(&self) -> Result<()> {
+        if self.off {
+            Err(FlashError::PowerLoss)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Power is back after a crash was produced.
+    pub(crate) fn restore(&mut self) {
+        self.off = false;
+        self.cut_at = None;
+        self.crashes += 1;
+    }
+}
+
 /// A fault layer that cuts power on command and produces post-crash devices.
 pub struct CrashFlash<F> {
     inner: F,
     geometry: Geometry,
     histories: Vec<PageHistory>,
     index: HashMap<u64, usize>,
-    commands: u64,
-    crash_at: Option<u64>,
-    powered_off: bool,
-    crashes: u64,
+    power: PowerSwitch,
     /// Page buffers of dropped images, reused for new ones (saves the
     /// allocator, and the page faults of a heap that grows and shrinks).
     pool_data: Vec<Box<[u8]>>,
@@ -242,10 +316,7 @@ impl<F: RawFlash> CrashFlash<F> {
             geometry,
             histories: Vec::new(),
             index: HashMap::new(),
-            commands: 0,
-            crash_at: None,
-            powered_off: false,
-            crashes: 0,
+            power: PowerSwitch::default(),
             pool_data: Vec::new(),
             pool_oob: Vec::new(),
             own_reads: 0,
@@ -280,10 +351,7 @@ impl<F: RawFlash> CrashFlash<F> {
             geometry: g,
             histories: self.histories.clone(),
             index: self.index.clone(),
-            commands: self.commands,
-            crash_at: self.crash_at,
-            powered_off: self.powered_off,
-            crashes: self.crashes,
+            power: self.power,
             pool_data: Vec::new(),
             pool_oob: Vec::new(),
             own_reads: self.own_reads,
@@ -325,42 +393,39 @@ impl<F: RawFlash> CrashFlash<F> {
     /// without taking effect. `set_crash_at(0)` cuts the very next one.
     /// Replaces any earlier armed cut. Ignored while powered off.
     pub fn set_crash_at(&mut self, n: u64) {
-        if !self.powered_off {
-            self.crash_at = Some(self.commands.saturating_add(n));
-        }
+        self.power.arm(n);
     }
 
     /// Cuts power now, between two commands (as an armed cut does when it
     /// fires): every command fails until [`CrashFlash::crash`].
     pub fn cut_power(&mut self) {
-        self.crash_at = None;
-        self.powered_off = true;
+        self.power.cut();
     }
 
     /// Disarms a pending power cut (does not revive a device that already
     /// lost power).
     pub fn disarm(&mut self) {
-        self.crash_at = None;
+        self.power.disarm();
     }
 
     /// Counted commands left before an armed cut fires, if one is armed.
     pub fn crash_pending(&self) -> Option<u64> {
-        self.crash_at.map(|at| at - self.commands)
+        self.power.pending()
     }
 
     /// True after an armed power cut fired and before [`CrashFlash::crash`].
     pub fn is_powered_off(&self) -> bool {
-        self.powered_off
+        self.power.is_off()
     }
 
     /// Counted commands let through to the backend since creation.
     pub fn commands_issued(&self) -> u64 {
-        self.commands
+        self.power.commands()
     }
 
     /// Crashes produced so far.
     pub fn crashes(&self) -> u64 {
-        self.crashes
+        self.power.crashes()
     }
 
     /// Number of pages touched by in-flight commands.
@@ -588,7 +653,7 @@ impl<F: RawFlash> CrashFlash<F> {
         }
         let mut report = CrashReport {
             pages: self.histories.len(),
-            fired: self.powered_off,
+            fired: self.power.is_off(),
             ..CrashReport::default()
         };
         let histories = std::mem::take(&mut self.histories);
@@ -709,34 +774,17 @@ impl<F: RawFlash> CrashFlash<F> {
                 report.paired_lost += 1;
             }
         }
-        self.powered_off = false;
-        self.crash_at = None;
-        self.crashes += 1;
+        self.power.restore();
         Ok(report)
     }
 
     /// Admits one counted command, or cuts power.
     fn begin_command(&mut self) -> Result<()> {
-        if self.powered_off {
-            return Err(FlashError::PowerLoss);
-        }
-        if let Some(at) = self.crash_at {
-            if self.commands >= at {
-                self.crash_at = None;
-                self.powered_off = true;
-                return Err(FlashError::PowerLoss);
-            }
-        }
-        self.commands += 1;
-        Ok(())
+        self.power.begin_command()
     }
 
     fn check_power(&self) -> Result<()> {
-        if self.powered_off {
-            Err(FlashError::PowerLoss)
-        } else {
-            Ok(())
-        }
+        self.power.check()
     }
 
     /// The page's current content, read into pooled buffers. A page whose
@@ -795,7 +843,7 @@ impl<F: RawFlash> CrashFlash<F> {
     /// before that command is `current`.
     fn record(&mut self, page: PageAddr, current: PageImage, erase: bool) {
         let key = self.geometry.page_index(page);
-        let seq = self.commands;
+        let seq = self.power.commands();
         if let Some(&i) = self.index.get(&key) {
             let h = &mut self.histories[i];
             h.images.push(current);
@@ -903,7 +951,7 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
             // The page only looked erased: the program does not hold.
             let mut d = vec![0u8; self.geometry.page_size()].into_boxed_slice();
             let mut o = vec![0u8; self.geometry.oob_size as usize].into_boxed_slice();
-            let seed = self.geometry.page_index(page) ^ self.commands.rotate_left(32);
+            let seed = self.geometry.page_index(page) ^ self.power.commands().rotate_left(32);
             fill_garbage(&mut d, seed);
             fill_garbage(&mut o, !seed);
             self.inner

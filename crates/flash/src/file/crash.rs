@@ -25,7 +25,7 @@
 //! - for every tracked sector, `history[s]` holds its content before the
 //!   first unsynced write and after each unsynced write but the last (the
 //!   last is in `bytes`); `sync_data` clears `history`;
-//! - `powered_off` implies `crash_at` is `None`.
+//! - power is a `crate::crash::PowerSwitch`, as in `CrashFlash`.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -35,7 +35,7 @@ use std::rc::Rc;
 use rand::{Rng, RngCore};
 
 use super::{FileFlash, ImageIo, ImageLayout};
-use crate::crash::{CrashPolicy, CrashReport};
+use crate::crash::{CrashPolicy, CrashReport, PowerSwitch};
 use crate::mem::default_nvram_size;
 use crate::{
     BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
@@ -153,10 +153,7 @@ impl ImageIo for MemImage {
 pub struct ImageCrashFlash {
     file: MemImage,
     flash: FileFlash<MemImage>,
-    crash_at: Option<u64>,
-    powered_off: bool,
-    commands: u64,
-    crashes: u64,
+    power: PowerSwitch,
 }
 
 impl ImageCrashFlash {
@@ -178,10 +175,7 @@ impl ImageCrashFlash {
         Ok(ImageCrashFlash {
             file,
             flash,
-            crash_at: None,
-            powered_off: false,
-            commands: 0,
-            crashes: 0,
+            power: PowerSwitch::default(),
         })
     }
 
@@ -192,41 +186,38 @@ impl ImageCrashFlash {
 
     /// Arms a power cut, as [`crate::CrashFlash::set_crash_at`].
     pub fn set_crash_at(&mut self, n: u64) {
-        if !self.powered_off {
-            self.crash_at = Some(self.commands.saturating_add(n));
-        }
+        self.power.arm(n);
     }
 
     /// Disarms a pending power cut.
     pub fn disarm(&mut self) {
-        self.crash_at = None;
+        self.power.disarm();
     }
 
     /// Cuts power now, between two commands (as an armed cut does when it
     /// fires), as [`crate::CrashFlash::cut_power`].
     pub fn cut_power(&mut self) {
-        self.crash_at = None;
-        self.powered_off = true;
+        self.power.cut();
     }
 
     /// Counted commands left before an armed cut fires, if one is armed.
     pub fn crash_pending(&self) -> Option<u64> {
-        self.crash_at.map(|at| at.saturating_sub(self.commands))
+        self.power.pending()
     }
 
     /// True after an armed power cut fired and before [`Self::crash`].
     pub fn is_powered_off(&self) -> bool {
-        self.powered_off
+        self.power.is_off()
     }
 
     /// Counted commands let through since creation.
     pub fn commands_issued(&self) -> u64 {
-        self.commands
+        self.power.commands()
     }
 
     /// Crashes produced so far.
     pub fn crashes(&self) -> u64 {
-        self.crashes
+        self.power.crashes()
     }
 
     /// File sectors written since the last sync.
@@ -276,39 +267,22 @@ impl ImageCrashFlash {
 
     fn crash_with(&mut self, pick: &[usize]) -> Result<CrashReport> {
         let mut report = CrashReport {
-            fired: self.powered_off,
+            fired: self.power.is_off(),
             ..CrashReport::default()
         };
         self.file.settle_with(pick, &mut report);
         // A new process opens what the disk holds now.
         self.flash = FileFlash::open_on(self.file.clone(), SHOWN)?;
-        self.powered_off = false;
-        self.crash_at = None;
-        self.crashes += 1;
+        self.power.restore();
         Ok(report)
     }
 
     fn begin_command(&mut self) -> Result<()> {
-        if self.powered_off {
-            return Err(FlashError::PowerLoss);
-        }
-        if let Some(at) = self.crash_at {
-            if self.commands >= at {
-                self.crash_at = None;
-                self.powered_off = true;
-                return Err(FlashError::PowerLoss);
-            }
-        }
-        self.commands += 1;
-        Ok(())
+        self.power.begin_command()
     }
 
     fn check_power(&self) -> Result<()> {
-        if self.powered_off {
-            Err(FlashError::PowerLoss)
-        } else {
-            Ok(())
-        }
+        self.power.check()
     }
 }
 
