@@ -18,11 +18,12 @@ use crate::target;
 #[derive(clap::Args, Debug, Clone, PartialEq)]
 pub struct CrashtestArgs {
     /// FTL under test: scftl, async or sync (also the checker's own `toy`
-    /// FTL and its canaries `toy-overwrite-live`, `toy-trust-unsynced-commit`).
+    /// FTL and its canaries `toy-overwrite-live`, `toy-trust-unsynced-commit`,
+    /// `toy-split-requests`).
     #[arg(long, default_value = "scftl")]
     pub ftl: String,
-    /// Contract to check against: snapshot, async or sync (default: the
-    /// FTL's own).
+    /// Contract to check against: snapshot, async, sync or prefix (OPTR's:
+    /// a prefix of the requests, each whole; default: the FTL's own).
     #[arg(long)]
     pub contract: Option<String>,
     /// Flash geometry preset (tiny, small, medium, paper, ...; with --fs
@@ -198,8 +199,9 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
     }
     let contract = match &args.contract {
         None => t.contract,
-        Some(c) => ContractKind::parse(c)
-            .ok_or_else(|| format!("unknown contract `{c}` (use snapshot, async or sync)"))?,
+        Some(c) => ContractKind::parse(c).ok_or_else(|| {
+            format!("unknown contract `{c}` (use snapshot, async, sync or prefix)")
+        })?,
     };
     let geometry = Geometry::preset(&args.geometry).map_err(|e| e.to_string())?;
     let mutant = match &args.mutant {
@@ -636,7 +638,7 @@ mod tests {
     fn bad_names_are_explained() {
         for (argv, needle) in [
             (&["--ftl", "nope"][..], "unknown FTL"),
-            (&["--contract", "prefix"][..], "unknown contract"),
+            (&["--contract", "optr"][..], "unknown contract"),
             (&["--geometry", "huge"][..], "preset"),
             (&["--mutant", "typo"][..], "unknown mutant"),
             (&["--seconds=-1"][..], "not a duration"),

@@ -382,6 +382,11 @@ impl Executor {
         })
     }
 
+    /// The contract the run checks.
+    pub fn contract(&self) -> ContractKind {
+        self.cfg.contract
+    }
+
     pub fn phase(&self) -> Phase {
         self.phase
     }

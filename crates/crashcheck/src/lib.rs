@@ -1,7 +1,8 @@
 //! Crash-consistency checking for scftl's FTLs.
 //!
-//! What it is: reference models of the three crash contracts (`spec`: the
-//! paper's Fig. 4 `SnapshotSpec`, `AsyncSpec`, `SyncSpec`), an executor that
+//! What it is: reference models of the four crash contracts (`spec`: the
+//! paper's Fig. 4 `SnapshotSpec`, `AsyncSpec`, `SyncSpec`, and OPTR's
+//! request-ordered `PrefixSpec`), an executor that
 //! runs scripts of operations, power cuts and recoveries against an FTL over
 //! `flash::CrashFlash` and checks every read (`exec`), an explorer that
 //! generates those scripts from one seed or enumerates every crash point
@@ -34,5 +35,5 @@ pub mod toy;
 pub use cli::{run, CrashtestArgs};
 pub use exec::{CrashHow, Executor, RunConfig, Stats, Step, Violation};
 pub use explore::{exhaustive, explore, ExhaustiveConfig, ExploreConfig, Report};
-pub use spec::{AsyncSpec, ContractKind, SnapshotSpec, Spec, SyncSpec};
+pub use spec::{AsyncSpec, ContractKind, PrefixSpec, SnapshotSpec, Spec, SyncSpec};
 pub use target::Target;

@@ -296,14 +296,21 @@ pub const REAL_TARGETS: [Target; 3] = [
     real_target!("scftl", ContractKind::Snapshot, Scftl, ScftlConfig),
     real_target!("async", ContractKind::Async, AsyncFtl, AsyncConfig),
     real_target!("sync", ContractKind::Sync, SyncFtl, SyncConfig),
+    // OPTR TARGET GOES HERE (issue 12): once crates/ftl/src/optr is merged,
+    // add `real_target!("optr", ContractKind::Prefix, Optr, OptrConfig),`
+    // (its `format_with_mutant`, `open_with_mutant` and
+    // `OptrConfig::default_for(&Geometry)` in the shape of the others) and
+    // make the array `[Target; 4]`; then `--ftl optr` checks the prefix
+    // contract by default.
 ];
 
 /// The checker's own toy FTL and its canaries (see `crate::toy`).
-pub const TOY_TARGETS: [Target; 4] = [
+pub const TOY_TARGETS: [Target; 5] = [
     toy_target!("toy", ToyBug::None),
     toy_target!("toy-overwrite-live", ToyBug::OverwriteLive),
     toy_target!("toy-trust-unsynced-commit", ToyBug::TrustUnsyncedCommit),
     toy_target!("toy-skip-sync-only", ToyBug::SkipSyncOnly),
+    toy_target!("toy-split-requests", ToyBug::SplitRequests),
 ];
 
 /// The real FTLs (see crates/ftl).

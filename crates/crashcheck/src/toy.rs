@@ -19,6 +19,10 @@
 //! `SkipSyncOnly` is the first half alone, which is harmless here (the
 //! checksum rejects a commit whose data did not make it, and the old
 //! snapshot is intact): the checker must not cry wolf on it.
+//! `SplitRequests` commits a snapshot (an internal flush) in the middle of
+//! every multi-sector write, after its first sector: a crash before the
+//! next flush leaves half a request, which the prefix contract forbids
+//! (each request whole) and the snapshot contract too.
 
 use flash::{BlockId, Flash, PageAddr};
 use ftl::{check_range, check_request, BlockDevice, DeviceStats, FtlError, Lba, Result};
@@ -39,6 +43,9 @@ pub enum ToyBug {
     TrustUnsyncedCommit,
     /// Only the missing sync (harmless: the checksum rejects the commit).
     SkipSyncOnly,
+    /// An internal flush splits each multi-sector write after its first
+    /// sector.
+    SplitRequests,
 }
 
 /// The toy FTL.
@@ -158,7 +165,14 @@ impl<F: Flash> BlockDevice for ToyFtl<F> {
 
     fn write(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
         check_request(lba, data.len(), self.ss(), self.num_sectors())?;
-        let off = lba.0 as usize * self.ss();
+        let ss = self.ss();
+        let off = lba.0 as usize * ss;
+        if self.bug == ToyBug::SplitRequests && data.len() > ss {
+            self.data[off..off + ss].copy_from_slice(&data[..ss]);
+            self.flush()?;
+            self.data[off + ss..off + data.len()].copy_from_slice(&data[ss..]);
+            return Ok(());
+        }
         self.data[off..off + data.len()].copy_from_slice(data);
         Ok(())
     }

@@ -13,7 +13,14 @@
 //! sectors and the first commit after one. A
 //! window is the `ops` operations ending with such an operation (the first
 //! window also holds the format). The operations before a window replay
-//! crash-free.
+//! crash-free. A second crash-free run, the fresh-region run, adds one
+//! window: from a new format, writes only, each cut to what the epoch has
+//! left (no flush of its own), until the first tentative delta page. Its
+//! epoch fills to the bound while SCFTL's delta region is nearly empty, so
+//! the recovery after a crash there does not compact the region, and
+//! whatever the crashed epoch's tentative pages leave behind stays
+//! visible to the next commit and recovery. (In the main workload the
+//! first tentative page can come when the region is nearly full.)
 //!
 //! Outcomes at a crash point (`CrashFlash::page_classes`): each touched page
 //! has its distinct images plus two torn classes, `Prefix` and `Garbage`
@@ -42,7 +49,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use flash::PageClass;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use super::random::{ExploreConfig, Gen, Workload};
@@ -146,6 +153,116 @@ impl Event {
     }
 }
 
+/// One crash-free seeded run and where its events fell.
+struct Generated {
+    script: Vec<Step>,
+    /// `ends[i]`: script length after operation `i` (its check included).
+    ends: Vec<usize>,
+    /// The first operation of each event reached.
+    found: Vec<(Event, usize)>,
+    /// Its workload counters.
+    stats: Stats,
+}
+
+/// Events reached, each with the operation that first reached it.
+type Found = Vec<(Event, usize)>;
+
+/// Runs the generator crash-free from a fresh device (format first, every
+/// operation followed by `check_invariants`) until every event in `wanted`
+/// was reached and at least `min_ops` operations ran, or `horizon`
+/// operations ran. The format is always the event of operation 0.
+fn generate(
+    g: &mut Gen<'_>,
+    wanted: &[Event],
+    min_ops: u64,
+    horizon: u64,
+) -> Result<(Vec<usize>, Found), Violation> {
+    let mut ends: Vec<usize> = Vec::new();
+    let mut found: Vec<(Event, usize)> = vec![(Event::Format, 0)];
+    g.emit(Step::Format)?;
+    // Sectors whose data a trim removed and no write has replaced since (a
+    // commit then has a trim to make durable).
+    let mut trimmed: HashSet<u64> = HashSet::new();
+    // Sectors holding written data, by the workload alone (so a window
+    // placed on a trim does not depend on the FTL under test).
+    let mut live: HashSet<u64> = HashSet::new();
+    while g.ops < horizon.max(min_ops) && g.exec.phase() == Phase::Up {
+        let before = g.exec.device_stats().unwrap_or_default();
+        let refused = g.exec.stats().epoch_full;
+        let len = g.script.len();
+        g.op()?;
+        let after = g.exec.device_stats().unwrap_or_default();
+        let i = ends.len();
+        ends.push(g.script.len());
+        let ran: Vec<&Step> = g.script[len..].iter().filter(|s| s.is_op()).collect();
+        let flushed =
+            ran.iter().any(|s| matches!(s, Step::Flush)) && after.flushes > before.flushes;
+        let mut note = |e: Event| {
+            if !found.iter().any(|&(f, _)| f == e) {
+                found.push((e, i));
+            }
+        };
+        if flushed && after.meta_pages_written > before.meta_pages_written {
+            note(Event::Commit);
+            if !trimmed.is_empty() {
+                note(Event::CommitAfterTrim);
+            }
+            trimmed.clear();
+        }
+        if !flushed && after.meta_pages_written > before.meta_pages_written {
+            note(Event::TentativeDelta);
+        }
+        // A victim with live sectors: reclaiming an empty one moves nothing
+        // a crash could lose.
+        if after.gc_sectors_relocated > before.gc_sectors_relocated {
+            note(Event::Gc);
+        }
+        if after.full_checkpoints > before.full_checkpoints {
+            note(Event::FullCheckpoint);
+        }
+        let was_refused = g.exec.stats().epoch_full > refused;
+        if was_refused {
+            note(Event::Refused);
+        }
+        for st in &ran {
+            match **st {
+                Step::Write { lba, count } if !was_refused => {
+                    for l in lba..lba + u64::from(count) {
+                        live.insert(l);
+                        trimmed.remove(&l);
+                    }
+                }
+                Step::Trim { lba, count } if !was_refused => {
+                    let mut hit = false;
+                    for l in lba..lba + u64::from(count) {
+                        if live.remove(&l) {
+                            hit = true;
+                            trimmed.insert(l);
+                        }
+                    }
+                    if hit {
+                        note(Event::TrimOfData);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if wanted.iter().all(|w| found.iter().any(|&(f, _)| f == *w)) && g.ops >= min_ops {
+            break;
+        }
+    }
+    Ok((ends, found))
+}
+
+/// A window: operations `a..b` of run `run` (0: the main workload, 1: the
+/// fresh-region run), and the events it holds.
+struct Window {
+    run: usize,
+    a: usize,
+    b: usize,
+    events: Vec<Event>,
+}
+
 /// Enumerates the crash states of a short seeded workload's windows, with
 /// nested crashes, recovering and verifying every distinct one (all
 /// sectors, plus `check_invariants`).
@@ -162,8 +279,8 @@ pub fn exhaustive(
         bounds: cfg.describe(),
         ..ExhaustiveStats::default()
     };
-    // The workload, generated against a crash-free run; every operation is
-    // followed by check_invariants.
+    // The main workload, generated against a crash-free run; every
+    // operation is followed by check_invariants.
     let ecfg = ExploreConfig {
         workload: cfg.workload.clone(),
         crash_prob: 0.0,
@@ -172,144 +289,140 @@ pub fn exhaustive(
         check_rate: 1.0,
         ..ExploreConfig::new(cfg.seed)
     };
-    let exec = match Executor::replay(run, data_seed, &[]) {
-        Ok(e) => e,
-        Err(v) => return reporter.failed(Stats::default(), Some(ex), v, vec![], 0),
+    // The fresh-region run: the same mix without voluntary flushes, so the
+    // first epoch after the format outgrows a delta page while the region
+    // is nearly empty. In the main workload the first tentative page may
+    // come when the region is nearly full, and then the full checkpoint
+    // the recovery writes (it compacts a region without room for an epoch)
+    // starts a new generation that hides what the crashed epoch left
+    // behind: a recovery that mishandles a crashed epoch's tentative pages
+    // shows only when the region has room.
+    let fresh_cfg = ExploreConfig {
+        workload: Workload {
+            // Writes only (a trim of an unmapped sector uses up the budget
+            // without a pair), spread out so the pairs are distinct sectors.
+            flush: 0,
+            trim: 0,
+            read: 0,
+            hot_prob: 0.0,
+            ..cfg.workload.clone()
+        },
+        ..ecfg.clone()
     };
-    let mut g = Gen::new(&ecfg, rng, exec);
-    // ends[i]: script length after operation i (its check included).
-    let mut ends: Vec<usize> = Vec::new();
-    let mut found: Vec<(Event, usize)> = vec![(Event::Format, 0)];
-    let generated = (|| -> Result<(), Violation> {
-        g.emit(Step::Format)?;
-        // Sectors whose data a trim removed and no write has replaced
-        // since (a commit then has a trim to make durable).
-        let mut trimmed: HashSet<u64> = HashSet::new();
-        // Sectors holding written data, by the workload alone (so a window
-        // placed on a trim does not depend on the FTL under test).
-        let mut live: HashSet<u64> = HashSet::new();
-        while g.ops < cfg.horizon.max(cfg.ops) && g.exec.phase() == Phase::Up {
-            let before = g.exec.device_stats().unwrap_or_default();
-            let refused = g.exec.stats().epoch_full;
-            let len = g.script.len();
-            g.op()?;
-            let after = g.exec.device_stats().unwrap_or_default();
-            let i = ends.len();
-            ends.push(g.script.len());
-            let ran: Vec<&Step> = g.script[len..].iter().filter(|s| s.is_op()).collect();
-            let flushed =
-                ran.iter().any(|s| matches!(s, Step::Flush)) && after.flushes > before.flushes;
-            let mut note = |e: Event| {
-                if !found.iter().any(|&(f, _)| f == e) {
-                    found.push((e, i));
+    let mut runs: Vec<Generated> = Vec::new();
+    let mut rng = rng;
+    for (k, (gcfg, wanted)) in [
+        (&ecfg, &Event::ALL[..]),
+        (&fresh_cfg, &[Event::TentativeDelta][..]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let exec = match Executor::replay(run, data_seed, &[]) {
+            Ok(e) => e,
+            Err(v) => return reporter.failed(Stats::default(), Some(ex), v, vec![], 0),
+        };
+        // The main run draws from the campaign's generator, the fresh one
+        // from a generator seeded by it.
+        let r = if k == 0 {
+            rng.clone()
+        } else {
+            Pcg64::seed_from_u64(rng.gen())
+        };
+        let mut g = Gen::new(gcfg, r, exec);
+        g.fill_epochs = k == 1;
+        let min_ops = if k == 0 { cfg.ops } else { 0 };
+        match generate(&mut g, wanted, min_ops, cfg.horizon) {
+            Ok((ends, mut found)) => {
+                if k == 0 {
+                    rng = g.rng.clone();
+                } else {
+                    // Only its tentative page places a window; the format
+                    // has the main run's.
+                    found.retain(|&(e, _)| e == Event::TentativeDelta);
                 }
-            };
-            if flushed && after.meta_pages_written > before.meta_pages_written {
-                note(Event::Commit);
-                if !trimmed.is_empty() {
-                    note(Event::CommitAfterTrim);
-                }
-                trimmed.clear();
+                runs.push(Generated {
+                    script: std::mem::take(&mut g.script),
+                    ends,
+                    found,
+                    stats: g.exec.stats().workload(),
+                });
             }
-            if !flushed && after.meta_pages_written > before.meta_pages_written {
-                note(Event::TentativeDelta);
-            }
-            // A victim with live sectors: reclaiming an empty one moves
-            // nothing a crash could lose.
-            if after.gc_sectors_relocated > before.gc_sectors_relocated {
-                note(Event::Gc);
-            }
-            if after.full_checkpoints > before.full_checkpoints {
-                note(Event::FullCheckpoint);
-            }
-            let was_refused = g.exec.stats().epoch_full > refused;
-            if was_refused {
-                note(Event::Refused);
-            }
-            for st in &ran {
-                match **st {
-                    Step::Write { lba, count } if !was_refused => {
-                        for l in lba..lba + u64::from(count) {
-                            live.insert(l);
-                            trimmed.remove(&l);
-                        }
-                    }
-                    Step::Trim { lba, count } if !was_refused => {
-                        let mut hit = false;
-                        for l in lba..lba + u64::from(count) {
-                            if live.remove(&l) {
-                                hit = true;
-                                trimmed.insert(l);
-                            }
-                        }
-                        if hit {
-                            note(Event::TrimOfData);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            if found.len() == Event::ALL.len() && g.ops >= cfg.ops {
-                break;
+            Err(v) => {
+                let script = std::mem::take(&mut g.script);
+                return reporter.failed(g.exec.stats(), Some(ex), v, script, g.ops);
             }
         }
-        Ok(())
-    })();
-    if let Err(v) = generated {
-        let script = std::mem::take(&mut g.script);
-        return reporter.failed(g.exec.stats(), Some(ex), v, script, g.ops);
     }
     // Windows: (first op, one past the last op), merged when they overlap.
-    let mut windows: Vec<(usize, usize, Vec<Event>)> = Vec::new();
-    found.sort_by_key(|&(_, i)| i);
-    for &(e, i) in &found {
-        let (a, b) = if e == Event::Format {
-            (0, (cfg.ops as usize).min(ends.len()))
-        } else {
-            ((i + 1).saturating_sub(cfg.ops as usize), i + 1)
-        };
-        match windows.last_mut() {
-            Some(w) if a < w.1 => {
-                w.1 = w.1.max(b);
-                w.2.push(e);
+    let mut windows: Vec<Window> = Vec::new();
+    for (k, r) in runs.iter_mut().enumerate() {
+        r.found.sort_by_key(|&(_, i)| i);
+        for &(e, i) in &r.found {
+            let (a, b) = if e == Event::Format {
+                (0, (cfg.ops as usize).min(r.ends.len()))
+            } else {
+                ((i + 1).saturating_sub(cfg.ops as usize), i + 1)
+            };
+            match windows.last_mut() {
+                Some(w) if w.run == k && a < w.b => {
+                    w.b = w.b.max(b);
+                    w.events.push(e);
+                }
+                _ => windows.push(Window {
+                    run: k,
+                    a,
+                    b,
+                    events: vec![e],
+                }),
             }
-            _ => windows.push((a, b, vec![e])),
         }
     }
     ex.windows = windows
         .iter()
-        .map(|(a, b, es)| {
-            let names: Vec<&str> = es.iter().map(|e| e.name()).collect();
-            format!("ops {a}..{b} ({})", names.join(", "))
+        .map(|w| {
+            let names: Vec<&str> = w.events.iter().map(|e| e.name()).collect();
+            let of = if w.run == 0 { "" } else { "fresh-region run: " };
+            format!("{of}ops {}..{} ({})", w.a, w.b, names.join(", "))
         })
         .collect();
     ex.events_missing = Event::ALL
         .iter()
-        .filter(|e| !found.iter().any(|(f, _)| f == *e))
+        .filter(|e| !runs[0].found.iter().any(|(f, _)| f == *e))
         .map(|e| e.name().to_string())
         .collect();
-    let script = std::mem::take(&mut g.script);
-    let total = g.exec.stats().workload();
+    if runs[1].found.is_empty() {
+        ex.events_missing.push(format!(
+            "{} (fresh-region run)",
+            Event::TentativeDelta.name()
+        ));
+    }
+    let mut total = Stats::default();
+    for r in &runs {
+        total += r.stats.clone();
+    }
     let mut en = Enumeration {
         run,
         cfg,
         data_seed,
-        rng: g.rng,
+        rng,
         seen: HashSet::new(),
         total,
         ex,
     };
     let mut result = Ok(());
-    'windows: for (a, b, _) in &windows {
+    'windows: for w in &windows {
+        let Generated { script, ends, .. } = &runs[w.run];
+        let (a, b) = (w.a, w.b);
         // Crash-free prefix (format, earlier operations without their
         // checks), then the window with its checks.
-        let start = if *a == 0 { 0 } else { ends[a - 1] };
+        let start = if a == 0 { 0 } else { ends[a - 1] };
         let mut base: Vec<Step> = script[..start]
             .iter()
             .filter(|s| !matches!(s, Step::Check))
             .cloned()
             .collect();
-        let first_cmd = if *a == 0 {
+        let first_cmd = if a == 0 {
             0
         } else {
             match Executor::replay(run, data_seed, &base) {

@@ -12,6 +12,16 @@ use rand_pcg::Pcg64;
 
 use super::report::{Report, Reporter};
 use crate::exec::{CrashHow, Executor, Phase, RunConfig, Stats, Step, Violation};
+use crate::spec::ContractKind;
+
+/// Under the prefix contract, the probability that a write or trim
+/// overlaps one of the last few writes (a cache that coalesces overwrites
+/// of dirty sectors must still keep each request whole and in order).
+/// Other contracts keep the plain mix, so their seeds replay as before.
+const PREFIX_RECENT_OVERWRITE: f64 = 0.3;
+
+/// Writes remembered for those overwrites.
+const RECENT_WRITES: usize = 8;
 
 /// The workload mix.
 #[derive(Clone, Debug)]
@@ -123,10 +133,24 @@ pub(super) struct Gen<'a> {
     recovery_cmds: u64,
     /// This cycle issues no voluntary flush.
     no_flush: bool,
+    /// A request that does not fit the epoch's budget is cut to what is
+    /// left instead of being preceded by a flush, so epochs fill to the
+    /// bound exactly (exhaustive mode's fresh-region run: an epoch of W
+    /// sector updates fills a delta page of SCFTL's presets).
+    pub(super) fill_epochs: bool,
+    /// Probability of a request over a recent write, and the last writes
+    /// (first sector, sectors).
+    recent_prob: f64,
+    recent: std::collections::VecDeque<(u64, u32)>,
 }
 
 impl<'a> Gen<'a> {
     pub(super) fn new(cfg: &'a ExploreConfig, rng: Pcg64, exec: Executor) -> Gen<'a> {
+        let recent_prob = if exec.contract() == ContractKind::Prefix {
+            PREFIX_RECENT_OVERWRITE
+        } else {
+            0.0
+        };
         Gen {
             cfg,
             rng,
@@ -137,6 +161,9 @@ impl<'a> Gen<'a> {
             format_cmds: 64,
             recovery_cmds: 0,
             no_flush: false,
+            fill_epochs: false,
+            recent_prob,
+            recent: std::collections::VecDeque::new(),
         }
     }
 
@@ -228,6 +255,16 @@ impl<'a> Gen<'a> {
     fn pick_lba(&mut self, count: u32) -> u64 {
         let n = self.exec.num_sectors();
         let c = u64::from(count).min(n);
+        if !self.recent.is_empty() && self.rng.gen_bool(self.recent_prob) {
+            // Overlap a recent write: start anywhere from `c - 1` sectors
+            // before it to its last sector.
+            let (l, k) = self.recent[self.rng.gen_range(0..self.recent.len())];
+            let lo = (l + 1).saturating_sub(c);
+            let hi = (l + u64::from(k) - 1).min(n - c);
+            if lo <= hi {
+                return self.rng.gen_range(lo..=hi);
+            }
+        }
         let hot = ((n as f64 * self.cfg.workload.hot_fraction) as u64).max(c);
         let span = if self.rng.gen_bool(self.cfg.workload.hot_prob) {
             hot
@@ -271,6 +308,8 @@ impl<'a> Gen<'a> {
                     // Exactly one sector more than the epoch allows (or
                     // more, if the drawn request already is).
                     count = count.max(rem as u32 + 1);
+                } else if self.fill_epochs && rem > 0 && rem < u64::from(count) {
+                    count = rem as u32;
                 } else if rem < u64::from(count) {
                     self.emit(Step::Flush)?;
                     if self.exec.phase() != Phase::Up {
@@ -287,6 +326,12 @@ impl<'a> Gen<'a> {
             if trim {
                 self.emit(Step::Trim { lba, count })
             } else {
+                if self.recent_prob > 0.0 {
+                    if self.recent.len() == RECENT_WRITES {
+                        self.recent.pop_front();
+                    }
+                    self.recent.push_back((lba, count));
+                }
                 self.emit(Step::Write { lba, count })
             }
         } else if r < w.write + w.trim + flush_w {
@@ -370,5 +415,65 @@ pub fn explore(
     match result {
         Ok(()) => reporter.passed(stats, None),
         Err(v) => reporter.failed(stats, None, v, std::mem::take(&mut g.script), g.ops),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes in `script` that overlap one of the `RECENT_WRITES` writes
+    /// before them, and all writes.
+    fn overlapping(script: &[Step]) -> (usize, usize) {
+        let mut recent: Vec<(u64, u64)> = Vec::new();
+        let (mut hits, mut all) = (0, 0);
+        for s in script {
+            if let Step::Write { lba, count } = *s {
+                let end = lba + u64::from(count);
+                all += 1;
+                if recent.iter().any(|&(a, b)| lba < b && a < end) {
+                    hits += 1;
+                }
+                recent.push((lba, end));
+                if recent.len() > RECENT_WRITES {
+                    recent.remove(0);
+                }
+            }
+        }
+        (hits, all)
+    }
+
+    fn script(contract: ContractKind) -> Vec<Step> {
+        let run = RunConfig {
+            target: crate::target::by_name("scftl").expect("scftl"),
+            contract,
+            geometry: flash::Geometry::small(),
+            geometry_name: "small".into(),
+            mutant: ftl::Mutant::None,
+            sample: 16,
+            media: flash::MediaFaults::default(),
+        };
+        let cfg = ExploreConfig::new(5);
+        let exec = Executor::replay(&run, 1, &[Step::Format]).expect("formats");
+        let mut g = Gen::new(&cfg, rand::SeedableRng::seed_from_u64(5), exec);
+        for _ in 0..400 {
+            g.op().expect("no violation");
+        }
+        g.script
+    }
+
+    #[test]
+    fn prefix_runs_overwrite_recent_multi_sector_requests() {
+        // On `small` (16k sectors) overlaps by chance are rare; under the
+        // prefix contract about a third of the writes overlap a recent one,
+        // so a cache that coalesces dirty sectors is exercised.
+        let (hits, all) = overlapping(&script(ContractKind::Prefix));
+        let (base, _) = overlapping(&script(ContractKind::Snapshot));
+        assert!(hits * 5 > all, "{hits} of {all}");
+        assert!(hits > 2 * base, "{hits} vs {base} without");
+        let s = script(ContractKind::Prefix);
+        assert!(s
+            .iter()
+            .any(|s| matches!(s, Step::Write { count, .. } if *count > 1)));
     }
 }

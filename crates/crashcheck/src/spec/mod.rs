@@ -14,15 +14,17 @@
 //! This file owns the [`Spec`] trait and the contract names; `common` owns
 //! what the models share (the sparse version map, and `PerSectorSpec`,
 //! which is the async and sync models but for their rule); each other file
-//! owns one contract.
+//! owns one contract (`prefix`: OPTR's request-ordered one).
 
 mod asynchronous;
 mod common;
+mod prefix;
 mod snapshot;
 mod synchronous;
 
 pub use asynchronous::{AsyncRule, AsyncSpec};
 pub use common::{PerSectorSpec, SectorRule};
+pub use prefix::PrefixSpec;
 pub use snapshot::SnapshotSpec;
 pub use synchronous::{SyncRule, SyncSpec};
 
@@ -41,13 +43,18 @@ pub enum ContractKind {
     /// Every completed write durable; an interrupted write leaves each of
     /// its sectors old or new.
     Sync,
+    /// OPTR's order-preserving contract: after a crash, the state after
+    /// some prefix of the acknowledged requests that holds everything
+    /// before the last completed flush; each request all or nothing.
+    Prefix,
 }
 
 impl ContractKind {
-    pub const ALL: [ContractKind; 3] = [
+    pub const ALL: [ContractKind; 4] = [
         ContractKind::Snapshot,
         ContractKind::Async,
         ContractKind::Sync,
+        ContractKind::Prefix,
     ];
 
     pub fn name(self) -> &'static str {
@@ -55,6 +62,7 @@ impl ContractKind {
             ContractKind::Snapshot => "snapshot",
             ContractKind::Async => "async",
             ContractKind::Sync => "sync",
+            ContractKind::Prefix => "prefix",
         }
     }
 
@@ -68,6 +76,7 @@ impl ContractKind {
             ContractKind::Snapshot => Box::new(SnapshotSpec::new(num_sectors)),
             ContractKind::Async => Box::new(AsyncSpec::new(num_sectors)),
             ContractKind::Sync => Box::new(SyncSpec::new(num_sectors)),
+            ContractKind::Prefix => Box::new(PrefixSpec::new(num_sectors)),
         }
     }
 }
