@@ -14,6 +14,8 @@
 //! A batch relocates the victims' valid sectors (they keep their clues:
 //! their wids are at or below the checkpoint's, so recovery applies them
 //! unconditionally, in log order), syncs, and only then erases the victims.
+//! The erases are synced before a victim is reused, since a page of an
+//! unsynced erase may come back with its old content after a power cut.
 //! Victims hold no needed trim or coalescing records: those written before
 //! the checkpoint are reflected in it.
 
@@ -73,6 +75,9 @@ impl<F: Flash> Optr<F> {
                 self.segs.free.push_back(v);
                 self.stats.gc_blocks_reclaimed += 1;
             }
+            // The erases must be durable before a victim is reopened as a
+            // log segment (see `open_segment`).
+            self.flash.sync()?;
             if self.segs.free_count() >= self.plan.headroom_segments {
                 return Ok(());
             }
@@ -117,6 +122,7 @@ impl<F: Flash> Optr<F> {
                     }
                 };
                 let sector = sector.to_vec();
+                if std::env::var("OPTR_DEBUG").is_ok() && lpn == 15 { eprintln!("  gc relocates lpn 15 from {} wid {} victim {:?} first_post {}", base as usize + k, clue.wid, victim, self.seal.first_post_seqno()); }
                 self.stage_push(clue, &sector)?;
                 self.stats.gc_sectors_relocated += 1;
             }

@@ -253,7 +253,12 @@ impl<F: Flash> Optr<F> {
             FtlError::NoSpace("no free segment for the data log; GC could not keep up".into())
         })?;
         if self.segs.state[seg.0 as usize] == SegState::Dirty {
+            // Synced before the summary page goes in: a power cut leaves
+            // each page of an unsynced erase old or erased independently,
+            // so stale pages with valid clues could reappear behind a new
+            // summary and be rolled forward as part of the new log.
             self.erase_segment(seg)?;
+            self.flash.sync()?;
         }
         let seqno = self.next_seqno;
         self.next_seqno += 1;

@@ -210,6 +210,10 @@ impl<F: Flash> Optr<F> {
         let pairs: Vec<(u64, u64)> = records.iter().map(|r| (r.x, r.y)).collect();
         let wid_rec = find_recovery_point(wid_inc, &pairs);
 
+        if std::env::var("OPTR_DEBUG").is_ok() {
+            for it in &items { if let Item::Data { lpn: 15, ppa, wid } = it { eprintln!("  item lpn 15 ppa {ppa} wid {wid}"); } }
+            eprintln!("recover: seal {:?} slot {slot} chain_items {} max_wid {max_wid} wid_inc {wid_inc} wid_rec {wid_rec} records {}", seal, items.len(), records.len());
+        }
         // Phase 5: apply the kept requests in log order.
         for it in &items {
             match *it {
