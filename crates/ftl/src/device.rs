@@ -31,12 +31,7 @@ pub enum FtlKind {
 }
 
 impl FtlKind {
-    pub const ALL: [FtlKind; 4] = [
-        FtlKind::Scftl,
-        FtlKind::Async,
-        FtlKind::Sync,
-        FtlKind::Optr,
-    ];
+    pub const ALL: [FtlKind; 4] = [FtlKind::Scftl, FtlKind::Async, FtlKind::Sync, FtlKind::Optr];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -53,7 +48,9 @@ impl FtlKind {
             .into_iter()
             .find(|k| k.name() == s)
             .ok_or_else(|| {
-                FtlError::BadArgument(format!("unknown FTL `{s}` (use scftl, async, sync or optr)"))
+                FtlError::BadArgument(format!(
+                    "unknown FTL `{s}` (use scftl, async, sync or optr)"
+                ))
             })
     }
 

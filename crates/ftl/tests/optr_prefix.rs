@@ -69,7 +69,6 @@ fn run(seed: u64, mutant: Mutant) -> Result<(), String> {
     let mut base = vec![0u64; n as usize];
     let mut tag = 0u64;
     for round in 0..4 {
-        if std::env::var("OPTR_DEBUG").is_ok() { eprintln!("round {round}"); }
         let mut reqs: Vec<Req> = Vec::new();
         let mut flushed = 0usize;
         let mut in_flight: Option<Req> = None;
@@ -121,11 +120,12 @@ fn run(seed: u64, mutant: Mutant) -> Result<(), String> {
             }
         }
         drop(dev);
-        flash.with(|f| {
-            f.disarm();
-            f.crash(CrashPolicy::Random, &mut rng).map(|_| ())
-        })
-        .map_err(|e| format!("crash: {e}"))?;
+        flash
+            .with(|f| {
+                f.disarm();
+                f.crash(CrashPolicy::Random, &mut rng).map(|_| ())
+            })
+            .map_err(|e| format!("crash: {e}"))?;
         dev = Optr::open_with_mutant(flash.clone(), mutant)
             .map_err(|e| format!("round {round}: recovery failed: {e}"))?;
         dev.check_invariants()

@@ -1,5 +1,5 @@
 //! Checkpoints, seal pages and segment summary pages of OPTR (paper §3.3,
-//! docs/FORMAT.md §7.4–7.5).
+//! docs/FORMAT.md §8.4–8.5).
 //!
 //! A checkpoint is the L2P image followed by a seal page in one of two
 //! slots; the next checkpoint goes to the other slot (the shadow), so a

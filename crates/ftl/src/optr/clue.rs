@@ -1,4 +1,4 @@
-//! The per-sector OOB clue of OPTR (paper §3.1, docs/FORMAT.md §7.2): the
+//! The per-sector OOB clue of OPTR (paper §3.1, docs/FORMAT.md §8.2): the
 //! write-request id (`wid`), the request's size in sectors, the logical
 //! sector, and a CRC32C over the clue and the sector's data, so a torn or
 //! unprogrammed sector is never counted as present.
@@ -65,8 +65,7 @@ impl Clue {
     pub fn decode(b: &[u8], data: &[u8]) -> Option<Clue> {
         let c = Clue {
             lpn: clue::LPN.get_u32(b),
-            wid: u64::from(clue::WID_LOW.get_u32(b))
-                | (u64::from(clue::WID_HIGH.get_u16(b)) << 32),
+            wid: u64::from(clue::WID_LOW.get_u32(b)) | (u64::from(clue::WID_HIGH.get_u16(b)) << 32),
             size: clue::SIZE.get_u16(b),
         };
         if c.lpn == LPN_EMPTY {

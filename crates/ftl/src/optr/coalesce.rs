@@ -1,4 +1,4 @@
-//! Coalescing records (paper §3.2, docs/FORMAT.md §7.3): when a write or
+//! Coalescing records (paper §3.2, docs/FORMAT.md §8.3): when a write or
 //! trim `y` replaces a dirty cached sector last written by request `x`,
 //! `x` will miss that sector on flash, so ⟨x, y⟩ and `x`'s size are
 //! recorded. Records wait in a DRAM buffer of one sector and are committed
@@ -83,8 +83,16 @@ mod tests {
     #[test]
     fn records_round_trip() {
         let rs = vec![
-            Coalesce { x: 3, y: 7, x_size: 6 },
-            Coalesce { x: 1 << 40, y: (1 << 40) + 1, x_size: 1 },
+            Coalesce {
+                x: 3,
+                y: 7,
+                x_size: 6,
+            },
+            Coalesce {
+                x: 1 << 40,
+                y: (1 << 40) + 1,
+                x_size: 1,
+            },
         ];
         let mut s = vec![0xAAu8; 512];
         encode_records(&mut s, &rs);

@@ -1,5 +1,5 @@
 //! Configuration of the OPTR FTL, stored in the device label
-//! (docs/FORMAT.md §7.1), and the space plan derived from it.
+//! (docs/FORMAT.md §8.1), and the space plan derived from it.
 //!
 //! Invariants (checked by [`OptrConfig::validate`]):
 //! - the layout is valid (`stripe_dies` divides the dies), a clue fits the
@@ -137,8 +137,7 @@ impl OptrConfig {
             let data = u64::from(p.data_segments) * u64::from(p.usable_sectors_per_segment);
             let cache_sectors = (DEFAULT_CACHE_BYTES / ss).min(data / 8).max(1);
             c.cache_bytes = cache_sectors * ss;
-            c.max_request_sectors =
-                cache_sectors.min(u64::from(MAX_REQUEST_SECTORS_LIMIT)) as u32;
+            c.max_request_sectors = cache_sectors.min(u64::from(MAX_REQUEST_SECTORS_LIMIT)) as u32;
             c.checkpoint_interval_segments = (p.data_segments / 4).max(1);
             c.gc_batch_segments = DEFAULT_GC_BATCH_SEGMENTS.min((p.data_segments / 8).max(1));
         }
@@ -182,7 +181,9 @@ impl OptrConfig {
             ));
         }
         if self.gc_batch_segments == 0 || self.checkpoint_interval_segments == 0 {
-            return bad("gc_batch_segments and checkpoint_interval_segments must be at least 1".into());
+            return bad(
+                "gc_batch_segments and checkpoint_interval_segments must be at least 1".into(),
+            );
         }
         if p.data_segments < p.headroom_segments + 4 {
             return bad(format!(
@@ -200,7 +201,7 @@ impl OptrConfig {
         Ok(p)
     }
 
-    /// Encodes the configuration (little-endian, docs/FORMAT.md §7.1).
+    /// Encodes the configuration (little-endian, docs/FORMAT.md §8.1).
     pub fn encode(&self) -> Vec<u8> {
         use encoding::*;
         let mut b = vec![0u8; CONFIG_LEN];
@@ -236,7 +237,7 @@ pub const CONFIG_LEN: usize = encoding::CHECKPOINT_INTERVAL_SEGMENTS.end();
 
 field_table! {
     /// The encoding of [`super::OptrConfig`] in the device label
-    /// (docs/FORMAT.md §7.1).
+    /// (docs/FORMAT.md §8.1).
     pub mod encoding {
         pub const VERSION: Field = Field::new("version", 0, 4);
         pub const LOGICAL_SECTORS: Field = Field::new("logical_sectors", 4, 8);

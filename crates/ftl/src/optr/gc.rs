@@ -122,7 +122,6 @@ impl<F: Flash> Optr<F> {
                     }
                 };
                 let sector = sector.to_vec();
-                if std::env::var("OPTR_DEBUG").is_ok() && lpn == 15 { eprintln!("  gc relocates lpn 15 from {} wid {} victim {:?} first_post {}", base as usize + k, clue.wid, victim, self.seal.first_post_seqno()); }
                 self.stage_push(clue, &sector)?;
                 self.stats.gc_sectors_relocated += 1;
             }

@@ -20,7 +20,10 @@ impl<F: Flash> Optr<F> {
             }
             if let Some(e) = cached {
                 if e.wid >= self.next_wid {
-                    return Err(format!("cached sector {lpn} carries wid {} >= next wid {}", e.wid, self.next_wid));
+                    return Err(format!(
+                        "cached sector {lpn} carries wid {} >= next wid {}",
+                        e.wid, self.next_wid
+                    ));
                 }
             }
             if loc == UNMAPPED {
@@ -28,34 +31,64 @@ impl<F: Flash> Optr<F> {
             }
             if let Some(slot) = self.stage_slot(loc) {
                 if self.stage.get(slot).map(|s| s.clue.lpn) != Some(lpn) {
-                    return Err(format!("sector {lpn} maps to staging slot {slot}, which holds something else"));
+                    return Err(format!(
+                        "sector {lpn} maps to staging slot {slot}, which holds something else"
+                    ));
                 }
                 continue;
             }
             if self.p2l[loc as usize] != lpn {
-                return Err(format!("sector {lpn} maps to physical sector {loc}, whose reverse entry is {}", self.p2l[loc as usize]));
+                return Err(format!(
+                    "sector {lpn} maps to physical sector {loc}, whose reverse entry is {}",
+                    self.p2l[loc as usize]
+                ));
             }
             let seg = self.layout.seg_of(Ppa(loc));
             match self.segs.state[seg.0 as usize] {
                 SegState::Used | SegState::Active => {}
-                st => return Err(format!("sector {lpn} maps into segment {} in state {st:?}", seg.0)),
+                st => {
+                    return Err(format!(
+                        "sector {lpn} maps into segment {} in state {st:?}",
+                        seg.0
+                    ))
+                }
             }
             valid[seg.0 as usize] += 1;
         }
         if valid != self.segs.valid {
-            let s = (0..valid.len()).find(|&i| valid[i] != self.segs.valid[i]).unwrap_or(0);
-            return Err(format!("segment {s}: valid count {} but {} sectors map into it", self.segs.valid[s], valid[s]));
+            let s = (0..valid.len())
+                .find(|&i| valid[i] != self.segs.valid[i])
+                .unwrap_or(0);
+            return Err(format!(
+                "segment {s}: valid count {} but {} sectors map into it",
+                self.segs.valid[s], valid[s]
+            ));
         }
         if mapped != self.mapped {
-            return Err(format!("{} sectors counted mapped, {mapped} are", self.mapped));
+            return Err(format!(
+                "{} sectors counted mapped, {mapped} are",
+                self.mapped
+            ));
         }
         let free = (self.plan.first_data_segment..self.layout.segments)
-            .filter(|&s| matches!(self.segs.state[s as usize], SegState::Free | SegState::Dirty))
+            .filter(|&s| {
+                matches!(
+                    self.segs.state[s as usize],
+                    SegState::Free | SegState::Dirty
+                )
+            })
             .count();
         if free != self.segs.free.len() {
-            return Err(format!("{free} free segments but {} queued", self.segs.free.len()));
+            return Err(format!(
+                "{free} free segments but {} queued",
+                self.segs.free.len()
+            ));
         }
-        if self.records.iter().any(|r| r.x >= r.y || r.y >= self.next_wid) {
+        if self
+            .records
+            .iter()
+            .any(|r| r.x >= r.y || r.y >= self.next_wid)
+        {
             return Err("a buffered coalescing record is out of order".into());
         }
         Ok(())

@@ -264,7 +264,8 @@ impl<F: Flash> Optr<F> {
         self.next_seqno += 1;
         let mut page = vec![0u8; self.layout.geometry.page_size()];
         encode_summary(&mut page, seg, seqno);
-        self.flash.program(self.layout.page_addr(seg, 0), &page, &[])?;
+        self.flash
+            .program(self.layout.page_addr(seg, 0), &page, &[])?;
         self.stats.meta_pages_written += 1;
         self.seg_seqno[seg.0 as usize] = seqno;
         self.segs.state[seg.0 as usize] = SegState::Active;

@@ -54,7 +54,12 @@ pub fn find_recovery_point(wid_inc: u64, records: &[(u64, u64)]) -> u64 {
 /// The paper's naive search: grow the kept set `[first, k)` left to right
 /// and return the largest `k` such that no kept request is incomplete and
 /// no record joins a kept request to a dropped one.
-pub fn naive_recovery_point(first: u64, last: u64, incomplete: &HashSet<u64>, records: &[(u64, u64)]) -> u64 {
+pub fn naive_recovery_point(
+    first: u64,
+    last: u64,
+    incomplete: &HashSet<u64>,
+    records: &[(u64, u64)],
+) -> u64 {
     let mut best = first;
     for k in first..=last + 1 {
         if (first..k).any(|w| incomplete.contains(&w)) {
@@ -106,7 +111,8 @@ impl<F: Flash> Optr<F> {
         let mut max_seqno = seal.log_seqno;
         for s in self.plan.first_data_segment..self.layout.segments {
             let seg = SegId(s);
-            self.flash.read(self.layout.page_addr(seg, 0), 0, &mut page)?;
+            self.flash
+                .read(self.layout.page_addr(seg, 0), 0, &mut page)?;
             if let Some(q) = decode_summary(&page, seg) {
                 self.seg_seqno[s as usize] = q;
                 max_seqno = max_seqno.max(q);
@@ -178,7 +184,9 @@ impl<F: Flash> Optr<F> {
                     }
                     max_wid = max_wid.max(c.wid);
                     if after {
-                        let e = present.entry(c.wid).or_insert_with(|| (HashSet::new(), c.size));
+                        let e = present
+                            .entry(c.wid)
+                            .or_insert_with(|| (HashSet::new(), c.size));
                         e.0.insert(c.lpn);
                     }
                 }
@@ -199,7 +207,8 @@ impl<F: Flash> Optr<F> {
                 None => (0, coalesced.get(&w).map_or(u64::MAX, |c| u64::from(c.1))),
             };
             let d = coalesced.get(&w).map_or(0, |c| c.0);
-            let slack = u64::from(self.mutant == Mutant::OptrRequestCompleteWithMissingPage && p > 0);
+            let slack =
+                u64::from(self.mutant == Mutant::OptrRequestCompleteWithMissingPage && p > 0);
             p + d + slack >= size
         };
         // Phase 4: the recovery point.
@@ -210,10 +219,6 @@ impl<F: Flash> Optr<F> {
         let pairs: Vec<(u64, u64)> = records.iter().map(|r| (r.x, r.y)).collect();
         let wid_rec = find_recovery_point(wid_inc, &pairs);
 
-        if std::env::var("OPTR_DEBUG").is_ok() {
-            for it in &items { if let Item::Data { lpn: 15, ppa, wid } = it { eprintln!("  item lpn 15 ppa {ppa} wid {wid}"); } }
-            eprintln!("recover: seal {:?} slot {slot} chain_items {} max_wid {max_wid} wid_inc {wid_inc} wid_rec {wid_rec} records {}", seal, items.len(), records.len());
-        }
         // Phase 5: apply the kept requests in log order.
         for it in &items {
             match *it {
