@@ -44,6 +44,10 @@ impl Cache {
         self.entries.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     pub fn is_full(&self) -> bool {
         self.entries.len() >= self.capacity
     }

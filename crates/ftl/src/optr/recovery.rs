@@ -41,7 +41,7 @@ use crate::UNMAPPED;
 /// taking the records by descending `x` makes one pass enough.
 pub fn find_recovery_point(wid_inc: u64, records: &[(u64, u64)]) -> u64 {
     let mut c: Vec<(u64, u64)> = records.to_vec();
-    c.sort_by(|a, b| b.0.cmp(&a.0));
+    c.sort_by_key(|r| std::cmp::Reverse(r.0));
     let mut wid_rec = wid_inc;
     for (x, y) in c {
         if x < wid_rec && y >= wid_rec {
