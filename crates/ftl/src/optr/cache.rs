@@ -2,11 +2,15 @@
 //! logical sector, each tagged dirty, with the wid and size of the request
 //! that last wrote it, evicted least recently used first.
 //!
-//! Invariants (checked by `Optr::check_invariants`):
-//! - at most `capacity` entries; `order` and `entries` hold the same
-//!   sectors, each entry's `tick` being its key in `order`;
-//! - a dirty entry's wid is below the FTL's next wid; a clean entry's data
-//!   equals what the flash mapping (or the staging page) holds.
+//! Invariants (the first two checked by [`Cache::check`], the third by
+//! `Optr::check_invariants`):
+//! - at most `capacity` entries;
+//! - `order` and `entries` hold the same sectors, each entry's `tick`
+//!   being its key in `order`;
+//! - an entry's wid is below the FTL's next wid.
+//!
+//! A clean entry's data equals what the flash mapping (or the staging
+//! page) holds: it became clean when exactly that data was staged.
 
 use std::collections::{BTreeMap, HashMap};
 
