@@ -37,7 +37,10 @@ impl<F: Flash> Optr<F> {
             .map(SegId)
             .filter(|s| {
                 self.segs.state[s.0 as usize] == SegState::Used
-                    && (ignore_checkpoint || self.seg_seqno[s.0 as usize] < first_post)
+                    && (self.seg_seqno[s.0 as usize] < first_post
+                        // The mutant spares only the seal's own log
+                        // segment, so what it breaks is the page count.
+                        || (ignore_checkpoint && Some(*s) != self.seal.log_segment))
                     && self.segs.valid[s.0 as usize] + self.layout.sectors_per_page
                         <= self.plan.usable_sectors_per_segment
             })
