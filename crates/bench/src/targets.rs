@@ -59,6 +59,9 @@ pub fn factory(kind: FtlKind, g: &Geometry) -> BResult<Box<dyn Factory>> {
                 config,
             }))
         }
+        FtlKind::Optr => Err(format!(
+            "optr is not supported by the benchmarks yet (issue 12, deliverable 4); geometry {g}"
+        )),
     }
 }
 

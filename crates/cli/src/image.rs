@@ -257,6 +257,7 @@ fn preset_logical_sectors(g: &Geometry, kind: FtlKind, size: u64) -> Result<u64,
     }
     let max = match kind {
         FtlKind::Scftl => ScftlConfig::default_for(g).logical_sectors,
+        FtlKind::Optr => ftl::optr::OptrConfig::default_for(g).logical_sectors,
         _ => ftl::async_ftl::AsyncConfig::default_for(g).logical_sectors,
     };
     if size / ss > max {
@@ -295,6 +296,7 @@ fn format_options(
     };
     let checked = match kind {
         FtlKind::Scftl => scftl_config(g, &opts).map(|c| c.logical_sectors),
+        FtlKind::Optr => ftl::any::optr_config(g, &opts).map(|c| c.logical_sectors),
         _ => baseline_config(g, kind, &opts).map(|c| c.logical_sectors),
     };
     checked.map_err(|e| {

@@ -210,6 +210,7 @@ fn fits(g: &Geometry, kind: FtlKind, logical_sectors: u64) -> bool {
     };
     match kind {
         FtlKind::Scftl => scftl_config(g, &opts).is_ok(),
+        FtlKind::Optr => ftl::any::optr_config(g, &opts).is_ok(),
         _ => baseline_config(g, kind, &opts).is_ok(),
     }
 }

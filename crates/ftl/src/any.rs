@@ -6,6 +6,7 @@ use flash::{Flash, Geometry};
 use crate::async_ftl::{AsyncConfig, AsyncFtl};
 use crate::device::{BlockDevice, DeviceStats, FtlError, FtlKind, Lba, Result};
 use crate::label;
+use crate::optr::{Optr, OptrConfig};
 use crate::scftl::{Scftl, ScftlConfig};
 use crate::sync_ftl::{SyncConfig, SyncFtl};
 
@@ -23,11 +24,12 @@ pub struct FormatOptions {
     pub gc_threshold: Option<u32>,
 }
 
-/// One of the three FTLs.
+/// One of the four FTLs.
 pub enum AnyFtl<F: Flash> {
     Scftl(Scftl<F>),
     Async(AsyncFtl<F>),
     Sync(SyncFtl<F>),
+    Optr(Optr<F>),
 }
 
 /// Builds the SCFTL configuration `opts` asks for on `g`: defaults for what
@@ -96,6 +98,28 @@ pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Res
     Ok(cfg)
 }
 
+/// Builds the OPTR configuration `opts` asks for on `g` (its defaults for
+/// what is not given); epoch-bound options are refused.
+pub fn optr_config(g: &Geometry, opts: &FormatOptions) -> Result<OptrConfig> {
+    for (name, set) in [
+        ("the write bound (W)", opts.write_bound.is_some()),
+        ("the GC bound (K)", opts.gc_bound.is_some()),
+        ("the GC threshold (U)", opts.gc_threshold.is_some()),
+    ] {
+        if set {
+            return Err(FtlError::BadConfig(format!(
+                "{name} applies to scftl only; the optr FTL has no epoch bounds"
+            )));
+        }
+    }
+    let mut cfg = OptrConfig::default_for(g);
+    if let Some(l) = opts.logical_sectors {
+        cfg.logical_sectors = l;
+    }
+    cfg.validate(g)?;
+    Ok(cfg)
+}
+
 impl<F: Flash> AnyFtl<F> {
     /// Formats `flash` with the FTL `kind`, configured by `opts`.
     pub fn format(flash: F, kind: FtlKind, opts: &FormatOptions) -> Result<AnyFtl<F>> {
@@ -109,6 +133,7 @@ impl<F: Flash> AnyFtl<F> {
                 let cfg: SyncConfig = baseline_config(&g, kind, opts)?;
                 AnyFtl::Sync(SyncFtl::format(flash, cfg)?)
             }
+            FtlKind::Optr => AnyFtl::Optr(Optr::format(flash, optr_config(&g, opts)?)?),
         })
     }
 
@@ -119,6 +144,7 @@ impl<F: Flash> AnyFtl<F> {
             FtlKind::Scftl => AnyFtl::Scftl(Scftl::open(flash)?),
             FtlKind::Async => AnyFtl::Async(AsyncFtl::open(flash)?),
             FtlKind::Sync => AnyFtl::Sync(SyncFtl::open(flash)?),
+            FtlKind::Optr => AnyFtl::Optr(Optr::open(flash)?),
         })
     }
 
@@ -128,6 +154,7 @@ impl<F: Flash> AnyFtl<F> {
             AnyFtl::Scftl(_) => FtlKind::Scftl,
             AnyFtl::Async(_) => FtlKind::Async,
             AnyFtl::Sync(_) => FtlKind::Sync,
+            AnyFtl::Optr(_) => FtlKind::Optr,
         }
     }
 
@@ -154,6 +181,20 @@ impl<F: Flash> AnyFtl<F> {
             }
             AnyFtl::Async(d) => log_summary(d.config()),
             AnyFtl::Sync(d) => log_summary(d.config()),
+            AnyFtl::Optr(d) => {
+                let c = d.config();
+                vec![
+                    ("logical_sectors", c.logical_sectors),
+                    ("stripe_dies", c.stripe_dies.into()),
+                    ("cache_bytes", c.cache_bytes),
+                    ("max_request_sectors", c.max_request_sectors.into()),
+                    ("gc_batch_segments", c.gc_batch_segments.into()),
+                    (
+                        "checkpoint_interval_segments",
+                        c.checkpoint_interval_segments.into(),
+                    ),
+                ]
+            }
         }
     }
 
@@ -163,6 +204,7 @@ impl<F: Flash> AnyFtl<F> {
             AnyFtl::Scftl(d) => d.into_flash(),
             AnyFtl::Async(d) => d.into_flash(),
             AnyFtl::Sync(d) => d.into_flash(),
+            AnyFtl::Optr(d) => d.into_flash(),
         }
     }
 
@@ -171,6 +213,7 @@ impl<F: Flash> AnyFtl<F> {
             AnyFtl::Scftl(d) => d,
             AnyFtl::Async(d) => d,
             AnyFtl::Sync(d) => d,
+            AnyFtl::Optr(d) => d,
         }
     }
 
@@ -179,6 +222,7 @@ impl<F: Flash> AnyFtl<F> {
             AnyFtl::Scftl(d) => d,
             AnyFtl::Async(d) => d,
             AnyFtl::Sync(d) => d,
+            AnyFtl::Optr(d) => d,
         }
     }
 }
@@ -216,6 +260,9 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
     }
     fn epoch_remaining(&self) -> Option<u64> {
         self.dev_ref().epoch_remaining()
+    }
+    fn max_request_sectors(&self) -> Option<u64> {
+        self.dev_ref().max_request_sectors()
     }
     fn stats(&self) -> DeviceStats {
         self.dev_ref().stats()

@@ -24,26 +24,33 @@ pub enum FtlKind {
     Async,
     /// Synchronous-disk contract: every completed write is durable.
     Sync,
+    /// Order-preserving (OPTR): after a crash the device holds the state
+    /// after some prefix of the acknowledged requests that includes every
+    /// request before the last completed flush; each request is atomic.
+    Optr,
 }
 
 impl FtlKind {
-    pub const ALL: [FtlKind; 3] = [FtlKind::Scftl, FtlKind::Async, FtlKind::Sync];
+    pub const ALL: [FtlKind; 4] = [FtlKind::Scftl, FtlKind::Async, FtlKind::Sync, FtlKind::Optr];
 
     pub fn name(self) -> &'static str {
         match self {
             FtlKind::Scftl => "scftl",
             FtlKind::Async => "async",
             FtlKind::Sync => "sync",
+            FtlKind::Optr => "optr",
         }
     }
 
-    /// Parses `scftl`, `async` or `sync`.
+    /// Parses `scftl`, `async`, `sync` or `optr`.
     pub fn parse(s: &str) -> Result<FtlKind, FtlError> {
         FtlKind::ALL
             .into_iter()
             .find(|k| k.name() == s)
             .ok_or_else(|| {
-                FtlError::BadArgument(format!("unknown FTL `{s}` (use scftl, async or sync)"))
+                FtlError::BadArgument(format!(
+                    "unknown FTL `{s}` (use scftl, async, sync or optr)"
+                ))
             })
     }
 
@@ -53,6 +60,7 @@ impl FtlKind {
             FtlKind::Scftl => 1,
             FtlKind::Async => 2,
             FtlKind::Sync => 3,
+            FtlKind::Optr => 4,
         }
     }
 
@@ -200,6 +208,13 @@ pub trait BlockDevice {
     /// epoch, or `None` for an FTL with no epoch bound.
     fn epoch_remaining(&self) -> Option<u64>;
 
+    /// The largest write request, in sectors, the device accepts and keeps
+    /// atomic (OPTR), or `None` when requests have no size limit of their
+    /// own. A frontend advertises it (NBD: the maximum block size).
+    fn max_request_sectors(&self) -> Option<u64> {
+        None
+    }
+
     /// Counters and occupancy.
     fn stats(&self) -> DeviceStats;
 
@@ -255,6 +270,9 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     }
     fn epoch_remaining(&self) -> Option<u64> {
         (**self).epoch_remaining()
+    }
+    fn max_request_sectors(&self) -> Option<u64> {
+        (**self).max_request_sectors()
     }
     fn stats(&self) -> DeviceStats {
         (**self).stats()

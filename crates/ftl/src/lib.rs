@@ -2,8 +2,9 @@
 //!
 //! What it is: the [`BlockDevice`] trait, the device label that says which
 //! FTL a flash device holds, and the FTLs themselves — SCFTL (the
-//! snapshot-consistent FTL of the SCFTL paper) and the async and sync
-//! baselines of its evaluation.
+//! snapshot-consistent FTL of the SCFTL paper), the async and sync
+//! baselines of its evaluation, and OPTR (the order-preserving FTL of the
+//! OPTR paper).
 //!
 //! What it promises: each FTL keeps its documented crash contract over any
 //! device that follows the [`flash::Flash`] contract, and no caller input
@@ -28,6 +29,7 @@ pub use device::{
 pub mod async_ftl;
 pub mod logstruct;
 pub mod mutant;
+pub mod optr;
 pub mod scftl;
 pub mod sync_ftl;
 

@@ -55,11 +55,22 @@ pub enum Mutant {
     /// crashed epoch's tentative delta pages are carried into the next
     /// epoch and its commit covers them (needs a second crash to show).
     RecoveryReusesCrashedEpoch,
+    /// OPTR: recovery ignores the coalescing records, so a request whose
+    /// sector was coalesced in the cache looks incomplete (and Algorithm 1
+    /// may keep it without the request that overwrote it).
+    OptrIgnoreCoalescingRecords,
+    /// OPTR: GC may collect segments written after the latest checkpoint,
+    /// erasing stale pages recovery counts to decide completeness.
+    OptrGcErasesAfterCheckpoint,
+    /// OPTR: recovery counts a request complete with one page missing.
+    OptrRequestCompleteWithMissingPage,
+    /// OPTR: GC collects its victims without flushing first.
+    OptrSkipInternalFlushBeforeGc,
 }
 
 impl Mutant {
     /// Every mutant, in a fixed order.
-    pub const ALL: [Mutant; 13] = [
+    pub const ALL: [Mutant; 17] = [
         Mutant::SkipSyncBeforeCommit,
         Mutant::EraseVictimBeforeFlush,
         Mutant::HonourTentativeDeltas,
@@ -73,6 +84,10 @@ impl Mutant {
         Mutant::TrimForgetsValidCount,
         Mutant::PartialWritePastEpochBound,
         Mutant::RecoveryReusesCrashedEpoch,
+        Mutant::OptrIgnoreCoalescingRecords,
+        Mutant::OptrGcErasesAfterCheckpoint,
+        Mutant::OptrRequestCompleteWithMissingPage,
+        Mutant::OptrSkipInternalFlushBeforeGc,
     ];
 
     /// Kebab-case name used on the command line.
@@ -92,6 +107,10 @@ impl Mutant {
             Mutant::TrimForgetsValidCount => "trim-forgets-valid-count",
             Mutant::PartialWritePastEpochBound => "partial-write-past-epoch-bound",
             Mutant::RecoveryReusesCrashedEpoch => "recovery-reuses-crashed-epoch",
+            Mutant::OptrIgnoreCoalescingRecords => "optr-ignore-coalescing-records",
+            Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
+            Mutant::OptrRequestCompleteWithMissingPage => "optr-request-complete-with-missing-page",
+            Mutant::OptrSkipInternalFlushBeforeGc => "optr-skip-internal-flush-before-gc",
         }
     }
 

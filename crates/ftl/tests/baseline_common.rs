@@ -19,7 +19,7 @@ impl Dev {
         match kind {
             FtlKind::Async => Dev::A(AsyncFtl::format(f, AsyncConfig::default_for(&g)).unwrap()),
             FtlKind::Sync => Dev::S(SyncFtl::format(f, SyncConfig::default_for(&g)).unwrap()),
-            FtlKind::Scftl => panic!("not a baseline"),
+            FtlKind::Scftl | FtlKind::Optr => panic!("not a baseline"),
         }
     }
 

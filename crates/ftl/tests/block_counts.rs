@@ -5,7 +5,7 @@
 //! For every FTL, after a seeded overwrite workload that makes GC run, and
 //! again after reopening (recovery rebuilds the states), the four block
 //! counts of `DeviceStats` must sum to the FTL's data blocks: SCFTL's data
-//! superblocks, the baselines' data segments. Replay a failure with the
+//! superblocks, the baselines' and OPTR's data segments. Replay a failure with the
 //! seed it prints (`BLOCK_COUNTS_SEED=<seed>`).
 
 use flash::{Geometry, MemFlash};
@@ -26,7 +26,11 @@ fn data_blocks(kind: FtlKind, g: &Geometry) -> u64 {
                 Scftl::<MemFlash>::metadata_blocks(g, &cfg).len() as u64 / u64::from(g.dies());
             u64::from(g.blocks_per_die) - metadata_superblocks
         }
-        _ => {
+        FtlKind::Optr => {
+            let cfg = ftl::optr::OptrConfig::default_for(g);
+            u64::from(cfg.plan(g).unwrap().data_segments)
+        }
+        FtlKind::Async | FtlKind::Sync => {
             let cfg = AsyncConfig::default_for(g);
             u64::from(Layout::new(g, cfg.stripe_dies).unwrap().data_segments())
         }

@@ -101,7 +101,14 @@ pub struct Shared<D> {
 }
 
 impl<D: BlockDevice + Send> Shared<D> {
-    pub(crate) fn new(device: D, config: ServerConfig) -> Shared<D> {
+    pub(crate) fn new(device: D, mut config: ServerConfig) -> Shared<D> {
+        // A device that keeps each request atomic only up to a size (optr)
+        // is sent no larger request: the advertised maximum says so.
+        if let Some(sectors) = device.max_request_sectors() {
+            let bytes = sectors.saturating_mul(device.sector_size() as u64);
+            let bytes = u32::try_from(bytes).unwrap_or(u32::MAX);
+            config.max_request_bytes = config.max_request_bytes.min(bytes);
+        }
         Shared {
             size: ops::size_bytes(&device),
             sector_size: device.sector_size(),

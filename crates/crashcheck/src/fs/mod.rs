@@ -259,6 +259,9 @@ pub fn plan(args: &CrashtestArgs) -> Result<FsConfig, String> {
             args.ftl
         )
     })?;
+    if kind == FtlKind::Optr {
+        return Err("optr is not supported by crashtest --fs yet".into());
+    }
     let mutant = match &args.mutant {
         None => None,
         Some(m) => Some(FsMutant::parse(m).map_err(|_| {

@@ -25,7 +25,7 @@ mod engine;
 mod gc;
 mod invariants;
 mod recovery;
-mod segs;
+pub(crate) mod segs;
 mod wrapper;
 
 pub(crate) use wrapper::baseline_ftl;

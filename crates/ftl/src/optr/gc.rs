@@ -1,0 +1,134 @@
+//! Garbage collection of OPTR with the paper's two constraints (§3.4).
+//!
+//! 1. GC never collects a segment holding pages written after the latest
+//!    checkpoint (numbered at or above the seal's first post-checkpoint
+//!    sequence number): recovery decides whether such a request is complete
+//!    by counting its pages, stale ones included, so erasing one could turn
+//!    a flushed request incomplete. When no segment qualifies, GC takes a
+//!    checkpoint first.
+//! 2. GC flushes internally before a batch of victims, so every sector it
+//!    erases has a durable newer value or a relocated copy that every later
+//!    recovery keeps: the checkpoint may still point into a victim, and only
+//!    included requests and relocations replace those entries.
+//!
+//! A batch relocates the victims' valid sectors (they keep their clues:
+//! their wids are at or below the checkpoint's, so recovery applies them
+//! unconditionally, in log order), syncs, and only then erases the victims.
+//! The erases are synced before a victim is reused, since a page of an
+//! unsynced erase may come back with its old content after a power cut.
+//! Victims hold no needed trim or coalescing records: those written before
+//! the checkpoint are reflected in it.
+
+use flash::Flash;
+
+use super::clue::{Clue, CLUE_SIZE};
+use super::Optr;
+use crate::device::{FtlError, Result};
+use crate::logstruct::{SegId, SegState};
+use crate::mutant::Mutant;
+
+impl<F: Flash> Optr<F> {
+    /// Segments GC may collect now, fewest valid sectors first; only those
+    /// whose collection gains space.
+    fn gc_candidates(&self) -> Vec<SegId> {
+        let first_post = self.seal.first_post_seqno();
+        let ignore_checkpoint = self.mutant == Mutant::OptrGcErasesAfterCheckpoint;
+        let mut v: Vec<SegId> = (self.plan.first_data_segment..self.layout.segments)
+            .map(SegId)
+            .filter(|s| {
+                self.segs.state[s.0 as usize] == SegState::Used
+                    && (self.seg_seqno[s.0 as usize] < first_post
+                        // The mutant spares only the seal's own log
+                        // segment, so what it breaks is the page count.
+                        || (ignore_checkpoint && Some(*s) != self.seal.log_segment))
+                    && self.segs.valid[s.0 as usize] + self.layout.sectors_per_page
+                        <= self.plan.usable_sectors_per_segment
+            })
+            .collect();
+        v.sort_by_key(|s| (self.segs.valid[s.0 as usize], s.0));
+        v
+    }
+
+    /// Runs one batch of GC (more if the first freed too little).
+    pub(super) fn run_gc(&mut self) -> Result<()> {
+        for _ in 0..2 {
+            if self.mutant != Mutant::OptrSkipInternalFlushBeforeGc {
+                self.internal_flush()?;
+            }
+            let mut victims = self.gc_candidates();
+            if victims.is_empty() {
+                self.checkpoint()?;
+                victims = self.gc_candidates();
+            }
+            let want = self.plan.headroom_segments + self.config.gc_batch_segments;
+            let batch = (want.saturating_sub(self.segs.free_count()) as usize)
+                .clamp(1, self.config.gc_batch_segments as usize);
+            victims.truncate(batch);
+            if victims.is_empty() {
+                return Ok(());
+            }
+            for &v in &victims {
+                self.relocate(v)?;
+            }
+            self.program_stage()?;
+            self.flash.sync()?;
+            for &v in &victims {
+                self.erase_segment(v)?;
+                self.segs.state[v.0 as usize] = SegState::Free;
+                self.segs.free.push_back(v);
+                self.stats.gc_blocks_reclaimed += 1;
+            }
+            // The erases must be durable before a victim is reopened as a
+            // log segment (see `open_segment`).
+            self.flash.sync()?;
+            if self.segs.free_count() >= self.plan.headroom_segments {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the valid sectors of `victim` into the staging page.
+    fn relocate(&mut self, victim: SegId) -> Result<()> {
+        let spp = self.layout.sectors_per_page;
+        let ss = self.layout.sector_size;
+        let mut data = vec![0u8; self.layout.geometry.page_size()];
+        let mut oob = vec![0u8; self.layout.geometry.oob_size as usize];
+        for page in 1..self.layout.pages_per_segment {
+            let base = self.layout.ppa(victim, page, 0).0;
+            let live: Vec<u32> = (0..spp)
+                .filter(|&k| {
+                    let lpn = self.p2l[(base + k) as usize];
+                    (lpn as u64) < self.logical && self.l2p[lpn as usize] == base + k
+                })
+                .collect();
+            if live.is_empty() {
+                continue;
+            }
+            let addr = self.layout.page_addr(victim, page);
+            self.flash.read(addr, 0, &mut data)?;
+            self.flash.read_oob(addr, &mut oob)?;
+            for k in live {
+                let k = k as usize;
+                let sector = &data[k * ss..(k + 1) * ss];
+                let lpn = self.p2l[base as usize + k];
+                let clue = match Clue::decode(&oob[k * CLUE_SIZE..], sector) {
+                    Some(c) if c.lpn == lpn => c,
+                    _ => {
+                        return Err(FtlError::DamagedSector {
+                            la: u64::from(lpn),
+                            detail: format!(
+                                "physical sector {} fails its clue while GC relocates it, so GC stops rather than copy it; overwrite or trim the sector",
+                                base as usize + k
+                            ),
+                        })
+                    }
+                };
+                let sector = sector.to_vec();
+                self.stage_push(clue, &sector)?;
+                self.stats.gc_sectors_relocated += 1;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,96 @@
+//! `check_invariants` for OPTR: the mapping, the staging page, the cache
+//! and the valid counts agree (the invariants listed in `mod.rs`).
+
+use flash::Flash;
+
+use super::Optr;
+use crate::logstruct::{Ppa, SegState};
+use crate::UNMAPPED;
+
+impl<F: Flash> Optr<F> {
+    pub(super) fn check(&mut self) -> Result<(), String> {
+        self.cache.check()?;
+        let mut valid = vec![0u32; self.layout.segments as usize];
+        let mut mapped = 0u64;
+        for lpn in 0..self.logical as u32 {
+            let loc = self.l2p[lpn as usize];
+            let cached = self.cache.get(lpn);
+            if loc != UNMAPPED || cached.is_some() {
+                mapped += 1;
+            }
+            if let Some(e) = cached {
+                if e.wid >= self.next_wid {
+                    return Err(format!(
+                        "cached sector {lpn} carries wid {} >= next wid {}",
+                        e.wid, self.next_wid
+                    ));
+                }
+            }
+            if loc == UNMAPPED {
+                continue;
+            }
+            if let Some(slot) = self.stage_slot(loc) {
+                if self.stage.get(slot).map(|s| s.clue.lpn) != Some(lpn) {
+                    return Err(format!(
+                        "sector {lpn} maps to staging slot {slot}, which holds something else"
+                    ));
+                }
+                continue;
+            }
+            if self.p2l[loc as usize] != lpn {
+                return Err(format!(
+                    "sector {lpn} maps to physical sector {loc}, whose reverse entry is {}",
+                    self.p2l[loc as usize]
+                ));
+            }
+            let seg = self.layout.seg_of(Ppa(loc));
+            match self.segs.state[seg.0 as usize] {
+                SegState::Used | SegState::Active => {}
+                st => {
+                    return Err(format!(
+                        "sector {lpn} maps into segment {} in state {st:?}",
+                        seg.0
+                    ))
+                }
+            }
+            valid[seg.0 as usize] += 1;
+        }
+        if valid != self.segs.valid {
+            let s = (0..valid.len())
+                .find(|&i| valid[i] != self.segs.valid[i])
+                .unwrap_or(0);
+            return Err(format!(
+                "segment {s}: valid count {} but {} sectors map into it",
+                self.segs.valid[s], valid[s]
+            ));
+        }
+        if mapped != self.mapped {
+            return Err(format!(
+                "{} sectors counted mapped, {mapped} are",
+                self.mapped
+            ));
+        }
+        let free = (self.plan.first_data_segment..self.layout.segments)
+            .filter(|&s| {
+                matches!(
+                    self.segs.state[s as usize],
+                    SegState::Free | SegState::Dirty
+                )
+            })
+            .count();
+        if free != self.segs.free.len() {
+            return Err(format!(
+                "{free} free segments but {} queued",
+                self.segs.free.len()
+            ));
+        }
+        if self
+            .records
+            .iter()
+            .any(|r| r.x >= r.y || r.y >= self.next_wid)
+        {
+            return Err("a buffered coalescing record is out of order".into());
+        }
+        Ok(())
+    }
+}
