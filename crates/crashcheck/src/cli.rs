@@ -174,12 +174,6 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             ));
         }
     }
-    if args.ftl == "optr" {
-        return Err(
-            "optr is not supported by crashtest yet (its prefix contract checker is not built)"
-                .into(),
-        );
-    }
     let mut t = target::by_name(&args.ftl).ok_or_else(|| {
         format!(
             "unknown FTL `{}` (available in this build: {})",

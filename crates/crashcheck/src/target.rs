@@ -12,6 +12,7 @@ use flash::{
     MediaFaults, MemFlash, PageAddr, PageClass, RawFlash, SharedFlash,
 };
 use ftl::async_ftl::{AsyncConfig, AsyncFtl};
+use ftl::optr::{Optr, OptrConfig};
 use ftl::scftl::{Scftl, ScftlConfig};
 use ftl::sync_ftl::{SyncConfig, SyncFtl};
 use ftl::{BlockDevice, Mutant};
@@ -292,16 +293,11 @@ macro_rules! toy_target {
 }
 
 /// The real FTLs (see crates/ftl).
-pub const REAL_TARGETS: [Target; 3] = [
+pub const REAL_TARGETS: [Target; 4] = [
     real_target!("scftl", ContractKind::Snapshot, Scftl, ScftlConfig),
     real_target!("async", ContractKind::Async, AsyncFtl, AsyncConfig),
     real_target!("sync", ContractKind::Sync, SyncFtl, SyncConfig),
-    // OPTR TARGET GOES HERE (issue 12): once crates/ftl/src/optr is merged,
-    // add `real_target!("optr", ContractKind::Prefix, Optr, OptrConfig),`
-    // (its `format_with_mutant`, `open_with_mutant` and
-    // `OptrConfig::default_for(&Geometry)` in the shape of the others) and
-    // make the array `[Target; 4]`; then `--ftl optr` checks the prefix
-    // contract by default.
+    real_target!("optr", ContractKind::Prefix, Optr, OptrConfig),
 ];
 
 /// The checker's own toy FTL and its canaries (see `crate::toy`).

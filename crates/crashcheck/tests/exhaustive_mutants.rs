@@ -17,6 +17,10 @@ fn target_of(m: Mutant) -> &'static str {
     match m {
         Mutant::AsyncEraseBeforeSync => "async",
         Mutant::SyncSkipSync => "sync",
+        Mutant::OptrIgnoreCoalescingRecords
+        | Mutant::OptrGcErasesAfterCheckpoint
+        | Mutant::OptrRequestCompleteWithMissingPage
+        | Mutant::OptrSkipInternalFlushBeforeGc => "optr",
         _ => "scftl",
     }
 }
