@@ -931,6 +931,32 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         self.inner.read_oob(page, oob)
     }
 
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        self.check_power()?;
+        self.inner.read_with_oob(page, first_sector, data, oob)
+    }
+
+    fn read_for_copy(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        self.check_power()?;
+        self.inner.read_for_copy(page, first_sector, data, oob)
+    }
+
+    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
+        self.inner.copy_into(from, to)
+    }
+
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
         self.check_power()?;
         self.inner.probe_erased(page)

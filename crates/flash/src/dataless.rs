@@ -178,18 +178,14 @@ impl DatalessFlash {
     }
 }
 
-impl Flash for DatalessFlash {
-    fn geometry(&self) -> &Geometry {
-        &self.geometry
-    }
-
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
-        check_read(&self.geometry, page, first_sector, data.len())?;
-        self.pages.record_read(data.len());
+impl DatalessFlash {
+    /// Copies sectors of a checked page into `data`: whole sectors of a
+    /// metadata block, the tag then zeros of a data sector, 0xFF if erased.
+    fn copy_data(&self, page: PageAddr, first_sector: u32, data: &mut [u8]) {
         let programmed = self.pages.is_programmed(page);
         let Some(rec) = self.record(page).filter(|_| programmed) else {
             data.fill(ERASED_BYTE);
-            return Ok(());
+            return;
         };
         let ss = self.geometry.sector_size as usize;
         let first = first_sector as usize;
@@ -203,6 +199,45 @@ impl Flash for DatalessFlash {
                 sector[TAG_BYTES..].fill(0);
             }
         }
+    }
+
+    /// Copies the spare area of a checked page into `oob` (0xFF if erased).
+    fn copy_oob(&self, page: PageAddr, oob: &mut [u8]) {
+        let programmed = self.pages.is_programmed(page);
+        match self.record(page) {
+            Some(rec) if programmed => {
+                let start = rec.len() - self.geometry.oob_size as usize;
+                oob.copy_from_slice(&rec[start..start + oob.len()]);
+            }
+            _ => oob.fill(ERASED_BYTE),
+        }
+    }
+}
+
+impl Flash for DatalessFlash {
+    fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
+        check_read(&self.geometry, page, first_sector, data.len())?;
+        self.pages.record_read(data.len());
+        self.copy_data(page, first_sector, data);
+        Ok(())
+    }
+
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        check_read(&self.geometry, page, first_sector, data.len())?;
+        check_oob_read(&self.geometry, page, oob)?;
+        self.pages.record_read(data.len() + oob.len());
+        self.copy_data(page, first_sector, data);
+        self.copy_oob(page, oob);
         Ok(())
     }
 
@@ -213,14 +248,7 @@ impl Flash for DatalessFlash {
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.geometry, page, oob)?;
         self.pages.record_read(oob.len());
-        let programmed = self.pages.is_programmed(page);
-        match self.record(page) {
-            Some(rec) if programmed => {
-                let start = rec.len() - self.geometry.oob_size as usize;
-                oob.copy_from_slice(&rec[start..start + oob.len()]);
-            }
-            _ => oob.fill(ERASED_BYTE),
-        }
+        self.copy_oob(page, oob);
         Ok(())
     }
 

@@ -93,7 +93,8 @@ pub const ERASED_BYTE: u8 = 0xFF;
 /// Operation counters every backend keeps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlashCounters {
-    /// Read commands (one per `read` or `read_oob` call).
+    /// Read commands (one per `read`, `read_oob`, `read_with_oob`,
+    /// `read_for_copy` or `probe_erased` call).
     pub reads: u64,
     /// Page programs.
     pub programs: u64,
@@ -134,6 +135,49 @@ pub trait Flash {
 
     /// Reads the page's spare area; `oob.len()` must be at most `oob_size`.
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()>;
+
+    /// Reads `data.len() / sector_size` whole sectors of `page` from sector
+    /// `first_sector` and the first `oob.len()` bytes of its spare area as
+    /// ONE read command: the page is sensed once and data and spare cross
+    /// the channel together, as a controller reads a page with its OOB.
+    /// Counted as one read. The default issues [`Flash::read`] and then
+    /// [`Flash::read_oob`] (two commands); backends override it.
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        self.read(page, first_sector, data)?;
+        self.read_oob(page, oob)
+    }
+
+    /// [`Flash::read_with_oob`] for data the caller only copies into pages
+    /// it programs later (GC relocation, issued ahead of need). The bytes
+    /// returned are the same; only the timing may differ: a device may let
+    /// the caller go on at once instead of waiting for the transfer, and
+    /// start a program that carries the data (see
+    /// [`Flash::copy_into_next_program`]) only once it has arrived. The
+    /// default is [`Flash::read_with_oob`].
+    fn read_for_copy(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        self.read_with_oob(page, first_sector, data, oob)
+    }
+
+    /// Says that data the caller read from `from` with
+    /// [`Flash::read_for_copy`] goes into its coming program of `to`, so a
+    /// device that models time starts that program no earlier than the
+    /// read's data arrived. Changes nothing observable but timing; the
+    /// default does nothing.
+    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
+        let _ = (from, to);
+    }
 
     /// Whether `page` is erased: never programmed since its block's last
     /// erase. This is a read command (the page is sensed, like a NAND
@@ -333,6 +377,27 @@ impl<F: Flash + ?Sized> Flash for Box<F> {
     }
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         (**self).read_oob(page, oob)
+    }
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        (**self).read_with_oob(page, first_sector, data, oob)
+    }
+    fn read_for_copy(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        (**self).read_for_copy(page, first_sector, data, oob)
+    }
+    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
+        (**self).copy_into(from, to)
     }
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
         (**self).probe_erased(page)

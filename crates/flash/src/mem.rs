@@ -100,6 +100,30 @@ impl MemFlash {
     }
 }
 
+impl MemFlash {
+    /// Copies sectors of a checked page into `data` (0xFF if erased).
+    fn copy_data(&self, page: PageAddr, first_sector: u32, data: &mut [u8]) {
+        if !self.pages.is_programmed(page) {
+            data.fill(ERASED_BYTE);
+            return;
+        }
+        let off = first_sector as usize * self.geometry.sector_size as usize;
+        let src = self.page_slice(page).expect("programmed page has a buffer");
+        data.copy_from_slice(&src[off..off + data.len()]);
+    }
+
+    /// Copies the spare area of a checked page into `oob` (0xFF if erased).
+    fn copy_oob(&self, page: PageAddr, oob: &mut [u8]) {
+        if !self.pages.is_programmed(page) {
+            oob.fill(ERASED_BYTE);
+            return;
+        }
+        let ps = self.geometry.page_size();
+        let src = self.page_slice(page).expect("programmed page has a buffer");
+        oob.copy_from_slice(&src[ps..ps + oob.len()]);
+    }
+}
+
 impl Flash for MemFlash {
     fn geometry(&self) -> &Geometry {
         &self.geometry
@@ -108,26 +132,29 @@ impl Flash for MemFlash {
     fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
         check_read(&self.geometry, page, first_sector, data.len())?;
         self.pages.record_read(data.len());
-        if !self.pages.is_programmed(page) {
-            data.fill(ERASED_BYTE);
-            return Ok(());
-        }
-        let off = first_sector as usize * self.geometry.sector_size as usize;
-        let src = self.page_slice(page).expect("programmed page has a buffer");
-        data.copy_from_slice(&src[off..off + data.len()]);
+        self.copy_data(page, first_sector, data);
         Ok(())
     }
 
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.geometry, page, oob)?;
         self.pages.record_read(oob.len());
-        if !self.pages.is_programmed(page) {
-            oob.fill(ERASED_BYTE);
-            return Ok(());
-        }
-        let ps = self.geometry.page_size();
-        let src = self.page_slice(page).expect("programmed page has a buffer");
-        oob.copy_from_slice(&src[ps..ps + oob.len()]);
+        self.copy_oob(page, oob);
+        Ok(())
+    }
+
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        check_read(&self.geometry, page, first_sector, data.len())?;
+        check_oob_read(&self.geometry, page, oob)?;
+        self.pages.record_read(data.len() + oob.len());
+        self.copy_data(page, first_sector, data);
+        self.copy_oob(page, oob);
         Ok(())
     }
 

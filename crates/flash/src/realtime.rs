@@ -262,6 +262,30 @@ impl<F: Flash, C: Clock> Flash for RealTime<F, C> {
         self.run(|f| f.read_oob(page, oob))
     }
 
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        self.run(|f| f.read_with_oob(page, first_sector, data, oob))
+    }
+
+    fn read_for_copy(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        self.run(|f| f.read_for_copy(page, first_sector, data, oob))
+    }
+
+    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
+        self.timed.copy_into(from, to)
+    }
+
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
         self.run(|f| f.probe_erased(page))
     }

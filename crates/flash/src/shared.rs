@@ -48,6 +48,34 @@ impl<F: Flash> Flash for SharedFlash<F> {
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         self.inner.borrow_mut().read_oob(page, oob)
     }
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        self.inner
+            .borrow_mut()
+            .read_with_oob(page, first_sector, data, oob)
+    }
+
+    fn read_for_copy(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        self.inner
+            .borrow_mut()
+            .read_for_copy(page, first_sector, data, oob)
+    }
+
+    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
+        self.inner.borrow_mut().copy_into(from, to)
+    }
+
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
         self.inner.borrow_mut().probe_erased(page)
     }

@@ -19,6 +19,14 @@
 //! - A **read** occupies the die for `read_ns` (array to register), then the
 //!   channel for the transfer of the bytes actually read; the host waits for
 //!   its completion.
+//!   `read_with_oob` is one such read (data and spare transferred together).
+//! - A **read for copy** (`read_for_copy`, GC relocation issued ahead) is
+//!   scheduled like a read but the host does not wait: it holds a queue slot
+//!   until done, and its completion is remembered per page. When the caller
+//!   says data of that page goes into its coming program of a page
+//!   (`copy_into`), that program starts its transfer no earlier than the
+//!   data arrived. A read for copy whose data is needed before it completes
+//!   thus delays the program that carries it, not the host.
 //! - An **erase** occupies the die for `erase_ns`; the host does not wait.
 //! - The device queue holds at most `queue_depth` commands that have been
 //!   issued and not completed. A command issued while it is full first waits
@@ -47,6 +55,9 @@ use crate::{BlockId, Flash, FlashCounters, Geometry, PageAddr, PageImage, RawFla
 
 /// Page size the default channel transfer time refers to (16 KiB).
 pub const REFERENCE_PAGE_BYTES: u64 = 16 * 1024;
+
+/// Reads for copy whose completion `TimedFlash` remembers (per page).
+pub const COPY_READS_KEPT: usize = 256;
 
 /// Default device queue depth (64 commands).
 pub const DEFAULT_QUEUE_DEPTH: NonZeroUsize = NonZeroUsize::MIN.saturating_add(63);
@@ -145,6 +156,8 @@ pub struct TimingStats {
     pub read_wait_ns: u64,
     /// Host time spent in `sync` waiting for outstanding commands.
     pub sync_wait_ns: u64,
+    /// Reads for copy issued (the host did not wait for them).
+    pub copy_reads: u64,
     /// When the device will be idle if nothing more is issued.
     pub idle_at_ns: u64,
     /// Sum over dies of the time each spent reading, programming or erasing.
@@ -170,6 +183,14 @@ pub struct TimedFlash<F> {
     stall_ns: u64,
     read_wait_ns: u64,
     sync_wait_ns: u64,
+    /// Reads for copy issued.
+    copy_reads: u64,
+    /// Completion of recent reads for copy, per page (the newest
+    /// [`COPY_READS_KEPT`]; an older one is long complete).
+    copy_ready: std::collections::VecDeque<(PageAddr, u64)>,
+    /// Pages to be programmed that carry data of reads for copy, and when
+    /// that data has arrived (a handful at a time: one merge buffer's).
+    program_after: Vec<(PageAddr, u64)>,
     /// The page each die last sensed into its page register, and when the
     /// sensing completes: another read of that page only transfers it.
     /// Reads, probes and prefetches load the register; programs and erases
@@ -199,6 +220,9 @@ impl<F: Flash> TimedFlash<F> {
             stall_ns: 0,
             read_wait_ns: 0,
             sync_wait_ns: 0,
+            copy_reads: 0,
+            copy_ready: std::collections::VecDeque::with_capacity(COPY_READS_KEPT),
+            program_after: Vec::new(),
         }
     }
 
@@ -240,6 +264,7 @@ impl<F: Flash> TimedFlash<F> {
             stall_ns: self.stall_ns,
             read_wait_ns: self.read_wait_ns,
             sync_wait_ns: self.sync_wait_ns,
+            copy_reads: self.copy_reads,
             idle_at_ns: self.last_completion_ns.max(self.now_ns),
             die_busy_ns: self.die_busy_ns.iter().fold(0, |a, &b| a.saturating_add(b)),
             channel_busy_ns: self
@@ -329,6 +354,31 @@ impl<F: Flash> TimedFlash<F> {
     /// Times a read of `bytes` bytes from a page of `block`; the host waits.
     fn time_read(&mut self, page: PageAddr, bytes: usize) {
         self.admit();
+        let done = self.schedule_read(page, bytes);
+        self.last_completion_ns = self.last_completion_ns.max(done);
+        self.read_wait_ns = self
+            .read_wait_ns
+            .saturating_add(done.saturating_sub(self.now_ns));
+        self.now_ns = self.now_ns.max(done);
+    }
+
+    /// Times a read for copy: scheduled like a read, but the host goes on;
+    /// later programs wait for its data instead (file documentation).
+    fn time_copy_read(&mut self, page: PageAddr, bytes: usize) {
+        self.admit();
+        let done = self.schedule_read(page, bytes);
+        self.enqueue(done);
+        self.copy_reads += 1;
+        if self.copy_ready.len() == COPY_READS_KEPT {
+            self.copy_ready.pop_front();
+        }
+        self.copy_ready.push_back((page, done));
+    }
+
+    /// Senses `page` on its die (unless it is in the die's register) and
+    /// transfers `bytes` bytes over its channel; returns when the data is
+    /// with the host.
+    fn schedule_read(&mut self, page: PageAddr, bytes: usize) -> u64 {
         let (die, ch) = self.die_and_channel(page.block);
         let sensed = match self.sensed[die] {
             Some((p, ready)) if p == page => ready.max(self.now_ns),
@@ -339,12 +389,7 @@ impl<F: Flash> TimedFlash<F> {
             }
         };
         let xfer = self.config.xfer_ns(bytes, self.page_size);
-        let done = self.use_channel(ch, sensed, xfer);
-        self.last_completion_ns = self.last_completion_ns.max(done);
-        self.read_wait_ns = self
-            .read_wait_ns
-            .saturating_add(done.saturating_sub(self.now_ns));
-        self.now_ns = self.now_ns.max(done);
+        self.use_channel(ch, sensed, xfer)
     }
 }
 
@@ -375,6 +420,40 @@ impl<F: Flash> Flash for TimedFlash<F> {
         Ok(())
     }
 
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        self.inner.read_with_oob(page, first_sector, data, oob)?;
+        self.time_read(page, data.len() + oob.len());
+        Ok(())
+    }
+
+    fn read_for_copy(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        self.inner.read_with_oob(page, first_sector, data, oob)?;
+        self.time_copy_read(page, data.len() + oob.len());
+        Ok(())
+    }
+
+    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
+        let Some(&(_, done)) = self.copy_ready.iter().rev().find(|(p, _)| *p == from) else {
+            return;
+        };
+        match self.program_after.iter_mut().find(|(p, _)| *p == to) {
+            Some((_, ready)) => *ready = (*ready).max(done),
+            None => self.program_after.push((to, done)),
+        }
+    }
+
     fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
         let erased = self.inner.probe_erased(page)?;
         // The page is sensed; only a status comes back over the channel,
@@ -403,7 +482,17 @@ impl<F: Flash> Flash for TimedFlash<F> {
         self.admit();
         let (die, ch) = self.die_and_channel(page.block);
         self.sensed[die] = None;
-        let moved = self.use_channel(ch, self.now_ns, self.config.channel_xfer_ns_per_page);
+        // The page may carry data of a read for copy still in flight.
+        let mut from = self.now_ns;
+        if !self.program_after.is_empty() {
+            self.program_after.retain(|&(p, ready)| {
+                if p == page {
+                    from = from.max(ready);
+                }
+                p != page
+            });
+        }
+        let moved = self.use_channel(ch, from, self.config.channel_xfer_ns_per_page);
         let done = self.use_die(die, moved, self.config.program_ns);
         self.enqueue(done);
         Ok(())
@@ -411,6 +500,8 @@ impl<F: Flash> Flash for TimedFlash<F> {
 
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.inner.erase(block)?;
+        // A page of the block the caller meant to program is not coming.
+        self.program_after.retain(|(p, _)| p.block != block);
         self.admit();
         let (die, _) = self.die_and_channel(block);
         self.sensed[die] = None;

@@ -369,3 +369,65 @@ fn prefetch_senses_pages_on_all_dies_in_parallel() {
     assert_eq!(f.now_ns(), t + R + u64::from(dies) * X);
     assert!(f.prefetch(&[PageAddr::new(0, 999)]).is_err());
 }
+
+#[test]
+fn a_read_with_oob_is_one_command_sensed_once() {
+    let g = geometry(2, 1);
+    let mut f = timed(g, 64);
+    let ss = g.sector_size as usize;
+    let mut data = vec![0; 2 * ss];
+    let mut oob = vec![0; 128];
+    // Sensing, then one transfer of two sectors plus 128 bytes of spare:
+    // ceil(20000 * (8192 + 128) / 16384) = 10157 ns.
+    f.read_with_oob(PageAddr::new(0, 0), 1, &mut data, &mut oob)
+        .unwrap();
+    assert_eq!(f.now_ns(), R + 10_157);
+    assert_eq!(f.counters().reads, 1, "one command, counted once");
+    assert_eq!(f.counters().bytes_read, (2 * ss + 128) as u64);
+    assert!(data.iter().chain(oob.iter()).all(|&b| b == 0xFF));
+}
+
+#[test]
+fn a_read_for_copy_delays_the_program_that_carries_it_not_the_host() {
+    let g = geometry(2, 1);
+    let mut f = timed(g, 64);
+    let ps = g.page_size();
+    let mut data = vec![0; ps];
+    let mut oob = vec![0; 128];
+    // Die 0 is busy programming until X + P; a read for copy of one of its
+    // pages senses after that and arrives at X + P + R + transfer.
+    program_on_die(&mut f, 0, 0);
+    let src = PageAddr::new(0, 0);
+    f.read_for_copy(src, 0, &mut data, &mut oob).unwrap();
+    assert_eq!(f.now_ns(), 0, "the host does not wait for a read for copy");
+    assert_eq!(f.stats().read_wait_ns, 0);
+    assert_eq!(f.stats().copy_reads, 1);
+    assert!(
+        data.iter().all(|&b| b == 0),
+        "the data is the programmed page"
+    );
+    let arrived = X + P + R + X + 157;
+    // A program on the idle die 1 that carries none of it starts at once.
+    let t_free = f.stats().idle_at_ns;
+    assert_eq!(t_free, arrived);
+    program_on_die(&mut f, 1, 0);
+    assert_eq!(
+        f.stats().idle_at_ns,
+        arrived,
+        "die 1 done at X + P < arrived"
+    );
+    // One that carries it starts its transfer only when the data arrived.
+    let dst = PageAddr {
+        block: g.block_on_die(1, 0),
+        page: 1,
+    };
+    f.copy_into(src, dst);
+    program_on_die(&mut f, 1, 1);
+    assert_eq!(f.stats().idle_at_ns, arrived + X + P);
+    assert_eq!(f.now_ns(), 0);
+    // Only that program waited: the next one does not wait again.
+    program_on_die(&mut f, 1, 2);
+    assert_eq!(f.stats().idle_at_ns, arrived + X + P + P);
+    f.sync().unwrap();
+    assert_eq!(f.now_ns(), arrived + X + P + P);
+}

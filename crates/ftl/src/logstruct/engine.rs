@@ -142,6 +142,8 @@ pub struct LogFtl<F: Flash> {
     pub(crate) next_seq: u64,
     /// Set while GC runs, so a segment filled by GC does not start GC again.
     pub(crate) in_gc: bool,
+    /// The async GC's victim pages read ahead (see gc.rs).
+    pub(crate) ahead: super::gc::ReadAhead,
     /// Set while recovery replays the log: the log must survive until every
     /// winning entry is on flash.
     pub(crate) defer_log_reset: bool,
@@ -149,8 +151,7 @@ pub struct LogFtl<F: Flash> {
     /// Logical sectors currently mapped.
     pub(crate) mapped: u64,
     pub(crate) stats: DeviceStats,
-    /// Scratch buffers: a page, its OOB, a trim-record sector.
-    pub(crate) page_scratch: Vec<u8>,
+    /// Scratch buffers: an OOB, a trim-record sector.
     pub(crate) oob_scratch: Vec<u8>,
     pub(crate) trim_scratch: Vec<u8>,
 }
@@ -183,11 +184,11 @@ impl<F: Flash> LogFtl<F> {
             active: None,
             next_seq: 1,
             in_gc: false,
+            ahead: super::gc::ReadAhead::default(),
             defer_log_reset: false,
             dirty: DirtySet::new(logical),
             mapped: 0,
             stats,
-            page_scratch: vec![0; g.page_size()],
             oob_scratch: vec![0; g.oob_size as usize],
             trim_scratch: vec![0; layout.sector_size],
             config,
@@ -439,6 +440,13 @@ impl<F: Flash> LogFtl<F> {
             }
         }
         Ok(())
+    }
+
+    /// The page the merge buffer will be programmed to, if a segment is
+    /// active.
+    pub(crate) fn active_page(&self) -> Option<flash::PageAddr> {
+        self.active
+            .map(|(seg, page)| self.layout.page_addr(seg, page))
     }
 
     /// Programs the merge buffer (padded with empty slots if not full) to the

@@ -36,11 +36,13 @@
 //! syncing. In sync mode everything is durable already (synced pages or the
 //! battery-backed log), so the erase is issued at once and then synced.
 //!
-//! Reads: a round senses each live page once (the async FTL prefetches a
-//! stripe, one page per die) and transfers only the span of its valid data
-//! sectors, then the OOB records up to the last of them (the page is in
-//! the die's register, so that is a short transfer); a page holding only
-//! trim records is not read at all (their records are in RAM).
+//! Reads: each live page is read once, its valid sectors' span and the OOB
+//! records up to the last of them in ONE command ([`Flash::read_with_oob`]);
+//! a page holding only trim records is not read at all (their records are
+//! in RAM). The async FTL issues it as a read for copy
+//! ([`Flash::read_for_copy`]): it does not wait for the data, the device
+//! starts later programs only once it has arrived. The sync FTL, whose
+//! every flash access is synchronous by definition, waits for each read.
 //!
 //! Why relocated copies keep their sequence number: a relocated copy is the
 //! sector's current value at the moment of relocation. If a crash later
@@ -59,6 +61,8 @@
 //! and it beats every older copy on its own. The relocated record covers the
 //! smallest range containing every sector that still needs it; any range
 //! between that and the original is correct.
+
+use std::collections::VecDeque;
 
 use super::engine::{LogFtl, P2L_NONE, P2L_TRIM};
 use super::layout::SegId;
@@ -79,6 +83,37 @@ pub(crate) const FREE_FLOOR: u32 = 2;
 /// used; one waiting victim is the state a crash inside a GC round could
 /// always leave, and the watermarks' spare space is sized for it.
 pub(crate) const MAX_WAITING_VICTIMS: u32 = 1;
+
+/// A victim page read ahead (async): the span `lo..hi` of sectors valid
+/// when it was read, with the OOB records up to `hi`. Sectors only become
+/// stale in a victim (nothing is written into a used segment), so the
+/// span still covers every sector valid when the page is relocated.
+#[derive(Debug)]
+struct Staged {
+    page: u32,
+    lo: usize,
+    hi: usize,
+    data: Vec<u8>,
+    oob: Vec<u8>,
+}
+
+/// The async GC's read-ahead: reads for copy of the victim's next live
+/// pages, [`READ_AHEAD_STRIPES`] stripes (one page per die each) ahead of
+/// the page being relocated, so each die senses and transfers while the
+/// host goes on, and a page's data is normally there before the program
+/// that carries it.
+#[derive(Debug, Default)]
+pub(crate) struct ReadAhead {
+    victim: Option<SegId>,
+    /// The next page of `victim` to read.
+    next: u32,
+    staged: VecDeque<Staged>,
+    /// Buffers of consumed pages, reused.
+    pool: Vec<Staged>,
+}
+
+/// Stripes of victim pages the async GC keeps read ahead.
+pub(crate) const READ_AHEAD_STRIPES: u32 = 2;
 
 impl<F: Flash> LogFtl<F> {
     /// Runs GC rounds until `gc_high_free_segments` segments are free, no
@@ -128,108 +163,170 @@ impl<F: Flash> LogFtl<F> {
         lo.map(|lo| (lo, hi - lo + 1))
     }
 
-    /// Whether page `page` of `victim` holds a valid sector or a trim record.
-    fn page_is_live(&self, victim: SegId, page: u32) -> bool {
-        let spp = self.layout.sectors_per_page as usize;
-        let base = self.layout.ppa(victim, page, 0).0 as usize;
-        (base..base + spp).any(|p| {
-            let tag = self.p2l[p];
-            tag == P2L_TRIM || ((tag as u64) < self.logical && self.l2p[tag as usize] == p as u32)
-        })
+    /// Whether physical sector `p` holds the live copy of its sector.
+    #[inline]
+    fn is_valid(&self, p: usize) -> bool {
+        let tag = self.p2l[p];
+        (tag as u64) < self.logical && self.l2p[tag as usize] == p as u32
     }
 
-    /// One GC round on `victim`.
-    ///
-    /// The async FTL prefetches each stripe's live pages (one page per die)
-    /// so the dies sense them in parallel; the sync FTL, whose every flash
-    /// access is synchronous by definition, does not.
+    /// One whole GC round on `victim` (burst GC).
     fn collect(&mut self, victim: SegId) -> Result<()> {
+        for page in 0..self.layout.pages_per_segment {
+            self.relocate_page(victim, page)?;
+        }
+        self.finish_victim(victim)
+    }
+
+    /// Moves the live content of page `page` of `victim` into the merge
+    /// buffer: its valid data sectors (read with their OOB records in one
+    /// command, ahead of need for the async FTL) and its still-needed trim
+    /// records.
+    fn relocate_page(&mut self, victim: SegId, page: u32) -> Result<()> {
         let spp = self.layout.sectors_per_page as usize;
         let ss = self.layout.sector_size;
-        let stripe_len = self.flash.geometry().dies();
-        let mut stripe = Vec::with_capacity(stripe_len as usize);
-        for page in 0..self.layout.pages_per_segment {
-            if !self.mode.sync_each_command && page % stripe_len == 0 {
-                stripe.clear();
-                for k in page..(page + stripe_len).min(self.layout.pages_per_segment) {
-                    if self.page_is_live(victim, k) {
-                        stripe.push(self.layout.page_addr(victim, k));
+        let base = self.layout.ppa(victim, page, 0).0 as usize;
+        let addr = self.layout.page_addr(victim, page);
+        let staged = self.staged_page(victim, page)?;
+        let ahead = !self.mode.sync_each_command;
+        for slot in 0..spp {
+            let p = base + slot;
+            let tag = self.p2l[p];
+            if self.is_valid(p) {
+                self.make_log_room()?;
+                debug_assert!(staged.lo <= slot && slot < staged.hi);
+                let rec: [u8; OOB_RECORD_SIZE] = staged.oob
+                    [slot * OOB_RECORD_SIZE..(slot + 1) * OOB_RECORD_SIZE]
+                    .try_into()
+                    .expect("16-byte record");
+                let r = super::oob::decode_record(&rec);
+                let seq = r.seq;
+                let data = &staged.data[slot * ss..(slot + 1) * ss];
+                if r.la != tag || !r.matches(data) {
+                    self.ahead.pool.push(staged);
+                    // The flash no longer holds what was programmed:
+                    // copying it would spread the damage.
+                    return Err(FtlError::DamagedSector {
+                        la: u64::from(tag),
+                        detail: format!(
+                            "physical sector {p} fails its checksum while GC relocates it, so GC stops rather than copy it; overwrite or trim the sector to let GC proceed, or copy the data off and re-format"
+                        ),
+                    });
+                }
+                if let Some(l) = self.nvlog.as_mut() {
+                    l.append(&mut self.flash, tag, seq, data)?;
+                }
+                self.segs.valid[victim.0 as usize] -= 1;
+                if ahead {
+                    if let Some(dst) = self.active_page() {
+                        self.flash.copy_into(addr, dst);
                     }
                 }
-                self.flash.prefetch(&stripe)?;
-            }
-            if !self.page_is_live(victim, page) {
-                continue;
-            }
-            let base = self.layout.ppa(victim, page, 0).0 as usize;
-            let addr = self.layout.page_addr(victim, page);
-            let valid = |p: usize| {
-                let tag = self.p2l[p];
-                (tag as u64) < self.logical && self.l2p[tag as usize] == p as u32
-            };
-            let first = (0..spp).find(|&k| valid(base + k));
-            let last = (0..spp).rev().find(|&k| valid(base + k));
-            if let (Some(lo), Some(hi)) = (first, last) {
-                self.flash.read(
-                    addr,
-                    lo as u32,
-                    &mut self.page_scratch[lo * ss..(hi + 1) * ss],
-                )?;
-                self.flash
-                    .read_oob(addr, &mut self.oob_scratch[..(hi + 1) * OOB_RECORD_SIZE])?;
-            }
-            for slot in 0..spp {
-                let p = base + slot;
-                let tag = self.p2l[p];
-                if (tag as u64) < self.logical && self.l2p[tag as usize] == p as u32 {
+                let b = self.buf.push_with_record(&rec, data);
+                self.l2p[tag as usize] = self.buf_base + b as u32;
+                self.stats.gc_sectors_relocated += 1;
+                if self.buf.is_full() {
+                    if let Err(e) = self.program_buffer() {
+                        self.ahead.pool.push(staged);
+                        return Err(e);
+                    }
+                }
+            } else if tag == P2L_TRIM {
+                let rec = self.trims.remove(&(p as u32));
+                self.p2l[p] = P2L_NONE;
+                self.segs.trims[victim.0 as usize] -= 1;
+                let Some(rec) = rec else { continue };
+                if let Some((start, count)) = self.still_needed(rec.start, rec.count) {
                     self.make_log_room()?;
-                    let rec: [u8; OOB_RECORD_SIZE] = self.oob_scratch
-                        [slot * OOB_RECORD_SIZE..(slot + 1) * OOB_RECORD_SIZE]
-                        .try_into()
-                        .expect("16-byte record");
-                    let r = super::oob::decode_record(&rec);
-                    let seq = r.seq;
-                    let data = &self.page_scratch[slot * ss..(slot + 1) * ss];
-                    if r.la != tag || !r.matches(data) {
-                        // The flash no longer holds what was programmed:
-                        // copying it would spread the damage.
-                        return Err(FtlError::DamagedSector {
-                            la: u64::from(tag),
-                            detail: format!(
-                                "physical sector {p} fails its checksum while GC relocates it, so GC stops rather than copy it; overwrite or trim the sector to let GC proceed, or copy the data off and re-format"
-                            ),
-                        });
-                    }
+                    encode_trim(&mut self.trim_scratch, start, count);
                     if let Some(l) = self.nvlog.as_mut() {
-                        l.append(&mut self.flash, tag, seq, data)?;
+                        l.append(&mut self.flash, LA_TRIM, rec.seq, &self.trim_scratch)?;
                     }
-                    self.segs.valid[victim.0 as usize] -= 1;
-                    let b = self.buf.push_with_record(&rec, data);
-                    self.l2p[tag as usize] = self.buf_base + b as u32;
+                    self.buf.push(LA_TRIM, rec.seq, &self.trim_scratch);
                     self.stats.gc_sectors_relocated += 1;
                     if self.buf.is_full() {
                         self.program_buffer()?;
                     }
-                } else if tag == P2L_TRIM {
-                    let rec = self.trims.remove(&(p as u32));
-                    self.p2l[p] = P2L_NONE;
-                    self.segs.trims[victim.0 as usize] -= 1;
-                    let Some(rec) = rec else { continue };
-                    if let Some((start, count)) = self.still_needed(rec.start, rec.count) {
-                        self.make_log_room()?;
-                        encode_trim(&mut self.trim_scratch, start, count);
-                        if let Some(l) = self.nvlog.as_mut() {
-                            l.append(&mut self.flash, LA_TRIM, rec.seq, &self.trim_scratch)?;
-                        }
-                        self.buf.push(LA_TRIM, rec.seq, &self.trim_scratch);
-                        self.stats.gc_sectors_relocated += 1;
-                        if self.buf.is_full() {
-                            self.program_buffer()?;
-                        }
-                    }
                 }
             }
         }
+        self.ahead.pool.push(staged);
+        Ok(())
+    }
+
+    /// Page `page` of `victim` with the span of its valid sectors read:
+    /// the sync FTL reads it now and waits; the async FTL takes it from the
+    /// read-ahead, first issuing reads for copy up to
+    /// [`READ_AHEAD_STRIPES`] stripes past it.
+    fn staged_page(&mut self, victim: SegId, page: u32) -> Result<Staged> {
+        if self.mode.sync_each_command {
+            return self.read_page(victim, page, false);
+        }
+        if self.ahead.victim != Some(victim) || self.ahead.next <= page {
+            self.ahead.pool.extend(self.ahead.staged.drain(..));
+            self.ahead.victim = Some(victim);
+            self.ahead.next = page;
+        }
+        let depth = (READ_AHEAD_STRIPES * self.layout.stripe) as usize;
+        while self.ahead.staged.len() < depth && self.ahead.next < self.layout.pages_per_segment {
+            let st = self.read_page(victim, self.ahead.next, true)?;
+            self.ahead.staged.push_back(st);
+            self.ahead.next += 1;
+        }
+        while let Some(st) = self.ahead.staged.pop_front() {
+            if st.page == page {
+                return Ok(st);
+            }
+            self.ahead.pool.push(st);
+        }
+        // Not reached: the loop above staged `page` (`next` was at most it).
+        self.read_page(victim, page, true)
+    }
+
+    /// Reads the span of the sectors of `page` valid now, with their OOB
+    /// records, in one command (a read for copy if `for_copy`).
+    fn read_page(&mut self, victim: SegId, page: u32, for_copy: bool) -> Result<Staged> {
+        let spp = self.layout.sectors_per_page as usize;
+        let ss = self.layout.sector_size;
+        let base = self.layout.ppa(victim, page, 0).0 as usize;
+        let mut st = self.ahead.pool.pop().unwrap_or_else(|| Staged {
+            page,
+            lo: 0,
+            hi: 0,
+            data: vec![0; spp * ss],
+            oob: vec![0xFF; spp * OOB_RECORD_SIZE],
+        });
+        st.page = page;
+        let first = (0..spp).find(|&k| self.is_valid(base + k));
+        let last = (0..spp).rev().find(|&k| self.is_valid(base + k));
+        let (Some(lo), Some(hi)) = (first, last) else {
+            (st.lo, st.hi) = (0, 0);
+            return Ok(st);
+        };
+        (st.lo, st.hi) = (lo, hi + 1);
+        let addr = self.layout.page_addr(victim, page);
+        let data = &mut st.data[lo * ss..(hi + 1) * ss];
+        let oob = &mut st.oob[..(hi + 1) * OOB_RECORD_SIZE];
+        let r = if for_copy {
+            self.flash.read_for_copy(addr, lo as u32, data, oob)
+        } else {
+            self.flash.read_with_oob(addr, lo as u32, data, oob)
+        };
+        match r {
+            Ok(()) => Ok(st),
+            Err(e) => {
+                self.ahead.pool.push(st);
+                Err(e.into())
+            }
+        }
+    }
+
+    /// After every live sector of `victim` moved: erase it now (sync mode,
+    /// mutants) or let it wait for the next sync (async).
+    fn finish_victim(&mut self, victim: SegId) -> Result<()> {
+        let ahead = &mut self.ahead;
+        ahead.pool.extend(ahead.staged.drain(..));
+        ahead.victim = None;
         if self.mode.durable_buffer {
             self.erase_segment(victim)?;
             if self.mode.sync_each_command {

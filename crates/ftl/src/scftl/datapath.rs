@@ -175,25 +175,24 @@ impl<F: Flash> Scftl<F> {
         Ok(psa)
     }
 
-    /// Like [`Self::append_sector`], but the sector is read from flash
-    /// (`page`, `slot`) directly into the merge buffer (GC relocation), and
-    /// its checksum is `crc`, the one its old page's OOB holds, copied
-    /// unchecked: if the data was damaged the copy fails its reads too.
-    pub(super) fn append_from_flash(
+    /// Like [`Self::append_sector`], for GC relocation: `sector` was read
+    /// from page `from` by a read for copy issued ahead (gc.rs), so the
+    /// device is told the merge buffer's page carries it; its checksum is
+    /// `crc`, the one its old page's OOB holds, copied unchecked: if the
+    /// data was damaged the copy fails its reads too.
+    pub(super) fn append_relocated(
         &mut self,
-        page: flash::PageAddr,
-        slot: u32,
+        from: flash::PageAddr,
+        sector: &[u8],
         crc: u32,
     ) -> Result<Psa> {
         let a = self.open_active()?;
         let ss = self.layout.sector_size;
         let fill = self.mb_fill;
         let psa = self.layout.psa(a.sb, a.next_page, fill);
-        self.flash.read(
-            page,
-            slot,
-            &mut self.mb[fill as usize * ss..(fill as usize + 1) * ss],
-        )?;
+        let to = self.layout.page_addr(a.sb, a.next_page);
+        self.flash.copy_into(from, to);
+        self.mb[fill as usize * ss..(fill as usize + 1) * ss].copy_from_slice(sector);
         data_oob::CRC
             .at(fill as usize * DATA_OOB_LEN)
             .put_u32(&mut self.mb_oob, crc);

@@ -16,6 +16,8 @@
 //!
 //! Invariant: after `gc_one` the victim has no valid sector.
 
+use std::collections::VecDeque;
+
 use flash::Flash;
 
 use crate::device::Result;
@@ -66,50 +68,87 @@ impl<F: Flash> Scftl<F> {
         Ok(())
     }
 
-    /// Moves every valid sector of `victim` to the active pointer. Each
-    /// sector is read straight into its merge-buffer slot (no staging
-    /// copy), which matters: copies dominate the write path's CPU cost.
+    /// Moves every valid sector of `victim` to the active pointer.
     ///
-    /// Pages are visited one stripe (one page per die) at a time, and each
-    /// stripe's pages holding valid sectors are prefetched first, so the
-    /// dies sense them in parallel instead of one after another.
+    /// Victim pages are read ahead, [`READ_AHEAD_STRIPES`] stripes (one
+    /// page per die each) past the page being moved, each with one read for
+    /// copy of its valid sectors' span and their OOB CRCs: the dies sense and
+    /// transfer in parallel while the host goes on, and only the program of
+    /// a merge-buffer page that carries a sector waits for that sector's
+    /// read. Nothing is written into the victim, so a sector valid when its
+    /// page is moved was valid when the page was read.
     fn relocate(&mut self, victim: Sb) -> Result<()> {
         let spp = self.layout.spp;
-        let dies = self.layout.geometry.dies();
-        let mut stripe = Vec::with_capacity(dies as usize);
-        for j in 0..self.layout.pages_per_sb {
-            if j % dies == 0 {
-                stripe.clear();
-                for k in j..(j + dies).min(self.layout.pages_per_sb) {
-                    if (0..spp).any(|s| self.is_valid(self.layout.psa(victim, k, s))) {
-                        stripe.push(self.layout.page_addr(victim, k));
+        let ss = self.layout.sector_size;
+        let pages = self.layout.pages_per_sb;
+        let depth = (READ_AHEAD_STRIPES * self.layout.geometry.dies()).min(pages) as usize;
+        let oob_len = spp as usize * DATA_OOB_LEN;
+        let mut ahead: VecDeque<Staged> = VecDeque::with_capacity(depth);
+        let mut pool: Vec<Staged> = Vec::with_capacity(depth);
+        let mut next = 0;
+        for j in 0..pages {
+            while ahead.len() < depth && next < pages {
+                let mut st = pool.pop().unwrap_or_else(|| Staged {
+                    page: 0,
+                    live: false,
+                    data: vec![0; spp as usize * ss],
+                    oob: vec![0xFF; oob_len],
+                });
+                st.page = next;
+                let valid = |s: u32| self.is_valid(self.layout.psa(victim, next, s));
+                let first = (0..spp).find(|&s| valid(s));
+                let last = (0..spp).rev().find(|&s| valid(s));
+                st.live = false;
+                if let (Some(lo), Some(hi)) = (first, last) {
+                    let addr = self.layout.page_addr(victim, next);
+                    let (lo, hi) = (lo as usize, hi as usize + 1);
+                    self.flash.read_for_copy(
+                        addr,
+                        lo as u32,
+                        &mut st.data[lo * ss..hi * ss],
+                        &mut st.oob,
+                    )?;
+                    st.live = true;
+                }
+                ahead.push_back(st);
+                next += 1;
+            }
+            let Some(st) = ahead.pop_front() else {
+                break;
+            };
+            debug_assert_eq!(st.page, j);
+            if st.live {
+                let page = self.layout.page_addr(victim, j);
+                for s in 0..spp {
+                    let old = self.layout.psa(victim, j, s);
+                    if !self.is_valid(old) {
+                        continue;
                     }
-                }
-                self.flash.prefetch(&stripe)?;
-            }
-            let page = self.layout.page_addr(victim, j);
-            let mut oob_read = false;
-            for s in 0..spp {
-                let old = self.layout.psa(victim, j, s);
-                if !self.is_valid(old) {
-                    continue;
-                }
-                if !oob_read {
                     // The page's data-sector CRCs travel with the sectors.
-                    self.flash.read_oob(page, &mut self.oob_scratch)?;
-                    oob_read = true;
+                    let crc = data_oob::CRC.at(s as usize * DATA_OOB_LEN).get_u32(&st.oob);
+                    let la = self.p2l[old];
+                    let sector = &st.data[s as usize * ss..(s as usize + 1) * ss];
+                    let psa = self.append_relocated(page, sector, crc)?;
+                    self.remap(la, psa);
+                    self.delta.note_sector(la, psa, crc);
+                    self.delta.push(&mut self.flash, &self.layout, la, psa)?;
+                    self.stats.gc_sectors_relocated += 1;
                 }
-                let crc = data_oob::CRC
-                    .at(s as usize * DATA_OOB_LEN)
-                    .get_u32(&self.oob_scratch);
-                let la = self.p2l[old];
-                let psa = self.append_from_flash(page, s, crc)?;
-                self.remap(la, psa);
-                self.delta.note_sector(la, psa, crc);
-                self.delta.push(&mut self.flash, &self.layout, la, psa)?;
-                self.stats.gc_sectors_relocated += 1;
             }
+            pool.push(st);
         }
         Ok(())
     }
 }
+
+/// A victim page read ahead: whether it held valid sectors when read, and
+/// then the span of them and the page's data-sector OOB.
+struct Staged {
+    page: u32,
+    live: bool,
+    data: Vec<u8>,
+    oob: Vec<u8>,
+}
+
+/// Stripes of victim pages GC keeps read ahead.
+const READ_AHEAD_STRIPES: u32 = 2;

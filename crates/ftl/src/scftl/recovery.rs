@@ -104,8 +104,21 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     let mut seen_in_epoch = 0u32;
     let mut unproven: Vec<Epoch> = Vec::new();
     let mut chain = 0u32;
+    let dies = layout.dies;
+    let mut stripe = Vec::with_capacity(dies as usize);
     for idx in 0..layout.delta_pages() {
         let addr = layout.region_page(layout.delta_first, idx);
+        if idx % dies == 0 {
+            // Region pages are die-interleaved: the next `dies` pages are
+            // one per die, so the dies sense them in parallel and each
+            // probe (and read) below finds its page in the die's register.
+            stripe.clear();
+            stripe.extend(
+                (idx..(idx + dies).min(layout.delta_pages()))
+                    .map(|k| layout.region_page(layout.delta_first, k)),
+            );
+            flash.prefetch(&stripe)?;
+        }
         // Most of the region is erased at most times: sensing a page is
         // much cheaper than transferring and checking it.
         if flash.probe_erased(addr)? {
