@@ -70,15 +70,26 @@ enum Incoming {
 /// Reads the next request. `busy` says whether earlier requests are still
 /// being answered: an idle timeout that expires before the first byte of
 /// the header is then not idleness (the client is waiting for a reply),
-/// and the read is retried.
-fn next_request<R: Read>(r: &mut R, max: u32, busy: &dyn Fn() -> bool) -> Incoming {
-    match read_request(r, max, busy) {
+/// and the read is retried. A WRITE payload is received into the buffer
+/// in `spare` (one an answered request gave back), if there is one.
+fn next_request<R: Read>(
+    r: &mut R,
+    max: u32,
+    busy: &dyn Fn() -> bool,
+    spare: &mut Option<Vec<u8>>,
+) -> Incoming {
+    match read_request(r, max, busy, spare) {
         Ok(i) => i,
         Err(e) => Incoming::End(e),
     }
 }
 
-fn read_request<R: Read>(r: &mut R, max: u32, busy: &dyn Fn() -> bool) -> Result<Incoming, End> {
+fn read_request<R: Read>(
+    r: &mut R,
+    max: u32,
+    busy: &dyn Fn() -> bool,
+    spare: &mut Option<Vec<u8>>,
+) -> Result<Incoming, End> {
     let mut hdr = [0u8; REQUEST_LEN];
     let mut got = 0;
     while got < hdr.len() {
@@ -109,7 +120,11 @@ fn read_request<R: Read>(r: &mut R, max: u32, busy: &dyn Fn() -> bool) -> Result
             discard(r, u64::from(req.length))?;
             return Ok(Incoming::Oversized(req));
         }
-        payload = vec![0u8; req.length as usize];
+        // A reused buffer is shortened or grown to the payload's length;
+        // only bytes it never held are zeroed first, so a stream of equal
+        // writes receives each payload without clearing the buffer.
+        payload = spare.take().unwrap_or_default();
+        payload.resize(req.length as usize, 0);
         if !payload.is_empty() && !read_message(r, &mut payload)? {
             return Err(End::Io(io::ErrorKind::UnexpectedEof.into()));
         }
@@ -121,14 +136,14 @@ fn read_request<R: Read>(r: &mut R, max: u32, busy: &dyn Fn() -> bool) -> Result
 }
 
 /// Answers one request: applies it and sends the reply. `peer` names the
-/// client in log lines.
+/// client in log lines. Gives back a WRITE's payload buffer for reuse.
 fn answer<D, W>(
     shared: &Shared<D>,
     w: &mut W,
     inc: Incoming,
     stats: &mut ConnStats,
     peer: &str,
-) -> Result<(), End>
+) -> Result<Option<Vec<u8>>, End>
 where
     D: BlockDevice + Send,
     W: Write,
@@ -144,7 +159,7 @@ where
                 ));
             }
             simple(w, EINVAL, req.handle)?;
-            return Ok(());
+            return Ok(None);
         }
         Incoming::Request(req, payload) => (req, payload),
     };
@@ -165,7 +180,7 @@ where
             simple(w, e.errno, req.handle)?;
         }
     }
-    Ok(())
+    Ok((payload.capacity() > 0).then_some(payload))
 }
 
 /// Serves requests one after the other on one thread until the client
@@ -185,10 +200,12 @@ where
     W: Write,
 {
     let max = shared.config.max_request_bytes;
+    let mut spare = None;
     loop {
-        let inc = next_request(r, max, &|| false);
-        if let Err(end) = answer(shared, w, inc, stats, peer) {
-            return end;
+        let inc = next_request(r, max, &|| false, &mut spare);
+        match answer(shared, w, inc, stats, peer) {
+            Ok(buf) => spare = spare.or(buf),
+            Err(end) => return end,
         }
     }
 }
@@ -223,10 +240,16 @@ where
     let queued = Mutex::new((0usize, 0usize));
     let room = Condvar::new();
     let (tx, rx) = mpsc::sync_channel::<Incoming>(PIPELINE_DEPTH);
+    // Answered WRITE payload buffers go back to the reader, which receives
+    // the next payloads into them: a stream of writes then allocates and
+    // clears no buffer per request. At most one buffer per request in
+    // flight is ever out.
+    let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
     std::thread::scope(|scope| {
         let (queued, room) = (&queued, &room);
         scope.spawn(move || {
             let busy = || lock(queued).0 > 0;
+            let mut spare = None;
             loop {
                 // Wait for room before reading more: the reader never holds
                 // more than PIPELINE_BYTES of payload ahead (or one request).
@@ -236,7 +259,10 @@ where
                         q = room.wait(q).unwrap_or_else(|p| p.into_inner());
                     }
                 }
-                let inc = next_request(&mut r, max, &busy);
+                if spare.is_none() {
+                    spare = back_rx.try_recv().ok();
+                }
+                let inc = next_request(&mut r, max, &busy, &mut spare);
                 let last = matches!(inc, Incoming::End(_));
                 let bytes = match &inc {
                     Incoming::Request(_, p) => p.len(),
@@ -267,8 +293,13 @@ where
                 q.1 = q.1.saturating_sub(bytes);
             }
             room.notify_one();
-            if let Err(end) = result {
-                break end;
+            match result {
+                Ok(Some(buf)) => {
+                    // The reader has gone only when answering ends too.
+                    let _ = back_tx.send(buf);
+                }
+                Ok(None) => {}
+                Err(end) => break end,
             }
         };
         // The reader may be blocked on the socket, or waiting for room.

@@ -10,11 +10,22 @@ pub trait ImageIo {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
     /// Writes all of `buf` at `offset`.
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()>;
+    /// Writes the concatenation of `parts` at `offset`, as one write: the
+    /// same bytes, and the same facts for a power cut, as `write_all_at` of
+    /// the concatenated buffer. The default builds that buffer; a real file
+    /// gathers the parts in one `pwritev` instead, so a page's data need not
+    /// be copied next to its OOB first.
+    fn write_all_vectored_at(&self, parts: &[&[u8]], offset: u64) -> io::Result<()> {
+        self.write_all_at(&parts.concat(), offset)
+    }
     /// Makes every write so far survive a power cut (`fdatasync`).
     fn sync_data(&self) -> io::Result<()>;
     /// The file's length in bytes.
     fn byte_len(&self) -> io::Result<u64>;
 }
+
+/// Most parts one `pwritev` call is given (a page needs at most three).
+const MAX_PARTS: usize = 8;
 
 impl ImageIo for std::fs::File {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
@@ -22,6 +33,56 @@ impl ImageIo for std::fs::File {
     }
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
         std::os::unix::fs::FileExt::write_all_at(self, buf, offset)
+    }
+    fn write_all_vectored_at(&self, parts: &[&[u8]], offset: u64) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        if parts.len() > MAX_PARTS {
+            return self.write_all_at(&parts.concat(), offset);
+        }
+        // `done` bytes of the concatenation are written; a short write (a
+        // signal, a full disk) resumes from there.
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let mut done = 0usize;
+        while done < total {
+            let mut iov = [libc::iovec {
+                iov_base: std::ptr::null_mut(),
+                iov_len: 0,
+            }; MAX_PARTS];
+            let (mut n, mut skip) = (0, done);
+            for p in parts {
+                if skip >= p.len() {
+                    skip -= p.len();
+                    continue;
+                }
+                let rest = &p[skip..];
+                skip = 0;
+                iov[n] = libc::iovec {
+                    iov_base: rest.as_ptr() as *mut libc::c_void,
+                    iov_len: rest.len(),
+                };
+                n += 1;
+            }
+            let at = offset
+                .checked_add(done as u64)
+                .and_then(|o| libc::off_t::try_from(o).ok())
+                .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+            // SAFETY: the first `n` entries of `iov` point into slices of
+            // `parts`, which outlive the call, with their exact lengths; the
+            // kernel only reads them.
+            let r = unsafe { libc::pwritev(self.as_raw_fd(), iov.as_ptr(), n as libc::c_int, at) };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if r == 0 {
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            done += r as usize;
+        }
+        Ok(())
     }
     fn sync_data(&self) -> io::Result<()> {
         std::fs::File::sync_data(self)

@@ -33,8 +33,10 @@
 //!   page-state region is [`STATE_PROGRAMMED`] (else it is [`STATE_ERASED`]):
 //!   the file is written first, the in-memory state after it succeeded;
 //! - a failed command or a failed open changes no byte of the file (a
-//!   program writes the page first and its state byte last, so a program cut
-//!   between the two leaves an erased page);
+//!   program writes the page — data, OOB and the erased rest of the OOB in
+//!   one gathered `pwritev`, straight from the caller's buffers — first and
+//!   its state byte last, so a program cut between the two leaves an erased
+//!   page);
 //! - nothing is written to a read-only image.
 
 use std::fs::{File, OpenOptions};
@@ -87,6 +89,8 @@ pub struct FileFlash<Io: ImageIo = File> {
     scratch: Box<[u8]>,
     /// `pages_per_block` zero bytes: the state of an erased block.
     erased_states: Box<[u8]>,
+    /// One OOB area of erased (0xFF) bytes: the padding after a short OOB.
+    erased_oob: Box<[u8]>,
 }
 
 impl<Io: ImageIo> std::fmt::Debug for FileFlash<Io> {
@@ -328,6 +332,7 @@ impl<Io: ImageIo> FileFlash<Io> {
             read_only,
             scratch: vec![ERASED_BYTE; l.page_stride as usize].into_boxed_slice(),
             erased_states: vec![STATE_ERASED; ppb].into_boxed_slice(),
+            erased_oob: vec![ERASED_BYTE; g.oob_size as usize].into_boxed_slice(),
             header,
             pages: PageStates::from_programmed(g, programmed),
             nvram,
@@ -433,8 +438,15 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         check_program(&self.header.geometry, page, data, oob)?;
         self.check_writable()?;
         self.pages.check_program(page)?;
-        put_page(&mut self.scratch, data, oob);
-        self.write_scratch_page(page)?;
+        // One gathered write of data, OOB and the erased rest of the OOB
+        // area: the same bytes `put_page` would stage in `scratch`, without
+        // copying the page there first.
+        let pad = &self.erased_oob[..self.header.geometry.oob_size as usize - oob.len()];
+        let off = self.page_offset(page);
+        self.file
+            .write_all_vectored_at(&[data, oob, pad], off)
+            .map_err(|e| self.io(e))?;
+        self.write_state(page, STATE_PROGRAMMED)?;
         self.pages.record_program(page, data.len() + oob.len());
         Ok(())
     }

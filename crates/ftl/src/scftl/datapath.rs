@@ -3,10 +3,13 @@
 //!
 //! A written sector goes into the page-sized merge buffer at the active
 //! pointer (superblock, page, slot); the L2P is remapped and a delta pair
-//! appended; a full merge buffer is programmed at once. Reads look in the
-//! merge buffer first. Nothing here allocates; the one hash per sector is
-//! the data checksum (docs/FORMAT.md §4.7): computed when a user sector
-//! enters the merge buffer, checked on every read from flash, and copied
+//! appended; a full merge buffer is programmed at once. A write that covers
+//! a whole page while the merge buffer is empty skips it: the page is
+//! programmed straight from the caller's buffer (the same page, OOB and
+//! pairs, one copy fewer). Reads look in the merge buffer first. Nothing
+//! here allocates; the one hash per sector is the data checksum
+//! (docs/FORMAT.md §4.7): computed once when a user sector is placed,
+//! checked on every read from flash, and copied
 //! verbatim (not recomputed) by GC, so damage on flash is never laundered
 //! into a valid-looking sector.
 //!
@@ -20,7 +23,7 @@ use crate::device::{check_range, check_request, FtlError, Lba, Result};
 use crate::mutant::Mutant;
 
 use super::format::{data_crc, data_oob, DATA_OOB_LEN};
-use super::layout::{La, Psa};
+use super::layout::{Address, La, Psa};
 use super::{Active, Scftl};
 
 impl<F: Flash> Scftl<F> {
@@ -36,18 +39,75 @@ impl<F: Flash> Scftl<F> {
             fits = u64::from(self.config.write_bound) - self.updates;
             refused = Some(e);
         }
-        for (i, sector) in data.chunks_exact(ss).take(fits as usize).enumerate() {
-            let la = La((lba.0 + i as u64) as u32);
+        let page_bytes = self.layout.spp as usize * ss;
+        let data = &data[..fits as usize * ss];
+        let mut done = 0;
+        while done < data.len() {
+            let first = lba.0 + (done / ss) as u64;
             self.gc_if_needed()?;
-            let crc = data_crc(la, sector);
-            let psa = self.append_sector(la, sector, crc)?;
-            self.remap(la, psa);
-            self.updates += 1;
-            self.delta.note_sector(la, psa, crc);
-            self.delta.push(&mut self.flash, &self.layout, la, psa)?;
+            let rest = &data[done..];
+            if self.mb_fill == 0 && rest.len() >= page_bytes {
+                // A whole page at a page boundary: programmed straight from
+                // the caller's buffer, unless opening the page made GC due
+                // (then the sector path below lets it run after this
+                // sector, exactly as for any other sector).
+                let a = self.open_active()?;
+                if !self.gc_needed() {
+                    self.program_page_direct(a, first, &rest[..page_bytes])?;
+                    done += page_bytes;
+                    continue;
+                }
+            }
+            let la = La(first as u32);
+            let sector = &rest[..ss];
+            let (psa, crc) = self.append_sector(la, sector)?;
+            self.note_written(la, psa, crc)?;
+            done += ss;
         }
         self.stats.user_sectors_written += fits;
         refused.map_or(Ok(()), Err)
+    }
+
+    /// Maps a user sector just placed at `psa` (checksum `crc`): L2P, epoch
+    /// count, digest and delta pair.
+    #[inline]
+    fn note_written(&mut self, la: La, psa: Psa, crc: u32) -> Result<()> {
+        self.remap(la, psa);
+        self.updates += 1;
+        self.delta.note_sector(la, psa, crc);
+        self.delta.push(&mut self.flash, &self.layout, la, psa)
+    }
+
+    /// Programs `page` (one page of user data for logical sectors `first..`)
+    /// as the next page of the active superblock `a`, straight from the
+    /// caller's buffer: the merge buffer is empty, so it would only have
+    /// been a staging copy. Each sector's checksum is computed once, into
+    /// the OOB, and then mapped like an appended sector.
+    fn program_page_direct(&mut self, a: Active, first: u64, page: &[u8]) -> Result<()> {
+        debug_assert_eq!(self.mb_fill, 0);
+        let ss = self.layout.sector_size;
+        for (slot, sector) in page.chunks_exact(ss).enumerate() {
+            let la = La((first + slot as u64) as u32);
+            data_oob::CRC
+                .at(slot * DATA_OOB_LEN)
+                .put_u32(&mut self.mb_oob, data_crc(la, sector));
+        }
+        let addr = self.layout.page_addr(a.sb, a.next_page);
+        self.flash.program(addr, page, &self.mb_oob)?;
+        self.active = Some(Active {
+            sb: a.sb,
+            next_page: a.next_page + 1,
+        });
+        for slot in 0..self.layout.spp {
+            let la = La((first + u64::from(slot)) as u32);
+            let psa = self.layout.psa(a.sb, a.next_page, slot);
+            let crc = data_oob::CRC
+                .at(slot as usize * DATA_OOB_LEN)
+                .get_u32(&self.mb_oob);
+            self.note_written(la, psa, crc)?;
+        }
+        self.mb_oob.fill(0xFF);
+        Ok(())
     }
 
     pub(super) fn read_impl(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
@@ -155,16 +215,17 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// Copies one sector of logical sector `la` into the merge buffer at the
-    /// active pointer, with its checksum `crc` (`data_crc(la, sector)`), and
-    /// returns its physical address; programs the buffer when it fills.
+    /// active pointer with its checksum, computed here once, and returns its
+    /// physical address and that checksum; programs the buffer when it
+    /// fills.
     #[inline]
-    pub(super) fn append_sector(&mut self, la: La, sector: &[u8], crc: u32) -> Result<Psa> {
+    fn append_sector(&mut self, la: La, sector: &[u8]) -> Result<(Psa, u32)> {
         let a = self.open_active()?;
         let ss = self.layout.sector_size;
         let slot = self.mb_fill;
         let psa = self.layout.psa(a.sb, a.next_page, slot);
         self.mb[slot as usize * ss..(slot as usize + 1) * ss].copy_from_slice(sector);
-        debug_assert_eq!(crc, data_crc(la, sector));
+        let crc = data_crc(la, sector);
         data_oob::CRC
             .at(slot as usize * DATA_OOB_LEN)
             .put_u32(&mut self.mb_oob, crc);
@@ -172,7 +233,7 @@ impl<F: Flash> Scftl<F> {
         if self.mb_fill == self.layout.spp {
             self.program_merge_buffer()?;
         }
-        Ok(psa)
+        Ok((psa, crc))
     }
 
     /// Like [`Self::append_sector`], for GC relocation: `sector` was read
@@ -242,14 +303,24 @@ impl<F: Flash> Scftl<F> {
             self.active = None;
         }
         // Erasable blocks hold nothing the stable L2P points to, so erasing
-        // one can be cut by a crash without harm — once the epochs that
-        // freed them are durable: after ordered flushes, a crash may fall
-        // back to a state that still points into them, so sync first.
+        // one can be cut by a crash without harm — once the epoch that freed
+        // it is durable: after ordered flushes, a crash may fall back to a
+        // state that still points into it. That matters only if such a
+        // state can be one recovery must keep, i.e. if the block was
+        // activated before the last sync. A block activated since holds
+        // data of unsynced epochs only; recovery verifies those against
+        // their digests and drops, as a suffix, the first one whose sectors
+        // the erase destroyed (flush.rs). So sync first only for a block
+        // activated before the last sync and freed after it.
         let (layout, flash) = (&self.layout, &mut self.flash);
         let unsynced = self.unsynced_epochs > 0;
+        let (seq, marks) = (self.sync_seq, &self.sb_sync);
         let mut synced = false;
         let Some(sb) = self.blocks.activate_next(|sb| {
-            if unsynced {
+            let m = marks[sb.index()];
+            let freed_durable = m.freed < seq;
+            let born_since_sync = m.activated == seq;
+            if unsynced && !freed_durable && !born_since_sync {
                 flash.sync()?;
                 synced = true;
             }
@@ -264,8 +335,10 @@ impl<F: Flash> Scftl<F> {
         };
         if synced {
             self.unsynced_epochs = 0;
+            self.sync_seq += 1;
             self.delta.after_sync = true;
         }
+        self.sb_sync[sb.index()].activated = self.sync_seq;
         self.p2l.fill(self.layout.sectors_of(sb), La::NONE);
         let a = Active { sb, next_page: 0 };
         self.active = Some(a);

@@ -15,8 +15,10 @@
 //! did not ask for durability) writes the same pages without the sync, as
 //! kind [`format::KIND_ORDERED`]. Order is all it needs: a host power cut
 //! then keeps every durable flush and a prefix of the ordered epochs after
-//! it. Two rules keep that true: a superblock freed by an epoch is erased
-//! only after a sync (`open_active`), and at most
+//! it. Two rules keep that true: a superblock that a synced state may point
+//! into is erased only once the epoch that freed it is durable, i.e. after
+//! a sync (`open_active`; one activated since the last sync holds data of
+//! unsynced epochs only, which recovery verifies and may drop), and at most
 //! [`MAX_UNSYNCED_EPOCHS`] epochs stay unsynced, which bounds what recovery
 //! re-reads.
 //!
@@ -32,6 +34,7 @@ use crate::mutant::Mutant;
 
 use super::checkpoint;
 use super::format;
+use super::layout::Address;
 use super::Scftl;
 
 /// An ordered flush syncs anyway (and is then durable) when this many
@@ -69,8 +72,14 @@ impl<F: Flash> Scftl<F> {
         self.delta
             .program(&mut self.flash, &self.layout, kind, digest)?;
         self.unsynced_epochs += 1;
+        // The epoch's victims are freed by a commit written after sync
+        // `commit_seq`: durable once a later sync returned.
+        let commit_seq = self.sync_seq;
         if durable && self.mutant != Mutant::SkipSyncBeforeCommit {
             self.sync_flash()?;
+        }
+        for &sb in self.blocks.invalid_sbs() {
+            self.sb_sync[sb.index()].freed = commit_seq;
         }
         // Committed: the volatile L2P is the new stable L2P.
         self.blocks.end_epoch();
@@ -90,6 +99,7 @@ impl<F: Flash> Scftl<F> {
         self.flash.sync()?;
         self.delta.after_sync = true;
         self.unsynced_epochs = 0;
+        self.sync_seq += 1;
         Ok(())
     }
 
@@ -123,6 +133,7 @@ impl<F: Flash> Scftl<F> {
         self.layout.erase_sbs(&mut self.flash, first, n)?;
         self.flash.sync()?;
         self.unsynced_epochs = 0;
+        self.sync_seq += 1;
         self.live_slot = target;
         self.delta.new_generation(gen);
         self.stats.full_checkpoints += 1;
