@@ -47,7 +47,13 @@ impl<F: Flash> Optr<F> {
                         <= self.plan.usable_sectors_per_segment
             })
             .collect();
-        v.sort_by_key(|s| (self.segs.valid[s.0 as usize], s.0));
+        // The mutant also takes post-checkpoint segments first: by valid
+        // count alone the oldest segments win, and the rule would first be
+        // broken long after the first GC, the one exhaustive mode windows.
+        v.sort_by_key(|s| {
+            let post = ignore_checkpoint && self.seg_seqno[s.0 as usize] >= first_post;
+            (!post, self.segs.valid[s.0 as usize], s.0)
+        });
         v
     }
 
