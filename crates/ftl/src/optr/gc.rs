@@ -4,8 +4,10 @@
 //!    checkpoint (numbered at or above the seal's first post-checkpoint
 //!    sequence number): recovery decides whether such a request is complete
 //!    by counting its pages, stale ones included, so erasing one could turn
-//!    a flushed request incomplete. When no segment qualifies, GC takes a
-//!    checkpoint first.
+//!    a flushed request incomplete. When no segment qualifies (or the
+//!    qualifying ones free nothing), GC takes a checkpoint and goes on; it
+//!    runs until the space plan's headroom is free, never just a fixed
+//!    number of batches.
 //! 2. GC flushes internally before a batch of victims, so every sector it
 //!    erases has a durable newer value or a relocated copy that every later
 //!    recovery keeps: the checkpoint may still point into a victim, and only
@@ -45,47 +47,82 @@ impl<F: Flash> Optr<F> {
                         <= self.plan.usable_sectors_per_segment
             })
             .collect();
-        v.sort_by_key(|s| (self.segs.valid[s.0 as usize], s.0));
+        // The mutant also takes post-checkpoint segments first: by valid
+        // count alone the oldest segments win, and the rule would first be
+        // broken long after the first GC, the one exhaustive mode windows.
+        v.sort_by_key(|s| {
+            let post = ignore_checkpoint && self.seg_seqno[s.0 as usize] >= first_post;
+            (!post, self.segs.valid[s.0 as usize], s.0)
+        });
         v
     }
 
-    /// Runs one batch of GC (more if the first freed too little).
+    /// Collects batches of victims until [`super::Plan::headroom_segments`]
+    /// segments are free. When no segment may be collected, or a batch
+    /// gained nothing, it takes a checkpoint (which makes every used
+    /// segment collectable) and goes on; it gives up, leaving the caller to
+    /// report the shortage, only when that does not help either.
+    ///
+    /// It terminates: a victim has at least a page of stale sectors, so
+    /// each batch frees at least one page net, and the space plan
+    /// (`config.rs`) guarantees such a victim exists after a checkpoint
+    /// while fewer than the headroom's segments are free.
     pub(super) fn run_gc(&mut self) -> Result<()> {
-        for _ in 0..2 {
+        let mut checkpointed = false;
+        while self.segs.free_count() < self.plan.headroom_segments {
             if self.mutant != Mutant::OptrSkipInternalFlushBeforeGc {
                 self.internal_flush()?;
             }
-            let mut victims = self.gc_candidates();
-            if victims.is_empty() {
-                self.checkpoint()?;
-                victims = self.gc_candidates();
+            let before = self.free_pages();
+            let collected = self.collect_batch()?;
+            if collected && self.free_pages() > before {
+                checkpointed = false;
+                continue;
             }
-            let want = self.plan.headroom_segments + self.config.gc_batch_segments;
-            let batch = (want.saturating_sub(self.segs.free_count()) as usize)
-                .clamp(1, self.config.gc_batch_segments as usize);
-            victims.truncate(batch);
-            if victims.is_empty() {
+            if checkpointed {
                 return Ok(());
             }
-            for &v in &victims {
-                self.relocate(v)?;
-            }
-            self.program_stage()?;
-            self.flash.sync()?;
-            for &v in &victims {
-                self.erase_segment(v)?;
-                self.segs.state[v.0 as usize] = SegState::Free;
-                self.segs.free.push_back(v);
-                self.stats.gc_blocks_reclaimed += 1;
-            }
-            // The erases must be durable before a victim is reopened as a
-            // log segment (see `open_segment`).
-            self.flash.sync()?;
-            if self.segs.free_count() >= self.plan.headroom_segments {
-                return Ok(());
-            }
+            self.checkpoint()?;
+            checkpointed = true;
         }
         Ok(())
+    }
+
+    /// Pages the log can still program without GC: those of the free
+    /// segments (after their summary pages) and the rest of the active one.
+    fn free_pages(&self) -> u64 {
+        let pps = u64::from(self.layout.pages_per_segment);
+        let active = self.active.map_or(0, |(_, page)| pps - u64::from(page));
+        u64::from(self.segs.free_count()) * (pps - 1) + active
+    }
+
+    /// Collects one batch of victims (at most `gc_batch_segments`, aiming
+    /// at that many segments beyond the headroom). Returns whether there
+    /// was any victim.
+    fn collect_batch(&mut self) -> Result<bool> {
+        let mut victims = self.gc_candidates();
+        let want = self.plan.headroom_segments + self.config.gc_batch_segments;
+        let batch = (want.saturating_sub(self.segs.free_count()) as usize)
+            .clamp(1, self.config.gc_batch_segments as usize);
+        victims.truncate(batch);
+        if victims.is_empty() {
+            return Ok(false);
+        }
+        for &v in &victims {
+            self.relocate(v)?;
+        }
+        self.program_stage()?;
+        self.flash.sync()?;
+        for &v in &victims {
+            self.erase_segment(v)?;
+            self.segs.state[v.0 as usize] = SegState::Free;
+            self.segs.free.push_back(v);
+            self.stats.gc_blocks_reclaimed += 1;
+        }
+        // The erases must be durable before a victim is reopened as a log
+        // segment (see `open_segment`).
+        self.flash.sync()?;
+        Ok(true)
     }
 
     /// Copies the valid sectors of `victim` into the staging page.
