@@ -469,11 +469,12 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
         plan.seed
     );
     println!(
-        "  operations            {} (writes {}, trims {}, reads {}, flushes {}, epoch-full refusals {})",
-        s.operations, s.writes, s.trims, s.reads, s.flushes, s.epoch_full
+        "  operations            {} (writes {}, trims {}, reads {}, flushes {}, barriers {}, epoch-full refusals {})",
+        s.operations, s.writes, s.trims, s.reads, s.flushes, s.barriers, s.epoch_full
     );
     println!("  sectors written       {}", s.sectors_written);
     println!("  flushes               {}", s.flushes);
+    println!("  epoch barriers        {}", s.barriers);
     println!(
         "  crashes               {} (during format {})",
         s.crashes, s.crashes_during_format

@@ -55,6 +55,10 @@ pub enum Mutant {
     /// crashed epoch's tentative delta pages are carried into the next
     /// epoch and its commit covers them (needs a second crash to show).
     RecoveryReusesCrashedEpoch,
+    /// SCFTL: opening a new active superblock never syncs before erasing
+    /// one, even when epochs ended by barriers are not durable yet and a
+    /// crash may fall back to a state that still points into it.
+    EraseWithoutSyncAfterBarrier,
     /// OPTR: recovery ignores the coalescing records, so a request whose
     /// sector was coalesced in the cache looks incomplete (and Algorithm 1
     /// may keep it without the request that overwrote it).
@@ -70,7 +74,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in a fixed order.
-    pub const ALL: [Mutant; 17] = [
+    pub const ALL: [Mutant; 18] = [
         Mutant::SkipSyncBeforeCommit,
         Mutant::EraseVictimBeforeFlush,
         Mutant::HonourTentativeDeltas,
@@ -84,6 +88,7 @@ impl Mutant {
         Mutant::TrimForgetsValidCount,
         Mutant::PartialWritePastEpochBound,
         Mutant::RecoveryReusesCrashedEpoch,
+        Mutant::EraseWithoutSyncAfterBarrier,
         Mutant::OptrIgnoreCoalescingRecords,
         Mutant::OptrGcErasesAfterCheckpoint,
         Mutant::OptrRequestCompleteWithMissingPage,
@@ -107,6 +112,7 @@ impl Mutant {
             Mutant::TrimForgetsValidCount => "trim-forgets-valid-count",
             Mutant::PartialWritePastEpochBound => "partial-write-past-epoch-bound",
             Mutant::RecoveryReusesCrashedEpoch => "recovery-reuses-crashed-epoch",
+            Mutant::EraseWithoutSyncAfterBarrier => "erase-without-sync-after-barrier",
             Mutant::OptrIgnoreCoalescingRecords => "optr-ignore-coalescing-records",
             Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
             Mutant::OptrRequestCompleteWithMissingPage => "optr-request-complete-with-missing-page",
