@@ -207,7 +207,11 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
     let mutant = match &args.mutant {
         None => Mutant::None,
         Some(m) => Mutant::parse(m).ok_or_else(|| {
-            let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
+            let names: Vec<&str> = Mutant::ALL
+                .iter()
+                .chain(&Mutant::RANDOM_ONLY)
+                .map(|m| m.name())
+                .collect();
             format!("unknown mutant `{m}` (known: none, {})", names.join(", "))
         })?,
     };
