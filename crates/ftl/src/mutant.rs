@@ -95,9 +95,8 @@ impl Mutant {
     ];
 
     /// Mutants only random mode is known to catch (not in [`Mutant::ALL`],
-    /// which exhaustive mode must catch every one of): exhaustive mode's
-    /// windows do not yet reach an erase of a block a barrier's unsynced
-    /// epoch can still point into. Each has its test in
+    /// which exhaustive mode must catch every one of): exhaustive mode
+    /// does not issue epoch barriers yet. Each has its test in
     /// `crates/crashcheck/tests/barrier.rs`.
     pub const RANDOM_ONLY: [Mutant; 1] = [Mutant::EraseWithoutSyncAfterBarrier];
 

@@ -85,8 +85,10 @@ impl ExhaustiveConfig {
             seed,
             ops,
             workload: Workload {
-                flush: 10,
-                barrier: 10,
+                // No barriers yet: they move the windows, and with them
+                // exhaustive mode missed optr-gc-erases-after-checkpoint.
+                flush: 20,
+                barrier: 0,
                 ..Workload::default()
             },
             full_product_max: 256,
@@ -126,16 +128,10 @@ enum Event {
     Refused,
     TrimOfData,
     CommitAfterTrim,
-    /// An epoch barrier that wrote metadata (an ordered, non-durable
-    /// commit on SCFTL).
-    Barrier,
-    /// A superblock erased while an epoch a barrier ended is not synced
-    /// (the erase must sync first: a crash may return to that epoch).
-    EraseAfterBarrier,
 }
 
 impl Event {
-    const ALL: [Event; 10] = [
+    const ALL: [Event; 8] = [
         Event::Format,
         Event::Commit,
         Event::TentativeDelta,
@@ -144,8 +140,6 @@ impl Event {
         Event::Refused,
         Event::TrimOfData,
         Event::CommitAfterTrim,
-        Event::Barrier,
-        Event::EraseAfterBarrier,
     ];
 
     fn name(self) -> &'static str {
@@ -158,8 +152,6 @@ impl Event {
             Event::Refused => "refused request",
             Event::TrimOfData => "trim of written sectors",
             Event::CommitAfterTrim => "commit after trim",
-            Event::Barrier => "epoch barrier",
-            Event::EraseAfterBarrier => "erase after a barrier",
         }
     }
 }
@@ -197,8 +189,6 @@ fn generate(
     // Sectors holding written data, by the workload alone (so a window
     // placed on a trim does not depend on the FTL under test).
     let mut live: HashSet<u64> = HashSet::new();
-    // A barrier ended an epoch since the last flush.
-    let mut after_barrier = false;
     while g.ops < horizon.max(min_ops) && g.exec.phase() == Phase::Up {
         let before = g.exec.device_stats().unwrap_or_default();
         let refused = g.exec.stats().epoch_full;
@@ -222,17 +212,7 @@ fn generate(
             }
             trimmed.clear();
         }
-        let barrier = ran.iter().any(|s| matches!(s, Step::Barrier));
-        if after_barrier && after.erases_avg > before.erases_avg {
-            note(Event::EraseAfterBarrier);
-        }
-        if flushed {
-            after_barrier = false;
-        }
-        after_barrier |= barrier && after.meta_pages_written > before.meta_pages_written;
-        if barrier && after.meta_pages_written > before.meta_pages_written {
-            note(Event::Barrier);
-        } else if !flushed && after.meta_pages_written > before.meta_pages_written {
+        if !flushed && after.meta_pages_written > before.meta_pages_written {
             note(Event::TentativeDelta);
         }
         // A victim with live sectors: reclaiming an empty one moves nothing
@@ -310,6 +290,7 @@ pub fn exhaustive(
         recovery_crash_prob: 0.0,
         format_crash_prob: 0.0,
         check_rate: 1.0,
+        forced_barrier_prob: 0.0,
         ..ExploreConfig::new(cfg.seed)
     };
     // The fresh-region run: the same mix without voluntary flushes, so the
@@ -325,7 +306,6 @@ pub fn exhaustive(
             // Writes only (a trim of an unmapped sector uses up the budget
             // without a pair), spread out so the pairs are distinct sectors.
             flush: 0,
-            barrier: 0,
             trim: 0,
             read: 0,
             hot_prob: 0.0,
