@@ -207,7 +207,11 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
     let mutant = match &args.mutant {
         None => Mutant::None,
         Some(m) => Mutant::parse(m).ok_or_else(|| {
-            let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
+            let names: Vec<&str> = Mutant::ALL
+                .iter()
+                .chain(&Mutant::RANDOM_ONLY)
+                .map(|m| m.name())
+                .collect();
             format!("unknown mutant `{m}` (known: none, {})", names.join(", "))
         })?,
     };
@@ -469,11 +473,12 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
         plan.seed
     );
     println!(
-        "  operations            {} (writes {}, trims {}, reads {}, flushes {}, epoch-full refusals {})",
-        s.operations, s.writes, s.trims, s.reads, s.flushes, s.epoch_full
+        "  operations            {} (writes {}, trims {}, reads {}, flushes {}, barriers {}, epoch-full refusals {})",
+        s.operations, s.writes, s.trims, s.reads, s.flushes, s.barriers, s.epoch_full
     );
     println!("  sectors written       {}", s.sectors_written);
     println!("  flushes               {}", s.flushes);
+    println!("  epoch barriers        {}", s.barriers);
     println!(
         "  crashes               {} (during format {})",
         s.crashes, s.crashes_during_format

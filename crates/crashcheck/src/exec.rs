@@ -78,6 +78,9 @@ pub enum Step {
         count: u32,
     },
     Flush,
+    /// An epoch barrier (`BlockDevice::epoch_barrier`): the epoch ends in
+    /// order, without durability.
+    Barrier,
     Read {
         lba: u64,
         count: u32,
@@ -110,7 +113,11 @@ impl Step {
     pub fn is_op(&self) -> bool {
         matches!(
             self,
-            Step::Write { .. } | Step::Trim { .. } | Step::Flush | Step::Read { .. }
+            Step::Write { .. }
+                | Step::Trim { .. }
+                | Step::Flush
+                | Step::Barrier
+                | Step::Read { .. }
         )
     }
 }
@@ -122,6 +129,7 @@ impl std::fmt::Display for Step {
             Step::Write { lba, count } => write!(f, "write {lba} x{count}"),
             Step::Trim { lba, count } => write!(f, "trim {lba} x{count}"),
             Step::Flush => f.write_str("flush"),
+            Step::Barrier => f.write_str("epoch barrier"),
             Step::Read { lba, count } => write!(f, "read {lba} x{count}"),
             Step::Check => f.write_str("check_invariants"),
             Step::Arm { commands } => write!(f, "arm power cut after {commands} flash commands"),
@@ -166,6 +174,8 @@ pub struct Stats {
     pub trims: u64,
     pub reads: u64,
     pub flushes: u64,
+    /// Completed epoch barriers.
+    pub barriers: u64,
     pub epoch_full: u64,
     pub crashes: u64,
     pub crashes_during_format: u64,
@@ -189,6 +199,7 @@ impl Stats {
             trims: self.trims,
             reads: self.reads,
             flushes: self.flushes,
+            barriers: self.barriers,
             epoch_full: self.epoch_full,
             ..Stats::default()
         }
@@ -222,6 +233,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             trims,
             reads,
             flushes,
+            barriers,
             epoch_full,
             crashes,
             crashes_during_format,
@@ -238,6 +250,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.trims += trims;
         self.reads += reads;
         self.flushes += flushes;
+        self.barriers += barriers;
         self.epoch_full += epoch_full;
         self.crashes += crashes;
         self.crashes_during_format += crashes_during_format;
@@ -495,7 +508,8 @@ impl Executor {
             Step::Format => self.format(),
             Step::Write { lba, count } => self.write(lba, count, false),
             Step::Trim { lba, count } => self.write(lba, count, true),
-            Step::Flush => self.flush(),
+            Step::Flush => self.flush(false),
+            Step::Barrier => self.flush(true),
             Step::Read { lba, count } => self.read(lba, count),
             Step::Check => self.check(),
             Step::Arm { commands } => {
@@ -655,26 +669,46 @@ impl Executor {
         }
     }
 
-    fn flush(&mut self) -> Result<(), Violation> {
+    /// A durable flush, or (`barrier`) an epoch barrier.
+    fn flush(&mut self, barrier: bool) -> Result<(), Violation> {
         if self.phase != Phase::Up {
             return Ok(());
         }
         self.stats.operations += 1;
-        match self.dev.as_mut().expect("up").flush() {
+        let dev = self.dev.as_mut().expect("up");
+        let r = if barrier {
+            dev.epoch_barrier()
+        } else {
+            dev.flush()
+        };
+        match r {
             Ok(()) => {
-                self.stats.flushes += 1;
-                self.model.as_mut().expect("formatted").flush();
+                let model = self.model.as_mut().expect("formatted");
+                if barrier {
+                    self.stats.barriers += 1;
+                    model.barrier();
+                } else {
+                    self.stats.flushes += 1;
+                    model.flush();
+                }
                 Ok(())
             }
             Err(e) if e.is_power_loss() => {
                 self.model
                     .as_mut()
                     .expect("formatted")
-                    .interrupted(Interrupted::Flush);
+                    .interrupted(if barrier {
+                        Interrupted::Barrier
+                    } else {
+                        Interrupted::Flush
+                    });
                 self.go_down();
                 Ok(())
             }
-            Err(e) => Err(self.violation(format!("flush failed: {e}"))),
+            Err(e) => Err(self.violation(format!(
+                "{} failed: {e}",
+                if barrier { "epoch barrier" } else { "flush" }
+            ))),
         }
     }
 

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use flash::CrashPolicy;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use super::report::{Report, Reporter};
@@ -23,6 +23,9 @@ const PREFIX_RECENT_OVERWRITE: f64 = 0.3;
 /// Writes remembered for those overwrites.
 const RECENT_WRITES: usize = 8;
 
+/// Mixed into the seed of the generator's side stream.
+const SIDE_STREAM: u64 = 0xBA77_1E55_0000_0001;
+
 /// The workload mix.
 #[derive(Clone, Debug)]
 pub struct Workload {
@@ -30,6 +33,10 @@ pub struct Workload {
     pub write: u32,
     pub trim: u32,
     pub flush: u32,
+    /// Epoch barriers (`BlockDevice::epoch_barrier`). The generator draws
+    /// flushes and barriers as one kind and then splits it by weight, so
+    /// a mix's random stream does not depend on the split.
+    pub barrier: u32,
     pub read: u32,
     /// Largest multi-sector request.
     pub max_sectors: u32,
@@ -44,7 +51,8 @@ impl Default for Workload {
         Workload {
             write: 60,
             trim: 4,
-            flush: 10,
+            flush: 5,
+            barrier: 5,
             read: 10,
             max_sectors: 8,
             hot_fraction: 0.1,
@@ -90,6 +98,11 @@ pub struct ExploreConfig {
     /// is nearly spent, that a request one sector too long is made on
     /// purpose.
     pub over_bound_prob: f64,
+    /// Probability that an epoch end the bound forces (a write that does
+    /// not fit the budget) is an epoch barrier instead of a flush, as the
+    /// NBD server ends epochs the client did not ask to flush. Drawn from
+    /// the generator's side stream (see `Gen::side`).
+    pub forced_barrier_prob: f64,
     /// Shrink a failing script for at most this long.
     pub shrink_time: Duration,
 }
@@ -109,6 +122,7 @@ impl ExploreConfig {
             invariants_prob: 0.05,
             check_rate: 0.1,
             over_bound_prob: 0.1,
+            forced_barrier_prob: 0.5,
             shrink_time: Duration::from_secs(20),
         }
     }
@@ -120,6 +134,10 @@ impl ExploreConfig {
 pub(super) struct Gen<'a> {
     cfg: &'a ExploreConfig,
     pub(super) rng: Pcg64,
+    /// A second stream, seeded from the run's seed, for the choices added
+    /// with epoch barriers: drawing them here leaves `rng`'s draws (so the
+    /// rest of a seed's script) as they were before barriers existed.
+    side: Pcg64,
     pub(super) exec: Executor,
     pub(super) script: Vec<Step>,
     /// Workload operations emitted (what `--ops` counts).
@@ -154,6 +172,7 @@ impl<'a> Gen<'a> {
         Gen {
             cfg,
             rng,
+            side: Pcg64::seed_from_u64(crate::data::mix64(cfg.seed ^ SIDE_STREAM)),
             exec,
             script: Vec::new(),
             ops: 0,
@@ -288,7 +307,11 @@ impl<'a> Gen<'a> {
 
     fn op_only(&mut self) -> Result<(), Violation> {
         let w = &self.cfg.workload;
-        let flush_w = if self.no_flush { 0 } else { w.flush };
+        let flush_w = if self.no_flush {
+            0
+        } else {
+            w.flush + w.barrier
+        };
         let total = w.write + w.trim + flush_w + w.read;
         let r = self.rng.gen_range(0..total.max(1));
         let max = w.max_sectors.max(1);
@@ -311,7 +334,9 @@ impl<'a> Gen<'a> {
                 } else if self.fill_epochs && rem > 0 && rem < u64::from(count) {
                     count = rem as u32;
                 } else if rem < u64::from(count) {
-                    self.emit(Step::Flush)?;
+                    let barrier = self.cfg.forced_barrier_prob > 0.0
+                        && self.side.gen_bool(self.cfg.forced_barrier_prob);
+                    self.emit(if barrier { Step::Barrier } else { Step::Flush })?;
                     if self.exec.phase() != Phase::Up {
                         return Ok(());
                     }
@@ -334,8 +359,10 @@ impl<'a> Gen<'a> {
                 }
                 self.emit(Step::Write { lba, count })
             }
-        } else if r < w.write + w.trim + flush_w {
+        } else if r < w.write + w.trim + w.flush {
             self.emit(Step::Flush)
+        } else if r < w.write + w.trim + flush_w {
+            self.emit(Step::Barrier)
         } else {
             let lba = self.pick_lba(count);
             self.emit(Step::Read { lba, count })

@@ -8,6 +8,12 @@
 //! read back is allowed ([`Spec::check`]), and which sectors must be read
 //! after a recovery to settle every open choice ([`Spec::must_check`]).
 //!
+//! An epoch barrier (`BlockDevice::epoch_barrier`) ends an epoch in order
+//! without durability: every contract but the snapshot one treats it as
+//! promising nothing (a no-op of the model); the snapshot contract lets a
+//! crash fall back to the state at any completed barrier since the last
+//! completed flush, never to a mixture.
+//!
 //! Models are sparse (only sectors that ever held a non-zero version are
 //! stored), so their cost follows the workload, not the device size.
 //!
@@ -96,6 +102,8 @@ pub enum Interrupted<'a> {
     Write { lba: u64, versions: &'a [u32] },
     /// A flush.
     Flush,
+    /// An epoch barrier.
+    Barrier,
     /// A recovery (the device was not usable yet).
     Recovery,
 }
@@ -116,6 +124,11 @@ pub trait Spec {
 
     /// A flush that completed.
     fn flush(&mut self);
+
+    /// An epoch barrier that completed. It promises no durability, so by
+    /// default the model does not change; the snapshot contract overrides
+    /// it (a crash may return to the barrier's state).
+    fn barrier(&mut self) {}
 
     /// Power was cut during `op` (the device is down until a recovery).
     fn interrupted(&mut self, op: Interrupted<'_>);

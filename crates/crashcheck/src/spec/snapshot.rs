@@ -1,9 +1,12 @@
-//! `SnapshotSpec`: the disk model S of the SCFTL paper (Fig. 4).
+//! `SnapshotSpec`: the disk model S of the SCFTL paper (Fig. 4), with
+//! epoch barriers.
 //!
 //! State: `stable`, `volatile` and `wcnt`. Stored sparsely: `stable` maps
 //! sectors to non-zero versions, and `volatile` is `stable` overlaid with
-//! `changed` (the sectors written since the last flush or recovery), so a
-//! flush costs what was written, not the device size.
+//! `epochs` (the sectors each completed barrier since the last flush
+//! changed, in order) and then `changed` (the sectors written since the
+//! last flush, barrier or recovery), so a flush costs what was written, not
+//! the device size.
 //!
 //! | operation        | Fig. 4                                   | here |
 //! |------------------|------------------------------------------|------|
@@ -11,17 +14,22 @@
 //! | trim             | (ours) a write of zeros                  | `write` with version 0 |
 //! | GC rl / es       | no change                                | nothing |
 //! | flush f          | stable := volatile, wcnt := 0            | `flush` |
+//! | barrier          | (ours) an ordered, non-durable flush     | `barrier`: `changed` becomes the next of `epochs`, wcnt := 0 |
 //! | recovery r       | volatile := stable, wcnt := 0            | `recovered` |
 //! | crashed w/rl/es/r| stable unchanged, volatile arbitrary     | `interrupted` |
-//! | crashed flush f^c| stable := volatile, or unchanged         | `interrupted(Flush)`: both kept until reads decide |
+//! | crashed f^c / barrier | stable := volatile, or unchanged    | `interrupted(Flush | Barrier)`: the target joins `epochs` |
 //!
-//! Snapshot consistency then says: after a recovery every sector reads
-//! `stable` — one of the two candidates after a crashed flush, the same one
-//! for every sector.
+//! Snapshot consistency then says: after a recovery the device is one of
+//! the candidate states — `stable`, `stable` overlaid with the first k of
+//! `epochs` for each k (the state at each completed barrier after the last
+//! completed flush, and the target of an interrupted flush or barrier) —
+//! the same one for every sector, never a mixture. The candidate the reads
+//! settle on becomes `stable` (a recovery keeps what it recovered).
 //!
-//! Invariants: `stable` and `changed` hold no zero versions in `stable`;
-//! `flush_candidate` is `Some` only between a crashed flush and the end of
-//! the verification after the next successful recovery.
+//! Invariants: `stable` holds no zero versions; `epochs` holds no empty
+//! map (an empty epoch is the state before it); `sides` is non-empty
+//! exactly between a successful recovery with more than one candidate and
+//! the end of its verification, and then has one entry per candidate.
 
 use std::collections::HashMap;
 
@@ -29,24 +37,28 @@ use super::common::{map_digest, Versions};
 use super::{ContractKind, Interrupted, Spec};
 use crate::data::Observed;
 
-/// Paper Fig. 4, sparsely stored.
+/// Paper Fig. 4 with epoch barriers, sparsely stored.
 #[derive(Clone, Debug, Default)]
 pub struct SnapshotSpec {
     num_sectors: u64,
     stable: Versions,
-    /// volatile = stable overlaid with `changed` (zeros included).
+    /// The sectors each completed barrier since the last flush (or settled
+    /// recovery) changed, in order; after a cut flush or barrier, its
+    /// target last.
+    epochs: Vec<HashMap<u64, u32>>,
+    /// The last of `epochs` is an interrupted flush's or barrier's target
+    /// (names which, for messages).
+    cut: Option<&'static str>,
+    /// Writes since the last flush, barrier or recovery (zeros included).
     changed: HashMap<u64, u32>,
-    /// Writes (sector updates) since the last flush or recovery.
+    /// Sector updates since the last flush, barrier or recovery.
     wcnt: u64,
-    /// After a crashed flush: the volatile sectors that flush was making
-    /// stable (stable-after = stable overlaid with these).
-    flush_candidate: Option<HashMap<u64, u32>>,
-    /// While verifying after a crashed flush: can the reads so far be the
-    /// old stable state (`[0]`) / the flushed state (`[1]`)?
-    sides: [Side; 2],
+    /// While verifying after a recovery: can the reads so far be candidate
+    /// k (0: `stable`; k: `stable` overlaid with `epochs[..k]`)?
+    sides: Vec<Side>,
 }
 
-/// One candidate state after a crashed flush, during the verification.
+/// One candidate state after a crash, during the verification.
 #[derive(Clone, Debug)]
 struct Side {
     /// No read so far rules it out.
@@ -76,17 +88,52 @@ impl SnapshotSpec {
         self.stable.get(lba)
     }
 
+    /// Sector `lba` in candidate `k` (the state after the first `k` epochs).
+    fn candidate_at(&self, k: usize, lba: u64) -> u32 {
+        self.epochs[..k]
+            .iter()
+            .rev()
+            .find_map(|e| e.get(&lba).copied())
+            .unwrap_or_else(|| self.stable_at(lba))
+    }
+
     /// `volatile[lba]`.
     pub fn volatile_at(&self, lba: u64) -> u32 {
         self.changed
             .get(&lba)
             .copied()
-            .unwrap_or_else(|| self.stable_at(lba))
+            .unwrap_or_else(|| self.candidate_at(self.epochs.len(), lba))
     }
 
-    /// Write counter since the last flush or recovery.
+    /// Write counter since the last flush, barrier or recovery.
     pub fn wcnt(&self) -> u64 {
         self.wcnt
+    }
+
+    /// Completed barriers since the last completed flush (or the recovery
+    /// that settled the state).
+    pub fn barriers(&self) -> usize {
+        self.epochs.len() - usize::from(self.cut.is_some())
+    }
+
+    /// Names candidate `k`, for messages.
+    fn candidate_name(&self, k: usize) -> String {
+        if k == 0 {
+            "the last completed flush".into()
+        } else if k == self.epochs.len() && self.cut.is_some() {
+            format!("the interrupted {}", self.cut.unwrap_or("flush"))
+        } else {
+            format!("barrier {k} after it")
+        }
+    }
+
+    /// Ends the open epoch (`changed`) as the next of `epochs`.
+    fn close_epoch(&mut self) {
+        let c = std::mem::take(&mut self.changed);
+        if !c.is_empty() {
+            self.epochs.push(c);
+        }
+        self.wcnt = 0;
     }
 }
 
@@ -115,63 +162,78 @@ impl Spec for SnapshotSpec {
     }
 
     fn flush(&mut self) {
-        let changed = std::mem::take(&mut self.changed);
-        for (lba, v) in changed {
-            self.stable.set(lba, v);
+        self.close_epoch();
+        for e in std::mem::take(&mut self.epochs) {
+            for (lba, v) in e {
+                self.stable.set(lba, v);
+            }
         }
-        self.wcnt = 0;
+    }
+
+    fn barrier(&mut self) {
+        self.close_epoch();
     }
 
     fn interrupted(&mut self, op: Interrupted<'_>) {
-        if let Interrupted::Flush = op {
+        let what = match op {
+            Interrupted::Flush => Some("flush"),
+            Interrupted::Barrier => Some("barrier"),
+            _ => None,
+        };
+        match what {
             // f^c: stable may have become volatile. A second crashed flush
-            // cannot come before the recovery that settles the first.
-            if self.flush_candidate.is_none() {
-                self.flush_candidate = Some(std::mem::take(&mut self.changed));
+            // cannot come before the recovery that settles the first (the
+            // device is down), and `changed` is empty after the first.
+            Some(w) if !self.changed.is_empty() => {
+                self.close_epoch();
+                self.cut = Some(w);
             }
+            // Every other crashed operation leaves the candidates as they
+            // were; volatile is lost.
+            _ => self.changed.clear(),
         }
-        // Every other crashed operation leaves stable unchanged; volatile is
-        // lost at the recovery anyway.
     }
 
     fn recovered(&mut self) {
         self.changed.clear();
         self.wcnt = 0;
-        self.sides = Default::default();
+        self.sides = if self.epochs.is_empty() {
+            Vec::new()
+        } else {
+            vec![Side::default(); self.epochs.len() + 1]
+        };
     }
 
     fn check(&mut self, lba: u64, got: Observed) -> Result<(), String> {
-        if let Some(cand) = &self.flush_candidate {
-            if let Some(&after) = cand.get(&lba) {
-                let before = self.stable_at(lba);
-                let g = match got {
-                    Observed::Version(v) => Some(v),
-                    Observed::Garbage => None,
-                };
-                let wants = [
-                    (before, "as before the flush"),
-                    (after, "as the flush wrote"),
-                ];
-                for (side, (want, what)) in self.sides.iter_mut().zip(wants) {
-                    if g != Some(want) {
-                        side.viable = false;
-                        side.witness.get_or_insert_with(|| {
-                            format!(
-                                "sector {lba} reads {got}, not {} {what}",
-                                Observed::Version(want)
-                            )
-                        });
-                    }
-                }
-                if self.sides.iter().all(|s| !s.viable) {
-                    return Err(format!(
-                        "after a crash inside a flush the device is neither the snapshot before it nor the one it made durable: {}; {}",
-                        self.sides[0].witness.as_deref().unwrap_or("?"),
-                        self.sides[1].witness.as_deref().unwrap_or("?")
+        if !self.sides.is_empty() && self.epochs.iter().any(|e| e.contains_key(&lba)) {
+            let g = match got {
+                Observed::Version(v) => Some(v),
+                Observed::Garbage => None,
+            };
+            for k in 0..self.sides.len() {
+                let want = self.candidate_at(k, lba);
+                if g != Some(want) && self.sides[k].viable {
+                    let name = self.candidate_name(k);
+                    let side = &mut self.sides[k];
+                    side.viable = false;
+                    side.witness = Some(format!(
+                        "sector {lba} reads {got}, not {} as at {name}",
+                        Observed::Version(want)
                     ));
                 }
-                return Ok(());
             }
+            if self.sides.iter().all(|s| !s.viable) {
+                let why: Vec<&str> = self
+                    .sides
+                    .iter()
+                    .map(|s| s.witness.as_deref().unwrap_or("?"))
+                    .collect();
+                return Err(format!(
+                    "after a crash the device is none of the states it may return to (the last completed flush, each completed epoch barrier after it, an interrupted flush's or barrier's target), never a mixture: {}",
+                    why.join("; ")
+                ));
+            }
+            return Ok(());
         }
         let want = self.volatile_at(lba);
         if got == Observed::Version(want) {
@@ -179,6 +241,8 @@ impl Spec for SnapshotSpec {
         } else {
             let src = if self.changed.contains_key(&lba) {
                 "the last write"
+            } else if self.epochs.iter().any(|e| e.contains_key(&lba)) {
+                "the last epoch barrier"
             } else {
                 "the last completed flush"
             };
@@ -190,32 +254,38 @@ impl Spec for SnapshotSpec {
     }
 
     fn end_verify(&mut self) -> Result<(), String> {
-        if let Some(cand) = self.flush_candidate.take() {
-            // All candidate sectors were read (must_check), so at least one
-            // side is viable here; the flushed side wins only if the old one
-            // is ruled out (if both are viable they agree on every sector).
-            if !self.sides[0].viable && self.sides[1].viable {
-                for (lba, v) in cand {
+        if !self.sides.is_empty() {
+            // Every sector of every epoch was read (must_check), so at
+            // least one candidate is viable here, and viable candidates
+            // agree on every sector: the first one is the state.
+            let k = self.sides.iter().position(|s| s.viable).unwrap_or(0);
+            let epochs = std::mem::take(&mut self.epochs);
+            for e in epochs.into_iter().take(k) {
+                for (lba, v) in e {
                     self.stable.set(lba, v);
                 }
             }
-            self.sides = Default::default();
+            self.cut = None;
+            self.sides.clear();
         }
         Ok(())
     }
 
     fn must_check(&self, out: &mut Vec<u64>) {
-        if let Some(c) = &self.flush_candidate {
-            out.extend(c.keys().copied());
+        for e in &self.epochs {
+            out.extend(e.keys().copied());
         }
         out.extend(self.changed.keys().copied());
     }
 
     fn expected(&self, lba: u64) -> Option<u32> {
-        match &self.flush_candidate {
-            Some(c) if c.contains_key(&lba) && c[&lba] != self.stable_at(lba) => None,
-            _ => Some(self.volatile_at(lba)),
+        if !self.sides.is_empty() {
+            let first = self.stable_at(lba);
+            if (1..self.sides.len()).any(|k| self.candidate_at(k, lba) != first) {
+                return None;
+            }
         }
+        Some(self.volatile_at(lba))
     }
 
     fn digest(&self) -> u64 {
@@ -225,10 +295,12 @@ impl Spec for SnapshotSpec {
                 .iter()
                 .map(|(k, v)| (k, u64::from(*v) | 1 << 40)),
         );
-        let f = self.flush_candidate.as_ref().map_or(7, |m| {
-            map_digest(m.iter().map(|(k, v)| (k, u64::from(*v) | 1 << 41)))
+        let f = self.epochs.iter().enumerate().fold(7u64, |h, (i, m)| {
+            let d = map_digest(m.iter().map(|(k, v)| (k, u64::from(*v) | 1 << 41)));
+            crate::data::mix64(h ^ d ^ (i as u64) << 56)
         });
-        crate::data::mix64(s ^ c.rotate_left(21) ^ f.rotate_left(42))
+        let cut = u64::from(self.cut.is_some());
+        crate::data::mix64(s ^ c.rotate_left(21) ^ f.rotate_left(42) ^ cut)
     }
 }
 
@@ -283,5 +355,67 @@ mod tests {
                 s.check(5, Observed::Version(0)).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn a_crash_returns_to_the_flush_or_a_completed_barrier_never_a_mixture() {
+        // Flushed: 0 = 1, 1 = 2. Barrier A: 0 = 3. Barrier B: 1 = 4.
+        // Interrupted barrier C: 0 = 5.
+        let cases = [
+            ((1, 2), true),  // the last flush
+            ((3, 2), true),  // barrier A
+            ((3, 4), true),  // barrier B
+            ((5, 4), true),  // the interrupted barrier's target
+            ((1, 4), false), // B without A: not a prefix of epochs
+            ((5, 2), false), // C without B
+        ];
+        for ((a, b), ok) in cases {
+            let mut s = SnapshotSpec::new(10);
+            s.write(0, &[1, 2]);
+            s.flush();
+            s.write(0, &[3]);
+            s.barrier();
+            s.write(1, &[4]);
+            s.barrier();
+            assert_eq!(s.barriers(), 2);
+            s.check(0, Observed::Version(3)).unwrap();
+            s.write(0, &[5]);
+            s.interrupted(Interrupted::Barrier);
+            s.recovered();
+            let mut must = vec![];
+            s.must_check(&mut must);
+            must.sort();
+            must.dedup();
+            assert_eq!(must, vec![0, 1]);
+            let r = s
+                .check(0, Observed::Version(a))
+                .and_then(|_| s.check(1, Observed::Version(b)));
+            assert_eq!(r.is_ok(), ok, "{a} {b}");
+            if ok {
+                s.end_verify().unwrap();
+                // The state recovery kept is stable now.
+                s.interrupted(Interrupted::Nothing);
+                s.recovered();
+                s.check(0, Observed::Version(a)).unwrap();
+                s.check(1, Observed::Version(b)).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn a_flush_after_barriers_makes_the_last_state_durable() {
+        let mut s = SnapshotSpec::new(10);
+        s.write(0, &[1]);
+        s.barrier();
+        s.write(1, &[2]);
+        s.flush();
+        assert_eq!(s.barriers(), 0);
+        s.write(0, &[3]);
+        s.barrier();
+        s.interrupted(Interrupted::Nothing);
+        s.recovered();
+        assert!(s.check(1, Observed::Version(0)).is_err());
+        s.check(1, Observed::Version(2)).unwrap();
+        assert!(s.check(0, Observed::Garbage).is_err());
     }
 }

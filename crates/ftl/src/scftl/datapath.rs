@@ -303,24 +303,22 @@ impl<F: Flash> Scftl<F> {
             self.active = None;
         }
         // Erasable blocks hold nothing the stable L2P points to, so erasing
-        // one can be cut by a crash without harm — once the epoch that freed
-        // it is durable: after ordered flushes, a crash may fall back to a
-        // state that still points into it. That matters only if such a
-        // state can be one recovery must keep, i.e. if the block was
-        // activated before the last sync. A block activated since holds
-        // data of unsynced epochs only; recovery verifies those against
-        // their digests and drops, as a suffix, the first one whose sectors
-        // the erase destroyed (flush.rs). So sync first only for a block
-        // activated before the last sync and freed after it.
+        // one can be cut by a crash without harm — once every epoch since
+        // the last sync is durable. After epoch barriers (ordered, not
+        // synced) a crash may fall back to the state at the last sync or at
+        // any barrier since, and such a state may still point into the
+        // block, or the erase may destroy data an unsynced epoch's digest
+        // covers. So any erase while epochs are unsynced syncs first. (A
+        // relaxed rule that skipped the sync for blocks freed before the
+        // last sync or activated since it lost flushed data under the crash
+        // checker's barriers; see the `erase-without-sync-after-barrier`
+        // mutant.)
         let (layout, flash) = (&self.layout, &mut self.flash);
-        let unsynced = self.unsynced_epochs > 0;
-        let (seq, marks) = (self.sync_seq, &self.sb_sync);
+        let must_sync =
+            self.unsynced_epochs > 0 && self.mutant != Mutant::EraseWithoutSyncAfterBarrier;
         let mut synced = false;
         let Some(sb) = self.blocks.activate_next(|sb| {
-            let m = marks[sb.index()];
-            let freed_durable = m.freed < seq;
-            let born_since_sync = m.activated == seq;
-            if unsynced && !freed_durable && !born_since_sync {
+            if must_sync {
                 flash.sync()?;
                 synced = true;
             }

@@ -15,10 +15,9 @@
 //! did not ask for durability) writes the same pages without the sync, as
 //! kind [`format::KIND_ORDERED`]. Order is all it needs: a host power cut
 //! then keeps every durable flush and a prefix of the ordered epochs after
-//! it. Two rules keep that true: a superblock that a synced state may point
-//! into is erased only once the epoch that freed it is durable, i.e. after
-//! a sync (`open_active`; one activated since the last sync holds data of
-//! unsynced epochs only, which recovery verifies and may drop), and at most
+//! it. Two rules keep that true: no superblock is erased while an ordered
+//! epoch is unsynced (`open_active` syncs first, since a state a crash may
+//! return to can still point into it), and at most
 //! [`MAX_UNSYNCED_EPOCHS`] epochs stay unsynced, which bounds what recovery
 //! re-reads.
 //!
