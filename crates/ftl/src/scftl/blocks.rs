@@ -128,11 +128,6 @@ impl Blocks {
         self.used
     }
 
-    /// The superblocks relocated in this epoch (erasable after its flush).
-    pub fn invalid_sbs(&self) -> &[Sb] {
-        &self.invalid
-    }
-
     /// Superblocks relocated in this epoch and not yet erasable.
     pub fn invalid_count(&self) -> usize {
         self.invalid.len()

@@ -333,10 +333,8 @@ impl<F: Flash> Scftl<F> {
         };
         if synced {
             self.unsynced_epochs = 0;
-            self.sync_seq += 1;
             self.delta.after_sync = true;
         }
-        self.sb_sync[sb.index()].activated = self.sync_seq;
         self.p2l.fill(self.layout.sectors_of(sb), La::NONE);
         let a = Active { sb, next_page: 0 };
         self.active = Some(a);

@@ -71,14 +71,8 @@ impl<F: Flash> Scftl<F> {
         self.delta
             .program(&mut self.flash, &self.layout, kind, digest)?;
         self.unsynced_epochs += 1;
-        // The epoch's victims are freed by a commit written after sync
-        // `commit_seq`: durable once a later sync returned.
-        let commit_seq = self.sync_seq;
         if durable && self.mutant != Mutant::SkipSyncBeforeCommit {
             self.sync_flash()?;
-        }
-        for &sb in self.blocks.invalid_sbs() {
-            self.sb_sync[sb.index()].freed = commit_seq;
         }
         // Committed: the volatile L2P is the new stable L2P.
         self.blocks.end_epoch();
@@ -98,7 +92,6 @@ impl<F: Flash> Scftl<F> {
         self.flash.sync()?;
         self.delta.after_sync = true;
         self.unsynced_epochs = 0;
-        self.sync_seq += 1;
         Ok(())
     }
 
@@ -132,7 +125,6 @@ impl<F: Flash> Scftl<F> {
         self.layout.erase_sbs(&mut self.flash, first, n)?;
         self.flash.sync()?;
         self.unsynced_epochs = 0;
-        self.sync_seq += 1;
         self.live_slot = target;
         self.delta.new_generation(gen);
         self.stats.full_checkpoints += 1;

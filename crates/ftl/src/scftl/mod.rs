@@ -77,18 +77,6 @@ pub(crate) struct Active {
     pub next_page: u32,
 }
 
-/// When a data superblock was last activated and freed, as values of
-/// [`Scftl::sync_seq`] (0: before this object existed, when every block was
-/// durable), so `open_active` can tell whether erasing it needs a sync.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct SbSync {
-    /// `sync_seq` when it last became active.
-    pub activated: u64,
-    /// `sync_seq` when the commit page of the epoch that made it erasable
-    /// was written (that epoch is durable once `sync_seq` is larger).
-    pub freed: u64,
-}
-
 /// Counters reported through [`BlockDevice::stats`].
 #[derive(Clone, Debug, Default)]
 struct Counters {
@@ -144,12 +132,6 @@ pub struct Scftl<F: Flash> {
     gc_count: u32,
     /// Epochs committed by ordered flushes since the last sync.
     unsynced_epochs: u32,
-    /// Syncs of the flash since this object was made, plus one: every sync
-    /// this object issues increments it (none may be missed, or a block
-    /// could pass for one activated after the last sync).
-    sync_seq: u64,
-    /// Per superblock: see [`SbSync`].
-    sb_sync: Vec<SbSync>,
     scratch: Vec<u8>,
     stats: Counters,
     /// Set after a failed flash command: `Some(true)` for a power loss.
@@ -239,7 +221,6 @@ impl<F: Flash> Scftl<F> {
             let (first, n) = (me.layout.delta_first, me.layout.delta_sbs);
             me.layout.erase_sbs(&mut me.flash, first, n)?;
             me.flash.sync()?;
-            me.sync_seq += 1;
             me.delta.wp = 0;
         }
         // After a fall-back the dropped epochs' pages are still in the
@@ -291,8 +272,6 @@ impl<F: Flash> Scftl<F> {
             updates: 0,
             gc_count: 0,
             unsynced_epochs: 0,
-            sync_seq: 1,
-            sb_sync: vec![SbSync::default(); layout.num_sbs as usize],
             scratch: vec![0u8; layout.page_size],
             stats: Counters::default(),
             poisoned: None,
