@@ -23,7 +23,7 @@ use crate::device::{check_range, check_request, FtlError, Lba, Result};
 use crate::mutant::Mutant;
 
 use super::format::{data_crc, data_oob, DATA_OOB_LEN};
-use super::layout::{Address, La, Psa};
+use super::layout::{La, Psa};
 use super::{Active, Scftl};
 
 impl<F: Flash> Scftl<F> {

@@ -33,7 +33,6 @@ use crate::mutant::Mutant;
 
 use super::checkpoint;
 use super::format;
-use super::layout::Address;
 use super::Scftl;
 
 /// An ordered flush syncs anyway (and is then durable) when this many
