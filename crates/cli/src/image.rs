@@ -487,6 +487,27 @@ impl<F: Flash> Flash for SlowSync<F> {
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> flash::Result<()> {
         self.inner.read_oob(page, oob)
     }
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> flash::Result<()> {
+        self.inner.read_with_oob(page, first_sector, data, oob)
+    }
+    fn read_for_copy(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> flash::Result<()> {
+        self.inner.read_for_copy(page, first_sector, data, oob)
+    }
+    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
+        self.inner.copy_into(from, to)
+    }
     fn probe_erased(&mut self, page: PageAddr) -> flash::Result<bool> {
         self.inner.probe_erased(page)
     }

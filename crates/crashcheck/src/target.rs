@@ -211,6 +211,27 @@ impl Flash for Backend {
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> flash::Result<()> {
         each!(self, c => c.read_oob(page, oob))
     }
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> flash::Result<()> {
+        each!(self, c => c.read_with_oob(page, first, data, oob))
+    }
+    fn read_for_copy(
+        &mut self,
+        page: PageAddr,
+        first: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> flash::Result<()> {
+        each!(self, c => c.read_for_copy(page, first, data, oob))
+    }
+    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
+        each!(self, c => c.copy_into(from, to))
+    }
     fn probe_erased(&mut self, page: PageAddr) -> flash::Result<bool> {
         each!(self, c => c.probe_erased(page))
     }

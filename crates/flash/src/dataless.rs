@@ -23,10 +23,9 @@
 //! - `stored_bytes` is the sum of the lengths of the `Some` buffers.
 
 use crate::mem::default_nvram_size;
-use crate::pages::PageStates;
+use crate::pages::{ram_flash_impl, PageStates};
 use crate::{
-    check_oob_read, check_page_image, check_program, check_read, nvram_copy_in, nvram_copy_out,
-    put_page, BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash,
+    check_page_image, put_page, BlockId, FlashError, Geometry, PageAddr, PageImage, RawFlash,
     Result, ERASED_BYTE,
 };
 
@@ -214,80 +213,7 @@ impl DatalessFlash {
     }
 }
 
-impl Flash for DatalessFlash {
-    fn geometry(&self) -> &Geometry {
-        &self.geometry
-    }
-
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
-        check_read(&self.geometry, page, first_sector, data.len())?;
-        self.pages.record_read(data.len());
-        self.copy_data(page, first_sector, data);
-        Ok(())
-    }
-
-    fn read_with_oob(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        check_read(&self.geometry, page, first_sector, data.len())?;
-        check_oob_read(&self.geometry, page, oob)?;
-        self.pages.record_read(data.len() + oob.len());
-        self.copy_data(page, first_sector, data);
-        self.copy_oob(page, oob);
-        Ok(())
-    }
-
-    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        self.pages.probe_erased(page)
-    }
-
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
-        check_oob_read(&self.geometry, page, oob)?;
-        self.pages.record_read(oob.len());
-        self.copy_oob(page, oob);
-        Ok(())
-    }
-
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
-        check_program(&self.geometry, page, data, oob)?;
-        self.pages.check_program(page)?;
-        self.store(page, data, oob);
-        self.pages.record_program(page, data.len() + oob.len());
-        Ok(())
-    }
-
-    fn erase(&mut self, block: BlockId) -> Result<()> {
-        self.geometry.check_block(block)?;
-        self.pages.record_erase(block);
-        self.free_block(block);
-        Ok(())
-    }
-
-    fn sync(&mut self) -> Result<()> {
-        self.pages.record_sync();
-        Ok(())
-    }
-
-    fn nvram_size(&self) -> usize {
-        self.nvram.len()
-    }
-
-    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        nvram_copy_out(&self.nvram, offset, buf)
-    }
-
-    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
-        nvram_copy_in(&mut self.nvram, offset, data)
-    }
-
-    fn counters(&self) -> FlashCounters {
-        self.pages.counters()
-    }
-}
+ram_flash_impl!(DatalessFlash);
 
 /// Raw images of data pages are lossy in the same way as programs: only the
 /// tags and the OOB of an image written with `set_page_image` are kept, and

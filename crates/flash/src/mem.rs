@@ -5,7 +5,8 @@
 //! lost, and power loss is the business of `CrashFlash`, which wraps this.
 //!
 //! Page states, the NAND rules and the counters are `PageStates`' (see
-//! `pages.rs`); this file owns only the bytes.
+//! `pages.rs`); this file owns only the bytes (the `Flash` methods are
+//! `pages::ram_flash_impl`, shared with `DatalessFlash`).
 //!
 //! Invariants:
 //! - a block's buffer is `None` only when none of its pages is programmed
@@ -13,10 +14,9 @@
 //! - bytes of pages that are not programmed are never read, so buffers are
 //!   reused without clearing.
 
-use crate::pages::PageStates;
+use crate::pages::{ram_flash_impl, PageStates};
 use crate::{
-    check_oob_read, check_page_image, check_program, check_read, nvram_copy_in, nvram_copy_out,
-    put_page, BlockId, Flash, FlashCounters, Geometry, PageAddr, PageImage, RawFlash, Result,
+    check_page_image, put_page, BlockId, Geometry, PageAddr, PageImage, RawFlash, Result,
     ERASED_BYTE,
 };
 
@@ -64,7 +64,7 @@ impl MemFlash {
     }
 
     /// Gives a block's buffer back to the spare pool.
-    fn release(&mut self, block: BlockId) {
+    fn free_block(&mut self, block: BlockId) {
         if let Some(buf) = self.blocks[block.0 as usize].take() {
             if self.spare.len() < SPARE_BUFFERS {
                 self.spare.push(buf);
@@ -112,6 +112,14 @@ impl MemFlash {
         data.copy_from_slice(&src[off..off + data.len()]);
     }
 
+    /// Stores a checked page's data and OOB.
+    fn store(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) {
+        let stride = self.stride();
+        let buf = self.buffer(page.block);
+        let off = page.page as usize * stride;
+        put_page(&mut buf[off..off + stride], data, oob);
+    }
+
     /// Copies the spare area of a checked page into `oob` (0xFF if erased).
     fn copy_oob(&self, page: PageAddr, oob: &mut [u8]) {
         if !self.pages.is_programmed(page) {
@@ -124,83 +132,7 @@ impl MemFlash {
     }
 }
 
-impl Flash for MemFlash {
-    fn geometry(&self) -> &Geometry {
-        &self.geometry
-    }
-
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
-        check_read(&self.geometry, page, first_sector, data.len())?;
-        self.pages.record_read(data.len());
-        self.copy_data(page, first_sector, data);
-        Ok(())
-    }
-
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
-        check_oob_read(&self.geometry, page, oob)?;
-        self.pages.record_read(oob.len());
-        self.copy_oob(page, oob);
-        Ok(())
-    }
-
-    fn read_with_oob(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        check_read(&self.geometry, page, first_sector, data.len())?;
-        check_oob_read(&self.geometry, page, oob)?;
-        self.pages.record_read(data.len() + oob.len());
-        self.copy_data(page, first_sector, data);
-        self.copy_oob(page, oob);
-        Ok(())
-    }
-
-    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        self.pages.probe_erased(page)
-    }
-
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
-        check_program(&self.geometry, page, data, oob)?;
-        self.pages.check_program(page)?;
-        let stride = self.stride();
-        let buf = self.buffer(page.block);
-        let off = page.page as usize * stride;
-        put_page(&mut buf[off..off + stride], data, oob);
-        self.pages.record_program(page, data.len() + oob.len());
-        Ok(())
-    }
-
-    fn erase(&mut self, block: BlockId) -> Result<()> {
-        self.geometry.check_block(block)?;
-        self.pages.record_erase(block);
-        self.release(block);
-        Ok(())
-    }
-
-    fn sync(&mut self) -> Result<()> {
-        self.pages.record_sync();
-        Ok(())
-    }
-
-    fn nvram_size(&self) -> usize {
-        self.nvram.len()
-    }
-
-    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        nvram_copy_out(&self.nvram, offset, buf)
-    }
-
-    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
-        nvram_copy_in(&mut self.nvram, offset, data)
-    }
-
-    fn counters(&self) -> FlashCounters {
-        self.pages.counters()
-    }
-}
+ram_flash_impl!(MemFlash);
 
 impl RawFlash for MemFlash {
     fn page_image(&self, page: PageAddr) -> Result<PageImage> {
@@ -231,7 +163,7 @@ impl RawFlash for MemFlash {
             }
         }
         if self.pages.block_is_erased(page.block) {
-            self.release(page.block);
+            self.free_block(page.block);
         }
         Ok(())
     }
@@ -240,7 +172,7 @@ impl RawFlash for MemFlash {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::FlashError;
+    use crate::{Flash, FlashError};
 
     fn dev() -> MemFlash {
         MemFlash::new(Geometry::tiny()).unwrap()

@@ -172,6 +172,106 @@ impl PageStates {
     }
 }
 
+/// The `Flash` implementation shared by the RAM backends (`MemFlash`,
+/// `DatalessFlash`): argument checks, then the NAND rules and counters of
+/// their `pages: PageStates`, then their bytes. The two differ only in how
+/// they keep bytes, so the type must provide `geometry: Geometry`,
+/// `pages: PageStates` and `nvram: Vec<u8>` fields and these methods:
+/// `copy_data(&self, page, first_sector, data)` and
+/// `copy_oob(&self, page, oob)` (fill with 0xFF when the page is not
+/// programmed), `store(&mut self, page, data, oob)` and
+/// `free_block(&mut self, block)`. Commands take effect at once; power loss
+/// is `CrashFlash`'s business.
+macro_rules! ram_flash_impl {
+    ($ty:ty) => {
+        impl $crate::Flash for $ty {
+            fn geometry(&self) -> &$crate::Geometry {
+                &self.geometry
+            }
+
+            fn read(
+                &mut self,
+                page: $crate::PageAddr,
+                first_sector: u32,
+                data: &mut [u8],
+            ) -> $crate::Result<()> {
+                $crate::check_read(&self.geometry, page, first_sector, data.len())?;
+                self.pages.record_read(data.len());
+                self.copy_data(page, first_sector, data);
+                Ok(())
+            }
+
+            fn read_oob(&mut self, page: $crate::PageAddr, oob: &mut [u8]) -> $crate::Result<()> {
+                $crate::check_oob_read(&self.geometry, page, oob)?;
+                self.pages.record_read(oob.len());
+                self.copy_oob(page, oob);
+                Ok(())
+            }
+
+            fn read_with_oob(
+                &mut self,
+                page: $crate::PageAddr,
+                first_sector: u32,
+                data: &mut [u8],
+                oob: &mut [u8],
+            ) -> $crate::Result<()> {
+                $crate::check_read(&self.geometry, page, first_sector, data.len())?;
+                $crate::check_oob_read(&self.geometry, page, oob)?;
+                self.pages.record_read(data.len() + oob.len());
+                self.copy_data(page, first_sector, data);
+                self.copy_oob(page, oob);
+                Ok(())
+            }
+
+            fn probe_erased(&mut self, page: $crate::PageAddr) -> $crate::Result<bool> {
+                self.pages.probe_erased(page)
+            }
+
+            fn program(
+                &mut self,
+                page: $crate::PageAddr,
+                data: &[u8],
+                oob: &[u8],
+            ) -> $crate::Result<()> {
+                $crate::check_program(&self.geometry, page, data, oob)?;
+                self.pages.check_program(page)?;
+                self.store(page, data, oob);
+                self.pages.record_program(page, data.len() + oob.len());
+                Ok(())
+            }
+
+            fn erase(&mut self, block: $crate::BlockId) -> $crate::Result<()> {
+                self.geometry.check_block(block)?;
+                self.pages.record_erase(block);
+                self.free_block(block);
+                Ok(())
+            }
+
+            fn sync(&mut self) -> $crate::Result<()> {
+                self.pages.record_sync();
+                Ok(())
+            }
+
+            fn nvram_size(&self) -> usize {
+                self.nvram.len()
+            }
+
+            fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> $crate::Result<()> {
+                $crate::nvram_copy_out(&self.nvram, offset, buf)
+            }
+
+            fn nvram_write(&mut self, offset: usize, data: &[u8]) -> $crate::Result<()> {
+                $crate::nvram_copy_in(&mut self.nvram, offset, data)
+            }
+
+            fn counters(&self) -> $crate::FlashCounters {
+                self.pages.counters()
+            }
+        }
+    };
+}
+pub(crate) use ram_flash_impl;
+
 #[cfg(test)]
 mod tests {
     use super::*;
