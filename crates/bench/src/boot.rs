@@ -32,7 +32,7 @@ use crate::stack::{self, progress, TimedDataless};
 use crate::targets::{Factory, ScftlFactory};
 use crate::workload::{BResult, Writer};
 
-/// Counts the delta pages (tentative or committed) present on flash, by
+/// Counts the delta pages (tentative, committed or ordered) present on flash, by
 /// reading the header of every programmed page of the metadata blocks
 /// directly from the tags-only device (no simulated time is charged).
 pub fn count_delta_pages(shared: &TimedDataless, f: &ScftlFactory) -> BResult<u64> {
@@ -51,12 +51,20 @@ pub fn count_delta_pages(shared: &TimedDataless, f: &ScftlFactory) -> BResult<u6
                     }
                     d.read(pa, 0, &mut buf).map_err(|e| e.to_string())?;
                     let magic = &buf[sc_format::OFF_MAGIC..sc_format::OFF_MAGIC + 4];
+                    // The after-sync flag is a bit of the kind field;
+                    // epochs ended by the bound (not by a client flush)
+                    // end with an ordered page.
                     let kind = u16::from_le_bytes([
                         buf[sc_format::OFF_KIND],
                         buf[sc_format::OFF_KIND + 1],
-                    ]);
+                    ]) & !sc_format::KIND_AFTER_SYNC;
                     if magic == sc_format::META_MAGIC
-                        && (kind == sc_format::KIND_TENTATIVE || kind == sc_format::KIND_COMMITTED)
+                        && matches!(
+                            kind,
+                            sc_format::KIND_TENTATIVE
+                                | sc_format::KIND_COMMITTED
+                                | sc_format::KIND_ORDERED
+                        )
                     {
                         n += 1;
                     }

@@ -9,7 +9,7 @@
 use flash::{Flash, Geometry};
 use ftl::async_ftl::AsyncFtl;
 use ftl::logstruct::LogConfig;
-use ftl::scftl::{format as sc_format, Scftl, ScftlConfig};
+use ftl::scftl::{Scftl, ScftlConfig};
 use ftl::sync_ftl::SyncFtl;
 use ftl::{BlockDevice, FtlKind};
 
@@ -79,17 +79,12 @@ impl ScftlFactory {
             * u64::from(self.g.pages_per_block)
     }
 
-    /// Most delta pages one epoch can write: (W + K * floor(L/U)) pairs
-    /// over the pairs per page, plus the commit page (as `config.rs`
-    /// derives it). A flush takes a full checkpoint when fewer pages than
-    /// this remain, so at most `capacity - epoch_pages_max` delta pages are
-    /// ever present after a flush.
+    /// Most delta pages one epoch can write (the FTL's own derivation,
+    /// `ScftlConfig::epoch_pages_max`). A flush takes a full checkpoint when
+    /// fewer pages than this remain, so at most `capacity - epoch_pages_max`
+    /// delta pages are ever present after a flush.
     pub fn epoch_pages_max(&self) -> u64 {
-        let c = &self.config;
-        let n = c.logical_sectors / u64::from(c.gc_threshold.max(1));
-        let pairs = u64::from(c.write_bound) + u64::from(c.gc_bound) * n;
-        let ppp = sc_format::pairs_per_page(self.g.page_size()).max(1) as u64;
-        pairs / ppp + 1
+        self.config.epoch_pages_max(&self.g)
     }
 }
 

@@ -276,6 +276,14 @@ impl ScftlConfig {
         None
     }
 
+    /// Most delta pages one epoch can write on `g`: (W + K * floor(L/U))
+    /// pairs over the configured pairs per page, plus the commit page. A
+    /// flush takes a full checkpoint when fewer delta pages than this
+    /// remain, so constraint (4) keeps the region at least twice this.
+    pub fn epoch_pages_max(&self, g: &Geometry) -> u64 {
+        self.derived(g).epoch_pages_max
+    }
+
     /// Numbers derived from this configuration on `g` (no checks).
     pub(crate) fn derived(&self, g: &Geometry) -> Derived {
         let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
