@@ -39,7 +39,15 @@ pub const RUNS: &[Run] = &[
     },
     Run {
         name: "randwr-host50us",
-        args: &["randwr", "--host-request-ns", "50000", "--writes", "524288"],
+        args: &[
+            "randwr",
+            "--host-request-ns",
+            "50000",
+            "--writes",
+            "524288",
+            "--threads",
+            "1",
+        ],
         png: false,
     },
     Run {

@@ -103,7 +103,14 @@ pub struct RandwrArgs {
     /// paper-256g; `--quick` uses `small`.
     #[arg(long, default_value = "paper", value_parser = preset)]
     pub geometry: String,
-    /// Measured random writes per (FTL, WI), rounded up to a multiple of WI.
+    /// Host threads, comma-separated: for each, a measured phase in which
+    /// that many closed-loop threads share the device, each flushing after
+    /// every WI writes of its own (the paper's 4-thread bars). The phases
+    /// run one after the other on the same preconditioned device.
+    #[arg(long, value_delimiter = ',', default_value = "1,4", value_parser = positive)]
+    pub threads: Vec<u64>,
+    /// Measured random writes per (FTL, WI, threads), rounded up to a
+    /// multiple of WI x threads.
     #[arg(long)]
     pub writes: Option<u64>,
     /// Random overwrites during preconditioning, as a multiple of the

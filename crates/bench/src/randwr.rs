@@ -175,7 +175,7 @@ pub fn run_report(a: &RandwrArgs) -> BResult<Report> {
     report::add_provenance(&mut header);
     header.add(
         "workload",
-        format!("per (FTL, WI) a freshly formatted device, preconditioned (1 sequential fill + {overwrite} x L random writes flushed every W, more until GC is active), then {writes} measured random writes (rounded up to a multiple of WI); WIs {:?}", a.wi),
+        format!("per (FTL, WI) a freshly formatted device, preconditioned (1 sequential fill + {overwrite} x L random writes flushed every W, more until GC is active), then for each thread count {:?} a measured phase of {writes} random writes (rounded up to a multiple of WI x threads) on that same device, the threads closed-loop in front of the serial FTL, each flushing after every WI writes of its own; WIs {:?}", a.threads, a.wi),
     );
     header.add(
         "epoch bound",
@@ -211,43 +211,46 @@ pub fn run_report(a: &RandwrArgs) -> BResult<Report> {
             if notes.len() < a.ftl.len() * a.wi.len() {
                 notes.push(format!("{kind} WI={wi}: {note}"));
             }
-            let n = writes.div_ceil(wi) * wi;
-            let c0 = probe.counters();
-            let s0 = w.dev.stats();
-            let t0 = probe.timing().unwrap_or_default();
-            let busy0 = probe.busy_ns_per_die();
-            let rec = w.measured_random_writes(n, wi)?;
-            let delta = PhaseDelta {
-                c: probe.counters().since(&c0),
-                s0,
-                s1: w.dev.stats(),
-                t0,
-                t1: probe.timing().unwrap_or_default(),
-                die_busy_ns: probe
-                    .busy_ns_per_die()
-                    .iter()
-                    .zip(&busy0)
-                    .map(|(b1, b0)| b1 - b0)
-                    .collect(),
-                dies: u64::from(g.dies()),
-                channels: u64::from(g.channels),
-            };
+            for &threads in &a.threads {
+                let n = writes.div_ceil(wi * threads) * wi * threads;
+                let c0 = probe.counters();
+                let s0 = w.dev.stats();
+                let t0 = probe.timing().unwrap_or_default();
+                let busy0 = probe.busy_ns_per_die();
+                let rec = w.measured_random_writes_threads(n, wi, threads)?;
+                let delta = PhaseDelta {
+                    c: probe.counters().since(&c0),
+                    s0,
+                    s1: w.dev.stats(),
+                    t0,
+                    t1: probe.timing().unwrap_or_default(),
+                    die_busy_ns: probe
+                        .busy_ns_per_die()
+                        .iter()
+                        .zip(&busy0)
+                        .map(|(b1, b0)| b1 - b0)
+                        .collect(),
+                    dies: u64::from(g.dies()),
+                    channels: u64::from(g.channels),
+                };
+                let mut row = phase_row(&g, kind.name(), wi, &rec, &delta, a.buckets);
+                row.threads = Some(threads);
+                row.geometry = gname.into();
+                row.seed = seed;
+                row.commit = commit.clone();
+                progress(
+                    a.common.silent,
+                    format!(
+                        "{kind} WI={wi} threads={threads}: {} IOPS (simulated), WAF {:.2}, {:.0} ns/write CPU",
+                        fmt_int(row.iops.unwrap_or(0.0)),
+                        row.waf.unwrap_or(0.0),
+                        row.cpu_ns_per_write.unwrap_or(0.0)
+                    ),
+                );
+                rows.push(row);
+            }
             w.verify(a.verify)
                 .map_err(|e| format!("{kind} WI={wi}: {e}"))?;
-            let mut row = phase_row(&g, kind.name(), wi, &rec, &delta, a.buckets);
-            row.geometry = gname.into();
-            row.seed = seed;
-            row.commit = commit.clone();
-            progress(
-                a.common.silent,
-                format!(
-                    "{kind} WI={wi}: {} IOPS (simulated), WAF {:.2}, {:.0} ns/write CPU",
-                    fmt_int(row.iops.unwrap_or(0.0)),
-                    row.waf.unwrap_or(0.0),
-                    row.cpu_ns_per_write.unwrap_or(0.0)
-                ),
-            );
-            rows.push(row);
         }
     }
     add_ratios(&mut rows);
@@ -268,18 +271,23 @@ pub fn run_report(a: &RandwrArgs) -> BResult<Report> {
     Ok(rep)
 }
 
-/// Fills in scftl/async and scftl/sync per WI on the scftl rows.
+/// Host threads of a row (one when the report predates `--threads`).
+pub fn threads(r: &Row) -> u64 {
+    r.threads.unwrap_or(1)
+}
+
+/// Fills in scftl/async and scftl/sync per (WI, threads) on the scftl rows.
 pub fn add_ratios(rows: &mut [Row]) {
-    let iops = |rows: &[Row], ftl: &str, wi: Option<u64>| {
+    let iops = |rows: &[Row], ftl: &str, me: &Row| {
         rows.iter()
-            .find(|r| r.ftl == ftl && r.wi == wi)
+            .find(|r| r.ftl == ftl && r.wi == me.wi && threads(r) == threads(me))
             .and_then(|r| r.iops)
     };
     let snapshot: Vec<Row> = rows.to_vec();
     for r in rows.iter_mut().filter(|r| r.ftl == "scftl") {
         let me = r.iops;
-        r.scftl_over_async = me.zip(iops(&snapshot, "async", r.wi)).map(|(a, b)| a / b);
-        r.scftl_over_sync = me.zip(iops(&snapshot, "sync", r.wi)).map(|(a, b)| a / b);
+        r.scftl_over_async = me.zip(iops(&snapshot, "async", r)).map(|(a, b)| a / b);
+        r.scftl_over_sync = me.zip(iops(&snapshot, "sync", r)).map(|(a, b)| a / b);
     }
 }
 
@@ -288,6 +296,7 @@ pub fn main_table(rows: &[Row]) -> Table {
     let mut t = Table::new(&[
         "ftl",
         "WI",
+        "threads",
         "kIOPS (sim)",
         "flush avg µs",
         "flush max µs",
@@ -305,6 +314,7 @@ pub fn main_table(rows: &[Row]) -> Table {
         t.push(vec![
             r.ftl.clone(),
             r.wi.map(|x| x.to_string()).unwrap_or_default(),
+            threads(r).to_string(),
             fmt_opt(r.iops.map(|x| x / 1e3), 2),
             fmt_opt(r.flush_lat_avg_us, 0),
             fmt_opt(r.flush_lat_max_us, 0),
@@ -340,6 +350,7 @@ pub fn bound_table(rows: &[Row]) -> Table {
     let mut t = Table::new(&[
         "ftl",
         "WI",
+        "threads",
         "kIOPS (sim)",
         "die busy (mean)",
         "die busy (max)",
@@ -355,6 +366,7 @@ pub fn bound_table(rows: &[Row]) -> Table {
         t.push(vec![
             r.ftl.clone(),
             r.wi.map(|x| x.to_string()).unwrap_or_default(),
+            threads(r).to_string(),
             fmt_opt(r.iops.map(|x| x / 1e3), 2),
             pct(r.die_busy_fraction),
             pct(r.die_busy_max_fraction),
@@ -375,6 +387,7 @@ pub fn bound_table(rows: &[Row]) -> Table {
 pub fn ratio_table(rows: &[Row]) -> Option<Table> {
     let mut rt = Table::new(&[
         "WI",
+        "threads",
         "scftl/async",
         "paper scftl/async",
         "scftl/sync",
@@ -384,8 +397,11 @@ pub fn ratio_table(rows: &[Row]) -> Option<Table> {
     for r in rows.iter().filter(|r| r.ftl == "scftl") {
         let paper = PAPER_RATIOS.iter().find(|p| Some(p.0) == r.wi);
         any |= r.scftl_over_async.is_some() || r.scftl_over_sync.is_some();
+        // The paper's ratios are of its sequential (one-thread) runs.
+        let paper = paper.filter(|_| threads(r) == 1);
         rt.push(vec![
             r.wi.map(|x| x.to_string()).unwrap_or_default(),
+            threads(r).to_string(),
             fmt_opt(r.scftl_over_async, 3),
             fmt_opt(paper.map(|p| p.1), 3),
             fmt_opt(r.scftl_over_sync, 2) + "x",
@@ -423,9 +439,10 @@ pub fn render(header: &Header, rows: &[Row]) -> String {
             .map(|(t, k)| format!("{t:.2}s:{k:.1}"))
             .collect();
         s.push_str(&format!(
-            "  {} WI={}: {}\n",
+            "  {} WI={} threads={}: {}\n",
             r.ftl,
             r.wi.unwrap_or(0),
+            threads(r),
             pts.join(" ")
         ));
     }
@@ -434,11 +451,16 @@ pub fn render(header: &Header, rows: &[Row]) -> String {
 
 /// Fig. 5-like chart: IOPS per WI, then throughput over time for each WI.
 pub fn draw(path: &std::path::Path, rows: &[Row], wis: &[u64], title: &str) -> BResult<()> {
-    let ftls: Vec<String> = {
-        let mut v: Vec<String> = Vec::new();
+    // One series per (FTL, threads), labelled `scftl` or `scftl x4`.
+    let label = |r: &Row| match threads(r) {
+        1 => r.ftl.clone(),
+        t => format!("{} x{t}", r.ftl),
+    };
+    let ftls: Vec<(String, String)> = {
+        let mut v: Vec<(String, String)> = Vec::new();
         for r in rows {
-            if !v.contains(&r.ftl) {
-                v.push(r.ftl.clone());
+            if !v.iter().any(|(l, _)| *l == label(r)) {
+                v.push((label(r), r.ftl.clone()));
             }
         }
         v
@@ -451,15 +473,15 @@ pub fn draw(path: &std::path::Path, rows: &[Row], wis: &[u64], title: &str) -> B
         x_categories: wis.iter().map(|w| w.to_string()).collect(),
         series: ftls
             .iter()
-            .map(|f| Series {
-                label: f.clone(),
+            .map(|(l, f)| Series {
+                label: l.clone(),
                 color: chart::ftl_color(f),
                 points: wis
                     .iter()
                     .enumerate()
                     .filter_map(|(i, wi)| {
                         rows.iter()
-                            .find(|r| &r.ftl == f && r.wi == Some(*wi))
+                            .find(|r| label(r) == *l && r.wi == Some(*wi))
                             .and_then(|r| r.iops)
                             .map(|y| (i as f64, y))
                     })
@@ -478,7 +500,7 @@ pub fn draw(path: &std::path::Path, rows: &[Row], wis: &[u64], title: &str) -> B
                 .iter()
                 .filter(|r| r.wi == Some(*wi))
                 .map(|r| Series {
-                    label: r.ftl.clone(),
+                    label: label(r),
                     color: chart::ftl_color(&r.ftl),
                     points: r.timeline_kiops.clone(),
                 })

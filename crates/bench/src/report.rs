@@ -40,6 +40,10 @@ pub struct Row {
     /// The sources differed from `commit` (also the `-dirty` suffix).
     pub dirty: bool,
 
+    /// Host threads issuing the workload (`randwr --threads`; one when
+    /// absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub writes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]

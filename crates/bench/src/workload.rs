@@ -118,8 +118,6 @@ pub struct Writer<'a> {
     pub forced_flushes: u64,
     /// Host time charged so far (`host_request_ns` per request).
     pub host_charged_ns: u64,
-    /// Every flush's simulated latency is appended here while recording.
-    flush_lat: Option<Vec<u64>>,
 }
 
 impl<'a> Writer<'a> {
@@ -137,7 +135,6 @@ impl<'a> Writer<'a> {
             host_request_ns: 0,
             forced_flushes: 0,
             host_charged_ns: 0,
-            flush_lat: None,
         }
     }
 
@@ -164,9 +161,6 @@ impl<'a> Writer<'a> {
         let t0 = self.probe.now_ns();
         self.dev.flush().map_err(|e| format!("flush: {e}"))?;
         let lat = self.probe.now_ns() - t0;
-        if let Some(v) = self.flush_lat.as_mut() {
-            v.push(lat);
-        }
         Ok(lat)
     }
 
@@ -252,33 +246,70 @@ impl<'a> Writer<'a> {
     /// `count` should be a multiple of `wi` so the phase ends with a flush
     /// and all its flash work is accounted for.
     pub fn measured_random_writes(&mut self, count: u64, wi: u64) -> BResult<PhaseRecord> {
+        self.measured_random_writes_threads(count, wi, 1)
+    }
+
+    /// The concurrent variant: `threads` closed-loop host threads, each
+    /// issuing single-sector random writes with a flush after every `wi` of
+    /// its own, `count / threads` writes each, in front of one serial
+    /// device (the FTL is single-threaded behind a queue, SCFTL paper
+    /// §6.2). A thread issues its next request the moment its previous one
+    /// completes, and the device serves requests in issue order (ties: the
+    /// lower thread first), so a request waits for the ones queued before
+    /// it; a flush's latency includes that wait. What concurrency buys a
+    /// serial device is that flushes queued behind one another coalesce: a
+    /// flush that finds nothing new since the one before it only waits for
+    /// durability. With `threads = 1` this is the sequential workload.
+    /// `count` should be a multiple of `wi * threads`.
+    pub fn measured_random_writes_threads(
+        &mut self,
+        count: u64,
+        wi: u64,
+        threads: u64,
+    ) -> BResult<PhaseRecord> {
+        let threads = threads.max(1);
         let n = self.num_sectors();
+        let per_thread = count / threads;
+        let total = per_thread * threads;
         let t0 = self.probe.now_ns();
         let wall0 = Instant::now();
         let forced0 = self.forced_flushes;
         let host0 = self.host_charged_ns;
-        let mut samples = Vec::with_capacity((count / wi.min(SAMPLE_EVERY)) as usize + 2);
+        let mut samples = Vec::with_capacity((total / wi.min(SAMPLE_EVERY)) as usize + 2);
         samples.push((0, 0));
-        self.flush_lat = Some(Vec::with_capacity((count / wi) as usize + 1));
-        let mut run = || -> BResult<()> {
-            for i in 0..count {
+        let mut flush_lat_ns = Vec::with_capacity((total / wi) as usize + 1);
+        // Per thread: when its next request was issued (simulated ns), how
+        // many writes it has issued, and whether its next request is the
+        // flush that ends a write interval.
+        let mut ready = vec![t0; threads as usize];
+        let mut written = vec![0u64; threads as usize];
+        let mut flush_next = vec![false; threads as usize];
+        let mut done = 0u64;
+        loop {
+            let next = (0..threads as usize)
+                .filter(|&t| written[t] < per_thread || flush_next[t])
+                .min_by_key(|&t| (ready[t], t));
+            let Some(t) = next else { break };
+            if flush_next[t] {
+                let queued = self.probe.now_ns().saturating_sub(ready[t]);
+                let lat = self.flush()?;
+                flush_lat_ns.push(queued + lat);
+                flush_next[t] = false;
+                samples.push((self.probe.now_ns() - t0, done));
+            } else {
                 let lba = self.rng.gen_range(0..n);
                 self.write(lba, 1)?;
-                let flushed = (i + 1) % wi == 0;
-                if flushed {
-                    self.flush()?;
-                }
-                if flushed || (i + 1) % SAMPLE_EVERY == 0 {
-                    samples.push((self.probe.now_ns() - t0, i + 1));
+                written[t] += 1;
+                done += 1;
+                flush_next[t] = written[t] % wi == 0;
+                if !flush_next[t] && done % SAMPLE_EVERY == 0 {
+                    samples.push((self.probe.now_ns() - t0, done));
                 }
             }
-            Ok(())
-        };
-        let r = run();
-        let flush_lat_ns = self.flush_lat.take().unwrap_or_default();
-        r?;
+            ready[t] = self.probe.now_ns();
+        }
         Ok(PhaseRecord {
-            writes: count,
+            writes: total,
             sim_ns: self.probe.now_ns() - t0,
             wall_ns: wall0.elapsed().as_nanos() as u64,
             flush_lat_ns,

@@ -49,15 +49,35 @@ fn run(args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn randwr_quick_produces_rows_for_each_wi() {
-    let v = run(&["randwr", "--ftl", "scftl", "--wi", "16,256"]);
+    let v = run(&["randwr", "--ftl", "scftl", "--wi", "1,16,256"]);
     let arr = v.as_array().unwrap();
-    assert_eq!(arr.len(), 2);
+    assert_eq!(arr.len(), 6, "3 WIs x threads 1 and 4 (the default)");
     for r in arr {
         assert_eq!(r["bench"], "randwr");
         assert!(r["iops"].as_f64().unwrap() > 0.0);
         assert!(r["waf"].as_f64().unwrap() >= 1.0);
         assert!(!r["timeline_kiops"].as_array().unwrap().is_empty());
+        // Every thread flushes after each WI writes of its own (plus the
+        // flushes forced by the epoch bound).
+        let (wi, writes) = (r["wi"].as_u64().unwrap(), r["writes"].as_u64().unwrap());
+        assert_eq!(writes % (wi * r["threads"].as_u64().unwrap()), 0);
+        let forced = r["forced_flushes"].as_u64().unwrap();
+        assert_eq!(r["flushes"].as_u64().unwrap() - forced, writes / wi);
     }
+    // With four threads the flushes queued behind one another coalesce: at
+    // WI = 1 at most one in four writes a delta page.
+    let meta = |t: u64| {
+        arr.iter()
+            .find(|r| r["wi"] == 1 && r["threads"] == t)
+            .and_then(|r| r["meta_pages_per_flush"].as_f64())
+            .unwrap()
+    };
+    assert!(
+        meta(4) < 0.5 * meta(1),
+        "meta pages per flush: {} with 4 threads, {} with 1",
+        meta(4),
+        meta(1)
+    );
 }
 
 #[test]
