@@ -75,6 +75,11 @@ pub const RUNS: &[Run] = &[
         args: &["memory"],
         png: false,
     },
+    Run {
+        name: "optr",
+        args: &["optr"],
+        png: true,
+    },
 ];
 
 #[derive(Parser)]
@@ -96,6 +101,7 @@ fn command(run: &Run, a: &AllArgs, out: &Path) -> BResult<BenchCommand> {
         BenchCommand::Boot(x) => &mut x.common,
         BenchCommand::Cpu(x) => &mut x.common,
         BenchCommand::Waf(x) => &mut x.common,
+        BenchCommand::Optr(x) => &mut x.common,
         BenchCommand::Memory(x) => {
             x.scftl.clone_from(&a.scftl);
             &mut x.common

@@ -41,6 +41,7 @@ pub enum FtlArg {
     Scftl,
     Async,
     Sync,
+    Optr,
 }
 
 impl FtlArg {
@@ -49,6 +50,7 @@ impl FtlArg {
             FtlArg::Scftl => FtlKind::Scftl,
             FtlArg::Async => FtlKind::Async,
             FtlArg::Sync => FtlKind::Sync,
+            FtlArg::Optr => FtlKind::Optr,
         }
     }
 }
@@ -93,7 +95,7 @@ pub struct RandwrArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "scftl,async,sync"
+        default_value = "scftl,async,sync,optr"
     )]
     pub ftl: Vec<FtlArg>,
     /// Write intervals (writes per flush), comma-separated.
@@ -123,6 +125,60 @@ pub struct RandwrArgs {
     /// Sectors read back and checked after each (FTL, WI) run.
     #[arg(long, default_value_t = 4096)]
     pub verify: u64,
+}
+
+/// `optr`: the OPTR paper's FTL analyses (§7) against the async baseline.
+#[derive(clap::Args, Debug, Clone)]
+pub struct OptrArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub timing: TimingArgs,
+    /// Geometry preset; `--quick` uses `small`.
+    #[arg(long, default_value = "paper", value_parser = preset)]
+    pub geometry: String,
+    /// Footprints of the random writes (MiB at the start of the device),
+    /// comma-separated; `--quick`: 1,8.
+    #[arg(long, value_delimiter = ',', default_value = "1,80,1024", value_parser = positive)]
+    pub locality_mib: Vec<u64>,
+    /// Request sizes, comma-separated: 16k, 1m, or hybrid (each request
+    /// 16 KiB or 1 MiB with equal chance).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "16k,1m,hybrid"
+    )]
+    pub request: Vec<RequestArg>,
+    /// Flush intervals (write requests per flush), comma-separated; an
+    /// interval longer than a point's requests is skipped.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,4,16,64,256,1024,4096,16384",
+        value_parser = positive
+    )]
+    pub fi: Vec<u64>,
+    /// Bytes written per sweep point, MiB (`--quick`: 4).
+    #[arg(long, value_parser = positive)]
+    pub point_mib: Option<u64>,
+    /// Random 4 KiB overwrites while preconditioning, as a multiple of the
+    /// logical size (after one sequential fill).
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
+    pub overwrite_factor: f64,
+    /// Sectors read back and checked after the sweep and after recovery.
+    #[arg(long, default_value_t = 4096)]
+    pub verify: u64,
+}
+
+/// Request sizes of the OPTR sweeps (paper §7: small, large, hybrid).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestArg {
+    #[value(name = "16k")]
+    Small,
+    #[value(name = "1m")]
+    Large,
+    Hybrid,
 }
 
 /// `boot`: recovery time versus delta-region fill and device size (Fig. 6).

@@ -86,11 +86,11 @@ pub struct Recovery {
 
 /// Drops the device in `w` (a crash after its last completed flush), runs
 /// recovery on the same flash, and puts the recovered device in `w`.
-pub fn crash_and_recover(
+pub fn crash_and_recover<F: Flash + 'static>(
     w: &mut Writer<'_>,
     f: &dyn Factory,
-    shared: &TimedDataless,
-    probe: &TimedProbe<flash::DatalessFlash>,
+    shared: &flash::SharedFlash<flash::TimedFlash<F>>,
+    probe: &TimedProbe<F>,
 ) -> BResult<Recovery> {
     // Let queued background work (e.g. erases) finish first, so the boot is
     // not charged for the previous run's tail.

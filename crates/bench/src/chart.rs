@@ -53,6 +53,8 @@ pub fn ftl_color(name: &str) -> RGBColor {
         "scftl" => RGBColor(214, 39, 40),
         "async" => RGBColor(31, 119, 180),
         "sync" => RGBColor(44, 160, 44),
+        "optr" => RGBColor(255, 127, 14),
+        "optr-small" => RGBColor(148, 103, 189),
         _ => RGBColor(90, 90, 90),
     }
 }

@@ -28,8 +28,10 @@ pub mod args;
 pub mod boot;
 pub mod chart;
 pub mod cpu;
+pub mod keepmeta;
 pub mod memory;
 pub mod nbd;
+pub mod optr;
 pub mod output;
 pub mod probe;
 pub mod randwr;
@@ -40,7 +42,8 @@ pub mod waf;
 pub mod workload;
 
 pub use args::{
-    AllArgs, AppArgs, BootArgs, CommonArgs, CpuArgs, MemoryArgs, NbdArgs, RandwrArgs, WafArgs,
+    AllArgs, AppArgs, BootArgs, CommonArgs, CpuArgs, MemoryArgs, NbdArgs, OptrArgs, RandwrArgs,
+    WafArgs,
 };
 pub use report::{Report, Row};
 
@@ -71,6 +74,10 @@ pub enum BenchCommand {
     /// Sequential and random bandwidth of `scftl serve` beside `nbdkit
     /// file` and `qemu-nbd`, measured with fio's nbd engine.
     Nbd(NbdArgs),
+    /// The OPTR paper's FTL analyses (§7): extra page programs, GC
+    /// constraints, throughput against async over the locality / request
+    /// size / flush interval sweep, memory overhead, recovery time.
+    Optr(OptrArgs),
 }
 
 /// Runs a benchmark command other than `app` and `all`: its rows and the
@@ -82,6 +89,7 @@ pub fn run_report(cmd: &BenchCommand) -> Result<Report, String> {
         BenchCommand::Cpu(a) => cpu::run_report(a),
         BenchCommand::Memory(a) => memory::run_report(a),
         BenchCommand::Waf(a) => waf::run_report(a),
+        BenchCommand::Optr(a) => optr::run_report(a),
         BenchCommand::App(_) | BenchCommand::All(_) | BenchCommand::Nbd(_) => Err(
             "`app`, `nbd` and `all` make reports of their own shape; run them with run_rows".into(),
         ),
@@ -96,6 +104,7 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
         BenchCommand::Cpu(a) => cpu::run(a),
         BenchCommand::Memory(a) => memory::run(a),
         BenchCommand::Waf(a) => waf::run(a),
+        BenchCommand::Optr(a) => optr::run(a),
         BenchCommand::All(a) => Ok(all::run(a)?.into_iter().flat_map(|r| r.rows).collect()),
         BenchCommand::Nbd(a) => {
             let rep = nbd::run(a)?;

@@ -143,6 +143,9 @@ pub struct Row {
     /// `waf`: measured / model - 1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_error: Option<f64>,
+    /// `optr`: the sweep point and OPTR's own measures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optr: Option<crate::optr::OptrPoint>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }

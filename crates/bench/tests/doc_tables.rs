@@ -41,6 +41,7 @@ fn tables(bench: &str, rows: &[Row]) -> Vec<Table> {
         "cpu" => bench::cpu::tables(rows),
         "memory" => bench::memory::tables(rows),
         "waf" => bench::waf::tables(rows),
+        "optr" => bench::optr::tables(rows),
         other => panic!("no tables for bench `{other}`"),
     }
 }

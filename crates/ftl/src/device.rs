@@ -155,6 +155,8 @@ pub struct DeviceStats {
     /// (the backend's own counters: programs, reads, erases, syncs), so
     /// a front end can report pages programmed per host operation.
     pub flash: flash::FlashCounters,
+    /// OPTR's own counters (`None` for the other FTLs).
+    pub optr: Option<crate::optr::OptrStats>,
 }
 
 impl DeviceStats {

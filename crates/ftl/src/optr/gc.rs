@@ -15,7 +15,8 @@
 //!
 //! A batch relocates the victims' valid sectors (they keep their clues:
 //! their wids are at or below the checkpoint's, so recovery applies them
-//! unconditionally, in log order), syncs, and only then erases the victims.
+//! unconditionally, in log order), syncs, and only then erases the victims;
+//! so a batch takes only as many victims as the free pages can absorb.
 //! The erases are synced before a victim is reused, since a page of an
 //! unsynced erase may come back with its old content after a power cut.
 //! Victims hold no needed trim or coalescing records: those written before
@@ -71,6 +72,7 @@ impl<F: Flash> Optr<F> {
         let mut checkpointed = false;
         while self.segs.free_count() < self.plan.headroom_segments {
             if self.mutant != Mutant::OptrSkipInternalFlushBeforeGc {
+                self.optr_stats.internal_flushes += 1;
                 self.internal_flush()?;
             }
             let before = self.free_pages();
@@ -83,6 +85,7 @@ impl<F: Flash> Optr<F> {
                 return Ok(());
             }
             self.checkpoint()?;
+            self.optr_stats.gc_checkpoints += 1;
             checkpointed = true;
         }
         Ok(())
@@ -105,6 +108,25 @@ impl<F: Flash> Optr<F> {
         let batch = (want.saturating_sub(self.segs.free_count()) as usize)
             .clamp(1, self.config.gc_batch_segments as usize);
         victims.truncate(batch);
+        self.count_constraint(batch);
+        // Every victim is erased only after the whole batch is relocated,
+        // so the batch's valid sectors (plus the padding of its last page)
+        // must fit the pages free now; greedy order keeps the cheapest
+        // victims. The first is always taken: it has at most a segment
+        // less a page of valid sectors, and GC starts with a free segment
+        // (the headroom, `config.rs`).
+        let spp = u64::from(self.layout.sectors_per_page);
+        let room = self.free_pages() * spp;
+        let mut need = spp;
+        let mut fits = 0;
+        for v in &victims {
+            need += u64::from(self.segs.valid[v.0 as usize]);
+            if fits > 0 && need > room {
+                break;
+            }
+            fits += 1;
+        }
+        victims.truncate(fits);
         if victims.is_empty() {
             return Ok(false);
         }
@@ -123,6 +145,41 @@ impl<F: Flash> Optr<F> {
         // segment (see `open_segment`).
         self.flash.sync()?;
         Ok(true)
+    }
+
+    /// Counts, for the benchmarks, what the first constraint costs this
+    /// selection of a batch of `batch` victims: the used segments written
+    /// after the latest checkpoint, and how many of them greedy GC would
+    /// have taken (they are among the `batch` fewest-valid collectable
+    /// segments when the constraint is ignored).
+    fn count_constraint(&mut self, batch: usize) {
+        let first_post = self.seal.first_post_seqno();
+        let mut used: Vec<(u32, bool)> = (self.plan.first_data_segment..self.layout.segments)
+            .filter(|&s| {
+                self.segs.state[s as usize] == SegState::Used
+                    && self.segs.valid[s as usize] + self.layout.sectors_per_page
+                        <= self.plan.usable_sectors_per_segment
+            })
+            .map(|s| {
+                (
+                    self.segs.valid[s as usize],
+                    self.seg_seqno[s as usize] >= first_post,
+                )
+            })
+            .collect();
+        let constrained = (self.plan.first_data_segment..self.layout.segments)
+            .filter(|&s| {
+                self.segs.state[s as usize] == SegState::Used
+                    && self.seg_seqno[s as usize] >= first_post
+            })
+            .count();
+        used.sort_unstable();
+        let displaced = used.iter().take(batch).filter(|u| u.1).count();
+        let st = &mut self.optr_stats;
+        st.gc_selections += 1;
+        st.gc_segments_constrained += constrained as u64;
+        st.gc_segments_seen += u64::from(self.plan.data_segments);
+        st.gc_victims_displaced += displaced as u64;
     }
 
     /// Copies the valid sectors of `victim` into the staging page.

@@ -35,6 +35,7 @@ pub mod config;
 mod gc;
 mod invariants;
 pub mod recovery;
+pub mod stats;
 
 use flash::Flash;
 
@@ -43,6 +44,7 @@ use self::checkpoint::{encode_summary, Seal};
 use self::clue::{Clue, CLUE_SIZE, LPN_COALESCE, LPN_TRIM};
 use self::coalesce::{encode_records, Coalesce};
 pub use self::config::{OptrConfig, Plan};
+pub use self::stats::OptrStats;
 use crate::device::{
     check_range, check_request, BlockDevice, DeviceStats, FtlError, FtlKind, Lba, Result,
 };
@@ -93,6 +95,7 @@ pub struct Optr<F: Flash> {
     /// Logical sectors that read as data (mapped or cached).
     mapped: u64,
     stats: DeviceStats,
+    optr_stats: OptrStats,
     opened_counters: flash::FlashCounters,
 }
 
@@ -148,6 +151,7 @@ impl<F: Flash> Optr<F> {
                 kind: Some(FtlKind::Optr),
                 ..DeviceStats::default()
             },
+            optr_stats: OptrStats::default(),
             opened_counters,
             flash,
             config,
@@ -267,6 +271,7 @@ impl<F: Flash> Optr<F> {
         self.flash
             .program(self.layout.page_addr(seg, 0), &page, &[])?;
         self.stats.meta_pages_written += 1;
+        self.optr_stats.summary_pages_programmed += 1;
         self.seg_seqno[seg.0 as usize] = seqno;
         self.segs.state[seg.0 as usize] = SegState::Active;
         self.segments_since_checkpoint += 1;
@@ -304,6 +309,8 @@ impl<F: Flash> Optr<F> {
         }
         self.flash
             .program(self.layout.page_addr(seg, page), &data, &oob)?;
+        self.optr_stats.padding_sectors_programmed +=
+            u64::from(self.layout.sectors_per_page) - self.stage.len() as u64;
         for (i, s) in std::mem::take(&mut self.stage).into_iter().enumerate() {
             let lpn = s.clue.lpn;
             if (lpn as u64) < self.logical {
@@ -338,10 +345,12 @@ impl<F: Flash> Optr<F> {
         };
         self.records.clear();
         self.stats.meta_pages_written += 1;
+        self.optr_stats.record_sectors_programmed += 1;
         self.stage_push(clue, &sector)
     }
 
     fn add_record(&mut self, r: Coalesce) -> Result<()> {
+        self.optr_stats.coalescing_records += 1;
         self.records.push(r);
         if self.records.len() >= self.records_per_sector {
             self.commit_records()?;
@@ -351,6 +360,7 @@ impl<F: Flash> Optr<F> {
 
     /// Writes a dirty cache entry to the staging page.
     fn write_back(&mut self, lpn: u32, wid: u64, size: u16, data: &[u8]) -> Result<()> {
+        self.optr_stats.data_sectors_programmed += 1;
         self.stage_push(Clue { lpn, wid, size }, data)
     }
 
@@ -376,6 +386,7 @@ impl<F: Flash> Optr<F> {
     /// Takes a full checkpoint into the shadow slot (after an internal
     /// flush, so it covers every acknowledged request).
     fn checkpoint(&mut self) -> Result<()> {
+        self.optr_stats.internal_flushes += 1;
         self.internal_flush()?;
         self.write_checkpoint()
     }
@@ -397,6 +408,7 @@ impl<F: Flash> Optr<F> {
         checkpoint::write_checkpoint(&mut self.flash, &self.plan, slot, &self.l2p, &seal)?;
         self.stats.full_checkpoints += 1;
         self.stats.meta_pages_written += u64::from(self.plan.l2p_pages) + 1;
+        self.optr_stats.checkpoint_pages_programmed += u64::from(self.plan.l2p_pages) + 1;
         self.seal = seal;
         self.seal_slot = slot;
         self.segments_since_checkpoint = 0;
@@ -556,6 +568,7 @@ impl<F: Flash> BlockDevice for Optr<F> {
         let mut sector = vec![0u8; self.layout.sector_size];
         encode_trim(&mut sector, lba.0, count);
         self.stats.meta_pages_written += 1;
+        self.optr_stats.trim_sectors_programmed += 1;
         self.stage_push(
             Clue {
                 lpn: LPN_TRIM,
@@ -595,6 +608,7 @@ impl<F: Flash> BlockDevice for Optr<F> {
         }
         s.set_erase_counts(&self.segs.erases[self.plan.first_data_segment as usize..]);
         s.flash = self.flash.counters().since(&self.opened_counters);
+        s.optr = Some(self.optr_stats.clone());
         s
     }
 

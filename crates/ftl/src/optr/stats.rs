@@ -1,0 +1,48 @@
+//! OPTR's own counters: what it programs beyond the host's data, and how
+//! often the first GC constraint (paper §3.4: no victim written after the
+//! latest checkpoint) stood in the way. The benchmarks read them through
+//! `DeviceStats::optr` to reproduce the paper's §7.1–§7.2 analyses.
+//!
+//! Units: sectors where the item shares a page with others (records, trim
+//! records, padding, data), pages where it owns whole pages (summary and
+//! checkpoint pages). Counters count since the device was formatted or
+//! opened; recovery's fencing checkpoint is counted.
+
+/// Counters of one OPTR device.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OptrStats {
+    /// Host data sectors written back from the cache to the log (GC
+    /// relocations are `DeviceStats::gc_sectors_relocated`).
+    pub data_sectors_programmed: u64,
+    /// Coalescing records made (a dirty cached sector overwritten or
+    /// trimmed by a later request).
+    pub coalescing_records: u64,
+    /// Coalescing-record sectors programmed.
+    pub record_sectors_programmed: u64,
+    /// Trim-record sectors programmed.
+    pub trim_sectors_programmed: u64,
+    /// Unused sector slots of programmed log pages (the staging page padded
+    /// at a flush).
+    pub padding_sectors_programmed: u64,
+    /// Segment summary pages programmed.
+    pub summary_pages_programmed: u64,
+    /// L2P and seal pages of full checkpoints programmed.
+    pub checkpoint_pages_programmed: u64,
+    /// Flushes OPTR issued itself: before each checkpoint and each GC batch
+    /// (host flushes are `DeviceStats::flushes`).
+    pub internal_flushes: u64,
+    /// Checkpoints GC took because no segment could be collected.
+    pub gc_checkpoints: u64,
+    /// Times GC chose a batch of victims.
+    pub gc_selections: u64,
+    /// Summed over the selections: used segments written after the latest
+    /// checkpoint, which GC may not collect.
+    pub gc_segments_constrained: u64,
+    /// Summed over the selections: data segments of the device (the
+    /// denominator of the constrained share).
+    pub gc_segments_seen: u64,
+    /// Summed over the selections: victims greedy GC would have taken
+    /// without the constraint but had to leave (a post-checkpoint segment
+    /// among the batch's fewest-valid candidates).
+    pub gc_victims_displaced: u64,
+}
