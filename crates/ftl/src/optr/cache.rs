@@ -7,6 +7,8 @@
 //! - at most `capacity` entries;
 //! - `order` and `entries` hold the same sectors, each entry's `tick`
 //!   being its key in `order`;
+//! - `dirty` holds exactly the dirty entries, keyed by their `tick` (so a
+//!   flush finds them without walking the whole cache);
 //! - an entry's wid is below the FTL's next wid.
 //!
 //! A clean entry's data equals what the flash mapping (or the staging
@@ -31,6 +33,8 @@ pub struct Cache {
     entries: HashMap<u32, Entry>,
     /// Use order: tick → logical sector.
     order: BTreeMap<u64, u32>,
+    /// The dirty entries of `order`.
+    dirty: BTreeMap<u64, u32>,
     next_tick: u64,
 }
 
@@ -40,6 +44,7 @@ impl Cache {
             capacity: capacity.max(1),
             entries: HashMap::new(),
             order: BTreeMap::new(),
+            dirty: BTreeMap::new(),
             next_tick: 0,
         }
     }
@@ -72,10 +77,12 @@ impl Cache {
         let tick = self.next_tick;
         self.next_tick += 1;
         self.order.insert(tick, lpn);
+        self.dirty.insert(tick, lpn);
         match self.entries.get_mut(&lpn) {
             Some(e) => {
                 let old = (e.dirty, e.wid, e.size);
                 self.order.remove(&e.tick);
+                self.dirty.remove(&e.tick);
                 e.data.copy_from_slice(data);
                 e.dirty = true;
                 e.wid = wid;
@@ -99,28 +106,27 @@ impl Cache {
 
     /// Removes and returns the least recently used entry.
     pub fn pop_lru(&mut self) -> Option<(u32, Entry)> {
-        let (_, lpn) = self.order.pop_first()?;
+        let (tick, lpn) = self.order.pop_first()?;
+        self.dirty.remove(&tick);
         self.entries.remove(&lpn).map(|e| (lpn, e))
     }
 
     pub fn remove(&mut self, lpn: u32) -> Option<Entry> {
         let e = self.entries.remove(&lpn)?;
         self.order.remove(&e.tick);
+        self.dirty.remove(&e.tick);
         Some(e)
     }
 
     /// The dirty sectors, least recently used first.
     pub fn dirty_lpns(&self) -> Vec<u32> {
-        self.order
-            .values()
-            .copied()
-            .filter(|l| self.entries[l].dirty)
-            .collect()
+        self.dirty.values().copied().collect()
     }
 
     pub fn mark_clean(&mut self, lpn: u32) {
         if let Some(e) = self.entries.get_mut(&lpn) {
             e.dirty = false;
+            self.dirty.remove(&e.tick);
         }
     }
 
@@ -141,9 +147,18 @@ impl Cache {
             return Err("cache order and entries differ in size".into());
         }
         for (t, l) in &self.order {
-            if self.entries.get(l).map(|e| e.tick) != Some(*t) {
+            let Some(e) = self.entries.get(l).filter(|e| e.tick == *t) else {
                 return Err(format!("cache order names sector {l} at a stale tick"));
+            };
+            if e.dirty != (self.dirty.get(t) == Some(l)) {
+                return Err(format!(
+                    "cache sector {l} is {} but the dirty index says otherwise",
+                    if e.dirty { "dirty" } else { "clean" }
+                ));
             }
+        }
+        if self.entries.values().filter(|e| e.dirty).count() != self.dirty.len() {
+            return Err("the cache's dirty index names sectors that are not dirty".into());
         }
         Ok(())
     }
