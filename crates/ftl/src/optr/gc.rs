@@ -200,8 +200,8 @@ impl<F: Flash> Optr<F> {
                 continue;
             }
             let addr = self.layout.page_addr(victim, page);
-            self.flash.read(addr, 0, &mut data)?;
-            self.flash.read_oob(addr, &mut oob)?;
+            // Data and clues in one read command.
+            self.flash.read_with_oob(addr, 0, &mut data, &mut oob)?;
             for k in live {
                 let k = k as usize;
                 let sector = &data[k * ss..(k + 1) * ss];
