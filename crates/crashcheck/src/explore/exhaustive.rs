@@ -8,7 +8,8 @@
 //! Windows. One crash-free run of the workload (format, then up to
 //! `horizon` operations) is generated first, noting which operations do
 //! something a crash could break: the format, the first commit, the first
-//! tentative delta page, the first garbage collection, the first full
+//! tentative delta page, the first garbage collection (with relocations;
+//! later ones: the long-epoch run below), the first full
 //! checkpoint, the first refused request, the first trim of written
 //! sectors and the first commit after one. A
 //! window is the `ops` operations ending with such an operation (the first
@@ -21,6 +22,25 @@
 //! whatever the crashed epoch's tentative pages leave behind stays
 //! visible to the next commit and recovery. (In the main workload the
 //! first tentative page can come when the region is nearly full.)
+//!
+//! A third crash-free run, the long-epoch run, opens windows at later GCs.
+//! The main workload flushes every few operations, so its first GC (the
+//! only one it windows) runs with little acknowledged data not yet
+//! durable and few log pages written since the last checkpoint; a GC that
+//! must cope with much of either (a write-back cache full of dirty
+//! sectors, a request partly written back, segments written after the
+//! latest checkpoint with stale pages in them) may come only much later,
+//! or never within the horizon. The long-epoch run is the main mix with
+//! voluntary flushes rare (`long_epoch_flush`), from a new format, and
+//! each of its first `long_epoch_gcs` GCs with relocations gets a window
+//! of that one operation. Nothing in it is keyed to an FTL: it places
+//! windows by the device's own GC counter, as the main run does. These
+//! windows are light, to keep their cost to about a percent of the run:
+//! every crash point, but at each the in-order cuts with the next command
+//! torn (as nested levels do), and no nested crashes (the recovery is
+//! still verified whole and continued). The main run's windows keep the
+//! full treatment. Light windows are enumerated first, so a bug they catch
+//! is reported without paying for the full windows.
 //!
 //! Outcomes at a crash point (`CrashFlash::page_classes`): each touched page
 //! has its distinct images plus two torn classes, `Prefix` and `Garbage`
@@ -76,6 +96,11 @@ pub struct ExhaustiveConfig {
     pub depth: u32,
     /// Operations searched for the events that place windows.
     pub horizon: u64,
+    /// GC windows of the long-epoch run: its first this many GCs.
+    pub long_epoch_gcs: usize,
+    /// Flush weight of the long-epoch run's mix (the main run's is
+    /// `workload.flush`).
+    pub long_epoch_flush: u32,
     pub shrink_time: Duration,
 }
 
@@ -96,6 +121,8 @@ impl ExhaustiveConfig {
             max_outcomes: None,
             depth: 2,
             horizon: 1500,
+            long_epoch_gcs: 4,
+            long_epoch_flush: 1,
             shrink_time: Duration::from_secs(20),
         }
     }
@@ -103,12 +130,13 @@ impl ExhaustiveConfig {
     /// The bounds, in words, for the summary.
     pub fn describe(&self) -> String {
         format!(
-            "windows of {} ops at the events of a {}-op run; every crash point; every class combination up to {} per point, else in-order cuts with the next command torn and every outcome within {} page(s) of one; nesting depth {}; {}",
+            "windows of {} ops at the events of a {}-op run; every crash point; every class combination up to {} per point, else in-order cuts with the next command torn and every outcome within {} page(s) of one; nesting depth {}; plus the first {} GCs of a long-epoch run (every crash point, in-order cuts with the next command torn, depth 1); {}",
             self.ops,
             self.horizon,
             self.full_product_max,
             self.deviations,
             self.depth,
+            self.long_epoch_gcs,
             match self.max_outcomes {
                 Some(m) => format!("capped at {m} outcomes per point (sampled beyond)"),
                 None => "no sampling".into(),
@@ -173,13 +201,17 @@ type Found = Vec<(Event, usize)>;
 /// Runs the generator crash-free from a fresh device (format first, every
 /// operation followed by `check_invariants`) until every event in `wanted`
 /// was reached and at least `min_ops` operations ran, or `horizon`
-/// operations ran. The format is always the event of operation 0.
+/// operations ran; also until `gcs_wanted` GCs with relocations ran, whose
+/// operations it returns (the first `gcs_wanted`). The format is always
+/// the event of operation 0.
 fn generate(
     g: &mut Gen<'_>,
     wanted: &[Event],
     min_ops: u64,
     horizon: u64,
-) -> Result<(Vec<usize>, Found), Violation> {
+    gcs_wanted: usize,
+) -> Result<(Vec<usize>, Found, Vec<usize>), Violation> {
+    let mut gcs: Vec<usize> = Vec::new();
     let mut ends: Vec<usize> = Vec::new();
     let mut found: Vec<(Event, usize)> = vec![(Event::Format, 0)];
     g.emit(Step::Format)?;
@@ -219,6 +251,7 @@ fn generate(
         // a crash could lose.
         if after.gc_sectors_relocated > before.gc_sectors_relocated {
             note(Event::Gc);
+            gcs.push(i);
         }
         if after.full_checkpoints > before.full_checkpoints {
             note(Event::FullCheckpoint);
@@ -250,20 +283,30 @@ fn generate(
                 _ => {}
             }
         }
-        if wanted.iter().all(|w| found.iter().any(|&(f, _)| f == *w)) && g.ops >= min_ops {
+        if wanted.iter().all(|w| found.iter().any(|&(f, _)| f == *w))
+            && g.ops >= min_ops
+            && gcs.len() >= gcs_wanted
+        {
             break;
         }
     }
-    Ok((ends, found))
+    gcs.truncate(gcs_wanted);
+    Ok((ends, found, gcs))
 }
 
+/// Index of the long-epoch run in the runs generated.
+const LONG_EPOCH_RUN: usize = 2;
+
 /// A window: operations `a..b` of run `run` (0: the main workload, 1: the
-/// fresh-region run), and the events it holds.
+/// fresh-region run, 2: the long-epoch run), and the events it holds.
 struct Window {
     run: usize,
     a: usize,
     b: usize,
     events: Vec<Event>,
+    /// Enumerated lightly: in-order cuts with the next command torn, no
+    /// nested crashes (the long-epoch run's GC windows).
+    light: bool,
 }
 
 /// Enumerates the crash states of a short seeded workload's windows, with
@@ -313,21 +356,35 @@ pub fn exhaustive(
         },
         ..ecfg.clone()
     };
-    let mut runs: Vec<Generated> = Vec::new();
-    let mut rng = rng;
-    for (k, (gcfg, wanted)) in [
+    // The long-epoch run: the main mix with voluntary flushes rare, so
+    // that GC runs while much acknowledged data is not durable yet (a
+    // write-back cache full of dirty sectors, requests partly written
+    // back) and while the log holds many pages written since the last
+    // checkpoint or flush. The main run flushes every few operations, and
+    // its first GC finds little of either.
+    let long_cfg = ExploreConfig {
+        workload: Workload {
+            flush: cfg.long_epoch_flush,
+            ..cfg.workload.clone()
+        },
+        ..ecfg.clone()
+    };
+    // Each run with the events it places windows on (the long-epoch run
+    // places its own, at GCs; see LONG_EPOCH_RUN).
+    let specs: [(&ExploreConfig, &[Event]); 3] = [
         (&ecfg, &Event::ALL[..]),
         (&fresh_cfg, &[Event::TentativeDelta][..]),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+        (&long_cfg, &[Event::Gc][..]),
+    ];
+    let mut runs: Vec<Generated> = Vec::new();
+    let mut rng = rng;
+    for (k, (gcfg, wanted)) in specs.into_iter().enumerate() {
         let exec = match Executor::replay(run, data_seed, &[]) {
             Ok(e) => e,
             Err(v) => return reporter.failed(Stats::default(), Some(ex), v, vec![], 0),
         };
-        // The main run draws from the campaign's generator, the fresh one
-        // from a generator seeded by it.
+        // The main run draws from the campaign's generator, the others
+        // from generators seeded by it.
         let r = if k == 0 {
             rng.clone()
         } else {
@@ -336,14 +393,22 @@ pub fn exhaustive(
         let mut g = Gen::new(gcfg, r, exec);
         g.fill_epochs = k == 1;
         let min_ops = if k == 0 { cfg.ops } else { 0 };
-        match generate(&mut g, wanted, min_ops, cfg.horizon) {
-            Ok((ends, mut found)) => {
+        let gcs_wanted = if k == LONG_EPOCH_RUN {
+            cfg.long_epoch_gcs
+        } else {
+            0
+        };
+        match generate(&mut g, wanted, min_ops, cfg.horizon, gcs_wanted) {
+            Ok((ends, mut found, gcs)) => {
                 if k == 0 {
                     rng = g.rng.clone();
+                } else if k == LONG_EPOCH_RUN {
+                    // A window at each of its first GCs.
+                    found = gcs.iter().map(|&i| (Event::Gc, i)).collect();
                 } else {
                     // Only its tentative page places a window; the format
                     // has the main run's.
-                    found.retain(|&(e, _)| e == Event::TentativeDelta);
+                    found.retain(|&(e, _)| wanted.contains(&e));
                 }
                 runs.push(Generated {
                     script: std::mem::take(&mut g.script),
@@ -365,6 +430,10 @@ pub fn exhaustive(
         for &(e, i) in &r.found {
             let (a, b) = if e == Event::Format {
                 (0, (cfg.ops as usize).min(r.ends.len()))
+            } else if k == LONG_EPOCH_RUN {
+                // The GC's operation alone: the workload before it is
+                // what makes the state, not a crash inside it.
+                (i, i + 1)
             } else {
                 ((i + 1).saturating_sub(cfg.ops as usize), i + 1)
             };
@@ -378,6 +447,7 @@ pub fn exhaustive(
                     a,
                     b,
                     events: vec![e],
+                    light: k == LONG_EPOCH_RUN,
                 }),
             }
         }
@@ -386,7 +456,11 @@ pub fn exhaustive(
         .iter()
         .map(|w| {
             let names: Vec<&str> = w.events.iter().map(|e| e.name()).collect();
-            let of = if w.run == 0 { "" } else { "fresh-region run: " };
+            let of = match w.run {
+                0 => "",
+                1 => "fresh-region run: ",
+                _ => "long-epoch run: ",
+            };
             format!("{of}ops {}..{} ({})", w.a, w.b, names.join(", "))
         })
         .collect();
@@ -401,6 +475,14 @@ pub fn exhaustive(
             Event::TentativeDelta.name()
         ));
     }
+    let long_gcs = runs[LONG_EPOCH_RUN].found.len();
+    if long_gcs < cfg.long_epoch_gcs {
+        ex.events_missing.push(format!(
+            "{} of {} GCs (long-epoch run)",
+            cfg.long_epoch_gcs - long_gcs,
+            cfg.long_epoch_gcs
+        ));
+    }
     let mut total = Stats::default();
     for r in &runs {
         total += r.stats.clone();
@@ -413,11 +495,21 @@ pub fn exhaustive(
         seen: HashSet::new(),
         total,
         ex,
+        light: false,
     };
     let mut result = Ok(());
-    'windows: for w in &windows {
+    // The light windows first: they are cheap, and a bug they catch is
+    // reported without enumerating the full windows before. A state seen
+    // there was not nested, so the full windows start with an empty set.
+    let light = windows.iter().filter(|w| w.light);
+    let order = light.chain(windows.iter().filter(|w| !w.light));
+    'windows: for w in order {
         let Generated { script, ends, .. } = &runs[w.run];
         let (a, b) = (w.a, w.b);
+        if en.light && !w.light {
+            en.seen.clear();
+        }
+        en.light = w.light;
         // Crash-free prefix (format, earlier operations without their
         // checks), then the window with its checks.
         let start = if a == 0 { 0 } else { ends[a - 1] };
@@ -475,6 +567,8 @@ struct Enumeration<'a> {
     seen: HashSet<u64>,
     total: Stats,
     ex: ExhaustiveStats,
+    /// The window being enumerated is light (see [`Window::light`]).
+    light: bool,
 }
 
 impl Enumeration<'_> {
@@ -500,7 +594,8 @@ impl Enumeration<'_> {
                 out.push(v);
             }
         };
-        if level == 1 && product <= self.cfg.full_product_max {
+        let inorder = self.light;
+        if level == 1 && !inorder && product <= self.cfg.full_product_max {
             self.ex.points_every_combination += 1;
             for mut i in 0..product {
                 let v = classes
@@ -540,7 +635,7 @@ impl Enumeration<'_> {
                         add(v, &mut out);
                     }
                 }
-                if level > 1 || self.cfg.deviations == 0 {
+                if level > 1 || inorder || self.cfg.deviations == 0 {
                     continue;
                 }
                 for p in 0..cut.len() {
@@ -664,7 +759,7 @@ impl Enumeration<'_> {
             return Err((v, script));
         }
         let recovery_cmds = e.flash_commands() - before;
-        if level >= self.cfg.depth {
+        if level >= self.cfg.depth || self.light {
             // Run the continuation anyway: what recovery left must take a
             // commit (this is where a bad recovery shows).
             let cont = Self::continuation(&e);
