@@ -50,7 +50,8 @@ impl<F: Flash> Optr<F> {
             .collect();
         // The mutant also takes post-checkpoint segments first: by valid
         // count alone the oldest segments win, and the rule would first be
-        // broken long after the first GC, the one exhaustive mode windows.
+        // broken only late in a run, long after the GCs the crash checker's
+        // windows surround.
         v.sort_by_key(|s| {
             let post = ignore_checkpoint && self.seg_seqno[s.0 as usize] >= first_post;
             (!post, self.segs.valid[s.0 as usize], s.0)
