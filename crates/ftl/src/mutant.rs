@@ -59,6 +59,14 @@ pub enum Mutant {
     /// one, even when epochs ended by barriers are not durable yet and a
     /// crash may fall back to a state that still points into it.
     EraseWithoutSyncAfterBarrier,
+    /// SCFTL: recovery accepts an in-page commit record whose data CRC does
+    /// not match the page's data and OOB (a page torn or reordered below
+    /// its record).
+    AcceptCommitWithBadDataCrc,
+    /// SCFTL: an in-page commit is programmed without syncing first while
+    /// earlier epochs (ended by barriers) are not durable, though its
+    /// record claims they are.
+    InpageCommitBeforeSync,
     /// OPTR: recovery ignores the coalescing records, so a request whose
     /// sector was coalesced in the cache looks incomplete (and Algorithm 1
     /// may keep it without the request that overwrote it).
@@ -98,7 +106,11 @@ impl Mutant {
     /// which exhaustive mode must catch every one of): exhaustive mode
     /// does not issue epoch barriers yet. Each has its test in
     /// `crates/crashcheck/tests/barrier.rs`.
-    pub const RANDOM_ONLY: [Mutant; 1] = [Mutant::EraseWithoutSyncAfterBarrier];
+    pub const RANDOM_ONLY: [Mutant; 3] = [
+        Mutant::EraseWithoutSyncAfterBarrier,
+        Mutant::AcceptCommitWithBadDataCrc,
+        Mutant::InpageCommitBeforeSync,
+    ];
 
     /// Kebab-case name used on the command line.
     pub fn name(self) -> &'static str {
@@ -118,6 +130,8 @@ impl Mutant {
             Mutant::PartialWritePastEpochBound => "partial-write-past-epoch-bound",
             Mutant::RecoveryReusesCrashedEpoch => "recovery-reuses-crashed-epoch",
             Mutant::EraseWithoutSyncAfterBarrier => "erase-without-sync-after-barrier",
+            Mutant::AcceptCommitWithBadDataCrc => "accept-commit-with-bad-data-crc",
+            Mutant::InpageCommitBeforeSync => "inpage-commit-before-sync",
             Mutant::OptrIgnoreCoalescingRecords => "optr-ignore-coalescing-records",
             Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
             Mutant::OptrRequestCompleteWithMissingPage => "optr-request-complete-with-missing-page",
