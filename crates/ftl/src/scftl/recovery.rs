@@ -423,8 +423,8 @@ fn follow_chain<F: Flash + ?Sized>(
         let fill = h.aux as usize;
         let crc_len = format::crc_len_of(record);
         if format::base_kind(h.kind) != format::KIND_INPAGE
-            || h.gen != gen
-            || h.epoch != epoch.wrapping_add(1)
+            || ((h.gen != gen || h.epoch != epoch.wrapping_add(1))
+                && mutant != Mutant::AcceptStaleInpageRecord)
             || count > format::inpage_capacity(ss)
             || crc_len != format::inpage_record_len(count)
             || !(1..spp).contains(&fill)
