@@ -221,7 +221,7 @@ fn full_checkpoints_happen_on_tiny_and_survive_reopen() {
     // fills the delta region far more slowly than a delta page per flush:
     // every third round writes a whole page, which commits in the region.
     for round in 0..60u8 {
-        let sectors = if round % 3 == 0 { 2 } else { 1 };
+        let sectors = if round.is_multiple_of(3) { 2 } else { 1 };
         let lba = u64::from(round % 8) & !1;
         let lba = if sectors == 2 {
             lba
@@ -238,7 +238,7 @@ fn full_checkpoints_happen_on_tiny_and_survive_reopen() {
     let mut buf = vec![0u8; ss];
     for l in 0..8u8 {
         d.read(Lba(u64::from(l)), &mut buf).unwrap();
-        let covers = |r: u8| r % 8 == l || (r % 3 == 0 && (r % 8) & !1 == l & !1);
+        let covers = |r: u8| r % 8 == l || (r.is_multiple_of(3) && (r % 8) & !1 == l & !1);
         let last = (0..60u8).filter(|&r| covers(r)).max().unwrap();
         assert!(buf.iter().all(|&b| b == last));
     }

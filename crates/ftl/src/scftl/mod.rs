@@ -244,7 +244,16 @@ impl<F: Flash> Scftl<F> {
         // the region's last page when nothing of the generation follows
         // their chain, else (the consolidation page was lost in a crash
         // while later pages landed) only a full checkpoint keeps the order.
-        let mut checkpoint = fell_back || rec.tail_out_of_order;
+        // The region must also keep room for one more epoch (and its
+        // consolidation page) after the one written here.
+        let room = u64::from(me.delta.remaining_pages());
+        let tail_page = u64::from(!rec.tail.is_empty());
+        // (A tail longer than one page is not what this FTL writes; a full
+        // checkpoint keeps even that safe.)
+        let checkpoint = fell_back
+            || rec.tail_out_of_order
+            || rec.tail.len() > me.delta.pairs_per_page as usize
+            || room < me.derived.epoch_pages_max + 1 + tail_page;
         if !checkpoint && !rec.tail.is_empty() {
             me.delta.backlog = rec.tail;
             me.delta.backlog_epochs = rec.tail_epochs;
@@ -252,9 +261,6 @@ impl<F: Flash> Scftl<F> {
             me.delta.consolidate(&mut me.flash, &me.layout)?;
             me.flash.sync()?;
             me.delta.after_sync = true;
-        }
-        if u64::from(me.delta.remaining_pages()) < me.derived.epoch_pages_max + 1 {
-            checkpoint = true;
         }
         if checkpoint {
             me.full_checkpoint()?;
