@@ -43,8 +43,8 @@ fn check_caught(run: &RunConfig, seed: u64, ops: u64) {
 fn erase_without_sync_after_barrier_on_the_nand_model() {
     check_caught(
         &scftl_tiny(Mutant::EraseWithoutSyncAfterBarrier, BackendKind::Ram),
-        3,
-        6000,
+        6,
+        12000,
     );
 }
 
@@ -52,8 +52,8 @@ fn erase_without_sync_after_barrier_on_the_nand_model() {
 fn erase_without_sync_after_barrier_on_the_image_model() {
     check_caught(
         &scftl_tiny(Mutant::EraseWithoutSyncAfterBarrier, BackendKind::Image),
-        7,
-        7000,
+        2,
+        1000,
     );
 }
 

@@ -36,7 +36,10 @@ fn exhaustive_defaults_catch_every_mutant_without_sampling() {
     // when the region is nearly full (recovery's full checkpoint then hides
     // `recovery-reuses-crashed-epoch`); the fresh-region run catches it.
     let checked = Mutant::ALL.into_iter().filter(|m| *m != Mutant::None);
-    for (m, seed) in checked.flat_map(|m| [(m, 3), (m, 4)]) {
+    // Seed 6, not 4: since flushes of one page commit in-page (no delta
+    // page), seeds 4 and 5 place no window where `forget-trim-delta`'s
+    // missing trim pair shows (random mode and seeds 1, 3 and 6 catch it).
+    for (m, seed) in checked.flat_map(|m| [(m, 3), (m, 6)]) {
         let run = run_config(target_of(m), None, "tiny", m);
         // The CLI's defaults: 6 operations per window, no cap.
         let mut cfg = ExhaustiveConfig::new(seed, 6);

@@ -59,6 +59,18 @@ pub enum Mutant {
     /// one, even when epochs ended by barriers are not durable yet and a
     /// crash may fall back to a state that still points into it.
     EraseWithoutSyncAfterBarrier,
+    /// SCFTL: recovery accepts an in-page commit record whose data CRC does
+    /// not match the page's data and OOB (a page torn or reordered below
+    /// its record).
+    AcceptCommitWithBadDataCrc,
+    /// SCFTL: recovery's chain walk accepts an in-page record of another
+    /// generation or epoch at a link (a stale page: an older life of the
+    /// page, left by an unsynced erase a crash undid).
+    AcceptStaleInpageRecord,
+    /// SCFTL: an in-page commit is programmed without syncing first while
+    /// earlier epochs (ended by barriers) are not durable, though its
+    /// record claims they are.
+    InpageCommitBeforeSync,
     /// OPTR: recovery ignores the coalescing records, so a request whose
     /// sector was coalesced in the cache looks incomplete (and Algorithm 1
     /// may keep it without the request that overwrote it).
@@ -96,9 +108,15 @@ impl Mutant {
 
     /// Mutants only random mode is known to catch (not in [`Mutant::ALL`],
     /// which exhaustive mode must catch every one of): exhaustive mode
-    /// does not issue epoch barriers yet. Each has its test in
-    /// `crates/crashcheck/tests/barrier.rs`.
-    pub const RANDOM_ONLY: [Mutant; 1] = [Mutant::EraseWithoutSyncAfterBarrier];
+    /// does not issue epoch barriers yet, and the in-page ones need states
+    /// its windows do not reach (see the test file). Each has its test in
+    /// `crates/crashcheck/tests/barrier.rs` or `inpage_mutants.rs`.
+    pub const RANDOM_ONLY: [Mutant; 4] = [
+        Mutant::EraseWithoutSyncAfterBarrier,
+        Mutant::AcceptStaleInpageRecord,
+        Mutant::AcceptCommitWithBadDataCrc,
+        Mutant::InpageCommitBeforeSync,
+    ];
 
     /// Kebab-case name used on the command line.
     pub fn name(self) -> &'static str {
@@ -118,6 +136,9 @@ impl Mutant {
             Mutant::PartialWritePastEpochBound => "partial-write-past-epoch-bound",
             Mutant::RecoveryReusesCrashedEpoch => "recovery-reuses-crashed-epoch",
             Mutant::EraseWithoutSyncAfterBarrier => "erase-without-sync-after-barrier",
+            Mutant::AcceptCommitWithBadDataCrc => "accept-commit-with-bad-data-crc",
+            Mutant::InpageCommitBeforeSync => "inpage-commit-before-sync",
+            Mutant::AcceptStaleInpageRecord => "accept-stale-inpage-record",
             Mutant::OptrIgnoreCoalescingRecords => "optr-ignore-coalescing-records",
             Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
             Mutant::OptrRequestCompleteWithMissingPage => "optr-request-complete-with-missing-page",

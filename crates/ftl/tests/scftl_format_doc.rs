@@ -102,6 +102,8 @@ fn header_kind_codes_match_the_constants() {
         (f::KIND_L2P, "L2P page"),
         (f::KIND_COMMIT_RECORD, "commit record"),
         (f::KIND_ORDERED, "ordered delta"),
+        (f::KIND_INPAGE, "in-page record"),
+        (f::KIND_CONSOLIDATED, "consolidation delta"),
     ]
     .iter()
     .map(|(code, name)| format!("{code} {name}"))
@@ -117,6 +119,11 @@ fn header_kind_codes_match_the_constants() {
     )));
     assert!(heading("### 4.4").ends_with(&format!("(kind {})", f::KIND_L2P)));
     assert!(heading("### 4.5").ends_with(&format!("(kind {})", f::KIND_COMMIT_RECORD)));
+    assert!(heading("### 4.8").ends_with(&format!(
+        "(kinds {} and {})",
+        f::KIND_INPAGE,
+        f::KIND_CONSOLIDATED
+    )));
 }
 
 #[test]
@@ -129,6 +136,10 @@ fn payload_tables_match_the_codec() {
     assert_eq!(commit_record::L2P_CRC.offset, f::HEADER_LEN);
     formatdoc::assert_fields("### 4.7", &rows(data_oob::TABLE));
     assert_eq!(f::DATA_OOB_LEN, 4);
+    formatdoc::assert_fields("### 4.8", &rows(f::inpage_marker::TABLE));
+    assert_eq!(f::INPAGE_MAGIC, *b"SCFI");
+    assert_eq!(f::INPAGE_MARKER_LEN, 8);
+    assert_eq!(f::inpage_record_len(0), f::HEADER_LEN + 8);
 }
 
 #[test]

@@ -448,14 +448,22 @@ impl ScftlConfig {
         use encoding::*;
         if b.len() >= VERSION.end() && VERSION.get_u32(b) == 1 {
             return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads version 3 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads versions 3 and 4 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
         if b.len() >= VERSION.end() && VERSION.get_u32(b) == 2 {
             return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads version 3 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads versions 3 and 4 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
+        // Version 3 differs only in what this build may add on flash (links
+        // and in-page records, which it does not write into a version-3
+        // image), so it reads as version 4.
+        let mut b4 = b.to_vec();
+        if b.len() >= VERSION.end() && VERSION.get_u32(b) == 3 {
+            VERSION.put_u32(&mut b4, CONFIG_VERSION);
+        }
+        let b = &b4[..];
         codec::check_versioned(
             b,
             CONFIG_LEN,
@@ -478,8 +486,20 @@ impl ScftlConfig {
 /// The encoding version of [`ScftlConfig`] this build writes and reads.
 /// Version 2 marked images whose data pages carry per-sector checksums in
 /// their OOB (docs/FORMAT.md §4.7); version 3 images also commit each epoch
-/// with its digest in one sync (§4.3). Versions 1 and 2 are refused.
-pub const CONFIG_VERSION: u32 = 3;
+/// with its digest in one sync (§4.3); version 4 images may also commit an
+/// epoch in-page (§4.8). Versions 1 and 2 are refused; version 3 opens, and
+/// stays version 3 (no in-page commits are written into it).
+pub const CONFIG_VERSION: u32 = 4;
+
+/// The configuration version of an encoded label configuration (0 if too
+/// short to hold one).
+pub fn label_version(b: &[u8]) -> u32 {
+    if b.len() >= encoding::VERSION.end() {
+        encoding::VERSION.get_u32(b)
+    } else {
+        0
+    }
+}
 /// Bytes of the encoded [`ScftlConfig`].
 pub const CONFIG_LEN: usize = encoding::DELTA_PAIRS_PER_PAGE.end();
 
@@ -532,5 +552,8 @@ mod tests {
         b[0] = 2;
         let e = ScftlConfig::decode(&b).unwrap_err().to_string();
         assert!(e.contains("version 2") && e.contains("re-format"), "{e}");
+        b[0] = 3;
+        assert_eq!(ScftlConfig::decode(&b).unwrap(), c, "version 3 still opens");
+        assert_eq!(label_version(&b), 3);
     }
 }

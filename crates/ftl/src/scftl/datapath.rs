@@ -274,7 +274,7 @@ impl<F: Flash> Scftl<F> {
         self.program_merge_buffer()
     }
 
-    fn program_merge_buffer(&mut self) -> Result<()> {
+    pub(super) fn program_merge_buffer(&mut self) -> Result<()> {
         let Some(a) = self.active else {
             return Err(FtlError::Corrupt(
                 "merge buffer holds data but no superblock is active (bug)".into(),

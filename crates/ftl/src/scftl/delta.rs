@@ -18,7 +18,17 @@
 //! recovery recomputes the digest of every epoch that may not be durable and
 //! drops the first one that does not match, with everything after it.
 //!
+//! In-page commits (docs/FORMAT.md §4.8): a flush may instead seal the
+//! epoch's pairs into a record in the last data page it programs
+//! ([`DeltaLog::seal_inpage`]). Those pairs then wait in the *backlog*,
+//! and the first page the region receives after them is a consolidation
+//! page holding them all, so the region stays a complete log and a
+//! superblock holding in-page records can be erased once that page is
+//! durable.
+//!
 //! Invariants:
+//! - `backlog.len() <= pairs_per_page`, and it is empty right after a
+//!   region page was programmed;
 //! - `wp <= region_pages`; pages `wp..` of the region are erased;
 //! - `mapped` lists every pair with a mapped physical sector pushed in this
 //!   epoch, with the sector's data CRC; `chain` is the digest of the last
@@ -56,6 +66,14 @@ pub(crate) struct DeltaLog {
     /// The flash was synced after the last page was programmed: the next
     /// page carries [`format::KIND_AFTER_SYNC`].
     pub after_sync: bool,
+    /// Pairs of the epochs committed in-page since the last region page,
+    /// in order; the next region page is preceded by their consolidation.
+    pub backlog: Vec<(La, Psa)>,
+    /// Epochs in the backlog, and the id of the last one.
+    pub backlog_epochs: u32,
+    pub backlog_last_epoch: u64,
+    /// Page buffer of the consolidation page.
+    cons_buf: Vec<u8>,
 }
 
 impl DeltaLog {
@@ -76,6 +94,10 @@ impl DeltaLog {
             epoch_pages: 0,
             buf: vec![0u8; layout.page_size],
             pages_written: 0,
+            backlog: Vec::new(),
+            backlog_epochs: 0,
+            backlog_last_epoch: 0,
+            cons_buf: vec![0u8; layout.page_size],
         }
     }
 
@@ -110,28 +132,31 @@ impl DeltaLog {
         format::put_pair(&mut self.buf, self.npairs as usize, la, pa);
         self.npairs += 1;
         if self.npairs == self.pairs_per_page {
-            self.program(flash, layout, format::KIND_TENTATIVE, 0)?;
+            self.program(flash, layout, format::KIND_TENTATIVE, 0, None)?;
         }
         Ok(())
     }
 
     /// Programs the buffer as a page of `kind` at the write pointer.
-    /// `digest` goes into a committed page (0 for a tentative one).
+    /// `digest` goes into a committed page (0 for a tentative one), and so
+    /// does `link` (docs/FORMAT.md §4.8). A consolidation page of the
+    /// backlog goes first, if there is one.
     pub fn program<F: Flash + ?Sized>(
         &mut self,
         flash: &mut F,
         layout: &Layout,
         kind: u16,
         digest: u32,
+        link: Option<Psa>,
     ) -> Result<()> {
-        if self.wp >= self.region_pages {
-            return Err(FtlError::NoSpace(format!(
-                "the delta region's {} pages are full; the epoch bounds should have prevented this (bug)",
-                self.region_pages
-            )));
-        }
-        let used = format::delta_crc_len(self.npairs);
+        self.consolidate(flash, layout)?;
+        self.check_room()?;
+        let mut used = format::delta_crc_len(self.npairs);
         self.buf[used..].fill(0);
+        if let Some(link) = link {
+            self.buf[used..used + format::LINK_LEN].copy_from_slice(&link.0.to_le_bytes());
+            used += format::LINK_LEN;
+        }
         let flag = if self.after_sync {
             format::KIND_AFTER_SYNC
         } else {
@@ -160,6 +185,113 @@ impl DeltaLog {
         Ok(())
     }
 
+    fn check_room(&self) -> Result<()> {
+        if self.wp >= self.region_pages {
+            return Err(FtlError::NoSpace(format!(
+                "the delta region's {} pages are full; the epoch bounds should have prevented this (bug)",
+                self.region_pages
+            )));
+        }
+        Ok(())
+    }
+
+    /// Programs the backlog, if any, as a consolidation page: the pairs of
+    /// the epochs committed in-page since the last region page, under the
+    /// id and digest of the last of them. Those epochs are durable (each
+    /// in-page commit synced), so recovery applies the page as it finds it.
+    pub fn consolidate<F: Flash + ?Sized>(&mut self, flash: &mut F, layout: &Layout) -> Result<()> {
+        if self.backlog.is_empty() {
+            return Ok(());
+        }
+        self.check_room()?;
+        let n = self.backlog.len() as u32;
+        let used = format::delta_crc_len(n);
+        for (k, &(la, pa)) in self.backlog.iter().enumerate() {
+            format::put_pair(&mut self.cons_buf, k, la, pa);
+        }
+        self.cons_buf[used..].fill(0);
+        let flag = if self.after_sync {
+            format::KIND_AFTER_SYNC
+        } else {
+            0
+        };
+        let h = MetaHeader {
+            kind: format::KIND_CONSOLIDATED | flag,
+            gen: self.gen,
+            epoch: self.backlog_last_epoch,
+            index: self.wp,
+            count: n,
+            aux: self.backlog_epochs,
+            // The backlog's last epoch is the last committed one.
+            aux2: self.chain,
+        };
+        format::seal_prefix(&mut self.cons_buf, &h, used);
+        flash.program(
+            layout.region_page(layout.delta_first, self.wp),
+            &self.cons_buf,
+            &[],
+        )?;
+        self.wp += 1;
+        self.after_sync = false;
+        self.pages_written += 1;
+        self.backlog.clear();
+        self.backlog_epochs = 0;
+        Ok(())
+    }
+
+    /// Whether an in-page record can take the current epoch's pairs: no
+    /// tentative page was written in this epoch, they fit in one sector,
+    /// and the backlog can still absorb them.
+    pub fn inpage_fits(&self, sector_size: usize) -> bool {
+        self.epoch_pages == 0
+            && self.backlog_epochs + 1 < super::recovery::MAX_CHAIN
+            && self.npairs <= format::inpage_capacity(sector_size)
+            && self.backlog.len() + self.npairs as usize <= self.pairs_per_page as usize
+    }
+
+    /// Seals the current epoch's pairs as an in-page commit record into
+    /// `record` (the last sector of the data page about to be programmed)
+    /// and moves them to the backlog. Returns the record's header CRC (for
+    /// the page's OOB marker).
+    pub fn seal_inpage(
+        &mut self,
+        record: &mut [u8],
+        link: Psa,
+        fill: u32,
+        digest: u32,
+        data_crc: u32,
+    ) -> u32 {
+        let n = self.npairs;
+        let pairs_end = format::delta_crc_len(n);
+        record[format::HEADER_LEN..pairs_end]
+            .copy_from_slice(&self.buf[format::HEADER_LEN..pairs_end]);
+        let mut off = pairs_end;
+        record[off..off + format::LINK_LEN].copy_from_slice(&link.0.to_le_bytes());
+        off += format::LINK_LEN;
+        record[off..off + format::INPAGE_DATA_CRC_LEN].copy_from_slice(&data_crc.to_le_bytes());
+        off += format::INPAGE_DATA_CRC_LEN;
+        record[off..].fill(0);
+        let h = MetaHeader {
+            // Programmed only after everything before it is durable.
+            kind: format::KIND_INPAGE | format::KIND_AFTER_SYNC,
+            gen: self.gen,
+            epoch: self.epoch,
+            index: 0,
+            count: n,
+            aux: fill,
+            aux2: digest,
+        };
+        format::seal_prefix(record, &h, off);
+        for k in 0..n as usize {
+            self.backlog.push(format::get_pair(&self.buf, k));
+        }
+        self.backlog_epochs += 1;
+        self.backlog_last_epoch = self.epoch;
+        self.npairs = 0;
+        self.after_sync = false;
+        format::page_crc(&record[..off])
+    }
+
     /// Starts the next epoch after its predecessor committed with `digest`.
     pub fn next_epoch(&mut self, digest: u32) {
         self.chain = digest;
@@ -175,6 +307,9 @@ impl DeltaLog {
         self.wp = 0;
         self.chain = 0;
         self.after_sync = true;
+        // The full checkpoint holds what the backlog did.
+        self.backlog.clear();
+        self.backlog_epochs = 0;
     }
 
     pub fn remaining_pages(&self) -> u32 {

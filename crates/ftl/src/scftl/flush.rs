@@ -11,6 +11,14 @@
 //! erasable, and if the delta region cannot hold another whole epoch a full
 //! checkpoint compacts it.
 //!
+//! In-page commit (docs/FORMAT.md §4.8): when the epoch's only data page
+//! is the padded merge buffer at the position the last commit linked to,
+//! the commit record goes into that page's last (padding) sector slot
+//! instead of a committed delta page, so the flush programs one page and
+//! syncs once. Everything before that page is made durable first (it
+//! usually already is: the previous durable flush synced), because a
+//! valid record proves every earlier epoch durable.
+//!
 //! An *ordered* flush (an epoch barrier: the epoch is full and the client
 //! did not ask for durability) writes the same pages without the sync, as
 //! kind [`format::KIND_ORDERED`]. Order is all it needs: a host power cut
@@ -33,6 +41,7 @@ use crate::mutant::Mutant;
 
 use super::checkpoint;
 use super::format;
+use super::layout::Psa;
 use super::Scftl;
 
 /// An ordered flush syncs anyway (and is then durable) when this many
@@ -58,17 +67,21 @@ impl<F: Flash> Scftl<F> {
             return Ok(());
         }
         self.gc_if_needed()?;
-        self.pad_merge_buffer()?;
         let durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
-        let kind = if durable {
-            format::KIND_COMMITTED
-        } else {
-            format::KIND_ORDERED
-        };
         let l2p = &self.l2p;
         let digest = self.delta.digest(|la, pa| l2p[la] == pa);
-        self.delta
-            .program(&mut self.flash, &self.layout, kind, digest)?;
+        if !(durable && self.commit_in_page(digest)?) {
+            self.pad_merge_buffer()?;
+            let kind = if durable {
+                format::KIND_COMMITTED
+            } else {
+                format::KIND_ORDERED
+            };
+            let link = self.next_link();
+            self.delta
+                .program(&mut self.flash, &self.layout, kind, digest, Some(link))?;
+            self.chain_link = link;
+        }
         self.unsynced_epochs += 1;
         if durable && self.mutant != Mutant::SkipSyncBeforeCommit {
             self.sync_flash()?;
@@ -79,10 +92,77 @@ impl<F: Flash> Scftl<F> {
         self.gc_count = 0;
         self.delta.next_epoch(digest);
         self.ghost_commit();
-        if u64::from(self.delta.remaining_pages()) < self.derived.epoch_pages_max {
+        // The next epoch may write a consolidation page besides its own.
+        if u64::from(self.delta.remaining_pages()) < self.derived.epoch_pages_max + 1 {
             self.full_checkpoint()?;
         }
         self.validate_after("flush")
+    }
+
+    /// Where the next epoch's first data page goes (the link of a commit,
+    /// docs/FORMAT.md §4.8): the active superblock's next page, or
+    /// `UNMAPPED` when there is none (no active superblock, or it is full,
+    /// so the next data page opens another one).
+    fn next_link(&self) -> Psa {
+        match self.active {
+            Some(a) if a.next_page < self.layout.pages_per_sb => {
+                self.layout.psa(a.sb, a.next_page, 0)
+            }
+            _ => Psa::UNMAPPED,
+        }
+    }
+
+    /// Commits the epoch in the last sector slot of the merge buffer's page
+    /// (docs/FORMAT.md §4.8), if it can: the in-page format is enabled, the
+    /// page is the only data page the epoch programs and sits where the
+    /// last commit's link points, it has a free slot, and the record holds
+    /// the epoch's pairs. Then programs that page — after a sync if
+    /// anything before it is not durable yet, since the record proves every
+    /// earlier epoch durable — and returns `true`; otherwise changes
+    /// nothing and returns `false`.
+    fn commit_in_page(&mut self, digest: u32) -> Result<bool> {
+        let spp = self.layout.spp;
+        let Some(a) = self.active else {
+            return Ok(false);
+        };
+        if !self.inpage
+            || self.mb_fill == 0
+            || self.mb_fill >= spp
+            || a.next_page >= self.layout.pages_per_sb
+            || self.layout.psa(a.sb, a.next_page, 0) != self.chain_link
+            || !self.delta.inpage_fits(self.layout.sector_size)
+        {
+            return Ok(false);
+        }
+        if self.unsynced_epochs > 0 && self.mutant != Mutant::InpageCommitBeforeSync {
+            self.sync_flash()?;
+        }
+        let ss = self.layout.sector_size;
+        let fill = self.mb_fill as usize;
+        self.mb[fill * ss..].fill(0);
+        let data_crc = format::inpage_data_crc(
+            &self.mb[..fill * ss],
+            &self.mb_oob[..fill * format::DATA_OOB_LEN],
+        );
+        let link = if a.next_page + 1 < self.layout.pages_per_sb {
+            self.layout.psa(a.sb, a.next_page + 1, 0)
+        } else {
+            Psa::UNMAPPED
+        };
+        let record = &mut self.mb[(spp as usize - 1) * ss..];
+        let record_crc = self
+            .delta
+            .seal_inpage(record, link, fill as u32, digest, data_crc);
+        let m = spp as usize * format::DATA_OOB_LEN;
+        format::inpage_marker::MAGIC
+            .at(m)
+            .put_bytes(&mut self.mb_oob, &format::INPAGE_MAGIC);
+        format::inpage_marker::RECORD_CRC
+            .at(m)
+            .put_u32(&mut self.mb_oob, record_crc);
+        self.program_merge_buffer()?;
+        self.chain_link = link;
+        Ok(true)
     }
 
     /// Syncs the flash: everything written so far is durable, which the
@@ -126,6 +206,8 @@ impl<F: Flash> Scftl<F> {
         self.unsynced_epochs = 0;
         self.live_slot = target;
         self.delta.new_generation(gen);
+        // The chain restarts with the generation's first committed page.
+        self.chain_link = Psa::UNMAPPED;
         self.stats.full_checkpoints += 1;
         self.stats.checkpoint_pages_written += pages;
         Ok(())

@@ -34,6 +34,13 @@ pub const KIND_COMMIT_RECORD: u16 = 4;
 /// The committed page of an ordered flush (an epoch barrier no client
 /// asked to be durable): no sync followed it.
 pub const KIND_ORDERED: u16 = 5;
+/// An in-page commit record: the last sector slot of the last data page a
+/// durable flush programs (docs/FORMAT.md §4.8). Never in the delta region.
+pub const KIND_INPAGE: u16 = 6;
+/// A consolidation page of the delta region: the pairs of the epochs
+/// committed in-page since the last committed delta page, in order
+/// (docs/FORMAT.md §4.8).
+pub const KIND_CONSOLIDATED: u16 = 7;
 
 /// Flag bit of a delta page's `kind`: the FTL synced after it programmed
 /// the previous page of the region (and before this one), so everything
@@ -198,6 +205,48 @@ pub fn delta_crc_len(count: u32) -> usize {
     HEADER_LEN + count as usize * PAIR_LEN
 }
 
+/// Bytes of the *link* (docs/FORMAT.md §4.8) that follows the pairs of a
+/// committed or ordered delta page and of an in-page commit record: the
+/// physical sector of slot 0 of the data page where the next epoch's
+/// in-page commit may be, or [`crate::UNMAPPED`].
+pub const LINK_LEN: usize = 4;
+
+/// Bytes of the data CRC that follows the link in an in-page record.
+pub const INPAGE_DATA_CRC_LEN: usize = 4;
+
+/// The link of a committed delta page sealed over `crc_len` bytes with
+/// `count` pairs, if it has one (pages of configuration version 3 do not).
+pub fn commit_link(page: &[u8], count: u32, crc_len: usize) -> Option<Psa> {
+    let off = delta_crc_len(count);
+    (crc_len == off + LINK_LEN && page.len() >= off + LINK_LEN).then(|| {
+        Psa(u32::from_le_bytes(
+            page[off..off + LINK_LEN].try_into().unwrap(),
+        ))
+    })
+}
+
+/// Bytes an in-page record with `count` pairs occupies (and its CRC covers).
+pub fn inpage_record_len(count: u32) -> usize {
+    delta_crc_len(count) + LINK_LEN + INPAGE_DATA_CRC_LEN
+}
+
+/// Pairs an in-page record in one sector of `sector_size` bytes can hold.
+pub fn inpage_capacity(sector_size: usize) -> u32 {
+    (sector_size.saturating_sub(inpage_record_len(0)) / PAIR_LEN) as u32
+}
+
+/// The data CRC of an in-page record: CRC32C over the data of the page's
+/// `fill` data sectors, then their OOB records (`4 × fill` bytes). A page
+/// torn anywhere in its data or its data OOB fails it.
+pub fn inpage_data_crc(data: &[u8], oob_records: &[u8]) -> u32 {
+    crc32c::crc32c_append(crc32c::crc32c(data), oob_records)
+}
+
+/// Reads the `crc_len` field of a sealed metadata page.
+pub fn crc_len_of(page: &[u8]) -> usize {
+    CRC_LEN.get_u32(page) as usize
+}
+
 /// Writes the header into `page` and seals the whole page with its CRC.
 /// The payload must already be in place (and the unused tail zeroed).
 pub fn seal(page: &mut [u8], h: &MetaHeader) {
@@ -272,8 +321,25 @@ field_table! {
     }
 }
 /// Bytes of OOB per data sector; the rest of the OOB is free (programmed
-/// as 0xFF) and reserved for later use.
+/// as 0xFF) except for the in-page marker.
 pub const DATA_OOB_LEN: usize = data_oob::CRC.end();
+
+field_table! {
+    /// The in-page marker (docs/FORMAT.md §4.8): in the OOB of a data page
+    /// whose last sector slot holds an in-page commit record, right after
+    /// the `sectors_per_page` data records. Only the FTL writes the OOB, so
+    /// user data can never pose as a record.
+    pub mod inpage_marker {
+        /// `SCFI`.
+        pub const MAGIC: Field = Field::new("magic", 0, 4);
+        /// The record's header `crc`.
+        pub const RECORD_CRC: Field = Field::new("record_crc", 4, 4);
+    }
+}
+/// Magic of the in-page marker.
+pub const INPAGE_MAGIC: [u8; 4] = *b"SCFI";
+/// Bytes of the in-page marker.
+pub const INPAGE_MARKER_LEN: usize = inpage_marker::RECORD_CRC.end();
 
 /// The checksum a data sector holding `data` for logical sector `la`
 /// carries in its OOB. Binding `la` in means a stale or misdirected mapping

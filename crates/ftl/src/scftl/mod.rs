@@ -132,6 +132,12 @@ pub struct Scftl<F: Flash> {
     gc_count: u32,
     /// Epochs committed by ordered flushes since the last sync.
     unsynced_epochs: u32,
+    /// Flushes may commit in-page (docs/FORMAT.md §4.8): the label has
+    /// configuration version 4 and the OOB has room for the marker.
+    inpage: bool,
+    /// The link of the last commit: slot 0 of the data page where an
+    /// in-page commit of the current epoch may go (`UNMAPPED`: nowhere).
+    chain_link: Psa,
     scratch: Vec<u8>,
     stats: Counters,
     /// Set after a failed flash command: `Some(true)` for a power loss.
@@ -172,6 +178,7 @@ impl<F: Flash> Scftl<F> {
         let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
         let delta = DeltaLog::new(&layout, first_gen, first_epoch, 0, 0);
         let mut me = Self::assemble(flash, config, layout, mutant, l2p, blocks, delta, 0);
+        me.inpage = me.inpage_possible();
         me.stats.checkpoint_pages_written = ckpt_pages;
         me.rebuild_p2l()?;
         Ok(me)
@@ -192,6 +199,7 @@ impl<F: Flash> Scftl<F> {
             });
         }
         let config = ScftlConfig::decode(&bytes)?;
+        let label_version = config::label_version(&bytes);
         let g = *flash.geometry();
         if let Err(e) = config.validate(&g) {
             return Err(FtlError::Corrupt(format!(
@@ -217,6 +225,9 @@ impl<F: Flash> Scftl<F> {
             flash, config, layout, mutant, rec.l2p, blocks, delta, rec.slot,
         );
         me.rebuild_p2l()?;
+        // A version-3 image keeps its format: an older build must still
+        // read it, and it knows no in-page records.
+        me.inpage = label_version >= 4 && me.inpage_possible();
         if rec.delta_needs_erase {
             let (first, n) = (me.layout.delta_first, me.layout.delta_sbs);
             me.layout.erase_sbs(&mut me.flash, first, n)?;
@@ -227,7 +238,31 @@ impl<F: Flash> Scftl<F> {
         // region, and a later scan could take them for live ones: a new
         // generation makes them stale.
         let fell_back = rec.fell_back && me.mutant != Mutant::SkipFallbackCheckpoint;
-        if fell_back || u64::from(me.delta.remaining_pages()) < me.derived.epoch_pages_max {
+        // Epochs recovered from in-page records that no consolidation page
+        // holds yet: their records live in a data superblock that may be
+        // erased, so the region must get their pairs first — right after
+        // the region's last page when nothing of the generation follows
+        // their chain, else (the consolidation page was lost in a crash
+        // while later pages landed) only a full checkpoint keeps the order.
+        // The region must also keep room for one more epoch (and its
+        // consolidation page) after the one written here.
+        let room = u64::from(me.delta.remaining_pages());
+        let tail_page = u64::from(!rec.tail.is_empty());
+        // (A tail longer than one page is not what this FTL writes; a full
+        // checkpoint keeps even that safe.)
+        let checkpoint = fell_back
+            || rec.tail_out_of_order
+            || rec.tail.len() > me.delta.pairs_per_page as usize
+            || room < me.derived.epoch_pages_max + 1 + tail_page;
+        if !checkpoint && !rec.tail.is_empty() {
+            me.delta.backlog = rec.tail;
+            me.delta.backlog_epochs = rec.tail_epochs;
+            me.delta.backlog_last_epoch = rec.tail_last_epoch;
+            me.delta.consolidate(&mut me.flash, &me.layout)?;
+            me.flash.sync()?;
+            me.delta.after_sync = true;
+        }
+        if checkpoint {
             me.full_checkpoint()?;
         }
         me.validate_after("recovery")?;
@@ -264,7 +299,11 @@ impl<F: Flash> Scftl<F> {
             blocks,
             active: None,
             mb: vec![0u8; layout.page_size],
-            mb_oob: vec![0xFF; layout.spp as usize * format::DATA_OOB_LEN],
+            mb_oob: vec![
+                0xFF;
+                (layout.spp as usize * format::DATA_OOB_LEN + format::INPAGE_MARKER_LEN)
+                    .min(g.oob_size as usize)
+            ],
             mb_fill: 0,
             oob_scratch: vec![0xFF; layout.spp as usize * format::DATA_OOB_LEN],
             delta,
@@ -272,6 +311,8 @@ impl<F: Flash> Scftl<F> {
             updates: 0,
             gc_count: 0,
             unsynced_epochs: 0,
+            inpage: false,
+            chain_link: Psa::UNMAPPED,
             scratch: vec![0u8; layout.page_size],
             stats: Counters::default(),
             poisoned: None,
@@ -306,6 +347,15 @@ impl<F: Flash> Scftl<F> {
         }
         self.blocks.rebuild(valid);
         Ok(())
+    }
+
+    /// Whether the geometry leaves room for in-page commits: a padding slot
+    /// besides a data slot, the OOB marker, and a record of one pair.
+    fn inpage_possible(&self) -> bool {
+        self.layout.spp >= 2
+            && self.mb_oob.len()
+                == self.layout.spp as usize * format::DATA_OOB_LEN + format::INPAGE_MARKER_LEN
+            && format::inpage_capacity(self.layout.sector_size) >= 1
     }
 
     /// The configuration in the label.

@@ -35,6 +35,11 @@ use super::format::{self, data_crc, data_oob, DATA_OOB_LEN};
 use super::layout::{Address, La, Layout, Psa};
 use super::map::L2p;
 
+/// Most epochs one chain of in-page commits holds: a flush commits in a
+/// delta page (with a consolidation page) at least every this many
+/// epochs, which bounds what recovery reads to follow the chain.
+pub(crate) const MAX_CHAIN: u32 = 128;
+
 /// What the flash says the stable state is.
 pub(crate) struct Reconstructed {
     pub l2p: L2p,
@@ -53,6 +58,21 @@ pub(crate) struct Reconstructed {
     /// A committed epoch failed its verification and was dropped, with
     /// every epoch after it.
     pub fell_back: bool,
+    /// Pairs of the epochs recovered from in-page records after the last
+    /// consolidation page, in order, and how many epochs they are.
+    pub tail: Vec<(La, Psa)>,
+    pub tail_epochs: u32,
+    pub tail_last_epoch: u64,
+    /// Pages of the generation follow that tail in the region (its
+    /// consolidation page was lost), so appending it would misorder it.
+    pub tail_out_of_order: bool,
+}
+
+/// An epoch committed by an in-page record (docs/FORMAT.md §4.8).
+struct InPage {
+    id: u64,
+    pairs: Vec<(La, Psa)>,
+    digest: u32,
 }
 
 /// A committed epoch not yet known to be durable.
@@ -65,6 +85,8 @@ struct Epoch {
     complete: bool,
     /// Region index of its committed page (for messages).
     commit_idx: u32,
+    /// A consolidation page: epochs already durable, applied as found.
+    trusted: bool,
 }
 
 fn check_pa(layout: &Layout, la: La, pa: Psa, logical: usize) -> Result<()> {
@@ -104,6 +126,15 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     let mut seen_in_epoch = 0u32;
     let mut unproven: Vec<Epoch> = Vec::new();
     let mut chain = 0u32;
+    // The last committed page's epoch and link, and whether pages of the
+    // generation follow it.
+    let mut last_link: Option<(u64, Psa)> = None;
+    let mut tail_out_of_order = false;
+    let mut chain_buf = vec![0u8; layout.page_size];
+    // In-page records exist only where the OOB has room for their marker.
+    let inpage = layout.spp >= 2
+        && layout.geometry.oob_size as usize
+            >= layout.spp as usize * DATA_OOB_LEN + format::INPAGE_MARKER_LEN;
     let dies = layout.dies;
     let mut stripe = Vec::with_capacity(dies as usize);
     for idx in 0..layout.delta_pages() {
@@ -143,12 +174,46 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
             }
         }
         let kind = format::base_kind(h.kind);
-        if kind != format::KIND_TENTATIVE && !format::is_commit_kind(kind) {
+        let consolidated = kind == format::KIND_CONSOLIDATED;
+        if kind != format::KIND_TENTATIVE && !format::is_commit_kind(kind) && !consolidated {
             continue;
         }
         current_gen_seen = true;
-        if format::is_commit_kind(kind) || mutant != Mutant::RecoveryReusesCrashedEpoch {
+        if format::is_commit_kind(kind)
+            || consolidated
+            || mutant != Mutant::RecoveryReusesCrashedEpoch
+        {
             next_epoch = next_epoch.max(h.epoch.saturating_add(1));
+        }
+        if let Some((epoch, link)) = last_link.take() {
+            // A consolidation page holds the epochs committed in-page after
+            // the last committed page, and a page of the next epoch id
+            // shows there are none. Otherwise the consolidation page was
+            // lost in a crash while later pages landed: the chain must be
+            // applied here, before them.
+            if !consolidated && h.epoch != epoch.wrapping_add(1) {
+                let chained = follow_chain(
+                    flash,
+                    layout,
+                    gen,
+                    epoch,
+                    link,
+                    logical,
+                    mutant,
+                    &mut chain_buf,
+                )?;
+                let mut t = Tail::default();
+                apply_chain(
+                    chained,
+                    check,
+                    &mut l2p,
+                    &mut unproven,
+                    &mut chain,
+                    &mut next_epoch,
+                    &mut t,
+                )?;
+                tail_out_of_order |= t.epochs > 0;
+            }
         }
         // A page programmed after a sync proves every earlier epoch durable.
         let after_sync = h.kind & format::KIND_AFTER_SYNC != 0;
@@ -166,13 +231,32 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
                 chain = e.digest;
             }
         }
+        let count = h.count.min(ppp) as usize;
+        if consolidated {
+            // The epochs committed in-page before this page, all durable:
+            // applied in place (again, if their chain was followed).
+            let mut pairs = Vec::with_capacity(count);
+            for k in 0..count {
+                let (la, pa) = format::get_pair(page, k);
+                check_pa(layout, la, pa, logical)?;
+                pairs.push((la, pa));
+            }
+            unproven.push(Epoch {
+                id: h.epoch,
+                pairs,
+                digest: h.aux2,
+                complete: true,
+                commit_idx: idx,
+                trusted: true,
+            });
+            continue;
+        }
         if pending_epoch != Some(h.epoch) {
             pending.clear();
             pending_epoch = Some(h.epoch);
             seen_in_epoch = 0;
         }
         seen_in_epoch += 1;
-        let count = h.count.min(ppp) as usize;
         for k in 0..count {
             let (la, pa) = format::get_pair(page, k);
             check_pa(layout, la, pa, logical)?;
@@ -185,7 +269,13 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
                 digest: h.aux2,
                 complete: h.aux + 1 == seen_in_epoch,
                 commit_idx: idx,
+                trusted: false,
             });
+            // Only the last commit's chain can hold epochs no page of the
+            // region holds (a consolidation page follows every other one).
+            last_link = format::commit_link(page, h.count, format::crc_len_of(page))
+                .filter(|_| inpage)
+                .map(|link| (h.epoch, link));
         } else if honour_tentative {
             for &(la, pa) in &pending {
                 l2p[la] = pa;
@@ -193,11 +283,26 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
             pending.clear();
         }
     }
+    // The chain of in-page commits after the last committed delta page.
+    let mut tail = Tail::default();
+    if let Some((epoch, link)) = last_link {
+        let chained = follow_chain(flash, layout, gen, epoch, link, logical, mutant, page)?;
+        apply_chain(
+            chained,
+            check,
+            &mut l2p,
+            &mut unproven,
+            &mut chain,
+            &mut next_epoch,
+            &mut tail,
+        )?;
+    }
     // The epochs nothing proves durable: verify them in order.
     let trust = !check || mutant == Mutant::AcceptEpochDigestMismatch;
     let mut fell_back = false;
     for e in unproven {
-        let ok = trust || (e.complete && verify_epoch(flash, layout, &e, chain, page)?);
+        let ok =
+            trust || e.trusted || (e.complete && verify_epoch(flash, layout, &e, chain, page)?);
         if !ok {
             fell_back = true;
             break;
@@ -216,7 +321,143 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
         delta_needs_erase: last_programmed.is_some() && !current_gen_seen,
         chain,
         fell_back,
+        tail: tail.pairs,
+        tail_epochs: tail.epochs,
+        tail_last_epoch: tail.last_epoch,
+        tail_out_of_order,
     })
+}
+
+/// Epochs applied from in-page records.
+#[derive(Default)]
+struct Tail {
+    pairs: Vec<(La, Psa)>,
+    epochs: u32,
+    last_epoch: u64,
+}
+
+/// Applies the in-page epochs of a chain, in order. Each valid record was
+/// programmed after everything before it was durable, so every epoch still
+/// waiting for proof is proven and applied first.
+fn apply_chain(
+    chained: Vec<InPage>,
+    check: bool,
+    l2p: &mut L2p,
+    unproven: &mut Vec<Epoch>,
+    chain: &mut u32,
+    next_epoch: &mut u64,
+    tail: &mut Tail,
+) -> Result<()> {
+    for e in chained {
+        for u in unproven.drain(..) {
+            if check && !u.complete {
+                return Err(FtlError::Corrupt(format!(
+                    "committed delta page {} closes epoch {}, which a later in-page commit made durable, but some of its pages are unreadable",
+                    u.commit_idx, u.id
+                )));
+            }
+            for &(la, pa) in &u.pairs {
+                l2p[la] = pa;
+            }
+            *chain = u.digest;
+        }
+        for &(la, pa) in &e.pairs {
+            l2p[la] = pa;
+        }
+        *chain = e.digest;
+        *next_epoch = (*next_epoch).max(e.id.saturating_add(1));
+        tail.pairs.extend_from_slice(&e.pairs);
+        tail.epochs += 1;
+        tail.last_epoch = e.id;
+    }
+    Ok(())
+}
+
+/// Follows the chain of in-page commits from a commit of epoch `epoch`
+/// whose link is `link` (docs/FORMAT.md §4.8): each linked data page whose
+/// OOB carries the in-page marker and whose last sector holds a valid
+/// record of this generation and the next epoch id, with its data CRC
+/// matching the page, is the next commit; its own link continues the
+/// chain. The first page that fails any check ends it, leaving the commits
+/// before it in force. Reads one OOB per link, plus the record's page.
+#[allow(clippy::too_many_arguments)]
+fn follow_chain<F: Flash + ?Sized>(
+    flash: &mut F,
+    layout: &Layout,
+    gen: u64,
+    mut epoch: u64,
+    mut link: Psa,
+    logical: usize,
+    mutant: Mutant,
+    page: &mut [u8],
+) -> Result<Vec<InPage>> {
+    let spp = layout.spp as usize;
+    let ss = layout.sector_size;
+    let marker = spp * DATA_OOB_LEN;
+    let mut oob = vec![0xFF; marker + format::INPAGE_MARKER_LEN];
+    let mut found = Vec::new();
+    // A chain stays inside one superblock (a link never leaves it), so it
+    // has at most one link per page of a superblock.
+    // A chain stays inside one superblock (a link never leaves it) and
+    // holds at most MAX_CHAIN epochs.
+    for _ in 0..layout.pages_per_sb.min(MAX_CHAIN) {
+        if !link.is_mapped() || !layout.is_data_psa(link) {
+            break;
+        }
+        let (addr, slot) = layout.locate(link);
+        if slot != 0 {
+            break;
+        }
+        // An erased page reads as 0xFF: no marker.
+        flash.read_oob(addr, &mut oob)?;
+        if format::inpage_marker::MAGIC.at(marker).bytes(&oob) != format::INPAGE_MAGIC {
+            break;
+        }
+        let page = &mut page[..spp * ss];
+        let (data, record) = page.split_at_mut((spp - 1) * ss);
+        flash.read(addr, spp as u32 - 1, record)?;
+        let Some(h) = format::parse(record, true) else {
+            break; // torn
+        };
+        let count = h.count;
+        let fill = h.aux as usize;
+        let crc_len = format::crc_len_of(record);
+        if format::base_kind(h.kind) != format::KIND_INPAGE
+            || ((h.gen != gen || h.epoch != epoch.wrapping_add(1))
+                && mutant != Mutant::AcceptStaleInpageRecord)
+            || count > format::inpage_capacity(ss)
+            || crc_len != format::inpage_record_len(count)
+            || !(1..spp).contains(&fill)
+            || format::inpage_marker::RECORD_CRC.at(marker).get_u32(&oob)
+                != format::header::CRC.get_u32(record)
+        {
+            break;
+        }
+        let off = format::delta_crc_len(count);
+        let word = |o: usize| u32::from_le_bytes(record[o..o + 4].try_into().unwrap());
+        let next = Psa(word(off));
+        let stored = word(off + format::LINK_LEN);
+        let data = &mut data[..fill * ss];
+        flash.read(addr, 0, data)?;
+        let computed = format::inpage_data_crc(data, &oob[..fill * DATA_OOB_LEN]);
+        if stored != computed && mutant != Mutant::AcceptCommitWithBadDataCrc {
+            break;
+        }
+        let mut pairs = Vec::with_capacity(count as usize);
+        for k in 0..count as usize {
+            let (la, pa) = format::get_pair(record, k);
+            check_pa(layout, la, pa, logical)?;
+            pairs.push((la, pa));
+        }
+        found.push(InPage {
+            id: h.epoch,
+            pairs,
+            digest: h.aux2,
+        });
+        epoch = h.epoch;
+        link = next;
+    }
+    Ok(found)
 }
 
 /// Whether every sector epoch `e` leaves mapped (its last pair for each
