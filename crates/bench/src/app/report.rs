@@ -219,10 +219,19 @@ pub fn render(rep: &AppReport) -> String {
     s
 }
 
-/// One panel per workload: file systems on the x axis, one bar per FTL
-/// (log scale; a missing bar was not measured).
+/// One panel per workload: the file systems of the report on the x axis,
+/// one bar per FTL of the report (log scale; a missing bar was not
+/// measured).
 pub fn chart(path: &Path, rep: &AppReport) -> BResult<()> {
-    let cats: Vec<String> = FsKind::ALL.iter().map(|f| f.name()).collect();
+    let cats: Vec<String> = FsKind::ALL
+        .iter()
+        .map(|f| f.name())
+        .filter(|c| rep.runs.iter().any(|r| &r.fs == c))
+        .collect();
+    let ftls: Vec<&str> = ["async", "sync", "scftl", "optr"]
+        .into_iter()
+        .filter(|f| rep.runs.iter().any(|r| r.ftl == *f))
+        .collect();
     let panels: Vec<BarPanel> = rep
         .workloads
         .iter()
@@ -230,7 +239,7 @@ pub fn chart(path: &Path, rep: &AppReport) -> BResult<()> {
             let w = &w.name;
             let runs: Vec<&AppRun> = rep.runs.iter().filter(|r| &r.workload == w).collect();
             let unit = runs.first().map_or(String::new(), |r| r.unit.clone());
-            let groups = ["async", "sync", "scftl"]
+            let groups = ftls
                 .iter()
                 .map(|ftl| BarGroup {
                     label: ftl.to_string(),
