@@ -15,6 +15,16 @@
 //! ext4 never asks for a flush, so no fsync is durable; the report shows
 //! how much of the acknowledged work survived, never as a verdict.
 //!
+//! With `--cut power` the cut is a simulated power cut instead: the
+//! server runs a RAM device with `--power-cut-signal` and gets SIGUSR2,
+//! which also settles at random every flash program and erase not yet
+//! synced (lost, applied or torn, `flash::CrashFlash`'s model) before the
+//! FTL recovers; the harness tears down the broken mount, attaches to the
+//! same still-running server and runs the same checks. A kill only loses
+//! the FTL's RAM, and an FTL that programmed everything else in order
+//! survives it by accident; a power cut also reorders what the flash had
+//! not made durable, which is what the order-preserving FTL is for.
+//!
 //! Invariants: a cut the harness could not run (a tool failed before the
 //! kill) is counted as a harness error, never as a clean or a failed cut;
 //! every mount, loop device, nbdfuse and server a cut starts is gone when
@@ -83,6 +93,20 @@ pub struct AppCrashArgs {
     /// directory, removed afterwards).
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
+    /// How the device is cut: `kill` (SIGKILL of a server on an image
+    /// file) or `power` (a simulated power cut of a RAM device: SIGUSR2 to
+    /// `scftl serve --power-cut-signal`, which also loses, applies or tears
+    /// flash programs not yet synced).
+    #[arg(long, value_enum, default_value_t = CutMode::Kill, value_name = "MODE")]
+    pub cut: CutMode,
+}
+
+/// How `app-crash` cuts the device.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CutMode {
+    Kill,
+    Power,
 }
 
 fn ext4_stack_name(s: &str) -> Result<String, String> {
@@ -115,6 +139,10 @@ pub struct Cut {
     /// Iterations finished before the last device flush that completed
     /// before the kill: these must survive.
     pub durable: u64,
+    /// `--cut power`: the server's line on the cut (commands in flight,
+    /// how the pages settled, recovery time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_cut: Option<String>,
     /// Server recovery time after the restart, as it printed it.
     pub recovery: Option<String>,
     /// `clean`, or what `e2fsck -fn` reported.
@@ -172,6 +200,7 @@ pub struct CrashReport {
     pub geometry: String,
     pub logical_bytes: u64,
     pub seed: u64,
+    pub cut_mode: CutMode,
     pub kill_window_ms: (u64, u64),
     /// Device flush period, ms (0: none).
     pub flush_ms: u64,
@@ -229,6 +258,7 @@ struct Ctx<'a> {
     python: &'a Path,
     script: &'a Path,
     seed: u64,
+    mode: CutMode,
 }
 
 /// A flush of the whole device: fsync of the block device, which the block
@@ -260,7 +290,7 @@ fn run_and_kill(
     kill_at: Duration,
     flush_every: Option<Duration>,
     seed: u64,
-) -> BResult<(u64, u64)> {
+) -> BResult<(u64, u64, Option<String>)> {
     let dir = st.mnt.join("crash");
     std::fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
     let mut c = Command::new(ctx.python);
@@ -296,13 +326,19 @@ fn run_and_kill(
             }
         }
     }
-    st.kill_server();
+    let power = match ctx.mode {
+        CutMode::Kill => {
+            st.kill_server();
+            None
+        }
+        CutMode::Power => Some(st.power_cut_server()),
+    };
     // The driver now gets I/O errors; what it printed before them was
     // acknowledged before the kill.
     if d.wait_exit(Duration::from_secs(10)).is_none() {
         d.kill();
     }
-    Ok((last_acked(&mut d), durable))
+    Ok((last_acked(&mut d), durable, power.transpose()?))
 }
 
 /// Recovers the image after the cut and checks it; fills `cut`.
@@ -315,6 +351,13 @@ fn recover_and_check(
 ) -> BResult<()> {
     let mut st = Ext4Stack::attach(ctx.launcher, image, spec.ftl, dir)?;
     cut.recovery = st.recovery_line();
+    check(ctx, spec, &mut st, cut)?;
+    st.shut()
+}
+
+/// Checks the recovered device attached in `st` (journal replay, e2fsck,
+/// the driver's check); fills `cut`.
+fn check(ctx: &Ctx<'_>, spec: &StackSpec, st: &mut Ext4Stack, cut: &mut Cut) -> BResult<()> {
     let dev = st.dev().to_string();
     // `e2fsck -n` does not replay the journal, and would check a state no
     // kernel ever mounts: replay first, as mount (or boot-time fsck) does.
@@ -337,7 +380,7 @@ fn recover_and_check(
     if let Err(e) = st.mount(spec.fs.ext4_options().unwrap_or("data=ordered")) {
         cut.violations
             .push(format!("mount after recovery failed: {e}"));
-        return st.shut();
+        return Ok(());
     }
     let mut c = Command::new(ctx.python);
     c.arg(ctx.script)
@@ -386,7 +429,7 @@ fn recover_and_check(
             cut.acked
         ));
     }
-    st.shut()
+    Ok(())
 }
 
 fn cut_seed(seed: u64, cut: u32) -> u64 {
@@ -401,8 +444,11 @@ fn one_cut(ctx: &Ctx<'_>, spec: &StackSpec, cut_no: u32, kill: u64, dir: &Path) 
         kill_ms: kill,
         ..Cut::default()
     };
+    if ctx.mode == CutMode::Power {
+        return one_power_cut(ctx, spec, cut, kill, dir);
+    }
     let image = dir.join("disk.img");
-    let before = (|| -> BResult<(u64, u64)> {
+    let before = (|| -> BResult<(u64, u64, Option<String>)> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         proc::run_ok(&mut ctx.launcher.format(&image, spec.ftl), TOOL_LIMIT)?;
         let mut st = Ext4Stack::attach(ctx.launcher, &image, spec.ftl, dir)?;
@@ -419,7 +465,7 @@ fn one_cut(ctx: &Ctx<'_>, spec: &StackSpec, cut_no: u32, kill: u64, dir: &Path) 
         acked
     })();
     match before {
-        Ok((a, d)) => {
+        Ok((a, d, _)) => {
             cut.acked = a;
             cut.durable = d;
         }
@@ -431,6 +477,41 @@ fn one_cut(ctx: &Ctx<'_>, spec: &StackSpec, cut_no: u32, kill: u64, dir: &Path) 
     }
     if let Err(e) = recover_and_check(ctx, spec, &image, dir, &mut cut) {
         cut.harness_error = Some(format!("after the cut: {e}"));
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    cut
+}
+
+/// One `--cut power` cut: the same server (a RAM device) before and after.
+fn one_power_cut(ctx: &Ctx<'_>, spec: &StackSpec, mut cut: Cut, kill: u64, dir: &Path) -> Cut {
+    let seed = cut_seed(ctx.seed, cut.cut).to_string();
+    let r = (|| -> BResult<()> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let extra = ["--power-cut-signal", "--seed", &seed];
+        let image = dir.join("disk.img");
+        let mut st = Ext4Stack::attach_with(ctx.launcher, &image, spec.ftl, dir, &extra)?;
+        st.mkfs()?;
+        st.mount(spec.fs.ext4_options().unwrap_or("data=ordered"))?;
+        let ran = run_and_kill(
+            ctx,
+            &mut st,
+            Duration::from_millis(kill),
+            ctx.flush_every,
+            cut_seed(ctx.seed, cut.cut),
+        );
+        st.wreck();
+        let (a, d, line) = ran?;
+        cut.acked = a;
+        cut.durable = d;
+        cut.recovery = line.clone();
+        cut.power_cut = line;
+        st.reattach()
+            .map_err(|e| format!("after the cut: re-attach: {e}"))?;
+        check(ctx, spec, &mut st, &mut cut).map_err(|e| format!("after the cut: {e}"))?;
+        st.shut().map_err(|e| format!("after the cut: {e}"))
+    })();
+    if let Err(e) = r {
+        cut.harness_error = Some(e);
     }
     let _ = std::fs::remove_dir_all(dir);
     cut
@@ -486,14 +567,24 @@ fn describe_failure(c: &Cut) -> String {
 
 /// The text report.
 pub fn render(rep: &CrashReport) -> String {
-    let mut h = Header::new("app-crash: kill -9 of scftl serve under ext4 + SQLite (issue 12)");
+    let title = match rep.cut_mode {
+        CutMode::Kill => "app-crash: kill -9 of scftl serve under ext4 + SQLite (issue 12)",
+        CutMode::Power => {
+            "app-crash --cut power: simulated power cuts of the flash under ext4 + SQLite (issue 12)"
+        }
+    };
+    let mut h = Header::new(title);
     h.add("timing model", rep.timing.clone());
     h.add(
         "geometry",
         format!(
-            "{}, every image {} MiB logical, a fresh image file per cut",
+            "{}, every image {} MiB logical, a fresh {} per cut",
             rep.geometry,
-            rep.logical_bytes >> 20
+            rep.logical_bytes >> 20,
+            match rep.cut_mode {
+                CutMode::Kill => "image file",
+                CutMode::Power => "RAM device",
+            }
         ),
     );
     h.add(
@@ -610,7 +701,9 @@ pub fn run(a: &AppCrashArgs) -> BResult<CrashReport> {
         return Err(format!("--min-ms {lo} is above --max-ms {hi}"));
     }
     let specs = by_names(&a.stacks)?;
-    let launcher = Launcher::new(scftl_exe(a.scftl.as_deref()), &a.timing, geometry)?;
+    let mut launcher = Launcher::new(scftl_exe(a.scftl.as_deref()), &a.timing, geometry)?;
+    // A power cut needs the crash model, which only RAM devices have.
+    launcher.memory = a.cut == CutMode::Power;
     launcher.check_timing_supported()?;
     for s in &specs {
         if let Some(why) = s.missing(&launcher) {
@@ -645,6 +738,7 @@ pub fn run(a: &AppCrashArgs) -> BResult<CrashReport> {
         python: &a.python,
         script: &script,
         seed: a.common.seed,
+        mode: a.cut,
     };
     let log = |s: String| {
         if !a.common.silent {
@@ -678,13 +772,17 @@ pub fn run(a: &AppCrashArgs) -> BResult<CrashReport> {
         geometry: geometry.to_string(),
         logical_bytes: launcher.size_bytes,
         seed: a.common.seed,
+        cut_mode: a.cut,
         kill_window_ms: (lo, hi),
         flush_ms: a.flush_ms,
         commit: super::commit(),
         scftl: launcher.scftl.display().to_string(),
         kernel: super::kernel(),
         notes: vec![
-            "device: an image file per cut (kill -9 keeps what the server wrote to it, loses what the FTL held in RAM); the loop device runs with direct I/O".into(),
+            match a.cut {
+                CutMode::Kill => "device: an image file per cut (kill -9 keeps what the server wrote to it, loses what the FTL held in RAM); the loop device runs with direct I/O".into(),
+                CutMode::Power => "device: a RAM device per cut, served with --power-cut-signal; the cut is SIGUSR2: the FTL's RAM is lost and every flash program or erase not yet synced is lost, applied or torn at random (seeded per cut), then the FTL recovers and the same server is re-attached; the loop device runs with direct I/O".into(),
+            },
             "journal replayed with `e2fsck -E journal_only -p` before `e2fsck -fn` (which skips replay); clean = exit 0".into(),
             "consistent = e2fsck clean, integrity_check ok, the row count equals the transaction counter, rows and files hold their values, files form a prefix, and no file survives without the transaction committed before it".into(),
             "acked = iterations (transaction + fsynced file) finished before the kill; durable = those finished before the last device flush that completed before it; rows kept = committed transactions after recovery. Without barriers an fsync is not durable by itself: only `durable` is judged (rows and files kept >= durable)".into(),

@@ -146,12 +146,25 @@ pub struct Ext4Stack {
     nbdfuse: Option<Daemon>,
     loopdev: Option<String>,
     mounted: bool,
+    /// The server's address (kept for re-attaching after a power cut).
+    uri: String,
 }
 
 impl Ext4Stack {
     /// Serves `image` (or a RAM device) and attaches it as a loop device,
     /// without making or mounting a file system.
     pub fn attach(l: &Launcher, image: &Path, ftl: &str, dir: &Path) -> BResult<Ext4Stack> {
+        Ext4Stack::attach_with(l, image, ftl, dir, &[])
+    }
+
+    /// [`Ext4Stack::attach`] with `extra` arguments to `scftl serve`.
+    pub fn attach_with(
+        l: &Launcher,
+        image: &Path,
+        ftl: &str,
+        dir: &Path,
+        extra: &[&str],
+    ) -> BResult<Ext4Stack> {
         let mut st = Ext4Stack {
             mnt: dir.join("mnt"),
             fuse_dir: dir.join("nbdfuse"),
@@ -160,13 +173,14 @@ impl Ext4Stack {
             nbdfuse: None,
             loopdev: None,
             mounted: false,
+            uri: String::new(),
         };
         for d in [&st.mnt, &st.fuse_dir] {
             std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
         }
-        let server = st
-            .server
-            .insert(Daemon::spawn("scftl serve", l.serve(image, ftl))?);
+        let mut serve = l.serve(image, ftl);
+        serve.args(extra);
+        let server = st.server.insert(Daemon::spawn("scftl serve", serve)?);
         let line = server.wait_for("nbd://127.0.0.1:", TOOL_LIMIT)?;
         let port: String = line
             .split("nbd://127.0.0.1:")
@@ -175,8 +189,17 @@ impl Ext4Stack {
             .chars()
             .take_while(|c| c.is_ascii_digit())
             .collect();
-        let uri = format!("nbd://127.0.0.1:{port}");
+        st.uri = format!("nbd://127.0.0.1:{port}");
+        st.attach_client()?;
+        Ok(st)
+    }
 
+    /// Attaches nbdfuse to the server and a direct-I/O loop device to the
+    /// nbdfuse file.
+    fn attach_client(&mut self) -> BResult<()> {
+        let st = self;
+        let dir = st.dir.clone();
+        let uri = st.uri.clone();
         // nbdfuse writes its pid file once the FUSE file is ready.
         let pidfile = dir.join("nbdfuse.pid");
         let _ = std::fs::remove_file(&pidfile);
@@ -215,7 +238,7 @@ impl Ext4Stack {
                  in page-cache writeback order"
             ));
         }
-        Ok(st)
+        Ok(())
     }
 
     /// The loop device.
@@ -276,21 +299,62 @@ impl Ext4Stack {
         }
     }
 
+    /// The simulated power cut of a server started with
+    /// `--power-cut-signal`: SIGUSR2, then wait for the line saying the
+    /// server recovered (returned, without its `scftl: ` prefix). The
+    /// server keeps running; the clients above it see I/O errors.
+    pub fn power_cut_server(&mut self) -> BResult<String> {
+        let s = self.server.as_mut().ok_or("no server to cut")?;
+        let pid = s.pid().ok_or("the server has exited")?.to_string();
+        proc::run_ok(Command::new("kill").args(["-USR2", &pid]), TOOL_LIMIT)?;
+        let line = s.wait_for("scftl: power cut:", TOOL_LIMIT)?;
+        Ok(line.trim_start_matches("scftl: ").to_string())
+    }
+
+    /// After [`Ext4Stack::power_cut_server`] and [`Ext4Stack::wreck`]:
+    /// attaches nbdfuse and a loop device to the same server again.
+    pub fn reattach(&mut self) -> BResult<()> {
+        self.attach_client()
+    }
+
     /// Tears down what is left above a killed server: lazy unmount (the
     /// file system has I/O errors and cannot be unmounted cleanly), detach
     /// the loop device, unmount nbdfuse. Errors are expected and ignored;
     /// what must hold is that nothing stays attached, which the caller
     /// checks by attaching again.
+    /// A server still running (after a simulated power cut) is kept.
     pub fn wreck(&mut self) {
         if self.mounted {
             self.mounted = false;
             let mnt = self.mnt.to_string_lossy().into_owned();
             let _ = proc::run(Command::new("umount").args(["-l", &mnt]), TOOL_LIMIT);
         }
-        let _ = self.down();
+        let _ = self.down_clients();
     }
 
     fn down(&mut self) -> BResult<()> {
+        let mut errors = Vec::new();
+        if let Err(e) = self.down_clients() {
+            errors.push(e);
+        }
+        if let Some(mut s) = self.server.take() {
+            // SIGTERM makes the server flush; anything else may lose data.
+            match s.stop(Duration::from_secs(60)) {
+                Some(st) if st.success() => {}
+                Some(st) => errors.push(format!("scftl serve exited {st}: {}", s.log_tail())),
+                None => errors.push("scftl serve ignored SIGTERM and was killed".into()),
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
+        }
+    }
+
+    /// Unmounts, detaches the loop device and unmounts nbdfuse; the server
+    /// stays.
+    fn down_clients(&mut self) -> BResult<()> {
         let mut errors = Vec::new();
         if let Err(e) = self.umount() {
             errors.push(e);
@@ -310,14 +374,6 @@ impl Ext4Stack {
             }
         }
         let _ = std::fs::remove_file(self.dir.join("nbdfuse.pid"));
-        if let Some(mut s) = self.server.take() {
-            // SIGTERM makes the server flush; anything else may lose data.
-            match s.stop(Duration::from_secs(60)) {
-                Some(st) if st.success() => {}
-                Some(st) => errors.push(format!("scftl serve exited {st}: {}", s.log_tail())),
-                None => errors.push("scftl serve ignored SIGTERM and was killed".into()),
-            }
-        }
         if errors.is_empty() {
             Ok(())
         } else {
