@@ -236,6 +236,13 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     if a.unix.is_none() {
         check_listen(&a.listen)?;
     }
+    // Checked here as well as by clap: `requires` counts a flag's default
+    // as given.
+    if a.power_cut_signal && !a.memory.memory {
+        return Err(CliError::usage(
+            "--power-cut-signal needs --memory: only a RAM device has the power-cut model",
+        ));
+    }
     let tls = tls_setup(a)?;
     let mut cut_flash = None;
     let opened = if a.memory.memory {
