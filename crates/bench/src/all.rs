@@ -106,9 +106,10 @@ fn command(run: &Run, a: &AllArgs, out: &Path) -> BResult<BenchCommand> {
             x.scftl.clone_from(&a.scftl);
             &mut x.common
         }
-        BenchCommand::App(_) | BenchCommand::All(_) | BenchCommand::Nbd(_) => {
-            return Err(format!("`all` does not run `{}`", run.args[0]))
-        }
+        BenchCommand::App(_)
+        | BenchCommand::AppCrash(_)
+        | BenchCommand::All(_)
+        | BenchCommand::Nbd(_) => return Err(format!("`all` does not run `{}`", run.args[0])),
     };
     common.json_out = Some(json);
     common.png = run.png.then_some(png);

@@ -61,6 +61,9 @@ pub enum BenchCommand {
     /// mailbench-like) on ext4 over `scftl serve` and on our file system
     /// through `scftl mount`, each checked for correctness (Fig. 7/8).
     App(AppArgs),
+    /// kill -9 of `scftl serve` under ext4 and SQLite, N seeded cuts per
+    /// stack: e2fsck and integrity_check after each recovery (issue 12).
+    AppCrash(app::crash::AppCrashArgs),
     /// Peak RSS of `scftl serve` per logical sector, for several export
     /// sizes (runs the `scftl` executable).
     Memory(MemoryArgs),
@@ -90,8 +93,11 @@ pub fn run_report(cmd: &BenchCommand) -> Result<Report, String> {
         BenchCommand::Memory(a) => memory::run_report(a),
         BenchCommand::Waf(a) => waf::run_report(a),
         BenchCommand::Optr(a) => optr::run_report(a),
-        BenchCommand::App(_) | BenchCommand::All(_) | BenchCommand::Nbd(_) => Err(
-            "`app`, `nbd` and `all` make reports of their own shape; run them with run_rows".into(),
+        BenchCommand::App(_)
+        | BenchCommand::AppCrash(_)
+        | BenchCommand::All(_)
+        | BenchCommand::Nbd(_) => Err(
+            "`app`, `app-crash`, `nbd` and `all` make reports of their own shape; run them with run_rows".into(),
         ),
     }
 }
@@ -121,6 +127,19 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
                     "{} run(s) failed: {}",
                     failed.len(),
                     failed.join(", ")
+                ))
+            }
+        }
+        BenchCommand::AppCrash(a) => {
+            let rep = app::crash::run(a)?;
+            let failed = rep.failed();
+            if failed.is_empty() {
+                Ok(Vec::new())
+            } else {
+                Err(format!(
+                    "{} of {} cut(s) failed their check or could not run (see the report)",
+                    failed.len(),
+                    rep.cuts.len()
                 ))
             }
         }

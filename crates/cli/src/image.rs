@@ -420,15 +420,36 @@ pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Opened, CliError> {
 /// A fresh RAM device formatted as `req` asks (validated exactly as
 /// `scftl format` validates it), under `timing` once started.
 pub fn create_memory(req: &FormatRequest, timing: &TimingArg) -> Result<Opened, CliError> {
+    create_memory_on(req, timing, |mem| Box::new(mem))
+}
+
+/// [`create_memory`] with the RAM flash wrapped by `wrap` (below the
+/// latency model), e.g. in a power-cut layer.
+pub fn create_memory_on(
+    req: &FormatRequest,
+    timing: &TimingArg,
+    wrap: impl FnOnce(MemFlash) -> Box<dyn Flash + Send>,
+) -> Result<Opened, CliError> {
     let kind = req.kind.unwrap_or(FtlKind::Scftl);
     let choice = choose(req, kind)?;
     let opts = format_options(&choice, kind, req)?;
     let g = choice.geometry;
     let label = Path::new(MEMORY_LABEL);
     let mem = MemFlash::new(g).map_err(|e| flash_err(label, e))?;
-    let (flash, pacing) = paced(Box::new(mem), timing);
+    let (flash, pacing) = paced(wrap(mem), timing);
     let dev = AnyFtl::format(flash, kind, &opts).map_err(|e| ftl_err(label, e))?;
     Ok(opened(dev, label, g, Duration::ZERO, timing, pacing))
+}
+
+/// Recovers the FTL from the label on a RAM flash (after a simulated power
+/// cut), under the latency model `timing`, timing the recovery.
+pub fn reopen_memory(flash: Box<dyn Flash + Send>, timing: &TimingArg) -> Result<Opened, CliError> {
+    let label = Path::new(MEMORY_LABEL);
+    let g = *flash.geometry();
+    let (flash, pacing) = paced(flash, timing);
+    let start = Instant::now();
+    let dev = AnyFtl::open(flash).map_err(|e| ftl_err(label, e))?;
+    Ok(opened(dev, label, g, start.elapsed(), timing, pacing))
 }
 
 /// Wraps `flash` in the (paused) real-time model `timing` names, if any.

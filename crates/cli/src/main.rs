@@ -20,6 +20,7 @@ mod fuse;
 mod image;
 mod info;
 mod mount;
+mod powercut;
 mod serve;
 mod size;
 mod sizing;

@@ -3,16 +3,18 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nbd::{Listener, Server, ServerConfig, Tls, TlsCreds, DEFAULT_LISTEN};
 
 use crate::error::CliError;
 use crate::image::{self, FormatRequest, MemoryArgs, OpenOptions};
+use crate::powercut::{self, CutFlash};
 use crate::size::human;
 use crate::stats;
 use crate::timing::{self, TimingArg};
+use rand::SeedableRng;
 
 /// Image served when none is named.
 pub const DEFAULT_IMAGE: &str = "scftl.img";
@@ -81,7 +83,34 @@ pub struct ServeArgs {
     /// flush, so a test can kill the server in the middle of one.
     #[arg(long, hide = true, default_value_t = 0)]
     pub debug_slow_sync_ms: u64,
+    /// Testing aid (--memory only): on SIGUSR2, simulate a power cut of the
+    /// flash. Every client is disconnected, each program or erase not yet
+    /// synced is lost, applied or torn at random (from --seed), the FTL is
+    /// recovered from the flash as after a reboot, and the server serves
+    /// new connections on the same address. Off: no cost.
+    #[arg(long, requires = "memory")]
+    pub power_cut_signal: bool,
+    /// --power-cut-signal: seed of the power cuts' random outcomes.
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_name = "N",
+        requires = "power_cut_signal"
+    )]
+    pub seed: u64,
 }
+
+/// What wakes the main thread of `serve`.
+enum Event {
+    /// Ctrl-C, SIGTERM or SIGHUP: flush and exit.
+    Stop,
+    /// The accept loop of server generation `n` returned.
+    ListenerClosed(u64),
+    /// SIGUSR2 under --power-cut-signal.
+    PowerCut,
+}
+
+type Device = Box<dyn ftl::BlockDevice + Send>;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TlsMode {
@@ -207,9 +236,25 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     if a.unix.is_none() {
         check_listen(&a.listen)?;
     }
+    // Checked here as well as by clap: `requires` counts a flag's default
+    // as given.
+    if a.power_cut_signal && !a.memory.memory {
+        return Err(CliError::usage(
+            "--power-cut-signal needs --memory: only a RAM device has the power-cut model",
+        ));
+    }
     let tls = tls_setup(a)?;
+    let mut cut_flash = None;
     let opened = if a.memory.memory {
-        let opened = image::create_memory(&a.memory.request(), &a.timing)?;
+        let opened = if a.power_cut_signal {
+            image::create_memory_on(&a.memory.request(), &a.timing, |mem| {
+                let f = CutFlash::new(mem);
+                cut_flash = Some(f.clone());
+                Box::new(f)
+            })?
+        } else {
+            image::create_memory(&a.memory.request(), &a.timing)?
+        };
         let s = &opened.summary;
         eprintln!(
             "scftl: formatted a RAM device: {} {} disk on {} of flash, geometry {} (nothing is saved)",
@@ -281,29 +326,28 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     };
     // Format and recovery ran untimed; the model applies from here on.
     opened.pacing.start();
-    let pacing = opened.pacing.clone();
-    let server = Server::new(opened.device, config);
+    let mut pacing = opened.pacing.clone();
+    let mut server = Server::new(opened.device, config.clone());
+    // The server SIGUSR1 reports on: replaced by each power cut.
+    let current = Arc::new(Mutex::new(server.clone()));
 
-    let (tx, rx) = mpsc::channel::<&'static str>();
+    let (tx, rx) = mpsc::channel::<Event>();
     let sig_tx = tx.clone();
     ctrlc::set_handler(move || {
-        let _ = sig_tx.send("signal");
+        let _ = sig_tx.send(Event::Stop);
     })
     .map_err(|e| CliError::runtime(format!("cannot install the signal handler: {e}")))?;
-    let srv = server.clone();
-    let report = move || print_stats(&srv);
+    let cur = Arc::clone(&current);
+    let report = move || print_stats(&lock(&cur));
     stats::on_sigusr1(report)?;
-
-    let (srv, l) = (server.clone(), Arc::clone(&listener));
-    std::thread::Builder::new()
-        .name("nbd-accept".into())
-        .spawn(move || {
-            if let Err(e) = srv.serve(&l) {
-                eprintln!("scftl: accept loop failed: {e}");
-            }
-            let _ = tx.send("listener closed");
-        })
-        .map_err(|e| CliError::runtime(format!("cannot start the server thread: {e}")))?;
+    if cut_flash.is_some() {
+        let cut_tx = tx.clone();
+        powercut::on_sigusr2(move || {
+            let _ = cut_tx.send(Event::PowerCut);
+        })?;
+    }
+    let mut generation = 0;
+    spawn_accept(&server, &listener, generation, tx.clone())?;
 
     eprintln!(
         "scftl: serving export '{}' on {} ({}, TLS {}); Ctrl-C to stop",
@@ -336,7 +380,26 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
             "scftl: TLS clients connect with nbds://{addr}/ (libnbd: add ?tls-certificates=DIR, a directory holding ca-cert.pem)"
         );
     }
-    let why = rx.recv().unwrap_or("channel closed");
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(a.seed);
+    let why = loop {
+        match rx.recv() {
+            Err(_) => break "channel closed",
+            Ok(Event::Stop) => break "signal",
+            Ok(Event::ListenerClosed(g)) if g == generation => break "listener closed",
+            // An earlier server's accept loop, ended by a power cut.
+            Ok(Event::ListenerClosed(_)) => {}
+            Ok(Event::PowerCut) => {
+                let Some(f) = &cut_flash else { continue };
+                let opened = power_cut(&server, &listener, f, &a.timing, &mut rng)?;
+                opened.pacing.start();
+                pacing = opened.pacing.clone();
+                server = Server::new(opened.device, config.clone());
+                *lock(&current) = server.clone();
+                generation += 1;
+                spawn_accept(&server, &listener, generation, tx.clone())?;
+            }
+        }
+    };
     eprintln!("scftl: stopping ({why}): flushing");
     server.shutdown(Some(&listener)).map_err(|e| {
         CliError::runtime(format!(
@@ -352,6 +415,65 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     print_stats(&server);
     eprintln!("scftl: flushed, bye");
     Ok(())
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Runs `server`'s accept loop on its own thread; `Event::ListenerClosed`
+/// tagged `generation` says when it returned.
+fn spawn_accept(
+    server: &Server<Device>,
+    listener: &Arc<Listener>,
+    generation: u64,
+    tx: mpsc::Sender<Event>,
+) -> Result<(), CliError> {
+    let (srv, l) = (server.clone(), Arc::clone(listener));
+    std::thread::Builder::new()
+        .name("nbd-accept".into())
+        .spawn(move || {
+            if let Err(e) = srv.serve(&l) {
+                eprintln!("scftl: accept loop failed: {e}");
+            }
+            let _ = tx.send(Event::ListenerClosed(generation));
+        })
+        .map_err(|e| CliError::runtime(format!("cannot start the server thread: {e}")))?;
+    Ok(())
+}
+
+/// Cuts power under `server` and recovers: the flash is switched off first,
+/// so the request running now (if any) fails part-way as it would on a
+/// power loss; `shutdown` then waits for it under the device lock and
+/// makes every later request on the old connections fail with ESHUTDOWN
+/// (its flush fails too, since the power is off: nothing becomes durable).
+/// The accept loop ends; the in-flight pages are settled at random and the
+/// FTL is recovered from the flash.
+fn power_cut(
+    server: &Server<Device>,
+    listener: &Listener,
+    flash: &CutFlash,
+    timing: &crate::timing::TimingArg,
+    rng: &mut dyn rand::RngCore,
+) -> Result<image::Opened, CliError> {
+    flash.power_off();
+    let _ = server.shutdown(Some(listener));
+    let commands = flash.commands_in_flight();
+    let report = flash
+        .power_on(rng)
+        .map_err(|e| CliError::runtime(format!("power cut: the crash model failed: {e}")))?;
+    let opened = image::reopen_memory(Box::new(flash.clone()), timing)
+        .map_err(|e| CliError::runtime(format!("power cut: recovery failed: {e}")))?;
+    eprintln!(
+        "scftl: power cut: {commands} commands in flight ({} pages: {} lost, {} partly applied, {} applied, {} torn), recovered in {:.1} ms",
+        report.pages,
+        report.old,
+        report.intermediate,
+        report.applied,
+        report.torn,
+        opened.recovery.as_secs_f64() * 1e3
+    );
+    Ok(opened)
 }
 
 /// Prints the device's counters, plus the flushes the server issued itself

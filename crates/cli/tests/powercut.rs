@@ -202,3 +202,101 @@ fn kill9_at_random_instants_always_recovers_a_flushed_state() {
          0 mixed"
     );
 }
+
+/// Starts `scftl serve --memory --power-cut-signal` on the small geometry.
+fn serve_cuttable(ftl: &str) -> ServerProc {
+    let mut cmd = std::process::Command::new(SCFTL);
+    cmd.args(["serve", "--memory", "--geometry", "small", "--ftl", ftl])
+        .args(["--power-cut-signal", "--seed", "5", "--quiet"])
+        .args(["--listen", "127.0.0.1:0"]);
+    let (mut child, log) = spawn_with_stderr_lines(cmd);
+    loop {
+        match log.recv_timeout(Duration::from_secs(30)) {
+            Ok(line) => {
+                if let Some(rest) = line.split("nbd://127.0.0.1:").nth(1) {
+                    let port: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+                    let port = port.parse().expect("port in serve output");
+                    return ServerProc { child, port, log };
+                }
+            }
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("scftl serve --memory --power-cut-signal did not start");
+            }
+        }
+    }
+}
+
+/// SIGUSR2, then the server's line on the cut.
+fn power_cut(srv: &ServerProc) -> String {
+    let pid = srv.child.id().to_string();
+    let st = std::process::Command::new("kill")
+        .args(["-USR2", &pid])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    loop {
+        let line = srv
+            .log
+            .recv_timeout(Duration::from_secs(30))
+            .expect("no power-cut line from the server");
+        if line.contains("power cut:") {
+            return line;
+        }
+    }
+}
+
+/// The number before "commands in flight" in the power-cut line.
+fn in_flight(line: &str) -> u64 {
+    let before = line.split(" commands in flight").next().unwrap();
+    before.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn power_cut_signal_loses_only_unflushed_writes_and_keeps_serving() {
+    let mut srv = serve_cuttable("scftl");
+    let mut c = RawClient::connect(srv.port).unwrap();
+    c.write(0, &pattern(0xA1)).unwrap();
+    c.flush().unwrap();
+    c.write(0, &pattern(0xB2)).unwrap();
+    c.write(REGION as u64, &pattern(0xB2)).unwrap();
+    assert_eq!(c.read(0, 4096).unwrap(), vec![0xB2; 4096]);
+    let line = power_cut(&srv);
+    // The unflushed writes put programs on the flash that no sync covers:
+    // the cut has something to lose.
+    assert!(in_flight(&line) > 0, "{line}");
+    // The old connection is of no use any more: its requests fail or the
+    // server has closed it.
+    let old = c.write_errno(0, &pattern(0xC3));
+    assert!(!matches!(old, Ok(0)), "a write after the cut succeeded");
+
+    let mut c = RawClient::connect(srv.port).unwrap();
+    let got = c.read(0, REGION as u32).unwrap();
+    assert_eq!(classify(&got, 0xA1, 0xB2), "A");
+    let got = c.read(REGION as u64, REGION as u32).unwrap();
+    assert!(
+        got.iter().all(|&x| x == 0),
+        "unflushed data survived a power cut"
+    );
+
+    // The recovered device takes writes and survives the next cut.
+    c.write(REGION as u64, &pattern(0xD4)).unwrap();
+    c.flush().unwrap();
+    power_cut(&srv);
+    let mut c = RawClient::connect(srv.port).unwrap();
+    assert_eq!(c.read(0, REGION as u32).unwrap(), pattern(0xA1));
+    assert_eq!(c.read(REGION as u64, REGION as u32).unwrap(), pattern(0xD4));
+    drop(c);
+    let (status, _) = srv.terminate();
+    assert!(status.success(), "serve exited {status}");
+}
+
+#[test]
+fn power_cut_signal_needs_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = scftl(&["serve", "x.img", "--power-cut-signal"], dir.path());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--memory"), "{err}");
+}

@@ -3,6 +3,8 @@
 
 Usage: driver.py run|check WORKLOAD DIR COUNT SEED
 
+WORKLOAD `crash` is the crash test's (see crash_run and crash_check).
+
 `run` performs the timed workload inside DIR and prints one JSON object on
 stdout: {"workload", "ops", "seconds", "bytes"}. `check` verifies what a
 completed `run` left in DIR and prints {"ok": true} or exits 1 with the
@@ -183,6 +185,100 @@ def mail_check(d, n, seed):
                 raise Exception(f"{name}: contents differ")
 
 
+# crash (`scftl bench app-crash`): SQLite transactions, each followed by a
+# small file made durable with fsync, until the process is killed. Progress
+# goes to stderr, one line per finished iteration, so the harness knows what
+# was acknowledged when it cut the power.
+def crash_value(seed, i):
+    return payload(seed, "crash", i, 64).hex()
+
+
+def crash_file_size(i):
+    return 512 + (i * 1543) % 7680
+
+
+def crash_run(d, n, seed):
+    os.makedirs(os.path.join(d, "files"), exist_ok=True)
+    fsync_dir(d)
+    con = sqlite3.connect(os.path.join(d, "crash.db"), isolation_level=None)
+    con.execute("PRAGMA synchronous=FULL")
+    con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)")
+    con.execute("CREATE TABLE m (k INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
+    con.execute("INSERT INTO m (k, n) VALUES (0, 0)")
+    print("crash: ready", file=sys.stderr, flush=True)
+    i = 0
+    while n == 0 or i < n:
+        con.execute("BEGIN")
+        con.execute("INSERT INTO t (id, v) VALUES (?, ?)", (i, crash_value(seed, i)))
+        con.execute("UPDATE m SET n = ? WHERE k = 0", (i + 1,))
+        con.execute("COMMIT")
+        write_file(os.path.join(d, "files", f"f{i:07}"), payload(seed, "cf", i, crash_file_size(i)))
+        i += 1
+        print(f"crash: acked {i}", file=sys.stderr, flush=True)
+    con.close()
+
+
+def crash_check(d, seed):
+    """What survived a cut, and every way it breaks the rules: SQLite's
+    integrity_check; the transaction counter equals the rows, which are
+    exactly ids 0..n-1 with their values; the files form a prefix f0..fL of
+    complete files, where only fL may be empty (its fsync had not
+    returned); and no file whose fsync returned after transaction i
+    committed survives without transaction i."""
+    errors = []
+    out = {"db": "absent", "rows": 0, "files": 0, "complete_files": 0}
+    db = os.path.join(d, "crash.db")
+    if os.path.exists(db):
+        try:
+            con = sqlite3.connect(db, isolation_level=None)
+            res = con.execute("PRAGMA integrity_check").fetchall()
+            out["integrity"] = "ok" if res == [("ok",)] else "; ".join(str(r[0]) for r in res[:5])
+            if out["integrity"] != "ok":
+                errors.append(f"integrity_check: {out['integrity']}")
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if {"t", "m"} <= tables:
+                meta = con.execute("SELECT n FROM m WHERE k = 0").fetchall()
+                n = meta[0][0] if meta else 0
+                rows = con.execute("SELECT id, v FROM t ORDER BY id").fetchall()
+                out["rows"] = len(rows)
+                out["counter"] = n
+                if len(rows) != n:
+                    errors.append(f"{len(rows)} rows but the counter says {n} (a torn transaction)")
+                for j, (rid, v) in enumerate(rows):
+                    if rid != j or v != crash_value(seed, j):
+                        errors.append(f"row {j}: ({rid}, {v[:16]}...) is not transaction {j}'s")
+                        break
+            out["db"] = "present"
+            con.close()
+        except sqlite3.Error as e:
+            out["integrity"] = f"error: {e}"
+            errors.append(f"sqlite: {e}")
+    fdir = os.path.join(d, "files")
+    names = sorted(os.listdir(fdir)) if os.path.isdir(fdir) else []
+    out["files"] = len(names)
+    expect = [f"f{j:07}" for j in range(len(names))]
+    if names != expect:
+        errors.append(f"files are not a prefix f0000000..: {names[:3]}...{names[-3:]}")
+    complete = 0
+    for j, name in enumerate(names):
+        with open(os.path.join(fdir, name), "rb") as f:
+            data = f.read()
+        if data == payload(seed, "cf", j, crash_file_size(j)):
+            if complete == j:
+                complete = j + 1
+        elif not (j == len(names) - 1 and len(data) == 0):
+            errors.append(f"{name}: {len(data)} bytes that are not its contents")
+            break
+    out["complete_files"] = complete
+    if complete > out["rows"]:
+        errors.append(
+            f"file f{complete - 1:07} is complete but transaction {complete - 1} is lost "
+            f"({out['rows']} rows): a later write survived an earlier one"
+        )
+    out["errors"] = errors
+    return out
+
+
 WORKLOADS = {
     "sqlite": (sqlite_run, sqlite_check),
     "smallfiles": (small_run, small_check),
@@ -192,9 +288,18 @@ WORKLOADS = {
 
 
 def main():
-    if len(sys.argv) != 6 or sys.argv[1] not in ("run", "check") or sys.argv[2] not in WORKLOADS:
-        sys.exit("usage: driver.py run|check sqlite|smallfiles|largefile|mailbench DIR COUNT SEED")
+    if len(sys.argv) != 6 or sys.argv[1] not in ("run", "check") or sys.argv[2] not in (*WORKLOADS, "crash"):
+        sys.exit("usage: driver.py run|check sqlite|smallfiles|largefile|mailbench|crash DIR COUNT SEED")
     action, name, d, n, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+    if name == "crash":
+        # run: COUNT iterations (0: until killed); check: a JSON verdict on
+        # stdout, exit 1 when it lists errors.
+        if action == "run":
+            crash_run(d, n, seed)
+            return
+        out = crash_check(d, seed)
+        print(json.dumps(out))
+        sys.exit(1 if out["errors"] else 0)
     run, check = WORKLOADS[name]
     try:
         if action == "run":

@@ -15,6 +15,7 @@
 //! (stacks are guards, see `stack.rs`), or pass `--timing` to the stacks
 //! when the model is `none`.
 
+pub mod crash;
 pub mod mounted;
 pub mod proc;
 pub mod report;
@@ -82,19 +83,10 @@ fn workload_list(a: &AppArgs) -> Vec<Workload> {
 }
 
 fn stack_list(a: &AppArgs) -> BResult<Vec<StackSpec>> {
-    let all = StackSpec::all();
     if a.stacks.is_empty() {
-        return Ok(all);
+        return Ok(StackSpec::all());
     }
-    a.stacks
-        .iter()
-        .map(|n| {
-            all.iter().find(|s| s.name() == *n).copied().ok_or_else(|| {
-                let names: Vec<String> = all.iter().map(StackSpec::name).collect();
-                format!("unknown stack `{n}`; stacks: {}", names.join(", "))
-            })
-        })
-        .collect()
+    stack::by_names(&a.stacks)
 }
 
 /// Makes what the workload wrote reach the stack and drops the kernel's

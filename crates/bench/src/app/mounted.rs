@@ -31,24 +31,21 @@ impl Mounted {
         if !l.memory {
             proc::run_ok(&mut l.format(&image, spec.ftl), TOOL_LIMIT)?;
         }
-        match spec.fs {
-            FsKind::Ext4Ordered => Ok(Mounted::Ext4(Ext4Stack::up(
-                l,
-                &image,
-                spec.ftl,
-                dir,
-                "data=ordered",
-            )?)),
-            FsKind::Ext4Journal => Ok(Mounted::Ext4(Ext4Stack::up(
-                l,
-                &image,
-                spec.ftl,
-                dir,
-                "data=journal,journal_async_commit",
-            )?)),
-            FsKind::Ours(mode) => Ok(Mounted::Ours(OursStack::up(
-                l, &image, spec.ftl, dir, mode,
-            )?)),
+        match spec.fs.ext4_options() {
+            Some(options) => {
+                let mut st = Ext4Stack::attach(l, &image, spec.ftl, dir)?;
+                st.mkfs()?;
+                st.mount(options)?;
+                Ok(Mounted::Ext4(st))
+            }
+            None => {
+                let FsKind::Ours(mode) = spec.fs else {
+                    unreachable!("every kind but ours is ext4")
+                };
+                Ok(Mounted::Ours(OursStack::up(
+                    l, &image, spec.ftl, dir, mode,
+                )?))
+            }
         }
     }
 
@@ -131,32 +128,59 @@ impl DevCounters {
 /// Where the per-operation device counters come from.
 pub const COUNTER_NOTE: &str = "flushes/op, KiB written/op and pages/op: the scftl device's own counters (FTL flushes asked by the file system or forced by a full epoch; host bytes written; flash pages programmed, metadata and GC included), sampled before and after the timed phase with SIGUSR1 (`scftl: stats:` line)";
 
-/// ext4 on `scftl serve`, through nbdfuse and a loop device.
+/// ext4 on `scftl serve`, through nbdfuse and a direct-I/O loop device.
+///
+/// The loop device is attached with `--direct-io=on`, and bring-up fails if
+/// the kernel fell back to buffered I/O (it does so silently): through the
+/// page cache of the nbdfuse file, a write would complete to ext4 before
+/// the server had seen it and reach the server later in writeback order,
+/// so neither a flush-less ordering argument (ext4 `nobarrier` on OPTR) nor
+/// a kill of the server would mean anything. With direct I/O, a write
+/// completes to ext4 only after nbdfuse got the server's reply, and the
+/// server replies only after the FTL accepted the write.
 pub struct Ext4Stack {
     pub mnt: PathBuf,
     fuse_dir: PathBuf,
+    dir: PathBuf,
     server: Option<Daemon>,
     nbdfuse: Option<Daemon>,
     loopdev: Option<String>,
     mounted: bool,
+    /// The server's address (kept for re-attaching after a power cut).
+    uri: String,
 }
 
 impl Ext4Stack {
-    fn up(l: &Launcher, image: &Path, ftl: &str, dir: &Path, options: &str) -> BResult<Ext4Stack> {
+    /// Serves `image` (or a RAM device) and attaches it as a loop device,
+    /// without making or mounting a file system.
+    pub fn attach(l: &Launcher, image: &Path, ftl: &str, dir: &Path) -> BResult<Ext4Stack> {
+        Ext4Stack::attach_with(l, image, ftl, dir, &[])
+    }
+
+    /// [`Ext4Stack::attach`] with `extra` arguments to `scftl serve`.
+    pub fn attach_with(
+        l: &Launcher,
+        image: &Path,
+        ftl: &str,
+        dir: &Path,
+        extra: &[&str],
+    ) -> BResult<Ext4Stack> {
         let mut st = Ext4Stack {
             mnt: dir.join("mnt"),
             fuse_dir: dir.join("nbdfuse"),
+            dir: dir.to_path_buf(),
             server: None,
             nbdfuse: None,
             loopdev: None,
             mounted: false,
+            uri: String::new(),
         };
         for d in [&st.mnt, &st.fuse_dir] {
             std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
         }
-        let server = st
-            .server
-            .insert(Daemon::spawn("scftl serve", l.serve(image, ftl))?);
+        let mut serve = l.serve(image, ftl);
+        serve.args(extra);
+        let server = st.server.insert(Daemon::spawn("scftl serve", serve)?);
         let line = server.wait_for("nbd://127.0.0.1:", TOOL_LIMIT)?;
         let port: String = line
             .split("nbd://127.0.0.1:")
@@ -165,10 +189,20 @@ impl Ext4Stack {
             .chars()
             .take_while(|c| c.is_ascii_digit())
             .collect();
-        let uri = format!("nbd://127.0.0.1:{port}");
+        st.uri = format!("nbd://127.0.0.1:{port}");
+        st.attach_client()?;
+        Ok(st)
+    }
 
+    /// Attaches nbdfuse to the server and a direct-I/O loop device to the
+    /// nbdfuse file.
+    fn attach_client(&mut self) -> BResult<()> {
+        let st = self;
+        let dir = st.dir.clone();
+        let uri = st.uri.clone();
         // nbdfuse writes its pid file once the FUSE file is ready.
         let pidfile = dir.join("nbdfuse.pid");
+        let _ = std::fs::remove_file(&pidfile);
         let mut c = Command::new("nbdfuse");
         c.arg("-P")
             .arg(&pidfile)
@@ -188,36 +222,142 @@ impl Ext4Stack {
         }
         let out = proc::run_ok(
             Command::new("losetup")
-                .args(["-f", "--show"])
+                .args(["-f", "--show", "--direct-io=on"])
                 .arg(st.fuse_dir.join("disk")),
             TOOL_LIMIT,
         )?;
         let dev = out.trim().to_string();
         st.loopdev = Some(dev.clone());
-        // The export is freshly formatted: discarding it is wasted time.
-        proc::run_ok(
-            Command::new("mkfs.ext4").args(["-q", "-F", "-E", "nodiscard", &dev]),
-            TOOL_LIMIT,
-        )?;
-        proc::run_ok(
-            Command::new("mount")
-                .args(["-t", "ext4", "-o", options, &dev])
-                .arg(&st.mnt),
-            TOOL_LIMIT,
-        )?;
-        st.mounted = true;
-        Ok(st)
+        let name = dev.trim_start_matches("/dev/");
+        let dio = std::fs::read_to_string(format!("/sys/block/{name}/loop/dio"))
+            .map_err(|e| format!("{dev}: cannot read its dio flag: {e}"))?;
+        if dio.trim() != "1" {
+            return Err(format!(
+                "{dev}: the kernel attached it with buffered I/O despite --direct-io=on \
+                 (the nbdfuse file refused O_DIRECT), so writes would reach the server \
+                 in page-cache writeback order"
+            ));
+        }
+        Ok(())
     }
 
-    fn down(&mut self) -> BResult<()> {
-        let mut errors = Vec::new();
+    /// The loop device.
+    pub fn dev(&self) -> &str {
+        self.loopdev.as_deref().unwrap_or("")
+    }
+
+    /// `mkfs.ext4` on the device.
+    pub fn mkfs(&mut self) -> BResult<()> {
+        // The export is freshly formatted: discarding it is wasted time.
+        proc::run_ok(
+            Command::new("mkfs.ext4").args(["-q", "-F", "-E", "nodiscard", self.dev()]),
+            TOOL_LIMIT,
+        )?;
+        Ok(())
+    }
+
+    /// Mounts the device at `mnt` with `mount -o options`.
+    pub fn mount(&mut self, options: &str) -> BResult<()> {
+        proc::run_ok(
+            Command::new("mount")
+                .args(["-t", "ext4", "-o", options, self.dev()])
+                .arg(&self.mnt),
+            TOOL_LIMIT,
+        )?;
+        self.mounted = true;
+        Ok(())
+    }
+
+    /// Unmounts (cleanly) if mounted.
+    pub fn umount(&mut self) -> BResult<()> {
         if self.mounted {
             self.mounted = false;
             let mnt = self.mnt.to_string_lossy().into_owned();
             if let Err(e) = proc::run_ok(Command::new("umount").arg(&mnt), TOOL_LIMIT) {
-                errors.push(e);
                 let _ = proc::run(Command::new("umount").args(["-l", &mnt]), TOOL_LIMIT);
+                return Err(e);
             }
+        }
+        Ok(())
+    }
+
+    /// The line the server printed about recovering its image.
+    pub fn recovery_line(&self) -> Option<String> {
+        let s = self.server.as_ref()?;
+        s.log
+            .iter()
+            .find(|l| l.contains("recovered"))
+            .map(|l| l.trim_start_matches("scftl: ").to_string())
+    }
+
+    /// The power cut: SIGKILL to `scftl serve`, so whatever it had not put
+    /// on the image is lost (the image file itself stays as the process
+    /// left it). The file system above sees I/O errors from then on.
+    pub fn kill_server(&mut self) {
+        if let Some(mut s) = self.server.take() {
+            s.kill();
+        }
+    }
+
+    /// The simulated power cut of a server started with
+    /// `--power-cut-signal`: SIGUSR2, then wait for the line saying the
+    /// server recovered (returned, without its `scftl: ` prefix). The
+    /// server keeps running; the clients above it see I/O errors.
+    pub fn power_cut_server(&mut self) -> BResult<String> {
+        let s = self.server.as_mut().ok_or("no server to cut")?;
+        let pid = s.pid().ok_or("the server has exited")?.to_string();
+        proc::run_ok(Command::new("kill").args(["-USR2", &pid]), TOOL_LIMIT)?;
+        let line = s.wait_for("scftl: power cut:", TOOL_LIMIT)?;
+        Ok(line.trim_start_matches("scftl: ").to_string())
+    }
+
+    /// After [`Ext4Stack::power_cut_server`] and [`Ext4Stack::wreck`]:
+    /// attaches nbdfuse and a loop device to the same server again.
+    pub fn reattach(&mut self) -> BResult<()> {
+        self.attach_client()
+    }
+
+    /// Tears down what is left above a killed server: lazy unmount (the
+    /// file system has I/O errors and cannot be unmounted cleanly), detach
+    /// the loop device, unmount nbdfuse. Errors are expected and ignored;
+    /// what must hold is that nothing stays attached, which the caller
+    /// checks by attaching again.
+    /// A server still running (after a simulated power cut) is kept.
+    pub fn wreck(&mut self) {
+        if self.mounted {
+            self.mounted = false;
+            let mnt = self.mnt.to_string_lossy().into_owned();
+            let _ = proc::run(Command::new("umount").args(["-l", &mnt]), TOOL_LIMIT);
+        }
+        let _ = self.down_clients();
+    }
+
+    fn down(&mut self) -> BResult<()> {
+        let mut errors = Vec::new();
+        if let Err(e) = self.down_clients() {
+            errors.push(e);
+        }
+        if let Some(mut s) = self.server.take() {
+            // SIGTERM makes the server flush; anything else may lose data.
+            match s.stop(Duration::from_secs(60)) {
+                Some(st) if st.success() => {}
+                Some(st) => errors.push(format!("scftl serve exited {st}: {}", s.log_tail())),
+                None => errors.push("scftl serve ignored SIGTERM and was killed".into()),
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
+        }
+    }
+
+    /// Unmounts, detaches the loop device and unmounts nbdfuse; the server
+    /// stays.
+    fn down_clients(&mut self) -> BResult<()> {
+        let mut errors = Vec::new();
+        if let Err(e) = self.umount() {
+            errors.push(e);
         }
         if let Some(d) = self.loopdev.take() {
             if let Err(e) = proc::run_ok(Command::new("losetup").args(["-d", &d]), TOOL_LIMIT) {
@@ -233,19 +373,17 @@ impl Ext4Stack {
                 n.stop(Duration::from_secs(5));
             }
         }
-        if let Some(mut s) = self.server.take() {
-            // SIGTERM makes the server flush; anything else may lose data.
-            match s.stop(Duration::from_secs(60)) {
-                Some(st) if st.success() => {}
-                Some(st) => errors.push(format!("scftl serve exited {st}: {}", s.log_tail())),
-                None => errors.push("scftl serve ignored SIGTERM and was killed".into()),
-            }
-        }
+        let _ = std::fs::remove_file(self.dir.join("nbdfuse.pid"));
         if errors.is_empty() {
             Ok(())
         } else {
             Err(errors.join("; "))
         }
+    }
+
+    /// Tears the stack down cleanly (see [`Mounted::down`]).
+    pub fn shut(mut self) -> BResult<()> {
+        self.down()
     }
 }
 

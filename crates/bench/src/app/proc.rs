@@ -232,6 +232,15 @@ impl Daemon {
         self.wait_for("scftl: stats:", limit)
     }
 
+    /// SIGKILL now, and reap the child.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        self.collect();
+    }
+
     /// SIGTERM, then SIGKILL after `grace`. Returns the exit status when
     /// the child exited on SIGTERM (a clean stop), None otherwise.
     pub fn stop(&mut self, grace: Duration) -> Option<ExitStatus> {

@@ -47,7 +47,14 @@ pub fn ratios(runs: &[AppRun]) -> Vec<Ratio> {
             workloads.push(&r.workload);
         }
     }
+    let ran = |stack: &str| runs.iter().any(|r| r.stack == stack);
     for w in workloads {
+        if ran(OPTR_NB) {
+            out.extend(optr_ratios(runs, w));
+        }
+        if !ran(GROUP) {
+            continue;
+        }
         let paper = PAPER.iter().find(|p| p.0 == w);
         let group = metric_of(runs, GROUP, w);
         for (other, paper_value) in [
@@ -70,6 +77,39 @@ pub fn ratios(runs: &[AppRun]) -> Vec<Ratio> {
         }
     }
     out
+}
+
+/// The OPTR stack every OPTR ratio is about: ext4 without barriers on the
+/// order-preserving FTL (the paper's "OPTR-enabled no-barrier mode").
+const OPTR_NB: &str = "ext4-nobarrier/optr";
+
+/// The OPTR paper's SQLite figures (§6.2, Fig. 9), over unmodified SQLite
+/// on ext4 with barriers on the baseline SSD (our async FTL): the
+/// no-barrier mode on OPTR, 6.03x; ext4 without barriers on the baseline
+/// (no consistency, the upper bound), 6.18x.
+fn optr_ratios(runs: &[AppRun], w: &str) -> Vec<Ratio> {
+    let sqlite = w == "sqlite";
+    [
+        (OPTR_NB, "ext4-ordered/async", sqlite.then_some(6.03)),
+        (OPTR_NB, "ext4-ordered/optr", None),
+        ("ext4-ordered/optr", "ext4-ordered/async", None),
+        (
+            "ext4-nobarrier/async",
+            "ext4-ordered/async",
+            sqlite.then_some(6.18),
+        ),
+    ]
+    .into_iter()
+    .map(|(a, b, paper)| Ratio {
+        workload: w.to_string(),
+        name: format!("{a} / {b}"),
+        measured: match (metric_of(runs, a, w), metric_of(runs, b, w)) {
+            (Some(x), Some(y)) if y > 0.0 => Some(x / y),
+            _ => None,
+        },
+        paper,
+    })
+    .collect()
 }
 
 fn fmt_ratio(v: Option<f64>) -> String {
@@ -203,26 +243,52 @@ pub fn render(rep: &AppReport) -> String {
         }
     }
 
-    let mut t = Table::new(&["workload", "ratio", "measured", "paper"]);
-    for r in &rep.ratios {
-        t.push(vec![
-            r.workload.clone(),
-            r.name.clone(),
-            fmt_ratio(r.measured),
-            fmt_ratio(r.paper),
-        ]);
+    let table = |optr: bool| {
+        let mut t = Table::new(&["workload", "ratio", "measured", "paper"]);
+        for r in rep
+            .ratios
+            .iter()
+            .filter(|r| r.name.starts_with(GROUP) != optr)
+        {
+            t.push(vec![
+                r.workload.clone(),
+                r.name.clone(),
+                fmt_ratio(r.measured),
+                fmt_ratio(r.paper),
+            ]);
+        }
+        t
+    };
+    let scftl = table(false);
+    if !scftl.rows.is_empty() {
+        s.push_str(&format!(
+            "\n## ratios (paper: fs-group/scftl over xv6 on async, and as a fraction of ext4 data=ordered)\n\n{}",
+            scftl.render()
+        ));
     }
-    s.push_str(&format!(
-        "\n## ratios (paper: fs-group/scftl over xv6 on async, and as a fraction of ext4 data=ordered)\n\n{}",
-        t.render()
-    ));
+    let optr = table(true);
+    if !optr.rows.is_empty() {
+        s.push_str(&format!(
+            "\n## OPTR ratios (OPTR paper §6.2, Fig. 9: SQLite over ext4 with barriers on the baseline SSD, here async)\n\n{}",
+            optr.render()
+        ));
+    }
     s
 }
 
-/// One panel per workload: file systems on the x axis, one bar per FTL
-/// (log scale; a missing bar was not measured).
+/// One panel per workload: the file systems of the report on the x axis,
+/// one bar per FTL of the report (log scale; a missing bar was not
+/// measured).
 pub fn chart(path: &Path, rep: &AppReport) -> BResult<()> {
-    let cats: Vec<String> = FsKind::ALL.iter().map(|f| f.name()).collect();
+    let cats: Vec<String> = FsKind::ALL
+        .iter()
+        .map(|f| f.name())
+        .filter(|c| rep.runs.iter().any(|r| &r.fs == c))
+        .collect();
+    let ftls: Vec<&str> = ["async", "sync", "scftl", "optr"]
+        .into_iter()
+        .filter(|f| rep.runs.iter().any(|r| r.ftl == *f))
+        .collect();
     let panels: Vec<BarPanel> = rep
         .workloads
         .iter()
@@ -230,7 +296,7 @@ pub fn chart(path: &Path, rep: &AppReport) -> BResult<()> {
             let w = &w.name;
             let runs: Vec<&AppRun> = rep.runs.iter().filter(|r| &r.workload == w).collect();
             let unit = runs.first().map_or(String::new(), |r| r.unit.clone());
-            let groups = ["async", "sync", "scftl"]
+            let groups = ftls
                 .iter()
                 .map(|ftl| BarGroup {
                     label: ftl.to_string(),
@@ -344,6 +410,44 @@ mod tests {
         let text = render(&rep);
         assert!(text.contains("| fs-log/sync "), "{text}");
         assert!(text.contains("FAILED"), "{text}");
+    }
+
+    #[test]
+    fn optr_ratios_appear_with_the_optr_stacks_only() {
+        let rep = report(vec![
+            run(
+                "ext4-ordered/async",
+                "sqlite",
+                Some(300.0),
+                Status::Measured,
+            ),
+            run("ext4-ordered/optr", "sqlite", Some(250.0), Status::Measured),
+            run(
+                "ext4-nobarrier/optr",
+                "sqlite",
+                Some(900.0),
+                Status::Measured,
+            ),
+        ]);
+        assert!(rep.ratios.iter().all(|r| !r.name.starts_with(GROUP)));
+        let r = rep
+            .ratios
+            .iter()
+            .find(|r| r.name == "ext4-nobarrier/optr / ext4-ordered/async")
+            .unwrap();
+        assert_eq!((r.measured, r.paper), (Some(3.0), Some(6.03)));
+        let text = render(&rep);
+        assert!(
+            text.contains("## OPTR ratios") && !text.contains("## ratios"),
+            "{text}"
+        );
+        let none = report(vec![run(
+            "ext4-ordered/async",
+            "sqlite",
+            Some(1.0),
+            Status::Measured,
+        )]);
+        assert!(none.ratios.is_empty());
     }
 
     #[test]

@@ -2,11 +2,11 @@
 //! needs, and the command lines that create, serve and mount them
 //! (bringing them up and down is `mounted.rs`).
 //!
-//! A stack is a file system over an FTL: ext4 (`data=ordered`, or
-//! `data=journal,journal_async_commit`) on an NBD export of `scftl serve`,
-//! reached through nbdfuse and a loop device (no /dev/nbd needed), or our
-//! own file system mounted by `scftl mount` in `log`, `xlog` or `group`
-//! mode. Every command line that starts a stack is built by [`Launcher`],
+//! A stack is a file system over an FTL: ext4 (`data=ordered`,
+//! `data=journal,journal_async_commit`, or `data=ordered,nobarrier`) on an
+//! NBD export of `scftl serve`, reached through nbdfuse and a direct-I/O
+//! loop device (no /dev/nbd needed), or our own file system mounted by
+//! `scftl mount` in `log`, `xlog` or `group` mode. Every command line that starts a stack is built by [`Launcher`],
 //! so options such as the timing model are added in exactly one place.
 //!
 //! Invariant: a stack whose tools are missing is never started, and
@@ -29,6 +29,11 @@ pub enum FsKind {
     Ext4Ordered,
     /// ext4 `data=journal,journal_async_commit` (full data journaling).
     Ext4Journal,
+    /// ext4 `data=ordered,nobarrier`: jbd2 never asks the device for a
+    /// flush (no REQ_PREFLUSH/REQ_FUA), so commits are ordered only by
+    /// waiting for completions. Crash safe only on an order-preserving
+    /// device (OPTR, issue 12).
+    Ext4NoBarrier,
     /// Our file system (crate `fs`) in a commit mode: `log`, `xlog`, `group`.
     Ours(&'static str),
 }
@@ -39,14 +44,26 @@ impl FsKind {
         match self {
             FsKind::Ext4Ordered => "ext4-ordered".into(),
             FsKind::Ext4Journal => "ext4-journal".into(),
+            FsKind::Ext4NoBarrier => "ext4-nobarrier".into(),
             FsKind::Ours(m) => format!("fs-{m}"),
         }
     }
 
+    /// The `mount -o` options of an ext4 kind, None for our file system.
+    pub fn ext4_options(self) -> Option<&'static str> {
+        match self {
+            FsKind::Ext4Ordered => Some("data=ordered"),
+            FsKind::Ext4Journal => Some("data=journal,journal_async_commit"),
+            FsKind::Ext4NoBarrier => Some("data=ordered,nobarrier"),
+            FsKind::Ours(_) => None,
+        }
+    }
+
     /// The file systems in report order (the chart's x axis).
-    pub const ALL: [FsKind; 5] = [
+    pub const ALL: [FsKind; 6] = [
         FsKind::Ext4Ordered,
         FsKind::Ext4Journal,
+        FsKind::Ext4NoBarrier,
         FsKind::Ours("log"),
         FsKind::Ours("xlog"),
         FsKind::Ours("group"),
@@ -57,7 +74,7 @@ impl FsKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StackSpec {
     pub fs: FsKind,
-    /// `scftl`, `async` or `sync` (`scftl format --ftl`).
+    /// `scftl`, `async`, `sync` or `optr` (`scftl format --ftl`).
     pub ftl: &'static str,
 }
 
@@ -93,6 +110,34 @@ impl StackSpec {
         v
     }
 
+    /// The OPTR stacks of issue 12 (deliverable 5), selectable with
+    /// `--stacks` but not in the default set: ext4 with and without
+    /// barriers on the order-preserving FTL, and ext4 without barriers on
+    /// async (the crash comparison).
+    pub fn optr() -> Vec<StackSpec> {
+        vec![
+            StackSpec {
+                fs: FsKind::Ext4Ordered,
+                ftl: "optr",
+            },
+            StackSpec {
+                fs: FsKind::Ext4NoBarrier,
+                ftl: "optr",
+            },
+            StackSpec {
+                fs: FsKind::Ext4NoBarrier,
+                ftl: "async",
+            },
+        ]
+    }
+
+    /// Every stack `--stacks` accepts: the default set, then the OPTR ones.
+    pub fn selectable() -> Vec<StackSpec> {
+        let mut v = StackSpec::all();
+        v.extend(StackSpec::optr());
+        v
+    }
+
     /// Why this stack cannot run here (missing tools or permissions), or
     /// None if it can.
     pub fn missing(&self, launcher: &Launcher) -> Option<String> {
@@ -105,8 +150,10 @@ impl StackSpec {
         if !Path::new("/dev/fuse").exists() {
             return Some("/dev/fuse is missing (FUSE is needed by nbdfuse and scftl mount)".into());
         }
+        let ext4 = self.fs.ext4_options().is_some();
         let tools: &[&str] = match self.fs {
-            FsKind::Ext4Ordered | FsKind::Ext4Journal => &[
+            FsKind::Ours(_) => &["fusermount3"],
+            _ => &[
                 "nbdfuse",
                 "losetup",
                 "mkfs.ext4",
@@ -114,7 +161,6 @@ impl StackSpec {
                 "umount",
                 "fusermount3",
             ],
-            FsKind::Ours(_) => &["fusermount3"],
         };
         let absent: Vec<&str> = tools
             .iter()
@@ -127,11 +173,26 @@ impl StackSpec {
                 absent.join(", ")
             ));
         }
-        if matches!(self.fs, FsKind::Ext4Ordered | FsKind::Ext4Journal) && !proc::is_root() {
+        if ext4 && !proc::is_root() {
             return Some("needs root (loop devices and mount)".into());
         }
         None
     }
+}
+
+/// The selectable stacks named in `names`, in that order; an unknown name
+/// is an error listing the valid ones.
+pub fn by_names(names: &[String]) -> BResult<Vec<StackSpec>> {
+    let all = StackSpec::selectable();
+    names
+        .iter()
+        .map(|n| {
+            all.iter().find(|s| s.name() == *n).copied().ok_or_else(|| {
+                let valid: Vec<String> = all.iter().map(StackSpec::name).collect();
+                format!("unknown stack `{n}`; stacks: {}", valid.join(", "))
+            })
+        })
+        .collect()
 }
 
 /// Builds every command line that creates, serves or mounts a stack.
@@ -163,6 +224,24 @@ impl Launcher {
             size_bytes: g.raw_bytes() / 2,
             memory: false,
         })
+    }
+
+    /// The logical size of an image of `ftl`: [`Launcher::size_bytes`],
+    /// except where OPTR cannot hold it (its cache and GC reserve take more
+    /// than half the flash on the `small` geometry): then the largest whole
+    /// MiB `scftl format` accepts for it (on `medium` and larger every FTL
+    /// gets the same size).
+    pub fn size_for(&self, ftl: &str) -> u64 {
+        if ftl != "optr" {
+            return self.size_bytes;
+        }
+        let Ok(g) = flash::Geometry::preset(&self.geometry) else {
+            return self.size_bytes;
+        };
+        // `scftl format` accepts up to OPTR's default size (85% of what its
+        // GC can serve).
+        let max = ftl::optr::OptrConfig::default_for(&g).logical_sectors * u64::from(g.sector_size);
+        self.size_bytes.min(max / (1 << 20) * (1 << 20))
     }
 
     fn scftl(&self) -> Command {
@@ -206,7 +285,7 @@ impl Launcher {
             "--geometry",
             &self.geometry,
             "--size",
-            &self.size_bytes.to_string(),
+            &self.size_for(ftl).to_string(),
             "--ftl",
             ftl,
             "--force",
@@ -238,7 +317,7 @@ impl Launcher {
             "--geometry".into(),
             self.geometry.clone(),
             "--size".into(),
-            self.size_bytes.to_string(),
+            self.size_for(ftl).to_string(),
         ]
     }
 
@@ -286,6 +365,14 @@ mod tests {
     fn timing_flag_is_passed_only_for_a_model() {
         let mut l = Launcher::new("scftl".into(), "none", "small").unwrap();
         assert_eq!(l.size_bytes, 32 << 20);
+        assert_eq!(l.size_for("async"), 32 << 20);
+        assert!(
+            l.size_for("optr") < 32 << 20 && l.size_for("optr") >= 16 << 20,
+            "{}",
+            l.size_for("optr")
+        );
+        let m = Launcher::new("scftl".into(), "none", "medium").unwrap();
+        assert_eq!(m.size_for("optr"), m.size_bytes);
         let (img, dir) = (Path::new("d.img"), Path::new("m"));
         assert!(!args(&l.serve(img, "scftl")).contains(&"--timing".to_string()));
         assert!(!args(&l.mount(img, "scftl", dir, "group")).contains(&"--timing".to_string()));
@@ -313,5 +400,29 @@ mod tests {
         dedup.sort();
         dedup.dedup();
         assert_eq!(dedup.len(), names.len());
+    }
+
+    #[test]
+    fn optr_stacks_are_selectable_but_not_default() {
+        let all: Vec<String> = StackSpec::all().iter().map(StackSpec::name).collect();
+        let sel: Vec<String> = StackSpec::selectable()
+            .iter()
+            .map(StackSpec::name)
+            .collect();
+        for n in [
+            "ext4-ordered/optr",
+            "ext4-nobarrier/optr",
+            "ext4-nobarrier/async",
+        ] {
+            assert!(sel.contains(&n.to_string()) && !all.contains(&n.to_string()));
+        }
+        let mut dedup = sel.clone();
+        dedup.sort();
+        dedup.dedup();
+        assert_eq!(dedup.len(), sel.len());
+        assert_eq!(
+            FsKind::Ext4NoBarrier.ext4_options(),
+            Some("data=ordered,nobarrier")
+        );
     }
 }
