@@ -65,18 +65,19 @@ fn randwr_quick_produces_rows_for_each_wi() {
         assert_eq!(r["flushes"].as_u64().unwrap() - forced, writes / wi);
     }
     // With four threads the flushes queued behind one another coalesce: at
-    // WI = 1 at most one in four writes a delta page.
-    let meta = |t: u64| {
+    // WI = 1 three in four find nothing new, so far fewer pages (padding,
+    // commits) are programmed per write.
+    let waf = |t: u64| {
         arr.iter()
             .find(|r| r["wi"] == 1 && r["threads"] == t)
-            .and_then(|r| r["meta_pages_per_flush"].as_f64())
+            .and_then(|r| r["waf"].as_f64())
             .unwrap()
     };
     assert!(
-        meta(4) < 0.5 * meta(1),
-        "meta pages per flush: {} with 4 threads, {} with 1",
-        meta(4),
-        meta(1)
+        waf(4) < 0.8 * waf(1),
+        "WAF at WI = 1: {} with 4 threads, {} with 1",
+        waf(4),
+        waf(1)
     );
 }
 

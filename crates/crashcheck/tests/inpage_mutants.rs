@@ -9,7 +9,11 @@
 //! `accept-stale-inpage-record` needs a linked page that shows an older
 //! life of itself after an undone erase, deep into a workload. Each needs
 //! tens of thousands of operations on `tiny`, since few random epochs are
-//! one-page epochs.
+//! one-page epochs, and only some seeds reach the state at all (of seeds
+//! 1–8 with 200,000 operations, one catches each RAM mutant; of 1–4 with
+//! 150,000 on the image model, one), so a change to the workload or to
+//! the flash wrappers can move these seeds: a better generator for
+//! one-page epochs is future work.
 
 mod common;
 
@@ -44,8 +48,8 @@ fn check_caught(run: &RunConfig, seed: u64, ops: u64) {
 fn inpage_commit_before_sync() {
     check_caught(
         &scftl_tiny(Mutant::InpageCommitBeforeSync, BackendKind::Ram),
-        6,
-        80_000,
+        3,
+        200_000,
     );
 }
 
@@ -53,8 +57,8 @@ fn inpage_commit_before_sync() {
 fn accept_commit_with_bad_data_crc_on_the_image_model() {
     check_caught(
         &scftl_tiny(Mutant::AcceptCommitWithBadDataCrc, BackendKind::Image),
-        1,
-        120_000,
+        3,
+        150_000,
     );
 }
 
@@ -62,7 +66,7 @@ fn accept_commit_with_bad_data_crc_on_the_image_model() {
 fn accept_stale_inpage_record() {
     check_caught(
         &scftl_tiny(Mutant::AcceptStaleInpageRecord, BackendKind::Ram),
-        2,
-        180_000,
+        6,
+        200_000,
     );
 }
