@@ -240,9 +240,9 @@ impl<F: Flash> Scftl<F> {
         let fell_back = rec.fell_back && me.mutant != Mutant::SkipFallbackCheckpoint;
         // Epochs recovered from in-page records that no consolidation page
         // holds yet: their records live in a data superblock that may be
-        // erased, so the region must get their pairs first — right after
-        // the region's last page when nothing of the generation follows
-        // their chain, else (the consolidation page was lost in a crash
+        // erased, so the region must get their pairs first — as the next
+        // page after the region's last when nothing of the generation
+        // follows their chain, else (the consolidation page was lost in a crash
         // while later pages landed) only a full checkpoint keeps the order.
         // The region must also keep room for one more epoch (and its
         // consolidation page) after the one written here.
@@ -255,12 +255,14 @@ impl<F: Flash> Scftl<F> {
             || rec.tail.len() > me.delta.pairs_per_page as usize
             || room < me.derived.epoch_pages_max + 1 + tail_page;
         if !checkpoint && !rec.tail.is_empty() {
+            // They wait as the backlog, exactly as after in-page commits at
+            // run time: the region's next page (the next commit's, which
+            // comes before any erase their superblock could need) is their
+            // consolidation page. Opening a cleanly closed image so writes
+            // nothing.
             me.delta.backlog = rec.tail;
             me.delta.backlog_epochs = rec.tail_epochs;
             me.delta.backlog_last_epoch = rec.tail_last_epoch;
-            me.delta.consolidate(&mut me.flash, &me.layout)?;
-            me.flash.sync()?;
-            me.delta.after_sync = true;
         }
         if checkpoint {
             me.full_checkpoint()?;
