@@ -43,7 +43,7 @@ fn check_caught(run: &RunConfig, seed: u64, ops: u64) {
 fn erase_without_sync_after_barrier_on_the_nand_model() {
     check_caught(
         &scftl_tiny(Mutant::EraseWithoutSyncAfterBarrier, BackendKind::Ram),
-        6,
+        9,
         12000,
     );
 }
