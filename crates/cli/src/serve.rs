@@ -347,7 +347,7 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         })?;
     }
     let mut generation = 0;
-    spawn_accept(&server, &listener, generation, tx.clone())?;
+    let mut accept = spawn_accept(&server, &listener, generation, tx.clone())?;
 
     eprintln!(
         "scftl: serving export '{}' on {} ({}, TLS {}); Ctrl-C to stop",
@@ -390,13 +390,13 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
             Ok(Event::ListenerClosed(_)) => {}
             Ok(Event::PowerCut) => {
                 let Some(f) = &cut_flash else { continue };
-                let opened = power_cut(&server, &listener, f, &a.timing, &mut rng)?;
+                let opened = power_cut(&server, &listener, accept, f, &a.timing, &mut rng)?;
                 opened.pacing.start();
                 pacing = opened.pacing.clone();
                 server = Server::new(opened.device, config.clone());
                 *lock(&current) = server.clone();
                 generation += 1;
-                spawn_accept(&server, &listener, generation, tx.clone())?;
+                accept = spawn_accept(&server, &listener, generation, tx.clone())?;
             }
         }
     };
@@ -428,7 +428,7 @@ fn spawn_accept(
     listener: &Arc<Listener>,
     generation: u64,
     tx: mpsc::Sender<Event>,
-) -> Result<(), CliError> {
+) -> Result<std::thread::JoinHandle<()>, CliError> {
     let (srv, l) = (server.clone(), Arc::clone(listener));
     std::thread::Builder::new()
         .name("nbd-accept".into())
@@ -438,8 +438,7 @@ fn spawn_accept(
             }
             let _ = tx.send(Event::ListenerClosed(generation));
         })
-        .map_err(|e| CliError::runtime(format!("cannot start the server thread: {e}")))?;
-    Ok(())
+        .map_err(|e| CliError::runtime(format!("cannot start the server thread: {e}")))
 }
 
 /// Cuts power under `server` and recovers: the flash is switched off first,
@@ -447,17 +446,32 @@ fn spawn_accept(
 /// power loss; `shutdown` then waits for it under the device lock and
 /// makes every later request on the old connections fail with ESHUTDOWN
 /// (its flush fails too, since the power is off: nothing becomes durable).
-/// The accept loop ends; the in-flight pages are settled at random and the
-/// FTL is recovered from the flash.
+/// The accept loop `accept` ends, and is waited for: a connection made
+/// after the cut must reach the next server's loop, never this one (two
+/// loops blocked in `accept` on one listener take connections in any
+/// order). The in-flight pages are settled at random and the FTL is
+/// recovered from the flash.
 fn power_cut(
     server: &Server<Device>,
     listener: &Listener,
+    accept: std::thread::JoinHandle<()>,
     flash: &CutFlash,
     timing: &crate::timing::TimingArg,
     rng: &mut dyn rand::RngCore,
 ) -> Result<image::Opened, CliError> {
     flash.power_off();
     let _ = server.shutdown(Some(listener));
+    // shutdown's wake-up connection ends the loop; should it be lost (a
+    // full backlog), wake it again.
+    let mut waited = 0;
+    while !accept.is_finished() {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        waited += 1;
+        if waited % 100 == 0 {
+            listener.wake_accept();
+        }
+    }
+    let _ = accept.join();
     let commands = flash.commands_in_flight();
     let report = flash
         .power_on(rng)

@@ -104,6 +104,21 @@ impl Listener {
         }
     }
 
+    /// Makes a throwaway connection to this listener, which wakes an accept
+    /// loop blocked on it (used to end [`Server::serve`]).
+    pub fn wake_accept(&self) {
+        match self {
+            Listener::Tcp(t) => {
+                if let Ok(a) = t.local_addr() {
+                    let _ = TcpStream::connect(a);
+                }
+            }
+            Listener::Unix(_, p, _) => {
+                let _ = UnixStream::connect(p);
+            }
+        }
+    }
+
     /// The bound TCP address, if TCP.
     pub fn tcp_addr(&self) -> Option<SocketAddr> {
         match self {
@@ -238,17 +253,7 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
             }
         };
         if let Some(l) = listener {
-            // A throwaway connection wakes a blocked accept().
-            match l {
-                Listener::Tcp(t) => {
-                    if let Ok(a) = t.local_addr() {
-                        let _ = TcpStream::connect(a);
-                    }
-                }
-                Listener::Unix(_, p, _) => {
-                    let _ = UnixStream::connect(p);
-                }
-            }
+            l.wake_accept();
         }
         result
     }
