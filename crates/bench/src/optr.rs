@@ -257,31 +257,13 @@ fn run_point(w: &mut Writer<'_>, probe: &dyn Probe, p: &Point, seed: u64) -> BRe
     })
 }
 
-/// `b - a`, counter by counter.
-fn optr_delta(a: &OptrStats, b: &OptrStats) -> OptrStats {
-    OptrStats {
-        data_sectors_programmed: b.data_sectors_programmed - a.data_sectors_programmed,
-        coalescing_records: b.coalescing_records - a.coalescing_records,
-        record_sectors_programmed: b.record_sectors_programmed - a.record_sectors_programmed,
-        trim_sectors_programmed: b.trim_sectors_programmed - a.trim_sectors_programmed,
-        padding_sectors_programmed: b.padding_sectors_programmed - a.padding_sectors_programmed,
-        summary_pages_programmed: b.summary_pages_programmed - a.summary_pages_programmed,
-        checkpoint_pages_programmed: b.checkpoint_pages_programmed - a.checkpoint_pages_programmed,
-        internal_flushes: b.internal_flushes - a.internal_flushes,
-        gc_checkpoints: b.gc_checkpoints - a.gc_checkpoints,
-        gc_selections: b.gc_selections - a.gc_selections,
-        gc_segments_constrained: b.gc_segments_constrained - a.gc_segments_constrained,
-        gc_segments_seen: b.gc_segments_seen - a.gc_segments_seen,
-        gc_victims_displaced: b.gc_victims_displaced - a.gc_victims_displaced,
-    }
-}
-
 /// OPTR's measures over a span of its counters.
 fn fill_optr(pt: &mut OptrPoint, d: &OptrStats, spp: f64) {
     let data = d.data_sectors_programmed as f64 / spp;
     let pct = |pages: f64| (data > 0.0).then(|| 100.0 * pages / data);
     let records = (d.record_sectors_programmed + d.trim_sectors_programmed) as f64 / spp;
-    let ckpt = d.checkpoint_pages_programmed as f64;
+    // Full and incremental checkpoints together.
+    let ckpt = (d.checkpoint_pages_programmed + d.incremental_pages_programmed) as f64;
     let summary = d.summary_pages_programmed as f64;
     pt.data_pages = Some(data);
     pt.extra_pct = pct(records + ckpt + summary);
@@ -310,7 +292,7 @@ fn sweep_row(g: &Geometry, name: &str, p: &Point, m: &Measured) -> Row {
         ..OptrPoint::default()
     };
     if let (Some(a), Some(b)) = (&m.s0.optr, &m.s1.optr) {
-        fill_optr(&mut pt, &optr_delta(a, b), spp);
+        fill_optr(&mut pt, &b.since(a), spp);
     }
     let relocated = m.s1.gc_sectors_relocated - m.s0.gc_sectors_relocated;
     Row {
@@ -460,7 +442,7 @@ pub fn run_report(a: &OptrArgs) -> BResult<Report> {
             ..OptrPoint::default()
         };
         if let (Some(x), Some(y)) = (&s_start.optr, &s_end.optr) {
-            fill_optr(&mut whole, &optr_delta(x, y), f64::from(g.sectors_per_page));
+            fill_optr(&mut whole, &y.since(x), f64::from(g.sectors_per_page));
         }
         let rec = crate::boot::crash_and_recover(&mut w, f.as_ref(), &shared, &probe)?;
         w.verify(a.verify)

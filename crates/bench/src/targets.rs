@@ -248,7 +248,18 @@ impl OptrFactory {
         let records = ftl::optr::config::records_per_sector(self.g.sector_size as usize) as f64
             * std::mem::size_of::<ftl::optr::coalesce::Coalesce>() as f64;
         let segs = 8.0 * f64::from(self.plan.layout.segments);
+        // Entries an interval changes: at most every sector it programs.
+        let interval = (f64::from(self.config.checkpoint_interval_segments)
+            * f64::from(self.plan.layout.sectors_per_segment))
+        .min(l);
         vec![
+            (
+                "sectors changed since the checkpoint".into(),
+                0.125 + interval * 4.0 / l,
+                format!(
+                    "a bit per logical sector + a 4 B list entry for each of up to {interval:.0} changed sectors (one checkpoint interval)"
+                ),
+            ),
             (
                 "cache tags (wid 8 B, size 2 B, dirty)".into(),
                 entries * 11.0 / l,
@@ -288,7 +299,8 @@ impl Factory for OptrFactory {
         self.config.logical_sectors
     }
     fn metadata_blocks(&self) -> Vec<u32> {
-        // The label segment and both checkpoint slots. Record and trim
+        // The label segment, both checkpoint slots and the incremental
+        // region. Record and trim
         // sectors and summary pages live in data segments: DatalessFlash
         // keeps only their first bytes, so a recovery needs
         // `crate::keepmeta::KeepMetaFlash` beneath.
@@ -300,7 +312,7 @@ impl Factory for OptrFactory {
     fn describe(&self) -> String {
         let c = &self.config;
         format!(
-            "optr: L = {} sectors, segments of {} erase blocks, cache {} KiB ({} sectors), largest request {} sectors, GC batch {} segments, checkpoint every {} segments ({} L2P pages), headroom {} free segments",
+            "optr: L = {} sectors, segments of {} erase blocks, cache {} KiB ({} sectors), largest request {} sectors, GC batch {} segments, checkpoint every {} segments (incremental into {} segments, full: {} L2P pages), headroom {} free segments",
             c.logical_sectors,
             c.stripe_dies,
             c.cache_bytes >> 10,
@@ -308,6 +320,7 @@ impl Factory for OptrFactory {
             c.max_request_sectors,
             c.gc_batch_segments,
             c.checkpoint_interval_segments,
+            c.incremental_segments,
             self.plan.l2p_pages,
             self.plan.headroom_segments
         )

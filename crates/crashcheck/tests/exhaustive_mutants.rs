@@ -24,7 +24,8 @@ fn target_of(m: Mutant) -> &'static str {
         Mutant::OptrIgnoreCoalescingRecords
         | Mutant::OptrGcErasesAfterCheckpoint
         | Mutant::OptrRequestCompleteWithMissingPage
-        | Mutant::OptrSkipInternalFlushBeforeGc => "optr",
+        | Mutant::OptrSkipInternalFlushBeforeGc
+        | Mutant::OptrIncrementalOmitsRelocations => "optr",
         _ => "scftl",
     }
 }

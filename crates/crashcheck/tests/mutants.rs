@@ -124,6 +124,14 @@ fn optr_skip_internal_flush_before_gc() {
     check_caught(&optr_tiny(Mutant::OptrSkipInternalFlushBeforeGc), 3000);
 }
 
+/// Needs a GC that relocates live sectors, then an incremental checkpoint
+/// and a crash before the next full one (the ghost copy of the
+/// checkpointed L2P also flags it between operations).
+#[test]
+fn optr_incremental_omits_relocations() {
+    check_caught(&optr_tiny(Mutant::OptrIncrementalOmitsRelocations), 3000);
+}
+
 /// Caught only by `check_invariants` between operations: a recovery
 /// rebuilds the valid counts from the L2P and so hides the bug.
 #[test]
@@ -167,6 +175,7 @@ fn every_mutant_has_a_test_above() {
         Mutant::OptrGcErasesAfterCheckpoint,
         Mutant::OptrRequestCompleteWithMissingPage,
         Mutant::OptrSkipInternalFlushBeforeGc,
+        Mutant::OptrIncrementalOmitsRelocations,
     ];
     assert_eq!(covered.len(), Mutant::ALL.len());
     for m in Mutant::ALL {

@@ -29,7 +29,8 @@ pub enum AnyFtl<F: Flash> {
     Scftl(Scftl<F>),
     Async(AsyncFtl<F>),
     Sync(SyncFtl<F>),
-    Optr(Optr<F>),
+    /// Boxed: OPTR's state (cache, checkpoint bookkeeping) is the largest.
+    Optr(Box<Optr<F>>),
 }
 
 /// Builds the SCFTL configuration `opts` asks for on `g`: defaults for what
@@ -133,7 +134,7 @@ impl<F: Flash> AnyFtl<F> {
                 let cfg: SyncConfig = baseline_config(&g, kind, opts)?;
                 AnyFtl::Sync(SyncFtl::format(flash, cfg)?)
             }
-            FtlKind::Optr => AnyFtl::Optr(Optr::format(flash, optr_config(&g, opts)?)?),
+            FtlKind::Optr => AnyFtl::Optr(Box::new(Optr::format(flash, optr_config(&g, opts)?)?)),
         })
     }
 
@@ -144,7 +145,7 @@ impl<F: Flash> AnyFtl<F> {
             FtlKind::Scftl => AnyFtl::Scftl(Scftl::open(flash)?),
             FtlKind::Async => AnyFtl::Async(AsyncFtl::open(flash)?),
             FtlKind::Sync => AnyFtl::Sync(SyncFtl::open(flash)?),
-            FtlKind::Optr => AnyFtl::Optr(Optr::open(flash)?),
+            FtlKind::Optr => AnyFtl::Optr(Box::new(Optr::open(flash)?)),
         })
     }
 
@@ -193,6 +194,7 @@ impl<F: Flash> AnyFtl<F> {
                         "checkpoint_interval_segments",
                         c.checkpoint_interval_segments.into(),
                     ),
+                    ("incremental_segments", c.incremental_segments.into()),
                 ]
             }
         }
@@ -213,7 +215,7 @@ impl<F: Flash> AnyFtl<F> {
             AnyFtl::Scftl(d) => d,
             AnyFtl::Async(d) => d,
             AnyFtl::Sync(d) => d,
-            AnyFtl::Optr(d) => d,
+            AnyFtl::Optr(d) => &mut **d,
         }
     }
 
@@ -222,7 +224,7 @@ impl<F: Flash> AnyFtl<F> {
             AnyFtl::Scftl(d) => d,
             AnyFtl::Async(d) => d,
             AnyFtl::Sync(d) => d,
-            AnyFtl::Optr(d) => d,
+            AnyFtl::Optr(d) => &**d,
         }
     }
 }

@@ -82,11 +82,14 @@ pub enum Mutant {
     OptrRequestCompleteWithMissingPage,
     /// OPTR: GC collects its victims without flushing first.
     OptrSkipInternalFlushBeforeGc,
+    /// OPTR: GC's relocations are left out of the next incremental
+    /// checkpoint, so after a crash the L2P points into erased victims.
+    OptrIncrementalOmitsRelocations,
 }
 
 impl Mutant {
     /// Every mutant, in a fixed order.
-    pub const ALL: [Mutant; 17] = [
+    pub const ALL: [Mutant; 18] = [
         Mutant::SkipSyncBeforeCommit,
         Mutant::EraseVictimBeforeFlush,
         Mutant::HonourTentativeDeltas,
@@ -104,6 +107,7 @@ impl Mutant {
         Mutant::OptrGcErasesAfterCheckpoint,
         Mutant::OptrRequestCompleteWithMissingPage,
         Mutant::OptrSkipInternalFlushBeforeGc,
+        Mutant::OptrIncrementalOmitsRelocations,
     ];
 
     /// Mutants only random mode is known to catch (not in [`Mutant::ALL`],
@@ -143,6 +147,7 @@ impl Mutant {
             Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
             Mutant::OptrRequestCompleteWithMissingPage => "optr-request-complete-with-missing-page",
             Mutant::OptrSkipInternalFlushBeforeGc => "optr-skip-internal-flush-before-gc",
+            Mutant::OptrIncrementalOmitsRelocations => "optr-incremental-omits-relocations",
         }
     }
 

@@ -101,3 +101,82 @@ fn a_full_device_never_refuses_a_write_for_space() {
         never_out_of_space(g, full.clone(), seed, 20_000);
     }
 }
+
+/// Writes `rounds` x 8 sectors of distinct tags round-robin, flushing every
+/// 8; returns the model.
+fn churn(d: &mut Optr<MemFlash>, rounds: u64, seed: u64) -> Vec<u8> {
+    let ss = d.sector_size();
+    let n = d.num_sectors();
+    let mut model = vec![0u8; n as usize];
+    let mut rng = Pcg64::seed_from_u64(seed);
+    for i in 0..rounds * 8 {
+        let lba = rng.gen_range(0..n);
+        let tag = rng.gen_range(1..=255u8);
+        d.write(Lba(lba), &vec![tag; ss]).unwrap();
+        model[lba as usize] = tag;
+        if i % 8 == 7 {
+            d.flush().unwrap();
+        }
+    }
+    d.flush().unwrap();
+    model
+}
+
+fn assert_model(d: &mut Optr<MemFlash>, model: &[u8]) {
+    let mut buf = vec![0u8; d.sector_size()];
+    for (lpn, &tag) in model.iter().enumerate() {
+        d.read(Lba(lpn as u64), &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == tag), "sector {lpn}");
+    }
+}
+
+/// Between full checkpoints the device takes incremental ones, and a
+/// reopen (without the fencing checkpoint of a clean close) recovers
+/// through them.
+#[test]
+fn incremental_checkpoints_are_taken_and_recovered() {
+    let g = Geometry::tiny();
+    let cfg = OptrConfig::default_for(&g);
+    assert!(cfg.incremental_segments > 0);
+    let mut d = Optr::format(MemFlash::new(g).unwrap(), cfg).unwrap();
+    let model = churn(&mut d, 300, 1);
+    let s = d.stats();
+    let o = s.optr.clone().unwrap();
+    assert!(o.incremental_checkpoints > 0, "{o:?}");
+    // Format's checkpoint plus at least one taken when the region filled.
+    assert!(s.full_checkpoints >= 2, "{s:?}");
+    d.check_invariants().unwrap();
+    let mut d = Optr::open(d.into_flash()).unwrap();
+    d.check_invariants().unwrap();
+    assert_model(&mut d, &model);
+}
+
+/// A version-1 image (label configuration of 36 bytes, no incremental
+/// region) opens with this build and keeps taking full checkpoints only.
+#[test]
+fn a_version_1_image_opens_and_takes_full_checkpoints_only() {
+    let g = Geometry::tiny();
+    let mut cfg = OptrConfig::default_for(&g);
+    cfg.incremental_segments = 0;
+    let mut d = Optr::format(MemFlash::new(g).unwrap(), cfg.clone()).unwrap();
+    let model = churn(&mut d, 50, 2);
+    let mut flash = d.into_flash();
+    // Rewrite the label as the version-1 build wrote it.
+    let mut v1 = cfg.encode();
+    v1.truncate(ftl::optr::config::CONFIG_LEN_V1);
+    ftl::optr::config::encoding::VERSION.put_u32(&mut v1, 1);
+    ftl::label::clear_label(&mut flash).unwrap();
+    ftl::label::write_label(&mut flash, ftl::FtlKind::Optr, &v1).unwrap();
+    let mut d = Optr::open(flash).unwrap();
+    assert_eq!(d.config(), &cfg);
+    assert_model(&mut d, &model);
+    let before = d.stats().full_checkpoints;
+    let model = churn(&mut d, 200, 3);
+    let s = d.stats();
+    assert!(s.full_checkpoints > before, "{s:?}");
+    assert_eq!(s.optr.unwrap().incremental_checkpoints, 0);
+    let mut d = Optr::open(d.into_flash()).unwrap();
+    assert_model(&mut d, &model);
+    let (_, label) = ftl::label::read_label(&mut d.into_flash()).unwrap();
+    assert_eq!(label, v1, "the label stays version 1");
+}

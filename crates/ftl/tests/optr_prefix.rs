@@ -223,3 +223,8 @@ fn mutant_request_complete_with_missing_page_is_caught() {
 fn mutant_skip_internal_flush_before_gc_is_caught() {
     assert_caught(Mutant::OptrSkipInternalFlushBeforeGc);
 }
+
+#[test]
+fn mutant_incremental_omits_relocations_is_caught() {
+    assert_caught(Mutant::OptrIncrementalOmitsRelocations);
+}

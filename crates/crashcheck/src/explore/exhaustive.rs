@@ -153,22 +153,33 @@ enum Event {
     TentativeDelta,
     Gc,
     FullCheckpoint,
+    /// OPTR only (the other FTLs take none).
+    IncrementalCheckpoint,
     Refused,
     TrimOfData,
     CommitAfterTrim,
 }
 
 impl Event {
-    const ALL: [Event; 8] = [
+    const ALL: [Event; 9] = [
         Event::Format,
         Event::Commit,
         Event::TentativeDelta,
         Event::Gc,
         Event::FullCheckpoint,
+        Event::IncrementalCheckpoint,
         Event::Refused,
         Event::TrimOfData,
         Event::CommitAfterTrim,
     ];
+
+    /// The events the main run looks for on `target`.
+    fn wanted(target: &str) -> Vec<Event> {
+        Event::ALL
+            .into_iter()
+            .filter(|&e| e != Event::IncrementalCheckpoint || target == "optr")
+            .collect()
+    }
 
     fn name(self) -> &'static str {
         match self {
@@ -177,6 +188,7 @@ impl Event {
             Event::TentativeDelta => "tentative delta page",
             Event::Gc => "gc",
             Event::FullCheckpoint => "full checkpoint",
+            Event::IncrementalCheckpoint => "incremental checkpoint",
             Event::Refused => "refused request",
             Event::TrimOfData => "trim of written sectors",
             Event::CommitAfterTrim => "commit after trim",
@@ -255,6 +267,11 @@ fn generate(
         }
         if after.full_checkpoints > before.full_checkpoints {
             note(Event::FullCheckpoint);
+        }
+        let incremental =
+            |s: &ftl::DeviceStats| s.optr.as_ref().map_or(0, |o| o.incremental_checkpoints);
+        if incremental(&after) > incremental(&before) {
+            note(Event::IncrementalCheckpoint);
         }
         let was_refused = g.exec.stats().epoch_full > refused;
         if was_refused {
@@ -371,8 +388,9 @@ pub fn exhaustive(
     };
     // Each run with the events it places windows on (the long-epoch run
     // places its own, at GCs; see LONG_EPOCH_RUN).
+    let main_events = Event::wanted(run.target.name);
     let specs: [(&ExploreConfig, &[Event]); 3] = [
-        (&ecfg, &Event::ALL[..]),
+        (&ecfg, &main_events[..]),
         (&fresh_cfg, &[Event::TentativeDelta][..]),
         (&long_cfg, &[Event::Gc][..]),
     ];
@@ -464,7 +482,7 @@ pub fn exhaustive(
             format!("{of}ops {}..{} ({})", w.a, w.b, names.join(", "))
         })
         .collect();
-    ex.events_missing = Event::ALL
+    ex.events_missing = main_events
         .iter()
         .filter(|e| !runs[0].found.iter().any(|(f, _)| f == *e))
         .map(|e| e.name().to_string())

@@ -8,7 +8,9 @@
 //! - `1 <= max_request_sectors <= 65535` (the clue's `size` field), and the
 //!   cache holds at least one sector;
 //! - a full checkpoint (the L2P pages plus the seal) fits one slot, and
-//!   the two slots leave data segments;
+//!   the two slots and the incremental-checkpoint region leave data
+//!   segments (a checkpoint whose diff does not fit the rest of the region
+//!   is taken full, so the region needs no minimum size);
 //! - `logical_sectors` leaves GC room: at every request start at least
 //!   [`Plan::headroom_segments`] segments are free (enough for the largest
 //!   request, an internal flush of the whole cache, the coalescing and trim
@@ -46,8 +48,15 @@ pub struct OptrConfig {
     /// GC victims collected after one internal flush.
     pub gc_batch_segments: u32,
     /// A checkpoint is taken when this many segments were opened since the
-    /// last one (it bounds the roll-forward of recovery).
+    /// last one (it bounds the roll-forward of recovery and the segments
+    /// GC may not collect).
     pub checkpoint_interval_segments: u32,
+    /// Segments of the incremental-checkpoint region (paper §3.3): a
+    /// checkpoint is incremental (the L2P entries changed since the last
+    /// one) while the region has room, and full (which empties the region)
+    /// when it has not. 0: every checkpoint is full (configuration version
+    /// 1 images).
+    pub incremental_segments: u32,
 }
 
 /// Sizes derived from a configuration on a geometry.
@@ -58,7 +67,14 @@ pub struct Plan {
     pub l2p_pages: u32,
     /// Segments of one checkpoint slot (two slots: live and shadow).
     pub slot_segments: u32,
-    /// The first data segment (after the label segment and both slots).
+    /// The first segment of the incremental-checkpoint region (after the
+    /// slots) and its length in pages (0: no region).
+    pub incremental_segment: u32,
+    pub incremental_pages: u32,
+    /// L2P entries one incremental-checkpoint page holds.
+    pub entries_per_incremental_page: u32,
+    /// The first data segment (after the label segment, both slots and the
+    /// incremental region).
     pub first_data_segment: u32,
     /// Data segments.
     pub data_segments: u32,
@@ -77,7 +93,8 @@ impl Plan {
         let page = g.page_size() as u64;
         let l2p_pages = (c.logical_sectors.max(1) * 4).div_ceil(page) as u32;
         let slot_segments = (l2p_pages + 1).div_ceil(layout.pages_per_segment);
-        let first_data_segment = 1 + 2 * slot_segments;
+        let incremental_segment = 1 + 2 * slot_segments;
+        let first_data_segment = incremental_segment.saturating_add(c.incremental_segments);
         let data_segments = layout.segments.saturating_sub(first_data_segment);
         let spp = layout.sectors_per_page;
         let usable = layout.sectors_per_segment - spp;
@@ -92,6 +109,11 @@ impl Plan {
             layout,
             l2p_pages,
             slot_segments,
+            incremental_segment,
+            incremental_pages: c
+                .incremental_segments
+                .saturating_mul(layout.pages_per_segment),
+            entries_per_incremental_page: super::checkpoint::entries_per_page(g.page_size()),
             first_data_segment,
             data_segments,
             usable_sectors_per_segment: usable,
@@ -110,6 +132,13 @@ impl Plan {
         );
         (usable * per).min(MAX_LOGICAL_SECTORS)
     }
+
+    /// Pages of an incremental checkpoint of `entries` changed L2P entries.
+    pub fn incremental_checkpoint_pages(&self, entries: u64) -> u64 {
+        entries
+            .div_ceil(u64::from(self.entries_per_incremental_page.max(1)))
+            .max(1)
+    }
 }
 
 /// Coalescing records one record sector holds.
@@ -121,7 +150,11 @@ impl OptrConfig {
     /// A sensible configuration: segments stripe all dies unless that
     /// leaves fewer than 16 segments; an 8 MiB cache (at most an eighth of
     /// the data space on small devices); requests up to the cache size
-    /// (at most 65535 sectors); and 85% of the largest logical size.
+    /// (at most 65535 sectors); a checkpoint every 1/32 of the data
+    /// segments, at least 4 (so GC is seldom kept off a segment written
+    /// after the latest checkpoint), incremental into a region of one
+    /// segment; and
+    /// 85% of the largest logical size.
     pub fn default_for(g: &Geometry) -> OptrConfig {
         let stripe_dies = if g.blocks_per_die >= 16 { g.dies() } else { 1 };
         let ss = u64::from(g.sector_size);
@@ -132,13 +165,19 @@ impl OptrConfig {
             max_request_sectors: 1,
             gc_batch_segments: DEFAULT_GC_BATCH_SEGMENTS,
             checkpoint_interval_segments: 1,
+            incremental_segments: 1,
         };
         if let Ok(p) = Plan::new(g, &c) {
             let data = u64::from(p.data_segments) * u64::from(p.usable_sectors_per_segment);
             let cache_sectors = (DEFAULT_CACHE_BYTES / ss).min(data / 8).max(1);
             c.cache_bytes = cache_sectors * ss;
             c.max_request_sectors = cache_sectors.min(u64::from(MAX_REQUEST_SECTORS_LIMIT)) as u32;
-            c.checkpoint_interval_segments = (p.data_segments / 4).max(1);
+            // At least 4 segments (a quarter of a small device), so small
+            // devices do not pay an internal flush every segment.
+            c.checkpoint_interval_segments = (p.data_segments / 32)
+                .max(4)
+                .min(p.data_segments / 4)
+                .max(1);
             c.gc_batch_segments = DEFAULT_GC_BATCH_SEGMENTS.min((p.data_segments / 8).max(1));
         }
         if let Ok(p) = Plan::new(g, &c) {
@@ -212,12 +251,21 @@ impl OptrConfig {
         MAX_REQUEST_SECTORS.put_u32(&mut b, self.max_request_sectors);
         GC_BATCH_SEGMENTS.put_u32(&mut b, self.gc_batch_segments);
         CHECKPOINT_INTERVAL_SEGMENTS.put_u32(&mut b, self.checkpoint_interval_segments);
+        INCREMENTAL_SEGMENTS.put_u32(&mut b, self.incremental_segments);
         b
     }
 
-    /// Decodes [`OptrConfig::encode`]'s output.
+    /// Decodes [`OptrConfig::encode`]'s output, or a version-1
+    /// configuration (36 bytes, no incremental region: it opens with every
+    /// checkpoint full, as the build that wrote it did).
     pub fn decode(b: &[u8]) -> Result<OptrConfig> {
         use encoding::*;
+        if b.len() == CONFIG_LEN_V1 && VERSION.get_u32(b) == 1 {
+            let mut v2 = b.to_vec();
+            v2.resize(CONFIG_LEN, 0);
+            VERSION.put_u32(&mut v2, CONFIG_VERSION);
+            return Self::decode(&v2);
+        }
         codec::check_versioned(b, CONFIG_LEN, VERSION, CONFIG_VERSION, "optr configuration")?;
         Ok(OptrConfig {
             logical_sectors: LOGICAL_SECTORS.get_u64(b),
@@ -226,14 +274,18 @@ impl OptrConfig {
             max_request_sectors: MAX_REQUEST_SECTORS.get_u32(b),
             gc_batch_segments: GC_BATCH_SEGMENTS.get_u32(b),
             checkpoint_interval_segments: CHECKPOINT_INTERVAL_SEGMENTS.get_u32(b),
+            incremental_segments: INCREMENTAL_SEGMENTS.get_u32(b),
         })
     }
 }
 
-/// The encoding version of [`OptrConfig`] this build writes and reads.
-pub const CONFIG_VERSION: u32 = 1;
+/// The encoding version of [`OptrConfig`] this build writes; it also
+/// reads version 1 (no `incremental_segments`).
+pub const CONFIG_VERSION: u32 = 2;
 /// Bytes of the encoded [`OptrConfig`].
-pub const CONFIG_LEN: usize = encoding::CHECKPOINT_INTERVAL_SEGMENTS.end();
+pub const CONFIG_LEN: usize = encoding::INCREMENTAL_SEGMENTS.end();
+/// Bytes of a version-1 configuration.
+pub const CONFIG_LEN_V1: usize = encoding::CHECKPOINT_INTERVAL_SEGMENTS.end();
 
 field_table! {
     /// The encoding of [`super::OptrConfig`] in the device label
@@ -246,6 +298,7 @@ field_table! {
         pub const MAX_REQUEST_SECTORS: Field = Field::new("max_request_sectors", 24, 4);
         pub const GC_BATCH_SEGMENTS: Field = Field::new("gc_batch_segments", 28, 4);
         pub const CHECKPOINT_INTERVAL_SEGMENTS: Field = Field::new("checkpoint_interval_segments", 32, 4);
+        pub const INCREMENTAL_SEGMENTS: Field = Field::new("incremental_segments", 36, 4);
     }
 }
 
@@ -279,5 +332,17 @@ mod tests {
         let mut b = ok.encode();
         b[0] = 9;
         assert!(matches!(OptrConfig::decode(&b), Err(FtlError::Corrupt(_))));
+    }
+
+    #[test]
+    fn version_1_configurations_decode_with_no_incremental_region() {
+        let g = Geometry::small();
+        let mut c = OptrConfig::default_for(&g);
+        c.incremental_segments = 0;
+        let mut v1 = c.encode();
+        v1.truncate(CONFIG_LEN_V1);
+        encoding::VERSION.put_u32(&mut v1, 1);
+        assert_eq!(OptrConfig::decode(&v1).unwrap(), c);
+        c.validate(&g).unwrap();
     }
 }

@@ -221,6 +221,10 @@ impl<F: Flash> Optr<F> {
                 };
                 let sector = sector.to_vec();
                 self.stage_push(clue, &sector)?;
+                if self.mutant == Mutant::OptrIncrementalOmitsRelocations {
+                    self.ckpt_dirty[lpn as usize / 64] &= !(1 << (lpn % 64));
+                    self.ckpt_dirty_list.retain(|&l| l != lpn);
+                }
                 self.stats.gc_sectors_relocated += 1;
             }
         }

@@ -84,12 +84,39 @@ impl<F: Flash> Optr<F> {
                 self.segs.free.len()
             ));
         }
+        self.check_checkpoint_diff()?;
         if self
             .records
             .iter()
             .any(|r| r.x >= r.y || r.y >= self.next_wid)
         {
             return Err("a buffered coalescing record is out of order".into());
+        }
+        Ok(())
+    }
+
+    /// Every L2P entry that differs from the latest checkpoint's is marked
+    /// changed (`ghost` feature; a no-op without it).
+    fn check_checkpoint_diff(&self) -> Result<(), String> {
+        for lpn in 0..self.ckpt_ghost.len() {
+            let changed = self.ckpt_dirty[lpn / 64] & (1 << (lpn % 64)) != 0;
+            if !changed && self.l2p[lpn] != self.ckpt_ghost[lpn] {
+                return Err(format!(
+                    "sector {lpn} maps to {} but the latest checkpoint recorded {} and it is not marked changed",
+                    self.l2p[lpn], self.ckpt_ghost[lpn]
+                ));
+            }
+        }
+        let marked: u64 = self
+            .ckpt_dirty
+            .iter()
+            .map(|w| u64::from(w.count_ones()))
+            .sum();
+        if marked != self.ckpt_dirty_list.len() as u64 {
+            return Err(format!(
+                "{marked} sectors marked changed since the checkpoint, {} listed",
+                self.ckpt_dirty_list.len()
+            ));
         }
         Ok(())
     }

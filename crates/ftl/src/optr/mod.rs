@@ -9,8 +9,9 @@
 //! How: every request gets a write-request id (wid); every sector it puts
 //! on flash carries a clue (wid, size, lpn, CRC; `clue.rs`); overwrites
 //! coalesce in a DRAM write-back cache (`cache.rs`) and leave coalescing
-//! records (`coalesce.rs`); checkpoints with a seal and segment summary
-//! pages (`checkpoint.rs`) bound recovery, which rolls the log forward from
+//! records (`coalesce.rs`); checkpoints (incremental ones between full
+//! ones) with a seal and segment summary pages (`checkpoint.rs`) bound
+//! recovery, which rolls the log forward from
 //! the seal and keeps the longest prefix of complete requests that splits
 //! no coalesced group (`recovery.rs`, Algorithm 1). GC (`gc.rs`) never
 //! collects a segment written after the latest checkpoint and flushes
@@ -24,6 +25,10 @@
 //! - `segs.valid[s]` counts the logical sectors mapped into segment `s`;
 //! - checkpoints and GC run only between requests, so a checkpoint never
 //!   covers part of a request;
+//! - every logical sector whose `l2p` entry changed since the latest
+//!   checkpoint is in `ckpt_dirty` (so an incremental checkpoint of those
+//!   entries brings the previous checkpoint's L2P up to date; the ghost
+//!   copy of the checkpointed L2P checks it under the `ghost` feature);
 //! - every wid on flash is below `next_wid`, every sequence number below
 //!   `next_seqno`.
 
@@ -88,9 +93,19 @@ pub struct Optr<F: Flash> {
     active: Option<(SegId, u32)>,
     next_wid: u64,
     next_seqno: u64,
-    /// The latest checkpoint's seal and the slot holding it.
+    /// The latest checkpoint's seal (full or incremental) and the slot
+    /// holding the latest full checkpoint.
     seal: Seal,
     seal_slot: u32,
+    /// The next free page of the incremental region.
+    incremental_next: u32,
+    /// Logical sectors whose L2P entry changed since the latest checkpoint
+    /// (a bitmap and the list of its set bits).
+    ckpt_dirty: Vec<u64>,
+    ckpt_dirty_list: Vec<u32>,
+    /// Ghost (`ghost` feature, debug builds): the L2P the latest checkpoint
+    /// recorded.
+    ckpt_ghost: Vec<u32>,
     segments_since_checkpoint: u32,
     /// Logical sectors that read as data (mapped or cached).
     mapped: u64,
@@ -106,7 +121,8 @@ impl<F: Flash> Optr<F> {
             | Mutant::OptrIgnoreCoalescingRecords
             | Mutant::OptrGcErasesAfterCheckpoint
             | Mutant::OptrRequestCompleteWithMissingPage
-            | Mutant::OptrSkipInternalFlushBeforeGc => {}
+            | Mutant::OptrSkipInternalFlushBeforeGc
+            | Mutant::OptrIncrementalOmitsRelocations => {}
             m => {
                 return Err(FtlError::BadArgument(format!(
                     "mutant `{}` does not apply to the optr FTL; pick one of its own mutants",
@@ -145,6 +161,10 @@ impl<F: Flash> Optr<F> {
                 log_seqno: 0,
             },
             seal_slot: 1,
+            incremental_next: 0,
+            ckpt_dirty: vec![0; (logical as usize).div_ceil(64)],
+            ckpt_dirty_list: Vec::new(),
+            ckpt_ghost: Vec::new(),
             segments_since_checkpoint: 0,
             mapped: 0,
             stats: DeviceStats {
@@ -179,7 +199,7 @@ impl<F: Flash> Optr<F> {
             f.segs.state[s as usize] = SegState::Free;
         }
         f.flash.sync()?;
-        f.write_checkpoint()?;
+        f.write_full_checkpoint()?;
         label::write_label(&mut f.flash, FtlKind::Optr, &f.config.encode())?;
         f.opened_counters = f.flash.counters();
         Ok(f)
@@ -225,8 +245,18 @@ impl<F: Flash> Optr<F> {
         (loc != UNMAPPED && loc >= self.stage_base).then(|| (loc - self.stage_base) as usize)
     }
 
+    /// Records that `lpn`'s L2P entry changed since the latest checkpoint.
+    fn mark_changed(&mut self, lpn: u32) {
+        let (w, b) = (lpn as usize / 64, lpn % 64);
+        if self.ckpt_dirty[w] & (1 << b) == 0 {
+            self.ckpt_dirty[w] |= 1 << b;
+            self.ckpt_dirty_list.push(lpn);
+        }
+    }
+
     /// Drops the flash mapping of `lpn` (the caller sets a new one).
     fn unmap_flash(&mut self, lpn: u32) {
+        self.mark_changed(lpn);
         let loc = self.l2p[lpn as usize];
         if loc != UNMAPPED && loc < self.stage_base {
             self.segs.valid[self.layout.seg_of(Ppa(loc)).0 as usize] -= 1;
@@ -383,35 +413,90 @@ impl<F: Flash> Optr<F> {
         Ok(())
     }
 
-    /// Takes a full checkpoint into the shadow slot (after an internal
-    /// flush, so it covers every acknowledged request).
+    /// Takes a checkpoint (after an internal flush, so it covers every
+    /// acknowledged request): incremental while the region has room for
+    /// the changed entries and they take fewer pages than the L2P image,
+    /// full otherwise.
     fn checkpoint(&mut self) -> Result<()> {
         self.optr_stats.internal_flushes += 1;
         self.internal_flush()?;
-        self.write_checkpoint()
+        let pages = self
+            .plan
+            .incremental_checkpoint_pages(self.ckpt_dirty_list.len() as u64);
+        let room = u64::from(self.plan.incremental_pages - self.incremental_next);
+        if pages <= room && pages <= u64::from(self.plan.l2p_pages) {
+            self.write_incremental_checkpoint()
+        } else {
+            self.write_full_checkpoint()
+        }
     }
 
-    fn write_checkpoint(&mut self) -> Result<()> {
+    /// The seal of a checkpoint taken now.
+    fn next_seal(&self) -> Seal {
         debug_assert!(self.stage.is_empty());
         let (log_segment, log_page, log_seqno) = match self.active {
             Some((seg, page)) => (Some(seg), page, self.seg_seqno[seg.0 as usize]),
             None => (None, 0, self.next_seqno - 1),
         };
-        let seal = Seal {
+        Seal {
             generation: self.seal.generation + 1,
             latest_wid: self.next_wid - 1,
             log_segment,
             log_page,
             log_seqno,
-        };
+        }
+    }
+
+    /// The latest checkpoint is now `seal`: nothing has changed since.
+    fn checkpointed(&mut self, seal: Seal) {
+        for lpn in std::mem::take(&mut self.ckpt_dirty_list) {
+            self.ckpt_dirty[lpn as usize / 64] = 0;
+        }
+        #[cfg(all(debug_assertions, feature = "ghost"))]
+        self.ckpt_ghost.clone_from(&self.l2p);
+        self.seal = seal;
+        self.segments_since_checkpoint = 0;
+    }
+
+    /// Writes the changed L2P entries as an incremental checkpoint.
+    fn write_incremental_checkpoint(&mut self) -> Result<()> {
+        let seal = self.next_seal();
+        self.ckpt_dirty_list.sort_unstable();
+        let entries: Vec<(u32, u32)> = self
+            .ckpt_dirty_list
+            .iter()
+            .map(|&l| (l, self.l2p[l as usize]))
+            .collect();
+        let pages = checkpoint::write_incremental(
+            &mut self.flash,
+            &self.plan,
+            self.incremental_next,
+            &entries,
+            &seal,
+        )?;
+        self.incremental_next += pages;
+        self.optr_stats.incremental_checkpoints += 1;
+        self.optr_stats.incremental_pages_programmed += u64::from(pages);
+        self.stats.meta_pages_written += u64::from(pages);
+        self.checkpointed(seal);
+        Ok(())
+    }
+
+    /// Writes the whole L2P into the shadow slot, then empties the
+    /// incremental region.
+    fn write_full_checkpoint(&mut self) -> Result<()> {
+        let seal = self.next_seal();
         let slot = 1 - self.seal_slot;
         checkpoint::write_checkpoint(&mut self.flash, &self.plan, slot, &self.l2p, &seal)?;
+        if self.plan.incremental_pages > 0 && self.incremental_next > 0 {
+            checkpoint::erase_region(&mut self.flash, &self.plan)?;
+        }
+        self.incremental_next = 0;
         self.stats.full_checkpoints += 1;
         self.stats.meta_pages_written += u64::from(self.plan.l2p_pages) + 1;
         self.optr_stats.checkpoint_pages_programmed += u64::from(self.plan.l2p_pages) + 1;
-        self.seal = seal;
         self.seal_slot = slot;
-        self.segments_since_checkpoint = 0;
+        self.checkpointed(seal);
         Ok(())
     }
 

@@ -2,8 +2,9 @@
 //!
 //! 1. load the L2P image of the newest valid full checkpoint (highest
 //!    generation whose seal and image check out);
-//! 2. incremental checkpoints: none in this version (every checkpoint is
-//!    full, see `checkpoint.rs`), so this phase is empty;
+//! 2. apply the incremental checkpoints that follow it in the incremental
+//!    region, in generation order, up to the first missing or torn one; the
+//!    last one applied (or the full one) is the seal;
 //! 3. roll the log forward from the seal (the seal's segment from its page
 //!    on, then the segments numbered one more each, found by their summary
 //!    pages), count the clues of each wid after the checkpoint, and collect
@@ -14,17 +15,19 @@
 //! 5. apply the kept requests' sectors and trims in log order (relocated
 //!    sectors, whose wids are at or below the checkpoint's, always apply).
 //!
-//! Then a new checkpoint is written with every wid and sequence number
-//! seen as used, so the dropped requests' pages (still on flash) are
-//! before the checkpoint and never counted again, and new wids never
-//! collide with them. Until that seal is durable recovery erases nothing,
-//! so a crash during recovery recovers to the same state.
+//! Then a new full checkpoint is written with every wid and sequence
+//! number seen as used, so the dropped requests' pages (still on flash)
+//! are before the checkpoint and never counted again, and new wids never
+//! collide with them; it empties the incremental region (whose write
+//! position after a crash is not known). Until that seal is durable
+//! recovery erases nothing, so a crash during recovery recovers to the
+//! same state.
 
 use std::collections::{HashMap, HashSet};
 
 use flash::Flash;
 
-use super::checkpoint::{decode_summary, read_checkpoint, Seal};
+use super::checkpoint::{apply_incrementals, decode_summary, read_checkpoint, Seal};
 use super::clue::{Clue, CLUE_SIZE, LPN_COALESCE, LPN_TRIM};
 use super::coalesce::{decode_records, Coalesce};
 use super::Optr;
@@ -96,9 +99,18 @@ impl<F: Flash> Optr<F> {
                 }
             }
         }
-        let (slot, seal, l2p) = best.ok_or_else(|| {
+        let (slot, full, mut l2p) = best.ok_or_else(|| {
             FtlError::Corrupt("neither checkpoint slot holds a valid checkpoint".into())
         })?;
+        // Phase 2: the incremental checkpoints after it.
+        let (seal, applied) = apply_incrementals(
+            &mut self.flash,
+            &self.plan,
+            &full,
+            &mut l2p,
+            self.layout.physical_sectors,
+        )?;
+        self.optr_stats.incremental_checkpoints_recovered = applied;
         self.l2p = l2p;
         self.seal = seal;
         self.seal_slot = slot;
@@ -262,8 +274,11 @@ impl<F: Flash> Optr<F> {
         self.next_wid = max_wid + 1;
         self.next_seqno = max_seqno + 1;
         self.active = None;
-        // Fence the dropped requests off behind a new checkpoint.
-        self.write_checkpoint()
+        // Fence the dropped requests off behind a new full checkpoint,
+        // which also erases the region (its pages may be programmed up to
+        // anywhere).
+        self.incremental_next = self.plan.incremental_pages;
+        self.write_full_checkpoint()
     }
 }
 

@@ -8,6 +8,42 @@
 //! checkpoint pages). Counters count since the device was formatted or
 //! opened; recovery's fencing checkpoint is counted.
 
+impl OptrStats {
+    /// The counts since `earlier` (a snapshot of the same device), counter
+    /// by counter; `incremental_checkpoints_recovered` is kept as is.
+    pub fn since(&self, earlier: &OptrStats) -> OptrStats {
+        let d = |b: u64, a: u64| b.saturating_sub(a);
+        let (a, b) = (earlier, self);
+        OptrStats {
+            data_sectors_programmed: d(b.data_sectors_programmed, a.data_sectors_programmed),
+            coalescing_records: d(b.coalescing_records, a.coalescing_records),
+            record_sectors_programmed: d(b.record_sectors_programmed, a.record_sectors_programmed),
+            trim_sectors_programmed: d(b.trim_sectors_programmed, a.trim_sectors_programmed),
+            padding_sectors_programmed: d(
+                b.padding_sectors_programmed,
+                a.padding_sectors_programmed,
+            ),
+            summary_pages_programmed: d(b.summary_pages_programmed, a.summary_pages_programmed),
+            checkpoint_pages_programmed: d(
+                b.checkpoint_pages_programmed,
+                a.checkpoint_pages_programmed,
+            ),
+            incremental_checkpoints: d(b.incremental_checkpoints, a.incremental_checkpoints),
+            incremental_pages_programmed: d(
+                b.incremental_pages_programmed,
+                a.incremental_pages_programmed,
+            ),
+            incremental_checkpoints_recovered: b.incremental_checkpoints_recovered,
+            internal_flushes: d(b.internal_flushes, a.internal_flushes),
+            gc_checkpoints: d(b.gc_checkpoints, a.gc_checkpoints),
+            gc_selections: d(b.gc_selections, a.gc_selections),
+            gc_segments_constrained: d(b.gc_segments_constrained, a.gc_segments_constrained),
+            gc_segments_seen: d(b.gc_segments_seen, a.gc_segments_seen),
+            gc_victims_displaced: d(b.gc_victims_displaced, a.gc_victims_displaced),
+        }
+    }
+}
+
 /// Counters of one OPTR device.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OptrStats {
@@ -28,6 +64,13 @@ pub struct OptrStats {
     pub summary_pages_programmed: u64,
     /// L2P and seal pages of full checkpoints programmed.
     pub checkpoint_pages_programmed: u64,
+    /// Incremental checkpoints taken.
+    pub incremental_checkpoints: u64,
+    /// Pages of incremental checkpoints programmed.
+    pub incremental_pages_programmed: u64,
+    /// Incremental checkpoints the last recovery applied (0 if the device
+    /// was formatted).
+    pub incremental_checkpoints_recovered: u64,
     /// Flushes OPTR issued itself: before each checkpoint and each GC batch
     /// (host flushes are `DeviceStats::flushes`).
     pub internal_flushes: u64,
