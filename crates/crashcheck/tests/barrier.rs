@@ -8,41 +8,25 @@ mod common;
 
 use common::*;
 use crashcheck::target::BackendKind;
-use crashcheck::{Executor, RunConfig};
+use crashcheck::RunConfig;
 use ftl::Mutant;
 
-fn scftl_tiny(m: Mutant, backend: BackendKind) -> RunConfig {
-    let mut run = run_config("scftl", None, "tiny", m);
-    run.target.backend = backend;
-    run
-}
-
-/// Catches the mutant with `seed` within `ops` operations, and checks the
-/// shrunk script reproduces it standalone.
+/// Catches the mutant (see `caught_and_replayed`) with a shrunk script
+/// that needs a barrier.
 fn check_caught(run: &RunConfig, seed: u64, ops: u64) {
-    let (seed, f) = caught(run, &[seed], ops);
-    eprintln!(
-        "{} caught with seed {seed} after {} ops: {}\n  shrunk to {} steps: {}",
-        run.mutant.name(),
-        f.ops,
-        f.violation,
-        f.shrunk.len(),
-        f.shrunk_violation
-    );
+    let f = caught_and_replayed(run, seed, ops);
     assert!(
         f.shrunk
             .iter()
             .any(|s| matches!(s, crashcheck::Step::Barrier)),
         "the shrunk script needs a barrier"
     );
-    let again = Executor::run(run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
 }
 
 #[test]
 fn erase_without_sync_after_barrier_on_the_nand_model() {
     check_caught(
-        &scftl_tiny(Mutant::EraseWithoutSyncAfterBarrier, BackendKind::Ram),
+        &scftl_tiny_on(Mutant::EraseWithoutSyncAfterBarrier, BackendKind::Ram),
         9,
         12000,
     );
@@ -51,7 +35,7 @@ fn erase_without_sync_after_barrier_on_the_nand_model() {
 #[test]
 fn erase_without_sync_after_barrier_on_the_image_model() {
     check_caught(
-        &scftl_tiny(Mutant::EraseWithoutSyncAfterBarrier, BackendKind::Image),
+        &scftl_tiny_on(Mutant::EraseWithoutSyncAfterBarrier, BackendKind::Image),
         2,
         1000,
     );
@@ -60,7 +44,7 @@ fn erase_without_sync_after_barrier_on_the_image_model() {
 #[test]
 fn scftl_passes_the_same_runs_with_barriers() {
     for (backend, seed, ops) in [(BackendKind::Ram, 3, 6000), (BackendKind::Image, 7, 7000)] {
-        let r = passes(&scftl_tiny(Mutant::None, backend), seed, ops);
+        let r = passes(&scftl_tiny_on(Mutant::None, backend), seed, ops);
         assert!(r.stats.barriers > ops / 20, "{} barriers", r.stats.barriers);
         assert!(r.stats.flushes > 0);
     }

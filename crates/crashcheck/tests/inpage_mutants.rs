@@ -18,35 +18,16 @@ mod common;
 
 use common::*;
 use crashcheck::target::BackendKind;
-use crashcheck::{Executor, RunConfig};
 use ftl::Mutant;
 
-fn scftl_tiny(m: Mutant, backend: BackendKind) -> RunConfig {
-    let mut run = run_config("scftl", None, "tiny", m);
-    run.target.backend = backend;
-    run
-}
-
-/// Catches the mutant with `seed` within `ops` operations, and checks the
-/// shrunk script reproduces it standalone.
-fn check_caught(run: &RunConfig, seed: u64, ops: u64) {
-    let (seed, f) = caught(run, &[seed], ops);
-    eprintln!(
-        "{} caught with seed {seed} after {} ops: {}\n  shrunk to {} steps: {}",
-        run.mutant.name(),
-        f.ops,
-        f.violation,
-        f.shrunk.len(),
-        f.shrunk_violation
-    );
-    let again = Executor::run(run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+fn check_caught(run: &crashcheck::RunConfig, seed: u64, ops: u64) {
+    caught_and_replayed(run, seed, ops);
 }
 
 #[test]
 fn inpage_commit_before_sync() {
     check_caught(
-        &scftl_tiny(Mutant::InpageCommitBeforeSync, BackendKind::Ram),
+        &scftl_tiny_on(Mutant::InpageCommitBeforeSync, BackendKind::Ram),
         1,
         200_000,
     );
@@ -55,7 +36,7 @@ fn inpage_commit_before_sync() {
 #[test]
 fn accept_commit_with_bad_data_crc_on_the_image_model() {
     check_caught(
-        &scftl_tiny(Mutant::AcceptCommitWithBadDataCrc, BackendKind::Image),
+        &scftl_tiny_on(Mutant::AcceptCommitWithBadDataCrc, BackendKind::Image),
         1,
         150_000,
     );
@@ -64,7 +45,7 @@ fn accept_commit_with_bad_data_crc_on_the_image_model() {
 #[test]
 fn accept_stale_inpage_record() {
     check_caught(
-        &scftl_tiny(Mutant::AcceptStaleInpageRecord, BackendKind::Ram),
+        &scftl_tiny_on(Mutant::AcceptStaleInpageRecord, BackendKind::Ram),
         8,
         200_000,
     );

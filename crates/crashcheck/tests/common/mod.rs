@@ -53,6 +53,30 @@ pub fn caught(run: &RunConfig, seeds: &[u64], ops: u64) -> (u64, Failure) {
     );
 }
 
+/// SCFTL on `tiny` with mutant `m` over `backend`.
+pub fn scftl_tiny_on(m: Mutant, backend: crashcheck::target::BackendKind) -> RunConfig {
+    let mut run = run_config("scftl", None, "tiny", m);
+    run.target.backend = backend;
+    run
+}
+
+/// Catches the mutant with `seed` within `ops` operations, prints how, and
+/// checks the shrunk script reproduces it standalone. Returns the failure.
+pub fn caught_and_replayed(run: &RunConfig, seed: u64, ops: u64) -> Failure {
+    let (seed, f) = caught(run, &[seed], ops);
+    eprintln!(
+        "{} caught with seed {seed} after {} ops: {}\n  shrunk to {} steps: {}",
+        run.mutant.name(),
+        f.ops,
+        f.violation,
+        f.shrunk.len(),
+        f.shrunk_violation
+    );
+    let again = crashcheck::Executor::run(run, f.data_seed, &f.shrunk).unwrap_err();
+    assert_eq!(again, f.shrunk_violation);
+    f
+}
+
 /// Asserts a random campaign passes.
 pub fn passes(run: &RunConfig, seed: u64, ops: u64) -> Report {
     let r = random(run, seed, ops);
