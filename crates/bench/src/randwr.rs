@@ -404,11 +404,19 @@ pub fn ratio_table(rows: &[Row]) -> Option<Table> {
             threads(r).to_string(),
             fmt_opt(r.scftl_over_async, 3),
             fmt_opt(paper.map(|p| p.1), 3),
-            fmt_opt(r.scftl_over_sync, 2) + "x",
-            fmt_opt(paper.map(|p| p.2), 2) + "x",
+            times(r.scftl_over_sync),
+            times(paper.map(|p| p.2)),
         ]);
     }
     any.then_some(rt)
+}
+
+/// A ratio as "3.54x", or "-" when there is none.
+fn times(v: Option<f64>) -> String {
+    match fmt_opt(v, 2) {
+        d if d == "-" => d,
+        x => x + "x",
+    }
 }
 
 /// Every table of the report, in order (the document test finds each of
