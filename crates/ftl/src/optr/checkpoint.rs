@@ -126,6 +126,27 @@ impl Seal {
     }
 }
 
+/// Before reading page `i` of a run of `len` pages laid out like a
+/// segment's (page `k` on member `k mod stripe`): when `i` starts a stripe
+/// (or the run), asks the dies to sense the stripe's pages from `i` on,
+/// one per die, so the reads that follow overlap (`Flash::prefetch`).
+pub(super) fn prefetch_stripe<F: Flash>(
+    flash: &mut F,
+    plan: &Plan,
+    i: u32,
+    first: u32,
+    len: u32,
+    addr: impl Fn(u32) -> PageAddr,
+) -> Result<()> {
+    let stripe = plan.layout.stripe;
+    if i == first || i.is_multiple_of(stripe) {
+        let end = ((i / stripe + 1) * stripe).min(len);
+        let pages: Vec<PageAddr> = (i..end).map(addr).collect();
+        flash.prefetch(&pages)?;
+    }
+    Ok(())
+}
+
 /// The flash page holding page `i` of checkpoint slot `slot`.
 fn slot_page(plan: &Plan, slot: u32, i: u32) -> PageAddr {
     let pps = plan.layout.pages_per_segment;
@@ -340,6 +361,9 @@ pub fn apply_incrementals<F: Flash>(
             if at + i >= plan.incremental_pages {
                 break 'checkpoints;
             }
+            prefetch_stripe(flash, plan, at + i, at, plan.incremental_pages, |k| {
+                region_page(plan, k)
+            })?;
             flash.read(region_page(plan, at + i), 0, &mut page)?;
             let Some(p) = decode_incremental(&page, per) else {
                 break 'checkpoints;
@@ -419,6 +443,9 @@ pub fn read_checkpoint<F: Flash>(
     let mut l2p = Vec::with_capacity(logical as usize);
     let mut crc = 0u32;
     for i in 0..plan.l2p_pages {
+        prefetch_stripe(flash, plan, i, 0, plan.l2p_pages, |k| {
+            slot_page(plan, slot, k)
+        })?;
         flash.read(slot_page(plan, slot, i), 0, &mut page)?;
         crc = crc32c::crc32c_append(crc, &page);
         for chunk in page.chunks_exact(4) {

@@ -27,7 +27,9 @@ use std::collections::{HashMap, HashSet};
 
 use flash::Flash;
 
-use super::checkpoint::{apply_incrementals, decode_summary, read_checkpoint, Seal};
+use super::checkpoint::{
+    apply_incrementals, decode_summary, prefetch_stripe, read_checkpoint, Seal,
+};
 use super::clue::{Clue, CLUE_SIZE, LPN_COALESCE, LPN_TRIM};
 use super::coalesce::{decode_records, Coalesce};
 use super::Optr;
@@ -155,10 +157,14 @@ impl<F: Flash> Optr<F> {
         let mut records: Vec<Coalesce> = Vec::new();
         let mut max_wid = seal.latest_wid;
         for (seg, from) in chain {
-            for p in from..self.layout.pages_per_segment {
+            let pps = self.layout.pages_per_segment;
+            for p in from..pps {
+                let layout = self.layout;
+                prefetch_stripe(&mut self.flash, &self.plan, p, from, pps, |k| {
+                    layout.page_addr(seg, k)
+                })?;
                 let addr = self.layout.page_addr(seg, p);
-                self.flash.read(addr, 0, &mut page)?;
-                self.flash.read_oob(addr, &mut oob)?;
+                self.flash.read_with_oob(addr, 0, &mut page, &mut oob)?;
                 for k in 0..spp {
                     let data = &page[k * ss..(k + 1) * ss];
                     let Some(c) = Clue::decode(&oob[k * CLUE_SIZE..], data) else {
