@@ -40,7 +40,7 @@ use serde::Serialize;
 use super::mounted::Ext4Stack;
 use super::proc::{self, Daemon};
 use super::stack::{by_names, Launcher, StackSpec, TOOL_LIMIT};
-use super::{scftl_exe, workloads, Driver};
+use super::{scftl_exe, Driver, Workdir};
 use crate::args::CommonArgs;
 use crate::report::{Header, Table};
 use crate::workload::BResult;
@@ -716,22 +716,8 @@ pub fn run(a: &AppCrashArgs) -> BResult<CrashReport> {
     if let Some(why) = Driver::unavailable(&a.python) {
         return Err(why);
     }
-    let tmp;
-    let work = match &a.workdir {
-        Some(d) => {
-            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-            d.clone()
-        }
-        None => {
-            tmp = tempfile::Builder::new()
-                .prefix("scftl-bench-app-crash-")
-                .tempdir()
-                .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-            tmp.path().to_path_buf()
-        }
-    };
-    let script = work.join("driver.py");
-    std::fs::write(&script, workloads::DRIVER).map_err(|e| format!("{}: {e}", script.display()))?;
+    let wd = Workdir::prepare(a.workdir.as_deref(), "scftl-bench-app-crash-")?;
+    let (work, script) = (wd.path.clone(), wd.script.clone());
     let ctx = Ctx {
         launcher: &launcher,
         flush_every: (a.flush_ms > 0).then(|| Duration::from_millis(a.flush_ms)),

@@ -82,6 +82,42 @@ fn workload_list(a: &AppArgs) -> Vec<Workload> {
         .collect()
 }
 
+/// A benchmark's working directory: `--workdir`, or a temporary one that
+/// lives as long as this value; the workload driver is written into it.
+pub(crate) struct Workdir {
+    _tmp: Option<tempfile::TempDir>,
+    pub path: PathBuf,
+    /// The driver script (`workloads::DRIVER`).
+    pub script: PathBuf,
+}
+
+impl Workdir {
+    pub(crate) fn prepare(given: Option<&Path>, prefix: &str) -> BResult<Workdir> {
+        let (tmp, path) = match given {
+            Some(d) => {
+                std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+                (None, d.to_path_buf())
+            }
+            None => {
+                let t = tempfile::Builder::new()
+                    .prefix(prefix)
+                    .tempdir()
+                    .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+                let p = t.path().to_path_buf();
+                (Some(t), p)
+            }
+        };
+        let script = path.join("driver.py");
+        std::fs::write(&script, workloads::DRIVER)
+            .map_err(|e| format!("{}: {e}", script.display()))?;
+        Ok(Workdir {
+            _tmp: tmp,
+            path,
+            script,
+        })
+    }
+}
+
 fn stack_list(a: &AppArgs) -> BResult<Vec<StackSpec>> {
     if a.stacks.is_empty() {
         return Ok(StackSpec::all());
@@ -287,22 +323,8 @@ pub fn run(a: &AppArgs) -> BResult<AppReport> {
     launcher.memory = a.device == crate::args::AppDevice::Memory;
     launcher.check_timing_supported()?;
     // The temporary directory (when no --workdir) lives until the end.
-    let tmp;
-    let work = match &a.workdir {
-        Some(d) => {
-            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-            d.clone()
-        }
-        None => {
-            tmp = tempfile::Builder::new()
-                .prefix("scftl-bench-app-")
-                .tempdir()
-                .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-            tmp.path().to_path_buf()
-        }
-    };
-    let script = work.join("driver.py");
-    std::fs::write(&script, workloads::DRIVER).map_err(|e| format!("{}: {e}", script.display()))?;
+    let wd = Workdir::prepare(a.workdir.as_deref(), "scftl-bench-app-")?;
+    let (work, script) = (wd.path.clone(), wd.script.clone());
     let driver = Driver {
         python: &a.python,
         script: &script,
