@@ -130,6 +130,11 @@ pub struct DeviceStats {
     pub flushes: u64,
     pub gc_sectors_relocated: u64,
     pub gc_blocks_reclaimed: u64,
+    /// Baselines: GC victims collected (or finished) in one go while the
+    /// host waited — every victim of the sync FTL; for the async FTL, whose
+    /// GC is paced with host writes, only those collected when pacing fell
+    /// behind (0 for the other FTLs).
+    pub gc_burst_victims: u64,
     pub full_checkpoints: u64,
     pub meta_pages_written: u64,
     /// Logical sectors currently mapped.

@@ -4,11 +4,14 @@
 //! Invariants (checked by [`LogConfig::validate`]):
 //! - the layout is valid (`stripe_dies` divides the dies);
 //! - `4 <= gc_low_free_segments <= gc_high_free_segments` and
-//!   `gc_high_free_segments + 2 <= data segments`. GC is triggered when a
-//!   segment fills and fewer than `low` are free (so `low - 1` are); it takes
-//!   one as its destination and may take one more before its first victim
-//!   is erased, so at least `low - 3 >= 1` segment is free at every instant.
-//!   A crash at any point therefore leaves recovery a segment to write to;
+//!   `gc_high_free_segments + 2 <= data segments`. Burst GC is triggered
+//!   when a segment fills and fewer than `low` are free (so `low - 1` are);
+//!   it takes one as its destination and may take one more before its first
+//!   victim is erased, so at least `low - 3 >= 1` segment is free at every
+//!   instant. A crash at any point therefore leaves recovery a segment to
+//!   write to. The async FTL's paced GC keeps at least `low - 2` free while
+//!   a victim is in progress and falls back to burst rounds at `low - 1`
+//!   (gc.rs), so the same bound holds;
 //! - `1 <= logical_sectors <= (data_segments - gc_high - 1) * (S - N)` where
 //!   `S` is sectors per segment and `N` sectors per page. Then whenever GC
 //!   runs, some used segment has at most `S - N` live sectors, so relocating
@@ -30,9 +33,11 @@ pub struct LogConfig {
     pub logical_sectors: u64,
     /// Erase blocks per segment (one per die of a group of this many dies).
     pub stripe_dies: u32,
-    /// GC starts when fewer segments than this are free.
+    /// Burst GC (sync) starts when fewer segments than this are free; paced
+    /// GC (async) picks its next victim when at most this many are.
     pub gc_low_free_segments: u32,
-    /// GC, once started, runs until this many segments are free.
+    /// Burst GC, once started, runs until this many segments are free (or
+    /// waiting for a sync).
     pub gc_high_free_segments: u32,
 }
 

@@ -144,10 +144,19 @@ pub struct LogFtl<F: Flash> {
     pub(crate) in_gc: bool,
     /// The async GC's victim pages read ahead (see gc.rs).
     pub(crate) ahead: super::gc::ReadAhead,
+    /// (async) The victim paced GC is collecting and its next page to scan
+    /// (see gc.rs).
+    pub(crate) pacing: Option<(SegId, u32)>,
+    /// (async) Victim pages paced GC owes, in 1/65536 of a page (gc.rs).
+    pub(crate) gc_owed: u64,
+
     /// Set while recovery replays the log: the log must survive until every
     /// winning entry is on flash.
     pub(crate) defer_log_reset: bool,
     pub(crate) dirty: DirtySet,
+    /// Opened by recovery rather than `format`: pages a crash tore or left
+    /// half-written may be on flash (invariant checks verify CRCs then).
+    pub(crate) recovered: bool,
     /// Logical sectors currently mapped.
     pub(crate) mapped: u64,
     pub(crate) stats: DeviceStats,
@@ -185,8 +194,12 @@ impl<F: Flash> LogFtl<F> {
             next_seq: 1,
             in_gc: false,
             ahead: super::gc::ReadAhead::default(),
+            pacing: None,
+            gc_owed: 0,
+
             defer_log_reset: false,
             dirty: DirtySet::new(logical),
+            recovered: false,
             mapped: 0,
             stats,
             oob_scratch: vec![0; g.oob_size as usize],
@@ -364,6 +377,7 @@ impl<F: Flash> LogFtl<F> {
         self.l2p[la as usize] = self.buf_base + slot as u32;
         if self.buf.is_full() {
             self.program_buffer()?;
+            self.gc_step()?;
         }
         Ok(())
     }
@@ -407,6 +421,7 @@ impl<F: Flash> LogFtl<F> {
             self.buf.push(LA_TRIM, seq, &self.trim_scratch);
             if self.buf.is_full() {
                 self.program_buffer()?;
+                self.gc_step()?;
             }
         }
         Ok(())
@@ -419,6 +434,12 @@ impl<F: Flash> LogFtl<F> {
             // SyncSkipSync mutant, pretends to be).
             self.dirty.clear();
             return Ok(());
+        }
+        if !self.buf.is_empty() {
+            // Paced GC: relocated sectors take slots that would otherwise be
+            // padding, then its share of the page this flush programs.
+            self.gc_fill_padding()?;
+            self.gc_step()?;
         }
         self.program_buffer()?;
         self.sync_device()?;
@@ -506,13 +527,15 @@ impl<F: Flash> LogFtl<F> {
     /// After the active segment filled up: GC if free segments are low, then
     /// take a fresh active segment (unless GC already opened one).
     pub(crate) fn open_next_segment(&mut self) -> Result<()> {
-        if !self.in_gc && self.segs.free_count() < self.config.gc_low_free_segments {
+        if self.paced() {
+            self.gc_at_boundary()?;
+        } else if !self.in_gc && self.segs.free_count() < self.config.gc_low_free_segments {
             self.run_gc()?;
         }
         if self.active.is_none() {
             self.pop_active()?;
         }
-        Ok(())
+        self.gc_behind()
     }
 
     /// Takes the next segment of the free queue as the active one, erasing

@@ -6,6 +6,53 @@
 //! and CRC; trim records keep their sequence number but may shrink — and
 //! erases the victim.
 //!
+//! # Burst and paced GC
+//!
+//! The sync FTL (and recovery) collects in bursts: when a segment fills
+//! and fewer than `gc_low_free_segments` (L) are free, whole rounds run
+//! until `gc_high_free_segments` are free or waiting, while the host waits.
+//!
+//! The async FTL paces its GC with the host's writes, as a conventional
+//! FTL's rate limiter does, so no write waits for a whole victim:
+//! - **Start.** At a segment boundary with at most L segments free and no
+//!   victim in progress, it releases a waiting victim (one sync; the merge
+//!   buffer is empty at a boundary) and picks the greedy victim (`pacing`).
+//! - **Pace.** Each host page programmed (and each page a flush programs)
+//!   owes the victim `remaining pages / host budget` pages, where the host
+//!   budget is the room left in the active segment minus the pages the
+//!   victim's remaining live content will take there: the victim is done
+//!   before the active segment fills. Owed pages are relocated in batches of
+//!   1/[`PACED_BATCHES`] of a segment: on the timing model, relocating one
+//!   or two pages per host page made each host program wait behind a GC
+//!   read on its die (about 18% less throughput at WI = 2048), batches of
+//!   an eighth match the burst GC's throughput and keep each host wait
+//!   short.
+//! - **Padding.** A flush that would pad its page first fills the empty
+//!   slots with valid sectors of victim pages already read ahead (their
+//!   reads were issued earlier, so the flush's program does not wait), and
+//!   the scan then skips pages the fill emptied. At WI = 1 this moves most
+//!   relocations into pages that were padding anyway.
+//! - **Floor.** Paced GC keeps more than L - 1 segments free, the level at
+//!   which the burst GC starts. If a victim is still in progress when taking
+//!   the next active segment leaves fewer than L - 1 free, it is finished at
+//!   once (its live content, at most S - N sectors, fits in the fresh
+//!   segment); a boundary at L - 1 free or fewer with nothing in progress
+//!   runs burst rounds up to L. Both count in
+//!   `DeviceStats::gc_burst_victims`. So paced GC never goes below the free
+//!   space the burst GC works from, which is what keeps a crash inside a
+//!   recovery's own GC from finding no segment to write (the crash
+//!   checker's nested crashes found a version whose floor was one lower).
+//! - **One victim at a time.** A victim is in progress or waiting, never
+//!   both ([`MAX_WAITING_VICTIMS`]), as with bursts; the in-progress victim
+//!   stays `Used` (host writes never go into it, so its sectors only become
+//!   stale) and everything behind the scan holds no live content (checked
+//!   by `check_invariants`).
+//!
+//! Paced GC interleaves relocated (cold) and host (hot) data in the same
+//! segments; bursts happen to separate them at WI = 1, where whole victims
+//! are relocated back to back. The padding fill more than makes up for it
+//! there (docs/BENCHMARKS.md, randwr).
+//!
 //! Why GC stops at a damaged sector (one failing its OOB record's CRC)
 //! instead of relocating it marked bad, as SCFTL does: the record's CRC is
 //! also how recovery tells a torn sector from a good one, and the sync
@@ -112,6 +159,12 @@ pub(crate) struct ReadAhead {
     pool: Vec<Staged>,
 }
 
+/// Paced GC relocates a victim in batches of 1/`PACED_BATCHES` of a segment.
+pub(crate) const PACED_BATCHES: u32 = 8;
+
+/// Fixed-point shift of `LogFtl::gc_owed` (victim pages owed, in 1/65536).
+pub(crate) const OWED_SHIFT: u32 = 16;
+
 /// Stripes of victim pages the async GC keeps read ahead.
 pub(crate) const READ_AHEAD_STRIPES: u32 = 2;
 
@@ -120,12 +173,13 @@ impl<F: Flash> LogFtl<F> {
     /// victim is left, or a bounded number of rounds made no headway.
     pub(crate) fn run_gc(&mut self) -> Result<()> {
         self.in_gc = true;
-        let r = self.gc_rounds();
+        let r = self.gc_rounds(self.config.gc_high_free_segments);
         self.in_gc = false;
         r
     }
 
-    fn gc_rounds(&mut self) -> Result<()> {
+    /// Whole (burst) rounds until `target` segments are free or waiting.
+    fn gc_rounds(&mut self, target: u32) -> Result<()> {
         let limit = 2 * self.layout.segments;
         for _ in 0..limit {
             let waiting = self.segs.collected.len() as u32;
@@ -138,13 +192,265 @@ impl<F: Flash> LogFtl<F> {
                 self.sync_device()?;
                 continue;
             }
-            if self.segs.free_count() + waiting >= self.config.gc_high_free_segments {
+            if self.segs.free_count() + waiting >= target {
                 break;
             }
             match self.segs.pick_victim() {
-                Some(v) => self.collect(v)?,
+                Some(v) => {
+                    self.stats.gc_burst_victims += 1;
+                    self.collect(v)?
+                }
                 None => break,
             }
+        }
+        Ok(())
+    }
+
+    /// Whether GC is paced (the async FTL) rather than run in whole rounds
+    /// (the sync FTL, and recovery).
+    #[inline]
+    pub(crate) fn paced(&self) -> bool {
+        self.mode.kind == FtlKind::Async
+    }
+
+    /// Paced GC's floor: `gc_low_free_segments - 1`, the free count at
+    /// which the burst GC starts. Paced GC keeps free space above it; at it,
+    /// it is the burst GC (see the module documentation).
+    #[inline]
+    fn paced_floor(&self) -> u32 {
+        self.config.gc_low_free_segments - 1
+    }
+
+    /// Paced GC at a segment boundary (the active segment just filled, the
+    /// next is not taken yet): if at most `gc_low_free_segments` are free
+    /// and no victim is in progress, release a waiting victim and pick the
+    /// next one — or, if free space already fell to the floor, run whole
+    /// rounds as the burst GC would (see the module documentation).
+    pub(crate) fn gc_at_boundary(&mut self) -> Result<()> {
+        if self.in_gc
+            || self.pacing.is_some()
+            || self.segs.free_count() > self.config.gc_low_free_segments
+        {
+            return Ok(());
+        }
+        self.in_gc = true;
+        let r = self.start_paced();
+        self.in_gc = false;
+        r
+    }
+
+    fn start_paced(&mut self) -> Result<()> {
+        if !self.segs.collected.is_empty() {
+            // At most one victim is waiting or in progress
+            // (MAX_WAITING_VICTIMS): release the waiting one first. At a
+            // boundary the merge buffer is empty, so this is one sync.
+            self.program_buffer()?;
+            self.sync_device()?;
+        }
+        if self.segs.free_count() <= self.paced_floor() {
+            return self.gc_rounds(self.paced_floor() + 1);
+        }
+        if let Some(v) = self.segs.pick_victim() {
+            self.pacing = Some((v, 0));
+        }
+        Ok(())
+    }
+
+    /// After the next active segment was taken: a victim still in progress
+    /// when fewer than the floor's segments are left is finished now (its
+    /// live content fits in the fresh active segment).
+    pub(crate) fn gc_behind(&mut self) -> Result<()> {
+        if self.in_gc || self.pacing.is_none() || self.segs.free_count() >= self.paced_floor() {
+            return Ok(());
+        }
+        self.in_gc = true;
+        self.stats.gc_burst_victims += 1;
+        let r = self.advance_paced(u32::MAX);
+        self.in_gc = false;
+        r
+    }
+
+    /// Paced GC's share of one host page (called as the host programs, or
+    /// a flush is about to program, a page). The victim's pages are owed at
+    /// the rate that finishes it before the active segment fills, counting
+    /// the pages its remaining live content will take there; they are
+    /// relocated in batches of [`LogFtl::paced_batch`] pages (all at once
+    /// when the active segment has little room left).
+    pub(crate) fn gc_step(&mut self) -> Result<()> {
+        let Some((victim, next)) = self.pacing else {
+            return Ok(());
+        };
+        if self.in_gc {
+            return Ok(());
+        }
+        let pages = self.layout.pages_per_segment;
+        let spp = self.layout.sectors_per_page;
+        let left = self.active.map_or(0, |(_, p)| pages - p);
+        let relocation = (self.segs.load(victim) + self.buf.len() as u32).div_ceil(spp) + 1;
+        let host_budget = u64::from(left.saturating_sub(relocation).max(1));
+        let batch = u64::from(self.paced_batch());
+        self.gc_owed += (u64::from(pages - next) << OWED_SHIFT) / host_budget;
+        let owed = self.gc_owed >> OWED_SHIFT;
+        let quota = if host_budget <= batch {
+            u32::MAX
+        } else if owed >= batch {
+            owed as u32
+        } else {
+            return Ok(());
+        };
+        self.gc_owed -= owed << OWED_SHIFT;
+        self.in_gc = true;
+        let r = self.advance_paced(quota);
+        self.in_gc = false;
+        r
+    }
+
+    /// Pages of a victim paced GC relocates at a time: an eighth of a
+    /// segment, at least one page (see the module documentation).
+    #[inline]
+    pub(crate) fn paced_batch(&self) -> u32 {
+        (self.layout.pages_per_segment / PACED_BATCHES).max(1)
+    }
+
+    /// Paced GC in a flush: moves valid sectors of the victim into the
+    /// merge buffer's empty slots, which the flush would otherwise pad, so
+    /// they cost no page of their own. They come from the victim pages read
+    /// ahead (whose reads were issued earlier, so the flush's program does
+    /// not wait for a new read); the scan later skips them as no longer
+    /// valid.
+    pub(crate) fn gc_fill_padding(&mut self) -> Result<()> {
+        if self.in_gc || self.pacing.is_none() || self.buf.is_empty() {
+            return Ok(());
+        }
+        self.in_gc = true;
+        let r = self.fill_padding();
+        self.in_gc = false;
+        r
+    }
+
+    fn fill_padding(&mut self) -> Result<()> {
+        let spp = self.layout.sectors_per_page as usize;
+        let ss = self.layout.sector_size;
+        let Some((victim, _)) = self.pacing else {
+            return Ok(());
+        };
+        // Only pages whose reads were issued before this flush: a page read
+        // now would hold up the flush's program.
+        let ready = if self.ahead.victim == Some(victim) {
+            self.ahead.staged.len()
+        } else {
+            0
+        };
+        let mut data = std::mem::take(&mut self.trim_scratch);
+        let mut r = Ok(());
+        'pages: for i in 0..ready {
+            let (page, lo, hi) = {
+                let st = &self.ahead.staged[i];
+                (st.page, st.lo, st.hi)
+            };
+            let base = self.layout.ppa(victim, page, 0).0 as usize;
+            let addr = self.layout.page_addr(victim, page);
+            for slot in lo..hi {
+                if self.buf.is_empty() || self.buf.len() == spp {
+                    break 'pages;
+                }
+                let p = base + slot;
+                if !self.is_valid(p) {
+                    continue;
+                }
+                let st = &self.ahead.staged[i];
+                let rec: [u8; OOB_RECORD_SIZE] = st.oob
+                    [slot * OOB_RECORD_SIZE..(slot + 1) * OOB_RECORD_SIZE]
+                    .try_into()
+                    .expect("16-byte record");
+                data[..ss].copy_from_slice(&st.data[slot * ss..(slot + 1) * ss]);
+                let tag = self.p2l[p];
+                r = self.move_valid_sector(victim, addr, p, tag, &rec, &data[..ss]);
+                if r.is_err() {
+                    break 'pages;
+                }
+            }
+        }
+        self.trim_scratch = data;
+        r?;
+        // The scan moves past pages the fill emptied (their trim records,
+        // if any, are moved as usual), and reads ahead for the next flush.
+        while let Some((victim, next)) = self.pacing {
+            if next == self.layout.pages_per_segment {
+                self.pacing = None;
+                self.gc_owed = 0;
+                return self.finish_victim(victim);
+            }
+            let base = self.layout.ppa(victim, next, 0).0 as usize;
+            if (base..base + spp).any(|p| self.is_valid(p)) {
+                return self.read_ahead(victim, next);
+            }
+            self.relocate_page(victim, next)?;
+            self.pacing = Some((victim, next + 1));
+        }
+        Ok(())
+    }
+
+    /// Moves valid physical sector `p` (of logical sector `tag`, on page
+    /// `addr` of `victim`), whose OOB record and data were just read, into
+    /// the merge buffer, programming the buffer if that fills it. A record
+    /// that does not match the data is [`FtlError::DamagedSector`].
+    fn move_valid_sector(
+        &mut self,
+        victim: SegId,
+        addr: flash::PageAddr,
+        p: usize,
+        tag: u32,
+        rec: &[u8; OOB_RECORD_SIZE],
+        data: &[u8],
+    ) -> Result<()> {
+        self.make_log_room()?;
+        let r = super::oob::decode_record(rec);
+        if r.la != tag || !r.matches(data) {
+            // The flash no longer holds what was programmed: copying it
+            // would spread the damage.
+            return Err(FtlError::DamagedSector {
+                la: u64::from(tag),
+                detail: format!(
+                    "physical sector {p} fails its checksum while GC relocates it, so GC stops rather than copy it; overwrite or trim the sector to let GC proceed, or copy the data off and re-format"
+                ),
+            });
+        }
+        if let Some(l) = self.nvlog.as_mut() {
+            l.append(&mut self.flash, tag, r.seq, data)?;
+        }
+        self.segs.valid[victim.0 as usize] -= 1;
+        if !self.mode.sync_each_command {
+            if let Some(dst) = self.active_page() {
+                self.flash.copy_into(addr, dst);
+            }
+        }
+        let b = self.buf.push_with_record(rec, data);
+        self.l2p[tag as usize] = self.buf_base + b as u32;
+        self.stats.gc_sectors_relocated += 1;
+        if self.buf.is_full() {
+            self.program_buffer()?;
+        }
+        Ok(())
+    }
+
+    /// Relocates up to `quota` pages of the victim in progress (all of them
+    /// once fewer than the floor's segments are free), and finishes it after
+    /// its last page.
+    fn advance_paced(&mut self, quota: u32) -> Result<()> {
+        let mut done = 0u32;
+        while let Some((victim, next)) = self.pacing {
+            if next == self.layout.pages_per_segment {
+                self.pacing = None;
+                self.gc_owed = 0;
+                return self.finish_victim(victim);
+            }
+            if done >= quota && self.segs.free_count() >= self.paced_floor() {
+                break;
+            }
+            self.relocate_page(victim, next)?;
+            self.pacing = Some((victim, next + 1));
+            done += 1;
         }
         Ok(())
     }
@@ -165,7 +471,7 @@ impl<F: Flash> LogFtl<F> {
 
     /// Whether physical sector `p` holds the live copy of its sector.
     #[inline]
-    fn is_valid(&self, p: usize) -> bool {
+    pub(crate) fn is_valid(&self, p: usize) -> bool {
         let tag = self.p2l[p];
         (tag as u64) < self.logical && self.l2p[tag as usize] == p as u32
     }
@@ -188,48 +494,19 @@ impl<F: Flash> LogFtl<F> {
         let base = self.layout.ppa(victim, page, 0).0 as usize;
         let addr = self.layout.page_addr(victim, page);
         let staged = self.staged_page(victim, page)?;
-        let ahead = !self.mode.sync_each_command;
         for slot in 0..spp {
             let p = base + slot;
             let tag = self.p2l[p];
             if self.is_valid(p) {
-                self.make_log_room()?;
                 debug_assert!(staged.lo <= slot && slot < staged.hi);
                 let rec: [u8; OOB_RECORD_SIZE] = staged.oob
                     [slot * OOB_RECORD_SIZE..(slot + 1) * OOB_RECORD_SIZE]
                     .try_into()
                     .expect("16-byte record");
-                let r = super::oob::decode_record(&rec);
-                let seq = r.seq;
                 let data = &staged.data[slot * ss..(slot + 1) * ss];
-                if r.la != tag || !r.matches(data) {
+                if let Err(e) = self.move_valid_sector(victim, addr, p, tag, &rec, data) {
                     self.ahead.pool.push(staged);
-                    // The flash no longer holds what was programmed:
-                    // copying it would spread the damage.
-                    return Err(FtlError::DamagedSector {
-                        la: u64::from(tag),
-                        detail: format!(
-                            "physical sector {p} fails its checksum while GC relocates it, so GC stops rather than copy it; overwrite or trim the sector to let GC proceed, or copy the data off and re-format"
-                        ),
-                    });
-                }
-                if let Some(l) = self.nvlog.as_mut() {
-                    l.append(&mut self.flash, tag, seq, data)?;
-                }
-                self.segs.valid[victim.0 as usize] -= 1;
-                if ahead {
-                    if let Some(dst) = self.active_page() {
-                        self.flash.copy_into(addr, dst);
-                    }
-                }
-                let b = self.buf.push_with_record(&rec, data);
-                self.l2p[tag as usize] = self.buf_base + b as u32;
-                self.stats.gc_sectors_relocated += 1;
-                if self.buf.is_full() {
-                    if let Err(e) = self.program_buffer() {
-                        self.ahead.pool.push(staged);
-                        return Err(e);
-                    }
+                    return Err(e);
                 }
             } else if tag == P2L_TRIM {
                 let rec = self.trims.remove(&(p as u32));
@@ -262,7 +539,26 @@ impl<F: Flash> LogFtl<F> {
         if self.mode.sync_each_command {
             return self.read_page(victim, page, false);
         }
-        if self.ahead.victim != Some(victim) || self.ahead.next <= page {
+        self.read_ahead(victim, page)?;
+        while let Some(st) = self.ahead.staged.pop_front() {
+            if st.page == page {
+                return Ok(st);
+            }
+            self.ahead.pool.push(st);
+        }
+        // Not reached: the loop above staged `page` (`next` was at most it).
+        self.read_page(victim, page, true)
+    }
+
+    /// Issues reads for copy of `victim`'s pages from `page` on, until
+    /// [`READ_AHEAD_STRIPES`] stripes of them are staged.
+    fn read_ahead(&mut self, victim: SegId, page: u32) -> Result<()> {
+        let ahead_of_page = self
+            .ahead
+            .staged
+            .front()
+            .map_or(self.ahead.next, |st| st.page);
+        if self.ahead.victim != Some(victim) || ahead_of_page > page || self.ahead.next <= page {
             self.ahead.pool.extend(self.ahead.staged.drain(..));
             self.ahead.victim = Some(victim);
             self.ahead.next = page;
@@ -273,14 +569,7 @@ impl<F: Flash> LogFtl<F> {
             self.ahead.staged.push_back(st);
             self.ahead.next += 1;
         }
-        while let Some(st) = self.ahead.staged.pop_front() {
-            if st.page == page {
-                return Ok(st);
-            }
-            self.ahead.pool.push(st);
-        }
-        // Not reached: the loop above staged `page` (`next` was at most it).
-        self.read_page(victim, page, true)
+        Ok(())
     }
 
     /// Reads the span of the sectors of `page` valid now, with their OOB

@@ -3,10 +3,12 @@
 //!
 //! The scan comparison: sync — every logical sector must recover to its
 //! current mapping (same sequence number); async — every sector not changed
-//! since the last flush must. The scan checks data CRCs only on devices of
-//! at most [`VERIFY_DATA_MAX_SECTORS`] physical sectors, to keep the check
-//! cheap enough to run after every operation on the `small` geometry; the
-//! real recovery always checks them.
+//! since the last flush must. The scan checks data CRCs on devices opened by
+//! recovery (a crash may have left torn pages whose OOB records are garbage)
+//! and on devices of at most [`VERIFY_DATA_MAX_SECTORS`] physical sectors;
+//! a larger device fresh from `format` skips them, to keep the check cheap
+//! enough to run after every operation on the `small` geometry. The real
+//! recovery always checks them.
 
 use flash::Flash;
 
@@ -197,6 +199,31 @@ impl<F: Flash> LogFtl<F> {
                 );
             }
         }
+        ensure!(
+            segs.free_count() >= 1,
+            "no free segment left between operations (config invariant: at least one is free at every instant)"
+        );
+        if let Some((v, next)) = self.pacing {
+            let st = segs.state[v.0 as usize];
+            ensure!(
+                self.paced() && st == SegState::Used && next < lay.pages_per_segment,
+                "paced GC victim {} is {st:?} at page {next}",
+                v.0
+            );
+            ensure!(
+                segs.collected.is_empty(),
+                "a victim waits for a sync while paced GC collects segment {}",
+                v.0
+            );
+            let base = lay.seg_base(v) as usize;
+            for p in base..base + (next * lay.sectors_per_page) as usize {
+                ensure!(
+                    !self.is_valid(p) && self.p2l[p] != P2L_TRIM,
+                    "physical sector {p} of paced GC victim {} holds live content behind the scan (page {next})",
+                    v.0
+                );
+            }
+        }
         match self.active {
             Some((s, page)) => {
                 ensure!(
@@ -223,7 +250,7 @@ impl<F: Flash> LogFtl<F> {
         } else {
             Vec::new()
         };
-        let verify = self.layout.physical_sectors <= VERIFY_DATA_MAX_SECTORS;
+        let verify = self.recovered || self.layout.physical_sectors <= VERIFY_DATA_MAX_SECTORS;
         let s = scan(
             &mut self.flash,
             &self.layout,

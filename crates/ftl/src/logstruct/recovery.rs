@@ -66,7 +66,9 @@ impl Scan {
 
 /// Scans every data segment (and the given log entries) without changing
 /// anything. With `verify_data` false, CRCs of data sectors are not checked
-/// (only for invariant checks on a device with no crash in its past).
+/// (only for invariant checks on a device opened by `format`, which holds no
+/// torn or garbage page: a device opened by recovery may hold what a crash
+/// left, until its segment is erased).
 pub(crate) fn scan<F: Flash + ?Sized>(
     flash: &mut F,
     layout: &Layout,
@@ -158,6 +160,7 @@ impl<F: Flash> LogFtl<F> {
     /// scanning, replays the log (sync), and makes the result durable.
     pub fn recover(flash: F, config: LogConfig, mode: Mode) -> Result<Self> {
         let mut f = Self::empty(flash, config, mode)?;
+        f.recovered = true;
         let entries = if mode.durable_buffer {
             let (log, entries) = NvLog::open(&mut f.flash, f.layout.sectors_per_page)?;
             f.nvlog = Some(log);
