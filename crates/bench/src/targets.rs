@@ -171,13 +171,22 @@ impl Factory for LogFactory {
     }
     fn describe(&self) -> String {
         let c = &self.config;
+        let gc = if self.kind == FtlKind::Sync {
+            format!(
+                "burst GC from {} to {} free segments",
+                c.gc_low_free_segments, c.gc_high_free_segments
+            )
+        } else {
+            format!(
+                "paced GC (a victim picked at {} free segments)",
+                c.gc_low_free_segments
+            )
+        };
         format!(
-            "{}: L = {} sectors, segments of {} erase blocks (one per die), GC from {} to {} free segments, no epoch bound{}",
+            "{}: L = {} sectors, segments of {} erase blocks (one per die), {gc}, no epoch bound{}",
             self.kind,
             c.logical_sectors,
             c.stripe_dies,
-            c.gc_low_free_segments,
-            c.gc_high_free_segments,
             if self.kind == FtlKind::Sync {
                 ", every flash command synced, merge buffer in battery-backed RAM"
             } else {

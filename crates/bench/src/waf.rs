@@ -147,7 +147,7 @@ pub fn run_report(a: &WafArgs) -> BResult<Report> {
     header.add("geometry", g.to_string());
     header.add(
         "ftl",
-        "async, segments of one erase block, GC watermarks 4/5 free segments",
+        "async, segments of one erase block, paced greedy GC (a victim picked at 4 free segments)",
     );
     header.add(
         "workload",
