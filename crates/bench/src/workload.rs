@@ -251,16 +251,19 @@ impl<'a> Writer<'a> {
 
     /// The concurrent variant: `threads` closed-loop host threads, each
     /// issuing single-sector random writes with a flush after every `wi` of
-    /// its own, `count / threads` writes each, in front of one serial
-    /// device (the FTL is single-threaded behind a queue, SCFTL paper
-    /// §6.2). A thread issues its next request the moment its previous one
-    /// completes, and the device serves requests in issue order (ties: the
-    /// lower thread first), so a request waits for the ones queued before
-    /// it; a flush's latency includes that wait. What concurrency buys a
-    /// serial device is that flushes queued behind one another coalesce: a
-    /// flush that finds nothing new since the one before it only waits for
-    /// durability. With `threads = 1` this is the sequential workload.
-    /// `count` should be a multiple of `wi * threads`.
+    /// its own, `count` writes in all, in front of one serial device (the
+    /// FTL is single-threaded behind a queue, SCFTL paper §6.2). A thread
+    /// issues its next request the moment its previous one completes, and
+    /// the device serves requests in issue order (ties: the lower thread
+    /// first), so a request waits for the ones queued before it; a flush's
+    /// latency includes that wait. What concurrency buys a serial device is
+    /// that flushes queued behind one another coalesce: a flush that finds
+    /// nothing new since the one before it only waits for durability.
+    /// Every thread keeps issuing until `count` writes are done (a thread
+    /// that fell behind does not finish alone at the end, which would
+    /// measure fewer threads than asked); then each thread with unflushed
+    /// writes flushes, so the phase ends with a flush. With `threads = 1`
+    /// this is the sequential workload.
     pub fn measured_random_writes_threads(
         &mut self,
         count: u64,
@@ -269,40 +272,37 @@ impl<'a> Writer<'a> {
     ) -> BResult<PhaseRecord> {
         let threads = threads.max(1);
         let n = self.num_sectors();
-        let per_thread = count / threads;
-        let total = per_thread * threads;
+        let total = count;
         let t0 = self.probe.now_ns();
         let wall0 = Instant::now();
         let forced0 = self.forced_flushes;
         let host0 = self.host_charged_ns;
         let mut samples = Vec::with_capacity((total / wi.min(SAMPLE_EVERY)) as usize + 2);
         samples.push((0, 0));
-        let mut flush_lat_ns = Vec::with_capacity((total / wi) as usize + 1);
-        // Per thread: when its next request was issued (simulated ns), how
-        // many writes it has issued, and whether its next request is the
-        // flush that ends a write interval.
+        let mut flush_lat_ns = Vec::with_capacity((total / wi) as usize + threads as usize);
+        // Per thread: when its next request was issued (simulated ns) and
+        // how many of its writes no flush of its own has covered yet.
         let mut ready = vec![t0; threads as usize];
-        let mut written = vec![0u64; threads as usize];
-        let mut flush_next = vec![false; threads as usize];
+        let mut unflushed = vec![0u64; threads as usize];
         let mut done = 0u64;
         loop {
+            let more = done < total;
             let next = (0..threads as usize)
-                .filter(|&t| written[t] < per_thread || flush_next[t])
+                .filter(|&t| more || unflushed[t] > 0)
                 .min_by_key(|&t| (ready[t], t));
             let Some(t) = next else { break };
-            if flush_next[t] {
+            if unflushed[t] == wi || (!more && unflushed[t] > 0) {
                 let queued = self.probe.now_ns().saturating_sub(ready[t]);
                 let lat = self.flush()?;
                 flush_lat_ns.push(queued + lat);
-                flush_next[t] = false;
+                unflushed[t] = 0;
                 samples.push((self.probe.now_ns() - t0, done));
             } else {
                 let lba = self.rng.gen_range(0..n);
                 self.write(lba, 1)?;
-                written[t] += 1;
+                unflushed[t] += 1;
                 done += 1;
-                flush_next[t] = written[t] % wi == 0;
-                if !flush_next[t] && done % SAMPLE_EVERY == 0 {
+                if unflushed[t] < wi && done % SAMPLE_EVERY == 0 {
                     samples.push((self.probe.now_ns() - t0, done));
                 }
             }
