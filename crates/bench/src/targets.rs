@@ -133,16 +133,18 @@ impl Factory for ScftlFactory {
             .map_err(|e| format!("scftl open: {e}"))
     }
     fn ram_bytes_per_sector(&self) -> (f64, String) {
-        // Scftl keeps l2p: Vec<u32> (one per logical sector) and p2l:
-        // Vec<u32> (one per physical sector of the device's superblocks);
-        // everything else is per superblock or a few pages.
+        // Scftl keeps l2p: Vec<u32> (one per logical sector) and a valid
+        // map of one bit per physical sector of the device's superblocks
+        // (configuration version 5: GC reads logical sector numbers from
+        // the OOB, so no P2L); everything else is per superblock or a few
+        // pages.
         let l = self.config.logical_sectors as f64;
         let phys = self.g.total_sectors() as f64;
         let per_sb = 64.0 * f64::from(self.g.blocks_per_die);
         let pages = 4.0 * self.g.page_size() as f64;
         (
-            (4.0 * l + 4.0 * phys + per_sb + pages) / l,
-            "formula: 4 B L2P per logical + 4 B P2L per physical sector + per-superblock tables + 4 page buffers".into(),
+            (4.0 * l + phys / 8.0 + per_sb + pages) / l,
+            "formula: 4 B L2P per logical + 1 bit valid map per physical sector + per-superblock tables + 4 page buffers".into(),
         )
     }
 }

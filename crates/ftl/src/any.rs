@@ -343,8 +343,10 @@ mod tests {
     /// search shows up as a changed line.
     #[test]
     fn k_and_u_fitting_is_pinned() {
+        // (one-die has 16 B of OOB per 512 B sector, the usual NAND ratio;
+        // format version 5 needs 10 B per sector plus 8 for a page of 4.)
         let custom = [
-            ("one-die", Geometry::new(1, 1, 16, 8, 4, 512, 32).unwrap()),
+            ("one-die", Geometry::new(1, 1, 16, 8, 4, 512, 64).unwrap()),
             (
                 "small-pages",
                 Geometry::new(2, 1, 16, 16, 1, 256, 16).unwrap(),

@@ -135,6 +135,10 @@ pub struct DeviceStats {
     /// GC is paced with host writes, only those collected when pacing fell
     /// behind (0 for the other FTLs).
     pub gc_burst_victims: u64,
+    /// SCFTL (version-5 images): relocated sectors whose OOB logical sector
+    /// record did not map back to them (damaged OOB), so GC searched the L2P
+    /// for their logical sector instead. 0 on healthy flash.
+    pub gc_la_searches: u64,
     pub full_checkpoints: u64,
     pub meta_pages_written: u64,
     /// Logical sectors currently mapped.

@@ -136,6 +136,15 @@ fn payload_tables_match_the_codec() {
     assert_eq!(commit_record::L2P_CRC.offset, f::HEADER_LEN);
     formatdoc::assert_fields("### 4.7", &rows(data_oob::TABLE));
     assert_eq!(f::DATA_OOB_LEN, 4);
+    // The logical sector records: offset `4s + 8 + 4i`, 4 bytes each.
+    let la = formatdoc::field("### 4.7", "la");
+    assert_eq!(la.offset, "`4s + 8 + 4i`");
+    assert_eq!(la.size_num(), Some(f::DATA_LA_LEN));
+    for (s, i) in [(1, 0), (2, 1), (4, 3), (8, 5)] {
+        assert_eq!(f::data_la_offset(s, i), 4 * s as usize + 8 + 4 * i as usize);
+    }
+    assert_eq!(f::data_oob_len_v5(4), 40);
+    assert!(formatdoc::section("### 4.7").contains("`8 s + 8` bytes of OOB"));
     formatdoc::assert_fields("### 4.8", &rows(f::inpage_marker::TABLE));
     assert_eq!(f::INPAGE_MAGIC, *b"SCFI");
     assert_eq!(f::INPAGE_MARKER_LEN, 8);

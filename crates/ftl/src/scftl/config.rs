@@ -310,7 +310,14 @@ impl ScftlConfig {
 
     /// Checks this configuration against `g`; the error names the violated
     /// constraint and shows the numbers.
+    /// Checks a configuration of the version this build writes (5).
     pub fn validate(&self, g: &Geometry) -> Result<()> {
+        self.validate_version(g, CONFIG_VERSION)
+    }
+
+    /// [`Self::validate`] for an image of configuration `version`: the OOB
+    /// must hold what that version writes per data page.
+    pub fn validate_version(&self, g: &Geometry, version: u32) -> Result<()> {
         let bad = |m: String| Err(FtlError::BadConfig(m));
         if let Err(e) = g.validate() {
             return bad(format!("the geometry is invalid: {e}"));
@@ -322,12 +329,26 @@ impl ScftlConfig {
                 format::MIN_PAGE_SIZE
             ));
         }
-        let oob_needed = g.sectors_per_page as usize * format::DATA_OOB_LEN;
+        let spp = g.sectors_per_page;
+        let oob_needed = if version >= 5 {
+            format::data_oob_len_v5(spp)
+        } else {
+            spp as usize * format::DATA_OOB_LEN
+        };
         if (g.oob_size as usize) < oob_needed {
             return bad(format!(
-                "the OOB area of {} bytes cannot hold the data checksums ({oob_needed} bytes: {} per sector)",
+                "the OOB area of {} bytes cannot hold the data records ({oob_needed} bytes: {} per sector for the checksum{}); give the geometry more OOB",
                 g.oob_size,
-                format::DATA_OOB_LEN
+                format::DATA_OOB_LEN,
+                if version >= 5 {
+                    format!(
+                        ", {} for the logical sector number, and the {}-byte in-page marker",
+                        format::DATA_LA_LEN,
+                        format::INPAGE_MARKER_LEN
+                    )
+                } else {
+                    String::new()
+                }
             ));
         }
         let l = self.logical_sectors;
@@ -448,19 +469,20 @@ impl ScftlConfig {
         use encoding::*;
         if b.len() >= VERSION.end() && VERSION.get_u32(b) == 1 {
             return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads versions 3 and 4 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads versions 3 to 5 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
         if b.len() >= VERSION.end() && VERSION.get_u32(b) == 2 {
             return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads versions 3 and 4 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads versions 3 to 5 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
-        // Version 3 differs only in what this build may add on flash (links
-        // and in-page records, which it does not write into a version-3
-        // image), so it reads as version 4.
+        // Versions 3 and 4 differ only in what this build may add on flash
+        // (links and in-page records, which it does not write into a
+        // version-3 image; logical sector numbers in the data OOB, which it
+        // does not write into either), so they read as version 5.
         let mut b4 = b.to_vec();
-        if b.len() >= VERSION.end() && VERSION.get_u32(b) == 3 {
+        if b.len() >= VERSION.end() && matches!(VERSION.get_u32(b), 3 | 4) {
             VERSION.put_u32(&mut b4, CONFIG_VERSION);
         }
         let b = &b4[..];
@@ -487,9 +509,12 @@ impl ScftlConfig {
 /// Version 2 marked images whose data pages carry per-sector checksums in
 /// their OOB (docs/FORMAT.md §4.7); version 3 images also commit each epoch
 /// with its digest in one sync (§4.3); version 4 images may also commit an
-/// epoch in-page (§4.8). Versions 1 and 2 are refused; version 3 opens, and
-/// stays version 3 (no in-page commits are written into it).
-pub const CONFIG_VERSION: u32 = 4;
+/// epoch in-page (§4.8); version 5 data pages also carry each sector's
+/// logical number in their OOB (§4.7), so no P2L is kept in RAM. Versions 1
+/// and 2 are refused; versions 3 and 4 open and keep their version (no
+/// in-page commits are written into a version-3 image, no logical sector
+/// numbers into either, and GC keeps a P2L for them).
+pub const CONFIG_VERSION: u32 = 5;
 
 /// The configuration version of an encoded label configuration (0 if too
 /// short to hold one).

@@ -22,7 +22,7 @@ use flash::Flash;
 use crate::device::{check_range, check_request, FtlError, Lba, Result};
 use crate::mutant::Mutant;
 
-use super::format::{data_crc, data_oob, DATA_OOB_LEN};
+use super::format::{self, data_crc, data_oob, DATA_OOB_LEN};
 use super::layout::{La, Psa};
 use super::{Active, Scftl};
 
@@ -91,6 +91,7 @@ impl<F: Flash> Scftl<F> {
             data_oob::CRC
                 .at(slot * DATA_OOB_LEN)
                 .put_u32(&mut self.mb_oob, data_crc(la, sector));
+            self.put_oob_la(slot as u32, la);
         }
         let addr = self.layout.page_addr(a.sb, a.next_page);
         self.flash.program(addr, page, &self.mb_oob)?;
@@ -145,6 +146,7 @@ impl<F: Flash> Scftl<F> {
             if self.mutant != Mutant::TrimForgetsValidCount {
                 self.blocks.remove_valid(self.layout.sb_of(old));
             }
+            self.valid.clear(old);
             self.l2p[la] = Psa::UNMAPPED;
             #[cfg(debug_assertions)]
             self.ghost.pending.push((la, Psa::UNMAPPED));
@@ -200,15 +202,30 @@ impl<F: Flash> Scftl<F> {
         (a.next_page < self.layout.pages_per_sb).then(|| self.layout.psa(a.sb, a.next_page, 0))
     }
 
-    /// Points `la` at `psa` in the L2P and P2L and fixes the valid counts.
+    /// Writes `la` into the merge buffer's OOB as slot `slot`'s logical
+    /// sector record (version-5 images; older ones keep a P2L instead).
+    #[inline]
+    fn put_oob_la(&mut self, slot: u32, la: La) {
+        if self.p2l.is_none() {
+            let at = format::data_la_offset(self.layout.spp, slot);
+            self.mb_oob[at..at + format::DATA_LA_LEN].copy_from_slice(&la.0.to_le_bytes());
+        }
+    }
+
+    /// Points `la` at `psa` in the L2P, the valid map (and P2L) and fixes
+    /// the valid counts.
     #[inline]
     pub(super) fn remap(&mut self, la: La, psa: Psa) {
         let old = self.l2p[la];
         if old.is_mapped() {
             self.blocks.remove_valid(self.layout.sb_of(old));
+            self.valid.clear(old);
         }
         self.l2p[la] = psa;
-        self.p2l[psa] = la;
+        self.valid.set(psa);
+        if let Some(p2l) = &mut self.p2l {
+            p2l[psa] = la;
+        }
         self.blocks.add_valid(self.layout.sb_of(psa));
         #[cfg(debug_assertions)]
         self.ghost.pending.push((la, psa));
@@ -229,6 +246,7 @@ impl<F: Flash> Scftl<F> {
         data_oob::CRC
             .at(slot as usize * DATA_OOB_LEN)
             .put_u32(&mut self.mb_oob, crc);
+        self.put_oob_la(slot, la);
         self.mb_fill += 1;
         if self.mb_fill == self.layout.spp {
             self.program_merge_buffer()?;
@@ -236,14 +254,15 @@ impl<F: Flash> Scftl<F> {
         Ok((psa, crc))
     }
 
-    /// Like [`Self::append_sector`], for GC relocation: `sector` was read
-    /// from page `from` by a read for copy issued ahead (gc.rs), so the
-    /// device is told the merge buffer's page carries it; its checksum is
-    /// `crc`, the one its old page's OOB holds, copied unchecked: if the
-    /// data was damaged the copy fails its reads too.
+    /// Like [`Self::append_sector`], for GC relocation of logical sector
+    /// `la`: `sector` was read from page `from` by a read for copy issued
+    /// ahead (gc.rs), so the device is told the merge buffer's page carries
+    /// it; its checksum is `crc`, the one its old page's OOB holds, copied
+    /// unchecked: if the data was damaged the copy fails its reads too.
     pub(super) fn append_relocated(
         &mut self,
         from: flash::PageAddr,
+        la: La,
         sector: &[u8],
         crc: u32,
     ) -> Result<Psa> {
@@ -257,6 +276,7 @@ impl<F: Flash> Scftl<F> {
         data_oob::CRC
             .at(fill as usize * DATA_OOB_LEN)
             .put_u32(&mut self.mb_oob, crc);
+        self.put_oob_la(fill, la);
         self.mb_fill += 1;
         if self.mb_fill == self.layout.spp {
             self.program_merge_buffer()?;
@@ -335,7 +355,12 @@ impl<F: Flash> Scftl<F> {
             self.unsynced_epochs = 0;
             self.delta.after_sync = true;
         }
-        self.p2l.fill(self.layout.sectors_of(sb), La::NONE);
+        // Nothing maps here (the block was erasable), so its bits are clear
+        // already; clearing them again is cheap and keeps a slip local.
+        self.valid.clear_range(self.layout.sectors_of(sb));
+        if let Some(p2l) = &mut self.p2l {
+            p2l.fill(self.layout.sectors_of(sb), La::NONE);
+        }
         let a = Active { sb, next_page: 0 };
         self.active = Some(a);
         Ok(a)

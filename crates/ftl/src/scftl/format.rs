@@ -14,7 +14,9 @@
 //!
 //! Data pages carry no header; their OOB holds one [`data_oob`] record per
 //! sector, the CRC32C of the logical sector number and the sector's data,
-//! which every read from flash verifies (docs/FORMAT.md §4.7).
+//! which every read from flash verifies, and (configuration version 5) the
+//! logical sector numbers after the in-page marker's place, which GC reads
+//! instead of keeping a physical-to-logical table (docs/FORMAT.md §4.7).
 
 use super::layout::{La, Psa};
 use crate::codec::field_table;
@@ -320,9 +322,28 @@ field_table! {
         pub const CRC: Field = Field::new("crc", 0, 4);
     }
 }
-/// Bytes of OOB per data sector; the rest of the OOB is free (programmed
-/// as 0xFF) except for the in-page marker.
+/// Bytes of the CRC record per data sector at the start of the OOB.
 pub const DATA_OOB_LEN: usize = data_oob::CRC.end();
+
+/// Bytes of the logical-sector record per data sector (configuration
+/// version 5): the logical sector number, u32 LE.
+pub const DATA_LA_LEN: usize = 4;
+
+/// OOB offset of slot `slot`'s logical-sector record on a page of `spp`
+/// sectors (configuration version 5, docs/FORMAT.md §4.7): after the `spp`
+/// CRC records and the in-page marker, so a version-4 page is a prefix of a
+/// version-5 one.
+#[inline]
+pub fn data_la_offset(spp: u32, slot: u32) -> usize {
+    spp as usize * DATA_OOB_LEN + INPAGE_MARKER_LEN + slot as usize * DATA_LA_LEN
+}
+
+/// OOB bytes a version-5 data page uses: CRC records, marker, logical
+/// sector records.
+#[inline]
+pub fn data_oob_len_v5(spp: u32) -> usize {
+    data_la_offset(spp, spp)
+}
 
 field_table! {
     /// The in-page marker (docs/FORMAT.md §4.8): in the OOB of a data page

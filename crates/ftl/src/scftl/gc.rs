@@ -20,10 +20,10 @@ use std::collections::VecDeque;
 
 use flash::Flash;
 
-use crate::device::Result;
+use crate::device::{FtlError, Result};
 use crate::mutant::Mutant;
 
-use super::format::{data_oob, DATA_OOB_LEN};
+use super::format::{self, data_oob, DATA_OOB_LEN};
 use super::layout::{La, Psa, Sb};
 use super::Scftl;
 
@@ -45,8 +45,35 @@ impl<F: Flash> Scftl<F> {
 
     #[inline]
     fn is_valid(&self, psa: Psa) -> bool {
-        let la = self.p2l[psa];
-        la != La::NONE && self.l2p[la] == psa
+        self.valid.get(psa)
+    }
+
+    /// The logical sector a valid physical sector `psa` holds: from the
+    /// P2L on a version-3/4 image, else from the logical sector record in
+    /// `oob` (the page's OOB, read with its data). A record that does not
+    /// map back to `psa` (damaged OOB) is not trusted: the L2P is searched
+    /// instead, which finds the one logical sector mapping there.
+    fn la_of(&mut self, psa: Psa, slot: u32, oob: &[u8]) -> Result<La> {
+        if let Some(p2l) = &self.p2l {
+            return Ok(p2l[psa]);
+        }
+        let at = format::data_la_offset(self.layout.spp, slot);
+        let la = La(u32::from_le_bytes(
+            oob[at..at + format::DATA_LA_LEN].try_into().unwrap(),
+        ));
+        if (la.0 as usize) < self.l2p.as_slice().len() && self.l2p[la] == psa {
+            return Ok(la);
+        }
+        self.stats.gc_la_searches += 1;
+        self.l2p
+            .iter()
+            .find(|&(_, p)| p == psa)
+            .map(|(l, _)| l)
+            .ok_or_else(|| {
+                FtlError::Corrupt(format!(
+                    "physical sector {psa} is marked valid but no logical sector maps to it (bug)"
+                ))
+            })
     }
 
     /// One relocation: greedy victim, move its valid sectors, mark invalid.
@@ -82,7 +109,13 @@ impl<F: Flash> Scftl<F> {
         let ss = self.layout.sector_size;
         let pages = self.layout.pages_per_sb;
         let depth = (READ_AHEAD_STRIPES * self.layout.geometry.dies()).min(pages) as usize;
-        let oob_len = spp as usize * DATA_OOB_LEN;
+        // The CRC records, and on a version-5 image the marker's place and
+        // the logical sector records.
+        let oob_len = if self.p2l.is_some() {
+            spp as usize * DATA_OOB_LEN
+        } else {
+            format::data_oob_len_v5(spp)
+        };
         let mut ahead: VecDeque<Staged> = VecDeque::with_capacity(depth);
         let mut pool: Vec<Staged> = Vec::with_capacity(depth);
         let mut next = 0;
@@ -126,9 +159,9 @@ impl<F: Flash> Scftl<F> {
                     }
                     // The page's data-sector CRCs travel with the sectors.
                     let crc = data_oob::CRC.at(s as usize * DATA_OOB_LEN).get_u32(&st.oob);
-                    let la = self.p2l[old];
+                    let la = self.la_of(old, s, &st.oob)?;
                     let sector = &st.data[s as usize * ss..(s as usize + 1) * ss];
-                    let psa = self.append_relocated(page, sector, crc)?;
+                    let psa = self.append_relocated(page, la, sector, crc)?;
                     self.remap(la, psa);
                     self.delta.note_sector(la, psa, crc);
                     self.delta.push(&mut self.flash, &self.layout, la, psa)?;

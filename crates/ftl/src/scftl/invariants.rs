@@ -62,17 +62,38 @@ impl<F: Flash> Scftl<F> {
                 )));
             }
             if when == "recovery" {
-                // rebuild_p2l already proved the whole L2P injective.
+                // rebuild_maps already proved the whole L2P injective.
                 return Ok(());
             }
+            let mut placed = Vec::with_capacity(self.ghost.last.len());
             for &(la, _) in &self.ghost.last {
                 let pa = self.l2p[la];
-                if pa.is_mapped() && self.p2l[pa] != la {
+                if !pa.is_mapped() {
+                    continue;
+                }
+                if !self.valid.get(pa) {
                     return Err(FtlError::Corrupt(format!(
-                        "validator failed after {when}: logical sector {la} maps to physical sector {pa}, which P2L gives to {}",
-                        self.p2l[pa]
+                        "validator failed after {when}: logical sector {la} maps to physical sector {pa}, whose valid bit is clear"
                     )));
                 }
+                if let Some(p2l) = &self.p2l {
+                    if p2l[pa] != la {
+                        return Err(FtlError::Corrupt(format!(
+                            "validator failed after {when}: logical sector {la} maps to physical sector {pa}, which P2L gives to {}",
+                            p2l[pa]
+                        )));
+                    }
+                }
+                placed.push((pa, la));
+            }
+            // The epoch's sectors went to distinct places.
+            placed.sort_unstable();
+            placed.dedup();
+            if let Some(w) = placed.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(FtlError::Corrupt(format!(
+                    "validator failed after {when}: logical sectors {} and {} both map to physical sector {}",
+                    w[0].1, w[1].1, w[0].0
+                )));
             }
         }
         let _ = when;
@@ -82,6 +103,7 @@ impl<F: Flash> Scftl<F> {
     pub(super) fn check_invariants_impl(&mut self) -> Result<(), String> {
         let l = &self.layout;
         let mut counted = vec![0u32; l.num_sbs as usize];
+        let mut seen = super::map::ValidMap::empty(l.num_sbs as usize * l.sectors_per_sb as usize);
         for (la, pa) in self.l2p.iter() {
             if !pa.is_mapped() {
                 continue;
@@ -96,10 +118,32 @@ impl<F: Flash> Scftl<F> {
                     "L2P[{la}] = {pa} points into superblock {sb}, which is {st:?}"
                 ));
             }
-            if self.p2l[pa] != la {
-                return Err(format!("L2P[{la}] = {pa} but P2L[{pa}] = {}", self.p2l[pa]));
+            if seen.get(pa) {
+                return Err(format!(
+                    "L2P is not injective: L2P[{la}] = {pa}, which a lower logical sector maps to too"
+                ));
+            }
+            seen.set(pa);
+            if !self.valid.get(pa) {
+                return Err(format!("L2P[{la}] = {pa} but its valid bit is clear"));
+            }
+            if let Some(p2l) = &self.p2l {
+                if p2l[pa] != la {
+                    return Err(format!("L2P[{la}] = {pa} but P2L[{pa}] = {}", p2l[pa]));
+                }
             }
             counted[sb.index()] += 1;
+        }
+        // No valid bit without a logical sector mapping there.
+        if let Some(sb) = (0..l.num_sbs)
+            .map(super::layout::Sb)
+            .find(|&sb| self.valid.count(l.sectors_of(sb)) != counted[sb.index()])
+        {
+            return Err(format!(
+                "superblock {sb} has {} valid bits but the L2P maps {} sectors there",
+                self.valid.count(l.sectors_of(sb)),
+                counted[sb.index()]
+            ));
         }
         let valid = self.blocks.valid_counts();
         if counted != valid {
@@ -127,7 +171,51 @@ impl<F: Flash> Scftl<F> {
                 self.delta.wp, self.delta.npairs
             ));
         }
-        self.check_stable_matches_flash()
+        self.check_stable_matches_flash()?;
+        self.check_oob_las()
+    }
+
+    /// Debug builds with the `ghost` feature, version-5 images: every
+    /// mapped sector on flash carries its logical sector number in its
+    /// page's OOB (what GC relocates by). One OOB read per page.
+    fn check_oob_las(&mut self) -> Result<(), String> {
+        #[cfg(all(debug_assertions, feature = "ghost"))]
+        if self.p2l.is_none() {
+            let l = &self.layout;
+            // Sectors in the merge buffer are not on flash yet.
+            let open = self
+                .active
+                .filter(|a| a.next_page < l.pages_per_sb)
+                .map(|a| l.psa(a.sb, a.next_page, 0));
+            let mut placed: Vec<(super::layout::Psa, La)> = self
+                .l2p
+                .iter()
+                .filter(|&(_, pa)| {
+                    pa.is_mapped() && open.is_none_or(|b| pa.0 / l.spp != b.0 / l.spp)
+                })
+                .map(|(la, pa)| (pa, la))
+                .collect();
+            placed.sort_unstable();
+            let mut oob = vec![0u8; super::format::data_oob_len_v5(l.spp)];
+            let mut read_page = None;
+            for (pa, la) in placed {
+                let (page, slot) = l.locate(pa);
+                if read_page != Some(page) {
+                    self.flash
+                        .read_oob(page, &mut oob)
+                        .map_err(|e| format!("reading the OOB of {page}: {e}"))?;
+                    read_page = Some(page);
+                }
+                let at = super::format::data_la_offset(l.spp, slot);
+                let got = u32::from_le_bytes(oob[at..at + 4].try_into().unwrap());
+                if got != la.0 {
+                    return Err(format!(
+                        "L2P[{la}] = {pa}, but the OOB of {page} slot {slot} names logical sector {got}"
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The active pointer and the merge buffer (see `mod.rs`).

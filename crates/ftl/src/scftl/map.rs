@@ -1,15 +1,19 @@
 //! The mapping tables: the L2P (logical → physical sector, the only table
-//! that is persisted) and the P2L (physical → logical, rebuilt from the
-//! L2P; GC uses it to find a victim's valid sectors). Both are vectors of
-//! 32-bit address newtypes, so they cost 4 bytes per entry, and each is
-//! indexed by the address type it maps from, so a table cannot be looked
-//! up with the wrong kind of address.
+//! that is persisted), the valid map (one bit per physical sector: whether
+//! the L2P points to it; GC uses it to find a victim's valid sectors
+//! without reading dead pages) and, for images of configuration version 3
+//! and 4 only, the P2L (physical → logical). Version 5 images carry each
+//! data sector's logical number in the page's OOB (docs/FORMAT.md §4.7), so
+//! GC learns it from the read it does anyway, and RAM is 4 bytes per
+//! logical sector plus one bit per physical one (the P2L cost 4 bytes per
+//! physical sector). The tables are indexed by the address type they map
+//! from, so a table cannot be looked up with the wrong kind of address.
 //!
 //! Invariants (checked by `check_invariants`): `l2p[la]` is
-//! [`Psa::UNMAPPED`] or a sector of a data superblock with
-//! `p2l[l2p[la]] == la`. A P2L entry may be stale (its sector overwritten or
-//! trimmed since); a physical sector is *valid* iff its P2L entry maps back
-//! to it.
+//! [`Psa::UNMAPPED`] or a sector of a data superblock; the L2P is
+//! injective; a physical sector's valid bit is set iff the L2P maps some
+//! logical sector to it; where a P2L is kept, `p2l[l2p[la]] == la` (its
+//! other entries may be stale).
 
 use std::marker::PhantomData;
 use std::ops::{Index, IndexMut, Range};
@@ -92,5 +96,80 @@ impl<A: Address, V> IndexMut<A> for Table<A, V> {
     #[inline]
     fn index_mut(&mut self, a: A) -> &mut V {
         &mut self.entries[a.index()]
+    }
+}
+
+/// One bit per physical sector: set iff the L2P points to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ValidMap {
+    words: Vec<u64>,
+}
+
+impl ValidMap {
+    /// `len` physical sectors, none valid.
+    pub fn empty(len: usize) -> ValidMap {
+        ValidMap {
+            words: vec![0; len.div_ceil(64)],
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, psa: Psa) -> bool {
+        let i = psa.index();
+        self.words[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    #[inline]
+    pub fn set(&mut self, psa: Psa) {
+        let i = psa.index();
+        self.words[i / 64] |= 1 << (i % 64);
+    }
+
+    #[inline]
+    pub fn clear(&mut self, psa: Psa) {
+        let i = psa.index();
+        self.words[i / 64] &= !(1 << (i % 64));
+    }
+
+    /// Clears the bits at indices `range` (a superblock about to be
+    /// written again).
+    pub fn clear_range(&mut self, range: Range<usize>) {
+        for i in range {
+            self.words[i / 64] &= !(1 << (i % 64));
+        }
+    }
+
+    /// Number of set bits at indices `range`.
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    pub fn count(&self, range: Range<usize>) -> u32 {
+        range
+            .filter(|&i| self.words[i / 64] >> (i % 64) & 1 == 1)
+            .count() as u32
+    }
+
+    /// Bytes of RAM the map holds.
+    #[allow(dead_code)]
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_map_sets_clears_and_counts() {
+        let mut m = ValidMap::empty(200);
+        for i in [0u32, 63, 64, 130, 199] {
+            m.set(Psa(i));
+        }
+        assert!(m.get(Psa(63)) && m.get(Psa(64)) && !m.get(Psa(65)));
+        assert_eq!(m.count(0..200), 5);
+        m.clear(Psa(64));
+        assert_eq!(m.count(0..128), 2);
+        m.clear_range(100..200);
+        assert_eq!(m.count(0..200), 2);
+        assert!(!m.get(Psa(130)));
     }
 }

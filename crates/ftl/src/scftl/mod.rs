@@ -16,7 +16,7 @@
 //!
 //! Module map: `config` (W, K, U, sizes, constraints, the K/U search, label
 //! encoding), `layout` (superblocks, regions, typed addresses), `map` (the
-//! L2P and P2L tables), `format` (metadata page layout and CRC), `blocks`
+//! L2P, the valid map, and the P2L of version-3/4 images), `format` (metadata page layout and CRC), `blocks`
 //! (superblock states and queues of two-phase GC, changed only through its
 //! transitions), `delta` (delta buffer and region), `checkpoint` (full
 //! checkpoints with shadow), `datapath` (write, read, trim, merge buffer),
@@ -26,7 +26,9 @@
 //!
 //! Invariants of the in-memory state (checked by `check_invariants`):
 //! - `l2p[la]` is `UNMAPPED` or a sector of an active or used data
-//!   superblock, and then `p2l[l2p[la]] == la` (so the L2P is injective);
+//!   superblock; the L2P is injective; `valid` has exactly the bits of the
+//!   sectors the L2P maps to; where a P2L is kept (images of configuration
+//!   version 3 and 4), `p2l[l2p[la]] == la`;
 //! - the valid counts and block queues are as described in `blocks.rs`;
 //! - the merge buffer holds `mb_fill < sectors_per_page` sectors of the
 //!   active superblock's page `next_page`; with no active superblock it is
@@ -35,7 +37,8 @@
 //! - every data sector on flash carries, in its page's OOB, the CRC of its
 //!   logical sector and data as written by the user; GC copies the CRC
 //!   verbatim and never recomputes it, so a damaged sector stays damaged
-//!   (and keeps failing reads) wherever it moves;
+//!   (and keeps failing reads) wherever it moves; on a version-5 image the
+//!   OOB also carries the logical sector number, which GC relocates by;
 //! - in debug builds with the `ghost` feature, the stable L2P that recovery
 //!   would rebuild from flash equals the ghost copy of the L2P taken at the
 //!   last flush.
@@ -66,7 +69,7 @@ use blocks::Blocks;
 use config::Derived;
 use delta::DeltaLog;
 use layout::{Address, Layout};
-use map::{L2p, P2l};
+use map::{L2p, P2l, ValidMap};
 
 /// The superblock being filled and its next page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +89,7 @@ struct Counters {
     flushes: u64,
     gc_sectors_relocated: u64,
     gc_blocks_reclaimed: u64,
+    gc_la_searches: u64,
     full_checkpoints: u64,
     checkpoint_pages_written: u64,
 }
@@ -114,7 +118,12 @@ pub struct Scftl<F: Flash> {
     derived: Derived,
     mutant: Mutant,
     l2p: L2p,
-    p2l: P2l,
+    /// Which physical sectors the L2P points to.
+    valid: ValidMap,
+    /// Physical → logical, kept only for images of configuration version 3
+    /// and 4, whose data OOB has no logical sector numbers; `None` on
+    /// version 5, where GC reads them from the OOB.
+    p2l: Option<P2l>,
     blocks: Blocks,
     active: Option<Active>,
     mb: Vec<u8>,
@@ -177,10 +186,20 @@ impl<F: Flash> Scftl<F> {
         label::write_label(&mut flash, FtlKind::Scftl, &config.encode())?;
         let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
         let delta = DeltaLog::new(&layout, first_gen, first_epoch, 0, 0);
-        let mut me = Self::assemble(flash, config, layout, mutant, l2p, blocks, delta, 0);
+        let mut me = Self::assemble(
+            flash,
+            config,
+            layout,
+            mutant,
+            l2p,
+            blocks,
+            delta,
+            0,
+            config::CONFIG_VERSION,
+        );
         me.inpage = me.inpage_possible();
         me.stats.checkpoint_pages_written = ckpt_pages;
-        me.rebuild_p2l()?;
+        me.rebuild_maps()?;
         Ok(me)
     }
 
@@ -201,7 +220,7 @@ impl<F: Flash> Scftl<F> {
         let config = ScftlConfig::decode(&bytes)?;
         let label_version = config::label_version(&bytes);
         let g = *flash.geometry();
-        if let Err(e) = config.validate(&g) {
+        if let Err(e) = config.validate_version(&g, label_version) {
             return Err(FtlError::Corrupt(format!(
                 "the label's SCFTL configuration does not fit this device: {e}"
             )));
@@ -222,9 +241,17 @@ impl<F: Flash> Scftl<F> {
         let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
         let delta = DeltaLog::new(&layout, rec.gen, rec.next_epoch, rec.delta_wp, rec.chain);
         let mut me = Self::assemble(
-            flash, config, layout, mutant, rec.l2p, blocks, delta, rec.slot,
+            flash,
+            config,
+            layout,
+            mutant,
+            rec.l2p,
+            blocks,
+            delta,
+            rec.slot,
+            label_version,
         );
-        me.rebuild_p2l()?;
+        me.rebuild_maps()?;
         // A version-3 image keeps its format: an older build must still
         // read it, and it knows no in-page records.
         me.inpage = label_version >= 4 && me.inpage_possible();
@@ -281,6 +308,7 @@ impl<F: Flash> Scftl<F> {
         blocks: Blocks,
         delta: DeltaLog,
         live_slot: usize,
+        version: u32,
     ) -> Self {
         let g = layout.geometry;
         let derived = config.derived(&g);
@@ -297,14 +325,19 @@ impl<F: Flash> Scftl<F> {
             derived,
             mutant,
             l2p,
-            p2l: P2l::empty(phys),
+            valid: ValidMap::empty(phys),
+            p2l: (version < 5).then(|| P2l::empty(phys)),
             blocks,
             active: None,
             mb: vec![0u8; layout.page_size],
             mb_oob: vec![
                 0xFF;
-                (layout.spp as usize * format::DATA_OOB_LEN + format::INPAGE_MARKER_LEN)
-                    .min(g.oob_size as usize)
+                if version >= 5 {
+                    format::data_oob_len_v5(layout.spp)
+                } else {
+                    (layout.spp as usize * format::DATA_OOB_LEN + format::INPAGE_MARKER_LEN)
+                        .min(g.oob_size as usize)
+                }
             ],
             mb_fill: 0,
             oob_scratch: vec![0xFF; layout.spp as usize * format::DATA_OOB_LEN],
@@ -325,9 +358,10 @@ impl<F: Flash> Scftl<F> {
         }
     }
 
-    /// Selective persistence: P2L, valid counts and queues from the L2P.
-    /// Referenced superblocks are used; all others erasable (none free).
-    fn rebuild_p2l(&mut self) -> Result<()> {
+    /// Selective persistence: valid map (and P2L), valid counts and queues
+    /// from the L2P. Referenced superblocks are used; all others erasable
+    /// (none free).
+    fn rebuild_maps(&mut self) -> Result<()> {
         let mut valid = vec![0u32; self.layout.num_sbs as usize];
         for (la, pa) in self.l2p.iter() {
             if !pa.is_mapped() {
@@ -338,13 +372,20 @@ impl<F: Flash> Scftl<F> {
                     "logical sector {la} maps to physical sector {pa} outside the data region"
                 )));
             }
-            let prev = self.p2l[pa];
-            if prev != La::NONE {
+            if self.valid.get(pa) {
+                let prev = self
+                    .l2p
+                    .iter()
+                    .find(|&(_, p)| p == pa)
+                    .map_or(La::NONE, |(l, _)| l);
                 return Err(FtlError::Corrupt(format!(
                     "logical sectors {prev} and {la} both map to physical sector {pa}"
                 )));
             }
-            self.p2l[pa] = la;
+            self.valid.set(pa);
+            if let Some(p2l) = &mut self.p2l {
+                p2l[pa] = la;
+            }
             valid[self.layout.sb_of(pa).index()] += 1;
         }
         self.blocks.rebuild(valid);
@@ -356,7 +397,7 @@ impl<F: Flash> Scftl<F> {
     fn inpage_possible(&self) -> bool {
         self.layout.spp >= 2
             && self.mb_oob.len()
-                == self.layout.spp as usize * format::DATA_OOB_LEN + format::INPAGE_MARKER_LEN
+                >= self.layout.spp as usize * format::DATA_OOB_LEN + format::INPAGE_MARKER_LEN
             && format::inpage_capacity(self.layout.sector_size) >= 1
     }
 
@@ -442,6 +483,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             flushes: self.stats.flushes,
             gc_sectors_relocated: self.stats.gc_sectors_relocated,
             gc_blocks_reclaimed: self.stats.gc_blocks_reclaimed,
+            gc_la_searches: self.stats.gc_la_searches,
             full_checkpoints: self.stats.full_checkpoints,
             meta_pages_written: self.delta.pages_written + self.stats.checkpoint_pages_written,
             valid_sectors: b.valid_counts().iter().map(|&v| u64::from(v)).sum(),
