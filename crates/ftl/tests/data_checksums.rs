@@ -67,6 +67,14 @@ fn find(flash: &SharedFlash<MemFlash>, la: u64, ver: u32, ss: usize) -> (PageAdd
     found[0]
 }
 
+/// The next logical sector below `n` from a fixed-seed LCG state.
+fn next_la(rng: &mut u64, n: u64) -> u64 {
+    *rng = rng
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    (*rng >> 33) % n
+}
+
 /// Flips one bit of the stored copy of `(la, ver)`.
 fn damage(flash: &SharedFlash<MemFlash>, kind: FtlKind, la: u64, ver: u32, ss: usize, d: Damage) {
     let (addr, slot) = find(flash, la, ver, ss);
@@ -186,10 +194,7 @@ fn gc_across_damaged_sector(kind: FtlKind) {
     while flash.with(|f| f.page_image(addr)).unwrap() != PageImage::Erased && ver < 50 {
         ver += 1;
         for _ in 0..n {
-            rng = rng
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let la = (rng >> 33) % n;
+            let la = next_la(&mut rng, n);
             if la == bad {
                 continue;
             }
@@ -349,10 +354,7 @@ fn scftl_gc_does_not_trust_a_damaged_logical_sector_record() {
     while flash.with(|f| f.page_image(addr)).unwrap() != PageImage::Erased && ver < 50 {
         ver += 1;
         for _ in 0..n {
-            rng = rng
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let la = (rng >> 33) % n;
+            let la = next_la(&mut rng, n);
             if la == bad || la == other {
                 continue;
             }

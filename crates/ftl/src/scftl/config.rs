@@ -308,9 +308,9 @@ impl ScftlConfig {
         }
     }
 
-    /// Checks this configuration against `g`; the error names the violated
-    /// constraint and shows the numbers.
-    /// Checks a configuration of the version this build writes (5).
+    /// Checks this configuration against `g` for an image of the version
+    /// this build writes (5); the error names the violated constraint and
+    /// shows the numbers.
     pub fn validate(&self, g: &Geometry) -> Result<()> {
         self.validate_version(g, CONFIG_VERSION)
     }

@@ -355,9 +355,9 @@ impl<F: Flash> Scftl<F> {
             self.unsynced_epochs = 0;
             self.delta.after_sync = true;
         }
-        // Nothing maps here (the block was erasable), so its bits are clear
-        // already; clearing them again is cheap and keeps a slip local.
-        self.valid.clear_range(self.layout.sectors_of(sb));
+        // Nothing maps here (the block was erasable), so its valid bits are
+        // clear already (`check_invariants` counts them per superblock);
+        // stale P2L entries are reset.
         if let Some(p2l) = &mut self.p2l {
             p2l.fill(self.layout.sectors_of(sb), La::NONE);
         }
