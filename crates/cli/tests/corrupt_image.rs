@@ -43,6 +43,8 @@ struct Layout {
     sector_size: u64,
     sectors_per_page: u64,
     state_offset: u64,
+    oob_offset: u64,
+    oob_size: u64,
     pages_offset: u64,
     page_stride: u64,
     total_pages: u64,
@@ -57,13 +59,18 @@ fn layout(f: &std::fs::File) -> Layout {
         sector_size: u32_at(36),
         sectors_per_page: u32_at(32),
         state_offset: u64_at(64),
+        oob_offset: u64_at(168),
+        oob_size: u32_at(40),
         pages_offset: u64_at(80),
         page_stride: u64_at(88),
         total_pages: u32_at(16) * u32_at(20) * u32_at(24) * u32_at(28),
     };
+    // A new image has format version 2: data pages back to back, OOB
+    // areas in their own region.
+    assert_eq!(u32_at(8), 2, "image format version");
     assert_eq!(
         l.page_stride,
-        l.sector_size * l.sectors_per_page + u32_at(40),
+        l.sector_size * l.sectors_per_page,
         "page_stride"
     );
     l
@@ -142,7 +149,6 @@ fn damaged_sectors_of_a_served_image_are_eio_and_the_rest_reads_back() {
         .open(&img)
         .unwrap();
     let l = layout(&f);
-    let page_size = l.sector_size * l.sectors_per_page;
     let flip = |off: u64, mask: u8| {
         let mut b = [0u8; 1];
         f.read_exact_at(&mut b, off).unwrap();
@@ -155,7 +161,7 @@ fn damaged_sectors_of_a_served_image_are_eio_and_the_rest_reads_back() {
     // Chunk 7: one bit of the OOB checksum of the page's first sector
     // (SCFTL data-page OOB, FORMAT.md §4.7: slot 0's CRC at OOB offset 0).
     let p = page_of_chunk(&f, &l, 7);
-    flip(l.pages_offset + p * l.page_stride + page_size, 0x80);
+    flip(l.oob_offset + p * l.oob_size, 0x80);
     // Chunk 11: the page-state byte 0x01 becomes 0x00, so the whole page
     // reads erased (0xFF) and none of its sectors matches its checksum.
     let p = page_of_chunk(&f, &l, 11);

@@ -368,3 +368,87 @@ fn seeded_random_commands_behave_exactly_like_memflash() {
     mem.nvram_read(0, &mut y).unwrap();
     assert_eq!(x, y);
 }
+
+/// Writes, byte by byte at the offsets docs/FORMAT.md §2 gives for format
+/// version 1 (each page's OOB right after its data), an image of `g` with
+/// page 5 of block 2 programmed, as a build of that version left it.
+fn write_version_1_image(path: &std::path::Path, g: &Geometry, data: &[u8], oob: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    let layout = ImageLayout::compute_version(g, 4096, 1).unwrap();
+    let header = flash::file::ImageHeader {
+        version: 1,
+        geometry: *g,
+        layout,
+        created_by: "scftl flash (version 1)".into(),
+    };
+    let f = std::fs::File::create(path).unwrap();
+    f.set_len(layout.image_size).unwrap();
+    f.write_all_at(&header.encode()[..], 0).unwrap();
+    let idx = g.page_index(PageAddr::new(2, 5));
+    let stride = (g.page_size() + g.oob_size as usize) as u64;
+    assert_eq!(layout.page_stride, stride);
+    let off = layout.pages_offset + idx * stride;
+    f.write_all_at(data, off).unwrap();
+    f.write_all_at(oob, off + g.page_size() as u64).unwrap();
+    f.write_all_at(&[1], layout.state_offset + idx).unwrap();
+}
+
+#[test]
+fn a_version_1_image_opens_reads_and_is_written_in_its_own_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.img");
+    let g = Geometry::tiny();
+    let oob: Vec<u8> = (0..g.oob_size as u8).map(|i| i ^ 0x5a).collect();
+    write_version_1_image(&path, &g, &page(&g, 7), &oob);
+    {
+        let mut f = FileFlash::open(&path).unwrap();
+        assert_eq!(f.header().version, 1);
+        assert_eq!(read_page(&mut f, PageAddr::new(2, 5)), page(&g, 7));
+        let mut got = vec![0; g.oob_size as usize];
+        f.read_oob(PageAddr::new(2, 5), &mut got).unwrap();
+        assert_eq!(got, oob);
+        f.program(PageAddr::new(2, 6), &page(&g, 8), &[1, 2, 3])
+            .unwrap();
+        f.sync().unwrap();
+    }
+    // Reopened, it is still version 1 and the new page sits where version 1
+    // puts it (its OOB right after its data).
+    let f = FileFlash::open_read_only(&path).unwrap();
+    assert_eq!(f.header().version, 1);
+    drop(f);
+    let bytes = std::fs::read(&path).unwrap();
+    let layout = ImageLayout::compute_version(&g, 4096, 1).unwrap();
+    let off =
+        (layout.pages_offset + g.page_index(PageAddr::new(2, 6)) * layout.page_stride) as usize;
+    assert_eq!(&bytes[off..off + g.page_size()], &page(&g, 8)[..]);
+    let o = off + g.page_size();
+    assert_eq!(&bytes[o..o + 4], &[1, 2, 3, 0xFF]);
+    let mut f = FileFlash::open(&path).unwrap();
+    assert_eq!(read_page(&mut f, PageAddr::new(2, 6)), page(&g, 8));
+}
+
+#[test]
+fn version_2_pages_start_on_4_kib_boundaries_and_oob_areas_are_a_region() {
+    use std::os::unix::fs::FileExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.img");
+    let g = Geometry::small();
+    let mut f = FileFlash::create(&path, g, false).unwrap();
+    assert_eq!(f.header().version, 2);
+    let l = f.header().layout;
+    let p = PageAddr::new(7, 3);
+    f.program(p, &page(&g, 4), &[0xAB; 5]).unwrap();
+    f.sync().unwrap();
+    let idx = g.page_index(p);
+    let data_at = l.pages_offset + idx * l.page_stride;
+    assert_eq!(l.page_stride, g.page_size() as u64);
+    assert_eq!(data_at % 4096, 0);
+    let file = std::fs::File::open(&path).unwrap();
+    let mut data = vec![0; g.page_size()];
+    file.read_exact_at(&mut data, data_at).unwrap();
+    assert_eq!(data, page(&g, 4));
+    let mut oob = vec![0; g.oob_size as usize];
+    file.read_exact_at(&mut oob, l.oob_offset + idx * u64::from(g.oob_size))
+        .unwrap();
+    assert_eq!(&oob[..6], &[0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xFF]);
+}

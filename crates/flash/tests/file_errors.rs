@@ -6,7 +6,7 @@ use std::path::Path;
 
 use flash::file::{
     ImageHeader, ImageLayout, HEADER_SIZE, H_HEADER_CRC, H_NVRAM_SIZE, H_PAGES_PER_BLOCK,
-    H_VERSION, IMAGE_MAGIC,
+    H_RESERVED, H_VERSION, IMAGE_MAGIC, IMAGE_VERSION,
 };
 use flash::{FileFlash, Flash, FlashError, Geometry, PageAddr};
 use rand::{Rng, SeedableRng};
@@ -85,16 +85,14 @@ fn a_newer_version_is_refused_with_advice_to_upgrade() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dev.img");
     let mut bytes = make_image(&path);
-    bytes[H_VERSION.offset..H_VERSION.offset + 4].copy_from_slice(&2u32.to_le_bytes());
+    let newer = IMAGE_VERSION + 1;
+    bytes[H_VERSION.offset..H_VERSION.offset + 4].copy_from_slice(&newer.to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
     assert_open_fails(&path, |e| {
         matches!(
             e,
-            FlashError::NewerVersion {
-                found: 2,
-                supported: 1,
-                ..
-            }
+            FlashError::NewerVersion { found, supported, .. }
+                if *found == newer && *supported == IMAGE_VERSION
         ) && e.to_string().contains("upgrade")
     });
 }
@@ -168,7 +166,7 @@ fn seeded_header_fuzz_never_panics_and_only_accepts_valid_headers() {
     let g = Geometry::tiny();
     let layout = ImageLayout::compute(&g, 4096).unwrap();
     let good = ImageHeader {
-        version: 1,
+        version: IMAGE_VERSION,
         geometry: g,
         layout,
         created_by: "fuzz".into(),
@@ -181,7 +179,7 @@ fn seeded_header_fuzz_never_panics_and_only_accepts_valid_headers() {
         // Mutate a few bytes, mostly in the fields that matter.
         for _ in 0..rng.gen_range(1..6) {
             let i = if rng.gen_bool(0.8) {
-                rng.gen_range(0..104)
+                rng.gen_range(0..H_RESERVED.offset)
             } else {
                 rng.gen_range(0..HEADER_SIZE)
             };
@@ -209,7 +207,7 @@ fn seeded_header_fuzz_never_panics_and_only_accepts_valid_headers() {
             accepted += 1;
             hdr.geometry.validate().unwrap();
             assert_eq!(
-                ImageLayout::compute(&hdr.geometry, hdr.layout.nvram_size),
+                ImageLayout::compute_version(&hdr.geometry, hdr.layout.nvram_size, hdr.version),
                 Some(hdr.layout),
                 "case {case} of seed {FUZZ_SEED:#x}"
             );

@@ -8,8 +8,11 @@
 //! * Requests are applied and answered in the order they arrived. On plain
 //!   sockets a reader thread reads ahead (at most `PIPELINE_DEPTH` requests
 //!   and `PIPELINE_BYTES` of payload) while the connection's thread applies
-//!   the current request and sends its reply ([`run_pipelined`]); over TLS
-//!   one thread does both in turn ([`run`]).
+//!   the current request and sends its reply ([`run_pipelined`]); when
+//!   nothing is waiting to be answered and no further request is buffered
+//!   (a client with one request in flight), the reader answers the request
+//!   itself, which saves waking the other thread per request; over TLS one
+//!   thread does both in turn ([`run`]).
 //! * The idle timeout counts only time with no request outstanding: a
 //!   client waiting for a slow reply is not idle.
 //! * A malformed request (unknown command or flags, zero or oversized
@@ -220,11 +223,15 @@ const PIPELINE_DEPTH: usize = 16;
 /// Serves requests with reading overlapped: a reader thread reads the next
 /// requests (and their payloads) off `r` while this thread applies the
 /// current one and writes its reply to `w`. Replies go out in request
-/// order. `stop_reading` must make a read blocked on `r` return (e.g. shut
-/// the socket's read side down); it is called when answering ends first.
+/// order. A request read while none is waiting to be answered and with no
+/// further bytes in `r`'s buffer (one request in flight) is answered by the
+/// reader itself: handing it over would cost a thread wake-up per request
+/// and overlap nothing. `stop_reading` must make a read blocked on `r`
+/// return (e.g. shut the socket's read side down); it is called when
+/// answering ends first.
 pub fn run_pipelined<D, R, W>(
     shared: &Shared<D>,
-    mut r: R,
+    mut r: io::BufReader<R>,
     w: &mut W,
     stats: &mut ConnStats,
     peer: &str,
@@ -233,7 +240,7 @@ pub fn run_pipelined<D, R, W>(
 where
     D: BlockDevice + Send,
     R: Read + Send,
-    W: Write,
+    W: Write + Send,
 {
     let max = shared.config.max_request_bytes;
     // Requests read but not yet answered, and their payload bytes.
@@ -245,8 +252,10 @@ where
     // clears no buffer per request. At most one buffer per request in
     // flight is ever out.
     let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
+    // The reply side and the counters, used by whichever thread answers.
+    let out = Mutex::new((w, stats));
     std::thread::scope(|scope| {
-        let (queued, room) = (&queued, &room);
+        let (queued, room, out) = (&queued, &room, &out);
         scope.spawn(move || {
             let busy = || lock(queued).0 > 0;
             let mut spare = None;
@@ -268,10 +277,31 @@ where
                     Incoming::Request(_, p) => p.len(),
                     _ => 0,
                 };
-                {
+                let inline = {
                     let mut q = lock(queued);
+                    let inline = !last && q.0 == 0 && r.buffer().is_empty();
                     q.0 += 1;
                     q.1 += bytes;
+                    inline
+                };
+                if inline {
+                    // Nothing is queued or being answered, and only this
+                    // thread adds requests: answering here keeps the order.
+                    let result = {
+                        let mut o = lock(out);
+                        let (w, stats) = &mut *o;
+                        answer(shared, *w, inc, stats, peer)
+                    };
+                    *lock(queued) = (0, 0);
+                    match result {
+                        Ok(buf) => spare = spare.or(buf),
+                        Err(end) => {
+                            // The answering side ends the connection.
+                            let _ = tx.send(Incoming::End(end));
+                            return;
+                        }
+                    }
+                    continue;
                 }
                 if tx.send(inc).is_err() || last {
                     return;
@@ -286,7 +316,11 @@ where
                 Incoming::Request(_, p) => p.len(),
                 _ => 0,
             };
-            let result = answer(shared, w, inc, stats, peer);
+            let result = {
+                let mut o = lock(out);
+                let (w, stats) = &mut *o;
+                answer(shared, *w, inc, stats, peer)
+            };
             {
                 let mut q = lock(queued);
                 q.0 = q.0.saturating_sub(1);

@@ -358,7 +358,8 @@ mod tests {
         assert_eq!(f.sectors_in_flight(), 0);
         let (d2, o2) = page(&g, 0x22);
         f.program(PageAddr::new(1, 1), &d2, &o2).unwrap();
-        // The page (1 KiB + 32 B of OOB: 3 sectors) and its state byte.
+        // The page's data (1 KiB, block-aligned: 2 sectors), its OOB area
+        // (one sector of the OOB region) and its state byte.
         assert_eq!(f.sectors_in_flight(), 4);
         assert_eq!(f.outcome_count(), 16);
         let mut rng = rand_pcg::Pcg64::seed_from_u64(1);

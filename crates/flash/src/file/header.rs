@@ -16,7 +16,10 @@ use crate::{FlashError, Geometry, Result};
 /// First eight bytes of every image.
 pub const IMAGE_MAGIC: [u8; 8] = *b"SCFTLIMG";
 /// The image format version this code writes and the newest it reads.
-pub const IMAGE_VERSION: u32 = 1;
+/// Version 1 (still read and written in place) keeps each page's OOB right
+/// after its data; version 2 keeps the OOB areas in a region of their own,
+/// so every page's data starts on a file-system block boundary.
+pub const IMAGE_VERSION: u32 = 2;
 /// Size of the header block; every region starts at a multiple of it.
 pub const HEADER_SIZE: usize = 4096;
 /// Largest battery-backed buffer an image may declare (64 MiB): a bound so
@@ -48,7 +51,9 @@ pub const H_PAGES_OFFSET: Field = Field::new("pages_offset", 80, 8);
 pub const H_PAGE_STRIDE: Field = Field::new("page_stride", 88, 8);
 pub const H_IMAGE_SIZE: Field = Field::new("image_size", 96, 8);
 pub const H_CREATED_BY: Field = Field::new("created_by", 104, CREATED_BY_SIZE);
-pub const H_RESERVED: Field = Field::new("reserved", 168, HEADER_SIZE - 4 - 168);
+pub const H_OOB_OFFSET: Field = Field::new("oob_offset", 168, 8);
+pub const H_OOB_REGION_SIZE: Field = Field::new("oob_region_size", 176, 8);
+pub const H_RESERVED: Field = Field::new("reserved", 184, HEADER_SIZE - 4 - 184);
 pub const H_HEADER_CRC: Field = Field::new("header_crc", HEADER_SIZE - 4, 4);
 
 /// Every header field in offset order; together they cover the header
@@ -73,6 +78,8 @@ pub const HEADER_FIELDS: &[Field] = &[
     H_PAGE_STRIDE,
     H_IMAGE_SIZE,
     H_CREATED_BY,
+    H_OOB_OFFSET,
+    H_OOB_REGION_SIZE,
     H_RESERVED,
     H_HEADER_CRC,
 ];
@@ -110,44 +117,92 @@ pub struct ImageLayout {
     pub nvram_size: u64,
     pub state_offset: u64,
     pub state_size: u64,
+    /// Start of the OOB region (version 2), 0 in version 1, whose OOB areas
+    /// follow their pages' data.
+    pub oob_offset: u64,
+    /// Length of the OOB region (version 2), 0 in version 1.
+    pub oob_region_size: u64,
     pub pages_offset: u64,
     pub page_stride: u64,
     pub image_size: u64,
 }
 
 impl ImageLayout {
-    /// The version-1 layout for a geometry and nvram size, or `None` if it
-    /// does not fit in 64 bits.
+    /// The layout this build writes ([`IMAGE_VERSION`]) for a geometry and
+    /// nvram size, or `None` if it does not fit in 64 bits.
     pub fn compute(g: &Geometry, nvram_size: u64) -> Option<ImageLayout> {
+        Self::compute_version(g, nvram_size, IMAGE_VERSION)
+    }
+
+    /// The layout of image format `version` (1 or 2; any other version
+    /// gets version 2's) for a geometry and nvram size, or `None` if it
+    /// does not fit in 64 bits.
+    pub fn compute_version(g: &Geometry, nvram_size: u64, version: u32) -> Option<ImageLayout> {
         let align = |x: u64| x.checked_next_multiple_of(HEADER_SIZE as u64);
+        let pages = g.total_pages();
+        let oob = u64::from(g.oob_size);
         let nvram_offset = HEADER_SIZE as u64;
         let state_offset = align(nvram_offset.checked_add(nvram_size)?)?;
-        let state_size = align(g.total_pages())?;
-        let pages_offset = state_offset.checked_add(state_size)?;
-        let page_stride = g.page_size() as u64 + u64::from(g.oob_size);
-        let image_size = pages_offset.checked_add(g.total_pages().checked_mul(page_stride)?)?;
+        let state_size = align(pages)?;
+        let after_state = state_offset.checked_add(state_size)?;
+        let (oob_offset, oob_region_size, pages_offset, page_stride) = if version == 1 {
+            (0, 0, after_state, g.page_size() as u64 + oob)
+        } else {
+            let region = align(pages.checked_mul(oob)?)?;
+            (
+                after_state,
+                region,
+                after_state.checked_add(region)?,
+                g.page_size() as u64,
+            )
+        };
+        let image_size = pages_offset.checked_add(pages.checked_mul(page_stride)?)?;
         Some(ImageLayout {
             nvram_offset,
             nvram_size,
             state_offset,
             state_size,
+            oob_offset,
+            oob_region_size,
             pages_offset,
             page_stride,
             image_size,
         })
     }
 
-    /// The header fields that store this layout, with their values (all but
-    /// `nvram_size`, from which the others are derived).
-    fn derived_fields(&self) -> [(Field, u64); 6] {
-        [
+    /// File offset of the data of the page with dense index `index`.
+    pub fn data_offset(&self, index: u64) -> u64 {
+        self.pages_offset + index * self.page_stride
+    }
+
+    /// File offset of the OOB area of the page with dense index `index`,
+    /// whose data is `page_size` bytes long.
+    pub fn oob_at(&self, index: u64, page_size: u64, oob_size: u64) -> u64 {
+        if self.oob_region_size == 0 {
+            self.data_offset(index) + page_size
+        } else {
+            self.oob_offset + index * oob_size
+        }
+    }
+
+    /// The header fields that store this layout for format `version`, with
+    /// their values (all but `nvram_size`, from which the others are
+    /// derived). Version 1 has no OOB region fields (those bytes were
+    /// reserved, and are ignored in a version-1 header).
+    fn derived_fields(&self, version: u32) -> Vec<(Field, u64)> {
+        let mut v = vec![
             (H_NVRAM_OFFSET, self.nvram_offset),
             (H_STATE_OFFSET, self.state_offset),
             (H_STATE_SIZE, self.state_size),
             (H_PAGES_OFFSET, self.pages_offset),
             (H_PAGE_STRIDE, self.page_stride),
             (H_IMAGE_SIZE, self.image_size),
-        ]
+        ];
+        if version >= 2 {
+            v.push((H_OOB_OFFSET, self.oob_offset));
+            v.push((H_OOB_REGION_SIZE, self.oob_region_size));
+        }
+        v
     }
 }
 
@@ -173,7 +228,7 @@ impl ImageHeader {
         }
         H_FLAGS.put_u32(&mut h[..], 0);
         H_NVRAM_SIZE.put_u64(&mut h[..], self.layout.nvram_size);
-        for (f, v) in self.layout.derived_fields() {
+        for (f, v) in self.layout.derived_fields(self.version) {
             f.put_u64(&mut h[..], v);
         }
         let text = self.created_by.as_bytes();
@@ -263,9 +318,9 @@ impl ImageHeader {
                 "nvram_size {nvram_size} is more than the maximum {MAX_NVRAM_BYTES}"
             )));
         }
-        let layout = ImageLayout::compute(&geometry, nvram_size)
+        let layout = ImageLayout::compute_version(&geometry, nvram_size, version)
             .ok_or_else(|| corrupt("the layout does not fit in 64 bits".into()))?;
-        for (f, expected) in layout.derived_fields() {
+        for (f, expected) in layout.derived_fields(version) {
             let found = f.get_u64(h);
             if found != expected {
                 return Err(corrupt(format!(
@@ -334,9 +389,46 @@ mod tests {
         assert_eq!(l.state_offset % HEADER_SIZE as u64, 0);
         assert_eq!(l.pages_offset % HEADER_SIZE as u64, 0);
         assert!(l.state_size >= g.total_pages());
+        assert_eq!(l.oob_offset, l.state_offset + l.state_size);
+        assert_eq!(l.oob_region_size % HEADER_SIZE as u64, 0);
+        assert!(l.oob_region_size >= g.total_pages() * 128);
+        assert_eq!(l.pages_offset, l.oob_offset + l.oob_region_size);
         assert_eq!(
             l.image_size - l.pages_offset,
-            g.total_pages() * (g.page_size() as u64 + 128)
+            g.total_pages() * g.page_size() as u64
         );
+        // Every page's data starts on a 4 KiB boundary.
+        assert_eq!(l.data_offset(12345) % 4096, 0);
+        // Version 1: OOB after each page's data, no OOB region.
+        let v1 = ImageLayout::compute_version(&g, default_nvram_size(&g) as u64, 1).unwrap();
+        assert_eq!((v1.oob_offset, v1.oob_region_size), (0, 0));
+        assert_eq!(v1.pages_offset, l.oob_offset);
+        assert_eq!(v1.page_stride, g.page_size() as u64 + 128);
+        assert_eq!(
+            v1.oob_at(3, g.page_size() as u64, 128),
+            v1.pages_offset + 3 * v1.page_stride + g.page_size() as u64
+        );
+    }
+
+    #[test]
+    fn version_1_headers_still_decode_with_their_own_layout() {
+        let g = Geometry::small();
+        let layout = ImageLayout::compute_version(&g, 4096, 1).unwrap();
+        let header = ImageHeader {
+            version: 1,
+            geometry: g,
+            layout,
+            created_by: "old".into(),
+        };
+        let bytes = header.encode();
+        assert_eq!(H_OOB_OFFSET.get_u64(&bytes[..]), 0);
+        let back = ImageHeader::decode(&bytes[..], layout.image_size, "x").unwrap();
+        assert_eq!(back, header);
+        // A version-2 header with version 1's offsets is refused.
+        let mut b = bytes.clone();
+        H_VERSION.put_u32(&mut b[..], 2);
+        let crc = crc32c::crc32c(&b[..H_HEADER_CRC.offset]);
+        H_HEADER_CRC.put_u32(&mut b[..], crc);
+        assert!(ImageHeader::decode(&b[..], u64::MAX, "x").is_err());
     }
 }

@@ -5,8 +5,12 @@
 //! command.
 //!
 //! The image is one 4096-byte header, the battery-backed buffer (nvram)
-//! region, a page-state region with one byte per page, and the pages
-//! themselves (data then OOB, `page_size + oob_size` bytes each). The file is
+//! region, a page-state region with one byte per page, an OOB region with
+//! each page's OOB area, and the pages' data, `page_size` bytes each, so
+//! every page starts on a file-system block boundary and a page write never
+//! makes the page cache read or zero a partly written block (format version
+//! 1, still opened and written in place, keeps each OOB area right after its
+//! page's data instead). The file is
 //! created sparse, so a large image costs disk space only where pages were
 //! programmed. A page's bytes in the file mean something only while its state
 //! byte says "programmed": erased pages read as 0xFF whatever the file holds,
@@ -33,10 +37,10 @@
 //!   page-state region is [`STATE_PROGRAMMED`] (else it is [`STATE_ERASED`]):
 //!   the file is written first, the in-memory state after it succeeded;
 //! - a failed command or a failed open changes no byte of the file (a
-//!   program writes the page — data, OOB and the erased rest of the OOB in
-//!   one gathered `pwritev`, straight from the caller's buffers — first and
-//!   its state byte last, so a program cut between the two leaves an erased
-//!   page);
+//!   program writes the page — its data, then its OOB and the erased rest
+//!   of the OOB area, straight from the caller's buffers (one gathered
+//!   `pwritev` in version 1) — first and its state byte last, so a program
+//!   cut before the state byte leaves an erased page);
 //! - nothing is written to a read-only image.
 
 use std::fs::{File, OpenOptions};
@@ -51,8 +55,8 @@ use crate::mem::default_nvram_size;
 use crate::pages::PageStates;
 use crate::{
     check_nvram, check_oob_read, check_page_image, check_program, check_read, nvram_copy_out,
-    put_page, BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash,
-    Result, ERASED_BYTE,
+    BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
+    ERASED_BYTE,
 };
 
 pub mod crash;
@@ -63,10 +67,10 @@ use header::CREATED_BY;
 pub use header::{
     decode_state, ImageHeader, ImageLayout, CREATED_BY_SIZE, HEADER_FIELDS, HEADER_SIZE,
     H_BLOCKS_PER_DIE, H_CHANNELS, H_CREATED_BY, H_DIES_PER_CHANNEL, H_FLAGS, H_HEADER_CRC,
-    H_HEADER_SIZE, H_IMAGE_SIZE, H_MAGIC, H_NVRAM_OFFSET, H_NVRAM_SIZE, H_OOB_SIZE, H_PAGES_OFFSET,
-    H_PAGES_PER_BLOCK, H_PAGE_STRIDE, H_RESERVED, H_SECTORS_PER_PAGE, H_SECTOR_SIZE,
-    H_STATE_OFFSET, H_STATE_SIZE, H_VERSION, IMAGE_MAGIC, IMAGE_VERSION, MAX_NVRAM_BYTES,
-    STATE_ERASED, STATE_PROGRAMMED,
+    H_HEADER_SIZE, H_IMAGE_SIZE, H_MAGIC, H_NVRAM_OFFSET, H_NVRAM_SIZE, H_OOB_OFFSET,
+    H_OOB_REGION_SIZE, H_OOB_SIZE, H_PAGES_OFFSET, H_PAGES_PER_BLOCK, H_PAGE_STRIDE, H_RESERVED,
+    H_SECTORS_PER_PAGE, H_SECTOR_SIZE, H_STATE_OFFSET, H_STATE_SIZE, H_VERSION, IMAGE_MAGIC,
+    IMAGE_VERSION, MAX_NVRAM_BYTES, STATE_ERASED, STATE_PROGRAMMED,
 };
 pub use io::ImageIo;
 
@@ -85,13 +89,22 @@ pub struct FileFlash<Io: ImageIo = File> {
     header: ImageHeader,
     pages: PageStates,
     nvram: Vec<u8>,
-    /// One page stride, reused by every program (no per-op allocation).
-    scratch: Box<[u8]>,
     /// `pages_per_block` zero bytes: the state of an erased block.
     erased_states: Box<[u8]>,
     /// One OOB area of erased (0xFF) bytes: the padding after a short OOB.
     erased_oob: Box<[u8]>,
+    /// Bytes programmed since the file's write-out was last started
+    /// ([`WRITEBACK_BYTES`]).
+    unstarted: u64,
 }
+
+/// Programmed bytes after which the image asks the operating system to
+/// start writing its dirty pages out ([`ImageIo::start_writeback`]). The
+/// FTLs sync before erasing a block a durable state may point into, and a
+/// stream of writes that never flushes would otherwise find tens of MiB to
+/// write, and wait for, at each such sync; started early, the disk writes
+/// them while the device works on the next pages.
+pub const WRITEBACK_BYTES: u64 = 4 << 20;
 
 impl<Io: ImageIo> std::fmt::Debug for FileFlash<Io> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -330,9 +343,9 @@ impl<Io: ImageIo> FileFlash<Io> {
             shown,
             file,
             read_only,
-            scratch: vec![ERASED_BYTE; l.page_stride as usize].into_boxed_slice(),
             erased_states: vec![STATE_ERASED; ppb].into_boxed_slice(),
             erased_oob: vec![ERASED_BYTE; g.oob_size as usize].into_boxed_slice(),
+            unstarted: 0,
             header,
             pages: PageStates::from_programmed(g, programmed),
             nvram,
@@ -377,16 +390,39 @@ impl<Io: ImageIo> FileFlash<Io> {
 
     /// File offset of a page's first data byte.
     fn page_offset(&self, page: PageAddr) -> u64 {
-        let l = &self.header.layout;
-        l.pages_offset + self.header.geometry.page_index(page) * l.page_stride
+        let idx = self.header.geometry.page_index(page);
+        self.header.layout.data_offset(idx)
     }
 
-    /// Writes a page's bytes (already in `scratch`) and then its state byte;
-    /// the caller records the new state in `pages` once this succeeded.
-    fn write_scratch_page(&mut self, page: PageAddr) -> Result<()> {
+    /// File offset of a page's OOB area.
+    fn oob_offset(&self, page: PageAddr) -> u64 {
+        let g = &self.header.geometry;
+        self.header.layout.oob_at(
+            g.page_index(page),
+            g.page_size() as u64,
+            u64::from(g.oob_size),
+        )
+    }
+
+    /// Writes a page's data and OOB (padded with erased bytes to the OOB
+    /// area's size), straight from the caller's buffers, and then its state
+    /// byte; the caller records the new state in `pages` once this
+    /// succeeded.
+    fn write_page(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+        let pad = &self.erased_oob[..self.header.geometry.oob_size as usize - oob.len()];
         let off = self.page_offset(page);
+        if self.header.layout.oob_region_size == 0 {
+            // Version 1: data and OOB are adjacent, one gathered write.
+            self.file
+                .write_all_vectored_at(&[data, oob, pad], off)
+                .map_err(|e| self.io(e))?;
+            return self.write_state(page, STATE_PROGRAMMED);
+        }
+        // Version 2: the data, then the OOB area in its region.
+        self.file.write_all_at(data, off).map_err(|e| self.io(e))?;
+        let oob_off = self.oob_offset(page);
         self.file
-            .write_all_at(&self.scratch, off)
+            .write_all_vectored_at(&[oob, pad], oob_off)
             .map_err(|e| self.io(e))?;
         self.write_state(page, STATE_PROGRAMMED)
     }
@@ -425,7 +461,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.header.geometry, page, oob)?;
         if self.pages.is_programmed(page) {
-            let off = self.page_offset(page) + self.header.geometry.page_size() as u64;
+            let off = self.oob_offset(page);
             self.file.read_exact_at(oob, off).map_err(|e| self.io(e))?;
         } else {
             oob.fill(ERASED_BYTE);
@@ -438,15 +474,14 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         check_program(&self.header.geometry, page, data, oob)?;
         self.check_writable()?;
         self.pages.check_program(page)?;
-        // One gathered write of data, OOB and the erased rest of the OOB
-        // area: the same bytes `put_page` would stage in `scratch`, without
-        // copying the page there first.
-        let pad = &self.erased_oob[..self.header.geometry.oob_size as usize - oob.len()];
-        let off = self.page_offset(page);
-        self.file
-            .write_all_vectored_at(&[data, oob, pad], off)
-            .map_err(|e| self.io(e))?;
-        self.write_state(page, STATE_PROGRAMMED)?;
+        self.write_page(page, data, oob)?;
+        self.unstarted += (data.len() + oob.len()) as u64;
+        if self.unstarted >= WRITEBACK_BYTES {
+            self.unstarted = 0;
+            // Only a hint: a failure to start early write-out loses
+            // nothing, and the next sync reports a real I/O error.
+            let _ = self.file.start_writeback();
+        }
         self.pages.record_program(page, data.len() + oob.len());
         Ok(())
     }
@@ -466,6 +501,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
     fn sync(&mut self) -> Result<()> {
         if !self.read_only {
             self.file.sync_data().map_err(|e| self.io(e))?;
+            self.unstarted = 0;
         }
         self.pages.record_sync();
         Ok(())
@@ -500,14 +536,15 @@ impl<Io: ImageIo> RawFlash for FileFlash<Io> {
         if !self.pages.is_programmed(page) {
             return Ok(PageImage::Erased);
         }
-        let ps = self.header.geometry.page_size();
-        let mut buf = vec![0u8; self.header.layout.page_stride as usize];
+        let g = &self.header.geometry;
+        let mut data = vec![0u8; g.page_size()];
+        let mut oob = vec![0u8; g.oob_size as usize];
         self.file
-            .read_exact_at(&mut buf, self.page_offset(page))
+            .read_exact_at(&mut data, self.page_offset(page))
+            .and_then(|()| self.file.read_exact_at(&mut oob, self.oob_offset(page)))
             .map_err(|e| self.io(e))?;
-        let oob = buf.split_off(ps);
         Ok(PageImage::Programmed {
-            data: buf.into_boxed_slice(),
+            data: data.into_boxed_slice(),
             oob: oob.into_boxed_slice(),
         })
     }
@@ -522,8 +559,7 @@ impl<Io: ImageIo> RawFlash for FileFlash<Io> {
             }
             PageImage::Programmed { data, oob } => {
                 check_page_image(&self.header.geometry, &data, &oob)?;
-                put_page(&mut self.scratch, &data, &oob);
-                self.write_scratch_page(page)?;
+                self.write_page(page, &data, &oob)?;
                 self.pages.set_raw(page, true);
             }
         }
