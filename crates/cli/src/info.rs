@@ -59,14 +59,31 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
     let s = &opened.summary;
     let mut st = opened.device.stats();
     st.last_recovery_ns = opened.recovery.as_nanos() as u64;
+    // The image file's own format version (docs/FORMAT.md §2); the header
+    // was checked when the image was opened.
+    let format = flash::FileFlash::read_header(path).ok().map(|h| h.version);
     if as_json {
-        println!("{:#}", summary_json(s, Some(&st)));
+        let mut v = summary_json(s, Some(&st));
+        if let Some(f) = format {
+            v["image_format"] = Value::from(f);
+        }
+        println!("{v:#}");
         return Ok(());
     }
     let g = &s.geometry;
     let mut rows: Vec<(String, String)> = vec![
         ("image".into(), s.path.display().to_string()),
         ("ftl".into(), s.kind.to_string()),
+    ];
+    if let Some(f) = format {
+        let what = if f == 1 {
+            "each page's OOB after its data; copy the content into a new image for block-aligned pages"
+        } else {
+            "page data block-aligned, OOB areas in their own region"
+        };
+        rows.push(("image format".into(), format!("{f} ({what})")));
+    }
+    rows.extend([
         (
             "geometry".into(),
             format!("{} ({g})", crate::sizing::describe(g)),
@@ -80,7 +97,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
                 s.sector_size
             ),
         ),
-    ];
+    ]);
     for (k, v) in &s.config {
         rows.push((format!("config {k}"), v.to_string()));
         // W in bytes: what a client may write between two flushes.
