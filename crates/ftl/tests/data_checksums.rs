@@ -375,3 +375,49 @@ fn scftl_gc_does_not_trust_a_damaged_logical_sector_record() {
     let mut dev = AnyFtl::open(dev.into_flash()).unwrap();
     assert_others(&mut dev, &model, &[]);
 }
+
+/// A read of many sectors (SCFTL reads each page's run of sectors with one
+/// data read and one OOB read): whole, it fails naming the damaged sector;
+/// the parts before and after it read back as written, in one request each.
+fn multi_sector_read_around_damage(kind: FtlKind, d: Damage) {
+    let (mut dev, flash) = setup(kind);
+    let ss = dev.sector_size();
+    let n = 12u64;
+    for la in 0..n {
+        write(&mut dev, la, 1);
+    }
+    dev.flush().unwrap();
+    let bad = 5;
+    damage(&flash, kind, bad, 1, ss, d);
+    let read = |dev: &mut Dev, from: u64, to: u64| {
+        let mut buf = vec![0xEEu8; (to - from) as usize * ss];
+        dev.read(Lba(from), &mut buf).map(|()| buf)
+    };
+    match read(&mut dev, 0, n) {
+        Err(FtlError::DamagedSector { la, .. }) => assert_eq!(la, bad),
+        other => panic!(
+            "whole read: expected DamagedSector, got {:?}",
+            other.map(|_| ())
+        ),
+    }
+    for (from, to) in [(0, bad), (bad + 1, n)] {
+        let buf = read(&mut dev, from, to).unwrap_or_else(|e| panic!("{from}..{to}: {e}"));
+        for (i, s) in buf.chunks_exact(ss).enumerate() {
+            assert_eq!(
+                s,
+                pattern(from + i as u64, 1, ss).as_slice(),
+                "sector {}",
+                from + i as u64
+            );
+        }
+    }
+}
+
+#[test]
+fn multi_sector_reads_around_a_damaged_sector() {
+    for kind in [FtlKind::Scftl, FtlKind::Async, FtlKind::Sync] {
+        for d in [Damage::Payload, Damage::OobChecksum] {
+            multi_sector_read_around_damage(kind, d);
+        }
+    }
+}

@@ -115,20 +115,37 @@ impl<F: Flash> Scftl<F> {
         let ss = self.layout.sector_size;
         let n = check_request(lba, buf.len(), ss, self.config.logical_sectors)?;
         let open_base = self.merge_buffer_base();
-        for (i, out) in buf.chunks_exact_mut(ss).enumerate() {
-            let psa = self.l2p[La((lba.0 + i as u64) as u32)];
+        let count = n as usize;
+        let la_at = |i: usize| La((lba.0 + i as u64) as u32);
+        let mut i = 0;
+        while i < count {
+            let psa = self.l2p[la_at(i)];
+            let out = &mut buf[i * ss..(i + 1) * ss];
             if !psa.is_mapped() {
                 out.fill(0);
-            } else if let Some(base) = open_base.filter(|&b| psa >= b && psa.0 < b.0 + self.mb_fill)
-            {
+                i += 1;
+                continue;
+            }
+            if let Some(base) = open_base.filter(|&b| psa >= b && psa.0 < b.0 + self.mb_fill) {
                 let slot = (psa.0 - base.0) as usize;
                 out.copy_from_slice(&self.mb[slot * ss..(slot + 1) * ss]);
-            } else {
-                let la = La((lba.0 + i as u64) as u32);
-                let (page, slot) = self.layout.locate(psa);
-                self.flash.read(page, slot, out)?;
-                self.check_data_crc(la, psa, page, slot, out)?;
+                i += 1;
+                continue;
             }
+            // The run of following sectors stored right after this one in
+            // the same page is read with one data read and one OOB read.
+            let (page, slot) = self.layout.locate(psa);
+            let mut run = 1;
+            while i + run < count
+                && slot + (run as u32) < self.layout.spp
+                && self.l2p[la_at(i + run)] == Psa(psa.0 + run as u32)
+            {
+                run += 1;
+            }
+            let data = &mut buf[i * ss..(i + run) * ss];
+            self.flash.read(page, slot, data)?;
+            self.check_data_crcs(la_at(i), psa, page, slot, data)?;
+            i += run;
         }
         self.stats.user_sectors_read += n;
         Ok(())
@@ -160,10 +177,12 @@ impl<F: Flash> Scftl<F> {
         Ok(())
     }
 
-    /// Verifies a sector read from flash against the CRC in its page's OOB.
-    /// Only the OOB prefix up to this slot's record is read: the page was
-    /// just sensed, so this costs a short transfer, not another array read.
-    fn check_data_crc(
+    /// Verifies sectors read from flash — logical sectors `la`, `la + 1`,
+    /// ... stored at `psa`, `psa + 1`, ... from slot `slot` of `page` on —
+    /// against the CRCs in the page's OOB. Only the OOB prefix up to the
+    /// last slot's record is read: the page was just sensed, so this costs a
+    /// short transfer, not another array read.
+    fn check_data_crcs(
         &mut self,
         la: La,
         psa: Psa,
@@ -171,19 +190,26 @@ impl<F: Flash> Scftl<F> {
         slot: u32,
         data: &[u8],
     ) -> Result<()> {
-        let rec = slot as usize * DATA_OOB_LEN;
-        let oob = &mut self.oob_scratch[..rec + DATA_OOB_LEN];
+        let ss = self.layout.sector_size;
+        let run = data.len() / ss;
+        let end = (slot as usize + run) * DATA_OOB_LEN;
+        let oob = &mut self.oob_scratch[..end];
         self.flash.read_oob(page, oob)?;
-        let stored = data_oob::CRC.at(rec).get_u32(oob);
-        let computed = data_crc(la, data);
-        if stored != computed {
-            return Err(FtlError::DamagedSector {
-                la: u64::from(la.0),
-                detail: format!(
-                    "checksum mismatch at physical sector {} ({page}, slot {slot}): stored {stored:#010x}, computed {computed:#010x}",
-                    psa.0
-                ),
-            });
+        for (k, sector) in data.chunks_exact(ss).enumerate() {
+            let s = slot + k as u32;
+            let rec = s as usize * DATA_OOB_LEN;
+            let stored = data_oob::CRC.at(rec).get_u32(oob);
+            let la = La(la.0 + k as u32);
+            let computed = data_crc(la, sector);
+            if stored != computed {
+                return Err(FtlError::DamagedSector {
+                    la: u64::from(la.0),
+                    detail: format!(
+                        "checksum mismatch at physical sector {} ({page}, slot {s}): stored {stored:#010x}, computed {computed:#010x}",
+                        psa.0 + k as u32
+                    ),
+                });
+            }
         }
         Ok(())
     }
