@@ -61,8 +61,9 @@ pub struct Job {
     pub iodepth: u32,
 }
 
-/// The jobs of the issue that motivated this benchmark, in run order.
-pub const JOBS: [Job; 5] = [
+/// The jobs of the issue that motivated this benchmark (issue 19), plus a
+/// sequential read, in run order.
+pub const JOBS: [Job; 6] = [
     Job {
         name: "seq-write-1m",
         rw: "write",
@@ -105,6 +106,15 @@ pub const JOBS: [Job; 5] = [
         bs: 4096,
         fsync: 0,
         bandwidth: false,
+        numjobs: 1,
+        iodepth: 1,
+    },
+    Job {
+        name: "seq-read-1m",
+        rw: "read",
+        bs: 1 << 20,
+        fsync: 0,
+        bandwidth: true,
         numjobs: 1,
         iodepth: 1,
     },
