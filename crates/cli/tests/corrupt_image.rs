@@ -10,32 +10,15 @@ mod common;
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
-use std::process::Command;
-use std::time::Duration;
 
 use common::*;
 
-const MIN: Duration = Duration::from_secs(60);
 const CHUNK: u64 = 64 << 10;
 const CHUNKS: u64 = 16;
 
 /// Fill byte of 64 KiB chunk `i`.
 fn fill(i: u64) -> u8 {
     0x40 + i as u8
-}
-
-fn qemu_io(uri: &str, cmds: &[String]) -> String {
-    let mut c = Command::new("qemu-io");
-    c.args(["-f", "raw", uri]);
-    for cmd in cmds {
-        c.args(["-c", cmd]);
-    }
-    let out = run_with_deadline(&mut c, MIN);
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// The image's layout, from its header (docs/FORMAT.md §2).
@@ -108,7 +91,7 @@ fn failing_sectors(uri: &str, l: &Layout, i: u64) -> usize {
             )
         })
         .collect();
-    let out = qemu_io(uri, &cmds);
+    let out = qemu_io_output(uri, &cmds);
     assert!(
         !out.contains("Pattern verification failed"),
         "chunk {i}: wrong data served:\n{out}"
@@ -138,7 +121,7 @@ fn damaged_sectors_of_a_served_image_are_eio_and_the_rest_reads_back() {
         .map(|i| format!("write -P {:#x} {} {CHUNK}", fill(i), i * CHUNK))
         .collect();
     cmds.push("flush".into());
-    let out = qemu_io(&srv.uri(), &cmds);
+    let out = qemu_io_output(&srv.uri(), &cmds);
     assert!(!out.contains("failed"), "{out}");
     let (status, _) = srv.terminate();
     assert!(status.success(), "server exit {status}");

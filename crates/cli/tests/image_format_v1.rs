@@ -10,29 +10,12 @@ mod common;
 
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::process::Command;
-use std::time::Duration;
 
 use common::*;
 use flash::file::{ImageHeader, ImageLayout, HEADER_SIZE};
 
-const MIN: Duration = Duration::from_secs(60);
 const CHUNK: u64 = 64 << 10;
 const CHUNKS: u64 = 8;
-
-fn qemu_io(uri: &str, cmds: &[String]) -> String {
-    let mut c = Command::new("qemu-io");
-    c.args(["-f", "raw", uri]);
-    for cmd in cmds {
-        c.args(["-c", cmd]);
-    }
-    let out = run_with_deadline(&mut c, MIN);
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 /// Rewrites the version-2 image `from` as a version-1 image `to`: the same
 /// header fields, nvram, page states and pages, with each OOB area moved
@@ -100,7 +83,7 @@ fn a_version_1_image_is_served_and_stays_version_1() {
         .map(|i| format!("write -P {:#x} {} {CHUNK}", 0x40 + i, i * CHUNK))
         .collect();
     cmds.push("flush".into());
-    let out = qemu_io(&srv.uri(), &cmds);
+    let out = qemu_io_output(&srv.uri(), &cmds);
     assert!(!out.contains("failed"), "{out}");
     assert!(srv.terminate().0.success());
 
@@ -118,7 +101,7 @@ fn a_version_1_image_is_served_and_stays_version_1() {
         .collect();
     cmds.push(format!("write -P 0x77 {} {CHUNK}", 2 * CHUNK));
     cmds.push("flush".into());
-    let out = qemu_io(&srv.uri(), &cmds);
+    let out = qemu_io_output(&srv.uri(), &cmds);
     assert!(
         !out.contains("failed") && !out.contains("Pattern verification"),
         "{out}"
@@ -133,7 +116,7 @@ fn a_version_1_image_is_served_and_stays_version_1() {
             format!("read -P {p:#x} {} {CHUNK}", i * CHUNK)
         })
         .collect();
-    let out = qemu_io(&srv.uri(), &cmds);
+    let out = qemu_io_output(&srv.uri(), &cmds);
     assert!(
         !out.contains("failed") && !out.contains("Pattern verification"),
         "{out}"

@@ -12,6 +12,22 @@ use std::time::{Duration, Instant};
 
 pub const SCFTL: &str = env!("CARGO_BIN_EXE_scftl");
 
+/// Runs `qemu-io -f raw URI -c CMD...` (one minute at most) and returns
+/// its stdout and stderr together, for the caller to check.
+pub fn qemu_io_output<S: AsRef<str>>(uri: &str, cmds: &[S]) -> String {
+    let mut c = Command::new("qemu-io");
+    c.args(["-f", "raw", uri]);
+    for cmd in cmds {
+        c.args(["-c", cmd.as_ref()]);
+    }
+    let out = run_with_deadline(&mut c, Duration::from_secs(60));
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 /// True if `tool` is on PATH; otherwise prints a visible skip message.
 pub fn have(tool: &str, test: &str) -> bool {
     let found = std::env::var_os("PATH")
