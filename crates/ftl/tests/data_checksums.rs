@@ -45,6 +45,16 @@ fn write(dev: &mut Dev, la: u64, ver: u32) {
     dev.write(Lba(la), &pattern(la, ver, ss)).unwrap();
 }
 
+/// Writes version 1 of sectors `0..n` and flushes; returns the model
+/// (each sector's version).
+fn write_first(dev: &mut Dev, n: u64) -> Vec<u32> {
+    for la in 0..n {
+        write(dev, la, 1);
+    }
+    dev.flush().unwrap();
+    vec![1; n as usize]
+}
+
 /// Where the one programmed copy of `(la, ver)` is: page and slot.
 fn find(flash: &SharedFlash<MemFlash>, la: u64, ver: u32, ss: usize) -> (PageAddr, usize) {
     let g = *flash.geometry();
@@ -143,12 +153,7 @@ fn damaged_sector_errors_until_overwritten(kind: FtlKind, d: Damage) {
     let (mut dev, flash) = setup(kind);
     let ss = dev.sector_size();
     let n = 64u64;
-    let mut model = vec![0u32; n as usize];
-    for la in 0..n {
-        write(&mut dev, la, 1);
-        model[la as usize] = 1;
-    }
-    dev.flush().unwrap();
+    let mut model = write_first(&mut dev, n);
     damage(&flash, kind, 5, 1, ss, d);
     damage(&flash, kind, 9, 1, ss, d);
     assert_damaged(&mut dev, 5);
@@ -177,12 +182,7 @@ fn gc_across_damaged_sector(kind: FtlKind) {
     let (mut dev, flash) = setup(kind);
     let ss = dev.sector_size();
     let n = dev.num_sectors();
-    let mut model = vec![0u32; n as usize];
-    for la in 0..n {
-        write(&mut dev, la, 1);
-        model[la as usize] = 1;
-    }
-    dev.flush().unwrap();
+    let mut model = write_first(&mut dev, n);
     let bad = n / 3;
     let (addr, _) = find(&flash, bad, 1, ss);
     damage(&flash, kind, bad, 1, ss, Damage::Payload);
@@ -324,12 +324,7 @@ fn scftl_gc_does_not_trust_a_damaged_logical_sector_record() {
     let ss = dev.sector_size();
     let n = dev.num_sectors();
     let spp = flash.geometry().sectors_per_page;
-    let mut model = vec![0u32; n as usize];
-    for la in 0..n {
-        write(&mut dev, la, 1);
-        model[la as usize] = 1;
-    }
-    dev.flush().unwrap();
+    let mut model = write_first(&mut dev, n);
     let bad = n / 3;
     let other = bad + 1;
     let (addr, slot) = find(&flash, bad, 1, ss);
@@ -383,10 +378,7 @@ fn multi_sector_read_around_damage(kind: FtlKind, d: Damage) {
     let (mut dev, flash) = setup(kind);
     let ss = dev.sector_size();
     let n = 12u64;
-    for la in 0..n {
-        write(&mut dev, la, 1);
-    }
-    dev.flush().unwrap();
+    write_first(&mut dev, n);
     let bad = 5;
     damage(&flash, kind, bad, 1, ss, d);
     let read = |dev: &mut Dev, from: u64, to: u64| {

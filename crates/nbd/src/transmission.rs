@@ -254,8 +254,14 @@ where
     let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
     // The reply side and the counters, used by whichever thread answers.
     let out = Mutex::new((w, stats));
+    // Answers one request on whichever thread holds the reply side.
+    let answer_locked = |inc: Incoming| {
+        let mut o = lock(&out);
+        let (w, stats) = &mut *o;
+        answer(shared, *w, inc, stats, peer)
+    };
     std::thread::scope(|scope| {
-        let (queued, room, out) = (&queued, &room, &out);
+        let (queued, room, answer_locked) = (&queued, &room, &answer_locked);
         scope.spawn(move || {
             let busy = || lock(queued).0 > 0;
             let mut spare = None;
@@ -287,11 +293,7 @@ where
                 if inline {
                     // Nothing is queued or being answered, and only this
                     // thread adds requests: answering here keeps the order.
-                    let result = {
-                        let mut o = lock(out);
-                        let (w, stats) = &mut *o;
-                        answer(shared, *w, inc, stats, peer)
-                    };
+                    let result = answer_locked(inc);
                     *lock(queued) = (0, 0);
                     match result {
                         Ok(buf) => spare = spare.or(buf),
@@ -316,11 +318,7 @@ where
                 Incoming::Request(_, p) => p.len(),
                 _ => 0,
             };
-            let result = {
-                let mut o = lock(out);
-                let (w, stats) = &mut *o;
-                answer(shared, *w, inc, stats, peer)
-            };
+            let result = answer_locked(inc);
             {
                 let mut q = lock(queued);
                 q.0 = q.0.saturating_sub(1);
