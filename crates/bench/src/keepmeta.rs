@@ -135,6 +135,9 @@ impl Flash for KeepMetaFlash {
     fn counters(&self) -> FlashCounters {
         self.inner.counters()
     }
+    fn lost_programs_can_return(&self) -> bool {
+        self.inner.lost_programs_can_return()
+    }
 }
 
 #[cfg(test)]

@@ -559,4 +559,7 @@ impl<F: Flash> Flash for SlowSync<F> {
     fn counters(&self) -> FlashCounters {
         self.inner.counters()
     }
+    fn lost_programs_can_return(&self) -> bool {
+        self.inner.lost_programs_can_return()
+    }
 }

@@ -131,6 +131,9 @@ impl Flash for CutFlash {
     fn counters(&self) -> FlashCounters {
         self.lock().counters()
     }
+    fn lost_programs_can_return(&self) -> bool {
+        self.lock().lost_programs_can_return()
+    }
 }
 
 /// Calls `cut` on a background thread every time the process receives

@@ -259,6 +259,9 @@ impl Flash for Backend {
     fn counters(&self) -> FlashCounters {
         each!(self, c => c.counters())
     }
+    fn lost_programs_can_return(&self) -> bool {
+        each!(self, c => c.lost_programs_can_return())
+    }
 }
 
 /// Formats or opens an FTL over a device.

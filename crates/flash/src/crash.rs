@@ -1019,6 +1019,12 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         self.inner.nvram_write(offset, data)
     }
 
+    /// The NAND power-loss model: a lost program leaves an erased page or
+    /// garbage, never an older page's bytes (the inner device answers for
+    /// itself).
+    fn lost_programs_can_return(&self) -> bool {
+        self.inner.lost_programs_can_return()
+    }
     fn counters(&self) -> FlashCounters {
         let mut c = self.inner.counters();
         c.reads = c.reads.saturating_sub(self.own_reads);

@@ -224,6 +224,20 @@ pub trait Flash {
 
     /// Operation counters since the device was created or opened.
     fn counters(&self) -> FlashCounters;
+
+    /// Whether a program that a power cut lost can come back later, so an
+    /// FTL opening the device must not program again, under the same
+    /// identity (generation, epoch id, index), any place the crashed run
+    /// may have programmed after its last sync. True for an image file
+    /// opened for writing: a program whose state byte was lost but whose
+    /// bytes landed reads as erased, and when the page is programmed again
+    /// and that program's bytes are lost but its state byte lands, the old
+    /// bytes are back, self-consistent (docs/FORMAT.md §2, "Host power
+    /// cut"). NAND never does this — an erased page holds nothing — so the
+    /// RAM and timed devices say false, and so does a read-only handle,
+    /// which programs nothing. Required (no default) so that every wrapper
+    /// passes its device's answer on.
+    fn lost_programs_can_return(&self) -> bool;
 }
 
 /// What a page holds, as seen by a fault injector.
@@ -425,5 +439,8 @@ impl<F: Flash + ?Sized> Flash for Box<F> {
     }
     fn counters(&self) -> FlashCounters {
         (**self).counters()
+    }
+    fn lost_programs_can_return(&self) -> bool {
+        (**self).lost_programs_can_return()
     }
 }

@@ -166,6 +166,10 @@ impl<F: RawFlash> Flash for OverlayFlash<F> {
     fn counters(&self) -> FlashCounters {
         self.counters
     }
+    /// Programs land in RAM, which holds exactly what was programmed.
+    fn lost_programs_can_return(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -267,6 +267,10 @@ macro_rules! ram_flash_impl {
             fn counters(&self) -> $crate::FlashCounters {
                 self.pages.counters()
             }
+
+            fn lost_programs_can_return(&self) -> bool {
+                false
+            }
         }
     };
 }

@@ -322,4 +322,9 @@ impl<F: Flash, C: Clock> Flash for RealTime<F, C> {
     fn counters(&self) -> FlashCounters {
         self.timed.counters()
     }
+
+    fn lost_programs_can_return(&self) -> bool {
+        self.timed.lost_programs_can_return()
+
+    }
 }

@@ -103,4 +103,7 @@ impl<F: Flash> Flash for SharedFlash<F> {
     fn counters(&self) -> FlashCounters {
         self.inner.borrow().counters()
     }
+    fn lost_programs_can_return(&self) -> bool {
+        self.inner.borrow().lost_programs_can_return()
+    }
 }

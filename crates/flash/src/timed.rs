@@ -535,6 +535,11 @@ impl<F: Flash> Flash for TimedFlash<F> {
     fn counters(&self) -> FlashCounters {
         self.inner.counters()
     }
+
+    fn lost_programs_can_return(&self) -> bool {
+        self.inner.lost_programs_can_return()
+
+    }
 }
 
 /// Raw access passes through and costs no time (it models no real command).

@@ -141,6 +141,10 @@ pub struct DeviceStats {
     pub gc_la_searches: u64,
     pub full_checkpoints: u64,
     pub meta_pages_written: u64,
+    /// SCFTL: durable flushes that committed in a data page — an in-page
+    /// record or an OOB commit (docs/FORMAT.md §4.8, §4.9) — instead of a
+    /// committed delta page (0 for the other FTLs).
+    pub data_page_commits: u64,
     /// Logical sectors currently mapped.
     pub valid_sectors: u64,
     /// The FTL's data blocks (SCFTL superblocks, baseline segments) by

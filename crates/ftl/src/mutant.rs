@@ -67,10 +67,23 @@ pub enum Mutant {
     /// generation or epoch at a link (a stale page: an older life of the
     /// page, left by an unsynced erase a crash undid).
     AcceptStaleInpageRecord,
-    /// SCFTL: an in-page commit is programmed without syncing first while
-    /// earlier epochs (ended by barriers) are not durable, though its
+    /// SCFTL: an in-page or OOB commit is programmed without syncing first
+    /// while earlier epochs (ended by barriers) are not durable, though its
     /// record claims they are.
     InpageCommitBeforeSync,
+    /// SCFTL: recovery accepts the last OOB commit of a chain (docs/FORMAT.md
+    /// §4.9) without reading its epoch's sectors back, so a data write the
+    /// power cut lost below intact OOB records goes unnoticed.
+    AcceptOobCommitWithTornData,
+    /// SCFTL: `open` on an image file (where a lost program can come back)
+    /// keeps the recovered generation instead of starting a new one, so
+    /// the places the crashed run programmed without a sync are programmed
+    /// again under identities recovery accepts.
+    KeepGenerationOnImageOpen,
+    /// SCFTL: an OOB commit record covers only its own page's records, and
+    /// recovery's walk passes over earlier pages of the epoch whose records
+    /// are missing (a chain followed past a lost or torn page).
+    OobCommitPastMissingPage,
     /// OPTR: recovery ignores the coalescing records, so a request whose
     /// sector was coalesced in the cache looks incomplete (and Algorithm 1
     /// may keep it without the request that overwrote it).
@@ -89,7 +102,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in a fixed order.
-    pub const ALL: [Mutant; 18] = [
+    pub const ALL: [Mutant; 19] = [
         Mutant::SkipSyncBeforeCommit,
         Mutant::EraseVictimBeforeFlush,
         Mutant::HonourTentativeDeltas,
@@ -103,6 +116,7 @@ impl Mutant {
         Mutant::TrimForgetsValidCount,
         Mutant::PartialWritePastEpochBound,
         Mutant::RecoveryReusesCrashedEpoch,
+        Mutant::OobCommitPastMissingPage,
         Mutant::OptrIgnoreCoalescingRecords,
         Mutant::OptrGcErasesAfterCheckpoint,
         Mutant::OptrRequestCompleteWithMissingPage,
@@ -112,11 +126,15 @@ impl Mutant {
 
     /// Mutants only random mode is known to catch (not in [`Mutant::ALL`],
     /// which exhaustive mode must catch every one of): exhaustive mode
-    /// does not issue epoch barriers yet, and the in-page ones need states
-    /// its windows do not reach (see the test file). Each has its test in
-    /// `crates/crashcheck/tests/barrier.rs` or `inpage_mutants.rs`.
-    pub const RANDOM_ONLY: [Mutant; 4] = [
+    /// does not issue epoch barriers yet, the in-page ones need states its
+    /// windows do not reach, and the image ones need the image backend's
+    /// power-cut model (see the test files). Each has its test in
+    /// `crates/crashcheck/tests/barrier.rs`, `inpage_mutants.rs` or
+    /// `oob_commit_mutants.rs`.
+    pub const RANDOM_ONLY: [Mutant; 6] = [
         Mutant::EraseWithoutSyncAfterBarrier,
+        Mutant::KeepGenerationOnImageOpen,
+        Mutant::AcceptOobCommitWithTornData,
         Mutant::AcceptStaleInpageRecord,
         Mutant::AcceptCommitWithBadDataCrc,
         Mutant::InpageCommitBeforeSync,
@@ -143,6 +161,9 @@ impl Mutant {
             Mutant::AcceptCommitWithBadDataCrc => "accept-commit-with-bad-data-crc",
             Mutant::InpageCommitBeforeSync => "inpage-commit-before-sync",
             Mutant::AcceptStaleInpageRecord => "accept-stale-inpage-record",
+            Mutant::AcceptOobCommitWithTornData => "accept-oob-commit-with-torn-data",
+            Mutant::KeepGenerationOnImageOpen => "keep-generation-on-image-open",
+            Mutant::OobCommitPastMissingPage => "oob-commit-past-missing-page",
             Mutant::OptrIgnoreCoalescingRecords => "optr-ignore-coalescing-records",
             Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
             Mutant::OptrRequestCompleteWithMissingPage => "optr-request-complete-with-missing-page",

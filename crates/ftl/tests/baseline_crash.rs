@@ -85,6 +85,9 @@ impl Flash for CutFlash {
     fn counters(&self) -> FlashCounters {
         self.inner.counters()
     }
+    fn lost_programs_can_return(&self) -> bool {
+        self.inner.lost_programs_can_return()
+    }
 }
 
 type Shared = SharedFlash<CutFlash>;

@@ -328,6 +328,9 @@ impl Flash for ImageCrashFlash {
     fn counters(&self) -> FlashCounters {
         self.flash.counters()
     }
+    fn lost_programs_can_return(&self) -> bool {
+        self.flash.lost_programs_can_return()
+    }
 }
 
 impl RawFlash for ImageCrashFlash {

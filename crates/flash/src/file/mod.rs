@@ -528,6 +528,10 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
     fn counters(&self) -> FlashCounters {
         self.pages.counters()
     }
+
+    fn lost_programs_can_return(&self) -> bool {
+        !self.read_only
+    }
 }
 
 impl<Io: ImageIo> RawFlash for FileFlash<Io> {

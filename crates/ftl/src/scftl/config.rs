@@ -469,20 +469,21 @@ impl ScftlConfig {
         use encoding::*;
         if b.len() >= VERSION.end() && VERSION.get_u32(b) == 1 {
             return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads versions 3 to 5 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads versions 3 to 6 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
         if b.len() >= VERSION.end() && VERSION.get_u32(b) == 2 {
             return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads versions 3 to 5 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads versions 3 to 6 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
-        // Versions 3 and 4 differ only in what this build may add on flash
+        // Versions 3 to 5 differ only in what this build may add on flash
         // (links and in-page records, which it does not write into a
         // version-3 image; logical sector numbers in the data OOB, which it
-        // does not write into either), so they read as version 5.
+        // does not write into either; OOB commit records, which it writes
+        // into none of them), so they read as the current version.
         let mut b4 = b.to_vec();
-        if b.len() >= VERSION.end() && matches!(VERSION.get_u32(b), 3 | 4) {
+        if b.len() >= VERSION.end() && matches!(VERSION.get_u32(b), 3..=5) {
             VERSION.put_u32(&mut b4, CONFIG_VERSION);
         }
         let b = &b4[..];
@@ -510,11 +511,13 @@ impl ScftlConfig {
 /// their OOB (docs/FORMAT.md §4.7); version 3 images also commit each epoch
 /// with its digest in one sync (§4.3); version 4 images may also commit an
 /// epoch in-page (§4.8); version 5 data pages also carry each sector's
-/// logical number in their OOB (§4.7), so no P2L is kept in RAM. Versions 1
-/// and 2 are refused; versions 3 and 4 open and keep their version (no
-/// in-page commits are written into a version-3 image, no logical sector
-/// numbers into either, and GC keeps a P2L for them).
-pub const CONFIG_VERSION: u32 = 5;
+/// logical number in their OOB (§4.7), so no P2L is kept in RAM; version 6
+/// images may also commit an epoch in the OOB of its last data page (§4.9).
+/// Versions 1 and 2 are refused; versions 3 to 5 open and keep their
+/// version (no in-page commits are written into a version-3 image, no
+/// logical sector numbers into it or a version-4 one, where GC keeps a P2L,
+/// and no OOB commits into any of them).
+pub const CONFIG_VERSION: u32 = 6;
 
 /// The configuration version of an encoded label configuration (0 if too
 /// short to hold one).

@@ -3,7 +3,9 @@
 //!
 //! A written sector goes into the page-sized merge buffer at the active
 //! pointer (superblock, page, slot); the L2P is remapped and a delta pair
-//! appended; a full merge buffer is programmed at once. A write that covers
+//! appended; a full merge buffer is programmed when the next sector needs
+//! its room, or by the flush (which may commit in its OOB, docs/FORMAT.md
+//! §4.9). A write that covers
 //! a whole page while the merge buffer is empty skips it: the page is
 //! programmed straight from the caller's buffer (the same page, OOB and
 //! pairs, one copy fewer). Reads look in the merge buffer first. Nothing
@@ -45,6 +47,7 @@ impl<F: Flash> Scftl<F> {
         while done < data.len() {
             let first = lba.0 + (done / ss) as u64;
             self.gc_if_needed()?;
+            self.settle_full_buffer()?;
             let rest = &data[done..];
             if self.mb_fill == 0 && rest.len() >= page_bytes {
                 // A whole page at a page boundary: programmed straight from
@@ -95,6 +98,7 @@ impl<F: Flash> Scftl<F> {
         }
         let addr = self.layout.page_addr(a.sb, a.next_page);
         self.flash.program(addr, page, &self.mb_oob)?;
+        self.note_run_page();
         self.active = Some(Active {
             sb: a.sb,
             next_page: a.next_page + 1,
@@ -263,6 +267,7 @@ impl<F: Flash> Scftl<F> {
     /// fills.
     #[inline]
     fn append_sector(&mut self, la: La, sector: &[u8]) -> Result<(Psa, u32)> {
+        self.settle_full_buffer()?;
         let a = self.open_active()?;
         let ss = self.layout.sector_size;
         let slot = self.mb_fill;
@@ -274,9 +279,6 @@ impl<F: Flash> Scftl<F> {
             .put_u32(&mut self.mb_oob, crc);
         self.put_oob_la(slot, la);
         self.mb_fill += 1;
-        if self.mb_fill == self.layout.spp {
-            self.program_merge_buffer()?;
-        }
         Ok((psa, crc))
     }
 
@@ -292,6 +294,7 @@ impl<F: Flash> Scftl<F> {
         sector: &[u8],
         crc: u32,
     ) -> Result<Psa> {
+        self.settle_full_buffer()?;
         let a = self.open_active()?;
         let ss = self.layout.sector_size;
         let fill = self.mb_fill;
@@ -304,10 +307,29 @@ impl<F: Flash> Scftl<F> {
             .put_u32(&mut self.mb_oob, crc);
         self.put_oob_la(fill, la);
         self.mb_fill += 1;
+        Ok(psa)
+    }
+
+    /// Programs the merge buffer if it is full. A full buffer is held back
+    /// until the next sector needs its room (here) or the flush, so that a
+    /// flush whose epoch ends on a page boundary can still commit in that
+    /// page's OOB (docs/FORMAT.md §4.9).
+    #[inline]
+    pub(super) fn settle_full_buffer(&mut self) -> Result<()> {
         if self.mb_fill == self.layout.spp {
             self.program_merge_buffer()?;
         }
-        Ok(psa)
+        Ok(())
+    }
+
+    /// Notes the records of the data page just programmed from `mb_oob`
+    /// for the CRC of an OOB commit of the current epoch.
+    #[inline]
+    fn note_run_page(&mut self) {
+        if self.oob_commit && self.oob_run_pages < format::MAX_OOB_EPOCH_PAGES {
+            format::push_page_records(&mut self.oob_run, self.layout.spp, &self.mb_oob);
+        }
+        self.oob_run_pages = self.oob_run_pages.saturating_add(1);
     }
 
     /// Pads the merge buffer with zeros and programs it (flush).
@@ -328,6 +350,7 @@ impl<F: Flash> Scftl<F> {
         };
         let addr = self.layout.page_addr(a.sb, a.next_page);
         self.flash.program(addr, &self.mb, &self.mb_oob)?;
+        self.note_run_page();
         // Padding slots of the next page keep 0xFF, like unprogrammed OOB.
         self.mb_oob.fill(0xFF);
         self.active = Some(Active {

@@ -24,7 +24,8 @@
 //! and the first page the region receives after them is a consolidation
 //! page holding them all, so the region stays a complete log and a
 //! superblock holding in-page records can be erased once that page is
-//! durable.
+//! durable. OOB commits (§4.9) put an epoch's pairs in the backlog the
+//! same way ([`DeltaLog::move_to_backlog`]).
 //!
 //! Invariants:
 //! - `backlog.len() <= pairs_per_page`, and it is empty right after a
@@ -243,10 +244,7 @@ impl DeltaLog {
     /// tentative page was written in this epoch, they fit in one sector,
     /// and the backlog can still absorb them.
     pub fn inpage_fits(&self, sector_size: usize) -> bool {
-        self.epoch_pages == 0
-            && self.backlog_epochs + 1 < super::recovery::MAX_CHAIN
-            && self.npairs <= format::inpage_capacity(sector_size)
-            && self.backlog.len() + self.npairs as usize <= self.pairs_per_page as usize
+        self.oob_fits() && self.npairs <= format::inpage_capacity(sector_size)
     }
 
     /// Seals the current epoch's pairs as an in-page commit record into
@@ -282,14 +280,29 @@ impl DeltaLog {
             aux2: digest,
         };
         format::seal_prefix(record, &h, off);
-        for k in 0..n as usize {
+        self.move_to_backlog();
+        format::page_crc(&record[..off])
+    }
+
+    /// Whether an OOB commit (docs/FORMAT.md §4.9) can take the current
+    /// epoch: no tentative page was written in this epoch, and the backlog
+    /// can still absorb its pairs.
+    pub fn oob_fits(&self) -> bool {
+        self.epoch_pages == 0
+            && self.backlog_epochs + 1 < super::recovery::MAX_CHAIN
+            && self.backlog.len() + self.npairs as usize <= self.pairs_per_page as usize
+    }
+
+    /// The current epoch was committed in-page or in the OOB of its last
+    /// data page: its pairs wait in the backlog for the next region page.
+    pub fn move_to_backlog(&mut self) {
+        for k in 0..self.npairs as usize {
             self.backlog.push(format::get_pair(&self.buf, k));
         }
         self.backlog_epochs += 1;
         self.backlog_last_epoch = self.epoch;
         self.npairs = 0;
         self.after_sync = false;
-        format::page_crc(&record[..off])
     }
 
     /// Starts the next epoch after its predecessor committed with `digest`.

@@ -19,6 +19,12 @@
 //! usually already is: the previous durable flush synced), because a
 //! valid record proves every earlier epoch durable.
 //!
+//! OOB commit (docs/FORMAT.md §4.9): when the epoch's data pages run from
+//! the link to the merge buffer's page (a full buffer is held back for
+//! this) and its pairs are exactly their sectors, the merge buffer's OOB
+//! gets a marker and a CRC over the records of all those pages instead,
+//! and recovery rebuilds the pairs from the pages' logical sector records.
+//!
 //! An *ordered* flush (an epoch barrier: the epoch is full and the client
 //! did not ask for durability) writes the same pages without the sync, as
 //! kind [`format::KIND_ORDERED`]. Order is all it needs: a host power cut
@@ -70,7 +76,7 @@ impl<F: Flash> Scftl<F> {
         let durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
         let l2p = &self.l2p;
         let digest = self.delta.digest(|la, pa| l2p[la] == pa);
-        if !(durable && self.commit_in_page(digest)?) {
+        if !(durable && (self.commit_in_page(digest)? || self.commit_in_oob()?)) {
             self.pad_merge_buffer()?;
             let kind = if durable {
                 format::KIND_COMMITTED
@@ -82,6 +88,9 @@ impl<F: Flash> Scftl<F> {
                 .program(&mut self.flash, &self.layout, kind, digest, Some(link))?;
             self.chain_link = link;
         }
+        // The next epoch's pages start at the link just written.
+        self.oob_run.clear();
+        self.oob_run_pages = 0;
         self.unsynced_epochs += 1;
         if durable && self.mutant != Mutant::SkipSyncBeforeCommit {
             self.sync_flash()?;
@@ -162,6 +171,75 @@ impl<F: Flash> Scftl<F> {
             .put_u32(&mut self.mb_oob, record_crc);
         self.program_merge_buffer()?;
         self.chain_link = link;
+        self.stats.data_page_commits += 1;
+        Ok(true)
+    }
+
+    /// Commits the epoch in the OOB of its last data page, the merge
+    /// buffer's (docs/FORMAT.md §4.9), if it can: the format allows it, the
+    /// epoch's data pages run from the last commit's link to that page in
+    /// one superblock (at most [`format::MAX_OOB_EPOCH_PAGES`] of them), its
+    /// pairs are exactly their sectors in order (so recovery can rebuild
+    /// them from the pages' logical sector records: no trim, no tentative
+    /// delta page), and the backlog can take them. Then writes the marker
+    /// and the record's CRC over the pages' records into the buffer's OOB,
+    /// programs it — after a sync if an earlier epoch is not durable yet,
+    /// since the record proves them durable — and returns `true`; otherwise
+    /// changes nothing and returns `false`.
+    /// (The record carries no digest: recovery recomputes it from the
+    /// pages' CRC records, exactly as [`super::delta::DeltaLog::digest`].)
+    fn commit_in_oob(&mut self) -> Result<bool> {
+        let (spp, link) = (self.layout.spp, self.chain_link);
+        let Some(a) = self.active else {
+            return Ok(false);
+        };
+        if !self.oob_commit
+            || self.mb_fill == 0
+            || !link.is_mapped()
+            || a.next_page >= self.layout.pages_per_sb
+            || self.layout.sb_of(link) != a.sb
+            || !self.delta.oob_fits()
+        {
+            return Ok(false);
+        }
+        let first = (link.0 - self.layout.psa(a.sb, 0, 0).0) / spp;
+        if first > a.next_page {
+            return Ok(false);
+        }
+        let pages = a.next_page - first + 1;
+        let n = self.delta.npairs;
+        if pages > format::MAX_OOB_EPOCH_PAGES
+            || self.oob_run_pages != pages - 1
+            || n != (pages - 1) * spp + self.mb_fill
+            || (0..n).any(|k| format::get_pair(&self.delta.buf, k as usize).1 != Psa(link.0 + k))
+        {
+            return Ok(false);
+        }
+        if self.unsynced_epochs > 0 && self.mutant != Mutant::InpageCommitBeforeSync {
+            self.sync_flash()?;
+        }
+        let ss = self.layout.sector_size;
+        self.mb[self.mb_fill as usize * ss..].fill(0);
+        if self.mutant == Mutant::OobCommitPastMissingPage {
+            self.oob_run.clear();
+        }
+        format::push_page_records(&mut self.oob_run, spp, &self.mb_oob);
+        let crc = format::oob_commit_crc(self.delta.gen, self.delta.epoch, &self.oob_run, spp);
+        let m = spp as usize * format::DATA_OOB_LEN;
+        format::inpage_marker::MAGIC
+            .at(m)
+            .put_bytes(&mut self.mb_oob, &format::OOB_COMMIT_MAGIC);
+        format::inpage_marker::RECORD_CRC
+            .at(m)
+            .put_u32(&mut self.mb_oob, crc);
+        self.delta.move_to_backlog();
+        self.program_merge_buffer()?;
+        self.chain_link = if a.next_page + 1 < self.layout.pages_per_sb {
+            self.layout.psa(a.sb, a.next_page + 1, 0)
+        } else {
+            Psa::UNMAPPED
+        };
+        self.stats.data_page_commits += 1;
         Ok(true)
     }
 
@@ -208,6 +286,8 @@ impl<F: Flash> Scftl<F> {
         self.delta.new_generation(gen);
         // The chain restarts with the generation's first committed page.
         self.chain_link = Psa::UNMAPPED;
+        self.oob_run.clear();
+        self.oob_run_pages = 0;
         self.stats.full_checkpoints += 1;
         self.stats.checkpoint_pages_written += pages;
         Ok(())

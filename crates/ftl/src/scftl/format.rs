@@ -362,6 +362,44 @@ pub const INPAGE_MAGIC: [u8; 4] = *b"SCFI";
 /// Bytes of the in-page marker.
 pub const INPAGE_MARKER_LEN: usize = inpage_marker::RECORD_CRC.end();
 
+/// Magic of the marker of a page carrying an OOB commit record
+/// (docs/FORMAT.md §4.9): the marker's `record_crc` is then the record's
+/// CRC.
+pub const OOB_COMMIT_MAGIC: [u8; 4] = *b"SCFP";
+
+/// Most data pages an epoch committed by an OOB record may span (the pages
+/// recovery reads to follow one link of a chain).
+pub const MAX_OOB_EPOCH_PAGES: u32 = 32;
+
+/// Bytes of one data page's records an OOB commit covers: its `spp` CRC
+/// records, then its `spp` logical sector records.
+#[inline]
+pub fn oob_page_records_len(spp: u32) -> usize {
+    2 * spp as usize * DATA_OOB_LEN
+}
+
+/// Appends a data page's records (CRC records, then logical sector
+/// records; 0xFF for padding slots) from its OOB `oob` to `out`.
+pub fn push_page_records(out: &mut Vec<u8>, spp: u32, oob: &[u8]) {
+    let n = spp as usize * DATA_OOB_LEN;
+    out.extend_from_slice(&oob[..n]);
+    let la = data_la_offset(spp, 0);
+    out.extend_from_slice(&oob[la..la + spp as usize * DATA_LA_LEN]);
+}
+
+/// The CRC of an OOB commit record (docs/FORMAT.md §4.9): CRC32C over the
+/// generation and epoch id (u64 LE each), the number of the epoch's data
+/// pages (u32 LE) and those pages' records in order ([`push_page_records`]).
+/// Recovery computes it for the generation and epoch it expects, so a
+/// record of another generation or epoch, or over other pages, fails it.
+pub fn oob_commit_crc(gen: u64, epoch: u64, records: &[u8], spp: u32) -> u32 {
+    let pages = (records.len() / oob_page_records_len(spp)) as u32;
+    let mut c = crc32c::crc32c(&gen.to_le_bytes());
+    c = crc32c::crc32c_append(c, &epoch.to_le_bytes());
+    c = crc32c::crc32c_append(c, &pages.to_le_bytes());
+    crc32c::crc32c_append(c, records)
+}
+
 /// The checksum a data sector holding `data` for logical sector `la`
 /// carries in its OOB. Binding `la` in means a stale or misdirected mapping
 /// fails the check too, not only damaged bytes.

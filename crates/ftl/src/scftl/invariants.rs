@@ -223,7 +223,7 @@ impl<F: Flash> Scftl<F> {
         let l = &self.layout;
         match self.active {
             Some(a) => {
-                if a.next_page > l.pages_per_sb || self.mb_fill >= l.spp {
+                if a.next_page > l.pages_per_sb || self.mb_fill > l.spp {
                     return Err(format!(
                         "active pointer page {} / merge buffer fill {} out of range",
                         a.next_page, self.mb_fill

@@ -30,9 +30,10 @@
 //!   sectors the L2P maps to; where a P2L is kept (images of configuration
 //!   version 3 and 4), `p2l[l2p[la]] == la`;
 //! - the valid counts and block queues are as described in `blocks.rs`;
-//! - the merge buffer holds `mb_fill < sectors_per_page` sectors of the
-//!   active superblock's page `next_page`; with no active superblock it is
-//!   empty;
+//! - the merge buffer holds `mb_fill <= sectors_per_page` sectors of the
+//!   active superblock's page `next_page` (a full buffer is programmed when
+//!   the next sector needs the room, or by the flush, which may commit in
+//!   its OOB); with no active superblock it is empty;
 //! - `updates <= W`, `gc_count <= K`;
 //! - every data sector on flash carries, in its page's OOB, the CRC of its
 //!   logical sector and data as written by the user; GC copies the CRC
@@ -92,6 +93,8 @@ struct Counters {
     gc_la_searches: u64,
     full_checkpoints: u64,
     checkpoint_pages_written: u64,
+    /// In-page and OOB commits.
+    data_page_commits: u64,
 }
 
 /// Debug builds: the L2P changes of the current and the last epoch (8 bytes
@@ -144,9 +147,19 @@ pub struct Scftl<F: Flash> {
     /// Flushes may commit in-page (docs/FORMAT.md §4.8): the label has
     /// configuration version 4 and the OOB has room for the marker.
     inpage: bool,
-    /// The link of the last commit: slot 0 of the data page where an
-    /// in-page commit of the current epoch may go (`UNMAPPED`: nowhere).
+    /// Flushes may commit in the OOB of the epoch's last data page
+    /// (docs/FORMAT.md §4.9): the label has configuration version 6.
+    oob_commit: bool,
+    /// The link of the last commit: slot 0 of the data page where the
+    /// current epoch's first data page goes if an in-page or OOB commit is
+    /// to follow (`UNMAPPED`: nowhere).
     chain_link: Psa,
+    /// The records ([`format::push_page_records`]) of the data pages
+    /// programmed since the last commit, in order, for an OOB commit's CRC;
+    /// at most [`format::MAX_OOB_EPOCH_PAGES`] pages (`oob_run_pages`
+    /// counts them all).
+    oob_run: Vec<u8>,
+    oob_run_pages: u32,
     scratch: Vec<u8>,
     stats: Counters,
     /// Set after a failed flash command: `Some(true)` for a power loss.
@@ -198,6 +211,7 @@ impl<F: Flash> Scftl<F> {
             config::CONFIG_VERSION,
         );
         me.inpage = me.inpage_possible();
+        me.oob_commit = true;
         me.stats.checkpoint_pages_written = ckpt_pages;
         me.rebuild_maps()?;
         Ok(me)
@@ -255,6 +269,9 @@ impl<F: Flash> Scftl<F> {
         // A version-3 image keeps its format: an older build must still
         // read it, and it knows no in-page records.
         me.inpage = label_version >= 4 && me.inpage_possible();
+        // Likewise a version-5 image gets no OOB commit records, which
+        // its build's recovery would not follow.
+        me.oob_commit = label_version >= 6;
         if rec.delta_needs_erase {
             let (first, n) = (me.layout.delta_first, me.layout.delta_sbs);
             me.layout.erase_sbs(&mut me.flash, first, n)?;
@@ -277,7 +294,17 @@ impl<F: Flash> Scftl<F> {
         let tail_page = u64::from(!rec.tail.is_empty());
         // (A tail longer than one page is not what this FTL writes; a full
         // checkpoint keeps even that safe.)
+        // On a device where a lost program can come back (an image file),
+        // the crashed run may have programmed region pages, records and a
+        // checkpoint slot after its last sync that recovery saw as erased;
+        // programming those places again in this generation could bring
+        // one back later, self-consistent, under an identity recovery
+        // would accept (docs/FORMAT.md §4.3, "Opening an image"). A new
+        // generation makes all of them stale at once.
+        let tainted = me.flash.lost_programs_can_return()
+            && me.mutant != Mutant::KeepGenerationOnImageOpen;
         let checkpoint = fell_back
+            || tainted
             || rec.tail_out_of_order
             || rec.tail.len() > me.delta.pairs_per_page as usize
             || room < me.derived.epoch_pages_max + 1 + tail_page;
@@ -347,7 +374,10 @@ impl<F: Flash> Scftl<F> {
             gc_count: 0,
             unsynced_epochs: 0,
             inpage: false,
+            oob_commit: false,
             chain_link: Psa::UNMAPPED,
+            oob_run: Vec::new(),
+            oob_run_pages: 0,
             scratch: vec![0u8; layout.page_size],
             stats: Counters::default(),
             poisoned: None,
@@ -486,6 +516,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             gc_la_searches: self.stats.gc_la_searches,
             full_checkpoints: self.stats.full_checkpoints,
             meta_pages_written: self.delta.pages_written + self.stats.checkpoint_pages_written,
+            data_page_commits: self.stats.data_page_commits,
             valid_sectors: b.valid_counts().iter().map(|&v| u64::from(v)).sum(),
             free_blocks: n.free,
             used_blocks: n.used + n.active,

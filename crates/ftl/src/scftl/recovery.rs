@@ -68,11 +68,42 @@ pub(crate) struct Reconstructed {
     pub tail_out_of_order: bool,
 }
 
-/// An epoch committed by an in-page record (docs/FORMAT.md §4.8).
+/// An epoch committed in a data page: by an in-page record (docs/FORMAT.md
+/// §4.8) or an OOB commit (§4.9).
 struct InPage {
     id: u64,
     pairs: Vec<(La, Psa)>,
-    digest: u32,
+    /// The digest an in-page record carries; `None` for an OOB commit,
+    /// whose digest follows from `crcs` and the previous epoch's.
+    digest: Option<u32>,
+    /// OOB commits: the CRC record of each pair's sector, in pair order.
+    crcs: Vec<u32>,
+}
+
+impl InPage {
+    /// Whether each pair is the last of its logical sector in the epoch
+    /// (every pair of an OOB commit maps a sector).
+    fn live(&self) -> Vec<bool> {
+        let mut seen = std::collections::HashSet::with_capacity(self.pairs.len());
+        let mut live = vec![false; self.pairs.len()];
+        for (i, &(la, pa)) in self.pairs.iter().enumerate().rev() {
+            live[i] = seen.insert(la) && pa.is_mapped();
+        }
+        live
+    }
+
+    /// The epoch's digest (§4.3) after `prev`, the previous epoch's.
+    fn digest_after(&self, prev: u32) -> u32 {
+        self.digest.unwrap_or_else(|| {
+            let mut d = format::digest_start(prev, self.id);
+            for (&crc, live) in self.crcs.iter().zip(self.live()) {
+                if live {
+                    d = format::digest_sector(d, crc);
+                }
+            }
+            d
+        })
+    }
 }
 
 /// A committed epoch not yet known to be durable.
@@ -131,10 +162,10 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     let mut last_link: Option<(u64, Psa)> = None;
     let mut tail_out_of_order = false;
     let mut chain_buf = vec![0u8; layout.page_size];
-    // In-page records exist only where the OOB has room for their marker.
-    let inpage = layout.spp >= 2
-        && layout.geometry.oob_size as usize
-            >= layout.spp as usize * DATA_OOB_LEN + format::INPAGE_MARKER_LEN;
+    // In-page and OOB commits exist only where the OOB has room for their
+    // marker.
+    let inpage = layout.geometry.oob_size as usize
+        >= layout.spp as usize * DATA_OOB_LEN + format::INPAGE_MARKER_LEN;
     let dies = layout.dies;
     let mut stripe = Vec::with_capacity(dies as usize);
     for idx in 0..layout.delta_pages() {
@@ -364,7 +395,7 @@ fn apply_chain(
         for &(la, pa) in &e.pairs {
             l2p[la] = pa;
         }
-        *chain = e.digest;
+        *chain = e.digest_after(*chain);
         *next_epoch = (*next_epoch).max(e.id.saturating_add(1));
         tail.pairs.extend_from_slice(&e.pairs);
         tail.epochs += 1;
@@ -373,13 +404,20 @@ fn apply_chain(
     Ok(())
 }
 
-/// Follows the chain of in-page commits from a commit of epoch `epoch`
-/// whose link is `link` (docs/FORMAT.md §4.8): each linked data page whose
-/// OOB carries the in-page marker and whose last sector holds a valid
-/// record of this generation and the next epoch id, with its data CRC
-/// matching the page, is the next commit; its own link continues the
-/// chain. The first page that fails any check ends it, leaving the commits
-/// before it in force. Reads one OOB per link, plus the record's page.
+/// Follows the chain of in-page and OOB commits from a commit of epoch
+/// `epoch` whose link is `link` (docs/FORMAT.md §4.8, §4.9). At each link:
+/// a page whose OOB carries the in-page marker and whose last sector holds
+/// a valid record of this generation and the next epoch id, with its data
+/// CRC matching the page, is the next commit; otherwise the pages from the
+/// link on, up to one whose OOB carries the OOB commit marker with the CRC
+/// of this generation, the next epoch id and those pages' records, are the
+/// next commit ([`oob_epoch`]). The commit's own link continues the chain.
+/// The first link that fails any check ends it, leaving the commits before
+/// it in force. A chain's last OOB commit is then read back
+/// ([`oob_epoch_intact`]) and dropped if any of its sectors is not intact:
+/// every earlier commit is proven by the later record that follows it.
+/// Reads one OOB per link (per page for OOB commits), plus the record's
+/// page, plus the sectors of the last OOB commit.
 #[allow(clippy::too_many_arguments)]
 fn follow_chain<F: Flash + ?Sized>(
     flash: &mut F,
@@ -394,10 +432,10 @@ fn follow_chain<F: Flash + ?Sized>(
     let spp = layout.spp as usize;
     let ss = layout.sector_size;
     let marker = spp * DATA_OOB_LEN;
-    let mut oob = vec![0xFF; marker + format::INPAGE_MARKER_LEN];
+    let v5_len = format::data_oob_len_v5(layout.spp);
+    let oob_len = v5_len.min(layout.geometry.oob_size as usize);
+    let mut oob = vec![0xFF; oob_len];
     let mut found = Vec::new();
-    // A chain stays inside one superblock (a link never leaves it), so it
-    // has at most one link per page of a superblock.
     // A chain stays inside one superblock (a link never leaves it) and
     // holds at most MAX_CHAIN epochs.
     for _ in 0..layout.pages_per_sb.min(MAX_CHAIN) {
@@ -411,7 +449,18 @@ fn follow_chain<F: Flash + ?Sized>(
         // An erased page reads as 0xFF: no marker.
         flash.read_oob(addr, &mut oob)?;
         if format::inpage_marker::MAGIC.at(marker).bytes(&oob) != format::INPAGE_MAGIC {
-            break;
+            if oob_len < v5_len {
+                break; // no logical sector records: no OOB commits
+            }
+            match oob_epoch(flash, layout, gen, epoch + 1, link, logical, mutant, &mut oob)? {
+                Some((e, next)) => {
+                    epoch = e.id;
+                    link = next;
+                    found.push(e);
+                    continue;
+                }
+                None => break,
+            }
         }
         let page = &mut page[..spp * ss];
         let (data, record) = page.split_at_mut((spp - 1) * ss);
@@ -452,12 +501,144 @@ fn follow_chain<F: Flash + ?Sized>(
         found.push(InPage {
             id: h.epoch,
             pairs,
-            digest: h.aux2,
+            digest: Some(h.aux2),
+            crcs: Vec::new(),
         });
         epoch = h.epoch;
         link = next;
     }
+    if let Some(last) = found.last() {
+        if last.digest.is_none()
+            && mutant != Mutant::AcceptOobCommitWithTornData
+            && !oob_epoch_intact(flash, layout, last, page)?
+        {
+            found.pop();
+        }
+    }
     Ok(found)
+}
+
+/// Walks the data pages of an epoch committed in the OOB of its last page
+/// (docs/FORMAT.md §4.9), from `link` (whose OOB is already in `oob`): each
+/// page before the last must be full (a logical sector record in every
+/// slot) and carry no marker; the last carries the OOB commit marker, its
+/// data slots first and padding after; and the marker's CRC must be that of
+/// generation `gen`, epoch `id` and the pages' records. Returns the epoch
+/// (its pairs rebuilt from the records) and its link, or `None` if any
+/// check fails. The pages stay in `link`'s superblock.
+#[allow(clippy::too_many_arguments)]
+fn oob_epoch<F: Flash + ?Sized>(
+    flash: &mut F,
+    layout: &Layout,
+    gen: u64,
+    id: u64,
+    link: Psa,
+    logical: usize,
+    mutant: Mutant,
+    oob: &mut [u8],
+) -> Result<Option<(InPage, Psa)>> {
+    let spp = layout.spp;
+    let marker = spp as usize * DATA_OOB_LEN;
+    let skip_missing = mutant == Mutant::OobCommitPastMissingPage;
+    let sb = layout.sb_of(link);
+    let mut records = Vec::new();
+    let mut pairs = Vec::new();
+    let mut crcs = Vec::new();
+    for k in 0..format::MAX_OOB_EPOCH_PAGES {
+        let first = Psa(link.0 + k * spp);
+        if k > 0 {
+            if layout.sb_of(first) != sb {
+                return Ok(None);
+            }
+            flash.read_oob(layout.locate(first).0, oob)?;
+        }
+        let magic = format::inpage_marker::MAGIC.at(marker).bytes(oob);
+        let last = magic == format::OOB_COMMIT_MAGIC;
+        if !last && magic != [flash::ERASED_BYTE; 4] {
+            return Ok(None);
+        }
+        let mut fill = 0;
+        for slot in 0..spp {
+            let at = format::data_la_offset(spp, slot);
+            let la = La(u32::from_le_bytes(oob[at..at + 4].try_into().unwrap()));
+            if la == La::NONE {
+                continue;
+            }
+            if fill != slot {
+                return Ok(None); // a data slot after padding
+            }
+            fill += 1;
+        }
+        if fill < spp && !last {
+            if skip_missing {
+                continue;
+            }
+            return Ok(None); // an erased or torn page before the record
+        }
+        if fill == 0 {
+            return Ok(None);
+        }
+        if last && skip_missing {
+            records.clear();
+        }
+        format::push_page_records(&mut records, spp, oob);
+        for slot in 0..fill {
+            let at = format::data_la_offset(spp, slot);
+            let la = La(u32::from_le_bytes(oob[at..at + 4].try_into().unwrap()));
+            let crc = data_oob::CRC.at(slot as usize * DATA_OOB_LEN).get_u32(oob);
+            pairs.push((la, Psa(first.0 + slot)));
+            crcs.push(crc);
+        }
+        if !last {
+            continue;
+        }
+        let stored = format::inpage_marker::RECORD_CRC.at(marker).get_u32(oob);
+        if stored != format::oob_commit_crc(gen, id, &records, spp) {
+            return Ok(None);
+        }
+        for &(la, pa) in &pairs {
+            check_pa(layout, la, pa, logical)?;
+        }
+        let next = Psa(first.0 + spp);
+        let next = if layout.sb_of(next) == sb {
+            next
+        } else {
+            Psa::UNMAPPED
+        };
+        let e = InPage {
+            id,
+            pairs,
+            digest: None,
+            crcs,
+        };
+        return Ok(Some((e, next)));
+    }
+    Ok(None)
+}
+
+/// Whether every sector an OOB-committed epoch leaves mapped reads back
+/// with the CRC its OOB record holds (the records are intact — the commit's
+/// CRC covers them — but a power cut may have lost a page's data while its
+/// OOB landed).
+fn oob_epoch_intact<F: Flash + ?Sized>(
+    flash: &mut F,
+    layout: &Layout,
+    e: &InPage,
+    page: &mut [u8],
+) -> Result<bool> {
+    let ss = layout.sector_size;
+    for ((&(la, pa), &crc), live) in e.pairs.iter().zip(&e.crcs).zip(e.live()) {
+        if !live {
+            continue;
+        }
+        let (addr, slot) = layout.locate(pa);
+        let data = &mut page[..ss];
+        flash.read(addr, slot, data)?;
+        if data_crc(la, data) != crc {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Whether every sector epoch `e` leaves mapped (its last pair for each
