@@ -210,6 +210,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             let names: Vec<&str> = Mutant::ALL
                 .iter()
                 .chain(&Mutant::RANDOM_ONLY)
+                .chain(&Mutant::TARGETED)
                 .map(|m| m.name())
                 .collect();
             format!("unknown mutant `{m}` (known: none, {})", names.join(", "))

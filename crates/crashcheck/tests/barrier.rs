@@ -2,7 +2,8 @@
 //! snapshot contract lets a crash return to any completed barrier since the
 //! last completed flush (and nothing else), and SCFTL's rule that an erase
 //! syncs first while a barrier's epoch is unsynced is load-bearing — the
-//! `erase-without-sync-after-barrier` mutant is caught on both backends.
+//! `erase-without-sync-after-barrier` mutant is caught (on the NAND model;
+//! see its test for why not on the image model).
 
 mod common;
 
@@ -23,21 +24,22 @@ fn check_caught(run: &RunConfig, seed: u64, ops: u64) {
     );
 }
 
+/// The crash this rule guards against — an unsynced barrier freed a
+/// superblock, the FTL erased it, and the cut kept the erase but lost the
+/// barrier's page — is rare in the random workload: of seeds 1–16 with
+/// 200,000 operations, seed 14 reaches it on the NAND model and none on the
+/// image model. (The seeds that used to catch this mutant in a few thousand
+/// operations did so through clean reopens: the skipped sync left barrier
+/// epochs unproven, and a later erase broke their re-verification. That
+/// path was a bug of the correct FTL too, closed in `open` — see
+/// `crates/ftl/tests/scftl_reopen.rs` — and on an image every `open` now
+/// starts a new generation.)
 #[test]
 fn erase_without_sync_after_barrier_on_the_nand_model() {
     check_caught(
         &scftl_tiny_on(Mutant::EraseWithoutSyncAfterBarrier, BackendKind::Ram),
-        9,
-        12000,
-    );
-}
-
-#[test]
-fn erase_without_sync_after_barrier_on_the_image_model() {
-    check_caught(
-        &scftl_tiny_on(Mutant::EraseWithoutSyncAfterBarrier, BackendKind::Image),
-        2,
-        1000,
+        14,
+        200_000,
     );
 }
 

@@ -80,6 +80,10 @@ pub enum Mutant {
     /// the places the crashed run programmed without a sync are programmed
     /// again under identities recovery accepts.
     KeepGenerationOnImageOpen,
+    /// SCFTL: `open` leaves epochs it applied only because they verified
+    /// (two or more) unproven on flash, so the FTL may erase sectors the
+    /// earlier ones cover and the next recovery falls back past them.
+    KeepVerifiedEpochsUnproven,
     /// SCFTL: an OOB commit record covers only its own page's records, and
     /// recovery's walk passes over earlier pages of the epoch whose records
     /// are missing (a chain followed past a lost or torn page).
@@ -140,6 +144,13 @@ impl Mutant {
         Mutant::InpageCommitBeforeSync,
     ];
 
+    /// Mutants the checker's workloads are not known to reach (blind spots
+    /// to close): each is caught by a targeted test instead.
+    /// `keep-verified-epochs-unproven` needs two clean reopens around
+    /// writes that erase one particular superblock with no delta page in
+    /// between (`crates/ftl/tests/scftl_reopen.rs`).
+    pub const TARGETED: [Mutant; 1] = [Mutant::KeepVerifiedEpochsUnproven];
+
     /// Kebab-case name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -163,6 +174,7 @@ impl Mutant {
             Mutant::AcceptStaleInpageRecord => "accept-stale-inpage-record",
             Mutant::AcceptOobCommitWithTornData => "accept-oob-commit-with-torn-data",
             Mutant::KeepGenerationOnImageOpen => "keep-generation-on-image-open",
+            Mutant::KeepVerifiedEpochsUnproven => "keep-verified-epochs-unproven",
             Mutant::OobCommitPastMissingPage => "oob-commit-past-missing-page",
             Mutant::OptrIgnoreCoalescingRecords => "optr-ignore-coalescing-records",
             Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
@@ -177,6 +189,7 @@ impl Mutant {
         std::iter::once(Mutant::None)
             .chain(Mutant::ALL)
             .chain(Mutant::RANDOM_ONLY)
+            .chain(Mutant::TARGETED)
             .find(|m| m.name() == s)
     }
 }

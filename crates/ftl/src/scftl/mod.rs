@@ -303,8 +303,17 @@ impl<F: Flash> Scftl<F> {
         // generation makes all of them stale at once.
         let tainted = me.flash.lost_programs_can_return()
             && me.mutant != Mutant::KeepGenerationOnImageOpen;
+        // Epochs applied because they verified stay unproven on flash, and
+        // every later recovery verifies them again. All but the last may
+        // cover sectors a later epoch overrode; those are not in the
+        // recovered L2P, so their superblocks can be erased before any
+        // page proves the epochs durable — and the next recovery would then
+        // fail them and fall back past flushed data. A full checkpoint
+        // settles them.
+        let unsettled = rec.verified > 1 && me.mutant != Mutant::KeepVerifiedEpochsUnproven;
         let checkpoint = fell_back
             || tainted
+            || unsettled
             || rec.tail_out_of_order
             || rec.tail.len() > me.delta.pairs_per_page as usize
             || room < me.derived.epoch_pages_max + 1 + tail_page;

@@ -58,6 +58,11 @@ pub(crate) struct Reconstructed {
     /// A committed epoch failed its verification and was dropped, with
     /// every epoch after it.
     pub fell_back: bool,
+    /// Epochs applied because they verified (nothing on flash proves them
+    /// durable): every later recovery verifies them again, reading their
+    /// sectors — also those a later epoch overrode, which the FTL may erase
+    /// once it runs (see `open`).
+    pub verified: u32,
     /// Pairs of the epochs recovered from in-page records after the last
     /// consolidation page, in order, and how many epochs they are.
     pub tail: Vec<(La, Psa)>,
@@ -331,6 +336,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     // The epochs nothing proves durable: verify them in order.
     let trust = !check || mutant == Mutant::AcceptEpochDigestMismatch;
     let mut fell_back = false;
+    let mut verified = 0;
     for e in unproven {
         let ok =
             trust || e.trusted || (e.complete && verify_epoch(flash, layout, &e, chain, page)?);
@@ -338,6 +344,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
             fell_back = true;
             break;
         }
+        verified += u32::from(!e.trusted);
         for &(la, pa) in &e.pairs {
             l2p[la] = pa;
         }
@@ -352,6 +359,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
         delta_needs_erase: last_programmed.is_some() && !current_gen_seen,
         chain,
         fell_back,
+        verified,
         tail: tail.pairs,
         tail_epochs: tail.epochs,
         tail_last_epoch: tail.last_epoch,
