@@ -325,6 +325,5 @@ impl<F: Flash, C: Clock> Flash for RealTime<F, C> {
 
     fn lost_programs_can_return(&self) -> bool {
         self.timed.lost_programs_can_return()
-
     }
 }

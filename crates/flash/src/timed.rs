@@ -538,7 +538,6 @@ impl<F: Flash> Flash for TimedFlash<F> {
 
     fn lost_programs_can_return(&self) -> bool {
         self.inner.lost_programs_can_return()
-
     }
 }
 

@@ -125,7 +125,10 @@ fn version_4_images_open_keep_their_version_and_gc_without_records() {
     let d = Scftl::format(MemFlash::new(g).unwrap(), ScftlConfig::default_for(&g)).unwrap();
     let mut flash = d.into_flash();
     let (_, mut config) = label::read_label(&mut flash).unwrap();
-    assert_eq!(config[..4], ftl::scftl::config::CONFIG_VERSION.to_le_bytes());
+    assert_eq!(
+        config[..4],
+        ftl::scftl::config::CONFIG_VERSION.to_le_bytes()
+    );
     config[..4].copy_from_slice(&4u32.to_le_bytes());
     label::clear_label(&mut flash).unwrap();
     label::write_label(&mut flash, FtlKind::Scftl, &config).unwrap();

@@ -96,7 +96,11 @@ fn page_sized_and_multi_page_epochs_commit_in_the_oob_and_survive_reopen() {
     let st = d.stats();
     // The first flush after format has no link yet and commits in the
     // region; the other nine in the OOB of their page.
-    assert_eq!(st.meta_pages_written - before.meta_pages_written, 1, "{st:?}");
+    assert_eq!(
+        st.meta_pages_written - before.meta_pages_written,
+        1,
+        "{st:?}"
+    );
     assert_eq!(st.data_page_commits, 9, "{st:?}");
     // Epochs of two full pages and one sector more, then of two pages.
     epochs(&mut d, &mut model, 6, 2 * spp + 1, 20);
@@ -168,7 +172,13 @@ fn a_last_epoch_with_lost_data_below_its_records_is_dropped_whole() {
     d.check_invariants().unwrap();
     // And the device goes on.
     let mut model = kept;
-    epochs(&mut d, &mut model, 3, u64::from(Geometry::small().sectors_per_page), 30);
+    epochs(
+        &mut d,
+        &mut model,
+        3,
+        u64::from(Geometry::small().sectors_per_page),
+        30,
+    );
     let mut d = Scftl::open(d.into_flash()).unwrap();
     check(&mut d, &model);
 }
@@ -231,7 +241,11 @@ fn version_5_images_open_keep_their_version_and_get_no_oob_commits() {
     epochs(&mut d, &mut model, 6, spp, 2);
     let st = d.stats();
     assert_eq!(st.data_page_commits, 0, "{st:?}");
-    assert_eq!(st.meta_pages_written - before, 6, "one delta page per flush");
+    assert_eq!(
+        st.meta_pages_written - before,
+        6,
+        "one delta page per flush"
+    );
     let mut flash = d.into_flash();
     assert!(marked_pages(&flash).is_empty());
     let (_, config) = label::read_label(&mut flash).unwrap();

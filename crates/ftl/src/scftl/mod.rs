@@ -301,8 +301,8 @@ impl<F: Flash> Scftl<F> {
         // one back later, self-consistent, under an identity recovery
         // would accept (docs/FORMAT.md §4.3, "Opening an image"). A new
         // generation makes all of them stale at once.
-        let tainted = me.flash.lost_programs_can_return()
-            && me.mutant != Mutant::KeepGenerationOnImageOpen;
+        let tainted =
+            me.flash.lost_programs_can_return() && me.mutant != Mutant::KeepGenerationOnImageOpen;
         // Epochs applied because they verified stay unproven on flash, and
         // every later recovery verifies them again. All but the last may
         // cover sectors a later epoch overrode; those are not in the

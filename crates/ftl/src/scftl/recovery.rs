@@ -460,7 +460,16 @@ fn follow_chain<F: Flash + ?Sized>(
             if oob_len < v5_len {
                 break; // no logical sector records: no OOB commits
             }
-            match oob_epoch(flash, layout, gen, epoch + 1, link, logical, mutant, &mut oob)? {
+            match oob_epoch(
+                flash,
+                layout,
+                gen,
+                epoch + 1,
+                link,
+                logical,
+                mutant,
+                &mut oob,
+            )? {
                 Some((e, next)) => {
                     epoch = e.id;
                     link = next;
