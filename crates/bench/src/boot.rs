@@ -149,6 +149,11 @@ fn gib(bytes: u64) -> f64 {
 }
 
 /// Runs the benchmark, prints the report, writes JSON / PNG if asked.
+/// Writes per epoch of the chain sweep: on the 4-sector presets, one
+/// epoch of random writes fills 4 data pages and commits in the OOB of the
+/// last (docs/FORMAT.md §4.9).
+const CHAIN_WI: u64 = 16;
+
 pub fn run(a: &BootArgs) -> BResult<Vec<Row>> {
     run_report(a).map(|r| r.rows)
 }
@@ -278,6 +283,49 @@ pub fn run_report(a: &BootArgs) -> BResult<Report> {
             recovery_wall_ms: Some(rec.wall_ns as f64 / 1e6),
             recovery_reads: Some(rec.reads),
             note: Some(format!("fill sweep, target {pct}%")),
+            ..Row::default()
+        });
+    }
+    // Chain sweep: what following a chain of commits made in data pages
+    // (in-page records and OOB commits, docs/FORMAT.md §4.8–4.9) adds to
+    // recovery. An epoch of W random writes commits in the region and
+    // starts a chain; then `n` epochs of CHAIN_WI random writes, each
+    // committed in its last data page, before the crash.
+    for n in [0u64, 126] {
+        w.random_writes(w_bound, w_bound)?;
+        let s0 = w.dev.stats();
+        w.random_writes(CHAIN_WI * n, CHAIN_WI)?;
+        let s1 = w.dev.stats();
+        let chained = s1.data_page_commits - s0.data_page_commits;
+        let region = s1.meta_pages_written - s0.meta_pages_written;
+        let d = count_delta_pages(&shared, &f)?;
+        let rec = crash_and_recover(&mut w, &f, &shared, &probe)?;
+        w.verify(a.verify)
+            .map_err(|e| format!("after recovery with a chain of {n} epochs: {e}"))?;
+        progress(
+            silent,
+            format!(
+                "chain of {chained} epochs ({region} delta pages since): recovery {:.1} ms simulated",
+                rec.sim_ns as f64 / 1e6
+            ),
+        );
+        rows.push(Row {
+            bench: "boot".into(),
+            ftl: "scftl".into(),
+            wi: Some(CHAIN_WI),
+            geometry: gname.into(),
+            seed,
+            commit: commit.clone(),
+            device_gib: Some(g.raw_bytes() >> 30),
+            logical_gib: Some(gib(f.config.logical_sectors * u64::from(g.sector_size))),
+            delta_fill_pct: Some(100.0 * d as f64 / cap as f64),
+            delta_pages: Some(d),
+            recovery_sim_ms: Some(rec.sim_ns as f64 / 1e6),
+            recovery_wall_ms: Some(rec.wall_ns as f64 / 1e6),
+            recovery_reads: Some(rec.reads),
+            note: Some(format!(
+                "chain sweep: {chained} epochs committed in data pages, {region} delta pages"
+            )),
             ..Row::default()
         });
     }
