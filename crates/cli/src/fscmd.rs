@@ -144,6 +144,20 @@ fn run_repair(a: &FsckArgs) -> Result<(), CliError> {
             )));
         }
     }
+    // A dry run first, over the read-only open's RAM overlay: a clean image
+    // is then not opened for writing at all, so it stays byte-identical
+    // (opening an image for writing starts a new SCFTL generation,
+    // docs/FORMAT.md §4.3 "Opening an image").
+    let dry = {
+        let opened = image::open(&a.image, true)?;
+        let mut dev = opened.device;
+        fs::repair(dev.as_mut())
+            .map_err(|e| CliError::runtime(format!("{}: cannot repair: {e}", a.image.display())))?
+    };
+    if dry.changes.is_empty() {
+        print_report(a, &dry.after, Some(&dry.changes));
+        return verdict(a, &dry.after);
+    }
     let opened = image::open(&a.image, false)?;
     let mut dev = opened.device;
     let rep = fs::repair(dev.as_mut())
