@@ -111,6 +111,39 @@ pub fn crash_and_recover<F: Flash + 'static>(
     Ok(r)
 }
 
+/// The report row of one recovery of `f`'s device on `geometry` with `d`
+/// delta pages present.
+#[allow(clippy::too_many_arguments)]
+fn recovery_row(
+    wi: u64,
+    geometry: &str,
+    f: &ScftlFactory,
+    seed: u64,
+    commit: &str,
+    d: u64,
+    rec: &Recovery,
+    note: String,
+) -> Row {
+    let g = &f.g;
+    Row {
+        bench: "boot".into(),
+        ftl: "scftl".into(),
+        wi: Some(wi),
+        geometry: geometry.into(),
+        seed,
+        commit: commit.into(),
+        device_gib: Some(g.raw_bytes() >> 30),
+        logical_gib: Some(gib(f.config.logical_sectors * u64::from(g.sector_size))),
+        delta_fill_pct: Some(100.0 * d as f64 / f.delta_capacity_pages() as f64),
+        delta_pages: Some(d),
+        recovery_sim_ms: Some(rec.sim_ns as f64 / 1e6),
+        recovery_wall_ms: Some(rec.wall_ns as f64 / 1e6),
+        recovery_reads: Some(rec.reads),
+        note: Some(note),
+        ..Row::default()
+    }
+}
+
 /// Stands in for the device between the crash and the end of recovery.
 struct Gone;
 
@@ -268,23 +301,16 @@ pub fn run_report(a: &BootArgs) -> BResult<Report> {
                 rec.wall_ns as f64 / 1e6
             ),
         );
-        rows.push(Row {
-            bench: "boot".into(),
-            ftl: "scftl".into(),
-            wi: Some(fill_wi),
-            geometry: gname.into(),
+        rows.push(recovery_row(
+            fill_wi,
+            gname,
+            &f,
             seed,
-            commit: commit.clone(),
-            device_gib: Some(g.raw_bytes() >> 30),
-            logical_gib: Some(gib(f.config.logical_sectors * u64::from(g.sector_size))),
-            delta_fill_pct: Some(fill),
-            delta_pages: Some(d),
-            recovery_sim_ms: Some(rec.sim_ns as f64 / 1e6),
-            recovery_wall_ms: Some(rec.wall_ns as f64 / 1e6),
-            recovery_reads: Some(rec.reads),
-            note: Some(format!("fill sweep, target {pct}%")),
-            ..Row::default()
-        });
+            &commit,
+            d,
+            &rec,
+            format!("fill sweep, target {pct}%"),
+        ));
     }
     // Chain sweep: what following a chain of commits made in data pages
     // (in-page records and OOB commits, docs/FORMAT.md §4.8–4.9) adds to
@@ -309,25 +335,16 @@ pub fn run_report(a: &BootArgs) -> BResult<Report> {
                 rec.sim_ns as f64 / 1e6
             ),
         );
-        rows.push(Row {
-            bench: "boot".into(),
-            ftl: "scftl".into(),
-            wi: Some(CHAIN_WI),
-            geometry: gname.into(),
+        rows.push(recovery_row(
+            CHAIN_WI,
+            gname,
+            &f,
             seed,
-            commit: commit.clone(),
-            device_gib: Some(g.raw_bytes() >> 30),
-            logical_gib: Some(gib(f.config.logical_sectors * u64::from(g.sector_size))),
-            delta_fill_pct: Some(100.0 * d as f64 / cap as f64),
-            delta_pages: Some(d),
-            recovery_sim_ms: Some(rec.sim_ns as f64 / 1e6),
-            recovery_wall_ms: Some(rec.wall_ns as f64 / 1e6),
-            recovery_reads: Some(rec.reads),
-            note: Some(format!(
-                "chain sweep: {chained} epochs committed in data pages, {region} delta pages"
-            )),
-            ..Row::default()
-        });
+            &commit,
+            d,
+            &rec,
+            format!("chain sweep: {chained} epochs committed in data pages, {region} delta pages"),
+        ));
     }
     drop(w);
 
@@ -360,7 +377,6 @@ pub fn run_report(a: &BootArgs) -> BResult<Report> {
         let rec = crash_and_recover(&mut w, &f, &shared, &probe)?;
         w.verify(a.verify)
             .map_err(|e| format!("after recovery of {name}: {e}"))?;
-        let cap = f.delta_capacity_pages();
         progress(
             silent,
             format!(
@@ -369,23 +385,16 @@ pub fn run_report(a: &BootArgs) -> BResult<Report> {
                 rec.wall_ns as f64 / 1e6
             ),
         );
-        rows.push(Row {
-            bench: "boot".into(),
-            ftl: "scftl".into(),
-            wi: Some(wb),
-            geometry: name.clone(),
+        rows.push(recovery_row(
+            wb,
+            name,
+            &f,
             seed,
-            commit: commit.clone(),
-            device_gib: Some(g.raw_bytes() >> 30),
-            logical_gib: Some(gib(f.config.logical_sectors * u64::from(g.sector_size))),
-            delta_fill_pct: Some(100.0 * d as f64 / cap as f64),
-            delta_pages: Some(d),
-            recovery_sim_ms: Some(rec.sim_ns as f64 / 1e6),
-            recovery_wall_ms: Some(rec.wall_ns as f64 / 1e6),
-            recovery_reads: Some(rec.reads),
-            note: Some("size sweep, after one sequential fill".into()),
-            ..Row::default()
-        });
+            &commit,
+            d,
+            &rec,
+            "size sweep, after one sequential fill".to_string(),
+        ));
     }
 
     let text = render(&header, &rows);

@@ -95,7 +95,18 @@ fn randwr_quick_produces_rows_for_each_wi() {
 fn boot_quick_reports_fill_and_size_sweeps() {
     let v = run(&["boot", "--fill", "0,100"]);
     let arr = v.as_array().unwrap();
-    assert_eq!(arr.len(), 4, "2 fill levels + 2 sizes");
+    assert_eq!(arr.len(), 6, "2 fill levels + 2 chain lengths + 2 sizes");
+    // The chain sweep's first row recovers after no epoch committed in a
+    // data page, the second after many (126 epochs of 16 writes; on
+    // `small` a superblock holds 32 of them, and the chain restarts in the
+    // region at each new one).
+    let chained = |i: usize| -> u64 {
+        let note = arr[i]["note"].as_str().unwrap();
+        let n = note.strip_prefix("chain sweep: ").expect(note);
+        n.split(' ').next().unwrap().parse().expect(note)
+    };
+    assert_eq!(chained(2), 0);
+    assert!(chained(3) >= 64, "only {} OOB-committed epochs", chained(3));
     for r in arr {
         assert!(r["recovery_sim_ms"].as_f64().unwrap() > 0.0);
     }

@@ -162,13 +162,7 @@ impl<F: Flash> Scftl<F> {
         let record_crc = self
             .delta
             .seal_inpage(record, link, fill as u32, digest, data_crc);
-        let m = spp as usize * format::DATA_OOB_LEN;
-        format::inpage_marker::MAGIC
-            .at(m)
-            .put_bytes(&mut self.mb_oob, &format::INPAGE_MAGIC);
-        format::inpage_marker::RECORD_CRC
-            .at(m)
-            .put_u32(&mut self.mb_oob, record_crc);
+        self.put_marker(&format::INPAGE_MAGIC, record_crc);
         self.program_merge_buffer()?;
         self.chain_link = link;
         self.stats.data_page_commits += 1;
@@ -225,13 +219,7 @@ impl<F: Flash> Scftl<F> {
         }
         format::push_page_records(&mut self.oob_run, spp, &self.mb_oob);
         let crc = format::oob_commit_crc(self.delta.gen, self.delta.epoch, &self.oob_run, spp);
-        let m = spp as usize * format::DATA_OOB_LEN;
-        format::inpage_marker::MAGIC
-            .at(m)
-            .put_bytes(&mut self.mb_oob, &format::OOB_COMMIT_MAGIC);
-        format::inpage_marker::RECORD_CRC
-            .at(m)
-            .put_u32(&mut self.mb_oob, crc);
+        self.put_marker(&format::OOB_COMMIT_MAGIC, crc);
         self.delta.move_to_backlog();
         self.program_merge_buffer()?;
         self.chain_link = if a.next_page + 1 < self.layout.pages_per_sb {
@@ -241,6 +229,18 @@ impl<F: Flash> Scftl<F> {
         };
         self.stats.data_page_commits += 1;
         Ok(true)
+    }
+
+    /// Writes the commit marker (docs/FORMAT.md §4.7: `magic` of an in-page
+    /// record or an OOB commit, and its CRC) into the merge buffer's OOB.
+    fn put_marker(&mut self, magic: &[u8; 4], crc: u32) {
+        let m = self.layout.spp as usize * format::DATA_OOB_LEN;
+        format::inpage_marker::MAGIC
+            .at(m)
+            .put_bytes(&mut self.mb_oob, magic);
+        format::inpage_marker::RECORD_CRC
+            .at(m)
+            .put_u32(&mut self.mb_oob, crc);
     }
 
     /// Syncs the flash: everything written so far is durable, which the
