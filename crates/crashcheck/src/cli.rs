@@ -211,6 +211,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
                 .iter()
                 .chain(&Mutant::RANDOM_ONLY)
                 .chain(&Mutant::TARGETED)
+                .chain(&Mutant::UNCAUGHT)
                 .map(|m| m.name())
                 .collect();
             format!("unknown mutant `{m}` (known: none, {})", names.join(", "))

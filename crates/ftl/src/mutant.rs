@@ -133,10 +133,9 @@ impl Mutant {
     /// does not issue epoch barriers yet, the in-page ones need states its
     /// windows do not reach, and the image ones need the image backend's
     /// power-cut model (see the test files). Each has its test in
-    /// `crates/crashcheck/tests/barrier.rs`, `inpage_mutants.rs` or
+    /// `crates/crashcheck/tests/inpage_mutants.rs` or
     /// `oob_commit_mutants.rs`.
-    pub const RANDOM_ONLY: [Mutant; 6] = [
-        Mutant::EraseWithoutSyncAfterBarrier,
+    pub const RANDOM_ONLY: [Mutant; 5] = [
         Mutant::KeepGenerationOnImageOpen,
         Mutant::AcceptOobCommitWithTornData,
         Mutant::AcceptStaleInpageRecord,
@@ -150,6 +149,16 @@ impl Mutant {
     /// writes that erase one particular superblock with no delta page in
     /// between (`crates/ftl/tests/scftl_reopen.rs`).
     pub const TARGETED: [Mutant; 1] = [Mutant::KeepVerifiedEpochsUnproven];
+
+    /// Mutants nothing is known to catch now: kept so that the gap stays
+    /// visible. `erase-without-sync-after-barrier` breaks a rule whose
+    /// failure needs a cut right after an erase of a superblock freed by an
+    /// unsynced barrier epoch, and the erasable queue is FIFO, so the erase
+    /// almost always takes an older superblock; the checker's catches of it
+    /// came through clean reopens, a path `open` has closed since
+    /// (`crates/ftl/tests/scftl_reopen.rs`; of 32 NAND-model seeds with
+    /// 200,000 operations, none catches it now).
+    pub const UNCAUGHT: [Mutant; 1] = [Mutant::EraseWithoutSyncAfterBarrier];
 
     /// Kebab-case name used on the command line.
     pub fn name(self) -> &'static str {
@@ -190,6 +199,7 @@ impl Mutant {
             .chain(Mutant::ALL)
             .chain(Mutant::RANDOM_ONLY)
             .chain(Mutant::TARGETED)
+            .chain(Mutant::UNCAUGHT)
             .find(|m| m.name() == s)
     }
 }

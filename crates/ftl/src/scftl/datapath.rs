@@ -380,8 +380,9 @@ impl<F: Flash> Scftl<F> {
         // covers. So any erase while epochs are unsynced syncs first. (A
         // relaxed rule that skipped the sync for blocks freed before the
         // last sync or activated since it lost flushed data under the crash
-        // checker's barriers; see the `erase-without-sync-after-barrier`
-        // mutant.)
+        // checker's barriers. The `erase-without-sync-after-barrier` mutant
+        // drops the sync; nothing catches it now, `Mutant::UNCAUGHT` says
+        // why.)
         let (layout, flash) = (&self.layout, &mut self.flash);
         let must_sync =
             self.unsynced_epochs > 0 && self.mutant != Mutant::EraseWithoutSyncAfterBarrier;

@@ -258,6 +258,7 @@ impl<F: Flash> Scftl<F> {
                 self.l2p.len(),
                 self.mutant,
                 &mut page,
+                self.p2l.is_none(),
             )
             .map_err(|e| format!("stable L2P cannot be rebuilt from flash: {e}"))?;
             if rec.l2p != self.ghost.stable {

@@ -251,6 +251,7 @@ impl<F: Flash> Scftl<F> {
             config.logical_sectors as usize,
             mutant,
             &mut page,
+            label_version >= 5,
         )?;
         let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
         let delta = DeltaLog::new(&layout, rec.gen, rec.next_epoch, rec.delta_wp, rec.chain);

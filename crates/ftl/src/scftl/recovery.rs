@@ -136,12 +136,16 @@ fn check_pa(layout: &Layout, la: La, pa: Psa, logical: usize) -> Result<()> {
 
 /// Reconstructs the stable L2P. Honours the recovery mutants
 /// (`HonourTentativeDeltas`, `SkipCrcCheck`, `RecoveryReusesCrashedEpoch`).
+/// `la_records`: the image's data pages carry logical sector records
+/// (configuration version 5 on, docs/FORMAT.md §4.7), which every sector
+/// recovery reads back to verify must carry intact too.
 pub(crate) fn reconstruct<F: Flash + ?Sized>(
     flash: &mut F,
     layout: &Layout,
     logical: usize,
     mutant: Mutant,
     page: &mut [u8],
+    la_records: bool,
 ) -> Result<Reconstructed> {
     let check = mutant != Mutant::SkipCrcCheck;
     let honour_tentative = mutant == Mutant::HonourTentativeDeltas;
@@ -237,6 +241,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
                     logical,
                     mutant,
                     &mut chain_buf,
+                    la_records,
                 )?;
                 let mut t = Tail::default();
                 apply_chain(
@@ -322,7 +327,9 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     // The chain of in-page commits after the last committed delta page.
     let mut tail = Tail::default();
     if let Some((epoch, link)) = last_link {
-        let chained = follow_chain(flash, layout, gen, epoch, link, logical, mutant, page)?;
+        let chained = follow_chain(
+            flash, layout, gen, epoch, link, logical, mutant, page, la_records,
+        )?;
         apply_chain(
             chained,
             check,
@@ -338,8 +345,9 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     let mut fell_back = false;
     let mut verified = 0;
     for e in unproven {
-        let ok =
-            trust || e.trusted || (e.complete && verify_epoch(flash, layout, &e, chain, page)?);
+        let ok = trust
+            || e.trusted
+            || (e.complete && verify_epoch(flash, layout, &e, chain, page, la_records)?);
         if !ok {
             fell_back = true;
             break;
@@ -436,6 +444,7 @@ fn follow_chain<F: Flash + ?Sized>(
     logical: usize,
     mutant: Mutant,
     page: &mut [u8],
+    la_records: bool,
 ) -> Result<Vec<InPage>> {
     let spp = layout.spp as usize;
     let ss = layout.sector_size;
@@ -514,6 +523,19 @@ fn follow_chain<F: Flash + ?Sized>(
             let (la, pa) = format::get_pair(record, k);
             check_pa(layout, la, pa, logical)?;
             pairs.push((la, pa));
+        }
+        // The data CRC does not cover the page's logical sector records: a
+        // page torn below them fails here (else GC could not trust them).
+        if la_records && oob_len >= v5_len {
+            let torn = pairs.iter().any(|&(la, pa)| {
+                pa.is_mapped() && layout.locate(pa).0 == addr && {
+                    let at = format::data_la_offset(layout.spp, layout.locate(pa).1);
+                    oob[at..at + format::DATA_LA_LEN] != la.0.to_le_bytes()
+                }
+            });
+            if torn {
+                break;
+            }
         }
         found.push(InPage {
             id: h.epoch,
@@ -660,7 +682,7 @@ fn oob_epoch_intact<F: Flash + ?Sized>(
 
 /// Whether every sector epoch `e` leaves mapped (its last pair for each
 /// logical sector, when mapped) reads back with the CRC its OOB record
-/// holds, and those CRCs chain from `prev` (the digest of the epoch applied
+/// holds (and, with `la_records`, the logical sector record naming it), and those CRCs chain from `prev` (the digest of the epoch applied
 /// before it) to the digest of its committed page. A sector that is
 /// missing, torn or stale fails one of the two checks (a stale copy of the
 /// same logical sector with the same data is the same content). Sectors a
@@ -672,9 +694,10 @@ fn verify_epoch<F: Flash + ?Sized>(
     e: &Epoch,
     prev: u32,
     page: &mut [u8],
+    la_records: bool,
 ) -> Result<bool> {
     let ss = layout.sector_size;
-    let mut oob = vec![0xFF; layout.spp as usize * DATA_OOB_LEN];
+    let mut oob = vec![0xFF; format::data_oob_len_v5(layout.spp)];
     let mut digest = format::digest_start(prev, e.id);
     let mut seen = std::collections::HashSet::with_capacity(e.pairs.len());
     let mut live = vec![false; e.pairs.len()];
@@ -687,8 +710,16 @@ fn verify_epoch<F: Flash + ?Sized>(
         flash.read(addr, slot, data)?;
         let crc = data_crc(la, data);
         let rec = slot as usize * DATA_OOB_LEN;
-        flash.read_oob(addr, &mut oob[..rec + DATA_OOB_LEN])?;
-        if data_oob::CRC.at(rec).get_u32(&oob) != crc {
+        let at = format::data_la_offset(layout.spp, slot);
+        let end = if la_records {
+            at + format::DATA_LA_LEN
+        } else {
+            rec + DATA_OOB_LEN
+        };
+        flash.read_oob(addr, &mut oob[..end])?;
+        if data_oob::CRC.at(rec).get_u32(&oob) != crc
+            || (la_records && oob[at..end] != la.0.to_le_bytes())
+        {
             return Ok(false);
         }
         digest = format::digest_sector(digest, crc);
