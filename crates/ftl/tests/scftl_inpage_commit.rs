@@ -3,9 +3,11 @@
 //! the commits survive a reopen, and an image of configuration version 3
 //! still opens and is left at version 3 (no in-page records written).
 
+mod common;
+
 use flash::{Geometry, MemFlash};
 use ftl::scftl::{Scftl, ScftlConfig};
-use ftl::{label, BlockDevice, FtlKind, Lba};
+use ftl::{label, BlockDevice, Lba};
 
 fn fresh() -> Scftl<MemFlash> {
     let g = Geometry::tiny();
@@ -57,10 +59,7 @@ fn one_sector_flushes_program_no_delta_page_and_survive_reopen() {
 fn version_3_images_open_and_stay_version_3() {
     let d = one_sector_flushes(fresh(), 1);
     let mut flash = d.into_flash();
-    let (_, mut config) = label::read_label(&mut flash).unwrap();
-    config[..4].copy_from_slice(&3u32.to_le_bytes());
-    label::clear_label(&mut flash).unwrap();
-    label::write_label(&mut flash, FtlKind::Scftl, &config).unwrap();
+    common::relabel_scftl_version(&mut flash, 3);
     let d = Scftl::open(flash).unwrap();
     let before = d.stats().meta_pages_written;
     let d = one_sector_flushes(d, 6);

@@ -4,10 +4,12 @@
 //! images of configuration version 4 still open, keep their version, get no
 //! records, and relocate correctly through the P2L they keep.
 
+mod common;
+
 use flash::{Flash, Geometry, MemFlash, PageAddr, PageImage, RawFlash};
 use ftl::scftl::format::{data_la_offset, data_oob_len_v5};
 use ftl::scftl::{Scftl, ScftlConfig};
-use ftl::{label, BlockDevice, FtlKind, Lba};
+use ftl::{label, BlockDevice, Lba};
 
 fn pattern(la: u64, ver: u32, ss: usize) -> Vec<u8> {
     let mut v = vec![(la as u8) ^ (ver as u8).wrapping_mul(7) | 1; ss];
@@ -124,14 +126,10 @@ fn version_4_images_open_keep_their_version_and_gc_without_records() {
     let g = Geometry::tiny();
     let d = Scftl::format(MemFlash::new(g).unwrap(), ScftlConfig::default_for(&g)).unwrap();
     let mut flash = d.into_flash();
-    let (_, mut config) = label::read_label(&mut flash).unwrap();
     assert_eq!(
-        config[..4],
-        ftl::scftl::config::CONFIG_VERSION.to_le_bytes()
+        common::relabel_scftl_version(&mut flash, 4),
+        ftl::scftl::config::CONFIG_VERSION
     );
-    config[..4].copy_from_slice(&4u32.to_le_bytes());
-    label::clear_label(&mut flash).unwrap();
-    label::write_label(&mut flash, FtlKind::Scftl, &config).unwrap();
     let mut d = Scftl::open(flash).unwrap();
     let ss = d.sector_size();
     let mut model = fill(&mut d);

@@ -6,10 +6,12 @@
 //! epochs with a trim commit in the region; and an image of configuration
 //! version 5 opens, keeps its version and gets no OOB commits.
 
+mod common;
+
 use flash::{Flash, Geometry, MemFlash, PageAddr, PageImage, RawFlash};
 use ftl::scftl::format::OOB_COMMIT_MAGIC;
 use ftl::scftl::{Scftl, ScftlConfig};
-use ftl::{label, BlockDevice, FtlError, FtlKind, Lba, Mutant};
+use ftl::{label, BlockDevice, FtlError, Lba, Mutant};
 
 /// Sector `la` at version `ver`: every byte depends on both.
 fn pattern(la: u64, ver: u32, ss: usize) -> Vec<u8> {
@@ -231,11 +233,7 @@ fn version_5_images_open_keep_their_version_and_get_no_oob_commits() {
     let mut model = vec![0u32; SPAN as usize];
     epochs(&mut d, &mut model, 1, spp, 1);
     let mut flash = d.into_flash();
-    let (_, mut config) = label::read_label(&mut flash).unwrap();
-    assert_eq!(config[..4], 6u32.to_le_bytes());
-    config[..4].copy_from_slice(&5u32.to_le_bytes());
-    label::clear_label(&mut flash).unwrap();
-    label::write_label(&mut flash, FtlKind::Scftl, &config).unwrap();
+    assert_eq!(common::relabel_scftl_version(&mut flash, 5), 6);
     let mut d = Scftl::open(flash).unwrap();
     let before = d.stats().meta_pages_written;
     epochs(&mut d, &mut model, 6, spp, 2);

@@ -85,16 +85,21 @@ struct InPage {
     crcs: Vec<u32>,
 }
 
+/// Which pairs of an epoch it leaves in place: the last pair of each
+/// logical sector, when mapped (the sectors its digest covers, §4.3).
+fn live_pairs(pairs: &[(La, Psa)]) -> Vec<bool> {
+    let mut seen = std::collections::HashSet::with_capacity(pairs.len());
+    let mut live = vec![false; pairs.len()];
+    for (i, &(la, pa)) in pairs.iter().enumerate().rev() {
+        live[i] = seen.insert(la) && pa.is_mapped();
+    }
+    live
+}
+
 impl InPage {
-    /// Whether each pair is the last of its logical sector in the epoch
-    /// (every pair of an OOB commit maps a sector).
+    /// [`live_pairs`] of this epoch.
     fn live(&self) -> Vec<bool> {
-        let mut seen = std::collections::HashSet::with_capacity(self.pairs.len());
-        let mut live = vec![false; self.pairs.len()];
-        for (i, &(la, pa)) in self.pairs.iter().enumerate().rev() {
-            live[i] = seen.insert(la) && pa.is_mapped();
-        }
-        live
+        live_pairs(&self.pairs)
     }
 
     /// The epoch's digest (§4.3) after `prev`, the previous epoch's.
@@ -699,11 +704,7 @@ fn verify_epoch<F: Flash + ?Sized>(
     let ss = layout.sector_size;
     let mut oob = vec![0xFF; format::data_oob_len_v5(layout.spp)];
     let mut digest = format::digest_start(prev, e.id);
-    let mut seen = std::collections::HashSet::with_capacity(e.pairs.len());
-    let mut live = vec![false; e.pairs.len()];
-    for (i, &(la, pa)) in e.pairs.iter().enumerate().rev() {
-        live[i] = seen.insert(la) && pa.is_mapped();
-    }
+    let live = live_pairs(&e.pairs);
     for (&(la, pa), _) in e.pairs.iter().zip(&live).filter(|(_, &l)| l) {
         let (addr, slot) = layout.locate(pa);
         let data = &mut page[..ss];
