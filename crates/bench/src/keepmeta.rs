@@ -123,6 +123,9 @@ impl Flash for KeepMetaFlash {
     fn sync(&mut self) -> Result<()> {
         self.inner.sync()
     }
+    fn submit(&mut self) -> Result<()> {
+        self.inner.submit()
+    }
     fn nvram_size(&self) -> usize {
         self.inner.nvram_size()
     }

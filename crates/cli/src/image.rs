@@ -547,6 +547,9 @@ impl<F: Flash> Flash for SlowSync<F> {
         }
         self.inner.sync()
     }
+    fn submit(&mut self) -> flash::Result<()> {
+        self.inner.submit()
+    }
     fn nvram_size(&self) -> usize {
         self.inner.nvram_size()
     }

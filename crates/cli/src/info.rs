@@ -76,10 +76,10 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
         ("ftl".into(), s.kind.to_string()),
     ];
     if let Some(f) = format {
-        let what = if f == 1 {
-            "each page's OOB after its data; copy the content into a new image for block-aligned pages"
-        } else {
-            "page data block-aligned, OOB areas in their own region"
+        let what = match f {
+            1 => "each page's OOB after its data; copy the content into a new image for block-aligned pages in stripe order",
+            2 => "page data block-aligned, OOB areas in their own region, pages in dense order; copy the content into a new image for stripe order",
+            _ => "page data block-aligned, OOB areas in their own region, pages in stripe order",
         };
         rows.push(("image format".into(), format!("{f} ({what})")));
     }

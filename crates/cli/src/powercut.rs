@@ -119,6 +119,9 @@ impl Flash for CutFlash {
     fn sync(&mut self) -> flash::Result<()> {
         self.lock().sync()
     }
+    fn submit(&mut self) -> flash::Result<()> {
+        self.lock().submit()
+    }
     fn nvram_size(&self) -> usize {
         self.lock().nvram_size()
     }

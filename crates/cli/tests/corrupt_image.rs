@@ -48,9 +48,11 @@ fn layout(f: &std::fs::File) -> Layout {
         page_stride: u64_at(88),
         total_pages: u32_at(16) * u32_at(20) * u32_at(24) * u32_at(28),
     };
-    // A new image has format version 2: data pages back to back, OOB
-    // areas in their own region.
-    assert_eq!(u32_at(8), 2, "image format version");
+    // A new image has format version 3: data pages back to back, OOB
+    // areas in their own region, every region indexed by slot. The tests
+    // below find pages by scanning slots, so the slot order (stripe order)
+    // does not matter to them.
+    assert_eq!(u32_at(8), 3, "image format version");
     assert_eq!(
         l.page_stride,
         l.sector_size * l.sectors_per_page,
@@ -59,7 +61,8 @@ fn layout(f: &std::fs::File) -> Layout {
     l
 }
 
-/// The first programmed page whose sectors all hold chunk `i`'s fill byte.
+/// The first programmed slot whose page's sectors all hold chunk `i`'s
+/// fill byte.
 fn page_of_chunk(f: &std::fs::File, l: &Layout, i: u64) -> u64 {
     let page_size = (l.sector_size * l.sectors_per_page) as usize;
     let mut data = vec![0u8; page_size];

@@ -105,7 +105,7 @@ impl Backend {
     pub fn commands_issued(&self) -> u64 {
         each!(self, c => c.commands_issued())
     }
-    pub fn outcome_count(&self) -> u64 {
+    pub fn outcome_count(&mut self) -> u64 {
         each!(self, c => c.outcome_count())
     }
     pub fn crash(&mut self, p: CrashPolicy, rng: &mut dyn RngCore) -> flash::Result<CrashReport> {
@@ -246,6 +246,9 @@ impl Flash for Backend {
     }
     fn sync(&mut self) -> flash::Result<()> {
         each!(self, c => c.sync())
+    }
+    fn submit(&mut self) -> flash::Result<()> {
+        each!(self, c => c.submit())
     }
     fn nvram_size(&self) -> usize {
         each!(self, c => c.nvram_size())

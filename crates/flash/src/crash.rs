@@ -1005,6 +1005,11 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         Ok(())
     }
 
+    fn submit(&mut self) -> Result<()> {
+        self.check_power()?;
+        self.inner.submit()
+    }
+
     fn nvram_size(&self) -> usize {
         self.inner.nvram_size()
     }

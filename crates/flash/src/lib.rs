@@ -212,6 +212,19 @@ pub trait Flash {
     /// Waits until every queued command has taken effect.
     fn sync(&mut self) -> Result<()>;
 
+    /// Hands every program the device accepted and holds back to the medium
+    /// it writes to. A device may gather programs of consecutive pages and
+    /// write them together — the image file does, one write per region for
+    /// a run of pages — and reads see gathered programs either way;
+    /// [`Flash::sync`] and [`Flash::erase`] submit first. After `submit` a
+    /// crash of the calling process (not of the host) loses none of them:
+    /// on an image the operating system holds them. Only `sync` makes them
+    /// survive a power cut. The frontends submit at the end of every
+    /// request (`ftl::AnyFtl`), so a killed server loses no acknowledged
+    /// write. Required (no default) so that every wrapper passes it on;
+    /// devices that gather nothing return `Ok(())`.
+    fn submit(&mut self) -> Result<()>;
+
     /// Size of the battery-backed buffer in bytes (0 if there is none).
     fn nvram_size(&self) -> usize;
 
@@ -427,6 +440,9 @@ impl<F: Flash + ?Sized> Flash for Box<F> {
     }
     fn sync(&mut self) -> Result<()> {
         (**self).sync()
+    }
+    fn submit(&mut self) -> Result<()> {
+        (**self).submit()
     }
     fn nvram_size(&self) -> usize {
         (**self).nvram_size()

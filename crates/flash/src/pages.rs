@@ -252,6 +252,10 @@ macro_rules! ram_flash_impl {
                 Ok(())
             }
 
+            fn submit(&mut self) -> $crate::Result<()> {
+                Ok(())
+            }
+
             fn nvram_size(&self) -> usize {
                 self.nvram.len()
             }

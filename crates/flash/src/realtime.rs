@@ -305,6 +305,10 @@ impl<F: Flash, C: Clock> Flash for RealTime<F, C> {
     fn sync(&mut self) -> Result<()> {
         self.run(|f| f.sync())
     }
+    /// Host-side only: takes no device time.
+    fn submit(&mut self) -> Result<()> {
+        self.timed.submit()
+    }
 
     /// The battery-backed buffer costs no time (as in `TimedFlash`).
     fn nvram_size(&self) -> usize {

@@ -91,6 +91,9 @@ impl<F: Flash> Flash for SharedFlash<F> {
     fn sync(&mut self) -> Result<()> {
         self.inner.borrow_mut().sync()
     }
+    fn submit(&mut self) -> Result<()> {
+        self.inner.borrow_mut().submit()
+    }
     fn nvram_size(&self) -> usize {
         self.inner.borrow().nvram_size()
     }

@@ -520,6 +520,11 @@ impl<F: Flash> Flash for TimedFlash<F> {
         Ok(())
     }
 
+    /// Host-side only: takes no device time.
+    fn submit(&mut self) -> Result<()> {
+        self.inner.submit()
+    }
+
     fn nvram_size(&self) -> usize {
         self.inner.nvram_size()
     }

@@ -428,19 +428,21 @@ fn a_version_1_image_opens_reads_and_is_written_in_its_own_layout() {
 }
 
 #[test]
-fn version_2_pages_start_on_4_kib_boundaries_and_oob_areas_are_a_region() {
+fn version_3_pages_start_on_4_kib_boundaries_in_stripe_order_and_oob_areas_are_a_region() {
     use std::os::unix::fs::FileExt;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("new.img");
     let g = Geometry::small();
     let mut f = FileFlash::create(&path, g, false).unwrap();
-    assert_eq!(f.header().version, 2);
+    assert_eq!(f.header().version, 3);
     let l = f.header().layout;
     let p = PageAddr::new(7, 3);
     f.program(p, &page(&g, 4), &[0xAB; 5]).unwrap();
     f.sync().unwrap();
-    let idx = g.page_index(p);
-    let data_at = l.pages_offset + idx * l.page_stride;
+    // Block 7 is erase block 7 of die 0: slot (7 x pages_per_block + 3) x dies.
+    let slot = (7 * u64::from(g.pages_per_block) + 3) * u64::from(g.dies());
+    assert_eq!(l.slot(&g, p), slot);
+    let data_at = l.pages_offset + slot * l.page_stride;
     assert_eq!(l.page_stride, g.page_size() as u64);
     assert_eq!(data_at % 4096, 0);
     let file = std::fs::File::open(&path).unwrap();
@@ -448,7 +450,170 @@ fn version_2_pages_start_on_4_kib_boundaries_and_oob_areas_are_a_region() {
     file.read_exact_at(&mut data, data_at).unwrap();
     assert_eq!(data, page(&g, 4));
     let mut oob = vec![0; g.oob_size as usize];
-    file.read_exact_at(&mut oob, l.oob_offset + idx * u64::from(g.oob_size))
+    file.read_exact_at(&mut oob, l.oob_offset + slot * u64::from(g.oob_size))
         .unwrap();
     assert_eq!(&oob[..6], &[0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xFF]);
+    let mut state = [0u8];
+    file.read_exact_at(&mut state, l.state_offset + slot)
+        .unwrap();
+    assert_eq!(state, [1]);
+}
+
+/// The state byte of `p` as the file holds it now.
+fn state_in_file(path: &std::path::Path, g: &Geometry, p: PageAddr) -> u8 {
+    use std::os::unix::fs::FileExt;
+    let h = FileFlash::read_header(path).unwrap();
+    let mut b = [0u8];
+    std::fs::File::open(path)
+        .unwrap()
+        .read_exact_at(&mut b, h.layout.state_offset + h.layout.slot(g, p))
+        .unwrap();
+    b[0]
+}
+
+#[test]
+fn programs_of_consecutive_slots_are_gathered_until_submit_and_read_back_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.img");
+    let g = Geometry::small();
+    let mut f = FileFlash::create(&path, g, false).unwrap();
+    // Page 0 of erase block 4 of every die: one superblock row, in the
+    // order the FTLs program it, then page 1 of the first two dies.
+    let mut row: Vec<PageAddr> = (0..g.dies())
+        .map(|d| PageAddr::new(d * g.blocks_per_die + 4, 0))
+        .collect();
+    row.extend((0..2).map(|d| PageAddr::new(d * g.blocks_per_die + 4, 1)));
+    for (i, &p) in row.iter().enumerate() {
+        f.program(p, &page(&g, i as u8), &[i as u8; 3]).unwrap();
+    }
+    // Nothing is in the file yet, and every page reads back all the same
+    // (data, a partial read, OOB, the raw image).
+    for (i, &p) in row.iter().enumerate() {
+        assert_eq!(state_in_file(&path, &g, p), 0, "{p}");
+        assert_eq!(read_page(&mut f, p), page(&g, i as u8));
+        let mut sector = vec![0; g.sector_size as usize];
+        f.read(p, 1, &mut sector).unwrap();
+        let ss = g.sector_size as usize;
+        assert_eq!(sector, page(&g, i as u8)[ss..2 * ss]);
+        let mut oob = vec![0; 4];
+        f.read_oob(p, &mut oob).unwrap();
+        assert_eq!(oob, [i as u8, i as u8, i as u8, 0xFF]);
+        match f.page_image(p).unwrap() {
+            PageImage::Programmed { data, .. } => assert_eq!(&data[..], &page(&g, i as u8)[..]),
+            PageImage::Erased => panic!("{p} reads erased"),
+        }
+    }
+    f.submit().unwrap();
+    for &p in &row {
+        assert_eq!(state_in_file(&path, &g, p), 1, "{p}");
+    }
+    // A program that does not follow the run writes the run out first.
+    f.program(PageAddr::new(9, 0), &page(&g, 50), &[]).unwrap();
+    f.program(
+        PageAddr::new(2 * g.blocks_per_die + 4, 1),
+        &page(&g, 51),
+        &[],
+    )
+    .unwrap();
+    assert_eq!(state_in_file(&path, &g, PageAddr::new(9, 0)), 1);
+    // Dropping the device writes out what it still gathers.
+    drop(f);
+    let mut f = FileFlash::open(&path).unwrap();
+    for (i, &p) in row.iter().enumerate() {
+        assert_eq!(read_page(&mut f, p), page(&g, i as u8));
+    }
+    let last = PageAddr::new(2 * g.blocks_per_die + 4, 1);
+    assert_eq!(read_page(&mut f, last), page(&g, 51));
+}
+
+#[test]
+fn erasing_one_block_of_a_superblock_keeps_the_other_dies_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.img");
+    let g = Geometry::small();
+    let blocks: Vec<u32> = (0..g.dies()).map(|d| d * g.blocks_per_die + 6).collect();
+    {
+        let mut f = FileFlash::create(&path, g, false).unwrap();
+        for p in 0..3 {
+            for (d, &b) in blocks.iter().enumerate() {
+                f.program(PageAddr::new(b, p), &page(&g, (d * 3) as u8 + p as u8), &[])
+                    .unwrap();
+            }
+        }
+        // The erase writes out the gathered programs first.
+        f.erase(BlockId(blocks[1])).unwrap();
+        assert!(f.is_erased(PageAddr::new(blocks[1], 0)).unwrap());
+        f.program(PageAddr::new(blocks[1], 0), &page(&g, 99), &[])
+            .unwrap();
+        f.sync().unwrap();
+    }
+    let mut f = FileFlash::open(&path).unwrap();
+    for (d, &b) in blocks.iter().enumerate() {
+        for p in 0..3 {
+            let a = PageAddr::new(b, p);
+            if d == 1 {
+                let want = if p == 0 {
+                    page(&g, 99)
+                } else {
+                    vec![0xFF; g.page_size()]
+                };
+                assert_eq!(read_page(&mut f, a), want, "{a}");
+            } else {
+                assert_eq!(
+                    read_page(&mut f, a),
+                    page(&g, (d * 3) as u8 + p as u8),
+                    "{a}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_version_2_image_opens_and_is_written_in_dense_page_order() {
+    use std::os::unix::fs::FileExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v2.img");
+    let g = Geometry::small();
+    let layout = ImageLayout::compute_version(&g, 4096, 2).unwrap();
+    let header = flash::file::ImageHeader {
+        version: 2,
+        geometry: g,
+        layout,
+        created_by: "scftl flash (version 2)".into(),
+    };
+    {
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(layout.image_size).unwrap();
+        file.write_all_at(&header.encode()[..], 0).unwrap();
+    }
+    let pages = [PageAddr::new(7, 0), PageAddr::new(g.blocks_per_die + 7, 0)];
+    {
+        let mut f = FileFlash::open(&path).unwrap();
+        assert_eq!(f.header().version, 2);
+        for (i, &p) in pages.iter().enumerate() {
+            f.program(p, &page(&g, i as u8), &[7]).unwrap();
+        }
+        f.erase(BlockId(g.blocks_per_die + 7)).unwrap();
+        f.sync().unwrap();
+    }
+    let file = std::fs::File::open(&path).unwrap();
+    let mut data = vec![0; g.page_size()];
+    let idx = g.page_index(pages[0]);
+    file.read_exact_at(&mut data, layout.pages_offset + idx * layout.page_stride)
+        .unwrap();
+    assert_eq!(data, page(&g, 0));
+    let mut states = vec![0; 2];
+    file.read_exact_at(&mut states[..1], layout.state_offset + idx)
+        .unwrap();
+    file.read_exact_at(
+        &mut states[1..],
+        layout.state_offset + g.page_index(pages[1]),
+    )
+    .unwrap();
+    assert_eq!(states, [1, 0]);
+    let mut f = FileFlash::open(&path).unwrap();
+    assert_eq!(f.header().version, 2);
+    assert_eq!(read_page(&mut f, pages[0]), page(&g, 0));
+    assert!(f.is_erased(pages[1]).unwrap());
 }

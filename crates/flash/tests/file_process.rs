@@ -83,6 +83,10 @@ fn child_process_role() {
             for i in 0..g.total_pages() {
                 let (data, oob) = content(&g, i);
                 f.program(g.page_at(i), &data, &oob).unwrap();
+                // What a frontend does before it acknowledges a request:
+                // the image may gather programs, and a killed process
+                // loses only what it did not submit.
+                f.submit().unwrap();
                 f.nvram_write(0, &(i + 1).to_le_bytes()).unwrap();
                 let mut o = out.lock();
                 writeln!(o, "wrote {i}").unwrap();

@@ -125,7 +125,7 @@ impl<F: Flash> AnyFtl<F> {
     /// Formats `flash` with the FTL `kind`, configured by `opts`.
     pub fn format(flash: F, kind: FtlKind, opts: &FormatOptions) -> Result<AnyFtl<F>> {
         let g = *flash.geometry();
-        Ok(match kind {
+        let mut d = match kind {
             FtlKind::Scftl => AnyFtl::Scftl(Scftl::format(flash, scftl_config(&g, opts)?)?),
             FtlKind::Async => {
                 AnyFtl::Async(AsyncFtl::format(flash, baseline_config(&g, kind, opts)?)?)
@@ -135,18 +135,23 @@ impl<F: Flash> AnyFtl<F> {
                 AnyFtl::Sync(SyncFtl::format(flash, cfg)?)
             }
             FtlKind::Optr => AnyFtl::Optr(Box::new(Optr::format(flash, optr_config(&g, opts)?)?)),
-        })
+        };
+        d.flash_mut().submit()?;
+        Ok(d)
     }
 
     /// Opens (recovers) whatever FTL the device label names.
     pub fn open(mut flash: F) -> Result<AnyFtl<F>> {
         let (kind, _) = label::read_label(&mut flash)?;
-        Ok(match kind {
+        let mut d = match kind {
             FtlKind::Scftl => AnyFtl::Scftl(Scftl::open(flash)?),
             FtlKind::Async => AnyFtl::Async(AsyncFtl::open(flash)?),
             FtlKind::Sync => AnyFtl::Sync(SyncFtl::open(flash)?),
             FtlKind::Optr => AnyFtl::Optr(Box::new(Optr::open(flash)?)),
-        })
+        };
+        // Recovery may have programmed (a checkpoint, a repaired page).
+        d.flash_mut().submit()?;
+        Ok(d)
     }
 
     /// The FTL this device runs.
@@ -210,6 +215,28 @@ impl<F: Flash> AnyFtl<F> {
         }
     }
 
+    /// The flash device.
+    fn flash_mut(&mut self) -> &mut F {
+        match self {
+            AnyFtl::Scftl(d) => d.flash_mut(),
+            AnyFtl::Async(d) => d.flash_mut(),
+            AnyFtl::Sync(d) => d.flash_mut(),
+            AnyFtl::Optr(d) => d.flash_mut(),
+        }
+    }
+
+    /// Ends a request that may have programmed pages: hands what the flash
+    /// gathered to its medium ([`Flash::submit`]) whatever the request's
+    /// outcome, so a frontend killed after answering loses no acknowledged
+    /// write (on an image: the programs are in the operating system's
+    /// hands, not this process's). The request's own error wins.
+    fn end_request<T>(&mut self, r: Result<T>) -> Result<T> {
+        let submitted = self.flash_mut().submit();
+        let v = r?;
+        submitted?;
+        Ok(v)
+    }
+
     fn dev(&mut self) -> &mut dyn BlockDevice {
         match self {
             AnyFtl::Scftl(d) => d,
@@ -249,16 +276,20 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
         self.dev().read(lba, buf)
     }
     fn write(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
-        self.dev().write(lba, data)
+        let r = self.dev().write(lba, data);
+        self.end_request(r)
     }
     fn trim(&mut self, lba: Lba, count: u64) -> Result<()> {
-        self.dev().trim(lba, count)
+        let r = self.dev().trim(lba, count);
+        self.end_request(r)
     }
     fn flush(&mut self) -> Result<()> {
-        self.dev().flush()
+        let r = self.dev().flush();
+        self.end_request(r)
     }
     fn epoch_barrier(&mut self) -> Result<()> {
-        self.dev().epoch_barrier()
+        let r = self.dev().epoch_barrier();
+        self.end_request(r)
     }
     fn epoch_remaining(&self) -> Option<u64> {
         self.dev_ref().epoch_remaining()

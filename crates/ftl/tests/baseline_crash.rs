@@ -72,6 +72,9 @@ impl Flash for CutFlash {
         self.unsynced.clear();
         self.inner.sync()
     }
+    fn submit(&mut self) -> flash::Result<()> {
+        self.inner.submit()
+    }
     fn nvram_size(&self) -> usize {
         self.inner.nvram_size()
     }

@@ -220,14 +220,28 @@ impl ImageCrashFlash {
         self.power.crashes()
     }
 
-    /// File sectors written since the last sync.
-    pub fn sectors_in_flight(&self) -> usize {
+    /// Writes the programs the backend gathered into the modelled file, as
+    /// unsynced writes a cut may undo. Every question about what a cut
+    /// leaves starts with it: gathered programs were accepted, so their
+    /// writes are in flight like every other unsynced write. (An I/O error
+    /// cannot happen on the in-memory file; it would show at the next
+    /// command.)
+    fn submit_gathered(&mut self) {
+        let _ = self.flash.submit();
+    }
+
+    /// File sectors written since the last sync (gathered programs
+    /// included).
+    pub fn sectors_in_flight(&mut self) -> usize {
+        self.submit_gathered();
         self.file.sectors_in_flight()
     }
 
     /// Number of distinct post-crash files (the product of each in-flight
-    /// sector's versions), saturating at `u64::MAX`.
-    pub fn outcome_count(&self) -> u64 {
+    /// sector's versions, gathered programs included), saturating at
+    /// `u64::MAX`.
+    pub fn outcome_count(&mut self) -> u64 {
+        self.submit_gathered();
         self.file
             .choices()
             .iter()
@@ -236,6 +250,7 @@ impl ImageCrashFlash {
 
     /// Produces the post-crash image `policy` picks and reopens it.
     pub fn crash(&mut self, policy: CrashPolicy, rng: &mut dyn RngCore) -> Result<CrashReport> {
+        self.submit_gathered();
         let pick: Vec<usize> = self
             .file
             .choices()
@@ -252,6 +267,7 @@ impl ImageCrashFlash {
     /// Produces post-crash file number `index` (`0..outcome_count()`, a
     /// mixed-radix number whose first digit is the first sector's version).
     pub fn apply_outcome(&mut self, mut index: u64, _rng: &mut dyn RngCore) -> Result<CrashReport> {
+        self.submit_gathered();
         let pick: Vec<usize> = self
             .file
             .choices()
@@ -313,6 +329,12 @@ impl Flash for ImageCrashFlash {
     fn sync(&mut self) -> Result<()> {
         self.begin_command()?;
         self.flash.sync()
+    }
+    /// Not a flash command (no crash point): the gathered programs reach
+    /// the modelled file, where a later cut may still undo them.
+    fn submit(&mut self) -> Result<()> {
+        self.check_power()?;
+        self.flash.submit()
     }
     fn nvram_size(&self) -> usize {
         self.flash.nvram_size()

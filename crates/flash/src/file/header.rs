@@ -11,15 +11,19 @@
 //! - decoding never panics, whatever the bytes.
 
 use crate::codec::Field;
-use crate::{FlashError, Geometry, Result};
+use crate::{BlockId, FlashError, Geometry, PageAddr, Result};
 
 /// First eight bytes of every image.
 pub const IMAGE_MAGIC: [u8; 8] = *b"SCFTLIMG";
 /// The image format version this code writes and the newest it reads.
 /// Version 1 (still read and written in place) keeps each page's OOB right
 /// after its data; version 2 keeps the OOB areas in a region of their own,
-/// so every page's data starts on a file-system block boundary.
-pub const IMAGE_VERSION: u32 = 2;
+/// so every page's data starts on a file-system block boundary; version 3
+/// (the same regions) orders every region's slots by stripe — erase-block
+/// index, then page, then die — so the pages of one superblock, programmed
+/// die after die, lie one after another in the file and a run of programs
+/// is one write per region ([`ImageLayout::slot`]).
+pub const IMAGE_VERSION: u32 = 3;
 /// Size of the header block; every region starts at a multiple of it.
 pub const HEADER_SIZE: usize = 4096;
 /// Largest battery-backed buffer an image may declare (64 MiB): a bound so
@@ -125,6 +129,9 @@ pub struct ImageLayout {
     pub pages_offset: u64,
     pub page_stride: u64,
     pub image_size: u64,
+    /// Whether slots follow stripe order (version 3) rather than the dense
+    /// page index (versions 1 and 2); see [`ImageLayout::slot`].
+    pub stripe_order: bool,
 }
 
 impl ImageLayout {
@@ -134,8 +141,8 @@ impl ImageLayout {
         Self::compute_version(g, nvram_size, IMAGE_VERSION)
     }
 
-    /// The layout of image format `version` (1 or 2; any other version
-    /// gets version 2's) for a geometry and nvram size, or `None` if it
+    /// The layout of image format `version` (1, 2 or 3; any later version
+    /// gets version 3's) for a geometry and nvram size, or `None` if it
     /// does not fit in 64 bits.
     pub fn compute_version(g: &Geometry, nvram_size: u64, version: u32) -> Option<ImageLayout> {
         let align = |x: u64| x.checked_next_multiple_of(HEADER_SIZE as u64);
@@ -167,21 +174,53 @@ impl ImageLayout {
             pages_offset,
             page_stride,
             image_size,
+            stripe_order: version >= 3,
         })
     }
 
-    /// File offset of the data of the page with dense index `index`.
-    pub fn data_offset(&self, index: u64) -> u64 {
-        self.pages_offset + index * self.page_stride
+    /// The slot of `page`: its position in every per-page region (page
+    /// state, OOB, data). Versions 1 and 2 use the dense page index (block
+    /// × pages_per_block + page). Version 3 uses stripe order, ((index of
+    /// the block on its die) × pages_per_block + page) × dies + die, so page
+    /// `p` of erase block `i` of every die — one row of superblock `i`, as
+    /// the FTLs program it — takes `dies` consecutive slots, and the next
+    /// row follows. The caller checks that `page` exists in `g`.
+    pub fn slot(&self, g: &Geometry, page: PageAddr) -> u64 {
+        if !self.stripe_order {
+            return g.page_index(page);
+        }
+        let bpd = u64::from(g.blocks_per_die);
+        let (die, index) = (u64::from(page.block.0) / bpd, u64::from(page.block.0) % bpd);
+        (index * u64::from(g.pages_per_block) + u64::from(page.page)) * u64::from(g.dies()) + die
     }
 
-    /// File offset of the OOB area of the page with dense index `index`,
-    /// whose data is `page_size` bytes long.
-    pub fn oob_at(&self, index: u64, page_size: u64, oob_size: u64) -> u64 {
+    /// Inverse of [`ImageLayout::slot`] (`slot < total_pages`).
+    pub fn page_of_slot(&self, g: &Geometry, slot: u64) -> PageAddr {
+        if !self.stripe_order {
+            return g.page_at(slot);
+        }
+        let dies = u64::from(g.dies());
+        let ppb = u64::from(g.pages_per_block);
+        let (die, row) = (slot % dies, slot / dies);
+        let (index, page) = (row / ppb, row % ppb);
+        PageAddr {
+            block: BlockId((die * u64::from(g.blocks_per_die) + index) as u32),
+            page: page as u32,
+        }
+    }
+
+    /// File offset of the data of the page in slot `slot`.
+    pub fn data_offset(&self, slot: u64) -> u64 {
+        self.pages_offset + slot * self.page_stride
+    }
+
+    /// File offset of the OOB area of the page in slot `slot`, whose data
+    /// is `page_size` bytes long.
+    pub fn oob_at(&self, slot: u64, page_size: u64, oob_size: u64) -> u64 {
         if self.oob_region_size == 0 {
-            self.data_offset(index) + page_size
+            self.data_offset(slot) + page_size
         } else {
-            self.oob_offset + index * oob_size
+            self.oob_offset + slot * oob_size
         }
     }
 
@@ -408,6 +447,37 @@ mod tests {
             v1.oob_at(3, g.page_size() as u64, 128),
             v1.pages_offset + 3 * v1.page_stride + g.page_size() as u64
         );
+    }
+
+    #[test]
+    fn version_3_slots_are_a_bijection_in_stripe_order() {
+        let g = Geometry::small();
+        let l = ImageLayout::compute(&g, 4096).unwrap();
+        assert!(l.stripe_order);
+        let mut seen = vec![false; g.total_pages() as usize];
+        for i in 0..g.total_pages() {
+            let p = g.page_at(i);
+            let s = l.slot(&g, p);
+            assert!(!seen[s as usize], "slot {s} twice");
+            seen[s as usize] = true;
+            assert_eq!(l.page_of_slot(&g, s), p);
+        }
+        // One row of a superblock (page 3 of erase block 5 of every die)
+        // takes consecutive slots, and the next row follows it.
+        let first = l.slot(&g, PageAddr::new(5, 3));
+        for d in 0..g.dies() {
+            let b = d * g.blocks_per_die + 5;
+            assert_eq!(l.slot(&g, PageAddr::new(b, 3)), first + u64::from(d));
+        }
+        assert_eq!(l.slot(&g, PageAddr::new(5, 4)), first + u64::from(g.dies()));
+        // Versions 1 and 2 keep the dense page index.
+        for v in [1, 2] {
+            let old = ImageLayout::compute_version(&g, 4096, v).unwrap();
+            assert!(!old.stripe_order);
+            let p = PageAddr::new(9, 7);
+            assert_eq!(old.slot(&g, p), g.page_index(p));
+            assert_eq!(old.page_of_slot(&g, g.page_index(p)), p);
+        }
     }
 
     #[test]

@@ -96,7 +96,32 @@ pub struct FileFlash<Io: ImageIo = File> {
     /// Bytes programmed since the file's write-out was last started
     /// ([`WRITEBACK_BYTES`]).
     unstarted: u64,
+    /// Programs accepted and not yet written to the file.
+    gather: Gather,
 }
+
+/// A run of programs of consecutive slots ([`ImageLayout::slot`]) that
+/// [`FileFlash`] accepted and holds back, to write them as one write per
+/// region (data, OOB areas, state bytes) instead of three per page: a
+/// stream of programs of one superblock costs the host file system a few
+/// large writes rather than hundreds of small ones. Only images with an
+/// OOB region (format version 2 on) gather; version 1 writes each program
+/// at once. Reads of a gathered page are answered from here.
+#[derive(Default)]
+struct Gather {
+    /// Slot of the first page.
+    first: u64,
+    /// Pages gathered.
+    count: u64,
+    /// Their data, `page_size` bytes each.
+    data: Vec<u8>,
+    /// Their OOB areas, padded with erased bytes to `oob_size` each.
+    oob: Vec<u8>,
+}
+
+/// Most data bytes one gathered write holds: a larger run is written in
+/// pieces of this size (at least one page each).
+pub const GATHER_BYTES: usize = 2 << 20;
 
 /// Programmed bytes after which the image asks the operating system to
 /// start writing its dirty pages out ([`ImageIo::start_writeback`]). The
@@ -315,16 +340,18 @@ impl<Io: ImageIo> FileFlash<Io> {
         file.read_exact_at(&mut nvram, l.nvram_offset).map_err(io)?;
         // The state region is decoded a chunk at a time, so opening a large
         // image holds only the decoded states, not also a copy of the bytes.
+        // State bytes are in slot order, the states in dense page order.
         let total = g.total_pages() as usize;
-        let mut programmed = Vec::with_capacity(total);
+        let mut programmed = vec![false; total];
         let mut chunk = vec![STATE_ERASED; total.min(STATE_READ_CHUNK)];
-        while programmed.len() < total {
-            let n = chunk.len().min(total - programmed.len());
-            file.read_exact_at(&mut chunk[..n], l.state_offset + programmed.len() as u64)
+        let mut slot = 0usize;
+        while slot < total {
+            let n = chunk.len().min(total - slot);
+            file.read_exact_at(&mut chunk[..n], l.state_offset + slot as u64)
                 .map_err(io)?;
             for &byte in &chunk[..n] {
+                let page = l.page_of_slot(&g, slot as u64);
                 let Some(p) = decode_state(byte) else {
-                    let page = g.page_at(programmed.len() as u64);
                     return Err(FlashError::CorruptImage {
                         path: shown,
                         reason: format!(
@@ -334,7 +361,8 @@ impl<Io: ImageIo> FileFlash<Io> {
                         ),
                     });
                 };
-                programmed.push(p);
+                programmed[g.page_index(page) as usize] = p;
+                slot += 1;
             }
         }
         let ppb = g.pages_per_block as usize;
@@ -346,6 +374,7 @@ impl<Io: ImageIo> FileFlash<Io> {
             erased_states: vec![STATE_ERASED; ppb].into_boxed_slice(),
             erased_oob: vec![ERASED_BYTE; g.oob_size as usize].into_boxed_slice(),
             unstarted: 0,
+            gather: Gather::default(),
             header,
             pages: PageStates::from_programmed(g, programmed),
             nvram,
@@ -388,20 +417,105 @@ impl<Io: ImageIo> FileFlash<Io> {
         Ok(())
     }
 
+    /// A page's slot in the file's regions.
+    fn slot(&self, page: PageAddr) -> u64 {
+        self.header.layout.slot(&self.header.geometry, page)
+    }
+
     /// File offset of a page's first data byte.
     fn page_offset(&self, page: PageAddr) -> u64 {
-        let idx = self.header.geometry.page_index(page);
-        self.header.layout.data_offset(idx)
+        self.header.layout.data_offset(self.slot(page))
+    }
+
+    /// File offset of the OOB area of the page in slot `slot`.
+    fn oob_offset_of_slot(&self, slot: u64) -> u64 {
+        let g = &self.header.geometry;
+        self.header
+            .layout
+            .oob_at(slot, g.page_size() as u64, u64::from(g.oob_size))
     }
 
     /// File offset of a page's OOB area.
     fn oob_offset(&self, page: PageAddr) -> u64 {
-        let g = &self.header.geometry;
-        self.header.layout.oob_at(
-            g.page_index(page),
-            g.page_size() as u64,
-            u64::from(g.oob_size),
-        )
+        self.oob_offset_of_slot(self.slot(page))
+    }
+
+    /// Where a gathered page's bytes are in the gather (its position in the
+    /// run), or `None` if the page is not gathered.
+    fn gathered(&self, page: PageAddr) -> Option<usize> {
+        if self.gather.count == 0 {
+            return None;
+        }
+        let at = self.slot(page).checked_sub(self.gather.first)?;
+        (at < self.gather.count).then_some(at as usize)
+    }
+
+    /// Adds an accepted program to the gather, writing out the gather first
+    /// when the page does not follow it or it is full.
+    fn gather_page(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+        let slot = self.slot(page);
+        let g = &self.gather;
+        if g.count > 0 && (slot != g.first + g.count || g.data.len() + data.len() > GATHER_BYTES) {
+            self.submit_gather()?;
+        }
+        let pad = self.header.geometry.oob_size as usize - oob.len();
+        let g = &mut self.gather;
+        if g.count == 0 {
+            g.first = slot;
+        }
+        g.data.extend_from_slice(data);
+        g.oob.extend_from_slice(oob);
+        g.oob.extend_from_slice(&self.erased_oob[..pad]);
+        g.count += 1;
+        Ok(())
+    }
+
+    /// Writes the gathered programs: all their data, then all their OOB
+    /// areas, then all their state bytes, so a process killed in between
+    /// leaves their pages erased. If a write fails, the gathered pages are
+    /// erased again in memory (the file may hold some of their bytes, but
+    /// not a state byte saying so unless the last write got that far) and
+    /// the error is returned.
+    fn submit_gather(&mut self) -> Result<()> {
+        if self.gather.count == 0 {
+            return Ok(());
+        }
+        let (first, count) = (self.gather.first, self.gather.count);
+        let states = vec![STATE_PROGRAMMED; count as usize];
+        let l = &self.header.layout;
+        let written = self
+            .file
+            .write_all_at(&self.gather.data, l.data_offset(first))
+            .and_then(|()| {
+                self.file
+                    .write_all_at(&self.gather.oob, self.oob_offset_of_slot(first))
+            })
+            .and_then(|()| self.file.write_all_at(&states, l.state_offset + first));
+        let bytes = (self.gather.data.len() + self.gather.oob.len()) as u64;
+        self.gather.count = 0;
+        self.gather.data.clear();
+        self.gather.oob.clear();
+        if let Err(e) = written {
+            for i in 0..count {
+                let page = l.page_of_slot(&self.header.geometry, first + i);
+                self.pages.set_raw(page, false);
+            }
+            return Err(self.io(e));
+        }
+        self.note_written(bytes);
+        Ok(())
+    }
+
+    /// Counts programmed bytes written to the file and starts write-out
+    /// every [`WRITEBACK_BYTES`].
+    fn note_written(&mut self, bytes: u64) {
+        self.unstarted += bytes;
+        if self.unstarted >= WRITEBACK_BYTES {
+            self.unstarted = 0;
+            // Only a hint: a failure to start early write-out loses
+            // nothing, and the next sync reports a real I/O error.
+            let _ = self.file.start_writeback();
+        }
     }
 
     /// Writes a page's data and OOB (padded with erased bytes to the OOB
@@ -429,10 +543,49 @@ impl<Io: ImageIo> FileFlash<Io> {
 
     /// Writes one page's state byte.
     fn write_state(&self, page: PageAddr, state: u8) -> Result<()> {
-        let idx = self.header.geometry.page_index(page);
         self.file
-            .write_all_at(&[state], self.header.layout.state_offset + idx)
+            .write_all_at(&[state], self.header.layout.state_offset + self.slot(page))
             .map_err(|e| self.io(e))
+    }
+
+    /// Writes the state bytes of an erased block. In stripe order the
+    /// block's pages are every `dies`-th slot of its superblock's range, so
+    /// the whole range is written once, with the other dies' pages in the
+    /// states they have (in memory, which the file matches: the caller has
+    /// submitted the gather).
+    fn write_erased_states(&self, block: BlockId) -> Result<()> {
+        let g = &self.header.geometry;
+        let l = &self.header.layout;
+        let ppb = u64::from(g.pages_per_block);
+        if !l.stripe_order {
+            return self
+                .file
+                .write_all_at(
+                    &self.erased_states,
+                    l.state_offset + u64::from(block.0) * ppb,
+                )
+                .map_err(|e| self.io(e));
+        }
+        let first = l.slot(g, PageAddr { block, page: 0 });
+        let first = first - first % (ppb * u64::from(g.dies()));
+        let mut states = vec![STATE_ERASED; (ppb * u64::from(g.dies())) as usize];
+        for (k, s) in states.iter_mut().enumerate() {
+            let page = l.page_of_slot(g, first + k as u64);
+            if page.block != block && self.pages.is_programmed(page) {
+                *s = STATE_PROGRAMMED;
+            }
+        }
+        self.file
+            .write_all_at(&states, l.state_offset + first)
+            .map_err(|e| self.io(e))
+    }
+}
+
+impl<Io: ImageIo> Drop for FileFlash<Io> {
+    /// Writes out gathered programs (a dropped device leaves in the file
+    /// everything it accepted, as a killed process leaves what it wrote).
+    fn drop(&mut self) {
+        let _ = self.submit_gather();
     }
 }
 
@@ -444,9 +597,14 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
     fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
         check_read(&self.header.geometry, page, first_sector, data.len())?;
         if self.pages.is_programmed(page) {
-            let off = self.page_offset(page)
-                + u64::from(first_sector) * u64::from(self.header.geometry.sector_size);
-            self.file.read_exact_at(data, off).map_err(|e| self.io(e))?;
+            let skip = first_sector as usize * self.header.geometry.sector_size as usize;
+            if let Some(i) = self.gathered(page) {
+                let at = i * self.header.geometry.page_size() + skip;
+                data.copy_from_slice(&self.gather.data[at..at + data.len()]);
+            } else {
+                let off = self.page_offset(page) + skip as u64;
+                self.file.read_exact_at(data, off).map_err(|e| self.io(e))?;
+            }
         } else {
             data.fill(ERASED_BYTE);
         }
@@ -461,8 +619,13 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.header.geometry, page, oob)?;
         if self.pages.is_programmed(page) {
-            let off = self.oob_offset(page);
-            self.file.read_exact_at(oob, off).map_err(|e| self.io(e))?;
+            if let Some(i) = self.gathered(page) {
+                let at = i * self.header.geometry.oob_size as usize;
+                oob.copy_from_slice(&self.gather.oob[at..at + oob.len()]);
+            } else {
+                let off = self.oob_offset(page);
+                self.file.read_exact_at(oob, off).map_err(|e| self.io(e))?;
+            }
         } else {
             oob.fill(ERASED_BYTE);
         }
@@ -474,13 +637,11 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         check_program(&self.header.geometry, page, data, oob)?;
         self.check_writable()?;
         self.pages.check_program(page)?;
-        self.write_page(page, data, oob)?;
-        self.unstarted += (data.len() + oob.len()) as u64;
-        if self.unstarted >= WRITEBACK_BYTES {
-            self.unstarted = 0;
-            // Only a hint: a failure to start early write-out loses
-            // nothing, and the next sync reports a real I/O error.
-            let _ = self.file.start_writeback();
+        if self.header.layout.oob_region_size == 0 {
+            self.write_page(page, data, oob)?;
+            self.note_written((data.len() + oob.len()) as u64);
+        } else {
+            self.gather_page(page, data, oob)?;
         }
         self.pages.record_program(page, data.len() + oob.len());
         Ok(())
@@ -489,16 +650,18 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.header.geometry.check_block(block)?;
         self.check_writable()?;
-        let ppb = u64::from(self.header.geometry.pages_per_block);
-        let first = u64::from(block.0) * ppb;
-        self.file
-            .write_all_at(&self.erased_states, self.header.layout.state_offset + first)
-            .map_err(|e| self.io(e))?;
+        self.submit_gather()?;
+        self.write_erased_states(block)?;
         self.pages.record_erase(block);
         Ok(())
     }
 
+    fn submit(&mut self) -> Result<()> {
+        self.submit_gather()
+    }
+
     fn sync(&mut self) -> Result<()> {
+        self.submit_gather()?;
         if !self.read_only {
             self.file.sync_data().map_err(|e| self.io(e))?;
             self.unstarted = 0;
@@ -541,6 +704,13 @@ impl<Io: ImageIo> RawFlash for FileFlash<Io> {
             return Ok(PageImage::Erased);
         }
         let g = &self.header.geometry;
+        if let Some(i) = self.gathered(page) {
+            let (ps, os) = (g.page_size(), g.oob_size as usize);
+            return Ok(PageImage::Programmed {
+                data: self.gather.data[i * ps..(i + 1) * ps].into(),
+                oob: self.gather.oob[i * os..(i + 1) * os].into(),
+            });
+        }
         let mut data = vec![0u8; g.page_size()];
         let mut oob = vec![0u8; g.oob_size as usize];
         self.file
@@ -556,6 +726,7 @@ impl<Io: ImageIo> RawFlash for FileFlash<Io> {
     fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()> {
         self.header.geometry.check_page(page)?;
         self.check_writable()?;
+        self.submit_gather()?;
         match image {
             PageImage::Erased => {
                 self.write_state(page, STATE_ERASED)?;

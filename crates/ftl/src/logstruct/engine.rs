@@ -244,6 +244,13 @@ impl<F: Flash> LogFtl<F> {
         self.flash
     }
 
+    /// The flash device, for [`flash::Flash::submit`] between requests
+    /// (`AnyFtl` ends every request with it); commands that change pages
+    /// through it bypass the FTL's state.
+    pub fn flash_mut(&mut self) -> &mut F {
+        &mut self.flash
+    }
+
     pub fn sector_size(&self) -> usize {
         self.layout.sector_size
     }

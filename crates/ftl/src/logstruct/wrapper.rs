@@ -52,6 +52,11 @@ macro_rules! baseline_ftl {
             pub fn into_flash(self) -> F {
                 self.inner.into_flash()
             }
+
+            /// The flash device (see `LogFtl::flash_mut`).
+            pub fn flash_mut(&mut self) -> &mut F {
+                self.inner.flash_mut()
+            }
         }
 
         impl<F: ::flash::Flash> $crate::BlockDevice for $name<F> {

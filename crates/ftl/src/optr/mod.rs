@@ -236,6 +236,13 @@ impl<F: Flash> Optr<F> {
         self.flash
     }
 
+    /// The flash device, for [`flash::Flash::submit`] between requests
+    /// (`AnyFtl` ends every request with it); commands that change pages
+    /// through it bypass the FTL's state.
+    pub fn flash_mut(&mut self) -> &mut F {
+        &mut self.flash
+    }
+
     /// The largest write request this device accepts, in sectors.
     pub fn max_request_sectors(&self) -> u64 {
         u64::from(self.config.max_request_sectors)

@@ -451,6 +451,13 @@ impl<F: Flash> Scftl<F> {
         self.flash
     }
 
+    /// The flash device, for [`flash::Flash::submit`] between requests
+    /// (`AnyFtl` ends every request with it); commands that change pages
+    /// through it bypass the FTL's state.
+    pub fn flash_mut(&mut self) -> &mut F {
+        &mut self.flash
+    }
+
     /// Every erase block that holds the label, the checkpoint slots or the
     /// delta region.
     pub fn metadata_blocks(g: &Geometry, config: &ScftlConfig) -> Vec<BlockId> {
