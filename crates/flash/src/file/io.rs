@@ -29,6 +29,60 @@ pub trait ImageIo {
     }
     /// The file's length in bytes.
     fn byte_len(&self) -> io::Result<u64>;
+    /// A second handle on the same file for a [`Writeback`] thread, if this
+    /// kind of file has write-out worth starting off the writing thread.
+    /// The default has none.
+    fn writeback_handle(&self) -> Option<std::fs::File> {
+        None
+    }
+}
+
+/// Starts a file's write-out ([`ImageIo::start_writeback`]) on a thread of
+/// its own, so the thread that programs pages does not spend its time
+/// submitting the disk I/O (about 7 % of the server's CPU in a sequential
+/// NBD write profile) — as the kernel's flusher threads do for a server
+/// that leaves write-out to them. A kick while one is running merges into
+/// it. Only a hint: it promises no durability.
+pub(crate) struct Writeback {
+    kick: Option<std::sync::mpsc::SyncSender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Writeback {
+    /// Spawns the thread over `file` (a handle on the image).
+    pub(crate) fn spawn(file: std::fs::File) -> io::Result<Writeback> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<()>(1);
+        let thread = std::thread::Builder::new()
+            .name("image-writeback".into())
+            .spawn(move || {
+                while rx.recv().is_ok() {
+                    // A failure loses nothing: the next sync reports a
+                    // real I/O error.
+                    let _ = file.start_writeback();
+                }
+            })?;
+        Ok(Writeback {
+            kick: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// Asks the thread to start write-out (merged with a pending request).
+    pub(crate) fn kick(&self) {
+        if let Some(tx) = &self.kick {
+            let _ = tx.try_send(());
+        }
+    }
+}
+
+impl Drop for Writeback {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread's loop.
+        drop(self.kick.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// Most parts one `pwritev` call is given (a page needs at most three).
@@ -108,5 +162,8 @@ impl ImageIo for std::fs::File {
     }
     fn byte_len(&self) -> io::Result<u64> {
         Ok(self.metadata()?.len())
+    }
+    fn writeback_handle(&self) -> Option<std::fs::File> {
+        self.try_clone().ok()
     }
 }

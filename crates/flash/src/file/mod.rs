@@ -73,6 +73,7 @@ pub use header::{
     IMAGE_VERSION, MAX_NVRAM_BYTES, STATE_ERASED, STATE_PROGRAMMED,
 };
 pub use io::ImageIo;
+use io::Writeback;
 
 /// Bytes of the page-state region read at a time when an image is opened.
 const STATE_READ_CHUNK: usize = 1 << 20;
@@ -98,6 +99,9 @@ pub struct FileFlash<Io: ImageIo = File> {
     unstarted: u64,
     /// Programs accepted and not yet written to the file.
     gather: Gather,
+    /// The thread that starts write-out, for files that have one (a
+    /// writable image on a real file).
+    writeback: Option<Writeback>,
 }
 
 /// A run of programs of consecutive slots ([`ImageLayout::slot`]) that
@@ -366,6 +370,12 @@ impl<Io: ImageIo> FileFlash<Io> {
             }
         }
         let ppb = g.pages_per_block as usize;
+        let writeback = if read_only {
+            None
+        } else {
+            file.writeback_handle()
+                .and_then(|f| Writeback::spawn(f).ok())
+        };
         Ok(FileFlash {
             path,
             shown,
@@ -375,6 +385,7 @@ impl<Io: ImageIo> FileFlash<Io> {
             erased_oob: vec![ERASED_BYTE; g.oob_size as usize].into_boxed_slice(),
             unstarted: 0,
             gather: Gather::default(),
+            writeback,
             header,
             pages: PageStates::from_programmed(g, programmed),
             nvram,
@@ -512,9 +523,14 @@ impl<Io: ImageIo> FileFlash<Io> {
         self.unstarted += bytes;
         if self.unstarted >= WRITEBACK_BYTES {
             self.unstarted = 0;
-            // Only a hint: a failure to start early write-out loses
-            // nothing, and the next sync reports a real I/O error.
-            let _ = self.file.start_writeback();
+            match &self.writeback {
+                Some(w) => w.kick(),
+                // Only a hint: a failure to start early write-out loses
+                // nothing, and the next sync reports a real I/O error.
+                None => {
+                    let _ = self.file.start_writeback();
+                }
+            }
         }
     }
 
