@@ -401,16 +401,37 @@ pub fn oob_commit_crc(gen: u64, epoch: u64, records: &[u8], spp: u32) -> u32 {
 }
 
 /// The checksum a data sector holding `data` for logical sector `la`
-/// carries in its OOB. Binding `la` in means a stale or misdirected mapping
-/// fails the check too, not only damaged bytes.
+/// carries in its OOB: CRC32C of `la` (u32 LE) followed by the data.
+/// Binding `la` in means a stale or misdirected mapping fails the check
+/// too, not only damaged bytes. Every sector written and read is summed
+/// here, so it uses `crc-fast` (carry-less-multiply folding, about twice
+/// the rate of the `crc32c` crate the metadata uses on 4 KiB sectors); a
+/// test checks that both give the same CRC32C.
 #[inline]
 pub fn data_crc(la: La, data: &[u8]) -> u32 {
-    crc32c::crc32c_append(crc32c::crc32c(&la.0.to_le_bytes()), data)
+    let mut d = crc_fast::Digest::new(crc_fast::CrcAlgorithm::Crc32Iscsi);
+    d.update(&la.0.to_le_bytes());
+    d.update(data);
+    d.finalize() as u32
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_crc_is_crc32c_of_the_sector_number_then_the_data() {
+        // The known CRC32C check value, then sectors of several lengths
+        // (both crates take different paths for short and long inputs).
+        assert_eq!(crc32c::crc32c(b"123456789"), 0xE306_9283);
+        for len in [0usize, 1, 7, 64, 512, 4096, 4099, 16384] {
+            let data: Vec<u8> = (0..len).map(|i| (i * 131 + len) as u8).collect();
+            for la in [0u32, 1, 0xDEAD_BEEF, u32::MAX] {
+                let want = crc32c::crc32c_append(crc32c::crc32c(&la.to_le_bytes()), &data);
+                assert_eq!(data_crc(La(la), &data), want, "len {len}, la {la:#x}");
+            }
+        }
+    }
 
     #[test]
     fn seal_parse_round_trip_and_torn_pages_are_rejected() {
