@@ -538,6 +538,9 @@ impl<F: Flash> Flash for SlowSync<F> {
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> flash::Result<()> {
         self.inner.program(page, data, oob)
     }
+    fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> flash::Result<()> {
+        self.inner.program_many(pages, data, oob)
+    }
     fn erase(&mut self, block: BlockId) -> flash::Result<()> {
         self.inner.erase(block)
     }

@@ -250,6 +250,9 @@ impl Flash for Backend {
     fn submit(&mut self) -> flash::Result<()> {
         each!(self, c => c.submit())
     }
+    fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> flash::Result<()> {
+        each!(self, c => c.program_many(pages, data, oob))
+    }
     fn nvram_size(&self) -> usize {
         each!(self, c => c.nvram_size())
     }

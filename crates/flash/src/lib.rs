@@ -206,6 +206,17 @@ pub trait Flash {
     /// `oob` may be shorter than `oob_size` (the rest is programmed as 0xFF).
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()>;
 
+    /// Programs several whole pages, as [`Flash::program`] of each in turn:
+    /// page `pages[i]` gets `data[i × page_size..][..page_size]` and the
+    /// OOB `oob[i × n..][..n]`, `n` = `oob.len() / pages.len()` (at most
+    /// `oob_size`; the rest is programmed as 0xFF). If one fails, the pages
+    /// before it are programmed and the error is returned. The default
+    /// loops over [`Flash::program`]; the image backend writes a run of
+    /// consecutive slots straight from `data`, with no staging copy.
+    fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> Result<()> {
+        program_each(self, pages, data, oob)
+    }
+
     /// Queues an erase of a whole block.
     fn erase(&mut self, block: BlockId) -> Result<()>;
 
@@ -251,6 +262,33 @@ pub trait Flash {
     /// which programs nothing. Required (no default) so that every wrapper
     /// passes its device's answer on.
     fn lost_programs_can_return(&self) -> bool;
+}
+
+/// [`Flash::program_many`] as one [`Flash::program`] per page, in order
+/// (the trait's default, and what a backend falls back to).
+pub fn program_each<F: Flash + ?Sized>(
+    f: &mut F,
+    pages: &[PageAddr],
+    data: &[u8],
+    oob: &[u8],
+) -> Result<()> {
+    let n = pages.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let ps = f.geometry().page_size();
+    if data.len() != n * ps || !oob.len().is_multiple_of(n) {
+        return Err(FlashError::BadLength {
+            what: "program_many buffers (page_size bytes of data per page, equal OOB areas)",
+            expected: n * ps,
+            got: data.len(),
+        });
+    }
+    let on = oob.len() / n;
+    for (i, &p) in pages.iter().enumerate() {
+        f.program(p, &data[i * ps..(i + 1) * ps], &oob[i * on..(i + 1) * on])?;
+    }
+    Ok(())
 }
 
 /// What a page holds, as seen by a fault injector.
@@ -434,6 +472,9 @@ impl<F: Flash + ?Sized> Flash for Box<F> {
     }
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         (**self).program(page, data, oob)
+    }
+    fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> Result<()> {
+        (**self).program_many(pages, data, oob)
     }
     fn erase(&mut self, block: BlockId) -> Result<()> {
         (**self).erase(block)

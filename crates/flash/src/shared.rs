@@ -94,6 +94,9 @@ impl<F: Flash> Flash for SharedFlash<F> {
     fn submit(&mut self) -> Result<()> {
         self.inner.borrow_mut().submit()
     }
+    fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> Result<()> {
+        self.inner.borrow_mut().program_many(pages, data, oob)
+    }
     fn nvram_size(&self) -> usize {
         self.inner.borrow().nvram_size()
     }

@@ -617,3 +617,51 @@ fn a_version_2_image_opens_and_is_written_in_dense_page_order() {
     assert_eq!(read_page(&mut f, pages[0]), page(&g, 0));
     assert!(f.is_erased(pages[1]).unwrap());
 }
+
+#[test]
+fn program_many_writes_a_run_at_once_and_refuses_like_single_programs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.img");
+    let g = Geometry::small();
+    let ps = g.page_size();
+    // Rows 0 and 1 of superblock 5: consecutive slots.
+    let run: Vec<PageAddr> = (0..2)
+        .flat_map(|p| (0..g.dies()).map(move |d| PageAddr::new(d * g.blocks_per_die + 5, p)))
+        .collect();
+    let data: Vec<u8> = (0..run.len()).flat_map(|i| page(&g, i as u8)).collect();
+    let oob: Vec<u8> = (0..run.len()).flat_map(|i| [i as u8; 3]).collect();
+    {
+        let mut f = FileFlash::create(&path, g, false).unwrap();
+        let before = f.counters().programs;
+        f.program_many(&run, &data, &oob).unwrap();
+        assert_eq!(f.counters().programs - before, run.len() as u64);
+        // Written at once: the state bytes are in the file already.
+        for (i, &p) in run.iter().enumerate() {
+            assert_eq!(state_in_file(&path, &g, p), 1, "{p}");
+            assert_eq!(read_page(&mut f, p), page(&g, i as u8));
+        }
+        // A run the NAND rules refuse at its third page (page 0 of a block
+        // whose page 0 is programmed) programs the two before it and fails
+        // there, as three single programs would.
+        let bad = [
+            PageAddr::new(9, 0),
+            PageAddr::new(g.blocks_per_die + 9, 0),
+            run[0],
+        ];
+        let d3: Vec<u8> = data[..3 * ps].to_vec();
+        let err = f.program_many(&bad, &d3, &[7u8; 3]).unwrap_err();
+        assert!(matches!(err, FlashError::ProgramNotErased { .. }), "{err}");
+        assert!(!f.is_erased(bad[0]).unwrap() && !f.is_erased(bad[1]).unwrap());
+        // Wrong buffer sizes are refused and change nothing.
+        let next = PageAddr::new(11, 0);
+        assert!(f.program_many(&[next], &data[..ps - 1], &[]).is_err());
+        assert!(f.is_erased(next).unwrap());
+    }
+    let mut f = FileFlash::open(&path).unwrap();
+    for (i, &p) in run.iter().enumerate() {
+        assert_eq!(read_page(&mut f, p), page(&g, i as u8));
+        let mut o = [0u8; 4];
+        f.read_oob(p, &mut o).unwrap();
+        assert_eq!(o, [i as u8, i as u8, i as u8, 0xFF]);
+    }
+}

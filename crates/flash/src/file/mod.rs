@@ -663,6 +663,77 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         Ok(())
     }
 
+    /// A run of consecutive slots on an image with an OOB region is written
+    /// at once, straight from `data`: one write of the data, one of the
+    /// OOB areas, one of the state bytes (after what was gathered before
+    /// it). Anything else, or a run with a page the NAND rules refuse,
+    /// takes the default path (one [`Flash::program`] after the other), so
+    /// errors come exactly as from single programs.
+    fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> Result<()> {
+        let n = pages.len();
+        let g = self.header.geometry;
+        let (ps, os) = (g.page_size(), g.oob_size as usize);
+        let direct = n > 1
+            && !self.read_only
+            && self.header.layout.oob_region_size != 0
+            && data.len() == n * ps
+            && oob.len().is_multiple_of(n)
+            && oob.len() / n <= os
+            && pages.iter().all(|&p| g.check_page(p).is_ok())
+            && pages
+                .windows(2)
+                .all(|w| self.slot(w[1]) == self.slot(w[0]) + 1);
+        if !direct {
+            return crate::program_each(self, pages, data, oob);
+        }
+        // Record the pages in order (a run may hold several pages of one
+        // block); undo and take the default path if the rules refuse one.
+        let on = oob.len() / n;
+        for (i, &p) in pages.iter().enumerate() {
+            if self.pages.check_program(p).is_err() {
+                for &q in &pages[..i] {
+                    self.pages.set_raw(q, false);
+                }
+                return crate::program_each(self, pages, data, oob);
+            }
+            self.pages.record_program(p, ps + on);
+        }
+        let undo = |f: &mut Self| {
+            for &q in pages {
+                f.pages.set_raw(q, false);
+            }
+        };
+        if let Err(e) = self.submit_gather() {
+            undo(self);
+            return Err(e);
+        }
+        // The OOB areas, padded, staged in the (empty) gather's OOB buffer.
+        let mut areas = std::mem::take(&mut self.gather.oob);
+        for i in 0..n {
+            areas.extend_from_slice(&oob[i * on..(i + 1) * on]);
+            areas.extend_from_slice(&self.erased_oob[..os - on]);
+        }
+        let first = self.slot(pages[0]);
+        let l = self.header.layout;
+        let states = vec![STATE_PROGRAMMED; n];
+        let written = self
+            .file
+            .write_all_at(data, l.data_offset(first))
+            .and_then(|()| {
+                self.file
+                    .write_all_at(&areas, self.oob_offset_of_slot(first))
+            })
+            .and_then(|()| self.file.write_all_at(&states, l.state_offset + first));
+        areas.clear();
+        self.gather.oob = areas;
+        if let Err(e) = written {
+            undo(self);
+            return Err(self.io(e));
+        }
+        self.note_written((data.len() + n * os) as u64);
+        Ok(())
+    }
+
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.header.geometry.check_block(block)?;
         self.check_writable()?;

@@ -28,6 +28,10 @@ use super::format::{self, data_crc, data_oob, DATA_OOB_LEN};
 use super::layout::{La, Psa};
 use super::{Active, Scftl};
 
+/// Most bytes of whole pages one [`Scftl::program_run_direct`] hands the
+/// flash (the image backend's `GATHER_BYTES`: larger runs gain nothing).
+const RUN_BYTES: usize = 2 << 20;
+
 impl<F: Flash> Scftl<F> {
     pub(super) fn write_impl(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
         let ss = self.layout.sector_size;
@@ -56,8 +60,19 @@ impl<F: Flash> Scftl<F> {
                 // sector, exactly as for any other sector).
                 let a = self.open_active()?;
                 if !self.gc_needed() {
-                    self.program_page_direct(a, first, &rest[..page_bytes])?;
-                    done += page_bytes;
+                    // Every whole page the active superblock still has room
+                    // for goes in one run: programming within the active
+                    // superblock changes nothing GC depends on.
+                    let room = (self.layout.pages_per_sb - a.next_page) as usize;
+                    let k = (rest.len() / page_bytes)
+                        .min(room)
+                        .min((RUN_BYTES / page_bytes).max(1));
+                    if k > 1 {
+                        self.program_run_direct(a, first, &rest[..k * page_bytes])?;
+                    } else {
+                        self.program_page_direct(a, first, &rest[..page_bytes])?;
+                    }
+                    done += k.max(1) * page_bytes;
                     continue;
                 }
             }
@@ -79,6 +94,70 @@ impl<F: Flash> Scftl<F> {
         self.updates += 1;
         self.delta.note_sector(la, psa, crc);
         self.delta.push(&mut self.flash, &self.layout, la, psa)
+    }
+
+    /// [`Self::program_page_direct`] for several whole pages at once (the
+    /// next `run.len() / page_bytes` pages of the active superblock `a`,
+    /// logical sectors `first..`), handed to the flash as one
+    /// [`Flash::program_many`], which the image backend writes straight
+    /// from `run`. Each page's OOB is built as for a single page; then the
+    /// pages are noted and mapped in order, as if programmed one by one
+    /// (the tentative delta pages that mapping may program come after the
+    /// run's data pages instead of between them: nothing is synced in
+    /// between, so a crash could already land any subset of them).
+    fn program_run_direct(&mut self, a: Active, first: u64, run: &[u8]) -> Result<()> {
+        debug_assert_eq!(self.mb_fill, 0);
+        let ss = self.layout.sector_size;
+        let spp = self.layout.spp;
+        let page_bytes = spp as usize * ss;
+        let k = run.len() / page_bytes;
+        let on = self.mb_oob.len();
+        let mut pages = std::mem::take(&mut self.run_pages);
+        let mut oobs = std::mem::take(&mut self.run_oob);
+        pages.clear();
+        oobs.clear();
+        for (i, page) in run.chunks_exact(page_bytes).enumerate() {
+            let sector_first = first + (i * spp as usize) as u64;
+            for (slot, sector) in page.chunks_exact(ss).enumerate() {
+                let la = La((sector_first + slot as u64) as u32);
+                data_oob::CRC
+                    .at(slot * DATA_OOB_LEN)
+                    .put_u32(&mut self.mb_oob, data_crc(la, sector));
+                self.put_oob_la(slot as u32, la);
+            }
+            oobs.extend_from_slice(&self.mb_oob);
+            self.mb_oob.fill(0xFF);
+            pages.push(self.layout.page_addr(a.sb, a.next_page + i as u32));
+        }
+        let programmed = self.flash.program_many(&pages, run, &oobs);
+        let mut result = programmed.map_err(FtlError::from);
+        if result.is_ok() {
+            result = (|| {
+                for i in 0..k {
+                    let oob = &oobs[i * on..(i + 1) * on];
+                    if self.oob_commit && self.oob_run_pages < format::MAX_OOB_EPOCH_PAGES {
+                        format::push_page_records(&mut self.oob_run, spp, oob);
+                    }
+                    self.oob_run_pages = self.oob_run_pages.saturating_add(1);
+                    let j = a.next_page + i as u32;
+                    self.active = Some(Active {
+                        sb: a.sb,
+                        next_page: j + 1,
+                    });
+                    let sector_first = first + (i * spp as usize) as u64;
+                    for slot in 0..spp {
+                        let la = La((sector_first + u64::from(slot)) as u32);
+                        let psa = self.layout.psa(a.sb, j, slot);
+                        let crc = data_oob::CRC.at(slot as usize * DATA_OOB_LEN).get_u32(oob);
+                        self.note_written(la, psa, crc)?;
+                    }
+                }
+                Ok(())
+            })();
+        }
+        self.run_pages = pages;
+        self.run_oob = oobs;
+        result
     }
 
     /// Programs `page` (one page of user data for logical sectors `first..`)

@@ -134,6 +134,11 @@ pub struct Scftl<F: Flash> {
     /// slot, 0xFF elsewhere (docs/FORMAT.md §4.7).
     mb_oob: Vec<u8>,
     mb_fill: u32,
+    /// A run of whole pages written straight from the caller's buffer
+    /// (`datapath.rs` `program_run_direct`): their addresses and their OOB
+    /// areas (`mb_oob.len()` bytes each), at most `RUN_PAGES` of them.
+    run_pages: Vec<flash::PageAddr>,
+    run_oob: Vec<u8>,
     /// The data-sector CRCs of one page, read back from flash.
     oob_scratch: Vec<u8>,
     delta: DeltaLog,
@@ -377,6 +382,8 @@ impl<F: Flash> Scftl<F> {
                 }
             ],
             mb_fill: 0,
+            run_pages: Vec::new(),
+            run_oob: Vec::new(),
             oob_scratch: vec![0xFF; layout.spp as usize * format::DATA_OOB_LEN],
             delta,
             live_slot,
