@@ -19,7 +19,8 @@ use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Default time a client has from getting its slot to choosing the export
@@ -107,6 +108,18 @@ pub(crate) struct Socket {
     idle: Option<Duration>,
     /// The timeout last given to the kernel, to skip repeating the syscall.
     applied: Option<Option<Duration>>,
+}
+
+/// Readers polling their sockets now, and the most allowed at once.
+static POLLERS: AtomicUsize = AtomicUsize::new(0);
+
+fn max_pollers() -> usize {
+    static MAX: OnceLock<usize> = OnceLock::new();
+    *MAX.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get().saturating_sub(1))
+            .max(1)
+    })
 }
 
 pub(crate) enum Stream {
@@ -203,6 +216,42 @@ impl Socket {
             (None, Some(t)) => timed_out(&format!("idle for {} s (idle timeout)", t.as_secs_f64())),
             (None, None) => e,
         }
+    }
+}
+
+impl Socket {
+    /// Polls the socket (without blocking) until it is readable, fails, or
+    /// `poll` has passed, unless the most pollers allowed are polling
+    /// (`ServerConfig::poll`); the read that follows then finds its bytes
+    /// without a wake-up.
+    pub(crate) fn poll_readable(&self, poll: Duration) {
+        use std::os::fd::AsRawFd;
+        let taken = POLLERS.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < max_pollers()).then_some(n + 1)
+        });
+        if taken.is_err() {
+            return;
+        }
+        let fd = match &self.stream {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+        };
+        let start = Instant::now();
+        loop {
+            let mut p = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one pollfd on a descriptor this socket owns, a zero
+            // timeout: the kernel only writes `revents`.
+            let r = unsafe { libc::poll(&mut p, 1, 0) };
+            if r != 0 || start.elapsed() >= poll {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        POLLERS.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

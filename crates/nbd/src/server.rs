@@ -330,6 +330,15 @@ where
                             s.shutdown_read();
                         }
                     };
+                    let poller = shared
+                        .config
+                        .poll
+                        .and_then(|d| Some((writer.try_clone().ok()?, d)));
+                    let poll_next = move || {
+                        if let Some((s, d)) = &poller {
+                            s.poll_readable(*d);
+                        }
+                    };
                     let end = transmission::run_pipelined(
                         shared,
                         reader,
@@ -337,6 +346,7 @@ where
                         &mut stats,
                         peer,
                         stop,
+                        poll_next,
                     );
                     let _ = writer.flush();
                     return (end, stats);

@@ -584,6 +584,39 @@ fn idle_timeout_closes_a_silent_established_client() {
     assert_eq!(read(&mut t, 0, 512).unwrap(), vec![7; 512]);
 }
 
+#[test]
+fn a_polling_reader_answers_after_long_gaps_and_keeps_the_idle_timeout() {
+    // Polls of 20 ms, gaps of 80 ms: every request after a gap is read by
+    // a reader that gave up polling and blocked; the idle timeout still
+    // closes the connection afterwards.
+    let cfg = ServerConfig {
+        poll: Some(Duration::from_millis(20)),
+        ..limited(2, 5000, Some(400))
+    };
+    let r = Running::start(RamDisk::new(SS, 8, None), cfg);
+    let mut s = r.connect();
+    go(&mut s);
+    for i in 0..3u8 {
+        assert_eq!(write(&mut s, u64::from(i) * 512, &[i + 1; 512], 0), 0);
+        std::thread::sleep(Duration::from_millis(80));
+        assert_eq!(
+            read(&mut s, u64::from(i) * 512, 512).unwrap(),
+            vec![i + 1; 512]
+        );
+    }
+    assert!(closed_by_server(&mut s, Duration::from_secs(5)));
+    // With polling off, the same exchange works.
+    let cfg = ServerConfig {
+        poll: None,
+        ..quiet_config()
+    };
+    let r = Running::start(RamDisk::new(SS, 8, None), cfg);
+    let mut s = r.connect();
+    go(&mut s);
+    assert_eq!(write(&mut s, 0, &[9; 512], 0), 0);
+    assert_eq!(read(&mut s, 0, 512).unwrap(), vec![9; 512]);
+}
+
 /// A throwaway CA-less self-signed certificate for "localhost", written to
 /// `dir`; returns the credentials and the certificate (DER) to trust.
 fn test_creds(dir: &std::path::Path) -> (crate::TlsCreds, Vec<u8>) {

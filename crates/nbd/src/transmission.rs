@@ -228,7 +228,10 @@ const PIPELINE_DEPTH: usize = 16;
 /// reader itself: handing it over would cost a thread wake-up per request
 /// and overlap nothing. `stop_reading` must make a read blocked on `r`
 /// return (e.g. shut the socket's read side down); it is called when
-/// answering ends first.
+/// answering ends first. `poll_next` is called after the reader answered a
+/// request itself and nothing more is buffered: a client at iodepth 1
+/// sends its next request soon, and polling for it (`ServerConfig::poll`)
+/// spares the reader a wake-up; with requests queued it is not called.
 pub fn run_pipelined<D, R, W>(
     shared: &Shared<D>,
     mut r: io::BufReader<R>,
@@ -236,6 +239,7 @@ pub fn run_pipelined<D, R, W>(
     stats: &mut ConnStats,
     peer: &str,
     stop_reading: impl FnOnce(),
+    poll_next: impl Fn() + Send + Sync,
 ) -> End
 where
     D: BlockDevice + Send,
@@ -261,7 +265,7 @@ where
         answer(shared, *w, inc, stats, peer)
     };
     std::thread::scope(|scope| {
-        let (queued, room, answer_locked) = (&queued, &room, &answer_locked);
+        let (queued, room, answer_locked, poll_next) = (&queued, &room, &answer_locked, &poll_next);
         scope.spawn(move || {
             let busy = || lock(queued).0 > 0;
             let mut spare = None;
@@ -302,6 +306,9 @@ where
                             let _ = tx.send(Incoming::End(end));
                             return;
                         }
+                    }
+                    if r.buffer().is_empty() {
+                        poll_next();
                     }
                     continue;
                 }
