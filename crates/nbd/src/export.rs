@@ -55,14 +55,16 @@ pub struct ServerConfig {
     /// Longest wait for a request (or for the socket) once the export is
     /// chosen; `None`: an established client may stay idle forever.
     pub idle_timeout: Option<Duration>,
-    /// After answering, a connection's reader polls its socket for the next
-    /// request this long before it blocks in the kernel (`None`: it blocks
-    /// at once). At iodepth 1 a client's next request usually arrives
-    /// within tens of microseconds, and waking a blocked thread on another
-    /// CPU costs about as much; polling saves that wake-up for one CPU's
-    /// worth of time while a client keeps the server busy, and nothing when
-    /// it is idle. At most `available_parallelism() - 1` readers (at least
-    /// one) poll at a time, so polling never takes every CPU.
+    /// Once a connection's reader answered a request itself (one request in
+    /// flight), each of its socket reads polls this long before it blocks
+    /// in the kernel (`None`: it blocks at once). At iodepth 1 a client's
+    /// next request (and the next part of a payload) usually arrives within
+    /// tens of microseconds, and waking a blocked thread on another CPU
+    /// costs about as much; polling saves that wake-up for CPU time while a
+    /// client keeps the server busy, and nothing when it is idle. At most
+    /// `available_parallelism() - 1` readers (at least one) poll at a time,
+    /// and none while more connections transfer than that, so polling never
+    /// takes the CPUs a busy server needs.
     pub poll: Option<Duration>,
     /// `NBD_OPT_STARTTLS` policy and credentials.
     pub tls: Tls,

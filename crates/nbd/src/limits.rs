@@ -19,8 +19,8 @@ use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Default time a client has from getting its slot to choosing the export
@@ -108,10 +108,34 @@ pub(crate) struct Socket {
     idle: Option<Duration>,
     /// The timeout last given to the kernel, to skip repeating the syscall.
     applied: Option<Option<Duration>>,
+    /// Microseconds each read polls before it blocks (0: it blocks at
+    /// once), shared by every handle on the socket (`set_poll`).
+    poll_us: Arc<AtomicU64>,
 }
 
 /// Readers polling their sockets now, and the most allowed at once.
 static POLLERS: AtomicUsize = AtomicUsize::new(0);
+
+/// Connections past their handshake, in this process.
+static TRANSFERRING: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a connection as transferring while it lives: with more such
+/// connections than may poll, none polls (their spinning would take the
+/// CPUs the requests need; a busy server does not wait for wake-ups).
+pub(crate) struct Transferring(());
+
+impl Transferring {
+    pub(crate) fn start() -> Transferring {
+        TRANSFERRING.fetch_add(1, Ordering::AcqRel);
+        Transferring(())
+    }
+}
+
+impl Drop for Transferring {
+    fn drop(&mut self) {
+        TRANSFERRING.fetch_sub(1, Ordering::AcqRel);
+    }
+}
 
 fn max_pollers() -> usize {
     static MAX: OnceLock<usize> = OnceLock::new();
@@ -138,7 +162,15 @@ impl Socket {
             deadline: handshake.map(|t| Instant::now() + t),
             idle,
             applied: None,
+            poll_us: Arc::new(AtomicU64::new(0)),
         }
+    }
+
+    /// Makes reads (through any handle on this socket) poll for `poll`
+    /// before they block, or stop polling (`None`).
+    pub(crate) fn set_poll(&self, poll: Option<Duration>) {
+        let us = poll.map_or(0, |d| d.as_micros().min(u128::from(u64::MAX)) as u64);
+        self.poll_us.store(us, Ordering::Relaxed);
     }
 
     /// The handshake is over: from now on only the idle timeout applies.
@@ -158,6 +190,7 @@ impl Socket {
             deadline: self.deadline,
             idle: self.idle,
             applied: None,
+            poll_us: Arc::clone(&self.poll_us),
         })
     }
 
@@ -221,11 +254,15 @@ impl Socket {
 
 impl Socket {
     /// Polls the socket (without blocking) until it is readable, fails, or
-    /// `poll` has passed, unless the most pollers allowed are polling
+    /// `poll` has passed, unless the most pollers allowed are polling or
+    /// more connections are transferring than may poll
     /// (`ServerConfig::poll`); the read that follows then finds its bytes
     /// without a wake-up.
-    pub(crate) fn poll_readable(&self, poll: Duration) {
+    fn poll_readable(&self, poll: Duration) {
         use std::os::fd::AsRawFd;
+        if TRANSFERRING.load(Ordering::Acquire) > max_pollers() {
+            return;
+        }
         let taken = POLLERS.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
             (n < max_pollers()).then_some(n + 1)
         });
@@ -262,6 +299,10 @@ fn timed_out(msg: &str) -> io::Error {
 impl Read for Socket {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.arm()?;
+        let poll = self.poll_us.load(Ordering::Relaxed);
+        if poll > 0 && self.deadline.is_none() {
+            self.poll_readable(Duration::from_micros(poll));
+        }
         let r = match &mut self.stream {
             Stream::Tcp(s) => s.read(buf),
             Stream::Unix(s) => s.read(buf),

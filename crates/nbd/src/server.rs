@@ -324,6 +324,7 @@ where
                 // Plain sockets: a reader thread reads ahead while this one
                 // answers.
                 Ok((reader, mut writer)) => {
+                    let _counted = crate::limits::Transferring::start();
                     let stopper = writer.try_clone();
                     let stop = move || {
                         if let Ok(s) = stopper {
@@ -334,9 +335,9 @@ where
                         .config
                         .poll
                         .and_then(|d| Some((writer.try_clone().ok()?, d)));
-                    let poll_next = move || {
+                    let set_polling = move |on: bool| {
                         if let Some((s, d)) = &poller {
-                            s.poll_readable(*d);
+                            s.set_poll(on.then_some(*d));
                         }
                     };
                     let end = transmission::run_pipelined(
@@ -346,7 +347,7 @@ where
                         &mut stats,
                         peer,
                         stop,
-                        poll_next,
+                        set_polling,
                     );
                     let _ = writer.flush();
                     return (end, stats);

@@ -228,10 +228,12 @@ const PIPELINE_DEPTH: usize = 16;
 /// reader itself: handing it over would cost a thread wake-up per request
 /// and overlap nothing. `stop_reading` must make a read blocked on `r`
 /// return (e.g. shut the socket's read side down); it is called when
-/// answering ends first. `poll_next` is called after the reader answered a
-/// request itself and nothing more is buffered: a client at iodepth 1
-/// sends its next request soon, and polling for it (`ServerConfig::poll`)
-/// spares the reader a wake-up; with requests queued it is not called.
+/// answering ends first. `set_polling(true)` is called after the reader
+/// answered a request itself, `set_polling(false)` when it queues one: a
+/// client with one request in flight (iodepth 1) sends its next request,
+/// and the next part of a payload, soon, and reads that poll for them
+/// (`ServerConfig::poll`) spare the reader a wake-up each; with requests
+/// queued the reader never polls.
 pub fn run_pipelined<D, R, W>(
     shared: &Shared<D>,
     mut r: io::BufReader<R>,
@@ -239,7 +241,7 @@ pub fn run_pipelined<D, R, W>(
     stats: &mut ConnStats,
     peer: &str,
     stop_reading: impl FnOnce(),
-    poll_next: impl Fn() + Send + Sync,
+    set_polling: impl Fn(bool) + Send + Sync,
 ) -> End
 where
     D: BlockDevice + Send,
@@ -265,7 +267,8 @@ where
         answer(shared, *w, inc, stats, peer)
     };
     std::thread::scope(|scope| {
-        let (queued, room, answer_locked, poll_next) = (&queued, &room, &answer_locked, &poll_next);
+        let (queued, room, answer_locked, set_polling) =
+            (&queued, &room, &answer_locked, &set_polling);
         scope.spawn(move || {
             let busy = || lock(queued).0 > 0;
             let mut spare = None;
@@ -307,11 +310,10 @@ where
                             return;
                         }
                     }
-                    if r.buffer().is_empty() {
-                        poll_next();
-                    }
+                    set_polling(true);
                     continue;
                 }
+                set_polling(false);
                 if tx.send(inc).is_err() || last {
                     return;
                 }
