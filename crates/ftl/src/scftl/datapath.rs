@@ -67,12 +67,9 @@ impl<F: Flash> Scftl<F> {
                     let k = (rest.len() / page_bytes)
                         .min(room)
                         .min((RUN_BYTES / page_bytes).max(1));
-                    if k > 1 {
-                        self.program_run_direct(a, first, &rest[..k * page_bytes])?;
-                    } else {
-                        self.program_page_direct(a, first, &rest[..page_bytes])?;
-                    }
-                    done += k.max(1) * page_bytes;
+                    let k = k.max(1);
+                    self.program_run_direct(a, first, &rest[..k * page_bytes])?;
+                    done += k * page_bytes;
                     continue;
                 }
             }
@@ -96,15 +93,17 @@ impl<F: Flash> Scftl<F> {
         self.delta.push(&mut self.flash, &self.layout, la, psa)
     }
 
-    /// [`Self::program_page_direct`] for several whole pages at once (the
-    /// next `run.len() / page_bytes` pages of the active superblock `a`,
-    /// logical sectors `first..`), handed to the flash as one
+    /// Programs whole pages of user data (the next `run.len() / page_bytes`
+    /// pages of the active superblock `a`, logical sectors `first..`)
+    /// straight from the caller's buffer: the merge buffer is empty, so it
+    /// would only have been a staging copy. They go to the flash as one
     /// [`Flash::program_many`], which the image backend writes straight
-    /// from `run`. Each page's OOB is built as for a single page; then the
-    /// pages are noted and mapped in order, as if programmed one by one
-    /// (the tentative delta pages that mapping may program come after the
-    /// run's data pages instead of between them: nothing is synced in
-    /// between, so a crash could already land any subset of them).
+    /// from `run`. Each sector's checksum is computed once, into its page's
+    /// OOB; then the pages are noted and mapped in order, as if programmed
+    /// one by one (the tentative delta pages that mapping may program come
+    /// after the run's data pages instead of between them: nothing is
+    /// synced in between, so a crash could already land any subset of
+    /// them).
     fn program_run_direct(&mut self, a: Active, first: u64, run: &[u8]) -> Result<()> {
         debug_assert_eq!(self.mb_fill, 0);
         let ss = self.layout.sector_size;
@@ -158,40 +157,6 @@ impl<F: Flash> Scftl<F> {
         self.run_pages = pages;
         self.run_oob = oobs;
         result
-    }
-
-    /// Programs `page` (one page of user data for logical sectors `first..`)
-    /// as the next page of the active superblock `a`, straight from the
-    /// caller's buffer: the merge buffer is empty, so it would only have
-    /// been a staging copy. Each sector's checksum is computed once, into
-    /// the OOB, and then mapped like an appended sector.
-    fn program_page_direct(&mut self, a: Active, first: u64, page: &[u8]) -> Result<()> {
-        debug_assert_eq!(self.mb_fill, 0);
-        let ss = self.layout.sector_size;
-        for (slot, sector) in page.chunks_exact(ss).enumerate() {
-            let la = La((first + slot as u64) as u32);
-            data_oob::CRC
-                .at(slot * DATA_OOB_LEN)
-                .put_u32(&mut self.mb_oob, data_crc(la, sector));
-            self.put_oob_la(slot as u32, la);
-        }
-        let addr = self.layout.page_addr(a.sb, a.next_page);
-        self.flash.program(addr, page, &self.mb_oob)?;
-        self.note_run_page();
-        self.active = Some(Active {
-            sb: a.sb,
-            next_page: a.next_page + 1,
-        });
-        for slot in 0..self.layout.spp {
-            let la = La((first + u64::from(slot)) as u32);
-            let psa = self.layout.psa(a.sb, a.next_page, slot);
-            let crc = data_oob::CRC
-                .at(slot as usize * DATA_OOB_LEN)
-                .get_u32(&self.mb_oob);
-            self.note_written(la, psa, crc)?;
-        }
-        self.mb_oob.fill(0xFF);
-        Ok(())
     }
 
     pub(super) fn read_impl(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
