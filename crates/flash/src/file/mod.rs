@@ -481,40 +481,54 @@ impl<Io: ImageIo> FileFlash<Io> {
         Ok(())
     }
 
-    /// Writes the gathered programs: all their data, then all their OOB
-    /// areas, then all their state bytes, so a process killed in between
-    /// leaves their pages erased. If a write fails, the gathered pages are
-    /// erased again in memory (the file may hold some of their bytes, but
-    /// not a state byte saying so unless the last write got that far) and
-    /// the error is returned.
-    fn submit_gather(&mut self) -> Result<()> {
-        if self.gather.count == 0 {
-            return Ok(());
-        }
-        let (first, count) = (self.gather.first, self.gather.count);
-        let states = vec![STATE_PROGRAMMED; count as usize];
-        let l = &self.header.layout;
+    /// Writes `n` programs of the consecutive slots from `first`: all their
+    /// data, then all their OOB areas (`oob_size` bytes each, padded), then
+    /// all their state bytes, so a process killed in between leaves their
+    /// pages erased. If a write fails, the pages are erased again in memory
+    /// (the file may hold some of their bytes, but no state byte saying so
+    /// unless the last write got that far) and the error is returned.
+    fn write_run(&mut self, first: u64, n: usize, data: &[u8], oob_areas: &[u8]) -> Result<()> {
+        let l = self.header.layout;
+        let states = vec![STATE_PROGRAMMED; n];
         let written = self
             .file
-            .write_all_at(&self.gather.data, l.data_offset(first))
+            .write_all_at(data, l.data_offset(first))
             .and_then(|()| {
                 self.file
-                    .write_all_at(&self.gather.oob, self.oob_offset_of_slot(first))
+                    .write_all_at(oob_areas, self.oob_offset_of_slot(first))
             })
             .and_then(|()| self.file.write_all_at(&states, l.state_offset + first));
-        let bytes = (self.gather.data.len() + self.gather.oob.len()) as u64;
-        self.gather.count = 0;
-        self.gather.data.clear();
-        self.gather.oob.clear();
         if let Err(e) = written {
-            for i in 0..count {
+            for i in 0..n as u64 {
                 let page = l.page_of_slot(&self.header.geometry, first + i);
                 self.pages.set_raw(page, false);
             }
             return Err(self.io(e));
         }
-        self.note_written(bytes);
+        self.note_written((data.len() + oob_areas.len()) as u64);
         Ok(())
+    }
+
+    /// Writes the gathered programs ([`Self::write_run`]) and empties the
+    /// gather.
+    fn submit_gather(&mut self) -> Result<()> {
+        if self.gather.count == 0 {
+            return Ok(());
+        }
+        let (first, n) = (self.gather.first, self.gather.count as usize);
+        let mut data = std::mem::take(&mut self.gather.data);
+        let mut oob = std::mem::take(&mut self.gather.oob);
+        let written = self.write_run(first, n, &data, &oob);
+        // The buffers go back, emptied, keeping their capacity.
+        data.clear();
+        oob.clear();
+        self.gather = Gather {
+            first: 0,
+            count: 0,
+            data,
+            oob,
+        };
+        written
     }
 
     /// Counts programmed bytes written to the file and starts write-out
@@ -698,13 +712,10 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
             }
             self.pages.record_program(p, ps + on);
         }
-        let undo = |f: &mut Self| {
-            for &q in pages {
-                f.pages.set_raw(q, false);
-            }
-        };
         if let Err(e) = self.submit_gather() {
-            undo(self);
+            for &q in pages {
+                self.pages.set_raw(q, false);
+            }
             return Err(e);
         }
         // The OOB areas, padded, staged in the (empty) gather's OOB buffer.
@@ -713,25 +724,10 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
             areas.extend_from_slice(&oob[i * on..(i + 1) * on]);
             areas.extend_from_slice(&self.erased_oob[..os - on]);
         }
-        let first = self.slot(pages[0]);
-        let l = self.header.layout;
-        let states = vec![STATE_PROGRAMMED; n];
-        let written = self
-            .file
-            .write_all_at(data, l.data_offset(first))
-            .and_then(|()| {
-                self.file
-                    .write_all_at(&areas, self.oob_offset_of_slot(first))
-            })
-            .and_then(|()| self.file.write_all_at(&states, l.state_offset + first));
+        let written = self.write_run(self.slot(pages[0]), n, data, &areas);
         areas.clear();
         self.gather.oob = areas;
-        if let Err(e) = written {
-            undo(self);
-            return Err(self.io(e));
-        }
-        self.note_written((data.len() + n * os) as u64);
-        Ok(())
+        written
     }
 
     fn erase(&mut self, block: BlockId) -> Result<()> {

@@ -109,8 +109,6 @@ impl<F: Flash> Scftl<F> {
         let ss = self.layout.sector_size;
         let spp = self.layout.spp;
         let page_bytes = spp as usize * ss;
-        let k = run.len() / page_bytes;
-        let on = self.mb_oob.len();
         let mut pages = std::mem::take(&mut self.run_pages);
         let mut oobs = std::mem::take(&mut self.run_oob);
         pages.clear();
@@ -128,35 +126,43 @@ impl<F: Flash> Scftl<F> {
             self.mb_oob.fill(0xFF);
             pages.push(self.layout.page_addr(a.sb, a.next_page + i as u32));
         }
-        let programmed = self.flash.program_many(&pages, run, &oobs);
-        let mut result = programmed.map_err(FtlError::from);
-        if result.is_ok() {
-            result = (|| {
-                for i in 0..k {
-                    let oob = &oobs[i * on..(i + 1) * on];
-                    if self.oob_commit && self.oob_run_pages < format::MAX_OOB_EPOCH_PAGES {
-                        format::push_page_records(&mut self.oob_run, spp, oob);
-                    }
-                    self.oob_run_pages = self.oob_run_pages.saturating_add(1);
-                    let j = a.next_page + i as u32;
-                    self.active = Some(Active {
-                        sb: a.sb,
-                        next_page: j + 1,
-                    });
-                    let sector_first = first + (i * spp as usize) as u64;
-                    for slot in 0..spp {
-                        let la = La((sector_first + u64::from(slot)) as u32);
-                        let psa = self.layout.psa(a.sb, j, slot);
-                        let crc = data_oob::CRC.at(slot as usize * DATA_OOB_LEN).get_u32(oob);
-                        self.note_written(la, psa, crc)?;
-                    }
-                }
-                Ok(())
-            })();
-        }
+        let result = self
+            .flash
+            .program_many(&pages, run, &oobs)
+            .map_err(FtlError::from)
+            .and_then(|()| self.map_run(a, first, &oobs));
+        self.mb_oob.fill(0xFF);
         self.run_pages = pages;
         self.run_oob = oobs;
         result
+    }
+
+    /// Notes and maps the pages of a run just programmed (their OOB areas
+    /// `oobs`, `mb_oob.len()` bytes each) in order, as
+    /// `program_merge_buffer` does for one page: each OOB goes back into the
+    /// merge buffer's place, where `note_run_page` reads a programmed
+    /// page's records (the caller refills it with 0xFF).
+    fn map_run(&mut self, a: Active, first: u64, oobs: &[u8]) -> Result<()> {
+        let spp = self.layout.spp;
+        for (i, oob) in oobs.chunks_exact(self.mb_oob.len()).enumerate() {
+            self.mb_oob.copy_from_slice(oob);
+            self.note_run_page();
+            let j = a.next_page + i as u32;
+            self.active = Some(Active {
+                sb: a.sb,
+                next_page: j + 1,
+            });
+            let sector_first = first + u64::from(i as u32 * spp);
+            for slot in 0..spp {
+                let la = La((sector_first + u64::from(slot)) as u32);
+                let psa = self.layout.psa(a.sb, j, slot);
+                let crc = data_oob::CRC
+                    .at(slot as usize * DATA_OOB_LEN)
+                    .get_u32(&self.mb_oob);
+                self.note_written(la, psa, crc)?;
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn read_impl(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
