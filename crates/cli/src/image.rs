@@ -568,4 +568,7 @@ impl<F: Flash> Flash for SlowSync<F> {
     fn lost_programs_can_return(&self) -> bool {
         self.inner.lost_programs_can_return()
     }
+    fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
+        self.inner.block_wear(block)
+    }
 }

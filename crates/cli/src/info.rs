@@ -79,7 +79,8 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
         let what = match f {
             1 => "each page's OOB after its data; copy the content into a new image for block-aligned pages in stripe order",
             2 => "page data block-aligned, OOB areas in their own region, pages in dense order; copy the content into a new image for stripe order",
-            _ => "page data block-aligned, OOB areas in their own region, pages in stripe order",
+            3 => "page data block-aligned, OOB areas in their own region, pages in stripe order; erase counts are not kept across opens: copy the content into a new image to keep them",
+            _ => "page data block-aligned, OOB areas in their own region, pages in stripe order, erase counts and bad blocks recorded",
         };
         rows.push(("image format".into(), format!("{f} ({what})")));
     }

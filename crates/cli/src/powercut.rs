@@ -137,6 +137,9 @@ impl Flash for CutFlash {
     fn lost_programs_can_return(&self) -> bool {
         self.lock().lost_programs_can_return()
     }
+    fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
+        self.lock().block_wear(block)
+    }
 }
 
 /// Calls `cut` on a background thread every time the process receives

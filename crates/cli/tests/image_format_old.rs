@@ -1,6 +1,7 @@
 //! Images of older image formats keep working: version 1 (docs/FORMAT.md
 //! §2: each page's OOB area right after its data, pages in dense order)
-//! and version 2 (OOB areas in their own region, pages in dense order). An
+//! version 2 (OOB areas in their own region, pages in dense order) and
+//! version 3 (pages in stripe order, no wear region). An
 //! SCFTL image written through `scftl serve` is rewritten by hand into the
 //! old layout, from the documented offsets, and then `scftl info` names its
 //! format, `scftl serve` reads every chunk back, takes new writes and a
@@ -140,6 +141,15 @@ fn a_version_1_image_is_served_and_stays_version_1() {
         "a_version_1_image_is_served_and_stays_version_1",
         1,
         "each page's OOB after its data",
+    );
+}
+
+#[test]
+fn a_version_3_image_is_served_and_stays_version_3() {
+    an_old_image_is_served_and_keeps_its_version(
+        "a_version_3_image_is_served_and_stays_version_3",
+        3,
+        "page data block-aligned, OOB areas in their own region, pages in stripe order; erase counts are not kept",
     );
 }
 

@@ -268,6 +268,9 @@ impl Flash for Backend {
     fn lost_programs_can_return(&self) -> bool {
         each!(self, c => c.lost_programs_can_return())
     }
+    fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
+        each!(self, c => c.block_wear(block))
+    }
 }
 
 /// Formats or opens an FTL over a device.

@@ -302,6 +302,34 @@ pub struct CrashFlash<F> {
     /// Pages that read as erased after an interrupted erase but will not
     /// hold a program (by page index).
     unstable: std::collections::HashSet<u64>,
+    /// Injected media failures still to come.
+    inject: Injection,
+}
+
+/// Media failures armed in a [`CrashFlash`]: the n-th next program or
+/// erase fails (1 = the next one).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Injection {
+    program_in: Option<u64>,
+    erase_in: Option<u64>,
+    programs_failed: u64,
+    erases_failed: u64,
+}
+
+/// Counts one more command against an armed countdown; true when it is the
+/// one that fails (the countdown is then disarmed).
+fn count_down(armed: &mut Option<u64>) -> bool {
+    match armed {
+        Some(1) => {
+            *armed = None;
+            true
+        }
+        Some(n) => {
+            *n -= 1;
+            false
+        }
+        None => false,
+    }
 }
 
 /// Most page buffers kept for reuse.
@@ -323,7 +351,30 @@ impl<F: RawFlash> CrashFlash<F> {
             own_bytes_read: 0,
             faults: MediaFaults::default(),
             unstable: std::collections::HashSet::new(),
+            inject: Injection::default(),
         }
+    }
+
+    /// Makes the `n`-th next program (1 = the next one, counted among
+    /// programs only) fail with [`crate::FlashError::ProgramFailed`], as
+    /// worn NAND does: the page is consumed with unspecified content
+    /// (zeros here), the block's other pages keep theirs. The failure is
+    /// a command like any other for power cuts; `n = 0` disarms.
+    pub fn fail_nth_program(&mut self, n: u64) {
+        self.inject.program_in = (n > 0).then_some(n);
+    }
+
+    /// Makes the `n`-th next erase (1 = the next one) fail with
+    /// [`crate::FlashError::EraseFailed`]: no page changes and the block is
+    /// worn out from then on (its wear record says so, and every later
+    /// program or erase of it fails). `n = 0` disarms.
+    pub fn fail_nth_erase(&mut self, n: u64) {
+        self.inject.erase_in = (n > 0).then_some(n);
+    }
+
+    /// Injected program and erase failures so far.
+    pub fn injected_failures(&self) -> (u64, u64) {
+        (self.inject.programs_failed, self.inject.erases_failed)
     }
 
     /// A copy of this device, in-flight set and power state included, over
@@ -336,6 +387,12 @@ impl<F: RawFlash> CrashFlash<F> {
             let page = g.page_at(i);
             if let img @ PageImage::Programmed { .. } = self.inner.page_image(page)? {
                 fresh.set_page_image(page, img)?;
+            }
+        }
+        for b in 0..g.total_blocks() {
+            let w = self.inner.block_wear(BlockId(b))?;
+            if w != fresh.block_wear(BlockId(b))? {
+                fresh.set_block_wear(BlockId(b), w)?;
             }
         }
         let n = self.inner.nvram_size().min(fresh.nvram_size());
@@ -358,6 +415,7 @@ impl<F: RawFlash> CrashFlash<F> {
             own_bytes_read: self.own_bytes_read,
             faults: self.faults,
             unstable: self.unstable.clone(),
+            inject: self.inject,
         })
     }
 
@@ -969,10 +1027,29 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
 
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
-        self.inner.program(page, data, oob)?;
-        // A program succeeds only on an erased page, so that is the image
-        // before it; the image after it is the backend's.
-        self.record(page, PageImage::Erased, false);
+        let programmed = self.inner.program(page, data, oob);
+        // A program takes effect (or fails as a media failure, consuming
+        // the page) only on an erased page, so that is the image before it;
+        // the image after it is the backend's.
+        match &programmed {
+            Ok(()) => self.record(page, PageImage::Erased, false),
+            Err(e) if e.is_media_failure() => {
+                self.record(page, PageImage::Erased, false);
+                return programmed;
+            }
+            Err(_) => return programmed,
+        }
+        if count_down(&mut self.inject.program_in) {
+            let d = vec![0u8; self.geometry.page_size()].into_boxed_slice();
+            let o = vec![0u8; self.geometry.oob_size as usize].into_boxed_slice();
+            self.inner
+                .set_page_image(page, PageImage::Programmed { data: d, oob: o })?;
+            self.inject.programs_failed += 1;
+            return Err(crate::FlashError::ProgramFailed {
+                block: page.block.0,
+                page: page.page,
+            });
+        }
         if !self.unstable.is_empty() && self.unstable.remove(&self.geometry.page_index(page)) {
             // The page only looked erased: the program does not hold.
             let mut d = vec![0u8; self.geometry.page_size()].into_boxed_slice();
@@ -989,6 +1066,14 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.begin_command()?;
         self.geometry.check_block(block)?;
+        if count_down(&mut self.inject.erase_in) {
+            let mut wear = self.inner.block_wear(block)?;
+            wear.erases = wear.erases.saturating_add(1);
+            wear.health = crate::BlockHealth::WornOut;
+            self.inner.set_block_wear(block, wear)?;
+            self.inject.erases_failed += 1;
+            return Err(crate::FlashError::EraseFailed { block: block.0 });
+        }
         for p in 0..self.geometry.pages_per_block {
             let page = PageAddr { block, page: p };
             let current = self.capture(page)?;
@@ -1029,6 +1114,9 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
     /// itself).
     fn lost_programs_can_return(&self) -> bool {
         self.inner.lost_programs_can_return()
+    }
+    fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
+        self.inner.block_wear(block)
     }
     fn counters(&self) -> FlashCounters {
         let mut c = self.inner.counters();

@@ -25,8 +25,8 @@
 use crate::mem::default_nvram_size;
 use crate::pages::{ram_flash_impl, PageStates};
 use crate::{
-    check_page_image, put_page, BlockId, FlashError, Geometry, PageAddr, PageImage, RawFlash,
-    Result, ERASED_BYTE,
+    check_page_image, put_page, BlockId, BlockWear, FlashError, Geometry, PageAddr, PageImage,
+    RawFlash, Result, WearModel, ERASED_BYTE,
 };
 
 /// Bytes kept from the start of each sector of a data page.
@@ -74,6 +74,17 @@ impl DatalessFlash {
         is_metadata: Vec<bool>,
         nvram_size: usize,
     ) -> Result<DatalessFlash> {
+        Self::with_wear(geometry, is_metadata, nvram_size, WearModel::UNLIMITED)
+    }
+
+    /// Like [`DatalessFlash::with_nvram`] for a new device that wears out
+    /// as `model` says.
+    pub fn with_wear(
+        geometry: Geometry,
+        is_metadata: Vec<bool>,
+        nvram_size: usize,
+        model: WearModel,
+    ) -> Result<DatalessFlash> {
         geometry.validate()?;
         let blocks = geometry.total_blocks() as usize;
         if is_metadata.len() != blocks {
@@ -87,7 +98,7 @@ impl DatalessFlash {
             geometry,
             is_metadata,
             blocks: (0..blocks).map(|_| None).collect(),
-            pages: PageStates::new(geometry),
+            pages: PageStates::new(geometry, model),
             nvram: vec![0; nvram_size],
             stored_bytes: 0,
         })
@@ -261,6 +272,12 @@ impl RawFlash for DatalessFlash {
         if self.pages.block_is_erased(page.block) {
             self.free_block(page.block);
         }
+        Ok(())
+    }
+
+    fn set_block_wear(&mut self, block: BlockId, wear: BlockWear) -> Result<()> {
+        self.geometry.check_block(block)?;
+        self.pages.set_wear(block, wear);
         Ok(())
     }
 }

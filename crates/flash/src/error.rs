@@ -45,6 +45,16 @@ pub enum FlashError {
     },
     #[error("power lost: the device accepts no command until it is restarted")]
     PowerLoss,
+    /// A program the NAND failed (a bad or worn block): the page is
+    /// consumed with unspecified content; the block's other pages keep
+    /// theirs. The FTL must write the data elsewhere and stop using the
+    /// block.
+    #[error("program of page {page} of block {block} failed (the block is bad or worn out); write the data elsewhere and retire the block")]
+    ProgramFailed { block: u32, page: u32 },
+    /// An erase the NAND failed: no page changed, and the block is bad
+    /// from now on.
+    #[error("erase of block {block} failed (the block is bad or worn out); retire it")]
+    EraseFailed { block: u32 },
     #[error("I/O error on {path}: {source}")]
     Io {
         path: String,
@@ -78,6 +88,16 @@ impl FlashError {
     /// power failure, not refused for a bug.
     pub fn is_power_loss(&self) -> bool {
         matches!(self, FlashError::PowerLoss)
+    }
+
+    /// True for [`FlashError::ProgramFailed`] and [`FlashError::EraseFailed`]:
+    /// the medium failed the command (an FTL recovers from these), as
+    /// opposed to a rule violation, a power cut or an I/O error.
+    pub fn is_media_failure(&self) -> bool {
+        matches!(
+            self,
+            FlashError::ProgramFailed { .. } | FlashError::EraseFailed { .. }
+        )
     }
 }
 

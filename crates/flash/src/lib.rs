@@ -46,6 +46,7 @@ mod pages;
 pub mod realtime;
 pub mod shared;
 pub mod timed;
+pub mod wear;
 
 pub use crash::{
     CrashFlash, CrashPolicy, CrashReport, MediaFaults, PageClass, PageOutcome, PagePairing,
@@ -60,6 +61,7 @@ pub use overlay::OverlayFlash;
 pub use realtime::{Clock, RealTime, RealTimeStats, RealTimeSwitch, WallClock};
 pub use shared::SharedFlash;
 pub use timed::{TimedFlash, TimingConfig};
+pub use wear::{BlockHealth, BlockWear, WearModel};
 
 /// An erase block, numbered `0..geometry.total_blocks()`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -106,6 +108,11 @@ pub struct FlashCounters {
     pub bytes_read: u64,
     /// Data bytes programmed (OOB included).
     pub bytes_programmed: u64,
+    /// Programs that failed ([`FlashError::ProgramFailed`]; not in
+    /// `programs`).
+    pub failed_programs: u64,
+    /// Erases that failed ([`FlashError::EraseFailed`]; not in `erases`).
+    pub failed_erases: u64,
 }
 
 impl FlashCounters {
@@ -118,6 +125,8 @@ impl FlashCounters {
             syncs: self.syncs - earlier.syncs,
             bytes_read: self.bytes_read - earlier.bytes_read,
             bytes_programmed: self.bytes_programmed - earlier.bytes_programmed,
+            failed_programs: self.failed_programs - earlier.failed_programs,
+            failed_erases: self.failed_erases - earlier.failed_erases,
         }
     }
 }
@@ -204,6 +213,10 @@ pub trait Flash {
 
     /// Queues a program of a whole page. `data.len()` must be `page_size()`;
     /// `oob` may be shorter than `oob_size` (the rest is programmed as 0xFF).
+    /// On aged or bad blocks a program may fail
+    /// ([`FlashError::ProgramFailed`], see [`wear`]): the page is then
+    /// consumed with unspecified content and the block's other pages keep
+    /// theirs.
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()>;
 
     /// Programs several whole pages, as [`Flash::program`] of each in turn:
@@ -217,7 +230,9 @@ pub trait Flash {
         program_each(self, pages, data, oob)
     }
 
-    /// Queues an erase of a whole block.
+    /// Queues an erase of a whole block. An erase of a bad block, or one
+    /// past the block's endurance, fails ([`FlashError::EraseFailed`]) and
+    /// changes no page; the block is bad from then on (see [`wear`]).
     fn erase(&mut self, block: BlockId) -> Result<()>;
 
     /// Waits until every queued command has taken effect.
@@ -262,6 +277,12 @@ pub trait Flash {
     /// which programs nothing. Required (no default) so that every wrapper
     /// passes its device's answer on.
     fn lost_programs_can_return(&self) -> bool;
+
+    /// The block's wear record: erases issued to it and whether it is bad
+    /// ([`wear`]). Not a flash command (nothing is counted or timed): the
+    /// device keeps the record, as UBI keeps an erase counter per block.
+    /// Required (no default) so that every wrapper passes it on.
+    fn block_wear(&self, block: BlockId) -> Result<BlockWear>;
 }
 
 /// [`Flash::program_many`] as one [`Flash::program`] per page, in order
@@ -324,6 +345,10 @@ pub trait RawFlash: Flash {
     /// is recomputed: afterwards the block's next programmable page is the one
     /// after its highest programmed page.
     fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()>;
+
+    /// Replaces the block's wear record (a fault layer marks a block worn
+    /// out after an injected erase failure). Counts nothing.
+    fn set_block_wear(&mut self, block: BlockId, wear: BlockWear) -> Result<()>;
 }
 
 /// Checks the buffers of a read against the geometry; returns the number of
@@ -499,5 +524,8 @@ impl<F: Flash + ?Sized> Flash for Box<F> {
     }
     fn lost_programs_can_return(&self) -> bool {
         (**self).lost_programs_can_return()
+    }
+    fn block_wear(&self, block: BlockId) -> Result<BlockWear> {
+        (**self).block_wear(block)
     }
 }

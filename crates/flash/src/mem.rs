@@ -16,8 +16,8 @@
 
 use crate::pages::{ram_flash_impl, PageStates};
 use crate::{
-    check_page_image, put_page, BlockId, Geometry, PageAddr, PageImage, RawFlash, Result,
-    ERASED_BYTE,
+    check_page_image, put_page, BlockId, BlockWear, Geometry, PageAddr, PageImage, RawFlash,
+    Result, WearModel, ERASED_BYTE,
 };
 
 /// Default size of the battery-backed buffer: two pages and 4 KiB of header.
@@ -48,12 +48,19 @@ impl MemFlash {
 
     /// A fully erased device with a battery-backed buffer of `nvram_size` bytes.
     pub fn with_nvram(geometry: Geometry, nvram_size: usize) -> Result<MemFlash> {
+        Self::with_wear(geometry, nvram_size, WearModel::UNLIMITED)
+    }
+
+    /// A fully erased new device with a battery-backed buffer of
+    /// `nvram_size` bytes that wears out as `model` says (its factory bad
+    /// blocks are bad from the start).
+    pub fn with_wear(geometry: Geometry, nvram_size: usize, model: WearModel) -> Result<MemFlash> {
         geometry.validate()?;
         let blocks = geometry.total_blocks() as usize;
         Ok(MemFlash {
             geometry,
             blocks: (0..blocks).map(|_| None).collect(),
-            pages: PageStates::new(geometry),
+            pages: PageStates::new(geometry, model),
             nvram: vec![0; nvram_size],
             spare: Vec::new(),
         })
@@ -165,6 +172,12 @@ impl RawFlash for MemFlash {
         if self.pages.block_is_erased(page.block) {
             self.free_block(page.block);
         }
+        Ok(())
+    }
+
+    fn set_block_wear(&mut self, block: BlockId, wear: BlockWear) -> Result<()> {
+        self.geometry.check_block(block)?;
+        self.pages.set_wear(block, wear);
         Ok(())
     }
 }

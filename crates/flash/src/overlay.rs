@@ -175,6 +175,11 @@ impl<F: RawFlash> Flash for OverlayFlash<F> {
     fn lost_programs_can_return(&self) -> bool {
         false
     }
+    /// The image's records: erases in the overlay are not counted (the
+    /// overlay models no wear).
+    fn block_wear(&self, block: BlockId) -> Result<crate::BlockWear> {
+        self.inner.block_wear(block)
+    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,14 @@
 //! `PageStates`: the NAND page bookkeeping of every backend that stores
 //! pages (`MemFlash`, `DatalessFlash`, `FileFlash`). It owns which pages are
 //! programmed, each block's next programmable page, the reset an erase
-//! makes, and the command counters, and so it is the one place that applies
-//! the NAND rules of the crate contract: program only an erased page, in
-//! increasing order within its block, and erase whole blocks. Backends keep
-//! only the bytes; `FileFlash` also persists the state of each page in its
-//! image (docs/FORMAT.md §2), loading it through
-//! [`PageStates::from_programmed`].
+//! makes, each block's wear record (the rules of wearing out are
+//! `wear.rs`'), and the command counters, and so it is the one place that
+//! applies the NAND rules of the crate contract: program only an erased
+//! page, in increasing order within its block, and erase whole blocks; and
+//! decides which programs and erases fail. Backends keep only the bytes;
+//! `FileFlash` also persists the state of each page and the wear record of
+//! each block in its image (docs/FORMAT.md §2), loading them through
+//! [`PageStates::from_parts`].
 //!
 //! Invariants:
 //! - `programmed[i]` is set exactly for the programmed pages, by dense page
@@ -16,9 +18,10 @@
 //! - counters count only commands that took effect: a backend records a
 //!   command after its checks and its writes succeeded.
 //!
-//! RAM: one byte per page and four per block. DatalessFlash relies on this
+//! RAM: one byte per page and twelve per block. DatalessFlash relies on this
 //! staying small at 256 GiB raw.
 
+use crate::wear::{BlockWear, WearModel};
 use crate::{BlockId, FlashCounters, FlashError, Geometry, PageAddr, Result};
 
 /// Programmed/erased state of every page, the next programmable page of
@@ -28,30 +31,44 @@ pub(crate) struct PageStates {
     programmed: Vec<bool>,
     next_page: Vec<u32>,
     counters: FlashCounters,
+    /// How blocks wear out, and each block's wear record.
+    model: WearModel,
+    wear: Vec<BlockWear>,
 }
 
 impl PageStates {
-    /// A fully erased device with zeroed counters.
-    pub(crate) fn new(geometry: Geometry) -> PageStates {
+    /// A fully erased new device with zeroed counters, wearing out as
+    /// `model` says (its factory bad blocks are bad from the start).
+    pub(crate) fn new(geometry: Geometry, model: WearModel) -> PageStates {
         PageStates {
             geometry,
             programmed: vec![false; geometry.total_pages() as usize],
             next_page: vec![0; geometry.total_blocks() as usize],
             counters: FlashCounters::default(),
+            model,
+            wear: model.new_device(&geometry),
         }
     }
 
     /// The states of a device whose page `i` is programmed when
-    /// `programmed[i]` is (as loaded from a persistent copy); the next
-    /// programmable pages follow from them. `programmed` has one entry per
-    /// page.
-    pub(crate) fn from_programmed(geometry: Geometry, programmed: Vec<bool>) -> PageStates {
+    /// `programmed[i]` is and whose blocks have the wear records `wear` (as
+    /// loaded from a persistent copy); the next programmable pages follow
+    /// from them. `programmed` has one entry per page, `wear` one per block.
+    pub(crate) fn from_parts(
+        geometry: Geometry,
+        programmed: Vec<bool>,
+        model: WearModel,
+        wear: Vec<BlockWear>,
+    ) -> PageStates {
         debug_assert_eq!(programmed.len() as u64, geometry.total_pages());
+        debug_assert_eq!(wear.len() as u64, u64::from(geometry.total_blocks()));
         let mut states = PageStates {
             geometry,
             programmed,
             next_page: vec![0; geometry.total_blocks() as usize],
             counters: FlashCounters::default(),
+            model,
+            wear,
         };
         for b in 0..geometry.total_blocks() {
             states.recompute_next(BlockId(b));
@@ -124,8 +141,58 @@ impl PageStates {
         self.counters.bytes_programmed += bytes as u64;
     }
 
-    /// Records an erase of `block` (in range) that took effect.
-    pub(crate) fn record_erase(&mut self, block: BlockId) {
+    /// Whether a program of `page` (which the rules allow) fails: its block
+    /// is bad, or the wear model fails it with age.
+    pub(crate) fn program_fails(&self, page: PageAddr) -> bool {
+        let w = self.wear[page.block.0 as usize];
+        w.is_bad() || self.model.program_fails(&self.geometry, page, w.erases)
+    }
+
+    /// Records a program of `page` that failed: the page is consumed
+    /// (programmed, with unspecified content), nothing else changes.
+    pub(crate) fn record_failed_program(&mut self, page: PageAddr) {
+        let i = self.index(page);
+        self.programmed[i] = true;
+        self.next_page[page.block.0 as usize] = page.page + 1;
+        self.counters.failed_programs += 1;
+    }
+
+    /// What an erase of `block` (in range) does to its wear record: the new
+    /// record, and whether the erase succeeds. Changes nothing; the caller
+    /// applies it with [`PageStates::record_erase`] or
+    /// [`PageStates::record_failed_erase`].
+    pub(crate) fn erase_outcome(&self, block: BlockId) -> (BlockWear, bool) {
+        self.model.after_erase(block, self.wear[block.0 as usize])
+    }
+
+    /// Records an erase of `block` that failed, with its new wear record
+    /// (from [`PageStates::erase_outcome`]); its pages are unchanged.
+    pub(crate) fn record_failed_erase(&mut self, block: BlockId, wear: BlockWear) {
+        self.wear[block.0 as usize] = wear;
+        self.counters.failed_erases += 1;
+    }
+
+    /// A block's wear record; `block` must be in range.
+    pub(crate) fn wear(&self, block: BlockId) -> BlockWear {
+        self.wear[block.0 as usize]
+    }
+
+    /// [`crate::Flash::block_wear`]: a block's wear record, range checked.
+    pub(crate) fn block_wear(&self, block: BlockId) -> Result<BlockWear> {
+        self.geometry.check_block(block)?;
+        Ok(self.wear(block))
+    }
+
+    /// Replaces a block's wear record (for
+    /// [`crate::RawFlash::set_block_wear`]); `block` must be in range.
+    pub(crate) fn set_wear(&mut self, block: BlockId, wear: BlockWear) {
+        self.wear[block.0 as usize] = wear;
+    }
+
+    /// Records an erase of `block` (in range) that took effect, with its new
+    /// wear record (from [`PageStates::erase_outcome`]).
+    pub(crate) fn record_erase(&mut self, block: BlockId, wear: BlockWear) {
+        self.wear[block.0 as usize] = wear;
         let range = self.block_range(block);
         self.programmed[range].fill(false);
         self.next_page[block.0 as usize] = 0;
@@ -169,6 +236,7 @@ impl PageStates {
     pub(crate) fn memory_bytes(&self) -> usize {
         self.programmed.capacity() * std::mem::size_of::<bool>()
             + self.next_page.capacity() * std::mem::size_of::<u32>()
+            + self.wear.capacity() * std::mem::size_of::<BlockWear>()
     }
 }
 
@@ -235,6 +303,16 @@ macro_rules! ram_flash_impl {
             ) -> $crate::Result<()> {
                 $crate::check_program(&self.geometry, page, data, oob)?;
                 self.pages.check_program(page)?;
+                if self.pages.program_fails(page) {
+                    let zeros = vec![0u8; self.geometry.page_size()];
+                    let oob_zeros = vec![0u8; self.geometry.oob_size as usize];
+                    self.store(page, &zeros, &oob_zeros);
+                    self.pages.record_failed_program(page);
+                    return Err($crate::FlashError::ProgramFailed {
+                        block: page.block.0,
+                        page: page.page,
+                    });
+                }
                 self.store(page, data, oob);
                 self.pages.record_program(page, data.len() + oob.len());
                 Ok(())
@@ -242,7 +320,12 @@ macro_rules! ram_flash_impl {
 
             fn erase(&mut self, block: $crate::BlockId) -> $crate::Result<()> {
                 self.geometry.check_block(block)?;
-                self.pages.record_erase(block);
+                let (wear, ok) = self.pages.erase_outcome(block);
+                if !ok {
+                    self.pages.record_failed_erase(block, wear);
+                    return Err($crate::FlashError::EraseFailed { block: block.0 });
+                }
+                self.pages.record_erase(block, wear);
                 self.free_block(block);
                 Ok(())
             }
@@ -275,6 +358,10 @@ macro_rules! ram_flash_impl {
             fn lost_programs_can_return(&self) -> bool {
                 false
             }
+
+            fn block_wear(&self, block: $crate::BlockId) -> $crate::Result<$crate::BlockWear> {
+                self.pages.block_wear(block)
+            }
         }
     };
 }
@@ -287,7 +374,7 @@ mod tests {
     #[test]
     fn rules_follow_programs_erases_and_raw_changes() {
         let g = Geometry::tiny();
-        let mut s = PageStates::new(g);
+        let mut s = PageStates::new(g, WearModel::UNLIMITED);
         let p = |b, p| PageAddr::new(b, p);
         s.check_program(p(1, 2)).unwrap();
         s.record_program(p(1, 2), 10);
@@ -311,7 +398,9 @@ mod tests {
         s.set_raw(p(1, 2), false);
         assert!(s.block_is_erased(BlockId(1)));
         s.record_program(p(1, 0), 10);
-        s.record_erase(BlockId(1));
+        let (w, ok) = s.erase_outcome(BlockId(1));
+        assert!(ok && w.erases == 1);
+        s.record_erase(BlockId(1), w);
         assert!(s.block_is_erased(BlockId(1)));
         assert!(s.is_erased(p(1, 0)).unwrap());
         let c = s.counters();
@@ -325,7 +414,8 @@ mod tests {
         let ppb = g.pages_per_block as usize;
         let mut flags = vec![false; g.total_pages() as usize];
         flags[ppb + 3] = true;
-        let s = PageStates::from_programmed(g, flags);
+        let wear = WearModel::UNLIMITED.new_device(&g);
+        let s = PageStates::from_parts(g, flags, WearModel::UNLIMITED, wear);
         assert!(s.block_is_erased(BlockId(0)));
         assert!(matches!(
             s.check_program(PageAddr::new(1, 2)),

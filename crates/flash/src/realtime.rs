@@ -330,4 +330,7 @@ impl<F: Flash, C: Clock> Flash for RealTime<F, C> {
     fn lost_programs_can_return(&self) -> bool {
         self.timed.lost_programs_can_return()
     }
+    fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
+        self.timed.block_wear(block)
+    }
 }

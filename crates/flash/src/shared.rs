@@ -112,4 +112,7 @@ impl<F: Flash> Flash for SharedFlash<F> {
     fn lost_programs_can_return(&self) -> bool {
         self.inner.borrow().lost_programs_can_return()
     }
+    fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
+        self.inner.borrow().block_wear(block)
+    }
 }

@@ -544,6 +544,9 @@ impl<F: Flash> Flash for TimedFlash<F> {
     fn lost_programs_can_return(&self) -> bool {
         self.inner.lost_programs_can_return()
     }
+    fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
+        self.inner.block_wear(block)
+    }
 }
 
 /// Raw access passes through and costs no time (it models no real command).
@@ -554,5 +557,9 @@ impl<F: RawFlash> RawFlash for TimedFlash<F> {
 
     fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()> {
         self.inner.set_page_image(page, image)
+    }
+
+    fn set_block_wear(&mut self, block: BlockId, wear: crate::BlockWear) -> Result<()> {
+        self.inner.set_block_wear(block, wear)
     }
 }

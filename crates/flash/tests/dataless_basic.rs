@@ -247,10 +247,10 @@ fn programming_every_page_of_the_paper_geometry_stays_within_the_computed_bound(
     let data_blocks = (g.total_blocks() - meta_blocks) as usize;
     let pages_bound = meta_blocks as usize * ppb * stride + data_blocks * ppb * record;
     assert_eq!(f.stored_bytes(), pages_bound);
-    // Tables: a flag per page, per block a flag, an Option<Box> and a u32,
-    // plus the nvram.
+    // Tables: a flag per page, per block a flag, an Option<Box>, a u32 and
+    // a wear record (erase count and health, 8 B), plus the nvram.
     let tables =
-        g.total_pages() as usize + g.total_blocks() as usize * (1 + 16 + 4) + f.nvram_size();
+        g.total_pages() as usize + g.total_blocks() as usize * (1 + 16 + 4 + 8) + f.nvram_size();
     assert!(
         f.memory_bytes() <= pages_bound + tables,
         "{}",

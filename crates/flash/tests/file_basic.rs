@@ -380,6 +380,7 @@ fn write_version_1_image(path: &std::path::Path, g: &Geometry, data: &[u8], oob:
         geometry: *g,
         layout,
         created_by: "scftl flash (version 1)".into(),
+        wear: flash::WearModel::UNLIMITED,
     };
     let f = std::fs::File::create(path).unwrap();
     f.set_len(layout.image_size).unwrap();
@@ -428,13 +429,13 @@ fn a_version_1_image_opens_reads_and_is_written_in_its_own_layout() {
 }
 
 #[test]
-fn version_3_pages_start_on_4_kib_boundaries_in_stripe_order_and_oob_areas_are_a_region() {
+fn version_4_pages_start_on_4_kib_boundaries_in_stripe_order_and_oob_areas_are_a_region() {
     use std::os::unix::fs::FileExt;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("new.img");
     let g = Geometry::small();
     let mut f = FileFlash::create(&path, g, false).unwrap();
-    assert_eq!(f.header().version, 3);
+    assert_eq!(f.header().version, 4);
     let l = f.header().layout;
     let p = PageAddr::new(7, 3);
     f.program(p, &page(&g, 4), &[0xAB; 5]).unwrap();
@@ -457,6 +458,11 @@ fn version_3_pages_start_on_4_kib_boundaries_in_stripe_order_and_oob_areas_are_a
     file.read_exact_at(&mut state, l.state_offset + slot)
         .unwrap();
     assert_eq!(state, [1]);
+    // An erase writes block 7's wear record: erase count 1, good.
+    f.erase(BlockId(7)).unwrap();
+    let mut rec = [0u8; 4];
+    file.read_exact_at(&mut rec, l.wear_offset + 4 * 7).unwrap();
+    assert_eq!(u32::from_le_bytes(rec), 1);
 }
 
 /// The state byte of `p` as the file holds it now.
@@ -581,6 +587,7 @@ fn a_version_2_image_opens_and_is_written_in_dense_page_order() {
         geometry: g,
         layout,
         created_by: "scftl flash (version 2)".into(),
+        wear: flash::WearModel::UNLIMITED,
     };
     {
         let file = std::fs::File::create(&path).unwrap();

@@ -170,6 +170,7 @@ fn seeded_header_fuzz_never_panics_and_only_accepts_valid_headers() {
         geometry: g,
         layout,
         created_by: "fuzz".into(),
+        wear: flash::WearModel::UNLIMITED,
     }
     .encode();
     let mut rng = Pcg64::seed_from_u64(FUZZ_SEED);

@@ -91,6 +91,9 @@ impl Flash for CutFlash {
     fn lost_programs_can_return(&self) -> bool {
         self.inner.lost_programs_can_return()
     }
+    fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
+        self.inner.block_wear(block)
+    }
 }
 
 type Shared = SharedFlash<CutFlash>;

@@ -369,6 +369,9 @@ impl Flash for ImageCrashFlash {
     fn lost_programs_can_return(&self) -> bool {
         self.flash.lost_programs_can_return()
     }
+    fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
+        self.flash.block_wear(block)
+    }
 }
 
 impl RawFlash for ImageCrashFlash {
@@ -377,6 +380,9 @@ impl RawFlash for ImageCrashFlash {
     }
     fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()> {
         self.flash.set_page_image(page, image)
+    }
+    fn set_block_wear(&mut self, block: BlockId, wear: crate::BlockWear) -> Result<()> {
+        self.flash.set_block_wear(block, wear)
     }
 }
 

@@ -11,7 +11,7 @@
 //! - decoding never panics, whatever the bytes.
 
 use crate::codec::Field;
-use crate::{BlockId, FlashError, Geometry, PageAddr, Result};
+use crate::{BlockId, FlashError, Geometry, PageAddr, Result, WearModel};
 
 /// First eight bytes of every image.
 pub const IMAGE_MAGIC: [u8; 8] = *b"SCFTLIMG";
@@ -22,8 +22,10 @@ pub const IMAGE_MAGIC: [u8; 8] = *b"SCFTLIMG";
 /// (the same regions) orders every region's slots by stripe — erase-block
 /// index, then page, then die — so the pages of one superblock, programmed
 /// die after die, lie one after another in the file and a run of programs
-/// is one write per region ([`ImageLayout::slot`]).
-pub const IMAGE_VERSION: u32 = 3;
+/// is one write per region ([`ImageLayout::slot`]); version 4 adds the
+/// wear region (one [`crate::BlockWear`] record per erase block, after the
+/// page-state region) and the wear model's header fields.
+pub const IMAGE_VERSION: u32 = 4;
 /// Size of the header block; every region starts at a multiple of it.
 pub const HEADER_SIZE: usize = 4096;
 /// Largest battery-backed buffer an image may declare (64 MiB): a bound so
@@ -57,7 +59,12 @@ pub const H_IMAGE_SIZE: Field = Field::new("image_size", 96, 8);
 pub const H_CREATED_BY: Field = Field::new("created_by", 104, CREATED_BY_SIZE);
 pub const H_OOB_OFFSET: Field = Field::new("oob_offset", 168, 8);
 pub const H_OOB_REGION_SIZE: Field = Field::new("oob_region_size", 176, 8);
-pub const H_RESERVED: Field = Field::new("reserved", 184, HEADER_SIZE - 4 - 184);
+pub const H_WEAR_OFFSET: Field = Field::new("wear_offset", 184, 8);
+pub const H_WEAR_SIZE: Field = Field::new("wear_size", 192, 8);
+pub const H_ENDURANCE: Field = Field::new("endurance", 200, 4);
+pub const H_FACTORY_BAD: Field = Field::new("factory_bad_per_mille", 204, 4);
+pub const H_WEAR_SEED: Field = Field::new("wear_seed", 208, 8);
+pub const H_RESERVED: Field = Field::new("reserved", 216, HEADER_SIZE - 4 - 216);
 pub const H_HEADER_CRC: Field = Field::new("header_crc", HEADER_SIZE - 4, 4);
 
 /// Every header field in offset order; together they cover the header
@@ -84,6 +91,11 @@ pub const HEADER_FIELDS: &[Field] = &[
     H_CREATED_BY,
     H_OOB_OFFSET,
     H_OOB_REGION_SIZE,
+    H_WEAR_OFFSET,
+    H_WEAR_SIZE,
+    H_ENDURANCE,
+    H_FACTORY_BAD,
+    H_WEAR_SEED,
     H_RESERVED,
     H_HEADER_CRC,
 ];
@@ -126,6 +138,11 @@ pub struct ImageLayout {
     pub oob_offset: u64,
     /// Length of the OOB region (version 2), 0 in version 1.
     pub oob_region_size: u64,
+    /// Start of the wear region (version 4: 4 bytes per erase block, after
+    /// the page-state region), 0 before version 4.
+    pub wear_offset: u64,
+    /// Length of the wear region, 0 before version 4.
+    pub wear_size: u64,
     pub pages_offset: u64,
     pub page_stride: u64,
     pub image_size: u64,
@@ -141,8 +158,8 @@ impl ImageLayout {
         Self::compute_version(g, nvram_size, IMAGE_VERSION)
     }
 
-    /// The layout of image format `version` (1, 2 or 3; any later version
-    /// gets version 3's) for a geometry and nvram size, or `None` if it
+    /// The layout of image format `version` (1 to 4; any later version
+    /// gets version 4's) for a geometry and nvram size, or `None` if it
     /// does not fit in 64 bits.
     pub fn compute_version(g: &Geometry, nvram_size: u64, version: u32) -> Option<ImageLayout> {
         let align = |x: u64| x.checked_next_multiple_of(HEADER_SIZE as u64);
@@ -151,7 +168,15 @@ impl ImageLayout {
         let nvram_offset = HEADER_SIZE as u64;
         let state_offset = align(nvram_offset.checked_add(nvram_size)?)?;
         let state_size = align(pages)?;
-        let after_state = state_offset.checked_add(state_size)?;
+        let (wear_offset, wear_size) = if version >= 4 {
+            let size = align(u64::from(g.total_blocks()).checked_mul(4)?)?;
+            (state_offset.checked_add(state_size)?, size)
+        } else {
+            (0, 0)
+        };
+        let after_state = state_offset
+            .checked_add(state_size)?
+            .checked_add(wear_size)?;
         let (oob_offset, oob_region_size, pages_offset, page_stride) = if version == 1 {
             (0, 0, after_state, g.page_size() as u64 + oob)
         } else {
@@ -171,6 +196,8 @@ impl ImageLayout {
             state_size,
             oob_offset,
             oob_region_size,
+            wear_offset,
+            wear_size,
             pages_offset,
             page_stride,
             image_size,
@@ -241,6 +268,10 @@ impl ImageLayout {
             v.push((H_OOB_OFFSET, self.oob_offset));
             v.push((H_OOB_REGION_SIZE, self.oob_region_size));
         }
+        if version >= 4 {
+            v.push((H_WEAR_OFFSET, self.wear_offset));
+            v.push((H_WEAR_SIZE, self.wear_size));
+        }
         v
     }
 }
@@ -253,6 +284,9 @@ pub struct ImageHeader {
     pub layout: ImageLayout,
     /// Who created the image (free text, e.g. "scftl flash 0.1.0").
     pub created_by: String,
+    /// How the image's blocks wear out (version 4; older images never
+    /// wear out, and keep no erase counts across opens).
+    pub wear: WearModel,
 }
 
 impl ImageHeader {
@@ -277,6 +311,11 @@ impl ImageHeader {
             n -= 1;
         }
         H_CREATED_BY.bytes_mut(&mut h[..])[..n].copy_from_slice(&text[..n]);
+        if self.version >= 4 {
+            H_ENDURANCE.put_u32(&mut h[..], self.wear.endurance);
+            H_FACTORY_BAD.put_u32(&mut h[..], self.wear.factory_bad_per_mille);
+            H_WEAR_SEED.put_u64(&mut h[..], self.wear.seed);
+        }
         let crc = crc32c::crc32c(&h[..H_HEADER_CRC.offset]);
         H_HEADER_CRC.put_u32(&mut h[..], crc);
         h
@@ -368,6 +407,21 @@ impl ImageHeader {
                 )));
             }
         }
+        let wear = if version >= 4 {
+            let factory_bad_per_mille = H_FACTORY_BAD.get_u32(h);
+            if factory_bad_per_mille > 1000 {
+                return Err(corrupt(format!(
+                    "factory_bad_per_mille is {factory_bad_per_mille}, more than 1000"
+                )));
+            }
+            WearModel {
+                endurance: H_ENDURANCE.get_u32(h),
+                factory_bad_per_mille,
+                seed: H_WEAR_SEED.get_u64(h),
+            }
+        } else {
+            WearModel::UNLIMITED
+        };
         let text = H_CREATED_BY.bytes(h);
         let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
         let created_by = String::from_utf8_lossy(&text[..end]).into_owned();
@@ -385,6 +439,7 @@ impl ImageHeader {
             geometry,
             layout,
             created_by,
+            wear,
         })
     }
 }
@@ -408,6 +463,11 @@ mod tests {
             geometry: g,
             layout: ImageLayout::compute(&g, 12345).unwrap(),
             created_by: "test".into(),
+            wear: WearModel {
+                endurance: 3000,
+                factory_bad_per_mille: 5,
+                seed: 77,
+            },
         };
         let bytes = header.encode();
         let len = header.layout.image_size;
@@ -428,7 +488,9 @@ mod tests {
         assert_eq!(l.state_offset % HEADER_SIZE as u64, 0);
         assert_eq!(l.pages_offset % HEADER_SIZE as u64, 0);
         assert!(l.state_size >= g.total_pages());
-        assert_eq!(l.oob_offset, l.state_offset + l.state_size);
+        assert_eq!(l.wear_offset, l.state_offset + l.state_size);
+        assert!(l.wear_size >= 4 * u64::from(g.total_blocks()));
+        assert_eq!(l.oob_offset, l.wear_offset + l.wear_size);
         assert_eq!(l.oob_region_size % HEADER_SIZE as u64, 0);
         assert!(l.oob_region_size >= g.total_pages() * 128);
         assert_eq!(l.pages_offset, l.oob_offset + l.oob_region_size);
@@ -441,7 +503,7 @@ mod tests {
         // Version 1: OOB after each page's data, no OOB region.
         let v1 = ImageLayout::compute_version(&g, default_nvram_size(&g) as u64, 1).unwrap();
         assert_eq!((v1.oob_offset, v1.oob_region_size), (0, 0));
-        assert_eq!(v1.pages_offset, l.oob_offset);
+        assert_eq!(v1.pages_offset, l.wear_offset);
         assert_eq!(v1.page_stride, g.page_size() as u64 + 128);
         assert_eq!(
             v1.oob_at(3, g.page_size() as u64, 128),
@@ -489,6 +551,7 @@ mod tests {
             geometry: g,
             layout,
             created_by: "old".into(),
+            wear: WearModel::UNLIMITED,
         };
         let bytes = header.encode();
         assert_eq!(H_OOB_OFFSET.get_u64(&bytes[..]), 0);

@@ -55,8 +55,8 @@ use crate::mem::default_nvram_size;
 use crate::pages::PageStates;
 use crate::{
     check_nvram, check_oob_read, check_page_image, check_program, check_read, nvram_copy_out,
-    BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
-    ERASED_BYTE,
+    BlockId, BlockWear, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash,
+    Result, WearModel, ERASED_BYTE,
 };
 
 pub mod crash;
@@ -69,8 +69,9 @@ pub use header::{
     H_BLOCKS_PER_DIE, H_CHANNELS, H_CREATED_BY, H_DIES_PER_CHANNEL, H_FLAGS, H_HEADER_CRC,
     H_HEADER_SIZE, H_IMAGE_SIZE, H_MAGIC, H_NVRAM_OFFSET, H_NVRAM_SIZE, H_OOB_OFFSET,
     H_OOB_REGION_SIZE, H_OOB_SIZE, H_PAGES_OFFSET, H_PAGES_PER_BLOCK, H_PAGE_STRIDE, H_RESERVED,
-    H_SECTORS_PER_PAGE, H_SECTOR_SIZE, H_STATE_OFFSET, H_STATE_SIZE, H_VERSION, IMAGE_MAGIC,
-    IMAGE_VERSION, MAX_NVRAM_BYTES, STATE_ERASED, STATE_PROGRAMMED,
+    H_SECTORS_PER_PAGE, H_SECTOR_SIZE, H_STATE_OFFSET, H_STATE_SIZE, H_VERSION, H_ENDURANCE,
+    H_FACTORY_BAD, H_WEAR_OFFSET, H_WEAR_SEED, H_WEAR_SIZE, IMAGE_MAGIC, IMAGE_VERSION,
+    MAX_NVRAM_BYTES, STATE_ERASED, STATE_PROGRAMMED,
 };
 pub use io::ImageIo;
 use io::Writeback;
@@ -164,6 +165,19 @@ impl FileFlash<File> {
         nvram_size: usize,
         force: bool,
     ) -> Result<FileFlash> {
+        Self::create_with_wear(path, geometry, nvram_size, WearModel::UNLIMITED, force)
+    }
+
+    /// Like [`FileFlash::create_with_nvram`] for an image whose blocks wear
+    /// out as `wear` says (kept in its header; the factory bad blocks are
+    /// recorded in its wear region at once).
+    pub fn create_with_wear(
+        path: impl AsRef<Path>,
+        geometry: Geometry,
+        nvram_size: usize,
+        wear: WearModel,
+        force: bool,
+    ) -> Result<FileFlash> {
         let path = path.as_ref();
         let shown = path.display().to_string();
         geometry.validate()?;
@@ -212,8 +226,9 @@ impl FileFlash<File> {
             geometry,
             layout,
             created_by: CREATED_BY.to_string(),
+            wear,
         };
-        ImageIo::write_all_at(&file, &header.encode()[..], 0).map_err(io)?;
+        write_new_image(&file, &header).map_err(io)?;
         file.sync_all().map_err(io)?;
         // Make the new directory entry durable too (best effort: some file
         // systems refuse to open directories, which loses nothing here).
@@ -275,6 +290,23 @@ impl FileFlash<File> {
     }
 }
 
+/// Writes what a new, erased image holds besides zeros: the header and the
+/// wear records of its factory bad blocks (every other record is zero).
+fn write_new_image<Io: ImageIo>(file: &Io, header: &ImageHeader) -> std::io::Result<()> {
+    file.write_all_at(&header.encode()[..], 0)?;
+    let l = header.layout;
+    if l.wear_size > 0 && header.wear.factory_bad_per_mille > 0 {
+        let records: Vec<u8> = header
+            .wear
+            .new_device(&header.geometry)
+            .iter()
+            .flat_map(|w| w.encode().to_le_bytes())
+            .collect();
+        file.write_all_at(&records, l.wear_offset)?;
+    }
+    Ok(())
+}
+
 fn read_header_of<Io: ImageIo>(file: &Io, shown: &str) -> Result<ImageHeader> {
     let io = |source| FlashError::Io {
         path: shown.to_string(),
@@ -308,12 +340,13 @@ impl<Io: ImageIo> FileFlash<Io> {
             geometry,
             layout,
             created_by: CREATED_BY.to_string(),
+            wear: WearModel::UNLIMITED,
         };
         let io = |source| FlashError::Io {
             path: shown.to_string(),
             source,
         };
-        file.write_all_at(&header.encode()[..], 0).map_err(io)?;
+        write_new_image(&file, &header).map_err(io)?;
         file.sync_data().map_err(io)?;
         Self::from_parts(PathBuf::from(shown), shown.to_string(), file, false, header)
     }
@@ -369,6 +402,28 @@ impl<Io: ImageIo> FileFlash<Io> {
                 slot += 1;
             }
         }
+        let wear_model = header.wear;
+        let wear = if l.wear_size == 0 {
+            header.wear.new_device(&g)
+        } else {
+            let mut bytes = vec![0u8; g.total_blocks() as usize * 4];
+            file.read_exact_at(&mut bytes, l.wear_offset).map_err(io)?;
+            let mut wear = Vec::with_capacity(g.total_blocks() as usize);
+            for (b, rec) in bytes.chunks_exact(4).enumerate() {
+                let rec = u32::from_le_bytes(rec.try_into().expect("4 bytes"));
+                let Some(w) = BlockWear::decode(rec) else {
+                    return Err(FlashError::CorruptImage {
+                        path: shown,
+                        reason: format!(
+                            "block {b} has wear record {rec:#010x} (health {} does not exist)",
+                            rec >> 28
+                        ),
+                    });
+                };
+                wear.push(w);
+            }
+            wear
+        };
         let ppb = g.pages_per_block as usize;
         let writeback = if read_only {
             None
@@ -387,7 +442,7 @@ impl<Io: ImageIo> FileFlash<Io> {
             gather: Gather::default(),
             writeback,
             header,
-            pages: PageStates::from_programmed(g, programmed),
+            pages: PageStates::from_parts(g, programmed, wear_model, wear),
             nvram,
         })
     }
@@ -571,6 +626,21 @@ impl<Io: ImageIo> FileFlash<Io> {
         self.write_state(page, STATE_PROGRAMMED)
     }
 
+    /// Writes a block's wear record (images without a wear region keep
+    /// records only in memory).
+    fn write_wear(&self, block: BlockId, wear: BlockWear) -> Result<()> {
+        let l = &self.header.layout;
+        if l.wear_size == 0 {
+            return Ok(());
+        }
+        self.file
+            .write_all_at(
+                &wear.encode().to_le_bytes(),
+                l.wear_offset + 4 * u64::from(block.0),
+            )
+            .map_err(|e| self.io(e))
+    }
+
     /// Writes one page's state byte.
     fn write_state(&self, page: PageAddr, state: u8) -> Result<()> {
         self.file
@@ -667,6 +737,23 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         check_program(&self.header.geometry, page, data, oob)?;
         self.check_writable()?;
         self.pages.check_program(page)?;
+        if self.pages.program_fails(page) {
+            // The page is consumed with zeros, as a failed program leaves
+            // unspecified content.
+            let g = self.header.geometry;
+            let zeros = vec![0u8; g.page_size() + g.oob_size as usize];
+            let (d, o) = zeros.split_at(g.page_size());
+            if self.header.layout.oob_region_size == 0 {
+                self.write_page(page, d, o)?;
+            } else {
+                self.gather_page(page, d, o)?;
+            }
+            self.pages.record_failed_program(page);
+            return Err(FlashError::ProgramFailed {
+                block: page.block.0,
+                page: page.page,
+            });
+        }
         if self.header.layout.oob_region_size == 0 {
             self.write_page(page, data, oob)?;
             self.note_written((data.len() + oob.len()) as u64);
@@ -704,7 +791,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         // block); undo and take the default path if the rules refuse one.
         let on = oob.len() / n;
         for (i, &p) in pages.iter().enumerate() {
-            if self.pages.check_program(p).is_err() {
+            if self.pages.check_program(p).is_err() || self.pages.program_fails(p) {
                 for &q in &pages[..i] {
                     self.pages.set_raw(q, false);
                 }
@@ -734,8 +821,15 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         self.header.geometry.check_block(block)?;
         self.check_writable()?;
         self.submit_gather()?;
+        let (wear, ok) = self.pages.erase_outcome(block);
+        if !ok {
+            self.write_wear(block, wear)?;
+            self.pages.record_failed_erase(block, wear);
+            return Err(FlashError::EraseFailed { block: block.0 });
+        }
         self.write_erased_states(block)?;
-        self.pages.record_erase(block);
+        self.write_wear(block, wear)?;
+        self.pages.record_erase(block, wear);
         Ok(())
     }
 
@@ -777,6 +871,10 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
 
     fn lost_programs_can_return(&self) -> bool {
         !self.read_only
+    }
+
+    fn block_wear(&self, block: BlockId) -> Result<BlockWear> {
+        self.pages.block_wear(block)
     }
 }
 
@@ -821,6 +919,14 @@ impl<Io: ImageIo> RawFlash for FileFlash<Io> {
                 self.pages.set_raw(page, true);
             }
         }
+        Ok(())
+    }
+
+    fn set_block_wear(&mut self, block: BlockId, wear: BlockWear) -> Result<()> {
+        self.header.geometry.check_block(block)?;
+        self.check_writable()?;
+        self.write_wear(block, wear)?;
+        self.pages.set_wear(block, wear);
         Ok(())
     }
 }
