@@ -80,6 +80,11 @@ pub const RUNS: &[Run] = &[
         args: &["optr"],
         png: true,
     },
+    Run {
+        name: "wear",
+        args: &["wear"],
+        png: true,
+    },
 ];
 
 #[derive(Parser)]
@@ -101,6 +106,7 @@ fn command(run: &Run, a: &AllArgs, out: &Path) -> BResult<BenchCommand> {
         BenchCommand::Boot(x) => &mut x.common,
         BenchCommand::Cpu(x) => &mut x.common,
         BenchCommand::Waf(x) => &mut x.common,
+        BenchCommand::Wear(x) => &mut x.common,
         BenchCommand::Optr(x) => &mut x.common,
         BenchCommand::Memory(x) => {
             x.scftl.clone_from(&a.scftl);

@@ -411,6 +411,29 @@ pub struct WafArgs {
     pub within: f64,
 }
 
+/// `wear`: erase-count spread under skewed writes, leveling off and on.
+#[derive(clap::Args, Debug, Clone)]
+pub struct WearArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// FTLs to measure.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "scftl,async,sync,optr")]
+    pub ftl: Vec<FtlArg>,
+    /// Host writes after the fill, as a multiple of the logical size
+    /// (`--quick`: at most 5).
+    #[arg(long, default_value_t = 20.0)]
+    pub device_writes: f64,
+    /// Writes between flushes.
+    #[arg(long, default_value_t = 64)]
+    pub flush_every: u64,
+    /// Exponent of the Zipf workload.
+    #[arg(long, default_value_t = 1.0)]
+    pub zipf_s: f64,
+    /// Erases a block endures, for the projected lifetime.
+    #[arg(long, default_value_t = 3000)]
+    pub endurance: u32,
+}
+
 /// The device under each application-benchmark stack.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AppDevice {

@@ -39,11 +39,12 @@ pub mod report;
 pub mod stack;
 pub mod targets;
 pub mod waf;
+pub mod wear;
 pub mod workload;
 
 pub use args::{
     AllArgs, AppArgs, BootArgs, CommonArgs, CpuArgs, MemoryArgs, NbdArgs, OptrArgs, RandwrArgs,
-    WafArgs,
+    WafArgs, WearArgs,
 };
 pub use report::{Report, Row};
 
@@ -71,6 +72,10 @@ pub enum BenchCommand {
     /// against the analytical greedy-GC curve, at three over-provisioning
     /// levels (fails beyond --within).
     Waf(WafArgs),
+    /// Erase-count spread, write amplification and projected lifetime of
+    /// every FTL under 80/20 and Zipf writes, wear leveling off and on
+    /// (issue 14).
+    Wear(WearArgs),
     /// Regenerates every report in crates/bench/results/ but `app`'s
     /// (refuses a dirty tree unless --allow-dirty).
     All(AllArgs),
@@ -92,6 +97,7 @@ pub fn run_report(cmd: &BenchCommand) -> Result<Report, String> {
         BenchCommand::Cpu(a) => cpu::run_report(a),
         BenchCommand::Memory(a) => memory::run_report(a),
         BenchCommand::Waf(a) => waf::run_report(a),
+        BenchCommand::Wear(a) => wear::run_report(a),
         BenchCommand::Optr(a) => optr::run_report(a),
         BenchCommand::App(_)
         | BenchCommand::AppCrash(_)
@@ -110,6 +116,7 @@ pub fn run_rows(cmd: &BenchCommand) -> Result<Vec<Row>, String> {
         BenchCommand::Cpu(a) => cpu::run(a),
         BenchCommand::Memory(a) => memory::run(a),
         BenchCommand::Waf(a) => waf::run(a),
+        BenchCommand::Wear(a) => wear::run(a),
         BenchCommand::Optr(a) => optr::run(a),
         BenchCommand::All(a) => Ok(all::run(a)?.into_iter().flat_map(|r| r.rows).collect()),
         BenchCommand::Nbd(a) => {

@@ -137,6 +137,39 @@ pub struct Row {
     /// logical sectors, the analytical model's parameter.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log_over_logical: Option<f64>,
+    /// `wear`: the workload (`80/20` or `zipf`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+    /// `wear`: whether wear leveling was on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wear_leveling: Option<bool>,
+    /// `wear`: erase counts of all erase blocks of the device (metadata
+    /// included): min, average, max, and max over average.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub erases_min: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub erases_avg: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub erases_max: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub erase_max_over_avg: Option<f64>,
+    /// `wear`: the same ratio over the data blocks only (the FTL's fixed
+    /// metadata blocks left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_erase_max_over_avg: Option<f64>,
+    /// `wear`: blocks bad at the end (factory and worn out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bad_blocks: Option<u64>,
+    /// `wear`: full-device writes until the most-worn block reaches the
+    /// endurance, at the measured rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lifetime_device_writes: Option<f64>,
+    /// `wear`: sectors static wear leveling moved per user write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wear_moves_per_write: Option<f64>,
+    /// `wear`: the erase-count histogram (count, blocks) at the end.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub erase_histogram: Vec<(u64, u64)>,
     /// `waf`: the analytical model's write amplification.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_waf: Option<f64>,

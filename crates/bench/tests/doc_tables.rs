@@ -42,6 +42,7 @@ fn tables(bench: &str, rows: &[Row]) -> Vec<Table> {
         "memory" => bench::memory::tables(rows),
         "waf" => bench::waf::tables(rows),
         "optr" => bench::optr::tables(rows),
+        "wear" => bench::wear::tables(rows),
         other => panic!("no tables for bench `{other}`"),
     }
 }

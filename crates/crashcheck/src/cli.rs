@@ -112,6 +112,11 @@ pub struct CrashtestArgs {
     /// are lost, reordered or torn at 512-byte sectors by a host power cut).
     #[arg(long, default_value = "ram")]
     pub backend: String,
+    /// Turn wear leveling on in the FTL (after every format and open):
+    /// what `scftl serve` runs with — dynamic and static for scftl,
+    /// dynamic for the others. Off (FIFO allocation) unless given.
+    #[arg(long)]
+    pub wear_leveling: bool,
 }
 
 impl CrashtestArgs {
@@ -140,6 +145,7 @@ impl CrashtestArgs {
             write_bound: None,
             all_policies: false,
             backend: "ram".into(),
+            wear_leveling: false,
         }
     }
 
@@ -183,6 +189,13 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
     })?;
     t.backend = target::BackendKind::parse(&args.backend)
         .ok_or_else(|| format!("unknown backend `{}` (use ram or image)", args.backend))?;
+    if args.wear_leveling {
+        let kind = ftl::FtlKind::ALL
+            .into_iter()
+            .find(|k| k.name() == t.name)
+            .ok_or_else(|| format!("--wear-leveling applies to the real FTLs, not `{}`", t.name))?;
+        t.wear = Some(ftl::wear::default_for(kind));
+    }
     if t.backend == target::BackendKind::Image && args.exhaustive {
         return Err("--exhaustive enumerates in-flight NAND pages, which the image backend does not have; run the image backend in random mode (--seconds/--ops), or use --backend ram".into());
     }
@@ -270,6 +283,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     }
     if plan.run.target.backend != target::BackendKind::Ram {
         c += &format!(" --backend {}", plan.run.target.backend.name());
+    }
+    if args.wear_leveling {
+        c += " --wear-leveling";
     }
     if let Some(s) = args.paired_pages {
         c += &format!(" --paired-pages {s}");
@@ -359,6 +375,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.deviations != 1, "--deviations"),
         (args.max_outcomes.is_some(), "--max-outcomes"),
         (args.backend != "ram", "--backend"),
+        (args.wear_leveling, "--wear-leveling"),
     ]
     .into_iter()
     .find_map(|(given, flag)| given.then_some(flag))

@@ -287,6 +287,9 @@ pub struct Target {
     pub open: Opener,
     /// The flash backend under it (`--backend`; RAM unless asked).
     pub backend: BackendKind,
+    /// The wear policy set on the device after every format and open
+    /// (`--wear-leveling`; none, the library's FIFO default, unless asked).
+    pub wear: Option<ftl::WearPolicy>,
 }
 
 impl std::fmt::Debug for Target {
@@ -308,6 +311,7 @@ macro_rules! real_target {
             },
             open: |d, m| Ok(Box::new($ftl::open_with_mutant(d, m)?)),
             backend: BackendKind::Ram,
+            wear: None,
         }
     };
 }
@@ -321,6 +325,7 @@ macro_rules! toy_target {
             format: |d, _| Ok(Box::new(ToyFtl::format(d, $bug)?)),
             open: |d, _| Ok(Box::new(ToyFtl::open(d, $bug)?)),
             backend: BackendKind::Ram,
+            wear: None,
         }
     };
 }
@@ -341,6 +346,26 @@ pub const TOY_TARGETS: [Target; 5] = [
     toy_target!("toy-skip-sync-only", ToyBug::SkipSyncOnly),
     toy_target!("toy-split-requests", ToyBug::SplitRequests),
 ];
+
+impl Target {
+    /// Formats `d` (with `mutant`) and sets the target's wear policy.
+    pub fn format_dev(&self, d: Dev, mutant: Mutant) -> ftl::Result<Box<dyn BlockDevice>> {
+        self.with_wear((self.format)(d, mutant)?)
+    }
+
+    /// Opens (recovers) `d` (with `mutant`) and sets the target's wear
+    /// policy.
+    pub fn open_dev(&self, d: Dev, mutant: Mutant) -> ftl::Result<Box<dyn BlockDevice>> {
+        self.with_wear((self.open)(d, mutant)?)
+    }
+
+    fn with_wear(&self, mut dev: Box<dyn BlockDevice>) -> ftl::Result<Box<dyn BlockDevice>> {
+        if let Some(p) = self.wear {
+            dev.set_wear_policy(p)?;
+        }
+        Ok(dev)
+    }
+}
 
 /// The real FTLs (see crates/ftl).
 pub fn real_targets() -> Vec<Target> {

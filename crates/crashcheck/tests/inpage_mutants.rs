@@ -43,7 +43,7 @@ fn inpage_commit_before_sync() {
 fn accept_commit_with_bad_data_crc_on_the_image_model() {
     check_caught(
         &scftl_tiny_on(Mutant::AcceptCommitWithBadDataCrc, BackendKind::Image),
-        5,
+        2,
         150_000,
     );
 }

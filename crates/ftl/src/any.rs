@@ -297,6 +297,9 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
     fn max_request_sectors(&self) -> Option<u64> {
         self.dev_ref().max_request_sectors()
     }
+    fn set_wear_policy(&mut self, policy: crate::WearPolicy) -> Result<()> {
+        self.dev().set_wear_policy(policy)
+    }
     fn stats(&self) -> DeviceStats {
         self.dev_ref().stats()
     }

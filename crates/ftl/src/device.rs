@@ -170,6 +170,8 @@ pub struct DeviceStats {
     pub flash: flash::FlashCounters,
     /// OPTR's own counters (`None` for the other FTLs).
     pub optr: Option<crate::optr::OptrStats>,
+    /// What wear leveling did (all zero while it is off).
+    pub wear: crate::wear::WearStats,
 }
 
 impl DeviceStats {
@@ -230,6 +232,16 @@ pub trait BlockDevice {
         None
     }
 
+    /// Sets how the device levels wear ([`crate::wear`]). The default
+    /// refuses: a device without wear leveling says so rather than ignore
+    /// the request.
+    fn set_wear_policy(&mut self, policy: crate::wear::WearPolicy) -> Result<()> {
+        let _ = policy;
+        Err(FtlError::BadArgument(
+            "this device has no wear leveling".into(),
+        ))
+    }
+
     /// Counters and occupancy.
     fn stats(&self) -> DeviceStats;
 
@@ -288,6 +300,9 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     }
     fn max_request_sectors(&self) -> Option<u64> {
         (**self).max_request_sectors()
+    }
+    fn set_wear_policy(&mut self, policy: crate::wear::WearPolicy) -> Result<()> {
+        (**self).set_wear_policy(policy)
     }
     fn stats(&self) -> DeviceStats {
         (**self).stats()

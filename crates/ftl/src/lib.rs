@@ -32,7 +32,9 @@ pub mod mutant;
 pub mod optr;
 pub mod scftl;
 pub mod sync_ftl;
+pub mod wear;
 
 pub use mutant::Mutant;
+pub use wear::{WearPolicy, WearStats};
 pub mod any;
 pub use any::{AnyFtl, FormatOptions};

@@ -548,7 +548,7 @@ impl<F: Flash> LogFtl<F> {
     /// Takes the next segment of the free queue as the active one, erasing
     /// it first if its content is unknown.
     pub(crate) fn pop_active(&mut self) -> Result<()> {
-        let Some(seg) = self.segs.free.pop_front() else {
+        let Some(seg) = self.segs.take_free(&self.flash, &self.layout) else {
             return Err(FtlError::NoSpace(
                 "no free segment left: live data and trim records fill the device; trim or delete data, or reformat with fewer logical sectors".into(),
             ));
@@ -583,6 +583,14 @@ impl<F: Flash> LogFtl<F> {
         Ok(())
     }
 
+    /// Sets the wear policy: dynamic leveling only (a static spread is
+    /// refused, nothing changes).
+    pub fn set_wear_policy(&mut self, policy: crate::WearPolicy) -> Result<()> {
+        crate::wear::dynamic_only(policy, self.mode.kind.name())?;
+        self.segs.wear = policy;
+        Ok(())
+    }
+
     pub fn stats(&self) -> DeviceStats {
         let mut s = self.stats.clone();
         s.valid_sectors = self.mapped;
@@ -595,6 +603,7 @@ impl<F: Flash> LogFtl<F> {
         s.erasable_blocks = self.segs.count(SegState::Dirty) + self.segs.count(SegState::Collected);
         s.set_erase_counts(&self.segs.erases[1..]);
         s.flash = self.flash.counters();
+        s.wear = self.segs.wear_stats;
         s
     }
 }

@@ -11,7 +11,11 @@
 
 use std::collections::VecDeque;
 
-use super::layout::SegId;
+use flash::Flash;
+
+use crate::wear::{self, WearPolicy, WearStats};
+
+use super::layout::{Layout, SegId};
 
 /// What a segment is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +47,10 @@ pub(crate) struct Segments {
     pub(crate) free: VecDeque<SegId>,
     /// `Collected` segments, oldest first.
     pub(crate) collected: Vec<SegId>,
+    /// How the next segment is chosen (dynamic wear leveling only: the
+    /// baselines and OPTR move no data for wear).
+    pub(crate) wear: WearPolicy,
+    pub(crate) wear_stats: WearStats,
 }
 
 impl Segments {
@@ -58,7 +66,29 @@ impl Segments {
             erases: vec![0; n],
             free: (1..segments).map(SegId).collect(),
             collected: Vec::new(),
+            wear: WearPolicy::OFF,
+            wear_stats: WearStats::default(),
         }
+    }
+
+    /// Takes the next segment to fill out of the free queue: with dynamic
+    /// wear leveling the least-worn one (its erase blocks' erase counts on
+    /// `flash`), validated by `crate::wear::take_validated` (it must be in
+    /// the queue), else the oldest. Any free segment is safe: `Free` ones
+    /// are erased, `Dirty` ones hold only content recovery found stale.
+    pub(crate) fn take_free<F: Flash + ?Sized>(
+        &mut self,
+        flash: &F,
+        layout: &Layout,
+    ) -> Option<SegId> {
+        let choice = if self.wear.dynamic {
+            wear::least_worn(self.free.iter().copied(), |s| {
+                wear::stripe_wear(flash, (0..layout.stripe).map(|m| layout.member_block(s, m)))
+            })
+        } else {
+            None
+        };
+        wear::take_validated(&mut self.free, choice, &mut self.wear_stats)
     }
 
     pub(crate) fn free_count(&self) -> u32 {

@@ -81,6 +81,11 @@ macro_rules! baseline_ftl {
             fn epoch_remaining(&self) -> Option<u64> {
                 None
             }
+            /// Dynamic wear leveling only (`static_spread` is refused: the
+            /// baselines move no data for wear).
+            fn set_wear_policy(&mut self, policy: $crate::WearPolicy) -> $crate::Result<()> {
+                self.inner.set_wear_policy(policy)
+            }
             fn stats(&self) -> $crate::DeviceStats {
                 self.inner.stats()
             }

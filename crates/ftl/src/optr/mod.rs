@@ -290,7 +290,7 @@ impl<F: Flash> Optr<F> {
     /// Opens the next log segment: erases it if it holds stale content and
     /// programs its summary page.
     fn open_segment(&mut self) -> Result<(SegId, u32)> {
-        let seg = self.segs.free.pop_front().ok_or_else(|| {
+        let seg = self.segs.take_free(&self.flash, &self.layout).ok_or_else(|| {
             FtlError::NoSpace("no free segment for the data log; GC could not keep up".into())
         })?;
         if self.segs.state[seg.0 as usize] == SegState::Dirty {
@@ -685,6 +685,13 @@ impl<F: Flash> BlockDevice for Optr<F> {
         Some(Optr::max_request_sectors(self))
     }
 
+    /// Dynamic wear leveling only (a static spread is refused).
+    fn set_wear_policy(&mut self, policy: crate::WearPolicy) -> Result<()> {
+        crate::wear::dynamic_only(policy, "optr")?;
+        self.segs.wear = policy;
+        Ok(())
+    }
+
     fn stats(&self) -> DeviceStats {
         let mut s = self.stats.clone();
         s.valid_sectors = self.mapped;
@@ -701,6 +708,7 @@ impl<F: Flash> BlockDevice for Optr<F> {
         s.set_erase_counts(&self.segs.erases[self.plan.first_data_segment as usize..]);
         s.flash = self.flash.counters().since(&self.opened_counters);
         s.optr = Some(self.optr_stats.clone());
+        s.wear = self.segs.wear_stats;
         s
     }
 

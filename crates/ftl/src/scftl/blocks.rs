@@ -23,6 +23,8 @@
 
 use std::collections::VecDeque;
 
+use crate::wear::{self, WearStats};
+
 use super::layout::{Address, Sb};
 
 /// State of a superblock.
@@ -59,6 +61,15 @@ pub(crate) struct Blocks {
     valid: Vec<u32>,
     /// Erases issued per superblock since open.
     erase_count: Vec<u64>,
+    /// Each superblock's wear when the table was made (its most-worn erase
+    /// block's erase count on the device, [`Blocks::set_wear_base`]): with
+    /// `erase_count`, the superblock's wear for wear leveling.
+    wear_base: Vec<u64>,
+    /// The epoch at whose end each superblock last became erasable (0:
+    /// at format or recovery). Wear leveling may take an erasable
+    /// superblock out of FIFO order only once every epoch before that one
+    /// is proven durable on flash ([`Blocks::activate_next`]).
+    freed_epoch: Vec<u64>,
     free: VecDeque<Sb>,
     erasable: VecDeque<Sb>,
     invalid: Vec<Sb>,
@@ -78,6 +89,8 @@ impl Blocks {
             state,
             valid: vec![0; num_sbs as usize],
             erase_count: vec![0; num_sbs as usize],
+            wear_base: vec![0; num_sbs as usize],
+            freed_epoch: vec![0; num_sbs as usize],
             free: VecDeque::new(),
             erasable: (data_first.0..num_sbs).map(Sb).collect(),
             invalid: Vec::new(),
@@ -99,6 +112,7 @@ impl Blocks {
             .all(|&s| matches!(s, SbState::Meta | SbState::Free | SbState::Erasable)));
         debug_assert!(valid[..self.data_first.index()].iter().all(|&v| v == 0));
         self.valid = valid;
+        self.freed_epoch.fill(0);
         self.free.clear();
         self.erasable.clear();
         self.used = 0;
@@ -144,6 +158,55 @@ impl Blocks {
         &self.erase_count[self.data_first.index()..]
     }
 
+    /// Sets each superblock's wear before this table's erases (its
+    /// most-worn erase block's erase count on the device).
+    pub fn set_wear_base(&mut self, base: Vec<u64>) {
+        debug_assert_eq!(base.len(), self.state.len());
+        self.wear_base = base;
+    }
+
+    /// A superblock's wear: its erase blocks' erases on the device.
+    pub fn wear(&self, sb: Sb) -> u64 {
+        self.wear_base[sb.index()] + self.erase_count[sb.index()]
+    }
+
+    /// The superblocks a wear-leveling choice of [`Blocks::activate_next`]
+    /// may name: the free ones, or when there are none the erasable ones,
+    /// in FIFO order — of those, only the ones *settled* by `proven_below`
+    /// (see [`Blocks::is_settled`]).
+    pub fn candidates(&self, proven_below: u64) -> impl Iterator<Item = Sb> + '_ {
+        let q = if self.free.is_empty() {
+            &self.erasable
+        } else {
+            &self.free
+        };
+        q.iter().copied().filter(move |&sb| self.is_settled(sb, proven_below))
+    }
+
+    /// Whether erasing `sb` now cannot make a later recovery fall back:
+    /// every epoch before the one that freed it is proven durable on flash
+    /// (`proven_below`: every epoch with a smaller id is). Until then a
+    /// recovery verifies those epochs against their digests, which may
+    /// cover sectors of `sb` that a later epoch moved away (a relocation,
+    /// a static wear-leveling move), so erasing it would make the
+    /// verification fail and the recovery drop epochs a sync made durable.
+    pub fn is_settled(&self, sb: Sb, proven_below: u64) -> bool {
+        self.freed_epoch[sb.index()] < proven_below
+    }
+
+    /// The data superblocks' largest wear, and the used superblocks holding
+    /// data with their wear (static wear leveling's inputs).
+    pub fn wear_spread(&self) -> (u64, Vec<(Sb, u64)>) {
+        let data = self.data_first.0..self.state.len() as u32;
+        let max = data.clone().map(|sb| self.wear(Sb(sb))).max().unwrap_or(0);
+        let holding = data
+            .map(Sb)
+            .filter(|&sb| self.state[sb.index()] == SbState::Used && self.valid[sb.index()] > 0)
+            .map(|sb| (sb, self.wear(sb)))
+            .collect();
+        (max, holding)
+    }
+
     /// How many data superblocks are in each state.
     pub fn state_counts(&self) -> StateCounts {
         let count = |st: SbState| self.state.iter().filter(|&&x| x == st).count() as u64;
@@ -183,17 +246,33 @@ impl Blocks {
     }
 
     /// Free → active, or else erasable → active after `erase(sb)` erased
-    /// it (counted). `Ok(None)` when neither queue has a superblock. If the
-    /// erase fails, the superblock has left its queue and the error is
-    /// returned; the caller then discards the whole state.
+    /// it (counted). `choice` is a wear-leveling policy's pick among
+    /// [`Blocks::candidates`]; the validator takes it only if it is in the
+    /// queue the superblock comes from and settled by `proven_below`
+    /// ([`Blocks::is_settled`]), else the queue's front (FIFO, the verified
+    /// choice) and `stats` counts the rejection. `Ok(None)` when neither
+    /// queue has a superblock. If the erase fails, the superblock has left
+    /// its queue and the error is returned; the caller then discards the
+    /// whole state.
     pub fn activate_next<E>(
         &mut self,
+        choice: Option<Sb>,
+        proven_below: u64,
+        stats: &mut WearStats,
         erase: impl FnOnce(Sb) -> Result<(), E>,
     ) -> Result<Option<Sb>, E> {
-        let sb = if let Some(sb) = self.free.pop_front() {
+        let choice = match choice {
+            Some(c) if !self.is_settled(c, proven_below) => {
+                stats.rejected += 1;
+                None
+            }
+            c => c,
+        };
+        let sb = if !self.free.is_empty() {
+            let sb = wear::take_validated(&mut self.free, choice, stats).expect("non-empty");
             debug_assert_eq!(self.state[sb.index()], SbState::Free);
             sb
-        } else if let Some(sb) = self.erasable.pop_front() {
+        } else if let Some(sb) = wear::take_validated(&mut self.erasable, choice, stats) {
             debug_assert_eq!(self.state[sb.index()], SbState::Erasable);
             erase(sb)?;
             self.erase_count[sb.index()] += 1;
@@ -222,7 +301,8 @@ impl Blocks {
         best.map(|(sb, _)| sb)
     }
 
-    /// Used → invalid: a GC victim, whose valid sectors are being moved.
+    /// Used → invalid: a GC victim, whose valid sectors are being moved (or
+    /// a superblock static wear leveling emptied).
     pub fn mark_victim(&mut self, sb: Sb) {
         debug_assert_eq!(self.state[sb.index()], SbState::Used);
         self.state[sb.index()] = SbState::Invalid;
@@ -230,12 +310,13 @@ impl Blocks {
         self.invalid.push(sb);
     }
 
-    /// End of a flush: every invalid superblock becomes erasable, because
-    /// the new stable L2P no longer points into it.
-    pub fn end_epoch(&mut self) {
+    /// End of a flush (of epoch `epoch`): every invalid superblock becomes
+    /// erasable, because the new stable L2P no longer points into it.
+    pub fn end_epoch(&mut self, epoch: u64) {
         for sb in self.invalid.drain(..) {
             debug_assert_eq!(self.state[sb.index()], SbState::Invalid);
             debug_assert_eq!(self.valid[sb.index()], 0);
+            self.freed_epoch[sb.index()] = epoch;
             self.state[sb.index()] = SbState::Erasable;
             self.erasable.push_back(sb);
         }
@@ -330,6 +411,7 @@ impl Blocks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wear;
 
     #[test]
     fn a_superblock_goes_round_the_life_cycle() {
@@ -338,8 +420,9 @@ mod tests {
         assert_eq!((b.state(Sb(3)), b.used()), (SbState::Used, 1));
         b.check(None).unwrap();
         let mut erased = Vec::new();
+        let mut st = WearStats::default();
         let a = b
-            .activate_next(|sb| {
+            .activate_next(None, 1, &mut st, |sb| {
                 erased.push(sb);
                 Ok::<(), ()>(())
             })
@@ -352,12 +435,40 @@ mod tests {
         b.mark_victim(Sb(2));
         b.remove_valid(Sb(2));
         assert_eq!(b.used(), 1);
-        b.end_epoch();
+        b.end_epoch(1);
         assert_eq!(b.state(Sb(2)), SbState::Erasable);
         b.check(None).unwrap();
         let c = b.state_counts();
         assert_eq!((c.used, c.erasable, c.free), (1, 3, 0));
         assert_eq!(b.data_erase_counts(), &[1, 0, 0, 0]);
+    }
+
+    #[test]
+    fn a_wear_choice_is_taken_only_from_the_candidates() {
+        let mut b = Blocks::all_erasable(6, Sb(2));
+        b.rebuild(vec![0, 0, 0, 3, 0, 0]);
+        b.set_wear_base(vec![0, 0, 9, 9, 1, 5]);
+        assert_eq!(b.candidates(1).collect::<Vec<_>>(), [Sb(2), Sb(4), Sb(5)]);
+        let mut st = WearStats::default();
+        let ok = |_| Ok::<(), ()>(());
+        // The least-worn candidate, as the policy picks it.
+        let pick = wear::least_worn(b.candidates(1), |sb| b.wear(sb));
+        assert_eq!(pick, Some(Sb(4)));
+        assert_eq!(b.activate_next(pick, 1, &mut st, ok).unwrap(), Some(Sb(4)));
+        assert_eq!(b.wear(Sb(4)), 2);
+        // Sb 4 is emptied and freed by epoch 7: not settled until every
+        // epoch before 7 is proven durable.
+        b.retire_active(Sb(4));
+        b.mark_victim(Sb(4));
+        b.end_epoch(7);
+        assert_eq!(b.candidates(7).collect::<Vec<_>>(), [Sb(2), Sb(5)]);
+        assert_eq!(b.activate_next(Some(Sb(4)), 7, &mut st, ok).unwrap(), Some(Sb(2)));
+        assert_eq!(b.candidates(8).collect::<Vec<_>>(), [Sb(5), Sb(4)]);
+        b.retire_active(Sb(2));
+        // A used superblock is no candidate: rejected, FIFO instead.
+        assert_eq!(b.activate_next(Some(Sb(3)), 8, &mut st, ok).unwrap(), Some(Sb(5)));
+        assert_eq!((st.dynamic_choices, st.rejected), (1, 2));
+        b.check(Some(Sb(5))).unwrap();
     }
 
     #[test]

@@ -433,11 +433,13 @@ impl<F: Flash> Scftl<F> {
         // checker's barriers. The `erase-without-sync-after-barrier` mutant
         // drops the sync; nothing catches it now, `Mutant::UNCAUGHT` says
         // why.)
+        let choice = self.wear_choice();
         let (layout, flash) = (&self.layout, &mut self.flash);
         let must_sync =
             self.unsynced_epochs > 0 && self.mutant != Mutant::EraseWithoutSyncAfterBarrier;
         let mut synced = false;
-        let Some(sb) = self.blocks.activate_next(|sb| {
+        let proven = self.proven_below;
+        let Some(sb) = self.blocks.activate_next(choice, proven, &mut self.wear_stats, |sb| {
             if must_sync {
                 flash.sync()?;
                 synced = true;
@@ -452,8 +454,7 @@ impl<F: Flash> Scftl<F> {
             )));
         };
         if synced {
-            self.unsynced_epochs = 0;
-            self.delta.after_sync = true;
+            self.note_sync();
         }
         // Nothing maps here (the block was erasable), so its valid bits are
         // clear already (`check_invariants` counts them per superblock);

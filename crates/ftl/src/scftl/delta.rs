@@ -67,6 +67,9 @@ pub(crate) struct DeltaLog {
     /// The flash was synced after the last page was programmed: the next
     /// page carries [`format::KIND_AFTER_SYNC`].
     pub after_sync: bool,
+    /// The largest epoch id of a page programmed with the after-sync flag:
+    /// once it is durable, every epoch below it is proven durable.
+    pub flagged_epoch: u64,
     /// Pairs of the epochs committed in-page since the last region page,
     /// in order; the next region page is preceded by their consolidation.
     pub backlog: Vec<(La, Psa)>,
@@ -86,6 +89,7 @@ impl DeltaLog {
             mapped: Vec::new(),
             // Created right after format or recovery, both of which synced.
             after_sync: true,
+            flagged_epoch: 0,
             gen,
             epoch,
             wp,
@@ -159,6 +163,7 @@ impl DeltaLog {
             used += format::LINK_LEN;
         }
         let flag = if self.after_sync {
+            self.flagged_epoch = self.flagged_epoch.max(self.epoch);
             format::KIND_AFTER_SYNC
         } else {
             0
@@ -212,6 +217,7 @@ impl DeltaLog {
         }
         self.cons_buf[used..].fill(0);
         let flag = if self.after_sync {
+            self.flagged_epoch = self.flagged_epoch.max(self.backlog_last_epoch);
             format::KIND_AFTER_SYNC
         } else {
             0

@@ -96,7 +96,7 @@ impl<F: Flash> Scftl<F> {
             self.sync_flash()?;
         }
         // Committed: the volatile L2P is the new stable L2P.
-        self.blocks.end_epoch();
+        self.blocks.end_epoch(self.delta.epoch);
         self.updates = 0;
         self.gc_count = 0;
         self.delta.next_epoch(digest);
@@ -105,7 +105,9 @@ impl<F: Flash> Scftl<F> {
         if u64::from(self.delta.remaining_pages()) < self.derived.epoch_pages_max + 1 {
             self.full_checkpoint()?;
         }
-        self.validate_after("flush")
+        self.validate_after("flush")?;
+        // Static wear leveling starts the next epoch (scftl/wear.rs).
+        self.wear_level_step()
     }
 
     /// Where the next epoch's first data page goes (the link of a commit,
@@ -247,9 +249,17 @@ impl<F: Flash> Scftl<F> {
     /// next delta page records ([`format::KIND_AFTER_SYNC`]).
     pub(super) fn sync_flash(&mut self) -> Result<()> {
         self.flash.sync()?;
+        self.note_sync();
+        Ok(())
+    }
+
+    /// After a sync: the next delta page records it, and every page
+    /// programmed with the after-sync flag is durable now, proving the
+    /// epochs before it.
+    pub(super) fn note_sync(&mut self) {
         self.delta.after_sync = true;
         self.unsynced_epochs = 0;
-        Ok(())
+        self.proven_below = self.proven_below.max(self.delta.flagged_epoch);
     }
 
     /// Writes a full checkpoint of the (stable = volatile) L2P and clears
@@ -283,6 +293,8 @@ impl<F: Flash> Scftl<F> {
         self.flash.sync()?;
         self.unsynced_epochs = 0;
         self.live_slot = target;
+        // The checkpoint holds every epoch before the current one.
+        self.proven_below = self.proven_below.max(self.delta.epoch);
         self.delta.new_generation(gen);
         // The chain restarts with the generation's first committed page.
         self.chain_link = Psa::UNMAPPED;

@@ -53,7 +53,7 @@ impl<F: Flash> Scftl<F> {
     /// `oob` (the page's OOB, read with its data). A record that does not
     /// map back to `psa` (damaged OOB) is not trusted: the L2P is searched
     /// instead, which finds the one logical sector mapping there.
-    fn la_of(&mut self, psa: Psa, slot: u32, oob: &[u8]) -> Result<La> {
+    pub(super) fn la_of(&mut self, psa: Psa, slot: u32, oob: &[u8]) -> Result<La> {
         if let Some(p2l) = &self.p2l {
             return Ok(p2l[psa]);
         }

@@ -56,12 +56,14 @@ mod invariants;
 pub mod layout;
 mod map;
 mod recovery;
+mod wear;
 
 use flash::{BlockId, Flash, FlashError, Geometry};
 
 use crate::device::{BlockDevice, DeviceStats, FtlError, FtlKind, Lba, Result};
 use crate::label;
 use crate::mutant::Mutant;
+use crate::wear::{WearPolicy, WearStats};
 
 pub use config::ScftlConfig;
 pub use layout::{La, Psa, Sb};
@@ -128,6 +130,16 @@ pub struct Scftl<F: Flash> {
     /// version 5, where GC reads them from the OOB.
     p2l: Option<P2l>,
     blocks: Blocks,
+    /// How superblocks are chosen and data moved for wear (scftl/wear.rs).
+    wear: WearPolicy,
+    wear_stats: WearStats,
+    /// The superblock static wear leveling is emptying, if any.
+    wear_target: Option<Sb>,
+    /// Every epoch with a smaller id is proven durable on flash (a synced
+    /// page carries the after-sync flag past it, or a full checkpoint
+    /// holds it): wear leveling may erase superblocks freed before it out
+    /// of FIFO order (`Blocks::is_settled`).
+    proven_below: u64,
     active: Option<Active>,
     mb: Vec<u8>,
     /// The OOB of the merge buffer's page: one data-sector CRC per filled
@@ -370,6 +382,10 @@ impl<F: Flash> Scftl<F> {
             valid: ValidMap::empty(phys),
             p2l: (version < 5).then(|| P2l::empty(phys)),
             blocks,
+            wear: WearPolicy::OFF,
+            wear_stats: WearStats::default(),
+            wear_target: None,
+            proven_below: delta.epoch,
             active: None,
             mb: vec![0u8; layout.page_size],
             mb_oob: vec![
@@ -436,6 +452,10 @@ impl<F: Flash> Scftl<F> {
             valid[self.layout.sb_of(pa).index()] += 1;
         }
         self.blocks.rebuild(valid);
+        let wear = (0..self.layout.num_sbs)
+            .map(|sb| crate::wear::stripe_wear(&self.flash, self.layout.erase_blocks(Sb(sb))))
+            .collect();
+        self.blocks.set_wear_base(wear);
         Ok(())
     }
 
@@ -526,6 +546,11 @@ impl<F: Flash> BlockDevice for Scftl<F> {
         Some(u64::from(self.config.write_bound) - self.updates)
     }
 
+    fn set_wear_policy(&mut self, policy: crate::WearPolicy) -> Result<()> {
+        Scftl::set_wear_policy(self, policy);
+        Ok(())
+    }
+
     fn stats(&self) -> DeviceStats {
         let b = &self.blocks;
         let n = b.state_counts();
@@ -549,6 +574,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             // The ftl crate reads no clocks; callers time `open` themselves.
             last_recovery_ns: 0,
             flash: self.flash.counters(),
+            wear: self.wear_stats,
             ..DeviceStats::default()
         };
         stats.set_erase_counts(b.data_erase_counts());

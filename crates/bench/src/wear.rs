@@ -1,0 +1,376 @@
+//! `wear`: how evenly each FTL wears its flash under skewed writes, with
+//! and without wear leveling (`ftl::wear`).
+//!
+//! Each run formats a tags-only RAM device (`DatalessFlash`, no timing:
+//! wear does not depend on time), fills the logical space once in order,
+//! then writes single 4 KiB sectors drawn from the workload until the host
+//! has written `--device-writes` times the logical size, with a flush every
+//! `--flush-every` writes. Workloads: `80/20` (80% of writes to the first
+//! 20% of the sectors, uniform within each part) and `zipf` (Zipf with
+//! exponent `--zipf-s` over the sectors, ranks scattered by a fixed
+//! permutation). Reported per FTL, workload and leveling setting: the
+//! write amplification (flash pages programmed, metadata and padding
+//! included, per host page written, after the fill), the erase counts of
+//! every erase block of the device from the flash's own wear records
+//! (min / avg / max and max/avg; and max/avg over the data blocks only,
+//! without the FTL's fixed metadata blocks), blocks bad at the end, the
+//! sectors static leveling moved, and the projected lifetime: full-device
+//! writes until the most-worn block reaches `--endurance` erases at the
+//! measured rate.
+
+use flash::{BlockId, Flash, Geometry};
+use ftl::FtlKind;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+use crate::args::WearArgs;
+use crate::chart::{self, Panel, Series};
+use crate::probe::PlainProbe;
+use crate::report::{self, fmt_opt, Header, Report, Row, Table};
+use crate::stack::{self, progress};
+use crate::targets;
+use crate::workload::{BResult, Writer};
+
+/// The workloads, by name.
+pub const WORKLOADS: [&str; 2] = ["80/20", "zipf"];
+
+/// The bench geometry: 4 dies x 128 blocks x 32 pages of 4 x 4 KiB (256
+/// MiB raw); `--quick`: 2 dies x 32 blocks x 16 pages.
+pub fn wear_geometry(quick: bool) -> BResult<Geometry> {
+    let (dies, blocks, pages) = if quick { (2, 32, 16) } else { (4, 128, 32) };
+    Geometry::new(1, dies, blocks, pages, 4, 4096, 128).map_err(|e| e.to_string())
+}
+
+/// Draws logical sectors for a workload.
+struct Picker {
+    rng: Pcg64,
+    n: u64,
+    /// Zipf: cumulative weights of ranks 1..=n.
+    cdf: Vec<f64>,
+    hot_cold: bool,
+}
+
+impl Picker {
+    fn new(workload: &str, n: u64, zipf_s: f64, seed: u64) -> BResult<Picker> {
+        let rng = Pcg64::seed_from_u64(seed ^ 0x7765_6172);
+        match workload {
+            "80/20" => Ok(Picker {
+                rng,
+                n,
+                cdf: Vec::new(),
+                hot_cold: true,
+            }),
+            "zipf" => {
+                let mut acc = 0.0;
+                let cdf = (1..=n)
+                    .map(|k| {
+                        acc += 1.0 / (k as f64).powf(zipf_s);
+                        acc
+                    })
+                    .collect();
+                Ok(Picker {
+                    rng,
+                    n,
+                    cdf,
+                    hot_cold: false,
+                })
+            }
+            w => Err(format!("unknown workload `{w}` (known: 80/20, zipf)")),
+        }
+    }
+
+    fn next(&mut self) -> u64 {
+        let n = self.n;
+        if self.hot_cold {
+            let hot = (n / 5).max(1);
+            return if self.rng.gen_bool(0.8) || hot == n {
+                self.rng.gen_range(0..hot)
+            } else {
+                self.rng.gen_range(hot..n)
+            };
+        }
+        let total = *self.cdf.last().expect("n > 0");
+        let u = self.rng.gen_range(0.0..total);
+        let rank = self.cdf.partition_point(|&c| c <= u) as u64;
+        // Scatter ranks over the sectors: an odd multiplier is a bijection
+        // modulo a power of two, and close to one otherwise (collisions
+        // only shift weight between neighbours).
+        (rank.min(n - 1) * 2_654_435_761) % n
+    }
+}
+
+/// One run: `kind` under `workload`, leveling on or off.
+fn measure(g: &Geometry, kind: FtlKind, workload: &str, leveled: bool, a: &WearArgs) -> BResult<Row> {
+    let f = targets::factory(kind, g)?;
+    let shared = stack::dataless(f.as_ref(), g)?;
+    let probe = PlainProbe(shared.clone());
+    let mut dev = f.format(Box::new(shared.clone()))?;
+    if leveled {
+        dev.set_wear_policy(ftl::wear::default_for(kind))
+            .map_err(|e| format!("{kind}: {e}"))?;
+    }
+    let mut w = Writer::new(dev, &probe, a.common.seed);
+    let l = w.num_sectors();
+    w.sequential_fill(64, a.flush_every)?;
+    let c0 = shared.counters();
+    let s0 = w.dev.stats();
+    let total = (a.device_writes * l as f64) as u64;
+    let mut pick = Picker::new(workload, l, a.zipf_s, a.common.seed)?;
+    for i in 0..total {
+        let lba = pick.next();
+        w.write(lba, 1)?;
+        if (i + 1) % a.flush_every == 0 {
+            w.flush()?;
+        }
+    }
+    w.flush()?;
+    w.verify(4096)?;
+    let c1 = shared.counters();
+    let s1 = w.dev.stats();
+    let page_sectors = f64::from(g.sectors_per_page);
+    let waf = (c1.programs - c0.programs) as f64 * page_sectors / total as f64;
+    let meta: std::collections::HashSet<u32> = f.metadata_blocks().into_iter().collect();
+    let mut all = Vec::new();
+    let mut data = Vec::new();
+    let mut bad = 0;
+    for b in 0..g.total_blocks() {
+        let wear = shared
+            .block_wear(BlockId(b))
+            .map_err(|e| format!("block {b}: {e}"))?;
+        bad += u64::from(wear.is_bad());
+        all.push(u64::from(wear.erases));
+        if !meta.contains(&b) {
+            data.push(u64::from(wear.erases));
+        }
+    }
+    let ratio = |v: &[u64]| {
+        let avg = v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
+        (*v.iter().max().unwrap_or(&0) as f64) / avg.max(f64::MIN_POSITIVE)
+    };
+    let avg = all.iter().sum::<u64>() as f64 / all.len().max(1) as f64;
+    let max = all.iter().copied().max().unwrap_or(0);
+    // Erases of the most-worn block per full-device write (after the
+    // fill, which every run shares, so counted with it).
+    let device_writes = a.device_writes + 1.0;
+    let lifetime = (max > 0).then(|| f64::from(a.endurance) * device_writes / max as f64);
+    let mut hist = std::collections::BTreeMap::new();
+    for &e in &all {
+        *hist.entry(e).or_insert(0u64) += 1;
+    }
+    let moved = (s1.wear.static_sectors - s0.wear.static_sectors) as f64;
+    Ok(Row {
+        bench: "wear".into(),
+        ftl: kind.name().into(),
+        workload: Some(workload.into()),
+        wear_leveling: Some(leveled),
+        wi: Some(a.flush_every),
+        waf: Some(waf),
+        writes: Some(total),
+        logical_sectors: Some(l),
+        gc_relocations_per_write: Some(
+            (s1.gc_sectors_relocated - s0.gc_sectors_relocated) as f64 / total as f64,
+        ),
+        wear_moves_per_write: Some(moved / total as f64),
+        erases_min: all.iter().copied().min(),
+        erases_avg: Some(avg),
+        erases_max: Some(max),
+        erase_max_over_avg: Some(ratio(&all)),
+        data_erase_max_over_avg: Some(ratio(&data)),
+        bad_blocks: Some(bad),
+        lifetime_device_writes: lifetime,
+        erase_histogram: hist.into_iter().collect(),
+        ..Row::default()
+    })
+}
+
+/// Runs the benchmark, prints the report, writes JSON and PNG if asked.
+pub fn run(a: &WearArgs) -> BResult<Vec<Row>> {
+    run_report(a).map(|r| r.rows)
+}
+
+/// [`run`], returning the printed report too.
+pub fn run_report(a: &WearArgs) -> BResult<Report> {
+    report::check_outputs(&a.common)?;
+    if a.flush_every == 0 || a.device_writes <= 0.0 {
+        return Err("--flush-every and --device-writes must be positive".into());
+    }
+    let g = wear_geometry(a.common.quick)?;
+    let device_writes = if a.common.quick {
+        a.device_writes.min(5.0)
+    } else {
+        a.device_writes
+    };
+    let a = &WearArgs {
+        device_writes,
+        ..a.clone()
+    };
+    let mut header = Header::new(
+        "wear: erase-count spread and write amplification under skewed writes, wear leveling off and on",
+    );
+    header.add("geometry", g.to_string());
+    header.add(
+        "workload",
+        format!(
+            "a sequential fill, then {} x L single-sector writes (80/20: 80% to the first 20% of sectors; zipf: s = {}), a flush every {}",
+            a.device_writes, a.zipf_s, a.flush_every
+        ),
+    );
+    header.add(
+        "leveling",
+        "on = ftl::wear::default_for: scftl dynamic + static (spread 4 erases), the others dynamic only",
+    );
+    header.add(
+        "lifetime",
+        format!("full-device writes until the most-worn block reaches {} erases", a.endurance),
+    );
+    header.add("seed", a.common.seed.to_string());
+    report::add_provenance(&mut header);
+    let mut rows = Vec::new();
+    for kind in a.ftl.iter().map(|f| f.kind()) {
+        for workload in WORKLOADS {
+            for leveled in [false, true] {
+                progress(
+                    a.common.silent,
+                    format!(
+                        "wear: {kind} {workload} leveling {}",
+                        if leveled { "on" } else { "off" }
+                    ),
+                );
+                let mut row = measure(&g, kind, workload, leveled, a)?;
+                row.geometry = if a.common.quick {
+                    "wear-quick".into()
+                } else {
+                    "wear".into()
+                };
+                row.seed = a.common.seed;
+                rows.push(row);
+            }
+        }
+    }
+    let text = render(&header, &rows);
+    let rep = report::finish(&a.common, rows, text)?;
+    if let Some(png) = &a.common.png {
+        draw(png, &rep.rows)?;
+    }
+    Ok(rep)
+}
+
+/// The table: one row per FTL, workload and leveling setting.
+pub fn table(rows: &[Row]) -> Table {
+    let mut t = Table::new(&[
+        "ftl",
+        "workload",
+        "leveling",
+        "WAF",
+        "GC reloc/w",
+        "WL moves/w",
+        "erases min",
+        "avg",
+        "max",
+        "max/avg",
+        "data max/avg",
+        "bad",
+        "lifetime (device writes)",
+    ]);
+    for r in rows {
+        t.push(vec![
+            r.ftl.clone(),
+            r.workload.clone().unwrap_or_default(),
+            match r.wear_leveling {
+                Some(true) => "on".into(),
+                Some(false) => "off".into(),
+                None => String::new(),
+            },
+            fmt_opt(r.waf, 3),
+            fmt_opt(r.gc_relocations_per_write, 3),
+            fmt_opt(r.wear_moves_per_write, 3),
+            r.erases_min.map(|x| x.to_string()).unwrap_or_default(),
+            fmt_opt(r.erases_avg, 1),
+            r.erases_max.map(|x| x.to_string()).unwrap_or_default(),
+            fmt_opt(r.erase_max_over_avg, 2),
+            fmt_opt(r.data_erase_max_over_avg, 2),
+            r.bad_blocks.map(|x| x.to_string()).unwrap_or_default(),
+            fmt_opt(r.lifetime_device_writes, 0),
+        ]);
+    }
+    t
+}
+
+/// Every table of the report.
+pub fn tables(rows: &[Row]) -> Vec<Table> {
+    vec![table(rows)]
+}
+
+/// The text report: the header and the table.
+pub fn render(header: &Header, rows: &[Row]) -> String {
+    header.render_with(&table(rows))
+}
+
+/// The PNG: per workload and leveling setting, each FTL's erase counts of
+/// all blocks, sorted (x: fraction of blocks, y: erases) — a flat line is
+/// even wear.
+fn draw(path: &std::path::Path, rows: &[Row]) -> BResult<()> {
+    let mut panels = Vec::new();
+    for workload in WORKLOADS {
+        for leveled in [false, true] {
+            let series = rows
+                .iter()
+                .filter(|r| {
+                    r.workload.as_deref() == Some(workload) && r.wear_leveling == Some(leveled)
+                })
+                .map(|r| {
+                    let n: u64 = r.erase_histogram.iter().map(|&(_, c)| c).sum();
+                    let mut points = Vec::new();
+                    let mut seen = 0u64;
+                    for &(e, c) in &r.erase_histogram {
+                        points.push((seen as f64 / n.max(1) as f64, e as f64));
+                        seen += c;
+                        points.push((seen as f64 / n.max(1) as f64, e as f64));
+                    }
+                    Series {
+                        label: r.ftl.clone(),
+                        color: chart::ftl_color(&r.ftl),
+                        points,
+                    }
+                })
+                .collect();
+            panels.push(Panel {
+                title: format!(
+                    "{workload}, leveling {}",
+                    if leveled { "on" } else { "off" }
+                ),
+                x_label: "fraction of erase blocks (sorted by erases)".into(),
+                y_label: "erases".into(),
+                log_y: false,
+                x_categories: Vec::new(),
+                series,
+            });
+        }
+    }
+    chart::draw(path, "wear: erase counts of every erase block", &panels, 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_80_20_picker_sends_four_fifths_to_the_hot_fifth() {
+        let mut p = Picker::new("80/20", 1000, 1.0, 1).unwrap();
+        let hot = (0..20_000).filter(|_| p.next() < 200).count();
+        assert!((15_500..16_500).contains(&hot), "{hot}");
+    }
+
+    #[test]
+    fn the_zipf_picker_favours_its_first_ranks_and_stays_in_range() {
+        let mut p = Picker::new("zipf", 4096, 1.0, 1).unwrap();
+        let mut counts = vec![0u32; 4096];
+        for _ in 0..50_000 {
+            counts[p.next() as usize] += 1;
+        }
+        let top = *counts.iter().max().unwrap();
+        // Rank 1 gets 1/H(4096) ~ 11% of the draws.
+        assert!(top > 4_000, "{top}");
+        assert!(Picker::new("pareto", 10, 1.0, 1).is_err());
+    }
+}
