@@ -18,3 +18,5 @@ import SCFTL.Spec
 import SCFTL.SpecTrim
 -- Beyond the paper: a torn (non-atomic) flush does expose mixed epochs
 import SCFTL.TornFlush
+-- Issue 17: the model P of the SCFTL algorithm
+import SCFTL.Impl.Model
