@@ -20,3 +20,4 @@ import SCFTL.SpecTrim
 import SCFTL.TornFlush
 -- Issue 17: the model P of the SCFTL algorithm
 import SCFTL.Impl.Model
+import SCFTL.Impl.Lemmas
