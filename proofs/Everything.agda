@@ -21,3 +21,4 @@ import SCFTL.TornFlush
 -- Issue 17: the model P of the SCFTL algorithm
 import SCFTL.Impl.Model
 import SCFTL.Impl.Lemmas
+import SCFTL.Impl.Invariants

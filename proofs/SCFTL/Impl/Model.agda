@@ -186,23 +186,24 @@ opt f1 f2 s = optT f2 (optP f1 s)
 InB : Addr → St → Set
 InB a s = (a ≤ amax) × (wcnt s ≤ wmax)
 
--- write(a, d): sector into the merge buffer at the active pointer,
--- L2P remapped, delta pair buffered.
-wr0 : Addr → Data → St → St
-wr0 a d s = record s
+-- A sector placed at the active pointer: into the merge buffer, L2P
+-- remapped, delta pair buffered (shared by write and relocation).
+place : Addr → Data → St → St
+place a d s = record s
   { mb = mb s [ nxt s ≔ just (d , a) ] ; l2p = l2p s [ a ≔ just (nxt s) ]
-  ; dbuf = (a , nxt s) ∷ dbuf s ; nxt = suc (nxt s) ; wcnt = suc (wcnt s) }
+  ; dbuf = (a , nxt s) ∷ dbuf s ; nxt = suc (nxt s) }
+
+-- write(a, d)
+wr0 : Addr → Data → St → St
+wr0 a d s = record (place a d s) { wcnt = suc (wcnt s) }
 
 -- gc_rl on a victim page p holding a valid sector: copy it like a write.
 Valid : St → ℕ → Set
 Valid s p = (p2l s p ≤ amax) × (l2p s (p2l s p) ≡ just p)
 
 rl0 : ℕ → St → St
-rl0 p s = record s
-  { mb = mb s [ nxt s ≔ just (cellD (pv s p) , p2l s p) ]
-  ; l2p = l2p s [ p2l s p ≔ just (nxt s) ]
-  ; dbuf = (p2l s p , nxt s) ∷ dbuf s ; nxt = suc (nxt s)
-  ; inv = inv s [ p ≔ true ] ; gcnt = suc (gcnt s) }
+rl0 p s = record (place (p2l s p) (cellD (pv s p)) s)
+  { inv = inv s [ p ≔ true ] ; gcnt = suc (gcnt s) }
 
 -- gc_rl on a victim with no valid sector: it only becomes invalid.
 rlX : ℕ → St → St
