@@ -22,3 +22,4 @@ import SCFTL.TornFlush
 import SCFTL.Impl.Model
 import SCFTL.Impl.Lemmas
 import SCFTL.Impl.Invariants
+import SCFTL.Impl.Regular

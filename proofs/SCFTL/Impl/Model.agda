@@ -145,9 +145,12 @@ pv s p = pvm (mb s p) (cur (dat s p))
 p2l : St → ℕ → Addr
 p2l s p = oob (pv s p)
 
+rdMD : (ℕ → Maybe (Data × Addr)) → (ℕ → MC) → Maybe ℕ → Data
+rdMD M D nothing  = d0
+rdMD M D (just p) = cellD (pvm (M p) (cur (D p)))
+
 rdm : St → Maybe ℕ → Data
-rdm s nothing  = d0
-rdm s (just p) = cellD (pv s p)
+rdm s = rdMD (mb s) (dat s)
 
 rd : St → Addr → Data
 rd s a = rdm s (l2p s a)
