@@ -23,3 +23,4 @@ import SCFTL.Impl.Model
 import SCFTL.Impl.Lemmas
 import SCFTL.Impl.Invariants
 import SCFTL.Impl.Regular
+import SCFTL.Impl.Flush
