@@ -24,3 +24,4 @@ import SCFTL.Impl.Lemmas
 import SCFTL.Impl.Invariants
 import SCFTL.Impl.Regular
 import SCFTL.Impl.Flush
+import SCFTL.Impl.Recovery
