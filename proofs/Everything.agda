@@ -25,3 +25,5 @@ import SCFTL.Impl.Invariants
 import SCFTL.Impl.Regular
 import SCFTL.Impl.Flush
 import SCFTL.Impl.Recovery
+-- Issue 17: Theorem 1 and snapshot consistency for the SCFTL model P
+import SCFTL.Impl.Theorem
