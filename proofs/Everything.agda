@@ -27,3 +27,5 @@ import SCFTL.Impl.Flush
 import SCFTL.Impl.Recovery
 -- Issue 17: Theorem 1 and snapshot consistency for the SCFTL model P
 import SCFTL.Impl.Theorem
+-- Issue 17: the model is not vacuous (enabledness, a concrete run)
+import SCFTL.Impl.Example
