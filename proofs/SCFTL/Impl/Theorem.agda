@@ -17,7 +17,7 @@ open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality
-  using (_≡_; refl; sym; trans; cong; subst)
+  using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax
@@ -151,3 +151,44 @@ theorem1-P = theorem1 obligations new-disk
 -- §4 end to end: P is snapshot-consistent.
 P-snapshot-consistent : SnapshotConsistent P
 P-snapshot-consistent = obligations⇒SC P obligations
+
+------------------------------------------------------------------------
+-- Design properties the proof rests on, stated on their own
+
+-- gc_es only erases a page that neither the volatile nor the stable L2P
+-- maps (and the stable L2P is what recovery computes, `ri-rec`).
+gc-erase-safe : ∀ {s s'} → RI s → okP (use (regop es)) s s' →
+  Σ ℕ λ p → s' ≡ esF p s × (∀ a → a ≤ amax → l2p s a ≢ just p)
+                         × (∀ a → a ≤ amax → smap s a ≢ just p)
+gc-erase-safe r (p , ep , refl) = p , refl , proj₁ (proj₂ (RI.eOK r p ep)) , proj₂ (proj₂ (RI.eOK r p ep))
+
+-- the stable L2P of a normal state is what recovery would compute from
+-- the flash as it is now, and from any crash outcome of it
+stable-is-recovered : ∀ {s} (r : RI s) → recMap (gen s) (RI.C r) s ≐ smap s
+stable-is-recovered = ri-rec
+
+stable-survives-crash : ∀ {s s'} → RI s → Img s s' → RecTo s' (smap s)
+stable-survives-crash = crash-RI
+
+-- recovery rebuilds the state from the flash alone (the memory of the
+-- crashed state, including the ghost, plays no part)
+private
+  flashOnly : Bool → ℕ → Map → (ℕ → MC) → MC → MC → List MC → St
+  flashOnly b g C d l o r = ck3 (rec0 b g C (record
+    { dat = d ; cpL = l ; cpO = o ; dr = r ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing
+    ; dbuf = [] ; nxt = 0 ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0
+    ; smap = unmapped }))
+
+  viaFlash : ∀ b g C s → ck3 (rec0 b g C s) ≡ flashOnly b g C (dat s) (cpL s) (cpO s) (dr s)
+  viaFlash true  g C s = refl
+  viaFlash false g C s = refl
+
+recover-flash-only : ∀ b g C {s₁ s₂} → dat s₁ ≡ dat s₂ → cpL s₁ ≡ cpL s₂ → cpO s₁ ≡ cpO s₂ →
+  dr s₁ ≡ dr s₂ → ck3 (rec0 b g C s₁) ≡ ck3 (rec0 b g C s₂)
+recover-flash-only b g C {s₁} {s₂} e1 e2 e3 e4 =
+  trans (viaFlash b g C s₁)
+    (trans (go e1 e2 e3 e4) (sym (viaFlash b g C s₂)))
+  where
+    go : dat s₁ ≡ dat s₂ → cpL s₁ ≡ cpL s₂ → cpO s₁ ≡ cpO s₂ → dr s₁ ≡ dr s₂ →
+         flashOnly b g C (dat s₁) (cpL s₁) (cpO s₁) (dr s₁) ≡ flashOnly b g C (dat s₂) (cpL s₂) (cpO s₂) (dr s₂)
+    go e1 e2 e3 e4 rewrite e1 | e2 | e3 | e4 = refl
