@@ -18,3 +18,14 @@ import SCFTL.Spec
 import SCFTL.SpecTrim
 -- Beyond the paper: a torn (non-atomic) flush does expose mixed epochs
 import SCFTL.TornFlush
+-- Issue 17: the model P of the SCFTL algorithm
+import SCFTL.Impl.Model
+import SCFTL.Impl.Lemmas
+import SCFTL.Impl.Invariants
+import SCFTL.Impl.Regular
+import SCFTL.Impl.Flush
+import SCFTL.Impl.Recovery
+-- Issue 17: Theorem 1 and snapshot consistency for the SCFTL model P
+import SCFTL.Impl.Theorem
+-- Issue 17: the model is not vacuous (enabledness, a concrete run)
+import SCFTL.Impl.Example

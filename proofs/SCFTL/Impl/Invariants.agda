@@ -1,0 +1,270 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- RI, AR (normal states) and CI, CR (states right after a crash) for the
+-- SCFTL model P, and the two crash lemmas every crashed operation uses:
+--   crash-RI : a crash from a state satisfying RI recovers to its stable L2P
+--   ck-crash : a crash during a full checkpoint recovers to the checkpointed L2P
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+
+module SCFTL.Impl.Invariants (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
+
+open import Data.Nat.Base using (zero; suc; _≤_; _<_)
+open import Data.Nat.Properties using (≤-refl)
+open import Data.Bool.Base using (Bool; true; false; not)
+open import Data.Unit.Base using (⊤; tt)
+open import Data.List.Base using (List; []; _∷_; _++_; map)
+open import Data.Maybe.Base using (Maybe; nothing; just)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Binary.PropositionalEquality
+  using (_≡_; _≢_; refl; sym; trans; cong; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax
+import SCFTL.Spec Data d0 amax wmax as Sp
+open Sp using (Addr; State; ⟨_,_,_⟩; volatile; stable)
+
+------------------------------------------------------------------------
+-- Reading a data page array through a map entry
+
+rdD : (ℕ → MC) → Maybe ℕ → Data
+rdD D nothing  = d0
+rdD D (just p) = cellD (cur (D p))
+
+-- what the stable L2P reads on the flash
+rdS : St → Maybe ℕ → Data
+rdS s = rdD (dat s)
+
+------------------------------------------------------------------------
+-- Representation invariant of normal states
+
+record RI (s : St) : Set where
+  field
+    -- checkpoint and delta region
+    C     : Map                 -- the live checkpoint's L2P
+    tents : List MC             -- tentative delta pages of this epoch
+    comm  : List Cell           -- committed (durable) delta pages
+    slotL : cpL s ≡ syn (cpt (gen s) C)
+    slotO : PM (Older (gen s)) (cpO s)
+    regEq : dr s ≡ tents ++ map syn comm
+    tNC   : All (PM (NC (gen s))) tents
+    gle   : All (PM (GenLe (gen s))) (dr s)
+    cmX   : proj₁ (rp (gen s) comm (C , C)) ≐ smap s
+    cmT   : proj₂ (rp (gen s) comm (C , C)) ≐ smap s
+    -- volatile L2P = committed state + tentative pages + delta buffer
+    vm    : l2p s ≐ apply (dbuf s) (proj₂ (rp (gen s) (map cur tents) (rp (gen s) comm (C , C))))
+    -- data pages
+    vOK   : ∀ a p → a ≤ amax → l2p s a ≡ just p →
+              p < nxt s × Σ Data λ d → pv s p ≡ dcell d a
+    sOK   : ∀ a p → a ≤ amax → smap s a ≡ just p →
+              p < nxt s × mb s p ≡ nothing × Σ Data λ d → dat s p ≡ syn (dcell d a)
+    -- two-phase GC
+    iOK   : ∀ p → inv s p ≡ true → p < nxt s × (∀ a → a ≤ amax → l2p s a ≢ just p)
+    eOK   : ∀ p → ers s p ≡ true → p < nxt s × (∀ a → a ≤ amax → l2p s a ≢ just p)
+                                            × (∀ a → a ≤ amax → smap s a ≢ just p)
+
+------------------------------------------------------------------------
+-- Abstraction relation of normal states
+
+record AR (s : St) (t : State) : Set where
+  constructor ar
+  field
+    vol : ∀ a → a ≤ amax → rd s a ≡ volatile t a
+    stb : ∀ a → a ≤ amax → rdS s (smap s a) ≡ stable t a
+    cnt : wcnt s ≡ Sp.wcnt t
+
+-- every P-state is abstracted by this S-state
+tOf : St → State
+tOf s = ⟨ rd s , (λ a → rdS s (smap s a)) , wcnt s ⟩
+
+AR-tOf : ∀ s → AR s (tOf s)
+AR-tOf s = ar (λ _ _ → refl) (λ _ _ → refl) refl
+
+------------------------------------------------------------------------
+-- Crash invariant and crash abstraction relation: recovery finds a
+-- committed checkpoint and deltas yielding M, and the pages M maps are
+-- durable data sectors of the right logical addresses.
+
+record RecTo (s : St) (M : Map) : Set where
+  constructor recto
+  field
+    b  : Bool
+    g  : ℕ
+    C  : Map
+    pk : pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C)
+    sl : slot b s ≡ syn (cpt g C)
+    so : PM (Older g) (slot (not b) s)
+    rs : All IsSyn (dr s)
+    rg : All (PM (GenLe g)) (dr s)
+    mx : recMap g C s ≐ M
+
+DOK : (ℕ → MC) → Maybe ℕ → Addr → Data → Set
+DOK D nothing  a x = x ≡ d0
+DOK D (just p) a x = D p ≡ syn (dcell x a)
+
+DOKs : (ℕ → MC) → Map → (Addr → Data) → Set
+DOKs D M X = ∀ a → a ≤ amax → DOK D (M a) a (X a)
+
+CI : St → Set
+CI s = Σ Map λ M → Σ (Addr → Data) λ X → RecTo s M × DOKs (dat s) M X
+
+CR : St → State → Set
+CR s t = Σ Map λ M → RecTo s M × DOKs (dat s) M (stable t)
+
+CR⇒CI : ∀ {s t} → CR s t → CI s
+CR⇒CI {t = t} (M , rt , dk) = M , stable t , rt , dk
+
+CI⇒CR : ∀ {s} (ci : CI s) → CR s ⟨ proj₁ (proj₂ ci) , proj₁ (proj₂ ci) , 0 ⟩
+CI⇒CR (M , X , rt , dk) = M , rt , dk
+
+------------------------------------------------------------------------
+-- Data pages
+
+crashC-eq : ∀ {m c m'} → m ≡ syn c → CrashC m m' → m' ≡ syn c
+crashC-eq refl e = e
+
+crashD-eq : ∀ {m c m'} → m ≡ syn c → CrashD m m' → m' ≡ syn c
+crashD-eq refl e = e
+
+dok-crash : ∀ {D D' M X} → (∀ p → CrashD (D p) (D' p)) → DOKs D M X → DOKs D' M X
+dok-crash {D} {D'} {M} {X} cd dk a le = go (M a) (dk a le)
+  where
+    go : ∀ mp → DOK D mp a (X a) → DOK D' mp a (X a)
+    go nothing  e = e
+    go (just p) e = crashD-eq e (cd p)
+
+dok-sync : ∀ {D M X} → DOKs D M X → DOKs (λ p → sync (D p)) M X
+dok-sync {D} {M} {X} dk a le = go (M a) (dk a le)
+  where
+    go : ∀ mp → DOK D mp a (X a) → DOK (λ p → sync (D p)) mp a (X a)
+    go nothing  e = e
+    go (just p) e = cong sync e
+
+dok-rd : ∀ {D} mp {a x} → DOK D mp a x → rdD D mp ≡ x
+dok-rd nothing  e = sym e
+dok-rd {D} (just p) {a} {x} e = cong (λ m → cellD (cur m)) e
+
+-- the stable L2P of an RI state reads what AR says, from durable pages
+ri-dok : ∀ {m X} → RI m → (∀ a → a ≤ amax → rdS m (smap m a) ≡ X a) → DOKs (dat m) (smap m) X
+ri-dok {m} {X} r st a le = go (smap m a) refl (st a le)
+  where
+    go : ∀ mp → smap m a ≡ mp → rdS m mp ≡ X a → DOK (dat m) mp a (X a)
+    go nothing  _  e2 = sym e2
+    go (just p) e1 e2 with RI.sOK r a p le e1
+    ... | _ , _ , d , ed =
+      trans ed (cong (λ x → syn (dcell x a)) (trans (cong (λ c → cellD (cur c)) (sym ed)) e2))
+
+dok-ck : ∀ {u m M X} → DOKs (dat u) M X → CkPt u m → DOKs (dat m) M X
+dok-ck dk (inj₁ refl)        = dk
+dok-ck dk (inj₂ (inj₁ refl)) = dok-sync dk
+dok-ck dk (inj₂ (inj₂ refl)) = dok-sync (dok-sync dk)
+
+------------------------------------------------------------------------
+-- Recovery's view of the delta region
+
+recMap-dr : ∀ g C {s s'} → dr s' ≡ dr s → recMap g C s' ≡ recMap g C s
+recMap-dr g C e = cong (λ l → proj₁ (rp g (map cur l) (C , C))) e
+
+-- tentative pages never change the committed L2P
+rec-split : ∀ g C tents comm → All (PM (NC g)) tents →
+  proj₁ (rp g (map cur (tents ++ map syn comm)) (C , C)) ≡ proj₁ (rp g comm (C , C))
+rec-split g C tents comm nc
+  rewrite map-cur-++ tents (map syn comm) | map-cur-syn comm
+        | rp-++ g (map cur tents) comm (C , C)
+  = rp-nc g (map cur tents) (rp g comm (C , C)) (all-cur nc)
+
+ri-rec : ∀ {u} (r : RI u) → recMap (gen u) (RI.C r) u ≐ smap u
+ri-rec {u} r a =
+  trans (cong (λ f → f a)
+    (trans (cong (λ l → proj₁ (rp (gen u) (map cur l) (RI.C r , RI.C r))) (RI.regEq r))
+           (rec-split (gen u) (RI.C r) (RI.tents r) (RI.comm r) (RI.tNC r))))
+    (RI.cmX r a)
+
+------------------------------------------------------------------------
+-- A crash from a normal (RI) state: recovery yields its stable L2P.
+
+crash-RI : ∀ {m s'} → (r : RI m) → Img m s' → RecTo s' (smap m)
+crash-RI {m} {s'} r (_ , cL , cO , cR) with
+  crashL-++ (RI.tents r) (subst (λ l → CrashL l (dr s')) (RI.regEq r) cR)
+... | xs' , ys' , eq , cx , cy =
+  recto true g C (pick-slot true s' g C sl' so') sl' so'
+        (crashL-syn cR) (crashL-PM tt cR (RI.gle r)) mx
+  where
+    g = gen m
+    C = RI.C r
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+    ys≡ : ys' ≡ map syn (RI.comm r)
+    ys≡ = crashL-id (all-map-syn (RI.comm r)) cy
+    mx : recMap g C s' ≐ smap m
+    mx a = trans (cong (λ f → f a)
+      (trans (cong (λ l → proj₁ (rp g (map cur l) (C , C)))
+                   (trans eq (cong (xs' ++_) ys≡)))
+             (rec-split g C xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r)))))
+      (RI.cmX r a)
+
+------------------------------------------------------------------------
+-- A crash during a full checkpoint of L2P M (from generation g to g+1).
+
+older-er : ∀ {h c m'} → Older h c → CrashC (uns c erased) m' → PM (Older h) m'
+older-er o (inj₁ refl)        = o
+older-er o (inj₂ (inj₁ refl)) = tt
+older-er o (inj₂ (inj₂ refl)) = tt
+
+crashL-nil : ∀ {ys} → CrashL [] ys → ys ≡ []
+crashL-nil [] = refl
+
+ck-crash : ∀ {u m s' M} (C : Map)
+  → cpL u ≡ syn (cpt (gen u) C) → PM (Older (gen u)) (cpO u)
+  → All IsSyn (dr u) → All (PM (GenLe (gen u))) (dr u)
+  → recMap (gen u) C u ≐ M → l2p u ≐ M
+  → CkPt u m → Img m s' → RecTo s' M
+-- crash before the first SYNC: the new checkpoint may or may not be there
+ck-crash {u} {s' = s'} {M} C sl so rs rg mx lm (inj₁ refl) (_ , cL , cO , cR) = go cO
+  where
+    g = gen u
+    L = l2p u
+    sl' = crashC-eq sl cL
+    drEq : dr s' ≡ dr u
+    drEq = crashL-id rs cR
+    rs' = subst (All IsSyn) (sym drEq) rs
+    rg' = subst (All (PM (GenLe g))) (sym drEq) rg
+    mxOld : recMap g C s' ≐ M
+    mxOld a = trans (cong (λ f → f a) (recMap-dr g C {u} {s'} drEq)) (mx a)
+    soNew : PM (Older (suc g)) (cpL s')
+    soNew = subst (PM (Older (suc g))) (sym sl') ≤-refl
+    mxNew : recMap (suc g) L s' ≐ M
+    mxNew a = trans (cong (λ f → proj₁ f a) (rp-skip g (map cur (dr s')) (L , L) (all-cur rg'))) (lm a)
+    go : CrashC (put (cpt (suc g) L) (cpO u)) (cpO s') → RecTo s' M
+    go (inj₁ e) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld
+      where so' = subst (PM (Older g)) (sym e) (PM-dur (cpO u) so)
+    go (inj₂ (inj₁ e)) =
+      recto false (suc g) L (pick-slot false s' (suc g) L e soNew) e soNew rs'
+            (all-GenLe-step rg') mxNew
+    go (inj₂ (inj₂ e)) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld
+      where so' = subst (PM (Older g)) (sym e) tt
+-- crash before the second SYNC: the new checkpoint is durable
+ck-crash {u} {s' = s'} {M} C sl so rs rg mx lm (inj₂ (inj₁ refl)) (_ , cL , cO , cR) =
+  recto false (suc g) L (pick-slot false s' (suc g) L cO so') cO so' (crashL-syn cR)
+        (all-GenLe-step rg2) mx'
+  where
+    g = gen u
+    L = l2p u
+    so' : PM (Older (suc g)) (cpL s')
+    so' = older-er (subst (Older (suc g)) (sym (cong cur sl)) ≤-refl) cL
+    rg2 : All (PM (GenLe g)) (dr s')
+    rg2 = crashL-PM tt cR (all-put erased tt (all-sync rg))
+    mx' : recMap (suc g) L s' ≐ M
+    mx' a = trans (cong (λ f → proj₁ f a) (rp-skip g (map cur (dr s')) (L , L) (all-cur rg2))) (lm a)
+-- crash at the end: old slot and delta region erased
+ck-crash {u} {s' = s'} {M} C sl so rs rg mx lm (inj₂ (inj₂ refl)) (_ , cL , cO , cR) =
+  recto true (suc g) L (pick-slot true s' (suc g) L cL so') cL so'
+        (subst (All IsSyn) (sym drE) []) (subst (All (PM (GenLe (suc g)))) (sym drE) []) mx'
+  where
+    g = gen u
+    L = l2p u
+    drE = crashL-nil cR
+    so' = subst (PM (Older (suc g))) (sym cO) tt
+    mx' : recMap (suc g) L s' ≐ M
+    mx' a = trans (cong (λ l → proj₁ (rp (suc g) (map cur l) (L , L)) a) drE) (lm a)

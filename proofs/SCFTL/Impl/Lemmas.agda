@@ -1,0 +1,274 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Generic lemmas about the model P: map updates, delta replay, crash
+-- images of pages and of the delta region, checkpoint choice, the
+-- fresh-page bound computed by recovery.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+
+module SCFTL.Impl.Lemmas (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
+
+open import Data.Nat.Base using (zero; suc; _≤_; _<_; s≤s; z≤n; _≡ᵇ_; _≤ᵇ_; _⊔_)
+open import Data.Nat.Properties
+  using (≤ᵇ⇒≤; ≤⇒≤ᵇ; <⇒≤; 1+n≰n; ≤-trans; ≤-refl; n≤0⇒n≡0; m≤n⇒m<n∨m≡n; m≤m⊔n; m≤n⊔m; ≤-step)
+open import Data.Bool.Base using (Bool; true; false; T; if_then_else_)
+open import Data.Empty using (⊥; ⊥-elim)
+open import Data.Unit.Base using (⊤; tt)
+open import Data.List.Base using (List; []; _∷_; _++_; map)
+open import Data.Maybe.Base using (Maybe; nothing; just)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Nullary using (¬_)
+open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; cong₂)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax
+
+------------------------------------------------------------------------
+-- Booleans and updates
+
+≡ᵇ-refl : ∀ n → (n ≡ᵇ n) ≡ true
+≡ᵇ-refl zero    = refl
+≡ᵇ-refl (suc n) = ≡ᵇ-refl n
+
+≡ᵇ-false : ∀ m n → m ≢ n → (m ≡ᵇ n) ≡ false
+≡ᵇ-false zero    zero    ne = ⊥-elim (ne refl)
+≡ᵇ-false zero    (suc n) _  = refl
+≡ᵇ-false (suc m) zero    _  = refl
+≡ᵇ-false (suc m) (suc n) ne = ≡ᵇ-false m n (λ e → ne (cong suc e))
+
+T⇒≡ : ∀ b → T b → b ≡ true
+T⇒≡ true _ = refl
+
+¬T⇒≡ : ∀ b → ¬ T b → b ≡ false
+¬T⇒≡ true  n = ⊥-elim (n tt)
+¬T⇒≡ false _ = refl
+
+upd-here : ∀ {A : Set} (f : ℕ → A) a v → (f [ a ≔ v ]) a ≡ v
+upd-here f a v rewrite ≡ᵇ-refl a = refl
+
+upd-other : ∀ {A : Set} (f : ℕ → A) {a b} v → b ≢ a → (f [ a ≔ v ]) b ≡ f b
+upd-other f {a} {b} v ne rewrite ≡ᵇ-false b a ne = refl
+
+<⇒≢ : ∀ {m n} → m < n → m ≢ n
+<⇒≢ lt refl = 1+n≰n lt
+
+-- pointwise equality of maps
+infix 4 _≐_
+_≐_ : Map → Map → Set
+f ≐ g = ∀ a → f a ≡ g a
+
+≐-upd : ∀ {f g} a v → f ≐ g → (f [ a ≔ v ]) ≐ (g [ a ≔ v ])
+≐-upd {f} {g} a v e b with b ≡ᵇ a
+... | true  = refl
+... | false = e b
+
+------------------------------------------------------------------------
+-- Lists
+
+data All {A : Set} (P : A → Set) : List A → Set where
+  []  : All P []
+  _∷_ : ∀ {x xs} → P x → All P xs → All P (x ∷ xs)
+
+all-++ : ∀ {A : Set} {P : A → Set} {xs ys} → All P xs → All P ys → All P (xs ++ ys)
+all-++ []       q = q
+all-++ (p ∷ ps) q = p ∷ all-++ ps q
+
+map-cur-syn : ∀ xs → map cur (map syn xs) ≡ xs
+map-cur-syn []       = refl
+map-cur-syn (x ∷ xs) = cong (x ∷_) (map-cur-syn xs)
+
+map-cur-++ : ∀ xs ys → map cur (xs ++ ys) ≡ map cur xs ++ map cur ys
+map-cur-++ []       ys = refl
+map-cur-++ (x ∷ xs) ys = cong (cur x ∷_) (map-cur-++ xs ys)
+
+map-cur-sync : ∀ xs → map cur (map sync xs) ≡ map cur xs
+map-cur-sync []       = refl
+map-cur-sync (x ∷ xs) = cong (cur x ∷_) (map-cur-sync xs)
+
+map-sync-sync : ∀ xs → map sync (map sync xs) ≡ map syn (map cur xs)
+map-sync-sync []       = refl
+map-sync-sync (x ∷ xs) = cong (syn (cur x) ∷_) (map-sync-sync xs)
+
+------------------------------------------------------------------------
+-- Properties of pages and their crash outcomes
+
+-- a property of every content a page may show after a crash
+PM : (Cell → Set) → MC → Set
+PM P (syn c)   = P c
+PM P (uns o n) = P o × P n
+
+PM-cur : ∀ {P} m → PM P m → P (cur m)
+PM-cur (syn c)   p       = p
+PM-cur (uns o n) (_ , p) = p
+
+PM-sync : ∀ {P} m → PM P m → PM P (sync m)
+PM-sync m p = PM-cur m p
+
+PM-dur : ∀ {P} m → PM P m → P (dur m)
+PM-dur (syn c)   p       = p
+PM-dur (uns o n) (p , _) = p
+
+all-cur : ∀ {P} {ms} → All (PM P) ms → All P (map cur ms)
+all-cur {ms = []}     []       = []
+all-cur {ms = m ∷ ms} (p ∷ ps) = PM-cur m p ∷ all-cur ps
+
+all-sync : ∀ {P} {ms} → All (PM P) ms → All (PM P) (map sync ms)
+all-sync {ms = []}     []       = []
+all-sync {ms = m ∷ ms} (p ∷ ps) = PM-sync m p ∷ all-sync ps
+
+all-put : ∀ {P} c {ms} → P c → All (PM P) ms → All (PM P) (map (put c) ms)
+all-put c {[]}     pc []       = []
+all-put c {m ∷ ms} pc (p ∷ ps) = (PM-dur m p , pc) ∷ all-put c pc ps
+
+IsSyn : MC → Set
+IsSyn (syn _)   = ⊤
+IsSyn (uns _ _) = ⊥
+
+all-map-syn : ∀ cs → All IsSyn (map syn cs)
+all-map-syn []       = []
+all-map-syn (c ∷ cs) = tt ∷ all-map-syn cs
+
+all-syn-eq : ∀ {ms} → All IsSyn ms → ms ≡ map syn (map cur ms)
+all-syn-eq {[]}         []       = refl
+all-syn-eq {syn c ∷ ms} (_ ∷ ps) = cong (syn c ∷_) (all-syn-eq ps)
+
+crashC-PM : ∀ {P m m'} → P junk → CrashC m m' → PM P m → PM P m'
+crashC-PM {m = syn c}   _  refl p = p
+crashC-PM {m = uns o n} _  (inj₁ refl)        (po , _) = po
+crashC-PM {m = uns o n} _  (inj₂ (inj₁ refl)) (_ , pn) = pn
+crashC-PM {m = uns o n} pj (inj₂ (inj₂ refl)) _        = pj
+
+crashL-PM : ∀ {P xs ys} → P junk → CrashL xs ys → All (PM P) xs → All (PM P) ys
+crashL-PM pj []       []       = []
+crashL-PM pj (c ∷ cs) (p ∷ ps) = crashC-PM pj c p ∷ crashL-PM pj cs ps
+
+crashC-syn : ∀ {m m'} → CrashC m m' → IsSyn m'
+crashC-syn {syn c}   refl               = tt
+crashC-syn {uns o n} (inj₁ refl)        = tt
+crashC-syn {uns o n} (inj₂ (inj₁ refl)) = tt
+crashC-syn {uns o n} (inj₂ (inj₂ refl)) = tt
+
+crashL-syn : ∀ {xs ys} → CrashL xs ys → All IsSyn ys
+crashL-syn []       = []
+crashL-syn (c ∷ cs) = crashC-syn c ∷ crashL-syn cs
+
+crashL-id : ∀ {xs ys} → All IsSyn xs → CrashL xs ys → ys ≡ xs
+crashL-id []       []                  = refl
+crashL-id {syn c ∷ xs} (_ ∷ ps) (refl ∷ cs) = cong (syn c ∷_) (crashL-id ps cs)
+
+crashL-++ : ∀ xs {ys zs} → CrashL (xs ++ ys) zs →
+  Σ (List MC) λ xs' → Σ (List MC) λ ys' → zs ≡ xs' ++ ys' × CrashL xs xs' × CrashL ys ys'
+crashL-++ []       cs       = [] , _ , refl , [] , cs
+crashL-++ (x ∷ xs) (c ∷ cs) with crashL-++ xs cs
+... | xs' , ys' , refl , cx , cy = _ ∷ xs' , ys' , refl , c ∷ cx , cy
+
+crashD-syn : ∀ {c m'} → CrashD (syn c) m' → m' ≡ syn c
+crashD-syn e = e
+
+------------------------------------------------------------------------
+-- Delta pages: replay
+
+-- does not commit anything in generation g
+NC : ℕ → Cell → Set
+NC g (dlt h ps b) = (h ≡ᵇ g) ≡ false ⊎ b ≡ false
+NC g _            = ⊤
+
+-- written in generation ≤ g
+GenLe : ℕ → Cell → Set
+GenLe g (dlt h _ _) = h ≤ g
+GenLe g _           = ⊤
+
+GenLe-step : ∀ {g} c → GenLe g c → GenLe (suc g) c
+GenLe-step erased       _  = tt
+GenLe-step junk         _  = tt
+GenLe-step (dcell _ _)  _  = tt
+GenLe-step (dlt _ _ _)  le = ≤-step le
+GenLe-step (cpt _ _)    _  = tt
+
+PM-GenLe-step : ∀ {g} m → PM (GenLe g) m → PM (GenLe (suc g)) m
+PM-GenLe-step (syn c)   p        = GenLe-step c p
+PM-GenLe-step (uns o n) (p , q)  = GenLe-step o p , GenLe-step n q
+
+all-GenLe-step : ∀ {g ms} → All (PM (GenLe g)) ms → All (PM (GenLe (suc g))) ms
+all-GenLe-step {ms = []}     []       = []
+all-GenLe-step {ms = m ∷ ms} (p ∷ ps) = PM-GenLe-step m p ∷ all-GenLe-step ps
+
+rp-++ : ∀ g xs ys mt → rp g (xs ++ ys) mt ≡ rp g xs (rp g ys mt)
+rp-++ g []       ys mt = refl
+rp-++ g (x ∷ xs) ys mt = cong (rstep g x) (rp-++ g xs ys mt)
+
+nc-fst : ∀ g c mt → NC g c → proj₁ (rstep g c mt) ≡ proj₁ mt
+nc-fst g erased      mt _ = refl
+nc-fst g junk        mt _ = refl
+nc-fst g (dcell _ _) mt _ = refl
+nc-fst g (cpt _ _)   mt _ = refl
+nc-fst g (dlt h ps b) mt (inj₁ e) rewrite e = refl
+nc-fst g (dlt h ps .false) mt (inj₂ refl) with h ≡ᵇ g
+... | true  = refl
+... | false = refl
+
+rp-nc : ∀ g xs mt → All (NC g) xs → proj₁ (rp g xs mt) ≡ proj₁ mt
+rp-nc g []       mt []       = refl
+rp-nc g (x ∷ xs) mt (p ∷ ps) = trans (nc-fst g x (rp g xs mt) p) (rp-nc g xs mt ps)
+
+gl-skip : ∀ g c mt → GenLe g c → rstep (suc g) c mt ≡ mt
+gl-skip g erased      mt _ = refl
+gl-skip g junk        mt _ = refl
+gl-skip g (dcell _ _) mt _ = refl
+gl-skip g (cpt _ _)   mt _ = refl
+gl-skip g (dlt h ps b) mt le rewrite ≡ᵇ-false h (suc g) (λ { refl → 1+n≰n le }) = refl
+
+rp-skip : ∀ g xs mt → All (GenLe g) xs → rp (suc g) xs mt ≡ mt
+rp-skip g []       mt []       = refl
+rp-skip g (x ∷ xs) mt (p ∷ ps) rewrite rp-skip g xs mt ps = gl-skip g x mt p
+
+rstep-commit : ∀ g ps mt → rstep g (dlt g ps true) mt ≡ (apply ps (proj₂ mt) , apply ps (proj₂ mt))
+rstep-commit g ps mt rewrite ≡ᵇ-refl g = refl
+
+rstep-tent : ∀ g ps mt → rstep g (dlt g ps false) mt ≡ (proj₁ mt , apply ps (proj₂ mt))
+rstep-tent g ps mt rewrite ≡ᵇ-refl g = refl
+
+------------------------------------------------------------------------
+-- Checkpoint choice
+
+-- an older checkpoint than generation g, or no checkpoint at all
+Older : ℕ → Cell → Set
+Older g (cpt h _) = suc h ≤ g
+Older g _         = ⊤
+
+Older-step : ∀ {g} c → Older g c → Older (suc g) c
+Older-step erased      _  = tt
+Older-step junk        _  = tt
+Older-step (dcell _ _) _  = tt
+Older-step (dlt _ _ _) _  = tt
+Older-step (cpt _ _)   le = ≤-step le
+
+pick-first : ∀ g C c → Older g c → pick (cpt g C) c ≡ just (true , g , C)
+pick-first g C erased      _ = refl
+pick-first g C junk        _ = refl
+pick-first g C (dcell _ _) _ = refl
+pick-first g C (dlt _ _ _) _ = refl
+pick-first g C (cpt h D)   lt rewrite T⇒≡ (h ≤ᵇ g) (≤⇒≤ᵇ (<⇒≤ lt)) = refl
+
+pick-second : ∀ h D c → Older h c → pick c (cpt h D) ≡ just (false , h , D)
+pick-second h D erased      _ = refl
+pick-second h D junk        _ = refl
+pick-second h D (dcell _ _) _ = refl
+pick-second h D (dlt _ _ _) _ = refl
+pick-second h D (cpt g C)   lt
+  rewrite ¬T⇒≡ (h ≤ᵇ g) (λ t → 1+n≰n (≤-trans lt (≤ᵇ⇒≤ h g t))) = refl
+
+pick-slot : ∀ b s g C → slot b s ≡ syn (cpt g C) → PM (Older g) (slot (Data.Bool.Base.not b) s) →
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C)
+pick-slot true  s g C e o rewrite e = pick-first g C (cur (cpO s)) (PM-cur (cpO s) o)
+pick-slot false s g C e o rewrite e = pick-second g C (cur (cpL s)) (PM-cur (cpL s) o)
+
+------------------------------------------------------------------------
+-- The fresh-page bound of recovery
+
+hi-bound : ∀ m k a p → a ≤ k → m a ≡ just p → p < hi m k
+hi-bound m zero a p le e with n≤0⇒n≡0 le
+... | refl rewrite e = ≤-refl
+hi-bound m (suc k) a p le e with m≤n⇒m<n∨m≡n le
+... | inj₂ refl rewrite e = m≤m⊔n (suc p) (hi m k)
+... | inj₁ (s≤s lt) = ≤-trans (hi-bound m k a p lt e) (m≤n⊔m (bnd (m (suc k))) (hi m k))

@@ -1,0 +1,324 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- The model P of the SCFTL algorithm (paper §3, crash model of §5.1),
+-- as a `Model` over the same operations as the specification S of
+-- SCFTL.Spec.  See proofs/README.md, section "The SCFTL model P", for
+-- what is abstracted and which Rust function each step stands for.
+--
+-- Parameters: as for S (Data, d0, amax, wmax) plus kmax, the bound K on
+-- GC relocations per epoch.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+
+module SCFTL.Impl.Model (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
+
+open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_; not; _∨_)
+open import Data.List.Base using (List; []; _∷_; _++_; map)
+open import Data.Maybe.Base using (Maybe; nothing; just)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Nullary using (¬_)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl)
+
+import SCFTL.Spec Data d0 amax wmax as Sp
+open Sp using (Addr; Model; UOp; Op; use; recover; flush; RegOp; w; rl; es)
+  renaming (reg to regop)
+
+------------------------------------------------------------------------
+-- Maps
+
+-- An L2P table: logical address ↦ physical page (nothing = unmapped).
+Map : Set
+Map = Addr → Maybe ℕ
+
+-- f[a ≔ v]
+_[_≔_] : {A : Set} → (ℕ → A) → ℕ → A → ℕ → A
+(f [ a ≔ v ]) b = if b ≡ᵇ a then v else f b
+
+-- Applying delta pairs (newest first) to a map.
+apply : List (Addr × ℕ) → Map → Map
+apply []             m = m
+apply ((a , p) ∷ ps) m = apply ps m [ a ≔ just p ]
+
+------------------------------------------------------------------------
+-- Flash pages
+
+-- What a page holds.  Every kind of page carries a CRC on the real
+-- device; `junk` is any content that fails it (a torn or interrupted
+-- program or erase).
+data Cell : Set where
+  erased junk : Cell
+  dcell : Data → Addr → Cell                    -- data sector + OOB logical address
+  dlt   : ℕ → List (Addr × ℕ) → Bool → Cell     -- delta page: generation, pairs, committed?
+  cpt   : ℕ → Map → Cell                        -- full checkpoint: generation, L2P
+
+-- A page with its sync status (the sync map of §5.1): `syn c` is durable;
+-- `uns old new` was programmed or erased since the last SYNC (old is the
+-- content at the last SYNC; each page changes at most once between syncs).
+data MC : Set where
+  syn : Cell → MC
+  uns : Cell → Cell → MC
+
+cur : MC → Cell
+cur (syn c)   = c
+cur (uns _ n) = n
+
+dur : MC → Cell
+dur (syn c)   = c
+dur (uns o _) = o
+
+-- Asynchronous PROGRAM / ERASE of one page, and SYNC of one page.
+put : Cell → MC → MC
+put c m = uns (dur m) c
+
+sync : MC → MC
+sync m = syn (cur m)
+
+-- Crash outcome of a metadata page (checkpoint slot, delta page):
+-- durable pages keep their content; an unsynced page ends up old, new or
+-- junk.
+CrashC : MC → MC → Set
+CrashC (syn c)   m' = m' ≡ syn c
+CrashC (uns o n) m' = m' ≡ syn o ⊎ m' ≡ syn n ⊎ m' ≡ syn junk
+
+-- Crash outcome of a data page: the paper's over-approximation, an
+-- unsynced page may end up with *any* content.
+CrashD : MC → MC → Set
+CrashD (syn c)   m' = m' ≡ syn c
+CrashD (uns _ _) m' = Σ Cell λ c → m' ≡ syn c
+
+data CrashL : List MC → List MC → Set where
+  []  : CrashL [] []
+  _∷_ : ∀ {m m' ms ms'} → CrashC m m' → CrashL ms ms' → CrashL (m ∷ ms) (m' ∷ ms')
+
+------------------------------------------------------------------------
+-- States
+
+record St : Set where
+  field
+    -- flash (survives a crash, subject to Img below)
+    dat   : ℕ → MC          -- data pages, by physical page number
+    cpL   : MC              -- checkpoint slot holding the live checkpoint
+    cpO   : MC              -- the other (shadow) checkpoint slot
+    dr    : List MC         -- delta region, newest page first
+    -- memory (lost on a crash)
+    gen   : ℕ                          -- generation of the live checkpoint
+    l2p   : Map                        -- volatile L2P
+    mb    : ℕ → Maybe (Data × Addr)    -- merge buffer: pages not yet programmed
+    dbuf  : List (Addr × ℕ)            -- delta buffer, newest first
+    nxt   : ℕ                          -- active pointer: next fresh page
+    inv   : ℕ → Bool                   -- invalid queue (relocated this epoch)
+    ers   : ℕ → Bool                   -- erasable queue
+    wcnt  : ℕ                          -- write counter (W)
+    gcnt  : ℕ                          -- relocation counter (K)
+    -- ghost (never read by the algorithm)
+    smap  : Map                        -- the stable L2P
+open St public
+
+-- A crash: the flash of m after every unsynced page has settled; the
+-- memory part of s' is arbitrary.
+Img : St → St → Set
+Img m s' = (∀ p → CrashD (dat m p) (dat s' p))
+         × CrashC (cpL m) (cpL s') × CrashC (cpO m) (cpO s') × CrashL (dr m) (dr s')
+
+------------------------------------------------------------------------
+-- Reads
+
+cellD : Cell → Data
+cellD (dcell d _) = d
+cellD _           = d0
+
+oob : Cell → Addr
+oob (dcell _ a) = a
+oob _           = 0
+
+-- A page as the FTL sees it: merge buffer first, then flash.
+pvm : Maybe (Data × Addr) → Cell → Cell
+pvm (just (d , a)) _ = dcell d a
+pvm nothing        c = c
+
+pv : St → ℕ → Cell
+pv s p = pvm (mb s p) (cur (dat s p))
+
+-- P2L, from the OOB areas (and the merge buffer's)
+p2l : St → ℕ → Addr
+p2l s p = oob (pv s p)
+
+rdMD : (ℕ → Maybe (Data × Addr)) → (ℕ → MC) → Maybe ℕ → Data
+rdMD M D nothing  = d0
+rdMD M D (just p) = cellD (pvm (M p) (cur (D p)))
+
+rdm : St → Maybe ℕ → Data
+rdm s = rdMD (mb s) (dat s)
+
+rd : St → Addr → Data
+rd s a = rdm s (l2p s a)
+
+------------------------------------------------------------------------
+-- Step functions.  Each is a sequence of flash commands; the crash
+-- points are the states right before a SYNC and at the end.
+
+syncAll : St → St
+syncAll s = record s { dat = λ p → sync (dat s p) ; cpL = sync (cpL s)
+                     ; cpO = sync (cpO s) ; dr = map sync (dr s) }
+
+-- Program the merge buffer's pages.
+progm : Maybe (Data × Addr) → MC → MC
+progm (just (d , a)) m = put (dcell d a) m
+progm nothing        m = m
+
+progMB : St → St
+progMB s = record s { dat = λ p → progm (mb s p) (dat s p) ; mb = λ _ → nothing }
+
+-- A full delta buffer becomes a tentative delta page.
+emitT : St → St
+emitT s = record s { dr = uns erased (dlt (gen s) (dbuf s) false) ∷ dr s ; dbuf = [] }
+
+optP optT : Bool → St → St
+optP true  = progMB
+optP false = λ s → s
+optT true  = emitT
+optT false = λ s → s
+
+-- What a write/relocation may do afterwards, if the merge buffer and/or
+-- delta buffer are full (a geometry question, left nondeterministic).
+opt : Bool → Bool → St → St
+opt f1 f2 s = optT f2 (optP f1 s)
+
+InB : Addr → St → Set
+InB a s = (a ≤ amax) × (wcnt s ≤ wmax)
+
+-- A sector placed at the active pointer: into the merge buffer, L2P
+-- remapped, delta pair buffered (shared by write and relocation).
+place : Addr → Data → St → St
+place a d s = record s
+  { mb = mb s [ nxt s ≔ just (d , a) ] ; l2p = l2p s [ a ≔ just (nxt s) ]
+  ; dbuf = (a , nxt s) ∷ dbuf s ; nxt = suc (nxt s) }
+
+-- write(a, d)
+wr0 : Addr → Data → St → St
+wr0 a d s = record (place a d s) { wcnt = suc (wcnt s) }
+
+-- gc_rl on a victim page p holding a valid sector: copy it like a write.
+Valid : St → ℕ → Set
+Valid s p = (p2l s p ≤ amax) × (l2p s (p2l s p) ≡ just p)
+
+rl0 : ℕ → St → St
+rl0 p s = record (place (p2l s p) (cellD (pv s p)) s)
+  { inv = inv s [ p ≔ true ] ; gcnt = suc (gcnt s) }
+
+-- gc_rl on a victim with no valid sector: it only becomes invalid.
+rlX : ℕ → St → St
+rlX p s = record s { inv = inv s [ p ≔ true ] ; gcnt = suc (gcnt s) }
+
+-- gc_es: erase an erasable page.
+esF : ℕ → St → St
+esF p s = record s { dat = dat s [ p ≔ put erased (dat s p) ] ; ers = ers s [ p ≔ false ] }
+
+-- Full checkpoint (shadow): new L2P into the other slot, SYNC; erase the
+-- old slot and the delta region, SYNC; the slots swap roles.
+ck1 ck2 ck3 : St → St
+ck1 s = record s { cpO = put (cpt (suc (gen s)) (l2p s)) (cpO s) }
+ck2 s = let u = syncAll (ck1 s) in
+        record u { cpL = put erased (cpL u) ; dr = map (put erased) (dr u) }
+ck3 s = let u = syncAll (ck2 s) in
+        record u { cpL = cpO u ; cpO = cpL u ; dr = [] ; gen = suc (gen s) }
+
+CkPt : St → St → Set
+CkPt s m = m ≡ ck1 s ⊎ m ≡ ck2 s ⊎ m ≡ ck3 s
+
+-- flush: program the merge buffer, SYNC (data and tentative pages
+-- durable), program the committed delta page with the delta buffer,
+-- SYNC (the commit point); then end the epoch (invalid → erasable).
+fl1 fl2 fl3 : St → St
+fl1 s = progMB s
+fl2 s = let u = syncAll (fl1 s) in
+        record u { dr = uns erased (dlt (gen s) (dbuf s) true) ∷ dr u }
+fl3 s = let u = syncAll (fl2 s) in
+        record u { smap = l2p u ; dbuf = [] ; ers = λ p → ers u p ∨ inv u p
+                 ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 }
+
+FlPt : St → St → Set
+FlPt s m = m ≡ fl1 s ⊎ m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m
+
+-- Recovery: the committed checkpoint of the highest generation, then the
+-- committed delta pages of that generation.
+pick : Cell → Cell → Maybe (Bool × ℕ × Map)
+pick (cpt g C) (cpt h D) = if h ≤ᵇ g then just (true , g , C) else just (false , h , D)
+pick (cpt g C) _         = just (true , g , C)
+pick _         (cpt h D) = just (false , h , D)
+pick _         _         = nothing
+
+-- Replay of the delta region (oldest page first): (committed, tentative).
+rstep : ℕ → Cell → Map × Map → Map × Map
+rstep g (dlt h ps b) mt =
+  if h ≡ᵇ g then ((if b then apply ps (proj₂ mt) else proj₁ mt) , apply ps (proj₂ mt))
+            else mt
+rstep g _ mt = mt
+
+rp : ℕ → List Cell → Map × Map → Map × Map
+rp g []       mt = mt
+rp g (c ∷ cs) mt = rstep g c (rp g cs mt)
+
+slot : Bool → St → MC
+slot true  s = cpL s
+slot false s = cpO s
+
+-- One more than the largest page mapped by addresses 0..k.
+bnd : Maybe ℕ → ℕ
+bnd nothing  = 0
+bnd (just p) = suc p
+
+hi : Map → ℕ → ℕ
+hi m zero    = bnd (m zero)
+hi m (suc k) = bnd (m (suc k)) ⊔ hi m k
+
+recMap : ℕ → Map → St → Map
+recMap g C s = proj₁ (rp g (map cur (dr s)) (C , C))
+
+-- The in-memory state rebuilt from the recovered L2P (selective
+-- persistence); then a full checkpoint starts a new generation.
+rec0 : Bool → ℕ → Map → St → St
+rec0 b g C s = record s
+  { cpL = slot b s ; cpO = slot (not b) s ; gen = g
+  ; l2p = recMap g C s ; smap = recMap g C s ; mb = λ _ → nothing ; dbuf = []
+  ; nxt = hi (recMap g C s) amax ; inv = λ _ → false ; ers = λ _ → false
+  ; wcnt = 0 ; gcnt = 0 }
+
+------------------------------------------------------------------------
+-- The model P
+
+okP : Op → St → St → Set
+okP (use (regop (w a d))) s s' =
+    (InB a s × Σ Bool λ f1 → Σ Bool λ f2 → s' ≡ opt f1 f2 (wr0 a d s))
+  ⊎ (¬ InB a s × s' ≡ s)
+okP (use (regop rl)) s s' =
+    (gcnt s ≤ kmax × Σ ℕ λ p → p < nxt s ×
+       ((Valid s p × Σ Bool λ f1 → Σ Bool λ f2 → s' ≡ opt f1 f2 (rl0 p s))
+        ⊎ (¬ Valid s p × s' ≡ rlX p s)))
+  ⊎ (¬ gcnt s ≤ kmax × s' ≡ s)
+okP (use (regop es)) s s' = Σ ℕ λ p → ers s p ≡ true × s' ≡ esF p s
+okP (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s)
+okP recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × s' ≡ ck3 (rec0 b g C s)
+
+-- A crashed operation: a crash at one of its crash points.
+crashP : Op → St → St → Set
+crashP (use (regop x)) s s' = Σ St λ m → okP (use (regop x)) s m × Img m s'
+crashP (use flush)     s s' = Σ St λ m → FlPt s m × Img m s'
+crashP recover         s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+  Σ St λ m → CkPt (rec0 b g C s) m × Img m s'
+
+-- New disks: what format leaves on flash (an empty checkpoint of
+-- generation 0, an erased shadow slot, an empty delta region); data
+-- pages and memory arbitrary.
+unmapped : Map
+unmapped _ = nothing
+
+NewP : St → Set
+NewP s = cpL s ≡ syn (cpt 0 unmapped) × cpO s ≡ syn erased × dr s ≡ []
+
+P : Model
+P = record { State = St ; New = NewP ; read = rd ; ok = okP ; crash = crashP }
