@@ -417,7 +417,12 @@ pub struct WearArgs {
     #[command(flatten)]
     pub common: CommonArgs,
     /// FTLs to measure.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "scftl,async,sync,optr")]
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "scftl,async,sync,optr"
+    )]
     pub ftl: Vec<FtlArg>,
     /// Host writes after the fill, as a multiple of the logical size
     /// (`--quick`: at most 5).

@@ -100,7 +100,13 @@ impl Picker {
 }
 
 /// One run: `kind` under `workload`, leveling on or off.
-fn measure(g: &Geometry, kind: FtlKind, workload: &str, leveled: bool, a: &WearArgs) -> BResult<Row> {
+fn measure(
+    g: &Geometry,
+    kind: FtlKind,
+    workload: &str,
+    leveled: bool,
+    a: &WearArgs,
+) -> BResult<Row> {
     let f = targets::factory(kind, g)?;
     let shared = stack::dataless(f.as_ref(), g)?;
     let probe = PlainProbe(shared.clone());
@@ -221,7 +227,10 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
     );
     header.add(
         "lifetime",
-        format!("full-device writes until the most-worn block reaches {} erases", a.endurance),
+        format!(
+            "full-device writes until the most-worn block reaches {} erases",
+            a.endurance
+        ),
     );
     header.add("seed", a.common.seed.to_string());
     report::add_provenance(&mut header);

@@ -123,13 +123,7 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
                 st.free_blocks, st.used_blocks, st.invalid_blocks, st.erasable_blocks
             ),
         ),
-        (
-            "erase counts".into(),
-            format!(
-                "min {}, avg {:.2}, max {}",
-                st.erases_min, st.erases_avg, st.erases_max
-            ),
-        ),
+        ("device wear".into(), device_wear(path)),
         (
             "last recovery".into(),
             format!("{:.3} ms", st.last_recovery_ns as f64 / 1e6),
@@ -140,4 +134,38 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
         println!("{k:<w$}  {v}");
     }
     Ok(())
+}
+
+/// The image's wear records (format 4): erase counts of every erase block
+/// over the device's life, and how many blocks are bad.
+fn device_wear(path: &Path) -> String {
+    use flash::Flash;
+    let f = match flash::FileFlash::open_read_only(path) {
+        Ok(f) => f,
+        Err(e) => return format!("unknown ({e})"),
+    };
+    if f.header().version < 4 {
+        return format!(
+            "not recorded (image format {}; erase counts are kept from format 4 on)",
+            f.header().version
+        );
+    }
+    let blocks = f.geometry().total_blocks();
+    let (mut min, mut max, mut sum, mut bad) = (u64::MAX, 0u64, 0u64, 0u64);
+    for b in 0..blocks {
+        let Ok(w) = f.block_wear(flash::BlockId(b)) else {
+            continue;
+        };
+        let e = u64::from(w.erases);
+        min = min.min(e);
+        max = max.max(e);
+        sum += e;
+        bad += u64::from(w.is_bad());
+    }
+    format!(
+        "erase counts min {}, avg {:.2}, max {} over {blocks} erase blocks; {bad} bad",
+        min.min(max),
+        sum as f64 / f64::from(blocks.max(1)),
+        max
+    )
 }

@@ -68,6 +68,11 @@ pub struct ServeArgs {
     /// sleeps at once.
     #[arg(long, default_value_t = 50, value_name = "US")]
     pub poll_us: u64,
+    /// Wear leveling: `on` (the most the FTL supports: dynamic and static
+    /// for scftl, dynamic for the others; docs/USAGE.md "Wear leveling")
+    /// or `off` (FIFO allocation, no data moved for wear).
+    #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "ON|OFF")]
+    pub wear_leveling: OnOff,
     /// TLS (NBD_OPT_STARTTLS): `off`, `allow` (clients choose) or `require`
     /// (nothing but STARTTLS before TLS). `allow` and `require` need
     /// --tls-cert and --tls-key.
@@ -335,6 +340,8 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     // Format and recovery ran untimed; the model applies from here on.
     opened.pacing.start();
     let mut pacing = opened.pacing.clone();
+    let mut opened = opened;
+    level_wear(&mut opened, a)?;
     let mut server = Server::new(opened.device, config.clone());
     // The server SIGUSR1 reports on: replaced by each power cut.
     let current = Arc::new(Mutex::new(server.clone()));
@@ -399,7 +406,8 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
             Ok(Event::ListenerClosed(_)) => {}
             Ok(Event::PowerCut) => {
                 let Some(f) = &cut_flash else { continue };
-                let opened = power_cut(&server, &listener, accept, f, &a.timing, &mut rng)?;
+                let mut opened = power_cut(&server, &listener, accept, f, &a.timing, &mut rng)?;
+                level_wear(&mut opened, a)?;
                 opened.pacing.start();
                 pacing = opened.pacing.clone();
                 server = Server::new(opened.device, config.clone());
@@ -504,4 +512,24 @@ fn power_cut(
 fn print_stats<D: ftl::BlockDevice + Send + 'static>(server: &Server<D>) {
     let epoch = format!("epoch_flushes={}", server.epoch_flushes());
     server.with_device(|d| stats::print(&*d, &epoch));
+}
+
+/// `--wear-leveling`: on or off.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+/// Sets the device's wear policy as `--wear-leveling` asks (a read-only
+/// export writes nothing, so it levels nothing).
+fn level_wear(opened: &mut image::Opened, a: &ServeArgs) -> Result<(), CliError> {
+    if a.wear_leveling == OnOff::Off || a.read_only {
+        return Ok(());
+    }
+    let policy = ftl::wear::default_for(opened.summary.kind);
+    opened
+        .device
+        .set_wear_policy(policy)
+        .map_err(|e| CliError::runtime(format!("--wear-leveling on: {e}")))
 }

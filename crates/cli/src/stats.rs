@@ -22,7 +22,8 @@ pub fn fields(s: &DeviceStats, sector_bytes: usize) -> String {
     format!(
         "sector_bytes={} flushes={} sectors_written={} sectors_read={} \
          sectors_trimmed={} gc_sectors_relocated={} full_checkpoints={} \
-         pages_programmed={} flash_reads={} blocks_erased={} flash_syncs={}",
+         pages_programmed={} flash_reads={} blocks_erased={} flash_syncs={} \
+         wear_choices={} wear_refused={} wear_moved_sectors={}",
         sector_bytes,
         s.flushes,
         s.user_sectors_written,
@@ -34,6 +35,9 @@ pub fn fields(s: &DeviceStats, sector_bytes: usize) -> String {
         s.flash.reads,
         s.flash.erases,
         s.flash.syncs,
+        s.wear.dynamic_choices,
+        s.wear.rejected,
+        s.wear.static_sectors,
     )
 }
 

@@ -114,12 +114,19 @@ fn info_describes_an_image_in_text_and_json() {
         "geometry",
         "ftl",
         "logical size",
-        "erase counts",
+        "device wear",
         "last recovery",
         "blocks",
     ] {
         assert!(text.contains(key), "info lacks {key}:\n{text}");
     }
+    // Format erased the metadata blocks once: the image's own records.
+    assert!(
+        text.contains("erase counts min 0, ")
+            && text.contains(", max 1 over ")
+            && text.contains("; 0 bad"),
+        "{text}"
+    );
     let o = scftl(&["info", "i.img", "--json"], d);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["logical_bytes"], 16u64 << 20);

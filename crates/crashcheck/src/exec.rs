@@ -544,7 +544,11 @@ impl Executor {
                 m.interrupted(Interrupted::Nothing);
             }
         }
-        match self.cfg.target.format_dev(self.flash.clone(), self.cfg.mutant) {
+        match self
+            .cfg
+            .target
+            .format_dev(self.flash.clone(), self.cfg.mutant)
+        {
             Ok(d) => {
                 let n = d.num_sectors();
                 self.model = Some(self.cfg.contract.new_spec(n));
@@ -808,7 +812,10 @@ impl Executor {
             return Ok(());
         }
         let before = self.flash_commands();
-        let r = self.cfg.target.open_dev(self.flash.clone(), self.cfg.mutant);
+        let r = self
+            .cfg
+            .target
+            .open_dev(self.flash.clone(), self.cfg.mutant);
         self.last_recovery_commands = self.flash_commands() - before;
         // A cut armed for the command right after the recovery's last one
         // falls between recovery and the first write that would follow it:

@@ -220,7 +220,10 @@ mod tests {
             erases: u32::MAX,
             health: BlockHealth::Good,
         };
-        assert_eq!(BlockWear::decode(big.encode()).unwrap().erases, MAX_RECORDED_ERASES);
+        assert_eq!(
+            BlockWear::decode(big.encode()).unwrap().erases,
+            MAX_RECORDED_ERASES
+        );
     }
 
     #[test]
@@ -230,7 +233,9 @@ mod tests {
             factory_bad_per_mille: 0,
             seed: 7,
         };
-        let ends: Vec<u32> = (0..500).map(|b| m.block_endurance(BlockId(b)).unwrap()).collect();
+        let ends: Vec<u32> = (0..500)
+            .map(|b| m.block_endurance(BlockId(b)).unwrap())
+            .collect();
         assert!(ends.iter().all(|&e| (900..1100).contains(&e)));
         assert!(ends.iter().any(|&e| e < 950) && ends.iter().any(|&e| e > 1050));
         let b = BlockId(3);
@@ -272,7 +277,10 @@ mod tests {
         assert!(!m.new_device(&g)[0].is_bad());
         let other = WearModel { seed: 2, ..m };
         assert_ne!(m.new_device(&g), other.new_device(&g));
-        assert!(WearModel::UNLIMITED.new_device(&g).iter().all(|w| !w.is_bad()));
+        assert!(WearModel::UNLIMITED
+            .new_device(&g)
+            .iter()
+            .all(|w| !w.is_bad()));
     }
 
     #[test]
@@ -288,13 +296,21 @@ mod tests {
         let count = |erases| {
             (0..g.pages_per_block * 64)
                 .filter(|&i| {
-                    m.program_fails(&g, PageAddr::new(b.0, i % g.pages_per_block), erases + i / g.pages_per_block)
+                    m.program_fails(
+                        &g,
+                        PageAddr::new(b.0, i % g.pages_per_block),
+                        erases + i / g.pages_per_block,
+                    )
                 })
                 .count()
         };
         assert_eq!(count(0), 0);
         let late = count(end - end / 16);
-        assert!(late > 0, "no aged failure in {} programs", g.pages_per_block * 64);
+        assert!(
+            late > 0,
+            "no aged failure in {} programs",
+            g.pages_per_block * 64
+        );
         assert_eq!(late, count(end - end / 16));
     }
 }

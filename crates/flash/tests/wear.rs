@@ -49,7 +49,8 @@ fn wears_out_like_nand(f: &mut impl Flash) {
     assert_eq!(f.block_wear(b).unwrap(), BlockWear::default());
     // A page programmed before the block wears out keeps its content
     // through the failed erase.
-    f.program(PageAddr::new(2, 0), &page(&g, 1), &[7; 4]).unwrap();
+    f.program(PageAddr::new(2, 0), &page(&g, 1), &[7; 4])
+        .unwrap();
     let lasted = erase_until_failure(f, b);
     let end = WORN.block_endurance(b).unwrap();
     assert_eq!(lasted, end);
@@ -85,8 +86,8 @@ fn ram_backends_count_erases_and_wear_blocks_out() {
     wears_out_like_nand(&mut m);
     // The page programmed before the failed erase kept its content (the
     // first successful erases cleared it, so program and check again).
-    let mut d = DatalessFlash::with_wear(g, vec![true; g.total_blocks() as usize], 4096, WORN)
-        .unwrap();
+    let mut d =
+        DatalessFlash::with_wear(g, vec![true; g.total_blocks() as usize], 4096, WORN).unwrap();
     wears_out_like_nand(&mut d);
 }
 
@@ -94,11 +95,17 @@ fn ram_backends_count_erases_and_wear_blocks_out() {
 fn a_failed_program_keeps_the_blocks_other_pages() {
     let g = Geometry::tiny();
     let mut f = CrashFlash::new(MemFlash::new(g).unwrap());
-    f.program(PageAddr::new(4, 0), &page(&g, 1), &[1, 2]).unwrap();
+    f.program(PageAddr::new(4, 0), &page(&g, 1), &[1, 2])
+        .unwrap();
     f.fail_nth_program(2);
     f.program(PageAddr::new(5, 0), &page(&g, 2), &[]).unwrap();
-    let err = f.program(PageAddr::new(4, 1), &page(&g, 3), &[]).unwrap_err();
-    assert!(matches!(err, FlashError::ProgramFailed { block: 4, page: 1 }));
+    let err = f
+        .program(PageAddr::new(4, 1), &page(&g, 3), &[])
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        FlashError::ProgramFailed { block: 4, page: 1 }
+    ));
     assert_eq!(read_page(&mut f, PageAddr::new(4, 0)), page(&g, 1));
     assert_ne!(read_page(&mut f, PageAddr::new(4, 1)), page(&g, 3));
     // Later pages of the block still program; the injection is spent.

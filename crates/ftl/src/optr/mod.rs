@@ -290,9 +290,12 @@ impl<F: Flash> Optr<F> {
     /// Opens the next log segment: erases it if it holds stale content and
     /// programs its summary page.
     fn open_segment(&mut self) -> Result<(SegId, u32)> {
-        let seg = self.segs.take_free(&self.flash, &self.layout).ok_or_else(|| {
-            FtlError::NoSpace("no free segment for the data log; GC could not keep up".into())
-        })?;
+        let seg = self
+            .segs
+            .take_free(&self.flash, &self.layout)
+            .ok_or_else(|| {
+                FtlError::NoSpace("no free segment for the data log; GC could not keep up".into())
+            })?;
         if self.segs.state[seg.0 as usize] == SegState::Dirty {
             // Synced before the summary page goes in: a power cut leaves
             // each page of an unsynced erase old or erased independently,

@@ -180,7 +180,9 @@ impl Blocks {
         } else {
             &self.free
         };
-        q.iter().copied().filter(move |&sb| self.is_settled(sb, proven_below))
+        q.iter()
+            .copied()
+            .filter(move |&sb| self.is_settled(sb, proven_below))
     }
 
     /// Whether erasing `sb` now cannot make a later recovery fall back:
@@ -462,11 +464,17 @@ mod tests {
         b.mark_victim(Sb(4));
         b.end_epoch(7);
         assert_eq!(b.candidates(7).collect::<Vec<_>>(), [Sb(2), Sb(5)]);
-        assert_eq!(b.activate_next(Some(Sb(4)), 7, &mut st, ok).unwrap(), Some(Sb(2)));
+        assert_eq!(
+            b.activate_next(Some(Sb(4)), 7, &mut st, ok).unwrap(),
+            Some(Sb(2))
+        );
         assert_eq!(b.candidates(8).collect::<Vec<_>>(), [Sb(5), Sb(4)]);
         b.retire_active(Sb(2));
         // A used superblock is no candidate: rejected, FIFO instead.
-        assert_eq!(b.activate_next(Some(Sb(3)), 8, &mut st, ok).unwrap(), Some(Sb(5)));
+        assert_eq!(
+            b.activate_next(Some(Sb(3)), 8, &mut st, ok).unwrap(),
+            Some(Sb(5))
+        );
         assert_eq!((st.dynamic_choices, st.rejected), (1, 2));
         b.check(Some(Sb(5))).unwrap();
     }

@@ -439,13 +439,15 @@ impl<F: Flash> Scftl<F> {
             self.unsynced_epochs > 0 && self.mutant != Mutant::EraseWithoutSyncAfterBarrier;
         let mut synced = false;
         let proven = self.proven_below;
-        let Some(sb) = self.blocks.activate_next(choice, proven, &mut self.wear_stats, |sb| {
-            if must_sync {
-                flash.sync()?;
-                synced = true;
-            }
-            layout.erase_sbs(flash, sb, 1)
-        })?
+        let Some(sb) = self
+            .blocks
+            .activate_next(choice, proven, &mut self.wear_stats, |sb| {
+                if must_sync {
+                    flash.sync()?;
+                    synced = true;
+                }
+                layout.erase_sbs(flash, sb, 1)
+            })?
         else {
             return Err(FtlError::NoSpace(format!(
                 "no free or erasable superblock left ({} used, {} invalid); the configuration constraints should prevent this (bug)",
