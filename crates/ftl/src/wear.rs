@@ -48,7 +48,9 @@ impl WearPolicy {
         dynamic: false,
         static_spread: None,
     };
-    /// Dynamic and static leveling, data moving at a spread of 4 erases.
+    /// Dynamic and static leveling, data moving at a spread of 2 erases
+    /// (`scftl bench wear`: data-block max/avg 1.16 → 1.04 under 80/20 at
+    /// an unchanged WAF; 4 reached only 1.10).
     pub const DEFAULT: WearPolicy = WearPolicy {
         dynamic: true,
         static_spread: Some(DEFAULT_STATIC_SPREAD),
@@ -91,7 +93,7 @@ pub fn default_for(kind: crate::FtlKind) -> WearPolicy {
 
 /// Static leveling's default spread (erases between the most-worn data
 /// block and the least-worn one holding data).
-pub const DEFAULT_STATIC_SPREAD: u32 = 4;
+pub const DEFAULT_STATIC_SPREAD: u32 = 2;
 
 /// What wear leveling did since the device was opened or formatted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -67,8 +67,9 @@ pub(crate) struct DeltaLog {
     /// The flash was synced after the last page was programmed: the next
     /// page carries [`format::KIND_AFTER_SYNC`].
     pub after_sync: bool,
-    /// The largest epoch id of a page programmed with the after-sync flag:
-    /// once it is durable, every epoch below it is proven durable.
+    /// The largest epoch id of a page programmed with the after-sync flag
+    /// (or of an in-page or OOB commit, `flush.rs`): once it is durable,
+    /// every epoch below it is proven durable.
     pub flagged_epoch: u64,
     /// Pairs of the epochs committed in-page since the last region page,
     /// in order; the next region page is preceded by their consolidation.

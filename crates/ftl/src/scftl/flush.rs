@@ -166,6 +166,7 @@ impl<F: Flash> Scftl<F> {
             .seal_inpage(record, link, fill as u32, digest, data_crc);
         self.put_marker(&format::INPAGE_MAGIC, record_crc);
         self.program_merge_buffer()?;
+        self.note_chain_commit();
         self.chain_link = link;
         self.stats.data_page_commits += 1;
         Ok(true)
@@ -224,6 +225,7 @@ impl<F: Flash> Scftl<F> {
         self.put_marker(&format::OOB_COMMIT_MAGIC, crc);
         self.delta.move_to_backlog();
         self.program_merge_buffer()?;
+        self.note_chain_commit();
         self.chain_link = if a.next_page + 1 < self.layout.pages_per_sb {
             self.layout.psa(a.sb, a.next_page + 1, 0)
         } else {
@@ -231,6 +233,14 @@ impl<F: Flash> Scftl<F> {
         };
         self.stats.data_page_commits += 1;
         Ok(true)
+    }
+
+    /// An in-page or OOB commit of the current epoch was programmed, after
+    /// every earlier epoch was durable: recovery takes such a record as
+    /// proof of every epoch before it (`recovery::apply_chain`), so once
+    /// it is durable (the next sync) they are proven.
+    fn note_chain_commit(&mut self) {
+        self.delta.flagged_epoch = self.delta.flagged_epoch.max(self.delta.epoch);
     }
 
     /// Writes the commit marker (docs/FORMAT.md §4.7: `magic` of an in-page
