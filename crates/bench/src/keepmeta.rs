@@ -144,6 +144,9 @@ impl Flash for KeepMetaFlash {
     fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
         self.inner.block_wear(block)
     }
+    fn mark_bad(&mut self, block: flash::BlockId) -> flash::Result<()> {
+        self.inner.mark_bad(block)
+    }
 }
 
 #[cfg(test)]

@@ -571,4 +571,7 @@ impl<F: Flash> Flash for SlowSync<F> {
     fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
         self.inner.block_wear(block)
     }
+    fn mark_bad(&mut self, block: flash::BlockId) -> flash::Result<()> {
+        self.inner.mark_bad(block)
+    }
 }

@@ -140,6 +140,9 @@ impl Flash for CutFlash {
     fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
         self.lock().block_wear(block)
     }
+    fn mark_bad(&mut self, block: flash::BlockId) -> flash::Result<()> {
+        self.lock().mark_bad(block)
+    }
 }
 
 /// Calls `cut` on a background thread every time the process receives

@@ -271,6 +271,9 @@ impl Flash for Backend {
     fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
         each!(self, c => c.block_wear(block))
     }
+    fn mark_bad(&mut self, block: flash::BlockId) -> flash::Result<()> {
+        each!(self, c => c.mark_bad(block))
+    }
 }
 
 /// Formats or opens an FTL over a device.

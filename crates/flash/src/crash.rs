@@ -1118,6 +1118,12 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
     fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
         self.inner.block_wear(block)
     }
+    /// Not a counted command: the mark goes straight to the device (a
+    /// power cut never loses it here; the FTL must not rely on that).
+    fn mark_bad(&mut self, block: crate::BlockId) -> crate::Result<()> {
+        self.check_power()?;
+        self.inner.mark_bad(block)
+    }
     fn counters(&self) -> FlashCounters {
         let mut c = self.inner.counters();
         c.reads = c.reads.saturating_sub(self.own_reads);

@@ -283,6 +283,16 @@ pub trait Flash {
     /// device keeps the record, as UBI keeps an erase counter per block.
     /// Required (no default) so that every wrapper passes it on.
     fn block_wear(&self, block: BlockId) -> Result<BlockWear>;
+
+    /// Retires `block` for good: its wear record says
+    /// [`BlockHealth::Retired`] from now on (kept across reopens by the
+    /// image) and every later program or erase of it fails, as NAND FTLs
+    /// mark a block bad in its spare area. Its pages keep their content.
+    /// Not a counted command (a power cut may lose the mark on an image
+    /// that was not synced since; the FTL then finds the block good and
+    /// may retire it again). Required (no default) so that every wrapper
+    /// passes it on.
+    fn mark_bad(&mut self, block: BlockId) -> Result<()>;
 }
 
 /// [`Flash::program_many`] as one [`Flash::program`] per page, in order
@@ -527,5 +537,8 @@ impl<F: Flash + ?Sized> Flash for Box<F> {
     }
     fn block_wear(&self, block: BlockId) -> Result<BlockWear> {
         (**self).block_wear(block)
+    }
+    fn mark_bad(&mut self, block: BlockId) -> Result<()> {
+        (**self).mark_bad(block)
     }
 }

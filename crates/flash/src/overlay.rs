@@ -25,6 +25,8 @@ pub struct OverlayFlash<F> {
     pages: HashMap<u64, OverlayPage>,
     nvram: Option<Vec<u8>>,
     counters: FlashCounters,
+    /// Blocks the FTL retired while the overlay was open.
+    retired: std::collections::HashSet<u32>,
 }
 
 impl<F: RawFlash> OverlayFlash<F> {
@@ -37,6 +39,7 @@ impl<F: RawFlash> OverlayFlash<F> {
             pages: HashMap::new(),
             nvram: None,
             counters: FlashCounters::default(),
+            retired: std::collections::HashSet::new(),
         }
     }
 
@@ -178,7 +181,21 @@ impl<F: RawFlash> Flash for OverlayFlash<F> {
     /// The image's records: erases in the overlay are not counted (the
     /// overlay models no wear).
     fn block_wear(&self, block: BlockId) -> Result<crate::BlockWear> {
-        self.inner.block_wear(block)
+        let w = self.inner.block_wear(block)?;
+        Ok(if self.retired.contains(&block.0) {
+            crate::BlockWear {
+                health: crate::BlockHealth::Retired,
+                ..w
+            }
+        } else {
+            w
+        })
+    }
+    /// Kept in the overlay (RAM), like every other change.
+    fn mark_bad(&mut self, block: BlockId) -> Result<()> {
+        self.geometry.check_block(block)?;
+        self.retired.insert(block.0);
+        Ok(())
     }
 }
 

@@ -183,6 +183,14 @@ impl PageStates {
         Ok(self.wear(block))
     }
 
+    /// `block`'s wear record once retired by the FTL (in range).
+    pub(crate) fn retired(&self, block: BlockId) -> BlockWear {
+        BlockWear {
+            health: crate::BlockHealth::Retired,
+            ..self.wear(block)
+        }
+    }
+
     /// Replaces a block's wear record (for
     /// [`crate::RawFlash::set_block_wear`]); `block` must be in range.
     pub(crate) fn set_wear(&mut self, block: BlockId, wear: BlockWear) {
@@ -361,6 +369,13 @@ macro_rules! ram_flash_impl {
 
             fn block_wear(&self, block: $crate::BlockId) -> $crate::Result<$crate::BlockWear> {
                 self.pages.block_wear(block)
+            }
+
+            fn mark_bad(&mut self, block: $crate::BlockId) -> $crate::Result<()> {
+                self.geometry.check_block(block)?;
+                let w = self.pages.retired(block);
+                self.pages.set_wear(block, w);
+                Ok(())
             }
         }
     };

@@ -333,4 +333,7 @@ impl<F: Flash, C: Clock> Flash for RealTime<F, C> {
     fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
         self.timed.block_wear(block)
     }
+    fn mark_bad(&mut self, block: crate::BlockId) -> crate::Result<()> {
+        self.timed.mark_bad(block)
+    }
 }

@@ -115,4 +115,7 @@ impl<F: Flash> Flash for SharedFlash<F> {
     fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
         self.inner.borrow().block_wear(block)
     }
+    fn mark_bad(&mut self, block: crate::BlockId) -> crate::Result<()> {
+        self.inner.borrow_mut().mark_bad(block)
+    }
 }

@@ -547,6 +547,9 @@ impl<F: Flash> Flash for TimedFlash<F> {
     fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
         self.inner.block_wear(block)
     }
+    fn mark_bad(&mut self, block: crate::BlockId) -> crate::Result<()> {
+        self.inner.mark_bad(block)
+    }
 }
 
 /// Raw access passes through and costs no time (it models no real command).

@@ -24,6 +24,11 @@
 //! erase changes no page. Neither is a rule violation: they are what aged
 //! NAND does, and an FTL must survive them.
 //!
+//! An FTL retires a block it no longer trusts with
+//! [`crate::Flash::mark_bad`] (as NAND FTLs program a bad-block marker): the
+//! record says so from then on, across reopens, and the block fails like a
+//! bad one.
+//!
 //! Erase counts are the device's own (like UBI's per-block erase-counter
 //! headers, which a real port would keep on flash itself): FTLs read them
 //! through [`crate::Flash::block_wear`] to choose where to write.
@@ -55,6 +60,9 @@ pub enum BlockHealth {
     FactoryBad,
     /// An erase failed (past its endurance, or injected): no longer usable.
     WornOut,
+    /// Retired by the FTL ([`crate::Flash::mark_bad`], e.g. after a program
+    /// failed in it): no longer usable.
+    Retired,
 }
 
 /// A block's wear record: its erase count and health.
@@ -77,13 +85,14 @@ impl BlockWear {
 
     /// The 4-byte record FORMAT.md §2 defines: the erase count in the low
     /// 28 bits, the health in the high 4 (0 good, 1 factory bad, 2 worn
-    /// out). An all-zero record (what a sparse image reads) is a good,
-    /// never-erased block.
+    /// out, 3 retired by the FTL). An all-zero record (what a sparse image
+    /// reads) is a good, never-erased block.
     pub fn encode(&self) -> u32 {
         let health = match self.health {
             BlockHealth::Good => 0,
             BlockHealth::FactoryBad => 1,
             BlockHealth::WornOut => 2,
+            BlockHealth::Retired => 3,
         };
         (health << 28) | self.erases.min(MAX_RECORDED_ERASES)
     }
@@ -94,6 +103,7 @@ impl BlockWear {
             0 => BlockHealth::Good,
             1 => BlockHealth::FactoryBad,
             2 => BlockHealth::WornOut,
+            3 => BlockHealth::Retired,
             _ => return None,
         };
         Some(BlockWear {
@@ -208,6 +218,7 @@ mod tests {
             BlockHealth::Good,
             BlockHealth::FactoryBad,
             BlockHealth::WornOut,
+            BlockHealth::Retired,
         ] {
             let w = BlockWear {
                 erases: 12345,
@@ -215,7 +226,7 @@ mod tests {
             };
             assert_eq!(BlockWear::decode(w.encode()), Some(w));
         }
-        assert_eq!(BlockWear::decode(3 << 28), None);
+        assert_eq!(BlockWear::decode(4 << 28), None);
         let big = BlockWear {
             erases: u32::MAX,
             health: BlockHealth::Good,

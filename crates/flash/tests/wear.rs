@@ -224,3 +224,34 @@ fn a_set_wear_record_is_persisted() {
     assert_eq!(f.block_wear(BlockId(3)).unwrap(), w);
     assert_eq!(f.block_wear(BlockId(4)).unwrap(), BlockWear::default());
 }
+
+#[test]
+fn a_block_the_ftl_retires_stays_retired_and_fails_like_a_bad_one() {
+    let g = Geometry::tiny();
+    let mut m = MemFlash::new(g).unwrap();
+    m.program(PageAddr::new(5, 0), &page(&g, 1), &[]).unwrap();
+    m.mark_bad(BlockId(5)).unwrap();
+    assert_eq!(
+        m.block_wear(BlockId(5)).unwrap().health,
+        BlockHealth::Retired
+    );
+    assert_eq!(read_page(&mut m, PageAddr::new(5, 0)), page(&g, 1));
+    assert!(m
+        .program(PageAddr::new(5, 1), &page(&g, 2), &[])
+        .unwrap_err()
+        .is_media_failure());
+    assert!(m.erase(BlockId(5)).unwrap_err().is_media_failure());
+    assert!(m.mark_bad(BlockId(g.total_blocks())).is_err());
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("retired.img");
+    {
+        let mut f = FileFlash::create(&path, g, false).unwrap();
+        f.erase(BlockId(6)).unwrap();
+        f.mark_bad(BlockId(6)).unwrap();
+    }
+    let mut f = FileFlash::open(&path).unwrap();
+    let w = f.block_wear(BlockId(6)).unwrap();
+    assert_eq!((w.erases, w.health), (1, BlockHealth::Retired));
+    assert!(f.erase(BlockId(6)).unwrap_err().is_media_failure());
+}

@@ -94,6 +94,9 @@ impl Flash for CutFlash {
     fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
         self.inner.block_wear(block)
     }
+    fn mark_bad(&mut self, block: flash::BlockId) -> flash::Result<()> {
+        self.inner.mark_bad(block)
+    }
 }
 
 type Shared = SharedFlash<CutFlash>;

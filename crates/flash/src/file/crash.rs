@@ -372,6 +372,9 @@ impl Flash for ImageCrashFlash {
     fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
         self.flash.block_wear(block)
     }
+    fn mark_bad(&mut self, block: crate::BlockId) -> crate::Result<()> {
+        self.flash.mark_bad(block)
+    }
 }
 
 impl RawFlash for ImageCrashFlash {

@@ -876,6 +876,15 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
     fn block_wear(&self, block: BlockId) -> Result<BlockWear> {
         self.pages.block_wear(block)
     }
+
+    fn mark_bad(&mut self, block: BlockId) -> Result<()> {
+        self.header.geometry.check_block(block)?;
+        self.check_writable()?;
+        let w = self.pages.retired(block);
+        self.write_wear(block, w)?;
+        self.pages.set_wear(block, w);
+        Ok(())
+    }
 }
 
 impl<Io: ImageIo> RawFlash for FileFlash<Io> {
