@@ -92,6 +92,11 @@ pub enum FtlError {
     NoSpace(String),
     #[error("configuration rejected: {0}")]
     BadConfig(String),
+    /// The flash is worn out (more blocks bad than the configuration can
+    /// spare, or a metadata block failed): writes are refused, reads still
+    /// work.
+    #[error("the flash is worn out ({0}); writes are refused and reads still work: copy the data to another device")]
+    WornOut(String),
     #[error("bad argument: {0}")]
     BadArgument(String),
     #[error("device is not formatted (no valid label in block 0); format it first")]
@@ -172,6 +177,13 @@ pub struct DeviceStats {
     pub optr: Option<crate::optr::OptrStats>,
     /// What wear leveling did (all zero while it is off).
     pub wear: crate::wear::WearStats,
+    /// Programs the flash failed that the FTL wrote again elsewhere, and
+    /// erases it failed (SCFTL; 0 for the others, which stop on them).
+    pub program_failures: u64,
+    pub erase_failures: u64,
+    /// The FTL's blocks retired as bad (SCFTL superblocks with a bad erase
+    /// block; not in the four states above).
+    pub bad_blocks: u64,
 }
 
 impl DeviceStats {

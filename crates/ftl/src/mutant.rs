@@ -88,6 +88,13 @@ pub enum Mutant {
     /// recovery's walk passes over earlier pages of the epoch whose records
     /// are missing (a chain followed past a lost or torn page).
     OobCommitPastMissingPage,
+    /// SCFTL: a data page program that the flash failed is taken as done
+    /// (the page's sectors stay mapped to the consumed page).
+    IgnoreProgramFailure,
+    /// SCFTL: after a program failure the erase block is not retired on the
+    /// device (`Flash::mark_bad` skipped), so once reopened the FTL fills
+    /// it again (the bad-block table is not persisted).
+    ForgetBadBlockMark,
     /// OPTR: recovery ignores the coalescing records, so a request whose
     /// sector was coalesced in the cache looks incomplete (and Algorithm 1
     /// may keep it without the request that overwrote it).
@@ -148,7 +155,14 @@ impl Mutant {
     /// `keep-verified-epochs-unproven` needs two clean reopens around
     /// writes that erase one particular superblock with no delta page in
     /// between (`crates/ftl/tests/scftl_reopen.rs`).
-    pub const TARGETED: [Mutant; 1] = [Mutant::KeepVerifiedEpochsUnproven];
+    /// `ignore-program-failure` and `forget-bad-block-mark` need a program
+    /// failure, which random and exhaustive mode do not inject yet
+    /// (`crates/ftl/tests/scftl_failures.rs` injects them).
+    pub const TARGETED: [Mutant; 3] = [
+        Mutant::KeepVerifiedEpochsUnproven,
+        Mutant::IgnoreProgramFailure,
+        Mutant::ForgetBadBlockMark,
+    ];
 
     /// Mutants nothing is known to catch now: kept so that the gap stays
     /// visible. `erase-without-sync-after-barrier` breaks a rule whose
@@ -185,6 +199,8 @@ impl Mutant {
             Mutant::KeepGenerationOnImageOpen => "keep-generation-on-image-open",
             Mutant::KeepVerifiedEpochsUnproven => "keep-verified-epochs-unproven",
             Mutant::OobCommitPastMissingPage => "oob-commit-past-missing-page",
+            Mutant::IgnoreProgramFailure => "ignore-program-failure",
+            Mutant::ForgetBadBlockMark => "forget-bad-block-mark",
             Mutant::OptrIgnoreCoalescingRecords => "optr-ignore-coalescing-records",
             Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
             Mutant::OptrRequestCompleteWithMissingPage => "optr-request-complete-with-missing-page",

@@ -42,6 +42,10 @@ pub(crate) enum SbState {
     Invalid,
     /// No L2P points here any more; erase before reuse.
     Erasable,
+    /// Retired: one of its erase blocks is bad (from the factory, worn out
+    /// by a failed erase, or retired after a failed program). Never
+    /// programmed or erased again; holds no valid sector.
+    Bad,
 }
 
 /// How many data superblocks are in each state.
@@ -52,6 +56,7 @@ pub(crate) struct StateCounts {
     pub used: u64,
     pub invalid: u64,
     pub erasable: u64,
+    pub bad: u64,
 }
 
 /// The block table.
@@ -101,15 +106,17 @@ impl Blocks {
 
     /// After format or recovery (selective persistence): `valid` holds the
     /// valid counts the L2P implies; superblocks with valid sectors become
-    /// used, all other data superblocks erasable, in index order. Requires
-    /// a table with no active, used or invalid superblock.
-    pub fn rebuild(&mut self, valid: Vec<u32>) {
+    /// used, all other data superblocks erasable, in index order — but
+    /// those with a bad erase block (`bad[sb]`) and no valid sector, which
+    /// become bad. Requires a table with no active, used or invalid
+    /// superblock.
+    pub fn rebuild(&mut self, valid: Vec<u32>, bad: &[bool]) {
         debug_assert_eq!(valid.len(), self.state.len());
         debug_assert!(self.invalid.is_empty() && self.used == 0);
-        debug_assert!(self
-            .state
-            .iter()
-            .all(|&s| matches!(s, SbState::Meta | SbState::Free | SbState::Erasable)));
+        debug_assert!(self.state.iter().all(|&s| matches!(
+            s,
+            SbState::Meta | SbState::Free | SbState::Erasable | SbState::Bad
+        )));
         debug_assert!(valid[..self.data_first.index()].iter().all(|&v| v == 0));
         self.valid = valid;
         self.freed_epoch.fill(0);
@@ -121,6 +128,8 @@ impl Blocks {
             if self.valid[sb.index()] > 0 {
                 self.state[sb.index()] = SbState::Used;
                 self.used += 1;
+            } else if bad[sb.index()] {
+                self.state[sb.index()] = SbState::Bad;
             } else {
                 self.state[sb.index()] = SbState::Erasable;
                 self.erasable.push_back(sb);
@@ -200,7 +209,13 @@ impl Blocks {
     /// data with their wear (static wear leveling's inputs).
     pub fn wear_spread(&self) -> (u64, Vec<(Sb, u64)>) {
         let data = self.data_first.0..self.state.len() as u32;
-        let max = data.clone().map(|sb| self.wear(Sb(sb))).max().unwrap_or(0);
+        let max = data
+            .clone()
+            .map(Sb)
+            .filter(|&sb| self.state[sb.index()] != SbState::Bad)
+            .map(|sb| self.wear(sb))
+            .max()
+            .unwrap_or(0);
         let holding = data
             .map(Sb)
             .filter(|&sb| self.state[sb.index()] == SbState::Used && self.valid[sb.index()] > 0)
@@ -218,6 +233,7 @@ impl Blocks {
             used: count(SbState::Used),
             invalid: count(SbState::Invalid),
             erasable: count(SbState::Erasable),
+            bad: count(SbState::Bad),
         }
     }
 
@@ -312,6 +328,27 @@ impl Blocks {
         self.invalid.push(sb);
     }
 
+    /// Retires `sb` for good (bad state): a superblock that left the
+    /// erasable or free queue in [`Blocks::activate_next`] and whose erase
+    /// failed, or a used one holding no valid sector any more (emptied
+    /// after a program failed in it).
+    pub fn retire(&mut self, sb: Sb) {
+        debug_assert_eq!(self.valid[sb.index()], 0);
+        match self.state[sb.index()] {
+            SbState::Used => self.used -= 1,
+            SbState::Erasable | SbState::Free => {
+                debug_assert!(!self.erasable.contains(&sb) && !self.free.contains(&sb));
+            }
+            st => debug_assert!(false, "retiring superblock {sb} in state {st:?}"),
+        }
+        self.state[sb.index()] = SbState::Bad;
+    }
+
+    /// Bad (retired) data superblocks.
+    pub fn bad_count(&self) -> u64 {
+        self.state.iter().filter(|&&s| s == SbState::Bad).count() as u64
+    }
+
     /// End of a flush (of epoch `epoch`): every invalid superblock becomes
     /// erasable, because the new stable L2P no longer points into it.
     pub fn end_epoch(&mut self, epoch: u64) {
@@ -389,6 +426,14 @@ impl Blocks {
                         ));
                     }
                 }
+                SbState::Bad => {
+                    if seen[sb as usize] != 0 || self.valid[sb as usize] != 0 {
+                        return Err(format!(
+                            "bad superblock {sb} is queued or holds {} valid sectors",
+                            self.valid[sb as usize]
+                        ));
+                    }
+                }
                 SbState::Meta => {}
             }
         }
@@ -418,7 +463,7 @@ mod tests {
     #[test]
     fn a_superblock_goes_round_the_life_cycle() {
         let mut b = Blocks::all_erasable(6, Sb(2));
-        b.rebuild(vec![0, 0, 0, 3, 0, 0]);
+        b.rebuild(vec![0, 0, 0, 3, 0, 0], &[false; 6]);
         assert_eq!((b.state(Sb(3)), b.used()), (SbState::Used, 1));
         b.check(None).unwrap();
         let mut erased = Vec::new();
@@ -448,7 +493,7 @@ mod tests {
     #[test]
     fn a_wear_choice_is_taken_only_from_the_candidates() {
         let mut b = Blocks::all_erasable(6, Sb(2));
-        b.rebuild(vec![0, 0, 0, 3, 0, 0]);
+        b.rebuild(vec![0, 0, 0, 3, 0, 0], &[false; 6]);
         b.set_wear_base(vec![0, 0, 9, 9, 1, 5]);
         assert_eq!(b.candidates(1).collect::<Vec<_>>(), [Sb(2), Sb(4), Sb(5)]);
         let mut st = WearStats::default();
@@ -477,6 +522,34 @@ mod tests {
         );
         assert_eq!((st.dynamic_choices, st.rejected), (1, 2));
         b.check(Some(Sb(5))).unwrap();
+    }
+
+    #[test]
+    fn bad_superblocks_are_never_candidates_and_retire_from_used_or_a_failed_erase() {
+        let mut b = Blocks::all_erasable(6, Sb(2));
+        b.rebuild(
+            vec![0, 0, 0, 3, 0, 0],
+            &[false, false, false, true, true, false],
+        );
+        // Sb 3 holds data though bad: used until emptied. Sb 4: bad.
+        assert_eq!(
+            (b.state(Sb(3)), b.state(Sb(4))),
+            (SbState::Used, SbState::Bad)
+        );
+        assert_eq!(b.candidates(1).collect::<Vec<_>>(), [Sb(2), Sb(5)]);
+        let mut st = WearStats::default();
+        // An erase that fails: the superblock left its queue; retire it.
+        let r = b.activate_next(None, 1, &mut st, |_| Err::<(), ()>(()));
+        assert!(r.is_err());
+        b.retire(Sb(2));
+        for _ in 0..3 {
+            b.remove_valid(Sb(3));
+        }
+        b.retire(Sb(3));
+        let c = b.state_counts();
+        assert_eq!((c.bad, c.used, c.erasable), (3, 0, 1));
+        assert_eq!(b.bad_count(), 3);
+        b.check(None).unwrap();
     }
 
     #[test]

@@ -434,6 +434,40 @@ impl ScftlConfig {
         })
     }
 
+    /// The configuration SCFTL runs with while `bad` data superblocks are
+    /// bad: GC starts `bad` superblocks earlier (U - bad, so constraint (2)
+    /// holds for the P - bad superblocks left) and, since a lower U lets a
+    /// victim hold more valid sectors (N = floor(L/U) grows), may relocate
+    /// more victims per epoch (the smallest K for that U that meets (3),
+    /// never below the configured one), as long as every constraint holds
+    /// with them — (4), the delta region, included. `None` when they do
+    /// not: the device cannot spare that many.
+    pub fn with_bad_superblocks(&self, g: &Geometry, bad: u64) -> Option<ScftlConfig> {
+        if bad == 0 {
+            return Some(self.clone());
+        }
+        let u = u64::from(self.gc_threshold)
+            .checked_sub(bad)
+            .filter(|&u| u >= 1)? as u32;
+        let (k, _) = self.fit_k_u(g, None, Some(u))?;
+        let eff = ScftlConfig {
+            gc_bound: k.max(self.gc_bound),
+            gc_threshold: u,
+            ..self.clone()
+        };
+        eff.validate(g).is_ok().then_some(eff)
+    }
+
+    /// How many data superblocks may go bad while
+    /// [`ScftlConfig::with_bad_superblocks`] still finds a configuration.
+    pub fn spare_superblocks(&self, g: &Geometry) -> u64 {
+        let mut spare = 0;
+        while self.with_bad_superblocks(g, spare + 1).is_some() {
+            spare += 1;
+        }
+        spare
+    }
+
     /// The numbers the space constraints compare (`d = self.derived(g)`).
     fn space(&self, g: &Geometry, d: &Derived) -> Space {
         let (w, k) = (u64::from(self.write_bound), u64::from(self.gc_bound));

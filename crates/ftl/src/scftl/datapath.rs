@@ -19,7 +19,7 @@
 //! request is checked whole (range, length, epoch budget) before anything
 //! changes, so every caller error leaves the device untouched.
 
-use flash::Flash;
+use flash::{BlockId, Flash, FlashError};
 
 use crate::device::{check_range, check_request, FtlError, Lba, Result};
 use crate::mutant::Mutant;
@@ -36,6 +36,7 @@ impl<F: Flash> Scftl<F> {
     pub(super) fn write_impl(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
         let ss = self.layout.sector_size;
         let n = check_request(lba, data.len(), ss, self.config.logical_sectors)?;
+        self.check_not_worn_out()?;
         let mut refused = None;
         let mut fits = n;
         if let Err(e) = self.check_epoch_budget(n) {
@@ -68,8 +69,15 @@ impl<F: Flash> Scftl<F> {
                         .min(room)
                         .min((RUN_BYTES / page_bytes).max(1));
                     let k = k.max(1);
-                    self.program_run_direct(a, first, &rest[..k * page_bytes])?;
-                    done += k * page_bytes;
+                    match self.program_run_direct(a, first, &rest[..k * page_bytes]) {
+                        Ok(()) => done += k * page_bytes,
+                        // Nothing of the run was mapped: retire the
+                        // superblock and write the run again elsewhere.
+                        Err(FtlError::Flash(FlashError::ProgramFailed { block, .. })) => {
+                            self.abandon_active(BlockId(block))?
+                        }
+                        Err(e) => return Err(e),
+                    }
                     continue;
                 }
             }
@@ -126,6 +134,8 @@ impl<F: Flash> Scftl<F> {
             self.mb_oob.fill(0xFF);
             pages.push(self.layout.page_addr(a.sb, a.next_page + i as u32));
         }
+        // A program failure maps nothing (the caller writes the run again
+        // elsewhere); the pages before it hold data nothing points to.
         let result = self
             .flash
             .program_many(&pages, run, &oobs)
@@ -207,6 +217,7 @@ impl<F: Flash> Scftl<F> {
 
     pub(super) fn trim_impl(&mut self, lba: Lba, count: u64) -> Result<()> {
         check_range(lba, count, self.config.logical_sectors)?;
+        self.check_not_worn_out()?;
         self.check_epoch_budget(count)?;
         for la in lba.0..lba.0 + count {
             let la = La(la as u32);
@@ -392,14 +403,37 @@ impl<F: Flash> Scftl<F> {
         self.program_merge_buffer()
     }
 
+    /// Programs the merge buffer at the active pointer. If the flash fails
+    /// the program ([`FlashError::ProgramFailed`]), the active superblock
+    /// is abandoned and retired ([`Self::abandon_active`]) and the page is
+    /// programmed at the next active pointer instead, its sectors mapped
+    /// there with new delta pairs (charged to the epoch's updates, so the
+    /// delta budget holds; if the epoch has no room left, the error is
+    /// returned). Only plain data pages move: a page carrying a commit
+    /// record (`commit` true) cannot, since its place is what the last
+    /// commit's link names.
     pub(super) fn program_merge_buffer(&mut self) -> Result<()> {
+        self.program_merge_buffer_as(false)
+    }
+
+    pub(super) fn program_merge_buffer_as(&mut self, commit: bool) -> Result<()> {
         let Some(a) = self.active else {
             return Err(FtlError::Corrupt(
                 "merge buffer holds data but no superblock is active (bug)".into(),
             ));
         };
         let addr = self.layout.page_addr(a.sb, a.next_page);
-        self.flash.program(addr, &self.mb, &self.mb_oob)?;
+        match self.flash.program(addr, &self.mb, &self.mb_oob) {
+            Ok(()) => {}
+            Err(FlashError::ProgramFailed { block, .. })
+                if !commit && self.mutant != Mutant::IgnoreProgramFailure =>
+            {
+                return self.reprogram_elsewhere(a, BlockId(block));
+            }
+            // The seeded bug: carry on as if the page had been programmed.
+            Err(FlashError::ProgramFailed { .. }) if !commit => {}
+            Err(e) => return Err(e.into()),
+        }
         self.note_run_page();
         // Padding slots of the next page keep 0xFF, like unprogrammed OOB.
         self.mb_oob.fill(0xFF);
@@ -408,6 +442,93 @@ impl<F: Flash> Scftl<F> {
             next_page: a.next_page + 1,
         });
         self.mb_fill = 0;
+        Ok(())
+    }
+
+    /// A program failed in erase block `block` of the active superblock
+    /// `a` at its next page: retire the block on the device
+    /// ([`Flash::mark_bad`]), abandon the superblock (its programmed pages
+    /// keep their data until it is emptied, scftl/wear.rs), then program
+    /// the merge buffer at a fresh active pointer and map its sectors there
+    /// with new delta pairs (a later pair of a logical sector overrides an
+    /// earlier one of the same epoch, in the digest and in recovery).
+    fn reprogram_elsewhere(&mut self, a: Active, block: BlockId) -> Result<()> {
+        let fill = self.mb_fill;
+        if u64::from(self.config.write_bound) - self.updates < u64::from(fill) {
+            return Err(FtlError::Flash(FlashError::ProgramFailed {
+                block: block.0,
+                page: a.next_page,
+            }));
+        }
+        self.abandon_active(block)?;
+        let b = self.open_active()?;
+        let addr = self.layout.page_addr(b.sb, b.next_page);
+        match self.flash.program(addr, &self.mb, &self.mb_oob) {
+            Ok(()) => {}
+            // Another failure: once more, elsewhere (each retires a block).
+            Err(FlashError::ProgramFailed { block, .. }) => {
+                return self.reprogram_elsewhere(b, BlockId(block));
+            }
+            Err(e) => return Err(e.into()),
+        }
+        self.stats.program_failures += 1;
+        for slot in 0..fill {
+            let old = self.layout.psa(a.sb, a.next_page, slot);
+            let la = self.la_in_buffer(old, slot);
+            if self.l2p[la] != old {
+                // Only a sector still mapped to the failed page moves.
+                continue;
+            }
+            let psa = self.layout.psa(b.sb, b.next_page, slot);
+            let crc = data_oob::CRC
+                .at(slot as usize * DATA_OOB_LEN)
+                .get_u32(&self.mb_oob);
+            self.remap(la, psa);
+            self.updates += 1;
+            self.delta.note_sector(la, psa, crc);
+            self.delta.push(&mut self.flash, &self.layout, la, psa)?;
+        }
+        self.mb_oob.fill(0xFF);
+        self.active = Some(Active {
+            sb: b.sb,
+            next_page: b.next_page + 1,
+        });
+        self.mb_fill = 0;
+        Ok(())
+    }
+
+    /// The logical sector in slot `slot` of the merge buffer, placed at
+    /// `psa`: its logical sector record, or the P2L on images without them.
+    fn la_in_buffer(&self, psa: Psa, slot: u32) -> La {
+        match &self.p2l {
+            Some(p2l) => p2l[psa],
+            None => {
+                let at = format::data_la_offset(self.layout.spp, slot);
+                La(u32::from_le_bytes(
+                    self.mb_oob[at..at + format::DATA_LA_LEN]
+                        .try_into()
+                        .expect("a logical sector record is 4 bytes"),
+                ))
+            }
+        }
+    }
+
+    /// Retires erase block `block` on the device and abandons the active
+    /// superblock: it becomes used with what it holds and is emptied,
+    /// oldest first, by the moves after each flush (scftl/wear.rs), then
+    /// retired; the next sector opens another superblock.
+    pub(super) fn abandon_active(&mut self, block: BlockId) -> Result<()> {
+        if self.mutant != Mutant::ForgetBadBlockMark {
+            self.flash.mark_bad(block)?;
+        }
+        if let Some(a) = self.active.take() {
+            self.blocks.retire_active(a.sb);
+            if !self.evacuate.contains(&a.sb) {
+                self.evacuate.push(a.sb);
+            }
+        }
+        // The run of pages an OOB commit would cover is broken.
+        self.oob_run_pages = format::MAX_OOB_EPOCH_PAGES.saturating_add(1);
         Ok(())
     }
 
@@ -433,31 +554,46 @@ impl<F: Flash> Scftl<F> {
         // checker's barriers. The `erase-without-sync-after-barrier` mutant
         // drops the sync; nothing catches it now, `Mutant::UNCAUGHT` says
         // why.)
-        let choice = self.wear_choice();
-        let (layout, flash) = (&self.layout, &mut self.flash);
-        let must_sync =
-            self.unsynced_epochs > 0 && self.mutant != Mutant::EraseWithoutSyncAfterBarrier;
-        let mut synced = false;
-        let proven = self.proven_below;
-        let Some(sb) = self
-            .blocks
-            .activate_next(choice, proven, &mut self.wear_stats, |sb| {
-                if must_sync {
-                    flash.sync()?;
-                    synced = true;
+        let sb = loop {
+            let choice = self.wear_choice();
+            let (layout, flash) = (&self.layout, &mut self.flash);
+            let must_sync =
+                self.unsynced_epochs > 0 && self.mutant != Mutant::EraseWithoutSyncAfterBarrier;
+            let mut synced = false;
+            let mut erasing = None;
+            let proven = self.proven_below;
+            let next = self
+                .blocks
+                .activate_next(choice, proven, &mut self.wear_stats, |sb| {
+                    if must_sync {
+                        flash.sync()?;
+                        synced = true;
+                    }
+                    erasing = Some(sb);
+                    layout.erase_sbs(flash, sb, 1)
+                });
+            if synced {
+                self.note_sync();
+            }
+            match next {
+                Ok(next) => break next,
+                // The erase failed: the block is bad now (the device says
+                // so from here on); retire the superblock, take another.
+                Err(FlashError::EraseFailed { .. }) if erasing.is_some() => {
+                    self.blocks.retire(erasing.expect("checked"));
+                    self.stats.erase_failures += 1;
+                    self.bad_superblocks_changed();
                 }
-                layout.erase_sbs(flash, sb, 1)
-            })?
-        else {
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let Some(sb) = sb else {
             return Err(FtlError::NoSpace(format!(
                 "no free or erasable superblock left ({} used, {} invalid); the configuration constraints should prevent this (bug)",
                 self.blocks.used(),
                 self.blocks.invalid_count()
             )));
         };
-        if synced {
-            self.note_sync();
-        }
         // Nothing maps here (the block was erasable), so its valid bits are
         // clear already (`check_invariants` counts them per superblock);
         // stale P2L entries are reset.

@@ -59,6 +59,9 @@ impl<F: Flash> Scftl<F> {
     /// Ends the epoch: durably (`durable`, a client's flush) or only in
     /// order (an epoch barrier).
     pub(super) fn flush_impl(&mut self, durable: bool) -> Result<()> {
+        if let Some(why) = &self.worn_out {
+            return Err(crate::device::FtlError::WornOut(why.clone()));
+        }
         self.stats.flushes += 1;
         let dirty = self.updates > 0
             || self.gc_count > 0
@@ -75,9 +78,15 @@ impl<F: Flash> Scftl<F> {
         self.gc_if_needed()?;
         let durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
         let l2p = &self.l2p;
-        let digest = self.delta.digest(|la, pa| l2p[la] == pa);
+        let mut digest = self.delta.digest(|la, pa| l2p[la] == pa);
         if !(durable && (self.commit_in_page(digest)? || self.commit_in_oob()?)) {
+            let failures = self.stats.program_failures;
             self.pad_merge_buffer()?;
+            if self.stats.program_failures != failures {
+                // The padded page went elsewhere with new pairs.
+                let l2p = &self.l2p;
+                digest = self.delta.digest(|la, pa| l2p[la] == pa);
+            }
             let kind = if durable {
                 format::KIND_COMMITTED
             } else {
@@ -165,7 +174,7 @@ impl<F: Flash> Scftl<F> {
             .delta
             .seal_inpage(record, link, fill as u32, digest, data_crc);
         self.put_marker(&format::INPAGE_MAGIC, record_crc);
-        self.program_merge_buffer()?;
+        self.program_merge_buffer_as(true)?;
         self.note_chain_commit();
         self.chain_link = link;
         self.stats.data_page_commits += 1;
@@ -224,7 +233,7 @@ impl<F: Flash> Scftl<F> {
         let crc = format::oob_commit_crc(self.delta.gen, self.delta.epoch, &self.oob_run, spp);
         self.put_marker(&format::OOB_COMMIT_MAGIC, crc);
         self.delta.move_to_backlog();
-        self.program_merge_buffer()?;
+        self.program_merge_buffer_as(true)?;
         self.note_chain_commit();
         self.chain_link = if a.next_page + 1 < self.layout.pages_per_sb {
             self.layout.psa(a.sb, a.next_page + 1, 0)

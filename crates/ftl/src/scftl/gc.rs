@@ -31,7 +31,7 @@ impl<F: Flash> Scftl<F> {
     /// True when gc_rl is enabled and within the epoch's budget.
     #[inline]
     pub(super) fn gc_needed(&self) -> bool {
-        self.gc_count < self.config.gc_bound && self.blocks.used() >= self.config.gc_threshold
+        self.gc_count < self.gc_bound && self.blocks.used() >= self.gc_threshold
     }
 
     /// Runs gc_rl until it is no longer needed or the budget is spent.

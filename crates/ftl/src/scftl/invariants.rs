@@ -158,10 +158,10 @@ impl<F: Flash> Scftl<F> {
         self.blocks.check(self.active.map(|a| a.sb))?;
         self.check_active_pointer()?;
         let w = u64::from(self.config.write_bound);
-        if self.updates > w || self.gc_count > self.config.gc_bound {
+        if self.updates > w || self.gc_count > self.gc_bound {
             return Err(format!(
                 "epoch counters {} updates / {} relocations exceed W={w} / K={}",
-                self.updates, self.gc_count, self.config.gc_bound
+                self.updates, self.gc_count, self.gc_bound
             ));
         }
         if self.delta.wp > self.delta.region_pages || self.delta.npairs >= self.delta.pairs_per_page

@@ -97,6 +97,10 @@ struct Counters {
     checkpoint_pages_written: u64,
     /// In-page and OOB commits.
     data_page_commits: u64,
+    /// Data page programs the flash failed, written again elsewhere.
+    program_failures: u64,
+    /// Erases the flash failed (the superblock retired).
+    erase_failures: u64,
 }
 
 /// Debug builds: the L2P changes of the current and the last epoch (8 bytes
@@ -121,6 +125,13 @@ pub struct Scftl<F: Flash> {
     config: ScftlConfig,
     layout: Layout,
     derived: Derived,
+    /// U and K as GC uses them: the configuration's, adjusted for the bad
+    /// data superblocks (`bad_superblocks_changed`).
+    gc_threshold: u32,
+    gc_bound: u32,
+    /// Data superblocks that may go bad before writes are refused
+    /// (`ScftlConfig::spare_superblocks`).
+    spare: u64,
     mutant: Mutant,
     l2p: L2p,
     /// Which physical sectors the L2P points to.
@@ -135,6 +146,9 @@ pub struct Scftl<F: Flash> {
     wear_stats: WearStats,
     /// The superblock static wear leveling is emptying, if any.
     wear_target: Option<Sb>,
+    /// Used superblocks with a bad erase block, to be emptied (oldest
+    /// first) and then retired (scftl/wear.rs).
+    evacuate: Vec<Sb>,
     /// Every epoch with a smaller id is proven durable on flash (a synced
     /// page carries the after-sync flag past it, or a full checkpoint
     /// holds it): wear leveling may erase superblocks freed before it out
@@ -181,6 +195,9 @@ pub struct Scftl<F: Flash> {
     stats: Counters,
     /// Set after a failed flash command: `Some(true)` for a power loss.
     poisoned: Option<bool>,
+    /// Set after a media failure SCFTL could not work around: writes,
+    /// trims and flushes are refused, reads work.
+    worn_out: Option<String>,
     #[cfg(debug_assertions)]
     ghost: Ghost,
 }
@@ -196,6 +213,14 @@ impl<F: Flash> Scftl<F> {
         let g = *flash.geometry();
         config.validate(&g)?;
         let layout = Layout::new(&g, &config);
+        for b in layout.metadata_blocks() {
+            if flash.block_wear(b)?.is_bad() {
+                return Err(FtlError::BadConfig(format!(
+                    "erase block {} holds SCFTL metadata (label, checkpoint slots, delta region: the first {} superblocks) but is bad; this build cannot move its metadata regions, so the device cannot be formatted",
+                    b.0, layout.data_first.0
+                )));
+            }
+        }
         label::clear_label(&mut flash)?;
         layout.erase_sbs(&mut flash, layout.slot_first[1], layout.slot_sbs)?;
         layout.erase_sbs(&mut flash, layout.delta_first, layout.delta_sbs)?;
@@ -231,6 +256,7 @@ impl<F: Flash> Scftl<F> {
         me.oob_commit = true;
         me.stats.checkpoint_pages_written = ckpt_pages;
         me.rebuild_maps()?;
+        me.check_not_worn_out()?;
         Ok(me)
     }
 
@@ -284,16 +310,38 @@ impl<F: Flash> Scftl<F> {
             label_version,
         );
         me.rebuild_maps()?;
+        // A bad metadata block: no epoch can commit any more (this build
+        // cannot move the metadata regions); reads still work.
+        if let Some(b) = me
+            .layout
+            .metadata_blocks()
+            .into_iter()
+            .find(|&b| me.flash.block_wear(b).is_ok_and(|w| w.is_bad()))
+        {
+            me.worn_out = Some(format!(
+                "erase block {} of the metadata regions is bad",
+                b.0
+            ));
+        }
         // A version-3 image keeps its format: an older build must still
         // read it, and it knows no in-page records.
         me.inpage = label_version >= 4 && me.inpage_possible();
         // Likewise a version-5 image gets no OOB commit records, which
         // its build's recovery would not follow.
         me.oob_commit = label_version >= 6;
+        if me.worn_out.is_some() {
+            // Read-only: nothing below may write a bad metadata block.
+            return Ok(me);
+        }
         if rec.delta_needs_erase {
             let (first, n) = (me.layout.delta_first, me.layout.delta_sbs);
-            me.layout.erase_sbs(&mut me.flash, first, n)?;
-            me.flash.sync()?;
+            let erased = me
+                .layout
+                .erase_sbs(&mut me.flash, first, n)
+                .and_then(|()| me.flash.sync());
+            if me.worn_out_by(erased.map_err(FtlError::from))? {
+                return Ok(me);
+            }
             me.delta.wp = 0;
         }
         // After a fall-back the dropped epochs' pages are still in the
@@ -346,10 +394,27 @@ impl<F: Flash> Scftl<F> {
             me.delta.backlog_last_epoch = rec.tail_last_epoch;
         }
         if checkpoint {
-            me.full_checkpoint()?;
+            let written = me.full_checkpoint();
+            if me.worn_out_by(written)? {
+                return Ok(me);
+            }
         }
         me.validate_after("recovery")?;
         Ok(me)
+    }
+
+    /// `r` failed on a media failure (a metadata block wore out): the
+    /// device goes read-only (`worn_out`) and this returns `true`; other
+    /// errors are returned as they are.
+    fn worn_out_by(&mut self, r: Result<()>) -> Result<bool> {
+        match r {
+            Ok(()) => Ok(false),
+            Err(FtlError::Flash(e)) if e.is_media_failure() => {
+                self.worn_out = Some(e.to_string());
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -377,6 +442,9 @@ impl<F: Flash> Scftl<F> {
         Scftl {
             flash,
             derived,
+            gc_threshold: config.gc_threshold,
+            gc_bound: config.gc_bound,
+            spare: config.spare_superblocks(&g),
             mutant,
             l2p,
             valid: ValidMap::empty(phys),
@@ -385,6 +453,7 @@ impl<F: Flash> Scftl<F> {
             wear: WearPolicy::OFF,
             wear_stats: WearStats::default(),
             wear_target: None,
+            evacuate: Vec::new(),
             proven_below: delta.epoch,
             active: None,
             mb: vec![0u8; layout.page_size],
@@ -414,6 +483,7 @@ impl<F: Flash> Scftl<F> {
             scratch: vec![0u8; layout.page_size],
             stats: Counters::default(),
             poisoned: None,
+            worn_out: None,
             layout,
             config,
             #[cfg(debug_assertions)]
@@ -451,11 +521,60 @@ impl<F: Flash> Scftl<F> {
             }
             valid[self.layout.sb_of(pa).index()] += 1;
         }
-        self.blocks.rebuild(valid);
+        // A superblock with a bad erase block (factory bad, worn out, or
+        // retired after a program failed in it) is never filled again: bad
+        // when it holds nothing, else emptied first (scftl/wear.rs).
+        let bad: Vec<bool> = (0..self.layout.num_sbs)
+            .map(|sb| {
+                Sb(sb) >= self.layout.data_first
+                    && self
+                        .layout
+                        .erase_blocks(Sb(sb))
+                        .any(|b| self.flash.block_wear(b).is_ok_and(|w| w.is_bad()))
+            })
+            .collect();
+        self.evacuate = (0..self.layout.num_sbs)
+            .filter(|&sb| bad[sb as usize] && valid[sb as usize] > 0)
+            .map(Sb)
+            .collect();
+        self.blocks.rebuild(valid, &bad);
+        self.bad_superblocks_changed();
         let wear = (0..self.layout.num_sbs)
             .map(|sb| crate::wear::stripe_wear(&self.flash, self.layout.erase_blocks(Sb(sb))))
             .collect();
         self.blocks.set_wear_base(wear);
+        Ok(())
+    }
+
+    /// After superblocks went bad: GC starts that many superblocks earlier
+    /// (`ScftlConfig::with_bad_superblocks`), and the derived bounds
+    /// follow, as long as the configuration can spare them.
+    fn bad_superblocks_changed(&mut self) {
+        let bad = self.blocks.bad_count();
+        if let Some(eff) = self
+            .config
+            .with_bad_superblocks(&self.layout.geometry, bad)
+            .filter(|_| bad <= self.spare)
+        {
+            self.gc_threshold = eff.gc_threshold;
+            self.gc_bound = eff.gc_bound;
+            self.derived = eff.derived(&self.layout.geometry);
+        }
+    }
+
+    /// Refuses writes once more superblocks are bad than the constraints
+    /// can spare: the device is worn out (reads still work).
+    fn check_not_worn_out(&self) -> Result<()> {
+        if let Some(why) = &self.worn_out {
+            return Err(FtlError::WornOut(why.clone()));
+        }
+        let bad = self.blocks.bad_count();
+        if bad > self.spare {
+            return Err(FtlError::WornOut(format!(
+                "{bad} superblocks are bad and the configuration can spare {}",
+                self.spare
+            )));
+        }
         Ok(())
     }
 
@@ -505,6 +624,14 @@ impl<F: Flash> Scftl<F> {
         }
         let r = f(self);
         match &r {
+            // A program or erase the flash failed where SCFTL cannot move
+            // (metadata: delta pages, checkpoints, their erases; or a data
+            // page when the epoch had no room left): the volatile state is
+            // still the one reads need, but no epoch can commit any more.
+            Err(FtlError::Flash(e)) if e.is_media_failure() => {
+                self.worn_out = Some(e.to_string());
+                return Err(FtlError::WornOut(e.to_string()));
+            }
             Err(FtlError::Flash(e)) => self.poisoned = Some(e.is_power_loss()),
             Err(FtlError::NoSpace(_)) | Err(FtlError::Corrupt(_)) => self.poisoned = Some(false),
             _ => {}
@@ -575,6 +702,9 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             last_recovery_ns: 0,
             flash: self.flash.counters(),
             wear: self.wear_stats,
+            program_failures: self.stats.program_failures,
+            erase_failures: self.stats.erase_failures,
+            bad_blocks: n.bad,
             ..DeviceStats::default()
         };
         stats.set_erase_counts(b.data_erase_counts());

@@ -29,6 +29,12 @@
 //! becomes invalid (a victim without relocations) and erasable at the next
 //! flush. The target is validated at every step: it must still be a used
 //! superblock, else it is dropped.
+//!
+//! Evacuation (not a policy: always on): a used superblock with a bad erase
+//! block — a program failed in it (datapath.rs `abandon_active`) or
+//! recovery found one (`rebuild_maps`) — is emptied the same way, before
+//! any static move and up to half the next epoch's budget per flush, and
+//! then retired (bad state): never erased or filled again.
 
 use flash::Flash;
 
@@ -70,6 +76,24 @@ impl<F: Flash> Scftl<F> {
     /// Static wear leveling's step at the end of a flush: picks (or keeps)
     /// a target and moves a bounded number of its valid sectors.
     pub(super) fn wear_level_step(&mut self) -> Result<()> {
+        // Superblocks with a bad erase block are emptied first, whatever the
+        // policy, up to half the epoch's budget per flush, then retired
+        // (GC may have taken one meanwhile: its erase then fails and
+        // retires it).
+        let blocks = &self.blocks;
+        self.evacuate
+            .retain(|&sb| blocks.state(sb) == SbState::Used);
+        if let Some(&t) = self.evacuate.first() {
+            let limit = (u64::from(self.config.write_bound) - self.updates) / 2;
+            let moved = self.move_for_wear(t, limit)?;
+            self.updates += moved;
+            if self.blocks.valid_counts()[t.0 as usize] == 0 {
+                self.blocks.retire(t);
+                self.evacuate.remove(0);
+                self.bad_superblocks_changed();
+            }
+            return Ok(());
+        }
         let Some(spread) = self.wear.static_spread else {
             return Ok(());
         };

@@ -1,0 +1,270 @@
+//! SCFTL on flash that fails (issue 14): a data page program the flash
+//! fails is written again elsewhere and its block retired on the device; an
+//! erase the flash fails retires its superblock; superblocks with a bad
+//! block (factory bad, worn out, retired) are never filled again, across
+//! reopens; a device wearing out ends with writes refused (`WornOut`), its
+//! flushed data still readable. The mutants `ignore-program-failure` and
+//! `forget-bad-block-mark` must fail these tests (`Mutant::TARGETED`).
+
+use flash::{BlockHealth, BlockId, CrashFlash, Flash, Geometry, MemFlash, WearModel};
+use ftl::scftl::{Scftl, ScftlConfig};
+use ftl::{BlockDevice, FtlError, Lba, Mutant};
+
+type Dev = Scftl<CrashFlash<MemFlash>>;
+
+fn sector(la: u64, v: u8, ss: usize) -> Vec<u8> {
+    (0..ss)
+        .map(|i| (la as u8).wrapping_mul(7) ^ v ^ i as u8)
+        .collect()
+}
+
+fn write(d: &mut impl BlockDevice, la: u64, v: u8) -> Result<(), FtlError> {
+    if d.epoch_remaining() == Some(0) {
+        d.flush()?;
+    }
+    let ss = d.sector_size();
+    d.write(Lba(la), &sector(la, v, ss))
+}
+
+fn check(d: &mut impl BlockDevice, want: &[u8]) -> Result<(), String> {
+    let ss = d.sector_size();
+    let mut buf = vec![0u8; ss];
+    for (la, &v) in want.iter().enumerate() {
+        d.read(Lba(la as u64), &mut buf)
+            .map_err(|e| format!("read {la}: {e}"))?;
+        let expect = if v == 0 {
+            vec![0; ss]
+        } else {
+            sector(la as u64, v, ss)
+        };
+        if buf != expect {
+            return Err(format!("sector {la} does not read as version {v}"));
+        }
+    }
+    Ok(())
+}
+
+fn retired_blocks(f: &impl Flash) -> Vec<BlockId> {
+    (0..f.geometry().total_blocks())
+        .map(BlockId)
+        .filter(|&b| f.block_wear(b).unwrap().health == BlockHealth::Retired)
+        .collect()
+}
+
+/// Flushed writes, then a program failure in the merge buffer's page, more
+/// writes, a flush and a reopen: every sector reads back, the failing
+/// block is retired on the device, and its superblock ends up bad.
+fn program_failure(mutant: Mutant) -> Result<(), String> {
+    let g = Geometry::small();
+    let cfg = ScftlConfig::default_for(&g);
+    let flash = CrashFlash::new(MemFlash::new(g).unwrap());
+    let mut d: Dev = Scftl::format_with_mutant(flash, cfg, mutant).unwrap();
+    let n = 64usize;
+    let mut want = vec![0u8; n];
+    for la in 0..n {
+        write(&mut d, la as u64, 1).map_err(|e| e.to_string())?;
+        want[la] = 1;
+    }
+    d.flush().map_err(|e| e.to_string())?;
+    // The next program is the merge buffer's page (a delta page holds far
+    // more pairs than the sectors below).
+    d.flash_mut().fail_nth_program(1);
+    for la in 0..8 {
+        write(&mut d, la, 2).map_err(|e| e.to_string())?;
+        want[la as usize] = 2;
+    }
+    if d.flash_mut().injected_failures().0 != 1 {
+        return Err("no program failed".into());
+    }
+    check(&mut d, &want)?;
+    if d.stats().program_failures != 1 {
+        return Err(format!(
+            "{} program failures handled",
+            d.stats().program_failures
+        ));
+    }
+    d.flush().map_err(|e| e.to_string())?;
+    let retired = retired_blocks(d.flash_mut());
+    if retired.len() != 1 {
+        return Err(format!("retired blocks on the device: {retired:?}"));
+    }
+    let erases_before = d.flash_mut().block_wear(retired[0]).unwrap().erases;
+    // Reopen, then write the device over a few times with flushes.
+    let mut d: Dev = Scftl::open_with_mutant(d.into_flash(), mutant).map_err(|e| e.to_string())?;
+    check(&mut d, &want)?;
+    let l = d.num_sectors();
+    for round in 0..6u8 {
+        for la in 0..l {
+            write(&mut d, la, 10 + round).map_err(|e| e.to_string())?;
+            if (la as usize) < n {
+                want[la as usize] = 10 + round;
+            }
+        }
+        d.flush().map_err(|e| e.to_string())?;
+    }
+    check(&mut d, &want)?;
+    if d.stats().bad_blocks != 1 {
+        return Err(format!("{} bad superblocks", d.stats().bad_blocks));
+    }
+    let erases_after = d.flash_mut().block_wear(retired[0]).unwrap().erases;
+    if erases_after != erases_before {
+        return Err(format!(
+            "the retired block was erased again ({erases_before} -> {erases_after} erases)"
+        ));
+    }
+    d.check_invariants()
+}
+
+#[test]
+fn a_failed_data_page_program_is_written_elsewhere_and_its_block_retired() {
+    program_failure(Mutant::None).unwrap();
+}
+
+#[test]
+fn ignoring_a_program_failure_is_caught() {
+    let e = program_failure(Mutant::IgnoreProgramFailure).unwrap_err();
+    assert!(e.contains("read") || e.contains("sector"), "{e}");
+}
+
+#[test]
+fn forgetting_to_retire_the_block_on_the_device_is_caught() {
+    let e = program_failure(Mutant::ForgetBadBlockMark).unwrap_err();
+    assert!(e.contains("retired"), "{e}");
+}
+
+#[test]
+fn a_failed_erase_retires_its_superblock_for_good() {
+    let g = Geometry::small();
+    let cfg = ScftlConfig::default_for(&g);
+    let flash = CrashFlash::new(MemFlash::new(g).unwrap());
+    let mut d: Dev = Scftl::format(flash, cfg).unwrap();
+    // Format erased the metadata regions; the first data write erases a
+    // data superblock, and that erase fails.
+    d.flash_mut().fail_nth_erase(1);
+    let mut want = vec![0u8; 32];
+    for la in 0..32 {
+        write(&mut d, la, 5).unwrap();
+        want[la as usize] = 5;
+    }
+    d.flush().unwrap();
+    assert_eq!(d.flash_mut().injected_failures(), (0, 1));
+    let st = d.stats();
+    assert_eq!((st.erase_failures, st.bad_blocks), (1, 1));
+    check(&mut d, &want).unwrap();
+    let mut d: Dev = Scftl::open(d.into_flash()).unwrap();
+    assert_eq!(d.stats().bad_blocks, 1, "recovery finds the bad superblock");
+    check(&mut d, &want).unwrap();
+    d.check_invariants().unwrap();
+}
+
+#[test]
+fn factory_bad_blocks_are_skipped_and_bad_metadata_blocks_refused() {
+    let g = Geometry::small();
+    let cfg = ScftlConfig::default_for(&g);
+    let meta = Scftl::<MemFlash>::metadata_blocks(&g, &cfg);
+    let model = |seed| WearModel {
+        endurance: 0,
+        factory_bad_per_mille: 12,
+        seed,
+    };
+    let seed_where = |meta_bad: bool| {
+        (1..1000u64)
+            .find(|&s| {
+                let m = model(s);
+                let bad_meta = meta.iter().any(|&b| m.is_factory_bad(b));
+                let bad = (0..g.total_blocks())
+                    .filter(|&b| m.is_factory_bad(BlockId(b)))
+                    .count();
+                // At most 3 superblocks: what `small`'s configuration spares.
+                bad_meta == meta_bad && (1..=3).contains(&bad)
+            })
+            .unwrap()
+    };
+    let f = MemFlash::with_wear(g, 8192, model(seed_where(true))).unwrap();
+    match Scftl::format(f, cfg.clone()) {
+        Err(FtlError::BadConfig(m)) => assert!(m.contains("metadata"), "{m}"),
+        other => panic!("expected BadConfig, got {:?}", other.err()),
+    }
+    let f = MemFlash::with_wear(g, 8192, model(seed_where(false))).unwrap();
+    let mut d = Scftl::format(f, cfg).unwrap();
+    assert!(d.stats().bad_blocks > 0);
+    let l = d.num_sectors();
+    let mut want = vec![0u8; l as usize];
+    for round in 1..4u8 {
+        for la in 0..l {
+            write(&mut d, la, round).unwrap();
+            want[la as usize] = round;
+        }
+    }
+    d.flush().unwrap();
+    check(&mut d, &want).unwrap();
+    d.check_invariants().unwrap();
+}
+
+#[test]
+fn a_device_that_wears_out_refuses_writes_and_keeps_flushed_data() {
+    let g = Geometry::small();
+    let cfg = ScftlConfig::default_for(&g);
+    let model = WearModel {
+        endurance: 24,
+        factory_bad_per_mille: 0,
+        seed: 5,
+    };
+    let mut d = Scftl::format(MemFlash::with_wear(g, 8192, model).unwrap(), cfg).unwrap();
+    let l = d.num_sectors();
+    let mut flushed = vec![0u8; l as usize];
+    let mut pending = flushed.clone();
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    // The error, and what a failed operation may have left: a write its
+    // sector (old or new), a flush its snapshot (committed or not).
+    let mut failure = None;
+    for i in 0..2_000_000u64 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let la = rng % l;
+        let v = (i % 250) as u8 + 1;
+        if let Err(e) = write(&mut d, la, v) {
+            failure = Some((e, Some((la, v))));
+            break;
+        }
+        pending[la as usize] = v;
+        if i % 64 == 63 {
+            if let Err(e) = d.flush() {
+                failure = Some((e, None));
+                break;
+            }
+            flushed.clone_from(&pending);
+        }
+    }
+    let (err, failed_write) = failure.expect("the device never wore out");
+    assert!(matches!(err, FtlError::WornOut(_)), "{err}");
+    let st = d.stats();
+    assert!(
+        st.flash.failed_erases + st.flash.failed_programs > 0,
+        "worn out without a media failure: {st:?}"
+    );
+    // Reads still work and return what was written (the failed write's
+    // sector either way); writes and flushes are refused.
+    let mut now = pending.clone();
+    if let Some((la, v)) = failed_write {
+        let ss = d.sector_size();
+        let mut buf = vec![0u8; ss];
+        d.read(Lba(la), &mut buf).unwrap();
+        if buf == sector(la, v, ss) {
+            now[la as usize] = v;
+        }
+    }
+    check(&mut d, &now).unwrap();
+    assert!(matches!(write(&mut d, 0, 1), Err(FtlError::WornOut(_))));
+    assert!(matches!(d.flush(), Err(FtlError::WornOut(_))));
+    // Reopened: the last flush's snapshot (or, if a flush failed, possibly
+    // that flush's), still refusing writes if a metadata block is bad.
+    let mut d = Scftl::open(d.into_flash()).unwrap();
+    let at_flush = check(&mut d, &flushed);
+    if failed_write.is_none() {
+        assert!(at_flush.is_ok() || check(&mut d, &pending).is_ok());
+    } else {
+        at_flush.unwrap();
+    }
+}
