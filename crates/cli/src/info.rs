@@ -45,6 +45,7 @@ pub fn summary_json(s: &Summary, stats: Option<&DeviceStats>) -> Value {
             "used_blocks": st.used_blocks,
             "invalid_blocks": st.invalid_blocks,
             "erasable_blocks": st.erasable_blocks,
+            "bad_blocks": st.bad_blocks,
             "erases_min": st.erases_min,
             "erases_avg": st.erases_avg,
             "erases_max": st.erases_max,
@@ -119,8 +120,12 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
         (
             "blocks".into(),
             format!(
-                "{} free, {} used, {} invalid, {} erasable",
-                st.free_blocks, st.used_blocks, st.invalid_blocks, st.erasable_blocks
+                "{} free, {} used, {} invalid, {} erasable, {} bad",
+                st.free_blocks,
+                st.used_blocks,
+                st.invalid_blocks,
+                st.erasable_blocks,
+                st.bad_blocks
             ),
         ),
         ("device wear".into(), device_wear(path)),

@@ -23,7 +23,8 @@ pub fn fields(s: &DeviceStats, sector_bytes: usize) -> String {
         "sector_bytes={} flushes={} sectors_written={} sectors_read={} \
          sectors_trimmed={} gc_sectors_relocated={} full_checkpoints={} \
          pages_programmed={} flash_reads={} blocks_erased={} flash_syncs={} \
-         wear_choices={} wear_refused={} wear_moved_sectors={}",
+         wear_choices={} wear_refused={} wear_moved_sectors={} \
+         program_failures={} erase_failures={} bad_blocks={}",
         sector_bytes,
         s.flushes,
         s.user_sectors_written,
@@ -38,6 +39,9 @@ pub fn fields(s: &DeviceStats, sector_bytes: usize) -> String {
         s.wear.dynamic_choices,
         s.wear.rejected,
         s.wear.static_sectors,
+        s.program_failures,
+        s.erase_failures,
+        s.bad_blocks,
     )
 }
 

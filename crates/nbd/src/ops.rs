@@ -29,7 +29,7 @@
 
 use ftl::{BlockDevice, FtlError, Lba};
 
-use crate::proto::{EINVAL, EIO, ENOSPC};
+use crate::proto::{EINVAL, EIO, ENOSPC, EPERM};
 
 /// Largest piece written to the device in one call when zero-filling.
 const ZERO_CHUNK_BYTES: usize = 1 << 20;
@@ -64,6 +64,8 @@ pub fn errno_of(e: &FtlError) -> u32 {
             EINVAL
         }
         FtlError::NoSpace(_) => ENOSPC,
+        // A worn-out device is read-only, as a read-only export is.
+        FtlError::WornOut(_) => EPERM,
         // Only the request touching the damaged sector fails; the log line
         // (transmission.rs) names the sector.
         FtlError::DamagedSector { .. } => EIO,
