@@ -437,6 +437,14 @@ pub struct WearArgs {
     /// Erases a block endures, for the projected lifetime.
     #[arg(long, default_value_t = 3000)]
     pub endurance: u32,
+    /// Erases a block endures in the wear-out runs (which write until the
+    /// device fails; `--quick`: at most 10).
+    #[arg(long, default_value_t = 40)]
+    pub wearout_endurance: u32,
+    /// Host writes after which a wear-out run stops anyway, as a multiple
+    /// of the logical size.
+    #[arg(long, default_value_t = 200.0)]
+    pub wearout_max_device_writes: f64,
 }
 
 /// The device under each application-benchmark stack.

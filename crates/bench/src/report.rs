@@ -167,6 +167,18 @@ pub struct Row {
     /// `wear`: sectors static wear leveling moved per user write.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wear_moves_per_write: Option<f64>,
+    /// `wear` (wear-out runs): programs and erases the flash failed that
+    /// the FTL handled, and the error that ended the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program_failures: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub erase_failures: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_error: Option<String>,
+    /// `wear` (wear-out runs): every flushed sector read back after a
+    /// reopen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flushed_intact: Option<bool>,
     /// `wear`: the erase-count histogram (count, blocks) at the end.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub erase_histogram: Vec<(u64, u64)>,

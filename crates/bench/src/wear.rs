@@ -189,6 +189,113 @@ fn measure(
     })
 }
 
+/// A wear-out run: `kind` on a device whose blocks endure
+/// `--wearout-endurance` erases, 80/20 writes with leveling on (where the
+/// FTL has it) and a flush every `--flush-every`, until a request fails.
+/// Then the device is reopened and every sector must read as its version at
+/// the last successful flush or one written since.
+fn measure_wearout(g: &Geometry, kind: FtlKind, a: &WearArgs) -> BResult<Row> {
+    let f = targets::factory(kind, g)?;
+    let model = flash::WearModel {
+        endurance: a.wearout_endurance,
+        factory_bad_per_mille: 0,
+        seed: a.common.seed,
+    };
+    let mut is_meta = vec![false; g.total_blocks() as usize];
+    for b in f.metadata_blocks() {
+        is_meta[b as usize] = true;
+    }
+    let raw =
+        flash::DatalessFlash::with_wear(*g, is_meta, flash::mem::default_nvram_size(g), model)
+            .map_err(|e| format!("dataless flash: {e}"))?;
+    let shared = flash::SharedFlash::new(raw);
+    let mut dev = f.format(Box::new(shared.clone()))?;
+    let _ = dev.set_wear_policy(ftl::wear::default_for(kind));
+    let l = dev.num_sectors();
+    let ss = dev.sector_size();
+    let mut versions = vec![0u32; l as usize];
+    let mut flushed = versions.clone();
+    let mut pick = Picker::new("80/20", l, a.zipf_s, a.common.seed)?;
+    let mut buf = vec![0u8; ss];
+    let put = |buf: &mut [u8], la: u64, v: u32| {
+        buf.fill(0);
+        buf[..crate::workload::TAG_LEN].copy_from_slice(&crate::workload::tag_bytes(la, v));
+    };
+    let limit = (a.wearout_max_device_writes * l as f64) as u64;
+    let mut written = 0u64;
+    let mut version = 1u32;
+    let mut end = None;
+    let mut flush_failed = false;
+    while written < limit {
+        let la = pick.next();
+        if dev.epoch_remaining() == Some(0) {
+            if let Err(e) = dev.flush() {
+                end = Some(e);
+                flush_failed = true;
+                break;
+            }
+            flushed.clone_from(&versions);
+        }
+        put(&mut buf, la, version);
+        if let Err(e) = dev.write(ftl::Lba(la), &buf) {
+            end = Some(e);
+            break;
+        }
+        versions[la as usize] = version;
+        version = version.wrapping_add(1).max(1);
+        written += 1;
+        if written % a.flush_every == 0 {
+            if let Err(e) = dev.flush() {
+                end = Some(e);
+                flush_failed = true;
+                break;
+            }
+            flushed.clone_from(&versions);
+        }
+    }
+    let st = dev.stats();
+    drop(dev);
+    // Reopened, every sector must hold its version at the last successful
+    // flush or one written since (the weakest contract of all FTLs, the
+    // async one): a failure is never the loss of flushed data.
+    let intact = match f.open(Box::new(shared.clone())) {
+        Ok(mut d) => (0..l).all(|la| {
+            if d.read(ftl::Lba(la), &mut buf).is_err() {
+                return false;
+            }
+            let tag = &buf[..crate::workload::TAG_LEN];
+            let at = u64::from(u32::from_le_bytes(tag[..4].try_into().expect("4 bytes")));
+            let v = u32::from_le_bytes(tag[4..].try_into().expect("4 bytes"));
+            let floor = flushed[la as usize];
+            if tag.iter().all(|&b| b == 0) {
+                return floor == 0;
+            }
+            at == la && v >= floor && v <= version
+        }),
+        Err(_) => false,
+    };
+    let _ = flush_failed;
+    Ok(Row {
+        bench: "wear".into(),
+        ftl: kind.name().into(),
+        workload: Some("80/20 until worn out".into()),
+        wear_leveling: Some(true),
+        wi: Some(a.flush_every),
+        writes: Some(written),
+        logical_sectors: Some(l),
+        lifetime_device_writes: Some(written as f64 / l as f64),
+        bad_blocks: Some(st.bad_blocks),
+        program_failures: Some(st.program_failures),
+        erase_failures: Some(st.erase_failures),
+        end_error: Some(match end {
+            Some(e) => e.to_string(),
+            None => format!("none within {} device writes", a.wearout_max_device_writes),
+        }),
+        flushed_intact: Some(intact),
+        ..Row::default()
+    })
+}
+
 /// Runs the benchmark, prints the report, writes JSON and PNG if asked.
 pub fn run(a: &WearArgs) -> BResult<Vec<Row>> {
     run_report(a).map(|r| r.rows)
@@ -256,6 +363,32 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
             }
         }
     }
+    let wearout = WearArgs {
+        wearout_endurance: if a.common.quick {
+            a.wearout_endurance.min(10)
+        } else {
+            a.wearout_endurance
+        },
+        ..a.clone()
+    };
+    for kind in a.ftl.iter().map(|f| f.kind()) {
+        progress(a.common.silent, format!("wear: {kind} until worn out"));
+        let mut row = measure_wearout(&g, kind, &wearout)?;
+        row.geometry = if a.common.quick {
+            "wear-quick".into()
+        } else {
+            "wear".into()
+        };
+        row.seed = a.common.seed;
+        rows.push(row);
+    }
+    header.add(
+        "wear-out",
+        format!(
+            "blocks endure {} erases (each ±10%), 80/20 with leveling on, until a request fails; then reopened and read back",
+            wearout.wearout_endurance
+        ),
+    );
     let text = render(&header, &rows);
     let rep = report::finish(&a.common, rows, text)?;
     if let Some(png) = &a.common.png {
@@ -281,7 +414,7 @@ pub fn table(rows: &[Row]) -> Table {
         "bad",
         "lifetime (device writes)",
     ]);
-    for r in rows {
+    for r in rows.iter().filter(|r| r.end_error.is_none()) {
         t.push(vec![
             r.ftl.clone(),
             r.workload.clone().unwrap_or_default(),
@@ -305,14 +438,48 @@ pub fn table(rows: &[Row]) -> Table {
     t
 }
 
-/// Every table of the report.
-pub fn tables(rows: &[Row]) -> Vec<Table> {
-    vec![table(rows)]
+/// The wear-out table: one row per FTL.
+pub fn wearout_table(rows: &[Row]) -> Table {
+    let mut t = Table::new(&[
+        "ftl",
+        "device writes until it failed",
+        "bad superblocks retired",
+        "program failures handled",
+        "erase failures handled",
+        "flushed data intact",
+        "ended by",
+    ]);
+    for r in rows.iter().filter(|r| r.end_error.is_some()) {
+        t.push(vec![
+            r.ftl.clone(),
+            fmt_opt(r.lifetime_device_writes, 1),
+            r.bad_blocks.map(|x| x.to_string()).unwrap_or_default(),
+            r.program_failures
+                .map(|x| x.to_string())
+                .unwrap_or_default(),
+            r.erase_failures.map(|x| x.to_string()).unwrap_or_default(),
+            match r.flushed_intact {
+                Some(true) => "yes".into(),
+                Some(false) => "NO".into(),
+                None => String::new(),
+            },
+            r.end_error.clone().unwrap_or_default().replace('|', "/"),
+        ]);
+    }
+    t
 }
 
-/// The text report: the header and the table.
+/// Every table of the report.
+pub fn tables(rows: &[Row]) -> Vec<Table> {
+    vec![table(rows), wearout_table(rows)]
+}
+
+/// The text report: the header and the tables.
 pub fn render(header: &Header, rows: &[Row]) -> String {
-    header.render_with(&table(rows))
+    let mut text = header.render_with(&table(rows));
+    text.push('\n');
+    text.push_str(&wearout_table(rows).render());
+    text
 }
 
 /// The PNG: per workload and leveling setting, each FTL's erase counts of

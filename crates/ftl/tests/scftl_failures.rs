@@ -60,11 +60,10 @@ fn program_failure(mutant: Mutant) -> Result<(), String> {
     let flash = CrashFlash::new(MemFlash::new(g).unwrap());
     let mut d: Dev = Scftl::format_with_mutant(flash, cfg, mutant).unwrap();
     let n = 64usize;
-    let mut want = vec![0u8; n];
     for la in 0..n {
         write(&mut d, la as u64, 1).map_err(|e| e.to_string())?;
-        want[la] = 1;
     }
+    let mut want = vec![1u8; n];
     d.flush().map_err(|e| e.to_string())?;
     // The next program is the merge buffer's page (a delta page holds far
     // more pairs than the sectors below).
