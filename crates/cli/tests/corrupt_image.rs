@@ -48,11 +48,12 @@ fn layout(f: &std::fs::File) -> Layout {
         page_stride: u64_at(88),
         total_pages: u32_at(16) * u32_at(20) * u32_at(24) * u32_at(28),
     };
-    // A new image has format version 3: data pages back to back, OOB
-    // areas in their own region, every region indexed by slot. The tests
+    // A new image has format version 4: data pages back to back, OOB
+    // areas in their own region (after the wear region, which the header's
+    // oob_offset accounts for), every region indexed by slot. The tests
     // below find pages by scanning slots, so the slot order (stripe order)
     // does not matter to them.
-    assert_eq!(u32_at(8), 3, "image format version");
+    assert_eq!(u32_at(8), 4, "image format version");
     assert_eq!(
         l.page_stride,
         l.sector_size * l.sectors_per_page,
