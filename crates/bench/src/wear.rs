@@ -341,6 +341,12 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
     );
     header.add("seed", a.common.seed.to_string());
     report::add_provenance(&mut header);
+    // Every row names the geometry and the seed.
+    let stamp = |mut row: Row| {
+        row.geometry = if a.common.quick { "wear-quick" } else { "wear" }.into();
+        row.seed = a.common.seed;
+        row
+    };
     let mut rows = Vec::new();
     for kind in a.ftl.iter().map(|f| f.kind()) {
         for workload in WORKLOADS {
@@ -352,14 +358,7 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
                         if leveled { "on" } else { "off" }
                     ),
                 );
-                let mut row = measure(&g, kind, workload, leveled, a)?;
-                row.geometry = if a.common.quick {
-                    "wear-quick".into()
-                } else {
-                    "wear".into()
-                };
-                row.seed = a.common.seed;
-                rows.push(row);
+                rows.push(stamp(measure(&g, kind, workload, leveled, a)?));
             }
         }
     }
@@ -373,14 +372,7 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
     };
     for kind in a.ftl.iter().map(|f| f.kind()) {
         progress(a.common.silent, format!("wear: {kind} until worn out"));
-        let mut row = measure_wearout(&g, kind, &wearout)?;
-        row.geometry = if a.common.quick {
-            "wear-quick".into()
-        } else {
-            "wear".into()
-        };
-        row.seed = a.common.seed;
-        rows.push(row);
+        rows.push(stamp(measure_wearout(&g, kind, &wearout)?));
     }
     header.add(
         "wear-out",
