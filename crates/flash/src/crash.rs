@@ -311,6 +311,8 @@ pub struct CrashFlash<F> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Injection {
     program_in: Option<u64>,
+    /// The next this many programs fail (after `program_in`'s, if armed).
+    program_run: u64,
     erase_in: Option<u64>,
     programs_failed: u64,
     erases_failed: u64,
@@ -362,6 +364,13 @@ impl<F: RawFlash> CrashFlash<F> {
     /// a command like any other for power cuts; `n = 0` disarms.
     pub fn fail_nth_program(&mut self, n: u64) {
         self.inject.program_in = (n > 0).then_some(n);
+    }
+
+    /// Makes the next `count` programs fail, each as
+    /// [`CrashFlash::fail_nth_program`] describes (a run of failures: an
+    /// FTL's retry fails too).
+    pub fn fail_program_run(&mut self, count: u64) {
+        self.inject.program_run = count;
     }
 
     /// Makes the `n`-th next erase (1 = the next one) fail with
@@ -1039,7 +1048,11 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
             }
             Err(_) => return programmed,
         }
-        if count_down(&mut self.inject.program_in) {
+        let in_run = self.inject.program_run > 0;
+        if in_run {
+            self.inject.program_run -= 1;
+        }
+        if count_down(&mut self.inject.program_in) || in_run {
             let d = vec![0u8; self.geometry.page_size()].into_boxed_slice();
             let o = vec![0u8; self.geometry.oob_size as usize].into_boxed_slice();
             self.inner

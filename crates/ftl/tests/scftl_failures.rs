@@ -120,6 +120,37 @@ fn a_failed_data_page_program_is_written_elsewhere_and_its_block_retired() {
 }
 
 #[test]
+fn a_page_whose_second_place_fails_too_lands_on_the_third() {
+    let g = Geometry::small();
+    let cfg = ScftlConfig::default_for(&g);
+    let flash = CrashFlash::new(MemFlash::new(g).unwrap());
+    let mut d: Dev = Scftl::format(flash, cfg).unwrap();
+    let mut want = vec![0u8; 16];
+    for la in 0..16 {
+        write(&mut d, la, 1).unwrap();
+        want[la as usize] = 1;
+    }
+    d.flush().unwrap();
+    let spp = u64::from(g.sectors_per_page);
+    for la in 0..spp {
+        write(&mut d, la, 2).unwrap();
+        want[la as usize] = 2;
+    }
+    // The next sector makes the full buffer program: it fails, and so does
+    // its first retry elsewhere.
+    d.flash_mut().fail_program_run(2);
+    write(&mut d, spp, 2).unwrap();
+    want[spp as usize] = 2;
+    assert_eq!(d.flash_mut().injected_failures().0, 2);
+    assert_eq!(retired_blocks(d.flash_mut()).len(), 2);
+    check(&mut d, &want).unwrap();
+    d.flush().unwrap();
+    let mut d: Dev = Scftl::open(d.into_flash()).unwrap();
+    check(&mut d, &want).unwrap();
+    d.check_invariants().unwrap();
+}
+
+#[test]
 fn ignoring_a_program_failure_is_caught() {
     let e = program_failure(Mutant::IgnoreProgramFailure).unwrap_err();
     assert!(e.contains("read") || e.contains("sector"), "{e}");

@@ -460,17 +460,19 @@ impl<F: Flash> Scftl<F> {
                 page: a.next_page,
             }));
         }
-        self.abandon_active(block)?;
-        let b = self.open_active()?;
-        let addr = self.layout.page_addr(b.sb, b.next_page);
-        match self.flash.program(addr, &self.mb, &self.mb_oob) {
-            Ok(()) => {}
-            // Another failure: once more, elsewhere (each retires a block).
-            Err(FlashError::ProgramFailed { block, .. }) => {
-                return self.reprogram_elsewhere(b, BlockId(block));
+        let mut failed = block;
+        let b = loop {
+            self.abandon_active(failed)?;
+            let b = self.open_active()?;
+            let addr = self.layout.page_addr(b.sb, b.next_page);
+            match self.flash.program(addr, &self.mb, &self.mb_oob) {
+                Ok(()) => break b,
+                // Another failure: once more, elsewhere (each retires a
+                // block; the sectors still map into `a`'s page).
+                Err(FlashError::ProgramFailed { block, .. }) => failed = BlockId(block),
+                Err(e) => return Err(e.into()),
             }
-            Err(e) => return Err(e.into()),
-        }
+        };
         self.stats.program_failures += 1;
         for slot in 0..fill {
             let old = self.layout.psa(a.sb, a.next_page, slot);
