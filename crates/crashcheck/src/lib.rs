@@ -28,6 +28,7 @@ pub mod data;
 pub mod exec;
 pub mod explore;
 pub mod fs;
+pub mod model;
 pub mod spec;
 pub mod target;
 pub mod toy;
