@@ -575,3 +575,87 @@ pub fn probe_stable(
         .map_err(|e| format!("the FTL did not recover a power-cut copy of its flash: {e}"))?;
     Ok(Some(dev))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn up_oracle() -> ModelOracle {
+        let mut o = ModelOracle::new(OracleConfig::default(), 8, Some(4));
+        o.formatted();
+        o
+    }
+
+    #[test]
+    fn reads_and_state_checks_compare_with_p() {
+        let mut o = up_oracle();
+        o.write(2, &[7]).unwrap();
+        o.check(2, Observed::Version(7)).unwrap();
+        o.check(3, Observed::Version(0)).unwrap();
+        let e = o.check(2, Observed::Version(6)).unwrap_err();
+        assert!(e.contains("AR.vol"), "{e}");
+        // AR.cnt: W = 4, one write: epoch_remaining must be 3.
+        o.check_counter(Some(3)).unwrap();
+        assert!(o.check_counter(Some(4)).unwrap_err().contains("AR.cnt"));
+        // A Check step: volatile reads 7 at 2; the stable image is still
+        // all zeros (nothing flushed).
+        let addrs: Vec<u64> = o.check_addresses();
+        assert_eq!(addrs, (0..8).collect::<Vec<_>>());
+        let mut vol = vec![Observed::Version(0); 8];
+        vol[2] = Observed::Version(7);
+        let zeros = vec![Observed::Version(0); 8];
+        o.check_state(&addrs, &vol, Some(&zeros)).unwrap();
+        let e = o.check_state(&addrs, &vol, Some(&vol)).unwrap_err();
+        assert!(e.contains("AR.stb"), "{e}");
+        let e = o.check_state(&addrs, &zeros, None).unwrap_err();
+        assert!(e.contains("AR.vol"), "{e}");
+        o.flush().unwrap();
+        o.check_state(&addrs, &vol, Some(&vol)).unwrap();
+        // A sector P's guard refuses (the fifth of an epoch of W = 4) is
+        // reported as a violation.
+        let e = o.write(0, &[1, 2, 3, 4, 5]).unwrap_err();
+        assert!(e.contains("InB"), "{e}");
+    }
+
+    #[test]
+    fn a_crashed_flush_allows_both_snapshots_and_no_mixture() {
+        let mut o = up_oracle();
+        o.write(0, &[1]).unwrap();
+        o.write(1, &[2]).unwrap();
+        o.flush().unwrap();
+        o.write(0, &[3]).unwrap();
+        o.write(1, &[4]).unwrap();
+        o.interrupted(Interrupted::Flush).unwrap();
+        assert!(o.candidate_count() >= 2);
+        let mut must = Vec::new();
+        o.must_check(&mut must);
+        assert_eq!(must, vec![0, 1]);
+        o.recovered().unwrap();
+        // the new snapshot at 0, then the old one at 1: a mixture
+        o.check(0, Observed::Version(3)).unwrap();
+        let e = o.check(1, Observed::Version(2)).unwrap_err();
+        assert!(e.contains("sector 1 read version 2"), "{e}");
+    }
+
+    #[test]
+    fn a_recovery_cut_and_redone_continues_from_the_old_snapshot() {
+        let mut o = up_oracle();
+        o.write(5, &[9]).unwrap();
+        o.flush().unwrap();
+        o.write(5, &[10]).unwrap();
+        o.interrupted(Interrupted::Write {
+            lba: 6,
+            versions: &[11],
+        })
+        .unwrap();
+        o.interrupted(Interrupted::Recovery).unwrap();
+        o.recovered().unwrap();
+        o.check(5, Observed::Version(9)).unwrap();
+        o.check(6, Observed::Version(0)).unwrap();
+        o.end_verify().unwrap();
+        o.check(5, Observed::Version(9)).unwrap();
+        o.check_counter(Some(4)).unwrap();
+        let s = o.state().unwrap();
+        check_ri(s, 7).unwrap();
+    }
+}
