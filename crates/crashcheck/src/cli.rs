@@ -317,6 +317,8 @@ fn oracle_config(
     };
     Ok(Some(crate::model::OracleConfig {
         mutant,
+        // SCFTL charges its static wear-leveling moves to the epoch budget.
+        counter_exact: !args.wear_leveling,
         ..Default::default()
     }))
 }
