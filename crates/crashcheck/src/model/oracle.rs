@@ -177,14 +177,15 @@ impl ModelOracle {
     /// One sector write (trim: `d = 0`) under the oracle's policy: `wr0`
     /// with `opt f1 f2`, then erases of up to `gc_per_write + 1` erasable
     /// pages (`esF`) and up to `gc_per_write` relocations (`rl0`/`rlX`, guard `gcnt ≤ kmax`).
-    /// With `points`, records every crash point on the way: all four `opt`
-    /// outcomes of the write, and the state after each GC step.
+    /// With `crashed`, adds the candidates of every crash point on the way
+    /// (see [`Self::add_candidates`]): all four `opt` outcomes of the
+    /// write, and the state after each GC step.
     fn write_sector(
         &mut self,
         s: &mut St,
         a: Addr,
         d: Data,
-        mut points: Option<&mut Vec<St>>,
+        mut crashed: Option<&mut Vec<Cand>>,
     ) -> Result<(), String> {
         let m = self.cfg.mutant;
         if !steps::in_bounds(s, a, self.amax, self.wmax) {
@@ -193,21 +194,26 @@ impl ModelOracle {
                 self.amax, s.wcnt, self.wmax
             ));
         }
-        if let Some(pts) = points.as_deref_mut() {
-            for (f1, f2) in [(false, false), (true, false), (false, true), (true, true)] {
-                let mut x = s.clone();
-                steps::wr0(&mut x, a, d, m);
-                steps::opt(&mut x, f1, f2);
-                pts.push(x);
-            }
+        if let Some(out) = crashed.as_deref_mut() {
+            // opt f1 f2 (wr0 a d s) for the four (f1, f2), from two copies.
+            let mut x = s.clone();
+            steps::wr0(&mut x, a, d, m);
+            self.add_candidates(out, &x); // (false, false)
+            let mut y = x.clone();
+            steps::emit_t(&mut y);
+            self.add_candidates(out, &y); // (false, true)
+            steps::prog_mb(&mut x);
+            self.add_candidates(out, &x); // (true, false)
+            steps::emit_t(&mut x);
+            self.add_candidates(out, &x); // (true, true)
         }
         steps::wr0(s, a, d, m);
         self.opt_policy(s);
         for _ in 0..=self.cfg.gc_per_write {
             let Some(&p) = s.ers.iter().next() else { break };
             steps::es_f(s, p);
-            if let Some(pts) = points.as_deref_mut() {
-                pts.push(s.clone());
+            if let Some(out) = crashed.as_deref_mut() {
+                self.add_candidates(out, s);
             }
         }
         for _ in 0..self.cfg.gc_per_write {
@@ -222,8 +228,8 @@ impl ModelOracle {
             } else {
                 steps::rl_x(s, p);
             }
-            if let Some(pts) = points.as_deref_mut() {
-                pts.push(s.clone());
+            if let Some(out) = crashed.as_deref_mut() {
+                self.add_candidates(out, s);
             }
         }
         Ok(())
@@ -292,19 +298,20 @@ impl ModelOracle {
             (Phase::Unformatted, _) => Phase::Unformatted,
             (Phase::Up(s), Interrupted::Nothing) => Phase::Crashed(self.candidates(&[*s])),
             (Phase::Up(s), Interrupted::Write { lba, versions }) => {
-                let mut pts = vec![(*s).clone()];
+                let mut out = Vec::new();
+                self.add_candidates(&mut out, &s);
                 let mut x = *s;
                 for (i, &v) in versions.iter().enumerate() {
                     // A sector P refuses ends the request (the FTL refuses
                     // whole requests); the points so far stand.
                     if self
-                        .write_sector(&mut x, lba + i as u64, v, Some(&mut pts))
+                        .write_sector(&mut x, lba + i as u64, v, Some(&mut out))
                         .is_err()
                     {
                         break;
                     }
                 }
-                Phase::Crashed(self.candidates(&pts))
+                Phase::Crashed(out)
             }
             (Phase::Up(s), Interrupted::Flush) => {
                 let mut pts = crash::flush_points(&s, m);
@@ -341,19 +348,26 @@ impl ModelOracle {
     fn candidates(&self, points: &[St]) -> Vec<Cand> {
         let mut out: Vec<Cand> = Vec::new();
         for m in points {
-            for o in crash::outcomes(m) {
-                let image = crash::recovered_image(m, &o, self.cfg.mutant);
-                if out.iter().any(|c| c.image == image) {
-                    continue;
-                }
-                out.push(Cand {
-                    crashed: crash::img(m, &o.choice),
-                    image,
-                    pins: Vec::new(),
-                });
-            }
+            self.add_candidates(&mut out, m);
         }
         out
+    }
+
+    /// Adds to `out` the post-recovery image of every crash outcome of the
+    /// crash point `m` that `out` does not hold yet, with its witness
+    /// state (`img m choice`; copied only for a new image).
+    fn add_candidates(&self, out: &mut Vec<Cand>, m: &St) {
+        for o in crash::outcomes(m) {
+            let image = crash::recovered_image(m, &o, self.cfg.mutant);
+            if out.iter().any(|c| c.image == image) {
+                continue;
+            }
+            out.push(Cand {
+                crashed: crash::img(m, &o.choice),
+                image,
+                pins: Vec::new(),
+            });
+        }
     }
 
     /// The device recovered: the reads that follow must fit a candidate.
