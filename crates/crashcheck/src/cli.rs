@@ -117,6 +117,19 @@ pub struct CrashtestArgs {
     /// dynamic for the others. Off (FIFO allocation) unless given.
     #[arg(long)]
     pub wear_leveling: bool,
+    /// A second oracle next to the contract's model: `model` runs the Rust
+    /// transcription of the Agda model P of SCFTL (crashcheck::model) on
+    /// the same operations and checks that every recovered state is one
+    /// P allows and that P's RI/AR hold of the device between operations
+    /// (--ftl scftl, random mode, RAM backend; no epoch barriers are
+    /// generated).
+    #[arg(long, value_name = "KIND")]
+    pub oracle: Option<String>,
+    /// With --oracle model: a seeded bug in the transcription, by name
+    /// (model-flush-forgets-deltas, model-recovery-keeps-volatile,
+    /// model-write-skips-counter), to check the oracle catches it.
+    #[arg(long, value_name = "NAME")]
+    pub model_mutant: Option<String>,
 }
 
 impl CrashtestArgs {
@@ -146,6 +159,8 @@ impl CrashtestArgs {
             all_policies: false,
             backend: "ram".into(),
             wear_leveling: false,
+            oracle: None,
+            model_mutant: None,
         }
     }
 
@@ -231,6 +246,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
         })?,
     };
     check_budget(args)?;
+    let oracle = oracle_config(args, &t)?;
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -250,9 +266,61 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
                     .map(|stride| flash::PagePairing { stride }),
                 unstable_erase: args.unstable_erase,
             },
+            oracle,
         },
         seed,
     })
+}
+
+/// The model oracle `--oracle`/`--model-mutant` ask for, or why not.
+fn oracle_config(
+    args: &CrashtestArgs,
+    t: &target::Target,
+) -> Result<Option<crate::model::OracleConfig>, String> {
+    let Some(kind) = &args.oracle else {
+        if args.model_mutant.is_some() {
+            return Err("--model-mutant applies only with --oracle model".into());
+        }
+        return Ok(None);
+    };
+    if kind != "model" {
+        return Err(format!("unknown oracle `{kind}` (use model)"));
+    }
+    if t.name != "scftl" {
+        return Err(format!(
+            "--oracle model is the model of SCFTL; it does not apply to --ftl {}",
+            t.name
+        ));
+    }
+    if args.exhaustive {
+        return Err(
+            "--oracle model runs in random mode (--ops/--seconds), not with --exhaustive".into(),
+        );
+    }
+    if t.backend != target::BackendKind::Ram {
+        return Err(
+            "--oracle model needs --backend ram (its stable probe copies the flash)".into(),
+        );
+    }
+    let mutant = match &args.model_mutant {
+        None => crate::model::ModelMutant::None,
+        Some(m) => crate::model::ModelMutant::parse(m).ok_or_else(|| {
+            let names: Vec<&str> = crate::model::ModelMutant::ALL
+                .iter()
+                .map(|m| m.name())
+                .collect();
+            format!(
+                "unknown model mutant `{m}` (known: none, {})",
+                names.join(", ")
+            )
+        })?,
+    };
+    Ok(Some(crate::model::OracleConfig {
+        mutant,
+        // SCFTL charges its static wear-leveling moves to the epoch budget.
+        counter_exact: !args.wear_leveling,
+        ..Default::default()
+    }))
 }
 
 /// The command that replays a run.
@@ -286,6 +354,12 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     }
     if args.wear_leveling {
         c += " --wear-leveling";
+    }
+    if let Some(o) = &args.oracle {
+        c += &format!(" --oracle {o}");
+    }
+    if let Some(m) = &args.model_mutant {
+        c += &format!(" --model-mutant {m}");
     }
     if let Some(s) = args.paired_pages {
         c += &format!(" --paired-pages {s}");
@@ -376,6 +450,8 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.max_outcomes.is_some(), "--max-outcomes"),
         (args.backend != "ram", "--backend"),
         (args.wear_leveling, "--wear-leveling"),
+        (args.oracle.is_some(), "--oracle"),
+        (args.model_mutant.is_some(), "--model-mutant"),
     ]
     .into_iter()
     .find_map(|(given, flag)| given.then_some(flag))
@@ -511,6 +587,15 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
     println!("  sectors compared      {}", s.sectors_compared);
     println!("  invariant checks      {}", s.invariant_checks);
     println!("  flash commands        {}", s.flash_commands);
+    if plan.run.oracle.is_some() {
+        let secs = r.elapsed.as_secs_f64().max(1e-9);
+        println!(
+            "  model oracle          {} recoveries matched, {} RI/AR state checks, {:.0} ops/s checked",
+            s.oracle_recoveries,
+            s.oracle_state_checks,
+            s.operations as f64 / secs
+        );
+    }
     if let Some(x) = &r.exhaustive {
         println!("  exhaustive bounds     {}", x.bounds);
         for w in &x.windows {

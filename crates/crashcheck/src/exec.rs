@@ -21,7 +21,8 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
-use crate::data::{decode, fill};
+use crate::data::{decode, fill, Observed};
+use crate::model::{ModelOracle, OracleConfig};
 use crate::spec::{ContractKind, Interrupted, Spec};
 use crate::target::{Dev, Target};
 
@@ -163,6 +164,9 @@ pub struct RunConfig {
     pub sample: usize,
     /// Media behaviours beyond the default crash model (opt-in).
     pub media: MediaFaults,
+    /// Run the transcribed model P next to the FTL as a second oracle
+    /// (`--oracle model`; `crate::model`).
+    pub oracle: Option<OracleConfig>,
 }
 
 /// Counters of a run.
@@ -187,6 +191,10 @@ pub struct Stats {
     pub sectors_compared: u64,
     pub invariant_checks: u64,
     pub flash_commands: u64,
+    /// `Check` steps at which the model oracle compared RI and AR.
+    pub oracle_state_checks: u64,
+    /// Recoveries the model oracle matched against P's crash outcomes.
+    pub oracle_recoveries: u64,
 }
 
 impl Stats {
@@ -217,6 +225,8 @@ impl Stats {
             sectors_compared: self.sectors_compared,
             invariant_checks: self.invariant_checks,
             flash_commands: self.flash_commands,
+            oracle_state_checks: self.oracle_state_checks,
+            oracle_recoveries: self.oracle_recoveries,
             ..Stats::default()
         }
     }
@@ -243,6 +253,8 @@ impl std::ops::AddAssign<&Stats> for Stats {
             sectors_compared,
             invariant_checks,
             flash_commands,
+            oracle_state_checks,
+            oracle_recoveries,
         } = o;
         self.operations += operations;
         self.writes += writes;
@@ -260,6 +272,8 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.sectors_compared += sectors_compared;
         self.invariant_checks += invariant_checks;
         self.flash_commands += flash_commands;
+        self.oracle_state_checks += oracle_state_checks;
+        self.oracle_recoveries += oracle_recoveries;
     }
 }
 
@@ -300,6 +314,9 @@ pub struct Executor {
     flash: Dev,
     dev: Option<Box<dyn BlockDevice>>,
     model: Option<Box<dyn Spec>>,
+    /// The second oracle (`RunConfig::oracle`): `Some` once a format or
+    /// recovery succeeded with the oracle configured.
+    oracle: Option<ModelOracle>,
     phase: Phase,
     /// A format completed (so `NotFormatted` is a violation from now on).
     formatted: bool,
@@ -327,6 +344,7 @@ impl Executor {
             flash,
             dev: None,
             model: None,
+            oracle: None,
             phase: Phase::Fresh,
             formatted: false,
             next_version: 1,
@@ -380,6 +398,7 @@ impl Executor {
             flash: flash::SharedFlash::new(flash),
             dev: None,
             model: self.model.as_ref().map(|m| m.boxed_clone()),
+            oracle: self.oracle.clone(),
             phase: self.phase,
             formatted: self.formatted,
             next_version: self.next_version,
@@ -489,6 +508,61 @@ impl Executor {
         h.finish()
     }
 
+    /// Runs `f` on the model oracle, if the run has one; its error is a
+    /// violation at this step.
+    fn with_oracle(
+        &mut self,
+        f: impl FnOnce(&mut ModelOracle) -> Result<(), String>,
+    ) -> Result<(), Violation> {
+        match self.oracle.as_mut().map(f) {
+            Some(Err(m)) => Err(self.violation(m)),
+            _ => Ok(()),
+        }
+    }
+
+    /// `AR.cnt` of the model oracle against the device's epoch budget.
+    fn check_counter(&mut self) -> Result<(), Violation> {
+        let remaining = self.dev.as_ref().and_then(|d| d.epoch_remaining());
+        match self.oracle.as_ref().map(|o| o.check_counter(remaining)) {
+            Some(Err(m)) => Err(self.violation(m)),
+            _ => Ok(()),
+        }
+    }
+
+    /// A `Check` step's model-oracle part: the model's RI, and AR against
+    /// the device's reads and against a recovered copy of its flash.
+    fn oracle_check_state(&mut self) -> Result<(), Violation> {
+        let Some(o) = self.oracle.as_mut() else {
+            return Ok(());
+        };
+        let addrs = o.check_addresses();
+        let policy = o.next_probe_policy();
+        let ss = self.cfg.geometry.sector_size as usize;
+        let dev = self.dev.as_mut().expect("up");
+        let vol = read_observed(dev.as_mut(), &addrs, ss, self.data_seed)
+            .map_err(|m| self.violation(format!("model oracle: reading the device: {m}")))?;
+        let stable = crate::model::oracle::probe_stable(
+            &self.flash,
+            &self.cfg.target,
+            self.cfg.mutant,
+            self.cfg.geometry,
+            policy,
+        )
+        .map_err(|m| self.violation(format!("model oracle: stable probe: {m}")))?;
+        let stable = match stable {
+            Some(mut d) => Some(
+                read_observed(d.as_mut(), &addrs, ss, self.data_seed).map_err(|m| {
+                    self.violation(format!("model oracle: reading the recovered copy: {m}"))
+                })?,
+            ),
+            None => None,
+        };
+        self.stats.oracle_state_checks += 1;
+        let o = self.oracle.as_ref().expect("checked above");
+        o.check_state(&addrs, &vol, stable.as_deref())
+            .map_err(|m| self.violation(m))
+    }
+
     fn violation(&self, message: String) -> Violation {
         Violation {
             step: self.steps,
@@ -552,6 +626,11 @@ impl Executor {
             Ok(d) => {
                 let n = d.num_sectors();
                 self.model = Some(self.cfg.contract.new_spec(n));
+                self.oracle = self.cfg.oracle.clone().map(|c| {
+                    let mut o = ModelOracle::new(c, n, d.epoch_remaining());
+                    o.formatted();
+                    o
+                });
                 self.formatted = true;
                 self.phase = Phase::Up;
                 self.dev = Some(d);
@@ -565,6 +644,9 @@ impl Executor {
                 self.formatted = false;
                 if let Some(m) = self.model.as_mut() {
                     m.reset();
+                }
+                if let Some(o) = self.oracle.as_mut() {
+                    o.format_cut();
                 }
                 self.touched.clear();
                 self.written.clear();
@@ -626,7 +708,11 @@ impl Executor {
                 let model = self.model.as_mut().expect("formatted");
                 model.write(lba, &self.versions);
                 self.note_touched(lba, count, !trim);
-                Ok(())
+                let versions = std::mem::take(&mut self.versions);
+                let r = self.with_oracle(|o| o.write(lba, &versions));
+                self.versions = versions;
+                r?;
+                self.check_counter()
             }
             Err(e) if e.is_power_loss() => {
                 let model = self.model.as_mut().expect("formatted");
@@ -636,7 +722,15 @@ impl Executor {
                 });
                 self.note_touched(lba, count, !trim);
                 self.go_down();
-                Ok(())
+                let versions = std::mem::take(&mut self.versions);
+                let r = self.with_oracle(|o| {
+                    o.interrupted(Interrupted::Write {
+                        lba,
+                        versions: &versions,
+                    })
+                });
+                self.versions = versions;
+                r
             }
             Err(FtlError::EpochFull { .. }) if before.is_none_or(|r| r < u64::from(count)) => {
                 // Fig. 4 (not InBounds): a request past the bound has no
@@ -649,7 +743,7 @@ impl Executor {
                     )));
                 }
                 match self.read_check(lba, count) {
-                    Ok(()) => Ok(()),
+                    Ok(()) => self.check_counter(),
                     Err(Some(m)) => Err(self.violation(format!(
                         "a refused {what} of sectors {lba}..{} changed them: {m}",
                         lba + u64::from(count)
@@ -691,11 +785,18 @@ impl Executor {
                 if barrier {
                     self.stats.barriers += 1;
                     model.barrier();
+                    self.with_oracle(|_| {
+                        Err(
+                            "model oracle: epoch barriers are not modelled by P (run without them)"
+                                .into(),
+                        )
+                    })
                 } else {
                     self.stats.flushes += 1;
                     model.flush();
+                    self.with_oracle(|o| o.flush())?;
+                    self.check_counter()
                 }
-                Ok(())
             }
             Err(e) if e.is_power_loss() => {
                 self.model
@@ -707,7 +808,13 @@ impl Executor {
                         Interrupted::Flush
                     });
                 self.go_down();
-                Ok(())
+                self.with_oracle(|o| {
+                    o.interrupted(if barrier {
+                        Interrupted::Barrier
+                    } else {
+                        Interrupted::Flush
+                    })
+                })
             }
             Err(e) => Err(self.violation(format!(
                 "{} failed: {e}",
@@ -731,7 +838,7 @@ impl Executor {
                     .expect("formatted")
                     .interrupted(Interrupted::Nothing);
                 self.go_down();
-                Ok(())
+                self.with_oracle(|o| o.interrupted(Interrupted::Nothing))
             }
         }
     }
@@ -742,7 +849,7 @@ impl Executor {
         }
         self.stats.invariant_checks += 1;
         match self.dev.as_mut().expect("up").check_invariants() {
-            Ok(()) => Ok(()),
+            Ok(()) => self.oracle_check_state(),
             Err(m) => Err(self.violation(format!("invariant broken between operations: {m}"))),
         }
     }
@@ -769,6 +876,9 @@ impl Executor {
             let got = decode(l, &self.buf[i * ss..(i + 1) * ss], self.data_seed);
             self.stats.sectors_compared += 1;
             model.check(l, got).map_err(Some)?;
+            if let Some(o) = self.oracle.as_mut() {
+                o.check(l, got).map_err(Some)?;
+            }
         }
         Ok(())
     }
@@ -779,6 +889,7 @@ impl Executor {
             if let Some(m) = self.model.as_mut() {
                 m.interrupted(Interrupted::Nothing);
             }
+            self.with_oracle(|o| o.interrupted(Interrupted::Nothing))?;
         }
         self.dev = None;
         let mut rng = Pcg64::seed_from_u64(seed);
@@ -805,6 +916,7 @@ impl Executor {
             if let Some(m) = self.model.as_mut() {
                 m.interrupted(Interrupted::Nothing);
             }
+            self.with_oracle(|o| o.interrupted(Interrupted::Nothing))?;
             self.phase = Phase::Down;
         }
         if self.powered_off() {
@@ -835,11 +947,22 @@ impl Executor {
                     // A crashed format had completed: an empty device.
                     self.model = Some(self.cfg.contract.new_spec(d.num_sectors()));
                     self.formatted = true;
+                    self.oracle = self.cfg.oracle.clone().map(|c| {
+                        let mut o = ModelOracle::new(c, d.num_sectors(), d.epoch_remaining());
+                        o.formatted();
+                        o
+                    });
                 }
                 self.dev = Some(d);
                 self.phase = Phase::Up;
                 self.model.as_mut().expect("formatted").recovered();
+                if self.oracle.is_some() {
+                    self.stats.oracle_recoveries += 1;
+                }
+                self.with_oracle(|o| o.recovered())?;
                 self.verify(sample_seed, full)?;
+                self.with_oracle(|o| o.end_verify())?;
+                self.check_counter()?;
                 if invariants {
                     self.stats.invariant_checks += 1;
                     if let Err(m) = self.dev.as_mut().expect("up").check_invariants() {
@@ -872,7 +995,7 @@ impl Executor {
             m.interrupted(Interrupted::Recovery);
         }
         self.phase = Phase::Down;
-        Ok(())
+        self.with_oracle(|o| o.interrupted(Interrupted::Recovery))
     }
 
     fn verify(&mut self, sample_seed: u64, full: bool) -> Result<(), Violation> {
@@ -882,6 +1005,9 @@ impl Executor {
             .as_ref()
             .expect("formatted")
             .must_check(&mut list);
+        if let Some(o) = self.oracle.as_ref() {
+            o.must_check(&mut list);
+        }
         if full && n <= FULL_VERIFY_MAX_SECTORS {
             list.clear();
             list.extend(0..n);
@@ -929,6 +1055,32 @@ impl Executor {
         let r = self.model.as_mut().expect("formatted").end_verify();
         r.map_err(|m| self.violation(format!("after recovery: {m}")))
     }
+}
+
+/// Reads the sectors `addrs` (sorted) of `dev` in runs and decodes each.
+fn read_observed(
+    dev: &mut dyn BlockDevice,
+    addrs: &[u64],
+    ss: usize,
+    data_seed: u64,
+) -> Result<Vec<Observed>, String> {
+    let mut out = Vec::with_capacity(addrs.len());
+    let mut buf = Vec::new();
+    let mut i = 0;
+    while i < addrs.len() {
+        let mut j = i + 1;
+        while j < addrs.len() && addrs[j] == addrs[j - 1] + 1 && j - i < 64 {
+            j += 1;
+        }
+        buf.resize((j - i) * ss, 0);
+        dev.read(Lba(addrs[i]), &mut buf)
+            .map_err(|e| format!("read of sectors {}..{}: {e}", addrs[i], addrs[j - 1] + 1))?;
+        for (k, &a) in addrs[i..j].iter().enumerate() {
+            out.push(decode(a, &buf[k * ss..(k + 1) * ss], data_seed));
+        }
+        i = j;
+    }
+    Ok(out)
 }
 
 /// The contract's model kind, for messages.

@@ -11,8 +11,9 @@
 //! `toy`), the file-system crash checker (`fs`: a reference tree, a seeded
 //! system-call generator, a power cut at every flash command under the
 //! `fs` crate's file system, recovery, mount, fsck and comparison with the
-//! states its commit mode promises), and the `scftl crashtest` entry point
-//! (`cli`).
+//! states its commit mode promises), the Rust transcription of the Agda
+//! model P of SCFTL run as a second, differential oracle (`model`,
+//! `--oracle model`), and the `scftl crashtest` entry point (`cli`).
 //!
 //! What it promises: a run is a pure function of its seed (and budget in
 //! operations); every failure prints a shrunk script and the command that
@@ -28,6 +29,7 @@ pub mod data;
 pub mod exec;
 pub mod explore;
 pub mod fs;
+pub mod model;
 pub mod spec;
 pub mod target;
 pub mod toy;

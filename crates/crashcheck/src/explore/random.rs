@@ -393,6 +393,17 @@ pub fn explore(
         Ok(e) => e,
         Err(v) => return reporter.failed(Stats::default(), None, v, vec![], 0),
     };
+    // The model oracle's P has no epoch barriers: such runs flush instead.
+    let no_barriers;
+    let cfg = if run.oracle.is_some() {
+        let mut c = cfg.clone();
+        c.workload.barrier = 0;
+        c.forced_barrier_prob = 0.0;
+        no_barriers = c;
+        &no_barriers
+    } else {
+        cfg
+    };
     let mut g = Gen::new(cfg, rng, exec);
     let ops_budget = cfg.ops.unwrap_or(u64::MAX);
     let mut cycles = 0u64;
@@ -479,6 +490,7 @@ mod tests {
             mutant: ftl::Mutant::None,
             sample: 16,
             media: flash::MediaFaults::default(),
+            oracle: None,
         };
         let cfg = ExploreConfig::new(5);
         let exec = Executor::replay(&run, 1, &[Step::Format]).expect("formats");

@@ -24,6 +24,7 @@ pub fn run_config(
         mutant,
         sample: 16,
         media: flash::MediaFaults::default(),
+        oracle: None,
     }
 }
 

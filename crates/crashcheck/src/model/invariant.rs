@@ -1,0 +1,203 @@
+//! The representation invariant `RI` of `SCFTL.Impl.Invariants` as an
+//! executable check of a model state.
+//!
+//! `RI s` is a record with three existential witnesses: the live
+//! checkpoint's L2P `C` (determined by `slotL`), and the split of the
+//! region into tentative pages `tents` (newest) and committed durable pages
+//! `comm` (`regEq`). [`check_ri`] tries every split whose committed part is
+//! durable and accepts the state if one satisfies every field, so it
+//! decides `RI` exactly (for the state's finitely many mapped addresses).
+//! `PM P m` (a property of every crash outcome of a page) is checked on
+//! the page's old and new contents, which is its definition.
+
+use std::collections::HashSet;
+
+use super::state::{Addr, Cell, Map, Mc, St};
+use super::steps::rstep;
+
+/// `PM P m` (`SCFTL.Impl.Lemmas`).
+fn pm(m: &Mc, p: impl Fn(&Cell) -> bool) -> bool {
+    match m {
+        Mc::Syn(c) => p(c),
+        Mc::Uns(o, n) => p(o) && p(n),
+    }
+}
+
+/// `rp g cs (x, y)` (`SCFTL.Impl.Model`) over cells oldest first.
+fn rp<'a>(g: u64, cs: impl Iterator<Item = &'a Cell>, mut com: Map, mut ten: Map) -> (Map, Map) {
+    for c in cs {
+        rstep(g, c, &mut com, &mut ten);
+    }
+    (com, ten)
+}
+
+fn first_diff(x: &Map, y: &Map) -> String {
+    let keys: std::collections::BTreeSet<&Addr> = x.keys().chain(y.keys()).collect();
+    for a in keys {
+        if x.get(a) != y.get(a) {
+            return format!("address {a}: {:?} vs {:?}", x.get(a), y.get(a));
+        }
+    }
+    "equal".into()
+}
+
+/// Checks `RI s` (`SCFTL.Impl.Invariants`, record `RI`, fields named in
+/// the messages) for addresses `0..=amax`. On failure, names the first
+/// field that fails (for the split of the region that gets furthest).
+pub fn check_ri(s: &St, amax: Addr) -> Result<(), String> {
+    let g = s.gen;
+    // slotL: cpL ≡ syn (cpt gen C)
+    let c = match &s.cp_l {
+        Mc::Syn(Cell::Cpt { gen, l2p }) if *gen == g => l2p.clone(),
+        other => {
+            return Err(format!(
+                "RI.slotL: the live slot is {other:?}, not a durable checkpoint of generation {g}"
+            ))
+        }
+    };
+    // slotO: PM (Older gen) cpO
+    if !pm(
+        &s.cp_o,
+        |c| !matches!(c, Cell::Cpt { gen, .. } if gen + 1 > g),
+    ) {
+        return Err(format!(
+            "RI.slotO: the shadow slot may hold a checkpoint of generation ≥ {g}: {:?}",
+            s.cp_o
+        ));
+    }
+    // gle: All (PM (GenLe gen)) dr
+    if let Some(i) =
+        s.dr.iter()
+            .position(|m| !pm(m, |c| !matches!(c, Cell::Dlt { gen, .. } if *gen > g)))
+    {
+        return Err(format!(
+            "RI.gle: region page {i} (oldest first) is of a generation above {g}: {:?}",
+            s.dr[i]
+        ));
+    }
+    // regEq: dr ≡ tents ++ map syn comm; in Rust (oldest first) comm is a
+    // durable prefix. Try every split, longest committed part first.
+    let durable = s.dr.iter().take_while(|m| m.is_syn()).count();
+    let mut why = String::new();
+    for j in (0..=durable).rev() {
+        match check_split(s, &c, j) {
+            Ok(()) => {
+                why.clear();
+                break;
+            }
+            Err(e) => {
+                if why.is_empty() {
+                    why = e;
+                }
+            }
+        }
+    }
+    if !why.is_empty() {
+        return Err(why);
+    }
+    check_pages(s, amax)
+}
+
+/// The fields of `RI` that depend on the split: `tNC`, `cmX`, `cmT`, `vm`,
+/// with `comm = dr[..j]` and `tents = dr[j..]`.
+fn check_split(s: &St, c: &Map, j: usize) -> Result<(), String> {
+    let g = s.gen;
+    let (comm, tents) = s.dr.split_at(j);
+    // tNC: All (PM (NC gen)) tents
+    if let Some(i) = tents.iter().position(|m| {
+        !pm(
+            m,
+            |c| !matches!(c, Cell::Dlt { gen, committed: true, .. } if *gen == g),
+        )
+    }) {
+        return Err(format!(
+            "RI.tNC: tentative region page {} may commit in generation {g}: {:?}",
+            j + i,
+            tents[i]
+        ));
+    }
+    let (com, ten) = rp(g, comm.iter().map(Mc::cur), c.clone(), c.clone());
+    if com != s.smap {
+        return Err(format!(
+            "RI.cmX: the committed replay of the durable region differs from the stable L2P (smap) at {}",
+            first_diff(&com, &s.smap)
+        ));
+    }
+    if ten != s.smap {
+        return Err(format!(
+            "RI.cmT: the tentative replay of the durable region differs from the stable L2P (smap) at {}",
+            first_diff(&ten, &s.smap)
+        ));
+    }
+    let (_, mut vm) = rp(g, tents.iter().map(Mc::cur), com, ten);
+    super::state::apply(&s.dbuf, &mut vm);
+    if vm != s.l2p {
+        return Err(format!(
+            "RI.vm: the volatile L2P is not stable + tentative pages + delta buffer, at {}",
+            first_diff(&s.l2p, &vm)
+        ));
+    }
+    Ok(())
+}
+
+/// The data-page fields of `RI`: `vOK`, `sOK`, `iOK`, `eOK`.
+fn check_pages(s: &St, amax: Addr) -> Result<(), String> {
+    for (&a, &p) in s.l2p.range(..=amax) {
+        if p >= s.nxt {
+            return Err(format!(
+                "RI.vOK: address {a} maps page {p}, not below nxt = {}",
+                s.nxt
+            ));
+        }
+        match s.pv(p) {
+            Cell::D { a: b, .. } if b == a => {}
+            other => {
+                return Err(format!(
+                    "RI.vOK: address {a} maps page {p}, which holds {other:?}, not a sector of address {a}"
+                ))
+            }
+        }
+    }
+    for (&a, &p) in s.smap.range(..=amax) {
+        if p >= s.nxt {
+            return Err(format!(
+                "RI.sOK: stable address {a} maps page {p}, not below nxt = {}",
+                s.nxt
+            ));
+        }
+        if s.mb.contains_key(&p) {
+            return Err(format!(
+                "RI.sOK: stable address {a} maps page {p}, still pending in the merge buffer"
+            ));
+        }
+        match s.page(p) {
+            Mc::Syn(Cell::D { a: b, .. }) if b == a => {}
+            other => {
+                return Err(format!(
+                    "RI.sOK: stable address {a} maps page {p}, which is {other:?}, not a durable sector of address {a}"
+                ))
+            }
+        }
+    }
+    let vol: HashSet<u64> = s.l2p.range(..=amax).map(|(_, &p)| p).collect();
+    let stb: HashSet<u64> = s.smap.range(..=amax).map(|(_, &p)| p).collect();
+    for &p in &s.inv {
+        if p >= s.nxt || vol.contains(&p) {
+            return Err(format!(
+                "RI.iOK: invalid page {p} is past nxt = {} or still mapped by the volatile L2P",
+                s.nxt
+            ));
+        }
+    }
+    for &p in &s.ers {
+        if p >= s.nxt || vol.contains(&p) || stb.contains(&p) {
+            return Err(format!(
+                "RI.eOK: erasable page {p} is past nxt = {} or still mapped (volatile: {}, stable: {})",
+                s.nxt,
+                vol.contains(&p),
+                stb.contains(&p)
+            ));
+        }
+    }
+    Ok(())
+}

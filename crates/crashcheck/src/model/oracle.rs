@@ -1,0 +1,682 @@
+//! The differential oracle: the transcribed model P run next to the real
+//! FTL on the same operations (`--oracle model`).
+//!
+//! The executor drives it exactly as it drives the contract's `Spec`:
+//! completed writes and flushes, the operation a power cut interrupted,
+//! recoveries, and every read. It checks:
+//!
+//! - **recovery** (issue 17 (a)): after a crash, the model computes every
+//!   state its crash + recovery allows — the union over the interrupted
+//!   operation's crash points of `Img` (all metadata choices, unsynced data
+//!   pages symbolic) of `rd (ck3 (rec0 …))` — as a list of candidate device
+//!   images; the reads after the real FTL's recovery must all fit one
+//!   candidate; the model then continues from that candidate's state.
+//! - **AR against the device** (issue 17 (b)), where observable without
+//!   changing the FTL: `AR.vol` — every read during normal operation equals
+//!   the model's `rd`; `AR.cnt` — after every operation the FTL's
+//!   `epoch_remaining()` equals `W - wcnt`; `AR.stb` — at `Check` steps, a
+//!   copy of the flash, power-cut and recovered by the real FTL, reads the
+//!   model's stable image `rdS (smap a)`.
+//! - **RI** of the model's own state at `Check` steps ([`check_ri`]).
+//!
+//! The model's nondeterministic choices (merge buffer or delta buffer
+//! full, full checkpoint at a flush, GC victims) are made by a fixed policy
+//! ([`OracleConfig`]), not copied from the FTL: P allows them all, and the
+//! crash outcomes of a write are taken over all four `opt` choices.
+//!
+//! What it cannot check: the model is P, not the Rust FTL — geometry,
+//! superblocks, block reuse, the one-sync digest commit, in-page and OOB
+//! commits and ordered flushes are not in it (proofs/README.md, "What is
+//! abstracted"), so it compares *observable states* only: device images
+//! after recovery and between operations, and the write counter. It has no
+//! epoch barriers (runs with the oracle generate none, and a `Barrier`
+//! step is an error), models trim as a write of zeros (S's definition), and
+//! resolves the model's nondeterminism after a crash by keeping one
+//! candidate per distinct image (any one of them is a state P may be in).
+
+use std::collections::BTreeSet;
+
+use crate::data::Observed;
+use crate::spec::Interrupted;
+
+use super::crash::{self, Image};
+use super::invariant::check_ri;
+use super::state::{Addr, Cell, Data, Mc, Page, St, Val, D0, GARBAGE};
+use super::steps;
+use super::ModelMutant;
+
+/// The model's policy for P's nondeterministic choices, and its mutant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OracleConfig {
+    /// Seeded bug in the transcription (self-test of the oracle).
+    pub mutant: ModelMutant,
+    /// `f1` of `opt`: program the merge buffer once it holds this many
+    /// pages.
+    pub mb_pages: usize,
+    /// `f2` of `opt`: emit a tentative delta page once the delta buffer
+    /// holds this many pairs.
+    pub dbuf_pairs: usize,
+    /// A flush ends with a full checkpoint (`ck3 (fl3 s)`) when the region
+    /// holds at least this many pages.
+    pub region_pages: usize,
+    /// `kmax`, the bound K on relocations per epoch.
+    pub kmax: u64,
+    /// GC relocation steps tried after each sector write.
+    pub gc_per_write: u32,
+    /// `AR.cnt` as an equation (`wcnt = W - epoch_remaining()`). False
+    /// when the FTL charges work of its own to the epoch budget (SCFTL's
+    /// static wear-leveling moves, `--wear-leveling`): then only
+    /// `wcnt ≤ W - epoch_remaining()` is observable.
+    pub counter_exact: bool,
+}
+
+impl Default for OracleConfig {
+    fn default() -> OracleConfig {
+        OracleConfig {
+            mutant: ModelMutant::None,
+            mb_pages: 4,
+            dbuf_pairs: 6,
+            region_pages: 8,
+            kmax: 64,
+            gc_per_write: 2,
+            counter_exact: true,
+        }
+    }
+}
+
+/// A state P may be in after a crash, and what recovering it reads.
+#[derive(Clone, Debug)]
+struct Cand {
+    /// The flash after the crash (`s'` of `Img m s'`), memory of `m`.
+    crashed: St,
+    /// `rd` after recovery, zeros left out.
+    image: Image,
+    /// Reads that fixed an address whose value was [`Val::Any`].
+    pins: Vec<(Addr, Data)>,
+}
+
+#[derive(Clone, Debug)]
+enum Phase {
+    /// No completed format yet (or a format was cut).
+    Unformatted,
+    Up(Box<St>),
+    /// Power lost; the states the model may be in.
+    Crashed(Vec<Cand>),
+    /// The device recovered; its reads narrow the candidates.
+    Verifying(Vec<Cand>),
+}
+
+/// The model P, in step with the device under test.
+#[derive(Clone, Debug)]
+pub struct ModelOracle {
+    cfg: OracleConfig,
+    amax: Addr,
+    /// `wmax` of P's guard `InB` (W - 1; unbounded without a write bound).
+    wmax: u64,
+    /// The FTL's epoch bound W, if it has one.
+    w_bound: Option<u64>,
+    phase: Phase,
+    /// Next GC victim candidate.
+    cursor: Page,
+    /// `Check` steps so far (alternates the stable probe's crash policy).
+    probes: u64,
+}
+
+fn val_matches(v: Val, got: Observed) -> bool {
+    match (v, got) {
+        (Val::Any, _) => true,
+        (Val::Known(GARBAGE), Observed::Garbage) => true,
+        (Val::Known(d), Observed::Version(g)) => d == g && d != GARBAGE,
+        _ => false,
+    }
+}
+
+fn image_val(img: &Image, a: Addr) -> Val {
+    img.get(&a).copied().unwrap_or(Val::Known(D0))
+}
+
+impl ModelOracle {
+    /// An oracle for a device of `num_sectors` sectors with epoch bound
+    /// `w_bound` (`epoch_remaining()` of a fresh device), not formatted yet.
+    pub fn new(cfg: OracleConfig, num_sectors: u64, w_bound: Option<u64>) -> ModelOracle {
+        ModelOracle {
+            cfg,
+            amax: num_sectors.saturating_sub(1),
+            wmax: w_bound.map_or(u64::MAX, |w| w.saturating_sub(1)),
+            w_bound,
+            phase: Phase::Unformatted,
+            cursor: 0,
+            probes: 0,
+        }
+    }
+
+    /// A completed format: `NewP` ([`steps::new_p`]).
+    pub fn formatted(&mut self) {
+        self.phase = Phase::Up(Box::new(steps::new_p()));
+        self.cursor = 0;
+    }
+
+    /// A format was cut: nothing is known until the next format, or until
+    /// a recovery finds the crashed format complete ([`Self::formatted`]).
+    pub fn format_cut(&mut self) {
+        self.phase = Phase::Unformatted;
+    }
+
+    /// True once the model has a state (a format completed).
+    pub fn is_formatted(&self) -> bool {
+        !matches!(self.phase, Phase::Unformatted)
+    }
+
+    fn up(&mut self, what: &str) -> Result<&mut St, String> {
+        match &mut self.phase {
+            Phase::Up(s) => Ok(s),
+            _ => Err(format!("model oracle: {what} while the model is not up")),
+        }
+    }
+
+    /// One sector write (trim: `d = 0`) under the oracle's policy: `wr0`
+    /// with `opt f1 f2`, then erases of up to `gc_per_write + 1` erasable
+    /// pages (`esF`) and up to `gc_per_write` relocations (`rl0`/`rlX`, guard `gcnt ≤ kmax`).
+    /// With `crashed`, adds the candidates of every crash point on the way
+    /// (see [`Self::add_candidates`]): all four `opt` outcomes of the
+    /// write, and the state after each GC step.
+    fn write_sector(
+        &mut self,
+        s: &mut St,
+        a: Addr,
+        d: Data,
+        mut crashed: Option<&mut Vec<Cand>>,
+    ) -> Result<(), String> {
+        let m = self.cfg.mutant;
+        if !steps::in_bounds(s, a, self.amax, self.wmax) {
+            return Err(format!(
+                "model oracle: the FTL accepted a write of address {a}, but P's guard InB refuses it (amax {}, wcnt {} > wmax {})",
+                self.amax, s.wcnt, self.wmax
+            ));
+        }
+        if let Some(out) = crashed.as_deref_mut() {
+            // opt f1 f2 (wr0 a d s) for the four (f1, f2), from two copies.
+            let mut x = s.clone();
+            steps::wr0(&mut x, a, d, m);
+            self.add_candidates(out, &x); // (false, false)
+            let mut y = x.clone();
+            steps::emit_t(&mut y);
+            self.add_candidates(out, &y); // (false, true)
+            steps::prog_mb(&mut x);
+            self.add_candidates(out, &x); // (true, false)
+            steps::emit_t(&mut x);
+            self.add_candidates(out, &x); // (true, true)
+        }
+        steps::wr0(s, a, d, m);
+        self.opt_policy(s);
+        for _ in 0..=self.cfg.gc_per_write {
+            let Some(&p) = s.ers.iter().next() else { break };
+            steps::es_f(s, p);
+            if let Some(out) = crashed.as_deref_mut() {
+                self.add_candidates(out, s);
+            }
+        }
+        for _ in 0..self.cfg.gc_per_write {
+            if s.gcnt > self.cfg.kmax {
+                break; // okP rl, right disjunct: no change
+            }
+            let Some(p) = self.victim(s) else { break };
+            if steps::valid(s, p, self.amax) {
+                if steps::rl0(s, p) {
+                    self.opt_policy(s);
+                }
+            } else {
+                steps::rl_x(s, p);
+            }
+            if let Some(out) = crashed.as_deref_mut() {
+                self.add_candidates(out, s);
+            }
+        }
+        Ok(())
+    }
+
+    fn opt_policy(&self, s: &mut St) {
+        let f1 = s.mb.len() >= self.cfg.mb_pages;
+        let f2 = s.dbuf.len() >= self.cfg.dbuf_pairs;
+        steps::opt(s, f1, f2);
+    }
+
+    /// The next GC victim: the first page at or after the cursor (wrapping
+    /// at `nxt`) that holds something — on flash or in the merge buffer —
+    /// and is not queued already.
+    fn victim(&mut self, s: &St) -> Option<Page> {
+        let ok = |p: &Page| !s.inv.contains(p) && !s.ers.contains(p);
+        let from = |c: Page| {
+            let c = c.min(s.nxt);
+            let d = s.dat.range(c..s.nxt).map(|(p, _)| *p).find(ok);
+            let m = s.mb.range(c..s.nxt).map(|(p, _)| *p).find(ok);
+            match (d, m) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        };
+        let p = from(self.cursor).or_else(|| from(0))?;
+        self.cursor = p + 1;
+        Some(p)
+    }
+
+    /// A write (trim: versions 0) of `versions.len()` sectors at `lba` that
+    /// the device completed.
+    pub fn write(&mut self, lba: u64, versions: &[u32]) -> Result<(), String> {
+        let mut s = std::mem::replace(self.up("a write")?, steps::new_p());
+        let mut r = Ok(());
+        for (i, &v) in versions.iter().enumerate() {
+            r = self.write_sector(&mut s, lba + i as u64, v, None);
+            if r.is_err() {
+                break;
+            }
+        }
+        self.phase = Phase::Up(Box::new(s));
+        r
+    }
+
+    /// A flush the device completed: `fl3`, or `ck3 (fl3 s)` when the
+    /// region holds `region_pages` pages (`okP flush`).
+    pub fn flush(&mut self) -> Result<(), String> {
+        let m = self.cfg.mutant;
+        let region = self.cfg.region_pages;
+        let s = self.up("a flush")?;
+        steps::fl3(s, m);
+        if s.dr.len() >= region {
+            steps::ck3(s);
+        }
+        Ok(())
+    }
+
+    /// Power was cut during `op`: the model's state becomes the set of
+    /// candidates `crashP op` allows (for a recovery, from each candidate
+    /// of the earlier crash).
+    pub fn interrupted(&mut self, op: Interrupted<'_>) -> Result<(), String> {
+        let phase = std::mem::replace(&mut self.phase, Phase::Unformatted);
+        let m = self.cfg.mutant;
+        self.phase = match (phase, op) {
+            (Phase::Unformatted, _) => Phase::Unformatted,
+            (Phase::Up(s), Interrupted::Nothing) => Phase::Crashed(self.candidates(&[*s])),
+            (Phase::Up(s), Interrupted::Write { lba, versions }) => {
+                let mut out = Vec::new();
+                self.add_candidates(&mut out, &s);
+                let mut x = *s;
+                for (i, &v) in versions.iter().enumerate() {
+                    // A sector P refuses ends the request (the FTL refuses
+                    // whole requests); the points so far stand.
+                    if self
+                        .write_sector(&mut x, lba + i as u64, v, Some(&mut out))
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+                Phase::Crashed(out)
+            }
+            (Phase::Up(s), Interrupted::Flush) => {
+                let mut pts = crash::flush_points(&s, m);
+                pts.push(*s);
+                Phase::Crashed(self.candidates(&pts))
+            }
+            (Phase::Up(_), Interrupted::Barrier) => {
+                return Err(
+                    "model oracle: epoch barriers are not modelled by P (run without them)".into(),
+                )
+            }
+            (Phase::Up(_), Interrupted::Recovery) => {
+                return Err("model oracle: a recovery was cut while the model was up".into())
+            }
+            (Phase::Crashed(cands) | Phase::Verifying(cands), Interrupted::Recovery) => {
+                // crashP recover: CkPt (rec0 b g C s) from each candidate.
+                let mut pts = Vec::new();
+                for c in cands {
+                    let mut r = c.crashed;
+                    if let Some(pk) = steps::pick(r.cp_l.cur(), r.cp_o.cur()) {
+                        steps::rec0(&mut r, &pk, self.amax, m);
+                        pts.extend(crash::ck_points(&r));
+                    }
+                }
+                Phase::Crashed(self.candidates(&pts))
+            }
+            (p @ (Phase::Crashed(_) | Phase::Verifying(_)), _) => p,
+        };
+        Ok(())
+    }
+
+    /// The distinct post-recovery images of every crash outcome of every
+    /// crash point, each with a witness state.
+    fn candidates(&self, points: &[St]) -> Vec<Cand> {
+        let mut out: Vec<Cand> = Vec::new();
+        for m in points {
+            self.add_candidates(&mut out, m);
+        }
+        out
+    }
+
+    /// Adds to `out` the post-recovery image of every crash outcome of the
+    /// crash point `m` that `out` does not hold yet, with its witness
+    /// state (`img m choice`; copied only for a new image).
+    fn add_candidates(&self, out: &mut Vec<Cand>, m: &St) {
+        for o in crash::outcomes(m) {
+            let image = crash::recovered_image(m, &o, self.cfg.mutant);
+            if out.iter().any(|c| c.image == image) {
+                continue;
+            }
+            out.push(Cand {
+                crashed: crash::img(m, &o.choice),
+                image,
+                pins: Vec::new(),
+            });
+        }
+    }
+
+    /// The device recovered: the reads that follow must fit a candidate.
+    /// `Err` if the model allows no recovery at all from this crash.
+    pub fn recovered(&mut self) -> Result<(), String> {
+        let phase = std::mem::replace(&mut self.phase, Phase::Unformatted);
+        self.phase = match phase {
+            Phase::Crashed(c) if c.is_empty() => {
+                return Err("model oracle: the FTL recovered, but in no crash outcome does P's recovery find a checkpoint".into())
+            }
+            Phase::Crashed(c) => Phase::Verifying(c),
+            p => p,
+        };
+        Ok(())
+    }
+
+    /// Sector `lba` read `got`. During normal operation: `AR.vol`, the read
+    /// equals the model's `rd`. After a recovery: drops the candidates it
+    /// rules out, and fails if none is left.
+    pub fn check(&mut self, lba: u64, got: Observed) -> Result<(), String> {
+        match &mut self.phase {
+            Phase::Up(s) => {
+                let v = s.rd(lba);
+                if val_matches(v, got) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "model oracle (AR.vol): sector {lba} read {got}, the model reads {v}"
+                    ))
+                }
+            }
+            Phase::Verifying(cands) => {
+                let allowed: BTreeSet<String> = cands
+                    .iter()
+                    .map(|c| image_val(&c.image, lba).to_string())
+                    .collect();
+                cands.retain(|c| val_matches(image_val(&c.image, lba), got));
+                if cands.is_empty() {
+                    return Err(format!(
+                        "model oracle: sector {lba} read {got}; the states P's crash + recovery allows (consistent with the reads before it) have {}",
+                        allowed.into_iter().collect::<Vec<_>>().join(" or ")
+                    ));
+                }
+                for c in cands.iter_mut() {
+                    if image_val(&c.image, lba) == Val::Any {
+                        let d = match got {
+                            Observed::Version(v) => v,
+                            Observed::Garbage => GARBAGE,
+                        };
+                        c.pins.push((lba, d));
+                    }
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Addresses the reads after a recovery must cover so that the
+    /// candidates left all read the same: where they differ, or may read
+    /// anything.
+    pub fn must_check(&self, out: &mut Vec<u64>) {
+        let (Phase::Crashed(c) | Phase::Verifying(c)) = &self.phase else {
+            return;
+        };
+        let keys: BTreeSet<Addr> = c.iter().flat_map(|x| x.image.keys().copied()).collect();
+        for a in keys {
+            let v0 = image_val(&c[0].image, a);
+            if v0 == Val::Any || c.iter().any(|x| image_val(&x.image, a) != v0) {
+                out.push(a);
+            }
+        }
+    }
+
+    /// After the post-recovery reads: the model continues from the first
+    /// candidate left, recovered (`ck3 (rec0 b g C s')`), with the pages
+    /// the reads pinned set to what was read.
+    pub fn end_verify(&mut self) -> Result<(), String> {
+        let phase = std::mem::replace(&mut self.phase, Phase::Unformatted);
+        self.phase = match phase {
+            Phase::Verifying(mut c) => {
+                let Some(c) = c.drain(..).next() else {
+                    return Err("model oracle: no candidate state left after recovery".into());
+                };
+                let mut s = c.crashed;
+                steps::recover(&mut s, self.amax, self.cfg.mutant)
+                    .map_err(|e| format!("model oracle: recovery of the chosen state: {e}"))?;
+                for (a, d) in c.pins {
+                    if let Some(&p) = s.l2p.get(&a) {
+                        if matches!(s.cur_cell(p), Cell::Unknown) {
+                            s.set_page(p, Mc::Syn(Cell::D { d, a }));
+                        }
+                    }
+                }
+                Phase::Up(Box::new(s))
+            }
+            p => p,
+        };
+        Ok(())
+    }
+
+    /// `AR.cnt` after an operation: the model's `wcnt` is the epoch's
+    /// writes the FTL counts, `W - epoch_remaining()` (at most that, when
+    /// `counter_exact` is off).
+    pub fn check_counter(&self, remaining: Option<u64>) -> Result<(), String> {
+        let (Phase::Up(s), Some(w), Some(r)) = (&self.phase, self.w_bound, remaining) else {
+            return Ok(());
+        };
+        let theirs = w.saturating_sub(r);
+        if s.wcnt > theirs || (self.cfg.counter_exact && s.wcnt != theirs) {
+            return Err(format!(
+                "model oracle (AR.cnt): the model counts {} writes in this epoch, the FTL {theirs} (W {w}, epoch_remaining {r})",
+                s.wcnt
+            ));
+        }
+        Ok(())
+    }
+
+    /// The addresses a `Check` step compares: every sector of a device of
+    /// up to 4096 sectors; otherwise those the model maps (volatile or
+    /// stable).
+    pub fn check_addresses(&self) -> Vec<Addr> {
+        let Phase::Up(s) = &self.phase else {
+            return Vec::new();
+        };
+        if self.amax < 4096 {
+            return (0..=self.amax).collect();
+        }
+        let set: BTreeSet<Addr> = s.l2p.keys().chain(s.smap.keys()).copied().collect();
+        set.into_iter().collect()
+    }
+
+    /// The crash policy of the next stable probe (alternating: nothing in
+    /// flight applied, everything applied).
+    pub fn next_probe_policy(&mut self) -> flash::CrashPolicy {
+        self.probes += 1;
+        if self.probes.is_multiple_of(2) {
+            flash::CrashPolicy::NoneApplied
+        } else {
+            flash::CrashPolicy::AllApplied
+        }
+    }
+
+    /// A `Check` step: `RI` of the model's state; `AR.vol` against the
+    /// device's reads `vol` of `addrs`; `AR.stb` against `stable`, the
+    /// reads of the same addresses after the real FTL recovered a
+    /// power-cut copy of the flash (None when the backend cannot be
+    /// copied).
+    pub fn check_state(
+        &self,
+        addrs: &[Addr],
+        vol: &[Observed],
+        stable: Option<&[Observed]>,
+    ) -> Result<(), String> {
+        let Phase::Up(s) = &self.phase else {
+            return Ok(());
+        };
+        check_ri(s, self.amax).map_err(|e| format!("model oracle: {e}"))?;
+        for (i, &a) in addrs.iter().enumerate() {
+            let v = s.rd(a);
+            if !val_matches(v, vol[i]) {
+                return Err(format!(
+                    "model oracle (AR.vol): sector {a} reads {}, the model reads {v}",
+                    vol[i]
+                ));
+            }
+            if let Some(st) = stable {
+                let v = s.rd_stable(a);
+                if !val_matches(v, st[i]) {
+                    return Err(format!(
+                        "model oracle (AR.stb): a recovered copy of the flash reads {} at sector {a}, the model's stable L2P reads {v}",
+                        st[i]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The model's state while it is up (tests and diagnostics).
+    pub fn state(&self) -> Option<&St> {
+        match &self.phase {
+            Phase::Up(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Candidate states after a crash (0 while up).
+    pub fn candidate_count(&self) -> usize {
+        match &self.phase {
+            Phase::Crashed(c) | Phase::Verifying(c) => c.len(),
+            _ => 0,
+        }
+    }
+}
+
+/// The real FTL's stable state, observed: a copy of the flash (in-flight
+/// set included) is power-cut with `policy` and recovered by the same FTL
+/// (and mutant); the device it returns reads what a crash now would leave.
+/// `Ok(None)` when the backend cannot be copied (the image backend).
+/// The original device is not touched (its armed power cut, if any, stays
+/// armed; the copy is disarmed).
+pub fn probe_stable(
+    flash: &crate::target::Dev,
+    target: &crate::target::Target,
+    mutant: ftl::Mutant,
+    geometry: flash::Geometry,
+    policy: flash::CrashPolicy,
+) -> Result<Option<Box<dyn ftl::BlockDevice>>, String> {
+    use flash::Flash;
+    use rand::SeedableRng;
+    let copy = flash.with(|c| {
+        let fresh = flash::MemFlash::with_nvram(geometry, c.nvram_size()).ok()?;
+        c.duplicate(fresh)
+    });
+    let Some(mut copy) = copy else {
+        return Ok(None);
+    };
+    copy.disarm();
+    copy.cut_power();
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(0x5EED_0F57_AB1E);
+    copy.crash(policy, &mut rng)
+        .map_err(|e| format!("crash of the copy: {e}"))?;
+    let dev = target
+        .open_dev(flash::SharedFlash::new(copy), mutant)
+        .map_err(|e| format!("the FTL did not recover a power-cut copy of its flash: {e}"))?;
+    Ok(Some(dev))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn up_oracle() -> ModelOracle {
+        let mut o = ModelOracle::new(OracleConfig::default(), 8, Some(4));
+        o.formatted();
+        o
+    }
+
+    #[test]
+    fn reads_and_state_checks_compare_with_p() {
+        let mut o = up_oracle();
+        o.write(2, &[7]).unwrap();
+        o.check(2, Observed::Version(7)).unwrap();
+        o.check(3, Observed::Version(0)).unwrap();
+        let e = o.check(2, Observed::Version(6)).unwrap_err();
+        assert!(e.contains("AR.vol"), "{e}");
+        // AR.cnt: W = 4, one write: epoch_remaining must be 3.
+        o.check_counter(Some(3)).unwrap();
+        assert!(o.check_counter(Some(4)).unwrap_err().contains("AR.cnt"));
+        // A Check step: volatile reads 7 at 2; the stable image is still
+        // all zeros (nothing flushed).
+        let addrs: Vec<u64> = o.check_addresses();
+        assert_eq!(addrs, (0..8).collect::<Vec<_>>());
+        let mut vol = vec![Observed::Version(0); 8];
+        vol[2] = Observed::Version(7);
+        let zeros = vec![Observed::Version(0); 8];
+        o.check_state(&addrs, &vol, Some(&zeros)).unwrap();
+        let e = o.check_state(&addrs, &vol, Some(&vol)).unwrap_err();
+        assert!(e.contains("AR.stb"), "{e}");
+        let e = o.check_state(&addrs, &zeros, None).unwrap_err();
+        assert!(e.contains("AR.vol"), "{e}");
+        o.flush().unwrap();
+        o.check_state(&addrs, &vol, Some(&vol)).unwrap();
+        // A sector P's guard refuses (the fifth of an epoch of W = 4) is
+        // reported as a violation.
+        let e = o.write(0, &[1, 2, 3, 4, 5]).unwrap_err();
+        assert!(e.contains("InB"), "{e}");
+    }
+
+    #[test]
+    fn a_crashed_flush_allows_both_snapshots_and_no_mixture() {
+        let mut o = up_oracle();
+        o.write(0, &[1]).unwrap();
+        o.write(1, &[2]).unwrap();
+        o.flush().unwrap();
+        o.write(0, &[3]).unwrap();
+        o.write(1, &[4]).unwrap();
+        o.interrupted(Interrupted::Flush).unwrap();
+        assert!(o.candidate_count() >= 2);
+        let mut must = Vec::new();
+        o.must_check(&mut must);
+        assert_eq!(must, vec![0, 1]);
+        o.recovered().unwrap();
+        // the new snapshot at 0, then the old one at 1: a mixture
+        o.check(0, Observed::Version(3)).unwrap();
+        let e = o.check(1, Observed::Version(2)).unwrap_err();
+        assert!(e.contains("sector 1 read version 2"), "{e}");
+    }
+
+    #[test]
+    fn a_recovery_cut_and_redone_continues_from_the_old_snapshot() {
+        let mut o = up_oracle();
+        o.write(5, &[9]).unwrap();
+        o.flush().unwrap();
+        o.write(5, &[10]).unwrap();
+        o.interrupted(Interrupted::Write {
+            lba: 6,
+            versions: &[11],
+        })
+        .unwrap();
+        o.interrupted(Interrupted::Recovery).unwrap();
+        o.recovered().unwrap();
+        o.check(5, Observed::Version(9)).unwrap();
+        o.check(6, Observed::Version(0)).unwrap();
+        o.end_verify().unwrap();
+        o.check(5, Observed::Version(9)).unwrap();
+        o.check_counter(Some(4)).unwrap();
+        let s = o.state().unwrap();
+        check_ri(s, 7).unwrap();
+    }
+}

@@ -1,0 +1,271 @@
+//! The model's state and its primitive page operations: a transcription of
+//! the definitions at the top of `SCFTL.Impl.Model` (maps, `Cell`, `MC`,
+//! `St`, `put`, `sync`, the reads `pv`/`rd`/`p2l`) and of `rdS` from
+//! `SCFTL.Impl.Invariants`.
+//!
+//! Representation choices (each stands for the Agda total function it
+//! names, and changes nothing observable):
+//! - `Map` is a sparse `BTreeMap`; an absent key is Agda's `nothing`.
+//! - `dat` holds only pages that are not `syn erased`; an absent page is
+//!   `syn erased` (in Agda pages past `nxt` hold arbitrary cells, and the
+//!   model only reads pages some map refers to).
+//! - `dr` and delta pairs are kept **oldest first** (Agda's lists are
+//!   newest first); every function below iterates accordingly.
+//! - `unsynced` is a superset of the pages whose `dat` entry is `uns`, so a
+//!   SYNC costs the pages touched since the last one, not the whole flash.
+//! - Data is a sector version (`crate::data`): `0` is `d0` (zeros).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+/// A logical address (`Addr`).
+pub type Addr = u64;
+/// A physical page number (the `ℕ` that indexes `dat`).
+pub type Page = u64;
+/// Sector contents: a version; `D0` is `d0`.
+pub type Data = u32;
+/// `d0`, the contents of a never-written sector.
+pub const D0: Data = 0;
+/// Data no write wrote: what a crash-chosen page (`Cell::Unknown`) is
+/// pinned to when the real device read it back as garbage. No run hands
+/// out this version (the executor stops before the version space ends).
+pub const GARBAGE: Data = u32::MAX;
+
+/// `Map` (`SCFTL.Impl.Model`): an L2P table, logical address ↦ page.
+pub type Map = BTreeMap<Addr, Page>;
+
+/// `Cell` (`SCFTL.Impl.Model`): what a page holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cell {
+    Erased,
+    /// Any content failing its CRC (`junk`).
+    Junk,
+    /// `dcell d a`: a data sector and its OOB logical address.
+    D {
+        d: Data,
+        a: Addr,
+    },
+    /// `dlt gen pairs committed?`; pairs oldest first.
+    Dlt {
+        gen: u64,
+        pairs: Rc<[(Addr, Page)]>,
+        committed: bool,
+    },
+    /// `cpt gen l2p`: a full checkpoint.
+    Cpt {
+        gen: u64,
+        l2p: Rc<Map>,
+    },
+    /// The `Σ Cell` of `CrashD`: a data page a crash left with *any*
+    /// content, not yet observed. Symbolic: reading it yields
+    /// [`Val::Any`]; the oracle replaces it by what the device read.
+    Unknown,
+}
+
+/// `MC` (`SCFTL.Impl.Model`): a page with its sync status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mc {
+    /// `syn c`: durable.
+    Syn(Cell),
+    /// `uns old new`: programmed or erased since the last SYNC.
+    Uns(Cell, Cell),
+}
+
+impl Mc {
+    /// `cur` (`SCFTL.Impl.Model`).
+    pub fn cur(&self) -> &Cell {
+        match self {
+            Mc::Syn(c) | Mc::Uns(_, c) => c,
+        }
+    }
+
+    /// `dur` (`SCFTL.Impl.Model`).
+    pub fn dur(&self) -> &Cell {
+        match self {
+            Mc::Syn(c) | Mc::Uns(c, _) => c,
+        }
+    }
+
+    /// `put c m = uns (dur m) c` (`SCFTL.Impl.Model`): an asynchronous
+    /// PROGRAM or ERASE of the page.
+    pub fn put(&self, c: Cell) -> Mc {
+        Mc::Uns(self.dur().clone(), c)
+    }
+
+    /// `sync m = syn (cur m)` (`SCFTL.Impl.Model`).
+    pub fn sync(&self) -> Mc {
+        Mc::Syn(self.cur().clone())
+    }
+
+    pub fn is_syn(&self) -> bool {
+        matches!(self, Mc::Syn(_))
+    }
+}
+
+/// What a read returns in the model: a definite sector version, or any
+/// content (a page the crash over-approximation left unconstrained).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Val {
+    Known(Data),
+    Any,
+}
+
+impl std::fmt::Display for Val {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Val::Known(D0) => f.write_str("zeros"),
+            Val::Known(GARBAGE) => f.write_str("garbage"),
+            Val::Known(v) => write!(f, "version {v}"),
+            Val::Any => f.write_str("any content"),
+        }
+    }
+}
+
+/// `cellD` (`SCFTL.Impl.Model`), with `Unknown` reading as any content.
+pub fn cell_d(c: &Cell) -> Val {
+    match c {
+        Cell::D { d, .. } => Val::Known(*d),
+        Cell::Unknown => Val::Any,
+        _ => Val::Known(D0),
+    }
+}
+
+/// `oob` (`SCFTL.Impl.Model`): the OOB logical address of a page (0 for
+/// anything but a data sector).
+pub fn oob(c: &Cell) -> Addr {
+    match c {
+        Cell::D { a, .. } => *a,
+        _ => 0,
+    }
+}
+
+/// `St` (`SCFTL.Impl.Model`): flash (survives a crash, subject to `Img`),
+/// memory (lost on a crash) and the ghost stable L2P.
+#[derive(Clone, Debug)]
+pub struct St {
+    /// `dat`: data pages by page number; absent = `syn erased`.
+    pub dat: BTreeMap<Page, Mc>,
+    /// Pages that may be `uns` in `dat` (a superset; see the module doc).
+    pub unsynced: Vec<Page>,
+    /// `cpL`: the slot holding the live checkpoint.
+    pub cp_l: Mc,
+    /// `cpO`: the other (shadow) slot.
+    pub cp_o: Mc,
+    /// `dr`: the delta region, **oldest page first**.
+    pub dr: Vec<Mc>,
+    /// `gen`: generation of the live checkpoint.
+    pub gen: u64,
+    /// `l2p`: the volatile L2P.
+    pub l2p: Map,
+    /// `mb`: the merge buffer, pages placed but not yet programmed.
+    pub mb: BTreeMap<Page, (Data, Addr)>,
+    /// `dbuf`: the delta buffer, oldest pair first.
+    pub dbuf: Vec<(Addr, Page)>,
+    /// `nxt`: the next fresh page.
+    pub nxt: Page,
+    /// `inv`: the invalid queue (relocated this epoch).
+    pub inv: BTreeSet<Page>,
+    /// `ers`: the erasable queue.
+    pub ers: BTreeSet<Page>,
+    /// `wcnt` (W).
+    pub wcnt: u64,
+    /// `gcnt` (K).
+    pub gcnt: u64,
+    /// `smap`: ghost stable L2P (the algorithm never reads it).
+    pub smap: Map,
+}
+
+impl St {
+    /// `dat s p`.
+    pub fn page(&self, p: Page) -> Mc {
+        self.dat.get(&p).cloned().unwrap_or(Mc::Syn(Cell::Erased))
+    }
+
+    /// `cur (dat s p)` without cloning the page.
+    pub fn cur_cell(&self, p: Page) -> &Cell {
+        const ERASED: Cell = Cell::Erased;
+        self.dat.get(&p).map_or(&ERASED, Mc::cur)
+    }
+
+    /// Sets `dat s p` (the `dat [ p ≔ m ]` of `esF`, `progm`).
+    pub fn set_page(&mut self, p: Page, m: Mc) {
+        if !m.is_syn() {
+            self.unsynced.push(p);
+        }
+        if m == Mc::Syn(Cell::Erased) {
+            self.dat.remove(&p);
+        } else {
+            self.dat.insert(p, m);
+        }
+    }
+
+    /// `pv` (`SCFTL.Impl.Model`): a page as the FTL sees it, merge buffer
+    /// first, then flash.
+    pub fn pv(&self, p: Page) -> Cell {
+        match self.mb.get(&p) {
+            Some(&(d, a)) => Cell::D { d, a },
+            None => self.cur_cell(p).clone(),
+        }
+    }
+
+    /// `p2l` (`SCFTL.Impl.Model`): the OOB logical address of a page.
+    pub fn p2l(&self, p: Page) -> Addr {
+        match self.mb.get(&p) {
+            Some(&(_, a)) => a,
+            None => oob(self.cur_cell(p)),
+        }
+    }
+
+    /// `rdm` (`SCFTL.Impl.Model`): a map entry read through the merge
+    /// buffer and the flash.
+    pub fn rdm(&self, mp: Option<Page>) -> Val {
+        match mp {
+            None => Val::Known(D0),
+            Some(p) => match self.mb.get(&p) {
+                Some(&(d, _)) => Val::Known(d),
+                None => cell_d(self.cur_cell(p)),
+            },
+        }
+    }
+
+    /// `rd` (`SCFTL.Impl.Model`): the read of address `a`.
+    pub fn rd(&self, a: Addr) -> Val {
+        self.rdm(self.l2p.get(&a).copied())
+    }
+
+    /// `rdS s (smap s a)` (`SCFTL.Impl.Invariants`, used by `AR.stb`): what
+    /// the stable L2P reads on the flash (no merge buffer).
+    pub fn rd_stable(&self, a: Addr) -> Val {
+        match self.smap.get(&a) {
+            None => Val::Known(D0),
+            Some(&p) => cell_d(self.cur_cell(p)),
+        }
+    }
+
+    /// `syncAll` (`SCFTL.Impl.Model`): SYNC of every page.
+    pub fn sync_all(&mut self) {
+        for p in std::mem::take(&mut self.unsynced) {
+            if let Some(m) = self.dat.get(&p) {
+                let s = m.sync();
+                if s == Mc::Syn(Cell::Erased) {
+                    self.dat.remove(&p);
+                } else {
+                    self.dat.insert(p, s);
+                }
+            }
+        }
+        self.cp_l = self.cp_l.sync();
+        self.cp_o = self.cp_o.sync();
+        for m in &mut self.dr {
+            *m = m.sync();
+        }
+    }
+}
+
+/// `apply` (`SCFTL.Impl.Model`): delta pairs applied to a map, the newest
+/// (last) pair winning.
+pub fn apply(pairs: &[(Addr, Page)], m: &mut Map) {
+    for &(a, p) in pairs {
+        m.insert(a, p);
+    }
+}

@@ -1,0 +1,353 @@
+//! The step functions of `SCFTL.Impl.Model`, transcribed. Each function
+//! mutates a state in place; where Agda defines a step as "SYNC the
+//! previous step's state, then ..." (`fl2`, `fl3`, `ck2`, `ck3`), the Rust
+//! function takes the previous step's result, so the crash points between
+//! steps are the intermediate states of one run (see `crash`).
+//!
+//! The seeded mutants ([`ModelMutant`]) change exactly one step each; with
+//! `ModelMutant::None` every function is the Agda definition it cites.
+
+use std::rc::Rc;
+
+use super::state::{apply, cell_d, Addr, Cell, Data, Map, Mc, Page, St, Val};
+use super::ModelMutant;
+
+/// `place` (`SCFTL.Impl.Model`): a sector placed at the active pointer —
+/// into the merge buffer, L2P remapped, delta pair buffered.
+pub fn place(s: &mut St, a: Addr, d: Data) {
+    let p = s.nxt;
+    s.mb.insert(p, (d, a));
+    s.l2p.insert(a, p);
+    s.dbuf.push((a, p));
+    s.nxt += 1;
+}
+
+/// `InB` (`SCFTL.Impl.Model`): the guard of a write, `a ≤ amax` and
+/// `wcnt ≤ wmax`.
+pub fn in_bounds(s: &St, a: Addr, amax: Addr, wmax: u64) -> bool {
+    a <= amax && s.wcnt <= wmax
+}
+
+/// `wr0` (`SCFTL.Impl.Model`): write(a, d) when `InB` holds. Mutant
+/// `WriteSkipsCounter`: `wcnt` is not incremented.
+pub fn wr0(s: &mut St, a: Addr, d: Data, mutant: ModelMutant) {
+    place(s, a, d);
+    if mutant != ModelMutant::WriteSkipsCounter {
+        s.wcnt += 1;
+    }
+}
+
+/// `progMB` (`SCFTL.Impl.Model`, with `progm`): program every page of the
+/// merge buffer (asynchronously) and empty it.
+pub fn prog_mb(s: &mut St) {
+    for (p, (d, a)) in std::mem::take(&mut s.mb) {
+        let m = s.page(p).put(Cell::D { d, a });
+        s.set_page(p, m);
+    }
+}
+
+/// `emitT` (`SCFTL.Impl.Model`): the delta buffer becomes a tentative
+/// delta page, appended to the region (`uns erased (dlt gen dbuf false)`).
+pub fn emit_t(s: &mut St) {
+    let pairs: Rc<[(Addr, Page)]> = std::mem::take(&mut s.dbuf).into();
+    s.dr.push(Mc::Uns(
+        Cell::Erased,
+        Cell::Dlt {
+            gen: s.gen,
+            pairs,
+            committed: false,
+        },
+    ));
+}
+
+/// `opt f1 f2` (`SCFTL.Impl.Model`, with `optP`, `optT`): what a write or
+/// relocation may do afterwards — program the merge buffer (`f1`), then
+/// emit a tentative delta page (`f2`).
+pub fn opt(s: &mut St, f1: bool, f2: bool) {
+    if f1 {
+        prog_mb(s);
+    }
+    if f2 {
+        emit_t(s);
+    }
+}
+
+/// `Valid` (`SCFTL.Impl.Model`): page `p` holds the sector its OOB address
+/// maps to.
+pub fn valid(s: &St, p: Page, amax: Addr) -> bool {
+    let a = s.p2l(p);
+    a <= amax && s.l2p.get(&a) == Some(&p)
+}
+
+/// `rl0` (`SCFTL.Impl.Model`): GC relocation of a valid victim `p` — its
+/// sector placed again like a write, `p` invalid, `gcnt + 1`. Returns
+/// false (and changes nothing) if the victim's content is a crash-chosen
+/// `Unknown` page, which has no definite data to copy; the oracle's
+/// victim policy never picks one (any victim is allowed by `okP`).
+pub fn rl0(s: &mut St, p: Page) -> bool {
+    let a = s.p2l(p);
+    let d = match cell_d(&s.pv(p)) {
+        Val::Known(d) => d,
+        Val::Any => return false,
+    };
+    place(s, a, d);
+    s.inv.insert(p);
+    s.gcnt += 1;
+    true
+}
+
+/// `rlX` (`SCFTL.Impl.Model`): GC "relocation" of a victim without a valid
+/// sector: it only becomes invalid.
+pub fn rl_x(s: &mut St, p: Page) {
+    s.inv.insert(p);
+    s.gcnt += 1;
+}
+
+/// `esF` (`SCFTL.Impl.Model`): erase an erasable page (asynchronously).
+pub fn es_f(s: &mut St, p: Page) {
+    let m = s.page(p).put(Cell::Erased);
+    s.set_page(p, m);
+    s.ers.remove(&p);
+}
+
+/// `ck1` (`SCFTL.Impl.Model`): the new L2P into the shadow slot, with
+/// generation `gen + 1`.
+pub fn ck1(s: &mut St) {
+    s.cp_o = s.cp_o.put(Cell::Cpt {
+        gen: s.gen + 1,
+        l2p: Rc::new(s.l2p.clone()),
+    });
+}
+
+/// `ck2` (`SCFTL.Impl.Model`), applied to `ck1 s`: SYNC, then erase the
+/// old slot and every delta page.
+pub fn ck2_from_ck1(s: &mut St) {
+    s.sync_all();
+    s.cp_l = s.cp_l.put(Cell::Erased);
+    for m in &mut s.dr {
+        *m = m.put(Cell::Erased);
+    }
+}
+
+/// `ck3` (`SCFTL.Impl.Model`), applied to `ck2 s`: SYNC; the slots swap
+/// roles, the region is empty, generation + 1.
+pub fn ck3_from_ck2(s: &mut St) {
+    s.sync_all();
+    std::mem::swap(&mut s.cp_l, &mut s.cp_o);
+    s.dr.clear();
+    s.gen += 1;
+}
+
+/// `ck3 s` (`SCFTL.Impl.Model`): a whole full checkpoint.
+pub fn ck3(s: &mut St) {
+    ck1(s);
+    ck2_from_ck1(s);
+    ck3_from_ck2(s);
+}
+
+/// `fl1` (`SCFTL.Impl.Model`): program the merge buffer.
+pub fn fl1(s: &mut St) {
+    prog_mb(s);
+}
+
+/// `fl2` (`SCFTL.Impl.Model`), applied to `fl1 s`: SYNC (data and
+/// tentative pages durable), then the committed delta page with the delta
+/// buffer. Mutant `FlushForgetsDeltas`: the committed page carries no
+/// pairs (the delta buffer is not persisted).
+pub fn fl2_from_fl1(s: &mut St, mutant: ModelMutant) {
+    s.sync_all();
+    let pairs: Rc<[(Addr, Page)]> = if mutant == ModelMutant::FlushForgetsDeltas {
+        Rc::from(Vec::new())
+    } else {
+        s.dbuf.clone().into()
+    };
+    s.dr.push(Mc::Uns(
+        Cell::Erased,
+        Cell::Dlt {
+            gen: s.gen,
+            pairs,
+            committed: true,
+        },
+    ));
+}
+
+/// `fl3` (`SCFTL.Impl.Model`), applied to `fl2 s`: SYNC (the commit
+/// point); the ghost `smap := l2p`, invalid pages become erasable, the
+/// counters reset.
+pub fn fl3_from_fl2(s: &mut St) {
+    s.sync_all();
+    s.smap = s.l2p.clone();
+    s.dbuf.clear();
+    let inv = std::mem::take(&mut s.inv);
+    s.ers.extend(inv);
+    s.wcnt = 0;
+    s.gcnt = 0;
+}
+
+/// `fl3 s` (`SCFTL.Impl.Model`): a whole flush without the full checkpoint.
+pub fn fl3(s: &mut St, mutant: ModelMutant) {
+    fl1(s);
+    fl2_from_fl1(s, mutant);
+    fl3_from_fl2(s);
+}
+
+/// The checkpoint recovery starts from: `(b, g, C)` of `pick`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Picked {
+    /// True: the slot `cpL` was picked; false: `cpO`.
+    pub live: bool,
+    pub gen: u64,
+    pub l2p: Rc<Map>,
+}
+
+/// `pick` (`SCFTL.Impl.Model`): the committed checkpoint of the highest
+/// generation (ties go to `cpL`); `None` if neither slot holds one.
+pub fn pick(l: &Cell, o: &Cell) -> Option<Picked> {
+    match (l, o) {
+        (Cell::Cpt { gen: g, l2p: c }, Cell::Cpt { gen: h, l2p: d }) => Some(if h <= g {
+            Picked {
+                live: true,
+                gen: *g,
+                l2p: c.clone(),
+            }
+        } else {
+            Picked {
+                live: false,
+                gen: *h,
+                l2p: d.clone(),
+            }
+        }),
+        (Cell::Cpt { gen, l2p }, _) => Some(Picked {
+            live: true,
+            gen: *gen,
+            l2p: l2p.clone(),
+        }),
+        (_, Cell::Cpt { gen, l2p }) => Some(Picked {
+            live: false,
+            gen: *gen,
+            l2p: l2p.clone(),
+        }),
+        _ => None,
+    }
+}
+
+/// `rstep` (`SCFTL.Impl.Model`): replay of one region page of generation
+/// `g` onto (committed, tentative): a delta page of generation `g` extends
+/// the tentative map; a committed one also makes it the committed map.
+/// Returns whether the committed map changed.
+pub fn rstep(g: u64, c: &Cell, committed: &mut Map, tentative: &mut Map) -> bool {
+    if let Cell::Dlt {
+        gen,
+        pairs,
+        committed: b,
+    } = c
+    {
+        if *gen == g {
+            apply(pairs, tentative);
+            if *b {
+                committed.clone_from(tentative);
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// `recMap g C s` (`SCFTL.Impl.Model`, with `rp`): the committed map of
+/// the replay of the region (oldest page first) from `(C, C)`.
+pub fn rec_map(g: u64, c: &Map, s: &St) -> Map {
+    let mut com = c.clone();
+    let mut ten = c.clone();
+    for m in &s.dr {
+        rstep(g, m.cur(), &mut com, &mut ten);
+    }
+    com
+}
+
+/// `hi m amax` (`SCFTL.Impl.Model`, with `bnd`): one more than the
+/// largest page mapped by addresses `0..=amax` (0 if none).
+pub fn hi(m: &Map, amax: Addr) -> Page {
+    m.range(..=amax).map(|(_, &p)| p + 1).max().unwrap_or(0)
+}
+
+/// `slot b s` (`SCFTL.Impl.Model`).
+pub fn slot(s: &St, live: bool) -> &Mc {
+    if live {
+        &s.cp_l
+    } else {
+        &s.cp_o
+    }
+}
+
+/// `rec0 b g C s` (`SCFTL.Impl.Model`): the memory rebuilt from the
+/// recovered L2P alone (selective persistence); the picked slot becomes
+/// `cpL`. Mutant `RecoveryKeepsVolatile`: the volatile L2P is the crashed
+/// state's (the memory a crash leaves is arbitrary in `Img`, and the
+/// oracle's witness keeps the crash point's memory), not the recovered one.
+pub fn rec0(s: &mut St, pk: &Picked, amax: Addr, mutant: ModelMutant) {
+    let m = rec_map(pk.gen, &pk.l2p, s);
+    let (l, o) = (slot(s, pk.live).clone(), slot(s, !pk.live).clone());
+    s.cp_l = l;
+    s.cp_o = o;
+    s.gen = pk.gen;
+    s.nxt = hi(&m, amax);
+    if mutant != ModelMutant::RecoveryKeepsVolatile {
+        s.l2p = m.clone();
+    }
+    s.smap = m;
+    s.mb.clear();
+    s.dbuf.clear();
+    s.inv.clear();
+    s.ers.clear();
+    s.wcnt = 0;
+    s.gcnt = 0;
+}
+
+/// The volatile L2P `rec0` builds from `s` (the field `l2p` of `rec0 b g C
+/// s`, mutant included), without building the state.
+pub fn rec0_l2p(s: &St, pk: &Picked, mutant: ModelMutant) -> Map {
+    if mutant == ModelMutant::RecoveryKeepsVolatile {
+        s.l2p.clone()
+    } else {
+        rec_map(pk.gen, &pk.l2p, s)
+    }
+}
+
+/// `recover` in `okP` (`SCFTL.Impl.Model`): `ck3 (rec0 b g C s)` for the
+/// checkpoint `pick` finds; `Err` if it finds none (the model has no
+/// recovery from this flash).
+pub fn recover(s: &mut St, amax: Addr, mutant: ModelMutant) -> Result<(), String> {
+    let pk = pick(s.cp_l.cur(), s.cp_o.cur())
+        .ok_or_else(|| "neither checkpoint slot holds a checkpoint".to_string())?;
+    rec0(s, &pk, amax, mutant);
+    ck3(s);
+    Ok(())
+}
+
+/// `NewP` (`SCFTL.Impl.Model`): what format leaves on flash — a checkpoint
+/// of generation 0 mapping nothing, an erased shadow slot, an empty region.
+/// `NewP` leaves data pages and memory arbitrary; this picks erased pages
+/// and the memory `rec0` would rebuild from that flash (generation 0,
+/// nothing mapped, counters 0).
+pub fn new_p() -> St {
+    St {
+        dat: Default::default(),
+        unsynced: Vec::new(),
+        cp_l: Mc::Syn(Cell::Cpt {
+            gen: 0,
+            l2p: Rc::new(Map::new()),
+        }),
+        cp_o: Mc::Syn(Cell::Erased),
+        dr: Vec::new(),
+        gen: 0,
+        l2p: Map::new(),
+        mb: Default::default(),
+        dbuf: Vec::new(),
+        nxt: 0,
+        inv: Default::default(),
+        ers: Default::default(),
+        wcnt: 0,
+        gcnt: 0,
+        smap: Map::new(),
+    }
+}
