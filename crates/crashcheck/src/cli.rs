@@ -118,7 +118,7 @@ pub struct CrashtestArgs {
     #[arg(long)]
     pub wear_leveling: bool,
     /// A second oracle next to the contract's model: `model` runs the Rust
-    /// transcription of the Agda model P of SCFTL (crashcheck::model) on
+    /// transcription of the Agda model P of SCFTL (proofs/SCFTL/Impl) on
     /// the same operations and checks that every recovered state is one
     /// P allows and that P's RI/AR hold of the device between operations
     /// (--ftl scftl, random mode, RAM backend; no epoch barriers are
