@@ -209,7 +209,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             .into_iter()
             .find(|k| k.name() == t.name)
             .ok_or_else(|| format!("--wear-leveling applies to the real FTLs, not `{}`", t.name))?;
-        t.wear = Some(ftl::wear::default_for(kind));
+        t.wear = Some(target::checker_wear_policy(kind));
     }
     if t.backend == target::BackendKind::Image && args.exhaustive {
         return Err("--exhaustive enumerates in-flight NAND pages, which the image backend does not have; run the image backend in random mode (--seconds/--ops), or use --backend ram".into());

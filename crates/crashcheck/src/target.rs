@@ -382,6 +382,17 @@ pub fn all_targets() -> Vec<Target> {
     v
 }
 
+/// The wear policy `--wear-leveling` checks `kind` with: its default, but
+/// eager (static spread 0), so that static moves and SCFTL's metadata
+/// rotations happen within the checker's short runs.
+pub fn checker_wear_policy(kind: ftl::FtlKind) -> ftl::WearPolicy {
+    let p = ftl::wear::default_for(kind);
+    ftl::WearPolicy {
+        static_spread: p.static_spread.map(|_| 0),
+        ..p
+    }
+}
+
 /// A target by name.
 pub fn by_name(name: &str) -> Option<Target> {
     all_targets().into_iter().find(|t| t.name == name)

@@ -95,6 +95,11 @@ pub enum Mutant {
     /// device (`Flash::mark_bad` skipped), so once reopened the FTL fills
     /// it again (the bad-block table is not persisted).
     ForgetBadBlockMark,
+    /// SCFTL: a full checkpoint that rotates the metadata (docs/FORMAT.md
+    /// §4.5) erases the old delta region with the fresh superblocks, before
+    /// its commit point, so a cut before the commit loses the epochs the
+    /// old checkpoint's deltas held.
+    RotationErasesOldDeltaEarly,
     /// OPTR: recovery ignores the coalescing records, so a request whose
     /// sector was coalesced in the cache looks incomplete (and Algorithm 1
     /// may keep it without the request that overwrote it).
@@ -139,10 +144,12 @@ impl Mutant {
     /// which exhaustive mode must catch every one of): exhaustive mode
     /// does not issue epoch barriers yet, the in-page ones need states its
     /// windows do not reach, and the image ones need the image backend's
-    /// power-cut model (see the test files). Each has its test in
-    /// `crates/crashcheck/tests/inpage_mutants.rs` or
-    /// `oob_commit_mutants.rs`.
-    pub const RANDOM_ONLY: [Mutant; 5] = [
+    /// power-cut model, and the rotation one needs `--wear-leveling`, which
+    /// exhaustive mode does not take (see the test files). Each has its
+    /// test in `crates/crashcheck/tests/inpage_mutants.rs`,
+    /// `oob_commit_mutants.rs` or `rotation_mutants.rs`.
+    pub const RANDOM_ONLY: [Mutant; 6] = [
+        Mutant::RotationErasesOldDeltaEarly,
         Mutant::KeepGenerationOnImageOpen,
         Mutant::AcceptOobCommitWithTornData,
         Mutant::AcceptStaleInpageRecord,
@@ -201,6 +208,7 @@ impl Mutant {
             Mutant::OobCommitPastMissingPage => "oob-commit-past-missing-page",
             Mutant::IgnoreProgramFailure => "ignore-program-failure",
             Mutant::ForgetBadBlockMark => "forget-bad-block-mark",
+            Mutant::RotationErasesOldDeltaEarly => "rotation-erases-old-delta-early",
             Mutant::OptrIgnoreCoalescingRecords => "optr-ignore-coalescing-records",
             Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
             Mutant::OptrRequestCompleteWithMissingPage => "optr-request-complete-with-missing-page",

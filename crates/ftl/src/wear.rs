@@ -106,6 +106,9 @@ pub struct WearStats {
     pub static_moves: u64,
     /// Sectors static leveling moved.
     pub static_sectors: u64,
+    /// Full checkpoints that moved the metadata regions onto less-worn
+    /// blocks (SCFTL).
+    pub meta_rotations: u64,
 }
 
 /// Takes the next block to fill out of `queue`: `choice` if the validator

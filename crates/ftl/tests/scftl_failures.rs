@@ -12,6 +12,15 @@ use ftl::{BlockDevice, FtlError, Lba, Mutant};
 
 type Dev = Scftl<CrashFlash<MemFlash>>;
 
+/// `small`'s default configuration spares no superblock (its worst-case
+/// epochs need them all): these tests use one sized to spare three.
+fn spared(g: &Geometry) -> ScftlConfig {
+    let cfg = ScftlConfig::with_spare_superblocks(g, 3).unwrap();
+    assert_eq!(ScftlConfig::default_for(g).spare_superblocks(g), 0);
+    assert!(cfg.spare_superblocks(g) >= 3);
+    cfg
+}
+
 fn sector(la: u64, v: u8, ss: usize) -> Vec<u8> {
     (0..ss)
         .map(|i| (la as u8).wrapping_mul(7) ^ v ^ i as u8)
@@ -56,7 +65,7 @@ fn retired_blocks(f: &impl Flash) -> Vec<BlockId> {
 /// block is retired on the device, and its superblock ends up bad.
 fn program_failure(mutant: Mutant) -> Result<(), String> {
     let g = Geometry::small();
-    let cfg = ScftlConfig::default_for(&g);
+    let cfg = spared(&g);
     let flash = CrashFlash::new(MemFlash::new(g).unwrap());
     let mut d: Dev = Scftl::format_with_mutant(flash, cfg, mutant).unwrap();
     let n = 64usize;
@@ -122,7 +131,7 @@ fn a_failed_data_page_program_is_written_elsewhere_and_its_block_retired() {
 #[test]
 fn a_page_whose_second_place_fails_too_lands_on_the_third() {
     let g = Geometry::small();
-    let cfg = ScftlConfig::default_for(&g);
+    let cfg = spared(&g);
     let flash = CrashFlash::new(MemFlash::new(g).unwrap());
     let mut d: Dev = Scftl::format(flash, cfg).unwrap();
     let mut want = vec![0u8; 16];
@@ -165,7 +174,7 @@ fn forgetting_to_retire_the_block_on_the_device_is_caught() {
 #[test]
 fn a_failed_erase_retires_its_superblock_for_good() {
     let g = Geometry::small();
-    let cfg = ScftlConfig::default_for(&g);
+    let cfg = spared(&g);
     let flash = CrashFlash::new(MemFlash::new(g).unwrap());
     let mut d: Dev = Scftl::format(flash, cfg).unwrap();
     // Format erased the metadata regions; the first data write erases a
@@ -188,10 +197,13 @@ fn a_failed_erase_retires_its_superblock_for_good() {
 }
 
 #[test]
-fn factory_bad_blocks_are_skipped_and_bad_metadata_blocks_refused() {
+fn factory_bad_blocks_are_skipped_even_where_the_metadata_would_go() {
     let g = Geometry::small();
-    let cfg = ScftlConfig::default_for(&g);
+    let cfg = spared(&g);
     let meta = Scftl::<MemFlash>::metadata_blocks(&g, &cfg);
+    // The regions' blocks (superblock 0's are the label block and unused).
+    let sb0: Vec<BlockId> = (0..g.dies()).map(|d| g.block_on_die(d, 0)).collect();
+    let regions: Vec<BlockId> = meta.iter().copied().filter(|b| !sb0.contains(b)).collect();
     let model = |seed| WearModel {
         endurance: 0,
         factory_bad_per_mille: 12,
@@ -201,7 +213,10 @@ fn factory_bad_blocks_are_skipped_and_bad_metadata_blocks_refused() {
         (1..1000u64)
             .find(|&s| {
                 let m = model(s);
-                let bad_meta = meta.iter().any(|&b| m.is_factory_bad(b));
+                let bad_meta = regions.iter().any(|&b| m.is_factory_bad(b));
+                if sb0.iter().any(|&b| m.is_factory_bad(b)) {
+                    return false;
+                }
                 let bad = (0..g.total_blocks())
                     .filter(|&b| m.is_factory_bad(BlockId(b)))
                     .count();
@@ -210,31 +225,62 @@ fn factory_bad_blocks_are_skipped_and_bad_metadata_blocks_refused() {
             })
             .unwrap()
     };
-    let f = MemFlash::with_wear(g, 8192, model(seed_where(true))).unwrap();
-    match Scftl::format(f, cfg.clone()) {
-        Err(FtlError::BadConfig(m)) => assert!(m.contains("metadata"), "{m}"),
+    for meta_bad in [false, true] {
+        let f = MemFlash::with_wear(g, 8192, model(seed_where(meta_bad))).unwrap();
+        let mut d: Scftl<MemFlash> = Scftl::format(f, cfg.clone()).unwrap();
+        assert!(d.stats().bad_blocks > 0);
+        // Format put the metadata regions on superblocks with no bad block
+        // (elsewhere than the initial map when one of those is bad).
+        let now = d.metadata_blocks_now();
+        assert_eq!(now != meta, meta_bad);
+        for &b in &now {
+            assert!(
+                !d.flash_mut().block_wear(b).unwrap().is_bad(),
+                "block {}",
+                b.0
+            );
+        }
+        let l = d.num_sectors();
+        let mut want = vec![0u8; l as usize];
+        for round in 1..4u8 {
+            for la in 0..l {
+                write(&mut d, la, round).unwrap();
+                want[la as usize] = round;
+            }
+        }
+        d.flush().unwrap();
+        check(&mut d, &want).unwrap();
+        d.check_invariants().unwrap();
+        let mut d = Scftl::open(d.into_flash()).unwrap();
+        check(&mut d, &want).unwrap();
+        d.check_invariants().unwrap();
+    }
+}
+
+#[test]
+fn format_refuses_a_device_without_room_for_its_metadata() {
+    let g = Geometry::small();
+    let cfg = ScftlConfig::default_for(&g);
+    let mut f = MemFlash::new(g).unwrap();
+    // Every superblock but two has a bad block on die 1.
+    for sb in 3..g.blocks_per_die {
+        let b = g.block_on_die(1, sb);
+        let wear = flash::BlockWear {
+            erases: 0,
+            health: BlockHealth::FactoryBad,
+        };
+        flash::RawFlash::set_block_wear(&mut f, b, wear).unwrap();
+    }
+    match Scftl::format(f, cfg) {
+        Err(FtlError::BadConfig(m)) => assert!(m.contains("metadata regions need"), "{m}"),
         other => panic!("expected BadConfig, got {:?}", other.err()),
     }
-    let f = MemFlash::with_wear(g, 8192, model(seed_where(false))).unwrap();
-    let mut d = Scftl::format(f, cfg).unwrap();
-    assert!(d.stats().bad_blocks > 0);
-    let l = d.num_sectors();
-    let mut want = vec![0u8; l as usize];
-    for round in 1..4u8 {
-        for la in 0..l {
-            write(&mut d, la, round).unwrap();
-            want[la as usize] = round;
-        }
-    }
-    d.flush().unwrap();
-    check(&mut d, &want).unwrap();
-    d.check_invariants().unwrap();
 }
 
 #[test]
 fn a_device_that_wears_out_refuses_writes_and_keeps_flushed_data() {
     let g = Geometry::small();
-    let cfg = ScftlConfig::default_for(&g);
+    let cfg = spared(&g);
     let model = WearModel {
         endurance: 24,
         factory_bad_per_mille: 0,

@@ -17,7 +17,10 @@
 //!   `erasable` queues and `invalid` list hold exactly the superblocks in
 //!   that state, each once; `used` counts the `Used` ones; at most one is
 //!   `Active`;
-//! - metadata superblocks are `Meta` and never change state;
+//! - metadata superblocks (superblock 0 and the metadata map's) are
+//!   `Meta`; a full checkpoint that rotates the metadata moves superblocks
+//!   between `Meta` and the data states ([`Blocks::take_for_meta`],
+//!   [`Blocks::release_meta`]), nothing else changes a `Meta` state;
 //! - `valid[sb]` is the number of logical sectors the volatile L2P maps
 //!   into `sb`; it is 0 for free, invalid and erasable superblocks.
 
@@ -79,17 +82,17 @@ pub(crate) struct Blocks {
     erasable: VecDeque<Sb>,
     invalid: Vec<Sb>,
     used: u32,
-    data_first: Sb,
 }
 
 impl Blocks {
-    /// A table where metadata superblocks are `Meta` and every data
-    /// superblock is erasable with no valid sectors.
-    pub fn all_erasable(num_sbs: u32, data_first: Sb) -> Blocks {
-        let mut state = vec![SbState::Meta; num_sbs as usize];
-        for s in state.iter_mut().skip(data_first.index()) {
-            *s = SbState::Erasable;
-        }
+    /// A table where the superblocks with `is_meta` set are `Meta` and
+    /// every other (data) superblock is erasable with no valid sectors.
+    pub fn all_erasable(is_meta: &[bool]) -> Blocks {
+        let num_sbs = is_meta.len() as u32;
+        let state: Vec<SbState> = is_meta
+            .iter()
+            .map(|&m| if m { SbState::Meta } else { SbState::Erasable })
+            .collect();
         Blocks {
             state,
             valid: vec![0; num_sbs as usize],
@@ -97,10 +100,12 @@ impl Blocks {
             wear_base: vec![0; num_sbs as usize],
             freed_epoch: vec![0; num_sbs as usize],
             free: VecDeque::new(),
-            erasable: (data_first.0..num_sbs).map(Sb).collect(),
+            erasable: (0..num_sbs)
+                .filter(|&sb| !is_meta[sb as usize])
+                .map(Sb)
+                .collect(),
             invalid: Vec::new(),
             used: 0,
-            data_first,
         }
     }
 
@@ -117,14 +122,17 @@ impl Blocks {
             s,
             SbState::Meta | SbState::Free | SbState::Erasable | SbState::Bad
         )));
-        debug_assert!(valid[..self.data_first.index()].iter().all(|&v| v == 0));
+        debug_assert!((0..valid.len()).all(|i| valid[i] == 0 || self.state[i] != SbState::Meta));
         self.valid = valid;
         self.freed_epoch.fill(0);
         self.free.clear();
         self.erasable.clear();
         self.used = 0;
-        for sb in self.data_first.0..self.state.len() as u32 {
+        for sb in 0..self.state.len() as u32 {
             let sb = Sb(sb);
+            if self.state[sb.index()] == SbState::Meta {
+                continue;
+            }
             if self.valid[sb.index()] > 0 {
                 self.state[sb.index()] = SbState::Used;
                 self.used += 1;
@@ -162,9 +170,12 @@ impl Blocks {
         (self.free.len() + self.erasable.len()) as u64
     }
 
-    /// Erases issued per data superblock since open.
-    pub fn data_erase_counts(&self) -> &[u64] {
-        &self.erase_count[self.data_first.index()..]
+    /// Erases issued per data superblock (not `Meta` now) since open.
+    pub fn data_erase_counts(&self) -> Vec<u64> {
+        (0..self.state.len())
+            .filter(|&i| self.state[i] != SbState::Meta)
+            .map(|i| self.erase_count[i])
+            .collect()
     }
 
     /// Sets each superblock's wear before this table's erases (its
@@ -208,11 +219,11 @@ impl Blocks {
     /// The data superblocks' largest wear, and the used superblocks holding
     /// data with their wear (static wear leveling's inputs).
     pub fn wear_spread(&self) -> (u64, Vec<(Sb, u64)>) {
-        let data = self.data_first.0..self.state.len() as u32;
+        let data = 0..self.state.len() as u32;
         let max = data
             .clone()
             .map(Sb)
-            .filter(|&sb| self.state[sb.index()] != SbState::Bad)
+            .filter(|&sb| !matches!(self.state[sb.index()], SbState::Bad | SbState::Meta))
             .map(|sb| self.wear(sb))
             .max()
             .unwrap_or(0);
@@ -303,12 +314,56 @@ impl Blocks {
         Ok(Some(sb))
     }
 
+    /// The superblocks a metadata rotation may take: free or erasable,
+    /// settled by `proven_below` ([`Blocks::is_settled`]), not bad.
+    pub fn meta_candidates(&self, proven_below: u64) -> Vec<Sb> {
+        self.free
+            .iter()
+            .chain(&self.erasable)
+            .copied()
+            .filter(|&sb| self.is_settled(sb, proven_below))
+            .collect()
+    }
+
+    /// Free or erasable → meta: `sbs` now hold a metadata region (a full
+    /// checkpoint that rotated the metadata erased them and committed).
+    /// `wear` is each one's wear on the device now.
+    pub fn take_for_meta(&mut self, sbs: &[Sb], wear: impl Fn(Sb) -> u64) {
+        for &sb in sbs {
+            debug_assert!(matches!(
+                self.state[sb.index()],
+                SbState::Free | SbState::Erasable
+            ));
+            debug_assert_eq!(self.valid[sb.index()], 0);
+            self.free.retain(|&b| b != sb);
+            self.erasable.retain(|&b| b != sb);
+            self.state[sb.index()] = SbState::Meta;
+            self.wear_base[sb.index()] = wear(sb);
+            self.erase_count[sb.index()] = 0;
+        }
+    }
+
+    /// Meta → erasable: `sbs` left the metadata map (the checkpoint that
+    /// replaced them is durable, so nothing on them is needed: settled at
+    /// once). `wear` is each one's wear on the device now, which the
+    /// table's own count missed while they held metadata.
+    pub fn release_meta(&mut self, sbs: &[Sb], wear: impl Fn(Sb) -> u64) {
+        for &sb in sbs {
+            debug_assert_eq!(self.state[sb.index()], SbState::Meta);
+            self.state[sb.index()] = SbState::Erasable;
+            self.freed_epoch[sb.index()] = 0;
+            self.wear_base[sb.index()] = wear(sb);
+            self.erase_count[sb.index()] = 0;
+            self.erasable.push_back(sb);
+        }
+    }
+
     /// Greedy victim: the used superblock with the fewest valid sectors
     /// (lowest index on ties). O(superblocks); GC runs once per superblock
     /// written, so this is cheap.
     pub fn pick_victim(&self) -> Option<Sb> {
         let mut best: Option<(Sb, u32)> = None;
-        for sb in self.data_first.0..self.state.len() as u32 {
+        for sb in 0..self.state.len() as u32 {
             if self.state[sb as usize] == SbState::Used {
                 let v = self.valid[sb as usize];
                 if best.is_none_or(|(_, bv)| v < bv) {
@@ -379,13 +434,17 @@ impl Blocks {
     }
 
     /// Checks the invariants at the top of this file; `active` is the
-    /// superblock the active pointer names.
-    pub fn check(&self, active: Option<Sb>) -> Result<(), String> {
+    /// superblock the active pointer names, `is_meta` the layout's
+    /// metadata superblocks.
+    pub fn check(&self, active: Option<Sb>, is_meta: &[bool]) -> Result<(), String> {
+        if is_meta.len() != self.state.len() {
+            return Err("the metadata flags do not cover every superblock".into());
+        }
         let n = self.state.len() as u32;
         let mut seen = vec![0u8; n as usize];
         let mut mark = |list: &mut dyn Iterator<Item = Sb>, want: SbState| {
             for sb in list {
-                if sb < self.data_first || sb.0 >= n {
+                if sb.0 >= n || self.state[sb.index()] == SbState::Meta {
                     return Err(format!("{want:?} queue holds non-data superblock {sb}"));
                 }
                 if self.state[sb.index()] != want {
@@ -405,9 +464,11 @@ impl Blocks {
         let mut actives = 0;
         for sb in 0..n {
             let st = self.state[sb as usize];
-            let is_meta = sb < self.data_first.0;
-            if is_meta != (st == SbState::Meta) {
-                return Err(format!("superblock {sb} has state {st:?}"));
+            if is_meta[sb as usize] != (st == SbState::Meta) {
+                return Err(format!(
+                    "superblock {sb} has state {st:?} but is {}in the metadata map",
+                    if is_meta[sb as usize] { "" } else { "not " }
+                ));
             }
             match st {
                 SbState::Used => used += 1,
@@ -460,12 +521,15 @@ mod tests {
     use super::*;
     use crate::wear;
 
+    /// Six superblocks, the first two metadata.
+    const META_6_2: [bool; 6] = [true, true, false, false, false, false];
+
     #[test]
     fn a_superblock_goes_round_the_life_cycle() {
-        let mut b = Blocks::all_erasable(6, Sb(2));
+        let mut b = Blocks::all_erasable(&META_6_2);
         b.rebuild(vec![0, 0, 0, 3, 0, 0], &[false; 6]);
         assert_eq!((b.state(Sb(3)), b.used()), (SbState::Used, 1));
-        b.check(None).unwrap();
+        b.check(None, &META_6_2).unwrap();
         let mut erased = Vec::new();
         let mut st = WearStats::default();
         let a = b
@@ -476,7 +540,7 @@ mod tests {
             .unwrap();
         assert_eq!((a, erased), (Some(Sb(2)), vec![Sb(2)]));
         b.add_valid(Sb(2));
-        b.check(Some(Sb(2))).unwrap();
+        b.check(Some(Sb(2)), &META_6_2).unwrap();
         b.retire_active(Sb(2));
         assert_eq!(b.pick_victim(), Some(Sb(2)), "fewest valid sectors");
         b.mark_victim(Sb(2));
@@ -484,15 +548,15 @@ mod tests {
         assert_eq!(b.used(), 1);
         b.end_epoch(1);
         assert_eq!(b.state(Sb(2)), SbState::Erasable);
-        b.check(None).unwrap();
+        b.check(None, &META_6_2).unwrap();
         let c = b.state_counts();
         assert_eq!((c.used, c.erasable, c.free), (1, 3, 0));
-        assert_eq!(b.data_erase_counts(), &[1, 0, 0, 0]);
+        assert_eq!(b.data_erase_counts(), [1, 0, 0, 0]);
     }
 
     #[test]
     fn a_wear_choice_is_taken_only_from_the_candidates() {
-        let mut b = Blocks::all_erasable(6, Sb(2));
+        let mut b = Blocks::all_erasable(&META_6_2);
         b.rebuild(vec![0, 0, 0, 3, 0, 0], &[false; 6]);
         b.set_wear_base(vec![0, 0, 9, 9, 1, 5]);
         assert_eq!(b.candidates(1).collect::<Vec<_>>(), [Sb(2), Sb(4), Sb(5)]);
@@ -521,12 +585,12 @@ mod tests {
             Some(Sb(5))
         );
         assert_eq!((st.dynamic_choices, st.rejected), (1, 2));
-        b.check(Some(Sb(5))).unwrap();
+        b.check(Some(Sb(5)), &META_6_2).unwrap();
     }
 
     #[test]
     fn bad_superblocks_are_never_candidates_and_retire_from_used_or_a_failed_erase() {
-        let mut b = Blocks::all_erasable(6, Sb(2));
+        let mut b = Blocks::all_erasable(&META_6_2);
         b.rebuild(
             vec![0, 0, 0, 3, 0, 0],
             &[false, false, false, true, true, false],
@@ -549,13 +613,16 @@ mod tests {
         let c = b.state_counts();
         assert_eq!((c.bad, c.used, c.erasable), (3, 0, 1));
         assert_eq!(b.bad_count(), 3);
-        b.check(None).unwrap();
+        b.check(None, &META_6_2).unwrap();
     }
 
     #[test]
     fn check_reports_a_broken_queue() {
-        let mut b = Blocks::all_erasable(4, Sb(1));
+        let mut b = Blocks::all_erasable(&[true, false, false, false]);
         b.erasable.push_back(Sb(1));
-        assert!(b.check(None).unwrap_err().contains("appears 2 times"));
+        assert!(b
+            .check(None, &[true, false, false, false])
+            .unwrap_err()
+            .contains("appears 2 times"));
     }
 }

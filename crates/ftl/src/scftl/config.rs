@@ -25,6 +25,7 @@ use crate::codec::{self, field_table};
 use crate::device::{FtlError, Result};
 use crate::UNMAPPED;
 
+use super::checkpoint;
 use super::format::{self, l2p_entries_per_page, pairs_per_page};
 
 /// The configuration of an SCFTL device. Immutable after `format`; stored
@@ -309,7 +310,7 @@ impl ScftlConfig {
     }
 
     /// Checks this configuration against `g` for an image of the version
-    /// this build writes (5); the error names the violated constraint and
+    /// this build writes ([`CONFIG_VERSION`]); the error names the violated constraint and
     /// shows the numbers.
     pub fn validate(&self, g: &Geometry) -> Result<()> {
         self.validate_version(g, CONFIG_VERSION)
@@ -398,6 +399,13 @@ impl ScftlConfig {
                 d.checkpoint_pages, self.checkpoint_slot_superblocks
             ));
         }
+        let map_sbs = 2 * self.checkpoint_slot_superblocks + self.delta_region_superblocks;
+        if version >= 7 && checkpoint::commit_record_len(map_sbs) > g.page_size() {
+            return bad(format!(
+                "the commit record names the {map_sbs} superblocks of the metadata regions, which a {}-byte page cannot hold; shrink the checkpoint slots or the delta region",
+                g.page_size()
+            ));
+        }
         let sp = self.space(g, &d);
         let Some(broken) = sp.broken(&d) else {
             return Ok(());
@@ -435,27 +443,59 @@ impl ScftlConfig {
     }
 
     /// The configuration SCFTL runs with while `bad` data superblocks are
-    /// bad: GC starts `bad` superblocks earlier (U - bad, so constraint (2)
-    /// holds for the P - bad superblocks left) and, since a lower U lets a
-    /// victim hold more valid sectors (N = floor(L/U) grows), may relocate
-    /// more victims per epoch (the smallest K for that U that meets (3),
-    /// never below the configured one), as long as every constraint holds
-    /// with them — (4), the delta region, included. `None` when they do
-    /// not: the device cannot spare that many.
+    /// bad: GC starts at least `bad` superblocks earlier (U' <= U - bad)
+    /// and, since a lower U lets a victim hold more valid sectors (N =
+    /// floor(L/U) grows), may relocate more victims per epoch (the smallest
+    /// K for that U that meets (3), never below the configured one). Every
+    /// constraint must hold for the P - bad superblocks left — (2) with the
+    /// larger W + K*N may need U lower still, so the largest U' that works
+    /// is taken — and (4), the delta region, too. `None` when no U' does:
+    /// the device cannot spare that many.
     pub fn with_bad_superblocks(&self, g: &Geometry, bad: u64) -> Option<ScftlConfig> {
         if bad == 0 {
             return Some(self.clone());
         }
-        let u = u64::from(self.gc_threshold)
-            .checked_sub(bad)
-            .filter(|&u| u >= 1)? as u32;
-        let (k, _) = self.fit_k_u(g, None, Some(u))?;
-        let eff = ScftlConfig {
-            gc_bound: k.max(self.gc_bound),
-            gc_threshold: u,
-            ..self.clone()
-        };
-        eff.validate(g).is_ok().then_some(eff)
+        let top = u64::from(self.gc_threshold).checked_sub(bad)?;
+        for u in (1..=top as u32).rev() {
+            let Some((k, _)) = self.fit_k_u(g, None, Some(u)) else {
+                continue;
+            };
+            let eff = ScftlConfig {
+                gc_bound: k.max(self.gc_bound),
+                gc_threshold: u,
+                ..self.clone()
+            };
+            // `validate` checks P; the superblocks left are P - bad (it
+            // alone once passed, on `small` with two bad superblocks, a
+            // configuration whose epochs did not fit).
+            let d = eff.derived(g);
+            let mut left = eff.space(g, &d);
+            left.p = left.p.checked_sub(bad)?;
+            if eff.validate(g).is_ok() && left.broken(&d).is_none() {
+                return Some(eff);
+            }
+        }
+        None
+    }
+
+    /// [`ScftlConfig::default_for`] with a logical size small enough (cut
+    /// by sixteenths) that `spare` data superblocks may go bad
+    /// ([`ScftlConfig::spare_superblocks`]); `None` if no size allows it.
+    /// The defaults of the smallest presets spare none: their worst-case
+    /// epochs need every data superblock.
+    pub fn with_spare_superblocks(g: &Geometry, spare: u64) -> Option<ScftlConfig> {
+        let mut cfg = Self::default_for(g);
+        while cfg.spare_superblocks(g) < spare {
+            let l = cfg.logical_sectors * 15 / 16;
+            if l == 0 {
+                return None;
+            }
+            cfg.logical_sectors = l;
+            let (k, u) = cfg.fit_k_u(g, None, None)?;
+            cfg.gc_bound = k;
+            cfg.gc_threshold = u;
+        }
+        Some(cfg)
     }
 
     /// How many data superblocks may go bad while
@@ -503,21 +543,22 @@ impl ScftlConfig {
         use encoding::*;
         if b.len() >= VERSION.end() && VERSION.get_u32(b) == 1 {
             return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads versions 3 to 6 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads versions 3 to 7 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
         if b.len() >= VERSION.end() && VERSION.get_u32(b) == 2 {
             return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads versions 3 to 6 only. Copy the data off with the build that wrote it, then re-format the image".into(),
+                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads versions 3 to 7 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
-        // Versions 3 to 5 differ only in what this build may add on flash
+        // Versions 3 to 6 differ only in what this build may add on flash
         // (links and in-page records, which it does not write into a
         // version-3 image; logical sector numbers in the data OOB, which it
         // does not write into either; OOB commit records, which it writes
-        // into none of them), so they read as the current version.
+        // into none of them; rotated metadata, which it never moves in
+        // any of them), so they read as the current version.
         let mut b4 = b.to_vec();
-        if b.len() >= VERSION.end() && matches!(VERSION.get_u32(b), 3..=5) {
+        if b.len() >= VERSION.end() && matches!(VERSION.get_u32(b), 3..=6) {
             VERSION.put_u32(&mut b4, CONFIG_VERSION);
         }
         let b = &b4[..];
@@ -546,12 +587,15 @@ impl ScftlConfig {
 /// with its digest in one sync (§4.3); version 4 images may also commit an
 /// epoch in-page (§4.8); version 5 data pages also carry each sector's
 /// logical number in their OOB (§4.7), so no P2L is kept in RAM; version 6
-/// images may also commit an epoch in the OOB of its last data page (§4.9).
-/// Versions 1 and 2 are refused; versions 3 to 5 open and keep their
+/// images may also commit an epoch in the OOB of its last data page (§4.9);
+/// version 7 commit records name the metadata map, which may rotate over
+/// the device, and recovery scans for them (§4.5).
+/// Versions 1 and 2 are refused; versions 3 to 6 open and keep their
 /// version (no in-page commits are written into a version-3 image, no
 /// logical sector numbers into it or a version-4 one, where GC keeps a P2L,
-/// and no OOB commits into any of them).
-pub const CONFIG_VERSION: u32 = 6;
+/// no OOB commits into any of them, and the metadata of all of them stays
+/// where format put it).
+pub const CONFIG_VERSION: u32 = 7;
 
 /// The configuration version of an encoded label configuration (0 if too
 /// short to hold one).

@@ -179,11 +179,7 @@ impl DeltaLog {
             aux2: digest,
         };
         format::seal_prefix(&mut self.buf, &h, used);
-        flash.program(
-            layout.region_page(layout.delta_first, self.wp),
-            &self.buf,
-            &[],
-        )?;
+        flash.program(layout.delta_page(self.wp), &self.buf, &[])?;
         self.wp += 1;
         self.after_sync = false;
         self.epoch_pages += 1;
@@ -234,11 +230,7 @@ impl DeltaLog {
             aux2: self.chain,
         };
         format::seal_prefix(&mut self.cons_buf, &h, used);
-        flash.program(
-            layout.region_page(layout.delta_first, self.wp),
-            &self.cons_buf,
-            &[],
-        )?;
+        flash.program(layout.delta_page(self.wp), &self.cons_buf, &[])?;
         self.wp += 1;
         self.after_sync = false;
         self.pages_written += 1;

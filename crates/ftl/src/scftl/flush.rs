@@ -112,7 +112,7 @@ impl<F: Flash> Scftl<F> {
         self.ghost_commit();
         // The next epoch may write a consolidation page besides its own.
         if u64::from(self.delta.remaining_pages()) < self.derived.epoch_pages_max + 1 {
-            self.full_checkpoint()?;
+            self.full_checkpoint_rotating(true)?;
         }
         self.validate_after("flush")?;
         // Static wear leveling starts the next epoch (scftl/wear.rs).
@@ -281,9 +281,16 @@ impl<F: Flash> Scftl<F> {
         self.proven_below = self.proven_below.max(self.delta.flagged_epoch);
     }
 
+    /// [`Scftl::full_checkpoint_rotating`] without rotation (recovery).
+    pub(super) fn full_checkpoint(&mut self) -> Result<()> {
+        self.full_checkpoint_rotating(false)
+    }
+
     /// Writes a full checkpoint of the (stable = volatile) L2P and clears
     /// the delta region. Only called right after a commit or in recovery.
-    pub(super) fn full_checkpoint(&mut self) -> Result<()> {
+    /// With `rotate` (run time, not recovery) it may move the target slot
+    /// and the delta region onto less-worn superblocks (`wear.rs`).
+    pub(super) fn full_checkpoint_rotating(&mut self, rotate: bool) -> Result<()> {
         let old = self.live_slot;
         let target = if self.mutant == Mutant::FullCheckpointOverLiveSlot {
             old
@@ -291,24 +298,47 @@ impl<F: Flash> Scftl<F> {
             1 - old
         };
         let gen = self.delta.gen + 1;
+        let next = if rotate && target != old {
+            self.rotation_choice(target)
+        } else {
+            None
+        };
+        let map = next.clone().unwrap_or_else(|| self.layout.meta().clone());
+        // A rotation erases the fresh delta region before the commit point.
+        let mut fresh_delta = if next.is_some() {
+            map.delta.clone()
+        } else {
+            Vec::new()
+        };
+        if next.is_some() && self.mutant == Mutant::RotationErasesOldDeltaEarly {
+            fresh_delta.extend_from_slice(&self.layout.meta().delta);
+        }
         let pages = checkpoint::write(
             &mut self.flash,
             &self.layout,
+            &map,
             target,
             gen,
             self.delta.epoch,
             self.l2p.as_slice(),
             &mut self.scratch,
+            &fresh_delta,
         )?;
         // The new checkpoint is committed; the old one and the deltas on
         // top of it are now redundant.
         if target != old {
-            let first = self.layout.slot_first[old];
-            self.layout
-                .erase_sbs(&mut self.flash, first, self.layout.slot_sbs)?;
+            let sbs = map.slots[old].clone();
+            self.layout.erase_list(&mut self.flash, &sbs)?;
         }
-        let (first, n) = (self.layout.delta_first, self.layout.delta_sbs);
-        self.layout.erase_sbs(&mut self.flash, first, n)?;
+        match next {
+            // The old delta region and target slot left the map; they are
+            // erased when next taken.
+            Some(next) => self.apply_rotation(next),
+            None => {
+                let delta = map.delta.clone();
+                self.layout.erase_list(&mut self.flash, &delta)?;
+            }
+        }
         self.flash.sync()?;
         self.unsynced_epochs = 0;
         self.live_slot = target;

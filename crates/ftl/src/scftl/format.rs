@@ -125,8 +125,21 @@ field_table! {
         pub const L2P_CRC: Field = Field::new("l2p_crc", 48, 4);
         /// The slot the record belongs to.
         pub const SLOT: Field = Field::new("slot", 52, 4);
+        /// Superblocks the metadata map names (`2c + d`); the map's
+        /// superblock numbers (u32 each: slot 0's, slot 1's, the delta
+        /// region's) follow from [`MAP_OFFSET`].
+        pub const MAP_LEN: Field = Field::new("map_len", 56, 4);
     }
 }
+
+/// Where a commit record's metadata map starts (configuration version 7).
+pub const MAP_OFFSET: usize = commit_record::MAP_LEN.end();
+
+/// The OOB of a commit record page (configuration version 7): what tells
+/// it from a data page, whose OOB starts with its sectors' CRC records,
+/// when recovery scans for commit records (docs/FORMAT.md §4.5). The
+/// rest of the page's OOB is 0xFF.
+pub const COMMIT_OOB_MARKER: [u8; 8] = *b"SCFMCKPT";
 
 /// Smallest page that can hold a header plus a few entries.
 pub const MIN_PAGE_SIZE: usize = 64;

@@ -155,7 +155,8 @@ impl<F: Flash> Scftl<F> {
                 valid[sb], counted[sb]
             ));
         }
-        self.blocks.check(self.active.map(|a| a.sb))?;
+        self.blocks
+            .check(self.active.map(|a| a.sb), self.layout.meta_flags())?;
         self.check_active_pointer()?;
         let w = u64::from(self.config.write_bound);
         if self.updates > w || self.gc_count > self.gc_bound {
@@ -259,8 +260,16 @@ impl<F: Flash> Scftl<F> {
                 self.mutant,
                 &mut page,
                 self.p2l.is_none(),
+                self.rotates,
             )
             .map_err(|e| format!("stable L2P cannot be rebuilt from flash: {e}"))?;
+            if &rec.map != self.layout.meta() {
+                return Err(format!(
+                    "the newest checkpoint on flash names the metadata map {:?}, but the FTL uses {:?}",
+                    rec.map,
+                    self.layout.meta()
+                ));
+            }
             if rec.l2p != self.ghost.stable {
                 let la = (0..rec.l2p.len() as u32)
                     .map(La)

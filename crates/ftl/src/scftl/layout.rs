@@ -6,8 +6,13 @@
 //! the erase block on die `j % dies` — so consecutive pages land on
 //! different dies, and (since die `d` sits on channel `d % channels`) on
 //! different channels. Superblock 0 is reserved because its die-0 erase
-//! block is the label block; then come checkpoint slot 0, slot 1, the delta
-//! region, and the data superblocks.
+//! block is the label block. The metadata regions — checkpoint slot 0,
+//! slot 1, the delta region — are lists of superblocks, the [`MetaMap`]:
+//! `format` puts them right after superblock 0 (the *initial map*), and a
+//! full checkpoint may move them onto other superblocks (metadata
+//! rotation, `flush.rs`), naming the new map in its commit record, which
+//! recovery finds by a scan (`checkpoint.rs`). Every other superblock holds
+//! data.
 //!
 //! Addresses are typed so that a logical and a physical sector, or a
 //! sector and a superblock, cannot be mixed up: [`Psa`] (physical sector),
@@ -16,8 +21,9 @@
 //! so the L2P and P2L tables cost 4 bytes per entry.
 //!
 //! Invariants:
-//! - regions are disjoint and in the order label, slot 0, slot 1, delta,
-//!   data; every superblock index is `< blocks_per_die`;
+//! - the map's regions are disjoint, hold `c`, `c` and `d` superblocks,
+//!   never superblock 0, and every index is `< blocks_per_die`;
+//!   `is_meta[sb]` is true exactly for superblock 0 and the map's;
 //! - a physical sector address `psa = sb * S + j * sectors_per_page + slot`
 //!   is `< total sectors < u32::MAX`, and a logical one `< L < u32::MAX`, so
 //!   [`crate::UNMAPPED`] never names a real sector.
@@ -99,6 +105,26 @@ macro_rules! address {
 }
 address!(Psa, La, Sb);
 
+/// Where the metadata regions are: the superblocks of each checkpoint slot
+/// and of the delta region, in region order (region page `k` is page
+/// `k % pages_per_sb` of superblock `k / pages_per_sb` of its list).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MetaMap {
+    pub slots: [Vec<Sb>; 2],
+    pub delta: Vec<Sb>,
+}
+
+impl MetaMap {
+    /// Every superblock of the map.
+    pub fn all(&self) -> impl Iterator<Item = Sb> + '_ {
+        self.slots[0]
+            .iter()
+            .chain(&self.slots[1])
+            .chain(&self.delta)
+            .copied()
+    }
+}
+
 /// The region map of one device.
 #[derive(Clone, Debug)]
 pub(crate) struct Layout {
@@ -110,13 +136,14 @@ pub(crate) struct Layout {
     pub pages_per_sb: u32,
     pub sectors_per_sb: u32,
     pub num_sbs: u32,
-    pub slot_first: [Sb; 2],
     pub slot_sbs: u32,
-    pub delta_first: Sb,
     pub delta_sbs: u32,
-    pub data_first: Sb,
     /// Pairs per delta page (from the configuration).
     pub delta_pairs_per_page: u32,
+    /// Where the metadata regions are now ([`Layout::set_meta`]).
+    meta: MetaMap,
+    /// Per superblock: superblock 0 or one of `meta`'s.
+    is_meta: Vec<bool>,
 }
 
 impl Layout {
@@ -127,7 +154,12 @@ impl Layout {
         let slot_sbs = cfg.checkpoint_slot_superblocks;
         let first = Sb(RESERVED_SUPERBLOCKS as u32);
         let delta_first = first.plus(2 * slot_sbs);
-        Layout {
+        let run = |from: Sb, n: u32| (from.0..from.0 + n).map(Sb).collect::<Vec<_>>();
+        let meta = MetaMap {
+            slots: [run(first, slot_sbs), run(first.plus(slot_sbs), slot_sbs)],
+            delta: run(delta_first, cfg.delta_region_superblocks),
+        };
+        let mut l = Layout {
             geometry: *g,
             dies,
             spp: g.sectors_per_page,
@@ -136,13 +168,74 @@ impl Layout {
             pages_per_sb,
             sectors_per_sb: pages_per_sb * g.sectors_per_page,
             num_sbs: g.blocks_per_die,
-            slot_first: [first, first.plus(slot_sbs)],
             slot_sbs,
-            delta_first,
             delta_sbs: cfg.delta_region_superblocks,
-            data_first: delta_first.plus(cfg.delta_region_superblocks),
             delta_pairs_per_page: cfg.delta_pairs_per_page,
+            meta: meta.clone(),
+            is_meta: Vec::new(),
+        };
+        l.set_meta(meta);
+        l
+    }
+
+    /// The metadata regions' superblocks now.
+    pub fn meta(&self) -> &MetaMap {
+        &self.meta
+    }
+
+    /// Moves the metadata regions to `map` (which must have the
+    /// configured sizes and name only superblocks `1..num_sbs`, each once;
+    /// [`Layout::check_map`] says whether it does).
+    pub fn set_meta(&mut self, map: MetaMap) {
+        debug_assert_eq!(self.check_map(&map), Ok(()));
+        self.is_meta = vec![false; self.num_sbs as usize];
+        self.is_meta[0] = true;
+        for sb in map.all() {
+            self.is_meta[sb.index()] = true;
         }
+        self.meta = map;
+    }
+
+    /// Whether `map` fits this layout: `c`, `c` and `d` superblocks, each
+    /// in `1..num_sbs` and named once. (Recovery takes a map from flash
+    /// only if it does.)
+    pub fn check_map(&self, map: &MetaMap) -> std::result::Result<(), String> {
+        let sizes = [map.slots[0].len(), map.slots[1].len(), map.delta.len()];
+        let want = [self.slot_sbs, self.slot_sbs, self.delta_sbs].map(|n| n as usize);
+        if sizes != want {
+            return Err(format!("regions of {sizes:?} superblocks, not {want:?}"));
+        }
+        let mut seen = vec![false; self.num_sbs as usize];
+        for sb in map.all() {
+            if sb.0 == 0 || sb.0 >= self.num_sbs {
+                return Err(format!("superblock {sb} is out of range"));
+            }
+            if std::mem::replace(&mut seen[sb.index()], true) {
+                return Err(format!("superblock {sb} is named twice"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `sb` is superblock 0 or holds a metadata region.
+    #[inline]
+    pub fn is_meta_sb(&self, sb: Sb) -> bool {
+        self.is_meta[sb.index()]
+    }
+
+    /// Per superblock, [`Layout::is_meta_sb`].
+    pub fn meta_flags(&self) -> &[bool] {
+        &self.is_meta
+    }
+
+    /// Page `idx` of checkpoint slot `slot`.
+    pub fn slot_page(&self, slot: usize, idx: u32) -> PageAddr {
+        self.list_page(&self.meta.slots[slot], idx)
+    }
+
+    /// Page `idx` of the delta region.
+    pub fn delta_page(&self, idx: u32) -> PageAddr {
+        self.list_page(&self.meta.delta, idx)
     }
 
     /// Page `j` (in die-interleaved order) of superblock `sb`.
@@ -154,9 +247,12 @@ impl Layout {
         }
     }
 
-    /// Page `idx` of a region starting at superblock `first`.
-    pub fn region_page(&self, first: Sb, idx: u32) -> PageAddr {
-        self.page_addr(first.plus(idx / self.pages_per_sb), idx % self.pages_per_sb)
+    /// Page `idx` of a region made of the superblocks `sbs`, in order.
+    pub fn list_page(&self, sbs: &[Sb], idx: u32) -> PageAddr {
+        self.page_addr(
+            sbs[(idx / self.pages_per_sb) as usize],
+            idx % self.pages_per_sb,
+        )
     }
 
     /// Pages of the delta region.
@@ -190,10 +286,10 @@ impl Layout {
         (self.page_addr(sb, off / self.spp), off % self.spp)
     }
 
-    /// Whether `psa` lies in a data superblock.
+    /// Whether `psa` lies in a data superblock (one outside the map).
     pub fn is_data_psa(&self, psa: Psa) -> bool {
         let sb = self.sb_of(psa);
-        sb >= self.data_first && sb.0 < self.num_sbs
+        sb.0 < self.num_sbs && !self.is_meta[sb.index()]
     }
 
     /// The erase blocks of a superblock.
@@ -216,10 +312,19 @@ impl Layout {
         Ok(())
     }
 
-    /// Every erase block that holds metadata (label, slots, delta region):
-    /// all erase blocks of superblocks `0..data_first`.
+    /// Queues erases of every erase block of the superblocks `sbs`.
+    pub fn erase_list<F: Flash + ?Sized>(&self, flash: &mut F, sbs: &[Sb]) -> flash::Result<()> {
+        for &sb in sbs {
+            self.erase_sbs(flash, sb, 1)?;
+        }
+        Ok(())
+    }
+
+    /// Every erase block that holds metadata now (label, slots, delta
+    /// region): all erase blocks of superblock 0 and of the map's.
     pub fn metadata_blocks(&self) -> Vec<BlockId> {
-        let mut v: Vec<BlockId> = (0..self.data_first.0)
+        let mut v: Vec<BlockId> = (0..self.num_sbs)
+            .filter(|&sb| self.is_meta[sb as usize])
             .flat_map(|sb| self.erase_blocks(Sb(sb)).collect::<Vec<_>>())
             .collect();
         v.sort();
@@ -249,7 +354,7 @@ mod tests {
         assert_eq!(l.psa(Sb(5), 1, 2), Psa(5 * l.sectors_per_sb + 6));
         assert_eq!(l.sb_of(Psa(5 * l.sectors_per_sb + 6)), Sb(5));
         assert!(l.metadata_blocks().contains(&BlockId(0)));
-        assert!(!l.is_data_psa(Psa(0)) && l.is_data_psa(l.psa(l.data_first, 0, 0)));
+        assert!(!l.is_data_psa(Psa(0)) && l.is_data_psa(l.psa(Sb(l.num_sbs - 1), 0, 0)));
         assert_eq!(std::mem::size_of::<Psa>(), 4);
         assert_eq!(std::mem::size_of::<La>(), 4);
     }

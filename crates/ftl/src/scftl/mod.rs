@@ -71,7 +71,7 @@ pub use layout::{La, Psa, Sb};
 use blocks::Blocks;
 use config::Derived;
 use delta::DeltaLog;
-use layout::{Address, Layout};
+use layout::{Address, Layout, MetaMap};
 use map::{L2p, P2l, ValidMap};
 
 /// The superblock being filled and its next page.
@@ -175,6 +175,9 @@ pub struct Scftl<F: Flash> {
     gc_count: u32,
     /// Epochs committed by ordered flushes since the last sync.
     unsynced_epochs: u32,
+    /// The metadata regions may rotate, found by a scan at recovery
+    /// (configuration version 7, docs/FORMAT.md §4.5).
+    rotates: bool,
     /// Flushes may commit in-page (docs/FORMAT.md §4.8): the label has
     /// configuration version 4 and the OOB has room for the marker.
     inpage: bool,
@@ -212,18 +215,39 @@ impl<F: Flash> Scftl<F> {
     pub fn format_with_mutant(mut flash: F, config: ScftlConfig, mutant: Mutant) -> Result<Self> {
         let g = *flash.geometry();
         config.validate(&g)?;
-        let layout = Layout::new(&g, &config);
-        for b in layout.metadata_blocks() {
-            if flash.block_wear(b)?.is_bad() {
-                return Err(FtlError::BadConfig(format!(
-                    "erase block {} holds SCFTL metadata (label, checkpoint slots, delta region: the first {} superblocks) but is bad; this build cannot move its metadata regions, so the device cannot be formatted",
-                    b.0, layout.data_first.0
-                )));
+        let mut layout = Layout::new(&g, &config);
+        if flash.block_wear(label::LABEL_BLOCK)?.is_bad() {
+            return Err(FtlError::BadConfig(
+                "erase block 0 (the label block) is bad; the device cannot be formatted".into(),
+            ));
+        }
+        // The metadata regions go on the first superblocks with no bad
+        // erase block (the initial map, unless some of those are bad).
+        let mut good = Vec::new();
+        for sb in 1..layout.num_sbs {
+            let mut ok = true;
+            for b in layout.erase_blocks(Sb(sb)) {
+                ok &= !flash.block_wear(b)?.is_bad();
+            }
+            if ok {
+                good.push(Sb(sb));
             }
         }
+        let (c, d) = (layout.slot_sbs as usize, layout.delta_sbs as usize);
+        if good.len() < 2 * c + d {
+            return Err(FtlError::BadConfig(format!(
+                "only {} superblocks have no bad erase block; the metadata regions need {}",
+                good.len(),
+                2 * c + d
+            )));
+        }
+        layout.set_meta(MetaMap {
+            slots: [good[..c].to_vec(), good[c..2 * c].to_vec()],
+            delta: good[2 * c..2 * c + d].to_vec(),
+        });
         label::clear_label(&mut flash)?;
-        layout.erase_sbs(&mut flash, layout.slot_first[1], layout.slot_sbs)?;
-        layout.erase_sbs(&mut flash, layout.delta_first, layout.delta_sbs)?;
+        layout.erase_list(&mut flash, &layout.meta().slots[1])?;
+        layout.erase_list(&mut flash, &layout.meta().delta)?;
         flash.sync()?;
         let l2p = L2p::unmapped(config.logical_sectors as usize);
         let mut page = vec![0u8; layout.page_size];
@@ -232,14 +256,16 @@ impl<F: Flash> Scftl<F> {
         let ckpt_pages = checkpoint::write(
             &mut flash,
             &layout,
+            layout.meta(),
             0,
             first_gen,
             first_epoch,
             l2p.as_slice(),
             &mut page,
+            &[],
         )?;
         label::write_label(&mut flash, FtlKind::Scftl, &config.encode())?;
-        let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
+        let blocks = Blocks::all_erasable(layout.meta_flags());
         let delta = DeltaLog::new(&layout, first_gen, first_epoch, 0, 0);
         let mut me = Self::assemble(
             flash,
@@ -282,7 +308,7 @@ impl<F: Flash> Scftl<F> {
                 "the label's SCFTL configuration does not fit this device: {e}"
             )));
         }
-        let layout = Layout::new(&g, &config);
+        let mut layout = Layout::new(&g, &config);
         // What an earlier process wrote but did not sync may be readable now
         // (a killed process leaves it in the page cache) and still lost by a
         // later power cut: make it durable before building on it.
@@ -295,8 +321,10 @@ impl<F: Flash> Scftl<F> {
             mutant,
             &mut page,
             label_version >= 5,
+            label_version >= 7,
         )?;
-        let blocks = Blocks::all_erasable(layout.num_sbs, layout.data_first);
+        layout.set_meta(rec.map.clone());
+        let blocks = Blocks::all_erasable(layout.meta_flags());
         let delta = DeltaLog::new(&layout, rec.gen, rec.next_epoch, rec.delta_wp, rec.chain);
         let mut me = Self::assemble(
             flash,
@@ -310,8 +338,9 @@ impl<F: Flash> Scftl<F> {
             label_version,
         );
         me.rebuild_maps()?;
-        // A bad metadata block: no epoch can commit any more (this build
-        // cannot move the metadata regions); reads still work.
+        // A bad metadata block: no epoch can commit any more (the regions
+        // move only at a full checkpoint, which needs them); reads still
+        // work.
         if let Some(b) = me
             .layout
             .metadata_blocks()
@@ -334,10 +363,10 @@ impl<F: Flash> Scftl<F> {
             return Ok(me);
         }
         if rec.delta_needs_erase {
-            let (first, n) = (me.layout.delta_first, me.layout.delta_sbs);
+            let delta = me.layout.meta().delta.clone();
             let erased = me
                 .layout
-                .erase_sbs(&mut me.flash, first, n)
+                .erase_list(&mut me.flash, &delta)
                 .and_then(|()| me.flash.sync());
             if me.worn_out_by(erased.map_err(FtlError::from))? {
                 return Ok(me);
@@ -476,6 +505,7 @@ impl<F: Flash> Scftl<F> {
             gc_count: 0,
             unsynced_epochs: 0,
             inpage: false,
+            rotates: version >= 7,
             oob_commit: false,
             chain_link: Psa::UNMAPPED,
             oob_run: Vec::new(),
@@ -526,7 +556,7 @@ impl<F: Flash> Scftl<F> {
         // when it holds nothing, else emptied first (scftl/wear.rs).
         let bad: Vec<bool> = (0..self.layout.num_sbs)
             .map(|sb| {
-                Sb(sb) >= self.layout.data_first
+                !self.layout.is_meta_sb(Sb(sb))
                     && self
                         .layout
                         .erase_blocks(Sb(sb))
@@ -592,6 +622,18 @@ impl<F: Flash> Scftl<F> {
         &self.config
     }
 
+    /// Every erase block that holds the label, the checkpoint slots or the
+    /// delta region now.
+    pub fn metadata_blocks_now(&self) -> Vec<BlockId> {
+        self.layout.metadata_blocks()
+    }
+
+    /// Full checkpoints that moved the metadata regions (wear leveling),
+    /// since open.
+    pub fn metadata_rotations(&self) -> u64 {
+        self.wear_stats.meta_rotations
+    }
+
     /// Gives the flash back (unflushed data is lost, as in a crash).
     pub fn into_flash(self) -> F {
         self.flash
@@ -605,7 +647,9 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// Every erase block that holds the label, the checkpoint slots or the
-    /// delta region.
+    /// delta region on a device formatted with `config` (no bad blocks),
+    /// until wear leveling rotates the metadata regions (then
+    /// [`Scftl::metadata_blocks_now`]).
     pub fn metadata_blocks(g: &Geometry, config: &ScftlConfig) -> Vec<BlockId> {
         Layout::new(g, config).metadata_blocks()
     }
@@ -707,7 +751,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             bad_blocks: n.bad,
             ..DeviceStats::default()
         };
-        stats.set_erase_counts(b.data_erase_counts());
+        stats.set_erase_counts(&b.data_erase_counts());
         stats
     }
 

@@ -32,7 +32,7 @@ use crate::mutant::Mutant;
 
 use super::checkpoint;
 use super::format::{self, data_crc, data_oob, DATA_OOB_LEN};
-use super::layout::{Address, La, Layout, Psa};
+use super::layout::{Address, La, Layout, MetaMap, Psa};
 use super::map::L2p;
 
 /// Most epochs one chain of in-page commits holds: a flush commits in a
@@ -45,6 +45,9 @@ pub(crate) struct Reconstructed {
     pub l2p: L2p,
     /// Slot of the committed checkpoint used.
     pub slot: usize,
+    /// The metadata map its commit record names (the initial map before
+    /// configuration version 7).
+    pub map: MetaMap,
     pub gen: u64,
     /// Smallest epoch id larger than every id seen on flash.
     pub next_epoch: u64,
@@ -143,7 +146,10 @@ fn check_pa(layout: &Layout, la: La, pa: Psa, logical: usize) -> Result<()> {
 /// (`HonourTentativeDeltas`, `SkipCrcCheck`, `RecoveryReusesCrashedEpoch`).
 /// `la_records`: the image's data pages carry logical sector records
 /// (configuration version 5 on, docs/FORMAT.md §4.7), which every sector
-/// recovery reads back to verify must carry intact too.
+/// recovery reads back to verify must carry intact too. `scan`
+/// (configuration version 7): the newest checkpoint is found by a scan of
+/// every superblock, since the metadata regions rotate
+/// ([`checkpoint::load_newest`]).
 pub(crate) fn reconstruct<F: Flash + ?Sized>(
     flash: &mut F,
     layout: &Layout,
@@ -151,11 +157,17 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     mutant: Mutant,
     page: &mut [u8],
     la_records: bool,
+    scan: bool,
 ) -> Result<Reconstructed> {
     let check = mutant != Mutant::SkipCrcCheck;
     let honour_tentative = mutant == Mutant::HonourTentativeDeltas;
     let mut l2p = L2p::unmapped(logical);
-    let (slot, rec) = checkpoint::load_newest(flash, layout, check, l2p.as_mut_slice(), page)?;
+    let (rec, map) = checkpoint::load_newest(flash, layout, check, l2p.as_mut_slice(), page, scan)?;
+    let slot = rec.slot;
+    // Everything below reads the regions where the checkpoint says they are.
+    let mut found = layout.clone();
+    found.set_meta(map.clone());
+    let layout = &found;
     for (la, pa) in l2p.iter() {
         check_pa(layout, la, pa, logical)?;
     }
@@ -183,15 +195,14 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     let dies = layout.dies;
     let mut stripe = Vec::with_capacity(dies as usize);
     for idx in 0..layout.delta_pages() {
-        let addr = layout.region_page(layout.delta_first, idx);
+        let addr = layout.delta_page(idx);
         if idx % dies == 0 {
             // Region pages are die-interleaved: the next `dies` pages are
             // one per die, so the dies sense them in parallel and each
             // probe (and read) below finds its page in the die's register.
             stripe.clear();
             stripe.extend(
-                (idx..(idx + dies).min(layout.delta_pages()))
-                    .map(|k| layout.region_page(layout.delta_first, k)),
+                (idx..(idx + dies).min(layout.delta_pages())).map(|k| layout.delta_page(k)),
             );
             flash.prefetch(&stripe)?;
         }
@@ -366,6 +377,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     Ok(Reconstructed {
         l2p,
         slot,
+        map,
         gen,
         next_epoch,
         delta_wp: last_programmed.map_or(0, |i| i + 1),

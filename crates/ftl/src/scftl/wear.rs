@@ -30,6 +30,23 @@
 //! flush. The target is validated at every step: it must still be a used
 //! superblock, else it is dropped.
 //!
+//! Metadata rotation (with static leveling, configuration version 7): the
+//! checkpoint slots and the delta region are erased at every full
+//! checkpoint, so they would wear several times faster than data. At a
+//! full checkpoint ([`Scftl::rotation_choice`]), when the superblocks it
+//! is about to erase again — the target slot's and the delta region's —
+//! are worn more than `static_spread` above the least-worn settled free
+//! superblocks, the checkpoint goes to those instead, with a fresh delta
+//! region (`flush.rs` `full_checkpoint`), and the replaced ones join the
+//! data pool once the checkpoint is committed. The pool loses and gains
+//! the same number of superblocks within one flush, and the checkpoint
+//! allocates no data, so the space constraints' arguments are untouched.
+//! A rotation waits while in-page or OOB commits await their consolidation
+//! page (the backlog): their records sit in data superblocks that recovery
+//! may still need, and the fresh superblocks are erased before the commit
+//! point. Recovery finds the rotated checkpoint by a scan
+//! (`checkpoint.rs`).
+//!
 //! Evacuation (not a policy: always on): a used superblock with a bad erase
 //! block — a program failed in it (datapath.rs `abandon_active`) or
 //! recovery found one (`rebuild_maps`) — is emptied the same way, before
@@ -43,7 +60,7 @@ use crate::wear::{self, WearPolicy};
 
 use super::blocks::SbState;
 use super::format::{self, data_oob, DATA_OOB_LEN};
-use super::layout::Sb;
+use super::layout::{MetaMap, Sb};
 use super::Scftl;
 
 impl<F: Flash> Scftl<F> {
@@ -71,6 +88,65 @@ impl<F: Flash> Scftl<F> {
         wear::least_worn(self.blocks.candidates(self.proven_below), |sb| {
             self.blocks.wear(sb)
         })
+    }
+
+    /// A superblock's wear on the device: its most-worn erase block's
+    /// erase count.
+    fn device_wear(&self, sb: Sb) -> u64 {
+        wear::stripe_wear(&self.flash, self.layout.erase_blocks(sb))
+    }
+
+    /// Metadata rotation's pick for a full checkpoint into slot `target`:
+    /// the map to write it under, with fresh superblocks for that slot and
+    /// the delta region, or `None` to keep the map (see the top of this
+    /// file).
+    pub(super) fn rotation_choice(&self, target: usize) -> Option<MetaMap> {
+        let spread = self.wear.static_spread?;
+        if !self.rotates || !self.delta.backlog.is_empty() {
+            return None;
+        }
+        let map = self.layout.meta();
+        let (c, d) = (map.slots[target].len(), map.delta.len());
+        let replaced = map.slots[target].iter().chain(&map.delta);
+        let worn = replaced.map(|&sb| self.device_wear(sb)).max()?;
+        let mut cands: Vec<(u64, Sb)> = self
+            .blocks
+            .meta_candidates(self.proven_below)
+            .into_iter()
+            .map(|sb| (self.device_wear(sb), sb))
+            .collect();
+        if cands.len() < c + d {
+            return None;
+        }
+        cands.sort_unstable();
+        let fresh: Vec<Sb> = cands[..c + d].iter().map(|&(_, sb)| sb).collect();
+        if worn <= cands[c + d - 1].0 + u64::from(spread) {
+            return None;
+        }
+        let mut next = map.clone();
+        next.slots[target] = fresh[..c].to_vec();
+        next.delta = fresh[c..].to_vec();
+        Some(next)
+    }
+
+    /// After a checkpoint committed under `next` (a rotation): the block
+    /// table follows the map.
+    pub(super) fn apply_rotation(&mut self, next: MetaMap) {
+        let old = self.layout.meta().clone();
+        let is_new = |sb: &Sb| !old.all().any(|o| o == *sb);
+        let taken: Vec<Sb> = next.all().filter(is_new).collect();
+        let released: Vec<Sb> = old
+            .all()
+            .filter(|sb| !next.all().any(|n| n == *sb))
+            .collect();
+        let wear: Vec<u64> = (0..self.layout.num_sbs)
+            .map(|sb| self.device_wear(Sb(sb)))
+            .collect();
+        self.blocks.take_for_meta(&taken, |sb| wear[sb.0 as usize]);
+        self.blocks
+            .release_meta(&released, |sb| wear[sb.0 as usize]);
+        self.layout.set_meta(next);
+        self.wear_stats.meta_rotations += 1;
     }
 
     /// Static wear leveling's step at the end of a flush: picks (or keeps)
