@@ -201,10 +201,9 @@ fn measure_wearout(g: &Geometry, kind: FtlKind, a: &WearArgs) -> BResult<Row> {
         factory_bad_per_mille: 0,
         seed: a.common.seed,
     };
-    let mut is_meta = vec![false; g.total_blocks() as usize];
-    for b in f.metadata_blocks() {
-        is_meta[b as usize] = true;
-    }
+    // Every block stored in full: the run reopens the device at the end,
+    // and SCFTL's rotated metadata may sit on any block.
+    let is_meta = vec![true; g.total_blocks() as usize];
     let raw =
         flash::DatalessFlash::with_wear(*g, is_meta, flash::mem::default_nvram_size(g), model)
             .map_err(|e| format!("dataless flash: {e}"))?;

@@ -590,6 +590,16 @@ impl<F: Flash> Scftl<F> {
             }
         };
         let Some(sb) = sb else {
+            let bad = self.blocks.bad_count();
+            if bad > 0 {
+                // Superblocks lost within an epoch are beyond what its
+                // constraints planned for: the flash is worn out.
+                let why = format!(
+                    "no free or erasable superblock left after {bad} superblocks went bad (the last within an epoch)"
+                );
+                self.worn_out = Some(why.clone());
+                return Err(FtlError::WornOut(why));
+            }
             return Err(FtlError::NoSpace(format!(
                 "no free or erasable superblock left ({} used, {} invalid); the configuration constraints should prevent this (bug)",
                 self.blocks.used(),

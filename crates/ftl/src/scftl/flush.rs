@@ -47,7 +47,7 @@ use crate::mutant::Mutant;
 
 use super::checkpoint;
 use super::format;
-use super::layout::Psa;
+use super::layout::{Psa, Sb};
 use super::Scftl;
 
 /// An ordered flush syncs anyway (and is then durable) when this many
@@ -303,15 +303,15 @@ impl<F: Flash> Scftl<F> {
         } else {
             None
         };
-        let map = next.clone().unwrap_or_else(|| self.layout.meta().clone());
-        // A rotation erases the fresh delta region before the commit point.
-        let mut fresh_delta = if next.is_some() {
-            map.delta.clone()
-        } else {
-            Vec::new()
-        };
+        let now = self.layout.meta().clone();
+        let map = next.clone().unwrap_or_else(|| now.clone());
+        // The delta region's new superblocks are erased before the commit
+        // point, those it keeps after it (their pages belong to the old
+        // generation until then).
+        let (kept, mut fresh): (Vec<Sb>, Vec<Sb>) =
+            map.delta.iter().partition(|sb| now.delta.contains(sb));
         if next.is_some() && self.mutant == Mutant::RotationErasesOldDeltaEarly {
-            fresh_delta.extend_from_slice(&self.layout.meta().delta);
+            fresh.extend_from_slice(&now.delta);
         }
         let pages = checkpoint::write(
             &mut self.flash,
@@ -322,22 +322,23 @@ impl<F: Flash> Scftl<F> {
             self.delta.epoch,
             self.l2p.as_slice(),
             &mut self.scratch,
-            &fresh_delta,
+            &fresh,
         )?;
         // The new checkpoint is committed; the old one and the deltas on
-        // top of it are now redundant.
-        if target != old {
+        // top of it are now redundant. Superblocks that left the map are
+        // erased when next taken. The old slot is erased at once only on
+        // images of configuration version 6 and before (as they always
+        // were); from version 7 it waits for the next checkpoint, whose
+        // target it is and which erases it first anyway: its commit record
+        // has the lower generation, so recovery never prefers it, and the
+        // slots wear half as fast.
+        if target != old && !self.rotates {
             let sbs = map.slots[old].clone();
             self.layout.erase_list(&mut self.flash, &sbs)?;
         }
-        match next {
-            // The old delta region and target slot left the map; they are
-            // erased when next taken.
-            Some(next) => self.apply_rotation(next),
-            None => {
-                let delta = map.delta.clone();
-                self.layout.erase_list(&mut self.flash, &delta)?;
-            }
+        self.layout.erase_list(&mut self.flash, &kept)?;
+        if let Some(next) = next {
+            self.apply_rotation(next);
         }
         self.flash.sync()?;
         self.unsynced_epochs = 0;

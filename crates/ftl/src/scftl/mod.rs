@@ -578,12 +578,19 @@ impl<F: Flash> Scftl<F> {
 
     /// After superblocks went bad: GC starts that many superblocks earlier
     /// (`ScftlConfig::with_bad_superblocks`), and the derived bounds
-    /// follow, as long as the configuration can spare them.
+    /// follow, as long as the configuration can spare them. Once any
+    /// superblock went bad, GC plans for one more than have (while the
+    /// spare allows), so that a failure within an epoch finds room.
     fn bad_superblocks_changed(&mut self) {
         let bad = self.blocks.bad_count();
+        let assume = if bad > 0 && bad < self.spare {
+            bad + 1
+        } else {
+            bad
+        };
         if let Some(eff) = self
             .config
-            .with_bad_superblocks(&self.layout.geometry, bad)
+            .with_bad_superblocks(&self.layout.geometry, assume)
             .filter(|_| bad <= self.spare)
         {
             self.gc_threshold = eff.gc_threshold;

@@ -33,12 +33,13 @@
 //! Metadata rotation (with static leveling, configuration version 7): the
 //! checkpoint slots and the delta region are erased at every full
 //! checkpoint, so they would wear several times faster than data. At a
-//! full checkpoint ([`Scftl::rotation_choice`]), when the superblocks it
-//! is about to erase again — the target slot's and the delta region's —
-//! are worn more than `static_spread` above the least-worn settled free
-//! superblocks, the checkpoint goes to those instead, with a fresh delta
-//! region (`flush.rs` `full_checkpoint`), and the replaced ones join the
-//! data pool once the checkpoint is committed. The pool loses and gains
+//! full checkpoint ([`Scftl::rotation_choice`]), each superblock it is
+//! about to erase again — the target slot's and the delta region's — that
+//! is worn more than `static_spread` above one of the least-worn settled
+//! free superblocks is swapped for it (most worn with least worn), so the
+//! checkpoint and the next delta region go there (`flush.rs`
+//! `full_checkpoint`), and the replaced ones join the data pool once the
+//! checkpoint is committed. The pool loses and gains
 //! the same number of superblocks within one flush, and the checkpoint
 //! allocates no data, so the space constraints' arguments are untouched.
 //! A rotation waits while in-page or OOB commits await their consolidation
@@ -97,36 +98,53 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// Metadata rotation's pick for a full checkpoint into slot `target`:
-    /// the map to write it under, with fresh superblocks for that slot and
-    /// the delta region, or `None` to keep the map (see the top of this
-    /// file).
+    /// the map to write it under, or `None` to keep the map (see the top
+    /// of this file). The superblocks it would erase again — the target
+    /// slot's and the delta region's — are paired, most worn first, with
+    /// the least-worn settled free superblocks, and each pair whose wear
+    /// differs by more than the static spread is swapped (as many as
+    /// there are candidates: the pool may hold only a few).
     pub(super) fn rotation_choice(&self, target: usize) -> Option<MetaMap> {
-        let spread = self.wear.static_spread?;
+        let spread = u64::from(self.wear.static_spread?).min(0);
         if !self.rotates || !self.delta.backlog.is_empty() {
             return None;
         }
         let map = self.layout.meta();
-        let (c, d) = (map.slots[target].len(), map.delta.len());
-        let replaced = map.slots[target].iter().chain(&map.delta);
-        let worn = replaced.map(|&sb| self.device_wear(sb)).max()?;
+        // (wear, list: 0 = the slot, 1 = the delta region, position)
+        let mut replaced: Vec<(u64, usize, usize)> = map.slots[target]
+            .iter()
+            .enumerate()
+            .map(|(i, &sb)| (self.device_wear(sb), 0, i))
+            .chain(
+                map.delta
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &sb)| (self.device_wear(sb), 1, i)),
+            )
+            .collect();
+        replaced.sort_unstable_by_key(|&(w, l, i)| (std::cmp::Reverse(w), l, i));
         let mut cands: Vec<(u64, Sb)> = self
             .blocks
             .meta_candidates(self.proven_below)
             .into_iter()
             .map(|sb| (self.device_wear(sb), sb))
             .collect();
-        if cands.len() < c + d {
-            return None;
-        }
         cands.sort_unstable();
-        let fresh: Vec<Sb> = cands[..c + d].iter().map(|&(_, sb)| sb).collect();
-        if worn <= cands[c + d - 1].0 + u64::from(spread) {
-            return None;
-        }
         let mut next = map.clone();
-        next.slots[target] = fresh[..c].to_vec();
-        next.delta = fresh[c..].to_vec();
-        Some(next)
+        let mut moved = false;
+        for (&(worn, list, i), &(fresh, sb)) in replaced.iter().zip(&cands) {
+            if worn <= fresh + spread {
+                break;
+            }
+            let sbs = if list == 0 {
+                &mut next.slots[target]
+            } else {
+                &mut next.delta
+            };
+            sbs[i] = sb;
+            moved = true;
+        }
+        moved.then_some(next)
     }
 
     /// After a checkpoint committed under `next` (a rotation): the block
