@@ -35,8 +35,9 @@
 //! checkpoint, so they would wear several times faster than data. At a
 //! full checkpoint ([`Scftl::rotation_choice`]), each superblock it is
 //! about to erase again — the target slot's and the delta region's — that
-//! is worn more than `static_spread` above one of the least-worn settled
-//! free superblocks is swapped for it (most worn with least worn), so the
+//! is more worn than one of the least-worn settled free superblocks is
+//! swapped for it (most worn with least worn; with static leveling on, but
+//! with no spread: a swap costs no extra erase), so the
 //! checkpoint and the next delta region go there (`flush.rs`
 //! `full_checkpoint`), and the replaced ones join the data pool once the
 //! checkpoint is committed. The pool loses and gains
@@ -101,11 +102,14 @@ impl<F: Flash> Scftl<F> {
     /// the map to write it under, or `None` to keep the map (see the top
     /// of this file). The superblocks it would erase again — the target
     /// slot's and the delta region's — are paired, most worn first, with
-    /// the least-worn settled free superblocks, and each pair whose wear
-    /// differs by more than the static spread is swapped (as many as
-    /// there are candidates: the pool may hold only a few).
+    /// the least-worn settled free superblocks, and each pair whose first
+    /// is the more worn is swapped (as many as there are candidates: the
+    /// pool may hold only a few).
     pub(super) fn rotation_choice(&self, target: usize) -> Option<MetaMap> {
-        let spread = u64::from(self.wear.static_spread?).min(0);
+        // Static leveling on; its spread does not apply: swapping costs no
+        // extra write (the swapped-in superblock is erased instead of the
+        // swapped-out one), so any difference is worth it.
+        self.wear.static_spread?;
         if !self.rotates || !self.delta.backlog.is_empty() {
             return None;
         }
@@ -133,7 +137,7 @@ impl<F: Flash> Scftl<F> {
         let mut next = map.clone();
         let mut moved = false;
         for (&(worn, list, i), &(fresh, sb)) in replaced.iter().zip(&cands) {
-            if worn <= fresh + spread {
+            if worn <= fresh {
                 break;
             }
             let sbs = if list == 0 {
