@@ -167,6 +167,9 @@ pub struct Row {
     /// `wear`: sectors static wear leveling moved per user write.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wear_moves_per_write: Option<f64>,
+    /// `wear`: full checkpoints that moved SCFTL's metadata regions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta_rotations: Option<u64>,
     /// `wear` (wear-out runs): programs and erases the flash failed that
     /// the FTL handled, and the error that ended the run.
     #[serde(skip_serializing_if = "Option::is_none")]
