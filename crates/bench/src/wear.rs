@@ -330,7 +330,7 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
     );
     header.add(
         "leveling",
-        "on = ftl::wear::default_for: scftl dynamic + static (spread 2 erases), the others dynamic only",
+        "on = ftl::wear::default_for: scftl dynamic + static (spread 2 erases) + metadata rotation, the others dynamic only",
     );
     header.add(
         "lifetime",
