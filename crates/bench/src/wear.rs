@@ -208,7 +208,13 @@ fn measure_wearout(g: &Geometry, kind: FtlKind, a: &WearArgs) -> BResult<Row> {
     let raw =
         flash::DatalessFlash::with_wear(*g, is_meta, flash::mem::default_nvram_size(g), model)
             .map_err(|e| format!("dataless flash: {e}"))?;
-    let shared = flash::SharedFlash::new(raw);
+    // The run ends with a recovery, which must read back whole every page
+    // an FTL keeps metadata in: OPTR's summary pages, record and trim
+    // sectors live in data segments, where the tag-only device keeps only
+    // each sector's first bytes (before this wrapper, OPTR's reopen here
+    // failed with "the checkpoint's log segment has lost its summary page",
+    // reported as lost flushed data).
+    let shared = flash::SharedFlash::new(crate::keepmeta::KeepMetaFlash::new(raw));
     let mut dev = f.format(Box::new(shared.clone()))?;
     let _ = dev.set_wear_policy(ftl::wear::default_for(kind));
     let l = dev.num_sectors();

@@ -35,7 +35,7 @@ use std::rc::Rc;
 use rand::{Rng, RngCore};
 
 use super::{FileFlash, ImageIo, ImageLayout};
-use crate::crash::{CrashPolicy, CrashReport, PowerSwitch};
+use crate::crash::{CrashPolicy, CrashReport, Injection, PowerSwitch};
 use crate::mem::default_nvram_size;
 use crate::{
     BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
@@ -154,6 +154,8 @@ pub struct ImageCrashFlash {
     file: MemImage,
     flash: FileFlash<MemImage>,
     power: PowerSwitch,
+    /// Injected media failures still to come (as in `CrashFlash`).
+    inject: Injection,
 }
 
 impl ImageCrashFlash {
@@ -176,6 +178,7 @@ impl ImageCrashFlash {
             file,
             flash,
             power: PowerSwitch::default(),
+            inject: Injection::default(),
         })
     }
 
@@ -213,6 +216,32 @@ impl ImageCrashFlash {
     /// Counted commands let through since creation.
     pub fn commands_issued(&self) -> u64 {
         self.power.commands()
+    }
+
+    /// Makes the `n`-th next program fail, as
+    /// [`crate::CrashFlash::fail_nth_program`]: the page is consumed and
+    /// reads as zeros (written to the image like any program, so a host
+    /// power cut before the next sync may still undo it); `n = 0` disarms.
+    pub fn fail_nth_program(&mut self, n: u64) {
+        self.inject.program_in = (n > 0).then_some(n);
+    }
+
+    /// Makes the next `count` programs fail (a run of failures).
+    pub fn fail_program_run(&mut self, count: u64) {
+        self.inject.program_run = count;
+    }
+
+    /// Makes the `n`-th next erase fail, as
+    /// [`crate::CrashFlash::fail_nth_erase`]: no page changes and the
+    /// block's wear record says worn out (an image write, so like any
+    /// unsynced write a host power cut may undo it); `n = 0` disarms.
+    pub fn fail_nth_erase(&mut self, n: u64) {
+        self.inject.erase_in = (n > 0).then_some(n);
+    }
+
+    /// Injected program and erase failures so far.
+    pub fn injected_failures(&self) -> (u64, u64) {
+        (self.inject.programs_failed, self.inject.erases_failed)
     }
 
     /// Crashes produced so far.
@@ -320,7 +349,19 @@ impl Flash for ImageCrashFlash {
     }
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
-        self.flash.program(page, data, oob)
+        self.flash.program(page, data, oob)?;
+        if self.inject.program_fails() {
+            let g = *self.flash.geometry();
+            let d = vec![0u8; g.page_size()].into_boxed_slice();
+            let o = vec![0u8; g.oob_size as usize].into_boxed_slice();
+            self.flash
+                .set_page_image(page, PageImage::Programmed { data: d, oob: o })?;
+            return Err(FlashError::ProgramFailed {
+                block: page.block.0,
+                page: page.page,
+            });
+        }
+        Ok(())
     }
     /// Each page is one counted command (a crash point), as with single
     /// programs. A run the armed cut falls inside is programmed page by
@@ -330,7 +371,10 @@ impl Flash for ImageCrashFlash {
     /// were counted all the same.)
     fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> Result<()> {
         let n = pages.len() as u64;
-        if self.power.is_off() || self.power.pending().is_some_and(|left| left < n) {
+        if self.power.is_off()
+            || self.power.pending().is_some_and(|left| left < n)
+            || self.inject.program_armed_within(n)
+        {
             return crate::program_each(self, pages, data, oob);
         }
         for _ in pages {
@@ -340,6 +384,14 @@ impl Flash for ImageCrashFlash {
     }
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.begin_command()?;
+        if self.inject.erase_fails() {
+            self.flash.geometry().check_block(block)?;
+            let mut wear = self.flash.block_wear(block)?;
+            wear.erases = wear.erases.saturating_add(1);
+            wear.health = crate::BlockHealth::WornOut;
+            self.flash.set_block_wear(block, wear)?;
+            return Err(FlashError::EraseFailed { block: block.0 });
+        }
         self.flash.erase(block)
     }
     fn sync(&mut self) -> Result<()> {
