@@ -139,7 +139,10 @@ pub enum Step {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Refused {
     /// A write (trim: versions all 0).
-    Write { lba: u64, versions: Vec<u32> },
+    Write {
+        lba: u64,
+        versions: Vec<u32>,
+    },
     Flush,
     Barrier,
 }

@@ -30,7 +30,12 @@ fn injected(run: &RunConfig, seed: u64, ops: u64, rate: f64) -> Report {
 
 fn caught(m: Mutant, seed: u64) {
     let run = run_config("scftl", None, "small", m);
-    let clean = injected(&run_config("scftl", None, "small", Mutant::None), seed, 3000, 0.3);
+    let clean = injected(
+        &run_config("scftl", None, "small", Mutant::None),
+        seed,
+        3000,
+        0.3,
+    );
     assert!(
         clean.failure.is_none(),
         "scftl without a mutant fails seed {seed}: {:?}",

@@ -104,7 +104,14 @@ fn check(
 /// Random writes, trims and flushes with the `nth` next program (or erase)
 /// failing; stops at the first error, which may only be `WornOut`; checks
 /// the read-only device, reopens it and checks again.
-fn run(kind: Kind, g: Geometry, seed: u64, nth: u64, erase: bool, requests: u32) -> Result<Outcome, String> {
+fn run(
+    kind: Kind,
+    g: Geometry,
+    seed: u64,
+    nth: u64,
+    erase: bool,
+    requests: u32,
+) -> Result<Outcome, String> {
     let flash = SharedFlash::new(CrashFlash::new(MemFlash::new(g).unwrap()));
     let mut d = format(kind, flash.clone());
     flash.with(|c| {
@@ -127,7 +134,9 @@ fn run(kind: Kind, g: Geometry, seed: u64, nth: u64, erase: bool, requests: u32)
         let lba = rng.gen_range(0..=n - len);
         let r = match rng.gen_range(0..100) {
             0..=79 => {
-                let buf: Vec<u8> = (lba..lba + len).flat_map(|la| sector(la, version, ss)).collect();
+                let buf: Vec<u8> = (lba..lba + len)
+                    .flat_map(|la| sector(la, version, ss))
+                    .collect();
                 let r = d.write(Lba(lba), &buf);
                 for la in lba..lba + len {
                     since[la as usize].push(version);
@@ -172,11 +181,13 @@ fn run(kind: Kind, g: Geometry, seed: u64, nth: u64, erase: bool, requests: u32)
             return Err(format!("a write after WornOut failed with {e}"));
         }
     }
-    d.check_invariants().map_err(|e| format!("invariants: {e}"))?;
+    d.check_invariants()
+        .map_err(|e| format!("invariants: {e}"))?;
     drop(d);
     let mut d = open(kind, flash.clone()).map_err(|e| format!("reopen: {e}"))?;
     check(d.as_mut(), &flushed, &since, "after reopen")?;
-    d.check_invariants().map_err(|e| format!("invariants after reopen: {e}"))?;
+    d.check_invariants()
+        .map_err(|e| format!("invariants after reopen: {e}"))?;
     Ok(Outcome {
         completed,
         worn_out,
@@ -193,10 +204,18 @@ fn sweep(kind: Kind, erase: bool) -> Vec<Outcome> {
     for nth in 1..300u64 {
         match run(kind, g, 7, nth, erase, 2000) {
             Ok(o) => outcomes.push(o),
-            Err(e) => bad.push(format!("{kind:?}, failure at {} {nth}: {e}", if erase { "erase" } else { "program" })),
+            Err(e) => bad.push(format!(
+                "{kind:?}, failure at {} {nth}: {e}",
+                if erase { "erase" } else { "program" }
+            )),
         }
     }
-    assert!(bad.is_empty(), "{} of 299 runs failed, e.g. {:?}", bad.len(), &bad[..bad.len().min(5)]);
+    assert!(
+        bad.is_empty(),
+        "{} of 299 runs failed, e.g. {:?}",
+        bad.len(),
+        &bad[..bad.len().min(5)]
+    );
     outcomes
 }
 
@@ -207,8 +226,15 @@ fn a_failed_program_never_loses_flushed_data() {
         assert!(o.iter().all(|o| o.failures_injected.0 == 1), "{kind:?}");
         // The log-structured baselines move a failed data page and go on.
         if !matches!(kind, Kind::Optr) {
-            let went_on = o.iter().filter(|o| !o.worn_out && o.completed == 2000).count();
-            assert!(went_on * 10 >= o.len() * 9, "{kind:?}: only {went_on} of {} runs went on", o.len());
+            let went_on = o
+                .iter()
+                .filter(|o| !o.worn_out && o.completed == 2000)
+                .count();
+            assert!(
+                went_on * 10 >= o.len() * 9,
+                "{kind:?}: only {went_on} of {} runs went on",
+                o.len()
+            );
         }
     }
 }
@@ -220,8 +246,14 @@ fn a_failed_erase_retires_a_segment_and_never_loses_flushed_data() {
         let fired = o.iter().filter(|o| o.failures_injected.1 == 1).count();
         assert!(fired > 100, "{kind:?}: only {fired} erase failures fired");
         // A data segment's erase failure retires it: the device goes on.
-        let went_on = o.iter().filter(|o| o.failures_injected.1 == 1 && !o.worn_out).count();
-        assert!(went_on > 0, "{kind:?}: every erase failure ended the device");
+        let went_on = o
+            .iter()
+            .filter(|o| o.failures_injected.1 == 1 && !o.worn_out)
+            .count();
+        assert!(
+            went_on > 0,
+            "{kind:?}: every erase failure ended the device"
+        );
     }
 }
 

@@ -287,7 +287,10 @@ impl<F: Flash> LogFtl<F> {
                 Err(FtlError::WornOut(e.to_string()))
             }
             Err(FtlError::NoSpace(m)) if self.segs.count(SegState::Retired) > 0 => {
-                let why = format!("{m} ({} segments retired)", self.segs.count(SegState::Retired));
+                let why = format!(
+                    "{m} ({} segments retired)",
+                    self.segs.count(SegState::Retired)
+                );
                 self.worn_out = Some(why.clone());
                 Err(FtlError::WornOut(why))
             }
