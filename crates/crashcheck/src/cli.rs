@@ -781,6 +781,11 @@ mod tests {
             assert!(c.contains(part), "{c}");
         }
         assert_eq!(ftl_only_flag(&a), Some("--paired-pages"));
+        let a = parse(&["--ftl", "sync", "--seed", "4", "--inject-failures"]);
+        assert_eq!(a.inject_failures, Some(0.1));
+        let p = plan(&a).unwrap();
+        assert!(replay_command(&a, &p, 9).ends_with("--ops 9 --inject-failures 0.1"));
+        assert_eq!(ftl_only_flag(&a), Some("--inject-failures"));
     }
 
     #[test]
@@ -798,6 +803,8 @@ mod tests {
             (&["--depth", "4"][..], "not 1, 2 or 3"),
             (&["--deviations", "3"][..], "not 0, 1 or 2"),
             (&["--paired-pages", "0"][..], "at least 1"),
+            (&["--inject-failures", "0"][..], "not a probability"),
+            (&["--inject-failures", "--exhaustive"][..], "random mode"),
         ] {
             let e = plan(&parse(argv)).unwrap_err();
             assert!(e.contains(needle), "{argv:?}: {e}");

@@ -530,6 +530,38 @@ mod tests {
     }
 
     #[test]
+    fn injected_failures_consume_the_page_or_wear_out_the_block() {
+        let g = Geometry::tiny();
+        let mut f = ImageCrashFlash::new(g).unwrap();
+        let (d, o) = page(&g, 0x44);
+        f.fail_nth_program(2);
+        f.program(PageAddr::new(3, 0), &d, &o).unwrap();
+        let e = f.program(PageAddr::new(3, 1), &d, &o).unwrap_err();
+        assert!(e.is_media_failure(), "{e}");
+        // The failed page is consumed (reads as zeros, not erased), the
+        // block's other page keeps its data, and the next program works.
+        let mut buf = vec![0u8; g.page_size()];
+        f.read(PageAddr::new(3, 1), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 0));
+        assert!(!f.probe_erased(PageAddr::new(3, 1)).unwrap());
+        f.read(PageAddr::new(3, 0), 0, &mut buf).unwrap();
+        assert_eq!(buf, d);
+        f.program(PageAddr::new(3, 2), &d, &o).unwrap();
+        // A run of programs with an armed failure inside fails at that page.
+        f.fail_nth_program(1);
+        let run = [PageAddr::new(3, 3), PageAddr::new(3, 4)];
+        let two: Vec<u8> = [d.clone(), d.clone()].concat();
+        assert!(f
+            .program_many(&run, &two, &[])
+            .unwrap_err()
+            .is_media_failure());
+        f.fail_nth_erase(1);
+        assert!(f.erase(BlockId(3)).unwrap_err().is_media_failure());
+        assert!(f.block_wear(BlockId(3)).unwrap().is_bad());
+        assert_eq!(f.injected_failures(), (2, 1));
+    }
+
+    #[test]
     fn an_armed_cut_fails_the_command_and_everything_after_it() {
         let g = Geometry::tiny();
         let mut f = ImageCrashFlash::new(g).unwrap();
