@@ -202,8 +202,13 @@ fn measure_wearout(g: &Geometry, kind: FtlKind, a: &WearArgs) -> BResult<Row> {
         factory_bad_per_mille: 0,
         seed: a.common.seed,
     };
-    // Every block stored in full: the run reopens the device at the end,
-    // and SCFTL's rotated metadata may sit on any block.
+    // Every block stored in full: the run ends with a recovery, which must
+    // read back whole every page an FTL keeps metadata in — SCFTL's
+    // rotated regions may sit on any block, and OPTR's summary pages,
+    // record and trim sectors live in data segments (with only the fixed
+    // metadata blocks stored, OPTR's reopen here failed with "the
+    // checkpoint's log segment has lost its summary page", once reported as
+    // lost flushed data).
     let is_meta = vec![true; g.total_blocks() as usize];
     let raw =
         flash::DatalessFlash::with_wear(*g, is_meta, flash::mem::default_nvram_size(g), model)

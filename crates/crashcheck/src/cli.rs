@@ -130,6 +130,14 @@ pub struct CrashtestArgs {
     /// model-write-skips-counter), to check the oracle catches it.
     #[arg(long, value_name = "NAME")]
     pub model_mutant: Option<String>,
+    /// Random mode: inject media failures together with the power cuts.
+    /// RATE (default 0.1) is the probability that a cycle of operations
+    /// makes one program fail (whatever it programs: data or metadata) or
+    /// one erase; a request refused with WornOut is checked like one a
+    /// power cut interrupted, and the read-only device must keep serving
+    /// the contract's data (docs/USAGE.md, "Media failures").
+    #[arg(long, value_name = "RATE", num_args = 0..=1, default_missing_value = "0.1")]
+    pub inject_failures: Option<f64>,
 }
 
 impl CrashtestArgs {
@@ -161,6 +169,7 @@ impl CrashtestArgs {
             wear_leveling: false,
             oracle: None,
             model_mutant: None,
+            inject_failures: None,
         }
     }
 
@@ -247,6 +256,14 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
     };
     check_budget(args)?;
     let oracle = oracle_config(args, &t)?;
+    if args.inject_failures.is_some() {
+        if args.exhaustive {
+            return Err("--inject-failures runs in random mode (--ops/--seconds); exhaustive mode enumerates power cuts only".into());
+        }
+        if oracle.is_some() {
+            return Err("--inject-failures does not combine with --oracle model (P models no media failures)".into());
+        }
+    }
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -367,6 +384,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     if args.unstable_erase {
         c += " --unstable-erase";
     }
+    if let Some(r) = args.inject_failures {
+        c += &format!(" --inject-failures {r}");
+    }
     c
 }
 
@@ -394,6 +414,7 @@ pub fn campaign(
             (None, None) => Some(Duration::from_secs(10)),
         };
         cfg.shrink_time = shrink_time;
+        cfg.failure_rate = args.inject_failures.unwrap_or(0.0);
         explore(&plan.run, &cfg, progress)
     }
 }
@@ -436,6 +457,13 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
             "--ops 0 would check nothing; give a positive operation count, e.g. --ops 1000".into(),
         );
     }
+    if let Some(r) = args.inject_failures {
+        if !(r > 0.0 && r <= 1.0) {
+            return Err(format!(
+                "--inject-failures {r} is not a probability above 0 (at most 1)"
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -452,6 +480,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.wear_leveling, "--wear-leveling"),
         (args.oracle.is_some(), "--oracle"),
         (args.model_mutant.is_some(), "--model-mutant"),
+        (args.inject_failures.is_some(), "--inject-failures"),
     ]
     .into_iter()
     .find_map(|(given, flag)| given.then_some(flag))
@@ -587,6 +616,17 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
     println!("  sectors compared      {}", s.sectors_compared);
     println!("  invariant checks      {}", s.invariant_checks);
     println!("  flash commands        {}", s.flash_commands);
+    if args.inject_failures.is_some() || s.program_failures_injected + s.erase_failures_injected > 0
+    {
+        println!(
+            "  media failures        {} programs and {} erases failed on purpose; {} requests refused with WornOut ({} times a device turned read-only, {} worn-out devices replaced)",
+            s.program_failures_injected,
+            s.erase_failures_injected,
+            s.worn_out_refusals,
+            s.read_only_devices,
+            s.devices_replaced
+        );
+    }
     if plan.run.oracle.is_some() {
         let secs = r.elapsed.as_secs_f64().max(1e-9);
         println!(
@@ -741,6 +781,11 @@ mod tests {
             assert!(c.contains(part), "{c}");
         }
         assert_eq!(ftl_only_flag(&a), Some("--paired-pages"));
+        let a = parse(&["--ftl", "sync", "--seed", "4", "--inject-failures"]);
+        assert_eq!(a.inject_failures, Some(0.1));
+        let p = plan(&a).unwrap();
+        assert!(replay_command(&a, &p, 9).ends_with("--ops 9 --inject-failures 0.1"));
+        assert_eq!(ftl_only_flag(&a), Some("--inject-failures"));
     }
 
     #[test]
@@ -758,6 +803,8 @@ mod tests {
             (&["--depth", "4"][..], "not 1, 2 or 3"),
             (&["--deviations", "3"][..], "not 0, 1 or 2"),
             (&["--paired-pages", "0"][..], "at least 1"),
+            (&["--inject-failures", "0"][..], "not a probability"),
+            (&["--inject-failures", "--exhaustive"][..], "random mode"),
         ] {
             let e = plan(&parse(argv)).unwrap_err();
             assert!(e.contains(needle), "{argv:?}: {e}");

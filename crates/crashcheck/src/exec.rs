@@ -107,6 +107,69 @@ pub enum Step {
         invariants: bool,
         full: bool,
     },
+    /// Make the `after`-th next program (1 = the next one) fail as worn
+    /// NAND does (`flash::FlashError::ProgramFailed`: the page is consumed,
+    /// the block's other pages keep their content), whatever it programs —
+    /// data, metadata, a label. Disarmed by the next crash, recovery or
+    /// format if it has not fired by then: failures are injected in normal
+    /// operation only.
+    FailProgram {
+        after: u64,
+    },
+    /// Make the `after`-th next erase fail (`EraseFailed`: no page changes,
+    /// the block is worn out from then on); disarmed likewise.
+    FailErase {
+        after: u64,
+    },
+    /// Replace the flash with a new, erased device, as an operator replaces
+    /// a worn-out disk: the model starts over and the next step formats.
+    /// (The random generator swaps a device that stays read-only across
+    /// reopens.)
+    NewDevice,
+}
+
+/// The first request a device refused with `FtlError::WornOut` since it
+/// was last opened. The contract treats it like a request a power cut
+/// interrupted: it may have partly happened (its sectors read old or new
+/// while the device stays up read-only), and the crash or reopen that
+/// follows is checked as the cut of this request. Every later write or
+/// trim must be refused too and change nothing; a flush or barrier may
+/// still succeed (a device that takes no new data may still make what it
+/// holds durable), and is then checked as any flush is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Refused {
+    /// A write (trim: versions all 0).
+    Write {
+        lba: u64,
+        versions: Vec<u32>,
+    },
+    Flush,
+    Barrier,
+}
+
+impl Refused {
+    fn as_interrupted(&self) -> Interrupted<'_> {
+        match self {
+            Refused::Write { lba, versions } => Interrupted::Write {
+                lba: *lba,
+                versions,
+            },
+            Refused::Flush => Interrupted::Flush,
+            Refused::Barrier => Interrupted::Barrier,
+        }
+    }
+
+    /// True when sector `l` reading `got` is the refused write's value.
+    fn wrote(&self, l: u64, got: Observed) -> bool {
+        match self {
+            Refused::Write { lba, versions } => {
+                l >= *lba
+                    && l - lba < versions.len() as u64
+                    && got == Observed::Version(versions[(l - lba) as usize])
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Step {
@@ -133,6 +196,9 @@ impl std::fmt::Display for Step {
             Step::Barrier => f.write_str("epoch barrier"),
             Step::Read { lba, count } => write!(f, "read {lba} x{count}"),
             Step::Check => f.write_str("check_invariants"),
+            Step::FailProgram { after } => write!(f, "fail program {after} from now"),
+            Step::FailErase { after } => write!(f, "fail erase {after} from now"),
+            Step::NewDevice => f.write_str("new device (the old one wore out)"),
             Step::Arm { commands } => write!(f, "arm power cut after {commands} flash commands"),
             Step::Crash { how, seed } => write!(f, "crash ({how}, seed {seed})"),
             Step::Recover {
@@ -195,6 +261,16 @@ pub struct Stats {
     pub oracle_state_checks: u64,
     /// Recoveries the model oracle matched against P's crash outcomes.
     pub oracle_recoveries: u64,
+    /// Program and erase failures the flash was made to fail
+    /// (`Step::FailProgram`, `Step::FailErase`) and that fired.
+    pub program_failures_injected: u64,
+    pub erase_failures_injected: u64,
+    /// Requests refused with `FtlError::WornOut` (the device read-only).
+    pub worn_out_refusals: u64,
+    /// Devices that turned read-only (the first refusal after an open).
+    pub read_only_devices: u64,
+    /// Worn-out devices replaced by new ones (`Step::NewDevice`).
+    pub devices_replaced: u64,
 }
 
 impl Stats {
@@ -209,6 +285,11 @@ impl Stats {
             flushes: self.flushes,
             barriers: self.barriers,
             epoch_full: self.epoch_full,
+            program_failures_injected: self.program_failures_injected,
+            erase_failures_injected: self.erase_failures_injected,
+            worn_out_refusals: self.worn_out_refusals,
+            read_only_devices: self.read_only_devices,
+            devices_replaced: self.devices_replaced,
             ..Stats::default()
         }
     }
@@ -255,6 +336,11 @@ impl std::ops::AddAssign<&Stats> for Stats {
             flash_commands,
             oracle_state_checks,
             oracle_recoveries,
+            program_failures_injected,
+            erase_failures_injected,
+            worn_out_refusals,
+            read_only_devices,
+            devices_replaced,
         } = o;
         self.operations += operations;
         self.writes += writes;
@@ -274,6 +360,11 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.flash_commands += flash_commands;
         self.oracle_state_checks += oracle_state_checks;
         self.oracle_recoveries += oracle_recoveries;
+        self.program_failures_injected += program_failures_injected;
+        self.erase_failures_injected += erase_failures_injected;
+        self.worn_out_refusals += worn_out_refusals;
+        self.read_only_devices += read_only_devices;
+        self.devices_replaced += devices_replaced;
     }
 }
 
@@ -332,6 +423,15 @@ pub struct Executor {
     last_recovery_commands: u64,
     /// Power cuts inside recoveries since the device was last up.
     recovery_depth: u32,
+    /// The device refused a request with `WornOut` since it was opened:
+    /// it is read-only until the next crash or reopen.
+    read_only: bool,
+    /// The first refused request, until a crash or reopen reports it to
+    /// the model as the interrupted one (see [`Refused`]).
+    refused: Option<Refused>,
+    /// Counters of devices replaced by `Step::NewDevice`: flash commands,
+    /// injected program and erase failures.
+    replaced: (u64, u64, u64),
 }
 
 impl Executor {
@@ -357,6 +457,9 @@ impl Executor {
             versions: Vec::new(),
             last_recovery_commands: 0,
             recovery_depth: 0,
+            read_only: false,
+            refused: None,
+            replaced: (0, 0, 0),
             cfg,
         })
     }
@@ -411,6 +514,9 @@ impl Executor {
             versions: Vec::new(),
             last_recovery_commands: self.last_recovery_commands,
             recovery_depth: self.recovery_depth,
+            read_only: self.read_only,
+            refused: self.refused.clone(),
+            replaced: self.replaced,
         })
     }
 
@@ -426,12 +532,20 @@ impl Executor {
     pub fn stats(&self) -> Stats {
         let mut s = self.stats.clone();
         s.flash_commands = self.flash_commands();
+        let (p, e) = self.flash.with(|c| c.injected_failures());
+        s.program_failures_injected = self.replaced.1 + p;
+        s.erase_failures_injected = self.replaced.2 + e;
         s
     }
 
-    /// Counted flash commands issued so far.
+    /// Counted flash commands issued so far (replaced devices included).
     pub fn flash_commands(&self) -> u64 {
-        self.flash.with(|c| c.commands_issued())
+        self.replaced.0 + self.flash.with(|c| c.commands_issued())
+    }
+
+    /// The device refused a request with `WornOut` since it was opened.
+    pub fn read_only(&self) -> bool {
+        self.read_only
     }
 
     /// Flash commands the last recovery issued.
@@ -591,6 +705,15 @@ impl Executor {
                 Ok(())
             }
             Step::Crash { ref how, seed } => self.crash(how, seed),
+            Step::FailProgram { after } => {
+                self.flash.with(|c| c.fail_nth_program(after));
+                Ok(())
+            }
+            Step::FailErase { after } => {
+                self.flash.with(|c| c.fail_nth_erase(after));
+                Ok(())
+            }
+            Step::NewDevice => self.new_device(),
             Step::Recover {
                 sample_seed,
                 invariants,
@@ -606,6 +729,74 @@ impl Executor {
     fn go_down(&mut self) {
         self.dev = None;
         self.phase = Phase::Down;
+        self.read_only = false;
+    }
+
+    /// Tells the model (and the oracle) which request power interrupted:
+    /// the one refused with `WornOut`, if one is pending (it may have
+    /// partly happened, and every request after it changed nothing), else
+    /// `op`. Ends the read-only state.
+    fn tell_interrupted(&mut self, op: Interrupted<'_>) -> Result<(), Violation> {
+        let refused = self.refused.take();
+        self.read_only = false;
+        let op = match &refused {
+            Some(r) => r.as_interrupted(),
+            None => op,
+        };
+        if let Some(m) = self.model.as_mut() {
+            m.interrupted(op);
+        }
+        match self.oracle.as_mut().map(|o| o.interrupted(op)) {
+            Some(Err(m)) => Err(self.violation(m)),
+            _ => Ok(()),
+        }
+    }
+
+    /// A refusal with `WornOut` of `what`: the first since the device was
+    /// opened turns it read-only and is remembered as the request that may
+    /// have partly happened; a later one must change nothing (the caller
+    /// checks the sectors).
+    fn refused(&mut self, r: Refused) -> bool {
+        self.stats.worn_out_refusals += 1;
+        if self.read_only {
+            return false;
+        }
+        self.read_only = true;
+        self.stats.read_only_devices += 1;
+        self.refused = Some(r);
+        true
+    }
+
+    /// `Step::NewDevice`: a new, erased flash device in place of the old
+    /// one; everything known about the old device is dropped.
+    fn new_device(&mut self) -> Result<(), Violation> {
+        let (c, (p, e)) = self
+            .flash
+            .with(|b| (b.commands_issued(), b.injected_failures()));
+        let flash = self
+            .cfg
+            .target
+            .backend
+            .new_dev(self.cfg.geometry)
+            .and_then(|f| f.with(|b| b.set_media_faults(self.cfg.media)).map(|()| f))
+            .map_err(|m| self.violation(format!("a new device: {m}")))?;
+        self.replaced.0 += c;
+        self.replaced.1 += p;
+        self.replaced.2 += e;
+        self.flash = flash;
+        self.dev = None;
+        self.model = None;
+        self.oracle = None;
+        self.phase = Phase::Fresh;
+        self.formatted = false;
+        self.read_only = false;
+        self.refused = None;
+        self.touched.clear();
+        self.written.clear();
+        self.written_set.clear();
+        self.recovery_depth = 0;
+        self.stats.devices_replaced += 1;
+        Ok(())
     }
 
     fn format(&mut self) -> Result<(), Violation> {
@@ -613,6 +804,9 @@ impl Executor {
         if self.powered_off() {
             return Ok(());
         }
+        self.flash.with(|c| c.disarm_failures());
+        self.read_only = false;
+        self.refused = None;
         if self.phase == Phase::Up {
             if let Some(m) = self.model.as_mut() {
                 m.interrupted(Interrupted::Nothing);
@@ -694,6 +888,10 @@ impl Executor {
         };
         let what = if trim { "trim" } else { "write" };
         match r {
+            Ok(()) if self.read_only => Err(self.violation(format!(
+                "{what} of sectors {lba}..{} was accepted after the device refused a request with WornOut (a worn-out device is read-only until it is opened again)",
+                lba + u64::from(count)
+            ))),
             Ok(()) if before.is_some_and(|r| r < u64::from(count)) => Err(self.violation(format!(
                 "{what} of {count} sectors at {lba} was accepted with only {} left in the epoch (Fig. 4: a request past the bound is refused and changes nothing)",
                 before.unwrap_or(0)
@@ -715,22 +913,33 @@ impl Executor {
                 self.check_counter()
             }
             Err(e) if e.is_power_loss() => {
-                let model = self.model.as_mut().expect("formatted");
-                model.interrupted(Interrupted::Write {
-                    lba,
-                    versions: &self.versions,
-                });
                 self.note_touched(lba, count, !trim);
                 self.go_down();
                 let versions = std::mem::take(&mut self.versions);
-                let r = self.with_oracle(|o| {
-                    o.interrupted(Interrupted::Write {
-                        lba,
-                        versions: &versions,
-                    })
+                let r = self.tell_interrupted(Interrupted::Write {
+                    lba,
+                    versions: &versions,
                 });
                 self.versions = versions;
                 r
+            }
+            Err(FtlError::WornOut(_)) => {
+                let first = self.refused(Refused::Write {
+                    lba,
+                    versions: self.versions.clone(),
+                });
+                self.note_touched(lba, count, !trim);
+                if first {
+                    return Ok(());
+                }
+                match self.read_check(lba, count) {
+                    Ok(()) => Ok(()),
+                    Err(Some(m)) => Err(self.violation(format!(
+                        "a {what} of sectors {lba}..{} refused with WornOut by a read-only device changed them: {m}",
+                        lba + u64::from(count)
+                    ))),
+                    Err(None) => Err(self.violation("a read hit a power cut".into())),
+                }
             }
             Err(FtlError::EpochFull { .. }) if before.is_none_or(|r| r < u64::from(count)) => {
                 // Fig. 4 (not InBounds): a request past the bound has no
@@ -799,22 +1008,20 @@ impl Executor {
                 }
             }
             Err(e) if e.is_power_loss() => {
-                self.model
-                    .as_mut()
-                    .expect("formatted")
-                    .interrupted(if barrier {
-                        Interrupted::Barrier
-                    } else {
-                        Interrupted::Flush
-                    });
                 self.go_down();
-                self.with_oracle(|o| {
-                    o.interrupted(if barrier {
-                        Interrupted::Barrier
-                    } else {
-                        Interrupted::Flush
-                    })
+                self.tell_interrupted(if barrier {
+                    Interrupted::Barrier
+                } else {
+                    Interrupted::Flush
                 })
+            }
+            Err(FtlError::WornOut(_)) => {
+                self.refused(if barrier {
+                    Refused::Barrier
+                } else {
+                    Refused::Flush
+                });
+                Ok(())
             }
             Err(e) => Err(self.violation(format!(
                 "{} failed: {e}",
@@ -833,12 +1040,8 @@ impl Executor {
             Ok(()) => Ok(()),
             Err(Some(m)) => Err(self.violation(format!("read during normal operation: {m}"))),
             Err(None) => {
-                self.model
-                    .as_mut()
-                    .expect("formatted")
-                    .interrupted(Interrupted::Nothing);
                 self.go_down();
-                self.with_oracle(|o| o.interrupted(Interrupted::Nothing))
+                self.tell_interrupted(Interrupted::Nothing)
             }
         }
     }
@@ -875,6 +1078,10 @@ impl Executor {
             let l = lba + i as u64;
             let got = decode(l, &self.buf[i * ss..(i + 1) * ss], self.data_seed);
             self.stats.sectors_compared += 1;
+            if self.refused.as_ref().is_some_and(|r| r.wrote(l, got)) {
+                // The refused write may have partly happened.
+                continue;
+            }
             model.check(l, got).map_err(Some)?;
             if let Some(o) = self.oracle.as_mut() {
                 o.check(l, got).map_err(Some)?;
@@ -886,15 +1093,13 @@ impl Executor {
     fn crash(&mut self, how: &CrashHow, seed: u64) -> Result<(), Violation> {
         if self.phase == Phase::Up {
             // A power cut between operations (an armed cut did not fire).
-            if let Some(m) = self.model.as_mut() {
-                m.interrupted(Interrupted::Nothing);
-            }
-            self.with_oracle(|o| o.interrupted(Interrupted::Nothing))?;
+            self.tell_interrupted(Interrupted::Nothing)?;
         }
         self.dev = None;
         let mut rng = Pcg64::seed_from_u64(seed);
         let r = self.flash.with(|c| {
             c.disarm();
+            c.disarm_failures();
             match how {
                 CrashHow::Policy(p) => c.crash(*p, &mut rng),
                 CrashHow::Outcome(i) => c.apply_outcome(*i, &mut rng),
@@ -913,16 +1118,15 @@ impl Executor {
         if self.phase == Phase::Up {
             // Reopen without a power cut: the FTL's RAM is lost all the same.
             self.dev = None;
-            if let Some(m) = self.model.as_mut() {
-                m.interrupted(Interrupted::Nothing);
-            }
-            self.with_oracle(|o| o.interrupted(Interrupted::Nothing))?;
+            self.tell_interrupted(Interrupted::Nothing)?;
             self.phase = Phase::Down;
         }
         if self.powered_off() {
             // The cut has not been turned into a post-crash device yet.
             return Ok(());
         }
+        // Failures are injected in normal operation only.
+        self.flash.with(|c| c.disarm_failures());
         let before = self.flash_commands();
         let r = self
             .cfg

@@ -131,6 +131,29 @@ impl Backend {
         }
     }
 
+    /// Makes the `n`-th next program fail (`CrashFlash::fail_nth_program`;
+    /// 0 disarms).
+    pub fn fail_nth_program(&mut self, n: u64) {
+        each!(self, c => c.fail_nth_program(n))
+    }
+    /// Makes the `n`-th next erase fail (`CrashFlash::fail_nth_erase`; 0
+    /// disarms).
+    pub fn fail_nth_erase(&mut self, n: u64) {
+        each!(self, c => c.fail_nth_erase(n))
+    }
+    /// Disarms every injected failure not yet fired.
+    pub fn disarm_failures(&mut self) {
+        each!(self, c => {
+            c.fail_nth_program(0);
+            c.fail_program_run(0);
+            c.fail_nth_erase(0);
+        })
+    }
+    /// Injected program and erase failures so far.
+    pub fn injected_failures(&self) -> (u64, u64) {
+        each!(self, c => c.injected_failures())
+    }
+
     /// Cuts power now, between two commands.
     pub fn cut_power(&mut self) {
         each!(self, c => c.cut_power())

@@ -308,14 +308,45 @@ pub struct CrashFlash<F> {
 
 /// Media failures armed in a [`CrashFlash`]: the n-th next program or
 /// erase fails (1 = the next one).
+/// The image backend (`file/crash.rs`) keeps one too.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Injection {
-    program_in: Option<u64>,
+pub(crate) struct Injection {
+    pub(crate) program_in: Option<u64>,
     /// The next this many programs fail (after `program_in`'s, if armed).
-    program_run: u64,
-    erase_in: Option<u64>,
-    programs_failed: u64,
-    erases_failed: u64,
+    pub(crate) program_run: u64,
+    pub(crate) erase_in: Option<u64>,
+    pub(crate) programs_failed: u64,
+    pub(crate) erases_failed: u64,
+}
+
+impl Injection {
+    /// Counts one program that would take effect; true when it is to fail
+    /// (and counts the failure).
+    pub(crate) fn program_fails(&mut self) -> bool {
+        let in_run = self.program_run > 0;
+        if in_run {
+            self.program_run -= 1;
+        }
+        let fails = count_down(&mut self.program_in) || in_run;
+        if fails {
+            self.programs_failed += 1;
+        }
+        fails
+    }
+
+    /// Counts one erase; true when it is to fail (and counts the failure).
+    pub(crate) fn erase_fails(&mut self) -> bool {
+        let fails = count_down(&mut self.erase_in);
+        if fails {
+            self.erases_failed += 1;
+        }
+        fails
+    }
+
+    /// True when a program would fail within the next `n` programs.
+    pub(crate) fn program_armed_within(&self, n: u64) -> bool {
+        self.program_run > 0 || self.program_in.is_some_and(|k| k <= n)
+    }
 }
 
 /// Counts one more command against an armed countdown; true when it is the
@@ -1048,16 +1079,11 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
             }
             Err(_) => return programmed,
         }
-        let in_run = self.inject.program_run > 0;
-        if in_run {
-            self.inject.program_run -= 1;
-        }
-        if count_down(&mut self.inject.program_in) || in_run {
+        if self.inject.program_fails() {
             let d = vec![0u8; self.geometry.page_size()].into_boxed_slice();
             let o = vec![0u8; self.geometry.oob_size as usize].into_boxed_slice();
             self.inner
                 .set_page_image(page, PageImage::Programmed { data: d, oob: o })?;
-            self.inject.programs_failed += 1;
             return Err(crate::FlashError::ProgramFailed {
                 block: page.block.0,
                 page: page.page,
@@ -1079,12 +1105,11 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.begin_command()?;
         self.geometry.check_block(block)?;
-        if count_down(&mut self.inject.erase_in) {
+        if self.inject.erase_fails() {
             let mut wear = self.inner.block_wear(block)?;
             wear.erases = wear.erases.saturating_add(1);
             wear.health = crate::BlockHealth::WornOut;
             self.inner.set_block_wear(block, wear)?;
-            self.inject.erases_failed += 1;
             return Err(crate::FlashError::EraseFailed { block: block.0 });
         }
         for p in 0..self.geometry.pages_per_block {

@@ -144,17 +144,21 @@ impl Mutant {
     /// which exhaustive mode must catch every one of): exhaustive mode
     /// does not issue epoch barriers yet, the in-page ones need states its
     /// windows do not reach, and the image ones need the image backend's
-    /// power-cut model, and the rotation one needs `--wear-leveling`, which
-    /// exhaustive mode does not take (see the test files). Each has its
-    /// test in `crates/crashcheck/tests/inpage_mutants.rs`,
-    /// `oob_commit_mutants.rs` or `rotation_mutants.rs`.
-    pub const RANDOM_ONLY: [Mutant; 6] = [
+    /// power-cut model, the media-failure ones need a program failure,
+    /// which only random mode injects (`--inject-failures`), and the
+    /// rotation one needs wear leveling, which exhaustive mode's mutant
+    /// runs do not turn on (see the test files). Each has its test in
+    /// `crates/crashcheck/tests/inpage_mutants.rs`, `oob_commit_mutants.rs`,
+    /// `failure_mutants.rs` or `rotation_mutants.rs`.
+    pub const RANDOM_ONLY: [Mutant; 8] = [
         Mutant::RotationErasesOldDeltaEarly,
         Mutant::KeepGenerationOnImageOpen,
         Mutant::AcceptOobCommitWithTornData,
         Mutant::AcceptStaleInpageRecord,
         Mutant::AcceptCommitWithBadDataCrc,
         Mutant::InpageCommitBeforeSync,
+        Mutant::IgnoreProgramFailure,
+        Mutant::ForgetBadBlockMark,
     ];
 
     /// Mutants the checker's workloads are not known to reach (blind spots
@@ -162,14 +166,7 @@ impl Mutant {
     /// `keep-verified-epochs-unproven` needs two clean reopens around
     /// writes that erase one particular superblock with no delta page in
     /// between (`crates/ftl/tests/scftl_reopen.rs`).
-    /// `ignore-program-failure` and `forget-bad-block-mark` need a program
-    /// failure, which random and exhaustive mode do not inject yet
-    /// (`crates/ftl/tests/scftl_failures.rs` injects them).
-    pub const TARGETED: [Mutant; 3] = [
-        Mutant::KeepVerifiedEpochsUnproven,
-        Mutant::IgnoreProgramFailure,
-        Mutant::ForgetBadBlockMark,
-    ];
+    pub const TARGETED: [Mutant; 1] = [Mutant::KeepVerifiedEpochsUnproven];
 
     /// Mutants nothing is known to catch now: kept so that the gap stays
     /// visible. `erase-without-sync-after-barrier` breaks a rule whose

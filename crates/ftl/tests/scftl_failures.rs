@@ -4,7 +4,8 @@
 //! block (factory bad, worn out, retired) are never filled again, across
 //! reopens; a device wearing out ends with writes refused (`WornOut`), its
 //! flushed data still readable. The mutants `ignore-program-failure` and
-//! `forget-bad-block-mark` must fail these tests (`Mutant::TARGETED`).
+//! `forget-bad-block-mark` must fail these tests (random mode with
+//! `--inject-failures` catches them too: crates/crashcheck/tests/failure_mutants.rs).
 
 use flash::{BlockHealth, BlockId, CrashFlash, Flash, Geometry, MemFlash, WearModel};
 use ftl::scftl::{Scftl, ScftlConfig};

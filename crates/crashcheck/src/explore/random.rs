@@ -26,6 +26,19 @@ const RECENT_WRITES: usize = 8;
 /// Mixed into the seed of the generator's side stream.
 const SIDE_STREAM: u64 = 0xBA77_1E55_0000_0001;
 
+/// Mixed into the seed of the media-failure stream (`--inject-failures`).
+const FAILURE_STREAM: u64 = 0xFA11_ED00_0000_0002;
+
+/// Of the cycles that inject a media failure, the share that fails an
+/// erase rather than a program (erases are rarer commands).
+const ERASE_FAILURE_SHARE: f64 = 0.25;
+
+/// Cycles in a row that may end with the device read-only (`WornOut`)
+/// before the generator replaces it with a new one (`Step::NewDevice`):
+/// a device whose metadata wore out stays read-only across reopens, and
+/// checking only its reads would waste the rest of the run.
+const READ_ONLY_CYCLES_MAX: u32 = 3;
+
 /// The workload mix.
 #[derive(Clone, Debug)]
 pub struct Workload {
@@ -103,6 +116,13 @@ pub struct ExploreConfig {
     /// NBD server ends epochs the client did not ask to flush. Drawn from
     /// the generator's side stream (see `Gen::side`).
     pub forced_barrier_prob: f64,
+    /// Probability that a cycle makes one program or erase fail
+    /// (`Step::FailProgram` at a random program of about the cycle's
+    /// commands, or `Step::FailErase` at one of the next few erases);
+    /// 0 (the default) injects none. Drawn from a stream of its own, so a
+    /// seed's workload is the same with injection on until the first
+    /// failure fires.
+    pub failure_rate: f64,
     /// Shrink a failing script for at most this long.
     pub shrink_time: Duration,
 }
@@ -123,6 +143,7 @@ impl ExploreConfig {
             check_rate: 0.1,
             over_bound_prob: 0.1,
             forced_barrier_prob: 0.5,
+            failure_rate: 0.0,
             shrink_time: Duration::from_secs(20),
         }
     }
@@ -138,6 +159,10 @@ pub(super) struct Gen<'a> {
     /// with epoch barriers: drawing them here leaves `rng`'s draws (so the
     /// rest of a seed's script) as they were before barriers existed.
     side: Pcg64,
+    /// The media-failure stream (`ExploreConfig::failure_rate`).
+    fail: Pcg64,
+    /// Cycles in a row that ended with the device read-only.
+    read_only_cycles: u32,
     pub(super) exec: Executor,
     pub(super) script: Vec<Step>,
     /// Workload operations emitted (what `--ops` counts).
@@ -173,6 +198,8 @@ impl<'a> Gen<'a> {
             cfg,
             rng,
             side: Pcg64::seed_from_u64(crate::data::mix64(cfg.seed ^ SIDE_STREAM)),
+            fail: Pcg64::seed_from_u64(crate::data::mix64(cfg.seed ^ FAILURE_STREAM)),
+            read_only_cycles: 0,
             exec,
             script: Vec::new(),
             ops: 0,
@@ -369,6 +396,36 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// Now and then (`failure_rate`) arms one media failure for a cycle of
+    /// about `cmds` flash commands.
+    fn inject_failure(&mut self, cmds: u64) -> Result<(), Violation> {
+        if self.cfg.failure_rate <= 0.0 || !self.fail.gen_bool(self.cfg.failure_rate) {
+            return Ok(());
+        }
+        if self.fail.gen_bool(ERASE_FAILURE_SHARE) {
+            let after = self.fail.gen_range(1..=4);
+            self.emit(Step::FailErase { after })
+        } else {
+            let after = self.fail.gen_range(1..=cmds.max(1));
+            self.emit(Step::FailProgram { after })
+        }
+    }
+
+    /// After a cycle: counts cycles that ended read-only, and replaces a
+    /// device that stayed read-only for `READ_ONLY_CYCLES_MAX` of them.
+    fn replace_worn_out(&mut self, read_only: bool) -> Result<(), Violation> {
+        if !read_only {
+            self.read_only_cycles = 0;
+            return Ok(());
+        }
+        self.read_only_cycles += 1;
+        if self.read_only_cycles < READ_ONLY_CYCLES_MAX {
+            return Ok(());
+        }
+        self.read_only_cycles = 0;
+        self.emit(Step::NewDevice)
+    }
+
     fn cycle_len(&mut self) -> u64 {
         // Mostly short (crash throughput), sometimes long (GC, full
         // epochs, aging the device between crashes).
@@ -422,11 +479,12 @@ pub fn explore(
             let len = g.cycle_len();
             g.no_flush = g.rng.gen_bool(cfg.long_epoch_prob);
             let crash = g.rng.gen_bool(cfg.crash_prob);
+            let est = (g.cmds_per_op * len as f64).ceil() as u64 + 1;
             if crash {
-                let est = (g.cmds_per_op * len as f64).ceil() as u64 + 1;
                 let n = g.rng.gen_range(0..=est);
                 g.emit(Step::Arm { commands: n })?;
             }
+            g.inject_failure(est)?;
             let (c0, o0) = (g.exec.flash_commands(), g.ops);
             for _ in 0..len {
                 if g.ops >= ops_budget || g.exec.phase() != Phase::Up {
@@ -438,10 +496,14 @@ pub fn explore(
                 let per = (g.exec.flash_commands() - c0) as f64 / (g.ops - o0) as f64;
                 g.cmds_per_op = 0.8 * g.cmds_per_op + 0.2 * per.max(0.05);
             }
-            if crash || g.exec.phase() != Phase::Up {
+            // A device that turned read-only (`WornOut`) is cut and
+            // reopened at the end of its cycle, and replaced if it stays so.
+            let read_only = g.exec.read_only();
+            if crash || read_only || g.exec.phase() != Phase::Up {
                 g.crash()?;
                 g.recover()?;
             }
+            g.replace_worn_out(read_only)?;
             cycles += 1;
             if cycles.is_multiple_of(32) {
                 progress(&g.exec.stats(), reporter.elapsed());

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use crate::exec::{Executor, RunConfig, Step, Violation};
 
 /// Shrinks a failing script: drop whole crash cycles, then runs of
-/// operations, then move power cuts earlier; keep every change that still
+/// operations, then single steps (injected media failures included), then
+/// move power cuts and failures earlier; keep every change that still
 /// fails (with any violation). Bounded by `budget`.
 pub fn shrink(
     run: &RunConfig,
@@ -124,7 +125,8 @@ pub fn shrink(
         if progress {
             continue;
         }
-        // 4. Move power cuts earlier and make multi-sector requests single.
+        // 4. Move power cuts and injected media failures earlier, and make
+        //    multi-sector requests single.
         for i in 0..best.len() {
             if out_of_time(&start) {
                 break;
@@ -134,6 +136,11 @@ pub fn shrink(
                     .into_iter()
                     .map(|c| Step::Arm { commands: c })
                     .collect(),
+                Step::FailProgram { after } if after > 1 => vec![1, after / 2, after - 1]
+                    .into_iter()
+                    .map(|a| Step::FailProgram { after: a.max(1) })
+                    .collect(),
+                Step::FailErase { after } if after > 1 => vec![Step::FailErase { after: 1 }],
                 Step::Write { lba, count } if count > 1 => vec![Step::Write { lba, count: 1 }],
                 Step::Trim { lba, count } if count > 1 => vec![Step::Trim { lba, count: 1 }],
                 Step::Read { lba, count } if count > 1 => vec![Step::Read { lba, count: 1 }],

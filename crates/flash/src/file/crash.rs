@@ -35,7 +35,7 @@ use std::rc::Rc;
 use rand::{Rng, RngCore};
 
 use super::{FileFlash, ImageIo, ImageLayout};
-use crate::crash::{CrashPolicy, CrashReport, PowerSwitch};
+use crate::crash::{CrashPolicy, CrashReport, Injection, PowerSwitch};
 use crate::mem::default_nvram_size;
 use crate::{
     BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
@@ -154,6 +154,8 @@ pub struct ImageCrashFlash {
     file: MemImage,
     flash: FileFlash<MemImage>,
     power: PowerSwitch,
+    /// Injected media failures still to come (as in `CrashFlash`).
+    inject: Injection,
 }
 
 impl ImageCrashFlash {
@@ -176,6 +178,7 @@ impl ImageCrashFlash {
             file,
             flash,
             power: PowerSwitch::default(),
+            inject: Injection::default(),
         })
     }
 
@@ -213,6 +216,32 @@ impl ImageCrashFlash {
     /// Counted commands let through since creation.
     pub fn commands_issued(&self) -> u64 {
         self.power.commands()
+    }
+
+    /// Makes the `n`-th next program fail, as
+    /// [`crate::CrashFlash::fail_nth_program`]: the page is consumed and
+    /// reads as zeros (written to the image like any program, so a host
+    /// power cut before the next sync may still undo it); `n = 0` disarms.
+    pub fn fail_nth_program(&mut self, n: u64) {
+        self.inject.program_in = (n > 0).then_some(n);
+    }
+
+    /// Makes the next `count` programs fail (a run of failures).
+    pub fn fail_program_run(&mut self, count: u64) {
+        self.inject.program_run = count;
+    }
+
+    /// Makes the `n`-th next erase fail, as
+    /// [`crate::CrashFlash::fail_nth_erase`]: no page changes and the
+    /// block's wear record says worn out (an image write, so like any
+    /// unsynced write a host power cut may undo it); `n = 0` disarms.
+    pub fn fail_nth_erase(&mut self, n: u64) {
+        self.inject.erase_in = (n > 0).then_some(n);
+    }
+
+    /// Injected program and erase failures so far.
+    pub fn injected_failures(&self) -> (u64, u64) {
+        (self.inject.programs_failed, self.inject.erases_failed)
     }
 
     /// Crashes produced so far.
@@ -320,7 +349,19 @@ impl Flash for ImageCrashFlash {
     }
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
-        self.flash.program(page, data, oob)
+        self.flash.program(page, data, oob)?;
+        if self.inject.program_fails() {
+            let g = *self.flash.geometry();
+            let d = vec![0u8; g.page_size()].into_boxed_slice();
+            let o = vec![0u8; g.oob_size as usize].into_boxed_slice();
+            self.flash
+                .set_page_image(page, PageImage::Programmed { data: d, oob: o })?;
+            return Err(FlashError::ProgramFailed {
+                block: page.block.0,
+                page: page.page,
+            });
+        }
+        Ok(())
     }
     /// Each page is one counted command (a crash point), as with single
     /// programs. A run the armed cut falls inside is programmed page by
@@ -330,7 +371,10 @@ impl Flash for ImageCrashFlash {
     /// were counted all the same.)
     fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> Result<()> {
         let n = pages.len() as u64;
-        if self.power.is_off() || self.power.pending().is_some_and(|left| left < n) {
+        if self.power.is_off()
+            || self.power.pending().is_some_and(|left| left < n)
+            || self.inject.program_armed_within(n)
+        {
             return crate::program_each(self, pages, data, oob);
         }
         for _ in pages {
@@ -340,6 +384,14 @@ impl Flash for ImageCrashFlash {
     }
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.begin_command()?;
+        if self.inject.erase_fails() {
+            self.flash.geometry().check_block(block)?;
+            let mut wear = self.flash.block_wear(block)?;
+            wear.erases = wear.erases.saturating_add(1);
+            wear.health = crate::BlockHealth::WornOut;
+            self.flash.set_block_wear(block, wear)?;
+            return Err(FlashError::EraseFailed { block: block.0 });
+        }
         self.flash.erase(block)
     }
     fn sync(&mut self) -> Result<()> {
@@ -475,6 +527,38 @@ mod tests {
         assert!(f.sectors_in_flight() > 0);
         f.crash(CrashPolicy::NoneApplied, &mut rng).unwrap();
         assert!(f.probe_erased(run[0]).unwrap());
+    }
+
+    #[test]
+    fn injected_failures_consume_the_page_or_wear_out_the_block() {
+        let g = Geometry::tiny();
+        let mut f = ImageCrashFlash::new(g).unwrap();
+        let (d, o) = page(&g, 0x44);
+        f.fail_nth_program(2);
+        f.program(PageAddr::new(3, 0), &d, &o).unwrap();
+        let e = f.program(PageAddr::new(3, 1), &d, &o).unwrap_err();
+        assert!(e.is_media_failure(), "{e}");
+        // The failed page is consumed (reads as zeros, not erased), the
+        // block's other page keeps its data, and the next program works.
+        let mut buf = vec![0u8; g.page_size()];
+        f.read(PageAddr::new(3, 1), 0, &mut buf).unwrap();
+        assert!(buf.iter().all(|&b| b == 0));
+        assert!(!f.probe_erased(PageAddr::new(3, 1)).unwrap());
+        f.read(PageAddr::new(3, 0), 0, &mut buf).unwrap();
+        assert_eq!(buf, d);
+        f.program(PageAddr::new(3, 2), &d, &o).unwrap();
+        // A run of programs with an armed failure inside fails at that page.
+        f.fail_nth_program(1);
+        let run = [PageAddr::new(3, 3), PageAddr::new(3, 4)];
+        let two: Vec<u8> = [d.clone(), d.clone()].concat();
+        assert!(f
+            .program_many(&run, &two, &[])
+            .unwrap_err()
+            .is_media_failure());
+        f.fail_nth_erase(1);
+        assert!(f.erase(BlockId(3)).unwrap_err().is_media_failure());
+        assert!(f.block_wear(BlockId(3)).unwrap().is_bad());
+        assert_eq!(f.injected_failures(), (2, 1));
     }
 
     #[test]

@@ -18,6 +18,16 @@
 //!   destroys (a relocated copy, or a newer write of a stale sector) is
 //!   unsynced: GC victims wait as `Collected` until a sync that follows
 //!   programming the merge buffer (see `gc.rs`).
+//!
+//! Media failures (issue 14): a program the flash fails marks its block
+//! bad on the device (`Flash::mark_bad`), abandons the active segment (it
+//! becomes `Used`: its other pages keep their data, and GC empties it
+//! later) and programs the page at the start of a fresh segment; a segment
+//! with a bad block is never erased or filled again (`Retired` once it
+//! holds nothing), which recovery learns from the persisted wear records;
+//! an erase the flash fails retires its segment. Past `spare_segments`
+//! retired segments, or on a failure the engine cannot move, the device
+//! turns read-only (`FtlError::WornOut`: reads keep working).
 
 use std::collections::BTreeMap;
 
@@ -163,6 +173,12 @@ pub struct LogFtl<F: Flash> {
     /// Scratch buffers: an OOB, a trim-record sector.
     pub(crate) oob_scratch: Vec<u8>,
     pub(crate) trim_scratch: Vec<u8>,
+    /// Segments that may be retired before the device turns read-only:
+    /// the data segments beyond what the logical sectors and GC's high
+    /// watermark need.
+    pub(crate) spare_segments: u64,
+    /// Why the device is read-only, once it is (`FtlError::WornOut`).
+    pub(crate) worn_out: Option<String>,
 }
 
 impl<F: Flash> LogFtl<F> {
@@ -173,6 +189,9 @@ impl<F: Flash> LogFtl<F> {
         let layout = Layout::new(&g, config.stripe_dies)?;
         let logical = config.logical_sectors;
         let spp = g.sectors_per_page as usize;
+        let per_seg = u64::from(layout.sectors_per_segment - layout.sectors_per_page).max(1);
+        let needed = logical.div_ceil(per_seg) + u64::from(config.gc_high_free_segments) + 1;
+        let spare_segments = u64::from(layout.data_segments()).saturating_sub(needed);
         let stats = DeviceStats {
             kind: Some(mode.kind),
             ..DeviceStats::default()
@@ -204,6 +223,8 @@ impl<F: Flash> LogFtl<F> {
             stats,
             oob_scratch: vec![0; g.oob_size as usize],
             trim_scratch: vec![0; layout.sector_size],
+            spare_segments,
+            worn_out: None,
             config,
         })
     }
@@ -216,11 +237,20 @@ impl<F: Flash> LogFtl<F> {
             NvLog::check_size(&f.flash, f.layout.sectors_per_page)?;
         }
         label::clear_label(&mut f.flash)?;
+        f.segs.free.clear();
         for s in 1..f.layout.segments {
-            for m in 0..f.layout.stripe {
-                f.flash.erase(f.layout.member_block(SegId(s), m))?;
+            let seg = SegId(s);
+            f.segs.state[s as usize] = SegState::Dirty;
+            if f.erase_segment(seg)? {
+                f.segs.state[s as usize] = SegState::Free;
+                f.segs.free.push_back(seg);
             }
-            f.segs.state[s as usize] = SegState::Free;
+        }
+        // Format's own erases are not wear the device's counters report.
+        f.segs.erases.fill(0);
+        f.check_spare();
+        if let Some(why) = &f.worn_out {
+            return Err(FtlError::WornOut(why.clone()));
         }
         f.flash.sync()?;
         if mode.kind == FtlKind::Sync {
@@ -238,6 +268,51 @@ impl<F: Flash> LogFtl<F> {
 
     pub fn config(&self) -> &LogConfig {
         &self.config
+    }
+
+    /// Runs a request that changes the device: refused once the device is
+    /// read-only; a media failure the engine could not move, or a lack of
+    /// space once segments are retired, turns it read-only. The volatile
+    /// state stays what reads need (the merge buffer keeps what was not
+    /// programmed).
+    pub(crate) fn guarded(&mut self, op: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
+        if let Some(why) = &self.worn_out {
+            return Err(FtlError::WornOut(why.clone()));
+        }
+        let r = op(self);
+        self.check_spare();
+        match r {
+            Err(FtlError::Flash(e)) if e.is_media_failure() => {
+                self.worn_out = Some(e.to_string());
+                Err(FtlError::WornOut(e.to_string()))
+            }
+            Err(FtlError::NoSpace(m)) if self.segs.count(SegState::Retired) > 0 => {
+                let why = format!(
+                    "{m} ({} segments retired)",
+                    self.segs.count(SegState::Retired)
+                );
+                self.worn_out = Some(why.clone());
+                Err(FtlError::WornOut(why))
+            }
+            r => r,
+        }
+    }
+
+    /// Turns the device read-only once more segments are retired than it
+    /// can spare (GC would run out of free segments).
+    pub(crate) fn check_spare(&mut self) {
+        let retired = self.segs.count(SegState::Retired);
+        if self.worn_out.is_none() && retired > self.spare_segments {
+            self.worn_out = Some(format!(
+                "{retired} segments hold a bad block and the configuration can spare {}",
+                self.spare_segments
+            ));
+        }
+    }
+
+    /// Retires a segment that holds a bad block and nothing live.
+    pub(crate) fn retire(&mut self, seg: SegId) {
+        self.segs.state[seg.0 as usize] = SegState::Retired;
     }
 
     pub fn into_flash(self) -> F {
@@ -461,10 +536,12 @@ impl<F: Flash> LogFtl<F> {
         self.flash.sync()?;
         if self.buf.is_empty() {
             while let Some(&seg) = self.segs.collected.first() {
-                self.erase_segment(seg)?;
+                let erased = self.erase_segment(seg)?;
                 self.segs.collected.remove(0);
-                self.segs.state[seg.0 as usize] = SegState::Free;
-                self.segs.free.push_back(seg);
+                if erased {
+                    self.segs.state[seg.0 as usize] = SegState::Free;
+                    self.segs.free.push_back(seg);
+                }
             }
         }
         Ok(())
@@ -483,14 +560,30 @@ impl<F: Flash> LogFtl<F> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        if self.active.is_none() {
-            self.pop_active()?;
-        }
-        let Some((seg, page)) = self.active else {
-            return Err(FtlError::NoSpace("no segment to program into".into()));
+        let (seg, page) = loop {
+            if self.active.is_none() {
+                self.pop_active()?;
+            }
+            let Some((seg, page)) = self.active else {
+                return Err(FtlError::NoSpace("no segment to program into".into()));
+            };
+            let addr = self.layout.page_addr(seg, page);
+            match self.flash.program(addr, self.buf.page(), self.buf.oob()) {
+                Ok(()) => break (seg, page),
+                Err(e) if e.is_media_failure() => {
+                    // The page is consumed; the segment's other pages keep
+                    // their data, so it is abandoned as `Used` (GC empties
+                    // it, then it is retired) and the page goes to a fresh
+                    // segment. Its sectors stay in the buffer (and, sync,
+                    // in the battery-backed log) until then.
+                    self.stats.program_failures += 1;
+                    self.flash.mark_bad(addr.block)?;
+                    self.segs.state[seg.0 as usize] = SegState::Used;
+                    self.active = None;
+                }
+                Err(e) => return Err(e.into()),
+            }
         };
-        let addr = self.layout.page_addr(seg, page);
-        self.flash.program(addr, self.buf.page(), self.buf.oob())?;
         if self.mode.sync_each_command {
             self.flash.sync()?;
         }
@@ -548,39 +641,75 @@ impl<F: Flash> LogFtl<F> {
     /// Takes the next segment of the free queue as the active one, erasing
     /// it first if its content is unknown.
     pub(crate) fn pop_active(&mut self) -> Result<()> {
-        let Some(seg) = self.segs.take_free(&self.flash, &self.layout) else {
-            return Err(FtlError::NoSpace(
-                "no free segment left: live data and trim records fill the device; trim or delete data, or reformat with fewer logical sectors".into(),
-            ));
-        };
-        if self.segs.state[seg.0 as usize] == SegState::Dirty {
-            // Dirty segments hold only content recovery found stale; the
-            // newer copies that beat it are durable, so no sync is needed.
-            self.erase_segment(seg)?;
+        loop {
+            let Some(seg) = self.segs.take_free(&self.flash, &self.layout) else {
+                return Err(FtlError::NoSpace(
+                    "no free segment left: live data and trim records fill the device; trim or delete data, or reformat with fewer logical sectors".into(),
+                ));
+            };
+            if self.segs.state[seg.0 as usize] == SegState::Dirty
+                || Segments::has_bad_block(&self.flash, &self.layout, seg)
+            {
+                // Dirty segments hold only content recovery found stale; the
+                // newer copies that beat it are durable, so no sync is
+                // needed. A segment that cannot be erased is retired.
+                if !self.erase_segment(seg)? {
+                    continue;
+                }
+            }
+            self.segs.state[seg.0 as usize] = SegState::Active;
+            self.active = Some((seg, 0));
+            return Ok(());
         }
-        self.segs.state[seg.0 as usize] = SegState::Active;
-        self.active = Some((seg, 0));
-        Ok(())
     }
 
-    /// Erases a segment's blocks and forgets what its sectors held.
-    pub(crate) fn erase_segment(&mut self, seg: SegId) -> Result<()> {
+    /// Erases a segment's blocks and forgets what its sectors held; true
+    /// when it did. A segment with a bad block is retired instead (false),
+    /// and so is one whose erase the flash fails: the members erased
+    /// before the failure forget their sectors, the others keep theirs
+    /// (still counted, as recovery will see them).
+    pub(crate) fn erase_segment(&mut self, seg: SegId) -> Result<bool> {
+        if Segments::has_bad_block(&self.flash, &self.layout, seg) {
+            self.retire(seg);
+            return Ok(false);
+        }
         for m in 0..self.layout.stripe {
-            self.flash.erase(self.layout.member_block(seg, m))?;
-        }
-        let base = self.layout.seg_base(seg) as usize;
-        for p in base..base + self.layout.sectors_per_segment as usize {
-            let tag = self.p2l[p];
-            if (tag as u64) < self.logical {
-                self.copies[tag as usize] -= 1;
-            } else if tag == P2L_TRIM {
-                self.trims.remove(&(p as u32));
-                self.segs.trims[seg.0 as usize] -= 1;
+            match self.flash.erase(self.layout.member_block(seg, m)) {
+                Ok(()) => {}
+                Err(e) if e.is_media_failure() => {
+                    self.stats.erase_failures += 1;
+                    self.forget_sectors(seg, |member| member < m);
+                    self.segs.erases[seg.0 as usize] += 1;
+                    self.retire(seg);
+                    return Ok(false);
+                }
+                Err(e) => return Err(e.into()),
             }
-            self.p2l[p] = P2L_NONE;
         }
+        self.forget_sectors(seg, |_| true);
         self.segs.erases[seg.0 as usize] += 1;
-        Ok(())
+        Ok(true)
+    }
+
+    /// Forgets what the sectors of `seg` in the members `erased` names held.
+    fn forget_sectors(&mut self, seg: SegId, erased: impl Fn(u32) -> bool) {
+        let spp = self.layout.sectors_per_page;
+        for page in 0..self.layout.pages_per_segment {
+            if !erased(page % self.layout.stripe) {
+                continue;
+            }
+            for slot in 0..spp {
+                let p = self.layout.ppa(seg, page, slot).0 as usize;
+                let tag = self.p2l[p];
+                if (tag as u64) < self.logical {
+                    self.copies[tag as usize] -= 1;
+                } else if tag == P2L_TRIM {
+                    self.trims.remove(&(p as u32));
+                    self.segs.trims[seg.0 as usize] -= 1;
+                }
+                self.p2l[p] = P2L_NONE;
+            }
+        }
     }
 
     /// Sets the wear policy: dynamic leveling only (a static spread is
@@ -602,6 +731,7 @@ impl<F: Flash> LogFtl<F> {
         s.invalid_blocks = 0;
         s.erasable_blocks = self.segs.count(SegState::Dirty) + self.segs.count(SegState::Collected);
         s.set_erase_counts(&self.segs.erases[1..]);
+        s.bad_blocks = self.segs.count(SegState::Retired);
         s.flash = self.flash.counters();
         s.wear = self.segs.wear_stats;
         s

@@ -616,15 +616,17 @@ impl<F: Flash> LogFtl<F> {
         let ahead = &mut self.ahead;
         ahead.pool.extend(ahead.staged.drain(..));
         ahead.victim = None;
-        if self.mode.durable_buffer {
-            self.erase_segment(victim)?;
+        let erased = if self.mode.durable_buffer {
+            let erased = self.erase_segment(victim)?;
             if self.mode.sync_each_command {
                 self.flash.sync()?;
             }
+            erased
         } else if self.mode.erase_before_sync {
-            self.erase_segment(victim)?;
+            let erased = self.erase_segment(victim)?;
             self.program_buffer()?;
             self.flash.sync()?;
+            erased
         } else if self.mode.kind == FtlKind::Async {
             // Erased after the next sync that follows programming the
             // merge buffer (module documentation).
@@ -636,11 +638,13 @@ impl<F: Flash> LogFtl<F> {
             // The SyncSkipSync mutant: as async did before deferring.
             self.program_buffer()?;
             self.flash.sync()?;
-            self.erase_segment(victim)?;
+            self.erase_segment(victim)?
+        };
+        if erased {
+            self.segs.state[victim.0 as usize] = SegState::Free;
+            self.segs.free.push_back(victim);
+            self.stats.gc_blocks_reclaimed += 1;
         }
-        self.segs.state[victim.0 as usize] = SegState::Free;
-        self.segs.free.push_back(victim);
-        self.stats.gc_blocks_reclaimed += 1;
         Ok(())
     }
 }

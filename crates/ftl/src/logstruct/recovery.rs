@@ -24,7 +24,7 @@ use super::engine::{LogFtl, Mode, P2L_NONE, P2L_TRIM};
 use super::layout::{Layout, Ppa, SegId};
 use super::nvlog::{NvEntry, NvLog};
 use super::oob::{decode_record, decode_trim, TrimRecord, LA_TRIM, OOB_RECORD_SIZE};
-use super::segs::SegState;
+use super::segs::{SegState, Segments};
 use crate::device::Result;
 use crate::UNMAPPED;
 
@@ -193,12 +193,19 @@ impl<F: Flash> LogFtl<F> {
         for seg in 1..f.layout.segments {
             let st = if f.segs.load(SegId(seg)) > 0 {
                 SegState::Used
+            } else if Segments::has_bad_block(&f.flash, &f.layout, SegId(seg)) {
+                // The wear records are the bad-block table: a segment with
+                // a bad block is never filled again.
+                SegState::Retired
             } else {
                 f.segs.free.push_back(SegId(seg));
                 SegState::Dirty
             };
             f.segs.state[seg as usize] = st;
         }
+        // Past the spare, the device opens read-only (the sync FTL's log
+        // is still moved to flash below: reads need it mapped).
+        f.check_spare();
         f.pop_active()?;
         if mode.durable_buffer {
             // No GC and no log reset until every winning entry is on flash.
@@ -214,7 +221,7 @@ impl<F: Flash> LogFtl<F> {
                 }
             }
         }
-        if f.segs.free_count() < f.config.gc_low_free_segments {
+        if f.worn_out.is_none() && f.segs.free_count() < f.config.gc_low_free_segments {
             f.run_gc()?;
         }
         Ok(f)

@@ -7,7 +7,8 @@
 //! - `collected` holds exactly the `Collected` segments, once each;
 //! - `valid[s]` is the number of logical sectors mapped into segment `s`, and
 //!   `trims[s]` the number of live trim records in it; both are 0 unless the
-//!   segment is `Active` or `Used`.
+//!   segment is `Active` or `Used`;
+//! - a `Retired` segment is in no queue and is never erased again.
 
 use std::collections::VecDeque;
 
@@ -36,6 +37,11 @@ pub enum SegState {
     Active,
     /// Full (or found programmed by recovery) and holding live content.
     Used,
+    /// Holds a bad erase block (factory bad, worn out by a failed erase, or
+    /// marked bad after a failed program): never filled or erased again.
+    /// It holds no live content, but the stale copies still on it stay
+    /// counted (`p2l`, `copies`), since recovery's scan still sees them.
+    Retired,
 }
 
 #[derive(Debug)]
@@ -106,6 +112,16 @@ impl Segments {
             .map(SegId)
             .filter(|&s| self.state[s.0 as usize] == SegState::Used)
             .min_by_key(|&s| (self.load(s), s.0))
+    }
+
+    /// Whether an erase block of `s` is bad on `flash` (its wear record:
+    /// persisted, so recovery learns it too).
+    pub(crate) fn has_bad_block<F: Flash + ?Sized>(flash: &F, layout: &Layout, s: SegId) -> bool {
+        (0..layout.stripe).any(|m| {
+            flash
+                .block_wear(layout.member_block(s, m))
+                .is_ok_and(|w| w.is_bad())
+        })
     }
 
     pub(crate) fn count(&self, st: SegState) -> u64 {

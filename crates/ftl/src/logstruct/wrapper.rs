@@ -70,13 +70,13 @@ macro_rules! baseline_ftl {
                 self.inner.read(lba, buf)
             }
             fn write(&mut self, lba: $crate::Lba, data: &[u8]) -> $crate::Result<()> {
-                self.inner.write(lba, data)
+                self.inner.guarded(|f| f.write(lba, data))
             }
             fn trim(&mut self, lba: $crate::Lba, count: u64) -> $crate::Result<()> {
-                self.inner.trim(lba, count)
+                self.inner.guarded(|f| f.trim(lba, count))
             }
             fn flush(&mut self) -> $crate::Result<()> {
-                self.inner.flush()
+                self.inner.guarded(|f| f.flush())
             }
             fn epoch_remaining(&self) -> Option<u64> {
                 None

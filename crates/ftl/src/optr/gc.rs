@@ -137,10 +137,11 @@ impl<F: Flash> Optr<F> {
         self.program_stage()?;
         self.flash.sync()?;
         for &v in &victims {
-            self.erase_segment(v)?;
-            self.segs.state[v.0 as usize] = SegState::Free;
-            self.segs.free.push_back(v);
-            self.stats.gc_blocks_reclaimed += 1;
+            if self.erase_segment(v)? {
+                self.segs.state[v.0 as usize] = SegState::Free;
+                self.segs.free.push_back(v);
+                self.stats.gc_blocks_reclaimed += 1;
+            }
         }
         // The erases must be durable before a victim is reopened as a log
         // segment (see `open_segment`).

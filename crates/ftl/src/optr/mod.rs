@@ -31,6 +31,15 @@
 //!   copy of the checkpointed L2P checks it under the `ghost` feature);
 //! - every wid on flash is below `next_wid`, every sequence number below
 //!   `next_seqno`.
+//!
+//! Media failures (issue 14): a segment with a bad erase block (its wear
+//! record, persisted, so recovery learns it too) is never filled or erased
+//! again (`Retired`), and an erase the flash fails retires its segment;
+//! any other failed program or erase turns the device read-only
+//! (`FtlError::WornOut`): the request's sectors stay in the cache and the
+//! staging page, so reads keep working, and recovery finds the log up to
+//! the failed page (its clues do not check). A recovery whose fencing
+//! checkpoint fails opens the device read-only.
 
 pub mod cache;
 pub mod checkpoint;
@@ -112,6 +121,8 @@ pub struct Optr<F: Flash> {
     stats: DeviceStats,
     optr_stats: OptrStats,
     opened_counters: flash::FlashCounters,
+    /// Why the device is read-only, once it is (`FtlError::WornOut`).
+    worn_out: Option<String>,
 }
 
 impl<F: Flash> Optr<F> {
@@ -173,6 +184,7 @@ impl<F: Flash> Optr<F> {
             },
             optr_stats: OptrStats::default(),
             opened_counters,
+            worn_out: None,
             flash,
             config,
             plan,
@@ -192,12 +204,14 @@ impl<F: Flash> Optr<F> {
         let mut f = Self::empty(flash, config, mutant)?;
         label::clear_label(&mut f.flash)?;
         checkpoint::erase_slots(&mut f.flash, &f.plan)?;
+        f.segs.free.clear();
         for s in f.plan.first_data_segment..f.layout.segments {
-            for m in 0..f.layout.stripe {
-                f.flash.erase(f.layout.member_block(SegId(s), m))?;
+            if f.erase_segment(SegId(s))? {
+                f.segs.state[s as usize] = SegState::Free;
+                f.segs.free.push_back(SegId(s));
             }
-            f.segs.state[s as usize] = SegState::Free;
         }
+        f.segs.erases.fill(0);
         f.flash.sync()?;
         f.write_full_checkpoint()?;
         label::write_label(&mut f.flash, FtlKind::Optr, &f.config.encode())?;
@@ -290,26 +304,49 @@ impl<F: Flash> Optr<F> {
     /// Opens the next log segment: erases it if it holds stale content and
     /// programs its summary page.
     fn open_segment(&mut self) -> Result<(SegId, u32)> {
-        let seg = self
-            .segs
-            .take_free(&self.flash, &self.layout)
-            .ok_or_else(|| {
-                FtlError::NoSpace("no free segment for the data log; GC could not keep up".into())
-            })?;
-        if self.segs.state[seg.0 as usize] == SegState::Dirty {
-            // Synced before the summary page goes in: a power cut leaves
-            // each page of an unsynced erase old or erased independently,
-            // so stale pages with valid clues could reappear behind a new
-            // summary and be rolled forward as part of the new log.
-            self.erase_segment(seg)?;
-            self.flash.sync()?;
-        }
-        let seqno = self.next_seqno;
-        self.next_seqno += 1;
-        let mut page = vec![0u8; self.layout.geometry.page_size()];
-        encode_summary(&mut page, seg, seqno);
-        self.flash
-            .program(self.layout.page_addr(seg, 0), &page, &[])?;
+        let seg = loop {
+            let seg = self
+                .segs
+                .take_free(&self.flash, &self.layout)
+                .ok_or_else(|| {
+                    FtlError::NoSpace(
+                        "no free segment for the data log; GC could not keep up".into(),
+                    )
+                })?;
+            if self.segs.state[seg.0 as usize] == SegState::Dirty
+                || Segments::has_bad_block(&self.flash, &self.layout, seg)
+            {
+                // Synced before the summary page goes in: a power cut leaves
+                // each page of an unsynced erase old or erased independently,
+                // so stale pages with valid clues could reappear behind a new
+                // summary and be rolled forward as part of the new log.
+                if !self.erase_segment(seg)? {
+                    continue;
+                }
+                self.flash.sync()?;
+            }
+            let seqno = self.next_seqno;
+            self.next_seqno += 1;
+            let mut page = vec![0u8; self.layout.geometry.page_size()];
+            encode_summary(&mut page, seg, seqno);
+            let addr = self.layout.page_addr(seg, 0);
+            match self.flash.program(addr, &page, &[]) {
+                Ok(()) => break (seg, seqno),
+                Err(e) if e.is_media_failure() => {
+                    // Nothing of the log is in this segment yet: its block
+                    // is marked bad, the segment retired, and the log goes
+                    // on in the next one under the same sequence number
+                    // (recovery follows numbers one more each, so none may
+                    // be skipped; the failed page holds no valid summary).
+                    self.stats.program_failures += 1;
+                    self.flash.mark_bad(addr.block)?;
+                    self.next_seqno -= 1;
+                    self.segs.state[seg.0 as usize] = SegState::Retired;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let (seg, seqno) = seg;
         self.stats.meta_pages_written += 1;
         self.optr_stats.summary_pages_programmed += 1;
         self.seg_seqno[seg.0 as usize] = seqno;
@@ -319,15 +356,57 @@ impl<F: Flash> Optr<F> {
         Ok((seg, 1))
     }
 
-    fn erase_segment(&mut self, seg: SegId) -> Result<()> {
-        for m in 0..self.layout.stripe {
-            self.flash.erase(self.layout.member_block(seg, m))?;
-        }
-        self.segs.erases[seg.0 as usize] += 1;
+    /// Erases a segment (true), or retires it (false) when it has a bad
+    /// block or the flash fails the erase: it is never filled again.
+    fn erase_segment(&mut self, seg: SegId) -> Result<bool> {
         let base = self.layout.seg_base(seg) as usize;
         self.p2l[base..base + self.layout.sectors_per_segment as usize].fill(UNMAPPED);
         self.seg_seqno[seg.0 as usize] = 0;
-        Ok(())
+        if Segments::has_bad_block(&self.flash, &self.layout, seg) {
+            self.segs.state[seg.0 as usize] = SegState::Retired;
+            return Ok(false);
+        }
+        for m in 0..self.layout.stripe {
+            match self.flash.erase(self.layout.member_block(seg, m)) {
+                Ok(()) => {}
+                Err(e) if e.is_media_failure() => {
+                    self.stats.erase_failures += 1;
+                    self.segs.erases[seg.0 as usize] += 1;
+                    self.segs.state[seg.0 as usize] = SegState::Retired;
+                    return Ok(false);
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        self.segs.erases[seg.0 as usize] += 1;
+        Ok(true)
+    }
+
+    /// Runs a request that changes the device (see the module
+    /// documentation's media failures): refused once read-only; a media
+    /// failure, or a lack of space once segments are retired, makes it so.
+    fn guarded(&mut self, op: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
+        if let Some(why) = &self.worn_out {
+            return Err(FtlError::WornOut(why.clone()));
+        }
+        match op(self) {
+            Err(FtlError::Flash(e)) if e.is_media_failure() => {
+                if matches!(e, flash::FlashError::ProgramFailed { .. }) {
+                    self.stats.program_failures += 1;
+                }
+                self.worn_out = Some(e.to_string());
+                Err(FtlError::WornOut(e.to_string()))
+            }
+            Err(FtlError::NoSpace(m)) if self.segs.count(SegState::Retired) > 0 => {
+                let why = format!(
+                    "{m} ({} segments retired)",
+                    self.segs.count(SegState::Retired)
+                );
+                self.worn_out = Some(why.clone());
+                Err(FtlError::WornOut(why))
+            }
+            r => r,
+        }
     }
 
     /// Programs the staging page (padding it) at the log head.
@@ -563,6 +642,72 @@ impl<F: Flash> Optr<F> {
     }
 }
 
+impl<F: Flash> Optr<F> {
+    fn write_impl(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
+        let ss = self.layout.sector_size;
+        let n = check_request(lba, data.len(), ss, self.logical)?;
+        if n > self.max_request_sectors() {
+            return Err(FtlError::BadArgument(format!(
+                "a write of {n} sectors exceeds this device's maximum request of {} sectors (each request is atomic)",
+                self.max_request_sectors()
+            )));
+        }
+        self.prepare()?;
+        let wid = self.take_wid()?;
+        for i in 0..n as usize {
+            self.cache_sector(
+                lba.0 as u32 + i as u32,
+                &data[i * ss..(i + 1) * ss],
+                wid,
+                n as u16,
+            )?;
+        }
+        self.stats.user_sectors_written += n;
+        Ok(())
+    }
+
+    fn trim_impl(&mut self, lba: Lba, count: u64) -> Result<()> {
+        check_range(lba, count, self.logical)?;
+        self.stats.user_sectors_trimmed += count;
+        let (start, end) = (lba.0 as u32, (lba.0 + count) as u32);
+        let live = (start..end).any(|l| self.cache.contains(l) || self.l2p[l as usize] != UNMAPPED);
+        if !live {
+            // Nothing to change in any prefix state: no wid is spent.
+            return Ok(());
+        }
+        self.prepare()?;
+        let wid = self.take_wid()?;
+        for lpn in start..end {
+            let cached = self.cache.remove(lpn);
+            if let Some(e) = &cached {
+                if e.dirty {
+                    self.add_record(Coalesce {
+                        x: e.wid,
+                        y: wid,
+                        x_size: u32::from(e.size),
+                    })?;
+                }
+            }
+            if cached.is_some() || self.l2p[lpn as usize] != UNMAPPED {
+                self.mapped -= 1;
+            }
+            self.unmap_flash(lpn);
+        }
+        let mut sector = vec![0u8; self.layout.sector_size];
+        encode_trim(&mut sector, lba.0, count);
+        self.stats.meta_pages_written += 1;
+        self.optr_stats.trim_sectors_programmed += 1;
+        self.stage_push(
+            Clue {
+                lpn: LPN_TRIM,
+                wid,
+                size: 1,
+            },
+            &sector,
+        )
+    }
+}
+
 impl<F: Flash> BlockDevice for Optr<F> {
     fn sector_size(&self) -> usize {
         self.layout.sector_size
@@ -611,73 +756,19 @@ impl<F: Flash> BlockDevice for Optr<F> {
     }
 
     fn write(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
-        let ss = self.layout.sector_size;
-        let n = check_request(lba, data.len(), ss, self.logical)?;
-        if n > self.max_request_sectors() {
-            return Err(FtlError::BadArgument(format!(
-                "a write of {n} sectors exceeds this device's maximum request of {} sectors (each request is atomic)",
-                self.max_request_sectors()
-            )));
-        }
-        self.prepare()?;
-        let wid = self.take_wid()?;
-        for i in 0..n as usize {
-            self.cache_sector(
-                lba.0 as u32 + i as u32,
-                &data[i * ss..(i + 1) * ss],
-                wid,
-                n as u16,
-            )?;
-        }
-        self.stats.user_sectors_written += n;
-        Ok(())
+        self.guarded(|f| f.write_impl(lba, data))
     }
 
     fn trim(&mut self, lba: Lba, count: u64) -> Result<()> {
-        check_range(lba, count, self.logical)?;
-        self.stats.user_sectors_trimmed += count;
-        let (start, end) = (lba.0 as u32, (lba.0 + count) as u32);
-        let live = (start..end).any(|l| self.cache.contains(l) || self.l2p[l as usize] != UNMAPPED);
-        if !live {
-            // Nothing to change in any prefix state: no wid is spent.
-            return Ok(());
-        }
-        self.prepare()?;
-        let wid = self.take_wid()?;
-        for lpn in start..end {
-            let cached = self.cache.remove(lpn);
-            if let Some(e) = &cached {
-                if e.dirty {
-                    self.add_record(Coalesce {
-                        x: e.wid,
-                        y: wid,
-                        x_size: u32::from(e.size),
-                    })?;
-                }
-            }
-            if cached.is_some() || self.l2p[lpn as usize] != UNMAPPED {
-                self.mapped -= 1;
-            }
-            self.unmap_flash(lpn);
-        }
-        let mut sector = vec![0u8; self.layout.sector_size];
-        encode_trim(&mut sector, lba.0, count);
-        self.stats.meta_pages_written += 1;
-        self.optr_stats.trim_sectors_programmed += 1;
-        self.stage_push(
-            Clue {
-                lpn: LPN_TRIM,
-                wid,
-                size: 1,
-            },
-            &sector,
-        )
+        self.guarded(|f| f.trim_impl(lba, count))
     }
 
     fn flush(&mut self) -> Result<()> {
-        self.internal_flush()?;
-        self.stats.flushes += 1;
-        Ok(())
+        self.guarded(|f| {
+            f.internal_flush()?;
+            f.stats.flushes += 1;
+            Ok(())
+        })
     }
 
     fn epoch_remaining(&self) -> Option<u64> {
@@ -705,6 +796,7 @@ impl<F: Flash> BlockDevice for Optr<F> {
                 SegState::Free | SegState::Dirty => s.free_blocks += 1,
                 SegState::Active | SegState::Used => s.used_blocks += 1,
                 SegState::Collected => s.invalid_blocks += 1,
+                SegState::Retired => s.bad_blocks += 1,
                 SegState::Reserved => {}
             }
         }

@@ -271,6 +271,12 @@ impl<F: Flash> Optr<F> {
         for s in self.plan.first_data_segment..self.layout.segments {
             let st = if self.segs.valid[s as usize] > 0 {
                 SegState::Used
+            } else if crate::logstruct::segs::Segments::has_bad_block(
+                &self.flash,
+                &self.layout,
+                SegId(s),
+            ) {
+                SegState::Retired
             } else {
                 self.segs.free.push_back(SegId(s));
                 SegState::Dirty
@@ -284,7 +290,15 @@ impl<F: Flash> Optr<F> {
         // which also erases the region (its pages may be programmed up to
         // anywhere).
         self.incremental_next = self.plan.incremental_pages;
-        self.write_full_checkpoint()
+        match self.write_full_checkpoint() {
+            // A checkpoint block that fails: nothing can be written any
+            // more, but the state recovered above is what reads need.
+            Err(FtlError::Flash(e)) if e.is_media_failure() => {
+                self.worn_out = Some(e.to_string());
+                Ok(())
+            }
+            r => r,
+        }
     }
 }
 

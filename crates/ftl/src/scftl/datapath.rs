@@ -48,6 +48,7 @@ impl<F: Flash> Scftl<F> {
         }
         let page_bytes = self.layout.spp as usize * ss;
         let data = &data[..fits as usize * ss];
+        self.admitted = fits;
         let mut done = 0;
         while done < data.len() {
             let first = lba.0 + (done / ss) as u64;
@@ -69,14 +70,11 @@ impl<F: Flash> Scftl<F> {
                         .min(room)
                         .min((RUN_BYTES / page_bytes).max(1));
                     let k = k.max(1);
-                    match self.program_run_direct(a, first, &rest[..k * page_bytes]) {
-                        Ok(()) => done += k * page_bytes,
+                    match self.program_run_direct(a, first, &rest[..k * page_bytes])? {
+                        None => done += k * page_bytes,
                         // Nothing of the run was mapped: retire the
                         // superblock and write the run again elsewhere.
-                        Err(FtlError::Flash(FlashError::ProgramFailed { block, .. })) => {
-                            self.abandon_active(BlockId(block))?
-                        }
-                        Err(e) => return Err(e),
+                        Some(block) => self.abandon_active(block)?,
                     }
                     continue;
                 }
@@ -87,6 +85,7 @@ impl<F: Flash> Scftl<F> {
             self.note_written(la, psa, crc)?;
             done += ss;
         }
+        self.admitted = 0;
         self.stats.user_sectors_written += fits;
         refused.map_or(Ok(()), Err)
     }
@@ -97,6 +96,7 @@ impl<F: Flash> Scftl<F> {
     fn note_written(&mut self, la: La, psa: Psa, crc: u32) -> Result<()> {
         self.remap(la, psa);
         self.updates += 1;
+        self.admitted = self.admitted.saturating_sub(1);
         self.delta.note_sector(la, psa, crc);
         self.delta.push(&mut self.flash, &self.layout, la, psa)
     }
@@ -112,7 +112,7 @@ impl<F: Flash> Scftl<F> {
     /// after the run's data pages instead of between them: nothing is
     /// synced in between, so a crash could already land any subset of
     /// them).
-    fn program_run_direct(&mut self, a: Active, first: u64, run: &[u8]) -> Result<()> {
+    fn program_run_direct(&mut self, a: Active, first: u64, run: &[u8]) -> Result<Option<BlockId>> {
         debug_assert_eq!(self.mb_fill, 0);
         let ss = self.layout.sector_size;
         let spp = self.layout.spp;
@@ -134,13 +134,15 @@ impl<F: Flash> Scftl<F> {
             self.mb_oob.fill(0xFF);
             pages.push(self.layout.page_addr(a.sb, a.next_page + i as u32));
         }
-        // A program failure maps nothing (the caller writes the run again
-        // elsewhere); the pages before it hold data nothing points to.
-        let result = self
-            .flash
-            .program_many(&pages, run, &oobs)
-            .map_err(FtlError::from)
-            .and_then(|()| self.map_run(a, first, &oobs));
+        // A program failure maps nothing: `Ok(Some(block))`, and the
+        // caller writes the run again elsewhere; the pages before it hold
+        // data nothing points to. A failure while mapping (a delta page)
+        // is an error like any other: the run's sectors are mapped by then.
+        let result = match self.flash.program_many(&pages, run, &oobs) {
+            Ok(()) => self.map_run(a, first, &oobs).map(|()| None),
+            Err(FlashError::ProgramFailed { block, .. }) => Ok(Some(BlockId(block))),
+            Err(e) => Err(e.into()),
+        };
         self.mb_oob.fill(0xFF);
         self.run_pages = pages;
         self.run_oob = oobs;
@@ -280,7 +282,7 @@ impl<F: Flash> Scftl<F> {
     }
 
     fn check_epoch_budget(&self, needed: u64) -> Result<()> {
-        let remaining = u64::from(self.config.write_bound) - self.updates;
+        let remaining = u64::from(self.config.write_bound).saturating_sub(self.updates);
         if needed > remaining {
             return Err(FtlError::EpochFull { needed, remaining });
         }
@@ -454,7 +456,8 @@ impl<F: Flash> Scftl<F> {
     /// earlier one of the same epoch, in the digest and in recovery).
     fn reprogram_elsewhere(&mut self, a: Active, block: BlockId) -> Result<()> {
         let fill = self.mb_fill;
-        if u64::from(self.config.write_bound) - self.updates < u64::from(fill) {
+        let left = u64::from(self.config.write_bound).saturating_sub(self.updates + self.admitted);
+        if left < u64::from(fill) {
             return Err(FtlError::Flash(FlashError::ProgramFailed {
                 block: block.0,
                 page: a.next_page,

@@ -42,7 +42,7 @@
 
 use flash::Flash;
 
-use crate::device::Result;
+use crate::device::{FtlError, Result};
 use crate::mutant::Mutant;
 
 use super::checkpoint;
@@ -59,9 +59,9 @@ impl<F: Flash> Scftl<F> {
     /// Ends the epoch: durably (`durable`, a client's flush) or only in
     /// order (an epoch barrier).
     pub(super) fn flush_impl(&mut self, durable: bool) -> Result<()> {
-        if let Some(why) = &self.worn_out {
-            return Err(crate::device::FtlError::WornOut(why.clone()));
-        }
+        // Refused exactly when writes are (a flush must not make durable
+        // what a read-only device holds in RAM).
+        self.check_not_worn_out()?;
         self.stats.flushes += 1;
         let dirty = self.updates > 0
             || self.gc_count > 0
@@ -110,6 +110,22 @@ impl<F: Flash> Scftl<F> {
         self.gc_count = 0;
         self.delta.next_epoch(digest);
         self.ghost_commit();
+        // The epoch is committed: a media failure from here on (the full
+        // checkpoint, a static move, too little space left by bad
+        // superblocks) leaves the device read-only, but the flush did
+        // what it promised, so it succeeds.
+        match self.after_commit() {
+            Err(FtlError::WornOut(_)) => Ok(()),
+            Err(FtlError::Flash(e)) if e.is_media_failure() => {
+                self.worn_out = Some(e.to_string());
+                Ok(())
+            }
+            r => r,
+        }
+    }
+
+    /// What a flush does once its epoch is committed.
+    fn after_commit(&mut self) -> Result<()> {
         // The next epoch may write a consolidation page besides its own.
         if u64::from(self.delta.remaining_pages()) < self.derived.epoch_pages_max + 1 {
             self.full_checkpoint_rotating(true)?;

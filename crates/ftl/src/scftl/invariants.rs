@@ -57,6 +57,16 @@ impl<F: Flash> Scftl<F> {
             let need = self.derived.epoch_pairs_max + u64::from(self.layout.spp) - 1;
             let have = self.available_sectors();
             if have < need {
+                let bad = self.blocks.bad_count();
+                if bad > 0 {
+                    // Space lost to superblocks that went bad beyond what the
+                    // constraints planned for: the flash is worn out.
+                    let why = format!(
+                        "after {when}, {have} sectors are left for the next epoch, which may need {need}: {bad} superblocks went bad"
+                    );
+                    self.worn_out = Some(why.clone());
+                    return Err(FtlError::WornOut(why));
+                }
                 return Err(FtlError::NoSpace(format!(
                     "validator failed after {when}: {have} sectors are available for the next epoch but W + K*N + padding = {need} may be needed"
                 )));
@@ -101,6 +111,10 @@ impl<F: Flash> Scftl<F> {
     }
 
     pub(super) fn check_invariants_impl(&mut self) -> Result<(), String> {
+        self.check_bad_persisted()?;
+        if self.worn_out.is_some() {
+            return self.check_read_only_state();
+        }
         let l = &self.layout;
         let mut counted = vec![0u32; l.num_sbs as usize];
         let mut seen = super::map::ValidMap::empty(l.num_sbs as usize * l.sectors_per_sb as usize);
@@ -174,6 +188,50 @@ impl<F: Flash> Scftl<F> {
         }
         self.check_stable_matches_flash()?;
         self.check_oob_las()
+    }
+
+    /// The bad-block table is the device's wear records: every superblock
+    /// SCFTL retired or is emptying because of a bad block has one there,
+    /// so a reopen finds it bad too.
+    fn check_bad_persisted(&self) -> Result<(), String> {
+        let l = &self.layout;
+        for sb in (0..l.num_sbs).map(super::layout::Sb) {
+            let retired = self.blocks.state(sb) == SbState::Bad || self.evacuate.contains(&sb);
+            if retired
+                && !l
+                    .erase_blocks(sb)
+                    .any(|b| self.flash.block_wear(b).is_ok_and(|w| w.is_bad()))
+            {
+                return Err(format!(
+                    "superblock {sb} is retired (or being emptied) for a bad block, but the device records none of its blocks as bad"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A device read-only after a media failure: the failure may have
+    /// stopped any operation half-way (GC between marking a victim and
+    /// moving its last sector, a delta buffer left full, the epoch's
+    /// counters), none of which is used again; what reads use must hold:
+    /// every mapped sector lies in a data superblock, holds its valid bit,
+    /// and no two share a place. (The crash checker compares what recovery
+    /// rebuilds with its model.)
+    fn check_read_only_state(&self) -> Result<(), String> {
+        let l = &self.layout;
+        let mut seen = super::map::ValidMap::empty(l.num_sbs as usize * l.sectors_per_sb as usize);
+        for (la, pa) in self.l2p.iter() {
+            if !pa.is_mapped() {
+                continue;
+            }
+            if !l.is_data_psa(pa) || !self.valid.get(pa) || seen.get(pa) {
+                return Err(format!(
+                    "read-only device: L2P[{la}] = {pa} is outside the data region, not valid, or shared"
+                ));
+            }
+            seen.set(pa);
+        }
+        Ok(())
     }
 
     /// Debug builds with the `ghost` feature, version-5 images: every

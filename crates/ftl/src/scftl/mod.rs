@@ -171,6 +171,10 @@ pub struct Scftl<F: Flash> {
     live_slot: usize,
     /// Sector updates (written + trimmed sectors) in this epoch.
     updates: u64,
+    /// Sectors of the write in progress admitted against W but not yet
+    /// counted in `updates` (a program failure mid-request may only
+    /// charge what is left after them).
+    admitted: u64,
     /// GC relocations (victims) in this epoch.
     gc_count: u32,
     /// Epochs committed by ordered flushes since the last sync.
@@ -358,8 +362,12 @@ impl<F: Flash> Scftl<F> {
         // Likewise a version-5 image gets no OOB commit records, which
         // its build's recovery would not follow.
         me.oob_commit = label_version >= 6;
+        if let Err(FtlError::WornOut(why)) = me.check_not_worn_out() {
+            me.worn_out = Some(why);
+        }
         if me.worn_out.is_some() {
-            // Read-only: nothing below may write a bad metadata block.
+            // Read-only: nothing below may write a bad metadata block, and
+            // no epoch has the space the constraints promise.
             return Ok(me);
         }
         if rec.delta_needs_erase {
@@ -428,8 +436,11 @@ impl<F: Flash> Scftl<F> {
                 return Ok(me);
             }
         }
-        me.validate_after("recovery")?;
-        Ok(me)
+        match me.validate_after("recovery") {
+            // Too little space left by bad superblocks: read-only.
+            Err(FtlError::WornOut(_)) | Ok(()) => Ok(me),
+            Err(e) => Err(e),
+        }
     }
 
     /// `r` failed on a media failure (a metadata block wore out): the
@@ -502,6 +513,7 @@ impl<F: Flash> Scftl<F> {
             delta,
             live_slot,
             updates: 0,
+            admitted: 0,
             gc_count: 0,
             unsynced_epochs: 0,
             inpage: false,
@@ -721,7 +733,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
     }
 
     fn epoch_remaining(&self) -> Option<u64> {
-        Some(u64::from(self.config.write_bound) - self.updates)
+        Some(u64::from(self.config.write_bound).saturating_sub(self.updates))
     }
 
     fn set_wear_policy(&mut self, policy: crate::WearPolicy) -> Result<()> {

@@ -182,9 +182,8 @@ impl<F: Flash> Scftl<F> {
         self.evacuate
             .retain(|&sb| blocks.state(sb) == SbState::Used);
         if let Some(&t) = self.evacuate.first() {
-            let limit = (u64::from(self.config.write_bound) - self.updates) / 2;
-            let moved = self.move_for_wear(t, limit)?;
-            self.updates += moved;
+            let limit = u64::from(self.config.write_bound).saturating_sub(self.updates) / 2;
+            self.move_for_wear(t, limit)?;
             if self.blocks.valid_counts()[t.0 as usize] == 0 {
                 self.blocks.retire(t);
                 self.evacuate.remove(0);
@@ -211,10 +210,9 @@ impl<F: Flash> Scftl<F> {
         let Some(t) = self.wear_target else {
             return Ok(());
         };
-        let limit = (u64::from(self.config.write_bound) - self.updates) / 4;
+        let limit = u64::from(self.config.write_bound).saturating_sub(self.updates) / 4;
         if limit > 0 {
             let moved = self.move_for_wear(t, limit)?;
-            self.updates += moved;
             self.wear_stats.static_sectors += moved;
         }
         if self.blocks.valid_counts()[t.0 as usize] == 0 {
@@ -225,7 +223,8 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// Moves up to `limit` valid sectors of `sb` to the active pointer, as
-    /// GC relocates them; returns how many moved.
+    /// GC relocates them, each charged to the epoch's updates; returns how
+    /// many moved.
     fn move_for_wear(&mut self, sb: Sb, limit: u64) -> Result<u64> {
         let spp = self.layout.spp;
         let ss = self.layout.sector_size;
@@ -254,6 +253,9 @@ impl<F: Flash> Scftl<F> {
                 let crc = data_oob::CRC.at(s as usize * DATA_OOB_LEN).get_u32(&oob);
                 let la = self.la_of(old, s, &oob)?;
                 let sector = &data[s as usize * ss..(s as usize + 1) * ss];
+                // Charged before the append: a program failure in it
+                // reprograms the page elsewhere against what is left of W.
+                self.updates += 1;
                 let psa = self.append_relocated(page, la, sector, crc)?;
                 self.remap(la, psa);
                 self.delta.note_sector(la, psa, crc);
