@@ -25,7 +25,7 @@ use super::layout::{Layout, Ppa, SegId};
 use super::nvlog::{NvEntry, NvLog};
 use super::oob::{decode_record, decode_trim, TrimRecord, LA_TRIM, OOB_RECORD_SIZE};
 use super::segs::{SegState, Segments};
-use crate::device::Result;
+use crate::device::{FtlError, Result};
 use crate::UNMAPPED;
 
 /// Where a sector's winning candidate is.
@@ -206,7 +206,17 @@ impl<F: Flash> LogFtl<F> {
         // Past the spare, the device opens read-only (the sync FTL's log
         // is still moved to flash below: reads need it mapped).
         f.check_spare();
-        f.pop_active()?;
+        match f.pop_active() {
+            // Retired segments took the last free one: open read-only
+            // (reads need no active segment), not fail.
+            Err(FtlError::NoSpace(m)) if f.segs.count(SegState::Retired) > 0 => {
+                f.worn_out = Some(format!(
+                    "{m} ({} segments retired)",
+                    f.segs.count(SegState::Retired)
+                ));
+            }
+            r => r?,
+        }
         if mode.durable_buffer {
             // No GC and no log reset until every winning entry is on flash.
             f.defer_log_reset = true;
