@@ -281,21 +281,7 @@ impl<F: Flash> LogFtl<F> {
         }
         let r = op(self);
         self.check_spare();
-        match r {
-            Err(FtlError::Flash(e)) if e.is_media_failure() => {
-                self.worn_out = Some(e.to_string());
-                Err(FtlError::WornOut(e.to_string()))
-            }
-            Err(FtlError::NoSpace(m)) if self.segs.count(SegState::Retired) > 0 => {
-                let why = format!(
-                    "{m} ({} segments retired)",
-                    self.segs.count(SegState::Retired)
-                );
-                self.worn_out = Some(why.clone());
-                Err(FtlError::WornOut(why))
-            }
-            r => r,
-        }
+        self.segs.read_only_after(r, &mut self.worn_out)
     }
 
     /// Turns the device read-only once more segments are retired than it

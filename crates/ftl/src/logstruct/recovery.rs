@@ -206,15 +206,11 @@ impl<F: Flash> LogFtl<F> {
         // Past the spare, the device opens read-only (the sync FTL's log
         // is still moved to flash below: reads need it mapped).
         f.check_spare();
-        match f.pop_active() {
-            // Retired segments took the last free one: open read-only
-            // (reads need no active segment), not fail.
-            Err(FtlError::NoSpace(m)) if f.segs.count(SegState::Retired) > 0 => {
-                f.worn_out = Some(format!(
-                    "{m} ({} segments retired)",
-                    f.segs.count(SegState::Retired)
-                ));
-            }
+        // Retired segments took the last free one (or the flash failed):
+        // open read-only (reads need no active segment), not fail.
+        let active = f.pop_active();
+        match f.segs.read_only_after(active, &mut f.worn_out) {
+            Err(FtlError::WornOut(_)) => {}
             r => r?,
         }
         if mode.durable_buffer {

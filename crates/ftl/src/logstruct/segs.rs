@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 
 use flash::Flash;
 
+use crate::device::{FtlError, Result};
 use crate::wear::{self, WearPolicy, WearStats};
 
 use super::layout::{Layout, SegId};
@@ -122,6 +123,25 @@ impl Segments {
                 .block_wear(layout.member_block(s, m))
                 .is_ok_and(|w| w.is_bad())
         })
+    }
+
+    /// The read-only rule of a log over these segments: when `r` failed on
+    /// a media failure, or on a lack of space once segments are retired,
+    /// the device turns read-only (`worn_out` says why) and `WornOut` is
+    /// returned; any other result passes through.
+    pub(crate) fn read_only_after<T>(
+        &self,
+        r: Result<T>,
+        worn_out: &mut Option<String>,
+    ) -> Result<T> {
+        let retired = self.count(SegState::Retired);
+        let why = match &r {
+            Err(FtlError::Flash(e)) if e.is_media_failure() => e.to_string(),
+            Err(FtlError::NoSpace(m)) if retired > 0 => format!("{m} ({retired} segments retired)"),
+            _ => return r,
+        };
+        *worn_out = Some(why.clone());
+        Err(FtlError::WornOut(why))
     }
 
     pub(crate) fn count(&self, st: SegState) -> u64 {

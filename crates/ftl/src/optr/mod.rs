@@ -389,24 +389,11 @@ impl<F: Flash> Optr<F> {
         if let Some(why) = &self.worn_out {
             return Err(FtlError::WornOut(why.clone()));
         }
-        match op(self) {
-            Err(FtlError::Flash(e)) if e.is_media_failure() => {
-                if matches!(e, flash::FlashError::ProgramFailed { .. }) {
-                    self.stats.program_failures += 1;
-                }
-                self.worn_out = Some(e.to_string());
-                Err(FtlError::WornOut(e.to_string()))
-            }
-            Err(FtlError::NoSpace(m)) if self.segs.count(SegState::Retired) > 0 => {
-                let why = format!(
-                    "{m} ({} segments retired)",
-                    self.segs.count(SegState::Retired)
-                );
-                self.worn_out = Some(why.clone());
-                Err(FtlError::WornOut(why))
-            }
-            r => r,
+        let r = op(self);
+        if let Err(FtlError::Flash(flash::FlashError::ProgramFailed { .. })) = &r {
+            self.stats.program_failures += 1;
         }
+        self.segs.read_only_after(r, &mut self.worn_out)
     }
 
     /// Programs the staging page (padding it) at the log head.
