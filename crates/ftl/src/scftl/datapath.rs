@@ -600,8 +600,7 @@ impl<F: Flash> Scftl<F> {
                 let why = format!(
                     "no free or erasable superblock left after {bad} superblocks went bad (the last within an epoch)"
                 );
-                self.worn_out = Some(why.clone());
-                return Err(FtlError::WornOut(why));
+                return Err(self.read_only(why));
             }
             return Err(FtlError::NoSpace(format!(
                 "no free or erasable superblock left ({} used, {} invalid); the configuration constraints should prevent this (bug)",

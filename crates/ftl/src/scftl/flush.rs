@@ -116,11 +116,7 @@ impl<F: Flash> Scftl<F> {
         // what it promised, so it succeeds.
         match self.after_commit() {
             Err(FtlError::WornOut(_)) => Ok(()),
-            Err(FtlError::Flash(e)) if e.is_media_failure() => {
-                self.worn_out = Some(e.to_string());
-                Ok(())
-            }
-            r => r,
+            r => self.worn_out_by(r).map(|_| ()),
         }
     }
 

@@ -64,8 +64,7 @@ impl<F: Flash> Scftl<F> {
                     let why = format!(
                         "after {when}, {have} sectors are left for the next epoch, which may need {need}: {bad} superblocks went bad"
                     );
-                    self.worn_out = Some(why.clone());
-                    return Err(FtlError::WornOut(why));
+                    return Err(self.read_only(why));
                 }
                 return Err(FtlError::NoSpace(format!(
                     "validator failed after {when}: {have} sectors are available for the next epoch but W + K*N + padding = {need} may be needed"

@@ -450,11 +450,18 @@ impl<F: Flash> Scftl<F> {
         match r {
             Ok(()) => Ok(false),
             Err(FtlError::Flash(e)) if e.is_media_failure() => {
-                self.worn_out = Some(e.to_string());
+                self.read_only(e.to_string());
                 Ok(true)
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// The device turns read-only for `why` (writes, trims and flushes
+    /// refused from now on, reads work); returns the error that says so.
+    fn read_only(&mut self, why: String) -> FtlError {
+        self.worn_out = Some(why.clone());
+        FtlError::WornOut(why)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -692,8 +699,7 @@ impl<F: Flash> Scftl<F> {
             // page when the epoch had no room left): the volatile state is
             // still the one reads need, but no epoch can commit any more.
             Err(FtlError::Flash(e)) if e.is_media_failure() => {
-                self.worn_out = Some(e.to_string());
-                return Err(FtlError::WornOut(e.to_string()));
+                return Err(self.read_only(e.to_string()));
             }
             Err(FtlError::Flash(e)) => self.poisoned = Some(e.is_power_loss()),
             Err(FtlError::NoSpace(_)) | Err(FtlError::Corrupt(_)) => self.poisoned = Some(false),
