@@ -170,6 +170,10 @@ pub struct Row {
     /// `wear`: full checkpoints that moved SCFTL's metadata regions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meta_rotations: Option<u64>,
+    /// `wear`: SCFTL's write streams (1: relocations share the host's
+    /// active superblock; 2: hot/cold separation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_streams: Option<u32>,
     /// `wear` (wear-out runs): programs and erases the flash failed that
     /// the FTL handled, and the error that ended the run.
     #[serde(skip_serializing_if = "Option::is_none")]

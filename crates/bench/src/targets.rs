@@ -37,12 +37,18 @@ pub trait Factory {
     fn ram_bytes_per_sector(&self) -> (f64, String);
 }
 
-/// The factory of `kind` on geometry `g`.
-pub fn factory(kind: FtlKind, g: &Geometry) -> BResult<Box<dyn Factory>> {
-    // The paper's W (2048), so the simulated runs reproduce its evaluation.
+/// SCFTL's factory on geometry `g`: the paper's W (2048), so the
+/// simulated runs reproduce its evaluation.
+pub fn scftl_factory(g: &Geometry) -> BResult<ScftlFactory> {
     let sc = ScftlConfig::paper_for(g);
     sc.validate(g)
         .map_err(|e| format!("SCFTL default configuration on {g}: {e}"))?;
+    Ok(ScftlFactory { g: *g, config: sc })
+}
+
+/// The factory of `kind` on geometry `g`.
+pub fn factory(kind: FtlKind, g: &Geometry) -> BResult<Box<dyn Factory>> {
+    let sc = scftl_factory(g)?.config;
     match kind {
         FtlKind::Scftl => Ok(Box::new(ScftlFactory { g: *g, config: sc })),
         FtlKind::Async | FtlKind::Sync => {
@@ -79,6 +85,20 @@ pub struct ScftlFactory {
 }
 
 impl ScftlFactory {
+    /// The same device with `t` write streams (K and U fitted again for
+    /// them, L and W kept): `None` if the geometry cannot afford them.
+    pub fn with_streams(&self, t: u32) -> Option<ScftlFactory> {
+        let mut config = ScftlConfig {
+            gc_streams: t,
+            ..self.config.clone()
+        };
+        let (k, u) = config.fit_k_u(&self.g, None, None)?;
+        config.gc_bound = k;
+        config.gc_threshold = u;
+        config.validate(&self.g).ok()?;
+        Some(ScftlFactory { g: self.g, config })
+    }
+
     /// Pages of the delta region.
     pub fn delta_capacity_pages(&self) -> u64 {
         u64::from(self.config.delta_region_superblocks)

@@ -102,13 +102,14 @@ impl Picker {
 /// One run: `kind` under `workload`, leveling on or off.
 fn measure(
     g: &Geometry,
-    kind: FtlKind,
+    f: &dyn targets::Factory,
+    streams: Option<u32>,
     workload: &str,
     leveled: bool,
     a: &WearArgs,
 ) -> BResult<Row> {
-    let f = targets::factory(kind, g)?;
-    let shared = stack::dataless(f.as_ref(), g)?;
+    let kind = f.kind();
+    let shared = stack::dataless(f, g)?;
     let probe = PlainProbe(shared.clone());
     let mut dev = f.format(Box::new(shared.clone()))?;
     if leveled {
@@ -178,6 +179,7 @@ fn measure(
         ),
         wear_moves_per_write: Some(moved / total as f64),
         meta_rotations: Some(s1.wear.meta_rotations - s0.wear.meta_rotations),
+        write_streams: streams,
         erases_min: all.iter().copied().min(),
         erases_avg: Some(avg),
         erases_max: Some(max),
@@ -354,16 +356,40 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
     };
     let mut rows = Vec::new();
     for kind in a.ftl.iter().map(|f| f.kind()) {
+        // SCFTL with one write stream and with two (hot/cold separation),
+        // at the same L and W; the others as they are.
+        let variants: Vec<(Box<dyn targets::Factory>, Option<u32>)> = if kind == FtlKind::Scftl {
+            let base = targets::scftl_factory(&g)?;
+            [1, 2]
+                .into_iter()
+                .filter_map(|t| {
+                    base.with_streams(t)
+                        .map(|f| (Box::new(f) as Box<dyn targets::Factory>, Some(t)))
+                })
+                .collect()
+        } else {
+            vec![(targets::factory(kind, &g)?, None)]
+        };
         for workload in WORKLOADS {
-            for leveled in [false, true] {
-                progress(
-                    a.common.silent,
-                    format!(
-                        "wear: {kind} {workload} leveling {}",
-                        if leveled { "on" } else { "off" }
-                    ),
-                );
-                rows.push(stamp(measure(&g, kind, workload, leveled, a)?));
+            for (f, streams) in &variants {
+                for leveled in [false, true] {
+                    progress(
+                        a.common.silent,
+                        format!(
+                            "wear: {kind}{} {workload} leveling {}",
+                            streams.map_or(String::new(), |t| format!(" ({t} streams)")),
+                            if leveled { "on" } else { "off" }
+                        ),
+                    );
+                    rows.push(stamp(measure(
+                        &g,
+                        f.as_ref(),
+                        *streams,
+                        workload,
+                        leveled,
+                        a,
+                    )?));
+                }
             }
         }
     }
@@ -399,6 +425,7 @@ pub fn table(rows: &[Row]) -> Table {
     let mut t = Table::new(&[
         "ftl",
         "workload",
+        "streams",
         "leveling",
         "WAF",
         "GC reloc/w",
@@ -416,6 +443,7 @@ pub fn table(rows: &[Row]) -> Table {
         t.push(vec![
             r.ftl.clone(),
             r.workload.clone().unwrap_or_default(),
+            r.write_streams.map_or("1".into(), |t| t.to_string()),
             match r.wear_leveling {
                 Some(true) => "on".into(),
                 Some(false) => "off".into(),

@@ -117,6 +117,12 @@ pub struct CrashtestArgs {
     /// dynamic for the others. Off (FIFO allocation) unless given.
     #[arg(long)]
     pub wear_leveling: bool,
+    /// --ftl scftl: format with two write streams (hot/cold separation:
+    /// GC relocations and wear moves fill their own active superblock),
+    /// shrinking the logical size until the geometry affords them (the
+    /// `tiny` and `small` defaults run one stream).
+    #[arg(long)]
+    pub hot_cold: bool,
     /// A second oracle next to the contract's model: `model` runs the Rust
     /// transcription of the Agda model P of SCFTL (proofs/SCFTL/Impl) on
     /// the same operations and checks that every recovered state is one
@@ -167,6 +173,7 @@ impl CrashtestArgs {
             all_policies: false,
             backend: "ram".into(),
             wear_leveling: false,
+            hot_cold: false,
             oracle: None,
             model_mutant: None,
             inject_failures: None,
@@ -220,6 +227,15 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             .ok_or_else(|| format!("--wear-leveling applies to the real FTLs, not `{}`", t.name))?;
         t.wear = Some(target::checker_wear_policy(kind));
     }
+    if args.hot_cold {
+        if t.name != "scftl" {
+            return Err(format!(
+                "--hot-cold is SCFTL's second write stream; it does not apply to --ftl {}",
+                t.name
+            ));
+        }
+        t.hot_cold = true;
+    }
     if t.backend == target::BackendKind::Image && args.exhaustive {
         return Err("--exhaustive enumerates in-flight NAND pages, which the image backend does not have; run the image backend in random mode (--seconds/--ops), or use --backend ram".into());
     }
@@ -247,6 +263,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             let names: Vec<&str> = Mutant::ALL
                 .iter()
                 .chain(&Mutant::RANDOM_ONLY)
+                .chain(&Mutant::HOT_COLD)
                 .chain(&Mutant::TARGETED)
                 .chain(&Mutant::UNCAUGHT)
                 .map(|m| m.name())
@@ -372,6 +389,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     if args.wear_leveling {
         c += " --wear-leveling";
     }
+    if args.hot_cold {
+        c += " --hot-cold";
+    }
     if let Some(o) = &args.oracle {
         c += &format!(" --oracle {o}");
     }
@@ -478,6 +498,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.max_outcomes.is_some(), "--max-outcomes"),
         (args.backend != "ram", "--backend"),
         (args.wear_leveling, "--wear-leveling"),
+        (args.hot_cold, "--hot-cold"),
         (args.oracle.is_some(), "--oracle"),
         (args.model_mutant.is_some(), "--model-mutant"),
         (args.inject_failures.is_some(), "--inject-failures"),

@@ -316,6 +316,9 @@ pub struct Target {
     /// The wear policy set on the device after every format and open
     /// (`--wear-leveling`; none, the library's FIFO default, unless asked).
     pub wear: Option<ftl::WearPolicy>,
+    /// SCFTL formatted with two write streams (`--hot-cold`;
+    /// `ScftlConfig::with_gc_streams`), where the default runs one.
+    pub hot_cold: bool,
 }
 
 impl std::fmt::Debug for Target {
@@ -338,6 +341,7 @@ macro_rules! real_target {
             open: |d, m| Ok(Box::new($ftl::open_with_mutant(d, m)?)),
             backend: BackendKind::Ram,
             wear: None,
+            hot_cold: false,
         }
     };
 }
@@ -352,6 +356,7 @@ macro_rules! toy_target {
             open: |d, _| Ok(Box::new(ToyFtl::open(d, $bug)?)),
             backend: BackendKind::Ram,
             wear: None,
+            hot_cold: false,
         }
     };
 }
@@ -376,6 +381,15 @@ pub const TOY_TARGETS: [Target; 5] = [
 impl Target {
     /// Formats `d` (with `mutant`) and sets the target's wear policy.
     pub fn format_dev(&self, d: Dev, mutant: Mutant) -> ftl::Result<Box<dyn BlockDevice>> {
+        if self.hot_cold {
+            let g = *d.geometry();
+            let cfg = ScftlConfig::with_gc_streams(&g, 2).ok_or_else(|| {
+                ftl::FtlError::BadConfig(format!(
+                    "{g} cannot afford SCFTL's second write stream at any logical size"
+                ))
+            })?;
+            return self.with_wear(Box::new(Scftl::format_with_mutant(d, cfg, mutant)?));
+        }
         self.with_wear((self.format)(d, mutant)?)
     }
 

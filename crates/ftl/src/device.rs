@@ -144,6 +144,10 @@ pub struct DeviceStats {
     /// record did not map back to them (damaged OOB), so GC searched the L2P
     /// for their logical sector instead. 0 on healthy flash.
     pub gc_la_searches: u64,
+    /// SCFTL with two write streams: GC victims whose cost-benefit choice
+    /// held more than N = floor(L/U) valid sectors, so the validator took
+    /// the greedy choice instead (docs: `scftl/streams.rs`).
+    pub gc_victim_fallbacks: u64,
     pub full_checkpoints: u64,
     pub meta_pages_written: u64,
     /// SCFTL: durable flushes that committed in a data page — an in-page

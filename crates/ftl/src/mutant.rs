@@ -100,6 +100,14 @@ pub enum Mutant {
     /// its commit point, so a cut before the commit loses the epochs the
     /// old checkpoint's deltas held.
     RotationErasesOldDeltaEarly,
+    /// SCFTL with two write streams: the flush pads and programs only the
+    /// host stream's merge buffer, so the epoch commits with relocated
+    /// sectors still in the cold stream's buffer in RAM.
+    FlushSkipsColdBuffer,
+    /// SCFTL: `open` leaves the epochs it recovered from in-page and OOB
+    /// records to the next commit's consolidation page even when their
+    /// superblock holds no mapped sector (so it may be erased first).
+    LazyConsolidationOfEmptyChain,
     /// OPTR: recovery ignores the coalescing records, so a request whose
     /// sector was coalesced in the cache looks incomplete (and Algorithm 1
     /// may keep it without the request that overwrote it).
@@ -161,6 +169,17 @@ impl Mutant {
         Mutant::ForgetBadBlockMark,
     ];
 
+    /// Mutants caught with SCFTL's second write stream (hot/cold
+    /// separation, `--hot-cold`), which the presets' default
+    /// configurations of `tiny` and `small` do not have: the stream's own
+    /// (random and exhaustive mode) and a recovery bug first reached
+    /// there (random mode with `--wear-leveling`); see
+    /// `crates/crashcheck/tests/hot_cold_mutants.rs`.
+    pub const HOT_COLD: [Mutant; 2] = [
+        Mutant::FlushSkipsColdBuffer,
+        Mutant::LazyConsolidationOfEmptyChain,
+    ];
+
     /// Mutants the checker's workloads are not known to reach (blind spots
     /// to close): each is caught by a targeted test instead.
     /// `keep-verified-epochs-unproven` needs two clean reopens around
@@ -206,6 +225,8 @@ impl Mutant {
             Mutant::IgnoreProgramFailure => "ignore-program-failure",
             Mutant::ForgetBadBlockMark => "forget-bad-block-mark",
             Mutant::RotationErasesOldDeltaEarly => "rotation-erases-old-delta-early",
+            Mutant::FlushSkipsColdBuffer => "flush-skips-cold-buffer",
+            Mutant::LazyConsolidationOfEmptyChain => "lazy-consolidation-of-empty-chain",
             Mutant::OptrIgnoreCoalescingRecords => "optr-ignore-coalescing-records",
             Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
             Mutant::OptrRequestCompleteWithMissingPage => "optr-request-complete-with-missing-page",
@@ -219,6 +240,7 @@ impl Mutant {
         std::iter::once(Mutant::None)
             .chain(Mutant::ALL)
             .chain(Mutant::RANDOM_ONLY)
+            .chain(Mutant::HOT_COLD)
             .chain(Mutant::TARGETED)
             .chain(Mutant::UNCAUGHT)
             .find(|m| m.name() == s)

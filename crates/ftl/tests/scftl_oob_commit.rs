@@ -233,7 +233,7 @@ fn version_5_images_open_keep_their_version_and_get_no_oob_commits() {
     let mut model = vec![0u32; SPAN as usize];
     epochs(&mut d, &mut model, 1, spp, 1);
     let mut flash = d.into_flash();
-    assert_eq!(common::relabel_scftl_version(&mut flash, 5), 7);
+    assert_eq!(common::relabel_scftl_version(&mut flash, 5), 8);
     let mut d = Scftl::open(flash).unwrap();
     let before = d.stats().meta_pages_written;
     epochs(&mut d, &mut model, 6, spp, 2);

@@ -15,8 +15,9 @@
 //! Invariants (checked by [`Blocks::check`]):
 //! - every data superblock is in exactly one state, and the `free` /
 //!   `erasable` queues and `invalid` list hold exactly the superblocks in
-//!   that state, each once; `used` counts the `Used` ones; at most one is
-//!   `Active`;
+//!   that state, each once; `used` counts the `Used` ones; exactly those
+//!   the write streams' active pointers name are `Active` (at most two,
+//!   `streams.rs`);
 //! - metadata superblocks (superblock 0 and the metadata map's) are
 //!   `Meta`; a full checkpoint that rotates the metadata moves superblocks
 //!   between `Meta` and the data states ([`Blocks::take_for_meta`],
@@ -82,6 +83,12 @@ pub(crate) struct Blocks {
     erasable: VecDeque<Sb>,
     invalid: Vec<Sb>,
     used: u32,
+    /// Sectors mapped into active superblocks since the table was made:
+    /// the clock of cost-benefit GC.
+    clock: u64,
+    /// The clock when each superblock last stopped being active (0: at
+    /// format or recovery, where its age is unknown).
+    closed_at: Vec<u64>,
 }
 
 impl Blocks {
@@ -106,6 +113,8 @@ impl Blocks {
                 .collect(),
             invalid: Vec::new(),
             used: 0,
+            clock: 0,
+            closed_at: vec![0; num_sbs as usize],
         }
     }
 
@@ -253,6 +262,7 @@ impl Blocks {
     pub fn add_valid(&mut self, sb: Sb) {
         debug_assert_eq!(self.state[sb.index()], SbState::Active);
         self.valid[sb.index()] += 1;
+        self.clock += 1;
     }
 
     /// A logical sector mapped into `sb` was overwritten, trimmed or
@@ -272,6 +282,7 @@ impl Blocks {
         debug_assert_eq!(self.state[sb.index()], SbState::Active);
         self.state[sb.index()] = SbState::Used;
         self.used += 1;
+        self.closed_at[sb.index()] = self.clock;
     }
 
     /// Free → active, or else erasable → active after `erase(sb)` erased
@@ -374,6 +385,33 @@ impl Blocks {
         best.map(|(sb, _)| sb)
     }
 
+    /// Cost-benefit victim: the used superblock with the largest
+    /// `(S - v) * age / (v + 1)`, where `v` is its valid sectors (what
+    /// collecting it copies), `S - v` the space it frees (`S` =
+    /// `sectors_per_sb`) and `age` the sectors written since it was filled
+    /// (lowest index on ties). Free space counts more the longer it has
+    /// stayed free, as in the log-structured file system's policy: a hot
+    /// superblock is collected once stale enough, a cold one only when its
+    /// free space has waited long, so cold data is not copied round and
+    /// round. No bound on `v`: the caller validates the choice.
+    pub fn pick_victim_cost_benefit(&self, sectors_per_sb: u32) -> Option<Sb> {
+        let s = u128::from(sectors_per_sb);
+        // Score as a fraction num/den, compared by cross-multiplication.
+        let mut best: Option<(Sb, u128, u128)> = None;
+        for sb in 0..self.state.len() as u32 {
+            if self.state[sb as usize] != SbState::Used {
+                continue;
+            }
+            let v = u128::from(self.valid[sb as usize]).min(s);
+            let age = u128::from(self.clock - self.closed_at[sb as usize]) + 1;
+            let (num, den) = ((s - v) * age, v + 1);
+            if best.is_none_or(|(_, bn, bd)| num * bd > bn * den) {
+                best = Some((Sb(sb), num, den));
+            }
+        }
+        best.map(|(sb, _, _)| sb)
+    }
+
     /// Used → invalid: a GC victim, whose valid sectors are being moved (or
     /// a superblock static wear leveling emptied).
     pub fn mark_victim(&mut self, sb: Sb) {
@@ -436,7 +474,7 @@ impl Blocks {
     /// Checks the invariants at the top of this file; `active` is the
     /// superblock the active pointer names, `is_meta` the layout's
     /// metadata superblocks.
-    pub fn check(&self, active: Option<Sb>, is_meta: &[bool]) -> Result<(), String> {
+    pub fn check(&self, active: &[Sb], is_meta: &[bool]) -> Result<(), String> {
         if is_meta.len() != self.state.len() {
             return Err("the metadata flags do not cover every superblock".into());
         }
@@ -504,15 +542,22 @@ impl Blocks {
                 self.used
             ));
         }
-        match active {
-            Some(a) if actives != 1 || self.state[a.index()] != SbState::Active => Err(format!(
-                "active pointer names superblock {a} but {actives} superblocks are active"
-            )),
-            None if actives != 0 => Err(format!(
-                "no active pointer but {actives} active superblocks"
-            )),
-            _ => Ok(()),
+        if let Some(a) = active
+            .iter()
+            .find(|a| self.state[a.index()] != SbState::Active)
+        {
+            return Err(format!(
+                "an active pointer names superblock {a}, whose state is {:?}",
+                self.state[a.index()]
+            ));
         }
+        if actives != active.len() || (active.len() == 2 && active[0] == active[1]) {
+            return Err(format!(
+                "{} active pointers ({active:?}) but {actives} active superblocks",
+                active.len()
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -529,7 +574,7 @@ mod tests {
         let mut b = Blocks::all_erasable(&META_6_2);
         b.rebuild(vec![0, 0, 0, 3, 0, 0], &[false; 6]);
         assert_eq!((b.state(Sb(3)), b.used()), (SbState::Used, 1));
-        b.check(None, &META_6_2).unwrap();
+        b.check(&[], &META_6_2).unwrap();
         let mut erased = Vec::new();
         let mut st = WearStats::default();
         let a = b
@@ -540,7 +585,7 @@ mod tests {
             .unwrap();
         assert_eq!((a, erased), (Some(Sb(2)), vec![Sb(2)]));
         b.add_valid(Sb(2));
-        b.check(Some(Sb(2)), &META_6_2).unwrap();
+        b.check(&[Sb(2)], &META_6_2).unwrap();
         b.retire_active(Sb(2));
         assert_eq!(b.pick_victim(), Some(Sb(2)), "fewest valid sectors");
         b.mark_victim(Sb(2));
@@ -548,7 +593,7 @@ mod tests {
         assert_eq!(b.used(), 1);
         b.end_epoch(1);
         assert_eq!(b.state(Sb(2)), SbState::Erasable);
-        b.check(None, &META_6_2).unwrap();
+        b.check(&[], &META_6_2).unwrap();
         let c = b.state_counts();
         assert_eq!((c.used, c.erasable, c.free), (1, 3, 0));
         assert_eq!(b.data_erase_counts(), [1, 0, 0, 0]);
@@ -585,7 +630,7 @@ mod tests {
             Some(Sb(5))
         );
         assert_eq!((st.dynamic_choices, st.rejected), (1, 2));
-        b.check(Some(Sb(5)), &META_6_2).unwrap();
+        b.check(&[Sb(5)], &META_6_2).unwrap();
     }
 
     #[test]
@@ -613,7 +658,7 @@ mod tests {
         let c = b.state_counts();
         assert_eq!((c.bad, c.used, c.erasable), (3, 0, 1));
         assert_eq!(b.bad_count(), 3);
-        b.check(None, &META_6_2).unwrap();
+        b.check(&[], &META_6_2).unwrap();
     }
 
     #[test]
@@ -621,7 +666,7 @@ mod tests {
         let mut b = Blocks::all_erasable(&[true, false, false, false]);
         b.erasable.push_back(Sb(1));
         assert!(b
-            .check(None, &[true, false, false, false])
+            .check(&[], &[true, false, false, false])
             .unwrap_err()
             .contains("appears 2 times"));
     }

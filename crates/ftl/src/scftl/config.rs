@@ -8,12 +8,16 @@
 //! Invariants of a configuration that passed [`ScftlConfig::validate`]
 //! (N = floor(L/U), S = sectors per superblock, P = data superblocks):
 //! - (1) `W + K*N <= K*S`: an epoch consumes no more space than its GC frees;
-//! - (2) `U <= P - 1 - ceil((W + K*N)/S)`: GC is enabled whenever the next
-//!   epoch might not fit;
-//! - (3) `W + K*N + (sectors_per_page - 1) + (S - 1) <= K*S`: (1) with room
-//!   for the padding of the flush and for the unwritten tail of the active
-//!   superblock a crash abandons (beyond the paper; it is what makes the
-//!   "enough space after flush / after recovery" validators provable);
+//! - (2) `U <= P - t - ceil((W + K*N + (t-1)*(sectors_per_page - 1 + S))/S)`
+//!   with t write streams (`gc_streams`; the paper's `P - 1 - ceil((W +
+//!   K*N)/S)` for t = 1): GC is enabled whenever the next epoch might not
+//!   fit;
+//! - (3) `W + K*N + t*(sectors_per_page - 1) + t*(S - 1) + (t-1)*S <= K*S`:
+//!   (1) with room for each stream's flush padding and for the unwritten
+//!   tail of each active superblock a crash abandons, and with two streams
+//!   a superblock for the rounding of a split epoch ([`slack`]; beyond the
+//!   paper; it is what makes the "enough space after flush / after
+//!   recovery" validators provable);
 //! - (4) the delta region holds at least two epochs' worth of delta pages;
 //! - a checkpoint slot holds the whole L2P plus its commit record;
 //! - every logical and physical sector address fits in 32 bits with
@@ -47,6 +51,12 @@ pub struct ScftlConfig {
     /// Delta pairs per delta page (at most what a page holds). Small
     /// devices use fewer so that tentative pages occur in short workloads.
     pub delta_pairs_per_page: u32,
+    /// Write streams, each with its own active superblock and merge
+    /// buffer: 1 (host writes, GC relocations and wear moves share one) or
+    /// 2 (relocations and wear moves, the cold data, go to a second one:
+    /// hot/cold separation, configuration version 8). The constraints
+    /// budget each stream's flush padding and abandoned tail.
+    pub gc_streams: u32,
 }
 
 /// Numbers derived from a configuration and a geometry.
@@ -86,6 +96,8 @@ struct Space {
     need: u64,
     /// Flush padding at most: sectors_per_page - 1.
     pad: u64,
+    /// t: write streams (1 or 2).
+    t: u64,
 }
 
 impl Space {
@@ -101,13 +113,14 @@ impl Space {
             p,
             need,
             pad,
+            t,
             ..
         } = *self;
         if need > k * s {
             Some(1)
-        } else if u + 1 + need.div_ceil(s) > p {
+        } else if u + t + (need + (t - 1) * (pad + s)).div_ceil(s) > p {
             Some(2)
-        } else if need + pad + (s - 1) > k * s {
+        } else if need + slack(t, pad, s) > k * s {
             Some(3)
         } else if 2 * d.epoch_pages_max > d.delta_pages {
             Some(4)
@@ -115,6 +128,16 @@ impl Space {
             None
         }
     }
+}
+
+/// What constraint (3) adds to an epoch's W + K*N sectors with `t` write
+/// streams, flush padding at most `pad` and `s` sectors per superblock:
+/// each stream's padding and the tail of its active superblock a crash
+/// abandons, and with two streams one superblock more, because the epoch's
+/// sectors may land in either stream (the §6.1 validator takes the room of
+/// the emptier active superblock only, `invariants.rs`).
+pub(crate) fn slack(t: u64, pad: u64, s: u64) -> u64 {
+    t * pad + t * (s - 1) + (t - 1) * s
 }
 
 /// Superblock 0 is reserved: its die-0 erase block is the label block.
@@ -209,11 +232,17 @@ impl ScftlConfig {
                     checkpoint_slot_superblocks: slot_sbs,
                     delta_region_superblocks: delta_sbs,
                     delta_pairs_per_page: pairs,
+                    gc_streams: 2,
                 };
-                if let Some((k, u)) = cfg.fit_k_u(g, None, None) {
-                    cfg.gc_bound = k;
-                    cfg.gc_threshold = u;
-                    return cfg;
+                // Hot/cold separation where the device can afford its
+                // second stream, else one stream at the same size.
+                for t in [2, 1] {
+                    cfg.gc_streams = t;
+                    if let Some((k, u)) = cfg.fit_k_u(g, None, None) {
+                        cfg.gc_bound = k;
+                        cfg.gc_threshold = u;
+                        return cfg;
+                    }
                 }
                 if w <= w_small {
                     if l <= 1 {
@@ -245,6 +274,7 @@ impl ScftlConfig {
         }
         let s = u64::from(g.dies()) * u64::from(g.sectors_per_block());
         let pad = u64::from(g.sectors_per_page) - 1;
+        let extra = slack(u64::from(self.gc_streams.max(1)), pad, s);
         let candidates = match u {
             Some(u) => u..=u,
             None => 1..=g.blocks_per_die.saturating_sub(1),
@@ -254,7 +284,7 @@ impl ScftlConfig {
             let k = match k {
                 Some(k) => k,
                 None if n < s => {
-                    let k = (u64::from(self.write_bound) + pad + s - 1).div_ceil(s - n);
+                    let k = (u64::from(self.write_bound) + extra).div_ceil(s - n);
                     if k > 1 << 16 {
                         continue;
                     }
@@ -374,6 +404,12 @@ impl ScftlConfig {
                 return bad(format!("{name} must be at least 1"));
             }
         }
+        if !(1..=2).contains(&self.gc_streams) || (version < 8 && self.gc_streams != 1) {
+            return bad(format!(
+                "gc_streams = {} must be 1 or 2 (2 only from configuration version 8)",
+                self.gc_streams
+            ));
+        }
         let page_pairs = pairs_per_page(g.page_size()) as u32;
         if self.delta_pairs_per_page > page_pairs {
             return bad(format!(
@@ -419,21 +455,33 @@ impl ScftlConfig {
             n,
             need,
             pad,
+            t,
         } = sp;
-        let nums = format!("W={w}, K={k}, U={u}, L={l}, N=floor(L/U)={n}, S={s}, P={p}");
+        let nums = format!("W={w}, K={k}, U={u}, L={l}, N=floor(L/U)={n}, S={s}, P={p}, t={t}");
         bad(match broken {
             1 => format!(
                 "constraint (1) W + K*N <= K*S violated: {need} > {} ({nums})",
                 k * s
             ),
             2 => format!(
-                "constraint (2) U <= P - 1 - ceil((W + K*N)/S) violated: {u} > {} ({nums})",
-                (p - 1).saturating_sub(need.div_ceil(s))
+                "constraint (2) {} violated: {u} > {} ({nums})",
+                if t == 1 {
+                    "U <= P - 1 - ceil((W + K*N)/S)"
+                } else {
+                    "U <= P - t - ceil((W + K*N + (t-1)*(sectors_per_page - 1 + S))/S) with t = 2 write streams"
+                },
+                (p - t).saturating_sub((need + (t - 1) * (pad + s)).div_ceil(s))
             ),
             3 => format!(
-                "constraint (3) W + K*N + (sectors_per_page - 1) + (S - 1) <= K*S violated: {} > {} ({nums}); it leaves room for the flush padding and the active superblock a crash abandons",
-                need + pad + s - 1,
-                k * s
+                "constraint (3) {} violated: {} > {} ({nums}); it leaves room for the flush padding and the active superblock a crash abandons{}",
+                if t == 1 {
+                    "W + K*N + (sectors_per_page - 1) + (S - 1) <= K*S"
+                } else {
+                    "W + K*N + t*(sectors_per_page - 1) + t*(S - 1) + (t-1)*S <= K*S with t = 2 write streams"
+                },
+                need + slack(t, pad, s),
+                k * s,
+                if t == 1 { "" } else { ", for each stream" }
             ),
             _ => format!(
                 "constraint (4) 2 * epoch_pages_max <= delta region pages violated: an epoch may write {} delta pages and the region has {} ({nums}); enlarge delta_region_superblocks or lower W or K",
@@ -498,6 +546,32 @@ impl ScftlConfig {
         Some(cfg)
     }
 
+    /// [`ScftlConfig::default_for`] with `t` write streams (1, or 2 for
+    /// hot/cold separation): the default's logical size where it affords
+    /// them, else one cut by sixteenths until K and U fit; `None` if no
+    /// size does. The defaults of the smallest presets (`tiny`, `small`)
+    /// run one stream, so tests and the crash checker (`--hot-cold`) ask
+    /// for two here.
+    pub fn with_gc_streams(g: &Geometry, t: u32) -> Option<ScftlConfig> {
+        let mut cfg = Self::default_for(g);
+        if cfg.gc_streams == t {
+            return Some(cfg);
+        }
+        cfg.gc_streams = t;
+        loop {
+            if let Some((k, u)) = cfg.fit_k_u(g, None, None) {
+                cfg.gc_bound = k;
+                cfg.gc_threshold = u;
+                return cfg.validate(g).is_ok().then_some(cfg);
+            }
+            let l = cfg.logical_sectors * 15 / 16;
+            if l == 0 {
+                return None;
+            }
+            cfg.logical_sectors = l;
+        }
+    }
+
     /// How many data superblocks may go bad while
     /// [`ScftlConfig::with_bad_superblocks`] still finds a configuration.
     pub fn spare_superblocks(&self, g: &Geometry) -> u64 {
@@ -520,6 +594,7 @@ impl ScftlConfig {
             n: d.n,
             need: w + k * d.n,
             pad: u64::from(g.sectors_per_page) - 1,
+            t: u64::from(self.gc_streams),
         }
     }
 
@@ -535,6 +610,7 @@ impl ScftlConfig {
         CHECKPOINT_SLOT_SUPERBLOCKS.put_u32(&mut b, self.checkpoint_slot_superblocks);
         DELTA_REGION_SUPERBLOCKS.put_u32(&mut b, self.delta_region_superblocks);
         DELTA_PAIRS_PER_PAGE.put_u32(&mut b, self.delta_pairs_per_page);
+        GC_STREAMS.put_u32(&mut b, self.gc_streams);
         b
     }
 
@@ -551,15 +627,18 @@ impl ScftlConfig {
                 "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads versions 3 to 7 only. Copy the data off with the build that wrote it, then re-format the image".into(),
             ));
         }
-        // Versions 3 to 6 differ only in what this build may add on flash
+        // Versions 3 to 7 differ only in what this build may add on flash
         // (links and in-page records, which it does not write into a
         // version-3 image; logical sector numbers in the data OOB, which it
         // does not write into either; OOB commit records, which it writes
         // into none of them; rotated metadata, which it never moves in
-        // any of them), so they read as the current version.
+        // any of them before version 7) and in the field version 8 added
+        // (`gc_streams`, 1 for all of them), so they read as the current
+        // version with one stream.
         let mut b4 = b.to_vec();
-        if b.len() >= VERSION.end() && matches!(VERSION.get_u32(b), 3..=6) {
+        if b.len() == V7_CONFIG_LEN && matches!(VERSION.get_u32(b), 3..=7) {
             VERSION.put_u32(&mut b4, CONFIG_VERSION);
+            b4.extend_from_slice(&1u32.to_le_bytes());
         }
         let b = &b4[..];
         codec::check_versioned(
@@ -577,6 +656,7 @@ impl ScftlConfig {
             checkpoint_slot_superblocks: CHECKPOINT_SLOT_SUPERBLOCKS.get_u32(b),
             delta_region_superblocks: DELTA_REGION_SUPERBLOCKS.get_u32(b),
             delta_pairs_per_page: DELTA_PAIRS_PER_PAGE.get_u32(b),
+            gc_streams: GC_STREAMS.get_u32(b),
         })
     }
 }
@@ -589,13 +669,18 @@ impl ScftlConfig {
 /// logical number in their OOB (§4.7), so no P2L is kept in RAM; version 6
 /// images may also commit an epoch in the OOB of its last data page (§4.9);
 /// version 7 commit records name the metadata map, which may rotate over
-/// the device, and recovery scans for them (§4.5).
+/// the device, and recovery scans for them (§4.5); version 8 adds
+/// `gc_streams` (a second write stream for GC relocations, whose
+/// constraints differ).
 /// Versions 1 and 2 are refused; versions 3 to 6 open and keep their
 /// version (no in-page commits are written into a version-3 image, no
 /// logical sector numbers into it or a version-4 one, where GC keeps a P2L,
 /// no OOB commits into any of them, and the metadata of all of them stays
-/// where format put it).
-pub const CONFIG_VERSION: u32 = 7;
+/// where format put it); versions 3 to 7 run with one stream.
+pub const CONFIG_VERSION: u32 = 8;
+
+/// Bytes of the configuration of versions 3 to 7 (before `gc_streams`).
+const V7_CONFIG_LEN: usize = encoding::DELTA_PAIRS_PER_PAGE.end();
 
 /// The configuration version of an encoded label configuration (0 if too
 /// short to hold one).
@@ -607,7 +692,7 @@ pub fn label_version(b: &[u8]) -> u32 {
     }
 }
 /// Bytes of the encoded [`ScftlConfig`].
-pub const CONFIG_LEN: usize = encoding::DELTA_PAIRS_PER_PAGE.end();
+pub const CONFIG_LEN: usize = encoding::GC_STREAMS.end();
 
 field_table! {
     /// The encoding of [`super::ScftlConfig`] in the device label
@@ -621,6 +706,7 @@ field_table! {
         pub const CHECKPOINT_SLOT_SUPERBLOCKS: Field = Field::new("checkpoint_slot_superblocks", 24, 4);
         pub const DELTA_REGION_SUPERBLOCKS: Field = Field::new("delta_region_superblocks", 28, 4);
         pub const DELTA_PAIRS_PER_PAGE: Field = Field::new("delta_pairs_per_page", 32, 4);
+        pub const GC_STREAMS: Field = Field::new("gc_streams", 36, 4);
     }
 }
 
@@ -658,8 +744,55 @@ mod tests {
         b[0] = 2;
         let e = ScftlConfig::decode(&b).unwrap_err().to_string();
         assert!(e.contains("version 2") && e.contains("re-format"), "{e}");
-        b[0] = 3;
-        assert_eq!(ScftlConfig::decode(&b).unwrap(), c, "version 3 still opens");
-        assert_eq!(label_version(&b), 3);
+        // Versions 3 to 7 are 36 bytes, without `gc_streams`: one stream.
+        let old = &mut b[..V7_CONFIG_LEN];
+        old[0] = 3;
+        assert_eq!(
+            ScftlConfig::decode(old).unwrap(),
+            c,
+            "version 3 still opens"
+        );
+        assert_eq!(label_version(old), 3);
+        old[0] = 7;
+        assert_eq!(
+            ScftlConfig::decode(old).unwrap(),
+            c,
+            "version 7 still opens"
+        );
+        b[0] = 7;
+        assert!(
+            ScftlConfig::decode(&b).is_err(),
+            "a version-7 label is 36 bytes long"
+        );
+    }
+
+    #[test]
+    fn two_streams_where_the_device_affords_them_and_old_labels_run_one() {
+        let tiny = ScftlConfig::default_for(&Geometry::tiny());
+        assert_eq!(tiny.gc_streams, 1, "tiny cannot spare a second stream");
+        let g = Geometry::preset("medium").unwrap();
+        let c = ScftlConfig::default_for(&g);
+        assert_eq!(c.gc_streams, 2);
+        // A label of version 7 (36 bytes) decodes to one stream.
+        let mut one = c.clone();
+        one.gc_streams = 1;
+        let mut b = c.encode();
+        b.truncate(V7_CONFIG_LEN);
+        b[0] = 7;
+        assert_eq!(ScftlConfig::decode(&b).unwrap(), one);
+        one.validate_version(&g, 7).unwrap();
+        assert!(
+            c.validate_version(&g, 7).is_err(),
+            "two streams need version 8"
+        );
+        // Two streams cost K and U: constraint (3) budgets the second
+        // stream's padding and abandoned tail.
+        let mut k1 = c.clone();
+        k1.gc_streams = 1;
+        let (k, u) = k1.fit_k_u(&g, None, None).unwrap();
+        assert!(c.gc_bound > k && c.gc_threshold < u, "{c:?} vs K={k} U={u}");
+        let mut three = c.clone();
+        three.gc_streams = 3;
+        assert!(three.validate(&g).is_err());
     }
 }

@@ -26,7 +26,7 @@ use crate::mutant::Mutant;
 
 use super::format::{self, data_crc, data_oob, DATA_OOB_LEN};
 use super::layout::{La, Psa};
-use super::{Active, Scftl};
+use super::{Active, Scftl, Stream};
 
 /// Most bytes of whole pages one [`Scftl::program_run_direct`] hands the
 /// flash (the image backend's `GATHER_BYTES`: larger runs gain nothing).
@@ -195,6 +195,11 @@ impl<F: Flash> Scftl<F> {
             if let Some(base) = open_base.filter(|&b| psa >= b && psa.0 < b.0 + self.mb_fill) {
                 let slot = (psa.0 - base.0) as usize;
                 out.copy_from_slice(&self.mb[slot * ss..(slot + 1) * ss]);
+                i += 1;
+                continue;
+            }
+            if let Some(sector) = self.parked_sector(psa) {
+                out.copy_from_slice(sector);
                 i += 1;
                 continue;
             }
@@ -425,6 +430,9 @@ impl<F: Flash> Scftl<F> {
             ));
         };
         let addr = self.layout.page_addr(a.sb, a.next_page);
+        if self.stream == Stream::Cold {
+            self.cold_programmed = true;
+        }
         match self.flash.program(addr, &self.mb, &self.mb_oob) {
             Ok(()) => {}
             Err(FlashError::ProgramFailed { block, .. })

@@ -2,7 +2,8 @@
 //!
 //! Flush: run any GC the epoch still owes (so that at the end either fewer
 //! than U superblocks are used or K relocations ran — what the space
-//! argument of the constraints needs), pad and program the merge buffer,
+//! argument of the constraints needs), pad and program the merge buffer
+//! (both streams' with hot/cold separation, `streams.rs`),
 //! program the committed delta page carrying the epoch digest, then — for a
 //! durable flush — sync once. That sync is the commit point: data, tentative
 //! pages and the committed page become durable together, and recovery tells
@@ -10,6 +11,9 @@
 //! (docs/FORMAT.md §4.3). Then the epoch's invalid superblocks become
 //! erasable, and if the delta region cannot hold another whole epoch a full
 //! checkpoint compacts it.
+//!
+//! In-page and OOB commits prove only host-stream pages: an epoch whose
+//! cold stream programmed a page commits in the delta region.
 //!
 //! In-page commit (docs/FORMAT.md §4.8): when the epoch's only data page
 //! is the padded merge buffer at the position the last commit linked to,
@@ -66,6 +70,7 @@ impl<F: Flash> Scftl<F> {
         let dirty = self.updates > 0
             || self.gc_count > 0
             || self.mb_fill > 0
+            || self.parked.mb_fill > 0
             || self.delta.npairs > 0
             || self.delta.epoch_pages > 0;
         if !dirty {
@@ -76,6 +81,10 @@ impl<F: Flash> Scftl<F> {
             return Ok(());
         }
         self.gc_if_needed()?;
+        // The cold stream's relocated sectors reach the flash before the
+        // commit, like the host stream's (a program failure there moves
+        // them with new pairs, so this comes before the digest).
+        self.pad_cold_buffer()?;
         let durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
         let l2p = &self.l2p;
         let mut digest = self.delta.digest(|la, pa| l2p[la] == pa);
@@ -108,6 +117,7 @@ impl<F: Flash> Scftl<F> {
         self.blocks.end_epoch(self.delta.epoch);
         self.updates = 0;
         self.gc_count = 0;
+        self.cold_programmed = false;
         self.delta.next_epoch(digest);
         self.ghost_commit();
         // The epoch is committed: a media failure from here on (the full
@@ -158,6 +168,7 @@ impl<F: Flash> Scftl<F> {
             return Ok(false);
         };
         if !self.inpage
+            || self.cold_programmed
             || self.mb_fill == 0
             || self.mb_fill >= spp
             || a.next_page >= self.layout.pages_per_sb
@@ -212,6 +223,7 @@ impl<F: Flash> Scftl<F> {
             return Ok(false);
         };
         if !self.oob_commit
+            || self.cold_programmed
             || self.mb_fill == 0
             || !link.is_mapped()
             || a.next_page >= self.layout.pages_per_sb

@@ -78,12 +78,12 @@ impl<F: Flash> Scftl<F> {
 
     /// One relocation: greedy victim, move its valid sectors, mark invalid.
     fn gc_one(&mut self) -> Result<()> {
-        let Some(victim) = self.blocks.pick_victim() else {
+        let Some(victim) = self.pick_victim() else {
             return Ok(());
         };
         self.blocks.mark_victim(victim);
         self.gc_count += 1;
-        self.relocate(victim)?;
+        self.with_cold_stream(|me| me.relocate(victim))?;
         self.stats.gc_blocks_reclaimed += 1;
         if self.mutant == Mutant::EraseVictimBeforeFlush {
             // The seeded bug: erase at once, although the stable L2P may
@@ -93,6 +93,32 @@ impl<F: Flash> Scftl<F> {
                 .reclaim_victim_early(victim, |sb| layout.erase_sbs(flash, sb, 1))?;
         }
         Ok(())
+    }
+
+    /// The next victim. With one stream the greedy choice (fewest valid
+    /// sectors). With two (hot/cold separation) the cost-benefit choice
+    /// ([`super::blocks::Blocks::pick_victim_cost_benefit`]), which lets
+    /// cold superblocks wait until collecting them pays, behind the §6.1
+    /// validator: a victim with more than N = floor(L/U) valid sectors
+    /// would break the space argument of constraint (1), so then the
+    /// greedy choice (which holds at most N) is taken and counted.
+    fn pick_victim(&mut self) -> Option<Sb> {
+        let greedy = self.blocks.pick_victim();
+        if !self.two_streams {
+            return greedy;
+        }
+        let n = self.config.logical_sectors / u64::from(self.gc_threshold.max(1));
+        match self
+            .blocks
+            .pick_victim_cost_benefit(self.layout.sectors_per_sb)
+        {
+            Some(sb) if u64::from(self.blocks.valid_counts()[sb.0 as usize]) <= n => Some(sb),
+            Some(_) => {
+                self.stats.gc_victim_fallbacks += 1;
+                greedy
+            }
+            None => greedy,
+        }
     }
 
     /// Moves every valid sector of `victim` to the active pointer.

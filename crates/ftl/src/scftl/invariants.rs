@@ -41,20 +41,36 @@ impl<F: Flash> Scftl<F> {
 
     /// Sectors the next epoch may consume without any block becoming free.
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    /// With two streams only the emptier active superblock's room counts:
+    /// the epoch may put all its sectors into the other stream.
     fn available_sectors(&self) -> u64 {
         let s = u64::from(self.layout.sectors_per_sb);
-        let active = self.active.map_or(0, |a| {
-            u64::from(self.layout.pages_per_sb - a.next_page) * u64::from(self.layout.spp)
-                - u64::from(self.mb_fill)
-        });
-        self.blocks.available_sbs() * s + active
+        let room = self
+            .stream_states()
+            .into_iter()
+            .map(|(active, fill)| {
+                active.map_or(0, |a| {
+                    u64::from(self.layout.pages_per_sb - a.next_page) * u64::from(self.layout.spp)
+                        - u64::from(fill)
+                })
+            })
+            .min()
+            .unwrap_or(0);
+        self.blocks.available_sbs() * s + room
     }
 
     /// The §6.1 validators; a no-op in builds without debug assertions.
     pub(super) fn validate_after(&mut self, when: &str) -> Result<()> {
         #[cfg(debug_assertions)]
         {
-            let need = self.derived.epoch_pairs_max + u64::from(self.layout.spp) - 1;
+            // Each stream's padding, and with two streams a superblock
+            // for the rounding of an epoch split between them
+            // (`config::slack` without the abandoned tails, which only
+            // recovery leaves).
+            let t = u64::from(self.config.gc_streams);
+            let need = self.derived.epoch_pairs_max
+                + t * (u64::from(self.layout.spp) - 1)
+                + (t - 1) * u64::from(self.layout.sectors_per_sb);
             let have = self.available_sectors();
             if have < need {
                 let bad = self.blocks.bad_count();
@@ -168,8 +184,15 @@ impl<F: Flash> Scftl<F> {
                 valid[sb], counted[sb]
             ));
         }
-        self.blocks
-            .check(self.active.map(|a| a.sb), self.layout.meta_flags())?;
+        let actives: Vec<_> = self
+            .stream_states()
+            .into_iter()
+            .filter_map(|(a, _)| a.map(|a| a.sb))
+            .collect();
+        self.blocks.check(&actives, self.layout.meta_flags())?;
+        if self.stream != super::Stream::Host {
+            return Err("the cold stream is loaded outside relocation".into());
+        }
         self.check_active_pointer()?;
         let w = u64::from(self.config.write_bound);
         if self.updates > w || self.gc_count > self.gc_bound {
@@ -240,16 +263,19 @@ impl<F: Flash> Scftl<F> {
         #[cfg(all(debug_assertions, feature = "ghost"))]
         if self.p2l.is_none() {
             let l = &self.layout;
-            // Sectors in the merge buffer are not on flash yet.
-            let open = self
-                .active
+            // Sectors in the merge buffers are not on flash yet.
+            let open: Vec<_> = self
+                .stream_states()
+                .into_iter()
+                .filter_map(|(a, _)| a)
                 .filter(|a| a.next_page < l.pages_per_sb)
-                .map(|a| l.psa(a.sb, a.next_page, 0));
+                .map(|a| l.psa(a.sb, a.next_page, 0))
+                .collect();
             let mut placed: Vec<(super::layout::Psa, La)> = self
                 .l2p
                 .iter()
                 .filter(|&(_, pa)| {
-                    pa.is_mapped() && open.is_none_or(|b| pa.0 / l.spp != b.0 / l.spp)
+                    pa.is_mapped() && open.iter().all(|b| pa.0 / l.spp != b.0 / l.spp)
                 })
                 .map(|(la, pa)| (pa, la))
                 .collect();
@@ -279,24 +305,23 @@ impl<F: Flash> Scftl<F> {
     /// The active pointer and the merge buffer (see `mod.rs`).
     fn check_active_pointer(&self) -> Result<(), String> {
         let l = &self.layout;
-        match self.active {
-            Some(a) => {
-                if a.next_page > l.pages_per_sb || self.mb_fill > l.spp {
-                    return Err(format!(
-                        "active pointer page {} / merge buffer fill {} out of range",
-                        a.next_page, self.mb_fill
-                    ));
+        for (active, fill) in self.stream_states() {
+            match active {
+                Some(a) => {
+                    if a.next_page > l.pages_per_sb || fill > l.spp {
+                        return Err(format!(
+                            "active pointer page {} / merge buffer fill {fill} out of range",
+                            a.next_page
+                        ));
+                    }
+                    if a.next_page == l.pages_per_sb && fill != 0 {
+                        return Err("full active superblock with a non-empty merge buffer".into());
+                    }
                 }
-                if a.next_page == l.pages_per_sb && self.mb_fill != 0 {
-                    return Err("full active superblock with a non-empty merge buffer".into());
-                }
-            }
-            None => {
-                if self.mb_fill != 0 {
-                    return Err(format!(
-                        "no active pointer but {} buffered sectors",
-                        self.mb_fill
-                    ));
+                None => {
+                    if fill != 0 {
+                        return Err(format!("no active pointer but {fill} buffered sectors"));
+                    }
                 }
             }
         }

@@ -56,6 +56,7 @@ mod invariants;
 pub mod layout;
 mod map;
 mod recovery;
+mod streams;
 mod wear;
 
 use flash::{BlockId, Flash, FlashError, Geometry};
@@ -73,6 +74,7 @@ use config::Derived;
 use delta::DeltaLog;
 use layout::{Address, Layout, MetaMap};
 use map::{L2p, P2l, ValidMap};
+use streams::{Parked, Stream};
 
 /// The superblock being filled and its next page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +95,7 @@ struct Counters {
     gc_sectors_relocated: u64,
     gc_blocks_reclaimed: u64,
     gc_la_searches: u64,
+    gc_victim_fallbacks: u64,
     full_checkpoints: u64,
     checkpoint_pages_written: u64,
     /// In-page and OOB commits.
@@ -154,12 +157,24 @@ pub struct Scftl<F: Flash> {
     /// holds it): wear leveling may erase superblocks freed before it out
     /// of FIFO order (`Blocks::is_settled`).
     proven_below: u64,
+    /// The loaded write stream's active superblock, merge buffer, its OOB
+    /// and fill (`streams.rs`: outside relocation, the host stream's).
     active: Option<Active>,
     mb: Vec<u8>,
     /// The OOB of the merge buffer's page: one data-sector CRC per filled
     /// slot, 0xFF elsewhere (docs/FORMAT.md §4.7).
     mb_oob: Vec<u8>,
     mb_fill: u32,
+    /// Two write streams, host and cold (configuration version 8 with
+    /// `gc_streams` = 2; `streams.rs`).
+    two_streams: bool,
+    /// Which stream `active` and the merge buffer belong to.
+    stream: Stream,
+    /// The other stream (unused with one stream).
+    parked: Parked,
+    /// The cold stream programmed a page in this epoch: the epoch commits
+    /// in the delta region.
+    cold_programmed: bool,
     /// A run of whole pages written straight from the caller's buffer
     /// (`datapath.rs` `program_run_direct`): their addresses and their OOB
     /// areas (`mb_oob.len()` bytes each), at most `RUN_PAGES` of them.
@@ -429,6 +444,27 @@ impl<F: Flash> Scftl<F> {
             me.delta.backlog = rec.tail;
             me.delta.backlog_epochs = rec.tail_epochs;
             me.delta.backlog_last_epoch = rec.tail_last_epoch;
+            // ...unless the records' superblock holds no sector the L2P
+            // maps: then it is erasable at once, and the first superblock
+            // a write or GC opens may be it, before any commit — which
+            // would lose the tail's epochs and the proof its records give
+            // the epochs before them (the crash checker found it with two
+            // write streams, `--hot-cold --wear-leveling`, tiny, seed 6:
+            // a trim in the last in-page epoch left the superblock empty,
+            // and the next recovery fell back past a completed flush). So
+            // the consolidation page is written and synced now.
+            let empty = rec
+                .tail_sb
+                .is_some_and(|sb| me.blocks.valid_counts()[sb.0 as usize] == 0);
+            if empty && me.mutant != Mutant::LazyConsolidationOfEmptyChain {
+                let written = me
+                    .delta
+                    .consolidate(&mut me.flash, &me.layout)
+                    .and_then(|()| me.sync_flash());
+                if me.worn_out_by(written)? {
+                    return Ok(me);
+                }
+            }
         }
         if checkpoint {
             let written = me.full_checkpoint();
@@ -486,6 +522,19 @@ impl<F: Flash> Scftl<F> {
             pending: Vec::new(),
             last: Vec::new(),
         };
+        let oob_len = if version >= 5 {
+            format::data_oob_len_v5(layout.spp)
+        } else {
+            (layout.spp as usize * format::DATA_OOB_LEN + format::INPAGE_MARKER_LEN)
+                .min(g.oob_size as usize)
+        };
+        let two_streams = config.gc_streams >= 2;
+        let parked = Parked {
+            active: None,
+            mb: vec![0u8; if two_streams { layout.page_size } else { 0 }],
+            mb_oob: vec![0xFF; if two_streams { oob_len } else { 0 }],
+            mb_fill: 0,
+        };
         Scftl {
             flash,
             derived,
@@ -504,16 +553,12 @@ impl<F: Flash> Scftl<F> {
             proven_below: delta.epoch,
             active: None,
             mb: vec![0u8; layout.page_size],
-            mb_oob: vec![
-                0xFF;
-                if version >= 5 {
-                    format::data_oob_len_v5(layout.spp)
-                } else {
-                    (layout.spp as usize * format::DATA_OOB_LEN + format::INPAGE_MARKER_LEN)
-                        .min(g.oob_size as usize)
-                }
-            ],
+            mb_oob: vec![0xFF; oob_len],
             mb_fill: 0,
+            two_streams,
+            stream: Stream::Host,
+            parked,
+            cold_programmed: false,
             run_pages: Vec::new(),
             run_oob: Vec::new(),
             oob_scratch: vec![0xFF; layout.spp as usize * format::DATA_OOB_LEN],
@@ -759,6 +804,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             gc_sectors_relocated: self.stats.gc_sectors_relocated,
             gc_blocks_reclaimed: self.stats.gc_blocks_reclaimed,
             gc_la_searches: self.stats.gc_la_searches,
+            gc_victim_fallbacks: self.stats.gc_victim_fallbacks,
             full_checkpoints: self.stats.full_checkpoints,
             meta_pages_written: self.delta.pages_written + self.stats.checkpoint_pages_written,
             data_page_commits: self.stats.data_page_commits,

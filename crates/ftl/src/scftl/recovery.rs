@@ -32,7 +32,7 @@ use crate::mutant::Mutant;
 
 use super::checkpoint;
 use super::format::{self, data_crc, data_oob, DATA_OOB_LEN};
-use super::layout::{Address, La, Layout, MetaMap, Psa};
+use super::layout::{Address, La, Layout, MetaMap, Psa, Sb};
 use super::map::L2p;
 
 /// Most epochs one chain of in-page commits holds: a flush commits in a
@@ -74,6 +74,11 @@ pub(crate) struct Reconstructed {
     /// Pages of the generation follow that tail in the region (its
     /// consolidation page was lost), so appending it would misorder it.
     pub tail_out_of_order: bool,
+    /// The superblock holding the records of that tail (a chain never
+    /// leaves its superblock), if the tail is not empty: until a region
+    /// page holds the tail, erasing it loses the tail and the proof it
+    /// gives the epochs before it (see `open`).
+    pub tail_sb: Option<Sb>,
 }
 
 /// An epoch committed in a data page: by an in-page record (docs/FORMAT.md
@@ -342,6 +347,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     }
     // The chain of in-page commits after the last committed delta page.
     let mut tail = Tail::default();
+    let mut tail_sb = None;
     if let Some((epoch, link)) = last_link {
         let chained = follow_chain(
             flash, layout, gen, epoch, link, logical, mutant, page, la_records,
@@ -355,6 +361,9 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
             &mut next_epoch,
             &mut tail,
         )?;
+        if tail.epochs > 0 {
+            tail_sb = Some(layout.sb_of(link));
+        }
     }
     // The epochs nothing proves durable: verify them in order.
     let trust = !check || mutant == Mutant::AcceptEpochDigestMismatch;
@@ -389,6 +398,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
         tail_epochs: tail.epochs,
         tail_last_epoch: tail.last_epoch,
         tail_out_of_order,
+        tail_sb,
     })
 }
 

@@ -226,6 +226,11 @@ impl<F: Flash> Scftl<F> {
     /// GC relocates them, each charged to the epoch's updates; returns how
     /// many moved.
     fn move_for_wear(&mut self, sb: Sb, limit: u64) -> Result<u64> {
+        self.with_cold_stream(|me| me.move_cold(sb, limit))
+    }
+
+    /// [`Self::move_for_wear`] with the cold stream loaded.
+    fn move_cold(&mut self, sb: Sb, limit: u64) -> Result<u64> {
         let spp = self.layout.spp;
         let ss = self.layout.sector_size;
         let oob_len = if self.p2l.is_some() {
