@@ -40,6 +40,7 @@ pub struct FormatRequest {
     pub write_bound: Option<u64>,
     pub gc_bound: Option<u64>,
     pub gc_threshold: Option<u64>,
+    pub gc_streams: Option<u64>,
     pub force: bool,
 }
 
@@ -159,6 +160,10 @@ pub struct MemoryArgs {
     /// --memory, scftl: U, GC runs only when this many superblocks are used.
     #[arg(long, requires = "memory")]
     pub gc_threshold: Option<u64>,
+    /// --memory, scftl: write streams, 1 or 2 (GC relocations apart from
+    /// host writes: hot/cold separation). Default: 2 where they fit.
+    #[arg(long, requires = "memory")]
+    pub gc_streams: Option<u64>,
 }
 
 impl MemoryArgs {
@@ -172,6 +177,7 @@ impl MemoryArgs {
             write_bound: self.write_bound,
             gc_bound: self.gc_bound,
             gc_threshold: self.gc_threshold,
+            gc_streams: self.gc_streams,
             force: false,
         }
     }
@@ -293,6 +299,7 @@ fn format_options(
         write_bound: bound("write-bound", req.write_bound)?,
         gc_bound: bound("gc-bound", req.gc_bound)?,
         gc_threshold: bound("gc-threshold", req.gc_threshold)?,
+        gc_streams: bound("gc-streams", req.gc_streams)?,
     };
     let checked = match kind {
         FtlKind::Scftl => scftl_config(g, &opts).map(|c| c.logical_sectors),
@@ -303,12 +310,13 @@ fn format_options(
         let d = ScftlConfig::default_for(g);
         let hint = if kind == FtlKind::Scftl {
             format!(
-                "\n(the defaults for the {} geometry are {} logical sectors, W={}, K={}, U={}; `scftl format --help` explains the bounds)",
+                "\n(the defaults for the {} geometry are {} logical sectors, W={}, K={}, U={}, {} write stream(s); `scftl format --help` explains the bounds)",
                 crate::preset_name(g),
                 d.logical_sectors,
                 d.write_bound,
                 d.gc_bound,
-                d.gc_threshold
+                d.gc_threshold,
+                d.gc_streams
             )
         } else {
             String::new()

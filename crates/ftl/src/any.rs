@@ -22,6 +22,10 @@ pub struct FormatOptions {
     pub gc_bound: Option<u32>,
     /// SCFTL: U, GC threshold in used superblocks.
     pub gc_threshold: Option<u32>,
+    /// SCFTL: write streams, 1 or 2 (hot/cold separation). Default: 2
+    /// where the device affords the second stream at the size asked for,
+    /// else 1.
+    pub gc_streams: Option<u32>,
 }
 
 /// One of the four FTLs.
@@ -44,7 +48,19 @@ pub fn scftl_config(g: &Geometry, opts: &FormatOptions) -> Result<ScftlConfig> {
     if let Some(w) = opts.write_bound {
         cfg.write_bound = w;
     }
-    let custom = opts.logical_sectors.is_some() || opts.write_bound.is_some();
+    if let Some(t) = opts.gc_streams {
+        cfg.gc_streams = t;
+    }
+    let custom =
+        opts.logical_sectors.is_some() || opts.write_bound.is_some() || opts.gc_streams.is_some();
+    // Not asked for: two streams where they fit the rest, else one (so a
+    // size or bound that fits one stream is not refused for the second).
+    if opts.gc_streams.is_none() && custom {
+        cfg.gc_streams = 2;
+        if cfg.fit_k_u(g, opts.gc_bound, opts.gc_threshold).is_none() {
+            cfg.gc_streams = 1;
+        }
+    }
     match (opts.gc_bound, opts.gc_threshold) {
         (Some(k), Some(u)) => {
             cfg.gc_bound = k;
@@ -84,6 +100,7 @@ pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Res
         ("the write bound (W)", opts.write_bound.is_some()),
         ("the GC bound (K)", opts.gc_bound.is_some()),
         ("the GC threshold (U)", opts.gc_threshold.is_some()),
+        ("the write-stream count", opts.gc_streams.is_some()),
     ] {
         if set {
             return Err(FtlError::BadConfig(format!(
@@ -106,6 +123,7 @@ pub fn optr_config(g: &Geometry, opts: &FormatOptions) -> Result<OptrConfig> {
         ("the write bound (W)", opts.write_bound.is_some()),
         ("the GC bound (K)", opts.gc_bound.is_some()),
         ("the GC threshold (U)", opts.gc_threshold.is_some()),
+        ("the write-stream count", opts.gc_streams.is_some()),
     ] {
         if set {
             return Err(FtlError::BadConfig(format!(
@@ -175,6 +193,7 @@ impl<F: Flash> AnyFtl<F> {
                     ("write_bound", c.write_bound.into()),
                     ("gc_bound", c.gc_bound.into()),
                     ("gc_threshold", c.gc_threshold.into()),
+                    ("gc_streams", c.gc_streams.into()),
                     (
                         "checkpoint_slot_superblocks",
                         c.checkpoint_slot_superblocks.into(),
@@ -352,6 +371,30 @@ mod tests {
             scftl_config(&g, &too_big),
             Err(FtlError::BadConfig(_))
         ));
+        // Two write streams where they fit what was asked for, else one;
+        // asked for explicitly, they must fit.
+        assert_eq!(def.gc_streams, 1, "small's default size affords one");
+        assert_eq!(cfg.gc_streams, 2, "half the size affords two");
+        let two = FormatOptions {
+            gc_streams: Some(2),
+            ..Default::default()
+        };
+        assert!(matches!(
+            scftl_config(&g, &two),
+            Err(FtlError::BadConfig(_))
+        ));
+        let one = FormatOptions {
+            logical_sectors: Some(def.logical_sectors / 2),
+            gc_streams: Some(1),
+            ..Default::default()
+        };
+        assert_eq!(scftl_config(&g, &one).unwrap().gc_streams, 1);
+        let streams_on_optr = FormatOptions {
+            gc_streams: Some(2),
+            ..Default::default()
+        };
+        let e = optr_config(&g, &streams_on_optr).unwrap_err().to_string();
+        assert!(e.contains("write-stream count"), "{e}");
         let bounds_on_async = FormatOptions {
             write_bound: Some(10),
             ..Default::default()
@@ -392,7 +435,7 @@ mod tests {
         for (name, g) in presets.into_iter().chain(custom) {
             let d = ScftlConfig::default_for(&g);
             let (l, w, k, u) = (d.logical_sectors, d.write_bound, d.gc_bound, d.gc_threshold);
-            got.push(format!("{name} default {l} {w} {k} {u}"));
+            got.push(format!("{name} default {l} {w} {k} {u} t={}", d.gc_streams));
             for (l, w, k, u) in [
                 (Some(l / 2), None, None, None),
                 (None, Some(w / 2), None, None),
@@ -410,11 +453,12 @@ mod tests {
                     write_bound: w,
                     gc_bound: k,
                     gc_threshold: u,
+                    gc_streams: None,
                 };
                 let out = match scftl_config(&g, &opts) {
                     Ok(c) => format!(
-                        "{} {} {} {}",
-                        c.logical_sectors, c.write_bound, c.gc_bound, c.gc_threshold
+                        "{} {} {} {} t={}",
+                        c.logical_sectors, c.write_bound, c.gc_bound, c.gc_threshold, c.gc_streams
                     ),
                     Err(_) => "refused".to_string(),
                 };
@@ -422,83 +466,83 @@ mod tests {
             }
         }
         let want = [
-            "tiny default 79 16 3 5",
-            "tiny Some(39) None None None -> 39 16 2 6",
-            "tiny None Some(8) None None -> 79 8 3 5",
+            "tiny default 79 16 3 5 t=1",
+            "tiny Some(39) None None None -> 39 16 2 6 t=1",
+            "tiny None Some(8) None None -> 79 8 3 5 t=1",
             "tiny None Some(64) None None -> refused",
-            "tiny Some(26) Some(32) None None -> 26 32 3 5",
-            "tiny None None Some(4) None -> 79 16 4 4",
+            "tiny Some(26) Some(32) None None -> 26 32 3 5 t=1",
+            "tiny None None Some(4) None -> 79 16 4 4 t=1",
             "tiny None None None Some(2) -> refused",
-            "tiny None None None Some(4) -> 79 16 4 4",
-            "tiny None None Some(3) Some(5) -> 79 16 3 5",
+            "tiny None None None Some(4) -> 79 16 4 4 t=1",
+            "tiny None None Some(3) Some(5) -> 79 16 3 5 t=1",
             "tiny None Some(64) None None -> refused",
-            "tiny Some(71) Some(8) None None -> 71 8 2 6",
-            "small default 8192 256 5 23",
-            "small Some(4096) None None None -> 4096 256 3 25",
-            "small None Some(128) None None -> 8192 128 4 24",
-            "small None Some(64) None None -> 8192 64 4 24",
-            "small Some(2730) Some(512) None None -> 2730 512 3 25",
-            "small None None Some(6) None -> 8192 256 6 22",
+            "tiny Some(71) Some(8) None None -> 71 8 2 6 t=1",
+            "small default 8192 256 5 23 t=1",
+            "small Some(4096) None None None -> 4096 256 6 22 t=2",
+            "small None Some(128) None None -> 8192 128 4 24 t=1",
+            "small None Some(64) None None -> 8192 64 4 24 t=1",
+            "small Some(2730) Some(512) None None -> 2730 512 6 22 t=2",
+            "small None None Some(6) None -> 8192 256 6 22 t=1",
             "small None None None Some(11) -> refused",
-            "small None None None Some(22) -> 8192 256 6 22",
-            "small None None Some(5) Some(23) -> 8192 256 5 23",
+            "small None None None Some(22) -> 8192 256 6 22 t=1",
+            "small None None Some(5) Some(23) -> 8192 256 5 23 t=1",
             "small None Some(1024) None None -> refused",
-            "small Some(7372) Some(8) None None -> 7372 8 3 25",
-            "medium default 131072 3456 13 46",
-            "medium Some(65536) None None None -> 65536 3456 6 53",
-            "medium None Some(1728) None None -> 131072 1728 10 49",
-            "medium None Some(64) None None -> 131072 64 9 50",
-            "medium Some(43690) Some(6912) None None -> 43690 6912 6 53",
-            "medium None None Some(14) None -> 131072 3456 14 45",
+            "small Some(7372) Some(8) None None -> 7372 8 3 25 t=1",
+            "medium default 131072 3456 13 46 t=2",
+            "medium Some(65536) None None None -> 65536 3456 6 53 t=2",
+            "medium None Some(1728) None None -> 131072 1728 10 49 t=2",
+            "medium None Some(64) None None -> 131072 64 9 50 t=2",
+            "medium Some(43690) Some(6912) None None -> 43690 6912 6 53 t=2",
+            "medium None None Some(14) None -> 131072 3456 14 45 t=2",
             "medium None None None Some(23) -> refused",
-            "medium None None None Some(45) -> 131072 3456 14 45",
-            "medium None None Some(13) Some(46) -> 131072 3456 13 46",
+            "medium None None None Some(45) -> 131072 3456 14 45 t=2",
+            "medium None None Some(13) Some(46) -> 131072 3456 13 46 t=2",
             "medium None Some(13824) None None -> refused",
-            "medium Some(117964) Some(8) None None -> 117964 8 7 52",
-            "paper default 1048576 29952 16 229",
-            "paper Some(524288) None None None -> 524288 29952 10 235",
-            "paper None Some(14976) None None -> 1048576 14976 11 234",
-            "paper None Some(64) None None -> 1048576 64 7 238",
-            "paper Some(349525) Some(59904) None None -> 349525 59904 13 232",
-            "paper None None Some(17) None -> 1048576 29952 17 228",
+            "medium Some(117964) Some(8) None None -> 117964 8 7 52 t=2",
+            "paper default 1048576 29952 16 229 t=2",
+            "paper Some(524288) None None None -> 524288 29952 10 235 t=2",
+            "paper None Some(14976) None None -> 1048576 14976 11 234 t=2",
+            "paper None Some(64) None None -> 1048576 64 7 238 t=2",
+            "paper Some(349525) Some(59904) None None -> 349525 59904 13 232 t=2",
+            "paper None None Some(17) None -> 1048576 29952 17 228 t=2",
             "paper None None None Some(114) -> refused",
-            "paper None None None Some(228) -> 1048576 29952 16 228",
-            "paper None None Some(16) Some(229) -> 1048576 29952 16 229",
-            "paper None Some(119808) None None -> 1048576 119808 53 192",
-            "paper Some(943718) Some(8) None None -> 943718 8 6 239",
-            "paper-64g default 8388608 65536 23 2012",
-            "paper-64g Some(4194304) None None None -> 4194304 65536 15 2020",
-            "paper-64g None Some(32768) None None -> 8388608 32768 15 2020",
-            "paper-64g None Some(64) None None -> 8388608 64 7 2028",
-            "paper-64g Some(2796202) Some(131072) None None -> 2796202 131072 23 2012",
-            "paper-64g None None Some(24) None -> 8388608 65536 24 2011",
+            "paper None None None Some(228) -> 1048576 29952 16 228 t=2",
+            "paper None None Some(16) Some(229) -> 1048576 29952 16 229 t=2",
+            "paper None Some(119808) None None -> 1048576 119808 53 192 t=2",
+            "paper Some(943718) Some(8) None None -> 943718 8 6 239 t=2",
+            "paper-64g default 8388608 65536 23 2012 t=2",
+            "paper-64g Some(4194304) None None None -> 4194304 65536 15 2020 t=2",
+            "paper-64g None Some(32768) None None -> 8388608 32768 15 2020 t=2",
+            "paper-64g None Some(64) None None -> 8388608 64 7 2028 t=2",
+            "paper-64g Some(2796202) Some(131072) None None -> 2796202 131072 23 2012 t=2",
+            "paper-64g None None Some(24) None -> 8388608 65536 24 2011 t=2",
             "paper-64g None None None Some(1006) -> refused",
-            "paper-64g None None None Some(2011) -> 8388608 65536 23 2011",
-            "paper-64g None None Some(23) Some(2012) -> 8388608 65536 23 2012",
-            "paper-64g None Some(262144) None None -> 8388608 262144 74 1961",
-            "paper-64g Some(7549747) Some(8) None None -> 7549747 8 6 2029",
-            "one-die default 140 16 3 9",
-            "one-die Some(70) None None None -> 70 16 2 10",
-            "one-die None Some(8) None None -> 140 8 3 9",
+            "paper-64g None None None Some(2011) -> 8388608 65536 23 2011 t=2",
+            "paper-64g None None Some(23) Some(2012) -> 8388608 65536 23 2012 t=2",
+            "paper-64g None Some(262144) None None -> 8388608 262144 74 1961 t=2",
+            "paper-64g Some(7549747) Some(8) None None -> 7549747 8 6 2029 t=2",
+            "one-die default 140 16 3 9 t=1",
+            "one-die Some(70) None None None -> 70 16 2 10 t=1",
+            "one-die None Some(8) None None -> 140 8 3 9 t=1",
             "one-die None Some(64) None None -> refused",
-            "one-die Some(46) Some(32) None None -> 46 32 3 9",
+            "one-die Some(46) Some(32) None None -> 46 32 3 9 t=1",
             "one-die None None Some(4) None -> refused",
             "one-die None None None Some(4) -> refused",
             "one-die None None None Some(8) -> refused",
-            "one-die None None Some(3) Some(9) -> 140 16 3 9",
+            "one-die None None Some(3) Some(9) -> 140 16 3 9 t=1",
             "one-die None Some(64) None None -> refused",
-            "one-die Some(126) Some(8) None None -> 126 8 3 9",
-            "small-pages default 160 16 4 8",
-            "small-pages Some(80) None None None -> 80 16 2 10",
-            "small-pages None Some(8) None None -> 160 8 3 9",
+            "one-die Some(126) Some(8) None None -> 126 8 3 9 t=1",
+            "small-pages default 160 16 4 8 t=1",
+            "small-pages Some(80) None None None -> 80 16 6 6 t=2",
+            "small-pages None Some(8) None None -> 160 8 3 9 t=1",
             "small-pages None Some(64) None None -> refused",
-            "small-pages Some(53) Some(32) None None -> 53 32 3 9",
-            "small-pages None None Some(5) None -> 160 16 5 7",
+            "small-pages Some(53) Some(32) None None -> 53 32 6 6 t=2",
+            "small-pages None None Some(5) None -> 160 16 5 7 t=1",
             "small-pages None None None Some(4) -> refused",
-            "small-pages None None None Some(7) -> 160 16 5 7",
-            "small-pages None None Some(4) Some(8) -> 160 16 4 8",
+            "small-pages None None None Some(7) -> 160 16 5 7 t=1",
+            "small-pages None None Some(4) Some(8) -> 160 16 4 8 t=1",
             "small-pages None Some(64) None None -> refused",
-            "small-pages Some(144) Some(8) None None -> 144 8 3 9",
+            "small-pages Some(144) Some(8) None None -> 144 8 3 9 t=1",
         ];
         assert_eq!(got, want);
     }
