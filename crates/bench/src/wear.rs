@@ -16,7 +16,11 @@
 //! without the FTL's fixed metadata blocks), blocks bad at the end, the
 //! sectors static leveling moved, and the projected lifetime: full-device
 //! writes until the most-worn block reaches `--endurance` erases at the
-//! measured rate.
+//! measured rate. SCFTL runs twice per workload and leveling setting:
+//! with one write stream and with two (hot/cold separation,
+//! `ScftlConfig::gc_streams`), at the same logical size and write bound
+//! (K and U fitted for each), so the `streams` column isolates what the
+//! second stream does.
 
 use flash::{BlockId, Flash, Geometry};
 use ftl::FtlKind;
@@ -340,6 +344,10 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
         "on = ftl::wear::default_for: scftl dynamic + static (spread 2 erases) + metadata rotation, the others dynamic only",
     );
     header.add(
+        "streams",
+        "scftl with one write stream and with two (GC relocations and wear moves apart from host writes, cost-benefit victims; K and U fitted for each, same L and W)",
+    );
+    header.add(
         "lifetime",
         format!(
             "full-device writes until the most-worn block reaches {} erases",
@@ -530,9 +538,16 @@ fn draw(path: &std::path::Path, rows: &[Row]) -> BResult<()> {
                         seen += c;
                         points.push((seen as f64 / n.max(1) as f64, e as f64));
                     }
+                    // SCFTL with one stream in grey, beside the two-stream
+                    // default in its own colour.
+                    let (label, color) = match r.write_streams {
+                        Some(1) => (format!("{} (1 stream)", r.ftl), chart::ftl_color("")),
+                        Some(t) => (format!("{} ({t} streams)", r.ftl), chart::ftl_color(&r.ftl)),
+                        None => (r.ftl.clone(), chart::ftl_color(&r.ftl)),
+                    };
                     Series {
-                        label: r.ftl.clone(),
-                        color: chart::ftl_color(&r.ftl),
+                        label,
+                        color,
                         points,
                     }
                 })
