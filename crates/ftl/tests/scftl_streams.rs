@@ -93,7 +93,10 @@ fn fill_then_hot(
         }
     }
     d.flush().unwrap();
-    for (k, la) in (hot..l).filter(|la| (la - hot) % 8 != 0).enumerate() {
+    for (k, la) in (hot..l)
+        .filter(|la| !(la - hot).is_multiple_of(8))
+        .enumerate()
+    {
         d.trim(Lba(la), 1).unwrap();
         model[la as usize] = 0;
         if k % 16 == 15 {
