@@ -23,7 +23,8 @@ fn pattern(la: u64, ver: u32, ss: usize) -> Vec<u8> {
 
 /// A `small` device whose delta pages (and so the backlog of epochs
 /// committed in data pages, which one consolidation page holds) take as
-/// many pairs as a page can, so every epoch below fits the backlog.
+/// many pairs as a page can, so every epoch below fits the backlog. (That
+/// is `small`'s default too; set here so the test does not depend on it.)
 fn fresh() -> Scftl<MemFlash> {
     let g = Geometry::small();
     let mut c = ScftlConfig::default_for(&g);

@@ -178,6 +178,26 @@ pub fn default_write_bound(spare_sectors: u64, small: u32) -> u32 {
 /// `fdatasync`), while recovery after a crash re-reads up to a few epochs.
 pub const MAX_DEFAULT_WRITE_BOUND: u64 = 1 << 16;
 
+/// Pages smaller than this (in bytes) are the crash checker's geometries
+/// (`tiny`, and the 256-byte pages of some tests), not real NAND.
+pub const CHECKER_PAGE_BYTES: usize = 4096;
+
+/// The pairs per delta page `default_for` picks for write bound `w` on
+/// `g`. On real pages (at least [`CHECKER_PAGE_BYTES`]), all a page holds:
+/// an epoch then writes as few delta pages as its pairs need, and the delta
+/// region fills (and a full checkpoint comes) as late as it can. On the
+/// checker's small pages, `w / 4` (at least 16), so the short seeded runs
+/// of the crash checker write tentative delta pages (an epoch spread over
+/// several region pages) and recover from crashes between them.
+pub fn delta_pairs_for(g: &Geometry, w: u32) -> u32 {
+    let page_pairs = pairs_per_page(g.page_size()) as u32;
+    if g.page_size() >= CHECKER_PAGE_BYTES || w >= page_pairs {
+        page_pairs
+    } else {
+        (w / 4).max(16).min(page_pairs)
+    }
+}
+
 impl ScftlConfig {
     /// A valid configuration for `g`: a delta region of 1/32 of the
     /// superblocks (8 on the `paper` preset: 256 MiB), one-superblock
@@ -203,7 +223,6 @@ impl ScftlConfig {
         let s = pages_per_sb * u64::from(g.sectors_per_page);
         let w_small = small_write_bound(s);
         let delta_sbs = (g.blocks_per_die / 32).clamp(1, 8);
-        let page_pairs = pairs_per_page(g.page_size()) as u32;
         let mut l = (g.total_sectors() / 2).clamp(1, u64::from(UNMAPPED - 1));
         loop {
             let epp = l2p_entries_per_page(g.page_size()) as u64;
@@ -219,11 +238,7 @@ impl ScftlConfig {
                 default_write_bound(spare, w_small)
             };
             loop {
-                let pairs = if w >= page_pairs {
-                    page_pairs
-                } else {
-                    (w / 4).max(16).min(page_pairs)
-                };
+                let pairs = delta_pairs_for(g, w);
                 let mut cfg = ScftlConfig {
                     logical_sectors: l,
                     write_bound: w,
