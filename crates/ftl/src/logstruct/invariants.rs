@@ -199,9 +199,18 @@ impl<F: Flash> LogFtl<F> {
                 );
             }
         }
+        // A read-only device writes nothing more, and a recovery that finds
+        // no free segment opens it read-only (the crash checker verifies
+        // its flushed data after that): the failure that turned it
+        // read-only may have taken the last free segment.
         ensure!(
-            segs.free_count() >= 1,
-            "no free segment left between operations (config invariant: at least one is free at every instant)"
+            segs.free_count() >= 1 || self.worn_out.is_some(),
+            "no free segment left between operations (config invariant: at least one is free at every instant; used {}, collected {}, retired {}, spare {}, read-only {})",
+            segs.count(SegState::Used),
+            segs.count(SegState::Collected),
+            segs.count(SegState::Retired),
+            self.spare_segments,
+            self.worn_out.is_some()
         );
         if let Some((v, next)) = self.pacing {
             let st = segs.state[v.0 as usize];

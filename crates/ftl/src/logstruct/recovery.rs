@@ -171,7 +171,7 @@ impl<F: Flash> LogFtl<F> {
         let s = scan(&mut f.flash, &f.layout, f.logical, &entries, true)?;
         f.p2l = s.p2l.clone();
         f.copies = s.copies.clone();
-        for &(ppa, t) in &s.flash_trims {
+        for (ppa, t) in live_trims(&s.flash_trims) {
             f.trims.insert(ppa, t);
             f.p2l[ppa as usize] = P2L_TRIM;
             f.segs.trims[f.layout.seg_of(Ppa(ppa)).0 as usize] += 1;
@@ -192,6 +192,9 @@ impl<F: Flash> LogFtl<F> {
         f.segs.free.clear();
         for seg in 1..f.layout.segments {
             let st = if f.segs.load(SegId(seg)) > 0 {
+                if Segments::has_bad_block(&f.flash, &f.layout, SegId(seg)) {
+                    f.bad_in_use = true;
+                }
                 SegState::Used
             } else if Segments::has_bad_block(&f.flash, &f.layout, SegId(seg)) {
                 // The wear records are the bad-block table: a segment with
@@ -217,7 +220,7 @@ impl<F: Flash> LogFtl<F> {
             // No GC and no log reset until every winning entry is on flash.
             f.defer_log_reset = true;
             f.in_gc = true;
-            let r = f.replay_log(&entries, &from_log, &s.log_trims);
+            let r = f.replay_log(&entries, &from_log, &s.log_trims, &s.flash_trims);
             f.defer_log_reset = false;
             f.in_gc = false;
             r?;
@@ -234,12 +237,15 @@ impl<F: Flash> LogFtl<F> {
     }
 
     /// Sync: moves the log's winning entries to flash (programmed and
-    /// synced) while the log still holds them.
+    /// synced) while the log still holds them. A log trim whose record is
+    /// on flash already (an earlier recovery replayed it and crashed before
+    /// resetting the log) is not programmed again.
     fn replay_log(
         &mut self,
         entries: &[NvEntry],
         from_log: &[(u32, usize)],
         log_trims: &[TrimRecord],
+        flash_trims: &[(u32, TrimRecord)],
     ) -> Result<()> {
         for &(la, i) in from_log {
             let e = &entries[i];
@@ -251,9 +257,10 @@ impl<F: Flash> LogFtl<F> {
             }
         }
         for t in log_trims {
+            let on_flash = flash_trims.iter().any(|(_, f)| f.seq == t.seq);
             let needed = (t.start..t.start + t.count)
                 .any(|la| self.l2p[la as usize] == UNMAPPED && self.copies[la as usize] > 0);
-            if needed {
+            if needed && !on_flash {
                 super::oob::encode_trim(&mut self.trim_scratch, t.start, t.count);
                 self.buf.push(LA_TRIM, t.seq, &self.trim_scratch);
                 if self.buf.is_full() {
@@ -264,5 +271,63 @@ impl<F: Flash> LogFtl<F> {
         self.program_buffer()?;
         self.flash.sync()?;
         Ok(())
+    }
+}
+
+/// The trim records found on flash that stay live: copies of one record
+/// (same sequence number: GC relocated it, or a recovery replayed it from
+/// the sync FTL's log, and a crash came before the older copy's segment
+/// was erased) count once, as the copy with the widest range, which holds
+/// every copy GC made of it (a relocated record only shrinks); a copy the
+/// widest does not contain stays live too. Counting every copy kept each
+/// segment holding one `Used`, and chains of crashes inside recoveries' GC
+/// (each relocating a lone trim record to a fresh segment before erasing
+/// its victim) used up the free segments (`crashtest --ftl async
+/// --geometry tiny --ops 121000 --seed 34`). The stale copies cover nothing
+/// the live one does not, so their segments may be erased.
+fn live_trims(found: &[(u32, TrimRecord)]) -> Vec<(u32, TrimRecord)> {
+    let mut by_seq: std::collections::BTreeMap<u64, Vec<(u32, TrimRecord)>> = Default::default();
+    for &(ppa, t) in found {
+        by_seq.entry(t.seq).or_default().push((ppa, t));
+    }
+    let mut live = Vec::with_capacity(found.len());
+    for (_, mut copies) in by_seq {
+        copies.sort_by_key(|&(ppa, t)| (std::cmp::Reverse(t.count), ppa));
+        let (_, widest) = copies[0];
+        for (i, &(ppa, t)) in copies.iter().enumerate() {
+            let inside =
+                t.start >= widest.start && t.start + t.count <= widest.start + widest.count;
+            if i == 0 || !inside {
+                live.push((ppa, t));
+            }
+        }
+    }
+    live
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(start: u64, count: u64, seq: u64) -> TrimRecord {
+        TrimRecord { start, count, seq }
+    }
+
+    #[test]
+    fn copies_of_a_trim_record_count_once_as_the_widest() {
+        // Seq 7: the original (ppa 40), a shrunk relocated copy (ppa 3)
+        // and a replayed duplicate (ppa 90); seq 9: two copies neither of
+        // which contains the other (both stay); seq 8: alone.
+        let found = [
+            (3, t(11, 2, 7)),
+            (40, t(10, 5, 7)),
+            (90, t(10, 5, 7)),
+            (5, t(20, 1, 8)),
+            (6, t(30, 2, 9)),
+            (7, t(33, 1, 9)),
+        ];
+        let live = live_trims(&found);
+        let ppas: Vec<u32> = live.iter().map(|&(p, _)| p).collect();
+        assert_eq!(ppas, [40, 5, 6, 7]);
     }
 }
