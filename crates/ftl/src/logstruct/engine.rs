@@ -29,7 +29,7 @@
 //! retired segments, or on a failure the engine cannot move, the device
 //! turns read-only (`FtlError::WornOut`: reads keep working).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use flash::Flash;
 
@@ -177,10 +177,10 @@ pub struct LogFtl<F: Flash> {
     /// the data segments beyond what the logical sectors and GC's high
     /// watermark need.
     pub(crate) spare_segments: u64,
-    /// Some `Used` or active segment may hold a bad block (a program
-    /// failed in it, or recovery found one): `check_spare` then counts
-    /// them, since GC turns them into retired segments, not free ones.
-    pub(crate) bad_in_use: bool,
+    /// The `Used` (or `Collected`) segments that hold a bad block (a program failed in one,
+    /// or recovery found it): GC turns them into retired segments, not
+    /// free ones, so `check_spare` counts them with the retired.
+    pub(crate) bad_in_use: BTreeSet<SegId>,
     /// Why the device is read-only, once it is (`FtlError::WornOut`).
     pub(crate) worn_out: Option<String>,
 }
@@ -228,7 +228,7 @@ impl<F: Flash> LogFtl<F> {
             oob_scratch: vec![0; g.oob_size as usize],
             trim_scratch: vec![0; layout.sector_size],
             spare_segments,
-            bad_in_use: false,
+            bad_in_use: BTreeSet::new(),
             worn_out: None,
             config,
         })
@@ -299,23 +299,10 @@ impl<F: Flash> LogFtl<F> {
         if self.worn_out.is_some() {
             return;
         }
-        let retired = self.segs.count(SegState::Retired);
-        let pending = if self.bad_in_use {
-            (0..self.layout.segments)
-                .filter(|&s| {
-                    matches!(
-                        self.segs.state[s as usize],
-                        SegState::Used | SegState::Active
-                    ) && Segments::has_bad_block(&self.flash, &self.layout, SegId(s))
-                })
-                .count() as u64
-        } else {
-            0
-        };
-        if retired + pending > self.spare_segments {
+        let bad = self.segs.count(SegState::Retired) + self.bad_in_use.len() as u64;
+        if bad > self.spare_segments {
             self.worn_out = Some(format!(
-                "{} segments hold a bad block and the configuration can spare {}",
-                retired + pending,
+                "{bad} segments hold a bad block and the configuration can spare {}",
                 self.spare_segments
             ));
         }
@@ -324,6 +311,7 @@ impl<F: Flash> LogFtl<F> {
     /// Retires a segment that holds a bad block and nothing live.
     pub(crate) fn retire(&mut self, seg: SegId) {
         self.segs.state[seg.0 as usize] = SegState::Retired;
+        self.bad_in_use.remove(&seg);
     }
 
     pub fn into_flash(self) -> F {
@@ -588,7 +576,7 @@ impl<F: Flash> LogFtl<F> {
                     // segment. Its sectors stay in the buffer (and, sync,
                     // in the battery-backed log) until then.
                     self.stats.program_failures += 1;
-                    self.bad_in_use = true;
+                    self.bad_in_use.insert(seg);
                     self.flash.mark_bad(addr.block)?;
                     self.segs.state[seg.0 as usize] = SegState::Used;
                     self.active = None;

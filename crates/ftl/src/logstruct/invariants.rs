@@ -17,7 +17,7 @@ use super::layout::{Ppa, SegId};
 use super::nvlog::NvLog;
 use super::oob::{decode_record, LA_TRIM, OOB_RECORD_SIZE};
 use super::recovery::{scan, Winner};
-use super::segs::SegState;
+use super::segs::{SegState, Segments};
 use crate::device::FtlKind;
 use crate::UNMAPPED;
 
@@ -198,6 +198,20 @@ impl<F: Flash> LogFtl<F> {
                     "free segment {seg} has p2l entries"
                 );
             }
+        }
+        for seg in 1..lay.segments {
+            let id = SegId(seg);
+            let used_bad = matches!(
+                segs.state[seg as usize],
+                SegState::Used | SegState::Collected
+            ) && Segments::has_bad_block(&self.flash, lay, id);
+            ensure!(
+                used_bad == self.bad_in_use.contains(&id),
+                "segment {seg} is {:?} (bad block: {}) but the set of used segments with a bad block {} it",
+                segs.state[seg as usize],
+                Segments::has_bad_block(&self.flash, lay, id),
+                if used_bad { "misses" } else { "holds" }
+            );
         }
         // A read-only device writes nothing more, and a recovery that finds
         // no free segment opens it read-only (the crash checker verifies

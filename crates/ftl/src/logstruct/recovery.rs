@@ -193,7 +193,7 @@ impl<F: Flash> LogFtl<F> {
         for seg in 1..f.layout.segments {
             let st = if f.segs.load(SegId(seg)) > 0 {
                 if Segments::has_bad_block(&f.flash, &f.layout, SegId(seg)) {
-                    f.bad_in_use = true;
+                    f.bad_in_use.insert(SegId(seg));
                 }
                 SegState::Used
             } else if Segments::has_bad_block(&f.flash, &f.layout, SegId(seg)) {
