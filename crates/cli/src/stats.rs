@@ -24,7 +24,8 @@ pub fn fields(s: &DeviceStats, sector_bytes: usize) -> String {
          sectors_trimmed={} gc_sectors_relocated={} full_checkpoints={} \
          pages_programmed={} flash_reads={} blocks_erased={} flash_syncs={} \
          wear_choices={} wear_refused={} wear_moved_sectors={} \
-         meta_rotations={} program_failures={} erase_failures={} bad_blocks={}",
+         meta_rotations={} meta_repairs={} program_failures={} erase_failures={} \
+         bad_blocks={}",
         sector_bytes,
         s.flushes,
         s.user_sectors_written,
@@ -40,6 +41,7 @@ pub fn fields(s: &DeviceStats, sector_bytes: usize) -> String {
         s.wear.rejected,
         s.wear.static_sectors,
         s.wear.meta_rotations,
+        s.wear.meta_repairs,
         s.program_failures,
         s.erase_failures,
         s.bad_blocks,

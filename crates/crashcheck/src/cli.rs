@@ -123,6 +123,14 @@ pub struct CrashtestArgs {
     /// `tiny` and `small` defaults run one stream).
     #[arg(long)]
     pub hot_cold: bool,
+    /// --ftl scftl: format to spare N bad data superblocks, shrinking the
+    /// logical size until the geometry affords them. The `tiny` and
+    /// `small` defaults spare none, so a media failure there makes the
+    /// device read-only; with spares SCFTL goes on past it (moves the
+    /// data or the metadata), which is what `--inject-failures` should
+    /// then check.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub spare_superblocks: u64,
     /// A second oracle next to the contract's model: `model` runs the Rust
     /// transcription of the Agda model P of SCFTL (proofs/SCFTL/Impl) on
     /// the same operations and checks that every recovered state is one
@@ -174,6 +182,7 @@ impl CrashtestArgs {
             backend: "ram".into(),
             wear_leveling: false,
             hot_cold: false,
+            spare_superblocks: 0,
             oracle: None,
             model_mutant: None,
             inject_failures: None,
@@ -235,6 +244,15 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             ));
         }
         t.hot_cold = true;
+    }
+    if args.spare_superblocks > 0 {
+        if t.name != "scftl" {
+            return Err(format!(
+                "--spare-superblocks sizes SCFTL's configuration; it does not apply to --ftl {}",
+                t.name
+            ));
+        }
+        t.spare = args.spare_superblocks;
     }
     if t.backend == target::BackendKind::Image && args.exhaustive {
         return Err("--exhaustive enumerates in-flight NAND pages, which the image backend does not have; run the image backend in random mode (--seconds/--ops), or use --backend ram".into());
@@ -392,6 +410,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     if args.hot_cold {
         c += " --hot-cold";
     }
+    if args.spare_superblocks > 0 {
+        c += &format!(" --spare-superblocks {}", args.spare_superblocks);
+    }
     if let Some(o) = &args.oracle {
         c += &format!(" --oracle {o}");
     }
@@ -499,6 +520,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.backend != "ram", "--backend"),
         (args.wear_leveling, "--wear-leveling"),
         (args.hot_cold, "--hot-cold"),
+        (args.spare_superblocks > 0, "--spare-superblocks"),
         (args.oracle.is_some(), "--oracle"),
         (args.model_mutant.is_some(), "--model-mutant"),
         (args.inject_failures.is_some(), "--inject-failures"),

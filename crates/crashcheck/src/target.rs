@@ -319,6 +319,12 @@ pub struct Target {
     /// SCFTL formatted with two write streams (`--hot-cold`;
     /// `ScftlConfig::with_gc_streams`), where the default runs one.
     pub hot_cold: bool,
+    /// SCFTL formatted to spare this many bad data superblocks
+    /// (`--spare-superblocks`; `ScftlConfig::sparing`): the `tiny` and
+    /// `small` defaults spare none, so their first bad superblock makes
+    /// the device read-only, and the paths that go on past media
+    /// failures run only with spares.
+    pub spare: u64,
 }
 
 impl std::fmt::Debug for Target {
@@ -342,6 +348,7 @@ macro_rules! real_target {
             backend: BackendKind::Ram,
             wear: None,
             hot_cold: false,
+            spare: 0,
         }
     };
 }
@@ -357,6 +364,7 @@ macro_rules! toy_target {
             backend: BackendKind::Ram,
             wear: None,
             hot_cold: false,
+            spare: 0,
         }
     };
 }
@@ -381,13 +389,17 @@ pub const TOY_TARGETS: [Target; 5] = [
 impl Target {
     /// Formats `d` (with `mutant`) and sets the target's wear policy.
     pub fn format_dev(&self, d: Dev, mutant: Mutant) -> ftl::Result<Box<dyn BlockDevice>> {
-        if self.hot_cold {
+        if self.hot_cold || self.spare > 0 {
             let g = *d.geometry();
-            let cfg = ScftlConfig::with_gc_streams(&g, 2).ok_or_else(|| {
-                ftl::FtlError::BadConfig(format!(
-                    "{g} cannot afford SCFTL's second write stream at any logical size"
-                ))
-            })?;
+            let streams = if self.hot_cold { 2 } else { 1 };
+            let cfg = ScftlConfig::with_gc_streams(&g, streams)
+                .and_then(|c| c.sparing(&g, self.spare))
+                .ok_or_else(|| {
+                    ftl::FtlError::BadConfig(format!(
+                        "{g} cannot afford SCFTL's {streams} write stream(s) with {} spare superblocks at any logical size",
+                        self.spare
+                    ))
+                })?;
             return self.with_wear(Box::new(Scftl::format_with_mutant(d, cfg, mutant)?));
         }
         self.with_wear((self.format)(d, mutant)?)

@@ -95,6 +95,11 @@ pub enum Mutant {
     /// device (`Flash::mark_bad` skipped), so once reopened the FTL fills
     /// it again (the bad-block table is not persisted).
     ForgetBadBlockMark,
+    /// SCFTL: when a failed program broke the delta region and the epoch
+    /// commits by a full checkpoint (docs/FORMAT.md §4.10), the pairs left
+    /// in the delta buffer stay there, so the next epoch's first page
+    /// carries stale pairs of the checkpointed one.
+    BrokenRegionKeepsPairs,
     /// SCFTL: a full checkpoint that rotates the metadata (docs/FORMAT.md
     /// §4.5) erases the old delta region with the fresh superblocks, before
     /// its commit point, so a cut before the commit loses the epochs the
@@ -158,7 +163,7 @@ impl Mutant {
     /// runs do not turn on (see the test files). Each has its test in
     /// `crates/crashcheck/tests/inpage_mutants.rs`, `oob_commit_mutants.rs`,
     /// `failure_mutants.rs` or `rotation_mutants.rs`.
-    pub const RANDOM_ONLY: [Mutant; 8] = [
+    pub const RANDOM_ONLY: [Mutant; 9] = [
         Mutant::RotationErasesOldDeltaEarly,
         Mutant::KeepGenerationOnImageOpen,
         Mutant::AcceptOobCommitWithTornData,
@@ -167,6 +172,7 @@ impl Mutant {
         Mutant::InpageCommitBeforeSync,
         Mutant::IgnoreProgramFailure,
         Mutant::ForgetBadBlockMark,
+        Mutant::BrokenRegionKeepsPairs,
     ];
 
     /// Mutants caught with SCFTL's second write stream (hot/cold
@@ -224,6 +230,7 @@ impl Mutant {
             Mutant::OobCommitPastMissingPage => "oob-commit-past-missing-page",
             Mutant::IgnoreProgramFailure => "ignore-program-failure",
             Mutant::ForgetBadBlockMark => "forget-bad-block-mark",
+            Mutant::BrokenRegionKeepsPairs => "broken-region-keeps-pairs",
             Mutant::RotationErasesOldDeltaEarly => "rotation-erases-old-delta-early",
             Mutant::FlushSkipsColdBuffer => "flush-skips-cold-buffer",
             Mutant::LazyConsolidationOfEmptyChain => "lazy-consolidation-of-empty-chain",

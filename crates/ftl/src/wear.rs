@@ -109,6 +109,9 @@ pub struct WearStats {
     /// Full checkpoints that moved the metadata regions onto less-worn
     /// blocks (SCFTL).
     pub meta_rotations: u64,
+    /// Full checkpoints that moved a metadata superblock off a bad erase
+    /// block (SCFTL: a program or erase of the metadata failed).
+    pub meta_repairs: u64,
 }
 
 /// Takes the next block to fill out of `queue`: `choice` if the validator

@@ -345,3 +345,128 @@ fn a_device_that_wears_out_refuses_writes_and_keeps_flushed_data() {
         at_flush.unwrap();
     }
 }
+
+/// One run of [`metadata_failures`]: a warmed-up device, then a failure of
+/// the `nth` next program (or erase) during random writes, trims and
+/// flushes. Flushed data must survive everywhere (on the running device
+/// and after a reopen). Returns whether the failure hit the metadata (a
+/// full checkpoint moved it: `meta_repairs`) and whether the device ended
+/// read-only; `None` if the run had fewer than `nth` such commands.
+fn metadata_failure_run(nth: u64, erase: bool) -> Result<Option<(bool, bool)>, String> {
+    let g = Geometry::small();
+    let mut cfg = spared(&g);
+    // Small delta pages: many region pages and full checkpoints per run.
+    cfg.delta_pairs_per_page = 64;
+    let flash = CrashFlash::new(MemFlash::new(g).unwrap());
+    let mut d: Dev = Scftl::format(flash, cfg).unwrap();
+    let l = d.num_sectors();
+    let mut flushed = vec![0u8; l as usize];
+    for la in 0..l / 2 {
+        write(&mut d, la, 1).map_err(|e| e.to_string())?;
+        flushed[la as usize] = 1;
+    }
+    d.flush().map_err(|e| e.to_string())?;
+    if erase {
+        d.flash_mut().fail_nth_erase(nth);
+    } else {
+        d.flash_mut().fail_nth_program(nth);
+    }
+    let mut pending = flushed.clone();
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ nth;
+    let mut read_only = false;
+    for i in 0..3000u64 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let la = rng % l;
+        let r = match rng % 100 {
+            0..=84 => write(&mut d, la, (i % 200) as u8 + 2).map(|()| {
+                pending[la as usize] = (i % 200) as u8 + 2;
+            }),
+            85..=91 => d.trim(Lba(la), 1).map(|()| pending[la as usize] = 0),
+            _ => d.flush().map(|()| flushed.clone_from(&pending)),
+        };
+        match r {
+            Ok(()) => {}
+            Err(FtlError::WornOut(_)) => {
+                read_only = true;
+                break;
+            }
+            Err(e) => return Err(format!("request {i} failed with {e}")),
+        }
+    }
+    let (p, e) = d.flash_mut().injected_failures();
+    if p + e != 1 {
+        // The run had fewer commands of that kind.
+        return Ok(None);
+    }
+    if !read_only {
+        check(&mut d, &pending)?;
+        d.flush().map_err(|e| format!("last flush: {e}"))?;
+        flushed.clone_from(&pending);
+    }
+    d.check_invariants()?;
+    let hit_meta = d.stats().wear.meta_repairs > 0;
+    let mut d: Dev = Scftl::open(d.into_flash()).map_err(|e| format!("reopen: {e}"))?;
+    check(&mut d, &flushed).map_err(|e| format!("after reopen: {e}"))?;
+    d.check_invariants()
+        .map_err(|e| format!("after reopen: {e}"))?;
+    // The bad block is out of the metadata for good.
+    if d.metadata_blocks_now()
+        .iter()
+        .any(|&b| d.flash_mut().block_wear(b).unwrap().is_bad())
+    {
+        return Err("a metadata block is still bad after the flush".into());
+    }
+    Ok(Some((hit_meta, read_only)))
+}
+
+/// Metadata programs and erases that fail (delta pages, consolidation
+/// pages, checkpoint pages and commit records, erases of the slots and
+/// the region) move the metadata with a full checkpoint instead of turning
+/// the device read-only (docs/FORMAT.md §4.10), and lose nothing flushed.
+fn metadata_failures(erase: bool, runs: u64) {
+    let (mut injected, mut hit) = (0, 0);
+    let mut bad = Vec::new();
+    for nth in 1..=runs {
+        let at = if erase { nth } else { nth * 7 };
+        match metadata_failure_run(at, erase) {
+            Ok(Some((hit_meta, read_only))) => {
+                injected += 1;
+                hit += u32::from(hit_meta);
+                if hit_meta && read_only {
+                    bad.push(format!(
+                        "failure at {at}: a metadata failure made the device read-only"
+                    ));
+                }
+            }
+            Ok(None) => {}
+            Err(e) => bad.push(format!("failure at {at}: {e}")),
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} runs failed: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(5)]
+    );
+    assert!(
+        injected >= runs / 2,
+        "only {injected} of {runs} failures were injected"
+    );
+    assert!(
+        hit >= 3,
+        "only {hit} of {injected} failures hit the metadata"
+    );
+    eprintln!("{injected} failures injected, {hit} hit the metadata");
+}
+
+#[test]
+fn a_failed_metadata_program_moves_the_metadata_and_loses_nothing() {
+    metadata_failures(false, 60);
+}
+
+#[test]
+fn a_failed_metadata_erase_moves_the_metadata_and_loses_nothing() {
+    metadata_failures(true, 40);
+}

@@ -358,9 +358,15 @@ impl Blocks {
     /// replaced them is durable, so nothing on them is needed: settled at
     /// once). `wear` is each one's wear on the device now, which the
     /// table's own count missed while they held metadata.
-    pub fn release_meta(&mut self, sbs: &[Sb], wear: impl Fn(Sb) -> u64) {
+    /// Those with a bad erase block (`bad`: a failed program or erase of
+    /// the metadata moved them out of the map) become bad instead.
+    pub fn release_meta(&mut self, sbs: &[Sb], wear: impl Fn(Sb) -> u64, bad: impl Fn(Sb) -> bool) {
         for &sb in sbs {
             debug_assert_eq!(self.state[sb.index()], SbState::Meta);
+            if bad(sb) {
+                self.state[sb.index()] = SbState::Bad;
+                continue;
+            }
             self.state[sb.index()] = SbState::Erasable;
             self.freed_epoch[sb.index()] = 0;
             self.wear_base[sb.index()] = wear(sb);
@@ -434,6 +440,20 @@ impl Blocks {
             }
             st => debug_assert!(false, "retiring superblock {sb} in state {st:?}"),
         }
+        self.state[sb.index()] = SbState::Bad;
+    }
+
+    /// Free or erasable → bad: `sb` got a bad erase block while a full
+    /// checkpoint tried to take it for the metadata (its erase or a
+    /// program into it failed).
+    pub fn retire_pooled(&mut self, sb: Sb) {
+        debug_assert!(matches!(
+            self.state[sb.index()],
+            SbState::Free | SbState::Erasable
+        ));
+        debug_assert_eq!(self.valid[sb.index()], 0);
+        self.free.retain(|&b| b != sb);
+        self.erasable.retain(|&b| b != sb);
         self.state[sb.index()] = SbState::Bad;
     }
 

@@ -547,7 +547,15 @@ impl ScftlConfig {
     /// The defaults of the smallest presets spare none: their worst-case
     /// epochs need every data superblock.
     pub fn with_spare_superblocks(g: &Geometry, spare: u64) -> Option<ScftlConfig> {
-        let mut cfg = Self::default_for(g);
+        Self::default_for(g).sparing(g, spare)
+    }
+
+    /// This configuration with its logical size cut by sixteenths (and K,
+    /// U refitted) until `spare` data superblocks may go bad; `None` if no
+    /// size allows it. (The crash checker's `--spare-superblocks`, with
+    /// or without a second write stream.)
+    pub fn sparing(self, g: &Geometry, spare: u64) -> Option<ScftlConfig> {
+        let mut cfg = self;
         while cfg.spare_superblocks(g) < spare {
             let l = cfg.logical_sectors * 15 / 16;
             if l == 0 {

@@ -538,6 +538,7 @@ impl<F: Flash> Scftl<F> {
             self.blocks.retire_active(a.sb);
             if !self.evacuate.contains(&a.sb) {
                 self.evacuate.push(a.sb);
+                self.bad_superblocks_changed();
             }
         }
         // The run of pages an OOB commit would cover is broken.
@@ -601,7 +602,7 @@ impl<F: Flash> Scftl<F> {
             }
         };
         let Some(sb) = sb else {
-            let bad = self.blocks.bad_count();
+            let bad = self.lost_superblocks();
             if bad > 0 {
                 // Superblocks lost within an epoch are beyond what its
                 // constraints planned for: the flash is worn out.

@@ -27,6 +27,14 @@
 //! durable. OOB commits (§4.9) put an epoch's pairs in the backlog the
 //! same way ([`DeltaLog::move_to_backlog`]).
 //!
+//! A failed program (docs/FORMAT.md §4.10): on an image whose regions can
+//! move (configuration version 7), a region page the flash fails to
+//! program *breaks* the region: its erase block is marked bad, no page is
+//! programmed there again, pairs are dropped as they come, and the epoch
+//! commits by a full checkpoint that moves the region off the bad block
+//! (`flush.rs`). The failed page reads as a torn one, so a crash before that
+//! checkpoint recovers exactly as after a power cut at the region's end.
+//!
 //! Invariants:
 //! - `backlog.len() <= pairs_per_page`, and it is empty right after a
 //!   region page was programmed;
@@ -43,7 +51,7 @@ use flash::Flash;
 use crate::device::{FtlError, Result};
 
 use super::format::{self, MetaHeader};
-use super::layout::{La, Layout, Psa};
+use super::layout::{La, Layout, Psa, Sb};
 
 pub(crate) struct DeltaLog {
     /// Generation of the committed full checkpoint these pages extend.
@@ -60,6 +68,8 @@ pub(crate) struct DeltaLog {
     pub buf: Vec<u8>,
     /// Metadata pages programmed since open (statistics).
     pub pages_written: u64,
+    /// Region page programs the flash failed (statistics).
+    pub failed_programs: u64,
     /// Digest of the last committed epoch of this generation (0: none).
     pub chain: u32,
     /// The epoch's pairs with a mapped physical sector, with its data CRC.
@@ -77,6 +87,15 @@ pub(crate) struct DeltaLog {
     /// Epochs in the backlog, and the id of the last one.
     pub backlog_epochs: u32,
     pub backlog_last_epoch: u64,
+    /// The superblocks holding the backlog's in-page or OOB records
+    /// (recovery follows them until the consolidation page is durable).
+    pub backlog_sbs: Vec<Sb>,
+    /// A failed program may break the region instead of failing (the
+    /// image's regions can move: configuration version 7).
+    pub movable: bool,
+    /// The region took a failed program (or a failed erase): nothing is
+    /// programmed in it until a full checkpoint moves it.
+    pub broken: bool,
     /// Page buffer of the consolidation page.
     cons_buf: Vec<u8>,
 }
@@ -100,9 +119,13 @@ impl DeltaLog {
             epoch_pages: 0,
             buf: vec![0u8; layout.page_size],
             pages_written: 0,
+            failed_programs: 0,
             backlog: Vec::new(),
             backlog_epochs: 0,
             backlog_last_epoch: 0,
+            backlog_sbs: Vec::new(),
+            movable: false,
+            broken: false,
             cons_buf: vec![0u8; layout.page_size],
         }
     }
@@ -156,6 +179,12 @@ impl DeltaLog {
         link: Option<Psa>,
     ) -> Result<()> {
         self.consolidate(flash, layout)?;
+        if self.broken {
+            // The pairs are in the L2P, which the checkpoint that
+            // commits this epoch holds.
+            self.npairs = 0;
+            return Ok(());
+        }
         self.check_room()?;
         let mut used = format::delta_crc_len(self.npairs);
         self.buf[used..].fill(0);
@@ -179,7 +208,11 @@ impl DeltaLog {
             aux2: digest,
         };
         format::seal_prefix(&mut self.buf, &h, used);
-        flash.program(layout.delta_page(self.wp), &self.buf, &[])?;
+        let programmed = flash.program(layout.delta_page(self.wp), &self.buf, &[]);
+        if self.break_on(flash, programmed)? {
+            self.npairs = 0;
+            return Ok(());
+        }
         self.wp += 1;
         self.after_sync = false;
         self.epoch_pages += 1;
@@ -203,7 +236,7 @@ impl DeltaLog {
     /// id and digest of the last of them. Those epochs are durable (each
     /// in-page commit synced), so recovery applies the page as it finds it.
     pub fn consolidate<F: Flash + ?Sized>(&mut self, flash: &mut F, layout: &Layout) -> Result<()> {
-        if self.backlog.is_empty() {
+        if self.backlog.is_empty() || self.broken {
             return Ok(());
         }
         self.check_room()?;
@@ -230,13 +263,39 @@ impl DeltaLog {
             aux2: self.chain,
         };
         format::seal_prefix(&mut self.cons_buf, &h, used);
-        flash.program(layout.delta_page(self.wp), &self.cons_buf, &[])?;
+        let programmed = flash.program(layout.delta_page(self.wp), &self.cons_buf, &[]);
+        if self.break_on(flash, programmed)? {
+            // The backlog stays: its records are still what recovery
+            // follows until the checkpoint.
+            return Ok(());
+        }
         self.wp += 1;
         self.after_sync = false;
         self.pages_written += 1;
         self.backlog.clear();
         self.backlog_epochs = 0;
+        self.backlog_sbs.clear();
         Ok(())
+    }
+
+    /// A region page's program returned `programmed`: on a media failure
+    /// of a movable region, marks the page's erase block bad, breaks the
+    /// region and returns `true`; other errors are returned.
+    fn break_on<F: Flash + ?Sized>(
+        &mut self,
+        flash: &mut F,
+        programmed: flash::Result<()>,
+    ) -> Result<bool> {
+        match programmed {
+            Ok(()) => Ok(false),
+            Err(flash::FlashError::ProgramFailed { block, .. }) if self.movable => {
+                flash.mark_bad(flash::BlockId(block))?;
+                self.broken = true;
+                self.failed_programs += 1;
+                Ok(true)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Whether an in-page record can take the current epoch's pairs: no
@@ -322,6 +381,12 @@ impl DeltaLog {
         // The full checkpoint holds what the backlog did.
         self.backlog.clear();
         self.backlog_epochs = 0;
+        self.backlog_sbs.clear();
+        // ...and the region it starts is whole (until an erase of it
+        // fails: `flush.rs`). Pairs a broken region left in the buffer
+        // are in the checkpoint too: the next epoch starts with none.
+        self.broken = false;
+        self.npairs = 0;
     }
 
     pub fn remaining_pages(&self) -> u32 {

@@ -85,6 +85,9 @@ impl<F: Flash> Scftl<F> {
         // commit, like the host stream's (a program failure there moves
         // them with new pairs, so this comes before the digest).
         self.pad_cold_buffer()?;
+        if self.delta.broken {
+            return self.commit_by_checkpoint();
+        }
         let durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
         let l2p = &self.l2p;
         let mut digest = self.delta.digest(|la, pa| l2p[la] == pa);
@@ -104,6 +107,11 @@ impl<F: Flash> Scftl<F> {
             let link = self.next_link();
             self.delta
                 .program(&mut self.flash, &self.layout, kind, digest, Some(link))?;
+            if self.delta.broken {
+                // The committed page (or the consolidation page before it)
+                // failed: it reads as torn, and a checkpoint commits.
+                return self.commit_by_checkpoint();
+            }
             self.chain_link = link;
         }
         // The next epoch's pages start at the link just written.
@@ -120,14 +128,49 @@ impl<F: Flash> Scftl<F> {
         self.cold_programmed = false;
         self.delta.next_epoch(digest);
         self.ghost_commit();
-        // The epoch is committed: a media failure from here on (the full
-        // checkpoint, a static move, too little space left by bad
-        // superblocks) leaves the device read-only, but the flush did
-        // what it promised, so it succeeds.
-        match self.after_commit() {
-            Err(FtlError::WornOut(_)) => Ok(()),
-            r => self.worn_out_by(r).map(|_| ()),
+        // The epoch is committed: a media failure from here on that SCFTL
+        // cannot work around (the full checkpoint with nowhere to move,
+        // a static move, too little space left by bad superblocks) leaves
+        // the device read-only, but the flush did what it promised, so it
+        // succeeds.
+        let r = self.after_commit();
+        self.worn_out_by(r).map(|_| ())
+    }
+
+    /// Commits the epoch with a full checkpoint instead of a delta page:
+    /// the delta region took a failed program (`delta.rs`), so the
+    /// checkpoint moves it (and its target slot) off the bad block
+    /// ([`Scftl::full_checkpoint_rotating`]). The checkpoint's commit
+    /// record is the epoch's commit point, and it is durable: data pages
+    /// and everything before are synced under it. If no checkpoint can be
+    /// written, the flush fails and the device turns read-only; a crash
+    /// then recovers the last committed epoch, the failed page reading as
+    /// a torn one.
+    fn commit_by_checkpoint(&mut self) -> Result<()> {
+        self.pad_merge_buffer()?;
+        let epoch = self.delta.epoch;
+        self.oob_run.clear();
+        self.oob_run_pages = 0;
+        // The checkpoint records the next epoch's id (as after a commit).
+        self.delta.next_epoch(0);
+        let stale = self.delta.npairs;
+        if let Err(e) = self.full_checkpoint_rotating(true) {
+            return Err(match e {
+                FtlError::Flash(e) if e.is_media_failure() => self.read_only(e.to_string()),
+                FtlError::WornOut(why) => self.read_only(why),
+                e => e,
+            });
         }
+        if self.mutant == Mutant::BrokenRegionKeepsPairs {
+            self.delta.npairs = stale;
+        }
+        self.blocks.end_epoch(epoch);
+        self.updates = 0;
+        self.gc_count = 0;
+        self.cold_programmed = false;
+        self.ghost_commit();
+        let r = self.after_commit();
+        self.worn_out_by(r).map(|_| ())
     }
 
     /// What a flush does once its epoch is committed.
@@ -197,6 +240,7 @@ impl<F: Flash> Scftl<F> {
             .delta
             .seal_inpage(record, link, fill as u32, digest, data_crc);
         self.put_marker(&format::INPAGE_MAGIC, record_crc);
+        self.delta.backlog_sbs.push(a.sb);
         self.program_merge_buffer_as(true)?;
         self.note_chain_commit();
         self.chain_link = link;
@@ -257,6 +301,7 @@ impl<F: Flash> Scftl<F> {
         let crc = format::oob_commit_crc(self.delta.gen, self.delta.epoch, &self.oob_run, spp);
         self.put_marker(&format::OOB_COMMIT_MAGIC, crc);
         self.delta.move_to_backlog();
+        self.delta.backlog_sbs.push(a.sb);
         self.program_merge_buffer_as(true)?;
         self.note_chain_commit();
         self.chain_link = if a.next_page + 1 < self.layout.pages_per_sb {
@@ -311,10 +356,47 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// Writes a full checkpoint of the (stable = volatile) L2P and clears
-    /// the delta region. Only called right after a commit or in recovery.
-    /// With `rotate` (run time, not recovery) it may move the target slot
-    /// and the delta region onto less-worn superblocks (`wear.rs`).
+    /// the delta region. Only called right after a commit, in recovery, or
+    /// as the commit of an epoch whose delta region broke
+    /// ([`Scftl::commit_by_checkpoint`]). With `rotate` (run time, not
+    /// recovery) it may move the target slot and the delta region onto
+    /// less-worn superblocks (`wear.rs`).
+    ///
+    /// Media failures (docs/FORMAT.md §4.10): on an image whose regions
+    /// can move, a member of the target slot or of the delta region with a
+    /// bad erase block is replaced by a free superblock
+    /// ([`Scftl::repair_map`]), and a program or erase the flash fails
+    /// before the commit record is durable marks its block bad and starts
+    /// the checkpoint again under a repaired map (the old checkpoint and
+    /// region are untouched until the commit). An erase of the region that
+    /// fails after the commit breaks the new region, so the next flush
+    /// moves it. `FtlError::WornOut` when no superblock is left to move to.
     pub(super) fn full_checkpoint_rotating(&mut self, rotate: bool) -> Result<()> {
+        // Each failed attempt retires at least one block of the map it
+        // tried; the cap only guards against a flash that fails every
+        // command.
+        let mut attempts = 0;
+        loop {
+            match self.checkpoint_attempt(rotate) {
+                Err(FtlError::Flash(e))
+                    if e.is_media_failure() && self.delta.movable && attempts < 16 =>
+                {
+                    attempts += 1;
+                    if let flash::FlashError::ProgramFailed { block, .. } = e {
+                        self.flash.mark_bad(flash::BlockId(block))?;
+                        self.stats.meta_program_failures += 1;
+                    } else {
+                        self.stats.erase_failures += 1;
+                    }
+                    self.retire_bad_candidates();
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// One attempt of [`Scftl::full_checkpoint_rotating`].
+    fn checkpoint_attempt(&mut self, rotate: bool) -> Result<()> {
         let old = self.live_slot;
         let target = if self.mutant == Mutant::FullCheckpointOverLiveSlot {
             old
@@ -322,13 +404,18 @@ impl<F: Flash> Scftl<F> {
             1 - old
         };
         let gen = self.delta.gen + 1;
-        let next = if rotate && target != old {
+        let wear_choice = if rotate && target != old {
             self.rotation_choice(target)
         } else {
             None
         };
         let now = self.layout.meta().clone();
+        let (next, repaired) = self.repair_map(wear_choice, target)?;
         let map = next.clone().unwrap_or_else(|| now.clone());
+        self.attempted = map
+            .all()
+            .filter(|sb| !now.all().any(|o| o == *sb))
+            .collect();
         // The delta region's new superblocks are erased before the commit
         // point, those it keeps after it (their pages belong to the old
         // generation until then).
@@ -348,34 +435,46 @@ impl<F: Flash> Scftl<F> {
             &mut self.scratch,
             &fresh,
         )?;
+        self.attempted.clear();
         // The new checkpoint is committed; the old one and the deltas on
         // top of it are now redundant. Superblocks that left the map are
-        // erased when next taken. The old slot is erased at once only on
-        // images of configuration version 6 and before (as they always
-        // were); from version 7 it waits for the next checkpoint, whose
-        // target it is and which erases it first anyway: its commit record
-        // has the lower generation, so recovery never prefers it, and the
-        // slots wear half as fast.
+        // erased when next taken (or retired, if bad). The old slot is
+        // erased at once only on images of configuration version 6 and
+        // before (as they always were); from version 7 it waits for the
+        // next checkpoint, whose target it is and which erases it first
+        // anyway: its commit record has the lower generation, so recovery
+        // never prefers it, and the slots wear half as fast.
         if target != old && !self.rotates {
             let sbs = map.slots[old].clone();
             self.layout.erase_list(&mut self.flash, &sbs)?;
         }
-        self.layout.erase_list(&mut self.flash, &kept)?;
         if let Some(next) = next {
             self.apply_rotation(next);
+            if repaired {
+                self.wear_stats.meta_repairs += 1;
+            }
         }
-        self.flash.sync()?;
-        self.unsynced_epochs = 0;
         self.live_slot = target;
         // The checkpoint holds every epoch before the current one.
         self.proven_below = self.proven_below.max(self.delta.epoch);
         self.delta.new_generation(gen);
+        self.recovery_avoid.clear();
         // The chain restarts with the generation's first committed page.
         self.chain_link = Psa::UNMAPPED;
         self.oob_run.clear();
         self.oob_run_pages = 0;
         self.stats.full_checkpoints += 1;
         self.stats.checkpoint_pages_written += pages;
+        match self.layout.erase_list(&mut self.flash, &kept) {
+            // The region cannot take pages: the next flush moves it.
+            Err(e) if e.is_media_failure() && self.delta.movable => {
+                self.stats.erase_failures += 1;
+                self.delta.broken = true;
+            }
+            r => r?,
+        }
+        self.flash.sync()?;
+        self.unsynced_epochs = 0;
         Ok(())
     }
 }

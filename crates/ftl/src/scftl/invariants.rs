@@ -73,7 +73,7 @@ impl<F: Flash> Scftl<F> {
                 + (t - 1) * u64::from(self.layout.sectors_per_sb);
             let have = self.available_sectors();
             if have < need {
-                let bad = self.blocks.bad_count();
+                let bad = self.lost_superblocks();
                 if bad > 0 {
                     // Space lost to superblocks that went bad beyond what the
                     // constraints planned for: the flash is worn out.
@@ -207,6 +207,21 @@ impl<F: Flash> Scftl<F> {
                 "delta log write pointer {} / buffered pairs {} out of range",
                 self.delta.wp, self.delta.npairs
             ));
+        }
+        // A region with a bad block takes no page: it is broken until the
+        // next flush's full checkpoint moves it (docs/FORMAT.md §4.10).
+        if let Some(&sb) = self
+            .layout
+            .meta()
+            .delta
+            .iter()
+            .find(|&&sb| self.has_bad_block(sb))
+        {
+            if !self.delta.broken {
+                return Err(format!(
+                    "delta region superblock {sb} has a bad erase block but the region is not marked broken"
+                ));
+            }
         }
         self.check_stable_matches_flash()?;
         self.check_oob_las()

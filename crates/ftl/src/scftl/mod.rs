@@ -104,6 +104,9 @@ struct Counters {
     program_failures: u64,
     /// Erases the flash failed (the superblock retired).
     erase_failures: u64,
+    /// Checkpoint page programs the flash failed (the checkpoint was
+    /// written again under a repaired map).
+    meta_program_failures: u64,
 }
 
 /// Debug builds: the L2P changes of the current and the last epoch (8 bytes
@@ -152,6 +155,13 @@ pub struct Scftl<F: Flash> {
     /// Used superblocks with a bad erase block, to be emptied (oldest
     /// first) and then retired (scftl/wear.rs).
     evacuate: Vec<Sb>,
+    /// The pool superblocks the full checkpoint being written took into
+    /// its map (retired if its attempt fails on them: `wear.rs`).
+    attempted: Vec<Sb>,
+    /// Until the first full checkpoint after recovery: superblocks holding
+    /// sectors of the epochs recovery verified by their digests, which a
+    /// checkpoint must not erase before its commit (`wear.rs` `repair_map`).
+    recovery_avoid: Vec<Sb>,
     /// Every epoch with a smaller id is proven durable on flash (a synced
     /// page carries the after-sync flag past it, or a full checkpoint
     /// holds it): wear leveling may erase superblocks freed before it out
@@ -357,19 +367,30 @@ impl<F: Flash> Scftl<F> {
             label_version,
         );
         me.rebuild_maps()?;
-        // A bad metadata block: no epoch can commit any more (the regions
-        // move only at a full checkpoint, which needs them); reads still
-        // work.
-        if let Some(b) = me
+        me.recovery_avoid = rec.verified_sbs.clone();
+        me.recovery_avoid.extend(rec.tail_sb);
+        // A bad metadata block (a crash came before the full checkpoint
+        // that was to move it, docs/FORMAT.md §4.10): where the regions
+        // can move, that checkpoint is written below; elsewhere no epoch
+        // can commit any more, and reads still work. The live slot is
+        // read, never written, so it may keep one until it is the target
+        // of a checkpoint.
+        let live = &me.layout.meta().slots[rec.slot];
+        let bad_meta: Vec<Sb> = me
             .layout
-            .metadata_blocks()
-            .into_iter()
-            .find(|&b| me.flash.block_wear(b).is_ok_and(|w| w.is_bad()))
-        {
+            .meta()
+            .all()
+            .filter(|sb| (!me.delta.movable || !live.contains(sb)) && me.has_bad_block(*sb))
+            .collect();
+        let mut repair = !bad_meta.is_empty() && me.delta.movable;
+        if !bad_meta.is_empty() && !me.delta.movable {
             me.worn_out = Some(format!(
-                "erase block {} of the metadata regions is bad",
-                b.0
+                "superblock {} of the metadata regions has a bad erase block",
+                bad_meta[0]
             ));
+        }
+        if repair {
+            me.delta.broken = true;
         }
         // A version-3 image keeps its format: an older build must still
         // read it, and it knows no in-page records.
@@ -385,14 +406,24 @@ impl<F: Flash> Scftl<F> {
             // no epoch has the space the constraints promise.
             return Ok(me);
         }
-        if rec.delta_needs_erase {
+        if rec.delta_needs_erase && !repair {
             let delta = me.layout.meta().delta.clone();
             let erased = me
                 .layout
                 .erase_list(&mut me.flash, &delta)
                 .and_then(|()| me.flash.sync());
-            if me.worn_out_by(erased.map_err(FtlError::from))? {
-                return Ok(me);
+            match erased {
+                // The checkpoint below moves the region off the bad block.
+                Err(e) if e.is_media_failure() && me.delta.movable => {
+                    me.stats.erase_failures += 1;
+                    me.delta.broken = true;
+                    repair = true;
+                }
+                r => {
+                    if me.worn_out_by(r.map_err(FtlError::from))? {
+                        return Ok(me);
+                    }
+                }
             }
             me.delta.wp = 0;
         }
@@ -429,7 +460,8 @@ impl<F: Flash> Scftl<F> {
         // fail them and fall back past flushed data. A full checkpoint
         // settles them.
         let unsettled = rec.verified > 1 && me.mutant != Mutant::KeepVerifiedEpochsUnproven;
-        let checkpoint = fell_back
+        let checkpoint = repair
+            || fell_back
             || tainted
             || unsettled
             || rec.tail_out_of_order
@@ -444,6 +476,7 @@ impl<F: Flash> Scftl<F> {
             me.delta.backlog = rec.tail;
             me.delta.backlog_epochs = rec.tail_epochs;
             me.delta.backlog_last_epoch = rec.tail_last_epoch;
+            me.delta.backlog_sbs.extend(rec.tail_sb);
             // ...unless the records' superblock holds no sector the L2P
             // maps: then it is erasable at once, and the first superblock
             // a write or GC opens may be it, before any commit — which
@@ -479,14 +512,20 @@ impl<F: Flash> Scftl<F> {
         }
     }
 
-    /// `r` failed on a media failure (a metadata block wore out): the
-    /// device goes read-only (`worn_out`) and this returns `true`; other
-    /// errors are returned as they are.
+    /// `r` failed on a media failure SCFTL could not work around (a
+    /// metadata block wore out with nowhere to move it), or with
+    /// `FtlError::WornOut`: the device goes read-only (`worn_out`) and
+    /// this returns `true`; other errors are returned as they are.
     fn worn_out_by(&mut self, r: Result<()>) -> Result<bool> {
         match r {
             Ok(()) => Ok(false),
             Err(FtlError::Flash(e)) if e.is_media_failure() => {
                 self.read_only(e.to_string());
+                Ok(true)
+            }
+            // No superblock left to move metadata to (or too little space).
+            Err(FtlError::WornOut(why)) => {
+                self.read_only(why);
                 Ok(true)
             }
             Err(e) => Err(e),
@@ -535,6 +574,8 @@ impl<F: Flash> Scftl<F> {
             mb_oob: vec![0xFF; if two_streams { oob_len } else { 0 }],
             mb_fill: 0,
         };
+        let mut delta = delta;
+        delta.movable = version >= 7;
         Scftl {
             flash,
             derived,
@@ -550,6 +591,8 @@ impl<F: Flash> Scftl<F> {
             wear_stats: WearStats::default(),
             wear_target: None,
             evacuate: Vec::new(),
+            attempted: Vec::new(),
+            recovery_avoid: Vec::new(),
             proven_below: delta.epoch,
             active: None,
             mb: vec![0u8; layout.page_size],
@@ -646,7 +689,7 @@ impl<F: Flash> Scftl<F> {
     /// superblock went bad, GC plans for one more than have (while the
     /// spare allows), so that a failure within an epoch finds room.
     fn bad_superblocks_changed(&mut self) {
-        let bad = self.blocks.bad_count();
+        let bad = self.lost_superblocks();
         let assume = if bad > 0 && bad < self.spare {
             bad + 1
         } else {
@@ -663,13 +706,20 @@ impl<F: Flash> Scftl<F> {
         }
     }
 
+    /// Data superblocks lost to bad blocks: retired ones, and used ones
+    /// being emptied before they retire (`evacuate`), which hold data
+    /// but will never take more.
+    fn lost_superblocks(&self) -> u64 {
+        self.blocks.bad_count() + self.evacuate.len() as u64
+    }
+
     /// Refuses writes once more superblocks are bad than the constraints
     /// can spare: the device is worn out (reads still work).
     fn check_not_worn_out(&self) -> Result<()> {
         if let Some(why) = &self.worn_out {
             return Err(FtlError::WornOut(why.clone()));
         }
-        let bad = self.blocks.bad_count();
+        let bad = self.lost_superblocks();
         if bad > self.spare {
             return Err(FtlError::WornOut(format!(
                 "{bad} superblocks are bad and the configuration can spare {}",
@@ -817,7 +867,9 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             last_recovery_ns: 0,
             flash: self.flash.counters(),
             wear: self.wear_stats,
-            program_failures: self.stats.program_failures,
+            program_failures: self.stats.program_failures
+                + self.stats.meta_program_failures
+                + self.delta.failed_programs,
             erase_failures: self.stats.erase_failures,
             bad_blocks: n.bad,
             ..DeviceStats::default()

@@ -66,6 +66,8 @@ pub(crate) struct Reconstructed {
     /// sectors — also those a later epoch overrode, which the FTL may erase
     /// once it runs (see `open`).
     pub verified: u32,
+    /// The data superblocks those epochs' pairs point into.
+    pub verified_sbs: Vec<Sb>,
     /// Pairs of the epochs recovered from in-page records after the last
     /// consolidation page, in order, and how many epochs they are.
     pub tail: Vec<(La, Psa)>,
@@ -369,6 +371,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     let trust = !check || mutant == Mutant::AcceptEpochDigestMismatch;
     let mut fell_back = false;
     let mut verified = 0;
+    let mut verified_sbs = Vec::new();
     for e in unproven {
         let ok = trust
             || e.trusted
@@ -378,6 +381,16 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
             break;
         }
         verified += u32::from(!e.trusted);
+        if !e.trusted {
+            for &(_, pa) in &e.pairs {
+                if pa.is_mapped() {
+                    let sb = layout.sb_of(pa);
+                    if !verified_sbs.contains(&sb) {
+                        verified_sbs.push(sb);
+                    }
+                }
+            }
+        }
         for &(la, pa) in &e.pairs {
             l2p[la] = pa;
         }
@@ -394,6 +407,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
         chain,
         fell_back,
         verified,
+        verified_sbs,
         tail: tail.pairs,
         tail_epochs: tail.epochs,
         tail_last_epoch: tail.last_epoch,

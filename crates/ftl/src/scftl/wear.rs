@@ -57,7 +57,7 @@
 
 use flash::Flash;
 
-use crate::device::Result;
+use crate::device::{FtlError, Result};
 use crate::wear::{self, WearPolicy};
 
 use super::blocks::SbState;
@@ -164,11 +164,105 @@ impl<F: Flash> Scftl<F> {
         let wear: Vec<u64> = (0..self.layout.num_sbs)
             .map(|sb| self.device_wear(Sb(sb)))
             .collect();
+        let bad: Vec<bool> = (0..self.layout.num_sbs)
+            .map(|sb| self.has_bad_block(Sb(sb)))
+            .collect();
         self.blocks.take_for_meta(&taken, |sb| wear[sb.0 as usize]);
         self.blocks
-            .release_meta(&released, |sb| wear[sb.0 as usize]);
+            .release_meta(&released, |sb| wear[sb.0 as usize], |sb| bad[sb.0 as usize]);
         self.layout.set_meta(next);
         self.wear_stats.meta_rotations += 1;
+        if released.iter().any(|sb| bad[sb.0 as usize]) {
+            self.bad_superblocks_changed();
+        }
+    }
+
+    /// Whether an erase block of `sb` is bad on the device.
+    pub(super) fn has_bad_block(&self, sb: Sb) -> bool {
+        self.layout
+            .erase_blocks(sb)
+            .any(|b| self.flash.block_wear(b).is_ok_and(|w| w.is_bad()))
+    }
+
+    /// The map a full checkpoint into slot `target` is written under:
+    /// `wear_choice` (metadata rotation's, `None` for the map now) with
+    /// every superblock of the target slot and of the delta region that
+    /// has a bad erase block replaced by the least-worn settled free or
+    /// erasable superblock (docs/FORMAT.md §4.10). Returns the map (`None`:
+    /// keep the current one) and whether it replaced a bad superblock.
+    /// Never a superblock recovery may still read before the checkpoint
+    /// commits: the in-page or OOB records of the backlog
+    /// (`delta.backlog_sbs`) and, right after recovery, the sectors of
+    /// the epochs it verified (`recovery_avoid`); their erase before the
+    /// commit point could make a crash lose a flushed epoch.
+    /// `FtlError::WornOut` when no superblock is left to replace one.
+    /// Images whose regions cannot move keep their map.
+    pub(super) fn repair_map(
+        &self,
+        wear_choice: Option<MetaMap>,
+        target: usize,
+    ) -> Result<(Option<MetaMap>, bool)> {
+        if !self.delta.movable {
+            return Ok((wear_choice, false));
+        }
+        let mut map = wear_choice
+            .clone()
+            .unwrap_or_else(|| self.layout.meta().clone());
+        let broken: Vec<(usize, usize, Sb)> = map.slots[target]
+            .iter()
+            .enumerate()
+            .map(|(i, &sb)| (0, i, sb))
+            .chain(map.delta.iter().enumerate().map(|(i, &sb)| (1, i, sb)))
+            .filter(|&(_, _, sb)| self.has_bad_block(sb))
+            .collect();
+        if broken.is_empty() {
+            return Ok((wear_choice, false));
+        }
+        let avoid =
+            |sb: &Sb| self.delta.backlog_sbs.contains(sb) || self.recovery_avoid.contains(sb);
+        let mut cands: Vec<(u64, Sb)> = self
+            .blocks
+            .meta_candidates(self.proven_below)
+            .into_iter()
+            .filter(|sb| !avoid(sb) && !map.all().any(|m| m == *sb) && !self.has_bad_block(*sb))
+            .map(|sb| (self.device_wear(sb), sb))
+            .collect();
+        cands.sort_unstable();
+        if cands.len() < broken.len() {
+            let (_, _, sb) = broken[0];
+            return Err(FtlError::WornOut(format!(
+                "metadata superblock {sb} has a bad erase block and no free superblock is left to move it to ({} needed, {} available)",
+                broken.len(),
+                cands.len()
+            )));
+        }
+        for (&(list, i, _), &(_, sb)) in broken.iter().zip(&cands) {
+            if list == 0 {
+                map.slots[target][i] = sb;
+            } else {
+                map.delta[i] = sb;
+            }
+        }
+        Ok((Some(map), true))
+    }
+
+    /// After a full checkpoint attempt failed on the media: the pool
+    /// superblocks it had taken (`attempted`) that got a bad erase block
+    /// retire for good.
+    pub(super) fn retire_bad_candidates(&mut self) {
+        let attempted = std::mem::take(&mut self.attempted);
+        let mut any = false;
+        for sb in attempted {
+            if self.has_bad_block(sb)
+                && matches!(self.blocks.state(sb), SbState::Free | SbState::Erasable)
+            {
+                self.blocks.retire_pooled(sb);
+                any = true;
+            }
+        }
+        if any {
+            self.bad_superblocks_changed();
+        }
     }
 
     /// Static wear leveling's step at the end of a flush: picks (or keeps)
