@@ -442,6 +442,19 @@ impl<F: Flash> Scftl<F> {
             }
             // The seeded bug: carry on as if the page had been programmed.
             Err(FlashError::ProgramFailed { .. }) if !commit => {}
+            // A page carrying a commit record cannot move (the last
+            // commit's link names its place, and the failed page reads as
+            // torn, so the chain ends before it): its sectors move as a
+            // plain page's, and the epoch commits by a full checkpoint
+            // instead (docs/FORMAT.md §4.10).
+            Err(FlashError::ProgramFailed { block, .. }) if self.delta.movable => {
+                let ss = self.layout.sector_size;
+                self.mb[self.mb_fill as usize * ss..].fill(0);
+                let m = self.layout.spp as usize * format::DATA_OOB_LEN;
+                self.mb_oob[m..m + format::INPAGE_MARKER_LEN].fill(0xFF);
+                self.delta.broken = true;
+                return self.reprogram_elsewhere(a, BlockId(block));
+            }
             Err(e) => return Err(e.into()),
         }
         self.note_run_page();
@@ -472,16 +485,33 @@ impl<F: Flash> Scftl<F> {
             }));
         }
         let mut failed = block;
-        let b = loop {
-            self.abandon_active(failed)?;
-            let b = self.open_active()?;
+        let placed = loop {
+            if let Err(e) = self.abandon_active(failed) {
+                break Err(e);
+            }
+            let b = match self.open_active() {
+                Ok(b) => b,
+                Err(e) => break Err(e),
+            };
             let addr = self.layout.page_addr(b.sb, b.next_page);
             match self.flash.program(addr, &self.mb, &self.mb_oob) {
-                Ok(()) => break b,
+                Ok(()) => break Ok(b),
                 // Another failure: once more, elsewhere (each retires a
                 // block; the sectors still map into `a`'s page).
                 Err(FlashError::ProgramFailed { block, .. }) => failed = BlockId(block),
-                Err(e) => return Err(e.into()),
+                Err(e) => break Err(e.into()),
+            }
+        };
+        let b = match placed {
+            Ok(b) => b,
+            Err(e) => {
+                // Nowhere left to put the page (the device turns
+                // read-only): its sectors still map into `a`'s page, so
+                // the buffer answers their reads from `a`'s place, as
+                // before the failure (the crash checker found them read
+                // as the failed page's zeros).
+                self.active = Some(a);
+                return Err(e);
             }
         };
         self.stats.program_failures += 1;

@@ -93,8 +93,10 @@ pub(crate) struct DeltaLog {
     /// A failed program may break the region instead of failing (the
     /// image's regions can move: configuration version 7).
     pub movable: bool,
-    /// The region took a failed program (or a failed erase): nothing is
-    /// programmed in it until a full checkpoint moves it.
+    /// The region takes no more pages in this generation and the epoch
+    /// commits by a full checkpoint (`flush.rs`): a region page failed
+    /// (or an erase of the region), and the checkpoint moves it; or the
+    /// data page carrying the epoch's in-page or OOB commit failed.
     pub broken: bool,
     /// Page buffer of the consolidation page.
     cons_buf: Vec<u8>,

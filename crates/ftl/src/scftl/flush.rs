@@ -211,6 +211,7 @@ impl<F: Flash> Scftl<F> {
             return Ok(false);
         };
         if !self.inpage
+            || self.delta.broken
             || self.cold_programmed
             || self.mb_fill == 0
             || self.mb_fill >= spp
@@ -242,6 +243,10 @@ impl<F: Flash> Scftl<F> {
         self.put_marker(&format::INPAGE_MAGIC, record_crc);
         self.delta.backlog_sbs.push(a.sb);
         self.program_merge_buffer_as(true)?;
+        if self.delta.broken {
+            // The page failed and moved: a full checkpoint commits.
+            return Ok(false);
+        }
         self.note_chain_commit();
         self.chain_link = link;
         self.stats.data_page_commits += 1;
@@ -267,6 +272,7 @@ impl<F: Flash> Scftl<F> {
             return Ok(false);
         };
         if !self.oob_commit
+            || self.delta.broken
             || self.cold_programmed
             || self.mb_fill == 0
             || !link.is_mapped()
@@ -303,6 +309,10 @@ impl<F: Flash> Scftl<F> {
         self.delta.move_to_backlog();
         self.delta.backlog_sbs.push(a.sb);
         self.program_merge_buffer_as(true)?;
+        if self.delta.broken {
+            // The page failed and moved: a full checkpoint commits.
+            return Ok(false);
+        }
         self.note_chain_commit();
         self.chain_link = if a.next_page + 1 < self.layout.pages_per_sb {
             self.layout.psa(a.sb, a.next_page + 1, 0)

@@ -499,7 +499,9 @@ impl<F: Flash> Scftl<F> {
                 }
             }
         }
-        if checkpoint {
+        // (A region that broke on the consolidation page above needs the
+        // checkpoint as well: the tail's superblock may be erased first.)
+        if checkpoint || me.delta.broken {
             let written = me.full_checkpoint();
             if me.worn_out_by(written)? {
                 return Ok(me);
@@ -710,7 +712,14 @@ impl<F: Flash> Scftl<F> {
     /// being emptied before they retire (`evacuate`), which hold data
     /// but will never take more.
     fn lost_superblocks(&self) -> u64 {
-        self.blocks.bad_count() + self.evacuate.len() as u64
+        // (GC may have taken one off the list's superblocks: it stays
+        // lost, and counts once when its erase fails and retires it.)
+        let emptying = self
+            .evacuate
+            .iter()
+            .filter(|&&sb| self.blocks.state(sb) != blocks::SbState::Bad)
+            .count();
+        self.blocks.bad_count() + emptying as u64
     }
 
     /// Refuses writes once more superblocks are bad than the constraints
