@@ -7,9 +7,11 @@
 //! `forget-bad-block-mark` must fail these tests (random mode with
 //! `--inject-failures` catches them too: crates/crashcheck/tests/failure_mutants.rs).
 
-use flash::{BlockHealth, BlockId, CrashFlash, Flash, Geometry, MemFlash, WearModel};
+use flash::{BlockHealth, BlockId, CrashFlash, CrashPolicy, Flash, Geometry, MemFlash, WearModel};
 use ftl::scftl::{Scftl, ScftlConfig};
 use ftl::{BlockDevice, FtlError, Lba, Mutant};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
 
 type Dev = Scftl<CrashFlash<MemFlash>>;
 
@@ -471,4 +473,89 @@ fn a_failed_metadata_program_moves_the_metadata_and_loses_nothing() {
 #[test]
 fn a_failed_metadata_erase_moves_the_metadata_and_loses_nothing() {
     metadata_failures(true, 40);
+}
+
+/// A failed data page, then a power cut before GC caught up with the
+/// superblock lost: the device reopens writable (it spares two), keeps its
+/// flushed data, and takes a device's worth of writes. (Recovery's space
+/// validator once turned such a device read-only for good: the state the
+/// cut left was planned for one superblock more.)
+#[test]
+fn a_power_cut_right_after_a_failure_leaves_the_device_writable() {
+    let g = Geometry::tiny();
+    let cfg = ScftlConfig::with_spare_superblocks(&g, 2).unwrap();
+    let mut reopened_writable = 0;
+    for nth in 1..=12u64 {
+        let mut d: Dev =
+            Scftl::format(CrashFlash::new(MemFlash::new(g).unwrap()), cfg.clone()).unwrap();
+        let l = d.num_sectors();
+        let mut want = vec![0u8; l as usize];
+        // Age the device: random writes (GC at work, used superblocks
+        // near U), a flush every 16.
+        let mut rng = Pcg64::seed_from_u64(nth);
+        for i in 0..6 * l {
+            let la = rng.gen_range(0..l);
+            let v = (i % 8) as u8 + 1;
+            write(&mut d, la, v).unwrap();
+            want[la as usize] = v;
+            if i % 16 == 15 {
+                d.flush().unwrap();
+            }
+        }
+        d.flush().unwrap();
+        d.flash_mut().fail_nth_program(nth);
+        let mut failed = false;
+        for _ in 0..l {
+            let la = rng.gen_range(0..l);
+            if write(&mut d, la, 9).is_err() {
+                break;
+            }
+            if d.flash_mut().injected_failures().0 == 1 {
+                failed = true;
+                break;
+            }
+        }
+        if !failed {
+            continue;
+        }
+        // Power cut: unflushed writes may be lost, flushed ones not.
+        let mut flash = d.into_flash();
+        flash.cut_power();
+        flash.crash(CrashPolicy::Random, &mut rng).unwrap();
+        let mut d: Dev = Scftl::open(flash).unwrap();
+        let ss = d.sector_size();
+        let mut buf = vec![0u8; ss];
+        for la in 0..l {
+            d.read(Lba(la), &mut buf).unwrap();
+            let v = want[la as usize];
+            let flushed = if v == 0 {
+                vec![0; ss]
+            } else {
+                sector(la, v, ss)
+            };
+            assert!(
+                buf == flushed || buf == sector(la, 9, ss),
+                "failure at program {nth}: sector {la} lost its flushed version {v}"
+            );
+        }
+        match write(&mut d, 0, 10) {
+            Err(FtlError::WornOut(why)) => {
+                panic!("failure at program {nth}: read-only after the cut: {why}")
+            }
+            r => r.unwrap(),
+        }
+        for round in 0..2u8 {
+            for la in 0..l {
+                write(&mut d, la, 11 + round).unwrap();
+            }
+            d.flush().unwrap();
+        }
+        check(&mut d, &vec![12u8; l as usize]).unwrap();
+        d.check_invariants().unwrap();
+        reopened_writable += 1;
+    }
+    assert!(
+        reopened_writable >= 6,
+        "only {reopened_writable} runs hit a failure"
+    );
 }
