@@ -341,17 +341,22 @@ impl Blocks {
     /// `wear` is each one's wear on the device now.
     pub fn take_for_meta(&mut self, sbs: &[Sb], wear: impl Fn(Sb) -> u64) {
         for &sb in sbs {
-            debug_assert!(matches!(
-                self.state[sb.index()],
-                SbState::Free | SbState::Erasable
-            ));
-            debug_assert_eq!(self.valid[sb.index()], 0);
-            self.free.retain(|&b| b != sb);
-            self.erasable.retain(|&b| b != sb);
-            self.state[sb.index()] = SbState::Meta;
+            self.leave_pool(sb, SbState::Meta);
             self.wear_base[sb.index()] = wear(sb);
             self.erase_count[sb.index()] = 0;
         }
+    }
+
+    /// Free or erasable (holding nothing) → `to`, out of its queue.
+    fn leave_pool(&mut self, sb: Sb, to: SbState) {
+        debug_assert!(matches!(
+            self.state[sb.index()],
+            SbState::Free | SbState::Erasable
+        ));
+        debug_assert_eq!(self.valid[sb.index()], 0);
+        self.free.retain(|&b| b != sb);
+        self.erasable.retain(|&b| b != sb);
+        self.state[sb.index()] = to;
     }
 
     /// Meta → erasable: `sbs` left the metadata map (the checkpoint that
@@ -447,14 +452,7 @@ impl Blocks {
     /// checkpoint tried to take it for the metadata (its erase or a
     /// program into it failed).
     pub fn retire_pooled(&mut self, sb: Sb) {
-        debug_assert!(matches!(
-            self.state[sb.index()],
-            SbState::Free | SbState::Erasable
-        ));
-        debug_assert_eq!(self.valid[sb.index()], 0);
-        self.free.retain(|&b| b != sb);
-        self.erasable.retain(|&b| b != sb);
-        self.state[sb.index()] = SbState::Bad;
+        self.leave_pool(sb, SbState::Bad);
     }
 
     /// Bad (retired) data superblocks.
