@@ -232,14 +232,9 @@ impl<F: Flash> Scftl<F> {
     /// SCFTL retired or is emptying because of a bad block has one there,
     /// so a reopen finds it bad too.
     fn check_bad_persisted(&self) -> Result<(), String> {
-        let l = &self.layout;
-        for sb in (0..l.num_sbs).map(super::layout::Sb) {
+        for sb in (0..self.layout.num_sbs).map(super::layout::Sb) {
             let retired = self.blocks.state(sb) == SbState::Bad || self.evacuate.contains(&sb);
-            if retired
-                && !l
-                    .erase_blocks(sb)
-                    .any(|b| self.flash.block_wear(b).is_ok_and(|w| w.is_bad()))
-            {
+            if retired && !self.has_bad_block(sb) {
                 return Err(format!(
                     "superblock {sb} is retired (or being emptied) for a bad block, but the device records none of its blocks as bad"
                 ));

@@ -664,13 +664,7 @@ impl<F: Flash> Scftl<F> {
         // retired after a program failed in it) is never filled again: bad
         // when it holds nothing, else emptied first (scftl/wear.rs).
         let bad: Vec<bool> = (0..self.layout.num_sbs)
-            .map(|sb| {
-                !self.layout.is_meta_sb(Sb(sb))
-                    && self
-                        .layout
-                        .erase_blocks(Sb(sb))
-                        .any(|b| self.flash.block_wear(b).is_ok_and(|w| w.is_bad()))
-            })
+            .map(|sb| !self.layout.is_meta_sb(Sb(sb)) && self.has_bad_block(Sb(sb)))
             .collect();
         self.evacuate = (0..self.layout.num_sbs)
             .filter(|&sb| bad[sb as usize] && valid[sb as usize] > 0)

@@ -164,15 +164,18 @@ impl<F: Flash> Scftl<F> {
         let wear: Vec<u64> = (0..self.layout.num_sbs)
             .map(|sb| self.device_wear(Sb(sb)))
             .collect();
-        let bad: Vec<bool> = (0..self.layout.num_sbs)
-            .map(|sb| self.has_bad_block(Sb(sb)))
+        // Those leaving the map because of a bad block (`repair_map`).
+        let bad: Vec<Sb> = released
+            .iter()
+            .copied()
+            .filter(|&sb| self.has_bad_block(sb))
             .collect();
         self.blocks.take_for_meta(&taken, |sb| wear[sb.0 as usize]);
         self.blocks
-            .release_meta(&released, |sb| wear[sb.0 as usize], |sb| bad[sb.0 as usize]);
+            .release_meta(&released, |sb| wear[sb.0 as usize], |sb| bad.contains(&sb));
         self.layout.set_meta(next);
         self.wear_stats.meta_rotations += 1;
-        if released.iter().any(|sb| bad[sb.0 as usize]) {
+        if !bad.is_empty() {
             self.bad_superblocks_changed();
         }
     }
