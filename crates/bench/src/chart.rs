@@ -59,6 +59,14 @@ pub fn ftl_color(name: &str) -> RGBColor {
     }
 }
 
+/// A paler shade of [`ftl_color`], for an FTL's second configuration
+/// beside its default (e.g. the baselines with two write streams).
+pub fn ftl_color_light(name: &str) -> RGBColor {
+    let RGBColor(r, g, b) = ftl_color(name);
+    let pale = |c: u8| c + (255 - c) / 2;
+    RGBColor(pale(r), pale(g), pale(b))
+}
+
 /// Draws `panels` in a grid of `cols` columns into a PNG at `path`.
 pub fn draw(path: &Path, title: &str, panels: &[Panel], cols: usize) -> BResult<()> {
     draw_grid(path, title, panels, cols, draw_panel)

@@ -51,21 +51,7 @@ pub fn factory(kind: FtlKind, g: &Geometry) -> BResult<Box<dyn Factory>> {
     let sc = scftl_factory(g)?.config;
     match kind {
         FtlKind::Scftl => Ok(Box::new(ScftlFactory { g: *g, config: sc })),
-        FtlKind::Async | FtlKind::Sync => {
-            let mut config = LogConfig::default_for(g);
-            let max = config
-                .max_logical_sectors(g)
-                .map_err(|e| format!("{kind} on {g}: {e}"))?;
-            config.logical_sectors = sc.logical_sectors.min(max);
-            config
-                .validate(g)
-                .map_err(|e| format!("{kind} configuration on {g}: {e}"))?;
-            Ok(Box::new(LogFactory {
-                kind,
-                g: *g,
-                config,
-            }))
-        }
+        FtlKind::Async | FtlKind::Sync => Ok(Box::new(log_factory(kind, g)?)),
         FtlKind::Optr => {
             let mut config = OptrConfig::default_for(g);
             let max = config
@@ -76,6 +62,25 @@ pub fn factory(kind: FtlKind, g: &Geometry) -> BResult<Box<dyn Factory>> {
             OptrFactory::new(*g, config).map(|f| Box::new(f) as Box<dyn Factory>)
         }
     }
+}
+
+/// The async or sync baseline on `g` with its default configuration (one
+/// write stream) and SCFTL's logical size (or the most it allows).
+pub fn log_factory(kind: FtlKind, g: &Geometry) -> BResult<LogFactory> {
+    let sc = scftl_factory(g)?.config;
+    let mut config = LogConfig::default_for(g);
+    let max = config
+        .max_logical_sectors(g)
+        .map_err(|e| format!("{kind} on {g}: {e}"))?;
+    config.logical_sectors = sc.logical_sectors.min(max);
+    config
+        .validate(g)
+        .map_err(|e| format!("{kind} configuration on {g}: {e}"))?;
+    Ok(LogFactory {
+        kind,
+        g: *g,
+        config,
+    })
 }
 
 /// SCFTL with its default configuration for the geometry.
@@ -177,6 +182,20 @@ pub struct LogFactory {
     pub config: LogConfig,
 }
 
+impl LogFactory {
+    /// The same device with `t` write streams at the same logical size:
+    /// `None` if the geometry cannot afford them there.
+    pub fn with_streams(&self, t: u32) -> Option<LogFactory> {
+        let config = self.config.clone().with_streams(t);
+        config.validate(&self.g).ok()?;
+        Some(LogFactory {
+            kind: self.kind,
+            g: self.g,
+            config,
+        })
+    }
+}
+
 impl Factory for LogFactory {
     fn kind(&self) -> FtlKind {
         self.kind
@@ -205,10 +224,11 @@ impl Factory for LogFactory {
             )
         };
         format!(
-            "{}: L = {} sectors, segments of {} erase blocks (one per die), {gc}, no epoch bound{}",
+            "{}: L = {} sectors, segments of {} erase blocks (one per die), {gc}, {} write stream(s), no epoch bound{}",
             self.kind,
             c.logical_sectors,
             c.stripe_dies,
+            c.streams,
             if self.kind == FtlKind::Sync {
                 ", every flash command synced, merge buffer in battery-backed RAM"
             } else {

@@ -16,11 +16,11 @@
 //! without the FTL's fixed metadata blocks), blocks bad at the end, the
 //! sectors static leveling moved, and the projected lifetime: full-device
 //! writes until the most-worn block reaches `--endurance` erases at the
-//! measured rate. SCFTL runs twice per workload and leveling setting:
-//! with one write stream and with two (hot/cold separation,
-//! `ScftlConfig::gc_streams`), at the same logical size and write bound
-//! (K and U fitted for each), so the `streams` column isolates what the
-//! second stream does.
+//! measured rate. SCFTL, async and sync run twice per workload and
+//! leveling setting: with one write stream and with two (hot/cold
+//! separation: `ScftlConfig::gc_streams`, `LogConfig::streams`), at the
+//! same logical size (and, for SCFTL, write bound; K and U fitted for
+//! each), so the `streams` column isolates what the second stream does.
 
 use flash::{BlockId, Flash, Geometry};
 use ftl::FtlKind;
@@ -345,7 +345,7 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
     );
     header.add(
         "streams",
-        "scftl with one write stream and with two (GC relocations and wear moves apart from host writes, cost-benefit victims; K and U fitted for each, same L and W)",
+        "scftl, async and sync with one write stream and with two (GC relocations, and scftl's wear moves, apart from host writes; scftl: cost-benefit victims, K and U fitted for each, same L and W; the baselines: greedy victims, same L)",
     );
     header.add(
         "lifetime",
@@ -364,10 +364,19 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
     };
     let mut rows = Vec::new();
     for kind in a.ftl.iter().map(|f| f.kind()) {
-        // SCFTL with one write stream and with two (hot/cold separation),
-        // at the same L and W; the others as they are.
+        // SCFTL and the baselines with one write stream and with two
+        // (hot/cold separation), at the same L (and W); OPTR as it is.
         let variants: Vec<(Box<dyn targets::Factory>, Option<u32>)> = if kind == FtlKind::Scftl {
             let base = targets::scftl_factory(&g)?;
+            [1, 2]
+                .into_iter()
+                .filter_map(|t| {
+                    base.with_streams(t)
+                        .map(|f| (Box::new(f) as Box<dyn targets::Factory>, Some(t)))
+                })
+                .collect()
+        } else if matches!(kind, FtlKind::Async | FtlKind::Sync) {
+            let base = targets::log_factory(kind, &g)?;
             [1, 2]
                 .into_iter()
                 .filter_map(|t| {
@@ -539,11 +548,16 @@ fn draw(path: &std::path::Path, rows: &[Row]) -> BResult<()> {
                         points.push((seen as f64 / n.max(1) as f64, e as f64));
                     }
                     // SCFTL with one stream in grey, beside the two-stream
-                    // default in its own colour.
-                    let (label, color) = match r.write_streams {
-                        Some(1) => (format!("{} (1 stream)", r.ftl), chart::ftl_color("")),
-                        Some(t) => (format!("{} ({t} streams)", r.ftl), chart::ftl_color(&r.ftl)),
-                        None => (r.ftl.clone(), chart::ftl_color(&r.ftl)),
+                    // default in its own colour; the baselines' default
+                    // one stream in theirs, two streams paler.
+                    let (label, color) = match (r.ftl.as_str(), r.write_streams) {
+                        ("scftl", Some(1)) => ("scftl (1 stream)".into(), chart::ftl_color("")),
+                        (f, Some(1)) => (format!("{f} (1 stream)"), chart::ftl_color(f)),
+                        ("scftl", Some(t)) => {
+                            (format!("scftl ({t} streams)"), chart::ftl_color("scftl"))
+                        }
+                        (f, Some(t)) => (format!("{f} ({t} streams)"), chart::ftl_color_light(f)),
+                        (f, None) => (f.to_string(), chart::ftl_color(f)),
                     };
                     Series {
                         label,

@@ -160,8 +160,9 @@ pub struct MemoryArgs {
     /// --memory, scftl: U, GC runs only when this many superblocks are used.
     #[arg(long, requires = "memory")]
     pub gc_threshold: Option<u64>,
-    /// --memory, scftl: write streams, 1 or 2 (GC relocations apart from
-    /// host writes: hot/cold separation). Default: 2 where they fit.
+    /// --memory: write streams, 1 or 2 (GC relocations apart from host
+    /// writes: hot/cold separation). Default: scftl 2 where they fit,
+    /// async and sync 1.
     #[arg(long, requires = "memory")]
     pub gc_streams: Option<u64>,
 }

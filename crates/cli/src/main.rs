@@ -137,11 +137,12 @@ struct FormatArgs {
     /// SCFTL: U, GC runs only when at least this many superblocks are used.
     #[arg(long)]
     gc_threshold: Option<u64>,
-    /// SCFTL: write streams, 1 or 2. With 2, GC relocations and wear moves
-    /// fill their own active superblock, apart from host writes (hot/cold
-    /// separation: less write amplification under skewed writes, for a
-    /// few superblocks of GC headroom). Default: 2 where the device
-    /// affords the second stream at the size asked for, else 1.
+    /// Write streams, 1 or 2. With 2, GC relocations (and SCFTL's wear
+    /// moves) fill their own active superblock or segment, apart from host
+    /// writes (hot/cold separation: less write amplification under skewed
+    /// writes, for a few superblocks or segments of GC headroom). SCFTL's
+    /// default: 2 where the device affords the second stream at the size
+    /// asked for, else 1; async and sync: 1 (the paper's baselines).
     #[arg(long)]
     gc_streams: Option<u64>,
     /// Overwrite IMAGE if it exists (never while another process has it open).

@@ -117,10 +117,11 @@ pub struct CrashtestArgs {
     /// dynamic for the others. Off (FIFO allocation) unless given.
     #[arg(long)]
     pub wear_leveling: bool,
-    /// --ftl scftl: format with two write streams (hot/cold separation:
-    /// GC relocations and wear moves fill their own active superblock),
-    /// shrinking the logical size until the geometry affords them (the
-    /// `tiny` and `small` defaults run one stream).
+    /// --ftl scftl, async, sync: format with two write streams (hot/cold
+    /// separation: GC relocations, and SCFTL's wear moves, fill their own
+    /// active superblock or segment). SCFTL shrinks the logical size until
+    /// the geometry affords them; the baselines keep theirs. The defaults
+    /// run one stream.
     #[arg(long)]
     pub hot_cold: bool,
     /// --ftl scftl: format to spare N bad data superblocks, shrinking the
@@ -237,9 +238,9 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
         t.wear = Some(target::checker_wear_policy(kind));
     }
     if args.hot_cold {
-        if t.name != "scftl" {
+        if !matches!(t.name, "scftl" | "async" | "sync") {
             return Err(format!(
-                "--hot-cold is SCFTL's second write stream; it does not apply to --ftl {}",
+                "--hot-cold is the second write stream of scftl, async and sync; it does not apply to --ftl {}",
                 t.name
             ));
         }

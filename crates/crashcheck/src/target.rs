@@ -316,8 +316,9 @@ pub struct Target {
     /// The wear policy set on the device after every format and open
     /// (`--wear-leveling`; none, the library's FIFO default, unless asked).
     pub wear: Option<ftl::WearPolicy>,
-    /// SCFTL formatted with two write streams (`--hot-cold`;
-    /// `ScftlConfig::with_gc_streams`), where the default runs one.
+    /// Formatted with two write streams (`--hot-cold`): SCFTL by
+    /// `ScftlConfig::with_gc_streams`, the baselines by
+    /// `LogConfig::with_streams`; the defaults run one.
     pub hot_cold: bool,
     /// SCFTL formatted to spare this many bad data superblocks
     /// (`--spare-superblocks`; `ScftlConfig::sparing`): the `tiny` and
@@ -389,6 +390,14 @@ pub const TOY_TARGETS: [Target; 5] = [
 impl Target {
     /// Formats `d` (with `mutant`) and sets the target's wear policy.
     pub fn format_dev(&self, d: Dev, mutant: Mutant) -> ftl::Result<Box<dyn BlockDevice>> {
+        if self.hot_cold && matches!(self.name, "async" | "sync") {
+            let cfg = AsyncConfig::default_for(d.geometry()).with_streams(2);
+            return self.with_wear(if self.name == "async" {
+                Box::new(AsyncFtl::format_with_mutant(d, cfg, mutant)?)
+            } else {
+                Box::new(SyncFtl::format_with_mutant(d, cfg, mutant)?)
+            });
+        }
         if self.hot_cold || self.spare > 0 {
             let g = *d.geometry();
             let streams = if self.hot_cold { 2 } else { 1 };

@@ -100,7 +100,6 @@ pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Res
         ("the write bound (W)", opts.write_bound.is_some()),
         ("the GC bound (K)", opts.gc_bound.is_some()),
         ("the GC threshold (U)", opts.gc_threshold.is_some()),
-        ("the write-stream count", opts.gc_streams.is_some()),
     ] {
         if set {
             return Err(FtlError::BadConfig(format!(
@@ -109,6 +108,14 @@ pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Res
         }
     }
     let mut cfg = AsyncConfig::default_for(g);
+    if let Some(t) = opts.gc_streams {
+        // Two streams reserve two more segments (config.rs): the default
+        // size shrinks to fit them.
+        cfg = cfg.with_streams(t);
+        if let Ok(max) = cfg.max_logical_sectors(g) {
+            cfg.logical_sectors = cfg.logical_sectors.min(max).max(1);
+        }
+    }
     if let Some(l) = opts.logical_sectors {
         cfg.logical_sectors = l;
     }
@@ -281,6 +288,7 @@ fn log_summary(c: &AsyncConfig) -> Vec<(&'static str, u64)> {
         ("stripe_dies", c.stripe_dies.into()),
         ("gc_low_free_segments", c.gc_low_free_segments.into()),
         ("gc_high_free_segments", c.gc_high_free_segments.into()),
+        ("streams", c.streams.into()),
     ]
 }
 

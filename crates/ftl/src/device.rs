@@ -140,6 +140,10 @@ pub struct DeviceStats {
     /// GC is paced with host writes, only those collected when pacing fell
     /// behind (0 for the other FTLs).
     pub gc_burst_victims: u64,
+    /// Baselines with two write streams: times GC padded and programmed
+    /// the GC buffer's page to release waiting victims (free space ran
+    /// low before the page filled); 0 otherwise.
+    pub gc_forced_releases: u64,
     /// SCFTL (version-5 images): relocated sectors whose OOB logical sector
     /// record did not map back to them (damaged OOB), so GC searched the L2P
     /// for their logical sector instead. 0 on healthy flash.

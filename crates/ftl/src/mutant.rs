@@ -113,6 +113,11 @@ pub enum Mutant {
     /// records to the next commit's consolidation page even when their
     /// superblock holds no mapped sector (so it may be erased first).
     LazyConsolidationOfEmptyChain,
+    /// Async and sync with two write streams: a collected GC victim is
+    /// erased without waiting for the GC buffer's page that holds its last
+    /// relocated sectors (at the next sync, or at once for the sync FTL),
+    /// so a cut loses them.
+    ReleaseBeforeGcPage,
     /// OPTR: recovery ignores the coalescing records, so a request whose
     /// sector was coalesced in the cache looks incomplete (and Algorithm 1
     /// may keep it without the request that overwrote it).
@@ -175,15 +180,16 @@ impl Mutant {
         Mutant::BrokenRegionKeepsPairs,
     ];
 
-    /// Mutants caught with SCFTL's second write stream (hot/cold
-    /// separation, `--hot-cold`), which the presets' default
-    /// configurations of `tiny` and `small` do not have: the stream's own
-    /// (random and exhaustive mode) and a recovery bug first reached
-    /// there (random mode with `--wear-leveling`); see
+    /// Mutants caught with a second write stream (hot/cold separation,
+    /// `--hot-cold`), which the presets' default configurations of `tiny`
+    /// and `small` do not have: SCFTL's and the baselines' own (random and
+    /// exhaustive mode) and a recovery bug first reached there (random
+    /// mode with `--wear-leveling`); see
     /// `crates/crashcheck/tests/hot_cold_mutants.rs`.
-    pub const HOT_COLD: [Mutant; 2] = [
+    pub const HOT_COLD: [Mutant; 3] = [
         Mutant::FlushSkipsColdBuffer,
         Mutant::LazyConsolidationOfEmptyChain,
+        Mutant::ReleaseBeforeGcPage,
     ];
 
     /// Mutants the checker's workloads are not known to reach (blind spots
@@ -234,6 +240,7 @@ impl Mutant {
             Mutant::RotationErasesOldDeltaEarly => "rotation-erases-old-delta-early",
             Mutant::FlushSkipsColdBuffer => "flush-skips-cold-buffer",
             Mutant::LazyConsolidationOfEmptyChain => "lazy-consolidation-of-empty-chain",
+            Mutant::ReleaseBeforeGcPage => "release-before-gc-page",
             Mutant::OptrIgnoreCoalescingRecords => "optr-ignore-coalescing-records",
             Mutant::OptrGcErasesAfterCheckpoint => "optr-gc-erases-after-checkpoint",
             Mutant::OptrRequestCompleteWithMissingPage => "optr-request-complete-with-missing-page",

@@ -15,11 +15,24 @@ pub enum Dev {
 
 impl Dev {
     pub fn format(kind: FtlKind, g: Geometry) -> Dev {
+        Dev::format_with(kind, g, AsyncConfig::default_for(&g))
+    }
+
+    /// Formats with `config` (the async and sync FTLs share one type).
+    pub fn format_with(kind: FtlKind, g: Geometry, config: SyncConfig) -> Dev {
         let f = MemFlash::new(g).unwrap();
         match kind {
-            FtlKind::Async => Dev::A(AsyncFtl::format(f, AsyncConfig::default_for(&g)).unwrap()),
-            FtlKind::Sync => Dev::S(SyncFtl::format(f, SyncConfig::default_for(&g)).unwrap()),
+            FtlKind::Async => Dev::A(AsyncFtl::format(f, config).unwrap()),
+            FtlKind::Sync => Dev::S(SyncFtl::format(f, config).unwrap()),
             FtlKind::Scftl | FtlKind::Optr => panic!("not a baseline"),
+        }
+    }
+
+    /// The configuration in the label.
+    pub fn config(&self) -> &SyncConfig {
+        match self {
+            Dev::A(d) => d.config(),
+            Dev::S(d) => d.config(),
         }
     }
 

@@ -15,7 +15,7 @@ fn format_doc_matches_baseline_constants() {
         formatdoc::section_fields("### 5.1 Configuration").len(),
         encoding::TABLE.len()
     );
-    assert_eq!(encoding::GC_HIGH_FREE_SEGMENTS.end(), CONFIG_LEN);
+    assert_eq!(encoding::STREAMS.end(), CONFIG_LEN);
     assert!(formatdoc::section("### 5.1 Configuration")
         .lines()
         .next()

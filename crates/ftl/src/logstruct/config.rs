@@ -17,7 +17,17 @@
 //!   runs, some used segment has at most `S - N` live sectors, so relocating
 //!   it (plus at most `N - 1` sectors of padding) gains space;
 //! - one OOB record per sector fits the spare area, and a sector can hold a
-//!   trim record.
+//!   trim record;
+//! - `streams` is 1 (GC relocations share the host's active segment, the
+//!   paper's baselines) or 2 (hot/cold separation: relocations fill their
+//!   own active segment, see gc.rs). The second head needs no more room:
+//!   while GC looks for a victim, fewer than `gc_high_free_segments`
+//!   segments are free or waiting, so at least `data_segments - high - 1`
+//!   are used besides the two heads, and the bound on `logical_sectors`
+//!   still leaves one of them at most `S - N` live sectors. The GC head
+//!   takes a segment only while two are free; with one left, relocations
+//!   go to the host's head as with one stream, so the free-space floor
+//!   above holds unchanged.
 
 use flash::Geometry;
 
@@ -39,6 +49,10 @@ pub struct LogConfig {
     /// Burst GC, once started, runs until this many segments are free (or
     /// waiting for a sync).
     pub gc_high_free_segments: u32,
+    /// Write streams: 1, or 2 to give GC relocations their own active
+    /// segment (hot/cold separation). Stored only from configuration
+    /// version 2 on; a version-1 label means 1.
+    pub streams: u32,
 }
 
 impl LogConfig {
@@ -52,6 +66,7 @@ impl LogConfig {
             stripe_dies,
             gc_low_free_segments: 4,
             gc_high_free_segments: 5,
+            streams: 1,
         };
         if let Ok(max) = c.max_logical_sectors(g) {
             c.logical_sectors = (max * 85 / 100).max(1);
@@ -59,11 +74,40 @@ impl LogConfig {
         c
     }
 
+    /// This configuration with `streams` write streams (1 or 2; checked by
+    /// [`LogConfig::validate`]).
+    pub fn with_streams(mut self, streams: u32) -> LogConfig {
+        self.streams = streams;
+        self
+    }
+
+    /// Segments the second stream adds to both GC watermarks (and so to
+    /// the reserve): its active segment and the victim that may wait
+    /// behind its GC page.
+    pub fn stream_reserve(&self) -> u32 {
+        if self.streams == 2 {
+            STREAM_RESERVE
+        } else {
+            0
+        }
+    }
+
+    /// The low watermark GC works with: `gc_low_free_segments` plus the
+    /// second stream's reserve.
+    pub fn low(&self) -> u32 {
+        self.gc_low_free_segments + self.stream_reserve()
+    }
+
+    /// The high watermark GC works with: `gc_high_free_segments` plus the
+    /// second stream's reserve.
+    pub fn high(&self) -> u32 {
+        self.gc_high_free_segments + self.stream_reserve()
+    }
+
     /// The largest `logical_sectors` this configuration allows on `g`.
     pub fn max_logical_sectors(&self, g: &Geometry) -> Result<u64> {
         let l = Layout::new(g, self.stripe_dies)?;
-        let usable =
-            u64::from(l.data_segments()).saturating_sub(u64::from(self.gc_high_free_segments) + 1);
+        let usable = u64::from(l.data_segments()).saturating_sub(u64::from(self.high()) + 1);
         let per_seg = u64::from(l.sectors_per_segment - l.sectors_per_page);
         Ok((usable * per_seg).min(MAX_LOGICAL_SECTORS))
     }
@@ -90,11 +134,17 @@ impl LogConfig {
                 self.gc_low_free_segments, self.gc_high_free_segments
             ));
         }
-        if self.gc_high_free_segments + 2 > l.data_segments() {
+        if self.high() + 2 > l.data_segments() {
             return bad(format!(
                 "gc_high_free_segments = {} leaves no room on a device with {} data segments",
                 self.gc_high_free_segments,
                 l.data_segments()
+            ));
+        }
+        if !(1..=2).contains(&self.streams) {
+            return bad(format!(
+                "streams = {}: the baselines run 1 write stream or 2 (GC relocations apart from host writes)",
+                self.streams
             ));
         }
         let max = self.max_logical_sectors(g)?;
@@ -107,41 +157,61 @@ impl LogConfig {
         Ok(())
     }
 
-    /// Encodes the configuration (little-endian, docs/FORMAT.md §5.1).
+    /// Encodes the configuration (little-endian, docs/FORMAT.md §5.1): as
+    /// version 1 with one stream (the bytes older builds wrote and read),
+    /// as version 2 with two.
     pub fn encode(&self) -> Vec<u8> {
         use encoding::*;
-        let mut b = vec![0u8; CONFIG_LEN];
-        VERSION.put_u32(&mut b, CONFIG_VERSION);
+        let (version, len) = if self.streams == 1 {
+            (CONFIG_VERSION_ONE_STREAM, CONFIG_LEN_V1)
+        } else {
+            (CONFIG_VERSION, CONFIG_LEN)
+        };
+        let mut b = vec![0u8; len];
+        VERSION.put_u32(&mut b, version);
         LOGICAL_SECTORS.put_u64(&mut b, self.logical_sectors);
         STRIPE_DIES.put_u32(&mut b, self.stripe_dies);
         GC_LOW_FREE_SEGMENTS.put_u32(&mut b, self.gc_low_free_segments);
         GC_HIGH_FREE_SEGMENTS.put_u32(&mut b, self.gc_high_free_segments);
+        if version >= 2 {
+            STREAMS.put_u32(&mut b, self.streams);
+        }
         b
     }
 
-    /// Decodes [`LogConfig::encode`]'s output.
+    /// Decodes [`LogConfig::encode`]'s output (version 1 or 2).
     pub fn decode(b: &[u8]) -> Result<LogConfig> {
         use encoding::*;
-        codec::check_versioned(
-            b,
-            CONFIG_LEN,
-            VERSION,
-            CONFIG_VERSION,
-            "baseline configuration",
-        )?;
+        let what = "baseline configuration";
+        let v1 = b.len() >= VERSION.end() && VERSION.get_u32(b) == CONFIG_VERSION_ONE_STREAM;
+        if v1 {
+            codec::check_versioned(b, CONFIG_LEN_V1, VERSION, CONFIG_VERSION_ONE_STREAM, what)?;
+        } else {
+            codec::check_versioned(b, CONFIG_LEN, VERSION, CONFIG_VERSION, what)?;
+        }
         Ok(LogConfig {
             logical_sectors: LOGICAL_SECTORS.get_u64(b),
             stripe_dies: STRIPE_DIES.get_u32(b),
             gc_low_free_segments: GC_LOW_FREE_SEGMENTS.get_u32(b),
             gc_high_free_segments: GC_HIGH_FREE_SEGMENTS.get_u32(b),
+            streams: if v1 { 1 } else { STREAMS.get_u32(b) },
         })
     }
 }
 
-/// The encoding version of [`LogConfig`] this build writes and reads.
-pub const CONFIG_VERSION: u32 = 1;
-/// Bytes of the encoded [`LogConfig`].
-pub const CONFIG_LEN: usize = encoding::GC_HIGH_FREE_SEGMENTS.end();
+/// Segments a second write stream adds to the GC watermarks
+/// ([`LogConfig::stream_reserve`]).
+pub const STREAM_RESERVE: u32 = 2;
+
+/// The newest encoding version of [`LogConfig`] this build writes and
+/// reads (written for two streams).
+pub const CONFIG_VERSION: u32 = 2;
+/// The version written for one stream, which has no `streams` field.
+pub const CONFIG_VERSION_ONE_STREAM: u32 = 1;
+/// Bytes of the encoded [`LogConfig`] (version 2).
+pub const CONFIG_LEN: usize = encoding::STREAMS.end();
+/// Bytes of a version-1 [`LogConfig`].
+pub const CONFIG_LEN_V1: usize = encoding::GC_HIGH_FREE_SEGMENTS.end();
 
 field_table! {
     /// The encoding of [`super::LogConfig`] in the device label
@@ -152,6 +222,7 @@ field_table! {
         pub const STRIPE_DIES: Field = Field::new("stripe_dies", 12, 4);
         pub const GC_LOW_FREE_SEGMENTS: Field = Field::new("gc_low_free_segments", 16, 4);
         pub const GC_HIGH_FREE_SEGMENTS: Field = Field::new("gc_high_free_segments", 20, 4);
+        pub const STREAMS: Field = Field::new("streams", 24, 4);
     }
 }
 
@@ -166,6 +237,11 @@ mod tests {
             let c = LogConfig::default_for(&g);
             c.validate(&g).unwrap();
             assert_eq!(LogConfig::decode(&c.encode()).unwrap(), c);
+            assert_eq!(c.encode().len(), CONFIG_LEN_V1);
+            let two = c.clone().with_streams(2);
+            two.validate(&g).unwrap();
+            assert_eq!(two.encode().len(), CONFIG_LEN);
+            assert_eq!(LogConfig::decode(&two.encode()).unwrap(), two);
         }
     }
 
@@ -179,6 +255,12 @@ mod tests {
         let mut c = ok.clone();
         c.gc_low_free_segments = 3;
         assert!(c.validate(&g).is_err());
+        let mut c = ok.clone();
+        c.streams = 3;
+        assert!(c.validate(&g).is_err());
+        let mut b = ok.clone().with_streams(2).encode();
+        b.truncate(CONFIG_LEN_V1);
+        assert!(matches!(LogConfig::decode(&b), Err(FtlError::Corrupt(_))));
         let mut c = ok.clone();
         c.stripe_dies = 3;
         assert!(c.validate(&g).is_err());

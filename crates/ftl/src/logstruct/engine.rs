@@ -5,9 +5,10 @@
 //! [`FtlError::DamagedSector`], never other data).
 //!
 //! Invariants (all checked by `check_invariants`, see invariants.rs):
-//! - `l2p[la]` is `UNMAPPED`, a physical sector `p` with `p2l[p] == la`, or
-//!   `buf_base + slot` with the merge buffer's `slot` holding `la`; a logical
-//!   sector has at most one buffer slot;
+//! - `l2p[la]` is `UNMAPPED`, a physical sector `p` with `p2l[p] == la`,
+//!   `buf_base + slot` with the host merge buffer's `slot` holding `la`, or
+//!   `buf_base + N + slot` with the GC merge buffer's (two streams); a
+//!   logical sector has at most one buffer slot;
 //! - `p2l[p]` is the logical sector of every OOB record counted in `copies`
 //!   (live or stale, until its segment is erased), `P2L_TRIM` for a live trim
 //!   record, or `P2L_NONE`;
@@ -17,7 +18,11 @@
 //! - (async) no erase is ever issued while a copy that beats one it
 //!   destroys (a relocated copy, or a newer write of a stale sector) is
 //!   unsynced: GC victims wait as `Collected` until a sync that follows
-//!   programming the merge buffer (see `gc.rs`).
+//!   programming what the merge buffers held when they were collected
+//!   (their `Release` marks, see `gc.rs`);
+//! - (two streams) the GC merge buffer's sectors are never in the sync
+//!   FTL's battery-backed log: their only durable copies are in victims,
+//!   which wait as `Collected` until the GC buffer's page is programmed.
 //!
 //! Media failures (issue 14): a program the flash fails marks its block
 //! bad on the device (`Flash::mark_bad`), abandons the active segment (it
@@ -50,6 +55,10 @@ pub(crate) const P2L_NONE: u32 = UNMAPPED;
 /// `p2l` value of a live trim record.
 pub(crate) const P2L_TRIM: u32 = UNMAPPED - 1;
 
+/// Free segments the GC head needs to take one (config.rs): with fewer,
+/// relocations go to the host's active segment.
+pub(crate) const GC_HEAD_MIN_FREE: u32 = 2;
+
 /// How the engine behaves: the async or the sync baseline, possibly with a
 /// seeded bug.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +70,8 @@ pub struct Mode {
     pub sync_each_command: bool,
     /// Mutant: GC erases a victim before syncing its relocated data.
     pub erase_before_sync: bool,
+    /// Mutant (two streams): a victim's release ignores the GC buffer.
+    pub release_before_gc_page: bool,
 }
 
 impl Mode {
@@ -72,6 +83,7 @@ impl Mode {
             Mutant::None => true,
             Mutant::AsyncEraseBeforeSync => kind == FtlKind::Async,
             Mutant::SyncSkipSync => sync,
+            Mutant::ReleaseBeforeGcPage => true,
             _ => false,
         };
         if !applies || kind == FtlKind::Scftl {
@@ -86,8 +98,29 @@ impl Mode {
             durable_buffer: sync && !skip,
             sync_each_command: sync && !skip,
             erase_before_sync: mutant == Mutant::AsyncEraseBeforeSync,
+            release_before_gc_page: mutant == Mutant::ReleaseBeforeGcPage,
         })
     }
+}
+
+/// One of the two merge buffers and the active segment it fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stream {
+    /// Host writes and trims (and, with one stream, GC relocations).
+    Host,
+    /// GC relocations, with two streams (hot/cold separation).
+    Gc,
+}
+
+/// When a `Collected` victim may be erased: after a sync that follows
+/// the `host`-th program of the host buffer and the `gc`-th of the GC
+/// buffer (counted by `LogFtl::programs`), which carry everything that
+/// beats its content (its relocated sectors, newer writes of its stale
+/// ones). See gc.rs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Release {
+    pub(crate) host: u64,
+    pub(crate) gc: u64,
 }
 
 /// Logical sectors changed since the last flush (async invariant checking).
@@ -145,10 +178,19 @@ pub struct LogFtl<F: Flash> {
     /// Live trim records by physical sector.
     pub(crate) trims: BTreeMap<u32, TrimRecord>,
     pub(crate) buf: MergeBuf,
+    /// (two streams) The GC relocations' merge buffer (never logged).
+    pub(crate) gc_buf: MergeBuf,
     /// The battery-backed log (sync mode only).
     pub(crate) nvlog: Option<NvLog>,
     /// The segment being filled and its next page.
     pub(crate) active: Option<(SegId, u32)>,
+    /// (two streams) The segment GC relocations fill and its next page.
+    pub(crate) gc_active: Option<(SegId, u32)>,
+    /// Programs of the host and the GC merge buffer so far (the clocks of
+    /// [`Release`]).
+    pub(crate) programs: [u64; 2],
+    /// The release marks of the `Collected` victims.
+    pub(crate) release: BTreeMap<SegId, Release>,
     pub(crate) next_seq: u64,
     /// Set while GC runs, so a segment filled by GC does not start GC again.
     pub(crate) in_gc: bool,
@@ -194,7 +236,7 @@ impl<F: Flash> LogFtl<F> {
         let logical = config.logical_sectors;
         let spp = g.sectors_per_page as usize;
         let per_seg = u64::from(layout.sectors_per_segment - layout.sectors_per_page).max(1);
-        let needed = logical.div_ceil(per_seg) + u64::from(config.gc_high_free_segments) + 1;
+        let needed = logical.div_ceil(per_seg) + u64::from(config.high()) + 1;
         let spare_segments = u64::from(layout.data_segments()).saturating_sub(needed);
         let stats = DeviceStats {
             kind: Some(mode.kind),
@@ -212,8 +254,12 @@ impl<F: Flash> LogFtl<F> {
             segs: Segments::new(layout.segments),
             trims: BTreeMap::new(),
             buf: MergeBuf::new(layout.sector_size, spp),
+            gc_buf: MergeBuf::new(layout.sector_size, spp),
             nvlog: None,
             active: None,
+            gc_active: None,
+            programs: [0; 2],
+            release: BTreeMap::new(),
             next_seq: 1,
             in_gc: false,
             ahead: super::gc::ReadAhead::default(),
@@ -333,13 +379,53 @@ impl<F: Flash> LogFtl<F> {
         self.logical
     }
 
+    /// The merge buffer and slot `loc` (an `l2p` value) names, if any.
     #[inline]
-    pub(crate) fn buffer_slot(&self, loc: u32) -> Option<usize> {
+    pub(crate) fn buffered(&self, loc: u32) -> Option<(Stream, usize)> {
         if loc != UNMAPPED && loc >= self.buf_base {
-            Some((loc - self.buf_base) as usize)
+            let k = (loc - self.buf_base) as usize;
+            let spp = self.layout.sectors_per_page as usize;
+            Some(if k < spp {
+                (Stream::Host, k)
+            } else {
+                (Stream::Gc, k - spp)
+            })
         } else {
             None
         }
+    }
+
+    /// The `l2p` value of `slot` of `stream`'s merge buffer.
+    #[inline]
+    pub(crate) fn slot_loc(&self, stream: Stream, slot: usize) -> u32 {
+        let off = match stream {
+            Stream::Host => 0,
+            Stream::Gc => self.layout.sectors_per_page,
+        };
+        self.buf_base + off + slot as u32
+    }
+
+    /// `stream`'s merge buffer.
+    #[inline]
+    pub(crate) fn buffer(&self, stream: Stream) -> &MergeBuf {
+        match stream {
+            Stream::Host => &self.buf,
+            Stream::Gc => &self.gc_buf,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn buffer_mut(&mut self, stream: Stream) -> &mut MergeBuf {
+        match stream {
+            Stream::Host => &mut self.buf,
+            Stream::Gc => &mut self.gc_buf,
+        }
+    }
+
+    /// Whether GC relocations have their own stream (and buffer).
+    #[inline]
+    pub(crate) fn two_streams(&self) -> bool {
+        self.config.streams == 2
     }
 
     #[inline]
@@ -356,11 +442,21 @@ impl<F: Flash> LogFtl<F> {
         self.segs.valid[seg.0 as usize] -= 1;
     }
 
-    /// Removes a buffer slot, fixing the mapping of the slot moved into it.
-    fn remove_buffer_slot(&mut self, slot: usize) {
-        if let Some(moved) = self.buf.swap_remove(slot) {
+    /// Removes a buffer slot (a host write or trim replaced it), fixing the
+    /// mapping of the slot moved into it. A GC-buffer slot's sector loses
+    /// its relocated copy: what replaces it goes to the host buffer, so
+    /// (async) the waiting victims, one of which may hold the sector's only
+    /// durable copy, must now also wait for the host buffer's next program.
+    fn remove_buffer_slot(&mut self, stream: Stream, slot: usize) {
+        if let Some(moved) = self.buffer_mut(stream).swap_remove(slot) {
             if moved != LA_TRIM {
-                self.l2p[moved as usize] = self.buf_base + slot as u32;
+                self.l2p[moved as usize] = self.slot_loc(stream, slot);
+            }
+        }
+        if stream == Stream::Gc && !self.mode.durable_buffer {
+            let next_host = self.programs[0] + 1;
+            for r in self.release.values_mut() {
+                r.host = r.host.max(next_host);
             }
         }
     }
@@ -399,8 +495,8 @@ impl<F: Flash> LogFtl<F> {
             let loc = self.l2p[la];
             if loc == UNMAPPED {
                 dst.fill(0);
-            } else if let Some(slot) = self.buffer_slot(loc) {
-                dst.copy_from_slice(self.buf.sector(slot));
+            } else if let Some((stream, slot)) = self.buffered(loc) {
+                dst.copy_from_slice(self.buffer(stream).sector(slot));
             } else {
                 let (seg, page, slot) = self.layout.locate(Ppa(loc));
                 let addr = self.layout.page_addr(seg, page);
@@ -444,15 +540,17 @@ impl<F: Flash> LogFtl<F> {
         self.dirty.mark(la);
         self.stats.user_sectors_written += 1;
         let loc = self.l2p[la as usize];
-        if let Some(slot) = self.buffer_slot(loc) {
-            // The buffered copy was never programmed: replace it in place.
-            self.buf.put(slot, la, seq, data);
-            return Ok(());
-        }
-        if loc == UNMAPPED {
-            self.mapped += 1;
-        } else {
-            self.invalidate_physical(loc);
+        match self.buffered(loc) {
+            Some((Stream::Host, slot)) => {
+                // The buffered copy was never programmed: replace it in place.
+                self.buf.put(slot, la, seq, data);
+                return Ok(());
+            }
+            // A relocated copy waiting in the GC buffer: the new one goes
+            // to the host stream (it is hot).
+            Some((Stream::Gc, slot)) => self.remove_buffer_slot(Stream::Gc, slot),
+            None if loc == UNMAPPED => self.mapped += 1,
+            None => self.invalidate_physical(loc),
         }
         let slot = self.buf.push(la, seq, data);
         self.l2p[la as usize] = self.buf_base + slot as u32;
@@ -472,7 +570,7 @@ impl<F: Flash> LogFtl<F> {
         let mut buffered = false;
         for la in start..end {
             on_flash |= self.copies[la] > 0;
-            buffered |= self.buffer_slot(self.l2p[la]).is_some();
+            buffered |= self.buffered(self.l2p[la]).is_some();
         }
         self.stats.user_sectors_trimmed += count;
         if !on_flash && !buffered {
@@ -489,8 +587,8 @@ impl<F: Flash> LogFtl<F> {
             if loc == UNMAPPED {
                 continue;
             }
-            if let Some(slot) = self.buffer_slot(loc) {
-                self.remove_buffer_slot(slot);
+            if let Some((stream, slot)) = self.buffered(loc) {
+                self.remove_buffer_slot(stream, slot);
             } else {
                 self.invalidate_physical(loc);
             }
@@ -528,47 +626,128 @@ impl<F: Flash> LogFtl<F> {
         Ok(())
     }
 
-    /// Syncs the flash; then, if the merge buffer is empty (everything
-    /// written so far is programmed, so now durable), erases the victims GC
-    /// collected and frees them (see gc.rs).
+    /// Syncs the flash; then erases and frees the `Collected` victims whose
+    /// release marks the programs before this sync met (see gc.rs).
     pub(crate) fn sync_device(&mut self) -> Result<()> {
         self.flash.sync()?;
-        if self.buf.is_empty() {
-            while let Some(&seg) = self.segs.collected.first() {
-                let erased = self.erase_segment(seg)?;
-                self.segs.collected.remove(0);
-                if erased {
-                    self.segs.state[seg.0 as usize] = SegState::Free;
-                    self.segs.free.push_back(seg);
-                }
+        self.release_ready()
+    }
+
+    /// Erases and frees the `Collected` victims whose [`Release`] marks
+    /// are met, oldest first; the caller has just synced (the sync FTL
+    /// syncs the erases too).
+    pub(crate) fn release_ready(&mut self) -> Result<()> {
+        let mut i = 0;
+        let mut erased_any = false;
+        while i < self.segs.collected.len() {
+            let seg = self.segs.collected[i];
+            if !self.releasable(seg) {
+                i += 1;
+                continue;
             }
+            let erased = self.erase_segment(seg)?;
+            erased_any = true;
+            self.segs.collected.remove(i);
+            self.release.remove(&seg);
+            if erased {
+                self.segs.state[seg.0 as usize] = SegState::Free;
+                self.segs.free.push_back(seg);
+            }
+        }
+        if erased_any && self.mode.sync_each_command {
+            self.flash.sync()?;
         }
         Ok(())
     }
 
-    /// The page the merge buffer will be programmed to, if a segment is
-    /// active.
-    pub(crate) fn active_page(&self) -> Option<flash::PageAddr> {
-        self.active
-            .map(|(seg, page)| self.layout.page_addr(seg, page))
+    /// Whether a sync now makes waiting victim `seg` erasable: with one
+    /// stream, when the merge buffer is empty (everything written so far
+    /// is programmed); with two, when each buffer has met its [`Release`]
+    /// mark or is empty (what it held then is programmed, or was replaced
+    /// by host writes and trims, which moved the host mark on).
+    pub(crate) fn releasable(&self, seg: SegId) -> bool {
+        if !self.two_streams() {
+            return self.buf.is_empty();
+        }
+        let host_met = |r: &Release| self.programs[0] >= r.host || self.buf.is_empty();
+        let gc_met = |r: &Release| {
+            self.programs[1] >= r.gc || self.gc_buf.is_empty() || self.mode.release_before_gc_page
+        };
+        self.release
+            .get(&seg)
+            .is_none_or(|r| host_met(r) && gc_met(r))
     }
 
-    /// Programs the merge buffer (padded with empty slots if not full) to the
-    /// next page of the active segment, then maps its sectors there.
+    /// The release mark of a victim collected now: the next program of
+    /// each merge buffer that holds something (the sync FTL's host buffer
+    /// is durable in its log already).
+    pub(crate) fn release_mark(&self) -> Release {
+        let next = |b: &MergeBuf, n: u64| if b.is_empty() { n } else { n + 1 };
+        Release {
+            host: if self.mode.durable_buffer {
+                0
+            } else {
+                next(&self.buf, self.programs[0])
+            },
+            gc: next(&self.gc_buf, self.programs[1]),
+        }
+    }
+
+    /// The page `stream`'s buffer will be programmed to, if known now.
+    pub(crate) fn stream_page(&self, stream: Stream) -> Option<flash::PageAddr> {
+        let head = match stream {
+            Stream::Gc if self.gc_active.is_some() => self.gc_active,
+            _ => self.active,
+        };
+        head.map(|(seg, page)| self.layout.page_addr(seg, page))
+    }
+
+    /// Programs the host merge buffer (see [`LogFtl::program_stream`]).
     pub(crate) fn program_buffer(&mut self) -> Result<()> {
-        if self.buf.is_empty() {
+        self.program_stream(Stream::Host)
+    }
+
+    /// Where `stream`'s next page goes: the host's active segment, or the
+    /// GC's, which takes a fresh segment only while at least
+    /// [`GC_HEAD_MIN_FREE`] are free (else the page goes to the host's
+    /// active segment, as with one stream; config.rs). True if it is the
+    /// GC head.
+    fn head_for(&mut self, stream: Stream) -> Result<((SegId, u32), bool)> {
+        if stream == Stream::Gc {
+            if self.gc_active.is_none() && self.segs.free_count() >= GC_HEAD_MIN_FREE {
+                let seg = self.take_segment()?;
+                self.gc_active = Some((seg, 0));
+            }
+            if let Some(a) = self.gc_active {
+                return Ok((a, true));
+            }
+        }
+        if self.active.is_none() {
+            self.pop_active()?;
+        }
+        match self.active {
+            Some(a) => Ok((a, false)),
+            None => Err(FtlError::NoSpace("no segment to program into".into())),
+        }
+    }
+
+    /// Programs `stream`'s merge buffer (padded with empty slots if not
+    /// full) to the next page of its active segment, then maps its sectors
+    /// there. Only the host buffer's program resets the sync FTL's log
+    /// (the GC buffer is never logged).
+    pub(crate) fn program_stream(&mut self, stream: Stream) -> Result<()> {
+        if self.buffer(stream).is_empty() {
             return Ok(());
         }
-        let (seg, page) = loop {
-            if self.active.is_none() {
-                self.pop_active()?;
-            }
-            let Some((seg, page)) = self.active else {
-                return Err(FtlError::NoSpace("no segment to program into".into()));
-            };
+        let ((seg, page), gc_head) = loop {
+            let ((seg, page), gc_head) = self.head_for(stream)?;
             let addr = self.layout.page_addr(seg, page);
-            match self.flash.program(addr, self.buf.page(), self.buf.oob()) {
-                Ok(()) => break (seg, page),
+            let b = match stream {
+                Stream::Host => &self.buf,
+                Stream::Gc => &self.gc_buf,
+            };
+            match self.flash.program(addr, b.page(), b.oob()) {
+                Ok(()) => break ((seg, page), gc_head),
                 Err(e) if e.is_media_failure() => {
                     // The page is consumed; the segment's other pages keep
                     // their data, so it is abandoned as `Used` (GC empties
@@ -579,7 +758,11 @@ impl<F: Flash> LogFtl<F> {
                     self.bad_in_use.insert(seg);
                     self.flash.mark_bad(addr.block)?;
                     self.segs.state[seg.0 as usize] = SegState::Used;
-                    self.active = None;
+                    if gc_head {
+                        self.gc_active = None;
+                    } else {
+                        self.active = None;
+                    }
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -587,20 +770,21 @@ impl<F: Flash> LogFtl<F> {
         if self.mode.sync_each_command {
             self.flash.sync()?;
         }
-        if !self.defer_log_reset {
+        if stream == Stream::Host && !self.defer_log_reset {
             if let Some(l) = self.nvlog.as_mut() {
                 l.reset(&mut self.flash)?;
             }
         }
-        for slot in 0..self.buf.len() {
+        let n = self.buffer(stream).len();
+        for slot in 0..n {
             let ppa = self.layout.ppa(seg, page, slot as u32);
-            let la = self.buf.la(slot);
+            let b = match stream {
+                Stream::Host => &self.buf,
+                Stream::Gc => &self.gc_buf,
+            };
+            let la = b.la(slot);
             if la == LA_TRIM {
-                let rec = super::oob::decode_trim(
-                    self.buf.sector(slot),
-                    self.buf.seq(slot),
-                    self.logical,
-                )?;
+                let rec = super::oob::decode_trim(b.sector(slot), b.seq(slot), self.logical)?;
                 self.trims.insert(ppa.0, rec);
                 self.p2l[ppa.0 as usize] = P2L_TRIM;
                 self.segs.trims[seg.0 as usize] += 1;
@@ -612,14 +796,27 @@ impl<F: Flash> LogFtl<F> {
                 self.segs.valid[seg.0 as usize] += 1;
             }
         }
-        self.buf.clear();
+        self.buffer_mut(stream).clear();
+        self.programs[stream as usize] += 1;
         let next = page + 1;
-        if next == self.layout.pages_per_segment {
+        let full = next == self.layout.pages_per_segment;
+        if full {
             self.segs.state[seg.0 as usize] = SegState::Used;
-            self.active = None;
-            self.open_next_segment()?;
+        }
+        let head = if full { None } else { Some((seg, next)) };
+        if gc_head {
+            // The GC head takes its next segment when it next programs.
+            self.gc_active = head;
         } else {
-            self.active = Some((seg, next));
+            self.active = head;
+            if full {
+                self.open_next_segment()?;
+            }
+        }
+        if stream == Stream::Gc && self.mode.sync_each_command && !self.segs.collected.is_empty() {
+            // The sync FTL: the page just programmed and synced may be
+            // what a waiting victim needed.
+            self.release_ready()?;
         }
         Ok(())
     }
@@ -629,7 +826,7 @@ impl<F: Flash> LogFtl<F> {
     pub(crate) fn open_next_segment(&mut self) -> Result<()> {
         if self.paced() {
             self.gc_at_boundary()?;
-        } else if !self.in_gc && self.segs.free_count() < self.config.gc_low_free_segments {
+        } else if !self.in_gc && self.segs.free_count() < self.config.low() {
             self.run_gc()?;
         }
         if self.active.is_none() {
@@ -641,6 +838,14 @@ impl<F: Flash> LogFtl<F> {
     /// Takes the next segment of the free queue as the active one, erasing
     /// it first if its content is unknown.
     pub(crate) fn pop_active(&mut self) -> Result<()> {
+        let seg = self.take_segment()?;
+        self.active = Some((seg, 0));
+        Ok(())
+    }
+
+    /// Takes the next segment of the free queue (erasing it first if its
+    /// content is unknown) and makes it `Active`.
+    fn take_segment(&mut self) -> Result<SegId> {
         loop {
             let Some(seg) = self.segs.take_free(&self.flash, &self.layout) else {
                 return Err(FtlError::NoSpace(
@@ -658,8 +863,7 @@ impl<F: Flash> LogFtl<F> {
                 }
             }
             self.segs.state[seg.0 as usize] = SegState::Active;
-            self.active = Some((seg, 0));
-            return Ok(());
+            return Ok(seg);
         }
     }
 

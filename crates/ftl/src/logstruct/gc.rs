@@ -111,7 +111,7 @@
 
 use std::collections::VecDeque;
 
-use super::engine::{LogFtl, P2L_NONE, P2L_TRIM};
+use super::engine::{LogFtl, Stream, P2L_NONE, P2L_TRIM};
 use super::layout::SegId;
 use super::oob::{encode_trim, LA_TRIM, OOB_RECORD_SIZE};
 use super::segs::SegState;
@@ -130,6 +130,12 @@ pub(crate) const FREE_FLOOR: u32 = 2;
 /// used; one waiting victim is the state a crash inside a GC round could
 /// always leave, and the watermarks' spare space is sized for it.
 pub(crate) const MAX_WAITING_VICTIMS: u32 = 1;
+
+/// Victims that may wait at once with two streams: one whose last
+/// relocations are still in the GC buffer, behind the one being collected
+/// (whose relocations fill that page), and the one that collection then
+/// finishes. See "Two streams" in the module documentation.
+pub(crate) const MAX_WAITING_VICTIMS_TWO_STREAMS: u32 = 2;
 
 /// A victim page read ahead (async): the span `lo..hi` of sectors valid
 /// when it was read, with the OOB records up to `hi`. Sectors only become
@@ -173,7 +179,7 @@ impl<F: Flash> LogFtl<F> {
     /// victim is left, or a bounded number of rounds made no headway.
     pub(crate) fn run_gc(&mut self) -> Result<()> {
         self.in_gc = true;
-        let r = self.gc_rounds(self.config.gc_high_free_segments);
+        let r = self.gc_rounds(self.config.high());
         self.in_gc = false;
         r
     }
@@ -182,16 +188,13 @@ impl<F: Flash> LogFtl<F> {
     fn gc_rounds(&mut self, target: u32) -> Result<()> {
         let limit = 2 * self.layout.segments;
         for _ in 0..limit {
-            let waiting = self.segs.collected.len() as u32;
-            if waiting >= MAX_WAITING_VICTIMS
-                || (waiting > 0 && self.segs.free_count() < FREE_FLOOR)
-            {
+            if self.must_release() {
                 // Correctness, not throughput: the waiting victims must be
                 // erasable before space runs out (module documentation).
-                self.program_buffer()?;
-                self.sync_device()?;
+                self.release_waiting()?;
                 continue;
             }
+            let waiting = self.segs.collected.len() as u32;
             if self.segs.free_count() + waiting >= target {
                 break;
             }
@@ -206,6 +209,49 @@ impl<F: Flash> LogFtl<F> {
         Ok(())
     }
 
+    /// Victims that may wait for a sync at once.
+    #[inline]
+    pub(crate) fn max_waiting(&self) -> u32 {
+        if self.two_streams() {
+            MAX_WAITING_VICTIMS_TWO_STREAMS
+        } else {
+            MAX_WAITING_VICTIMS
+        }
+    }
+
+    /// Whether waiting victims must be released before GC goes on: as
+    /// many wait as may, or free space is at the floor while one waits.
+    fn must_release(&self) -> bool {
+        let waiting = self.segs.collected.len() as u32;
+        waiting >= self.max_waiting()
+            || (waiting > 0 && self.segs.free_count() < FREE_FLOOR + self.config.stream_reserve())
+    }
+
+    /// Whether a sync now would release a waiting victim (two streams:
+    /// its release marks are met).
+    fn release_ready_now(&self) -> bool {
+        self.segs.collected.iter().any(|&s| self.releasable(s))
+    }
+
+    /// Releases waiting victims: with one stream, programs the merge
+    /// buffer and syncs (all of them go). With two, a sync alone when it
+    /// releases one and leaves GC free to go on; else the GC buffer's page
+    /// is padded and programmed too, which releases all.
+    fn release_waiting(&mut self) -> Result<()> {
+        if self.two_streams() && self.release_ready_now() {
+            self.sync_device()?;
+            if !self.must_release() {
+                return Ok(());
+            }
+        }
+        self.program_buffer()?;
+        if self.two_streams() {
+            self.stats.gc_forced_releases += 1;
+            self.program_stream(Stream::Gc)?;
+        }
+        self.sync_device()
+    }
+
     /// Whether GC is paced (the async FTL) rather than run in whole rounds
     /// (the sync FTL, and recovery).
     #[inline]
@@ -213,12 +259,27 @@ impl<F: Flash> LogFtl<F> {
         self.mode.kind == FtlKind::Async
     }
 
+    /// The free segments paced GC counts: with two streams, one waiting
+    /// victim counts as free (it is freed once its GC page is programmed,
+    /// and the second stream's reserve in the watermarks is sized for it;
+    /// config.rs). Without it, a victim waiting behind its GC page at
+    /// every boundary kept paced GC at its floor, collecting in bursts.
+    #[inline]
+    fn paced_free(&self) -> u32 {
+        let waiting = if self.two_streams() {
+            (self.segs.collected.len() as u32).min(1)
+        } else {
+            0
+        };
+        self.segs.free_count() + waiting
+    }
+
     /// Paced GC's floor: `gc_low_free_segments - 1`, the free count at
     /// which the burst GC starts. Paced GC keeps free space above it; at it,
     /// it is the burst GC (see the module documentation).
     #[inline]
     fn paced_floor(&self) -> u32 {
-        self.config.gc_low_free_segments - 1
+        self.config.low() - 1
     }
 
     /// Paced GC at a segment boundary (the active segment just filled, the
@@ -227,10 +288,18 @@ impl<F: Flash> LogFtl<F> {
     /// next one — or, if free space already fell to the floor, run whole
     /// rounds as the burst GC would (see the module documentation).
     pub(crate) fn gc_at_boundary(&mut self) -> Result<()> {
-        if self.in_gc
-            || self.pacing.is_some()
-            || self.segs.free_count() > self.config.gc_low_free_segments
-        {
+        if self.in_gc {
+            return Ok(());
+        }
+        if self.two_streams() && self.release_ready_now() {
+            // A victim whose GC page has been programmed since: a sync
+            // frees it (the host buffer is empty at a boundary).
+            self.in_gc = true;
+            let r = self.sync_device();
+            self.in_gc = false;
+            r?;
+        }
+        if self.pacing.is_some() || self.paced_free() > self.config.low() {
             return Ok(());
         }
         self.in_gc = true;
@@ -240,14 +309,20 @@ impl<F: Flash> LogFtl<F> {
     }
 
     fn start_paced(&mut self) -> Result<()> {
-        if !self.segs.collected.is_empty() {
+        if self.two_streams() {
+            // One victim may wait (behind its GC page) while the next is
+            // collected; with more, release them first.
+            if self.segs.collected.len() as u32 >= self.max_waiting() {
+                self.release_waiting()?;
+            }
+        } else if !self.segs.collected.is_empty() {
             // At most one victim is waiting or in progress
             // (MAX_WAITING_VICTIMS): release the waiting one first. At a
             // boundary the merge buffer is empty, so this is one sync.
             self.program_buffer()?;
             self.sync_device()?;
         }
-        if self.segs.free_count() <= self.paced_floor() {
+        if self.paced_free() <= self.paced_floor() {
             return self.gc_rounds(self.paced_floor() + 1);
         }
         if let Some(v) = self.segs.pick_victim() {
@@ -256,16 +331,34 @@ impl<F: Flash> LogFtl<F> {
         Ok(())
     }
 
+    /// Two streams: after a paced victim finished, picks the next one at
+    /// once while free space is at or below the low watermark and another
+    /// victim may wait. The relocations of a victim take room in the GC's
+    /// segment, not the host's, so one victim per host segment, as with
+    /// one stream, would let free space drain to the floor and the host
+    /// wait for bursts. True if a victim was picked.
+    fn chain_paced(&mut self) -> bool {
+        if !self.two_streams()
+            || self.pacing.is_some()
+            || self.paced_free() > self.config.low()
+            || self.segs.collected.len() as u32 >= self.max_waiting()
+        {
+            return false;
+        }
+        self.pacing = self.segs.pick_victim().map(|v| (v, 0));
+        self.pacing.is_some()
+    }
+
     /// After the next active segment was taken: a victim still in progress
     /// when fewer than the floor's segments are left is finished now (its
     /// live content fits in the fresh active segment).
     pub(crate) fn gc_behind(&mut self) -> Result<()> {
-        if self.in_gc || self.pacing.is_none() || self.segs.free_count() >= self.paced_floor() {
+        if self.in_gc || self.pacing.is_none() || self.paced_free() >= self.paced_floor() {
             return Ok(());
         }
         self.in_gc = true;
         self.stats.gc_burst_victims += 1;
-        let r = self.advance_paced(u32::MAX);
+        let r = self.advance_paced(u32::MAX, false);
         self.in_gc = false;
         r
     }
@@ -286,6 +379,9 @@ impl<F: Flash> LogFtl<F> {
         let pages = self.layout.pages_per_segment;
         let spp = self.layout.sectors_per_page;
         let left = self.active.map_or(0, |(_, p)| pages - p);
+        // With two streams the relocations take their room in the GC's
+        // segment instead, but the same amount: a victim frees S minus its
+        // load, so it must be done while the host writes that much.
         let relocation = (self.segs.load(victim) + self.buf.len() as u32).div_ceil(spp) + 1;
         let host_budget = u64::from(left.saturating_sub(relocation).max(1));
         let batch = u64::from(self.paced_batch());
@@ -300,7 +396,7 @@ impl<F: Flash> LogFtl<F> {
         };
         self.gc_owed -= owed << OWED_SHIFT;
         self.in_gc = true;
-        let r = self.advance_paced(quota);
+        let r = self.advance_paced(quota, true);
         self.in_gc = false;
         r
     }
@@ -365,7 +461,7 @@ impl<F: Flash> LogFtl<F> {
                     .expect("16-byte record");
                 data[..ss].copy_from_slice(&st.data[slot * ss..(slot + 1) * ss]);
                 let tag = self.p2l[p];
-                r = self.move_valid_sector(victim, addr, p, tag, &rec, &data[..ss]);
+                r = self.move_valid_sector(Stream::Host, victim, addr, p, tag, &rec, &data[..ss]);
                 if r.is_err() {
                     break 'pages;
                 }
@@ -379,7 +475,9 @@ impl<F: Flash> LogFtl<F> {
             if next == self.layout.pages_per_segment {
                 self.pacing = None;
                 self.gc_owed = 0;
-                return self.finish_victim(victim);
+                self.finish_victim(victim)?;
+                self.chain_paced();
+                return Ok(());
             }
             let base = self.layout.ppa(victim, next, 0).0 as usize;
             if (base..base + spp).any(|p| self.is_valid(p)) {
@@ -393,10 +491,12 @@ impl<F: Flash> LogFtl<F> {
 
     /// Moves valid physical sector `p` (of logical sector `tag`, on page
     /// `addr` of `victim`), whose OOB record and data were just read, into
-    /// the merge buffer, programming the buffer if that fills it. A record
-    /// that does not match the data is [`FtlError::DamagedSector`].
+    /// `stream`'s merge buffer, programming the buffer if that fills it. A
+    /// record that does not match the data is [`FtlError::DamagedSector`].
+    #[allow(clippy::too_many_arguments)]
     fn move_valid_sector(
         &mut self,
+        stream: Stream,
         victim: SegId,
         addr: flash::PageAddr,
         p: usize,
@@ -416,36 +516,53 @@ impl<F: Flash> LogFtl<F> {
                 ),
             });
         }
-        if let Some(l) = self.nvlog.as_mut() {
-            l.append(&mut self.flash, tag, r.seq, data)?;
+        if stream == Stream::Host {
+            if let Some(l) = self.nvlog.as_mut() {
+                l.append(&mut self.flash, tag, r.seq, data)?;
+            }
         }
         self.segs.valid[victim.0 as usize] -= 1;
         if !self.mode.sync_each_command {
-            if let Some(dst) = self.active_page() {
+            if let Some(dst) = self.stream_page(stream) {
                 self.flash.copy_into(addr, dst);
             }
         }
-        let b = self.buf.push_with_record(rec, data);
-        self.l2p[tag as usize] = self.buf_base + b as u32;
+        let b = self.buffer_mut(stream).push_with_record(rec, data);
+        self.l2p[tag as usize] = self.slot_loc(stream, b);
         self.stats.gc_sectors_relocated += 1;
-        if self.buf.is_full() {
-            self.program_buffer()?;
+        if self.buffer(stream).is_full() {
+            self.program_stream(stream)?;
         }
         Ok(())
     }
 
+    /// The stream GC relocations go to.
+    #[inline]
+    fn reloc_stream(&self) -> Stream {
+        if self.two_streams() {
+            Stream::Gc
+        } else {
+            Stream::Host
+        }
+    }
+
     /// Relocates up to `quota` pages of the victim in progress (all of them
     /// once fewer than the floor's segments are free), and finishes it after
-    /// its last page.
-    fn advance_paced(&mut self, quota: u32) -> Result<()> {
+    /// its last page; with `chain`, goes on with the next victim
+    /// ([`LogFtl::chain_paced`]).
+    fn advance_paced(&mut self, quota: u32, chain: bool) -> Result<()> {
         let mut done = 0u32;
         while let Some((victim, next)) = self.pacing {
             if next == self.layout.pages_per_segment {
                 self.pacing = None;
                 self.gc_owed = 0;
-                return self.finish_victim(victim);
+                self.finish_victim(victim)?;
+                if chain && self.chain_paced() {
+                    continue;
+                }
+                return Ok(());
             }
-            if done >= quota && self.segs.free_count() >= self.paced_floor() {
+            if done >= quota && self.paced_free() >= self.paced_floor() {
                 break;
             }
             self.relocate_page(victim, next)?;
@@ -494,6 +611,7 @@ impl<F: Flash> LogFtl<F> {
         let base = self.layout.ppa(victim, page, 0).0 as usize;
         let addr = self.layout.page_addr(victim, page);
         let staged = self.staged_page(victim, page)?;
+        let stream = self.reloc_stream();
         for slot in 0..spp {
             let p = base + slot;
             let tag = self.p2l[p];
@@ -504,7 +622,7 @@ impl<F: Flash> LogFtl<F> {
                     .try_into()
                     .expect("16-byte record");
                 let data = &staged.data[slot * ss..(slot + 1) * ss];
-                if let Err(e) = self.move_valid_sector(victim, addr, p, tag, &rec, data) {
+                if let Err(e) = self.move_valid_sector(stream, victim, addr, p, tag, &rec, data) {
                     self.ahead.pool.push(staged);
                     return Err(e);
                 }
@@ -514,15 +632,19 @@ impl<F: Flash> LogFtl<F> {
                 self.segs.trims[victim.0 as usize] -= 1;
                 let Some(rec) = rec else { continue };
                 if let Some((start, count)) = self.still_needed(rec.start, rec.count) {
-                    self.make_log_room()?;
                     encode_trim(&mut self.trim_scratch, start, count);
-                    if let Some(l) = self.nvlog.as_mut() {
-                        l.append(&mut self.flash, LA_TRIM, rec.seq, &self.trim_scratch)?;
+                    if stream == Stream::Host {
+                        self.make_log_room()?;
+                        if let Some(l) = self.nvlog.as_mut() {
+                            l.append(&mut self.flash, LA_TRIM, rec.seq, &self.trim_scratch)?;
+                        }
                     }
-                    self.buf.push(LA_TRIM, rec.seq, &self.trim_scratch);
+                    let scratch = std::mem::take(&mut self.trim_scratch);
+                    self.buffer_mut(stream).push(LA_TRIM, rec.seq, &scratch);
+                    self.trim_scratch = scratch;
                     self.stats.gc_sectors_relocated += 1;
-                    if self.buf.is_full() {
-                        self.program_buffer()?;
+                    if self.buffer(stream).is_full() {
+                        self.program_stream(stream)?;
                     }
                 }
             }
@@ -616,7 +738,8 @@ impl<F: Flash> LogFtl<F> {
         let ahead = &mut self.ahead;
         ahead.pool.extend(ahead.staged.drain(..));
         ahead.victim = None;
-        let erased = if self.mode.durable_buffer {
+        let waits_for_gc_page = !self.gc_buf.is_empty() && !self.mode.release_before_gc_page;
+        let erased = if self.mode.durable_buffer && !waits_for_gc_page {
             let erased = self.erase_segment(victim)?;
             if self.mode.sync_each_command {
                 self.flash.sync()?;
@@ -625,11 +748,14 @@ impl<F: Flash> LogFtl<F> {
         } else if self.mode.erase_before_sync {
             let erased = self.erase_segment(victim)?;
             self.program_buffer()?;
+            self.program_stream(Stream::Gc)?;
             self.flash.sync()?;
             erased
-        } else if self.mode.kind == FtlKind::Async {
-            // Erased after the next sync that follows programming the
-            // merge buffer (module documentation).
+        } else if self.mode.kind == FtlKind::Async || self.mode.durable_buffer {
+            // Erased after the next sync that follows programming what the
+            // merge buffers hold now (module documentation); the sync FTL
+            // (two streams) waits only for the GC buffer's page.
+            self.release.insert(victim, self.release_mark());
             self.segs.state[victim.0 as usize] = SegState::Collected;
             self.segs.collected.push(victim);
             self.stats.gc_blocks_reclaimed += 1;
@@ -637,6 +763,7 @@ impl<F: Flash> LogFtl<F> {
         } else {
             // The SyncSkipSync mutant: as async did before deferring.
             self.program_buffer()?;
+            self.program_stream(Stream::Gc)?;
             self.flash.sync()?;
             self.erase_segment(victim)?
         };

@@ -12,7 +12,7 @@
 
 use flash::Flash;
 
-use super::engine::{LogFtl, P2L_NONE, P2L_TRIM};
+use super::engine::{LogFtl, Stream, P2L_NONE, P2L_TRIM};
 use super::layout::{Ppa, SegId};
 use super::nvlog::NvLog;
 use super::oob::{decode_record, LA_TRIM, OOB_RECORD_SIZE};
@@ -49,15 +49,16 @@ impl<F: Flash> LogFtl<F> {
                 continue;
             }
             mapped += 1;
-            if let Some(slot) = self.buffer_slot(loc) {
+            if let Some((stream, slot)) = self.buffered(loc) {
+                let b = self.buffer(stream);
                 ensure!(
-                    slot < self.buf.len(),
-                    "la {la} maps to empty buffer slot {slot}"
+                    slot < b.len(),
+                    "la {la} maps to empty {stream:?} buffer slot {slot}"
                 );
                 ensure!(
-                    self.buf.la(slot) == la as u32,
-                    "la {la} maps to buffer slot {slot} holding la {}",
-                    self.buf.la(slot)
+                    b.la(slot) == la as u32,
+                    "la {la} maps to {stream:?} buffer slot {slot} holding la {}",
+                    b.la(slot)
                 );
             } else {
                 ensure!(
@@ -78,31 +79,39 @@ impl<F: Flash> LogFtl<F> {
             "{mapped} sectors mapped, counter says {}",
             self.mapped
         );
-        for slot in 0..self.buf.len() {
-            let la = self.buf.la(slot);
-            let rec = decode_record(self.buf.record(slot));
+        for stream in [Stream::Host, Stream::Gc] {
+            let b = self.buffer(stream);
             ensure!(
-                rec.la == la && rec.seq == self.buf.seq(slot) && rec.matches(self.buf.sector(slot)),
-                "buffer slot {slot}: record does not match its content"
+                stream == Stream::Host || self.two_streams() || b.is_empty(),
+                "one stream, yet the GC buffer holds {} sectors",
+                b.len()
             );
-            ensure!(
-                rec.seq < self.next_seq,
-                "buffer slot {slot}: seq {} not below next_seq {}",
-                rec.seq,
-                self.next_seq
-            );
-            if la != LA_TRIM {
+            for slot in 0..b.len() {
+                let la = b.la(slot);
+                let rec = decode_record(b.record(slot));
                 ensure!(
-                    self.l2p[la as usize] == self.buf_base + slot as u32,
-                    "buffer slot {slot} holds la {la}, which maps elsewhere"
+                    rec.la == la && rec.seq == b.seq(slot) && rec.matches(b.sector(slot)),
+                    "{stream:?} buffer slot {slot}: record does not match its content"
+                );
+                ensure!(
+                    rec.seq < self.next_seq,
+                    "{stream:?} buffer slot {slot}: seq {} not below next_seq {}",
+                    rec.seq,
+                    self.next_seq
+                );
+                if la != LA_TRIM {
+                    ensure!(
+                        self.l2p[la as usize] == self.slot_loc(stream, slot),
+                        "{stream:?} buffer slot {slot} holds la {la}, which maps elsewhere"
+                    );
+                }
+            }
+            for slot in b.len()..lay.sectors_per_page as usize {
+                ensure!(
+                    b.record(slot).iter().all(|&x| x == 0xFF),
+                    "unused {stream:?} buffer slot {slot} has a record"
                 );
             }
-        }
-        for slot in self.buf.len()..lay.sectors_per_page as usize {
-            ensure!(
-                self.buf.record(slot).iter().all(|&b| b == 0xFF),
-                "unused buffer slot {slot} has a record"
-            );
         }
         let mut copies = vec![0u32; self.logical as usize];
         let mut trims = vec![0u32; lay.segments as usize];
@@ -178,9 +187,10 @@ impl<F: Flash> LogFtl<F> {
             );
             if st == SegState::Active {
                 actives += 1;
+                let id = Some(SegId(seg as u32));
                 ensure!(
-                    self.active.map(|a| a.0) == Some(SegId(seg as u32)),
-                    "segment {seg} is Active but not the active segment"
+                    self.active.map(|a| a.0) == id || self.gc_active.map(|a| a.0) == id,
+                    "segment {seg} is Active but neither the host's nor the GC's active segment"
                 );
             }
             if !matches!(st, SegState::Active | SegState::Used) {
@@ -234,8 +244,9 @@ impl<F: Flash> LogFtl<F> {
                 v.0
             );
             ensure!(
-                segs.collected.is_empty(),
-                "a victim waits for a sync while paced GC collects segment {}",
+                (segs.collected.len() as u32) < self.max_waiting(),
+                "{} victims wait for a sync while paced GC collects segment {}",
+                segs.collected.len(),
                 v.0
             );
             let base = lay.seg_base(v) as usize;
@@ -247,16 +258,44 @@ impl<F: Flash> LogFtl<F> {
                 );
             }
         }
-        match self.active {
-            Some((s, page)) => {
-                ensure!(
-                    actives == 1 && page < lay.pages_per_segment,
-                    "active segment {} page {page} inconsistent",
-                    s.0
-                );
-            }
-            None => ensure!(actives == 0, "Active segment without active pointer"),
+        ensure!(
+            (segs.collected.len() as u32) <= self.max_waiting(),
+            "{} victims wait for a sync (at most {})",
+            segs.collected.len(),
+            self.max_waiting()
+        );
+        let heads = [self.active, self.gc_active];
+        for (s, page) in heads.into_iter().flatten() {
+            ensure!(
+                page < lay.pages_per_segment && segs.state[s.0 as usize] == SegState::Active,
+                "active segment {} page {page} inconsistent",
+                s.0
+            );
         }
+        ensure!(
+            self.two_streams() || self.gc_active.is_none(),
+            "one stream, yet a GC active segment"
+        );
+        ensure!(
+            self.active.is_none() || self.active.map(|a| a.0) != self.gc_active.map(|a| a.0),
+            "the host and GC active segments are the same"
+        );
+        ensure!(
+            actives == heads.iter().flatten().count(),
+            "{actives} Active segments, {} active pointers",
+            heads.iter().flatten().count()
+        );
+        for &seg in &segs.collected {
+            ensure!(
+                !self.two_streams() || self.release.contains_key(&seg),
+                "waiting victim {} has no release mark",
+                seg.0
+            );
+        }
+        ensure!(
+            self.release.keys().all(|s| segs.collected.contains(s)),
+            "a release mark of a victim no longer waiting"
+        );
         Ok(())
     }
 
@@ -302,8 +341,8 @@ impl<F: Flash> LogFtl<F> {
                 );
                 continue;
             }
-            let mem_seq = if let Some(slot) = self.buffer_slot(loc) {
-                self.buf.seq(slot)
+            let mem_seq = if let Some((stream, slot)) = self.buffered(loc) {
+                self.buffer(stream).seq(slot)
             } else if w == Winner::Flash(Ppa(loc)) {
                 continue;
             } else {

@@ -230,7 +230,7 @@ impl<F: Flash> LogFtl<F> {
                 }
             }
         }
-        if f.worn_out.is_none() && f.segs.free_count() < f.config.gc_low_free_segments {
+        if f.worn_out.is_none() && f.segs.free_count() < f.config.low() {
             f.run_gc()?;
         }
         Ok(f)
