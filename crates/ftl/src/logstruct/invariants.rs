@@ -5,6 +5,7 @@
 //! current mapping (same sequence number); async — every sector not changed
 //! since the last flush must. The scan checks data CRCs on devices opened by
 //! recovery (a crash may have left torn pages whose OOB records are garbage)
+//! or that saw a program fail (the failed page holds what the flash left),
 //! and on devices of at most [`VERIFY_DATA_MAX_SECTORS`] physical sectors;
 //! a larger device fresh from `format` skips them, to keep the check cheap
 //! enough to run after every operation on the `small` geometry. The real
@@ -312,7 +313,12 @@ impl<F: Flash> LogFtl<F> {
         } else {
             Vec::new()
         };
-        let verify = self.recovered || self.layout.physical_sectors <= VERIFY_DATA_MAX_SECTORS;
+        // A failed program leaves what the flash made of the page (zeros
+        // on the crash model: a record of la 0, seq 0, whose CRC fails), as
+        // a crash leaves torn pages: both need the CRCs checked.
+        let verify = self.recovered
+            || self.stats.program_failures > 0
+            || self.layout.physical_sectors <= VERIFY_DATA_MAX_SECTORS;
         let s = scan(
             &mut self.flash,
             &self.layout,
