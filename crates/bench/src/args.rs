@@ -409,6 +409,11 @@ pub struct WafArgs {
     /// the run fails.
     #[arg(long, default_value_t = 0.05)]
     pub within: f64,
+    /// Write streams of the async FTL: 1 (its default, the paper's) or 2
+    /// (GC relocations in their own segment; the logical sizes are then
+    /// fractions of what two streams allow).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=2))]
+    pub streams: u32,
 }
 
 /// `wear`: erase-count spread under skewed writes, leveling off and on.

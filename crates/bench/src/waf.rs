@@ -78,7 +78,7 @@ pub fn anchor_geometry(quick: bool) -> BResult<Geometry> {
 /// Measures one over-provisioning level: `logical_fraction` of the largest
 /// logical size the async FTL accepts.
 fn measure(g: &Geometry, logical_fraction: f64, a: &WafArgs) -> BResult<Row> {
-    let mut config = LogConfig::default_for(g);
+    let mut config = LogConfig::default_for(g).with_streams(a.streams);
     let max = config.max_logical_sectors(g).map_err(|e| e.to_string())?;
     config.logical_sectors = ((max as f64 * logical_fraction) as u64).max(1);
     config.validate(g).map_err(|e| e.to_string())?;
@@ -147,7 +147,12 @@ pub fn run_report(a: &WafArgs) -> BResult<Report> {
     header.add("geometry", g.to_string());
     header.add(
         "ftl",
-        "async, segments of one erase block, paced greedy GC (a victim picked at 4 free segments)",
+        if a.streams == 1 {
+            "async, segments of one erase block, paced greedy GC (a victim picked at 4 free segments)"
+                .to_string()
+        } else {
+            format!("async, segments of one erase block, paced greedy GC, {} write streams (GC relocations in their own segment; watermarks two segments higher)", a.streams)
+        },
     );
     header.add(
         "workload",

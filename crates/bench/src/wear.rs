@@ -366,26 +366,23 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
     for kind in a.ftl.iter().map(|f| f.kind()) {
         // SCFTL and the baselines with one write stream and with two
         // (hot/cold separation), at the same L (and W); OPTR as it is.
-        let variants: Vec<(Box<dyn targets::Factory>, Option<u32>)> = if kind == FtlKind::Scftl {
-            let base = targets::scftl_factory(&g)?;
+        type Variant = (Box<dyn targets::Factory>, Option<u32>);
+        let one_and_two = |with: &dyn Fn(u32) -> Option<Box<dyn targets::Factory>>| {
             [1, 2]
                 .into_iter()
-                .filter_map(|t| {
-                    base.with_streams(t)
-                        .map(|f| (Box::new(f) as Box<dyn targets::Factory>, Some(t)))
-                })
-                .collect()
-        } else if matches!(kind, FtlKind::Async | FtlKind::Sync) {
-            let base = targets::log_factory(kind, &g)?;
-            [1, 2]
-                .into_iter()
-                .filter_map(|t| {
-                    base.with_streams(t)
-                        .map(|f| (Box::new(f) as Box<dyn targets::Factory>, Some(t)))
-                })
-                .collect()
-        } else {
-            vec![(targets::factory(kind, &g)?, None)]
+                .filter_map(|t| with(t).map(|f| (f, Some(t))))
+                .collect::<Vec<Variant>>()
+        };
+        let variants: Vec<Variant> = match kind {
+            FtlKind::Scftl => {
+                let base = targets::scftl_factory(&g)?;
+                one_and_two(&|t| base.with_streams(t).map(|f| Box::new(f) as _))
+            }
+            FtlKind::Async | FtlKind::Sync => {
+                let base = targets::log_factory(kind, &g)?;
+                one_and_two(&|t| base.with_streams(t).map(|f| Box::new(f) as _))
+            }
+            FtlKind::Optr => vec![(targets::factory(kind, &g)?, None)],
         };
         for workload in WORKLOADS {
             for (f, streams) in &variants {

@@ -43,7 +43,8 @@
 //!   recovery's own GC from finding no segment to write (the crash
 //!   checker's nested crashes found a version whose floor was one lower).
 //! - **One victim at a time.** A victim is in progress or waiting, never
-//!   both ([`MAX_WAITING_VICTIMS`]), as with bursts; the in-progress victim
+//!   both ([`MAX_WAITING_VICTIMS`]; with two streams, see below), as with
+//!   bursts; the in-progress victim
 //!   stays `Used` (host writes never go into it, so its sectors only become
 //!   stale) and everything behind the scan holds no live content (checked
 //!   by `check_invariants`).
@@ -52,6 +53,57 @@
 //! segments; bursts happen to separate them at WI = 1, where whole victims
 //! are relocated back to back. The padding fill more than makes up for it
 //! there (docs/BENCHMARKS.md, randwr).
+//!
+//! # Two streams (hot/cold separation, `LogConfig::streams` = 2)
+//!
+//! - **Where relocations go.** Into the GC merge buffer (`gc_buf`), whose
+//!   pages fill their own active segment (`gc_active`), so host segments
+//!   hold host writes only (and the flush's padding fill, above). The GC
+//!   head takes a segment only while [`super::engine::GC_HEAD_MIN_FREE`]
+//!   are free; with fewer, the GC buffer's page goes to the host's active
+//!   segment, as with one stream, so GC never takes the last free segment.
+//! - **Never logged.** The GC buffer is not in the sync FTL's
+//!   battery-backed log: its sectors' only durable copies are in their
+//!   victims, so a victim waits (`Collected`, as the async FTL's do) until
+//!   the GC buffer's page holding its last relocations is programmed (and,
+//!   async, synced). Without that wait the mutant `release-before-gc-page`
+//!   loses the GC buffer's sectors in a cut.
+//! - **Release marks** (`engine::Release`): a victim collected while a
+//!   buffer holds something waits for that buffer's next program, counted
+//!   per buffer (`LogFtl::programs`); a buffer found empty has programmed
+//!   (or given up to host writes) everything it held. A host write or
+//!   trim that replaces a sector in the GC buffer puts the new copy in the
+//!   host buffer, so every waiting victim then also waits for the host
+//!   buffer's next program (the victim's copy may be the only durable one).
+//!   A sync releases the victims whose marks are met; nothing is padded
+//!   for them, which is what the first two-stream version did at every
+//!   victim, and which cost it more than separation saved at 13%
+//!   over-provisioning (1.7 padded sectors per victim where a victim
+//!   frees about 28).
+//! - **Two may wait** ([`MAX_WAITING_VICTIMS_TWO_STREAMS`]): one behind
+//!   its GC page while the next is collected (its relocations fill that
+//!   page), then both. Paced GC counts one waiting victim as free
+//!   (`paced_free`). Only when both wait and neither is releasable, or free
+//!   space reaches the floor, is the GC page padded and programmed
+//!   (`DeviceStats::gc_forced_releases`; 0 in `bench wear`).
+//! - **Reserve.** The GC head and the second waiting victim are two
+//!   segments that one stream does not hold, so both watermarks are raised
+//!   by [`super::config::STREAM_RESERVE`] (`LogConfig::low`, `high`) and the
+//!   largest logical size falls by two segments' worth. The crash checker
+//!   found recoveries (after cuts inside recoveries) with no free segment
+//!   at a reserve of 0 (every seed of 1–20 on `tiny`, 200,000 operations)
+//!   and of 1 (7 of 20); with 2, none in 130 seeds. The reserve is idle
+//!   space: on a device of few segments it costs more than separation
+//!   saves (`small`, 31 segments), on one of many it does not (`bench
+//!   wear`, 127 segments: WAF 1.515 → 1.408 under 80/20 with the async
+//!   FTL).
+//! - **Pacing.** A victim still frees S minus its load, so the pacing rate
+//!   is the same; a finished victim is followed at once by the next while
+//!   free space is at the low watermark (`chain_paced`). Free space still
+//!   reaches the floor often, so with two streams most victims end in a
+//!   burst (`gc_burst_victims`): a latency cost, not a WAF one.
+//! - The sync FTL gains little: its burst GC already relocates whole
+//!   victims back to back.
 //!
 //! Why GC stops at a damaged sector (one failing its OOB record's CRC)
 //! instead of relocating it marked bad, as SCFTL does: the record's CRC is

@@ -2,7 +2,9 @@
 //! SCFTL paper's evaluation (§7.2): a sector-level L2P/P2L with valid
 //! counts, a page-sized merge buffer, log-structured writes into segments,
 //! greedy GC, and recovery by scanning the per-sector OOB records. No
-//! checkpoints, no two-phase GC, no write bound.
+//! checkpoints, no two-phase GC, no write bound. Optionally (not the
+//! paper's) a second write stream for GC relocations (gc.rs, "Two
+//! streams").
 //!
 //! Files: `layout` (addresses), `oob` (OOB and trim records), `config`,
 //! `nvlog` (sync's battery-backed log), `buffer` (merge buffer), `segs`

@@ -2,7 +2,7 @@
 //!
 //! Invariants (checked by `LogFtl::check_invariants`):
 //! - every segment is in exactly one state; segment 0 is `Reserved`, at most
-//!   one is `Active`;
+//!   two are `Active` (the host's and, with two streams, the GC's);
 //! - the free queue holds exactly the `Free` and `Dirty` segments, once each;
 //! - `collected` holds exactly the `Collected` segments, once each;
 //! - `valid[s]` is the number of logical sectors mapped into segment `s`, and
@@ -29,10 +29,11 @@ pub enum SegState {
     /// Holds stale content of unknown state (found by recovery); erased when
     /// allocated.
     Dirty,
-    /// (async) GC moved all its live content out, but the moved copies (or
-    /// newer copies of its stale sectors) may not be durable yet: it is
-    /// erased (and `Free`) right after the next sync that follows
-    /// programming the merge buffer (see gc.rs).
+    /// (async, and sync with two streams) GC moved all its live content
+    /// out, but the moved copies (or newer copies of its stale sectors) may
+    /// not be durable yet: it is erased (and `Free`) right after the next
+    /// sync that follows programming what the merge buffers held (see
+    /// gc.rs).
     Collected,
     /// Being filled.
     Active,
