@@ -16,7 +16,9 @@
 use std::collections::HashMap;
 
 use flash::dataless::TAG_BYTES;
-use flash::{BlockId, DatalessFlash, Flash, FlashCounters, Geometry, PageAddr, Result};
+use std::ops::{Deref, DerefMut};
+
+use flash::{BlockId, DatalessFlash, Flash, Geometry, PageAddr, ProgramCmd, ReadCmd, Result};
 
 /// DatalessFlash that also keeps whole pages the tag-only model would
 /// corrupt.
@@ -58,59 +60,41 @@ impl KeepMetaFlash {
     }
 }
 
-impl Flash for KeepMetaFlash {
+/// Commands reach the tag-only device in the form they came in; this
+/// layer only patches the data of reads and keeps copies of programs.
+impl flash::Layer for KeepMetaFlash {
+    type Below = DatalessFlash;
+    fn below(&self) -> impl Deref<Target = DatalessFlash> + '_ {
+        &self.inner
+    }
+    fn below_mut(&mut self) -> impl DerefMut<Target = DatalessFlash> + '_ {
+        &mut self.inner
+    }
     fn geometry(&self) -> &Geometry {
         self.inner.geometry()
     }
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
-        self.inner.read(page, first_sector, data)?;
-        self.patch(page, first_sector, data);
-        Ok(())
-    }
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
-        self.inner.read_oob(page, oob)
-    }
-    fn read_with_oob(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        self.inner.read_with_oob(page, first_sector, data, oob)?;
-        self.patch(page, first_sector, data);
-        Ok(())
-    }
-    fn read_for_copy(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        self.inner.read_for_copy(page, first_sector, data, oob)?;
-        self.patch(page, first_sector, data);
-        Ok(())
-    }
-    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
-        self.inner.copy_into(from, to)
-    }
-    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        self.inner.probe_erased(page)
-    }
-    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
-        self.inner.prefetch(pages)
-    }
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
-        self.inner.program(page, data, oob)?;
-        // A page whose sectors are all erased bytes (padding) reads back
-        // as tags of 0xFF followed by zeros; nobody checks those.
-        let ss = self.inner.geometry().sector_size as usize;
-        let padding = data.chunks(ss).all(|s| s.iter().all(|&b| b == 0xFF));
-        if !padding && self.needs_keeping(data) {
-            self.kept.insert((page.block.0, page.page), data.into());
+    fn read(&mut self, cmd: ReadCmd<'_>) -> Result<bool> {
+        let mut cmd = cmd;
+        let page = cmd.page();
+        let answer = cmd.issue(&mut self.inner)?;
+        if let Some((first_sector, data)) = cmd.data_mut() {
+            self.patch(page, first_sector, data);
         }
-        Ok(())
+        Ok(answer)
+    }
+    fn program(&mut self, cmd: ProgramCmd<'_>) -> Result<()> {
+        let outcome = cmd.issue(&mut self.inner);
+        let done = cmd.done(&outcome);
+        let ss = self.inner.geometry().sector_size as usize;
+        for (page, data, _) in cmd.each(self.inner.geometry())?.into_iter().take(done) {
+            // A page whose sectors are all erased bytes (padding) reads back
+            // as tags of 0xFF followed by zeros; nobody checks those.
+            let padding = data.chunks(ss).all(|s| s.iter().all(|&b| b == 0xFF));
+            if !padding && self.needs_keeping(data) {
+                self.kept.insert((page.block.0, page.page), data.into());
+            }
+        }
+        outcome
     }
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.inner.erase(block)?;
@@ -119,33 +103,6 @@ impl Flash for KeepMetaFlash {
             self.kept.remove(&(block.0, p));
         }
         Ok(())
-    }
-    fn sync(&mut self) -> Result<()> {
-        self.inner.sync()
-    }
-    fn submit(&mut self) -> Result<()> {
-        self.inner.submit()
-    }
-    fn nvram_size(&self) -> usize {
-        self.inner.nvram_size()
-    }
-    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.inner.nvram_read(offset, buf)
-    }
-    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
-        self.inner.nvram_write(offset, data)
-    }
-    fn counters(&self) -> FlashCounters {
-        self.inner.counters()
-    }
-    fn lost_programs_can_return(&self) -> bool {
-        self.inner.lost_programs_can_return()
-    }
-    fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
-        self.inner.block_wear(block)
-    }
-    fn mark_bad(&mut self, block: flash::BlockId) -> flash::Result<()> {
-        self.inner.mark_bad(block)
     }
 }
 

@@ -9,12 +9,13 @@
 //! [`Opened::pacing`] (when it starts serving); a `--memory` device never
 //! touches a file.
 
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use flash::{
-    BlockId, FileFlash, Flash, FlashCounters, FlashError, Geometry, MemFlash, OverlayFlash,
-    PageAddr, RealTime, RealTimeSwitch, WallClock,
+    FileFlash, Flash, FlashError, Geometry, MemFlash, OverlayFlash, RealTime, RealTimeSwitch,
+    WallClock,
 };
 use ftl::any::{baseline_config, scftl_config};
 use ftl::scftl::ScftlConfig;
@@ -507,80 +508,22 @@ struct SlowSync<F> {
     delay: Duration,
 }
 
-impl<F: Flash> Flash for SlowSync<F> {
+/// Only `sync` changes: it sleeps first. Everything else passes through.
+impl<F: Flash> flash::Layer for SlowSync<F> {
+    type Below = F;
+    fn below(&self) -> impl Deref<Target = F> + '_ {
+        &self.inner
+    }
+    fn below_mut(&mut self) -> impl DerefMut<Target = F> + '_ {
+        &mut self.inner
+    }
     fn geometry(&self) -> &Geometry {
         self.inner.geometry()
-    }
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> flash::Result<()> {
-        self.inner.read(page, first_sector, data)
-    }
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> flash::Result<()> {
-        self.inner.read_oob(page, oob)
-    }
-    fn read_with_oob(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> flash::Result<()> {
-        self.inner.read_with_oob(page, first_sector, data, oob)
-    }
-    fn read_for_copy(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> flash::Result<()> {
-        self.inner.read_for_copy(page, first_sector, data, oob)
-    }
-    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
-        self.inner.copy_into(from, to)
-    }
-    fn probe_erased(&mut self, page: PageAddr) -> flash::Result<bool> {
-        self.inner.probe_erased(page)
-    }
-    fn prefetch(&mut self, pages: &[PageAddr]) -> flash::Result<()> {
-        self.inner.prefetch(pages)
-    }
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> flash::Result<()> {
-        self.inner.program(page, data, oob)
-    }
-    fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> flash::Result<()> {
-        self.inner.program_many(pages, data, oob)
-    }
-    fn erase(&mut self, block: BlockId) -> flash::Result<()> {
-        self.inner.erase(block)
     }
     fn sync(&mut self) -> flash::Result<()> {
         if !self.delay.is_zero() {
             std::thread::sleep(self.delay);
         }
         self.inner.sync()
-    }
-    fn submit(&mut self) -> flash::Result<()> {
-        self.inner.submit()
-    }
-    fn nvram_size(&self) -> usize {
-        self.inner.nvram_size()
-    }
-    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> flash::Result<()> {
-        self.inner.nvram_read(offset, buf)
-    }
-    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> flash::Result<()> {
-        self.inner.nvram_write(offset, data)
-    }
-    fn counters(&self) -> FlashCounters {
-        self.inner.counters()
-    }
-    fn lost_programs_can_return(&self) -> bool {
-        self.inner.lost_programs_can_return()
-    }
-    fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
-        self.inner.block_wear(block)
-    }
-    fn mark_bad(&mut self, block: flash::BlockId) -> flash::Result<()> {
-        self.inner.mark_bad(block)
     }
 }

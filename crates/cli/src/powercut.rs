@@ -18,12 +18,10 @@
 //! `--seed`, so a run's sequence of cuts is reproducible given the same
 //! in-flight sets.
 
+use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use flash::{
-    BlockId, CrashFlash, CrashPolicy, CrashReport, Flash, FlashCounters, Geometry, MemFlash,
-    PageAddr,
-};
+use flash::{CrashFlash, CrashPolicy, CrashReport, Flash, Geometry, MemFlash};
 use rand::RngCore;
 use signal_hook::consts::SIGUSR2;
 use signal_hook::iterator::Signals;
@@ -73,75 +71,17 @@ impl CutFlash {
     }
 }
 
-impl Flash for CutFlash {
+/// Every command goes to the shared crash layer, unchanged.
+impl flash::Layer for CutFlash {
+    type Below = CrashFlash<MemFlash>;
+    fn below(&self) -> impl Deref<Target = CrashFlash<MemFlash>> + '_ {
+        self.lock()
+    }
+    fn below_mut(&mut self) -> impl DerefMut<Target = CrashFlash<MemFlash>> + '_ {
+        self.lock()
+    }
     fn geometry(&self) -> &Geometry {
         &self.geometry
-    }
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> flash::Result<()> {
-        self.lock().read(page, first_sector, data)
-    }
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> flash::Result<()> {
-        self.lock().read_oob(page, oob)
-    }
-    fn read_with_oob(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> flash::Result<()> {
-        self.lock().read_with_oob(page, first_sector, data, oob)
-    }
-    fn read_for_copy(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> flash::Result<()> {
-        self.lock().read_for_copy(page, first_sector, data, oob)
-    }
-    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
-        self.lock().copy_into(from, to)
-    }
-    fn probe_erased(&mut self, page: PageAddr) -> flash::Result<bool> {
-        self.lock().probe_erased(page)
-    }
-    fn prefetch(&mut self, pages: &[PageAddr]) -> flash::Result<()> {
-        self.lock().prefetch(pages)
-    }
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> flash::Result<()> {
-        self.lock().program(page, data, oob)
-    }
-    fn erase(&mut self, block: BlockId) -> flash::Result<()> {
-        self.lock().erase(block)
-    }
-    fn sync(&mut self) -> flash::Result<()> {
-        self.lock().sync()
-    }
-    fn submit(&mut self) -> flash::Result<()> {
-        self.lock().submit()
-    }
-    fn nvram_size(&self) -> usize {
-        self.lock().nvram_size()
-    }
-    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> flash::Result<()> {
-        self.lock().nvram_read(offset, buf)
-    }
-    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> flash::Result<()> {
-        self.lock().nvram_write(offset, data)
-    }
-    fn counters(&self) -> FlashCounters {
-        self.lock().counters()
-    }
-    fn lost_programs_can_return(&self) -> bool {
-        self.lock().lost_programs_can_return()
-    }
-    fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
-        self.lock().block_wear(block)
-    }
-    fn mark_bad(&mut self, block: flash::BlockId) -> flash::Result<()> {
-        self.lock().mark_bad(block)
     }
 }
 

@@ -7,9 +7,11 @@
 //! `flash::CrashFlash` (the NAND power-loss model), or an image file under
 //! `flash::ImageCrashFlash` (the host power-cut model of `FileFlash`).
 
+use std::ops::{Deref, DerefMut};
+
 use flash::{
-    BlockId, CrashFlash, CrashPolicy, CrashReport, Flash, FlashCounters, Geometry, ImageCrashFlash,
-    MediaFaults, MemFlash, PageAddr, PageClass, RawFlash, SharedFlash,
+    CrashFlash, CrashPolicy, CrashReport, Flash, Geometry, ImageCrashFlash, MediaFaults, MemFlash,
+    PageClass, RawFlash, SharedFlash,
 };
 use ftl::async_ftl::{AsyncConfig, AsyncFtl};
 use ftl::optr::{Optr, OptrConfig};
@@ -224,78 +226,20 @@ impl Backend {
     }
 }
 
-impl Flash for Backend {
+/// Every command goes, unchanged, to the power-cut layer of the backend
+/// in use.
+impl flash::Layer for Backend {
+    type Below = dyn Flash;
+    fn below(&self) -> impl Deref<Target = dyn Flash> + '_ {
+        let f: &dyn Flash = each!(self, c => c);
+        f
+    }
+    fn below_mut(&mut self) -> impl DerefMut<Target = dyn Flash> + '_ {
+        let f: &mut dyn Flash = each!(self, c => c);
+        f
+    }
     fn geometry(&self) -> &Geometry {
-        each!(self, c => c.geometry())
-    }
-    fn read(&mut self, page: PageAddr, first: u32, data: &mut [u8]) -> flash::Result<()> {
-        each!(self, c => c.read(page, first, data))
-    }
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> flash::Result<()> {
-        each!(self, c => c.read_oob(page, oob))
-    }
-    fn read_with_oob(
-        &mut self,
-        page: PageAddr,
-        first: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> flash::Result<()> {
-        each!(self, c => c.read_with_oob(page, first, data, oob))
-    }
-    fn read_for_copy(
-        &mut self,
-        page: PageAddr,
-        first: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> flash::Result<()> {
-        each!(self, c => c.read_for_copy(page, first, data, oob))
-    }
-    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
-        each!(self, c => c.copy_into(from, to))
-    }
-    fn probe_erased(&mut self, page: PageAddr) -> flash::Result<bool> {
-        each!(self, c => c.probe_erased(page))
-    }
-    fn prefetch(&mut self, pages: &[PageAddr]) -> flash::Result<()> {
-        each!(self, c => c.prefetch(pages))
-    }
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> flash::Result<()> {
-        each!(self, c => c.program(page, data, oob))
-    }
-    fn erase(&mut self, block: BlockId) -> flash::Result<()> {
-        each!(self, c => c.erase(block))
-    }
-    fn sync(&mut self) -> flash::Result<()> {
-        each!(self, c => c.sync())
-    }
-    fn submit(&mut self) -> flash::Result<()> {
-        each!(self, c => c.submit())
-    }
-    fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> flash::Result<()> {
-        each!(self, c => c.program_many(pages, data, oob))
-    }
-    fn nvram_size(&self) -> usize {
-        each!(self, c => c.nvram_size())
-    }
-    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> flash::Result<()> {
-        each!(self, c => c.nvram_read(offset, buf))
-    }
-    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> flash::Result<()> {
-        each!(self, c => c.nvram_write(offset, data))
-    }
-    fn counters(&self) -> FlashCounters {
-        each!(self, c => c.counters())
-    }
-    fn lost_programs_can_return(&self) -> bool {
-        each!(self, c => c.lost_programs_can_return())
-    }
-    fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
-        each!(self, c => c.block_wear(block))
-    }
-    fn mark_bad(&mut self, block: flash::BlockId) -> flash::Result<()> {
-        each!(self, c => c.mark_bad(block))
+        each!(self, c => Flash::geometry(c))
     }
 }
 

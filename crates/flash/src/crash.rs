@@ -51,12 +51,13 @@
 //!   `PowerSwitch`, shared with the image backend's crash layer.
 
 use std::collections::HashMap;
+use std::ops::{Deref, DerefMut};
 
 use rand::{Rng, RngCore};
 
 use crate::{
-    BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
-    ERASED_BYTE,
+    BlockId, FlashCounters, FlashError, Geometry, PageAddr, PageImage, ProgramCmd, RawFlash,
+    ReadCmd, Result, ERASED_BYTE,
 };
 
 /// `CrashPolicy::Random` tears one touched page in this many.
@@ -1014,58 +1015,9 @@ fn fill_garbage(buf: &mut [u8], seed: u64) {
     rest.copy_from_slice(&w[..n]);
 }
 
-impl<F: RawFlash> Flash for CrashFlash<F> {
-    fn geometry(&self) -> &Geometry {
-        &self.geometry
-    }
-
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
-        self.check_power()?;
-        self.inner.read(page, first_sector, data)
-    }
-
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
-        self.check_power()?;
-        self.inner.read_oob(page, oob)
-    }
-
-    fn read_with_oob(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        self.check_power()?;
-        self.inner.read_with_oob(page, first_sector, data, oob)
-    }
-
-    fn read_for_copy(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        self.check_power()?;
-        self.inner.read_for_copy(page, first_sector, data, oob)
-    }
-
-    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
-        self.inner.copy_into(from, to)
-    }
-
-    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        self.check_power()?;
-        self.inner.probe_erased(page)
-    }
-
-    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
-        self.check_power()?;
-        self.inner.prefetch(pages)
-    }
-
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+impl<F: RawFlash> CrashFlash<F> {
+    /// Programs one page: one counted command (a crash point).
+    fn program_one(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
         let programmed = self.inner.program(page, data, oob);
         // A program takes effect (or fails as a media failure, consuming
@@ -1101,6 +1053,42 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         }
         Ok(())
     }
+}
+
+impl<F: RawFlash> crate::Layer for CrashFlash<F> {
+    type Below = F;
+    fn below(&self) -> impl Deref<Target = F> + '_ {
+        &self.inner
+    }
+    fn below_mut(&mut self) -> impl DerefMut<Target = F> + '_ {
+        &mut self.inner
+    }
+    fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// Reads are no crash points; with the power off they fail.
+    fn read(&mut self, cmd: ReadCmd<'_>) -> Result<bool> {
+        self.check_power()?;
+        let mut cmd = cmd;
+        cmd.issue(&mut self.inner)
+    }
+
+    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
+        self.check_power()?;
+        self.inner.prefetch(pages)
+    }
+
+    /// Deliberately page by page: every page of a multi-page program is a
+    /// command of its own, so a power cut (or an injected failure) can
+    /// fall between any two of them, and each page's image before it is
+    /// recorded.
+    fn program(&mut self, cmd: ProgramCmd<'_>) -> Result<()> {
+        for (page, data, oob) in cmd.each(&self.geometry)? {
+            self.program_one(page, data, oob)?;
+        }
+        Ok(())
+    }
 
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.begin_command()?;
@@ -1133,10 +1121,6 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         self.inner.submit()
     }
 
-    fn nvram_size(&self) -> usize {
-        self.inner.nvram_size()
-    }
-
     fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.check_power()?;
         self.inner.nvram_read(offset, buf)
@@ -1147,21 +1131,19 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
         self.inner.nvram_write(offset, data)
     }
 
-    /// The NAND power-loss model: a lost program leaves an erased page or
-    /// garbage, never an older page's bytes (the inner device answers for
-    /// itself).
-    fn lost_programs_can_return(&self) -> bool {
-        self.inner.lost_programs_can_return()
-    }
-    fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
-        self.inner.block_wear(block)
-    }
+    // `lost_programs_can_return`: the NAND power-loss model leaves an
+    // erased page or garbage, never an older page's bytes; the device
+    // below answers for itself (the default).
+
     /// Not a counted command: the mark goes straight to the device (a
     /// power cut never loses it here; the FTL must not rely on that).
     fn mark_bad(&mut self, block: crate::BlockId) -> crate::Result<()> {
         self.check_power()?;
         self.inner.mark_bad(block)
     }
+
+    /// The device's counters less the reads this layer made of its own
+    /// (capturing pages before an erase).
     fn counters(&self) -> FlashCounters {
         let mut c = self.inner.counters();
         c.reads = c.reads.saturating_sub(self.own_reads);
@@ -1173,6 +1155,7 @@ impl<F: RawFlash> Flash for CrashFlash<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Flash;
     use crate::MemFlash;
     use rand::SeedableRng;
     use rand_pcg::Pcg64;

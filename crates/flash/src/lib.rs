@@ -2,8 +2,10 @@
 //!
 //! What it is: the [`Flash`] trait — the only way the FTLs touch a device —
 //! plus its geometry and backends: [`MemFlash`] (RAM), and, in sibling
-//! modules, a persistent image file, a crash-injecting wrapper, a
-//! discrete-event timing wrapper and its real-time pacing.
+//! modules, a persistent image file; and the layers that wrap a device
+//! ([`Layer`]: a crash injector, a discrete-event timing model and its
+//! real-time pacing, a shared handle, a copy-on-write overlay). A type
+//! that wraps a device implements [`Layer`], never `Flash` directly.
 //!
 //! What it promises: the NAND rules and the asynchronous-command semantics of
 //! the SCFTL paper (§3.1, §5.1) are enforced by every backend, and a rule
@@ -40,6 +42,7 @@ pub mod dataless;
 pub mod error;
 pub mod file;
 pub mod geometry;
+pub mod layer;
 pub mod mem;
 pub mod overlay;
 mod pages;
@@ -56,6 +59,7 @@ pub use error::{FlashError, Result};
 pub use file::crash::{ImageCrashFlash, MemImage};
 pub use file::FileFlash;
 pub use geometry::{Geometry, PRESET_NAMES};
+pub use layer::{Layer, ProgramCmd, ReadCmd};
 pub use mem::MemFlash;
 pub use overlay::OverlayFlash;
 pub use realtime::{Clock, RealTime, RealTimeStats, RealTimeSwitch, WallClock};
@@ -303,21 +307,9 @@ pub fn program_each<F: Flash + ?Sized>(
     data: &[u8],
     oob: &[u8],
 ) -> Result<()> {
-    let n = pages.len();
-    if n == 0 {
-        return Ok(());
-    }
-    let ps = f.geometry().page_size();
-    if data.len() != n * ps || !oob.len().is_multiple_of(n) {
-        return Err(FlashError::BadLength {
-            what: "program_many buffers (page_size bytes of data per page, equal OOB areas)",
-            expected: n * ps,
-            got: data.len(),
-        });
-    }
-    let on = oob.len() / n;
-    for (i, &p) in pages.iter().enumerate() {
-        f.program(p, &data[i * ps..(i + 1) * ps], &oob[i * on..(i + 1) * on])?;
+    let g = *f.geometry();
+    for (p, d, o) in (ProgramCmd::Many { pages, data, oob }).each(&g)? {
+        f.program(p, d, o)?;
     }
     Ok(())
 }
@@ -466,79 +458,4 @@ pub(crate) fn check_nvram(size: usize, offset: usize, len: usize) -> Result<()> 
         return Err(FlashError::NvramOutOfRange { offset, len, size });
     }
     Ok(())
-}
-
-impl<F: Flash + ?Sized> Flash for Box<F> {
-    fn geometry(&self) -> &Geometry {
-        (**self).geometry()
-    }
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
-        (**self).read(page, first_sector, data)
-    }
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
-        (**self).read_oob(page, oob)
-    }
-    fn read_with_oob(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        (**self).read_with_oob(page, first_sector, data, oob)
-    }
-    fn read_for_copy(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        (**self).read_for_copy(page, first_sector, data, oob)
-    }
-    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
-        (**self).copy_into(from, to)
-    }
-    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        (**self).probe_erased(page)
-    }
-    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
-        (**self).prefetch(pages)
-    }
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
-        (**self).program(page, data, oob)
-    }
-    fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> Result<()> {
-        (**self).program_many(pages, data, oob)
-    }
-    fn erase(&mut self, block: BlockId) -> Result<()> {
-        (**self).erase(block)
-    }
-    fn sync(&mut self) -> Result<()> {
-        (**self).sync()
-    }
-    fn submit(&mut self) -> Result<()> {
-        (**self).submit()
-    }
-    fn nvram_size(&self) -> usize {
-        (**self).nvram_size()
-    }
-    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        (**self).nvram_read(offset, buf)
-    }
-    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
-        (**self).nvram_write(offset, data)
-    }
-    fn counters(&self) -> FlashCounters {
-        (**self).counters()
-    }
-    fn lost_programs_can_return(&self) -> bool {
-        (**self).lost_programs_can_return()
-    }
-    fn block_wear(&self, block: BlockId) -> Result<BlockWear> {
-        (**self).block_wear(block)
-    }
-    fn mark_bad(&mut self, block: BlockId) -> Result<()> {
-        (**self).mark_bad(block)
-    }
 }

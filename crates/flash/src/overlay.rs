@@ -10,9 +10,11 @@
 
 use std::collections::HashMap;
 
+use std::ops::{Deref, DerefMut};
+
 use crate::{
-    check_nvram, check_oob_read, check_program, check_read, nvram_copy_in, nvram_copy_out, BlockId,
-    Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result, ERASED_BYTE,
+    check_nvram, check_program, nvram_copy_in, nvram_copy_out, BlockId, FlashCounters, FlashError,
+    Geometry, PageAddr, PageImage, ProgramCmd, RawFlash, ReadCmd, Result, ERASED_BYTE,
 };
 
 /// A page held by the overlay: `None` = erased, else (data, OOB).
@@ -64,54 +66,9 @@ impl<F: RawFlash> OverlayFlash<F> {
     }
 }
 
-impl<F: RawFlash> Flash for OverlayFlash<F> {
-    fn geometry(&self) -> &Geometry {
-        &self.geometry
-    }
-
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
-        check_read(&self.geometry, page, first_sector, data.len())?;
-        self.counters.reads += 1;
-        match self.pages.get(&self.geometry.page_index(page)) {
-            None => self.inner.read(page, first_sector, data),
-            Some(None) => {
-                data.fill(ERASED_BYTE);
-                Ok(())
-            }
-            Some(Some((d, _))) => {
-                let off = first_sector as usize * self.geometry.sector_size as usize;
-                data.copy_from_slice(&d[off..off + data.len()]);
-                Ok(())
-            }
-        }
-    }
-
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
-        check_oob_read(&self.geometry, page, oob)?;
-        self.counters.reads += 1;
-        match self.pages.get(&self.geometry.page_index(page)) {
-            None => self.inner.read_oob(page, oob),
-            Some(None) => {
-                oob.fill(ERASED_BYTE);
-                Ok(())
-            }
-            Some(Some((_, o))) => {
-                oob.copy_from_slice(&o[..oob.len()]);
-                Ok(())
-            }
-        }
-    }
-
-    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        self.geometry.check_page(page)?;
-        self.counters.reads += 1;
-        match self.pages.get(&self.geometry.page_index(page)) {
-            Some(p) => Ok(p.is_none()),
-            None => self.inner.probe_erased(page),
-        }
-    }
-
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+impl<F: RawFlash> OverlayFlash<F> {
+    /// Programs one page into the overlay.
+    fn program_one(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         check_program(&self.geometry, page, data, oob)?;
         if self.is_programmed(page)? {
             return Err(FlashError::ProgramNotErased {
@@ -126,6 +83,44 @@ impl<F: RawFlash> Flash for OverlayFlash<F> {
             Some((data.into(), o.into())),
         );
         self.counters.programs += 1;
+        Ok(())
+    }
+}
+
+/// Reads of pages the overlay does not hold go to the device beneath in
+/// the form they came in; every command that changes anything stays in the
+/// overlay. `prefetch` and `copy_into` (timing hints) pass through.
+impl<F: RawFlash> crate::Layer for OverlayFlash<F> {
+    type Below = F;
+    fn below(&self) -> impl Deref<Target = F> + '_ {
+        &self.inner
+    }
+    fn below_mut(&mut self) -> impl DerefMut<Target = F> + '_ {
+        &mut self.inner
+    }
+    fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    fn read(&mut self, cmd: ReadCmd<'_>) -> Result<bool> {
+        cmd.check(&self.geometry)?;
+        self.counters.reads += 1;
+        let mut cmd = cmd;
+        match self.pages.get(&self.geometry.page_index(cmd.page())) {
+            None => cmd.issue(&mut self.inner),
+            Some(held) => {
+                let image = held.as_ref().map(|(d, o)| (&d[..], &o[..]));
+                Ok(cmd.answer(&self.geometry, image))
+            }
+        }
+    }
+
+    /// Deliberately page by page: every page lands in the overlay, none
+    /// reaches the device beneath.
+    fn program(&mut self, cmd: ProgramCmd<'_>) -> Result<()> {
+        for (page, data, oob) in cmd.each(&self.geometry)? {
+            self.program_one(page, data, oob)?;
+        }
         Ok(())
     }
 
@@ -202,6 +197,7 @@ impl<F: RawFlash> Flash for OverlayFlash<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Flash;
     use crate::MemFlash;
 
     #[test]

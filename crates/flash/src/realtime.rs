@@ -39,7 +39,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::{BlockId, Flash, FlashCounters, Geometry, PageAddr, Result, TimedFlash, TimingConfig};
+use std::ops::{Deref, DerefMut};
+
+use crate::{
+    BlockId, Flash, Geometry, PageAddr, ProgramCmd, ReadCmd, Result, TimedFlash, TimingConfig,
+};
 
 /// A monotonic clock that can wait. Tests inject a manual one.
 pub trait Clock: Send {
@@ -249,53 +253,34 @@ impl<F: Flash, C: Clock> RealTime<F, C> {
     }
 }
 
-impl<F: Flash, C: Clock> Flash for RealTime<F, C> {
+/// Every command that takes device time runs through [`RealTime::run`]
+/// (paced, or straight to the device beneath while paused), in the form
+/// it came in. `copy_into` (a hint that takes no time of its own),
+/// `submit` (host-side only) and the battery-backed buffer (no time, as in
+/// `TimedFlash`) go to the timing model unpaced: the defaults.
+impl<F: Flash, C: Clock> crate::Layer for RealTime<F, C> {
+    type Below = TimedFlash<F>;
+    fn below(&self) -> impl Deref<Target = TimedFlash<F>> + '_ {
+        &self.timed
+    }
+    fn below_mut(&mut self) -> impl DerefMut<Target = TimedFlash<F>> + '_ {
+        &mut self.timed
+    }
     fn geometry(&self) -> &Geometry {
-        self.timed.geometry()
+        Flash::geometry(&self.timed)
     }
 
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
-        self.run(|f| f.read(page, first_sector, data))
+    fn read(&mut self, cmd: ReadCmd<'_>) -> Result<bool> {
+        let mut cmd = cmd;
+        self.run(|f| cmd.issue(f))
     }
 
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
-        self.run(|f| f.read_oob(page, oob))
-    }
-
-    fn read_with_oob(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        self.run(|f| f.read_with_oob(page, first_sector, data, oob))
-    }
-
-    fn read_for_copy(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        self.run(|f| f.read_for_copy(page, first_sector, data, oob))
-    }
-
-    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
-        self.timed.copy_into(from, to)
-    }
-
-    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        self.run(|f| f.probe_erased(page))
+    fn program(&mut self, cmd: ProgramCmd<'_>) -> Result<()> {
+        self.run(|f| cmd.issue(f))
     }
 
     fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
         self.run(|f| f.prefetch(pages))
-    }
-
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
-        self.run(|f| f.program(page, data, oob))
     }
 
     fn erase(&mut self, block: BlockId) -> Result<()> {
@@ -304,36 +289,5 @@ impl<F: Flash, C: Clock> Flash for RealTime<F, C> {
 
     fn sync(&mut self) -> Result<()> {
         self.run(|f| f.sync())
-    }
-    /// Host-side only: takes no device time.
-    fn submit(&mut self) -> Result<()> {
-        self.timed.submit()
-    }
-
-    /// The battery-backed buffer costs no time (as in `TimedFlash`).
-    fn nvram_size(&self) -> usize {
-        self.timed.nvram_size()
-    }
-
-    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.timed.nvram_read(offset, buf)
-    }
-
-    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
-        self.timed.nvram_write(offset, data)
-    }
-
-    fn counters(&self) -> FlashCounters {
-        self.timed.counters()
-    }
-
-    fn lost_programs_can_return(&self) -> bool {
-        self.timed.lost_programs_can_return()
-    }
-    fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
-        self.timed.block_wear(block)
-    }
-    fn mark_bad(&mut self, block: crate::BlockId) -> crate::Result<()> {
-        self.timed.mark_bad(block)
     }
 }

@@ -51,7 +51,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::num::NonZeroUsize;
 
-use crate::{BlockId, Flash, FlashCounters, Geometry, PageAddr, PageImage, RawFlash, Result};
+use std::ops::{Deref, DerefMut};
+
+use crate::{BlockId, Flash, Geometry, PageAddr, PageImage, ProgramCmd, RawFlash, ReadCmd, Result};
 
 /// Page size the default channel transfer time refers to (16 KiB).
 pub const REFERENCE_PAGE_BYTES: u64 = 16 * 1024;
@@ -403,82 +405,9 @@ fn occupy(free_ns: &mut u64, busy_ns: &mut u64, from: u64, ns: u64) -> u64 {
     end
 }
 
-impl<F: Flash> Flash for TimedFlash<F> {
-    fn geometry(&self) -> &Geometry {
-        &self.geometry
-    }
-
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
-        self.inner.read(page, first_sector, data)?;
-        self.time_read(page, data.len());
-        Ok(())
-    }
-
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
-        self.inner.read_oob(page, oob)?;
-        self.time_read(page, oob.len());
-        Ok(())
-    }
-
-    fn read_with_oob(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        self.inner.read_with_oob(page, first_sector, data, oob)?;
-        self.time_read(page, data.len() + oob.len());
-        Ok(())
-    }
-
-    fn read_for_copy(
-        &mut self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        self.inner.read_with_oob(page, first_sector, data, oob)?;
-        self.time_copy_read(page, data.len() + oob.len());
-        Ok(())
-    }
-
-    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
-        let Some(&(_, done)) = self.copy_ready.iter().rev().find(|(p, _)| *p == from) else {
-            return;
-        };
-        match self.program_after.iter_mut().find(|(p, _)| *p == to) {
-            Some((_, ready)) => *ready = (*ready).max(done),
-            None => self.program_after.push((to, done)),
-        }
-    }
-
-    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        let erased = self.inner.probe_erased(page)?;
-        // The page is sensed; only a status comes back over the channel,
-        // and the page stays in the die's register for a following read.
-        self.time_read(page, 0);
-        Ok(erased)
-    }
-
-    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
-        // Each die starts sensing its page now (in parallel across dies);
-        // the host does not wait. A later read of the page only transfers.
-        for &page in pages {
-            self.geometry.check_page(page)?;
-            let (die, _) = self.die_and_channel(page.block);
-            if matches!(self.sensed[die], Some((p, _)) if p == page) {
-                continue;
-            }
-            let ready = self.use_die(die, self.now_ns, self.config.read_ns);
-            self.sensed[die] = Some((page, ready));
-        }
-        Ok(())
-    }
-
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
-        self.inner.program(page, data, oob)?;
+impl<F: Flash> TimedFlash<F> {
+    /// Times the program of one page that the device accepted.
+    fn time_program(&mut self, page: PageAddr) {
         self.admit();
         let (die, ch) = self.die_and_channel(page.block);
         self.sensed[die] = None;
@@ -495,6 +424,86 @@ impl<F: Flash> Flash for TimedFlash<F> {
         let moved = self.use_channel(ch, from, self.config.channel_xfer_ns_per_page);
         let done = self.use_die(die, moved, self.config.program_ns);
         self.enqueue(done);
+    }
+}
+
+impl<F: Flash> crate::Layer for TimedFlash<F> {
+    type Below = F;
+    fn below(&self) -> impl Deref<Target = F> + '_ {
+        &self.inner
+    }
+    fn below_mut(&mut self) -> impl DerefMut<Target = F> + '_ {
+        &mut self.inner
+    }
+    fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    fn read(&mut self, cmd: ReadCmd<'_>) -> Result<bool> {
+        let (page, bytes) = (cmd.page(), cmd.bytes());
+        let mut cmd = cmd;
+        match &mut cmd {
+            // A read for copy reaches the device below as a plain read
+            // with OOB: only this layer gives it its own timing.
+            ReadCmd::ForCopy {
+                page,
+                first_sector,
+                data,
+                oob,
+            } => {
+                self.inner.read_with_oob(*page, *first_sector, data, oob)?;
+                self.time_copy_read(*page, bytes);
+                Ok(false)
+            }
+            // The page is sensed; only a status comes back over the channel,
+            // and the page stays in the die's register for a following read.
+            ReadCmd::ProbeErased { .. } => {
+                let erased = cmd.issue(&mut self.inner)?;
+                self.time_read(page, 0);
+                Ok(erased)
+            }
+            _ => {
+                cmd.issue(&mut self.inner)?;
+                self.time_read(page, bytes);
+                Ok(false)
+            }
+        }
+    }
+
+    /// A multi-page program reaches the device below as one command; each
+    /// page it programmed is timed as a program of its own (in order).
+    fn program(&mut self, cmd: ProgramCmd<'_>) -> Result<()> {
+        let outcome = cmd.issue(&mut self.inner);
+        let done = cmd.done(&outcome);
+        for &page in &cmd.pages()[..done] {
+            self.time_program(page);
+        }
+        outcome
+    }
+
+    fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
+        let Some(&(_, done)) = self.copy_ready.iter().rev().find(|(p, _)| *p == from) else {
+            return;
+        };
+        match self.program_after.iter_mut().find(|(p, _)| *p == to) {
+            Some((_, ready)) => *ready = (*ready).max(done),
+            None => self.program_after.push((to, done)),
+        }
+    }
+
+    /// Each die starts sensing its page now (in parallel across dies); the
+    /// host does not wait, and a later read of the page only transfers.
+    /// The hint is consumed here: the device below has no clock.
+    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
+        for &page in pages {
+            self.geometry.check_page(page)?;
+            let (die, _) = self.die_and_channel(page.block);
+            if matches!(self.sensed[die], Some((p, _)) if p == page) {
+                continue;
+            }
+            let ready = self.use_die(die, self.now_ns, self.config.read_ns);
+            self.sensed[die] = Some((page, ready));
+        }
         Ok(())
     }
 
@@ -520,36 +529,8 @@ impl<F: Flash> Flash for TimedFlash<F> {
         Ok(())
     }
 
-    /// Host-side only: takes no device time.
-    fn submit(&mut self) -> Result<()> {
-        self.inner.submit()
-    }
-
-    fn nvram_size(&self) -> usize {
-        self.inner.nvram_size()
-    }
-
-    fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.inner.nvram_read(offset, buf)
-    }
-
-    fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
-        self.inner.nvram_write(offset, data)
-    }
-
-    fn counters(&self) -> FlashCounters {
-        self.inner.counters()
-    }
-
-    fn lost_programs_can_return(&self) -> bool {
-        self.inner.lost_programs_can_return()
-    }
-    fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
-        self.inner.block_wear(block)
-    }
-    fn mark_bad(&mut self, block: crate::BlockId) -> crate::Result<()> {
-        self.inner.mark_bad(block)
-    }
+    // `submit` (host-side only) and the battery-backed buffer take no device
+    // time: they pass through.
 }
 
 /// Raw access passes through and costs no time (it models no real command).

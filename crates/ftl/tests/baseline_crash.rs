@@ -12,8 +12,10 @@
 mod common;
 
 use common::{decode, pattern};
+use std::ops::{Deref, DerefMut};
+
 use flash::{
-    BlockId, Flash, FlashCounters, FlashError, Geometry, MemFlash, PageAddr, PageImage, RawFlash,
+    BlockId, Flash, FlashError, Geometry, MemFlash, PageAddr, PageImage, ProgramCmd, RawFlash,
     SharedFlash,
 };
 use ftl::async_ftl::{AsyncConfig, AsyncFtl};
@@ -46,20 +48,27 @@ impl CutFlash {
     }
 }
 
-impl Flash for CutFlash {
+/// Programs, erases, syncs and battery-backed writes each spend one
+/// command of the budget; reads pass through.
+impl flash::Layer for CutFlash {
+    type Below = MemFlash;
+    fn below(&self) -> impl Deref<Target = MemFlash> + '_ {
+        &self.inner
+    }
+    fn below_mut(&mut self) -> impl DerefMut<Target = MemFlash> + '_ {
+        &mut self.inner
+    }
     fn geometry(&self) -> &Geometry {
         self.inner.geometry()
     }
-    fn read(&mut self, page: PageAddr, first: u32, data: &mut [u8]) -> flash::Result<()> {
-        self.inner.read(page, first, data)
-    }
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> flash::Result<()> {
-        self.inner.read_oob(page, oob)
-    }
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> flash::Result<()> {
-        self.tick()?;
-        self.inner.program(page, data, oob)?;
-        self.unsynced.push(page);
+    /// Deliberately page by page: each page is a command of the budget.
+    fn program(&mut self, cmd: ProgramCmd<'_>) -> flash::Result<()> {
+        let g = *self.inner.geometry();
+        for (page, data, oob) in cmd.each(&g)? {
+            self.tick()?;
+            self.inner.program(page, data, oob)?;
+            self.unsynced.push(page);
+        }
         Ok(())
     }
     fn erase(&mut self, block: BlockId) -> flash::Result<()> {
@@ -72,30 +81,9 @@ impl Flash for CutFlash {
         self.unsynced.clear();
         self.inner.sync()
     }
-    fn submit(&mut self) -> flash::Result<()> {
-        self.inner.submit()
-    }
-    fn nvram_size(&self) -> usize {
-        self.inner.nvram_size()
-    }
-    fn nvram_read(&mut self, off: usize, buf: &mut [u8]) -> flash::Result<()> {
-        self.inner.nvram_read(off, buf)
-    }
     fn nvram_write(&mut self, off: usize, data: &[u8]) -> flash::Result<()> {
         self.tick()?;
         self.inner.nvram_write(off, data)
-    }
-    fn counters(&self) -> FlashCounters {
-        self.inner.counters()
-    }
-    fn lost_programs_can_return(&self) -> bool {
-        self.inner.lost_programs_can_return()
-    }
-    fn block_wear(&self, block: flash::BlockId) -> flash::Result<flash::BlockWear> {
-        self.inner.block_wear(block)
-    }
-    fn mark_bad(&mut self, block: flash::BlockId) -> flash::Result<()> {
-        self.inner.mark_bad(block)
     }
 }
 

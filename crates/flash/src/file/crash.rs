@@ -30,6 +30,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io;
+use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
 
 use rand::{Rng, RngCore};
@@ -38,7 +39,8 @@ use super::{FileFlash, ImageIo, ImageLayout};
 use crate::crash::{CrashPolicy, CrashReport, Injection, PowerSwitch};
 use crate::mem::default_nvram_size;
 use crate::{
-    BlockId, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash, Result,
+    BlockId, Flash, FlashError, Geometry, PageAddr, PageImage, ProgramCmd, RawFlash, ReadCmd,
+    Result,
 };
 
 /// The unit of atomicity of the modelled disk.
@@ -331,23 +333,9 @@ impl ImageCrashFlash {
     }
 }
 
-impl Flash for ImageCrashFlash {
-    fn geometry(&self) -> &Geometry {
-        self.flash.geometry()
-    }
-    fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
-        self.check_power()?;
-        self.flash.read(page, first_sector, data)
-    }
-    fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
-        self.check_power()?;
-        self.flash.read_oob(page, oob)
-    }
-    fn probe_erased(&mut self, page: PageAddr) -> Result<bool> {
-        self.check_power()?;
-        self.flash.probe_erased(page)
-    }
-    fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
+impl ImageCrashFlash {
+    /// Programs one page: one counted command (a crash point).
+    fn program_one(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
         self.flash.program(page, data, oob)?;
         if self.inject.program_fails() {
@@ -369,7 +357,7 @@ impl Flash for ImageCrashFlash {
     /// the backend's own `program_many`, which writes it at once. (If the
     /// backend refuses a page of the run — an FTL bug — the pages after it
     /// were counted all the same.)
-    fn program_many(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> Result<()> {
+    fn program_run(&mut self, pages: &[PageAddr], data: &[u8], oob: &[u8]) -> Result<()> {
         let n = pages.len() as u64;
         if self.power.is_off()
             || self.power.pending().is_some_and(|left| left < n)
@@ -381,6 +369,35 @@ impl Flash for ImageCrashFlash {
             self.begin_command()?;
         }
         self.flash.program_many(pages, data, oob)
+    }
+}
+
+impl crate::Layer for ImageCrashFlash {
+    type Below = FileFlash<MemImage>;
+    fn below(&self) -> impl Deref<Target = FileFlash<MemImage>> + '_ {
+        &self.flash
+    }
+    fn below_mut(&mut self) -> impl DerefMut<Target = FileFlash<MemImage>> + '_ {
+        &mut self.flash
+    }
+    fn geometry(&self) -> &Geometry {
+        self.flash.geometry()
+    }
+    /// Reads are no crash points; with the power off they fail.
+    fn read(&mut self, cmd: ReadCmd<'_>) -> Result<bool> {
+        self.check_power()?;
+        let mut cmd = cmd;
+        cmd.issue(&mut self.flash)
+    }
+    fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
+        self.check_power()?;
+        self.flash.prefetch(pages)
+    }
+    fn program(&mut self, cmd: ProgramCmd<'_>) -> Result<()> {
+        match cmd {
+            ProgramCmd::One { page, data, oob } => self.program_one(page, data, oob),
+            ProgramCmd::Many { pages, data, oob } => self.program_run(pages, data, oob),
+        }
     }
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.begin_command()?;
@@ -404,9 +421,6 @@ impl Flash for ImageCrashFlash {
         self.check_power()?;
         self.flash.submit()
     }
-    fn nvram_size(&self) -> usize {
-        self.flash.nvram_size()
-    }
     fn nvram_read(&mut self, offset: usize, buf: &mut [u8]) -> Result<()> {
         self.check_power()?;
         self.flash.nvram_read(offset, buf)
@@ -414,18 +428,6 @@ impl Flash for ImageCrashFlash {
     fn nvram_write(&mut self, offset: usize, data: &[u8]) -> Result<()> {
         self.begin_command()?;
         self.flash.nvram_write(offset, data)
-    }
-    fn counters(&self) -> FlashCounters {
-        self.flash.counters()
-    }
-    fn lost_programs_can_return(&self) -> bool {
-        self.flash.lost_programs_can_return()
-    }
-    fn block_wear(&self, block: crate::BlockId) -> crate::Result<crate::BlockWear> {
-        self.flash.block_wear(block)
-    }
-    fn mark_bad(&mut self, block: crate::BlockId) -> crate::Result<()> {
-        self.flash.mark_bad(block)
     }
 }
 

@@ -689,6 +689,43 @@ impl<Io: ImageIo> Drop for FileFlash<Io> {
     }
 }
 
+impl<Io: ImageIo> FileFlash<Io> {
+    /// Fills `data` with sectors of `page` from `first_sector` (checked by
+    /// the caller), from the gathered programs or the file; counts nothing.
+    fn fill_data(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
+        if !self.pages.is_programmed(page) {
+            data.fill(ERASED_BYTE);
+            return Ok(());
+        }
+        let skip = first_sector as usize * self.header.geometry.sector_size as usize;
+        if let Some(i) = self.gathered(page) {
+            let at = i * self.header.geometry.page_size() + skip;
+            data.copy_from_slice(&self.gather.data[at..at + data.len()]);
+        } else {
+            let off = self.page_offset(page) + skip as u64;
+            self.file.read_exact_at(data, off).map_err(|e| self.io(e))?;
+        }
+        Ok(())
+    }
+
+    /// Fills `oob` with the start of `page`'s spare area (checked by the
+    /// caller); counts nothing.
+    fn fill_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
+        if !self.pages.is_programmed(page) {
+            oob.fill(ERASED_BYTE);
+            return Ok(());
+        }
+        if let Some(i) = self.gathered(page) {
+            let at = i * self.header.geometry.oob_size as usize;
+            oob.copy_from_slice(&self.gather.oob[at..at + oob.len()]);
+        } else {
+            let off = self.oob_offset(page);
+            self.file.read_exact_at(oob, off).map_err(|e| self.io(e))?;
+        }
+        Ok(())
+    }
+}
+
 impl<Io: ImageIo> Flash for FileFlash<Io> {
     fn geometry(&self) -> &Geometry {
         &self.header.geometry
@@ -696,18 +733,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
 
     fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
         check_read(&self.header.geometry, page, first_sector, data.len())?;
-        if self.pages.is_programmed(page) {
-            let skip = first_sector as usize * self.header.geometry.sector_size as usize;
-            if let Some(i) = self.gathered(page) {
-                let at = i * self.header.geometry.page_size() + skip;
-                data.copy_from_slice(&self.gather.data[at..at + data.len()]);
-            } else {
-                let off = self.page_offset(page) + skip as u64;
-                self.file.read_exact_at(data, off).map_err(|e| self.io(e))?;
-            }
-        } else {
-            data.fill(ERASED_BYTE);
-        }
+        self.fill_data(page, first_sector, data)?;
         self.pages.record_read(data.len());
         Ok(())
     }
@@ -718,18 +744,25 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
 
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.header.geometry, page, oob)?;
-        if self.pages.is_programmed(page) {
-            if let Some(i) = self.gathered(page) {
-                let at = i * self.header.geometry.oob_size as usize;
-                oob.copy_from_slice(&self.gather.oob[at..at + oob.len()]);
-            } else {
-                let off = self.oob_offset(page);
-                self.file.read_exact_at(oob, off).map_err(|e| self.io(e))?;
-            }
-        } else {
-            oob.fill(ERASED_BYTE);
-        }
+        self.fill_oob(page, oob)?;
         self.pages.record_read(oob.len());
+        Ok(())
+    }
+
+    /// One read command: data and spare area are fetched together and
+    /// counted once.
+    fn read_with_oob(
+        &mut self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        check_read(&self.header.geometry, page, first_sector, data.len())?;
+        check_oob_read(&self.header.geometry, page, oob)?;
+        self.fill_data(page, first_sector, data)?;
+        self.fill_oob(page, oob)?;
+        self.pages.record_read(data.len() + oob.len());
         Ok(())
     }
 
