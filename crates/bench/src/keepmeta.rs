@@ -133,4 +133,30 @@ mod tests {
         f.erase(BlockId(0)).unwrap();
         assert_eq!(f.kept_pages(), 0);
     }
+
+    /// The layer's forwarding (crates/flash/tests/layers.rs lists it): a
+    /// multi-page program keeps its metadata pages as single programs do,
+    /// and a read with OOB is one read command on the device below.
+    #[test]
+    fn a_multi_page_program_is_kept_and_a_read_with_oob_is_one_command() {
+        let g = Geometry::small();
+        let mut f = KeepMetaFlash::new(
+            DatalessFlash::new(g, vec![false; g.total_blocks() as usize]).unwrap(),
+        );
+        let ps = g.page_size();
+        let mut data = vec![0u8; 2 * ps];
+        data[100] = 7;
+        data[ps..ps + TAG_BYTES].copy_from_slice(&[1; TAG_BYTES]);
+        let pages = [PageAddr::new(0, 0), PageAddr::new(0, 1)];
+        f.program_many(&pages, &data, &[]).unwrap();
+        assert_eq!(f.kept_pages(), 1);
+        let before = f.counters();
+        let mut out = vec![0u8; ps];
+        let mut oob = [0u8; 4];
+        f.read_with_oob(pages[0], 0, &mut out, &mut oob).unwrap();
+        assert_eq!(out, data[..ps]);
+        f.read_with_oob(pages[1], 0, &mut out, &mut oob).unwrap();
+        assert_eq!(out, data[ps..]);
+        assert_eq!(f.counters().since(&before).reads, 2);
+    }
 }

@@ -527,3 +527,33 @@ impl<F: Flash> flash::Layer for SlowSync<F> {
         self.inner.sync()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flash::PageAddr;
+
+    /// The layer's forwarding (crates/flash/tests/layers.rs lists it): only
+    /// `sync` changes; a read with OOB is one read below.
+    #[test]
+    fn slow_sync_passes_everything_else_through() {
+        let g = Geometry::tiny();
+        let mut f = SlowSync {
+            inner: MemFlash::new(g).unwrap(),
+            delay: Duration::from_millis(1),
+        };
+        let ps = g.page_size();
+        let pages = [PageAddr::new(1, 0), PageAddr::new(1, 1)];
+        f.program_many(&pages, &vec![4; 2 * ps], &[6; 8]).unwrap();
+        let mut d = vec![0u8; ps];
+        let mut o = [0u8; 4];
+        f.read_with_oob(pages[1], 0, &mut d, &mut o).unwrap();
+        assert_eq!((d[0], o), (4, [6; 4]));
+        let c = f.counters();
+        assert_eq!((c.reads, c.programs), (1, 2));
+        let t = Instant::now();
+        f.sync().unwrap();
+        assert!(t.elapsed() >= Duration::from_millis(1), "sync sleeps first");
+        assert_eq!(f.counters().syncs, 1);
+    }
+}

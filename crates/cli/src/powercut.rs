@@ -100,3 +100,30 @@ pub fn on_sigusr2(cut: impl Fn() + Send + 'static) -> Result<(), CliError> {
         .map_err(|e| CliError::runtime(format!("cannot start the power-cut thread: {e}")))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flash::PageAddr;
+
+    /// The layer's forwarding (crates/flash/tests/layers.rs lists it): each
+    /// page of a multi-page program is in flight in the crash layer, and a
+    /// read with OOB is one read.
+    #[test]
+    fn commands_reach_the_shared_crash_layer() {
+        let g = Geometry::tiny();
+        let mut f = CutFlash::new(MemFlash::new(g).unwrap());
+        let ps = g.page_size();
+        let pages = [PageAddr::new(1, 0), PageAddr::new(1, 1)];
+        f.program_many(&pages, &vec![4; 2 * ps], &[6; 8]).unwrap();
+        assert_eq!(f.commands_in_flight(), 2);
+        let before = f.counters();
+        let mut d = vec![0u8; ps];
+        let mut o = [0u8; 4];
+        f.read_with_oob(pages[1], 0, &mut d, &mut o).unwrap();
+        assert_eq!((d[0], o), (4, [6; 4]));
+        assert_eq!(f.counters().since(&before).reads, 1);
+        f.sync().unwrap();
+        assert_eq!(f.commands_in_flight(), 0);
+    }
+}

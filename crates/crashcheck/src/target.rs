@@ -404,3 +404,28 @@ pub fn by_name(name: &str) -> Option<Target> {
 pub fn names() -> Vec<&'static str> {
     all_targets().iter().map(|t| t.name).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flash::{Geometry, PageAddr};
+
+    /// The layer's forwarding (crates/flash/tests/layers.rs lists it): each
+    /// page of a multi-page program reaches the crash layer as a command of
+    /// its own, and a read with OOB is one read.
+    #[test]
+    fn commands_reach_the_crash_layer_of_the_backend() {
+        let g = Geometry::tiny();
+        let mut b = Backend::from(CrashFlash::new(MemFlash::new(g).unwrap()));
+        let ps = g.page_size();
+        let pages = [PageAddr::new(1, 0), PageAddr::new(1, 1)];
+        b.program_many(&pages, &vec![4; 2 * ps], &[6; 8]).unwrap();
+        assert_eq!(b.in_flight_seqs().len(), 2);
+        let before = b.counters();
+        let mut d = vec![0u8; ps];
+        let mut o = [0u8; 4];
+        b.read_with_oob(pages[1], 0, &mut d, &mut o).unwrap();
+        assert_eq!((d[0], o), (4, [6; 4]));
+        assert_eq!(b.counters().since(&before).reads, 1);
+    }
+}
