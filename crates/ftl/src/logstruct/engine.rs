@@ -291,9 +291,9 @@ impl<F: Flash> LogFtl<F> {
         f.segs.free.clear();
         for s in 1..f.layout.segments {
             let seg = SegId(s);
-            f.segs.state[s as usize] = SegState::Dirty;
+            f.segs.set(SegId(s), SegState::Dirty);
             if f.erase_segment(seg)? {
-                f.segs.state[s as usize] = SegState::Free;
+                f.segs.set(SegId(s), SegState::Free);
                 f.segs.free.push_back(seg);
             }
         }
@@ -356,7 +356,7 @@ impl<F: Flash> LogFtl<F> {
 
     /// Retires a segment that holds a bad block and nothing live.
     pub(crate) fn retire(&mut self, seg: SegId) {
-        self.segs.state[seg.0 as usize] = SegState::Retired;
+        self.segs.set(seg, SegState::Retired);
         self.bad_in_use.remove(&seg);
     }
 
@@ -650,7 +650,7 @@ impl<F: Flash> LogFtl<F> {
             self.segs.collected.remove(i);
             self.release.remove(&seg);
             if erased {
-                self.segs.state[seg.0 as usize] = SegState::Free;
+                self.segs.set(seg, SegState::Free);
                 self.segs.free.push_back(seg);
             }
         }
@@ -757,7 +757,7 @@ impl<F: Flash> LogFtl<F> {
                     self.stats.program_failures += 1;
                     self.bad_in_use.insert(seg);
                     self.flash.mark_bad(addr.block)?;
-                    self.segs.state[seg.0 as usize] = SegState::Used;
+                    self.segs.set(seg, SegState::Used);
                     if gc_head {
                         self.gc_active = None;
                     } else {
@@ -801,7 +801,7 @@ impl<F: Flash> LogFtl<F> {
         let next = page + 1;
         let full = next == self.layout.pages_per_segment;
         if full {
-            self.segs.state[seg.0 as usize] = SegState::Used;
+            self.segs.set(seg, SegState::Used);
         }
         let head = if full { None } else { Some((seg, next)) };
         if gc_head {
@@ -852,7 +852,7 @@ impl<F: Flash> LogFtl<F> {
                     "no free segment left: live data and trim records fill the device; trim or delete data, or reformat with fewer logical sectors".into(),
                 ));
             };
-            if self.segs.state[seg.0 as usize] == SegState::Dirty
+            if self.segs.state(seg) == SegState::Dirty
                 || Segments::has_bad_block(&self.flash, &self.layout, seg)
             {
                 // Dirty segments hold only content recovery found stale; the
@@ -862,7 +862,7 @@ impl<F: Flash> LogFtl<F> {
                     continue;
                 }
             }
-            self.segs.state[seg.0 as usize] = SegState::Active;
+            self.segs.set(seg, SegState::Active);
             return Ok(seg);
         }
     }

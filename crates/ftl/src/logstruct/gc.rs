@@ -808,7 +808,7 @@ impl<F: Flash> LogFtl<F> {
             // merge buffers hold now (module documentation); the sync FTL
             // (two streams) waits only for the GC buffer's page.
             self.release.insert(victim, self.release_mark());
-            self.segs.state[victim.0 as usize] = SegState::Collected;
+            self.segs.set(victim, SegState::Collected);
             self.segs.collected.push(victim);
             self.stats.gc_blocks_reclaimed += 1;
             return Ok(());
@@ -820,7 +820,7 @@ impl<F: Flash> LogFtl<F> {
             self.erase_segment(victim)?
         };
         if erased {
-            self.segs.state[victim.0 as usize] = SegState::Free;
+            self.segs.set(victim, SegState::Free);
             self.segs.free.push_back(victim);
             self.stats.gc_blocks_reclaimed += 1;
         }

@@ -145,8 +145,9 @@ impl<F: Flash> LogFtl<F> {
     fn check_segments(&self) -> Result<(), String> {
         let lay = &self.layout;
         let segs = &self.segs;
+        segs.check_transitions()?;
         ensure!(
-            segs.state[0] == SegState::Reserved,
+            segs.state(SegId(0)) == SegState::Reserved,
             "segment 0 is not reserved for the label"
         );
         let mut in_queue = vec![false; lay.segments as usize];
@@ -161,16 +162,16 @@ impl<F: Flash> LogFtl<F> {
         let mut waiting = vec![false; lay.segments as usize];
         for s in &segs.collected {
             ensure!(
-                !waiting[s.0 as usize] && segs.state[s.0 as usize] == SegState::Collected,
+                !waiting[s.0 as usize] && segs.state(*s) == SegState::Collected,
                 "segment {} is in the collected list twice or is {:?}",
                 s.0,
-                segs.state[s.0 as usize]
+                segs.state(*s)
             );
             waiting[s.0 as usize] = true;
         }
         let mut actives = 0;
         for (seg, &queued_here) in in_queue.iter().enumerate() {
-            let st = segs.state[seg];
+            let st = segs.states()[seg];
             ensure!(
                 seg == 0 || st != SegState::Reserved,
                 "segment {seg} is reserved"
@@ -212,14 +213,12 @@ impl<F: Flash> LogFtl<F> {
         }
         for seg in 1..lay.segments {
             let id = SegId(seg);
-            let used_bad = matches!(
-                segs.state[seg as usize],
-                SegState::Used | SegState::Collected
-            ) && Segments::has_bad_block(&self.flash, lay, id);
+            let used_bad = matches!(segs.state(SegId(seg)), SegState::Used | SegState::Collected)
+                && Segments::has_bad_block(&self.flash, lay, id);
             ensure!(
                 used_bad == self.bad_in_use.contains(&id),
                 "segment {seg} is {:?} (bad block: {}) but the set of used segments with a bad block {} it",
-                segs.state[seg as usize],
+                segs.state(SegId(seg)),
                 Segments::has_bad_block(&self.flash, lay, id),
                 if used_bad { "misses" } else { "holds" }
             );
@@ -238,7 +237,7 @@ impl<F: Flash> LogFtl<F> {
             self.worn_out.is_some()
         );
         if let Some((v, next)) = self.pacing {
-            let st = segs.state[v.0 as usize];
+            let st = segs.state(v);
             ensure!(
                 self.paced() && st == SegState::Used && next < lay.pages_per_segment,
                 "paced GC victim {} is {st:?} at page {next}",
@@ -268,7 +267,7 @@ impl<F: Flash> LogFtl<F> {
         let heads = [self.active, self.gc_active];
         for (s, page) in heads.into_iter().flatten() {
             ensure!(
-                page < lay.pages_per_segment && segs.state[s.0 as usize] == SegState::Active,
+                page < lay.pages_per_segment && segs.state(s) == SegState::Active,
                 "active segment {} page {page} inconsistent",
                 s.0
             );

@@ -204,7 +204,7 @@ impl<F: Flash> LogFtl<F> {
                 f.segs.free.push_back(SegId(seg));
                 SegState::Dirty
             };
-            f.segs.state[seg as usize] = st;
+            f.segs.restore(SegId(seg), st);
         }
         // Past the spare, the device opens read-only (the sync FTL's log
         // is still moved to flash below: reads need it mapped).

@@ -8,7 +8,11 @@
 //! - `valid[s]` is the number of logical sectors mapped into segment `s`, and
 //!   `trims[s]` the number of live trim records in it; both are 0 unless the
 //!   segment is `Active` or `Used`;
-//! - a `Retired` segment is in no queue and is never erased again.
+//! - a `Retired` segment is in no queue and is never erased again;
+//! - states change only through [`Segments::set`], along the transitions
+//!   of [`SegState::may_become`] (recovery rebuilds them with
+//!   [`Segments::restore`]); a change off that table is recorded and
+//!   reported by `check_invariants`.
 
 use std::collections::VecDeque;
 
@@ -46,9 +50,38 @@ pub enum SegState {
     Retired,
 }
 
+impl SegState {
+    /// Whether a segment in this state may go to `to` (outside recovery,
+    /// which rebuilds states from the flash). The life of a segment:
+    /// `Dirty` (found by recovery, or fresh) is erased to `Free`; a
+    /// `Free` or `Dirty` one is taken to fill (`Active`; a `Dirty` one is
+    /// erased first); a full one, or one abandoned after a failed program,
+    /// is `Used`; GC empties it, erasing it at once (`Free`) or after the
+    /// sync its relocations wait for (`Collected`, then `Free`). Format
+    /// reserves segments of a fresh table for metadata. Any segment but a
+    /// reserved one may be retired when a block of it goes bad.
+    pub fn may_become(self, to: SegState) -> bool {
+        use SegState::*;
+        match (self, to) {
+            (Dirty, Reserved | Dirty) => true,
+            (Dirty | Free, Free | Active) => true,
+            (Active, Used) => true,
+            (Used, Collected) => true,
+            (Used | Collected, Free) => true,
+            (Reserved, _) => false,
+            (_, Retired) => true,
+            _ => false,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Segments {
-    pub(crate) state: Vec<SegState>,
+    /// Per segment; changed only by `set` and `restore`.
+    state: Vec<SegState>,
+    /// The first change of state off `SegState::may_become`'s table:
+    /// (segment, from, to). Reported by `check_invariants`.
+    bad_transition: Option<(SegId, SegState, SegState)>,
     pub(crate) valid: Vec<u32>,
     pub(crate) trims: Vec<u32>,
     pub(crate) erases: Vec<u64>,
@@ -69,6 +102,7 @@ impl Segments {
         state[0] = SegState::Reserved;
         Segments {
             state,
+            bad_transition: None,
             valid: vec![0; n],
             trims: vec![0; n],
             erases: vec![0; n],
@@ -97,6 +131,44 @@ impl Segments {
             None
         };
         wear::take_validated(&mut self.free, choice, &mut self.wear_stats)
+    }
+
+    /// The state of `s`.
+    pub(crate) fn state(&self, s: SegId) -> SegState {
+        self.state[s.0 as usize]
+    }
+
+    /// Every segment's state, by number.
+    pub(crate) fn states(&self) -> &[SegState] {
+        &self.state
+    }
+
+    /// Moves `s` to `to`. A move off [`SegState::may_become`]'s table is
+    /// made all the same (the caller's bookkeeping stays whole) and the
+    /// first one is kept for [`Segments::check_transitions`].
+    pub(crate) fn set(&mut self, s: SegId, to: SegState) {
+        let from = self.state[s.0 as usize];
+        if !from.may_become(to) && self.bad_transition.is_none() {
+            self.bad_transition = Some((s, from, to));
+        }
+        self.state[s.0 as usize] = to;
+    }
+
+    /// Sets `s` to the state recovery found it in (no transition: the
+    /// table is being rebuilt from the flash).
+    pub(crate) fn restore(&mut self, s: SegId, st: SegState) {
+        self.state[s.0 as usize] = st;
+    }
+
+    /// Fails if a state ever changed off [`SegState::may_become`]'s table.
+    pub(crate) fn check_transitions(&self) -> std::result::Result<(), String> {
+        match self.bad_transition {
+            None => Ok(()),
+            Some((s, from, to)) => Err(format!(
+                "segment {} went from {from:?} to {to:?}, which is no transition of a segment's life",
+                s.0
+            )),
+        }
     }
 
     pub(crate) fn free_count(&self) -> u32 {
@@ -147,5 +219,41 @@ impl Segments {
 
     pub(crate) fn count(&self, st: SegState) -> u64 {
         self.state.iter().filter(|&&x| x == st).count() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_segment_lives_along_the_table_and_a_move_off_it_is_reported() {
+        let mut segs = Segments::new(4);
+        let s = SegId(1);
+        for to in [
+            SegState::Free,
+            SegState::Active,
+            SegState::Used,
+            SegState::Collected,
+            SegState::Free,
+            SegState::Active,
+            SegState::Used,
+            SegState::Retired,
+        ] {
+            segs.set(s, to);
+        }
+        assert_eq!(segs.check_transitions(), Ok(()));
+        assert_eq!(segs.state(s), SegState::Retired);
+        // A free segment cannot hold live content without being filled.
+        segs.set(SegId(2), SegState::Used);
+        assert_eq!(segs.state(SegId(2)), SegState::Used);
+        let e = segs.check_transitions().unwrap_err();
+        assert!(e.contains("segment 2 went from Dirty to Used"), "{e}");
+        // Only the first is kept; recovery's restore is no transition.
+        segs.set(SegId(3), SegState::Collected);
+        segs.restore(SegId(0), SegState::Used);
+        assert!(segs.check_transitions().unwrap_err().contains("segment 2"));
+        assert!(!SegState::Reserved.may_become(SegState::Retired));
+        assert!(!SegState::Retired.may_become(SegState::Free));
     }
 }

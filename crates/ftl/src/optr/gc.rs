@@ -39,7 +39,7 @@ impl<F: Flash> Optr<F> {
         let mut v: Vec<SegId> = (self.plan.first_data_segment..self.layout.segments)
             .map(SegId)
             .filter(|s| {
-                self.segs.state[s.0 as usize] == SegState::Used
+                self.segs.state(*s) == SegState::Used
                     && (self.seg_seqno[s.0 as usize] < first_post
                         // The mutant spares only the seal's own log
                         // segment, so what it breaks is the page count.
@@ -138,7 +138,7 @@ impl<F: Flash> Optr<F> {
         self.flash.sync()?;
         for &v in &victims {
             if self.erase_segment(v)? {
-                self.segs.state[v.0 as usize] = SegState::Free;
+                self.segs.set(v, SegState::Free);
                 self.segs.free.push_back(v);
                 self.stats.gc_blocks_reclaimed += 1;
             }
@@ -158,7 +158,7 @@ impl<F: Flash> Optr<F> {
         let first_post = self.seal.first_post_seqno();
         let mut used: Vec<(u32, bool)> = (self.plan.first_data_segment..self.layout.segments)
             .filter(|&s| {
-                self.segs.state[s as usize] == SegState::Used
+                self.segs.state(SegId(s)) == SegState::Used
                     && self.segs.valid[s as usize] + self.layout.sectors_per_page
                         <= self.plan.usable_sectors_per_segment
             })
@@ -171,7 +171,7 @@ impl<F: Flash> Optr<F> {
             .collect();
         let constrained = (self.plan.first_data_segment..self.layout.segments)
             .filter(|&s| {
-                self.segs.state[s as usize] == SegState::Used
+                self.segs.state(SegId(s)) == SegState::Used
                     && self.seg_seqno[s as usize] >= first_post
             })
             .count();

@@ -10,6 +10,7 @@ use crate::UNMAPPED;
 impl<F: Flash> Optr<F> {
     pub(super) fn check(&mut self) -> Result<(), String> {
         self.cache.check()?;
+        self.segs.check_transitions()?;
         let mut valid = vec![0u32; self.layout.segments as usize];
         let mut mapped = 0u64;
         for lpn in 0..self.logical as u32 {
@@ -44,7 +45,7 @@ impl<F: Flash> Optr<F> {
                 ));
             }
             let seg = self.layout.seg_of(Ppa(loc));
-            match self.segs.state[seg.0 as usize] {
+            match self.segs.state(seg) {
                 SegState::Used | SegState::Active => {}
                 st => {
                     return Err(format!(
@@ -73,7 +74,7 @@ impl<F: Flash> Optr<F> {
         let free = (self.plan.first_data_segment..self.layout.segments)
             .filter(|&s| {
                 matches!(
-                    self.segs.state[s as usize],
+                    self.segs.states()[s as usize],
                     SegState::Free | SegState::Dirty
                 )
             })

@@ -147,7 +147,7 @@ impl<F: Flash> Optr<F> {
         let logical = config.logical_sectors;
         let mut segs = Segments::new(layout.segments);
         for s in 1..plan.first_data_segment {
-            segs.state[s as usize] = SegState::Reserved;
+            segs.set(SegId(s), SegState::Reserved);
         }
         segs.free.retain(|s| s.0 >= plan.first_data_segment);
         let opened_counters = flash.counters();
@@ -207,7 +207,7 @@ impl<F: Flash> Optr<F> {
         f.segs.free.clear();
         for s in f.plan.first_data_segment..f.layout.segments {
             if f.erase_segment(SegId(s))? {
-                f.segs.state[s as usize] = SegState::Free;
+                f.segs.set(SegId(s), SegState::Free);
                 f.segs.free.push_back(SegId(s));
             }
         }
@@ -313,7 +313,7 @@ impl<F: Flash> Optr<F> {
                         "no free segment for the data log; GC could not keep up".into(),
                     )
                 })?;
-            if self.segs.state[seg.0 as usize] == SegState::Dirty
+            if self.segs.state(seg) == SegState::Dirty
                 || Segments::has_bad_block(&self.flash, &self.layout, seg)
             {
                 // Synced before the summary page goes in: a power cut leaves
@@ -341,7 +341,7 @@ impl<F: Flash> Optr<F> {
                     self.stats.program_failures += 1;
                     self.flash.mark_bad(addr.block)?;
                     self.next_seqno -= 1;
-                    self.segs.state[seg.0 as usize] = SegState::Retired;
+                    self.segs.set(seg, SegState::Retired);
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -350,7 +350,7 @@ impl<F: Flash> Optr<F> {
         self.stats.meta_pages_written += 1;
         self.optr_stats.summary_pages_programmed += 1;
         self.seg_seqno[seg.0 as usize] = seqno;
-        self.segs.state[seg.0 as usize] = SegState::Active;
+        self.segs.set(seg, SegState::Active);
         self.segments_since_checkpoint += 1;
         self.active = Some((seg, 1));
         Ok((seg, 1))
@@ -363,7 +363,7 @@ impl<F: Flash> Optr<F> {
         self.p2l[base..base + self.layout.sectors_per_segment as usize].fill(UNMAPPED);
         self.seg_seqno[seg.0 as usize] = 0;
         if Segments::has_bad_block(&self.flash, &self.layout, seg) {
-            self.segs.state[seg.0 as usize] = SegState::Retired;
+            self.segs.set(seg, SegState::Retired);
             return Ok(false);
         }
         for m in 0..self.layout.stripe {
@@ -372,7 +372,7 @@ impl<F: Flash> Optr<F> {
                 Err(e) if e.is_media_failure() => {
                     self.stats.erase_failures += 1;
                     self.segs.erases[seg.0 as usize] += 1;
-                    self.segs.state[seg.0 as usize] = SegState::Retired;
+                    self.segs.set(seg, SegState::Retired);
                     return Ok(false);
                 }
                 Err(e) => return Err(e.into()),
@@ -429,7 +429,7 @@ impl<F: Flash> Optr<F> {
             }
         }
         if page + 1 == self.layout.pages_per_segment {
-            self.segs.state[seg.0 as usize] = SegState::Used;
+            self.segs.set(seg, SegState::Used);
             self.active = None;
         } else {
             self.active = Some((seg, page + 1));
@@ -776,8 +776,8 @@ impl<F: Flash> BlockDevice for Optr<F> {
     fn stats(&self) -> DeviceStats {
         let mut s = self.stats.clone();
         s.valid_sectors = self.mapped;
-        let data = (self.plan.first_data_segment..self.layout.segments)
-            .map(|i| self.segs.state[i as usize]);
+        let data =
+            (self.plan.first_data_segment..self.layout.segments).map(|i| self.segs.state(SegId(i)));
         for st in data {
             match st {
                 SegState::Free | SegState::Dirty => s.free_blocks += 1,

@@ -281,7 +281,7 @@ impl<F: Flash> Optr<F> {
                 self.segs.free.push_back(SegId(s));
                 SegState::Dirty
             };
-            self.segs.state[s as usize] = st;
+            self.segs.restore(SegId(s), st);
         }
         self.next_wid = max_wid + 1;
         self.next_seqno = max_seqno + 1;
