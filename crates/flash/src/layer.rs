@@ -215,6 +215,9 @@ impl ReadCmd<'_> {
     }
 }
 
+/// One page of a program: where, its data, its OOB.
+pub type PageWrite<'a> = (PageAddr, &'a [u8], &'a [u8]);
+
 /// One program command, in the form the caller issued it.
 #[derive(Clone, Copy)]
 pub enum ProgramCmd<'a> {
@@ -246,7 +249,7 @@ impl<'a> ProgramCmd<'a> {
     /// buffers of a multi-page program divide evenly (as
     /// [`program_each`] does). A page's own lengths are checked by the
     /// device that programs it.
-    pub fn each(&self, g: &Geometry) -> Result<Vec<(PageAddr, &'a [u8], &'a [u8])>> {
+    pub fn each(&self, g: &Geometry) -> Result<Vec<PageWrite<'a>>> {
         match *self {
             ProgramCmd::One { page, data, oob } => Ok(vec![(page, data, oob)]),
             ProgramCmd::Many { pages, data, oob } => {
