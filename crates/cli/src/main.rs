@@ -26,6 +26,7 @@ mod size;
 mod sizing;
 mod stats;
 mod timing;
+mod upgrade;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -86,6 +87,14 @@ enum Command {
     /// --repair, fix what has one safe fix); exits 1 when it is
     /// inconsistent.
     Fsck(fscmd::FsckArgs),
+    /// Rewrite an SCFTL image of an older configuration version as one of
+    /// the version this build writes (crash-safe: a copy beside it,
+    /// verified, then renamed over it; needs as much free disk space).
+    #[command(
+        after_help = "Example:\n  scftl upgrade disk.img\n\
+                      `scftl info IMAGE` shows the image's config_version."
+    )]
+    Upgrade(upgrade::UpgradeArgs),
     /// Run the crash-consistency checker: cut power at flash commands and
     /// compare what recovery returns with the FTL's contract (or, with
     /// --fs, what the mounted file system shows with its mode's contract).
@@ -227,6 +236,7 @@ fn main() -> ExitCode {
         Command::Mkfs(a) => fscmd::run_mkfs(a),
         Command::Mount(a) => mount::run(a),
         Command::Fsck(a) => fscmd::run_fsck(a),
+        Command::Upgrade(a) => upgrade::run(a),
         // The checker prints its own report and chooses its exit code.
         Command::Crashtest(a) => return crashcheck::run(a),
         Command::Bench(b) => return bench::run(b),

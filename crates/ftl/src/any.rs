@@ -196,6 +196,7 @@ impl<F: Flash> AnyFtl<F> {
             AnyFtl::Scftl(d) => {
                 let c = d.config();
                 vec![
+                    ("config_version", d.features().version.into()),
                     ("logical_sectors", c.logical_sectors),
                     ("write_bound", c.write_bound.into()),
                     ("gc_bound", c.gc_bound.into()),

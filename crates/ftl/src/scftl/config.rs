@@ -30,6 +30,7 @@ use crate::device::{FtlError, Result};
 use crate::UNMAPPED;
 
 use super::checkpoint;
+use super::features::{self, Features};
 use super::format::{self, l2p_entries_per_page, pairs_per_page};
 
 /// The configuration of an SCFTL device. Immutable after `format`; stored
@@ -358,12 +359,12 @@ impl ScftlConfig {
     /// this build writes ([`CONFIG_VERSION`]); the error names the violated constraint and
     /// shows the numbers.
     pub fn validate(&self, g: &Geometry) -> Result<()> {
-        self.validate_version(g, CONFIG_VERSION)
+        self.validate_for(g, Features::CURRENT)
     }
 
-    /// [`Self::validate`] for an image of configuration `version`: the OOB
-    /// must hold what that version writes per data page.
-    pub fn validate_version(&self, g: &Geometry, version: u32) -> Result<()> {
+    /// [`Self::validate`] for an image with `features`: the OOB must hold
+    /// what such an image writes per data page.
+    pub fn validate_for(&self, g: &Geometry, features: Features) -> Result<()> {
         let bad = |m: String| Err(FtlError::BadConfig(m));
         if let Err(e) = g.validate() {
             return bad(format!("the geometry is invalid: {e}"));
@@ -376,7 +377,7 @@ impl ScftlConfig {
             ));
         }
         let spp = g.sectors_per_page;
-        let oob_needed = if version >= 5 {
+        let oob_needed = if features.oob_logical_numbers {
             format::data_oob_len_v5(spp)
         } else {
             spp as usize * format::DATA_OOB_LEN
@@ -386,7 +387,7 @@ impl ScftlConfig {
                 "the OOB area of {} bytes cannot hold the data records ({oob_needed} bytes: {} per sector for the checksum{}); give the geometry more OOB",
                 g.oob_size,
                 format::DATA_OOB_LEN,
-                if version >= 5 {
+                if features.oob_logical_numbers {
                     format!(
                         ", {} for the logical sector number, and the {}-byte in-page marker",
                         format::DATA_LA_LEN,
@@ -419,10 +420,10 @@ impl ScftlConfig {
                 return bad(format!("{name} must be at least 1"));
             }
         }
-        if !(1..=2).contains(&self.gc_streams) || (version < 8 && self.gc_streams != 1) {
+        if !(1..=2).contains(&self.gc_streams) || (!features.gc_streams && self.gc_streams != 1) {
             return bad(format!(
-                "gc_streams = {} must be 1 or 2 (2 only from configuration version 8)",
-                self.gc_streams
+                "gc_streams = {} must be 1 or 2 (2 only from configuration version 8; this image has version {})",
+                self.gc_streams, features.version
             ));
         }
         let page_pairs = pairs_per_page(g.page_size()) as u32;
@@ -451,7 +452,7 @@ impl ScftlConfig {
             ));
         }
         let map_sbs = 2 * self.checkpoint_slot_superblocks + self.delta_region_superblocks;
-        if version >= 7 && checkpoint::commit_record_len(map_sbs) > g.page_size() {
+        if features.movable_metadata && checkpoint::commit_record_len(map_sbs) > g.page_size() {
             return bad(format!(
                 "the commit record names the {map_sbs} superblocks of the metadata regions, which a {}-byte page cannot hold; shrink the checkpoint slots or the delta region",
                 g.page_size()
@@ -640,15 +641,8 @@ impl ScftlConfig {
     /// Inverse of [`ScftlConfig::encode`].
     pub fn decode(b: &[u8]) -> Result<ScftlConfig> {
         use encoding::*;
-        if b.len() >= VERSION.end() && VERSION.get_u32(b) == 1 {
-            return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 1, whose data pages carry no checksums; this build reads versions 3 to 7 only. Copy the data off with the build that wrote it, then re-format the image".into(),
-            ));
-        }
-        if b.len() >= VERSION.end() && VERSION.get_u32(b) == 2 {
-            return Err(FtlError::Corrupt(
-                "this SCFTL image has format version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads versions 3 to 7 only. Copy the data off with the build that wrote it, then re-format the image".into(),
-            ));
+        if b.len() >= VERSION.end() && VERSION.get_u32(b) < features::OLDEST_READ {
+            Features::of(VERSION.get_u32(b))?;
         }
         // Versions 3 to 7 differ only in what this build may add on flash
         // (links and in-page records, which it does not write into a
@@ -695,7 +689,9 @@ impl ScftlConfig {
 /// the device, and recovery scans for them (§4.5); version 8 adds
 /// `gc_streams` (a second write stream for GC relocations, whose
 /// constraints differ).
-/// Versions 1 and 2 are refused; versions 3 to 6 open and keep their
+/// What each version holds is decoded once, in `features.rs`
+/// ([`Features`]); nothing else compares version numbers.
+/// Versions 1 and 2 are refused; versions 3 to 7 open and keep their
 /// version (no in-page commits are written into a version-3 image, no
 /// logical sector numbers into it or a version-4 one, where GC keeps a P2L,
 /// no OOB commits into any of them, and the metadata of all of them stays
@@ -803,9 +799,9 @@ mod tests {
         b.truncate(V7_CONFIG_LEN);
         b[0] = 7;
         assert_eq!(ScftlConfig::decode(&b).unwrap(), one);
-        one.validate_version(&g, 7).unwrap();
+        one.validate_for(&g, Features::of(7).unwrap()).unwrap();
         assert!(
-            c.validate_version(&g, 7).is_err(),
+            c.validate_for(&g, Features::of(7).unwrap()).is_err(),
             "two streams need version 8"
         );
         // Two streams cost K and U: constraint (3) budgets the second

@@ -49,6 +49,7 @@ mod checkpoint;
 pub mod config;
 mod datapath;
 mod delta;
+pub mod features;
 mod flush;
 pub mod format;
 mod gc;
@@ -67,6 +68,7 @@ use crate::mutant::Mutant;
 use crate::wear::{WearPolicy, WearStats};
 
 pub use config::ScftlConfig;
+pub use features::Features;
 pub use layout::{La, Psa, Sb};
 
 use blocks::Blocks;
@@ -207,6 +209,9 @@ pub struct Scftl<F: Flash> {
     /// The metadata regions may rotate, found by a scan at recovery
     /// (configuration version 7, docs/FORMAT.md §4.5).
     rotates: bool,
+    /// What the image's configuration version has on flash (decoded once
+    /// from the label; `Features::CURRENT` after format).
+    features: Features,
     /// Flushes may commit in-page (docs/FORMAT.md §4.8): the label has
     /// configuration version 4 and the OOB has room for the marker.
     inpage: bool,
@@ -305,7 +310,7 @@ impl<F: Flash> Scftl<F> {
             blocks,
             delta,
             0,
-            config::CONFIG_VERSION,
+            Features::CURRENT,
         );
         me.inpage = me.inpage_possible();
         me.oob_commit = true;
@@ -330,9 +335,9 @@ impl<F: Flash> Scftl<F> {
             });
         }
         let config = ScftlConfig::decode(&bytes)?;
-        let label_version = config::label_version(&bytes);
+        let features = Features::of(config::label_version(&bytes))?;
         let g = *flash.geometry();
-        if let Err(e) = config.validate_version(&g, label_version) {
+        if let Err(e) = config.validate_for(&g, features) {
             return Err(FtlError::Corrupt(format!(
                 "the label's SCFTL configuration does not fit this device: {e}"
             )));
@@ -349,8 +354,7 @@ impl<F: Flash> Scftl<F> {
             config.logical_sectors as usize,
             mutant,
             &mut page,
-            label_version >= 5,
-            label_version >= 7,
+            features,
         )?;
         layout.set_meta(rec.map.clone());
         let blocks = Blocks::all_erasable(layout.meta_flags());
@@ -364,7 +368,7 @@ impl<F: Flash> Scftl<F> {
             blocks,
             delta,
             rec.slot,
-            label_version,
+            features,
         );
         me.rebuild_maps()?;
         me.recovery_avoid = rec.verified_sbs.clone();
@@ -394,10 +398,10 @@ impl<F: Flash> Scftl<F> {
         }
         // A version-3 image keeps its format: an older build must still
         // read it, and it knows no in-page records.
-        me.inpage = label_version >= 4 && me.inpage_possible();
+        me.inpage = features.inpage_commits && me.inpage_possible();
         // Likewise a version-5 image gets no OOB commit records, which
         // its build's recovery would not follow.
-        me.oob_commit = label_version >= 6;
+        me.oob_commit = features.oob_commits;
         if let Err(FtlError::WornOut(why)) = me.check_not_worn_out() {
             me.worn_out = Some(why);
         }
@@ -551,7 +555,7 @@ impl<F: Flash> Scftl<F> {
         blocks: Blocks,
         delta: DeltaLog,
         live_slot: usize,
-        version: u32,
+        features: Features,
     ) -> Self {
         let g = layout.geometry;
         let derived = config.derived(&g);
@@ -563,7 +567,7 @@ impl<F: Flash> Scftl<F> {
             pending: Vec::new(),
             last: Vec::new(),
         };
-        let oob_len = if version >= 5 {
+        let oob_len = if features.oob_logical_numbers {
             format::data_oob_len_v5(layout.spp)
         } else {
             (layout.spp as usize * format::DATA_OOB_LEN + format::INPAGE_MARKER_LEN)
@@ -577,7 +581,7 @@ impl<F: Flash> Scftl<F> {
             mb_fill: 0,
         };
         let mut delta = delta;
-        delta.movable = version >= 7;
+        delta.movable = features.movable_metadata;
         Scftl {
             flash,
             derived,
@@ -587,7 +591,7 @@ impl<F: Flash> Scftl<F> {
             mutant,
             l2p,
             valid: ValidMap::empty(phys),
-            p2l: (version < 5).then(|| P2l::empty(phys)),
+            p2l: (!features.oob_logical_numbers).then(|| P2l::empty(phys)),
             blocks,
             wear: WearPolicy::OFF,
             wear_stats: WearStats::default(),
@@ -614,7 +618,8 @@ impl<F: Flash> Scftl<F> {
             gc_count: 0,
             unsynced_epochs: 0,
             inpage: false,
-            rotates: version >= 7,
+            rotates: features.movable_metadata,
+            features,
             oob_commit: false,
             chain_link: Psa::UNMAPPED,
             oob_run: Vec::new(),
@@ -744,6 +749,12 @@ impl<F: Flash> Scftl<F> {
     /// The configuration in the label.
     pub fn config(&self) -> &ScftlConfig {
         &self.config
+    }
+
+    /// What the image's configuration version holds on flash
+    /// (`Features::CURRENT` for an image this build formatted).
+    pub fn features(&self) -> Features {
+        self.features
     }
 
     /// Every erase block that holds the label, the checkpoint slots or the

@@ -31,6 +31,7 @@ use crate::device::{FtlError, Result};
 use crate::mutant::Mutant;
 
 use super::checkpoint;
+use super::features::Features;
 use super::format::{self, data_crc, data_oob, DATA_OOB_LEN};
 use super::layout::{Address, La, Layout, MetaMap, Psa, Sb};
 use super::map::L2p;
@@ -151,11 +152,11 @@ fn check_pa(layout: &Layout, la: La, pa: Psa, logical: usize) -> Result<()> {
 
 /// Reconstructs the stable L2P. Honours the recovery mutants
 /// (`HonourTentativeDeltas`, `SkipCrcCheck`, `RecoveryReusesCrashedEpoch`).
-/// `la_records`: the image's data pages carry logical sector records
-/// (configuration version 5 on, docs/FORMAT.md §4.7), which every sector
-/// recovery reads back to verify must carry intact too. `scan`
-/// (configuration version 7): the newest checkpoint is found by a scan of
-/// every superblock, since the metadata regions rotate
+/// With [`Features::oob_logical_numbers`] the image's data pages carry
+/// logical sector records (docs/FORMAT.md §4.7), which every sector
+/// recovery reads back to verify must carry intact too. With
+/// [`Features::movable_metadata`] the newest checkpoint is found by a scan
+/// of every superblock, since the metadata regions rotate
 /// ([`checkpoint::load_newest`]).
 pub(crate) fn reconstruct<F: Flash + ?Sized>(
     flash: &mut F,
@@ -163,9 +164,10 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     logical: usize,
     mutant: Mutant,
     page: &mut [u8],
-    la_records: bool,
-    scan: bool,
+    features: Features,
 ) -> Result<Reconstructed> {
+    let la_records = features.oob_logical_numbers;
+    let scan = features.movable_metadata;
     let check = mutant != Mutant::SkipCrcCheck;
     let honour_tentative = mutant == Mutant::HonourTentativeDeltas;
     let mut l2p = L2p::unmapped(logical);

@@ -1,0 +1,147 @@
+//! What an SCFTL image of each configuration version holds on flash: the
+//! configuration version decoded once into [`Features`]. The rest of SCFTL
+//! asks for a feature, never compares version numbers; this file is the
+//! one table of versions (docs/FORMAT.md §4.6).
+//!
+//! Invariants: a later version has every feature of an earlier one
+//! (checked by a test); versions older than [`OLDEST_READ`] and newer than
+//! [`CONFIG_VERSION`] have no features, and opening them is refused with
+//! a message that says what to do.
+
+use crate::device::{FtlError, Result};
+
+use super::config::CONFIG_VERSION;
+
+/// The oldest configuration version this build opens.
+pub const OLDEST_READ: u32 = 3;
+
+/// What the flash of an SCFTL image may hold, by configuration version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// The configuration version these features were decoded from.
+    pub version: u32,
+    /// (4) An epoch may commit in-page: data pages carry links and in-page
+    /// commit records (§4.8). Not written into a version-3 image, whose
+    /// build would not follow them.
+    pub inpage_commits: bool,
+    /// (5) Each data sector's OOB record carries its logical sector number
+    /// (§4.7), so GC needs no P2L table in RAM; the data OOB is laid out
+    /// for it.
+    pub oob_logical_numbers: bool,
+    /// (6) An epoch may commit in the OOB of its last data page (§4.9).
+    pub oob_commits: bool,
+    /// (7) Commit records name the metadata map, which may rotate over the
+    /// device and move away from a bad block; recovery scans for it
+    /// (§4.5, §4.10).
+    pub movable_metadata: bool,
+    /// (8) The configuration holds `gc_streams`: GC relocations may have a
+    /// write stream of their own.
+    pub gc_streams: bool,
+}
+
+/// Each feature with the version that introduced it, oldest first: the
+/// table every other answer is read from.
+const INTRODUCED: [(u32, &str); 5] = [
+    (4, "in-page commits"),
+    (5, "logical sector numbers in the data OOB"),
+    (6, "OOB commits"),
+    (7, "movable metadata"),
+    (8, "two write streams"),
+];
+
+impl Features {
+    /// What this build writes.
+    pub const CURRENT: Features = Features::all(CONFIG_VERSION);
+
+    /// The features of `version`, which must be one this build reads.
+    const fn all(version: u32) -> Features {
+        Features {
+            version,
+            inpage_commits: version >= INTRODUCED[0].0,
+            oob_logical_numbers: version >= INTRODUCED[1].0,
+            oob_commits: version >= INTRODUCED[2].0,
+            movable_metadata: version >= INTRODUCED[3].0,
+            gc_streams: version >= INTRODUCED[4].0,
+        }
+    }
+
+    /// The features of an image of configuration `version`, or the reason
+    /// this build cannot open it.
+    pub fn of(version: u32) -> Result<Features> {
+        let refuse = |m: String| Err(FtlError::Corrupt(m));
+        match version {
+            1 => refuse(format!(
+                "this SCFTL image has configuration version 1, whose data pages carry no checksums; this build reads versions {OLDEST_READ} to {CONFIG_VERSION} only. Copy the data off with the build that wrote it, then re-format the image"
+            )),
+            2 => refuse(format!(
+                "this SCFTL image has configuration version 2, whose flushes commit without an epoch digest (two syncs per flush); this build reads versions {OLDEST_READ} to {CONFIG_VERSION} only. Copy the data off with the build that wrote it, then re-format the image"
+            )),
+            v if (OLDEST_READ..=CONFIG_VERSION).contains(&v) => Ok(Features::all(v)),
+            v if v > CONFIG_VERSION => refuse(format!(
+                "this SCFTL image has configuration version {v}, newer than this build reads ({OLDEST_READ} to {CONFIG_VERSION}); open it with a newer build of scftl"
+            )),
+            v => refuse(format!(
+                "the label's SCFTL configuration has version {v}, which no build wrote; the label is damaged"
+            )),
+        }
+    }
+
+    /// Whether this is what the build writes (`scftl upgrade` has nothing
+    /// to do).
+    pub fn is_current(&self) -> bool {
+        self.version == CONFIG_VERSION
+    }
+
+    /// The features an upgrade to the current version adds, by name.
+    pub fn missing(&self) -> Vec<&'static str> {
+        INTRODUCED
+            .iter()
+            .filter(|(v, _)| *v > self.version)
+            .map(|(_, name)| *name)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_versions_have_every_feature_of_earlier_ones() {
+        let count = |f: Features| {
+            [
+                f.inpage_commits,
+                f.oob_logical_numbers,
+                f.oob_commits,
+                f.movable_metadata,
+                f.gc_streams,
+            ]
+            .iter()
+            .filter(|&&b| b)
+            .count()
+        };
+        let mut last = 0;
+        for v in OLDEST_READ..=CONFIG_VERSION {
+            let f = Features::of(v).unwrap();
+            assert_eq!(f.version, v);
+            assert_eq!(count(f), last + usize::from(v > OLDEST_READ), "version {v}");
+            last = count(f);
+            assert_eq!(f.missing().len(), INTRODUCED.len() - last);
+        }
+        assert_eq!(Features::CURRENT, Features::of(CONFIG_VERSION).unwrap());
+        assert!(Features::CURRENT.is_current() && Features::CURRENT.missing().is_empty());
+    }
+
+    #[test]
+    fn versions_this_build_cannot_open_say_what_to_do() {
+        for (v, want) in [
+            (1, "re-format"),
+            (2, "re-format"),
+            (CONFIG_VERSION + 1, "newer build"),
+            (0, "damaged"),
+        ] {
+            let e = Features::of(v).unwrap_err().to_string();
+            assert!(e.contains(want), "version {v}: {e}");
+        }
+    }
+}
