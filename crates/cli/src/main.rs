@@ -90,10 +90,8 @@ enum Command {
     /// Rewrite an SCFTL image of an older configuration version as one of
     /// the version this build writes (crash-safe: a copy beside it,
     /// verified, then renamed over it; needs as much free disk space).
-    #[command(
-        after_help = "Example:\n  scftl upgrade disk.img\n\
-                      `scftl info IMAGE` shows the image's config_version."
-    )]
+    #[command(after_help = "Example:\n  scftl upgrade disk.img\n\
+                      `scftl info IMAGE` shows the image's config_version.")]
     Upgrade(upgrade::UpgradeArgs),
     /// Run the crash-consistency checker: cut power at flash commands and
     /// compare what recovery returns with the FTL's contract (or, with

@@ -75,7 +75,10 @@ fn staging_path(path: &Path) -> PathBuf {
 /// Upgrades `path`; `None` when there is nothing to do (said on stdout).
 pub fn upgrade(path: &Path) -> Result<Option<Upgraded>, CliError> {
     let err = |m: String| CliError::runtime(format!("{}: {m}", path.display()));
-    let file = FileFlash::open(path).map_err(|e| err(e.to_string()))?;
+    if !path.is_file() {
+        return Err(err("no such image file".into()));
+    }
+    let file = FileFlash::open(path).map_err(|e| CliError::runtime(e.to_string()))?;
     let header = file.header().clone();
     let g = header.geometry;
     let wear: Vec<_> = (0..g.total_blocks())
@@ -157,7 +160,12 @@ pub fn upgrade(path: &Path) -> Result<Option<Upgraded>, CliError> {
     };
     std::fs::File::open(&dir)
         .and_then(|d| d.sync_all())
-        .map_err(|e| err(format!("upgraded, but syncing {} failed: {e}", dir.display())))?;
+        .map_err(|e| {
+            err(format!(
+                "upgraded, but syncing {} failed: {e}",
+                dir.display()
+            ))
+        })?;
     drop(old);
     Ok(Some(Upgraded {
         from: features.version,

@@ -126,7 +126,11 @@ fn an_old_image_is_upgraded_with_its_contents_and_then_left_alone() {
 #[test]
 fn other_ftls_and_images_in_use_are_left_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let a = format(dir.path(), "b.img", &["--geometry", "small", "--ftl", "async"]);
+    let a = format(
+        dir.path(),
+        "b.img",
+        &["--geometry", "small", "--ftl", "async"],
+    );
     let o = scftl(&["upgrade", a.to_str().unwrap()], dir.path());
     assert!(o.status.success(), "{}", out(&o));
     assert!(out(&o).contains("nothing to do"), "{}", out(&o));
@@ -170,5 +174,8 @@ fn a_kill_at_any_moment_leaves_the_old_image_or_the_new_one() {
         assert_eq!(files_in(dir.path()), ["a.img"]);
     }
     eprintln!("kills left the old image: {seen_old}, the new one: {seen_new}");
-    assert!(seen_old, "no kill came before the rename: the test cut nothing");
+    assert!(
+        seen_old,
+        "no kill came before the rename: the test cut nothing"
+    );
 }

@@ -352,8 +352,7 @@ impl<F: Flash> Scftl<F> {
                 self.l2p.len(),
                 self.mutant,
                 &mut page,
-                self.p2l.is_none(),
-                self.rotates,
+                self.features,
             )
             .map_err(|e| format!("stable L2P cannot be rebuilt from flash: {e}"))?;
             if &rec.map != self.layout.meta() {

@@ -360,15 +360,7 @@ impl<F: Flash> Scftl<F> {
         let blocks = Blocks::all_erasable(layout.meta_flags());
         let delta = DeltaLog::new(&layout, rec.gen, rec.next_epoch, rec.delta_wp, rec.chain);
         let mut me = Self::assemble(
-            flash,
-            config,
-            layout,
-            mutant,
-            rec.l2p,
-            blocks,
-            delta,
-            rec.slot,
-            features,
+            flash, config, layout, mutant, rec.l2p, blocks, delta, rec.slot, features,
         );
         me.rebuild_maps()?;
         me.recovery_avoid = rec.verified_sbs.clone();
