@@ -16,8 +16,6 @@
 use std::collections::HashMap;
 
 use flash::dataless::TAG_BYTES;
-use std::ops::{Deref, DerefMut};
-
 use flash::{BlockId, DatalessFlash, Flash, Geometry, PageAddr, ProgramCmd, ReadCmd, Result};
 
 /// DatalessFlash that also keeps whole pages the tag-only model would
@@ -63,13 +61,7 @@ impl KeepMetaFlash {
 /// Commands reach the tag-only device in the form they came in; this
 /// layer only patches the data of reads and keeps copies of programs.
 impl flash::Layer for KeepMetaFlash {
-    type Below = DatalessFlash;
-    fn below(&self) -> impl Deref<Target = DatalessFlash> + '_ {
-        &self.inner
-    }
-    fn below_mut(&mut self) -> impl DerefMut<Target = DatalessFlash> + '_ {
-        &mut self.inner
-    }
+    flash::layer_below!(inner: DatalessFlash);
     fn geometry(&self) -> &Geometry {
         self.inner.geometry()
     }

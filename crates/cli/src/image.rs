@@ -9,7 +9,6 @@
 //! [`Opened::pacing`] (when it starts serving); a `--memory` device never
 //! touches a file.
 
-use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -510,13 +509,7 @@ struct SlowSync<F> {
 
 /// Only `sync` changes: it sleeps first. Everything else passes through.
 impl<F: Flash> flash::Layer for SlowSync<F> {
-    type Below = F;
-    fn below(&self) -> impl Deref<Target = F> + '_ {
-        &self.inner
-    }
-    fn below_mut(&mut self) -> impl DerefMut<Target = F> + '_ {
-        &mut self.inner
-    }
+    flash::layer_below!(inner: F);
     fn geometry(&self) -> &Geometry {
         self.inner.geometry()
     }

@@ -50,10 +50,8 @@
 //! - the power state (counted commands, the armed cut, power off) is a
 //!   `PowerSwitch`, shared with the image backend's crash layer.
 
-use std::collections::HashMap;
-use std::ops::{Deref, DerefMut};
-
 use rand::{Rng, RngCore};
+use std::collections::HashMap;
 
 use crate::{
     BlockId, FlashCounters, FlashError, Geometry, PageAddr, PageImage, ProgramCmd, RawFlash,
@@ -1056,13 +1054,7 @@ impl<F: RawFlash> CrashFlash<F> {
 }
 
 impl<F: RawFlash> crate::Layer for CrashFlash<F> {
-    type Below = F;
-    fn below(&self) -> impl Deref<Target = F> + '_ {
-        &self.inner
-    }
-    fn below_mut(&mut self) -> impl DerefMut<Target = F> + '_ {
-        &mut self.inner
-    }
+    crate::layer_below!(inner: F);
     fn geometry(&self) -> &Geometry {
         &self.geometry
     }

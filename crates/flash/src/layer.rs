@@ -499,6 +499,24 @@ impl<L: Layer> Flash for L {
     }
 }
 
+/// The part of a `Layer` implementation that names a device held in a
+/// field: `flash::layer_below!(inner: F);` inside the `impl` declares
+/// `type Below = F` and `below`/`below_mut` as references to
+/// `self.inner`. (A device behind a lock writes the two methods itself,
+/// returning the guard.)
+#[macro_export]
+macro_rules! layer_below {
+    ($field:ident: $ty:ty) => {
+        type Below = $ty;
+        fn below(&self) -> impl ::std::ops::Deref<Target = $ty> + '_ {
+            &self.$field
+        }
+        fn below_mut(&mut self) -> impl ::std::ops::DerefMut<Target = $ty> + '_ {
+            &mut self.$field
+        }
+    };
+}
+
 /// A boxed device is a layer that changes nothing.
 impl<F: Flash + ?Sized> Layer for Box<F> {
     type Below = F;

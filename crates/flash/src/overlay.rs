@@ -10,8 +10,6 @@
 
 use std::collections::HashMap;
 
-use std::ops::{Deref, DerefMut};
-
 use crate::{
     check_nvram, check_program, nvram_copy_in, nvram_copy_out, BlockId, FlashCounters, FlashError,
     Geometry, PageAddr, PageImage, ProgramCmd, RawFlash, ReadCmd, Result, ERASED_BYTE,
@@ -91,13 +89,7 @@ impl<F: RawFlash> OverlayFlash<F> {
 /// the form they came in; every command that changes anything stays in the
 /// overlay. `prefetch` and `copy_into` (timing hints) pass through.
 impl<F: RawFlash> crate::Layer for OverlayFlash<F> {
-    type Below = F;
-    fn below(&self) -> impl Deref<Target = F> + '_ {
-        &self.inner
-    }
-    fn below_mut(&mut self) -> impl DerefMut<Target = F> + '_ {
-        &mut self.inner
-    }
+    crate::layer_below!(inner: F);
     fn geometry(&self) -> &Geometry {
         &self.geometry
     }

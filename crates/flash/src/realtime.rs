@@ -39,8 +39,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use std::ops::{Deref, DerefMut};
-
 use crate::{
     BlockId, Flash, Geometry, PageAddr, ProgramCmd, ReadCmd, Result, TimedFlash, TimingConfig,
 };
@@ -259,13 +257,7 @@ impl<F: Flash, C: Clock> RealTime<F, C> {
 /// `submit` (host-side only) and the battery-backed buffer (no time, as in
 /// `TimedFlash`) go to the timing model unpaced: the defaults.
 impl<F: Flash, C: Clock> crate::Layer for RealTime<F, C> {
-    type Below = TimedFlash<F>;
-    fn below(&self) -> impl Deref<Target = TimedFlash<F>> + '_ {
-        &self.timed
-    }
-    fn below_mut(&mut self) -> impl DerefMut<Target = TimedFlash<F>> + '_ {
-        &mut self.timed
-    }
+    crate::layer_below!(timed: TimedFlash<F>);
     fn geometry(&self) -> &Geometry {
         Flash::geometry(&self.timed)
     }

@@ -51,8 +51,6 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::num::NonZeroUsize;
 
-use std::ops::{Deref, DerefMut};
-
 use crate::{BlockId, Flash, Geometry, PageAddr, PageImage, ProgramCmd, RawFlash, ReadCmd, Result};
 
 /// Page size the default channel transfer time refers to (16 KiB).
@@ -428,13 +426,7 @@ impl<F: Flash> TimedFlash<F> {
 }
 
 impl<F: Flash> crate::Layer for TimedFlash<F> {
-    type Below = F;
-    fn below(&self) -> impl Deref<Target = F> + '_ {
-        &self.inner
-    }
-    fn below_mut(&mut self) -> impl DerefMut<Target = F> + '_ {
-        &mut self.inner
-    }
+    crate::layer_below!(inner: F);
     fn geometry(&self) -> &Geometry {
         &self.geometry
     }

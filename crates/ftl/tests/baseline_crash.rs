@@ -12,8 +12,6 @@
 mod common;
 
 use common::{decode, pattern};
-use std::ops::{Deref, DerefMut};
-
 use flash::{
     BlockId, Flash, FlashError, Geometry, MemFlash, PageAddr, PageImage, ProgramCmd, RawFlash,
     SharedFlash,
@@ -51,13 +49,7 @@ impl CutFlash {
 /// Programs, erases, syncs and battery-backed writes each spend one
 /// command of the budget; reads pass through.
 impl flash::Layer for CutFlash {
-    type Below = MemFlash;
-    fn below(&self) -> impl Deref<Target = MemFlash> + '_ {
-        &self.inner
-    }
-    fn below_mut(&mut self) -> impl DerefMut<Target = MemFlash> + '_ {
-        &mut self.inner
-    }
+    flash::layer_below!(inner: MemFlash);
     fn geometry(&self) -> &Geometry {
         self.inner.geometry()
     }

@@ -30,7 +30,6 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io;
-use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
 
 use rand::{Rng, RngCore};
@@ -373,13 +372,7 @@ impl ImageCrashFlash {
 }
 
 impl crate::Layer for ImageCrashFlash {
-    type Below = FileFlash<MemImage>;
-    fn below(&self) -> impl Deref<Target = FileFlash<MemImage>> + '_ {
-        &self.flash
-    }
-    fn below_mut(&mut self) -> impl DerefMut<Target = FileFlash<MemImage>> + '_ {
-        &mut self.flash
-    }
+    crate::layer_below!(flash: FileFlash<MemImage>);
     fn geometry(&self) -> &Geometry {
         self.flash.geometry()
     }
