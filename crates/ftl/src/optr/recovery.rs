@@ -84,9 +84,65 @@ enum Item {
     Trim { start: u64, count: u64, wid: u64 },
 }
 
+/// What the roll-forward scan of the log after the checkpoint found.
+struct LogScan {
+    /// Every clue-valid data or trim sector, in log order.
+    items: Vec<Item>,
+    /// Per request written after the checkpoint: the logical sectors found
+    /// and the request's size in sectors.
+    present: HashMap<u64, (HashSet<u32>, u16)>,
+    /// Coalescing records.
+    records: Vec<Coalesce>,
+    /// The largest request id seen.
+    max_wid: u64,
+}
+
 impl<F: Flash> Optr<F> {
     pub(super) fn recover(&mut self) -> Result<()> {
-        // Phase 1: the newest valid checkpoint.
+        // Phases 1 and 2: the newest valid checkpoint and the incremental
+        // checkpoints after it.
+        let seal = self.load_checkpoints()?;
+        // Summary pages: the sequence number of every data segment.
+        let (by_seqno, max_seqno) = self.read_summaries(&seal)?;
+        // Phase 3: roll forward and count.
+        let chain = self.log_chain(&seal, &by_seqno)?;
+        let mut scan = self.scan_log(&chain, &seal)?;
+        // Phase 4: the recovery point.
+        let wid_rec = self.recovery_point(&mut scan, &seal);
+        // Phase 5: apply the kept requests in log order.
+        for it in &scan.items {
+            match *it {
+                Item::Data { lpn, ppa, wid } if wid <= seal.latest_wid || wid < wid_rec => {
+                    self.l2p[lpn as usize] = ppa;
+                }
+                Item::Trim { start, count, wid } if wid <= seal.latest_wid || wid < wid_rec => {
+                    self.l2p[start as usize..(start + count) as usize].fill(UNMAPPED);
+                }
+                _ => {}
+            }
+        }
+        self.rebuild_from_l2p()?;
+        self.next_wid = scan.max_wid + 1;
+        self.next_seqno = max_seqno + 1;
+        self.active = None;
+        // Fence the dropped requests off behind a new full checkpoint,
+        // which also erases the region (its pages may be programmed up to
+        // anywhere).
+        self.incremental_next = self.plan.incremental_pages;
+        match self.write_full_checkpoint() {
+            // A checkpoint block that fails: nothing can be written any
+            // more, but the state recovered above is what reads need.
+            Err(FtlError::Flash(e)) if e.is_media_failure() => {
+                self.worn_out = Some(e.to_string());
+                Ok(())
+            }
+            r => r,
+        }
+    }
+
+    /// Phases 1 and 2: loads the newest valid full checkpoint and applies
+    /// the incremental checkpoints after it; returns the seal in force.
+    fn load_checkpoints(&mut self) -> Result<Seal> {
         let mut best: Option<(u32, Seal, Vec<u32>)> = None;
         for slot in 0..2 {
             if let Some((s, l2p)) = read_checkpoint(
@@ -104,7 +160,6 @@ impl<F: Flash> Optr<F> {
         let (slot, full, mut l2p) = best.ok_or_else(|| {
             FtlError::Corrupt("neither checkpoint slot holds a valid checkpoint".into())
         })?;
-        // Phase 2: the incremental checkpoints after it.
         let (seal, applied) = apply_incrementals(
             &mut self.flash,
             &self.plan,
@@ -116,11 +171,13 @@ impl<F: Flash> Optr<F> {
         self.l2p = l2p;
         self.seal = seal;
         self.seal_slot = slot;
+        Ok(seal)
+    }
 
-        // Summary pages: the sequence number of every data segment.
-        let g = self.layout.geometry;
-        let mut page = vec![0u8; g.page_size()];
-        let mut oob = vec![0u8; g.oob_size as usize];
+    /// Reads every data segment's summary page: the segment of each
+    /// sequence number, and the largest number (at least the seal's).
+    fn read_summaries(&mut self, seal: &Seal) -> Result<(HashMap<u64, SegId>, u64)> {
+        let mut page = vec![0u8; self.layout.geometry.page_size()];
         let mut by_seqno: HashMap<u64, SegId> = HashMap::new();
         let mut max_seqno = seal.log_seqno;
         for s in self.plan.first_data_segment..self.layout.segments {
@@ -133,8 +190,13 @@ impl<F: Flash> Optr<F> {
                 by_seqno.insert(q, seg);
             }
         }
+        Ok((by_seqno, max_seqno))
+    }
 
-        // Phase 3: roll forward and count.
+    /// The log after the checkpoint: (segment, first page) in order, from
+    /// the seal's position through segments of consecutive sequence
+    /// numbers.
+    fn log_chain(&self, seal: &Seal, by_seqno: &HashMap<u64, SegId>) -> Result<Vec<(SegId, u32)>> {
         let mut chain: Vec<(SegId, u32)> = Vec::new();
         let mut next = seal.log_seqno + 1;
         if let Some(seg) = seal.log_segment {
@@ -150,13 +212,25 @@ impl<F: Flash> Optr<F> {
             chain.push((seg, 1));
             next += 1;
         }
+        Ok(chain)
+    }
+
+    /// Phase 3: reads every page of the log chain and collects its
+    /// clue-valid sectors, the requests they belong to and the coalescing
+    /// records.
+    fn scan_log(&mut self, chain: &[(SegId, u32)], seal: &Seal) -> Result<LogScan> {
+        let g = self.layout.geometry;
+        let mut page = vec![0u8; g.page_size()];
+        let mut oob = vec![0u8; g.oob_size as usize];
         let ss = self.layout.sector_size;
         let spp = self.layout.sectors_per_page as usize;
-        let mut items: Vec<Item> = Vec::new();
-        let mut present: HashMap<u64, (HashSet<u32>, u16)> = HashMap::new();
-        let mut records: Vec<Coalesce> = Vec::new();
-        let mut max_wid = seal.latest_wid;
-        for (seg, from) in chain {
+        let mut scan = LogScan {
+            items: Vec::new(),
+            present: HashMap::new(),
+            records: Vec::new(),
+            max_wid: seal.latest_wid,
+        };
+        for &(seg, from) in chain {
             let pps = self.layout.pages_per_segment;
             for p in from..pps {
                 let layout = self.layout;
@@ -178,12 +252,12 @@ impl<F: Flash> Optr<F> {
                                     "{addr} slot {k}: a coalescing-record sector with a bad header"
                                 ))
                             })?;
-                            records.extend(rs);
+                            scan.records.extend(rs);
                             continue;
                         }
                         LPN_TRIM => {
                             let t = decode_trim(data, c.wid, self.logical)?;
-                            items.push(Item::Trim {
+                            scan.items.push(Item::Trim {
                                 start: t.start,
                                 count: t.count,
                                 wid: c.wid,
@@ -191,7 +265,7 @@ impl<F: Flash> Optr<F> {
                         }
                         lpn if u64::from(lpn) < self.logical => {
                             let ppa = self.layout.ppa(seg, p, k as u32).0;
-                            items.push(Item::Data { lpn, ppa, wid: c.wid });
+                            scan.items.push(Item::Data { lpn, ppa, wid: c.wid });
                         }
                         lpn => {
                             return Err(FtlError::Corrupt(format!(
@@ -200,9 +274,10 @@ impl<F: Flash> Optr<F> {
                             )))
                         }
                     }
-                    max_wid = max_wid.max(c.wid);
+                    scan.max_wid = scan.max_wid.max(c.wid);
                     if after {
-                        let e = present
+                        let e = scan
+                            .present
                             .entry(c.wid)
                             .or_insert_with(|| (HashSet::new(), c.size));
                         e.0.insert(c.lpn);
@@ -210,17 +285,25 @@ impl<F: Flash> Optr<F> {
                 }
             }
         }
+        Ok(scan)
+    }
+
+    /// Phase 4: the first request id not kept: requests after the seal are
+    /// kept up to the first incomplete one, and back to where no
+    /// coalescing record joins a kept request to a dropped one. Drops the
+    /// records of requests the checkpoint covers.
+    fn recovery_point(&self, scan: &mut LogScan, seal: &Seal) -> u64 {
         if self.mutant == Mutant::OptrIgnoreCoalescingRecords {
-            records.clear();
+            scan.records.clear();
         }
-        records.retain(|r| r.x > seal.latest_wid);
+        scan.records.retain(|r| r.x > seal.latest_wid);
         let mut coalesced: HashMap<u64, (u64, u32)> = HashMap::new();
-        for r in &records {
+        for r in &scan.records {
             let e = coalesced.entry(r.x).or_insert((0, r.x_size));
             e.0 += 1;
         }
         let complete = |w: u64| -> bool {
-            let (p, size) = match present.get(&w) {
+            let (p, size) = match scan.present.get(&w) {
                 Some((lpns, size)) => (lpns.len() as u64, u64::from(*size)),
                 None => (0, coalesced.get(&w).map_or(u64::MAX, |c| u64::from(c.1))),
             };
@@ -229,28 +312,17 @@ impl<F: Flash> Optr<F> {
                 u64::from(self.mutant == Mutant::OptrRequestCompleteWithMissingPage && p > 0);
             p + d + slack >= size
         };
-        // Phase 4: the recovery point.
         let mut wid_inc = seal.latest_wid + 1;
-        while wid_inc <= max_wid && complete(wid_inc) {
+        while wid_inc <= scan.max_wid && complete(wid_inc) {
             wid_inc += 1;
         }
-        let pairs: Vec<(u64, u64)> = records.iter().map(|r| (r.x, r.y)).collect();
-        let wid_rec = find_recovery_point(wid_inc, &pairs);
+        let pairs: Vec<(u64, u64)> = scan.records.iter().map(|r| (r.x, r.y)).collect();
+        find_recovery_point(wid_inc, &pairs)
+    }
 
-        // Phase 5: apply the kept requests in log order.
-        for it in &items {
-            match *it {
-                Item::Data { lpn, ppa, wid } if wid <= seal.latest_wid || wid < wid_rec => {
-                    self.l2p[lpn as usize] = ppa;
-                }
-                Item::Trim { start, count, wid } if wid <= seal.latest_wid || wid < wid_rec => {
-                    self.l2p[start as usize..(start + count) as usize].fill(UNMAPPED);
-                }
-                _ => {}
-            }
-        }
-
-        // Rebuild the reverse map, valid counts and segment states.
+    /// Rebuilds the reverse map, valid counts and segment states from the
+    /// recovered L2P.
+    fn rebuild_from_l2p(&mut self) -> Result<()> {
         self.mapped = 0;
         for lpn in 0..self.logical as usize {
             let p = self.l2p[lpn];
@@ -283,22 +355,7 @@ impl<F: Flash> Optr<F> {
             };
             self.segs.restore(SegId(s), st);
         }
-        self.next_wid = max_wid + 1;
-        self.next_seqno = max_seqno + 1;
-        self.active = None;
-        // Fence the dropped requests off behind a new full checkpoint,
-        // which also erases the region (its pages may be programmed up to
-        // anywhere).
-        self.incremental_next = self.plan.incremental_pages;
-        match self.write_full_checkpoint() {
-            // A checkpoint block that fails: nothing can be written any
-            // more, but the state recovered above is what reads need.
-            Err(FtlError::Flash(e)) if e.is_media_failure() => {
-                self.worn_out = Some(e.to_string());
-                Ok(())
-            }
-            r => r,
-        }
+        Ok(())
     }
 }
 

@@ -76,6 +76,7 @@ use config::Derived;
 use delta::DeltaLog;
 use layout::{Address, Layout, MetaMap};
 use map::{L2p, P2l, ValidMap};
+use recovery::Reconstructed;
 use streams::{Parked, Stream};
 
 /// The superblock being filled and its next page.
@@ -327,28 +328,15 @@ impl<F: Flash> Scftl<F> {
 
     /// [`Scftl::open`] with a seeded bug (for the crash checker).
     pub fn open_with_mutant(mut flash: F, mutant: Mutant) -> Result<Self> {
-        let (kind, bytes) = label::read_label(&mut flash)?;
-        if kind != FtlKind::Scftl {
-            return Err(FtlError::WrongKind {
-                found: kind,
-                expected: FtlKind::Scftl,
-            });
-        }
-        let config = ScftlConfig::decode(&bytes)?;
-        let features = Features::of(config::label_version(&bytes))?;
+        let (config, features) = Self::read_label_config(&mut flash)?;
         let g = *flash.geometry();
-        if let Err(e) = config.validate_for(&g, features) {
-            return Err(FtlError::Corrupt(format!(
-                "the label's SCFTL configuration does not fit this device: {e}"
-            )));
-        }
         let mut layout = Layout::new(&g, &config);
         // What an earlier process wrote but did not sync may be readable now
         // (a killed process leaves it in the page cache) and still lost by a
         // later power cut: make it durable before building on it.
         flash.sync()?;
         let mut page = vec![0u8; layout.page_size];
-        let rec = recovery::reconstruct(
+        let mut rec = recovery::reconstruct(
             &mut flash,
             &layout,
             config.logical_sectors as usize,
@@ -359,35 +347,14 @@ impl<F: Flash> Scftl<F> {
         layout.set_meta(rec.map.clone());
         let blocks = Blocks::all_erasable(layout.meta_flags());
         let delta = DeltaLog::new(&layout, rec.gen, rec.next_epoch, rec.delta_wp, rec.chain);
+        let l2p = std::mem::replace(&mut rec.l2p, L2p::unmapped(0));
         let mut me = Self::assemble(
-            flash, config, layout, mutant, rec.l2p, blocks, delta, rec.slot, features,
+            flash, config, layout, mutant, l2p, blocks, delta, rec.slot, features,
         );
         me.rebuild_maps()?;
         me.recovery_avoid = rec.verified_sbs.clone();
         me.recovery_avoid.extend(rec.tail_sb);
-        // A bad metadata block (a crash came before the full checkpoint
-        // that was to move it, docs/FORMAT.md §4.10): where the regions
-        // can move, that checkpoint is written below; elsewhere no epoch
-        // can commit any more, and reads still work. The live slot is
-        // read, never written, so it may keep one until it is the target
-        // of a checkpoint.
-        let live = &me.layout.meta().slots[rec.slot];
-        let bad_meta: Vec<Sb> = me
-            .layout
-            .meta()
-            .all()
-            .filter(|sb| (!me.delta.movable || !live.contains(sb)) && me.has_bad_block(*sb))
-            .collect();
-        let mut repair = !bad_meta.is_empty() && me.delta.movable;
-        if !bad_meta.is_empty() && !me.delta.movable {
-            me.worn_out = Some(format!(
-                "superblock {} of the metadata regions has a bad erase block",
-                bad_meta[0]
-            ));
-        }
-        if repair {
-            me.delta.broken = true;
-        }
+        let repair = me.note_bad_metadata(rec.slot);
         // A version-3 image keeps its format: an older build must still
         // read it, and it knows no in-page records.
         me.inpage = features.inpage_commits && me.inpage_possible();
@@ -402,31 +369,115 @@ impl<F: Flash> Scftl<F> {
             // no epoch has the space the constraints promise.
             return Ok(me);
         }
+        if me.settle_recovery(rec, repair)? {
+            return Ok(me);
+        }
+        match me.validate_after("recovery") {
+            // Too little space left by bad superblocks: read-only.
+            Err(FtlError::WornOut(_)) | Ok(()) => Ok(me),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The SCFTL configuration in the device's label and the features of
+    /// its version, checked against the device.
+    fn read_label_config(flash: &mut F) -> Result<(ScftlConfig, Features)> {
+        let (kind, bytes) = label::read_label(flash)?;
+        if kind != FtlKind::Scftl {
+            return Err(FtlError::WrongKind {
+                found: kind,
+                expected: FtlKind::Scftl,
+            });
+        }
+        let config = ScftlConfig::decode(&bytes)?;
+        let features = Features::of(config::label_version(&bytes))?;
+        if let Err(e) = config.validate_for(flash.geometry(), features) {
+            return Err(FtlError::Corrupt(format!(
+                "the label's SCFTL configuration does not fit this device: {e}"
+            )));
+        }
+        Ok((config, features))
+    }
+
+    /// After recovery: a bad metadata block (a crash came before the full
+    /// checkpoint that was to move it, docs/FORMAT.md §4.10). Where the
+    /// regions can move, returns `true`: the checkpoint that moves them is
+    /// to be written (and the region counts as broken); elsewhere no epoch
+    /// can commit any more and the device turns read-only (reads still
+    /// work). The live slot (`slot`) is read, never written, so it may
+    /// keep one until it is the target of a checkpoint.
+    fn note_bad_metadata(&mut self, slot: usize) -> bool {
+        let live = &self.layout.meta().slots[slot];
+        let bad_meta: Vec<Sb> = self
+            .layout
+            .meta()
+            .all()
+            .filter(|sb| (!self.delta.movable || !live.contains(sb)) && self.has_bad_block(*sb))
+            .collect();
+        if bad_meta.is_empty() {
+            return false;
+        }
+        if !self.delta.movable {
+            self.worn_out = Some(format!(
+                "superblock {} of the metadata regions has a bad erase block",
+                bad_meta[0]
+            ));
+            return false;
+        }
+        self.delta.broken = true;
+        true
+    }
+
+    /// What recovery leaves to write before the device takes requests: the
+    /// erase of a region of an older generation, the tail of in-page
+    /// epochs as the region's backlog (or its consolidation page now), and
+    /// the full checkpoint when one is needed (`repair`, or
+    /// [`Self::recovery_needs_checkpoint`]). Returns `true` when a media
+    /// failure on the way turned the device read-only.
+    fn settle_recovery(&mut self, mut rec: Reconstructed, mut repair: bool) -> Result<bool> {
         if rec.delta_needs_erase && !repair {
-            let delta = me.layout.meta().delta.clone();
-            let erased = me
+            let delta = self.layout.meta().delta.clone();
+            let erased = self
                 .layout
-                .erase_list(&mut me.flash, &delta)
-                .and_then(|()| me.flash.sync());
+                .erase_list(&mut self.flash, &delta)
+                .and_then(|()| self.flash.sync());
             match erased {
                 // The checkpoint below moves the region off the bad block.
-                Err(e) if e.is_media_failure() && me.delta.movable => {
-                    me.stats.erase_failures += 1;
-                    me.delta.broken = true;
+                Err(e) if e.is_media_failure() && self.delta.movable => {
+                    self.stats.erase_failures += 1;
+                    self.delta.broken = true;
                     repair = true;
                 }
                 r => {
-                    if me.worn_out_by(r.map_err(FtlError::from))? {
-                        return Ok(me);
+                    if self.worn_out_by(r.map_err(FtlError::from))? {
+                        return Ok(true);
                     }
                 }
             }
-            me.delta.wp = 0;
+            self.delta.wp = 0;
         }
+        let checkpoint = repair || self.recovery_needs_checkpoint(&rec);
+        if !checkpoint && !rec.tail.is_empty() && self.keep_tail_as_backlog(&mut rec)? {
+            return Ok(true);
+        }
+        // (A region that broke on the consolidation page above needs the
+        // checkpoint as well: the tail's superblock may be erased first.)
+        if checkpoint || self.delta.broken {
+            let written = self.full_checkpoint();
+            if self.worn_out_by(written)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Whether what recovery found can only be settled by a full
+    /// checkpoint (a new generation).
+    fn recovery_needs_checkpoint(&self, rec: &Reconstructed) -> bool {
         // After a fall-back the dropped epochs' pages are still in the
         // region, and a later scan could take them for live ones: a new
         // generation makes them stale.
-        let fell_back = rec.fell_back && me.mutant != Mutant::SkipFallbackCheckpoint;
+        let fell_back = rec.fell_back && self.mutant != Mutant::SkipFallbackCheckpoint;
         // Epochs recovered from in-page records that no consolidation page
         // holds yet: their records live in a data superblock that may be
         // erased, so the region must get their pairs first — as the next
@@ -435,7 +486,7 @@ impl<F: Flash> Scftl<F> {
         // while later pages landed) only a full checkpoint keeps the order.
         // The region must also keep room for one more epoch (and its
         // consolidation page) after the one written here.
-        let room = u64::from(me.delta.remaining_pages());
+        let room = u64::from(self.delta.remaining_pages());
         let tail_page = u64::from(!rec.tail.is_empty());
         // (A tail longer than one page is not what this FTL writes; a full
         // checkpoint keeps even that safe.)
@@ -446,8 +497,8 @@ impl<F: Flash> Scftl<F> {
         // one back later, self-consistent, under an identity recovery
         // would accept (docs/FORMAT.md §4.3, "Opening an image"). A new
         // generation makes all of them stale at once.
-        let tainted =
-            me.flash.lost_programs_can_return() && me.mutant != Mutant::KeepGenerationOnImageOpen;
+        let tainted = self.flash.lost_programs_can_return()
+            && self.mutant != Mutant::KeepGenerationOnImageOpen;
         // Epochs applied because they verified stay unproven on flash, and
         // every later recovery verifies them again. All but the last may
         // cover sectors a later epoch overrode; those are not in the
@@ -455,59 +506,47 @@ impl<F: Flash> Scftl<F> {
         // page proves the epochs durable — and the next recovery would then
         // fail them and fall back past flushed data. A full checkpoint
         // settles them.
-        let unsettled = rec.verified > 1 && me.mutant != Mutant::KeepVerifiedEpochsUnproven;
-        let checkpoint = repair
-            || fell_back
+        let unsettled = rec.verified > 1 && self.mutant != Mutant::KeepVerifiedEpochsUnproven;
+        fell_back
             || tainted
             || unsettled
             || rec.tail_out_of_order
-            || rec.tail.len() > me.delta.pairs_per_page as usize
-            || room < me.derived.epoch_pages_max + 1 + tail_page;
-        if !checkpoint && !rec.tail.is_empty() {
-            // They wait as the backlog, exactly as after in-page commits at
-            // run time: the region's next page (the next commit's, which
-            // comes before any erase their superblock could need) is their
-            // consolidation page. Opening a cleanly closed image so writes
-            // nothing.
-            me.delta.backlog = rec.tail;
-            me.delta.backlog_epochs = rec.tail_epochs;
-            me.delta.backlog_last_epoch = rec.tail_last_epoch;
-            me.delta.backlog_sbs.extend(rec.tail_sb);
-            // ...unless the records' superblock holds no sector the L2P
-            // maps: then it is erasable at once, and the first superblock
-            // a write or GC opens may be it, before any commit — which
-            // would lose the tail's epochs and the proof its records give
-            // the epochs before them (the crash checker found it with two
-            // write streams, `--hot-cold --wear-leveling`, tiny, seed 6:
-            // a trim in the last in-page epoch left the superblock empty,
-            // and the next recovery fell back past a completed flush). So
-            // the consolidation page is written and synced now.
-            let empty = rec
-                .tail_sb
-                .is_some_and(|sb| me.blocks.valid_counts()[sb.0 as usize] == 0);
-            if empty && me.mutant != Mutant::LazyConsolidationOfEmptyChain {
-                let written = me
-                    .delta
-                    .consolidate(&mut me.flash, &me.layout)
-                    .and_then(|()| me.sync_flash());
-                if me.worn_out_by(written)? {
-                    return Ok(me);
-                }
-            }
+            || rec.tail.len() > self.delta.pairs_per_page as usize
+            || room < self.derived.epoch_pages_max + 1 + tail_page
+    }
+
+    /// Keeps the recovered tail of in-page epochs (no full checkpoint
+    /// needed) as the region's backlog, exactly as after in-page commits at
+    /// run time: the region's next page (the next commit's, which comes
+    /// before any erase their superblock could need) is their
+    /// consolidation page, so opening a cleanly closed image writes
+    /// nothing. Returns `true` when writing the consolidation page at once
+    /// (see below) turned the device read-only.
+    fn keep_tail_as_backlog(&mut self, rec: &mut Reconstructed) -> Result<bool> {
+        self.delta.backlog = std::mem::take(&mut rec.tail);
+        self.delta.backlog_epochs = rec.tail_epochs;
+        self.delta.backlog_last_epoch = rec.tail_last_epoch;
+        self.delta.backlog_sbs.extend(rec.tail_sb);
+        // ...unless the records' superblock holds no sector the L2P maps:
+        // then it is erasable at once, and the first superblock a write or
+        // GC opens may be it, before any commit — which would lose the
+        // tail's epochs and the proof its records give the epochs before
+        // them (the crash checker found it with two write streams,
+        // `--hot-cold --wear-leveling`, tiny, seed 6: a trim in the last
+        // in-page epoch left the superblock empty, and the next recovery
+        // fell back past a completed flush). So the consolidation page is
+        // written and synced now.
+        let empty = rec
+            .tail_sb
+            .is_some_and(|sb| self.blocks.valid_counts()[sb.0 as usize] == 0);
+        if empty && self.mutant != Mutant::LazyConsolidationOfEmptyChain {
+            let written = self
+                .delta
+                .consolidate(&mut self.flash, &self.layout)
+                .and_then(|()| self.sync_flash());
+            return self.worn_out_by(written);
         }
-        // (A region that broke on the consolidation page above needs the
-        // checkpoint as well: the tail's superblock may be erased first.)
-        if checkpoint || me.delta.broken {
-            let written = me.full_checkpoint();
-            if me.worn_out_by(written)? {
-                return Ok(me);
-            }
-        }
-        match me.validate_after("recovery") {
-            // Too little space left by bad superblocks: read-only.
-            Err(FtlError::WornOut(_)) | Ok(()) => Ok(me),
-            Err(e) => Err(e),
-        }
+        Ok(false)
     }
 
     /// `r` failed on a media failure SCFTL could not work around (a

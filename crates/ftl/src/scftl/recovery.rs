@@ -166,13 +166,11 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     page: &mut [u8],
     features: Features,
 ) -> Result<Reconstructed> {
-    let la_records = features.oob_logical_numbers;
-    let scan = features.movable_metadata;
     let check = mutant != Mutant::SkipCrcCheck;
-    let honour_tentative = mutant == Mutant::HonourTentativeDeltas;
     let mut l2p = L2p::unmapped(logical);
-    let (rec, map) = checkpoint::load_newest(flash, layout, check, l2p.as_mut_slice(), page, scan)?;
-    let slot = rec.slot;
+    let scan_for_map = features.movable_metadata;
+    let (rec, map) =
+        checkpoint::load_newest(flash, layout, check, l2p.as_mut_slice(), page, scan_for_map)?;
     // Everything below reads the regions where the checkpoint says they are.
     let mut found = layout.clone();
     found.set_meta(map.clone());
@@ -180,134 +178,189 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
     for (la, pa) in l2p.iter() {
         check_pa(layout, la, pa, logical)?;
     }
-    let gen = rec.gen;
-    let mut next_epoch = rec.next_epoch;
-    let ppp = layout.delta_pairs_per_page;
-    let ss = layout.geometry.sector_size as usize;
-    let read_len = format::delta_crc_len(ppp).div_ceil(ss) * ss;
-    let mut last_programmed: Option<u32> = None;
-    let mut current_gen_seen = false;
-    let mut pending: Vec<(La, Psa)> = Vec::new();
-    let mut pending_epoch: Option<u64> = None;
-    let mut seen_in_epoch = 0u32;
-    let mut unproven: Vec<Epoch> = Vec::new();
-    let mut chain = 0u32;
-    // The last committed page's epoch and link, and whether pages of the
-    // generation follow it.
-    let mut last_link: Option<(u64, Psa)> = None;
-    let mut tail_out_of_order = false;
-    let mut chain_buf = vec![0u8; layout.page_size];
-    // In-page and OOB commits exist only where the OOB has room for their
-    // marker.
-    let inpage = layout.geometry.oob_size as usize
-        >= layout.spp as usize * DATA_OOB_LEN + format::INPAGE_MARKER_LEN;
-    let dies = layout.dies;
-    let mut stripe = Vec::with_capacity(dies as usize);
-    for idx in 0..layout.delta_pages() {
-        let addr = layout.delta_page(idx);
-        if idx % dies == 0 {
-            // Region pages are die-interleaved: the next `dies` pages are
-            // one per die, so the dies sense them in parallel and each
-            // probe (and read) below finds its page in the die's register.
-            stripe.clear();
-            stripe.extend(
-                (idx..(idx + dies).min(layout.delta_pages())).map(|k| layout.delta_page(k)),
-            );
-            flash.prefetch(&stripe)?;
+    let mut scan = Scan {
+        layout,
+        logical,
+        mutant,
+        check,
+        la_records: features.oob_logical_numbers,
+        gen: rec.gen,
+        // In-page and OOB commits exist only where the OOB has room for
+        // their marker.
+        inpage: layout.geometry.oob_size as usize
+            >= layout.spp as usize * DATA_OOB_LEN + format::INPAGE_MARKER_LEN,
+        l2p,
+        next_epoch: rec.next_epoch,
+        last_programmed: None,
+        current_gen_seen: false,
+        pending: Vec::new(),
+        pending_epoch: None,
+        seen_in_epoch: 0,
+        unproven: Vec::new(),
+        chain: 0,
+        last_link: None,
+        tail_out_of_order: false,
+        chain_buf: vec![0u8; layout.page_size],
+    };
+    scan.region(flash, page)?;
+    let (tail, tail_sb) = scan.tail(flash, page)?;
+    let v = scan.verify_unproven(flash, page)?;
+    Ok(Reconstructed {
+        l2p: scan.l2p,
+        slot: rec.slot,
+        map,
+        gen: rec.gen,
+        next_epoch: scan.next_epoch,
+        delta_wp: scan.last_programmed.map_or(0, |i| i + 1),
+        delta_needs_erase: scan.last_programmed.is_some() && !scan.current_gen_seen,
+        chain: scan.chain,
+        fell_back: v.fell_back,
+        verified: v.verified,
+        verified_sbs: v.sbs,
+        tail: tail.pairs,
+        tail_epochs: tail.epochs,
+        tail_last_epoch: tail.last_epoch,
+        tail_out_of_order: scan.tail_out_of_order,
+        tail_sb,
+    })
+}
+
+/// What verifying the unproven epochs found.
+struct Verified {
+    /// An epoch failed its check; it and every later one were dropped.
+    fell_back: bool,
+    /// Epochs verified by reading their sectors back.
+    verified: u32,
+    /// The superblocks those sectors are in.
+    sbs: Vec<Sb>,
+}
+
+/// The state of [`reconstruct`]'s scan of the delta region, and what it
+/// needs to know of the image.
+struct Scan<'a> {
+    layout: &'a Layout,
+    logical: usize,
+    mutant: Mutant,
+    check: bool,
+    /// Data pages carry logical sector records ([`Features`]).
+    la_records: bool,
+    /// The generation of the checkpoint the scan builds on.
+    gen: u64,
+    /// The OOB has room for in-page and OOB commit markers.
+    inpage: bool,
+    l2p: L2p,
+    next_epoch: u64,
+    last_programmed: Option<u32>,
+    current_gen_seen: bool,
+    /// Pairs of the epoch being read, before its committed page.
+    pending: Vec<(La, Psa)>,
+    pending_epoch: Option<u64>,
+    seen_in_epoch: u32,
+    /// Committed epochs not yet proven durable, in order.
+    unproven: Vec<Epoch>,
+    /// The digest of the last epoch applied.
+    chain: u32,
+    /// The last committed page's epoch and link, while no page of the
+    /// generation has followed it.
+    last_link: Option<(u64, Psa)>,
+    tail_out_of_order: bool,
+    chain_buf: Vec<u8>,
+}
+
+impl Scan<'_> {
+    /// Reads every programmed page of the delta region, in order.
+    fn region<F: Flash + ?Sized>(&mut self, flash: &mut F, page: &mut [u8]) -> Result<()> {
+        let layout = self.layout;
+        let ss = layout.geometry.sector_size as usize;
+        let read_len = format::delta_crc_len(layout.delta_pairs_per_page).div_ceil(ss) * ss;
+        let dies = layout.dies;
+        let mut stripe = Vec::with_capacity(dies as usize);
+        for idx in 0..layout.delta_pages() {
+            let addr = layout.delta_page(idx);
+            if idx % dies == 0 {
+                // Region pages are die-interleaved: the next `dies` pages
+                // are one per die, so the dies sense them in parallel and
+                // each probe (and read) below finds its page in the die's
+                // register.
+                stripe.clear();
+                stripe.extend(
+                    (idx..(idx + dies).min(layout.delta_pages())).map(|k| layout.delta_page(k)),
+                );
+                flash.prefetch(&stripe)?;
+            }
+            // Most of the region is erased at most times: sensing a page is
+            // much cheaper than transferring and checking it.
+            if flash.probe_erased(addr)? {
+                continue;
+            }
+            // Only the sectors that can hold the header and pairs are read.
+            let page = &mut page[..read_len];
+            flash.read(addr, 0, page)?;
+            self.last_programmed = Some(idx);
+            self.page(flash, idx, page)?;
         }
-        // Most of the region is erased at most times: sensing a page is
-        // much cheaper than transferring and checking it.
-        if flash.probe_erased(addr)? {
-            continue;
-        }
-        // Only the sectors that can hold the header and pairs are read.
-        let page = &mut page[..read_len];
-        flash.read(addr, 0, page)?;
-        last_programmed = Some(idx);
-        let Some(h) = format::parse(page, check) else {
-            continue; // torn or garbage
+        Ok(())
+    }
+
+    /// One programmed page of the region, at index `idx`.
+    fn page<F: Flash + ?Sized>(&mut self, flash: &mut F, idx: u32, page: &[u8]) -> Result<()> {
+        let ppp = self.layout.delta_pairs_per_page;
+        let Some(h) = format::parse(page, self.check) else {
+            return Ok(()); // torn or garbage
         };
-        if check {
-            if h.gen > gen {
+        if self.check {
+            if h.gen > self.gen {
                 return Err(FtlError::Corrupt(format!(
-                    "delta page {idx} belongs to generation {}, newer than the newest committed full checkpoint ({gen})",
-                    h.gen
+                    "delta page {idx} belongs to generation {}, newer than the newest committed full checkpoint ({})",
+                    h.gen, self.gen
                 )));
             }
-            if h.gen != gen || h.index != idx || h.count > ppp {
-                continue; // stale generation or misplaced
+            if h.gen != self.gen || h.index != idx || h.count > ppp {
+                return Ok(()); // stale generation or misplaced
             }
         }
         let kind = format::base_kind(h.kind);
         let consolidated = kind == format::KIND_CONSOLIDATED;
         if kind != format::KIND_TENTATIVE && !format::is_commit_kind(kind) && !consolidated {
-            continue;
+            return Ok(());
         }
-        current_gen_seen = true;
+        self.current_gen_seen = true;
         if format::is_commit_kind(kind)
             || consolidated
-            || mutant != Mutant::RecoveryReusesCrashedEpoch
+            || self.mutant != Mutant::RecoveryReusesCrashedEpoch
         {
-            next_epoch = next_epoch.max(h.epoch.saturating_add(1));
+            self.next_epoch = self.next_epoch.max(h.epoch.saturating_add(1));
         }
-        if let Some((epoch, link)) = last_link.take() {
+        if let Some((epoch, link)) = self.last_link.take() {
             // A consolidation page holds the epochs committed in-page after
             // the last committed page, and a page of the next epoch id
             // shows there are none. Otherwise the consolidation page was
             // lost in a crash while later pages landed: the chain must be
             // applied here, before them.
             if !consolidated && h.epoch != epoch.wrapping_add(1) {
-                let chained = follow_chain(
-                    flash,
-                    layout,
-                    gen,
-                    epoch,
-                    link,
-                    logical,
-                    mutant,
-                    &mut chain_buf,
-                    la_records,
-                )?;
+                let mut buf = std::mem::take(&mut self.chain_buf);
                 let mut t = Tail::default();
-                apply_chain(
-                    chained,
-                    check,
-                    &mut l2p,
-                    &mut unproven,
-                    &mut chain,
-                    &mut next_epoch,
-                    &mut t,
-                )?;
-                tail_out_of_order |= t.epochs > 0;
+                let applied = self.follow_and_apply(flash, epoch, link, &mut buf, &mut t);
+                self.chain_buf = buf;
+                applied?;
+                self.tail_out_of_order |= t.epochs > 0;
             }
         }
         // A page programmed after a sync proves every earlier epoch durable.
-        let after_sync = h.kind & format::KIND_AFTER_SYNC != 0;
-        if let Some(last) = unproven.iter().rposition(|e| after_sync && e.id < h.epoch) {
-            for e in unproven.drain(..=last) {
-                if check && !e.complete {
-                    return Err(FtlError::Corrupt(format!(
-                        "committed delta page {} closes epoch {}, which a later sync made durable, but some of its pages are unreadable",
-                        e.commit_idx, e.id
-                    )));
-                }
-                for &(la, pa) in &e.pairs {
-                    l2p[la] = pa;
-                }
-                chain = e.digest;
-            }
+        if h.kind & format::KIND_AFTER_SYNC != 0 {
+            self.prove_before(h.epoch)?;
         }
         let count = h.count.min(ppp) as usize;
+        let mut pairs = Vec::with_capacity(count);
+        for k in 0..count {
+            let (la, pa) = format::get_pair(page, k);
+            check_pa(self.layout, la, pa, self.logical)?;
+            pairs.push((la, pa));
+        }
         if consolidated {
             // The epochs committed in-page before this page, all durable:
             // applied in place (again, if their chain was followed).
-            let mut pairs = Vec::with_capacity(count);
-            for k in 0..count {
-                let (la, pa) = format::get_pair(page, k);
-                check_pa(layout, la, pa, logical)?;
-                pairs.push((la, pa));
-            }
-            unproven.push(Epoch {
+            self.unproven.push(Epoch {
                 id: h.epoch,
                 pairs,
                 digest: h.aux2,
@@ -315,107 +368,147 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
                 commit_idx: idx,
                 trusted: true,
             });
-            continue;
+            return Ok(());
         }
-        if pending_epoch != Some(h.epoch) {
-            pending.clear();
-            pending_epoch = Some(h.epoch);
-            seen_in_epoch = 0;
+        if self.pending_epoch != Some(h.epoch) {
+            self.pending.clear();
+            self.pending_epoch = Some(h.epoch);
+            self.seen_in_epoch = 0;
         }
-        seen_in_epoch += 1;
-        for k in 0..count {
-            let (la, pa) = format::get_pair(page, k);
-            check_pa(layout, la, pa, logical)?;
-            pending.push((la, pa));
-        }
+        self.seen_in_epoch += 1;
+        self.pending.extend(pairs);
         if format::is_commit_kind(kind) {
-            unproven.push(Epoch {
+            self.unproven.push(Epoch {
                 id: h.epoch,
-                pairs: std::mem::take(&mut pending),
+                pairs: std::mem::take(&mut self.pending),
                 digest: h.aux2,
-                complete: h.aux + 1 == seen_in_epoch,
+                complete: h.aux + 1 == self.seen_in_epoch,
                 commit_idx: idx,
                 trusted: false,
             });
             // Only the last commit's chain can hold epochs no page of the
             // region holds (a consolidation page follows every other one).
-            last_link = format::commit_link(page, h.count, format::crc_len_of(page))
-                .filter(|_| inpage)
+            self.last_link = format::commit_link(page, h.count, format::crc_len_of(page))
+                .filter(|_| self.inpage)
                 .map(|link| (h.epoch, link));
-        } else if honour_tentative {
-            for &(la, pa) in &pending {
-                l2p[la] = pa;
+        } else if self.mutant == Mutant::HonourTentativeDeltas {
+            for &(la, pa) in &self.pending {
+                self.l2p[la] = pa;
             }
-            pending.clear();
+            self.pending.clear();
         }
+        Ok(())
     }
-    // The chain of in-page commits after the last committed delta page.
-    let mut tail = Tail::default();
-    let mut tail_sb = None;
-    if let Some((epoch, link)) = last_link {
+
+    /// Applies, in order, every unproven epoch older than `epoch`: a page
+    /// of `epoch` programmed after a sync proves them durable.
+    fn prove_before(&mut self, epoch: u64) -> Result<()> {
+        let Some(last) = self.unproven.iter().rposition(|e| e.id < epoch) else {
+            return Ok(());
+        };
+        for e in self.unproven.drain(..=last) {
+            if self.check && !e.complete {
+                return Err(FtlError::Corrupt(format!(
+                    "committed delta page {} closes epoch {}, which a later sync made durable, but some of its pages are unreadable",
+                    e.commit_idx, e.id
+                )));
+            }
+            for &(la, pa) in &e.pairs {
+                self.l2p[la] = pa;
+            }
+            self.chain = e.digest;
+        }
+        Ok(())
+    }
+
+    /// Follows the chain of in-page commits from the commit of `epoch`
+    /// whose link is `link`, and applies it into `tail`.
+    fn follow_and_apply<F: Flash + ?Sized>(
+        &mut self,
+        flash: &mut F,
+        epoch: u64,
+        link: Psa,
+        buf: &mut [u8],
+        tail: &mut Tail,
+    ) -> Result<()> {
         let chained = follow_chain(
-            flash, layout, gen, epoch, link, logical, mutant, page, la_records,
+            flash,
+            self.layout,
+            self.gen,
+            epoch,
+            link,
+            self.logical,
+            self.mutant,
+            buf,
+            self.la_records,
         )?;
         apply_chain(
             chained,
-            check,
-            &mut l2p,
-            &mut unproven,
-            &mut chain,
-            &mut next_epoch,
-            &mut tail,
-        )?;
-        if tail.epochs > 0 {
-            tail_sb = Some(layout.sb_of(link));
-        }
+            self.check,
+            &mut self.l2p,
+            &mut self.unproven,
+            &mut self.chain,
+            &mut self.next_epoch,
+            tail,
+        )
     }
-    // The epochs nothing proves durable: verify them in order.
-    let trust = !check || mutant == Mutant::AcceptEpochDigestMismatch;
-    let mut fell_back = false;
-    let mut verified = 0;
-    let mut verified_sbs = Vec::new();
-    for e in unproven {
-        let ok = trust
-            || e.trusted
-            || (e.complete && verify_epoch(flash, layout, &e, chain, page, la_records)?);
-        if !ok {
-            fell_back = true;
-            break;
-        }
-        verified += u32::from(!e.trusted);
-        if !e.trusted {
-            for &(_, pa) in &e.pairs {
-                if pa.is_mapped() {
-                    let sb = layout.sb_of(pa);
-                    if !verified_sbs.contains(&sb) {
-                        verified_sbs.push(sb);
+
+    /// The chain of in-page commits after the last committed delta page,
+    /// and the superblock it ends in (when it held any epoch).
+    fn tail<F: Flash + ?Sized>(
+        &mut self,
+        flash: &mut F,
+        page: &mut [u8],
+    ) -> Result<(Tail, Option<Sb>)> {
+        let mut tail = Tail::default();
+        let Some((epoch, link)) = self.last_link else {
+            return Ok((tail, None));
+        };
+        self.follow_and_apply(flash, epoch, link, page, &mut tail)?;
+        let sb = (tail.epochs > 0).then(|| self.layout.sb_of(link));
+        Ok((tail, sb))
+    }
+
+    /// The epochs nothing proves durable: verified in order, applied up to
+    /// the first that fails.
+    fn verify_unproven<F: Flash + ?Sized>(
+        &mut self,
+        flash: &mut F,
+        page: &mut [u8],
+    ) -> Result<Verified> {
+        let trust = !self.check || self.mutant == Mutant::AcceptEpochDigestMismatch;
+        let mut v = Verified {
+            fell_back: false,
+            verified: 0,
+            sbs: Vec::new(),
+        };
+        for e in std::mem::take(&mut self.unproven) {
+            let ok = trust
+                || e.trusted
+                || (e.complete
+                    && verify_epoch(flash, self.layout, &e, self.chain, page, self.la_records)?);
+            if !ok {
+                v.fell_back = true;
+                break;
+            }
+            v.verified += u32::from(!e.trusted);
+            if !e.trusted {
+                for &(_, pa) in &e.pairs {
+                    if pa.is_mapped() {
+                        let sb = self.layout.sb_of(pa);
+                        if !v.sbs.contains(&sb) {
+                            v.sbs.push(sb);
+                        }
                     }
                 }
             }
+            for &(la, pa) in &e.pairs {
+                self.l2p[la] = pa;
+            }
+            self.chain = e.digest;
         }
-        for &(la, pa) in &e.pairs {
-            l2p[la] = pa;
-        }
-        chain = e.digest;
+        Ok(v)
     }
-    Ok(Reconstructed {
-        l2p,
-        slot,
-        map,
-        gen,
-        next_epoch,
-        delta_wp: last_programmed.map_or(0, |i| i + 1),
-        delta_needs_erase: last_programmed.is_some() && !current_gen_seen,
-        chain,
-        fell_back,
-        verified,
-        verified_sbs,
-        tail: tail.pairs,
-        tail_epochs: tail.epochs,
-        tail_last_epoch: tail.last_epoch,
-        tail_out_of_order,
-        tail_sb,
-    })
 }
 
 /// Epochs applied from in-page records.
