@@ -33,8 +33,6 @@ pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> 
     rep.counts.blocks_total = u64::from(sb.data_blocks());
     // Owner of each block (0: none).
     let mut owner = vec![0u32; sb.total_blocks as usize];
-    let mut inodes: HashMap<u32, Info> = HashMap::new();
-    let mut allocated = Vec::new();
     if !st.bit(sb.inode_bitmap_start, 0)? {
         rep.add(
             ProblemKind::InodeBitmap,
@@ -43,15 +41,41 @@ pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> 
             "bit of inode 0 (which does not exist) is clear".into(),
         );
     }
+    let mut allocated = Vec::new();
     for ino in 1..sb.inode_count {
         if st.bit(sb.inode_bitmap_start, u64::from(ino))? {
             allocated.push(ino);
         }
     }
     rep.counts.inodes_used = allocated.len() as u64;
+    let mut inodes = check_inodes(st, rep, &allocated, &mut owner)?;
+    let children = check_entries(st, rep, &mut inodes)?;
+    // Reachability from the root.
+    let mut reached = HashSet::new();
+    let mut queue = VecDeque::from([ROOT_INO]);
+    while let Some(d) = queue.pop_front() {
+        if !reached.insert(d) {
+            continue;
+        }
+        for &c in children.get(&d).into_iter().flatten() {
+            queue.push_back(c);
+        }
+    }
+    check_links(st, rep, &inodes, &reached)?;
+    check_block_bitmap(st, rep, &owner)
+}
 
+/// Inodes and their blocks: what the walk learns of each allocated inode
+/// (and, in `owner`, which inode references each block).
+fn check_inodes<D: BlockDevice>(
+    st: &mut Store<D>,
+    rep: &mut FsckReport,
+    allocated: &[u32],
+    owner: &mut [u32],
+) -> Result<HashMap<u32, Info>> {
+    let mut inodes: HashMap<u32, Info> = HashMap::new();
     // Inodes and their blocks.
-    for &ino in &allocated {
+    for &ino in allocated {
         let inode = match st.iget(ino) {
             Ok(i) => i,
             Err(e) => {
@@ -74,7 +98,7 @@ pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> 
             FileType::Symlink => rep.counts.symlinks += 1,
             _ => rep.counts.other += 1,
         }
-        let mapped = check_blocks(st, rep, ino, &inode, kind, &mut owner)?;
+        let mapped = check_blocks(st, rep, ino, &inode, kind, owner)?;
         let dir_blocks = if kind == FileType::Directory {
             let n = inode.size / BLOCK_SIZE as u64;
             mapped.into_iter().filter(|&(idx, _)| idx < n).collect()
@@ -94,7 +118,16 @@ pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> 
         );
     }
 
-    // Directory entries.
+    Ok(inodes)
+}
+
+/// Directory entries: names, types, references (counted into `inodes`);
+/// returns the subdirectories each directory's entries name.
+fn check_entries<D: BlockDevice>(
+    st: &mut Store<D>,
+    rep: &mut FsckReport,
+    inodes: &mut HashMap<u32, Info>,
+) -> Result<HashMap<u32, Vec<u32>>> {
     let dirs: Vec<u32> = {
         let mut d: Vec<u32> = inodes
             .iter()
@@ -170,19 +203,16 @@ pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> 
         }
     }
 
-    // Reachability from the root.
-    let mut reached = HashSet::new();
-    let mut queue = VecDeque::from([ROOT_INO]);
-    while let Some(d) = queue.pop_front() {
-        if !reached.insert(d) {
-            continue;
-        }
-        for &c in children.get(&d).into_iter().flatten() {
-            queue.push_back(c);
-        }
-    }
+    Ok(children)
+}
 
-    // Link counts, parents, orphans.
+/// Link counts, parents, orphans (added to `rep.orphans`).
+fn check_links<D: BlockDevice>(
+    st: &mut Store<D>,
+    rep: &mut FsckReport,
+    inodes: &HashMap<u32, Info>,
+    reached: &HashSet<u32>,
+) -> Result<()> {
     let mut all: Vec<u32> = inodes.keys().copied().collect();
     all.sort_unstable();
     for ino in all {
@@ -284,7 +314,16 @@ pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> 
         }
     }
 
-    // Block bitmap = metadata + referenced blocks; padding bits set.
+    Ok(())
+}
+
+/// Block bitmap = metadata + referenced blocks; padding bits set.
+fn check_block_bitmap<D: BlockDevice>(
+    st: &mut Store<D>,
+    rep: &mut FsckReport,
+    owner: &[u32],
+) -> Result<()> {
+    let sb = st.sb.clone();
     let bits = u64::from(sb.block_bitmap_blocks) * BITS_PER_BLOCK;
     for b in 0..bits {
         let set = st.bit(sb.block_bitmap_start, b)?;

@@ -216,22 +216,7 @@ impl<D: BlockDevice + ?Sized> Img<'_, D> {
 /// whose superblock, log header or root directory is damaged.
 pub fn repair<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<RepairReport> {
     let before = fsck(dev)?;
-    for p in &before.problems {
-        let refuse = match p.kind {
-            ProblemKind::Superblock => Some("the superblock is damaged"),
-            ProblemKind::Log => Some("the log header is damaged"),
-            _ if p.ino == Some(ROOT_INO) && p.kind == ProblemKind::Inode => {
-                Some("the root inode is damaged")
-            }
-            _ => None,
-        };
-        if let Some(why) = refuse {
-            return Err(FsError::Corrupt(format!(
-                "{why} ({}); repair does not guess, so nothing was changed",
-                p.message
-            )));
-        }
-    }
+    refuse_damaged(&before)?;
     if before.is_clean() && before.orphans.is_empty() && !before.log_replay_pending {
         return Ok(RepairReport {
             changes: Vec::new(),
@@ -254,8 +239,52 @@ pub fn repair<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<RepairReport> {
     if before.log_replay_pending {
         replay(&mut img, &mut changes)?;
     }
+    let valid = valid_inodes(&mut img)?;
+    match valid.get(&ROOT_INO) {
+        Some(r) if r.is_dir() => {}
+        _ => {
+            return Err(FsError::Corrupt(
+                "the root inode is not an allocated directory; repair does not guess, so nothing but a pending log replay was changed".into(),
+            ))
+        }
+    }
 
-    // Allocated inodes that decode.
+    let entries = drop_dangling_entries(&mut img, &valid, &mut changes)?;
+    let reach = Reach::from_root(&entries, &valid);
+    let mut all: Vec<u32> = valid.keys().copied().collect();
+    all.sort_unstable();
+    fix_inodes(&mut img, &valid, &all, &reach, &mut changes)?;
+    rebuild_bitmaps(&mut img, &valid, &all, &reach.reached, &mut changes)?;
+    img.write_out()?;
+    let after = fsck(img.dev)?;
+    Ok(RepairReport { changes, after })
+}
+
+/// Refuses (an error that says nothing was changed) an image whose
+/// superblock, log header or root inode is damaged.
+fn refuse_damaged(before: &FsckReport) -> Result<()> {
+    for p in &before.problems {
+        let refuse = match p.kind {
+            ProblemKind::Superblock => Some("the superblock is damaged"),
+            ProblemKind::Log => Some("the log header is damaged"),
+            _ if p.ino == Some(ROOT_INO) && p.kind == ProblemKind::Inode => {
+                Some("the root inode is damaged")
+            }
+            _ => None,
+        };
+        if let Some(why) = refuse {
+            return Err(FsError::Corrupt(format!(
+                "{why} ({}); repair does not guess, so nothing was changed",
+                p.message
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The allocated inodes that decode.
+fn valid_inodes<D: BlockDevice + ?Sized>(img: &mut Img<'_, D>) -> Result<HashMap<u32, Inode>> {
+    let sb = img.sb.clone();
     let mut valid: HashMap<u32, Inode> = HashMap::new();
     let ibm = img.get(sb.inode_bitmap_start)?;
     let mut ibm_block = (sb.inode_bitmap_start, ibm);
@@ -274,16 +303,16 @@ pub fn repair<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<RepairReport> {
             }
         }
     }
-    match valid.get(&ROOT_INO) {
-        Some(r) if r.is_dir() => {}
-        _ => {
-            return Err(FsError::Corrupt(
-                "the root inode is not an allocated directory; repair does not guess, so nothing but a pending log replay was changed".into(),
-            ))
-        }
-    }
+    Ok(valid)
+}
 
-    // Directory entries: drop the dangling ones, note the rest.
+/// Directory entries: drops the dangling ones (noted in `changes`) and
+/// returns the inodes each directory's entries name.
+fn drop_dangling_entries<D: BlockDevice + ?Sized>(
+    img: &mut Img<'_, D>,
+    valid: &HashMap<u32, Inode>,
+    changes: &mut Vec<String>,
+) -> Result<HashMap<u32, Vec<u32>>> {
     let mut dirs: Vec<u32> = valid
         .iter()
         .filter(|(_, i)| i.is_dir())
@@ -329,30 +358,58 @@ pub fn repair<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<RepairReport> {
         }
     }
 
-    // What the root reaches, and the references reachable directories hold.
-    let mut reached: HashSet<u32> = HashSet::from([ROOT_INO]);
-    let mut refs: HashMap<u32, u32> = HashMap::new();
-    let mut subdirs: HashMap<u32, u32> = HashMap::new();
-    let mut seen_dirs: HashSet<u32> = HashSet::new();
-    let mut queue = VecDeque::from([ROOT_INO]);
-    while let Some(d) = queue.pop_front() {
-        if !seen_dirs.insert(d) {
-            continue;
-        }
-        for &c in entries.get(&d).into_iter().flatten() {
-            reached.insert(c);
-            *refs.entry(c).or_insert(0) += 1;
-            if valid[&c].is_dir() {
-                *subdirs.entry(d).or_insert(0) += 1;
-                queue.push_back(c);
+    Ok(entries)
+}
+
+/// What the root reaches, and the references reachable directories hold.
+struct Reach {
+    reached: HashSet<u32>,
+    /// Entries naming each inode.
+    refs: HashMap<u32, u32>,
+    /// Subdirectories of each directory.
+    subdirs: HashMap<u32, u32>,
+}
+
+impl Reach {
+    fn from_root(entries: &HashMap<u32, Vec<u32>>, valid: &HashMap<u32, Inode>) -> Reach {
+        let mut reached: HashSet<u32> = HashSet::from([ROOT_INO]);
+        let mut refs: HashMap<u32, u32> = HashMap::new();
+        let mut subdirs: HashMap<u32, u32> = HashMap::new();
+        let mut seen_dirs: HashSet<u32> = HashSet::new();
+        let mut queue = VecDeque::from([ROOT_INO]);
+        while let Some(d) = queue.pop_front() {
+            if !seen_dirs.insert(d) {
+                continue;
+            }
+            for &c in entries.get(&d).into_iter().flatten() {
+                reached.insert(c);
+                *refs.entry(c).or_insert(0) += 1;
+                if valid[&c].is_dir() {
+                    *subdirs.entry(d).or_insert(0) += 1;
+                    queue.push_back(c);
+                }
             }
         }
-    }
 
-    // Unreachable inodes are freed; their blocks go with the bitmap below.
-    let mut all: Vec<u32> = valid.keys().copied().collect();
-    all.sort_unstable();
-    for &ino in &all {
+        Reach {
+            reached,
+            refs,
+            subdirs,
+        }
+    }
+}
+
+/// Frees the unreachable inodes (their blocks go with the bitmap) and sets
+/// the link counts of the reachable ones.
+fn fix_inodes<D: BlockDevice + ?Sized>(
+    img: &mut Img<'_, D>,
+    valid: &HashMap<u32, Inode>,
+    all: &[u32],
+    reach: &Reach,
+    changes: &mut Vec<String>,
+) -> Result<()> {
+    let (reached, refs, subdirs) = (&reach.reached, &reach.refs, &reach.subdirs);
+    for &ino in all {
         if reached.contains(&ino) {
             continue;
         }
@@ -367,7 +424,7 @@ pub fn repair<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<RepairReport> {
     }
 
     // Link counts.
-    for &ino in &all {
+    for &ino in all {
         if !reached.contains(&ino) {
             continue;
         }
@@ -385,9 +442,20 @@ pub fn repair<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<RepairReport> {
         }
     }
 
-    // Bitmaps from what is reachable.
+    Ok(())
+}
+
+/// Rebuilds both bitmaps from what is reachable.
+fn rebuild_bitmaps<D: BlockDevice + ?Sized>(
+    img: &mut Img<'_, D>,
+    valid: &HashMap<u32, Inode>,
+    all: &[u32],
+    reached: &HashSet<u32>,
+    changes: &mut Vec<String>,
+) -> Result<()> {
+    let sb = img.sb.clone();
     let mut used = vec![false; sb.total_blocks as usize];
-    for &ino in &all {
+    for &ino in all {
         if reached.contains(&ino) {
             let i = valid[&ino].clone();
             for b in img.mapped(&i)?.all {
@@ -417,9 +485,7 @@ pub fn repair<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<RepairReport> {
         ));
     }
 
-    img.write_out()?;
-    let after = fsck(img.dev)?;
-    Ok(RepairReport { changes, after })
+    Ok(())
 }
 
 /// Installs the committed log step at home, flushes, then clears the
