@@ -495,24 +495,7 @@ impl<D: BlockDevice> Fs<D> {
                 }
             }
             if s_kind == FileType::Directory {
-                // The destination may not be the source or inside it.
-                let mut cur = dp;
-                for _ in 0..=fs.st.sb.inode_count {
-                    if cur == s {
-                        return Err(FsError::Invalid(
-                            "a directory cannot be moved into itself".into(),
-                        ));
-                    }
-                    if cur == ROOT_INO {
-                        break;
-                    }
-                    cur = fs.entry_inode(cur)?.parent;
-                }
-                if cur != ROOT_INO {
-                    return Err(corrupt(
-                        "a directory's parent chain does not reach the root",
-                    ));
-                }
+                fs.check_not_inside(dp, s)?;
             }
             let t = match dst {
                 Some(d) => {
@@ -544,67 +527,106 @@ impl<D: BlockDevice> Fs<D> {
             }
 
             // The piece that is never split: both entries and the inodes.
-            let now = fs.now();
-            let sdir = fs.st.iget(sp)?;
-            let src = fs
-                .dir_find(&sdir, name)?
-                .ok_or_else(|| FsError::Internal("rename source vanished".into()))?;
-            fs.dir_remove(&src)?;
-            let ddir = fs.st.iget(dp)?;
-            match t {
-                Some(_) => {
-                    let d = fs
-                        .dir_find(&ddir, newname)?
-                        .ok_or_else(|| FsError::Internal("rename target vanished".into()))?;
-                    fs.st
-                        .meta_edit(d.phys, |b| dir::retarget(b, d.rec, s, s_kind.code() as u8))?;
-                }
-                None => {
-                    let (phys, at, from) = fs
-                        .dir_space(&ddir, newname.len())?
-                        .ok_or_else(|| FsError::Internal("rename lost the room it made".into()))?;
-                    fs.dir_insert(phys, at, from, s, s_kind, newname)?;
-                }
-            }
-            let moved_dir = s_kind == FileType::Directory && sp != dp;
-            fs.iupdate(s, |i| {
-                i.ctime_ns = now;
-                if moved_dir {
-                    i.parent = dp;
-                }
-            })?;
-            if let Some((t_ino, t_dir)) = t {
-                fs.iupdate(t_ino, |i| {
-                    i.nlink = if t_dir { 0 } else { i.nlink.saturating_sub(1) };
-                    i.ctime_ns = now;
-                })?;
-            }
-            let t_dir = t.is_some_and(|(_, d)| d);
-            fs.iupdate(sp, |i| {
-                i.mtime_ns = now;
-                i.ctime_ns = now;
-                if moved_dir {
-                    i.nlink = i.nlink.saturating_sub(1);
-                }
-            })?;
-            fs.iupdate(dp, |i| {
-                i.mtime_ns = now;
-                i.ctime_ns = now;
-                if moved_dir {
-                    i.nlink += 1;
-                }
-                if t_dir {
-                    i.nlink = i.nlink.saturating_sub(1);
-                }
-            })?;
-
-            if let Some((t_ino, _)) = t {
-                if fs.st.iget(t_ino)?.nlink == 0 && !fs.is_open(t_ino) {
-                    fs.free_inode(t_ino)?;
-                }
-            }
-            Ok(())
+            fs.rename_entries(sp, name, dp, newname, (s, s_kind), t)
         })
+    }
+
+    /// Fails unless directory `s` may move into directory `dp`: `dp` may
+    /// be neither `s` nor inside it.
+    fn check_not_inside(&mut self, dp: u32, s: u32) -> Result<()> {
+        let mut cur = dp;
+        for _ in 0..=self.st.sb.inode_count {
+            if cur == s {
+                return Err(FsError::Invalid(
+                    "a directory cannot be moved into itself".into(),
+                ));
+            }
+            if cur == ROOT_INO {
+                return Ok(());
+            }
+            cur = self.entry_inode(cur)?.parent;
+        }
+        if cur != ROOT_INO {
+            return Err(corrupt(
+                "a directory's parent chain does not reach the root",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The part of a checked rename that is never split: the source entry
+    /// `sp/name` (inode `s` of kind `s_kind`) leaves, `dp/newname` names
+    /// it (retargeted when it named `t`, the target inode and whether it
+    /// is a directory), and the inodes' links and times follow.
+    fn rename_entries(
+        &mut self,
+        sp: u32,
+        name: &[u8],
+        dp: u32,
+        newname: &[u8],
+        (s, s_kind): (u32, FileType),
+        t: Option<(u32, bool)>,
+    ) -> Result<()> {
+        let now = self.now();
+        let sdir = self.st.iget(sp)?;
+        let src = self
+            .dir_find(&sdir, name)?
+            .ok_or_else(|| FsError::Internal("rename source vanished".into()))?;
+        self.dir_remove(&src)?;
+        let ddir = self.st.iget(dp)?;
+        match t {
+            Some(_) => {
+                let d = self
+                    .dir_find(&ddir, newname)?
+                    .ok_or_else(|| FsError::Internal("rename target vanished".into()))?;
+                self.st
+                    .meta_edit(d.phys, |b| dir::retarget(b, d.rec, s, s_kind.code() as u8))?;
+            }
+            None => {
+                let (phys, at, from) = self
+                    .dir_space(&ddir, newname.len())?
+                    .ok_or_else(|| FsError::Internal("rename lost the room it made".into()))?;
+                self.dir_insert(phys, at, from, s, s_kind, newname)?;
+            }
+        }
+        let moved_dir = s_kind == FileType::Directory && sp != dp;
+        self.iupdate(s, |i| {
+            i.ctime_ns = now;
+            if moved_dir {
+                i.parent = dp;
+            }
+        })?;
+        if let Some((t_ino, t_dir)) = t {
+            self.iupdate(t_ino, |i| {
+                i.nlink = if t_dir { 0 } else { i.nlink.saturating_sub(1) };
+                i.ctime_ns = now;
+            })?;
+        }
+        let t_dir = t.is_some_and(|(_, d)| d);
+        self.iupdate(sp, |i| {
+            i.mtime_ns = now;
+            i.ctime_ns = now;
+            if moved_dir {
+                i.nlink = i.nlink.saturating_sub(1);
+            }
+        })?;
+        self.iupdate(dp, |i| {
+            i.mtime_ns = now;
+            i.ctime_ns = now;
+            if moved_dir {
+                i.nlink += 1;
+            }
+            if t_dir {
+                i.nlink = i.nlink.saturating_sub(1);
+            }
+        })?;
+
+        if let Some((t_ino, _)) = t {
+            if self.st.iget(t_ino)?.nlink == 0 && !self.is_open(t_ino) {
+                self.free_inode(t_ino)?;
+            }
+        }
+        Ok(())
     }
 
     /// Lists directory `ino` from cookie `offset` (0 = the start): `.`,

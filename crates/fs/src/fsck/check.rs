@@ -432,6 +432,20 @@ fn check_blocks<D: BlockDevice>(
             }
         }
     }
+    check_sizes(rep, ino, i, kind, &data, count);
+    Ok(data)
+}
+
+/// The size and block count of inode `ino` (`i`, of kind `kind`) against
+/// the `count` blocks it maps, `data` its data blocks `(index, block)`.
+fn check_sizes(
+    rep: &mut FsckReport,
+    ino: u32,
+    i: &Inode,
+    kind: FileType,
+    data: &[(u64, u32)],
+    count: u32,
+) {
     if count != i.blocks {
         rep.add(
             ProblemKind::Size,
@@ -500,5 +514,4 @@ fn check_blocks<D: BlockDevice>(
             }
         }
     }
-    Ok(data)
 }

@@ -143,6 +143,14 @@ impl<F: Flash> LogFtl<F> {
     }
 
     fn check_segments(&self) -> Result<(), String> {
+        let actives = self.check_segment_states()?;
+        self.check_bad_segments()?;
+        self.check_heads(actives)
+    }
+
+    /// Every segment's state against the queues and lists it must be in,
+    /// and its content; returns how many are `Active`.
+    fn check_segment_states(&self) -> Result<usize, String> {
         let lay = &self.layout;
         let segs = &self.segs;
         segs.check_transitions()?;
@@ -211,6 +219,14 @@ impl<F: Flash> LogFtl<F> {
                 );
             }
         }
+        Ok(actives)
+    }
+
+    /// The set of used segments with a bad block, and the free segment the
+    /// configuration always keeps.
+    fn check_bad_segments(&self) -> Result<(), String> {
+        let lay = &self.layout;
+        let segs = &self.segs;
         for seg in 1..lay.segments {
             let id = SegId(seg);
             let used_bad = matches!(segs.state(SegId(seg)), SegState::Used | SegState::Collected)
@@ -236,6 +252,14 @@ impl<F: Flash> LogFtl<F> {
             self.spare_segments,
             self.worn_out.is_some()
         );
+        Ok(())
+    }
+
+    /// The active segments (host and GC), paced GC and the victims that
+    /// wait for a sync; `actives` segments are `Active`.
+    fn check_heads(&self, actives: usize) -> Result<(), String> {
+        let lay = &self.layout;
+        let segs = &self.segs;
         if let Some((v, next)) = self.pacing {
             let st = segs.state(v);
             ensure!(

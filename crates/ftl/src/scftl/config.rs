@@ -458,8 +458,15 @@ impl ScftlConfig {
                 g.page_size()
             ));
         }
-        let sp = self.space(g, &d);
-        let Some(broken) = sp.broken(&d) else {
+        self.check_space(g, &d)
+    }
+
+    /// Constraints (1)-(4) on the space an epoch may use (Theorem 1's
+    /// preconditions); the error shows the numbers.
+    fn check_space(&self, g: &Geometry, d: &Derived) -> Result<()> {
+        let l = self.logical_sectors;
+        let sp = self.space(g, d);
+        let Some(broken) = sp.broken(d) else {
             return Ok(());
         };
         let Space {
@@ -474,7 +481,7 @@ impl ScftlConfig {
             t,
         } = sp;
         let nums = format!("W={w}, K={k}, U={u}, L={l}, N=floor(L/U)={n}, S={s}, P={p}, t={t}");
-        bad(match broken {
+        Err(FtlError::BadConfig(match broken {
             1 => format!(
                 "constraint (1) W + K*N <= K*S violated: {need} > {} ({nums})",
                 k * s
@@ -503,7 +510,7 @@ impl ScftlConfig {
                 "constraint (4) 2 * epoch_pages_max <= delta region pages violated: an epoch may write {} delta pages and the region has {} ({nums}); enlarge delta_region_superblocks or lower W or K",
                 d.epoch_pages_max, d.delta_pages
             ),
-        })
+        }))
     }
 
     /// The configuration SCFTL runs with while `bad` data superblocks are

@@ -583,7 +583,6 @@ fn follow_chain<F: Flash + ?Sized>(
     la_records: bool,
 ) -> Result<Vec<InPage>> {
     let spp = layout.spp as usize;
-    let ss = layout.sector_size;
     let marker = spp * DATA_OOB_LEN;
     let v5_len = format::data_oob_len_v5(layout.spp);
     let oob_len = v5_len.min(layout.geometry.oob_size as usize);
@@ -624,63 +623,24 @@ fn follow_chain<F: Flash + ?Sized>(
                 None => break,
             }
         }
-        let page = &mut page[..spp * ss];
-        let (data, record) = page.split_at_mut((spp - 1) * ss);
-        flash.read(addr, spp as u32 - 1, record)?;
-        let Some(h) = format::parse(record, true) else {
-            break; // torn
+        let Some((e, next)) = inpage_epoch(
+            flash,
+            layout,
+            gen,
+            epoch,
+            addr,
+            logical,
+            mutant,
+            page,
+            &oob,
+            la_records && oob_len >= v5_len,
+        )?
+        else {
+            break;
         };
-        let count = h.count;
-        let fill = h.aux as usize;
-        let crc_len = format::crc_len_of(record);
-        if format::base_kind(h.kind) != format::KIND_INPAGE
-            || ((h.gen != gen || h.epoch != epoch.wrapping_add(1))
-                && mutant != Mutant::AcceptStaleInpageRecord)
-            || count > format::inpage_capacity(ss)
-            || crc_len != format::inpage_record_len(count)
-            || !(1..spp).contains(&fill)
-            || format::inpage_marker::RECORD_CRC.at(marker).get_u32(&oob)
-                != format::header::CRC.get_u32(record)
-        {
-            break;
-        }
-        let off = format::delta_crc_len(count);
-        let word = |o: usize| u32::from_le_bytes(record[o..o + 4].try_into().unwrap());
-        let next = Psa(word(off));
-        let stored = word(off + format::LINK_LEN);
-        let data = &mut data[..fill * ss];
-        flash.read(addr, 0, data)?;
-        let computed = format::inpage_data_crc(data, &oob[..fill * DATA_OOB_LEN]);
-        if stored != computed && mutant != Mutant::AcceptCommitWithBadDataCrc {
-            break;
-        }
-        let mut pairs = Vec::with_capacity(count as usize);
-        for k in 0..count as usize {
-            let (la, pa) = format::get_pair(record, k);
-            check_pa(layout, la, pa, logical)?;
-            pairs.push((la, pa));
-        }
-        // The data CRC does not cover the page's logical sector records: a
-        // page torn below them fails here (else GC could not trust them).
-        if la_records && oob_len >= v5_len {
-            let torn = pairs.iter().any(|&(la, pa)| {
-                pa.is_mapped() && layout.locate(pa).0 == addr && {
-                    let at = format::data_la_offset(layout.spp, layout.locate(pa).1);
-                    oob[at..at + format::DATA_LA_LEN] != la.0.to_le_bytes()
-                }
-            });
-            if torn {
-                break;
-            }
-        }
-        found.push(InPage {
-            id: h.epoch,
-            pairs,
-            digest: Some(h.aux2),
-            crcs: Vec::new(),
-        });
-        epoch = h.epoch;
+        epoch = e.id;
         link = next;
+        found.push(e);
     }
     if let Some(last) = found.last() {
         if last.digest.is_none()
@@ -691,6 +651,87 @@ fn follow_chain<F: Flash + ?Sized>(
         }
     }
     Ok(found)
+}
+
+/// The in-page commit in page `addr` (whose OOB is `oob` and carries the
+/// in-page marker) if it is the next one of the chain after
+/// epoch `epoch`: its epoch and the link it continues with; `None` where
+/// any check fails (the chain ends there). `check_la_records`: the page's
+/// logical sector records must name the sectors the record maps into it.
+#[allow(clippy::too_many_arguments)]
+fn inpage_epoch<F: Flash + ?Sized>(
+    flash: &mut F,
+    layout: &Layout,
+    gen: u64,
+    epoch: u64,
+    addr: flash::PageAddr,
+    logical: usize,
+    mutant: Mutant,
+    page: &mut [u8],
+    oob: &[u8],
+    check_la_records: bool,
+) -> Result<Option<(InPage, Psa)>> {
+    let spp = layout.spp as usize;
+    let ss = layout.sector_size;
+    let marker = spp * DATA_OOB_LEN;
+    let page = &mut page[..spp * ss];
+    let (data, record) = page.split_at_mut((spp - 1) * ss);
+    flash.read(addr, spp as u32 - 1, record)?;
+    let Some(h) = format::parse(record, true) else {
+        return Ok(None); // torn
+    };
+    let count = h.count;
+    let fill = h.aux as usize;
+    let crc_len = format::crc_len_of(record);
+    if format::base_kind(h.kind) != format::KIND_INPAGE
+        || ((h.gen != gen || h.epoch != epoch.wrapping_add(1))
+            && mutant != Mutant::AcceptStaleInpageRecord)
+        || count > format::inpage_capacity(ss)
+        || crc_len != format::inpage_record_len(count)
+        || !(1..spp).contains(&fill)
+        || format::inpage_marker::RECORD_CRC.at(marker).get_u32(&oob)
+            != format::header::CRC.get_u32(record)
+    {
+        return Ok(None);
+    }
+    let off = format::delta_crc_len(count);
+    let word = |o: usize| u32::from_le_bytes(record[o..o + 4].try_into().unwrap());
+    let next = Psa(word(off));
+    let stored = word(off + format::LINK_LEN);
+    let data = &mut data[..fill * ss];
+    flash.read(addr, 0, data)?;
+    let computed = format::inpage_data_crc(data, &oob[..fill * DATA_OOB_LEN]);
+    if stored != computed && mutant != Mutant::AcceptCommitWithBadDataCrc {
+        return Ok(None);
+    }
+    let mut pairs = Vec::with_capacity(count as usize);
+    for k in 0..count as usize {
+        let (la, pa) = format::get_pair(record, k);
+        check_pa(layout, la, pa, logical)?;
+        pairs.push((la, pa));
+    }
+    // The data CRC does not cover the page's logical sector records: a
+    // page torn below them fails here (else GC could not trust them).
+    if check_la_records {
+        let torn = pairs.iter().any(|&(la, pa)| {
+            pa.is_mapped() && layout.locate(pa).0 == addr && {
+                let at = format::data_la_offset(layout.spp, layout.locate(pa).1);
+                oob[at..at + format::DATA_LA_LEN] != la.0.to_le_bytes()
+            }
+        });
+        if torn {
+            return Ok(None);
+        }
+    }
+    Ok(Some((
+        InPage {
+            id: h.epoch,
+            pairs,
+            digest: Some(h.aux2),
+            crcs: Vec::new(),
+        },
+        next,
+    )))
 }
 
 /// Walks the data pages of an epoch committed in the OOB of its last page
