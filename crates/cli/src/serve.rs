@@ -300,10 +300,10 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     let s = opened.summary.clone();
 
     let listener = match &a.unix {
-        Some(p) => Listener::unix(p),
-        None => Listener::tcp(&a.listen),
+        Some(p) => Listener::unix(p).map_err(|e| format!("{e}; choose another --unix path")),
+        None => Listener::tcp(&a.listen).map_err(|e| format!("{e}; pick another with --listen")),
     }
-    .map_err(|e| CliError::runtime(e.to_string()))?;
+    .map_err(CliError::runtime)?;
     let listener = Arc::new(listener);
     if a.unix.is_none() && listens_beyond_loopback(&a.listen) {
         match a.tls {
@@ -335,6 +335,10 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         idle_timeout: a.idle_timeout.0,
         poll: Some(std::time::Duration::from_micros(a.poll_us)).filter(|d| !d.is_zero()),
         tls,
+        hints: nbd::Hints {
+            max_clients: "scftl serve --max-clients".into(),
+            tls: "scftl serve --tls allow|require".into(),
+        },
         ..ServerConfig::default()
     };
     // Format and recovery ran untimed; the model applies from here on.

@@ -20,16 +20,6 @@ use crate::error::{corrupt, FsError, Result};
 use crate::layout::BITS_PER_BLOCK;
 use crate::store::Store;
 
-/// Allocation counters, saved at each step start so an aborted step can put
-/// them back.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AllocState {
-    pub free_blocks: u64,
-    pub free_inodes: u64,
-    pub block_rotor: u32,
-    pub inode_rotor: u32,
-}
-
 impl<D: BlockDevice> Store<D> {
     /// Bit `n` of the bitmap whose region starts at block `start`.
     pub fn bit(&mut self, start: u32, n: u64) -> Result<bool> {

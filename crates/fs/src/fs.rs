@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use ftl::{BlockDevice, Lba};
 
-use crate::alloc::AllocState;
+use crate::store::AllocState;
 use crate::attr::{Attr, StatFs};
 
 use crate::error::{corrupt, FsError, Result};

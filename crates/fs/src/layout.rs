@@ -38,7 +38,10 @@ pub const NAME_MAX: usize = 255;
 /// Fewest log slots (blocks a logged transaction step may hold).
 pub const MIN_LOG_SLOTS: u32 = 8;
 /// Most log slots: what one header block can list.
-pub const MAX_LOG_SLOTS: u32 = crate::logfmt::MAX_ENTRIES as u32;
+pub const MAX_LOG_SLOTS: u32 = ((BLOCK_SIZE - LOG_HEADER_BYTES) / 4) as u32;
+/// Bytes of a log header block before its array of block numbers
+/// (docs/FORMAT.md §7.3; `logfmt::L_BLOCKS`).
+pub const LOG_HEADER_BYTES: usize = 32;
 /// Fewest blocks a file system may have.
 pub const MIN_BLOCKS: u64 = 16;
 

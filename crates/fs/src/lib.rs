@@ -48,6 +48,7 @@ pub mod layout;
 pub mod logfmt;
 mod mkfs;
 mod mode;
+pub mod model;
 mod namei;
 mod store;
 

@@ -22,13 +22,13 @@ pub const L_FLAGS: Field = Field::new("flags", 20, 4);
 pub const L_CRC: Field = Field::new("crc", 24, 4);
 pub const L_RESERVED: Field = Field::new("reserved", 28, 4);
 /// Offset of the block-number array.
-pub const L_BLOCKS: usize = 32;
+pub const L_BLOCKS: usize = crate::layout::LOG_HEADER_BYTES;
 
 /// The header's fixed fields in order (the table of FORMAT.md §7.3).
 pub const LOG_HEADER_FIELDS: &[Field] = &[L_MAGIC, L_SEQ, L_COUNT, L_FLAGS, L_CRC, L_RESERVED];
 
 /// Most block numbers a header block can list.
-pub const MAX_ENTRIES: usize = (BLOCK_SIZE - L_BLOCKS) / 4;
+pub const MAX_ENTRIES: usize = crate::layout::MAX_LOG_SLOTS as usize;
 
 /// A decoded header.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,7 +8,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use ftl::FtlKind;
 use serde::Serialize;
 
-use crate::error::{FsError, Result};
 
 /// How a transaction step reaches the device (ARCHITECTURE.md "fs").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -37,16 +36,12 @@ impl CommitMode {
         }
     }
 
-    /// Parses `log`, `xlog` or `group`.
-    pub fn parse(s: &str) -> Result<CommitMode> {
+    /// Parses `log`, `xlog` or `group`; the error says what is allowed.
+    pub fn parse(s: &str) -> Result<CommitMode, String> {
         CommitMode::ALL
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                FsError::Invalid(format!(
-                    "unknown commit mode `{s}` (use log, xlog or group)"
-                ))
-            })
+            .ok_or_else(|| format!("unknown commit mode `{s}` (use log, xlog or group)"))
     }
 
     /// Whether the mode is crash safe on a device running `kind` (`None`:
@@ -95,11 +90,11 @@ impl FsMutant {
         }
     }
 
-    pub fn parse(s: &str) -> Result<FsMutant> {
+    pub fn parse(s: &str) -> Result<FsMutant, String> {
         FsMutant::ALL
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| FsError::Invalid(format!("unknown file-system mutant `{s}`")))
+            .ok_or_else(|| format!("unknown file-system mutant `{s}`"))
     }
 }
 

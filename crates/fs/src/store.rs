@@ -8,7 +8,6 @@
 
 use ftl::{BlockDevice, Lba};
 
-use crate::alloc::AllocState;
 use crate::cache::{Cache, DataBuf, SectorMask, Tx};
 use crate::error::{corrupt, FsError, Result};
 use crate::layout::{Superblock, BLOCK_SIZE};
@@ -68,6 +67,16 @@ pub struct FsStats {
     /// Metadata cache hits and misses.
     pub cache_hits: u64,
     pub cache_misses: u64,
+}
+
+/// Allocation counters, saved at each step start so an aborted step can put
+/// them back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllocState {
+    pub free_blocks: u64,
+    pub free_inodes: u64,
+    pub block_rotor: u32,
+    pub inode_rotor: u32,
 }
 
 pub struct Store<D> {

@@ -1,19 +1,22 @@
 //! A seeded model test: random sequences of create, write (small, large,
-//! across the indirect and double-indirect boundaries, sparse), truncate,
-//! rename (over files and empty directories), unlink (also of open files),
-//! link, symlink, mkdir, rmdir, open/release and fsync run against an
-//! in-memory reference tree, comparing every result (value or errno); the
-//! whole tree is compared periodically and after each unmount + mount, with
-//! fsck clean each time. One u64 seed per configuration drives everything;
-//! a failure names the seed, the configuration and the operation number.
+//! across the indirect and double-indirect boundaries, sparse, through a
+//! path or an open handle), truncate, rename (over files and empty
+//! directories), unlink (also of open files), link, symlink, mkdir, rmdir,
+//! open/release and fsync run against the reference model of the file
+//! system (`fs::model`, the one the crash checker uses too), comparing
+//! every result (value or errno); the whole tree is compared periodically
+//! and after each unmount + mount, with fsck clean each time. One u64 seed
+//! per configuration drives everything; a failure names the seed, the
+//! configuration and the operation number.
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use common::*;
 use flash::{Geometry, MemFlash};
-use fs::{errno, mkfs, CommitMode, FileType, Fs, MkfsOptions, Owner, SetAttr, ROOT_INO};
+use fs::model::{first_difference, observe, Model, Path, Target};
+use fs::{errno, mkfs, CommitMode, Fs, MkfsOptions, Owner, SetAttr, ROOT_INO};
 use ftl::{BlockDevice, FormatOptions, FtlKind};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -21,173 +24,7 @@ use rand_pcg::Pcg64;
 const ROOT: u64 = ROOT_INO as u64;
 const U: Owner = Owner { uid: 5, gid: 6 };
 
-#[derive(Clone, Debug)]
-enum MNode {
-    Dir {
-        entries: BTreeMap<Vec<u8>, u64>,
-        parent: u64,
-    },
-    File {
-        data: Vec<u8>,
-        nlink: u32,
-    },
-    Symlink(Vec<u8>),
-}
-
-#[derive(Default)]
-struct Model {
-    nodes: HashMap<u64, MNode>,
-    open: HashMap<u64, u32>,
-}
-
 type R<T> = Result<T, i32>;
-
-impl Model {
-    fn new() -> Model {
-        let mut m = Model::default();
-        m.nodes.insert(
-            ROOT,
-            MNode::Dir {
-                entries: BTreeMap::new(),
-                parent: ROOT,
-            },
-        );
-        m
-    }
-
-    fn entries(&self, d: u64) -> &BTreeMap<Vec<u8>, u64> {
-        match &self.nodes[&d] {
-            MNode::Dir { entries, .. } => entries,
-            _ => panic!("not a dir"),
-        }
-    }
-
-    fn entries_mut(&mut self, d: u64) -> &mut BTreeMap<Vec<u8>, u64> {
-        match self.nodes.get_mut(&d) {
-            Some(MNode::Dir { entries, .. }) => entries,
-            _ => panic!("not a dir"),
-        }
-    }
-
-    fn is_dir(&self, i: u64) -> bool {
-        matches!(self.nodes[&i], MNode::Dir { .. })
-    }
-
-    fn dirs(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = self
-            .nodes
-            .iter()
-            .filter(|(_, n)| matches!(n, MNode::Dir { .. }))
-            .map(|(&i, _)| i)
-            .collect();
-        v.sort_unstable();
-        v
-    }
-
-    fn files(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = self
-            .nodes
-            .iter()
-            .filter(|(_, n)| matches!(n, MNode::File { .. }))
-            .map(|(&i, _)| i)
-            .collect();
-        v.sort_unstable();
-        v
-    }
-
-    /// Drops a link of `i` (a file or symlink); frees it when unused.
-    fn unlink_inode(&mut self, i: u64) {
-        let gone = match self.nodes.get_mut(&i) {
-            Some(MNode::File { nlink, .. }) => {
-                *nlink -= 1;
-                *nlink == 0 && !self.open.contains_key(&i)
-            }
-            Some(MNode::Symlink(_)) => true,
-            _ => panic!("unlink_inode of a dir"),
-        };
-        if gone {
-            self.nodes.remove(&i);
-        }
-    }
-
-    fn is_ancestor(&self, a: u64, mut d: u64) -> bool {
-        loop {
-            if d == a {
-                return true;
-            }
-            if d == ROOT {
-                return false;
-            }
-            d = match &self.nodes[&d] {
-                MNode::Dir { parent, .. } => *parent,
-                _ => unreachable!(),
-            };
-        }
-    }
-
-    fn rename(&mut self, sp: u64, sn: &[u8], dp: u64, dn: &[u8]) -> R<()> {
-        let s = *self.entries(sp).get(sn).ok_or(errno::ENOENT)?;
-        let t = self.entries(dp).get(dn).copied();
-        if t == Some(s) {
-            return Ok(());
-        }
-        let s_dir = self.is_dir(s);
-        if s_dir && self.is_ancestor(s, dp) {
-            return Err(errno::EINVAL);
-        }
-        if let Some(t) = t {
-            let t_dir = self.is_dir(t);
-            if s_dir && !t_dir {
-                return Err(errno::ENOTDIR);
-            }
-            if s_dir && !self.entries(t).is_empty() {
-                return Err(errno::ENOTEMPTY);
-            }
-            if !s_dir && t_dir {
-                return Err(errno::EISDIR);
-            }
-        }
-        self.entries_mut(sp).remove(sn);
-        self.entries_mut(dp).insert(dn.to_vec(), s);
-        if let Some(t) = t {
-            if self.is_dir(t) {
-                if !self.open.contains_key(&t) {
-                    self.nodes.remove(&t);
-                }
-            } else {
-                self.unlink_inode(t);
-            }
-        }
-        if let Some(MNode::Dir { parent, .. }) = self.nodes.get_mut(&s) {
-            *parent = dp;
-        }
-        Ok(())
-    }
-
-    fn snapshot(&self) -> Snapshot {
-        let mut out = Snapshot::new();
-        self.walk(ROOT, String::new(), &mut out);
-        out
-    }
-
-    fn walk(&self, d: u64, prefix: String, out: &mut Snapshot) {
-        for (name, &i) in self.entries(d) {
-            let path = format!("{prefix}{}", String::from_utf8_lossy(name));
-            match &self.nodes[&i] {
-                MNode::Dir { .. } => {
-                    out.insert(path.clone(), Node::Dir);
-                    self.walk(i, format!("{path}/"), out);
-                }
-                MNode::File { data, .. } => {
-                    out.insert(path, Node::File(data.clone()));
-                }
-                MNode::Symlink(t) => {
-                    out.insert(path, Node::Symlink(t.clone()));
-                }
-            }
-        }
-    }
-}
 
 fn code<T>(r: fs::Result<T>) -> R<T> {
     r.map_err(|e| {
@@ -211,24 +48,48 @@ fn name(rng: &mut Pcg64) -> Vec<u8> {
     }
 }
 
-/// Mostly the name of an entry of `d` whose node satisfies `want`, else `n`.
-fn existing(
-    rng: &mut Pcg64,
-    m: &Model,
-    d: u64,
-    n: Vec<u8>,
-    want: impl Fn(&MNode) -> bool,
-) -> Vec<u8> {
-    let names: Vec<&Vec<u8>> = m
-        .entries(d)
-        .iter()
-        .filter(|(_, i)| want(&m.nodes[i]))
-        .map(|(k, _)| k)
+/// Mostly the name of an entry of directory `d` (a directory entry when
+/// `dir` is `Some(true)`, any other when `Some(false)`, any when `None`),
+/// else `n`.
+fn existing(rng: &mut Pcg64, m: &Model, d: &[Vec<u8>], n: Vec<u8>, dir: Option<bool>) -> Vec<u8> {
+    let names: Vec<Vec<u8>> = m
+        .children(d)
+        .into_iter()
+        .filter(|(_, is_dir)| dir.is_none_or(|want| *is_dir == want))
+        .map(|(name, _)| name)
         .collect();
     if names.is_empty() || rng.gen_ratio(1, 5) {
         n
     } else {
         names[rng.gen_range(0..names.len())].clone()
+    }
+}
+
+/// `d/n`.
+fn join(d: &[Vec<u8>], n: &[u8]) -> Path {
+    let mut p = d.to_vec();
+    p.push(n.to_vec());
+    p
+}
+
+/// The inode a path of the model names on the file system.
+fn ino_of<D: BlockDevice>(fs: &mut Fs<D>, p: &[Vec<u8>]) -> u64 {
+    let mut ino = ROOT;
+    for c in p {
+        ino = fs
+            .lookup(ino, c)
+            .unwrap_or_else(|e| panic!("lookup of {:?} in {p:?}: {e}", String::from_utf8_lossy(c)))
+            .ino;
+    }
+    ino
+}
+
+/// The whole tree of `fs` equals the model's.
+fn assert_same_tree<D: BlockDevice>(fs: &mut Fs<D>, m: &mut Model, at: &str) {
+    let got = observe(fs).unwrap_or_else(|e| panic!("{at}: {e}"));
+    let want = m.state();
+    if let Some(d) = first_difference(&want, &got) {
+        panic!("{at}: the tree differs from the model: {d}");
     }
 }
 
@@ -263,49 +124,47 @@ impl Tally {
 fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
     let mut rng = Pcg64::seed_from_u64(seed);
     let mut m = Model::new();
+    // The model's open handles and the inode each holds on the file system.
+    let mut handles: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut next_handle = 0u32;
     let mut tally = Tally::default();
     for step in 0..ops {
         let at = format!("{label} seed {seed} op {step}");
         let dirs = m.dirs();
-        let d = dirs[rng.gen_range(0..dirs.len())];
+        let d = dirs[rng.gen_range(0..dirs.len())].clone();
         let n = name(&mut rng);
         match rng.gen_range(0..100) {
             0..=11 => {
-                let want: R<()> = if m.entries(d).contains_key(&n) {
-                    Err(errno::EEXIST)
-                } else {
-                    Ok(())
-                };
-                let got = code(fs.create(d, &n, 0o100644, U));
+                let dino = ino_of(&mut fs, &d);
+                let got = code(fs.create(dino, &n, 0o100644, U));
                 if got.as_ref().err() == Some(&errno::ENOSPC) {
                     continue;
                 }
                 tally.add("create", &got);
-                assert_eq!(
-                    got.as_ref().map(|_| ()).map_err(|e| *e),
-                    want,
-                    "{at}: create"
-                );
+                let want = m.create(&join(&d, &n), next_handle);
+                assert_eq!(got.as_ref().map(|_| ()).map_err(|e| *e), want, "{at}: create");
                 if let Ok(a) = got {
-                    m.nodes.insert(
-                        a.ino,
-                        MNode::File {
-                            data: Vec::new(),
-                            nlink: 1,
-                        },
-                    );
-                    m.entries_mut(d).insert(n, a.ino);
-                    m.open.insert(a.ino, 1);
+                    // A created file is left open, as `creat` leaves it.
+                    handles.insert(next_handle, a.ino);
+                    next_handle += 1;
                 }
             }
             12..=33 => {
                 let files = m.files();
-                if files.is_empty() {
+                let by_handle = !handles.is_empty() && rng.gen_ratio(1, 4);
+                if files.is_empty() && !by_handle {
                     continue;
                 }
-                let f = files[rng.gen_range(0..files.len())];
-                let MNode::File { data, .. } = m.nodes.get_mut(&f).unwrap() else {
-                    unreachable!()
+                let (target, ino, size) = if by_handle {
+                    let hs: Vec<u32> = handles.keys().copied().collect();
+                    let h = hs[rng.gen_range(0..hs.len())];
+                    let t = Target::Handle(h);
+                    let size = m.size(&t).expect("an open handle holds a file");
+                    (t, handles[&h], size)
+                } else {
+                    let (p, size) = files[rng.gen_range(0..files.len())].clone();
+                    let ino = ino_of(&mut fs, &p);
+                    (Target::Path(p), ino, size)
                 };
                 let len = match rng.gen_range(0..10) {
                     0 => rng.gen_range(20_000..300_000),
@@ -315,11 +174,11 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
                 let off = if rng.gen_ratio(1, 40) {
                     5 << 20
                 } else {
-                    offset(&mut rng, data.len())
+                    offset(&mut rng, size as usize)
                 };
                 let bytes = pattern(rng.gen(), off, len);
                 // Out of space, a write stops short; the model follows.
-                let len = match code(fs.write(f, off, &bytes)) {
+                let len = match code(fs.write(ino, off, &bytes)) {
                     Ok(n) => n as usize,
                     Err(errno::ENOSPC) => 0,
                     Err(e) => panic!("{at}: write: errno {e}"),
@@ -331,33 +190,28 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
                     "large write"
                 } else if off >= 1036 * 4096 {
                     "double-indirect write"
+                } else if by_handle {
+                    "write by handle"
                 } else {
                     "write"
                 };
                 *tally.0.entry(key).or_default() += 1;
-                let bytes = &bytes[..len];
-                let end = off as usize + len;
-                if data.len() < end {
-                    data.resize(end, 0);
-                }
-                data[off as usize..end].copy_from_slice(bytes);
+                assert_eq!(m.write(&target, off, &bytes[..len]), Ok(()), "{at}: write");
             }
             34..=41 => {
                 let files = m.files();
                 if files.is_empty() {
                     continue;
                 }
-                let f = files[rng.gen_range(0..files.len())];
-                let MNode::File { data, .. } = m.nodes.get_mut(&f).unwrap() else {
-                    unreachable!()
-                };
+                let (p, old) = files[rng.gen_range(0..files.len())].clone();
                 let size = if rng.gen_ratio(1, 3) {
                     0
                 } else {
-                    offset(&mut rng, data.len())
+                    offset(&mut rng, old as usize)
                 };
+                let ino = ino_of(&mut fs, &p);
                 let a = code(fs.setattr(
-                    f,
+                    ino,
                     &SetAttr {
                         size: Some(size),
                         ..Default::default()
@@ -366,208 +220,138 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
                 .unwrap();
                 *tally.0.entry("truncate").or_default() += 1;
                 assert_eq!(a.size, size, "{at}: truncate");
-                data.resize(size as usize, 0);
+                assert_eq!(m.truncate(&p, size), Ok(()), "{at}: truncate");
             }
             42..=53 => {
                 let dirs = m.dirs();
-                let dp = dirs[rng.gen_range(0..dirs.len())];
+                let dp = dirs[rng.gen_range(0..dirs.len())].clone();
                 let sn = match m
-                    .entries(d)
-                    .keys()
-                    .nth(rng.gen_range(0..m.entries(d).len().max(1)))
+                    .children(&d)
+                    .into_iter()
+                    .nth(rng.gen_range(0..m.children(&d).len().max(1)))
                 {
-                    Some(k) if rng.gen_ratio(9, 10) => k.clone(),
+                    Some((k, _)) if rng.gen_ratio(9, 10) => k,
                     _ => n.clone(),
                 };
-                let dn = match m.entries(dp).keys().next() {
-                    Some(k) if rng.gen_ratio(1, 3) => k.clone(),
+                let dn = match m.children(&dp).into_iter().next() {
+                    Some((k, _)) if rng.gen_ratio(1, 3) => k,
                     _ => name(&mut rng),
                 };
-                let got = code(fs.rename(d, &sn, dp, &dn, 0));
+                let (sino, dino) = (ino_of(&mut fs, &d), ino_of(&mut fs, &dp));
+                let got = code(fs.rename(sino, &sn, dino, &dn, 0));
                 if got == Err(errno::ENOSPC) {
                     continue;
                 }
                 // The model checks everything before it changes anything.
-                let over = m.entries(dp).contains_key(&dn);
-                let want = m.rename(d, &sn, dp, &dn);
+                let over = m.exists(&join(&dp, &dn));
+                let want = m.rename(&join(&d, &sn), &join(&dp, &dn));
                 tally.add(if over { "rename over" } else { "rename" }, &want);
                 assert_eq!(got, want, "{at}: rename {sn:?} -> {dn:?}");
             }
             54..=61 => {
-                let n = existing(&mut rng, &m, d, n, |_| true);
-                let target = m.entries(d).get(&n).copied();
-                let want: R<()> = match target {
-                    None => Err(errno::ENOENT),
-                    Some(t) if m.is_dir(t) => Err(errno::EISDIR),
-                    Some(_) => Ok(()),
-                };
-                assert_eq!(code(fs.unlink(d, &n)), want, "{at}: unlink");
-                let open = target.is_some_and(|t| m.open.contains_key(&t));
-                tally.add(if open { "unlink open" } else { "unlink" }, &want);
-                if let (Ok(()), Some(t)) = (want, target) {
-                    m.entries_mut(d).remove(&n);
-                    m.unlink_inode(t);
-                }
+                let n = existing(&mut rng, &m, &d, n, None);
+                let dino = ino_of(&mut fs, &d);
+                let want = m.unlink(&join(&d, &n));
+                assert_eq!(code(fs.unlink(dino, &n)), want, "{at}: unlink");
+                tally.add("unlink", &want);
             }
             62..=67 => {
-                let want: R<()> = if m.entries(d).contains_key(&n) {
-                    Err(errno::EEXIST)
-                } else {
-                    Ok(())
-                };
-                let got = code(fs.mkdir(d, &n, 0o755, U));
+                let dino = ino_of(&mut fs, &d);
+                let got = code(fs.mkdir(dino, &n, 0o755, U));
                 if got.as_ref().err() == Some(&errno::ENOSPC) {
                     continue;
                 }
-                assert_eq!(
-                    got.as_ref().map(|_| ()).map_err(|e| *e),
-                    want,
-                    "{at}: mkdir"
-                );
-                if let Ok(a) = got {
-                    m.nodes.insert(
-                        a.ino,
-                        MNode::Dir {
-                            entries: BTreeMap::new(),
-                            parent: d,
-                        },
-                    );
-                    m.entries_mut(d).insert(n, a.ino);
-                }
+                let want = m.mkdir(&join(&d, &n));
+                assert_eq!(got.as_ref().map(|_| ()).map_err(|e| *e), want, "{at}: mkdir");
             }
             68..=73 => {
-                let n = existing(&mut rng, &m, d, n, |node| matches!(node, MNode::Dir { .. }));
-                let target = m.entries(d).get(&n).copied();
-                let want: R<()> = match target {
-                    None => Err(errno::ENOENT),
-                    Some(t) if !m.is_dir(t) => Err(errno::ENOTDIR),
-                    Some(t) if !m.entries(t).is_empty() => Err(errno::ENOTEMPTY),
-                    Some(_) => Ok(()),
-                };
-                assert_eq!(code(fs.rmdir(d, &n)), want, "{at}: rmdir");
+                let n = existing(&mut rng, &m, &d, n, Some(true));
+                let dino = ino_of(&mut fs, &d);
+                let want = m.rmdir(&join(&d, &n));
+                assert_eq!(code(fs.rmdir(dino, &n)), want, "{at}: rmdir");
                 tally.add("rmdir", &want);
-                if let (Ok(()), Some(t)) = (want, target) {
-                    m.entries_mut(d).remove(&n);
-                    if !m.open.contains_key(&t) {
-                        m.nodes.remove(&t);
-                    }
-                }
             }
             74..=78 => {
                 let files = m.files();
                 if files.is_empty() {
                     continue;
                 }
-                let f = files[rng.gen_range(0..files.len())];
-                let MNode::File { nlink, .. } = &m.nodes[&f] else {
-                    unreachable!()
-                };
-                let want: R<()> = if *nlink == 0 {
-                    Err(errno::ENOENT)
-                } else if m.entries(d).contains_key(&n) {
-                    Err(errno::EEXIST)
-                } else {
-                    Ok(())
-                };
-                let got = code(fs.link(f, d, &n)).map(|_| ());
+                let (f, _) = files[rng.gen_range(0..files.len())].clone();
+                let (fino, dino) = (ino_of(&mut fs, &f), ino_of(&mut fs, &d));
+                let got = code(fs.link(fino, dino, &n)).map(|_| ());
                 if got == Err(errno::ENOSPC) {
                     continue;
                 }
+                let want = m.link(&f, &join(&d, &n));
+                tally.add("link", &want);
                 assert_eq!(got, want, "{at}: link");
-                if want.is_ok() {
-                    m.entries_mut(d).insert(n, f);
-                    if let Some(MNode::File { nlink, .. }) = m.nodes.get_mut(&f) {
-                        *nlink += 1;
-                    }
-                }
             }
             79..=81 => {
                 let target = pattern(rng.gen(), 0, rng.gen_range(1..300));
-                let want: R<()> = if m.entries(d).contains_key(&n) {
-                    Err(errno::EEXIST)
-                } else {
-                    Ok(())
-                };
-                let got = code(fs.symlink(d, &n, &target, U));
+                let dino = ino_of(&mut fs, &d);
+                let got = code(fs.symlink(dino, &n, &target, U));
                 if got.as_ref().err() == Some(&errno::ENOSPC) {
                     continue;
                 }
-                assert_eq!(
-                    got.as_ref().map(|_| ()).map_err(|e| *e),
-                    want,
-                    "{at}: symlink"
-                );
-                if let Ok(a) = got {
-                    m.nodes.insert(a.ino, MNode::Symlink(target));
-                    m.entries_mut(d).insert(n, a.ino);
-                }
+                let want = m.symlink(&join(&d, &n), &target);
+                assert_eq!(got.as_ref().map(|_| ()).map_err(|e| *e), want, "{at}: symlink");
             }
             82..=89 => {
-                // Open or release a file (releasing may free an unlinked one).
-                let files = m.files();
-                if files.is_empty() {
-                    continue;
-                }
-                let f = files[rng.gen_range(0..files.len())];
-                if rng.gen_bool(0.5) {
-                    code(fs.open(f)).unwrap();
-                    *m.open.entry(f).or_insert(0) += 1;
-                } else if let Some(c) = m.open.get_mut(&f) {
-                    code(fs.release(f)).unwrap();
-                    *c -= 1;
-                    if *c == 0 {
-                        m.open.remove(&f);
-                        if matches!(m.nodes[&f], MNode::File { nlink: 0, .. }) {
-                            m.nodes.remove(&f);
-                        }
+                // Open a file, or release a handle (the last release frees
+                // an unlinked file).
+                if handles.is_empty() || rng.gen_bool(0.5) {
+                    let files = m.files();
+                    if files.is_empty() {
+                        continue;
                     }
+                    let (p, _) = files[rng.gen_range(0..files.len())].clone();
+                    let ino = ino_of(&mut fs, &p);
+                    code(fs.open(ino)).unwrap();
+                    assert_eq!(m.open(&p, next_handle), Ok(()), "{at}: open");
+                    handles.insert(next_handle, ino);
+                    next_handle += 1;
+                } else {
+                    let hs: Vec<u32> = handles.keys().copied().collect();
+                    let h = hs[rng.gen_range(0..hs.len())];
+                    code(fs.release(handles[&h])).unwrap();
+                    assert_eq!(m.release(h), Ok(()), "{at}: release");
+                    handles.remove(&h);
+                    *tally.0.entry("release").or_default() += 1;
                 }
             }
             90..=93 => {
                 code(fs.fsync(ROOT, false)).unwrap();
             }
-            94..=97 => {
-                assert_eq!(snapshot(&mut fs), m.snapshot(), "{at}: tree");
-                for (&i, node) in &m.nodes {
-                    if let MNode::File { data, nlink } = node {
-                        let a = fs.getattr(i).unwrap();
-                        assert_eq!(
-                            (a.size, a.nlink, a.kind),
-                            (data.len() as u64, *nlink, FileType::RegularFile),
-                            "{at}: inode {i}"
-                        );
-                    }
-                }
-            }
+            94..=97 => assert_same_tree(&mut fs, &mut m, &format!("{at}: tree")),
             _ => {
                 // Unmount (which frees unlinked open files) and mount again.
                 fs = remount(fs);
                 *tally.0.entry("remount").or_default() += 1;
-                m.open.clear();
-                m.nodes
-                    .retain(|_, n| !matches!(n, MNode::File { nlink: 0, .. }));
+                for h in std::mem::take(&mut handles).into_keys() {
+                    m.release(h).unwrap();
+                }
                 assert_clean(&mut fs);
-                assert_eq!(snapshot(&mut fs), m.snapshot(), "{at}: tree after remount");
+                assert_same_tree(&mut fs, &mut m, &format!("{at}: tree after remount"));
             }
         }
     }
     let mut fs = remount(fs);
-    m.nodes
-        .retain(|_, n| !matches!(n, MNode::File { nlink: 0, .. }));
-    assert_eq!(
-        snapshot(&mut fs),
-        m.snapshot(),
-        "{label} seed {seed}: final tree"
-    );
+    for h in std::mem::take(&mut handles).into_keys() {
+        m.release(h).unwrap();
+    }
+    assert_same_tree(&mut fs, &mut m, &format!("{label} seed {seed}: final tree"));
     eprintln!("{label} seed {seed}: {:?}", tally.0);
     for k in [
         "create",
         "large write",
+        "write by handle",
         "truncate",
         "rename",
         "rename error",
         "unlink",
         "rmdir",
+        "link",
+        "release",
         "remount",
     ] {
         assert!(
@@ -578,7 +362,7 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
     let st = fs.statfs().unwrap();
     assert_eq!(
         st.files - st.files_free,
-        m.nodes.len() as u64,
+        m.inodes() as u64,
         "{label}: inodes in use"
     );
 }

@@ -72,6 +72,31 @@ pub struct ServerConfig {
     pub log: bool,
     /// Also log each failed request.
     pub log_errors: bool,
+    /// How the program running the server names its settings, for the
+    /// messages clients get (this library names concepts only).
+    pub hints: Hints,
+}
+
+/// Where a client-visible refusal can say which setting to change: text
+/// the program running the server supplies (the `scftl` command passes its
+/// flags), added in parentheses; empty: nothing is added.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// The setting of the most clients served at once.
+    pub max_clients: String,
+    /// The setting that turns TLS on.
+    pub tls: String,
+}
+
+impl Hints {
+    /// ` (HINT)`, or nothing for an empty hint.
+    pub fn suffix(hint: &str) -> String {
+        if hint.is_empty() {
+            String::new()
+        } else {
+            format!(" ({hint})")
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -89,6 +114,7 @@ impl Default for ServerConfig {
             tls: Tls::Off,
             log: true,
             log_errors: true,
+            hints: Hints::default(),
         }
     }
 }

@@ -170,12 +170,11 @@ where
     D: BlockDevice + Send,
 {
     let Some(creds) = shared.config.tls.creds() else {
-        reply(
-            w,
-            OPT_STARTTLS,
-            REP_ERR_UNSUP,
-            b"TLS is off on this server (scftl serve --tls allow|require)",
-        )?;
+        let why = format!(
+            "TLS is off on this server{}",
+            crate::export::Hints::suffix(&shared.config.hints.tls)
+        );
+        reply(w, OPT_STARTTLS, REP_ERR_UNSUP, why.as_bytes())?;
         return Ok(());
     };
     if w.0.borrow().is_tls() {

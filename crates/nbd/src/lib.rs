@@ -39,7 +39,7 @@ mod tests;
 pub mod tls;
 pub mod transmission;
 
-pub use export::{ServerConfig, DEFAULT_MAX_REQUEST_BYTES};
+pub use export::{Hints, ServerConfig, DEFAULT_MAX_REQUEST_BYTES};
 pub use limits::{DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CLIENTS};
 pub use server::{Listener, Server, DEFAULT_LISTEN};
 pub use tls::{Tls, TlsCreds};

@@ -42,7 +42,7 @@ impl Listener {
         TcpListener::bind(addr).map(Listener::Tcp).map_err(|e| {
             io::Error::new(
                 e.kind(),
-                format!("cannot listen on {addr}: {e} (is another server using the port? pick another with --listen)"),
+                format!("cannot listen on {addr}: {e} (is another server using the port?)"),
             )
         })
     }
@@ -56,7 +56,7 @@ impl Listener {
                 return Err(io::Error::new(
                     io::ErrorKind::AlreadyExists,
                     format!(
-                        "{} exists and is not a socket; choose another --unix path",
+                        "{} exists and is not a socket",
                         path.display()
                     ),
                 ));
@@ -218,7 +218,7 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
         if n > limit {
             self.shared.threads.fetch_sub(1, Ordering::SeqCst);
             self.shared.log(&format!(
-                "{label}: dropped without a reply: {} connections are open or waiting (twice --max-clients)",
+                "{label}: dropped without a reply: {} connections are open or waiting (twice the client limit)",
                 n - 1
             ));
             return;
@@ -280,8 +280,9 @@ where
         let sock = Socket::new(stream.into_inner(), Some(bound), None);
         let mut w = LinkHandle(Rc::new(RefCell::new(Link::Plain(sock))));
         let why = format!(
-            "server busy: all {} client slots are in use (scftl serve --max-clients); try again later",
-            config.max_clients
+            "server busy: all {} client slots are in use{}; try again later",
+            config.max_clients,
+            crate::export::Hints::suffix(&config.hints.max_clients)
         );
         let end = handshake::refuse(&mut w.clone(), &mut w, &why);
         shared.log(&format!(

@@ -491,6 +491,10 @@ fn limited(max_clients: usize, handshake_ms: u64, idle_ms: Option<u64>) -> Serve
         max_clients,
         handshake_timeout: Some(Duration::from_millis(handshake_ms)),
         idle_timeout: idle_ms.map(Duration::from_millis),
+        hints: crate::export::Hints {
+            max_clients: "--max-clients".into(),
+            tls: String::new(),
+        },
         ..quiet_config()
     }
 }

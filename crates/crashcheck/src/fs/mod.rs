@@ -20,7 +20,8 @@
 
 pub mod check;
 pub mod gen;
-pub mod model;
+/// The reference model, shared with the file system's own model test.
+pub use ::fs::model;
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;

@@ -10,7 +10,25 @@
 
 use crate::device::{FtlError, Result};
 
-use super::config::CONFIG_VERSION;
+/// The encoding version of [`ScftlConfig`] this build writes and reads.
+/// Version 2 marked images whose data pages carry per-sector checksums in
+/// their OOB (docs/FORMAT.md §4.7); version 3 images also commit each epoch
+/// with its digest in one sync (§4.3); version 4 images may also commit an
+/// epoch in-page (§4.8); version 5 data pages also carry each sector's
+/// logical number in their OOB (§4.7), so no P2L is kept in RAM; version 6
+/// images may also commit an epoch in the OOB of its last data page (§4.9);
+/// version 7 commit records name the metadata map, which may rotate over
+/// the device, and recovery scans for them (§4.5); version 8 adds
+/// `gc_streams` (a second write stream for GC relocations, whose
+/// constraints differ).
+/// What each version holds is decoded once, in `features.rs`
+/// ([`Features`]); nothing else compares version numbers.
+/// Versions 1 and 2 are refused; versions 3 to 7 open and keep their
+/// version (no in-page commits are written into a version-3 image, no
+/// logical sector numbers into it or a version-4 one, where GC keeps a P2L,
+/// no OOB commits into any of them, and the metadata of all of them stays
+/// where format put it); versions 3 to 7 run with one stream.
+pub const CONFIG_VERSION: u32 = 8;
 
 /// The oldest configuration version this build opens.
 pub const OLDEST_READ: u32 = 3;

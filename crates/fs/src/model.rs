@@ -15,13 +15,20 @@
 //!
 //! The checker keeps one `State` per prefix of the workload, not the bytes,
 //! so a long workload over large files costs a digest per change.
+//!
+//! One model serves both users: the file system's own seeded model test
+//! (`crates/fs/tests/model.rs`) and the file-system crash checker
+//! (`crashcheck::fs`). [`observe`] reads a mounted file system into the
+//! same `State`, so both compare trees the same way.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::hash::Hasher;
 
-use fs::errno;
+use ftl::BlockDevice;
+
+use crate::{errno, FileType, Fs, ROOT_INO};
 
 /// A path from the root, one name per component.
 pub type Path = Vec<Vec<u8>>;
@@ -145,7 +152,7 @@ impl Partial {
 }
 
 /// File-system block size: where a long call may be cut.
-pub const BLOCK: u64 = fs::BLOCK_SIZE as u64;
+pub const BLOCK: u64 = crate::BLOCK_SIZE as u64;
 
 type Id = u64;
 const ROOT: Id = 0;
@@ -514,6 +521,25 @@ impl Model {
             .collect()
     }
 
+    /// The entries of directory `dir`: (name, whether it is a directory),
+    /// in name order; empty if `dir` is not a directory.
+    pub fn children(&self, dir: &[Vec<u8>]) -> Vec<(Vec<u8>, bool)> {
+        match self.resolve(dir) {
+            Ok(d) if self.is_dir(d) => self
+                .entries(d)
+                .iter()
+                .map(|(n, &i)| (n.clone(), self.is_dir(i)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Live inodes (the root, every linked node and every open file): what
+    /// the file system must have allocated.
+    pub fn inodes(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// Whether `path` names an empty directory.
     pub fn is_empty_dir(&self, path: &[Vec<u8>]) -> bool {
         self.resolve(path)
@@ -665,6 +691,95 @@ impl fmt::Display for Target {
             Target::Handle(h) => write!(f, "#{h}"),
         }
     }
+}
+
+/// The whole tree of a mounted file system in comparable form (the
+/// [`Model::state`] of what it shows): every path from the root, its kind,
+/// a file's length, digest and first link, a symlink's target.
+pub fn observe<D: BlockDevice>(fs: &mut Fs<D>) -> Result<State, String> {
+    let root = u64::from(ROOT_INO);
+    let mut found: Vec<(String, u64, FileType)> = Vec::new();
+    let mut stack = vec![(String::new(), root, 0usize)];
+    while let Some((prefix, dir, depth)) = stack.pop() {
+        if depth > 64 {
+            return Err(format!("directories nested deeper than 64 at `{prefix}`"));
+        }
+        let entries = fs
+            .readdir_all(dir)
+            .map_err(|e| format!("readdir of `{prefix}` failed: {e}"))?;
+        for e in entries {
+            if e.name == b"." || e.name == b".." {
+                continue;
+            }
+            let path = format!("{prefix}{}", String::from_utf8_lossy(&e.name));
+            if e.kind == FileType::Directory {
+                stack.push((format!("{path}/"), e.ino, depth + 1));
+            }
+            found.push((path, e.ino, e.kind));
+        }
+    }
+    let mut first: HashMap<u64, String> = HashMap::new();
+    for (p, ino, _) in &found {
+        let f = first.entry(*ino).or_insert_with(|| p.clone());
+        if p < f {
+            *f = p.clone();
+        }
+    }
+    let mut out = State::new();
+    let mut digests: HashMap<u64, (u64, u64)> = HashMap::new();
+    for (path, ino, kind) in found {
+        let a = fs
+            .getattr(ino)
+            .map_err(|e| format!("getattr of `{path}` failed: {e}"))?;
+        if a.kind != kind {
+            return Err(format!(
+                "`{path}`: the entry says {kind:?}, the inode {:?}",
+                a.kind
+            ));
+        }
+        let sig = match kind {
+            FileType::Directory => Sig::Dir,
+            FileType::Symlink => Sig::Symlink(
+                fs.readlink(ino)
+                    .map_err(|e| format!("readlink of `{path}` failed: {e}"))?,
+            ),
+            FileType::RegularFile => {
+                let (len, d) = match digests.get(&ino) {
+                    Some(v) => *v,
+                    None => {
+                        let data = read_all(fs, ino, a.size)
+                            .map_err(|e| format!("reading `{path}` failed: {e}"))?;
+                        let v = (data.len() as u64, digest(&data));
+                        digests.insert(ino, v);
+                        v
+                    }
+                };
+                Sig::File {
+                    len,
+                    digest: d,
+                    first_link: first[&ino].clone(),
+                }
+            }
+            other => return Err(format!("`{path}` is a {other:?}, which no call creates")),
+        };
+        out.insert(path, sig);
+    }
+    Ok(out)
+}
+
+/// The first `size` bytes of file `ino`.
+fn read_all<D: BlockDevice>(fs: &mut Fs<D>, ino: u64, size: u64) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(size as usize);
+    while (out.len() as u64) < size {
+        let chunk = fs
+            .read(ino, out.len() as u64, 1 << 20)
+            .map_err(|e| e.to_string())?;
+        if chunk.is_empty() {
+            return Err(format!("read stops at {} of {size} bytes", out.len()));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
