@@ -17,7 +17,7 @@ use ftl::{label, AnyFtl, BlockDevice, FtlKind, Lba};
 
 /// The byte every sector of the old image holds (0: never written).
 fn byte_of(la: u64) -> u8 {
-    if la % 3 == 0 {
+    if la.is_multiple_of(3) {
         (la % 251) as u8 + 1
     } else {
         0

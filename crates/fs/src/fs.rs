@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use ftl::{BlockDevice, Lba};
 
-use crate::store::AllocState;
 use crate::attr::{Attr, StatFs};
+use crate::store::AllocState;
 
 use crate::error::{corrupt, FsError, Result};
 use crate::fsck::{fsck, FsckReport};

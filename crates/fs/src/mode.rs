@@ -8,7 +8,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use ftl::FtlKind;
 use serde::Serialize;
 
-
 /// How a transaction step reaches the device (ARCHITECTURE.md "fs").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum CommitMode {

@@ -55,7 +55,7 @@ fn existing(rng: &mut Pcg64, m: &Model, d: &[Vec<u8>], n: Vec<u8>, dir: Option<b
     let names: Vec<Vec<u8>> = m
         .children(d)
         .into_iter()
-        .filter(|(_, is_dir)| dir.is_none_or(|want| *is_dir == want))
+        .filter(|(_, is_dir)| dir.map_or(true, |want| *is_dir == want))
         .map(|(name, _)| name)
         .collect();
     if names.is_empty() || rng.gen_ratio(1, 5) {
@@ -142,7 +142,11 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
                 }
                 tally.add("create", &got);
                 let want = m.create(&join(&d, &n), next_handle);
-                assert_eq!(got.as_ref().map(|_| ()).map_err(|e| *e), want, "{at}: create");
+                assert_eq!(
+                    got.as_ref().map(|_| ()).map_err(|e| *e),
+                    want,
+                    "{at}: create"
+                );
                 if let Ok(a) = got {
                     // A created file is left open, as `creat` leaves it.
                     handles.insert(next_handle, a.ino);
@@ -262,7 +266,11 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
                     continue;
                 }
                 let want = m.mkdir(&join(&d, &n));
-                assert_eq!(got.as_ref().map(|_| ()).map_err(|e| *e), want, "{at}: mkdir");
+                assert_eq!(
+                    got.as_ref().map(|_| ()).map_err(|e| *e),
+                    want,
+                    "{at}: mkdir"
+                );
             }
             68..=73 => {
                 let n = existing(&mut rng, &m, &d, n, Some(true));
@@ -294,7 +302,11 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
                     continue;
                 }
                 let want = m.symlink(&join(&d, &n), &target);
-                assert_eq!(got.as_ref().map(|_| ()).map_err(|e| *e), want, "{at}: symlink");
+                assert_eq!(
+                    got.as_ref().map(|_| ()).map_err(|e| *e),
+                    want,
+                    "{at}: symlink"
+                );
             }
             82..=89 => {
                 // Open a file, or release a handle (the last release frees

@@ -55,10 +55,7 @@ impl Listener {
             if !meta.file_type().is_socket() {
                 return Err(io::Error::new(
                     io::ErrorKind::AlreadyExists,
-                    format!(
-                        "{} exists and is not a socket",
-                        path.display()
-                    ),
+                    format!("{} exists and is not a socket", path.display()),
                 ));
             }
             if UnixStream::connect(path).is_ok() {

@@ -24,15 +24,15 @@ use std::sync::Arc;
 
 use flash::{CrashFlash, CrashPolicy, Geometry, MemFlash, SharedFlash};
 use fs::{
-    mkfs, CommitMode, FileType, FixedClock, Fs, FsError, FsMutant, MkfsOptions, MountError,
-    MountOptions, Owner, SetAttr, ROOT_INO,
+    mkfs, CommitMode, FixedClock, Fs, FsError, FsMutant, MkfsOptions, MountError, MountOptions,
+    Owner, SetAttr, ROOT_INO,
 };
 use ftl::{AnyFtl, FormatOptions, FtlKind};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use super::gen::{bytes, Call, Workload};
-use super::model::{digest, first_difference, Outcome, Sig, State, Target};
+use super::model::{first_difference, Outcome, State, Target};
 
 /// The flash stack under the FTL (the same as the block-level checker's).
 pub type Flash = crate::target::Dev;

@@ -689,7 +689,7 @@ fn inpage_epoch<F: Flash + ?Sized>(
         || count > format::inpage_capacity(ss)
         || crc_len != format::inpage_record_len(count)
         || !(1..spp).contains(&fill)
-        || format::inpage_marker::RECORD_CRC.at(marker).get_u32(&oob)
+        || format::inpage_marker::RECORD_CRC.at(marker).get_u32(oob)
             != format::header::CRC.get_u32(record)
     {
         return Ok(None);
