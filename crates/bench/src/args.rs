@@ -5,6 +5,14 @@ use std::path::PathBuf;
 
 use ftl::FtlKind;
 
+/// The timing model used when `--timing` is not given.
+pub const DEFAULT_TIMING: &str = "paper";
+
+/// The directory of committed results, `crates/bench/results`.
+pub fn results_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results")
+}
+
 /// Options every benchmark takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct CommonArgs {
@@ -287,7 +295,7 @@ pub struct AppArgs {
     /// Timing model of the device, passed to `scftl serve` and `scftl mount`
     /// as `--timing MODEL` (`paper`, or a JSON file); `none` leaves the flag
     /// out, so the device runs at the speed of its image file.
-    #[arg(long, default_value = crate::app::DEFAULT_TIMING, value_name = "MODEL")]
+    #[arg(long, default_value = DEFAULT_TIMING, value_name = "MODEL")]
     pub timing: String,
     /// Device under each stack: `memory` (a fresh RAM device per run,
     /// `scftl serve|mount --memory`: a flush costs what the timing model
@@ -347,7 +355,7 @@ pub struct AppArgs {
 #[derive(clap::Args, Debug, Clone)]
 pub struct AllArgs {
     /// Directory the reports go to.
-    #[arg(long, value_name = "DIR", default_value_os_t = crate::report::results_dir())]
+    #[arg(long, value_name = "DIR", default_value_os_t = results_dir())]
     pub out: PathBuf,
     /// Write even though the tree differs from its commit.
     #[arg(long)]

@@ -398,7 +398,7 @@ pub fn run_report(a: &BootArgs) -> BResult<Report> {
     }
 
     let text = render(&header, &rows);
-    let rep = report::finish(&a.common, rows, text)?;
+    let rep = crate::output::finish(&a.common, rows, text)?;
     let rows = &rep.rows;
     if let Some(p) = &a.common.png {
         draw(p, rows, &format!("boot ({commit}, seed {seed})"))?;

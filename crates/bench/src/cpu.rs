@@ -131,7 +131,7 @@ pub fn run_report(a: &CpuArgs) -> BResult<Report> {
         rows.push(row);
     }
     let text = render(&header, &rows);
-    let rep = report::finish(&a.common, rows, text)?;
+    let rep = crate::output::finish(&a.common, rows, text)?;
     let rows = &rep.rows;
     if let Some(p) = &a.common.png {
         draw(p, rows, &format!("cpu on {gname} ({commit}, seed {seed})"))?;

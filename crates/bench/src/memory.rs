@@ -432,7 +432,7 @@ pub fn run_report(a: &MemoryArgs) -> BResult<Report> {
         }
     }
     let text = render(&header, &rows);
-    report::finish(&a.common, rows, text)
+    crate::output::finish(&a.common, rows, text)
 }
 
 /// Bytes in MiB.

@@ -31,7 +31,6 @@ use ftl::optr::OptrStats;
 use ftl::DeviceStats;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
-use serde::{Deserialize, Serialize};
 
 use crate::args::{OptrArgs, RequestArg};
 use crate::chart::{self, Panel, Series};
@@ -48,54 +47,7 @@ pub const PAPER_OVERHEAD_WORST_PCT: f64 = 11.1;
 /// The paper's §7.2 share of blocks written after the latest checkpoint.
 pub const PAPER_CONSTRAINED_PCT: f64 = 0.2;
 
-/// The OPTR benchmark's own fields of a result row.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct OptrPoint {
-    /// `sweep`, `recovery` or `memory`.
-    pub part: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub locality_mib: Option<u64>,
-    /// `16k`, `1m` or `hybrid`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub request: Option<String>,
-    /// Host data over simulated time, MB/s (10^6 B).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mb_per_s: Option<f64>,
-    /// 1 - this / async at the same point, % (positive: slower).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub overhead_pct: Option<f64>,
-    /// Data pages programmed (host sectors written back / sectors per page).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data_pages: Option<f64>,
-    /// Record, checkpoint, summary and trim pages, % of data pages.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub extra_pct: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub records_pct: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub checkpoint_pct: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub summary_pct: Option<f64>,
-    /// Padding sectors (in pages), % of data pages.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub padding_pct: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub coalescing_records: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub internal_flushes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gc_selections: Option<u64>,
-    /// Summed over GC selections: segments written after the latest
-    /// checkpoint, % of the data segments.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gc_constrained_pct: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gc_victims_displaced: Option<u64>,
-    /// `memory`: what the bytes are.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub item: Option<String>,
-}
+pub use crate::report::OptrPoint;
 
 /// The variants measured, in order; `async` first (the baseline).
 const VARIANTS: [&str; 3] = ["async", "optr", "optr-small"];
@@ -504,7 +456,7 @@ pub fn run_report(a: &OptrArgs) -> BResult<Report> {
         r.seed = seed;
     }
     let text = render(&header, &rows);
-    let rep = report::finish(&a.common, rows, text)?;
+    let rep = crate::output::finish(&a.common, rows, text)?;
     if let Some(p) = &a.common.png {
         let commit = report::git_commit();
         draw(

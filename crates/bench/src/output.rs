@@ -9,7 +9,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::args::CommonArgs;
-use crate::report::{check_output, write_json};
+use crate::report::{check_output, write_json, Report, Row};
 use crate::workload::BResult;
 
 /// Prints `table`, or `doc` as JSON when `--json` is given, and writes `doc`
@@ -34,4 +34,17 @@ pub fn emit<T: Serialize + ?Sized>(common: &CommonArgs, table: &str, doc: &T) ->
         }
         None => Ok(()),
     }
+}
+
+/// Stamps the rows with the provenance, prints the report (the text, or
+/// the rows as JSON with `--json`) and writes `--json-out` if asked; the
+/// caller draws its chart.
+pub fn finish(c: &CommonArgs, mut rows: Vec<Row>, text: String) -> BResult<Report> {
+    let p = crate::report::provenance();
+    for r in &mut rows {
+        r.commit = p.describe();
+        r.dirty = p.dirty;
+    }
+    emit(c, &text, &rows)?;
+    Ok(Report { rows, text })
 }

@@ -258,7 +258,7 @@ pub fn run_report(a: &RandwrArgs) -> BResult<Report> {
         header.add("precondition", n);
     }
     let text = render(&header, &rows);
-    let rep = report::finish(&a.common, rows, text)?;
+    let rep = crate::output::finish(&a.common, rows, text)?;
     let rows = &rep.rows;
     if let Some(p) = &a.common.png {
         draw(

@@ -197,9 +197,58 @@ pub struct Row {
     pub model_error: Option<f64>,
     /// `optr`: the sweep point and OPTR's own measures.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub optr: Option<crate::optr::OptrPoint>,
+    pub optr: Option<OptrPoint>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// The OPTR benchmark's own fields of a result row.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OptrPoint {
+    /// `sweep`, `recovery` or `memory`.
+    pub part: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locality_mib: Option<u64>,
+    /// `16k`, `1m` or `hybrid`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request: Option<String>,
+    /// Host data over simulated time, MB/s (10^6 B).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mb_per_s: Option<f64>,
+    /// 1 - this / async at the same point, % (positive: slower).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overhead_pct: Option<f64>,
+    /// Data pages programmed (host sectors written back / sectors per page).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_pages: Option<f64>,
+    /// Record, checkpoint, summary and trim pages, % of data pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extra_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary_pct: Option<f64>,
+    /// Padding sectors (in pages), % of data pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub padding_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coalescing_records: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub internal_flushes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_selections: Option<u64>,
+    /// Summed over GC selections: segments written after the latest
+    /// checkpoint, % of the data segments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_constrained_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_victims_displaced: Option<u64>,
+    /// `memory`: what the bytes are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
 }
 
 /// Where a report's numbers come from: the commit the benchmark binary was
@@ -290,10 +339,7 @@ pub fn git_commit() -> String {
     provenance().describe()
 }
 
-/// The directory of committed results, `crates/bench/results`.
-pub fn results_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("results")
-}
+pub use crate::args::results_dir;
 
 /// True when `path` would land in a `crates/bench/results` directory (this
 /// checkout's or another's).
@@ -460,19 +506,6 @@ pub fn check_outputs(c: &CommonArgs) -> BResult<()> {
         check_output(p, c.allow_dirty)?;
     }
     Ok(())
-}
-
-/// Stamps the rows with the provenance, prints the report (the text, or
-/// the rows as JSON with `--json`) and writes `--json-out` if asked; the
-/// caller draws its chart.
-pub fn finish(c: &CommonArgs, mut rows: Vec<Row>, text: String) -> BResult<Report> {
-    let p = provenance();
-    for r in &mut rows {
-        r.commit = p.describe();
-        r.dirty = p.dirty;
-    }
-    crate::output::emit(c, &text, &rows)?;
-    Ok(Report { rows, text })
 }
 
 /// The provenance lines of a report header: the commit, and why it is

@@ -189,7 +189,7 @@ pub fn run_report(a: &WafArgs) -> BResult<Report> {
         worst * 100.0,
         a.within * 100.0
     ));
-    let rep = report::finish(&a.common, rows, text)?;
+    let rep = crate::output::finish(&a.common, rows, text)?;
     if worst > a.within {
         return Err(format!(
             "the async FTL's WAF deviates from the greedy-GC model by {:.1}% (more than {:.0}%)",

@@ -427,7 +427,7 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
         ),
     );
     let text = render(&header, &rows);
-    let rep = report::finish(&a.common, rows, text)?;
+    let rep = crate::output::finish(&a.common, rows, text)?;
     if let Some(png) = &a.common.png {
         draw(png, &rep.rows)?;
     }

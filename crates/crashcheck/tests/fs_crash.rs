@@ -8,7 +8,8 @@
 //! campaign (.ci/crash-campaign) runs larger ones in release.
 
 use clap::Parser;
-use crashcheck::fs::{plan, replay_command, run, FsConfig, FsReport, Setup};
+use crashcheck::cli::plan_fs as plan;
+use crashcheck::fs::{replay_command, run, FsConfig, FsReport, Setup};
 use crashcheck::CrashtestArgs;
 use fs::{CommitMode, FsMutant};
 use ftl::FtlKind;

@@ -76,6 +76,38 @@ pub enum ReadCmd<'a> {
     ProbeErased { page: PageAddr },
 }
 
+impl<'a> ReadCmd<'a> {
+    /// [`ReadCmd::WithOob`].
+    pub fn with_oob(
+        page: PageAddr,
+        first_sector: u32,
+        data: &'a mut [u8],
+        oob: &'a mut [u8],
+    ) -> Self {
+        ReadCmd::WithOob {
+            page,
+            first_sector,
+            data,
+            oob,
+        }
+    }
+
+    /// [`ReadCmd::ForCopy`].
+    pub fn for_copy(
+        page: PageAddr,
+        first_sector: u32,
+        data: &'a mut [u8],
+        oob: &'a mut [u8],
+    ) -> Self {
+        ReadCmd::ForCopy {
+            page,
+            first_sector,
+            data,
+            oob,
+        }
+    }
+}
+
 impl ReadCmd<'_> {
     /// The page read.
     pub fn page(&self) -> PageAddr {
@@ -429,13 +461,7 @@ impl<L: Layer> Flash for L {
         data: &mut [u8],
         oob: &mut [u8],
     ) -> Result<()> {
-        let cmd = ReadCmd::WithOob {
-            page,
-            first_sector,
-            data,
-            oob,
-        };
-        Layer::read(self, cmd).map(drop)
+        Layer::read(self, ReadCmd::with_oob(page, first_sector, data, oob)).map(drop)
     }
     fn read_for_copy(
         &mut self,
@@ -444,13 +470,7 @@ impl<L: Layer> Flash for L {
         data: &mut [u8],
         oob: &mut [u8],
     ) -> Result<()> {
-        let cmd = ReadCmd::ForCopy {
-            page,
-            first_sector,
-            data,
-            oob,
-        };
-        Layer::read(self, cmd).map(drop)
+        Layer::read(self, ReadCmd::for_copy(page, first_sector, data, oob)).map(drop)
     }
     fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
         Layer::copy_into(self, from, to)

@@ -35,8 +35,7 @@ use workloads::{Driver, Workload};
 
 pub use result::{rows, AppReport, AppRun, FtlConfig, Ratio, Status, WorkloadInfo};
 
-/// The timing model used when `--timing` is not given.
-pub const DEFAULT_TIMING: &str = "paper";
+pub use crate::args::DEFAULT_TIMING;
 
 /// Set by SIGINT/SIGTERM/SIGHUP: finish the current run, tear its stack
 /// down, report the rest as skipped. (Without this a Ctrl-C would end the

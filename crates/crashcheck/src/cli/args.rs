@@ -1,0 +1,226 @@
+//! The arguments of `scftl crashtest`, and what its two front ends (FTLs in
+//! `mod.rs`, the file system in `fscheck.rs`) share: the progress bar, the
+//! exit code, the CPU clock.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressDrawTarget};
+
+/// Arguments of `scftl crashtest`.
+#[derive(clap::Args, Debug, Clone, PartialEq)]
+pub struct CrashtestArgs {
+    /// FTL under test: scftl, async or sync (also the checker's own `toy`
+    /// FTL and its canaries `toy-overwrite-live`, `toy-trust-unsynced-commit`,
+    /// `toy-split-requests`).
+    #[arg(long, default_value = "scftl")]
+    pub ftl: String,
+    /// Contract to check against: snapshot, async, sync or prefix (OPTR's:
+    /// a prefix of the requests, each whole; default: the FTL's own).
+    #[arg(long)]
+    pub contract: Option<String>,
+    /// Flash geometry preset (tiny, small, medium, paper, ...; with --fs
+    /// also small512, a 2 MiB device with 512-byte sectors).
+    #[arg(long, default_value = "small")]
+    pub geometry: String,
+    /// Time budget in seconds (random mode; default 10 when --ops is not
+    /// given).
+    #[arg(long)]
+    pub seconds: Option<f64>,
+    /// Operation budget (random mode), or the workload length (exhaustive
+    /// mode, default 6; with --fs: system calls, default 200).
+    #[arg(long)]
+    pub ops: Option<u64>,
+    /// The seed that drives everything (default: from the clock, printed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Enumerate every crash point and in-flight outcome of a short
+    /// workload (use with --geometry tiny).
+    #[arg(long)]
+    pub exhaustive: bool,
+    /// Build the FTL (with --fs: the file system) with a seeded bug, by
+    /// name, to check that the checker catches it; an unknown name prints
+    /// the list.
+    #[arg(long)]
+    pub mutant: Option<String>,
+    /// Random mode: probability that an operation is followed by the FTL's
+    /// `check_invariants` (scaled down on devices over 65536 sectors).
+    /// Exhaustive mode checks after every operation.
+    #[arg(long, default_value_t = 0.1)]
+    pub check_rate: f64,
+    /// Crash model: MLC paired pages. An interrupted program of an upper
+    /// page also destroys its (long synced) lower page; pages pair in
+    /// groups of 2*STRIDE (1: (0,1), (2,3), ...; 2: (0,2), (1,3), ...).
+    #[arg(long, value_name = "STRIDE")]
+    pub paired_pages: Option<u32>,
+    /// Crash model: an interrupted erase that left a programmed page
+    /// reading as erased leaves it unstable (its next program does not
+    /// hold until the block is erased again).
+    #[arg(long)]
+    pub unstable_erase: bool,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Exhaustive mode: cap the outcomes checked per crash point; a point
+    /// with more is sampled (seeded) and the summary says so. Default: no
+    /// cap, nothing sampled.
+    #[arg(long)]
+    pub max_outcomes: Option<u64>,
+    /// Exhaustive mode: crash nesting depth (1: crashes in the workload
+    /// only; 2: also a crash at every command of each recovery and of a
+    /// short continuation after it; 3: once more).
+    #[arg(long, default_value_t = 2)]
+    pub depth: u32,
+    /// Exhaustive mode: at crash points with too many page-class
+    /// combinations, check every outcome within this many pages of an
+    /// in-order cut (0, 1 or 2).
+    #[arg(long, default_value_t = 1)]
+    pub deviations: u32,
+    /// Seconds to spend shrinking a failing script.
+    #[arg(long, default_value_t = 20.0)]
+    pub shrink_seconds: f64,
+    /// Check the file system instead: its commit mode (log, xlog or group)
+    /// over --ftl, a power cut at every flash command of a seeded workload
+    /// of system calls (docs/USAGE.md, "Checking crash consistency").
+    #[arg(long, value_name = "MODE")]
+    pub fs: Option<String>,
+    /// With --fs: most cut points to check; a workload with more flash
+    /// commands is sampled (seeded). Default 2000.
+    #[arg(long)]
+    pub cuts: Option<u64>,
+    /// With --fs: check only the power cut at this flash command of the
+    /// workload (0 = the first after mount), to replay one failure.
+    #[arg(long)]
+    pub cut_at: Option<u64>,
+    /// With --fs and --ftl scftl: the epoch bound W (sector writes per
+    /// epoch) of the device; small values make group mode flush often.
+    #[arg(long)]
+    pub write_bound: Option<u32>,
+    /// With --fs: check every crash policy at each cut point (four
+    /// replays), not one drawn from the seed.
+    #[arg(long)]
+    pub all_policies: bool,
+    /// Flash backend under the FTL: `ram` (the NAND power-loss model) or
+    /// `image` (a `FileFlash` image whose writes since the last fdatasync
+    /// are lost, reordered or torn at 512-byte sectors by a host power cut).
+    #[arg(long, default_value = "ram")]
+    pub backend: String,
+    /// Turn wear leveling on in the FTL (after every format and open):
+    /// what `scftl serve` runs with — dynamic and static for scftl,
+    /// dynamic for the others. Off (FIFO allocation) unless given.
+    #[arg(long)]
+    pub wear_leveling: bool,
+    /// --ftl scftl, async, sync: format with two write streams (hot/cold
+    /// separation: GC relocations, and SCFTL's wear moves, fill their own
+    /// active superblock or segment). SCFTL shrinks the logical size until
+    /// the geometry affords them; the baselines keep theirs. The defaults
+    /// run one stream.
+    #[arg(long)]
+    pub hot_cold: bool,
+    /// --ftl scftl: format to spare N bad data superblocks, shrinking the
+    /// logical size until the geometry affords them. The `tiny` and
+    /// `small` defaults spare none, so a media failure there makes the
+    /// device read-only; with spares SCFTL goes on past it (moves the
+    /// data or the metadata), which is what `--inject-failures` should
+    /// then check.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub spare_superblocks: u64,
+    /// A second oracle next to the contract's model: `model` runs the Rust
+    /// transcription of the Agda model P of SCFTL (proofs/SCFTL/Impl) on
+    /// the same operations and checks that every recovered state is one
+    /// P allows and that P's RI/AR hold of the device between operations
+    /// (--ftl scftl, random mode, RAM backend; no epoch barriers are
+    /// generated).
+    #[arg(long, value_name = "KIND")]
+    pub oracle: Option<String>,
+    /// With --oracle model: a seeded bug in the transcription, by name
+    /// (model-flush-forgets-deltas, model-recovery-keeps-volatile,
+    /// model-write-skips-counter), to check the oracle catches it.
+    #[arg(long, value_name = "NAME")]
+    pub model_mutant: Option<String>,
+    /// Random mode: inject media failures together with the power cuts.
+    /// RATE (default 0.1) is the probability that a cycle of operations
+    /// makes one program fail (whatever it programs: data or metadata) or
+    /// one erase; a request refused with WornOut is checked like one a
+    /// power cut interrupted, and the read-only device must keep serving
+    /// the contract's data (docs/USAGE.md, "Media failures").
+    #[arg(long, value_name = "RATE", num_args = 0..=1, default_missing_value = "0.1")]
+    pub inject_failures: Option<f64>,
+}
+
+impl CrashtestArgs {
+    /// Defaults for a target, as `scftl crashtest --ftl NAME` would have.
+    pub fn for_ftl(ftl: &str) -> CrashtestArgs {
+        CrashtestArgs {
+            ftl: ftl.to_string(),
+            contract: None,
+            geometry: "small".into(),
+            seconds: None,
+            ops: None,
+            seed: None,
+            exhaustive: false,
+            mutant: None,
+            check_rate: 0.1,
+            paired_pages: None,
+            unstable_erase: false,
+            json: false,
+            max_outcomes: None,
+            depth: 2,
+            deviations: 1,
+            shrink_seconds: 20.0,
+            fs: None,
+            cuts: None,
+            cut_at: None,
+            write_bound: None,
+            all_policies: false,
+            backend: "ram".into(),
+            wear_leveling: false,
+            hot_cold: false,
+            spare_superblocks: 0,
+            oracle: None,
+            model_mutant: None,
+            inject_failures: None,
+        }
+    }
+
+    /// Defaults for a file-system run, as `scftl crashtest --fs MODE --ftl
+    /// NAME` would have.
+    pub fn for_fs(mode: &str, ftl: &str) -> CrashtestArgs {
+        CrashtestArgs {
+            fs: Some(mode.to_string()),
+            ..CrashtestArgs::for_ftl(ftl)
+        }
+    }
+}
+
+/// CPU time (user + system) this process used so far, from /proc/self/stat
+/// (Linux; clock ticks assumed to be the usual 100 Hz). On a shared machine
+/// crashes per CPU-second is the fairer throughput figure.
+pub fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are the
+    // 14th and 15th fields of the whole line.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// A progress bar on stderr when it is a terminal, else a hidden one.
+pub fn progress_bar() -> ProgressBar {
+    if std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    }
+}
+
+/// Exit 1 when the campaign found a failure, else 0.
+pub fn verdict(failed: bool) -> ExitCode {
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
