@@ -243,7 +243,8 @@ fn sweep_row(g: &Geometry, name: &str, p: &Point, m: &Measured) -> Row {
         mb_per_s: (sim_s > 0.0).then(|| bytes / 1e6 / sim_s),
         ..OptrPoint::default()
     };
-    if let (Some(a), Some(b)) = (&m.s0.optr, &m.s1.optr) {
+    let optr = |s: &DeviceStats| OptrStats::from_counters(&s.ftl_counters);
+    if let (Some(a), Some(b)) = (&optr(&m.s0), &optr(&m.s1)) {
         fill_optr(&mut pt, &b.since(a), spp);
     }
     let relocated = m.s1.gc_sectors_relocated - m.s0.gc_sectors_relocated;
@@ -393,7 +394,8 @@ pub fn run_report(a: &OptrArgs) -> BResult<Report> {
             part: "total".into(),
             ..OptrPoint::default()
         };
-        if let (Some(x), Some(y)) = (&s_start.optr, &s_end.optr) {
+        let optr = |s: &DeviceStats| OptrStats::from_counters(&s.ftl_counters);
+        if let (Some(x), Some(y)) = (&optr(&s_start), &optr(&s_end)) {
             fill_optr(&mut whole, &y.since(x), f64::from(g.sectors_per_page));
         }
         let rec = crate::boot::crash_and_recover(&mut w, f.as_ref(), &shared, &probe)?;

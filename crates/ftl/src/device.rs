@@ -181,8 +181,10 @@ pub struct DeviceStats {
     /// (the backend's own counters: programs, reads, erases, syncs), so
     /// a front end can report pages programmed per host operation.
     pub flash: flash::FlashCounters,
-    /// OPTR's own counters (`None` for the other FTLs).
-    pub optr: Option<crate::optr::OptrStats>,
+    /// Counters only one FTL keeps, by name (empty for the others): OPTR
+    /// reports its `optr::OptrStats` here (`OptrStats::from_counters`
+    /// reads them back). The base type names no FTL.
+    pub ftl_counters: Vec<(&'static str, u64)>,
     /// What wear leveling did (all zero while it is off).
     pub wear: crate::wear::WearStats,
     /// Programs the flash failed that the FTL wrote again elsewhere, and

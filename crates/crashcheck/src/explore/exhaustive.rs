@@ -268,8 +268,10 @@ fn generate(
         if after.full_checkpoints > before.full_checkpoints {
             note(Event::FullCheckpoint);
         }
-        let incremental =
-            |s: &ftl::DeviceStats| s.optr.as_ref().map_or(0, |o| o.incremental_checkpoints);
+        let incremental = |s: &ftl::DeviceStats| {
+            ftl::optr::OptrStats::from_counters(&s.ftl_counters)
+                .map_or(0, |o| o.incremental_checkpoints)
+        };
         if incremental(&after) > incremental(&before) {
             note(Event::IncrementalCheckpoint);
         }

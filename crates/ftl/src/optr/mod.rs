@@ -789,7 +789,7 @@ impl<F: Flash> BlockDevice for Optr<F> {
         }
         s.set_erase_counts(&self.segs.erases[self.plan.first_data_segment as usize..]);
         s.flash = self.flash.counters().since(&self.opened_counters);
-        s.optr = Some(self.optr_stats.clone());
+        s.ftl_counters = self.optr_stats.counters();
         s.wear = self.segs.wear_stats;
         s
     }

@@ -89,3 +89,51 @@ pub struct OptrStats {
     /// among the batch's fewest-valid candidates).
     pub gc_victims_displaced: u64,
 }
+
+/// Declares the conversions of [`OptrStats`] to and from
+/// `DeviceStats::ftl_counters`, one name per field.
+macro_rules! named_counters {
+    ($($f:ident),* $(,)?) => {
+        impl OptrStats {
+            /// Every counter by its field name (`DeviceStats::ftl_counters`).
+            pub fn counters(&self) -> Vec<(&'static str, u64)> {
+                vec![$((stringify!($f), self.$f)),*]
+            }
+
+            /// The counters [`OptrStats::counters`] gave, back; `None` when
+            /// they are not OPTR's (empty, or an unknown name).
+            pub fn from_counters(c: &[(&'static str, u64)]) -> Option<OptrStats> {
+                if c.is_empty() {
+                    return None;
+                }
+                let mut s = OptrStats::default();
+                for &(name, v) in c {
+                    match name {
+                        $(stringify!($f) => s.$f = v,)*
+                        _ => return None,
+                    }
+                }
+                Some(s)
+            }
+        }
+    };
+}
+
+named_counters!(
+    data_sectors_programmed,
+    coalescing_records,
+    record_sectors_programmed,
+    trim_sectors_programmed,
+    padding_sectors_programmed,
+    summary_pages_programmed,
+    checkpoint_pages_programmed,
+    incremental_checkpoints,
+    incremental_pages_programmed,
+    incremental_checkpoints_recovered,
+    internal_flushes,
+    gc_checkpoints,
+    gc_selections,
+    gc_segments_constrained,
+    gc_segments_seen,
+    gc_victims_displaced,
+);
