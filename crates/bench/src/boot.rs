@@ -423,13 +423,13 @@ pub fn table(rows: &[Row]) -> Table {
         t.push(vec![
             r.note.clone().unwrap_or_default(),
             r.geometry.clone(),
-            r.device_gib.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.device_gib),
             fmt_opt(r.logical_gib, 2),
-            r.delta_pages.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.delta_pages),
             fmt_opt(r.delta_fill_pct, 1) + "%",
             fmt_opt(r.recovery_sim_ms, 1),
             fmt_opt(r.recovery_wall_ms, 1),
-            r.recovery_reads.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.recovery_reads),
         ]);
     }
     t

@@ -158,7 +158,7 @@ pub fn table(rows: &[Row]) -> Table {
     for r in rows {
         t.push(vec![
             r.ftl.clone(),
-            r.wi.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.wi),
             fmt_opt(r.cpu_ns_per_write, 0),
             fmt_int(r.iops.unwrap_or(0.0)),
             fmt_opt(r.cpu_ns_per_write.zip(base).map(|(a, b)| a / b), 2) + "x",

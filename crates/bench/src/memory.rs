@@ -458,7 +458,7 @@ pub fn table(rows: &[Row]) -> Table {
             r.ftl.clone(),
             r.note.clone().unwrap_or_default(),
             r.geometry.clone(),
-            r.device_gib.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.device_gib),
             fmt_int(r.logical_sectors.unwrap_or(0) as f64),
             fmt_opt(r.peak_rss_bytes.map(mib), 1),
             fmt_opt(r.rss_bytes.map(mib), 1),

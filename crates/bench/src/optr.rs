@@ -558,14 +558,10 @@ pub fn sweep_table(rows: &[Row]) -> Table {
             pct(o.checkpoint_pct, 2),
             pct(o.summary_pct, 2),
             pct(o.padding_pct, 1),
-            o.coalescing_records
-                .map(|x| x.to_string())
-                .unwrap_or_default(),
-            o.gc_selections.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(o.coalescing_records),
+            crate::report::fmt_count(o.gc_selections),
             pct(o.gc_constrained_pct, 2),
-            o.gc_victims_displaced
-                .map(|x| x.to_string())
-                .unwrap_or_default(),
+            crate::report::fmt_count(o.gc_victims_displaced),
         ]);
     }
     t
@@ -652,16 +648,10 @@ pub fn summary_table(rows: &[Row]) -> Table {
             format!("<{PAPER_OVERHEAD_AVG_PCT:.0}% / {PAPER_OVERHEAD_WORST_PCT}%"),
             pct(total.extra_pct, 3),
             pct(total.padding_pct, 2),
-            total
-                .gc_selections
-                .map(|x| x.to_string())
-                .unwrap_or_default(),
+            crate::report::fmt_count(total.gc_selections),
             pct(total.gc_constrained_pct, 2),
             format!("{PAPER_CONSTRAINED_PCT}%"),
-            total
-                .gc_victims_displaced
-                .map(|x| x.to_string())
-                .unwrap_or_default(),
+            crate::report::fmt_count(total.gc_victims_displaced),
         ]);
     }
     t
@@ -721,7 +711,7 @@ pub fn recovery_table(rows: &[Row]) -> Table {
             r.ftl.clone(),
             fmt_opt(r.recovery_sim_ms, 1),
             fmt_opt(r.recovery_wall_ms, 1),
-            r.recovery_reads.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.recovery_reads),
         ]);
     }
     t

@@ -313,7 +313,7 @@ pub fn main_table(rows: &[Row]) -> Table {
     for r in rows {
         t.push(vec![
             r.ftl.clone(),
-            r.wi.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.wi),
             threads(r).to_string(),
             fmt_opt(r.iops.map(|x| x / 1e3), 2),
             fmt_opt(r.flush_lat_avg_us, 0),
@@ -324,10 +324,8 @@ pub fn main_table(rows: &[Row]) -> Table {
             fmt_opt(r.erases_per_write, 4),
             fmt_opt(r.gc_relocations_per_write, 3),
             fmt_opt(r.meta_pages_per_flush, 2),
-            r.full_checkpoints
-                .map(|x| x.to_string())
-                .unwrap_or_default(),
-            r.forced_flushes.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.full_checkpoints),
+            crate::report::fmt_count(r.forced_flushes),
             fmt_opt(r.cpu_ns_per_write, 0),
         ]);
     }
@@ -365,7 +363,7 @@ pub fn bound_table(rows: &[Row]) -> Table {
     for r in rows {
         t.push(vec![
             r.ftl.clone(),
-            r.wi.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.wi),
             threads(r).to_string(),
             fmt_opt(r.iops.map(|x| x / 1e3), 2),
             pct(r.die_busy_fraction),
@@ -400,7 +398,7 @@ pub fn ratio_table(rows: &[Row]) -> Option<Table> {
         // The paper's ratios are of its sequential (one-thread) runs.
         let paper = paper.filter(|_| threads(r) == 1);
         rt.push(vec![
-            r.wi.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.wi),
             threads(r).to_string(),
             fmt_opt(r.scftl_over_async, 3),
             fmt_opt(paper.map(|p| p.1), 3),

@@ -466,6 +466,11 @@ impl Table {
     }
 }
 
+/// A count for a table cell, or nothing when there is none.
+pub fn fmt_count<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
 /// Formats an optional number with `prec` decimals ("-" when absent).
 pub fn fmt_opt(v: Option<f64>, prec: usize) -> String {
     match v {

@@ -213,7 +213,7 @@ pub fn table(rows: &[Row]) -> Table {
     ]);
     for r in rows {
         t.push(vec![
-            r.logical_sectors.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.logical_sectors),
             fmt_opt(r.over_provisioning.map(|x| x * 100.0), 1) + "%",
             fmt_opt(r.log_over_logical, 3),
             fmt_opt(r.gc_relocations_per_write, 3),

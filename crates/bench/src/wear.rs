@@ -466,13 +466,13 @@ pub fn table(rows: &[Row]) -> Table {
             fmt_opt(r.waf, 3),
             fmt_opt(r.gc_relocations_per_write, 3),
             fmt_opt(r.wear_moves_per_write, 3),
-            r.meta_rotations.map(|x| x.to_string()).unwrap_or_default(),
-            r.erases_min.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.meta_rotations),
+            crate::report::fmt_count(r.erases_min),
             fmt_opt(r.erases_avg, 1),
-            r.erases_max.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.erases_max),
             fmt_opt(r.erase_max_over_avg, 2),
             fmt_opt(r.data_erase_max_over_avg, 2),
-            r.bad_blocks.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.bad_blocks),
             fmt_opt(r.lifetime_device_writes, 0),
         ]);
     }
@@ -494,11 +494,9 @@ pub fn wearout_table(rows: &[Row]) -> Table {
         t.push(vec![
             r.ftl.clone(),
             fmt_opt(r.lifetime_device_writes, 1),
-            r.bad_blocks.map(|x| x.to_string()).unwrap_or_default(),
-            r.program_failures
-                .map(|x| x.to_string())
-                .unwrap_or_default(),
-            r.erase_failures.map(|x| x.to_string()).unwrap_or_default(),
+            crate::report::fmt_count(r.bad_blocks),
+            crate::report::fmt_count(r.program_failures),
+            crate::report::fmt_count(r.erase_failures),
             match r.flushed_intact {
                 Some(true) => "yes".into(),
                 Some(false) => "NO".into(),

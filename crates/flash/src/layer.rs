@@ -76,38 +76,6 @@ pub enum ReadCmd<'a> {
     ProbeErased { page: PageAddr },
 }
 
-impl<'a> ReadCmd<'a> {
-    /// [`ReadCmd::WithOob`].
-    pub fn with_oob(
-        page: PageAddr,
-        first_sector: u32,
-        data: &'a mut [u8],
-        oob: &'a mut [u8],
-    ) -> Self {
-        ReadCmd::WithOob {
-            page,
-            first_sector,
-            data,
-            oob,
-        }
-    }
-
-    /// [`ReadCmd::ForCopy`].
-    pub fn for_copy(
-        page: PageAddr,
-        first_sector: u32,
-        data: &'a mut [u8],
-        oob: &'a mut [u8],
-    ) -> Self {
-        ReadCmd::ForCopy {
-            page,
-            first_sector,
-            data,
-            oob,
-        }
-    }
-}
-
 impl ReadCmd<'_> {
     /// The page read.
     pub fn page(&self) -> PageAddr {
@@ -437,6 +405,33 @@ pub trait Layer {
     }
 }
 
+/// `read_with_oob` (or, with `for_copy`, `read_for_copy`) as the layer's
+/// read hook sees it.
+fn read_with_spare<L: Layer>(
+    layer: &mut L,
+    for_copy: bool,
+    page: PageAddr,
+    first_sector: u32,
+    data: &mut [u8],
+    oob: &mut [u8],
+) -> Result<()> {
+    let cmd = match for_copy {
+        false => ReadCmd::WithOob {
+            page,
+            first_sector,
+            data,
+            oob,
+        },
+        true => ReadCmd::ForCopy {
+            page,
+            first_sector,
+            data,
+            oob,
+        },
+    };
+    Layer::read(layer, cmd).map(drop)
+}
+
 /// The one `Flash` implementation of every layer: each method hands its
 /// command to the layer's hook for its family.
 impl<L: Layer> Flash for L {
@@ -461,7 +456,7 @@ impl<L: Layer> Flash for L {
         data: &mut [u8],
         oob: &mut [u8],
     ) -> Result<()> {
-        Layer::read(self, ReadCmd::with_oob(page, first_sector, data, oob)).map(drop)
+        read_with_spare(self, false, page, first_sector, data, oob)
     }
     fn read_for_copy(
         &mut self,
@@ -470,7 +465,7 @@ impl<L: Layer> Flash for L {
         data: &mut [u8],
         oob: &mut [u8],
     ) -> Result<()> {
-        Layer::read(self, ReadCmd::for_copy(page, first_sector, data, oob)).map(drop)
+        read_with_spare(self, true, page, first_sector, data, oob)
     }
     fn copy_into(&mut self, from: PageAddr, to: PageAddr) {
         Layer::copy_into(self, from, to)
