@@ -78,7 +78,7 @@ impl flash::Layer for KeepMetaFlash {
         let outcome = cmd.issue(&mut self.inner);
         let done = cmd.done(&outcome);
         let ss = self.inner.geometry().sector_size as usize;
-        for (page, data, _) in cmd.each(self.inner.geometry())?.into_iter().take(done) {
+        for (page, data, _) in cmd.each(self.inner.geometry())?.take(done) {
             // A page whose sectors are all erased bytes (padding) reads back
             // as tags of 0xFF followed by zeros; nobody checks those.
             let padding = data.chunks(ss).all(|s| s.iter().all(|&b| b == 0xFF));

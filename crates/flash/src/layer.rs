@@ -248,15 +248,19 @@ impl<'a> ProgramCmd<'a> {
     /// Each page with its data and OOB, in order, after checking that the
     /// buffers of a multi-page program divide evenly (as
     /// [`program_each`] does). A page's own lengths are checked by the
-    /// device that programs it.
-    pub fn each(&self, g: &Geometry) -> Result<Vec<PageWrite<'a>>> {
-        match *self {
-            ProgramCmd::One { page, data, oob } => Ok(vec![(page, data, oob)]),
-            ProgramCmd::Many { pages, data, oob } => {
-                let n = pages.len();
-                if n == 0 {
-                    return Ok(Vec::new());
-                }
+    /// device that programs it. Allocates nothing: layers call it for
+    /// every program they split (the crash layer's hot path).
+    pub fn each(&self, g: &Geometry) -> Result<impl Iterator<Item = PageWrite<'a>>> {
+        let cmd = *self;
+        let (n, data, oob) = match cmd {
+            ProgramCmd::One { data, oob, .. } => (1, data, oob),
+            ProgramCmd::Many { pages, data, oob } => (pages.len(), data, oob),
+        };
+        // Data and OOB bytes per page.
+        let (ps, on) = match cmd {
+            ProgramCmd::One { .. } => (data.len(), oob.len()),
+            ProgramCmd::Many { .. } if n == 0 => (0, 0),
+            ProgramCmd::Many { .. } => {
                 let ps = g.page_size();
                 if data.len() != n * ps || !oob.len().is_multiple_of(n) {
                     return Err(FlashError::BadLength {
@@ -265,14 +269,20 @@ impl<'a> ProgramCmd<'a> {
                         got: data.len(),
                     });
                 }
-                let on = oob.len() / n;
-                Ok(pages
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &p)| (p, &data[i * ps..(i + 1) * ps], &oob[i * on..(i + 1) * on]))
-                    .collect())
+                (ps, oob.len() / n)
             }
-        }
+        };
+        let page = move |i: usize| match cmd {
+            ProgramCmd::One { page, .. } => page,
+            ProgramCmd::Many { pages, .. } => pages[i],
+        };
+        Ok((0..n).map(move |i| {
+            (
+                page(i),
+                &data[i * ps..(i + 1) * ps],
+                &oob[i * on..(i + 1) * on],
+            )
+        }))
     }
 
     /// How many of the pages reached the medium, given the outcome of

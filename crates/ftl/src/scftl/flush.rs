@@ -454,7 +454,7 @@ impl<F: Flash> Scftl<F> {
         // next checkpoint, whose target it is and which erases it first
         // anyway: its commit record has the lower generation, so recovery
         // never prefers it, and the slots wear half as fast.
-        if target != old && !self.rotates {
+        if target != old && !self.features.movable_metadata {
             let sbs = map.slots[old].clone();
             self.layout.erase_list(&mut self.flash, &sbs)?;
         }

@@ -207,11 +207,10 @@ pub struct Scftl<F: Flash> {
     gc_count: u32,
     /// Epochs committed by ordered flushes since the last sync.
     unsynced_epochs: u32,
-    /// The metadata regions may rotate, found by a scan at recovery
-    /// (configuration version 7, docs/FORMAT.md §4.5).
-    rotates: bool,
     /// What the image's configuration version has on flash (decoded once
-    /// from the label; `Features::CURRENT` after format).
+    /// from the label; `Features::CURRENT` after format): among others,
+    /// whether the metadata regions may rotate (`movable_metadata`,
+    /// version 7, docs/FORMAT.md §4.5).
     features: Features,
     /// Flushes may commit in-page (docs/FORMAT.md §4.8): the label has
     /// configuration version 4 and the OOB has room for the marker.
@@ -649,7 +648,6 @@ impl<F: Flash> Scftl<F> {
             gc_count: 0,
             unsynced_epochs: 0,
             inpage: false,
-            rotates: features.movable_metadata,
             features,
             oob_commit: false,
             chain_link: Psa::UNMAPPED,

@@ -110,7 +110,7 @@ impl<F: Flash> Scftl<F> {
         // extra write (the swapped-in superblock is erased instead of the
         // swapped-out one), so any difference is worth it.
         self.wear.static_spread?;
-        if !self.rotates || !self.delta.backlog.is_empty() {
+        if !self.features.movable_metadata || !self.delta.backlog.is_empty() {
             return None;
         }
         let map = self.layout.meta();
