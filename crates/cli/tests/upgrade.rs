@@ -8,12 +8,25 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use common::*;
 use flash::{FileFlash, OverlayFlash};
 use ftl::scftl::config::CONFIG_VERSION;
 use ftl::{label, AnyFtl, BlockDevice, FtlKind, Lba};
+
+/// The tests of this file run one at a time. They lock images in this
+/// process (`FileFlash::open` takes an exclusive `flock`) while another
+/// test spawns `scftl`: a child forked in that instant shares the locked
+/// file until it execs, so an image the first test just closed can still
+/// read as locked. (Each test binary is its own process, so serializing
+/// here is enough.)
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// The byte every sector of the old image holds (0: never written).
 fn byte_of(la: u64) -> u8 {
@@ -93,6 +106,7 @@ fn files_in(dir: &Path) -> Vec<String> {
 
 #[test]
 fn an_old_image_is_upgraded_with_its_contents_and_then_left_alone() {
+    let _serial = serial();
     for version in [4, 7] {
         let dir = tempfile::tempdir().unwrap();
         let img = old_image(dir.path(), version);
@@ -125,6 +139,7 @@ fn an_old_image_is_upgraded_with_its_contents_and_then_left_alone() {
 
 #[test]
 fn other_ftls_and_images_in_use_are_left_alone() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let a = format(
         dir.path(),
@@ -148,6 +163,7 @@ fn other_ftls_and_images_in_use_are_left_alone() {
 
 #[test]
 fn a_kill_at_any_moment_leaves_the_old_image_or_the_new_one() {
+    let _serial = serial();
     let mut seen_old = false;
     let mut seen_new = false;
     for delay_ms in [0u64, 5, 15, 40, 80, 160, 400] {
