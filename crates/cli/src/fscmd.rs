@@ -21,7 +21,9 @@ use crate::size::human;
 pub struct MkfsArgs {
     /// Image to make the file system on (created by `scftl format`, any FTL).
     pub image: PathBuf,
-    /// Replace an existing file system (its contents are lost).
+    /// Make the file system even though the image holds data (another
+    /// file system, a partition table, any non-zero sector) or a file
+    /// system of ours: what it held is lost.
     #[arg(long)]
     pub force: bool,
     /// Number of inodes (default: one per 16 KiB of the disk).
@@ -43,10 +45,14 @@ pub struct FsckArgs {
     /// image is not written.
     #[arg(long)]
     pub repair: bool,
+    /// Also read every sector and report those that cannot be read back,
+    /// by the file each belongs to (as `scftl scrub` does).
+    #[arg(long, conflicts_with = "repair")]
+    pub scrub: bool,
 }
 
 /// Whether block 0 of `dev` holds a valid superblock.
-fn has_file_system(dev: &mut dyn BlockDevice) -> bool {
+pub(crate) fn has_file_system(dev: &mut dyn BlockDevice) -> bool {
     let ss = dev.sector_size();
     if ss == 0
         || !fs::BLOCK_SIZE.is_multiple_of(ss)
@@ -58,15 +64,93 @@ fn has_file_system(dev: &mut dyn BlockDevice) -> bool {
     dev.read(Lba(0), &mut b0).is_ok() && fs::Superblock::decode(&b0).is_ok()
 }
 
+/// What an image's logical space holds, as far as `mkfs` needs to know
+/// before it overwrites it.
+#[derive(Default)]
+struct Survey {
+    /// Sectors that are not all zeros (trimmed sectors read as zeros).
+    nonzero: u64,
+    first_nonzero: Option<u64>,
+    /// Recognized formats, e.g. "an ext4 file system".
+    found: Vec<&'static str>,
+    /// Sectors that could not be read.
+    unreadable: u64,
+}
+
+/// Reads the whole logical space of `dev` (see [`Survey`]).
+fn survey(dev: &mut dyn BlockDevice) -> Survey {
+    let ss = dev.sector_size();
+    let mut s = Survey::default();
+    if has_file_system(dev) {
+        s.found.push("a file system of ours (scftl mkfs)");
+    }
+    let mut first = Vec::new();
+    let bad = crate::scrub::read_all(dev, |lba, bytes| {
+        if lba == 0 && first.is_empty() {
+            first = bytes[..bytes.len().min(4096)].to_vec();
+        }
+        for (i, sector) in bytes.chunks(ss).enumerate() {
+            if sector.iter().any(|&b| b != 0) {
+                s.nonzero += 1;
+                s.first_nonzero.get_or_insert(lba + i as u64);
+            }
+        }
+    });
+    s.unreadable = bad.len() as u64;
+    s.found.extend(signatures(&first));
+    s
+}
+
+/// Formats recognized by their signatures in the first 4 KiB.
+fn signatures(b: &[u8]) -> Vec<&'static str> {
+    let mut found = Vec::new();
+    let at = |off: usize, sig: &[u8]| b.get(off..off + sig.len()) == Some(sig);
+    // ext2/3/4: the superblock at byte 1024, magic 0xEF53 at offset 56.
+    if at(1080, &[0x53, 0xEF]) {
+        found.push("an ext2/3/4 file system (superblock magic at byte 1080)");
+    }
+    if at(512, b"EFI PART") {
+        found.push("a GPT partition table");
+    } else if at(510, &[0x55, 0xAA]) {
+        found.push("an MBR partition table or boot sector");
+    }
+    if at(0, b"XFSB") {
+        found.push("an XFS file system");
+    }
+    found
+}
+
 pub fn run_mkfs(a: &MkfsArgs) -> Result<(), CliError> {
+    if !a.force {
+        // Surveyed through a read-only open: a refused mkfs must leave the
+        // image byte for byte as it was (a read-write open starts a new
+        // SCFTL generation, docs/FORMAT.md §4.3).
+        let mut dev = image::open(&a.image, true)?.device;
+        let s = survey(dev.as_mut());
+        if s.nonzero > 0 || s.unreadable > 0 || !s.found.is_empty() {
+            let mut what = s.found.clone().join(", ");
+            if s.nonzero > 0 {
+                if !what.is_empty() {
+                    what.push_str("; ");
+                }
+                what.push_str(&format!(
+                    "{} non-zero sectors (the first at sector {})",
+                    s.nonzero,
+                    s.first_nonzero.unwrap_or(0)
+                ));
+            }
+            if s.unreadable > 0 {
+                what.push_str(&format!("; {} unreadable sectors", s.unreadable));
+            }
+            return Err(CliError::usage(format!(
+                "{} holds data: {what}; pass --force to make the file system anyway (what it \
+                 holds is lost)",
+                a.image.display()
+            )));
+        }
+    }
     let opened = image::open(&a.image, false)?;
     let mut dev = opened.device;
-    if has_file_system(dev.as_mut()) && !a.force {
-        return Err(CliError::usage(format!(
-            "{} already holds a file system; pass --force to replace it (its contents are lost)",
-            a.image.display()
-        )));
-    }
     let opts = fs::MkfsOptions {
         inodes: a.inodes,
         ..fs::MkfsOptions::default()
@@ -97,15 +181,41 @@ pub fn run_fsck(a: &FsckArgs) -> Result<(), CliError> {
     if a.repair {
         return run_repair(a);
     }
-    let opened = image::open(&a.image, true)?;
-    let mut dev = opened.device;
-    let report = fs::fsck(dev.as_mut())
-        .map_err(|e| CliError::runtime(format!("{}: cannot read: {e}", a.image.display())))?;
-    print_report(a, &report, None);
-    verdict(a, &report)
+    let report = check_view(a)?;
+    let scrubbed = if a.scrub {
+        Some(crate::scrub::scrub(&a.image)?)
+    } else {
+        None
+    };
+    print_report(a, &report, None, scrubbed.as_ref());
+    verdict(a, &report)?;
+    scrubbed.as_ref().map_or(Ok(()), crate::scrub::verdict)
 }
 
-fn print_report(a: &FsckArgs, report: &fs::FsckReport, changes: Option<&[String]>) {
+/// The check of a read-only view. A live view (the image is mounted or
+/// served) that looks inconsistent is checked again on fresh views, since
+/// it may have caught the writer mid-command; the last report is kept.
+fn check_view(a: &FsckArgs) -> Result<fs::FsckReport, CliError> {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let opened = image::open_report_view(&a.image)?;
+        let live = opened.live;
+        let mut dev = opened.device;
+        let report = fs::fsck(dev.as_mut())
+            .map_err(|e| CliError::runtime(format!("{}: cannot read: {e}", a.image.display())))?;
+        if report.is_clean() || !live || tries >= 3 {
+            return Ok(report);
+        }
+    }
+}
+
+fn print_report(
+    a: &FsckArgs,
+    report: &fs::FsckReport,
+    changes: Option<&[String]>,
+    scrubbed: Option<&crate::scrub::ScrubReport>,
+) {
     let clean = report.is_clean();
     if a.json {
         let mut v = json!({
@@ -115,6 +225,9 @@ fn print_report(a: &FsckArgs, report: &fs::FsckReport, changes: Option<&[String]
         });
         if let Some(c) = changes {
             v["repaired"] = json!(c);
+        }
+        if let Some(s) = scrubbed {
+            v["scrub"] = s.to_json();
         }
         println!("{v}");
     } else {
@@ -128,6 +241,9 @@ fn print_report(a: &FsckArgs, report: &fs::FsckReport, changes: Option<&[String]
         }
         println!("{}: {report}", a.image.display());
         println!("{}", if clean { "clean" } else { "INCONSISTENT" });
+        for line in scrubbed.map(|s| s.lines()).unwrap_or_default() {
+            println!("{line}");
+        }
     }
 }
 
@@ -155,14 +271,14 @@ fn run_repair(a: &FsckArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::runtime(format!("{}: cannot repair: {e}", a.image.display())))?
     };
     if dry.changes.is_empty() {
-        print_report(a, &dry.after, Some(&dry.changes));
+        print_report(a, &dry.after, Some(&dry.changes), None);
         return verdict(a, &dry.after);
     }
     let opened = image::open(&a.image, false)?;
     let mut dev = opened.device;
     let rep = fs::repair(dev.as_mut())
         .map_err(|e| CliError::runtime(format!("{}: cannot repair: {e}", a.image.display())))?;
-    print_report(a, &rep.after, Some(&rep.changes));
+    print_report(a, &rep.after, Some(&rep.changes), None);
     verdict(a, &rep.after)
 }
 

@@ -70,6 +70,10 @@ pub struct Opened {
     pub recovery: Duration,
     /// The `--timing` model applied, described in one line.
     pub timing: String,
+    /// A live view: the image was held open for writing by another process
+    /// (a server or a mount), so it was read without its lock while it may
+    /// change (see [`OpenOptions::allow_live`]).
+    pub live: bool,
     /// Starts the model's pacing.
     pub pacing: Pacing,
 }
@@ -110,6 +114,12 @@ pub struct OpenOptions {
     pub slow_sync_ms: u64,
     /// The latency model (paused until `Opened::pacing` is started).
     pub timing: TimingArg,
+    /// With `read_only`: when another process holds the image open for
+    /// writing, recover a view of the file as it is instead of failing
+    /// (`Opened::live` says so). Such a view may catch the other process
+    /// mid-command; what a caller finds in it must be confirmed by a
+    /// second view before it is reported.
+    pub allow_live: bool,
 }
 
 impl Default for OpenOptions {
@@ -118,6 +128,7 @@ impl Default for OpenOptions {
             read_only: false,
             slow_sync_ms: 0,
             timing: TimingArg::None,
+            allow_live: false,
         }
     }
 }
@@ -168,6 +179,39 @@ pub struct MemoryArgs {
 }
 
 impl MemoryArgs {
+    /// Refuses the device options when no `--memory` device is made: an
+    /// image keeps the settings it was formatted with, and an option that
+    /// would be ignored must not look as if it applied. (clap's `requires`
+    /// cannot say this: it counts `--memory`'s default as given.)
+    pub fn check_applies(&self) -> Result<(), CliError> {
+        if self.memory {
+            return Ok(());
+        }
+        let given: Vec<&str> = [
+            ("--size", self.size.is_some()),
+            ("--over-provisioning", self.over_provisioning.is_some()),
+            ("--geometry", self.geometry.is_some()),
+            ("--ftl", self.ftl.is_some()),
+            ("--write-bound", self.write_bound.is_some()),
+            ("--gc-bound", self.gc_bound.is_some()),
+            ("--gc-threshold", self.gc_threshold.is_some()),
+            ("--gc-streams", self.gc_streams.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(n, set)| set.then_some(n))
+        .collect();
+        if given.is_empty() {
+            return Ok(());
+        }
+        Err(CliError::usage(format!(
+            "{} {} only with --memory: an image keeps the settings it was formatted with \
+             (`scftl info IMAGE` shows them; `scftl format --force IMAGE ...` makes a new image \
+             with others, losing its contents)",
+            given.join(", "),
+            if given.len() == 1 { "applies" } else { "apply" }
+        )))
+    }
+
     /// The format request these options make.
     pub fn request(&self) -> FormatRequest {
         FormatRequest {
@@ -403,10 +447,16 @@ pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Opened, CliError> {
     // A read-only image is recovered over a RAM overlay: recovery of some
     // FTLs writes (the sync FTL replays its battery-backed log), and those
     // writes must never reach the file.
+    let mut live = false;
     let flash: Box<dyn Flash + Send> = if o.read_only {
-        Box::new(OverlayFlash::new(
-            FileFlash::open_read_only(path).map_err(|e| flash_err(path, e))?,
-        ))
+        let file = match FileFlash::open_read_only(path) {
+            Err(FlashError::Locked { .. }) if o.allow_live => {
+                live = true;
+                FileFlash::open_live_view(path)
+            }
+            other => other,
+        };
+        Box::new(OverlayFlash::new(file.map_err(|e| flash_err(path, e))?))
     } else {
         Box::new(FileFlash::open(path).map_err(|e| flash_err(path, e))?)
     };
@@ -423,7 +473,53 @@ pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Opened, CliError> {
     let t0 = Instant::now();
     let dev = AnyFtl::open(flash).map_err(|e| ftl_err(path, e))?;
     let recovery = t0.elapsed();
-    Ok(opened(dev, path, g, recovery, &o.timing, pacing))
+    let mut opened = opened(dev, path, g, recovery, &o.timing, pacing);
+    opened.live = live;
+    Ok(opened)
+}
+
+/// Opens an image read-only for a report (`info`, `fsck`, `scrub`): under
+/// a shared lock, or, when another process has it open for writing, as a
+/// live view (recovery over a copy of nothing but RAM; a note on stderr
+/// says so). A live view's recovery may catch the writer mid-command and
+/// fail; it is tried again a few times first.
+pub fn open_report_view(path: &Path) -> Result<Opened, CliError> {
+    let o = OpenOptions {
+        read_only: true,
+        allow_live: true,
+        ..OpenOptions::default()
+    };
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        match open_with(path, &o) {
+            Ok(v) => {
+                if v.live {
+                    eprintln!(
+                        "scftl: {} is in use by another process (served or mounted); reading a \
+                         live view of it as it is now, without stopping that process",
+                        path.display()
+                    );
+                }
+                return Ok(v);
+            }
+            // Only a live view changes between tries.
+            Err(e) if tries < 4 && is_locked_elsewhere(path) => {
+                let _ = e;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether another process holds `path` open for writing (its exclusive
+/// image lock), as far as a shared-lock attempt can tell.
+fn is_locked_elsewhere(path: &Path) -> bool {
+    matches!(
+        FileFlash::open_read_only(path),
+        Err(FlashError::Locked { .. })
+    )
 }
 
 /// A fresh RAM device formatted as `req` asks (validated exactly as
@@ -498,6 +594,7 @@ fn opened(
         recovery,
         timing: timing.describe(&g),
         pacing: Pacing(pacing),
+        live: false,
     }
 }
 

@@ -56,10 +56,19 @@ pub fn summary_json(s: &Summary, stats: Option<&DeviceStats>) -> Value {
 }
 
 pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
-    let opened = image::open(path, true)?;
+    let opened = image::open_report_view(path)?;
     let s = &opened.summary;
     let mut st = opened.device.stats();
     st.last_recovery_ns = opened.recovery.as_nanos() as u64;
+    // Wear from the image's records (over the device's life), in the text
+    // and the JSON alike; the FTL's counters cover only this open.
+    let wear = device_wear(path);
+    if let Ok(w) = &wear {
+        st.erases_min = w.min;
+        st.erases_avg = w.avg;
+        st.erases_max = w.max;
+        st.bad_blocks = w.bad;
+    }
     // The image file's own format version (docs/FORMAT.md §2); the header
     // was checked when the image was opened.
     let format = flash::FileFlash::read_header(path).ok().map(|h| h.version);
@@ -68,6 +77,8 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
         if let Some(f) = format {
             v["image_format"] = Value::from(f);
         }
+        v["live_view"] = Value::from(opened.live);
+        v["wear_recorded"] = Value::from(wear.is_ok());
         println!("{v:#}");
         return Ok(());
     }
@@ -128,7 +139,16 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
                 st.bad_blocks
             ),
         ),
-        ("device wear".into(), device_wear(path)),
+        (
+            "device wear".into(),
+            match &wear {
+                Ok(w) => format!(
+                    "erase counts min {}, avg {:.2}, max {} over {} erase blocks; {} bad",
+                    w.min, w.avg, w.max, w.blocks, w.bad
+                ),
+                Err(why) => why.clone(),
+            },
+        ),
         (
             "last recovery".into(),
             format!("{:.3} ms", st.last_recovery_ns as f64 / 1e6),
@@ -141,19 +161,28 @@ pub fn run(path: &Path, as_json: bool) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Erase counts and bad blocks from an image's wear records.
+struct Wear {
+    min: u64,
+    avg: f64,
+    max: u64,
+    blocks: u64,
+    bad: u64,
+}
+
 /// The image's wear records (format 4): erase counts of every erase block
-/// over the device's life, and how many blocks are bad.
-fn device_wear(path: &Path) -> String {
+/// over the device's life, and how many blocks are bad; or why there are
+/// none.
+fn device_wear(path: &Path) -> Result<Wear, String> {
     use flash::Flash;
-    let f = match flash::FileFlash::open_read_only(path) {
-        Ok(f) => f,
-        Err(e) => return format!("unknown ({e})"),
-    };
+    // The records are read straight from the file (no lock: they are
+    // whole 8-byte records, and a served image may be described too).
+    let f = flash::FileFlash::open_live_view(path).map_err(|e| format!("unknown ({e})"))?;
     if f.header().version < 4 {
-        return format!(
+        return Err(format!(
             "not recorded (image format {}; erase counts are kept from format 4 on)",
             f.header().version
-        );
+        ));
     }
     let blocks = f.geometry().total_blocks();
     let (mut min, mut max, mut sum, mut bad) = (u64::MAX, 0u64, 0u64, 0u64);
@@ -167,10 +196,12 @@ fn device_wear(path: &Path) -> String {
         sum += e;
         bad += u64::from(w.is_bad());
     }
-    format!(
-        "erase counts min {}, avg {:.2}, max {} over {blocks} erase blocks; {bad} bad",
-        min.min(max),
-        sum as f64 / f64::from(blocks.max(1)),
-        max
-    )
+    Ok(Wear {
+        min: min.min(max),
+        // Rounded as the text shows it, so both say the same.
+        avg: (sum as f64 / f64::from(blocks.max(1)) * 100.0).round() / 100.0,
+        max,
+        blocks: u64::from(blocks),
+        bad,
+    })
 }

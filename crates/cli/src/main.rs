@@ -2,7 +2,8 @@
 //!
 //! What it is: `format` (create a persistent flash image holding an FTL),
 //! `info` (describe one), `serve` (recover one and export it over NBD),
-//! `mkfs`, `mount` (FUSE) and `fsck` for the file system on an image, and
+//! `mkfs`, `mount` (FUSE) and `fsck` for the file system on an image,
+//! `scrub` (read every sector, report damage), `upgrade`, and
 //! the checker and benchmark front ends.
 //!
 //! What it promises: every failure is a message that says what to do and a
@@ -21,6 +22,7 @@ mod image;
 mod info;
 mod mount;
 mod powercut;
+mod scrub;
 mod serve;
 mod size;
 mod sizing;
@@ -87,6 +89,12 @@ enum Command {
     /// --repair, fix what has one safe fix); exits 1 when it is
     /// inconsistent.
     Fsck(fscmd::FsckArgs),
+    /// Read every sector of an image and report those that cannot be read
+    /// back (by sector, and by file on our file system); exits 1 on damage.
+    /// Works on a served or mounted image too, through a live view.
+    #[command(after_help = "Examples:\n  scftl scrub disk.img\n  scftl scrub disk.img --json | jq .damaged\n\
+                      `scftl fsck --scrub IMAGE` checks the file system as well.")]
+    Scrub(scrub::ScrubArgs),
     /// Rewrite an SCFTL image of an older configuration version as one of
     /// the version this build writes (crash-safe: a copy beside it,
     /// verified, then renamed over it; needs as much free disk space).
@@ -162,7 +170,8 @@ struct FormatArgs {
 
 #[derive(clap::Args)]
 struct InfoArgs {
-    /// Image file to describe (opened read-only; recovery runs in memory).
+    /// Image file to describe (opened read-only; recovery runs in memory; a
+    /// served or mounted image is read through a live view).
     image: PathBuf,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -234,6 +243,7 @@ fn main() -> ExitCode {
         Command::Mkfs(a) => fscmd::run_mkfs(a),
         Command::Mount(a) => mount::run(a),
         Command::Fsck(a) => fscmd::run_fsck(a),
+        Command::Scrub(a) => scrub::run(a),
         Command::Upgrade(a) => upgrade::run(a),
         // The checker prints its own report and chooses its exit code.
         Command::Crashtest(a) => return crashcheck::run(a),

@@ -31,9 +31,13 @@ pub struct MountArgs {
     /// --memory.
     #[arg(value_name = "IMAGE")]
     pub first: Option<PathBuf>,
-    /// Empty directory to mount it on.
+    /// Empty directory to mount it on (see --nonempty).
     #[arg(value_name = "MOUNTPOINT")]
     pub second: Option<PathBuf>,
+    /// Mount over a directory that holds files: they are hidden, not
+    /// removed, until the file system is unmounted.
+    #[arg(long)]
+    pub nonempty: bool,
     /// --memory: a fresh RAM device with a new file system (mkfs runs
     /// first); the options after it describe the device as for `scftl
     /// format`. Nothing is saved.
@@ -106,10 +110,31 @@ fn open_device(a: &MountArgs, t: &Target) -> Result<image::Opened, CliError> {
     Ok(opened)
 }
 
+/// Refuses a mount point that holds entries (unless `nonempty`): mounting
+/// over them hides them, which looks like data loss to whoever finds the
+/// directory emptied.
+fn check_empty(dir: &std::path::Path, nonempty: bool) -> Result<(), CliError> {
+    if nonempty {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| CliError::runtime(format!("{}: cannot list: {e}", dir.display())))?;
+    let n = entries.count();
+    if n == 0 {
+        return Ok(());
+    }
+    Err(CliError::usage(format!(
+        "{}: the mount point is not empty ({n} entries, hidden while mounted); choose an empty \
+         directory, or pass --nonempty to mount over them",
+        dir.display()
+    )))
+}
+
 pub fn run(a: &MountArgs) -> Result<(), CliError> {
+    a.memory.check_applies()?;
     let t = target(a)?;
     match std::fs::metadata(&t.mountpoint) {
-        Ok(m) if m.is_dir() => {}
+        Ok(m) if m.is_dir() => check_empty(&t.mountpoint, a.nonempty)?,
         // ENOTCONN: a FUSE mount whose process died.
         Err(e) if e.raw_os_error() == Some(107) => {
             return Err(CliError::runtime(format!(

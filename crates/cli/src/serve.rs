@@ -57,10 +57,26 @@ pub struct ServeArgs {
     /// lets idle connections hold every slot).
     #[arg(long, default_value = "10s", value_name = "TIME", value_parser = parse_timeout)]
     pub handshake_timeout: Timeout,
-    /// Close an established connection after this long without a request
-    /// (`off`: never; same units as --handshake-timeout).
+    /// Close an established connection after this long without a request,
+    /// even when no other client needs its slot (`off`: never; same units
+    /// as --handshake-timeout). Off by default: qemu and nbd-client keep a
+    /// quiet disk connected for as long as it is attached.
     #[arg(long, default_value = "off", value_name = "TIME", value_parser = parse_timeout)]
     pub idle_timeout: Timeout,
+    /// The idle timeout that is on by default: a connection with no request
+    /// in flight that has been silent this long is closed when a client is
+    /// waiting for its slot (or its address's share), so idle clients
+    /// cannot lock others out; while slots are free it is never disturbed
+    /// (`off`: never).
+    #[arg(long, default_value = "30s", value_name = "TIME", value_parser = parse_timeout)]
+    pub reclaim_idle: Timeout,
+    /// Most connections one IP address may have open or waiting at once
+    /// (capped at --max-clients); one over it is refused with a message,
+    /// unless an idle connection of that address can be reclaimed. Unix
+    /// socket clients are not counted.
+    #[arg(long, default_value_t = nbd::DEFAULT_MAX_PER_ADDRESS as u32, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub max_clients_per_address: u32,
     /// Microseconds a connection polls its socket for the next request
     /// after answering one, before it sleeps in the kernel: saves a
     /// cross-CPU wake-up per request while a client keeps the server busy,
@@ -255,7 +271,16 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
             "--power-cut-signal needs --memory: only a RAM device has the power-cut model",
         ));
     }
+    a.memory.check_applies()?;
     let tls = tls_setup(a)?;
+    // Bound before the image is opened: a busy address is reported at
+    // once, not after a recovery (and a checkpoint write) it then wastes.
+    let listener = match &a.unix {
+        Some(p) => Listener::unix(p).map_err(|e| format!("{e}; choose another --unix path")),
+        None => Listener::tcp(&a.listen).map_err(|e| format!("{e}; pick another with --listen")),
+    }
+    .map_err(CliError::runtime)?;
+    let listener = Arc::new(listener);
     let mut cut_flash = None;
     let opened = if a.memory.memory {
         let opened = if a.power_cut_signal {
@@ -285,6 +310,7 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
             read_only: a.read_only,
             slow_sync_ms: a.debug_slow_sync_ms,
             timing: a.timing.clone(),
+            allow_live: false,
         };
         let opened = image::open_with(&path, &o)?;
         eprintln!(
@@ -298,13 +324,6 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     };
     eprintln!("scftl: timing: {}", opened.timing);
     let s = opened.summary.clone();
-
-    let listener = match &a.unix {
-        Some(p) => Listener::unix(p).map_err(|e| format!("{e}; choose another --unix path")),
-        None => Listener::tcp(&a.listen).map_err(|e| format!("{e}; pick another with --listen")),
-    }
-    .map_err(CliError::runtime)?;
-    let listener = Arc::new(listener);
     if a.unix.is_none() && listens_beyond_loopback(&a.listen) {
         match a.tls {
             TlsMode::Off => eprintln!(
@@ -322,9 +341,10 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     let config = ServerConfig {
         export_name: a.export_name.clone(),
         description: format!(
-            "scftl {} disk {}, timing {}",
-            s.kind,
+            "{}: {} disk, {} FTL, timing {}",
             s.path.display(),
+            human(s.logical_bytes()),
+            s.kind,
             a.timing.name()
         ),
         read_only: a.read_only,
@@ -333,11 +353,14 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         max_clients: a.max_clients as usize,
         handshake_timeout: a.handshake_timeout.0,
         idle_timeout: a.idle_timeout.0,
+        reclaim_idle: a.reclaim_idle.0,
+        max_per_address: a.max_clients_per_address as usize,
         poll: Some(std::time::Duration::from_micros(a.poll_us)).filter(|d| !d.is_zero()),
         tls,
         hints: nbd::Hints {
             max_clients: "scftl serve --max-clients".into(),
             tls: "scftl serve --tls allow|require".into(),
+            max_per_address: "scftl serve --max-clients-per-address".into(),
         },
         ..ServerConfig::default()
     };
@@ -389,9 +412,11 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         None => "off".into(),
     };
     eprintln!(
-        "scftl: limits: {} clients, handshake timeout {}, idle timeout {}, poll {} µs",
+        "scftl: limits: {} clients ({} per address), handshake timeout {}, idle slots reclaimed after {}, idle timeout {}, poll {} µs",
         a.max_clients,
+        a.max_clients_per_address.min(a.max_clients),
         show(a.handshake_timeout),
+        show(a.reclaim_idle),
         show(a.idle_timeout),
         a.poll_us
     );

@@ -185,8 +185,10 @@ fn fio_random_writes_verify() {
         &["--size", "32MiB", "--geometry", "small"],
     );
     let srv = ServerProc::start(&img, &["--quiet"]);
+    // fio writes its verify state file into its working directory: run it
+    // in the temporary directory so the test leaves nothing behind.
     let out = run_ok(
-        Command::new("fio").args([
+        Command::new("fio").current_dir(dir.path()).args([
             "--name=scftl-randwrite",
             "--ioengine=nbd",
             &format!("--uri={}", srv.uri()),

@@ -133,10 +133,33 @@ fn nbdinfo_over_tls() {
         assert_eq!(v["TLS"], true, "{out}");
         assert_eq!(v["exports"][0]["export-size"], 8u64 << 20);
 
-        let plain = run_with_deadline(Command::new("nbdinfo").arg(srv.uri()), MIN);
+        let plain = run_with_deadline(
+            Command::new("nbdinfo")
+                .arg(srv.uri())
+                .env("LIBNBD_DEBUG", "1"),
+            MIN,
+        );
         assert!(
             !plain.status.success(),
             "a plaintext client was served although TLS is required"
+        );
+        // The refusal carries its reason: libnbd shows the server's message
+        // in its debug output, qemu prints it as "server reported".
+        let said = String::from_utf8_lossy(&plain.stderr);
+        assert!(said.contains("this server requires TLS"), "{said}");
+        if have("qemu-io", "nbdinfo_over_tls (qemu part)") {
+            let q = qemu_io_output(&srv.uri(), &["read 0 4k"]);
+            assert!(q.contains("this server requires TLS"), "{q}");
+        }
+        // And the server's log says why it turned the client away.
+        let log: Vec<String> = std::iter::from_fn(|| {
+            srv.log.recv_timeout(std::time::Duration::from_secs(2)).ok()
+        })
+        .collect();
+        assert!(
+            log.iter()
+                .any(|l| l.contains("a plaintext client, and this server requires TLS")),
+            "{log:#?}"
         );
         // A client that trusts another CA refuses this server's certificate.
         let other = make_pki(&dir.path().join("other"));

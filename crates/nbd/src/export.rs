@@ -13,7 +13,10 @@ use std::time::Duration;
 
 use ftl::BlockDevice;
 
-use crate::limits::{Slots, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CLIENTS};
+use crate::limits::{
+    Registry, Slots, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_PER_ADDRESS,
+    DEFAULT_RECLAIM_IDLE,
+};
 use crate::ops;
 use crate::proto::{
     TFLAG_CAN_MULTI_CONN, TFLAG_HAS_FLAGS, TFLAG_READ_ONLY, TFLAG_SEND_FLUSH, TFLAG_SEND_FUA,
@@ -53,8 +56,20 @@ pub struct ServerConfig {
     /// once, and idle connections can hold every slot).
     pub handshake_timeout: Option<Duration>,
     /// Longest wait for a request (or for the socket) once the export is
-    /// chosen; `None`: an established client may stay idle forever.
+    /// chosen, whether or not anyone else needs the slot; `None`: an
+    /// established client may stay idle forever (see `reclaim_idle`).
     pub idle_timeout: Option<Duration>,
+    /// An established connection with no request in flight that has been
+    /// silent this long is closed when a client is waiting for its slot
+    /// (or for its address's share): idle clients cannot lock others out,
+    /// and a quiet client is left alone while slots are free. `None`:
+    /// never.
+    pub reclaim_idle: Option<Duration>,
+    /// Most connections from one IP address at once, waiting or served (a
+    /// connection over it is refused with `NBD_REP_ERR_POLICY`, unless an
+    /// idle one from that address can be reclaimed). Unix-socket clients
+    /// have no address and are not counted.
+    pub max_per_address: usize,
     /// Once a connection's reader answered a request itself (one request in
     /// flight), each of its socket reads polls this long before it blocks
     /// in the kernel (`None`: it blocks at once). At iodepth 1 a client's
@@ -86,6 +101,8 @@ pub struct Hints {
     pub max_clients: String,
     /// The setting that turns TLS on.
     pub tls: String,
+    /// The setting of the most connections per address.
+    pub max_per_address: String,
 }
 
 impl Hints {
@@ -110,6 +127,8 @@ impl Default for ServerConfig {
             max_clients: DEFAULT_MAX_CLIENTS,
             handshake_timeout: Some(DEFAULT_HANDSHAKE_TIMEOUT),
             idle_timeout: None,
+            reclaim_idle: Some(DEFAULT_RECLAIM_IDLE),
+            max_per_address: DEFAULT_MAX_PER_ADDRESS,
             poll: Some(DEFAULT_POLL),
             tls: Tls::Off,
             log: true,
@@ -136,6 +155,8 @@ pub struct Shared<D> {
     pub(crate) durable_changes: AtomicU64,
     /// Client slots (see `limits`).
     pub(crate) slots: Slots,
+    /// Live connections: per-address counts, idle reclaim (see `limits`).
+    pub(crate) conns: Registry,
     /// Connection threads running now (serving, waiting for a slot or
     /// being refused), and connections ever accepted.
     pub(crate) threads: AtomicUsize,
@@ -156,6 +177,7 @@ impl<D: BlockDevice + Send> Shared<D> {
             sector_size: device.sector_size(),
             device: Mutex::new(device),
             slots: Slots::new(config.max_clients),
+            conns: Registry::default(),
             config,
             stopping: AtomicBool::new(false),
             epoch_flushes: AtomicU64::new(0),

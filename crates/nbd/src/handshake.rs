@@ -68,6 +68,11 @@ where
 {
     let no_zeroes = greet(r, w)?;
     let tls = &shared.config.tls;
+    // Set once a plaintext client is told TLS is required: its leaving
+    // is then logged as that refusal, not as a plain abort.
+    let mut told_tls_required = false;
+    const TLS_REFUSED: &str = "refused: a plaintext client, and this server requires TLS \
+        (it was answered NBD_REP_ERR_TLS_REQD and gave up; connect with nbds://)";
 
     for _ in 0..MAX_OPTIONS {
         let Some(OptionHeader {
@@ -75,6 +80,9 @@ where
             length: len,
         }) = option_header(r)?
         else {
+            if told_tls_required {
+                return Err(End::Clean(TLS_REFUSED));
+            }
             return Err(End::Clean("client closed during negotiation"));
         };
         let secure = w.0.borrow().is_tls();
@@ -86,6 +94,7 @@ where
                 ));
             }
             discard(r, u64::from(len))?;
+            told_tls_required = true;
             reply(
                 w,
                 option,
@@ -124,6 +133,9 @@ where
             OPT_ABORT => {
                 // The client may already have gone; the reply is a courtesy.
                 let _ = reply(w, option, REP_ACK, &[]);
+                if told_tls_required {
+                    return Err(End::Clean(TLS_REFUSED));
+                }
                 return Ok(false);
             }
             OPT_LIST => {

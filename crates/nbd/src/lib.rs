@@ -40,6 +40,8 @@ pub mod tls;
 pub mod transmission;
 
 pub use export::{Hints, ServerConfig, DEFAULT_MAX_REQUEST_BYTES};
-pub use limits::{DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CLIENTS};
+pub use limits::{
+    DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_PER_ADDRESS, DEFAULT_RECLAIM_IDLE,
+};
 pub use server::{Listener, Server, DEFAULT_LISTEN};
 pub use tls::{Tls, TlsCreds};

@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -28,6 +28,10 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default most simultaneous clients.
 pub const DEFAULT_MAX_CLIENTS: usize = 64;
+
+/// How often a client first in the queue for a slot looks for an idle
+/// connection to reclaim.
+const RECLAIM_CHECK: Duration = Duration::from_millis(200);
 
 /// The client slots.
 pub(crate) struct Slots {
@@ -66,17 +70,24 @@ impl Slots {
     /// Takes a slot for connection `id`, waiting at most `wait` behind the
     /// connections that asked earlier. Returns whether a slot was taken;
     /// the caller then owes one [`Slots::release`].
-    pub(crate) fn acquire(&self, id: u64, wait: Duration) -> bool {
+    ///
+    /// While it is first in the queue and every slot is taken, it calls
+    /// `reclaim` now and then (every [`RECLAIM_CHECK`]): a chance to close
+    /// an idle connection whose slot it then takes.
+    pub(crate) fn acquire(&self, id: u64, wait: Duration, reclaim: &dyn Fn()) -> bool {
         let deadline = Instant::now() + wait;
         let mut st = self.lock();
         st.queue.push_back(id);
         loop {
-            if st.queue.front() == Some(&id) && st.active < self.max {
-                st.queue.pop_front();
-                st.active += 1;
-                // The next in the queue may fit too.
-                self.changed.notify_all();
-                return true;
+            if st.queue.front() == Some(&id) {
+                if st.active < self.max {
+                    st.queue.pop_front();
+                    st.active += 1;
+                    // The next in the queue may fit too.
+                    self.changed.notify_all();
+                    return true;
+                }
+                reclaim();
             }
             let now = Instant::now();
             if now >= deadline {
@@ -86,7 +97,7 @@ impl Slots {
             }
             st = self
                 .changed
-                .wait_timeout(st, deadline - now)
+                .wait_timeout(st, (deadline - now).min(RECLAIM_CHECK))
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
@@ -96,6 +107,173 @@ impl Slots {
         let mut st = self.lock();
         st.active = st.active.saturating_sub(1);
         self.changed.notify_all();
+    }
+}
+
+/// Default time a connection with nothing in flight may sit silent before
+/// its slot is given to a client waiting for one
+/// ([`ServerConfig::reclaim_idle`](crate::ServerConfig::reclaim_idle)).
+pub const DEFAULT_RECLAIM_IDLE: Duration = Duration::from_secs(30);
+/// Default most connections from one IP address, waiting or served.
+pub const DEFAULT_MAX_PER_ADDRESS: usize = 32;
+
+/// Milliseconds since the first call in this process (the clock of
+/// [`Conn::last`]).
+fn now_ms() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed().as_millis() as u64
+}
+
+/// What the server knows of one live connection: its address (for the
+/// per-address limit), when it last moved a byte or finished a request,
+/// and how to close it when its slot is reclaimed.
+pub(crate) struct Conn {
+    ip: Option<std::net::IpAddr>,
+    /// Past its handshake and holding a slot: only such connections are
+    /// reclaimed (handshakes are bounded by their own deadline).
+    transferring: AtomicBool,
+    /// `now_ms()` of the last byte moved or request finished.
+    last: AtomicU64,
+    /// Requests being answered now.
+    in_flight: AtomicUsize,
+    /// Set when its slot was reclaimed (it is closing).
+    reclaimed: AtomicBool,
+    /// A handle on the socket, to shut it down.
+    closer: Mutex<Option<Stream>>,
+}
+
+impl Conn {
+    /// Notes that bytes moved.
+    fn touch(&self) {
+        self.last.store(now_ms(), Ordering::Relaxed);
+    }
+
+    /// Counts a request as being answered until the guard drops.
+    pub(crate) fn begin(self: &Arc<Conn>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        InFlight(Arc::clone(self))
+    }
+
+    /// The export was chosen: the connection may be reclaimed when idle.
+    pub(crate) fn start_transfer(&self, sock: &Socket) {
+        *self.closer.lock().unwrap_or_else(|p| p.into_inner()) = sock.stream.try_clone().ok();
+        self.touch();
+        self.transferring.store(true, Ordering::Release);
+    }
+
+    /// Whether its slot was reclaimed for a waiting client.
+    pub(crate) fn was_reclaimed(&self) -> bool {
+        self.reclaimed.load(Ordering::Acquire)
+    }
+
+    /// Silent for this long, with nothing in flight; `None` if busy.
+    fn idle_for(&self, now: u64) -> Option<Duration> {
+        let busy = self.in_flight.load(Ordering::Acquire) > 0
+            || !self.transferring.load(Ordering::Acquire)
+            || self.reclaimed.load(Ordering::Acquire);
+        (!busy).then(|| {
+            Duration::from_millis(now.saturating_sub(self.last.load(Ordering::Relaxed)))
+        })
+    }
+}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conn")
+            .field("ip", &self.ip)
+            .field("in_flight", &self.in_flight)
+            .field("reclaimed", &self.reclaimed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A request being answered (see [`Conn::begin`]).
+pub(crate) struct InFlight(Arc<Conn>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The live connections, by id: the per-address limit counts them, and an
+/// idle one is closed when its slot is needed.
+///
+/// Invariant: a connection is closed for idleness only while another
+/// waits for its slot (or for its address's share), only after
+/// `reclaim_idle` with no request in flight and no byte moved, and at most
+/// one reclaimed connection is closing at a time; a quiet client on a
+/// server with free slots is never disturbed.
+#[derive(Default)]
+pub(crate) struct Registry {
+    conns: Mutex<std::collections::HashMap<u64, Arc<Conn>>>,
+}
+
+impl Registry {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<u64, Arc<Conn>>> {
+        self.conns.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Registers connection `id` from `ip` unless `ip` already has
+    /// `per_address` live connections (those closing for a reclaim aside);
+    /// `Err(n)` gives that count.
+    pub(crate) fn register(
+        &self,
+        id: u64,
+        ip: Option<std::net::IpAddr>,
+        per_address: usize,
+    ) -> Result<Arc<Conn>, usize> {
+        let mut m = self.lock();
+        if let Some(ip) = ip {
+            let n = m
+                .values()
+                .filter(|c| c.ip == Some(ip) && !c.reclaimed.load(Ordering::Acquire))
+                .count();
+            if n >= per_address {
+                return Err(n);
+            }
+        }
+        let c = Arc::new(Conn {
+            ip,
+            transferring: AtomicBool::new(false),
+            last: AtomicU64::new(now_ms()),
+            in_flight: AtomicUsize::new(0),
+            reclaimed: AtomicBool::new(false),
+            closer: Mutex::new(None),
+        });
+        m.insert(id, Arc::clone(&c));
+        Ok(c)
+    }
+
+    pub(crate) fn remove(&self, id: u64) {
+        self.lock().remove(&id);
+    }
+
+    /// Closes the connection idle longest, if one (from `ip`, when given)
+    /// has been idle at least `min_idle` and no reclaimed connection is
+    /// still closing. Returns its id and idle time.
+    pub(crate) fn reclaim_idle(
+        &self,
+        min_idle: Duration,
+        ip: Option<std::net::IpAddr>,
+    ) -> Option<(u64, Duration)> {
+        let m = self.lock();
+        if m.values().any(|c| c.reclaimed.load(Ordering::Acquire)) {
+            return None;
+        }
+        let now = now_ms();
+        let (&id, c, idle) = m
+            .iter()
+            .filter(|(_, c)| ip.is_none() || c.ip == ip)
+            .filter_map(|(id, c)| Some((id, c, c.idle_for(now)?)))
+            .filter(|(_, _, idle)| *idle >= min_idle)
+            .max_by_key(|(_, _, idle)| *idle)?;
+        c.reclaimed.store(true, Ordering::Release);
+        if let Some(s) = c.closer.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            s.shutdown_both();
+        }
+        Some((id, idle))
     }
 }
 
@@ -111,6 +289,8 @@ pub(crate) struct Socket {
     /// Microseconds each read polls before it blocks (0: it blocks at
     /// once), shared by every handle on the socket (`set_poll`).
     poll_us: Arc<AtomicU64>,
+    /// The connection's record, told of every byte moved.
+    conn: Option<Arc<Conn>>,
 }
 
 /// Readers polling their sockets now, and the most allowed at once.
@@ -151,6 +331,23 @@ pub(crate) enum Stream {
     Unix(UnixStream),
 }
 
+impl Stream {
+    fn try_clone(&self) -> io::Result<Stream> {
+        Ok(match self {
+            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
+            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+        })
+    }
+
+    /// Makes every read and write on the socket, now blocked or later, end.
+    fn shutdown_both(&self) {
+        let _ = match self {
+            Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Both),
+            Stream::Unix(s) => s.shutdown(std::net::Shutdown::Both),
+        };
+    }
+}
+
 impl Socket {
     pub(crate) fn new(
         stream: Stream,
@@ -163,7 +360,13 @@ impl Socket {
             idle,
             applied: None,
             poll_us: Arc::new(AtomicU64::new(0)),
+            conn: None,
         }
+    }
+
+    /// Tells `conn` of every byte this socket (and its clones) moves.
+    pub(crate) fn track(&mut self, conn: &Arc<Conn>) {
+        self.conn = Some(Arc::clone(conn));
     }
 
     /// Makes reads (through any handle on this socket) poll for `poll`
@@ -181,16 +384,13 @@ impl Socket {
     /// A second handle on the same socket (for a writer thread beside the
     /// reader), with the same timeouts.
     pub(crate) fn try_clone(&self) -> io::Result<Socket> {
-        let stream = match &self.stream {
-            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
-            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
-        };
         Ok(Socket {
-            stream,
+            stream: self.stream.try_clone()?,
             deadline: self.deadline,
             idle: self.idle,
             applied: None,
             poll_us: Arc::clone(&self.poll_us),
+            conn: self.conn.clone(),
         })
     }
 
@@ -307,6 +507,9 @@ impl Read for Socket {
             Stream::Tcp(s) => s.read(buf),
             Stream::Unix(s) => s.read(buf),
         };
+        if let (Ok(1..), Some(c)) = (&r, &self.conn) {
+            c.touch();
+        }
         r.map_err(|e| self.explain(e))
     }
 }
@@ -318,6 +521,9 @@ impl Write for Socket {
             Stream::Tcp(s) => s.write(buf),
             Stream::Unix(s) => s.write(buf),
         };
+        if let (Ok(1..), Some(c)) = (&r, &self.conn) {
+            c.touch();
+        }
         r.map_err(|e| self.explain(e))
     }
 
@@ -333,10 +539,10 @@ mod tests {
     #[test]
     fn slots_are_handed_out_in_arrival_order() {
         let slots = std::sync::Arc::new(Slots::new(1));
-        assert!(slots.acquire(1, Duration::ZERO));
-        assert!(!slots.acquire(2, Duration::from_millis(20)));
+        assert!(slots.acquire(1, Duration::ZERO, &|| {}));
+        assert!(!slots.acquire(2, Duration::from_millis(20), &|| {}));
         let s = std::sync::Arc::clone(&slots);
-        let waiter = std::thread::spawn(move || s.acquire(3, Duration::from_secs(10)));
+        let waiter = std::thread::spawn(move || s.acquire(3, Duration::from_secs(10), &|| {}));
         // Let the waiter queue up, then free the slot: the waiter, not a
         // later arrival asking without waiting, gets it.
         while slots.lock().queue.is_empty() {
@@ -344,7 +550,7 @@ mod tests {
         }
         slots.release();
         assert!(waiter.join().unwrap());
-        assert!(!slots.acquire(4, Duration::ZERO));
+        assert!(!slots.acquire(4, Duration::ZERO, &|| {}));
         assert_eq!(slots.active(), 1);
     }
 }

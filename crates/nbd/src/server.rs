@@ -184,7 +184,7 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
     pub fn serve(&self, listener: &Listener) -> io::Result<()> {
         loop {
             let accepted = match listener {
-                Listener::Tcp(l) => l.accept().map(|(s, a)| Stream::Tcp(s, a.to_string())),
+                Listener::Tcp(l) => l.accept().map(|(s, a)| Stream::Tcp(s, a)),
                 Listener::Unix(l, _, _) => l.accept().map(|(s, _)| Stream::Unix(s)),
             };
             if self.shared.stopping.load(Ordering::SeqCst) {
@@ -263,25 +263,65 @@ where
     D: BlockDevice + Send,
 {
     let config = &shared.config;
+    let ip = stream.ip();
+    let registered = shared
+        .conns
+        .register(id, ip, config.max_per_address)
+        .or_else(|n| {
+            // An idle connection from the same address may give way.
+            let t = config.reclaim_idle.ok_or(n)?;
+            let (victim, idle) = shared.conns.reclaim_idle(t, ip).ok_or(n)?;
+            log_reclaim(shared, victim, idle, label);
+            shared.conns.register(id, ip, config.max_per_address)
+        });
+    let conn = match registered {
+        Ok(c) => c,
+        Err(n) => {
+            let why = format!(
+                "too many connections from {}: {n}, the most one address may open{}; close \
+                 some and try again",
+                ip.map_or_else(String::new, |a| a.to_string()),
+                crate::export::Hints::suffix(&config.hints.max_per_address)
+            );
+            let end = refuse(shared, stream, &why);
+            shared.log(&format!(
+                "{label}: refused, {n} connections from its address already ({end})"
+            ));
+            return;
+        }
+    };
+    // Unregisters the connection however this thread ends.
+    struct Registered<'a, D: BlockDevice + Send>(&'a Shared<D>, u64);
+    impl<D: BlockDevice + Send> Drop for Registered<'_, D> {
+        fn drop(&mut self) {
+            self.0.conns.remove(self.1);
+        }
+    }
+    let _registered = Registered(shared, id);
     // Slots held by connections still in their handshake free up within
     // one handshake timeout of this arrival; the second one is slack for
-    // the server to notice and close them.
-    let wait = config
+    // the server to notice and close them. With idle reclaim on, a client
+    // waits at least a second, for an idle connection to be closed.
+    let mut wait = config
         .handshake_timeout
         .map_or(Duration::ZERO, |t| t.saturating_mul(2));
-    if !shared.slots.acquire(id, wait) {
-        // A refusal is one short exchange, bounded like a handshake.
-        let bound = config
-            .handshake_timeout
-            .unwrap_or(DEFAULT_HANDSHAKE_TIMEOUT);
-        let sock = Socket::new(stream.into_inner(), Some(bound), None);
-        let mut w = LinkHandle(Rc::new(RefCell::new(Link::Plain(sock))));
+    if config.reclaim_idle.is_some() {
+        wait = wait.max(Duration::from_secs(1));
+    }
+    let reclaim = || {
+        if let Some(t) = config.reclaim_idle {
+            if let Some((victim, idle)) = shared.conns.reclaim_idle(t, None) {
+                log_reclaim(shared, victim, idle, label);
+            }
+        }
+    };
+    if !shared.slots.acquire(id, wait, &reclaim) {
         let why = format!(
             "server busy: all {} client slots are in use{}; try again later",
             config.max_clients,
             crate::export::Hints::suffix(&config.hints.max_clients)
         );
-        let end = handshake::refuse(&mut w.clone(), &mut w, &why);
+        let end = refuse(shared, stream, &why);
         shared.log(&format!(
             "{label}: refused, all {} client slots busy ({end})",
             config.max_clients
@@ -289,22 +329,55 @@ where
         return;
     }
     shared.log(&format!("{label}: connected"));
-    let sock = Socket::new(
+    let mut sock = Socket::new(
         stream.into_inner(),
         config.handshake_timeout,
         config.idle_timeout,
     );
-    let (end, stats) = serve_connection(shared, sock, label);
+    sock.track(&conn);
+    let (end, stats) = serve_connection(shared, sock, label, &conn);
     shared.slots.release();
+    let end = if conn.was_reclaimed() {
+        // Its end (the shut-down socket read as closed) says nothing more.
+        "closed by the server while idle: its slot went to a waiting client".to_string()
+    } else {
+        end.to_string()
+    };
     shared.log(&format!(
         "{label}: disconnected ({end}); {} reads, {} writes, {} trims, {} flushes, {} epoch flushes, {} errors",
         stats.reads, stats.writes, stats.trims, stats.flushes, stats.epoch_flushes, stats.errors
     ));
 }
 
+/// Logs that connection `victim`, idle for `idle`, is being closed so
+/// `label` can have its slot.
+fn log_reclaim<D: BlockDevice + Send>(shared: &Shared<D>, victim: u64, idle: Duration, label: &str) {
+    shared.log(&format!(
+        "client #{victim}: closing it, idle for {:.1} s while {label} waits for a slot",
+        idle.as_secs_f64()
+    ));
+}
+
+/// Turns a client away: its options get `NBD_REP_ERR_POLICY` with `why`
+/// (see `handshake::refuse`), within the handshake timeout.
+fn refuse<D: BlockDevice + Send>(shared: &Shared<D>, stream: Stream, why: &str) -> End {
+    let bound = shared
+        .config
+        .handshake_timeout
+        .unwrap_or(DEFAULT_HANDSHAKE_TIMEOUT);
+    let sock = Socket::new(stream.into_inner(), Some(bound), None);
+    let mut w = LinkHandle(Rc::new(RefCell::new(Link::Plain(sock))));
+    handshake::refuse(&mut w.clone(), &mut w, why)
+}
+
 /// Runs one connection to its end: the handshake, then transmission if
 /// the client chose the export.
-fn serve_connection<D>(shared: &Shared<D>, sock: Socket, peer: &str) -> (End, ConnStats)
+fn serve_connection<D>(
+    shared: &Shared<D>,
+    sock: Socket,
+    peer: &str,
+    conn: &Arc<limits::Conn>,
+) -> (End, ConnStats)
 where
     D: BlockDevice + Send,
 {
@@ -312,11 +385,15 @@ where
     let link = LinkHandle(Rc::new(RefCell::new(Link::Plain(sock))));
     let mut r = io::BufReader::with_capacity(BUF, link.clone());
     let mut w = link;
-    let mut stats = ConnStats::default();
+    let mut stats = ConnStats {
+        conn: Some(Arc::clone(conn)),
+        ..ConnStats::default()
+    };
     let end = match handshake::negotiate(shared, &mut r, &mut w, peer) {
         Ok(true) => {
             if let Some(s) = w.0.borrow_mut().socket() {
                 s.end_handshake();
+                conn.start_transfer(s);
             }
             match split_plain(r, &w) {
                 // Plain sockets: a reader thread reads ahead while this one
@@ -400,15 +477,23 @@ fn split_plain(
 
 /// An accepted connection.
 enum Stream {
-    Tcp(TcpStream, String),
+    Tcp(TcpStream, SocketAddr),
     Unix(UnixStream),
 }
 
 impl Stream {
     fn peer(&self) -> String {
         match self {
-            Stream::Tcp(_, a) => a.clone(),
+            Stream::Tcp(_, a) => a.to_string(),
             Stream::Unix(_) => "unix socket".into(),
+        }
+    }
+
+    /// The client's IP address (none on a Unix socket).
+    fn ip(&self) -> Option<std::net::IpAddr> {
+        match self {
+            Stream::Tcp(_, a) => Some(a.ip()),
+            Stream::Unix(_) => None,
         }
     }
 

@@ -34,7 +34,7 @@ use crate::ops::{self, OpError};
 use crate::proto::*;
 
 /// Per-connection counters, for the log line at disconnect.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct ConnStats {
     pub reads: u64,
     pub writes: u64,
@@ -42,6 +42,9 @@ pub struct ConnStats {
     pub trims: u64,
     pub errors: u64,
     pub epoch_flushes: u64,
+    /// The connection's record: each request counts as in flight while it
+    /// is answered (an idle-slot reclaim never takes it then).
+    pub(crate) conn: Option<std::sync::Arc<crate::limits::Conn>>,
 }
 
 /// Sends a simple reply without payload.
@@ -166,6 +169,7 @@ where
         }
         Incoming::Request(req, payload) => (req, payload),
     };
+    let _in_flight = stats.conn.as_ref().map(|c| c.begin());
     match execute(shared, &req, &payload, stats) {
         // READ: header and data in one write.
         Ok(Some(data)) => send(w, &data)?,

@@ -129,7 +129,8 @@ fn print_report(args: &CrashtestArgs, c: &FsConfig, r: &FsReport) {
             "ftl": c.setup.kind.name(),
             "geometry": c.geometry_name,
             "write_bound": c.setup.write_bound,
-            "seed": c.seed,
+            // A string: a JSON number past 2^53 is rounded by readers.
+            "seed": c.seed.to_string(),
             "mutant": c.setup.mutant.map(|m| m.name()),
             "stats": s,
             "calls_by_kind": r.tally,

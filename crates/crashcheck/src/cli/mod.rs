@@ -433,7 +433,9 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
             "ftl": plan.run.target.name,
             "contract": plan.run.contract.name(),
             "geometry": args.geometry,
-            "seed": plan.seed,
+            // A string: seeds go up to 2^64, past what a JSON number keeps
+            // exactly (jq would round it, and the replay would run another).
+            "seed": plan.seed.to_string(),
             "mutant": plan.run.mutant.name(),
             "exhaustive": r.exhaustive,
             "stats": s,

@@ -254,6 +254,26 @@ impl FileFlash<File> {
         Self::open_impl(path.as_ref(), true)
     }
 
+    /// Opens an existing image read-only without taking its lock: a view of
+    /// an image that another process holds open for writing (a served or
+    /// mounted image). The page states are read once, here; the pages are
+    /// read from the file as it is when they are read, so while the other
+    /// process writes, the view is not exactly one crash state of the
+    /// image. Callers must confirm what they find (a second view).
+    pub fn open_live_view(path: impl AsRef<Path>) -> Result<FileFlash> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        let file = OpenOptions::new()
+            .read(true)
+            .open(path)
+            .map_err(|source| FlashError::Io {
+                path: shown.clone(),
+                source,
+            })?;
+        let header = read_header_of(&file, &shown)?;
+        Self::from_parts(path.to_path_buf(), shown, file, true, header)
+    }
+
     /// Reads and checks the header of an image without locking it or reading
     /// the rest (for `info`-style tools; works on an image in use).
     pub fn read_header(path: impl AsRef<Path>) -> Result<ImageHeader> {

@@ -27,8 +27,17 @@ struct Info {
     entry_parent: Option<u32>,
 }
 
-/// Runs every check, adding what it finds to `rep`.
-pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> Result<()> {
+/// What the walk learned that names a block: which inode references it,
+/// and the first entry found naming each inode.
+pub(super) struct Walk {
+    /// Owner of each block (0: none).
+    pub owner: Vec<u32>,
+    /// Inode -> (directory, name) of the first entry naming it.
+    pub names: HashMap<u32, (u32, Vec<u8>)>,
+}
+
+/// Runs every check, adding what it finds to `rep`; returns the walk.
+pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> Result<Walk> {
     let sb = st.sb.clone();
     rep.counts.blocks_total = u64::from(sb.data_blocks());
     // Owner of each block (0: none).
@@ -49,7 +58,8 @@ pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> 
     }
     rep.counts.inodes_used = allocated.len() as u64;
     let mut inodes = check_inodes(st, rep, &allocated, &mut owner)?;
-    let children = check_entries(st, rep, &mut inodes)?;
+    let mut names = HashMap::new();
+    let children = check_entries(st, rep, &mut inodes, &mut names)?;
     // Reachability from the root.
     let mut reached = HashSet::new();
     let mut queue = VecDeque::from([ROOT_INO]);
@@ -62,7 +72,8 @@ pub(super) fn check<D: BlockDevice>(st: &mut Store<D>, rep: &mut FsckReport) -> 
         }
     }
     check_links(st, rep, &inodes, &reached)?;
-    check_block_bitmap(st, rep, &owner)
+    check_block_bitmap(st, rep, &owner)?;
+    Ok(Walk { owner, names })
 }
 
 /// Inodes and their blocks: what the walk learns of each allocated inode
@@ -121,12 +132,14 @@ fn check_inodes<D: BlockDevice>(
     Ok(inodes)
 }
 
-/// Directory entries: names, types, references (counted into `inodes`);
-/// returns the subdirectories each directory's entries name.
+/// Directory entries: names, types, references (counted into `inodes`;
+/// the first name of each inode into `first_names`); returns the
+/// subdirectories each directory's entries name.
 fn check_entries<D: BlockDevice>(
     st: &mut Store<D>,
     rep: &mut FsckReport,
     inodes: &mut HashMap<u32, Info>,
+    first_names: &mut HashMap<u32, (u32, Vec<u8>)>,
 ) -> Result<HashMap<u32, Vec<u32>>> {
     let dirs: Vec<u32> = {
         let mut d: Vec<u32> = inodes
@@ -152,6 +165,9 @@ fn check_entries<D: BlockDevice>(
             for r in recs.iter().filter(|r| r.ino != 0) {
                 let name = r.name(&blk).to_vec();
                 let shown = String::from_utf8_lossy(&name).into_owned();
+                first_names
+                    .entry(r.ino)
+                    .or_insert_with(|| (d, name.clone()));
                 if !names.insert(name) {
                     rep.add(
                         ProblemKind::Directory,

@@ -91,6 +91,75 @@ impl<D: BlockDevice + ?Sized> BlockDevice for ReadOnly<'_, D> {
 /// the device cannot be read; everything wrong with the image is in the
 /// report.
 pub fn fsck<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<FsckReport> {
+    Ok(walk(dev)?.0)
+}
+
+/// What one block of the file system holds, for a report of damage: a
+/// region of metadata, a file's data or map block (by path), or nothing.
+pub fn describe_blocks<D: BlockDevice + ?Sized>(
+    dev: &mut D,
+    blocks: &[u32],
+) -> Result<Vec<String>> {
+    let (_, found) = walk(dev)?;
+    let Some((sb, w)) = found else {
+        return Ok(blocks
+            .iter()
+            .map(|_| "unknown (no readable superblock)".to_string())
+            .collect());
+    };
+    Ok(blocks.iter().map(|&b| describe_block(&sb, &w, b)).collect())
+}
+
+fn describe_block(sb: &Superblock, w: &check::Walk, b: u32) -> String {
+    let within = |start: u32, n: u32| (start..start + n).contains(&b);
+    if b == 0 {
+        return "the superblock".into();
+    }
+    if within(sb.log_start, sb.log_blocks) {
+        return "the log".into();
+    }
+    if within(sb.inode_bitmap_start, sb.inode_bitmap_blocks) {
+        return "the inode bitmap".into();
+    }
+    if within(sb.block_bitmap_start, sb.block_bitmap_blocks) {
+        return "the block bitmap".into();
+    }
+    if within(sb.inode_table_start, sb.inode_table_blocks) {
+        let per = crate::layout::INODES_PER_BLOCK;
+        let first = (b - sb.inode_table_start) * per;
+        return format!("the inode table (inodes {first} to {})", first + per - 1);
+    }
+    match w.owner.get(b as usize).copied().unwrap_or(0) {
+        0 => "a free block".into(),
+        ino => match path_of(w, ino) {
+            Some(p) => p,
+            None => format!("inode {ino} (no name reaches it from the root)"),
+        },
+    }
+}
+
+/// The path of inode `ino` from the root, by the first entry naming each
+/// inode on the way; `None` when no chain of names reaches the root.
+fn path_of(w: &check::Walk, ino: u32) -> Option<String> {
+    let mut parts = Vec::new();
+    let mut at = ino;
+    while at != crate::layout::ROOT_INO {
+        let (parent, name) = w.names.get(&at)?;
+        parts.push(String::from_utf8_lossy(name).into_owned());
+        at = *parent;
+        if parts.len() > 4096 {
+            return None;
+        }
+    }
+    parts.reverse();
+    Some(format!("/{}", parts.join("/")))
+}
+
+/// The check, and (when the superblock could be read) what its walk
+/// learned.
+fn walk<D: BlockDevice + ?Sized>(
+    dev: &mut D,
+) -> Result<(FsckReport, Option<(Superblock, check::Walk)>)> {
     let mut rep = FsckReport::default();
     let ss = dev.sector_size();
     if ss == 0
@@ -104,7 +173,7 @@ pub fn fsck<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<FsckReport> {
             None,
             format!("sector size {ss} or device size unsupported"),
         );
-        return Ok(rep);
+        return Ok((rep, None));
     }
     let spb = BLOCK_SIZE / ss;
     let mut b0 = vec![0u8; BLOCK_SIZE];
@@ -113,7 +182,7 @@ pub fn fsck<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<FsckReport> {
         Ok(sb) => sb,
         Err(e) => {
             rep.add(ProblemKind::Superblock, None, Some(0), e.to_string());
-            return Ok(rep);
+            return Ok((rep, None));
         }
     };
     if u64::from(sb.total_blocks) * spb as u64 > dev.num_sectors() {
@@ -123,7 +192,7 @@ pub fn fsck<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<FsckReport> {
             Some(0),
             "the file system is larger than the device".into(),
         );
-        return Ok(rep);
+        return Ok((rep, None));
     }
     let mut ro = ReadOnly {
         dev,
@@ -163,6 +232,6 @@ pub fn fsck<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<FsckReport> {
         blocks: 0,
     };
     let mut st = Store::new(ro, sb.clone(), 4096, CommitMode::Log, None, budget);
-    check::check(&mut st, &mut rep)?;
-    Ok(rep)
+    let w = check::check(&mut st, &mut rep)?;
+    Ok((rep, Some((sb, w))))
 }
