@@ -491,9 +491,13 @@ fn limited(max_clients: usize, handshake_ms: u64, idle_ms: Option<u64>) -> Serve
         max_clients,
         handshake_timeout: Some(Duration::from_millis(handshake_ms)),
         idle_timeout: idle_ms.map(Duration::from_millis),
+        // Slot tests see the slots alone (reclaim_idle_hands_an_idle_slot_on
+        // tests reclaiming).
+        reclaim_idle: None,
         hints: crate::export::Hints {
             max_clients: "--max-clients".into(),
             tls: String::new(),
+            max_per_address: "--per-address".into(),
         },
         ..quiet_config()
     }
@@ -573,6 +577,79 @@ fn a_client_over_max_clients_gets_a_printable_error() {
     assert_eq!(option_reply(&mut s).1, REP_ACK);
     // The established client was not disturbed.
     assert_eq!(write(&mut first, 0, &[6; 512], 0), 0);
+}
+
+#[test]
+fn reclaim_idle_hands_an_idle_slot_on_and_spares_a_busy_one() {
+    let cfg = ServerConfig {
+        reclaim_idle: Some(Duration::from_millis(300)),
+        ..limited(2, 5000, None)
+    };
+    let r = Running::start(RamDisk::new(SS, 8, None), cfg);
+    // Two established clients hold both slots; the first goes quiet, the
+    // second keeps sending requests.
+    let mut quiet = r.connect();
+    go(&mut quiet);
+    assert_eq!(write(&mut quiet, 0, &[3; 512], 0), 0);
+    let mut busy = r.connect();
+    go(&mut busy);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let worker = {
+        let stop = std::sync::Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                assert_eq!(write(&mut busy, 512, &[4; 512], 0), 0);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            busy
+        })
+    };
+    // A third client waits for a slot: the quiet one is closed for it
+    // (after it has been idle 300 ms), never the busy one.
+    let t0 = std::time::Instant::now();
+    let mut third = r.connect();
+    go(&mut third);
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
+    assert!(closed_by_server(&mut quiet, Duration::from_secs(5)));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut busy = worker.join().unwrap();
+    assert_eq!(read(&mut busy, 0, 512).unwrap(), vec![3; 512]);
+    assert_eq!(read(&mut third, 512, 512).unwrap(), vec![4; 512]);
+}
+
+#[test]
+fn one_address_is_held_to_its_share_with_a_printable_error() {
+    let cfg = ServerConfig {
+        max_per_address: 1,
+        reclaim_idle: None,
+        ..limited(4, 5000, None)
+    };
+    let r = Running::start(RamDisk::new(SS, 8, None), cfg);
+    let mut first = r.connect();
+    go(&mut first);
+    let mut s = r.connect();
+    greet(&mut s, 1);
+    send_option(&mut s, OPT_GO, &go_data("", &[]));
+    let (opt, ty, msg) = option_reply(&mut s);
+    assert_eq!((opt, ty), (OPT_GO, REP_ERR_POLICY));
+    let msg = String::from_utf8(msg).unwrap();
+    assert!(
+        msg.contains("too many connections from 127.0.0.1") && msg.contains("--per-address"),
+        "{msg}"
+    );
+    // Once the first leaves, the address may connect again.
+    drop(first);
+    let t = std::time::Instant::now();
+    loop {
+        let mut again = r.connect();
+        greet(&mut again, 1);
+        send_option(&mut again, OPT_GO, &go_data("", &[]));
+        if option_reply(&mut again).1 != REP_ERR_POLICY {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(5), "still refused");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
