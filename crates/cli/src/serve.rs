@@ -71,12 +71,13 @@ pub struct ServeArgs {
     #[arg(long, default_value = "30s", value_name = "TIME", value_parser = parse_timeout)]
     pub reclaim_idle: Timeout,
     /// Most connections one IP address may have open or waiting at once
-    /// (capped at --max-clients); one over it is refused with a message,
-    /// unless an idle connection of that address can be reclaimed. Unix
-    /// socket clients are not counted.
-    #[arg(long, default_value_t = nbd::DEFAULT_MAX_PER_ADDRESS as u32, value_name = "N",
-          value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub max_clients_per_address: u32,
+    /// (default 32, capped at --max-clients); one over it is refused with a
+    /// message, unless an idle connection of that address can be
+    /// reclaimed. Unix-socket clients are not counted, and loopback
+    /// clients only when this option is given (they all share one
+    /// address).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub max_clients_per_address: Option<u32>,
     /// Microseconds a connection polls its socket for the next request
     /// after answering one, before it sleeps in the kernel: saves a
     /// cross-CPU wake-up per request while a client keeps the server busy,
@@ -354,7 +355,10 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         handshake_timeout: a.handshake_timeout.0,
         idle_timeout: a.idle_timeout.0,
         reclaim_idle: a.reclaim_idle.0,
-        max_per_address: a.max_clients_per_address as usize,
+        max_per_address: a
+            .max_clients_per_address
+            .map_or(nbd::DEFAULT_MAX_PER_ADDRESS, |n| n as usize),
+        per_address_loopback: a.max_clients_per_address.is_some(),
         poll: Some(std::time::Duration::from_micros(a.poll_us)).filter(|d| !d.is_zero()),
         tls,
         hints: nbd::Hints {
@@ -412,9 +416,15 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
         None => "off".into(),
     };
     eprintln!(
-        "scftl: limits: {} clients ({} per address), handshake timeout {}, idle slots reclaimed after {}, idle timeout {}, poll {} µs",
+        "scftl: limits: {} clients ({}), handshake timeout {}, idle slots reclaimed after {}, idle timeout {}, poll {} µs",
         a.max_clients,
-        a.max_clients_per_address.min(a.max_clients),
+        match a.max_clients_per_address {
+            Some(n) => format!("{} per address", n.min(a.max_clients)),
+            None => format!(
+                "{} per remote address",
+                (nbd::DEFAULT_MAX_PER_ADDRESS as u32).min(a.max_clients)
+            ),
+        },
         show(a.handshake_timeout),
         show(a.reclaim_idle),
         show(a.idle_timeout),

@@ -68,8 +68,14 @@ pub struct ServerConfig {
     /// Most connections from one IP address at once, waiting or served (a
     /// connection over it is refused with `NBD_REP_ERR_POLICY`, unless an
     /// idle one from that address can be reclaimed). Unix-socket clients
-    /// have no address and are not counted.
+    /// have no address and are not counted; loopback clients only with
+    /// `per_address_loopback`.
     pub max_per_address: usize,
+    /// Apply `max_per_address` to loopback clients too. Off by default:
+    /// every client on this host shares one loopback address, so the
+    /// limit would let one local program lock the others out (the idle
+    /// reclaim and the handshake timeout guard them instead).
+    pub per_address_loopback: bool,
     /// Once a connection's reader answered a request itself (one request in
     /// flight), each of its socket reads polls this long before it blocks
     /// in the kernel (`None`: it blocks at once). At iodepth 1 a client's
@@ -129,6 +135,7 @@ impl Default for ServerConfig {
             idle_timeout: None,
             reclaim_idle: Some(DEFAULT_RECLAIM_IDLE),
             max_per_address: DEFAULT_MAX_PER_ADDRESS,
+            per_address_loopback: false,
             poll: Some(DEFAULT_POLL),
             tls: Tls::Off,
             log: true,

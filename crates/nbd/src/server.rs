@@ -264,15 +264,19 @@ where
 {
     let config = &shared.config;
     let ip = stream.ip();
+    let limit = match ip {
+        Some(a) if a.is_loopback() && !config.per_address_loopback => usize::MAX,
+        _ => config.max_per_address,
+    };
     let registered = shared
         .conns
-        .register(id, ip, config.max_per_address)
+        .register(id, ip, limit)
         .or_else(|n| {
             // An idle connection from the same address may give way.
             let t = config.reclaim_idle.ok_or(n)?;
             let (victim, idle) = shared.conns.reclaim_idle(t, ip).ok_or(n)?;
             log_reclaim(shared, victim, idle, label);
-            shared.conns.register(id, ip, config.max_per_address)
+            shared.conns.register(id, ip, limit)
         });
     let conn = match registered {
         Ok(c) => c,

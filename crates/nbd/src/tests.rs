@@ -621,6 +621,7 @@ fn reclaim_idle_hands_an_idle_slot_on_and_spares_a_busy_one() {
 fn one_address_is_held_to_its_share_with_a_printable_error() {
     let cfg = ServerConfig {
         max_per_address: 1,
+        per_address_loopback: true,
         reclaim_idle: None,
         ..limited(4, 5000, None)
     };
