@@ -92,8 +92,10 @@ enum Command {
     /// Read every sector of an image and report those that cannot be read
     /// back (by sector, and by file on our file system); exits 1 on damage.
     /// Works on a served or mounted image too, through a live view.
-    #[command(after_help = "Examples:\n  scftl scrub disk.img\n  scftl scrub disk.img --json | jq .damaged\n\
-                      `scftl fsck --scrub IMAGE` checks the file system as well.")]
+    #[command(
+        after_help = "Examples:\n  scftl scrub disk.img\n  scftl scrub disk.img --json | jq .damaged\n\
+                      `scftl fsck --scrub IMAGE` checks the file system as well."
+    )]
     Scrub(scrub::ScrubArgs),
     /// Rewrite an SCFTL image of an older configuration version as one of
     /// the version this build writes (crash-safe: a copy beside it,

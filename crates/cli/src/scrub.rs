@@ -83,7 +83,10 @@ impl ScrubReport {
             .damaged
             .iter()
             .map(|d| {
-                let holds = d.holds.as_deref().map_or(String::new(), |h| format!(" in {h}"));
+                let holds = d
+                    .holds
+                    .as_deref()
+                    .map_or(String::new(), |h| format!(" in {h}"));
                 format!(
                     "{}: DAMAGED sector {} (bytes {}..{}){holds}: {}",
                     self.image.display(),

@@ -77,7 +77,8 @@ fn damage_sector_of(img: &Path, byte: u8) -> bool {
         if state[0] != 1 {
             continue;
         }
-        f.read_exact_at(&mut data, pages_offset + p * stride).unwrap();
+        f.read_exact_at(&mut data, pages_offset + p * stride)
+            .unwrap();
         for (i, s) in data.chunks(sector as usize).enumerate() {
             if s.iter().all(|&b| b == byte) {
                 let at = pages_offset + p * stride + i as u64 * sector + sector / 2;
@@ -100,10 +101,17 @@ fn mkfs_refuses_an_image_that_holds_data() {
     assert_eq!(code(&scftl(&["mkfs", "a.img"], d)), Some(0));
     let again = scftl(&["mkfs", "a.img"], d);
     assert_eq!(code(&again), Some(2), "{}", text(&again));
-    assert!(text(&again).contains("a file system of ours"), "{}", text(&again));
+    assert!(
+        text(&again).contains("a file system of ours"),
+        "{}",
+        text(&again)
+    );
     assert!(img.exists());
 
-    if !have("qemu-io", "mkfs_refuses_an_image_that_holds_data (data part)") {
+    if !have(
+        "qemu-io",
+        "mkfs_refuses_an_image_that_holds_data (data part)",
+    ) {
         return;
     }
     let img = format(d, "b.img", &["--geometry", "small"]);
@@ -117,18 +125,28 @@ fn mkfs_refuses_an_image_that_holds_data() {
         text(&out)
     );
     assert!(text(&out).contains("--force"), "{}", text(&out));
-    assert!(std::fs::read(&img).unwrap() == before, "a refused mkfs changed the image");
+    assert!(
+        std::fs::read(&img).unwrap() == before,
+        "a refused mkfs changed the image"
+    );
     let forced = scftl(&["mkfs", "b.img", "--force"], d);
     assert_eq!(code(&forced), Some(0), "{}", text(&forced));
 
     // An ext4 file system a client made on the disk.
-    if !have("mkfs.ext4", "mkfs_refuses_an_image_that_holds_data (ext4 part)")
-        || !have("nbdcopy", "mkfs_refuses_an_image_that_holds_data (ext4 part)")
-    {
+    if !have(
+        "mkfs.ext4",
+        "mkfs_refuses_an_image_that_holds_data (ext4 part)",
+    ) || !have(
+        "nbdcopy",
+        "mkfs_refuses_an_image_that_holds_data (ext4 part)",
+    ) {
         return;
     }
     let raw = d.join("ext4.raw");
-    std::fs::File::create(&raw).unwrap().set_len(16 << 20).unwrap();
+    std::fs::File::create(&raw)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
     run_ok(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&raw), MIN);
     let img = format(d, "c.img", &["--geometry", "small"]);
     {
@@ -138,7 +156,11 @@ fn mkfs_refuses_an_image_that_holds_data() {
     }
     let out = scftl(&["mkfs", "c.img"], d);
     assert_eq!(code(&out), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("ext2/3/4 file system"), "{}", text(&out));
+    assert!(
+        text(&out).contains("ext2/3/4 file system"),
+        "{}",
+        text(&out)
+    );
 }
 
 /// Device options that apply only to `--memory` are errors on an image
@@ -194,7 +216,9 @@ fn idle_clients_cannot_lock_others_out() {
     let img = format(dir.path(), "a.img", &["--geometry", "small"]);
     {
         let srv = ServerProc::start(&img, &["--max-clients", "2", "--reclaim-idle", "1s"]);
-        let idle: Vec<RawClient> = (0..2).map(|_| RawClient::connect(srv.port).unwrap()).collect();
+        let idle: Vec<RawClient> = (0..2)
+            .map(|_| RawClient::connect(srv.port).unwrap())
+            .collect();
         let out = run_ok(Command::new("nbdinfo").args(["--size", &srv.uri()]), MIN);
         assert_eq!(out.trim(), (32u64 << 20).to_string());
         let log = drain(&srv, Duration::from_millis(500));
@@ -234,7 +258,8 @@ fn idle_clients_cannot_lock_others_out() {
     }
     let log = drain(&srv, Duration::from_millis(500));
     assert!(
-        log.iter().any(|l| l.contains("refused, all 1 client slots busy")),
+        log.iter()
+            .any(|l| l.contains("refused, all 1 client slots busy")),
         "{log:#?}"
     );
 }
@@ -293,7 +318,12 @@ fn scrub_reports_damage_by_sector() {
 
     let out = scftl(&["scrub", "a.img"], d);
     assert_eq!(code(&out), Some(1), "{}", text(&out));
-    assert_eq!(text(&out).matches("DAMAGED sector").count(), 1, "{}", text(&out));
+    assert_eq!(
+        text(&out).matches("DAMAGED sector").count(),
+        1,
+        "{}",
+        text(&out)
+    );
     let json = scftl(&["scrub", "a.img", "--json"], d);
     assert_eq!(code(&json), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("scrub JSON");
@@ -302,7 +332,11 @@ fn scrub_reports_damage_by_sector() {
     assert_eq!(bad.len(), 1, "{v:#}");
     let lba = bad[0]["sector"].as_u64().unwrap();
     assert!((256..260).contains(&lba), "sector {lba}");
-    assert!(text(&out).contains(&format!("sector {lba} ")), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("sector {lba} ")),
+        "{}",
+        text(&out)
+    );
 
     // The same, on the image while it is served.
     let mut srv = ServerProc::start(&img, &["--quiet"]);
@@ -311,7 +345,10 @@ fn scrub_reports_damage_by_sector() {
     let v: serde_json::Value = serde_json::from_slice(&live.stdout).expect("scrub JSON");
     assert_eq!(v["live_view"], true, "{v:#}");
     assert_eq!(v["damaged"][0]["sector"].as_u64(), Some(lba), "{v:#}");
-    assert!(srv.child.try_wait().unwrap().is_none(), "the server stopped");
+    assert!(
+        srv.child.try_wait().unwrap().is_none(),
+        "the server stopped"
+    );
     let q = qemu_io_output(&srv.uri(), &["read -P 0 0 4k"]);
     assert!(q.contains("read 4096/4096"), "{q}");
     let info = scftl(&["info", "a.img", "--json"], d);
@@ -380,10 +417,7 @@ fn json_says_what_the_text_says() {
     assert_eq!(v["wear_recorded"], true);
 
     let seed = "18446744073709551557";
-    let out = scftl(
-        &["crashtest", "--ops", "30", "--seed", seed, "--json"],
-        d,
-    );
+    let out = scftl(&["crashtest", "--ops", "30", "--seed", seed, "--json"], d);
     assert_eq!(code(&out), Some(0), "{}", text(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("crashtest JSON");
     assert_eq!(v["seed"], seed, "{v:#}");
@@ -418,6 +452,9 @@ fn the_export_description_reads_well() {
     let out = run_ok(Command::new("nbdinfo").args(["--json", &srv.uri()]), MIN);
     let v: serde_json::Value = serde_json::from_str(&out).expect("nbdinfo JSON");
     let desc = v["exports"][0]["description"].as_str().unwrap_or_default();
-    assert!(desc.ends_with("disk.img: 32 MiB disk, scftl FTL, timing none"), "{desc:?}");
+    assert!(
+        desc.ends_with("disk.img: 32 MiB disk, scftl FTL, timing none"),
+        "{desc:?}"
+    );
     assert!(!desc.contains("scftl scftl"), "{desc:?}");
 }

@@ -57,7 +57,9 @@ pub use attr::{
 };
 pub use error::{errno, FsError, Result};
 pub use fs::{min_step_sectors, Fs, MountError, LINK_MAX, MIN_STEP_BLOCKS};
-pub use fsck::{describe_blocks, fsck, repair, FsckCounts, FsckReport, Problem, ProblemKind, RepairReport};
+pub use fsck::{
+    describe_blocks, fsck, repair, FsckCounts, FsckReport, Problem, ProblemKind, RepairReport,
+};
 pub use inode::FileType;
 pub use layout::{Superblock, BLOCK_SIZE, MAX_FILE_SIZE, NAME_MAX, ROOT_INO};
 pub use mkfs::{mkfs, MkfsOptions};

@@ -171,9 +171,8 @@ impl Conn {
         let busy = self.in_flight.load(Ordering::Acquire) > 0
             || !self.transferring.load(Ordering::Acquire)
             || self.reclaimed.load(Ordering::Acquire);
-        (!busy).then(|| {
-            Duration::from_millis(now.saturating_sub(self.last.load(Ordering::Relaxed)))
-        })
+        (!busy)
+            .then(|| Duration::from_millis(now.saturating_sub(self.last.load(Ordering::Relaxed))))
     }
 }
 

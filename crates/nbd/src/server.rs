@@ -268,16 +268,13 @@ where
         Some(a) if a.is_loopback() && !config.per_address_loopback => usize::MAX,
         _ => config.max_per_address,
     };
-    let registered = shared
-        .conns
-        .register(id, ip, limit)
-        .or_else(|n| {
-            // An idle connection from the same address may give way.
-            let t = config.reclaim_idle.ok_or(n)?;
-            let (victim, idle) = shared.conns.reclaim_idle(t, ip).ok_or(n)?;
-            log_reclaim(shared, victim, idle, label);
-            shared.conns.register(id, ip, limit)
-        });
+    let registered = shared.conns.register(id, ip, limit).or_else(|n| {
+        // An idle connection from the same address may give way.
+        let t = config.reclaim_idle.ok_or(n)?;
+        let (victim, idle) = shared.conns.reclaim_idle(t, ip).ok_or(n)?;
+        log_reclaim(shared, victim, idle, label);
+        shared.conns.register(id, ip, limit)
+    });
     let conn = match registered {
         Ok(c) => c,
         Err(n) => {
@@ -355,7 +352,12 @@ where
 
 /// Logs that connection `victim`, idle for `idle`, is being closed so
 /// `label` can have its slot.
-fn log_reclaim<D: BlockDevice + Send>(shared: &Shared<D>, victim: u64, idle: Duration, label: &str) {
+fn log_reclaim<D: BlockDevice + Send>(
+    shared: &Shared<D>,
+    victim: u64,
+    idle: Duration,
+    label: &str,
+) {
     shared.log(&format!(
         "client #{victim}: closing it, idle for {:.1} s while {label} waits for a slot",
         idle.as_secs_f64()
