@@ -558,17 +558,23 @@ fn a_slow_handshake_is_cut_at_the_deadline_not_per_byte() {
     assert!(t0.elapsed() < Duration::from_secs(3));
 }
 
-#[test]
-fn a_client_over_max_clients_gets_a_printable_error() {
-    let r = Running::start(RamDisk::new(SS, 8, None), limited(1, 300, None));
-    let mut first = r.connect();
-    go(&mut first);
+/// Connects, asks for the export with NBD_OPT_GO and expects a refusal
+/// (`NBD_REP_ERR_POLICY`); returns the connection and the message.
+fn go_refused(r: &Running) -> (TcpStream, String) {
     let mut s = r.connect();
     greet(&mut s, 1);
     send_option(&mut s, OPT_GO, &go_data("", &[]));
     let (opt, ty, msg) = option_reply(&mut s);
     assert_eq!((opt, ty), (OPT_GO, REP_ERR_POLICY));
-    let msg = String::from_utf8(msg).unwrap();
+    (s, String::from_utf8(msg).unwrap())
+}
+
+#[test]
+fn a_client_over_max_clients_gets_a_printable_error() {
+    let r = Running::start(RamDisk::new(SS, 8, None), limited(1, 300, None));
+    let mut first = r.connect();
+    go(&mut first);
+    let (mut s, msg) = go_refused(&r);
     assert!(
         msg.contains("server busy") && msg.contains("--max-clients"),
         "{msg}"
@@ -628,12 +634,7 @@ fn one_address_is_held_to_its_share_with_a_printable_error() {
     let r = Running::start(RamDisk::new(SS, 8, None), cfg);
     let mut first = r.connect();
     go(&mut first);
-    let mut s = r.connect();
-    greet(&mut s, 1);
-    send_option(&mut s, OPT_GO, &go_data("", &[]));
-    let (opt, ty, msg) = option_reply(&mut s);
-    assert_eq!((opt, ty), (OPT_GO, REP_ERR_POLICY));
-    let msg = String::from_utf8(msg).unwrap();
+    let (_s, msg) = go_refused(&r);
     assert!(
         msg.contains("too many connections from 127.0.0.1") && msg.contains("--per-address"),
         "{msg}"
