@@ -55,8 +55,9 @@ pub struct MountArgs {
     pub mode: Option<CommitMode>,
     /// group mode: flush after this many milliseconds without a change
     /// (0: only when the epoch fills, on fsync/sync and at unmount).
-    #[arg(long, default_value_t = 5000, value_name = "N")]
-    pub idle_flush_ms: u64,
+    /// Default 5000. Refused in the other modes, which flush every call.
+    #[arg(long, value_name = "N")]
+    pub idle_flush_ms: Option<u64>,
 }
 
 fn parse_mode(s: &str) -> Result<CommitMode, String> {
@@ -130,8 +131,30 @@ fn check_empty(dir: &std::path::Path, nonempty: bool) -> Result<(), CliError> {
     )))
 }
 
+/// The idle flush of group mode, in milliseconds.
+const DEFAULT_IDLE_FLUSH_MS: u64 = 5000;
+
+impl MountArgs {
+    fn idle_flush_ms(&self) -> u64 {
+        self.idle_flush_ms.unwrap_or(DEFAULT_IDLE_FLUSH_MS)
+    }
+
+    /// Refuses `--idle-flush-ms` with a mode that has no idle flush.
+    fn check_idle_flush(&self, mode: CommitMode) -> Result<(), CliError> {
+        if self.idle_flush_ms.is_none() || mode == CommitMode::Group {
+            return Ok(());
+        }
+        Err(CliError::usage(format!(
+            "--idle-flush-ms applies only to --mode group: {mode} mode flushes at every call"
+        )))
+    }
+}
+
 pub fn run(a: &MountArgs) -> Result<(), CliError> {
     a.memory.check_applies()?;
+    if let Some(m) = a.mode {
+        a.check_idle_flush(m)?;
+    }
     let t = target(a)?;
     match std::fs::metadata(&t.mountpoint) {
         Ok(m) if m.is_dir() => check_empty(&t.mountpoint, a.nonempty)?,
@@ -161,8 +184,10 @@ pub fn run(a: &MountArgs) -> Result<(), CliError> {
         } else {
             CommitMode::Log
         });
+    a.check_idle_flush(mode)?;
     let mut opts = MountOptions::new(mode);
-    opts.idle_flush = (a.idle_flush_ms > 0).then(|| Duration::from_millis(a.idle_flush_ms));
+    let idle = a.idle_flush_ms();
+    opts.idle_flush = (idle > 0).then(|| Duration::from_millis(idle));
     let fs = fs::Fs::mount(opened.device, opts).map_err(|e| {
         let msg = format!("{}: cannot mount: {}", t.image.display(), e.error);
         // The device comes back unchanged; dropping it releases the lock.
@@ -238,7 +263,7 @@ fn serve(
     let (stop_tx, stop_rx) = mpsc::channel::<()>();
     let timer = {
         let shared = shared.clone();
-        let period = Duration::from_millis((a.idle_flush_ms / 4).clamp(10, 250));
+        let period = Duration::from_millis((a.idle_flush_ms() / 4).clamp(10, 250));
         std::thread::Builder::new()
             .name("idle-flush".into())
             .spawn(move || {

@@ -119,14 +119,10 @@ pub struct ServeArgs {
     /// new connections on the same address. Off: no cost.
     #[arg(long, requires = "memory")]
     pub power_cut_signal: bool,
-    /// --power-cut-signal: seed of the power cuts' random outcomes.
-    #[arg(
-        long,
-        default_value_t = 1,
-        value_name = "N",
-        requires = "power_cut_signal"
-    )]
-    pub seed: u64,
+    /// --power-cut-signal: seed of the power cuts' random outcomes
+    /// (default 1).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
 }
 
 /// What wakes the main thread of `serve`.
@@ -270,6 +266,11 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     if a.power_cut_signal && !a.memory.memory {
         return Err(CliError::usage(
             "--power-cut-signal needs --memory: only a RAM device has the power-cut model",
+        ));
+    }
+    if a.seed.is_some() && !a.power_cut_signal {
+        return Err(CliError::usage(
+            "--seed applies only with --power-cut-signal: it seeds the simulated power cuts",
         ));
     }
     a.memory.check_applies()?;
@@ -435,7 +436,7 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
             "scftl: TLS clients connect with nbds://{addr}/ (libnbd: add ?tls-certificates=DIR, a directory holding ca-cert.pem)"
         );
     }
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(a.seed);
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(a.seed.unwrap_or(1));
     let why = loop {
         match rx.recv() {
             Err(_) => break "channel closed",

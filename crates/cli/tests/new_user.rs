@@ -188,6 +188,58 @@ fn options_an_image_would_ignore_are_errors() {
     assert!(std::fs::read(&img).unwrap() == before, "the image changed");
 }
 
+/// Options of another mode are refused, not ignored: each of these exits
+/// 2 with a message naming the option and what it applies to.
+#[test]
+fn options_of_another_mode_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    format(d, "fs.img", &["--geometry", "small"]);
+    assert_eq!(code(&scftl(&["mkfs", "fs.img"], d)), Some(0));
+    std::fs::create_dir(d.join("mnt")).unwrap();
+    for (args, says) in [
+        (
+            &["serve", "--memory", "--seed", "7"][..],
+            "--seed applies only with --power-cut-signal",
+        ),
+        (
+            &[
+                "mount",
+                "fs.img",
+                "mnt",
+                "--mode",
+                "log",
+                "--idle-flush-ms",
+                "50",
+            ],
+            "--idle-flush-ms applies only to --mode group",
+        ),
+        (
+            &["crashtest", "--ops", "20", "--depth", "3"],
+            "--depth applies only with --exhaustive",
+        ),
+        (
+            &["crashtest", "--ops", "20", "--max-outcomes", "9"],
+            "--max-outcomes applies only with --exhaustive",
+        ),
+        (
+            &[
+                "crashtest",
+                "--exhaustive",
+                "--geometry",
+                "tiny",
+                "--check-rate",
+                "0.5",
+            ],
+            "--check-rate applies only to random mode",
+        ),
+    ] {
+        let out = scftl(args, d);
+        assert_eq!(code(&out), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
+    }
+}
+
 /// A port in use is reported before the image is recovered (so before a
 /// recovery writes to it).
 #[test]

@@ -33,12 +33,14 @@ pub struct Mounted {
 impl Mounted {
     pub fn start(image: &Path, mountpoint: &Path, mode: &str) -> Mounted {
         let mut cmd = Command::new(SCFTL);
-        cmd.arg("mount").arg(image).arg(mountpoint).args([
-            "--mode",
-            mode,
-            "--idle-flush-ms",
-            "200",
-        ]);
+        cmd.arg("mount")
+            .arg(image)
+            .arg(mountpoint)
+            .args(["--mode", mode]);
+        // Only group mode has an idle flush (the others refuse the option).
+        if mode == "group" {
+            cmd.args(["--idle-flush-ms", "200"]);
+        }
         Mounted::spawn(cmd, mountpoint)
     }
 

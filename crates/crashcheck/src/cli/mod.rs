@@ -313,6 +313,26 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
     if args.deviations > 2 {
         return Err(format!("--deviations {} is not 0, 1 or 2", args.deviations));
     }
+    // Options of one mode given to the other would be ignored: refuse
+    // them. (A value other than the default counts as given.)
+    if !args.exhaustive && args.fs.is_none() {
+        for (given, flag) in [
+            (args.depth != 2, "--depth"),
+            (args.deviations != 1, "--deviations"),
+            (args.max_outcomes.is_some(), "--max-outcomes"),
+        ] {
+            if given {
+                return Err(format!("{flag} applies only with --exhaustive"));
+            }
+        }
+    }
+    if args.exhaustive && args.check_rate != 0.1 {
+        return Err(
+            "--check-rate applies only to random mode: --exhaustive checks the invariants after \
+             every operation"
+                .into(),
+        );
+    }
     if args.ops == Some(0) {
         return Err(
             "--ops 0 would check nothing; give a positive operation count, e.g. --ops 1000".into(),
