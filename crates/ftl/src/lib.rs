@@ -23,6 +23,16 @@ pub mod label;
 /// physical and logical addresses below it.
 pub const UNMAPPED: u32 = u32::MAX;
 
+/// Whether `check_invariants` runs the checks that need checker-only state
+/// (the `ghost` feature: SCFTL's and OPTR's ghost copies of the stable
+/// mapping) in this build; they also need debug assertions, which the
+/// release profile keeps and `bench-fast` drops.
+pub const GHOST_CHECKS: bool = cfg!(all(debug_assertions, feature = "ghost"));
+
+/// Whether this build checks invariants at all (`check_invariants` and the
+/// data path's debug assertions): debug assertions on.
+pub const INVARIANT_CHECKS: bool = cfg!(debug_assertions);
+
 pub use device::{
     check_range, check_request, BlockDevice, DeviceStats, FtlError, FtlKind, Lba, Result,
 };
