@@ -38,6 +38,11 @@ pub struct MountArgs {
     /// removed, until the file system is unmounted.
     #[arg(long)]
     pub nonempty: bool,
+    /// Let users other than the one mounting use the file system (FUSE's
+    /// allow_other; the kernel still checks every file's mode and owner).
+    /// A user other than root needs `user_allow_other` in /etc/fuse.conf.
+    #[arg(long)]
+    pub allow_other: bool,
     /// --memory: a fresh RAM device with a new file system (mkfs runs
     /// first); the options after it describe the device as for `scftl
     /// format`. Nothing is saved.
@@ -215,12 +220,23 @@ pub fn run(a: &MountArgs) -> Result<(), CliError> {
         MountOption::DefaultPermissions,
         MountOption::RW,
     ];
+    if a.allow_other {
+        // fuser passes `allow_other` to the kernel for this ACL, and lets
+        // every user's requests through.
+        config.acl = fuser::SessionACL::All;
+    }
     let session = match Session::new(FuseFs::new(shared.clone()), &t.mountpoint, &config) {
         Ok(s) => s,
         Err(e) => {
             let flushed = unmount_fs(&shared, &t.image);
+            let hint = if a.allow_other {
+                " (--allow-other: a user other than root needs `user_allow_other` in \
+                 /etc/fuse.conf)"
+            } else {
+                ""
+            };
             return Err(CliError::runtime(format!(
-                "cannot mount on {}: {e}{}",
+                "cannot mount on {}: {e}{hint}{}",
                 t.mountpoint.display(),
                 flushed.err().map_or(String::new(), |f| format!("; {f}"))
             )));

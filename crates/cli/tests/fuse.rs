@@ -153,6 +153,73 @@ fn log_mode_on_async_image_and_xlog_refused() {
     fsck_clean(d, "async.img");
 }
 
+/// Runs `script` in `cwd` as uid and gid 65534 (nobody), as pjdfstest's
+/// checks of other users do; returns whether it succeeded, and its stderr.
+fn sh_as_nobody(script: &str, cwd: &Path) -> (bool, String) {
+    let out = run_with_deadline(
+        Command::new("setpriv")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "sh",
+                "-ec",
+                script,
+            ])
+            .current_dir(cwd),
+        LIMIT,
+    );
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Without `--allow-other` only the mounting user (root here) may use the
+/// mount; with it, another user may, and the kernel checks the modes and
+/// owners the file system reports: nobody writes in a directory that is
+/// world-writable, owns what it creates, and cannot touch root's 0600 file.
+#[test]
+fn allow_other_lets_other_users_in_under_the_modes() {
+    let test = "allow_other_lets_other_users_in_under_the_modes";
+    if !fuse_available(test) || !common::is_root(test) || !have("setpriv", test) {
+        return;
+    }
+    let dir = mounted::scratch_dir();
+    let d = dir.path();
+    // nobody must be able to reach the mount point.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    image(d, "fs.img", "scftl");
+    std::fs::create_dir(d.join("mnt")).unwrap();
+    let m = Mounted::start(&d.join("fs.img"), &d.join("mnt"), "group");
+    sh(
+        "mkdir -m 1777 mnt/pub && echo secret > mnt/own && chmod 600 mnt/own",
+        d,
+    );
+    let (ok, err) = sh_as_nobody("ls mnt/pub", d);
+    assert!(!ok, "another user got in without --allow-other");
+    assert!(err.contains("Permission denied"), "{err}");
+    m.unmount();
+
+    let mut cmd = Command::new(SCFTL);
+    cmd.current_dir(d)
+        .args(["mount", "fs.img", "mnt", "--mode", "group", "--allow-other"]);
+    let m = Mounted::spawn(cmd, &d.join("mnt"));
+    let (ok, err) = sh_as_nobody("echo hi > mnt/pub/mine && cat mnt/pub/mine", d);
+    assert!(ok, "{err}");
+    let (ok, err) = sh_as_nobody("cat mnt/own", d);
+    assert!(!ok && err.contains("Permission denied"), "{err}");
+    let (ok, _) = sh_as_nobody("echo x > mnt/not-mine", d);
+    assert!(!ok, "nobody wrote into root's 0755 root directory");
+    sh(
+        "test \"$(stat -c %u:%g mnt/pub/mine)\" = 65534:65534 && test \"$(cat mnt/pub/mine)\" = hi",
+        d,
+    );
+    m.unmount();
+    fsck_clean(d, "fs.img");
+}
+
 #[test]
 fn second_mount_refused_and_mkfs_needs_force() {
     let test = "second_mount_refused_and_mkfs_needs_force";
