@@ -15,6 +15,7 @@
 //! without `--force`, or write to an image it checks with `fsck` (unless
 //! asked to `--repair` it).
 
+mod crashtest;
 mod error;
 mod fscmd;
 mod fuse;
@@ -106,7 +107,7 @@ enum Command {
     /// Run the crash-consistency checker: cut power at flash commands and
     /// compare what recovery returns with the FTL's contract (or, with
     /// --fs, what the mounted file system shows with its mode's contract).
-    Crashtest(crashcheck::CrashtestArgs),
+    Crashtest(crashtest::CrashtestArgs),
     /// Reproduce the paper's evaluation on the timing model: random writes
     /// (Fig. 5), boot time (Fig. 6), CPU and RAM per write, and application
     /// workloads on real mounts (Fig. 7/8).
@@ -248,7 +249,7 @@ fn main() -> ExitCode {
         Command::Scrub(a) => scrub::run(a),
         Command::Upgrade(a) => upgrade::run(a),
         // The checker prints its own report and chooses its exit code.
-        Command::Crashtest(a) => return crashcheck::run(a),
+        Command::Crashtest(a) => return crashtest::run(a),
         Command::Bench(b) => return bench::run(b),
     };
     match result {

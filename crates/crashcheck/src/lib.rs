@@ -13,7 +13,8 @@
 //! `fs` crate's file system, recovery, mount, fsck and comparison with the
 //! states its commit mode promises), the Rust transcription of the Agda
 //! model P of SCFTL run as a second, differential oracle (`model`,
-//! `--oracle model`), and the `scftl crashtest` entry point (`cli`).
+//! `--oracle model`). The `scftl crashtest` command line (arguments,
+//! progress bar, summary) is the `scftl` binary's (crates/cli/src/crashtest).
 //!
 //! What it promises: a run is a pure function of its seed (and budget in
 //! operations); every failure prints a shrunk script and the command that
@@ -24,7 +25,6 @@
 //! What it must never do: use unseeded randomness, or accept a state the
 //! contract does not allow because an FTL returned an error.
 
-pub mod cli;
 pub mod data;
 pub mod exec;
 pub mod explore;
@@ -34,7 +34,6 @@ pub mod spec;
 pub mod target;
 pub mod toy;
 
-pub use cli::{run, CrashtestArgs};
 pub use exec::{CrashHow, Executor, RunConfig, Stats, Step, Violation};
 pub use explore::{exhaustive, explore, ExhaustiveConfig, ExploreConfig, Report};
 pub use spec::{AsyncSpec, ContractKind, PrefixSpec, SnapshotSpec, Spec, SyncSpec};

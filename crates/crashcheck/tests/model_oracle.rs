@@ -130,28 +130,6 @@ fn real_ftl_mutant_still_caught_with_the_oracle() {
     eprintln!("caught: {}", f.violation);
 }
 
-#[test]
-fn cli_refuses_oracle_where_it_does_not_apply() {
-    use crashcheck::cli::plan;
-    let mut a = crashcheck::CrashtestArgs::for_ftl("async");
-    a.oracle = Some("model".into());
-    assert!(plan(&a).unwrap_err().contains("model of SCFTL"));
-    let mut a = crashcheck::CrashtestArgs::for_ftl("scftl");
-    a.oracle = Some("spec".into());
-    assert!(plan(&a).unwrap_err().contains("unknown oracle"));
-    let mut a = crashcheck::CrashtestArgs::for_ftl("scftl");
-    a.model_mutant = Some(ModelMutant::WriteSkipsCounter.name().into());
-    assert!(plan(&a).unwrap_err().contains("only with --oracle model"));
-    a.oracle = Some("model".into());
-    let p = plan(&a).expect("valid");
-    assert_eq!(
-        p.run.oracle.map(|o| o.mutant),
-        Some(ModelMutant::WriteSkipsCounter)
-    );
-    a.model_mutant = Some("model-nonsense".into());
-    assert!(plan(&a).unwrap_err().contains("unknown model mutant"));
-}
-
 /// With wear leveling, SCFTL charges its static moves to the epoch budget,
 /// so `AR.cnt` holds only as `wcnt ≤ W - epoch_remaining()`: the exact
 /// equation fails (seed 11 reaches a static move), the inequality passes.

@@ -14,10 +14,10 @@ mod fscheck;
 pub use args::{cpu_seconds, CrashtestArgs};
 pub use fscheck::{plan as plan_fs, run_cli as run_fs};
 
-use crate::exec::{RunConfig, Stats};
-use crate::explore::{exhaustive, explore, ExhaustiveConfig, ExploreConfig, Report};
-use crate::spec::ContractKind;
-use crate::target;
+use crashcheck::exec::{RunConfig, Stats};
+use crashcheck::explore::{exhaustive, explore, ExhaustiveConfig, ExploreConfig, Report};
+use crashcheck::spec::ContractKind;
+use crashcheck::target;
 
 /// A resolved run: what to test and how.
 #[derive(Clone, Debug)]
@@ -161,7 +161,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
 fn oracle_config(
     args: &CrashtestArgs,
     t: &target::Target,
-) -> Result<Option<crate::model::OracleConfig>, String> {
+) -> Result<Option<crashcheck::model::OracleConfig>, String> {
     let Some(kind) = &args.oracle else {
         if args.model_mutant.is_some() {
             return Err("--model-mutant applies only with --oracle model".into());
@@ -188,9 +188,9 @@ fn oracle_config(
         );
     }
     let mutant = match &args.model_mutant {
-        None => crate::model::ModelMutant::None,
-        Some(m) => crate::model::ModelMutant::parse(m).ok_or_else(|| {
-            let names: Vec<&str> = crate::model::ModelMutant::ALL
+        None => crashcheck::model::ModelMutant::None,
+        Some(m) => crashcheck::model::ModelMutant::parse(m).ok_or_else(|| {
+            let names: Vec<&str> = crashcheck::model::ModelMutant::ALL
                 .iter()
                 .map(|m| m.name())
                 .collect();
@@ -200,7 +200,7 @@ fn oracle_config(
             )
         })?,
     };
-    Ok(Some(crate::model::OracleConfig {
+    Ok(Some(crashcheck::model::OracleConfig {
         mutant,
         // SCFTL charges its static wear-leveling moves to the epoch budget.
         counter_exact: !args.wear_leveling,
@@ -498,7 +498,7 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
     }
     println!(
         "crashtest: {}, seed {}",
-        crate::exec::describe(&plan.run),
+        crashcheck::exec::describe(&plan.run),
         plan.seed
     );
     println!("  invariant checks      {}", checks_line());
@@ -721,7 +721,7 @@ mod tests {
         assert_eq!(c.setup.mode, fs::CommitMode::Group);
         assert_eq!(c.setup.mutant, Some(fs::FsMutant::GroupForgetsEpochFlush));
         assert_eq!(
-            crate::fs::replay_command(&c, Some(9)),
+            crashcheck::fs::replay_command(&c, Some(9)),
             "scftl crashtest --fs group --ftl scftl --geometry small --seed 3 --ops 50 --write-bound 12 --mutant group-forgets-epoch-flush --cut-at 9"
         );
         for (argv, needle) in [
@@ -758,5 +758,67 @@ mod tests {
             "allow-xlog-on-any-ftl",
         ]);
         assert!(fscheck::plan(&a).is_ok(), "the mutant lets the checker try");
+    }
+
+    #[test]
+    fn the_oracle_options_are_refused_where_they_do_not_apply() {
+        use crashcheck::model::ModelMutant;
+        let e = plan(&parse(&["--ftl", "async", "--oracle", "model"])).unwrap_err();
+        assert!(e.contains("model of SCFTL"), "{e}");
+        let e = plan(&parse(&["--oracle", "spec"])).unwrap_err();
+        assert!(e.contains("unknown oracle"), "{e}");
+        let m = ModelMutant::WriteSkipsCounter.name();
+        let e = plan(&parse(&["--model-mutant", m])).unwrap_err();
+        assert!(e.contains("only with --oracle model"), "{e}");
+        let p = plan(&parse(&["--oracle", "model", "--model-mutant", m])).expect("valid");
+        assert_eq!(
+            p.run.oracle.map(|o| o.mutant),
+            Some(ModelMutant::WriteSkipsCounter)
+        );
+        let e = plan(&parse(&["--oracle", "model", "--model-mutant", "model-nonsense"]))
+            .unwrap_err();
+        assert!(e.contains("unknown model mutant"), "{e}");
+    }
+
+    /// A file-system failure's printed replay command, parsed as the
+    /// command line parses it, names the same campaign cut only where it
+    /// failed, and fails again the same way.
+    #[test]
+    fn a_file_system_replay_command_parses_back_and_fails_again() {
+        let a = parse(&[
+            "--fs",
+            "log",
+            "--ftl",
+            "async",
+            "--geometry",
+            "small512",
+            "--mutant",
+            "log-skips-commit-sync",
+            "--seed",
+            "3",
+            "--ops",
+            "60",
+            "--cuts",
+            "400",
+        ]);
+        let c = fscheck::plan(&a).expect("valid");
+        let f = crashcheck::fs::run(&c, &mut |_| {})
+            .expect("the campaign runs")
+            .failure
+            .expect("the mutant is caught");
+        let argv: Vec<&str> = f
+            .replay
+            .strip_prefix("scftl crashtest ")
+            .unwrap_or_else(|| panic!("{}", f.replay))
+            .split_whitespace()
+            .collect();
+        let one = fscheck::plan(&parse(&argv)).expect("the replay command is valid");
+        assert_eq!(one.cut_at, f.cut);
+        assert_eq!((one.seed, one.calls, one.cuts), (c.seed, c.calls, c.cuts));
+        let again = crashcheck::fs::run(&one, &mut |_| {})
+            .expect("the replay runs")
+            .failure
+            .expect("the replay fails too");
+        assert_eq!((again.message, again.replay), (f.message, f.replay));
     }
 }

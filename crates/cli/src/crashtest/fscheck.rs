@@ -1,5 +1,5 @@
 //! `scftl crashtest --fs MODE`: the arguments resolved to a file-system
-//! campaign (`crate::fs`), its progress bar and report.
+//! campaign (`crashcheck::fs`), its progress bar and report.
 
 use std::process::ExitCode;
 
@@ -8,7 +8,7 @@ use ftl::FtlKind;
 use indicatif::ProgressStyle;
 
 use super::args::{cpu_seconds, progress_bar, verdict, CrashtestArgs};
-use crate::fs::{geometry, run, FsConfig, FsReport, FsStats, Setup, DEFAULT_CALLS, DEFAULT_CUTS};
+use crashcheck::fs::{geometry, run, FsConfig, FsReport, FsStats, Setup, DEFAULT_CALLS, DEFAULT_CUTS};
 
 /// Resolves `scftl crashtest --fs MODE ...` to a campaign, or explains what
 /// is wrong.

@@ -148,51 +148,6 @@ pub struct CrashtestArgs {
     pub inject_failures: Option<f64>,
 }
 
-impl CrashtestArgs {
-    /// Defaults for a target, as `scftl crashtest --ftl NAME` would have.
-    pub fn for_ftl(ftl: &str) -> CrashtestArgs {
-        CrashtestArgs {
-            ftl: ftl.to_string(),
-            contract: None,
-            geometry: "small".into(),
-            seconds: None,
-            ops: None,
-            seed: None,
-            exhaustive: false,
-            mutant: None,
-            check_rate: 0.1,
-            paired_pages: None,
-            unstable_erase: false,
-            json: false,
-            max_outcomes: None,
-            depth: 2,
-            deviations: 1,
-            shrink_seconds: 20.0,
-            fs: None,
-            cuts: None,
-            cut_at: None,
-            write_bound: None,
-            all_policies: false,
-            backend: "ram".into(),
-            wear_leveling: false,
-            hot_cold: false,
-            spare_superblocks: 0,
-            oracle: None,
-            model_mutant: None,
-            inject_failures: None,
-        }
-    }
-
-    /// Defaults for a file-system run, as `scftl crashtest --fs MODE --ftl
-    /// NAME` would have.
-    pub fn for_fs(mode: &str, ftl: &str) -> CrashtestArgs {
-        CrashtestArgs {
-            fs: Some(mode.to_string()),
-            ..CrashtestArgs::for_ftl(ftl)
-        }
-    }
-}
-
 /// CPU time (user + system) this process used so far, from /proc/self/stat
 /// (Linux; clock ticks assumed to be the usual 100 Hz). On a shared machine
 /// crashes per CPU-second is the fairer throughput figure.
