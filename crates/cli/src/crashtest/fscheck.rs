@@ -8,7 +8,9 @@ use ftl::FtlKind;
 use indicatif::ProgressStyle;
 
 use super::args::{cpu_seconds, progress_bar, verdict, CrashtestArgs};
-use crashcheck::fs::{geometry, run, FsConfig, FsReport, FsStats, Setup, DEFAULT_CALLS, DEFAULT_CUTS};
+use crashcheck::fs::{
+    geometry, run, FsConfig, FsReport, FsStats, Setup, DEFAULT_CALLS, DEFAULT_CUTS,
+};
 
 /// Resolves `scftl crashtest --fs MODE ...` to a campaign, or explains what
 /// is wrong.
