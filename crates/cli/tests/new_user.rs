@@ -433,6 +433,13 @@ fn scrub_names_the_damaged_file() {
             .unwrap()
             .sync_all()
             .unwrap();
+        // While it is mounted, fsck and scrub read a live view instead of
+        // refusing the locked image, and say so.
+        for cmd in [&["fsck", "fs.img"][..], &["scrub", "fs.img"]] {
+            let out = scftl(cmd, d);
+            assert_eq!(code(&out), Some(0), "{cmd:?}: {}", text(&out));
+            assert!(text(&out).contains("live view"), "{cmd:?}: {}", text(&out));
+        }
         m.unmount();
     }
     assert!(damage_sector_of(&d.join("fs.img"), 0xd4));
