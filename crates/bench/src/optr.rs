@@ -657,6 +657,100 @@ pub fn summary_table(rows: &[Row]) -> Table {
     t
 }
 
+/// An overhead (1 - variant / async throughput, in %) in words: `12.3%
+/// slower` (that much less throughput than async) or `20.8% faster` (that
+/// much more).
+fn in_words(overhead: f64) -> String {
+    if overhead > 0.0 {
+        format!("{overhead:.1}% slower")
+    } else {
+        format!("{:.1}% faster", -overhead)
+    }
+}
+
+/// The range of `overheads` in words: `13.9% to 39.5% slower`, `41.3% to
+/// 143.4% faster`, or, when they straddle async, `from 5.0% faster to
+/// 3.1% slower`.
+fn span_in_words(overheads: &[f64]) -> String {
+    let lo = overheads.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = overheads.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if lo > 0.0 {
+        format!("{lo:.1}% to {hi:.1}% slower")
+    } else if hi <= 0.0 {
+        format!("{:.1}% to {:.1}% faster", -hi, -lo)
+    } else {
+        format!("from {} to {}", in_words(lo), in_words(hi))
+    }
+}
+
+/// A `pct` cell back to its number.
+fn cell_pct(cell: &str) -> Option<f64> {
+    cell.trim().strip_suffix('%')?.parse().ok()
+}
+
+/// The sentences of docs/BENCHMARKS.md ("OPTR") that quote this report:
+/// every figure in them comes from `rows` (through the summary and group
+/// tables), so the document test can check that the prose still says what
+/// the committed JSON says.
+pub fn quoted_sentences(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    let summary = summary_table(rows);
+    let col = |name: &str| summary.head.iter().position(|h| h == name);
+    let (Some(sw), Some(med), Some(worst), Some(at)) = (
+        col("sweep overhead"),
+        col("median point"),
+        col("worst point"),
+        col("worst at"),
+    ) else {
+        return out;
+    };
+    let of = |v: &str| summary.rows.iter().find(|r| r[0] == v);
+    if let (Some(o), Some(s)) = (of("optr"), of("optr-small")) {
+        if let (Some(a), Some(b)) = (cell_pct(&o[sw]), cell_pct(&s[sw])) {
+            out.push(format!(
+                "Summed over the sweep, `optr` is {} than async and `optr-small` {}.",
+                in_words(a),
+                in_words(b)
+            ));
+        }
+        if let (Some(m), Some(w)) = (cell_pct(&o[med]), cell_pct(&o[worst])) {
+            out.push(format!(
+                "Single points scatter widely both ways: `optr`'s median point is {}, its worst {} ({}).",
+                in_words(m),
+                in_words(w),
+                o[at]
+            ));
+        }
+    }
+    let groups = group_table(rows);
+    let mut localities: Vec<String> = Vec::new();
+    for r in &groups.rows {
+        if !localities.contains(&r[0]) {
+            localities.push(r[0].clone());
+        }
+    }
+    for loc in localities {
+        let vals = |c: usize| -> Vec<f64> {
+            groups
+                .rows
+                .iter()
+                .filter(|r| r[0] == loc)
+                .filter_map(|r| cell_pct(&r[c]))
+                .collect()
+        };
+        let (o, s) = (vals(5), vals(7));
+        if o.is_empty() || s.is_empty() {
+            continue;
+        }
+        out.push(format!(
+            "{loc} footprint, summed per request size: `optr` {}, `optr-small` {}.",
+            span_in_words(&o),
+            span_in_words(&s)
+        ));
+    }
+    out
+}
+
 /// Per (locality, request): throughput summed over the flush intervals
 /// (bytes over simulated time) of each variant, and the overheads.
 pub fn group_table(rows: &[Row]) -> Table {

@@ -124,6 +124,30 @@ fn benchmarks_doc_tables_match_the_committed_json() {
     );
 }
 
+/// The OPTR section's prose quotes the sweep: each sentence
+/// `bench::optr::quoted_sentences` makes from the committed JSON must be in
+/// docs/BENCHMARKS.md word for word (line breaks aside), so the text cannot
+/// drift from its tables again.
+#[test]
+fn the_optr_prose_quotes_the_committed_json() {
+    let doc = std::fs::read_to_string(root().join("docs/BENCHMARKS.md")).unwrap();
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let doc = flat(&doc);
+    let rows = read_json(&root().join("crates/bench/results/optr.json")).unwrap();
+    let said = bench::optr::quoted_sentences(&rows);
+    assert!(said.len() >= 5, "too few sentences: {said:#?}");
+    let missing: Vec<&String> = said.iter().filter(|s| !doc.contains(&flat(s))).collect();
+    assert!(
+        missing.is_empty(),
+        "docs/BENCHMARKS.md (OPTR) does not say:\n{}",
+        missing
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
 #[test]
 fn a_table_row_is_found_whatever_its_padding() {
     let mut t = Table::new(&["ftl", "kIOPS"]);
