@@ -34,8 +34,13 @@ pub struct CrashtestArgs {
     /// The seed that drives everything (default: from the clock, printed).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Enumerate every crash point and in-flight outcome of a short
-    /// workload (use with --geometry tiny).
+    /// Enumerate every crash point, and every in-flight outcome class,
+    /// inside short windows of a seeded workload placed at the first
+    /// occurrence of each event kind (format, commit, trim, GC, ...), with
+    /// crashes nested in recoveries to --depth; the summary lists the
+    /// windows and the bounds. Its workload issues no epoch barriers and
+    /// no media failures (random mode has both); --wear-leveling and
+    /// --hot-cold apply as in random mode. Use with --geometry tiny.
     #[arg(long)]
     pub exhaustive: bool,
     /// Build the FTL (with --fs: the file system) with a seeded bug, by

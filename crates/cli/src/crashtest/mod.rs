@@ -501,7 +501,7 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
         crashcheck::exec::describe(&plan.run),
         plan.seed
     );
-    println!("  invariant checks      {}", checks_line());
+    println!("  build checks          {}", checks_line());
     println!(
         "  operations            {} (writes {}, trims {}, reads {}, flushes {}, barriers {}, epoch-full refusals {})",
         s.operations, s.writes, s.trims, s.reads, s.flushes, s.barriers, s.epoch_full
