@@ -723,6 +723,10 @@ pub fn quoted_sentences(rows: &[Row]) -> Vec<String> {
         }
     }
     let groups = group_table(rows);
+    let gcol = |name: &str| groups.head.iter().position(|h| h == name);
+    let (Some(oc), Some(sc)) = (gcol("optr overhead"), gcol("optr-small overhead")) else {
+        return out;
+    };
     let mut localities: Vec<String> = Vec::new();
     for r in &groups.rows {
         if !localities.contains(&r[0]) {
@@ -738,7 +742,7 @@ pub fn quoted_sentences(rows: &[Row]) -> Vec<String> {
                 .filter_map(|r| cell_pct(&r[c]))
                 .collect()
         };
-        let (o, s) = (vals(5), vals(7));
+        let (o, s) = (vals(oc), vals(sc));
         if o.is_empty() || s.is_empty() {
             continue;
         }

@@ -504,22 +504,12 @@ pub fn open_report_view(path: &Path) -> Result<Opened, CliError> {
                 return Ok(v);
             }
             // Only a live view changes between tries.
-            Err(e) if tries < 4 && is_locked_elsewhere(path) => {
-                let _ = e;
+            Err(_) if tries < 4 && FileFlash::held_for_writing(path).unwrap_or(false) => {
                 std::thread::sleep(Duration::from_millis(50));
             }
             Err(e) => return Err(e),
         }
     }
-}
-
-/// Whether another process holds `path` open for writing (its exclusive
-/// image lock), as far as a shared-lock attempt can tell.
-fn is_locked_elsewhere(path: &Path) -> bool {
-    matches!(
-        FileFlash::open_read_only(path),
-        Err(FlashError::Locked { .. })
-    )
 }
 
 /// A fresh RAM device formatted as `req` asks (validated exactly as

@@ -22,38 +22,16 @@ fn fill(i: u64) -> u8 {
 }
 
 /// The image's layout, from its header (docs/FORMAT.md §2).
-struct Layout {
-    sector_size: u64,
-    sectors_per_page: u64,
-    state_offset: u64,
-    oob_offset: u64,
-    oob_size: u64,
-    pages_offset: u64,
-    page_stride: u64,
-    total_pages: u64,
-}
+type Layout = ImageLayout;
 
 fn layout(f: &std::fs::File) -> Layout {
-    let mut h = [0u8; 4096];
-    f.read_exact_at(&mut h, 0).unwrap();
-    let u32_at = |o: usize| u64::from(u32::from_le_bytes(h[o..o + 4].try_into().unwrap()));
-    let u64_at = |o: usize| u64::from_le_bytes(h[o..o + 8].try_into().unwrap());
-    let l = Layout {
-        sector_size: u32_at(36),
-        sectors_per_page: u32_at(32),
-        state_offset: u64_at(64),
-        oob_offset: u64_at(168),
-        oob_size: u32_at(40),
-        pages_offset: u64_at(80),
-        page_stride: u64_at(88),
-        total_pages: u32_at(16) * u32_at(20) * u32_at(24) * u32_at(28),
-    };
+    let l = ImageLayout::read(f);
     // A new image has format version 4: data pages back to back, OOB
     // areas in their own region (after the wear region, which the header's
     // oob_offset accounts for), every region indexed by slot. The tests
     // below find pages by scanning slots, so the slot order (stripe order)
     // does not matter to them.
-    assert_eq!(u32_at(8), 4, "image format version");
+    assert_eq!(l.version, 4, "image format version");
     assert_eq!(
         l.page_stride,
         l.sector_size * l.sectors_per_page,
@@ -67,12 +45,7 @@ fn layout(f: &std::fs::File) -> Layout {
 fn page_of_chunk(f: &std::fs::File, l: &Layout, i: u64) -> u64 {
     let page_size = (l.sector_size * l.sectors_per_page) as usize;
     let mut data = vec![0u8; page_size];
-    let mut state = [0u8; 1];
-    for p in 0..l.total_pages {
-        f.read_exact_at(&mut state, l.state_offset + p).unwrap();
-        if state[0] != 1 {
-            continue;
-        }
+    for p in (0..l.total_pages).filter(|&p| l.programmed(f, p)) {
         f.read_exact_at(&mut data, l.pages_offset + p * l.page_stride)
             .unwrap();
         if data.iter().all(|&b| b == fill(i)) {

@@ -32,11 +32,6 @@ fn code(o: &Output) -> Option<i32> {
     o.status.code()
 }
 
-/// Lines the server logged within `wait` of the last one.
-fn drain(srv: &ServerProc, wait: Duration) -> Vec<String> {
-    std::iter::from_fn(|| srv.log.recv_timeout(wait).ok()).collect()
-}
-
 /// Writes `len` bytes of `byte` at `offset` through a server on `img` and
 /// flushes (qemu-io's default writethrough mode), then 64 KiB of zeros
 /// after them (a flush of its own), then stops the server. The second
@@ -63,29 +58,20 @@ fn write_through_server(img: &Path, offset: u64, len: u64, byte: u8) {
 /// docs/FORMAT.md §2). Returns whether one was found.
 fn damage_sector_of(img: &Path, byte: u8) -> bool {
     let f = OpenOptions::new().read(true).write(true).open(img).unwrap();
-    let mut h = [0u8; 4096];
-    f.read_exact_at(&mut h, 0).unwrap();
-    let u32_at = |o: usize| u64::from(u32::from_le_bytes(h[o..o + 4].try_into().unwrap()));
-    let u64_at = |o: usize| u64::from_le_bytes(h[o..o + 8].try_into().unwrap());
-    let (sector, per_page) = (u32_at(36), u32_at(32));
-    let (state_offset, pages_offset, stride) = (u64_at(64), u64_at(80), u64_at(88));
-    let pages = u32_at(16) * u32_at(20) * u32_at(24) * u32_at(28);
-    let mut data = vec![0u8; (sector * per_page) as usize];
-    let mut state = [0u8; 1];
-    for p in 0..pages {
-        f.read_exact_at(&mut state, state_offset + p).unwrap();
-        if state[0] != 1 {
-            continue;
-        }
-        f.read_exact_at(&mut data, pages_offset + p * stride)
-            .unwrap();
-        for (i, s) in data.chunks(sector as usize).enumerate() {
-            if s.iter().all(|&b| b == byte) {
-                let at = pages_offset + p * stride + i as u64 * sector + sector / 2;
-                f.write_all_at(&[!byte], at).unwrap();
-                f.sync_all().unwrap();
-                return true;
-            }
+    let l = ImageLayout::read(&f);
+    let ss = l.sector_size;
+    let mut data = vec![0u8; (ss * l.sectors_per_page) as usize];
+    for p in (0..l.total_pages).filter(|&p| l.programmed(&f, p)) {
+        let page_at = l.pages_offset + p * l.page_stride;
+        f.read_exact_at(&mut data, page_at).unwrap();
+        if let Some(i) = data
+            .chunks(ss as usize)
+            .position(|s| s.iter().all(|&b| b == byte))
+        {
+            f.write_all_at(&[!byte], page_at + i as u64 * ss + ss / 2)
+                .unwrap();
+            f.sync_all().unwrap();
+            return true;
         }
     }
     false
@@ -273,7 +259,7 @@ fn idle_clients_cannot_lock_others_out() {
             .collect();
         let out = run_ok(Command::new("nbdinfo").args(["--size", &srv.uri()]), MIN);
         assert_eq!(out.trim(), (32u64 << 20).to_string());
-        let log = drain(&srv, Duration::from_millis(500));
+        let log = srv.drain_log(Duration::from_millis(500));
         assert!(
             log.iter().any(|l| l.contains("closing it, idle for")),
             "{log:#?}"
@@ -308,7 +294,7 @@ fn idle_clients_cannot_lock_others_out() {
         let q = qemu_io_output(&srv.uri(), &["read 0 4k"]);
         assert!(q.contains("server busy"), "{q}");
     }
-    let log = drain(&srv, Duration::from_millis(500));
+    let log = srv.drain_log(Duration::from_millis(500));
     assert!(
         log.iter()
             .any(|l| l.contains("refused, all 1 client slots busy")),
@@ -334,7 +320,7 @@ fn one_address_gets_at_most_its_share() {
         let q = qemu_io_output(&srv.uri(), &["read 0 4k"]);
         assert!(q.contains("too many connections from 127.0.0.1"), "{q}");
         assert!(q.contains("--max-clients-per-address"), "{q}");
-        let log = drain(&srv, Duration::from_millis(500));
+        let log = srv.drain_log(Duration::from_millis(500));
         assert!(
             log.iter()
                 .any(|l| l.contains("refused, 1 connections from its address already")),

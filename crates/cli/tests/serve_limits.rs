@@ -96,10 +96,7 @@ fn idle_connections_cannot_lock_out_a_real_client() {
         closed >= 64,
         "the server closed only {closed} idle connections"
     );
-    let mut log = Vec::new();
-    while let Ok(l) = srv.log.recv_timeout(Duration::from_millis(500)) {
-        log.push(l);
-    }
+    let log = srv.drain_log(Duration::from_millis(500));
     assert!(
         log.iter()
             .any(|l| l.contains("handshake not finished within the handshake timeout")),
@@ -156,10 +153,7 @@ fn a_client_over_max_clients_prints_why() {
     }
     // The established client is still served.
     first.write(0, &[1; 512]).unwrap();
-    let mut log = Vec::new();
-    while let Ok(l) = srv.log.recv_timeout(Duration::from_millis(500)) {
-        log.push(l);
-    }
+    let log = srv.drain_log(Duration::from_millis(500));
     assert!(
         log.iter()
             .any(|l| l.contains("refused, all 1 client slots busy")),

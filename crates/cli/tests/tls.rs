@@ -152,9 +152,7 @@ fn nbdinfo_over_tls() {
             assert!(q.contains("this server requires TLS"), "{q}");
         }
         // And the server's log says why it turned the client away.
-        let log: Vec<String> =
-            std::iter::from_fn(|| srv.log.recv_timeout(std::time::Duration::from_secs(2)).ok())
-                .collect();
+        let log = srv.drain_log(Duration::from_secs(2));
         assert!(
             log.iter()
                 .any(|l| l.contains("a plaintext client, and this server requires TLS")),

@@ -125,14 +125,14 @@ fn now_ms() -> u64 {
 }
 
 /// What the server knows of one live connection: its address (for the
-/// per-address limit), when it last moved a byte or finished a request,
+/// per-address limit), when it last received a byte or finished a request,
 /// and how to close it when its slot is reclaimed.
 pub(crate) struct Conn {
     ip: Option<std::net::IpAddr>,
     /// Past its handshake and holding a slot: only such connections are
     /// reclaimed (handshakes are bounded by their own deadline).
     transferring: AtomicBool,
-    /// `now_ms()` of the last byte moved or request finished.
+    /// `now_ms()` of the last byte received or request finished.
     last: AtomicU64,
     /// Requests being answered now.
     in_flight: AtomicUsize,
@@ -143,7 +143,7 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    /// Notes that bytes moved.
+    /// Notes activity (a byte received, a request finished).
     fn touch(&self) {
         self.last.store(now_ms(), Ordering::Relaxed);
     }
@@ -201,7 +201,7 @@ impl Drop for InFlight {
 ///
 /// Invariant: a connection is closed for idleness only while another
 /// waits for its slot (or for its address's share), only after
-/// `reclaim_idle` with no request in flight and no byte moved, and at most
+/// `reclaim_idle` with no request in flight and no byte received, and at most
 /// one reclaimed connection is closing at a time; a quiet client on a
 /// server with free slots is never disturbed.
 #[derive(Default)]
@@ -288,7 +288,7 @@ pub(crate) struct Socket {
     /// Microseconds each read polls before it blocks (0: it blocks at
     /// once), shared by every handle on the socket (`set_poll`).
     poll_us: Arc<AtomicU64>,
-    /// The connection's record, told of every byte moved.
+    /// The connection's record, told of every byte read.
     conn: Option<Arc<Conn>>,
 }
 
@@ -363,7 +363,7 @@ impl Socket {
         }
     }
 
-    /// Tells `conn` of every byte this socket (and its clones) moves.
+    /// Tells `conn` of every byte this socket (and its clones) reads.
     pub(crate) fn track(&mut self, conn: &Arc<Conn>) {
         self.conn = Some(Arc::clone(conn));
     }
@@ -520,9 +520,8 @@ impl Write for Socket {
             Stream::Tcp(s) => s.write(buf),
             Stream::Unix(s) => s.write(buf),
         };
-        if let (Ok(1..), Some(c)) = (&r, &self.conn) {
-            c.touch();
-        }
+        // (A reply ends a request, and the request's `InFlight` guard
+        // notes that; only reads need to tell the connection's record.)
         r.map_err(|e| self.explain(e))
     }
 

@@ -198,6 +198,11 @@ impl ServerProc {
         format!("nbd://127.0.0.1:{}", self.port)
     }
 
+    /// The lines the server logs until none comes for `wait`.
+    pub fn drain_log(&self, wait: Duration) -> Vec<String> {
+        std::iter::from_fn(|| self.log.recv_timeout(wait).ok()).collect()
+    }
+
     /// SIGKILL, as a crash.
     pub fn kill9(&mut self) {
         let _ = self.child.kill();
@@ -217,11 +222,7 @@ impl ServerProc {
             assert!(Instant::now() < deadline, "server ignored SIGTERM");
             std::thread::sleep(Duration::from_millis(20));
         };
-        let mut lines = Vec::new();
-        while let Ok(l) = self.log.recv_timeout(Duration::from_secs(2)) {
-            lines.push(l);
-        }
-        (status, lines)
+        (status, self.drain_log(Duration::from_secs(2)))
     }
 }
 
@@ -229,6 +230,49 @@ impl Drop for ServerProc {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// An image file's layout, read from its header (docs/FORMAT.md §2), for
+/// tests that find and damage pages in the file.
+pub struct ImageLayout {
+    pub version: u32,
+    pub sector_size: u64,
+    pub sectors_per_page: u64,
+    pub state_offset: u64,
+    pub oob_offset: u64,
+    pub oob_size: u64,
+    pub pages_offset: u64,
+    pub page_stride: u64,
+    pub total_pages: u64,
+}
+
+impl ImageLayout {
+    pub fn read(f: &std::fs::File) -> ImageLayout {
+        use std::os::unix::fs::FileExt;
+        let mut h = [0u8; 4096];
+        f.read_exact_at(&mut h, 0).unwrap();
+        let u32_at = |o: usize| u64::from(u32::from_le_bytes(h[o..o + 4].try_into().unwrap()));
+        let u64_at = |o: usize| u64::from_le_bytes(h[o..o + 8].try_into().unwrap());
+        ImageLayout {
+            version: u32_at(8) as u32,
+            sector_size: u32_at(36),
+            sectors_per_page: u32_at(32),
+            state_offset: u64_at(64),
+            oob_offset: u64_at(168),
+            oob_size: u32_at(40),
+            pages_offset: u64_at(80),
+            page_stride: u64_at(88),
+            total_pages: u32_at(16) * u32_at(20) * u32_at(24) * u32_at(28),
+        }
+    }
+
+    /// Whether slot `p`'s page-state byte says "programmed".
+    pub fn programmed(&self, f: &std::fs::File, p: u64) -> bool {
+        use std::os::unix::fs::FileExt;
+        let mut state = [0u8; 1];
+        f.read_exact_at(&mut state, self.state_offset + p).unwrap();
+        state[0] == 1
     }
 }
 

@@ -274,6 +274,22 @@ impl FileFlash<File> {
         Self::from_parts(path.to_path_buf(), shown, file, true, header)
     }
 
+    /// Whether another opener holds the image open for writing (its
+    /// exclusive lock): a shared lock is tried and dropped at once, and
+    /// nothing else is read.
+    pub fn held_for_writing(path: impl AsRef<Path>) -> Result<bool> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|source| FlashError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let free = LockExt::try_lock_shared(&file).map_err(|source| FlashError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Ok(!free)
+    }
+
     /// Reads and checks the header of an image without locking it or reading
     /// the rest (for `info`-style tools; works on an image in use).
     pub fn read_header(path: impl AsRef<Path>) -> Result<ImageHeader> {
