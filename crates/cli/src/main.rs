@@ -17,6 +17,7 @@
 
 mod crashtest;
 mod error;
+mod explorecmd;
 mod fscmd;
 mod fuse;
 mod image;
@@ -108,6 +109,10 @@ enum Command {
     /// compare what recovery returns with the FTL's contract (or, with
     /// --fs, what the mounted file system shows with its mode's contract).
     Crashtest(crashtest::CrashtestArgs),
+    /// Test a program's crash recovery at every crash state a snapshot
+    /// (SCFTL), prefix or async disk allows, from a trace recorded with
+    /// `serve --record` or a workload run here (--workload).
+    Explore(explorecmd::ExploreArgs),
     /// Reproduce the paper's evaluation on the timing model: random writes
     /// (Fig. 5), boot time (Fig. 6), CPU and RAM per write, and application
     /// workloads on real mounts (Fig. 7/8).
@@ -250,6 +255,8 @@ fn main() -> ExitCode {
         Command::Upgrade(a) => upgrade::run(a),
         // The checker prints its own report and chooses its exit code.
         Command::Crashtest(a) => return crashtest::run(a),
+        // Exit 3 when some crash state fails its check.
+        Command::Explore(a) => return explorecmd::run(a),
         Command::Bench(b) => return bench::run(b),
     };
     match result {

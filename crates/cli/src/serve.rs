@@ -119,6 +119,14 @@ pub struct ServeArgs {
     /// new connections on the same address. Off: no cost.
     #[arg(long, requires = "memory")]
     pub power_cut_signal: bool,
+    /// Record every write, trim, flush and internal epoch barrier that
+    /// reaches the device, with the connection it came from, to TRACE (a
+    /// new file; docs/FORMAT.md §8). The trace starts with the device's
+    /// current content, and is synced at each flush before the flush is
+    /// acknowledged. `scftl explore TRACE` checks a program's crash
+    /// recovery at every crash state of it.
+    #[arg(long, value_name = "TRACE", conflicts_with = "power_cut_signal")]
+    pub record: Option<PathBuf>,
     /// --power-cut-signal: seed of the power cuts' random outcomes
     /// (default 1).
     #[arg(long, value_name = "N")]
@@ -374,7 +382,17 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     let mut pacing = opened.pacing.clone();
     let mut opened = opened;
     level_wear(&mut opened, a)?;
-    let mut server = Server::new(opened.device, config.clone());
+    let mut closer = None;
+    let device: Device = match &a.record {
+        Some(path) => {
+            let r = explore::trace::Recorder::create(opened.device, path).map_err(CliError::runtime)?;
+            closer = Some(r.closer());
+            eprintln!("scftl: recording every change and flush to {}", path.display());
+            Box::new(r)
+        }
+        None => opened.device,
+    };
+    let mut server = Server::new(device, config.clone());
     // The server SIGUSR1 reports on: replaced by each power cut.
     let current = Arc::new(Mutex::new(server.clone()));
 
@@ -466,6 +484,9 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     // The accept thread still holds the listener, so its drop may never
     // run before exit; remove the socket file here.
     listener.remove_socket_file();
+    if let Some(c) = closer {
+        c.finish().map_err(|e| CliError::runtime(format!("closing the trace: {e}")))?;
+    }
     if let Some(r) = pacing.report() {
         eprintln!("scftl: timing: {r}");
     }

@@ -264,6 +264,11 @@ pub trait BlockDevice {
         ))
     }
 
+    /// Names who issues the calls that follow (a frontend's connection
+    /// number), for a wrapper that records them (`explore::trace`). The
+    /// default ignores it: an FTL does not care who writes.
+    fn set_origin(&mut self, _origin: u64) {}
+
     /// Counters and occupancy.
     fn stats(&self) -> DeviceStats;
 
@@ -325,6 +330,9 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     }
     fn set_wear_policy(&mut self, policy: crate::wear::WearPolicy) -> Result<()> {
         (**self).set_wear_policy(policy)
+    }
+    fn set_origin(&mut self, origin: u64) {
+        (**self).set_origin(origin)
     }
     fn stats(&self) -> DeviceStats {
         (**self).stats()

@@ -128,6 +128,8 @@ fn now_ms() -> u64 {
 /// per-address limit), when it last received a byte or finished a request,
 /// and how to close it when its slot is reclaimed.
 pub(crate) struct Conn {
+    /// The connection's number (`client #id` in the log).
+    pub(crate) id: u64,
     ip: Option<std::net::IpAddr>,
     /// Past its handshake and holding a slot: only such connections are
     /// reclaimed (handshakes are bounded by their own deadline).
@@ -234,6 +236,7 @@ impl Registry {
             }
         }
         let c = Arc::new(Conn {
+            id,
             ip,
             transferring: AtomicBool::new(false),
             last: AtomicU64::new(now_ms()),

@@ -410,6 +410,11 @@ fn execute<D: BlockDevice + Send>(
     if shared.stopping.load(Ordering::SeqCst) {
         return Err(OpError::new(ESHUTDOWN, "the server is shutting down"));
     }
+    // A recording device (`serve --record`) notes which connection the
+    // calls below come from.
+    if let Some(c) = &stats.conn {
+        dev.set_origin(c.id);
+    }
     let fx = match req.command {
         CMD_READ => {
             let mut out = vec![0u8; SIMPLE_REPLY_LEN + req.length as usize];
