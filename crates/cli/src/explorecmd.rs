@@ -51,8 +51,8 @@ pub struct ExploreArgs {
     #[arg(required_unless_present = "workload", conflicts_with = "workload")]
     pub trace: Option<PathBuf>,
     /// The check: a shell command that exits 0 when the state is fine.
-    #[arg(long, value_name = "CMD")]
-    pub check: String,
+    #[arg(long, value_name = "CMD", required_unless_present = "count_only")]
+    pub check: Option<String>,
     /// Contracts to explore: snapshot, prefix, async, or all (repeatable).
     #[arg(long, value_name = "C", default_value = "all")]
     pub contract: Vec<String>,
@@ -202,7 +202,7 @@ fn go(a: &ExploreArgs) -> Result<u8, CliError> {
         eprintln!("scftl explore: the trace has no END record: the recorder was cut off after its last record");
     }
     let checker = Checker {
-        cmd: a.check.clone(),
+        cmd: a.check.clone().unwrap_or_default(),
         fs,
         mnt: wd.path.join("mnt"),
         mount_options: a.mount_options.clone(),
@@ -250,7 +250,7 @@ fn go(a: &ExploreArgs) -> Result<u8, CliError> {
             "scftl explore {} --state {id} --fs {} --check {}",
             shown_trace,
             fs.name(),
-            shell_quote(&a.check)
+            shell_quote(&checker.cmd)
         );
         if !a.mount_options.is_empty() {
             c.push_str(&format!(" --mount-options {}", shell_quote(&a.mount_options)));

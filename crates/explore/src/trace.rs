@@ -500,3 +500,111 @@ impl<D: BlockDevice> BlockDevice for Recorder<D> {
         self.inner.check_invariants()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A RAM disk of 512-byte sectors.
+    struct Ram(Vec<u8>);
+
+    impl BlockDevice for Ram {
+        fn sector_size(&self) -> usize {
+            512
+        }
+        fn num_sectors(&self) -> u64 {
+            (self.0.len() / 512) as u64
+        }
+        fn read(&mut self, lba: Lba, buf: &mut [u8]) -> ftl::Result<()> {
+            let o = lba.0 as usize * 512;
+            buf.copy_from_slice(&self.0[o..o + buf.len()]);
+            Ok(())
+        }
+        fn write(&mut self, lba: Lba, data: &[u8]) -> ftl::Result<()> {
+            let o = lba.0 as usize * 512;
+            self.0[o..o + data.len()].copy_from_slice(data);
+            Ok(())
+        }
+        fn trim(&mut self, lba: Lba, count: u64) -> ftl::Result<()> {
+            let o = lba.0 as usize * 512;
+            self.0[o..o + count as usize * 512].fill(0);
+            Ok(())
+        }
+        fn flush(&mut self) -> ftl::Result<()> {
+            Ok(())
+        }
+        fn epoch_remaining(&self) -> Option<u64> {
+            None
+        }
+        fn stats(&self) -> DeviceStats {
+            DeviceStats::default()
+        }
+        fn check_invariants(&mut self) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_recording_reads_back_with_its_base_origins_and_end() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.trace");
+        let mut ram = Ram(vec![0; 64 * 512]);
+        ram.0[512 * 5..512 * 7].fill(9);
+        let mut r = Recorder::create(ram, &p).unwrap();
+        r.set_origin(3);
+        r.write(Lba(1), &[1u8; 1024]).unwrap();
+        r.write(Lba(10), &[0u8; 512]).unwrap();
+        r.set_origin(4);
+        r.trim(Lba(5), 1).unwrap();
+        r.epoch_barrier().unwrap();
+        r.flush().unwrap();
+        let closer = r.closer();
+        closer.finish().unwrap();
+        assert!(r.write(Lba(0), &[1u8; 512]).is_err(), "a closed trace refuses changes");
+        let t = Trace::read(&p).unwrap();
+        assert_eq!(t.base.len(), 1, "one run of non-zero sectors");
+        assert_eq!(t.base[0].op.range(), Some((5, 2)));
+        let ops: Vec<(Op, u32)> = t.ops.iter().map(|e| (e.op.clone(), e.origin)).collect();
+        assert_eq!(ops.len(), 5);
+        assert_eq!(ops[0].0.range(), Some((1, 2)));
+        assert_eq!(t.payload(&ops[0].0).unwrap().as_ref(), &[1u8; 1024][..]);
+        assert_eq!(ops[1], (Op::Write { lba: 10, count: 1, data: None }, 3));
+        assert_eq!(ops[2], (Op::Trim { lba: 5, count: 1 }, 4));
+        assert_eq!(ops[3].0, Op::Barrier);
+        assert_eq!(ops[4].0, Op::Flush);
+        assert!(t.ended && t.ignored_tail.is_none());
+        let again = Recorder::create(Ram(vec![0; 512]), &p).err().unwrap();
+        assert!(again.contains("exists"), "{again}");
+    }
+
+    #[test]
+    fn a_torn_or_damaged_tail_is_cut_off_where_it_stops_checking() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.trace");
+        let mut r = Recorder::create(Ram(vec![0; 16 * 512]), &p).unwrap();
+        for k in 0..4u8 {
+            r.write(Lba(u64::from(k)), &[k + 1; 512]).unwrap();
+        }
+        r.flush().unwrap();
+        std::mem::forget(r); // a kill -9: no END
+        let full = std::fs::read(&p).unwrap();
+        let t = Trace::parse(&full).unwrap();
+        assert_eq!(t.ops.len(), 5);
+        assert!(!t.ended);
+        // Torn inside the third write's payload: two writes survive.
+        let rec = RECORD_LEN + 512;
+        let cut = HEADER_LEN + RECORD_LEN + 2 * rec + 100;
+        let t = Trace::parse(&full[..cut]).unwrap();
+        assert_eq!(t.ops.len(), 2);
+        assert!(t.ignored_tail.is_some());
+        // A flipped byte in the second write's data: one survives.
+        let mut bad = full.clone();
+        bad[HEADER_LEN + RECORD_LEN + rec + RECORD_LEN + 7] ^= 1;
+        let t = Trace::parse(&bad).unwrap();
+        assert_eq!(t.ops.len(), 1);
+        let (n, why) = t.ignored_tail.unwrap();
+        assert!(why.contains("checksum") && n > 0, "{why}");
+        // Not a trace at all.
+        assert!(Trace::parse(b"hello").unwrap_err().contains("not an scftl trace"));
+    }
+}
