@@ -121,7 +121,7 @@ pub struct ServeArgs {
     pub power_cut_signal: bool,
     /// Record every write, trim, flush and internal epoch barrier that
     /// reaches the device, with the connection it came from, to TRACE (a
-    /// new file; docs/FORMAT.md §8). The trace starts with the device's
+    /// new file; docs/FORMAT.md §9). The trace starts with the device's
     /// current content, and is synced at each flush before the flush is
     /// acknowledged. `scftl explore TRACE` checks a program's crash
     /// recovery at every crash state of it.

@@ -1,6 +1,6 @@
 //! The trace: every write, trim, flush and epoch barrier that reached a
 //! block device, in order, with the connection it came from
-//! (docs/FORMAT.md §8).
+//! (docs/FORMAT.md §9).
 //!
 //! [`Recorder`] wraps any [`BlockDevice`] and appends one record per
 //! call that changed (or made durable) what the device holds; [`Trace::read`]
@@ -34,6 +34,28 @@ pub const VERSION: u32 = 1;
 pub const HEADER_LEN: usize = 32;
 /// Bytes of a record's fixed part (its payload follows).
 pub const RECORD_LEN: usize = 24;
+
+/// The header's fields: name, offset, size (docs/FORMAT.md §9.1; checked
+/// against the document by tests/format_doc.rs).
+pub const HEADER_FIELDS: [(&str, usize, usize); 6] = [
+    ("magic", 0, 8),
+    ("version", 8, 4),
+    ("sector_size", 12, 4),
+    ("num_sectors", 16, 8),
+    ("reserved", 24, 4),
+    ("header_crc", 28, 4),
+];
+
+/// A record's fixed fields (docs/FORMAT.md §9.2).
+pub const RECORD_FIELDS: [(&str, usize, usize); 7] = [
+    ("kind", 0, 1),
+    ("flags", 1, 1),
+    ("reserved", 2, 2),
+    ("origin", 4, 4),
+    ("lba", 8, 8),
+    ("count", 16, 4),
+    ("crc", 20, 4),
+];
 
 /// Record kinds (byte 0 of a record).
 pub const KIND_WRITE: u8 = 1;
