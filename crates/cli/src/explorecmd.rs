@@ -56,8 +56,10 @@ pub struct ExploreArgs {
     /// Contracts to explore: snapshot, prefix, async, or all (repeatable).
     #[arg(long, value_name = "C", default_value = "all")]
     pub contract: Vec<String>,
-    /// What each state holds: `ext4` (mounted for the check, then fsck'd)
-    /// or `none` (the raw image).
+    /// What each state holds: `ext4` (mounted for the check, then fsck'd),
+    /// `fs-log`, `fs-xlog`, `fs-group` (our file system in that mode:
+    /// loaded into an scftl image, mounted, then `scftl fsck`'d) or `none`
+    /// (the raw image).
     #[arg(long, default_value = "ext4", value_name = "FS")]
     pub fs: String,
     /// Skip `e2fsck -fn` after the check (--fs ext4).
@@ -119,8 +121,9 @@ pub struct ExploreArgs {
     /// snapshot contract's extra states).
     #[arg(long, default_value = "scftl", requires = "workload")]
     pub ftl: String,
-    /// With --workload: the flash geometry of the recorded device.
-    #[arg(long, default_value = "small", requires = "workload")]
+    /// The flash geometry of the recorded device (--workload), and of the
+    /// image each state is loaded into (--fs fs-MODE).
+    #[arg(long, default_value = "small")]
     pub geometry: String,
     /// With --workload: the disk's size (default: half the geometry's raw
     /// capacity).
@@ -144,16 +147,22 @@ impl Drop for WorkDir {
 
 fn workdir(a: &ExploreArgs) -> Result<WorkDir, CliError> {
     if let Some(d) = &a.workdir {
-        std::fs::create_dir_all(d).map_err(|e| CliError::runtime(format!("--workdir {}: {e}", d.display())))?;
+        std::fs::create_dir_all(d)
+            .map_err(|e| CliError::runtime(format!("--workdir {}: {e}", d.display())))?;
         return Ok(WorkDir {
             path: d.clone(),
             remove: false,
         });
     }
     let shm = Path::new("/dev/shm");
-    let base = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
+    let base = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
     let path = base.join(format!("scftl-explore-{}", std::process::id()));
-    std::fs::create_dir_all(&path).map_err(|e| CliError::runtime(format!("{}: {e}", path.display())))?;
+    std::fs::create_dir_all(&path)
+        .map_err(|e| CliError::runtime(format!("{}: {e}", path.display())))?;
     Ok(WorkDir { path, remove: true })
 }
 
@@ -181,16 +190,73 @@ pub fn run(a: &ExploreArgs) -> ExitCode {
     }
 }
 
+/// Our file system's mode, for `--fs fs-MODE`.
+fn ours_mode(fs: &str) -> Option<&str> {
+    fs.strip_prefix("fs-")
+        .filter(|m| ["log", "xlog", "group"].contains(m))
+}
+
 fn go(a: &ExploreArgs) -> Result<u8, CliError> {
-    let fs = Fs::parse(&a.fs).map_err(CliError::usage)?;
+    let ours = ours_mode(&a.fs);
+    let fs = match ours {
+        Some(_) => Fs::None,
+        None => Fs::parse(&a.fs)
+            .map_err(|e| CliError::usage(format!("{e}; or fs-log, fs-xlog, fs-group")))?,
+    };
     let contracts = contracts(a)?;
-    if a.no_fsck && fs != Fs::Ext4 {
-        return Err(CliError::usage("--no-fsck applies only with --fs ext4"));
+    if a.no_fsck && fs == Fs::None && ours.is_none() {
+        return Err(CliError::usage(
+            "--no-fsck applies only with --fs ext4 or fs-MODE",
+        ));
     }
     let wd = workdir(a)?;
-    let trace_path = match &a.workload {
-        Some(w) => record(a, fs, w, &wd.path)?,
-        None => a.trace.clone().expect("clap requires TRACE without --workload"),
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::runtime(format!("cannot find scftl itself: {e}")))?;
+    let trace_path = match (&a.workload, ours) {
+        (Some(w), Some(mode)) => {
+            let trace = a
+                .save_trace
+                .clone()
+                .unwrap_or_else(|| wd.path.join("workload.trace"));
+            // Every FTL gets SCFTL's default size on the geometry (half
+            // the raw capacity), so each state fits the scftl image it is
+            // checked on.
+            let g = flash::Geometry::preset(&a.geometry)
+                .map_err(|e| CliError::usage(format!("--geometry: {e}")))?;
+            let req = crate::image::FormatRequest {
+                size: Some(a.size.unwrap_or(g.raw_bytes() / 2)),
+                geometry: Some(a.geometry.clone()),
+                kind: Some(crate::parse_kind(&a.ftl).map_err(CliError::usage)?),
+                force: true,
+                ..Default::default()
+            };
+            let root = wd.path.to_string_lossy().into_owned();
+            let run = |what: &str, cmd: &str, mnt: &Path| {
+                let m = mnt.to_string_lossy().into_owned();
+                sh(
+                    what,
+                    cmd,
+                    mnt,
+                    &[("SCFTL_MNT", &m), ("SCFTL_WORKDIR", &root)],
+                )
+            };
+            crate::explore_fs::record(
+                &exe,
+                &wd.path,
+                &req,
+                mode,
+                a.setup.as_deref(),
+                w,
+                &trace,
+                &run,
+            )?;
+            trace
+        }
+        (Some(w), None) => record(a, fs, w, &wd.path)?,
+        (None, _) => a
+            .trace
+            .clone()
+            .expect("clap requires TRACE without --workload"),
     };
     let trace = Trace::read(&trace_path).map_err(CliError::runtime)?;
     if let Some((bytes, why)) = &trace.ignored_tail {
@@ -212,9 +278,36 @@ fn go(a: &ExploreArgs) -> Result<u8, CliError> {
     if fs == Fs::Ext4 && !a.count_only {
         need_root("--fs ext4 mounts each state (a loop mount)")?;
     }
+    let ours_check = match ours {
+        Some(mode) => {
+            let g = flash::Geometry::preset(&a.geometry)
+                .map_err(|e| CliError::usage(format!("--geometry: {e}")))?;
+            if g.sector_size as usize != trace.sector_size {
+                return Err(CliError::usage(format!(
+                    "--geometry {} has {}-byte sectors, the trace {}-byte ones; name the geometry it was recorded on",
+                    a.geometry, g.sector_size, trace.sector_size
+                )));
+            }
+            Some(crate::explore_fs::OursCheck {
+                exe: exe.clone(),
+                mode: mode.to_string(),
+                geometry: a.geometry.clone(),
+                bytes: trace.device_bytes(),
+                dir: wd.path.clone(),
+                cmd: crate::explore_fs::command_checker(&checker.cmd, checker.timeout, &wd.path),
+                fsck: !a.no_fsck,
+            })
+        }
+        None => None,
+    };
+    let check: &dyn explore::check::Check = match &ours_check {
+        Some(c) => c,
+        None => &checker,
+    };
     if let Some(id) = &a.state {
         let st = State::parse(id, &trace).map_err(CliError::usage)?;
-        let v = run::replay(&trace, &checker, &st, &wd.path, a.keep.as_deref()).map_err(CliError::runtime)?;
+        let v = run::replay(&trace, check, &st, &wd.path, a.keep.as_deref())
+            .map_err(CliError::runtime)?;
         print!("{}", v.output);
         if v.ok {
             println!("state {id}: passed");
@@ -239,7 +332,7 @@ fn go(a: &ExploreArgs) -> Result<u8, CliError> {
         workdir: wd.path.clone(),
         progress: !a.json,
     };
-    let report = explore::run::explore(&trace, &checker, &opt).map_err(CliError::runtime)?;
+    let report = explore::run::explore(&trace, check, &opt).map_err(CliError::runtime)?;
     let shown_trace = match (&a.workload, &a.save_trace) {
         (Some(_), Some(p)) => p.display().to_string(),
         (Some(_), None) => "TRACE (rerun with --save-trace TRACE to keep it)".into(),
@@ -249,11 +342,17 @@ fn go(a: &ExploreArgs) -> Result<u8, CliError> {
         let mut c = format!(
             "scftl explore {} --state {id} --fs {} --check {}",
             shown_trace,
-            fs.name(),
+            a.fs,
             shell_quote(&checker.cmd)
         );
+        if ours.is_some() {
+            c.push_str(&format!(" --geometry {}", a.geometry));
+        }
         if !a.mount_options.is_empty() {
-            c.push_str(&format!(" --mount-options {}", shell_quote(&a.mount_options)));
+            c.push_str(&format!(
+                " --mount-options {}",
+                shell_quote(&a.mount_options)
+            ));
         }
         c.push_str(" --keep state.img");
         c
@@ -266,10 +365,19 @@ fn go(a: &ExploreArgs) -> Result<u8, CliError> {
     } else {
         print!("{}", run::render(&report, &replay));
     }
-    Ok(if report.failed() { EXIT_STATES_FAILED } else { 0 })
+    Ok(if report.failed() {
+        EXIT_STATES_FAILED
+    } else {
+        0
+    })
 }
 
-fn count_only(trace: &Trace, contracts: &[Contract], b: Bounds, json: bool) -> Result<u8, CliError> {
+fn count_only(
+    trace: &Trace,
+    contracts: &[Contract],
+    b: Bounds,
+    json: bool,
+) -> Result<u8, CliError> {
     let fps = explore::states::Fingerprints::new(trace);
     let mut rows = Vec::new();
     for &c in contracts {
@@ -286,7 +394,11 @@ fn count_only(trace: &Trace, contracts: &[Contract], b: Bounds, json: bool) -> R
                 c.name(),
                 run::fmt_possible(p.possible),
                 p.states.len(),
-                if p.sampled { " (async intervals sampled)" } else { "" }
+                if p.sampled {
+                    " (async intervals sampled)"
+                } else {
+                    ""
+                }
             );
         }
     }
@@ -299,14 +411,17 @@ fn count_only(trace: &Trace, contracts: &[Contract], b: Bounds, json: bool) -> R
 fn need_root(why: &str) -> Result<(), CliError> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Err(CliError::usage(format!("{why}, which needs root; run as root or use --fs none")));
+        return Err(CliError::usage(format!(
+            "{why}, which needs root; run as root or use --fs none"
+        )));
     }
     Ok(())
 }
 
 /// Whether `tool` is an executable on $PATH.
 fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
 }
 
 /// Quotes `s` for a POSIX shell.
@@ -343,7 +458,8 @@ fn record(a: &ExploreArgs, fs: Fs, workload: &str, dir: &Path) -> Result<PathBuf
             )));
         }
     }
-    let exe = std::env::current_exe().map_err(|e| CliError::runtime(format!("cannot find scftl itself: {e}")))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::runtime(format!("cannot find scftl itself: {e}")))?;
     let mut l = Launcher::new(exe, "none", &a.geometry).map_err(CliError::usage)?;
     if let Some(s) = a.size {
         l.size_bytes = s;
@@ -359,7 +475,8 @@ fn record(a: &ExploreArgs, fs: Fs, workload: &str, dir: &Path) -> Result<PathBuf
     let root = dir.to_string_lossy().into_owned();
     // Setup, unrecorded: the file system and the program's starting files.
     {
-        let mut st = Ext4Stack::attach(&l, &image, &a.ftl, &dir.join("setup")).map_err(CliError::runtime)?;
+        let mut st =
+            Ext4Stack::attach(&l, &image, &a.ftl, &dir.join("setup")).map_err(CliError::runtime)?;
         let dev = st.dev().to_string();
         if fs == Fs::Ext4 {
             // Inode tables and the journal written now, not by a kernel
@@ -380,10 +497,20 @@ fn record(a: &ExploreArgs, fs: Fs, workload: &str, dir: &Path) -> Result<PathBuf
             if fs == Fs::Ext4 {
                 st.mount(&options).map_err(CliError::runtime)?;
                 let mnt = st.mnt.to_string_lossy().into_owned();
-                sh("--setup", setup, &st.mnt, &[("SCFTL_MNT", &mnt), ("SCFTL_DEV", &dev)])?;
+                sh(
+                    "--setup",
+                    setup,
+                    &st.mnt,
+                    &[("SCFTL_MNT", &mnt), ("SCFTL_DEV", &dev)],
+                )?;
                 st.umount().map_err(CliError::runtime)?;
             } else {
-                sh("--setup", setup, dir, &[("SCFTL_DEV", &dev), ("SCFTL_WORKDIR", &root)])?;
+                sh(
+                    "--setup",
+                    setup,
+                    dir,
+                    &[("SCFTL_DEV", &dev), ("SCFTL_WORKDIR", &root)],
+                )?;
             }
         }
         st.shut().map_err(CliError::runtime)?;
@@ -400,10 +527,20 @@ fn record(a: &ExploreArgs, fs: Fs, workload: &str, dir: &Path) -> Result<PathBuf
     if fs == Fs::Ext4 {
         st.mount(&options).map_err(CliError::runtime)?;
         let mnt = st.mnt.to_string_lossy().into_owned();
-        sh("--workload", workload, &st.mnt, &[("SCFTL_MNT", &mnt), ("SCFTL_DEV", &dev)])?;
+        sh(
+            "--workload",
+            workload,
+            &st.mnt,
+            &[("SCFTL_MNT", &mnt), ("SCFTL_DEV", &dev)],
+        )?;
         st.umount().map_err(CliError::runtime)?;
     } else {
-        sh("--workload", workload, dir, &[("SCFTL_DEV", &dev), ("SCFTL_WORKDIR", &root)])?;
+        sh(
+            "--workload",
+            workload,
+            dir,
+            &[("SCFTL_DEV", &dev), ("SCFTL_WORKDIR", &root)],
+        )?;
     }
     st.shut().map_err(CliError::runtime)?;
     Ok(trace)

@@ -17,6 +17,7 @@
 
 mod crashtest;
 mod error;
+mod explore_fs;
 mod explorecmd;
 mod fscmd;
 mod fuse;

@@ -63,6 +63,11 @@ pub struct MountArgs {
     /// Default 5000. Refused in the other modes, which flush every call.
     #[arg(long, value_name = "N")]
     pub idle_flush_ms: Option<u64>,
+    /// Record every write, trim and flush the file system sends to the
+    /// device to TRACE (a new file; docs/FORMAT.md §9), for `scftl explore
+    /// TRACE --fs fs-MODE`.
+    #[arg(long, value_name = "TRACE")]
+    pub record: Option<PathBuf>,
 }
 
 fn parse_mode(s: &str) -> Result<CommitMode, String> {
@@ -193,7 +198,21 @@ pub fn run(a: &MountArgs) -> Result<(), CliError> {
     let mut opts = MountOptions::new(mode);
     let idle = a.idle_flush_ms();
     opts.idle_flush = (idle > 0).then(|| Duration::from_millis(idle));
-    let fs = fs::Fs::mount(opened.device, opts).map_err(|e| {
+    let mut closer = None;
+    let device: Box<dyn ftl::BlockDevice + Send> = match &a.record {
+        Some(path) => {
+            let r =
+                explore::trace::Recorder::create(opened.device, path).map_err(CliError::runtime)?;
+            closer = Some(r.closer());
+            eprintln!(
+                "scftl: recording every change and flush to {}",
+                path.display()
+            );
+            Box::new(r)
+        }
+        None => opened.device,
+    };
+    let fs = fs::Fs::mount(device, opts).map_err(|e| {
         let msg = format!("{}: cannot mount: {}", t.image.display(), e.error);
         // The device comes back unchanged; dropping it releases the lock.
         drop(e.device);
@@ -244,6 +263,10 @@ pub fn run(a: &MountArgs) -> Result<(), CliError> {
     };
     serve(session, &shared, a, &t, mode)?;
     unmount_fs(&shared, &t.image)?;
+    if let Some(c) = closer {
+        c.finish()
+            .map_err(|e| CliError::runtime(format!("closing the trace: {e}")))?;
+    }
     if let Some(r) = pacing.report() {
         eprintln!("scftl: timing: {r}");
     }

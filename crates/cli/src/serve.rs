@@ -385,9 +385,13 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     let mut closer = None;
     let device: Device = match &a.record {
         Some(path) => {
-            let r = explore::trace::Recorder::create(opened.device, path).map_err(CliError::runtime)?;
+            let r =
+                explore::trace::Recorder::create(opened.device, path).map_err(CliError::runtime)?;
             closer = Some(r.closer());
-            eprintln!("scftl: recording every change and flush to {}", path.display());
+            eprintln!(
+                "scftl: recording every change and flush to {}",
+                path.display()
+            );
             Box::new(r)
         }
         None => opened.device,
@@ -485,7 +489,8 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     // run before exit; remove the socket file here.
     listener.remove_socket_file();
     if let Some(c) = closer {
-        c.finish().map_err(|e| CliError::runtime(format!("closing the trace: {e}")))?;
+        c.finish()
+            .map_err(|e| CliError::runtime(format!("closing the trace: {e}")))?;
     }
     if let Some(r) = pacing.report() {
         eprintln!("scftl: timing: {r}");

@@ -92,7 +92,10 @@ fn an_in_place_record_update_tears_on_prefix_and_async_disks_only() {
     // first block (the checksum covers both).
     let a = &bug["contracts"][2]["failures"][0];
     assert_eq!(a["dropped"].as_array().unwrap().len(), 1, "{a}");
-    assert!(a["dropped"][0].as_str().unwrap().contains("sectors 0+1"), "{a}");
+    assert!(
+        a["dropped"][0].as_str().unwrap().contains("sectors 0+1"),
+        "{a}"
+    );
 
     let (code, ok, err) = run("");
     assert_eq!(code, Some(0), "{ok}\n{err}");
@@ -123,12 +126,14 @@ fn rename_without_fsync_loses_the_file_and_the_fsynced_version_does_not() {
             "grep -qx 'version [12]' config",
         ])
     };
-    let (code, bug, err) = run(
-        "printf 'version 2\\n' > config.tmp; mv config.tmp config; echo x > other; sync other",
-    );
+    let (code, bug, err) =
+        run("printf 'version 2\\n' > config.tmp; mv config.tmp config; echo x > other; sync other");
     assert_eq!(code, Some(3), "{bug}\n{err}");
     for (c, _, fails) in failed(&bug) {
-        assert!(fails > 0, "{c}: the empty config after `sync other` is missed");
+        assert!(
+            fails > 0,
+            "{c}: the empty config after `sync other` is missed"
+        );
     }
     let (code, ok, err) = run(
         "printf 'version 2\\n' > config.tmp; sync config.tmp; mv config.tmp config; sync .; \
@@ -140,7 +145,10 @@ fn rename_without_fsync_loses_the_file_and_the_fsynced_version_does_not() {
 
 #[test]
 fn sqlite_with_synchronous_off_corrupts_and_full_does_not() {
-    if !can_run("explore sqlite", &["nbdfuse", "losetup", "mkfs.ext4", "sqlite3"]) {
+    if !can_run(
+        "explore sqlite",
+        &["nbdfuse", "losetup", "mkfs.ext4", "sqlite3"],
+    ) {
         return;
     }
     let s = bugs().join("sqlite.sh");
@@ -152,7 +160,14 @@ fn sqlite_with_synchronous_off_corrupts_and_full_does_not() {
         let work = format!("{s} work {mode} 8");
         let check = format!("{s} check");
         let mut args = vec![
-            "--fs", "ext4", "--setup", &setup, "--workload", &work, "--check", &check,
+            "--fs",
+            "ext4",
+            "--setup",
+            &setup,
+            "--workload",
+            &work,
+            "--check",
+            &check,
         ];
         let save = save.map(|p| p.to_str().unwrap().to_string());
         if let Some(p) = &save {
@@ -165,7 +180,10 @@ fn sqlite_with_synchronous_off_corrupts_and_full_does_not() {
     let f = failed(&bug);
     assert!(f[1].2 > 0 && f[2].2 > 0, "{f:?}");
     // The replay command of a failure reproduces it, and keeps the image.
-    let id = bug["contracts"][2]["failures"][0]["minimized"].as_str().unwrap().to_string();
+    let id = bug["contracts"][2]["failures"][0]["minimized"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let kept = dir.path().join("state.img");
     let out = run_with_deadline(
         Command::new(SCFTL).args([
@@ -197,7 +215,11 @@ fn a_trace_of_a_server_killed_mid_run_reads_back_to_its_last_flush() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let img = format(dir.path(), "d.img", &["--geometry", "small", "--size", "16MiB"]);
+    let img = format(
+        dir.path(),
+        "d.img",
+        &["--geometry", "small", "--size", "16MiB"],
+    );
     let trace = dir.path().join("t.trace");
     let t = trace.to_str().unwrap();
     let mut srv = ServerProc::start(&img, &["--record", t]);
@@ -205,7 +227,15 @@ fn a_trace_of_a_server_killed_mid_run_reads_back_to_its_last_flush() {
     qemu_io_output(&srv.uri(), &["write -P 0x11 0 64k", "write -P 0x22 1M 8k"]);
     // Writeback: these are not flushed.
     let mut c = Command::new("qemu-io");
-    c.args(["-t", "writeback", "-f", "raw", &srv.uri(), "-c", "write -P 0x33 2M 4k"]);
+    c.args([
+        "-t",
+        "writeback",
+        "-f",
+        "raw",
+        &srv.uri(),
+        "-c",
+        "write -P 0x33 2M 4k",
+    ]);
     run_with_deadline(&mut c, Duration::from_secs(60));
     srv.kill9();
     let out = scftl(&["explore", t, "--count-only", "--json"], dir.path());
@@ -215,13 +245,33 @@ fn a_trace_of_a_server_killed_mid_run_reads_back_to_its_last_flush() {
     assert_eq!(snap["contract"], "snapshot");
     // Base, then each flushed write (qemu-io flushes on close too).
     assert!(snap["distinct"].as_u64().unwrap() >= 3, "{v}");
-    let o = scftl(&["explore", t, "--count-only", "--contract", "prefix", "--json"], dir.path());
+    let o = scftl(
+        &[
+            "explore",
+            t,
+            "--count-only",
+            "--contract",
+            "prefix",
+            "--json",
+        ],
+        dir.path(),
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(v[0]["distinct"].as_u64().unwrap() >= 4, "base and three writes: {v}");
+    assert!(
+        v[0]["distinct"].as_u64().unwrap() >= 4,
+        "base and three writes: {v}"
+    );
     // Byte 0 holds 0x11 in every snapshot state but the base.
     let o = scftl(
         &[
-            "explore", t, "--fs", "none", "--contract", "snapshot", "--json", "--check",
+            "explore",
+            t,
+            "--fs",
+            "none",
+            "--contract",
+            "snapshot",
+            "--json",
+            "--check",
             "test \"$(od -An -tx1 -N 1 \"$1\" | tr -d ' ')\" = 11",
         ],
         dir.path(),
@@ -236,9 +286,63 @@ fn a_trace_of_a_server_killed_mid_run_reads_back_to_its_last_flush() {
     );
     // An existing trace is never overwritten.
     let again = Command::new(SCFTL)
-        .args(["serve", img.to_str().unwrap(), "--listen", "127.0.0.1:0", "--record", t])
+        .args([
+            "serve",
+            img.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+            "--record",
+            t,
+        ])
         .output()
         .unwrap();
     assert!(!again.status.success());
-    assert!(String::from_utf8_lossy(&again.stderr).contains("exists"), "{again:?}");
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("exists"),
+        "{again:?}"
+    );
+}
+
+#[test]
+fn our_group_mode_needs_a_snapshot_disk_and_log_mode_does_not() {
+    if !have("fusermount3", "explore fs-group") || !Path::new("/dev/fuse").exists() {
+        return;
+    }
+    let work = "mkdir d; for i in $(seq 10); do echo \"file $i\" > d/f$i; done; \
+                mv d/f1 d/g1; rm d/f2; sync";
+    let run = |fs: &str, ftl: &str| {
+        explore(&[
+            "--fs",
+            fs,
+            "--ftl",
+            ftl,
+            "--workload",
+            work,
+            "--check",
+            "test -d d || test ! -e d",
+            "--async-samples",
+            "24",
+            "--max-states",
+            "120",
+        ])
+    };
+    // Group commit keeps no journal: it is crash safe only because SCFTL
+    // keeps nothing between flushes.
+    let (code, group, err) = run("fs-group", "scftl");
+    assert_eq!(code, Some(3), "{group}\n{err}");
+    let f = failed(&group);
+    assert_eq!(f[0].2, 0, "snapshot states are whole: {f:?}");
+    assert!(f[1].2 > 0 && f[2].2 > 0, "prefix and async break it: {f:?}");
+    assert!(
+        group["contracts"][2]["failures"][0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("scftl fsck"),
+        "{group}"
+    );
+    // The write-ahead log of log mode, recorded on the async FTL, survives
+    // every state.
+    let (code, log, err) = run("fs-log", "async");
+    assert_eq!(code, Some(0), "{log}\n{err}");
+    assert!(failed(&log).iter().all(|c| c.2 == 0), "{log}");
 }

@@ -66,14 +66,14 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    fn pass() -> Verdict {
+    pub fn pass() -> Verdict {
         Verdict {
             ok: true,
             why: String::new(),
             output: String::new(),
         }
     }
-    fn fail(why: String) -> Verdict {
+    pub fn fail(why: String) -> Verdict {
         Verdict {
             ok: false,
             why,
@@ -82,8 +82,23 @@ impl Verdict {
     }
 }
 
+/// How a state is checked: [`Checker`] here, or a front end's own (the
+/// CLI's for our file system, which must first load the state into an
+/// FTL image).
+pub trait Check {
+    /// Checks the raw image of state `id`. `Err`: the check could not run
+    /// (the exploration stops); a failing state is `Ok` with `ok: false`.
+    fn check(&self, image: &Path, id: &str) -> Result<Verdict, String>;
+}
+
+impl Check for Checker {
+    fn check(&self, image: &Path, id: &str) -> Result<Verdict, String> {
+        Checker::check(self, image, id)
+    }
+}
+
 /// The last `n` characters of `s`, on one line.
-fn tail(s: &str, n: usize) -> String {
+pub fn tail(s: &str, n: usize) -> String {
     if s.trim().is_empty() {
         return "(no output)".into();
     }
@@ -98,7 +113,7 @@ fn tail(s: &str, n: usize) -> String {
 
 /// Runs `c` to completion or `timeout` (then kills its process group),
 /// returning its status text (None: success) and its output.
-fn run(c: &mut Command, timeout: Duration) -> Result<(Option<String>, String), String> {
+pub fn run(c: &mut Command, timeout: Duration) -> Result<(Option<String>, String), String> {
     use std::os::unix::process::CommandExt;
     c.stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -108,8 +123,14 @@ fn run(c: &mut Command, timeout: Duration) -> Result<(Option<String>, String), S
     // Both pipes are drained on threads, so a chatty command cannot block.
     let mut pipes = Vec::new();
     for p in [
-        child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>),
-        child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
     ]
     .into_iter()
     .flatten()
@@ -155,7 +176,8 @@ impl Checker {
         }
     }
 
-    fn command(&self, image: &Path, id: &str, mnt: Option<&Path>) -> Result<Verdict, String> {
+    /// Runs the check command alone: `$1` the image, in `mnt` if given.
+    pub fn command(&self, image: &Path, id: &str, mnt: Option<&Path>) -> Result<Verdict, String> {
         let mut c = Command::new("sh");
         c.arg("-c")
             .arg(&self.cmd)
@@ -172,7 +194,9 @@ impl Checker {
             Some(s) => Verdict::fail(format!("check: {s}: {}", tail(&out, 300))),
         };
         let cut = out.len().saturating_sub(8192);
-        let cut = (cut..out.len()).find(|&i| out.is_char_boundary(i)).unwrap_or(out.len());
+        let cut = (cut..out.len())
+            .find(|&i| out.is_char_boundary(i))
+            .unwrap_or(out.len());
         v.output = out[cut..].to_string();
         Ok(v)
     }
@@ -185,7 +209,9 @@ impl Checker {
             format!("loop,{}", self.mount_options)
         };
         let mut m = Command::new("mount");
-        m.args(["-t", "ext4", "-o", &opts]).arg(image).arg(&self.mnt);
+        m.args(["-t", "ext4", "-o", &opts])
+            .arg(image)
+            .arg(&self.mnt);
         let (status, out) = run(&mut m, self.timeout)?;
         if let Some(s) = status {
             return Ok(Verdict::fail(format!("mount: {s}: {}", tail(&out, 300))));
@@ -193,7 +219,10 @@ impl Checker {
         let v = self.command(image, id, Some(&self.mnt));
         let (status, out) = run(Command::new("umount").arg(&self.mnt), self.timeout)?;
         if let Some(s) = status {
-            let _ = run(Command::new("umount").arg("-l").arg(&self.mnt), self.timeout);
+            let _ = run(
+                Command::new("umount").arg("-l").arg(&self.mnt),
+                self.timeout,
+            );
             return Err(format!(
                 "umount {} after state {id}: {s}: {} (does the check leave a process in the \
                  mount point?)",
@@ -241,7 +270,11 @@ mod tests {
         let bad = checker("echo broken record 3 >&2; exit 3");
         let v = bad.check(&img, "1").unwrap();
         assert!(!v.ok);
-        assert!(v.why.contains("broken record 3") && v.why.contains('3'), "{}", v.why);
+        assert!(
+            v.why.contains("broken record 3") && v.why.contains('3'),
+            "{}",
+            v.why
+        );
     }
 
     #[test]

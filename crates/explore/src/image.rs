@@ -109,7 +109,13 @@ pub fn write_state(trace: &Trace, st: &State, path: &Path) -> Result<(), String>
 /// Sorts states for [`Images::state`]: by the flush before them, then
 /// those with drops first, then by `upto`.
 pub fn order(trace: &Trace, states: &mut [(State, u64)]) {
-    states.sort_by_key(|(s, _)| (last_flush_before(trace, s.upto), s.dropped.is_empty(), s.upto));
+    states.sort_by_key(|(s, _)| {
+        (
+            last_flush_before(trace, s.upto),
+            s.dropped.is_empty(),
+            s.upto,
+        )
+    });
 }
 
 fn create(path: &Path, len: u64) -> Result<File, String> {
@@ -140,13 +146,9 @@ fn apply(trace: &Trace, f: &File, op: &Op) -> std::io::Result<()> {
     let ss = trace.sector_size as u64;
     match op {
         Op::Write {
-            lba,
-            data: Some(r),
-            ..
+            lba, data: Some(r), ..
         } => f.write_all_at(&trace.data[r.clone()], lba * ss),
-        Op::Write { lba, count, .. } | Op::Trim { lba, count } => {
-            punch(f, lba * ss, count * ss)
-        }
+        Op::Write { lba, count, .. } | Op::Trim { lba, count } => punch(f, lba * ss, count * ss),
         Op::Flush | Op::Barrier => Ok(()),
     }
 }
@@ -237,9 +239,10 @@ mod tests {
             ended: true,
             ignored_tail: None,
         };
-        let mut w = |t: &mut Trace, lba: u64, count: u64, byte: u8| {
+        let w = |t: &mut Trace, lba: u64, count: u64, byte: u8| {
             let start = t.data.len();
-            t.data.extend(std::iter::repeat(byte).take(512 * count as usize));
+            t.data
+                .extend(std::iter::repeat_n(byte, 512 * count as usize));
             t.ops.push(Entry {
                 op: Op::Write {
                     lba,
@@ -251,8 +254,14 @@ mod tests {
         };
         w(&mut t, 0, 4, 1);
         w(&mut t, 2, 4, 2);
-        t.ops.push(Entry { op: Op::Flush, origin: 1 });
-        t.ops.push(Entry { op: Op::Trim { lba: 3, count: 2 }, origin: 2 });
+        t.ops.push(Entry {
+            op: Op::Flush,
+            origin: 1,
+        });
+        t.ops.push(Entry {
+            op: Op::Trim { lba: 3, count: 2 },
+            origin: 2,
+        });
         w(&mut t, 40, 1, 3);
         w(&mut t, 4, 1, 4);
         let dir = tempfile::tempdir().unwrap();
@@ -272,7 +281,9 @@ mod tests {
                     continue;
                 }
                 match &t.ops[i].op {
-                    Op::Write { lba, data: Some(r), .. } => {
+                    Op::Write {
+                        lba, data: Some(r), ..
+                    } => {
                         let o = *lba as usize * 512;
                         model[o..o + r.len()].copy_from_slice(&t.data[r.clone()]);
                     }

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::check::{Checker, Verdict};
+use crate::check::{Check, Verdict};
 use crate::image::{order, Images};
 use crate::states::{last_flush_before, plan, Bounds, Contract, Fingerprints, State};
 use crate::trace::{Op, Trace};
@@ -100,7 +100,7 @@ struct Explorer<'t> {
     trace: &'t Trace,
     fps: Fingerprints<'t>,
     images: Images<'t>,
-    checker: &'t Checker,
+    checker: &'t dyn Check,
     verdicts: HashMap<u64, Verdict>,
     checks: usize,
     check_time: f64,
@@ -137,7 +137,12 @@ impl Explorer<'_> {
     }
 
     /// Puts dropped writes back while the state still fails.
-    fn minimize(&mut self, st: &State, why: &str, budget: usize) -> Result<(State, String), String> {
+    fn minimize(
+        &mut self,
+        st: &State,
+        why: &str,
+        budget: usize,
+    ) -> Result<(State, String), String> {
         let mut cur = st.clone();
         let mut why = why.to_string();
         // Writes after `upto` in the interval are dropped too: try adding
@@ -187,7 +192,7 @@ impl Explorer<'_> {
 }
 
 /// Explores `trace` under each contract of `opt`, checking with `checker`.
-pub fn explore(trace: &Trace, checker: &Checker, opt: &Options) -> Result<Report, String> {
+pub fn explore(trace: &Trace, checker: &dyn Check, opt: &Options) -> Result<Report, String> {
     let fps = Fingerprints::new(trace);
     let images = Images::new(trace, &opt.workdir)?;
     let mut ex = Explorer {
@@ -275,7 +280,10 @@ pub fn explore(trace: &Trace, checker: &Checker, opt: &Options) -> Result<Report
                 Contract::Async => ex.minimize(&best.1, &best.2, opt.minimize_budget)?,
                 _ => (best.1.clone(), best.2.clone()),
             };
-            let dropped = lost(trace, &min).into_iter().map(|d| ex.describe(d)).collect();
+            let dropped = lost(trace, &min)
+                .into_iter()
+                .map(|d| ex.describe(d))
+                .collect();
             r.failures.push(Failure {
                 after_flush: last_flush_before(trace, min.upto).checked_sub(1),
                 failing: group.len(),
@@ -331,7 +339,13 @@ fn sample(states: &mut Vec<(State, u64)>, n: usize, seed: u64) {
 }
 
 /// Checks one state (a replay), keeping its image at `keep` if given.
-pub fn replay(trace: &Trace, checker: &Checker, st: &State, workdir: &Path, keep: Option<&Path>) -> Result<Verdict, String> {
+pub fn replay(
+    trace: &Trace,
+    checker: &dyn Check,
+    st: &State,
+    workdir: &Path,
+    keep: Option<&Path>,
+) -> Result<Verdict, String> {
     let image = workdir.join("state.img");
     crate::image::write_state(trace, st, &image)?;
     if let Some(k) = keep {

@@ -101,7 +101,8 @@ impl State {
         dropped.sort_unstable();
         dropped.dedup();
         let st = State { upto, dropped };
-        st.validate(trace).map_err(|e| format!("--state `{s}`: {e}"))?;
+        st.validate(trace)
+            .map_err(|e| format!("--state `{s}`: {e}"))?;
         Ok(st)
     }
 
@@ -237,7 +238,11 @@ impl Content {
 
 impl<'t> Fingerprints<'t> {
     pub fn new(trace: &'t Trace) -> Fingerprints<'t> {
-        let sector_hash = trace.ops.iter().map(|e| hash_sectors(trace, &e.op)).collect();
+        let sector_hash = trace
+            .ops
+            .iter()
+            .map(|e| hash_sectors(trace, &e.op))
+            .collect();
         Fingerprints { trace, sector_hash }
     }
 
@@ -360,7 +365,12 @@ fn subsets(writes: &[usize], b: Bounds, rng: &mut impl Rng, sampled: &mut bool) 
     let n = writes.len();
     if n as u32 <= b.enumerate_bits {
         return (0u64..1 << n)
-            .map(|mask| (0..n).filter(|k| mask >> k & 1 == 1).map(|k| writes[k]).collect())
+            .map(|mask| {
+                (0..n)
+                    .filter(|k| mask >> k & 1 == 1)
+                    .map(|k| writes[k])
+                    .collect()
+            })
             .collect();
     }
     *sampled = true;
@@ -369,7 +379,13 @@ fn subsets(writes: &[usize], b: Bounds, rng: &mut impl Rng, sampled: &mut bool) 
         out.push(writes.iter().copied().filter(|&w| w != writes[k]).collect());
     }
     for _ in 0..b.samples {
-        out.push(writes.iter().copied().filter(|_| rng.gen_bool(0.5)).collect());
+        out.push(
+            writes
+                .iter()
+                .copied()
+                .filter(|_| rng.gen_bool(0.5))
+                .collect(),
+        );
     }
     out
 }
@@ -397,7 +413,7 @@ mod tests {
 
     fn write(t: &mut Trace, lba: u64, byte: u8) {
         let start = t.data.len();
-        t.data.extend(std::iter::repeat(byte).take(512));
+        t.data.extend(std::iter::repeat_n(byte, 512));
         t.ops.push(Entry {
             op: Op::Write {
                 lba,
@@ -416,7 +432,10 @@ mod tests {
         for (lba, b) in [(0, 1), (1, 2), (2, 3)] {
             write(&mut t, lba, b);
         }
-        t.ops.push(Entry { op: Op::Flush, origin: 1 });
+        t.ops.push(Entry {
+            op: Op::Flush,
+            origin: 1,
+        });
         write(&mut t, 3, 4);
         write(&mut t, 4, 5);
         let f = Fingerprints::new(&t);
@@ -457,14 +476,20 @@ mod tests {
         };
         assert_eq!(State::parse(&st.id(), &t).unwrap(), st);
         assert!(State::parse("3", &t).is_err());
-        assert!(State::parse("1-1", &t).is_err(), "a dropped op must be before upto");
+        assert!(
+            State::parse("1-1", &t).is_err(),
+            "a dropped op must be before upto"
+        );
     }
 
     #[test]
     fn a_flushed_write_cannot_be_dropped() {
         let mut t = trace(vec![]);
         write(&mut t, 0, 1);
-        t.ops.push(Entry { op: Op::Flush, origin: 1 });
+        t.ops.push(Entry {
+            op: Op::Flush,
+            origin: 1,
+        });
         write(&mut t, 1, 1);
         assert!(State::parse("3-0", &t).is_err());
         assert!(State::parse("3-2", &t).is_ok());
@@ -490,7 +515,14 @@ mod tests {
                 upto: 14,
                 dropped: vec![k],
             };
-            let st = if k == 13 { State { upto: 13, dropped: vec![] } } else { st };
+            let st = if k == 13 {
+                State {
+                    upto: 13,
+                    dropped: vec![],
+                }
+            } else {
+                st
+            };
             assert!(asy.states.iter().any(|(s, _)| *s == st), "{}", st.id());
         }
     }

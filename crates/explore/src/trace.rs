@@ -143,7 +143,9 @@ impl Trace {
     /// Parses the bytes of a trace file.
     pub fn parse(bytes: &[u8]) -> Result<Trace, String> {
         if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
-            return Err("not an scftl trace (bad magic); record one with `scftl serve --record`".into());
+            return Err(
+                "not an scftl trace (bad magic); record one with `scftl serve --record`".into(),
+            );
         }
         let version = u32_at(bytes, 8);
         if version != VERSION {
@@ -157,7 +159,7 @@ impl Trace {
         }
         let sector_size = u32_at(bytes, 12) as usize;
         let num_sectors = u64_at(bytes, 16);
-        if sector_size == 0 || sector_size % 512 != 0 {
+        if sector_size == 0 || !sector_size.is_multiple_of(512) {
             return Err(format!("sector size {sector_size} in the header"));
         }
         let mut t = Trace {
@@ -212,7 +214,12 @@ impl Trace {
         Ok(t)
     }
 
-    fn parse_record(&mut self, b: &[u8], at: usize, prev: u32) -> Result<(usize, u32, Parsed), String> {
+    fn parse_record(
+        &mut self,
+        b: &[u8],
+        at: usize,
+        prev: u32,
+    ) -> Result<(usize, u32, Parsed), String> {
         if b.len() - at < RECORD_LEN {
             return Err(format!("a record cut short at byte {at}"));
         }
@@ -235,10 +242,15 @@ impl Trace {
         if crc != u32_at(r, 20) {
             return Err(format!("the record at byte {at} fails its checksum"));
         }
-        let in_range = lba.checked_add(count).is_some_and(|e| e <= self.num_sectors);
+        let in_range = lba
+            .checked_add(count)
+            .is_some_and(|e| e <= self.num_sectors);
         let op = match kind {
             KIND_WRITE | KIND_TRIM if count == 0 || !in_range => {
-                return Err(format!("the record at byte {at} names sectors {lba}+{count}, beyond the device's {}", self.num_sectors))
+                return Err(format!(
+                    "the record at byte {at} names sectors {lba}+{count}, beyond the device's {}",
+                    self.num_sectors
+                ))
             }
             KIND_WRITE => {
                 let data = (payload > 0).then(|| {
@@ -317,7 +329,14 @@ impl Writer {
         })
     }
 
-    fn append(&mut self, kind: u8, origin: u32, lba: u64, count: u64, data: &[u8]) -> std::io::Result<()> {
+    fn append(
+        &mut self,
+        kind: u8,
+        origin: u32,
+        lba: u64,
+        count: u64,
+        data: &[u8],
+    ) -> std::io::Result<()> {
         let zero = kind == KIND_WRITE && data.iter().all(|&b| b == 0);
         let body = if zero { &[][..] } else { data };
         let mut r = [0u8; RECORD_LEN];
@@ -452,7 +471,14 @@ impl<D: BlockDevice> Recorder<D> {
         }
     }
 
-    fn record(&mut self, kind: u8, lba: u64, count: u64, data: &[u8], sync: bool) -> ftl::Result<()> {
+    fn record(
+        &mut self,
+        kind: u8,
+        lba: u64,
+        count: u64,
+        data: &[u8],
+        sync: bool,
+    ) -> ftl::Result<()> {
         let mut l = lock(&self.log);
         let mut r = l.w.append(kind, self.origin, lba, count, data);
         if r.is_ok() && sync {
@@ -582,7 +608,10 @@ mod tests {
         r.flush().unwrap();
         let closer = r.closer();
         closer.finish().unwrap();
-        assert!(r.write(Lba(0), &[1u8; 512]).is_err(), "a closed trace refuses changes");
+        assert!(
+            r.write(Lba(0), &[1u8; 512]).is_err(),
+            "a closed trace refuses changes"
+        );
         let t = Trace::read(&p).unwrap();
         assert_eq!(t.base.len(), 1, "one run of non-zero sectors");
         assert_eq!(t.base[0].op.range(), Some((5, 2)));
@@ -590,7 +619,17 @@ mod tests {
         assert_eq!(ops.len(), 5);
         assert_eq!(ops[0].0.range(), Some((1, 2)));
         assert_eq!(t.payload(&ops[0].0).unwrap().as_ref(), &[1u8; 1024][..]);
-        assert_eq!(ops[1], (Op::Write { lba: 10, count: 1, data: None }, 3));
+        assert_eq!(
+            ops[1],
+            (
+                Op::Write {
+                    lba: 10,
+                    count: 1,
+                    data: None
+                },
+                3
+            )
+        );
         assert_eq!(ops[2], (Op::Trim { lba: 5, count: 1 }, 4));
         assert_eq!(ops[3].0, Op::Barrier);
         assert_eq!(ops[4].0, Op::Flush);
@@ -627,6 +666,8 @@ mod tests {
         let (n, why) = t.ignored_tail.unwrap();
         assert!(why.contains("checksum") && n > 0, "{why}");
         // Not a trace at all.
-        assert!(Trace::parse(b"hello").unwrap_err().contains("not an scftl trace"));
+        assert!(Trace::parse(b"hello")
+            .unwrap_err()
+            .contains("not an scftl trace"));
     }
 }

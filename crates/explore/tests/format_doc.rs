@@ -16,7 +16,10 @@ fn the_trace_tables_match_the_code() {
 #[test]
 fn the_documented_constants_are_the_codes() {
     let magic = formatdoc::field("### 9.1", "magic").meaning;
-    assert!(magic.contains(std::str::from_utf8(MAGIC).unwrap()), "{magic}");
+    assert!(
+        magic.contains(std::str::from_utf8(MAGIC).unwrap()),
+        "{magic}"
+    );
     let version = formatdoc::field("### 9.1", "version").meaning;
     assert!(version.contains(&VERSION.to_string()), "{version}");
     let kind = formatdoc::field("### 9.2", "kind").meaning;
@@ -28,7 +31,10 @@ fn the_documented_constants_are_the_codes() {
         (KIND_BEGIN, "BEGIN"),
         (KIND_END, "END"),
     ] {
-        assert!(kind.contains(&format!("{k} {name}")), "kind {k} {name}: {kind}");
+        assert!(
+            kind.contains(&format!("{k} {name}")),
+            "kind {k} {name}: {kind}"
+        );
     }
     let flags = formatdoc::field("### 9.2", "flags").meaning;
     assert!(flags.contains(&format!("{FLAG_ZERO} ZERO")), "{flags}");
