@@ -472,7 +472,6 @@ fn record(a: &ExploreArgs, fs: Fs, workload: &str, dir: &Path) -> Result<PathBuf
     } else {
         a.mount_options.clone()
     };
-    let root = dir.to_string_lossy().into_owned();
     // Setup, unrecorded: the file system and the program's starting files.
     {
         let mut st =
@@ -494,24 +493,7 @@ fn record(a: &ExploreArgs, fs: Fs, workload: &str, dir: &Path) -> Result<PathBuf
             .map_err(CliError::runtime)?;
         }
         if let Some(setup) = &a.setup {
-            if fs == Fs::Ext4 {
-                st.mount(&options).map_err(CliError::runtime)?;
-                let mnt = st.mnt.to_string_lossy().into_owned();
-                sh(
-                    "--setup",
-                    setup,
-                    &st.mnt,
-                    &[("SCFTL_MNT", &mnt), ("SCFTL_DEV", &dev)],
-                )?;
-                st.umount().map_err(CliError::runtime)?;
-            } else {
-                sh(
-                    "--setup",
-                    setup,
-                    dir,
-                    &[("SCFTL_DEV", &dev), ("SCFTL_WORKDIR", &root)],
-                )?;
-            }
+            run_in(&mut st, fs, &options, ("--setup", setup), dir)?;
         }
         st.shut().map_err(CliError::runtime)?;
     }
@@ -522,26 +504,64 @@ fn record(a: &ExploreArgs, fs: Fs, workload: &str, dir: &Path) -> Result<PathBuf
     let t = trace.to_string_lossy().into_owned();
     let mut st = Ext4Stack::attach_with(&l, &image, &a.ftl, &dir.join("run"), &["--record", &t])
         .map_err(CliError::runtime)?;
-    let dev = st.dev().to_string();
     eprintln!("scftl explore: recording the workload to {t}");
-    if fs == Fs::Ext4 {
-        st.mount(&options).map_err(CliError::runtime)?;
-        let mnt = st.mnt.to_string_lossy().into_owned();
-        sh(
-            "--workload",
-            workload,
-            &st.mnt,
-            &[("SCFTL_MNT", &mnt), ("SCFTL_DEV", &dev)],
-        )?;
-        st.umount().map_err(CliError::runtime)?;
-    } else {
-        sh(
-            "--workload",
-            workload,
-            dir,
-            &[("SCFTL_DEV", &dev), ("SCFTL_WORKDIR", &root)],
-        )?;
-    }
+    run_in(&mut st, fs, &options, ("--workload", workload), dir)?;
     st.shut().map_err(CliError::runtime)?;
     Ok(trace)
+}
+
+/// Runs `cmd` (named `what`) on an attached stack: in its mount point
+/// (mounted with `options`, then unmounted) for ext4, else in `dir` with
+/// the device as `$SCFTL_DEV`.
+fn run_in(
+    st: &mut Ext4Stack,
+    fs: Fs,
+    options: &str,
+    (what, cmd): (&str, &str),
+    dir: &Path,
+) -> Result<(), CliError> {
+    let dev = st.dev().to_string();
+    if fs != Fs::Ext4 {
+        let root = dir.to_string_lossy().into_owned();
+        return sh(
+            what,
+            cmd,
+            dir,
+            &[("SCFTL_DEV", &dev), ("SCFTL_WORKDIR", &root)],
+        );
+    }
+    st.mount(options).map_err(CliError::runtime)?;
+    let mnt = st.mnt.to_string_lossy().into_owned();
+    let r = sh(
+        what,
+        cmd,
+        &st.mnt,
+        &[("SCFTL_MNT", &mnt), ("SCFTL_DEV", &dev)],
+    );
+    st.umount().map_err(CliError::runtime)?;
+    r
+}
+
+/// Wraps `device` in a [`explore::trace::Recorder`] writing to `path`
+/// (`serve --record`, `mount --record`); returns what closes the trace.
+pub fn recording(
+    device: Box<dyn ftl::BlockDevice + Send>,
+    path: Option<&Path>,
+) -> Result<
+    (
+        Box<dyn ftl::BlockDevice + Send>,
+        Option<explore::trace::Closer>,
+    ),
+    CliError,
+> {
+    let Some(path) = path else {
+        return Ok((device, None));
+    };
+    let r = explore::trace::Recorder::create(device, path).map_err(CliError::runtime)?;
+    let closer = r.closer();
+    eprintln!(
+        "scftl: recording every change and flush to {}",
+        path.display()
+    );
+    Ok((Box::new(r), Some(closer)))
 }

@@ -198,20 +198,7 @@ pub fn run(a: &MountArgs) -> Result<(), CliError> {
     let mut opts = MountOptions::new(mode);
     let idle = a.idle_flush_ms();
     opts.idle_flush = (idle > 0).then(|| Duration::from_millis(idle));
-    let mut closer = None;
-    let device: Box<dyn ftl::BlockDevice + Send> = match &a.record {
-        Some(path) => {
-            let r =
-                explore::trace::Recorder::create(opened.device, path).map_err(CliError::runtime)?;
-            closer = Some(r.closer());
-            eprintln!(
-                "scftl: recording every change and flush to {}",
-                path.display()
-            );
-            Box::new(r)
-        }
-        None => opened.device,
-    };
+    let (device, closer) = crate::explorecmd::recording(opened.device, a.record.as_deref())?;
     let fs = fs::Fs::mount(device, opts).map_err(|e| {
         let msg = format!("{}: cannot mount: {}", t.image.display(), e.error);
         // The device comes back unchanged; dropping it releases the lock.

@@ -382,20 +382,7 @@ pub fn run(a: &ServeArgs) -> Result<(), CliError> {
     let mut pacing = opened.pacing.clone();
     let mut opened = opened;
     level_wear(&mut opened, a)?;
-    let mut closer = None;
-    let device: Device = match &a.record {
-        Some(path) => {
-            let r =
-                explore::trace::Recorder::create(opened.device, path).map_err(CliError::runtime)?;
-            closer = Some(r.closer());
-            eprintln!(
-                "scftl: recording every change and flush to {}",
-                path.display()
-            );
-            Box::new(r)
-        }
-        None => opened.device,
-    };
+    let (device, closer) = crate::explorecmd::recording(opened.device, a.record.as_deref())?;
     let mut server = Server::new(device, config.clone());
     // The server SIGUSR1 reports on: replaced by each power cut.
     let current = Arc::new(Mutex::new(server.clone()));
