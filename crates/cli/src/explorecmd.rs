@@ -331,6 +331,7 @@ fn go(a: &ExploreArgs) -> Result<u8, CliError> {
         minimize_budget: a.minimize_budget,
         workdir: wd.path.clone(),
         progress: !a.json,
+        stop: Some(stop_flag()),
     };
     let report = explore::run::explore(&trace, check, &opt).map_err(CliError::runtime)?;
     let shown_trace = match (&a.workload, &a.save_trace) {
@@ -416,6 +417,20 @@ fn need_root(why: &str) -> Result<(), CliError> {
         )));
     }
     Ok(())
+}
+
+/// A flag Ctrl-C (or SIGTERM) sets: the exploration stops after the state
+/// being checked, so no state is left mounted and the work directory is
+/// removed.
+fn stop_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let f = std::sync::Arc::clone(&flag);
+    if let Err(e) = ctrlc::set_handler(move || f.store(true, std::sync::atomic::Ordering::SeqCst)) {
+        eprintln!(
+            "scftl explore: cannot handle Ctrl-C ({e}): an interrupt may leave a state mounted"
+        );
+    }
+    flag
 }
 
 /// Whether `tool` is an executable on $PATH.

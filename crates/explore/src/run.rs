@@ -37,6 +37,9 @@ pub struct Options {
     pub workdir: PathBuf,
     /// Print progress to stderr.
     pub progress: bool,
+    /// Set (by a signal handler) to stop between two states: the
+    /// exploration then fails with what it had checked.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// One failing flush interval.
@@ -242,6 +245,18 @@ pub fn explore(trace: &Trace, checker: &dyn Check, opt: &Options) -> Result<Repo
         let mut prev_failed = false;
         let mut last_print = Instant::now();
         for (k, (st, fp)) in p.states.iter().enumerate() {
+            if opt
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(std::sync::atomic::Ordering::SeqCst))
+            {
+                return Err(format!(
+                    "interrupted: {} states checked, {k} of {} {} states",
+                    ex.checks,
+                    p.states.len(),
+                    c.name()
+                ));
+            }
             let (v, checked) = ex.verdict(st, *fp, false)?;
             r.checked += usize::from(checked);
             if !v.ok {
