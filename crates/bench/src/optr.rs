@@ -161,8 +161,15 @@ struct Measured {
     sectors: u64,
     flushes: u64,
     programs: u64,
+    /// Flash reads and erases of the point.
+    reads: u64,
+    erases: u64,
     s0: DeviceStats,
     s1: DeviceStats,
+    /// Timing totals before and after (None without a timing model).
+    t0: Option<flash::timed::TimingStats>,
+    t1: Option<flash::timed::TimingStats>,
+    dies: u64,
 }
 
 /// Runs one point on the device in `w`.
@@ -176,6 +183,7 @@ fn run_point(w: &mut Writer<'_>, probe: &dyn Probe, p: &Point, seed: u64) -> BRe
     let t0 = probe.now_ns();
     let c0 = probe.counters();
     let s0 = w.dev.stats();
+    let timing0 = probe.timing();
     let mut sectors = 0;
     let mut flushes = 0;
     for i in 0..p.requests {
@@ -199,13 +207,19 @@ fn run_point(w: &mut Writer<'_>, probe: &dyn Probe, p: &Point, seed: u64) -> BRe
             flushes += 1;
         }
     }
+    let c = probe.counters().since(&c0);
     Ok(Measured {
         sim_ns: probe.now_ns() - t0,
         sectors,
         flushes,
-        programs: probe.counters().since(&c0).programs,
+        programs: c.programs,
+        reads: c.reads,
+        erases: c.erases,
         s0,
         s1: w.dev.stats(),
+        t0: timing0,
+        t1: probe.timing(),
+        dies: probe.busy_ns_per_die().len() as u64,
     })
 }
 
@@ -248,7 +262,16 @@ fn sweep_row(g: &Geometry, name: &str, p: &Point, m: &Measured) -> Row {
         fill_optr(&mut pt, &b.since(a), spp);
     }
     let relocated = m.s1.gc_sectors_relocated - m.s0.gc_sectors_relocated;
+    let frac = |ns: u64| ns as f64 / m.sim_ns.max(1) as f64;
+    let span = m.t0.zip(m.t1);
+    let share = |f: fn(&flash::timed::TimingStats) -> u64| span.map(|(a, b)| frac(f(&b) - f(&a)));
     Row {
+        die_busy_fraction: share(|t| t.die_busy_ns).map(|x| x / m.dies.max(1) as f64),
+        read_wait_fraction: share(|t| t.read_wait_ns),
+        sync_wait_fraction: share(|t| t.sync_wait_ns),
+        stall_fraction: share(|t| t.stall_ns),
+        reads_per_write: Some(m.reads as f64 / p.requests as f64),
+        erases_per_write: Some(m.erases as f64 / p.requests as f64),
         bench: "optr".into(),
         ftl: name.into(),
         wi: Some(p.fi),
@@ -801,6 +824,51 @@ pub fn group_table(rows: &[Row]) -> Table {
     t
 }
 
+/// Where the time goes at the largest footprint, per variant and point:
+/// how busy the dies were on average, what the host waited for (reads,
+/// syncs, device-queue slots), and the flash commands per host request.
+pub fn time_table(rows: &[Row]) -> Table {
+    let mut t = Table::new(&[
+        "ftl",
+        "request",
+        "FI",
+        "MB/s",
+        "die busy",
+        "host waits: reads",
+        "syncs",
+        "queue slots",
+        "reads / req",
+        "programs / req",
+        "erases / req",
+        "internal flushes",
+    ]);
+    let largest = rows.iter().filter_map(|r| key(r).map(|k| k.0)).max();
+    for v in VARIANTS {
+        for r in sweep_rows(rows, v) {
+            let Some(k) = key(r) else { continue };
+            if Some(k.0) != largest {
+                continue;
+            }
+            let o = r.optr.as_ref();
+            t.push(vec![
+                r.ftl.clone(),
+                k.1.clone(),
+                k.2.to_string(),
+                fmt_opt(o.and_then(|o| o.mb_per_s), 1),
+                pct(r.die_busy_fraction.map(|x| 100.0 * x), 1),
+                pct(r.read_wait_fraction.map(|x| 100.0 * x), 1),
+                pct(r.sync_wait_fraction.map(|x| 100.0 * x), 1),
+                pct(r.stall_fraction.map(|x| 100.0 * x), 1),
+                fmt_opt(r.reads_per_write, 1),
+                fmt_opt(r.programs_per_write, 1),
+                fmt_opt(r.erases_per_write, 3),
+                crate::report::fmt_count(o.and_then(|o| o.internal_flushes)),
+            ]);
+        }
+    }
+    t
+}
+
 /// Recovery after the sweep, per variant (paper §7.5).
 pub fn recovery_table(rows: &[Row]) -> Table {
     let mut t = Table::new(&["ftl", "recovery sim ms", "recovery wall ms", "flash reads"]);
@@ -847,6 +915,7 @@ pub fn tables(rows: &[Row]) -> Vec<Table> {
     vec![
         summary_table(rows),
         group_table(rows),
+        time_table(rows),
         sweep_table(rows),
         recovery_table(rows),
         memory_table(rows),
@@ -858,6 +927,8 @@ pub fn render(header: &Header, rows: &[Row]) -> String {
     let mut s = header.render_with(&summary_table(rows));
     s.push_str("\nPer locality and request size, summed over the flush intervals:\n\n");
     s.push_str(&group_table(rows).render());
+    s.push_str("\nWhere the time goes at the largest footprint (shares of simulated time; per host request: flash reads, programs, erases):\n\n");
+    s.push_str(&time_table(rows).render());
     s.push_str("\nThe sweep (overhead: 1 - variant / async throughput; extra programs and GC constraint of optr):\n\n");
     s.push_str(&sweep_table(rows).render());
     s.push_str("\nRecovery after the sweep (crash right after the last flush):\n\n");

@@ -24,6 +24,14 @@
 
 use flash::Flash;
 
+/// Paced GC starts a victim when at most this many segments more than the
+/// headroom are free (finished victims waiting for a flush count as free).
+const PACE_SLACK_SEGMENTS: u32 = 2;
+
+/// Finished victims that may wait for a flush before an internal flush is
+/// forced to release them.
+const MAX_WAITING_VICTIMS: usize = 2;
+
 use super::clue::{Clue, CLUE_SIZE};
 use super::Optr;
 use crate::device::{FtlError, Result};
@@ -40,6 +48,7 @@ impl<F: Flash> Optr<F> {
             .map(SegId)
             .filter(|s| {
                 self.segs.state(*s) == SegState::Used
+                    && self.pace.map(|p| p.0) != Some(*s)
                     && (self.seg_seqno[s.0 as usize] < first_post
                         // The mutant spares only the seal's own log
                         // segment, so what it breaks is the page count.
@@ -76,6 +85,21 @@ impl<F: Flash> Optr<F> {
                 self.optr_stats.internal_flushes += 1;
                 self.internal_flush()?;
             }
+            // When greedy GC would take a segment written after the latest
+            // checkpoint, a checkpoint first makes it collectable: an
+            // incremental one right after the internal flush costs its
+            // changed entries and a seal, where passing over the segment
+            // costs a worse victim (the constraint's share of segments at
+            // selection then stays near zero; docs/BENCHMARKS.md, OPTR).
+            // The mutant that ignores the constraint has no reason to.
+            if !checkpointed
+                && self.mutant != Mutant::OptrGcErasesAfterCheckpoint
+                && self.constraint(self.batch_size()).1 > 0
+            {
+                self.checkpoint()?;
+                self.optr_stats.gc_checkpoints += 1;
+                checkpointed = true;
+            }
             let before = self.free_pages();
             let collected = self.collect_batch()?;
             if collected && self.free_pages() > before {
@@ -105,9 +129,7 @@ impl<F: Flash> Optr<F> {
     /// was any victim.
     fn collect_batch(&mut self) -> Result<bool> {
         let mut victims = self.gc_candidates();
-        let want = self.plan.headroom_segments + self.config.gc_batch_segments;
-        let batch = (want.saturating_sub(self.segs.free_count()) as usize)
-            .clamp(1, self.config.gc_batch_segments as usize);
+        let batch = self.batch_size();
         victims.truncate(batch);
         self.count_constraint(batch);
         // Every victim is erased only after the whole batch is relocated,
@@ -149,12 +171,30 @@ impl<F: Flash> Optr<F> {
         Ok(true)
     }
 
+    /// Victims a batch aims at: enough for `gc_batch_segments` segments
+    /// beyond the headroom, at most that many.
+    fn batch_size(&self) -> usize {
+        let want = self.plan.headroom_segments + self.config.gc_batch_segments;
+        (want.saturating_sub(self.segs.free_count()) as usize)
+            .clamp(1, self.config.gc_batch_segments as usize)
+    }
+
     /// Counts, for the benchmarks, what the first constraint costs this
-    /// selection of a batch of `batch` victims: the used segments written
-    /// after the latest checkpoint, and how many of them greedy GC would
-    /// have taken (they are among the `batch` fewest-valid collectable
-    /// segments when the constraint is ignored).
+    /// selection of a batch of `batch` victims (see [`Self::constraint`]).
     fn count_constraint(&mut self, batch: usize) {
+        let (constrained, displaced) = self.constraint(batch);
+        let st = &mut self.optr_stats;
+        st.gc_selections += 1;
+        st.gc_segments_constrained += constrained as u64;
+        st.gc_segments_seen += u64::from(self.plan.data_segments);
+        st.gc_victims_displaced += displaced as u64;
+    }
+
+    /// What the first constraint costs a selection of `batch` victims now:
+    /// the used segments written after the latest checkpoint, and how many
+    /// of them greedy GC would have taken (they are among the `batch`
+    /// fewest-valid collectable segments when the constraint is ignored).
+    fn constraint(&self, batch: usize) -> (usize, usize) {
         let first_post = self.seal.first_post_seqno();
         let mut used: Vec<(u32, bool)> = (self.plan.first_data_segment..self.layout.segments)
             .filter(|&s| {
@@ -177,20 +217,110 @@ impl<F: Flash> Optr<F> {
             .count();
         used.sort_unstable();
         let displaced = used.iter().take(batch).filter(|u| u.1).count();
-        let st = &mut self.optr_stats;
-        st.gc_selections += 1;
-        st.gc_segments_constrained += constrained as u64;
-        st.gc_segments_seen += u64::from(self.plan.data_segments);
-        st.gc_victims_displaced += displaced as u64;
+        (constrained, displaced)
+    }
+
+    /// Paced GC, before a host request of `sectors` sectors (paper's GC,
+    /// paced as the async baseline's; see the module docs of
+    /// `logstruct::gc`): when few segments are free it picks a victim and
+    /// relocates a slice of its pages per request, at the rate that
+    /// finishes it before the free space above the headroom is used up. A
+    /// finished victim is `Collected`: it is erased only after the next
+    /// flush (host or internal), whose sync makes its relocated sectors and
+    /// the newer copies of its stale ones durable (`release_collected`) —
+    /// the second constraint, which the batch GC meets by flushing first.
+    /// Victims obey the first constraint as the batch's do. Whatever paced
+    /// GC cannot do in time, the batch GC (`run_gc`) does from the headroom.
+    pub(super) fn pace_gc(&mut self, sectors: u64) -> Result<()> {
+        if self.segs.collected.len() >= MAX_WAITING_VICTIMS {
+            self.optr_stats.internal_flushes += 1;
+            self.internal_flush()?;
+        }
+        if self.pace.is_none() {
+            let soon_free = self.segs.free_count() + self.segs.collected.len() as u32;
+            if soon_free > self.plan.headroom_segments + PACE_SLACK_SEGMENTS {
+                return Ok(());
+            }
+            if self.mutant != Mutant::OptrGcErasesAfterCheckpoint && self.constraint(1).1 > 0 {
+                self.checkpoint()?;
+                self.optr_stats.gc_checkpoints += 1;
+            }
+            let Some(&v) = self.gc_candidates().first() else {
+                return Ok(());
+            };
+            self.count_constraint(1);
+            self.pace = Some((v, 1));
+            self.pace_owed = 0.0;
+        }
+        let Some((v, next)) = self.pace else {
+            return Ok(());
+        };
+        let pps = self.layout.pages_per_segment;
+        let spp = u64::from(self.layout.sectors_per_page);
+        let scan_left = pps - next;
+        let live_pages = u64::from(self.segs.valid[v.0 as usize]).div_ceil(spp);
+        let floor = u64::from(self.plan.headroom_segments) * u64::from(pps - 1);
+        let avail = self.free_pages().saturating_sub(floor);
+        let req_pages = sectors.div_ceil(spp).max(1);
+        let budget = avail.saturating_sub(live_pages);
+        let n = if budget <= req_pages {
+            scan_left
+        } else {
+            self.pace_owed += req_pages as f64 * f64::from(scan_left) / budget as f64;
+            let n = (self.pace_owed.floor() as u32).min(scan_left);
+            self.pace_owed -= f64::from(n);
+            n
+        };
+        let reached = self.relocate_pages(v, next, next + n, floor)?;
+        if reached >= pps {
+            self.pace = None;
+            self.segs.set(v, SegState::Collected);
+            self.segs.collected.push(v);
+            if self.mutant == Mutant::OptrSkipInternalFlushBeforeGc {
+                // The mutant erases at once, before any flush.
+                self.release_collected(self.segs.collected.len())?;
+            }
+        } else {
+            self.pace = Some((v, reached));
+        }
+        Ok(())
+    }
+
+    /// Erases the first `n` victims paced GC finished, after a sync that
+    /// followed a flush begun after they were finished; their erases are
+    /// synced before a segment is next opened (`erase_unsynced`).
+    pub(super) fn release_collected(&mut self, n: usize) -> Result<()> {
+        let ready: Vec<SegId> = self
+            .segs
+            .collected
+            .drain(..n.min(self.segs.collected.len()))
+            .collect();
+        for v in ready {
+            if self.erase_segment(v)? {
+                self.segs.set(v, SegState::Free);
+                self.segs.free.push_back(v);
+                self.stats.gc_blocks_reclaimed += 1;
+            }
+            self.erase_unsynced = true;
+        }
+        Ok(())
     }
 
     /// Copies the valid sectors of `victim` into the staging page.
     fn relocate(&mut self, victim: SegId) -> Result<()> {
+        self.relocate_pages(victim, 1, self.layout.pages_per_segment, 0)
+            .map(|_| ())
+    }
+
+    /// Copies the valid sectors of pages `from..to` of `victim` into the
+    /// staging page, stopping early (before a page with live sectors) once
+    /// at most `floor` free pages are left; returns the page it reached.
+    fn relocate_pages(&mut self, victim: SegId, from: u32, to: u32, floor: u64) -> Result<u32> {
         let spp = self.layout.sectors_per_page;
         let ss = self.layout.sector_size;
         let mut data = vec![0u8; self.layout.geometry.page_size()];
         let mut oob = vec![0u8; self.layout.geometry.oob_size as usize];
-        for page in 1..self.layout.pages_per_segment {
+        for page in from..to.min(self.layout.pages_per_segment) {
             let base = self.layout.ppa(victim, page, 0).0;
             let live: Vec<u32> = (0..spp)
                 .filter(|&k| {
@@ -201,9 +331,14 @@ impl<F: Flash> Optr<F> {
             if live.is_empty() {
                 continue;
             }
+            if floor > 0 && self.free_pages() <= floor + 1 {
+                return Ok(page);
+            }
             let addr = self.layout.page_addr(victim, page);
-            // Data and clues in one read command.
-            self.flash.read_with_oob(addr, 0, &mut data, &mut oob)?;
+            // Data and clues in one read command, issued ahead: the host
+            // goes on, and the program of the page these sectors go into
+            // waits for the data (`copy_into` in `program_stage`).
+            self.flash.read_for_copy(addr, 0, &mut data, &mut oob)?;
             for k in live {
                 let k = k as usize;
                 let sector = &data[k * ss..(k + 1) * ss];
@@ -221,7 +356,7 @@ impl<F: Flash> Optr<F> {
                     }
                 };
                 let sector = sector.to_vec();
-                self.stage_push(clue, &sector)?;
+                self.stage_push_from(clue, &sector, Some(addr))?;
                 if self.mutant == Mutant::OptrIncrementalOmitsRelocations {
                     self.ckpt_dirty[lpn as usize / 64] &= !(1 << (lpn % 64));
                     self.ckpt_dirty_list.retain(|&l| l != lpn);
@@ -229,6 +364,6 @@ impl<F: Flash> Optr<F> {
                 self.stats.gc_sectors_relocated += 1;
             }
         }
-        Ok(())
+        Ok(to.min(self.layout.pages_per_segment))
     }
 }

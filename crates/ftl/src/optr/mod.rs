@@ -51,7 +51,7 @@ mod invariants;
 pub mod recovery;
 pub mod stats;
 
-use flash::Flash;
+use flash::{Flash, PageAddr};
 
 use self::cache::Cache;
 use self::checkpoint::{encode_summary, Seal};
@@ -74,6 +74,9 @@ use crate::UNMAPPED;
 struct Staged {
     clue: Clue,
     data: Box<[u8]>,
+    /// The page GC read this sector from with a read for copy (the
+    /// program must not start before that read's data arrived).
+    from: Option<PageAddr>,
 }
 
 /// The OPTR FTL.
@@ -123,6 +126,13 @@ pub struct Optr<F: Flash> {
     opened_counters: flash::FlashCounters,
     /// Why the device is read-only, once it is (`FtlError::WornOut`).
     worn_out: Option<String>,
+    /// Paced GC (gc.rs): the victim being relocated and the next page of
+    /// it to scan, and the victim pages owed to the host's writes so far.
+    pace: Option<(SegId, u32)>,
+    pace_owed: f64,
+    /// A released victim's erase is not yet covered by a sync (one comes
+    /// before the next segment is opened).
+    erase_unsynced: bool,
 }
 
 impl<F: Flash> Optr<F> {
@@ -185,6 +195,9 @@ impl<F: Flash> Optr<F> {
             optr_stats: OptrStats::default(),
             opened_counters,
             worn_out: None,
+            pace: None,
+            pace_owed: 0.0,
+            erase_unsynced: false,
             flash,
             config,
             plan,
@@ -287,6 +300,11 @@ impl<F: Flash> Optr<F> {
 
     /// Adds a sector to the staging page, programming the page when full.
     fn stage_push(&mut self, clue: Clue, data: &[u8]) -> Result<()> {
+        self.stage_push_from(clue, data, None)
+    }
+
+    /// [`Self::stage_push`] of a sector GC read from page `from`.
+    fn stage_push_from(&mut self, clue: Clue, data: &[u8], from: Option<PageAddr>) -> Result<()> {
         if (clue.lpn as u64) < self.logical {
             self.unmap_flash(clue.lpn);
             self.l2p[clue.lpn as usize] = self.stage_base + self.stage.len() as u32;
@@ -294,6 +312,7 @@ impl<F: Flash> Optr<F> {
         self.stage.push(Staged {
             clue,
             data: data.into(),
+            from,
         });
         if self.stage.len() == self.layout.sectors_per_page as usize {
             self.program_stage()?;
@@ -324,6 +343,12 @@ impl<F: Flash> Optr<F> {
                     continue;
                 }
                 self.flash.sync()?;
+            }
+            // A victim released by paced GC may still be erasing: the
+            // erase is synced before the summary page goes in (see above).
+            if self.erase_unsynced {
+                self.flash.sync()?;
+                self.erase_unsynced = false;
             }
             let seqno = self.next_seqno;
             self.next_seqno += 1;
@@ -408,13 +433,16 @@ impl<F: Flash> Optr<F> {
         let ss = self.layout.sector_size;
         let mut data = vec![0xFFu8; self.layout.geometry.page_size()];
         let mut oob = vec![0xFFu8; self.layout.geometry.oob_size as usize];
+        let to = self.layout.page_addr(seg, page);
         for (i, s) in self.stage.iter().enumerate() {
             data[i * ss..(i + 1) * ss].copy_from_slice(&s.data);
             s.clue
                 .encode(&mut oob[i * CLUE_SIZE..(i + 1) * CLUE_SIZE], &s.data);
+            if let Some(from) = s.from {
+                self.flash.copy_into(from, to);
+            }
         }
-        self.flash
-            .program(self.layout.page_addr(seg, page), &data, &oob)?;
+        self.flash.program(to, &data, &oob)?;
         self.optr_stats.padding_sectors_programmed +=
             u64::from(self.layout.sectors_per_page) - self.stage.len() as u64;
         for (i, s) in std::mem::take(&mut self.stage).into_iter().enumerate() {
@@ -475,6 +503,9 @@ impl<F: Flash> Optr<F> {
     /// page and syncs. Afterwards every acknowledged request is complete
     /// on flash.
     fn internal_flush(&mut self) -> Result<()> {
+        // Victims paced GC finished before this flush may be erased after
+        // it (gc.rs, `release_collected`).
+        let ready = self.segs.collected.len();
         self.commit_records()?;
         for lpn in self.cache.dirty_lpns() {
             let (wid, size, data) = {
@@ -486,7 +517,8 @@ impl<F: Flash> Optr<F> {
         }
         self.program_stage()?;
         self.flash.sync()?;
-        Ok(())
+        self.erase_unsynced = false;
+        self.release_collected(ready)
     }
 
     /// Takes a checkpoint (after an internal flush, so it covers every
@@ -576,13 +608,20 @@ impl<F: Flash> Optr<F> {
         Ok(())
     }
 
-    /// Between requests: takes a due checkpoint and runs GC when fewer
-    /// than the headroom's segments are free.
-    fn prepare(&mut self) -> Result<()> {
+    /// Between requests, before one of `sectors` sectors: takes a due
+    /// checkpoint, paces GC with the host's writes, and runs whole GC
+    /// batches when fewer than the headroom's segments are free.
+    fn prepare(&mut self, sectors: u64) -> Result<()> {
         if self.segments_since_checkpoint >= self.config.checkpoint_interval_segments {
             self.checkpoint()?;
         }
+        if self.segs.free_count() >= self.plan.headroom_segments {
+            self.pace_gc(sectors)?;
+        }
         if self.segs.free_count() < self.plan.headroom_segments {
+            // A victim part-relocated stays an ordinary used segment (its
+            // relocated sectors simply left it).
+            self.pace = None;
             self.run_gc()?;
             if self.segs.free_count() < self.plan.headroom_segments {
                 return Err(FtlError::NoSpace(format!(
@@ -606,19 +645,21 @@ impl<F: Flash> Optr<F> {
 
     /// Caches one sector of request `wid`.
     fn cache_sector(&mut self, lpn: u32, data: &[u8], wid: u64, size: u16) -> Result<()> {
-        if !self.cache.contains(lpn) {
-            if self.l2p[lpn as usize] == UNMAPPED {
-                self.mapped += 1;
-            }
-            if self.cache.is_full() {
-                if let Some((victim, e)) = self.cache.pop_lru() {
-                    if e.dirty {
-                        self.write_back(victim, e.wid, e.size, &e.data)?;
-                    }
+        // Counted once the sector is in the cache: an eviction whose write
+        // back fails (a media failure) leaves it out, and uncounted.
+        let newly_mapped = !self.cache.contains(lpn) && self.l2p[lpn as usize] == UNMAPPED;
+        if !self.cache.contains(lpn) && self.cache.is_full() {
+            if let Some((victim, e)) = self.cache.pop_lru() {
+                if e.dirty {
+                    self.write_back(victim, e.wid, e.size, &e.data)?;
                 }
             }
         }
-        if let Some((true, x, x_size)) = self.cache.put(lpn, data, wid, size) {
+        let put = self.cache.put(lpn, data, wid, size);
+        if newly_mapped {
+            self.mapped += 1;
+        }
+        if let Some((true, x, x_size)) = put {
             self.add_record(Coalesce {
                 x,
                 y: wid,
@@ -639,7 +680,7 @@ impl<F: Flash> Optr<F> {
                 self.max_request_sectors()
             )));
         }
-        self.prepare()?;
+        self.prepare(n)?;
         let wid = self.take_wid()?;
         for i in 0..n as usize {
             self.cache_sector(
@@ -662,7 +703,7 @@ impl<F: Flash> Optr<F> {
             // Nothing to change in any prefix state: no wid is spent.
             return Ok(());
         }
-        self.prepare()?;
+        self.prepare(1)?;
         let wid = self.take_wid()?;
         for lpn in start..end {
             let cached = self.cache.remove(lpn);
