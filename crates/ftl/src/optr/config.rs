@@ -172,10 +172,15 @@ impl OptrConfig {
             let cache_sectors = (DEFAULT_CACHE_BYTES / ss).min(data / 8).max(1);
             c.cache_bytes = cache_sectors * ss;
             c.max_request_sectors = cache_sectors.min(u64::from(MAX_REQUEST_SECTORS_LIMIT)) as u32;
-            // At least 4 segments (a quarter of a small device), so small
-            // devices do not pay an internal flush every segment.
-            c.checkpoint_interval_segments = (p.data_segments / 32)
-                .max(4)
+            // About 1% of the data segments, so at a GC selection about
+            // half that is young enough to be protected (the paper's 0.2%
+            // comes from 256 KB of buffered changes on a 128 GB device);
+            // at least 2, and on small devices (under 128 data segments)
+            // at least 4 (a quarter of a small device), so they do not pay
+            // an internal flush every segment or two.
+            let floor = if p.data_segments >= 128 { 2 } else { 4 };
+            c.checkpoint_interval_segments = (p.data_segments / 100)
+                .max(floor)
                 .min(p.data_segments / 4)
                 .max(1);
             c.gc_batch_segments = DEFAULT_GC_BATCH_SEGMENTS.min((p.data_segments / 8).max(1));
