@@ -1,5 +1,11 @@
 //! Garbage collection of OPTR with the paper's two constraints (§3.4).
 //!
+//! Normally paced (`pace_gc`, issue 45): one victim at a time, relocated in
+//! slices as the host writes, erased after the next flush (which meets the
+//! second constraint below after the relocation instead of before it).
+//! When free space reaches the headroom, the batches described here take
+//! over.
+//!
 //! 1. GC never collects a segment holding pages written after the latest
 //!    checkpoint (numbered at or above the seal's first post-checkpoint
 //!    sequence number): recovery decides whether such a request is complete
