@@ -34,6 +34,10 @@ use flash::Flash;
 /// headroom are free (finished victims waiting for a flush count as free).
 const PACE_SLACK_SEGMENTS: u32 = 2;
 
+/// Stripes of victim pages (one page per die each) GC reads ahead of the
+/// page it stages, so a relocation's program rarely waits for its read.
+const GC_READ_AHEAD_STRIPES: u32 = 2;
+
 /// Finished victims that may wait for a flush before an internal flush is
 /// forced to release them.
 const MAX_WAITING_VICTIMS: usize = 2;
@@ -312,6 +316,72 @@ impl<F: Flash> Optr<F> {
         Ok(())
     }
 
+    /// The slots of page `page` of `victim` whose sectors are live.
+    fn live_slots(&self, victim: SegId, page: u32) -> Vec<u32> {
+        let base = self.layout.ppa(victim, page, 0).0;
+        (0..self.layout.sectors_per_page)
+            .filter(|&k| {
+                let lpn = self.p2l[(base + k) as usize];
+                (lpn as u64) < self.logical && self.l2p[lpn as usize] == base + k
+            })
+            .collect()
+    }
+
+    /// Page `page` of `victim`, data and clues, from GC's reads ahead:
+    /// first issuing reads for copy (the host does not wait for them) of
+    /// the victim's pages with live sectors up to
+    /// [`GC_READ_AHEAD_STRIPES`] stripes past it.
+    fn gc_read(&mut self, victim: SegId, page: u32) -> Result<super::GcRead> {
+        // Reads of other victims, or of pages already passed, are dropped.
+        self.gc_ahead
+            .retain(|r| r.victim == victim && r.page >= page);
+        let mut next = match self.gc_ahead_next {
+            Some((v, n)) if v == victim && n > page => n,
+            _ => {
+                self.gc_ahead.clear();
+                page
+            }
+        };
+        let depth = (GC_READ_AHEAD_STRIPES * self.layout.stripe) as usize;
+        let pps = self.layout.pages_per_segment;
+        while next < pps && (next == page || self.gc_ahead.len() < depth) {
+            if next == page || !self.live_slots(victim, next).is_empty() {
+                let mut data = vec![0u8; self.layout.geometry.page_size()];
+                let mut oob = vec![0u8; self.layout.geometry.oob_size as usize];
+                let addr = self.layout.page_addr(victim, next);
+                // Data and clues in one read command, for copy: the program
+                // of the page they go into waits for the data, not the host
+                // (`copy_into` in `program_stage`).
+                self.flash.read_for_copy(addr, 0, &mut data, &mut oob)?;
+                self.gc_ahead.push_back(super::GcRead {
+                    victim,
+                    page: next,
+                    data,
+                    oob,
+                });
+            }
+            next += 1;
+        }
+        self.gc_ahead_next = Some((victim, next));
+        if let Some(at) = self.gc_ahead.iter().position(|r| r.page == page) {
+            if let Some(r) = self.gc_ahead.remove(at) {
+                return Ok(r);
+            }
+        }
+        // Not read ahead (not reached here: a page with live sectors now
+        // had them when the pages before it were read): read it now.
+        let mut data = vec![0u8; self.layout.geometry.page_size()];
+        let mut oob = vec![0u8; self.layout.geometry.oob_size as usize];
+        self.flash
+            .read_for_copy(self.layout.page_addr(victim, page), 0, &mut data, &mut oob)?;
+        Ok(super::GcRead {
+            victim,
+            page,
+            data,
+            oob,
+        })
+    }
+
     /// Copies the valid sectors of `victim` into the staging page.
     fn relocate(&mut self, victim: SegId) -> Result<()> {
         self.relocate_pages(victim, 1, self.layout.pages_per_segment, 0)
@@ -322,34 +392,23 @@ impl<F: Flash> Optr<F> {
     /// staging page, stopping early (before a page with live sectors) once
     /// at most `floor` free pages are left; returns the page it reached.
     fn relocate_pages(&mut self, victim: SegId, from: u32, to: u32, floor: u64) -> Result<u32> {
-        let spp = self.layout.sectors_per_page;
         let ss = self.layout.sector_size;
-        let mut data = vec![0u8; self.layout.geometry.page_size()];
-        let mut oob = vec![0u8; self.layout.geometry.oob_size as usize];
         for page in from..to.min(self.layout.pages_per_segment) {
-            let base = self.layout.ppa(victim, page, 0).0;
-            let live: Vec<u32> = (0..spp)
-                .filter(|&k| {
-                    let lpn = self.p2l[(base + k) as usize];
-                    (lpn as u64) < self.logical && self.l2p[lpn as usize] == base + k
-                })
-                .collect();
+            let live = self.live_slots(victim, page);
             if live.is_empty() {
                 continue;
             }
             if floor > 0 && self.free_pages() <= floor + 1 {
                 return Ok(page);
             }
+            let base = self.layout.ppa(victim, page, 0).0;
             let addr = self.layout.page_addr(victim, page);
-            // Data and clues in one read command, issued ahead: the host
-            // goes on, and the program of the page these sectors go into
-            // waits for the data (`copy_into` in `program_stage`).
-            self.flash.read_for_copy(addr, 0, &mut data, &mut oob)?;
+            let read = self.gc_read(victim, page)?;
             for k in live {
                 let k = k as usize;
-                let sector = &data[k * ss..(k + 1) * ss];
+                let sector = &read.data[k * ss..(k + 1) * ss];
                 let lpn = self.p2l[base as usize + k];
-                let clue = match Clue::decode(&oob[k * CLUE_SIZE..], sector) {
+                let clue = match Clue::decode(&read.oob[k * CLUE_SIZE..], sector) {
                     Some(c) if c.lpn == lpn => c,
                     _ => {
                         return Err(FtlError::DamagedSector {

@@ -79,6 +79,16 @@ struct Staged {
     from: Option<PageAddr>,
 }
 
+/// A victim page GC read ahead (with a read for copy) and has not staged
+/// yet. A flash page does not change until its block is erased, and
+/// `erase_segment` drops the reads of the segment it erases.
+struct GcRead {
+    victim: SegId,
+    page: u32,
+    data: Vec<u8>,
+    oob: Vec<u8>,
+}
+
 /// The OPTR FTL.
 pub struct Optr<F: Flash> {
     flash: F,
@@ -133,6 +143,10 @@ pub struct Optr<F: Flash> {
     /// A released victim's erase is not yet covered by a sync (one comes
     /// before the next segment is opened).
     erase_unsynced: bool,
+    /// GC's reads ahead, in page order, and the next page of that victim
+    /// to read (gc.rs, `gc_read_ahead`).
+    gc_ahead: std::collections::VecDeque<GcRead>,
+    gc_ahead_next: Option<(SegId, u32)>,
 }
 
 impl<F: Flash> Optr<F> {
@@ -198,6 +212,8 @@ impl<F: Flash> Optr<F> {
             pace: None,
             pace_owed: 0.0,
             erase_unsynced: false,
+            gc_ahead: std::collections::VecDeque::new(),
+            gc_ahead_next: None,
             flash,
             config,
             plan,
@@ -384,6 +400,11 @@ impl<F: Flash> Optr<F> {
     /// Erases a segment (true), or retires it (false) when it has a bad
     /// block or the flash fails the erase: it is never filled again.
     fn erase_segment(&mut self, seg: SegId) -> Result<bool> {
+        // Reads GC made ahead of this segment's pages go stale now.
+        self.gc_ahead.retain(|r| r.victim != seg);
+        if self.gc_ahead_next.is_some_and(|(v, _)| v == seg) {
+            self.gc_ahead_next = None;
+        }
         let base = self.layout.seg_base(seg) as usize;
         self.p2l[base..base + self.layout.sectors_per_segment as usize].fill(UNMAPPED);
         self.seg_seqno[seg.0 as usize] = 0;
