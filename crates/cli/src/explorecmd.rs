@@ -410,8 +410,7 @@ fn count_only(
 }
 
 fn need_root(why: &str) -> Result<(), CliError> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if !proc::is_root() {
         return Err(CliError::usage(format!(
             "{why}, which needs root; run as root or use --fs none"
         )));
@@ -431,12 +430,6 @@ fn stop_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
         );
     }
     flag
-}
-
-/// Whether `tool` is an executable on $PATH.
-fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
 }
 
 /// Quotes `s` for a POSIX shell.
@@ -467,7 +460,7 @@ fn sh(what: &str, cmd: &str, cwd: &Path, env: &[(&str, &str)]) -> Result<(), Cli
 fn record(a: &ExploreArgs, fs: Fs, workload: &str, dir: &Path) -> Result<PathBuf, CliError> {
     need_root("--workload attaches a loop device")?;
     for tool in ["nbdfuse", "losetup", "fusermount3"] {
-        if !on_path(tool) {
+        if !proc::have_tool(tool) {
             return Err(CliError::runtime(format!(
                 "--workload needs `{tool}` (Debian: apt-get install nbdfuse util-linux fuse3)"
             )));

@@ -150,10 +150,7 @@ impl Explorer<'_> {
         let mut why = why.to_string();
         // Writes after `upto` in the interval are dropped too: try adding
         // them by raising `upto` first (the next flush bounds it).
-        let next_flush = self.trace.ops[cur.upto..]
-            .iter()
-            .position(|e| e.op == Op::Flush)
-            .map_or(self.trace.ops.len(), |k| cur.upto + k);
+        let next_flush = next_flush_from(self.trace, cur.upto);
         let mut candidates: Vec<usize> = cur.dropped.clone();
         candidates.extend((cur.upto..next_flush).filter(|&i| self.trace.ops[i].op.changes()));
         let mut spent = 0;
@@ -196,7 +193,6 @@ impl Explorer<'_> {
 
 /// Explores `trace` under each contract of `opt`, checking with `checker`.
 pub fn explore(trace: &Trace, checker: &dyn Check, opt: &Options) -> Result<Report, String> {
-    let fps = Fingerprints::new(trace);
     let images = Images::new(trace, &opt.workdir)?;
     let mut ex = Explorer {
         trace,
@@ -220,7 +216,7 @@ pub fn explore(trace: &Trace, checker: &dyn Check, opt: &Options) -> Result<Repo
     let started = Instant::now();
     for &c in &opt.contracts {
         let t = Instant::now();
-        let mut p = plan(trace, &fps, c, opt.bounds);
+        let mut p = plan(trace, &ex.fps, c, opt.bounds);
         let distinct = p.states.len();
         if p.states.len() > opt.max_states {
             p.sampled = true;
@@ -322,13 +318,18 @@ pub fn explore(trace: &Trace, checker: &dyn Check, opt: &Options) -> Result<Repo
     Ok(report)
 }
 
+/// Index of the first flush at or after `from` (the op count if none).
+fn next_flush_from(trace: &Trace, from: usize) -> usize {
+    trace.ops[from..]
+        .iter()
+        .position(|e| e.op == Op::Flush)
+        .map_or(trace.ops.len(), |k| from + k)
+}
+
 /// The writes a state lacks of those issued before the next flush: its
 /// dropped writes, and the writes after `upto` up to the next flush.
 fn lost(trace: &Trace, st: &State) -> Vec<usize> {
-    let next = trace.ops[st.upto..]
-        .iter()
-        .position(|e| e.op == Op::Flush)
-        .map_or(trace.ops.len(), |k| st.upto + k);
+    let next = next_flush_from(trace, st.upto);
     let mut v = st.dropped.clone();
     v.extend((st.upto..next).filter(|&i| trace.ops[i].op.changes()));
     v

@@ -346,19 +346,8 @@ impl<F: Flash> Optr<F> {
         let pps = self.layout.pages_per_segment;
         while next < pps && (next == page || self.gc_ahead.len() < depth) {
             if next == page || !self.live_slots(victim, next).is_empty() {
-                let mut data = vec![0u8; self.layout.geometry.page_size()];
-                let mut oob = vec![0u8; self.layout.geometry.oob_size as usize];
-                let addr = self.layout.page_addr(victim, next);
-                // Data and clues in one read command, for copy: the program
-                // of the page they go into waits for the data, not the host
-                // (`copy_into` in `program_stage`).
-                self.flash.read_for_copy(addr, 0, &mut data, &mut oob)?;
-                self.gc_ahead.push_back(super::GcRead {
-                    victim,
-                    page: next,
-                    data,
-                    oob,
-                });
+                let r = self.read_for_copy(victim, next)?;
+                self.gc_ahead.push_back(r);
             }
             next += 1;
         }
@@ -370,6 +359,13 @@ impl<F: Flash> Optr<F> {
         }
         // Not read ahead (not reached here: a page with live sectors now
         // had them when the pages before it were read): read it now.
+        self.read_for_copy(victim, page)
+    }
+
+    /// Reads page `page` of `victim`, data and clues in one command, for
+    /// copy: the program of the page they go into waits for the data, not
+    /// the host (`copy_into` in `program_stage`).
+    fn read_for_copy(&mut self, victim: SegId, page: u32) -> Result<super::GcRead> {
         let mut data = vec![0u8; self.layout.geometry.page_size()];
         let mut oob = vec![0u8; self.layout.geometry.oob_size as usize];
         self.flash
