@@ -167,7 +167,7 @@ pub struct OptrArgs {
         value_parser = positive
     )]
     pub fi: Vec<u64>,
-    /// Bytes written per sweep point, MiB (`--quick`: 4).
+    /// Bytes written per sweep point, MiB [default: 1024; `--quick`: 4].
     #[arg(long, value_parser = positive)]
     pub point_mib: Option<u64>,
     /// Random 4 KiB overwrites while preconditioning, as a multiple of the

@@ -312,7 +312,10 @@ pub fn run_report(a: &OptrArgs) -> BResult<Report> {
     } else {
         a.fi.clone()
     };
-    let point_mib = a.point_mib.unwrap_or(if quick { 4 } else { 256 });
+    // 1 GiB per point: at 1 GiB locality a 256 MiB point holds about a
+    // dozen GC victims, and one victim more or less moved a point's
+    // throughput by 5-8% for async and OPTR alike (docs/BENCHMARKS.md, OPTR).
+    let point_mib = a.point_mib.unwrap_or(if quick { 4 } else { 1024 });
     let overwrite = if quick {
         a.overwrite_factor.min(0.5)
     } else {
@@ -736,12 +739,16 @@ pub fn quoted_sentences(rows: &[Row]) -> Vec<String> {
                 in_words(b)
             ));
         }
-        if let (Some(m), Some(w)) = (cell_pct(&o[med]), cell_pct(&o[worst])) {
+        let points = |r: &[String]| Some((cell_pct(&r[med])?, cell_pct(&r[worst])?));
+        if let (Some((m, w)), Some((m2, w2))) = (points(o), points(s)) {
             out.push(format!(
-                "Single points scatter widely both ways: `optr`'s median point is {}, its worst {} ({}).",
+                "Per point, `optr`'s median is {}, its worst {} ({}); `optr-small`'s median {}, its worst {} ({}).",
                 in_words(m),
                 in_words(w),
-                o[at]
+                o[at],
+                in_words(m2),
+                in_words(w2),
+                s[at]
             ));
         }
     }

@@ -24,7 +24,7 @@ pub mod oob;
 
 mod buffer;
 mod engine;
-mod gc;
+pub(crate) mod gc;
 mod invariants;
 mod recovery;
 pub(crate) mod segs;

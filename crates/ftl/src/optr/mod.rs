@@ -140,6 +140,13 @@ pub struct Optr<F: Flash> {
     /// it to scan, and the victim pages owed to the host's writes so far.
     pace: Option<(SegId, u32)>,
     pace_owed: f64,
+    /// `log_pages` at which the victim in progress must be done: one
+    /// segment's pages after it started, fewer when the free space above
+    /// the floor is smaller.
+    pace_end: u64,
+    /// Log pages programmed since the device was opened (host data,
+    /// records and relocations alike): paced GC's clock.
+    log_pages: u64,
     /// A released victim's erase is not yet covered by a sync (one comes
     /// before the next segment is opened).
     erase_unsynced: bool,
@@ -211,6 +218,8 @@ impl<F: Flash> Optr<F> {
             worn_out: None,
             pace: None,
             pace_owed: 0.0,
+            pace_end: 0,
+            log_pages: 0,
             erase_unsynced: false,
             gc_ahead: std::collections::VecDeque::new(),
             gc_ahead_next: None,
@@ -464,6 +473,7 @@ impl<F: Flash> Optr<F> {
             }
         }
         self.flash.program(to, &data, &oob)?;
+        self.log_pages += 1;
         self.optr_stats.padding_sectors_programmed +=
             u64::from(self.layout.sectors_per_page) - self.stage.len() as u64;
         for (i, s) in std::mem::take(&mut self.stage).into_iter().enumerate() {
