@@ -1296,6 +1296,9 @@ pub fn describe(cfg: &RunConfig) -> String {
     if cfg.media.unstable_erase {
         media += ", unstable erases";
     }
+    if cfg.media.split_tears {
+        media += ", split tears";
+    }
     format!(
         "ftl {} vs {} contract on {} ({}), mutant {}{media}",
         cfg.target.name,

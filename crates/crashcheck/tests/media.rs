@@ -37,6 +37,7 @@ fn scftl_requires_slc_or_a_paired_page_safe_program_order() {
     let m = exhaustive_fails(&scftl_with(MediaFaults {
         paired_pages: Some(PagePairing { stride: 1 }),
         unstable_erase: false,
+        split_tears: false,
     }));
     eprintln!("paired pages: {m}");
 }
@@ -46,6 +47,19 @@ fn scftl_requires_erases_that_hold_once_they_read_as_erased() {
     let m = exhaustive_fails(&scftl_with(MediaFaults {
         paired_pages: None,
         unstable_erase: true,
+        split_tears: false,
     }));
     eprintln!("unstable erase: {m}");
+}
+
+/// Split tears (one area of a page whole, the other damaged) are within
+/// what every FTL survives: each structure's CRC covers the data and OOB
+/// it trusts (docs/FORMAT.md, "Media assumptions").
+#[test]
+fn every_ftl_survives_split_tears() {
+    for ftl in ["scftl", "async", "sync", "optr"] {
+        let mut run = run_config(ftl, None, "tiny", Mutant::None);
+        run.media.split_tears = true;
+        common::passes(&run, 1, 30_000);
+    }
 }

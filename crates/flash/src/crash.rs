@@ -141,6 +141,14 @@ pub struct MediaFaults {
     /// erased is unstable: the next program of that page does not hold
     /// (reads back as random bytes) until the block is erased again.
     pub unstable_erase: bool,
+    /// Split tears: data and OOB are separate areas of a page, so an
+    /// interrupted program can leave one of them whole and the other
+    /// damaged. Half of the torn pages of a crash (`Torn` outcomes) are
+    /// then the program's result with a random byte range of the OOB
+    /// replaced by random bytes (the data intact), or of the data (the OOB
+    /// intact): a structure whose CRC leaves out the other area, or only
+    /// part of one, is accepted whole.
+    pub split_tears: bool,
 }
 
 /// Which pages of a block share cells (MLC lower/upper pairs): pages are
@@ -183,6 +191,9 @@ pub struct CrashReport {
     pub applied: usize,
     /// Pages left as torn garbage.
     pub torn: usize,
+    /// Of the torn pages, those torn in one area only (data or OOB;
+    /// [`MediaFaults::split_tears`]).
+    pub split: usize,
     /// Whether an armed power cut had fired (false: cut between commands).
     pub fired: bool,
     /// Synced lower pages destroyed by an interrupted upper-page program
@@ -846,11 +857,23 @@ impl<F: RawFlash> CrashFlash<F> {
                     let j = rng.gen_range(1..=last);
                     let mut data = take_buf(&mut self.pool_data, self.geometry.page_size());
                     let mut oob = take_buf(&mut self.pool_oob, self.geometry.oob_size as usize);
-                    if j < last {
-                        torn_bytes(&h.images[j], &mut data, &mut oob, rng);
+                    let current;
+                    let target = if j < last {
+                        &h.images[j]
                     } else {
-                        let target = self.inner.page_image(h.page)?;
-                        torn_bytes(&target, &mut data, &mut oob, rng);
+                        current = self.inner.page_image(h.page)?;
+                        &current
+                    };
+                    // The draw only with split tears on, so runs without
+                    // them keep their random streams.
+                    if self.faults.split_tears
+                        && matches!(target, PageImage::Programmed { .. })
+                        && rng.gen_bool(0.5)
+                    {
+                        split_torn_bytes(target, &mut data, &mut oob, rng);
+                        report.split += 1;
+                    } else {
+                        torn_bytes(target, &mut data, &mut oob, rng);
                     }
                     for img in h.images {
                         self.recycle(img);
@@ -979,6 +1002,35 @@ fn torn_bytes(target: &PageImage, data: &mut [u8], oob: &mut [u8], rng: &mut dyn
                 data[..d].copy_from_slice(&td[..d]);
                 oob[..o].copy_from_slice(&to[..o]);
             }
+        }
+    }
+}
+
+/// A split tear ([`MediaFaults::split_tears`]) into `data` and `oob`: the
+/// programmed `target` whole, then, in its OOB (half the time) or its data,
+/// a random non-empty byte range replaced by random bytes or one to four
+/// bytes changed.
+fn split_torn_bytes(target: &PageImage, data: &mut [u8], oob: &mut [u8], rng: &mut dyn RngCore) {
+    let PageImage::Programmed { data: td, oob: to } = target else {
+        return torn_bytes(target, data, oob, rng);
+    };
+    data.copy_from_slice(td);
+    oob.copy_from_slice(to);
+    let area: &mut [u8] = if oob.is_empty() || rng.gen_bool(0.5) {
+        data
+    } else {
+        oob
+    };
+    if rng.gen_bool(0.5) {
+        let start = rng.gen_range(0..area.len());
+        let end = rng.gen_range(start + 1..=area.len());
+        fill_garbage(&mut area[start..end], rng.next_u64());
+    } else {
+        // A few bytes anywhere in the area: cells left short of their
+        // level.
+        for _ in 0..rng.gen_range(1..=4) {
+            let at = rng.gen_range(0..area.len());
+            area[at] ^= rng.gen_range(1..=u8::MAX);
         }
     }
 }
@@ -1209,6 +1261,7 @@ mod tests {
         f.set_media_faults(MediaFaults {
             paired_pages: Some(PagePairing { stride: 1 }),
             unstable_erase: false,
+            split_tears: false,
         });
         f.program(at(3, 0), &fill(&f, 1), &[]).unwrap();
         f.sync().unwrap();
@@ -1240,6 +1293,7 @@ mod tests {
         f.set_media_faults(MediaFaults {
             paired_pages: None,
             unstable_erase: true,
+            split_tears: false,
         });
         f.program(at(4, 0), &fill(&f, 5), &[]).unwrap();
         f.sync().unwrap();

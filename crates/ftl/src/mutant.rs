@@ -63,6 +63,11 @@ pub enum Mutant {
     /// not match the page's data and OOB (a page torn or reordered below
     /// its record).
     AcceptCommitWithBadDataCrc,
+    /// SCFTL: the in-page commit record's data CRC covers the page's data
+    /// but not its sectors' OOB records (writer and reader alike), so a
+    /// page whose data landed and whose OOB did not is committed, and its
+    /// sectors then fail their own checks (an independent audit's bug).
+    InpageCrcOmitsOob,
     /// SCFTL: recovery's chain walk accepts an in-page record of another
     /// generation or epoch at a link (a stale page: an older life of the
     /// page, left by an unsynced erase a crash undid).
@@ -165,15 +170,18 @@ impl Mutant {
     /// power-cut model, the media-failure ones need a program failure,
     /// which only random mode injects (`--inject-failures`), and the
     /// rotation one needs wear leveling, which exhaustive mode's mutant
-    /// runs do not turn on (see the test files). Each has its test in
+    /// runs do not turn on; `inpage-crc-omits-oob` needs a page torn in its
+    /// OOB only, which only random mode's split tears make (`--split-tears`;
+    /// see the test files). Each has its test in
     /// `crates/crashcheck/tests/inpage_mutants.rs`, `oob_commit_mutants.rs`,
     /// `failure_mutants.rs` or `rotation_mutants.rs`.
-    pub const RANDOM_ONLY: [Mutant; 9] = [
+    pub const RANDOM_ONLY: [Mutant; 10] = [
         Mutant::RotationErasesOldDeltaEarly,
         Mutant::KeepGenerationOnImageOpen,
         Mutant::AcceptOobCommitWithTornData,
         Mutant::AcceptStaleInpageRecord,
         Mutant::AcceptCommitWithBadDataCrc,
+        Mutant::InpageCrcOmitsOob,
         Mutant::InpageCommitBeforeSync,
         Mutant::IgnoreProgramFailure,
         Mutant::ForgetBadBlockMark,
@@ -228,6 +236,7 @@ impl Mutant {
             Mutant::RecoveryReusesCrashedEpoch => "recovery-reuses-crashed-epoch",
             Mutant::EraseWithoutSyncAfterBarrier => "erase-without-sync-after-barrier",
             Mutant::AcceptCommitWithBadDataCrc => "accept-commit-with-bad-data-crc",
+            Mutant::InpageCrcOmitsOob => "inpage-crc-omits-oob",
             Mutant::InpageCommitBeforeSync => "inpage-commit-before-sync",
             Mutant::AcceptStaleInpageRecord => "accept-stale-inpage-record",
             Mutant::AcceptOobCommitWithTornData => "accept-oob-commit-with-torn-data",

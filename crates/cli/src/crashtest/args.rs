@@ -63,6 +63,11 @@ pub struct CrashtestArgs {
     /// hold until the block is erased again).
     #[arg(long)]
     pub unstable_erase: bool,
+    /// Crash model: split tears. Half of the torn pages keep one area
+    /// whole (data or OOB) and have a random byte range of the other
+    /// replaced by random bytes, as an interrupted program can leave them.
+    #[arg(long)]
+    pub split_tears: bool,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,

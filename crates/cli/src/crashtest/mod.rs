@@ -78,10 +78,10 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
         return Err("--exhaustive enumerates in-flight NAND pages, which the image backend does not have; run the image backend in random mode (--seconds/--ops), or use --backend ram".into());
     }
     if t.backend == target::BackendKind::Image
-        && (args.paired_pages.is_some() || args.unstable_erase)
+        && (args.paired_pages.is_some() || args.unstable_erase || args.split_tears)
     {
         return Err(
-            "--paired-pages and --unstable-erase model NAND media; use them with --backend ram"
+            "--paired-pages, --unstable-erase and --split-tears model NAND media; use them with --backend ram"
                 .into(),
         );
     }
@@ -150,6 +150,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
                     .paired_pages
                     .map(|stride| flash::PagePairing { stride }),
                 unstable_erase: args.unstable_erase,
+                split_tears: args.split_tears,
             },
             oracle,
         },
@@ -271,6 +272,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     if args.unstable_erase {
         c += " --unstable-erase";
     }
+    if args.split_tears {
+        c += " --split-tears";
+    }
     if let Some(r) = args.inject_failures {
         c += &format!(" --inject-failures {r}");
     }
@@ -380,6 +384,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.check_rate != 0.1, "--check-rate"),
         (args.paired_pages.is_some(), "--paired-pages"),
         (args.unstable_erase, "--unstable-erase"),
+        (args.split_tears, "--split-tears"),
         (args.depth != 2, "--depth"),
         (args.deviations != 1, "--deviations"),
         (args.max_outcomes.is_some(), "--max-outcomes"),

@@ -227,10 +227,12 @@ impl<F: Flash> Scftl<F> {
         let ss = self.layout.sector_size;
         let fill = self.mb_fill as usize;
         self.mb[fill * ss..].fill(0);
-        let data_crc = format::inpage_data_crc(
-            &self.mb[..fill * ss],
-            &self.mb_oob[..fill * format::DATA_OOB_LEN],
-        );
+        let oob_records = if self.mutant == Mutant::InpageCrcOmitsOob {
+            &[][..]
+        } else {
+            &self.mb_oob[..fill * format::DATA_OOB_LEN]
+        };
+        let data_crc = format::inpage_data_crc(&self.mb[..fill * ss], oob_records);
         let link = if a.next_page + 1 < self.layout.pages_per_sb {
             self.layout.psa(a.sb, a.next_page + 1, 0)
         } else {

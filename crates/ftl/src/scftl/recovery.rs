@@ -700,7 +700,12 @@ fn inpage_epoch<F: Flash + ?Sized>(
     let stored = word(off + format::LINK_LEN);
     let data = &mut data[..fill * ss];
     flash.read(addr, 0, data)?;
-    let computed = format::inpage_data_crc(data, &oob[..fill * DATA_OOB_LEN]);
+    let oob_records = if mutant == Mutant::InpageCrcOmitsOob {
+        &[][..]
+    } else {
+        &oob[..fill * DATA_OOB_LEN]
+    };
+    let computed = format::inpage_data_crc(data, oob_records);
     if stored != computed && mutant != Mutant::AcceptCommitWithBadDataCrc {
         return Ok(None);
     }
