@@ -20,7 +20,7 @@
 //! seeds: a better generator for one-page epochs is future
 //! work. `inpage-crc-omits-oob` needs a page torn in its OOB only, with its
 //! data and marker intact: only the NAND model's split tears make one
-//! (seeds 2 of 1–6 with 300,000 operations).
+//! (seed 2 of 1–4 with 300,000 operations).
 
 mod common;
 
