@@ -1299,6 +1299,9 @@ pub fn describe(cfg: &RunConfig) -> String {
     if cfg.media.split_tears {
         media += ", split tears";
     }
+    if cfg.media.silent_bad_blocks {
+        media += ", silent bad blocks";
+    }
     format!(
         "ftl {} vs {} contract on {} ({}), mutant {}{media}",
         cfg.target.name,

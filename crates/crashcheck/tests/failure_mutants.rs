@@ -123,3 +123,37 @@ fn a_run_with_injected_failures_replays_exactly() {
     assert_eq!(off.stats.erase_failures_injected, 0);
     assert_eq!(off.stats.worn_out_refusals, 0);
 }
+
+/// Silent bad blocks (`--silent-bad-blocks`: a bad block accepts erases and
+/// programs and keeps what is programmed corrupted). SCFTL refuses to erase
+/// a block it marked bad itself; `erase-marked-bad-block` drops that check
+/// on the data path and trusts the device, which NAND that refuses bad
+/// blocks forgives (the same seed passes without silent bad blocks) and
+/// silent bad blocks do not. Seeds 3 (with wear leveling), 11, 12, 13 and
+/// 20 of those tried catch it on `tiny` with two spare superblocks, failure
+/// rate 0.1, before 40,000 operations.
+#[test]
+fn erase_marked_bad_block_is_caught_with_silent_bad_blocks() {
+    let mut run = spared(Mutant::EraseMarkedBadBlock);
+    let loud = injected(&run, 11, 20_000, 0.1);
+    assert!(
+        loud.failure.is_none(),
+        "a device that refuses bad blocks hides the mutant: {:?}",
+        loud.failure.map(|f| f.violation)
+    );
+    run.media.silent_bad_blocks = true;
+    let mut clean = spared(Mutant::None);
+    clean.media.silent_bad_blocks = true;
+    let r = injected(&clean, 11, 20_000, 0.1);
+    assert!(
+        r.failure.is_none(),
+        "scftl fails with silent bad blocks: {:?}",
+        r.failure.map(|f| f.violation)
+    );
+    let r = injected(&run, 11, 20_000, 0.1);
+    let f = r
+        .failure
+        .expect("silent bad blocks catch erase-marked-bad-block with seed 11");
+    let again = crashcheck::Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
+    assert_eq!(again, f.shrunk_violation);
+}

@@ -38,6 +38,7 @@ fn scftl_requires_slc_or_a_paired_page_safe_program_order() {
         paired_pages: Some(PagePairing { stride: 1 }),
         unstable_erase: false,
         split_tears: false,
+        silent_bad_blocks: false,
     }));
     eprintln!("paired pages: {m}");
 }
@@ -48,6 +49,7 @@ fn scftl_requires_erases_that_hold_once_they_read_as_erased() {
         paired_pages: None,
         unstable_erase: true,
         split_tears: false,
+        silent_bad_blocks: false,
     }));
     eprintln!("unstable erase: {m}");
 }
@@ -61,5 +63,31 @@ fn every_ftl_survives_split_tears() {
         let mut run = run_config(ftl, None, "tiny", Mutant::None);
         run.media.split_tears = true;
         common::passes(&run, 1, 30_000);
+    }
+}
+
+/// Silent bad blocks (a bad block accepts erases and programs, and what is
+/// programmed into it reads back changed) with injected media failures:
+/// every FTL keeps its own bad marks and never uses such a block again.
+#[test]
+fn every_ftl_survives_silent_bad_blocks() {
+    for ftl in ["scftl", "async", "sync", "optr"] {
+        let mut run = run_config(ftl, None, "tiny", Mutant::None);
+        run.media.silent_bad_blocks = true;
+        if ftl == "scftl" {
+            // Goes on past bad superblocks instead of turning read-only.
+            run.target.spare = 2;
+        }
+        let mut cfg = crashcheck::explore::ExploreConfig::new(11);
+        cfg.ops = Some(20_000);
+        cfg.failure_rate = 0.1;
+        let r = crashcheck::explore::explore(&run, &cfg, &mut |_, _| {});
+        if let Some(f) = &r.failure {
+            panic!("{ftl} with silent bad blocks: {}", f.violation);
+        }
+        assert!(
+            r.stats.program_failures_injected > 0,
+            "{ftl}: no failure injected"
+        );
     }
 }

@@ -149,6 +149,12 @@ pub struct MediaFaults {
     /// intact): a structure whose CRC leaves out the other area, or only
     /// part of one, is accepted whole.
     pub split_tears: bool,
+    /// Silent bad blocks: a bad block (factory bad, worn out, or retired
+    /// by the FTL) accepts erases and programs without an error, and every
+    /// page programmed into it reads back with one to four bytes changed.
+    /// An FTL must then keep its own bad marks and never use such a block
+    /// again, rather than rely on the device refusing it.
+    pub silent_bad_blocks: bool,
 }
 
 /// Which pages of a block share cells (MLC lower/upper pairs): pages are
@@ -1035,6 +1041,27 @@ fn split_torn_bytes(target: &PageImage, data: &mut [u8], oob: &mut [u8], rng: &m
     }
 }
 
+/// The next value of a SplitMix64 stream whose state is `s`.
+fn splitmix64(s: &mut u64) -> u64 {
+    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Changes one to four bytes of `buf` (a silently bad block's program),
+/// chosen by `seed`.
+fn corrupt_bytes(buf: &mut [u8], seed: u64) {
+    let mut s = seed;
+    let mut next = || splitmix64(&mut s);
+    for _ in 0..1 + next() % 4 {
+        let r = next();
+        let at = (r % buf.len() as u64) as usize;
+        buf[at] ^= ((r >> 32) as u8).max(1);
+    }
+}
+
 /// A buffer of `len` bytes from the pool (contents unspecified), or a new one.
 fn take_buf(pool: &mut Vec<Box<[u8]>>, len: usize) -> Box<[u8]> {
     match pool.pop() {
@@ -1048,13 +1075,7 @@ fn take_buf(pool: &mut Vec<Box<[u8]>>, len: usize) -> Box<[u8]> {
 /// just as determined by its seed).
 fn fill_garbage(buf: &mut [u8], seed: u64) {
     let mut s = seed;
-    let mut next = || {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut next = || splitmix64(&mut s);
     let mut chunks = buf.chunks_exact_mut(8);
     for c in &mut chunks {
         c.copy_from_slice(&next().to_le_bytes());
@@ -1066,9 +1087,30 @@ fn fill_garbage(buf: &mut [u8], seed: u64) {
 }
 
 impl<F: RawFlash> CrashFlash<F> {
+    /// Whether `block` is bad and [`MediaFaults::silent_bad_blocks`] makes it
+    /// accept commands anyway.
+    fn silently_bad(&self, block: BlockId) -> Result<bool> {
+        Ok(self.faults.silent_bad_blocks && self.inner.block_wear(block)?.is_bad())
+    }
+
     /// Programs one page: one counted command (a crash point).
     fn program_one(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
+        if self.silently_bad(page.block)? && self.inner.page_image(page)? == PageImage::Erased {
+            // What a program leaves (bytes it does not cover stay erased),
+            // with a few bytes changed.
+            let mut d = vec![ERASED_BYTE; self.geometry.page_size()].into_boxed_slice();
+            let mut o = vec![ERASED_BYTE; self.geometry.oob_size as usize].into_boxed_slice();
+            let (dn, on) = (data.len().min(d.len()), oob.len().min(o.len()));
+            d[..dn].copy_from_slice(&data[..dn]);
+            o[..on].copy_from_slice(&oob[..on]);
+            let seed = self.geometry.page_index(page) ^ self.power.commands().rotate_left(32);
+            corrupt_bytes(&mut d, seed);
+            self.inner
+                .set_page_image(page, PageImage::Programmed { data: d, oob: o })?;
+            self.record(page, PageImage::Erased, false);
+            return Ok(());
+        }
         let programmed = self.inner.program(page, data, oob);
         // A program takes effect (or fails as a media failure, consuming
         // the page) only on an erased page, so that is the image before it;
@@ -1144,11 +1186,18 @@ impl<F: RawFlash> crate::Layer for CrashFlash<F> {
             self.inner.set_block_wear(block, wear)?;
             return Err(crate::FlashError::EraseFailed { block: block.0 });
         }
+        let silent = self.silently_bad(block)?;
         for p in 0..self.geometry.pages_per_block {
             let page = PageAddr { block, page: p };
             let current = self.capture(page)?;
             self.record(page, current, true);
             self.unstable.remove(&self.geometry.page_index(page));
+            if silent {
+                self.inner.set_page_image(page, PageImage::Erased)?;
+            }
+        }
+        if silent {
+            return Ok(());
         }
         self.inner.erase(block)
     }
@@ -1262,6 +1311,7 @@ mod tests {
             paired_pages: Some(PagePairing { stride: 1 }),
             unstable_erase: false,
             split_tears: false,
+            silent_bad_blocks: false,
         });
         f.program(at(3, 0), &fill(&f, 1), &[]).unwrap();
         f.sync().unwrap();
@@ -1294,6 +1344,7 @@ mod tests {
             paired_pages: None,
             unstable_erase: true,
             split_tears: false,
+            silent_bad_blocks: false,
         });
         f.program(at(4, 0), &fill(&f, 5), &[]).unwrap();
         f.sync().unwrap();

@@ -68,6 +68,11 @@ pub enum Mutant {
     /// page whose data landed and whose OOB did not is committed, and its
     /// sectors then fail their own checks (an independent audit's bug).
     InpageCrcOmitsOob,
+    /// SCFTL: the data path erases a superblock to reuse it without
+    /// checking its blocks' bad marks, trusting the device to refuse a bad
+    /// one. NAND that refuses bad blocks hides it; silent bad blocks
+    /// (`--silent-bad-blocks`) do not.
+    EraseMarkedBadBlock,
     /// SCFTL: recovery's chain walk accepts an in-page record of another
     /// generation or epoch at a link (a stale page: an older life of the
     /// page, left by an unsynced erase a crash undid).
@@ -171,11 +176,12 @@ impl Mutant {
     /// which only random mode injects (`--inject-failures`), and the
     /// rotation one needs wear leveling, which exhaustive mode's mutant
     /// runs do not turn on; `inpage-crc-omits-oob` needs a page torn in its
-    /// OOB only, which only random mode's split tears make (`--split-tears`;
-    /// see the test files). Each has its test in
+    /// OOB only, which only random mode's split tears make (`--split-tears`),
+    /// and `erase-marked-bad-block` needs silent bad blocks and injected
+    /// failures (`--silent-bad-blocks`; see the test files). Each has its test in
     /// `crates/crashcheck/tests/inpage_mutants.rs`, `oob_commit_mutants.rs`,
     /// `failure_mutants.rs` or `rotation_mutants.rs`.
-    pub const RANDOM_ONLY: [Mutant; 10] = [
+    pub const RANDOM_ONLY: [Mutant; 11] = [
         Mutant::RotationErasesOldDeltaEarly,
         Mutant::KeepGenerationOnImageOpen,
         Mutant::AcceptOobCommitWithTornData,
@@ -186,6 +192,7 @@ impl Mutant {
         Mutant::IgnoreProgramFailure,
         Mutant::ForgetBadBlockMark,
         Mutant::BrokenRegionKeepsPairs,
+        Mutant::EraseMarkedBadBlock,
     ];
 
     /// Mutants caught with a second write stream (hot/cold separation,
@@ -237,6 +244,7 @@ impl Mutant {
             Mutant::EraseWithoutSyncAfterBarrier => "erase-without-sync-after-barrier",
             Mutant::AcceptCommitWithBadDataCrc => "accept-commit-with-bad-data-crc",
             Mutant::InpageCrcOmitsOob => "inpage-crc-omits-oob",
+            Mutant::EraseMarkedBadBlock => "erase-marked-bad-block",
             Mutant::InpageCommitBeforeSync => "inpage-commit-before-sync",
             Mutant::AcceptStaleInpageRecord => "accept-stale-inpage-record",
             Mutant::AcceptOobCommitWithTornData => "accept-oob-commit-with-torn-data",

@@ -68,6 +68,11 @@ pub struct CrashtestArgs {
     /// replaced by random bytes, as an interrupted program can leave them.
     #[arg(long)]
     pub split_tears: bool,
+    /// Crash model: silent bad blocks. A bad block accepts erases and
+    /// programs without an error, and what is programmed into it reads
+    /// back with a few bytes changed (use with --inject-failures).
+    #[arg(long)]
+    pub silent_bad_blocks: bool,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,

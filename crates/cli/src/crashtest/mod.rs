@@ -78,10 +78,13 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
         return Err("--exhaustive enumerates in-flight NAND pages, which the image backend does not have; run the image backend in random mode (--seconds/--ops), or use --backend ram".into());
     }
     if t.backend == target::BackendKind::Image
-        && (args.paired_pages.is_some() || args.unstable_erase || args.split_tears)
+        && (args.paired_pages.is_some()
+            || args.unstable_erase
+            || args.split_tears
+            || args.silent_bad_blocks)
     {
         return Err(
-            "--paired-pages, --unstable-erase and --split-tears model NAND media; use them with --backend ram"
+            "--paired-pages, --unstable-erase, --split-tears and --silent-bad-blocks model NAND media; use them with --backend ram"
                 .into(),
         );
     }
@@ -151,6 +154,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
                     .map(|stride| flash::PagePairing { stride }),
                 unstable_erase: args.unstable_erase,
                 split_tears: args.split_tears,
+                silent_bad_blocks: args.silent_bad_blocks,
             },
             oracle,
         },
@@ -275,6 +279,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     if args.split_tears {
         c += " --split-tears";
     }
+    if args.silent_bad_blocks {
+        c += " --silent-bad-blocks";
+    }
     if let Some(r) = args.inject_failures {
         c += &format!(" --inject-failures {r}");
     }
@@ -385,6 +392,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.paired_pages.is_some(), "--paired-pages"),
         (args.unstable_erase, "--unstable-erase"),
         (args.split_tears, "--split-tears"),
+        (args.silent_bad_blocks, "--silent-bad-blocks"),
         (args.depth != 2, "--depth"),
         (args.deviations != 1, "--deviations"),
         (args.max_outcomes.is_some(), "--max-outcomes"),

@@ -128,7 +128,8 @@ pub fn shrink(
         // 4. Move power cuts and injected media failures earlier, and make
         //    multi-sector requests single.
         for i in 0..best.len() {
-            if out_of_time(&start) {
+            // A candidate that fails sooner cuts `best` short.
+            if out_of_time(&start) || i >= best.len() {
                 break;
             }
             let smaller: Vec<Step> = match best[i] {

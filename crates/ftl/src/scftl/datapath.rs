@@ -606,6 +606,7 @@ impl<F: Flash> Scftl<F> {
             let mut synced = false;
             let mut erasing = None;
             let proven = self.proven_below;
+            let refuse_bad = self.mutant != Mutant::EraseMarkedBadBlock;
             let next = self
                 .blocks
                 .activate_next(choice, proven, &mut self.wear_stats, |sb| {
@@ -614,7 +615,7 @@ impl<F: Flash> Scftl<F> {
                         synced = true;
                     }
                     erasing = Some(sb);
-                    layout.erase_sbs(flash, sb, 1)
+                    layout.erase_sbs_checked(flash, sb, 1, refuse_bad)
                 });
             if synced {
                 self.note_sync();

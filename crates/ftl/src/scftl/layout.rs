@@ -304,8 +304,28 @@ impl Layout {
         first: Sb,
         count: u32,
     ) -> flash::Result<()> {
+        self.erase_sbs_checked(flash, first, count, true)
+    }
+
+    /// [`Layout::erase_sbs`]; with `refuse_bad` false, blocks marked bad
+    /// are erased too, trusting the device to refuse them (the mutant
+    /// `erase-marked-bad-block`).
+    pub fn erase_sbs_checked<F: Flash + ?Sized>(
+        &self,
+        flash: &mut F,
+        first: Sb,
+        count: u32,
+        refuse_bad: bool,
+    ) -> flash::Result<()> {
         for sb in first.0..first.0 + count {
             for b in self.erase_blocks(Sb(sb)) {
+                // A block marked bad (by the device or by SCFTL after a
+                // failed program) is refused here, as the device would
+                // refuse it: NAND whose bad blocks accept commands silently
+                // must never see it again (`--silent-bad-blocks`).
+                if refuse_bad && flash.block_wear(b).is_ok_and(|w| w.is_bad()) {
+                    return Err(flash::FlashError::EraseFailed { block: b.0 });
+                }
                 flash.erase(b)?;
             }
         }
