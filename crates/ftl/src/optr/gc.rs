@@ -252,6 +252,21 @@ impl<F: Flash> Optr<F> {
         (constrained, displaced)
     }
 
+    /// Paced GC's start level above the headroom and how many finished
+    /// victims may wait: [`PACE_SLACK_SEGMENTS`] and [`MAX_WAITING_VICTIMS`]
+    /// (6 and 4) on devices of 240 data segments or more, one segment of
+    /// slack per 40 data segments below that (and 2 waiting). On a small
+    /// device the headroom is a large share of the spare space: `small`
+    /// keeps 9 of its 29 data segments free for OPTR's largest request, so
+    /// 2 more left greedy GC only victims 97% valid (30x slower than
+    /// async); with none, GC starts at the headroom and the batches do most
+    /// of the work, as before issue 45.
+    fn pace_slack(&self) -> (u32, usize) {
+        let slack = (self.plan.data_segments / 40).min(PACE_SLACK_SEGMENTS);
+        let waiting = (slack as usize).saturating_sub(2);
+        (slack, waiting.clamp(2, MAX_WAITING_VICTIMS))
+    }
+
     /// Paced GC, before a host request of `sectors` sectors (see the module
     /// documentation): releases waiting victims when too many wait or free
     /// space runs low, picks a victim when few segments are free, and
@@ -268,7 +283,8 @@ impl<F: Flash> Optr<F> {
         // Waiting victims are released before the free space above the
         // headroom falls under a segment: otherwise the victim in progress
         // would meet the floor and the batch GC take over.
-        if self.segs.collected.len() >= MAX_WAITING_VICTIMS
+        let (slack, waiting) = self.pace_slack();
+        if self.segs.collected.len() >= waiting
             || (!self.segs.collected.is_empty() && self.free_pages() < floor + u64::from(pps))
         {
             self.optr_stats.internal_flushes += 1;
@@ -276,7 +292,7 @@ impl<F: Flash> Optr<F> {
         }
         if self.pace.is_none() {
             let soon_free = self.segs.free_count() + self.segs.collected.len() as u32;
-            if soon_free > self.plan.headroom_segments + PACE_SLACK_SEGMENTS {
+            if soon_free > self.plan.headroom_segments + slack {
                 return Ok(());
             }
             if self.mutant != Mutant::OptrGcErasesAfterCheckpoint && self.constraint(1).1 > 0 {
