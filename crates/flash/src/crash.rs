@@ -144,10 +144,10 @@ pub struct MediaFaults {
     /// Split tears: data and OOB are separate areas of a page, so an
     /// interrupted program can leave one of them whole and the other
     /// damaged. Half of the torn pages of a crash (`Torn` outcomes) are
-    /// then the program's result with a random byte range of the OOB
-    /// replaced by random bytes (the data intact), or of the data (the OOB
-    /// intact): a structure whose CRC leaves out the other area, or only
-    /// part of one, is accepted whole.
+    /// then the program's result with the OOB damaged (the data intact) or
+    /// the data damaged (the OOB intact): a random byte range replaced by
+    /// random bytes, or one to four bytes changed. A structure whose CRC
+    /// leaves out the other area, or part of one, is accepted whole.
     pub split_tears: bool,
     /// Silent bad blocks: a bad block (factory bad, worn out, or retired
     /// by the FTL) accepts erases and programs without an error, and every

@@ -64,8 +64,9 @@ pub struct CrashtestArgs {
     #[arg(long)]
     pub unstable_erase: bool,
     /// Crash model: split tears. Half of the torn pages keep one area
-    /// whole (data or OOB) and have a random byte range of the other
-    /// replaced by random bytes, as an interrupted program can leave them.
+    /// whole (data or OOB) and have the other damaged (a random byte range
+    /// replaced, or one to four bytes changed), as an interrupted program
+    /// can leave them.
     #[arg(long)]
     pub split_tears: bool,
     /// Crash model: silent bad blocks. A bad block accepts erases and

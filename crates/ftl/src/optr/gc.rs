@@ -4,7 +4,8 @@
 //! (`logstruct::gc`):
 //! - **Start.** A greedy victim is picked when at most
 //!   [`PACE_SLACK_SEGMENTS`] segments more than the headroom are free or
-//!   waiting (finished victims count as free).
+//!   waiting (finished victims count as free); fewer on small devices
+//!   (`pace_slack`).
 //! - **Pace.** The victim must be done within one segment's pages of log
 //!   writes (host data, records, relocations: `Optr::log_pages` is the
 //!   clock), fewer if less room is left above the headroom. Each request
