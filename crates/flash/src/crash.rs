@@ -197,9 +197,6 @@ pub struct CrashReport {
     pub applied: usize,
     /// Pages left as torn garbage.
     pub torn: usize,
-    /// Of the torn pages, those torn in one area only (data or OOB;
-    /// [`MediaFaults::split_tears`]).
-    pub split: usize,
     /// Whether an armed power cut had fired (false: cut between commands).
     pub fired: bool,
     /// Synced lower pages destroyed by an interrupted upper-page program
@@ -877,7 +874,6 @@ impl<F: RawFlash> CrashFlash<F> {
                         && rng.gen_bool(0.5)
                     {
                         split_torn_bytes(target, &mut data, &mut oob, rng);
-                        report.split += 1;
                     } else {
                         torn_bytes(target, &mut data, &mut oob, rng);
                     }
