@@ -30,7 +30,8 @@ use ftl::BlockDevice;
 use fuser::{
     AccessFlags, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation,
     INodeNo, LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory,
-    ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
+    ReplyEmpty, ReplyEntry, ReplyLseek, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow,
+    WriteFlags,
 };
 
 /// The device a mounted image runs on.
@@ -447,6 +448,46 @@ impl Filesystem for FuseFs {
         reply: ReplyEmpty,
     ) {
         self.empty_call(reply, |fs| fs.fsync(ino.0, datasync));
+    }
+
+    fn fallocate(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        length: u64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
+        // Mode bits are non-negative; a negative i32 is an unknown mode.
+        let mode = u32::try_from(mode).unwrap_or(u32::MAX);
+        self.empty_call(reply, |fs| fs.fallocate(ino.0, offset, length, mode));
+    }
+
+    fn lseek(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: i64,
+        whence: i32,
+        reply: ReplyLseek,
+    ) {
+        // The kernel answers SEEK_SET, SEEK_CUR and SEEK_END itself; only
+        // SEEK_DATA (3) and SEEK_HOLE (4) come here.
+        let how = match whence {
+            3 => fs::Seek::Data,
+            4 => fs::Seek::Hole,
+            _ => return reply.error(Errno::EINVAL),
+        };
+        let Ok(offset) = u64::try_from(offset) else {
+            return reply.error(Errno::ENXIO);
+        };
+        match self.with(|st| fs_of(st).seek(ino.0, offset, how)) {
+            Ok(o) => reply.offset(o as i64),
+            Err(e) => reply.error(e),
+        }
     }
 
     fn readdir(

@@ -16,8 +16,10 @@
 
 use ftl::BlockDevice;
 
+use crate::cache::Trim;
 use crate::error::{corrupt, FsError, Result};
-use crate::layout::BITS_PER_BLOCK;
+use crate::layout::{BITS_PER_BLOCK, BLOCK_SIZE};
+use crate::mode::CommitMode;
 use crate::store::Store;
 
 impl<D: BlockDevice> Store<D> {
@@ -95,6 +97,9 @@ impl<D: BlockDevice> Store<D> {
         self.set_bit(start, b, true)?;
         self.alloc.free_blocks -= 1;
         self.alloc.block_rotor = (b + 1).min(hi - 1) as u32;
+        // Freed and allocated again in one step: whoever allocates it now
+        // initialises it, so the trim of its old content is moot.
+        self.tx.untrim(b as u32, self.spb);
         Ok(b as u32)
     }
 
@@ -108,6 +113,39 @@ impl<D: BlockDevice> Store<D> {
         }
         self.alloc.free_blocks += 1;
         self.forget(b);
+        self.tx.freed.insert(b);
+        if self.trim_frees {
+            self.tx.trim(b, Trim::Free, self.spb);
+        }
+        Ok(())
+    }
+
+    /// Makes newly allocated data block `b` read as zeros: a trim where
+    /// that is safe, else a written block of zeros. In `log` mode a zeroing
+    /// trim is issued before the commit point, so a block that the state
+    /// before the step still maps (freed and allocated again in this step)
+    /// must be written through the log instead.
+    pub fn zero_block(&mut self, b: u32) -> Result<()> {
+        if self.mode == CommitMode::Log && self.tx.freed.contains(&b) {
+            self.data_mut(b, 0, BLOCK_SIZE, true)?;
+        } else {
+            self.forget(b);
+            self.tx.trim(b, Trim::Zero, self.spb);
+        }
+        Ok(())
+    }
+
+    /// Makes data block `b`, mapped before this step, read as zeros (zero
+    /// range): a trim in `xlog` and `group`, where the snapshot makes it
+    /// atomic with the step; a block of zeros through the log in `log`,
+    /// whose replay would not redo a trim.
+    pub fn zero_mapped_block(&mut self, b: u32) -> Result<()> {
+        if self.mode == CommitMode::Log {
+            self.data_mut(b, 0, BLOCK_SIZE, true)?;
+        } else {
+            self.forget(b);
+            self.tx.trim(b, Trim::Zero, self.spb);
+        }
         Ok(())
     }
 

@@ -201,6 +201,68 @@ impl<D: BlockDevice> Store<D> {
         Ok(b)
     }
 
+    /// Frees the block mapped at file block `idx` (a boundary first), if
+    /// there is one; pointer blocks stay. Returns whether a block was freed.
+    pub fn free_at(&mut self, ino: u32, inode: &mut Inode, idx: u64) -> Result<bool> {
+        let (pb, slot) = match path(idx)? {
+            Path::Direct(i) => (0, i),
+            Path::Single(i) => match self.checked(inode.indirect)? {
+                0 => return Ok(false),
+                pb => (pb, i),
+            },
+            Path::Double(i, j) => match self.checked(inode.double_indirect)? {
+                0 => return Ok(false),
+                dpb => match self.ptr(dpb, i)? {
+                    0 => return Ok(false),
+                    pb => (pb, j),
+                },
+            },
+        };
+        let b = if pb == 0 {
+            self.checked(inode.direct[slot])?
+        } else {
+            self.ptr(pb, slot)?
+        };
+        if b == 0 {
+            return Ok(false);
+        }
+        self.free_one(ino, inode, pb, slot, b)?;
+        Ok(true)
+    }
+
+    /// The first file block in `idx..end` that is mapped, skipping the
+    /// ranges of absent pointer blocks whole.
+    pub fn next_mapped(&mut self, inode: &Inode, mut idx: u64, end: u64) -> Result<Option<u64>> {
+        let end = end.min(MAX_FILE_BLOCKS);
+        while idx < end {
+            let mapped = match path(idx)? {
+                Path::Direct(i) => self.checked(inode.direct[i])? != 0,
+                Path::Single(i) => match self.checked(inode.indirect)? {
+                    0 => {
+                        idx = ND + P;
+                        continue;
+                    }
+                    pb => self.ptr(pb, i)? != 0,
+                },
+                Path::Double(i, j) => match self.checked(inode.double_indirect)? {
+                    0 => return Ok(None),
+                    dpb => match self.ptr(dpb, i)? {
+                        0 => {
+                            idx = ND + P + (i as u64 + 1) * P;
+                            continue;
+                        }
+                        pb => self.ptr(pb, j)? != 0,
+                    },
+                },
+            };
+            if mapped {
+                return Ok(Some(idx));
+            }
+            idx += 1;
+        }
+        Ok(None)
+    }
+
     /// Lowers `inode.size` to what remains valid once every block at or
     /// past file block `idx + 1` is gone (never below `target`).
     fn shrink_to(inode: &mut Inode, idx: u64, target: u64) {

@@ -13,11 +13,13 @@
 //! - between steps `Tx` is empty and every cached block equals the device
 //!   (cache entries are clean);
 //! - a block is in at most one of `Tx::meta` and `Tx::data`;
-//! - `Tx::sectors` is the number of set bits over all masks;
+//! - `Tx::sectors` is the number of set bits over all masks plus `spb` per
+//!   block in `Tx::trims` (a trim counts against the epoch like a write);
+//! - a block in `Tx::trims` is in neither `Tx::meta` nor `Tx::data`;
 //! - a block in `Tx::meta` is in the cache and is never evicted while the
 //!   step is open (eviction skips it).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::layout::BLOCK_SIZE;
 
@@ -85,6 +87,20 @@ pub struct DataBuf {
     pub full: bool,
 }
 
+/// Why a step trims a block (see `commit.rs` for where each is issued).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trim {
+    /// A block allocated by this step that must read as zeros (fallocate,
+    /// zero range): it is unmapped instead of written. In `log` mode it is
+    /// trimmed before the commit point — it is free in the state before the
+    /// step, so nothing a crash can return to reads it.
+    Zero,
+    /// A block freed by this step (punch hole, zero range): the device may
+    /// drop its data. In `log` mode it is trimmed after the commit point —
+    /// the state before the step still maps it.
+    Free,
+}
+
 /// The transaction step being built.
 #[derive(Default)]
 pub struct Tx {
@@ -92,13 +108,31 @@ pub struct Tx {
     pub meta: BTreeMap<u32, SectorMask>,
     /// Data blocks written (content here).
     pub data: BTreeMap<u32, DataBuf>,
-    /// Dirty sectors in all.
+    /// Blocks the step unmaps on the device.
+    pub trims: BTreeMap<u32, Trim>,
+    /// Blocks freed by the step (trimmed or not).
+    pub freed: BTreeSet<u32>,
+    /// Dirty sectors in all, trims included.
     pub sectors: u64,
 }
 
 impl Tx {
     pub fn is_empty(&self) -> bool {
-        self.meta.is_empty() && self.data.is_empty()
+        self.meta.is_empty() && self.data.is_empty() && self.trims.is_empty()
+    }
+
+    /// Adds a trim of block `b` (of `spb` sectors) to the step.
+    pub fn trim(&mut self, b: u32, kind: Trim, spb: usize) {
+        if self.trims.insert(b, kind).is_none() {
+            self.sectors += spb as u64;
+        }
+    }
+
+    /// Drops a trim of block `b` from the step (it was allocated again).
+    pub fn untrim(&mut self, b: u32, spb: usize) {
+        if self.trims.remove(&b).is_some() {
+            self.sectors -= spb as u64;
+        }
     }
 
     /// Distinct blocks the step changes.
@@ -124,6 +158,8 @@ impl Tx {
     pub fn clear(&mut self) {
         self.meta.clear();
         self.data.clear();
+        self.trims.clear();
+        self.freed.clear();
         self.sectors = 0;
     }
 }

@@ -21,8 +21,19 @@
 //!    slots: without it a crash could keep the old record and replay the
 //!    next step's half-written slots as if they were the old step's images.
 //!
+//! Trims (cache.rs `Trim`) are placed by the same rule: a zeroing trim of a
+//! block the step allocates goes with the slots in 1 (before the commit
+//! point: the block is free in the state before the step), a trim of a
+//! block the step frees goes with the install in 3 (after it: the state
+//! before the step still maps the block). A crash after the commit point
+//! that replays the log does not redo the freeing trims; the blocks stay
+//! mapped on the device, which only costs the device space.
+//!
 //! **xlog**: write the step in place, then flush. On SCFTL the flush is an
 //! atomic snapshot, so a crash shows the step whole or not at all.
+//!
+//! In `xlog` and `group` the trims go first, then the writes, all in the
+//! one epoch: the snapshot makes them atomic with the step.
 //!
 //! **group**: write the step in place without flushing; the device's epoch
 //! holds every step since the last flush, and SCFTL's snapshot makes a crash
@@ -33,6 +44,7 @@
 
 use ftl::{BlockDevice, Lba};
 
+use crate::cache::Trim;
 use crate::error::{corrupt, FsError, Result};
 use crate::layout::BLOCK_SIZE;
 use crate::logfmt::LogHeader;
@@ -125,6 +137,39 @@ impl<D: BlockDevice> Store<D> {
         Ok(())
     }
 
+    /// Issues the step's trims of kind `only` (all kinds: `None`) as runs
+    /// of consecutive blocks. `log`: each run first makes room in the
+    /// epoch (an extra flush only adds ordering there).
+    fn trims(&mut self, only: Option<Trim>) -> Result<()> {
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for (&b, &k) in &self.tx.trims {
+            if only.is_some_and(|o| o != k) {
+                continue;
+            }
+            // In `log` a run must fit an empty epoch, which holds at least
+            // the budget's blocks; the epoch-bound modes' trims fit the
+            // step's epoch whole.
+            let cap = match self.mode {
+                CommitMode::Log => self.budget.blocks.min(u64::from(u32::MAX)) as u32,
+                _ => u32::MAX,
+            };
+            match runs.last_mut() {
+                Some((first, n)) if *first + *n == b && *n < cap => *n += 1,
+                _ => runs.push((b, 1)),
+            }
+        }
+        for (first, n) in runs {
+            let sectors = u64::from(n) * self.spb as u64;
+            if self.mode == CommitMode::Log {
+                self.room_for(sectors)?;
+            }
+            let lba = self.lba(first);
+            self.dev.trim(lba, sectors)?;
+            self.stats.sectors_trimmed += sectors;
+        }
+        Ok(())
+    }
+
     /// Commits the open step (see the top of this file). On a device error
     /// the file system is poisoned: the step may be partly on the device.
     pub fn commit_step(&mut self) -> Result<()> {
@@ -177,6 +222,7 @@ impl<D: BlockDevice> Store<D> {
                 self.stats.epoch_flushes += 1;
             }
         }
+        self.trims(None)?;
         self.install()?;
         self.unflushed = true;
         Ok(())
@@ -192,7 +238,12 @@ impl<D: BlockDevice> Store<D> {
             }
             (imgs.iter().map(|&(b, _)| b).collect(), slots)
         };
-        // 1. Slots, then flush.
+        // 1. Slots (and zeroing trims), then flush.
+        let early = match self.mutant {
+            Some(FsMutant::LogTrimsFreedEarly) => None,
+            _ => Some(Trim::Zero),
+        };
+        self.trims(early)?;
         self.room_for(homes.len() as u64 * spb)?;
         let slot0 = self.lba(self.sb.log_start + 1);
         self.write(slot0, &slots)?;
@@ -205,9 +256,13 @@ impl<D: BlockDevice> Store<D> {
         self.write_header(&LogHeader { seq, blocks: homes })?;
         self.flush()?;
         self.log_seq = seq;
-        // 3. Install in place, then flush.
-        self.room_for(self.tx.sectors)?;
+        // 3. Install in place (and freeing trims), then flush.
+        let trimmed = self.tx.trims.len() as u64 * spb;
+        self.room_for(self.tx.sectors - trimmed)?;
         self.install()?;
+        if early.is_some() {
+            self.trims(Some(Trim::Free))?;
+        }
         self.flush()?;
         // 4. Clear the record, then flush.
         self.write_header(&LogHeader {

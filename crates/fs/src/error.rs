@@ -13,6 +13,7 @@ pub mod errno {
     pub const EPERM: i32 = 1;
     pub const ENOENT: i32 = 2;
     pub const EIO: i32 = 5;
+    pub const ENXIO: i32 = 6;
     pub const EEXIST: i32 = 17;
     pub const ENOTDIR: i32 = 20;
     pub const EISDIR: i32 = 21;
@@ -22,6 +23,7 @@ pub mod errno {
     pub const EMLINK: i32 = 31;
     pub const ENAMETOOLONG: i32 = 36;
     pub const ENOTEMPTY: i32 = 39;
+    pub const EOPNOTSUPP: i32 = 95;
 }
 
 /// Errors of the file system.
@@ -67,6 +69,10 @@ pub enum FsError {
     },
     #[error("unsupported: {0}")]
     Unsupported(String),
+    #[error("operation not supported: {0}")]
+    NotSupported(String),
+    #[error("no data at or after offset {0} (it is at or past the end of file)")]
+    NoData(u64),
     #[error("the file system stopped after a device error and must be remounted: {0}")]
     Poisoned(String),
     #[error("internal error: {0}")]
@@ -88,6 +94,8 @@ impl FsError {
             FsError::FileTooBig(_) => EFBIG,
             FsError::Invalid(_) | FsError::Unsupported(_) => EINVAL,
             FsError::NotPermitted(_) => EPERM,
+            FsError::NotSupported(_) => EOPNOTSUPP,
+            FsError::NoData(_) => ENXIO,
             FsError::TooManyLinks => EMLINK,
             FsError::Device(_)
             | FsError::Corrupt(_)

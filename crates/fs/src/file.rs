@@ -29,7 +29,7 @@ impl<D: BlockDevice> Fs<D> {
     }
 
     /// A regular file (`EISDIR` for a directory, `EINVAL` for other kinds).
-    fn file_inode(&mut self, ino: u64) -> Result<(u32, Inode)> {
+    pub(crate) fn file_inode(&mut self, ino: u64) -> Result<(u32, Inode)> {
         let (ino, i, kind) = self.inode(ino)?;
         match kind {
             FileType::RegularFile => Ok((ino, i)),
@@ -102,7 +102,7 @@ impl<D: BlockDevice> Fs<D> {
 
     /// Before the size grows to `new_size`: zeroes the bytes past the old
     /// end of file in the block holding it (they are undefined on disk).
-    fn zero_tail(&mut self, ino: u32, i: &mut Inode, new_size: u64) -> Result<()> {
+    pub(crate) fn zero_tail(&mut self, ino: u32, i: &mut Inode, new_size: u64) -> Result<()> {
         let old = i.size;
         let off = (old % BS) as usize;
         if off == 0 {
@@ -119,7 +119,7 @@ impl<D: BlockDevice> Fs<D> {
         Ok(())
     }
 
-    fn sectors_of(&self, off: usize, len: usize) -> u64 {
+    pub(crate) fn sectors_of(&self, off: usize, len: usize) -> u64 {
         let ss = self.st.sector_size;
         ((off + len).div_ceil(ss) - off / ss) as u64
     }

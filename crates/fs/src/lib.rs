@@ -29,7 +29,7 @@
 //! [`Fs::readlink`], [`Fs::link`], [`Fs::unlink`], [`Fs::rmdir`],
 //! [`Fs::rename`], [`Fs::open`], [`Fs::read`], [`Fs::write`],
 //! [`Fs::release`], [`Fs::hold`], [`Fs::forget`], [`Fs::fsync`], [`Fs::fsyncdir`], [`Fs::readdir`],
-//! [`Fs::statfs`], plus [`mkfs`], [`Fs::mount`], [`Fs::sync`],
+//! [`Fs::statfs`], [`Fs::fallocate`], [`Fs::seek`], plus [`mkfs`], [`Fs::mount`], [`Fs::sync`],
 //! [`Fs::tick`] and [`Fs::unmount`].
 
 mod alloc;
@@ -50,6 +50,7 @@ mod mkfs;
 mod mode;
 pub mod model;
 mod namei;
+mod space;
 mod store;
 
 pub use attr::{
@@ -68,4 +69,5 @@ pub use mode::{
     SystemClock,
 };
 pub use namei::SYMLINK_MAX;
+pub use space::{Seek, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE, FALLOC_FL_ZERO_RANGE};
 pub use store::{Budget, FsStats};

@@ -71,13 +71,18 @@ pub enum FsMutant {
     /// `xlog` and `group` are allowed on any FTL (on the async FTL a crash
     /// can keep any subset of a step's in-place writes).
     AllowXlogOnAnyFtl,
+    /// `log` trims the blocks a punch hole frees before the commit point
+    /// instead of after it: a crash before the record is durable returns
+    /// to a file that still maps them, and reads zeros where its data was.
+    LogTrimsFreedEarly,
 }
 
 impl FsMutant {
-    pub const ALL: [FsMutant; 3] = [
+    pub const ALL: [FsMutant; 4] = [
         FsMutant::GroupForgetsEpochFlush,
         FsMutant::LogSkipsCommitSync,
         FsMutant::AllowXlogOnAnyFtl,
+        FsMutant::LogTrimsFreedEarly,
     ];
 
     /// Kebab-case name.
@@ -86,6 +91,7 @@ impl FsMutant {
             FsMutant::GroupForgetsEpochFlush => "group-forgets-epoch-flush",
             FsMutant::LogSkipsCommitSync => "log-skips-commit-sync",
             FsMutant::AllowXlogOnAnyFtl => "allow-xlog-on-any-ftl",
+            FsMutant::LogTrimsFreedEarly => "log-trims-freed-early",
         }
     }
 

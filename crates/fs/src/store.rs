@@ -8,7 +8,7 @@
 
 use ftl::{BlockDevice, Lba};
 
-use crate::cache::{Cache, DataBuf, SectorMask, Tx};
+use crate::cache::{Cache, DataBuf, SectorMask, Trim, Tx};
 use crate::error::{corrupt, FsError, Result};
 use crate::layout::{Superblock, BLOCK_SIZE};
 use crate::mode::{CommitMode, FsMutant};
@@ -62,6 +62,8 @@ pub struct FsStats {
     pub epoch_flushes: u64,
     /// Sectors written in place.
     pub sectors_written: u64,
+    /// Sectors trimmed (punch hole, zero range, fallocate).
+    pub sectors_trimmed: u64,
     /// Blocks written to the log (`log` mode).
     pub log_blocks_written: u64,
     /// Metadata cache hits and misses.
@@ -99,6 +101,9 @@ pub struct Store<D> {
     /// Free counts and allocation rotors, now and at the start of the step.
     pub alloc: AllocState,
     pub alloc_at_step_start: AllocState,
+    /// Whether blocks freed now are trimmed (set by punch hole and zero
+    /// range; truncate and unlink leave freed blocks mapped on the device).
+    pub trim_frees: bool,
 }
 
 impl<D: BlockDevice> Store<D> {
@@ -129,6 +134,7 @@ impl<D: BlockDevice> Store<D> {
             stats: FsStats::default(),
             alloc: AllocState::default(),
             alloc_at_step_start: AllocState::default(),
+            trim_frees: false,
         }
     }
 
@@ -234,6 +240,12 @@ impl<D: BlockDevice> Store<D> {
     pub fn data_mut(&mut self, b: u32, off: usize, len: usize, fresh: bool) -> Result<&mut [u8]> {
         debug_assert!(len > 0 && off + len <= BLOCK_SIZE);
         self.check_data_block(b)?;
+        // A block this step zeroes by a trim still holds its old bytes on
+        // the device: it is a fresh block of zeros, written whole instead.
+        let fresh = fresh || self.tx.trims.get(&b) == Some(&Trim::Zero);
+        if fresh {
+            self.tx.untrim(b, self.spb);
+        }
         let ss = self.sector_size;
         let aligned = off % ss == 0 && len % ss == 0;
         let need_full = !aligned || self.mode == CommitMode::Log;

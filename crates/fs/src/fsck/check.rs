@@ -478,8 +478,11 @@ fn check_sizes(
             format!("size {} past the largest file", i.size),
         );
     }
+    // A regular file may map blocks past its end: fallocate with
+    // KEEP_SIZE preallocates them (docs/FORMAT.md §7.4).
     let end_block = i.size.div_ceil(BLOCK_SIZE as u64);
-    if let Some(&(idx, b)) = data.iter().find(|&&(idx, _)| idx >= end_block) {
+    let past_end = data.iter().find(|&&(idx, _)| idx >= end_block);
+    if let (Some(&(idx, b)), false) = (past_end, kind == FileType::RegularFile) {
         rep.add(
             ProblemKind::Size,
             Some(ino),
