@@ -377,6 +377,41 @@ impl Model {
         Ok(())
     }
 
+    /// `fallocate(2)` with `mode` (`FALLOC_FL_*` bits) over `off..off +
+    /// len`, as [`Fs::fallocate`] checks and applies it, on the bytes a
+    /// reader sees: punch hole and zero range zero the range inside the
+    /// file, the modes without `KEEP_SIZE` (but punch) may grow it, and
+    /// preallocated blocks are invisible.
+    pub fn fallocate(&mut self, t: &Target, mode: u32, off: u64, len: u64) -> Outcome {
+        use crate::{FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE, FALLOC_FL_ZERO_RANGE};
+        let i = self.target(t)?;
+        let known = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
+        let punch = mode & FALLOC_FL_PUNCH_HOLE != 0;
+        let zero = mode & FALLOC_FL_ZERO_RANGE != 0;
+        let keep = mode & FALLOC_FL_KEEP_SIZE != 0;
+        if mode & !known != 0 || (punch && (!keep || zero)) {
+            return Err(errno::EOPNOTSUPP);
+        }
+        if len == 0 {
+            return Err(errno::EINVAL);
+        }
+        if !matches!(off.checked_add(len), Some(e) if e <= crate::MAX_FILE_SIZE) {
+            return Err(errno::EFBIG);
+        }
+        if let Some(Node::File { data, digest, .. }) = self.nodes.get_mut(&i) {
+            let end = (off + len) as usize;
+            let hi = end.min(data.len());
+            if (punch || zero) && (off as usize) < hi {
+                data[off as usize..hi].fill(0);
+            }
+            if !punch && !keep && end > data.len() {
+                data.resize(end, 0);
+            }
+            *digest = None;
+        }
+        Ok(())
+    }
+
     pub fn truncate(&mut self, path: &[Vec<u8>], size: u64) -> Outcome {
         let i = self.file(path)?;
         if let Some(Node::File { data, digest, .. }) = self.nodes.get_mut(&i) {
@@ -638,6 +673,41 @@ impl Model {
             }
             d[off as usize..e].copy_from_slice(&bytes[..k]);
             contents.push((d.len() as u64, digest(&d)));
+            cut += BLOCK;
+        }
+        Partial {
+            paths: self.links(i),
+            contents,
+        }
+    }
+
+    /// The states a punch hole or zero range may leave if cut between its
+    /// steps: it works upwards one block per piece, so the file has
+    /// `off..x` zeroed for a block boundary `x` inside the range (at its
+    /// old size: zero range grows the file in its last step).
+    /// Preallocation shows nothing before its last step: no states.
+    pub fn partial_fallocate(&self, t: &Target, mode: u32, off: u64, len: u64) -> Partial {
+        use crate::{FALLOC_FL_PUNCH_HOLE, FALLOC_FL_ZERO_RANGE};
+        let Ok(i) = self.target(t) else {
+            return Partial::default();
+        };
+        let Node::File { data, .. } = &self.nodes[&i] else {
+            return Partial::default();
+        };
+        if mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE) == 0 {
+            return Partial::default();
+        }
+        let end = off.saturating_add(len).min(data.len() as u64);
+        let mut contents = Vec::new();
+        let mut cut = (off / BLOCK + 1) * BLOCK;
+        while off < end {
+            let x = cut.min(end);
+            let mut d = data.clone();
+            d[off as usize..x as usize].fill(0);
+            contents.push((d.len() as u64, digest(&d)));
+            if x == end {
+                break;
+            }
             cut += BLOCK;
         }
         Partial {

@@ -59,8 +59,8 @@ impl<D: BlockDevice> Fs<D> {
     /// Other modes (collapse, insert, unshare) are `EOPNOTSUPP`, as is a
     /// punch without `KEEP_SIZE` (Linux refuses it too); `len` 0 is
     /// `EINVAL`; a range past the largest file is `EFBIG`; not enough free
-    /// blocks for the holes of a preallocation is `ENOSPC` before anything
-    /// changes.
+    /// blocks for the holes of a preallocation or zero range is `ENOSPC`
+    /// before anything changes.
     pub fn fallocate(&mut self, ino: u64, offset: u64, len: u64, mode: u32) -> Result<()> {
         let known = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
         if mode & !known != 0 {
@@ -91,9 +91,7 @@ impl<D: BlockDevice> Fs<D> {
                 fs.st.trim_frees = false;
                 r?;
             } else {
-                if !zero {
-                    fs.check_room(&i, offset, end)?;
-                }
+                fs.check_room(&i, offset, end)?;
                 fs.allocate(ino, &mut i, offset, end, zero)?;
                 if !keep && end > i.size {
                     fs.grow(ino, &mut i, end)?;

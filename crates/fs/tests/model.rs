@@ -16,7 +16,10 @@ use std::collections::BTreeMap;
 use common::*;
 use flash::{Geometry, MemFlash};
 use fs::model::{first_difference, observe, Model, Path, Target};
-use fs::{errno, mkfs, CommitMode, Fs, MkfsOptions, Owner, SetAttr, ROOT_INO};
+use fs::{
+    errno, mkfs, CommitMode, Fs, MkfsOptions, Owner, SetAttr, FALLOC_FL_KEEP_SIZE,
+    FALLOC_FL_PUNCH_HOLE, FALLOC_FL_ZERO_RANGE, ROOT_INO,
+};
 use ftl::{BlockDevice, FormatOptions, FtlKind};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -153,7 +156,34 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
                     next_handle += 1;
                 }
             }
-            12..=33 => {
+            30..=33 => {
+                let files = m.files();
+                if files.is_empty() {
+                    continue;
+                }
+                let (p, size) = files[rng.gen_range(0..files.len())].clone();
+                let ino = ino_of(&mut fs, &p);
+                let (mode, key) = match rng.gen_range(0..5) {
+                    0 => (0, "fallocate"),
+                    1 => (FALLOC_FL_KEEP_SIZE, "fallocate keep size"),
+                    2 => (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, "punch hole"),
+                    3 => (FALLOC_FL_ZERO_RANGE, "zero range"),
+                    _ => (
+                        FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+                        "zero range keep size",
+                    ),
+                };
+                let off = offset(&mut rng, size as usize);
+                let len = rng.gen_range(1..40_000);
+                let t = Target::Path(p);
+                match code(fs.fallocate(ino, off, len, mode)) {
+                    // Refused up front, nothing changed.
+                    Err(errno::ENOSPC) => continue,
+                    got => assert_eq!(got, m.fallocate(&t, mode, off, len), "{at}: {key}"),
+                }
+                *tally.0.entry(key).or_default() += 1;
+            }
+            12..=29 => {
                 let files = m.files();
                 let by_handle = !handles.is_empty() && rng.gen_ratio(1, 4);
                 if files.is_empty() && !by_handle {

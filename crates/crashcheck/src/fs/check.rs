@@ -157,6 +157,18 @@ pub fn exec(fs: &mut Fs<Device>, h: &mut Handles, call: &Call) -> Result<(), Don
                 return Err(Done::Odd(format!("a short write: {wrote} of {len} bytes")));
             }
         }
+        Call::Fallocate {
+            target,
+            mode,
+            off,
+            len,
+        } => {
+            let ino = match target {
+                Target::Path(p) => resolve(fs, p).map_err(f)?,
+                Target::Handle(n) => handle(h, *n)?,
+            };
+            fs.fallocate(ino, *off, *len, *mode).map_err(f)?;
+        }
         Call::Truncate { path, size } => {
             let ino = resolve(fs, path).map_err(f)?;
             let set = SetAttr {

@@ -42,6 +42,13 @@ pub enum Call {
         len: u32,
         fill: u64,
     },
+    /// `fallocate` of `len` bytes at `off` with `mode` (`FALLOC_FL_*`).
+    Fallocate {
+        target: Target,
+        mode: u32,
+        off: u64,
+        len: u64,
+    },
     /// `truncate` (a setattr of the size).
     Truncate {
         path: Path,
@@ -108,6 +115,12 @@ impl fmt::Display for Call {
             Call::Write {
                 target, off, len, ..
             } => write!(f, "write {target} at {off} len {len}"),
+            Call::Fallocate {
+                target,
+                mode,
+                off,
+                len,
+            } => write!(f, "fallocate {target} mode {mode:#x} at {off} len {len}"),
             Call::Truncate { path, size } => write!(f, "truncate {} to {size}", p(path)),
             Call::Rename { from, to } => write!(f, "rename {} -> {}", p(from), p(to)),
             Call::Unlink { path } => write!(f, "unlink {}", p(path)),
@@ -164,6 +177,12 @@ pub fn apply(m: &mut Model, call: &Call) -> Outcome {
             len,
             fill,
         } => m.write(target, *off, &bytes(*fill, *off, *len)),
+        Call::Fallocate {
+            target,
+            mode,
+            off,
+            len,
+        } => m.fallocate(target, *mode, *off, *len),
         Call::Truncate { path, size } => m.truncate(path, *size),
         Call::Rename { from, to } => m.rename(from, to),
         Call::Unlink { path } => m.unlink(path),
@@ -186,6 +205,10 @@ struct Gen {
     m: Model,
     next_handle: u32,
     bytes_max: u64,
+    /// Bytes preallocated past the end of files so far (never counted
+    /// down: kept under a quarter of `bytes_max`, so they cannot run the
+    /// device out of space).
+    preallocated: u64,
     out: Workload,
 }
 
@@ -199,6 +222,7 @@ pub fn generate(seed: u64, calls: usize, bytes_max: u64) -> Workload {
         m,
         next_handle: 1,
         bytes_max,
+        preallocated: 0,
         out: Workload {
             calls: Vec::new(),
             states: vec![first],
@@ -233,6 +257,12 @@ impl Gen {
                 .m
                 .partial_write(target, *off, &bytes(*fill, *off, *len)),
             Call::Truncate { path, size } => self.m.partial_truncate(path, *size),
+            Call::Fallocate {
+                target,
+                mode,
+                off,
+                len,
+            } => self.m.partial_fallocate(target, *mode, *off, *len),
             _ => Partial::default(),
         };
         let expect = apply(&mut self.m, &call);
@@ -310,7 +340,8 @@ impl Gen {
                 let path = self.fresh(&d, "d");
                 self.push(Call::Mkdir { path }, "mkdir");
             }
-            10..=37 => self.write(),
+            10..=33 => self.write(),
+            34..=37 => self.fallocate(),
             38..=45 => self.truncate(),
             46..=57 => self.rename(),
             58..=63 => {
@@ -427,6 +458,84 @@ impl Gen {
                 off,
                 len,
                 fill,
+            },
+            kind,
+        );
+    }
+
+    /// A write's target: a handle now and then, else a file's path.
+    fn write_target(&mut self) -> Option<Target> {
+        let hs = self.m.handles();
+        if !hs.is_empty() && self.rng.gen_ratio(1, 4) {
+            Some(Target::Handle(self.pick(&hs).expect("not empty").0))
+        } else {
+            self.random_file().map(|(p, _)| Target::Path(p))
+        }
+    }
+
+    /// fallocate: preallocation (growing the file or `KEEP_SIZE`), punch
+    /// hole and zero range, and now and then a punch without `KEEP_SIZE`
+    /// (`EOPNOTSUPP`).
+    fn fallocate(&mut self) {
+        use fs::FALLOC_FL_ZERO_RANGE as ZERO;
+        use fs::{FALLOC_FL_KEEP_SIZE as KEEP, FALLOC_FL_PUNCH_HOLE as PUNCH};
+        let Some(target) = self.write_target() else {
+            return self.create();
+        };
+        let size = self.m.size(&target).unwrap_or(0);
+        let (mode, off, len, kind) = match self.rng.gen_range(0..20) {
+            0..=4 => (
+                0,
+                self.rng.gen_range(0..=size + 2 * BLOCK),
+                self.rng.gen_range(1..=6 * BLOCK),
+                "fallocate",
+            ),
+            5..=7 => (
+                KEEP,
+                self.rng.gen_range(0..=size + 2 * BLOCK),
+                self.rng.gen_range(1..=4 * BLOCK),
+                "fallocate keep size",
+            ),
+            8..=13 => (
+                PUNCH | KEEP,
+                self.rng.gen_range(0..=size),
+                self.rng.gen_range(1..=10 * BLOCK),
+                "punch hole",
+            ),
+            14..=18 => {
+                let keep = if self.rng.gen_bool(0.5) { KEEP } else { 0 };
+                (
+                    ZERO | keep,
+                    self.rng.gen_range(0..=size),
+                    self.rng.gen_range(1..=5 * BLOCK),
+                    "zero range",
+                )
+            }
+            _ => (PUNCH, 0, BLOCK, "punch hole without keep size"),
+        };
+        let end = off + len;
+        let growth = if mode & (KEEP | PUNCH) == 0 {
+            end.saturating_sub(size)
+        } else {
+            0
+        };
+        let hidden = if mode & KEEP != 0 && mode & PUNCH == 0 {
+            end.saturating_sub(size)
+        } else {
+            0
+        };
+        if self.m.bytes() + growth > self.bytes_max
+            || self.preallocated + hidden > self.bytes_max / 4
+        {
+            return self.sync();
+        }
+        self.preallocated += hidden;
+        self.push(
+            Call::Fallocate {
+                target,
+                mode,
+                off,
+                len,
             },
             kind,
         );
@@ -550,6 +659,10 @@ mod tests {
             "write sparse",
             "truncate grow",
             "truncate shrink",
+            "fallocate",
+            "fallocate keep size",
+            "punch hole",
+            "zero range",
             "rename",
             "rename over file",
             "rename over dir",
