@@ -1,5 +1,6 @@
 //! Third-party file-system test suites against `scftl mount`, in each
-//! commit mode (log on the async FTL, xlog and group on scftl):
+//! commit mode (log on the async FTL, the mode for FTLs without
+//! snapshots; xlog and group on scftl):
 //!
 //! - pjdfstest (the POSIX conformance suite, its Rust rewrite from
 //!   crates.io, pinned by `.ci/run`), run as root with `--allow-other` as
@@ -27,9 +28,6 @@ use std::time::{Duration, Instant};
 
 use common::{have, is_root, run_with_deadline, SCFTL};
 use mounted::{fsck_clean, fuse_available, image, Mounted};
-
-/// The (mode, FTL) pairs: log is the mode for FTLs without snapshots.
-const MODES: [(&str, &str); 3] = [("log", "async"), ("xlog", "scftl"), ("group", "scftl")];
 
 /// The tests pjdfstest skips here, and why none of them applies.
 const PJD_SKIPPED: [(&str, &str); 14] = [

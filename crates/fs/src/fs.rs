@@ -21,6 +21,7 @@ use ftl::{BlockDevice, Lba};
 use crate::attr::{Attr, StatFs};
 use crate::store::AllocState;
 
+use crate::dirindex::DirIndexes;
 use crate::error::{corrupt, FsError, Result};
 use crate::fsck::{fsck, FsckReport};
 use crate::inode::{FileType, Inode};
@@ -76,6 +77,8 @@ pub struct Fs<D: BlockDevice> {
     lookups: HashMap<u32, u64>,
     /// When the last step was written without a flush after it.
     last_change: Option<Instant>,
+    /// In-memory directory indexes (derived; see `dirindex.rs`).
+    pub(crate) dirs: DirIndexes,
 }
 
 impl<D: BlockDevice> Fs<D> {
@@ -113,6 +116,7 @@ impl<D: BlockDevice> Fs<D> {
             open: HashMap::new(),
             lookups: HashMap::new(),
             last_change: None,
+            dirs: DirIndexes::default(),
         };
         match fs.recover() {
             Ok(()) => Ok(fs),
@@ -257,6 +261,9 @@ impl<D: BlockDevice> Fs<D> {
             }
             Err(e) => {
                 self.st.abort_step();
+                // The aborted step's directory changes are undone in the
+                // cache; the indexes may still hold them.
+                self.dirs.clear();
                 Err(e)
             }
         }
@@ -310,6 +317,7 @@ impl<D: BlockDevice> Fs<D> {
     /// Frees inode `ino` and its blocks, in as many steps as needed (each
     /// leaves an orphan with fewer blocks, which a later mount finishes).
     pub(crate) fn free_inode(&mut self, ino: u32) -> Result<()> {
+        self.dirs.forget(ino);
         let mut inode = self.st.iget(ino)?;
         let target = 0;
         self.st.free_from(ino, &mut inode, 0, target)?;

@@ -39,6 +39,7 @@ mod cache;
 pub mod codec;
 mod commit;
 pub mod dir;
+mod dirindex;
 mod error;
 mod file;
 mod fs;

@@ -700,14 +700,12 @@ impl Model {
         let end = off.saturating_add(len).min(data.len() as u64);
         let mut contents = Vec::new();
         let mut cut = (off / BLOCK + 1) * BLOCK;
-        while off < end {
-            let x = cut.min(end);
+        let mut x = off;
+        while x < end {
+            x = cut.min(end);
             let mut d = data.clone();
             d[off as usize..x as usize].fill(0);
             contents.push((d.len() as u64, digest(&d)));
-            if x == end {
-                break;
-            }
             cut += BLOCK;
         }
         Partial {

@@ -1,9 +1,10 @@
 //! The namespace: directory lookups and changes (lookup, create, mknod,
 //! mkdir, symlink, link, unlink, rmdir, rename, readdir, readlink).
 //!
-//! Directory scans are linear in the directory's size (every lookup reads
-//! each block of the directory through the cache); fine for the thousands of
-//! entries tools create, slow for a directory of a million.
+//! Lookups and the search for room go through the in-memory directory
+//! index (`dirindex.rs`): one directory block per lookup, create or
+//! unlink, after one linear scan of the directory per mount. The scans
+//! below (`*_scan`) build the index and stand in when it is missing.
 //!
 //! Each call checks everything that can fail before it changes anything,
 //! except growing a directory by a block, which is a consistent piece of its
@@ -15,6 +16,7 @@ use ftl::BlockDevice;
 
 use crate::attr::{Attr, DirEntry, Owner, RENAME_NOREPLACE};
 use crate::dir::{self, Rec};
+use crate::dirindex::DirIndex;
 use crate::error::{corrupt, FsError, Result};
 use crate::fs::{Fs, LINK_MAX};
 use crate::inode::{FileType, Inode};
@@ -26,6 +28,8 @@ const BS: u64 = BLOCK_SIZE as u64;
 /// A live entry found in a directory.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Slot {
+    /// Directory block index and block number.
+    idx: u32,
     phys: u32,
     rec: Rec,
     prev: Option<Rec>,
@@ -51,6 +55,15 @@ impl NewNode<'_> {
             target: None,
         }
     }
+}
+
+/// The largest record a directory block with records `recs` has room for.
+fn block_room(recs: &[Rec]) -> u16 {
+    recs.iter()
+        .map(|r| r.rec_len - r.used())
+        .max()
+        .unwrap_or(0)
+        .min(usize::from(u16::MAX)) as u16
 }
 
 /// Longest symlink target.
@@ -82,31 +95,112 @@ impl<D: BlockDevice> Fs<D> {
         Ok((phys, recs))
     }
 
-    /// The live entry `name` of `dir`.
-    fn dir_find(&mut self, dir: &Inode, name: &[u8]) -> Result<Option<Slot>> {
-        for idx in 0..Self::dir_len(dir)? {
+    /// Makes sure directory `dino` (inode `dir`) is indexed, building the
+    /// index with one scan if it is missing or disagrees with the
+    /// directory's length or first block; false when it cannot be kept
+    /// (over the memory bound).
+    fn dir_index(&mut self, dino: u32, dir: &Inode) -> Result<bool> {
+        let len = Self::dir_len(dir)?;
+        if let Some(ix) = self.dirs.get(dino) {
+            if ix.blocks.len() as u64 == len
+                && ix.blocks.first().map_or(true, |&b| b == dir.direct[0])
+            {
+                return Ok(true);
+            }
+        }
+        let mut ix = DirIndex::default();
+        for idx in 0..len {
             let (phys, recs) = self.dir_block(dir, idx)?;
             let blk = self.st.meta(phys)?;
-            let mut prev = None;
-            for r in recs {
-                if r.ino != 0 && r.name(blk) == name {
-                    return Ok(Some(Slot { phys, rec: r, prev }));
+            for r in &recs {
+                if r.ino != 0 {
+                    ix.names.insert(r.name(blk).into(), idx as u32);
                 }
-                prev = Some(r);
+            }
+            ix.blocks.push(phys);
+            ix.room.push(block_room(&recs));
+        }
+        Ok(self.dirs.insert(dino, ix))
+    }
+
+    /// The live entry `name` in directory block `idx` of `dir`.
+    fn find_in_block(&mut self, dir: &Inode, idx: u64, name: &[u8]) -> Result<Option<Slot>> {
+        let (phys, recs) = self.dir_block(dir, idx)?;
+        let blk = self.st.meta(phys)?;
+        let mut prev = None;
+        for r in recs {
+            if r.ino != 0 && r.name(blk) == name {
+                return Ok(Some(Slot {
+                    idx: idx as u32,
+                    phys,
+                    rec: r,
+                    prev,
+                }));
+            }
+            prev = Some(r);
+        }
+        Ok(None)
+    }
+
+    /// The live entry `name` of directory `dino` (inode `dir`).
+    fn dir_find(&mut self, dino: u32, dir: &Inode, name: &[u8]) -> Result<Option<Slot>> {
+        if self.dir_index(dino, dir)? {
+            let Some(idx) = self
+                .dirs
+                .get(dino)
+                .and_then(|ix| ix.names.get(name).copied())
+            else {
+                return Ok(None);
+            };
+            if let Some(s) = self.find_in_block(dir, u64::from(idx), name)? {
+                return Ok(Some(s));
+            }
+            // The index points at a block without the name: drop it.
+            self.dirs.forget(dino);
+        }
+        for idx in 0..Self::dir_len(dir)? {
+            if let Some(s) = self.find_in_block(dir, idx, name)? {
+                return Ok(Some(s));
             }
         }
         Ok(None)
     }
 
-    /// Room for a `name_len`-byte entry in an existing block of `dir`.
-    fn dir_space(&mut self, dir: &Inode, name_len: usize) -> Result<Option<(u32, usize, Rec)>> {
+    /// Room for a `name_len`-byte entry in an existing block of directory
+    /// `dino`: `(block index, block number, position, record carved from)`.
+    fn dir_space(
+        &mut self,
+        dino: u32,
+        dir: &Inode,
+        name_len: usize,
+    ) -> Result<Option<(u32, u32, usize, Rec)>> {
+        let need = dir::rec_size(name_len);
+        if self.dir_index(dino, dir)? {
+            let first = self
+                .dirs
+                .get(dino)
+                .and_then(|ix| ix.room.iter().position(|&r| usize::from(r) >= need));
+            let Some(idx) = first else {
+                return Ok(None);
+            };
+            let (phys, recs) = self.dir_block(dir, idx as u64)?;
+            if let Some((at, from)) = dir::find_space(&recs, name_len) {
+                return Ok(Some((idx as u32, phys, at, from)));
+            }
+            self.dirs.forget(dino);
+        }
         for idx in 0..Self::dir_len(dir)? {
             let (phys, recs) = self.dir_block(dir, idx)?;
             if let Some((at, from)) = dir::find_space(&recs, name_len) {
-                return Ok(Some((phys, at, from)));
+                return Ok(Some((idx as u32, phys, at, from)));
             }
         }
         Ok(None)
+    }
+
+    /// The largest room of directory block `phys` now (after a change).
+    fn room_of(&mut self, phys: u32) -> Result<u16> {
+        Ok(block_room(&dir::records(self.st.meta(phys)?, 0)?))
     }
 
     /// Room for a `name_len`-byte entry, growing `dir` by an empty block
@@ -117,8 +211,8 @@ impl<D: BlockDevice> Fs<D> {
         dino: u32,
         dir: &mut Inode,
         name_len: usize,
-    ) -> Result<(u32, usize, Rec)> {
-        if let Some(r) = self.dir_space(dir, name_len)? {
+    ) -> Result<(u32, u32, usize, Rec)> {
+        if let Some(r) = self.dir_space(dino, dir, name_len)? {
             return Ok(r);
         }
         let idx = Self::dir_len(dir)?;
@@ -135,28 +229,38 @@ impl<D: BlockDevice> Fs<D> {
             })?;
         dir::init_block(self.st.meta_new(phys)?);
         dir.size += BS;
+        self.dirs.grown(dino, phys, BLOCK_SIZE as u16);
         let recs = dir::records(self.st.meta(phys)?, idx * BS)?;
         let (at, from) = dir::find_space(&recs, name_len)
             .ok_or_else(|| FsError::Internal("a new directory block has no room".into()))?;
-        Ok((phys, at, from))
+        Ok((idx as u32, phys, at, from))
     }
 
+    /// Writes the entry `name` → `ino` into directory `dino` where
+    /// [`Self::dir_room`] found room: `(block index, block, position, from)`.
     fn dir_insert(
         &mut self,
-        phys: u32,
-        at: usize,
-        from: Rec,
+        dino: u32,
+        (idx, phys, at, from): (u32, u32, usize, Rec),
         ino: u32,
         kind: FileType,
         name: &[u8],
     ) -> Result<()> {
         self.st.meta_edit(phys, |b| {
             dir::insert(b, at, from, ino, kind.code() as u8, name)
-        })
+        })?;
+        let room = self.room_of(phys)?;
+        self.dirs.added(dino, idx, name, room);
+        Ok(())
     }
 
-    fn dir_remove(&mut self, s: &Slot) -> Result<()> {
-        self.st.meta_edit(s.phys, |b| dir::remove(b, s.rec, s.prev))
+    /// Removes the entry `name` found at `s` from directory `dino`.
+    fn dir_remove(&mut self, dino: u32, s: &Slot, name: &[u8]) -> Result<()> {
+        self.st
+            .meta_edit(s.phys, |b| dir::remove(b, s.rec, s.prev))?;
+        let room = self.room_of(s.phys)?;
+        self.dirs.removed(dino, s.idx, name, room);
+        Ok(())
     }
 
     fn dir_is_empty(&mut self, dir: &Inode) -> Result<bool> {
@@ -194,7 +298,10 @@ impl<D: BlockDevice> Fs<D> {
             b".." => dir.parent,
             _ => {
                 dir::check_name(name)?;
-                self.dir_find(&dir, name)?.ok_or(FsError::NotFound)?.rec.ino
+                self.dir_find(pino, &dir, name)?
+                    .ok_or(FsError::NotFound)?
+                    .rec
+                    .ino
             }
         };
         let i = self.entry_inode(ino)?;
@@ -216,13 +323,13 @@ impl<D: BlockDevice> Fs<D> {
             if pdir.nlink == 0 {
                 return Err(FsError::NotFound);
             }
-            if fs.dir_find(&pdir, name)?.is_some() {
+            if fs.dir_find(pino, &pdir, name)?.is_some() {
                 return Err(FsError::Exists);
             }
             if kind == FileType::Directory && pdir.nlink >= LINK_MAX {
                 return Err(FsError::TooManyLinks);
             }
-            let (phys, at, from) = fs.dir_room(pino, &mut pdir, name.len())?;
+            let room = fs.dir_room(pino, &mut pdir, name.len())?;
             // Inode and inode-bitmap sectors, the entry (up to three
             // sectors), the parent's inode; a symlink adds its block and
             // a block-bitmap sector.
@@ -249,7 +356,7 @@ impl<D: BlockDevice> Fs<D> {
                 inode.size = t.len() as u64;
             }
             fs.st.iput(ino, &inode)?;
-            fs.dir_insert(phys, at, from, ino, kind, name)?;
+            fs.dir_insert(pino, room, ino, kind, name)?;
             pdir.mtime_ns = now;
             pdir.ctime_ns = now;
             if kind == FileType::Directory {
@@ -376,12 +483,12 @@ impl<D: BlockDevice> Fs<D> {
             if ddir.nlink == 0 {
                 return Err(FsError::NotFound);
             }
-            if fs.dir_find(&ddir, newname)?.is_some() {
+            if fs.dir_find(dp, &ddir, newname)?.is_some() {
                 return Err(FsError::Exists);
             }
-            let (phys, at, from) = fs.dir_room(dp, &mut ddir, newname.len())?;
+            let room = fs.dir_room(dp, &mut ddir, newname.len())?;
             fs.st.boundary(dp, &ddir, Cost::new(6, 4))?;
-            fs.dir_insert(phys, at, from, ino, kind, newname)?;
+            fs.dir_insert(dp, room, ino, kind, newname)?;
             let now = fs.now();
             ddir.mtime_ns = now;
             ddir.ctime_ns = now;
@@ -400,13 +507,13 @@ impl<D: BlockDevice> Fs<D> {
         self.call(|fs| {
             let (pino, mut pdir) = fs.dir_inode(parent)?;
             dir::check_name(name)?;
-            let slot = fs.dir_find(&pdir, name)?.ok_or(FsError::NotFound)?;
+            let slot = fs.dir_find(pino, &pdir, name)?.ok_or(FsError::NotFound)?;
             let t = slot.rec.ino;
             if fs.entry_inode(t)?.is_dir() {
                 return Err(FsError::IsDir);
             }
             let now = fs.now();
-            fs.dir_remove(&slot)?;
+            fs.dir_remove(pino, &slot, name)?;
             pdir.mtime_ns = now;
             pdir.ctime_ns = now;
             fs.st.iput(pino, &pdir)?;
@@ -432,7 +539,7 @@ impl<D: BlockDevice> Fs<D> {
         self.call(|fs| {
             let (pino, mut pdir) = fs.dir_inode(parent)?;
             dir::check_name(name)?;
-            let slot = fs.dir_find(&pdir, name)?.ok_or(FsError::NotFound)?;
+            let slot = fs.dir_find(pino, &pdir, name)?.ok_or(FsError::NotFound)?;
             let t = slot.rec.ino;
             let ti = fs.entry_inode(t)?;
             if !ti.is_dir() {
@@ -442,7 +549,7 @@ impl<D: BlockDevice> Fs<D> {
                 return Err(FsError::NotEmpty);
             }
             let now = fs.now();
-            fs.dir_remove(&slot)?;
+            fs.dir_remove(pino, &slot, name)?;
             pdir.nlink = pdir.nlink.saturating_sub(1);
             pdir.mtime_ns = now;
             pdir.ctime_ns = now;
@@ -479,13 +586,13 @@ impl<D: BlockDevice> Fs<D> {
             let (dp, mut ddir) = fs.dir_inode(newparent)?;
             dir::check_name(name)?;
             dir::check_name(newname)?;
-            let src = fs.dir_find(&sdir, name)?.ok_or(FsError::NotFound)?;
+            let src = fs.dir_find(sp, &sdir, name)?.ok_or(FsError::NotFound)?;
             let s = src.rec.ino;
             let s_kind = fs.entry_inode(s)?.file_type()?;
             if ddir.nlink == 0 {
                 return Err(FsError::NotFound);
             }
-            let dst = fs.dir_find(&ddir, newname)?;
+            let dst = fs.dir_find(dp, &ddir, newname)?;
             if let Some(d) = dst {
                 if flags & RENAME_NOREPLACE != 0 {
                     return Err(FsError::Exists);
@@ -570,23 +677,23 @@ impl<D: BlockDevice> Fs<D> {
         let now = self.now();
         let sdir = self.st.iget(sp)?;
         let src = self
-            .dir_find(&sdir, name)?
+            .dir_find(sp, &sdir, name)?
             .ok_or_else(|| FsError::Internal("rename source vanished".into()))?;
-        self.dir_remove(&src)?;
+        self.dir_remove(sp, &src, name)?;
         let ddir = self.st.iget(dp)?;
         match t {
             Some(_) => {
                 let d = self
-                    .dir_find(&ddir, newname)?
+                    .dir_find(dp, &ddir, newname)?
                     .ok_or_else(|| FsError::Internal("rename target vanished".into()))?;
                 self.st
                     .meta_edit(d.phys, |b| dir::retarget(b, d.rec, s, s_kind.code() as u8))?;
             }
             None => {
-                let (phys, at, from) = self
-                    .dir_space(&ddir, newname.len())?
+                let room = self
+                    .dir_space(dp, &ddir, newname.len())?
                     .ok_or_else(|| FsError::Internal("rename lost the room it made".into()))?;
-                self.dir_insert(phys, at, from, s, s_kind, newname)?;
+                self.dir_insert(dp, room, s, s_kind, newname)?;
             }
         }
         let moved_dir = s_kind == FileType::Directory && sp != dp;
