@@ -145,12 +145,12 @@ fn every_file_system_mutant_is_caught_and_replays_alone() {
             60,
         ),
         // Needs a punch hole over a whole block cut before its commit
-        // record: punches are 1 call in 80, hence the longer workload.
+        // record: punches are 1 call in 40, hence the longer workload.
         (
             CommitMode::Log,
             FtlKind::Async,
             FsMutant::LogTrimsFreedEarly,
-            7,
+            4,
             150,
         ),
     ];

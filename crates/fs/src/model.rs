@@ -502,6 +502,31 @@ impl Model {
         Ok(())
     }
 
+    /// `rename` with `RENAME_EXCHANGE`: `a` and `b` swap what they name.
+    pub fn exchange(&mut self, a: &[Vec<u8>], b: &[Vec<u8>]) -> Outcome {
+        let (sp, sn) = self.parent(a)?;
+        let (dp, dn) = self.parent(b)?;
+        let s = *self.entries(sp).get(sn).ok_or(errno::ENOENT)?;
+        let t = *self.entries(dp).get(dn).ok_or(errno::ENOENT)?;
+        if s == t {
+            return Ok(());
+        }
+        if (self.is_dir(s) && self.is_ancestor(s, dp))
+            || (self.is_dir(t) && self.is_ancestor(t, sp))
+        {
+            return Err(errno::EINVAL);
+        }
+        self.entries_mut(sp).insert(sn.to_vec(), t);
+        self.entries_mut(dp).insert(dn.to_vec(), s);
+        if let Some(Node::Dir { parent, .. }) = self.nodes.get_mut(&s) {
+            *parent = dp;
+        }
+        if let Some(Node::Dir { parent, .. }) = self.nodes.get_mut(&t) {
+            *parent = sp;
+        }
+        Ok(())
+    }
+
     /// `fsync` of a path: fails only if the path does not resolve.
     pub fn fsync(&self, path: &[Vec<u8>]) -> Outcome {
         self.resolve(path).map(|_| ())

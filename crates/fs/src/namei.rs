@@ -14,7 +14,7 @@
 
 use ftl::BlockDevice;
 
-use crate::attr::{Attr, DirEntry, Owner, RENAME_NOREPLACE};
+use crate::attr::{Attr, DirEntry, Owner, RENAME_EXCHANGE, RENAME_NOREPLACE};
 use crate::dir::{self, Rec};
 use crate::dirindex::DirIndex;
 use crate::error::{corrupt, FsError, Result};
@@ -566,8 +566,10 @@ impl<D: BlockDevice> Fs<D> {
     }
 
     /// Renames `parent/name` to `newparent/newname`, atomically, replacing
-    /// an existing file or empty directory there. Flags: 0 or
-    /// `RENAME_NOREPLACE`; `RENAME_EXCHANGE` is refused with `EINVAL`.
+    /// an existing file or empty directory there. Flags: 0,
+    /// `RENAME_NOREPLACE` (`EEXIST` if the new name exists) or
+    /// `RENAME_EXCHANGE` (both names must exist; they swap inodes, see
+    /// [`Self::exchange`]); others, and both at once, are `EINVAL`.
     pub fn rename(
         &mut self,
         parent: u64,
@@ -576,10 +578,14 @@ impl<D: BlockDevice> Fs<D> {
         newname: &[u8],
         flags: u32,
     ) -> Result<()> {
-        if flags & !RENAME_NOREPLACE != 0 {
+        let known = RENAME_NOREPLACE | RENAME_EXCHANGE;
+        if flags & !known != 0 || flags == known {
             return Err(FsError::Invalid(format!(
                 "rename flags {flags:#x} are not supported"
             )));
+        }
+        if flags & RENAME_EXCHANGE != 0 {
+            return self.call(|fs| fs.exchange(parent, name, newparent, newname));
         }
         self.call(|fs| {
             let (sp, sdir) = fs.dir_inode(parent)?;
@@ -636,6 +642,76 @@ impl<D: BlockDevice> Fs<D> {
             // The piece that is never split: both entries and the inodes.
             fs.rename_entries(sp, name, dp, newname, (s, s_kind), t)
         })
+    }
+
+    /// `RENAME_EXCHANGE`: `parent/name` and `newparent/newname`, which must
+    /// both exist, swap the inodes they name, in one piece. A directory
+    /// that changes parent gets its new `..`, and the parents' link counts
+    /// follow the subdirectories; neither may end up inside itself
+    /// (`EINVAL`).
+    fn exchange(&mut self, parent: u64, name: &[u8], newparent: u64, newname: &[u8]) -> Result<()> {
+        let (sp, sdir) = self.dir_inode(parent)?;
+        let (dp, ddir) = self.dir_inode(newparent)?;
+        dir::check_name(name)?;
+        dir::check_name(newname)?;
+        let src = self.dir_find(sp, &sdir, name)?.ok_or(FsError::NotFound)?;
+        let dst = self
+            .dir_find(dp, &ddir, newname)?
+            .ok_or(FsError::NotFound)?;
+        let (s, t) = (src.rec.ino, dst.rec.ino);
+        if s == t {
+            return Ok(());
+        }
+        let s_kind = self.entry_inode(s)?.file_type()?;
+        let t_kind = self.entry_inode(t)?.file_type()?;
+        let (s_dir, t_dir) = (s_kind == FileType::Directory, t_kind == FileType::Directory);
+        if s_dir {
+            self.check_not_inside(dp, s)?;
+        }
+        if t_dir {
+            self.check_not_inside(sp, t)?;
+        }
+        let crosses = sp != dp && s_dir != t_dir;
+        if crosses && (if s_dir { ddir.nlink } else { sdir.nlink }) >= LINK_MAX {
+            return Err(FsError::TooManyLinks);
+        }
+        // Both entries (up to two blocks), both inodes and both parents.
+        self.st.boundary(dp, &ddir, Cost::new(8, 6))?;
+        let now = self.now();
+        self.st.meta_edit(src.phys, |b| {
+            dir::retarget(b, src.rec, t, t_kind.code() as u8)
+        })?;
+        self.st.meta_edit(dst.phys, |b| {
+            dir::retarget(b, dst.rec, s, s_kind.code() as u8)
+        })?;
+        self.iupdate(s, |i| {
+            i.ctime_ns = now;
+            if s_dir {
+                i.parent = dp;
+            }
+        })?;
+        self.iupdate(t, |i| {
+            i.ctime_ns = now;
+            if t_dir {
+                i.parent = sp;
+            }
+        })?;
+        // A directory moving from sp to dp, and a non-directory the
+        // other way, moves one link from sp to dp (or back).
+        let (to_dp, to_sp) = (u32::from(crosses && s_dir), u32::from(crosses && t_dir));
+        self.iupdate(sp, |i| {
+            i.mtime_ns = now;
+            i.ctime_ns = now;
+            i.nlink = i.nlink.saturating_sub(to_dp) + to_sp;
+        })?;
+        if dp != sp {
+            self.iupdate(dp, |i| {
+                i.mtime_ns = now;
+                i.ctime_ns = now;
+                i.nlink = i.nlink.saturating_sub(to_sp) + to_dp;
+            })?;
+        }
+        Ok(())
     }
 
     /// Fails unless directory `s` may move into directory `dp`: `dp` may

@@ -18,7 +18,7 @@ use flash::{Geometry, MemFlash};
 use fs::model::{first_difference, observe, Model, Path, Target};
 use fs::{
     errno, mkfs, CommitMode, Fs, MkfsOptions, Owner, SetAttr, FALLOC_FL_KEEP_SIZE,
-    FALLOC_FL_PUNCH_HOLE, FALLOC_FL_ZERO_RANGE, ROOT_INO,
+    FALLOC_FL_PUNCH_HOLE, FALLOC_FL_ZERO_RANGE, RENAME_EXCHANGE, ROOT_INO,
 };
 use ftl::{BlockDevice, FormatOptions, FtlKind};
 use rand::{Rng, SeedableRng};
@@ -272,6 +272,13 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
                     _ => name(&mut rng),
                 };
                 let (sino, dino) = (ino_of(&mut fs, &d), ino_of(&mut fs, &dp));
+                if rng.gen_ratio(1, 4) {
+                    let got = code(fs.rename(sino, &sn, dino, &dn, RENAME_EXCHANGE));
+                    let want = m.exchange(&join(&d, &sn), &join(&dp, &dn));
+                    tally.add("rename exchange", &want);
+                    assert_eq!(got, want, "{at}: exchange {sn:?} <-> {dn:?}");
+                    continue;
+                }
                 let got = code(fs.rename(sino, &sn, dino, &dn, 0));
                 if got == Err(errno::ENOSPC) {
                     continue;

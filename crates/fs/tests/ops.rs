@@ -192,9 +192,10 @@ fn rename_cases() {
         );
         fs.rename(a, b"z", b, b"z", RENAME_NOREPLACE).unwrap();
         assert_eq!(
-            errno_of(fs.rename(b, b"z", b, b"y", RENAME_EXCHANGE)),
+            errno_of(fs.rename(b, b"z", b, b"y", RENAME_EXCHANGE | RENAME_NOREPLACE)),
             errno::EINVAL
         );
+        assert_eq!(errno_of(fs.rename(b, b"z", b, b"y", 8)), errno::EINVAL);
         // Kind mismatches and directory rules.
         let c = fs.mkdir(b, b"c", 0o755, U).unwrap().ino;
         assert_eq!(errno_of(fs.rename(b, b"y", b, b"c", 0)), errno::EISDIR);
@@ -620,5 +621,56 @@ fn held_inodes_outlive_their_last_link_until_forgotten() {
         assert_eq!(errno_of(fs.hold(999_999, 1)), errno::ENOENT);
         // Held but linked inodes are untouched by unmount.
         fs.hold(g.ino, 1).unwrap();
+    });
+}
+
+/// `RENAME_EXCHANGE`: two names swap their inodes in one step; directories
+/// that change parent get the new `..` and the parents' link counts follow.
+#[test]
+fn rename_exchange_swaps_files_and_directories() {
+    each(|cfg, fs| {
+        let a = fs.mkdir(ROOT, b"a", 0o755, U).unwrap().ino;
+        let b = fs.mkdir(ROOT, b"b", 0o755, U).unwrap().ino;
+        let x = create(fs, a, "x");
+        fs.write(x, 0, b"xx").unwrap();
+        let y = create(fs, b, "y");
+        fs.write(y, 0, b"yyy").unwrap();
+        // Two files in different directories.
+        fs.rename(a, b"x", b, b"y", RENAME_EXCHANGE).unwrap();
+        assert_eq!(fs.lookup(a, b"x").unwrap().ino, y, "{cfg}");
+        assert_eq!(fs.lookup(b, b"y").unwrap().ino, x);
+        assert_eq!(fs.read(y, 0, 9).unwrap(), b"yyy");
+        // A directory and a file across parents: one link moves.
+        let c = fs.mkdir(a, b"c", 0o755, U).unwrap().ino;
+        assert_eq!(fs.getattr(a).unwrap().nlink, 3);
+        assert_eq!(fs.getattr(b).unwrap().nlink, 2);
+        fs.rename(a, b"c", b, b"y", RENAME_EXCHANGE).unwrap();
+        assert_eq!(fs.lookup(b, b"y").unwrap().ino, c, "{cfg}");
+        assert_eq!(fs.lookup(a, b"c").unwrap().ino, x);
+        assert_eq!(fs.lookup(c, b"..").unwrap().ino, b, "the moved dir's `..`");
+        assert_eq!(fs.getattr(a).unwrap().nlink, 2, "{cfg}");
+        assert_eq!(fs.getattr(b).unwrap().nlink, 3, "{cfg}");
+        // Two directories in one parent: nothing but the names moves.
+        fs.rename(ROOT, b"a", ROOT, b"b", RENAME_EXCHANGE).unwrap();
+        assert_eq!(fs.lookup(ROOT, b"a").unwrap().ino, b);
+        assert_eq!(fs.lookup(ROOT, b"b").unwrap().ino, a);
+        assert_eq!(fs.getattr(ROOT).unwrap().nlink, 4);
+        // A directory cannot swap with something inside it; both names
+        // must exist; a name with itself is a no-op.
+        assert_eq!(
+            errno_of(fs.rename(ROOT, b"a", b, b"y", RENAME_EXCHANGE)),
+            errno::EINVAL,
+            "{cfg}"
+        );
+        assert_eq!(
+            errno_of(fs.rename(ROOT, b"a", ROOT, b"none", RENAME_EXCHANGE)),
+            errno::ENOENT
+        );
+        assert_eq!(
+            errno_of(fs.rename(ROOT, b"none", ROOT, b"a", RENAME_EXCHANGE)),
+            errno::ENOENT
+        );
+        fs.rename(ROOT, b"a", ROOT, b"a", RENAME_EXCHANGE).unwrap();
+        assert_eq!(fs.lookup(ROOT, b"a").unwrap().ino, b);
     });
 }

@@ -182,6 +182,11 @@ pub fn exec(fs: &mut Fs<Device>, h: &mut Handles, call: &Call) -> Result<(), Don
             let (dp, dn) = parent(fs, to).map_err(f)?;
             fs.rename(sp, sn, dp, dn, 0).map_err(f)?;
         }
+        Call::Exchange { a, b } => {
+            let (sp, sn) = parent(fs, a).map_err(f)?;
+            let (dp, dn) = parent(fs, b).map_err(f)?;
+            fs.rename(sp, sn, dp, dn, fs::RENAME_EXCHANGE).map_err(f)?;
+        }
         Call::Unlink { path } => {
             let (d, n) = parent(fs, path).map_err(f)?;
             fs.unlink(d, n).map_err(f)?;

@@ -58,6 +58,11 @@ pub enum Call {
         from: Path,
         to: Path,
     },
+    /// `rename` with `RENAME_EXCHANGE`.
+    Exchange {
+        a: Path,
+        b: Path,
+    },
     Unlink {
         path: Path,
     },
@@ -123,6 +128,7 @@ impl fmt::Display for Call {
             } => write!(f, "fallocate {target} mode {mode:#x} at {off} len {len}"),
             Call::Truncate { path, size } => write!(f, "truncate {} to {size}", p(path)),
             Call::Rename { from, to } => write!(f, "rename {} -> {}", p(from), p(to)),
+            Call::Exchange { a, b } => write!(f, "rename exchange {} <-> {}", p(a), p(b)),
             Call::Unlink { path } => write!(f, "unlink {}", p(path)),
             Call::Link { from, to } => write!(f, "link {} -> {}", p(from), p(to)),
             Call::Rmdir { path } => write!(f, "rmdir {}", p(path)),
@@ -185,6 +191,7 @@ pub fn apply(m: &mut Model, call: &Call) -> Outcome {
         } => m.fallocate(target, *mode, *off, *len),
         Call::Truncate { path, size } => m.truncate(path, *size),
         Call::Rename { from, to } => m.rename(from, to),
+        Call::Exchange { a, b } => m.exchange(a, b),
         Call::Unlink { path } => m.unlink(path),
         Call::Link { from, to } => m.link(from, to),
         Call::Rmdir { path } => m.rmdir(path),
@@ -340,8 +347,8 @@ impl Gen {
                 let path = self.fresh(&d, "d");
                 self.push(Call::Mkdir { path }, "mkdir");
             }
-            10..=33 => self.write(),
-            34..=37 => self.fallocate(),
+            10..=31 => self.write(),
+            32..=37 => self.fallocate(),
             38..=45 => self.truncate(),
             46..=57 => self.rename(),
             58..=63 => {
@@ -484,19 +491,19 @@ impl Gen {
         };
         let size = self.m.size(&target).unwrap_or(0);
         let (mode, off, len, kind) = match self.rng.gen_range(0..20) {
-            0..=4 => (
+            0..=3 => (
                 0,
                 self.rng.gen_range(0..=size + 2 * BLOCK),
                 self.rng.gen_range(1..=6 * BLOCK),
                 "fallocate",
             ),
-            5..=7 => (
+            4..=5 => (
                 KEEP,
                 self.rng.gen_range(0..=size + 2 * BLOCK),
                 self.rng.gen_range(1..=4 * BLOCK),
                 "fallocate keep size",
             ),
-            8..=13 => (
+            6..=13 => (
                 PUNCH | KEEP,
                 self.rng.gen_range(0..=size),
                 self.rng.gen_range(1..=10 * BLOCK),
@@ -587,6 +594,15 @@ impl Gen {
                 return self.push(Call::Rename { from, to }, "rename over dir");
             }
         }
+        if r == 2 && files.len() + dirs.len() >= 2 {
+            // Any two names: files, directories, one inside the other
+            // (EINVAL), the same one twice (a no-op).
+            let mut names = files.clone();
+            names.extend(dirs.iter().cloned());
+            let a = self.pick(&names).expect("two names");
+            let b = self.pick(&names).expect("two names");
+            return self.push(Call::Exchange { a, b }, "rename exchange");
+        }
         if r == 9 && !dirs.is_empty() {
             let from = self.pick(&dirs).expect("a dir");
             let d = self.random_dir();
@@ -666,6 +682,7 @@ mod tests {
             "rename",
             "rename over file",
             "rename over dir",
+            "rename exchange",
             "unlink",
             "unlink open",
             "write unlinked",
