@@ -49,6 +49,11 @@ pub struct FsckArgs {
     /// by the file each belongs to (as `scftl scrub` does).
     #[arg(long, conflicts_with = "repair")]
     pub scrub: bool,
+    /// Upgrade a version-1 file system (files up to about 4 GiB) to
+    /// version 2 (about 4 TiB) in place, after a clean check; a version-2
+    /// one is not written. Older builds cannot mount a version-2 image.
+    #[arg(long, conflicts_with_all = ["repair", "scrub"])]
+    pub upgrade: bool,
 }
 
 /// Whether block 0 of `dev` holds a valid superblock.
@@ -181,6 +186,9 @@ pub fn run_fsck(a: &FsckArgs) -> Result<(), CliError> {
     if a.repair {
         return run_repair(a);
     }
+    if a.upgrade {
+        return run_upgrade(a);
+    }
     let report = check_view(a)?;
     let scrubbed = if a.scrub {
         Some(crate::scrub::scrub(&a.image)?)
@@ -250,16 +258,7 @@ fn print_report(
 /// `fsck --repair`: the image opened for writing (and locked), repaired
 /// through the FTL, and checked again.
 fn run_repair(a: &FsckArgs) -> Result<(), CliError> {
-    // Root may write a file without write permission; a read-only image
-    // is still one the user asked not to be changed.
-    if let Ok(m) = std::fs::metadata(&a.image) {
-        if m.permissions().readonly() {
-            return Err(CliError::usage(format!(
-                "{} is read-only; --repair writes to the image (make it writable, or drop --repair to only check)",
-                a.image.display()
-            )));
-        }
-    }
+    refuse_read_only(a, "--repair")?;
     // A dry run first, over the read-only open's RAM overlay: a clean image
     // is then not opened for writing at all, so it stays byte-identical
     // (opening an image for writing starts a new SCFTL generation,
@@ -280,6 +279,71 @@ fn run_repair(a: &FsckArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::runtime(format!("{}: cannot repair: {e}", a.image.display())))?;
     print_report(a, &rep.after, Some(&rep.changes), None);
     verdict(a, &rep.after)
+}
+
+/// Refuses an image the user made read-only: `what` writes to it.
+fn refuse_read_only(a: &FsckArgs, what: &str) -> Result<(), CliError> {
+    // Root may write a file without write permission; a read-only image
+    // is still one the user asked not to be changed.
+    match std::fs::metadata(&a.image) {
+        Ok(m) if m.permissions().readonly() => Err(CliError::usage(format!(
+            "{} is read-only; {what} writes to the image (make it writable, or drop {what} to only check)",
+            a.image.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// `fsck --upgrade`: a clean version-1 file system becomes version 2
+/// (`fs::Fs::upgrade`, crash-safe); a version-2 one is only checked.
+fn run_upgrade(a: &FsckArgs) -> Result<(), CliError> {
+    refuse_read_only(a, "--upgrade")?;
+    let version = {
+        let opened = image::open(&a.image, true)?;
+        let mut dev = opened.device;
+        let ss = dev.sector_size();
+        let mut b = vec![0u8; fs::BLOCK_SIZE];
+        dev.read(ftl::Lba(0), &mut b[..fs::BLOCK_SIZE / ss * ss])
+            .map_err(|e| CliError::runtime(format!("{}: cannot read: {e}", a.image.display())))?;
+        fs::Superblock::decode(&b)
+            .map_err(|e| CliError::runtime(format!("{}: {e}", a.image.display())))?
+            .version
+    };
+    let report = check_view(a)?;
+    if !report.is_clean() {
+        print_report(a, &report, None, None);
+        return Err(CliError::runtime(format!(
+            "{}: not upgraded: the file system is inconsistent; run `scftl fsck --repair` first",
+            a.image.display()
+        )));
+    }
+    if version >= fs::FS_VERSION {
+        if !a.json {
+            println!(
+                "{}: the file system is already format version {version}; nothing to upgrade",
+                a.image.display()
+            );
+        }
+        print_report(a, &report, None, None);
+        return verdict(a, &report);
+    }
+    let opened = image::open(&a.image, false)?;
+    let err =
+        |e: fs::FsError| CliError::runtime(format!("{}: cannot upgrade: {e}", a.image.display()));
+    let mut f = fs::Fs::mount(opened.device, fs::MountOptions::new(fs::CommitMode::Log))
+        .map_err(|e| err(e.error))?;
+    f.upgrade().map_err(err)?;
+    let mut dev = f.unmount().map_err(|e| err(e.error))?;
+    let after = fs::fsck(dev.as_mut()).map_err(err)?;
+    if !a.json {
+        println!(
+            "{}: upgraded the file system from format version {version} to {}",
+            a.image.display(),
+            fs::FS_VERSION
+        );
+    }
+    print_report(a, &after, None, None);
+    verdict(a, &after)
 }
 
 /// Exit status: 0 when clean, 1 (with the problem count) otherwise.

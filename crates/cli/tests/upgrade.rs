@@ -195,3 +195,57 @@ fn a_kill_at_any_moment_leaves_the_old_image_or_the_new_one() {
         "no kill came before the rename: the test cut nothing"
     );
 }
+
+/// The file system's superblock version in block 0 of `img`'s device.
+fn fs_version(img: &Path) -> u32 {
+    let f = OverlayFlash::new(FileFlash::open_read_only(img).unwrap());
+    let mut d = AnyFtl::open(f).unwrap();
+    let mut b = vec![0u8; fs::BLOCK_SIZE];
+    d.read(Lba(0), &mut b).unwrap();
+    fs::Superblock::decode(&b).unwrap().version
+}
+
+/// `fsck --upgrade`: a version-1 file system (as the build before format
+/// version 2 wrote it) becomes version 2 and stays clean; a second run
+/// writes nothing.
+#[test]
+fn fsck_upgrade_makes_a_version_1_file_system_version_2() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let img = format(d, "fs.img", &["--size", "64MiB", "--ftl", "async"]);
+    assert!(scftl(&["mkfs", "fs.img"], d).status.success());
+    assert_eq!(fs_version(&img), 2, "mkfs writes version 2");
+    {
+        let mut dev = AnyFtl::open(FileFlash::open(&img).unwrap()).unwrap();
+        let ss = dev.sector_size();
+        let mut b = vec![0u8; fs::BLOCK_SIZE];
+        dev.read(Lba(0), &mut b).unwrap();
+        let mut sb = fs::Superblock::decode(&b).unwrap();
+        sb.version = 1;
+        let enc = sb.encode();
+        dev.write(Lba(0), &enc[..fs::layout::SB_LEN.next_multiple_of(ss)])
+            .unwrap();
+        dev.flush().unwrap();
+        drop(dev.into_flash());
+    }
+    assert_eq!(fs_version(&img), 1);
+    let o = scftl(&["fsck", "fs.img"], d);
+    assert!(o.status.success(), "{}", out(&o));
+    let o = scftl(&["fsck", "fs.img", "--upgrade"], d);
+    assert!(o.status.success(), "{}", out(&o));
+    assert!(
+        out(&o).contains("upgraded the file system from format version 1 to 2"),
+        "{}",
+        out(&o)
+    );
+    assert_eq!(fs_version(&img), 2);
+    let before = std::fs::read(&img).unwrap();
+    let o = scftl(&["fsck", "fs.img", "--upgrade"], d);
+    assert!(out(&o).contains("already format version 2"), "{}", out(&o));
+    assert_eq!(
+        std::fs::read(&img).unwrap(),
+        before,
+        "a second run writes nothing"
+    );
+}

@@ -1,5 +1,6 @@
 //! Inodes in the table, the block map of a file (12 direct pointers, one
-//! single-indirect and one double-indirect pointer block; pointer blocks
+//! single-, one double- and, from format version 2, one triple-indirect
+//! pointer block; pointer blocks
 //! hold 1024 little-endian u32 block numbers, 0 = hole), and the step
 //! boundaries that let one call be split into consistent pieces.
 //!
@@ -20,7 +21,7 @@ use ftl::BlockDevice;
 use crate::codec::{put_u32_at, u32_at};
 use crate::error::{corrupt, FsError, Result};
 use crate::inode::Inode;
-use crate::layout::{BLOCK_SIZE, INODE_SIZE, MAX_FILE_BLOCKS, NDIRECT, PTRS_PER_BLOCK};
+use crate::layout::{BLOCK_SIZE, INODE_SIZE, NDIRECT, PTRS_PER_BLOCK};
 use crate::store::{Cost, Store};
 
 const ND: u64 = NDIRECT as u64;
@@ -32,18 +33,32 @@ enum Path {
     Direct(usize),
     Single(usize),
     Double(usize, usize),
+    Triple(usize, usize, usize),
 }
 
-fn path(idx: u64) -> Result<Path> {
-    if idx < ND {
+/// First file block of the double- and triple-indirect ranges.
+const DOUBLE_BASE: u64 = ND + P;
+const TRIPLE_BASE: u64 = ND + P + P * P;
+
+/// The path to file block `idx` in a file system whose files map at most
+/// `max` blocks.
+fn path(idx: u64, max: u64) -> Result<Path> {
+    if idx >= max {
+        Err(FsError::FileTooBig(idx.saturating_mul(BLOCK_SIZE as u64)))
+    } else if idx < ND {
         Ok(Path::Direct(idx as usize))
-    } else if idx < ND + P {
+    } else if idx < DOUBLE_BASE {
         Ok(Path::Single((idx - ND) as usize))
-    } else if idx < MAX_FILE_BLOCKS {
-        let k = idx - ND - P;
+    } else if idx < TRIPLE_BASE {
+        let k = idx - DOUBLE_BASE;
         Ok(Path::Double((k / P) as usize, (k % P) as usize))
     } else {
-        Err(FsError::FileTooBig(idx * BLOCK_SIZE as u64))
+        let k = idx - TRIPLE_BASE;
+        Ok(Path::Triple(
+            (k / (P * P)) as usize,
+            ((k / P) % P) as usize,
+            (k % P) as usize,
+        ))
     }
 }
 
@@ -60,8 +75,9 @@ impl<D: BlockDevice> Store<D> {
             return Err(FsError::NotFound);
         }
         let (b, off) = self.sb.inode_location(ino);
+        let version = self.sb.version;
         let blk = self.meta(b)?;
-        Inode::decode(ino, &blk[off..off + INODE_SIZE])
+        Inode::decode_in(ino, &blk[off..off + INODE_SIZE], version)
     }
 
     /// Writes inode `ino` back (its sector joins the step).
@@ -121,7 +137,7 @@ impl<D: BlockDevice> Store<D> {
 
     /// The block file block `idx` is mapped to, or `None` for a hole.
     pub fn bmap(&mut self, inode: &Inode, idx: u64) -> Result<Option<u32>> {
-        let p = match path(idx)? {
+        let p = match path(idx, self.sb.max_file_blocks())? {
             Path::Direct(i) => self.checked(inode.direct[i])?,
             Path::Single(i) => match self.checked(inode.indirect)? {
                 0 => 0,
@@ -132,6 +148,16 @@ impl<D: BlockDevice> Store<D> {
                 dpb => match self.ptr(dpb, i)? {
                     0 => 0,
                     pb => self.ptr(pb, j)?,
+                },
+            },
+            Path::Triple(t, i, j) => match self.checked(inode.triple_indirect)? {
+                0 => 0,
+                tpb => match self.ptr(tpb, t)? {
+                    0 => 0,
+                    dpb => match self.ptr(dpb, i)? {
+                        0 => 0,
+                        pb => self.ptr(pb, j)?,
+                    },
                 },
             },
         };
@@ -146,6 +172,27 @@ impl<D: BlockDevice> Store<D> {
         Ok(b)
     }
 
+    /// Pointer `i` of pointer block `parent`, allocating a new (empty)
+    /// pointer block there first, after a boundary, if it is 0.
+    fn child_ptr_block(
+        &mut self,
+        ino: u32,
+        inode: &mut Inode,
+        parent: u32,
+        i: usize,
+        goal: Option<u32>,
+    ) -> Result<u32> {
+        let pb = self.ptr(parent, i)?;
+        if pb != 0 {
+            return Ok(pb);
+        }
+        let cost = self.new_block_cost();
+        self.boundary(ino, inode, cost)?;
+        let pb = self.new_ptr_block(inode, goal)?;
+        self.set_ptr(parent, i, pb)?;
+        Ok(pb)
+    }
+
     /// Maps file block `idx` (which must be a hole) to a newly allocated
     /// block, allocating missing pointer blocks on the way, each after a
     /// boundary. The caller initialises the returned block before its next
@@ -158,7 +205,7 @@ impl<D: BlockDevice> Store<D> {
         goal: Option<u32>,
     ) -> Result<u32> {
         let cost = self.new_block_cost();
-        let path = path(idx)?;
+        let path = path(idx, self.sb.max_file_blocks())?;
         // Pointer blocks on the path, top down, each in its own piece.
         let leaf_block = match path {
             Path::Direct(_) => None,
@@ -175,13 +222,16 @@ impl<D: BlockDevice> Store<D> {
                     inode.double_indirect = self.new_ptr_block(inode, goal)?;
                 }
                 let dpb = self.checked(inode.double_indirect)?;
-                let mut pb = self.ptr(dpb, i)?;
-                if pb == 0 {
+                Some(self.child_ptr_block(ino, inode, dpb, i, goal)?)
+            }
+            Path::Triple(t, i, _) => {
+                if inode.triple_indirect == 0 {
                     self.boundary(ino, inode, cost)?;
-                    pb = self.new_ptr_block(inode, goal)?;
-                    self.set_ptr(dpb, i, pb)?;
+                    inode.triple_indirect = self.new_ptr_block(inode, goal)?;
                 }
-                Some(pb)
+                let tpb = self.checked(inode.triple_indirect)?;
+                let dpb = self.child_ptr_block(ino, inode, tpb, t, goal)?;
+                Some(self.child_ptr_block(ino, inode, dpb, i, goal)?)
             }
         };
         self.boundary(ino, inode, cost)?;
@@ -189,9 +239,9 @@ impl<D: BlockDevice> Store<D> {
         inode.blocks = inode.blocks.saturating_add(1);
         match (path, leaf_block) {
             (Path::Direct(i), _) => inode.direct[i] = b,
-            (Path::Single(i), Some(pb)) | (Path::Double(_, i), Some(pb)) => {
-                self.set_ptr(pb, i, b)?
-            }
+            (Path::Single(i), Some(pb))
+            | (Path::Double(_, i), Some(pb))
+            | (Path::Triple(_, _, i), Some(pb)) => self.set_ptr(pb, i, b)?,
             _ => {
                 return Err(FsError::Internal(
                     "pointer path without a leaf block".into(),
@@ -204,7 +254,7 @@ impl<D: BlockDevice> Store<D> {
     /// Frees the block mapped at file block `idx` (a boundary first), if
     /// there is one; pointer blocks stay. Returns whether a block was freed.
     pub fn free_at(&mut self, ino: u32, inode: &mut Inode, idx: u64) -> Result<bool> {
-        let (pb, slot) = match path(idx)? {
+        let (pb, slot) = match path(idx, self.sb.max_file_blocks())? {
             Path::Direct(i) => (0, i),
             Path::Single(i) => match self.checked(inode.indirect)? {
                 0 => return Ok(false),
@@ -215,6 +265,16 @@ impl<D: BlockDevice> Store<D> {
                 dpb => match self.ptr(dpb, i)? {
                     0 => return Ok(false),
                     pb => (pb, j),
+                },
+            },
+            Path::Triple(t, i, j) => match self.checked(inode.triple_indirect)? {
+                0 => return Ok(false),
+                tpb => match self.ptr(tpb, t)? {
+                    0 => return Ok(false),
+                    dpb => match self.ptr(dpb, i)? {
+                        0 => return Ok(false),
+                        pb => (pb, j),
+                    },
                 },
             },
         };
@@ -233,9 +293,10 @@ impl<D: BlockDevice> Store<D> {
     /// The first file block in `idx..end` that is mapped, skipping the
     /// ranges of absent pointer blocks whole.
     pub fn next_mapped(&mut self, inode: &Inode, mut idx: u64, end: u64) -> Result<Option<u64>> {
-        let end = end.min(MAX_FILE_BLOCKS);
+        let max = self.sb.max_file_blocks();
+        let end = end.min(max);
         while idx < end {
-            let mapped = match path(idx)? {
+            let mapped = match path(idx, max)? {
                 Path::Direct(i) => self.checked(inode.direct[i])? != 0,
                 Path::Single(i) => match self.checked(inode.indirect)? {
                     0 => {
@@ -245,13 +306,32 @@ impl<D: BlockDevice> Store<D> {
                     pb => self.ptr(pb, i)? != 0,
                 },
                 Path::Double(i, j) => match self.checked(inode.double_indirect)? {
-                    0 => return Ok(None),
+                    0 => {
+                        idx = TRIPLE_BASE;
+                        continue;
+                    }
                     dpb => match self.ptr(dpb, i)? {
                         0 => {
-                            idx = ND + P + (i as u64 + 1) * P;
+                            idx = DOUBLE_BASE + (i as u64 + 1) * P;
                             continue;
                         }
                         pb => self.ptr(pb, j)? != 0,
+                    },
+                },
+                Path::Triple(t, i, j) => match self.checked(inode.triple_indirect)? {
+                    0 => return Ok(None),
+                    tpb => match self.ptr(tpb, t)? {
+                        0 => {
+                            idx = TRIPLE_BASE + (t as u64 + 1) * P * P;
+                            continue;
+                        }
+                        dpb => match self.ptr(dpb, i)? {
+                            0 => {
+                                idx = TRIPLE_BASE + t as u64 * P * P + (i as u64 + 1) * P;
+                                continue;
+                            }
+                            pb => self.ptr(pb, j)? != 0,
+                        },
                     },
                 },
             };
@@ -319,6 +399,45 @@ impl<D: BlockDevice> Store<D> {
     /// `max(target, from * 4096)`; the caller sets the final size and writes
     /// the inode back.
     pub fn free_from(&mut self, ino: u32, inode: &mut Inode, from: u64, target: u64) -> Result<()> {
+        if inode.triple_indirect != 0 {
+            let tpb = self.checked(inode.triple_indirect)?;
+            for t in (0..P as usize).rev() {
+                let start_t = TRIPLE_BASE + t as u64 * P * P;
+                if start_t + P * P <= from {
+                    break;
+                }
+                let dpb = self.ptr(tpb, t)?;
+                if dpb == 0 {
+                    continue;
+                }
+                for i in (0..P as usize).rev() {
+                    let start = start_t + i as u64 * P;
+                    if start + P <= from {
+                        break;
+                    }
+                    let pb = self.ptr(dpb, i)?;
+                    if pb == 0 {
+                        continue;
+                    }
+                    self.free_children(ino, inode, pb, start, from, target)?;
+                    if start >= from {
+                        Self::shrink_to(inode, start.saturating_sub(1), target);
+                        self.free_one(ino, inode, dpb, i, pb)?;
+                    }
+                }
+                if start_t >= from {
+                    Self::shrink_to(inode, start_t.saturating_sub(1), target);
+                    self.free_one(ino, inode, tpb, t, dpb)?;
+                }
+            }
+            if TRIPLE_BASE >= from {
+                let cost = self.new_block_cost();
+                self.boundary(ino, inode, cost)?;
+                self.free_block(tpb)?;
+                inode.triple_indirect = 0;
+                inode.blocks = inode.blocks.saturating_sub(1);
+            }
+        }
         if inode.double_indirect != 0 {
             let dpb = self.checked(inode.double_indirect)?;
             let base = ND + P;

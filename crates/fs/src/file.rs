@@ -14,7 +14,7 @@ use crate::attr::{Attr, SetAttr, TimeSet};
 use crate::error::{FsError, Result};
 use crate::fs::Fs;
 use crate::inode::{FileType, Inode};
-use crate::layout::{BLOCK_SIZE, MAX_FILE_SIZE};
+use crate::layout::BLOCK_SIZE;
 use crate::store::Cost;
 
 const BS: u64 = BLOCK_SIZE as u64;
@@ -52,7 +52,7 @@ impl<D: BlockDevice> Fs<D> {
                         ))
                     }
                 }
-                if size > MAX_FILE_SIZE {
+                if size > fs.st.sb.max_file_size() {
                     return Err(FsError::FileTooBig(size));
                 }
             }
@@ -170,11 +170,12 @@ impl<D: BlockDevice> Fs<D> {
             self.file_inode(ino)?;
             return Ok(0);
         }
-        if offset >= MAX_FILE_SIZE {
+        let max = self.st.sb.max_file_size();
+        if offset >= max {
             return Err(FsError::FileTooBig(offset));
         }
         let len = (data.len() as u64)
-            .min(MAX_FILE_SIZE - offset)
+            .min(max - offset)
             .min(u64::from(u32::MAX)) as usize;
         let data = &data[..len];
         self.call(|fs| {

@@ -24,8 +24,9 @@ use crate::store::AllocState;
 use crate::dirindex::DirIndexes;
 use crate::error::{corrupt, FsError, Result};
 use crate::fsck::{fsck, FsckReport};
+use crate::inode::I_TINDIRECT;
 use crate::inode::{FileType, Inode};
-use crate::layout::{Superblock, BLOCK_SIZE, MIN_LOG_SLOTS, ROOT_INO};
+use crate::layout::{Superblock, BLOCK_SIZE, FS_VERSION, MIN_LOG_SLOTS, ROOT_INO, SB_LEN};
 use crate::mode::{Clock, CommitMode, FsMutant, MountOptions};
 use crate::store::{Budget, Cost, FsStats, Store};
 
@@ -508,6 +509,46 @@ impl<D: BlockDevice> Fs<D> {
             u64::from(self.st.sb.inode_count - 1),
             a.free_inodes,
         ))
+    }
+
+    /// Upgrades a version-1 file system to the version this build writes
+    /// (2: the triple-indirect pointer, files to about 4 TiB); false when
+    /// it already is. First every allocated inode whose bytes 120..124 (a
+    /// reserved word in version 1, never cleared by version 1's `mkfs`)
+    /// are not zero is written back with them zero, and everything is made
+    /// durable; then the superblock's first sector is rewritten with the
+    /// new version and CRC, and flushed. A power cut before that write
+    /// leaves a version-1 file system (with some inodes rewritten
+    /// unchanged); the write is one sector, which every FTL here keeps
+    /// whole or not at all (scftl: the flush is a snapshot; async: a
+    /// sector whose CRC fails is ignored and the old copy read; sync: the
+    /// battery-backed log), so a cut during it leaves version 1 or 2.
+    pub fn upgrade(&mut self) -> Result<bool> {
+        if self.st.sb.version >= FS_VERSION {
+            return Ok(false);
+        }
+        for ino in 1..self.st.sb.inode_count {
+            if !self.st.inode_allocated(ino)? {
+                continue;
+            }
+            let (b, off) = self.st.sb.inode_location(ino);
+            let word = &self.st.meta(b)?[off + I_TINDIRECT.offset..off + I_TINDIRECT.end()];
+            if word.iter().any(|&x| x != 0) {
+                self.call(|fs| {
+                    let i = fs.st.iget(ino)?;
+                    fs.st.iput(ino, &i)
+                })?;
+            }
+        }
+        self.sync()?;
+        let mut sb = self.st.sb.clone();
+        sb.version = FS_VERSION;
+        let bytes = sb.encode();
+        let len = SB_LEN.next_multiple_of(self.st.sector_size);
+        self.st.dev.write(Lba(0), &bytes[..len])?;
+        self.st.flush()?;
+        self.st.sb = sb;
+        Ok(true)
     }
 
     /// Runs [`fsck`] on the mounted device (between calls the device holds

@@ -33,7 +33,8 @@ pub const I_RDEV: Field = Field::new("rdev", 60, 4);
 pub const I_DIRECT: Field = Field::new("direct", 64, 4 * NDIRECT);
 pub const I_INDIRECT: Field = Field::new("indirect", 112, 4);
 pub const I_DINDIRECT: Field = Field::new("double_indirect", 116, 4);
-pub const I_RESERVED: Field = Field::new("reserved", 120, 132);
+pub const I_TINDIRECT: Field = Field::new("triple_indirect", 120, 4);
+pub const I_RESERVED: Field = Field::new("reserved", 124, 128);
 pub const I_CRC: Field = Field::new("crc", 252, 4);
 
 /// The inode's fields in order (the table of FORMAT.md §7.4).
@@ -54,6 +55,7 @@ pub const INODE_FIELDS: &[Field] = &[
     I_DIRECT,
     I_INDIRECT,
     I_DINDIRECT,
+    I_TINDIRECT,
     I_RESERVED,
     I_CRC,
 ];
@@ -162,6 +164,10 @@ pub struct Inode {
     pub direct: [u32; NDIRECT],
     pub indirect: u32,
     pub double_indirect: u32,
+    /// Version 2: a block of 1024 double-indirect blocks, for file blocks
+    /// past the double-indirect range. Version 1 has reserved bytes here,
+    /// which `Store::iget` reads as 0.
+    pub triple_indirect: u32,
 }
 
 impl Inode {
@@ -184,6 +190,7 @@ impl Inode {
             direct: [0; NDIRECT],
             indirect: 0,
             double_indirect: 0,
+            triple_indirect: 0,
         }
     }
 
@@ -244,6 +251,9 @@ impl Inode {
         }
         I_INDIRECT.put_u32(out, self.indirect);
         I_DINDIRECT.put_u32(out, self.double_indirect);
+        I_TINDIRECT.put_u32(out, self.triple_indirect);
+        // Whatever the slot held before (mkfs does not clear the table).
+        out[I_RESERVED.offset..I_RESERVED.end()].fill(0);
         let crc = crc32c::crc32c(&out[..I_CRC.offset]);
         I_CRC.put_u32(out, crc);
     }
@@ -283,7 +293,19 @@ impl Inode {
             direct,
             indirect: I_INDIRECT.get_u32(b),
             double_indirect: I_DINDIRECT.get_u32(b),
+            triple_indirect: I_TINDIRECT.get_u32(b),
         })
+    }
+
+    /// Decodes a slot of a file system of format `version`: version 1 has
+    /// reserved bytes (possibly old garbage) where version 2 keeps the
+    /// triple-indirect pointer, so they read as 0 there.
+    pub fn decode_in(ino: u32, b: &[u8], version: u32) -> Result<Inode> {
+        let mut i = Inode::decode(ino, b)?;
+        if version < 2 {
+            i.triple_indirect = 0;
+        }
+        Ok(i)
     }
 
     /// The generation a slot's next occupant gets: one past the slot's

@@ -27,9 +27,15 @@ pub const INODE_SIZE: usize = 256;
 pub const INODES_PER_BLOCK: u32 = (BLOCK_SIZE / INODE_SIZE) as u32;
 /// Direct block pointers per inode.
 pub const NDIRECT: usize = 12;
-/// File blocks a file can map: direct + single-indirect + double-indirect.
-pub const MAX_FILE_BLOCKS: u64 = NDIRECT as u64 + PTRS_PER_BLOCK + PTRS_PER_BLOCK * PTRS_PER_BLOCK;
-/// The largest file size in bytes (about 4 GiB).
+/// File blocks a version-1 file can map: direct + single-indirect +
+/// double-indirect (about 4 GiB).
+pub const V1_MAX_FILE_BLOCKS: u64 =
+    NDIRECT as u64 + PTRS_PER_BLOCK + PTRS_PER_BLOCK * PTRS_PER_BLOCK;
+/// File blocks a file can map: version 1's and the triple-indirect range
+/// (version 2: about 4 TiB).
+pub const MAX_FILE_BLOCKS: u64 =
+    V1_MAX_FILE_BLOCKS + PTRS_PER_BLOCK * PTRS_PER_BLOCK * PTRS_PER_BLOCK;
+/// The largest file size in bytes of this build's format (about 4 TiB).
 pub const MAX_FILE_SIZE: u64 = MAX_FILE_BLOCKS * BLOCK_SIZE as u64;
 /// The root directory's inode number (also FUSE's root id).
 pub const ROOT_INO: u32 = 1;
@@ -47,8 +53,12 @@ pub const MIN_BLOCKS: u64 = 16;
 
 /// Magic at offset 0 of block 0.
 pub const SB_MAGIC_VALUE: [u8; 8] = *b"SCFTLFS\0";
-/// Version of the file-system format.
-pub const FS_VERSION: u32 = 1;
+/// Version of the file-system format `mkfs` writes (docs/FORMAT.md §7.2).
+/// Version 2 adds the triple-indirect pointer; version 1 images mount and
+/// check as before (files up to about 4 GiB) until `fs::upgrade`.
+pub const FS_VERSION: u32 = 2;
+/// The oldest version this build reads.
+pub const FS_VERSION_MIN: u32 = 1;
 
 pub const SB_MAGIC: Field = Field::new("magic", 0, 8);
 pub const SB_VERSION: Field = Field::new("version", 8, 4);
@@ -98,6 +108,8 @@ pub const SUPERBLOCK_FIELDS: &[Field] = &[
 /// The superblock: sizes and region offsets, in blocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Superblock {
+    /// Format version, `FS_VERSION_MIN..=FS_VERSION`.
+    pub version: u32,
     pub total_blocks: u32,
     pub inode_count: u32,
     pub log_start: u32,
@@ -151,6 +163,7 @@ impl Superblock {
             )));
         }
         let sb = Superblock {
+            version: FS_VERSION,
             total_blocks: total,
             inode_count: inodes as u32,
             log_start: log_start as u32,
@@ -176,6 +189,20 @@ impl Superblock {
     /// Blocks available for data (the data region).
     pub fn data_blocks(&self) -> u32 {
         self.total_blocks - self.data_start
+    }
+
+    /// File blocks a file may map in this file system's version.
+    pub fn max_file_blocks(&self) -> u64 {
+        if self.version >= 2 {
+            MAX_FILE_BLOCKS
+        } else {
+            V1_MAX_FILE_BLOCKS
+        }
+    }
+
+    /// The largest file size in this file system's version.
+    pub fn max_file_size(&self) -> u64 {
+        self.max_file_blocks() * BLOCK_SIZE as u64
     }
 
     /// Whether `b` is a block of the data region.
@@ -246,7 +273,7 @@ impl Superblock {
     pub fn encode(&self) -> Vec<u8> {
         let mut b = vec![0u8; BLOCK_SIZE];
         SB_MAGIC.bytes_mut(&mut b).copy_from_slice(&SB_MAGIC_VALUE);
-        SB_VERSION.put_u32(&mut b, FS_VERSION);
+        SB_VERSION.put_u32(&mut b, self.version);
         SB_BLOCK_SIZE.put_u32(&mut b, BLOCK_SIZE as u32);
         SB_TOTAL_BLOCKS.put_u32(&mut b, self.total_blocks);
         SB_INODE_COUNT.put_u32(&mut b, self.inode_count);
@@ -276,9 +303,9 @@ impl Superblock {
             ));
         }
         let version = SB_VERSION.get_u32(b);
-        if version != FS_VERSION {
+        if !(FS_VERSION_MIN..=FS_VERSION).contains(&version) {
             return Err(corrupt(format!(
-                "superblock: format version {version}, this build reads {FS_VERSION}"
+                "superblock: format version {version}, this build reads {FS_VERSION_MIN} to {FS_VERSION}"
             )));
         }
         if crc32c::crc32c(&b[..SB_CRC.offset]) != SB_CRC.get_u32(b) {
@@ -292,6 +319,7 @@ impl Superblock {
             return Err(corrupt("superblock: block size, inode size, root inode or flags not as this version defines"));
         }
         let sb = Superblock {
+            version,
             total_blocks: SB_TOTAL_BLOCKS.get_u32(b),
             inode_count: SB_INODE_COUNT.get_u32(b),
             log_start: SB_LOG_START.get_u32(b),

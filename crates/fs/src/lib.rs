@@ -7,8 +7,9 @@
 //!
 //! What it is: 4 KiB blocks; a superblock, a log region (in every image, so
 //! any mount may pick any mode), inode and block bitmaps, an inode table of
-//! 256-byte inodes (12 direct, one single- and one double-indirect pointer:
-//! files up to about 4 GiB) and ext2-style directory blocks with names up to
+//! 256-byte inodes (12 direct, one single-, one double- and one
+//! triple-indirect pointer: files up to about 4 TiB; format version 1,
+//! without the last, up to about 4 GiB, see [`Fs::upgrade`]) and ext2-style directory blocks with names up to
 //! 255 bytes. Layout: docs/FORMAT.md §7; design: ARCHITECTURE.md "fs".
 //!
 //! What it promises: every mutating call is a transaction (split into
@@ -63,7 +64,7 @@ pub use fsck::{
     describe_blocks, fsck, repair, FsckCounts, FsckReport, Problem, ProblemKind, RepairReport,
 };
 pub use inode::FileType;
-pub use layout::{Superblock, BLOCK_SIZE, MAX_FILE_SIZE, NAME_MAX, ROOT_INO};
+pub use layout::{Superblock, BLOCK_SIZE, FS_VERSION, MAX_FILE_SIZE, NAME_MAX, ROOT_INO};
 pub use mkfs::{mkfs, MkfsOptions};
 pub use mode::{
     ns_to_system_time, system_time_ns, Clock, CommitMode, FixedClock, FsMutant, MountOptions,

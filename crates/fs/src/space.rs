@@ -24,7 +24,7 @@ use ftl::BlockDevice;
 use crate::error::{FsError, Result};
 use crate::fs::Fs;
 use crate::inode::Inode;
-use crate::layout::{BLOCK_SIZE, MAX_FILE_SIZE};
+use crate::layout::BLOCK_SIZE;
 use crate::store::Cost;
 
 /// `fallocate` mode bits (Linux values).
@@ -79,8 +79,9 @@ impl<D: BlockDevice> Fs<D> {
         if len == 0 {
             return Err(FsError::Invalid("fallocate of length 0".into()));
         }
+        let max = self.st.sb.max_file_size();
         let end = match offset.checked_add(len) {
-            Some(e) if e <= MAX_FILE_SIZE => e,
+            Some(e) if e <= max => e,
             _ => return Err(FsError::FileTooBig(offset.saturating_add(len))),
         };
         self.call(|fs| {

@@ -7,8 +7,9 @@ use fs::codec::rows;
 use fs::dir::{DIRENT_FIELDS, D_HEADER};
 use fs::inode::INODE_FIELDS;
 use fs::layout::{
-    BLOCK_SIZE, INODES_PER_BLOCK, INODE_SIZE, MAX_FILE_BLOCKS, MAX_LOG_SLOTS, MIN_BLOCKS,
-    MIN_LOG_SLOTS, NDIRECT, PTRS_PER_BLOCK, SB_LEN, SB_MAGIC_VALUE, SUPERBLOCK_FIELDS,
+    BLOCK_SIZE, FS_VERSION, INODES_PER_BLOCK, INODE_SIZE, MAX_FILE_BLOCKS, MAX_LOG_SLOTS,
+    MIN_BLOCKS, MIN_LOG_SLOTS, NDIRECT, PTRS_PER_BLOCK, SB_LEN, SB_MAGIC_VALUE, SUPERBLOCK_FIELDS,
+    V1_MAX_FILE_BLOCKS,
 };
 use fs::logfmt::{LOG_HEADER_FIELDS, LOG_MAGIC_VALUE, L_BLOCKS};
 
@@ -38,8 +39,11 @@ fn inode_table_matches() {
     assert_eq!(INODE_FIELDS.last().unwrap().end(), INODE_SIZE);
     assert!(section("### 7.4").contains(&format!("({INODE_SIZE} bytes)")));
     assert_eq!(field("### 7.4", "direct").size_num(), Some(4 * NDIRECT));
-    assert_eq!(MAX_FILE_BLOCKS, 1_049_612);
-    assert!(section("### 7.4").contains("1,049,612 blocks"));
+    assert_eq!(MAX_FILE_BLOCKS, 1_074_791_436);
+    assert_eq!(V1_MAX_FILE_BLOCKS, 1_049_612);
+    assert!(section("### 7.4").contains("1,074,791,436"));
+    assert!(section("### 7.4").contains("1,049,612"));
+    assert!(section("### 7.2").contains(&format!("version: {FS_VERSION}")));
     assert_eq!(PTRS_PER_BLOCK, 1024);
 }
 

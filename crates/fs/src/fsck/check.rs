@@ -9,7 +9,7 @@ use crate::codec::u32_at;
 use crate::dir;
 use crate::error::Result;
 use crate::inode::{FileType, Inode};
-use crate::layout::{BITS_PER_BLOCK, BLOCK_SIZE, MAX_FILE_SIZE, NDIRECT, PTRS_PER_BLOCK, ROOT_INO};
+use crate::layout::{BITS_PER_BLOCK, BLOCK_SIZE, NDIRECT, PTRS_PER_BLOCK, ROOT_INO};
 use crate::namei::SYMLINK_MAX;
 use crate::store::Store;
 
@@ -448,7 +448,31 @@ fn check_blocks<D: BlockDevice>(
             }
         }
     }
-    check_sizes(rep, ino, i, kind, &data, count);
+    if i.triple_indirect != 0 && claim(rep, i.triple_indirect, "triple-indirect") {
+        let top = st.meta(i.triple_indirect)?.to_vec();
+        let base = NDIRECT as u64 + p + p * p;
+        for t in 0..p as usize {
+            let dpb = u32_at(&top, 4 * t);
+            if dpb == 0 || !claim(rep, dpb, "double-indirect") {
+                continue;
+            }
+            let mid = st.meta(dpb)?.to_vec();
+            for k in 0..p as usize {
+                let pb = u32_at(&mid, 4 * k);
+                if pb == 0 || !claim(rep, pb, "indirect") {
+                    continue;
+                }
+                let blk = st.meta(pb)?.to_vec();
+                for j in 0..p as usize {
+                    let b = u32_at(&blk, 4 * j);
+                    if b != 0 && claim(rep, b, "data") {
+                        data.push((base + (t as u64 * p + k as u64) * p + j as u64, b));
+                    }
+                }
+            }
+        }
+    }
+    check_sizes(rep, ino, i, kind, &data, count, sb.max_file_size());
     Ok(data)
 }
 
@@ -461,6 +485,7 @@ fn check_sizes(
     kind: FileType,
     data: &[(u64, u32)],
     count: u32,
+    max_size: u64,
 ) {
     if count != i.blocks {
         rep.add(
@@ -470,7 +495,7 @@ fn check_sizes(
             format!("blocks field {} but {count} blocks are mapped", i.blocks),
         );
     }
-    if i.size > MAX_FILE_SIZE {
+    if i.size > max_size {
         rep.add(
             ProblemKind::Size,
             Some(ino),

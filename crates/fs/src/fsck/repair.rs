@@ -119,7 +119,7 @@ impl<D: BlockDevice + ?Sized> Img<'_, D> {
 
     fn inode(&mut self, ino: u32) -> Result<Inode> {
         let (b, off) = self.sb.inode_location(ino);
-        Inode::decode(ino, &self.get(b)?[off..off + INODE_SIZE])
+        Inode::decode_in(ino, &self.get(b)?[off..off + INODE_SIZE], self.sb.version)
     }
 
     fn put_inode(&mut self, ino: u32, i: &Inode) -> Result<()> {
@@ -151,6 +151,34 @@ impl<D: BlockDevice + ?Sized> Img<'_, D> {
                 if ok(b) {
                     all.push(b);
                     data.push((NDIRECT as u64 + j as u64, b));
+                }
+            }
+        }
+        if ok(i.triple_indirect) {
+            all.push(i.triple_indirect);
+            let top = self.get(i.triple_indirect)?;
+            let base = NDIRECT as u64 + p + p * p;
+            for t in 0..p as usize {
+                let dpb = u32_at(&top, 4 * t);
+                if !ok(dpb) {
+                    continue;
+                }
+                all.push(dpb);
+                let mid = self.get(dpb)?;
+                for k in 0..p as usize {
+                    let pb = u32_at(&mid, 4 * k);
+                    if !ok(pb) {
+                        continue;
+                    }
+                    all.push(pb);
+                    let blk = self.get(pb)?;
+                    for j in 0..p as usize {
+                        let b = u32_at(&blk, 4 * j);
+                        if ok(b) {
+                            all.push(b);
+                            data.push((base + (t as u64 * p + k as u64) * p + j as u64, b));
+                        }
+                    }
                 }
             }
         }
