@@ -24,8 +24,8 @@ use crate::store::AllocState;
 use crate::dirindex::DirIndexes;
 use crate::error::{corrupt, FsError, Result};
 use crate::fsck::{fsck, FsckReport};
-use crate::inode::I_TINDIRECT;
 use crate::inode::{FileType, Inode};
+use crate::inode::{I_RESERVED, I_TINDIRECT};
 use crate::layout::{Superblock, BLOCK_SIZE, FS_VERSION, MIN_LOG_SLOTS, ROOT_INO, SB_LEN};
 use crate::mode::{Clock, CommitMode, FsMutant, MountOptions};
 use crate::store::{Budget, Cost, FsStats, Store};
@@ -513,9 +513,9 @@ impl<D: BlockDevice> Fs<D> {
 
     /// Upgrades a version-1 file system to the version this build writes
     /// (2: the triple-indirect pointer, files to about 4 TiB); false when
-    /// it already is. First every allocated inode whose bytes 120..124 (a
-    /// reserved word in version 1, never cleared by version 1's `mkfs`)
-    /// are not zero is written back with them zero, and everything is made
+    /// it already is. First every allocated inode whose bytes 120..252
+    /// (reserved in version 1, never cleared by version 1's `mkfs`) are not
+    /// all zero is written back with them zero, and everything is made
     /// durable; then the superblock's first sector is rewritten with the
     /// new version and CRC, and flushed. A power cut before that write
     /// leaves a version-1 file system (with some inodes rewritten
@@ -532,7 +532,8 @@ impl<D: BlockDevice> Fs<D> {
                 continue;
             }
             let (b, off) = self.st.sb.inode_location(ino);
-            let word = &self.st.meta(b)?[off + I_TINDIRECT.offset..off + I_TINDIRECT.end()];
+            // The new pointer and the reserved bytes after it.
+            let word = &self.st.meta(b)?[off + I_TINDIRECT.offset..off + I_RESERVED.end()];
             if word.iter().any(|&x| x != 0) {
                 self.call(|fs| {
                     let i = fs.st.iget(ino)?;

@@ -2,8 +2,10 @@
 //! sealed with a CRC32C of its first 252 bytes.
 //!
 //! Invariants of an allocated inode (fsck checks them, decode checks the
-//! local ones): `kind` is not `Free`; the CRC matches; no data block is
-//! mapped at a file-block index at or past `ceil(size / 4096)`; `blocks`
+//! local ones): `kind` is not `Free`; the CRC matches; only a regular file
+//! maps data blocks at a file-block index at or past `ceil(size / 4096)`
+//! (preallocated, reading as zeros); the reserved bytes are zero in every
+//! inode this build writes; `blocks`
 //! counts the data and pointer blocks mapped; a directory's size is a
 //! multiple of 4096 with every block mapped, its `parent` names the
 //! directory holding its entry (itself for the root) and its `nlink` is 2 +
