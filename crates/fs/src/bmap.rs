@@ -393,85 +393,71 @@ impl<D: BlockDevice> Store<D> {
         Ok(())
     }
 
+    /// Frees, last first, every block at or past file block `from` under
+    /// pointer block `pb`, the root of a tree with `levels` levels of
+    /// pointer blocks above the data (1: `pb` names data blocks) covering
+    /// file blocks `start..start + 1024^levels`, and every pointer block
+    /// below `pb` whose whole range is; `pb` itself stays.
+    #[allow(clippy::too_many_arguments)]
+    fn free_tree(
+        &mut self,
+        ino: u32,
+        inode: &mut Inode,
+        pb: u32,
+        levels: u32,
+        start: u64,
+        from: u64,
+        target: u64,
+    ) -> Result<()> {
+        if levels == 1 {
+            return self.free_children(ino, inode, pb, start, from, target);
+        }
+        let span = P.pow(levels - 1);
+        for i in (0..P as usize).rev() {
+            let sub = start + i as u64 * span;
+            if sub + span <= from {
+                break;
+            }
+            let child = self.ptr(pb, i)?;
+            if child == 0 {
+                continue;
+            }
+            self.free_tree(ino, inode, child, levels - 1, sub, from, target)?;
+            if sub >= from {
+                Self::shrink_to(inode, sub.saturating_sub(1), target);
+                self.free_one(ino, inode, pb, i, child)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Frees every block of the file at or past file block `from`, and every
     /// pointer block whose whole range is, last block first, with a boundary
     /// before each free. On return `inode.size` is at most
     /// `max(target, from * 4096)`; the caller sets the final size and writes
     /// the inode back.
     pub fn free_from(&mut self, ino: u32, inode: &mut Inode, from: u64, target: u64) -> Result<()> {
-        if inode.triple_indirect != 0 {
-            let tpb = self.checked(inode.triple_indirect)?;
-            for t in (0..P as usize).rev() {
-                let start_t = TRIPLE_BASE + t as u64 * P * P;
-                if start_t + P * P <= from {
-                    break;
-                }
-                let dpb = self.ptr(tpb, t)?;
-                if dpb == 0 {
-                    continue;
-                }
-                for i in (0..P as usize).rev() {
-                    let start = start_t + i as u64 * P;
-                    if start + P <= from {
-                        break;
-                    }
-                    let pb = self.ptr(dpb, i)?;
-                    if pb == 0 {
-                        continue;
-                    }
-                    self.free_children(ino, inode, pb, start, from, target)?;
-                    if start >= from {
-                        Self::shrink_to(inode, start.saturating_sub(1), target);
-                        self.free_one(ino, inode, dpb, i, pb)?;
-                    }
-                }
-                if start_t >= from {
-                    Self::shrink_to(inode, start_t.saturating_sub(1), target);
-                    self.free_one(ino, inode, tpb, t, dpb)?;
-                }
+        // The triple-, double- and single-indirect trees, last first.
+        for levels in [3, 2, 1] {
+            let (base, root) = match levels {
+                3 => (TRIPLE_BASE, inode.triple_indirect),
+                2 => (DOUBLE_BASE, inode.double_indirect),
+                _ => (ND, inode.indirect),
+            };
+            if root == 0 || base + P.pow(levels) <= from {
+                continue;
             }
-            if TRIPLE_BASE >= from {
-                let cost = self.new_block_cost();
-                self.boundary(ino, inode, cost)?;
-                self.free_block(tpb)?;
-                inode.triple_indirect = 0;
-                inode.blocks = inode.blocks.saturating_sub(1);
-            }
-        }
-        if inode.double_indirect != 0 {
-            let dpb = self.checked(inode.double_indirect)?;
-            let base = ND + P;
-            for i in (0..P as usize).rev() {
-                let start = base + i as u64 * P;
-                if start + P <= from {
-                    break;
-                }
-                let pb = self.ptr(dpb, i)?;
-                if pb == 0 {
-                    continue;
-                }
-                self.free_children(ino, inode, pb, start, from, target)?;
-                if start >= from {
-                    Self::shrink_to(inode, start.saturating_sub(1), target);
-                    self.free_one(ino, inode, dpb, i, pb)?;
-                }
-            }
+            let pb = self.checked(root)?;
+            self.free_tree(ino, inode, pb, levels, base, from, target)?;
             if base >= from {
                 let cost = self.new_block_cost();
                 self.boundary(ino, inode, cost)?;
-                self.free_block(dpb)?;
-                inode.double_indirect = 0;
-                inode.blocks = inode.blocks.saturating_sub(1);
-            }
-        }
-        if inode.indirect != 0 && ND + P > from {
-            let pb = self.checked(inode.indirect)?;
-            self.free_children(ino, inode, pb, ND, from, target)?;
-            if ND >= from {
-                let cost = self.new_block_cost();
-                self.boundary(ino, inode, cost)?;
                 self.free_block(pb)?;
-                inode.indirect = 0;
+                match levels {
+                    3 => inode.triple_indirect = 0,
+                    2 => inode.double_indirect = 0,
+                    _ => inode.indirect = 0,
+                }
                 inode.blocks = inode.blocks.saturating_sub(1);
             }
         }

@@ -17,23 +17,6 @@ const U: Owner = Owner {
     gid: 100,
 };
 
-/// Runs `body` on a fresh file system of every configuration, then checks
-/// that a remount shows the same tree and fsck is clean.
-fn each(body: impl Fn(Config, &mut Fs<Dev>)) {
-    for cfg in CONFIGS {
-        let mut fs = fresh(cfg);
-        body(cfg, &mut fs);
-        assert_clean(&mut fs);
-        let before = snapshot(&mut fs);
-        let mut fs = remount(fs);
-        assert_eq!(
-            snapshot(&mut fs),
-            before,
-            "{cfg}: tree changed across remount"
-        );
-    }
-}
-
 fn create(fs: &mut Fs<Dev>, parent: u64, name: &str) -> u64 {
     let a = fs.create(parent, name.as_bytes(), REG, U).unwrap();
     fs.release(a.ino).unwrap();

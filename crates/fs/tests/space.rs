@@ -20,21 +20,6 @@ const U: Owner = Owner {
 };
 const BS: u64 = 4096;
 
-fn each(body: impl Fn(Config, &mut Fs<Dev>)) {
-    for cfg in CONFIGS {
-        let mut fs = fresh(cfg);
-        body(cfg, &mut fs);
-        assert_clean(&mut fs);
-        let before = snapshot(&mut fs);
-        let mut fs = remount(fs);
-        assert_eq!(
-            snapshot(&mut fs),
-            before,
-            "{cfg}: tree changed across remount"
-        );
-    }
-}
-
 fn file(fs: &mut Fs<Dev>, name: &str) -> u64 {
     let a = fs.create(ROOT, name.as_bytes(), REG, U).unwrap();
     fs.release(a.ino).unwrap();

@@ -423,57 +423,57 @@ fn check_blocks<D: BlockDevice>(
         }
     }
     let p = PTRS_PER_BLOCK;
-    if i.indirect != 0 && claim(rep, i.indirect, "indirect") {
-        let blk = st.meta(i.indirect)?.to_vec();
-        for j in 0..p as usize {
-            let b = u32_at(&blk, 4 * j);
-            if b != 0 && claim(rep, b, "data") {
-                data.push((NDIRECT as u64 + j as u64, b));
-            }
-        }
-    }
-    if i.double_indirect != 0 && claim(rep, i.double_indirect, "double-indirect") {
-        let top = st.meta(i.double_indirect)?.to_vec();
-        for k in 0..p as usize {
-            let pb = u32_at(&top, 4 * k);
-            if pb == 0 || !claim(rep, pb, "indirect") {
-                continue;
-            }
-            let blk = st.meta(pb)?.to_vec();
-            for j in 0..p as usize {
-                let b = u32_at(&blk, 4 * j);
-                if b != 0 && claim(rep, b, "data") {
-                    data.push((NDIRECT as u64 + p + k as u64 * p + j as u64, b));
-                }
-            }
-        }
-    }
-    if i.triple_indirect != 0 && claim(rep, i.triple_indirect, "triple-indirect") {
-        let top = st.meta(i.triple_indirect)?.to_vec();
-        let base = NDIRECT as u64 + p + p * p;
-        for t in 0..p as usize {
-            let dpb = u32_at(&top, 4 * t);
-            if dpb == 0 || !claim(rep, dpb, "double-indirect") {
-                continue;
-            }
-            let mid = st.meta(dpb)?.to_vec();
-            for k in 0..p as usize {
-                let pb = u32_at(&mid, 4 * k);
-                if pb == 0 || !claim(rep, pb, "indirect") {
-                    continue;
-                }
-                let blk = st.meta(pb)?.to_vec();
-                for j in 0..p as usize {
-                    let b = u32_at(&blk, 4 * j);
-                    if b != 0 && claim(rep, b, "data") {
-                        data.push((base + (t as u64 * p + k as u64) * p + j as u64, b));
-                    }
-                }
-            }
+    let trees = [
+        (i.indirect, 1, NDIRECT as u64, "indirect"),
+        (i.double_indirect, 2, NDIRECT as u64 + p, "double-indirect"),
+        (
+            i.triple_indirect,
+            3,
+            NDIRECT as u64 + p + p * p,
+            "triple-indirect",
+        ),
+    ];
+    for (root, levels, base, what) in trees {
+        if root != 0 && claim(rep, root, what) {
+            walk_tree(st, rep, &mut claim, &mut data, root, levels, base)?;
         }
     }
     check_sizes(rep, ino, i, kind, &data, count, sb.max_file_size());
     Ok(data)
+}
+
+/// Claims every block under pointer block `pb` (claimed already), the
+/// root of a tree with `levels` levels of pointer blocks above the data
+/// covering file blocks from `base`, and lists its data blocks.
+fn walk_tree<D: BlockDevice>(
+    st: &mut Store<D>,
+    rep: &mut FsckReport,
+    claim: &mut impl FnMut(&mut FsckReport, u32, &str) -> bool,
+    data: &mut Vec<(u64, u32)>,
+    pb: u32,
+    levels: u32,
+    base: u64,
+) -> Result<()> {
+    let blk = st.meta(pb)?.to_vec();
+    let span = PTRS_PER_BLOCK.pow(levels - 1);
+    let what = match levels {
+        1 => "data",
+        2 => "indirect",
+        _ => "double-indirect",
+    };
+    for j in 0..PTRS_PER_BLOCK as usize {
+        let b = u32_at(&blk, 4 * j);
+        if b == 0 || !claim(rep, b, what) {
+            continue;
+        }
+        let first = base + j as u64 * span;
+        if levels == 1 {
+            data.push((first, b));
+        } else {
+            walk_tree(st, rep, claim, data, b, levels - 1, first)?;
+        }
+    }
+    Ok(())
 }
 
 /// The size and block count of inode `ino` (`i`, of kind `kind`) against

@@ -143,65 +143,47 @@ impl<D: BlockDevice + ?Sized> Img<'_, D> {
             }
         }
         let p = PTRS_PER_BLOCK;
-        if ok(i.indirect) {
-            all.push(i.indirect);
-            let blk = self.get(i.indirect)?;
-            for j in 0..p as usize {
-                let b = u32_at(&blk, 4 * j);
-                if ok(b) {
-                    all.push(b);
-                    data.push((NDIRECT as u64 + j as u64, b));
-                }
-            }
-        }
-        if ok(i.triple_indirect) {
-            all.push(i.triple_indirect);
-            let top = self.get(i.triple_indirect)?;
-            let base = NDIRECT as u64 + p + p * p;
-            for t in 0..p as usize {
-                let dpb = u32_at(&top, 4 * t);
-                if !ok(dpb) {
-                    continue;
-                }
-                all.push(dpb);
-                let mid = self.get(dpb)?;
-                for k in 0..p as usize {
-                    let pb = u32_at(&mid, 4 * k);
-                    if !ok(pb) {
-                        continue;
-                    }
-                    all.push(pb);
-                    let blk = self.get(pb)?;
-                    for j in 0..p as usize {
-                        let b = u32_at(&blk, 4 * j);
-                        if ok(b) {
-                            all.push(b);
-                            data.push((base + (t as u64 * p + k as u64) * p + j as u64, b));
-                        }
-                    }
-                }
-            }
-        }
-        if ok(i.double_indirect) {
-            all.push(i.double_indirect);
-            let top = self.get(i.double_indirect)?;
-            for k in 0..p as usize {
-                let pb = u32_at(&top, 4 * k);
-                if !ok(pb) {
-                    continue;
-                }
-                all.push(pb);
-                let blk = self.get(pb)?;
-                for j in 0..p as usize {
-                    let b = u32_at(&blk, 4 * j);
-                    if ok(b) {
-                        all.push(b);
-                        data.push((NDIRECT as u64 + p + k as u64 * p + j as u64, b));
-                    }
-                }
+        let trees = [
+            (i.indirect, 1, NDIRECT as u64),
+            (i.double_indirect, 2, NDIRECT as u64 + p),
+            (i.triple_indirect, 3, NDIRECT as u64 + p + p * p),
+        ];
+        for (root, levels, base) in trees {
+            if ok(root) {
+                all.push(root);
+                self.mapped_tree(root, levels, base, &mut all, &mut data)?;
             }
         }
         Ok(Mapped { all, data })
+    }
+
+    /// Adds the blocks under pointer block `pb` (valid pointers only), the
+    /// root of a tree with `levels` levels of pointer blocks above the data
+    /// covering file blocks from `base`.
+    fn mapped_tree(
+        &mut self,
+        pb: u32,
+        levels: u32,
+        base: u64,
+        all: &mut Vec<u32>,
+        data: &mut Vec<(u64, u32)>,
+    ) -> Result<()> {
+        let blk = self.get(pb)?;
+        let span = PTRS_PER_BLOCK.pow(levels - 1);
+        for j in 0..PTRS_PER_BLOCK as usize {
+            let b = u32_at(&blk, 4 * j);
+            if !self.sb.is_data_block(b) {
+                continue;
+            }
+            all.push(b);
+            let first = base + j as u64 * span;
+            if levels == 1 {
+                data.push((first, b));
+            } else {
+                self.mapped_tree(b, levels - 1, first, all, data)?;
+            }
+        }
+        Ok(())
     }
 
     /// Rewrites the bitmap at `start` (`blocks` blocks) so that bit `n` is

@@ -92,6 +92,23 @@ pub fn fresh_on(cfg: Config, g: Geometry, fo: &FormatOptions, mo: &MkfsOptions) 
     Fs::mount(dev, opts(cfg.mode)).unwrap()
 }
 
+/// Runs `body` on a fresh file system of every configuration, then checks
+/// that a remount shows the same tree and fsck is clean.
+pub fn each(body: impl Fn(Config, &mut Fs<Dev>)) {
+    for cfg in CONFIGS {
+        let mut fs = fresh(cfg);
+        body(cfg, &mut fs);
+        assert_clean(&mut fs);
+        let before = snapshot(&mut fs);
+        let mut fs = remount(fs);
+        assert_eq!(
+            snapshot(&mut fs),
+            before,
+            "{cfg}: tree changed across remount"
+        );
+    }
+}
+
 /// Clean unmount and mount again, checking fsck is clean in between.
 pub fn remount<F: Flash>(fs: Fs<Dev<F>>) -> Fs<Dev<F>> {
     let mode = fs.mode();
