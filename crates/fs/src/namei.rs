@@ -3,8 +3,9 @@
 //!
 //! Lookups and the search for room go through the in-memory directory
 //! index (`dirindex.rs`): one directory block per lookup, create or
-//! unlink, after one linear scan of the directory per mount. The scans
-//! below (`*_scan`) build the index and stand in when it is missing.
+//! unlink, after one linear scan of the directory per mount
+//! (`dir_index`). `dir_find` and `dir_space` fall back to a linear scan
+//! when the index cannot be kept or disagrees with a block.
 //!
 //! Each call checks everything that can fail before it changes anything,
 //! except growing a directory by a block, which is a consistent piece of its
