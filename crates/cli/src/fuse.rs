@@ -174,10 +174,7 @@ fn fs_of(st: &mut State) -> &mut MountedFs {
 }
 
 fn owner(req: &Request) -> Owner {
-    Owner {
-        uid: req.uid(),
-        gid: req.gid(),
-    }
+    Owner::new(req.uid(), req.gid())
 }
 
 fn kind(k: fs::FileType) -> FileType {

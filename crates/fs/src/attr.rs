@@ -26,9 +26,9 @@ pub struct Attr {
     pub size: u64,
     /// 512-byte units allocated (data and pointer blocks).
     pub blocks: u64,
-    pub atime_ns: i64,
-    pub mtime_ns: i64,
-    pub ctime_ns: i64,
+    pub atime_ns: i128,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
     pub rdev: u32,
     /// Preferred I/O size.
     pub blksize: u32,
@@ -77,7 +77,7 @@ impl Attr {
 pub enum TimeSet {
     Now,
     /// Nanoseconds since the Unix epoch.
-    At(i64),
+    At(i128),
 }
 
 /// What `setattr` changes; `None` leaves a field alone. The change time is
@@ -92,7 +92,7 @@ pub struct SetAttr {
     pub size: Option<u64>,
     pub atime: Option<TimeSet>,
     pub mtime: Option<TimeSet>,
-    pub ctime: Option<i64>,
+    pub ctime: Option<i128>,
 }
 
 /// Who creates an inode, and with which permission bits.
@@ -100,10 +100,20 @@ pub struct SetAttr {
 pub struct Owner {
     pub uid: u32,
     pub gid: u32,
+    /// Bits taken from a new inode's mode unless its directory has a
+    /// default ACL (then the ACL masks it instead). 0 where the caller
+    /// applied the umask already (the kernel does, unless the FUSE mount
+    /// negotiated POSIX ACLs).
+    pub umask: u32,
 }
 
 impl Owner {
-    pub const ROOT: Owner = Owner { uid: 0, gid: 0 };
+    pub const ROOT: Owner = Owner::new(0, 0);
+
+    /// `uid`/`gid` with no umask left to apply.
+    pub const fn new(uid: u32, gid: u32) -> Owner {
+        Owner { uid, gid, umask: 0 }
+    }
 }
 
 /// One entry `readdir` returns.

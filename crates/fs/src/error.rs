@@ -13,6 +13,8 @@ pub mod errno {
     pub const EPERM: i32 = 1;
     pub const ENOENT: i32 = 2;
     pub const EIO: i32 = 5;
+    pub const E2BIG: i32 = 7;
+    pub const EACCES: i32 = 13;
     pub const ENXIO: i32 = 6;
     pub const EEXIST: i32 = 17;
     pub const ENOTDIR: i32 = 20;
@@ -22,7 +24,10 @@ pub mod errno {
     pub const ENOSPC: i32 = 28;
     pub const EMLINK: i32 = 31;
     pub const ENAMETOOLONG: i32 = 36;
+    pub const ERANGE: i32 = 34;
     pub const ENOTEMPTY: i32 = 39;
+    pub const ENODATA: i32 = 61;
+    pub const EOVERFLOW: i32 = 75;
     pub const EOPNOTSUPP: i32 = 95;
 }
 
@@ -73,6 +78,16 @@ pub enum FsError {
     NotSupported(String),
     #[error("no data at or after offset {0} (it is at or past the end of file)")]
     NoData(u64),
+    #[error("time {0} ns is outside the range this file system stores: {1}")]
+    TimeOutOfRange(i128, &'static str),
+    #[error("no extended attribute `{0}`")]
+    NoAttr(String),
+    #[error("extended attribute {0}")]
+    AttrRange(String),
+    #[error("extended attribute value of {0} bytes is larger than the 65,536-byte limit")]
+    AttrTooBig(usize),
+    #[error("permission denied: {0}")]
+    Denied(String),
     #[error("the file system stopped after a device error and must be remounted: {0}")]
     Poisoned(String),
     #[error("internal error: {0}")]
@@ -97,6 +112,11 @@ impl FsError {
             FsError::NotSupported(_) => EOPNOTSUPP,
             FsError::NoData(_) => ENXIO,
             FsError::TooManyLinks => EMLINK,
+            FsError::TimeOutOfRange(..) => EOVERFLOW,
+            FsError::NoAttr(_) => ENODATA,
+            FsError::AttrRange(_) => ERANGE,
+            FsError::AttrTooBig(_) => E2BIG,
+            FsError::Denied(_) => EACCES,
             FsError::Device(_)
             | FsError::Corrupt(_)
             | FsError::NotFormatted(_)

@@ -13,7 +13,7 @@ use ftl::BlockDevice;
 use crate::attr::{Attr, SetAttr, TimeSet};
 use crate::error::{FsError, Result};
 use crate::fs::Fs;
-use crate::inode::{FileType, Inode};
+use crate::inode::{FileType, Inode, TIME_MAX, TIME_MIN};
 use crate::layout::BLOCK_SIZE;
 use crate::store::Cost;
 
@@ -56,6 +56,11 @@ impl<D: BlockDevice> Fs<D> {
                     return Err(FsError::FileTooBig(size));
                 }
             }
+            for t in [set.atime, set.mtime, set.ctime.map(TimeSet::At)] {
+                if let Some(TimeSet::At(ns)) = t {
+                    fs.check_time(ns)?;
+                }
+            }
             let now = fs.now();
             if let Some(size) = set.size {
                 fs.resize(ino, &mut i, size)?;
@@ -63,6 +68,11 @@ impl<D: BlockDevice> Fs<D> {
             }
             if let Some(m) = set.mode {
                 i.perm = (m & 0o7777) as u16;
+                if i.xattr != 0 {
+                    let spb = fs.st.spb as u64;
+                    fs.st.boundary(ino, &i, Cost::new(spb + 2, 3))?;
+                    fs.chmod_acl(ino, &mut i)?;
+                }
             }
             if let Some(u) = set.uid {
                 i.uid = u;
@@ -84,6 +94,22 @@ impl<D: BlockDevice> Fs<D> {
             fs.st.iput(ino, &i)?;
             Ok(Attr::from_inode(ino, &i, kind))
         })
+    }
+
+    /// `EOVERFLOW` for a time the format cannot hold: past 2262 (or before
+    /// 1678) on versions 1 and 2, outside 96-bit nanoseconds on version 3.
+    pub(crate) fn check_time(&self, ns: i128) -> Result<()> {
+        if self.st.sb.has_xattrs() {
+            if !(TIME_MIN..=TIME_MAX).contains(&ns) {
+                return Err(FsError::TimeOutOfRange(ns, "96-bit nanoseconds"));
+            }
+        } else if i64::try_from(ns).is_err() {
+            return Err(FsError::TimeOutOfRange(
+                ns,
+                "format versions 1 and 2 end in 2262; run `scftl fsck IMAGE --upgrade`",
+            ));
+        }
+        Ok(())
     }
 
     /// Sets the size of a regular file: shrinking frees the blocks past the

@@ -261,17 +261,20 @@ impl<D: BlockDevice> Fs<D> {
                 Ok(v)
             }
             Err(e) => {
-                self.st.abort_step();
                 // The aborted step's directory changes are undone in the
-                // cache; the indexes may still hold them.
-                self.dirs.clear();
+                // cache; the indexes may still hold them. A step with no
+                // changes (a call that failed its checks) has none to undo.
+                if !self.st.tx.is_empty() {
+                    self.dirs.clear();
+                }
+                self.st.abort_step();
                 Err(e)
             }
         }
     }
 
     /// The current time by the mount's clock.
-    pub(crate) fn now(&self) -> i64 {
+    pub(crate) fn now(&self) -> i128 {
         self.clock.now_ns()
     }
 
@@ -323,7 +326,8 @@ impl<D: BlockDevice> Fs<D> {
         let target = 0;
         self.st.free_from(ino, &mut inode, 0, target)?;
         inode.size = 0;
-        self.st.boundary(ino, &inode, Cost::new(2, 2))?;
+        self.st.boundary(ino, &inode, Cost::new(3, 3))?;
+        self.free_xattrs(&mut inode)?;
         self.st.free_inode_bit(ino)?;
         self.st.iput(ino, &Inode::free(inode.generation))
     }
@@ -511,28 +515,35 @@ impl<D: BlockDevice> Fs<D> {
         ))
     }
 
-    /// Upgrades a version-1 file system to the version this build writes
-    /// (2: the triple-indirect pointer, files to about 4 TiB); false when
-    /// it already is. First every allocated inode whose bytes 120..252
+    /// Upgrades a version-1 or -2 file system to the version this build
+    /// writes (3: the triple-indirect pointer, files to about 4 TiB; the
+    /// xattr block and 96-bit times); false when it already is. From
+    /// version 1, first every allocated inode whose bytes 120..252
     /// (reserved in version 1, never cleared by version 1's `mkfs`) are not
     /// all zero is written back with them zero, and everything is made
-    /// durable; then the superblock's first sector is rewritten with the
+    /// durable (version 2 writes those bytes zero, so from version 2 there
+    /// is nothing to rewrite: every pointer reads 0 and every high word
+    /// 0); then the superblock's first sector is rewritten with the
     /// new version and CRC, and flushed. A power cut before that write
-    /// leaves a version-1 file system (with some inodes rewritten
+    /// leaves the old version (with some inodes rewritten
     /// unchanged); the write is one sector, which every FTL here keeps
     /// whole or not at all (scftl: the flush is a snapshot; async: a
     /// sector whose CRC fails is ignored and the old copy read; sync: the
-    /// battery-backed log), so a cut during it leaves version 1 or 2.
+    /// battery-backed log), so a cut during it leaves the old version or
+    /// the new one.
     pub fn upgrade(&mut self) -> Result<bool> {
         if self.st.sb.version >= FS_VERSION {
             return Ok(false);
         }
         for ino in 1..self.st.sb.inode_count {
+            if self.st.sb.version >= 2 {
+                break;
+            }
             if !self.st.inode_allocated(ino)? {
                 continue;
             }
             let (b, off) = self.st.sb.inode_location(ino);
-            // The new pointer and the reserved bytes after it.
+            // The new pointers, high words and reserved bytes after them.
             let word = &self.st.meta(b)?[off + I_TINDIRECT.offset..off + I_RESERVED.end()];
             if word.iter().any(|&x| x != 0) {
                 self.call(|fs| {

@@ -36,7 +36,11 @@ pub const I_DIRECT: Field = Field::new("direct", 64, 4 * NDIRECT);
 pub const I_INDIRECT: Field = Field::new("indirect", 112, 4);
 pub const I_DINDIRECT: Field = Field::new("double_indirect", 116, 4);
 pub const I_TINDIRECT: Field = Field::new("triple_indirect", 120, 4);
-pub const I_RESERVED: Field = Field::new("reserved", 124, 128);
+pub const I_XATTR: Field = Field::new("xattr", 124, 4);
+pub const I_ATIME_HI: Field = Field::new("atime_hi", 128, 4);
+pub const I_MTIME_HI: Field = Field::new("mtime_hi", 132, 4);
+pub const I_CTIME_HI: Field = Field::new("ctime_hi", 136, 4);
+pub const I_RESERVED: Field = Field::new("reserved", 140, 112);
 pub const I_CRC: Field = Field::new("crc", 252, 4);
 
 /// The inode's fields in order (the table of FORMAT.md §7.4).
@@ -58,6 +62,10 @@ pub const INODE_FIELDS: &[Field] = &[
     I_INDIRECT,
     I_DINDIRECT,
     I_TINDIRECT,
+    I_XATTR,
+    I_ATIME_HI,
+    I_MTIME_HI,
+    I_CTIME_HI,
     I_RESERVED,
     I_CRC,
 ];
@@ -152,9 +160,12 @@ pub struct Inode {
     pub uid: u32,
     pub gid: u32,
     pub size: u64,
-    pub atime_ns: i64,
-    pub mtime_ns: i64,
-    pub ctime_ns: i64,
+    /// Times in nanoseconds since the Unix epoch. Version 3 stores 96
+    /// bits (the 64-bit field plus a 32-bit high word); earlier versions
+    /// hold what fits in an `i64` (until the year 2262).
+    pub atime_ns: i128,
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
     /// Directories: the directory holding this one's entry.
     pub parent: u32,
     /// Incremented each time the slot is reused (FUSE generation number).
@@ -170,6 +181,9 @@ pub struct Inode {
     /// past the double-indirect range. Version 1 has reserved bytes here,
     /// which `Store::iget` reads as 0.
     pub triple_indirect: u32,
+    /// Version 3: the block holding the inode's extended attributes
+    /// (`xattr.rs`, FORMAT.md §7.7), 0 for none. Counted in `blocks`.
+    pub xattr: u32,
 }
 
 impl Inode {
@@ -193,6 +207,7 @@ impl Inode {
             indirect: 0,
             double_indirect: 0,
             triple_indirect: 0,
+            xattr: 0,
         }
     }
 
@@ -204,7 +219,7 @@ impl Inode {
         perm: u32,
         uid: u32,
         gid: u32,
-        now_ns: i64,
+        now_ns: i128,
     ) -> Inode {
         Inode {
             kind: Some(kind),
@@ -240,9 +255,15 @@ impl Inode {
         I_UID.put_u32(out, self.uid);
         I_GID.put_u32(out, self.gid);
         I_SIZE.put_u64(out, self.size);
-        I_ATIME.put_i64(out, self.atime_ns);
-        I_MTIME.put_i64(out, self.mtime_ns);
-        I_CTIME.put_i64(out, self.ctime_ns);
+        for (t, lo, hi) in [
+            (self.atime_ns, I_ATIME, I_ATIME_HI),
+            (self.mtime_ns, I_MTIME, I_MTIME_HI),
+            (self.ctime_ns, I_CTIME, I_CTIME_HI),
+        ] {
+            let (l, h) = split_time(t);
+            lo.put_i64(out, l);
+            hi.put_u32(out, h as u32);
+        }
         I_PARENT.put_u32(out, self.parent);
         I_GENERATION.put_u32(out, self.generation);
         I_BLOCKS.put_u32(out, self.blocks);
@@ -254,6 +275,7 @@ impl Inode {
         I_INDIRECT.put_u32(out, self.indirect);
         I_DINDIRECT.put_u32(out, self.double_indirect);
         I_TINDIRECT.put_u32(out, self.triple_indirect);
+        I_XATTR.put_u32(out, self.xattr);
         // Whatever the slot held before (mkfs does not clear the table).
         out[I_RESERVED.offset..I_RESERVED.end()].fill(0);
         let crc = crc32c::crc32c(&out[..I_CRC.offset]);
@@ -285,9 +307,9 @@ impl Inode {
             uid: I_UID.get_u32(b),
             gid: I_GID.get_u32(b),
             size: I_SIZE.get_u64(b),
-            atime_ns: I_ATIME.get_i64(b),
-            mtime_ns: I_MTIME.get_i64(b),
-            ctime_ns: I_CTIME.get_i64(b),
+            atime_ns: join_time(I_ATIME.get_i64(b), I_ATIME_HI.get_u32(b) as i32),
+            mtime_ns: join_time(I_MTIME.get_i64(b), I_MTIME_HI.get_u32(b) as i32),
+            ctime_ns: join_time(I_CTIME.get_i64(b), I_CTIME_HI.get_u32(b) as i32),
             parent: I_PARENT.get_u32(b),
             generation: I_GENERATION.get_u32(b),
             blocks: I_BLOCKS.get_u32(b),
@@ -296,18 +318,33 @@ impl Inode {
             indirect: I_INDIRECT.get_u32(b),
             double_indirect: I_DINDIRECT.get_u32(b),
             triple_indirect: I_TINDIRECT.get_u32(b),
+            xattr: I_XATTR.get_u32(b),
         })
     }
 
     /// Decodes a slot of a file system of format `version`: version 1 has
     /// reserved bytes (possibly old garbage) where version 2 keeps the
-    /// triple-indirect pointer, so they read as 0 there.
+    /// triple-indirect pointer, and versions 1 and 2 where version 3 keeps
+    /// the xattr pointer and the times' high words, so they read as 0 there.
     pub fn decode_in(ino: u32, b: &[u8], version: u32) -> Result<Inode> {
         let mut i = Inode::decode(ino, b)?;
         if version < 2 {
             i.triple_indirect = 0;
         }
+        if version < 3 {
+            i.xattr = 0;
+            i.atime_ns = i128::from(I_ATIME.get_i64(b));
+            i.mtime_ns = i128::from(I_MTIME.get_i64(b));
+            i.ctime_ns = i128::from(I_CTIME.get_i64(b));
+        }
         Ok(i)
+    }
+
+    /// Whether every time fits the 64-bit fields of versions 1 and 2.
+    pub fn times_fit_i64(&self) -> bool {
+        [self.atime_ns, self.mtime_ns, self.ctime_ns]
+            .iter()
+            .all(|&t| i64::try_from(t).is_ok())
     }
 
     /// The generation a slot's next occupant gets: one past the slot's
@@ -317,6 +354,29 @@ impl Inode {
             .map(|i| i.generation.wrapping_add(1).max(1))
             .unwrap_or(1)
     }
+}
+
+/// The range version 3 stores: about 96-bit signed nanoseconds (±1.25
+/// million million years; every `timespec` a 64-bit kernel passes fits),
+/// exactly `lo + hi * 2^64` with both words signed, bounded here to whole
+/// multiples of 2^64 at both ends.
+pub const TIME_MIN: i128 = -(1i128 << 95);
+pub const TIME_MAX: i128 = (1i128 << 95) - (1i128 << 64);
+
+/// Splits a time into its 64-bit field and high word: `t = lo + hi * 2^64`
+/// with `lo` the low 64 bits read as signed, so a time that fits an `i64`
+/// has `hi` 0 (the encoding of versions 1 and 2). Times outside
+/// [`TIME_MIN`]`..=`[`TIME_MAX`] are clamped (callers check first).
+pub fn split_time(t: i128) -> (i64, i32) {
+    let t = t.clamp(TIME_MIN, TIME_MAX);
+    let lo = t as i64;
+    let hi = ((t - i128::from(lo)) >> 64) as i32;
+    (lo, hi)
+}
+
+/// The inverse of [`split_time`].
+pub fn join_time(lo: i64, hi: i32) -> i128 {
+    i128::from(lo) + (i128::from(hi) << 64)
 }
 
 #[cfg(test)]
@@ -341,6 +401,38 @@ mod tests {
         b[100] ^= 1;
         assert!(Inode::decode(1, &b).is_err());
         assert_eq!(Inode::next_generation(1, &[0u8; INODE_SIZE]), 1);
+    }
+
+    #[test]
+    fn times_round_trip_across_the_whole_range() {
+        for t in [
+            0,
+            -1,
+            i128::from(i64::MAX),
+            i128::from(i64::MIN),
+            i128::from(i64::MAX) + 1,
+            i128::from(i64::MIN) - 1,
+            // 9999-12-31T23:59:59.999999999Z
+            253_402_300_799_999_999_999,
+            -62_135_596_800_000_000_000,
+            TIME_MAX,
+            TIME_MIN,
+        ] {
+            let (lo, hi) = split_time(t);
+            assert_eq!(join_time(lo, hi), t, "{t}");
+            if let Ok(small) = i64::try_from(t) {
+                assert_eq!((lo, hi), (small, 0), "{t}: versions 1 and 2 agree");
+            }
+            let mut i = Inode::new(1, FileType::RegularFile, 0o644, 0, 0, t);
+            i.xattr = 99;
+            let mut b = [0u8; INODE_SIZE];
+            i.encode(&mut b);
+            assert_eq!(Inode::decode(1, &b).unwrap(), i);
+            let old = Inode::decode_in(1, &b, 2).unwrap();
+            assert_eq!(old.xattr, 0);
+            assert_eq!(old.mtime_ns, i128::from(lo));
+        }
+        assert_eq!(join_time(0, 1), 1i128 << 64);
     }
 
     #[test]

@@ -54,9 +54,11 @@ pub const MIN_BLOCKS: u64 = 16;
 /// Magic at offset 0 of block 0.
 pub const SB_MAGIC_VALUE: [u8; 8] = *b"SCFTLFS\0";
 /// Version of the file-system format `mkfs` writes (docs/FORMAT.md §7.2).
-/// Version 2 adds the triple-indirect pointer; version 1 images mount and
-/// check as before (files up to about 4 GiB) until `fs::upgrade`.
-pub const FS_VERSION: u32 = 2;
+/// Version 2 adds the triple-indirect pointer; version 3 the extended
+/// attribute block and 96-bit times. Older images mount and check as
+/// before (version 1: files up to about 4 GiB; versions 1 and 2: no xattrs,
+/// times until 2262) until `fs::upgrade`.
+pub const FS_VERSION: u32 = 3;
 /// The oldest version this build reads.
 pub const FS_VERSION_MIN: u32 = 1;
 
@@ -198,6 +200,11 @@ impl Superblock {
         } else {
             V1_MAX_FILE_BLOCKS
         }
+    }
+
+    /// Whether inodes have the xattr pointer and 96-bit times (version 3).
+    pub fn has_xattrs(&self) -> bool {
+        self.version >= 3
     }
 
     /// The largest file size in this file system's version.

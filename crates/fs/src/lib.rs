@@ -30,7 +30,8 @@
 //! [`Fs::readlink`], [`Fs::link`], [`Fs::unlink`], [`Fs::rmdir`],
 //! [`Fs::rename`], [`Fs::open`], [`Fs::read`], [`Fs::write`],
 //! [`Fs::release`], [`Fs::hold`], [`Fs::forget`], [`Fs::fsync`], [`Fs::fsyncdir`], [`Fs::readdir`],
-//! [`Fs::statfs`], [`Fs::fallocate`], [`Fs::seek`], plus [`mkfs`], [`Fs::mount`], [`Fs::sync`],
+//! [`Fs::statfs`], [`Fs::fallocate`], [`Fs::seek`], [`Fs::getxattr`],
+//! [`Fs::setxattr`], [`Fs::listxattr`], [`Fs::removexattr`], plus [`mkfs`], [`Fs::mount`], [`Fs::sync`],
 //! [`Fs::tick`] and [`Fs::unmount`].
 
 mod alloc;
@@ -54,6 +55,7 @@ pub mod model;
 mod namei;
 mod space;
 mod store;
+pub mod xattr;
 
 pub use attr::{
     Attr, DirEntry, Owner, SetAttr, StatFs, TimeSet, RENAME_EXCHANGE, RENAME_NOREPLACE,
@@ -73,3 +75,4 @@ pub use mode::{
 pub use namei::SYMLINK_MAX;
 pub use space::{Seek, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE, FALLOC_FL_ZERO_RANGE};
 pub use store::{Budget, FsStats};
+pub use xattr::{ACL_ACCESS, ACL_DEFAULT, XATTR_CREATE, XATTR_REPLACE};

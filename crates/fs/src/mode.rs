@@ -105,7 +105,7 @@ impl FsMutant {
 
 /// The source of inode timestamps (nanoseconds since the Unix epoch).
 pub trait Clock: Send + Sync {
-    fn now_ns(&self) -> i64;
+    fn now_ns(&self) -> i128;
 }
 
 /// The system's wall clock.
@@ -113,7 +113,7 @@ pub trait Clock: Send + Sync {
 pub struct SystemClock;
 
 impl Clock for SystemClock {
-    fn now_ns(&self) -> i64 {
+    fn now_ns(&self) -> i128 {
         system_time_ns(SystemTime::now())
     }
 }
@@ -123,25 +123,55 @@ impl Clock for SystemClock {
 pub struct FixedClock(pub i64);
 
 impl Clock for FixedClock {
-    fn now_ns(&self) -> i64 {
-        self.0
+    fn now_ns(&self) -> i128 {
+        i128::from(self.0)
     }
 }
 
-/// Nanoseconds since the Unix epoch (negative before it, saturating).
-pub fn system_time_ns(t: SystemTime) -> i64 {
+/// Nanoseconds since the Unix epoch (negative before it). Exact: every
+/// `SystemTime` fits an `i128` of nanoseconds.
+pub fn system_time_ns(t: SystemTime) -> i128 {
     match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => i64::try_from(d.as_nanos()).unwrap_or(i64::MAX),
-        Err(e) => i64::try_from(e.duration().as_nanos()).map_or(i64::MIN, |n| -n),
+        Ok(d) => d.as_nanos() as i128,
+        Err(e) => -(e.duration().as_nanos() as i128),
     }
 }
 
-/// The `SystemTime` of a timestamp.
-pub fn ns_to_system_time(ns: i64) -> SystemTime {
-    if ns >= 0 {
-        UNIX_EPOCH + Duration::from_nanos(ns as u64)
+/// The `SystemTime` of a timestamp; one the platform cannot represent
+/// (only a corrupt or foreign image holds one) saturates at the nearest
+/// time it can.
+pub fn ns_to_system_time(ns: i128) -> SystemTime {
+    let secs = ns.div_euclid(1_000_000_000);
+    let nanos = ns.rem_euclid(1_000_000_000) as u32;
+    let far = |forward: bool| {
+        // Halve the step until it fits: the platform's bound is not known.
+        let mut step = u64::MAX;
+        let mut t = UNIX_EPOCH;
+        while step > 0 {
+            let next = if forward {
+                t.checked_add(Duration::from_secs(step))
+            } else {
+                t.checked_sub(Duration::from_secs(step))
+            };
+            match next {
+                Some(n) => t = n,
+                None => step /= 2,
+            }
+        }
+        t
+    };
+    if secs >= 0 {
+        u64::try_from(secs)
+            .ok()
+            .and_then(|s| UNIX_EPOCH.checked_add(Duration::new(s, nanos)))
+            .unwrap_or_else(|| far(true))
     } else {
-        UNIX_EPOCH - Duration::from_nanos(ns.unsigned_abs())
+        // ns = secs * 1e9 + nanos with secs < 0: go back -secs, then on.
+        u64::try_from(-secs)
+            .ok()
+            .and_then(|s| UNIX_EPOCH.checked_sub(Duration::from_secs(s)))
+            .and_then(|t| t.checked_add(Duration::from_nanos(u64::from(nanos))))
+            .unwrap_or_else(|| far(false))
     }
 }
 

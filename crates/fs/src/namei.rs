@@ -331,11 +331,15 @@ impl<D: BlockDevice> Fs<D> {
                 return Err(FsError::TooManyLinks);
             }
             let room = fs.dir_room(pino, &mut pdir, name.len())?;
+            let (xattrs, perm) = fs.inherit(pino, &pdir, kind, perm, owner.umask)?;
             // Inode and inode-bitmap sectors, the entry (up to three
             // sectors), the parent's inode; a symlink adds its block and
-            // a block-bitmap sector.
+            // a block-bitmap sector, inherited ACLs their block and one.
             let mut need = Cost::new(6, 4);
             if target.is_some() {
+                need = need + Cost::new(fs.st.spb as u64 + 1, 2);
+            }
+            if !xattrs.0.is_empty() {
                 need = need + Cost::new(fs.st.spb as u64 + 1, 2);
             }
             fs.st.boundary(pino, &pdir, need)?;
@@ -356,6 +360,7 @@ impl<D: BlockDevice> Fs<D> {
                 inode.blocks = 1;
                 inode.size = t.len() as u64;
             }
+            fs.put_xattrs(&mut inode, &xattrs)?;
             fs.st.iput(ino, &inode)?;
             fs.dir_insert(pino, room, ino, kind, name)?;
             pdir.mtime_ns = now;

@@ -10,7 +10,7 @@ use fs::{errno, Fs, Owner, Seek, Superblock, BLOCK_SIZE, MAX_FILE_SIZE, ROOT_INO
 use ftl::{BlockDevice, Lba};
 
 const ROOT: u64 = ROOT_INO as u64;
-const U: Owner = Owner { uid: 1, gid: 1 };
+const U: Owner = Owner::new(1, 1);
 const GIB: u64 = 1 << 30;
 const TIB: u64 = 1 << 40;
 
@@ -49,7 +49,7 @@ fn repair_changes_nothing(fs: Fs<Dev>, cfg: Config) -> Fs<Dev> {
 fn files_reach_terabytes_through_the_triple_indirect_block() {
     for cfg in CONFIGS {
         let mut fs = fresh(cfg);
-        assert_eq!(fs.superblock().version, 2, "mkfs writes version 2");
+        assert_eq!(fs.superblock().version, fs::FS_VERSION, "mkfs writes the newest version");
         const { assert!(MAX_FILE_SIZE > 4 * TIB) };
         let f = file(&mut fs, "big");
         let free = fs.statfs().unwrap().blocks_free;
@@ -162,11 +162,15 @@ fn version_1_images_mount_with_their_limit_and_upgrade() {
         // Upgrade: once, then a no-op.
         assert!(fs.upgrade().unwrap(), "{cfg}");
         assert!(!fs.upgrade().unwrap());
-        assert_eq!(fs.superblock().version, 2);
+        assert_eq!(fs.superblock().version, fs::FS_VERSION);
         fs.write(f, 5 * GIB, b"y").unwrap();
         assert_clean(&mut fs);
         let mut fs = remount(fs);
-        assert_eq!(fs.superblock().version, 2, "{cfg}: the upgrade is durable");
+        assert_eq!(
+            fs.superblock().version,
+            fs::FS_VERSION,
+            "{cfg}: the upgrade is durable"
+        );
         assert_eq!(fs.read(f, 5 * GIB, 1).unwrap(), b"y");
         assert_eq!(fs.read(f, 0, 16).unwrap(), b"version one data");
     }

@@ -281,30 +281,33 @@ fn seeded_mutants_are_caught() {
     }
 }
 
-/// Rewrites the superblock as version 1 and puts a non-zero word where
-/// version 2 keeps inode `ino`'s triple-indirect pointer (version 1's mkfs
-/// left the inode table as the device held it).
-fn make_version_1(dev: &mut D, ino: u32) {
+/// Rewrites the superblock as version `v` (1 or 2); for version 1 also
+/// puts a non-zero word where version 2 keeps inode `ino`'s
+/// triple-indirect pointer (version 1's mkfs left the inode table as the
+/// device held it). Version 2 wrote every reserved byte zero.
+fn make_version(dev: &mut D, ino: u32, v: u32) {
     use fs::{Superblock, BLOCK_SIZE};
     use ftl::{BlockDevice, Lba};
     let spb = (BLOCK_SIZE / dev.sector_size()) as u64;
     let mut b = vec![0u8; BLOCK_SIZE];
     dev.read(Lba(0), &mut b).unwrap();
     let mut sb = Superblock::decode(&b).unwrap();
-    sb.version = 1;
+    sb.version = v;
     dev.write(Lba(0), &sb.encode()).unwrap();
-    let (blk, off) = sb.inode_location(ino);
-    dev.read(Lba(u64::from(blk) * spb), &mut b).unwrap();
-    let slot = &mut b[off..off + 256];
-    slot[120..124].copy_from_slice(&0x5a5a_5a5au32.to_le_bytes());
-    let crc = crc32c::crc32c(&slot[..252]);
-    slot[252..].copy_from_slice(&crc.to_le_bytes());
-    dev.write(Lba(u64::from(blk) * spb), &b).unwrap();
+    if v == 1 {
+        let (blk, off) = sb.inode_location(ino);
+        dev.read(Lba(u64::from(blk) * spb), &mut b).unwrap();
+        let slot = &mut b[off..off + 256];
+        slot[120..124].copy_from_slice(&0x5a5a_5a5au32.to_le_bytes());
+        let crc = crc32c::crc32c(&slot[..252]);
+        slot[252..].copy_from_slice(&crc.to_le_bytes());
+        dev.write(Lba(u64::from(blk) * spb), &b).unwrap();
+    }
     dev.flush().unwrap();
 }
 
-/// A version-1 file system with one file, mounted in log mode.
-fn version_1(kind: FtlKind) -> (Fs<D>, Flash, u64) {
+/// A version-`v` file system with one file, mounted in log mode.
+fn old_version(kind: FtlKind, v: u32) -> (Fs<D>, Flash, u64) {
     let s = Setup {
         kind,
         mode: CommitMode::Log,
@@ -316,32 +319,37 @@ fn version_1(kind: FtlKind) -> (Fs<D>, Flash, u64) {
     fs.release(f).unwrap();
     fs.write(f, 0, &pattern(3, 0, 10_000)).unwrap();
     let mut dev = fs.unmount().unwrap();
-    make_version_1(&mut dev, f as u32);
+    make_version(&mut dev, f as u32, v);
     (mount(s, dev), flash, f)
 }
 
-/// `Fs::upgrade` cut at every flash command it issues, with every crash
-/// policy: the FTL recovers, the file system mounts as version 1 or 2, is
-/// clean, and the file is intact.
+/// `Fs::upgrade` from versions 1 and 2, cut at every flash command it
+/// issues, with every crash policy: the FTL recovers, the file system
+/// mounts as the old version or the new one, is clean, and the file is
+/// intact.
 #[test]
-fn an_upgrade_cut_anywhere_leaves_version_1_or_2() {
+fn an_upgrade_cut_anywhere_leaves_the_old_version_or_the_new() {
     let policies = [
         CrashPolicy::AllGarbage,
         CrashPolicy::Random,
         CrashPolicy::AllApplied,
         CrashPolicy::NoneApplied,
     ];
-    for kind in [FtlKind::Scftl, FtlKind::Async, FtlKind::Sync] {
-        let (mut fs, flash, f) = version_1(kind);
+    for (kind, from) in [FtlKind::Scftl, FtlKind::Async, FtlKind::Sync]
+        .into_iter()
+        .flat_map(|k| [(k, 1), (k, 2)])
+    {
+        let (mut fs, flash, f) = old_version(kind, from);
         let want = pattern(3, 0, 10_000);
         let c0 = flash.with(|fl| fl.commands_issued());
         assert!(fs.upgrade().unwrap());
+        assert_eq!(fs.superblock().version, fs::FS_VERSION);
         let commands = flash.with(|fl| fl.commands_issued()) - c0;
         assert!(commands > 0);
-        let mut seen = [false; 3];
+        let mut seen = [false; 4];
         for n in 0..commands {
             for (p, &policy) in policies.iter().enumerate() {
-                let (mut fs, flash, _) = version_1(kind);
+                let (mut fs, flash, _) = old_version(kind, from);
                 flash.with(|fl| fl.set_crash_at(n));
                 assert!(fs.upgrade().is_err(), "{kind}: cut {n} did not fire");
                 let dev = fs.into_device();
@@ -352,18 +360,18 @@ fn an_upgrade_cut_anywhere_leaves_version_1_or_2() {
                 let mut fs = Fs::mount(dev, opts(CommitMode::Log))
                     .unwrap_or_else(|e| panic!("{kind}: cut {n} {policy:?}: mount: {}", e.error));
                 let v = fs.superblock().version;
-                assert!(v == 1 || v == 2, "{kind}: version {v}");
+                assert!(v == from || v == fs::FS_VERSION, "{kind}: from {from}: version {v}");
                 seen[v as usize] = true;
                 assert!(fs.fsck().unwrap().is_clean(), "{kind}: cut {n} {policy:?}");
                 assert_eq!(read_all(&mut fs, f), want, "{kind}: cut {n} {policy:?}");
             }
         }
         // On the sync FTL the superblock write is the last command and
-        // durable once done, so a cut never leaves version 2 there.
+        // durable once done, so a cut never leaves the new version there.
         let both = kind != FtlKind::Sync;
         assert!(
-            seen[1] && (seen[2] || !both),
-            "{kind}: versions seen {seen:?}"
+            seen[from as usize] && (seen[fs::FS_VERSION as usize] || !both),
+            "{kind}: from {from}: versions seen {seen:?}"
         );
     }
 }

@@ -12,7 +12,7 @@ use common::*;
 use fs::{errno, Fs, Owner, ROOT_INO};
 
 const ROOT: u64 = ROOT_INO as u64;
-const U: Owner = Owner { uid: 7, gid: 7 };
+const U: Owner = Owner::new(7, 7);
 
 /// A name of 40 bytes: 85 entries per directory block.
 fn name(i: usize) -> Vec<u8> {
@@ -78,7 +78,8 @@ fn a_large_directory_stays_indexed_and_consistent() {
             fs.release(a.ino).unwrap();
             want.insert(name(2 * N + i));
         }
-        // A failed call (EEXIST) drops the indexes; lookups still work.
+        // A call that fails its checks (EEXIST) keeps the indexes; lookups
+        // still work.
         assert_eq!(
             fs.create(d, &name(4), 0o100644, U).unwrap_err().errno(),
             errno::EEXIST

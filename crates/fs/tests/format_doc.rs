@@ -48,6 +48,18 @@ fn inode_table_matches() {
 }
 
 #[test]
+fn xattr_header_table_matches() {
+    use fs::xattr::{XATTR_HEADER, XATTR_HEADER_FIELDS, XATTR_MAGIC, XATTR_VALUE_MAX};
+    assert_fields("### 7.7 Xattr block", &rows(XATTR_HEADER_FIELDS));
+    assert_eq!(XATTR_HEADER_FIELDS.last().unwrap().end(), XATTR_HEADER);
+    assert_eq!(&XATTR_MAGIC, b"SXA1");
+    assert!(field("### 7.7", "magic").meaning.contains("`SXA1`"));
+    let s = section("### 7.7");
+    assert!(s.contains(&format!("0..{XATTR_VALUE_MAX})")));
+    assert!(s.contains(&format!("which start at {XATTR_HEADER}")));
+}
+
+#[test]
 fn directory_record_table_matches() {
     assert_fields("### 7.5 Directory block", &rows(DIRENT_FIELDS));
     let name = field("### 7.5", "name");

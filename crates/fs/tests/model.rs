@@ -25,7 +25,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 const ROOT: u64 = ROOT_INO as u64;
-const U: Owner = Owner { uid: 5, gid: 6 };
+const U: Owner = Owner::new(5, 6);
 
 type R<T> = Result<T, i32>;
 

@@ -12,10 +12,7 @@ use fs::{
 
 const ROOT: u64 = ROOT_INO as u64;
 const REG: u32 = 0o100644;
-const U: Owner = Owner {
-    uid: 1000,
-    gid: 100,
-};
+const U: Owner = Owner::new(1000, 100);
 
 fn create(fs: &mut Fs<Dev>, parent: u64, name: &str) -> u64 {
     let a = fs.create(parent, name.as_bytes(), REG, U).unwrap();

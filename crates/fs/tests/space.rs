@@ -14,10 +14,7 @@ use ftl::BlockDevice;
 
 const ROOT: u64 = ROOT_INO as u64;
 const REG: u32 = 0o100644;
-const U: Owner = Owner {
-    uid: 1000,
-    gid: 100,
-};
+const U: Owner = Owner::new(1000, 100);
 const BS: u64 = 4096;
 
 fn file(fs: &mut Fs<Dev>, name: &str) -> u64 {

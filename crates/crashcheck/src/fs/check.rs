@@ -40,10 +40,7 @@ pub type Flash = crate::target::Dev;
 pub type Device = AnyFtl<Flash>;
 
 const ROOT: u64 = ROOT_INO as u64;
-const OWNER: Owner = Owner {
-    uid: 1000,
-    gid: 1000,
-};
+const OWNER: Owner = Owner::new(1000, 1000);
 /// Inode times and the superblock's: fixed, so runs are reproducible.
 const TIME_NS: i64 = 1_700_000_000_000_000_000;
 

@@ -12,6 +12,7 @@ use crate::inode::{FileType, Inode};
 use crate::layout::{BITS_PER_BLOCK, BLOCK_SIZE, NDIRECT, PTRS_PER_BLOCK, ROOT_INO};
 use crate::namei::SYMLINK_MAX;
 use crate::store::Store;
+use crate::xattr::{namespace, Acl, Namespace, Xattrs};
 
 use super::report::{FsckReport, ProblemKind};
 
@@ -438,8 +439,52 @@ fn check_blocks<D: BlockDevice>(
             walk_tree(st, rep, &mut claim, &mut data, root, levels, base)?;
         }
     }
+    if i.xattr != 0 && claim(rep, i.xattr, "xattr") {
+        check_xattrs(st, rep, ino, i.xattr, kind)?;
+    }
     check_sizes(rep, ino, i, kind, &data, count, sb.max_file_size());
     Ok(data)
+}
+
+/// The xattr block `b` of inode `ino`: well formed, and each attribute
+/// allowed on a `kind` (ACLs valid, and where they may be).
+fn check_xattrs<D: BlockDevice>(
+    st: &mut Store<D>,
+    rep: &mut FsckReport,
+    ino: u32,
+    b: u32,
+    kind: FileType,
+) -> Result<()> {
+    let x = match Xattrs::decode(st.meta(b)?, &format!("inode {ino}")) {
+        Ok(x) => x,
+        Err(e) => {
+            rep.add(ProblemKind::Xattr, Some(ino), Some(b), e.to_string());
+            return Ok(());
+        }
+    };
+    for (name, value) in &x.0 {
+        let shown = String::from_utf8_lossy(name);
+        let ns = namespace(name).expect("decode checks namespaces");
+        let why = match ns {
+            Namespace::User if !matches!(kind, FileType::RegularFile | FileType::Directory) => {
+                Some(format!("user attribute `{shown}` on a {kind:?}"))
+            }
+            Namespace::AclAccess | Namespace::AclDefault => match Acl::decode(value) {
+                Err(e) => Some(format!("`{shown}`: {e}")),
+                Ok(None) => Some(format!("`{shown}` holds an empty ACL")),
+                Ok(Some(_)) if kind == FileType::Symlink => Some(format!("`{shown}` on a symlink")),
+                Ok(Some(_)) if ns == Namespace::AclDefault && kind != FileType::Directory => {
+                    Some(format!("`{shown}` on a {kind:?}"))
+                }
+                Ok(Some(_)) => None,
+            },
+            _ => None,
+        };
+        if let Some(why) = why {
+            rep.add(ProblemKind::Xattr, Some(ino), Some(b), why);
+        }
+    }
+    Ok(())
 }
 
 /// Claims every block under pointer block `pb` (claimed already), the
@@ -548,7 +593,8 @@ fn check_sizes(
         }
         FileType::RegularFile => {}
         _ => {
-            if i.size != 0 || count != 0 {
+            // Only the xattr block may be mapped.
+            if i.size != 0 || count != u32::from(i.xattr != 0) {
                 rep.add(
                     ProblemKind::Size,
                     Some(ino),

@@ -154,6 +154,9 @@ impl<D: BlockDevice + ?Sized> Img<'_, D> {
                 self.mapped_tree(root, levels, base, &mut all, &mut data)?;
             }
         }
+        if ok(i.xattr) {
+            all.push(i.xattr);
+        }
         Ok(Mapped { all, data })
     }
 

@@ -34,6 +34,10 @@ pub enum ProblemKind {
     Unreachable,
     /// A size disagrees with the mapped blocks.
     Size,
+    /// An xattr block is malformed, or an attribute breaks the rules
+    /// (an invalid ACL, a default ACL off a directory, a user attribute
+    /// off a file or directory).
+    Xattr,
 }
 
 /// One violation.

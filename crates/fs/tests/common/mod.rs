@@ -145,6 +145,9 @@ pub enum Node {
     File(Vec<u8>),
     Symlink(Vec<u8>),
     Other(FileType),
+    /// The extended attributes of the path before it (key `PATH
+    /// (xattrs)`), and its permission bits (ACLs change them).
+    Xattrs(u16, Vec<(Vec<u8>, Vec<u8>)>),
 }
 
 /// Every path of the tree (relative, `/`-joined) with its content.
@@ -164,6 +167,15 @@ fn walk<D: BlockDevice>(fs: &mut Fs<D>, dir: u64, prefix: String, out: &mut Snap
         let path = format!("{prefix}{}", String::from_utf8_lossy(&e.name));
         let a = fs.getattr(e.ino).unwrap();
         assert_eq!(a.kind, e.kind, "{path}: entry type vs inode");
+        let names = fs.listxattr(e.ino).unwrap();
+        if !names.is_empty() {
+            let xattrs = names
+                .split(|&b| b == 0)
+                .filter(|n| !n.is_empty())
+                .map(|n| (n.to_vec(), fs.getxattr(e.ino, n).unwrap()))
+                .collect();
+            out.insert(format!("{path} (xattrs)"), Node::Xattrs(a.perm, xattrs));
+        }
         match a.kind {
             FileType::Directory => {
                 out.insert(path.clone(), Node::Dir);
