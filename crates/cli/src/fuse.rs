@@ -29,9 +29,9 @@ use fs::{Attr, FsError, Owner, SetAttr, TimeSet};
 use ftl::BlockDevice;
 use fuser::{
     AccessFlags, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation,
-    INodeNo, LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory,
-    ReplyEmpty, ReplyEntry, ReplyLseek, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow,
-    WriteFlags,
+    INodeNo, InitFlags, KernelConfig, LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate,
+    ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyLseek, ReplyOpen, ReplyStatfs,
+    ReplyWrite, ReplyXattr, Request, TimeOrNow, WriteFlags,
 };
 
 /// The device a mounted image runs on.
@@ -104,11 +104,24 @@ pub fn fs_fields(s: &fs::FsStats) -> String {
 /// The `fuser::Filesystem` implementation.
 pub struct FuseFs {
     shared: Shared,
+    /// The kernel agreed to POSIX ACLs (`FUSE_POSIX_ACL`): it checks them
+    /// and leaves the umask to the file system, which applies it unless
+    /// the directory has a default ACL.
+    acl: bool,
 }
 
 impl FuseFs {
     pub fn new(shared: Shared) -> FuseFs {
-        FuseFs { shared }
+        FuseFs { shared, acl: false }
+    }
+
+    /// The creator of a new inode, with the umask the file system must
+    /// apply (none when the kernel applied it).
+    fn creator(&self, req: &Request, umask: u32) -> Owner {
+        Owner {
+            umask: if self.acl { umask } else { 0 },
+            ..owner(req)
+        }
     }
 
     /// Runs `f` on the file system, mapping its error to an errno.
@@ -209,6 +222,17 @@ fn file_attr(a: &Attr) -> FileAttr {
     }
 }
 
+/// Answers a `getxattr` or `listxattr`: the size when asked for it (`size`
+/// 0), the bytes when they fit, `ERANGE` when they do not.
+fn reply_xattr(reply: ReplyXattr, size: u32, r: Result<Vec<u8>, Errno>) {
+    match r {
+        Ok(v) if size == 0 => reply.size(v.len() as u32),
+        Ok(v) if v.len() <= size as usize => reply.data(&v),
+        Ok(_) => reply.error(Errno::ERANGE),
+        Err(e) => reply.error(e),
+    }
+}
+
 fn time_set(t: TimeOrNow) -> TimeSet {
     match t {
         TimeOrNow::Now => TimeSet::Now,
@@ -217,6 +241,50 @@ fn time_set(t: TimeOrNow) -> TimeSet {
 }
 
 impl Filesystem for FuseFs {
+    fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> std::io::Result<()> {
+        // POSIX ACLs when the kernel has them (without, ACLs would be
+        // stored but not enforced), and the umask left to the file system
+        // (`DONT_MASK`), which must not apply it under a default ACL.
+        self.acl = config
+            .add_capabilities(InitFlags::FUSE_POSIX_ACL | InitFlags::FUSE_DONT_MASK)
+            .is_ok();
+        Ok(())
+    }
+
+    fn setxattr(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        name: &OsStr,
+        value: &[u8],
+        flags: i32,
+        position: u32,
+        reply: ReplyEmpty,
+    ) {
+        if position != 0 {
+            // macOS resource forks only.
+            reply.error(Errno::EINVAL);
+            return;
+        }
+        self.empty_call(reply, |fs| {
+            fs.setxattr(ino.0, name.as_bytes(), value, flags as u32)
+        });
+    }
+
+    fn getxattr(&self, _req: &Request, ino: INodeNo, name: &OsStr, size: u32, reply: ReplyXattr) {
+        let r = self.with(|st| fs_of(st).getxattr(ino.0, name.as_bytes()));
+        reply_xattr(reply, size, r);
+    }
+
+    fn listxattr(&self, _req: &Request, ino: INodeNo, size: u32, reply: ReplyXattr) {
+        let r = self.with(|st| fs_of(st).listxattr(ino.0));
+        reply_xattr(reply, size, r);
+    }
+
+    fn removexattr(&self, _req: &Request, ino: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        self.empty_call(reply, |fs| fs.removexattr(ino.0, name.as_bytes()));
+    }
+
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         self.entry_call(reply, |fs| fs.lookup(parent.0, name.as_bytes()));
     }
@@ -285,13 +353,13 @@ impl Filesystem for FuseFs {
         parent: INodeNo,
         name: &OsStr,
         mode: u32,
-        _umask: u32,
+        umask: u32,
         rdev: u32,
         reply: ReplyEntry,
     ) {
-        // The kernel has already applied the umask to `mode`.
+        let who = self.creator(req, umask);
         self.entry_call(reply, |fs| {
-            fs.mknod(parent.0, name.as_bytes(), mode, rdev, owner(req))
+            fs.mknod(parent.0, name.as_bytes(), mode, rdev, who)
         });
     }
 
@@ -301,12 +369,11 @@ impl Filesystem for FuseFs {
         parent: INodeNo,
         name: &OsStr,
         mode: u32,
-        _umask: u32,
+        umask: u32,
         reply: ReplyEntry,
     ) {
-        self.entry_call(reply, |fs| {
-            fs.mkdir(parent.0, name.as_bytes(), mode, owner(req))
-        });
+        let who = self.creator(req, umask);
+        self.entry_call(reply, |fs| fs.mkdir(parent.0, name.as_bytes(), mode, who));
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
@@ -550,13 +617,14 @@ impl Filesystem for FuseFs {
         parent: INodeNo,
         name: &OsStr,
         mode: u32,
-        _umask: u32,
+        umask: u32,
         _flags: i32,
         reply: ReplyCreate,
     ) {
+        let who = self.creator(req, umask);
         let r = self.with(|st| {
             // `create` counts one open, ended by the handle's release.
-            let a = fs_of(st).create(parent.0, name.as_bytes(), mode, owner(req))?;
+            let a = fs_of(st).create(parent.0, name.as_bytes(), mode, who)?;
             Self::remember(st, &a)?;
             Ok(a)
         });
