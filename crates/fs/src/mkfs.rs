@@ -47,7 +47,9 @@ pub fn mkfs<D: BlockDevice + ?Sized>(dev: &mut D, opts: &MkfsOptions) -> Result<
     let slots = opts.log_slots.unwrap_or_else(|| {
         (total / 64).clamp(u64::from(MIN_LOG_SLOTS), u64::from(MAX_LOG_SLOTS)) as u32
     });
-    let now = opts.time_ns.map_or_else(|| SystemClock.now_ns(), i128::from);
+    let now = opts
+        .time_ns
+        .map_or_else(|| SystemClock.now_ns(), i128::from);
     // The superblock's creation time is 64-bit (it saturates after 2262).
     let created = now.clamp(i64::MIN.into(), i64::MAX.into()) as i64;
     let sb = Superblock::compute(total, inodes, slots, created)?;

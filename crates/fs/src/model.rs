@@ -66,6 +66,14 @@ pub enum Sig {
         first_link: String,
     },
     Symlink(Vec<u8>),
+    /// The extended attributes of the path before ` (xattrs)` in the
+    /// key: each name with a digest of its value (only paths with some).
+    Xattrs(Vec<(String, u64)>),
+}
+
+/// The `State` key of a path's extended attributes.
+pub fn xattr_key(path: &str) -> String {
+    format!("{path} (xattrs)")
 }
 
 impl fmt::Display for Sig {
@@ -81,6 +89,13 @@ impl fmt::Display for Sig {
                 "a file of {len} bytes (digest {digest:016x}, inode first linked at `{first_link}`)"
             ),
             Sig::Symlink(t) => write!(f, "a symlink to `{}`", String::from_utf8_lossy(t)),
+            Sig::Xattrs(x) => {
+                f.write_str("attributes")?;
+                for (n, d) in x {
+                    write!(f, " {n}={d:016x}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -182,6 +197,8 @@ pub struct Model {
     next_id: Id,
     /// Open handles of the workload and the files they hold.
     handles: BTreeMap<u32, Id>,
+    /// Extended attributes of the nodes that have some.
+    xattrs: HashMap<Id, BTreeMap<Vec<u8>, Vec<u8>>>,
 }
 
 impl Default for Model {
@@ -205,6 +222,7 @@ impl Model {
             nodes,
             next_id: 1,
             handles: BTreeMap::new(),
+            xattrs: HashMap::new(),
         }
     }
 
@@ -272,6 +290,7 @@ impl Model {
         };
         if unused {
             self.nodes.remove(&i);
+            self.xattrs.remove(&i);
         }
     }
 
@@ -410,6 +429,60 @@ impl Model {
             *digest = None;
         }
         Ok(())
+    }
+
+    /// `lsetxattr(2)` of a `user.` or `trusted.` attribute with `flags`
+    /// (`XATTR_CREATE`, `XATTR_REPLACE`), as [`Fs::setxattr`] checks it:
+    /// `EPERM` for a user attribute on a symlink, `ENOSPC` when the
+    /// inode's attributes would not fit their one block. (The generator
+    /// makes no ACLs: their effect on modes is the unit tests'.)
+    pub fn setxattr(&mut self, path: &[Vec<u8>], name: &[u8], value: &[u8], flags: u32) -> Outcome {
+        use crate::xattr::{Xattrs, XATTR_CREATE, XATTR_REPLACE};
+        let i = self.resolve(path)?;
+        if name.starts_with(b"user.") && matches!(self.nodes[&i], Node::Symlink(_)) {
+            return Err(errno::EPERM);
+        }
+        let mut x = Xattrs(self.xattrs.get(&i).cloned().unwrap_or_default());
+        let exists = x.0.contains_key(name);
+        if flags & XATTR_CREATE != 0 && exists {
+            return Err(errno::EEXIST);
+        }
+        if flags & XATTR_REPLACE != 0 && !exists {
+            return Err(errno::ENODATA);
+        }
+        x.0.insert(name.to_vec(), value.to_vec());
+        if !x.fits() {
+            return Err(errno::ENOSPC);
+        }
+        self.xattrs.insert(i, x.0);
+        Ok(())
+    }
+
+    /// `lremovexattr(2)`.
+    pub fn removexattr(&mut self, path: &[Vec<u8>], name: &[u8]) -> Outcome {
+        let i = self.resolve(path)?;
+        if name.starts_with(b"user.") && matches!(self.nodes[&i], Node::Symlink(_)) {
+            return Err(errno::EPERM);
+        }
+        let x = self.xattrs.entry(i).or_default();
+        let gone = x.remove(name).is_some();
+        if x.is_empty() {
+            self.xattrs.remove(&i);
+        }
+        if gone {
+            Ok(())
+        } else {
+            Err(errno::ENODATA)
+        }
+    }
+
+    /// The attribute names of the node at `path` (none if it has none).
+    pub fn xattr_names(&self, path: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        self.resolve(path)
+            .ok()
+            .and_then(|i| self.xattrs.get(&i))
+            .map(|x| x.keys().cloned().collect())
+            .unwrap_or_default()
     }
 
     pub fn truncate(&mut self, path: &[Vec<u8>], size: u64) -> Outcome {
@@ -671,6 +744,9 @@ impl Model {
                 }
                 None => unreachable!("a reachable path to a freed node"),
             };
+            if let Some(x) = self.xattrs.get(&i) {
+                out.insert(xattr_key(&path_str(&p)), xattr_sig(x.iter()));
+            }
             out.insert(path_str(&p), sig);
         }
         out
@@ -786,6 +862,14 @@ impl fmt::Display for Target {
     }
 }
 
+/// The comparable form of a node's attributes.
+fn xattr_sig<'a>(x: impl Iterator<Item = (&'a Vec<u8>, &'a Vec<u8>)>) -> Sig {
+    Sig::Xattrs(
+        x.map(|(n, v)| (String::from_utf8_lossy(n).into_owned(), digest(v)))
+            .collect(),
+    )
+}
+
 /// The whole tree of a mounted file system in comparable form (the
 /// [`Model::state`] of what it shows): every path from the root, its kind,
 /// a file's length, digest and first link, a symlink's target.
@@ -855,6 +939,22 @@ pub fn observe<D: BlockDevice>(fs: &mut Fs<D>) -> Result<State, String> {
             }
             other => return Err(format!("`{path}` is a {other:?}, which no call creates")),
         };
+        let names = fs
+            .listxattr(ino)
+            .map_err(|e| format!("listxattr of `{path}` failed: {e}"))?;
+        if !names.is_empty() {
+            let mut x = BTreeMap::new();
+            for n in names.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+                let v = fs.getxattr(ino, n).map_err(|e| {
+                    format!(
+                        "getxattr of `{path}` `{}` failed: {e}",
+                        String::from_utf8_lossy(n)
+                    )
+                })?;
+                x.insert(n.to_vec(), v);
+            }
+            out.insert(xattr_key(&path), xattr_sig(x.iter()));
+        }
         out.insert(path, sig);
     }
     Ok(out)

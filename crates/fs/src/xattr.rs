@@ -333,7 +333,9 @@ impl Acl {
 
     /// The `rwxrwxrwx` bits the ACL implies.
     pub fn mode_bits(&self) -> u16 {
-        self.perm_of(tag::USER_OBJ) << 6 | self.perm_of(self.group_tag()) << 3 | self.perm_of(tag::OTHER)
+        self.perm_of(tag::USER_OBJ) << 6
+            | self.perm_of(self.group_tag()) << 3
+            | self.perm_of(tag::OTHER)
     }
 
     /// Whether the permission bits alone say all of it (three entries).
@@ -406,7 +408,9 @@ impl<D: BlockDevice> Fs<D> {
             return Ok(());
         }
         if !x.fits() {
-            return Err(FsError::NoSpace("an inode's extended attributes share one 4 KiB block"));
+            return Err(FsError::NoSpace(
+                "an inode's extended attributes share one 4 KiB block",
+            ));
         }
         if inode.xattr == 0 {
             let b = self.st.alloc_block(None)?;
@@ -534,16 +538,14 @@ impl<D: BlockDevice> Fs<D> {
             ));
         }
         match ns {
-            Namespace::User
-                if !matches!(kind, FileType::RegularFile | FileType::Directory) =>
-            {
+            Namespace::User if !matches!(kind, FileType::RegularFile | FileType::Directory) => {
                 Err(FsError::NotPermitted(
                     "user. attributes are for regular files and directories only".into(),
                 ))
             }
-            Namespace::AclAccess | Namespace::AclDefault if kind == FileType::Symlink => Err(
-                FsError::NotSupported("symbolic links have no ACLs".into()),
-            ),
+            Namespace::AclAccess | Namespace::AclDefault if kind == FileType::Symlink => {
+                Err(FsError::NotSupported("symbolic links have no ACLs".into()))
+            }
             Namespace::AclDefault if kind != FileType::Directory => Err(FsError::Denied(
                 "only directories have a default ACL".into(),
             )),
@@ -665,14 +667,23 @@ mod tests {
         assert!(!a.is_minimal());
         a.chmod(0o640);
         assert_eq!(a.mode_bits(), 0o640);
-        assert_eq!(a.perm_of(GROUP_OBJ), 5, "chmod changes the mask, not the group");
+        assert_eq!(
+            a.perm_of(GROUP_OBJ),
+            5,
+            "chmod changes the mask, not the group"
+        );
         let (m, bits) = Acl::decode(&full).unwrap().unwrap().create_masq(0o644);
         assert_eq!(bits, 0o640);
         assert_eq!(m.perm_of(USER), 5, "named entries are not masked");
         assert_eq!(Acl::decode(&ACL_VERSION.to_le_bytes()).unwrap(), None);
         for bad in [
             acl(&[(USER_OBJ, 7, 0), (GROUP_OBJ, 5, 0)]),
-            acl(&[(USER_OBJ, 7, 0), (USER, 5, 1), (GROUP_OBJ, 5, 0), (OTHER, 0, 0)]),
+            acl(&[
+                (USER_OBJ, 7, 0),
+                (USER, 5, 1),
+                (GROUP_OBJ, 5, 0),
+                (OTHER, 0, 0),
+            ]),
             acl(&[(GROUP_OBJ, 5, 0), (USER_OBJ, 7, 0), (OTHER, 0, 0)]),
             acl(&[(USER_OBJ, 8, 0), (GROUP_OBJ, 5, 0), (OTHER, 0, 0)]),
             acl(&[

@@ -49,7 +49,11 @@ fn repair_changes_nothing(fs: Fs<Dev>, cfg: Config) -> Fs<Dev> {
 fn files_reach_terabytes_through_the_triple_indirect_block() {
     for cfg in CONFIGS {
         let mut fs = fresh(cfg);
-        assert_eq!(fs.superblock().version, fs::FS_VERSION, "mkfs writes the newest version");
+        assert_eq!(
+            fs.superblock().version,
+            fs::FS_VERSION,
+            "mkfs writes the newest version"
+        );
         const { assert!(MAX_FILE_SIZE > 4 * TIB) };
         let f = file(&mut fs, "big");
         let free = fs.statfs().unwrap().blocks_free;

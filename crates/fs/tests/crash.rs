@@ -360,7 +360,10 @@ fn an_upgrade_cut_anywhere_leaves_the_old_version_or_the_new() {
                 let mut fs = Fs::mount(dev, opts(CommitMode::Log))
                     .unwrap_or_else(|e| panic!("{kind}: cut {n} {policy:?}: mount: {}", e.error));
                 let v = fs.superblock().version;
-                assert!(v == from || v == fs::FS_VERSION, "{kind}: from {from}: version {v}");
+                assert!(
+                    v == from || v == fs::FS_VERSION,
+                    "{kind}: from {from}: version {v}"
+                );
                 seen[v as usize] = true;
                 assert!(fs.fsck().unwrap().is_clean(), "{kind}: cut {n} {policy:?}");
                 assert_eq!(read_all(&mut fs, f), want, "{kind}: cut {n} {policy:?}");

@@ -64,7 +64,11 @@ fn attributes_are_set_listed_replaced_and_removed() {
         fs.setxattr(f, b"user.a", b"one", 0).unwrap();
         fs.setxattr(f, b"trusted.t", &[0, 1, 2], 0).unwrap();
         fs.setxattr(f, b"security.s", b"", 0).unwrap();
-        assert_eq!(fs.statfs().unwrap().blocks_free, free - 1, "{cfg}: one block");
+        assert_eq!(
+            fs.statfs().unwrap().blocks_free,
+            free - 1,
+            "{cfg}: one block"
+        );
         assert_eq!(fs.getattr(f).unwrap().blocks, 8, "{cfg}: counted");
         assert_eq!(fs.getxattr(f, b"user.a").unwrap(), b"one");
         assert_eq!(fs.getxattr(f, b"security.s").unwrap(), b"");
@@ -187,7 +191,11 @@ fn an_access_acl_sets_the_mode_and_chmod_rewrites_it() {
         fs.setxattr(
             g,
             ACL_ACCESS,
-            &acl(&[(tag::USER_OBJ, 7, 0), (tag::GROUP_OBJ, 1, 0), (tag::OTHER, 4, 0)]),
+            &acl(&[
+                (tag::USER_OBJ, 7, 0),
+                (tag::GROUP_OBJ, 1, 0),
+                (tag::OTHER, 4, 0),
+            ]),
             0,
         )
         .unwrap();
@@ -283,7 +291,11 @@ fn times_past_2262_round_trip() {
                     },
                 )
                 .unwrap();
-            assert_eq!((a.atime_ns, a.mtime_ns, a.ctime_ns), (t, t - 1, t + 1), "{cfg}");
+            assert_eq!(
+                (a.atime_ns, a.mtime_ns, a.ctime_ns),
+                (t, t - 1, t + 1),
+                "{cfg}"
+            );
             let g = file(fs, &format!("g{k}"));
             fs.setattr(
                 g,

@@ -212,6 +212,21 @@ pub fn exec(fs: &mut Fs<Device>, h: &mut Handles, call: &Call) -> Result<(), Don
             fs.fsync(ino, *datasync).map_err(f)?;
         }
         Call::Sync => fs.sync().map_err(f)?,
+        Call::SetXattr {
+            path,
+            name,
+            len,
+            fill,
+            flags,
+        } => {
+            let ino = resolve(fs, path).map_err(f)?;
+            fs.setxattr(ino, name, &bytes(*fill, 0, *len), *flags)
+                .map_err(f)?;
+        }
+        Call::RemoveXattr { path, name } => {
+            let ino = resolve(fs, path).map_err(f)?;
+            fs.removexattr(ino, name).map_err(f)?;
+        }
     }
     Ok(())
 }

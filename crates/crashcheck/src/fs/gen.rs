@@ -85,6 +85,20 @@ pub enum Call {
         datasync: bool,
     },
     Sync,
+    /// `lsetxattr` of `name` with `len` bytes derived from (`fill`, 0)
+    /// and `flags` (`XATTR_CREATE`, `XATTR_REPLACE`).
+    SetXattr {
+        path: Path,
+        name: Vec<u8>,
+        len: u32,
+        fill: u64,
+        flags: u32,
+    },
+    /// `lremovexattr`.
+    RemoveXattr {
+        path: Path,
+        name: Vec<u8>,
+    },
 }
 
 impl Call {
@@ -145,6 +159,32 @@ impl fmt::Display for Call {
                 }
             ),
             Call::Sync => f.write_str("sync"),
+            Call::SetXattr {
+                path,
+                name,
+                len,
+                flags,
+                ..
+            } => write!(
+                f,
+                "setxattr {} {} len {len} flags {flags}",
+                if path.is_empty() {
+                    "/".to_string()
+                } else {
+                    p(path)
+                },
+                String::from_utf8_lossy(name)
+            ),
+            Call::RemoveXattr { path, name } => write!(
+                f,
+                "removexattr {} {}",
+                if path.is_empty() {
+                    "/".to_string()
+                } else {
+                    p(path)
+                },
+                String::from_utf8_lossy(name)
+            ),
         }
     }
 }
@@ -199,6 +239,14 @@ pub fn apply(m: &mut Model, call: &Call) -> Outcome {
         Call::Release { handle } => m.release(*handle),
         Call::Fsync { path, .. } => m.fsync(path),
         Call::Sync => Ok(()),
+        Call::SetXattr {
+            path,
+            name,
+            len,
+            fill,
+            flags,
+        } => m.setxattr(path, name, &bytes(*fill, 0, *len), *flags),
+        Call::RemoveXattr { path, name } => m.removexattr(path, name),
     }
 }
 
@@ -405,7 +453,8 @@ impl Gen {
             },
             78..=81 => self.release(),
             82..=85 => self.unlink_open(),
-            86..=93 => {
+            90..=93 => self.xattr(),
+            86..=89 => {
                 let mut cands = self.m.dirs();
                 cands.extend(self.m.files().into_iter().map(|f| f.0));
                 let path = self.pick(&cands).unwrap_or_default();
@@ -415,6 +464,47 @@ impl Gen {
             }
             _ => self.sync(),
         }
+    }
+
+    /// A set (three in four) or a removal of an extended attribute on a
+    /// file, directory or symlink; some values are large, so an inode's
+    /// block fills (`ENOSPC`); flags ask for `EEXIST` and `ENODATA`.
+    fn xattr(&mut self) {
+        const NAMES: [&[u8]; 4] = [b"user.a", b"user.b", b"user.mime_type", b"trusted.t"];
+        let mut cands = self.m.dirs();
+        cands.extend(self.m.files().into_iter().map(|f| f.0));
+        cands.extend(self.m.symlinks());
+        let path = self.pick(&cands).unwrap_or_default();
+        let have = self.m.xattr_names(&path);
+        if self.rng.gen_ratio(1, 4) {
+            let name = match self.pick(&have) {
+                Some(n) if self.rng.gen_ratio(4, 5) => n,
+                _ => self.pick(&NAMES).expect("not empty").to_vec(),
+            };
+            return self.push(Call::RemoveXattr { path, name }, "removexattr");
+        }
+        let name = self.pick(&NAMES).expect("not empty").to_vec();
+        let len = if self.rng.gen_ratio(1, 6) {
+            self.rng.gen_range(1500..=2600)
+        } else {
+            self.rng.gen_range(0..=80)
+        };
+        let flags = match self.rng.gen_range(0..6) {
+            0 => ::fs::XATTR_CREATE,
+            1 => ::fs::XATTR_REPLACE,
+            _ => 0,
+        };
+        let fill = self.rng.gen();
+        self.push(
+            Call::SetXattr {
+                path,
+                name,
+                len,
+                fill,
+                flags,
+            },
+            "setxattr",
+        );
     }
 
     fn write(&mut self) {
