@@ -49,9 +49,11 @@ pub struct FsckArgs {
     /// by the file each belongs to (as `scftl scrub` does).
     #[arg(long, conflicts_with = "repair")]
     pub scrub: bool,
-    /// Upgrade a version-1 file system (files up to about 4 GiB) to
-    /// version 2 (about 4 TiB) in place, after a clean check; a version-2
-    /// one is not written. Older builds cannot mount a version-2 image.
+    /// Upgrade a version-1 or -2 file system to version 3 in place, after
+    /// a clean check (version 2: files to about 4 TiB, where version 1
+    /// stops near 4 GiB; version 3: extended attributes, POSIX ACLs and
+    /// times past 2262); a version-3 one is not written. Older builds
+    /// cannot mount the upgraded image.
     #[arg(long, conflicts_with_all = ["repair", "scrub"])]
     pub upgrade: bool,
 }
@@ -294,8 +296,9 @@ fn refuse_read_only(a: &FsckArgs, what: &str) -> Result<(), CliError> {
     }
 }
 
-/// `fsck --upgrade`: a clean version-1 file system becomes version 2
-/// (`fs::Fs::upgrade`, crash-safe); a version-2 one is only checked.
+/// `fsck --upgrade`: a clean version-1 or -2 file system becomes the
+/// current version (`fs::Fs::upgrade`, crash-safe); a current one is only
+/// checked.
 fn run_upgrade(a: &FsckArgs) -> Result<(), CliError> {
     refuse_read_only(a, "--upgrade")?;
     let version = {

@@ -205,47 +205,56 @@ fn fs_version(img: &Path) -> u32 {
     fs::Superblock::decode(&b).unwrap().version
 }
 
-/// `fsck --upgrade`: a version-1 file system (as the build before format
-/// version 2 wrote it) becomes version 2 and stays clean; a second run
-/// writes nothing.
+/// `fsck --upgrade`: a version-1 or -2 file system (as the builds before
+/// format versions 2 and 3 wrote it) becomes the current version and stays
+/// clean; a second run writes nothing.
 #[test]
-fn fsck_upgrade_makes_a_version_1_file_system_version_2() {
+fn fsck_upgrade_makes_an_old_file_system_current() {
     let _g = serial();
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let img = format(d, "fs.img", &["--size", "64MiB", "--ftl", "async"]);
-    assert!(scftl(&["mkfs", "fs.img"], d).status.success());
-    assert_eq!(fs_version(&img), 2, "mkfs writes version 2");
-    {
-        let mut dev = AnyFtl::open(FileFlash::open(&img).unwrap()).unwrap();
-        let ss = dev.sector_size();
-        let mut b = vec![0u8; fs::BLOCK_SIZE];
-        dev.read(Lba(0), &mut b).unwrap();
-        let mut sb = fs::Superblock::decode(&b).unwrap();
-        sb.version = 1;
-        let enc = sb.encode();
-        dev.write(Lba(0), &enc[..fs::layout::SB_LEN.next_multiple_of(ss)])
-            .unwrap();
-        dev.flush().unwrap();
-        drop(dev.into_flash());
+    for from in [1u32, 2] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let img = format(d, "fs.img", &["--size", "64MiB", "--ftl", "async"]);
+        assert!(scftl(&["mkfs", "fs.img"], d).status.success());
+        let now = fs::FS_VERSION;
+        assert_eq!(fs_version(&img), now, "mkfs writes version {now}");
+        {
+            let mut dev = AnyFtl::open(FileFlash::open(&img).unwrap()).unwrap();
+            let ss = dev.sector_size();
+            let mut b = vec![0u8; fs::BLOCK_SIZE];
+            dev.read(Lba(0), &mut b).unwrap();
+            let mut sb = fs::Superblock::decode(&b).unwrap();
+            sb.version = from;
+            let enc = sb.encode();
+            dev.write(Lba(0), &enc[..fs::layout::SB_LEN.next_multiple_of(ss)])
+                .unwrap();
+            dev.flush().unwrap();
+            drop(dev.into_flash());
+        }
+        assert_eq!(fs_version(&img), from);
+        let o = scftl(&["fsck", "fs.img"], d);
+        assert!(o.status.success(), "{}", out(&o));
+        let o = scftl(&["fsck", "fs.img", "--upgrade"], d);
+        assert!(o.status.success(), "{}", out(&o));
+        assert!(
+            out(&o).contains(&format!(
+                "upgraded the file system from format version {from} to {now}"
+            )),
+            "{}",
+            out(&o)
+        );
+        assert_eq!(fs_version(&img), now);
+        let before = std::fs::read(&img).unwrap();
+        let o = scftl(&["fsck", "fs.img", "--upgrade"], d);
+        assert!(
+            out(&o).contains(&format!("already format version {now}")),
+            "{}",
+            out(&o)
+        );
+        assert_eq!(
+            std::fs::read(&img).unwrap(),
+            before,
+            "a second run writes nothing"
+        );
     }
-    assert_eq!(fs_version(&img), 1);
-    let o = scftl(&["fsck", "fs.img"], d);
-    assert!(o.status.success(), "{}", out(&o));
-    let o = scftl(&["fsck", "fs.img", "--upgrade"], d);
-    assert!(o.status.success(), "{}", out(&o));
-    assert!(
-        out(&o).contains("upgraded the file system from format version 1 to 2"),
-        "{}",
-        out(&o)
-    );
-    assert_eq!(fs_version(&img), 2);
-    let before = std::fs::read(&img).unwrap();
-    let o = scftl(&["fsck", "fs.img", "--upgrade"], d);
-    assert!(out(&o).contains("already format version 2"), "{}", out(&o));
-    assert_eq!(
-        std::fs::read(&img).unwrap(),
-        before,
-        "a second run writes nothing"
-    );
 }
