@@ -140,7 +140,7 @@ fn every_file_system_mutant_is_caught_and_replays_alone() {
         (
             CommitMode::Log,
             FtlKind::Async,
-            FsMutant::LogSkipsCommitSync,
+            FsMutant::LogIgnoresSlotsCrc,
             3,
             60,
         ),

@@ -5,8 +5,27 @@
 //! device before the step is complete, so the decision to flush first can be
 //! made knowing the step's exact size.
 //!
-//! **log** (xv6's write-ahead log), on a device that may persist unflushed
-//! writes in any order (the async FTL):
+//! **log** (a write-ahead log), on a device that may persist unflushed
+//! writes in any order (the async FTL). Format version 3, two flushes per
+//! step:
+//! 1. write the new block images to the log slots and the commit record
+//!    (header: sequence, count, block numbers, header CRC, and the CRC32C
+//!    of the slots' images); **flush** — the commit point. Before it, any
+//!    subset of those writes may be durable: a record whose slots do not
+//!    match its slots CRC reads as cleared, so replay never installs
+//!    garbage, and the call has not returned;
+//! 2. install the step in place; **flush**, so every in-place write is
+//!    durable before the record can be replaced (by the next step's record,
+//!    which may then fail its slots CRC and read as cleared) or cleared;
+//! 3. clear the record, without a flush. If the clear is lost, the record
+//!    still matches its slots (until the next step overwrites them, which
+//!    makes it fail its CRC) and a mount replays a step already installed:
+//!    idempotent, because every later change to those blocks goes through a
+//!    later record. Only a new record or the unmount's flush makes the clear
+//!    durable.
+//!
+//! Versions 1 and 2 (whose records have no slots CRC, xv6's log), four
+//! flushes per step:
 //! 1. write the new block images to the log slots; **flush**, so that the
 //!    commit record can never be durable while the slots it names are not
 //!    (otherwise a crash could keep the record and replay garbage);
@@ -47,7 +66,7 @@ use ftl::{BlockDevice, Lba};
 use crate::cache::Trim;
 use crate::error::{corrupt, FsError, Result};
 use crate::layout::BLOCK_SIZE;
-use crate::logfmt::LogHeader;
+use crate::logfmt::{slots_crc, LogHeader};
 use crate::mode::{CommitMode, FsMutant};
 use crate::store::Store;
 
@@ -229,6 +248,57 @@ impl<D: BlockDevice> Store<D> {
     }
 
     fn commit_log(&mut self) -> Result<()> {
+        if !self.sb.has_xattrs() {
+            return self.commit_log_v2();
+        }
+        let spb = self.spb as u64;
+        let (homes, slots, crc) = {
+            let imgs = self.images();
+            let mut slots = Vec::with_capacity(imgs.len() * BLOCK_SIZE);
+            for (_, img) in &imgs {
+                slots.extend_from_slice(img);
+            }
+            let crc = slots_crc(imgs.iter().map(|(_, img)| &img[..]));
+            (imgs.iter().map(|&(b, _)| b).collect::<Vec<u32>>(), slots, crc)
+        };
+        // 1. Zeroing trims, slots and the record, then flush: the commit
+        // point.
+        let early = match self.mutant {
+            Some(FsMutant::LogTrimsFreedEarly) => None,
+            _ => Some(Trim::Zero),
+        };
+        self.trims(early)?;
+        self.room_for(homes.len() as u64 * spb)?;
+        let slot0 = self.lba(self.sb.log_start + 1);
+        self.write(slot0, &slots)?;
+        self.stats.log_blocks_written += homes.len() as u64;
+        let seq = self.log_seq + 1;
+        self.write_header(&LogHeader {
+            seq,
+            blocks: homes,
+            slots_crc: Some(crc),
+        })?;
+        self.flush()?;
+        self.log_seq = seq;
+        // 2. Install in place (and freeing trims), then flush.
+        let trimmed = self.tx.trims.len() as u64 * spb;
+        self.room_for(self.tx.sectors - trimmed)?;
+        self.install()?;
+        if early.is_some() {
+            self.trims(Some(Trim::Free))?;
+        }
+        self.flush()?;
+        // 3. Clear the record; the next record or the unmount's flush makes
+        // it durable.
+        self.write_header(&LogHeader {
+            seq,
+            blocks: Vec::new(),
+            slots_crc: None,
+        })
+    }
+
+    /// The log of format versions 1 and 2 (see the top of this file).
+    fn commit_log_v2(&mut self) -> Result<()> {
         let spb = self.spb as u64;
         let (homes, slots): (Vec<u32>, Vec<u8>) = {
             let imgs = self.images();
@@ -248,12 +318,14 @@ impl<D: BlockDevice> Store<D> {
         let slot0 = self.lba(self.sb.log_start + 1);
         self.write(slot0, &slots)?;
         self.stats.log_blocks_written += homes.len() as u64;
-        if self.mutant != Some(FsMutant::LogSkipsCommitSync) {
-            self.flush()?;
-        }
+        self.flush()?;
         // 2. Commit record, then flush: the commit point.
         let seq = self.log_seq + 1;
-        self.write_header(&LogHeader { seq, blocks: homes })?;
+        self.write_header(&LogHeader {
+            seq,
+            blocks: homes,
+            slots_crc: None,
+        })?;
         self.flush()?;
         self.log_seq = seq;
         // 3. Install in place (and freeing trims), then flush.
@@ -268,6 +340,7 @@ impl<D: BlockDevice> Store<D> {
         self.write_header(&LogHeader {
             seq,
             blocks: Vec::new(),
+            slots_crc: None,
         })?;
         self.flush()
     }
@@ -308,17 +381,27 @@ impl<D: BlockDevice> Store<D> {
                 )));
             }
         }
-        let mut buf = vec![0u8; BLOCK_SIZE];
-        for (i, &home) in h.blocks.iter().enumerate() {
+        let mut images = Vec::with_capacity(h.blocks.len());
+        for i in 0..h.blocks.len() {
+            let mut buf = vec![0u8; BLOCK_SIZE];
             self.dev_read(self.sb.log_start + 1 + i as u32, &mut buf)?;
+            images.push(buf);
+        }
+        if !h.slots_match(&images) && self.mutant != Some(FsMutant::LogIgnoresSlotsCrc) {
+            // Written with slots that never all became durable: the step
+            // had not committed.
+            return Ok(false);
+        }
+        for (img, &home) in images.iter().zip(&h.blocks) {
             self.room_for(self.spb as u64)?;
             let lba = self.lba(home);
-            self.write(lba, &buf)?;
+            self.write(lba, img)?;
         }
         self.flush()?;
         self.write_header(&LogHeader {
             seq: h.seq,
             blocks: Vec::new(),
+            slots_crc: None,
         })?;
         self.flush()?;
         Ok(true)

@@ -64,6 +64,7 @@ pub fn mkfs<D: BlockDevice + ?Sized>(dev: &mut D, opts: &MkfsOptions) -> Result<
         &LogHeader {
             seq: 0,
             blocks: Vec::new(),
+            slots_crc: None,
         }
         .encode(),
     )?;

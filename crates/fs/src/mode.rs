@@ -64,10 +64,11 @@ pub enum FsMutant {
     /// device refuses the write (`EpochFull`), the file system stops, and the
     /// calls since the last flush are lost although they completed.
     GroupForgetsEpochFlush,
-    /// `log` does not flush the log slots before writing the commit record:
-    /// on an asynchronous disk a crash can keep the record but not the
-    /// slots, and replay installs garbage.
-    LogSkipsCommitSync,
+    /// `log` replays a commit record whose slots do not match its slots
+    /// CRC: format version 3 writes the slots and the record before one
+    /// flush, so on an asynchronous disk a crash can keep the record but
+    /// not all of its slots, and replay installs garbage.
+    LogIgnoresSlotsCrc,
     /// `xlog` and `group` are allowed on any FTL (on the async FTL a crash
     /// can keep any subset of a step's in-place writes).
     AllowXlogOnAnyFtl,
@@ -80,7 +81,7 @@ pub enum FsMutant {
 impl FsMutant {
     pub const ALL: [FsMutant; 4] = [
         FsMutant::GroupForgetsEpochFlush,
-        FsMutant::LogSkipsCommitSync,
+        FsMutant::LogIgnoresSlotsCrc,
         FsMutant::AllowXlogOnAnyFtl,
         FsMutant::LogTrimsFreedEarly,
     ];
@@ -89,7 +90,7 @@ impl FsMutant {
     pub fn name(self) -> &'static str {
         match self {
             FsMutant::GroupForgetsEpochFlush => "group-forgets-epoch-flush",
-            FsMutant::LogSkipsCommitSync => "log-skips-commit-sync",
+            FsMutant::LogIgnoresSlotsCrc => "log-ignores-slots-crc",
             FsMutant::AllowXlogOnAnyFtl => "allow-xlog-on-any-ftl",
             FsMutant::LogTrimsFreedEarly => "log-trims-freed-early",
         }

@@ -197,7 +197,7 @@ fn campaign(s: Setup, points: u64, seed: u64) -> Vec<String> {
     let mut out = Vec::new();
     for j in 0..points {
         let n = 1 + j * commands / points;
-        let policy = if s.mutant == Some(FsMutant::LogSkipsCommitSync) {
+        let policy = if s.mutant == Some(FsMutant::LogIgnoresSlotsCrc) {
             CrashPolicy::Random
         } else {
             CrashPolicy::ALL[(j % 4) as usize]
@@ -256,7 +256,7 @@ fn seeded_mutants_are_caught() {
         (
             FtlKind::Async,
             CommitMode::Log,
-            FsMutant::LogSkipsCommitSync,
+            FsMutant::LogIgnoresSlotsCrc,
             None,
         ),
     ];
@@ -269,7 +269,7 @@ fn seeded_mutants_are_caught() {
         };
         let v = campaign(
             s,
-            if mutant == FsMutant::LogSkipsCommitSync {
+            if mutant == FsMutant::LogIgnoresSlotsCrc {
                 400
             } else {
                 96

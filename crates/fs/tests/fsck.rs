@@ -220,6 +220,7 @@ fn a_pending_log_step_is_checked_as_replayed() {
     let hdr = fs::logfmt::LogHeader {
         seq: 99,
         blocks: vec![blk],
+        slots_crc: None,
     };
     put(&mut dev, s.log_start, &hdr.encode());
     let rep = fsck(&mut dev).unwrap();
@@ -239,6 +240,7 @@ fn a_pending_log_step_is_checked_as_replayed() {
     let bad = fs::logfmt::LogHeader {
         seq: 100,
         blocks: vec![s.log_start + 1],
+        slots_crc: None,
     };
     put(&mut dev, s.log_start, &bad.encode());
     assert!(kinds(&mut dev).contains(&ProblemKind::Log));
@@ -480,6 +482,7 @@ fn repair_replays_a_pending_log_step_first() {
     let hdr = fs::logfmt::LogHeader {
         seq: 99,
         blocks: vec![blk],
+        slots_crc: None,
     };
     put(&mut dev, s.log_start, &hdr.encode());
     let (_, rep) = repair_and_check(dev, "replayed the committed log step (1 blocks)", false);
@@ -509,6 +512,7 @@ fn repair_refuses_what_it_must_not_guess() {
     let bad = fs::logfmt::LogHeader {
         seq: 100,
         blocks: vec![s.log_start + 1],
+        slots_crc: None,
     };
     put(&mut dev, s.log_start, &bad.encode());
     let before = dev.stats();

@@ -216,7 +216,7 @@ fn xlog_splits_calls_and_log_splits_at_its_capacity() {
     let want = busy(&mut fs);
     let s = fs.stats();
     assert!(s.steps > 3 * 256 / 8, "{s:?}");
-    assert_eq!(s.flushes, 4 * s.steps, "log: four flushes per step: {s:?}");
+    assert_eq!(s.flushes, 2 * s.steps, "log: two flushes per step: {s:?}");
     let mut fs = remount(fs);
     assert_eq!(snapshot(&mut fs), want);
 }

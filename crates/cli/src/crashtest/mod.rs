@@ -811,7 +811,7 @@ mod tests {
             "--geometry",
             "small512",
             "--mutant",
-            "log-skips-commit-sync",
+            "log-ignores-slots-crc",
             "--seed",
             "3",
             "--ops",

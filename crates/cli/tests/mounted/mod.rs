@@ -186,7 +186,7 @@ pub fn fsck_clean(dir: &Path, name: &str) {
 /// A scratch directory for images, on tmpfs (/dev/shm) when there is one.
 /// Every device flush of an image on disk is an `fdatasync` of the host's
 /// disk; what these tests check is the FTL's flush, not the host's, and
-/// SQLite's thousands of fsyncs in `log` mode (four flushes each) take
+/// SQLite's thousands of fsyncs in `log` mode (two flushes each) take
 /// minutes on a busy disk and seconds on tmpfs.
 pub fn scratch_dir() -> tempfile::TempDir {
     let shm = Path::new("/dev/shm");

@@ -217,12 +217,20 @@ fn walk<D: BlockDevice + ?Sized>(
                     "the committed log step names blocks outside the home regions".into(),
                 );
             } else {
-                rep.log_replay_pending = true;
-                for (i, &home) in h.blocks.iter().enumerate() {
+                let mut images = Vec::with_capacity(h.blocks.len());
+                for i in 0..h.blocks.len() {
                     let mut img = vec![0u8; BLOCK_SIZE];
                     let slot = u64::from(sb.log_start + 1 + i as u32) * spb as u64;
                     ro.read(Lba(slot), &mut img)?;
-                    ro.overlay.insert(u64::from(home), img);
+                    images.push(img);
+                }
+                // A record whose slots do not match its CRC never
+                // committed: mount ignores it, and so does the check.
+                if h.slots_match(&images) {
+                    rep.log_replay_pending = true;
+                    for (img, &home) in images.into_iter().zip(&h.blocks) {
+                        ro.overlay.insert(u64::from(home), img);
+                    }
                 }
             }
         }

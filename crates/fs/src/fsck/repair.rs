@@ -509,14 +509,23 @@ fn replay<D: BlockDevice + ?Sized>(img: &mut Img<'_, D>, changes: &mut Vec<Strin
     let Some(h) = LogHeader::decode(&hdr_block) else {
         return Ok(());
     };
-    for (i, &home) in h.blocks.iter().enumerate() {
-        let slot = img.get(sb.log_start + 1 + i as u32)?;
+    let mut slots = Vec::with_capacity(h.blocks.len());
+    for i in 0..h.blocks.len() {
+        slots.push(img.get(sb.log_start + 1 + i as u32)?);
+    }
+    if h.blocks.is_empty() || !h.slots_match(&slots) {
+        // Cleared, or a record whose slots never all became durable (the
+        // step had not committed): nothing to replay.
+        return Ok(());
+    }
+    for (slot, &home) in slots.into_iter().zip(&h.blocks) {
         img.put(home, slot);
     }
     img.write_out()?;
     let cleared = LogHeader {
         seq: h.seq,
         blocks: Vec::new(),
+        slots_crc: None,
     };
     // Cleared (and flushed) before any other change, as mount does: a
     // replay after those changes would write older images over them.
