@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{have, run_ok, run_with_deadline, scftl, SCFTL};
-use mounted::{fsck_clean, fuse_available, image, sh, Mounted, LIMIT};
+use mounted::{fsck_clean, fuse_available, image, sh, sh_as_nobody, Mounted, LIMIT};
 
 /// The SQLite workload: 1,000 single-row INSERT transactions, then
 /// 1,000 UPDATE transactions, each committed (and so fsync'ed by SQLite)
@@ -151,28 +151,6 @@ fn log_mode_on_async_image_and_xlog_refused() {
     sh("echo x > mnt/f; test \"$(cat mnt/f)\" = x", d);
     m.stop_with("-INT");
     fsck_clean(d, "async.img");
-}
-
-/// Runs `script` in `cwd` as uid and gid 65534 (nobody), as pjdfstest's
-/// checks of other users do; returns whether it succeeded, and its stderr.
-fn sh_as_nobody(script: &str, cwd: &Path) -> (bool, String) {
-    let out = run_with_deadline(
-        Command::new("setpriv")
-            .args([
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                "sh",
-                "-ec",
-                script,
-            ])
-            .current_dir(cwd),
-        LIMIT,
-    );
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// Without `--allow-other` only the mounting user (root here) may use the

@@ -10,33 +10,10 @@
 mod common;
 mod mounted;
 
-use std::path::Path;
 use std::process::Command;
 
-use common::{have, run_with_deadline, SCFTL};
-use mounted::{fsck_clean, fuse_available, image, sh, Mounted, LIMIT};
-
-/// Runs `script` in `cwd` as uid and gid 65534 (nobody); whether it
-/// succeeded, and its stderr.
-fn as_nobody(script: &str, cwd: &Path) -> (bool, String) {
-    let out = run_with_deadline(
-        Command::new("setpriv")
-            .args([
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                "sh",
-                "-ec",
-                script,
-            ])
-            .current_dir(cwd),
-        LIMIT,
-    );
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::{have, SCFTL};
+use mounted::{fsck_clean, fuse_available, image, sh, sh_as_nobody, Mounted};
 
 /// 2500-01-01T12:00:00Z, past the 64-bit nanosecond limit (2262).
 const FAR: &str = "16725268800";
@@ -112,13 +89,13 @@ fn in_mode(mode: &str) {
     sh(&WRITE.replace("FAR", FAR), d);
     // The kernel enforces the ACL: nobody reads s through its entry, and
     // writes d/new through the inherited one, but not u (mode 600).
-    let (ok, err) = as_nobody("cat mnt/s && echo more >> mnt/d/new", d);
+    let (ok, err) = sh_as_nobody("cat mnt/s && echo more >> mnt/d/new", d);
     assert!(ok, "{mode}: {err}");
-    let (ok, err) = as_nobody("cat mnt/u", d);
+    let (ok, err) = sh_as_nobody("cat mnt/u", d);
     assert!(!ok && err.contains("Permission denied"), "{mode}: {err}");
     // chmod rewrites the ACL's mask: the entry no longer grants reading.
     sh("chmod 600 mnt/s", d);
-    let (ok, err) = as_nobody("cat mnt/s", d);
+    let (ok, err) = sh_as_nobody("cat mnt/s", d);
     assert!(!ok && err.contains("Permission denied"), "{mode}: {err}");
     sh("chmod 640 mnt/s", d);
     m.unmount();
@@ -126,7 +103,7 @@ fn in_mode(mode: &str) {
 
     let m = mount();
     sh(&CHECK.replace("FAR", FAR), d);
-    let (ok, err) = as_nobody("cat mnt/s", d);
+    let (ok, err) = sh_as_nobody("cat mnt/s", d);
     assert!(ok, "{mode}: after remount: {err}");
     m.unmount();
     fsck_clean(d, "fs.img");

@@ -247,10 +247,10 @@ impl<D: BlockDevice> Store<D> {
         Ok(())
     }
 
+    /// The log protocol (see the top of this file): version 3's two
+    /// flushes when the superblock says so, else xv6's four.
     fn commit_log(&mut self) -> Result<()> {
-        if !self.sb.has_xattrs() {
-            return self.commit_log_v2();
-        }
+        let checked = self.sb.has_xattrs();
         let spb = self.spb as u64;
         let (homes, slots, crc) = {
             let imgs = self.images();
@@ -259,10 +259,14 @@ impl<D: BlockDevice> Store<D> {
                 slots.extend_from_slice(img);
             }
             let crc = slots_crc(imgs.iter().map(|(_, img)| &img[..]));
-            (imgs.iter().map(|&(b, _)| b).collect::<Vec<u32>>(), slots, crc)
+            (
+                imgs.iter().map(|&(b, _)| b).collect::<Vec<u32>>(),
+                slots,
+                crc,
+            )
         };
-        // 1. Zeroing trims, slots and the record, then flush: the commit
-        // point.
+        // Zeroing trims and the slots; versions 1 and 2 flush them before
+        // the record, version 3 checks them by the record's slots CRC.
         let early = match self.mutant {
             Some(FsMutant::LogTrimsFreedEarly) => None,
             _ => Some(Trim::Zero),
@@ -272,15 +276,19 @@ impl<D: BlockDevice> Store<D> {
         let slot0 = self.lba(self.sb.log_start + 1);
         self.write(slot0, &slots)?;
         self.stats.log_blocks_written += homes.len() as u64;
+        if !checked {
+            self.flush()?;
+        }
+        // The record, then flush: the commit point.
         let seq = self.log_seq + 1;
         self.write_header(&LogHeader {
             seq,
             blocks: homes,
-            slots_crc: Some(crc),
+            slots_crc: checked.then_some(crc),
         })?;
         self.flush()?;
         self.log_seq = seq;
-        // 2. Install in place (and freeing trims), then flush.
+        // Install in place (and freeing trims), then flush.
         let trimmed = self.tx.trims.len() as u64 * spb;
         self.room_for(self.tx.sectors - trimmed)?;
         self.install()?;
@@ -288,61 +296,18 @@ impl<D: BlockDevice> Store<D> {
             self.trims(Some(Trim::Free))?;
         }
         self.flush()?;
-        // 3. Clear the record; the next record or the unmount's flush makes
-        // it durable.
+        // Clear the record. Version 3 leaves it to the next record or the
+        // unmount's flush to make durable; versions 1 and 2 flush it,
+        // because their next slots would otherwise pass for this record's.
         self.write_header(&LogHeader {
             seq,
             blocks: Vec::new(),
             slots_crc: None,
-        })
-    }
-
-    /// The log of format versions 1 and 2 (see the top of this file).
-    fn commit_log_v2(&mut self) -> Result<()> {
-        let spb = self.spb as u64;
-        let (homes, slots): (Vec<u32>, Vec<u8>) = {
-            let imgs = self.images();
-            let mut slots = Vec::with_capacity(imgs.len() * BLOCK_SIZE);
-            for (_, img) in &imgs {
-                slots.extend_from_slice(img);
-            }
-            (imgs.iter().map(|&(b, _)| b).collect(), slots)
-        };
-        // 1. Slots (and zeroing trims), then flush.
-        let early = match self.mutant {
-            Some(FsMutant::LogTrimsFreedEarly) => None,
-            _ => Some(Trim::Zero),
-        };
-        self.trims(early)?;
-        self.room_for(homes.len() as u64 * spb)?;
-        let slot0 = self.lba(self.sb.log_start + 1);
-        self.write(slot0, &slots)?;
-        self.stats.log_blocks_written += homes.len() as u64;
-        self.flush()?;
-        // 2. Commit record, then flush: the commit point.
-        let seq = self.log_seq + 1;
-        self.write_header(&LogHeader {
-            seq,
-            blocks: homes,
-            slots_crc: None,
         })?;
-        self.flush()?;
-        self.log_seq = seq;
-        // 3. Install in place (and freeing trims), then flush.
-        let trimmed = self.tx.trims.len() as u64 * spb;
-        self.room_for(self.tx.sectors - trimmed)?;
-        self.install()?;
-        if early.is_some() {
-            self.trims(Some(Trim::Free))?;
+        if !checked {
+            self.flush()?;
         }
-        self.flush()?;
-        // 4. Clear the record, then flush.
-        self.write_header(&LogHeader {
-            seq,
-            blocks: Vec::new(),
-            slots_crc: None,
-        })?;
-        self.flush()
+        Ok(())
     }
 
     /// Writes the sectors of the header block that its encoding occupies.

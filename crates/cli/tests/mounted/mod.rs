@@ -154,6 +154,28 @@ impl Drop for Mounted {
     }
 }
 
+/// Runs `script` in `cwd` as uid and gid 65534 (nobody), as pjdfstest's
+/// checks of other users do; returns whether it succeeded, and its stderr.
+pub fn sh_as_nobody(script: &str, cwd: &Path) -> (bool, String) {
+    let out = common::run_with_deadline(
+        Command::new("setpriv")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "sh",
+                "-ec",
+                script,
+            ])
+            .current_dir(cwd),
+        LIMIT,
+    );
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 pub fn sh(script: &str, cwd: &Path) -> String {
     run_ok(
         Command::new("sh").args(["-ec", script]).current_dir(cwd),

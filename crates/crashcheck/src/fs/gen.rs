@@ -122,6 +122,14 @@ pub fn bytes(fill: u64, off: u64, len: u32) -> Vec<u8> {
 impl fmt::Display for Call {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = |p: &Path| path_str(p);
+        // The root is the empty path.
+        let pr = |path: &Path| {
+            if path.is_empty() {
+                "/".to_string()
+            } else {
+                p(path)
+            }
+        };
         match self {
             Call::Create { path, handle } => write!(f, "create {} as #{handle}", p(path)),
             Call::Mkdir { path } => write!(f, "mkdir {}", p(path)),
@@ -152,11 +160,7 @@ impl fmt::Display for Call {
                 f,
                 "{} {}",
                 if *datasync { "fdatasync" } else { "fsync" },
-                if path.is_empty() {
-                    "/".to_string()
-                } else {
-                    p(path)
-                }
+                pr(path)
             ),
             Call::Sync => f.write_str("sync"),
             Call::SetXattr {
@@ -168,21 +172,13 @@ impl fmt::Display for Call {
             } => write!(
                 f,
                 "setxattr {} {} len {len} flags {flags}",
-                if path.is_empty() {
-                    "/".to_string()
-                } else {
-                    p(path)
-                },
+                pr(path),
                 String::from_utf8_lossy(name)
             ),
             Call::RemoveXattr { path, name } => write!(
                 f,
                 "removexattr {} {}",
-                if path.is_empty() {
-                    "/".to_string()
-                } else {
-                    p(path)
-                },
+                pr(path),
                 String::from_utf8_lossy(name)
             ),
         }
