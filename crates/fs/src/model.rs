@@ -437,6 +437,23 @@ impl Model {
     /// inode's attributes would not fit their one block. (The generator
     /// makes no ACLs: their effect on modes is the unit tests'.)
     pub fn setxattr(&mut self, path: &[Vec<u8>], name: &[u8], value: &[u8], flags: u32) -> Outcome {
+        self.setxattr_outcome(path, name, value, flags)?;
+        let i = self.resolve(path)?;
+        self.xattrs
+            .entry(i)
+            .or_default()
+            .insert(name.to_vec(), value.to_vec());
+        Ok(())
+    }
+
+    /// What [`Model::setxattr`] would return, changing nothing.
+    pub fn setxattr_outcome(
+        &self,
+        path: &[Vec<u8>],
+        name: &[u8],
+        value: &[u8],
+        flags: u32,
+    ) -> Outcome {
         use crate::xattr::{Xattrs, XATTR_CREATE, XATTR_REPLACE};
         let i = self.resolve(path)?;
         if name.starts_with(b"user.") && matches!(self.nodes[&i], Node::Symlink(_)) {
@@ -454,7 +471,6 @@ impl Model {
         if !x.fits() {
             return Err(errno::ENOSPC);
         }
-        self.xattrs.insert(i, x.0);
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 //! across the indirect and double-indirect boundaries, sparse, through a
 //! path or an open handle), truncate, rename (over files and empty
 //! directories), unlink (also of open files), link, symlink, mkdir, rmdir,
-//! open/release and fsync run against the reference model of the file
+//! open/release, setxattr/removexattr and fsync run against the reference model of the file
 //! system (`fs::model`, the one the crash checker uses too), comparing
 //! every result (value or errno); the whole tree is compared periodically
 //! and after each unmount + mount, with fsck clean each time. One u64 seed
@@ -345,7 +345,59 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
                     "{at}: symlink"
                 );
             }
-            82..=89 => {
+            85..=89 => {
+                // Set (three in four) or remove an extended attribute of a
+                // directory, file or symlink; some values are large, so
+                // an inode's block fills.
+                let mut cands = m.dirs();
+                cands.extend(m.files().into_iter().map(|f| f.0));
+                cands.extend(m.symlinks());
+                let remove = rng.gen_ratio(1, 4);
+                let with: Vec<Path> = cands
+                    .iter()
+                    .filter(|p| !m.xattr_names(p).is_empty())
+                    .cloned()
+                    .collect();
+                let p = if remove && !with.is_empty() && rng.gen_ratio(4, 5) {
+                    with[rng.gen_range(0..with.len())].clone()
+                } else {
+                    cands[rng.gen_range(0..cands.len())].clone()
+                };
+                let ino = ino_of(&mut fs, &p);
+                let xname: &[u8] = [&b"user.a"[..], b"user.b", b"trusted.t"][rng.gen_range(0..3)];
+                if remove {
+                    // Mostly an attribute the node has.
+                    let have = m.xattr_names(&p);
+                    let xname = match have.len() {
+                        0 => xname.to_vec(),
+                        n if rng.gen_ratio(4, 5) => have[rng.gen_range(0..n)].clone(),
+                        _ => xname.to_vec(),
+                    };
+                    let xname = &xname[..];
+                    let got = code(fs.removexattr(ino, xname));
+                    let want = m.removexattr(&p, xname);
+                    tally.add("removexattr", &want);
+                    assert_eq!(got, want, "{at}: removexattr {xname:?}");
+                    continue;
+                }
+                let len = if rng.gen_ratio(1, 6) {
+                    rng.gen_range(1500..2600)
+                } else {
+                    rng.gen_range(0..80)
+                };
+                let value = pattern(rng.gen(), 0, len);
+                let flags = [0, 0, 0, 0, fs::XATTR_CREATE, fs::XATTR_REPLACE][rng.gen_range(0..6)];
+                let got = code(fs.setxattr(ino, xname, &value, flags));
+                let want = m.setxattr_outcome(&p, xname, &value, flags);
+                if got == Err(errno::ENOSPC) && want.is_ok() {
+                    // The device is full (no block for the attributes).
+                    continue;
+                }
+                assert_eq!(got, want, "{at}: setxattr {xname:?} of {len} bytes");
+                m.setxattr(&p, xname, &value, flags).ok();
+                tally.add("setxattr", &want);
+            }
+            82..=84 => {
                 // Open a file, or release a handle (the last release frees
                 // an unlinked file).
                 if handles.is_empty() || rng.gen_bool(0.5) {
@@ -402,6 +454,8 @@ fn run(label: &str, seed: u64, ops: usize, mut fs: Fs<Dev>) {
         "link",
         "release",
         "remount",
+        "setxattr",
+        "removexattr",
     ] {
         assert!(
             tally.0.get(k).copied().unwrap_or(0) > 0,
