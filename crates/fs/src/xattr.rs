@@ -238,6 +238,15 @@ pub struct AclEntry {
 pub struct Acl(pub Vec<AclEntry>);
 
 impl Acl {
+    /// An ACL of `(tag, perm, id)` entries, unchecked (the [`Acl::decode`]
+    /// of its [`Acl::encode`] checks it).
+    pub fn from_triples(entries: &[(u16, u16, u32)]) -> Acl {
+        Acl(entries
+            .iter()
+            .map(|&(tag, perm, id)| AclEntry { tag, perm, id })
+            .collect())
+    }
+
     /// Parses the xattr form; `Ok(None)` for a header with no entries (it
     /// removes the ACL). `EINVAL` for anything POSIX.1e does not allow.
     pub fn decode(b: &[u8]) -> Result<Option<Acl>> {
@@ -645,11 +654,7 @@ mod tests {
     }
 
     fn acl(e: &[(u16, u16, u32)]) -> Vec<u8> {
-        Acl(e
-            .iter()
-            .map(|&(tag, perm, id)| AclEntry { tag, perm, id })
-            .collect())
-        .encode()
+        Acl::from_triples(e).encode()
     }
 
     #[test]

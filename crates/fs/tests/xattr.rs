@@ -36,11 +36,7 @@ fn names(fs: &mut Fs<Dev>, ino: u64) -> Vec<String> {
 }
 
 fn acl(e: &[(u16, u16, u32)]) -> Vec<u8> {
-    Acl(e
-        .iter()
-        .map(|&(tag, perm, id)| AclEntry { tag, perm, id })
-        .collect())
-    .encode()
+    Acl::from_triples(e).encode()
 }
 
 /// An ACL granting user 2000 read and write, mask rw, group r.
