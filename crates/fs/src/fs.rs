@@ -535,10 +535,9 @@ impl<D: BlockDevice> Fs<D> {
         if self.st.sb.version >= FS_VERSION {
             return Ok(false);
         }
-        for ino in 1..self.st.sb.inode_count {
-            if self.st.sb.version >= 2 {
-                break;
-            }
+        // Version 2 wrote those bytes zero: nothing to rewrite from it.
+        let from_v1 = self.st.sb.version < 2;
+        for ino in (1..self.st.sb.inode_count).filter(|_| from_v1) {
             if !self.st.inode_allocated(ino)? {
                 continue;
             }

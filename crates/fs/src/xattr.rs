@@ -475,10 +475,7 @@ impl<D: BlockDevice> Fs<D> {
             return Err(FsError::AttrTooBig(value.len()));
         }
         let ns = namespace(name)?;
-        self.call(|fs| {
-            let (ino, mut i, kind) = fs.inode(ino)?;
-            fs.check_xattr_target(ns, kind)?;
-            let mut x = fs.xattrs_of(ino, &i)?;
+        self.edit_xattrs(ino, ns, |i, x| {
             let exists = x.0.contains_key(name);
             if flags & XATTR_CREATE != 0 && exists {
                 return Err(FsError::Exists);
@@ -512,23 +509,34 @@ impl<D: BlockDevice> Fs<D> {
                     x.0.remove(name);
                 }
             }
-            fs.st.boundary(ino, &i, xattr_cost(fs.st.spb))?;
-            fs.put_xattrs(&mut i, &x)?;
-            i.ctime_ns = fs.now();
-            fs.st.iput(ino, &i)
+            Ok(())
         })
     }
 
     /// `removexattr` (`ENODATA` if there is no such attribute).
     pub fn removexattr(&mut self, ino: u64, name: &[u8]) -> Result<()> {
         let ns = namespace(name)?;
+        self.edit_xattrs(ino, ns, |_, x| match x.0.remove(name) {
+            Some(_) => Ok(()),
+            None => Err(FsError::NoAttr(String::from_utf8_lossy(name).into_owned())),
+        })
+    }
+
+    /// One call that changes the attributes of `ino` (of namespace `ns`):
+    /// `f` checks and edits the inode and its attributes in memory, changing
+    /// nothing on a failure; then the block, the inode and its change time
+    /// are written as one piece.
+    fn edit_xattrs(
+        &mut self,
+        ino: u64,
+        ns: Namespace,
+        f: impl FnOnce(&mut Inode, &mut Xattrs) -> Result<()>,
+    ) -> Result<()> {
         self.call(|fs| {
             let (ino, mut i, kind) = fs.inode(ino)?;
             fs.check_xattr_target(ns, kind)?;
             let mut x = fs.xattrs_of(ino, &i)?;
-            if x.0.remove(name).is_none() {
-                return Err(FsError::NoAttr(String::from_utf8_lossy(name).into_owned()));
-            }
+            f(&mut i, &mut x)?;
             fs.st.boundary(ino, &i, xattr_cost(fs.st.spb))?;
             fs.put_xattrs(&mut i, &x)?;
             i.ctime_ns = fs.now();
