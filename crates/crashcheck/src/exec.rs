@@ -94,6 +94,13 @@ pub enum Step {
     Arm {
         commands: u64,
     },
+    /// Arm a power cut right after the `erases`-th next erase command
+    /// (1 = the next): the erase is the last command before the cut.
+    /// Aimed cycles use it to cut where an erase has just destroyed a
+    /// block a fallback state may still need.
+    ArmAfterErase {
+        erases: u64,
+    },
     /// Cut power (if not already cut) and produce the post-crash device.
     Crash {
         how: CrashHow,
@@ -200,6 +207,9 @@ impl std::fmt::Display for Step {
             Step::FailErase { after } => write!(f, "fail erase {after} from now"),
             Step::NewDevice => f.write_str("new device (the old one wore out)"),
             Step::Arm { commands } => write!(f, "arm power cut after {commands} flash commands"),
+            Step::ArmAfterErase { erases } => {
+                write!(f, "arm power cut right after erase {erases} from now")
+            }
             Step::Crash { how, seed } => write!(f, "crash ({how}, seed {seed})"),
             Step::Recover {
                 full, invariants, ..
@@ -271,6 +281,9 @@ pub struct Stats {
     pub read_only_devices: u64,
     /// Worn-out devices replaced by new ones (`Step::NewDevice`).
     pub devices_replaced: u64,
+    /// Aimed cycles run (`--aimed`): each arms one cut right after an
+    /// erase (`Step::ArmAfterErase`).
+    pub aimed_cycles: u64,
 }
 
 impl Stats {
@@ -290,6 +303,7 @@ impl Stats {
             worn_out_refusals: self.worn_out_refusals,
             read_only_devices: self.read_only_devices,
             devices_replaced: self.devices_replaced,
+            aimed_cycles: self.aimed_cycles,
             ..Stats::default()
         }
     }
@@ -341,6 +355,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             worn_out_refusals,
             read_only_devices,
             devices_replaced,
+            aimed_cycles,
         } = o;
         self.operations += operations;
         self.writes += writes;
@@ -365,6 +380,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.worn_out_refusals += worn_out_refusals;
         self.read_only_devices += read_only_devices;
         self.devices_replaced += devices_replaced;
+        self.aimed_cycles += aimed_cycles;
     }
 }
 
@@ -538,6 +554,11 @@ impl Executor {
         s
     }
 
+    /// Erase commands the current device admitted so far.
+    pub fn erases_issued(&self) -> u64 {
+        self.flash.with(|c| c.erases_issued())
+    }
+
     /// Counted flash commands issued so far (replaced devices included).
     pub fn flash_commands(&self) -> u64 {
         self.replaced.0 + self.flash.with(|c| c.commands_issued())
@@ -702,6 +723,11 @@ impl Executor {
             Step::Check => self.check(),
             Step::Arm { commands } => {
                 self.flash.with(|c| c.set_crash_at(commands));
+                Ok(())
+            }
+            Step::ArmAfterErase { erases } => {
+                self.flash.with(|c| c.set_crash_after_erase(erases));
+                self.stats.aimed_cycles += 1;
                 Ok(())
             }
             Step::Crash { ref how, seed } => self.crash(how, seed),

@@ -98,6 +98,14 @@ impl Backend {
     pub fn set_crash_at(&mut self, n: u64) {
         each!(self, c => c.set_crash_at(n))
     }
+    /// Cuts power right after the `n`-th next erase
+    /// (`CrashFlash::set_crash_after_erase`).
+    pub fn set_crash_after_erase(&mut self, n: u64) {
+        each!(self, c => c.set_crash_after_erase(n))
+    }
+    pub fn erases_issued(&self) -> u64 {
+        each!(self, c => c.erases_issued())
+    }
     pub fn disarm(&mut self) {
         each!(self, c => c.disarm())
     }

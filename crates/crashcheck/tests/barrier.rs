@@ -3,15 +3,9 @@
 //! last completed flush (and nothing else), and every FTL takes them.
 //!
 //! SCFTL's rule that an erase syncs first while a barrier's epoch is
-//! unsynced has no catching test now: the `erase-without-sync-after-barrier`
-//! mutant is in `Mutant::UNCAUGHT`. The crash it guards against (a cut
-//! right after the erase of a superblock an unsynced barrier epoch freed,
-//! keeping the erase and losing the barrier's page) needs that superblock
-//! to be the next erased, and the erasable queue is FIFO; the seeds that
-//! used to catch the mutant did so through clean reopens — the skipped sync
-//! left barrier epochs unproven and a later erase broke their
-//! re-verification — a path the correct FTL could take too, closed in
-//! `open` since (`crates/ftl/tests/scftl_reopen.rs`).
+//! unsynced is checked where it matters, on flash with bad superblocks
+//! (the `erase-without-sync-after-barrier` mutant,
+//! `tests/failure_mutants.rs`, which says why healthy flash hides it).
 
 mod common;
 

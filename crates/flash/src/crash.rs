@@ -232,6 +232,10 @@ pub(crate) struct PowerSwitch {
     cut_at: Option<u64>,
     off: bool,
     crashes: u64,
+    /// Erase commands admitted so far.
+    erases: u64,
+    /// Arms a cut at the next counted command once `erases` reaches this.
+    cut_after_erase: Option<u64>,
 }
 
 impl PowerSwitch {
@@ -242,14 +246,39 @@ impl PowerSwitch {
         }
     }
 
+    /// Arms a cut right after the `n`-th next erase (1 = the next one):
+    /// the first counted command after it finds the power off, so the
+    /// erase is the last command of the run (ignored while off).
+    pub(crate) fn arm_after_erases(&mut self, n: u64) {
+        if !self.off {
+            self.cut_after_erase = Some(self.erases.saturating_add(n.max(1)));
+        }
+    }
+
     pub(crate) fn disarm(&mut self) {
         self.cut_at = None;
+        self.cut_after_erase = None;
     }
 
     /// Cuts power now, between two commands.
     pub(crate) fn cut(&mut self) {
         self.cut_at = None;
+        self.cut_after_erase = None;
         self.off = true;
+    }
+
+    /// Counts an admitted erase (after [`PowerSwitch::begin_command`]);
+    /// fires [`PowerSwitch::arm_after_erases`].
+    pub(crate) fn erase_admitted(&mut self) {
+        self.erases += 1;
+        if self.cut_after_erase.is_some_and(|at| self.erases >= at) {
+            self.cut_after_erase = None;
+            self.cut_at = Some(self.commands);
+        }
+    }
+
+    pub(crate) fn erases(&self) -> u64 {
+        self.erases
     }
 
     /// Counted commands left before the armed cut fires.
@@ -293,6 +322,7 @@ impl PowerSwitch {
     pub(crate) fn restore(&mut self) {
         self.off = false;
         self.cut_at = None;
+        self.cut_after_erase = None;
         self.crashes += 1;
     }
 }
@@ -505,6 +535,19 @@ impl<F: RawFlash> CrashFlash<F> {
     /// Replaces any earlier armed cut. Ignored while powered off.
     pub fn set_crash_at(&mut self, n: u64) {
         self.power.arm(n);
+    }
+
+    /// Cuts power right after the `n`-th next erase command (1 = the
+    /// next one), at the first counted command after it; replaces an
+    /// armed cut of [`CrashFlash::set_crash_at`] only when it fires first.
+    /// Ignored while powered off.
+    pub fn set_crash_after_erase(&mut self, n: u64) {
+        self.power.arm_after_erases(n);
+    }
+
+    /// Erase commands admitted so far.
+    pub fn erases_issued(&self) -> u64 {
+        self.power.erases()
     }
 
     /// Cuts power now, between two commands (as an armed cut does when it
@@ -1175,6 +1218,7 @@ impl<F: RawFlash> crate::Layer for CrashFlash<F> {
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.begin_command()?;
         self.geometry.check_block(block)?;
+        self.power.erase_admitted();
         if self.inject.erase_fails() {
             let mut wear = self.inner.block_wear(block)?;
             wear.erases = wear.erases.saturating_add(1);
@@ -1259,6 +1303,32 @@ mod tests {
 
     fn at(block: u32, page: u32) -> PageAddr {
         PageAddr::new(block, page)
+    }
+
+    #[test]
+    fn a_cut_armed_after_an_erase_fires_at_the_next_command() {
+        let mut f = dev();
+        f.set_crash_after_erase(2);
+        f.program(at(0, 0), &fill(&f, 1), &[]).unwrap();
+        f.erase(BlockId(3)).unwrap();
+        f.program(at(0, 1), &fill(&f, 2), &[]).unwrap();
+        assert_eq!(f.erases_issued(), 1);
+        // The second erase is admitted; the command after it is not.
+        f.erase(BlockId(4)).unwrap();
+        assert!(!f.is_powered_off());
+        let n = f.commands_issued();
+        assert!(matches!(
+            f.program(at(0, 2), &fill(&f, 3), &[]),
+            Err(crate::FlashError::PowerLoss)
+        ));
+        assert!(f.is_powered_off());
+        assert_eq!((f.commands_issued(), f.erases_issued()), (n, 2));
+        // The erase is the last in-flight command; power back, disarmed.
+        let mut rng = Pcg64::seed_from_u64(1);
+        f.crash(CrashPolicy::AllApplied, &mut rng).unwrap();
+        f.erase(BlockId(5)).unwrap();
+        f.program(at(0, 3), &fill(&f, 4), &[]).unwrap();
+        assert!(!f.is_powered_off());
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! all of its sectors in the old one, a reopen, writes that erased the old
 //! superblock, a reopen, and the flush was lost. `open` now settles such
 //! epochs with a full checkpoint (mutant `keep-verified-epochs-unproven`,
-//! which the checker's workloads do not reach: `Mutant::TARGETED`).
+//! which the crash checker reaches with two write streams:
+//! `crates/crashcheck/tests/hot_cold_mutants.rs`).
 
 use flash::{Geometry, MemFlash};
 use ftl::scftl::{Scftl, ScftlConfig};

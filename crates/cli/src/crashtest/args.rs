@@ -162,6 +162,14 @@ pub struct CrashtestArgs {
     /// the contract's data (docs/USAGE.md, "Media failures").
     #[arg(long, value_name = "RATE", num_args = 0..=1, default_missing_value = "0.1")]
     pub inject_failures: Option<f64>,
+    /// Random mode: mix in aimed cycles. RATE (default 0.02) is the
+    /// probability that a cycle is built to reach the rare states where an
+    /// erase destroys what the device may still need: epochs ended by
+    /// barriers alone on a nearly full device, or a clean reopen followed
+    /// by operations up to the first erase; either way the power is cut
+    /// right after that erase (docs/USAGE.md, "Aimed cycles").
+    #[arg(long, value_name = "RATE", num_args = 0..=1, default_missing_value = "0.02")]
+    pub aimed: Option<f64>,
 }
 
 /// CPU time (user + system) this process used so far, from /proc/self/stat

@@ -118,8 +118,6 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
                 .iter()
                 .chain(&Mutant::RANDOM_ONLY)
                 .chain(&Mutant::HOT_COLD)
-                .chain(&Mutant::TARGETED)
-                .chain(&Mutant::UNCAUGHT)
                 .map(|m| m.name())
                 .collect();
             format!("unknown mutant `{m}` (known: none, {})", names.join(", "))
@@ -133,6 +131,14 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
         }
         if oracle.is_some() {
             return Err("--inject-failures does not combine with --oracle model (P models no media failures)".into());
+        }
+    }
+    if args.aimed.is_some() {
+        if args.exhaustive {
+            return Err("--aimed runs in random mode (--ops/--seconds); exhaustive mode places its own windows".into());
+        }
+        if oracle.is_some() {
+            return Err("--aimed does not combine with --oracle model (its cycles end epochs by barriers, which P does not model)".into());
         }
     }
     let seed = args.seed.unwrap_or_else(|| {
@@ -285,6 +291,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     if let Some(r) = args.inject_failures {
         c += &format!(" --inject-failures {r}");
     }
+    if let Some(r) = args.aimed {
+        c += &format!(" --aimed {r}");
+    }
     c
 }
 
@@ -313,6 +322,7 @@ pub fn campaign(
         };
         cfg.shrink_time = shrink_time;
         cfg.failure_rate = args.inject_failures.unwrap_or(0.0);
+        cfg.aimed_rate = args.aimed.unwrap_or(0.0);
         explore(&plan.run, &cfg, progress)
     }
 }
@@ -382,6 +392,11 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
             ));
         }
     }
+    if let Some(r) = args.aimed {
+        if !(r > 0.0 && r <= 1.0) {
+            return Err(format!("--aimed {r} is not a probability above 0 (at most 1)"));
+        }
+    }
     Ok(())
 }
 
@@ -403,6 +418,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.oracle.is_some(), "--oracle"),
         (args.model_mutant.is_some(), "--model-mutant"),
         (args.inject_failures.is_some(), "--inject-failures"),
+        (args.aimed.is_some(), "--aimed"),
     ]
     .into_iter()
     .find_map(|(given, flag)| given.then_some(flag))
@@ -544,6 +560,12 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
             s.worn_out_refusals,
             s.read_only_devices,
             s.devices_replaced
+        );
+    }
+    if args.aimed.is_some() {
+        println!(
+            "  aimed cycles          {} (a power cut right after an erase)",
+            s.aimed_cycles
         );
     }
     if plan.run.oracle.is_some() {
@@ -691,6 +713,11 @@ mod tests {
         let p = plan(&a).unwrap();
         assert!(replay_command(&a, &p, 9).ends_with("--ops 9 --inject-failures 0.1"));
         assert_eq!(ftl_only_flag(&a), Some("--inject-failures"));
+        let a = parse(&["--seed", "4", "--aimed"]);
+        assert_eq!(a.aimed, Some(0.02));
+        let p = plan(&a).unwrap();
+        assert!(replay_command(&a, &p, 9).ends_with("--ops 9 --aimed 0.02"));
+        assert_eq!(ftl_only_flag(&a), Some("--aimed"));
     }
 
     #[test]
@@ -710,6 +737,9 @@ mod tests {
             (&["--paired-pages", "0"][..], "at least 1"),
             (&["--inject-failures", "0"][..], "not a probability"),
             (&["--inject-failures", "--exhaustive"][..], "random mode"),
+            (&["--aimed", "2"][..], "not a probability"),
+            (&["--aimed", "--exhaustive"][..], "random mode"),
+            (&["--aimed", "--oracle", "model", "--geometry", "tiny"][..], "barriers"),
         ] {
             let e = plan(&parse(argv)).unwrap_err();
             assert!(e.contains(needle), "{argv:?}: {e}");

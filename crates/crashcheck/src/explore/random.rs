@@ -29,6 +29,17 @@ const SIDE_STREAM: u64 = 0xBA77_1E55_0000_0001;
 /// Mixed into the seed of the media-failure stream (`--inject-failures`).
 const FAILURE_STREAM: u64 = 0xFA11_ED00_0000_0002;
 
+/// Mixed into the seed of the aimed-cycle stream (`--aimed`).
+const AIM_STREAM: u64 = 0xA1ED_0000_0000_0003;
+
+/// An aimed cycle on a device with fewer mapped sectors than this share of
+/// its logical size first fills it (writes every sector).
+const AIM_FULL_SHARE: f64 = 0.9;
+
+/// The cut of an aimed cycle on a full device falls right after one of
+/// its first this many erases.
+const AIM_ERASES_MAX: u64 = 4;
+
 /// Of the cycles that inject a media failure, the share that fails an
 /// erase rather than a program (erases are rarer commands).
 const ERASE_FAILURE_SHARE: f64 = 0.25;
@@ -123,6 +134,13 @@ pub struct ExploreConfig {
     /// seed's workload is the same with injection on until the first
     /// failure fires.
     pub failure_rate: f64,
+    /// Probability that a cycle is an aimed one (`Gen::aimed_cycle`)
+    /// instead of a random one: a cycle built to reach the rare states
+    /// where an erase destroys what a fallback state or a re-verification
+    /// still needs. 0 (the default) runs none. Its choice of cycles is
+    /// drawn from a stream of its own, so with 0 a seed's script is as
+    /// without it.
+    pub aimed_rate: f64,
     /// Shrink a failing script for at most this long.
     pub shrink_time: Duration,
 }
@@ -144,6 +162,7 @@ impl ExploreConfig {
             over_bound_prob: 0.1,
             forced_barrier_prob: 0.5,
             failure_rate: 0.0,
+            aimed_rate: 0.0,
             shrink_time: Duration::from_secs(20),
         }
     }
@@ -161,6 +180,8 @@ pub(super) struct Gen<'a> {
     side: Pcg64,
     /// The media-failure stream (`ExploreConfig::failure_rate`).
     fail: Pcg64,
+    /// The aimed-cycle stream (`ExploreConfig::aimed_rate`).
+    aim: Pcg64,
     /// Cycles in a row that ended with the device read-only.
     read_only_cycles: u32,
     pub(super) exec: Executor,
@@ -199,6 +220,7 @@ impl<'a> Gen<'a> {
             rng,
             side: Pcg64::seed_from_u64(crate::data::mix64(cfg.seed ^ SIDE_STREAM)),
             fail: Pcg64::seed_from_u64(crate::data::mix64(cfg.seed ^ FAILURE_STREAM)),
+            aim: Pcg64::seed_from_u64(crate::data::mix64(cfg.seed ^ AIM_STREAM)),
             read_only_cycles: 0,
             exec,
             script: Vec::new(),
@@ -426,6 +448,167 @@ impl<'a> Gen<'a> {
         self.emit(Step::NewDevice)
     }
 
+    /// True when this cycle is to be an aimed one.
+    fn aim_now(&mut self) -> bool {
+        self.cfg.aimed_rate > 0.0 && self.aim.gen_bool(self.cfg.aimed_rate)
+    }
+
+    /// A cycle aimed at the rare states random cycles seldom reach, where
+    /// an erase destroys what the device may still need:
+    ///
+    /// - [`AimedKind::FullBarriers`]: on a nearly full device, epochs
+    ///   ended by barriers only (no flush, so nothing syncs), with the
+    ///   power cut right after the first erase. On a full device the
+    ///   erasable queue holds little more than the superblocks GC freed in
+    ///   the last few epochs, so the erase takes one a barrier epoch freed
+    ///   while a crash may still fall back to a state that points into it.
+    /// - [`AimedKind::ReopenThenErase`]: a clean reopen (flush, cut between
+    ///   commands, recover), then operations until the first erase, then a
+    ///   cut right after it — half the time keeping every command (a clean
+    ///   reopen again), otherwise by a random policy. Epochs that a reopen
+    ///   applied only because they verified are verified again at the next
+    ///   one; an erase in between must not break that.
+    ///
+    /// Both run operations until the cut fires or a bound is reached, then
+    /// crash and recover as a random cycle does.
+    fn aimed_cycle(&mut self) -> Result<(), Violation> {
+        let kind = if self.aim.gen_bool(0.5) {
+            AimedKind::FullBarriers
+        } else {
+            AimedKind::ReopenThenErase
+        };
+        let n = self.exec.num_sectors();
+        // Enough operations to fill a few superblocks' worth of sectors.
+        let bound = (n / 2).clamp(64, 4096);
+        match kind {
+            AimedKind::FullBarriers => {
+                self.fill()?;
+                if self.exec.phase() != Phase::Up {
+                    return self.end_aimed(false);
+                }
+                // Not always the first erase: it often takes a superblock
+                // freed before the fill's flush (the queue is FIFO).
+                let erases = self.aim.gen_range(1..=AIM_ERASES_MAX);
+                self.emit(Step::ArmAfterErase { erases })?;
+                for _ in 0..bound {
+                    if self.exec.phase() != Phase::Up {
+                        break;
+                    }
+                    self.barrier_write()?;
+                }
+                self.end_aimed(false)
+            }
+            AimedKind::ReopenThenErase => {
+                self.emit(Step::Flush)?;
+                if self.exec.phase() == Phase::Up {
+                    self.clean_crash()?;
+                    self.recover()?;
+                }
+                if self.exec.phase() != Phase::Up {
+                    return Ok(());
+                }
+                self.emit(Step::ArmAfterErase { erases: 1 })?;
+                for _ in 0..bound {
+                    if self.exec.phase() != Phase::Up {
+                        break;
+                    }
+                    self.op()?;
+                }
+                let clean = self.aim.gen_bool(0.5);
+                self.end_aimed(clean)
+            }
+        }
+    }
+
+    /// Ends an aimed cycle: a crash (keeping every command if `clean`,
+    /// else by a random policy) and a recovery.
+    fn end_aimed(&mut self, clean: bool) -> Result<(), Violation> {
+        if self.exec.phase() == Phase::Fresh {
+            return Ok(());
+        }
+        if clean {
+            self.clean_crash()?;
+        } else {
+            self.crash()?;
+        }
+        self.recover()
+    }
+
+    /// A power cut that keeps every command (a clean shutdown, as far as
+    /// the flash can tell).
+    fn clean_crash(&mut self) -> Result<(), Violation> {
+        let seed = self.rng.gen();
+        self.emit(Step::Crash {
+            how: CrashHow::Policy(CrashPolicy::AllApplied),
+            seed,
+        })
+    }
+
+    /// Writes every sector not mapped while the device maps fewer than
+    /// `AIM_FULL_SHARE` of its sectors (in runs of the workload's largest
+    /// request, flushing when the epoch's budget runs out).
+    fn fill(&mut self) -> Result<(), Violation> {
+        let n = self.exec.num_sectors();
+        let mapped = self.exec.device_stats().map_or(0, |s| s.valid_sectors);
+        if (mapped as f64) >= AIM_FULL_SHARE * n as f64 {
+            return Ok(());
+        }
+        let run = u64::from(self.cfg.workload.max_sectors.max(1));
+        let mut lba = 0;
+        while lba < n && self.exec.phase() == Phase::Up {
+            let mut count = run.min(n - lba);
+            if let Some(rem) = self.exec.epoch_remaining() {
+                if rem < count {
+                    self.emit(Step::Flush)?;
+                    if self.exec.phase() != Phase::Up {
+                        break;
+                    }
+                    let rem = self.exec.epoch_remaining().unwrap_or(u64::MAX);
+                    count = count.min(rem);
+                }
+            }
+            if count == 0 {
+                break;
+            }
+            self.emit(Step::Write {
+                lba,
+                count: count as u32,
+            })?;
+            lba += count;
+        }
+        if self.exec.phase() == Phase::Up {
+            self.emit(Step::Flush)?;
+        }
+        Ok(())
+    }
+
+    /// One write of the usual size and place, preceded by an epoch barrier
+    /// (never a flush) when the epoch's budget does not hold it.
+    fn barrier_write(&mut self) -> Result<(), Violation> {
+        let max = self.cfg.workload.max_sectors.max(1);
+        let mut count = if self.rng.gen_bool(0.5) {
+            1
+        } else {
+            self.rng.gen_range(1..=max)
+        };
+        count = count.min(self.exec.num_sectors().min(u64::from(u32::MAX)) as u32);
+        if let Some(rem) = self.exec.epoch_remaining() {
+            if rem < u64::from(count) {
+                self.emit(Step::Barrier)?;
+                if self.exec.phase() != Phase::Up {
+                    return Ok(());
+                }
+                let rem = self.exec.epoch_remaining().unwrap_or(u64::MAX);
+                count = count.min(rem.min(u64::from(u32::MAX)) as u32);
+                if count == 0 {
+                    return Ok(());
+                }
+            }
+        }
+        let lba = self.pick_lba(count);
+        self.emit(Step::Write { lba, count })
+    }
+
     fn cycle_len(&mut self) -> u64 {
         // Mostly short (crash throughput), sometimes long (GC, full
         // epochs, aging the device between crashes).
@@ -435,6 +618,13 @@ impl<'a> Gen<'a> {
             _ => self.rng.gen_range(64..=512),
         }
     }
+}
+
+/// The kinds of aimed cycles (`Gen::aimed_cycle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AimedKind {
+    FullBarriers,
+    ReopenThenErase,
 }
 
 /// Runs a random campaign. `progress` is called now and then with the
@@ -456,6 +646,7 @@ pub fn explore(
         let mut c = cfg.clone();
         c.workload.barrier = 0;
         c.forced_barrier_prob = 0.0;
+        c.aimed_rate = 0.0;
         no_barriers = c;
         &no_barriers
     } else {
@@ -474,6 +665,11 @@ pub fn explore(
             }
             g.format()?;
             if g.exec.phase() != Phase::Up {
+                continue;
+            }
+            if g.aim_now() {
+                g.aimed_cycle()?;
+                cycles += 1;
                 continue;
             }
             let len = g.cycle_len();

@@ -193,6 +193,17 @@ impl ImageCrashFlash {
         self.power.arm(n);
     }
 
+    /// Arms a cut right after an erase, as
+    /// [`crate::CrashFlash::set_crash_after_erase`].
+    pub fn set_crash_after_erase(&mut self, n: u64) {
+        self.power.arm_after_erases(n);
+    }
+
+    /// Erase commands admitted so far.
+    pub fn erases_issued(&self) -> u64 {
+        self.power.erases()
+    }
+
     /// Disarms a pending power cut.
     pub fn disarm(&mut self) {
         self.power.disarm();
@@ -394,6 +405,7 @@ impl crate::Layer for ImageCrashFlash {
     }
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.begin_command()?;
+        self.power.erase_admitted();
         if self.inject.erase_fails() {
             self.flash.geometry().check_block(block)?;
             let mut wear = self.flash.block_wear(block)?;

@@ -596,8 +596,9 @@ impl<F: Flash> Scftl<F> {
         // relaxed rule that skipped the sync for blocks freed before the
         // last sync or activated since it lost flushed data under the crash
         // checker's barriers. The `erase-without-sync-after-barrier` mutant
-        // drops the sync; nothing catches it now, `Mutant::UNCAUGHT` says
-        // why.)
+        // drops the sync; healthy flash rarely exposes it, because the FIFO
+        // queue's front was freed before the last sync, so the checker
+        // catches it with bad superblocks: `Mutant::RANDOM_ONLY` says how.)
         let sb = loop {
             let choice = self.wear_choice();
             let (layout, flash) = (&self.layout, &mut self.flash);
