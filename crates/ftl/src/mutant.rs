@@ -30,6 +30,19 @@ pub enum Mutant {
     ForgetTrimDelta,
     /// SCFTL: recovery does not verify metadata checksums / sequence numbers.
     SkipCrcCheck,
+    /// SCFTL: a flush makes the epoch's GC victims erasable when it starts,
+    /// before its commit, so a program in the flush that needs a new
+    /// superblock (a pad page after a failed program) may erase a victim
+    /// the stable L2P still points into (an independent audit's bug).
+    VictimsErasableBeforeCommit,
+    /// SCFTL: an in-page or OOB commit syncs first only when more than one
+    /// epoch is unsynced, so a commit right after one barrier claims an
+    /// unsynced epoch durable (an independent audit's bug).
+    InpageSyncPastOneEpoch,
+    /// SCFTL: recovery's scan of the delta region takes a delta page
+    /// without checking its CRC (an independent audit's bug), so a page a
+    /// power cut tore after its header reads as a page of pairs.
+    DeltaScanSkipsCrc,
     /// Async: GC erases a victim before the relocated data is synced.
     AsyncEraseBeforeSync,
     /// Sync: a write returns before its page program is synced (and the merge
@@ -101,6 +114,11 @@ pub enum Mutant {
     /// SCFTL: a data page program that the flash failed is taken as done
     /// (the page's sectors stay mapped to the consumed page).
     IgnoreProgramFailure,
+    /// SCFTL: a run of whole pages programmed in one command
+    /// (`program_many`, the data path's direct writes) that the flash
+    /// failed is mapped as if every page were programmed (an independent
+    /// audit's bug; `ignore-program-failure` is the one-page path's).
+    IgnoreRunProgramFailure,
     /// SCFTL: after a program failure the erase block is not retired on the
     /// device (`Flash::mark_bad` skipped), so once reopened the FTL fills
     /// it again (the bad-block table is not persisted).
@@ -180,7 +198,10 @@ impl Mutant {
     /// and `erase-marked-bad-block` needs silent bad blocks and injected
     /// failures (`--silent-bad-blocks`; see the test files). Each has its test in
     /// `crates/crashcheck/tests/inpage_mutants.rs`, `oob_commit_mutants.rs`,
-    /// `failure_mutants.rs` or `rotation_mutants.rs`.
+    /// `failure_mutants.rs` or `rotation_mutants.rs`. The bugs of an
+    /// independent audit (`victims-erasable-before-commit`,
+    /// `inpage-sync-past-one-epoch`, `delta-scan-skips-crc`,
+    /// `ignore-run-program-failure`) are in `audit_mutants.rs`.
     ///
     /// `erase-without-sync-after-barrier` needs an erase of a superblock
     /// that an epoch ended by a barrier freed while that epoch is still
@@ -190,8 +211,12 @@ impl Mutant {
     /// with `--inject-failures`) shorten the queue until it does not, and
     /// aimed cycles (`--aimed`) cut right after such erases
     /// (`failure_mutants.rs`).
-    pub const RANDOM_ONLY: [Mutant; 12] = [
+    pub const RANDOM_ONLY: [Mutant; 16] = [
         Mutant::EraseWithoutSyncAfterBarrier,
+        Mutant::VictimsErasableBeforeCommit,
+        Mutant::InpageSyncPastOneEpoch,
+        Mutant::DeltaScanSkipsCrc,
+        Mutant::IgnoreRunProgramFailure,
         Mutant::RotationErasesOldDeltaEarly,
         Mutant::KeepGenerationOnImageOpen,
         Mutant::AcceptOobCommitWithTornData,
@@ -245,6 +270,9 @@ impl Mutant {
             Mutant::EraseWithoutSyncAfterBarrier => "erase-without-sync-after-barrier",
             Mutant::AcceptCommitWithBadDataCrc => "accept-commit-with-bad-data-crc",
             Mutant::InpageCrcOmitsOob => "inpage-crc-omits-oob",
+            Mutant::VictimsErasableBeforeCommit => "victims-erasable-before-commit",
+            Mutant::InpageSyncPastOneEpoch => "inpage-sync-past-one-epoch",
+            Mutant::DeltaScanSkipsCrc => "delta-scan-skips-crc",
             Mutant::EraseMarkedBadBlock => "erase-marked-bad-block",
             Mutant::InpageCommitBeforeSync => "inpage-commit-before-sync",
             Mutant::AcceptStaleInpageRecord => "accept-stale-inpage-record",
@@ -253,6 +281,7 @@ impl Mutant {
             Mutant::KeepVerifiedEpochsUnproven => "keep-verified-epochs-unproven",
             Mutant::OobCommitPastMissingPage => "oob-commit-past-missing-page",
             Mutant::IgnoreProgramFailure => "ignore-program-failure",
+            Mutant::IgnoreRunProgramFailure => "ignore-run-program-failure",
             Mutant::ForgetBadBlockMark => "forget-bad-block-mark",
             Mutant::BrokenRegionKeepsPairs => "broken-region-keeps-pairs",
             Mutant::RotationErasesOldDeltaEarly => "rotation-erases-old-delta-early",

@@ -394,7 +394,9 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
     }
     if let Some(r) = args.aimed {
         if !(r > 0.0 && r <= 1.0) {
-            return Err(format!("--aimed {r} is not a probability above 0 (at most 1)"));
+            return Err(format!(
+                "--aimed {r} is not a probability above 0 (at most 1)"
+            ));
         }
     }
     Ok(())
@@ -739,7 +741,10 @@ mod tests {
             (&["--inject-failures", "--exhaustive"][..], "random mode"),
             (&["--aimed", "2"][..], "not a probability"),
             (&["--aimed", "--exhaustive"][..], "random mode"),
-            (&["--aimed", "--oracle", "model", "--geometry", "tiny"][..], "barriers"),
+            (
+                &["--aimed", "--oracle", "model", "--geometry", "tiny"][..],
+                "barriers",
+            ),
         ] {
             let e = plan(&parse(argv)).unwrap_err();
             assert!(e.contains(needle), "{argv:?}: {e}");

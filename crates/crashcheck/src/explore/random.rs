@@ -40,6 +40,16 @@ const AIM_FULL_SHARE: f64 = 0.9;
 /// its first this many erases.
 const AIM_ERASES_MAX: u64 = 4;
 
+/// With aimed cycles and injected failures on, the probability (times
+/// the failure rate) that a flush or barrier gets a failure aimed at its
+/// own programs, and that a write does (`Gen::aim_failure`).
+const AIMED_FLUSH_FAILURES: f64 = 0.05;
+const AIMED_WRITE_FAILURES: f64 = 0.005;
+
+/// In an aimed cycle on a full device with failures injected, the
+/// probability that a barrier's first program (its pad page) fails.
+const AIMED_PAD_FAILURES: f64 = 0.1;
+
 /// Of the cycles that inject a media failure, the share that fails an
 /// erase rather than a program (erases are rarer commands).
 const ERASE_FAILURE_SHARE: f64 = 0.25;
@@ -236,11 +246,53 @@ impl<'a> Gen<'a> {
     }
 
     pub(super) fn emit(&mut self, s: Step) -> Result<(), Violation> {
+        self.aim_failure(&s)?;
+        self.push(s)
+    }
+
+    /// Records a step and runs it.
+    fn push(&mut self, s: Step) -> Result<(), Violation> {
         if s.is_op() {
             self.ops += 1;
         }
         self.script.push(s.clone());
         self.exec.step(&s)
+    }
+
+    /// Aimed failures (aimed cycles and injected failures both on): now
+    /// and then, right before a flush or barrier, one of its own programs
+    /// is made to fail — the first (a pad page of a merge buffer, or the
+    /// commit page when nothing is pending), one of the next two (a second
+    /// stream's pad, a consolidation page, the commit), or one of the
+    /// first dozen (a full checkpoint after the commit) — or its first
+    /// erase; right before a write, one of its first programs (its data
+    /// page, or a GC destination when it collects) or its first erase.
+    /// A failure the operation does not reach fires later in the cycle, as
+    /// an unaimed one does. Drawn from the aimed stream.
+    fn aim_failure(&mut self, next: &Step) -> Result<(), Violation> {
+        let rate = self.cfg.failure_rate;
+        if self.cfg.aimed_rate <= 0.0 || rate <= 0.0 || self.exec.phase() != Phase::Up {
+            return Ok(());
+        }
+        let flush = matches!(next, Step::Flush | Step::Barrier);
+        let p = match next {
+            Step::Flush | Step::Barrier => rate * AIMED_FLUSH_FAILURES,
+            Step::Write { .. } => rate * AIMED_WRITE_FAILURES,
+            _ => return Ok(()),
+        };
+        if !self.aim.gen_bool(p.min(1.0)) {
+            return Ok(());
+        }
+        if self.aim.gen_bool(ERASE_FAILURE_SHARE) {
+            return self.push(Step::FailErase { after: 1 });
+        }
+        let after = match (flush, self.aim.gen_range(0..4)) {
+            (_, 0) => 1,
+            (true, 1 | 2) => self.aim.gen_range(2..=3),
+            (true, _) => self.aim.gen_range(1..=12),
+            (false, _) => self.aim.gen_range(1..=4),
+        };
+        self.push(Step::FailProgram { after })
     }
 
     fn policy(&mut self) -> CrashPolicy {
@@ -594,6 +646,12 @@ impl<'a> Gen<'a> {
         count = count.min(self.exec.num_sectors().min(u64::from(u32::MAX)) as u32);
         if let Some(rem) = self.exec.epoch_remaining() {
             if rem < u64::from(count) {
+                // With failures injected, now and then the barrier's first
+                // program fails: its pad page on a full device, where the
+                // data it moves may need a new superblock.
+                if self.cfg.failure_rate > 0.0 && self.aim.gen_bool(AIMED_PAD_FAILURES) {
+                    self.push(Step::FailProgram { after: 1 })?;
+                }
                 self.emit(Step::Barrier)?;
                 if self.exec.phase() != Phase::Up {
                     return Ok(());

@@ -140,6 +140,11 @@ impl<F: Flash> Scftl<F> {
         // is an error like any other: the run's sectors are mapped by then.
         let result = match self.flash.program_many(&pages, run, &oobs) {
             Ok(()) => self.map_run(a, first, &oobs).map(|()| None),
+            Err(FlashError::ProgramFailed { .. })
+                if self.mutant == Mutant::IgnoreRunProgramFailure =>
+            {
+                self.map_run(a, first, &oobs).map(|()| None)
+            }
             Err(FlashError::ProgramFailed { block, .. }) => Ok(Some(BlockId(block))),
             Err(e) => Err(e.into()),
         };

@@ -80,6 +80,9 @@ impl<F: Flash> Scftl<F> {
             }
             return Ok(());
         }
+        if self.mutant == Mutant::VictimsErasableBeforeCommit {
+            self.blocks.end_epoch(self.delta.epoch);
+        }
         self.gc_if_needed()?;
         // The cold stream's relocated sectors reach the flash before the
         // commit, like the host stream's (a program failure there moves
@@ -173,6 +176,17 @@ impl<F: Flash> Scftl<F> {
         self.worn_out_by(r).map(|_| ())
     }
 
+    /// An in-page or OOB commit syncs first when more epochs than this are
+    /// unsynced: 0 (its record proves every earlier epoch durable), except
+    /// in the mutants that skip or relax that sync.
+    fn inpage_sync_threshold(&self) -> u32 {
+        match self.mutant {
+            Mutant::InpageCommitBeforeSync => u32::MAX,
+            Mutant::InpageSyncPastOneEpoch => 1,
+            _ => 0,
+        }
+    }
+
     /// What a flush does once its epoch is committed.
     fn after_commit(&mut self) -> Result<()> {
         // The next epoch may write a consolidation page besides its own.
@@ -221,7 +235,7 @@ impl<F: Flash> Scftl<F> {
         {
             return Ok(false);
         }
-        if self.unsynced_epochs > 0 && self.mutant != Mutant::InpageCommitBeforeSync {
+        if self.unsynced_epochs > self.inpage_sync_threshold() {
             self.sync_flash()?;
         }
         let ss = self.layout.sector_size;
@@ -297,7 +311,7 @@ impl<F: Flash> Scftl<F> {
         {
             return Ok(false);
         }
-        if self.unsynced_epochs > 0 && self.mutant != Mutant::InpageCommitBeforeSync {
+        if self.unsynced_epochs > self.inpage_sync_threshold() {
             self.sync_flash()?;
         }
         let ss = self.layout.sector_size;
