@@ -76,14 +76,28 @@ pub enum FsMutant {
     /// instead of after it: a crash before the record is durable returns
     /// to a file that still maps them, and reads zeros where its data was.
     LogTrimsFreedEarly,
+    /// A rename over an existing file is done as two steps: unlink the
+    /// target (commit that step), then link the source under the name.
+    /// A crash between them leaves neither the old file nor the renamed
+    /// one at the name, where one atomic step was needed. `log` and `xlog`
+    /// make the first step durable by themselves; `group` only when a flush
+    /// falls between the steps (the crash checker forces one).
+    RenameOverAsUnlinkLink,
+    /// Create (and mknod, mkdir, symlink) commits the new directory entry
+    /// and the inode bitmap in a step before the step that writes the
+    /// inode: a crash between them leaves an entry naming an inode that
+    /// was never written.
+    CreateEntryBeforeInode,
 }
 
 impl FsMutant {
-    pub const ALL: [FsMutant; 4] = [
+    pub const ALL: [FsMutant; 6] = [
         FsMutant::GroupForgetsEpochFlush,
         FsMutant::LogIgnoresSlotsCrc,
         FsMutant::AllowXlogOnAnyFtl,
         FsMutant::LogTrimsFreedEarly,
+        FsMutant::RenameOverAsUnlinkLink,
+        FsMutant::CreateEntryBeforeInode,
     ];
 
     /// Kebab-case name.
@@ -93,6 +107,8 @@ impl FsMutant {
             FsMutant::LogIgnoresSlotsCrc => "log-ignores-slots-crc",
             FsMutant::AllowXlogOnAnyFtl => "allow-xlog-on-any-ftl",
             FsMutant::LogTrimsFreedEarly => "log-trims-freed-early",
+            FsMutant::RenameOverAsUnlinkLink => "rename-over-as-unlink-link",
+            FsMutant::CreateEntryBeforeInode => "create-entry-before-inode",
         }
     }
 

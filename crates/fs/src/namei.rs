@@ -22,6 +22,7 @@ use crate::error::{corrupt, FsError, Result};
 use crate::fs::{Fs, LINK_MAX};
 use crate::inode::{FileType, Inode};
 use crate::layout::{BLOCK_SIZE, INODE_SIZE, ROOT_INO};
+use crate::mode::FsMutant;
 use crate::store::Cost;
 
 const BS: u64 = BLOCK_SIZE as u64;
@@ -361,7 +362,12 @@ impl<D: BlockDevice> Fs<D> {
                 inode.size = t.len() as u64;
             }
             fs.put_xattrs(&mut inode, &xattrs)?;
-            fs.st.iput(ino, &inode)?;
+            // Mutant: the entry (with the inode bitmap) is committed in a
+            // step of its own, before the step that writes the inode.
+            let entry_first = fs.st.mutant == Some(FsMutant::CreateEntryBeforeInode);
+            if !entry_first {
+                fs.st.iput(ino, &inode)?;
+            }
             fs.dir_insert(pino, room, ino, kind, name)?;
             pdir.mtime_ns = now;
             pdir.ctime_ns = now;
@@ -369,6 +375,10 @@ impl<D: BlockDevice> Fs<D> {
                 pdir.nlink += 1;
             }
             fs.st.iput(pino, &pdir)?;
+            if entry_first {
+                fs.st.commit_step()?;
+                fs.st.iput(ino, &inode)?;
+            }
             Ok(Attr::from_inode(ino, &inode, kind))
         })
     }
@@ -757,6 +767,26 @@ impl<D: BlockDevice> Fs<D> {
         t: Option<(u32, bool)>,
     ) -> Result<()> {
         let now = self.now();
+        if let (Some((t_ino, false)), Some(FsMutant::RenameOverAsUnlinkLink)) = (t, self.st.mutant)
+        {
+            // Mutant: unlink the target and commit that step, then link
+            // the source under the freed name (as a rename to a new name).
+            let ddir = self.st.iget(dp)?;
+            let d = self
+                .dir_find(dp, &ddir, newname)?
+                .ok_or_else(|| FsError::Internal("rename target vanished".into()))?;
+            self.dir_remove(dp, &d, newname)?;
+            let ti = self.iupdate(t_ino, |i| {
+                i.nlink = i.nlink.saturating_sub(1);
+                i.ctime_ns = now;
+            })?;
+            self.st.commit_step()?;
+            self.rename_entries(sp, name, dp, newname, (s, s_kind), None)?;
+            if ti.nlink == 0 && !self.is_open(t_ino) {
+                self.free_inode(t_ino)?;
+            }
+            return Ok(());
+        }
         let sdir = self.st.iget(sp)?;
         let src = self
             .dir_find(sp, &sdir, name)?

@@ -116,6 +116,11 @@ pub struct CrashtestArgs {
     /// replays), not one drawn from the seed.
     #[arg(long)]
     pub all_policies: bool,
+    /// With --fs group: do not force flushes inside calls. By default the
+    /// checker makes the device's epoch look full at seeded points inside
+    /// calls, so the file system flushes between a call's steps.
+    #[arg(long)]
+    pub no_forced_flushes: bool,
     /// Flash backend under the FTL: `ram` (the NAND power-loss model) or
     /// `image` (a `FileFlash` image whose writes since the last fdatasync
     /// are lost, reordered or torn at 512-byte sectors by a host power cut).

@@ -57,6 +57,11 @@ pub fn plan(args: &CrashtestArgs) -> Result<FsConfig, String> {
     if args.write_bound.is_some() && kind != FtlKind::Scftl {
         return Err("--write-bound is SCFTL's epoch bound: use it with --ftl scftl".into());
     }
+    if args.no_forced_flushes && mode != CommitMode::Group {
+        return Err(format!(
+            "--no-forced-flushes applies to --fs group only (mode `{mode}` forces no flushes)"
+        ));
+    }
     let calls = args.ops.unwrap_or(DEFAULT_CALLS as u64);
     if calls == 0 || calls > 100_000 {
         return Err(format!("--ops {calls}: use 1 to 100000 calls"));
@@ -73,6 +78,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<FsConfig, String> {
             geometry: geometry(&args.geometry)?,
             write_bound: args.write_bound,
             mutant,
+            forced_flushes: !args.no_forced_flushes,
         },
         geometry_name: args.geometry.clone(),
         seed,
@@ -134,6 +140,8 @@ fn print_report(args: &CrashtestArgs, c: &FsConfig, r: &FsReport) {
             // A string: a JSON number past 2^53 is rounded by readers.
             "seed": c.seed.to_string(),
             "mutant": c.setup.mutant.map(|m| m.name()),
+            // Whether flushes were forced inside calls (group mode only).
+            "forced_flushes_enabled": c.setup.mode == CommitMode::Group && c.setup.forced_flushes,
             "stats": s,
             "calls_by_kind": r.tally,
             "elapsed_seconds": secs,
@@ -164,8 +172,18 @@ fn print_report(args: &CrashtestArgs, c: &FsConfig, r: &FsReport) {
         s.calls_generated,
         kinds.join(", ")
     );
+    let forced = if c.setup.mode != CommitMode::Group {
+        String::new()
+    } else if c.setup.forced_flushes {
+        format!(
+            " ({} forced inside calls; {} more forced points found the epoch full anyway)",
+            s.forced_flushes, s.forced_full_anyway
+        )
+    } else {
+        " (forced flushes off)".to_string()
+    };
     println!(
-        "  reference run         {} flash commands, {} steps, {} epoch-full flushes",
+        "  reference run         {} flash commands, {} steps, {} epoch-full flushes{forced}",
         s.commands, s.steps, s.epoch_flushes
     );
     let how = if c.cut_at.is_some() {

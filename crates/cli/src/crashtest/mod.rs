@@ -33,6 +33,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
         (args.cut_at.is_some(), "--cut-at"),
         (args.write_bound.is_some(), "--write-bound"),
         (args.all_policies, "--all-policies"),
+        (args.no_forced_flushes, "--no-forced-flushes"),
     ] {
         if given {
             return Err(format!(
@@ -806,6 +807,32 @@ mod tests {
             "allow-xlog-on-any-ftl",
         ]);
         assert!(fscheck::plan(&a).is_ok(), "the mutant lets the checker try");
+    }
+
+    #[test]
+    fn forced_flushes_are_on_in_group_and_their_absence_replays() {
+        let on = fscheck::plan(&parse(&["--fs", "group", "--seed", "3"])).unwrap();
+        assert!(on.setup.forced_flushes);
+        assert!(!crashcheck::fs::replay_command(&on, Some(5)).contains("forced"));
+        let off = fscheck::plan(&parse(&[
+            "--fs",
+            "group",
+            "--seed",
+            "3",
+            "--no-forced-flushes",
+        ]))
+        .unwrap();
+        assert!(!off.setup.forced_flushes);
+        assert_eq!(
+            crashcheck::fs::replay_command(&off, Some(5)),
+            "scftl crashtest --fs group --ftl scftl --geometry small --seed 3 --ops 200 --no-forced-flushes --cut-at 5"
+        );
+        for mode in ["log", "xlog"] {
+            let e = fscheck::plan(&parse(&["--fs", mode, "--no-forced-flushes"])).unwrap_err();
+            assert!(e.contains("--fs group only"), "{mode}: {e}");
+        }
+        let e = plan(&parse(&["--no-forced-flushes"])).unwrap_err();
+        assert!(e.contains("only to file-system runs"), "{e}");
     }
 
     #[test]

@@ -18,6 +18,12 @@
 //!
 //! A call that returns success although power went during it counts as
 //! completed: it claimed to be done.
+//!
+//! In `group` mode the device is wrapped in [`Forcing`] (unless
+//! `Setup::forced_flushes` is off): at seeded points inside calls its epoch
+//! looks full, so the file system flushes between two steps of one call and
+//! the cut points after that flush see part of the call durable (`force.rs`
+//! says why a real device can be in that state).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,13 +37,15 @@ use ftl::{AnyFtl, FormatOptions, FtlKind};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use super::force::Forcing;
 use super::gen::{bytes, Call, Workload};
 use super::model::{first_difference, Outcome, State, Target};
 
 /// The flash stack under the FTL (the same as the block-level checker's).
 pub type Flash = crate::target::Dev;
-/// The device the file system runs on.
-pub type Device = AnyFtl<Flash>;
+/// The device the file system runs on: the FTL, wrapped so that `group`
+/// mode's epoch can look full inside a call (`force.rs`).
+pub type Device = Forcing<AnyFtl<Flash>>;
 
 const ROOT: u64 = ROOT_INO as u64;
 const OWNER: Owner = Owner::new(1000, 1000);
@@ -53,9 +61,19 @@ pub struct Setup {
     /// SCFTL's epoch bound W (default: the FTL's own).
     pub write_bound: Option<u32>,
     pub mutant: Option<FsMutant>,
+    /// `group`: make the device's epoch look full at seeded points inside
+    /// calls, so the file system flushes between their steps (`force.rs`).
+    /// Ignored in `log` and `xlog`.
+    pub forced_flushes: bool,
 }
 
 impl Setup {
+    /// The seed of the forced flushes in a campaign of `seed`, `None` when
+    /// nothing is forced.
+    pub fn force_seed(&self, seed: u64) -> Option<u64> {
+        (self.forced_flushes && self.mode == CommitMode::Group).then_some(seed ^ 0xF04C_EDF1)
+    }
+
     fn mount_raw(&self, dev: Device) -> Result<Fs<Device>, Box<MountError<Device>>> {
         let mut o = MountOptions::new(self.mode);
         o.idle_flush = None;
@@ -71,8 +89,9 @@ impl Setup {
         self.mount_raw(dev).map_err(|e| e.error.to_string())
     }
 
-    /// A fresh device with an empty file system, mounted.
-    pub fn start(&self) -> Result<(Fs<Device>, Flash), String> {
+    /// A fresh device with an empty file system, mounted, forcing flushes
+    /// for a campaign of `seed` as [`Self::force_seed`] says.
+    pub fn start(&self, seed: u64) -> Result<(Fs<Device>, Flash), String> {
         let mem = MemFlash::new(self.geometry).map_err(|e| e.to_string())?;
         let flash = SharedFlash::new(CrashFlash::new(mem).into());
         let fo = FormatOptions {
@@ -86,6 +105,7 @@ impl Setup {
             ..Default::default()
         };
         mkfs(&mut dev, &mo).map_err(|e| format!("mkfs failed: {e}"))?;
+        let dev = Forcing::new(dev, self.force_seed(seed));
         Ok((self.mount(dev)?, flash))
     }
 }
@@ -259,19 +279,25 @@ pub fn tree(fs: &mut Fs<Device>) -> Result<State, String> {
 pub struct Reference {
     /// Flash commands the workload took (after mount).
     pub commands: u64,
-    /// Group mode's flushes because the epoch was full.
+    /// Group mode's flushes because the epoch was full (forced ones
+    /// included).
     pub epoch_flushes: u64,
+    /// Flushes inside calls that only the checker's forcing caused
+    /// (`force.rs`), and forced points where the epoch was full anyway.
+    pub forced_flushes: u64,
+    pub forced_full_anyway: u64,
     /// Steps committed and calls completed (a long call is several steps).
     pub steps: u64,
 }
 
 /// Runs the workload without a power cut: every outcome and every tree
 /// must be the model's, and a clean unmount, fsck and mount keep the last.
-pub fn reference(s: &Setup, w: &Workload) -> Result<Reference, String> {
-    let (mut fs, flash) = s.start()?;
+pub fn reference(s: &Setup, w: &Workload, seed: u64) -> Result<Reference, String> {
+    let (mut fs, flash) = s.start(seed)?;
     let c0 = flash.with(|f| f.commands_issued());
     let mut h = Handles::new();
     for (i, p) in w.calls.iter().enumerate() {
+        fs.device().begin_call(i as u64);
         let r = exec(&mut fs, &mut h, &p.call);
         if let Some(m) = mismatch(&r, &p.expect) {
             return Err(format!("call {i} `{}` without a power cut {m}", p.call));
@@ -284,8 +310,11 @@ pub fn reference(s: &Setup, w: &Workload) -> Result<Reference, String> {
             ));
         }
     }
+    fs.device().end_calls();
     let commands = flash.with(|f| f.commands_issued()) - c0;
     let st = fs.stats();
+    let forced_flushes = fs.device().forced_flushes();
+    let forced_full_anyway = fs.device().full_anyway();
     let dev = fs
         .unmount()
         .map_err(|e| format!("unmount failed: {}", e.error))?;
@@ -301,6 +330,8 @@ pub fn reference(s: &Setup, w: &Workload) -> Result<Reference, String> {
     Ok(Reference {
         commands,
         epoch_flushes: st.epoch_flushes,
+        forced_flushes,
+        forced_full_anyway,
         steps: st.steps,
     })
 }
@@ -446,11 +477,12 @@ pub fn cut(
         mount_cuts: 0,
         violation: None,
     };
-    let (mut fs, flash) = s.start()?;
+    let (mut fs, flash) = s.start(seed)?;
     flash.with(|f| f.set_crash_at(k));
     let mut h = Handles::new();
     let mut interrupted = None;
     for (i, p) in w.calls.iter().enumerate() {
+        fs.device().begin_call(i as u64);
         let r = exec(&mut fs, &mut h, &p.call);
         if flash.with(|f| f.is_powered_off()) {
             interrupted = Some(i);
@@ -482,8 +514,9 @@ pub fn cut(
         .gen_ratio(1, MOUNT_CUT_ONE_IN)
         .then(|| rng.gen_range(0..MOUNT_CUT_WITHIN));
     let mut fs = loop {
+        // The recovering mount runs on the device as it is: nothing forced.
         let dev = match AnyFtl::open(flash.clone()) {
-            Ok(d) => d,
+            Ok(d) => Forcing::new(d, None),
             Err(e) => {
                 res.violation = Some(format!("{during}: FTL recovery failed: {e}"));
                 return Ok(res);

@@ -10,7 +10,8 @@
 //! What it promises: a campaign is a pure function of (mode, FTL, geometry,
 //! epoch bound, mutant, seed, calls, cuts); each cut point's crash policy
 //! and garbage depend on (seed, cut point) only, so a failure replays alone
-//! with the printed `--cut-at` command; every seeded file-system bug
+//! with the printed `--cut-at` command; in `group` mode the flushes it
+//! forces inside calls (`force`) depend on (seed, call, step) only; every seeded file-system bug
 //! (`fs::FsMutant`) is caught by a test (tests/fs_crash.rs).
 //!
 //! What it must never do: run `xlog` or `group` on a device that is not
@@ -19,6 +20,7 @@
 //! cut point whose power cut never came as checked.
 
 pub mod check;
+pub mod force;
 pub mod gen;
 /// The reference model, shared with the file system's own model test.
 pub use ::fs::model;
@@ -90,6 +92,14 @@ pub struct FsStats {
     /// Transaction steps and group mode's epoch-full flushes in that run.
     pub steps: u64,
     pub epoch_flushes: u64,
+    /// Of those epoch-full flushes, the ones the checker forced inside a
+    /// call by making the epoch look full (`group`, `force.rs`) where the
+    /// next step would have fitted the epoch.
+    pub forced_flushes: u64,
+    /// Points inside calls where the checker made the epoch look full but
+    /// the next step would not have fitted anyway (the file system flushes
+    /// there on its own).
+    pub forced_full_anyway: u64,
     /// Cut points to check, and whether they are a sample of `commands`.
     pub cut_points: u64,
     pub sampled: bool,
@@ -144,6 +154,9 @@ pub fn replay_command(c: &FsConfig, cut: Option<u64>) -> String {
     if let Some(m) = s.mutant {
         r += &format!(" --mutant {}", m.name());
     }
+    if s.mode == ::fs::CommitMode::Group && !s.forced_flushes {
+        r += " --no-forced-flushes";
+    }
     if c.all_policies {
         r += " --all-policies";
     }
@@ -170,8 +183,8 @@ pub fn run(c: &FsConfig, progress: &mut dyn FnMut(&FsStats)) -> Result<FsReport,
         failure: None,
     };
     // Setup errors (before any call) are the caller's, not violations.
-    c.setup.start()?;
-    let r = match check::reference(&c.setup, &w) {
+    c.setup.start(c.seed)?;
+    let r = match check::reference(&c.setup, &w, c.seed) {
         Ok(r) => r,
         Err(message) => {
             report.failure = Some(FsFailure {
@@ -189,6 +202,8 @@ pub fn run(c: &FsConfig, progress: &mut dyn FnMut(&FsStats)) -> Result<FsReport,
     st.commands = r.commands;
     st.steps = r.steps;
     st.epoch_flushes = r.epoch_flushes;
+    st.forced_flushes = r.forced_flushes;
+    st.forced_full_anyway = r.forced_full_anyway;
     let points: Vec<u64> = match c.cut_at {
         Some(k) if k >= r.commands => {
             return Err(format!(
