@@ -35,12 +35,17 @@ pub struct CrashtestArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Enumerate every crash point, and every in-flight outcome class,
-    /// inside short windows of a seeded workload placed at the first
+    /// inside short windows of seeded workloads placed at the first
     /// occurrence of each event kind (format, commit, trim, GC, ...), with
-    /// crashes nested in recoveries to --depth; the summary lists the
-    /// windows and the bounds. Its workload issues no epoch barriers and
-    /// no media failures (random mode has both); --wear-leveling and
-    /// --hot-cold apply as in random mode. Use with --geometry tiny.
+    /// crashes nested in recoveries to --depth; plus lighter windows (in-
+    /// order cuts, the next command torn, no nesting) at later GCs, at the
+    /// first barrier and the first flush after barriers of a run that ends
+    /// epochs by barriers, and at the first media failure of a run with
+    /// failures aimed at flush and write programs. --wear-leveling and
+    /// --hot-cold apply as in random mode. The summary lists the windows,
+    /// the bounds, what each run's windows cover and the states checked;
+    /// operations outside the windows replay crash-free. Use with
+    /// --geometry tiny.
     #[arg(long)]
     pub exhaustive: bool,
     /// Build the FTL (with --fs: the file system) with a seeded bug, by

@@ -585,6 +585,9 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
         for w in &x.windows {
             println!("  window                {w}");
         }
+        for c in &x.coverage {
+            println!("  coverage              {c}");
+        }
         if !x.events_missing.is_empty() {
             println!(
                 "  events not reached    {} (raise the horizon or change the seed)",

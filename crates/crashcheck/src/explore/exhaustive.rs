@@ -98,6 +98,11 @@ pub struct ExhaustiveConfig {
     pub horizon: u64,
     /// GC windows of the long-epoch run: its first this many GCs.
     pub long_epoch_gcs: usize,
+    /// Windows of the barrier run (epochs ended by barriers, durable
+    /// flushes rare) and of the failure run (the main mix with media
+    /// failures aimed at the programs of flushes and writes): off with
+    /// `false`, for a run that should match an older one.
+    pub barrier_and_failure_runs: bool,
     /// Flush weight of the long-epoch run's mix (the main run's is
     /// `workload.flush`).
     pub long_epoch_flush: u32,
@@ -123,6 +128,7 @@ impl ExhaustiveConfig {
             horizon: 1500,
             long_epoch_gcs: 4,
             long_epoch_flush: 1,
+            barrier_and_failure_runs: true,
             shrink_time: Duration::from_secs(20),
         }
     }
@@ -130,13 +136,18 @@ impl ExhaustiveConfig {
     /// The bounds, in words, for the summary.
     pub fn describe(&self) -> String {
         format!(
-            "windows of {} ops at the events of a {}-op run; every crash point; every class combination up to {} per point, else in-order cuts with the next command torn and every outcome within {} page(s) of one; nesting depth {}; plus the first {} GCs of a long-epoch run (every crash point, in-order cuts with the next command torn, depth 1); {}",
+            "windows of {} ops at the events of a {}-op run; every crash point; every class combination up to {} per point, else in-order cuts with the next command torn and every outcome within {} page(s) of one; nesting depth {}; plus the first {} GCs of a long-epoch run (every crash point, in-order cuts with the next command torn, depth 1){}; {}",
             self.ops,
             self.horizon,
             self.full_product_max,
             self.deviations,
             self.depth,
             self.long_epoch_gcs,
+            if self.barrier_and_failure_runs {
+                "; plus windows at the first barrier and the first flush after one of a barrier run, and at the first media failure of a failure run (each treated as the long-epoch run's)"
+            } else {
+                ""
+            },
             match self.max_outcomes {
                 Some(m) => format!("capped at {m} outcomes per point (sampled beyond)"),
                 None => "no sampling".into(),
@@ -158,6 +169,12 @@ enum Event {
     Refused,
     TrimOfData,
     CommitAfterTrim,
+    /// Barrier run only: an epoch barrier that wrote to flash.
+    Barrier,
+    /// Barrier run only: a flush while barrier epochs were unsynced.
+    FlushAfterBarrier,
+    /// Failure run only: a program or erase failed on purpose.
+    MediaFailure,
 }
 
 impl Event {
@@ -192,6 +209,9 @@ impl Event {
             Event::Refused => "refused request",
             Event::TrimOfData => "trim of written sectors",
             Event::CommitAfterTrim => "commit after trim",
+            Event::Barrier => "epoch barrier",
+            Event::FlushAfterBarrier => "flush after barriers",
+            Event::MediaFailure => "media failure",
         }
     }
 }
@@ -233,9 +253,16 @@ fn generate(
     // Sectors holding written data, by the workload alone (so a window
     // placed on a trim does not depend on the FTL under test).
     let mut live: HashSet<u64> = HashSet::new();
+    // Barriers completed since the last completed flush.
+    let mut unsynced_barriers = false;
     while g.ops < horizon.max(min_ops) && g.exec.phase() == Phase::Up {
         let before = g.exec.device_stats().unwrap_or_default();
         let refused = g.exec.stats().epoch_full;
+        let (barriers, flushes) = (g.exec.stats().barriers, g.exec.stats().flushes);
+        let failures = {
+            let s = g.exec.stats();
+            s.program_failures_injected + s.erase_failures_injected
+        };
         let len = g.script.len();
         g.op()?;
         let after = g.exec.device_stats().unwrap_or_default();
@@ -279,6 +306,22 @@ fn generate(
         if was_refused {
             note(Event::Refused);
         }
+        let now = g.exec.stats();
+        if now.flushes > flushes {
+            if unsynced_barriers {
+                note(Event::FlushAfterBarrier);
+            }
+            unsynced_barriers = false;
+        }
+        if now.barriers > barriers && after.meta_pages_written + after.data_page_commits
+            > before.meta_pages_written + before.data_page_commits
+        {
+            note(Event::Barrier);
+            unsynced_barriers = true;
+        }
+        if now.program_failures_injected + now.erase_failures_injected > failures {
+            note(Event::MediaFailure);
+        }
         for st in &ran {
             match **st {
                 Step::Write { lba, count } if !was_refused => {
@@ -315,6 +358,9 @@ fn generate(
 
 /// Index of the long-epoch run in the runs generated.
 const LONG_EPOCH_RUN: usize = 2;
+
+/// Names of the runs, by index, for the summary.
+const RUN_NAMES: [&str; 5] = ["main", "fresh-region", "long-epoch", "barrier", "failure"];
 
 /// A window: operations `a..b` of run `run` (0: the main workload, 1: the
 /// fresh-region run, 2: the long-epoch run), and the events it holds.
@@ -388,17 +434,43 @@ pub fn exhaustive(
         },
         ..ecfg.clone()
     };
+    // The barrier run: epochs end by barriers (durable flushes rare), as
+    // the NBD server ends the epochs a client did not flush. Windows at
+    // its first barrier that wrote and at its first flush after barriers:
+    // the commits that order without syncing, and the sync that must make
+    // every barrier epoch before it durable.
+    let barrier_cfg = ExploreConfig {
+        workload: Workload {
+            flush: 2,
+            barrier: 18,
+            ..cfg.workload.clone()
+        },
+        forced_barrier_prob: 1.0,
+        ..ecfg.clone()
+    };
+    // The failure run: the main mix with media failures aimed at the
+    // programs of flushes (pad, commit, checkpoint pages) and of writes
+    // (`Gen::aim_failure`); a window at its first failure.
+    let failure_cfg = ExploreConfig {
+        failure_rate: 1.0,
+        aimed_rate: 1.0,
+        ..ecfg.clone()
+    };
     // Each run with the events it places windows on (the long-epoch run
     // places its own, at GCs; see LONG_EPOCH_RUN).
     let main_events = Event::wanted(run.target.name);
-    let specs: [(&ExploreConfig, &[Event]); 3] = [
+    let mut specs: Vec<(&ExploreConfig, &[Event])> = vec![
         (&ecfg, &main_events[..]),
         (&fresh_cfg, &[Event::TentativeDelta][..]),
         (&long_cfg, &[Event::Gc][..]),
     ];
+    if cfg.barrier_and_failure_runs {
+        specs.push((&barrier_cfg, &[Event::Barrier, Event::FlushAfterBarrier][..]));
+        specs.push((&failure_cfg, &[Event::MediaFailure][..]));
+    }
     let mut runs: Vec<Generated> = Vec::new();
     let mut rng = rng;
-    for (k, (gcfg, wanted)) in specs.into_iter().enumerate() {
+    for (k, &(gcfg, wanted)) in specs.iter().enumerate() {
         let exec = match Executor::replay(run, data_seed, &[]) {
             Ok(e) => e,
             Err(v) => return reporter.failed(Stats::default(), Some(ex), v, vec![], 0),
@@ -426,8 +498,8 @@ pub fn exhaustive(
                     // A window at each of its first GCs.
                     found = gcs.iter().map(|&i| (Event::Gc, i)).collect();
                 } else {
-                    // Only its tentative page places a window; the format
-                    // has the main run's.
+                    // Only its own events place windows; the format has
+                    // the main run's.
                     found.retain(|&(e, _)| wanted.contains(&e));
                 }
                 runs.push(Generated {
@@ -467,7 +539,7 @@ pub fn exhaustive(
                     a,
                     b,
                     events: vec![e],
-                    light: k == LONG_EPOCH_RUN,
+                    light: k >= LONG_EPOCH_RUN,
                 }),
             }
         }
@@ -477,9 +549,8 @@ pub fn exhaustive(
         .map(|w| {
             let names: Vec<&str> = w.events.iter().map(|e| e.name()).collect();
             let of = match w.run {
-                0 => "",
-                1 => "fresh-region run: ",
-                _ => "long-epoch run: ",
+                0 => String::new(),
+                k => format!("{} run: ", RUN_NAMES[k]),
             };
             format!("{of}ops {}..{} ({})", w.a, w.b, names.join(", "))
         })
@@ -495,6 +566,55 @@ pub fn exhaustive(
             Event::TentativeDelta.name()
         ));
     }
+    for (k, wanted) in specs.iter().map(|s| s.1).enumerate().skip(3) {
+        for e in wanted {
+            if !runs[k].found.iter().any(|(f, _)| f == e) {
+                ex.events_missing
+                    .push(format!("{} ({} run)", e.name(), RUN_NAMES[k]));
+            }
+        }
+    }
+    // What the windows cover, run by run: operations generated and in
+    // windows, and the operation kinds the windows hold.
+    ex.coverage = runs
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let mut in_windows = 0;
+            let mut kinds: Vec<&str> = Vec::new();
+            for w in windows.iter().filter(|w| w.run == k) {
+                in_windows += w.b - w.a;
+                let start = if w.a == 0 { 0 } else { r.ends[w.a - 1] };
+                for st in &r.script[start..r.ends[w.b - 1]] {
+                    let kind = match st {
+                        Step::Format => "format",
+                        Step::Write { .. } => "write",
+                        Step::Trim { .. } => "trim",
+                        Step::Flush => "flush",
+                        Step::Barrier => "barrier",
+                        Step::Read { .. } => "read",
+                        Step::FailProgram { .. } => "failed program",
+                        Step::FailErase { .. } => "failed erase",
+                        _ => continue,
+                    };
+                    if !kinds.contains(&kind) {
+                        kinds.push(kind);
+                    }
+                }
+            }
+            format!(
+                "{} run: {} ops generated, {} in windows ({})",
+                RUN_NAMES[k],
+                r.ends.len(),
+                in_windows,
+                if kinds.is_empty() {
+                    "none".to_string()
+                } else {
+                    kinds.join(", ")
+                }
+            )
+        })
+        .collect();
     let long_gcs = runs[LONG_EPOCH_RUN].found.len();
     if long_gcs < cfg.long_epoch_gcs {
         ex.events_missing.push(format!(

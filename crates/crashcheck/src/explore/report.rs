@@ -50,6 +50,9 @@ pub struct ExhaustiveStats {
     pub windows: Vec<String>,
     /// Events the workload never reached within its horizon.
     pub events_missing: Vec<String>,
+    /// Per run: operations generated, operations in windows, and the kinds
+    /// of operations the windows hold.
+    pub coverage: Vec<String>,
     /// Level-1 crash points, and how their outcomes were enumerated.
     pub crash_points: u64,
     pub points_every_combination: u64,
