@@ -313,8 +313,9 @@ fn generate(
             }
             unsynced_barriers = false;
         }
-        if now.barriers > barriers && after.meta_pages_written + after.data_page_commits
-            > before.meta_pages_written + before.data_page_commits
+        if now.barriers > barriers
+            && after.meta_pages_written + after.data_page_commits
+                > before.meta_pages_written + before.data_page_commits
         {
             note(Event::Barrier);
             unsynced_barriers = true;
@@ -465,7 +466,10 @@ pub fn exhaustive(
         (&long_cfg, &[Event::Gc][..]),
     ];
     if cfg.barrier_and_failure_runs {
-        specs.push((&barrier_cfg, &[Event::Barrier, Event::FlushAfterBarrier][..]));
+        specs.push((
+            &barrier_cfg,
+            &[Event::Barrier, Event::FlushAfterBarrier][..],
+        ));
         specs.push((&failure_cfg, &[Event::MediaFailure][..]));
     }
     let mut runs: Vec<Generated> = Vec::new();

@@ -437,14 +437,9 @@ impl<'a> Gen<'a> {
                 } else if rem < u64::from(count) {
                     let barrier = self.cfg.forced_barrier_prob > 0.0
                         && self.side.gen_bool(self.cfg.forced_barrier_prob);
-                    self.emit(if barrier { Step::Barrier } else { Step::Flush })?;
-                    if self.exec.phase() != Phase::Up {
-                        return Ok(());
-                    }
-                    let rem = self.exec.epoch_remaining().unwrap_or(u64::MAX);
-                    count = count.min(rem.min(u64::from(u32::MAX)) as u32);
-                    if count == 0 {
-                        return Ok(());
+                    match self.end_epoch_before(count, barrier)? {
+                        Some(c) => count = c,
+                        None => return Ok(()),
                     }
                 }
             }
@@ -634,6 +629,20 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
+    /// Ends the epoch (a barrier, or a flush) because a request of `count`
+    /// sectors does not fit its budget; returns the request cut to the new
+    /// epoch's budget, or `None` when the device went down or nothing
+    /// fits.
+    fn end_epoch_before(&mut self, count: u32, barrier: bool) -> Result<Option<u32>, Violation> {
+        self.emit(if barrier { Step::Barrier } else { Step::Flush })?;
+        if self.exec.phase() != Phase::Up {
+            return Ok(None);
+        }
+        let rem = self.exec.epoch_remaining().unwrap_or(u64::MAX);
+        let count = count.min(rem.min(u64::from(u32::MAX)) as u32);
+        Ok((count > 0).then_some(count))
+    }
+
     /// One write of the usual size and place, preceded by an epoch barrier
     /// (never a flush) when the epoch's budget does not hold it.
     fn barrier_write(&mut self) -> Result<(), Violation> {
@@ -652,14 +661,9 @@ impl<'a> Gen<'a> {
                 if self.cfg.failure_rate > 0.0 && self.aim.gen_bool(AIMED_PAD_FAILURES) {
                     self.push(Step::FailProgram { after: 1 })?;
                 }
-                self.emit(Step::Barrier)?;
-                if self.exec.phase() != Phase::Up {
-                    return Ok(());
-                }
-                let rem = self.exec.epoch_remaining().unwrap_or(u64::MAX);
-                count = count.min(rem.min(u64::from(u32::MAX)) as u32);
-                if count == 0 {
-                    return Ok(());
+                match self.end_epoch_before(count, true)? {
+                    Some(c) => count = c,
+                    None => return Ok(()),
                 }
             }
         }

@@ -7,12 +7,31 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use crate::exec::{Executor, RunConfig, Step, Violation};
+use flash::CrashPolicy;
 
-/// Shrinks a failing script: drop whole crash cycles, then runs of
-/// operations, then single steps (injected media failures included), then
-/// move power cuts and failures earlier; keep every change that still
-/// fails (with any violation). Bounded by `budget`.
+use crate::exec::{CrashHow, Executor, RunConfig, Step, Violation};
+
+/// Where the script's crash cycles start: 0, and right after each
+/// `Recover` step.
+fn cycle_starts(script: &[Step]) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(
+            script
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| matches!(s, Step::Recover { .. }))
+                .map(|(i, _)| i + 1),
+        )
+        .collect()
+}
+
+/// Shrinks a failing script: first try the format's cycle with only the
+/// last 1, 2, 4, ... cycles (cheap replays of deep failures), then drop
+/// whole crash cycles, then runs of operations, then single steps
+/// (injected media failures included), then move power cuts and failures
+/// earlier and simplify crash outcomes to one policy for every page; keep
+/// every change that still fails (with any violation). Bounded by
+/// `budget`.
 pub fn shrink(
     run: &RunConfig,
     data_seed: u64,
@@ -39,16 +58,30 @@ pub fn shrink(
     let mut progress = true;
     while progress && !out_of_time(&start) {
         progress = false;
+        // 0. Deep failures (hundreds of thousands of steps) make every
+        //    candidate of the loop below a long replay. Cheap candidates
+        //    first: the first cycle (the format) followed by only the last k
+        //    cycles, k = 1, 2, 4, ... — most failures need only recent
+        //    history, and each such candidate replays in time proportional to
+        //    k.
+        let cuts = cycle_starts(&best);
+        let ncy = cuts.len();
+        let mut k = 1;
+        while ncy > 2 && k < ncy - 1 && !out_of_time(&start) {
+            let mut cand = best[..cuts[1]].to_vec();
+            cand.extend_from_slice(&best[cuts[ncy - k]..]);
+            if try_candidate(cand, &mut best, &mut best_v) {
+                progress = true;
+                break;
+            }
+            k *= 2;
+        }
+        if progress {
+            continue;
+        }
         // 1. Remove chunks of steps that form whole cycles: cut at indices
         //    right after a Recover step (chunk = steps between cut points).
-        let cuts: Vec<usize> = std::iter::once(0)
-            .chain(
-                best.iter()
-                    .enumerate()
-                    .filter(|(_, s)| matches!(s, Step::Recover { .. }))
-                    .map(|(i, _)| i + 1),
-            )
-            .collect();
+        let cuts = cycle_starts(&best);
         // ddmin over cycle ranges (a candidate without a completed format
         // simply does not fail, and is rejected).
         let ncy = cuts.len();
@@ -142,6 +175,25 @@ pub fn shrink(
                     .map(|a| Step::FailProgram { after: a.max(1) })
                     .collect(),
                 Step::FailErase { after } if after > 1 => vec![Step::FailErase { after: 1 }],
+                Step::ArmAfterErase { erases } if erases > 1 => {
+                    vec![Step::ArmAfterErase { erases: 1 }]
+                }
+                // The crash outcome, simplified: one fixed policy for every
+                // page in flight instead of a per-page draw.
+                Step::Crash {
+                    how: CrashHow::Policy(CrashPolicy::Random) | CrashHow::Outcome(_),
+                    seed,
+                } => [
+                    CrashPolicy::NoneApplied,
+                    CrashPolicy::AllApplied,
+                    CrashPolicy::AllGarbage,
+                ]
+                .into_iter()
+                .map(|p| Step::Crash {
+                    how: CrashHow::Policy(p),
+                    seed,
+                })
+                .collect(),
                 Step::Write { lba, count } if count > 1 => vec![Step::Write { lba, count: 1 }],
                 Step::Trim { lba, count } if count > 1 => vec![Step::Trim { lba, count: 1 }],
                 Step::Read { lba, count } if count > 1 => vec![Step::Read { lba, count: 1 }],
