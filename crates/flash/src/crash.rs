@@ -347,6 +347,9 @@ pub struct CrashFlash<F> {
     unstable: std::collections::HashSet<u64>,
     /// Injected media failures still to come.
     inject: Injection,
+    /// Emptied page histories, reused by `record` (their vectors keep
+    /// their capacity).
+    spare_histories: Vec<PageHistory>,
 }
 
 /// Media failures armed in a [`CrashFlash`]: the n-th next program or
@@ -428,6 +431,7 @@ impl<F: RawFlash> CrashFlash<F> {
             faults: MediaFaults::default(),
             unstable: std::collections::HashSet::new(),
             inject: Injection::default(),
+            spare_histories: Vec::new(),
         }
     }
 
@@ -499,6 +503,7 @@ impl<F: RawFlash> CrashFlash<F> {
             faults: self.faults,
             unstable: self.unstable.clone(),
             inject: self.inject,
+            spare_histories: Vec::new(),
         })
     }
 
@@ -995,12 +1000,20 @@ impl<F: RawFlash> CrashFlash<F> {
 
     /// Drops the in-flight set (after a sync), keeping buffers for reuse.
     fn settle(&mut self) {
-        let histories = std::mem::take(&mut self.histories);
+        let mut histories = std::mem::take(&mut self.histories);
         self.index.clear();
-        for h in histories {
-            for img in h.images {
+        for h in &mut histories {
+            for img in h.images.drain(..) {
                 self.recycle(img);
             }
+            h.seqs.clear();
+            h.erases.clear();
+        }
+        // The emptied histories keep their vectors for the next commands
+        // (three allocations per page an erase or program touches
+        // otherwise).
+        if self.spare_histories.len() < POOL_MAX {
+            self.spare_histories.append(&mut histories);
         }
     }
 
@@ -1016,12 +1029,22 @@ impl<F: RawFlash> CrashFlash<F> {
             h.erases.push(erase);
         } else {
             self.index.insert(key, self.histories.len());
-            self.histories.push(PageHistory {
-                page,
-                images: vec![current],
-                seqs: vec![seq],
-                erases: vec![erase],
-            });
+            let h = match self.spare_histories.pop() {
+                Some(mut h) => {
+                    h.page = page;
+                    h.images.push(current);
+                    h.seqs.push(seq);
+                    h.erases.push(erase);
+                    h
+                }
+                None => PageHistory {
+                    page,
+                    images: vec![current],
+                    seqs: vec![seq],
+                    erases: vec![erase],
+                },
+            };
+            self.histories.push(h);
         }
     }
 }
