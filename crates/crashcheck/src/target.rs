@@ -280,6 +280,14 @@ pub struct Target {
     pub spare: u64,
 }
 
+impl Target {
+    /// One of the real FTLs, which handle media failures (the toy and its
+    /// canaries do not: a failed erase or program is an error there).
+    pub fn handles_media_failures(&self) -> bool {
+        REAL_TARGETS.iter().any(|t| t.name == self.name)
+    }
+}
+
 impl std::fmt::Debug for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Target({})", self.name)

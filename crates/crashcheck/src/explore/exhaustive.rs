@@ -470,7 +470,10 @@ pub fn exhaustive(
             &barrier_cfg,
             &[Event::Barrier, Event::FlushAfterBarrier][..],
         ));
-        specs.push((&failure_cfg, &[Event::MediaFailure][..]));
+        // The toy FTL takes no media failures.
+        if run.target.handles_media_failures() {
+            specs.push((&failure_cfg, &[Event::MediaFailure][..]));
+        }
     }
     let mut runs: Vec<Generated> = Vec::new();
     let mut rng = rng;
