@@ -39,6 +39,8 @@ use std::cell::Cell;
 
 use ftl::{BlockDevice, DeviceStats, Lba, Result};
 
+use crate::data::mix64 as mix;
+
 /// A device whose epoch looks full at seeded points inside calls.
 pub struct Forcing<D> {
     inner: D,
@@ -133,14 +135,6 @@ impl<D: BlockDevice> Forcing<D> {
     fn force(seed: u64, i: u64, q: u64) -> bool {
         q > 0 && mix(seed ^ mix(i.wrapping_add(0x00F0_4CED)) ^ mix(q).rotate_left(17)) & 1 == 0
     }
-}
-
-/// SplitMix64's finaliser: a well-mixed function of `x`.
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 impl<D: BlockDevice> BlockDevice for Forcing<D> {
