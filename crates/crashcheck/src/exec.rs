@@ -47,7 +47,8 @@ impl std::fmt::Display for CrashHow {
             CrashHow::Policy(p) => f.write_str(p.name()),
             CrashHow::Outcome(i) => write!(f, "outcome {i}"),
             CrashHow::Pages(v) => {
-                // old / image k / prefix of image k / garbage, per page.
+                // old / image k / prefix of image k / garbage / image k with
+                // bytes at..at+len damaged, per page.
                 f.write_str("pages [")?;
                 for (i, c) in v.iter().enumerate() {
                     if i > 0 {
@@ -57,6 +58,7 @@ impl std::fmt::Display for CrashHow {
                         PageClass::Image(k) => write!(f, "{k}")?,
                         PageClass::Prefix(k) => write!(f, "p{k}")?,
                         PageClass::Garbage => f.write_str("g")?,
+                        PageClass::Damaged { image, at, len } => write!(f, "d{image}@{at}+{len}")?,
                     }
                 }
                 f.write_str("]")

@@ -127,7 +127,20 @@ pub enum PageClass {
     Prefix(usize),
     /// Random bytes throughout (a programmed page).
     Garbage,
+    /// A split tear ([`MediaFaults::split_tears`]): image `image` (the
+    /// result of a program) with bytes `at..at + len` of its data followed
+    /// by its OOB replaced by random bytes; the window lies in the data
+    /// (the OOB whole) or in the OOB (the data whole). Offered only with
+    /// split tears on, one class per window: each `split_unit`-byte window
+    /// of the data ([`MediaFaults::split_unit`], 512 by default: every
+    /// 512-byte boundary of a page) and each 8-byte window of the OOB (a
+    /// CRC or a marker word: so a structure that checks one part of the
+    /// OOB and trusts another is shown a state where they disagree).
+    Damaged { image: usize, at: u32, len: u32 },
 }
+
+/// Bytes of each OOB window a [`PageClass::Damaged`] class damages.
+pub const SPLIT_OOB_UNIT: u32 = 8;
 
 /// Media behaviours real NAND has that the default model leaves out; each is
 /// opt-in per run (docs/FORMAT.md, media assumptions).
@@ -155,6 +168,21 @@ pub struct MediaFaults {
     /// An FTL must then keep its own bad marks and never use such a block
     /// again, rather than rely on the device refusing it.
     pub silent_bad_blocks: bool,
+    /// Bytes of each data window a [`PageClass::Damaged`] class (the
+    /// exhaustive form of a split tear) damages; 0 means 512. Random
+    /// mode's split tears draw their ranges and ignore it.
+    pub split_unit: u32,
+}
+
+impl MediaFaults {
+    /// [`MediaFaults::split_unit`], with 0 read as its default, 512.
+    pub fn split_unit_bytes(self) -> u32 {
+        if self.split_unit == 0 {
+            512
+        } else {
+            self.split_unit
+        }
+    }
 }
 
 /// Which pages of a block share cells (MLC lower/upper pairs): pages are
@@ -182,6 +210,7 @@ enum Fate {
     Torn,
     Prefix(usize),
     Garbage,
+    Damaged(usize, u32, u32),
 }
 
 /// What a crash did, page by page, summed up.
@@ -667,10 +696,37 @@ impl<F: RawFlash> CrashFlash<F> {
                     }
                 }
                 classes.push(PageClass::Garbage);
+                if self.faults.split_tears {
+                    for k in 1..=n {
+                        if !h.erases[k - 1] {
+                            self.push_damaged(k, &mut classes);
+                        }
+                    }
+                }
             }
             out.push(classes);
         }
         Ok(out)
+    }
+
+    /// The [`PageClass::Damaged`] classes of image `k`: each data window,
+    /// then each OOB window.
+    fn push_damaged(&self, k: usize, classes: &mut Vec<PageClass>) {
+        let ps = self.geometry.page_size() as u32;
+        let oob = self.geometry.oob_size;
+        let unit = self.faults.split_unit_bytes().min(ps);
+        for at in (0..ps).step_by(unit as usize) {
+            let len = unit.min(ps - at);
+            classes.push(PageClass::Damaged { image: k, at, len });
+        }
+        for at in (0..oob).step_by(SPLIT_OOB_UNIT as usize) {
+            let len = SPLIT_OOB_UNIT.min(oob - at);
+            classes.push(PageClass::Damaged {
+                image: k,
+                at: ps + at,
+                len,
+            });
+        }
     }
 
     /// The outcome of an in-order cut: the first `j` in-flight commands (in
@@ -736,6 +792,9 @@ impl<F: RawFlash> CrashFlash<F> {
                     Some(PageClass::Image(k)) => Fate::Image((*k).min(n)),
                     Some(PageClass::Prefix(k)) => Fate::Prefix((*k).clamp(1, n)),
                     Some(PageClass::Garbage) => Fate::Garbage,
+                    Some(PageClass::Damaged { image, at, len }) => {
+                        Fate::Damaged((*image).clamp(1, n), *at, *len)
+                    }
                 }
             })
             .collect();
@@ -800,7 +859,7 @@ impl<F: RawFlash> CrashFlash<F> {
             });
         }
         for (h, o) in self.histories.iter().zip(outcomes) {
-            if let Fate::Image(k) | Fate::Prefix(k) = *o {
+            if let Fate::Image(k) | Fate::Prefix(k) | Fate::Damaged(k, ..) = *o {
                 if k > h.images.len() {
                     return Err(FlashError::BadLength {
                         what: "crash outcome image index (images of the page)",
@@ -879,6 +938,39 @@ impl<F: RawFlash> CrashFlash<F> {
                         }
                     }
                     chosen.expect("checked above")
+                }
+                Fate::Damaged(k, at, len) => {
+                    report.torn += 1;
+                    let mut data = take_buf(&mut self.pool_data, self.geometry.page_size());
+                    let mut oob = take_buf(&mut self.pool_oob, self.geometry.oob_size as usize);
+                    let current;
+                    let target = if k < last {
+                        &h.images[k]
+                    } else {
+                        current = self.inner.page_image(h.page)?;
+                        &current
+                    };
+                    if let PageImage::Programmed { data: td, oob: to } = target {
+                        data.copy_from_slice(td);
+                        oob.copy_from_slice(to);
+                        let (at, end) = (at as usize, at as usize + len as usize);
+                        let ps = data.len();
+                        let seed = rng.next_u64();
+                        if at < ps {
+                            fill_garbage(&mut data[at..end.min(ps)], seed);
+                        } else if at - ps < oob.len() {
+                            let o = oob.len();
+                            fill_garbage(&mut oob[at - ps..(end - ps).min(o)], seed);
+                        }
+                    } else {
+                        // Lenient (a shrunk script): no program to damage.
+                        fill_garbage(&mut data, rng.next_u64());
+                        fill_garbage(&mut oob, rng.next_u64());
+                    }
+                    for img in h.images {
+                        self.recycle(img);
+                    }
+                    PageImage::Programmed { data, oob }
                 }
                 Fate::Prefix(_) | Fate::Garbage => {
                     report.torn += 1;
@@ -1329,6 +1421,61 @@ mod tests {
     }
 
     #[test]
+    fn split_tears_offer_one_damaged_class_per_window() {
+        let mut f = dev();
+        let g = *f.geometry();
+        let (ps, oob) = (g.page_size() as u32, g.oob_size);
+        let oob_bytes: Vec<u8> = (0..oob as u8).collect();
+        f.program(at(0, 0), &fill(&f, 7), &oob_bytes).unwrap();
+        // Without split tears: images, the prefix and garbage only.
+        let plain = f.page_classes().unwrap();
+        assert_eq!(
+            plain,
+            vec![vec![
+                PageClass::Image(0),
+                PageClass::Image(1),
+                PageClass::Prefix(1),
+                PageClass::Garbage
+            ]]
+        );
+        f.set_media_faults(MediaFaults {
+            split_tears: true,
+            split_unit: 256,
+            ..MediaFaults::default()
+        });
+        let classes = f.page_classes().unwrap().remove(0);
+        let damaged: Vec<(u32, u32)> = classes
+            .iter()
+            .filter_map(|c| match *c {
+                PageClass::Damaged { image: 1, at, len } => Some((at, len)),
+                _ => None,
+            })
+            .collect();
+        let mut want: Vec<(u32, u32)> = (0..ps).step_by(256).map(|a| (a, 256)).collect();
+        want.extend((0..oob).step_by(8).map(|a| (ps + a, 8)));
+        assert_eq!(damaged, want);
+        // The OOB word at 8..16 damaged: the data and every other OOB
+        // byte as programmed.
+        let mut rng = Pcg64::seed_from_u64(3);
+        f.crash_with_classes(
+            &[PageClass::Damaged {
+                image: 1,
+                at: ps + 8,
+                len: 8,
+            }],
+            &mut rng,
+        )
+        .unwrap();
+        let PageImage::Programmed { data, oob: o } = f.inner_mut().page_image(at(0, 0)).unwrap()
+        else {
+            panic!("a damaged page is programmed");
+        };
+        assert!(data.iter().all(|&b| b == 7));
+        assert_eq!((&o[..8], &o[16..]), (&oob_bytes[..8], &oob_bytes[16..]));
+        assert_ne!(&o[8..16], &oob_bytes[8..16]);
+    }
+
+    #[test]
     fn a_cut_armed_after_an_erase_fires_at_the_next_command() {
         let mut f = dev();
         f.set_crash_after_erase(2);
@@ -1401,6 +1548,7 @@ mod tests {
             unstable_erase: false,
             split_tears: false,
             silent_bad_blocks: false,
+            split_unit: 0,
         });
         f.program(at(3, 0), &fill(&f, 1), &[]).unwrap();
         f.sync().unwrap();
@@ -1434,6 +1582,7 @@ mod tests {
             unstable_erase: true,
             split_tears: false,
             silent_bad_blocks: false,
+            split_unit: 0,
         });
         f.program(at(4, 0), &fill(&f, 5), &[]).unwrap();
         f.sync().unwrap();

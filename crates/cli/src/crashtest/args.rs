@@ -19,8 +19,10 @@ pub struct CrashtestArgs {
     /// a prefix of the requests, each whole; default: the FTL's own).
     #[arg(long)]
     pub contract: Option<String>,
-    /// Flash geometry preset (tiny, small, medium, paper, ...; with --fs
-    /// also small512, a 2 MiB device with 512-byte sectors).
+    /// Flash geometry preset (tiny, small, medium, paper, ...; also
+    /// tiny-oob40, tiny with 40-byte OOB areas that straddle the image
+    /// backend's 512-byte sectors; with --fs also small512, a 2 MiB device
+    /// with 512-byte sectors).
     #[arg(long, default_value = "small")]
     pub geometry: String,
     /// Time budget in seconds (random mode; default 10 when --ops is not
@@ -71,9 +73,16 @@ pub struct CrashtestArgs {
     /// Crash model: split tears. Half of the torn pages keep one area
     /// whole (data or OOB) and have the other damaged (a random byte range
     /// replaced, or one to four bytes changed), as an interrupted program
-    /// can leave them.
+    /// can leave them. In exhaustive mode each program's result is also
+    /// offered with one window of its data (see --split-unit) or one 8-byte
+    /// word of its OOB damaged and the rest whole.
     #[arg(long)]
     pub split_tears: bool,
+    /// Exhaustive split tears: bytes of each data window damaged (default
+    /// 512, every 512-byte boundary of a page; 64 tears inside structures
+    /// shorter than a sector, such as a delta page's header and pairs).
+    #[arg(long, value_name = "BYTES")]
+    pub split_unit: Option<u32>,
     /// Crash model: silent bad blocks. A bad block accepts erases and
     /// programs without an error, and what is programmed into it reads
     /// back with a few bytes changed (use with --inject-failures).

@@ -4,7 +4,6 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use flash::Geometry;
 use ftl::Mutant;
 use indicatif::ProgressStyle;
 
@@ -111,7 +110,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             format!("unknown contract `{c}` (use snapshot, async, sync or prefix)")
         })?,
     };
-    let geometry = Geometry::preset(&args.geometry).map_err(|e| e.to_string())?;
+    let geometry = target::geometry(&args.geometry)?;
     let mutant = match &args.mutant {
         None => Mutant::None,
         Some(m) => Mutant::parse(m).ok_or_else(|| {
@@ -162,6 +161,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
                 unstable_erase: args.unstable_erase,
                 split_tears: args.split_tears,
                 silent_bad_blocks: args.silent_bad_blocks,
+                split_unit: args.split_unit.unwrap_or(0),
             },
             oracle,
         },
@@ -286,6 +286,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     if args.split_tears {
         c += " --split-tears";
     }
+    if let Some(u) = args.split_unit {
+        c += &format!(" --split-unit {u}");
+    }
     if args.silent_bad_blocks {
         c += " --silent-bad-blocks";
     }
@@ -393,6 +396,14 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
             ));
         }
     }
+    if let Some(u) = args.split_unit {
+        if !args.split_tears || !args.exhaustive {
+            return Err("--split-unit sizes exhaustive mode's split tears; use it with --split-tears --exhaustive".into());
+        }
+        if u == 0 {
+            return Err("--split-unit 0 would damage nothing; give a window of at least 1 byte (default 512)".into());
+        }
+    }
     if let Some(r) = args.aimed {
         if !(r > 0.0 && r <= 1.0) {
             return Err(format!(
@@ -410,6 +421,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.paired_pages.is_some(), "--paired-pages"),
         (args.unstable_erase, "--unstable-erase"),
         (args.split_tears, "--split-tears"),
+        (args.split_unit.is_some(), "--split-unit"),
         (args.silent_bad_blocks, "--silent-bad-blocks"),
         (args.depth != 2, "--depth"),
         (args.deviations != 1, "--deviations"),
@@ -714,6 +726,19 @@ mod tests {
             assert!(c.contains(part), "{c}");
         }
         assert_eq!(ftl_only_flag(&a), Some("--paired-pages"));
+        let a = parse(&[
+            "--exhaustive",
+            "--split-tears",
+            "--split-unit",
+            "64",
+            "--geometry",
+            "tiny-oob40",
+        ]);
+        let p = plan(&a).unwrap();
+        assert_eq!((p.run.media.split_unit, p.run.geometry.oob_size), (64, 40));
+        let c = replay_command(&a, &p, 6);
+        assert!(c.contains("--split-tears --split-unit 64"), "{c}");
+        assert!(c.contains("--geometry tiny-oob40"), "{c}");
         let a = parse(&["--ftl", "sync", "--seed", "4", "--inject-failures"]);
         assert_eq!(a.inject_failures, Some(0.1));
         let p = plan(&a).unwrap();
@@ -745,6 +770,13 @@ mod tests {
             (&["--inject-failures", "--exhaustive"][..], "random mode"),
             (&["--aimed", "2"][..], "not a probability"),
             (&["--aimed", "--exhaustive"][..], "random mode"),
+            (&["--split-unit", "64", "--exhaustive"][..], "--split-tears"),
+            (&["--split-unit", "64", "--split-tears"][..], "--exhaustive"),
+            (
+                &["--split-unit", "0", "--split-tears", "--exhaustive"][..],
+                "damage nothing",
+            ),
+            (&["--geometry", "tiny-oob4"][..], "tiny-oob40"),
             (
                 &["--aimed", "--oracle", "model", "--geometry", "tiny"][..],
                 "barriers",

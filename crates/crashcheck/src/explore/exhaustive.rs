@@ -161,6 +161,9 @@ impl ExhaustiveConfig {
 enum Event {
     Format,
     Commit,
+    /// SCFTL only: a flush that committed in a data page (an in-page or
+    /// OOB commit, docs/FORMAT.md §4.8–4.9) rather than a delta page.
+    DataPageCommit,
     TentativeDelta,
     Gc,
     FullCheckpoint,
@@ -173,14 +176,19 @@ enum Event {
     Barrier,
     /// Barrier run only: a flush while barrier epochs were unsynced.
     FlushAfterBarrier,
+    /// Barrier run only: a flush after exactly one barrier (one unsynced
+    /// epoch) that committed in a data page, whose record proves the
+    /// barrier's epoch durable, so the page must follow a sync.
+    DataPageCommitAfterBarrier,
     /// Failure run only: a program or erase failed on purpose.
     MediaFailure,
 }
 
 impl Event {
-    const ALL: [Event; 9] = [
+    const ALL: [Event; 10] = [
         Event::Format,
         Event::Commit,
+        Event::DataPageCommit,
         Event::TentativeDelta,
         Event::Gc,
         Event::FullCheckpoint,
@@ -195,6 +203,7 @@ impl Event {
         Event::ALL
             .into_iter()
             .filter(|&e| e != Event::IncrementalCheckpoint || target == "optr")
+            .filter(|&e| e != Event::DataPageCommit || target == "scftl")
             .collect()
     }
 
@@ -202,6 +211,7 @@ impl Event {
         match self {
             Event::Format => "format",
             Event::Commit => "commit",
+            Event::DataPageCommit => "commit in a data page",
             Event::TentativeDelta => "tentative delta page",
             Event::Gc => "gc",
             Event::FullCheckpoint => "full checkpoint",
@@ -211,6 +221,7 @@ impl Event {
             Event::CommitAfterTrim => "commit after trim",
             Event::Barrier => "epoch barrier",
             Event::FlushAfterBarrier => "flush after barriers",
+            Event::DataPageCommitAfterBarrier => "commit in a data page after one barrier",
             Event::MediaFailure => "media failure",
         }
     }
@@ -253,8 +264,8 @@ fn generate(
     // Sectors holding written data, by the workload alone (so a window
     // placed on a trim does not depend on the FTL under test).
     let mut live: HashSet<u64> = HashSet::new();
-    // Barriers completed since the last completed flush.
-    let mut unsynced_barriers = false;
+    // Barriers that wrote, completed since the last completed flush.
+    let mut unsynced_barriers = 0u32;
     while g.ops < horizon.max(min_ops) && g.exec.phase() == Phase::Up {
         let before = g.exec.device_stats().unwrap_or_default();
         let refused = g.exec.stats().epoch_full;
@@ -283,6 +294,9 @@ fn generate(
             }
             trimmed.clear();
         }
+        if flushed && after.data_page_commits > before.data_page_commits {
+            note(Event::DataPageCommit);
+        }
         if !flushed && after.meta_pages_written > before.meta_pages_written {
             note(Event::TentativeDelta);
         }
@@ -308,17 +322,20 @@ fn generate(
         }
         let now = g.exec.stats();
         if now.flushes > flushes {
-            if unsynced_barriers {
+            if unsynced_barriers > 0 {
                 note(Event::FlushAfterBarrier);
             }
-            unsynced_barriers = false;
+            if unsynced_barriers == 1 && after.data_page_commits > before.data_page_commits {
+                note(Event::DataPageCommitAfterBarrier);
+            }
+            unsynced_barriers = 0;
         }
         if now.barriers > barriers
             && after.meta_pages_written + after.data_page_commits
                 > before.meta_pages_written + before.data_page_commits
         {
             note(Event::Barrier);
-            unsynced_barriers = true;
+            unsynced_barriers += 1;
         }
         if now.program_failures_injected + now.erase_failures_injected > failures {
             note(Event::MediaFailure);
@@ -465,11 +482,17 @@ pub fn exhaustive(
         (&fresh_cfg, &[Event::TentativeDelta][..]),
         (&long_cfg, &[Event::Gc][..]),
     ];
+    // Only SCFTL commits in data pages.
+    let barrier_events: Vec<Event> = [
+        Event::Barrier,
+        Event::FlushAfterBarrier,
+        Event::DataPageCommitAfterBarrier,
+    ]
+    .into_iter()
+    .filter(|&e| e != Event::DataPageCommitAfterBarrier || run.target.name == "scftl")
+    .collect();
     if cfg.barrier_and_failure_runs {
-        specs.push((
-            &barrier_cfg,
-            &[Event::Barrier, Event::FlushAfterBarrier][..],
-        ));
+        specs.push((&barrier_cfg, &barrier_events[..]));
         // The toy FTL takes no media failures.
         if run.target.handles_media_failures() {
             specs.push((&failure_cfg, &[Event::MediaFailure][..]));
@@ -546,7 +569,7 @@ pub fn exhaustive(
                     a,
                     b,
                     events: vec![e],
-                    light: k >= LONG_EPOCH_RUN,
+                    light: k == LONG_EPOCH_RUN,
                 }),
             }
         }
@@ -771,7 +794,7 @@ impl Enumeration<'_> {
                         let tc = classes[p].iter().copied().rfind(|c| match c {
                             PageClass::Prefix(_) => prefix,
                             PageClass::Garbage => !prefix,
-                            PageClass::Image(_) => false,
+                            PageClass::Image(_) | PageClass::Damaged { .. } => false,
                         });
                         if let Some(tc) = tc {
                             v[p] = tc;

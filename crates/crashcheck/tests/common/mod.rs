@@ -19,7 +19,7 @@ pub fn run_config(
     RunConfig {
         target,
         contract: contract.unwrap_or(target.contract),
-        geometry: Geometry::preset(geometry).expect("preset"),
+        geometry: crashcheck::target::geometry(geometry).expect("a checker geometry"),
         geometry_name: geometry.into(),
         mutant,
         sample: 16,

@@ -495,6 +495,59 @@ mod tests {
         assert!(f.probe_erased(PageAddr::new(1, 1)).unwrap());
     }
 
+    /// The image model's torn OOB: with a 40-byte OOB (the checker's
+    /// `tiny-oob40`), some pages' OOB areas straddle two 512-byte sectors
+    /// of the OOB region, and a cut can keep the first part of such an area
+    /// and lose the rest (with the presets' sizes, which divide 512, an OOB
+    /// area tears only as a whole, apart from the page's data).
+    #[test]
+    fn an_oob_area_across_two_sectors_can_tear_inside() {
+        let g = Geometry {
+            oob_size: 40,
+            ..Geometry::tiny()
+        };
+        let nvram = default_nvram_size(&g) as u64;
+        let layout = ImageLayout::compute(&g, nvram).unwrap();
+        let oob = u64::from(g.oob_size);
+        let ss = IMAGE_SECTOR_BYTES as u64;
+        // A page whose OOB area crosses a sector boundary, and where.
+        let (page, split) = (0..g.total_pages())
+            .map(|i| g.page_at(i))
+            .find_map(|p| {
+                let at = layout.oob_at(layout.slot(&g, p), g.page_size() as u64, oob);
+                let boundary = at.next_multiple_of(ss);
+                (boundary > at && boundary < at + oob).then_some((p, (boundary - at) as usize))
+            })
+            .expect("40 does not divide 512: some OOB area straddles");
+        let d = vec![0x5A; g.page_size()];
+        let o: Vec<u8> = (1..=40).collect();
+        let mut f = ImageCrashFlash::new(g).unwrap();
+        f.program(page, &d, &o).unwrap();
+        // Two data sectors, two OOB sectors, the state byte's sector.
+        assert_eq!(f.sectors_in_flight(), 5);
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
+        let mut torn_inside = false;
+        for i in 0..f.outcome_count() {
+            let mut c = ImageCrashFlash::new(g).unwrap();
+            c.program(page, &d, &o).unwrap();
+            c.apply_outcome(i, &mut rng).unwrap();
+            let mut got = vec![0u8; 40];
+            if c.probe_erased(page).unwrap() {
+                continue;
+            }
+            c.read_oob(page, &mut got).unwrap();
+            let mut data = vec![0u8; g.page_size()];
+            c.read(page, 0, &mut data).unwrap();
+            if data == d && got[..split] == o[..split] && got[split..] != o[split..] {
+                torn_inside = true;
+            }
+        }
+        assert!(
+            torn_inside,
+            "no outcome keeps the data and the OOB up to byte {split} only"
+        );
+    }
+
     #[test]
     fn a_cut_inside_a_run_of_programs_fires_at_the_same_page() {
         let g = Geometry::tiny();
