@@ -8,11 +8,10 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use crashcheck::exec::{CrashHow, Step};
+use crashcheck::exec::{Phase, Step};
 use crashcheck::explore::{explore, shrink, shrink_tail, ExploreConfig, Failure};
 use crashcheck::target::BackendKind;
 use crashcheck::{Executor, RunConfig};
-use flash::CrashPolicy;
 use ftl::Mutant;
 
 /// The unshrunk failure of a random campaign.
@@ -37,20 +36,18 @@ fn a_deep_failure_keeps_only_a_short_tail() {
     let run = scftl_tiny_on(Mutant::InpageSyncPastOneEpoch, BackendKind::Ram);
     let f = unshrunk(&run, 1, 200_000);
     assert!(f.script.len() > 100_000, "{} steps", f.script.len());
-    assert!(
-        matches!(
-            f.script[..3],
-            [
-                Step::Arm { .. },
-                Step::Format,
-                Step::Crash {
-                    how: CrashHow::Policy(CrashPolicy::NoneApplied),
-                    ..
-                }
-            ]
-        ),
-        "the first format is cut: {:?}",
-        &f.script[..3]
+    let first_recover = f
+        .script
+        .iter()
+        .position(|s| matches!(s, Step::Recover { .. }))
+        .expect("a recovery");
+    let first_cycle = Executor::replay(&run, f.data_seed, &f.script[..=first_recover])
+        .unwrap_or_else(|v| panic!("the first cycle passes: {v}"));
+    assert_eq!(
+        first_cycle.phase(),
+        Phase::Fresh,
+        "the first cycle's format is cut: {:?}",
+        &f.script[..=first_recover]
     );
     let (tail, v) = shrink_tail(
         &run,
