@@ -22,4 +22,4 @@ mod shrink;
 pub use exhaustive::{exhaustive, ExhaustiveConfig};
 pub use random::{explore, ExploreConfig, Workload};
 pub use report::{ExhaustiveStats, Failure, Report};
-pub use shrink::shrink;
+pub use shrink::{shrink, shrink_tail};
