@@ -421,6 +421,24 @@ pub fn names() -> Vec<&'static str> {
     all_targets().iter().map(|t| t.name).collect()
 }
 
+/// Geometries a block-device run accepts (`--geometry`): the flash presets,
+/// and `tiny-oob40`, `tiny` with a 40-byte OOB per page. On the image
+/// backend a page's OOB then straddles the file's 512-byte sectors, at
+/// every multiple of 8 bytes over the device's pages, so a host power cut
+/// can keep one part of an OOB area and lose the other (the image model's
+/// form of a torn OOB; with the presets' OOB sizes, which divide 512, an
+/// OOB area lies in one sector and tears only as a whole, apart from its
+/// page's data).
+pub fn geometry(name: &str) -> Result<Geometry, String> {
+    if name == "tiny-oob40" {
+        return Ok(Geometry {
+            oob_size: 40,
+            ..Geometry::tiny()
+        });
+    }
+    Geometry::preset(name).map_err(|e| format!("{e} (the checker also knows tiny-oob40)"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,22 +462,4 @@ mod tests {
         assert_eq!((d[0], o), (4, [6; 4]));
         assert_eq!(b.counters().since(&before).reads, 1);
     }
-}
-
-/// Geometries a block-device run accepts (`--geometry`): the flash presets,
-/// and `tiny-oob40`, `tiny` with a 40-byte OOB per page. On the image
-/// backend a page's OOB then straddles the file's 512-byte sectors, at
-/// every multiple of 8 bytes over the device's pages, so a host power cut
-/// can keep one part of an OOB area and lose the other (the image model's
-/// form of a torn OOB; with the presets' OOB sizes, which divide 512, an
-/// OOB area lies in one sector and tears only as a whole, apart from its
-/// page's data).
-pub fn geometry(name: &str) -> Result<Geometry, String> {
-    if name == "tiny-oob40" {
-        return Ok(Geometry {
-            oob_size: 40,
-            ..Geometry::tiny()
-        });
-    }
-    Geometry::preset(name).map_err(|e| format!("{e} (the checker also knows tiny-oob40)"))
 }

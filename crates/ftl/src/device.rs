@@ -158,6 +158,9 @@ pub struct DeviceStats {
     /// record or an OOB commit (docs/FORMAT.md §4.8, §4.9) — instead of a
     /// committed delta page (0 for the other FTLs).
     pub data_page_commits: u64,
+    /// SCFTL: of `data_page_commits`, those committed in the OOB of the
+    /// epoch's last data page (§4.9); the rest are in-page records (§4.8).
+    pub oob_page_commits: u64,
     /// Logical sectors currently mapped.
     pub valid_sectors: u64,
     /// The FTL's data blocks (SCFTL superblocks, baseline segments) by

@@ -39,12 +39,15 @@ pub struct CrashtestArgs {
     /// Enumerate every crash point, and every in-flight outcome class,
     /// inside short windows of seeded workloads placed at the first
     /// occurrence of each event kind (format, commit, trim, GC, ...), with
-    /// crashes nested in recoveries to --depth; plus lighter windows (in-
-    /// order cuts, the next command torn, no nesting) at later GCs, at the
-    /// first barrier and the first flush after barriers of a run that ends
-    /// epochs by barriers, and at the first media failure of a run with
-    /// failures aimed at flush and write programs. --wear-leveling and
-    /// --hot-cold apply as in random mode. The summary lists the windows,
+    /// crashes nested in recoveries to --depth, also at the first data-page
+    /// commit after one barrier of a run that ends epochs by barriers;
+    /// plus lighter windows (in-order cuts, the next command torn, no
+    /// nesting) at later GCs, at that run's first barrier and first flush
+    /// after barriers, and at the first four media failures (and the
+    /// operations after each) of a run with failures aimed at flush and
+    /// write programs. With --split-tears, each program's result is also
+    /// offered with one data window or OOB word damaged. --wear-leveling
+    /// and --hot-cold apply as in random mode. The summary lists the windows,
     /// the bounds, what each run's windows cover and the states checked;
     /// operations outside the windows replay crash-free. Use with
     /// --geometry tiny.

@@ -11,7 +11,8 @@
 //! tentative delta page, the first garbage collection (with relocations;
 //! later ones: the long-epoch run below), the first full
 //! checkpoint, the first refused request, the first trim of written
-//! sectors and the first commit after one. A
+//! sectors and the first commit after one; on SCFTL also the first
+//! in-page commit (docs/FORMAT.md §4.8). A
 //! window is the `ops` operations ending with such an operation (the first
 //! window also holds the format). The operations before a window replay
 //! crash-free. A second crash-free run, the fresh-region run, adds one
@@ -41,6 +42,18 @@
 //! still verified whole and continued). The main run's windows keep the
 //! full treatment. Light windows are enumerated first, so a bug they catch
 //! is reported without paying for the full windows.
+//!
+//! Two more runs (`barrier_and_failure_runs`). The barrier run ends epochs
+//! by barriers, durable flushes rare, and windows its first barrier that
+//! wrote, its first flush after barriers and (SCFTL) its first flush after
+//! exactly one barrier that committed in a data page: with one epoch
+//! unsynced, the sync before such a commit is the only thing that keeps
+//! the commit from outliving the epoch it proves durable, and only a
+//! reordering (an outcome off the in-order cuts) shows a missing one, so
+//! that window gets the full treatment (the others are light). The failure run aims media
+//! failures at flush and write programs and windows each of its first
+//! `failure_windows` failures with the operations after it (a failure
+//! mishandled shows later, when the page is read or relocated), lightly.
 //!
 //! Outcomes at a crash point (`CrashFlash::page_classes`): each touched page
 //! has its distinct images plus two torn classes, `Prefix` and `Garbage`
@@ -98,6 +111,10 @@ pub struct ExhaustiveConfig {
     pub horizon: u64,
     /// GC windows of the long-epoch run: its first this many GCs.
     pub long_epoch_gcs: usize,
+    /// Windows of the failure run: its first this many media failures,
+    /// each with the operations after it (what a failure mishandled
+    /// shows, it shows later).
+    pub failure_windows: usize,
     /// Windows of the barrier run (epochs ended by barriers, durable
     /// flushes rare) and of the failure run (the main mix with media
     /// failures aimed at the programs of flushes and writes): off with
@@ -127,6 +144,7 @@ impl ExhaustiveConfig {
             depth: 2,
             horizon: 1500,
             long_epoch_gcs: 4,
+            failure_windows: 4,
             long_epoch_flush: 1,
             barrier_and_failure_runs: true,
             shrink_time: Duration::from_secs(20),
@@ -144,9 +162,9 @@ impl ExhaustiveConfig {
             self.depth,
             self.long_epoch_gcs,
             if self.barrier_and_failure_runs {
-                "; plus windows at the first barrier and the first flush after one of a barrier run, and at the first media failure of a failure run (each treated as the long-epoch run's)"
+                format!("; plus windows at the first barrier and the first flush after one of a barrier run (treated as the long-epoch run's) and at its first commit in a data page after exactly one barrier (treated as the main run's), and at the first {} media failures of a failure run, each with the operations after it (treated as the long-epoch run's)", self.failure_windows)
             } else {
-                ""
+                String::new()
             },
             match self.max_outcomes {
                 Some(m) => format!("capped at {m} outcomes per point (sampled beyond)"),
@@ -161,9 +179,10 @@ impl ExhaustiveConfig {
 enum Event {
     Format,
     Commit,
-    /// SCFTL only: a flush that committed in a data page (an in-page or
-    /// OOB commit, docs/FORMAT.md §4.8–4.9) rather than a delta page.
-    DataPageCommit,
+    /// SCFTL only: a flush that committed in an in-page record
+    /// (docs/FORMAT.md §4.8) rather than a delta page (OOB commits, §4.9,
+    /// come in the first windows anyway).
+    InpageCommit,
     TentativeDelta,
     Gc,
     FullCheckpoint,
@@ -188,7 +207,7 @@ impl Event {
     const ALL: [Event; 10] = [
         Event::Format,
         Event::Commit,
-        Event::DataPageCommit,
+        Event::InpageCommit,
         Event::TentativeDelta,
         Event::Gc,
         Event::FullCheckpoint,
@@ -203,7 +222,7 @@ impl Event {
         Event::ALL
             .into_iter()
             .filter(|&e| e != Event::IncrementalCheckpoint || target == "optr")
-            .filter(|&e| e != Event::DataPageCommit || target == "scftl")
+            .filter(|&e| e != Event::InpageCommit || target == "scftl")
             .collect()
     }
 
@@ -211,7 +230,7 @@ impl Event {
         match self {
             Event::Format => "format",
             Event::Commit => "commit",
-            Event::DataPageCommit => "commit in a data page",
+            Event::InpageCommit => "in-page commit",
             Event::TentativeDelta => "tentative delta page",
             Event::Gc => "gc",
             Event::FullCheckpoint => "full checkpoint",
@@ -244,17 +263,19 @@ type Found = Vec<(Event, usize)>;
 /// Runs the generator crash-free from a fresh device (format first, every
 /// operation followed by `check_invariants`) until every event in `wanted`
 /// was reached and at least `min_ops` operations ran, or `horizon`
-/// operations ran; also until `gcs_wanted` GCs with relocations ran, whose
-/// operations it returns (the first `gcs_wanted`). The format is always
-/// the event of operation 0.
+/// operations ran; also until `repeat`'s event (a GC with relocations or
+/// a media failure) happened its number of times and its number of
+/// operations ran after the last of them; returns the operations of the
+/// first that many. The format is always the event of operation 0.
 fn generate(
     g: &mut Gen<'_>,
     wanted: &[Event],
     min_ops: u64,
     horizon: u64,
-    gcs_wanted: usize,
+    repeat: Option<(Event, usize, usize)>,
 ) -> Result<(Vec<usize>, Found, Vec<usize>), Violation> {
-    let mut gcs: Vec<usize> = Vec::new();
+    let (repeated, reps_wanted, tail) = repeat.unwrap_or((Event::Format, 0, 0));
+    let mut reps: Vec<usize> = Vec::new();
     let mut ends: Vec<usize> = Vec::new();
     let mut found: Vec<(Event, usize)> = vec![(Event::Format, 0)];
     g.emit(Step::Format)?;
@@ -294,8 +315,9 @@ fn generate(
             }
             trimmed.clear();
         }
-        if flushed && after.data_page_commits > before.data_page_commits {
-            note(Event::DataPageCommit);
+        let inpage = |s: &ftl::DeviceStats| s.data_page_commits - s.oob_page_commits;
+        if flushed && inpage(&after) > inpage(&before) {
+            note(Event::InpageCommit);
         }
         if !flushed && after.meta_pages_written > before.meta_pages_written {
             note(Event::TentativeDelta);
@@ -304,7 +326,9 @@ fn generate(
         // a crash could lose.
         if after.gc_sectors_relocated > before.gc_sectors_relocated {
             note(Event::Gc);
-            gcs.push(i);
+            if repeated == Event::Gc {
+                reps.push(i);
+            }
         }
         if after.full_checkpoints > before.full_checkpoints {
             note(Event::FullCheckpoint);
@@ -339,6 +363,9 @@ fn generate(
         }
         if now.program_failures_injected + now.erase_failures_injected > failures {
             note(Event::MediaFailure);
+            if repeated == Event::MediaFailure {
+                reps.push(i);
+            }
         }
         for st in &ran {
             match **st {
@@ -365,17 +392,22 @@ fn generate(
         }
         if wanted.iter().all(|w| found.iter().any(|&(f, _)| f == *w))
             && g.ops >= min_ops
-            && gcs.len() >= gcs_wanted
+            && reps.len() >= reps_wanted
+            && (reps_wanted == 0 || i >= reps[reps_wanted - 1] + tail)
         {
             break;
         }
     }
-    gcs.truncate(gcs_wanted);
-    Ok((ends, found, gcs))
+    reps.truncate(reps_wanted);
+    Ok((ends, found, reps))
 }
 
 /// Index of the long-epoch run in the runs generated.
 const LONG_EPOCH_RUN: usize = 2;
+/// Index of the barrier run.
+const BARRIER_RUN: usize = 3;
+/// Index of the failure run (generated for the real FTLs only).
+const FAILURE_RUN: usize = 4;
 
 /// Names of the runs, by index, for the summary.
 const RUN_NAMES: [&str; 5] = ["main", "fresh-region", "long-epoch", "barrier", "failure"];
@@ -515,18 +547,24 @@ pub fn exhaustive(
         let mut g = Gen::new(gcfg, r, exec);
         g.fill_epochs = k == 1;
         let min_ops = if k == 0 { cfg.ops } else { 0 };
-        let gcs_wanted = if k == LONG_EPOCH_RUN {
-            cfg.long_epoch_gcs
+        let repeat = if k == LONG_EPOCH_RUN {
+            Some((Event::Gc, cfg.long_epoch_gcs, 0))
+        } else if k == FAILURE_RUN {
+            Some((
+                Event::MediaFailure,
+                cfg.failure_windows,
+                cfg.ops as usize - 1,
+            ))
         } else {
-            0
+            None
         };
-        match generate(&mut g, wanted, min_ops, cfg.horizon, gcs_wanted) {
-            Ok((ends, mut found, gcs)) => {
+        match generate(&mut g, wanted, min_ops, cfg.horizon, repeat) {
+            Ok((ends, mut found, reps)) => {
                 if k == 0 {
                     rng = g.rng.clone();
-                } else if k == LONG_EPOCH_RUN {
-                    // A window at each of its first GCs.
-                    found = gcs.iter().map(|&i| (Event::Gc, i)).collect();
+                } else if let Some((e, _, _)) = repeat {
+                    // A window at each of its first GCs or failures.
+                    found = reps.iter().map(|&i| (e, i)).collect();
                 } else {
                     // Only its own events place windows; the format has
                     // the main run's.
@@ -556,6 +594,9 @@ pub fn exhaustive(
                 // The GC's operation alone: the workload before it is
                 // what makes the state, not a crash inside it.
                 (i, i + 1)
+            } else if k == FAILURE_RUN {
+                // The failure's operation and those after it.
+                (i, (i + cfg.ops as usize).min(r.ends.len()))
             } else {
                 ((i + 1).saturating_sub(cfg.ops as usize), i + 1)
             };
@@ -569,9 +610,19 @@ pub fn exhaustive(
                     a,
                     b,
                     events: vec![e],
-                    light: k == LONG_EPOCH_RUN,
+                    light: k >= LONG_EPOCH_RUN,
                 }),
             }
+        }
+    }
+    // The barrier run's window at a data-page commit after one barrier
+    // gets the full treatment: what it is there for shows only off the
+    // in-order cuts (its other windows stay light: full, they cost 10 s
+    // (SCFTL) to 50 s (async) more per run on tiny, and caught nothing
+    // more).
+    for w in &mut windows {
+        if w.run == BARRIER_RUN && w.events.contains(&Event::DataPageCommitAfterBarrier) {
+            w.light = false;
         }
     }
     ex.windows = windows

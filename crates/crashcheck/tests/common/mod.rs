@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use crashcheck::explore::{exhaustive, explore, ExhaustiveConfig, ExploreConfig, Failure, Report};
 use crashcheck::{ContractKind, RunConfig};
-use flash::Geometry;
 use ftl::Mutant;
 
 /// A run configuration for a target by name.

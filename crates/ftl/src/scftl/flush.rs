@@ -336,6 +336,7 @@ impl<F: Flash> Scftl<F> {
             Psa::UNMAPPED
         };
         self.stats.data_page_commits += 1;
+        self.stats.oob_page_commits += 1;
         Ok(true)
     }
 

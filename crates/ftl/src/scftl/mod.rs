@@ -103,6 +103,8 @@ struct Counters {
     checkpoint_pages_written: u64,
     /// In-page and OOB commits.
     data_page_commits: u64,
+    /// OOB commits (of `data_page_commits`).
+    oob_page_commits: u64,
     /// Data page programs the flash failed, written again elsewhere.
     program_failures: u64,
     /// Erases the flash failed (the superblock retired).
@@ -901,6 +903,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             full_checkpoints: self.stats.full_checkpoints,
             meta_pages_written: self.delta.pages_written + self.stats.checkpoint_pages_written,
             data_page_commits: self.stats.data_page_commits,
+            oob_page_commits: self.stats.oob_page_commits,
             valid_sectors: b.valid_counts().iter().map(|&v| u64::from(v)).sum(),
             free_blocks: n.free,
             used_blocks: n.used + n.active,
