@@ -553,7 +553,7 @@ pub fn exhaustive(
             Some((
                 Event::MediaFailure,
                 cfg.failure_windows,
-                cfg.ops as usize - 1,
+                (cfg.ops as usize).saturating_sub(1),
             ))
         } else {
             None
