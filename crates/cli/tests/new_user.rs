@@ -209,6 +209,10 @@ fn options_of_another_mode_are_errors() {
             "--max-outcomes applies only with --exhaustive",
         ),
         (
+            &["crashtest", "--ops", "20", "--failure-windows", "8"],
+            "--failure-windows applies only with --exhaustive",
+        ),
+        (
             &[
                 "crashtest",
                 "--exhaustive",

@@ -205,6 +205,7 @@ impl std::fmt::Display for Step {
             Step::Barrier => f.write_str("epoch barrier"),
             Step::Read { lba, count } => write!(f, "read {lba} x{count}"),
             Step::Check => f.write_str("check_invariants"),
+            Step::FailProgram { after: 0 } => f.write_str("disarm the program failure"),
             Step::FailProgram { after } => write!(f, "fail program {after} from now"),
             Step::FailErase { after } => write!(f, "fail erase {after} from now"),
             Step::NewDevice => f.write_str("new device (the old one wore out)"),

@@ -99,6 +99,12 @@ pub struct CrashtestArgs {
     /// cap, nothing sampled.
     #[arg(long)]
     pub max_outcomes: Option<u64>,
+    /// Exhaustive mode: windows of the failure run, one at each of its
+    /// first N media failures (default 4); with --spare-superblocks a
+    /// longer run reaches a device whose bad superblocks leave the erasable
+    /// queue short.
+    #[arg(long, value_name = "N")]
+    pub failure_windows: Option<usize>,
     /// Exhaustive mode: crash nesting depth (1: crashes in the workload
     /// only; 2: also a crash at every command of each recovery and of a
     /// short continuation after it; 3: once more).

@@ -244,6 +244,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
         if let Some(m) = args.max_outcomes {
             c += &format!(" --max-outcomes {m}");
         }
+        if let Some(n) = args.failure_windows {
+            c += &format!(" --failure-windows {n}");
+        }
         if args.depth != 2 {
             c += &format!(" --depth {}", args.depth);
         }
@@ -313,6 +316,9 @@ pub fn campaign(
         cfg.max_outcomes = args.max_outcomes.map(|m| m.max(1));
         cfg.depth = args.depth;
         cfg.deviations = args.deviations;
+        if let Some(n) = args.failure_windows {
+            cfg.failure_windows = n;
+        }
         cfg.shrink_time = shrink_time;
         exhaustive(&plan.run, &cfg, progress)
     } else {
@@ -371,6 +377,7 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
             (args.depth != 2, "--depth"),
             (args.deviations != 1, "--deviations"),
             (args.max_outcomes.is_some(), "--max-outcomes"),
+            (args.failure_windows.is_some(), "--failure-windows"),
         ] {
             if given {
                 return Err(format!("{flag} applies only with --exhaustive"));
@@ -426,6 +433,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.depth != 2, "--depth"),
         (args.deviations != 1, "--deviations"),
         (args.max_outcomes.is_some(), "--max-outcomes"),
+        (args.failure_windows.is_some(), "--failure-windows"),
         (args.backend != "ram", "--backend"),
         (args.wear_leveling, "--wear-leveling"),
         (args.hot_cold, "--hot-cold"),

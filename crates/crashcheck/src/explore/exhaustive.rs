@@ -54,6 +54,14 @@
 //! failures at flush and write programs and windows each of its first
 //! `failure_windows` failures with the operations after it (a failure
 //! mishandled shows later, when the page is read or relocated), lightly.
+//! With spare superblocks (`RunConfig::target.spare`), the failure-pair
+//! run makes failures in pairs (`Gen::pair_failures`): a write's program
+//! while GC victims wait for the epoch's end and the pool of free and
+//! erasable superblocks is down to one, then the first program of the
+//! flush or barrier that ends that epoch, which then must find a
+//! superblock with nothing in the pool but the epoch's own victims. It
+//! replaces the device after each pair (a pair uses up the spares) and
+//! windows each of its first `failure_windows` pairs like the failure run.
 //!
 //! Outcomes at a crash point (`CrashFlash::page_classes`): each touched page
 //! has its distinct images plus two torn classes, `Prefix` and `Garbage`
@@ -201,6 +209,9 @@ enum Event {
     DataPageCommitAfterBarrier,
     /// Failure run only: a program or erase failed on purpose.
     MediaFailure,
+    /// Failure-pair run only: a flush or barrier whose first program
+    /// failed in an epoch where a write's program failed already.
+    PairedFailure,
 }
 
 impl Event {
@@ -242,6 +253,7 @@ impl Event {
             Event::FlushAfterBarrier => "flush after barriers",
             Event::DataPageCommitAfterBarrier => "commit in a data page after one barrier",
             Event::MediaFailure => "media failure",
+            Event::PairedFailure => "flush failure after a write failure",
         }
     }
 }
@@ -287,13 +299,31 @@ fn generate(
     let mut live: HashSet<u64> = HashSet::new();
     // Barriers that wrote, completed since the last completed flush.
     let mut unsynced_barriers = 0u32;
+    // A write's program failed since the last flush or barrier.
+    let mut write_failed_in_epoch = false;
+    // The failure-pair run replaces the device after each pair's tail:
+    // a pair takes two spare superblocks, and the next needs them again.
+    let mut replace = false;
     while g.ops < horizon.max(min_ops) && g.exec.phase() == Phase::Up {
+        if replace {
+            g.emit(Step::NewDevice)?;
+            g.emit(Step::Format)?;
+            replace = false;
+            write_failed_in_epoch = false;
+            unsynced_barriers = 0;
+            trimmed.clear();
+            live.clear();
+            continue;
+        }
         let before = g.exec.device_stats().unwrap_or_default();
         let refused = g.exec.stats().epoch_full;
         let (barriers, flushes) = (g.exec.stats().barriers, g.exec.stats().flushes);
-        let failures = {
+        let (failures, failures_programs) = {
             let s = g.exec.stats();
-            s.program_failures_injected + s.erase_failures_injected
+            (
+                s.program_failures_injected + s.erase_failures_injected,
+                s.program_failures_injected,
+            )
         };
         let len = g.script.len();
         g.op()?;
@@ -367,6 +397,27 @@ fn generate(
                 reps.push(i);
             }
         }
+        let ended_epoch = ran.iter().any(|s| matches!(s, Step::Flush | Step::Barrier));
+        if now.program_failures_injected > failures_programs {
+            if ended_epoch && write_failed_in_epoch {
+                note(Event::PairedFailure);
+                if repeated == Event::PairedFailure {
+                    reps.push(i);
+                }
+            } else if ran.iter().any(|s| matches!(s, Step::Write { .. })) {
+                write_failed_in_epoch = true;
+            }
+        }
+        if ended_epoch {
+            write_failed_in_epoch = false;
+        }
+        // (Also when a failure left the device read-only: SCFTL retires
+        // a superblock only while the free pool can spare one.)
+        if repeated == Event::PairedFailure
+            && (reps.last().is_some_and(|&r| i == r + tail) || g.exec.read_only())
+        {
+            replace = true;
+        }
         for st in &ran {
             match **st {
                 Step::Write { lba, count } if !was_refused => {
@@ -408,9 +459,18 @@ const LONG_EPOCH_RUN: usize = 2;
 const BARRIER_RUN: usize = 3;
 /// Index of the failure run (generated for the real FTLs only).
 const FAILURE_RUN: usize = 4;
+/// Index of the failure-pair run (generated with spare superblocks only).
+const PAIR_RUN: usize = 5;
 
 /// Names of the runs, by index, for the summary.
-const RUN_NAMES: [&str; 5] = ["main", "fresh-region", "long-epoch", "barrier", "failure"];
+const RUN_NAMES: [&str; 6] = [
+    "main",
+    "fresh-region",
+    "long-epoch",
+    "barrier",
+    "failure",
+    "failure-pair",
+];
 
 /// A window: operations `a..b` of run `run` (0: the main workload, 1: the
 /// fresh-region run, 2: the long-epoch run), and the events it holds.
@@ -506,6 +566,13 @@ pub fn exhaustive(
         aimed_rate: 1.0,
         ..ecfg.clone()
     };
+    // The failure-pair run (with spare superblocks, which let a device
+    // live through failures): the barrier run's mix, but its failures
+    // come in pairs (`Gen::pair_failures`): a write's program, then the
+    // first program of the flush or barrier ending its epoch, where the
+    // free pool holds little but what this epoch's GC freed. Windows at
+    // each of its first `failure_windows` pairs, with the operations
+    // after.
     // Each run with the events it places windows on (the long-epoch run
     // places its own, at GCs; see LONG_EPOCH_RUN).
     let main_events = Event::wanted(run.target.name);
@@ -528,6 +595,13 @@ pub fn exhaustive(
         // The toy FTL takes no media failures.
         if run.target.handles_media_failures() {
             specs.push((&failure_cfg, &[Event::MediaFailure][..]));
+            if run.target.spare > 0 {
+                specs.push((&failure_cfg, &[Event::PairedFailure][..]));
+                ex.bounds += &format!(
+                    "; plus windows at the first {} failure pairs (a write's program, then the first of the flush ending its epoch) of a failure-pair run on a device with spare superblocks (treated as the failure run's)",
+                    cfg.failure_windows
+                );
+            }
         }
     }
     let mut runs: Vec<Generated> = Vec::new();
@@ -546,15 +620,17 @@ pub fn exhaustive(
         };
         let mut g = Gen::new(gcfg, r, exec);
         g.fill_epochs = k == 1;
+        g.pair_failures = k == PAIR_RUN;
         let min_ops = if k == 0 { cfg.ops } else { 0 };
         let repeat = if k == LONG_EPOCH_RUN {
             Some((Event::Gc, cfg.long_epoch_gcs, 0))
-        } else if k == FAILURE_RUN {
-            Some((
-                Event::MediaFailure,
-                cfg.failure_windows,
-                (cfg.ops as usize).saturating_sub(1),
-            ))
+        } else if k == FAILURE_RUN || k == PAIR_RUN {
+            let e = if k == FAILURE_RUN {
+                Event::MediaFailure
+            } else {
+                Event::PairedFailure
+            };
+            Some((e, cfg.failure_windows, (cfg.ops as usize).saturating_sub(1)))
         } else {
             None
         };
@@ -594,7 +670,7 @@ pub fn exhaustive(
                 // The GC's operation alone: the workload before it is
                 // what makes the state, not a crash inside it.
                 (i, i + 1)
-            } else if k == FAILURE_RUN {
+            } else if k == FAILURE_RUN || k == PAIR_RUN {
                 // The failure's operation and those after it.
                 (i, (i + cfg.ops as usize).min(r.ends.len()))
             } else {

@@ -50,6 +50,12 @@ const AIMED_WRITE_FAILURES: f64 = 0.005;
 /// probability that a barrier's first program (its pad page) fails.
 const AIMED_PAD_FAILURES: f64 = 0.1;
 
+/// Exhaustive mode's failure-pair run (`Gen::pair_failures`): the
+/// probability that a write gets a failure aimed at its first program
+/// while GC victims wait for the epoch's end and at most one superblock
+/// is free or erasable.
+const PAIRED_WRITE_FAILURES: f64 = 0.25;
+
 /// Of the cycles that inject a media failure, the share that fails an
 /// erase rather than a program (erases are rarer commands).
 const ERASE_FAILURE_SHARE: f64 = 0.25;
@@ -212,6 +218,23 @@ pub(super) struct Gen<'a> {
     /// bound exactly (exhaustive mode's fresh-region run: an epoch of W
     /// sector updates fills a delta page of SCFTL's presets).
     pub(super) fill_epochs: bool,
+    /// Failures come in pairs (exhaustive mode's failure-pair run, with
+    /// spare superblocks): while GC victims wait for the epoch's end and
+    /// at most one superblock is free or erasable (`DeviceStats`), now and
+    /// then (`PAIRED_WRITE_FAILURES`) a write's first program fails (armed
+    /// before it, disarmed after it if the write programmed nothing), and
+    /// then the first program of the flush or barrier that ends its epoch
+    /// fails too (its pad page, or with the merge buffer empty its commit
+    /// page, which makes a full checkpoint take superblocks). The first
+    /// failure takes the last superblock out of the pool; the second makes
+    /// the flush find one while the pool holds nothing but what this very
+    /// epoch's GC freed, which must not be erased before the commit.
+    /// Aimed cycles' other failures are off.
+    pub(super) pair_failures: bool,
+    /// A write failed since the last flush or barrier (`pair_failures`).
+    failed_write_in_epoch: bool,
+    /// A failure is armed for the operation being run (`pair_failures`).
+    failure_armed: bool,
     /// Probability of a request over a recent write, and the last writes
     /// (first sector, sectors).
     recent_prob: f64,
@@ -240,6 +263,9 @@ impl<'a> Gen<'a> {
             recovery_cmds: 0,
             no_flush: false,
             fill_epochs: false,
+            pair_failures: false,
+            failed_write_in_epoch: false,
+            failure_armed: false,
             recent_prob,
             recent: std::collections::VecDeque::new(),
         }
@@ -256,7 +282,60 @@ impl<'a> Gen<'a> {
             self.ops += 1;
         }
         self.script.push(s.clone());
-        self.exec.step(&s)
+        if !self.pair_failures {
+            return self.exec.step(&s);
+        }
+        let failures = self.exec.stats().program_failures_injected;
+        self.exec.step(&s)?;
+        let fired = self.exec.stats().program_failures_injected > failures;
+        if s.is_op() && self.failure_armed {
+            self.failure_armed = false;
+            if !fired && self.exec.phase() == Phase::Up {
+                // The operation programmed nothing (a write that stayed in
+                // the merge buffer, a refused request): the failure is for
+                // one that does.
+                self.push(Step::FailProgram { after: 0 })?;
+            }
+        }
+        match s {
+            Step::Write { .. } if fired => self.failed_write_in_epoch = true,
+            Step::Flush | Step::Barrier | Step::NewDevice => {
+                self.failed_write_in_epoch = false;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// GC victims wait for the epoch's end while at most one superblock
+    /// is free or erasable (`pair_failures`).
+    fn pool_low(&self) -> bool {
+        self.exec
+            .device_stats()
+            .is_some_and(|d| d.invalid_blocks > 0 && d.free_blocks + d.erasable_blocks <= 1)
+    }
+
+
+    /// `aim_failure` in the failure-pair run (`pair_failures`).
+    fn aim_paired_failure(&mut self, next: &Step) -> Result<(), Violation> {
+        match next {
+            Step::Flush | Step::Barrier if self.failed_write_in_epoch => {
+                // Its first program: a pad page, or with the merge buffer
+                // empty the commit page, whose failure makes a full
+                // checkpoint take superblocks.
+                self.failure_armed = true;
+                self.push(Step::FailProgram { after: 1 })
+            }
+            Step::Write { .. }
+                if !self.failed_write_in_epoch
+                    && self.pool_low()
+                    && self.aim.gen_bool(PAIRED_WRITE_FAILURES) =>
+            {
+                self.failure_armed = true;
+                self.push(Step::FailProgram { after: 1 })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Aimed failures (aimed cycles and injected failures both on): now
@@ -273,6 +352,9 @@ impl<'a> Gen<'a> {
         let rate = self.cfg.failure_rate;
         if self.cfg.aimed_rate <= 0.0 || rate <= 0.0 || self.exec.phase() != Phase::Up {
             return Ok(());
+        }
+        if self.pair_failures {
+            return self.aim_paired_failure(next);
         }
         let flush = matches!(next, Step::Flush | Step::Barrier);
         let p = match next {
