@@ -209,9 +209,10 @@ impl Mutant {
     /// window at a data-page commit after one barrier),
     /// `forget-bad-block-mark` with the defaults too (the failure run's
     /// invariant checks), `inpage-crc-omits-oob` with `--split-tears`,
-    /// `delta-scan-skips-crc` with `--split-tears --split-unit 64`, and
+    /// `delta-scan-skips-crc` with `--split-tears --split-unit 64`,
     /// `ignore-program-failure` and `ignore-run-program-failure` with
-    /// `--spare-superblocks 2`. They stay out of [`Mutant::ALL`], whose
+    /// `--spare-superblocks 2`, and `victims-erasable-before-commit` with
+    /// `--spare-superblocks 2` on seed 2 (the failure-pair run). They stay out of [`Mutant::ALL`], whose
     /// members the exhaustive defaults must catch on seeds 2 and 3 in a
     /// debug test run, because their runs cost minutes there.
     ///
