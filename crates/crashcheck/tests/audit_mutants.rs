@@ -111,7 +111,9 @@ fn exhaustive_failure_pairs_catch_victims_erasable_before_commit() {
     assert_eq!(again, f.shrunk_violation);
     let ex = r.exhaustive.expect("exhaustive stats");
     assert!(
-        ex.windows.iter().any(|w| w.starts_with("failure-pair run:")),
+        ex.windows
+            .iter()
+            .any(|w| w.starts_with("failure-pair run:")),
         "windows: {:?}",
         ex.windows
     );

@@ -315,7 +315,6 @@ impl<'a> Gen<'a> {
             .is_some_and(|d| d.invalid_blocks > 0 && d.free_blocks + d.erasable_blocks <= 1)
     }
 
-
     /// `aim_failure` in the failure-pair run (`pair_failures`).
     fn aim_paired_failure(&mut self, next: &Step) -> Result<(), Violation> {
         match next {
