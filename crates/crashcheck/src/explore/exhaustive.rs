@@ -299,8 +299,6 @@ fn generate(
     let mut live: HashSet<u64> = HashSet::new();
     // Barriers that wrote, completed since the last completed flush.
     let mut unsynced_barriers = 0u32;
-    // A write's program failed since the last flush or barrier.
-    let mut write_failed_in_epoch = false;
     // The failure-pair run replaces the device after each pair's tail:
     // a pair takes two spare superblocks, and the next needs them again.
     let mut replace = false;
@@ -309,7 +307,6 @@ fn generate(
             g.emit(Step::NewDevice)?;
             g.emit(Step::Format)?;
             replace = false;
-            write_failed_in_epoch = false;
             unsynced_barriers = 0;
             trimmed.clear();
             live.clear();
@@ -325,6 +322,9 @@ fn generate(
                 s.program_failures_injected,
             )
         };
+        // The failure-pair run's generator knows whether this epoch's
+        // write already failed (`Gen::pair_failures`).
+        let write_failed_in_epoch = g.failed_write_in_epoch;
         let len = g.script.len();
         g.op()?;
         let after = g.exec.device_stats().unwrap_or_default();
@@ -398,18 +398,12 @@ fn generate(
             }
         }
         let ended_epoch = ran.iter().any(|s| matches!(s, Step::Flush | Step::Barrier));
-        if now.program_failures_injected > failures_programs {
-            if ended_epoch && write_failed_in_epoch {
-                note(Event::PairedFailure);
-                if repeated == Event::PairedFailure {
-                    reps.push(i);
-                }
-            } else if ran.iter().any(|s| matches!(s, Step::Write { .. })) {
-                write_failed_in_epoch = true;
+        if ended_epoch && write_failed_in_epoch && now.program_failures_injected > failures_programs
+        {
+            note(Event::PairedFailure);
+            if repeated == Event::PairedFailure {
+                reps.push(i);
             }
-        }
-        if ended_epoch {
-            write_failed_in_epoch = false;
         }
         // (Also when a failure left the device read-only: SCFTL retires
         // a superblock only while the free pool can spare one.)
@@ -566,13 +560,6 @@ pub fn exhaustive(
         aimed_rate: 1.0,
         ..ecfg.clone()
     };
-    // The failure-pair run (with spare superblocks, which let a device
-    // live through failures): the barrier run's mix, but its failures
-    // come in pairs (`Gen::pair_failures`): a write's program, then the
-    // first program of the flush or barrier ending its epoch, where the
-    // free pool holds little but what this epoch's GC freed. Windows at
-    // each of its first `failure_windows` pairs, with the operations
-    // after.
     // Each run with the events it places windows on (the long-epoch run
     // places its own, at GCs; see LONG_EPOCH_RUN).
     let main_events = Event::wanted(run.target.name);
@@ -595,6 +582,12 @@ pub fn exhaustive(
         // The toy FTL takes no media failures.
         if run.target.handles_media_failures() {
             specs.push((&failure_cfg, &[Event::MediaFailure][..]));
+            // The failure-pair run (with spare superblocks, which let a
+            // device live through failures): the failure run's mix, its
+            // failures in pairs (`Gen::pair_failures`: a write's program,
+            // then the first program of the flush or barrier ending its
+            // epoch). Windows at each of its first `failure_windows` pairs,
+            // with the operations after.
             if run.target.spare > 0 {
                 specs.push((&failure_cfg, &[Event::PairedFailure][..]));
                 ex.bounds += &format!(

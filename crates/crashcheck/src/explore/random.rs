@@ -232,7 +232,7 @@ pub(super) struct Gen<'a> {
     /// Aimed cycles' other failures are off.
     pub(super) pair_failures: bool,
     /// A write failed since the last flush or barrier (`pair_failures`).
-    failed_write_in_epoch: bool,
+    pub(super) failed_write_in_epoch: bool,
     /// A failure is armed for the operation being run (`pair_failures`).
     failure_armed: bool,
     /// Probability of a request over a recent write, and the last writes
