@@ -553,11 +553,11 @@ fn run_in(
 /// Wraps `device` in a [`explore::trace::Recorder`] writing to `path`
 /// (`serve --record`, `mount --record`); returns what closes the trace.
 pub fn recording(
-    device: Box<dyn ftl::BlockDevice + Send>,
+    device: Box<dyn ftl::BlockDevice + Send + Sync>,
     path: Option<&Path>,
 ) -> Result<
     (
-        Box<dyn ftl::BlockDevice + Send>,
+        Box<dyn ftl::BlockDevice + Send + Sync>,
         Option<explore::trace::Closer>,
     ),
     CliError,

@@ -35,7 +35,7 @@ use fuser::{
 };
 
 /// The device a mounted image runs on.
-pub type Device = Box<dyn BlockDevice + Send>;
+pub type Device = Box<dyn BlockDevice + Send + Sync>;
 /// The mounted file system.
 pub type MountedFs = fs::Fs<Device>;
 

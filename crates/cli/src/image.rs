@@ -64,7 +64,7 @@ impl Summary {
 
 /// An opened (recovered) image, or a fresh `--memory` device.
 pub struct Opened {
-    pub device: Box<dyn BlockDevice + Send>,
+    pub device: Box<dyn BlockDevice + Send + Sync>,
     pub summary: Summary,
     /// Wall-clock time of recovery (the FTL reads no clocks itself).
     pub recovery: Duration,
@@ -448,7 +448,7 @@ pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Opened, CliError> {
     // FTLs writes (the sync FTL replays its battery-backed log), and those
     // writes must never reach the file.
     let mut live = false;
-    let flash: Box<dyn Flash + Send> = if o.read_only {
+    let flash: Box<dyn Flash + Send + Sync> = if o.read_only {
         let file = match FileFlash::open_read_only(path) {
             Err(FlashError::Locked { .. }) if o.allow_live => {
                 live = true;
@@ -461,7 +461,7 @@ pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Opened, CliError> {
         Box::new(FileFlash::open(path).map_err(|e| flash_err(path, e))?)
     };
     let g = *flash.geometry();
-    let flash: Box<dyn Flash + Send> = if o.slow_sync_ms > 0 {
+    let flash: Box<dyn Flash + Send + Sync> = if o.slow_sync_ms > 0 {
         Box::new(SlowSync {
             inner: flash,
             delay: Duration::from_millis(o.slow_sync_ms),
@@ -523,7 +523,7 @@ pub fn create_memory(req: &FormatRequest, timing: &TimingArg) -> Result<Opened, 
 pub fn create_memory_on(
     req: &FormatRequest,
     timing: &TimingArg,
-    wrap: impl FnOnce(MemFlash) -> Box<dyn Flash + Send>,
+    wrap: impl FnOnce(MemFlash) -> Box<dyn Flash + Send + Sync>,
 ) -> Result<Opened, CliError> {
     let kind = req.kind.unwrap_or(FtlKind::Scftl);
     let choice = choose(req, kind)?;
@@ -538,7 +538,10 @@ pub fn create_memory_on(
 
 /// Recovers the FTL from the label on a RAM flash (after a simulated power
 /// cut), under the latency model `timing`, timing the recovery.
-pub fn reopen_memory(flash: Box<dyn Flash + Send>, timing: &TimingArg) -> Result<Opened, CliError> {
+pub fn reopen_memory(
+    flash: Box<dyn Flash + Send + Sync>,
+    timing: &TimingArg,
+) -> Result<Opened, CliError> {
     let label = Path::new(MEMORY_LABEL);
     let g = *flash.geometry();
     let (flash, pacing) = paced(flash, timing);
@@ -549,9 +552,9 @@ pub fn reopen_memory(flash: Box<dyn Flash + Send>, timing: &TimingArg) -> Result
 
 /// Wraps `flash` in the (paused) real-time model `timing` names, if any.
 fn paced(
-    flash: Box<dyn Flash + Send>,
+    flash: Box<dyn Flash + Send + Sync>,
     timing: &TimingArg,
-) -> (Box<dyn Flash + Send>, Option<RealTimeSwitch>) {
+) -> (Box<dyn Flash + Send + Sync>, Option<RealTimeSwitch>) {
     match timing.config(flash.geometry()) {
         None => (flash, None),
         Some(config) => {
@@ -563,7 +566,7 @@ fn paced(
 }
 
 fn opened(
-    dev: AnyFtl<Box<dyn Flash + Send>>,
+    dev: AnyFtl<Box<dyn Flash + Send + Sync>>,
     path: &Path,
     g: Geometry,
     recovery: Duration,

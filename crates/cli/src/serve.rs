@@ -143,7 +143,7 @@ enum Event {
     PowerCut,
 }
 
-type Device = Box<dyn ftl::BlockDevice + Send>;
+type Device = Box<dyn ftl::BlockDevice + Send + Sync>;
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TlsMode {
@@ -562,7 +562,7 @@ fn power_cut(
 
 /// Prints the device's counters, plus the flushes the server issued itself
 /// because an epoch was full (they are among `flushes`).
-fn print_stats<D: ftl::BlockDevice + Send + 'static>(server: &Server<D>) {
+fn print_stats<D: ftl::BlockDevice + Send + Sync + 'static>(server: &Server<D>) {
     let epoch = format!("epoch_flushes={}", server.epoch_flushes());
     server.with_device(|d| stats::print(&*d, &epoch));
 }

@@ -1319,6 +1319,22 @@ impl<F: RawFlash> crate::Layer for CrashFlash<F> {
         self.inner.prefetch(pages)
     }
 
+    /// Reads change no crash state (they only need the power on), so they
+    /// may run with shared access when the device below allows it. Syncs
+    /// settle the in-flight set and keep the exclusive form.
+    fn read_shared(
+        &self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Option<Result<()>> {
+        if let Err(e) = self.check_power() {
+            return Some(Err(e));
+        }
+        self.inner.read_shared(page, first_sector, data, oob)
+    }
+
     /// Deliberately page by page: every page of a multi-page program is a
     /// command of its own, so a power cut (or an injected failure) can
     /// fall between any two of them, and each page's image before it is

@@ -18,7 +18,11 @@
 //! * [`Layer::program`] gets every program ([`ProgramCmd`]: one page, or a
 //!   multi-page `program_many`);
 //! * erase, sync, submit, the battery-backed buffer, the two timing hints
-//!   and the wear record each have their own hook.
+//!   and the wear record each have their own hook;
+//! * the two shared-access forms ([`Layer::read_shared`],
+//!   [`Layer::sync_shared`]) have hooks whose default answers "not here"
+//!   instead of forwarding, so the caller falls back to the exclusive
+//!   forms above, which the layer sees.
 //!
 //! A hook that is not overridden issues the command to the device below in
 //! the form it came in (`ReadCmd::issue`, `ProgramCmd::issue`): a multi-page
@@ -369,6 +373,28 @@ pub trait Layer {
         self.below_mut().submit()
     }
 
+    /// [`Flash::read_shared`]. Unlike every other hook, the default does
+    /// *not* forward: it answers `None` (the caller then reads through
+    /// [`Layer::read`] with exclusive access), so a layer that changes reads
+    /// cannot be bypassed. A layer whose reads pass through unchanged says
+    /// so by overriding this to forward.
+    fn read_shared(
+        &self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Option<Result<()>> {
+        let _ = (page, first_sector, data, oob);
+        None
+    }
+
+    /// [`Flash::sync_shared`]. As [`Layer::read_shared`], the default
+    /// answers `None` (the caller syncs through [`Layer::sync`]).
+    fn sync_shared(&self) -> Option<Result<()>> {
+        None
+    }
+
     /// [`Flash::prefetch`] (a timing hint).
     fn prefetch(&mut self, pages: &[PageAddr]) -> Result<()> {
         self.below_mut().prefetch(pages)
@@ -501,6 +527,18 @@ impl<L: Layer> Flash for L {
     fn submit(&mut self) -> Result<()> {
         Layer::submit(self)
     }
+    fn read_shared(
+        &self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Option<Result<()>> {
+        Layer::read_shared(self, page, first_sector, data, oob)
+    }
+    fn sync_shared(&self) -> Option<Result<()>> {
+        Layer::sync_shared(self)
+    }
     fn nvram_size(&self) -> usize {
         Layer::nvram_size(self)
     }
@@ -553,5 +591,17 @@ impl<F: Flash + ?Sized> Layer for Box<F> {
     }
     fn geometry(&self) -> &Geometry {
         (**self).geometry()
+    }
+    fn read_shared(
+        &self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Option<Result<()>> {
+        (**self).read_shared(page, first_sector, data, oob)
+    }
+    fn sync_shared(&self) -> Option<Result<()>> {
+        (**self).sync_shared()
     }
 }

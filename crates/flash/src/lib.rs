@@ -242,6 +242,38 @@ pub trait Flash {
     /// Waits until every queued command has taken effect.
     fn sync(&mut self) -> Result<()>;
 
+    /// [`Flash::read_with_oob`] with shared access only, for a frontend
+    /// that lets reads run in parallel with each other and with a flush's
+    /// sync (`ftl::SharedDevice`). A device that answers `Some` gives what
+    /// `read_with_oob` would give at that moment, and counts the read.
+    /// `None`: this device needs exclusive access to read (a layer that
+    /// changes, times or records reads; a backend whose reads update
+    /// state); the caller then takes it and issues `read_with_oob`. The
+    /// default is `None`, and a [`Layer`] answers `None` unless it
+    /// overrides [`Layer::read_shared`]: a layer that intercepts reads can
+    /// never be bypassed through this path.
+    fn read_shared(
+        &self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Option<Result<()>> {
+        let _ = (page, first_sector, data, oob);
+        None
+    }
+
+    /// [`Flash::sync`] with shared access only: makes durable every command
+    /// that took effect before the call, while readers go on
+    /// ([`Flash::read_shared`]). Only for a device that holds nothing back:
+    /// the caller [`Flash::submit`]s first, and issues no command until it
+    /// returns. `None`: this device cannot (the default; a layer answers
+    /// `None` unless it overrides [`Layer::sync_shared`]); the caller then
+    /// takes exclusive access and calls `sync`.
+    fn sync_shared(&self) -> Option<Result<()>> {
+        None
+    }
+
     /// Hands every program the device accepted and holds back to the medium
     /// it writes to. A device may gather programs of consecutive pages and
     /// write them together — the image file does, one write per region for

@@ -21,6 +21,8 @@
 //! RAM: one byte per page and twelve per block. DatalessFlash relies on this
 //! staying small at 256 GiB raw.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::wear::{BlockWear, WearModel};
 use crate::{BlockId, FlashCounters, FlashError, Geometry, PageAddr, Result};
 
@@ -31,9 +33,21 @@ pub(crate) struct PageStates {
     programmed: Vec<bool>,
     next_page: Vec<u32>,
     counters: FlashCounters,
+    /// Reads and syncs issued with shared access ([`crate::Flash::read_shared`],
+    /// [`crate::Flash::sync_shared`]), added to `counters` when reported.
+    shared: SharedCounts,
     /// How blocks wear out, and each block's wear record.
     model: WearModel,
     wear: Vec<BlockWear>,
+}
+
+/// The counters the shared-access commands move (atomically: several
+/// readers count at once).
+#[derive(Default)]
+struct SharedCounts {
+    reads: AtomicU64,
+    bytes_read: AtomicU64,
+    syncs: AtomicU64,
 }
 
 impl PageStates {
@@ -45,6 +59,7 @@ impl PageStates {
             programmed: vec![false; geometry.total_pages() as usize],
             next_page: vec![0; geometry.total_blocks() as usize],
             counters: FlashCounters::default(),
+            shared: SharedCounts::default(),
             model,
             wear: model.new_device(&geometry),
         }
@@ -67,6 +82,7 @@ impl PageStates {
             programmed,
             next_page: vec![0; geometry.total_blocks() as usize],
             counters: FlashCounters::default(),
+            shared: SharedCounts::default(),
             model,
             wear,
         };
@@ -218,6 +234,19 @@ impl PageStates {
         self.counters.syncs += 1;
     }
 
+    /// Records a read issued with shared access.
+    pub(crate) fn record_read_shared(&self, bytes: usize) {
+        self.shared.reads.fetch_add(1, Ordering::Relaxed);
+        self.shared
+            .bytes_read
+            .fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
+    /// Records a sync issued with shared access.
+    pub(crate) fn record_sync_shared(&self) {
+        self.shared.syncs.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Sets a page's state outside the NAND rules (for
     /// [`crate::RawFlash::set_page_image`]); the block's next programmable
     /// page becomes the one after its highest programmed page. Counts nothing.
@@ -237,7 +266,11 @@ impl PageStates {
 
     /// The counters since the device was created or opened.
     pub(crate) fn counters(&self) -> FlashCounters {
-        self.counters
+        let mut c = self.counters;
+        c.reads += self.shared.reads.load(Ordering::Relaxed);
+        c.bytes_read += self.shared.bytes_read.load(Ordering::Relaxed);
+        c.syncs += self.shared.syncs.load(Ordering::Relaxed);
+        c
     }
 
     /// Heap bytes of the page and block tables.
@@ -297,6 +330,29 @@ macro_rules! ram_flash_impl {
                 self.copy_data(page, first_sector, data);
                 self.copy_oob(page, oob);
                 Ok(())
+            }
+
+            fn read_shared(
+                &self,
+                page: $crate::PageAddr,
+                first_sector: u32,
+                data: &mut [u8],
+                oob: &mut [u8],
+            ) -> Option<$crate::Result<()>> {
+                let checked = $crate::check_read(&self.geometry, page, first_sector, data.len())
+                    .and_then(|_| $crate::check_oob_read(&self.geometry, page, oob));
+                if let Err(e) = checked {
+                    return Some(Err(e));
+                }
+                self.pages.record_read_shared(data.len() + oob.len());
+                self.copy_data(page, first_sector, data);
+                self.copy_oob(page, oob);
+                Some(Ok(()))
+            }
+
+            fn sync_shared(&self) -> Option<$crate::Result<()>> {
+                self.pages.record_sync_shared();
+                Some(Ok(()))
             }
 
             fn probe_erased(&mut self, page: $crate::PageAddr) -> $crate::Result<bool> {

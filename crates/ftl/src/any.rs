@@ -4,7 +4,7 @@
 use flash::{Flash, Geometry};
 
 use crate::async_ftl::{AsyncConfig, AsyncFtl};
-use crate::device::{BlockDevice, DeviceStats, FtlError, FtlKind, Lba, Result};
+use crate::device::{BlockDevice, DeviceStats, FlushStep, FtlError, FtlKind, Lba, Result};
 use crate::label;
 use crate::optr::{Optr, OptrConfig};
 use crate::scftl::{Scftl, ScftlConfig};
@@ -317,6 +317,20 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
     }
     fn epoch_barrier(&mut self) -> Result<()> {
         let r = self.dev().epoch_barrier();
+        self.end_request(r)
+    }
+    fn read_shared(&self, lba: Lba, buf: &mut [u8]) -> Option<Result<()>> {
+        self.dev_ref().read_shared(lba, buf)
+    }
+    fn begin_flush(&mut self) -> Result<FlushStep> {
+        let r = self.dev().begin_flush();
+        self.end_request(r)
+    }
+    fn sync_shared(&self) -> Option<Result<()>> {
+        self.dev_ref().sync_shared()
+    }
+    fn end_flush(&mut self, synced: Option<Result<()>>) -> Result<()> {
+        let r = self.dev().end_flush(synced);
         self.end_request(r)
     }
     fn epoch_remaining(&self) -> Option<u64> {

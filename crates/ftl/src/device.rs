@@ -213,7 +213,23 @@ impl DeviceStats {
     }
 }
 
+/// Where [`BlockDevice::begin_flush`] left a flush.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlushStep {
+    /// The flush is complete (it owed no sync, or made it itself).
+    Done,
+    /// Everything the flush writes is written; it owes the sync that makes
+    /// it durable: call [`BlockDevice::sync_shared`] (optional) and then
+    /// [`BlockDevice::end_flush`], before any other `&mut self` method.
+    SyncOwed,
+}
+
 /// A block device: what a file system or the NBD server sees.
+///
+/// Shared access: the methods that take `&self` (`read_shared`,
+/// `sync_shared`, the queries) may run on several threads at once while no
+/// `&mut self` method runs (`ftl::SharedDevice` holds the device behind a
+/// readers-writer lock on that contract).
 pub trait BlockDevice {
     /// Bytes per logical sector.
     fn sector_size(&self) -> usize;
@@ -236,6 +252,40 @@ pub trait BlockDevice {
     /// Makes everything written so far durable (for SCFTL: takes the
     /// snapshot a crash returns to).
     fn flush(&mut self) -> Result<()>;
+
+    /// [`Self::read`] with shared access only, so reads run in parallel
+    /// with each other and with a flush's sync. `None`: this device cannot
+    /// read now without exclusive access (its FTL or its flash does not
+    /// offer it, or an earlier failure must be reported by `read`); the
+    /// caller then calls `read`. The default is `None`.
+    fn read_shared(&self, lba: Lba, buf: &mut [u8]) -> Option<Result<()>> {
+        let _ = (lba, buf);
+        None
+    }
+
+    /// [`Self::flush`] in parts, so a frontend can let readers run during
+    /// the sync: writes everything the flush writes and says whether it
+    /// still owes the sync ([`FlushStep::SyncOwed`]). The default flushes
+    /// whole and answers [`FlushStep::Done`].
+    fn begin_flush(&mut self) -> Result<FlushStep> {
+        self.flush().map(|()| FlushStep::Done)
+    }
+
+    /// The sync a begun flush owes, issued with shared access. `None`: not
+    /// possible here (no flush owes one, or the flash syncs only with
+    /// exclusive access); [`Self::end_flush`] then syncs itself.
+    fn sync_shared(&self) -> Option<Result<()>> {
+        None
+    }
+
+    /// Finishes a flush that [`Self::begin_flush`] left owing its sync:
+    /// `synced` is what [`Self::sync_shared`] answered (`None`: it was not
+    /// called or could not sync, so this syncs). Returns the flush's
+    /// outcome. The default (for devices whose `begin_flush` never owes a
+    /// sync) returns `synced`'s outcome.
+    fn end_flush(&mut self, synced: Option<Result<()>>) -> Result<()> {
+        synced.unwrap_or(Ok(()))
+    }
 
     /// Ends the current epoch without asking for durability, so that more
     /// writes fit: what was written before it is ordered before what is
@@ -324,6 +374,18 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     }
     fn epoch_barrier(&mut self) -> Result<()> {
         (**self).epoch_barrier()
+    }
+    fn read_shared(&self, lba: Lba, buf: &mut [u8]) -> Option<Result<()>> {
+        (**self).read_shared(lba, buf)
+    }
+    fn begin_flush(&mut self) -> Result<FlushStep> {
+        (**self).begin_flush()
+    }
+    fn sync_shared(&self) -> Option<Result<()>> {
+        (**self).sync_shared()
+    }
+    fn end_flush(&mut self, synced: Option<Result<()>>) -> Result<()> {
+        (**self).end_flush(synced)
     }
     fn epoch_remaining(&self) -> Option<u64> {
         (**self).epoch_remaining()

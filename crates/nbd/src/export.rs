@@ -1,17 +1,18 @@
 //! What the server exports and the state every connection shares: the
 //! configuration ([`ServerConfig`]), and [`Shared`] — the one device behind
-//! one mutex, its size, the stopping flag and the counters.
+//! one readers-writer lock ([`ftl::SharedDevice`]: reads run in parallel,
+//! changes one at a time, a flush's sync with readers admitted), its size,
+//! the stopping flag and the counters.
 //!
-//! Invariants: the device is reached only through `Shared::lock`, so
-//! requests from all connections apply one at a time; `stopping` is set
-//! only while the lock is held (by shutdown, after its flush) and checked
-//! under it, so nothing changes the device after the final flush.
+//! Invariants: the device is reached only through `Shared::device`;
+//! `stopping` is set only while the exclusive lock is held (by shutdown,
+//! after its flush) and every change and flush checks it under that lock,
+//! so nothing changes the device after the final flush.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use ftl::BlockDevice;
+use ftl::{BlockDevice, SharedDevice};
 
 use crate::limits::{
     Registry, Slots, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CLIENTS, DEFAULT_MAX_PER_ADDRESS,
@@ -147,19 +148,12 @@ impl Default for ServerConfig {
 
 /// State every connection thread shares.
 pub struct Shared<D> {
-    device: Mutex<D>,
+    pub(crate) device: SharedDevice<D>,
     pub(crate) config: ServerConfig,
     pub(crate) size: u64,
     pub(crate) sector_size: usize,
     pub(crate) stopping: AtomicBool,
     pub(crate) epoch_flushes: AtomicU64,
-    /// Changes applied (writes, trims, write-zeroes), and the count of them
-    /// the last completed flush covered; both move only under the device
-    /// lock. A flush request that arrives when every change before it is
-    /// already covered is answered without flushing again (concurrent
-    /// clients' flushes coalesce).
-    pub(crate) changes: AtomicU64,
-    pub(crate) durable_changes: AtomicU64,
     /// Client slots (see `limits`).
     pub(crate) slots: Slots,
     /// Live connections: per-address counts, idle reclaim (see `limits`).
@@ -170,7 +164,7 @@ pub struct Shared<D> {
     pub(crate) connections: AtomicU64,
 }
 
-impl<D: BlockDevice + Send> Shared<D> {
+impl<D: BlockDevice + Send + Sync> Shared<D> {
     pub(crate) fn new(device: D, mut config: ServerConfig) -> Shared<D> {
         // A device that keeps each request atomic only up to a size (optr)
         // is sent no larger request: the advertised maximum says so.
@@ -182,24 +176,15 @@ impl<D: BlockDevice + Send> Shared<D> {
         Shared {
             size: ops::size_bytes(&device),
             sector_size: device.sector_size(),
-            device: Mutex::new(device),
+            device: SharedDevice::new(device),
             slots: Slots::new(config.max_clients),
             conns: Registry::default(),
             config,
             stopping: AtomicBool::new(false),
             epoch_flushes: AtomicU64::new(0),
-            changes: AtomicU64::new(0),
-            durable_changes: AtomicU64::new(0),
             threads: AtomicUsize::new(0),
             connections: AtomicU64::new(0),
         }
-    }
-
-    /// Locks the device. A poisoned lock (a thread panicked while holding
-    /// it, which no code path here should do) is taken over anyway: the
-    /// FTL's own state is consistent between calls.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, D> {
-        self.device.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn log(&self, msg: &str) {
@@ -215,8 +200,8 @@ impl<D: BlockDevice + Send> Shared<D> {
             | TFLAG_SEND_FUA
             | TFLAG_SEND_TRIM
             | TFLAG_SEND_WRITE_ZEROES
-            // One device, one lock, no per-connection cache: a flush on any
-            // connection covers every connection's completed writes.
+            // One device, no per-connection cache: a flush on any connection
+            // covers every connection's completed writes.
             | TFLAG_CAN_MULTI_CONN;
         if self.config.read_only {
             f |= TFLAG_READ_ONLY;

@@ -64,7 +64,7 @@ pub(crate) fn negotiate<D>(
     peer: &str,
 ) -> Result<bool, End>
 where
-    D: BlockDevice + Send,
+    D: BlockDevice + Send + Sync,
 {
     let no_zeroes = greet(r, w)?;
     let tls = &shared.config.tls;
@@ -179,7 +179,7 @@ fn start_tls<D>(
     peer: &str,
 ) -> Result<(), End>
 where
-    D: BlockDevice + Send,
+    D: BlockDevice + Send + Sync,
 {
     let Some(creds) = shared.config.tls.creds() else {
         let why = format!(
@@ -268,7 +268,7 @@ fn reply<W: Write>(w: &mut W, option: u32, reply_type: u32, payload: &[u8]) -> i
 /// granted (for GO: transmission starts).
 fn info_or_go<D, W>(shared: &Shared<D>, w: &mut W, option: u32, data: &[u8]) -> io::Result<bool>
 where
-    D: BlockDevice + Send,
+    D: BlockDevice + Send + Sync,
     W: Write,
 {
     let Some((name, requests)) = decode_info_request(data) else {

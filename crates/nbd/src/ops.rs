@@ -73,7 +73,7 @@ pub fn errno_of(e: &FtlError) -> u32 {
     }
 }
 
-fn ftl_err(what: &str, e: FtlError) -> OpError {
+pub(crate) fn ftl_err(what: &str, e: FtlError) -> OpError {
     OpError::new(errno_of(&e), format!("{what}: {e}"))
 }
 
@@ -112,21 +112,33 @@ pub fn read_at<D: BlockDevice + ?Sized>(
     offset: u64,
     out: &mut [u8],
 ) -> Result<(), OpError> {
-    check_bounds(size_bytes(dev), offset, out.len() as u64, EINVAL)?;
+    let (size, ss) = (size_bytes(dev), dev.sector_size());
+    read_with(size, ss, offset, out, |lba, buf| dev.read(lba, buf))
+}
+
+/// [`read_at`] through `read`, which reads whole sectors of a device of
+/// `size` bytes in `sector_size`-byte sectors (a shared device's reader).
+pub fn read_with(
+    size: u64,
+    sector_size: usize,
+    offset: u64,
+    out: &mut [u8],
+    read: impl FnOnce(Lba, &mut [u8]) -> ftl::Result<()>,
+) -> Result<(), OpError> {
+    check_bounds(size, offset, out.len() as u64, EINVAL)?;
     if out.is_empty() {
         return Ok(());
     }
-    let ss = dev.sector_size() as u64;
+    let ss = sector_size as u64;
     let first = offset / ss;
     let head = (offset % ss) as usize;
     if head == 0 && (out.len() as u64).is_multiple_of(ss) {
-        return dev.read(Lba(first), out).map_err(|e| ftl_err("read", e));
+        return read(Lba(first), out).map_err(|e| ftl_err("read", e));
     }
     let end = offset + out.len() as u64;
     let last = end.div_ceil(ss);
     let mut tmp = vec![0u8; ((last - first) * ss) as usize];
-    dev.read(Lba(first), &mut tmp)
-        .map_err(|e| ftl_err("read", e))?;
+    read(Lba(first), &mut tmp).map_err(|e| ftl_err("read", e))?;
     out.copy_from_slice(&tmp[head..head + out.len()]);
     Ok(())
 }

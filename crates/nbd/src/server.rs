@@ -152,7 +152,7 @@ impl<D> Clone for Server<D> {
     }
 }
 
-impl<D: BlockDevice + Send + 'static> Server<D> {
+impl<D: BlockDevice + Send + Sync + 'static> Server<D> {
     pub fn new(device: D, config: ServerConfig) -> Server<D> {
         Server {
             shared: Arc::new(Shared::new(device, config)),
@@ -176,7 +176,7 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
 
     /// Runs `f` on the device (between requests).
     pub fn with_device<R>(&self, f: impl FnOnce(&mut D) -> R) -> R {
-        f(&mut self.shared.lock())
+        self.shared.device.exclusive(f)
     }
 
     /// Accepts clients until [`Server::shutdown`] is called, one thread per
@@ -240,15 +240,14 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
     /// the device does not change after this flush. Wakes the accept loop
     /// of `listener` so [`Server::serve`] returns.
     pub fn shutdown(&self, listener: Option<&Listener>) -> ftl::Result<()> {
-        let result = {
-            let mut dev = self.shared.lock();
+        let result = self.shared.device.exclusive(|dev| {
             self.shared.stopping.store(true, Ordering::SeqCst);
             if self.shared.config.read_only {
                 Ok(())
             } else {
                 dev.flush()
             }
-        };
+        });
         if let Some(l) = listener {
             l.wake_accept();
         }
@@ -260,7 +259,7 @@ impl<D: BlockDevice + Send + 'static> Server<D> {
 /// serve it to its end.
 fn client_thread<D>(shared: &Shared<D>, stream: Stream, id: u64, label: &str)
 where
-    D: BlockDevice + Send,
+    D: BlockDevice + Send + Sync,
 {
     let config = &shared.config;
     let ip = stream.ip();
@@ -292,8 +291,8 @@ where
         }
     };
     // Unregisters the connection however this thread ends.
-    struct Registered<'a, D: BlockDevice + Send>(&'a Shared<D>, u64);
-    impl<D: BlockDevice + Send> Drop for Registered<'_, D> {
+    struct Registered<'a, D: BlockDevice + Send + Sync>(&'a Shared<D>, u64);
+    impl<D: BlockDevice + Send + Sync> Drop for Registered<'_, D> {
         fn drop(&mut self) {
             self.0.conns.remove(self.1);
         }
@@ -352,7 +351,7 @@ where
 
 /// Logs that connection `victim`, idle for `idle`, is being closed so
 /// `label` can have its slot.
-fn log_reclaim<D: BlockDevice + Send>(
+fn log_reclaim<D: BlockDevice + Send + Sync>(
     shared: &Shared<D>,
     victim: u64,
     idle: Duration,
@@ -366,7 +365,7 @@ fn log_reclaim<D: BlockDevice + Send>(
 
 /// Turns a client away: its options get `NBD_REP_ERR_POLICY` with `why`
 /// (see `handshake::refuse`), within the handshake timeout.
-fn refuse<D: BlockDevice + Send>(shared: &Shared<D>, stream: Stream, why: &str) -> End {
+fn refuse<D: BlockDevice + Send + Sync>(shared: &Shared<D>, stream: Stream, why: &str) -> End {
     let bound = shared
         .config
         .handshake_timeout
@@ -385,7 +384,7 @@ fn serve_connection<D>(
     conn: &Arc<limits::Conn>,
 ) -> (End, ConnStats)
 where
-    D: BlockDevice + Send,
+    D: BlockDevice + Send + Sync,
 {
     const BUF: usize = 256 * 1024;
     let link = LinkHandle(Rc::new(RefCell::new(Link::Plain(sock))));

@@ -151,7 +151,7 @@ fn answer<D, W>(
     peer: &str,
 ) -> Result<Option<Vec<u8>>, End>
 where
-    D: BlockDevice + Send,
+    D: BlockDevice + Send + Sync,
     W: Write,
 {
     let (req, payload) = match inc {
@@ -202,7 +202,7 @@ pub fn run<D, R, W>(
     peer: &str,
 ) -> End
 where
-    D: BlockDevice + Send,
+    D: BlockDevice + Send + Sync,
     R: Read,
     W: Write,
 {
@@ -248,7 +248,7 @@ pub fn run_pipelined<D, R, W>(
     set_polling: impl Fn(bool) + Send + Sync,
 ) -> End
 where
-    D: BlockDevice + Send,
+    D: BlockDevice + Send + Sync,
     R: Read + Send,
     W: Write + Send,
 {
@@ -362,7 +362,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Applies one request to the device. `Ok(Some(bytes))` is a complete READ
 /// reply (header and data).
-fn execute<D: BlockDevice + Send>(
+fn execute<D: BlockDevice + Send + Sync>(
     shared: &Shared<D>,
     req: &Request,
     payload: &[u8],
@@ -403,22 +403,29 @@ fn execute<D: BlockDevice + Send>(
     let fua = req.flags & CMD_FLAG_FUA != 0;
     let len = u64::from(req.length);
     // Every change whose reply was sent before this request arrived.
-    let must_cover = shared.changes.load(Ordering::SeqCst);
-
-    let mut dev = shared.lock();
-    // Checked under the lock: once shutdown has flushed, nothing changes.
-    if shared.stopping.load(Ordering::SeqCst) {
-        return Err(OpError::new(ESHUTDOWN, "the server is shutting down"));
-    }
-    // A recording device (`serve --record`) notes which connection the
-    // calls below come from.
-    if let Some(c) = &stats.conn {
-        dev.set_origin(c.id);
-    }
+    let must_cover = shared.device.changes();
+    let stopped = || OpError::new(ESHUTDOWN, "the server is shutting down");
+    // Checked under the exclusive lock before every change and flush: once
+    // shutdown has flushed, nothing changes. Reads change nothing.
+    let open = || !shared.stopping.load(Ordering::SeqCst);
+    let flush = |must_cover: u64| match shared.device.flush(must_cover, |_| open()) {
+        None => Err(stopped()),
+        Some(r) => r.map(drop).map_err(|e| ops::ftl_err("flush", e)),
+    };
     let fx = match req.command {
         CMD_READ => {
+            if !open() {
+                return Err(stopped());
+            }
             let mut out = vec![0u8; SIMPLE_REPLY_LEN + req.length as usize];
-            ops::read_at(&mut *dev, req.offset, &mut out[SIMPLE_REPLY_LEN..])?;
+            let (size, ss) = (shared.size, shared.sector_size);
+            ops::read_with(
+                size,
+                ss,
+                req.offset,
+                &mut out[SIMPLE_REPLY_LEN..],
+                |lba, buf| shared.device.read(lba, buf),
+            )?;
             encode_simple_reply(&mut out, 0, req.handle);
             stats.reads += 1;
             return Ok(Some(out));
@@ -428,39 +435,44 @@ fn execute<D: BlockDevice + Send>(
         CMD_FLUSH if shared.config.read_only => return Ok(None),
         CMD_FLUSH => {
             stats.flushes += 1;
-            // Another connection's flush, completed while this one waited
-            // for the lock, may already cover everything it must.
-            if shared.durable_changes.load(Ordering::SeqCst) >= must_cover {
-                return Ok(None);
-            }
-            let now = shared.changes.load(Ordering::SeqCst);
-            ops::flush(&mut *dev)?;
-            shared.durable_changes.store(now, Ordering::SeqCst);
+            // Another connection's flush, completed while this one waited,
+            // may already cover everything it must (`SharedDevice::flush`).
+            flush(must_cover)?;
             return Ok(None);
         }
-        CMD_WRITE => {
-            stats.writes += 1;
-            ops::write_at(&mut *dev, req.offset, payload)?
-        }
-        CMD_TRIM => {
-            stats.trims += 1;
-            ops::trim_at(&mut *dev, req.offset, len)?
-        }
-        _ => {
-            stats.writes += 1;
-            let no_hole = req.flags & CMD_FLAG_NO_HOLE != 0;
-            ops::write_zeroes_at(&mut *dev, req.offset, len, no_hole)?
-        }
+        _ => shared.device.change(|dev| {
+            if !open() {
+                return Err(stopped());
+            }
+            // A recording device (`serve --record`) notes which connection
+            // the calls below come from.
+            if let Some(c) = &stats.conn {
+                dev.set_origin(c.id);
+            }
+            match req.command {
+                CMD_WRITE => {
+                    stats.writes += 1;
+                    ops::write_at(dev, req.offset, payload)
+                }
+                CMD_TRIM => {
+                    stats.trims += 1;
+                    ops::trim_at(dev, req.offset, len)
+                }
+                _ => {
+                    stats.writes += 1;
+                    let no_hole = req.flags & CMD_FLAG_NO_HOLE != 0;
+                    ops::write_zeroes_at(dev, req.offset, len, no_hole)
+                }
+            }
+        })?,
     };
-    shared.changes.fetch_add(1, Ordering::SeqCst);
     stats.epoch_flushes += fx.epoch_flushes;
     shared
         .epoch_flushes
         .fetch_add(fx.epoch_flushes, Ordering::Relaxed);
     if fua {
-        let now = shared.changes.load(Ordering::SeqCst);
-        ops::flush(&mut *dev)?;
-        shared.durable_changes.store(now, Ordering::SeqCst);
+        // This write is among the changes counted now.
+        flush(shared.device.changes())?;
         stats.flushes += 1;
     }
     Ok(None)

@@ -728,7 +728,7 @@ impl<Io: ImageIo> Drop for FileFlash<Io> {
 impl<Io: ImageIo> FileFlash<Io> {
     /// Fills `data` with sectors of `page` from `first_sector` (checked by
     /// the caller), from the gathered programs or the file; counts nothing.
-    fn fill_data(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
+    fn fill_data(&self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
         if !self.pages.is_programmed(page) {
             data.fill(ERASED_BYTE);
             return Ok(());
@@ -746,7 +746,7 @@ impl<Io: ImageIo> FileFlash<Io> {
 
     /// Fills `oob` with the start of `page`'s spare area (checked by the
     /// caller); counts nothing.
-    fn fill_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
+    fn fill_oob(&self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         if !self.pages.is_programmed(page) {
             oob.fill(ERASED_BYTE);
             return Ok(());
@@ -800,6 +800,40 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         self.fill_oob(page, oob)?;
         self.pages.record_read(data.len() + oob.len());
         Ok(())
+    }
+
+    /// Positioned reads of the file (or copies from the gather) need no
+    /// exclusive access.
+    fn read_shared(
+        &self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Option<Result<()>> {
+        let g = &self.header.geometry;
+        let r = check_read(g, page, first_sector, data.len())
+            .and_then(|_| check_oob_read(g, page, oob))
+            .and_then(|()| self.fill_data(page, first_sector, data))
+            .and_then(|()| self.fill_oob(page, oob));
+        if r.is_ok() {
+            self.pages.record_read_shared(data.len() + oob.len());
+        }
+        Some(r)
+    }
+
+    /// `fdatasync` needs no exclusive access, once nothing is gathered.
+    fn sync_shared(&self) -> Option<Result<()>> {
+        if self.gather.count != 0 {
+            return None;
+        }
+        if !self.read_only {
+            if let Err(e) = self.file.sync_data() {
+                return Some(Err(self.io(e)));
+            }
+        }
+        self.pages.record_sync_shared();
+        Some(Ok(()))
     }
 
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {

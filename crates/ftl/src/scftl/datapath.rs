@@ -227,6 +227,65 @@ impl<F: Flash> Scftl<F> {
         Ok(())
     }
 
+    /// [`Scftl::read_impl`] with shared access (`BlockDevice::read_shared`):
+    /// the same lookups, each page run read with its OOB records in one
+    /// shared read command. `None` when the flash cannot read with shared
+    /// access, or a flash command failed (the caller reads again with
+    /// exclusive access, which reports the failure as `read` does).
+    pub(super) fn read_shared_impl(&self, lba: Lba, buf: &mut [u8]) -> Option<Result<()>> {
+        let ss = self.layout.sector_size;
+        let n = match check_request(lba, buf.len(), ss, self.config.logical_sectors) {
+            Ok(n) => n,
+            Err(e) => return Some(Err(e)),
+        };
+        let open_base = self.merge_buffer_base();
+        let count = n as usize;
+        let la_at = |i: usize| La((lba.0 + i as u64) as u32);
+        let mut oob = vec![0u8; self.layout.spp as usize * DATA_OOB_LEN];
+        let mut i = 0;
+        while i < count {
+            let psa = self.l2p[la_at(i)];
+            let out = &mut buf[i * ss..(i + 1) * ss];
+            if !psa.is_mapped() {
+                out.fill(0);
+                i += 1;
+                continue;
+            }
+            if let Some(base) = open_base.filter(|&b| psa >= b && psa.0 < b.0 + self.mb_fill) {
+                let slot = (psa.0 - base.0) as usize;
+                out.copy_from_slice(&self.mb[slot * ss..(slot + 1) * ss]);
+                i += 1;
+                continue;
+            }
+            if let Some(sector) = self.parked_sector(psa) {
+                out.copy_from_slice(sector);
+                i += 1;
+                continue;
+            }
+            let (page, slot) = self.layout.locate(psa);
+            let mut run = 1;
+            while i + run < count
+                && slot + (run as u32) < self.layout.spp
+                && self.l2p[la_at(i + run)] == Psa(psa.0 + run as u32)
+            {
+                run += 1;
+            }
+            let data = &mut buf[i * ss..(i + run) * ss];
+            let records = &mut oob[..(slot as usize + run) * DATA_OOB_LEN];
+            match self.flash.read_shared(page, slot, data, records)? {
+                Ok(()) => {}
+                Err(_) => return None,
+            }
+            if let Err(e) = verify_data_crcs(la_at(i), psa, page, slot, data, records, ss) {
+                return Some(Err(e));
+            }
+            i += run;
+        }
+        self.shared_sectors_read
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        Some(Ok(()))
+    }
+
     pub(super) fn trim_impl(&mut self, lba: Lba, count: u64) -> Result<()> {
         check_range(lba, count, self.config.logical_sectors)?;
         self.check_not_worn_out()?;
@@ -272,25 +331,8 @@ impl<F: Flash> Scftl<F> {
         let end = (slot as usize + run) * DATA_OOB_LEN;
         let oob = &mut self.oob_scratch[..end];
         self.flash.read_oob(page, oob)?;
-        for (k, sector) in data.chunks_exact(ss).enumerate() {
-            let s = slot + k as u32;
-            let rec = s as usize * DATA_OOB_LEN;
-            let stored = data_oob::CRC.at(rec).get_u32(oob);
-            let la = La(la.0 + k as u32);
-            let computed = data_crc(la, sector);
-            if stored != computed {
-                return Err(FtlError::DamagedSector {
-                    la: u64::from(la.0),
-                    detail: format!(
-                        "checksum mismatch at physical sector {} ({page}, slot {s}): stored {stored:#010x}, computed {computed:#010x}",
-                        psa.0 + k as u32
-                    ),
-                });
-            }
-        }
-        Ok(())
+        verify_data_crcs(la, psa, page, slot, data, oob, ss)
     }
-
     fn check_epoch_budget(&self, needed: u64) -> Result<()> {
         let remaining = u64::from(self.config.write_bound).saturating_sub(self.updates);
         if needed > remaining {
@@ -664,4 +706,35 @@ impl<F: Flash> Scftl<F> {
         self.active = Some(a);
         Ok(a)
     }
+}
+
+/// Checks sectors read from flash — logical sectors `la`, `la + 1`, ...
+/// stored at `psa`, `psa + 1`, ... from slot `slot` of `page` on — against
+/// the CRCs in `oob`, the page's OOB records up to the run's last slot.
+fn verify_data_crcs(
+    la: La,
+    psa: Psa,
+    page: flash::PageAddr,
+    slot: u32,
+    data: &[u8],
+    oob: &[u8],
+    ss: usize,
+) -> Result<()> {
+    for (k, sector) in data.chunks_exact(ss).enumerate() {
+        let s = slot + k as u32;
+        let rec = s as usize * DATA_OOB_LEN;
+        let stored = data_oob::CRC.at(rec).get_u32(oob);
+        let la = La(la.0 + k as u32);
+        let computed = data_crc(la, sector);
+        if stored != computed {
+            return Err(FtlError::DamagedSector {
+                    la: u64::from(la.0),
+                    detail: format!(
+                        "checksum mismatch at physical sector {} ({page}, slot {s}): stored {stored:#010x}, computed {computed:#010x}",
+                        psa.0 + k as u32
+                    ),
+                });
+        }
+    }
+    Ok(())
 }

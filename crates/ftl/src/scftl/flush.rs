@@ -59,10 +59,40 @@ use super::Scftl;
 /// epochs' data (plus the last one).
 pub(crate) const MAX_UNSYNCED_EPOCHS: u32 = 4;
 
+/// A flush whose epoch is programmed ([`Scftl::flush_begin`]) and whose
+/// commit waits for [`Scftl::flush_end`]: the sync it owes (if any), then
+/// the bookkeeping of a committed epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PendingCommit {
+    digest: u32,
+    /// The flush is durable: its sync is the commit point.
+    sync: bool,
+}
+
+impl PendingCommit {
+    /// Whether the flush still owes its sync.
+    pub(crate) fn owes_sync(&self) -> bool {
+        self.sync
+    }
+}
+
 impl<F: Flash> Scftl<F> {
     /// Ends the epoch: durably (`durable`, a client's flush) or only in
     /// order (an epoch barrier).
     pub(super) fn flush_impl(&mut self, durable: bool) -> Result<()> {
+        match self.flush_begin(durable)? {
+            None => Ok(()),
+            Some(p) => self.flush_end(p, None),
+        }
+    }
+
+    /// The first part of [`Scftl::flush_impl`]: everything up to the sync
+    /// that commits the epoch. `None`: the flush is over (nothing to commit,
+    /// or it committed by a full checkpoint); otherwise the caller finishes
+    /// it with [`Scftl::flush_end`] before anything else changes the device
+    /// (in between, only reads: `ftl::SharedDevice` lets them run while
+    /// the sync runs).
+    pub(super) fn flush_begin(&mut self, durable: bool) -> Result<Option<PendingCommit>> {
         // Refused exactly when writes are (a flush must not make durable
         // what a read-only device holds in RAM).
         self.check_not_worn_out()?;
@@ -78,7 +108,7 @@ impl<F: Flash> Scftl<F> {
                 // Nothing new, but ordered epochs wait for durability.
                 self.sync_flash()?;
             }
-            return Ok(());
+            return Ok(None);
         }
         if self.mutant == Mutant::VictimsErasableBeforeCommit {
             self.blocks.end_epoch(self.delta.epoch);
@@ -89,7 +119,7 @@ impl<F: Flash> Scftl<F> {
         // them with new pairs, so this comes before the digest).
         self.pad_cold_buffer()?;
         if self.delta.broken {
-            return self.commit_by_checkpoint();
+            return self.commit_by_checkpoint().map(|()| None);
         }
         let durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
         let l2p = &self.l2p;
@@ -113,7 +143,7 @@ impl<F: Flash> Scftl<F> {
             if self.delta.broken {
                 // The committed page (or the consolidation page before it)
                 // failed: it reads as torn, and a checkpoint commits.
-                return self.commit_by_checkpoint();
+                return self.commit_by_checkpoint().map(|()| None);
             }
             self.chain_link = link;
         }
@@ -121,8 +151,28 @@ impl<F: Flash> Scftl<F> {
         self.oob_run.clear();
         self.oob_run_pages = 0;
         self.unsynced_epochs += 1;
-        if durable && self.mutant != Mutant::SkipSyncBeforeCommit {
-            self.sync_flash()?;
+        Ok(Some(PendingCommit {
+            digest,
+            sync: durable && self.mutant != Mutant::SkipSyncBeforeCommit,
+        }))
+    }
+
+    /// The second part of [`Scftl::flush_impl`]: the sync `p` owes — done
+    /// here when `synced` is `None`, or already issued with shared access
+    /// (`Flash::sync_shared`) and its outcome passed in — then the epoch is
+    /// committed.
+    pub(super) fn flush_end(
+        &mut self,
+        p: PendingCommit,
+        synced: Option<flash::Result<()>>,
+    ) -> Result<()> {
+        let digest = p.digest;
+        if p.sync {
+            match synced {
+                Some(r) => r?,
+                None => self.flash.sync()?,
+            }
+            self.note_sync();
         }
         // Committed: the volatile L2P is the new stable L2P.
         self.blocks.end_epoch(self.delta.epoch);

@@ -62,7 +62,7 @@ mod wear;
 
 use flash::{BlockId, Flash, FlashError, Geometry};
 
-use crate::device::{BlockDevice, DeviceStats, FtlError, FtlKind, Lba, Result};
+use crate::device::{BlockDevice, DeviceStats, FlushStep, FtlError, FtlKind, Lba, Result};
 use crate::label;
 use crate::mutant::Mutant;
 use crate::wear::{WearPolicy, WearStats};
@@ -234,6 +234,12 @@ pub struct Scftl<F: Flash> {
     stats: Counters,
     /// Set after a failed flash command: `Some(true)` for a power loss.
     poisoned: Option<bool>,
+    /// A flush between [`BlockDevice::begin_flush`] and
+    /// [`BlockDevice::end_flush`] (`flush.rs`).
+    pending: Option<flush::PendingCommit>,
+    /// Sectors read with shared access ([`BlockDevice::read_shared`]),
+    /// added to `stats.user_sectors_read` when reported.
+    shared_sectors_read: std::sync::atomic::AtomicU64,
     /// Set after a media failure SCFTL could not work around: writes,
     /// trims and flushes are refused, reads work.
     worn_out: Option<String>,
@@ -658,6 +664,8 @@ impl<F: Flash> Scftl<F> {
             scratch: vec![0u8; layout.page_size],
             stats: Counters::default(),
             poisoned: None,
+            pending: None,
+            shared_sectors_read: std::sync::atomic::AtomicU64::new(0),
             worn_out: None,
             layout,
             config,
@@ -832,6 +840,11 @@ impl<F: Flash> Scftl<F> {
                 )
             });
         }
+        if self.pending.is_some() {
+            return Err(FtlError::BadArgument(
+                "a flush is begun (begin_flush): end it (end_flush) before anything else".into(),
+            ));
+        }
         let r = f(self);
         match &r {
             // A program or erase the flash failed where SCFTL cannot move
@@ -878,6 +891,58 @@ impl<F: Flash> BlockDevice for Scftl<F> {
         self.guarded(|s| s.flush_impl(false))
     }
 
+    fn read_shared(&self, lba: Lba, buf: &mut [u8]) -> Option<Result<()>> {
+        if self.poisoned.is_some() || self.pending.is_some() {
+            // The exclusive path gives the poisoned device's error.
+            return None;
+        }
+        self.read_shared_impl(lba, buf)
+    }
+
+    fn begin_flush(&mut self) -> Result<FlushStep> {
+        if self.pending.is_some() {
+            return Err(FtlError::BadArgument(
+                "a flush is already begun; end it first".into(),
+            ));
+        }
+        let p = self.guarded(|s| {
+            let p = s.flush_begin(true)?;
+            // The sync with shared access finds nothing held back.
+            s.flash.submit()?;
+            Ok(p)
+        })?;
+        match p {
+            Some(p) if p.owes_sync() => {
+                self.pending = Some(p);
+                Ok(FlushStep::SyncOwed)
+            }
+            Some(p) => self
+                .guarded(|s| s.flush_end(p, None))
+                .map(|()| FlushStep::Done),
+            None => Ok(FlushStep::Done),
+        }
+    }
+
+    fn sync_shared(&self) -> Option<Result<()>> {
+        self.pending?;
+        self.flash.sync_shared().map(|r| r.map_err(FtlError::from))
+    }
+
+    fn end_flush(&mut self, synced: Option<Result<()>>) -> Result<()> {
+        let Some(p) = self.pending.take() else {
+            return Err(FtlError::BadArgument(
+                "no flush is begun: call begin_flush first".into(),
+            ));
+        };
+        let synced = match synced {
+            None => None,
+            Some(Ok(())) => Some(Ok(())),
+            Some(Err(FtlError::Flash(e))) => Some(Err(e)),
+            Some(Err(e)) => return self.guarded(|_| Err(e)),
+        };
+        self.guarded(|s| s.flush_end(p, synced))
+    }
+
     fn epoch_remaining(&self) -> Option<u64> {
         Some(u64::from(self.config.write_bound).saturating_sub(self.updates))
     }
@@ -893,7 +958,10 @@ impl<F: Flash> BlockDevice for Scftl<F> {
         let mut stats = DeviceStats {
             kind: Some(FtlKind::Scftl),
             user_sectors_written: self.stats.user_sectors_written,
-            user_sectors_read: self.stats.user_sectors_read,
+            user_sectors_read: self.stats.user_sectors_read
+                + self
+                    .shared_sectors_read
+                    .load(std::sync::atomic::Ordering::Relaxed),
             user_sectors_trimmed: self.stats.user_sectors_trimmed,
             flushes: self.stats.flushes,
             gc_sectors_relocated: self.stats.gc_sectors_relocated,
