@@ -25,6 +25,7 @@
 //! What it must never do: use unseeded randomness, or accept a state the
 //! contract does not allow because an FTL returned an error.
 
+pub mod concurrent;
 pub mod data;
 pub mod exec;
 pub mod explore;

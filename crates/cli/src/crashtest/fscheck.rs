@@ -66,11 +66,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<FsConfig, String> {
     if calls == 0 || calls > 100_000 {
         return Err(format!("--ops {calls}: use 1 to 100000 calls"));
     }
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-    });
+    let seed = args.seed.unwrap_or_else(super::args::clock_seed);
     Ok(FsConfig {
         setup: Setup {
             mode,

@@ -8,6 +8,7 @@ use ftl::Mutant;
 use indicatif::ProgressStyle;
 
 mod args;
+mod concurrent;
 mod fscheck;
 
 use args::cpu_seconds;
@@ -141,11 +142,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
             return Err("--aimed does not combine with --oracle model (its cycles end epochs by barriers, which P does not model)".into());
         }
     }
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64)
-    });
+    let seed = args.seed.unwrap_or_else(args::clock_seed);
     Ok(Plan {
         run: RunConfig {
             target: t,
@@ -451,6 +448,9 @@ pub fn run(args: &CrashtestArgs) -> ExitCode {
     if let Err(m) = check_budget(args) {
         eprintln!("scftl crashtest: {m}");
         return ExitCode::from(2);
+    }
+    if args.concurrent.is_some() {
+        return concurrent::run_cli(args);
     }
     if args.fs.is_some() {
         if let Some(flag) = ftl_only_flag(args) {

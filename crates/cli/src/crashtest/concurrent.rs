@@ -1,0 +1,119 @@
+//! `scftl crashtest --concurrent THREADS`: the concurrent crash test
+//! (`crashcheck::concurrent`) from the command line: rounds, seed and the
+//! lock-protocol mutants; exit 0 passed, 1 violation, 2 bad arguments.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crashcheck::concurrent::{self, ConcurrentConfig};
+use flash::Geometry;
+use ftl::SharedMutant;
+
+use super::args::{verdict, CrashtestArgs};
+use super::ftl_only_flag;
+
+/// The test `args` ask for, or why not.
+fn plan(args: &CrashtestArgs) -> Result<ConcurrentConfig, String> {
+    let threads = args.concurrent.unwrap_or(0);
+    if !(2..=8).contains(&threads) {
+        return Err(format!(
+            "--concurrent {threads}: give 2 to 8 threads (the search orders at most 120 operations)"
+        ));
+    }
+    let conflicting = [
+        (args.exhaustive, "--exhaustive"),
+        (args.fs.is_some(), "--fs"),
+        (args.seconds.is_some(), "--seconds (give rounds with --ops)"),
+        (args.ftl != "scftl", "--ftl (the test drives SCFTL)"),
+        (
+            args.contract.is_some(),
+            "--contract (the test checks the snapshot contract)",
+        ),
+        (args.json, "--json"),
+    ];
+    if let Some((_, flag)) = conflicting.iter().find(|(given, _)| *given) {
+        return Err(format!("{flag} does not apply with --concurrent"));
+    }
+    if let Some(flag) = ftl_only_flag(args) {
+        return Err(format!("{flag} does not apply with --concurrent"));
+    }
+    let geometry = Geometry::preset(&args.geometry).map_err(|e| e.to_string())?;
+    let mutant = match &args.mutant {
+        None => SharedMutant::None,
+        Some(name) => SharedMutant::ALL
+            .iter()
+            .find(|(_, n)| n == name)
+            .map(|(m, _)| *m)
+            .ok_or_else(|| {
+                let names: Vec<_> = SharedMutant::ALL.iter().map(|(_, n)| *n).collect();
+                format!(
+                    "unknown --mutant `{name}` for --concurrent (use {})",
+                    names.join(" or ")
+                )
+            })?,
+    };
+    let ops_per_thread = 120 / threads;
+    let ops_per_thread = ops_per_thread.min(14);
+    Ok(ConcurrentConfig {
+        geometry,
+        threads,
+        ops_per_thread,
+        rounds: args.ops.unwrap_or(200),
+        seed: args.seed.unwrap_or_else(super::args::clock_seed),
+        mutant,
+        ..ConcurrentConfig::default()
+    })
+}
+
+pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
+    let c = match plan(args) {
+        Ok(c) => c,
+        Err(m) => {
+            eprintln!("scftl crashtest: {m}");
+            return ExitCode::from(2);
+        }
+    };
+    println!(
+        "concurrent crash test: {} threads x {} operations per round, {} rounds, {} sectors, seed {}{}",
+        c.threads,
+        c.ops_per_thread,
+        c.rounds,
+        c.sectors,
+        c.seed,
+        match c.mutant {
+            SharedMutant::None => String::new(),
+            m => format!(", mutant {m:?}"),
+        }
+    );
+    let t0 = Instant::now();
+    match concurrent::run(&c) {
+        Ok(s) => {
+            let secs = t0.elapsed().as_secs_f64();
+            println!(
+                "PASSED: {} rounds, {} operations ({:.0}/s), {} cut while operations ran, {} reads served shared, {} flushes coalesced, {} linearization states searched",
+                s.rounds,
+                s.ops,
+                s.ops as f64 / secs.max(1e-9),
+                s.cut_mid_run,
+                s.shared_reads,
+                s.coalesced_flushes,
+                s.states
+            );
+            verdict(false)
+        }
+        Err(f) => {
+            println!("FAILED: {f}");
+            println!(
+                "rerun: scftl crashtest --concurrent {} --geometry {} --seed {} --ops {}{} (the interleaving is the scheduler's: a rerun may pass)",
+                c.threads,
+                args.geometry,
+                c.seed,
+                c.rounds,
+                args.mutant
+                    .as_ref()
+                    .map_or(String::new(), |m| format!(" --mutant {m}"))
+            );
+            verdict(true)
+        }
+    }
+}

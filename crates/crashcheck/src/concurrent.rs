@@ -1,0 +1,600 @@
+//! The concurrent crash test: several threads issue reads, writes, trims
+//! and flushes against one SCFTL device behind [`ftl::SharedDevice`] (the
+//! NBD server's lock protocol) over `flash::CrashFlash`; the power is cut
+//! at a seeded flash command; the history of every operation (when it was
+//! invoked, when it returned, what it read) and the recovered device are
+//! then checked by a linearizability search in the style of Knossos and
+//! porcupine (the Wing–Gong–Lowe search with memoized states): there must
+//! be one order of the operations that
+//!
+//! * respects real time (an operation that returned before another was
+//!   invoked comes first),
+//! * gives every completed read exactly what it returned (each read and
+//!   each write is atomic: the lock makes it so),
+//! * contains every completed operation, and any subset of those the cut
+//!   interrupted (their effect is unknown), and
+//! * passes through a *commit point* — the formatted start, a flush or an
+//!   epoch barrier — whose state is the recovered device, after every
+//!   flush that completed (the snapshot contract: a power cut returns to
+//!   the last completed flush or a later commit).
+//!
+//! Replay: the seed fixes each thread's script, its pauses and the cut
+//! point; the interleaving is the operating system's. A failure prints the
+//! recorded history, which [`check_history`] decides deterministically; the
+//! module's tests rerun the same seed until the seeded lock-protocol bugs
+//! ([`ftl::SharedMutant`]) are caught.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use flash::{CrashFlash, CrashPolicy, Flash, Geometry, MemFlash};
+use ftl::scftl::{Scftl, ScftlConfig};
+use ftl::{BlockDevice, FtlError, Lba, SharedDevice, SharedMutant};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+/// One concurrent crash test.
+#[derive(Clone, Debug)]
+pub struct ConcurrentConfig {
+    pub geometry: Geometry,
+    /// Threads issuing operations at once.
+    pub threads: usize,
+    /// Operations each thread issues per round (at most 120 in all: the
+    /// search keeps the set of ordered operations in 128 bits).
+    pub ops_per_thread: usize,
+    /// Logical sectors the operations touch (few, so they conflict).
+    pub sectors: u64,
+    /// Rounds: a fresh device, scripts and cut point each.
+    pub rounds: u64,
+    pub seed: u64,
+    pub mutant: SharedMutant,
+    /// How long each sync takes (the flushes' window of overlap).
+    pub sync_delay: Duration,
+}
+
+impl Default for ConcurrentConfig {
+    fn default() -> Self {
+        ConcurrentConfig {
+            geometry: Geometry::tiny(),
+            threads: 3,
+            ops_per_thread: 14,
+            sectors: 6,
+            rounds: 200,
+            seed: 1,
+            mutant: SharedMutant::None,
+            sync_delay: Duration::from_micros(200),
+        }
+    }
+}
+
+/// What one operation was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// Sectors `lba..lba + n` get write `id`'s content (`id` 0: trimmed,
+    /// they read as zeros). `barrier`: an epoch barrier (a commit point)
+    /// ran right before it, in the same exclusive hold, because the epoch
+    /// was full.
+    Write {
+        lba: u64,
+        n: u64,
+        id: u64,
+        barrier: bool,
+    },
+    /// What sectors `lba..` read as: the write id of each (0: zeros).
+    Read { lba: u64, seen: Vec<u64> },
+    /// `flushed`: this call committed (a commit point); `false`: an
+    /// earlier flush already covered its changes, or it was interrupted
+    /// before it knew.
+    Flush { flushed: bool },
+}
+
+/// One operation of the history: invoked and returned at ticks of one
+/// global counter (`ret` `None`: the power cut interrupted it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Op {
+    pub thread: usize,
+    pub invoke: u64,
+    pub ret: Option<u64>,
+    pub kind: OpKind,
+}
+
+/// A failed round: why, and the evidence.
+#[derive(Debug)]
+pub struct ConcurrentFailure {
+    pub round: u64,
+    pub message: String,
+    pub history: Vec<Op>,
+    pub recovered: Vec<u64>,
+}
+
+impl std::fmt::Display for ConcurrentFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "round {}: {}", self.round, self.message)?;
+        writeln!(f, "recovered (write id per sector): {:?}", self.recovered)?;
+        writeln!(f, "history (thread, invoke..return, operation):")?;
+        for op in &self.history {
+            let ret = op.ret.map_or("cut".to_string(), |r| r.to_string());
+            writeln!(f, "  t{} {}..{}: {:?}", op.thread, op.invoke, ret, op.kind)?;
+        }
+        Ok(())
+    }
+}
+
+/// What a passing test did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConcurrentStats {
+    pub rounds: u64,
+    pub ops: u64,
+    /// Rounds whose cut fell while operations ran (the rest were cut
+    /// after the last operation).
+    pub cut_mid_run: u64,
+    /// Reads served with shared access, and flushes that found their
+    /// changes covered by another flush.
+    pub shared_reads: u64,
+    pub coalesced_flushes: u64,
+    /// Linearization states the search visited.
+    pub states: u64,
+}
+
+/// The content of sector `lba` in write `id`: the id, the sector number
+/// and a pattern, so a read shows which write it came from and that it is
+/// whole.
+fn sector_bytes(id: u64, lba: u64, ss: usize) -> Vec<u8> {
+    let mut s = vec![(id as u8) ^ 0x5a; ss];
+    s[..8].copy_from_slice(&id.to_le_bytes());
+    s[8..16].copy_from_slice(&lba.to_le_bytes());
+    s
+}
+
+/// The write id a sector read as (0: zeros), or why it is no write's.
+fn decode(sector: &[u8], lba: u64) -> Result<u64, String> {
+    if sector.iter().all(|&b| b == 0) {
+        return Ok(0);
+    }
+    let id = u64::from_le_bytes(sector[..8].try_into().unwrap());
+    if sector == sector_bytes(id, lba, sector.len()).as_slice() {
+        Ok(id)
+    } else {
+        Err(format!(
+            "sector {lba} holds bytes no write put there (first bytes {:02x?})",
+            &sector[..16]
+        ))
+    }
+}
+
+type Device = Scftl<Harness>;
+
+/// The flash under the test's device: the power-cut layer, with every sync
+/// slowed down (so flushes overlap other threads' calls, as an `fdatasync`
+/// makes them overlap on a server) and, in some rounds, the power cut at
+/// the k-th sync, where a flush commits.
+struct Harness {
+    inner: CrashFlash<MemFlash>,
+    sync_delay: Duration,
+    cut_at_sync: Option<u64>,
+    syncs: u64,
+}
+
+impl flash::Layer for Harness {
+    flash::layer_below!(inner: CrashFlash<MemFlash>);
+
+    fn geometry(&self) -> &Geometry {
+        Flash::geometry(&self.inner)
+    }
+
+    fn sync(&mut self) -> flash::Result<()> {
+        self.syncs += 1;
+        std::thread::sleep(self.sync_delay);
+        if self.cut_at_sync == Some(self.syncs) {
+            self.inner.cut_power();
+            return Err(flash::FlashError::PowerLoss);
+        }
+        Flash::sync(&mut self.inner)
+    }
+
+    /// Reads pass through unchanged, so they may run shared.
+    fn read_shared(
+        &self,
+        page: flash::PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Option<flash::Result<()>> {
+        Flash::read_shared(&self.inner, page, first_sector, data, oob)
+    }
+}
+
+/// Runs the test; the first failing round is returned.
+pub fn run(c: &ConcurrentConfig) -> Result<ConcurrentStats, Box<ConcurrentFailure>> {
+    assert!(
+        c.threads * c.ops_per_thread <= 120,
+        "the search orders at most 120 operations"
+    );
+    let mut stats = ConcurrentStats::default();
+    for round in 0..c.rounds {
+        let rng = Pcg64::seed_from_u64(c.seed.wrapping_mul(0x9e37_79b9).wrapping_add(round));
+        run_round(c, round, rng, &mut stats)?;
+        stats.rounds += 1;
+    }
+    Ok(stats)
+}
+
+fn fail(
+    round: u64,
+    message: String,
+    history: Vec<Op>,
+    recovered: Vec<u64>,
+) -> Box<ConcurrentFailure> {
+    Box::new(ConcurrentFailure {
+        round,
+        message,
+        history,
+        recovered,
+    })
+}
+
+fn run_round(
+    c: &ConcurrentConfig,
+    round: u64,
+    mut rng: Pcg64,
+    stats: &mut ConcurrentStats,
+) -> Result<(), Box<ConcurrentFailure>> {
+    let g = c.geometry;
+    let ss = g.sector_size as usize;
+    let no_history = |m: String| fail(round, m, Vec::new(), Vec::new());
+    let mem = MemFlash::new(g).map_err(|e| no_history(format!("flash: {e}")))?;
+    let mut config = ScftlConfig::default_for(&g);
+    config.logical_sectors = config.logical_sectors.max(c.sectors);
+    let harness = Harness {
+        inner: CrashFlash::new(mem),
+        sync_delay: Duration::ZERO,
+        cut_at_sync: None,
+        syncs: 0,
+    };
+    let mut dev = Scftl::format(harness, config).map_err(|e| no_history(format!("format: {e}")))?;
+    // The cut: in half the rounds at one of the first syncs (a flush's
+    // commit point), in the others somewhere among the commands the round
+    // issues (about one per two operations on this device); or, if the
+    // round ends first, after the last operation.
+    let h = dev.flash_mut();
+    h.sync_delay = c.sync_delay;
+    if rng.gen_bool(0.5) {
+        h.cut_at_sync = Some(h.syncs + rng.gen_range(1..=6));
+    } else {
+        let per_round = (c.threads * c.ops_per_thread) as u64 / 2;
+        let cut = h.inner.commands_issued() + rng.gen_range(1..=per_round);
+        h.inner.set_crash_at(cut);
+    }
+    let shared = SharedDevice::with_mutant(dev, c.mutant);
+    let clock = AtomicU64::new(0);
+    let scripts: Vec<Pcg64> = (0..c.threads)
+        .map(|_| Pcg64::seed_from_u64(rng.gen()))
+        .collect();
+    let histories: Vec<Result<Vec<Op>, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = scripts
+            .into_iter()
+            .enumerate()
+            .map(|(t, r)| {
+                let (shared, clock) = (&shared, &clock);
+                s.spawn(move || thread_ops(c, t, r, shared, clock, ss))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a thread panicked".into())))
+            .collect()
+    });
+    let mut history = Vec::new();
+    for h in histories {
+        match h {
+            Ok(ops) => history.extend(ops),
+            Err(m) => return Err(fail(round, m, history, Vec::new())),
+        }
+    }
+    history.sort_by_key(|op| op.invoke);
+    stats.ops += history.len() as u64;
+    stats.shared_reads += shared.shared_counts().1;
+    stats.coalesced_flushes += history
+        .iter()
+        .filter(|o| o.kind == OpKind::Flush { flushed: false } && o.ret.is_some())
+        .count() as u64;
+    let dev = shared.into_inner();
+    let mut flash = dev.into_flash().inner;
+    if flash.is_powered_off() {
+        stats.cut_mid_run += 1;
+    } else {
+        flash.cut_power();
+    }
+    let mut crash_rng = Pcg64::seed_from_u64(rng.gen());
+    if let Err(e) = flash.crash(CrashPolicy::Random, &mut crash_rng) {
+        return Err(fail(round, format!("crash: {e}"), history, Vec::new()));
+    }
+    let mut back = match Scftl::open(flash) {
+        Ok(d) => d,
+        Err(e) => {
+            return Err(fail(
+                round,
+                format!("recovery failed: {e}"),
+                history,
+                Vec::new(),
+            ))
+        }
+    };
+    let mut recovered = Vec::new();
+    let mut buf = vec![0u8; ss];
+    for lba in 0..c.sectors {
+        if let Err(e) = back.read(Lba(lba), &mut buf) {
+            return Err(fail(
+                round,
+                format!("read after recovery: {e}"),
+                history,
+                recovered,
+            ));
+        }
+        match decode(&buf, lba) {
+            Ok(id) => recovered.push(id),
+            Err(m) => {
+                return Err(fail(
+                    round,
+                    format!("after recovery: {m}"),
+                    history,
+                    recovered,
+                ))
+            }
+        }
+    }
+    match check_history(&history, &recovered, c.sectors) {
+        Ok(states) => {
+            stats.states += states;
+            Ok(())
+        }
+        Err(m) => Err(fail(round, m, history, recovered)),
+    }
+}
+
+/// One thread's operations, until its script ends or the power is cut.
+fn thread_ops(
+    c: &ConcurrentConfig,
+    t: usize,
+    mut rng: Pcg64,
+    shared: &SharedDevice<Device>,
+    clock: &AtomicU64,
+    ss: usize,
+) -> Result<Vec<Op>, String> {
+    let tick = || clock.fetch_add(1, Ordering::SeqCst);
+    let mut ops = Vec::new();
+    for i in 0..c.ops_per_thread {
+        if rng.gen_ratio(1, 3) {
+            std::thread::yield_now();
+        }
+        let id = ((t as u64 + 1) << 32) | (i as u64 + 1);
+        let lba = rng.gen_range(0..c.sectors);
+        let n = rng.gen_range(1..=(c.sectors - lba).min(3));
+        let choice = rng.gen_range(0..10);
+        let invoke = tick();
+        let (kind, r): (OpKind, Result<(), FtlError>) = match choice {
+            0..=3 => {
+                let mut buf = vec![0u8; n as usize * ss];
+                let r = shared.read(Lba(lba), &mut buf);
+                let mut seen = Vec::new();
+                if r.is_ok() {
+                    for (k, sector) in buf.chunks_exact(ss).enumerate() {
+                        seen.push(decode(sector, lba + k as u64)?);
+                    }
+                }
+                (OpKind::Read { lba, seen }, r)
+            }
+            4..=6 | 9 => {
+                let trim = choice == 9;
+                let data: Vec<u8> = (0..n).flat_map(|k| sector_bytes(id, lba + k, ss)).collect();
+                let mut barrier = false;
+                let r = shared.change(|d| {
+                    let apply = |d: &mut Device| {
+                        if trim {
+                            d.trim(Lba(lba), n)
+                        } else {
+                            d.write(Lba(lba), &data)
+                        }
+                    };
+                    match apply(d) {
+                        Err(FtlError::EpochFull { .. }) => {
+                            barrier = true;
+                            d.epoch_barrier()?;
+                            apply(d)
+                        }
+                        r => r,
+                    }
+                });
+                let id = if trim { 0 } else { id };
+                (
+                    OpKind::Write {
+                        lba,
+                        n,
+                        id,
+                        barrier,
+                    },
+                    r,
+                )
+            }
+            _ => {
+                let must_cover = shared.changes();
+                match shared.flush(must_cover, |_| true) {
+                    Some(Ok(flushed)) => (OpKind::Flush { flushed }, Ok(())),
+                    Some(Err(e)) => (OpKind::Flush { flushed: true }, Err(e)),
+                    None => (
+                        OpKind::Flush { flushed: false },
+                        Err(FtlError::BadArgument("flush refused".into())),
+                    ),
+                }
+            }
+        };
+        match r {
+            Ok(()) => ops.push(Op {
+                thread: t,
+                invoke,
+                ret: Some(tick()),
+                kind,
+            }),
+            Err(e) if e.is_power_loss() => {
+                // Cut: the effect is unknown (a read has none). An
+                // interrupted flush may have committed.
+                if !matches!(kind, OpKind::Read { .. }) {
+                    ops.push(Op {
+                        thread: t,
+                        invoke,
+                        ret: None,
+                        kind,
+                    });
+                }
+                return Ok(ops);
+            }
+            Err(e) => return Err(format!("thread {t}, operation {i} ({kind:?}): {e}")),
+        }
+    }
+    Ok(ops)
+}
+
+/// Decides whether `history` and the `recovered` device (the write id of
+/// each of the first `sectors` sectors) are linearizable under the
+/// snapshot contract (module documentation). `Ok`: the states the search
+/// visited; `Err`: why not.
+pub fn check_history(history: &[Op], recovered: &[u64], sectors: u64) -> Result<u64, String> {
+    if history.len() > 128 {
+        return Err("more than 128 operations: too many to search".into());
+    }
+    let mut search = Search {
+        ops: history,
+        recovered,
+        seen: HashSet::new(),
+        visited: 0,
+    };
+    let mut state = vec![0u64; sectors as usize];
+    // The formatted device is a commit point too.
+    if search.mark_here(0, &mut state) || search.dfs(0, &mut state, false) {
+        return Ok(search.visited);
+    }
+    let completed_flushes = history
+        .iter()
+        .filter(|o| matches!(o.kind, OpKind::Flush { .. }) && o.ret.is_some())
+        .count();
+    Err(format!(
+        "no order of the {} operations explains every read and the recovered device \
+         ({completed_flushes} flushes completed before the cut); {} states searched",
+        history.len(),
+        search.visited
+    ))
+}
+
+struct Search<'a> {
+    ops: &'a [Op],
+    recovered: &'a [u64],
+    seen: HashSet<(u128, Vec<u64>, bool)>,
+    visited: u64,
+}
+
+impl Search<'_> {
+    /// Whether the operations not in `done` can be ordered after it, from
+    /// `state`; `marked`: the crash point is behind.
+    fn dfs(&mut self, done: u128, state: &mut Vec<u64>, marked: bool) -> bool {
+        let all_completed = self
+            .ops
+            .iter()
+            .enumerate()
+            .all(|(i, o)| o.ret.is_none() || done & (1 << i) != 0);
+        if all_completed && marked {
+            return true;
+        }
+        if !self.seen.insert((done, state.clone(), marked)) {
+            return false;
+        }
+        self.visited += 1;
+        // The first return among the operations left: whatever was invoked
+        // after it cannot come next.
+        let horizon = self
+            .ops
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| done & (1 << i) == 0)
+            .filter_map(|(_, o)| o.ret)
+            .min()
+            .unwrap_or(u64::MAX);
+        for i in 0..self.ops.len() {
+            let o = &self.ops[i];
+            if done & (1 << i) != 0 || o.invoke > horizon {
+                continue;
+            }
+            let next = done | (1 << i);
+            match &o.kind {
+                OpKind::Read { lba, seen } => {
+                    let l = *lba as usize;
+                    if state[l..l + seen.len()] != seen[..] {
+                        continue;
+                    }
+                    if self.dfs(next, state, marked) {
+                        return true;
+                    }
+                }
+                OpKind::Write {
+                    lba,
+                    n,
+                    id,
+                    barrier,
+                } => {
+                    // The barrier before it is a commit point: the crash
+                    // point may be there.
+                    if *barrier && !marked && self.mark_here(done, state) {
+                        return true;
+                    }
+                    let l = *lba as usize;
+                    let old: Vec<u64> = state[l..l + *n as usize].to_vec();
+                    state[l..l + *n as usize].fill(*id);
+                    let ok = self.dfs(next, state, marked);
+                    state[l..l + *n as usize].copy_from_slice(&old);
+                    if ok {
+                        return true;
+                    }
+                }
+                OpKind::Flush { flushed } => {
+                    // A completed flush that committed is durable: it
+                    // comes before the crash point. (One that found its
+                    // changes covered constrains the mark instead:
+                    // `mark_here`.)
+                    if marked && o.ret.is_some() && *flushed {
+                        continue;
+                    }
+                    // One that committed (or may have) is a commit point.
+                    let commits = *flushed || o.ret.is_none();
+                    if commits && !marked && self.mark_here(next, state) {
+                        return true;
+                    }
+                    if self.dfs(next, state, marked) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Tries the crash point right after the operations in `done`. A
+    /// completed flush that found its changes covered by an earlier one
+    /// promises that every write that returned before it was invoked is
+    /// durable: those must all be before the crash point.
+    fn mark_here(&mut self, done: u128, state: &mut Vec<u64>) -> bool {
+        if state.as_slice() != self.recovered {
+            return false;
+        }
+        let promised = self.ops.iter().all(|b| match (&b.kind, b.ret) {
+            (OpKind::Flush { flushed: false }, Some(_)) => {
+                self.ops.iter().enumerate().all(|(i, o)| {
+                    done & (1 << i) != 0
+                        || !matches!(o.kind, OpKind::Write { .. })
+                        || !matches!(o.ret, Some(r) if r < b.invoke)
+                })
+            }
+            _ => true,
+        });
+        promised && self.dfs(done, state, true)
+    }
+}
