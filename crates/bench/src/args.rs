@@ -283,6 +283,15 @@ pub struct NbdArgs {
     /// it).
     #[arg(long, value_name = "PATH")]
     pub scftl: Option<PathBuf>,
+    /// Also measure how random reads and random writes (4 KiB, iodepth 16
+    /// per connection, writes flushing every 256) scale with these counts
+    /// of connections, among 1, 2, 4, 8, 16 (e.g. --jobs 1,2,4,8,16); the
+    /// report adds each server's N-job figure over its 1-job figure.
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
+    pub jobs: Vec<u32>,
+    /// With --jobs: measure only the scaling jobs.
+    #[arg(long)]
+    pub scaling_only: bool,
 }
 
 /// `app`: the paper's application workloads (Fig. 7 and 8) as real programs

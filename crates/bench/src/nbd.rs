@@ -120,6 +120,58 @@ pub const JOBS: [Job; 6] = [
     },
 ];
 
+/// A scaling job: `rw` at 4 KiB, iodepth 16 per connection, `n`
+/// connections (fio `--numjobs`); writes flush every 256.
+const fn scaling(name: &'static str, rw: &'static str, n: u32) -> Job {
+    Job {
+        name,
+        rw,
+        bs: 4096,
+        fsync: if matches!(rw.as_bytes(), b"randwrite") {
+            256
+        } else {
+            0
+        },
+        bandwidth: false,
+        numjobs: n,
+        iodepth: 16,
+    }
+}
+
+/// The connection counts `--jobs` may ask for.
+pub const SCALING_COUNTS: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// The scaling jobs (issue 38): random read and random write (a flush
+/// every 256 writes) at 4 KiB, iodepth 16 per connection, for each count
+/// of [`SCALING_COUNTS`], in run order.
+pub const SCALING: [Job; 10] = [
+    scaling("rand-read-4k-j1", "randread", 1),
+    scaling("rand-read-4k-j2", "randread", 2),
+    scaling("rand-read-4k-j4", "randread", 4),
+    scaling("rand-read-4k-j8", "randread", 8),
+    scaling("rand-read-4k-j16", "randread", 16),
+    scaling("rand-write-4k-fsync-256-j1", "randwrite", 1),
+    scaling("rand-write-4k-fsync-256-j2", "randwrite", 2),
+    scaling("rand-write-4k-fsync-256-j4", "randwrite", 4),
+    scaling("rand-write-4k-fsync-256-j8", "randwrite", 8),
+    scaling("rand-write-4k-fsync-256-j16", "randwrite", 16),
+];
+
+/// The jobs a run measures: the comparison's [`JOBS`] (unless
+/// `scaling_only`), then the scaling jobs of the counts in `counts`.
+pub fn jobs(counts: &[u32], scaling_only: bool) -> Vec<Job> {
+    let base = if scaling_only { &[][..] } else { &JOBS[..] };
+    base.iter()
+        .copied()
+        .chain(
+            SCALING
+                .iter()
+                .copied()
+                .filter(|j| counts.contains(&j.numjobs)),
+        )
+        .collect()
+}
+
 impl Job {
     fn describe(&self) -> String {
         let bs = if self.bs >= 1 << 20 {
@@ -167,6 +219,9 @@ pub struct NbdReport {
     pub dir_fs: String,
     pub export_bytes: u64,
     pub runtime_s: u64,
+    /// CPUs of the machine measured (`available_parallelism`): the scaling
+    /// jobs' figures mean nothing without it.
+    pub cores: usize,
     pub scftl_ftl: String,
     pub fio: String,
     pub versions: Vec<(String, String)>,
@@ -379,6 +434,15 @@ pub fn run(a: &NbdArgs) -> BResult<NbdReport> {
             eprintln!("bench nbd: {m}");
         }
     };
+    for n in &a.jobs {
+        if !SCALING_COUNTS.contains(n) {
+            return Err(format!("--jobs {n}: use connection counts among 1, 2, 4, 8, 16").into());
+        }
+    }
+    if a.scaling_only && a.jobs.is_empty() {
+        return Err("--scaling-only needs --jobs (e.g. --jobs 1,2,4)".into());
+    }
+    let job_list = jobs(&a.jobs, a.scaling_only);
     let mut runs = Vec::new();
     let (mut rss, mut sector) = (None, None);
     for server in SERVERS {
@@ -395,8 +459,8 @@ pub fn run(a: &NbdArgs) -> BResult<NbdReport> {
         if !missing.is_empty() {
             let why = format!("not installed: {}", missing.join(", "));
             log(format!("{server}: skipped ({why})"));
-            for j in JOBS {
-                runs.push(skipped(server, &j, &why));
+            for j in &job_list {
+                runs.push(skipped(server, j, &why));
             }
             continue;
         }
@@ -404,8 +468,8 @@ pub fn run(a: &NbdArgs) -> BResult<NbdReport> {
         let mut served = match start(&ctx, server) {
             Ok(s) => s,
             Err(e) => {
-                for j in JOBS {
-                    runs.push(failed(server, &j, &e));
+                for j in &job_list {
+                    runs.push(failed(server, j, &e));
                 }
                 continue;
             }
@@ -413,16 +477,16 @@ pub fn run(a: &NbdArgs) -> BResult<NbdReport> {
         let filled =
             (0..FILL_PASSES).try_for_each(|_| fio(&served.uri(), &JOBS[0], size, None).map(|_| ()));
         if let Err(e) = filled {
-            for j in JOBS {
-                runs.push(failed(server, &j, &format!("fill: {e}")));
+            for j in &job_list {
+                runs.push(failed(server, j, &format!("fill: {e}")));
             }
             continue;
         }
-        for j in JOBS {
+        for j in &job_list {
             log(format!("{server}: {} for {runtime} s", j.name));
-            runs.push(match fio(&served.uri(), &j, size, Some(runtime)) {
-                Ok(o) => measured(server, &j, &o),
-                Err(e) => failed(server, &j, &e),
+            runs.push(match fio(&served.uri(), j, size, Some(runtime)) {
+                Ok(o) => measured(server, j, &o),
+                Err(e) => failed(server, j, &e),
             });
         }
         if server == "scftl" {
@@ -453,6 +517,7 @@ pub fn run(a: &NbdArgs) -> BResult<NbdReport> {
         dir_fs: dir_fs(&a.dir),
         export_bytes: size,
         runtime_s: runtime,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         scftl_ftl: a.ftl.clone(),
         fio: version("fio", "--version"),
         versions: vec![
@@ -514,6 +579,14 @@ fn measured(server: &str, j: &Job, o: &FioOut) -> NbdRun {
     }
 }
 
+/// The jobs of [`JOBS`] and [`SCALING`] that `runs` holds, in table
+/// order.
+fn jobs_in(runs: &[NbdRun]) -> impl Iterator<Item = &'static Job> + '_ {
+    JOBS.iter()
+        .chain(SCALING.iter())
+        .filter(|j| runs.iter().any(|r| r.job == j.name))
+}
+
 /// scftl's value over each other server's, per job.
 pub fn ratios(runs: &[NbdRun]) -> Vec<(String, String, Option<f64>)> {
     let value = |s: &str, j: &str| {
@@ -522,7 +595,7 @@ pub fn ratios(runs: &[NbdRun]) -> Vec<(String, String, Option<f64>)> {
             .and_then(|r| r.value)
     };
     let mut out = Vec::new();
-    for j in JOBS {
+    for j in jobs_in(runs) {
         for other in &SERVERS[1..] {
             let r = match (value("scftl", j.name), value(other, j.name)) {
                 (Some(a), Some(b)) if b > 0.0 => Some(a / b),
@@ -566,7 +639,7 @@ pub fn render(rep: &NbdReport) -> String {
     head.extend(SERVERS);
     head.extend(["scftl/nbdkit", "scftl/qemu-nbd"]);
     let mut t = Table::new(&head);
-    for j in JOBS {
+    for j in jobs_in(&rep.runs) {
         let mut row = vec![
             j.name.to_string(),
             if j.bandwidth { "MB/s" } else { "IOPS" }.to_string(),
@@ -592,9 +665,10 @@ pub fn render(rep: &NbdReport) -> String {
     }
     let mut s = h.render();
     s.push_str(&t.render());
-    for j in JOBS {
+    for j in jobs_in(&rep.runs) {
         s.push_str(&format!("  {}: {}\n", j.name, j.describe()));
     }
+    s.push_str(&render_scaling(rep));
     match (rep.scftl_peak_rss_bytes, rep.scftl_rss_bytes_per_sector) {
         (Some(r), Some(p)) => s.push_str(&format!(
             "scftl serve peak RSS (VmHWM): {:.1} MiB = {p:.2} B per logical sector of {} B\n",
@@ -611,6 +685,39 @@ pub fn render(rep: &NbdReport) -> String {
             r.status,
             r.reason.as_deref().unwrap_or("")
         ));
+    }
+    s
+}
+
+/// Each server's scaling: its value with N connections over its value
+/// with one, per scaling job measured (empty without `--jobs`).
+fn render_scaling(rep: &NbdReport) -> String {
+    let value = |server: &str, name: &str| {
+        rep.runs
+            .iter()
+            .find(|r| r.server == server && r.job == name)
+            .and_then(|r| r.value)
+    };
+    let mut s = String::new();
+    for server in SERVERS {
+        for pair in SCALING.chunks(SCALING_COUNTS.len()) {
+            let Some(one) = value(server, pair[0].name).filter(|v| *v > 0.0) else {
+                continue;
+            };
+            let parts: Vec<String> = pair[1..]
+                .iter()
+                .filter_map(|j| value(server, j.name).map(|v| (j.numjobs, v / one)))
+                .map(|(n, x)| format!("{n} jobs {x:.2}x"))
+                .collect();
+            if !parts.is_empty() {
+                let what = pair[0].name.trim_end_matches("-j1");
+                s.push_str(&format!(
+                    "scaling of {server} {what} over 1 job ({} cores): {}\n",
+                    rep.cores,
+                    parts.join(", ")
+                ));
+            }
+        }
     }
     s
 }

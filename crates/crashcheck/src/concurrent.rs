@@ -129,9 +129,11 @@ pub struct ConcurrentStats {
     /// Rounds whose cut fell while operations ran (the rest were cut
     /// after the last operation).
     pub cut_mid_run: u64,
-    /// Reads served with shared access, and flushes that found their
-    /// changes covered by another flush.
+    /// Reads served with shared access, those that arrived while a
+    /// flush's sync ran, and flushes that found their changes covered by
+    /// another flush.
     pub shared_reads: u64,
+    pub reads_during_sync: u64,
     pub coalesced_flushes: u64,
     /// Linearization states the search visited.
     pub states: u64,
@@ -165,10 +167,13 @@ fn decode(sector: &[u8], lba: u64) -> Result<u64, String> {
 
 type Device = Scftl<Harness>;
 
-/// The flash under the test's device: the power-cut layer, with every sync
-/// slowed down (so flushes overlap other threads' calls, as an `fdatasync`
-/// makes them overlap on a server) and, in some rounds, the power cut at
-/// the k-th sync, where a flush commits.
+/// The flash under the test's device: the power-cut layer, with every
+/// flush's sync slowed down and, in some rounds, the power cut at the k-th
+/// sync, where a flush commits. The delay is spent in `sync_shared`, with
+/// readers admitted (as an `fdatasync` on a server), which then answers
+/// "not here": the sync itself settles `CrashFlash`'s in-flight set, so
+/// it runs with exclusive access right after. Reads thus overlap a flush
+/// between its commit and its end, and other flushes arrive meanwhile.
 struct Harness {
     inner: CrashFlash<MemFlash>,
     sync_delay: Duration,
@@ -183,9 +188,13 @@ impl flash::Layer for Harness {
         Flash::geometry(&self.inner)
     }
 
+    fn sync_shared(&self) -> Option<flash::Result<()>> {
+        std::thread::sleep(self.sync_delay);
+        None
+    }
+
     fn sync(&mut self) -> flash::Result<()> {
         self.syncs += 1;
-        std::thread::sleep(self.sync_delay);
         if self.cut_at_sync == Some(self.syncs) {
             self.inner.cut_power();
             return Err(flash::FlashError::PowerLoss);
@@ -294,7 +303,9 @@ fn run_round(
     }
     history.sort_by_key(|op| op.invoke);
     stats.ops += history.len() as u64;
-    stats.shared_reads += shared.shared_counts().1;
+    let (_, shared_reads, during) = shared.shared_counts();
+    stats.shared_reads += shared_reads;
+    stats.reads_during_sync += during;
     stats.coalesced_flushes += history
         .iter()
         .filter(|o| o.kind == OpKind::Flush { flushed: false } && o.ret.is_some())

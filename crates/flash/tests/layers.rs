@@ -435,6 +435,7 @@ const LAYERS: &[(&str, &str)] = &[
     ("SlowSync", "crates/cli/src/image.rs"),
     ("KeepMetaFlash", "crates/bench/src/keepmeta.rs"),
     ("Backend", "crates/crashcheck/src/target.rs"),
+    ("Harness", "crates/crashcheck/src/concurrent.rs"),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -82,6 +82,8 @@ pub struct SharedDevice<D> {
     /// Syncs run with readers admitted, and reads served with shared access.
     shared_syncs: AtomicU64,
     shared_reads: AtomicU64,
+    /// Reads that took the lock while a flush's sync ran.
+    reads_during_sync: AtomicU64,
     mutant: SharedMutant,
 }
 
@@ -100,6 +102,7 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
             durable_changes: AtomicU64::new(0),
             shared_syncs: AtomicU64::new(0),
             shared_reads: AtomicU64::new(0),
+            reads_during_sync: AtomicU64::new(0),
             mutant,
         }
     }
@@ -121,6 +124,7 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
             let dev = if self.syncing.load(Ordering::Acquire) {
                 // Past a change queued behind the sync (see the module
                 // documentation); once the sync is over this just waits.
+                self.reads_during_sync.fetch_add(1, Ordering::Relaxed);
                 self.device.read_recursive()
             } else {
                 self.device.read()
@@ -162,12 +166,13 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         self.durable_changes.load(Ordering::SeqCst)
     }
 
-    /// Syncs run while readers went on, and reads served with shared
-    /// access (for the server's statistics).
-    pub fn shared_counts(&self) -> (u64, u64) {
+    /// Syncs run while readers went on, reads served with shared access,
+    /// and reads that arrived while a flush's sync ran (statistics).
+    pub fn shared_counts(&self) -> (u64, u64, u64) {
         (
             self.shared_syncs.load(Ordering::Relaxed),
             self.shared_reads.load(Ordering::Relaxed),
+            self.reads_during_sync.load(Ordering::Relaxed),
         )
     }
 

@@ -831,6 +831,16 @@ impl<F: Flash> Scftl<F> {
     /// Runs `f` unless an earlier flash error poisoned the object; poisons
     /// it when `f` fails inside the flash or leaves state half-updated.
     fn guarded<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.pending.is_some() {
+            return Err(FtlError::BadArgument(
+                "a flush is begun (begin_flush): end it (end_flush) before anything else".into(),
+            ));
+        }
+        self.guarded_any(f)
+    }
+
+    /// [`Scftl::guarded`], also between the parts of a flush (reads).
+    fn guarded_any<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         if let Some(power_loss) = self.poisoned {
             return Err(if power_loss {
                 FtlError::Flash(FlashError::PowerLoss)
@@ -839,11 +849,6 @@ impl<F: Flash> Scftl<F> {
                     "an earlier flash command failed, so the in-memory state is undefined; drop this device and open the flash again".into(),
                 )
             });
-        }
-        if self.pending.is_some() {
-            return Err(FtlError::BadArgument(
-                "a flush is begun (begin_flush): end it (end_flush) before anything else".into(),
-            ));
         }
         let r = f(self);
         match &r {
@@ -872,7 +877,8 @@ impl<F: Flash> BlockDevice for Scftl<F> {
     }
 
     fn read(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
-        self.guarded(|s| s.read_impl(lba, buf))
+        // Reads change nothing a begun flush relies on.
+        self.guarded_any(|s| s.read_impl(lba, buf))
     }
 
     fn write(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
@@ -892,7 +898,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
     }
 
     fn read_shared(&self, lba: Lba, buf: &mut [u8]) -> Option<Result<()>> {
-        if self.poisoned.is_some() || self.pending.is_some() {
+        if self.poisoned.is_some() {
             // The exclusive path gives the poisoned device's error.
             return None;
         }
