@@ -436,7 +436,9 @@ pub fn run(a: &NbdArgs) -> BResult<NbdReport> {
     };
     for n in &a.jobs {
         if !SCALING_COUNTS.contains(n) {
-            return Err(format!("--jobs {n}: use connection counts among 1, 2, 4, 8, 16").into());
+            return Err(format!(
+                "--jobs {n}: use connection counts among 1, 2, 4, 8, 16"
+            ));
         }
     }
     if a.scaling_only && a.jobs.is_empty() {
