@@ -182,12 +182,18 @@ impl<F: Flash> Scftl<F> {
         Ok(())
     }
 
-    pub(super) fn read_impl(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
+    /// The lookups of a read: checks the request, fills the sectors that
+    /// are unmapped (zeros) or still in a merge buffer, and returns the
+    /// flash reads left, each the run of following sectors stored right
+    /// after one another in one page (read with one data read and the
+    /// page's OOB records).
+    fn plan_read(&self, lba: Lba, buf: &mut [u8]) -> Result<Vec<FlashRun>> {
         let ss = self.layout.sector_size;
         let n = check_request(lba, buf.len(), ss, self.config.logical_sectors)?;
         let open_base = self.merge_buffer_base();
         let count = n as usize;
         let la_at = |i: usize| La((lba.0 + i as u64) as u32);
+        let mut runs = Vec::new();
         let mut i = 0;
         while i < count {
             let psa = self.l2p[la_at(i)];
@@ -208,8 +214,6 @@ impl<F: Flash> Scftl<F> {
                 i += 1;
                 continue;
             }
-            // The run of following sectors stored right after this one in
-            // the same page is read with one data read and one OOB read.
             let (page, slot) = self.layout.locate(psa);
             let mut run = 1;
             while i + run < count
@@ -218,12 +222,27 @@ impl<F: Flash> Scftl<F> {
             {
                 run += 1;
             }
-            let data = &mut buf[i * ss..(i + run) * ss];
-            self.flash.read(page, slot, data)?;
-            self.check_data_crcs(la_at(i), psa, page, slot, data)?;
+            runs.push(FlashRun {
+                first: i,
+                sectors: run,
+                la: la_at(i),
+                psa,
+                page,
+                slot,
+            });
             i += run;
         }
-        self.stats.user_sectors_read += n;
+        Ok(runs)
+    }
+
+    pub(super) fn read_impl(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
+        let ss = self.layout.sector_size;
+        for r in self.plan_read(lba, buf)? {
+            let data = &mut buf[r.first * ss..(r.first + r.sectors) * ss];
+            self.flash.read(r.page, r.slot, data)?;
+            self.check_data_crcs(r.la, r.psa, r.page, r.slot, data)?;
+        }
+        self.stats.user_sectors_read += (buf.len() / ss) as u64;
         Ok(())
     }
 
@@ -234,55 +253,37 @@ impl<F: Flash> Scftl<F> {
     /// exclusive access, which reports the failure as `read` does).
     pub(super) fn read_shared_impl(&self, lba: Lba, buf: &mut [u8]) -> Option<Result<()>> {
         let ss = self.layout.sector_size;
-        let n = match check_request(lba, buf.len(), ss, self.config.logical_sectors) {
-            Ok(n) => n,
+        let runs = match self.plan_read(lba, buf) {
+            Ok(r) => r,
             Err(e) => return Some(Err(e)),
         };
-        let open_base = self.merge_buffer_base();
-        let count = n as usize;
-        let la_at = |i: usize| La((lba.0 + i as u64) as u32);
-        let mut oob = vec![0u8; self.layout.spp as usize * DATA_OOB_LEN];
-        let mut i = 0;
-        while i < count {
-            let psa = self.l2p[la_at(i)];
-            let out = &mut buf[i * ss..(i + 1) * ss];
-            if !psa.is_mapped() {
-                out.fill(0);
-                i += 1;
-                continue;
+        let mut oob = [0u8; 256];
+        let mut heap = Vec::new();
+        let oob: &mut [u8] = match self.layout.spp as usize * DATA_OOB_LEN {
+            n if n <= oob.len() => &mut oob[..n],
+            n => {
+                heap.resize(n, 0);
+                &mut heap
             }
-            if let Some(base) = open_base.filter(|&b| psa >= b && psa.0 < b.0 + self.mb_fill) {
-                let slot = (psa.0 - base.0) as usize;
-                out.copy_from_slice(&self.mb[slot * ss..(slot + 1) * ss]);
-                i += 1;
-                continue;
-            }
-            if let Some(sector) = self.parked_sector(psa) {
-                out.copy_from_slice(sector);
-                i += 1;
-                continue;
-            }
-            let (page, slot) = self.layout.locate(psa);
-            let mut run = 1;
-            while i + run < count
-                && slot + (run as u32) < self.layout.spp
-                && self.l2p[la_at(i + run)] == Psa(psa.0 + run as u32)
+        };
+        for r in runs {
+            let data = &mut buf[r.first * ss..(r.first + r.sectors) * ss];
+            let records = &mut oob[..(r.slot as usize + r.sectors) * DATA_OOB_LEN];
+            if self
+                .flash
+                .read_shared(r.page, r.slot, data, records)?
+                .is_err()
             {
-                run += 1;
+                return None;
             }
-            let data = &mut buf[i * ss..(i + run) * ss];
-            let records = &mut oob[..(slot as usize + run) * DATA_OOB_LEN];
-            match self.flash.read_shared(page, slot, data, records)? {
-                Ok(()) => {}
-                Err(_) => return None,
-            }
-            if let Err(e) = verify_data_crcs(la_at(i), psa, page, slot, data, records, ss) {
+            if let Err(e) = verify_data_crcs(r.la, r.psa, r.page, r.slot, data, records, ss) {
                 return Some(Err(e));
             }
-            i += run;
         }
-        self.shared_sectors_read
-            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        self.shared_sectors_read.fetch_add(
+            (buf.len() / ss) as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
         Some(Ok(()))
     }
 
@@ -737,4 +738,16 @@ fn verify_data_crcs(
         }
     }
     Ok(())
+}
+
+/// One flash read of a read request ([`Scftl::plan_read`]): `sectors`
+/// sectors of the request from its sector `first` on (logical sector `la`
+/// on), stored at `psa`, `psa + 1`, ... from slot `slot` of `page`.
+struct FlashRun {
+    first: usize,
+    sectors: usize,
+    la: La,
+    psa: Psa,
+    page: flash::PageAddr,
+    slot: u32,
 }
