@@ -48,7 +48,10 @@ pub struct ConcurrentConfig {
     /// Rounds: a fresh device, scripts and cut point each.
     pub rounds: u64,
     pub seed: u64,
+    /// A seeded bug in the lock protocol, or in the FTL (`ftl::Mutant`):
+    /// the test must catch either kind.
     pub mutant: SharedMutant,
+    pub ftl_mutant: ftl::Mutant,
     /// How long each sync takes (the flushes' window of overlap).
     pub sync_delay: Duration,
 }
@@ -63,6 +66,7 @@ impl Default for ConcurrentConfig {
             rounds: 200,
             seed: 1,
             mutant: SharedMutant::None,
+            ftl_mutant: ftl::Mutant::None,
             sync_delay: Duration::from_micros(200),
         }
     }
@@ -261,7 +265,8 @@ fn run_round(
         cut_at_sync: None,
         syncs: 0,
     };
-    let mut dev = Scftl::format(harness, config).map_err(|e| no_history(format!("format: {e}")))?;
+    let mut dev = Scftl::format_with_mutant(harness, config, c.ftl_mutant)
+        .map_err(|e| no_history(format!("format: {e}")))?;
     // The cut: in half the rounds at one of the first syncs (a flush's
     // commit point), in the others somewhere among the commands the round
     // issues (about one per two operations on this device); or, if the
@@ -321,7 +326,7 @@ fn run_round(
     if let Err(e) = flash.crash(CrashPolicy::Random, &mut crash_rng) {
         return Err(fail(round, format!("crash: {e}"), history, Vec::new()));
     }
-    let mut back = match Scftl::open(flash) {
+    let mut back = match Scftl::open_with_mutant(flash, c.ftl_mutant) {
         Ok(d) => d,
         Err(e) => {
             return Err(fail(

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crashcheck::concurrent::{self, ConcurrentConfig};
 use flash::Geometry;
-use ftl::SharedMutant;
+use ftl::{Mutant, SharedMutant};
 
 use super::args::{verdict, CrashtestArgs};
 use super::ftl_only_flag;
@@ -38,19 +38,23 @@ fn plan(args: &CrashtestArgs) -> Result<ConcurrentConfig, String> {
         return Err(format!("{flag} does not apply with --concurrent"));
     }
     let geometry = Geometry::preset(&args.geometry).map_err(|e| e.to_string())?;
-    let mutant = match &args.mutant {
-        None => SharedMutant::None,
-        Some(name) => SharedMutant::ALL
-            .iter()
-            .find(|(_, n)| n == name)
-            .map(|(m, _)| *m)
-            .ok_or_else(|| {
-                let names: Vec<_> = SharedMutant::ALL.iter().map(|(_, n)| *n).collect();
-                format!(
-                    "unknown --mutant `{name}` for --concurrent (use {})",
-                    names.join(" or ")
-                )
-            })?,
+    // A lock-protocol bug by its name, or else an FTL bug (`ftl::Mutant`).
+    let (mutant, ftl_mutant) = match &args.mutant {
+        None => (SharedMutant::None, Mutant::None),
+        Some(name) => match SharedMutant::ALL.iter().find(|(_, n)| n == name) {
+            Some((m, _)) => (*m, Mutant::None),
+            None => match Mutant::parse(name) {
+                Some(m) => (SharedMutant::None, m),
+                None => {
+                    let names: Vec<_> = SharedMutant::ALL.iter().map(|(_, n)| *n).collect();
+                    return Err(format!(
+                        "unknown --mutant `{name}` for --concurrent (use {}, or an FTL mutant of \
+                         `scftl crashtest --mutant`)",
+                        names.join(" or ")
+                    ));
+                }
+            },
+        },
     };
     let ops_per_thread = 120 / threads;
     let ops_per_thread = ops_per_thread.min(14);
@@ -61,6 +65,7 @@ fn plan(args: &CrashtestArgs) -> Result<ConcurrentConfig, String> {
         rounds: args.ops.unwrap_or(200),
         seed: args.seed.unwrap_or_else(super::args::clock_seed),
         mutant,
+        ftl_mutant,
         ..ConcurrentConfig::default()
     })
 }
@@ -80,9 +85,10 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
         c.rounds,
         c.sectors,
         c.seed,
-        match c.mutant {
-            SharedMutant::None => String::new(),
-            m => format!(", mutant {m:?}"),
+        match (c.mutant, c.ftl_mutant) {
+            (SharedMutant::None, Mutant::None) => String::new(),
+            (SharedMutant::None, m) => format!(", FTL mutant {}", m.name()),
+            (m, _) => format!(", mutant {m:?}"),
         }
     );
     let t0 = Instant::now();
