@@ -436,6 +436,7 @@ const LAYERS: &[(&str, &str)] = &[
     ("KeepMetaFlash", "crates/bench/src/keepmeta.rs"),
     ("Backend", "crates/crashcheck/src/target.rs"),
     ("Harness", "crates/crashcheck/src/concurrent.rs"),
+    ("GatedSync", "crates/ftl/tests/shared_device.rs"),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

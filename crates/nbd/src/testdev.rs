@@ -2,7 +2,8 @@
 //! that behaves like SCFTL's: at most `epoch` sector updates between
 //! flushes, refused with `EpochFull` beyond that. It also keeps a "durable"
 //! copy taken at each flush, so tests can check what a power cut would
-//! leave.
+//! leave, and the origin (connection) each flush was issued under. Reads
+//! are served with shared access too (`read_shared`), as SCFTL's are.
 
 use ftl::{check_range, check_request, BlockDevice, DeviceStats, FtlError, Lba};
 
@@ -16,6 +17,9 @@ pub struct RamDisk {
     pub flushes: u64,
     pub write_sizes: Vec<u64>,
     pub refuse_next_write: bool,
+    /// The last origin set, and the origin of each flush in order.
+    pub origin: u64,
+    pub flush_origins: Vec<u64>,
 }
 
 impl RamDisk {
@@ -31,6 +35,8 @@ impl RamDisk {
             flushes: 0,
             write_sizes: Vec::new(),
             refuse_next_write: false,
+            origin: 0,
+            flush_origins: Vec::new(),
         }
     }
 
@@ -57,10 +63,18 @@ impl BlockDevice for RamDisk {
         (self.data.len() / self.sector_size) as u64
     }
     fn read(&mut self, lba: Lba, buf: &mut [u8]) -> ftl::Result<()> {
-        check_request(lba, buf.len(), self.sector_size, self.num_sectors())?;
+        self.read_shared(lba, buf).expect("RAM reads shared")
+    }
+    fn read_shared(&self, lba: Lba, buf: &mut [u8]) -> Option<ftl::Result<()>> {
+        if let Err(e) = check_request(lba, buf.len(), self.sector_size, self.num_sectors()) {
+            return Some(Err(e));
+        }
         let at = lba.0 as usize * self.sector_size;
         buf.copy_from_slice(&self.data[at..at + buf.len()]);
-        Ok(())
+        Some(Ok(()))
+    }
+    fn set_origin(&mut self, origin: u64) {
+        self.origin = origin;
     }
     fn write(&mut self, lba: Lba, data: &[u8]) -> ftl::Result<()> {
         let n = check_request(lba, data.len(), self.sector_size, self.num_sectors())?;
@@ -89,6 +103,7 @@ impl BlockDevice for RamDisk {
         self.durable.copy_from_slice(&self.data);
         self.used = 0;
         self.flushes += 1;
+        self.flush_origins.push(self.origin);
         Ok(())
     }
     fn epoch_remaining(&self) -> Option<u64> {

@@ -433,6 +433,27 @@ fn several_clients_interleave_safely() {
 }
 
 #[test]
+fn each_flush_is_issued_under_its_connections_origin() {
+    let r = Running::quiet(RamDisk::new(SS, 64, None));
+    // Connections are numbered from 1 in the order they were accepted.
+    let (mut s1, mut s2) = (r.connect(), r.connect());
+    go(&mut s1);
+    go(&mut s2);
+    let sector = vec![7u8; SS];
+    assert_eq!(write(&mut s1, 0, &sector, 0), 0);
+    assert_eq!(write(&mut s2, SS as u64, &sector, 0), 0);
+    // The last change came from 2; this flush is 1's.
+    assert_eq!(command(&mut s1, CMD_FLUSH, 0, 0, 0), 0);
+    // Covered by 1's flush: answered without one.
+    assert_eq!(command(&mut s2, CMD_FLUSH, 0, 0, 0), 0);
+    assert_eq!(write(&mut s1, 2 * SS as u64, &sector, 0), 0);
+    assert_eq!(command(&mut s2, CMD_FLUSH, 0, 0, 0), 0);
+    assert_eq!(read(&mut s2, 0, 3 * SS as u32).unwrap(), vec![7u8; 3 * SS]);
+    let origins = r.server.with_device(|d| d.flush_origins.clone());
+    assert_eq!(origins, vec![1, 2]);
+}
+
+#[test]
 fn random_garbage_never_panics_or_damages_the_device() {
     let r = Running::quiet(RamDisk::new(SS, 16, Some(8)));
     let mut good = r.connect();

@@ -408,9 +408,20 @@ fn execute<D: BlockDevice + Send + Sync>(
     // Checked under the exclusive lock before every change and flush: once
     // shutdown has flushed, nothing changes. Reads change nothing.
     let open = || !shared.stopping.load(Ordering::SeqCst);
-    let flush = |must_cover: u64| match shared.device.flush(must_cover, |_| open()) {
-        None => Err(stopped()),
-        Some(r) => r.map(drop).map_err(|e| ops::ftl_err("flush", e)),
+    // A recording device (`serve --record`) notes which connection each
+    // change and flush comes from.
+    let origin = stats.conn.as_ref().map(|c| c.id);
+    let flush = |must_cover: u64| {
+        let gate = |d: &mut D| {
+            if let Some(id) = origin {
+                d.set_origin(id);
+            }
+            open()
+        };
+        match shared.device.flush(must_cover, gate) {
+            None => Err(stopped()),
+            Some(r) => r.map(drop).map_err(|e| ops::ftl_err("flush", e)),
+        }
     };
     let fx = match req.command {
         CMD_READ => {
@@ -444,10 +455,8 @@ fn execute<D: BlockDevice + Send + Sync>(
             if !open() {
                 return Err(stopped());
             }
-            // A recording device (`serve --record`) notes which connection
-            // the calls below come from.
-            if let Some(c) = &stats.conn {
-                dev.set_origin(c.id);
+            if let Some(id) = origin {
+                dev.set_origin(id);
             }
             match req.command {
                 CMD_WRITE => {
