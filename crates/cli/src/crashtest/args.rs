@@ -200,7 +200,7 @@ pub struct CrashtestArgs {
     pub aimed: Option<f64>,
     /// Run the concurrent crash test with THREADS threads instead: they
     /// issue reads, writes, trims and flushes against one SCFTL device
-    /// behind the NBD server's lock protocol (`ftl::SharedDevice`), the
+    /// behind the NBD server's lock protocol (the shared device), the
     /// power is cut at a seeded command or sync, and a linearizability
     /// search checks every read and the recovered device against the
     /// snapshot contract. --ops: rounds (default 200); --seed fixes the
