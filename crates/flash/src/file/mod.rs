@@ -744,6 +744,23 @@ impl<Io: ImageIo> FileFlash<Io> {
         Ok(())
     }
 
+    /// One read command of data and spare area (`read_with_oob`, and
+    /// `read_shared`, which needs no more than `&self`), counted once.
+    fn read_both(
+        &self,
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+        oob: &mut [u8],
+    ) -> Result<()> {
+        check_read(&self.header.geometry, page, first_sector, data.len())?;
+        check_oob_read(&self.header.geometry, page, oob)?;
+        self.fill_data(page, first_sector, data)?;
+        self.fill_oob(page, oob)?;
+        self.pages.record_read_shared(data.len() + oob.len());
+        Ok(())
+    }
+
     /// Fills `oob` with the start of `page`'s spare area (checked by the
     /// caller); counts nothing.
     fn fill_oob(&self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
@@ -794,12 +811,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         data: &mut [u8],
         oob: &mut [u8],
     ) -> Result<()> {
-        check_read(&self.header.geometry, page, first_sector, data.len())?;
-        check_oob_read(&self.header.geometry, page, oob)?;
-        self.fill_data(page, first_sector, data)?;
-        self.fill_oob(page, oob)?;
-        self.pages.record_read(data.len() + oob.len());
-        Ok(())
+        self.read_both(page, first_sector, data, oob)
     }
 
     /// Positioned reads of the file (or copies from the gather) need no
@@ -811,15 +823,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         data: &mut [u8],
         oob: &mut [u8],
     ) -> Option<Result<()>> {
-        let g = &self.header.geometry;
-        let r = check_read(g, page, first_sector, data.len())
-            .and_then(|_| check_oob_read(g, page, oob))
-            .and_then(|()| self.fill_data(page, first_sector, data))
-            .and_then(|()| self.fill_oob(page, oob));
-        if r.is_ok() {
-            self.pages.record_read_shared(data.len() + oob.len());
-        }
-        Some(r)
+        Some(self.read_both(page, first_sector, data, oob))
     }
 
     /// `fdatasync` needs no exclusive access, once nothing is gathered.

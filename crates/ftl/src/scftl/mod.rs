@@ -906,11 +906,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
     }
 
     fn begin_flush(&mut self) -> Result<FlushStep> {
-        if self.pending.is_some() {
-            return Err(FtlError::BadArgument(
-                "a flush is already begun; end it first".into(),
-            ));
-        }
+        // `guarded` refuses a second begin while a flush is begun.
         let p = self.guarded(|s| {
             let p = s.flush_begin(true)?;
             // The sync with shared access finds nothing held back.
