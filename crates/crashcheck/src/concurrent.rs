@@ -207,14 +207,8 @@ impl flash::Layer for Harness {
     }
 
     /// Reads pass through unchanged, so they may run shared.
-    fn read_shared(
-        &self,
-        page: flash::PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Option<flash::Result<()>> {
-        Flash::read_shared(&self.inner, page, first_sector, data, oob)
+    fn read_shared(&self, reads: &mut [flash::PageRead<'_>]) -> Option<flash::Result<()>> {
+        Flash::read_shared(&self.inner, reads)
     }
 }
 

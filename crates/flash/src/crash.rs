@@ -1322,17 +1322,11 @@ impl<F: RawFlash> crate::Layer for CrashFlash<F> {
     /// Reads change no crash state (they only need the power on), so they
     /// may run with shared access when the device below allows it. Syncs
     /// settle the in-flight set and keep the exclusive form.
-    fn read_shared(
-        &self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Option<Result<()>> {
+    fn read_shared(&self, reads: &mut [crate::PageRead<'_>]) -> Option<Result<()>> {
         if let Err(e) = self.check_power() {
             return Some(Err(e));
         }
-        self.inner.read_shared(page, first_sector, data, oob)
+        self.inner.read_shared(reads)
     }
 
     /// Deliberately page by page: every page of a multi-page program is a

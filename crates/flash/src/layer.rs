@@ -47,7 +47,7 @@ use std::ops::{Deref, DerefMut};
 
 use crate::{
     check_oob_read, check_read, program_each, BlockId, BlockWear, Flash, FlashCounters, FlashError,
-    Geometry, PageAddr, Result, ERASED_BYTE,
+    Geometry, PageAddr, PageRead, Result, ERASED_BYTE,
 };
 
 /// One read command, in the form the caller issued it.
@@ -378,14 +378,8 @@ pub trait Layer {
     /// [`Layer::read`] with exclusive access), so a layer that changes reads
     /// cannot be bypassed. A layer whose reads pass through unchanged says
     /// so by overriding this to forward.
-    fn read_shared(
-        &self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Option<Result<()>> {
-        let _ = (page, first_sector, data, oob);
+    fn read_shared(&self, reads: &mut [PageRead<'_>]) -> Option<Result<()>> {
+        let _ = reads;
         None
     }
 
@@ -527,14 +521,8 @@ impl<L: Layer> Flash for L {
     fn submit(&mut self) -> Result<()> {
         Layer::submit(self)
     }
-    fn read_shared(
-        &self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Option<Result<()>> {
-        Layer::read_shared(self, page, first_sector, data, oob)
+    fn read_shared(&self, reads: &mut [PageRead<'_>]) -> Option<Result<()>> {
+        Layer::read_shared(self, reads)
     }
     fn sync_shared(&self) -> Option<Result<()>> {
         Layer::sync_shared(self)
@@ -592,14 +580,8 @@ impl<F: Flash + ?Sized> Layer for Box<F> {
     fn geometry(&self) -> &Geometry {
         (**self).geometry()
     }
-    fn read_shared(
-        &self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Option<Result<()>> {
-        (**self).read_shared(page, first_sector, data, oob)
+    fn read_shared(&self, reads: &mut [PageRead<'_>]) -> Option<Result<()>> {
+        (**self).read_shared(reads)
     }
     fn sync_shared(&self) -> Option<Result<()>> {
         (**self).sync_shared()

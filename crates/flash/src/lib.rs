@@ -242,24 +242,22 @@ pub trait Flash {
     /// Waits until every queued command has taken effect.
     fn sync(&mut self) -> Result<()>;
 
-    /// [`Flash::read_with_oob`] with shared access only, for a frontend
-    /// that lets reads run in parallel with each other and with a flush's
-    /// sync (`ftl::SharedDevice`). A device that answers `Some` gives what
-    /// `read_with_oob` would give at that moment, and counts the read.
-    /// `None`: this device needs exclusive access to read (a layer that
-    /// changes, times or records reads; a backend whose reads update
-    /// state); the caller then takes it and issues `read_with_oob`. The
-    /// default is `None`, and a [`Layer`] answers `None` unless it
-    /// overrides [`Layer::read_shared`]: a layer that intercepts reads can
-    /// never be bypassed through this path.
-    fn read_shared(
-        &self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Option<Result<()>> {
-        let _ = (page, first_sector, data, oob);
+    /// [`Flash::read_with_oob`] of each of `reads`, with shared access
+    /// only, for a frontend that lets reads run in parallel with each other
+    /// and with a flush's sync (`ftl::SharedDevice`). Each entry is one read
+    /// command, counted as one; a device may fetch several of them at once
+    /// (the image backend reads entries whose bytes follow one another in
+    /// the file with one vectored read for their data and one for their
+    /// OOB records). A device that answers `Some` gives what
+    /// `read_with_oob` of each would give at that moment; on an error, the
+    /// buffers hold unspecified bytes. `None`: this device needs exclusive
+    /// access to read (a layer that changes, times or records reads; a
+    /// backend whose reads update state); the caller then takes it and
+    /// issues `read_with_oob`. The default is `None`, and a [`Layer`]
+    /// answers `None` unless it overrides [`Layer::read_shared`]: a layer
+    /// that intercepts reads can never be bypassed through this path.
+    fn read_shared(&self, reads: &mut [PageRead<'_>]) -> Option<Result<()>> {
+        let _ = reads;
         None
     }
 
@@ -428,6 +426,25 @@ pub(crate) fn check_program(g: &Geometry, page: PageAddr, data: &[u8], oob: &[u8
 }
 
 /// Checks an OOB read buffer.
+/// One read command of a [`Flash::read_shared`] batch: sectors of `page`
+/// from `first_sector` on into `data` (whole sectors), and the start of its
+/// spare area into `oob` (at most `oob_size` bytes, possibly none).
+#[derive(Debug)]
+pub struct PageRead<'a> {
+    pub page: PageAddr,
+    pub first_sector: u32,
+    pub data: &'a mut [u8],
+    pub oob: &'a mut [u8],
+}
+
+impl PageRead<'_> {
+    /// Checks the command against `g`, as `read_with_oob` does.
+    pub(crate) fn check(&self, g: &Geometry) -> Result<()> {
+        check_read(g, self.page, self.first_sector, self.data.len())?;
+        check_oob_read(g, self.page, self.oob)
+    }
+}
+
 pub(crate) fn check_oob_read(g: &Geometry, page: PageAddr, oob: &[u8]) -> Result<()> {
     g.check_page(page)?;
     check_oob_len(g, "OOB read buffer (at most the spare area)", oob.len())

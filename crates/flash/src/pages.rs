@@ -325,24 +325,27 @@ macro_rules! ram_flash_impl {
                 oob: &mut [u8],
             ) -> $crate::Result<()> {
                 // The same command, counted the same way.
-                $crate::Flash::read_shared(self, page, first_sector, data, oob).unwrap_or(Ok(()))
+                let mut one = [$crate::PageRead {
+                    page,
+                    first_sector,
+                    data,
+                    oob,
+                }];
+                $crate::Flash::read_shared(self, &mut one).unwrap_or(Ok(()))
             }
 
             fn read_shared(
                 &self,
-                page: $crate::PageAddr,
-                first_sector: u32,
-                data: &mut [u8],
-                oob: &mut [u8],
+                reads: &mut [$crate::PageRead<'_>],
             ) -> Option<$crate::Result<()>> {
-                let checked = $crate::check_read(&self.geometry, page, first_sector, data.len())
-                    .and_then(|_| $crate::check_oob_read(&self.geometry, page, oob));
-                if let Err(e) = checked {
-                    return Some(Err(e));
+                for r in reads.iter_mut() {
+                    if let Err(e) = r.check(&self.geometry) {
+                        return Some(Err(e));
+                    }
+                    self.pages.record_read_shared(r.data.len() + r.oob.len());
+                    self.copy_data(r.page, r.first_sector, r.data);
+                    self.copy_oob(r.page, r.oob);
                 }
-                self.pages.record_read_shared(data.len() + oob.len());
-                self.copy_data(page, first_sector, data);
-                self.copy_oob(page, oob);
                 Some(Ok(()))
             }
 

@@ -4,8 +4,26 @@
 //! layers that pass reads through unchanged forward them.
 
 use flash::{
-    CrashFlash, Flash, Geometry, MemFlash, OverlayFlash, PageAddr, TimedFlash, TimingConfig,
+    CrashFlash, Flash, Geometry, MemFlash, OverlayFlash, PageAddr, PageRead, TimedFlash,
+    TimingConfig,
 };
+
+/// One shared read of sectors of `page` from `first_sector` into `data` and
+/// of its OOB prefix into `oob`.
+fn read_one<F: Flash + ?Sized>(
+    f: &F,
+    page: PageAddr,
+    first_sector: u32,
+    data: &mut [u8],
+    oob: &mut [u8],
+) -> Option<flash::Result<()>> {
+    f.read_shared(&mut [PageRead {
+        page,
+        first_sector,
+        data,
+        oob,
+    }])
+}
 
 fn page_bytes(g: &Geometry, seed: u8) -> (Vec<u8>, Vec<u8>) {
     let data = (0..g.page_size()).map(|i| (i as u8) ^ seed).collect();
@@ -22,7 +40,7 @@ fn both_ways<F: Flash>(f: &mut F, page: PageAddr) -> Option<(Vec<u8>, Vec<u8>)> 
     let (mut d1, mut o1) = (vec![0u8; ss], vec![0u8; 10]);
     f.read_with_oob(page, 1, &mut d1, &mut o1).unwrap();
     let (mut d2, mut o2) = (vec![0u8; ss], vec![0u8; 10]);
-    let shared = f.read_shared(page, 1, &mut d2, &mut o2)?;
+    let shared = read_one(f, page, 1, &mut d2, &mut o2)?;
     shared.unwrap();
     assert_eq!((&d1, &o1), (&d2, &o2), "the shared read differs");
     Some((d2, o2))
@@ -41,13 +59,11 @@ fn backends_read_shared_as_they_read_exclusively() {
     both_ways(&mut mem, PageAddr::new(3, 1)).expect("RAM reads shared");
     let before = mem.counters().reads;
     let mut buf = vec![0u8; g.sector_size as usize];
-    mem.read_shared(page, 0, &mut buf, &mut [])
-        .unwrap()
-        .unwrap();
+    read_one(&mem, page, 0, &mut buf, &mut []).unwrap().unwrap();
     assert_eq!(mem.counters().reads, before + 1, "a shared read is counted");
     // Out of range: an error, not a panic.
     let bad = PageAddr::new(g.total_blocks(), 0);
-    assert!(mem.read_shared(bad, 0, &mut buf, &mut []).unwrap().is_err());
+    assert!(read_one(&mem, bad, 0, &mut buf, &mut []).unwrap().is_err());
     assert!(mem.sync_shared().unwrap().is_ok());
 
     let dir = tempfile::tempdir().unwrap();
@@ -103,9 +119,121 @@ fn layers_that_change_reads_answer_not_here_and_pass_through_layers_forward() {
     );
     crash.cut_power();
     let mut buf = vec![0u8; g.sector_size as usize];
-    let r = crash.read_shared(page, 0, &mut buf, &mut []).unwrap();
+    let r = read_one(&crash, page, 0, &mut buf, &mut []).unwrap();
     assert!(
         r.unwrap_err().is_power_loss(),
         "no reads with the power off"
     );
+}
+
+/// A batch of shared reads on an image: entries whose bytes follow one
+/// another in the file are read together (one vectored read per extent),
+/// and every entry gets exactly what its own `read_with_oob` gives —
+/// across erased and gathered pages, partial pages and OOB prefixes of any
+/// length — and is counted as one read.
+#[test]
+fn an_image_reads_a_batch_as_each_of_its_commands() {
+    let g = Geometry::tiny();
+    let ss = g.sector_size as usize;
+    let layout = flash::file::ImageLayout::compute(&g, 4096).unwrap();
+    let slot = |s: u64| layout.page_of_slot(&g, s);
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = flash::FileFlash::create(dir.path().join("b.img"), g, false).unwrap();
+    // Slots 0–5 programmed and submitted except slot 3 (erased); slot 6
+    // programmed and still gathered.
+    for s in [0u64, 1, 2, 4, 5] {
+        let (data, oob) = page_bytes(&g, s as u8 + 1);
+        f.program(slot(s), &data, &oob).unwrap();
+    }
+    f.submit().unwrap();
+    let (data, oob) = page_bytes(&g, 7);
+    f.program(slot(6), &data, &oob).unwrap();
+
+    // (slot, first sector, sectors, OOB prefix bytes)
+    let shape: [(u64, u32, usize, usize); 8] = [
+        (0, 1, 1, 10),
+        (1, 0, 2, 32),
+        (2, 0, 2, 0),
+        (3, 0, 2, 16),
+        (4, 0, 1, 5),
+        (5, 0, 2, 32),
+        (6, 0, 2, 8),
+        (2, 1, 1, 3),
+    ];
+    let mut want = Vec::new();
+    for &(s, first, n, o) in &shape {
+        let (mut d, mut b) = (vec![0u8; n * ss], vec![0u8; o]);
+        f.read_with_oob(slot(s), first, &mut d, &mut b).unwrap();
+        want.push((d, b));
+    }
+    let mut bufs: Vec<(Vec<u8>, Vec<u8>)> = shape
+        .iter()
+        .map(|&(_, _, n, o)| (vec![0x5Au8; n * ss], vec![0x5Au8; o]))
+        .collect();
+    let before = f.counters().reads;
+    let mut reads: Vec<PageRead<'_>> = shape
+        .iter()
+        .zip(bufs.iter_mut())
+        .map(|(&(s, first, _, _), (d, o))| PageRead {
+            page: slot(s),
+            first_sector: first,
+            data: d,
+            oob: o,
+        })
+        .collect();
+    f.read_shared(&mut reads).unwrap().unwrap();
+    drop(reads);
+    assert_eq!(f.counters().reads, before + shape.len() as u64);
+    for (k, (got, want)) in bufs.iter().zip(&want).enumerate() {
+        assert_eq!(got, want, "entry {k} ({:?}) differs", shape[k]);
+    }
+    // Spot checks against what was programmed: the extent of slots 0–2
+    // returned slot 1's bytes, the erased slot reads erased.
+    assert_eq!(bufs[1].0, page_bytes(&g, 2).0);
+    assert_eq!(bufs[1].1, page_bytes(&g, 2).1);
+    assert!(bufs[3].0.iter().chain(&bufs[3].1).all(|&b| b == 0xFF));
+
+    // One bad entry: an error for the batch, not a panic.
+    let mut d = vec![0u8; ss];
+    let mut bad = [
+        PageRead {
+            page: slot(0),
+            first_sector: 0,
+            data: &mut vec![0u8; ss],
+            oob: &mut [],
+        },
+        PageRead {
+            page: slot(1),
+            first_sector: 2,
+            data: &mut d,
+            oob: &mut [],
+        },
+    ];
+    assert!(f.read_shared(&mut bad).unwrap().is_err());
+}
+
+/// `ImageIo::read_exact_vectored_at` on a real file fills its parts with
+/// the bytes `read_exact_at` gives for their concatenation, also with more
+/// parts than one `preadv` takes, and fails at the end of the file.
+#[test]
+fn a_files_vectored_read_fills_its_parts_in_order() {
+    use flash::file::ImageIo;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.bin");
+    let bytes: Vec<u8> = (0..200_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+    std::fs::write(&path, &bytes).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let sizes: Vec<usize> = (0..1500).map(|i| [0, 1, 17, 64, 100][i % 5]).collect();
+    let mut parts: Vec<Vec<u8>> = sizes.iter().map(|&n| vec![0u8; n]).collect();
+    let mut refs: Vec<&mut [u8]> = parts.iter_mut().map(|p| p.as_mut_slice()).collect();
+    file.read_exact_vectored_at(&mut refs, 333).unwrap();
+    let total: usize = sizes.iter().sum();
+    assert_eq!(parts.concat(), bytes[333..333 + total]);
+
+    let mut tail = [vec![0u8; 10], vec![0u8; 10]];
+    let mut refs: Vec<&mut [u8]> = tail.iter_mut().map(|p| p.as_mut_slice()).collect();
+    let e = file
+        .read_exact_vectored_at(&mut refs, bytes.len() as u64 - 15)
+        .unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
 }

@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use flash::{Flash, Geometry, MemFlash, PageAddr};
+use flash::{Flash, Geometry, MemFlash};
 use ftl::scftl::{Scftl, ScftlConfig};
 use ftl::{BlockDevice, FlushStep, FtlError, Lba, SharedDevice};
 
@@ -26,14 +26,8 @@ impl flash::Layer for GatedSync {
         Flash::geometry(&self.inner)
     }
 
-    fn read_shared(
-        &self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Option<flash::Result<()>> {
-        Flash::read_shared(&self.inner, page, first_sector, data, oob)
+    fn read_shared(&self, reads: &mut [flash::PageRead<'_>]) -> Option<flash::Result<()>> {
+        Flash::read_shared(&self.inner, reads)
     }
 
     fn sync_shared(&self) -> Option<flash::Result<()>> {

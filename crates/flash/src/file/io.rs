@@ -8,6 +8,18 @@ use std::io;
 pub trait ImageIo {
     /// Fills `buf` from `offset` (an error if the file is shorter).
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+    /// Fills `parts` in turn from the bytes at `offset` on, as one read: the
+    /// same bytes as `read_exact_at` of their concatenation. The default
+    /// reads each part on its own; a real file fills them with `preadv`, so
+    /// a run of pages costs one system call.
+    fn read_exact_vectored_at(&self, parts: &mut [&mut [u8]], offset: u64) -> io::Result<()> {
+        let mut at = offset;
+        for p in parts.iter_mut() {
+            self.read_exact_at(p, at)?;
+            at += p.len() as u64;
+        }
+        Ok(())
+    }
     /// Writes all of `buf` at `offset`.
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()>;
     /// Writes the concatenation of `parts` at `offset`, as one write: the
@@ -88,12 +100,66 @@ impl Drop for Writeback {
 /// Most parts one `pwritev` call is given (a page needs at most three).
 const MAX_PARTS: usize = 8;
 
+/// Most parts one `preadv` call is given (the kernel's `IOV_MAX`); a read
+/// of more parts takes several calls.
+const MAX_READ_PARTS: usize = 1024;
+
 impl ImageIo for std::fs::File {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
     }
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
         std::os::unix::fs::FileExt::write_all_at(self, buf, offset)
+    }
+    fn read_exact_vectored_at(&self, parts: &mut [&mut [u8]], offset: u64) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        // `done` bytes of the concatenation are filled; a short read (a
+        // signal, a page-cache boundary) resumes from there.
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let mut done = 0usize;
+        let mut iov = Vec::with_capacity(parts.len().min(MAX_READ_PARTS));
+        while done < total {
+            iov.clear();
+            let mut skip = done;
+            for p in parts.iter_mut() {
+                if skip >= p.len() {
+                    skip -= p.len();
+                    continue;
+                }
+                if iov.len() == MAX_READ_PARTS {
+                    break;
+                }
+                let rest = &mut p[skip..];
+                skip = 0;
+                iov.push(libc::iovec {
+                    iov_base: rest.as_mut_ptr() as *mut libc::c_void,
+                    iov_len: rest.len(),
+                });
+            }
+            let at = offset
+                .checked_add(done as u64)
+                .and_then(|o| libc::off_t::try_from(o).ok())
+                .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+            // SAFETY: every entry of `iov` points into a distinct part of
+            // `parts`, borrowed mutably for the whole call, with its exact
+            // remaining length; the kernel writes at most that many bytes
+            // into each.
+            let r = unsafe {
+                libc::preadv(self.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, at)
+            };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if r == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            done += r as usize;
+        }
+        Ok(())
     }
     fn write_all_vectored_at(&self, parts: &[&[u8]], offset: u64) -> io::Result<()> {
         use std::os::fd::AsRawFd;

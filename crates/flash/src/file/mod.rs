@@ -55,8 +55,8 @@ use crate::mem::default_nvram_size;
 use crate::pages::PageStates;
 use crate::{
     check_nvram, check_oob_read, check_page_image, check_program, check_read, nvram_copy_out,
-    BlockId, BlockWear, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, RawFlash,
-    Result, WearModel, ERASED_BYTE,
+    BlockId, BlockWear, Flash, FlashCounters, FlashError, Geometry, PageAddr, PageImage, PageRead,
+    RawFlash, Result, WearModel, ERASED_BYTE,
 };
 
 pub mod crash;
@@ -744,20 +744,93 @@ impl<Io: ImageIo> FileFlash<Io> {
         Ok(())
     }
 
-    /// One read command of data and spare area (`read_with_oob`, and
-    /// `read_shared`, which needs no more than `&self`), counted once.
-    fn read_both(
-        &self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Result<()> {
-        check_read(&self.header.geometry, page, first_sector, data.len())?;
-        check_oob_read(&self.header.geometry, page, oob)?;
-        self.fill_data(page, first_sector, data)?;
-        self.fill_oob(page, oob)?;
-        self.pages.record_read_shared(data.len() + oob.len());
+    /// Read commands of data and spare area (`read_with_oob`, one of them,
+    /// and `read_shared`, which needs no more than `&self`), each counted
+    /// once. Each extent of commands whose bytes follow one another in the
+    /// file ([`FileFlash::extent_end`]) is read with one vectored read of
+    /// its data and one read of its OOB areas; the others one by one.
+    fn read_batch(&self, reads: &mut [PageRead<'_>]) -> Result<()> {
+        for r in reads.iter() {
+            r.check(&self.header.geometry)?;
+        }
+        let mut i = 0;
+        while i < reads.len() {
+            let end = self.extent_end(reads, i);
+            if end - i > 1 {
+                self.read_extent(&mut reads[i..end])?;
+            } else {
+                let r = &mut reads[i];
+                self.fill_data(r.page, r.first_sector, r.data)?;
+                self.fill_oob(r.page, r.oob)?;
+            }
+            i = end;
+        }
+        for r in reads.iter() {
+            self.pages.record_read_shared(r.data.len() + r.oob.len());
+        }
+        Ok(())
+    }
+
+    /// Where the file extent that starts at `reads[i]` ends: the entries
+    /// after it belong to it while each is a programmed page, not gathered,
+    /// in the slot after the one before, and its data starts in the file
+    /// where the one before ended (which the one before reaches by reading
+    /// to the end of its page, and it by reading from its first sector).
+    /// Images without an OOB region (version 1) keep each OOB area between
+    /// two pages' data, so their extents are single entries.
+    fn extent_end(&self, reads: &[PageRead<'_>], i: usize) -> usize {
+        let file_page = |p: PageAddr| self.pages.is_programmed(p) && self.gathered(p).is_none();
+        if self.header.layout.oob_region_size == 0 || !file_page(reads[i].page) {
+            return i + 1;
+        }
+        let ss = u64::from(self.header.geometry.sector_size);
+        let start = |r: &PageRead<'_>| self.page_offset(r.page) + u64::from(r.first_sector) * ss;
+        let mut j = i + 1;
+        while j < reads.len() {
+            let (a, b) = (&reads[j - 1], &reads[j]);
+            if !file_page(b.page)
+                || self.slot(b.page) != self.slot(a.page) + 1
+                || start(b) != start(a) + a.data.len() as u64
+            {
+                break;
+            }
+            j += 1;
+        }
+        j
+    }
+
+    /// Reads an extent of at least two commands ([`FileFlash::extent_end`]):
+    /// their data with one vectored read, and the OOB areas of their slots
+    /// with one read, of which each command gets its prefix.
+    fn read_extent(&self, reads: &mut [PageRead<'_>]) -> Result<()> {
+        let ss = u64::from(self.header.geometry.sector_size);
+        let first = &reads[0];
+        let data_at = self.page_offset(first.page) + u64::from(first.first_sector) * ss;
+        let oob_at = self.oob_offset(first.page);
+        let mut parts: Vec<&mut [u8]> = Vec::with_capacity(reads.len());
+        let mut oob_len = 0usize;
+        let oob_size = self.header.geometry.oob_size as usize;
+        for (k, r) in reads.iter_mut().enumerate() {
+            if !r.oob.is_empty() {
+                oob_len = k * oob_size + r.oob.len();
+            }
+            parts.push(&mut *r.data);
+        }
+        self.file
+            .read_exact_vectored_at(&mut parts, data_at)
+            .map_err(|e| self.io(e))?;
+        drop(parts);
+        if oob_len > 0 {
+            let mut areas = vec![0u8; oob_len];
+            self.file
+                .read_exact_at(&mut areas, oob_at)
+                .map_err(|e| self.io(e))?;
+            for (k, r) in reads.iter_mut().enumerate() {
+                let n = r.oob.len();
+                r.oob
+                    .copy_from_slice(&areas[k * oob_size..k * oob_size + n]);
+            }
+        }
         Ok(())
     }
 
@@ -811,19 +884,18 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         data: &mut [u8],
         oob: &mut [u8],
     ) -> Result<()> {
-        self.read_both(page, first_sector, data, oob)
+        self.read_batch(&mut [PageRead {
+            page,
+            first_sector,
+            data,
+            oob,
+        }])
     }
 
     /// Positioned reads of the file (or copies from the gather) need no
     /// exclusive access.
-    fn read_shared(
-        &self,
-        page: PageAddr,
-        first_sector: u32,
-        data: &mut [u8],
-        oob: &mut [u8],
-    ) -> Option<Result<()>> {
-        Some(self.read_both(page, first_sector, data, oob))
+    fn read_shared(&self, reads: &mut [PageRead<'_>]) -> Option<Result<()>> {
+        Some(self.read_batch(reads))
     }
 
     /// `fdatasync` needs no exclusive access, once nothing is gathered.

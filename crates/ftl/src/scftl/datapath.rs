@@ -257,26 +257,29 @@ impl<F: Flash> Scftl<F> {
             Ok(r) => r,
             Err(e) => return Some(Err(e)),
         };
-        let mut oob = [0u8; 256];
-        let mut heap = Vec::new();
-        let oob: &mut [u8] = match self.layout.spp as usize * DATA_OOB_LEN {
-            n if n <= oob.len() => &mut oob[..n],
-            n => {
-                heap.resize(n, 0);
-                &mut heap
-            }
-        };
-        for r in runs {
-            let data = &mut buf[r.first * ss..(r.first + r.sectors) * ss];
-            let records = &mut oob[..(r.slot as usize + r.sectors) * DATA_OOB_LEN];
-            if self
-                .flash
-                .read_shared(r.page, r.slot, data, records)?
-                .is_err()
-            {
-                return None;
-            }
-            if let Err(e) = verify_data_crcs(r.la, r.psa, r.page, r.slot, data, records, ss) {
+        // Each run's OOB records up to its last slot, in one buffer of
+        // `spp` records per run.
+        let rec_bytes = self.layout.spp as usize * DATA_OOB_LEN;
+        let mut records = vec![0u8; runs.len() * rec_bytes];
+        let mut reads = Vec::with_capacity(runs.len());
+        let (mut rest, mut at) = (&mut buf[..], 0);
+        for (r, recs) in runs.iter().zip(records.chunks_exact_mut(rec_bytes)) {
+            let (_, tail) = std::mem::take(&mut rest).split_at_mut(r.first * ss - at);
+            let (data, tail) = tail.split_at_mut(r.sectors * ss);
+            rest = tail;
+            at = (r.first + r.sectors) * ss;
+            reads.push(flash::PageRead {
+                page: r.page,
+                first_sector: r.slot,
+                data,
+                oob: &mut recs[..(r.slot as usize + r.sectors) * DATA_OOB_LEN],
+            });
+        }
+        if self.flash.read_shared(&mut reads)?.is_err() {
+            return None;
+        }
+        for (r, read) in runs.iter().zip(&reads) {
+            if let Err(e) = verify_data_crcs(r.la, r.psa, r.page, r.slot, read.data, read.oob, ss) {
                 return Some(Err(e));
             }
         }
