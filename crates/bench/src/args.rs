@@ -133,6 +133,13 @@ pub struct RandwrArgs {
     /// Sectors read back and checked after each (FTL, WI) run.
     #[arg(long, default_value_t = 4096)]
     pub verify: u64,
+    /// SCFTL's write streams: 1 (the paper's design, like the async
+    /// baseline here) or 2 (hot/cold separation: GC relocations in a stream
+    /// of their own). K and U are fitted again for the count. Default: what
+    /// `scftl format` makes for the geometry (2 where they fit, as on
+    /// `paper`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2))]
+    pub scftl_streams: Option<u32>,
 }
 
 /// `optr`: the OPTR paper's FTL analyses (§7) against the async baseline.

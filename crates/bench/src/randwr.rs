@@ -190,7 +190,21 @@ pub fn run_report(a: &RandwrArgs) -> BResult<Report> {
     let mut notes = Vec::new();
     for ftl_arg in &a.ftl {
         let kind = ftl_arg.kind();
-        let f = targets::factory(kind, &g)?;
+        let f = match kind {
+            ftl::FtlKind::Scftl => {
+                let base = targets::scftl_factory(&g)?;
+                let t = a.scftl_streams.unwrap_or(base.config.gc_streams);
+                let f = if base.config.gc_streams == t {
+                    base
+                } else {
+                    base.with_streams(t).ok_or_else(|| {
+                        format!("SCFTL's {t} write streams do not fit {g}: try --scftl-streams 1")
+                    })?
+                };
+                Box::new(f) as Box<dyn targets::Factory>
+            }
+            _ => targets::factory(kind, &g)?,
+        };
         header.add(&format!("config {}", kind.name()), f.describe());
         for &wi in &a.wi {
             // A fresh device per WI, so no phase inherits the layout another

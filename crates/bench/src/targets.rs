@@ -398,3 +398,26 @@ impl Factory for OptrFactory {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On the paper geometry, `scftl format`'s two write streams cost
+    /// over-provisioning in use: the constraints reserve each stream's
+    /// padding and abandoned superblock, so K and U are fitted to 8 and 237
+    /// where one stream (the paper's design) gets 3 and 242 — the difference
+    /// between today's and older `bench randwr` figures (docs/BENCHMARKS.md).
+    #[test]
+    fn paper_geometry_streams_fit_k_and_u() {
+        let g = Geometry::paper();
+        let two = scftl_factory(&g).unwrap();
+        assert_eq!(two.config.gc_streams, 2);
+        assert_eq!((two.config.gc_bound, two.config.gc_threshold), (8, 237));
+        let one = two.with_streams(1).unwrap();
+        assert_eq!(one.config.gc_streams, 1);
+        assert_eq!((one.config.gc_bound, one.config.gc_threshold), (3, 242));
+        assert_eq!(one.config.logical_sectors, two.config.logical_sectors);
+        assert_eq!(one.config.write_bound, two.config.write_bound);
+    }
+}

@@ -47,6 +47,36 @@ fn run(args: &[&str]) -> serde_json::Value {
     v
 }
 
+/// `--scftl-streams` picks SCFTL's write streams: on the quick geometry
+/// the default is one (two do not fit), so `1` runs the same device as the
+/// default (the same rows, simulated time and all) and `2` is refused with
+/// a message rather than run with some other configuration.
+#[test]
+fn randwr_runs_scftl_with_the_write_streams_asked_for() {
+    let args = ["randwr", "--ftl", "scftl", "--wi", "256", "--threads", "1"];
+    let default = run(&args);
+    let mut one_args = args.to_vec();
+    one_args.extend_from_slice(&["--scftl-streams", "1"]);
+    let one = run(&one_args);
+    let (one, default) = (&one.as_array().unwrap()[0], &default.as_array().unwrap()[0]);
+    for key in ["writes", "flushes", "iops", "waf", "flush_lat_max_us"] {
+        assert_eq!(one[key], default[key], "{key}");
+    }
+    let argv = [
+        "bench",
+        "randwr",
+        "--quick",
+        "--silent",
+        "--ftl",
+        "scftl",
+        "--scftl-streams",
+        "2",
+    ];
+    let cli = Cli::try_parse_from(argv).unwrap();
+    let e = bench::run_rows(&cli.cmd).unwrap_err().to_string();
+    assert!(e.contains("2 write streams do not fit"), "{e}");
+}
+
 #[test]
 fn randwr_quick_produces_rows_for_each_wi() {
     let v = run(&["randwr", "--ftl", "scftl", "--wi", "1,16,256"]);
