@@ -113,12 +113,9 @@ impl ImageIo for std::fs::File {
     }
     fn read_exact_vectored_at(&self, parts: &mut [&mut [u8]], offset: u64) -> io::Result<()> {
         use std::os::fd::AsRawFd;
-        // `done` bytes of the concatenation are filled; a short read (a
-        // signal, a page-cache boundary) resumes from there.
         let total: usize = parts.iter().map(|p| p.len()).sum();
-        let mut done = 0usize;
         let mut iov = Vec::with_capacity(parts.len().min(MAX_READ_PARTS));
-        while done < total {
+        until_done(total, offset, io::ErrorKind::UnexpectedEof, |done, at| {
             iov.clear();
             let mut skip = done;
             for p in parts.iter_mut() {
@@ -136,41 +133,20 @@ impl ImageIo for std::fs::File {
                     iov_len: rest.len(),
                 });
             }
-            let at = offset
-                .checked_add(done as u64)
-                .and_then(|o| libc::off_t::try_from(o).ok())
-                .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
             // SAFETY: every entry of `iov` points into a distinct part of
             // `parts`, borrowed mutably for the whole call, with its exact
             // remaining length; the kernel writes at most that many bytes
             // into each.
-            let r = unsafe {
-                libc::preadv(self.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, at)
-            };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
-            if r == 0 {
-                return Err(io::ErrorKind::UnexpectedEof.into());
-            }
-            done += r as usize;
-        }
-        Ok(())
+            unsafe { libc::preadv(self.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, at) }
+        })
     }
     fn write_all_vectored_at(&self, parts: &[&[u8]], offset: u64) -> io::Result<()> {
         use std::os::fd::AsRawFd;
         if parts.len() > MAX_PARTS {
             return self.write_all_at(&parts.concat(), offset);
         }
-        // `done` bytes of the concatenation are written; a short write (a
-        // signal, a full disk) resumes from there.
         let total: usize = parts.iter().map(|p| p.len()).sum();
-        let mut done = 0usize;
-        while done < total {
+        until_done(total, offset, io::ErrorKind::WriteZero, |done, at| {
             let mut iov = [libc::iovec {
                 iov_base: std::ptr::null_mut(),
                 iov_len: 0,
@@ -189,27 +165,11 @@ impl ImageIo for std::fs::File {
                 };
                 n += 1;
             }
-            let at = offset
-                .checked_add(done as u64)
-                .and_then(|o| libc::off_t::try_from(o).ok())
-                .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
             // SAFETY: the first `n` entries of `iov` point into slices of
             // `parts`, which outlive the call, with their exact lengths; the
             // kernel only reads them.
-            let r = unsafe { libc::pwritev(self.as_raw_fd(), iov.as_ptr(), n as libc::c_int, at) };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
-            if r == 0 {
-                return Err(io::ErrorKind::WriteZero.into());
-            }
-            done += r as usize;
-        }
-        Ok(())
+            unsafe { libc::pwritev(self.as_raw_fd(), iov.as_ptr(), n as libc::c_int, at) }
+        })
     }
     fn sync_data(&self) -> io::Result<()> {
         std::fs::File::sync_data(self)
@@ -232,4 +192,38 @@ impl ImageIo for std::fs::File {
     fn writeback_handle(&self) -> Option<std::fs::File> {
         self.try_clone().ok()
     }
+}
+
+/// Issues a positioned vectored system call until `total` bytes of its
+/// parts are done: `call(done, at)` issues it for the parts' bytes from
+/// `done` on at file offset `at` and returns what the call returned. A
+/// short transfer (a signal, a page-cache boundary, a full disk) resumes
+/// where it stopped, an interrupted call is retried, and a call that
+/// transfers nothing fails with `stuck`.
+fn until_done(
+    total: usize,
+    offset: u64,
+    stuck: io::ErrorKind,
+    mut call: impl FnMut(usize, libc::off_t) -> isize,
+) -> io::Result<()> {
+    let mut done = 0usize;
+    while done < total {
+        let at = offset
+            .checked_add(done as u64)
+            .and_then(|o| libc::off_t::try_from(o).ok())
+            .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+        let r = call(done, at);
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if r == 0 {
+            return Err(stuck.into());
+        }
+        done += r as usize;
+    }
+    Ok(())
 }
