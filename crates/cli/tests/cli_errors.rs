@@ -438,3 +438,67 @@ fn bench_names_its_commit_when_run_outside_the_checkout() {
         "commit {c:?}, HEAD {head}"
     );
 }
+
+/// `crashtest --concurrent N --history FILE` saves a failing round, and
+/// `--check-history FILE` decides it again from the file (exit 1, the same
+/// verdict); a file that is no saved round, a missing file and options the
+/// check would ignore exit 2; `--history` without `--concurrent` too.
+#[test]
+fn crashtest_saves_a_failing_concurrent_round_and_checks_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("round.json");
+    let s = saved.to_str().unwrap();
+    let mut found = false;
+    for seed in 1..=20 {
+        let seed = seed.to_string();
+        let o = scftl(
+            &[
+                "crashtest",
+                "--concurrent",
+                "3",
+                "--geometry",
+                "tiny",
+                "--ops",
+                "150",
+                "--seed",
+                &seed,
+                "--mutant",
+                "flush-returns-during-sync",
+                "--history",
+                s,
+            ],
+            dir.path(),
+        );
+        if o.status.code() == Some(1) {
+            assert!(String::from_utf8_lossy(&o.stdout).contains("saved: "));
+            found = true;
+            break;
+        }
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+        assert!(!saved.exists(), "a passing run saves nothing");
+    }
+    assert!(found, "the mutant is caught within 20 seeds");
+    for _ in 0..2 {
+        let o = scftl(&["crashtest", "--check-history", s], dir.path());
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert!(out.contains("NOT LINEARIZABLE: no order"), "{out}");
+        assert!(out.contains("mutant flush-returns-during-sync"), "{out}");
+    }
+    let o = scftl(
+        &["crashtest", "--check-history", s, "--seed", "3"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--seed does not apply"));
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "{\"version\": 1}").unwrap();
+    for f in [junk.to_str().unwrap(), "/nonexistent/round.json"] {
+        let o = scftl(&["crashtest", "--check-history", f], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{o:?}");
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"));
+    }
+    let o = scftl(&["crashtest", "--ops", "5", "--history", s], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("only with --concurrent"));
+}

@@ -73,7 +73,7 @@ impl Default for ConcurrentConfig {
 }
 
 /// What one operation was.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OpKind {
     /// Sectors `lba..lba + n` get write `id`'s content (`id` 0: trimmed,
     /// they read as zeros). `barrier`: an epoch barrier (a commit point)
@@ -95,7 +95,7 @@ pub enum OpKind {
 
 /// One operation of the history: invoked and returned at ticks of one
 /// global counter (`ret` `None`: the power cut interrupted it).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Op {
     pub thread: usize,
     pub invoke: u64,
@@ -122,6 +122,115 @@ impl std::fmt::Display for ConcurrentFailure {
             writeln!(f, "  t{} {}..{}: {:?}", op.thread, op.invoke, ret, op.kind)?;
         }
         Ok(())
+    }
+}
+
+/// Version of the [`SavedRound`] file layout.
+pub const SAVED_ROUND_VERSION: u32 = 1;
+
+/// Most sectors a saved round may name (the test uses a handful).
+const SAVED_MAX_SECTORS: u64 = 1024;
+
+/// A failed round saved for re-checking (`scftl crashtest --concurrent
+/// THREADS --history FILE`, then `scftl crashtest --check-history FILE`):
+/// the interleaving was the scheduler's and a rerun of the seed may not
+/// meet it again, but its history and recovered device decide the verdict
+/// alone, every time ([`check_history`]). JSON; `version` is
+/// [`SAVED_ROUND_VERSION`].
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SavedRound {
+    pub version: u32,
+    /// How the round was made (for the reader; the check needs none of it).
+    pub threads: usize,
+    pub seed: u64,
+    pub round: u64,
+    pub mutant: String,
+    /// Why the test rejected it.
+    pub message: String,
+    /// Logical sectors the operations touch.
+    pub sectors: u64,
+    /// The write id each of them read as after recovery.
+    pub recovered: Vec<u64>,
+    pub history: Vec<Op>,
+}
+
+impl SavedRound {
+    /// The failed round `f` of the test `c`; `mutant` names the seeded bug
+    /// (empty: none).
+    pub fn new(c: &ConcurrentConfig, f: &ConcurrentFailure, mutant: &str) -> SavedRound {
+        SavedRound {
+            version: SAVED_ROUND_VERSION,
+            threads: c.threads,
+            seed: c.seed,
+            round: f.round,
+            mutant: mutant.to_string(),
+            message: f.message.clone(),
+            sectors: c.sectors,
+            recovered: f.recovered.clone(),
+            history: f.history.clone(),
+        }
+    }
+
+    /// Parses a saved round and checks that it is one the search can take
+    /// (every sector an operation names exists, no return before its
+    /// invocation, at most 128 operations): a damaged or hand-edited file
+    /// gets an error that says what is wrong, never a panic.
+    pub fn from_json(text: &str) -> Result<SavedRound, String> {
+        let s: SavedRound =
+            serde_json::from_str(text).map_err(|e| format!("not a saved round: {e}"))?;
+        if s.version != SAVED_ROUND_VERSION {
+            return Err(format!(
+                "saved round version {} (this build reads {SAVED_ROUND_VERSION})",
+                s.version
+            ));
+        }
+        if s.sectors == 0 || s.sectors > SAVED_MAX_SECTORS {
+            return Err(format!(
+                "sectors {}: give 1 to {SAVED_MAX_SECTORS}",
+                s.sectors
+            ));
+        }
+        if s.recovered.len() as u64 != s.sectors {
+            return Err(format!(
+                "recovered names {} sectors, not {}",
+                s.recovered.len(),
+                s.sectors
+            ));
+        }
+        if s.history.len() > 128 {
+            return Err(format!(
+                "{} operations: at most 128 can be searched",
+                s.history.len()
+            ));
+        }
+        for (i, o) in s.history.iter().enumerate() {
+            let (lba, n) = match &o.kind {
+                OpKind::Write { lba, n, .. } => (*lba, *n),
+                OpKind::Read { lba, seen } => (*lba, seen.len() as u64),
+                OpKind::Flush { .. } => (0, 0),
+            };
+            let end = lba.saturating_add(n);
+            if end > s.sectors {
+                return Err(format!(
+                    "operation {i} names sectors {lba}..{lba}+{n}, past the {} sectors",
+                    s.sectors
+                ));
+            }
+            if o.ret.is_some_and(|r| r < o.invoke) {
+                return Err(format!("operation {i} returns before it is invoked"));
+            }
+        }
+        Ok(s)
+    }
+
+    /// The JSON text [`SavedRound::from_json`] reads.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a saved round serializes")
+    }
+
+    /// Decides the round again ([`check_history`]).
+    pub fn recheck(&self) -> Result<u64, String> {
+        check_history(&self.history, &self.recovered, self.sectors)
     }
 }
 

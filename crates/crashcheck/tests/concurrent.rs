@@ -161,3 +161,69 @@ fn a_recovered_device_without_a_flushed_write_is_rejected() {
     ];
     assert!(check_history(&h4, &[7], 1).is_err(), "no commit holds 7");
 }
+
+/// A failed round saved as JSON is decided again the same way, every time,
+/// from the file alone (the interleaving that made it may never recur); a
+/// damaged file is refused with a reason, never a panic.
+#[test]
+fn a_saved_failing_round_is_rejected_again_and_a_damaged_one_refused() {
+    use concurrent::SavedRound;
+    let failure = (1..=40)
+        .find_map(|seed| {
+            let c = ConcurrentConfig {
+                seed,
+                rounds: 150,
+                mutant: SharedMutant::FlushReturnsDuringSync,
+                ..ConcurrentConfig::default()
+            };
+            concurrent::run(&c).err().map(|f| (c, f))
+        })
+        .expect("the mutant is caught within 40 seeds");
+    let (c, f) = failure;
+    let saved = SavedRound::new(&c, &f, "flush-returns-during-sync");
+    let text = saved.to_json();
+    let back = SavedRound::from_json(&text).unwrap();
+    assert_eq!(back, saved);
+    for _ in 0..2 {
+        let why = back.recheck().unwrap_err();
+        assert!(why.contains("no order"), "{why}");
+    }
+
+    // The same history with the recovered device as the operations left it
+    // in some order is accepted: `recheck` decides, it does not just fail.
+    let mut honest = saved.clone();
+    honest.history.retain(|o| o.ret.is_some());
+    honest.recovered = vec![0; honest.sectors as usize];
+    honest.history.retain(
+        |o| matches!(o.kind, OpKind::Read { ref seen, .. } if seen.iter().all(|&v| v == 0)),
+    );
+    honest
+        .recheck()
+        .expect("reads of zeros on a device left at zeros");
+
+    let damaged = [
+        text.replacen("\"version\": 1", "\"version\": 9", 1),
+        text.replacen("\"sectors\": 6", "\"sectors\": 0", 1),
+        text.replacen("\"sectors\": 6", "\"sectors\": 7", 1),
+        "{}".to_string(),
+        text[..text.len() / 2].to_string(),
+    ];
+    for (k, d) in damaged.iter().enumerate() {
+        assert!(
+            SavedRound::from_json(d).is_err(),
+            "damaged file {k} accepted"
+        );
+    }
+    let mut far = saved.clone();
+    far.history.push(op(0, 1, Some(2), write(5, 3, 99)));
+    assert!(SavedRound::from_json(&far.to_json())
+        .unwrap_err()
+        .contains("past the 6 sectors"));
+    let mut backwards = saved;
+    backwards
+        .history
+        .push(op(0, 9, Some(3), OpKind::Flush { flushed: true }));
+    assert!(SavedRound::from_json(&backwards.to_json())
+        .unwrap_err()
+        .contains("returns before it is invoked"));
+}

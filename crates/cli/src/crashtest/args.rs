@@ -209,6 +209,15 @@ pub struct CrashtestArgs {
     /// tiny.
     #[arg(long, value_name = "THREADS")]
     pub concurrent: Option<usize>,
+    /// With --concurrent: save a failing round (its history and recovered
+    /// device, JSON) to FILE, to decide it again with --check-history.
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<std::path::PathBuf>,
+    /// Decide a round saved by --concurrent --history FILE again, and
+    /// nothing else: exit 0 if some order of its operations explains every
+    /// read and the recovered device, 1 if none does.
+    #[arg(long, value_name = "FILE")]
+    pub check_history: Option<std::path::PathBuf>,
 }
 
 /// CPU time (user + system) this process used so far, from /proc/self/stat

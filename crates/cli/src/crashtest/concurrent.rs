@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crashcheck::concurrent::{self, ConcurrentConfig};
+use crashcheck::concurrent::{self, ConcurrentConfig, SavedRound};
 use flash::Geometry;
 use ftl::{Mutant, SharedMutant};
 
@@ -110,6 +110,17 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
         }
         Err(f) => {
             println!("FAILED: {f}");
+            if let Some(path) = &args.history {
+                let saved = SavedRound::new(&c, &f, args.mutant.as_deref().unwrap_or(""));
+                match std::fs::write(path, saved.to_json()) {
+                    Ok(()) => println!(
+                        "saved: {} (decide it again: scftl crashtest --check-history {})",
+                        path.display(),
+                        path.display()
+                    ),
+                    Err(e) => eprintln!("scftl crashtest: cannot write {}: {e}", path.display()),
+                }
+            }
             println!(
                 "rerun: scftl crashtest --concurrent {} --geometry {} --seed {} --ops {}{} (the interleaving is the scheduler's: a rerun may pass)",
                 c.threads,
@@ -120,6 +131,67 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
                     .as_ref()
                     .map_or(String::new(), |m| format!(" --mutant {m}"))
             );
+            verdict(true)
+        }
+    }
+}
+
+/// `scftl crashtest --check-history FILE`: decides a saved round again.
+/// Exit 0: linearizable; 1: not; 2: the file cannot be read, is no saved
+/// round, or other options were given (they would be ignored).
+pub fn check_saved(args: &CrashtestArgs) -> ExitCode {
+    let path = args.check_history.as_deref().expect("called with the flag");
+    let other = [
+        (args.concurrent.is_some(), "--concurrent"),
+        (args.history.is_some(), "--history"),
+        (args.exhaustive, "--exhaustive"),
+        (args.fs.is_some(), "--fs"),
+        (args.mutant.is_some(), "--mutant"),
+        (args.ops.is_some(), "--ops"),
+        (args.seed.is_some(), "--seed"),
+        (args.seconds.is_some(), "--seconds"),
+        (args.json, "--json"),
+    ];
+    if let Some((_, flag)) = other.iter().find(|(given, _)| *given) {
+        eprintln!(
+            "scftl crashtest: {flag} does not apply with --check-history (the saved round is decided as it is)"
+        );
+        return ExitCode::from(2);
+    }
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("scftl crashtest: cannot read {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let saved = match SavedRound::from_json(&text) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("scftl crashtest: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    println!(
+        "saved round {} of seed {} ({} threads{}): {} operations, {} sectors",
+        saved.round,
+        saved.seed,
+        saved.threads,
+        if saved.mutant.is_empty() {
+            String::new()
+        } else {
+            format!(", mutant {}", saved.mutant)
+        },
+        saved.history.len(),
+        saved.sectors
+    );
+    match saved.recheck() {
+        Ok(states) => {
+            println!("LINEARIZABLE: an order explains every read and the recovered device ({states} states searched)");
+            verdict(false)
+        }
+        Err(m) => {
+            println!("NOT LINEARIZABLE: {m}");
             verdict(true)
         }
     }

@@ -449,8 +449,15 @@ pub fn run(args: &CrashtestArgs) -> ExitCode {
         eprintln!("scftl crashtest: {m}");
         return ExitCode::from(2);
     }
+    if args.check_history.is_some() {
+        return concurrent::check_saved(args);
+    }
     if args.concurrent.is_some() {
         return concurrent::run_cli(args);
+    }
+    if args.history.is_some() {
+        eprintln!("scftl crashtest: --history FILE applies only with --concurrent THREADS");
+        return ExitCode::from(2);
     }
     if args.fs.is_some() {
         if let Some(flag) = ftl_only_flag(args) {
