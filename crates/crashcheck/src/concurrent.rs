@@ -128,6 +128,10 @@ impl std::fmt::Display for ConcurrentFailure {
 /// Version of the [`SavedRound`] file layout.
 pub const SAVED_ROUND_VERSION: u32 = 1;
 
+/// Most operations [`check_history`] orders: the search keeps the set of
+/// ordered operations in the bits of a `u128`.
+const MAX_SEARCH_OPS: usize = 128;
+
 /// Most sectors a saved round may name (the test uses a handful).
 const SAVED_MAX_SECTORS: u64 = 1024;
 
@@ -197,9 +201,9 @@ impl SavedRound {
                 s.sectors
             ));
         }
-        if s.history.len() > 128 {
+        if s.history.len() > MAX_SEARCH_OPS {
             return Err(format!(
-                "{} operations: at most 128 can be searched",
+                "{} operations: at most {MAX_SEARCH_OPS} can be searched",
                 s.history.len()
             ));
         }
@@ -579,8 +583,10 @@ fn thread_ops(
 /// snapshot contract (module documentation). `Ok`: the states the search
 /// visited; `Err`: why not.
 pub fn check_history(history: &[Op], recovered: &[u64], sectors: u64) -> Result<u64, String> {
-    if history.len() > 128 {
-        return Err("more than 128 operations: too many to search".into());
+    if history.len() > MAX_SEARCH_OPS {
+        return Err(format!(
+            "more than {MAX_SEARCH_OPS} operations: too many to search"
+        ));
     }
     let mut search = Search {
         ops: history,
