@@ -29,3 +29,15 @@ import SCFTL.Impl.Recovery
 import SCFTL.Impl.Theorem
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
+-- Issue 39: mutants of P that must fail (each is P with one deliberate
+-- bug and a concrete counterexample; All collects the results)
+import SCFTL.Mutants.Common
+import SCFTL.Mutants.TentativeReplayed
+import SCFTL.Mutants.CommitWithoutSync
+import SCFTL.Mutants.GcEraseAtOnce
+import SCFTL.Mutants.GenerationIgnored
+import SCFTL.Mutants.OldestCheckpoint
+import SCFTL.Mutants.TentativeAsCommitted
+import SCFTL.Mutants.AllocRestarts
+import SCFTL.Mutants.CheckpointInPlace
+import SCFTL.Mutants.All

@@ -53,6 +53,37 @@ for f in $mods; do
   grep -q "^import $m\$" Everything.agda || fail "Everything.agda does not import $m"
 done
 
+# --- issue 39: every mutant of P keeps its negative result ----------------
+# Convention.  Each module SCFTL/Mutants/<Name>.agda other than Common (the
+# shared instance of P) and All (the collection) is P with exactly one
+# deliberate bug, names the mutated model `Pmut`, and must contain, at top
+# level (column 0), the exact line
+#     not-snapshot-consistent : ¬ SnapshotConsistent Pmut
+# Only a mutant listed in MUTANTS_WITHOUT_SC_COUNTEREXAMPLE (no snapshot-
+# consistency counterexample exists within P's crash model; its header and
+# proofs/README.md, "Mutants that must fail", say why) instead contains
+#     unrecoverable : Unrecoverable
+# Every mutant must also be imported by SCFTL/Mutants/All.agda, whose record
+# `MutantsFail` lists all results; Agda then checks each statement (and
+# --safe rules out postulating it).  At least MIN_MUTANTS mutants must exist.
+MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
+MIN_MUTANTS=8
+nmut=0
+for f in SCFTL/Mutants/*.agda; do
+  [ -e "$f" ] || break
+  b="$(basename "$f" .agda)"
+  case "$b" in Common|All) continue ;; esac
+  nmut=$((nmut + 1))
+  case " $MUTANTS_WITHOUT_SC_COUNTEREXAMPLE " in
+    *" $b "*) want='unrecoverable : Unrecoverable' ;;
+    *)        want='not-snapshot-consistent : ¬ SnapshotConsistent Pmut' ;;
+  esac
+  grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
+  grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \
+    || fail "SCFTL/Mutants/All.agda does not import SCFTL.Mutants.$b"
+done
+[ "$nmut" -ge "$MIN_MUTANTS" ] || fail "only $nmut mutants under SCFTL/Mutants (need $MIN_MUTANTS)"
+
 if [ "${1:-}" = "--clean" ]; then
   find . -name '*.agdai' -delete; rm -rf _build
 fi

@@ -1,0 +1,130 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Mutant 4 of P (issue 39): the GENERATION IGNORED in replay.
+--
+-- The one change: `rstep` replays every delta page, not only those of
+-- the chosen checkpoint's generation, so pages of an older generation
+-- that a full checkpoint's erase of the delta region did not reach are
+-- applied on top of the newer checkpoint.
+--
+-- Counterexample (one-recovery fragment after format + recovery):
+--   w(0,true) to page 0; flush (commit c1: 0 ↦ 0); w(0,false) to page 1;
+--   flush (commit c2: 0 ↦ 1); flush with a full checkpoint, crashing
+--   after the checkpoint's first SYNC (new checkpoint, generation 2,
+--   durable; old slot and delta region being erased) with the erases of
+--   the old slot and of c2 (and of the last flush's empty commit)
+--   landed and c1's not; recover.
+-- SC allows only (address 0 =) false, the image at the last two
+-- flushes; the mutant replays c1 (generation 1) over the generation-2
+-- checkpoint and reads true.
+------------------------------------------------------------------------
+module SCFTL.Mutants.GenerationIgnored where
+
+open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_)
+open import Data.List.Base using (List; []; _∷_; map)
+open import Data.Maybe.Base using (just; nothing)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Nullary using (¬_)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl)
+
+open import SCFTL.Mutants.Common
+
+------------------------------------------------------------------------
+-- The mutant
+
+rstep′ : ℕ → Cell → Map × Map → Map × Map
+rstep′ g (dlt h ps b) mt =        -- MUTATED (P: only if h ≡ᵇ g)
+  ((if b then apply ps (proj₂ mt) else proj₁ mt) , apply ps (proj₂ mt))
+rstep′ g _ mt = mt
+
+rp′ : ℕ → List Cell → Map × Map → Map × Map
+rp′ g []       mt = mt
+rp′ g (c ∷ cs) mt = rstep′ g c (rp′ g cs mt)
+
+recMap′ : ℕ → Map → St → Map
+recMap′ g C s = proj₁ (rp′ g (map cur (dr s)) (C , C))
+
+rec0′ : Bool → ℕ → Map → St → St
+rec0′ b g C s = record (rec0 b g C s)
+  { l2p = recMap′ g C s ; smap = recMap′ g C s ; nxt = hi (recMap′ g C s) A }
+
+okM crashM : Op → St → St → Set
+okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × s' ≡ ck3 (rec0′ b g C s)
+okM o = okP o
+crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+  Σ St λ m → CkPt (rec0′ b g C s) m × Img m s'
+crashM o = crashP o
+
+Pmut : Model
+Pmut = record { State = St ; New = NewP ; read = rd ; ok = okM ; crash = crashM }
+
+------------------------------------------------------------------------
+-- The run
+
+s1 s2 s3 s4 s5 m5 s6 s7 : St
+s1 = ck3 (rec0′ true 0 unmapped s0)   -- recovery from the new disk (generation 1)
+s2 = wr0 0 true s1                    -- w(0,true) to page 0
+s3 = fl3 s2                           -- flush: commit c1 = [0 ↦ 0]
+s4 = wr0 0 false s3                   -- w(0,false) to page 1
+s5 = fl3 s4                           -- flush: commit c2 = [0 ↦ 1]
+m5 = ck2 (fl3 s5)                     -- flush + checkpoint (generation 2), second SYNC point
+s6 = record (syncAll m5)              -- crash: c1's erase did not land
+       { dr = syn erased ∷ syn erased ∷ syn (dlt 1 ((0 , 0) ∷ []) true) ∷ [] }
+s7 = ck3 (rec0′ false 2 (l2p s5) s6)  -- recovery: the generation-2 checkpoint
+
+img6 : Img m5 s6
+img6 = (λ p → land-D (dat m5 p)) , land-C (cpL m5) , land-C (cpO m5)
+     , inj₂ (inj₁ refl) ∷ inj₂ (inj₁ refl) ∷ inj₁ refl ∷ []
+
+open Fragments Pmut
+
+r1 : okM recover s0 s1
+r1 = true , 0 , unmapped , refl , refl
+
+w1 : okM (use (regop (w 0 true))) s1 s2
+w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
+
+f1 : okM (use flush) s2 s3
+f1 = inj₁ refl
+
+w2 : okM (use (regop (w 0 false))) s3 s4
+w2 = inj₁ ((z≤n , z≤n) , false , false , refl)
+
+f2 : okM (use flush) s4 s5
+f2 = inj₁ refl
+
+c5 : crashM (use flush) s5 s6
+c5 = m5 , inj₂ (inj₂ (inj₂ (inj₂ (inj₁ refl)))) , img6
+
+r2 : okM recover s6 s7
+r2 = false , 2 , l2p s5 , refl , refl
+
+shape : ShapeM
+shape = shapeM 0 (shape1 (just (regop (w 0 true) ∷ flush ∷ regop (w 0 false) ∷ [])) [] flush 0 ∷ []) []
+
+F : MultiRec shape s0
+F = multirec new-s0 [] r1
+      (onerec {t3c = s6} (flushed (w1 ∷ f1 ∷ w2 ∷ []) f2) [] c5 [] r2 ∷ done [])
+
+flushed-read : rd s4 0 ≡ false × rd s5 0 ≡ false
+flushed-read = refl , refl
+
+recovered-read : rd s7 0 ≡ true
+recovered-read = refl
+
+-- P ignores the stale generation-1 page and recovers the checkpoint.
+P-recovers-checkpoint : rd (ck3 (rec0 false 2 (l2p s5) s6)) 0 ≡ false
+P-recovers-checkpoint = refl
+
+violation : ¬ MultiRecSC F
+violation (inj₁ sc , _) with sc 0 z≤n
+... | ()
+violation (inj₂ sc , _) with sc 0 z≤n
+... | ()
+
+not-snapshot-consistent : ¬ SnapshotConsistent Pmut
+not-snapshot-consistent sc = violation (sc F)
