@@ -22,6 +22,7 @@ use rand_pcg::Pcg64;
 use serde::Serialize;
 
 use crate::data::{decode, fill, Observed};
+use crate::model::refine::{Done, RefineOracle};
 use crate::model::{ModelOracle, OracleConfig};
 use crate::spec::{ContractKind, Interrupted, Spec};
 use crate::target::{Dev, Target};
@@ -246,6 +247,10 @@ pub struct RunConfig {
     /// Run the transcribed model P next to the FTL as a second oracle
     /// (`--oracle model`; `crate::model`).
     pub oracle: Option<OracleConfig>,
+    /// Run the refinement oracle: SCFTL's internal state against P's
+    /// transcription in lock step (`--oracle refine`;
+    /// `crate::model::refine`).
+    pub refine: bool,
 }
 
 /// Counters of a run.
@@ -274,6 +279,10 @@ pub struct Stats {
     pub oracle_state_checks: u64,
     /// Recoveries the model oracle matched against P's crash outcomes.
     pub oracle_recoveries: u64,
+    /// Operations and recoveries at which the refinement oracle compared
+    /// the FTL's internal state with P's.
+    pub refine_steps: u64,
+    pub refine_recoveries: u64,
     /// Program and erase failures the flash was made to fail
     /// (`Step::FailProgram`, `Step::FailErase`) and that fired.
     pub program_failures_injected: u64,
@@ -353,6 +362,8 @@ impl std::ops::AddAssign<&Stats> for Stats {
             flash_commands,
             oracle_state_checks,
             oracle_recoveries,
+            refine_steps,
+            refine_recoveries,
             program_failures_injected,
             erase_failures_injected,
             worn_out_refusals,
@@ -378,6 +389,8 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.flash_commands += flash_commands;
         self.oracle_state_checks += oracle_state_checks;
         self.oracle_recoveries += oracle_recoveries;
+        self.refine_steps += refine_steps;
+        self.refine_recoveries += refine_recoveries;
         self.program_failures_injected += program_failures_injected;
         self.erase_failures_injected += erase_failures_injected;
         self.worn_out_refusals += worn_out_refusals;
@@ -427,6 +440,8 @@ pub struct Executor {
     /// The second oracle (`RunConfig::oracle`): `Some` once a format or
     /// recovery succeeded with the oracle configured.
     oracle: Option<ModelOracle>,
+    /// The refinement oracle (`RunConfig::refine`).
+    refine: Option<RefineOracle>,
     phase: Phase,
     /// A format completed (so `NotFormatted` is a violation from now on).
     formatted: bool,
@@ -464,6 +479,7 @@ impl Executor {
             dev: None,
             model: None,
             oracle: None,
+            refine: None,
             phase: Phase::Fresh,
             formatted: false,
             next_version: 1,
@@ -521,6 +537,7 @@ impl Executor {
             dev: None,
             model: self.model.as_ref().map(|m| m.boxed_clone()),
             oracle: self.oracle.clone(),
+            refine: self.refine.clone(),
             phase: self.phase,
             formatted: self.formatted,
             next_version: self.next_version,
@@ -658,6 +675,50 @@ impl Executor {
         }
     }
 
+    /// The refinement oracle's step for `op`, with the device's view now.
+    fn refine_step(&mut self, op: Done<'_>) -> Result<(), Violation> {
+        if self.refine.is_none() {
+            return Ok(());
+        }
+        let v = self.refine_view()?;
+        self.stats.refine_steps += 1;
+        match self.refine.as_mut().map(|r| r.step(op, v)) {
+            Some(Err(m)) => Err(self.violation(m)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The device's view for the refinement oracle.
+    fn refine_view(&mut self) -> Result<ftl::refine::RefineView, Violation> {
+        match self.dev.as_ref().and_then(|d| d.refine_view()) {
+            Some(v) => Ok(v),
+            None => Err(self.violation(
+                "refinement oracle: the FTL shows no internal state (SCFTL in a build with debug assertions has it)".into(),
+            )),
+        }
+    }
+
+    /// A format or recovery completed: the refinement oracle starts from
+    /// (or checks) the device's view.
+    fn refine_up(&mut self, recovered: bool) -> Result<(), Violation> {
+        if !self.cfg.refine {
+            return Ok(());
+        }
+        let v = self.refine_view()?;
+        let n = self.num_sectors();
+        let w = self.dev.as_ref().and_then(|d| d.epoch_remaining());
+        let r = self.refine.get_or_insert_with(|| RefineOracle::new(n, w));
+        let res = if recovered {
+            r.recovered(v)
+        } else {
+            r.formatted(v)
+        };
+        if recovered {
+            self.stats.refine_recoveries += 1;
+        }
+        res.map_err(|m| self.violation(m))
+    }
+
     /// `AR.cnt` of the model oracle against the device's epoch budget.
     fn check_counter(&mut self) -> Result<(), Violation> {
         let remaining = self.dev.as_ref().and_then(|d| d.epoch_remaining());
@@ -775,6 +836,9 @@ impl Executor {
         if let Some(m) = self.model.as_mut() {
             m.interrupted(op);
         }
+        if let Some(r) = self.refine.as_mut() {
+            r.interrupted(op);
+        }
         match self.oracle.as_mut().map(|o| o.interrupted(op)) {
             Some(Err(m)) => Err(self.violation(m)),
             _ => Ok(()),
@@ -816,6 +880,7 @@ impl Executor {
         self.dev = None;
         self.model = None;
         self.oracle = None;
+        self.refine = None;
         self.phase = Phase::Fresh;
         self.formatted = false;
         self.read_only = false;
@@ -860,7 +925,8 @@ impl Executor {
                 self.touched.clear();
                 self.written.clear();
                 self.written_set.clear();
-                Ok(())
+                self.refine = None;
+                self.refine_up(false)
             }
             Err(e) if e.is_power_loss() => {
                 self.stats.crashes_during_format += 1;
@@ -870,6 +936,9 @@ impl Executor {
                 }
                 if let Some(o) = self.oracle.as_mut() {
                     o.format_cut();
+                }
+                if let Some(r) = self.refine.as_mut() {
+                    r.format_cut();
                 }
                 self.touched.clear();
                 self.written.clear();
@@ -937,6 +1006,18 @@ impl Executor {
                 self.note_touched(lba, count, !trim);
                 let versions = std::mem::take(&mut self.versions);
                 let r = self.with_oracle(|o| o.write(lba, &versions));
+                let done = if trim {
+                    Done::Trim {
+                        lba,
+                        count: u64::from(count),
+                    }
+                } else {
+                    Done::Write {
+                        lba,
+                        versions: &versions,
+                    }
+                };
+                let r = r.and_then(|()| self.refine_step(done));
                 self.versions = versions;
                 r?;
                 self.check_counter()
@@ -980,6 +1061,7 @@ impl Executor {
                         "a refused {what} of {count} sectors changed the epoch budget from {before:?} to {after:?}"
                     )));
                 }
+                self.refine_step(Done::Refused)?;
                 match self.read_check(lba, count) {
                     Ok(()) => self.check_counter(),
                     Err(Some(m)) => Err(self.violation(format!(
@@ -1023,6 +1105,7 @@ impl Executor {
                 if barrier {
                     self.stats.barriers += 1;
                     model.barrier();
+                    self.refine_step(Done::Barrier)?;
                     self.with_oracle(|_| {
                         Err(
                             "model oracle: epoch barriers are not modelled by P (run without them)"
@@ -1033,6 +1116,7 @@ impl Executor {
                     self.stats.flushes += 1;
                     model.flush();
                     self.with_oracle(|o| o.flush())?;
+                    self.refine_step(Done::Flush)?;
                     self.check_counter()
                 }
             }
@@ -1193,6 +1277,7 @@ impl Executor {
                     self.stats.oracle_recoveries += 1;
                 }
                 self.with_oracle(|o| o.recovered())?;
+                self.refine_up(true)?;
                 self.verify(sample_seed, full)?;
                 self.with_oracle(|o| o.end_verify())?;
                 self.check_counter()?;

@@ -348,6 +348,9 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
     fn check_invariants(&mut self) -> Result<(), String> {
         self.dev().check_invariants()
     }
+    fn refine_view(&self) -> Option<crate::refine::RefineView> {
+        self.dev_ref().refine_view()
+    }
 }
 
 #[cfg(test)]

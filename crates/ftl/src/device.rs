@@ -329,6 +329,14 @@ pub trait BlockDevice {
     /// broken one. Cheap enough for tests to call after every operation on
     /// small devices; not meant for large ones.
     fn check_invariants(&mut self) -> Result<(), String>;
+
+    /// The crash checker's view of the FTL's internal state between
+    /// operations, for the refinement oracle (`crate::refine`); `None` for
+    /// an FTL without one (every FTL but SCFTL) and in builds without
+    /// debug assertions.
+    fn refine_view(&self) -> Option<crate::refine::RefineView> {
+        None
+    }
 }
 
 /// Validates a request's range and buffer length; returns the sector count.
@@ -404,5 +412,8 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     }
     fn check_invariants(&mut self) -> Result<(), String> {
         (**self).check_invariants()
+    }
+    fn refine_view(&self) -> Option<crate::refine::RefineView> {
+        (**self).refine_view()
     }
 }

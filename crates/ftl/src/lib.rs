@@ -42,6 +42,7 @@ pub mod async_ftl;
 pub mod logstruct;
 pub mod mutant;
 pub mod optr;
+pub mod refine;
 pub mod scftl;
 pub mod sync_ftl;
 pub mod wear;

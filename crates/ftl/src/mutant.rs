@@ -160,6 +160,18 @@ pub enum Mutant {
     /// OPTR: GC's relocations are left out of the next incremental
     /// checkpoint, so after a crash the L2P points into erased victims.
     OptrIncrementalOmitsRelocations,
+    // Mutants of internal state only (issue 39): no read shows them at
+    // first; the refinement oracle (`--oracle refine`) catches each at the
+    // operation that makes it.
+    /// SCFTL: a GC victim joins the erasable queue as soon as its sectors
+    /// are relocated, instead of at the next commit (two-phase GC broken;
+    /// it is erased only when allocation reaches it in the queue, so for a
+    /// while nothing a read or a recovery sees is wrong).
+    VictimErasableAtOnce,
+    /// SCFTL: retiring a full active superblock counts one valid sector
+    /// too many in it (the sectors are all there; only the count is off,
+    /// until GC picks it and a debug assertion fires at the next commit).
+    ValidCountOffByOne,
 }
 
 impl Mutant {
@@ -263,10 +275,18 @@ impl Mutant {
         Mutant::ReleaseBeforeGcPage,
     ];
 
+    /// Mutants of internal state only (issue 39), which the refinement
+    /// oracle (`--oracle refine`) catches at the operation that makes them,
+    /// while at that operation every other check still passes
+    /// (`crates/crashcheck/tests/refine_oracle.rs`).
+    pub const REFINE_ONLY: [Mutant; 2] = [Mutant::VictimErasableAtOnce, Mutant::ValidCountOffByOne];
+
     /// Kebab-case name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Mutant::None => "none",
+            Mutant::VictimErasableAtOnce => "victim-erasable-at-once",
+            Mutant::ValidCountOffByOne => "valid-count-off-by-one",
             Mutant::SkipSyncBeforeCommit => "skip-sync-before-commit",
             Mutant::EraseVictimBeforeFlush => "erase-victim-before-flush",
             Mutant::HonourTentativeDeltas => "honour-tentative-deltas",
@@ -315,6 +335,7 @@ impl Mutant {
             .chain(Mutant::ALL)
             .chain(Mutant::RANDOM_ONLY)
             .chain(Mutant::HOT_COLD)
+            .chain(Mutant::REFINE_ONLY)
             .find(|m| m.name() == s)
     }
 }

@@ -174,7 +174,11 @@ pub struct CrashtestArgs {
     /// the same operations and checks that every recovered state is one
     /// P allows and that P's RI/AR hold of the device between operations
     /// (--ftl scftl, random mode, RAM backend; no epoch barriers are
-    /// generated).
+    /// generated). `refine` maps SCFTL's internal state (L2P, stable L2P,
+    /// superblock states, valid counts, epoch counter) to P's after every
+    /// operation and recovery and steps P in lock step with it, so a
+    /// divergence is caught before any read shows it (--ftl scftl, random
+    /// mode; not with --inject-failures, --aimed or --wear-leveling).
     #[arg(long, value_name = "KIND")]
     pub oracle: Option<String>,
     /// With --oracle model: a seeded bug in the transcription, by name

@@ -119,13 +119,20 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
                 .iter()
                 .chain(&Mutant::RANDOM_ONLY)
                 .chain(&Mutant::HOT_COLD)
+                .chain(&Mutant::REFINE_ONLY)
                 .map(|m| m.name())
                 .collect();
             format!("unknown mutant `{m}` (known: none, {})", names.join(", "))
         })?,
     };
     check_budget(args)?;
-    let oracle = oracle_config(args, &t)?;
+    let refine = args.oracle.as_deref() == Some("refine");
+    let oracle = if refine {
+        refine_allowed(args, &t)?;
+        None
+    } else {
+        oracle_config(args, &t)?
+    };
     if args.inject_failures.is_some() {
         if args.exhaustive {
             return Err("--inject-failures runs in random mode (--ops/--seconds); exhaustive mode enumerates power cuts only".into());
@@ -161,9 +168,37 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
                 split_unit: args.split_unit.unwrap_or(0),
             },
             oracle,
+            refine,
         },
         seed,
     })
+}
+
+/// Why `--oracle refine` does not apply to this run, if it does not.
+fn refine_allowed(args: &CrashtestArgs, t: &target::Target) -> Result<(), String> {
+    let no = |why: &str| Err(format!("--oracle refine {why}"));
+    if t.name != "scftl" {
+        return no(&format!(
+            "compares SCFTL's internal state with the model P; it does not apply to --ftl {}",
+            t.name
+        ));
+    }
+    if args.exhaustive {
+        return no("runs in random mode (--ops/--seconds), not with --exhaustive");
+    }
+    if args.model_mutant.is_some() {
+        return no("takes no --model-mutant (that is --oracle model's); use --mutant");
+    }
+    if args.inject_failures.is_some() || args.aimed.is_some() {
+        return no("does not follow media failures yet (bad superblocks are retired and emptied after commits); run it without --inject-failures and --aimed");
+    }
+    if args.wear_leveling {
+        return no("does not follow static wear-leveling moves yet (they relocate after a commit); run it without --wear-leveling");
+    }
+    if !ftl::INVARIANT_CHECKS {
+        return no("needs a build with debug assertions (the release profile keeps them; --profile bench-fast drops them)");
+    }
+    Ok(())
 }
 
 /// The model oracle `--oracle`/`--model-mutant` ask for, or why not.
@@ -178,7 +213,7 @@ fn oracle_config(
         return Ok(None);
     };
     if kind != "model" {
-        return Err(format!("unknown oracle `{kind}` (use model)"));
+        return Err(format!("unknown oracle `{kind}` (use model or refine)"));
     }
     if t.name != "scftl" {
         return Err(format!(
@@ -598,6 +633,15 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
             s.aimed_cycles
         );
     }
+    if plan.run.refine {
+        let secs = r.elapsed.as_secs_f64().max(1e-9);
+        println!(
+            "  refinement oracle     {} operations and {} recoveries compared with P, {:.0} ops/s checked",
+            s.refine_steps,
+            s.refine_recoveries,
+            s.operations as f64 / secs
+        );
+    }
     if plan.run.oracle.is_some() {
         let secs = r.elapsed.as_secs_f64().max(1e-9);
         println!(
@@ -908,6 +952,33 @@ mod tests {
         ]))
         .unwrap_err();
         assert!(e.contains("unknown model mutant"), "{e}");
+    }
+
+    #[test]
+    fn the_refinement_oracle_is_refused_where_it_cannot_follow_the_ftl() {
+        let p = plan(&parse(&["--oracle", "refine"])).expect("valid");
+        assert!(p.run.refine && p.run.oracle.is_none());
+        for (extra, why) in [
+            (&["--ftl", "async"][..], "does not apply to --ftl async"),
+            (&["--exhaustive"][..], "not with --exhaustive"),
+            (&["--inject-failures"][..], "media failures"),
+            (&["--aimed"][..], "media failures"),
+            (&["--wear-leveling"][..], "wear-leveling"),
+            (
+                &["--model-mutant", "model-write-skips-counter"][..],
+                "--model-mutant",
+            ),
+        ] {
+            let mut a = vec!["--oracle", "refine"];
+            a.extend_from_slice(extra);
+            let e = plan(&parse(&a)).unwrap_err();
+            assert!(
+                e.contains("--oracle refine") && e.contains(why),
+                "{extra:?}: {e}"
+            );
+        }
+        let e = plan(&parse(&["--oracle", "nonsense"])).unwrap_err();
+        assert!(e.contains("use model or refine"), "{e}");
     }
 
     /// A file-system failure's printed replay command, parsed as the

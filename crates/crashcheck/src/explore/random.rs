@@ -892,6 +892,7 @@ mod tests {
             sample: 16,
             media: flash::MediaFaults::default(),
             oracle: None,
+            refine: false,
         };
         let cfg = ExploreConfig::new(5);
         let exec = Executor::replay(&run, 1, &[Step::Format]).expect("formats");

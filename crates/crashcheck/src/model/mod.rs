@@ -24,6 +24,7 @@
 pub mod crash;
 pub mod invariant;
 pub mod oracle;
+pub mod refine;
 pub mod state;
 pub mod steps;
 

@@ -24,6 +24,7 @@ pub fn run_config(
         sample: 16,
         media: flash::MediaFaults::default(),
         oracle: None,
+        refine: false,
     }
 }
 

@@ -163,6 +163,11 @@ impl Blocks {
         &self.valid
     }
 
+    /// Erases issued per superblock since the table was made.
+    pub fn erase_counts(&self) -> &[u64] {
+        &self.erase_count
+    }
+
     /// Superblocks in the `Used` state (GC's threshold U compares this).
     pub fn used(&self) -> u32 {
         self.used
@@ -487,6 +492,22 @@ impl Blocks {
         self.state[sb.index()] = SbState::Free;
         self.free.push_back(sb);
         Ok(())
+    }
+
+    /// Invalid → erasable at once: only for the seeded bug
+    /// `VictimErasableAtOnce` (the stable L2P may still point into `sb`).
+    pub fn make_erasable_early(&mut self, sb: Sb, epoch: u64) {
+        debug_assert_eq!(self.state[sb.index()], SbState::Invalid);
+        self.invalid.retain(|&b| b != sb);
+        self.freed_epoch[sb.index()] = epoch;
+        self.state[sb.index()] = SbState::Erasable;
+        self.erasable.push_back(sb);
+    }
+
+    /// One valid sector more in `sb` than the L2P maps there: only for the
+    /// seeded bug `ValidCountOffByOne`.
+    pub fn miscount_valid(&mut self, sb: Sb) {
+        self.valid[sb.index()] += 1;
     }
 
     /// Checks the invariants at the top of this file; `active` is the

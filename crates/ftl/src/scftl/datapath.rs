@@ -635,6 +635,9 @@ impl<F: Flash> Scftl<F> {
                 return Ok(a);
             }
             self.blocks.retire_active(a.sb);
+            if self.mutant == Mutant::ValidCountOffByOne {
+                self.blocks.miscount_valid(a.sb);
+            }
             self.active = None;
         }
         // Erasable blocks hold nothing the stable L2P points to, so erasing

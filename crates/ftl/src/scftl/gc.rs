@@ -85,6 +85,9 @@ impl<F: Flash> Scftl<F> {
         self.gc_count += 1;
         self.with_cold_stream(|me| me.relocate(victim))?;
         self.stats.gc_blocks_reclaimed += 1;
+        if self.mutant == Mutant::VictimErasableAtOnce {
+            self.blocks.make_erasable_early(victim, self.delta.epoch);
+        }
         if self.mutant == Mutant::EraseVictimBeforeFlush {
             // The seeded bug: erase at once, although the stable L2P may
             // still point into the victim.

@@ -27,6 +27,7 @@ use super::Scftl;
 impl<F: Flash> Scftl<F> {
     /// The epoch committed: fold its L2P changes into the ghost stable L2P.
     pub(super) fn ghost_commit(&mut self) {
+        self.commits += 1;
         #[cfg(debug_assertions)]
         {
             let g = &mut self.ghost;
@@ -124,6 +125,47 @@ impl<F: Flash> Scftl<F> {
         }
         let _ = when;
         Ok(())
+    }
+
+    /// The refinement oracle's view (`crate::refine`): a copy of the L2P,
+    /// the ghost stable L2P, the block table and the epoch's counters.
+    /// `None` without debug assertions.
+    pub(super) fn refine_view_impl(&self) -> Option<crate::refine::RefineView> {
+        #[cfg(debug_assertions)]
+        {
+            use crate::refine::SbKind;
+            let b = &self.blocks;
+            let states = (0..self.layout.num_sbs)
+                .map(|sb| match b.state(super::layout::Sb(sb)) {
+                    SbState::Meta => SbKind::Meta,
+                    SbState::Free => SbKind::Free,
+                    SbState::Active => SbKind::Active,
+                    SbState::Used => SbKind::Used,
+                    SbState::Invalid => SbKind::Invalid,
+                    SbState::Erasable => SbKind::Erasable,
+                    SbState::Bad => SbKind::Bad,
+                })
+                .collect();
+            #[cfg(feature = "ghost")]
+            let stable = Some(self.ghost.stable.as_slice().iter().map(|p| p.0).collect());
+            #[cfg(not(feature = "ghost"))]
+            let stable = None;
+            Some(crate::refine::RefineView {
+                sectors_per_sb: self.layout.sectors_per_sb,
+                l2p: self.l2p.as_slice().iter().map(|p| p.0).collect(),
+                stable,
+                states,
+                valid: b.valid_counts().to_vec(),
+                erases: b.erase_counts().to_vec(),
+                updates: self.updates,
+                commits: self.commits,
+                generation: self.delta.gen,
+                moves_data: self.wear.static_spread.is_some(),
+                read_only: self.worn_out.is_some(),
+            })
+        }
+        #[cfg(not(debug_assertions))]
+        None
     }
 
     pub(super) fn check_invariants_impl(&mut self) -> Result<(), String> {

@@ -207,6 +207,9 @@ pub struct Scftl<F: Flash> {
     admitted: u64,
     /// GC relocations (victims) in this epoch.
     gc_count: u32,
+    /// Commits since format or open (for the refinement oracle,
+    /// `crate::refine`).
+    commits: u64,
     /// Epochs committed by ordered flushes since the last sync.
     unsynced_epochs: u32,
     /// What the image's configuration version has on flash (decoded once
@@ -654,6 +657,7 @@ impl<F: Flash> Scftl<F> {
             updates: 0,
             admitted: 0,
             gc_count: 0,
+            commits: 0,
             unsynced_epochs: 0,
             inpage: false,
             features,
@@ -996,5 +1000,9 @@ impl<F: Flash> BlockDevice for Scftl<F> {
 
     fn check_invariants(&mut self) -> Result<(), String> {
         self.check_invariants_impl()
+    }
+
+    fn refine_view(&self) -> Option<crate::refine::RefineView> {
+        self.refine_view_impl()
     }
 }

@@ -1,0 +1,71 @@
+//! What the crash checker's refinement oracle (`scftl crashtest --oracle
+//! refine`, `crashcheck::model::refine`) reads of an FTL's internal state
+//! between operations: the concrete state its abstraction function maps to
+//! a state of the proven model P (proofs/SCFTL/Impl/Model.agda).
+//!
+//! Only SCFTL has one ([`crate::BlockDevice::refine_view`]); the baselines
+//! and builds without debug assertions return `None`. A view is a copy,
+//! taken between operations, so the oracle never holds a borrow of the
+//! device; on `tiny` it is a few kilobytes.
+
+/// A superblock's state, as the block table of two-phase GC has it
+/// (`scftl::blocks::SbState`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SbKind {
+    /// Label, checkpoint slot or delta region.
+    Meta,
+    /// Erased, ready to become active.
+    Free,
+    /// Being filled by a write stream.
+    Active,
+    /// Full and holding data.
+    Used,
+    /// A GC victim of the current epoch: the stable L2P may still point
+    /// into it.
+    Invalid,
+    /// Made erasable by a commit; erased before reuse.
+    Erasable,
+    /// Retired for a bad erase block.
+    Bad,
+}
+
+/// SCFTL's internal state between two operations (see the module doc).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefineView {
+    /// Physical sectors per superblock: sector `psa` lies in superblock
+    /// `psa / sectors_per_sb`.
+    pub sectors_per_sb: u32,
+    /// The volatile L2P: logical sector ↦ physical sector, or
+    /// [`crate::UNMAPPED`].
+    pub l2p: Vec<u32>,
+    /// The ghost stable L2P (the L2P at the last commit), in builds with
+    /// the `ghost` feature and debug assertions; `None` elsewhere.
+    pub stable: Option<Vec<u32>>,
+    /// Each superblock's state.
+    pub states: Vec<SbKind>,
+    /// Each superblock's valid count (logical sectors the volatile L2P
+    /// maps into it, as the block table counts them).
+    pub valid: Vec<u32>,
+    /// Erases of each superblock since the device was formatted or
+    /// opened (an erase shows as a step up).
+    pub erases: Vec<u64>,
+    /// Sector updates charged to the current epoch (`W -
+    /// epoch_remaining()`).
+    pub updates: u64,
+    /// Commits since the device was formatted or opened: durable flushes,
+    /// epoch barriers and checkpoint commits, one each.
+    pub commits: u64,
+    /// The live checkpoint's generation.
+    pub generation: u64,
+    /// Static wear leveling may move data (charged to the epoch budget).
+    pub moves_data: bool,
+    /// The device turned read-only after a media failure.
+    pub read_only: bool,
+}
+
+impl RefineView {
+    /// The superblock holding physical sector `psa`.
+    pub fn sb_of(&self, psa: u32) -> usize {
+        (psa / self.sectors_per_sb) as usize
+    }
+}
