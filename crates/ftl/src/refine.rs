@@ -49,6 +49,10 @@ pub struct RefineView {
     /// Erases of each superblock since the device was formatted or
     /// opened (an erase shows as a step up).
     pub erases: Vec<u64>,
+    /// `erases` as they were at the last commit (or at format or open):
+    /// an operation that commits erased before its commit what this shows
+    /// over the previous view, after it what `erases` shows over this.
+    pub erases_at_commit: Vec<u64>,
     /// Sector updates charged to the current epoch (`W -
     /// epoch_remaining()`).
     pub updates: u64,
@@ -59,6 +63,10 @@ pub struct RefineView {
     pub generation: u64,
     /// Static wear leveling may move data (charged to the epoch budget).
     pub moves_data: bool,
+    /// The used superblock static wear leveling is emptying, over several
+    /// epochs: it holds sectors already moved out (invalid, then erasable
+    /// in P) beside those still mapped.
+    pub moving: Option<usize>,
     /// The device turned read-only after a media failure.
     pub read_only: bool,
 }

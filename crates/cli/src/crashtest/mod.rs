@@ -184,16 +184,13 @@ fn refine_allowed(args: &CrashtestArgs, t: &target::Target) -> Result<(), String
         ));
     }
     if args.exhaustive {
-        return no("runs in random mode (--ops/--seconds), not with --exhaustive");
+        return no("runs in random mode (--ops/--seconds), not with --exhaustive (its windows include media failures)");
     }
     if args.model_mutant.is_some() {
         return no("takes no --model-mutant (that is --oracle model's); use --mutant");
     }
     if args.inject_failures.is_some() || args.aimed.is_some() {
         return no("does not follow media failures yet (bad superblocks are retired and emptied after commits); run it without --inject-failures and --aimed");
-    }
-    if args.wear_leveling {
-        return no("does not follow static wear-leveling moves yet (they relocate after a commit); run it without --wear-leveling");
     }
     if !ftl::INVARIANT_CHECKS {
         return no("needs a build with debug assertions (the release profile keeps them; --profile bench-fast drops them)");
@@ -958,12 +955,13 @@ mod tests {
     fn the_refinement_oracle_is_refused_where_it_cannot_follow_the_ftl() {
         let p = plan(&parse(&["--oracle", "refine"])).expect("valid");
         assert!(p.run.refine && p.run.oracle.is_none());
+        let p = plan(&parse(&["--oracle", "refine", "--wear-leveling", "--hot-cold"])).expect("valid");
+        assert!(p.run.refine);
         for (extra, why) in [
             (&["--ftl", "async"][..], "does not apply to --ftl async"),
             (&["--exhaustive"][..], "not with --exhaustive"),
             (&["--inject-failures"][..], "media failures"),
             (&["--aimed"][..], "media failures"),
-            (&["--wear-leveling"][..], "wear-leveling"),
             (
                 &["--model-mutant", "model-write-skips-counter"][..],
                 "--model-mutant",

@@ -210,13 +210,16 @@ impl RefineOracle {
 
     /// The flush cut by the power may have relocated sectors before its
     /// commit: `got` maps the same sectors as `p`, and every place that
-    /// differs is one where P held no page.
+    /// differs is one where P held no page or an erasable one (which the
+    /// cut flush may have erased to make room).
     fn same_sectors_fresh_places(&self, p: &Map, got: &Map) -> bool {
         let s = self.s.as_ref().expect("up");
         p.len() == got.len()
             && p.iter().all(|(a, &q)| match got.get(a) {
                 Some(&g) if g == q => true,
-                Some(&g) => !matches!(s.cur_cell(g), Cell::D { .. }),
+                // Fresh: P holds no page there, or an erasable one the
+                // cut operation may have erased first.
+                Some(&g) => !matches!(s.cur_cell(g), Cell::D { .. }) || s.ers.contains(&g),
                 None => false,
             })
     }
@@ -236,7 +239,8 @@ impl RefineOracle {
                 "refinement: one operation ({op:?}) committed {commits} epochs"
             ));
         }
-        if commits == 1 && !matches!(op, Done::Flush | Done::Barrier) {
+        let committed = commits == 1;
+        if committed && !matches!(op, Done::Flush | Done::Barrier) {
             return Err(format!(
                 "refinement: {op:?} committed an epoch (only a flush or a barrier commits)"
             ));
@@ -247,125 +251,41 @@ impl RefineOracle {
                     .into(),
             );
         }
-        let spb = u64::from(v.sectors_per_sb);
-        let pages_in = |s: &St, sb: usize| -> Vec<Page> {
-            let lo = sb as u64 * spb;
-            s.dat
-                .range(lo..lo + spb)
-                .filter(|(_, m)| matches!(m.cur(), Cell::D { .. }))
-                .map(|(&q, _)| q)
-                .chain(s.mb.range(lo..lo + spb).map(|(&q, _)| q))
-                .collect()
-        };
-        let why_not_erasable = |s: &St, q: Page| -> String {
-            let a = s.p2l(q);
-            if s.l2p.get(&a) == Some(&q) {
-                format!("the volatile L2P maps logical sector {a} there")
-            } else if s.smap.get(&a) == Some(&q) {
-                format!("the stable L2P maps logical sector {a} there")
-            } else if s.inv.contains(&q) {
-                "it is invalid: its victim's epoch has not committed (two-phase GC)".into()
-            } else {
-                "GC never took it (it is neither invalid nor erasable)".into()
-            }
-        };
-        // 1. Erases by allocation (before any commit of this operation):
-        //    esF of every page of P there, each of which must be erasable.
-        for sb in 0..v.states.len() {
-            if v.erases[sb] > p.erases[sb] && v.states[sb] != SbKind::Meta {
-                for q in pages_in(s, sb) {
-                    if !s.ers.contains(&q) {
-                        return Err(format!(
-                            "refinement: {op:?} erased superblock {sb}, but P's page at physical sector {q} is not erasable: {} (P's esF erases only pages of the erasable queue)",
-                            why_not_erasable(s, q)
-                        ));
-                    }
-                    steps::es_f(s, q);
-                }
-            }
-        }
-        // 2. Places: writes and trims in the request's range, relocations
-        //    elsewhere.
         let range = match op {
-            Done::Write { lba, versions } => Some((lba, versions.len() as u64, false)),
-            Done::Trim { lba, count } => Some((lba, count, true)),
+            Done::Write { lba, versions } => Some(Range {
+                lba,
+                versions: Some(versions),
+                n: versions.len() as u64,
+            }),
+            Done::Trim { lba, count } => Some(Range {
+                lba,
+                versions: None,
+                n: count,
+            }),
             _ => None,
         };
-        let in_range = |a: u64| range.is_some_and(|(lba, n, _)| a >= lba && a < lba + n);
-        let mut relocated = 0u64;
-        for (a, &np) in v.l2p.iter().enumerate() {
-            let a = a as Addr;
-            let new = (np != UNMAPPED).then_some(Page::from(np));
-            let old = s.l2p.get(&a).copied();
-            if new == old {
-                if let Some((_, _, false)) = range {
-                    if in_range(a) {
-                        return Err(format!(
-                            "refinement: the write of logical sector {a} left it at {} (P's wr0 places every written sector on a new page)",
-                            show(old.as_ref())
-                        ));
-                    }
-                }
-                continue;
-            }
-            if let Some(q) = new {
-                if matches!(s.cur_cell(q), Cell::D { .. }) || s.mb.contains_key(&q) {
-                    return Err(format!(
-                        "refinement: logical sector {a} was placed at physical sector {q}, where P still holds a page of logical sector {} (P programs a page once between erases)",
-                        s.p2l(q)
-                    ));
-                }
-            }
-            match (range, new) {
-                (Some((_, _, false)), Some(q)) if in_range(a) => {
-                    if !steps::in_bounds(s, a, self.amax, self.wmax) {
-                        return Err(format!(
-                            "refinement: the FTL placed a write of logical sector {a}, but P's guard InB refuses it (wcnt {} > wmax {})",
-                            s.wcnt, self.wmax
-                        ));
-                    }
-                    let Done::Write { lba, versions } = op else {
-                        unreachable!("a write range comes from a write")
-                    };
-                    s.nxt = q;
-                    steps::wr0(s, a, versions[(a - lba) as usize], ModelMutant::None);
-                }
-                (Some((_, _, true)), None) if in_range(a) => {
-                    s.l2p.remove(&a);
-                }
-                (_, Some(q)) => {
-                    // A relocation: rl0 of the page that held the sector.
-                    let Some(from) = old else {
-                        return Err(format!(
-                            "refinement: logical sector {a}, unmapped, was mapped to physical sector {q} by {op:?}, which does not write it"
-                        ));
-                    };
-                    if s.p2l(from) != a {
-                        return Err(format!(
-                            "refinement: logical sector {a} was relocated from physical sector {from}, which holds logical sector {} in P (Valid fails)",
-                            s.p2l(from)
-                        ));
-                    }
-                    s.nxt = q;
-                    if !steps::rl0(s, from) {
-                        return Err(format!(
-                            "refinement: P's page at {from} has no definite content to relocate"
-                        ));
-                    }
-                    relocated += 1;
-                }
-                (_, None) => {
-                    return Err(format!(
-                        "refinement: {op:?} unmapped logical sector {a} (was at {}), which it does not trim",
-                        show(old.as_ref())
-                    ));
-                }
-            }
-        }
-        if let Some((lba, n, true)) = range {
+        let g = Guard {
+            amax: self.amax,
+            wmax: self.wmax,
+            op: &op,
+        };
+        // What the operation did up to its commit (all of it if it did not
+        // commit): the erase counts and the L2P at the commit.
+        let at_commit = if committed { &v.erases_at_commit } else { &v.erases };
+        let l2p_at_commit = match (&v.stable, committed) {
+            (Some(st), true) => st,
+            _ => &v.l2p,
+        };
+        // 1. Erases by allocation: esF of every page of P there, each of
+        //    which must be erasable.
+        erases(s, &g, &p.erases, at_commit, &v)?;
+        // 2. Places: writes and trims in the request's range, relocations
+        //    elsewhere.
+        places(s, &g, range, l2p_at_commit)?;
+        if let Some(r) = range.filter(|r| r.versions.is_none()) {
             // Trims count against W like writes (ST: trim is a write of
             // zeros), mapped or not.
-            for a in lba..lba + n {
+            for a in r.lba..r.lba + r.n {
                 if !steps::in_bounds(s, a, self.amax, self.wmax) {
                     return Err(format!(
                         "refinement: the FTL accepted a trim of logical sector {a}, but P's guard InB refuses it (wcnt {} > wmax {})",
@@ -375,37 +295,19 @@ impl RefineOracle {
                 s.wcnt += 1;
             }
         }
-        if relocated > 0
-            && !matches!(
-                op,
-                Done::Write { .. } | Done::Trim { .. } | Done::Flush | Done::Barrier
-            )
-        {
-            return Err(format!("refinement: {op:?} relocated {relocated} sectors"));
-        }
-        // 3. Victims marked in this operation: the rest of their pages
-        //    become invalid (rlX); none may still be mapped.
-        for sb in 0..v.states.len() {
-            let now = v.states[sb];
-            if matches!(p.states[sb], SbKind::Used | SbKind::Active)
-                && matches!(now, SbKind::Invalid | SbKind::Erasable)
-            {
-                for q in pages_in(s, sb) {
-                    let a = s.p2l(q);
-                    if s.l2p.get(&a) == Some(&q) {
-                        return Err(format!(
-                            "refinement: superblock {sb} became {now:?} while the volatile L2P still maps logical sector {a} to its physical sector {q} (GC takes a victim only after relocating its valid sectors)"
-                        ));
-                    }
-                    if !s.inv.contains(&q) {
-                        steps::rl_x(s, q);
-                    }
-                }
+        // 3. Victims marked before the commit: the rest of their pages
+        //    become invalid (rlX); none may still be mapped. A committing
+        //    operation's victims are erasable now; later ones invalid.
+        victims(s, &p.states, &v, |now| {
+            if committed {
+                now == SbKind::Erasable
+            } else {
+                matches!(now, SbKind::Invalid | SbKind::Erasable)
             }
-        }
+        })?;
         // 4. The commit (fl3: smap := l2p, invalid → erasable, counters
         //    reset), and a full checkpoint's new generation (ck3).
-        if commits == 1 {
+        if committed {
             steps::fl3(s, ModelMutant::None);
             if v.generation != p.generation {
                 steps::ck3(s);
@@ -418,32 +320,28 @@ impl RefineOracle {
             if self.commits.len() > MAX_CANDIDATES {
                 self.commits.remove(0);
             }
-        } else if matches!(op, Done::Flush | Done::Barrier)
-            && (s.l2p != s.smap || !s.inv.is_empty())
-        {
+            // 5. After the commit: superblocks a full checkpoint took for
+            //    the metadata, erases by allocation, static wear-leveling
+            //    moves (relocations) and the victims they leave.
+            for sb in 0..v.states.len() {
+                if v.states[sb] == SbKind::Meta && p.states[sb] != SbKind::Meta {
+                    erase_sb(s, sb, &v, || format!("{op:?} took superblock {sb} for the metadata"))?;
+                }
+            }
+            erases(s, &g, &v.erases_at_commit, &v.erases, &v)?;
+            places(s, &g, None, &v.l2p)?;
+            victims(s, &p.states, &v, |now| now == SbKind::Invalid)?;
+        } else if matches!(op, Done::Flush | Done::Barrier) && s.l2p != s.smap {
+            // (A flush with only invalid pages to free may skip its
+            // commit: they become erasable at a later one, P stutters.)
             return Err(format!(
-                "refinement: {op:?} returned without committing, but the epoch has changes (P's fl3 would commit them)"
+                "refinement: {op:?} returned without committing, but the volatile L2P differs from the stable one (P's fl3 would commit it)"
             ));
         } else if v.generation != p.generation {
             return Err(format!(
                 "refinement: the generation changed from {} to {} without a commit",
                 p.generation, v.generation
             ));
-        }
-        // 5. Erases after the commit: superblocks a full checkpoint took
-        //    for the metadata.
-        for sb in 0..v.states.len() {
-            if v.states[sb] == SbKind::Meta && p.states[sb] != SbKind::Meta {
-                for q in pages_in(s, sb) {
-                    if !s.ers.contains(&q) {
-                        return Err(format!(
-                            "refinement: {op:?} took superblock {sb} for the metadata, but P's page at physical sector {q} is not erasable: {}",
-                            why_not_erasable(s, q)
-                        ));
-                    }
-                    steps::es_f(s, q);
-                }
-            }
         }
         self.compare(&v)?;
         self.prev = Some(v);
@@ -491,7 +389,7 @@ impl RefineOracle {
             ));
         }
         // Counter.
-        if s.wcnt != v.updates {
+        if s.wcnt != v.updates && !(v.moves_data && s.wcnt <= v.updates) {
             return Err(format!(
                 "refinement: the epoch has {} updates in the FTL but P's wcnt is {}",
                 v.updates, s.wcnt
@@ -517,6 +415,7 @@ impl RefineOracle {
                     "neither invalid nor erasable"
                 }),
                 SbKind::Invalid if !inv && !ers => Some("neither invalid nor erasable"),
+                SbKind::Used if (inv || ers) && v.moving == Some(sb) => None,
                 SbKind::Used | SbKind::Active if inv || ers => {
                     Some("invalid or erasable, in a superblock holding data")
                 }
@@ -562,4 +461,186 @@ impl RefineOracle {
         }
         Ok(())
     }
+}
+
+/// The sectors a write or trim names (`versions`: `None` for a trim).
+#[derive(Clone, Copy)]
+struct Range<'a> {
+    lba: u64,
+    versions: Option<&'a [u32]>,
+    n: u64,
+}
+
+impl Range<'_> {
+    fn contains(&self, a: u64) -> bool {
+        a >= self.lba && a < self.lba + self.n
+    }
+}
+
+/// P's guard bounds and the operation, for messages.
+struct Guard<'a, 'b> {
+    amax: Addr,
+    wmax: u64,
+    op: &'a Done<'b>,
+}
+
+/// Pages of P (programmed or in the merge buffer) in superblock `sb`.
+fn pages_in(s: &St, v: &RefineView, sb: usize) -> Vec<Page> {
+    let spb = u64::from(v.sectors_per_sb);
+    let lo = sb as u64 * spb;
+    s.dat
+        .range(lo..lo + spb)
+        .filter(|(_, m)| matches!(m.cur(), Cell::D { .. }))
+        .map(|(&q, _)| q)
+        .chain(s.mb.range(lo..lo + spb).map(|(&q, _)| q))
+        .collect()
+}
+
+/// Why P's page `q` may not be erased.
+fn why_not_erasable(s: &St, q: Page) -> String {
+    let a = s.p2l(q);
+    if s.l2p.get(&a) == Some(&q) {
+        format!("the volatile L2P maps logical sector {a} there")
+    } else if s.smap.get(&a) == Some(&q) {
+        format!("the stable L2P maps logical sector {a} there")
+    } else if s.inv.contains(&q) {
+        "it is invalid: its victim's epoch has not committed (two-phase GC)".into()
+    } else {
+        "GC never took it (it is neither invalid nor erasable)".into()
+    }
+}
+
+/// `esF` of every page of P in superblock `sb`, which `what` erased; each
+/// must be in the erasable queue.
+fn erase_sb(s: &mut St, sb: usize, v: &RefineView, what: impl Fn() -> String) -> Result<(), String> {
+    for q in pages_in(s, v, sb) {
+        if !s.ers.contains(&q) {
+            return Err(format!(
+                "refinement: {} (erasing it), but P's page at physical sector {q} is not erasable: {} (P's esF erases only pages of the erasable queue)",
+                what(),
+                why_not_erasable(s, q)
+            ));
+        }
+        steps::es_f(s, q);
+    }
+    Ok(())
+}
+
+/// The erases between two erase counts (superblocks that hold metadata
+/// now are the commit's, see `step`).
+fn erases(s: &mut St, g: &Guard<'_, '_>, from: &[u64], to: &[u64], v: &RefineView) -> Result<(), String> {
+    for sb in 0..v.states.len() {
+        if to[sb] > from[sb] && v.states[sb] != SbKind::Meta {
+            erase_sb(s, sb, v, || format!("{:?} erased superblock {sb}", g.op))?;
+        }
+    }
+    Ok(())
+}
+
+/// Steps P from its `l2p` to `target` (the FTL's L2P at some point of the
+/// operation): `wr0` for the sectors of a write's `range`, removal for a
+/// trim's, `rl0` for every other sector that moved; checks each step's
+/// guard.
+fn places(
+    s: &mut St,
+    g: &Guard<'_, '_>,
+    range: Option<Range<'_>>,
+    target: &[u32],
+) -> Result<(), String> {
+    for (a, &np) in target.iter().enumerate() {
+        let a = a as Addr;
+        let new = (np != UNMAPPED).then_some(Page::from(np));
+        let old = s.l2p.get(&a).copied();
+        let written = range.filter(|r| r.contains(a));
+        if new == old {
+            if written.is_some_and(|r| r.versions.is_some()) {
+                return Err(format!(
+                    "refinement: the write of logical sector {a} left it at {} (P's wr0 places every written sector on a new page)",
+                    show(old.as_ref())
+                ));
+            }
+            continue;
+        }
+        if let Some(q) = new {
+            if matches!(s.cur_cell(q), Cell::D { .. }) || s.mb.contains_key(&q) {
+                return Err(format!(
+                    "refinement: logical sector {a} was placed at physical sector {q}, where P still holds a page of logical sector {} (P programs a page once between erases)",
+                    s.p2l(q)
+                ));
+            }
+        }
+        match (written, new) {
+            (Some(Range { lba, versions: Some(vs), .. }), Some(q)) => {
+                if !steps::in_bounds(s, a, g.amax, g.wmax) {
+                    return Err(format!(
+                        "refinement: the FTL placed a write of logical sector {a}, but P's guard InB refuses it (wcnt {} > wmax {})",
+                        s.wcnt, g.wmax
+                    ));
+                }
+                s.nxt = q;
+                steps::wr0(s, a, vs[(a - lba) as usize], ModelMutant::None);
+            }
+            (Some(Range { versions: None, .. }), None) => {
+                s.l2p.remove(&a);
+            }
+            (_, Some(q)) => {
+                // A relocation: rl0 of the page that held the sector.
+                let Some(from) = old else {
+                    return Err(format!(
+                        "refinement: logical sector {a}, unmapped, was mapped to physical sector {q} by {:?}, which does not write it",
+                        g.op
+                    ));
+                };
+                if s.p2l(from) != a {
+                    return Err(format!(
+                        "refinement: logical sector {a} was relocated from physical sector {from}, which holds logical sector {} in P (Valid fails)",
+                        s.p2l(from)
+                    ));
+                }
+                s.nxt = q;
+                if !steps::rl0(s, from) {
+                    return Err(format!(
+                        "refinement: P's page at {from} has no definite content to relocate"
+                    ));
+                }
+            }
+            (_, None) => {
+                return Err(format!(
+                    "refinement: {:?} unmapped logical sector {a} (was at {}), which it does not trim",
+                    g.op,
+                    show(old.as_ref())
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Superblocks that were used or active and are now in a state `now`
+/// selects: GC (or wear leveling) took them as victims, so every page of P
+/// there becomes invalid (`rlX` for those not relocated by `rl0`); none may
+/// still be mapped by the volatile L2P.
+fn victims(
+    s: &mut St,
+    before: &[SbKind],
+    v: &RefineView,
+    now: impl Fn(SbKind) -> bool,
+) -> Result<(), String> {
+    for sb in 0..v.states.len() {
+        let st = v.states[sb];
+        if matches!(before[sb], SbKind::Used | SbKind::Active) && now(st) {
+            for q in pages_in(s, v, sb) {
+                let a = s.p2l(q);
+                if s.l2p.get(&a) == Some(&q) {
+                    return Err(format!(
+                        "refinement: superblock {sb} became {st:?} while the volatile L2P still maps logical sector {a} to its physical sector {q} (GC takes a victim only after relocating its valid sectors)"
+                    ));
+                }
+                if !s.inv.contains(&q) {
+                    steps::rl_x(s, q);
+                }
+            }
+        }
+    }
+    Ok(())
 }

@@ -37,6 +37,9 @@ impl<F: Flash> Scftl<F> {
             }
             std::mem::swap(&mut g.pending, &mut g.last);
             g.pending.clear();
+            g.erases_at_commit.clear();
+            g.erases_at_commit
+                .extend_from_slice(self.blocks.erase_counts());
         }
     }
 
@@ -157,10 +160,12 @@ impl<F: Flash> Scftl<F> {
                 states,
                 valid: b.valid_counts().to_vec(),
                 erases: b.erase_counts().to_vec(),
+                erases_at_commit: self.ghost.erases_at_commit.clone(),
                 updates: self.updates,
                 commits: self.commits,
                 generation: self.delta.gen,
                 moves_data: self.wear.static_spread.is_some(),
+                moving: self.wear_target.map(|sb| sb.index()),
                 read_only: self.worn_out.is_some(),
             })
         }

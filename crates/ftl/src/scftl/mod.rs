@@ -128,6 +128,10 @@ struct Ghost {
     pending: Vec<(La, Psa)>,
     /// L2P changes of the epoch that committed last (for the validator).
     last: Vec<(La, Psa)>,
+    /// The block table's erase counts at the last commit (or format or
+    /// open), so the refinement oracle can tell an operation's erases
+    /// before its commit from those after (`crate::refine`).
+    erases_at_commit: Vec<u64>,
 }
 
 /// A snapshot-consistent FTL over a flash device.
@@ -607,6 +611,7 @@ impl<F: Flash> Scftl<F> {
             stable: l2p.clone(),
             pending: Vec::new(),
             last: Vec::new(),
+            erases_at_commit: blocks.erase_counts().to_vec(),
         };
         let oob_len = if features.oob_logical_numbers {
             format::data_oob_len_v5(layout.spp)
