@@ -7,8 +7,10 @@
 -- every page landed (including its tentative delta page), recover:
 -- address 0 reads true again; a flush after write(0,false) crashing right
 -- before its SYNC with everything landed: address 0 reads false; the same
--- crash with the committed page landed but the new data page not: the
--- digest fails and recovery shows the old epoch (true).
+-- crash with the committed page landed but the new data page not, or
+-- with the tentative delta page torn: the digest fails and recovery shows
+-- the old epoch (true); and a run with GC relocation and erase showing why
+-- the digest names only the sectors the epoch leaves in place.
 ------------------------------------------------------------------------
 module SCFTL.Impl.Example where
 
@@ -74,7 +76,7 @@ module Enabled (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) (_≟D_ : Decidab
 
 open import SCFTL.Impl.Model Bool false 1 2 0 _≟B_
 import SCFTL.Spec Bool false 1 2 as Sp
-open Sp using (use; flush; recover; w) renaming (reg to regop)
+open Sp using (use; flush; recover; w; rl; es) renaming (reg to regop)
 
 s0 : St
 s0 = record
@@ -173,3 +175,76 @@ run11 = true , 1 , unmapped , refl , refl
 
 reads-old-epoch-after-torn-commit : rd s11 0 ≡ true
 reads-old-epoch-after-torn-commit = refl
+
+------------------------------------------------------------------------
+-- Why the digest leaves out sectors the epoch itself overrides (finding
+-- of issue 39): w(0,true) puts address 0 on page 0, GC relocates it to
+-- page 1 (page 0 becomes invalid), flush (page 0 becomes erasable), GC
+-- erases page 0, crash with everything landed, recover.  The flush's
+-- digest names page 1 only, still verifies, and address 0 reads true.  A
+-- digest naming every page the epoch programmed (pages 1 and 0) would
+-- fail on this flash, and recovery would lose a flush that completed.
+
+u1 u2 u3 u4 u5 u6 : St
+u1 = opt false false (wr0 0 true s1)
+u2 = opt false false (rl0 0 u1)
+u3 = fl3 u2
+u4 = esF 0 u3
+u5 = syncAll u4
+u6 = ck3 (rec0 true 1 unmapped u5)
+
+runU1 : okP (use (regop (w 0 true))) s1 u1
+runU1 = inj₁ ((z≤n , z≤n) , false , false , refl)
+
+runU2 : okP (use (regop rl)) u1 u2
+runU2 = inj₁ (z≤n , 0 , s≤s z≤n , inj₁ ((z≤n , refl) , false , false , refl))
+
+runU3 : okP (use flush) u2 u3
+runU3 = inj₁ refl
+
+runU4 : okP (use (regop es)) u3 u4
+runU4 = 0 , refl , refl
+
+crashU4 : crashP (use (regop es)) u3 u5
+crashU4 = u4 , runU4 , Enabled.img-exists Bool false 1 2 0 _≟B_ u4
+
+runU6 : okP recover u5 u6
+runU6 = true , 1 , unmapped , refl , refl
+
+digest-left-in-place : dgOf u2 ≡ (((1 , true , 0) ∷ []) , [])
+digest-left-in-place = refl
+
+reads-durable-epoch : rd u6 0 ≡ true
+reads-durable-epoch = refl
+
+all-programmed-digest-would-fail :
+  verD (λ p → cur (dat u5 p)) ((1 , true , 0) ∷ (0 , true , 0) ∷ []) ≡ false
+all-programmed-digest-would-fail = refl
+
+------------------------------------------------------------------------
+-- Why the digest covers the tentative pages (finding of issue 39): the
+-- flush after s4 crashes right before its SYNC with the committed page
+-- and page 1 landed but s4's tentative delta page torn (junk).  Without
+-- the tentative part of the digest the commit would activate the epoch
+-- minus that page's pairs; with it the check fails and recovery shows the
+-- old epoch.
+s12 s13 : St
+s12 = record s8 { dr = syn (dlt 1 [] true (dgOf s4)) ∷ syn junk ∷ Data.List.Base.drop 2 (dr s8) }
+s13 = ck3 (rec0 true 1 unmapped s12)
+
+crash12 : crashP (use flush) s4 s12
+crash12 = fl2 s4 , inj₁ refl , Data.Product.proj₁ i , cL , cO , inj₂ (inj₁ refl) ∷ inj₂ (inj₂ refl) ∷ tl2 cR
+  where
+    open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
+    i = img-exists (fl2 s4)
+    cL = Data.Product.proj₁ (Data.Product.proj₂ i)
+    cO = Data.Product.proj₁ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    cR = Data.Product.proj₂ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    tl2 : ∀ {a b c d xs ys} → CrashL (a ∷ b ∷ xs) (c ∷ d ∷ ys) → CrashL xs ys
+    tl2 (_ ∷ _ ∷ r) = r
+
+run13 : okP recover s12 s13
+run13 = true , 1 , unmapped , refl , refl
+
+reads-old-epoch-after-torn-tentative : rd s13 0 ≡ true
+reads-old-epoch-after-torn-tentative = refl
