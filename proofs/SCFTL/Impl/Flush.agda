@@ -3,7 +3,10 @@
 -- Per-operation correctness (types A and B) of flush in the SCFTL
 -- model, successful and crashed, including the full (shadow) checkpoint
 -- a flush may end with.  The crashed flush is formula (4) of the paper,
--- partitioned by crash point as in §5.4.
+-- partitioned by crash point; the flush is the one-sync commit of
+-- docs/FORMAT.md §4.3, so the core is a crash right before its SYNC
+-- (`fl2-crash`): the epoch's committed page landed and its digest
+-- verifies, or recovery falls back to the previous committed page.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -307,8 +310,8 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR) with crashL-cons cR
         ...   | _ , mbn , d , dd =
           trans (crashD-eq (trans (cong (λ x → progm x (dat s p)) mbn) dd) (cD p))
                 (cong (λ x → syn (dcell x a))
-                  (sym (trans (vol a p le e) (cong (λ m → cellD (pvm m (cur (dat s p)))) mbn ⟨trans⟩ cong (λ m → cellD (cur m)) dd))))
-          where _⟨trans⟩_ = trans
+                  (sym (trans (vol a p le e)
+                     (trans (cong (λ m → cellD (pvm m (cur (dat s p)))) mbn) (cong (λ m → cellD (cur m)) dd)))))
     newC : ∀ dg → dg ≡ dgOf s → h ≡ syn (dlt g (dbuf s) true dg) →
       verD D' (proj₁ dg) ∧ verT g (proj₂ dg) L' ≡ true → Σ State λ t' → crashS (use flush) t t' × CR s' t'
     newC .(dgOf s) refl refl v with ∧-true (verD D' (proj₁ (dgOf s))) _ v
