@@ -5,15 +5,26 @@
 -- concrete run (checked by evaluation) behaves as SCFTL should:
 -- format, recover, write(0,true), flush, write(0,false) crashing with
 -- every page landed (including its tentative delta page), recover:
--- address 0 reads true again.
+-- address 0 reads true again; a flush after write(0,false) crashing right
+-- before its SYNC with everything landed: address 0 reads false; the same
+-- crash with the committed page landed but the new data page not, or
+-- with the tentative delta page torn: the digest fails and recovery shows
+-- the old epoch (true); and a run with GC relocation and erase showing why
+-- the digest names only the sectors the epoch leaves in place.
 ------------------------------------------------------------------------
 module SCFTL.Impl.Example where
 
 open import Data.Nat.Base using (ℕ; zero; suc; _≤_; z≤n; s≤s)
 open import Data.Nat.Properties using (_≤?_)
 open import Data.Bool.Base using (Bool; true; false)
-open import Data.List.Base using ([])
+open import Data.Bool.Properties using () renaming (_≟_ to _≟B_)
+open import Relation.Binary.Definitions using (DecidableEquality)
+open import Data.List.Base using ([]; _∷_)
+import Data.List.Base
+import Data.Nat.Base
 open import Data.Maybe.Base using (nothing; just)
+import Data.Product
+open import Data.Bool.Base using (if_then_else_)
 open import Data.Product using (Σ; _×_; _,_)
 open import Data.Sum.Base using (inj₁; inj₂)
 open import Relation.Nullary using (yes; no)
@@ -22,9 +33,9 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 ------------------------------------------------------------------------
 -- For any parameters: operations and crashes are enabled
 
-module Enabled (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
-  open import SCFTL.Impl.Model Data d0 amax wmax kmax
-  open import SCFTL.Impl.Invariants Data d0 amax wmax kmax
+module Enabled (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) (_≟D_ : DecidableEquality Data) where
+  open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+  open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
   import SCFTL.Spec Data d0 amax wmax as Sp
   open Sp using (use; flush; recover; w; es) renaming (reg to regop)
 
@@ -63,14 +74,14 @@ module Enabled (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
 ------------------------------------------------------------------------
 -- A concrete run: two logical sectors (amax = 1), Bool data
 
-open import SCFTL.Impl.Model Bool false 1 2 0
+open import SCFTL.Impl.Model Bool false 1 2 0 _≟B_
 import SCFTL.Spec Bool false 1 2 as Sp
-open Sp using (use; flush; recover; w) renaming (reg to regop)
+open Sp using (use; flush; recover; w; rl; es) renaming (reg to regop)
 
 s0 : St
 s0 = record
   { dat = λ _ → syn erased ; cpL = syn (cpt 0 unmapped) ; cpO = syn erased ; dr = []
-  ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing ; dbuf = [] ; nxt = 0
+  ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing ; dbuf = [] ; ept = [] ; nxt = 0
   ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0 ; smap = unmapped }
 
 new-s0 : NewP s0
@@ -97,7 +108,7 @@ run4 : okP (use (regop (w 0 false))) s3 s4
 run4 = inj₁ ((z≤n , z≤n) , true , true , refl)
 
 crash4 : crashP (use (regop (w 0 false))) s3 s5
-crash4 = s4 , run4 , Enabled.img-exists Bool false 1 2 0 s4
+crash4 = s4 , run4 , Enabled.img-exists Bool false 1 2 0 _≟B_ s4
 
 -- recovery takes the checkpoint of generation 1 (written by the first
 -- recovery) and replays the committed page of the flush
@@ -113,18 +124,127 @@ reads-flushed-after-crash = refl
 untouched-sector : rd s6 1 ≡ false
 untouched-sector = refl
 
--- The flush after s4 crashes between its two SYNCs with the commit
--- record landed: the commit activates s4's tentative delta page, and
--- recovery shows the new value.
+-- The flush after s4 crashes right before its (only) SYNC with every
+-- page landed: the committed page's digest verifies, the commit
+-- activates s4's tentative delta page, and recovery shows the new value.
 s8 s9 : St
 s8 = syncAll (fl2 s4)
 s9 = ck3 (rec0 true 1 unmapped s8)
 
 crash7 : crashP (use flush) s4 s8
-crash7 = fl2 s4 , inj₂ (inj₁ refl) , Enabled.img-exists Bool false 1 2 0 (fl2 s4)
+crash7 = fl2 s4 , inj₁ refl , Enabled.img-exists Bool false 1 2 0 _≟B_ (fl2 s4)
 
 run9 : okP recover s8 s9
 run9 = true , 1 , unmapped , refl , refl
 
 reads-committed-after-crash : rd s9 0 ≡ false
 reads-committed-after-crash = refl
+
+-- The same crash, but page 1 (where write(0,false) put its sector) did
+-- not land (it reads erased): the committed page is there, its digest
+-- names page 1, the check fails, and recovery drops the epoch: address 0
+-- reads true, the value of the last flush whose commit holds.
+s10 s11 : St
+s10 = record s8 { dat = λ p → if p Data.Nat.Base.≡ᵇ 1 then syn erased else dat s8 p }
+s11 = ck3 (rec0 true 1 unmapped s10)
+
+crash10 : crashP (use flush) s4 s10
+crash10 = fl2 s4 , inj₁ refl , dd , cL , cO , cR
+  where
+    open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
+    i = img-exists (fl2 s4)
+    dd : ∀ p → CrashD (dat (fl2 s4) p) (dat s10 p)
+    dd zero          = Data.Product.proj₁ i zero
+    dd (suc zero)    = erased , refl
+    dd (suc (suc p)) = Data.Product.proj₁ i (suc (suc p))
+    cL = Data.Product.proj₁ (Data.Product.proj₂ i)
+    cO = Data.Product.proj₁ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    cR = Data.Product.proj₂ (Data.Product.proj₂ (Data.Product.proj₂ i))
+
+-- the committed page did land
+commit-landed : Data.List.Base.head (dr s10) ≡ just (syn (dlt 1 [] true (dgOf s4)))
+commit-landed = refl
+
+-- what its digest names: page 1 holding (false, address 0); no tentative
+-- page check fails (the one tentative page landed)
+digest-names-page-1 : dgOf s4 ≡ (((1 , false , 0) ∷ []) , (((0 , 1) ∷ []) ∷ []))
+digest-names-page-1 = refl
+
+run11 : okP recover s10 s11
+run11 = true , 1 , unmapped , refl , refl
+
+reads-old-epoch-after-torn-commit : rd s11 0 ≡ true
+reads-old-epoch-after-torn-commit = refl
+
+------------------------------------------------------------------------
+-- Why the digest leaves out sectors the epoch itself overrides (finding
+-- of issue 39): w(0,true) puts address 0 on page 0, GC relocates it to
+-- page 1 (page 0 becomes invalid), flush (page 0 becomes erasable), GC
+-- erases page 0, crash with everything landed, recover.  The flush's
+-- digest names page 1 only, still verifies, and address 0 reads true.  A
+-- digest naming every page the epoch programmed (pages 1 and 0) would
+-- fail on this flash, and recovery would lose a flush that completed.
+
+u1 u2 u3 u4 u5 u6 : St
+u1 = opt false false (wr0 0 true s1)
+u2 = opt false false (rl0 0 u1)
+u3 = fl3 u2
+u4 = esF 0 u3
+u5 = syncAll u4
+u6 = ck3 (rec0 true 1 unmapped u5)
+
+runU1 : okP (use (regop (w 0 true))) s1 u1
+runU1 = inj₁ ((z≤n , z≤n) , false , false , refl)
+
+runU2 : okP (use (regop rl)) u1 u2
+runU2 = inj₁ (z≤n , 0 , s≤s z≤n , inj₁ ((z≤n , refl) , false , false , refl))
+
+runU3 : okP (use flush) u2 u3
+runU3 = inj₁ refl
+
+runU4 : okP (use (regop es)) u3 u4
+runU4 = 0 , refl , refl
+
+crashU4 : crashP (use (regop es)) u3 u5
+crashU4 = u4 , runU4 , Enabled.img-exists Bool false 1 2 0 _≟B_ u4
+
+runU6 : okP recover u5 u6
+runU6 = true , 1 , unmapped , refl , refl
+
+digest-left-in-place : dgOf u2 ≡ (((1 , true , 0) ∷ []) , [])
+digest-left-in-place = refl
+
+reads-durable-epoch : rd u6 0 ≡ true
+reads-durable-epoch = refl
+
+all-programmed-digest-would-fail :
+  verD (λ p → cur (dat u5 p)) ((1 , true , 0) ∷ (0 , true , 0) ∷ []) ≡ false
+all-programmed-digest-would-fail = refl
+
+------------------------------------------------------------------------
+-- Why the digest covers the tentative pages (finding of issue 39): the
+-- flush after s4 crashes right before its SYNC with the committed page
+-- and page 1 landed but s4's tentative delta page torn (junk).  Without
+-- the tentative part of the digest the commit would activate the epoch
+-- minus that page's pairs; with it the check fails and recovery shows the
+-- old epoch.
+s12 s13 : St
+s12 = record s8 { dr = syn (dlt 1 [] true (dgOf s4)) ∷ syn junk ∷ Data.List.Base.drop 2 (dr s8) }
+s13 = ck3 (rec0 true 1 unmapped s12)
+
+crash12 : crashP (use flush) s4 s12
+crash12 = fl2 s4 , inj₁ refl , Data.Product.proj₁ i , cL , cO , inj₂ (inj₁ refl) ∷ inj₂ (inj₂ refl) ∷ tl2 cR
+  where
+    open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
+    i = img-exists (fl2 s4)
+    cL = Data.Product.proj₁ (Data.Product.proj₂ i)
+    cO = Data.Product.proj₁ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    cR = Data.Product.proj₂ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    tl2 : ∀ {a b c d xs ys} → CrashL (a ∷ b ∷ xs) (c ∷ d ∷ ys) → CrashL xs ys
+    tl2 (_ ∷ _ ∷ r) = r
+
+run13 : okP recover s12 s13
+run13 = true , 1 , unmapped , refl , refl
+
+reads-old-epoch-after-torn-tentative : rd s13 0 ≡ true
+reads-old-epoch-after-torn-tentative = refl

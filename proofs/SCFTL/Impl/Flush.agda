@@ -3,29 +3,35 @@
 -- Per-operation correctness (types A and B) of flush in the SCFTL
 -- model, successful and crashed, including the full (shadow) checkpoint
 -- a flush may end with.  The crashed flush is formula (4) of the paper,
--- partitioned by crash point as in §5.4.
+-- partitioned by crash point; the flush is the one-sync commit of
+-- docs/FORMAT.md §4.3, so the core is a crash right before its SYNC
+-- (`fl2-crash`): the epoch's committed page landed and its digest
+-- verifies, or recovery falls back to the previous committed page.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
 
-module SCFTL.Impl.Flush (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
+module SCFTL.Impl.Flush (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
+  (_≟D_ : DecidableEquality Data) where
 
-open import Data.Nat.Base using (zero; suc; _≤_; _<_)
-open import Data.Nat.Properties using (≤-refl)
-open import Data.Bool.Base using (Bool; true; false; _∨_)
+open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≤ᵇ_; _≡ᵇ_)
+open import Data.Nat.Properties using (≤-refl; ≤ᵇ⇒≤)
+open import Data.Bool.Base using (Bool; true; false; _∨_; _∧_; T; if_then_else_)
 open import Data.Unit.Base using (tt)
-open import Data.List.Base using (List; []; _∷_; _++_; map)
+open import Data.Empty using (⊥-elim)
+open import Data.List.Base using (List; []; _∷_; _++_; map; concat)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality
   using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax
-open import SCFTL.Impl.Regular Data d0 amax wmax kmax
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_
 import SCFTL.Spec Data d0 amax wmax as Sp
-open Sp using (State; ⟨_,_,_⟩; volatile; stable; okS; crashS; use; flush)
+open Sp using (Addr; State; ⟨_,_,_⟩; volatile; stable; okS; crashS; use; flush)
 
 ∨-true : ∀ x y → (x ∨ y) ≡ true → x ≡ true ⊎ y ≡ true
 ∨-true true  y _ = inj₁ refl
@@ -51,35 +57,112 @@ ri-R {u} r =
   where open RI r
 
 ------------------------------------------------------------------------
--- The end of the commit (after the second SYNC)
+-- Lists of tentative pages, and the digest
+
+T≡ : ∀ {b} → b ≡ true → T b
+T≡ refl = _
+
+map-sync-syn : ∀ xs → map sync xs ≡ map syn (map cur xs)
+map-sync-syn []       = refl
+map-sync-syn (x ∷ xs) = cong (syn (cur x) ∷_) (map-sync-syn xs)
+
+-- a tentative page of generation g, as emitT writes it
+Tp : ℕ → List (Addr × ℕ) → Cell
+Tp g ps = dlt g ps false ε
+
+map-cur-T : ∀ g pss → map cur (map (λ ps → uns erased (Tp g ps)) pss) ≡ map (Tp g) pss
+map-cur-T g []         = refl
+map-cur-T g (ps ∷ pss) = cong (Tp g ps ∷_) (map-cur-T g pss)
+
+verT-T : ∀ g pss cs → verT g pss (map (Tp g) pss ++ cs) ≡ true
+verT-T g []         cs = refl
+verT-T g (ps ∷ pss) cs rewrite isT-refl g ps ε = verT-T g pss cs
+
+-- replaying tentative pages only applies their pairs
+rp-T : ∀ g pss mt → proj₂ (rp g (map (Tp g) pss) mt) ≡ apply (concat pss) (proj₂ mt)
+rp-T g []         mt = refl
+rp-T g (ps ∷ pss) mt =
+  trans (cong proj₂ (rstep-tent g ps {ε} (rp g (map (Tp g) pss) mt)))
+        (trans (cong (apply ps) (rp-T g pss mt)) (sym (apply-++ ps (concat pss) (proj₂ mt))))
+
+apply-cong : ∀ ps {m m'} → m ≐ m' → apply ps m ≐ apply ps m'
+apply-cong []             e = e
+apply-cong ((a , p) ∷ ps) e = ≐-upd a (just p) (apply-cong ps e)
+
+isAt-sound : ∀ mp p → isAt mp p ≡ true → mp ≡ just p
+isAt-sound (just q) p e = cong just (≡ᵇ-sound q p e)
+
+isAt-refl : ∀ p → isAt (just p) p ≡ true
+isAt-refl p = ≡ᵇ-refl p
+
+-- every entry of the digest: a data page the volatile L2P maps, with the
+-- sector it holds
+digD-ent : ∀ s (D : ℕ → MC) → (∀ a p → a ≤ amax → l2p s a ≡ just p → D p ≡ syn (dcell (cellD (pv s p)) a)) →
+  ∀ ps → All (Ent (l2p s) D) (digD s ps)
+digD-ent s D f []             = []
+digD-ent s D f ((a , p) ∷ ps) with (a ≤ᵇ amax) ∧ isAt (l2p s a) p in e
+... | true  = let (e1 , e2) = ∧-true (a ≤ᵇ amax) _ e
+                  le = ≤ᵇ⇒≤ a amax (T≡ e1)
+                  lm = isAt-sound (l2p s a) p e2 in
+              (le , lm , f a p le lm) ∷ digD-ent s D f ps
+... | false = digD-ent s D f ps
+
+≤⇒≤ᵇ' : ∀ m n → m ≤ n → (m ≤ᵇ n) ≡ true
+≤⇒≤ᵇ' m n le = T⇒≡ (m ≤ᵇ n) (Data.Nat.Properties.≤⇒≤ᵇ le)
+
+-- a pair the epoch leaves in place is in the digest
+digD-mem : ∀ s a p ps → (a , p) ∈ ps → a ≤ amax → l2p s a ≡ just p → (p , cellD (pv s p) , a) ∈ digD s ps
+digD-mem s a p ((b , q) ∷ ps) here le lm rewrite ≤⇒≤ᵇ' a amax le | lm | isAt-refl p = here
+digD-mem s a p ((b , q) ∷ ps) (there i) le lm with (b ≤ᵇ amax) ∧ isAt (l2p s b) q
+... | true  = there (digD-mem s a p ps i le lm)
+... | false = digD-mem s a p ps i le lm
+
+verD-mem : ∀ D dd p d a → verD D dd ≡ true → (p , d , a) ∈ dd → holds (D p) d a ≡ true
+verD-mem D ((q , e , b) ∷ dd) p d a v here      = proj₁ (∧-true (holds (D q) e b) _ v)
+verD-mem D ((q , e , b) ∷ dd) p d a v (there i) = verD-mem D dd p d a (proj₂ (∧-true (holds (D q) e b) _ v)) i
+
+crashD-syn' : ∀ {m m'} → CrashD m m' → m' ≡ syn (cur m')
+crashD-syn' {syn c}   refl      = refl
+crashD-syn' {uns o n} (c , refl) = refl
+
+------------------------------------------------------------------------
+-- The end of the commit (after the SYNC)
 
 fl3-RI : ∀ {s} → RI s → RI (fl3 s)
 fl3-RI {s} r = record
   { C = C ; tents = [] ; comm = comm'
-  ; slotL = cong (λ m → sync (sync m)) slotL
-  ; slotO = PM-sync {P = Older (gen s)} (sync (cpO s)) (PM-sync (cpO s) slotO)
-  ; regEq = cong (syn (dlt g (dbuf s) true) ∷_)
-      (trans (map-sync-sync (dr s)) (cong (map syn)
+  ; slotL = cong sync slotL
+  ; slotO = PM-sync {P = Older (gen s)} (cpO s) slotO
+  ; regEq = cong (syn (dlt g (dbuf s) true (dgOf s)) ∷_)
+      (trans (map-sync-syn (dr s)) (cong (map syn)
         (trans (cong (map cur) regEq)
           (trans (map-cur-++ tents (map syn comm)) (cong (map cur tents ++_) (map-cur-syn comm))))))
-  ; tNC = [] ; gle = ≤-refl ∷ all-sync (all-sync gle)
-  ; cmX = λ a → trans (cong (λ x → proj₁ x a) (rstep-commit g (dbuf s) R')) (new a)
-  ; cmT = λ a → trans (cong (λ x → proj₂ x a) (rstep-commit g (dbuf s) R')) (new a)
-  ; vm = λ a → sym (trans (cong (λ x → proj₂ x a) (rstep-commit g (dbuf s) R')) (new a))
+  ; tNC = [] ; gle = ≤-refl ∷ all-sync gle
+  ; cmX = λ a → trans (cong (λ x → proj₁ x a) (rstep-commit g (dbuf s) {dgOf s} R')) (new a)
+  ; cmT = λ a → trans (cong (λ x → proj₂ x a) (rstep-commit g (dbuf s) {dgOf s} R')) (new a)
+  ; vm = λ a → sym (trans (cong (λ x → proj₂ x a) (rstep-commit g (dbuf s) {dgOf s} R')) (new a))
   ; vOK = λ a p le e → let (lt , d , ed) = vOK a p le e in
             lt , d , trans (cur-progm (mb s p) (dat s p)) ed
   ; sOK = λ a p le e → let (lt , d , ed) = vOK a p le e in
             lt , refl , d , cong syn (trans (cur-progm (mb s p) (dat s p)) ed)
   ; iOK = λ p ()
-  ; eOK = eOK' }
+  ; eOK = eOK'
+  ; tEq = refl
+  ; cmV = dbuf s , dgOf s , refl , digD-ent s (dat (fl3 s)) ent (dbuf s ++ concat (ept s)) ,
+          subst (λ l → verT g (ept s) (l ++ comm) ≡ true) (sym tcur) (verT-T g (ept s) comm) }
   where
     open RI r
     g = gen s
-    comm' = dlt g (dbuf s) true ∷ (map cur tents ++ comm)
+    comm' = dlt g (dbuf s) true (dgOf s) ∷ (map cur tents ++ comm)
     R' = rp g (map cur tents ++ comm) (C , C)
     new : ∀ a → apply (dbuf s) (proj₂ R') a ≡ l2p s a
     new a = trans (cong (λ x → apply (dbuf s) (proj₂ x) a) (rp-++ g (map cur tents) comm (C , C)))
                   (sym (vm a))
+    tcur : map cur tents ≡ map (Tp g) (ept s)
+    tcur = trans (cong (map cur) tEq) (map-cur-T g (ept s))
+    ent : ∀ a p → a ≤ amax → l2p s a ≡ just p → dat (fl3 s) p ≡ syn (dcell (cellD (pv s p)) a)
+    ent a p le e with vOK a p le e
+    ... | _ , d , ed = cong syn (trans (cur-progm (mb s p) (dat s p)) (trans ed (cong (λ x → dcell x a) (sym (cong cellD ed)))))
     eOK' : ∀ p → (ers s p ∨ inv s p) ≡ true → p < nxt s × (∀ a → a ≤ amax → l2p s a ≢ just p)
                                               × (∀ a → a ≤ amax → l2p s a ≢ just p)
     eOK' p e with ∨-true (ers s p) (inv s p) e
@@ -112,8 +195,8 @@ ck3-RI : ∀ {u}
   → (∀ p → inv u p ≡ true → p < nxt u × (∀ a → a ≤ amax → l2p u a ≢ just p))
   → (∀ p → ers u p ≡ true → p < nxt u × (∀ a → a ≤ amax → l2p u a ≢ just p)
                                       × (∀ a → a ≤ amax → smap u a ≢ just p))
-  → smap u ≐ l2p u → dbuf u ≡ [] → RI (ck3 u)
-ck3-RI {u} vOK sOK iOK eOK sm db = record
+  → smap u ≐ l2p u → dbuf u ≡ [] → ept u ≡ [] → RI (ck3 u)
+ck3-RI {u} vOK sOK iOK eOK sm db et = record
   { C = l2p u ; tents = [] ; comm = []
   ; slotL = refl ; slotO = tt ; regEq = refl ; tNC = [] ; gle = []
   ; cmX = λ a → sym (sm a) ; cmT = λ a → sym (sm a)
@@ -121,7 +204,9 @@ ck3-RI {u} vOK sOK iOK eOK sm db = record
   ; vOK = vOK
   ; sOK = λ a p le e → let (lt , mbn , d , dd) = sOK a p le e in
             lt , mbn , d , cong (λ m → sync (sync m)) dd
-  ; iOK = iOK ; eOK = eOK }
+  ; iOK = iOK ; eOK = eOK
+  ; tEq = cong (map (λ ps → uns erased (dlt (suc (gen u)) ps false ε))) (sym et)
+  ; cmV = tt }
 
 rdm-ck3 : ∀ u mp → rdm (ck3 u) mp ≡ rdm u mp
 rdm-ck3 u nothing  = refl
@@ -137,7 +222,7 @@ ck3-AR {u} (ar v st c) =
      (λ a le → trans (rdS-ck3 u (smap u a)) (st a le)) c
 
 fl3-ck-RI : ∀ {s} → RI s → RI (ck3 (fl3 s))
-fl3-ck-RI {s} r = ck3-RI {u = fl3 s} vOK sOK iOK eOK (λ _ → refl) refl
+fl3-ck-RI {s} r = ck3-RI {u = fl3 s} vOK sOK iOK eOK (λ _ → refl) refl refl
   where open RI (fl3-RI r)
 
 ------------------------------------------------------------------------
@@ -152,61 +237,117 @@ flush-sim {t = t} arr r (inj₂ refl) =
 ------------------------------------------------------------------------
 -- Crashed flush
 
--- crash between the two SYNCs: the commit record is old, new or junk
+-- The tentative pages' part of a digest that verifies: they all landed.
+verT-crash : ∀ g pss {xs'} cs → CrashL (map (λ ps → uns erased (Tp g ps)) pss) xs' →
+  verT g pss (map cur xs' ++ cs) ≡ true → map cur xs' ≡ map (Tp g) pss
+verT-crash g []         cs []       _ = refl
+verT-crash g (ps ∷ pss) cs (inj₁ refl ∷ cx) ()
+verT-crash g (ps ∷ pss) cs (inj₂ (inj₂ refl) ∷ cx) ()
+verT-crash g (ps ∷ pss) {_ ∷ xs'} cs (inj₂ (inj₁ refl) ∷ cx) v
+  rewrite isT-refl g ps ε = cong (Tp g ps ∷_) (verT-crash g pss cs cx v)
+
+-- The core of the one-sync commit: a crash right before the SYNC.  The
+-- committed page landed and every page its digest covers holds what the
+-- epoch wrote ⇒ recovery yields the volatile L2P (stable' = volatile);
+-- otherwise it yields the stable one (stable' = stable).
 fl2-crash : ∀ {s t s'} → AR s t → (r : RI s) → Img (fl2 s) s' →
   Σ State λ t' → crashS (use flush) t t' × CR s' t'
 fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR) with crashL-cons cR
-... | h , rest , drEq , c0 , cR' = go c0
+... | h , rest , drEq , c0 , cR' with crashL-++ (RI.tents r) (subst (λ l → CrashL l rest) (RI.regEq r) cR')
+...   | xs' , ys' , restEq , cx , cy = go c0
   where
     open RI r
     g = gen s
-    R = rp g (map cur (dr s)) (C , C)
-    sl' = crashC-eq (cong sync slotL) cL
-    so' = crashC-PM {P = Older g} tt cO (PM-sync (cpO s) slotO)
+    D' = λ p → cur (dat s' p)
+    sl' = crashC-eq slotL cL
+    so' = crashC-PM {P = Older g} tt cO slotO
     rs = crashL-syn cR
-    rg = crashL-PM tt cR ((tt , ≤-refl) ∷ all-sync gle)
-    restEq : rest ≡ map sync (dr s)
-    restEq = crashL-id (all-sync-IsSyn (dr s)) cR'
-    view : recMap g C s' ≡ proj₁ (rstep g (cur h) R)
-    view = trans (cong (λ l → proj₁ (rp g (map cur l) (C , C))) (trans drEq (cong (h ∷_) restEq)))
-                 (cong (λ l → proj₁ (rstep g (cur h) (rp g l (C , C)))) (map-cur-sync (dr s)))
+    rg = crashL-PM tt cR ((tt , ≤-refl) ∷ gle)
     pk = pick-slot true s' g C sl' so'
+    L' = map cur xs' ++ comm
+    ys≡ : ys' ≡ map syn comm
+    ys≡ = crashL-id (all-map-syn comm) cy
+    view : map cur (dr s') ≡ cur h ∷ L'
+    view = trans (cong (map cur) (trans drEq (cong (h ∷_) (trans restEq (cong (xs' ++_) ys≡)))))
+                 (cong (cur h ∷_) (trans (map-cur-++ xs' (map syn comm)) (cong (map cur xs' ++_) (map-cur-syn comm))))
+    r1 = progMB-RI r
+    accL : acc g D' L' ≡ comm
+    accL = trans (acc-nc g D' (map cur xs') comm (all-cur (crashL-PM tt cx tNC)))
+                 (acc-cmv D' (λ p c e → cong cur (crashD-eq e (cD p))) comm (RI.cmV r1))
+    recOld : acc g D' (map cur (dr s')) ≡ acc g D' L' → recMap g C s' ≐ smap s
+    recOld e a = trans (cong (λ l → proj₁ (rp g l (C , C)) a) (trans e accL)) (cmX a)
     dOld : DOKs (dat s') (smap s) (stable t)
-    dOld = dok-crash cD (dok-sync (ri-dok (progMB-RI r) (AR.stb (progMB-AR r arr))))
-    dNew : DOKs (dat s') (l2p s) (volatile t)
-    dNew = dok-crash cD (ri-dok (fl3-RI r) (AR.stb (fl3-AR arr)))
-    old : proj₁ R ≐ smap s
-    old = ri-rec r
-    new : apply (dbuf s) (proj₂ R) ≐ l2p s
-    new a = trans (cong (λ x → apply (dbuf s) (proj₂ x) a) (ri-R r)) (sym (vm a))
-    go : CrashC (uns erased (dlt g (dbuf s) true)) h → Σ State λ t' → crashS (use flush) t t' × CR s' t'
-    go (inj₁ refl) =
-      t , inj₂ refl , smap s , recto true g C pk sl' so' rs rg (λ a → trans (cong (λ f → f a) view) (old a)) , dOld
-    go (inj₂ (inj₁ refl)) =
-      tF t , inj₁ refl , l2p s ,
-      recto true g C pk sl' so' rs rg
-        (λ a → trans (cong (λ f → f a) view)
-                 (trans (cong (λ x → proj₁ x a) (rstep-commit g (dbuf s) R)) (new a))) ,
-      dNew
-    go (inj₂ (inj₂ refl)) =
-      t , inj₂ refl , smap s , recto true g C pk sl' so' rs rg (λ a → trans (cong (λ f → f a) view) (old a)) , dOld
+    dOld = dok-crash cD (ri-dok r1 (AR.stb (progMB-AR r arr)))
+    old : acc g D' (map cur (dr s')) ≡ acc g D' L' → Σ State λ t' → crashS (use flush) t t' × CR s' t'
+    old e = t , inj₂ refl , smap s , recto true g C pk sl' so' rs rg (recOld e) , dOld
+    -- the commit verified
+    tcur : map cur tents ≡ map (Tp g) (ept s)
+    tcur = trans (cong (map cur) tEq) (map-cur-T g (ept s))
+    -- where the volatile L2P's pages come from: this epoch's pairs or the stable L2P
+    src : ∀ a p → l2p s a ≡ just p → (a , p) ∈ (dbuf s ++ concat (ept s)) ⊎ smap s a ≡ just p
+    src a p e = apply-src (dbuf s ++ concat (ept s)) (smap s) a p (trans (sym chain) e)
+      where
+        R = rp g comm (C , C)
+        chain : l2p s a ≡ apply (dbuf s ++ concat (ept s)) (smap s) a
+        chain = trans (vm a)
+          (trans (cong (λ l → apply (dbuf s) (proj₂ (rp g l R)) a) tcur)
+          (trans (cong (λ x → apply (dbuf s) x a) (rp-T g (ept s) R))
+          (trans (apply-cong (dbuf s) (apply-cong (concat (ept s)) cmT) a)
+                 (sym (cong (λ f → f a) (apply-++ (dbuf s) (concat (ept s)) (smap s)))))))
+    vol : ∀ a p → a ≤ amax → l2p s a ≡ just p → volatile t a ≡ cellD (pv s p)
+    vol a p le e = trans (sym (AR.vol arr a le)) (cong (rdm s) e)
+    dNew : verD D' (digD s (dbuf s ++ concat (ept s))) ≡ true → DOKs (dat s') (l2p s) (volatile t)
+    dNew v a le = go' (l2p s a) refl
+      where
+        go' : ∀ mp → l2p s a ≡ mp → DOK (dat s') mp a (volatile t a)
+        go' nothing  e = trans (sym (AR.vol arr a le)) (cong (rdm s) e)
+        go' (just p) e with src a p e
+        ... | inj₁ i = trans (crashD-syn' (cD p))
+                         (cong syn (trans (holds-sound (D' p) _ a
+                                             (verD-mem D' _ p _ a v (digD-mem s a p _ i le e)))
+                                          (cong (λ x → dcell x a) (sym (vol a p le e)))))
+        ... | inj₂ sm with sOK a p le sm
+        ...   | _ , mbn , d , dd =
+          trans (crashD-eq (trans (cong (λ x → progm x (dat s p)) mbn) dd) (cD p))
+                (cong (λ x → syn (dcell x a))
+                  (sym (trans (vol a p le e)
+                     (trans (cong (λ m → cellD (pvm m (cur (dat s p)))) mbn) (cong (λ m → cellD (cur m)) dd)))))
+    newC : ∀ dg → dg ≡ dgOf s → h ≡ syn (dlt g (dbuf s) true dg) →
+      verD D' (proj₁ dg) ∧ verT g (proj₂ dg) L' ≡ true → Σ State λ t' → crashS (use flush) t t' × CR s' t'
+    newC .(dgOf s) refl refl v with ∧-true (verD D' (proj₁ (dgOf s))) _ v
+    ... | vd , vt = tF t , inj₁ refl , l2p s , recto true g C pk sl' so' rs rg mx , dNew vd
+      where
+        xs≡ : map cur xs' ≡ map (Tp g) (ept s)
+        xs≡ = verT-crash g (ept s) comm (subst (λ l → CrashL l xs') tEq cx) vt
+        accN : acc g D' (map cur (dr s')) ≡ cur h ∷ L'
+        accN rewrite view | ≡ᵇ-refl g | v = refl
+        mx : recMap g C s' ≐ l2p s
+        mx a = trans (cong (λ l → proj₁ (rp g l (C , C)) a) accN)
+          (trans (cong (λ x → proj₁ x a) (rstep-commit g (dbuf s) {dgOf s} (rp g L' (C , C))))
+          (trans (cong (λ l → apply (dbuf s) (proj₂ (rp g (l ++ comm) (C , C))) a) (trans xs≡ (sym tcur)))
+          (trans (cong (λ x → apply (dbuf s) (proj₂ x) a) (rp-++ g (map cur tents) comm (C , C))) (sym (vm a)))))
+    go : CrashC (uns erased (dlt g (dbuf s) true (dgOf s))) h → Σ State λ t' → crashS (use flush) t t' × CR s' t'
+    go (inj₁ refl) = old (cong (acc g D') view)
+    go (inj₂ (inj₂ refl)) = old (cong (acc g D') view)
+    go (inj₂ (inj₁ refl)) with verD D' (proj₁ (dgOf s)) ∧ verT g (ept s) L' in v
+    ... | true  = newC (dgOf s) refl refl v
+    ... | false = old accF
+      where
+        accF : acc g D' (map cur (dr s')) ≡ acc g D' L'
+        accF rewrite view | ≡ᵇ-refl g | v = refl
 
 flush-crash : ∀ {s t s'} → AR s t → RI s → crashP (use flush) s s' →
   Σ State λ t' → crashS (use flush) t t' × CR s' t'
--- before the first SYNC: nothing committed
-flush-crash {s} {t} arr r (m , inj₁ refl , img) =
-  t , inj₂ refl , smap s , crash-RI (progMB-RI r) img ,
-  dok-crash (proj₁ img) (ri-dok (progMB-RI r) (AR.stb (progMB-AR r arr)))
--- between the SYNCs
-flush-crash arr r (m , inj₂ (inj₁ refl) , img) = fl2-crash arr r img
+-- before the SYNC
+flush-crash arr r (m , inj₁ refl , img) = fl2-crash arr r img
 -- after the commit
-flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₁ refl)) , img) =
+flush-crash {s} {t} arr r (m , inj₂ (inj₁ refl) , img) =
   tF t , inj₁ refl , l2p s , crash-RI (fl3-RI r) img ,
   dok-crash (proj₁ img) (ri-dok (fl3-RI r) (AR.stb (fl3-AR arr)))
 -- during the full checkpoint
-flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₂ ck)) , img) =
+flush-crash {s} {t} arr r (m , inj₂ (inj₂ ck) , img) =
   tF t , inj₁ refl , l2p s ,
   ck-crash {u = fl3 s} (RI.C r3) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr (fl2 s))) (RI.gle r3)
-           (ri-rec r3) (λ _ → refl) ck img ,
+           (λ p → tt) (ri-rec r3) (λ _ → refl) ck img ,
   dok-crash (proj₁ img) (dok-ck {u = fl3 s} (ri-dok r3 (AR.stb (fl3-AR arr))) ck)
   where r3 = fl3-RI r

@@ -6,8 +6,10 @@
 --   ck-crash : a crash during a full checkpoint recovers to the checkpointed L2P
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
 
-module SCFTL.Impl.Invariants (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
+module SCFTL.Impl.Invariants (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
+  (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_)
 open import Data.Nat.Properties using (≤-refl)
@@ -20,8 +22,8 @@ open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality
   using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (Addr; State; ⟨_,_,_⟩; volatile; stable)
 
@@ -63,6 +65,10 @@ record RI (s : St) : Set where
     iOK   : ∀ p → inv s p ≡ true → p < nxt s × (∀ a → a ≤ amax → l2p s a ≢ just p)
     eOK   : ∀ p → ers s p ≡ true → p < nxt s × (∀ a → a ≤ amax → l2p s a ≢ just p)
                                             × (∀ a → a ≤ amax → smap s a ≢ just p)
+    -- one-sync commit: the tentative pages are those of this epoch, and
+    -- the newest committed page's digest holds on every crash outcome
+    tEq   : tents ≡ map (λ ps → uns erased (dlt (gen s) ps false ε)) (ept s)
+    cmV   : CmV (gen s) (smap s) (dat s) comm
 
 ------------------------------------------------------------------------
 -- Abstraction relation of normal states
@@ -163,29 +169,36 @@ dok-ck dk (inj₂ (inj₂ refl)) = dok-sync (dok-sync dk)
 ------------------------------------------------------------------------
 -- Recovery's view of the delta region
 
-recMap-dr : ∀ g C {s s'} → dr s' ≡ dr s → recMap g C s' ≡ recMap g C s
-recMap-dr g C e = cong (λ l → proj₁ (rp g (map cur l) (C , C))) e
+recMap-dr : ∀ g C {s s'} → dr s' ≡ dr s → (∀ p → cur (dat s' p) ≡ cur (dat s p)) →
+  recMap g C s' ≐ recMap g C s
+recMap-dr g C {s} {s'} e d a =
+  cong (λ l → proj₁ (rp g l (C , C)) a)
+    (trans (acc-ext d g (map cur (dr s'))) (cong (λ l → acc g (λ p → cur (dat s p)) (map cur l)) e))
 
--- tentative pages never change the committed L2P
-rec-split : ∀ g C tents comm → All (PM (NC g)) tents →
-  proj₁ (rp g (map cur (tents ++ map syn comm)) (C , C)) ≡ proj₁ (rp g comm (C , C))
-rec-split g C tents comm nc
+-- tentative pages are never accepted as a commit, and the committed part
+-- of a normal state's region is accepted whole
+rec-split : ∀ g C D {sm DD} tents comm → All (PM (NC g)) tents → CmV g sm DD comm →
+  (∀ p c → DD p ≡ syn c → D p ≡ c) →
+  proj₁ (rp g (acc g D (map cur (tents ++ map syn comm))) (C , C)) ≡ proj₁ (rp g comm (C , C))
+rec-split g C D tents comm nc cv f
   rewrite map-cur-++ tents (map syn comm) | map-cur-syn comm
-        | rp-++ g (map cur tents) comm (C , C)
-  = rp-nc g (map cur tents) (rp g comm (C , C)) (all-cur nc)
+        | acc-nc g D (map cur tents) comm (all-cur nc) | acc-cmv D f comm cv
+  = refl
 
 ri-rec : ∀ {u} (r : RI u) → recMap (gen u) (RI.C r) u ≐ smap u
 ri-rec {u} r a =
   trans (cong (λ f → f a)
-    (trans (cong (λ l → proj₁ (rp (gen u) (map cur l) (RI.C r , RI.C r))) (RI.regEq r))
-           (rec-split (gen u) (RI.C r) (RI.tents r) (RI.comm r) (RI.tNC r))))
+    (trans (cong (λ l → proj₁ (rp (gen u) (acc (gen u) (λ p → cur (dat u p)) (map cur l)) (RI.C r , RI.C r)))
+                 (RI.regEq r))
+           (rec-split (gen u) (RI.C r) (λ p → cur (dat u p)) (RI.tents r) (RI.comm r) (RI.tNC r)
+                      (RI.cmV r) (λ p c e → cong cur e))))
     (RI.cmX r a)
 
 ------------------------------------------------------------------------
 -- A crash from a normal (RI) state: recovery yields its stable L2P.
 
 crash-RI : ∀ {m s'} → (r : RI m) → Img m s' → RecTo s' (smap m)
-crash-RI {m} {s'} r (_ , cL , cO , cR) with
+crash-RI {m} {s'} r img@(_ , cL , cO , cR) with
   crashL-++ (RI.tents r) (subst (λ l → CrashL l (dr s')) (RI.regEq r) cR)
 ... | xs' , ys' , eq , cx , cy =
   recto true g C (pick-slot true s' g C sl' so') sl' so'
@@ -197,11 +210,13 @@ crash-RI {m} {s'} r (_ , cL , cO , cR) with
     so' = crashC-PM tt cO (RI.slotO r)
     ys≡ : ys' ≡ map syn (RI.comm r)
     ys≡ = crashL-id (all-map-syn (RI.comm r)) cy
+    D' = λ p → cur (dat s' p)
     mx : recMap g C s' ≐ smap m
     mx a = trans (cong (λ f → f a)
-      (trans (cong (λ l → proj₁ (rp g (map cur l) (C , C)))
+      (trans (cong (λ l → proj₁ (rp g (acc g D' (map cur l)) (C , C)))
                    (trans eq (cong (xs' ++_) ys≡)))
-             (rec-split g C xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r)))))
+             (rec-split g C D' xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r)) (RI.cmV r)
+                        (λ p c e → cong cur (crashD-eq e (proj₁ img p))))))
       (RI.cmX r a)
 
 ------------------------------------------------------------------------
@@ -215,13 +230,16 @@ older-er o (inj₂ (inj₂ refl)) = tt
 crashL-nil : ∀ {ys} → CrashL [] ys → ys ≡ []
 crashL-nil [] = refl
 
+syn-crashD : ∀ {m m'} → IsSyn m → CrashD m m' → m' ≡ m
+syn-crashD {syn c} _ e = e
+
 ck-crash : ∀ {u m s' M} (C : Map)
   → cpL u ≡ syn (cpt (gen u) C) → PM (Older (gen u)) (cpO u)
-  → All IsSyn (dr u) → All (PM (GenLe (gen u))) (dr u)
+  → All IsSyn (dr u) → All (PM (GenLe (gen u))) (dr u) → (∀ p → IsSyn (dat u p))
   → recMap (gen u) C u ≐ M → l2p u ≐ M
   → CkPt u m → Img m s' → RecTo s' M
 -- crash before the first SYNC: the new checkpoint may or may not be there
-ck-crash {u} {s' = s'} {M} C sl so rs rg mx lm (inj₁ refl) (_ , cL , cO , cR) = go cO
+ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm (inj₁ refl) (cD , cL , cO , cR) = go cO
   where
     g = gen u
     L = l2p u
@@ -231,11 +249,11 @@ ck-crash {u} {s' = s'} {M} C sl so rs rg mx lm (inj₁ refl) (_ , cL , cO , cR) 
     rs' = subst (All IsSyn) (sym drEq) rs
     rg' = subst (All (PM (GenLe g))) (sym drEq) rg
     mxOld : recMap g C s' ≐ M
-    mxOld a = trans (cong (λ f → f a) (recMap-dr g C {u} {s'} drEq)) (mx a)
+    mxOld a = trans (recMap-dr g C {u} {s'} drEq (λ p → cong cur (syn-crashD (ds p) (cD p))) a) (mx a)
     soNew : PM (Older (suc g)) (cpL s')
     soNew = subst (PM (Older (suc g))) (sym sl') ≤-refl
     mxNew : recMap (suc g) L s' ≐ M
-    mxNew a = trans (cong (λ f → proj₁ f a) (rp-skip g (map cur (dr s')) (L , L) (all-cur rg'))) (lm a)
+    mxNew a = trans (cong (λ l → proj₁ (rp (suc g) l (L , L)) a) (acc-gen g _ (map cur (dr s')) (all-cur rg'))) (lm a)
     go : CrashC (put (cpt (suc g) L) (cpO u)) (cpO s') → RecTo s' M
     go (inj₁ e) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld
       where so' = subst (PM (Older g)) (sym e) (PM-dur (cpO u) so)
@@ -245,7 +263,7 @@ ck-crash {u} {s' = s'} {M} C sl so rs rg mx lm (inj₁ refl) (_ , cL , cO , cR) 
     go (inj₂ (inj₂ e)) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld
       where so' = subst (PM (Older g)) (sym e) tt
 -- crash before the second SYNC: the new checkpoint is durable
-ck-crash {u} {s' = s'} {M} C sl so rs rg mx lm (inj₂ (inj₁ refl)) (_ , cL , cO , cR) =
+ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm (inj₂ (inj₁ refl)) (_ , cL , cO , cR) =
   recto false (suc g) L (pick-slot false s' (suc g) L cO so') cO so' (crashL-syn cR)
         (all-GenLe-step rg2) mx'
   where
@@ -256,9 +274,9 @@ ck-crash {u} {s' = s'} {M} C sl so rs rg mx lm (inj₂ (inj₁ refl)) (_ , cL , 
     rg2 : All (PM (GenLe g)) (dr s')
     rg2 = crashL-PM tt cR (all-put erased tt (all-sync rg))
     mx' : recMap (suc g) L s' ≐ M
-    mx' a = trans (cong (λ f → proj₁ f a) (rp-skip g (map cur (dr s')) (L , L) (all-cur rg2))) (lm a)
+    mx' a = trans (cong (λ l → proj₁ (rp (suc g) l (L , L)) a) (acc-gen g _ (map cur (dr s')) (all-cur rg2))) (lm a)
 -- crash at the end: old slot and delta region erased
-ck-crash {u} {s' = s'} {M} C sl so rs rg mx lm (inj₂ (inj₂ refl)) (_ , cL , cO , cR) =
+ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm (inj₂ (inj₂ refl)) (_ , cL , cO , cR) =
   recto true (suc g) L (pick-slot true s' (suc g) L cL so') cL so'
         (subst (All IsSyn) (sym drE) []) (subst (All (PM (GenLe (suc g)))) (sym drE) []) mx'
   where
@@ -267,4 +285,4 @@ ck-crash {u} {s' = s'} {M} C sl so rs rg mx lm (inj₂ (inj₂ refl)) (_ , cL , 
     drE = crashL-nil cR
     so' = subst (PM (Older (suc g))) (sym cO) tt
     mx' : recMap (suc g) L s' ≐ M
-    mx' a = trans (cong (λ l → proj₁ (rp (suc g) (map cur l) (L , L)) a) drE) (lm a)
+    mx' a = trans (cong (λ l → proj₁ (rp (suc g) (acc (suc g) (λ p → cur (dat s' p)) (map cur l)) (L , L)) a) drE) (lm a)

@@ -5,23 +5,26 @@
 -- fresh-page bound computed by recovery.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
 
-module SCFTL.Impl.Lemmas (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
+module SCFTL.Impl.Lemmas (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
+  (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; s≤s; z≤n; _≡ᵇ_; _≤ᵇ_; _⊔_)
 open import Data.Nat.Properties
   using (≤ᵇ⇒≤; ≤⇒≤ᵇ; <⇒≤; 1+n≰n; ≤-trans; ≤-refl; n≤0⇒n≡0; m≤n⇒m<n∨m≡n; m≤m⊔n; m≤n⊔m; ≤-step)
-open import Data.Bool.Base using (Bool; true; false; T; if_then_else_)
+open import Data.Bool.Base using (Bool; true; false; T; if_then_else_; _∧_)
 open import Data.Empty using (⊥; ⊥-elim)
 open import Data.Unit.Base using (⊤; tt)
 open import Data.List.Base using (List; []; _∷_; _++_; map)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
-open import Relation.Nullary using (¬_)
+open import Relation.Nullary using (¬_; does; yes; no)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; cong₂)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Spec Data d0 amax wmax using (Addr)
 
 ------------------------------------------------------------------------
 -- Booleans and updates
@@ -170,19 +173,19 @@ crashD-syn e = e
 
 -- does not commit anything in generation g
 NC : ℕ → Cell → Set
-NC g (dlt h ps b) = (h ≡ᵇ g) ≡ false ⊎ b ≡ false
+NC g (dlt h ps b _) = (h ≡ᵇ g) ≡ false ⊎ b ≡ false
 NC g _            = ⊤
 
 -- written in generation ≤ g
 GenLe : ℕ → Cell → Set
-GenLe g (dlt h _ _) = h ≤ g
+GenLe g (dlt h _ _ _) = h ≤ g
 GenLe g _           = ⊤
 
 GenLe-step : ∀ {g} c → GenLe g c → GenLe (suc g) c
 GenLe-step erased       _  = tt
 GenLe-step junk         _  = tt
 GenLe-step (dcell _ _)  _  = tt
-GenLe-step (dlt _ _ _)  le = ≤-step le
+GenLe-step (dlt _ _ _ _) le = ≤-step le
 GenLe-step (cpt _ _)    _  = tt
 
 PM-GenLe-step : ∀ {g} m → PM (GenLe g) m → PM (GenLe (suc g)) m
@@ -202,8 +205,8 @@ nc-fst g erased      mt _ = refl
 nc-fst g junk        mt _ = refl
 nc-fst g (dcell _ _) mt _ = refl
 nc-fst g (cpt _ _)   mt _ = refl
-nc-fst g (dlt h ps b) mt (inj₁ e) rewrite e = refl
-nc-fst g (dlt h ps .false) mt (inj₂ refl) with h ≡ᵇ g
+nc-fst g (dlt h ps b _) mt (inj₁ e) rewrite e = refl
+nc-fst g (dlt h ps .false _) mt (inj₂ refl) with h ≡ᵇ g
 ... | true  = refl
 ... | false = refl
 
@@ -216,16 +219,16 @@ gl-skip g erased      mt _ = refl
 gl-skip g junk        mt _ = refl
 gl-skip g (dcell _ _) mt _ = refl
 gl-skip g (cpt _ _)   mt _ = refl
-gl-skip g (dlt h ps b) mt le rewrite ≡ᵇ-false h (suc g) (λ { refl → 1+n≰n le }) = refl
+gl-skip g (dlt h ps b _) mt le rewrite ≡ᵇ-false h (suc g) (λ { refl → 1+n≰n le }) = refl
 
 rp-skip : ∀ g xs mt → All (GenLe g) xs → rp (suc g) xs mt ≡ mt
 rp-skip g []       mt []       = refl
 rp-skip g (x ∷ xs) mt (p ∷ ps) rewrite rp-skip g xs mt ps = gl-skip g x mt p
 
-rstep-commit : ∀ g ps mt → rstep g (dlt g ps true) mt ≡ (apply ps (proj₂ mt) , apply ps (proj₂ mt))
+rstep-commit : ∀ g ps {dg} mt → rstep g (dlt g ps true dg) mt ≡ (apply ps (proj₂ mt) , apply ps (proj₂ mt))
 rstep-commit g ps mt rewrite ≡ᵇ-refl g = refl
 
-rstep-tent : ∀ g ps mt → rstep g (dlt g ps false) mt ≡ (proj₁ mt , apply ps (proj₂ mt))
+rstep-tent : ∀ g ps {dg} mt → rstep g (dlt g ps false dg) mt ≡ (proj₁ mt , apply ps (proj₂ mt))
 rstep-tent g ps mt rewrite ≡ᵇ-refl g = refl
 
 ------------------------------------------------------------------------
@@ -240,21 +243,21 @@ Older-step : ∀ {g} c → Older g c → Older (suc g) c
 Older-step erased      _  = tt
 Older-step junk        _  = tt
 Older-step (dcell _ _) _  = tt
-Older-step (dlt _ _ _) _  = tt
+Older-step (dlt _ _ _ _) _ = tt
 Older-step (cpt _ _)   le = ≤-step le
 
 pick-first : ∀ g C c → Older g c → pick (cpt g C) c ≡ just (true , g , C)
 pick-first g C erased      _ = refl
 pick-first g C junk        _ = refl
 pick-first g C (dcell _ _) _ = refl
-pick-first g C (dlt _ _ _) _ = refl
+pick-first g C (dlt _ _ _ _) _ = refl
 pick-first g C (cpt h D)   lt rewrite T⇒≡ (h ≤ᵇ g) (≤⇒≤ᵇ (<⇒≤ lt)) = refl
 
 pick-second : ∀ h D c → Older h c → pick c (cpt h D) ≡ just (false , h , D)
 pick-second h D erased      _ = refl
 pick-second h D junk        _ = refl
 pick-second h D (dcell _ _) _ = refl
-pick-second h D (dlt _ _ _) _ = refl
+pick-second h D (dlt _ _ _ _) _ = refl
 pick-second h D (cpt g C)   lt
   rewrite ¬T⇒≡ (h ≤ᵇ g) (λ t → 1+n≰n (≤-trans lt (≤ᵇ⇒≤ h g t))) = refl
 
@@ -272,3 +275,150 @@ hi-bound m zero a p le e with n≤0⇒n≡0 le
 hi-bound m (suc k) a p le e with m≤n⇒m<n∨m≡n le
 ... | inj₂ refl rewrite e = m≤m⊔n (suc p) (hi m k)
 ... | inj₁ (s≤s lt) = ≤-trans (hi-bound m k a p lt e) (m≤n⊔m (bnd (m (suc k))) (hi m k))
+
+------------------------------------------------------------------------
+-- Booleans of the digest check
+
+∧-true : ∀ x y → (x ∧ y) ≡ true → x ≡ true × y ≡ true
+∧-true true y e = refl , e
+
+≡ᵇ-sound : ∀ m n → (m ≡ᵇ n) ≡ true → m ≡ n
+≡ᵇ-sound zero    zero    _ = refl
+≡ᵇ-sound (suc m) (suc n) e = cong suc (≡ᵇ-sound m n e)
+
+does-refl : ∀ d → does (d ≟D d) ≡ true
+does-refl d with d ≟D d
+... | yes _ = refl
+... | no ne = ⊥-elim (ne refl)
+
+does-sound : ∀ d e → does (d ≟D e) ≡ true → d ≡ e
+does-sound d e x with d ≟D e
+... | yes q = q
+
+holds-refl : ∀ d a → holds (dcell d a) d a ≡ true
+holds-refl d a rewrite does-refl d | ≡ᵇ-refl a = refl
+
+holds-sound : ∀ c d a → holds c d a ≡ true → c ≡ dcell d a
+holds-sound (dcell e b) d a x with ∧-true (does (e ≟D d)) (b ≡ᵇ a) x
+... | x1 , x2 = cong₂ dcell (does-sound e d x1) (≡ᵇ-sound b a x2)
+
+eqPs-refl : ∀ ps → eqPs ps ps ≡ true
+eqPs-refl []             = refl
+eqPs-refl ((a , p) ∷ ps) rewrite ≡ᵇ-refl a | ≡ᵇ-refl p = eqPs-refl ps
+
+eqPs-sound : ∀ xs ys → eqPs xs ys ≡ true → xs ≡ ys
+eqPs-sound []             []             _ = refl
+eqPs-sound ((a , p) ∷ xs) ((b , q) ∷ ys) e with ∧-true (a ≡ᵇ b) _ e
+... | e1 , e' with ∧-true (p ≡ᵇ q) _ e'
+...   | e2 , e3 = cong₂ _∷_ (cong₂ _,_ (≡ᵇ-sound a b e1) (≡ᵇ-sound p q e2)) (eqPs-sound xs ys e3)
+
+isT-refl : ∀ g ps dg → isT g ps (dlt g ps false dg) ≡ true
+isT-refl g ps dg rewrite ≡ᵇ-refl g = eqPs-refl ps
+
+------------------------------------------------------------------------
+-- The part of the region recovery accepts
+
+okC-nc : ∀ g D c cs → NC g c → okC g D c cs ≡ false
+okC-nc g D erased      cs _ = refl
+okC-nc g D junk        cs _ = refl
+okC-nc g D (dcell _ _) cs _ = refl
+okC-nc g D (cpt _ _)   cs _ = refl
+okC-nc g D (dlt h ps false dg) cs _ = refl
+okC-nc g D (dlt h ps true (dd , dt)) cs (inj₁ e) rewrite e = refl
+okC-nc g D (dlt h ps true (dd , dt)) cs (inj₂ ())
+
+acc-nc : ∀ g D xs ys → All (NC g) xs → acc g D (xs ++ ys) ≡ acc g D ys
+acc-nc g D []       ys []       = refl
+acc-nc g D (x ∷ xs) ys (p ∷ ps) rewrite okC-nc g D x (xs ++ ys) p = acc-nc g D xs ys ps
+
+okC-gen : ∀ g D c cs → GenLe g c → okC (suc g) D c cs ≡ false
+okC-gen g D erased      cs _ = refl
+okC-gen g D junk        cs _ = refl
+okC-gen g D (dcell _ _) cs _ = refl
+okC-gen g D (cpt _ _)   cs _ = refl
+okC-gen g D (dlt h ps false dg) cs _ = refl
+okC-gen g D (dlt h ps true (dd , dt)) cs le
+  rewrite ≡ᵇ-false h (suc g) (λ { refl → 1+n≰n le }) = refl
+
+acc-gen : ∀ g D xs → All (GenLe g) xs → acc (suc g) D xs ≡ []
+acc-gen g D []       []       = refl
+acc-gen g D (x ∷ xs) (p ∷ ps) rewrite okC-gen g D x xs p = acc-gen g D xs ps
+
+verD-ext : ∀ {D D'} → (∀ p → D p ≡ D' p) → ∀ dd → verD D dd ≡ verD D' dd
+verD-ext e []                 = refl
+verD-ext e ((p , d , a) ∷ xs) = cong₂ (λ c v → holds c d a ∧ v) (e p) (verD-ext e xs)
+
+okC-ext : ∀ {D D'} → (∀ p → D p ≡ D' p) → ∀ g c cs → okC g D c cs ≡ okC g D' c cs
+okC-ext e g erased      cs = refl
+okC-ext e g junk        cs = refl
+okC-ext e g (dcell _ _) cs = refl
+okC-ext e g (cpt _ _)   cs = refl
+okC-ext e g (dlt h ps false dg) cs = refl
+okC-ext e g (dlt h ps true (dd , dt)) cs = cong (λ v → (h ≡ᵇ g) ∧ v ∧ verT g dt cs) (verD-ext e dd)
+
+acc-ext : ∀ {D D'} → (∀ p → D p ≡ D' p) → ∀ g cs → acc g D cs ≡ acc g D' cs
+acc-ext e g []       = refl
+acc-ext {D} {D'} e g (c ∷ cs) rewrite okC-ext e g c cs with okC g D' c cs
+... | true  = refl
+... | false = acc-ext e g cs
+
+-- The committed pages of a normal state: empty, or headed by a committed
+-- page of generation g whose digest names durable pages the stable L2P
+-- maps (so GC never erases them) and the tentative pages right below it.
+Ent : Map → (ℕ → MC) → ℕ × Data × Addr → Set
+Ent sm D (p , d , a) = a ≤ amax × sm a ≡ just p × D p ≡ syn (dcell d a)
+
+CmV : ℕ → Map → (ℕ → MC) → List Cell → Set
+CmV g sm D []       = ⊤
+CmV g sm D (c ∷ cs) = Σ (List (Addr × ℕ)) λ ps → Σ Dg λ dg →
+  c ≡ dlt g ps true dg × All (Ent sm D) (proj₁ dg) × verT g (proj₂ dg) cs ≡ true
+
+verD-ent : ∀ {sm D} (D' : ℕ → Cell) → (∀ p c → D p ≡ syn c → D' p ≡ c) →
+  ∀ dd → All (Ent sm D) dd → verD D' dd ≡ true
+verD-ent D' f []                 []                 = refl
+verD-ent D' f ((p , d , a) ∷ xs) ((_ , _ , e) ∷ es) rewrite f p _ e | holds-refl d a = verD-ent D' f xs es
+
+-- recovery accepts the whole committed part
+acc-cmv : ∀ {g sm D} (D' : ℕ → Cell) → (∀ p c → D p ≡ syn c → D' p ≡ c) →
+  ∀ cs → CmV g sm D cs → acc g D' cs ≡ cs
+acc-cmv D' f []       _ = refl
+acc-cmv {g} D' f (c ∷ cs) (ps , (dd , dt) , refl , es , vt)
+  rewrite ≡ᵇ-refl g | verD-ent D' f dd es | vt = refl
+
+cmv-mono : ∀ {g sm D D'} → (∀ p d a → a ≤ amax → sm a ≡ just p → D p ≡ syn (dcell d a) → D' p ≡ syn (dcell d a)) →
+  ∀ cs → CmV g sm D cs → CmV g sm D' cs
+cmv-mono f []       _ = tt
+cmv-mono {sm = sm} {D} {D'} f (c ∷ cs) (ps , (dd , dt) , e , es , vt) = ps , (dd , dt) , e , go dd es , vt
+  where
+    go : ∀ xs → All (Ent sm D) xs → All (Ent sm D') xs
+    go []                 []                    = []
+    go ((p , d , a) ∷ xs) ((le , sm' , de) ∷ ys) = (le , sm' , f p d a le sm' de) ∷ go xs ys
+
+------------------------------------------------------------------------
+-- Maps: concatenated pair lists, and where a mapping comes from
+
+apply-++ : ∀ xs ys m → apply (xs ++ ys) m ≡ apply xs (apply ys m)
+apply-++ []             ys m = refl
+apply-++ ((a , p) ∷ xs) ys m = cong (λ f → f [ a ≔ just p ]) (apply-++ xs ys m)
+
+data _∈_ {A : Set} (x : A) : List A → Set where
+  here  : ∀ {xs} → x ∈ (x ∷ xs)
+  there : ∀ {y xs} → x ∈ xs → x ∈ (y ∷ xs)
+
+∈-++ˡ : ∀ {A : Set} {x : A} {xs} ys → x ∈ xs → x ∈ (xs ++ ys)
+∈-++ˡ ys here      = here
+∈-++ˡ ys (there i) = there (∈-++ˡ ys i)
+
+∈-++ʳ : ∀ {A : Set} {x : A} xs {ys} → x ∈ ys → x ∈ (xs ++ ys)
+∈-++ʳ []       i = i
+∈-++ʳ (y ∷ xs) i = there (∈-++ʳ xs i)
+
+apply-src : ∀ ps m a p → apply ps m a ≡ just p → (a , p) ∈ ps ⊎ m a ≡ just p
+apply-src []             m a p e = inj₂ e
+apply-src ((b , q) ∷ ps) m a p e with Data.Nat.Properties._≟_ a b
+... | yes refl with trans (sym (upd-here (apply ps m) a (just q))) e
+...   | refl = inj₁ here
+apply-src ((b , q) ∷ ps) m a p e | no ne
+  with apply-src ps m a p (trans (sym (upd-other (apply ps m) (just q) ne)) e)
+... | inj₁ i = inj₁ (there i)
+... | inj₂ x = inj₂ x

@@ -6,19 +6,24 @@
 -- what is abstracted and which Rust function each step stands for.
 --
 -- Parameters: as for S (Data, d0, amax, wmax) plus kmax, the bound K on
--- GC relocations per epoch.
+-- GC relocations per epoch, and _≟D_, equality of sector contents: the
+-- one-sync commit's digest is checked by recovery by comparing what a
+-- page holds with what the epoch wrote there (a CRC, collisions modelled
+-- away), and the proof of formula (4) has to decide that comparison.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
 
-module SCFTL.Impl.Model (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
+module SCFTL.Impl.Model (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
+                        (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_)
-open import Data.Bool.Base using (Bool; true; false; if_then_else_; not; _∨_)
-open import Data.List.Base using (List; []; _∷_; _++_; map)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_; not; _∨_; _∧_)
+open import Data.List.Base using (List; []; _∷_; _++_; map; concat)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
-open import Relation.Nullary using (¬_)
+open import Relation.Nullary using (¬_; does)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -44,14 +49,25 @@ apply ((a , p) ∷ ps) m = apply ps m [ a ≔ just p ]
 ------------------------------------------------------------------------
 -- Flash pages
 
+-- The epoch digest a committed delta page carries (one-sync commit,
+-- docs/FORMAT.md §4.3): the data pages the epoch leaves in place, each
+-- with the sector (data, OOB logical address) it must hold, and the pairs
+-- of the epoch's tentative delta pages (newest first), which must be the
+-- pages right below the committed one.  Tentative pages carry `ε`.
+Dg : Set
+Dg = List (ℕ × Data × Addr) × List (List (Addr × ℕ))
+
+ε : Dg
+ε = [] , []
+
 -- What a page holds.  Every kind of page carries a CRC on the real
 -- device; `junk` is any content that fails it (a torn or interrupted
 -- program or erase).
 data Cell : Set where
   erased junk : Cell
-  dcell : Data → Addr → Cell                    -- data sector + OOB logical address
-  dlt   : ℕ → List (Addr × ℕ) → Bool → Cell     -- delta page: generation, pairs, committed?
-  cpt   : ℕ → Map → Cell                        -- full checkpoint: generation, L2P
+  dcell : Data → Addr → Cell                       -- data sector + OOB logical address
+  dlt   : ℕ → List (Addr × ℕ) → Bool → Dg → Cell   -- delta page: generation, pairs, committed?, digest
+  cpt   : ℕ → Map → Cell                           -- full checkpoint: generation, L2P
 
 -- A page with its sync status (the sync map of §5.1): `syn c` is durable;
 -- `uns old new` was programmed or erased since the last SYNC (old is the
@@ -107,6 +123,7 @@ record St : Set where
     l2p   : Map                        -- volatile L2P
     mb    : ℕ → Maybe (Data × Addr)    -- merge buffer: pages not yet programmed
     dbuf  : List (Addr × ℕ)            -- delta buffer, newest first
+    ept   : List (List (Addr × ℕ))     -- pairs of the tentative pages of this epoch, newest first
     nxt   : ℕ                          -- active pointer: next fresh page
     inv   : ℕ → Bool                   -- invalid queue (relocated this epoch)
     ers   : ℕ → Bool                   -- erasable queue
@@ -173,7 +190,7 @@ progMB s = record s { dat = λ p → progm (mb s p) (dat s p) ; mb = λ _ → no
 
 -- A full delta buffer becomes a tentative delta page.
 emitT : St → St
-emitT s = record s { dr = uns erased (dlt (gen s) (dbuf s) false) ∷ dr s ; dbuf = [] }
+emitT s = record s { dr = uns erased (dlt (gen s) (dbuf s) false ε) ∷ dr s ; dbuf = [] ; ept = dbuf s ∷ ept s }
 
 optP optT : Bool → St → St
 optP true  = progMB
@@ -228,19 +245,40 @@ ck3 s = let u = syncAll (ck2 s) in
 CkPt : St → St → Set
 CkPt s m = m ≡ ck1 s ⊎ m ≡ ck2 s ⊎ m ≡ ck3 s
 
--- flush: program the merge buffer, SYNC (data and tentative pages
--- durable), program the committed delta page with the delta buffer,
--- SYNC (the commit point); then end the epoch (invalid → erasable).
+-- The digest of the epoch ending now (computed before anything is
+-- programmed): every pair (a , p) of the epoch (delta buffer and the
+-- tentative pages' pairs) that the epoch leaves in place (the volatile L2P
+-- still maps a to p), with the sector page p holds in the merge buffer or
+-- on flash; and the tentative pages' pairs.  Sectors a later pair of the
+-- epoch overrides are left out, as in the Rust: once the epoch is durable
+-- GC may erase them, while recovery may still check this digest.
+isAt : Maybe ℕ → ℕ → Bool
+isAt (just q) p = q ≡ᵇ p
+isAt nothing  p = false
+
+digD : St → List (Addr × ℕ) → List (ℕ × Data × Addr)
+digD s []             = []
+digD s ((a , p) ∷ ps) =
+  if (a ≤ᵇ amax) ∧ isAt (l2p s a) p then (p , cellD (pv s p) , a) ∷ digD s ps else digD s ps
+
+dgOf : St → Dg
+dgOf s = digD s (dbuf s ++ concat (ept s)) , ept s
+
+-- flush, one SYNC (docs/FORMAT.md §4.3): program the merge buffer and the
+-- committed delta page (delta buffer + digest), then SYNC (the commit
+-- point); then end the epoch (invalid → erasable).  `fl1` (the merge
+-- buffer programmed, committed page not yet) is no crash point of its own:
+-- `fl2`, where the committed page may still be erased, covers it.
 fl1 fl2 fl3 : St → St
 fl1 s = progMB s
-fl2 s = let u = syncAll (fl1 s) in
-        record u { dr = uns erased (dlt (gen s) (dbuf s) true) ∷ dr u }
+fl2 s = let u = fl1 s in
+        record u { dr = uns erased (dlt (gen s) (dbuf s) true (dgOf s)) ∷ dr u }
 fl3 s = let u = syncAll (fl2 s) in
-        record u { smap = l2p u ; dbuf = [] ; ers = λ p → ers u p ∨ inv u p
+        record u { smap = l2p u ; dbuf = [] ; ept = [] ; ers = λ p → ers u p ∨ inv u p
                  ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 }
 
 FlPt : St → St → Set
-FlPt s m = m ≡ fl1 s ⊎ m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m
+FlPt s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m
 
 -- Recovery: the committed checkpoint of the highest generation, then the
 -- committed delta pages of that generation.
@@ -252,7 +290,7 @@ pick _         _         = nothing
 
 -- Replay of the delta region (oldest page first): (committed, tentative).
 rstep : ℕ → Cell → Map × Map → Map × Map
-rstep g (dlt h ps b) mt =
+rstep g (dlt h ps b _) mt =
   if h ≡ᵇ g then ((if b then apply ps (proj₂ mt) else proj₁ mt) , apply ps (proj₂ mt))
             else mt
 rstep g _ mt = mt
@@ -260,6 +298,47 @@ rstep g _ mt = mt
 rp : ℕ → List Cell → Map × Map → Map × Map
 rp g []       mt = mt
 rp g (c ∷ cs) mt = rstep g c (rp g cs mt)
+
+-- Checking a digest against the flash (D: what each data page holds; the
+-- region below the committed page).  Exact comparison: CRC collisions are
+-- modelled away.
+holds : Cell → Data → Addr → Bool
+holds (dcell e b) d a = does (e ≟D d) ∧ (b ≡ᵇ a)
+holds _           d a = false
+
+eqPs : List (Addr × ℕ) → List (Addr × ℕ) → Bool
+eqPs []             []             = true
+eqPs ((a , p) ∷ xs) ((b , q) ∷ ys) = (a ≡ᵇ b) ∧ (p ≡ᵇ q) ∧ eqPs xs ys
+eqPs _              _              = false
+
+-- a tentative page of generation g with exactly these pairs
+isT : ℕ → List (Addr × ℕ) → Cell → Bool
+isT g ps (dlt h qs false _) = (h ≡ᵇ g) ∧ eqPs qs ps
+isT g ps _                  = false
+
+verD : (ℕ → Cell) → List (ℕ × Data × Addr) → Bool
+verD D []                  = true
+verD D ((p , d , a) ∷ xs)  = holds (D p) d a ∧ verD D xs
+
+verT : ℕ → List (List (Addr × ℕ)) → List Cell → Bool
+verT g []         cs       = true
+verT g (ps ∷ pss) []       = false
+verT g (ps ∷ pss) (c ∷ cs) = isT g ps c ∧ verT g pss cs
+
+-- a committed page of generation g whose digest verifies
+okC : ℕ → (ℕ → Cell) → Cell → List Cell → Bool
+okC g D (dlt h ps true (dd , dt)) cs = (h ≡ᵇ g) ∧ verD D dd ∧ verT g dt cs
+okC g D _                         cs = false
+
+-- The part of the region recovery replays: from the newest committed page
+-- of generation g whose digest verifies, down.  Pages above it (a crashed
+-- epoch's tentative pages; a committed page whose epoch did not fully
+-- reach the flash, with its tentative pages) are dropped; committed pages
+-- below it are not checked again: they were programmed before a SYNC that
+-- returned before it was programmed (the Rust's "proven" epochs).
+acc : ℕ → (ℕ → Cell) → List Cell → List Cell
+acc g D []       = []
+acc g D (c ∷ cs) = if okC g D c cs then c ∷ cs else acc g D cs
 
 slot : Bool → St → MC
 slot true  s = cpL s
@@ -275,15 +354,17 @@ hi m zero    = bnd (m zero)
 hi m (suc k) = bnd (m (suc k)) ⊔ hi m k
 
 recMap : ℕ → Map → St → Map
-recMap g C s = proj₁ (rp g (map cur (dr s)) (C , C))
+recMap g C s = proj₁ (rp g (acc g (λ p → cur (dat s p)) (map cur (dr s))) (C , C))
 
 -- The in-memory state rebuilt from the recovered L2P (selective
--- persistence); then a full checkpoint starts a new generation.
+-- persistence); then a full checkpoint starts a new generation.  Recovery
+-- first SYNCs what it finds (docs/FORMAT.md §4.3), so what it read (and
+-- checked digests against) is durable before it builds on it.
 rec0 : Bool → ℕ → Map → St → St
-rec0 b g C s = record s
-  { cpL = slot b s ; cpO = slot (not b) s ; gen = g
-  ; l2p = recMap g C s ; smap = recMap g C s ; mb = λ _ → nothing ; dbuf = []
-  ; nxt = hi (recMap g C s) amax ; inv = λ _ → false ; ers = λ _ → false
+rec0 b g C s = let u = syncAll s in record u
+  { cpL = slot b u ; cpO = slot (not b) u ; gen = g
+  ; l2p = recMap g C u ; smap = recMap g C u ; mb = λ _ → nothing ; dbuf = [] ; ept = []
+  ; nxt = hi (recMap g C u) amax ; inv = λ _ → false ; ers = λ _ → false
   ; wcnt = 0 ; gcnt = 0 }
 
 ------------------------------------------------------------------------

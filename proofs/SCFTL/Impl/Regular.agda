@@ -5,8 +5,10 @@
 -- the optional merge-buffer program and tentative delta page they may do.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
 
-module SCFTL.Impl.Regular (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
+module SCFTL.Impl.Regular (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
+  (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_)
 open import Data.Nat.Properties using (≤-refl; ≤-step; _≟_)
@@ -21,9 +23,9 @@ open import Relation.Nullary using (¬_; yes; no)
 open import Relation.Binary.PropositionalEquality
   using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; ⟨_,_,_⟩; volatile; stable; okS; use; w; rl; es)
   renaming (reg to regop)
@@ -48,7 +50,9 @@ progMB-RI {s} r = record
   ; vOK = λ a p le e → let (lt , d , ed) = vOK a p le e in lt , d , trans (pv-progMB s p) ed
   ; sOK = λ a p le e → let (lt , mbn , d , dd) = sOK a p le e in
             lt , refl , d , trans (cong (λ x → progm x (dat s p)) mbn) dd
-  ; iOK = iOK ; eOK = eOK }
+  ; iOK = iOK ; eOK = eOK ; tEq = tEq
+  ; cmV = cmv-mono (λ p d a le sm e → let (_ , mbn , _) = sOK a p le sm in
+                      trans (cong (λ x → progm x (dat s p)) mbn) e) comm cmV }
   where open RI r
 
 rdm-progMB : ∀ s mp → rdm (progMB s) mp ≡ rdm s mp
@@ -67,13 +71,13 @@ progMB-AR {s} {t} r (ar v st c) =
 
 emitT-RI : ∀ {s} → RI s → RI (emitT s)
 emitT-RI {s} r = record
-  { C = C ; tents = uns erased (dlt (gen s) (dbuf s) false) ∷ tents ; comm = comm
+  { C = C ; tents = uns erased (dlt (gen s) (dbuf s) false ε) ∷ tents ; comm = comm
   ; slotL = slotL ; slotO = slotO ; regEq = cong (_ ∷_) regEq
   ; tNC = (tt , inj₂ refl) ∷ tNC ; gle = (tt , ≤-refl) ∷ gle ; cmX = cmX ; cmT = cmT
   ; vm = λ a → trans (vm a)
       (sym (cong (λ x → proj₂ x a)
-        (rstep-tent (gen s) (dbuf s) (rp (gen s) (map cur tents) (rp (gen s) comm (C , C))))))
-  ; vOK = vOK ; sOK = sOK ; iOK = iOK ; eOK = eOK }
+        (rstep-tent (gen s) (dbuf s) {ε} (rp (gen s) (map cur tents) (rp (gen s) comm (C , C))))))
+  ; vOK = vOK ; sOK = sOK ; iOK = iOK ; eOK = eOK ; tEq = cong (_ ∷_) tEq ; cmV = cmV }
   where open RI r
 
 emitT-AR : ∀ {s t} → AR s t → AR (emitT s) t
@@ -105,7 +109,7 @@ place-RI {s} a d ale r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
   ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT
   ; vm = ≐-upd a (just (nxt s)) vm
-  ; vOK = vOK' ; sOK = sOK' ; iOK = iOK' ; eOK = eOK' }
+  ; vOK = vOK' ; sOK = sOK' ; iOK = iOK' ; eOK = eOK' ; tEq = tEq ; cmV = cmV }
   where
     open RI r
     n = nxt s
@@ -153,7 +157,7 @@ wr0-RI : ∀ {s} a d → a ≤ amax → RI s → RI (wr0 a d s)
 wr0-RI {s} a d ale r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
   ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT ; vm = vm
-  ; vOK = vOK ; sOK = sOK ; iOK = iOK ; eOK = eOK }
+  ; vOK = vOK ; sOK = sOK ; iOK = iOK ; eOK = eOK ; tEq = tEq ; cmV = cmV }
   where open RI (place-RI a d ale r)
 
 wr0-AR : ∀ {s t} a d → a ≤ amax → RI s → AR s t →
@@ -184,7 +188,7 @@ rl0-RI : ∀ {s} p → p < nxt s → Valid s p → RI s → RI (rl0 p s)
 rl0-RI {s} p lt (ale , la) r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
   ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT ; vm = vm
-  ; vOK = vOK ; sOK = sOK ; iOK = iOK' ; eOK = eOK }
+  ; vOK = vOK ; sOK = sOK ; iOK = iOK' ; eOK = eOK ; tEq = tEq ; cmV = cmV }
   where
     a = p2l s p
     d = cellD (pv s p)
@@ -216,7 +220,7 @@ rlX-RI : ∀ {s} p → p < nxt s → ¬ Valid s p → RI s → RI (rlX p s)
 rlX-RI {s} p lt nv r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
   ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT ; vm = vm
-  ; vOK = vOK ; sOK = sOK ; iOK = iOK' ; eOK = eOK }
+  ; vOK = vOK ; sOK = sOK ; iOK = iOK' ; eOK = eOK ; tEq = tEq ; cmV = cmV }
   where
     open RI r
     gone : ∀ b → b ≤ amax → l2p s b ≢ just p
@@ -244,7 +248,9 @@ esF-RI : ∀ {s} p → ers s p ≡ true → RI s → RI (esF p s)
 esF-RI {s} p ep r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
   ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT ; vm = vm
-  ; vOK = vOK' ; sOK = sOK' ; iOK = iOK ; eOK = eOK' }
+  ; vOK = vOK' ; sOK = sOK' ; iOK = iOK ; eOK = eOK' ; tEq = tEq
+  ; cmV = cmv-mono (λ q d b le sm e → trans (upd-other (dat s) _ (λ { refl → proj₂ (proj₂ (eOK p ep)) b le sm })) e)
+                   comm cmV }
   where
     open RI r
     D' = dat s [ p ≔ put erased (dat s p) ]

@@ -6,8 +6,10 @@
 -- with Lemma 1 and Theorem 2, snapshot consistency of P.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
 
-module SCFTL.Impl.Theorem (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) where
+module SCFTL.Impl.Theorem (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
+  (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_)
 open import Data.Bool.Base using (Bool; true; false)
@@ -19,12 +21,12 @@ open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality
   using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax
-open import SCFTL.Impl.Regular Data d0 amax wmax kmax
-open import SCFTL.Impl.Flush Data d0 amax wmax kmax
-open import SCFTL.Impl.Recovery Data d0 amax wmax kmax
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (S; State; ⟨_,_,_⟩; volatile; stable; okS; crashS; UOp; use; flush; recover;
                RegOp; w; rl; es; SnapshotConsistent;
@@ -93,7 +95,7 @@ new-RecTo : ∀ {s} → NewP s → RecTo s unmapped
 new-RecTo {s} (e1 , e2 , e3) =
   recto true 0 unmapped (pick-slot true s 0 unmapped e1 so) e1 so
         (subst (All IsSyn) (sym e3) []) (subst (All (PM (GenLe 0))) (sym e3) [])
-        (λ a → cong (λ l → proj₁ (rp 0 (map cur l) (unmapped , unmapped)) a) e3)
+        (λ a → cong (λ l → proj₁ (rp 0 (acc 0 (λ p → cur (dat s p)) (map cur l)) (unmapped , unmapped)) a) e3)
   where so = subst (PM (Older 0)) (sym e2) tt
 
 init-CR' : ∀ {s t} → NewP s → NewS t → CR s t
@@ -176,7 +178,7 @@ private
   flashOnly : Bool → ℕ → Map → (ℕ → MC) → MC → MC → List MC → St
   flashOnly b g C d l o r = ck3 (rec0 b g C (record
     { dat = d ; cpL = l ; cpO = o ; dr = r ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing
-    ; dbuf = [] ; nxt = 0 ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0
+    ; dbuf = [] ; ept = [] ; nxt = 0 ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0
     ; smap = unmapped }))
 
   viaFlash : ∀ b g C s → ck3 (rec0 b g C s) ≡ flashOnly b g C (dat s) (cpL s) (cpO s) (dr s)
