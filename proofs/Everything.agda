@@ -27,17 +27,20 @@ import SCFTL.Impl.Flush
 import SCFTL.Impl.Recovery
 -- Issue 17: Theorem 1 and snapshot consistency for the SCFTL model P
 import SCFTL.Impl.Theorem
+-- Issue 39: a crash after any single flash command is covered by P's crash points
+import SCFTL.Impl.CrashPoints
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
 -- bug and a concrete counterexample; All collects the results)
 import SCFTL.Mutants.Common
 import SCFTL.Mutants.TentativeReplayed
-import SCFTL.Mutants.CommitWithoutSync
+import SCFTL.Mutants.DigestNotChecked
 import SCFTL.Mutants.GcEraseAtOnce
 import SCFTL.Mutants.GenerationIgnored
 import SCFTL.Mutants.OldestCheckpoint
 import SCFTL.Mutants.TentativeAsCommitted
 import SCFTL.Mutants.AllocRestarts
 import SCFTL.Mutants.CheckpointInPlace
+import SCFTL.Mutants.DigestOmitsTentative
 import SCFTL.Mutants.All

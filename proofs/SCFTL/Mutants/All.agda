@@ -1,11 +1,12 @@
 {-# OPTIONS --safe --without-K #-}
 ------------------------------------------------------------------------
--- Issue 39: the eight mutants of the model P, each with exactly one
--- deliberate bug, and what is proven about each (see proofs/README.md,
--- "Mutants that must fail").  Seven are not snapshot-consistent, each
--- by a concrete fragment whose recovered read violates SC1.  The eighth
--- (checkpoint in place) has no SC counterexample in P's crash model: it
--- makes the disk unrecoverable instead (see its module header).
+-- Issue 39: the nine mutants of the model P (one-SYNC digest commit),
+-- each with exactly one deliberate bug, and what is proven about each
+-- (see proofs/README.md, "Mutants that must fail").  Eight are not
+-- snapshot-consistent, each by a concrete fragment whose recovered read
+-- violates SC1.  One (checkpoint in place) has no SC counterexample in
+-- P's crash model: it makes the disk unrecoverable instead (see its
+-- module header).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -13,29 +14,31 @@ open import Relation.Nullary using (¬_)
 open import SCFTL.Mutants.Common using (SnapshotConsistent)
 
 import SCFTL.Mutants.TentativeReplayed
-import SCFTL.Mutants.CommitWithoutSync
+import SCFTL.Mutants.DigestNotChecked
 import SCFTL.Mutants.GcEraseAtOnce
 import SCFTL.Mutants.GenerationIgnored
 import SCFTL.Mutants.OldestCheckpoint
 import SCFTL.Mutants.TentativeAsCommitted
 import SCFTL.Mutants.AllocRestarts
 import SCFTL.Mutants.CheckpointInPlace
+import SCFTL.Mutants.DigestOmitsTentative
 
 module M1 = SCFTL.Mutants.TentativeReplayed
-module M2 = SCFTL.Mutants.CommitWithoutSync
+module M2 = SCFTL.Mutants.DigestNotChecked
 module M3 = SCFTL.Mutants.GcEraseAtOnce
 module M4 = SCFTL.Mutants.GenerationIgnored
 module M5 = SCFTL.Mutants.OldestCheckpoint
 module M6 = SCFTL.Mutants.TentativeAsCommitted
 module M7 = SCFTL.Mutants.AllocRestarts
 module M8 = SCFTL.Mutants.CheckpointInPlace
+module M9 = SCFTL.Mutants.DigestOmitsTentative
 
 record MutantsFail : Set where
   field
     -- 1. recovery applies tentative delta pages
     tentative-replayed     : ¬ SnapshotConsistent M1.Pmut
-    -- 2. the committed page programmed before the data pages are durable
-    commit-without-sync    : ¬ SnapshotConsistent M2.Pmut
+    -- 2. recovery accepts a committed page without checking its digest
+    digest-not-checked     : ¬ SnapshotConsistent M2.Pmut
     -- 3. a GC victim made erasable at once (inv skipped)
     gc-erase-at-once       : ¬ SnapshotConsistent M3.Pmut
     -- 4. delta pages of an older generation replayed
@@ -49,15 +52,18 @@ record MutantsFail : Set where
     -- 8. checkpoint written in place: NOT an SC violation in P's crash
     --    model; a reachable crash state from which no recovery exists
     checkpoint-in-place    : M8.Unrecoverable
+    -- 9. the epoch digest omits the epoch's tentative pages
+    digest-omits-tentative : ¬ SnapshotConsistent M9.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
   { tentative-replayed     = M1.not-snapshot-consistent
-  ; commit-without-sync    = M2.not-snapshot-consistent
+  ; digest-not-checked     = M2.not-snapshot-consistent
   ; gc-erase-at-once       = M3.not-snapshot-consistent
   ; generation-ignored     = M4.not-snapshot-consistent
   ; oldest-checkpoint      = M5.not-snapshot-consistent
   ; tentative-as-committed = M6.not-snapshot-consistent
   ; alloc-restarts         = M7.not-snapshot-consistent
   ; checkpoint-in-place    = M8.unrecoverable
+  ; digest-omits-tentative = M9.not-snapshot-consistent
   }

@@ -35,7 +35,7 @@ open import SCFTL.Mutants.Common
 -- The mutant
 
 rec0′ : Bool → ℕ → Map → St → St
-rec0′ b g C s = record (rec0 b g C s) { nxt = 0 }   -- MUTATED (P: hi (recMap g C s) amax)
+rec0′ b g C s = record (rec0 b g C s) { nxt = 0 }   -- MUTATED (P: hi (recMap g C (syncAll s)) amax)
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →

@@ -17,9 +17,11 @@
 -- durable.  P's crash model lets an unsynced metadata page end up old,
 -- new or junk (the page CRC rules out a valid-looking mixture):
 --   * old:  checkpoint g and the delta region (not yet erased, durable)
---           replay to the same L2P L as before the checkpoint;
+--           replay to the same L2P L as before the checkpoint (the
+--           newest committed page's digest still verifies: every data
+--           page is durable at this point);
 --   * new:  checkpoint g+1 maps L; the region's pages are of
---           generation g, so replay ignores them;
+--           generation g, so recovery accepts none of them;
 --   * junk: neither slot holds a checkpoint, `pick` returns nothing,
 --           and recovery has no transition at all (neither successful
 --           nor crashed).
@@ -63,7 +65,7 @@ CkPt′ : St → St → Set
 CkPt′ s m = m ≡ ck1′ s ⊎ m ≡ ck2′ s ⊎ m ≡ ck3′ s
 
 FlPt′ : St → St → Set
-FlPt′ s m = m ≡ fl1 s ⊎ m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt′ (fl3 s) m
+FlPt′ s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt′ (fl3 s) m
 
 okM crashM : Op → St → St → Set
 okM (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3′ (fl3 s)
@@ -100,7 +102,7 @@ w1 : okM (use (regop (w 0 true))) s1 s2
 w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
 
 c2 : crashM (use flush) s2 s3
-c2 = m2 , inj₂ (inj₂ (inj₂ (inj₁ refl))) , img3
+c2 = m2 , inj₂ (inj₂ (inj₁ refl)) , img3
 
 run : Trace s0 s3
 run = step (okL recover) r1 (step (okL (use (regop (w 0 true)))) w1

@@ -5,7 +5,8 @@
 -- pending program and erase landed".
 --
 -- Instance (as SCFTL.Impl.Example): Data = Bool, d0 = false, two logical
--- sectors (amax = 1), wmax = 2, kmax = 0 (one relocation per epoch).
+-- sectors (amax = 1), wmax = 2, kmax = 0 (one relocation per epoch), and
+-- Bool's decidable equality for the digest check.
 -- This module defines no mutant; check.sh exempts it (with All) from the
 -- `not-snapshot-consistent` rule.
 ------------------------------------------------------------------------
@@ -13,6 +14,7 @@ module SCFTL.Mutants.Common where
 
 open import Data.Nat.Base using (ℕ)
 open import Data.Bool.Base using (Bool; true; false)
+open import Data.Bool.Properties using () renaming (_≟_ to _≟B_)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (nothing)
 open import Data.Product using (_,_)
@@ -24,7 +26,7 @@ A = 1   -- amax
 W = 2   -- wmax
 K = 0   -- kmax
 
-open import SCFTL.Impl.Model Bool false A W K public
+open import SCFTL.Impl.Model Bool false A W K _≟B_ public
 import SCFTL.Spec Bool false A W as Sp
 open Sp public
   using ( Model; SnapshotConsistent; module Fragments; Obs; SC1; Label; okL; crashL
@@ -36,7 +38,7 @@ open Sp public
 s0 : St
 s0 = record
   { dat = λ _ → syn erased ; cpL = syn (cpt 0 unmapped) ; cpO = syn erased ; dr = []
-  ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing ; dbuf = [] ; nxt = 0
+  ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing ; dbuf = [] ; ept = [] ; nxt = 0
   ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0 ; smap = unmapped }
 
 new-s0 : NewP s0

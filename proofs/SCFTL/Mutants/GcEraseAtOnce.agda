@@ -11,14 +11,18 @@
 --   w(0,true) to page 0; flush (commit: 0 ↦ page 0); gc_rl with victim
 --   page 0 (copy to page 1, still in the merge buffer); gc_es erasing
 --   page 0, crashing at its end with the erase landed; recover.
--- SC allows only the flushed image (address 0 = true); recovery maps
--- address 0 to the erased page 0 and reads false.
+-- SC allows only the flushed image (address 0 = true).  The flush's
+-- committed page names page 0 in its digest; recovery finds page 0
+-- erased, the digest fails, and it falls back to the checkpoint below
+-- (generation 1, nothing mapped): address 0 reads false.  (Without the
+-- digest check it would map address 0 to the erased page 0 and read
+-- false as well.)
 ------------------------------------------------------------------------
 module SCFTL.Mutants.GcEraseAtOnce where
 
 open import Data.Nat.Base using (ℕ; zero; suc; _≤_; _<_; z≤n; s≤s)
 open import Data.Bool.Base using (Bool; true; false)
-open import Data.List.Base using ([]; _∷_)
+open import Data.List.Base using ([]; _∷_; map)
 open import Data.Maybe.Base using (just; nothing)
 open import Data.Product using (Σ; _×_; _,_)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -89,6 +93,10 @@ flushed-read = refl
 
 recovered-read : rd s6 0 ≡ false
 recovered-read = refl
+
+-- The committed page is dropped: its digest names the erased page 0.
+commit-dropped : acc 1 (λ p → cur (dat s5 p)) (map cur (dr s5)) ≡ []
+commit-dropped = refl
 
 -- In P the victim is only invalid until the next commit: not erasable.
 P-not-erasable : ers (rl0 0 s3) 0 ≡ false

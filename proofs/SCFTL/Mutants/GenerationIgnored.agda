@@ -1,11 +1,18 @@
 {-# OPTIONS --safe --without-K #-}
 ------------------------------------------------------------------------
--- Mutant 4 of P (issue 39): the GENERATION IGNORED in replay.
+-- Mutant 4 of P (issue 39): the GENERATION IGNORED by recovery.
 --
--- The one change: `rstep` replays every delta page, not only those of
--- the chosen checkpoint's generation, so pages of an older generation
--- that a full checkpoint's erase of the delta region did not reach are
--- applied on top of the newer checkpoint.
+-- The one change: recovery does not compare a delta page's generation
+-- with the chosen checkpoint's, neither when it looks for the newest
+-- committed page whose digest verifies (`okC`, and `isT` for the
+-- tentative pages the digest lists) nor when it replays (`rstep`), so
+-- pages of an older generation that a full checkpoint's erase of the
+-- delta region did not reach are applied on top of the newer
+-- checkpoint.  (Removing only `rstep`'s comparison changes nothing in
+-- the one-SYNC P: the replayed part starts at a committed page `okC`
+-- accepted, which is of the checkpoint's generation, and no page of an
+-- older generation lies below it, since pages are appended only after
+-- format or a full checkpoint emptied the region.)
 --
 -- Counterexample (one-recovery fragment after format + recovery):
 --   w(0,true) to page 0; flush (commit c1: 0 ↦ 0); w(0,false) to page 1;
@@ -15,13 +22,14 @@
 --   the old slot and of c2 (and of the last flush's empty commit)
 --   landed and c1's not; recover.
 -- SC allows only (address 0 =) false, the image at the last two
--- flushes; the mutant replays c1 (generation 1) over the generation-2
--- checkpoint and reads true.
+-- flushes; the mutant accepts c1 (generation 1; its digest still holds:
+-- page 0 keeps address 0's first sector) and replays it over the
+-- generation-2 checkpoint: address 0 reads true.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.GenerationIgnored where
 
 open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s)
-open import Data.Bool.Base using (Bool; true; false; if_then_else_)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_; _∧_)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
@@ -32,23 +40,45 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 open import SCFTL.Mutants.Common
 
 ------------------------------------------------------------------------
--- The mutant
+-- The mutant: P's recovery (SCFTL.Impl.Model: isT, verT, okC, acc,
+-- rstep, rp, recMap, rec0) with every comparison of a delta page's
+-- generation with the checkpoint's removed.
 
-rstep′ : ℕ → Cell → Map × Map → Map × Map
-rstep′ g (dlt h ps b) mt =        -- MUTATED (P: only if h ≡ᵇ g)
+isT′ : List (ℕ × ℕ) → Cell → Bool
+isT′ ps (dlt h qs false _) = eqPs qs ps           -- MUTATED (P: (h ≡ᵇ g) ∧ …)
+isT′ ps _                  = false
+
+verT′ : List (List (ℕ × ℕ)) → List Cell → Bool
+verT′ []         cs       = true
+verT′ (ps ∷ pss) []       = false
+verT′ (ps ∷ pss) (c ∷ cs) = isT′ ps c ∧ verT′ pss cs
+
+okC′ : (ℕ → Cell) → Cell → List Cell → Bool
+okC′ D (dlt h ps true (dd , dt)) cs =             -- MUTATED (P: (h ≡ᵇ g) ∧ …)
+  verD D dd ∧ verT′ dt cs
+okC′ D _                         cs = false
+
+acc′ : (ℕ → Cell) → List Cell → List Cell
+acc′ D []       = []
+acc′ D (c ∷ cs) = if okC′ D c cs then c ∷ cs else acc′ D cs
+
+rstep′ : Cell → Map × Map → Map × Map
+rstep′ (dlt h ps b _) mt =                        -- MUTATED (P: only if h ≡ᵇ g)
   ((if b then apply ps (proj₂ mt) else proj₁ mt) , apply ps (proj₂ mt))
-rstep′ g _ mt = mt
+rstep′ _ mt = mt
 
-rp′ : ℕ → List Cell → Map × Map → Map × Map
-rp′ g []       mt = mt
-rp′ g (c ∷ cs) mt = rstep′ g c (rp′ g cs mt)
+rp′ : List Cell → Map × Map → Map × Map
+rp′ []       mt = mt
+rp′ (c ∷ cs) mt = rstep′ c (rp′ cs mt)
 
-recMap′ : ℕ → Map → St → Map
-recMap′ g C s = proj₁ (rp′ g (map cur (dr s)) (C , C))
+recMap′ : Map → St → Map
+recMap′ C s = proj₁ (rp′ (acc′ (λ p → cur (dat s p)) (map cur (dr s))) (C , C))
 
+-- P's rec0 (SYNC, then rebuild) with the mutated recovered L2P
 rec0′ : Bool → ℕ → Map → St → St
 rec0′ b g C s = record (rec0 b g C s)
-  { l2p = recMap′ g C s ; smap = recMap′ g C s ; nxt = hi (recMap′ g C s) A }
+  { l2p = recMap′ C (syncAll s) ; smap = recMap′ C (syncAll s)
+  ; nxt = hi (recMap′ C (syncAll s)) A }
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
@@ -73,7 +103,7 @@ s4 = wr0 0 false s3                   -- w(0,false) to page 1
 s5 = fl3 s4                           -- flush: commit c2 = [0 ↦ 1]
 m5 = ck2 (fl3 s5)                     -- flush + checkpoint (generation 2), second SYNC point
 s6 = record (syncAll m5)              -- crash: c1's erase did not land
-       { dr = syn erased ∷ syn erased ∷ syn (dlt 1 ((0 , 0) ∷ []) true) ∷ [] }
+       { dr = syn erased ∷ syn erased ∷ syn (dlt 1 ((0 , 0) ∷ []) true (dgOf s2)) ∷ [] }
 s7 = ck3 (rec0′ false 2 (l2p s5) s6)  -- recovery: the generation-2 checkpoint
 
 img6 : Img m5 s6
@@ -98,7 +128,7 @@ f2 : okM (use flush) s4 s5
 f2 = inj₁ refl
 
 c5 : crashM (use flush) s5 s6
-c5 = m5 , inj₂ (inj₂ (inj₂ (inj₂ (inj₁ refl)))) , img6
+c5 = m5 , inj₂ (inj₂ (inj₂ (inj₁ refl))) , img6
 
 r2 : okM recover s6 s7
 r2 = false , 2 , l2p s5 , refl , refl
@@ -116,7 +146,10 @@ flushed-read = refl , refl
 recovered-read : rd s7 0 ≡ true
 recovered-read = refl
 
--- P ignores the stale generation-1 page and recovers the checkpoint.
+-- P accepts no page of generation 1 and recovers the checkpoint.
+P-accepts-nothing : acc 2 (λ p → cur (dat s6 p)) (map cur (dr s6)) ≡ []
+P-accepts-nothing = refl
+
 P-recovers-checkpoint : rd (ck3 (rec0 false 2 (l2p s5) s6)) 0 ≡ false
 P-recovers-checkpoint = refl
 

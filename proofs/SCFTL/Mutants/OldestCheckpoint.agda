@@ -75,7 +75,7 @@ f1 : okM (use flush) s2 s3
 f1 = inj₁ refl
 
 c3 : crashM (use flush) s3 s4
-c3 = m3 , inj₂ (inj₂ (inj₂ (inj₂ (inj₁ refl)))) , img4
+c3 = m3 , inj₂ (inj₂ (inj₂ (inj₁ refl))) , img4
 
 r2 : okM recover s4 s5
 r2 = true , 1 , unmapped , refl , refl

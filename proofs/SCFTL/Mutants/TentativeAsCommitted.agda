@@ -3,14 +3,17 @@
 -- Mutant 6 of P (issue 39): a TENTATIVE page written as COMMITTED.
 --
 -- The one change: when the delta buffer is full between flushes
--- (`emitT`), its page is programmed with the committed flag set.
+-- (`emitT`), its page is programmed with the committed flag set (its
+-- digest is still the tentative pages' empty `ε`, which recovery's
+-- digest check accepts: nothing to verify).
 --
 -- Counterexample (one-recovery fragment after format + recovery):
 --   w(0,true); flush; w(0,false) whose merge buffer is programmed and
 --   whose full delta buffer is written out (as a committed page); crash
 --   at the end of that write with every program landed; recover.
 -- SC allows only the flushed image (address 0 = true); P's own recovery
--- takes the page as a commit and reads false.
+-- (digest check included) takes the page as the newest commit and reads
+-- false.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.TentativeAsCommitted where
 
@@ -30,7 +33,7 @@ open import SCFTL.Mutants.Common
 
 emitT′ : St → St
 emitT′ s = record (emitT s)
-  { dr = uns erased (dlt (gen s) (dbuf s) true) ∷ dr s }   -- MUTATED (P: false)
+  { dr = uns erased (dlt (gen s) (dbuf s) true ε) ∷ dr s }   -- MUTATED (P: false)
 
 optT′ : Bool → St → St
 optT′ true  = emitT′

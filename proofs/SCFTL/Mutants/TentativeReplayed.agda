@@ -1,11 +1,16 @@
 {-# OPTIONS --safe --without-K #-}
 ------------------------------------------------------------------------
--- Mutant 1 of P (issue 39): recovery applies TENTATIVE delta pages,
--- whether or not a committed page after them activates them.
+-- Mutant 1 of P (issue 39): recovery applies TENTATIVE delta pages that
+-- no committed page activates.
 --
--- The one change: the recovered L2P is the second component of the
--- replay `rp` (every delta page of the checkpoint's generation) instead
--- of the first (committed pages, and tentative ones a commit activated).
+-- The one change: the part of the region recovery replays keeps the
+-- tentative pages above the newest committed page that verifies (P's
+-- `acc` drops them: they belong to an epoch whose commit never reached
+-- the flash), and the recovered L2P is the second component of the
+-- replay `rp` (every page replayed) instead of the first (committed
+-- pages, and the tentative ones a commit activated).  (Taking the second
+-- component alone changes nothing: below an accepted committed page
+-- every tentative page is activated, so both components agree there.)
 --
 -- Counterexample (one-recovery fragment after format + recovery):
 --   w(0,true); flush;  w(0,false) whose merge buffer is programmed and
@@ -17,8 +22,8 @@
 module SCFTL.Mutants.TentativeReplayed where
 
 open import Data.Nat.Base using (ℕ; zero; suc; z≤n)
-open import Data.Bool.Base using (Bool; true; false)
-open import Data.List.Base using ([]; _∷_; map)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_)
+open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₂)
 open import Data.Sum.Base using (inj₁; inj₂)
@@ -26,16 +31,30 @@ open import Relation.Nullary using (¬_)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
 open import SCFTL.Mutants.Common
+import Data.List.Base
 
 ------------------------------------------------------------------------
 -- The mutant
 
-recMap′ : ℕ → Map → St → Map
-recMap′ g C s = proj₂ (rp g (map cur (dr s)) (C , C))   -- MUTATED (P: proj₁)
+-- tentative pages (any generation: rp ignores the others anyway)
+keepT : Cell → List Cell → List Cell
+keepT c@(dlt _ _ false _) cs = c ∷ cs
+keepT _                   cs = cs
 
+acc′ : ℕ → (ℕ → Cell) → List Cell → List Cell
+acc′ g D []       = []
+acc′ g D (c ∷ cs) = if okC g D c cs then c ∷ cs
+                    else keepT c (acc′ g D cs)   -- MUTATED (P: acc g D cs)
+
+recMap′ : ℕ → Map → St → Map
+recMap′ g C s =                                  -- MUTATED (P: proj₁, acc)
+  proj₂ (rp g (acc′ g (λ p → cur (dat s p)) (map cur (dr s))) (C , C))
+
+-- P's rec0 (SYNC, then rebuild) with the mutated recovered L2P
 rec0′ : Bool → ℕ → Map → St → St
 rec0′ b g C s = record (rec0 b g C s)
-  { l2p = recMap′ g C s ; smap = recMap′ g C s ; nxt = hi (recMap′ g C s) A }
+  { l2p = recMap′ g C (syncAll s) ; smap = recMap′ g C (syncAll s)
+  ; nxt = hi (recMap′ g C (syncAll s)) A }
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
@@ -90,9 +109,15 @@ flushed-read = refl
 recovered-read : rd s6 0 ≡ false
 recovered-read = refl
 
--- P itself recovers the flushed image from the same crash state
+-- P itself recovers the flushed image from the same crash state: the
+-- tentative page is above the newest committed page that verifies, and
+-- P's `acc` drops it
 P-recovers-flushed : rd (ck3 (rec0 true 1 unmapped s5)) 0 ≡ true
 P-recovers-flushed = refl
+
+P-drops-tentative : acc 1 (λ p → cur (dat s5 p)) (map cur (dr s5))
+                  ≡ Data.List.Base.drop 1 (map cur (dr s5))
+P-drops-tentative = refl
 
 violation : ¬ MultiRecSC F
 violation (sc , _) with sc 0 z≤n
