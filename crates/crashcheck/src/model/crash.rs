@@ -5,18 +5,28 @@
 //! `Img m s'` relates a crash point `m` to every flash `s'` a power cut
 //! there may leave: durable pages unchanged, an unsynced data page *any*
 //! content (`CrashD`), an unsynced checkpoint slot or delta page its old
-//! content, its new content or junk (`CrashC`). Data pages do not affect
-//! which checkpoint and deltas recovery picks, so [`outcomes`] enumerates
-//! only the metadata choices (at most 3 per unsynced slot or region page)
-//! and keeps unsynced data pages symbolic ([`Cell::Unknown`]). It merges
-//! choices that lead to the same (committed, tentative) replay, and drops
-//! the tentative map once no newer page can commit, so the enumeration
-//! stays small even with many unsynced tentative pages.
+//! content, its new content or junk (`CrashC`). [`outcomes`] enumerates the
+//! metadata choices (at most 3 per unsynced slot or region page) and, since
+//! the one-sync commit, the data-page choices that decide recovery: a
+//! committed page is accepted only if every page its digest names holds the
+//! named sector (`acc`, `okC`), so an unsynced data page it names either
+//! holds that sector (pinned to it) or not (junk, for a rejected digest);
+//! every other unsynced data page stays symbolic ([`Cell::Unknown`]).
+//!
+//! It does not walk every combination: recovery's result is fixed by the
+//! page `acc` accepts (or none) and the region below it, so for each
+//! committed page of the checkpoint's generation it asks whether some
+//! choice makes `acc` accept exactly that page — its tentative pages (the
+//! digest's `verT`) at their landed content, its named data pages pinned,
+//! every page above it rejected (an outcome that is no committed page, or
+//! a durable committed page whose check fails, if need be on a data page
+//! left junk) — and replays the pages below it over all their outcomes,
+//! merging equal replays.
 
 use std::collections::BTreeMap;
 
-use super::state::{cell_d, Addr, Cell, Map, Mc, St, Val, D0};
-use super::steps::{self, pick, rstep, Picked};
+use super::state::{apply, cell_d, holds, Addr, Cell, Data, Map, Mc, Page, St, Val, D0};
+use super::steps::{self, pick, Picked};
 use super::ModelMutant;
 
 /// `CrashC` (`SCFTL.Impl.Model`): the contents a metadata page may show
@@ -37,18 +47,20 @@ pub fn crash_c(m: &Mc) -> Vec<Cell> {
     }
 }
 
-/// One `Img` choice for the metadata: an index into [`crash_c`] of each
-/// slot and of each region page (oldest first).
+/// One `Img` choice: an index into [`crash_c`] of each slot and of each
+/// region page (oldest first), and the content of the unsettled data pages
+/// recovery's digest checks depend on (the others stay [`Cell::Unknown`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImgChoice {
     pub cp_l: usize,
     pub cp_o: usize,
     pub dr: Vec<usize>,
+    pub data: BTreeMap<Page, Cell>,
 }
 
-/// A recovery the model allows from a crash point: the metadata choice,
-/// the checkpoint `pick` finds on that flash, and the L2P the replay
-/// commits (`recMap`).
+/// A recovery the model allows from a crash point: the `Img` choice
+/// (metadata and data pages), the checkpoint `pick` finds on that flash,
+/// and the L2P the replay of the accepted region commits (`recMap`).
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub choice: ImgChoice,
@@ -56,15 +68,18 @@ pub struct Outcome {
     pub rec: Map,
 }
 
-/// The flash `s'` of `Img m s'` for one metadata choice (`SCFTL.Impl.Model`
-/// `Img`, `CrashD` with unsynced data pages [`Cell::Unknown`]); the memory
-/// (arbitrary in `Img`) is `m`'s.
+/// The flash `s'` of `Img m s'` for one choice (`SCFTL.Impl.Model` `Img`;
+/// `CrashD`: an unsynced data page as `ch.data` says, else
+/// [`Cell::Unknown`]); the memory (arbitrary in `Img`) is `m`'s.
 pub fn img(m: &St, ch: &ImgChoice) -> St {
     let mut s = m.clone();
     for p in std::mem::take(&mut s.unsynced) {
         if let Some(Mc::Uns(..)) = s.dat.get(&p) {
             s.dat.insert(p, Mc::Syn(Cell::Unknown));
         }
+    }
+    for (&p, c) in &ch.data {
+        s.dat.insert(p, Mc::Syn(c.clone()));
     }
     s.cp_l = Mc::Syn(crash_c(&m.cp_l).swap_remove(ch.cp_l));
     s.cp_o = Mc::Syn(crash_c(&m.cp_o).swap_remove(ch.cp_o));
@@ -74,20 +89,221 @@ pub fn img(m: &St, ch: &ImgChoice) -> St {
     s
 }
 
-/// Could some crash outcome of this page be a committed delta page of
-/// generation `g` (`¬ PM (NC g)`, `SCFTL.Impl.Lemmas`)?
-fn may_commit(g: u64, m: &Mc) -> bool {
-    let c = |c: &Cell| matches!(c, Cell::Dlt { gen, committed: true, .. } if *gen == g);
-    match m {
-        Mc::Syn(x) => c(x),
-        Mc::Uns(o, n) => c(o) || c(n),
+/// An outcome that is no committed page of generation `g`: `okC g` fails
+/// on it whatever the flash holds.
+fn is_commit(g: u64, c: &Cell) -> bool {
+    matches!(c, Cell::Dlt { gen, committed: true, .. } if *gen == g)
+}
+
+/// What data page `p` holds after any crash at `m`, if that is fixed: a
+/// durable page's content; `None` for an unsynced page (`CrashD`: any
+/// content) and for a symbolic one left by an earlier crash.
+fn settled(m: &St, p: Page) -> Option<&Cell> {
+    match m.dat.get(&p) {
+        None => Some(&Cell::Erased),
+        Some(Mc::Syn(Cell::Unknown)) | Some(Mc::Uns(..)) => None,
+        Some(Mc::Syn(c)) => Some(c),
     }
 }
 
-/// Every distinct recovery from a crash at `m`: for each choice of the
-/// slots' outcomes, `pick`; then the replay (`rp`, `recMap`) over every
-/// choice of the region pages' outcomes (`CrashL`). A choice for which
-/// `pick` finds no checkpoint has no recovery and is left out.
+/// `verD` made true on some crash outcome of `m`: every page the digest
+/// names holds its sector — fixed pages as they are, the others pinned in
+/// `data`. False if a fixed page (or an earlier pin) contradicts it.
+fn pin_digest(m: &St, dd: &[(Page, Data, Addr)], data: &mut BTreeMap<Page, Cell>) -> bool {
+    for &(p, d, a) in dd {
+        match settled(m, p).or_else(|| data.get(&p)) {
+            Some(c) => {
+                if !holds(c, d, a) {
+                    return false;
+                }
+            }
+            None => {
+                data.insert(p, Cell::D { d, a });
+            }
+        }
+    }
+    true
+}
+
+/// Chooses, for every region page from `from` up, an outcome `acc` does
+/// not accept (given the choices `ch` below it and the data choices
+/// `data`): an outcome that is no delta page of generation `g` if there is
+/// one (junk always is, for an unsynced page), else one that is not a
+/// committed page; a durable committed page of generation `g` must fail
+/// `verT` or `verD` — if only an unsettled data page can make `verD` fail,
+/// that page is left junk (preferably one `keep` does not map). False if
+/// some page is accepted whatever is chosen.
+fn reject_from(
+    m: &St,
+    g: u64,
+    pages: &[Vec<Cell>],
+    from: usize,
+    ch: &mut [usize],
+    data: &mut BTreeMap<Page, Cell>,
+    keep: &Map,
+) -> bool {
+    for j in from..pages.len() {
+        let outs = &pages[j];
+        let inert = outs
+            .iter()
+            .position(|c| !matches!(c, Cell::Dlt { gen, .. } if *gen == g))
+            .or_else(|| outs.iter().position(|c| !is_commit(g, c)));
+        if let Some(x) = inert {
+            ch[j] = x;
+            continue;
+        }
+        // Every outcome is a committed page of generation g: a durable
+        // one (an unsynced page may always end up junk).
+        ch[j] = 0;
+        let Cell::Dlt { dg, .. } = &outs[0] else {
+            unreachable!("is_commit")
+        };
+        // verT: the window right below j. A window reaching down to the
+        // accepted page (or unchosen pages below it) holds that committed
+        // page, which is no tentative page: verT fails.
+        let n = dg.tents.len();
+        let ver_t = j >= n
+            && (j - n..j)
+                .zip(dg.tents.iter())
+                .all(|(i, ps)| ch[i] != usize::MAX && steps::is_t(g, ps, &pages[i][ch[i]]));
+        if !ver_t {
+            continue;
+        }
+        let mut free = Vec::new();
+        let mut fails = false;
+        for &(p, d, a) in &dg.data {
+            match data.get(&p).or_else(|| settled(m, p)) {
+                Some(c) => fails |= !holds(c, d, a),
+                None => free.push(p),
+            }
+        }
+        if fails {
+            continue;
+        }
+        let mapped = |p: &Page| keep.values().any(|q| q == p);
+        match free.iter().find(|p| !mapped(p)).or(free.first()) {
+            Some(&p) => {
+                data.insert(p, Cell::Junk);
+            }
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The tentative half of `rstep` (`SCFTL.Impl.Model`): a delta page of
+/// generation `g` applied to the tentative map.
+fn ten_step(g: u64, c: &Cell, ten: &mut Map) {
+    if let Cell::Dlt { gen, pairs, .. } = c {
+        if *gen == g {
+            apply(pairs, ten);
+        }
+    }
+}
+
+/// `rp g` (`SCFTL.Impl.Model`) over every choice of the outcomes of
+/// `pages` (oldest first), from `(C, C)`: the distinct tentative maps, each
+/// with one choice reaching it. (The committed map at an accepted page is
+/// its tentative map, so only that is needed.)
+fn replays(g: u64, pages: &[Vec<Cell>], c: &Map) -> Vec<(Map, Vec<usize>)> {
+    let mut states = vec![(c.clone(), Vec::with_capacity(pages.len()))];
+    for outs in pages {
+        if let [only] = outs.as_slice() {
+            for (ten, ch) in &mut states {
+                ten_step(g, only, ten);
+                ch.push(0);
+            }
+            continue;
+        }
+        let mut next: Vec<(Map, Vec<usize>)> = Vec::new();
+        for (ten, ch) in &states {
+            for (x, o) in outs.iter().enumerate() {
+                let mut t = ten.clone();
+                ten_step(g, o, &mut t);
+                if next.iter().any(|(u, _)| *u == t) {
+                    continue;
+                }
+                let mut ch2 = ch.clone();
+                ch2.push(x);
+                next.push((t, ch2));
+            }
+        }
+        states = next;
+    }
+    states
+}
+
+/// The recoveries from a crash at `m` whose checkpoint choice is `pk`:
+/// (region choice, data choices, `recMap`). For each committed page `k` of
+/// generation `pk.gen` `acc` may accept, and for no page accepted.
+fn region_outcomes(
+    m: &St,
+    pages: &[Vec<Cell>],
+    pk: &Picked,
+) -> Vec<(Vec<usize>, BTreeMap<Page, Cell>, Map)> {
+    let g = pk.gen;
+    let n = pages.len();
+    let mut res = Vec::new();
+    for k in (0..n).rev() {
+        for (t, c) in pages[k].iter().enumerate() {
+            let Cell::Dlt {
+                gen,
+                pairs,
+                committed: true,
+                dg,
+            } = c
+            else {
+                continue;
+            };
+            if *gen != g || dg.tents.len() > k {
+                continue;
+            }
+            // okC: verT — the tentative pages right below at their content
+            let lo = k - dg.tents.len();
+            let mut ch = vec![usize::MAX; n];
+            ch[k] = t;
+            let window = dg.tents.iter().enumerate().all(|(i, ps)| {
+                match pages[lo + i].iter().position(|c| steps::is_t(g, ps, c)) {
+                    Some(x) => {
+                        ch[lo + i] = x;
+                        true
+                    }
+                    None => false,
+                }
+            });
+            // verD — the pages the digest names hold their sectors
+            let mut pins = BTreeMap::new();
+            if !window || !pin_digest(m, &dg.data, &mut pins) {
+                continue;
+            }
+            for (mut rec, below) in replays(g, &pages[..lo], &pk.l2p) {
+                for ps in &dg.tents {
+                    apply(ps, &mut rec);
+                }
+                apply(pairs, &mut rec);
+                let mut ch2 = ch.clone();
+                ch2[..lo].copy_from_slice(&below);
+                let mut data = pins.clone();
+                if reject_from(m, g, pages, k + 1, &mut ch2, &mut data, &rec) {
+                    res.push((ch2, data, rec));
+                }
+            }
+        }
+    }
+    // No page accepted: recMap = C.
+    let mut ch = vec![usize::MAX; n];
+    let mut data = BTreeMap::new();
+    if reject_from(m, g, pages, 0, &mut ch, &mut data, &pk.l2p) {
+        res.push((ch, data, (*pk.l2p).clone()));
+    }
+    res
+}
+
+/// Every recovery from a crash at `m`: for each choice of the slots'
+/// outcomes, `pick`; then every page `acc` may accept on some choice of
+/// the region pages' outcomes (`CrashL`) and of the unsynced data pages
+/// (`CrashD`), with the replay `recMap` (see the module doc). A choice for
+/// which `pick` finds no checkpoint has no recovery and is left out.
 pub fn outcomes(m: &St) -> Vec<Outcome> {
     let (ls, os) = (crash_c(&m.cp_l), crash_c(&m.cp_o));
     let pages: Vec<Vec<Cell>> = m.dr.iter().map(crash_c).collect();
@@ -95,49 +311,16 @@ pub fn outcomes(m: &St) -> Vec<Outcome> {
     for (il, l) in ls.iter().enumerate() {
         for (io, o) in os.iter().enumerate() {
             let Some(pk) = pick(l, o) else { continue };
-            let g = pk.gen;
-            // may_from[i]: some page i.. may commit in generation g.
-            let mut may_from = vec![false; m.dr.len() + 1];
-            for i in (0..m.dr.len()).rev() {
-                may_from[i] = may_from[i + 1] || may_commit(g, &m.dr[i]);
-            }
-            // (committed, tentative or None once irrelevant, choices)
-            let mut states: Vec<(Map, Option<Map>, Vec<usize>)> =
-                vec![((*pk.l2p).clone(), Some((*pk.l2p).clone()), Vec::new())];
-            for (i, outs) in pages.iter().enumerate() {
-                if !may_from[i] {
-                    for st in &mut states {
-                        st.1 = None;
-                        st.2.resize(m.dr.len(), 0);
-                    }
-                    break;
-                }
-                let mut next: Vec<(Map, Option<Map>, Vec<usize>)> = Vec::new();
-                for (com, ten, ch) in states {
-                    for (k, c) in outs.iter().enumerate() {
-                        let mut com2 = com.clone();
-                        let mut ten2 = ten.clone().unwrap_or_default();
-                        rstep(g, c, &mut com2, &mut ten2);
-                        let ten2 = may_from[i + 1].then_some(ten2);
-                        if next.iter().any(|(a, b, _)| *a == com2 && *b == ten2) {
-                            continue;
-                        }
-                        let mut ch2 = ch.clone();
-                        ch2.push(k);
-                        next.push((com2, ten2, ch2));
-                    }
-                }
-                states = next;
-            }
-            for (com, _, ch) in states {
+            for (dr, data, rec) in region_outcomes(m, &pages, &pk) {
                 out.push(Outcome {
                     choice: ImgChoice {
                         cp_l: il,
                         cp_o: io,
-                        dr: ch,
+                        dr,
+                        data,
                     },
                     picked: pk.clone(),
-                    rec: com,
+                    rec,
                 });
             }
         }
@@ -151,8 +334,9 @@ pub type Image = BTreeMap<Addr, Val>;
 /// What every address reads after recovering from outcome `o` of a crash
 /// at `m`: `rd (ck3 (rec0 b g C s'))` with `s' = img m o.choice`, computed
 /// without building the state (the recovered memory has an empty merge
-/// buffer and reads the L2P `rec0` builds through the settled data pages;
-/// an unsynced data page reads as [`Val::Any`]).
+/// buffer and reads the L2P `rec0` builds through the settled data pages
+/// and the choice's data pages; any other unsynced data page reads as
+/// [`Val::Any`]).
 pub fn recovered_image(m: &St, o: &Outcome, mutant: ModelMutant) -> Image {
     let l2p = if mutant == ModelMutant::RecoveryKeepsVolatile {
         &m.l2p
@@ -161,10 +345,10 @@ pub fn recovered_image(m: &St, o: &Outcome, mutant: ModelMutant) -> Image {
     };
     let mut img = Image::new();
     for (&a, &p) in l2p {
-        let v = match m.dat.get(&p) {
-            None => Val::Known(D0),
-            Some(Mc::Syn(c)) => cell_d(c),
-            Some(Mc::Uns(..)) => Val::Any,
+        let v = match (o.choice.data.get(&p), m.dat.get(&p)) {
+            (Some(c), _) | (None, Some(Mc::Syn(c))) => cell_d(c),
+            (None, None) => Val::Known(D0),
+            (None, Some(Mc::Uns(..))) => Val::Any,
         };
         if v != Val::Known(D0) {
             img.insert(a, v);
@@ -173,19 +357,17 @@ pub fn recovered_image(m: &St, o: &Outcome, mutant: ModelMutant) -> Image {
     img
 }
 
-/// `FlPt s` (`SCFTL.Impl.Model`): the crash points of a flush — `fl1 s`,
-/// `fl2 s`, `fl3 s` and the points of a full checkpoint after it
-/// (`CkPt (fl3 s)`), in that order.
-pub fn flush_points(s: &St, mutant: ModelMutant) -> Vec<St> {
-    let mut v = Vec::with_capacity(6);
+/// `FlPt s` (`SCFTL.Impl.Model`): the crash points of a flush — `fl2 s`
+/// (right before its one SYNC), `fl3 s`, and the points of a full
+/// checkpoint after it (`CkPt (fl3 s)`), in that order.
+pub fn flush_points(s: &St, amax: Addr, mutant: ModelMutant) -> Vec<St> {
+    let mut v = Vec::with_capacity(5);
     let mut x = s.clone();
-    steps::fl1(&mut x);
-    v.push(x.clone());
-    steps::fl2_from_fl1(&mut x, mutant);
+    steps::fl2(&mut x, amax, mutant);
     v.push(x.clone());
     steps::fl3_from_fl2(&mut x);
+    v.push(x.clone());
     v.extend(ck_points(&x));
-    v.push(x);
     v
 }
 

@@ -4,16 +4,18 @@
 //! `RI s` is a record with three existential witnesses: the live
 //! checkpoint's L2P `C` (determined by `slotL`), and the split of the
 //! region into tentative pages `tents` (newest) and committed durable pages
-//! `comm` (`regEq`). [`check_ri`] tries every split whose committed part is
-//! durable and accepts the state if one satisfies every field, so it
-//! decides `RI` exactly (for the state's finitely many mapped addresses).
-//! `PM P m` (a property of every crash outcome of a page) is checked on
-//! the page's old and new contents, which is its definition.
+//! `comm` (`regEq`). Since the one-sync commit the split is determined too:
+//! `tEq` says `tents` are exactly the pages of the epoch's `ept`, so
+//! [`check_ri`] takes the last `ept.len()` region pages as `tents` and
+//! checks every field on that split; it decides `RI` exactly (for the
+//! state's finitely many mapped addresses). `PM P m` (a property of every
+//! crash outcome of a page) is checked on the page's old and new contents,
+//! which is its definition.
 
 use std::collections::HashSet;
 
-use super::state::{Addr, Cell, Map, Mc, St};
-use super::steps::rstep;
+use super::state::{Addr, Cell, Dg, Map, Mc, St};
+use super::steps::{rstep, ver_t};
 
 /// `PM P m` (`SCFTL.Impl.Lemmas`).
 fn pm(m: &Mc, p: impl Fn(&Cell) -> bool) -> bool {
@@ -42,8 +44,8 @@ fn first_diff(x: &Map, y: &Map) -> String {
 }
 
 /// Checks `RI s` (`SCFTL.Impl.Invariants`, record `RI`, fields named in
-/// the messages) for addresses `0..=amax`. On failure, names the first
-/// field that fails (for the split of the region that gets furthest).
+/// the messages) for addresses `0..=amax`, all 17 fields. On failure,
+/// names the first field that fails.
 pub fn check_ri(s: &St, amax: Addr) -> Result<(), String> {
     let g = s.gen;
     // slotL: cpL ≡ syn (cpt gen C)
@@ -75,34 +77,52 @@ pub fn check_ri(s: &St, amax: Addr) -> Result<(), String> {
             s.dr[i]
         ));
     }
-    // regEq: dr ≡ tents ++ map syn comm; in Rust (oldest first) comm is a
-    // durable prefix. Try every split, longest committed part first.
-    let durable = s.dr.iter().take_while(|m| m.is_syn()).count();
-    let mut why = String::new();
-    for j in (0..=durable).rev() {
-        match check_split(s, &c, j) {
-            Ok(()) => {
-                why.clear();
-                break;
-            }
-            Err(e) => {
-                if why.is_empty() {
-                    why = e;
-                }
-            }
-        }
+    // regEq and tEq: dr ≡ tents ++ map syn comm with tents the epoch's
+    // tentative pages (`ept`); in Rust (oldest first) comm is a durable
+    // prefix and tents the last `ept.len()` pages.
+    let Some(j) = s.dr.len().checked_sub(s.ept.len()) else {
+        return Err(format!(
+            "RI.tEq: the epoch has {} tentative pages (ept), the region only {} pages",
+            s.ept.len(),
+            s.dr.len()
+        ));
+    };
+    if let Some(i) = s.dr[..j].iter().position(|m| !m.is_syn()) {
+        return Err(format!(
+            "RI.regEq: region page {i} (oldest first) is below the epoch's tentative pages but not durable: {:?}",
+            s.dr[i]
+        ));
     }
-    if !why.is_empty() {
-        return Err(why);
-    }
+    check_split(s, &c, j, amax)?;
     check_pages(s, amax)
 }
 
-/// The fields of `RI` that depend on the split: `tNC`, `cmX`, `cmT`, `vm`,
-/// with `comm = dr[..j]` and `tents = dr[j..]`.
-fn check_split(s: &St, c: &Map, j: usize) -> Result<(), String> {
+/// The fields of `RI` about the split `comm = dr[..j]`, `tents = dr[j..]`:
+/// `tEq`, `tNC`, `cmX`, `cmT`, `vm`, `cmV`.
+fn check_split(s: &St, c: &Map, j: usize, amax: Addr) -> Result<(), String> {
     let g = s.gen;
     let (comm, tents) = s.dr.split_at(j);
+    // tEq: tents ≡ map (λ ps → uns erased (dlt gen ps false ε)) ept
+    for (i, (m, ps)) in tents.iter().zip(&s.ept).enumerate() {
+        let ok = match m {
+            Mc::Uns(
+                Cell::Erased,
+                Cell::Dlt {
+                    gen,
+                    pairs,
+                    committed: false,
+                    dg,
+                },
+            ) => *gen == g && *pairs == *ps && **dg == Dg::default(),
+            _ => false,
+        };
+        if !ok {
+            return Err(format!(
+                "RI.tEq: region page {} (oldest first) is not the epoch's unsynced tentative page with pairs {ps:?} (ept): {m:?}",
+                j + i
+            ));
+        }
+    }
     // tNC: All (PM (NC gen)) tents
     if let Some(i) = tents.iter().position(|m| {
         !pm(
@@ -135,6 +155,51 @@ fn check_split(s: &St, c: &Map, j: usize) -> Result<(), String> {
         return Err(format!(
             "RI.vm: the volatile L2P is not stable + tentative pages + delta buffer, at {}",
             first_diff(&s.l2p, &vm)
+        ));
+    }
+    check_cmv(s, comm, amax)
+}
+
+/// `cmV : CmV gen smap dat comm` (`SCFTL.Impl.Lemmas`, `CmV`, `Ent`): no
+/// committed page, or the newest one is a committed page of generation
+/// `gen` whose digest names only pages `smap` maps, each durably holding
+/// its sector, and whose tentative pages are the pages right below it.
+fn check_cmv(s: &St, comm: &[Mc], amax: Addr) -> Result<(), String> {
+    let g = s.gen;
+    let Some((top, below)) = comm.split_last() else {
+        return Ok(());
+    };
+    let Cell::Dlt {
+        gen,
+        committed: true,
+        dg,
+        ..
+    } = top.cur()
+    else {
+        return Err(format!(
+            "RI.cmV: the newest durable region page is no committed delta page: {top:?}"
+        ));
+    };
+    if *gen != g {
+        return Err(format!(
+            "RI.cmV: the newest committed page is of generation {gen}, not {g}"
+        ));
+    }
+    for &(p, d, a) in &dg.data {
+        let ok = a <= amax && s.smap.get(&a) == Some(&p) && s.page(p) == Mc::Syn(Cell::D { d, a });
+        if !ok {
+            return Err(format!(
+                "RI.cmV: the newest committed page's digest names page {p} with version {d} of address {a}, but smap maps {a} to {:?} and the page is {:?}",
+                s.smap.get(&a),
+                s.page(p)
+            ));
+        }
+    }
+    let below: Vec<&Cell> = below.iter().map(Mc::cur).collect();
+    if !ver_t(g, &dg.tents, &below) {
+        return Err(format!(
+            "RI.cmV: the {} tentative pages the newest committed page's digest names are not the pages right below it",
+            dg.tents.len()
         ));
     }
     Ok(())

@@ -17,9 +17,13 @@
 //! operations. Each [`ModelMutant`] has a test showing the oracle catches
 //! it (tests/model_oracle.rs), so the comparison is not vacuous.
 //!
+//! P's flush is the one-sync digest commit (issue 39): the committed delta
+//! page carries the epoch digest, one SYNC commits, and recovery replays
+//! from the newest committed page whose digest verifies on the flash.
+//!
 //! What it is not: a model of the Rust code's geometry, block reuse,
-//! one-sync digest commit, in-page/OOB commits, epoch barriers or trim
-//! records (see `oracle` and proofs/README.md for the list).
+//! in-page/OOB commits, epoch barriers or trim records (see `oracle` and
+//! proofs/README.md for the list).
 
 pub mod crash;
 pub mod invariant;
@@ -38,7 +42,8 @@ pub enum ModelMutant {
     #[default]
     None,
     /// `fl2` programs the committed delta page without the delta buffer's
-    /// pairs: the flush does not persist the epoch's last mappings.
+    /// pairs (its digest unchanged): the flush does not persist the
+    /// epoch's last mappings.
     FlushForgetsDeltas,
     /// `rec0` keeps the crashed state's volatile L2P instead of the
     /// recovered one.
@@ -72,26 +77,37 @@ impl ModelMutant {
 
 #[cfg(test)]
 mod tests {
-    //! The concrete run of `SCFTL.Impl.Example`, executed on the
-    //! transcription, and the RI check on good and broken states.
+    //! The concrete runs of `SCFTL.Impl.Example`, executed on the
+    //! transcription, the crash enumeration checked against brute force,
+    //! and the RI check on good and broken states.
+
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::rc::Rc;
 
     use super::crash::{self, ImgChoice};
     use super::invariant::check_ri;
-    use super::state::{Addr, Val};
+    use super::state::{Addr, Cell, Dg, Mc, Page, St, Val};
     use super::steps;
     use super::ModelMutant::None as M;
 
     const AMAX: Addr = 7;
 
-    /// `Example.agda`: format, recover, w(0, true), flush, then w(0, false)
-    /// programming its merge buffer and a tentative delta page.
-    fn example() -> super::state::St {
+    /// `Example.agda` `s1`: format (`NewP`), recover.
+    fn s1() -> St {
         let mut s = steps::new_p();
         steps::recover(&mut s, AMAX, M).unwrap();
         check_ri(&s, AMAX).unwrap();
+        s
+    }
+
+    /// `Example.agda` `s4`: `s1`, w(0, true), flush, then w(0, false)
+    /// programming its merge buffer and a tentative delta page (`true` is
+    /// version 1, `false` version 2).
+    fn example() -> St {
+        let mut s = s1();
         steps::wr0(&mut s, 0, 1, M);
         check_ri(&s, AMAX).unwrap();
-        steps::fl3(&mut s, M);
+        steps::fl3(&mut s, AMAX, M);
         check_ri(&s, AMAX).unwrap();
         assert_eq!(s.rd_stable(0), Val::Known(1));
         steps::wr0(&mut s, 0, 2, M);
@@ -102,57 +118,283 @@ mod tests {
         s
     }
 
+    /// `ck3 (rec0 b g C s)` for the checkpoint `pick` finds, and what
+    /// address `a` reads then.
+    fn recover_reads(s: &St, a: Addr) -> Val {
+        let mut r = s.clone();
+        steps::recover(&mut r, AMAX, M).unwrap();
+        check_ri(&r, AMAX).unwrap();
+        r.rd(a)
+    }
+
+    /// `syncAll`, as a function.
+    fn synced(s: &St) -> St {
+        let mut x = s.clone();
+        x.sync_all();
+        x
+    }
+
     #[test]
-    fn crash_with_everything_landed_recovers_the_flushed_value() {
+    fn example_crash_after_the_tentative_page_recovers_the_flushed_value() {
+        // crash4 / run6: every pending program of s4 landed (s5).
         let s = example();
-        // Every unsynced metadata page at its new content.
-        let all_new = ImgChoice {
-            cp_l: 0,
-            cp_o: 0,
-            dr: s.dr.iter().map(|m| usize::from(!m.is_syn())).collect(),
-        };
-        let mut c = crash::img(&s, &all_new);
-        steps::recover(&mut c, AMAX, M).unwrap();
-        assert_eq!(c.rd(0), Val::Known(1));
-        check_ri(&c, AMAX).unwrap();
+        assert_eq!(recover_reads(&synced(&s), 0), Val::Known(1));
+        assert_eq!(recover_reads(&synced(&s), 1), Val::Known(0));
         // ...and so does every other outcome of this crash point.
         for o in crash::outcomes(&s) {
             let img = crash::recovered_image(&s, &o, M);
             assert_eq!(img.get(&0), Some(&Val::Known(1)));
         }
+        // The same through an explicit choice: every metadata page new.
+        let all_new = ImgChoice {
+            cp_l: 0,
+            cp_o: 0,
+            dr: s.dr.iter().map(|m| usize::from(!m.is_syn())).collect(),
+            data: BTreeMap::new(),
+        };
+        let mut c = crash::img(&s, &all_new);
+        steps::recover(&mut c, AMAX, M).unwrap();
+        assert_eq!(c.rd(0), Val::Known(1));
+        check_ri(&c, AMAX).unwrap();
     }
 
     #[test]
-    fn flush_crash_between_syncs_allows_both_snapshots_never_more() {
-        let s = example();
-        let pts = crash::flush_points(&s, M);
-        // fl2 s: the committed page is the only unsynced metadata page.
-        let fl2 = &pts[1];
-        let mut seen: Vec<Option<Val>> = crash::outcomes(fl2)
+    fn example_flush_crash_before_its_sync() {
+        let s4 = example();
+        let mut f = s4.clone();
+        steps::fl2(&mut f, AMAX, M);
+        // crash7 / run9: everything landed (s8): the digest verifies, the
+        // commit activates the tentative page.
+        let s8 = synced(&f);
+        assert_eq!(recover_reads(&s8, 0), Val::Known(2));
+        // digest-names-page-1, commit-landed
+        let dg = steps::dg_of(&s4, AMAX);
+        let t: Rc<[(Addr, Page)]> = Rc::from(vec![(0, 1)]);
+        assert_eq!(
+            dg,
+            Dg {
+                data: vec![(1, 2, 0)],
+                tents: vec![t],
+            }
+        );
+        assert_eq!(
+            s8.dr.last(),
+            Some(&Mc::Syn(Cell::Dlt {
+                gen: 1,
+                pairs: Rc::from(Vec::new()),
+                committed: true,
+                dg: Rc::new(dg),
+            }))
+        );
+        // crash10 / run11: the committed page landed, page 1 did not
+        // (erased): the digest fails, the old epoch.
+        let mut s10 = s8.clone();
+        s10.set_page(1, Mc::Syn(Cell::Erased));
+        assert_eq!(recover_reads(&s10, 0), Val::Known(1));
+        // crash12 / run13: the committed page and page 1 landed, the
+        // tentative page torn: the digest fails, the old epoch.
+        let mut s12 = s8.clone();
+        let n = s12.dr.len();
+        s12.dr[n - 2] = Mc::Syn(Cell::Junk);
+        assert_eq!(recover_reads(&s12, 0), Val::Known(1));
+        // Every outcome of the crash point fl2 s4: both snapshots, never
+        // more; the new one with page 1 pinned to its sector.
+        let pts = crash::flush_points(&s4, AMAX, M);
+        assert_eq!(pts.len(), 5);
+        let fl2 = &pts[0];
+        let seen: BTreeSet<String> = crash::outcomes(fl2)
             .iter()
-            .map(|o| crash::recovered_image(fl2, o, M).get(&0).copied())
+            .map(|o| format!("{:?}", crash::recovered_image(fl2, o, M).get(&0)))
             .collect();
-        seen.sort_by_key(|v| format!("{v:?}"));
-        seen.dedup();
-        assert_eq!(seen, vec![Some(Val::Known(1)), Some(Val::Known(2))]);
-        // The mutant that forgets the delta buffer cannot reach version 2
-        // from the committed page alone when the pair was not tentative.
-        let mut t = steps::new_p();
-        steps::recover(&mut t, AMAX, M).unwrap();
+        let want: BTreeSet<String> = [Some(Val::Known(1)), Some(Val::Known(2))]
+            .iter()
+            .map(|v| format!("{:?}", v.as_ref()))
+            .collect();
+        assert_eq!(seen, want);
+        for (i, p) in pts.iter().enumerate() {
+            check_outcomes(p, &format!("flush point {i}"));
+        }
+    }
+
+    #[test]
+    fn flush_forgets_deltas_loses_the_last_mappings() {
+        // The mutant that forgets the delta buffer cannot reach version 9
+        // from the committed page when the pair was not tentative.
+        let mut t = s1();
         steps::wr0(&mut t, 3, 9, M);
         let mutant = super::ModelMutant::FlushForgetsDeltas;
         let mut u = t.clone();
-        steps::fl3(&mut u, mutant);
+        steps::fl3(&mut u, AMAX, mutant);
         let o = crash::outcomes(&u);
         assert_eq!(o.len(), 1);
         assert_eq!(crash::recovered_image(&u, &o[0], mutant).get(&3), None);
         assert!(check_ri(&u, AMAX).unwrap_err().contains("RI.cmX"));
-        steps::fl3(&mut t, M);
+        steps::fl3(&mut t, AMAX, M);
         let o = crash::outcomes(&t);
         assert_eq!(
             crash::recovered_image(&t, &o[0], M).get(&3),
             Some(&Val::Known(9))
         );
+    }
+
+    #[test]
+    fn example_digest_leaves_out_overridden_sectors() {
+        // u1..u6: write, GC relocation, flush, GC erase, crash, recover.
+        let mut u = s1();
+        steps::wr0(&mut u, 0, 1, M);
+        assert!(steps::valid(&u, 0, AMAX));
+        assert!(steps::rl0(&mut u, 0));
+        // digest-left-in-place
+        assert_eq!(
+            steps::dg_of(&u, AMAX),
+            Dg {
+                data: vec![(1, 1, 0)],
+                tents: vec![],
+            }
+        );
+        steps::fl3(&mut u, AMAX, M);
+        check_ri(&u, AMAX).unwrap();
+        steps::es_f(&mut u, 0);
+        check_ri(&u, AMAX).unwrap();
+        check_outcomes(&u, "u4");
+        let u5 = synced(&u);
+        // reads-durable-epoch
+        assert_eq!(recover_reads(&u5, 0), Val::Known(1));
+        // all-programmed-digest-would-fail
+        assert!(!steps::ver_d(|p| u5.cur_cell(p), &[(1, 1, 0), (0, 1, 0)]));
+        assert!(steps::ver_d(|p| u5.cur_cell(p), &[(1, 1, 0)]));
+    }
+
+    /// Every outcome `crash::outcomes` lists is realised by its witness
+    /// (`pick` and `recMap` on `img m choice` give its checkpoint and L2P),
+    /// and the recMaps are exactly those of a brute-force walk over every
+    /// metadata choice and every content of the unsettled data pages the
+    /// region's digests name (their named sectors, or junk).
+    fn check_outcomes(m: &St, what: &str) {
+        let outs = crash::outcomes(m);
+        let mut got = BTreeSet::new();
+        for o in &outs {
+            let w = crash::img(m, &o.choice);
+            let pk = steps::pick(w.cp_l.cur(), w.cp_o.cur()).unwrap();
+            assert_eq!(pk, o.picked, "{what}");
+            assert_eq!(steps::rec_map(pk.gen, &pk.l2p, &w), o.rec, "{what}");
+            got.insert((pk.gen, o.rec.clone()));
+        }
+        // brute force
+        let opts = |mc: &Mc| crash::crash_c(mc);
+        let (ls, os) = (opts(&m.cp_l), opts(&m.cp_o));
+        let pages: Vec<Vec<Cell>> = m.dr.iter().map(opts).collect();
+        let mut named: BTreeMap<Page, Vec<Cell>> = BTreeMap::new();
+        for c in pages.iter().flatten() {
+            if let Cell::Dlt { dg, .. } = c {
+                for &(p, d, a) in &dg.data {
+                    let unsettled = matches!(
+                        m.dat.get(&p),
+                        Some(Mc::Uns(..)) | Some(Mc::Syn(Cell::Unknown))
+                    );
+                    if unsettled {
+                        let v = named.entry(p).or_insert_with(|| vec![Cell::Junk]);
+                        if !v.contains(&Cell::D { d, a }) {
+                            v.push(Cell::D { d, a });
+                        }
+                    }
+                }
+            }
+        }
+        let named: Vec<(Page, Vec<Cell>)> = named.into_iter().collect();
+        let mut want = BTreeSet::new();
+        let mut dims: Vec<usize> = vec![ls.len(), os.len()];
+        dims.extend(pages.iter().map(Vec::len));
+        dims.extend(named.iter().map(|(_, v)| v.len()));
+        let total: usize = dims.iter().product();
+        assert!(total <= 1 << 16, "{what}: {total} combinations");
+        for mut i in 0..total {
+            let mut idx = Vec::with_capacity(dims.len());
+            for d in &dims {
+                idx.push(i % d);
+                i /= d;
+            }
+            let Some(pk) = steps::pick(&ls[idx[0]], &os[idx[1]]) else {
+                continue;
+            };
+            let mut w = m.clone();
+            w.sync_all();
+            for (k, pg) in w.dr.iter_mut().enumerate() {
+                *pg = Mc::Syn(pages[k][idx[2 + k]].clone());
+            }
+            for (k, (p, v)) in named.iter().enumerate() {
+                w.dat
+                    .insert(*p, Mc::Syn(v[idx[2 + pages.len() + k]].clone()));
+            }
+            want.insert((pk.gen, steps::rec_map(pk.gen, &pk.l2p, &w)));
+        }
+        assert_eq!(got, want, "{what}");
+    }
+
+    #[test]
+    fn crash_outcomes_match_brute_force() {
+        // A longer epoch: several tentative pages, GC, a flush crashing
+        // before its SYNC, a flush with a full checkpoint.
+        let mut s = s1();
+        for a in 0..4 {
+            steps::wr0(&mut s, a, 10 + a as u32, M);
+            steps::opt(&mut s, a % 2 == 1, true);
+            check_outcomes(&s, "write");
+        }
+        steps::fl3(&mut s, AMAX, M);
+        for a in 0..3 {
+            steps::wr0(&mut s, a, 20 + a as u32, M);
+            steps::opt(&mut s, a == 1, a != 1);
+        }
+        check_ri(&s, AMAX).unwrap();
+        assert!(steps::rl0(&mut s, 3));
+        steps::opt(&mut s, true, true);
+        check_ri(&s, AMAX).unwrap();
+        check_outcomes(&s, "after GC");
+        for (i, p) in crash::flush_points(&s, AMAX, M).iter().enumerate() {
+            check_outcomes(p, &format!("flush point {i}"));
+        }
+        steps::fl3(&mut s, AMAX, M);
+        steps::ck3(&mut s);
+        check_ri(&s, AMAX).unwrap();
+        check_outcomes(&s, "after the checkpoint");
+        // A recovery's crash points.
+        let pk = steps::pick(s.cp_l.cur(), s.cp_o.cur()).unwrap();
+        let mut r = s.clone();
+        steps::rec0(&mut r, &pk, AMAX, M);
+        for (i, p) in crash::ck_points(&r).iter().enumerate() {
+            check_outcomes(p, &format!("recovery point {i}"));
+        }
+    }
+
+    #[test]
+    fn crash_outcomes_match_brute_force_on_unusual_regions() {
+        // Not reachable by P's steps, but the enumeration is exact on any
+        // state: a durable committed page above an unsynced one, both
+        // naming the same unsynced data page; a symbolic page left by an
+        // earlier crash named by a digest.
+        let mut s = s1();
+        steps::wr0(&mut s, 0, 1, M);
+        steps::wr0(&mut s, 1, 2, M);
+        steps::fl2(&mut s, AMAX, M);
+        check_outcomes(&s, "fl2");
+        let top = s.dr.last().unwrap().cur().clone();
+        let mut x = s.clone();
+        x.dr.push(Mc::Syn(top.clone()));
+        check_outcomes(&x, "durable commit above an unsynced one");
+        x.set_page(1, Mc::Syn(Cell::Unknown));
+        check_outcomes(&x, "and a symbolic page");
+        let mut y = s.clone();
+        y.set_page(0, Mc::Syn(Cell::D { d: 7, a: 0 }));
+        y.dr.push(Mc::Syn(top));
+        check_outcomes(&y, "a durable page contradicting the digest");
+        // A second epoch's commit over the first's, both unsynced.
+        let mut z = s.clone();
+        steps::wr0(&mut z, 2, 3, M);
+        steps::opt(&mut z, true, true);
+        steps::wr0(&mut z, 0, 4, M);
+        steps::fl2(&mut z, AMAX, M);
+        check_outcomes(&z, "two unsynced commits");
     }
 
     #[test]
@@ -167,6 +409,16 @@ mod tests {
         let mut b = s.clone();
         b.l2p.insert(6, b.nxt + 3);
         assert!(check_ri(&b, AMAX).unwrap_err().contains("RI.vm"));
+        let mut b = s.clone();
+        b.ept.clear();
+        assert!(check_ri(&b, AMAX).unwrap_err().contains("RI.regEq"));
+        let mut b = s.clone();
+        b.ept[0] = Rc::from(vec![(0, 2)]);
+        assert!(check_ri(&b, AMAX).unwrap_err().contains("RI.tEq"));
+        // cmV: the digest's page no longer durably holds its sector
+        let mut b = s.clone();
+        b.set_page(0, Mc::Syn(Cell::Junk));
+        assert!(check_ri(&b, AMAX).unwrap_err().contains("RI.cmV"));
         let mut b = s;
         b.gen += 1;
         assert!(check_ri(&b, AMAX).unwrap_err().contains("RI.slotL"));
@@ -174,12 +426,11 @@ mod tests {
 
     #[test]
     fn gc_relocation_and_erase_keep_ri() {
-        let mut s = steps::new_p();
-        steps::recover(&mut s, AMAX, M).unwrap();
+        let mut s = s1();
         for a in 0..4 {
             steps::wr0(&mut s, a, 10 + a as u32, M);
         }
-        steps::fl3(&mut s, M);
+        steps::fl3(&mut s, AMAX, M);
         steps::wr0(&mut s, 0, 20, M);
         // page 0 is no longer valid, page 1 is
         assert!(!steps::valid(&s, 0, AMAX));
@@ -188,7 +439,7 @@ mod tests {
         assert!(steps::rl0(&mut s, 1));
         check_ri(&s, AMAX).unwrap();
         assert_eq!(s.rd(1), Val::Known(11));
-        steps::fl3(&mut s, M);
+        steps::fl3(&mut s, AMAX, M);
         assert!(s.ers.contains(&0) && s.ers.contains(&1));
         steps::es_f(&mut s, 0);
         steps::es_f(&mut s, 1);
@@ -199,5 +450,6 @@ mod tests {
             assert_eq!(img.get(&0), Some(&Val::Known(20)));
             assert_eq!(img.get(&1), Some(&Val::Known(11)));
         }
+        check_outcomes(&s, "erases in flight");
     }
 }

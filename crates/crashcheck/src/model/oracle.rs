@@ -7,8 +7,9 @@
 //!
 //! - **recovery** (issue 17 (a)): after a crash, the model computes every
 //!   state its crash + recovery allows — the union over the interrupted
-//!   operation's crash points of `Img` (all metadata choices, unsynced data
-//!   pages symbolic) of `rd (ck3 (rec0 …))` — as a list of candidate device
+//!   operation's crash points of `Img` (all metadata choices, the unsynced
+//!   data pages a digest check depends on pinned or junk, the others
+//!   symbolic) of `rd (ck3 (rec0 …))` — as a list of candidate device
 //!   images; the reads after the real FTL's recovery must all fit one
 //!   candidate; the model then continues from that candidate's state.
 //! - **AR against the device** (issue 17 (b)), where observable without
@@ -25,9 +26,11 @@
 //! crash outcomes of a write are taken over all four `opt` choices.
 //!
 //! What it cannot check: the model is P, not the Rust FTL — geometry,
-//! superblocks, block reuse, the one-sync digest commit, in-page and OOB
-//! commits and ordered flushes are not in it (proofs/README.md, "What is
-//! abstracted"), so it compares *observable states* only: device images
+//! superblocks, block reuse, epoch ids and digest chaining, in-page and
+//! OOB commits and ordered flushes are not in it (proofs/README.md, "What
+//! is abstracted"; P's flush is the one-sync digest commit, with the
+//! digest abstracted to exact contents), so it compares *observable
+//! states* only: device images
 //! after recovery and between operations, and the write counter. It has no
 //! epoch barriers (runs with the oracle generate none, and a `Barrier`
 //! step is an error), models trim as a write of zeros (S's definition), and
@@ -280,8 +283,9 @@ impl ModelOracle {
     pub fn flush(&mut self) -> Result<(), String> {
         let m = self.cfg.mutant;
         let region = self.cfg.region_pages;
+        let amax = self.amax;
         let s = self.up("a flush")?;
-        steps::fl3(s, m);
+        steps::fl3(s, amax, m);
         if s.dr.len() >= region {
             steps::ck3(s);
         }
@@ -314,7 +318,7 @@ impl ModelOracle {
                 Phase::Crashed(out)
             }
             (Phase::Up(s), Interrupted::Flush) => {
-                let mut pts = crash::flush_points(&s, m);
+                let mut pts = crash::flush_points(&s, self.amax, m);
                 pts.push(*s);
                 Phase::Crashed(self.candidates(&pts))
             }

@@ -1,7 +1,7 @@
 //! The model's state and its primitive page operations: a transcription of
-//! the definitions at the top of `SCFTL.Impl.Model` (maps, `Cell`, `MC`,
-//! `St`, `put`, `sync`, the reads `pv`/`rd`/`p2l`) and of `rdS` from
-//! `SCFTL.Impl.Invariants`.
+//! the definitions at the top of `SCFTL.Impl.Model` (maps, the digest `Dg`,
+//! `Cell`, `MC`, `St`, `put`, `sync`, the reads `pv`/`rd`/`p2l`, the digest
+//! check's `holds`) and of `rdS` from `SCFTL.Impl.Invariants`.
 //!
 //! Representation choices (each stands for the Agda total function it
 //! names, and changes nothing observable):
@@ -9,8 +9,10 @@
 //! - `dat` holds only pages that are not `syn erased`; an absent page is
 //!   `syn erased` (in Agda pages past `nxt` hold arbitrary cells, and the
 //!   model only reads pages some map refers to).
-//! - `dr` and delta pairs are kept **oldest first** (Agda's lists are
-//!   newest first); every function below iterates accordingly.
+//! - `dr`, `ept`, delta pairs and the digest's lists are kept **oldest
+//!   first** (Agda's lists are newest first); every function iterates
+//!   accordingly (the order of a digest's data entries is irrelevant:
+//!   `verD` is a conjunction).
 //! - `unsynced` is a superset of the pages whose `dat` entry is `uns`, so a
 //!   SYNC costs the pages touched since the last one, not the whole flash.
 //! - Data is a sector version (`crate::data`): `0` is `d0` (zeros).
@@ -34,6 +36,19 @@ pub const GARBAGE: Data = u32::MAX;
 /// `Map` (`SCFTL.Impl.Model`): an L2P table, logical address ↦ page.
 pub type Map = BTreeMap<Addr, Page>;
 
+/// `Dg` (`SCFTL.Impl.Model`): the epoch digest a committed delta page
+/// carries (the one-sync commit, docs/FORMAT.md §4.3). `Dg::default()` is
+/// `ε`, the empty digest of a tentative page.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dg {
+    /// The data pages the epoch leaves in place, each with the sector
+    /// `(d, a)` it must hold: `(p, d, a)`.
+    pub data: Vec<(Page, Data, Addr)>,
+    /// The pairs of the epoch's tentative delta pages, oldest page first:
+    /// the last one must be the page right below the committed one.
+    pub tents: Vec<Rc<[(Addr, Page)]>>,
+}
+
 /// `Cell` (`SCFTL.Impl.Model`): what a page holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cell {
@@ -45,11 +60,12 @@ pub enum Cell {
         d: Data,
         a: Addr,
     },
-    /// `dlt gen pairs committed?`; pairs oldest first.
+    /// `dlt gen pairs committed? digest`; pairs oldest first.
     Dlt {
         gen: u64,
         pairs: Rc<[(Addr, Page)]>,
         committed: bool,
+        dg: Rc<Dg>,
     },
     /// `cpt gen l2p`: a full checkpoint.
     Cpt {
@@ -58,7 +74,10 @@ pub enum Cell {
     },
     /// The `Σ Cell` of `CrashD`: a data page a crash left with *any*
     /// content, not yet observed. Symbolic: reading it yields
-    /// [`Val::Any`]; the oracle replaces it by what the device read.
+    /// [`Val::Any`]; the oracle replaces it by what the device read. A
+    /// digest check on a concrete state ([`holds`]) takes it for content
+    /// the digest does not name: the crash enumeration (`crash::outcomes`)
+    /// sets every page whose check it lets pass to the named sector.
     Unknown,
 }
 
@@ -130,6 +149,13 @@ pub fn cell_d(c: &Cell) -> Val {
     }
 }
 
+/// `holds` (`SCFTL.Impl.Model`): page content `c` is the sector `(d, a)`
+/// (exact comparison: the Rust's CRC, collisions modelled away). A
+/// symbolic [`Cell::Unknown`] does not hold (see there).
+pub fn holds(c: &Cell, d: Data, a: Addr) -> bool {
+    matches!(c, Cell::D { d: e, a: b } if *e == d && *b == a)
+}
+
 /// `oob` (`SCFTL.Impl.Model`): the OOB logical address of a page (0 for
 /// anything but a data sector).
 pub fn oob(c: &Cell) -> Addr {
@@ -161,6 +187,9 @@ pub struct St {
     pub mb: BTreeMap<Page, (Data, Addr)>,
     /// `dbuf`: the delta buffer, oldest pair first.
     pub dbuf: Vec<(Addr, Page)>,
+    /// `ept`: the pairs of this epoch's tentative delta pages, oldest page
+    /// first (for the digest).
+    pub ept: Vec<Rc<[(Addr, Page)]>>,
     /// `nxt`: the next fresh page.
     pub nxt: Page,
     /// `inv`: the invalid queue (relocated this epoch).

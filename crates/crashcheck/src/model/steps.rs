@@ -1,15 +1,21 @@
 //! The step functions of `SCFTL.Impl.Model`, transcribed. Each function
-//! mutates a state in place; where Agda defines a step as "SYNC the
-//! previous step's state, then ..." (`fl2`, `fl3`, `ck2`, `ck3`), the Rust
+//! mutates a state in place; where Agda defines a step as "the previous
+//! step's state (SYNCed), then ..." (`fl2`, `fl3`, `ck2`, `ck3`), the Rust
 //! function takes the previous step's result, so the crash points between
 //! steps are the intermediate states of one run (see `crash`).
+//!
+//! The flush is the one-sync digest commit (issue 39): `fl2` programs the
+//! merge buffer and the committed delta page carrying the epoch digest
+//! (`dgOf`), with no SYNC before it; `fl3` is the one SYNC. Recovery
+//! (`recMap`) replays from the newest committed page of the checkpoint's
+//! generation whose digest verifies on the flash (`acc`, `okC`).
 //!
 //! The seeded mutants ([`ModelMutant`]) change exactly one step each; with
 //! `ModelMutant::None` every function is the Agda definition it cites.
 
 use std::rc::Rc;
 
-use super::state::{apply, cell_d, Addr, Cell, Data, Map, Mc, Page, St, Val};
+use super::state::{apply, cell_d, holds, Addr, Cell, Data, Dg, Map, Mc, Page, St, Val, GARBAGE};
 use super::ModelMutant;
 
 /// `place` (`SCFTL.Impl.Model`): a sector placed at the active pointer —
@@ -47,15 +53,18 @@ pub fn prog_mb(s: &mut St) {
 }
 
 /// `emitT` (`SCFTL.Impl.Model`): the delta buffer becomes a tentative
-/// delta page, appended to the region (`uns erased (dlt gen dbuf false)`).
+/// delta page, appended to the region (`uns erased (dlt gen dbuf false
+/// ε)`), and its pairs are recorded in `ept`.
 pub fn emit_t(s: &mut St) {
     let pairs: Rc<[(Addr, Page)]> = std::mem::take(&mut s.dbuf).into();
+    s.ept.push(pairs.clone());
     s.dr.push(Mc::Uns(
         Cell::Erased,
         Cell::Dlt {
             gen: s.gen,
             pairs,
             committed: false,
+            dg: Rc::new(Dg::default()),
         },
     ));
 }
@@ -145,39 +154,85 @@ pub fn ck3(s: &mut St) {
     ck3_from_ck2(s);
 }
 
-/// `fl1` (`SCFTL.Impl.Model`): program the merge buffer.
+/// `isAt` (`SCFTL.Impl.Model`): the map entry is page `p`.
+pub fn is_at(mp: Option<&Page>, p: Page) -> bool {
+    mp == Some(&p)
+}
+
+/// `digD s ps` (`SCFTL.Impl.Model`): the pairs `(a, p)` of `ps` the epoch
+/// leaves in place (`a ≤ amax` and the volatile L2P still maps `a` to
+/// `p`), each with the sector page `p` holds in the merge buffer or on
+/// flash (`cellD (pv s p)`).
+pub fn dig_d<'a>(
+    s: &St,
+    amax: Addr,
+    ps: impl Iterator<Item = &'a (Addr, Page)>,
+) -> Vec<(Page, Data, Addr)> {
+    ps.filter(|&&(a, p)| a <= amax && is_at(s.l2p.get(&a), p))
+        .map(|&(a, p)| {
+            // A placed page holds a definite sector (the merge buffer or
+            // what progMB programmed); `Any` cannot occur here.
+            let d = match cell_d(&s.pv(p)) {
+                Val::Known(d) => d,
+                Val::Any => GARBAGE,
+            };
+            (p, d, a)
+        })
+        .collect()
+}
+
+/// `dgOf` (`SCFTL.Impl.Model`): the digest of the epoch ending now —
+/// `digD s (dbuf s ++ concat (ept s))` and the tentative pages' pairs
+/// `ept s`. Computed before anything is programmed.
+pub fn dg_of(s: &St, amax: Addr) -> Dg {
+    Dg {
+        data: dig_d(
+            s,
+            amax,
+            s.ept.iter().flat_map(|ps| ps.iter()).chain(&s.dbuf),
+        ),
+        tents: s.ept.clone(),
+    }
+}
+
+/// `fl1` (`SCFTL.Impl.Model`): program the merge buffer (no crash point
+/// of its own: `fl2` covers it).
 pub fn fl1(s: &mut St) {
     prog_mb(s);
 }
 
-/// `fl2` (`SCFTL.Impl.Model`), applied to `fl1 s`: SYNC (data and
-/// tentative pages durable), then the committed delta page with the delta
-/// buffer. Mutant `FlushForgetsDeltas`: the committed page carries no
-/// pairs (the delta buffer is not persisted).
-pub fn fl2_from_fl1(s: &mut St, mutant: ModelMutant) {
-    s.sync_all();
+/// `fl2 s` (`SCFTL.Impl.Model`): `fl1 s`, then the committed delta page
+/// with the delta buffer and the digest `dgOf s` of the state before it —
+/// no SYNC before it (the one-sync commit); the crash point right before
+/// the SYNC. Mutant `FlushForgetsDeltas`: the committed page carries no
+/// pairs (the delta buffer is not persisted; the digest is unchanged).
+pub fn fl2(s: &mut St, amax: Addr, mutant: ModelMutant) {
+    let dg = Rc::new(dg_of(s, amax));
     let pairs: Rc<[(Addr, Page)]> = if mutant == ModelMutant::FlushForgetsDeltas {
         Rc::from(Vec::new())
     } else {
         s.dbuf.clone().into()
     };
+    fl1(s);
     s.dr.push(Mc::Uns(
         Cell::Erased,
         Cell::Dlt {
             gen: s.gen,
             pairs,
             committed: true,
+            dg,
         },
     ));
 }
 
-/// `fl3` (`SCFTL.Impl.Model`), applied to `fl2 s`: SYNC (the commit
-/// point); the ghost `smap := l2p`, invalid pages become erasable, the
-/// counters reset.
+/// `fl3` (`SCFTL.Impl.Model`), applied to `fl2 s`: the one SYNC (the
+/// commit point); the ghost `smap := l2p`, the delta buffer and `ept`
+/// emptied, invalid pages become erasable, the counters reset.
 pub fn fl3_from_fl2(s: &mut St) {
     s.sync_all();
     s.smap = s.l2p.clone();
     s.dbuf.clear();
+    s.ept.clear();
     let inv = std::mem::take(&mut s.inv);
     s.ers.extend(inv);
     s.wcnt = 0;
@@ -185,9 +240,8 @@ pub fn fl3_from_fl2(s: &mut St) {
 }
 
 /// `fl3 s` (`SCFTL.Impl.Model`): a whole flush without the full checkpoint.
-pub fn fl3(s: &mut St, mutant: ModelMutant) {
-    fl1(s);
-    fl2_from_fl1(s, mutant);
+pub fn fl3(s: &mut St, amax: Addr, mutant: ModelMutant) {
+    fl2(s, amax, mutant);
     fl3_from_fl2(s);
 }
 
@@ -240,6 +294,7 @@ pub fn rstep(g: u64, c: &Cell, committed: &mut Map, tentative: &mut Map) -> bool
         gen,
         pairs,
         committed: b,
+        ..
     } = c
     {
         if *gen == g {
@@ -253,13 +308,65 @@ pub fn rstep(g: u64, c: &Cell, committed: &mut Map, tentative: &mut Map) -> bool
     false
 }
 
-/// `recMap g C s` (`SCFTL.Impl.Model`, with `rp`): the committed map of
-/// the replay of the region (oldest page first) from `(C, C)`.
+/// `isT g ps c` (`SCFTL.Impl.Model`, with `eqPs`): `c` is a tentative
+/// delta page of generation `g` with exactly the pairs `ps`.
+pub fn is_t(g: u64, ps: &[(Addr, Page)], c: &Cell) -> bool {
+    matches!(c, Cell::Dlt { gen, pairs, committed: false, .. } if *gen == g && **pairs == *ps)
+}
+
+/// `verD D dd` (`SCFTL.Impl.Model`): every page the digest names holds its
+/// sector (`dat`: what each data page holds).
+pub fn ver_d<'a>(dat: impl Fn(Page) -> &'a Cell, dd: &[(Page, Data, Addr)]) -> bool {
+    dd.iter().all(|&(p, d, a)| holds(dat(p), d, a))
+}
+
+/// `verT g dt cs` (`SCFTL.Impl.Model`): the pages right below the
+/// committed one (`below`, the region under it, oldest first) are the
+/// tentative pages `dt` (oldest first), the newest right below.
+pub fn ver_t(g: u64, dt: &[Rc<[(Addr, Page)]>], below: &[&Cell]) -> bool {
+    below.len() >= dt.len()
+        && dt
+            .iter()
+            .zip(&below[below.len() - dt.len()..])
+            .all(|(ps, c)| is_t(g, ps, c))
+}
+
+/// `okC g D c cs` (`SCFTL.Impl.Model`): `c` is a committed page of
+/// generation `g` whose digest verifies on the flash (`verD`) and on the
+/// region below it (`verT`).
+pub fn ok_c<'a>(g: u64, dat: impl Fn(Page) -> &'a Cell, c: &Cell, below: &[&Cell]) -> bool {
+    match c {
+        Cell::Dlt {
+            gen,
+            committed: true,
+            dg,
+            ..
+        } => *gen == g && ver_d(dat, &dg.data) && ver_t(g, &dg.tents, below),
+        _ => false,
+    }
+}
+
+/// `acc g D cs` (`SCFTL.Impl.Model`): the part of the region (`cells`,
+/// oldest first) recovery replays is `cells[..=k]` for the newest `k`
+/// whose page passes `okC` (what is above it is dropped; pages below it
+/// are not checked again); `None` for the empty list.
+pub fn acc<'a>(g: u64, dat: impl Fn(Page) -> &'a Cell + Copy, cells: &[&Cell]) -> Option<usize> {
+    (0..cells.len())
+        .rev()
+        .find(|&k| ok_c(g, dat, cells[k], &cells[..k]))
+}
+
+/// `recMap g C s` (`SCFTL.Impl.Model`, with `rp`, `acc`): the committed
+/// map of the replay from `(C, C)` of the accepted part of the region
+/// (oldest page first), digests checked against `cur (dat s p)`.
 pub fn rec_map(g: u64, c: &Map, s: &St) -> Map {
+    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
     let mut com = c.clone();
-    let mut ten = c.clone();
-    for m in &s.dr {
-        rstep(g, m.cur(), &mut com, &mut ten);
+    if let Some(k) = acc(g, |p| s.cur_cell(p), &cells) {
+        let mut ten = c.clone();
+        for cell in &cells[..=k] {
+            rstep(g, cell, &mut com, &mut ten);
+        }
     }
     com
 }
@@ -279,12 +386,14 @@ pub fn slot(s: &St, live: bool) -> &Mc {
     }
 }
 
-/// `rec0 b g C s` (`SCFTL.Impl.Model`): the memory rebuilt from the
-/// recovered L2P alone (selective persistence); the picked slot becomes
-/// `cpL`. Mutant `RecoveryKeepsVolatile`: the volatile L2P is the crashed
-/// state's (the memory a crash leaves is arbitrary in `Img`, and the
-/// oracle's witness keeps the crash point's memory), not the recovered one.
+/// `rec0 b g C s` (`SCFTL.Impl.Model`): SYNC of what recovery finds
+/// (`syncAll`), then the memory rebuilt from the recovered L2P alone
+/// (selective persistence); the picked slot becomes `cpL`. Mutant
+/// `RecoveryKeepsVolatile`: the volatile L2P is the crashed state's (the
+/// memory a crash leaves is arbitrary in `Img`, and the oracle's witness
+/// keeps the crash point's memory), not the recovered one.
 pub fn rec0(s: &mut St, pk: &Picked, amax: Addr, mutant: ModelMutant) {
+    s.sync_all();
     let m = rec_map(pk.gen, &pk.l2p, s);
     let (l, o) = (slot(s, pk.live).clone(), slot(s, !pk.live).clone());
     s.cp_l = l;
@@ -297,6 +406,7 @@ pub fn rec0(s: &mut St, pk: &Picked, amax: Addr, mutant: ModelMutant) {
     s.smap = m;
     s.mb.clear();
     s.dbuf.clear();
+    s.ept.clear();
     s.inv.clear();
     s.ers.clear();
     s.wcnt = 0;
@@ -343,6 +453,7 @@ pub fn new_p() -> St {
         l2p: Map::new(),
         mb: Default::default(),
         dbuf: Vec::new(),
+        ept: Vec::new(),
         nxt: 0,
         inv: Default::default(),
         ers: Default::default(),
