@@ -89,3 +89,34 @@ fn internal_state_mutants_are_caught_by_refinement_alone() {
         assert_eq!(again, f.shrunk_violation);
     }
 }
+
+/// A bug the contract does catch, but only after a crash lands on it: the
+/// refinement oracle sees it at the flush itself (the commit leaves
+/// relocated sectors in the cold stream's merge buffer, where P's flush
+/// has programmed them).
+#[test]
+fn a_flush_that_skips_the_cold_buffer_is_caught_at_the_flush() {
+    let mut run = refined(scftl_tiny_on(
+        Mutant::FlushSkipsColdBuffer,
+        BackendKind::Ram,
+    ));
+    run.target.hot_cold = true;
+    let r = random_with_rate(&run, 1, 20_000, 0.0);
+    let f = r
+        .failure
+        .expect("the refinement oracle missed flush-skips-cold-buffer");
+    assert!(
+        f.violation
+            .message
+            .starts_with("refinement: the FTL's merge buffer still holds"),
+        "{}",
+        f.violation
+    );
+    // The contract alone catches it later on the same seed, or not at all
+    // within the steps the refinement oracle needed.
+    let plain = RunConfig {
+        refine: false,
+        ..run.clone()
+    };
+    assert!(Executor::run(&plain, f.data_seed, &f.script).is_ok());
+}

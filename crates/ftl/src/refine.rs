@@ -41,6 +41,9 @@ pub struct RefineView {
     /// The ghost stable L2P (the L2P at the last commit), in builds with
     /// the `ghost` feature and debug assertions; `None` elsewhere.
     pub stable: Option<Vec<u32>>,
+    /// The physical sectors the write streams' merge buffers hold (placed,
+    /// not programmed yet).
+    pub buffered: Vec<u32>,
     /// Each superblock's state.
     pub states: Vec<SbKind>,
     /// Each superblock's valid count (logical sectors the volatile L2P

@@ -955,7 +955,13 @@ mod tests {
     fn the_refinement_oracle_is_refused_where_it_cannot_follow_the_ftl() {
         let p = plan(&parse(&["--oracle", "refine"])).expect("valid");
         assert!(p.run.refine && p.run.oracle.is_none());
-        let p = plan(&parse(&["--oracle", "refine", "--wear-leveling", "--hot-cold"])).expect("valid");
+        let p = plan(&parse(&[
+            "--oracle",
+            "refine",
+            "--wear-leveling",
+            "--hot-cold",
+        ]))
+        .expect("valid");
         assert!(p.run.refine);
         for (extra, why) in [
             (&["--ftl", "async"][..], "does not apply to --ftl async"),

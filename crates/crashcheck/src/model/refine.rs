@@ -271,7 +271,11 @@ impl RefineOracle {
         };
         // What the operation did up to its commit (all of it if it did not
         // commit): the erase counts and the L2P at the commit.
-        let at_commit = if committed { &v.erases_at_commit } else { &v.erases };
+        let at_commit = if committed {
+            &v.erases_at_commit
+        } else {
+            &v.erases
+        };
         let l2p_at_commit = match (&v.stable, committed) {
             (Some(st), true) => st,
             _ => &v.l2p,
@@ -282,6 +286,9 @@ impl RefineOracle {
         // 2. Places: writes and trims in the request's range, relocations
         //    elsewhere.
         places(s, &g, range, l2p_at_commit)?;
+        if !committed {
+            program_unbuffered(s, &v);
+        }
         if let Some(r) = range.filter(|r| r.versions.is_none()) {
             // Trims count against W like writes (ST: trim is a write of
             // zeros), mapped or not.
@@ -308,7 +315,7 @@ impl RefineOracle {
         // 4. The commit (fl3: smap := l2p, invalid → erasable, counters
         //    reset), and a full checkpoint's new generation (ck3).
         if committed {
-            steps::fl3(s, ModelMutant::None);
+            steps::fl3(s, g.amax, ModelMutant::None);
             if v.generation != p.generation {
                 steps::ck3(s);
                 s.gen = v.generation;
@@ -325,11 +332,14 @@ impl RefineOracle {
             //    moves (relocations) and the victims they leave.
             for sb in 0..v.states.len() {
                 if v.states[sb] == SbKind::Meta && p.states[sb] != SbKind::Meta {
-                    erase_sb(s, sb, &v, || format!("{op:?} took superblock {sb} for the metadata"))?;
+                    erase_sb(s, sb, &v, || {
+                        format!("{op:?} took superblock {sb} for the metadata")
+                    })?;
                 }
             }
             erases(s, &g, &v.erases_at_commit, &v.erases, &v)?;
             places(s, &g, None, &v.l2p)?;
+            program_unbuffered(s, &v);
             victims(s, &p.states, &v, |now| now == SbKind::Invalid)?;
         } else if matches!(op, Done::Flush | Done::Barrier) && s.l2p != s.smap {
             // (A flush with only invalid pages to free may skip its
@@ -387,6 +397,20 @@ impl RefineOracle {
                 "refinement: superblock {sb} has valid count {}, but P's l2p maps {} logical sectors into it",
                 v.valid[sb], counted[sb]
             ));
+        }
+        // The merge buffers: every sector they hold that the L2P maps is
+        // one P placed and has not programmed. (A buffered slot the L2P no
+        // longer maps may be one P never saw: a sector placed and
+        // overwritten or relocated within one operation.)
+        let mapped_at: std::collections::BTreeMap<Page, Addr> =
+            s.l2p.iter().map(|(&a, &q)| (q, a)).collect();
+        for &q in &v.buffered {
+            let q = Page::from(q);
+            if let (false, Some(a)) = (s.mb.contains_key(&q), mapped_at.get(&q)) {
+                return Err(format!(
+                    "refinement: the FTL's merge buffer still holds physical sector {q} (logical sector {a}), which P has programmed (P's flush programs the merge buffer before its commit)"
+                ));
+            }
         }
         // Counter.
         if s.wcnt != v.updates && !(v.moves_data && s.wcnt <= v.updates) {
@@ -512,7 +536,12 @@ fn why_not_erasable(s: &St, q: Page) -> String {
 
 /// `esF` of every page of P in superblock `sb`, which `what` erased; each
 /// must be in the erasable queue.
-fn erase_sb(s: &mut St, sb: usize, v: &RefineView, what: impl Fn() -> String) -> Result<(), String> {
+fn erase_sb(
+    s: &mut St,
+    sb: usize,
+    v: &RefineView,
+    what: impl Fn() -> String,
+) -> Result<(), String> {
     for q in pages_in(s, v, sb) {
         if !s.ers.contains(&q) {
             return Err(format!(
@@ -528,7 +557,13 @@ fn erase_sb(s: &mut St, sb: usize, v: &RefineView, what: impl Fn() -> String) ->
 
 /// The erases between two erase counts (superblocks that hold metadata
 /// now are the commit's, see `step`).
-fn erases(s: &mut St, g: &Guard<'_, '_>, from: &[u64], to: &[u64], v: &RefineView) -> Result<(), String> {
+fn erases(
+    s: &mut St,
+    g: &Guard<'_, '_>,
+    from: &[u64],
+    to: &[u64],
+    v: &RefineView,
+) -> Result<(), String> {
     for sb in 0..v.states.len() {
         if to[sb] > from[sb] && v.states[sb] != SbKind::Meta {
             erase_sb(s, sb, v, || format!("{:?} erased superblock {sb}", g.op))?;
@@ -570,7 +605,14 @@ fn places(
             }
         }
         match (written, new) {
-            (Some(Range { lba, versions: Some(vs), .. }), Some(q)) => {
+            (
+                Some(Range {
+                    lba,
+                    versions: Some(vs),
+                    ..
+                }),
+                Some(q),
+            ) => {
                 if !steps::in_bounds(s, a, g.amax, g.wmax) {
                     return Err(format!(
                         "refinement: the FTL placed a write of logical sector {a}, but P's guard InB refuses it (wcnt {} > wmax {})",
@@ -626,9 +668,8 @@ fn victims(
     v: &RefineView,
     now: impl Fn(SbKind) -> bool,
 ) -> Result<(), String> {
-    for sb in 0..v.states.len() {
-        let st = v.states[sb];
-        if matches!(before[sb], SbKind::Used | SbKind::Active) && now(st) {
+    for (sb, (&was, &st)) in before.iter().zip(&v.states).enumerate() {
+        if matches!(was, SbKind::Used | SbKind::Active) && now(st) {
             for q in pages_in(s, v, sb) {
                 let a = s.p2l(q);
                 if s.l2p.get(&a) == Some(&q) {
@@ -643,4 +684,18 @@ fn victims(
         }
     }
     Ok(())
+}
+
+/// The pages of P's merge buffer the FTL no longer buffers were
+/// programmed: `progm` of each (a merge buffer page written by the
+/// operation; P's `progMB` with the choice the device made).
+fn program_unbuffered(s: &mut St, v: &RefineView) {
+    let keep: BTreeSet<Page> = v.buffered.iter().map(|&q| Page::from(q)).collect();
+    let done: Vec<Page> = s.mb.keys().copied().filter(|q| !keep.contains(q)).collect();
+    for q in done {
+        if let Some((d, a)) = s.mb.remove(&q) {
+            let m = s.page(q).put(Cell::D { d, a });
+            s.set_page(q, m);
+        }
+    }
 }

@@ -156,6 +156,14 @@ impl<F: Flash> Scftl<F> {
             Some(crate::refine::RefineView {
                 sectors_per_sb: self.layout.sectors_per_sb,
                 l2p: self.l2p.as_slice().iter().map(|p| p.0).collect(),
+                buffered: self
+                    .stream_states()
+                    .into_iter()
+                    .filter_map(|(a, fill)| a.map(|a| (a, fill)))
+                    .flat_map(|(a, fill)| {
+                        (0..fill).map(move |slot| self.layout.psa(a.sb, a.next_page, slot).0)
+                    })
+                    .collect(),
                 stable,
                 states,
                 valid: b.valid_counts().to_vec(),
