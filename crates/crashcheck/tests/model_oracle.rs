@@ -19,14 +19,6 @@ fn scftl_oracle(m: ModelMutant) -> RunConfig {
     run
 }
 
-fn random_with_rate(run: &RunConfig, seed: u64, ops: u64, check_rate: f64) -> crashcheck::Report {
-    let mut cfg = crashcheck::ExploreConfig::new(seed);
-    cfg.ops = Some(ops);
-    cfg.check_rate = check_rate;
-    cfg.shrink_time = std::time::Duration::from_secs(2);
-    crashcheck::explore(run, &cfg, &mut |_, _| {})
-}
-
 #[test]
 fn unmutated_oracle_agrees_with_scftl() {
     let run = scftl_oracle(ModelMutant::None);

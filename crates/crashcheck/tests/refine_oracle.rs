@@ -18,14 +18,6 @@ fn refined(run: RunConfig) -> RunConfig {
     }
 }
 
-fn random_with_rate(run: &RunConfig, seed: u64, ops: u64, check_rate: f64) -> crashcheck::Report {
-    let mut cfg = crashcheck::ExploreConfig::new(seed);
-    cfg.ops = Some(ops);
-    cfg.check_rate = check_rate;
-    cfg.shrink_time = std::time::Duration::from_secs(2);
-    crashcheck::explore(run, &cfg, &mut |_, _| {})
-}
-
 #[test]
 fn the_refinement_oracle_agrees_with_scftl() {
     let ram = refined(run_config("scftl", None, "tiny", Mutant::None));

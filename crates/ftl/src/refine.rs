@@ -9,25 +9,8 @@
 //! device; on `tiny` it is a few kilobytes.
 
 /// A superblock's state, as the block table of two-phase GC has it
-/// (`scftl::blocks::SbState`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SbKind {
-    /// Label, checkpoint slot or delta region.
-    Meta,
-    /// Erased, ready to become active.
-    Free,
-    /// Being filled by a write stream.
-    Active,
-    /// Full and holding data.
-    Used,
-    /// A GC victim of the current epoch: the stable L2P may still point
-    /// into it.
-    Invalid,
-    /// Made erasable by a commit; erased before reuse.
-    Erasable,
-    /// Retired for a bad erase block.
-    Bad,
-}
+/// (SCFTL's own type, `scftl::blocks`).
+pub use crate::scftl::SbState as SbKind;
 
 /// SCFTL's internal state between two operations (see the module doc).
 #[derive(Clone, Debug, PartialEq, Eq)]

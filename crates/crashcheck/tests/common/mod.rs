@@ -36,6 +36,16 @@ pub fn random(run: &RunConfig, seed: u64, ops: u64) -> Report {
     explore(run, &cfg, &mut |_, _| {})
 }
 
+/// [`random`] with `Check` steps (the FTL's `check_invariants`) after a
+/// fraction `check_rate` of the operations.
+pub fn random_with_rate(run: &RunConfig, seed: u64, ops: u64, check_rate: f64) -> Report {
+    let mut cfg = ExploreConfig::new(seed);
+    cfg.ops = Some(ops);
+    cfg.check_rate = check_rate;
+    cfg.shrink_time = Duration::from_secs(2);
+    explore(run, &cfg, &mut |_, _| {})
+}
+
 /// Runs the seeds in order until one fails; panics if none does. Returns the
 /// seed and the failure.
 pub fn caught(run: &RunConfig, seeds: &[u64], ops: u64) -> (u64, Failure) {

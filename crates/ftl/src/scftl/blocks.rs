@@ -33,7 +33,7 @@ use super::layout::{Address, Sb};
 
 /// State of a superblock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SbState {
+pub enum SbState {
     /// Label, checkpoint slot or delta region.
     Meta,
     /// Erased, ready to become active.

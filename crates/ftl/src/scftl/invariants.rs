@@ -136,18 +136,9 @@ impl<F: Flash> Scftl<F> {
     pub(super) fn refine_view_impl(&self) -> Option<crate::refine::RefineView> {
         #[cfg(debug_assertions)]
         {
-            use crate::refine::SbKind;
             let b = &self.blocks;
             let states = (0..self.layout.num_sbs)
-                .map(|sb| match b.state(super::layout::Sb(sb)) {
-                    SbState::Meta => SbKind::Meta,
-                    SbState::Free => SbKind::Free,
-                    SbState::Active => SbKind::Active,
-                    SbState::Used => SbKind::Used,
-                    SbState::Invalid => SbKind::Invalid,
-                    SbState::Erasable => SbKind::Erasable,
-                    SbState::Bad => SbKind::Bad,
-                })
+                .map(|sb| b.state(super::layout::Sb(sb)))
                 .collect();
             #[cfg(feature = "ghost")]
             let stable = Some(self.ghost.stable.as_slice().iter().map(|p| p.0).collect());

@@ -72,6 +72,7 @@ pub use features::Features;
 pub use layout::{La, Psa, Sb};
 
 use blocks::Blocks;
+pub use blocks::SbState;
 use config::Derived;
 use delta::DeltaLog;
 use layout::{Address, Layout, MetaMap};
