@@ -48,7 +48,7 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.CrashPoints (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
   (_≟D_ : DecidableEquality Data) where
 
-open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; _≤ᵇ_)
+open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_)
 open import Data.Nat.Properties using (_≟_; ≤⇒≤ᵇ; ≤ᵇ⇒≤; <⇒≤; ≰⇒>)
 open import Data.Bool.Base using (Bool; true; false; not; T; if_then_else_)
 open import Data.Empty using (⊥; ⊥-elim)
@@ -568,7 +568,7 @@ rec0' : Bool → ℕ → Map → St → St
 rec0' b g M s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = M ; smap = M ; mb = λ _ → nothing ; dbuf = [] ; ept = []
-  ; nxt = hi M amax ; inv = λ _ → false ; ers = λ _ → false
+  ; nxt = hi M amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false ; ers = λ _ → false
   ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) }
 
 -- dead pages carry no epoch id
@@ -577,21 +577,28 @@ topE-dead []            ys []        = refl
 topE-dead (erased ∷ ds) ys (tt ∷ dd) = topE-dead ds ys dd
 topE-dead (junk ∷ ds)   ys (tt ∷ dd) = topE-dead ds ys dd
 
--- rec0' with the new epoch id as a parameter too
-rec0'' : Bool → ℕ → Map → ℕ → St → St
-rec0'' b g M e s = let u = syncAll s in record u
+-- nor pages
+hiR-dead : ∀ ds ys → All Dead ds → hiR (map cur (map syn ds ++ ys)) ≡ hiR (map cur ys)
+hiR-dead []            ys []        = refl
+hiR-dead (erased ∷ ds) ys (tt ∷ dd) = hiR-dead ds ys dd
+hiR-dead (junk ∷ ds)   ys (tt ∷ dd) = hiR-dead ds ys dd
+
+-- rec0' with the new epoch id and the region's page bound as parameters too
+rec0'' : Bool → ℕ → Map → ℕ → ℕ → St → St
+rec0'' b g M e n s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = M ; smap = M ; mb = λ _ → nothing ; dbuf = [] ; ept = []
-  ; nxt = hi M amax ; inv = λ _ → false ; ers = λ _ → false
+  ; nxt = hi M amax ⊔ n ; inv = λ _ → false ; ers = λ _ → false
   ; wcnt = 0 ; gcnt = 0 ; ep = e }
 
-ck3-pad'' : ∀ b g M e ds x → ck3 (rec0'' b g M e (padW ds x)) ≡ ck3 (rec0'' b g M e x)
-ck3-pad'' true  g M e ds x = refl
-ck3-pad'' false g M e ds x = refl
+ck3-pad'' : ∀ b g M e n ds x → ck3 (rec0'' b g M e n (padW ds x)) ≡ ck3 (rec0'' b g M e n x)
+ck3-pad'' true  g M e n ds x = refl
+ck3-pad'' false g M e n ds x = refl
 
 ck3-pad' : ∀ b g M ds x → All Dead ds → ck3 (rec0' b g M (padW ds x)) ≡ ck3 (rec0' b g M x)
 ck3-pad' b g M ds x dd =
-  trans (cong (λ e → ck3 (rec0'' b g M (suc e) (padW ds x))) (topE-dead ds (dr x) dd)) (ck3-pad'' b g M _ ds x)
+  trans (cong₂ (λ e n → ck3 (rec0'' b g M (suc e) n (padW ds x))) (topE-dead ds (dr x) dd) (hiR-dead ds (dr x) dd))
+        (ck3-pad'' b g M _ _ ds x)
 
 -- without the checkpoint, the dead pages stay on top of the region
 map-sync-pad : ∀ ds ys → map sync (map syn ds ++ ys) ≡ map syn ds ++ map sync ys
@@ -601,14 +608,16 @@ map-sync-pad (d ∷ ds) ys = cong (syn d ∷_) (map-sync-pad ds ys)
 withDr : St → List MC → St
 withDr s l = record s { dr = l }
 
-rec0''-pad : ∀ b g M e ds x → rec0'' b g M e (padW ds x) ≡ withDr (rec0'' b g M e x) (map sync (map syn ds ++ dr x))
-rec0''-pad true  g M e ds x = refl
-rec0''-pad false g M e ds x = refl
+rec0''-pad : ∀ b g M e n ds x → rec0'' b g M e n (padW ds x) ≡ withDr (rec0'' b g M e n x) (map sync (map syn ds ++ dr x))
+rec0''-pad true  g M e n ds x = refl
+rec0''-pad false g M e n ds x = refl
 
 rec0-pad : ∀ b g C ds x → All Dead ds → rec0 b g C (padW ds x) ≡ padW ds (rec0 b g C x)
 rec0-pad b g C ds x dd =
-  trans (cong₂ (λ M e → rec0'' b g M (suc e) (padW ds x)) (recMap-sync-pad g C ds x dd) (topE-dead ds (dr x) dd))
-  (trans (rec0''-pad b g _ _ ds x) (cong (withDr (rec0'' b g _ _ x)) (map-sync-pad ds (dr x))))
+  trans (cong₂ (λ M e → rec0'' b g M (suc e) (hiR (map cur (map syn ds ++ dr x))) (padW ds x))
+               (recMap-sync-pad g C ds x dd) (topE-dead ds (dr x) dd))
+  (trans (cong (λ n → rec0'' b g _ _ n (padW ds x)) (hiR-dead ds (dr x) dd))
+  (trans (rec0''-pad b g _ _ _ ds x) (cong (withDr (rec0'' b g _ _ _ x)) (map-sync-pad ds (dr x)))))
 
 clean-dead : ∀ g D ds ys → All Dead ds → clean g D (map cur (map syn ds ++ ys)) ≡ clean g D (map cur ys)
 clean-dead g D []            ys []        = refl

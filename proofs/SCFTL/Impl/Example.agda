@@ -299,3 +299,8 @@ leftover-inert = refl
 
 leftover-inert-ck : rd v6 0 ≡ true
 leftover-inert-ck = refl
+
+-- recovery allocates past page 1, which the crashed write programmed and
+-- the leftover tentative page names
+allocates-past-leftovers : nxt v1 ≡ 2
+allocates-past-leftovers = refl

@@ -394,6 +394,19 @@ topE : List Cell → ℕ
 topE []       = 0
 topE (c ∷ cs) = epOf c ⊔ topE cs
 
+-- One more than every page a delta page on the region names: recovery
+-- allocates past them, so it never reuses a page the crashed run may have
+-- programmed (mod.rs: the crashed run's places are never programmed
+-- again in the same generation).
+hiP : List (Addr × ℕ) → ℕ
+hiP []             = 0
+hiP ((a , p) ∷ ps) = suc p ⊔ hiP ps
+
+hiR : List Cell → ℕ
+hiR (dlt _ _ ps _ _ ∷ cs) = hiP ps ⊔ hiR cs
+hiR (_ ∷ cs)              = hiR cs
+hiR []                    = 0
+
 -- The in-memory state rebuilt from the recovered L2P (selective
 -- persistence); recovery then either writes a full checkpoint (a new
 -- generation) or, if it dropped no committed page (`clean`), goes on in
@@ -404,7 +417,7 @@ rec0 : Bool → ℕ → Map → St → St
 rec0 b g C s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = recMap g C u ; smap = recMap g C u ; mb = λ _ → nothing ; dbuf = [] ; ept = []
-  ; nxt = hi (recMap g C u) amax ; inv = λ _ → false ; ers = λ _ → false
+  ; nxt = hi (recMap g C u) amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false ; ers = λ _ → false
   ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) }
 
 ------------------------------------------------------------------------

@@ -13,6 +13,7 @@ module SCFTL.Impl.Recovery (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; s≤s; z≤n; _≡ᵇ_)
 open import Data.Bool.Base using (Bool; true; false; not; _∧_)
 open import Data.Empty using (⊥-elim)
+open import Data.Nat.Properties using (≤-trans; m≤m⊔n)
 open import Data.Unit.Base using (tt)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (Maybe; nothing; just)
@@ -64,12 +65,12 @@ rec-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm) dk pk with trans (sym 
     vol a le = trans (cong (rdm r0) (mx' a)) (trans (rdm-rec0 b g C s (M a)) (dok-rd (M a) (dk a le)))
     stb : ∀ a → a ≤ amax → rdS r0 (M' a) ≡ X a
     stb a le = trans (cong (rdS r0) (mx' a)) (trans (rdS-rec0 b g C s (M a)) (dok-rd (M a) (dk a le)))
-    vOK : ∀ a p → a ≤ amax → M' a ≡ just p → p < hi M' amax × Σ Data λ d → pv r0 p ≡ dcell d a
-    vOK a p le e = hi-bound M' amax a p le e , X a ,
+    vOK : ∀ a p → a ≤ amax → M' a ≡ just p → p < nxt r0 × Σ Data λ d → pv r0 p ≡ dcell d a
+    vOK a p le e = ≤-trans (hi-bound M' amax a p le e) (m≤m⊔n _ _) , X a ,
       cong cur (dok-just (trans (sym (mx' a)) e) (dk a le))
     sOK : ∀ a p → a ≤ amax → M' a ≡ just p →
-          p < hi M' amax × nothing ≡ nothing × Σ Data λ d → dat r0 p ≡ syn (dcell d a)
-    sOK a p le e = hi-bound M' amax a p le e , refl , X a , cong sync (dok-just (trans (sym (mx' a)) e) (dk a le))
+          p < nxt r0 × nothing ≡ nothing × Σ Data λ d → dat r0 p ≡ syn (dcell d a)
+    sOK a p le e = ≤-trans (hi-bound M' amax a p le e) (m≤m⊔n _ _) , refl , X a , cong sync (dok-just (trans (sym (mx' a)) e) (dk a le))
 
 -- A crash during recovery (inside its full checkpoint) recovers to the
 -- same L2P, with the same data.
@@ -148,12 +149,12 @@ rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm) dk pk cl with trans (
     vol a le = trans (cong (rdm r0) (mx' a)) (trans (rdm-rec0 b g C s (M a)) (dok-rd (M a) (dk a le)))
     stb : ∀ a → a ≤ amax → rdS r0 (M' a) ≡ X a
     stb a le = trans (cong (rdS r0) (mx' a)) (trans (rdS-rec0 b g C s (M a)) (dok-rd (M a) (dk a le)))
-    vOK : ∀ a p → a ≤ amax → M' a ≡ just p → p < hi M' amax × Σ Data λ d → pv r0 p ≡ dcell d a
-    vOK a p le e = hi-bound M' amax a p le e , X a ,
+    vOK : ∀ a p → a ≤ amax → M' a ≡ just p → p < nxt r0 × Σ Data λ d → pv r0 p ≡ dcell d a
+    vOK a p le e = ≤-trans (hi-bound M' amax a p le e) (m≤m⊔n _ _) , X a ,
       cong cur (dok-just (trans (sym (mx' a)) e) (dk a le))
     sOK : ∀ a p → a ≤ amax → M' a ≡ just p →
-          p < hi M' amax × nothing ≡ nothing × Σ Data λ d → dat r0 p ≡ syn (dcell d a)
-    sOK a p le e = hi-bound M' amax a p le e , refl , X a , cong sync (dok-just (trans (sym (mx' a)) e) (dk a le))
+          p < nxt r0 × nothing ≡ nothing × Σ Data λ d → dat r0 p ≡ syn (dcell d a)
+    sOK a p le e = ≤-trans (hi-bound M' amax a p le e) (m≤m⊔n _ _) , refl , X a , cong sync (dok-just (trans (sym (mx' a)) e) (dk a le))
 
 -- either way
 recover-sim : ∀ {s M X s'} → RecTo s M → DOKs (dat s) M X → okP recover s s' →

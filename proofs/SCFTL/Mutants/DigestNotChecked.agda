@@ -27,7 +27,7 @@
 ------------------------------------------------------------------------
 module SCFTL.Mutants.DigestNotChecked where
 
-open import Data.Nat.Base using (ℕ; zero; suc; _≡ᵇ_; z≤n; s≤s)
+open import Data.Nat.Base using (ℕ; zero; suc; _≡ᵇ_; z≤n; s≤s; _⊔_)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (just; nothing)
@@ -56,7 +56,7 @@ recMap′ g C s = proj₁ (rp g (acc′ g (λ p → cur (dat s p)) (map cur (dr 
 rec0′ : Bool → ℕ → Map → St → St
 rec0′ b g C s = record (rec0 b g C s)
   { l2p = recMap′ g C (syncAll s) ; smap = recMap′ g C (syncAll s)
-  ; nxt = hi (recMap′ g C (syncAll s)) A }
+  ; nxt = hi (recMap′ g C (syncAll s)) A ⊔ hiR (map cur (dr s)) }
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →

@@ -28,7 +28,7 @@
 ------------------------------------------------------------------------
 module SCFTL.Mutants.GenerationIgnored where
 
-open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s; _≡ᵇ_)
+open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s; _≡ᵇ_; _⊔_)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_; _∧_)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (just; nothing)
@@ -79,7 +79,7 @@ recMap′ C s = proj₁ (rp′ (acc′ (λ p → cur (dat s p)) (map cur (dr s))
 rec0′ : Bool → ℕ → Map → St → St
 rec0′ b g C s = record (rec0 b g C s)
   { l2p = recMap′ C (syncAll s) ; smap = recMap′ C (syncAll s)
-  ; nxt = hi (recMap′ C (syncAll s)) A }
+  ; nxt = hi (recMap′ C (syncAll s)) A ⊔ hiR (map cur (dr s)) }
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
