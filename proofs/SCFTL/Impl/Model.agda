@@ -439,7 +439,10 @@ okP recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   (s' ≡ ck3 (rec0 b g C s)
    ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0 b g C s)
 
--- A crashed operation: a crash at one of its crash points.
+-- A crashed operation: a crash at one of its crash points.  (Recovery
+-- without a full checkpoint issues nothing after its first SYNC; a crash
+-- there is covered by the first point of the checkpoint, see
+-- SCFTL.Impl.CrashPoints.)
 crashP : Op → St → St → Set
 crashP (use (regop x)) s s' = Σ St λ m → okP (use (regop x)) s m × Img m s'
 crashP (use flush)     s s' = Σ St λ m → FlPt s m × Img m s'
