@@ -43,4 +43,5 @@ import SCFTL.Mutants.TentativeAsCommitted
 import SCFTL.Mutants.AllocRestarts
 import SCFTL.Mutants.CheckpointInPlace
 import SCFTL.Mutants.DigestOmitsTentative
+import SCFTL.Mutants.RecoveryReusesCrashedEpoch
 import SCFTL.Mutants.All

@@ -48,7 +48,7 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.CrashPoints (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
   (_≟D_ : DecidableEquality Data) where
 
-open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; _≤ᵇ_)
+open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_)
 open import Data.Nat.Properties using (_≟_; ≤⇒≤ᵇ; ≤ᵇ⇒≤; <⇒≤; ≰⇒>)
 open import Data.Bool.Base using (Bool; true; false; not; T; if_then_else_)
 open import Data.Empty using (⊥; ⊥-elim)
@@ -337,7 +337,7 @@ IssW f1 u k = f1 ≡ true × IssMB u k
 
 -- and appends a tentative delta page only if the delta buffer is full (f2)
 apW : Bool → St → Maybe Cell
-apW true  u = just (dlt (gen u) (dbuf u) false ε)
+apW true  u = just (dlt (gen u) (ep u) (dbuf u) false ε)
 apW false u = nothing
 
 -- gc_es: one erase
@@ -359,7 +359,7 @@ data CkCmd (u : St) : St → Set where
 
 -- flush's committed delta page
 cmt : St → Cell
-cmt s = dlt (gen s) (dbuf s) true (dgOf s)
+cmt s = dlt (gen s) (ep s) (dbuf s) true (dgOf s)
 
 -- The states right after a flash command of operation o from s (for
 -- recovery: right after its first SYNC, or inside its full checkpoint).
@@ -500,27 +500,27 @@ pick-swap (cpt g' C') (cpt h D) refl | false
 pick-swap erased        (cpt h D) refl = refl
 pick-swap junk          (cpt h D) refl = refl
 pick-swap (dcell _ _)   (cpt h D) refl = refl
-pick-swap (dlt _ _ _ _) (cpt h D) refl = refl
+pick-swap (dlt _ _ _ _ _) (cpt h D) refl = refl
 pick-swap (cpt _ _)     erased        ()
 pick-swap (cpt _ _)     junk          ()
 pick-swap (cpt _ _)     (dcell _ _)   ()
-pick-swap (cpt _ _)     (dlt _ _ _ _) ()
+pick-swap (cpt _ _)     (dlt _ _ _ _ _) ()
 pick-swap erased        erased        ()
 pick-swap erased        junk          ()
 pick-swap erased        (dcell _ _)   ()
-pick-swap erased        (dlt _ _ _ _) ()
+pick-swap erased        (dlt _ _ _ _ _) ()
 pick-swap junk          erased        ()
 pick-swap junk          junk          ()
 pick-swap junk          (dcell _ _)   ()
-pick-swap junk          (dlt _ _ _ _) ()
+pick-swap junk          (dlt _ _ _ _ _) ()
 pick-swap (dcell _ _)   erased        ()
 pick-swap (dcell _ _)   junk          ()
 pick-swap (dcell _ _)   (dcell _ _)   ()
-pick-swap (dcell _ _)   (dlt _ _ _ _) ()
-pick-swap (dlt _ _ _ _) erased        ()
-pick-swap (dlt _ _ _ _) junk          ()
-pick-swap (dlt _ _ _ _) (dcell _ _)   ()
-pick-swap (dlt _ _ _ _) (dlt _ _ _ _) ()
+pick-swap (dcell _ _)   (dlt _ _ _ _ _) ()
+pick-swap (dlt _ _ _ _ _) erased        ()
+pick-swap (dlt _ _ _ _ _) junk          ()
+pick-swap (dlt _ _ _ _ _) (dcell _ _)   ()
+pick-swap (dlt _ _ _ _ _) (dlt _ _ _ _ _) ()
 
 PickOf : St → Bool → ℕ → Map → Set
 PickOf x b g C = pick (cur (cpL x)) (cur (cpO x)) ≡ just (b , g , C)
@@ -540,8 +540,8 @@ swap-bwd true  x (g₀ , C₀ , e) pk with trans (sym (pick-swap (cur (cpL x)) (
 
 recTo-swap : ∀ sw x → SwapOK sw x → ∀ {M} → RecTo (swpIf sw x) M → RecTo x M
 recTo-swap false x _ r = r
-recTo-swap true  x (g₀ , C₀ , e) (recto b g C pk sl so rs rg mx) with trans (sym (pick-swap (cur (cpL x)) (cur (cpO x)) e)) pk
-... | refl = recto false g C e sl so rs rg mx
+recTo-swap true  x (g₀ , C₀ , e) (recto b g C pk sl so rs rg mx dm) with trans (sym (pick-swap (cur (cpL x)) (cur (cpO x)) e)) pk
+... | refl = recto false g C e sl so rs rg mx dm
 
 -- dead pages on top of the region
 
@@ -550,14 +550,14 @@ acc-dead g D []                  ys []        = refl
 acc-dead g D (erased ∷ ds)       ys (tt ∷ dd) = acc-dead g D ds ys dd
 acc-dead g D (junk ∷ ds)         ys (tt ∷ dd) = acc-dead g D ds ys dd
 acc-dead g D (dcell _ _ ∷ ds)    ys (() ∷ dd)
-acc-dead g D (dlt _ _ _ _ ∷ ds)  ys (() ∷ dd)
+acc-dead g D (dlt _ _ _ _ _ ∷ ds)  ys (() ∷ dd)
 acc-dead g D (cpt _ _ ∷ ds)      ys (() ∷ dd)
 
 recMap-pad : ∀ g C ds x → All Dead ds → recMap g C (padW ds x) ≡ recMap g C x
-recMap-pad g C ds x dd = cong (λ l → proj₁ (rp g l (C , C))) (acc-dead g (λ p → cur (dat x p)) ds (dr x) dd)
+recMap-pad g C ds x dd = cong (λ l → proj₁ (rp g l (st0 C))) (acc-dead g (λ p → cur (dat x p)) ds (dr x) dd)
 
 recMap-sync : ∀ g C y → recMap g C (syncAll y) ≡ recMap g C y
-recMap-sync g C y = cong (λ l → proj₁ (rp g (acc g (λ p → cur (dat y p)) l) (C , C))) (map-cur-sync (dr y))
+recMap-sync g C y = cong (λ l → proj₁ (rp g (acc g (λ p → cur (dat y p)) l) (st0 C))) (map-cur-sync (dr y))
 
 recMap-sync-pad : ∀ g C ds x → All Dead ds → recMap g C (syncAll (padW ds x)) ≡ recMap g C (syncAll x)
 recMap-sync-pad g C ds x dd =
@@ -568,16 +568,70 @@ rec0' : Bool → ℕ → Map → St → St
 rec0' b g M s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = M ; smap = M ; mb = λ _ → nothing ; dbuf = [] ; ept = []
-  ; nxt = hi M amax ; inv = λ _ → false ; ers = λ _ → false
-  ; wcnt = 0 ; gcnt = 0 }
+  ; nxt = hi M amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false ; ers = λ _ → false
+  ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) }
 
-ck3-pad' : ∀ b g M ds x → ck3 (rec0' b g M (padW ds x)) ≡ ck3 (rec0' b g M x)
-ck3-pad' true  g M ds x = refl
-ck3-pad' false g M ds x = refl
+-- dead pages carry no epoch id
+topE-dead : ∀ ds ys → All Dead ds → topE (map cur (map syn ds ++ ys)) ≡ topE (map cur ys)
+topE-dead []            ys []        = refl
+topE-dead (erased ∷ ds) ys (tt ∷ dd) = topE-dead ds ys dd
+topE-dead (junk ∷ ds)   ys (tt ∷ dd) = topE-dead ds ys dd
+
+-- nor pages
+hiR-dead : ∀ ds ys → All Dead ds → hiR (map cur (map syn ds ++ ys)) ≡ hiR (map cur ys)
+hiR-dead []            ys []        = refl
+hiR-dead (erased ∷ ds) ys (tt ∷ dd) = hiR-dead ds ys dd
+hiR-dead (junk ∷ ds)   ys (tt ∷ dd) = hiR-dead ds ys dd
+
+-- rec0' with the new epoch id and the region's page bound as parameters too
+rec0'' : Bool → ℕ → Map → ℕ → ℕ → St → St
+rec0'' b g M e n s = let u = syncAll s in record u
+  { cpL = slot b u ; cpO = slot (not b) u ; gen = g
+  ; l2p = M ; smap = M ; mb = λ _ → nothing ; dbuf = [] ; ept = []
+  ; nxt = hi M amax ⊔ n ; inv = λ _ → false ; ers = λ _ → false
+  ; wcnt = 0 ; gcnt = 0 ; ep = e }
+
+ck3-pad'' : ∀ b g M e n ds x → ck3 (rec0'' b g M e n (padW ds x)) ≡ ck3 (rec0'' b g M e n x)
+ck3-pad'' true  g M e n ds x = refl
+ck3-pad'' false g M e n ds x = refl
+
+ck3-pad' : ∀ b g M ds x → All Dead ds → ck3 (rec0' b g M (padW ds x)) ≡ ck3 (rec0' b g M x)
+ck3-pad' b g M ds x dd =
+  trans (cong₂ (λ e n → ck3 (rec0'' b g M (suc e) n (padW ds x))) (topE-dead ds (dr x) dd) (hiR-dead ds (dr x) dd))
+        (ck3-pad'' b g M _ _ ds x)
+
+-- without the checkpoint, the dead pages stay on top of the region
+map-sync-pad : ∀ ds ys → map sync (map syn ds ++ ys) ≡ map syn ds ++ map sync ys
+map-sync-pad []       ys = refl
+map-sync-pad (d ∷ ds) ys = cong (syn d ∷_) (map-sync-pad ds ys)
+
+withDr : St → List MC → St
+withDr s l = record s { dr = l }
+
+rec0''-pad : ∀ b g M e n ds x → rec0'' b g M e n (padW ds x) ≡ withDr (rec0'' b g M e n x) (map sync (map syn ds ++ dr x))
+rec0''-pad true  g M e n ds x = refl
+rec0''-pad false g M e n ds x = refl
+
+rec0-pad : ∀ b g C ds x → All Dead ds → rec0 b g C (padW ds x) ≡ padW ds (rec0 b g C x)
+rec0-pad b g C ds x dd =
+  trans (cong₂ (λ M e → rec0'' b g M (suc e) (hiR (map cur (map syn ds ++ dr x))) (padW ds x))
+               (recMap-sync-pad g C ds x dd) (topE-dead ds (dr x) dd))
+  (trans (cong (λ n → rec0'' b g _ _ n (padW ds x)) (hiR-dead ds (dr x) dd))
+  (trans (rec0''-pad b g _ _ _ ds x) (cong (withDr (rec0'' b g _ _ _ x)) (map-sync-pad ds (dr x)))))
+
+clean-dead : ∀ g D ds ys → All Dead ds → clean g D (map cur (map syn ds ++ ys)) ≡ clean g D (map cur ys)
+clean-dead g D []            ys []        = refl
+clean-dead g D (erased ∷ ds) ys (tt ∷ dd) = clean-dead g D ds ys dd
+clean-dead g D (junk ∷ ds)   ys (tt ∷ dd) = clean-dead g D ds ys dd
+
+clean-swp : ∀ sw x g → clean g (λ p → cur (dat (swpIf sw x) p)) (map cur (dr (swpIf sw x)))
+                     ≡ clean g (λ p → cur (dat x p)) (map cur (dr x))
+clean-swp false x g = refl
+clean-swp true  x g = refl
 
 rec-pad : ∀ b g C ds x → All Dead ds → ck3 (rec0 b g C (padW ds x)) ≡ ck3 (rec0 b g C x)
 rec-pad b g C ds x dd =
-  trans (cong (λ M → ck3 (rec0' b g M (padW ds x))) (recMap-sync-pad g C ds x dd)) (ck3-pad' b g _ ds x)
+  trans (cong (λ M → ck3 (rec0' b g M (padW ds x))) (recMap-sync-pad g C ds x dd)) (ck3-pad' b g _ ds x dd)
 
 img-pad : ∀ {m m'' z} ds → (∀ p → dat m'' p ≡ dat m p) → cpL m'' ≡ cpL m → cpO m'' ≡ cpO m →
   (∀ {zs} → CrashL (dr m) zs → CrashL (dr m'') (map syn ds ++ zs)) → Img m z → Img m'' (padW ds z)
@@ -626,9 +680,10 @@ all-drop []       ps       = ps
 all-drop (x ∷ xs) (_ ∷ ps) = all-drop xs ps
 
 recTo-pad : ∀ ds x → All Dead ds → ∀ {M} → RecTo (padW ds x) M → RecTo x M
-recTo-pad ds x dd (recto b g C pk sl so rs rg mx) =
+recTo-pad ds x dd (recto b g C pk sl so rs rg mx dm) =
   recto b g C pk (sl' b sl) (so' b so) (all-drop (map syn ds) rs) (all-drop (map syn ds) rg)
         (λ a → trans (cong (λ f → f a) (sym (recMap-pad g C ds x dd))) (mx a))
+        (subst (DgM _) (acc-dead g (λ p → cur (dat x p)) ds (dr x) dd) dm)
   where
     sl' : ∀ b → slot b (padW ds x) ≡ syn (cpt g C) → slot b x ≡ syn (cpt g C)
     sl' true  e = e
@@ -638,22 +693,30 @@ recTo-pad ds x dd (recto b g C pk sl so rs rg mx) =
     so' false o = o
 
 -- SameRec changes nothing recovery does: a successful recovery reaches
--- the very same state (both ways), a crash inside recovery gives SameRec
--- outcomes, and what recovery finds (RecTo) carries over.
-same-recovery : ∀ {x y} → SameRec x y →
-    (∀ {r} → okP recover x r → okP recover y r)
-  × (∀ {r} → okP recover y r → okP recover x r)
+-- the very same state (both ways; without a full checkpoint, the same
+-- state with the dead pages still on top of the region), a crash inside
+-- recovery gives SameRec outcomes, and what recovery finds (RecTo)
+-- carries over.
+same-recovery : ∀ {x y} → (sr : SameRec x y) →
+    (∀ {r} → okP recover x r → Σ St λ r' → okP recover y r' × (r' ≡ r ⊎ r' ≡ padW (SameRec.ds sr) r))
+  × (∀ {r} → okP recover y r → Σ St λ r' → okP recover x r' × (r ≡ r' ⊎ r ≡ padW (SameRec.ds sr) r'))
   × (∀ {z} → crashP recover x z → Σ St λ z'' → crashP recover y z'' × SameRec z z'')
   × (∀ {M} → RecTo y M → RecTo x M)
 same-recovery {x} (same ds dd sw ok refl) = fwd , bwd , crs , rto
   where
     x' = swpIf sw x
-    fwd : ∀ {r} → okP recover x r → okP recover (padW ds x') r
-    fwd (b , g , C , pk , refl) with swap-fwd sw x ok pk
-    ... | b' , pk' , e = b' , g , C , pk' , trans (cong ck3 (sym e)) (sym (rec-pad b' g C ds x' dd))
-    bwd : ∀ {r} → okP recover (padW ds x') r → okP recover x r
-    bwd (b' , g , C , pk' , refl) with swap-bwd sw x ok pk'
-    ... | b , pk , e = b , g , C , pk , trans (rec-pad b' g C ds x' dd) (cong ck3 e)
+    fwd : ∀ {r} → okP recover x r → Σ St λ r' → okP recover (padW ds x') r' × (r' ≡ r ⊎ r' ≡ padW ds r)
+    fwd (b , g , C , pk , inj₁ refl) with swap-fwd sw x ok pk
+    ... | b' , pk' , e = _ , (b' , g , C , pk' , inj₁ refl) , inj₁ (trans (rec-pad b' g C ds x' dd) (cong ck3 e))
+    fwd (b , g , C , pk , inj₂ (cl , refl)) with swap-fwd sw x ok pk
+    ... | b' , pk' , e = _ , (b' , g , C , pk' , inj₂ (trans (clean-dead g _ ds (dr x') dd) (trans (clean-swp sw x g) cl) , refl)) ,
+                         inj₂ (trans (rec0-pad b' g C ds x' dd) (cong (padW ds) e))
+    bwd : ∀ {r} → okP recover (padW ds x') r → Σ St λ r' → okP recover x r' × (r ≡ r' ⊎ r ≡ padW ds r')
+    bwd (b' , g , C , pk' , inj₁ refl) with swap-bwd sw x ok pk'
+    ... | b , pk , e = _ , (b , g , C , pk , inj₁ refl) , inj₁ (trans (rec-pad b' g C ds x' dd) (cong ck3 e))
+    bwd (b' , g , C , pk' , inj₂ (cl , refl)) with swap-bwd sw x ok pk'
+    ... | b , pk , e = _ , (b , g , C , pk , inj₂ (trans (sym (clean-swp sw x g)) (trans (sym (clean-dead g _ ds (dr x') dd)) cl) , refl)) ,
+                       inj₂ (trans (rec0-pad b' g C ds x' dd) (cong (padW ds) e))
     crs : ∀ {z} → crashP recover x z → Σ St λ z'' → crashP recover (padW ds x') z'' × SameRec z z''
     crs {z} (b , g , C , pk , m , ck , img) with swap-fwd sw x ok pk
     ... | b' , pk' , e =
@@ -903,5 +966,5 @@ wr-all true  f2    u ps cov with runsD {u} {progMB u} {u} (mbCmds u ps)
 ... | _ , el , eo , er = mbCmds u ps , all-map (λ k i → refl , i) (mbCmds-iss u ps) , fin f2
   where
     fin : ∀ f2 → SameFlash (apRun (apW f2 u) (runs (mbCmds u ps) u)) (opt true f2 u)
-    fin true  = mb-all u ps cov , el , eo , cong (uns erased (dlt (gen u) (dbuf u) false ε) ∷_) er
+    fin true  = mb-all u ps cov , el , eo , cong (uns erased (dlt (gen u) (ep u) (dbuf u) false ε) ∷_) er
     fin false = mb-all u ps cov , el , eo , er

@@ -54,7 +54,7 @@ module Enabled (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) (_≟D_ : Decidab
 
   -- recovery succeeds from every state satisfying the crash invariant
   recover-enabled : ∀ s → CI s → Σ St (okP recover s)
-  recover-enabled s (_ , _ , recto b g C pk _ _ _ _ _ , _) = _ , b , g , C , pk , refl
+  recover-enabled s (_ , _ , recto b g C pk _ _ _ _ _ _ , _) = _ , b , g , C , pk , inj₁ refl
 
   -- every state has a crash outcome (all pending programs landed)
   img-exists : ∀ m → Img m (syncAll m)
@@ -82,7 +82,7 @@ s0 : St
 s0 = record
   { dat = λ _ → syn erased ; cpL = syn (cpt 0 unmapped) ; cpO = syn erased ; dr = []
   ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing ; dbuf = [] ; ept = [] ; nxt = 0
-  ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0 ; smap = unmapped }
+  ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0 ; smap = unmapped ; ep = 0 }
 
 new-s0 : NewP s0
 new-s0 = refl , refl , refl
@@ -96,7 +96,7 @@ s5 = syncAll s4                        -- the crash: every pending program lande
 s6 = ck3 (rec0 true 1 unmapped s5)
 
 run1 : okP recover s0 s1
-run1 = true , 0 , unmapped , refl , refl
+run1 = true , 0 , unmapped , refl , inj₁ refl
 
 run2 : okP (use (regop (w 0 true))) s1 s2
 run2 = inj₁ ((z≤n , z≤n) , false , false , refl)
@@ -113,7 +113,7 @@ crash4 = s4 , run4 , Enabled.img-exists Bool false 1 2 0 _≟B_ s4
 -- recovery takes the checkpoint of generation 1 (written by the first
 -- recovery) and replays the committed page of the flush
 run6 : okP recover s5 s6
-run6 = true , 1 , unmapped , refl , refl
+run6 = true , 1 , unmapped , refl , inj₁ refl
 
 reads-new-before-crash : rd s4 0 ≡ false
 reads-new-before-crash = refl
@@ -135,7 +135,7 @@ crash7 : crashP (use flush) s4 s8
 crash7 = fl2 s4 , inj₁ refl , Enabled.img-exists Bool false 1 2 0 _≟B_ (fl2 s4)
 
 run9 : okP recover s8 s9
-run9 = true , 1 , unmapped , refl , refl
+run9 = true , 1 , unmapped , refl , inj₁ refl
 
 reads-committed-after-crash : rd s9 0 ≡ false
 reads-committed-after-crash = refl
@@ -162,7 +162,7 @@ crash10 = fl2 s4 , inj₁ refl , dd , cL , cO , cR
     cR = Data.Product.proj₂ (Data.Product.proj₂ (Data.Product.proj₂ i))
 
 -- the committed page did land
-commit-landed : Data.List.Base.head (dr s10) ≡ just (syn (dlt 1 [] true (dgOf s4)))
+commit-landed : Data.List.Base.head (dr s10) ≡ just (syn (dlt 1 2 [] true (dgOf s4)))
 commit-landed = refl
 
 -- what its digest names: page 1 holding (false, address 0); no tentative
@@ -171,7 +171,7 @@ digest-names-page-1 : dgOf s4 ≡ (((1 , false , 0) ∷ []) , (((0 , 1) ∷ []) 
 digest-names-page-1 = refl
 
 run11 : okP recover s10 s11
-run11 = true , 1 , unmapped , refl , refl
+run11 = true , 1 , unmapped , refl , inj₁ refl
 
 reads-old-epoch-after-torn-commit : rd s11 0 ≡ true
 reads-old-epoch-after-torn-commit = refl
@@ -209,7 +209,7 @@ crashU4 : crashP (use (regop es)) u3 u5
 crashU4 = u4 , runU4 , Enabled.img-exists Bool false 1 2 0 _≟B_ u4
 
 runU6 : okP recover u5 u6
-runU6 = true , 1 , unmapped , refl , refl
+runU6 = true , 1 , unmapped , refl , inj₁ refl
 
 digest-left-in-place : dgOf u2 ≡ (((1 , true , 0) ∷ []) , [])
 digest-left-in-place = refl
@@ -229,7 +229,7 @@ all-programmed-digest-would-fail = refl
 -- minus that page's pairs; with it the check fails and recovery shows the
 -- old epoch.
 s12 s13 : St
-s12 = record s8 { dr = syn (dlt 1 [] true (dgOf s4)) ∷ syn junk ∷ Data.List.Base.drop 2 (dr s8) }
+s12 = record s8 { dr = syn (dlt 1 2 [] true (dgOf s4)) ∷ syn junk ∷ Data.List.Base.drop 2 (dr s8) }
 s13 = ck3 (rec0 true 1 unmapped s12)
 
 crash12 : crashP (use flush) s4 s12
@@ -244,7 +244,63 @@ crash12 = fl2 s4 , inj₁ refl , Data.Product.proj₁ i , cL , cO , inj₂ (inj�
     tl2 (_ ∷ _ ∷ r) = r
 
 run13 : okP recover s12 s13
-run13 = true , 1 , unmapped , refl , refl
+run13 = true , 1 , unmapped , refl , inj₁ refl
 
 reads-old-epoch-after-torn-tentative : rd s13 0 ≡ true
 reads-old-epoch-after-torn-tentative = refl
+
+------------------------------------------------------------------------
+-- Recovery without a full checkpoint, and epoch ids.  From s5 (the crash
+-- of s4: its tentative delta page [0 ↦ 1] of epoch 2 landed, no commit
+-- of epoch 2) recovery drops nothing committed (`clean`), so it may keep
+-- the region as it is; it resumes with epoch id 3, above every id on the
+-- region.  Then w(1,false) and a flush commit epoch 3 in the same region
+-- (generation 1), a crash with everything landed, and a recovery: the
+-- crashed epoch's tentative page stays inert (a committed page activates
+-- only pages of its own epoch), and address 0 still reads true.
+
+v1 v2 v3 v4 v5 v6 : St
+v1 = rec0 true 1 unmapped s5           -- no full checkpoint
+v2 = opt false false (wr0 1 false v1)
+v3 = fl3 v2
+v4 = syncAll v3                        -- the crash after the flush
+v5 = rec0 true 1 unmapped v4           -- recovery again without a checkpoint
+v6 = ck3 (rec0 true 1 unmapped v4)     -- or with one
+
+runV1 : okP recover s5 v1
+runV1 = true , 1 , unmapped , refl , inj₂ (refl , refl)
+
+leftover-on-flash : Data.List.Base.head (dr v1) ≡ just (syn (dlt 1 2 ((0 , 1) ∷ []) false ε))
+leftover-on-flash = refl
+
+resumes-above : ep v1 ≡ 3
+resumes-above = refl
+
+runV2 : okP (use (regop (w 1 false))) v1 v2
+runV2 = inj₁ ((s≤s z≤n , z≤n) , false , false , refl)
+
+runV3 : okP (use flush) v2 v3
+runV3 = inj₁ refl
+
+crashV3 : crashP (use flush) v2 v4
+crashV3 = v3 , inj₂ (inj₁ refl) , Enabled.img-exists Bool false 1 2 0 _≟B_ v3
+
+same-generation : gen v3 ≡ 1
+same-generation = refl
+
+runV5 : okP recover v4 v5
+runV5 = true , 1 , unmapped , refl , inj₂ (refl , refl)
+
+runV6 : okP recover v4 v6
+runV6 = true , 1 , unmapped , refl , inj₁ refl
+
+leftover-inert : rd v5 0 ≡ true
+leftover-inert = refl
+
+leftover-inert-ck : rd v6 0 ≡ true
+leftover-inert-ck = refl
+
+-- recovery allocates past page 1, which the crashed write programmed and
+-- the leftover tentative page names
+allocates-past-leftovers : nxt v1 ≡ 2
+allocates-past-leftovers = refl

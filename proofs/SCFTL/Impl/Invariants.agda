@@ -15,7 +15,7 @@ open import Data.Nat.Base using (zero; suc; _≤_; _<_)
 open import Data.Nat.Properties using (≤-refl)
 open import Data.Bool.Base using (Bool; true; false; not)
 open import Data.Unit.Base using (⊤; tt)
-open import Data.List.Base using (List; []; _∷_; _++_; map)
+open import Data.List.Base using (List; []; _∷_; _++_; map; concat)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -52,10 +52,12 @@ record RI (s : St) : Set where
     regEq : dr s ≡ tents ++ map syn comm
     tNC   : All (PM (NC (gen s))) tents
     gle   : All (PM (GenLe (gen s))) (dr s)
-    cmX   : proj₁ (rp (gen s) comm (C , C)) ≐ smap s
-    cmT   : proj₂ (rp (gen s) comm (C , C)) ≐ smap s
-    -- volatile L2P = committed state + tentative pages + delta buffer
-    vm    : l2p s ≐ apply (dbuf s) (proj₂ (rp (gen s) (map cur tents) (rp (gen s) comm (C , C))))
+    cmX   : proj₁ (rp (gen s) comm (st0 C)) ≐ smap s
+    -- epoch ids: nothing on the committed part is pending in this epoch
+    -- (a recovered crash's tentative pages stay inert)
+    cmP   : pend (rp (gen s) comm (st0 C)) < ep s
+    -- volatile L2P = stable L2P + this epoch's tentative pages + delta buffer
+    vm    : l2p s ≐ apply (dbuf s) (apply (concat (ept s)) (smap s))
     -- data pages
     vOK   : ∀ a p → a ≤ amax → l2p s a ≡ just p →
               p < nxt s × Σ Data λ d → pv s p ≡ dcell d a
@@ -67,7 +69,7 @@ record RI (s : St) : Set where
                                             × (∀ a → a ≤ amax → smap s a ≢ just p)
     -- one-sync commit: the tentative pages are those of this epoch, and
     -- the newest committed page's digest holds on every crash outcome
-    tEq   : tents ≡ map (λ ps → uns erased (dlt (gen s) ps false ε)) (ept s)
+    tEq   : tents ≡ map (λ ps → uns erased (dlt (gen s) (ep s) ps false ε)) (ept s)
     cmV   : CmV (gen s) (smap s) (dat s) comm
 
 ------------------------------------------------------------------------
@@ -104,6 +106,7 @@ record RecTo (s : St) (M : Map) : Set where
     rs : All IsSyn (dr s)
     rg : All (PM (GenLe g)) (dr s)
     mx : recMap g C s ≐ M
+    dm : DgM M (acc g (λ p → cur (dat s p)) (map cur (dr s)))
 
 DOK : (ℕ → MC) → Maybe ℕ → Addr → Data → Set
 DOK D nothing  a x = x ≡ d0
@@ -172,27 +175,39 @@ dok-ck dk (inj₂ (inj₂ refl)) = dok-sync (dok-sync dk)
 recMap-dr : ∀ g C {s s'} → dr s' ≡ dr s → (∀ p → cur (dat s' p) ≡ cur (dat s p)) →
   recMap g C s' ≐ recMap g C s
 recMap-dr g C {s} {s'} e d a =
-  cong (λ l → proj₁ (rp g l (C , C)) a)
+  cong (λ l → proj₁ (rp g l (st0 C)) a)
     (trans (acc-ext d g (map cur (dr s'))) (cong (λ l → acc g (λ p → cur (dat s p)) (map cur l)) e))
 
 -- tentative pages are never accepted as a commit, and the committed part
 -- of a normal state's region is accepted whole
 rec-split : ∀ g C D {sm DD} tents comm → All (PM (NC g)) tents → CmV g sm DD comm →
   (∀ p c → DD p ≡ syn c → D p ≡ c) →
-  proj₁ (rp g (acc g D (map cur (tents ++ map syn comm))) (C , C)) ≡ proj₁ (rp g comm (C , C))
+  proj₁ (rp g (acc g D (map cur (tents ++ map syn comm))) (st0 C)) ≡ proj₁ (rp g comm (st0 C))
 rec-split g C D tents comm nc cv f
   rewrite map-cur-++ tents (map syn comm) | map-cur-syn comm
-        | acc-nc g D (map cur tents) comm (all-cur nc) | acc-cmv D f comm cv
-  = refl
+        | acc-nc g D (map cur tents) comm (all-cur nc)
+  = acc-cmv D f comm (st0 C) cv
+
+dgm-split : ∀ g D {sm DD} tents comm → All (PM (NC g)) tents → CmV g sm DD comm →
+  (∀ p c → DD p ≡ syn c → D p ≡ c) → DgM sm (acc g D (map cur (tents ++ map syn comm)))
+dgm-split g D tents comm nc cv f
+  rewrite map-cur-++ tents (map syn comm) | map-cur-syn comm
+        | acc-nc g D (map cur tents) comm (all-cur nc)
+  = cmv-dgm D f comm cv
 
 ri-rec : ∀ {u} (r : RI u) → recMap (gen u) (RI.C r) u ≐ smap u
 ri-rec {u} r a =
   trans (cong (λ f → f a)
-    (trans (cong (λ l → proj₁ (rp (gen u) (acc (gen u) (λ p → cur (dat u p)) (map cur l)) (RI.C r , RI.C r)))
+    (trans (cong (λ l → proj₁ (rp (gen u) (acc (gen u) (λ p → cur (dat u p)) (map cur l)) (st0 (RI.C r))))
                  (RI.regEq r))
            (rec-split (gen u) (RI.C r) (λ p → cur (dat u p)) (RI.tents r) (RI.comm r) (RI.tNC r)
                       (RI.cmV r) (λ p c e → cong cur e))))
     (RI.cmX r a)
+
+ri-dgm : ∀ {u} (r : RI u) → DgM (smap u) (acc (gen u) (λ p → cur (dat u p)) (map cur (dr u)))
+ri-dgm {u} r =
+  subst (λ l → DgM (smap u) (acc (gen u) (λ p → cur (dat u p)) (map cur l))) (sym (RI.regEq r))
+    (dgm-split (gen u) (λ p → cur (dat u p)) (RI.tents r) (RI.comm r) (RI.tNC r) (RI.cmV r) (λ p c e → cong cur e))
 
 ------------------------------------------------------------------------
 -- A crash from a normal (RI) state: recovery yields its stable L2P.
@@ -202,7 +217,7 @@ crash-RI {m} {s'} r img@(_ , cL , cO , cR) with
   crashL-++ (RI.tents r) (subst (λ l → CrashL l (dr s')) (RI.regEq r) cR)
 ... | xs' , ys' , eq , cx , cy =
   recto true g C (pick-slot true s' g C sl' so') sl' so'
-        (crashL-syn cR) (crashL-PM tt cR (RI.gle r)) mx
+        (crashL-syn cR) (crashL-PM tt cR (RI.gle r)) mx dm
   where
     g = gen m
     C = RI.C r
@@ -213,11 +228,15 @@ crash-RI {m} {s'} r img@(_ , cL , cO , cR) with
     D' = λ p → cur (dat s' p)
     mx : recMap g C s' ≐ smap m
     mx a = trans (cong (λ f → f a)
-      (trans (cong (λ l → proj₁ (rp g (acc g D' (map cur l)) (C , C)))
+      (trans (cong (λ l → proj₁ (rp g (acc g D' (map cur l)) (st0 C)))
                    (trans eq (cong (xs' ++_) ys≡)))
              (rec-split g C D' xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r)) (RI.cmV r)
                         (λ p c e → cong cur (crashD-eq e (proj₁ img p))))))
       (RI.cmX r a)
+    dm : DgM (smap m) (acc g D' (map cur (dr s')))
+    dm = subst (λ l → DgM (smap m) (acc g D' (map cur l))) (sym (trans eq (cong (xs' ++_) ys≡)))
+           (dgm-split g D' xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r)) (RI.cmV r)
+                      (λ p c e → cong cur (crashD-eq e (proj₁ img p))))
 
 ------------------------------------------------------------------------
 -- A crash during a full checkpoint of L2P M (from generation g to g+1).
@@ -237,9 +256,10 @@ ck-crash : ∀ {u m s' M} (C : Map)
   → cpL u ≡ syn (cpt (gen u) C) → PM (Older (gen u)) (cpO u)
   → All IsSyn (dr u) → All (PM (GenLe (gen u))) (dr u) → (∀ p → IsSyn (dat u p))
   → recMap (gen u) C u ≐ M → l2p u ≐ M
+  → DgM M (acc (gen u) (λ p → cur (dat u p)) (map cur (dr u)))
   → CkPt u m → Img m s' → RecTo s' M
 -- crash before the first SYNC: the new checkpoint may or may not be there
-ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm (inj₁ refl) (cD , cL , cO , cR) = go cO
+ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm dm (inj₁ refl) (cD , cL , cO , cR) = go cO
   where
     g = gen u
     L = l2p u
@@ -253,19 +273,25 @@ ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm (inj₁ refl) (cD , cL , cO , 
     soNew : PM (Older (suc g)) (cpL s')
     soNew = subst (PM (Older (suc g))) (sym sl') ≤-refl
     mxNew : recMap (suc g) L s' ≐ M
-    mxNew a = trans (cong (λ l → proj₁ (rp (suc g) l (L , L)) a) (acc-gen g _ (map cur (dr s')) (all-cur rg'))) (lm a)
+    mxNew a = trans (cong (λ l → proj₁ (rp (suc g) l (st0 L)) a) (acc-gen g _ (map cur (dr s')) (all-cur rg'))) (lm a)
     go : CrashC (put (cpt (suc g) L) (cpO u)) (cpO s') → RecTo s' M
-    go (inj₁ e) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld
+    dmOld : DgM M (acc g (λ p → cur (dat s' p)) (map cur (dr s')))
+    dmOld = subst (λ l → DgM M l)
+      (sym (trans (acc-ext (λ p → cong cur (syn-crashD (ds p) (cD p))) g (map cur (dr s')))
+                  (cong (λ l → acc g (λ p → cur (dat u p)) (map cur l)) drEq))) dm
+    dmNew : DgM M (acc (suc g) (λ p → cur (dat s' p)) (map cur (dr s')))
+    dmNew = subst (DgM M) (sym (acc-gen g _ (map cur (dr s')) (all-cur rg'))) tt
+    go (inj₁ e) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld dmOld
       where so' = subst (PM (Older g)) (sym e) (PM-dur (cpO u) so)
     go (inj₂ (inj₁ e)) =
       recto false (suc g) L (pick-slot false s' (suc g) L e soNew) e soNew rs'
-            (all-GenLe-step rg') mxNew
-    go (inj₂ (inj₂ e)) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld
+            (all-GenLe-step rg') mxNew dmNew
+    go (inj₂ (inj₂ e)) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld dmOld
       where so' = subst (PM (Older g)) (sym e) tt
 -- crash before the second SYNC: the new checkpoint is durable
-ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm (inj₂ (inj₁ refl)) (_ , cL , cO , cR) =
+ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm dm (inj₂ (inj₁ refl)) (_ , cL , cO , cR) =
   recto false (suc g) L (pick-slot false s' (suc g) L cO so') cO so' (crashL-syn cR)
-        (all-GenLe-step rg2) mx'
+        (all-GenLe-step rg2) mx' (subst (DgM M) (sym (acc-gen g _ (map cur (dr s')) (all-cur rg2))) tt)
   where
     g = gen u
     L = l2p u
@@ -274,15 +300,16 @@ ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm (inj₂ (inj₁ refl)) (_ , cL
     rg2 : All (PM (GenLe g)) (dr s')
     rg2 = crashL-PM tt cR (all-put erased tt (all-sync rg))
     mx' : recMap (suc g) L s' ≐ M
-    mx' a = trans (cong (λ l → proj₁ (rp (suc g) l (L , L)) a) (acc-gen g _ (map cur (dr s')) (all-cur rg2))) (lm a)
+    mx' a = trans (cong (λ l → proj₁ (rp (suc g) l (st0 L)) a) (acc-gen g _ (map cur (dr s')) (all-cur rg2))) (lm a)
 -- crash at the end: old slot and delta region erased
-ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm (inj₂ (inj₂ refl)) (_ , cL , cO , cR) =
+ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm dm (inj₂ (inj₂ refl)) (_ , cL , cO , cR) =
   recto true (suc g) L (pick-slot true s' (suc g) L cL so') cL so'
         (subst (All IsSyn) (sym drE) []) (subst (All (PM (GenLe (suc g)))) (sym drE) []) mx'
+        (subst (λ l → DgM M (acc (suc g) (λ p → cur (dat s' p)) (map cur l))) (sym drE) tt)
   where
     g = gen u
     L = l2p u
     drE = crashL-nil cR
     so' = subst (PM (Older (suc g))) (sym cO) tt
     mx' : recMap (suc g) L s' ≐ M
-    mx' a = trans (cong (λ l → proj₁ (rp (suc g) (acc (suc g) (λ p → cur (dat s' p)) (map cur l)) (L , L)) a) drE) (lm a)
+    mx' a = trans (cong (λ l → proj₁ (rp (suc g) (acc (suc g) (λ p → cur (dat s' p)) (map cur l)) (st0 L)) a) drE) (lm a)

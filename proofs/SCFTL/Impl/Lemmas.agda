@@ -173,19 +173,19 @@ crashD-syn e = e
 
 -- does not commit anything in generation g
 NC : ℕ → Cell → Set
-NC g (dlt h ps b _) = (h ≡ᵇ g) ≡ false ⊎ b ≡ false
+NC g (dlt h _ ps b _) = (h ≡ᵇ g) ≡ false ⊎ b ≡ false
 NC g _            = ⊤
 
 -- written in generation ≤ g
 GenLe : ℕ → Cell → Set
-GenLe g (dlt h _ _ _) = h ≤ g
+GenLe g (dlt h _ _ _ _) = h ≤ g
 GenLe g _           = ⊤
 
 GenLe-step : ∀ {g} c → GenLe g c → GenLe (suc g) c
 GenLe-step erased       _  = tt
 GenLe-step junk         _  = tt
 GenLe-step (dcell _ _)  _  = tt
-GenLe-step (dlt _ _ _ _) le = ≤-step le
+GenLe-step (dlt _ _ _ _ _) le = ≤-step le
 GenLe-step (cpt _ _)    _  = tt
 
 PM-GenLe-step : ∀ {g} m → PM (GenLe g) m → PM (GenLe (suc g)) m
@@ -205,8 +205,8 @@ nc-fst g erased      mt _ = refl
 nc-fst g junk        mt _ = refl
 nc-fst g (dcell _ _) mt _ = refl
 nc-fst g (cpt _ _)   mt _ = refl
-nc-fst g (dlt h ps b _) mt (inj₁ e) rewrite e = refl
-nc-fst g (dlt h ps .false _) mt (inj₂ refl) with h ≡ᵇ g
+nc-fst g (dlt h x ps b _) mt (inj₁ e) rewrite e = refl
+nc-fst g (dlt h x ps .false _) mt (inj₂ refl) with h ≡ᵇ g
 ... | true  = refl
 ... | false = refl
 
@@ -219,17 +219,17 @@ gl-skip g erased      mt _ = refl
 gl-skip g junk        mt _ = refl
 gl-skip g (dcell _ _) mt _ = refl
 gl-skip g (cpt _ _)   mt _ = refl
-gl-skip g (dlt h ps b _) mt le rewrite ≡ᵇ-false h (suc g) (λ { refl → 1+n≰n le }) = refl
+gl-skip g (dlt h x ps b _) mt le rewrite ≡ᵇ-false h (suc g) (λ { refl → 1+n≰n le }) = refl
 
 rp-skip : ∀ g xs mt → All (GenLe g) xs → rp (suc g) xs mt ≡ mt
 rp-skip g []       mt []       = refl
 rp-skip g (x ∷ xs) mt (p ∷ ps) rewrite rp-skip g xs mt ps = gl-skip g x mt p
 
-rstep-commit : ∀ g ps {dg} mt → rstep g (dlt g ps true dg) mt ≡ (apply ps (proj₂ mt) , apply ps (proj₂ mt))
-rstep-commit g ps mt rewrite ≡ᵇ-refl g = refl
+rstep-commit : ∀ g x ps {dg} mt → rstep g (dlt g x ps true dg) mt ≡ (apply ps (rbase x mt) , x , apply ps (rbase x mt))
+rstep-commit g x ps mt rewrite ≡ᵇ-refl g = refl
 
-rstep-tent : ∀ g ps {dg} mt → rstep g (dlt g ps false dg) mt ≡ (proj₁ mt , apply ps (proj₂ mt))
-rstep-tent g ps mt rewrite ≡ᵇ-refl g = refl
+rstep-tent : ∀ g x ps {dg} mt → rstep g (dlt g x ps false dg) mt ≡ (proj₁ mt , x , apply ps (rbase x mt))
+rstep-tent g x ps mt rewrite ≡ᵇ-refl g = refl
 
 ------------------------------------------------------------------------
 -- Checkpoint choice
@@ -243,21 +243,21 @@ Older-step : ∀ {g} c → Older g c → Older (suc g) c
 Older-step erased      _  = tt
 Older-step junk        _  = tt
 Older-step (dcell _ _) _  = tt
-Older-step (dlt _ _ _ _) _ = tt
+Older-step (dlt _ _ _ _ _) _ = tt
 Older-step (cpt _ _)   le = ≤-step le
 
 pick-first : ∀ g C c → Older g c → pick (cpt g C) c ≡ just (true , g , C)
 pick-first g C erased      _ = refl
 pick-first g C junk        _ = refl
 pick-first g C (dcell _ _) _ = refl
-pick-first g C (dlt _ _ _ _) _ = refl
+pick-first g C (dlt _ _ _ _ _) _ = refl
 pick-first g C (cpt h D)   lt rewrite T⇒≡ (h ≤ᵇ g) (≤⇒≤ᵇ (<⇒≤ lt)) = refl
 
 pick-second : ∀ h D c → Older h c → pick c (cpt h D) ≡ just (false , h , D)
 pick-second h D erased      _ = refl
 pick-second h D junk        _ = refl
 pick-second h D (dcell _ _) _ = refl
-pick-second h D (dlt _ _ _ _) _ = refl
+pick-second h D (dlt _ _ _ _ _) _ = refl
 pick-second h D (cpt g C)   lt
   rewrite ¬T⇒≡ (h ≤ᵇ g) (λ t → 1+n≰n (≤-trans lt (≤ᵇ⇒≤ h g t))) = refl
 
@@ -312,8 +312,8 @@ eqPs-sound ((a , p) ∷ xs) ((b , q) ∷ ys) e with ∧-true (a ≡ᵇ b) _ e
 ... | e1 , e' with ∧-true (p ≡ᵇ q) _ e'
 ...   | e2 , e3 = cong₂ _∷_ (cong₂ _,_ (≡ᵇ-sound a b e1) (≡ᵇ-sound p q e2)) (eqPs-sound xs ys e3)
 
-isT-refl : ∀ g ps dg → isT g ps (dlt g ps false dg) ≡ true
-isT-refl g ps dg rewrite ≡ᵇ-refl g = eqPs-refl ps
+isT-refl : ∀ g x ps dg → isT g x ps (dlt g x ps false dg) ≡ true
+isT-refl g x ps dg rewrite ≡ᵇ-refl g | ≡ᵇ-refl x = eqPs-refl ps
 
 ------------------------------------------------------------------------
 -- The part of the region recovery accepts
@@ -323,9 +323,9 @@ okC-nc g D erased      cs _ = refl
 okC-nc g D junk        cs _ = refl
 okC-nc g D (dcell _ _) cs _ = refl
 okC-nc g D (cpt _ _)   cs _ = refl
-okC-nc g D (dlt h ps false dg) cs _ = refl
-okC-nc g D (dlt h ps true (dd , dt)) cs (inj₁ e) rewrite e = refl
-okC-nc g D (dlt h ps true (dd , dt)) cs (inj₂ ())
+okC-nc g D (dlt h x ps false dg) cs _ = refl
+okC-nc g D (dlt h x ps true (dd , dt)) cs (inj₁ e) rewrite e = refl
+okC-nc g D (dlt h x ps true (dd , dt)) cs (inj₂ ())
 
 acc-nc : ∀ g D xs ys → All (NC g) xs → acc g D (xs ++ ys) ≡ acc g D ys
 acc-nc g D []       ys []       = refl
@@ -336,8 +336,8 @@ okC-gen g D erased      cs _ = refl
 okC-gen g D junk        cs _ = refl
 okC-gen g D (dcell _ _) cs _ = refl
 okC-gen g D (cpt _ _)   cs _ = refl
-okC-gen g D (dlt h ps false dg) cs _ = refl
-okC-gen g D (dlt h ps true (dd , dt)) cs le
+okC-gen g D (dlt h x ps false dg) cs _ = refl
+okC-gen g D (dlt h x ps true (dd , dt)) cs le
   rewrite ≡ᵇ-false h (suc g) (λ { refl → 1+n≰n le }) = refl
 
 acc-gen : ∀ g D xs → All (GenLe g) xs → acc (suc g) D xs ≡ []
@@ -353,8 +353,8 @@ okC-ext e g erased      cs = refl
 okC-ext e g junk        cs = refl
 okC-ext e g (dcell _ _) cs = refl
 okC-ext e g (cpt _ _)   cs = refl
-okC-ext e g (dlt h ps false dg) cs = refl
-okC-ext e g (dlt h ps true (dd , dt)) cs = cong (λ v → (h ≡ᵇ g) ∧ v ∧ verT g dt cs) (verD-ext e dd)
+okC-ext e g (dlt h x ps false dg) cs = refl
+okC-ext e g (dlt h x ps true (dd , dt)) cs = cong (λ v → (h ≡ᵇ g) ∧ v ∧ verT g x dt cs) (verD-ext e dd)
 
 acc-ext : ∀ {D D'} → (∀ p → D p ≡ D' p) → ∀ g cs → acc g D cs ≡ acc g D' cs
 acc-ext e g []       = refl
@@ -370,25 +370,42 @@ Ent sm D (p , d , a) = a ≤ amax × sm a ≡ just p × D p ≡ syn (dcell d a)
 
 CmV : ℕ → Map → (ℕ → MC) → List Cell → Set
 CmV g sm D []       = ⊤
-CmV g sm D (c ∷ cs) = Σ (List (Addr × ℕ)) λ ps → Σ Dg λ dg →
-  c ≡ dlt g ps true dg × All (Ent sm D) (proj₁ dg) × verT g (proj₂ dg) cs ≡ true
+CmV g sm D (c ∷ cs) = (isC g c ≡ false × CmV g sm D cs) ⊎ (Σ ℕ λ x → Σ (List (Addr × ℕ)) λ ps → Σ Dg λ dg →
+  c ≡ dlt g x ps true dg × All (Ent sm D) (proj₁ dg) × verT g x (proj₂ dg) cs ≡ true)
+
+isC-NC : ∀ g c → isC g c ≡ false → NC g c
+isC-NC g erased      _ = tt
+isC-NC g junk        _ = tt
+isC-NC g (dcell _ _) _ = tt
+isC-NC g (cpt _ _)   _ = tt
+isC-NC g (dlt h x ps false dg) _ = inj₂ refl
+isC-NC g (dlt h x ps true dg)  e = inj₁ e
 
 verD-ent : ∀ {sm D} (D' : ℕ → Cell) → (∀ p c → D p ≡ syn c → D' p ≡ c) →
   ∀ dd → All (Ent sm D) dd → verD D' dd ≡ true
 verD-ent D' f []                 []                 = refl
 verD-ent D' f ((p , d , a) ∷ xs) ((_ , _ , e) ∷ es) rewrite f p _ e | holds-refl d a = verD-ent D' f xs es
 
--- recovery accepts the whole committed part
+-- recovery's replay of the committed part is that of the whole committed
+-- part (the non-committing pages on top, a recovered crash's leftovers,
+-- change nothing committed)
 acc-cmv : ∀ {g sm D} (D' : ℕ → Cell) → (∀ p c → D p ≡ syn c → D' p ≡ c) →
-  ∀ cs → CmV g sm D cs → acc g D' cs ≡ cs
-acc-cmv D' f []       _ = refl
-acc-cmv {g} D' f (c ∷ cs) (ps , (dd , dt) , refl , es , vt)
-  rewrite ≡ᵇ-refl g | verD-ent D' f dd es | vt = refl
+  ∀ cs R → CmV g sm D cs → proj₁ (rp g (acc g D' cs) R) ≡ proj₁ (rp g cs R)
+acc-cmv D' f []       R _ = refl
+acc-cmv {g} D' f (c ∷ cs) R (inj₁ (nc , cv))
+  rewrite okC-nc g D' c cs (isC-NC g c nc) =
+  trans (acc-cmv D' f cs R cv) (sym (nc-fst g c (rp g cs R) (isC-NC g c nc)))
+acc-cmv {g} D' f (c ∷ cs) R (inj₂ (x , ps , (dd , dt) , refl , es , vt)) =
+  cong (λ l → proj₁ (rp g l R)) acc1
+  where
+    acc1 : acc g D' (dlt g x ps true (dd , dt) ∷ cs) ≡ dlt g x ps true (dd , dt) ∷ cs
+    acc1 rewrite ≡ᵇ-refl g | verD-ent D' f dd es | vt = refl
 
 cmv-mono : ∀ {g sm D D'} → (∀ p d a → a ≤ amax → sm a ≡ just p → D p ≡ syn (dcell d a) → D' p ≡ syn (dcell d a)) →
   ∀ cs → CmV g sm D cs → CmV g sm D' cs
 cmv-mono f []       _ = tt
-cmv-mono {sm = sm} {D} {D'} f (c ∷ cs) (ps , (dd , dt) , e , es , vt) = ps , (dd , dt) , e , go dd es , vt
+cmv-mono f (c ∷ cs) (inj₁ (nc , cv)) = inj₁ (nc , cmv-mono f cs cv)
+cmv-mono {sm = sm} {D} {D'} f (c ∷ cs) (inj₂ (x , ps , (dd , dt) , e , es , vt)) = inj₂ (x , ps , (dd , dt) , e , go dd es , vt)
   where
     go : ∀ xs → All (Ent sm D) xs → All (Ent sm D') xs
     go []                 []                    = []
@@ -422,3 +439,79 @@ apply-src ((b , q) ∷ ps) m a p e | no ne
   with apply-src ps m a p (trans (sym (upd-other (apply ps m) (just q) ne)) e)
 ... | inj₁ i = inj₁ (there i)
 ... | inj₂ x = inj₂ x
+
+------------------------------------------------------------------------
+-- Epoch ids
+
+-- the pending epoch of a replay state
+pend : RS → ℕ
+pend mt = proj₁ (proj₂ mt)
+
+rbase-other : ∀ x mt → pend mt ≢ x → rbase x mt ≡ proj₁ mt
+rbase-other x (M , y , T) ne rewrite ≡ᵇ-false x y (λ e → ne (sym e)) = refl
+
+rbase-same : ∀ x M T → rbase x (M , x , T) ≡ T
+rbase-same x M T rewrite ≡ᵇ-refl x = refl
+
+-- the pending epoch after a replay is 0 or an epoch id on the region
+pend-step : ∀ g c mt → pend (rstep g c mt) ≡ pend mt ⊎ pend (rstep g c mt) ≡ epOf c
+pend-step g erased      mt = inj₁ refl
+pend-step g junk        mt = inj₁ refl
+pend-step g (dcell _ _) mt = inj₁ refl
+pend-step g (cpt _ _)   mt = inj₁ refl
+pend-step g (dlt h x ps b dg) mt with h ≡ᵇ g
+... | false = inj₁ refl
+... | true with b
+...   | true  = inj₂ refl
+...   | false = inj₂ refl
+
+pend-top : ∀ g cs C → pend (rp g cs (st0 C)) ≤ topE cs
+pend-top g []       C = z≤n
+pend-top g (c ∷ cs) C with pend-step g c (rp g cs (st0 C))
+... | inj₁ e rewrite e = ≤-trans (pend-top g cs C) (m≤n⊔m (epOf c) (topE cs))
+... | inj₂ e rewrite e = m≤m⊔n (epOf c) (topE cs)
+
+-- a recovery that drops no committed page replays the whole region
+acc-clean : ∀ g D cs R → clean g D cs ≡ true → proj₁ (rp g (acc g D cs) R) ≡ proj₁ (rp g cs R)
+acc-clean g D []       R _ = refl
+acc-clean g D (c ∷ cs) R e with okC g D c cs
+... | true  = refl
+... | false with isC g c in ic
+...   | true  = ⊥-elim (bool-absurd e)
+  where bool-absurd : false ≡ true → ⊥
+        bool-absurd ()
+...   | false = trans (acc-clean g D cs R e) (sym (nc-fst g c (rp g cs R) (isC-NC g c ic)))
+
+-- the digest entries of the newest accepted committed page name pages M maps
+EntM : Map → ℕ × Data × Addr → Set
+EntM M (p , d , a) = a ≤ amax × M a ≡ just p
+
+DgM : Map → List Cell → Set
+DgM M (dlt _ _ _ true (dd , _) ∷ _) = All (EntM M) dd
+DgM M _                             = ⊤
+
+EntM-of : ∀ {sm D} → ∀ dd → All (Ent sm D) dd → All (EntM sm) dd
+EntM-of []                 []                   = []
+EntM-of ((p , d , a) ∷ xs) ((le , e , _) ∷ es) = (le , e) ∷ EntM-of xs es
+
+-- what recovery accepts of a committed part names only pages sm maps
+cmv-dgm : ∀ {g sm D} (D' : ℕ → Cell) → (∀ p c → D p ≡ syn c → D' p ≡ c) →
+  ∀ cs → CmV g sm D cs → DgM sm (acc g D' cs)
+cmv-dgm D' f []       _ = tt
+cmv-dgm {g} D' f (c ∷ cs) (inj₁ (nc , cv))
+  rewrite okC-nc g D' c cs (isC-NC g c nc) = cmv-dgm D' f cs cv
+cmv-dgm {g} {sm} D' f (c ∷ cs) (inj₂ (x , ps , (dd , dt) , refl , es , vt))
+  rewrite ≡ᵇ-refl g | verD-ent D' f dd es | vt = EntM-of dd es
+
+DgM-≐ : ∀ {M M'} → M ≐ M' → ∀ cs → DgM M cs → DgM M' cs
+DgM-≐ {M} {M'} e [] d = tt
+DgM-≐ {M} {M'} e (erased ∷ cs) d = tt
+DgM-≐ {M} {M'} e (junk ∷ cs) d = tt
+DgM-≐ {M} {M'} e (dcell _ _ ∷ cs) d = tt
+DgM-≐ {M} {M'} e (cpt _ _ ∷ cs) d = tt
+DgM-≐ {M} {M'} e (dlt _ _ _ false _ ∷ cs) d = tt
+DgM-≐ {M} {M'} e (dlt _ _ _ true (dd , _) ∷ cs) d = go dd d
+  where
+    go : ∀ xs → All (EntM M) xs → All (EntM M') xs
+    go [] [] = []
+    go ((p , x , a) ∷ xs) ((le , q) ∷ qs) = (le , trans (sym (e a)) q) ∷ go xs qs

@@ -66,7 +66,7 @@ Dg = List (ℕ × Data × Addr) × List (List (Addr × ℕ))
 data Cell : Set where
   erased junk : Cell
   dcell : Data → Addr → Cell                       -- data sector + OOB logical address
-  dlt   : ℕ → List (Addr × ℕ) → Bool → Dg → Cell   -- delta page: generation, pairs, committed?, digest
+  dlt   : ℕ → ℕ → List (Addr × ℕ) → Bool → Dg → Cell   -- delta page: generation, epoch id, pairs, committed?, digest
   cpt   : ℕ → Map → Cell                           -- full checkpoint: generation, L2P
 
 -- A page with its sync status (the sync map of §5.1): `syn c` is durable;
@@ -124,6 +124,7 @@ record St : Set where
     mb    : ℕ → Maybe (Data × Addr)    -- merge buffer: pages not yet programmed
     dbuf  : List (Addr × ℕ)            -- delta buffer, newest first
     ept   : List (List (Addr × ℕ))     -- pairs of the tentative pages of this epoch, newest first
+    ep    : ℕ                          -- the current epoch id (delta.rs: grows at every commit)
     nxt   : ℕ                          -- active pointer: next fresh page
     inv   : ℕ → Bool                   -- invalid queue (relocated this epoch)
     ers   : ℕ → Bool                   -- erasable queue
@@ -190,7 +191,7 @@ progMB s = record s { dat = λ p → progm (mb s p) (dat s p) ; mb = λ _ → no
 
 -- A full delta buffer becomes a tentative delta page.
 emitT : St → St
-emitT s = record s { dr = uns erased (dlt (gen s) (dbuf s) false ε) ∷ dr s ; dbuf = [] ; ept = dbuf s ∷ ept s }
+emitT s = record s { dr = uns erased (dlt (gen s) (ep s) (dbuf s) false ε) ∷ dr s ; dbuf = [] ; ept = dbuf s ∷ ept s }
 
 optP optT : Bool → St → St
 optP true  = progMB
@@ -272,10 +273,10 @@ dgOf s = digD s (dbuf s ++ concat (ept s)) , ept s
 fl1 fl2 fl3 : St → St
 fl1 s = progMB s
 fl2 s = let u = fl1 s in
-        record u { dr = uns erased (dlt (gen s) (dbuf s) true (dgOf s)) ∷ dr u }
+        record u { dr = uns erased (dlt (gen s) (ep s) (dbuf s) true (dgOf s)) ∷ dr u }
 fl3 s = let u = syncAll (fl2 s) in
         record u { smap = l2p u ; dbuf = [] ; ept = [] ; ers = λ p → ers u p ∨ inv u p
-                 ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 }
+                 ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 ; ep = suc (ep s) }
 
 FlPt : St → St → Set
 FlPt s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m
@@ -288,16 +289,33 @@ pick (cpt g C) _         = just (true , g , C)
 pick _         (cpt h D) = just (false , h , D)
 pick _         _         = nothing
 
--- Replay of the delta region (oldest page first): (committed, tentative).
-rstep : ℕ → Cell → Map × Map → Map × Map
-rstep g (dlt h ps b _) mt =
-  if h ≡ᵇ g then ((if b then apply ps (proj₂ mt) else proj₁ mt) , apply ps (proj₂ mt))
+-- Replay of the delta region (oldest page first).  The state is
+-- (committed L2P, epoch id of the pending tentative pages, committed L2P
+-- + those pending pages).  A tentative page of epoch x extends the
+-- pending pages if they are of epoch x, else starts afresh from the
+-- committed L2P; a committed page of epoch x activates the pending pages
+-- only if they are of its own epoch x (delta.rs: "a committed page
+-- activates only pages of its own epoch").
+RS : Set
+RS = Map × ℕ × Map
+
+rbase : ℕ → RS → Map
+rbase x (M , y , T) = if x ≡ᵇ y then T else M
+
+rstep : ℕ → Cell → RS → RS
+rstep g (dlt h x ps b _) mt =
+  if h ≡ᵇ g then (if b then (apply ps (rbase x mt) , x , apply ps (rbase x mt))
+                       else (proj₁ mt , x , apply ps (rbase x mt)))
             else mt
 rstep g _ mt = mt
 
-rp : ℕ → List Cell → Map × Map → Map × Map
+rp : ℕ → List Cell → RS → RS
 rp g []       mt = mt
 rp g (c ∷ cs) mt = rstep g c (rp g cs mt)
+
+-- the replay's start: the checkpoint's L2P, nothing pending
+st0 : Map → RS
+st0 C = C , 0 , C
 
 -- Checking a digest against the flash (D: what each data page holds; the
 -- region below the committed page).  Exact comparison: CRC collisions are
@@ -311,24 +329,24 @@ eqPs []             []             = true
 eqPs ((a , p) ∷ xs) ((b , q) ∷ ys) = (a ≡ᵇ b) ∧ (p ≡ᵇ q) ∧ eqPs xs ys
 eqPs _              _              = false
 
--- a tentative page of generation g with exactly these pairs
-isT : ℕ → List (Addr × ℕ) → Cell → Bool
-isT g ps (dlt h qs false _) = (h ≡ᵇ g) ∧ eqPs qs ps
-isT g ps _                  = false
+-- a tentative page of generation g and epoch x with exactly these pairs
+isT : ℕ → ℕ → List (Addr × ℕ) → Cell → Bool
+isT g x ps (dlt h y qs false _) = (h ≡ᵇ g) ∧ (y ≡ᵇ x) ∧ eqPs qs ps
+isT g x ps _                    = false
 
 verD : (ℕ → Cell) → List (ℕ × Data × Addr) → Bool
 verD D []                  = true
 verD D ((p , d , a) ∷ xs)  = holds (D p) d a ∧ verD D xs
 
-verT : ℕ → List (List (Addr × ℕ)) → List Cell → Bool
-verT g []         cs       = true
-verT g (ps ∷ pss) []       = false
-verT g (ps ∷ pss) (c ∷ cs) = isT g ps c ∧ verT g pss cs
+verT : ℕ → ℕ → List (List (Addr × ℕ)) → List Cell → Bool
+verT g x []         cs       = true
+verT g x (ps ∷ pss) []       = false
+verT g x (ps ∷ pss) (c ∷ cs) = isT g x ps c ∧ verT g x pss cs
 
 -- a committed page of generation g whose digest verifies
 okC : ℕ → (ℕ → Cell) → Cell → List Cell → Bool
-okC g D (dlt h ps true (dd , dt)) cs = (h ≡ᵇ g) ∧ verD D dd ∧ verT g dt cs
-okC g D _                         cs = false
+okC g D (dlt h x ps true (dd , dt)) cs = (h ≡ᵇ g) ∧ verD D dd ∧ verT g x dt cs
+okC g D _                           cs = false
 
 -- The part of the region recovery replays: from the newest committed page
 -- of generation g whose digest verifies, down.  Pages above it (a crashed
@@ -354,18 +372,53 @@ hi m zero    = bnd (m zero)
 hi m (suc k) = bnd (m (suc k)) ⊔ hi m k
 
 recMap : ℕ → Map → St → Map
-recMap g C s = proj₁ (rp g (acc g (λ p → cur (dat s p)) (map cur (dr s))) (C , C))
+recMap g C s = proj₁ (rp g (acc g (λ p → cur (dat s p)) (map cur (dr s))) (st0 C))
+
+-- Does recovery drop no committed page of generation g (it accepted the
+-- newest one, or there is none)?  Only then may it go on without a full
+-- checkpoint (mod.rs, `open`: `fell_back` forces one).
+isC : ℕ → Cell → Bool
+isC g (dlt h _ _ true _) = h ≡ᵇ g
+isC g _                  = false
+
+clean : ℕ → (ℕ → Cell) → List Cell → Bool
+clean g D []       = true
+clean g D (c ∷ cs) = if okC g D c cs then true else (not (isC g c) ∧ clean g D cs)
+
+-- The largest epoch id on the region (recovery resumes above it).
+epOf : Cell → ℕ
+epOf (dlt _ x _ _ _) = x
+epOf _               = 0
+
+topE : List Cell → ℕ
+topE []       = 0
+topE (c ∷ cs) = epOf c ⊔ topE cs
+
+-- One more than every page a delta page on the region names: recovery
+-- allocates past them, so it never reuses a page the crashed run may have
+-- programmed (mod.rs: the crashed run's places are never programmed
+-- again in the same generation).
+hiP : List (Addr × ℕ) → ℕ
+hiP []             = 0
+hiP ((a , p) ∷ ps) = suc p ⊔ hiP ps
+
+hiR : List Cell → ℕ
+hiR (dlt _ _ ps _ _ ∷ cs) = hiP ps ⊔ hiR cs
+hiR (_ ∷ cs)              = hiR cs
+hiR []                    = 0
 
 -- The in-memory state rebuilt from the recovered L2P (selective
--- persistence); then a full checkpoint starts a new generation.  Recovery
+-- persistence); recovery then either writes a full checkpoint (a new
+-- generation) or, if it dropped no committed page (`clean`), goes on in
+-- the same region with an epoch id above every id on it.  Recovery
 -- first SYNCs what it finds (docs/FORMAT.md §4.3), so what it read (and
 -- checked digests against) is durable before it builds on it.
 rec0 : Bool → ℕ → Map → St → St
 rec0 b g C s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = recMap g C u ; smap = recMap g C u ; mb = λ _ → nothing ; dbuf = [] ; ept = []
-  ; nxt = hi (recMap g C u) amax ; inv = λ _ → false ; ers = λ _ → false
-  ; wcnt = 0 ; gcnt = 0 }
+  ; nxt = hi (recMap g C u) amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false ; ers = λ _ → false
+  ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) }
 
 ------------------------------------------------------------------------
 -- The model P
@@ -382,9 +435,14 @@ okP (use (regop rl)) s s' =
 okP (use (regop es)) s s' = Σ ℕ λ p → ers s p ≡ true × s' ≡ esF p s
 okP (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s)
 okP recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
-  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × s' ≡ ck3 (rec0 b g C s)
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+  (s' ≡ ck3 (rec0 b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0 b g C s)
 
--- A crashed operation: a crash at one of its crash points.
+-- A crashed operation: a crash at one of its crash points.  (Recovery
+-- without a full checkpoint issues nothing after its first SYNC; a crash
+-- there is covered by the first point of the checkpoint, see
+-- SCFTL.Impl.CrashPoints.)
 crashP : Op → St → St → Set
 crashP (use (regop x)) s s' = Σ St λ m → okP (use (regop x)) s m × Img m s'
 crashP (use flush)     s s' = Σ St λ m → FlPt s m × Img m s'

@@ -15,7 +15,7 @@ open import Data.Nat.Properties using (≤-refl; ≤-step; _≟_)
 open import Data.Bool.Base using (Bool; true; false)
 open import Data.Empty using (⊥-elim)
 open import Data.Unit.Base using (tt)
-open import Data.List.Base using (List; []; _∷_; map)
+open import Data.List.Base using (List; []; _∷_; map; concat)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -46,7 +46,7 @@ pv-progMB s p = cur-progm (mb s p) (dat s p)
 progMB-RI : ∀ {s} → RI s → RI (progMB s)
 progMB-RI {s} r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
-  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT ; vm = vm
+  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP ; vm = vm
   ; vOK = λ a p le e → let (lt , d , ed) = vOK a p le e in lt , d , trans (pv-progMB s p) ed
   ; sOK = λ a p le e → let (lt , mbn , d , dd) = sOK a p le e in
             lt , refl , d , trans (cong (λ x → progm x (dat s p)) mbn) dd
@@ -71,12 +71,10 @@ progMB-AR {s} {t} r (ar v st c) =
 
 emitT-RI : ∀ {s} → RI s → RI (emitT s)
 emitT-RI {s} r = record
-  { C = C ; tents = uns erased (dlt (gen s) (dbuf s) false ε) ∷ tents ; comm = comm
+  { C = C ; tents = uns erased (dlt (gen s) (ep s) (dbuf s) false ε) ∷ tents ; comm = comm
   ; slotL = slotL ; slotO = slotO ; regEq = cong (_ ∷_) regEq
-  ; tNC = (tt , inj₂ refl) ∷ tNC ; gle = (tt , ≤-refl) ∷ gle ; cmX = cmX ; cmT = cmT
-  ; vm = λ a → trans (vm a)
-      (sym (cong (λ x → proj₂ x a)
-        (rstep-tent (gen s) (dbuf s) {ε} (rp (gen s) (map cur tents) (rp (gen s) comm (C , C))))))
+  ; tNC = (tt , inj₂ refl) ∷ tNC ; gle = (tt , ≤-refl) ∷ gle ; cmX = cmX ; cmP = cmP
+  ; vm = λ a → trans (vm a) (cong (λ f → f a) (sym (apply-++ (dbuf s) (concat (ept s)) (smap s))))
   ; vOK = vOK ; sOK = sOK ; iOK = iOK ; eOK = eOK ; tEq = cong (_ ∷_) tEq ; cmV = cmV }
   where open RI r
 
@@ -107,7 +105,7 @@ pv-place-here a d s = cong (λ x → pvm x (cur (dat s (nxt s)))) (upd-here (mb 
 place-RI : ∀ {s} a d → a ≤ amax → RI s → RI (place a d s)
 place-RI {s} a d ale r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
-  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT
+  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP
   ; vm = ≐-upd a (just (nxt s)) vm
   ; vOK = vOK' ; sOK = sOK' ; iOK = iOK' ; eOK = eOK' ; tEq = tEq ; cmV = cmV }
   where
@@ -156,7 +154,7 @@ place-rd-other {s} a d r b le ne =
 wr0-RI : ∀ {s} a d → a ≤ amax → RI s → RI (wr0 a d s)
 wr0-RI {s} a d ale r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
-  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT ; vm = vm
+  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP ; vm = vm
   ; vOK = vOK ; sOK = sOK ; iOK = iOK ; eOK = eOK ; tEq = tEq ; cmV = cmV }
   where open RI (place-RI a d ale r)
 
@@ -187,7 +185,7 @@ write-sim a d {s} {t} arr r (inj₂ (nib , refl)) =
 rl0-RI : ∀ {s} p → p < nxt s → Valid s p → RI s → RI (rl0 p s)
 rl0-RI {s} p lt (ale , la) r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
-  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT ; vm = vm
+  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP ; vm = vm
   ; vOK = vOK ; sOK = sOK ; iOK = iOK' ; eOK = eOK ; tEq = tEq ; cmV = cmV }
   where
     a = p2l s p
@@ -219,7 +217,7 @@ rl0-AR {s} {t} p (ale , la) r (ar v st c) = ar vol st c
 rlX-RI : ∀ {s} p → p < nxt s → ¬ Valid s p → RI s → RI (rlX p s)
 rlX-RI {s} p lt nv r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
-  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT ; vm = vm
+  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP ; vm = vm
   ; vOK = vOK ; sOK = sOK ; iOK = iOK' ; eOK = eOK ; tEq = tEq ; cmV = cmV }
   where
     open RI r
@@ -247,7 +245,7 @@ rl-sim {t = t} (ar v st c) r (inj₁ (_ , p , lt , inj₂ (nv , refl))) =
 esF-RI : ∀ {s} p → ers s p ≡ true → RI s → RI (esF p s)
 esF-RI {s} p ep r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
-  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmT = cmT ; vm = vm
+  ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP ; vm = vm
   ; vOK = vOK' ; sOK = sOK' ; iOK = iOK ; eOK = eOK' ; tEq = tEq
   ; cmV = cmv-mono (λ q d b le sm e → trans (upd-other (dat s) _ (λ { refl → proj₂ (proj₂ (eOK p ep)) b le sm })) e)
                    comm cmV }

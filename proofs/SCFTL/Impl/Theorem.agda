@@ -76,11 +76,11 @@ use-crash flush     = flush-crash
 -- Recovery
 
 rec-A : ∀ {s t s'} → CR s t → okP recover s s' → Σ State λ t' → okS recover t t' × AR s' t'
-rec-A {t = t} (M , rt , dk) (b , g , C , pk , refl) =
-  ⟨ stable t , stable t , 0 ⟩ , (refl , refl , refl) , proj₁ (rec-sim rt dk pk)
+rec-A {t = t} (M , rt , dk) st =
+  ⟨ stable t , stable t , 0 ⟩ , (refl , refl , refl) , proj₁ (recover-sim rt dk st)
 
 rec-B : ∀ {s s'} → CI s → okP recover s s' → RI s'
-rec-B (M , X , rt , dk) (b , g , C , pk , refl) = proj₂ (rec-sim rt dk pk)
+rec-B (M , X , rt , dk) st = proj₂ (recover-sim rt dk st)
 
 recᶜ-A : ∀ {s t s'} → CR s t → crashP recover s s' → Σ State λ t' → crashS recover t t' × CR s' t'
 recᶜ-A {t = t} (M , rt , dk) (b , g , C , pk , m , ck , img) = t , refl , M , rec-crash rt dk pk ck img
@@ -95,7 +95,8 @@ new-RecTo : ∀ {s} → NewP s → RecTo s unmapped
 new-RecTo {s} (e1 , e2 , e3) =
   recto true 0 unmapped (pick-slot true s 0 unmapped e1 so) e1 so
         (subst (All IsSyn) (sym e3) []) (subst (All (PM (GenLe 0))) (sym e3) [])
-        (λ a → cong (λ l → proj₁ (rp 0 (acc 0 (λ p → cur (dat s p)) (map cur l)) (unmapped , unmapped)) a) e3)
+        (λ a → cong (λ l → proj₁ (rp 0 (acc 0 (λ p → cur (dat s p)) (map cur l)) (st0 unmapped)) a) e3)
+        (subst (λ l → DgM unmapped (acc 0 (λ p → cur (dat s p)) (map cur l))) (sym e3) tt)
   where so = subst (PM (Older 0)) (sym e2) tt
 
 init-CR' : ∀ {s t} → NewP s → NewS t → CR s t
@@ -176,17 +177,18 @@ stable-survives-crash = crash-RI
 -- crashed state, including the ghost, plays no part)
 private
   flashOnly : Bool → ℕ → Map → (ℕ → MC) → MC → MC → List MC → St
-  flashOnly b g C d l o r = ck3 (rec0 b g C (record
+  flashOnly b g C d l o r = rec0 b g C (record
     { dat = d ; cpL = l ; cpO = o ; dr = r ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing
     ; dbuf = [] ; ept = [] ; nxt = 0 ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0
-    ; smap = unmapped }))
+    ; smap = unmapped ; ep = 0 })
 
-  viaFlash : ∀ b g C s → ck3 (rec0 b g C s) ≡ flashOnly b g C (dat s) (cpL s) (cpO s) (dr s)
+  viaFlash : ∀ b g C s → rec0 b g C s ≡ flashOnly b g C (dat s) (cpL s) (cpO s) (dr s)
   viaFlash true  g C s = refl
   viaFlash false g C s = refl
 
+-- (with or without the full checkpoint: `rec0` is the same, `ck3` of it too)
 recover-flash-only : ∀ b g C {s₁ s₂} → dat s₁ ≡ dat s₂ → cpL s₁ ≡ cpL s₂ → cpO s₁ ≡ cpO s₂ →
-  dr s₁ ≡ dr s₂ → ck3 (rec0 b g C s₁) ≡ ck3 (rec0 b g C s₂)
+  dr s₁ ≡ dr s₂ → rec0 b g C s₁ ≡ rec0 b g C s₂
 recover-flash-only b g C {s₁} {s₂} e1 e2 e3 e4 =
   trans (viaFlash b g C s₁)
     (trans (go e1 e2 e3 e4) (sym (viaFlash b g C s₂)))

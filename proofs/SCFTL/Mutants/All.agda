@@ -1,8 +1,9 @@
 {-# OPTIONS --safe --without-K #-}
 ------------------------------------------------------------------------
--- Issue 39: the nine mutants of the model P (one-SYNC digest commit),
+-- Issue 39: the ten mutants of the model P (one-SYNC digest commit,
+-- epoch ids, recovery with or without a full checkpoint),
 -- each with exactly one deliberate bug, and what is proven about each
--- (see proofs/README.md, "Mutants that must fail").  Eight are not
+-- (see proofs/README.md, "Mutants that must fail").  Nine are not
 -- snapshot-consistent, each by a concrete fragment whose recovered read
 -- violates SC1.  One (checkpoint in place) has no SC counterexample in
 -- P's crash model: it makes the disk unrecoverable instead (see its
@@ -22,6 +23,7 @@ import SCFTL.Mutants.TentativeAsCommitted
 import SCFTL.Mutants.AllocRestarts
 import SCFTL.Mutants.CheckpointInPlace
 import SCFTL.Mutants.DigestOmitsTentative
+import SCFTL.Mutants.RecoveryReusesCrashedEpoch
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -32,6 +34,7 @@ module M6 = SCFTL.Mutants.TentativeAsCommitted
 module M7 = SCFTL.Mutants.AllocRestarts
 module M8 = SCFTL.Mutants.CheckpointInPlace
 module M9 = SCFTL.Mutants.DigestOmitsTentative
+module M10 = SCFTL.Mutants.RecoveryReusesCrashedEpoch
 
 record MutantsFail : Set where
   field
@@ -54,6 +57,8 @@ record MutantsFail : Set where
     checkpoint-in-place    : M8.Unrecoverable
     -- 9. the epoch digest omits the epoch's tentative pages
     digest-omits-tentative : ¬ SnapshotConsistent M9.Pmut
+    -- 10. recovery without a full checkpoint resumes the crashed epoch's id
+    recovery-reuses-crashed-epoch : ¬ SnapshotConsistent M10.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -66,4 +71,5 @@ mutants-fail = record
   ; alloc-restarts         = M7.not-snapshot-consistent
   ; checkpoint-in-place    = M8.unrecoverable
   ; digest-omits-tentative = M9.not-snapshot-consistent
+  ; recovery-reuses-crashed-epoch = M10.not-snapshot-consistent
   }

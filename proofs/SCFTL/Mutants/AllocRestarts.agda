@@ -22,7 +22,7 @@ module SCFTL.Mutants.AllocRestarts where
 
 open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s)
 open import Data.Bool.Base using (Bool; true; false)
-open import Data.List.Base using ([]; _∷_)
+open import Data.List.Base using ([]; _∷_; map)
 open import Data.Maybe.Base using (just; nothing)
 open import Data.Product using (Σ; _×_; _,_)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -39,7 +39,9 @@ rec0′ b g C s = record (rec0 b g C s) { nxt = 0 }   -- MUTATED (P: hi (recMap 
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
-  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × s' ≡ ck3 (rec0′ b g C s)
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+  (s' ≡ ck3 (rec0′ b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0′ b g C s)
 okM o = okP o
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
@@ -66,7 +68,7 @@ s7 = ck3 (rec0′ true 2 (l2p s5) s6)   --     recovery
 open Fragments Pmut
 
 r1 : okM recover s0 s1
-r1 = true , 0 , unmapped , refl , refl
+r1 = true , 0 , unmapped , refl , inj₁ refl
 
 w1 : okM (use (regop (w 0 true))) s1 s2
 w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
@@ -78,13 +80,13 @@ c1 : crashM (use (regop (w 1 true))) s3 s4
 c1 = m3 , inj₁ ((s≤s z≤n , z≤n) , false , false , refl) , img-sync m3
 
 r2 : okM recover s4 s5
-r2 = true , 1 , unmapped , refl , refl
+r2 = true , 1 , unmapped , refl , inj₁ refl
 
 c2 : crashM (use (regop (w 1 false))) s5 s6
 c2 = m5 , inj₁ ((s≤s z≤n , z≤n) , true , false , refl) , img-sync m5
 
 r3 : okM recover s6 s7
-r3 = true , 2 , l2p s5 , refl , refl
+r3 = true , 2 , l2p s5 , refl , inj₁ refl
 
 shape : ShapeM
 shape = shapeM 0 ( shape1 (just (regop (w 0 true) ∷ [])) [] (regop (w 1 true)) 0

@@ -70,7 +70,9 @@ FlPt′ s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt′ (fl3 s) m
 okM crashM : Op → St → St → Set
 okM (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3′ (fl3 s)
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
-  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × s' ≡ ck3′ (rec0 b g C s)
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+  (s' ≡ ck3′ (rec0 b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0 b g C s)
 okM o = okP o
 crashM (use flush) s s' = Σ St λ m → FlPt′ s m × Img m s'
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
@@ -96,7 +98,7 @@ img3 = (λ p → land-D (dat m2 p)) , inj₂ (inj₂ refl) , land-C (cpO m2) , l
 open Fragments Pmut
 
 r1 : okM recover s0 s1
-r1 = true , 0 , unmapped , refl , refl
+r1 = true , 0 , unmapped , refl , inj₁ refl
 
 w1 : okM (use (regop (w 0 true))) s1 s2
 w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
@@ -129,9 +131,9 @@ other-outcomes-consistent :
   × Σ St (λ s' → okM recover new-outcome s' × rd s' 0 ≡ true)
 other-outcomes-consistent =
     ((λ p → land-D (dat m2 p)) , inj₁ refl , land-C (cpO m2) , land-L (dr m2))
-  , (_ , (true , 1 , unmapped , refl , refl) , refl)
+  , (_ , (true , 1 , unmapped , refl , inj₁ refl) , refl)
   , img-sync m2
-  , (_ , (true , 2 , l2p s2 , refl , refl) , refl)
+  , (_ , (true , 2 , l2p s2 , refl , inj₁ refl) , refl)
 
 -- In P the live slot is untouched (and durable) at this crash point.
 P-live-slot-durable : cpL (ck1 (fl3 s2)) ≡ syn (cpt 1 unmapped)

@@ -27,7 +27,7 @@
 ------------------------------------------------------------------------
 module SCFTL.Mutants.DigestNotChecked where
 
-open import Data.Nat.Base using (ℕ; zero; suc; _≡ᵇ_; z≤n; s≤s)
+open import Data.Nat.Base using (ℕ; zero; suc; _≡ᵇ_; z≤n; s≤s; _⊔_)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (just; nothing)
@@ -42,7 +42,7 @@ open import SCFTL.Mutants.Common
 -- The mutant
 
 okC′ : ℕ → (ℕ → Cell) → Cell → List Cell → Bool
-okC′ g D (dlt h ps true _) cs = h ≡ᵇ g      -- MUTATED (P: ∧ verD D dd ∧ verT g dt cs)
+okC′ g D (dlt h _ ps true _) cs = h ≡ᵇ g      -- MUTATED (P: ∧ verD D dd ∧ verT g dt cs)
 okC′ g D _                 cs = false
 
 acc′ : ℕ → (ℕ → Cell) → List Cell → List Cell
@@ -50,17 +50,19 @@ acc′ g D []       = []
 acc′ g D (c ∷ cs) = if okC′ g D c cs then c ∷ cs else acc′ g D cs
 
 recMap′ : ℕ → Map → St → Map
-recMap′ g C s = proj₁ (rp g (acc′ g (λ p → cur (dat s p)) (map cur (dr s))) (C , C))
+recMap′ g C s = proj₁ (rp g (acc′ g (λ p → cur (dat s p)) (map cur (dr s))) (st0 C))
 
 -- P's rec0 (SYNC, then rebuild) with the mutated recovered L2P
 rec0′ : Bool → ℕ → Map → St → St
 rec0′ b g C s = record (rec0 b g C s)
   { l2p = recMap′ g C (syncAll s) ; smap = recMap′ g C (syncAll s)
-  ; nxt = hi (recMap′ g C (syncAll s)) A }
+  ; nxt = hi (recMap′ g C (syncAll s)) A ⊔ hiR (map cur (dr s)) }
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
-  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × s' ≡ ck3 (rec0′ b g C s)
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+  (s' ≡ ck3 (rec0′ b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0′ b g C s)
 okM o = okP o
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
@@ -94,7 +96,7 @@ img4 = dd , land-C (cpL m3) , land-C (cpO m3) , land-L (dr m3)
 open Fragments Pmut
 
 r1 : okM recover s0 s1
-r1 = true , 0 , unmapped , refl , refl
+r1 = true , 0 , unmapped , refl , inj₁ refl
 
 w1 : okM (use (regop (w 0 true))) s1 s2
 w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
@@ -106,7 +108,7 @@ c3 : crashM (use flush) s3 s4
 c3 = m3 , inj₁ refl , img4
 
 r2 : okM recover s4 s5
-r2 = true , 1 , unmapped , refl , refl
+r2 = true , 1 , unmapped , refl , inj₁ refl
 
 shape : ShapeM
 shape = shapeM 0 (shape1 nothing (w 0 true ∷ w 1 true ∷ []) flush 0 ∷ []) []
@@ -126,14 +128,14 @@ recovered : rd s5 0 ≡ true × rd s5 1 ≡ false
 recovered = refl , refl
 
 -- The committed page did land, and its digest names both data pages.
-commit-landed : dr s4 ≡ syn (dlt 1 ((1 , 1) ∷ (0 , 0) ∷ [])
+commit-landed : dr s4 ≡ syn (dlt 1 1 ((1 , 1) ∷ (0 , 0) ∷ [])
                               true (((1 , true , 1) ∷ (0 , true , 0) ∷ []) , []))
                       ∷ []
 commit-landed = refl
 
 -- P checks the digest, finds page 1 erased, drops the committed page and
 -- recovers the image before the flush.
-P-digest-fails : okC 1 (λ p → cur (dat s4 p)) (cur (syn (dlt 1 ((1 , 1) ∷ (0 , 0) ∷ [])
+P-digest-fails : okC 1 (λ p → cur (dat s4 p)) (cur (syn (dlt 1 1 ((1 , 1) ∷ (0 , 0) ∷ [])
                    true (((1 , true , 1) ∷ (0 , true , 0) ∷ []) , [])))) [] ≡ false
 P-digest-fails = refl
 

@@ -50,7 +50,7 @@ dgOf′ s = digD s (dbuf s ++ concat (ept s)) , []   -- MUTATED (P: , ept s)
 
 fl2′ fl3′ : St → St
 fl2′ s = let u = fl1 s in
-         record u { dr = uns erased (dlt (gen s) (dbuf s) true (dgOf′ s)) ∷ dr u }
+         record u { dr = uns erased (dlt (gen s) (ep s) (dbuf s) true (dgOf′ s)) ∷ dr u }
 fl3′ s = let u = syncAll (fl2′ s) in
          record u { smap = l2p u ; dbuf = [] ; ept = [] ; ers = λ p → ers u p ∨ inv u p
                   ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 }
@@ -93,7 +93,7 @@ img6 = (λ p → land-D (dat m5 p)) , land-C (cpL m5) , land-C (cpO m5)
 open Fragments Pmut
 
 r1 : okM recover s0 s1
-r1 = true , 0 , unmapped , refl , refl
+r1 = true , 0 , unmapped , refl , inj₁ refl
 
 w1 : okM (use (regop (w 0 true))) s1 s2
 w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
@@ -111,7 +111,7 @@ c5 : crashM (use flush) s5 s6
 c5 = m5 , inj₁ refl , img6
 
 r2 : okM recover s6 s7
-r2 = true , 1 , unmapped , refl , refl
+r2 = true , 1 , unmapped , refl , inj₁ refl
 
 shape : ShapeM
 shape = shapeM 0 (shape1 (just (regop (w 0 true) ∷ [])) (w 0 false ∷ w 1 true ∷ []) flush 0 ∷ []) []

@@ -65,7 +65,7 @@ s6 = ck3 (rec0 true 1 unmapped s5)   -- recovery
 open Fragments Pmut
 
 r1 : okM recover s0 s1
-r1 = true , 0 , unmapped , refl , refl
+r1 = true , 0 , unmapped , refl , inj₁ refl
 
 w1 : okM (use (regop (w 0 true))) s1 s2
 w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
@@ -80,7 +80,7 @@ c1 : crashM (use (regop es)) s4 s5
 c1 = m4 , (0 , refl , refl) , img-sync m4
 
 r2 : okM recover s5 s6
-r2 = true , 1 , unmapped , refl , refl
+r2 = true , 1 , unmapped , refl , inj₁ refl
 
 shape : ShapeM
 shape = shapeM 0 (shape1 (just (regop (w 0 true) ∷ [])) (rl ∷ []) (regop es) 0 ∷ []) []

@@ -28,7 +28,7 @@
 ------------------------------------------------------------------------
 module SCFTL.Mutants.GenerationIgnored where
 
-open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s)
+open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s; _≡ᵇ_; _⊔_)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_; _∧_)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (just; nothing)
@@ -44,45 +44,48 @@ open import SCFTL.Mutants.Common
 -- rstep, rp, recMap, rec0) with every comparison of a delta page's
 -- generation with the checkpoint's removed.
 
-isT′ : List (ℕ × ℕ) → Cell → Bool
-isT′ ps (dlt h qs false _) = eqPs qs ps           -- MUTATED (P: (h ≡ᵇ g) ∧ …)
-isT′ ps _                  = false
+isT′ : ℕ → List (ℕ × ℕ) → Cell → Bool
+isT′ x ps (dlt h y qs false _) = (y ≡ᵇ x) ∧ eqPs qs ps   -- MUTATED (P: (h ≡ᵇ g) ∧ …)
+isT′ x ps _                    = false
 
-verT′ : List (List (ℕ × ℕ)) → List Cell → Bool
-verT′ []         cs       = true
-verT′ (ps ∷ pss) []       = false
-verT′ (ps ∷ pss) (c ∷ cs) = isT′ ps c ∧ verT′ pss cs
+verT′ : ℕ → List (List (ℕ × ℕ)) → List Cell → Bool
+verT′ x []         cs       = true
+verT′ x (ps ∷ pss) []       = false
+verT′ x (ps ∷ pss) (c ∷ cs) = isT′ x ps c ∧ verT′ x pss cs
 
 okC′ : (ℕ → Cell) → Cell → List Cell → Bool
-okC′ D (dlt h ps true (dd , dt)) cs =             -- MUTATED (P: (h ≡ᵇ g) ∧ …)
-  verD D dd ∧ verT′ dt cs
-okC′ D _                         cs = false
+okC′ D (dlt h x ps true (dd , dt)) cs =           -- MUTATED (P: (h ≡ᵇ g) ∧ …)
+  verD D dd ∧ verT′ x dt cs
+okC′ D _                           cs = false
 
 acc′ : (ℕ → Cell) → List Cell → List Cell
 acc′ D []       = []
 acc′ D (c ∷ cs) = if okC′ D c cs then c ∷ cs else acc′ D cs
 
-rstep′ : Cell → Map × Map → Map × Map
-rstep′ (dlt h ps b _) mt =                        -- MUTATED (P: only if h ≡ᵇ g)
-  ((if b then apply ps (proj₂ mt) else proj₁ mt) , apply ps (proj₂ mt))
+rstep′ : Cell → RS → RS
+rstep′ (dlt h x ps b _) mt =                      -- MUTATED (P: only if h ≡ᵇ g)
+  (if b then (apply ps (rbase x mt) , x , apply ps (rbase x mt))
+        else (proj₁ mt , x , apply ps (rbase x mt)))
 rstep′ _ mt = mt
 
-rp′ : List Cell → Map × Map → Map × Map
+rp′ : List Cell → RS → RS
 rp′ []       mt = mt
 rp′ (c ∷ cs) mt = rstep′ c (rp′ cs mt)
 
 recMap′ : Map → St → Map
-recMap′ C s = proj₁ (rp′ (acc′ (λ p → cur (dat s p)) (map cur (dr s))) (C , C))
+recMap′ C s = proj₁ (rp′ (acc′ (λ p → cur (dat s p)) (map cur (dr s))) (st0 C))
 
 -- P's rec0 (SYNC, then rebuild) with the mutated recovered L2P
 rec0′ : Bool → ℕ → Map → St → St
 rec0′ b g C s = record (rec0 b g C s)
   { l2p = recMap′ C (syncAll s) ; smap = recMap′ C (syncAll s)
-  ; nxt = hi (recMap′ C (syncAll s)) A }
+  ; nxt = hi (recMap′ C (syncAll s)) A ⊔ hiR (map cur (dr s)) }
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
-  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × s' ≡ ck3 (rec0′ b g C s)
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+  (s' ≡ ck3 (rec0′ b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0′ b g C s)
 okM o = okP o
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
@@ -103,7 +106,7 @@ s4 = wr0 0 false s3                   -- w(0,false) to page 1
 s5 = fl3 s4                           -- flush: commit c2 = [0 ↦ 1]
 m5 = ck2 (fl3 s5)                     -- flush + checkpoint (generation 2), second SYNC point
 s6 = record (syncAll m5)              -- crash: c1's erase did not land
-       { dr = syn erased ∷ syn erased ∷ syn (dlt 1 ((0 , 0) ∷ []) true (dgOf s2)) ∷ [] }
+       { dr = syn erased ∷ syn erased ∷ syn (dlt 1 1 ((0 , 0) ∷ []) true (dgOf s2)) ∷ [] }
 s7 = ck3 (rec0′ false 2 (l2p s5) s6)  -- recovery: the generation-2 checkpoint
 
 img6 : Img m5 s6
@@ -113,7 +116,7 @@ img6 = (λ p → land-D (dat m5 p)) , land-C (cpL m5) , land-C (cpO m5)
 open Fragments Pmut
 
 r1 : okM recover s0 s1
-r1 = true , 0 , unmapped , refl , refl
+r1 = true , 0 , unmapped , refl , inj₁ refl
 
 w1 : okM (use (regop (w 0 true))) s1 s2
 w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
@@ -131,7 +134,7 @@ c5 : crashM (use flush) s5 s6
 c5 = m5 , inj₂ (inj₂ (inj₂ (inj₁ refl))) , img6
 
 r2 : okM recover s6 s7
-r2 = false , 2 , l2p s5 , refl , refl
+r2 = false , 2 , l2p s5 , refl , inj₁ refl
 
 shape : ShapeM
 shape = shapeM 0 (shape1 (just (regop (w 0 true) ∷ flush ∷ regop (w 0 false) ∷ [])) [] flush 0 ∷ []) []

@@ -19,7 +19,7 @@ module SCFTL.Mutants.OldestCheckpoint where
 
 open import Data.Nat.Base using (ℕ; zero; suc; _≤ᵇ_; z≤n; s≤s)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_)
-open import Data.List.Base using ([]; _∷_)
+open import Data.List.Base using ([]; _∷_; map)
 open import Data.Maybe.Base using (Maybe; just; nothing)
 open import Data.Product using (Σ; _×_; _,_)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -38,7 +38,9 @@ pick′ x y = pick x y
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
-  pick′ (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × s' ≡ ck3 (rec0 b g C s)
+  pick′ (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+  (s' ≡ ck3 (rec0 b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0 b g C s)
 okM o = okP o
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick′ (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
@@ -66,7 +68,7 @@ img4 = (λ p → land-D (dat m3 p)) , inj₁ refl , land-C (cpO m3) , land-L (dr
 open Fragments Pmut
 
 r1 : okM recover s0 s1
-r1 = true , 0 , unmapped , refl , refl
+r1 = true , 0 , unmapped , refl , inj₁ refl
 
 w1 : okM (use (regop (w 0 true))) s1 s2
 w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
@@ -78,7 +80,7 @@ c3 : crashM (use flush) s3 s4
 c3 = m3 , inj₂ (inj₂ (inj₂ (inj₁ refl))) , img4
 
 r2 : okM recover s4 s5
-r2 = true , 1 , unmapped , refl , refl
+r2 = true , 1 , unmapped , refl , inj₁ refl
 
 shape : ShapeM
 shape = shapeM 0 (shape1 (just (regop (w 0 true) ∷ [])) [] flush 0 ∷ []) []

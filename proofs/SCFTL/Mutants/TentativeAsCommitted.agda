@@ -33,7 +33,7 @@ open import SCFTL.Mutants.Common
 
 emitT′ : St → St
 emitT′ s = record (emitT s)
-  { dr = uns erased (dlt (gen s) (dbuf s) true ε) ∷ dr s }   -- MUTATED (P: false)
+  { dr = uns erased (dlt (gen s) (ep s) (dbuf s) true ε) ∷ dr s }   -- MUTATED (P: false)
 
 optT′ : Bool → St → St
 optT′ true  = emitT′
@@ -73,7 +73,7 @@ s6 = ck3 (rec0 true 1 unmapped s5)   -- recovery
 open Fragments Pmut
 
 r1 : okM recover s0 s1
-r1 = true , 0 , unmapped , refl , refl
+r1 = true , 0 , unmapped , refl , inj₁ refl
 
 w1 : okM (use (regop (w 0 true))) s1 s2
 w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
@@ -85,7 +85,7 @@ c1 : crashM (use (regop (w 0 false))) s3 s5
 c1 = s4 , inj₁ ((z≤n , z≤n) , true , true , refl) , img-sync s4
 
 r2 : okM recover s5 s6
-r2 = true , 1 , unmapped , refl , refl
+r2 = true , 1 , unmapped , refl , inj₁ refl
 
 shape : ShapeM
 shape = shapeM 0 (shape1 (just (regop (w 0 true) ∷ [])) [] (regop (w 0 false)) 0 ∷ []) []

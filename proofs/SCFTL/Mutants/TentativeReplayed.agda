@@ -21,12 +21,12 @@
 ------------------------------------------------------------------------
 module SCFTL.Mutants.TentativeReplayed where
 
-open import Data.Nat.Base using (ℕ; zero; suc; z≤n)
+open import Data.Nat.Base using (ℕ; zero; suc; z≤n; _⊔_)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₂)
-open import Data.Sum.Base using (inj₁; inj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Nullary using (¬_)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
@@ -38,8 +38,8 @@ import Data.List.Base
 
 -- tentative pages (any generation: rp ignores the others anyway)
 keepT : Cell → List Cell → List Cell
-keepT c@(dlt _ _ false _) cs = c ∷ cs
-keepT _                   cs = cs
+keepT c@(dlt _ _ _ false _) cs = c ∷ cs
+keepT _                     cs = cs
 
 acc′ : ℕ → (ℕ → Cell) → List Cell → List Cell
 acc′ g D []       = []
@@ -48,17 +48,19 @@ acc′ g D (c ∷ cs) = if okC g D c cs then c ∷ cs
 
 recMap′ : ℕ → Map → St → Map
 recMap′ g C s =                                  -- MUTATED (P: proj₁, acc)
-  proj₂ (rp g (acc′ g (λ p → cur (dat s p)) (map cur (dr s))) (C , C))
+  proj₂ (proj₂ (rp g (acc′ g (λ p → cur (dat s p)) (map cur (dr s))) (st0 C)))
 
 -- P's rec0 (SYNC, then rebuild) with the mutated recovered L2P
 rec0′ : Bool → ℕ → Map → St → St
 rec0′ b g C s = record (rec0 b g C s)
   { l2p = recMap′ g C (syncAll s) ; smap = recMap′ g C (syncAll s)
-  ; nxt = hi (recMap′ g C (syncAll s)) A }
+  ; nxt = hi (recMap′ g C (syncAll s)) A ⊔ hiR (map cur (dr s)) }
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
-  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × s' ≡ ck3 (rec0′ b g C s)
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+  (s' ≡ ck3 (rec0′ b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0′ b g C s)
 okM o = okP o
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
@@ -85,7 +87,7 @@ shape : ShapeM
 shape = shapeM 0 (shape1 (just (regop (w 0 true) ∷ [])) [] (regop (w 0 false)) 0 ∷ []) []
 
 r1 : okM recover s0 s1
-r1 = true , 0 , unmapped , refl , refl
+r1 = true , 0 , unmapped , refl , inj₁ refl
 
 w1 : okM (use (regop (w 0 true))) s1 s2
 w1 = inj₁ ((z≤n , z≤n) , false , false , refl)
@@ -97,7 +99,7 @@ c1 : crashM (use (regop (w 0 false))) s3 s5
 c1 = s4 , inj₁ ((z≤n , z≤n) , true , true , refl) , img-sync s4
 
 r2 : okM recover s5 s6
-r2 = true , 1 , unmapped , refl , refl
+r2 = true , 1 , unmapped , refl , inj₁ refl
 
 F : MultiRec shape s0
 F = multirec new-s0 [] r1 (onerec {t3c = s5} (flushed (w1 ∷ []) f1) [] c1 [] r2 ∷ done [])
