@@ -21,12 +21,17 @@
 //! every page above it rejected (an outcome that is no committed page, or
 //! a durable committed page whose check fails, if need be on a data page
 //! left junk) — and replays the pages below it over all their outcomes,
-//! merging equal replays.
+//! merging equal replay states (`RS`: committed map, pending epoch id,
+//! pending map). Each outcome also says whether recovery from it is
+//! `clean` (no committed page of the generation above the accepted one),
+//! so that P's recovery without a full checkpoint is allowed there; where
+//! some choice rejects the pages above without a committed page, that
+//! choice is taken.
 
 use std::collections::BTreeMap;
 
-use super::state::{apply, cell_d, holds, Addr, Cell, Data, Map, Mc, Page, St, Val, D0};
-use super::steps::{self, pick, Picked};
+use super::state::{cell_d, holds, Addr, Cell, Data, Map, Mc, Page, St, Val, D0};
+use super::steps::{self, is_c, pick, rstep, st0, Picked, Rs};
 use super::ModelMutant;
 
 /// `CrashC` (`SCFTL.Impl.Model`): the contents a metadata page may show
@@ -60,12 +65,15 @@ pub struct ImgChoice {
 
 /// A recovery the model allows from a crash point: the `Img` choice
 /// (metadata and data pages), the checkpoint `pick` finds on that flash,
-/// and the L2P the replay of the accepted region commits (`recMap`).
+/// the L2P the replay of the accepted region commits (`recMap`), and
+/// whether recovery on that flash is `clean` (may go on without a full
+/// checkpoint).
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub choice: ImgChoice,
     pub picked: Picked,
     pub rec: Map,
+    pub clean: bool,
 }
 
 /// The flash `s'` of `Img m s'` for one choice (`SCFTL.Impl.Model` `Img`;
@@ -87,12 +95,6 @@ pub fn img(m: &St, ch: &ImgChoice) -> St {
         *pg = Mc::Syn(crash_c(pg).swap_remove(ch.dr[i]));
     }
     s
-}
-
-/// An outcome that is no committed page of generation `g`: `okC g` fails
-/// on it whatever the flash holds.
-fn is_commit(g: u64, c: &Cell) -> bool {
-    matches!(c, Cell::Dlt { gen, committed: true, .. } if *gen == g)
 }
 
 /// What data page `p` holds after any crash at `m`, if that is fixed: a
@@ -147,7 +149,7 @@ fn reject_from(
         let inert = outs
             .iter()
             .position(|c| !matches!(c, Cell::Dlt { gen, .. } if *gen == g))
-            .or_else(|| outs.iter().position(|c| !is_commit(g, c)));
+            .or_else(|| outs.iter().position(|c| !is_c(g, c)));
         if let Some(x) = inert {
             ch[j] = x;
             continue;
@@ -155,8 +157,8 @@ fn reject_from(
         // Every outcome is a committed page of generation g: a durable
         // one (an unsynced page may always end up junk).
         ch[j] = 0;
-        let Cell::Dlt { dg, .. } = &outs[0] else {
-            unreachable!("is_commit")
+        let Cell::Dlt { ep: x, dg, .. } = &outs[0] else {
+            unreachable!("isC")
         };
         // verT: the window right below j. A window reaching down to the
         // accepted page (or unchosen pages below it) holds that committed
@@ -165,7 +167,7 @@ fn reject_from(
         let ver_t = j >= n
             && (j - n..j)
                 .zip(dg.tents.iter())
-                .all(|(i, ps)| ch[i] != usize::MAX && steps::is_t(g, ps, &pages[i][ch[i]]));
+                .all(|(i, ps)| ch[i] != usize::MAX && steps::is_t(g, *x, ps, &pages[i][ch[i]]));
         if !ver_t {
             continue;
         }
@@ -191,35 +193,24 @@ fn reject_from(
     true
 }
 
-/// The tentative half of `rstep` (`SCFTL.Impl.Model`): a delta page of
-/// generation `g` applied to the tentative map.
-fn ten_step(g: u64, c: &Cell, ten: &mut Map) {
-    if let Cell::Dlt { gen, pairs, .. } = c {
-        if *gen == g {
-            apply(pairs, ten);
-        }
-    }
-}
-
 /// `rp g` (`SCFTL.Impl.Model`) over every choice of the outcomes of
-/// `pages` (oldest first), from `(C, C)`: the distinct tentative maps, each
-/// with one choice reaching it. (The committed map at an accepted page is
-/// its tentative map, so only that is needed.)
-fn replays(g: u64, pages: &[Vec<Cell>], c: &Map) -> Vec<(Map, Vec<usize>)> {
-    let mut states = vec![(c.clone(), Vec::with_capacity(pages.len()))];
+/// `pages` (oldest first), from `st0 C`: the distinct replay states, each
+/// with one choice reaching it.
+fn replays(g: u64, pages: &[Vec<Cell>], c: &Map) -> Vec<(Rs, Vec<usize>)> {
+    let mut states = vec![(st0(c), Vec::with_capacity(pages.len()))];
     for outs in pages {
         if let [only] = outs.as_slice() {
-            for (ten, ch) in &mut states {
-                ten_step(g, only, ten);
+            for (mt, ch) in &mut states {
+                rstep(g, only, mt);
                 ch.push(0);
             }
             continue;
         }
-        let mut next: Vec<(Map, Vec<usize>)> = Vec::new();
-        for (ten, ch) in &states {
+        let mut next: Vec<(Rs, Vec<usize>)> = Vec::new();
+        for (mt, ch) in &states {
             for (x, o) in outs.iter().enumerate() {
-                let mut t = ten.clone();
-                ten_step(g, o, &mut t);
+                let mut t = mt.clone();
+                rstep(g, o, &mut t);
                 if next.iter().any(|(u, _)| *u == t) {
                     continue;
                 }
@@ -233,14 +224,22 @@ fn replays(g: u64, pages: &[Vec<Cell>], c: &Map) -> Vec<(Map, Vec<usize>)> {
     states
 }
 
+/// `clean` (`SCFTL.Impl.Model`) of a region choice whose accepted page is
+/// below `from` (all of it if none): no page from `from` up is a committed
+/// page of generation `g` (each is rejected by the choice).
+fn clean_above(g: u64, pages: &[Vec<Cell>], ch: &[usize], from: usize) -> bool {
+    (from..pages.len()).all(|j| !is_c(g, &pages[j][ch[j]]))
+}
+
+/// One recovery of [`region_outcomes`]: region choice, data choices,
+/// `recMap`, `clean`.
+type RegionOutcome = (Vec<usize>, BTreeMap<Page, Cell>, Map, bool);
+
 /// The recoveries from a crash at `m` whose checkpoint choice is `pk`:
-/// (region choice, data choices, `recMap`). For each committed page `k` of
-/// generation `pk.gen` `acc` may accept, and for no page accepted.
-fn region_outcomes(
-    m: &St,
-    pages: &[Vec<Cell>],
-    pk: &Picked,
-) -> Vec<(Vec<usize>, BTreeMap<Page, Cell>, Map)> {
+/// (region choice, data choices, `recMap`, `clean`). For each committed
+/// page `k` of generation `pk.gen` `acc` may accept, and for no page
+/// accepted.
+fn region_outcomes(m: &St, pages: &[Vec<Cell>], pk: &Picked) -> Vec<RegionOutcome> {
     let g = pk.gen;
     let n = pages.len();
     let mut res = Vec::new();
@@ -248,9 +247,10 @@ fn region_outcomes(
         for (t, c) in pages[k].iter().enumerate() {
             let Cell::Dlt {
                 gen,
-                pairs,
+                ep: x,
                 committed: true,
                 dg,
+                ..
             } = c
             else {
                 continue;
@@ -258,12 +258,13 @@ fn region_outcomes(
             if *gen != g || dg.tents.len() > k {
                 continue;
             }
-            // okC: verT — the tentative pages right below at their content
+            // okC: verT — the tentative pages of epoch x right below at
+            // their content
             let lo = k - dg.tents.len();
             let mut ch = vec![usize::MAX; n];
             ch[k] = t;
             let window = dg.tents.iter().enumerate().all(|(i, ps)| {
-                match pages[lo + i].iter().position(|c| steps::is_t(g, ps, c)) {
+                match pages[lo + i].iter().position(|c| steps::is_t(g, *x, ps, c)) {
                     Some(x) => {
                         ch[lo + i] = x;
                         true
@@ -276,16 +277,17 @@ fn region_outcomes(
             if !window || !pin_digest(m, &dg.data, &mut pins) {
                 continue;
             }
-            for (mut rec, below) in replays(g, &pages[..lo], &pk.l2p) {
-                for ps in &dg.tents {
-                    apply(ps, &mut rec);
+            for (mut mt, below) in replays(g, &pages[..lo], &pk.l2p) {
+                for i in lo..=k {
+                    rstep(g, &pages[i][ch[i]], &mut mt);
                 }
-                apply(pairs, &mut rec);
+                let rec = mt.com;
                 let mut ch2 = ch.clone();
                 ch2[..lo].copy_from_slice(&below);
                 let mut data = pins.clone();
                 if reject_from(m, g, pages, k + 1, &mut ch2, &mut data, &rec) {
-                    res.push((ch2, data, rec));
+                    let clean = clean_above(g, pages, &ch2, k + 1);
+                    res.push((ch2, data, rec, clean));
                 }
             }
         }
@@ -294,7 +296,8 @@ fn region_outcomes(
     let mut ch = vec![usize::MAX; n];
     let mut data = BTreeMap::new();
     if reject_from(m, g, pages, 0, &mut ch, &mut data, &pk.l2p) {
-        res.push((ch, data, (*pk.l2p).clone()));
+        let clean = clean_above(g, pages, &ch, 0);
+        res.push((ch, data, (*pk.l2p).clone(), clean));
     }
     res
 }
@@ -302,7 +305,8 @@ fn region_outcomes(
 /// Every recovery from a crash at `m`: for each choice of the slots'
 /// outcomes, `pick`; then every page `acc` may accept on some choice of
 /// the region pages' outcomes (`CrashL`) and of the unsynced data pages
-/// (`CrashD`), with the replay `recMap` (see the module doc). A choice for
+/// (`CrashD`), with the replay `recMap` and `clean` (see the module doc).
+/// A choice for
 /// which `pick` finds no checkpoint has no recovery and is left out.
 pub fn outcomes(m: &St) -> Vec<Outcome> {
     let (ls, os) = (crash_c(&m.cp_l), crash_c(&m.cp_o));
@@ -311,7 +315,7 @@ pub fn outcomes(m: &St) -> Vec<Outcome> {
     for (il, l) in ls.iter().enumerate() {
         for (io, o) in os.iter().enumerate() {
             let Some(pk) = pick(l, o) else { continue };
-            for (dr, data, rec) in region_outcomes(m, &pages, &pk) {
+            for (dr, data, rec, clean) in region_outcomes(m, &pages, &pk) {
                 out.push(Outcome {
                     choice: ImgChoice {
                         cp_l: il,
@@ -321,6 +325,7 @@ pub fn outcomes(m: &St) -> Vec<Outcome> {
                     },
                     picked: pk.clone(),
                     rec,
+                    clean,
                 });
             }
         }
@@ -332,7 +337,8 @@ pub fn outcomes(m: &St) -> Vec<Outcome> {
 pub type Image = BTreeMap<Addr, Val>;
 
 /// What every address reads after recovering from outcome `o` of a crash
-/// at `m`: `rd (ck3 (rec0 b g C s'))` with `s' = img m o.choice`, computed
+/// at `m`: `rd (ck3 (rec0 b g C s'))` with `s' = img m o.choice` (the same
+/// as `rd (rec0 b g C s')`, the recovery without a full checkpoint), computed
 /// without building the state (the recovered memory has an empty merge
 /// buffer and reads the L2P `rec0` builds through the settled data pages
 /// and the choice's data pages; any other unsynced data page reads as

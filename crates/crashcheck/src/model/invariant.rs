@@ -14,8 +14,8 @@
 
 use std::collections::HashSet;
 
-use super::state::{Addr, Cell, Dg, Map, Mc, St};
-use super::steps::{rstep, ver_t};
+use super::state::{apply, Addr, Cell, Dg, Map, Mc, St};
+use super::steps::{is_c, rp, st0, ver_t};
 
 /// `PM P m` (`SCFTL.Impl.Lemmas`).
 fn pm(m: &Mc, p: impl Fn(&Cell) -> bool) -> bool {
@@ -23,14 +23,6 @@ fn pm(m: &Mc, p: impl Fn(&Cell) -> bool) -> bool {
         Mc::Syn(c) => p(c),
         Mc::Uns(o, n) => p(o) && p(n),
     }
-}
-
-/// `rp g cs (x, y)` (`SCFTL.Impl.Model`) over cells oldest first.
-fn rp<'a>(g: u64, cs: impl Iterator<Item = &'a Cell>, mut com: Map, mut ten: Map) -> (Map, Map) {
-    for c in cs {
-        rstep(g, c, &mut com, &mut ten);
-    }
-    (com, ten)
 }
 
 fn first_diff(x: &Map, y: &Map) -> String {
@@ -98,28 +90,30 @@ pub fn check_ri(s: &St, amax: Addr) -> Result<(), String> {
 }
 
 /// The fields of `RI` about the split `comm = dr[..j]`, `tents = dr[j..]`:
-/// `tEq`, `tNC`, `cmX`, `cmT`, `vm`, `cmV`.
+/// `tEq`, `tNC`, `cmX`, `cmP`, `vm`, `cmV`.
 fn check_split(s: &St, c: &Map, j: usize, amax: Addr) -> Result<(), String> {
     let g = s.gen;
     let (comm, tents) = s.dr.split_at(j);
-    // tEq: tents ≡ map (λ ps → uns erased (dlt gen ps false ε)) ept
+    // tEq: tents ≡ map (λ ps → uns erased (dlt gen ep ps false ε)) ept
     for (i, (m, ps)) in tents.iter().zip(&s.ept).enumerate() {
         let ok = match m {
             Mc::Uns(
                 Cell::Erased,
                 Cell::Dlt {
                     gen,
+                    ep,
                     pairs,
                     committed: false,
                     dg,
                 },
-            ) => *gen == g && *pairs == *ps && **dg == Dg::default(),
+            ) => *gen == g && *ep == s.ep && *pairs == *ps && **dg == Dg::default(),
             _ => false,
         };
         if !ok {
             return Err(format!(
-                "RI.tEq: region page {} (oldest first) is not the epoch's unsynced tentative page with pairs {ps:?} (ept): {m:?}",
-                j + i
+                "RI.tEq: region page {} (oldest first) is not the epoch's (id {}) unsynced tentative page with pairs {ps:?} (ept): {m:?}",
+                j + i,
+                s.ep
             ));
         }
     }
@@ -136,55 +130,51 @@ fn check_split(s: &St, c: &Map, j: usize, amax: Addr) -> Result<(), String> {
             tents[i]
         ));
     }
-    let (com, ten) = rp(g, comm.iter().map(Mc::cur), c.clone(), c.clone());
-    if com != s.smap {
+    // cmX: proj₁ (rp gen comm (st0 C)) ≐ smap
+    let mt = rp(g, comm.iter().map(Mc::cur), st0(c));
+    if mt.com != s.smap {
         return Err(format!(
             "RI.cmX: the committed replay of the durable region differs from the stable L2P (smap) at {}",
-            first_diff(&com, &s.smap)
+            first_diff(&mt.com, &s.smap)
         ));
     }
-    if ten != s.smap {
+    // cmP: pend (rp gen comm (st0 C)) < ep
+    if mt.pend >= s.ep {
         return Err(format!(
-            "RI.cmT: the tentative replay of the durable region differs from the stable L2P (smap) at {}",
-            first_diff(&ten, &s.smap)
+            "RI.cmP: the replay of the durable region leaves tentative pages of epoch {} pending, not below the current epoch id {}",
+            mt.pend, s.ep
         ));
     }
-    let (_, mut vm) = rp(g, tents.iter().map(Mc::cur), com, ten);
-    super::state::apply(&s.dbuf, &mut vm);
+    // vm: l2p ≐ apply dbuf (apply (concat ept) smap)
+    let mut vm = s.smap.clone();
+    for ps in &s.ept {
+        apply(ps, &mut vm);
+    }
+    apply(&s.dbuf, &mut vm);
     if vm != s.l2p {
         return Err(format!(
-            "RI.vm: the volatile L2P is not stable + tentative pages + delta buffer, at {}",
+            "RI.vm: the volatile L2P is not stable + this epoch's tentative pages + delta buffer, at {}",
             first_diff(&s.l2p, &vm)
         ));
     }
     check_cmv(s, comm, amax)
 }
 
-/// `cmV : CmV gen smap dat comm` (`SCFTL.Impl.Lemmas`, `CmV`, `Ent`): no
-/// committed page, or the newest one is a committed page of generation
-/// `gen` whose digest names only pages `smap` maps, each durably holding
-/// its sector, and whose tentative pages are the pages right below it.
+/// `cmV : CmV gen smap dat comm` (`SCFTL.Impl.Lemmas`, `CmV`, `Ent`):
+/// going down from the newest durable page, pages that are no committed
+/// page of generation `gen` (`isC`), then either nothing more or a
+/// committed page of generation `gen` whose digest names only pages `smap`
+/// maps, each durably holding its sector, and whose tentative pages (of
+/// its epoch id) are the pages right below it.
 fn check_cmv(s: &St, comm: &[Mc], amax: Addr) -> Result<(), String> {
     let g = s.gen;
-    let Some((top, below)) = comm.split_last() else {
+    let Some(k) = comm.iter().rposition(|m| is_c(g, m.cur())) else {
         return Ok(());
     };
-    let Cell::Dlt {
-        gen,
-        committed: true,
-        dg,
-        ..
-    } = top.cur()
-    else {
-        return Err(format!(
-            "RI.cmV: the newest durable region page is no committed delta page: {top:?}"
-        ));
+    let (top, below) = (&comm[k], &comm[..k]);
+    let Cell::Dlt { ep: x, dg, .. } = top.cur() else {
+        unreachable!("isC")
     };
-    if *gen != g {
-        return Err(format!(
-            "RI.cmV: the newest committed page is of generation {gen}, not {g}"
-        ));
-    }
     for &(p, d, a) in &dg.data {
         let ok = a <= amax && s.smap.get(&a) == Some(&p) && s.page(p) == Mc::Syn(Cell::D { d, a });
         if !ok {
@@ -196,9 +186,9 @@ fn check_cmv(s: &St, comm: &[Mc], amax: Addr) -> Result<(), String> {
         }
     }
     let below: Vec<&Cell> = below.iter().map(Mc::cur).collect();
-    if !ver_t(g, &dg.tents, &below) {
+    if !ver_t(g, *x, &dg.tents, &below) {
         return Err(format!(
-            "RI.cmV: the {} tentative pages the newest committed page's digest names are not the pages right below it",
+            "RI.cmV: the {} tentative pages of epoch {x} the newest committed page's digest names are not the pages right below it",
             dg.tents.len()
         ));
     }

@@ -20,9 +20,13 @@
 //! P's flush is the one-sync digest commit (issue 39): the committed delta
 //! page carries the epoch digest, one SYNC commits, and recovery replays
 //! from the newest committed page whose digest verifies on the flash.
+//! Delta pages carry epoch ids: a committed page activates only tentative
+//! pages of its own epoch, and recovery either writes a full checkpoint
+//! or, if it dropped no committed page (`clean`), goes on in the same
+//! region with an epoch id above every id on it.
 //!
 //! What it is not: a model of the Rust code's geometry, block reuse,
-//! in-page/OOB commits, epoch barriers or trim records (see `oracle` and
+//! in-page/OOB commits, digest chaining, epoch barriers or trim records (see `oracle` and
 //! proofs/README.md for the list).
 
 pub mod crash;
@@ -95,7 +99,7 @@ mod tests {
     /// `Example.agda` `s1`: format (`NewP`), recover.
     fn s1() -> St {
         let mut s = steps::new_p();
-        steps::recover(&mut s, AMAX, M).unwrap();
+        steps::recover(&mut s, AMAX, M, true).unwrap();
         check_ri(&s, AMAX).unwrap();
         s
     }
@@ -119,11 +123,19 @@ mod tests {
     }
 
     /// `ck3 (rec0 b g C s)` for the checkpoint `pick` finds, and what
-    /// address `a` reads then.
+    /// address `a` reads then (and, where `clean` allows it, the same
+    /// after `rec0 b g C s` alone).
     fn recover_reads(s: &St, a: Addr) -> Val {
         let mut r = s.clone();
-        steps::recover(&mut r, AMAX, M).unwrap();
+        steps::recover(&mut r, AMAX, M, true).unwrap();
         check_ri(&r, AMAX).unwrap();
+        let pk = steps::pick(s.cp_l.cur(), s.cp_o.cur()).unwrap();
+        if steps::clean_st(pk.gen, s) {
+            let mut v = s.clone();
+            steps::recover(&mut v, AMAX, M, false).unwrap();
+            check_ri(&v, AMAX).unwrap();
+            assert_eq!(v.rd(a), r.rd(a));
+        }
         r.rd(a)
     }
 
@@ -153,7 +165,7 @@ mod tests {
             data: BTreeMap::new(),
         };
         let mut c = crash::img(&s, &all_new);
-        steps::recover(&mut c, AMAX, M).unwrap();
+        steps::recover(&mut c, AMAX, M, true).unwrap();
         assert_eq!(c.rd(0), Val::Known(1));
         check_ri(&c, AMAX).unwrap();
     }
@@ -181,6 +193,7 @@ mod tests {
             s8.dr.last(),
             Some(&Mc::Syn(Cell::Dlt {
                 gen: 1,
+                ep: 2,
                 pairs: Rc::from(Vec::new()),
                 committed: true,
                 dg: Rc::new(dg),
@@ -266,19 +279,26 @@ mod tests {
     }
 
     /// Every outcome `crash::outcomes` lists is realised by its witness
-    /// (`pick` and `recMap` on `img m choice` give its checkpoint and L2P),
-    /// and the recMaps are exactly those of a brute-force walk over every
-    /// metadata choice and every content of the unsettled data pages the
-    /// region's digests name (their named sectors, or junk).
+    /// (`pick`, `recMap` and `clean` on `img m choice` give its checkpoint,
+    /// L2P and cleanness), and the recMaps are exactly those of a
+    /// brute-force walk over every metadata choice and every content of
+    /// the unsettled data pages the region's digests name (their named
+    /// sectors, or junk), a clean one among them wherever the walk finds
+    /// one.
     fn check_outcomes(m: &St, what: &str) {
         let outs = crash::outcomes(m);
         let mut got = BTreeSet::new();
+        let mut got_clean = BTreeSet::new();
         for o in &outs {
             let w = crash::img(m, &o.choice);
             let pk = steps::pick(w.cp_l.cur(), w.cp_o.cur()).unwrap();
             assert_eq!(pk, o.picked, "{what}");
             assert_eq!(steps::rec_map(pk.gen, &pk.l2p, &w), o.rec, "{what}");
+            assert_eq!(steps::clean_st(pk.gen, &w), o.clean, "{what}");
             got.insert((pk.gen, o.rec.clone()));
+            if o.clean {
+                got_clean.insert((pk.gen, o.rec.clone()));
+            }
         }
         // brute force
         let opts = |mc: &Mc| crash::crash_c(mc);
@@ -303,6 +323,7 @@ mod tests {
         }
         let named: Vec<(Page, Vec<Cell>)> = named.into_iter().collect();
         let mut want = BTreeSet::new();
+        let mut want_clean = BTreeSet::new();
         let mut dims: Vec<usize> = vec![ls.len(), os.len()];
         dims.extend(pages.iter().map(Vec::len));
         dims.extend(named.iter().map(|(_, v)| v.len()));
@@ -326,9 +347,14 @@ mod tests {
                 w.dat
                     .insert(*p, Mc::Syn(v[idx[2 + pages.len() + k]].clone()));
             }
-            want.insert((pk.gen, steps::rec_map(pk.gen, &pk.l2p, &w)));
+            let rec = (pk.gen, steps::rec_map(pk.gen, &pk.l2p, &w));
+            if steps::clean_st(pk.gen, &w) {
+                want_clean.insert(rec.clone());
+            }
+            want.insert(rec);
         }
         assert_eq!(got, want, "{what}");
+        assert_eq!(got_clean, want_clean, "{what}: clean");
     }
 
     #[test]
@@ -365,6 +391,116 @@ mod tests {
         for (i, p) in crash::ck_points(&r).iter().enumerate() {
             check_outcomes(p, &format!("recovery point {i}"));
         }
+        // Recovery without a full checkpoint from a crash with a pending
+        // epoch, then a new epoch over its leftovers.
+        let mut t = s.clone();
+        steps::wr0(&mut t, 4, 30, M);
+        steps::opt(&mut t, true, true);
+        steps::wr0(&mut t, 5, 31, M);
+        steps::opt(&mut t, true, true);
+        let mut t = synced(&t);
+        steps::recover(&mut t, AMAX, M, false).unwrap();
+        check_ri(&t, AMAX).unwrap();
+        check_outcomes(&t, "after a recovery without a checkpoint");
+        steps::wr0(&mut t, 4, 32, M);
+        steps::opt(&mut t, true, true);
+        check_outcomes(&t, "a new epoch over leftovers");
+        for (i, p) in crash::flush_points(&t, AMAX, M).iter().enumerate() {
+            check_outcomes(p, &format!("leftovers, flush point {i}"));
+        }
+    }
+
+    /// `Example.agda` `v1`…`v6`: from `s5` (the crash of `s4`, its
+    /// tentative page of epoch 2 landed, no commit of epoch 2) recovery
+    /// without a full checkpoint (`runV1`: `clean`), the leftover page on
+    /// the flash, epoch id 3 (`resumes-above`), allocation past page 1
+    /// (`allocates-past-leftovers`); w(1, false) and a flush in the same
+    /// generation (`same-generation`); a crash with everything landed and
+    /// a recovery with (`v6`) or without (`v5`) a checkpoint: the leftover
+    /// page of epoch 2 stays inert, address 0 reads `true`
+    /// (`leftover-inert`, `leftover-inert-ck`).
+    #[test]
+    fn example_leftover_inert() {
+        let s5 = synced(&example());
+        let pk = steps::pick(s5.cp_l.cur(), s5.cp_o.cur()).unwrap();
+        assert!(steps::clean_st(pk.gen, &s5));
+        // runV1: v1 = rec0 true 1 unmapped s5
+        let mut v1 = s5.clone();
+        steps::recover(&mut v1, AMAX, M, false).unwrap();
+        check_ri(&v1, AMAX).unwrap();
+        let t: Rc<[(Addr, Page)]> = Rc::from(vec![(0, 1)]);
+        // leftover-on-flash
+        assert_eq!(
+            v1.dr.last(),
+            Some(&Mc::Syn(Cell::Dlt {
+                gen: 1,
+                ep: 2,
+                pairs: t,
+                committed: false,
+                dg: Rc::new(Dg::default()),
+            }))
+        );
+        assert_eq!(v1.ep, 3); // resumes-above
+        assert_eq!(v1.nxt, 2); // allocates-past-leftovers
+        assert_eq!(v1.rd(0), Val::Known(1));
+        // runV2, runV3
+        let mut v3 = v1.clone();
+        steps::wr0(&mut v3, 1, 2, M);
+        steps::opt(&mut v3, false, false);
+        check_ri(&v3, AMAX).unwrap();
+        steps::fl3(&mut v3, AMAX, M);
+        check_ri(&v3, AMAX).unwrap();
+        assert_eq!(v3.gen, 1); // same-generation
+        assert_eq!(v3.rd_stable(0), Val::Known(1));
+        assert_eq!(v3.rd_stable(1), Val::Known(2));
+        // crashV3: v4 = syncAll v3; runV5 (without), runV6 (with)
+        let v4 = synced(&v3);
+        let pk = steps::pick(v4.cp_l.cur(), v4.cp_o.cur()).unwrap();
+        assert!(steps::clean_st(pk.gen, &v4));
+        let mut v5 = v4.clone();
+        steps::recover(&mut v5, AMAX, M, false).unwrap();
+        check_ri(&v5, AMAX).unwrap();
+        let mut v6 = v4.clone();
+        steps::recover(&mut v6, AMAX, M, true).unwrap();
+        check_ri(&v6, AMAX).unwrap();
+        assert_eq!(v5.rd(0), Val::Known(1)); // leftover-inert
+        assert_eq!(v6.rd(0), Val::Known(1)); // leftover-inert-ck
+        assert_eq!(v5.rd(1), Val::Known(2));
+        assert_eq!(v6.rd(1), Val::Known(2));
+        // Without epoch ids the commit of epoch 3 would have activated the
+        // leftover of epoch 2 (0 ↦ page 1, version 2): it does not, on
+        // any crash outcome of the flush either.
+        for (i, p) in crash::flush_points(&v3, AMAX, M)
+            .iter()
+            .chain(
+                crash::flush_points(
+                    &{
+                        let mut x = v1.clone();
+                        steps::wr0(&mut x, 1, 2, M);
+                        x
+                    },
+                    AMAX,
+                    M,
+                )
+                .iter(),
+            )
+            .enumerate()
+        {
+            for o in crash::outcomes(p) {
+                let img = crash::recovered_image(p, &o, M);
+                assert_eq!(img.get(&0), Some(&Val::Known(1)), "point {i}");
+            }
+            check_outcomes(p, &format!("leftover flush point {i}"));
+        }
+        // A recovery that drops a committed page is not clean.
+        let mut f = v1.clone();
+        steps::wr0(&mut f, 1, 2, M);
+        steps::fl2(&mut f, AMAX, M);
+        let mut f = synced(&f);
+        f.set_page(2, Mc::Syn(Cell::Erased));
+        assert!(!steps::clean_st(1, &f));
+        assert!(steps::recover(&mut f.clone(), AMAX, M, false).is_err());
+        assert_eq!(recover_reads(&f, 1), Val::Known(0));
     }
 
     #[test]
@@ -415,6 +551,16 @@ mod tests {
         let mut b = s.clone();
         b.ept[0] = Rc::from(vec![(0, 2)]);
         assert!(check_ri(&b, AMAX).unwrap_err().contains("RI.tEq"));
+        // tEq: the tentative page must carry the current epoch id
+        let mut b = s.clone();
+        b.ep += 1;
+        assert!(check_ri(&b, AMAX).unwrap_err().contains("RI.tEq"));
+        // cmP: a durable tentative page of the current epoch is pending
+        let mut b = synced(&s);
+        b.ept.clear();
+        b.l2p = b.smap.clone();
+        b.dbuf.clear();
+        assert!(check_ri(&b, AMAX).unwrap_err().contains("RI.cmP"));
         // cmV: the digest's page no longer durably holds its sector
         let mut b = s.clone();
         b.set_page(0, Mc::Syn(Cell::Junk));

@@ -11,7 +11,11 @@
 //!   data pages a digest check depends on pinned or junk, the others
 //!   symbolic) of `rd (ck3 (rec0 …))` — as a list of candidate device
 //!   images; the reads after the real FTL's recovery must all fit one
-//!   candidate; the model then continues from that candidate's state.
+//!   candidate; the model then continues from that candidate's state,
+//!   recovered as P's `okP recover` allows: with a full checkpoint
+//!   (`ck3 (rec0 …)`) or, where the outcome is `clean`, without one
+//!   (`rec0 …`, which reads the same). Both are candidates; the one
+//!   without a checkpoint comes first, as the FTL takes it when it can.
 //! - **AR against the device** (issue 17 (b)), where observable without
 //!   changing the FTL: `AR.vol` — every read during normal operation equals
 //!   the model's `rd`; `AR.cnt` — after every operation the FTL's
@@ -26,10 +30,10 @@
 //! crash outcomes of a write are taken over all four `opt` choices.
 //!
 //! What it cannot check: the model is P, not the Rust FTL — geometry,
-//! superblocks, block reuse, epoch ids and digest chaining, in-page and
-//! OOB commits and ordered flushes are not in it (proofs/README.md, "What
-//! is abstracted"; P's flush is the one-sync digest commit, with the
-//! digest abstracted to exact contents), so it compares *observable
+//! superblocks, block reuse, digest chaining, in-page and OOB commits and
+//! ordered flushes are not in it (proofs/README.md, "What is abstracted";
+//! P's flush is the one-sync digest commit, with the digest abstracted to
+//! exact contents, and its delta pages carry epoch ids), so it compares *observable
 //! states* only: device images
 //! after recovery and between operations, and the write counter. It has no
 //! epoch barriers (runs with the oracle generate none, and a `Barrier`
@@ -38,6 +42,7 @@
 //! candidate per distinct image (any one of them is a state P may be in).
 
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use crate::data::Observed;
 use crate::spec::Interrupted;
@@ -90,8 +95,12 @@ impl Default for OracleConfig {
 /// A state P may be in after a crash, and what recovering it reads.
 #[derive(Clone, Debug)]
 struct Cand {
-    /// The flash after the crash (`s'` of `Img m s'`), memory of `m`.
-    crashed: St,
+    /// The flash after the crash (`s'` of `Img m s'`), memory of `m`
+    /// (shared by the candidates of its two recoveries).
+    crashed: Rc<St>,
+    /// The recovery P takes from it: `ck3 (rec0 …)` (true) or, only for a
+    /// `clean` outcome, `rec0 …` (false).
+    full: bool,
     /// `rd` after recovery, zeros left out.
     image: Image,
     /// Reads that fixed an address whose value was [`Val::Any`].
@@ -334,7 +343,7 @@ impl ModelOracle {
                 // crashP recover: CkPt (rec0 b g C s) from each candidate.
                 let mut pts = Vec::new();
                 for c in cands {
-                    let mut r = c.crashed;
+                    let mut r = Rc::unwrap_or_clone(c.crashed);
                     if let Some(pk) = steps::pick(r.cp_l.cur(), r.cp_o.cur()) {
                         steps::rec0(&mut r, &pk, self.amax, m);
                         pts.extend(crash::ck_points(&r));
@@ -358,19 +367,27 @@ impl ModelOracle {
     }
 
     /// Adds to `out` the post-recovery image of every crash outcome of the
-    /// crash point `m` that `out` does not hold yet, with its witness
-    /// state (`img m choice`; copied only for a new image).
+    /// crash point `m`, with each recovery `okP recover` allows from it
+    /// (without a full checkpoint if the outcome is `clean`, then with
+    /// one), that `out` does not hold yet, with its witness state (`img m
+    /// choice`; copied only for a new candidate).
     fn add_candidates(&self, out: &mut Vec<Cand>, m: &St) {
         for o in crash::outcomes(m) {
             let image = crash::recovered_image(m, &o, self.cfg.mutant);
-            if out.iter().any(|c| c.image == image) {
-                continue;
+            let fulls: &[bool] = if o.clean { &[false, true] } else { &[true] };
+            let mut crashed: Option<Rc<St>> = None;
+            for &full in fulls {
+                if out.iter().any(|c| c.full == full && c.image == image) {
+                    continue;
+                }
+                let w = crashed.get_or_insert_with(|| Rc::new(crash::img(m, &o.choice)));
+                out.push(Cand {
+                    crashed: w.clone(),
+                    full,
+                    image: image.clone(),
+                    pins: Vec::new(),
+                });
             }
-            out.push(Cand {
-                crashed: crash::img(m, &o.choice),
-                image,
-                pins: Vec::new(),
-            });
         }
     }
 
@@ -447,8 +464,9 @@ impl ModelOracle {
     }
 
     /// After the post-recovery reads: the model continues from the first
-    /// candidate left, recovered (`ck3 (rec0 b g C s')`), with the pages
-    /// the reads pinned set to what was read.
+    /// candidate left, recovered as it says (`rec0 b g C s'`, or `ck3
+    /// (rec0 b g C s')`), with the pages the reads pinned set to what was
+    /// read.
     pub fn end_verify(&mut self) -> Result<(), String> {
         let phase = std::mem::replace(&mut self.phase, Phase::Unformatted);
         self.phase = match phase {
@@ -456,8 +474,8 @@ impl ModelOracle {
                 let Some(c) = c.drain(..).next() else {
                     return Err("model oracle: no candidate state left after recovery".into());
                 };
-                let mut s = c.crashed;
-                steps::recover(&mut s, self.amax, self.cfg.mutant)
+                let mut s = Rc::unwrap_or_clone(c.crashed);
+                steps::recover(&mut s, self.amax, self.cfg.mutant, c.full)
                     .map_err(|e| format!("model oracle: recovery of the chosen state: {e}"))?;
                 for (a, d) in c.pins {
                     if let Some(&p) = s.l2p.get(&a) {
@@ -660,6 +678,45 @@ mod tests {
         o.check(0, Observed::Version(3)).unwrap();
         let e = o.check(1, Observed::Version(2)).unwrap_err();
         assert!(e.contains("sector 1 read version 2"), "{e}");
+    }
+
+    #[test]
+    fn a_clean_recovery_goes_on_without_a_checkpoint() {
+        // Every write emits a tentative page and programs its sector.
+        let cfg = OracleConfig {
+            mb_pages: 1,
+            dbuf_pairs: 1,
+            ..OracleConfig::default()
+        };
+        let mut o = ModelOracle::new(cfg, 8, Some(4));
+        o.formatted();
+        o.write(0, &[1]).unwrap();
+        o.flush().unwrap();
+        let (gen, ep) = {
+            let s = o.state().unwrap();
+            (s.gen, s.ep)
+        };
+        o.write(0, &[2]).unwrap();
+        o.interrupted(Interrupted::Nothing).unwrap();
+        o.recovered().unwrap();
+        o.check(0, Observed::Version(1)).unwrap();
+        o.end_verify().unwrap();
+        // P's recovery without a full checkpoint (`clean`): same
+        // generation, the region kept (the flush's committed page, of the
+        // epoch before), an epoch id above every id on it.
+        let s = o.state().unwrap();
+        check_ri(s, 7).unwrap();
+        assert_eq!(s.gen, gen);
+        assert!(s.ep >= ep);
+        assert!(s.dr.iter().any(|m| matches!(
+            m.cur(),
+            Cell::Dlt { ep: x, committed: true, .. } if *x + 1 == ep
+        )));
+        o.check(0, Observed::Version(1)).unwrap();
+        o.write(1, &[3]).unwrap();
+        o.flush().unwrap();
+        o.check(0, Observed::Version(1)).unwrap();
+        check_ri(o.state().unwrap(), 7).unwrap();
     }
 
     #[test]

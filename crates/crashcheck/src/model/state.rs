@@ -60,9 +60,11 @@ pub enum Cell {
         d: Data,
         a: Addr,
     },
-    /// `dlt gen pairs committed? digest`; pairs oldest first.
+    /// `dlt gen epoch pairs committed? digest`; pairs oldest first.
     Dlt {
         gen: u64,
+        /// The epoch id (delta.rs: grows at every commit).
+        ep: u64,
         pairs: Rc<[(Addr, Page)]>,
         committed: bool,
         dg: Rc<Dg>,
@@ -190,6 +192,8 @@ pub struct St {
     /// `ept`: the pairs of this epoch's tentative delta pages, oldest page
     /// first (for the digest).
     pub ept: Vec<Rc<[(Addr, Page)]>>,
+    /// `ep`: the current epoch id (incremented at each commit, `fl3`).
+    pub ep: u64,
     /// `nxt`: the next fresh page.
     pub nxt: Page,
     /// `inv`: the invalid queue (relocated this epoch).

@@ -10,6 +10,15 @@
 //! (`recMap`) replays from the newest committed page of the checkpoint's
 //! generation whose digest verifies on the flash (`acc`, `okC`).
 //!
+//! Delta pages carry epoch ids (issue 39): `ep` grows at each commit; in
+//! the replay a committed page of epoch x activates only the pending
+//! tentative pages of epoch x (`rstep`, `rbase`), and a digest's tentative
+//! pages must carry its epoch id (`isT`). Recovery (`rec0`) resumes above
+//! every epoch id on the region (`topE`) and allocates past every page a
+//! delta page names (`hiR`); it then either writes a full checkpoint
+//! (`ck3`) or, if it dropped no committed page (`clean`), keeps the region
+//! and the generation.
+//!
 //! The seeded mutants ([`ModelMutant`]) change exactly one step each; with
 //! `ModelMutant::None` every function is the Agda definition it cites.
 
@@ -53,8 +62,8 @@ pub fn prog_mb(s: &mut St) {
 }
 
 /// `emitT` (`SCFTL.Impl.Model`): the delta buffer becomes a tentative
-/// delta page, appended to the region (`uns erased (dlt gen dbuf false
-/// ε)`), and its pairs are recorded in `ept`.
+/// delta page of the current epoch, appended to the region (`uns erased
+/// (dlt gen ep dbuf false ε)`), and its pairs are recorded in `ept`.
 pub fn emit_t(s: &mut St) {
     let pairs: Rc<[(Addr, Page)]> = std::mem::take(&mut s.dbuf).into();
     s.ept.push(pairs.clone());
@@ -62,6 +71,7 @@ pub fn emit_t(s: &mut St) {
         Cell::Erased,
         Cell::Dlt {
             gen: s.gen,
+            ep: s.ep,
             pairs,
             committed: false,
             dg: Rc::new(Dg::default()),
@@ -202,7 +212,7 @@ pub fn fl1(s: &mut St) {
 }
 
 /// `fl2 s` (`SCFTL.Impl.Model`): `fl1 s`, then the committed delta page
-/// with the delta buffer and the digest `dgOf s` of the state before it —
+/// of the epoch `ep s` with the delta buffer and the digest `dgOf s` of the state before it —
 /// no SYNC before it (the one-sync commit); the crash point right before
 /// the SYNC. Mutant `FlushForgetsDeltas`: the committed page carries no
 /// pairs (the delta buffer is not persisted; the digest is unchanged).
@@ -218,6 +228,7 @@ pub fn fl2(s: &mut St, amax: Addr, mutant: ModelMutant) {
         Cell::Erased,
         Cell::Dlt {
             gen: s.gen,
+            ep: s.ep,
             pairs,
             committed: true,
             dg,
@@ -227,7 +238,8 @@ pub fn fl2(s: &mut St, amax: Addr, mutant: ModelMutant) {
 
 /// `fl3` (`SCFTL.Impl.Model`), applied to `fl2 s`: the one SYNC (the
 /// commit point); the ghost `smap := l2p`, the delta buffer and `ept`
-/// emptied, invalid pages become erasable, the counters reset.
+/// emptied, invalid pages become erasable, the counters reset, the next
+/// epoch id (`ep = suc (ep s)`).
 pub fn fl3_from_fl2(s: &mut St) {
     s.sync_all();
     s.smap = s.l2p.clone();
@@ -237,6 +249,7 @@ pub fn fl3_from_fl2(s: &mut St) {
     s.ers.extend(inv);
     s.wcnt = 0;
     s.gcnt = 0;
+    s.ep += 1;
 }
 
 /// `fl3 s` (`SCFTL.Impl.Model`): a whole flush without the full checkpoint.
@@ -285,33 +298,75 @@ pub fn pick(l: &Cell, o: &Cell) -> Option<Picked> {
     }
 }
 
+/// `RS` (`SCFTL.Impl.Model`): the replay's state — the committed L2P,
+/// the epoch id of the pending tentative pages, and the committed L2P with
+/// those pending pages applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rs {
+    pub com: Map,
+    pub pend: u64,
+    pub ten: Map,
+}
+
+/// `st0 C` (`SCFTL.Impl.Model`): the replay's start, the checkpoint's L2P
+/// with nothing pending (epoch 0).
+pub fn st0(c: &Map) -> Rs {
+    Rs {
+        com: c.clone(),
+        pend: 0,
+        ten: c.clone(),
+    }
+}
+
+/// `rbase x mt` (`SCFTL.Impl.Model`): what a page of epoch `x` builds on —
+/// the pending pages if they are of epoch `x`, else the committed L2P.
+pub fn rbase(x: u64, mt: &Rs) -> &Map {
+    if x == mt.pend {
+        &mt.ten
+    } else {
+        &mt.com
+    }
+}
+
 /// `rstep` (`SCFTL.Impl.Model`): replay of one region page of generation
-/// `g` onto (committed, tentative): a delta page of generation `g` extends
-/// the tentative map; a committed one also makes it the committed map.
-/// Returns whether the committed map changed.
-pub fn rstep(g: u64, c: &Cell, committed: &mut Map, tentative: &mut Map) -> bool {
+/// `g`: a delta page of generation `g` and epoch `x` applies its pairs to
+/// `rbase x` and becomes the pending state of epoch `x`; a committed one
+/// also makes that the committed map. Other pages change nothing.
+pub fn rstep(g: u64, c: &Cell, mt: &mut Rs) {
     if let Cell::Dlt {
         gen,
+        ep: x,
         pairs,
         committed: b,
         ..
     } = c
     {
         if *gen == g {
-            apply(pairs, tentative);
+            if *x != mt.pend {
+                mt.ten.clone_from(&mt.com);
+                mt.pend = *x;
+            }
+            apply(pairs, &mut mt.ten);
             if *b {
-                committed.clone_from(tentative);
-                return true;
+                mt.com.clone_from(&mt.ten);
             }
         }
     }
-    false
 }
 
-/// `isT g ps c` (`SCFTL.Impl.Model`, with `eqPs`): `c` is a tentative
-/// delta page of generation `g` with exactly the pairs `ps`.
-pub fn is_t(g: u64, ps: &[(Addr, Page)], c: &Cell) -> bool {
-    matches!(c, Cell::Dlt { gen, pairs, committed: false, .. } if *gen == g && **pairs == *ps)
+/// `rp g cs mt` (`SCFTL.Impl.Model`): the replay of the region pages `cs`
+/// (oldest first, Agda's list reversed) from `mt`.
+pub fn rp<'a>(g: u64, cs: impl IntoIterator<Item = &'a Cell>, mut mt: Rs) -> Rs {
+    for c in cs {
+        rstep(g, c, &mut mt);
+    }
+    mt
+}
+
+/// `isT g x ps c` (`SCFTL.Impl.Model`, with `eqPs`): `c` is a tentative
+/// delta page of generation `g` and epoch `x` with exactly the pairs `ps`.
+pub fn is_t(g: u64, x: u64, ps: &[(Addr, Page)], c: &Cell) -> bool {
+    matches!(c, Cell::Dlt { gen, ep, pairs, committed: false, .. } if *gen == g && *ep == x && **pairs == *ps)
 }
 
 /// `verD D dd` (`SCFTL.Impl.Model`): every page the digest names holds its
@@ -320,28 +375,30 @@ pub fn ver_d<'a>(dat: impl Fn(Page) -> &'a Cell, dd: &[(Page, Data, Addr)]) -> b
     dd.iter().all(|&(p, d, a)| holds(dat(p), d, a))
 }
 
-/// `verT g dt cs` (`SCFTL.Impl.Model`): the pages right below the
+/// `verT g x dt cs` (`SCFTL.Impl.Model`): the pages right below the
 /// committed one (`below`, the region under it, oldest first) are the
-/// tentative pages `dt` (oldest first), the newest right below.
-pub fn ver_t(g: u64, dt: &[Rc<[(Addr, Page)]>], below: &[&Cell]) -> bool {
+/// tentative pages `dt` (oldest first) of epoch `x`, the newest right
+/// below.
+pub fn ver_t(g: u64, x: u64, dt: &[Rc<[(Addr, Page)]>], below: &[&Cell]) -> bool {
     below.len() >= dt.len()
         && dt
             .iter()
             .zip(&below[below.len() - dt.len()..])
-            .all(|(ps, c)| is_t(g, ps, c))
+            .all(|(ps, c)| is_t(g, x, ps, c))
 }
 
 /// `okC g D c cs` (`SCFTL.Impl.Model`): `c` is a committed page of
 /// generation `g` whose digest verifies on the flash (`verD`) and on the
-/// region below it (`verT`).
+/// region below it (`verT`, with the page's own epoch id).
 pub fn ok_c<'a>(g: u64, dat: impl Fn(Page) -> &'a Cell, c: &Cell, below: &[&Cell]) -> bool {
     match c {
         Cell::Dlt {
             gen,
+            ep,
             committed: true,
             dg,
             ..
-        } => *gen == g && ver_d(dat, &dg.data) && ver_t(g, &dg.tents, below),
+        } => *gen == g && ver_d(dat, &dg.data) && ver_t(g, *ep, &dg.tents, below),
         _ => false,
     }
 }
@@ -356,19 +413,71 @@ pub fn acc<'a>(g: u64, dat: impl Fn(Page) -> &'a Cell + Copy, cells: &[&Cell]) -
         .find(|&k| ok_c(g, dat, cells[k], &cells[..k]))
 }
 
-/// `recMap g C s` (`SCFTL.Impl.Model`, with `rp`, `acc`): the committed
-/// map of the replay from `(C, C)` of the accepted part of the region
-/// (oldest page first), digests checked against `cur (dat s p)`.
+/// `recMap g C s` (`SCFTL.Impl.Model`, with `rp`, `acc`, `st0`): the
+/// committed map of the replay from `st0 C` of the accepted part of the
+/// region (oldest page first), digests checked against `cur (dat s p)`.
 pub fn rec_map(g: u64, c: &Map, s: &St) -> Map {
     let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
-    let mut com = c.clone();
-    if let Some(k) = acc(g, |p| s.cur_cell(p), &cells) {
-        let mut ten = c.clone();
-        for cell in &cells[..=k] {
-            rstep(g, cell, &mut com, &mut ten);
+    match acc(g, |p| s.cur_cell(p), &cells) {
+        Some(k) => rp(g, cells[..=k].iter().copied(), st0(c)).com,
+        None => c.clone(),
+    }
+}
+
+/// `isC g c` (`SCFTL.Impl.Model`): `c` is a committed page of generation
+/// `g`.
+pub fn is_c(g: u64, c: &Cell) -> bool {
+    matches!(c, Cell::Dlt { gen, committed: true, .. } if *gen == g)
+}
+
+/// `clean g D cs` (`SCFTL.Impl.Model`): recovery drops no committed page
+/// of generation `g` — going down from the newest page (`cells` oldest
+/// first), it meets a page `okC` accepts before any committed page of
+/// generation `g` it rejects (or neither).
+pub fn clean<'a>(g: u64, dat: impl Fn(Page) -> &'a Cell + Copy, cells: &[&Cell]) -> bool {
+    for k in (0..cells.len()).rev() {
+        if ok_c(g, dat, cells[k], &cells[..k]) {
+            return true;
+        }
+        if is_c(g, cells[k]) {
+            return false;
         }
     }
-    com
+    true
+}
+
+/// `epOf` (`SCFTL.Impl.Model`): a delta page's epoch id (0 for any other
+/// page).
+pub fn ep_of(c: &Cell) -> u64 {
+    match c {
+        Cell::Dlt { ep, .. } => *ep,
+        _ => 0,
+    }
+}
+
+/// `topE` (`SCFTL.Impl.Model`): the largest epoch id on the region (0 if
+/// none).
+pub fn top_e(cells: &[&Cell]) -> u64 {
+    cells.iter().map(|c| ep_of(c)).max().unwrap_or(0)
+}
+
+/// `hiP` (`SCFTL.Impl.Model`): one more than every page the pairs name (0
+/// if none).
+pub fn hi_p(ps: &[(Addr, Page)]) -> Page {
+    ps.iter().map(|&(_, p)| p + 1).max().unwrap_or(0)
+}
+
+/// `hiR` (`SCFTL.Impl.Model`): one more than every page a delta page on
+/// the region names (0 if none).
+pub fn hi_r(cells: &[&Cell]) -> Page {
+    cells
+        .iter()
+        .map(|c| match c {
+            Cell::Dlt { pairs, .. } => hi_p(pairs),
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// `hi m amax` (`SCFTL.Impl.Model`, with `bnd`): one more than the
@@ -388,18 +497,25 @@ pub fn slot(s: &St, live: bool) -> &Mc {
 
 /// `rec0 b g C s` (`SCFTL.Impl.Model`): SYNC of what recovery finds
 /// (`syncAll`), then the memory rebuilt from the recovered L2P alone
-/// (selective persistence); the picked slot becomes `cpL`. Mutant
+/// (selective persistence); the picked slot becomes `cpL`; the next page
+/// past every mapped page and every page a region delta page names (`hi
+/// ⊔ hiR`); the epoch id above every id on the region (`suc topE`). Mutant
 /// `RecoveryKeepsVolatile`: the volatile L2P is the crashed state's (the
 /// memory a crash leaves is arbitrary in `Img`, and the oracle's witness
 /// keeps the crash point's memory), not the recovered one.
 pub fn rec0(s: &mut St, pk: &Picked, amax: Addr, mutant: ModelMutant) {
     s.sync_all();
     let m = rec_map(pk.gen, &pk.l2p, s);
+    let (top, past) = {
+        let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
+        (top_e(&cells), hi_r(&cells))
+    };
     let (l, o) = (slot(s, pk.live).clone(), slot(s, !pk.live).clone());
     s.cp_l = l;
     s.cp_o = o;
     s.gen = pk.gen;
-    s.nxt = hi(&m, amax);
+    s.nxt = hi(&m, amax).max(past);
+    s.ep = top + 1;
     if mutant != ModelMutant::RecoveryKeepsVolatile {
         s.l2p = m.clone();
     }
@@ -423,14 +539,30 @@ pub fn rec0_l2p(s: &St, pk: &Picked, mutant: ModelMutant) -> Map {
     }
 }
 
-/// `recover` in `okP` (`SCFTL.Impl.Model`): `ck3 (rec0 b g C s)` for the
-/// checkpoint `pick` finds; `Err` if it finds none (the model has no
-/// recovery from this flash).
-pub fn recover(s: &mut St, amax: Addr, mutant: ModelMutant) -> Result<(), String> {
+/// `clean g (λ p → cur (dat s p)) (map cur (dr s))`: whether a recovery
+/// of `s` from generation `g` may go on without a full checkpoint.
+pub fn clean_st(g: u64, s: &St) -> bool {
+    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
+    clean(g, |p| s.cur_cell(p), &cells)
+}
+
+/// `recover` in `okP` (`SCFTL.Impl.Model`), for the checkpoint `pick`
+/// finds: `ck3 (rec0 b g C s)` (`full`), or `rec0 b g C s` alone, which P
+/// allows only if `clean` holds. `Err` if `pick` finds no checkpoint (the
+/// model has no recovery from this flash) or, without `full`, if the
+/// recovery is not clean.
+pub fn recover(s: &mut St, amax: Addr, mutant: ModelMutant, full: bool) -> Result<(), String> {
     let pk = pick(s.cp_l.cur(), s.cp_o.cur())
         .ok_or_else(|| "neither checkpoint slot holds a checkpoint".to_string())?;
+    if !full && !clean_st(pk.gen, s) {
+        return Err(
+            "recovery drops a committed page (not clean): it must write a full checkpoint".into(),
+        );
+    }
     rec0(s, &pk, amax, mutant);
-    ck3(s);
+    if full {
+        ck3(s);
+    }
     Ok(())
 }
 
@@ -438,7 +570,7 @@ pub fn recover(s: &mut St, amax: Addr, mutant: ModelMutant) -> Result<(), String
 /// of generation 0 mapping nothing, an erased shadow slot, an empty region.
 /// `NewP` leaves data pages and memory arbitrary; this picks erased pages
 /// and the memory `rec0` would rebuild from that flash (generation 0,
-/// nothing mapped, counters 0).
+/// nothing mapped, counters 0, epoch id `suc (topE [])` = 1).
 pub fn new_p() -> St {
     St {
         dat: Default::default(),
@@ -454,6 +586,7 @@ pub fn new_p() -> St {
         mb: Default::default(),
         dbuf: Vec::new(),
         ept: Vec::new(),
+        ep: 1,
         nxt: 0,
         inv: Default::default(),
         ers: Default::default(),
