@@ -363,29 +363,14 @@ impl RefineOracle {
     fn compare(&self, v: &RefineView) -> Result<(), String> {
         let s = self.s.as_ref().expect("up");
         // L2P (what the lock step replayed) and the ghost stable L2P.
-        for (a, &np) in v.l2p.iter().enumerate() {
-            let new = (np != UNMAPPED).then_some(Page::from(np));
-            let a = a as Addr;
-            if s.l2p.get(&a).copied() != new {
-                return Err(format!(
-                    "refinement: the FTL's L2P maps logical sector {a} to {}, P's l2p to {}",
-                    show(new.as_ref()),
-                    show(s.l2p.get(&a))
-                ));
-            }
-        }
+        same_map(&v.l2p, &s.l2p, "L2P", "l2p")?;
         if let Some(stable) = &v.stable {
-            for (a, &np) in stable.iter().enumerate() {
-                let st = (np != UNMAPPED).then_some(Page::from(np));
-                let a = a as Addr;
-                if s.smap.get(&a).copied() != st {
-                    return Err(format!(
-                        "refinement: the FTL's stable L2P maps logical sector {a} to {}, P's smap (the L2P at its last fl3) to {}",
-                        show(st.as_ref()),
-                        show(s.smap.get(&a))
-                    ));
-                }
-            }
+            same_map(
+                stable,
+                &s.smap,
+                "stable L2P",
+                "smap (the L2P at its last fl3)",
+            )?;
         }
         // Valid counts: P's l2p per superblock.
         let mut counted = vec![0u32; v.states.len()];
@@ -402,13 +387,12 @@ impl RefineOracle {
         // one P placed and has not programmed. (A buffered slot the L2P no
         // longer maps may be one P never saw: a sector placed and
         // overwritten or relocated within one operation.)
-        let mapped_at: std::collections::BTreeMap<Page, Addr> =
-            s.l2p.iter().map(|(&a, &q)| (q, a)).collect();
         for &q in &v.buffered {
             let q = Page::from(q);
-            if let (false, Some(a)) = (s.mb.contains_key(&q), mapped_at.get(&q)) {
+            if !s.mb.contains_key(&q) && maps_to(&s.l2p, s, q) {
                 return Err(format!(
-                    "refinement: the FTL's merge buffer still holds physical sector {q} (logical sector {a}), which P has programmed (P's flush programs the merge buffer before its commit)"
+                    "refinement: the FTL's merge buffer still holds physical sector {q} (logical sector {}), which P has programmed (P's flush programs the merge buffer before its commit)",
+                    s.p2l(q)
                 ));
             }
         }
@@ -420,8 +404,6 @@ impl RefineOracle {
             ));
         }
         // Block states against P's queues, page by page.
-        let mapped: BTreeSet<Page> = s.l2p.values().copied().collect();
-        let stable: BTreeSet<Page> = s.smap.values().copied().collect();
         let pages = s
             .dat
             .iter()
@@ -454,12 +436,13 @@ impl RefineOracle {
             }
             // RI: erasable pages mapped by neither L2P, invalid ones not
             // by the volatile one.
-            if ers && (mapped.contains(&q) || stable.contains(&q)) {
+            let mapped = maps_to(&s.l2p, s, q);
+            if ers && (mapped || maps_to(&s.smap, s, q)) {
                 return Err(format!(
                     "refinement: P's erasable page at physical sector {q} is still mapped (RI: erasable pages are mapped by neither L2P)"
                 ));
             }
-            if inv && mapped.contains(&q) {
+            if inv && mapped {
                 return Err(format!(
                     "refinement: P's invalid page at physical sector {q} is mapped by the volatile L2P (RI)"
                 ));
@@ -508,6 +491,29 @@ struct Guard<'a, 'b> {
     op: &'a Done<'b>,
 }
 
+/// Whether `m` maps the sector P's page `q` holds to `q` (a page holds one
+/// sector, so no other address can map there while RI holds).
+fn maps_to(m: &Map, s: &St, q: Page) -> bool {
+    m.get(&s.p2l(q)) == Some(&q)
+}
+
+/// The FTL's map `concrete` (the FTL calls it `what`) equals P's `model`
+/// (called `name` in P), address by address.
+fn same_map(concrete: &[u32], model: &Map, what: &str, name: &str) -> Result<(), String> {
+    for (a, &np) in concrete.iter().enumerate() {
+        let c = (np != UNMAPPED).then_some(Page::from(np));
+        let a = a as Addr;
+        if model.get(&a).copied() != c {
+            return Err(format!(
+                "refinement: the FTL's {what} maps logical sector {a} to {}, P's {name} to {}",
+                show(c.as_ref()),
+                show(model.get(&a))
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Pages of P (programmed or in the merge buffer) in superblock `sb`.
 fn pages_in(s: &St, v: &RefineView, sb: usize) -> Vec<Page> {
     let spb = u64::from(v.sectors_per_sb);
@@ -523,9 +529,9 @@ fn pages_in(s: &St, v: &RefineView, sb: usize) -> Vec<Page> {
 /// Why P's page `q` may not be erased.
 fn why_not_erasable(s: &St, q: Page) -> String {
     let a = s.p2l(q);
-    if s.l2p.get(&a) == Some(&q) {
+    if maps_to(&s.l2p, s, q) {
         format!("the volatile L2P maps logical sector {a} there")
-    } else if s.smap.get(&a) == Some(&q) {
+    } else if maps_to(&s.smap, s, q) {
         format!("the stable L2P maps logical sector {a} there")
     } else if s.inv.contains(&q) {
         "it is invalid: its victim's epoch has not committed (two-phase GC)".into()
@@ -672,7 +678,7 @@ fn victims(
         if matches!(was, SbKind::Used | SbKind::Active) && now(st) {
             for q in pages_in(s, v, sb) {
                 let a = s.p2l(q);
-                if s.l2p.get(&a) == Some(&q) {
+                if maps_to(&s.l2p, s, q) {
                     return Err(format!(
                         "refinement: superblock {sb} became {st:?} while the volatile L2P still maps logical sector {a} to its physical sector {q} (GC takes a victim only after relocating its valid sectors)"
                     ));
