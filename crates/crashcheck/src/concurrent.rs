@@ -251,6 +251,9 @@ pub struct ConcurrentStats {
     /// another flush.
     pub shared_reads: u64,
     pub reads_during_sync: u64,
+    /// Changes (writes, trims) that ran while a flush's sync ran (the
+    /// write pipeline at work).
+    pub changes_during_sync: u64,
     pub coalesced_flushes: u64,
     /// Linearization states the search visited.
     pub states: u64,
@@ -285,17 +288,29 @@ fn decode(sector: &[u8], lba: u64) -> Result<u64, String> {
 type Device = Scftl<Harness>;
 
 /// The flash under the test's device: the power-cut layer, with every
-/// flush's sync slowed down and, in some rounds, the power cut at the k-th
-/// sync, where a flush commits. The delay is spent in `sync_shared`, with
-/// readers admitted (as an `fdatasync` on a server), which then answers
-/// "not here": the sync itself settles `CrashFlash`'s in-flight set, so
-/// it runs with exclusive access right after. Reads thus overlap a flush
-/// between its commit and its end, and other flushes arrive meanwhile.
+/// flush's detached sync slowed down and, in some rounds, the power cut at
+/// the k-th sync, where a flush commits. The delay is spent in the
+/// ticket's wait, with no lock on the device held (as an `fdatasync` on a
+/// server); `CrashFlash` makes the commands before the ticket durable when
+/// the flush finishes it. Reads, writes and other flushes thus overlap a
+/// flush between its commit and its end.
 struct Harness {
     inner: CrashFlash<MemFlash>,
     sync_delay: Duration,
     cut_at_sync: Option<u64>,
     syncs: u64,
+}
+
+impl Harness {
+    /// Counts one sync; cuts the power at the chosen one.
+    fn sync_point(&mut self) -> flash::Result<()> {
+        self.syncs += 1;
+        if self.cut_at_sync == Some(self.syncs) {
+            self.inner.cut_power();
+            return Err(flash::FlashError::PowerLoss);
+        }
+        Ok(())
+    }
 }
 
 impl flash::Layer for Harness {
@@ -305,18 +320,21 @@ impl flash::Layer for Harness {
         Flash::geometry(&self.inner)
     }
 
-    fn sync_shared(&self) -> Option<flash::Result<()>> {
-        std::thread::sleep(self.sync_delay);
-        None
+    fn sync(&mut self) -> flash::Result<()> {
+        self.sync_point()?;
+        Flash::sync(&mut self.inner)
     }
 
-    fn sync(&mut self) -> flash::Result<()> {
-        self.syncs += 1;
-        if self.cut_at_sync == Some(self.syncs) {
-            self.inner.cut_power();
-            return Err(flash::FlashError::PowerLoss);
-        }
-        Flash::sync(&mut self.inner)
+    fn start_sync(&mut self) -> Option<flash::Result<flash::SyncTicket>> {
+        let delay = self.sync_delay;
+        Some(
+            Flash::start_sync(&mut self.inner)?.map(|t| t.after(move || std::thread::sleep(delay))),
+        )
+    }
+
+    fn finish_sync(&mut self, ticket: &flash::SyncTicket) -> flash::Result<()> {
+        self.sync_point()?;
+        Flash::finish_sync(&mut self.inner, ticket)
     }
 
     /// Reads pass through unchanged, so they may run shared.
@@ -415,9 +433,10 @@ fn run_round(
     }
     history.sort_by_key(|op| op.invoke);
     stats.ops += history.len() as u64;
-    let (_, shared_reads, during) = shared.shared_counts();
-    stats.shared_reads += shared_reads;
-    stats.reads_during_sync += during;
+    let counts = shared.shared_counts();
+    stats.shared_reads += counts.shared_reads;
+    stats.reads_during_sync += counts.reads_during_sync;
+    stats.changes_during_sync += counts.changes_during_sync;
     stats.coalesced_flushes += history
         .iter()
         .filter(|o| o.kind == OpKind::Flush { flushed: false } && o.ret.is_some())

@@ -1109,6 +1109,39 @@ impl<F: RawFlash> CrashFlash<F> {
         }
     }
 
+    /// Makes the in-flight commands numbered `seq` or lower durable (a
+    /// sync that covered them finished): each page keeps only the images
+    /// before later commands.
+    fn settle_through(&mut self, seq: u64) {
+        let mut histories = std::mem::take(&mut self.histories);
+        let mut kept = Vec::with_capacity(histories.len());
+        for mut h in histories.drain(..) {
+            let n = h.seqs.iter().take_while(|&&s| s <= seq).count();
+            if n == h.seqs.len() {
+                for img in h.images.drain(..) {
+                    self.recycle(img);
+                }
+                h.seqs.clear();
+                h.erases.clear();
+                if self.spare_histories.len() < POOL_MAX {
+                    self.spare_histories.push(h);
+                }
+                continue;
+            }
+            for img in h.images.drain(..n) {
+                self.recycle(img);
+            }
+            h.seqs.drain(..n);
+            h.erases.drain(..n);
+            kept.push(h);
+        }
+        self.index.clear();
+        for (i, h) in kept.iter().enumerate() {
+            self.index.insert(self.geometry.page_index(h.page), i);
+        }
+        self.histories = kept;
+    }
+
     /// Notes one more in-flight command on `page`, whose content right
     /// before that command is `current`.
     fn record(&mut self, page: PageAddr, current: PageImage, erase: bool) {
@@ -1371,6 +1404,25 @@ impl<F: RawFlash> crate::Layer for CrashFlash<F> {
         self.begin_command()?;
         self.inner.sync()?;
         self.settle();
+        Ok(())
+    }
+
+    /// A sync in two parts: the ticket remembers how many commands were
+    /// issued, and [`Flash::finish_sync`] — a command of its own, so a
+    /// power cut may come before it — makes exactly those durable. The
+    /// commands issued in between stay in flight (a prefix sync).
+    fn start_sync(&mut self) -> Option<Result<crate::SyncTicket>> {
+        if let Err(e) = self.check_power() {
+            return Some(Err(e));
+        }
+        let seq = self.power.commands();
+        Some(self.inner.start_sync()?.map(|t| t.with_seq(seq)))
+    }
+
+    fn finish_sync(&mut self, ticket: &crate::SyncTicket) -> Result<()> {
+        self.begin_command()?;
+        self.inner.finish_sync(ticket)?;
+        self.settle_through(ticket.seq());
         Ok(())
     }
 

@@ -19,10 +19,10 @@
 //!   multi-page `program_many`);
 //! * erase, sync, submit, the battery-backed buffer, the two timing hints
 //!   and the wear record each have their own hook;
-//! * the two shared-access forms ([`Layer::read_shared`],
-//!   [`Layer::sync_shared`]) have hooks whose default answers "not here"
-//!   instead of forwarding, so the caller falls back to the exclusive
-//!   forms above, which the layer sees.
+//! * the shared-access read ([`Layer::read_shared`]) and the detached
+//!   sync ([`Layer::start_sync`]) have hooks whose default answers "not
+//!   here" instead of forwarding, so the caller falls back to the
+//!   exclusive forms above, which the layer sees.
 //!
 //! A hook that is not overridden issues the command to the device below in
 //! the form it came in (`ReadCmd::issue`, `ProgramCmd::issue`): a multi-page
@@ -383,10 +383,18 @@ pub trait Layer {
         None
     }
 
-    /// [`Flash::sync_shared`]. As [`Layer::read_shared`], the default
-    /// answers `None` (the caller syncs through [`Layer::sync`]).
-    fn sync_shared(&self) -> Option<Result<()>> {
+    /// [`Flash::start_sync`]. As [`Layer::read_shared`], the default
+    /// answers `None` (the caller syncs through [`Layer::sync`]), so a
+    /// layer that changes syncs cannot be bypassed; one whose syncs pass
+    /// through unchanged overrides this to forward.
+    fn start_sync(&mut self) -> Option<Result<crate::SyncTicket>> {
         None
+    }
+
+    /// [`Flash::finish_sync`] (only reached with a ticket this layer's
+    /// `start_sync` gave).
+    fn finish_sync(&mut self, ticket: &crate::SyncTicket) -> Result<()> {
+        self.below_mut().finish_sync(ticket)
     }
 
     /// [`Flash::prefetch`] (a timing hint).
@@ -524,8 +532,11 @@ impl<L: Layer> Flash for L {
     fn read_shared(&self, reads: &mut [PageRead<'_>]) -> Option<Result<()>> {
         Layer::read_shared(self, reads)
     }
-    fn sync_shared(&self) -> Option<Result<()>> {
-        Layer::sync_shared(self)
+    fn start_sync(&mut self) -> Option<Result<crate::SyncTicket>> {
+        Layer::start_sync(self)
+    }
+    fn finish_sync(&mut self, ticket: &crate::SyncTicket) -> Result<()> {
+        Layer::finish_sync(self, ticket)
     }
     fn nvram_size(&self) -> usize {
         Layer::nvram_size(self)
@@ -583,7 +594,7 @@ impl<F: Flash + ?Sized> Layer for Box<F> {
     fn read_shared(&self, reads: &mut [PageRead<'_>]) -> Option<Result<()>> {
         (**self).read_shared(reads)
     }
-    fn sync_shared(&self) -> Option<Result<()>> {
-        (**self).sync_shared()
+    fn start_sync(&mut self) -> Option<Result<crate::SyncTicket>> {
+        (**self).start_sync()
     }
 }

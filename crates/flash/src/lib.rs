@@ -261,15 +261,28 @@ pub trait Flash {
         None
     }
 
-    /// [`Flash::sync`] with shared access only: makes durable every command
-    /// that took effect before the call, while readers go on
-    /// ([`Flash::read_shared`]). Only for a device that holds nothing back:
-    /// the caller [`Flash::submit`]s first, and issues no command until it
-    /// returns. `None`: this device cannot (the default; a layer answers
-    /// `None` unless it overrides [`Layer::sync_shared`]); the caller then
-    /// takes exclusive access and calls `sync`.
-    fn sync_shared(&self) -> Option<Result<()>> {
+    /// Starts a sync that the caller completes without this device, so
+    /// that other commands (reads, programs, erases: the next epoch's
+    /// writes) may be issued while it runs: hands everything held back to
+    /// the medium (as [`Flash::submit`]) and returns a ticket whose
+    /// [`SyncTicket::wait`] makes durable every command issued before this
+    /// call (an `fdatasync` on an image, run on a duplicate of its file
+    /// handle). Commands issued after it may or may not be covered. The
+    /// caller then passes the ticket back to [`Flash::finish_sync`], with
+    /// exclusive access, once `wait` succeeded. `None`: this device cannot
+    /// (the default; a [`Layer`] answers `None` unless it overrides
+    /// [`Layer::start_sync`]); the caller then calls [`Flash::sync`].
+    fn start_sync(&mut self) -> Option<Result<SyncTicket>> {
         None
+    }
+
+    /// Records a sync started by [`Flash::start_sync`] whose
+    /// [`SyncTicket::wait`] succeeded: the commands issued before it are
+    /// durable from here on (a crash layer stops offering their loss). The
+    /// default, for devices that start no such sync, syncs whole.
+    fn finish_sync(&mut self, ticket: &SyncTicket) -> Result<()> {
+        let _ = ticket;
+        self.sync()
     }
 
     /// Hands every program the device accepted and holds back to the medium
@@ -426,6 +439,75 @@ pub(crate) fn check_program(g: &Geometry, page: PageAddr, data: &[u8], oob: &[u8
 }
 
 /// Checks an OOB read buffer.
+/// A sync started by [`Flash::start_sync`]: [`SyncTicket::wait`] makes
+/// durable every command the device took before the ticket was made,
+/// without holding the device; [`Flash::finish_sync`] then records it.
+pub struct SyncTicket {
+    /// Commands the device had issued when the sync started (a crash
+    /// layer's count: those become durable at `finish_sync`).
+    seq: u64,
+    wait: Option<Box<dyn FnOnce() -> Result<()> + Send>>,
+}
+
+impl SyncTicket {
+    /// A ticket whose `wait` runs `wait` (once).
+    pub fn new(seq: u64, wait: impl FnOnce() -> Result<()> + Send + 'static) -> SyncTicket {
+        SyncTicket {
+            seq,
+            wait: Some(Box::new(wait)),
+        }
+    }
+
+    /// A ticket with nothing to wait for (a device whose commands are
+    /// durable once issued, or that models durability at `finish_sync`).
+    pub fn ready(seq: u64) -> SyncTicket {
+        SyncTicket { seq, wait: None }
+    }
+
+    /// The command count the sync covers (see [`SyncTicket::new`]).
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The same ticket with another command count (a layer that counts
+    /// commands itself).
+    pub fn with_seq(mut self, seq: u64) -> SyncTicket {
+        self.seq = seq;
+        self
+    }
+
+    /// The same ticket, running `before` first when waited on (a test
+    /// layer that slows syncs down).
+    pub fn after(self, before: impl FnOnce() + Send + 'static) -> SyncTicket {
+        let SyncTicket { seq, wait } = self;
+        SyncTicket::new(seq, move || {
+            before();
+            match wait {
+                Some(w) => w(),
+                None => Ok(()),
+            }
+        })
+    }
+
+    /// Waits for the sync. Call it without holding the device; a second
+    /// call returns at once.
+    pub fn wait(&mut self) -> Result<()> {
+        match self.wait.take() {
+            Some(w) => w(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Debug for SyncTicket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SyncTicket")
+            .field("seq", &self.seq)
+            .field("waited", &self.wait.is_none())
+            .finish()
+    }
+}
+
 /// One read command of a [`Flash::read_shared`] batch: sectors of `page`
 /// from `first_sector` on into `data` (whole sectors), and the start of its
 /// spare area into `oob` (at most `oob_size` bytes, possibly none).

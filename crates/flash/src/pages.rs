@@ -33,8 +33,8 @@ pub(crate) struct PageStates {
     programmed: Vec<bool>,
     next_page: Vec<u32>,
     counters: FlashCounters,
-    /// Reads and syncs issued with shared access ([`crate::Flash::read_shared`],
-    /// [`crate::Flash::sync_shared`]), added to `counters` when reported.
+    /// Reads issued with shared access ([`crate::Flash::read_shared`]),
+    /// added to `counters` when reported.
     shared: SharedCounts,
     /// How blocks wear out, and each block's wear record.
     model: WearModel,
@@ -47,7 +47,6 @@ pub(crate) struct PageStates {
 struct SharedCounts {
     reads: AtomicU64,
     bytes_read: AtomicU64,
-    syncs: AtomicU64,
 }
 
 impl PageStates {
@@ -242,11 +241,6 @@ impl PageStates {
             .fetch_add(bytes as u64, Ordering::Relaxed);
     }
 
-    /// Records a sync issued with shared access.
-    pub(crate) fn record_sync_shared(&self) {
-        self.shared.syncs.fetch_add(1, Ordering::Relaxed);
-    }
-
     /// Sets a page's state outside the NAND rules (for
     /// [`crate::RawFlash::set_page_image`]); the block's next programmable
     /// page becomes the one after its highest programmed page. Counts nothing.
@@ -269,7 +263,6 @@ impl PageStates {
         let mut c = self.counters;
         c.reads += self.shared.reads.load(Ordering::Relaxed);
         c.bytes_read += self.shared.bytes_read.load(Ordering::Relaxed);
-        c.syncs += self.shared.syncs.load(Ordering::Relaxed);
         c
     }
 
@@ -349,9 +342,14 @@ macro_rules! ram_flash_impl {
                 Some(Ok(()))
             }
 
-            fn sync_shared(&self) -> Option<$crate::Result<()>> {
-                self.pages.record_sync_shared();
-                Some(Ok(()))
+            /// Nothing to wait for: a sync of this device only counts.
+            fn start_sync(&mut self) -> Option<$crate::Result<$crate::SyncTicket>> {
+                Some(Ok($crate::SyncTicket::ready(0)))
+            }
+
+            fn finish_sync(&mut self, _ticket: &$crate::SyncTicket) -> $crate::Result<()> {
+                self.pages.record_sync();
+                Ok(())
             }
 
             fn probe_erased(&mut self, page: $crate::PageAddr) -> $crate::Result<bool> {

@@ -1,11 +1,12 @@
-//! The shared-access commands (`Flash::read_shared`, `Flash::sync_shared`):
-//! the backends answer them with what the exclusive forms give, a layer
-//! that changes reads answers "not here" so it cannot be bypassed, and the
-//! layers that pass reads through unchanged forward them.
+//! The shared-access read (`Flash::read_shared`) and the detached sync
+//! (`Flash::start_sync`, `Flash::finish_sync`): the backends answer them
+//! with what the exclusive forms give, a layer that changes reads or syncs
+//! answers "not here" so it cannot be bypassed, and the layers that pass
+//! them through unchanged forward them.
 
 use flash::{
-    CrashFlash, Flash, Geometry, MemFlash, OverlayFlash, PageAddr, PageRead, TimedFlash,
-    TimingConfig,
+    CrashFlash, CrashPolicy, Flash, Geometry, MemFlash, OverlayFlash, PageAddr, PageRead,
+    TimedFlash, TimingConfig,
 };
 
 /// One shared read of sectors of `page` from `first_sector` into `data` and
@@ -64,22 +65,91 @@ fn backends_read_shared_as_they_read_exclusively() {
     // Out of range: an error, not a panic.
     let bad = PageAddr::new(g.total_blocks(), 0);
     assert!(read_one(&mem, bad, 0, &mut buf, &mut []).unwrap().is_err());
-    assert!(mem.sync_shared().unwrap().is_ok());
+    let syncs = mem.counters().syncs;
+    let mut t = mem.start_sync().expect("RAM syncs detached").unwrap();
+    t.wait().unwrap();
+    mem.finish_sync(&t).unwrap();
+    assert_eq!(
+        mem.counters().syncs,
+        syncs + 1,
+        "a detached sync is counted"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let mut file = flash::FileFlash::create(dir.path().join("i.img"), g, false).unwrap();
     file.program(page, &data, &oob).unwrap();
-    // The program is gathered: read from memory, and no shared sync yet.
-    both_ways(&mut file, page).expect("an image reads shared");
-    assert!(
-        file.sync_shared().is_none(),
-        "a gathered program needs submit first"
-    );
-    file.submit().unwrap();
+    // The program is gathered: read from memory.
     both_ways(&mut file, page).expect("an image reads shared");
     let syncs = file.counters().syncs;
-    file.sync_shared().expect("an image syncs shared").unwrap();
+    // Starting a sync writes the gather out; the wait needs no device.
+    let mut t = file.start_sync().expect("an image syncs detached").unwrap();
+    both_ways(&mut file, page).expect("an image reads shared");
+    let waiter = std::thread::spawn(move || {
+        t.wait().unwrap();
+        t
+    });
+    let t = waiter.join().unwrap();
+    file.finish_sync(&t).unwrap();
     assert_eq!(file.counters().syncs, syncs + 1);
+    drop(file);
+    let mut back = flash::FileFlash::open(dir.path().join("i.img")).unwrap();
+    let (mut d, mut o) = (vec![0u8; g.page_size()], vec![0u8; g.oob_size as usize]);
+    back.read_with_oob(page, 0, &mut d, &mut o).unwrap();
+    assert_eq!((d, o), (data, oob), "the program reached the file");
+}
+
+#[test]
+fn a_detached_sync_makes_durable_exactly_the_commands_before_it() {
+    let g = Geometry::tiny();
+    let (a, a_oob) = page_bytes(&g, 1);
+    let (b, b_oob) = page_bytes(&g, 2);
+    let (pa, pb) = (PageAddr::new(4, 0), PageAddr::new(5, 0));
+    let mut rng = rand_pcg::Pcg64::new(1, 1);
+    let mut crash = CrashFlash::new(MemFlash::new(g).unwrap());
+    crash.program(pa, &a, &a_oob).unwrap();
+    let mut t = crash
+        .start_sync()
+        .expect("a crash layer syncs detached")
+        .unwrap();
+    // Issued while the sync runs: not covered by it.
+    crash.program(pb, &b, &b_oob).unwrap();
+    t.wait().unwrap();
+    assert_eq!(
+        crash.in_flight_pages(),
+        2,
+        "nothing is durable before finish"
+    );
+    crash.finish_sync(&t).unwrap();
+    assert_eq!(
+        crash.in_flight_pages(),
+        1,
+        "only the later program is in flight"
+    );
+    crash.cut_power();
+    crash.crash(CrashPolicy::NoneApplied, &mut rng).unwrap();
+    let (mut d, mut o) = (vec![0u8; g.page_size()], vec![0u8; g.oob_size as usize]);
+    crash.read_with_oob(pa, 0, &mut d, &mut o).unwrap();
+    assert_eq!(
+        (&d, &o),
+        (&a, &a_oob),
+        "the program before the sync survives"
+    );
+    assert!(
+        crash.probe_erased(pb).unwrap(),
+        "the later program was lost"
+    );
+
+    // A power cut before finish_sync: the sync never completed.
+    let mut crash = CrashFlash::new(MemFlash::new(g).unwrap());
+    crash.program(pa, &a, &a_oob).unwrap();
+    let t = crash.start_sync().unwrap().unwrap();
+    crash.cut_power();
+    assert!(crash.finish_sync(&t).unwrap_err().is_power_loss());
+    crash.crash(CrashPolicy::NoneApplied, &mut rng).unwrap();
+    assert!(
+        crash.probe_erased(pa).unwrap(),
+        "an unfinished sync made nothing durable"
+    );
 }
 
 #[test]
@@ -95,7 +165,7 @@ fn layers_that_change_reads_answer_not_here_and_pass_through_layers_forward() {
         both_ways(&mut timed, page).is_none(),
         "timed reads are timed"
     );
-    assert!(timed.sync_shared().is_none());
+    assert!(timed.start_sync().is_none(), "timed syncs are timed");
 
     let mut overlay = OverlayFlash::new(timed.into_inner());
     assert!(both_ways(&mut overlay, page).is_none());
@@ -112,10 +182,6 @@ fn layers_that_change_reads_answer_not_here_and_pass_through_layers_forward() {
     assert!(
         both_ways(&mut crash, page).is_some(),
         "reads are no crash points"
-    );
-    assert!(
-        crash.sync_shared().is_none(),
-        "a sync settles the in-flight set"
     );
     crash.cut_power();
     let mut buf = vec![0u8; g.sector_size as usize];

@@ -4,7 +4,9 @@
 use flash::{Flash, Geometry};
 
 use crate::async_ftl::{AsyncConfig, AsyncFtl};
-use crate::device::{BlockDevice, DeviceStats, FlushStep, FtlError, FtlKind, Lba, Result};
+use crate::device::{
+    BlockDevice, DeviceStats, FlushStep, FlushTicket, FtlError, FtlKind, Lba, Result,
+};
 use crate::label;
 use crate::optr::{Optr, OptrConfig};
 use crate::scftl::{Scftl, ScftlConfig};
@@ -326,11 +328,8 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
         let r = self.dev().begin_flush();
         self.end_request(r)
     }
-    fn sync_shared(&self) -> Option<Result<()>> {
-        self.dev_ref().sync_shared()
-    }
-    fn end_flush(&mut self, synced: Option<Result<()>>) -> Result<()> {
-        let r = self.dev().end_flush(synced);
+    fn finish_flush(&mut self, ticket: FlushTicket, waited: Result<()>) -> Result<()> {
+        let r = self.dev().finish_flush(ticket, waited);
         self.end_request(r)
     }
     fn epoch_remaining(&self) -> Option<u64> {

@@ -214,20 +214,42 @@ impl DeviceStats {
 }
 
 /// Where [`BlockDevice::begin_flush`] left a flush.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum FlushStep {
     /// The flush is complete (it owed no sync, or made it itself).
     Done,
-    /// Everything the flush writes is written; it owes the sync that makes
-    /// it durable: call [`BlockDevice::sync_shared`] (optional) and then
-    /// [`BlockDevice::end_flush`], before any other `&mut self` method.
-    SyncOwed,
+    /// The flush is committed in memory and on the flash, and owes the
+    /// sync that makes it durable: call [`FlushTicket::wait`] without
+    /// holding the device (other requests may use it meanwhile), then
+    /// [`BlockDevice::finish_flush`].
+    Ticket(FlushTicket),
+}
+
+/// The sync a begun flush owes ([`FlushStep::Ticket`]), and what the
+/// device must know when it completes.
+#[derive(Debug)]
+pub struct FlushTicket {
+    pub(crate) sync: flash::SyncTicket,
+    /// Epochs the device had ended (committed or ordered) when the sync
+    /// started: those are the ones it makes durable.
+    pub(crate) epochs_ended: u64,
+    /// The newest epoch id carried by a region page with the after-sync
+    /// flag when the sync started (such a page is proven durable by it).
+    pub(crate) flagged_epoch: u64,
+}
+
+impl FlushTicket {
+    /// Waits for the sync (an `fdatasync` on an image). Call it without
+    /// the device: other threads' reads, writes and flushes go on.
+    pub fn wait(&mut self) -> Result<()> {
+        self.sync.wait().map_err(FtlError::from)
+    }
 }
 
 /// A block device: what a file system or the NBD server sees.
 ///
-/// Shared access: the methods that take `&self` (`read_shared`,
-/// `sync_shared`, the queries) may run on several threads at once while no
+/// Shared access: the methods that take `&self` (`read_shared`, the
+/// queries) may run on several threads at once while no
 /// `&mut self` method runs (`ftl::SharedDevice` holds the device behind a
 /// readers-writer lock on that contract).
 pub trait BlockDevice {
@@ -263,28 +285,28 @@ pub trait BlockDevice {
         None
     }
 
-    /// [`Self::flush`] in parts, so a frontend can let readers run during
-    /// the sync: writes everything the flush writes and says whether it
-    /// still owes the sync ([`FlushStep::SyncOwed`]). The default flushes
-    /// whole and answers [`FlushStep::Done`].
+    /// [`Self::flush`] in parts, so a frontend can let other requests run
+    /// during the sync: commits everything written so far (the snapshot a
+    /// crash may return to from now on) and, if the commit still has to
+    /// be made durable, returns the sync as a ticket
+    /// ([`FlushStep::Ticket`]); the flush is complete once
+    /// [`Self::finish_flush`] accepted it. Writes issued after this call
+    /// belong to the next epoch. The default flushes whole and answers
+    /// [`FlushStep::Done`].
     fn begin_flush(&mut self) -> Result<FlushStep> {
         self.flush().map(|()| FlushStep::Done)
     }
 
-    /// The sync a begun flush owes, issued with shared access. `None`: not
-    /// possible here (no flush owes one, or the flash syncs only with
-    /// exclusive access); [`Self::end_flush`] then syncs itself.
-    fn sync_shared(&self) -> Option<Result<()>> {
-        None
-    }
-
-    /// Finishes a flush that [`Self::begin_flush`] left owing its sync:
-    /// `synced` is what [`Self::sync_shared`] answered (`None`: it was not
-    /// called or could not sync, so this syncs). Returns the flush's
-    /// outcome. The default (for devices whose `begin_flush` never owes a
-    /// sync) returns `synced`'s outcome.
-    fn end_flush(&mut self, synced: Option<Result<()>>) -> Result<()> {
-        synced.unwrap_or(Ok(()))
+    /// Completes a flush [`Self::begin_flush`] left owing its sync:
+    /// `waited` is what [`FlushTicket::wait`] answered. On success the
+    /// flush's epoch is durable; an error fails the flush (and the device,
+    /// as a failed `flush` would). The default, for devices that never
+    /// return a ticket, refuses.
+    fn finish_flush(&mut self, ticket: FlushTicket, waited: Result<()>) -> Result<()> {
+        let _ = (ticket, waited);
+        Err(FtlError::BadArgument(
+            "this device gave no flush ticket to finish".into(),
+        ))
     }
 
     /// Ends the current epoch without asking for durability, so that more
@@ -389,11 +411,8 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     fn begin_flush(&mut self) -> Result<FlushStep> {
         (**self).begin_flush()
     }
-    fn sync_shared(&self) -> Option<Result<()>> {
-        (**self).sync_shared()
-    }
-    fn end_flush(&mut self, synced: Option<Result<()>>) -> Result<()> {
-        (**self).end_flush(synced)
+    fn finish_flush(&mut self, ticket: FlushTicket, waited: Result<()>) -> Result<()> {
+        (**self).finish_flush(ticket, waited)
     }
     fn epoch_remaining(&self) -> Option<u64> {
         (**self).epoch_remaining()

@@ -34,10 +34,11 @@ pub const GHOST_CHECKS: bool = cfg!(all(debug_assertions, feature = "ghost"));
 pub const INVARIANT_CHECKS: bool = cfg!(debug_assertions);
 
 pub use device::{
-    check_range, check_request, BlockDevice, DeviceStats, FlushStep, FtlError, FtlKind, Lba, Result,
+    check_range, check_request, BlockDevice, DeviceStats, FlushStep, FlushTicket, FtlError,
+    FtlKind, Lba, Result,
 };
 pub mod shared;
-pub use shared::{SharedDevice, SharedMutant};
+pub use shared::{SharedCounts, SharedDevice, SharedMutant};
 pub mod async_ftl;
 pub mod logstruct;
 pub mod mutant;

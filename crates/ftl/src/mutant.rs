@@ -172,6 +172,12 @@ pub enum Mutant {
     /// too many in it (the sectors are all there; only the count is off,
     /// until GC picks it and a debug assertion fires at the next commit).
     ValidCountOffByOne,
+    /// SCFTL: when a detached flush's sync returns (a flush ticket,
+    /// `BlockDevice::finish_flush`), the next region page is flagged as
+    /// written after a sync even though epochs ended while the sync ran,
+    /// so recovery takes those unsynced epochs as proven durable and
+    /// applies them without checking their data.
+    TicketProvesLaterEpochs,
 }
 
 impl Mutant {
@@ -281,12 +287,19 @@ impl Mutant {
     /// (`crates/crashcheck/tests/refine_oracle.rs`).
     pub const REFINE_ONLY: [Mutant; 2] = [Mutant::VictimErasableAtOnce, Mutant::ValidCountOffByOne];
 
+    /// Mutants of the write pipeline (detached flushes, issue 38), which
+    /// only a device shared by threads reaches: the concurrent crash test
+    /// (`scftl crashtest --concurrent`) catches each
+    /// (`crates/crashcheck/tests/concurrent.rs`).
+    pub const CONCURRENT_ONLY: [Mutant; 1] = [Mutant::TicketProvesLaterEpochs];
+
     /// Kebab-case name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Mutant::None => "none",
             Mutant::VictimErasableAtOnce => "victim-erasable-at-once",
             Mutant::ValidCountOffByOne => "valid-count-off-by-one",
+            Mutant::TicketProvesLaterEpochs => "ticket-proves-later-epochs",
             Mutant::SkipSyncBeforeCommit => "skip-sync-before-commit",
             Mutant::EraseVictimBeforeFlush => "erase-victim-before-flush",
             Mutant::HonourTentativeDeltas => "honour-tentative-deltas",
@@ -336,6 +349,7 @@ impl Mutant {
             .chain(Mutant::RANDOM_ONLY)
             .chain(Mutant::HOT_COLD)
             .chain(Mutant::REFINE_ONLY)
+            .chain(Mutant::CONCURRENT_ONLY)
             .find(|m| m.name() == s)
     }
 }

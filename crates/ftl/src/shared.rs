@@ -8,13 +8,17 @@
 //!   other. A device that cannot read with shared access is read under the
 //!   exclusive lock instead.
 //! * **Changes** (writes, trims, barriers) take it exclusive.
-//! * **A flush** takes it exclusive for everything it writes
-//!   ([`BlockDevice::begin_flush`]), then holds it *upgradable* — shared
-//!   with readers, exclusive against changes and other flushes — while the
-//!   sync runs ([`BlockDevice::sync_shared`]: an `fdatasync` on an image),
-//!   and upgrades back to exclusive for [`BlockDevice::end_flush`]. Reads
-//!   arriving during the sync take the lock recursively, past a change
-//!   queued behind the sync, so a read never waits for an `fdatasync`.
+//! * **A flush** takes it exclusive only to commit
+//!   ([`BlockDevice::begin_flush`]: SCFTL programs the epoch's last pages
+//!   and its committed page and starts the next epoch), then *releases* it
+//!   and waits for the sync with no lock held ([`crate::FlushTicket::wait`]:
+//!   an `fdatasync` on a duplicate of the image's handle), and takes it
+//!   exclusive once more, briefly, to record the sync
+//!   ([`BlockDevice::finish_flush`]). While it waits, reads, writes, trims
+//!   and barriers of every connection go on: the write path is a pipeline,
+//!   and neither a read nor a write ever waits for an `fdatasync` of a
+//!   flush. (An erase does: SCFTL syncs before erasing while any epoch is
+//!   unsynced, which the detached sync leaves so; FORMAT.md §4.3.)
 //!
 //! Why a read in flight never sees a page erased or reused under it (the
 //! "reader pin"): a read holds the shared lock from its L2P lookup to its
@@ -22,22 +26,24 @@
 //! `&mut self` methods, which run under the exclusive lock. The shared hold
 //! *is* the pin: no GC step can start until every read that looked up the
 //! old mapping has finished, and a read that starts later looks up the new
-//! mapping. The upgradable hold of a flush's sync admits readers but no
-//! change, so the FTL sees exactly the command sequence one lock would give
-//! it: begin, sync, end, with nothing in between.
+//! mapping. The detached sync holds no lock and touches no FTL state: it
+//! only waits for the file's dirty pages to reach the disk.
 //!
 //! **Group commit.** Every successful change counts one (`changes`); a
-//! completed flush records the count it covered (`durable_changes`). A
-//! flush asked to cover the changes completed before it was requested
-//! (`must_cover`) returns at once when an earlier flush already covered
-//! them: flushes that arrive while another one syncs wait for it (behind
-//! the upgradable hold) and then find their changes durable, so many
-//! clients' flushes share one sync. A flush returns only when a sync that
-//! began after its `must_cover` changes completed has finished.
+//! completed flush records the count it covered (`durable_changes`). One
+//! flush at a time commits and waits (the *leader*, holding `leader`); the
+//! flushes that arrive meanwhile queue behind it. When the leader is done,
+//! each of them finds out whether the leader's commit covered its changes
+//! (`must_cover`, the count when it was requested, at most the count the
+//! leader committed): then it returns at once; the first one not covered
+//! becomes the next leader and commits everything changed until then, so
+//! all the flushes that queued during one sync share the next commit and
+//! sync. A flush returns only when a sync that started after its
+//! `must_cover` changes completed has finished.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use parking_lot::{RwLock, RwLockUpgradableReadGuard, RwLockWriteGuard};
+use parking_lot::{Mutex, RwLock};
 
 use crate::device::{BlockDevice, FlushStep, Lba, Result};
 
@@ -52,10 +58,11 @@ pub enum SharedMutant {
     /// as if that sync covered it, without waiting for it to finish: a
     /// power cut during that sync loses writes the returned flush promised.
     FlushReturnsDuringSync,
-    /// A flush drops every lock during its sync and retakes the exclusive
-    /// lock to end it, so a change can run between the commit and the end
-    /// of the flush (the device refuses it: a flush is begun).
-    UnlockDuringSync,
+    /// A flush that arrives while another flush's sync runs waits for that
+    /// sync and returns, as if it covered it: the sync started before
+    /// this flush's writes, so a power cut may lose them although the
+    /// flush returned.
+    JoinsEarlierSync,
 }
 
 impl SharedMutant {
@@ -65,26 +72,40 @@ impl SharedMutant {
             SharedMutant::FlushReturnsDuringSync,
             "flush-returns-during-sync",
         ),
-        (SharedMutant::UnlockDuringSync, "unlock-during-sync"),
+        (SharedMutant::JoinsEarlierSync, "joins-earlier-sync"),
     ];
 }
 
 /// A [`BlockDevice`] shared by threads. See the module documentation.
 pub struct SharedDevice<D> {
     device: RwLock<D>,
-    /// A flush holds the lock upgradable while its sync runs.
+    /// Held by the flush that commits and waits for its sync (group
+    /// commit: the others queue here).
+    leader: Mutex<()>,
+    /// A flush's sync is running, with no lock on the device held.
     syncing: AtomicBool,
-    /// A flush is between its begin and its end (read only by the
-    /// `FlushReturnsDuringSync` mutant).
-    flushing: AtomicBool,
     changes: AtomicU64,
     durable_changes: AtomicU64,
-    /// Syncs run with readers admitted, and reads served with shared access.
-    shared_syncs: AtomicU64,
+    /// Syncs waited for without the device, and reads served with shared
+    /// access.
+    detached_syncs: AtomicU64,
     shared_reads: AtomicU64,
-    /// Reads that took the lock while a flush's sync ran.
+    /// Reads and changes that took the lock while a flush's sync ran.
     reads_during_sync: AtomicU64,
+    changes_during_sync: AtomicU64,
     mutant: SharedMutant,
+}
+
+/// What [`SharedDevice::shared_counts`] reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SharedCounts {
+    /// Flush syncs waited for with no lock on the device held.
+    pub detached_syncs: u64,
+    /// Reads served with shared access.
+    pub shared_reads: u64,
+    /// Reads and changes that took the lock while a flush's sync ran.
+    pub reads_during_sync: u64,
+    pub changes_during_sync: u64,
 }
 
 impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
@@ -96,13 +117,14 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
     pub fn with_mutant(device: D, mutant: SharedMutant) -> SharedDevice<D> {
         SharedDevice {
             device: RwLock::new(device),
+            leader: Mutex::new(()),
             syncing: AtomicBool::new(false),
-            flushing: AtomicBool::new(false),
             changes: AtomicU64::new(0),
             durable_changes: AtomicU64::new(0),
-            shared_syncs: AtomicU64::new(0),
+            detached_syncs: AtomicU64::new(0),
             shared_reads: AtomicU64::new(0),
             reads_during_sync: AtomicU64::new(0),
+            changes_during_sync: AtomicU64::new(0),
             mutant,
         }
     }
@@ -117,18 +139,18 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         self.device.get_mut()
     }
 
+    fn note_during_sync(&self, counter: &AtomicU64) {
+        if self.syncing.load(Ordering::Acquire) {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Reads `buf.len() / sector_size` sectors at `lba`, with shared access
     /// where the device allows it.
     pub fn read(&self, lba: Lba, buf: &mut [u8]) -> Result<()> {
         {
-            let dev = if self.syncing.load(Ordering::Acquire) {
-                // Past a change queued behind the sync (see the module
-                // documentation); once the sync is over this just waits.
-                self.reads_during_sync.fetch_add(1, Ordering::Relaxed);
-                self.device.read_recursive()
-            } else {
-                self.device.read()
-            };
+            let dev = self.device.read();
+            self.note_during_sync(&self.reads_during_sync);
             if let Some(r) = dev.read_shared(lba, buf) {
                 self.shared_reads.fetch_add(1, Ordering::Relaxed);
                 return r;
@@ -149,6 +171,7 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         f: impl FnOnce(&mut D) -> std::result::Result<T, E>,
     ) -> std::result::Result<T, E> {
         let mut dev = self.device.write();
+        self.note_during_sync(&self.changes_during_sync);
         let r = f(&mut dev);
         if r.is_ok() {
             self.changes.fetch_add(1, Ordering::SeqCst);
@@ -166,14 +189,14 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         self.durable_changes.load(Ordering::SeqCst)
     }
 
-    /// Syncs run while readers went on, reads served with shared access,
-    /// and reads that arrived while a flush's sync ran (statistics).
-    pub fn shared_counts(&self) -> (u64, u64, u64) {
-        (
-            self.shared_syncs.load(Ordering::Relaxed),
-            self.shared_reads.load(Ordering::Relaxed),
-            self.reads_during_sync.load(Ordering::Relaxed),
-        )
+    /// Statistics of the lock protocol.
+    pub fn shared_counts(&self) -> SharedCounts {
+        SharedCounts {
+            detached_syncs: self.detached_syncs.load(Ordering::Relaxed),
+            shared_reads: self.shared_reads.load(Ordering::Relaxed),
+            reads_during_sync: self.reads_during_sync.load(Ordering::Relaxed),
+            changes_during_sync: self.changes_during_sync.load(Ordering::Relaxed),
+        }
     }
 
     /// Makes the first `must_cover` changes durable ([`Self::changes`] read
@@ -186,9 +209,12 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         must_cover: u64,
         gate: impl FnOnce(&mut D) -> bool,
     ) -> Option<Result<bool>> {
-        if self.mutant == SharedMutant::FlushReturnsDuringSync
-            && self.flushing.load(Ordering::Acquire)
-        {
+        let sync_running = self.syncing.load(Ordering::Acquire);
+        if self.mutant == SharedMutant::FlushReturnsDuringSync && sync_running {
+            return Some(Ok(false));
+        }
+        let _leader = self.leader.lock();
+        if self.mutant == SharedMutant::JoinsEarlierSync && sync_running {
             return Some(Ok(false));
         }
         let mut dev = self.device.write();
@@ -204,29 +230,13 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
             Ok(s) => s,
             Err(e) => return Some(Err(e)),
         };
-        if step == FlushStep::SyncOwed {
-            self.flushing.store(true, Ordering::Release);
-            let r = if self.mutant == SharedMutant::UnlockDuringSync {
-                drop(dev);
-                let synced = {
-                    let shared = self.device.read();
-                    shared.sync_shared()
-                };
-                dev = self.device.write();
-                dev.end_flush(synced)
-            } else {
-                let held = RwLockWriteGuard::downgrade_to_upgradable(dev);
-                self.syncing.store(true, Ordering::Release);
-                let synced = held.sync_shared();
-                self.syncing.store(false, Ordering::Release);
-                if synced.is_some() {
-                    self.shared_syncs.fetch_add(1, Ordering::Relaxed);
-                }
-                dev = RwLockUpgradableReadGuard::upgrade(held);
-                dev.end_flush(synced)
-            };
-            self.flushing.store(false, Ordering::Release);
-            if let Err(e) = r {
+        drop(dev);
+        if let FlushStep::Ticket(mut ticket) = step {
+            self.syncing.store(true, Ordering::Release);
+            let waited = ticket.wait();
+            self.syncing.store(false, Ordering::Release);
+            self.detached_syncs.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = self.device.write().finish_flush(ticket, waited) {
                 return Some(Err(e));
             }
         }

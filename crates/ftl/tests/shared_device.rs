@@ -1,22 +1,21 @@
-//! `ftl::SharedDevice`: reads run while a flush syncs, changes do not;
-//! flushes coalesce; a begun flush refuses other changes; the shared read
-//! path gives what the exclusive one gives.
+//! `ftl::SharedDevice`: reads and writes run while a flush syncs;
+//! flushes that queue during a sync share the next commit; a flush ticket
+//! leaves the device usable until it is finished; the shared read path
+//! gives what the exclusive one gives.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use flash::{Flash, Geometry, MemFlash};
 use ftl::scftl::{Scftl, ScftlConfig};
 use ftl::{BlockDevice, FlushStep, FtlError, Lba, SharedDevice};
 
-/// RAM flash whose shared sync blocks until the test says so, telling the
-/// test when it started.
+/// RAM flash whose first detached sync blocks until the test says so,
+/// telling the test when it started.
 struct GatedSync {
     inner: MemFlash,
-    started: Mutex<Option<mpsc::Sender<()>>>,
-    release: Mutex<Option<mpsc::Receiver<()>>>,
+    started: Option<mpsc::Sender<()>>,
+    release: Option<std::sync::Mutex<mpsc::Receiver<()>>>,
 }
 
 impl flash::Layer for GatedSync {
@@ -30,16 +29,23 @@ impl flash::Layer for GatedSync {
         Flash::read_shared(&self.inner, reads)
     }
 
-    fn sync_shared(&self) -> Option<flash::Result<()>> {
-        if let Some(tx) = self.started.lock().unwrap().take() {
+    fn start_sync(&mut self) -> Option<flash::Result<flash::SyncTicket>> {
+        let t = match self.inner.start_sync()? {
+            Ok(t) => t,
+            Err(e) => return Some(Err(e)),
+        };
+        let (Some(tx), Some(rx)) = (self.started.take(), self.release.take()) else {
+            return Some(Ok(t));
+        };
+        Some(Ok(t.after(move || {
             tx.send(()).unwrap();
-            let rx = self.release.lock().unwrap().take().unwrap();
-            // The test releases the sync once a read finished meanwhile;
-            // if reads waited for the sync, this times out instead.
-            rx.recv_timeout(Duration::from_secs(20))
-                .expect("no read finished while the sync ran");
-        }
-        Flash::sync_shared(&self.inner)
+            // The test releases the sync once reads and writes finished
+            // meanwhile; if they waited for the sync, this times out.
+            rx.into_inner()
+                .unwrap()
+                .recv_timeout(Duration::from_secs(20))
+                .expect("nothing finished while the sync ran");
+        })))
     }
 }
 
@@ -47,59 +53,120 @@ fn sector(ss: usize, b: u8) -> Vec<u8> {
     vec![b; ss]
 }
 
-#[test]
-fn a_read_runs_while_a_flush_syncs_and_a_write_waits_for_it() {
+fn gated_device() -> (
+    SharedDevice<Scftl<GatedSync>>,
+    mpsc::Receiver<()>,
+    mpsc::Sender<()>,
+) {
     let g = Geometry::small();
     let (started_tx, started_rx) = mpsc::channel();
     let (release_tx, release_rx) = mpsc::channel();
     let flash = GatedSync {
         inner: MemFlash::new(g).unwrap(),
-        started: Mutex::new(Some(started_tx)),
-        release: Mutex::new(Some(release_rx)),
+        started: Some(started_tx),
+        release: Some(std::sync::Mutex::new(release_rx)),
     };
     let mut dev = Scftl::format(flash, ScftlConfig::default_for(&g)).unwrap();
     let ss = dev.sector_size();
-    // Sector 0 on flash (a page of it), sector 9 only written.
+    // Sectors 0..8 on flash (a page of them).
     for la in 0..8 {
         dev.write(Lba(la), &sector(ss, 0x10 + la as u8)).unwrap();
     }
-    let shared = SharedDevice::new(dev);
+    (SharedDevice::new(dev), started_rx, release_tx)
+}
+
+#[test]
+fn reads_and_writes_run_while_a_flush_syncs() {
+    let (shared, started, release) = gated_device();
+    let ss = shared.exclusive(|d| d.sector_size());
     shared
         .change(|d| d.write(Lba(9), &sector(ss, 0x99)))
         .unwrap();
-    let wrote = AtomicBool::new(false);
+    let covered = shared.changes();
     std::thread::scope(|s| {
-        let flusher = s.spawn(|| shared.flush(shared.changes(), |_| true));
-        started_rx.recv().unwrap();
-        // The flush is syncing: a write must wait for it ...
-        let writer = s.spawn(|| {
-            shared
-                .change(|d| d.write(Lba(20), &sector(ss, 0x20)))
-                .unwrap();
-            wrote.store(true, Ordering::SeqCst);
-        });
-        // ... while reads go on, of flash and of the written sector.
+        let flusher = s.spawn(|| shared.flush(covered, |_| true));
+        started.recv().unwrap();
+        // The flush is syncing with no lock held: a write completes ...
+        shared
+            .change(|d| d.write(Lba(20), &sector(ss, 0x20)))
+            .unwrap();
+        // ... and reads go on, of flash, of the flushed sector and of the
+        // one written during the sync.
         let mut buf = vec![0u8; 2 * ss];
         shared.read(Lba(0), &mut buf).unwrap();
         assert_eq!(buf[..ss], sector(ss, 0x10)[..]);
         assert_eq!(buf[ss..], sector(ss, 0x11)[..]);
         shared.read(Lba(9), &mut buf[..ss]).unwrap();
         assert_eq!(buf[..ss], sector(ss, 0x99)[..]);
-        std::thread::sleep(Duration::from_millis(50));
-        assert!(!wrote.load(Ordering::SeqCst), "a write ran during the sync");
-        release_tx.send(()).unwrap();
+        shared.read(Lba(20), &mut buf[..ss]).unwrap();
+        assert_eq!(buf[..ss], sector(ss, 0x20)[..]);
+        release.send(()).unwrap();
         assert!(flusher.join().unwrap().unwrap().unwrap(), "it flushed");
-        writer.join().unwrap();
     });
-    assert!(wrote.load(Ordering::SeqCst));
-    let (syncs, reads, during) = shared.shared_counts();
-    assert!(during >= 2, "the reads came during the sync");
-    assert_eq!(syncs, 1, "the sync ran with readers admitted");
-    assert!(reads >= 2, "the reads took the shared path");
+    let c = shared.shared_counts();
+    assert_eq!(c.detached_syncs, 1, "the sync ran without the lock");
+    assert!(c.reads_during_sync >= 3, "the reads came during the sync");
+    assert_eq!(c.changes_during_sync, 1, "the write came during the sync");
+    assert!(c.shared_reads >= 3, "the reads took the shared path");
+    // The write made during the sync is in the next epoch: the flush did
+    // not claim it, and the next flush commits it.
+    assert_eq!(shared.durable_changes(), covered);
+    assert!(shared.flush(shared.changes(), |_| true).unwrap().unwrap());
+    let mut dev = shared.into_inner();
+    dev.check_invariants().unwrap();
+    let mut buf = vec![0u8; ss];
+    dev.read(Lba(20), &mut buf).unwrap();
+    assert_eq!(buf, sector(ss, 0x20));
 }
 
 #[test]
-fn flushes_coalesce_and_a_begun_flush_refuses_changes() {
+fn flushes_queued_during_a_sync_share_the_next_commit() {
+    let (shared, started, release) = gated_device();
+    let ss = shared.exclusive(|d| d.sector_size());
+    shared.change(|d| d.write(Lba(9), &sector(ss, 9))).unwrap();
+    let (wrote_tx, wrote_rx) = mpsc::channel();
+    std::thread::scope(|s| {
+        let first = {
+            let c = shared.changes();
+            let shared = &shared;
+            s.spawn(move || shared.flush(c, |_| true))
+        };
+        started.recv().unwrap();
+        let queued: Vec<_> = (0..3u8)
+            .map(|k| {
+                let (shared, wrote_tx) = (&shared, wrote_tx.clone());
+                s.spawn(move || {
+                    shared
+                        .change(|d| d.write(Lba(30 + u64::from(k)), &sector(ss, k)))
+                        .unwrap();
+                    wrote_tx.send(()).unwrap();
+                    shared.flush(shared.changes(), |_| true)
+                })
+            })
+            .collect();
+        for _ in 0..3 {
+            wrote_rx.recv().unwrap();
+        }
+        // Let the three reach the queue behind the syncing flush.
+        std::thread::sleep(Duration::from_millis(200));
+        release.send(()).unwrap();
+        assert!(first.join().unwrap().unwrap().unwrap());
+        let flushed: Vec<bool> = queued
+            .into_iter()
+            .map(|h| h.join().unwrap().unwrap().unwrap())
+            .collect();
+        assert_eq!(
+            flushed.iter().filter(|&&f| f).count(),
+            1,
+            "one commit covers the three queued flushes: {flushed:?}"
+        );
+    });
+    assert_eq!(shared.durable_changes(), shared.changes());
+    assert_eq!(shared.shared_counts().detached_syncs, 2);
+}
+
+#[test]
+fn a_flush_ticket_leaves_the_device_usable_until_it_is_finished() {
     let g = Geometry::small();
     let dev = Scftl::format(MemFlash::new(g).unwrap(), ScftlConfig::default_for(&g)).unwrap();
     let ss = dev.sector_size();
@@ -113,21 +180,31 @@ fn flushes_coalesce_and_a_begun_flush_refuses_changes() {
     // A refused gate stops the flush.
     shared.change(|d| d.write(Lba(2), &sector(ss, 2))).unwrap();
     assert!(shared.flush(shared.changes(), |_| false).is_none());
-    // Between begin and end a flush refuses every other change.
+    // Between begin and finish the device takes writes (the next epoch)
+    // and reads.
     let mut dev = shared.into_inner();
-    assert_eq!(dev.begin_flush().unwrap(), FlushStep::SyncOwed);
-    let e = dev.write(Lba(3), &sector(ss, 3)).unwrap_err();
-    assert!(matches!(e, FtlError::BadArgument(_)), "{e}");
+    let FlushStep::Ticket(mut ticket) = dev.begin_flush().unwrap() else {
+        panic!("a flush of RAM flash owes its sync as a ticket");
+    };
+    dev.write(Lba(3), &sector(ss, 3)).unwrap();
     let mut buf = vec![0u8; ss];
     let r = dev.read_shared(Lba(2), &mut buf).expect("RAM reads shared");
     r.unwrap();
     assert_eq!(buf, sector(ss, 2));
-    let synced = dev.sync_shared();
-    assert!(synced.is_some(), "RAM syncs shared");
-    dev.end_flush(synced).unwrap();
-    assert!(dev.end_flush(None).is_err(), "no flush is begun any more");
-    dev.write(Lba(3), &sector(ss, 3)).unwrap();
+    let waited = ticket.wait();
+    dev.finish_flush(ticket, waited).unwrap();
     dev.check_invariants().unwrap();
+    // A failed sync fails the flush, and the device with it.
+    dev.write(Lba(4), &sector(ss, 4)).unwrap();
+    let FlushStep::Ticket(ticket) = dev.begin_flush().unwrap() else {
+        panic!("a ticket");
+    };
+    let failed = Err(FtlError::Flash(flash::FlashError::PowerLoss));
+    assert!(dev.finish_flush(ticket, failed).is_err());
+    assert!(
+        dev.write(Lba(5), &sector(ss, 5)).is_err(),
+        "the device is poisoned"
+    );
 }
 
 #[test]

@@ -96,13 +96,14 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
         Ok(s) => {
             let secs = t0.elapsed().as_secs_f64();
             println!(
-                "PASSED: {} rounds, {} operations ({:.0}/s), {} cut while operations ran, {} reads served shared ({} during a flush's sync), {} flushes coalesced, {} linearization states searched",
+                "PASSED: {} rounds, {} operations ({:.0}/s), {} cut while operations ran, {} reads served shared ({} during a flush's sync), {} changes during a flush's sync, {} flushes coalesced, {} linearization states searched",
                 s.rounds,
                 s.ops,
                 s.ops as f64 / secs.max(1e-9),
                 s.cut_mid_run,
                 s.shared_reads,
                 s.reads_during_sync,
+                s.changes_during_sync,
                 s.coalesced_flushes,
                 s.states
             );

@@ -120,6 +120,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
                 .chain(&Mutant::RANDOM_ONLY)
                 .chain(&Mutant::HOT_COLD)
                 .chain(&Mutant::REFINE_ONLY)
+                .chain(&Mutant::CONCURRENT_ONLY)
                 .map(|m| m.name())
                 .collect();
             format!("unknown mutant `{m}` (known: none, {})", names.join(", "))

@@ -5,6 +5,9 @@
 use std::io;
 
 /// What [`super::FileFlash`] does to its image file.
+/// A sync of an image that runs without it ([`ImageIo::sync_job`]).
+pub type SyncJob = Box<dyn FnOnce() -> io::Result<()> + Send>;
+
 pub trait ImageIo {
     /// Fills `buf` from `offset` (an error if the file is shorter).
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
@@ -32,6 +35,13 @@ pub trait ImageIo {
     }
     /// Makes every write so far survive a power cut (`fdatasync`).
     fn sync_data(&self) -> io::Result<()>;
+    /// [`ImageIo::sync_data`] as a job that needs no access to `self`, for
+    /// a sync that runs while other writes are issued (`Flash::start_sync`):
+    /// it makes every write made before this call durable. `None`: not
+    /// possible (the default); the caller syncs with `sync_data`.
+    fn sync_job(&self) -> Option<io::Result<SyncJob>> {
+        None
+    }
     /// Asks the operating system to start writing the file's dirty pages to
     /// the disk now, without waiting for them: a hint that promises no
     /// durability (only [`ImageIo::sync_data`] does), so that a later sync
@@ -173,6 +183,14 @@ impl ImageIo for std::fs::File {
     }
     fn sync_data(&self) -> io::Result<()> {
         std::fs::File::sync_data(self)
+    }
+    /// `fdatasync` on a duplicate of the descriptor: it syncs the same
+    /// file, so it covers every write made through `self` before it.
+    fn sync_job(&self) -> Option<io::Result<SyncJob>> {
+        Some(
+            self.try_clone()
+                .map(|f| Box::new(move || f.sync_data()) as SyncJob),
+        )
     }
     fn start_writeback(&self) -> io::Result<()> {
         use std::os::fd::AsRawFd;

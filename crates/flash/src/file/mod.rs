@@ -73,8 +73,8 @@ pub use header::{
     H_WEAR_OFFSET, H_WEAR_SEED, H_WEAR_SIZE, IMAGE_MAGIC, IMAGE_VERSION, MAX_NVRAM_BYTES,
     STATE_ERASED, STATE_PROGRAMMED,
 };
-pub use io::ImageIo;
 use io::Writeback;
+pub use io::{ImageIo, SyncJob};
 
 /// Bytes of the page-state region read at a time when an image is opened.
 const STATE_READ_CHUNK: usize = 1 << 20;
@@ -898,18 +898,31 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         Some(self.read_batch(reads))
     }
 
-    /// `fdatasync` needs no exclusive access, once nothing is gathered.
-    fn sync_shared(&self) -> Option<Result<()>> {
-        if self.gather.count != 0 {
-            return None;
+    /// `fdatasync` on a duplicate of the file handle, once the gather is
+    /// written: programs issued while it runs may or may not be covered.
+    fn start_sync(&mut self) -> Option<Result<crate::SyncTicket>> {
+        if let Err(e) = self.submit_gather() {
+            return Some(Err(e));
         }
-        if !self.read_only {
-            if let Err(e) = self.file.sync_data() {
-                return Some(Err(self.io(e)));
-            }
+        if self.read_only {
+            return Some(Ok(crate::SyncTicket::ready(0)));
         }
-        self.pages.record_sync_shared();
-        Some(Ok(()))
+        let job = match self.file.sync_job()? {
+            Ok(job) => job,
+            Err(e) => return Some(Err(self.io(e))),
+        };
+        let shown = self.shown.clone();
+        Some(Ok(crate::SyncTicket::new(0, move || {
+            job().map_err(|source| FlashError::Io {
+                path: shown,
+                source,
+            })
+        })))
+    }
+
+    fn finish_sync(&mut self, _ticket: &crate::SyncTicket) -> Result<()> {
+        self.pages.record_sync();
+        Ok(())
     }
 
     fn program(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {

@@ -46,7 +46,7 @@
 
 use flash::Flash;
 
-use crate::device::{FtlError, Result};
+use crate::device::{FlushStep, FlushTicket, FtlError, Result};
 use crate::mutant::Mutant;
 
 use super::checkpoint;
@@ -76,6 +76,69 @@ impl PendingCommit {
     }
 }
 
+/// Detached flushes (`BlockDevice::begin_flush`, `finish_flush`): the
+/// write pipeline of `ftl::SharedDevice`.
+///
+/// A detached flush commits its epoch exactly as an epoch barrier does
+/// (the pages, the committed page, the bookkeeping: its invalid
+/// superblocks become erasable, the next epoch starts) but as kind 2,
+/// and hands the sync to the caller as a ticket, to be waited on without
+/// the device. Writes that arrive meanwhile belong to the next epoch.
+/// Everything that makes barriers safe makes this safe: no superblock is
+/// erased while an epoch is unsynced (`open_active` syncs first), and
+/// recovery verifies every epoch after the last proven one by its digest
+/// (kinds 2 and 5 alike). When the ticket's sync returns,
+/// [`Scftl::note_ticket_sync`] records what it proved: the epochs ended
+/// before it started, and the after-sync flags programmed before it. It
+/// sets the after-sync flag for the next region page only when no epoch
+/// ended since the sync started (that page would otherwise claim the
+/// later, unsynced epochs proven).
+impl<F: Flash> Scftl<F> {
+    /// [`BlockDevice::begin_flush`](crate::BlockDevice::begin_flush).
+    pub(super) fn flush_detached(&mut self) -> Result<FlushStep> {
+        self.detached = true;
+        let begun = self.flush_begin(true);
+        self.detached = false;
+        let owes = match begun? {
+            Some(p) => {
+                let owes = p.owes_sync();
+                self.flush_end(PendingCommit { sync: false, ..p }, None)?;
+                owes
+            }
+            // Nothing to commit (perhaps earlier epochs to make durable),
+            // or committed by a synced full checkpoint.
+            None => true,
+        };
+        if !owes || self.unsynced_epochs == 0 {
+            return Ok(FlushStep::Done);
+        }
+        match self.flash.start_sync() {
+            None => {
+                self.sync_flash()?;
+                Ok(FlushStep::Done)
+            }
+            Some(t) => Ok(FlushStep::Ticket(FlushTicket {
+                sync: t?,
+                epochs_ended: self.epochs_ended,
+                flagged_epoch: self.delta.flagged_epoch,
+            })),
+        }
+    }
+
+    /// A flush ticket's sync returned: what it made durable is recorded
+    /// (see the impl block's documentation).
+    pub(super) fn note_ticket_sync(&mut self, t: &FlushTicket) {
+        let since = self.epochs_ended - t.epochs_ended;
+        self.unsynced_epochs = self
+            .unsynced_epochs
+            .min(u32::try_from(since).unwrap_or(u32::MAX));
+        if since == 0 || self.mutant == Mutant::TicketProvesLaterEpochs {
+            self.delta.after_sync = true;
+        }
+        self.proven_below = self.proven_below.max(t.flagged_epoch);
+    }
+}
+
 impl<F: Flash> Scftl<F> {
     /// Ends the epoch: durably (`durable`, a client's flush) or only in
     /// order (an epoch barrier).
@@ -90,8 +153,8 @@ impl<F: Flash> Scftl<F> {
     /// that commits the epoch. `None`: the flush is over (nothing to commit,
     /// or it committed by a full checkpoint); otherwise the caller finishes
     /// it with [`Scftl::flush_end`] before anything else changes the device
-    /// (in between, only reads: `ftl::SharedDevice` lets them run while
-    /// the sync runs).
+    /// (a detached flush, [`Scftl::flush_detached`], ends it at once
+    /// without the sync and leaves that to a ticket).
     pub(super) fn flush_begin(&mut self, durable: bool) -> Result<Option<PendingCommit>> {
         // Refused exactly when writes are (a flush must not make durable
         // what a read-only device holds in RAM).
@@ -104,7 +167,7 @@ impl<F: Flash> Scftl<F> {
             || self.delta.npairs > 0
             || self.delta.epoch_pages > 0;
         if !dirty {
-            if durable && self.unsynced_epochs > 0 {
+            if durable && self.unsynced_epochs > 0 && !self.detached {
                 // Nothing new, but ordered epochs wait for durability.
                 self.sync_flash()?;
             }
@@ -124,7 +187,8 @@ impl<F: Flash> Scftl<F> {
         let durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
         let l2p = &self.l2p;
         let mut digest = self.delta.digest(|la, pa| l2p[la] == pa);
-        if !(durable && (self.commit_in_page(digest)? || self.commit_in_oob()?)) {
+        let inline = durable && !(self.detached && self.unsynced_epochs > 0);
+        if !(inline && (self.commit_in_page(digest)? || self.commit_in_oob()?)) {
             let failures = self.stats.program_failures;
             self.pad_merge_buffer()?;
             if self.stats.program_failures != failures {
@@ -151,6 +215,7 @@ impl<F: Flash> Scftl<F> {
         self.oob_run.clear();
         self.oob_run_pages = 0;
         self.unsynced_epochs += 1;
+        self.epochs_ended += 1;
         Ok(Some(PendingCommit {
             digest,
             sync: durable && self.mutant != Mutant::SkipSyncBeforeCommit,
@@ -206,6 +271,7 @@ impl<F: Flash> Scftl<F> {
         self.oob_run_pages = 0;
         // The checkpoint records the next epoch's id (as after a commit).
         self.delta.next_epoch(0);
+        self.epochs_ended += 1;
         let stale = self.delta.npairs;
         if let Err(e) = self.full_checkpoint_rotating(true) {
             return Err(match e {

@@ -62,7 +62,9 @@ mod wear;
 
 use flash::{BlockId, Flash, FlashError, Geometry};
 
-use crate::device::{BlockDevice, DeviceStats, FlushStep, FtlError, FtlKind, Lba, Result};
+use crate::device::{
+    BlockDevice, DeviceStats, FlushStep, FlushTicket, FtlError, FtlKind, Lba, Result,
+};
 use crate::label;
 use crate::mutant::Mutant;
 use crate::wear::{WearPolicy, WearStats};
@@ -242,9 +244,15 @@ pub struct Scftl<F: Flash> {
     stats: Counters,
     /// Set after a failed flash command: `Some(true)` for a power loss.
     poisoned: Option<bool>,
-    /// A flush between [`BlockDevice::begin_flush`] and
-    /// [`BlockDevice::end_flush`] (`flush.rs`).
-    pending: Option<flush::PendingCommit>,
+    /// Epochs ended (committed or ordered) since format or open: a flush
+    /// ticket's sync makes durable the ones ended before it started
+    /// (`flush.rs`, [`Scftl::note_ticket_sync`]).
+    epochs_ended: u64,
+    /// The flush in progress syncs outside the device (a flush ticket):
+    /// it neither syncs for an earlier unsynced epoch nor commits in-page
+    /// or in the OOB after one (those records claim earlier epochs
+    /// durable).
+    detached: bool,
     /// Sectors read with shared access ([`BlockDevice::read_shared`]),
     /// added to `stats.user_sectors_read` when reported.
     shared_sectors_read: std::sync::atomic::AtomicU64,
@@ -674,7 +682,8 @@ impl<F: Flash> Scftl<F> {
             scratch: vec![0u8; layout.page_size],
             stats: Counters::default(),
             poisoned: None,
-            pending: None,
+            epochs_ended: 0,
+            detached: false,
             shared_sectors_read: std::sync::atomic::AtomicU64::new(0),
             worn_out: None,
             layout,
@@ -841,16 +850,6 @@ impl<F: Flash> Scftl<F> {
     /// Runs `f` unless an earlier flash error poisoned the object; poisons
     /// it when `f` fails inside the flash or leaves state half-updated.
     fn guarded<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
-        if self.pending.is_some() {
-            return Err(FtlError::BadArgument(
-                "a flush is begun (begin_flush): end it (end_flush) before anything else".into(),
-            ));
-        }
-        self.guarded_any(f)
-    }
-
-    /// [`Scftl::guarded`], also between the parts of a flush (reads).
-    fn guarded_any<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         if let Some(power_loss) = self.poisoned {
             return Err(if power_loss {
                 FtlError::Flash(FlashError::PowerLoss)
@@ -888,7 +887,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
 
     fn read(&mut self, lba: Lba, buf: &mut [u8]) -> Result<()> {
         // Reads change nothing a begun flush relies on.
-        self.guarded_any(|s| s.read_impl(lba, buf))
+        self.guarded(|s| s.read_impl(lba, buf))
     }
 
     fn write(&mut self, lba: Lba, data: &[u8]) -> Result<()> {
@@ -916,43 +915,16 @@ impl<F: Flash> BlockDevice for Scftl<F> {
     }
 
     fn begin_flush(&mut self) -> Result<FlushStep> {
-        // `guarded` refuses a second begin while a flush is begun.
-        let p = self.guarded(|s| {
-            let p = s.flush_begin(true)?;
-            // The sync with shared access finds nothing held back.
-            s.flash.submit()?;
-            Ok(p)
-        })?;
-        match p {
-            Some(p) if p.owes_sync() => {
-                self.pending = Some(p);
-                Ok(FlushStep::SyncOwed)
-            }
-            Some(p) => self
-                .guarded(|s| s.flush_end(p, None))
-                .map(|()| FlushStep::Done),
-            None => Ok(FlushStep::Done),
-        }
+        self.guarded(|s| s.flush_detached())
     }
 
-    fn sync_shared(&self) -> Option<Result<()>> {
-        self.pending?;
-        self.flash.sync_shared().map(|r| r.map_err(FtlError::from))
-    }
-
-    fn end_flush(&mut self, synced: Option<Result<()>>) -> Result<()> {
-        let Some(p) = self.pending.take() else {
-            return Err(FtlError::BadArgument(
-                "no flush is begun: call begin_flush first".into(),
-            ));
-        };
-        let synced = match synced {
-            None => None,
-            Some(Ok(())) => Some(Ok(())),
-            Some(Err(FtlError::Flash(e))) => Some(Err(e)),
-            Some(Err(e)) => return self.guarded(|_| Err(e)),
-        };
-        self.guarded(|s| s.flush_end(p, synced))
+    fn finish_flush(&mut self, ticket: FlushTicket, waited: Result<()>) -> Result<()> {
+        self.guarded(|s| {
+            waited?;
+            s.flash.finish_sync(&ticket.sync)?;
+            s.note_ticket_sync(&ticket);
+            Ok(())
+        })
     }
 
     fn epoch_remaining(&self) -> Option<u64> {
