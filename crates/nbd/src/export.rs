@@ -1,7 +1,7 @@
 //! What the server exports and the state every connection shares: the
 //! configuration ([`ServerConfig`]), and [`Shared`] — the one device behind
 //! one readers-writer lock ([`ftl::SharedDevice`]: reads run in parallel,
-//! changes one at a time, a flush's sync with readers admitted), its size,
+//! changes one at a time, a flush's sync with no lock held), its size,
 //! the stopping flag and the counters.
 //!
 //! Invariants: the device is reached only through `Shared::device`;
