@@ -25,8 +25,17 @@
 //! ([`ftl::SharedMutant`]) are caught.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
+
+// The threads, their clock and their pauses: the operating system's, or
+// with the `shuttle` feature shuttle's, whose scheduler then decides every
+// interleaving from its seed (`run_under_shuttle`).
+#[cfg(feature = "shuttle")]
+use shuttle::{sync::atomic::AtomicU64, thread};
+#[cfg(not(feature = "shuttle"))]
+use std::{sync::atomic::AtomicU64, thread};
 
 use flash::{CrashFlash, CrashPolicy, Flash, Geometry, MemFlash};
 use ftl::scftl::{Scftl, ScftlConfig};
@@ -327,9 +336,7 @@ impl flash::Layer for Harness {
 
     fn start_sync(&mut self) -> Option<flash::Result<flash::SyncTicket>> {
         let delay = self.sync_delay;
-        Some(
-            Flash::start_sync(&mut self.inner)?.map(|t| t.after(move || std::thread::sleep(delay))),
-        )
+        Some(Flash::start_sync(&mut self.inner)?.map(|t| t.after(move || pause(delay))))
     }
 
     fn finish_sync(&mut self, ticket: &flash::SyncTicket) -> flash::Result<()> {
@@ -340,6 +347,38 @@ impl flash::Layer for Harness {
     /// Reads pass through unchanged, so they may run shared.
     fn read_shared(&self, reads: &mut [flash::PageRead<'_>]) -> Option<flash::Result<()>> {
         Flash::read_shared(&self.inner, reads)
+    }
+}
+
+/// A flush's sync: a real sleep, or under shuttle 100 yields (shuttle's
+/// time does not pass; the yields let the other threads run about a
+/// dozen operations meanwhile, as the 200 µs sleep does).
+fn pause(delay: Duration) {
+    #[cfg(not(feature = "shuttle"))]
+    thread::sleep(delay);
+    #[cfg(feature = "shuttle")]
+    {
+        let _ = delay;
+        for _ in 0..100 {
+            thread::yield_now();
+        }
+    }
+}
+
+/// Runs one round under shuttle's randomized scheduler (the `shuttle`
+/// feature): a failing round panics with its history, and shuttle adds the
+/// schedule, which `shuttle::replay` of the same closure runs again,
+/// interleaving and all. The round's scripts and cut are drawn from
+/// shuttle's random source, so the schedule fixes them too.
+#[cfg(feature = "shuttle")]
+pub fn shuttle_round(c: ConcurrentConfig) -> impl Fn() + Send + Sync + 'static {
+    move || {
+        use rand::RngCore;
+        let seed = shuttle::rand::thread_rng().next_u64();
+        let mut stats = ConcurrentStats::default();
+        if let Err(f) = run_round(&c, 0, Pcg64::seed_from_u64(seed), &mut stats) {
+            panic!("concurrent crash test failed: {f}");
+        }
     }
 }
 
@@ -405,25 +444,26 @@ fn run_round(
         let cut = h.inner.commands_issued() + rng.gen_range(1..=per_round);
         h.inner.set_crash_at(cut);
     }
-    let shared = SharedDevice::with_mutant(dev, c.mutant);
-    let clock = AtomicU64::new(0);
+    let shared = Arc::new(SharedDevice::with_mutant(dev, c.mutant));
+    let clock = Arc::new(AtomicU64::new(0));
     let scripts: Vec<Pcg64> = (0..c.threads)
         .map(|_| Pcg64::seed_from_u64(rng.gen()))
         .collect();
-    let histories: Vec<Result<Vec<Op>, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = scripts
-            .into_iter()
-            .enumerate()
-            .map(|(t, r)| {
-                let (shared, clock) = (&shared, &clock);
-                s.spawn(move || thread_ops(c, t, r, shared, clock, ss))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("a thread panicked".into())))
-            .collect()
-    });
+    let handles: Vec<_> = scripts
+        .into_iter()
+        .enumerate()
+        .map(|(t, r)| {
+            let (shared, clock, c) = (Arc::clone(&shared), Arc::clone(&clock), c.clone());
+            thread::spawn(move || thread_ops(&c, t, r, &shared, &clock, ss))
+        })
+        .collect();
+    let histories: Vec<Result<Vec<Op>, String>> = handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or_else(|_| Err("a thread panicked".into())))
+        .collect();
+    let Ok(shared) = Arc::try_unwrap(shared) else {
+        unreachable!("every thread that held the device was joined")
+    };
     let mut history = Vec::new();
     for h in histories {
         match h {
@@ -508,7 +548,7 @@ fn thread_ops(
     let mut ops = Vec::new();
     for i in 0..c.ops_per_thread {
         if rng.gen_ratio(1, 3) {
-            std::thread::yield_now();
+            thread::yield_now();
         }
         let id = ((t as u64 + 1) << 32) | (i as u64 + 1);
         let lba = rng.gen_range(0..c.sectors);

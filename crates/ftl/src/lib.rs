@@ -38,6 +38,7 @@ pub use device::{
     FtlKind, Lba, Result,
 };
 pub mod shared;
+mod sync;
 pub use shared::{SharedCounts, SharedDevice, SharedMutant};
 pub mod async_ftl;
 pub mod logstruct;

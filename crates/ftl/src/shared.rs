@@ -41,9 +41,9 @@
 //! sync. A flush returns only when a sync that started after its
 //! `must_cover` changes completed has finished.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
-use parking_lot::{Mutex, RwLock};
+use crate::sync::{AtomicBool, AtomicU64, Mutex, RwLock};
 
 use crate::device::{BlockDevice, FlushStep, Lba, Result};
 

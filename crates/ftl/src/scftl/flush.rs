@@ -102,7 +102,7 @@ impl<F: Flash> Scftl<F> {
         let owes = match begun? {
             Some(p) => {
                 let owes = p.owes_sync();
-                self.flush_end(PendingCommit { sync: false, ..p }, None)?;
+                self.flush_end(PendingCommit { sync: false, ..p })?;
                 owes
             }
             // Nothing to commit (perhaps earlier epochs to make durable),
@@ -145,7 +145,7 @@ impl<F: Flash> Scftl<F> {
     pub(super) fn flush_impl(&mut self, durable: bool) -> Result<()> {
         match self.flush_begin(durable)? {
             None => Ok(()),
-            Some(p) => self.flush_end(p, None),
+            Some(p) => self.flush_end(p),
         }
     }
 
@@ -222,22 +222,12 @@ impl<F: Flash> Scftl<F> {
         }))
     }
 
-    /// The second part of [`Scftl::flush_impl`]: the sync `p` owes — done
-    /// here when `synced` is `None`, or already issued with shared access
-    /// (`Flash::sync_shared`) and its outcome passed in — then the epoch is
-    /// committed.
-    pub(super) fn flush_end(
-        &mut self,
-        p: PendingCommit,
-        synced: Option<flash::Result<()>>,
-    ) -> Result<()> {
+    /// The second part of [`Scftl::flush_impl`]: the sync `p` owes, then
+    /// the epoch is committed.
+    pub(super) fn flush_end(&mut self, p: PendingCommit) -> Result<()> {
         let digest = p.digest;
         if p.sync {
-            match synced {
-                Some(r) => r?,
-                None => self.flash.sync()?,
-            }
-            self.note_sync();
+            self.sync_flash()?;
         }
         // Committed: the volatile L2P is the new stable L2P.
         self.blocks.end_epoch(self.delta.epoch);
