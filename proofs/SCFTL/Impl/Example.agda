@@ -14,7 +14,7 @@
 ------------------------------------------------------------------------
 module SCFTL.Impl.Example where
 
-open import Data.Nat.Base using (ℕ; zero; suc; _≤_; z≤n; s≤s)
+open import Data.Nat.Base using (ℕ; zero; suc; _≤_; _<_; z≤n; s≤s)
 open import Data.Nat.Properties using (_≤?_)
 open import Data.Bool.Base using (Bool; true; false)
 open import Data.Bool.Properties using () renaming (_≟_ to _≟B_)
@@ -337,7 +337,11 @@ link-of-last-commit : lnk s3 ≡ just 1
 link-of-last-commit = refl
 
 in-page-allowed : InP x1 1
-in-page-allowed = refl , refl , false , 0 , refl
+in-page-allowed = refl , refl , s≤s (s≤s z≤n) , only
+  where
+    only : ∀ p → 1 ≤ p → p < nxt x1 → Σ Bool λ d → Σ ℕ λ a → mb x1 p ≡ just (d , a)
+    only (suc zero)    _ _                   = false , 0 , refl
+    only (suc (suc p)) _ (s≤s (s≤s ()))
 
 runX1 : okP (use (regop (w 0 false))) s3 x1
 runX1 = inj₁ ((z≤n , z≤n) , false , false , refl)

@@ -286,15 +286,18 @@ fl3 s = let u = syncAll (fl2 s) in
                  ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 ; ep = suc (ep s) ; lnk = just (nxt s) }
 
 -- In-page commit (docs/FORMAT.md §4.8): a flush whose epoch wrote no
--- tentative page and whose data page sits, still in the merge buffer, at
--- the place the last commit linked to (L) commits in that flash page:
--- the merge buffer is programmed with the commit record (the committed
--- delta page's content: pairs, digest, link) in the record slot of page
--- L; one SYNC; no page of the delta region.  The consolidation page is
--- abstracted: P then writes a full checkpoint (`ck3 (fi3 L s)`), which
--- also puts the epoch's pairs where recovery reads them first.
+-- tentative page and whose only data page is the merge buffer's, at the
+-- place the last commit linked to (L: every page the epoch placed, L up
+-- to nxt, is still in the merge buffer, and there is one) commits in that
+-- flash page: the merge buffer is programmed with the commit record (the
+-- committed delta page's content: pairs, digest, link) in the record
+-- slot of page L; one SYNC; no page of the delta region.  The
+-- consolidation page is abstracted: P then writes a full checkpoint
+-- (`ck3 (fi3 L s)`), which also puts the epoch's pairs where recovery
+-- reads them first.
 InP : St → ℕ → Set
-InP s L = lnk s ≡ just L × ept s ≡ [] × Σ Data λ d → Σ Addr λ a → mb s L ≡ just (d , a)
+InP s L = lnk s ≡ just L × ept s ≡ [] × L < nxt s
+        × (∀ p → L ≤ p → p < nxt s → Σ Data λ d → Σ Addr λ a → mb s p ≡ just (d , a))
 
 rec : St → Cell
 rec s = dlt (gen s) (ep s) (dbuf s) true (dgOf s)

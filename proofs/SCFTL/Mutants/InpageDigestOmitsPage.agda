@@ -32,7 +32,7 @@
 ------------------------------------------------------------------------
 module SCFTL.Mutants.InpageDigestOmitsPage where
 
-open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s; _≡ᵇ_)
+open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s; _≡ᵇ_; _≤_; _<_)
 open import Data.Bool.Base using (Bool; true; false; _∨_; if_then_else_; not)
 open import Data.List.Base using (List; []; _∷_; _++_; map; concat)
 open import Data.Maybe.Base using (just; nothing)
@@ -93,7 +93,12 @@ s6 = lose1 m5                         -- crash: page 1 did not land
 s7 = ck3 (rec0 true 1 unmapped s6)    -- recovery (P's)
 
 in-page : InP s5 1
-in-page = refl , refl , true , 1 , refl
+in-page = refl , refl , s≤s (s≤s z≤n) , only
+  where
+    only : ∀ p → 1 ≤ p → p < nxt s5 → Σ Bool λ d → Σ ℕ λ a → mb s5 p ≡ just (d , a)
+    only (suc zero)          _ _                        = true , 1 , refl
+    only (suc (suc zero))    _ _                        = false , 0 , refl
+    only (suc (suc (suc p))) _ (s≤s (s≤s (s≤s ())))
 
 img6 : Img m5 s6
 img6 = dd , land-C (cpL m5) , land-C (cpO m5) , land-L (dr m5) , (λ p → land-C (rcd m5 p))

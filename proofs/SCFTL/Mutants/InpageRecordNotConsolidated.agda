@@ -33,7 +33,7 @@
 ------------------------------------------------------------------------
 module SCFTL.Mutants.InpageRecordNotConsolidated where
 
-open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s)
+open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s; _≤_; _<_)
 open import Data.Bool.Base using (Bool; true; false)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (just; nothing)
@@ -77,7 +77,11 @@ s9 = syncAll m8                       --     crash
 s10 = ck3 (rec0 true 1 unmapped s9)   --     recovery
 
 in-page : InP s4 1
-in-page = refl , refl , false , 0 , refl
+in-page = refl , refl , s≤s (s≤s z≤n) , only
+  where
+    only : ∀ p → 1 ≤ p → p < nxt s4 → Σ Bool λ d → Σ ℕ λ a → mb s4 p ≡ just (d , a)
+    only (suc zero)    _ _                   = false , 0 , refl
+    only (suc (suc p)) _ (s≤s (s≤s ()))
 
 open Fragments Pmut
 
