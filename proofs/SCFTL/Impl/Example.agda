@@ -9,8 +9,12 @@
 -- before its SYNC with everything landed: address 0 reads false; the same
 -- crash with the committed page landed but the new data page not, or
 -- with the tentative delta page torn: the digest fails and recovery shows
--- the old epoch (true); and a run with GC relocation and erase showing why
--- the digest names only the sectors the epoch leaves in place.
+-- the old epoch (true); a run with GC relocation and erase showing why
+-- the digest names only the sectors the epoch leaves in place; a
+-- recovery without a full checkpoint whose leftovers stay inert; and an
+-- in-page commit (docs/FORMAT.md §4.8) crashing right before its SYNC:
+-- recovery follows the link to the record (false), or the record fails
+-- its digest or is missing (true).
 ------------------------------------------------------------------------
 module SCFTL.Impl.Example where
 
