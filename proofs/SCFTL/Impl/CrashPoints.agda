@@ -403,8 +403,10 @@ CmdCrash (use (regop es)) s x = Σ ℕ λ p → ers s p ≡ true × DRun (IssE p
 CmdCrash (use flush) s x = DRun (IssMB s) s (just (cmt s)) x ⊎ x ≡ fl3 s ⊎ CkCmd (fl3 s) x
   -- in-page commit (from a state whose record slot at the link is
   -- durable, as in every normal state: RI.rcOK): before its SYNC, then
-  -- right after it and inside the full checkpoint
-  ⊎ Σ ℕ λ L → InP s L × IsSyn (rcd s L) × (DRun (IssFi L s) s nothing x ⊎ CkCmd (fi3 L s) x)
+  -- right after it and inside the full checkpoint, or the consolidation
+  -- page appended (the only command of its batch) and synced
+  ⊎ Σ ℕ λ L → InP s L × IsSyn (rcd s L) ×
+      (DRun (IssFi L s) s nothing x ⊎ CkCmd (fi3 L s) x ⊎ DRun (λ _ → ⊥) (fi3 L s) (just (rec s)) x ⊎ x ≡ fi4 L s)
 CmdCrash recover s x = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × (x ≡ syncAll s ⊎ CkCmd (rec0 b g C s) x)
 
@@ -473,6 +475,10 @@ cle-put m c a refl = inj₂ (inj₁ refl)
 
 syn-of : ∀ m → IsSyn m → m ≡ syn (cur m)
 syn-of (syn c) _ = refl
+
+fk-mid : ∀ L s {x} → DRun (λ _ → ⊥) (fi3 L s) (just (rec s)) x → Mid x (fiK L s)
+fk-mid L s r = data-mid {λ _ → ⊥} {fi3 L s} {fiK L s} {just (rec s)} (λ k ()) (λ p → DLe-refl (dat (fi3 L s) p))
+                        refl refl refl (λ p → CLe-refl (rcd (fi3 L s) p)) r
 
 fi-mid : ∀ L s {x} → IsSyn (rcd s L) → DRun (IssFi L s) s nothing x → Mid x (fi2 L s)
 fi-mid L s sy r = data-mid {IssFi L s} {s} {fi2 L s} {nothing} gd (dle-MB s) refl refl refl di r
@@ -854,10 +860,17 @@ command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₁ ck))) i
 command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₁ r)))) img
   with via x (fi2 L s) s' (fi-mid L s sy r) img
 ... | s'' , img' , sr = s'' , (fi2 L s , inj₂ (inj₂ (inj₂ (L , ip , inj₁ refl))) , img') , sr
-command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₂ ck)))) img
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₂ (inj₁ ck))))) img
   with ck-mid (fi3 L s) (cur (cpO s) , refl) ck
 ... | m , cp , mid with via x m s' mid img
-...   | s'' , img' , sr = s'' , (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ cp))) , img') , sr
+...   | s'' , img' , sr = s'' , (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₁ cp)))) , img') , sr
+-- in-page commit: the consolidation page, before and after its SYNC
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₂ (inj₂ (inj₁ r)))))) img
+  with via x (fiK L s) s' (fk-mid L s r) img
+... | s'' , img' , sr = s'' , (fiK L s , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₁ refl))))) , img') , sr
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₂ (inj₂ (inj₂ refl)))))) img
+  with via x (fi4 L s) s' (Mid-refl (fi4 L s)) img
+... | s'' , img' , sr = s'' , (fi4 L s , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₂ refl))))) , img') , sr
 -- recovery: inside its full checkpoint
 command-crashes-covered recover {s} {x} {s'} (b , g , C , pk , inj₂ ck) img
   with ck-mid (rec0 b g C s) (rec-synO b g C s) ck
@@ -1073,3 +1086,7 @@ fi2-all L s ps cov with runsD {s} {progMB s} {s} (mbCmds s ps)
   rewrite runs-++ (mbCmds s ps) (pgI L (rec s) ∷ []) s =
   all-++' (all-map (λ k i → inj₁ i) (mbCmds-iss s ps)) (inj₂ refl ∷ []) ,
   mb-all s ps cov , el , eo , er , upd-pt (λ q → either-same (ei q)) L (rec s)
+
+-- the consolidation page: its one command
+fiK-all : ∀ L s → SameFlash (run (apR (rec s)) (fi3 L s)) (fiK L s)
+fiK-all L s = (λ q → refl) , refl , refl , refl , (λ q → refl)

@@ -351,7 +351,7 @@ runX1 : okP (use (regop (w 0 false))) s3 x1
 runX1 = inj₁ ((z≤n , z≤n) , false , false , refl)
 
 runX8 : okP (use flush) x1 x8
-runX8 = inj₂ (inj₂ (1 , in-page-allowed , refl))
+runX8 = inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))
 
 reads-after-inpage-flush : rd x8 0 ≡ false
 reads-after-inpage-flush = refl
@@ -425,3 +425,72 @@ runX7 = true , 1 , unmapped , refl , inj₂ (refl , (λ p → tt) , refl)
 
 reads-old-epoch-without-record : rd x7 0 ≡ true
 reads-old-epoch-without-record = refl
+
+-- The same in-page commit followed by its consolidation page (appended
+-- and synced at once), whose link (page 2) lets the next flush commit
+-- in-page again: w(1,true) to page 2, a flush committing in page 2,
+-- crashing right before its SYNC with everything landed; recovery takes
+-- the consolidation page as the newest commit, follows its link to the
+-- second record and shows both epochs.  And a crash right before the
+-- consolidation page's SYNC with it lost: recovery follows the first
+-- commit's link to the first record.
+
+x9 x10 x11 x12 x13 x14 : St
+x9  = fi4 1 x1                           -- in-page commit + consolidation page
+x10 = opt false false (wr0 1 true x9)    -- page 2, still in the merge buffer
+x11 = syncAll (fi2 2 x10)                -- the second in-page commit, crash before its SYNC
+x12 = ck3 (rec0 true 1 unmapped x11)
+x13 = record (syncAll (fiK 1 x1)) { dr = syn erased ∷ Data.List.Base.drop 1 (dr (syncAll (fiK 1 x1))) }
+x14 = ck3 (rec0 true 1 unmapped x13)
+
+runX9 : okP (use flush) x1 x9
+runX9 = inj₂ (inj₂ (1 , in-page-allowed , inj₂ refl))
+
+consolidated : Data.List.Base.head (dr x9) ≡ just (syn (rec x1))
+consolidated = refl
+
+chain-link : lnk x9 ≡ just 2
+chain-link = refl
+
+runX10 : okP (use (regop (w 1 true))) x9 x10
+runX10 = inj₁ ((s≤s z≤n , z≤n) , false , false , refl)
+
+second-in-page : InP x10 2
+second-in-page = refl , refl , s≤s (s≤s (s≤s z≤n)) , only
+  where
+    only : ∀ p → 2 ≤ p → p < nxt x10 → Σ Bool λ d → Σ ℕ λ a → mb x10 p ≡ just (d , a)
+    only (suc (suc zero))    _ _                        = true , 1 , refl
+    only (suc (suc (suc p))) _ (s≤s (s≤s (s≤s ())))
+    only (suc zero)          (s≤s ()) _
+    only zero                () _
+
+crashX11 : crashP (use flush) x10 x11
+crashX11 = fi2 2 x10 , inj₂ (inj₂ (inj₂ (2 , second-in-page , inj₁ refl))) ,
+           Enabled.img-exists Bool false 1 2 0 _≟B_ (fi2 2 x10)
+
+runX12 : okP recover x11 x12
+runX12 = true , 1 , unmapped , refl , inj₁ refl
+
+follows-consolidated-link : rview 1 x11 ≡ rec x10 ∷ Data.List.Base.map cur (dr x11)
+follows-consolidated-link = refl
+
+reads-both-inpage-epochs : rd x12 0 ≡ false × rd x12 1 ≡ true
+reads-both-inpage-epochs = refl , refl
+
+crashX13 : crashP (use flush) x1 x13
+crashX13 = fiK 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₂ (inj₂ (inj₁ refl))))) ,
+           Data.Product.proj₁ i , cL , cO , (inj₁ refl ∷ tl (Data.Product.proj₁ cR)) , Data.Product.proj₂ cR
+  where
+    open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
+    i = img-exists (fiK 1 x1)
+    cL = Data.Product.proj₁ (Data.Product.proj₂ i)
+    cO = Data.Product.proj₁ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    cR = Data.Product.proj₂ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    tl : ∀ {a b xs ys} → CrashL (a ∷ xs) (b ∷ ys) → CrashL xs ys
+    tl (_ ∷ r) = r
+
+runX14 : okP recover x13 x14
+runX14 = true , 1 , unmapped , refl , inj₁ refl
+
+reads-inpage-without-consolidation : rd x14 0 ≡ false
+reads-inpage-without-consolidation = refl

@@ -51,6 +51,12 @@ crashL-cons : ∀ {x xs ys} → CrashL (x ∷ xs) ys →
   Σ MC λ h → Σ (List MC) λ rest → ys ≡ h ∷ rest × CrashC x h × CrashL xs rest
 crashL-cons (c ∷ cs) = _ , _ , refl , c , cs
 
+lkTop-hd : ∀ g x ps dd dt L cs → lkTop g (dlt g x ps true (dd , dt , L) ∷ cs) ≡ just (x , L)
+lkTop-hd g x ps dd dt L cs rewrite ≡ᵇ-refl g = refl
+
+just-snd : ∀ {a b c d : ℕ} → just (a , b) ≡ just (c , d) → b ≡ d
+just-snd refl = refl
+
 ------------------------------------------------------------------------
 -- Lists of tentative pages, and the digest
 
@@ -175,7 +181,12 @@ fl3-RI {s} r = record
   ; cmV = inj₂ (ep s , dbuf s , dgOf s , refl , digD-ent s (dat (fl3 s)) ent (dbuf s ++ concat (ept s)) ,
           subst (λ l → verT g (ep s) (ept s) (l ++ comm) ≡ true) (sym tcur) (verT-T g (ep s) (ept s) comm))
   ; rcOK = rc-sync {rcd s} rcOK
-  ; lkOK = λ { L refl → ep s , dbuf s , digD s (dbuf s ++ concat (ept s)) , ept s , (map cur tents ++ comm) , refl , refl } }
+  ; lkOK = λ { L refl → ep s , dbuf s , digD s (dbuf s ++ concat (ept s)) , ept s , (map cur tents ++ comm) , refl , refl }
+  ; rcN = rcN
+  ; rcL = λ x L e → subst (λ q → RLt g (cur (rcd s q)))
+                          (just-snd (trans (sym (lkTop-hd g (ep s) (dbuf s) (digD s (dbuf s ++ concat (ept s))) (ept s) (nxt s)
+                                                     (map cur tents ++ comm))) e))
+                          (rcN (nxt s) ≤-refl) }
   where
     open RI r
     g = gen s
@@ -231,8 +242,10 @@ ck3-RI {u} vOK sOK iOK eOK sm db et e0 rsy = record
   ; iOK = iOK ; eOK = eOK
   ; tEq = cong (map (λ ps → uns erased (dlt (suc (gen u)) (ep u) ps false ε))) (sym et)
   ; cmV = tt
-  ; rcOK = rc-sync {λ p → sync (rcd u p)} (rc-sync {rcd u} rsy)
-  ; lkOK = λ L () }
+  ; rcOK = rc-step {ck3 u} (rc-sync {λ p → sync (rcd u p)} (rc-sync {rcd u} rsy))
+  ; lkOK = λ L ()
+  ; rcN = λ p _ → rc-cur {ck3 u} (rc-sync {λ p → sync (rcd u p)} (rc-sync {rcd u} rsy)) p
+  ; rcL = λ x L () }
 
 rdm-ck3 : ∀ u mp → rdm (ck3 u) mp ≡ rdm u mp
 rdm-ck3 u nothing  = refl
@@ -248,7 +261,7 @@ ck3-AR {u} (ar v st c) =
      (λ a le → trans (rdS-ck3 u (smap u a)) (st a le)) c
 
 fl3-ck-RI : ∀ {s} → RI s → RI (ck3 (fl3 s))
-fl3-ck-RI {s} r = ck3-RI {u = fl3 s} vOK sOK iOK eOK (λ _ → refl) refl refl (s≤s z≤n) (rc-step {fl3 s} rcOK)
+fl3-ck-RI {s} r = ck3-RI {u = fl3 s} vOK sOK iOK eOK (λ _ → refl) refl refl (s≤s z≤n) rcOK
   where open RI (fl3-RI r)
 
 -- A crash before the commit's SYNC (the merge buffer programmed): if the
@@ -362,7 +375,9 @@ fi2-crash {s} {t} {s'} {L} arr r ip@(lk , et , _) (cD , cL , cO , cR , cI) with 
     -- the record slots
     c0 = proj₁ (rcOK L)
     e0 = proj₁ (proj₂ (rcOK L))
-    lt0 = proj₂ (proj₂ (rcOK L))
+    lt1 = proj₂ (proj₂ (rcOK L))
+    lt0 : RLt g c0
+    lt0 = subst (RLt g) (cong cur e0) (rcL x L (trans (cong (lkTop g) ceq) (lkTop-hd g x ps dd dt L cs)))
     cIL : CrashC (put (rec s) (rcd s L)) (rcd s' L)
     cIL = subst (λ z → CrashC z (rcd s' L)) (upd-here (rcd s) L (put (rec s) (rcd s L))) (cI L)
     cIL' : CrashC (uns c0 (rec s)) (rcd s' L)
@@ -372,11 +387,11 @@ fi2-crash {s} {t} {s'} {L} arr r ip@(lk , et , _) (cD , cL , cO , cR , cI) with 
     ... | yes refl = go' cIL'
       where
         go' : CrashC (uns c0 (rec s)) (rcd s' p) → RLt (suc g) (cur (rcd s' p))
-        go' (inj₁ e)        rewrite e = RLt-step c0 lt0
+        go' (inj₁ e)        rewrite e = lt1
         go' (inj₂ (inj₁ e)) rewrite e = ≤-refl
         go' (inj₂ (inj₂ e)) rewrite e = tt
     ... | no ne with rcOK p
-    ...   | c , e , lt rewrite crashC-eq (trans (upd-other (rcd s) (put (rec s) (rcd s L)) ne) e) (cI p) = RLt-step c lt
+    ...   | c , e , lt rewrite crashC-eq (trans (upd-other (rcd s) (put (rec s) (rcd s L)) ne) e) (cI p) = lt
     dOld : DOKs (dat s') (smap s) (stable t)
     dOld = dok-crash cD (ri-dok r1 (AR.stb (progMB-AR r arr)))
     old : extM g R' D' (just (x , L)) ≡ [] → Σ State λ t' → crashS (use flush) t t' × CR s' t'
@@ -453,7 +468,7 @@ fi3-rsy : ∀ {s L} → RI s → ∀ p → Σ Cell λ c → rcd (fi3 L s) p ≡ 
 fi3-rsy {s} {L} r p with p ≟ L
 ... | yes refl = rec s , cong sync (upd-here (rcd s) p (put (rec s) (rcd s p))) , ≤-refl
 ... | no ne with RI.rcOK r p
-...   | c , e , lt = c , cong sync (trans (upd-other (rcd s) (put (rec s) (rcd s L)) ne) e) , RLt-step c lt
+...   | c , e , lt = c , cong sync (trans (upd-other (rcd s) (put (rec s) (rcd s L)) ne) e) , lt
 
 fi3-AR : ∀ {s t L} → AR s t → AR (fi3 L s) (tF t)
 fi3-AR arr = let x = fl3-AR arr in ar (AR.vol x) (AR.stb x) (AR.cnt x)
@@ -461,6 +476,105 @@ fi3-AR arr = let x = fl3-AR arr in ar (AR.vol x) (AR.stb x) (AR.cnt x)
 fi3-ck-RI : ∀ {s L} → RI s → InP s L → RI (ck3 (fi3 L s))
 fi3-ck-RI {s} {L} r ip = ck3-RI {u = fi3 L s} vOK sOK iOK eOK (λ _ → refl) refl refl (s≤s z≤n) (fi3-rsy r)
   where open RI (fl3-RI r)
+
+-- The consolidation page appended and synced at once (`fiK`, `fi4`)
+
+map-sync-syn' : ∀ cs → map sync (map syn cs) ≡ map syn cs
+map-sync-syn' []       = refl
+map-sync-syn' (c ∷ cs) = cong (syn c ∷_) (map-sync-syn' cs)
+
+crashL-ss : ∀ xs → CrashL (map sync (map sync xs)) (map sync xs)
+crashL-ss []       = []
+crashL-ss (x ∷ xs) = refl ∷ crashL-ss xs
+
+fi4-RI : ∀ {s L} → (r : RI s) → InP s L → RI (fi4 L s)
+fi4-RI {s} {L} r ip@(lk , et , lt , _) = record
+  { C = C ; tents = [] ; comm = rec s ∷ comm
+  ; slotL = cong (λ m → sync (sync m)) slotL
+  ; slotO = PM-sync {P = Older g} (sync (cpO s)) (PM-sync {P = Older g} (cpO s) slotO)
+  ; regEq = cong (syn (rec s) ∷_) (trans (cong (λ l → map sync (map sync l)) (InP-dr r ip))
+                                     (trans (cong (map sync) (map-sync-syn' comm)) (map-sync-syn' comm)))
+  ; tNC = [] ; gle = ≤-refl ∷ all-sync (all-sync gle)
+  ; cmX = fresh-ip r ip
+  ; cmP = subst (λ x → pend x < suc (ep s)) (sym (rstep-commit g (ep s) (dbuf s) {dgOf s} (rp g comm (st0 C)))) ≤-refl
+  ; vm = λ a → refl
+  ; vOK = RI.vOK r3 ; sOK = RI.sOK r3 ; iOK = λ p () ; eOK = RI.eOK r3
+  ; tEq = refl
+  ; cmV = inj₂ (ep s , dbuf s , dgOf s , refl , digD-ent s (dat (fl3 s)) (fl3-ent r) (dbuf s ++ concat (ept s)) ,
+                subst (λ l → verT g (ep s) l comm ≡ true) (sym et) refl)
+  ; rcOK = fi3-rsy r
+  ; lkOK = λ { L' refl → ep s , dbuf s , digD s (dbuf s ++ concat (ept s)) , ept s , comm , refl , refl }
+  ; rcN = rcN'
+  ; rcL = λ x L' e → rcN' L' (subst (nxt s ≤_)
+             (just-snd (trans (sym (lkTop-hd g (ep s) (dbuf s) (digD s (dbuf s ++ concat (ept s))) (ept s) (nxt s) comm)) e))
+             ≤-refl) }
+  where
+    open RI r
+    g = gen s
+    r3 = fl3-RI r
+    rcN' : ∀ p → nxt s ≤ p → RLt g (cur (rcd (fi4 L s) p))
+    rcN' p le = subst (RLt g) (sym (cong cur (upd-other (rcd s) (put (rec s) (rcd s L)) ne))) (rcN p le)
+      where
+        ne : p ≢ L
+        ne refl = Data.Nat.Properties.n≮n L (Data.Nat.Properties.≤-trans lt le)
+
+fi4-AR : ∀ {s t L} → AR s t → AR (fi4 L s) (tF t)
+fi4-AR arr = let x = fl3-AR arr in ar (AR.vol x) (AR.stb x) (AR.cnt x)
+
+-- a dead page on top of the region changes nothing recovery replays
+rview-dead : ∀ g s' u c → (c ≡ erased ⊎ c ≡ junk) → map cur (dr s') ≡ c ∷ map cur (dr u) →
+  (∀ p → cur (dat s' p) ≡ cur (dat u p)) → (∀ p → cur (rcd s' p) ≡ cur (rcd u p)) → rview g s' ≡ rview g u
+rview-dead g s' u c dc ev d r =
+  trans (chn-ext {λ p → cur (rcd s' p)} {λ p → cur (rcd u p)} {λ p → cur (dat s' p)} {λ p → cur (dat u p)} r d g
+                 (acc g (λ p → cur (dat s' p)) (map cur (dr s'))))
+        (cong (chn g (λ p → cur (rcd u p)) (λ p → cur (dat u p)))
+              (trans (acc-ext d g (map cur (dr s'))) (trans (cong (acc g (λ p → cur (dat u p))) ev) (skip dc))))
+  where
+    skip : (c ≡ erased ⊎ c ≡ junk) → acc g (λ p → cur (dat u p)) (c ∷ map cur (dr u)) ≡ acc g (λ p → cur (dat u p)) (map cur (dr u))
+    skip (inj₁ refl) = refl
+    skip (inj₂ refl) = refl
+
+-- A crash right before the consolidation page's SYNC: it landed (a crash
+-- of the state after it) or not (recovery follows the link of the last
+-- commit to the durable record); either way the volatile L2P.
+fiK-crash : ∀ {s t s' L} → AR s t → (r : RI s) → InP s L → Img (fiK L s) s' →
+  Σ State λ t' → crashS (use flush) t t' × CR s' t'
+fiK-crash {s} {t} {s'} {L} arr r ip img@(cD , cL , cO , cR , cI) with crashL-cons cR
+... | h , rest , drEq , c0 , cR' = tF t , inj₁ refl , l2p s , go c0 , dok
+  where
+    open RI r
+    g = gen s
+    r4 = fi4-RI r ip
+    dok : DOKs (dat s') (l2p s) (volatile t)
+    dok = dok-crash cD (ri-dok r4 (AR.stb (fi4-AR {s} {t} {L} arr)))
+    restEq : rest ≡ map sync (dr s)
+    restEq = crashL-id (all-sync-IsSyn (dr s)) cR'
+    landed : h ≡ syn (rec s) → RecTo s' (l2p s)
+    landed e = crash-RI r4 (cD , cL , cO , cR4 , cI)
+      where
+        cR4 : CrashL (dr (fi4 L s)) (dr s')
+        cR4 = subst (CrashL (dr (fi4 L s))) (sym (trans drEq (cong₂ _∷_ e restEq))) (refl ∷ crashL-ss (dr s))
+    lost : (cur h ≡ erased ⊎ cur h ≡ junk) → RecTo s' (l2p s)
+    lost dh = recto true g C pk sl' so' rs rg mx dm ro
+      where
+        sl' = crashC-eq (cong sync slotL) cL
+        so' = crashC-PM {P = Older g} tt cO (PM-sync {P = Older g} (cpO s) slotO)
+        pk = pick-slot true s' g C sl' so'
+        rs = crashL-syn cR
+        rg = crashL-PM tt cR ((tt , ≤-refl) ∷ all-sync gle)
+        rv : rview g s' ≡ rec s ∷ comm
+        rv = trans (rview-dead g s' (fi3 L s) (cur h) dh (cong (map cur) (trans drEq (cong (h ∷_) restEq)))
+                               (λ p → cong cur (cD p)) (λ p → cong cur (cI p)))
+                   (fi3-view r ip)
+        mx : recMap g C s' ≐ l2p s
+        mx a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) rv) (fresh-ip r ip a)
+        dm : DgM (l2p s) (rview g s')
+        dm = subst (DgM (l2p s)) (sym rv) (digD-entM s (dbuf s ++ concat (ept s)))
+        ro = rc-cur {s'} (rc-crash {fiK L s} {s'} (fi3-rsy r) cI)
+    go : CrashC (uns erased (rec s)) h → RecTo s' (l2p s)
+    go (inj₁ e)        = lost (inj₁ (cong cur e))
+    go (inj₂ (inj₁ e)) = landed e
+    go (inj₂ (inj₂ e)) = lost (inj₂ (cong cur e))
 
 ------------------------------------------------------------------------
 -- Successful flush
@@ -470,8 +584,10 @@ flush-sim : ∀ {s t s'} → AR s t → RI s → okP (use flush) s s' →
 flush-sim {t = t} arr r (inj₁ refl) = tF t , (refl , refl , refl) , fl3-AR arr , fl3-RI r
 flush-sim {t = t} arr r (inj₂ (inj₁ refl)) =
   tF t , (refl , refl , refl) , ck3-AR (fl3-AR arr) , fl3-ck-RI r
-flush-sim {t = t} arr r (inj₂ (inj₂ (L , ip , refl))) =
+flush-sim {t = t} arr r (inj₂ (inj₂ (L , ip , inj₁ refl))) =
   tF t , (refl , refl , refl) , ck3-AR (fi3-AR arr) , fi3-ck-RI r ip
+flush-sim {t = t} arr r (inj₂ (inj₂ (L , ip , inj₂ refl))) =
+  tF t , (refl , refl , refl) , fi4-AR arr , fi4-RI r ip
 
 ------------------------------------------------------------------------
 -- Crashed flush
@@ -505,9 +621,13 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
     pk = pick-slot true s' g C sl' so'
     L' = map cur xs' ++ comm
     rc' = rc-crash {fl2 s} {s'} rcOK cI
-    rn : rview g s' ≡ acc g D' (map cur (dr s'))
-    rn = rview-none g s' (rc-cur {s'} rc')
-    ro = rc-cur {s'} (rc-step {s'} rc')
+    ro = rc-cur {s'} rc'
+    R' = λ p → cur (rcd s' p)
+    rcs : ∀ p → cur (rcd s' p) ≡ cur (rcd s p)
+    rcs = rcur-crash {fl2 s} {s'} rcOK cI
+    rq : ∀ cs → acc g D' (map cur (dr s')) ≡ cs → (∀ x L → lkOf cs ≡ just (x , L) → RLt g (R' L)) →
+      rview g s' ≡ acc g D' (map cur (dr s'))
+    rq cs e q = chn-quiet g R' D' _ (λ x L e' → q x L (trans (cong lkOf (sym e)) e'))
     ys≡ : ys' ≡ map syn comm
     ys≡ = crashL-id (all-map-syn comm) cy
     view : map cur (dr s') ≡ cur h ∷ L'
@@ -519,10 +639,14 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
     accNC : acc g D' L' ≡ acc g D' comm
     accNC = acc-nc g D' (map cur xs') comm (all-cur (crashL-PM tt cx tNC))
     recOld : acc g D' (map cur (dr s')) ≡ acc g D' L' → recMap g C s' ≐ smap s
-    recOld e a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) (trans rn (trans e accNC)))
+    qOld : ∀ x L → lkOf (acc g D' comm) ≡ just (x , L) → RLt g (R' L)
+    qOld x L e = subst (RLt g) (sym (rcs L)) (rcL x L (trans (sym (acc-lk D' fD comm (RI.cmV r1))) e))
+    rnO : acc g D' (map cur (dr s')) ≡ acc g D' L' → rview g s' ≡ acc g D' (map cur (dr s'))
+    rnO e = rq (acc g D' comm) (trans e accNC) qOld
+    recOld e a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) (trans (rnO e) (trans e accNC)))
                        (trans (cong (λ f → f a) (acc-cmv D' fD comm (st0 C) (RI.cmV r1))) (cmX a))
     dmOld : acc g D' (map cur (dr s')) ≡ acc g D' L' → DgM (smap s) (rview g s')
-    dmOld e = subst (DgM (smap s)) (sym (trans rn (trans e accNC))) (cmv-dgm D' fD comm (RI.cmV r1))
+    dmOld e = subst (DgM (smap s)) (sym (trans (rnO e) (trans e accNC))) (cmv-dgm D' fD comm (RI.cmV r1))
     dOld : DOKs (dat s') (smap s) (stable t)
     dOld = dok-crash cD (ri-dok r1 (AR.stb (progMB-AR r arr)))
     old : acc g D' (map cur (dr s')) ≡ acc g D' L' → Σ State λ t' → crashS (use flush) t t' × CR s' t'
@@ -541,12 +665,16 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
         accN : acc g D' (map cur (dr s')) ≡ cur h ∷ L'
         accN rewrite view | ≡ᵇ-refl g | v = refl
         mx : recMap g C s' ≐ l2p s
-        mx a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) (trans rn accN))
+        rnN : rview g s' ≡ acc g D' (map cur (dr s'))
+        rnN = rq (cur h ∷ L') accN
+                 (λ x L e → subst (RLt g) (sym (rcs L))
+                              (subst (λ q → RLt g (cur (rcd s q))) (just-snd e) (rcN (nxt s) ≤-refl)))
+        mx a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) (trans rnN accN))
           (trans (cong (λ x → proj₁ x a) (rstep-commit g (ep s) (dbuf s) {dgOf s} (rp g L' (st0 C))))
           (trans (cong (λ l → apply (dbuf s) (rbase (ep s) (rp g (l ++ comm) (st0 C))) a) (trans xs≡ (sym tcur)))
                  (fresh-epoch r a)))
         dm : DgM (l2p s) (rview g s')
-        dm = subst (DgM (l2p s)) (sym (trans rn accN)) (digD-entM s (dbuf s ++ concat (ept s)))
+        dm = subst (DgM (l2p s)) (sym (trans rnN accN)) (digD-entM s (dbuf s ++ concat (ept s)))
     go : CrashC (uns erased (dlt g (ep s) (dbuf s) true (dgOf s))) h → Σ State λ t' → crashS (use flush) t t' × CR s' t'
     go (inj₁ refl) = old (cong (acc g D') view)
     go (inj₂ (inj₂ refl)) = old (cong (acc g D') view)
@@ -569,15 +697,20 @@ flush-crash {s} {t} arr r (m , inj₂ (inj₁ refl) , img) =
 flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₁ ck)) , img) =
   tF t , inj₁ refl , l2p s ,
   ck-crash {u = fl3 s} (RI.C r3) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr (fl2 s))) (RI.gle r3)
-           (λ p → tt) (rc-step {fl3 s} (RI.rcOK r3)) (ri-rec r3) (λ _ → refl) (ri-dgm r3) ck img ,
+           (λ p → tt) (RI.rcOK r3) (ri-rec r3) (λ _ → refl) (ri-dgm r3) ck img ,
   dok-crash (proj₁ img) (dok-ck {u = fl3 s} (ri-dok r3 (AR.stb (fl3-AR arr))) ck)
   where r3 = fl3-RI r
 -- in-page commit: before its SYNC
 flush-crash arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₁ refl))) , img) = fi2-crash arr r ip img
 -- in-page commit: during the full checkpoint after it
-flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ ck))) , img) =
+flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₁ ck)))) , img) =
   tF t , inj₁ refl , l2p s ,
   ck-crash {u = fi3 L s} (RI.C r) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr s)) (all-sync (RI.gle r))
            (λ p → tt) (fi3-rsy r) (fi3-rec r ip) (λ _ → refl) (fi3-dgm r ip) ck img ,
   dok-crash (proj₁ img) (dok-ck {u = fi3 L s} (ri-dok r3 (AR.stb (fl3-AR arr))) ck)
   where r3 = fl3-RI r
+-- in-page commit: before the consolidation page's SYNC, and after it
+flush-crash arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₁ refl))))) , img) = fiK-crash arr r ip img
+flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₂ refl))))) , img) =
+  tF t , inj₁ refl , l2p s , crash-RI (fi4-RI r ip) img ,
+  dok-crash (proj₁ img) (ri-dok (fi4-RI r ip) (AR.stb (fi4-AR {s} {t} {L} arr)))

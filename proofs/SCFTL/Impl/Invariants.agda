@@ -78,9 +78,14 @@ record RI (s : St) : Set where
     -- the newest committed page's digest holds on every crash outcome
     tEq   : tents ≡ map (λ ps → uns erased (dlt (gen s) (ep s) ps false ε)) (ept s)
     cmV   : CmV (gen s) (smap s) (dat s) comm
-    -- in-page records: every record slot is durable and holds nothing of
-    -- this generation (an in-page commit is followed by a full checkpoint)
-    rcOK  : ∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt (gen s) c
+    -- in-page records: every record slot is durable and holds nothing
+    -- newer than this generation; none at or past the active pointer,
+    -- and none of this generation where the last commit links to (a
+    -- record that was applied sits at the link of an older commit: its
+    -- consolidation page is the newest)
+    rcOK  : ∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt (suc (gen s)) c
+    rcN   : ∀ p → nxt s ≤ p → RLt (gen s) (cur (rcd s p))
+    rcL   : ∀ x L → lkTop (gen s) comm ≡ just (x , L) → RLt (gen s) (cur (rcd s L))
     -- the link the next flush may commit in-page at is the last commit's
     lkOK  : ∀ L → lnk s ≡ just L → LkHd (gen s) (ep s) L comm
 
@@ -219,6 +224,28 @@ rc-sync : ∀ {f : ℕ → MC} {g} → (∀ p → Σ Cell λ c → f p ≡ syn c
 rc-sync h p with h p
 ... | c , e , lt = c , cong sync e , lt
 
+acc-split : ∀ g D tents comm → All (PM (NC g)) tents →
+  acc g D (map cur (tents ++ map syn comm)) ≡ acc g D comm
+acc-split g D tents comm nc rewrite map-cur-++ tents (map syn comm) | map-cur-syn comm =
+  acc-nc g D (map cur tents) comm (all-cur nc)
+
+-- the link of the newest commit recovery accepts leads to no record of
+-- the generation: recovery replays the region alone
+rview-q : ∀ g s {sm DD} comm →
+  acc g (λ p → cur (dat s p)) (map cur (dr s)) ≡ acc g (λ p → cur (dat s p)) comm →
+  CmV g sm DD comm → (∀ p c → DD p ≡ syn c → cur (dat s p) ≡ c) →
+  (∀ x L → lkTop g comm ≡ just (x , L) → RLt g (cur (rcd s L))) →
+  rview g s ≡ acc g (λ p → cur (dat s p)) (map cur (dr s))
+rview-q g s comm ea cv f q =
+  chn-quiet g (λ p → cur (rcd s p)) (λ p → cur (dat s p)) _
+    (λ x L e → q x L (trans (sym (acc-lk (λ p → cur (dat s p)) f comm cv)) (trans (cong lkOf (sym ea)) e)))
+
+-- record slots keep their content through a crash where they are durable
+rcur-crash : ∀ {m s' g} → (∀ p → Σ Cell λ c → rcd m p ≡ syn c × RLt g c) →
+  (∀ p → CrashC (rcd m p) (rcd s' p)) → ∀ p → cur (rcd s' p) ≡ cur (rcd m p)
+rcur-crash f cr p with f p
+... | c , e , _ = trans (cong cur (crashC-eq e (cr p))) (sym (cong cur e))
+
 rc-step : ∀ {s g} → (∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt g c) → ∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt (suc g) c
 rc-step f p with f p
 ... | c , e , lt = c , e , RLt-step c lt
@@ -240,9 +267,16 @@ dgm-split g D tents comm nc cv f
         | acc-nc g D (map cur tents) comm (all-cur nc)
   = cmv-dgm D f comm cv
 
+ri-quiet : ∀ {u} (r : RI u) → rview (gen u) u ≡ acc (gen u) (λ p → cur (dat u p)) (map cur (dr u))
+ri-quiet {u} r =
+  rview-q (gen u) u (RI.comm r)
+    (trans (cong (λ l → acc (gen u) (λ p → cur (dat u p)) (map cur l)) (RI.regEq r))
+           (acc-split (gen u) _ (RI.tents r) (RI.comm r) (RI.tNC r)))
+    (RI.cmV r) (λ p c e → cong cur e) (RI.rcL r)
+
 ri-rec : ∀ {u} (r : RI u) → recMap (gen u) (RI.C r) u ≐ smap u
 ri-rec {u} r a =
-  trans (cong (λ l → proj₁ (rp (gen u) l (st0 (RI.C r))) a) (rview-none (gen u) u (rc-cur {u} (RI.rcOK r)))) (
+  trans (cong (λ l → proj₁ (rp (gen u) l (st0 (RI.C r))) a) (ri-quiet r)) (
   trans (cong (λ f → f a)
     (trans (cong (λ l → proj₁ (rp (gen u) (acc (gen u) (λ p → cur (dat u p)) (map cur l)) (st0 (RI.C r))))
                  (RI.regEq r))
@@ -252,7 +286,7 @@ ri-rec {u} r a =
 
 ri-dgm : ∀ {u} (r : RI u) → DgM (smap u) (rview (gen u) u)
 ri-dgm {u} r =
-  subst (DgM (smap u)) (sym (rview-none (gen u) u (rc-cur {u} (RI.rcOK r)))) (
+  subst (DgM (smap u)) (sym (ri-quiet r)) (
   subst (λ l → DgM (smap u) (acc (gen u) (λ p → cur (dat u p)) (map cur l))) (sym (RI.regEq r))
     (dgm-split (gen u) (λ p → cur (dat u p)) (RI.tents r) (RI.comm r) (RI.tNC r) (RI.cmV r) (λ p c e → cong cur e)))
 
@@ -264,7 +298,7 @@ crash-RI {m} {s'} r img@(_ , cL , cO , cR , cI) with
   crashL-++ (RI.tents r) (subst (λ l → CrashL l (dr s')) (RI.regEq r) cR)
 ... | xs' , ys' , eq , cx , cy =
   recto true g C (pick-slot true s' g C sl' so') sl' so'
-        (crashL-syn cR) (crashL-PM tt cR (RI.gle r)) mx dm (rc-cur {s'} (rc-step {s'} (rc-crash {m} {s'} (RI.rcOK r) cI)))
+        (crashL-syn cR) (crashL-PM tt cR (RI.gle r)) mx dm (rc-cur {s'} (rc-crash {m} {s'} (RI.rcOK r) cI))
   where
     g = gen m
     C = RI.C r
@@ -273,7 +307,11 @@ crash-RI {m} {s'} r img@(_ , cL , cO , cR , cI) with
     ys≡ : ys' ≡ map syn (RI.comm r)
     ys≡ = crashL-id (all-map-syn (RI.comm r)) cy
     D' = λ p → cur (dat s' p)
-    rn = rview-none g s' (rc-cur {s'} (rc-crash {m} {s'} (RI.rcOK r) cI))
+    rn = rview-q g s' (RI.comm r)
+           (trans (cong (λ l → acc g D' (map cur l)) (trans eq (cong (xs' ++_) ys≡)))
+                  (acc-split g D' xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r))))
+           (RI.cmV r) (λ p c e → cong cur (crashD-eq e (proj₁ img p)))
+           (λ x L e → subst (RLt g) (sym (rcur-crash {m} {s'} (RI.rcOK r) cI L)) (RI.rcL r x L e))
     mx : recMap g C s' ≐ smap m
     mx a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) rn) (trans (cong (λ f → f a)
       (trans (cong (λ l → proj₁ (rp g (acc g D' (map cur l)) (st0 C)))

@@ -557,3 +557,22 @@ extM-ext {R} {R'} {D} {D'} er ed g (just (x , L))
 
 chn-ext : ∀ {R R' D D'} → (∀ p → R p ≡ R' p) → (∀ p → D p ≡ D' p) → ∀ g cs → chn g R D cs ≡ chn g R' D' cs
 chn-ext er ed g cs = cong (_++ cs) (extM-ext er ed g (lkOf cs))
+
+-- the link of the newest committed page of generation g in a list
+lkTop : ℕ → List Cell → Maybe (ℕ × ℕ)
+lkTop g []       = nothing
+lkTop g (c ∷ cs) = if isC g c then lkOf (c ∷ cs) else lkTop g cs
+
+-- what recovery accepts of a committed part starts at its newest committed page
+acc-lk : ∀ {g sm D} (D' : ℕ → Cell) → (∀ p c → D p ≡ syn c → D' p ≡ c) →
+  ∀ cs → CmV g sm D cs → lkOf (acc g D' cs) ≡ lkTop g cs
+acc-lk D' f [] _ = refl
+acc-lk {g} D' f (c ∷ cs) (inj₁ (nc , cv)) rewrite okC-nc g D' c cs (isC-NC g c nc) | nc = acc-lk D' f cs cv
+acc-lk {g} D' f (c ∷ cs) (inj₂ (x , ps , (dd , dt , L) , refl , es , vt))
+  rewrite ≡ᵇ-refl g | verD-ent D' f dd es | vt = refl
+
+-- the link leads to no record of the generation: nothing is added
+chn-quiet : ∀ g R D cs → (∀ x L → lkOf cs ≡ just (x , L) → RLt g (R L)) → chn g R D cs ≡ cs
+chn-quiet g R D cs f with lkOf cs
+... | nothing      = refl
+... | just (x , L) rewrite okR-lt g (suc x) D (R L) (f x L refl) = refl

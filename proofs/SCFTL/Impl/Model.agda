@@ -291,10 +291,12 @@ fl3 s = let u = syncAll (fl2 s) in
 -- to nxt, is still in the merge buffer, and there is one) commits in that
 -- flash page: the merge buffer is programmed with the commit record (the
 -- committed delta page's content: pairs, digest, link) in the record
--- slot of page L; one SYNC; no page of the delta region.  The
--- consolidation page is abstracted: P then writes a full checkpoint
--- (`ck3 (fi3 L s)`), which also puts the epoch's pairs where recovery
--- reads them first.
+-- slot of page L; one SYNC; no page of the delta region.  Then the
+-- epoch's pairs go where recovery reads them before any later region
+-- page: either the consolidation page (kind 7: the record's content,
+-- whose link continues the chain), appended and synced at once (`fiK`,
+-- `fi4`; the Rust writes it lazily, before the next region page), or a
+-- full checkpoint (`ck3 (fi3 L s)`).
 InP : St → ℕ → Set
 InP s L = lnk s ≡ just L × ept s ≡ [] × L < nxt s
         × (∀ p → L ≤ p → p < nxt s → Σ Data λ d → Σ Addr λ a → mb s p ≡ just (d , a))
@@ -308,8 +310,13 @@ fi3 L s = let u = syncAll (fi2 L s) in
           record u { smap = l2p u ; dbuf = [] ; ept = [] ; ers = λ p → ers u p ∨ inv u p
                    ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 ; ep = suc (ep s) ; lnk = nothing }
 
+-- the consolidation page appended (crash point before its SYNC), synced
+fiK fi4 : ℕ → St → St
+fiK L s = let u = fi3 L s in record u { dr = uns erased (rec s) ∷ dr u ; lnk = just (nxt s) }
+fi4 L s = syncAll (fiK L s)
+
 FiPt : St → St → Set
-FiPt s m = Σ ℕ λ L → InP s L × (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m)
+FiPt s m = Σ ℕ λ L → InP s L × (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m ≡ fiK L s ⊎ m ≡ fi4 L s)
 
 FlPt : St → St → Set
 FlPt s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m ⊎ FiPt s m
@@ -480,7 +487,8 @@ rec0 b g C s = let u = syncAll s in record u
 
 -- No record slot holds a record of generation g or newer.  Recovery
 -- keeps the generation only then (an in-page record of the generation,
--- accepted or not, makes P write a full checkpoint: see proofs/README.md).
+-- accepted or not, makes P write a full checkpoint; the Rust writes a
+-- consolidation page for records it applied: see proofs/README.md).
 RLt : ℕ → Cell → Set
 RLt g (dlt h _ _ _ _) = h < g
 RLt g _               = ⊤
@@ -501,7 +509,8 @@ okP (use (regop rl)) s s' =
         ⊎ (¬ Valid s p × s' ≡ rlX p s)))
   ⊎ (¬ gcnt s ≤ kmax × s' ≡ s)
 okP (use (regop es)) s s' = Σ ℕ λ p → ers s p ≡ true × s' ≡ esF p s
-okP (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s) ⊎ Σ ℕ λ L → InP s L × s' ≡ ck3 (fi3 L s)
+okP (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s)
+                      ⊎ Σ ℕ λ L → InP s L × (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s)
 okP recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0 b g C s)

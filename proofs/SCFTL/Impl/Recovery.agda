@@ -149,8 +149,10 @@ rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm ro) dk pk cl nr with t
   ; tEq = refl
   ; cmV = cmv-rec g D (λ p c e → cong syn e) (map cur (dr s)) cl
             (DgM-≐ (λ a → sym (mx' a)) (acc g D (map cur (dr s))) (subst (DgM M) rn dm))
-  ; rcOK = λ p → cur (rcd s p) , refl , nr p
-  ; lkOK = λ L () }
+  ; rcOK = λ p → cur (rcd s p) , refl , RLt-step (cur (rcd s p)) (nr p)
+  ; lkOK = λ L ()
+  ; rcN = λ p _ → nr p
+  ; rcL = λ x L _ → nr L }
   where
     D = λ p → cur (dat s p)
     rn : rview g s ≡ acc g D (map cur (dr s))

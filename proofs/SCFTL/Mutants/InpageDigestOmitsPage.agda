@@ -44,7 +44,8 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 open import SCFTL.Mutants.Common
 
 ------------------------------------------------------------------------
--- The mutant: P's in-page commit (fi2, fi3, FiPt) with the mutated record.
+-- The mutant: P's in-page commit (fi2, fi3, fiK, fi4, FiPt) with the
+-- mutated record.
 
 omit : ℕ → List (ℕ × Bool × ℕ) → List (ℕ × Bool × ℕ)
 omit L []                  = []
@@ -60,14 +61,19 @@ fi3′ L s = let u = syncAll (fi2′ L s) in
            record u { smap = l2p u ; dbuf = [] ; ept = [] ; ers = λ p → ers u p ∨ inv u p
                     ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 ; ep = suc (ep s) ; lnk = nothing }
 
+fiK′ fi4′ : ℕ → St → St
+fiK′ L s = let u = fi3′ L s in record u { dr = uns erased (rec′ L s) ∷ dr u ; lnk = just (nxt s) }
+fi4′ L s = syncAll (fiK′ L s)
+
 FiPt′ : St → St → Set
-FiPt′ s m = Σ ℕ λ L → InP s L × (m ≡ fi2′ L s ⊎ CkPt (fi3′ L s) m)
+FiPt′ s m = Σ ℕ λ L → InP s L × (m ≡ fi2′ L s ⊎ CkPt (fi3′ L s) m ⊎ m ≡ fiK′ L s ⊎ m ≡ fi4′ L s)
 
 FlPt′ : St → St → Set
 FlPt′ s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m ⊎ FiPt′ s m
 
 okM crashM : Op → St → St → Set
-okM (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s) ⊎ Σ ℕ λ L → InP s L × s' ≡ ck3 (fi3′ L s)
+okM (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s)
+                      ⊎ Σ ℕ λ L → InP s L × (s' ≡ ck3 (fi3′ L s) ⊎ s' ≡ fi4′ L s)
 okM o = okP o
 crashM (use flush) s s' = Σ St λ m → FlPt′ s m × Img m s'
 crashM o = crashP o
