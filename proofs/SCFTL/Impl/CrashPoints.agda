@@ -685,13 +685,23 @@ clean-dead g D []            ys []        = refl
 clean-dead g D (erased ∷ ds) ys (tt ∷ dd) = clean-dead g D ds ys dd
 clean-dead g D (junk ∷ ds)   ys (tt ∷ dd) = clean-dead g D ds ys dd
 
-norec-swp : ∀ sw x g → NoRec g x → NoRec g (swpIf sw x)
-norec-swp false x g nr = nr
-norec-swp true  x g nr = nr
+quiet-swp : ∀ sw x g → Quiet g x → Quiet g (swpIf sw x)
+quiet-swp false x g q = q
+quiet-swp true  x g q = q
 
-norec-swp' : ∀ sw x g → NoRec g (swpIf sw x) → NoRec g x
-norec-swp' false x g nr = nr
-norec-swp' true  x g nr = nr
+quiet-swp' : ∀ sw x g → Quiet g (swpIf sw x) → Quiet g x
+quiet-swp' false x g q = q
+quiet-swp' true  x g q = q
+
+quiet-pad : ∀ ds x g → All Dead ds → Quiet g x → Quiet g (padW ds x)
+quiet-pad ds x g dd (q1 , q2) =
+  (λ a L e → q1 a L (trans (cong lkOf (sym (acc-dead g (λ p → cur (dat x p)) ds (dr x) dd))) e)) ,
+  (λ p le → q2 p (subst (_≤ p) (hiR-dead ds (dr x) dd) le))
+
+quiet-pad' : ∀ ds x g → All Dead ds → Quiet g (padW ds x) → Quiet g x
+quiet-pad' ds x g dd (q1 , q2) =
+  (λ a L e → q1 a L (trans (cong lkOf (acc-dead g (λ p → cur (dat x p)) ds (dr x) dd)) e)) ,
+  (λ p le → q2 p (subst (_≤ p) (sym (hiR-dead ds (dr x) dd)) le))
 
 clean-swp : ∀ sw x g → clean g (λ p → cur (dat (swpIf sw x) p)) (map cur (dr (swpIf sw x)))
                      ≡ clean g (λ p → cur (dat x p)) (map cur (dr x))
@@ -781,14 +791,14 @@ same-recovery {x} (same ds dd sw ok refl) = fwd , bwd , crs , rto
     ... | b' , pk' , e = _ , (b' , g , C , pk' , inj₁ refl) , inj₁ (trans (rec-pad b' g C ds x' dd) (cong ck3 e))
     fwd (b , g , C , pk , inj₂ (cl , nr , refl)) with swap-fwd sw x ok pk
     ... | b' , pk' , e = _ , (b' , g , C , pk' , inj₂ (trans (clean-dead g _ ds (dr x') dd) (trans (clean-swp sw x g) cl) ,
-                                                         norec-swp sw x g nr , refl)) ,
+                                                         quiet-pad ds x' g dd (quiet-swp sw x g nr) , refl)) ,
                          inj₂ (trans (rec0-pad b' g C ds x' dd) (cong (padW ds) e))
     bwd : ∀ {r} → okP recover (padW ds x') r → Σ St λ r' → okP recover x r' × (r ≡ r' ⊎ r ≡ padW ds r')
     bwd (b' , g , C , pk' , inj₁ refl) with swap-bwd sw x ok pk'
     ... | b , pk , e = _ , (b , g , C , pk , inj₁ refl) , inj₁ (trans (rec-pad b' g C ds x' dd) (cong ck3 e))
     bwd (b' , g , C , pk' , inj₂ (cl , nr , refl)) with swap-bwd sw x ok pk'
     ... | b , pk , e = _ , (b , g , C , pk , inj₂ (trans (sym (clean-swp sw x g)) (trans (sym (clean-dead g _ ds (dr x') dd)) cl) ,
-                                                  norec-swp' sw x g nr , refl)) ,
+                                                  quiet-swp' sw x g (quiet-pad' ds x' g dd nr) , refl)) ,
                        inj₂ (trans (rec0-pad b' g C ds x' dd) (cong (padW ds) e))
     crs : ∀ {z} → crashP recover x z → Σ St λ z'' → crashP recover (padW ds x') z'' × SameRec z z''
     crs {z} (b , g , C , pk , m , ck , img) with swap-fwd sw x ok pk

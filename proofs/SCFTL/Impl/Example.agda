@@ -276,7 +276,7 @@ v5 = rec0 true 1 unmapped v4           -- recovery again without a checkpoint
 v6 = ck3 (rec0 true 1 unmapped v4)     -- or with one
 
 runV1 : okP recover s5 v1
-runV1 = true , 1 , unmapped , refl , inj₂ (refl , (λ p → tt) , refl)
+runV1 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
 
 leftover-on-flash : Data.List.Base.head (dr v1) ≡ just (syn (dlt 1 2 ((0 , 1) ∷ []) false ε))
 leftover-on-flash = refl
@@ -297,7 +297,7 @@ same-generation : gen v3 ≡ 1
 same-generation = refl
 
 runV5 : okP recover v4 v5
-runV5 = true , 1 , unmapped , refl , inj₂ (refl , (λ p → tt) , refl)
+runV5 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
 
 runV6 : okP recover v4 v6
 runV6 = true , 1 , unmapped , refl , inj₁ refl
@@ -378,8 +378,8 @@ reads-inpage-commit-after-crash : rd x3 0 ≡ false
 reads-inpage-commit-after-crash = refl
 
 -- with the record of the generation on flash, recovery must checkpoint
-must-checkpoint : ¬ NoRec 1 x2
-must-checkpoint nr = absurd (nr 1)
+must-checkpoint : ¬ Quiet 1 x2
+must-checkpoint (q , _) = absurd (q 1 1 refl)
   where
     absurd : RLt 1 (cur (rcd x2 1)) → ⊥
     absurd (s≤s ())
@@ -421,7 +421,7 @@ crashX6 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))
     ci (suc (suc p)) = refl
 
 runX7 : okP recover x6 x7
-runX7 = true , 1 , unmapped , refl , inj₂ (refl , (λ p → tt) , refl)
+runX7 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
 
 reads-old-epoch-without-record : rd x7 0 ≡ true
 reads-old-epoch-without-record = refl
@@ -494,3 +494,23 @@ runX14 = true , 1 , unmapped , refl , inj₁ refl
 
 reads-inpage-without-consolidation : rd x14 0 ≡ false
 reads-inpage-without-consolidation = refl
+
+-- After the consolidation page, a recovery may keep the generation: from
+-- a crash of w(1,true) (nothing programmed) the link of the newest
+-- commit (the consolidation page: page 2) leads to no record, and the
+-- first record (page 1) lies below the pages the region names.
+x15 x16 : St
+x15 = syncAll x10
+x16 = rec0 true 1 unmapped x15
+
+crashX15 : crashP (use (regop (w 1 true))) x9 x15
+crashX15 = x10 , runX10 , Enabled.img-exists Bool false 1 2 0 _≟B_ x10
+
+quiet-after-consolidation : Quiet 1 x15
+quiet-after-consolidation = (λ { _ _ refl → tt }) , λ { zero () ; (suc zero) (s≤s ()) ; (suc (suc p)) _ → tt }
+
+runX16 : okP recover x15 x16
+runX16 = true , 1 , unmapped , refl , inj₂ (refl , quiet-after-consolidation , refl)
+
+keeps-generation-after-consolidation : gen x16 ≡ 1 × rd x16 0 ≡ false × rd x16 1 ≡ false
+keeps-generation-after-consolidation = refl , refl , refl

@@ -485,16 +485,21 @@ rec0 b g C s = let u = syncAll s in record u
   ; nxt = hi (recMap g C u) amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false ; ers = λ _ → false
   ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) ; lnk = nothing }
 
--- No record slot holds a record of generation g or newer.  Recovery
--- keeps the generation only then (an in-page record of the generation,
--- accepted or not, makes P write a full checkpoint; the Rust writes a
--- consolidation page for records it applied: see proofs/README.md).
+-- A cell that is no record of generation g or newer.
 RLt : ℕ → Cell → Set
 RLt g (dlt h _ _ _ _) = h < g
 RLt g _               = ⊤
 
-NoRec : ℕ → St → Set
-NoRec g s = ∀ p → RLt g (cur (rcd s p))
+-- Recovery keeps the generation only if the link of the newest committed
+-- page it accepts leads to no record of the generation (so it applied
+-- none, and none it rejected stays where later recoveries look) and no
+-- record of the generation lies at or past the pages the region names
+-- (where the rebuilt state allocates).  Otherwise P writes a full
+-- checkpoint (the Rust writes a consolidation page for records it
+-- applied: see proofs/README.md).
+Quiet : ℕ → St → Set
+Quiet g s = (∀ x L → lkOf (acc g (λ p → cur (dat s p)) (map cur (dr s))) ≡ just (x , L) → RLt g (cur (rcd s L)))
+          × (∀ p → hiR (map cur (dr s)) ≤ p → RLt g (cur (rcd s p)))
 
 ------------------------------------------------------------------------
 -- The model P
@@ -514,7 +519,7 @@ okP (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s)
 okP recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0 b g C s)
-   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × NoRec g s × s' ≡ rec0 b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × Quiet g s × s' ≡ rec0 b g C s)
 
 -- A crashed operation: a crash at one of its crash points.  (Recovery
 -- without a full checkpoint issues nothing after its first SYNC; a crash

@@ -13,7 +13,7 @@ module SCFTL.Impl.Recovery (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; s≤s; z≤n; _≡ᵇ_)
 open import Data.Bool.Base using (Bool; true; false; not; _∧_)
 open import Data.Empty using (⊥-elim)
-open import Data.Nat.Properties using (≤-trans; m≤m⊔n)
+open import Data.Nat.Properties using (≤-trans; m≤m⊔n; m≤n⊔m)
 open import Data.Unit.Base using (tt)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (Maybe; nothing; just)
@@ -131,9 +131,9 @@ cmv-rec g D f (dlt _ _ _ false _ ∷ cs) cl dg | true with () <- ok
 
 rec0-sim : ∀ {s M X b g C} → RecTo s M → DOKs (dat s) M X →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
-  clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true → NoRec g s →
+  clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true → Quiet g s →
   AR (rec0 b g C s) ⟨ X , X , 0 ⟩ × RI (rec0 b g C s)
-rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm ro) dk pk cl nr with trans (sym pk₀) pk
+rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm ro) dk pk cl (q1 , q2) with trans (sym pk₀) pk
 ... | refl = ar vol stb refl , record
   { C = C ; tents = [] ; comm = map cur (dr s)
   ; slotL = trans (slot-sync b s) (cong sync sl)
@@ -147,16 +147,15 @@ rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm ro) dk pk cl nr with t
   ; vm = λ a → refl
   ; vOK = vOK ; sOK = sOK ; iOK = λ p () ; eOK = λ p ()
   ; tEq = refl
-  ; cmV = cmv-rec g D (λ p c e → cong syn e) (map cur (dr s)) cl
-            (DgM-≐ (λ a → sym (mx' a)) (acc g D (map cur (dr s))) (subst (DgM M) rn dm))
-  ; rcOK = λ p → cur (rcd s p) , refl , RLt-step (cur (rcd s p)) (nr p)
+  ; cmV = cv
+  ; rcOK = λ p → cur (rcd s p) , refl , ro p
   ; lkOK = λ L ()
-  ; rcN = λ p _ → nr p
-  ; rcL = λ x L _ → nr L }
+  ; rcN = λ p le → q2 p (≤-trans (m≤n⊔m (hi (recMap g C (syncAll s)) amax) (hiR (map cur (dr s)))) le)
+  ; rcL = λ x L e → q1 x L (trans (acc-lk D (λ p c e' → cong cur e') (map cur (dr s)) cv) e) }
   where
     D = λ p → cur (dat s p)
     rn : rview g s ≡ acc g D (map cur (dr s))
-    rn = rview-none g s nr
+    rn = chn-quiet g (λ p → cur (rcd s p)) D _ q1
     r0 = rec0 b g C s
     M' = recMap g C (syncAll s)
     mx' : M' ≐ M
@@ -171,9 +170,12 @@ rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm ro) dk pk cl nr with t
     sOK : ∀ a p → a ≤ amax → M' a ≡ just p →
           p < nxt r0 × nothing ≡ nothing × Σ Data λ d → dat r0 p ≡ syn (dcell d a)
     sOK a p le e = ≤-trans (hi-bound M' amax a p le e) (m≤m⊔n _ _) , refl , X a , cong sync (dok-just (trans (sym (mx' a)) e) (dk a le))
+    cv : CmV g (recMap g C (syncAll s)) (λ p → sync (dat s p)) (map cur (dr s))
+    cv = cmv-rec g D (λ p c e → cong syn e) (map cur (dr s)) cl
+           (DgM-≐ (λ a → sym (mx' a)) (acc g D (map cur (dr s))) (subst (DgM M) rn dm))
 
 -- either way
 recover-sim : ∀ {s M X s'} → RecTo s M → DOKs (dat s) M X → okP recover s s' →
   AR s' ⟨ X , X , 0 ⟩ × RI s'
 recover-sim rt dk (b , g , C , pk , inj₁ refl)         = rec-sim rt dk pk
-recover-sim rt dk (b , g , C , pk , inj₂ (cl , nr , refl)) = rec0-sim rt dk pk cl nr
+recover-sim rt dk (b , g , C , pk , inj₂ (cl , qt , refl)) = rec0-sim rt dk pk cl qt

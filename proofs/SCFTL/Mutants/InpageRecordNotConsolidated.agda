@@ -10,12 +10,13 @@
 -- follows that commit's link instead, so the record's epoch must first
 -- reach the region (the Rust's consolidation page, written by `open` for
 -- epochs recovered from records) or a full checkpoint.  P, which
--- abstracts the consolidation page, recovers without a full checkpoint
--- only when no record of the generation is on flash (`NoRec`).
+-- writes the consolidation page at once, recovers without a full
+-- checkpoint only when the link it follows leads to no record of the
+-- generation (`Quiet`).
 --
 -- The one change: recovery may skip the full checkpoint whenever it
 -- dropped no committed page (`clean`), even with a record of the
--- generation on flash (P: `clean` and `NoRec`).
+-- generation where recovery followed the link (P: `clean` and `Quiet`).
 --
 -- Counterexample (two one-recovery fragments after format + recovery):
 --   (1) w(0,true) to page 0; flush (committed page, epoch 1, link 1);
@@ -52,7 +53,7 @@ okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0 b g C s)
-   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0 b g C s)   -- MUTATED (P: × NoRec g s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0 b g C s)   -- MUTATED (P: × Quiet g s)
 okM o = okP o
 crashM o = crashP o
 
@@ -148,8 +149,8 @@ not-snapshot-consistent sc = violation (sc F)
 -- recovery in (1) must write a full checkpoint (generation 2), which
 -- holds the in-page epoch's pairs; after (2) address 0 reads false.
 
-P-must-checkpoint : ¬ NoRec 1 s5
-P-must-checkpoint nr = absurd (nr 1)
+P-must-checkpoint : ¬ Quiet 1 s5
+P-must-checkpoint (q , _) = absurd (q 1 1 refl)
   where
     absurd : RLt 1 (cur (rcd s5 1)) → ⊥
     absurd (s≤s ())
