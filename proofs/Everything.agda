@@ -46,4 +46,5 @@ import SCFTL.Mutants.DigestOmitsTentative
 import SCFTL.Mutants.RecoveryReusesCrashedEpoch
 import SCFTL.Mutants.InpageDigestOmitsPage
 import SCFTL.Mutants.InpageRecordNotConsolidated
+import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.All
