@@ -44,4 +44,7 @@ import SCFTL.Mutants.AllocRestarts
 import SCFTL.Mutants.CheckpointInPlace
 import SCFTL.Mutants.DigestOmitsTentative
 import SCFTL.Mutants.RecoveryReusesCrashedEpoch
+import SCFTL.Mutants.InpageDigestOmitsPage
+import SCFTL.Mutants.InpageRecordNotConsolidated
+import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.All

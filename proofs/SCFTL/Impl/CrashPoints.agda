@@ -82,6 +82,7 @@ data Cmd : Set where
   pgL pgO : Cell → Cmd       -- program / erase the live / the other checkpoint slot
   pgR     : ℕ → Cell → Cmd   -- program / erase the i-th delta-region page
   apR     : Cell → Cmd       -- program a fresh delta-region page on top
+  pgI     : ℕ → Cell → Cmd   -- program the in-page record slot of data page p (§4.8)
 
 -- A command changes one page (memory is left alone: a crash forgets it).
 run : Cmd → St → St
@@ -90,6 +91,7 @@ run (pgL c)   s = record s { cpL = put c (cpL s) }
 run (pgO c)   s = record s { cpO = put c (cpO s) }
 run (pgR i c) s = record s { dr = putAt i c (dr s) }
 run (apR c)   s = record s { dr = uns erased c ∷ dr s }
+run (pgI p c) s = record s { rcd = rcd s [ p ≔ put c (rcd s p) ] }
 
 runs : List Cmd → St → St
 runs []       s = s
@@ -118,7 +120,7 @@ data RLe : List MC → List MC → Set where
 
 Mid : St → St → Set
 Mid x m = (∀ p → DLe (dat x p) (dat m p)) × CLe (cpL x) (cpL m) × CLe (cpO x) (cpO m)
-        × RLe (dr x) (dr m)
+        × RLe (dr x) (dr m) × (∀ p → CLe (rcd x p) (rcd m p))
 
 DLe-refl : ∀ x → DLe x x
 DLe-refl (syn c)   = refl
@@ -132,7 +134,7 @@ Pw-refl []       = []
 Pw-refl (x ∷ xs) = CLe-refl x ∷ Pw-refl xs
 
 Mid-refl : ∀ m → Mid m m
-Mid-refl m = (λ p → DLe-refl (dat m p)) , CLe-refl (cpL m) , CLe-refl (cpO m) , pw (Pw-refl (dr m))
+Mid-refl m = (λ p → DLe-refl (dat m p)) , CLe-refl (cpL m) , CLe-refl (cpO m) , pw (Pw-refl (dr m)) , (λ p → CLe-refl (rcd m p))
 
 -- a crash right after a SYNC is one right before it
 Pw-sync : ∀ xs → Pw (map sync xs) xs
@@ -149,7 +151,7 @@ CLe-sync (syn c)   = inj₁ refl
 CLe-sync (uns o n) = inj₂ (inj₂ refl)
 
 Mid-sync : ∀ m → Mid (syncAll m) m
-Mid-sync m = (λ p → DLe-sync (dat m p)) , CLe-sync (cpL m) , CLe-sync (cpO m) , pw (Pw-sync (dr m))
+Mid-sync m = (λ p → DLe-sync (dat m p)) , CLe-sync (cpL m) , CLe-sync (cpO m) , pw (Pw-sync (dr m)) , (λ p → CLe-sync (rcd m p))
 
 ------------------------------------------------------------------------
 -- The core lemma
@@ -189,9 +191,10 @@ rle-crash (new c l) cs with rle-crash l cs
 -- on top of the region.
 mid-crash : ∀ {x m s'} → Mid x m → Img x s' →
   Σ (List Cell) λ ds → All Dead ds × Img m (padW ds s')
-mid-crash (d , l , o , r) (cd , cl , co , cr) with rle-crash r cr
+mid-crash (d , l , o , r , i) (cd , cl , co , cr , ci) with rle-crash r cr
 ... | ds , dd , cr' =
-  ds , dd , (λ p → dle-crash _ _ (d p) (cd p)) , cle-crash _ _ l cl , cle-crash _ _ o co , cr'
+  ds , dd , (λ p → dle-crash _ _ (d p) (cd p)) , cle-crash _ _ l cl , cle-crash _ _ o co , cr' ,
+  (λ p → cle-crash _ _ (i p) (ci p))
 
 ------------------------------------------------------------------------
 -- A batch of commands between two SYNCs
@@ -205,10 +208,12 @@ Good u m (pgL c)   = cpL m ≡ put c (cpL u)
 Good u m (pgO c)   = cpO m ≡ put c (cpO u)
 Good u m (pgR i c) = dr m ≡ map (put c) (dr u)
 Good u m (apR c)   = ⊥
+Good u m (pgI p c) = rcd m p ≡ put c (rcd u p)
 
--- data commands only
+-- data commands only (data pages and their record slots)
 GoodD : St → St → Cmd → Set
 GoodD u m (pgD p c) = dat m p ≡ put c (dat u p)
+GoodD u m (pgI p c) = rcd m p ≡ put c (rcd u p)
 GoodD u m _         = ⊥
 
 Either : MC → MC → MC → Set
@@ -222,18 +227,24 @@ data PwE : List MC → List MC → List MC → Set where
 Btw : St → St → St → Set
 Btw u x m = (∀ p → Either (dat u p) (dat x p) (dat m p))
           × Either (cpL u) (cpL x) (cpL m) × Either (cpO u) (cpO x) (cpO m) × PwE (dr u) (dr x) (dr m)
+          × (∀ p → Either (rcd u p) (rcd x p) (rcd m p))
 
 -- the key fact: a page changes at most once in a batch (put is idempotent)
 either-put : ∀ {a x b c} → Either a x b → b ≡ put c a → Either a (put c x) b
 either-put (inj₁ refl) refl = inj₂ refl
 either-put (inj₂ refl) refl = inj₂ refl
 
+upd-either' : ∀ {U X M : ℕ → MC} p c → M p ≡ put c (U p) →
+  (∀ q → Either (U q) (X q) (M q)) →
+  ∀ q → Either (U q) ((X [ p ≔ put c (X p) ]) q) (M q)
+upd-either' {X = X} p c g h q with q ≟ p
+... | yes refl rewrite upd-here X p (put c (X p)) = either-put (h p) g
+... | no ne    rewrite upd-other X (put c (X p)) ne = h q
+
 upd-either : ∀ {u x m} p c → dat m p ≡ put c (dat u p) →
   (∀ q → Either (dat u q) (dat x q) (dat m q)) →
   ∀ q → Either (dat u q) ((dat x [ p ≔ put c (dat x p) ]) q) (dat m q)
-upd-either {x = x} p c g h q with q ≟ p
-... | yes refl rewrite upd-here (dat x) p (put c (dat x p)) = either-put (h p) g
-... | no ne    rewrite upd-other (dat x) (put c (dat x p)) ne = h q
+upd-either {u} {x} {m} = upd-either' {dat u} {dat x} {dat m}
 
 pwe-putAt : ∀ {c} i {us xs} → PwE us xs (map (put c) us) → PwE us (putAt i c xs) (map (put c) us)
 pwe-putAt i       {[]}     []       = []
@@ -241,13 +252,14 @@ pwe-putAt zero    {u ∷ us} (e ∷ qs) = either-put e refl ∷ qs
 pwe-putAt (suc i) {u ∷ us} (e ∷ qs) = e ∷ pwe-putAt i qs
 
 btw-run : ∀ {u m x} k → Good u m k → Btw u x m → Btw u (run k x) m
-btw-run {u} {m} {x} (pgD p c) g (d , l , o , r) = upd-either {u} {x} {m} p c g d , l , o , r
-btw-run (pgL c)   g (d , l , o , r) = d , either-put l g , o , r
-btw-run (pgO c)   g (d , l , o , r) = d , l , either-put o g , r
-btw-run {u} {m} {x} (pgR i c) g (d , l , o , r) =
-  d , l , o , subst (PwE (dr u) (putAt i c (dr x))) (sym g)
-                (pwe-putAt i (subst (PwE (dr u) (dr x)) g r))
+btw-run {u} {m} {x} (pgD p c) g (d , l , o , r , i) = upd-either {u} {x} {m} p c g d , l , o , r , i
+btw-run (pgL c)   g (d , l , o , r , i) = d , either-put l g , o , r , i
+btw-run (pgO c)   g (d , l , o , r , i) = d , l , either-put o g , r , i
+btw-run {u} {m} {x} (pgR j c) g (d , l , o , r , i) =
+  d , l , o , subst (PwE (dr u) (putAt j c (dr x))) (sym g)
+                (pwe-putAt j (subst (PwE (dr u) (dr x)) g r)) , i
 btw-run (apR c) ()
+btw-run {u} {m} {x} (pgI p c) g (d , l , o , r , i) = d , l , o , r , upd-either' {rcd u} {rcd x} {rcd m} p c g i
 
 btw-runs : ∀ {u m x} cs → All (Good u m) cs → Btw u x m → Btw u (runs cs x) m
 btw-runs []       []       b = b
@@ -274,9 +286,11 @@ cle-either {b = b} (inj₂ refl) d = CLe-refl b
 -- state in m (m's are `Mid`-above u's): every state after some of its
 -- commands, in any order, is Mid of m.
 batch-mid : ∀ {u m} → (∀ p → DLe (dat u p) (dat m p)) → CLe (cpL u) (cpL m) → CLe (cpO u) (cpO m) →
-  Pw (dr u) (dr m) → ∀ cs → All (Good u m) cs → Mid (runs cs u) m
-batch-mid {u} {m} dd dl dO dr' cs gs with btw-runs {x = u} cs gs ((λ p → inj₁ refl) , inj₁ refl , inj₁ refl , pwe-start dr')
-... | d , l , o , r = (λ p → dle-either (d p) (dd p)) , cle-either l dl , cle-either o dO , pw (pwe-pw r dr')
+  Pw (dr u) (dr m) → (∀ p → CLe (rcd u p) (rcd m p)) → ∀ cs → All (Good u m) cs → Mid (runs cs u) m
+batch-mid {u} {m} dd dl dO dr' di cs gs
+  with btw-runs {x = u} cs gs ((λ p → inj₁ refl) , inj₁ refl , inj₁ refl , pwe-start dr' , (λ p → inj₁ refl))
+... | d , l , o , r , i = (λ p → dle-either (d p) (dd p)) , cle-either l dl , cle-either o dO , pw (pwe-pw r dr') ,
+                          (λ p → cle-either (i p) (di p))
 
 ------------------------------------------------------------------------
 -- A batch of data commands with at most one append (write, relocation,
@@ -292,37 +306,42 @@ data DRun (I : Cmd → Set) (u : St) : Maybe Cell → St → Set where
   after  : ∀ {c} cs₁ cs₂ → All I cs₁ → All I cs₂ → DRun I u (just c) (runs cs₂ (run (apR c) (runs cs₁ u)))
 
 runsD : ∀ {u m x} cs → All (GoodD u m) cs → (∀ p → Either (dat u p) (dat x p) (dat m p)) →
+  (∀ p → Either (rcd u p) (rcd x p) (rcd m p)) →
   (∀ p → Either (dat u p) (dat (runs cs x) p) (dat m p))
   × cpL (runs cs x) ≡ cpL x × cpO (runs cs x) ≡ cpO x × dr (runs cs x) ≡ dr x
-runsD []             []       h = h , refl , refl , refl
-runsD {u} {m} {x} (pgD p c ∷ ks) (g ∷ gs) h = runsD ks gs (upd-either {u} {x} {m} p c g h)
-runsD (pgL _ ∷ ks)   (() ∷ _) h
-runsD (pgO _ ∷ ks)   (() ∷ _) h
-runsD (pgR _ _ ∷ ks) (() ∷ _) h
-runsD (apR _ ∷ ks)   (() ∷ _) h
+  × (∀ p → Either (rcd u p) (rcd (runs cs x) p) (rcd m p))
+runsD []             []       h i = h , refl , refl , refl , i
+runsD {u} {m} {x} (pgD p c ∷ ks) (g ∷ gs) h i = runsD ks gs (upd-either {u} {x} {m} p c g h) i
+runsD {u} {m} {x} (pgI p c ∷ ks) (g ∷ gs) h i = runsD ks gs h (upd-either' {rcd u} {rcd x} {rcd m} p c g i)
+runsD (pgL _ ∷ ks)   (() ∷ _) h i
+runsD (pgO _ ∷ ks)   (() ∷ _) h i
+runsD (pgR _ _ ∷ ks) (() ∷ _) h i
+runsD (apR _ ∷ ks)   (() ∷ _) h i
 
 all-map : ∀ {A : Set} {P Q : A → Set} → (∀ x → P x → Q x) → ∀ {xs} → All P xs → All Q xs
 all-map f []       = []
 all-map f (p ∷ ps) = f _ p ∷ all-map f ps
 
 data-mid : ∀ {I u m ap x} → (∀ k → I k → GoodD u m k) → (∀ p → DLe (dat u p) (dat m p)) →
-  cpL m ≡ cpL u → cpO m ≡ cpO u → dr m ≡ withAp ap (dr u) → DRun I u ap x → Mid x m
-data-mid {u = u} {m} {ap} gd dd el eo er (before cs is)
-  with runsD {x = u} cs (all-map gd is) (λ p → inj₁ refl)
-... | d , l , o , r =
+  cpL m ≡ cpL u → cpO m ≡ cpO u → dr m ≡ withAp ap (dr u) → (∀ p → CLe (rcd u p) (rcd m p)) →
+  DRun I u ap x → Mid x m
+data-mid {u = u} {m} {ap} gd dd el eo er di (before cs is)
+  with runsD {x = u} cs (all-map gd is) (λ p → inj₁ refl) (λ p → inj₁ refl)
+... | d , l , o , r , i =
   (λ p → dle-either (d p) (dd p)) , inj₁ (trans l (sym el)) , inj₁ (trans o (sym eo)) ,
-  subst (RLe (dr (runs cs u))) (sym er) (go ap)
+  subst (RLe (dr (runs cs u))) (sym er) (go ap) , (λ p → cle-either (i p) (di p))
   where
     go : ∀ ap → RLe (dr (runs cs u)) (withAp ap (dr u))
     go nothing  = pw (subst (λ z → Pw z (dr u)) (sym r) (Pw-refl (dr u)))
     go (just c) = new c (pw (subst (λ z → Pw z (dr u)) (sym r) (Pw-refl (dr u))))
-data-mid {u = u} {m} gd dd el eo er (after {c} cs₁ cs₂ is₁ is₂)
-  with runsD {x = u} cs₁ (all-map gd is₁) (λ p → inj₁ refl)
-... | d₁ , l₁ , o₁ , r₁ with runsD {x = run (apR c) (runs cs₁ u)} cs₂ (all-map gd is₂) d₁
-... | d , l , o , r =
+data-mid {u = u} {m} gd dd el eo er di (after {c} cs₁ cs₂ is₁ is₂)
+  with runsD {x = u} cs₁ (all-map gd is₁) (λ p → inj₁ refl) (λ p → inj₁ refl)
+... | d₁ , l₁ , o₁ , r₁ , i₁ with runsD {x = run (apR c) (runs cs₁ u)} cs₂ (all-map gd is₂) d₁ i₁
+... | d , l , o , r , i =
   (λ p → dle-either (d p) (dd p)) , inj₁ (trans l (trans l₁ (sym el))) , inj₁ (trans o (trans o₁ (sym eo))) ,
   subst (RLe _) (sym er) (pw (subst (λ z → Pw z (uns erased c ∷ dr u)) (sym (trans r (cong (uns erased c ∷_) r₁)))
-                                    (Pw-refl (uns erased c ∷ dr u))))
+                                    (Pw-refl (uns erased c ∷ dr u)))) ,
+  (λ p → cle-either (i p) (di p))
 
 ------------------------------------------------------------------------
 -- The commands each operation issues, and the states right after each
@@ -361,6 +380,11 @@ data CkCmd (u : St) : St → Set where
 cmt : St → Cell
 cmt s = dlt (gen s) (ep s) (dbuf s) true (dgOf s)
 
+-- an in-page commit's one batch: the merge buffer's pages and the commit
+-- record in the record slot of the page at the link L
+IssFi : ℕ → St → Cmd → Set
+IssFi L u k = IssMB u k ⊎ k ≡ pgI L (rec u)
+
 -- The states right after a flash command of operation o from s (for
 -- recovery: right after its first SYNC, or inside its full checkpoint).
 -- With no command of a batch issued yet, they include the state before
@@ -377,6 +401,12 @@ CmdCrash (use (regop rl)) s x =
   ⊎ (¬ gcnt s ≤ kmax × x ≡ s)
 CmdCrash (use (regop es)) s x = Σ ℕ λ p → ers s p ≡ true × DRun (IssE p) s nothing x
 CmdCrash (use flush) s x = DRun (IssMB s) s (just (cmt s)) x ⊎ x ≡ fl3 s ⊎ CkCmd (fl3 s) x
+  -- in-page commit (from a state whose record slot at the link is
+  -- durable, as in every normal state: RI.rcOK): before its SYNC, then
+  -- right after it and inside the full checkpoint, or the consolidation
+  -- page appended (the only command of its batch) and synced
+  ⊎ Σ ℕ λ L → InP s L × IsSyn (rcd s L) ×
+      (DRun (IssFi L s) s nothing x ⊎ CkCmd (fi3 L s) x ⊎ DRun (λ _ → ⊥) (fi3 L s) (just (rec s)) x ⊎ x ≡ fi4 L s)
 CmdCrash recover s x = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × (x ≡ syncAll s ⊎ CkCmd (rec0 b g C s) x)
 
@@ -392,7 +422,7 @@ dle-MB u p with mb u p
 ... | nothing      = DLe-refl (dat u p)
 
 wr-mid : ∀ f1 f2 u {x} → DRun (IssW f1 u) u (apW f2 u) x → Mid x (opt f1 f2 u)
-wr-mid f1 f2 u r = data-mid {IssW f1 u} {u} {opt f1 f2 u} {apW f2 u} (gd f1 f2) (dd f1 f2) (el f1 f2) (eo f1 f2) (er f1 f2) r
+wr-mid f1 f2 u r = data-mid {IssW f1 u} {u} {opt f1 f2 u} {apW f2 u} (gd f1 f2) (dd f1 f2) (el f1 f2) (eo f1 f2) (er f1 f2) (ei f1 f2) r
   where
     false≢true : false ≡ true → ⊥
     false≢true ()
@@ -420,9 +450,14 @@ wr-mid f1 f2 u r = data-mid {IssW f1 u} {u} {opt f1 f2 u} {apW f2 u} (gd f1 f2) 
     er true  false = refl
     er false true  = refl
     er false false = refl
+    ei : ∀ f1 f2 p → CLe (rcd u p) (rcd (opt f1 f2 u) p)
+    ei true  true  p = CLe-refl (rcd u p)
+    ei true  false p = CLe-refl (rcd u p)
+    ei false true  p = CLe-refl (rcd u p)
+    ei false false p = CLe-refl (rcd u p)
 
 es-mid : ∀ p s {x} → DRun (IssE p) s nothing x → Mid x (esF p s)
-es-mid p s r = data-mid {IssE p} {s} {esF p s} {nothing} gd dd refl refl refl r
+es-mid p s r = data-mid {IssE p} {s} {esF p s} {nothing} gd dd refl refl refl (λ q → CLe-refl (rcd s q)) r
   where
     gd : ∀ k → IssE p k → GoodD s (esF p s) k
     gd .(pgD p erased) refl = upd-here (dat s) p (put erased (dat s p))
@@ -432,10 +467,30 @@ es-mid p s r = data-mid {IssE p} {s} {esF p s} {nothing} gd dd refl refl refl r
     ... | false = DLe-refl (dat s q)
 
 fl-mid : ∀ s {x} → DRun (IssMB s) s (just (cmt s)) x → Mid x (fl2 s)
-fl-mid s r = data-mid {IssMB s} {s} {fl2 s} {just (cmt s)} (goodMB s (fl2 s) (λ p → refl)) (dle-MB s) refl refl refl r
+fl-mid s r = data-mid {IssMB s} {s} {fl2 s} {just (cmt s)} (goodMB s (fl2 s) (λ p → refl)) (dle-MB s) refl refl refl
+                      (λ q → CLe-refl (rcd s q)) r
 
 cle-put : ∀ m c a → m ≡ syn a → CLe m (put c m)
 cle-put m c a refl = inj₂ (inj₁ refl)
+
+syn-of : ∀ m → IsSyn m → m ≡ syn (cur m)
+syn-of (syn c) _ = refl
+
+fk-mid : ∀ L s {x} → DRun (λ _ → ⊥) (fi3 L s) (just (rec s)) x → Mid x (fiK L s)
+fk-mid L s r = data-mid {λ _ → ⊥} {fi3 L s} {fiK L s} {just (rec s)} (λ k ()) (λ p → DLe-refl (dat (fi3 L s) p))
+                        refl refl refl (λ p → CLe-refl (rcd (fi3 L s) p)) r
+
+fi-mid : ∀ L s {x} → IsSyn (rcd s L) → DRun (IssFi L s) s nothing x → Mid x (fi2 L s)
+fi-mid L s sy r = data-mid {IssFi L s} {s} {fi2 L s} {nothing} gd (dle-MB s) refl refl refl di r
+  where
+    gd : ∀ k → IssFi L s k → GoodD s (fi2 L s) k
+    gd k (inj₁ i) = goodMB s (fi2 L s) (λ p → refl) k i
+    gd .(pgI L (rec s)) (inj₂ refl) = upd-here (rcd s) L (put (rec s) (rcd s L))
+    di : ∀ p → CLe (rcd s p) (rcd (fi2 L s) p)
+    di p with p ≟ L
+    ... | yes refl = subst (CLe (rcd s p)) (sym (upd-here (rcd s) p (put (rec s) (rcd s p))))
+                           (cle-put (rcd s p) (rec s) _ (syn-of (rcd s p) sy))
+    ... | no ne    = subst (CLe (rcd s p)) (sym (upd-other (rcd s) (put (rec s) (rcd s L)) ne)) (CLe-refl (rcd s p))
 
 pw-erase : ∀ xs → Pw (map sync xs) (map (put erased) (map sync xs))
 pw-erase []       = []
@@ -444,14 +499,16 @@ pw-erase (x ∷ xs) = inj₂ (inj₁ refl) ∷ pw-erase xs
 ck-mid : ∀ u {x} → (Σ Cell λ a → cpO u ≡ syn a) → CkCmd u x → Σ St λ m → CkPt u m × Mid x m
 ck-mid u (a , ea) (ck-new cs is) =
   ck1 u , inj₁ refl ,
-  batch-mid {u} {ck1 u} (λ p → DLe-refl (dat u p)) (CLe-refl (cpL u)) (cle-put (cpO u) _ a ea) (Pw-refl (dr u)) cs
+  batch-mid {u} {ck1 u} (λ p → DLe-refl (dat u p)) (CLe-refl (cpL u)) (cle-put (cpO u) _ a ea) (Pw-refl (dr u))
+            (λ p → CLe-refl (rcd u p)) cs
             (all-map gd is)
   where
     gd : ∀ k → IssCk1 u k → Good u (ck1 u) k
     gd .(pgO (cpt (suc (gen u)) (l2p u))) refl = refl
 ck-mid u _ (ck-erase cs is) =
   ck2 u , inj₂ (inj₁ refl) ,
-  batch-mid (λ p → DLe-refl (dat u' p)) (inj₂ (inj₁ refl)) (CLe-refl (cpO u')) (pw-erase (dr (ck1 u))) cs
+  batch-mid (λ p → DLe-refl (dat u' p)) (inj₂ (inj₁ refl)) (CLe-refl (cpO u')) (pw-erase (dr (ck1 u)))
+            (λ p → CLe-refl (rcd u' p)) cs
             (all-map gd is)
   where
     u' = syncAll (ck1 u)
@@ -540,8 +597,8 @@ swap-bwd true  x (g₀ , C₀ , e) pk with trans (sym (pick-swap (cur (cpL x)) (
 
 recTo-swap : ∀ sw x → SwapOK sw x → ∀ {M} → RecTo (swpIf sw x) M → RecTo x M
 recTo-swap false x _ r = r
-recTo-swap true  x (g₀ , C₀ , e) (recto b g C pk sl so rs rg mx dm) with trans (sym (pick-swap (cur (cpL x)) (cur (cpO x)) e)) pk
-... | refl = recto false g C e sl so rs rg mx dm
+recTo-swap true  x (g₀ , C₀ , e) (recto b g C pk sl so rs rg mx dm ro) with trans (sym (pick-swap (cur (cpL x)) (cur (cpO x)) e)) pk
+... | refl = recto false g C e sl so rs rg mx dm ro
 
 -- dead pages on top of the region
 
@@ -553,11 +610,15 @@ acc-dead g D (dcell _ _ ∷ ds)    ys (() ∷ dd)
 acc-dead g D (dlt _ _ _ _ _ ∷ ds)  ys (() ∷ dd)
 acc-dead g D (cpt _ _ ∷ ds)      ys (() ∷ dd)
 
+rview-pad : ∀ g ds x → All Dead ds → rview g (padW ds x) ≡ rview g x
+rview-pad g ds x dd = cong (chn g (λ p → cur (rcd x p)) (λ p → cur (dat x p))) (acc-dead g (λ p → cur (dat x p)) ds (dr x) dd)
+
 recMap-pad : ∀ g C ds x → All Dead ds → recMap g C (padW ds x) ≡ recMap g C x
-recMap-pad g C ds x dd = cong (λ l → proj₁ (rp g l (st0 C))) (acc-dead g (λ p → cur (dat x p)) ds (dr x) dd)
+recMap-pad g C ds x dd = cong (λ l → proj₁ (rp g l (st0 C))) (rview-pad g ds x dd)
 
 recMap-sync : ∀ g C y → recMap g C (syncAll y) ≡ recMap g C y
-recMap-sync g C y = cong (λ l → proj₁ (rp g (acc g (λ p → cur (dat y p)) l) (st0 C))) (map-cur-sync (dr y))
+recMap-sync g C y = cong (λ l → proj₁ (rp g (chn g (λ p → cur (rcd y p)) (λ p → cur (dat y p)) (acc g (λ p → cur (dat y p)) l)) (st0 C)))
+                         (map-cur-sync (dr y))
 
 recMap-sync-pad : ∀ g C ds x → All Dead ds → recMap g C (syncAll (padW ds x)) ≡ recMap g C (syncAll x)
 recMap-sync-pad g C ds x dd =
@@ -569,7 +630,7 @@ rec0' b g M s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = M ; smap = M ; mb = λ _ → nothing ; dbuf = [] ; ept = []
   ; nxt = hi M amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false ; ers = λ _ → false
-  ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) }
+  ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) ; lnk = nothing }
 
 -- dead pages carry no epoch id
 topE-dead : ∀ ds ys → All Dead ds → topE (map cur (map syn ds ++ ys)) ≡ topE (map cur ys)
@@ -589,7 +650,7 @@ rec0'' b g M e n s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = M ; smap = M ; mb = λ _ → nothing ; dbuf = [] ; ept = []
   ; nxt = hi M amax ⊔ n ; inv = λ _ → false ; ers = λ _ → false
-  ; wcnt = 0 ; gcnt = 0 ; ep = e }
+  ; wcnt = 0 ; gcnt = 0 ; ep = e ; lnk = nothing }
 
 ck3-pad'' : ∀ b g M e n ds x → ck3 (rec0'' b g M e n (padW ds x)) ≡ ck3 (rec0'' b g M e n x)
 ck3-pad'' true  g M e n ds x = refl
@@ -624,6 +685,24 @@ clean-dead g D []            ys []        = refl
 clean-dead g D (erased ∷ ds) ys (tt ∷ dd) = clean-dead g D ds ys dd
 clean-dead g D (junk ∷ ds)   ys (tt ∷ dd) = clean-dead g D ds ys dd
 
+quiet-swp : ∀ sw x g → Quiet g x → Quiet g (swpIf sw x)
+quiet-swp false x g q = q
+quiet-swp true  x g q = q
+
+quiet-swp' : ∀ sw x g → Quiet g (swpIf sw x) → Quiet g x
+quiet-swp' false x g q = q
+quiet-swp' true  x g q = q
+
+quiet-pad : ∀ ds x g → All Dead ds → Quiet g x → Quiet g (padW ds x)
+quiet-pad ds x g dd (q1 , q2) =
+  (λ a L e → q1 a L (trans (cong lkOf (sym (acc-dead g (λ p → cur (dat x p)) ds (dr x) dd))) e)) ,
+  (λ p le → q2 p (subst (_≤ p) (hiR-dead ds (dr x) dd) le))
+
+quiet-pad' : ∀ ds x g → All Dead ds → Quiet g (padW ds x) → Quiet g x
+quiet-pad' ds x g dd (q1 , q2) =
+  (λ a L e → q1 a L (trans (cong lkOf (acc-dead g (λ p → cur (dat x p)) ds (dr x) dd)) e)) ,
+  (λ p le → q2 p (subst (_≤ p) (sym (hiR-dead ds (dr x) dd)) le))
+
 clean-swp : ∀ sw x g → clean g (λ p → cur (dat (swpIf sw x) p)) (map cur (dr (swpIf sw x)))
                      ≡ clean g (λ p → cur (dat x p)) (map cur (dr x))
 clean-swp false x g = refl
@@ -634,10 +713,12 @@ rec-pad b g C ds x dd =
   trans (cong (λ M → ck3 (rec0' b g M (padW ds x))) (recMap-sync-pad g C ds x dd)) (ck3-pad' b g _ ds x dd)
 
 img-pad : ∀ {m m'' z} ds → (∀ p → dat m'' p ≡ dat m p) → cpL m'' ≡ cpL m → cpO m'' ≡ cpO m →
-  (∀ {zs} → CrashL (dr m) zs → CrashL (dr m'') (map syn ds ++ zs)) → Img m z → Img m'' (padW ds z)
-img-pad {z = z} ds ed el eo er (cd , cl , co , cr) =
+  (∀ {zs} → CrashL (dr m) zs → CrashL (dr m'') (map syn ds ++ zs)) → (∀ p → rcd m'' p ≡ rcd m p) →
+  Img m z → Img m'' (padW ds z)
+img-pad {z = z} ds ed el eo er ei (cd , cl , co , cr , ci) =
   (λ p → subst (λ q → CrashD q (dat z p)) (sym (ed p)) (cd p)) ,
-  subst (λ q → CrashC q (cpL z)) (sym el) cl , subst (λ q → CrashC q (cpO z)) (sym eo) co , er cr
+  subst (λ q → CrashC q (cpL z)) (sym el) cl , subst (λ q → CrashC q (cpO z)) (sym eo) co , er cr ,
+  (λ p → subst (λ q → CrashC q (rcd z p)) (sym (ei p)) (ci p))
 
 crashL-pad1 : ∀ ds {xs zs} → CrashL (map sync xs) zs → CrashL (map sync (map syn ds ++ xs)) (map syn ds ++ zs)
 crashL-pad1 []       c = c
@@ -652,7 +733,7 @@ crashL-pad2 (d ∷ ds) c = inj₁ refl ∷ crashL-pad2 ds c
 pad-crashrec : ∀ ds x → All Dead ds → ∀ z → crashP recover x z →
   Σ St λ z'' → crashP recover (padW ds x) z'' × SameRec z z''
 pad-crashrec ds x dd z (b , g , C , pk , m , inj₁ refl , img) =
-  padW ds z , (b , g , C , pk , ck1 (rec0 b g C (padW ds x)) , inj₁ refl , img-pad {ck1 (rec0 b g C x)} {ck1 (rec0 b g C (padW ds x))} {z} ds (λ p → refl) (el b) (eo b) (crashL-pad1 ds) img) , same-pad ds dd
+  padW ds z , (b , g , C , pk , ck1 (rec0 b g C (padW ds x)) , inj₁ refl , img-pad {ck1 (rec0 b g C x)} {ck1 (rec0 b g C (padW ds x))} {z} ds (λ p → refl) (el b) (eo b) (crashL-pad1 ds) (λ p → refl) img) , same-pad ds dd
   where
     eM = recMap-sync-pad g C ds x dd
     el : ∀ b → cpL (ck1 (rec0 b g C (padW ds x))) ≡ cpL (ck1 (rec0 b g C x))
@@ -662,7 +743,7 @@ pad-crashrec ds x dd z (b , g , C , pk , m , inj₁ refl , img) =
     eo true  = cong (λ M → put (cpt (suc g) M) (sync (cpO x))) eM
     eo false = cong (λ M → put (cpt (suc g) M) (sync (cpL x))) eM
 pad-crashrec ds x dd z (b , g , C , pk , m , inj₂ (inj₁ refl) , img) =
-  padW ds z , (b , g , C , pk , ck2 (rec0 b g C (padW ds x)) , inj₂ (inj₁ refl) , img-pad {ck2 (rec0 b g C x)} {ck2 (rec0 b g C (padW ds x))} {z} ds (λ p → refl) (el b) (eo b) (crashL-pad2 ds) img) , same-pad ds dd
+  padW ds z , (b , g , C , pk , ck2 (rec0 b g C (padW ds x)) , inj₂ (inj₁ refl) , img-pad {ck2 (rec0 b g C x)} {ck2 (rec0 b g C (padW ds x))} {z} ds (λ p → refl) (el b) (eo b) (crashL-pad2 ds) (λ p → refl) img) , same-pad ds dd
   where
     eM = recMap-sync-pad g C ds x dd
     el : ∀ b → cpL (ck2 (rec0 b g C (padW ds x))) ≡ cpL (ck2 (rec0 b g C x))
@@ -680,10 +761,10 @@ all-drop []       ps       = ps
 all-drop (x ∷ xs) (_ ∷ ps) = all-drop xs ps
 
 recTo-pad : ∀ ds x → All Dead ds → ∀ {M} → RecTo (padW ds x) M → RecTo x M
-recTo-pad ds x dd (recto b g C pk sl so rs rg mx dm) =
+recTo-pad ds x dd (recto b g C pk sl so rs rg mx dm ro) =
   recto b g C pk (sl' b sl) (so' b so) (all-drop (map syn ds) rs) (all-drop (map syn ds) rg)
         (λ a → trans (cong (λ f → f a) (sym (recMap-pad g C ds x dd))) (mx a))
-        (subst (DgM _) (acc-dead g (λ p → cur (dat x p)) ds (dr x) dd) dm)
+        (subst (DgM _) (rview-pad g ds x dd) dm) ro
   where
     sl' : ∀ b → slot b (padW ds x) ≡ syn (cpt g C) → slot b x ≡ syn (cpt g C)
     sl' true  e = e
@@ -708,14 +789,16 @@ same-recovery {x} (same ds dd sw ok refl) = fwd , bwd , crs , rto
     fwd : ∀ {r} → okP recover x r → Σ St λ r' → okP recover (padW ds x') r' × (r' ≡ r ⊎ r' ≡ padW ds r)
     fwd (b , g , C , pk , inj₁ refl) with swap-fwd sw x ok pk
     ... | b' , pk' , e = _ , (b' , g , C , pk' , inj₁ refl) , inj₁ (trans (rec-pad b' g C ds x' dd) (cong ck3 e))
-    fwd (b , g , C , pk , inj₂ (cl , refl)) with swap-fwd sw x ok pk
-    ... | b' , pk' , e = _ , (b' , g , C , pk' , inj₂ (trans (clean-dead g _ ds (dr x') dd) (trans (clean-swp sw x g) cl) , refl)) ,
+    fwd (b , g , C , pk , inj₂ (cl , nr , refl)) with swap-fwd sw x ok pk
+    ... | b' , pk' , e = _ , (b' , g , C , pk' , inj₂ (trans (clean-dead g _ ds (dr x') dd) (trans (clean-swp sw x g) cl) ,
+                                                         quiet-pad ds x' g dd (quiet-swp sw x g nr) , refl)) ,
                          inj₂ (trans (rec0-pad b' g C ds x' dd) (cong (padW ds) e))
     bwd : ∀ {r} → okP recover (padW ds x') r → Σ St λ r' → okP recover x r' × (r ≡ r' ⊎ r ≡ padW ds r')
     bwd (b' , g , C , pk' , inj₁ refl) with swap-bwd sw x ok pk'
     ... | b , pk , e = _ , (b , g , C , pk , inj₁ refl) , inj₁ (trans (rec-pad b' g C ds x' dd) (cong ck3 e))
-    bwd (b' , g , C , pk' , inj₂ (cl , refl)) with swap-bwd sw x ok pk'
-    ... | b , pk , e = _ , (b , g , C , pk , inj₂ (trans (sym (clean-swp sw x g)) (trans (sym (clean-dead g _ ds (dr x') dd)) cl) , refl)) ,
+    bwd (b' , g , C , pk' , inj₂ (cl , nr , refl)) with swap-bwd sw x ok pk'
+    ... | b , pk , e = _ , (b , g , C , pk , inj₂ (trans (sym (clean-swp sw x g)) (trans (sym (clean-dead g _ ds (dr x') dd)) cl) ,
+                                                  quiet-swp' sw x g (quiet-pad' ds x' g dd nr) , refl)) ,
                        inj₂ (trans (rec0-pad b' g C ds x' dd) (cong (padW ds) e))
     crs : ∀ {z} → crashP recover x z → Σ St λ z'' → crashP recover (padW ds x') z'' × SameRec z z''
     crs {z} (b , g , C , pk , m , ck , img) with swap-fwd sw x ok pk
@@ -779,10 +862,25 @@ command-crashes-covered (use flush) {s} {x} {s'} (inj₁ r) img
 command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₁ refl)) img
   with via x (fl3 s) s' (Mid-refl (fl3 s)) img
 ... | s'' , img' , sr = s'' , (fl3 s , inj₂ (inj₁ refl) , img') , sr
-command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ ck)) img
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₁ ck))) img
   with ck-mid (fl3 s) (cur (cpO (fl2 s)) , refl) ck
 ... | m , cp , mid with via x m s' mid img
-...   | s'' , img' , sr = s'' , (m , inj₂ (inj₂ cp) , img') , sr
+...   | s'' , img' , sr = s'' , (m , inj₂ (inj₂ (inj₁ cp)) , img') , sr
+-- in-page commit: before its SYNC, and after it (inside the full checkpoint)
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₁ r)))) img
+  with via x (fi2 L s) s' (fi-mid L s sy r) img
+... | s'' , img' , sr = s'' , (fi2 L s , inj₂ (inj₂ (inj₂ (L , ip , inj₁ refl))) , img') , sr
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₂ (inj₁ ck))))) img
+  with ck-mid (fi3 L s) (cur (cpO s) , refl) ck
+... | m , cp , mid with via x m s' mid img
+...   | s'' , img' , sr = s'' , (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₁ cp)))) , img') , sr
+-- in-page commit: the consolidation page, before and after its SYNC
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₂ (inj₂ (inj₁ r)))))) img
+  with via x (fiK L s) s' (fk-mid L s r) img
+... | s'' , img' , sr = s'' , (fiK L s , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₁ refl))))) , img') , sr
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₂ (inj₂ (inj₂ refl)))))) img
+  with via x (fi4 L s) s' (Mid-refl (fi4 L s)) img
+... | s'' , img' , sr = s'' , (fi4 L s , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₂ refl))))) , img') , sr
 -- recovery: inside its full checkpoint
 command-crashes-covered recover {s} {x} {s'} (b , g , C , pk , inj₂ ck) img
   with ck-mid (rec0 b g C s) (rec-synO b g C s) ck
@@ -791,12 +889,14 @@ command-crashes-covered recover {s} {x} {s'} (b , g , C , pk , inj₂ ck) img
 -- recovery: right after its first SYNC (nothing programmed yet)
 command-crashes-covered recover {s} {x} {s'} (true , g , C , pk , inj₁ refl) img
   with via (syncAll s) (ck1 (rec0 true g C s)) s'
-           ((λ p → DLe-refl (sync (dat s p))) , inj₁ refl , inj₂ (inj₁ refl) , pw (Pw-refl (map sync (dr s)))) img
+           ((λ p → DLe-refl (sync (dat s p))) , inj₁ refl , inj₂ (inj₁ refl) , pw (Pw-refl (map sync (dr s))) ,
+            (λ p → CLe-refl (sync (rcd s p)))) img
 ... | s'' , img' , sr = s'' , (true , g , C , pk , ck1 (rec0 true g C s) , inj₁ refl , img') , sr
-command-crashes-covered recover {s} {s' = s'} (false , g , C , pk , inj₁ refl) img@(d , l , o , r)
+command-crashes-covered recover {s} {s' = s'} (false , g , C , pk , inj₁ refl) img@(d , l , o , r , i)
   with mid-crash {swp (syncAll s)} {ck1 (rec0 false g C s)} {swp s'}
-         ((λ p → DLe-refl (sync (dat s p))) , inj₁ refl , inj₂ (inj₁ refl) , pw (Pw-refl (map sync (dr s))))
-         (d , o , l , r)
+         ((λ p → DLe-refl (sync (dat s p))) , inj₁ refl , inj₂ (inj₁ refl) , pw (Pw-refl (map sync (dr s))) ,
+          (λ p → CLe-refl (sync (rcd s p))))
+         (d , o , l , r , i)
 ... | ds , dd , img' =
   padW ds (swp s') , (false , g , C , pk , ck1 (rec0 false g C s) , inj₁ refl , img') ,
   same ds dd true (g , C , trans (cong₂ (λ a c → pick (cur a) (cur c)) (crashC-eq refl l) (crashC-eq refl o)) pk) refl
@@ -829,13 +929,18 @@ command-crash-recB {s} {x} {s'} ci c img with command-crashes-covered recover {s
 
 SameFlash : St → St → Set
 SameFlash x m = (∀ p → dat x p ≡ dat m p) × cpL x ≡ cpL m × cpO x ≡ cpO m × dr x ≡ dr m
+              × (∀ p → rcd x p ≡ rcd m p)
+
+either-same : ∀ {a x} → Either a x a → x ≡ a
+either-same (inj₁ e) = e
+either-same (inj₂ e) = e
 
 es-all : ∀ p s → All (IssE p) (pgD p erased ∷ []) × SameFlash (runs (pgD p erased ∷ []) s) (esF p s)
-es-all p s = refl ∷ [] , (λ q → refl) , refl , refl , refl
+es-all p s = refl ∷ [] , (λ q → refl) , refl , refl , refl , (λ q → refl)
 
 ck1-all : ∀ u → let k = pgO (cpt (suc (gen u)) (l2p u)) in
   All (IssCk1 u) (k ∷ []) × SameFlash (runs (k ∷ []) u) (ck1 u)
-ck1-all u = refl ∷ [] , (λ q → refl) , refl , refl , refl
+ck1-all u = refl ∷ [] , (λ q → refl) , refl , refl , refl , (λ q → refl)
 
 -- erasing the region: every index, newest first
 ix : ℕ → List ℕ
@@ -856,8 +961,8 @@ putsAt-all c (x ∷ xs) = trans (putsAt-suc (ix (length xs)) c (put c x) xs)
                               (cong (put c x ∷_) (putsAt-all c xs))
 
 runs-pgR : ∀ c is s → let y = runs (map (λ i → pgR i c) is) s in
-  dat y ≡ dat s × cpL y ≡ cpL s × cpO y ≡ cpO s × dr y ≡ putsAt is c (dr s)
-runs-pgR c []       s = refl , refl , refl , refl
+  dat y ≡ dat s × cpL y ≡ cpL s × cpO y ≡ cpO s × dr y ≡ putsAt is c (dr s) × rcd y ≡ rcd s
+runs-pgR c []       s = refl , refl , refl , refl , refl
 runs-pgR c (i ∷ is) s = runs-pgR c is (run (pgR i c) s)
 
 ck2-all : ∀ u → let u' = syncAll (ck1 u)
@@ -865,9 +970,9 @@ ck2-all : ∀ u → let u' = syncAll (ck1 u)
   All IssCk2 cs × SameFlash (runs cs u') (ck2 u)
 ck2-all u with runs-pgR erased (ix (length (dr (syncAll (ck1 u)))))
                         (run (pgL erased) (syncAll (ck1 u)))
-... | ed , el , eo , er =
+... | ed , el , eo , er , ei =
   inj₁ refl ∷ iss (ix (length (dr (syncAll (ck1 u))))) ,
-  (λ q → cong (λ f → f q) ed) , el , eo , trans er (putsAt-all erased (dr (syncAll (ck1 u))))
+  (λ q → cong (λ f → f q) ed) , el , eo , trans er (putsAt-all erased (dr (syncAll (ck1 u)))) , (λ q → cong (λ f → f q) ei)
   where
     iss : ∀ is → All IssCk2 (map (λ i → pgR i erased) is)
     iss []       = []
@@ -947,9 +1052,9 @@ mb-all u ps cov q = go ps u (λ r → inj₁ refl) (cov' q (cov q))
 fl2-all : ∀ s ps → (∀ q → mb s q ≡ nothing ⊎ q ∈ ps) →
   All (IssMB s) (mbCmds s ps) × SameFlash (run (apR (cmt s)) (runs (mbCmds s ps) s)) (fl2 s)
 fl2-all s ps cov with runsD {s} {progMB s} {s} (mbCmds s ps)
-                               (all-map (goodMB s (progMB s) (λ p → refl)) (mbCmds-iss s ps)) (λ p → inj₁ refl)
-... | _ , el , eo , er =
-  mbCmds-iss s ps , mb-all s ps cov , el , eo , cong (uns erased (cmt s) ∷_) er
+                               (all-map (goodMB s (progMB s) (λ p → refl)) (mbCmds-iss s ps)) (λ p → inj₁ refl) (λ p → inj₁ refl)
+... | _ , el , eo , er , ei =
+  mbCmds-iss s ps , mb-all s ps cov , el , eo , cong (uns erased (cmt s) ∷_) er , (λ q → either-same (ei q))
 
 apRun : Maybe Cell → St → St
 apRun nothing  x = x
@@ -959,12 +1064,39 @@ apRun (just c) x = run (apR c) x
 -- if the delta buffer is full
 wr-all : ∀ f1 f2 u ps → (∀ q → mb u q ≡ nothing ⊎ q ∈ ps) →
   Σ (List Cmd) λ cs → All (IssW f1 u) cs × SameFlash (apRun (apW f2 u) (runs cs u)) (opt f1 f2 u)
-wr-all false true  u ps cov = [] , [] , (λ q → refl) , refl , refl , refl
-wr-all false false u ps cov = [] , [] , (λ q → refl) , refl , refl , refl
+wr-all false true  u ps cov = [] , [] , (λ q → refl) , refl , refl , refl , (λ q → refl)
+wr-all false false u ps cov = [] , [] , (λ q → refl) , refl , refl , refl , (λ q → refl)
 wr-all true  f2    u ps cov with runsD {u} {progMB u} {u} (mbCmds u ps)
-                                   (all-map (goodMB u (progMB u) (λ p → refl)) (mbCmds-iss u ps)) (λ p → inj₁ refl)
-... | _ , el , eo , er = mbCmds u ps , all-map (λ k i → refl , i) (mbCmds-iss u ps) , fin f2
+                                   (all-map (goodMB u (progMB u) (λ p → refl)) (mbCmds-iss u ps)) (λ p → inj₁ refl) (λ p → inj₁ refl)
+... | _ , el , eo , er , ei = mbCmds u ps , all-map (λ k i → refl , i) (mbCmds-iss u ps) , fin f2
   where
     fin : ∀ f2 → SameFlash (apRun (apW f2 u) (runs (mbCmds u ps) u)) (opt true f2 u)
-    fin true  = mb-all u ps cov , el , eo , cong (uns erased (dlt (gen u) (ep u) (dbuf u) false ε) ∷_) er
-    fin false = mb-all u ps cov , el , eo , er
+    fin true  = mb-all u ps cov , el , eo , cong (uns erased (dlt (gen u) (ep u) (dbuf u) false ε) ∷_) er , (λ q → either-same (ei q))
+    fin false = mb-all u ps cov , el , eo , er , (λ q → either-same (ei q))
+
+-- an in-page commit before its SYNC: the merge buffer, then the record
+runs-++ : ∀ xs ys s → runs (xs ++ ys) s ≡ runs ys (runs xs s)
+runs-++ []       ys s = refl
+runs-++ (x ∷ xs) ys s = runs-++ xs ys (run x s)
+
+all-++' : ∀ {A : Set} {P : A → Set} {xs ys} → All P xs → All P ys → All P (xs ++ ys)
+all-++' []       qs = qs
+all-++' (p ∷ ps) qs = p ∷ all-++' ps qs
+
+upd-pt : ∀ {f g : ℕ → MC} → (∀ q → f q ≡ g q) → ∀ L c q → (f [ L ≔ put c (f L) ]) q ≡ (g [ L ≔ put c (g L) ]) q
+upd-pt e L c q with q ≡ᵇ L
+... | true  = cong (put c) (e L)
+... | false = e q
+
+fi2-all : ∀ L s ps → (∀ q → mb s q ≡ nothing ⊎ q ∈ ps) → let cs = mbCmds s ps ++ pgI L (rec s) ∷ [] in
+  All (IssFi L s) cs × SameFlash (runs cs s) (fi2 L s)
+fi2-all L s ps cov with runsD {s} {progMB s} {s} (mbCmds s ps)
+                               (all-map (goodMB s (progMB s) (λ p → refl)) (mbCmds-iss s ps)) (λ p → inj₁ refl) (λ p → inj₁ refl)
+... | _ , el , eo , er , ei
+  rewrite runs-++ (mbCmds s ps) (pgI L (rec s) ∷ []) s =
+  all-++' (all-map (λ k i → inj₁ i) (mbCmds-iss s ps)) (inj₂ refl ∷ []) ,
+  mb-all s ps cov , el , eo , er , upd-pt (λ q → either-same (ei q)) L (rec s)
+
+-- the consolidation page: its one command
+fiK-all : ∀ L s → SameFlash (run (apR (rec s)) (fi3 L s)) (fiK L s)
+fiK-all L s = (λ q → refl) , refl , refl , refl , (λ q → refl)

@@ -9,12 +9,16 @@
 -- before its SYNC with everything landed: address 0 reads false; the same
 -- crash with the committed page landed but the new data page not, or
 -- with the tentative delta page torn: the digest fails and recovery shows
--- the old epoch (true); and a run with GC relocation and erase showing why
--- the digest names only the sectors the epoch leaves in place.
+-- the old epoch (true); a run with GC relocation and erase showing why
+-- the digest names only the sectors the epoch leaves in place; a
+-- recovery without a full checkpoint whose leftovers stay inert; and an
+-- in-page commit (docs/FORMAT.md §4.8) crashing right before its SYNC:
+-- recovery follows the link to the record (false), or the record fails
+-- its digest or is missing (true).
 ------------------------------------------------------------------------
 module SCFTL.Impl.Example where
 
-open import Data.Nat.Base using (ℕ; zero; suc; _≤_; z≤n; s≤s)
+open import Data.Nat.Base using (ℕ; zero; suc; _≤_; _<_; z≤n; s≤s)
 open import Data.Nat.Properties using (_≤?_)
 open import Data.Bool.Base using (Bool; true; false)
 open import Data.Bool.Properties using () renaming (_≟_ to _≟B_)
@@ -29,6 +33,9 @@ open import Data.Product using (Σ; _×_; _,_)
 open import Data.Sum.Base using (inj₁; inj₂)
 open import Relation.Nullary using (yes; no)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl)
+open import Data.Unit.Base using (tt)
+open import Data.Empty using (⊥)
+open import Relation.Nullary using (¬_)
 
 ------------------------------------------------------------------------
 -- For any parameters: operations and crashes are enabled
@@ -54,11 +61,11 @@ module Enabled (Data : Set) (d0 : Data) (amax wmax kmax : ℕ) (_≟D_ : Decidab
 
   -- recovery succeeds from every state satisfying the crash invariant
   recover-enabled : ∀ s → CI s → Σ St (okP recover s)
-  recover-enabled s (_ , _ , recto b g C pk _ _ _ _ _ _ , _) = _ , b , g , C , pk , inj₁ refl
+  recover-enabled s (_ , _ , recto b g C pk _ _ _ _ _ _ _ , _) = _ , b , g , C , pk , inj₁ refl
 
   -- every state has a crash outcome (all pending programs landed)
   img-exists : ∀ m → Img m (syncAll m)
-  img-exists m = (λ p → dd (dat m p)) , cc (cpL m) , cc (cpO m) , cl (dr m)
+  img-exists m = (λ p → dd (dat m p)) , cc (cpL m) , cc (cpO m) , cl (dr m) , (λ p → cc (rcd m p))
     where
       open import Data.List.Base using (List; _∷_; map)
       dd : ∀ x → CrashD x (sync x)
@@ -80,12 +87,12 @@ open Sp using (use; flush; recover; w; rl; es) renaming (reg to regop)
 
 s0 : St
 s0 = record
-  { dat = λ _ → syn erased ; cpL = syn (cpt 0 unmapped) ; cpO = syn erased ; dr = []
+  { dat = λ _ → syn erased ; cpL = syn (cpt 0 unmapped) ; cpO = syn erased ; dr = [] ; rcd = λ _ → syn erased
   ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing ; dbuf = [] ; ept = [] ; nxt = 0
-  ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0 ; smap = unmapped ; ep = 0 }
+  ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0 ; smap = unmapped ; ep = 0 ; lnk = nothing }
 
 new-s0 : NewP s0
-new-s0 = refl , refl , refl
+new-s0 = refl , refl , refl , (λ p → refl)
 
 s1 s2 s3 s4 s5 s6 : St
 s1 = ck3 (rec0 true 0 unmapped s0)
@@ -167,7 +174,7 @@ commit-landed = refl
 
 -- what its digest names: page 1 holding (false, address 0); no tentative
 -- page check fails (the one tentative page landed)
-digest-names-page-1 : dgOf s4 ≡ (((1 , false , 0) ∷ []) , (((0 , 1) ∷ []) ∷ []))
+digest-names-page-1 : dgOf s4 ≡ (((1 , false , 0) ∷ []) , (((0 , 1) ∷ []) ∷ []) , 2)
 digest-names-page-1 = refl
 
 run11 : okP recover s10 s11
@@ -211,7 +218,7 @@ crashU4 = u4 , runU4 , Enabled.img-exists Bool false 1 2 0 _≟B_ u4
 runU6 : okP recover u5 u6
 runU6 = true , 1 , unmapped , refl , inj₁ refl
 
-digest-left-in-place : dgOf u2 ≡ (((1 , true , 0) ∷ []) , [])
+digest-left-in-place : dgOf u2 ≡ (((1 , true , 0) ∷ []) , [] , 2)
 digest-left-in-place = refl
 
 reads-durable-epoch : rd u6 0 ≡ true
@@ -233,7 +240,8 @@ s12 = record s8 { dr = syn (dlt 1 2 [] true (dgOf s4)) ∷ syn junk ∷ Data.Lis
 s13 = ck3 (rec0 true 1 unmapped s12)
 
 crash12 : crashP (use flush) s4 s12
-crash12 = fl2 s4 , inj₁ refl , Data.Product.proj₁ i , cL , cO , inj₂ (inj₁ refl) ∷ inj₂ (inj₂ refl) ∷ tl2 cR
+crash12 = fl2 s4 , inj₁ refl , Data.Product.proj₁ i , cL , cO ,
+          (inj₂ (inj₁ refl) ∷ inj₂ (inj₂ refl) ∷ tl2 (Data.Product.proj₁ cR)) , Data.Product.proj₂ cR
   where
     open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
     i = img-exists (fl2 s4)
@@ -268,7 +276,7 @@ v5 = rec0 true 1 unmapped v4           -- recovery again without a checkpoint
 v6 = ck3 (rec0 true 1 unmapped v4)     -- or with one
 
 runV1 : okP recover s5 v1
-runV1 = true , 1 , unmapped , refl , inj₂ (refl , refl)
+runV1 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
 
 leftover-on-flash : Data.List.Base.head (dr v1) ≡ just (syn (dlt 1 2 ((0 , 1) ∷ []) false ε))
 leftover-on-flash = refl
@@ -289,7 +297,7 @@ same-generation : gen v3 ≡ 1
 same-generation = refl
 
 runV5 : okP recover v4 v5
-runV5 = true , 1 , unmapped , refl , inj₂ (refl , refl)
+runV5 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
 
 runV6 : okP recover v4 v6
 runV6 = true , 1 , unmapped , refl , inj₁ refl
@@ -304,3 +312,205 @@ leftover-inert-ck = refl
 -- the leftover tentative page names
 allocates-past-leftovers : nxt v1 ≡ 2
 allocates-past-leftovers = refl
+
+------------------------------------------------------------------------
+-- The in-page commit (docs/FORMAT.md §4.8).  After the flush s3 (whose
+-- committed page, epoch 1, links to page 1), w(0,false) places its sector
+-- at page 1 and leaves it in the merge buffer, with no tentative page:
+-- the next flush may commit in that page.  It programs page 1 and, in
+-- page 1's record slot, the commit record (pairs [0 ↦ 1], the digest
+-- naming page 1); one SYNC; then a full checkpoint (the consolidation
+-- page, abstracted).  A crash right before the SYNC:
+--   * everything landed: recovery follows the link of the committed page
+--     to page 1, the record verifies, address 0 reads false;
+--   * the record landed but page 1 did not: the record's digest fails,
+--     recovery ends the chain there, address 0 reads true;
+--   * the record slot still erased: no record, address 0 reads true.
+
+x1 x2 x3 x4 x5 x6 x7 x8 : St
+x1 = opt false false (wr0 0 false s3)   -- page 1, still in the merge buffer
+x2 = syncAll (fi2 1 x1)                  -- crash before the SYNC, everything landed
+x3 = ck3 (rec0 true 1 unmapped x2)
+x4 = record x2 { dat = λ p → if p Data.Nat.Base.≡ᵇ 1 then syn erased else dat x2 p }   -- page 1 lost
+x5 = ck3 (rec0 true 1 unmapped x4)
+x6 = record x2 { rcd = λ _ → syn erased } -- the record slot not programmed
+x7 = rec0 true 1 unmapped x6             -- no record of the generation: no checkpoint needed
+x8 = ck3 (fi3 1 x1)                      -- the in-page flush completed
+
+link-of-last-commit : lnk s3 ≡ just 1
+link-of-last-commit = refl
+
+in-page-allowed : InP x1 1
+in-page-allowed = refl , refl , s≤s (s≤s z≤n) , only
+  where
+    only : ∀ p → 1 ≤ p → p < nxt x1 → Σ Bool λ d → Σ ℕ λ a → mb x1 p ≡ just (d , a)
+    only (suc zero)    _ _                   = false , 0 , refl
+    only (suc (suc p)) _ (s≤s (s≤s ()))
+
+runX1 : okP (use (regop (w 0 false))) s3 x1
+runX1 = inj₁ ((z≤n , z≤n) , false , false , refl)
+
+runX8 : okP (use flush) x1 x8
+runX8 = inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))
+
+reads-after-inpage-flush : rd x8 0 ≡ false
+reads-after-inpage-flush = refl
+
+-- no page of the delta region is programmed by the in-page commit
+region-untouched : dr (fi2 1 x1) ≡ dr x1
+region-untouched = refl
+
+record-in-page-1 : cur (rcd (fi2 1 x1) 1) ≡ dlt 1 2 ((0 , 1) ∷ []) true (((1 , false , 0) ∷ []) , [] , 2)
+record-in-page-1 = refl
+
+crashX2 : crashP (use flush) x1 x2
+crashX2 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))) ,
+          Enabled.img-exists Bool false 1 2 0 _≟B_ (fi2 1 x1)
+
+runX3 : okP recover x2 x3
+runX3 = true , 1 , unmapped , refl , inj₁ refl
+
+-- recovery followed the link: the record is replayed over the region
+follows-link : rview 1 x2 ≡ rec x1 ∷ Data.List.Base.map cur (dr x2)
+follows-link = refl
+
+reads-inpage-commit-after-crash : rd x3 0 ≡ false
+reads-inpage-commit-after-crash = refl
+
+-- with the record of the generation on flash, recovery must checkpoint
+must-checkpoint : ¬ Quiet 1 x2
+must-checkpoint (q , _) = absurd (q 1 1 refl)
+  where
+    absurd : RLt 1 (cur (rcd x2 1)) → ⊥
+    absurd (s≤s ())
+
+crashX4 : crashP (use flush) x1 x4
+crashX4 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))) , dd , cL , cO , cR
+  where
+    open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
+    i = img-exists (fi2 1 x1)
+    dd : ∀ p → CrashD (dat (fi2 1 x1) p) (dat x4 p)
+    dd zero          = Data.Product.proj₁ i zero
+    dd (suc zero)    = erased , refl
+    dd (suc (suc p)) = Data.Product.proj₁ i (suc (suc p))
+    cL = Data.Product.proj₁ (Data.Product.proj₂ i)
+    cO = Data.Product.proj₁ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    cR = Data.Product.proj₂ (Data.Product.proj₂ (Data.Product.proj₂ i))
+
+runX5 : okP recover x4 x5
+runX5 = true , 1 , unmapped , refl , inj₁ refl
+
+record-fails-its-digest : rview 1 x4 ≡ Data.List.Base.map cur (dr x4)
+record-fails-its-digest = refl
+
+reads-old-epoch-after-torn-inpage : rd x5 0 ≡ true
+reads-old-epoch-after-torn-inpage = refl
+
+crashX6 : crashP (use flush) x1 x6
+crashX6 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))) , dd , cL , cO , cR , ci
+  where
+    open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
+    i = img-exists (fi2 1 x1)
+    dd = Data.Product.proj₁ i
+    cL = Data.Product.proj₁ (Data.Product.proj₂ i)
+    cO = Data.Product.proj₁ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    cR = Data.Product.proj₁ (Data.Product.proj₂ (Data.Product.proj₂ (Data.Product.proj₂ i)))
+    ci : ∀ p → CrashC (rcd (fi2 1 x1) p) (rcd x6 p)
+    ci zero          = refl
+    ci (suc zero)    = inj₁ refl
+    ci (suc (suc p)) = refl
+
+runX7 : okP recover x6 x7
+runX7 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
+
+reads-old-epoch-without-record : rd x7 0 ≡ true
+reads-old-epoch-without-record = refl
+
+-- The same in-page commit followed by its consolidation page (appended
+-- and synced at once), whose link (page 2) lets the next flush commit
+-- in-page again: w(1,true) to page 2, a flush committing in page 2,
+-- crashing right before its SYNC with everything landed; recovery takes
+-- the consolidation page as the newest commit, follows its link to the
+-- second record and shows both epochs.  And a crash right before the
+-- consolidation page's SYNC with it lost: recovery follows the first
+-- commit's link to the first record.
+
+x9 x10 x11 x12 x13 x14 : St
+x9  = fi4 1 x1                           -- in-page commit + consolidation page
+x10 = opt false false (wr0 1 true x9)    -- page 2, still in the merge buffer
+x11 = syncAll (fi2 2 x10)                -- the second in-page commit, crash before its SYNC
+x12 = ck3 (rec0 true 1 unmapped x11)
+x13 = record (syncAll (fiK 1 x1)) { dr = syn erased ∷ Data.List.Base.drop 1 (dr (syncAll (fiK 1 x1))) }
+x14 = ck3 (rec0 true 1 unmapped x13)
+
+runX9 : okP (use flush) x1 x9
+runX9 = inj₂ (inj₂ (1 , in-page-allowed , inj₂ refl))
+
+consolidated : Data.List.Base.head (dr x9) ≡ just (syn (rec x1))
+consolidated = refl
+
+chain-link : lnk x9 ≡ just 2
+chain-link = refl
+
+runX10 : okP (use (regop (w 1 true))) x9 x10
+runX10 = inj₁ ((s≤s z≤n , z≤n) , false , false , refl)
+
+second-in-page : InP x10 2
+second-in-page = refl , refl , s≤s (s≤s (s≤s z≤n)) , only
+  where
+    only : ∀ p → 2 ≤ p → p < nxt x10 → Σ Bool λ d → Σ ℕ λ a → mb x10 p ≡ just (d , a)
+    only (suc (suc zero))    _ _                        = true , 1 , refl
+    only (suc (suc (suc p))) _ (s≤s (s≤s (s≤s ())))
+    only (suc zero)          (s≤s ()) _
+    only zero                () _
+
+crashX11 : crashP (use flush) x10 x11
+crashX11 = fi2 2 x10 , inj₂ (inj₂ (inj₂ (2 , second-in-page , inj₁ refl))) ,
+           Enabled.img-exists Bool false 1 2 0 _≟B_ (fi2 2 x10)
+
+runX12 : okP recover x11 x12
+runX12 = true , 1 , unmapped , refl , inj₁ refl
+
+follows-consolidated-link : rview 1 x11 ≡ rec x10 ∷ Data.List.Base.map cur (dr x11)
+follows-consolidated-link = refl
+
+reads-both-inpage-epochs : rd x12 0 ≡ false × rd x12 1 ≡ true
+reads-both-inpage-epochs = refl , refl
+
+crashX13 : crashP (use flush) x1 x13
+crashX13 = fiK 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₂ (inj₂ (inj₁ refl))))) ,
+           Data.Product.proj₁ i , cL , cO , (inj₁ refl ∷ tl (Data.Product.proj₁ cR)) , Data.Product.proj₂ cR
+  where
+    open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
+    i = img-exists (fiK 1 x1)
+    cL = Data.Product.proj₁ (Data.Product.proj₂ i)
+    cO = Data.Product.proj₁ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    cR = Data.Product.proj₂ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    tl : ∀ {a b xs ys} → CrashL (a ∷ xs) (b ∷ ys) → CrashL xs ys
+    tl (_ ∷ r) = r
+
+runX14 : okP recover x13 x14
+runX14 = true , 1 , unmapped , refl , inj₁ refl
+
+reads-inpage-without-consolidation : rd x14 0 ≡ false
+reads-inpage-without-consolidation = refl
+
+-- After the consolidation page, a recovery may keep the generation: from
+-- a crash of w(1,true) (nothing programmed) the link of the newest
+-- commit (the consolidation page: page 2) leads to no record, and the
+-- first record (page 1) lies below the pages the region names.
+x15 x16 : St
+x15 = syncAll x10
+x16 = rec0 true 1 unmapped x15
+
+crashX15 : crashP (use (regop (w 1 true))) x9 x15
+crashX15 = x10 , runX10 , Enabled.img-exists Bool false 1 2 0 _≟B_ x10
+
+quiet-after-consolidation : Quiet 1 x15
+quiet-after-consolidation = (λ { _ _ refl → tt }) , λ { zero () ; (suc zero) (s≤s ()) ; (suc (suc p)) _ → tt }
+
+runX16 : okP recover x15 x16
+runX16 = true , 1 , unmapped , refl , inj₂ (refl , quiet-after-consolidation , refl)
+
+keeps-generation-after-consolidation : gen x16 ≡ 1 × rd x16 0 ≡ false × rd x16 1 ≡ false
+keeps-generation-after-consolidation = refl , refl , refl

@@ -38,6 +38,13 @@ rdD D (just p) = cellD (cur (D p))
 rdS : St → Maybe ℕ → Data
 rdS s = rdD (dat s)
 
+-- the committed part is headed by the last commit, of generation g and
+-- epoch id e - 1, whose link is L (where an in-page commit may go next)
+LkHd : ℕ → ℕ → ℕ → List Cell → Set
+LkHd g e L comm = Σ ℕ λ x → Σ (List (Addr × ℕ)) λ ps → Σ (List (ℕ × Data × Addr)) λ dd →
+  Σ (List (List (Addr × ℕ))) λ dt → Σ (List Cell) λ cs →
+  comm ≡ dlt g x ps true (dd , dt , L) ∷ cs × suc x ≡ e
+
 ------------------------------------------------------------------------
 -- Representation invariant of normal states
 
@@ -71,6 +78,16 @@ record RI (s : St) : Set where
     -- the newest committed page's digest holds on every crash outcome
     tEq   : tents ≡ map (λ ps → uns erased (dlt (gen s) (ep s) ps false ε)) (ept s)
     cmV   : CmV (gen s) (smap s) (dat s) comm
+    -- in-page records: every record slot is durable and holds nothing
+    -- newer than this generation; none at or past the active pointer,
+    -- and none of this generation where the last commit links to (a
+    -- record that was applied sits at the link of an older commit: its
+    -- consolidation page is the newest)
+    rcOK  : ∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt (suc (gen s)) c
+    rcN   : ∀ p → nxt s ≤ p → RLt (gen s) (cur (rcd s p))
+    rcL   : ∀ x L → lkTop (gen s) comm ≡ just (x , L) → RLt (gen s) (cur (rcd s L))
+    -- the link the next flush may commit in-page at is the last commit's
+    lkOK  : ∀ L → lnk s ≡ just L → LkHd (gen s) (ep s) L comm
 
 ------------------------------------------------------------------------
 -- Abstraction relation of normal states
@@ -106,7 +123,8 @@ record RecTo (s : St) (M : Map) : Set where
     rs : All IsSyn (dr s)
     rg : All (PM (GenLe g)) (dr s)
     mx : recMap g C s ≐ M
-    dm : DgM M (acc g (λ p → cur (dat s p)) (map cur (dr s)))
+    dm : DgM M (rview g s)
+    ro : ∀ p → RLt (suc g) (cur (rcd s p))
 
 DOK : (ℕ → MC) → Maybe ℕ → Addr → Data → Set
 DOK D nothing  a x = x ≡ d0
@@ -172,11 +190,65 @@ dok-ck dk (inj₂ (inj₂ refl)) = dok-sync (dok-sync dk)
 ------------------------------------------------------------------------
 -- Recovery's view of the delta region
 
+rview-dr : ∀ g {s s'} → dr s' ≡ dr s → (∀ p → cur (dat s' p) ≡ cur (dat s p)) →
+  (∀ p → cur (rcd s' p) ≡ cur (rcd s p)) → rview g s' ≡ rview g s
+rview-dr g {s} {s'} e d r =
+  trans (chn-ext {λ p → cur (rcd s' p)} {λ p → cur (rcd s p)} {λ p → cur (dat s' p)} {λ p → cur (dat s p)} r d g
+                 (acc g (λ p → cur (dat s' p)) (map cur (dr s'))))
+        (cong (chn g (λ p → cur (rcd s p)) (λ p → cur (dat s p)))
+              (trans (acc-ext d g (map cur (dr s'))) (cong (λ l → acc g (λ p → cur (dat s p)) (map cur l)) e)))
+
 recMap-dr : ∀ g C {s s'} → dr s' ≡ dr s → (∀ p → cur (dat s' p) ≡ cur (dat s p)) →
-  recMap g C s' ≐ recMap g C s
-recMap-dr g C {s} {s'} e d a =
-  cong (λ l → proj₁ (rp g l (st0 C)) a)
-    (trans (acc-ext d g (map cur (dr s'))) (cong (λ l → acc g (λ p → cur (dat s p)) (map cur l)) e))
+  (∀ p → cur (rcd s' p) ≡ cur (rcd s p)) → recMap g C s' ≐ recMap g C s
+recMap-dr g C {s} {s'} e d r a = cong (λ l → proj₁ (rp g l (st0 C)) a) (rview-dr g {s} {s'} e d r)
+
+-- with no record of the generation, recovery replays the region alone
+rview-none : ∀ g s → (∀ p → RLt g (cur (rcd s p))) →
+  rview g s ≡ acc g (λ p → cur (dat s p)) (map cur (dr s))
+rview-none g s f = chn-none g _ _ f _
+
+rc-cur : ∀ {s g} → (∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt g c) → ∀ p → RLt g (cur (rcd s p))
+rc-cur f p with f p
+... | c , e , lt rewrite e = lt
+
+rc-crash : ∀ {m s' g} → (∀ p → Σ Cell λ c → rcd m p ≡ syn c × RLt g c) →
+  (∀ p → CrashC (rcd m p) (rcd s' p)) → ∀ p → Σ Cell λ c → rcd s' p ≡ syn c × RLt g c
+rc-crash {m} f cr p with f p
+... | c , e , lt = c , crashC-eq' e (cr p) , lt
+  where
+    crashC-eq' : ∀ {x c y} → x ≡ syn c → CrashC x y → y ≡ syn c
+    crashC-eq' refl e = e
+
+rc-sync : ∀ {f : ℕ → MC} {g} → (∀ p → Σ Cell λ c → f p ≡ syn c × RLt g c) →
+  ∀ p → Σ Cell λ c → sync (f p) ≡ syn c × RLt g c
+rc-sync h p with h p
+... | c , e , lt = c , cong sync e , lt
+
+acc-split : ∀ g D tents comm → All (PM (NC g)) tents →
+  acc g D (map cur (tents ++ map syn comm)) ≡ acc g D comm
+acc-split g D tents comm nc rewrite map-cur-++ tents (map syn comm) | map-cur-syn comm =
+  acc-nc g D (map cur tents) comm (all-cur nc)
+
+-- the link of the newest commit recovery accepts leads to no record of
+-- the generation: recovery replays the region alone
+rview-q : ∀ g s {sm DD} comm →
+  acc g (λ p → cur (dat s p)) (map cur (dr s)) ≡ acc g (λ p → cur (dat s p)) comm →
+  CmV g sm DD comm → (∀ p c → DD p ≡ syn c → cur (dat s p) ≡ c) →
+  (∀ x L → lkTop g comm ≡ just (x , L) → RLt g (cur (rcd s L))) →
+  rview g s ≡ acc g (λ p → cur (dat s p)) (map cur (dr s))
+rview-q g s comm ea cv f q =
+  chn-quiet g (λ p → cur (rcd s p)) (λ p → cur (dat s p)) _
+    (λ x L e → q x L (trans (sym (acc-lk (λ p → cur (dat s p)) f comm cv)) (trans (cong lkOf (sym ea)) e)))
+
+-- record slots keep their content through a crash where they are durable
+rcur-crash : ∀ {m s' g} → (∀ p → Σ Cell λ c → rcd m p ≡ syn c × RLt g c) →
+  (∀ p → CrashC (rcd m p) (rcd s' p)) → ∀ p → cur (rcd s' p) ≡ cur (rcd m p)
+rcur-crash f cr p with f p
+... | c , e , _ = trans (cong cur (crashC-eq e (cr p))) (sym (cong cur e))
+
+rc-step : ∀ {s g} → (∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt g c) → ∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt (suc g) c
+rc-step f p with f p
+... | c , e , lt = c , e , RLt-step c lt
 
 -- tentative pages are never accepted as a commit, and the committed part
 -- of a normal state's region is accepted whole
@@ -195,29 +267,38 @@ dgm-split g D tents comm nc cv f
         | acc-nc g D (map cur tents) comm (all-cur nc)
   = cmv-dgm D f comm cv
 
+ri-quiet : ∀ {u} (r : RI u) → rview (gen u) u ≡ acc (gen u) (λ p → cur (dat u p)) (map cur (dr u))
+ri-quiet {u} r =
+  rview-q (gen u) u (RI.comm r)
+    (trans (cong (λ l → acc (gen u) (λ p → cur (dat u p)) (map cur l)) (RI.regEq r))
+           (acc-split (gen u) _ (RI.tents r) (RI.comm r) (RI.tNC r)))
+    (RI.cmV r) (λ p c e → cong cur e) (RI.rcL r)
+
 ri-rec : ∀ {u} (r : RI u) → recMap (gen u) (RI.C r) u ≐ smap u
 ri-rec {u} r a =
+  trans (cong (λ l → proj₁ (rp (gen u) l (st0 (RI.C r))) a) (ri-quiet r)) (
   trans (cong (λ f → f a)
     (trans (cong (λ l → proj₁ (rp (gen u) (acc (gen u) (λ p → cur (dat u p)) (map cur l)) (st0 (RI.C r))))
                  (RI.regEq r))
            (rec-split (gen u) (RI.C r) (λ p → cur (dat u p)) (RI.tents r) (RI.comm r) (RI.tNC r)
                       (RI.cmV r) (λ p c e → cong cur e))))
-    (RI.cmX r a)
+    (RI.cmX r a))
 
-ri-dgm : ∀ {u} (r : RI u) → DgM (smap u) (acc (gen u) (λ p → cur (dat u p)) (map cur (dr u)))
+ri-dgm : ∀ {u} (r : RI u) → DgM (smap u) (rview (gen u) u)
 ri-dgm {u} r =
+  subst (DgM (smap u)) (sym (ri-quiet r)) (
   subst (λ l → DgM (smap u) (acc (gen u) (λ p → cur (dat u p)) (map cur l))) (sym (RI.regEq r))
-    (dgm-split (gen u) (λ p → cur (dat u p)) (RI.tents r) (RI.comm r) (RI.tNC r) (RI.cmV r) (λ p c e → cong cur e))
+    (dgm-split (gen u) (λ p → cur (dat u p)) (RI.tents r) (RI.comm r) (RI.tNC r) (RI.cmV r) (λ p c e → cong cur e)))
 
 ------------------------------------------------------------------------
 -- A crash from a normal (RI) state: recovery yields its stable L2P.
 
 crash-RI : ∀ {m s'} → (r : RI m) → Img m s' → RecTo s' (smap m)
-crash-RI {m} {s'} r img@(_ , cL , cO , cR) with
+crash-RI {m} {s'} r img@(_ , cL , cO , cR , cI) with
   crashL-++ (RI.tents r) (subst (λ l → CrashL l (dr s')) (RI.regEq r) cR)
 ... | xs' , ys' , eq , cx , cy =
   recto true g C (pick-slot true s' g C sl' so') sl' so'
-        (crashL-syn cR) (crashL-PM tt cR (RI.gle r)) mx dm
+        (crashL-syn cR) (crashL-PM tt cR (RI.gle r)) mx dm (rc-cur {s'} (rc-crash {m} {s'} (RI.rcOK r) cI))
   where
     g = gen m
     C = RI.C r
@@ -226,17 +307,22 @@ crash-RI {m} {s'} r img@(_ , cL , cO , cR) with
     ys≡ : ys' ≡ map syn (RI.comm r)
     ys≡ = crashL-id (all-map-syn (RI.comm r)) cy
     D' = λ p → cur (dat s' p)
+    rn = rview-q g s' (RI.comm r)
+           (trans (cong (λ l → acc g D' (map cur l)) (trans eq (cong (xs' ++_) ys≡)))
+                  (acc-split g D' xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r))))
+           (RI.cmV r) (λ p c e → cong cur (crashD-eq e (proj₁ img p)))
+           (λ x L e → subst (RLt g) (sym (rcur-crash {m} {s'} (RI.rcOK r) cI L)) (RI.rcL r x L e))
     mx : recMap g C s' ≐ smap m
-    mx a = trans (cong (λ f → f a)
+    mx a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) rn) (trans (cong (λ f → f a)
       (trans (cong (λ l → proj₁ (rp g (acc g D' (map cur l)) (st0 C)))
                    (trans eq (cong (xs' ++_) ys≡)))
              (rec-split g C D' xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r)) (RI.cmV r)
                         (λ p c e → cong cur (crashD-eq e (proj₁ img p))))))
-      (RI.cmX r a)
-    dm : DgM (smap m) (acc g D' (map cur (dr s')))
-    dm = subst (λ l → DgM (smap m) (acc g D' (map cur l))) (sym (trans eq (cong (xs' ++_) ys≡)))
+      (RI.cmX r a))
+    dm : DgM (smap m) (rview g s')
+    dm = subst (DgM (smap m)) (sym rn) (subst (λ l → DgM (smap m) (acc g D' (map cur l))) (sym (trans eq (cong (xs' ++_) ys≡)))
            (dgm-split g D' xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r)) (RI.cmV r)
-                      (λ p c e → cong cur (crashD-eq e (proj₁ img p))))
+                      (λ p c e → cong cur (crashD-eq e (proj₁ img p)))))
 
 ------------------------------------------------------------------------
 -- A crash during a full checkpoint of L2P M (from generation g to g+1).
@@ -255,11 +341,12 @@ syn-crashD {syn c} _ e = e
 ck-crash : ∀ {u m s' M} (C : Map)
   → cpL u ≡ syn (cpt (gen u) C) → PM (Older (gen u)) (cpO u)
   → All IsSyn (dr u) → All (PM (GenLe (gen u))) (dr u) → (∀ p → IsSyn (dat u p))
+  → (∀ p → Σ Cell λ c → rcd u p ≡ syn c × RLt (suc (gen u)) c)
   → recMap (gen u) C u ≐ M → l2p u ≐ M
-  → DgM M (acc (gen u) (λ p → cur (dat u p)) (map cur (dr u)))
+  → DgM M (rview (gen u) u)
   → CkPt u m → Img m s' → RecTo s' M
 -- crash before the first SYNC: the new checkpoint may or may not be there
-ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm dm (inj₁ refl) (cD , cL , cO , cR) = go cO
+ck-crash {u} {s' = s'} {M} C sl so rs rg ds rsy mx lm dm (inj₁ refl) (cD , cL , cO , cR , cI) = go cO
   where
     g = gen u
     L = l2p u
@@ -268,30 +355,39 @@ ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm dm (inj₁ refl) (cD , cL , cO
     drEq = crashL-id rs cR
     rs' = subst (All IsSyn) (sym drEq) rs
     rg' = subst (All (PM (GenLe g))) (sym drEq) rg
+    rsy' = rc-crash {u} {s'} rsy cI
+    rEq : ∀ p → cur (rcd s' p) ≡ cur (rcd u p)
+    rEq p with rsy p
+    ... | c , e , _ = trans (cong cur (crashC-eq e (cI p))) (sym (cong cur e))
+    vEq = rview-dr g {u} {s'} drEq (λ p → cong cur (syn-crashD (ds p) (cD p))) rEq
     mxOld : recMap g C s' ≐ M
-    mxOld a = trans (recMap-dr g C {u} {s'} drEq (λ p → cong cur (syn-crashD (ds p) (cD p))) a) (mx a)
+    mxOld a = trans (recMap-dr g C {u} {s'} drEq (λ p → cong cur (syn-crashD (ds p) (cD p))) rEq a) (mx a)
     soNew : PM (Older (suc g)) (cpL s')
     soNew = subst (PM (Older (suc g))) (sym sl') ≤-refl
     mxNew : recMap (suc g) L s' ≐ M
-    mxNew a = trans (cong (λ l → proj₁ (rp (suc g) l (st0 L)) a) (acc-gen g _ (map cur (dr s')) (all-cur rg'))) (lm a)
+    mxNew a = trans (cong (λ l → proj₁ (rp (suc g) (chn (suc g) (λ p → cur (rcd s' p)) (λ p → cur (dat s' p)) l) (st0 L)) a)
+                          (acc-gen g _ (map cur (dr s')) (all-cur rg'))) (lm a)
     go : CrashC (put (cpt (suc g) L) (cpO u)) (cpO s') → RecTo s' M
-    dmOld : DgM M (acc g (λ p → cur (dat s' p)) (map cur (dr s')))
-    dmOld = subst (λ l → DgM M l)
-      (sym (trans (acc-ext (λ p → cong cur (syn-crashD (ds p) (cD p))) g (map cur (dr s')))
-                  (cong (λ l → acc g (λ p → cur (dat u p)) (map cur l)) drEq))) dm
-    dmNew : DgM M (acc (suc g) (λ p → cur (dat s' p)) (map cur (dr s')))
-    dmNew = subst (DgM M) (sym (acc-gen g _ (map cur (dr s')) (all-cur rg'))) tt
-    go (inj₁ e) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld dmOld
+    dmOld : DgM M (rview g s')
+    dmOld = subst (DgM M) (sym vEq) dm
+    dmNew : DgM M (rview (suc g) s')
+    dmNew = subst (λ l → DgM M (chn (suc g) (λ p → cur (rcd s' p)) (λ p → cur (dat s' p)) l))
+                  (sym (acc-gen g _ (map cur (dr s')) (all-cur rg'))) tt
+    ro1 = rc-cur {s'} rsy'
+    go (inj₁ e) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld dmOld ro1
       where so' = subst (PM (Older g)) (sym e) (PM-dur (cpO u) so)
     go (inj₂ (inj₁ e)) =
       recto false (suc g) L (pick-slot false s' (suc g) L e soNew) e soNew rs'
-            (all-GenLe-step rg') mxNew dmNew
-    go (inj₂ (inj₂ e)) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld dmOld
+            (all-GenLe-step rg') mxNew dmNew (rc-cur {s'} (rc-step {s'} rsy'))
+    go (inj₂ (inj₂ e)) = recto true g C (pick-slot true s' g C sl' so') sl' so' rs' rg' mxOld dmOld ro1
       where so' = subst (PM (Older g)) (sym e) tt
 -- crash before the second SYNC: the new checkpoint is durable
-ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm dm (inj₂ (inj₁ refl)) (_ , cL , cO , cR) =
+ck-crash {u} {s' = s'} {M} C sl so rs rg ds rsy mx lm dm (inj₂ (inj₁ refl)) (_ , cL , cO , cR , cI) =
   recto false (suc g) L (pick-slot false s' (suc g) L cO so') cO so' (crashL-syn cR)
-        (all-GenLe-step rg2) mx' (subst (DgM M) (sym (acc-gen g _ (map cur (dr s')) (all-cur rg2))) tt)
+        (all-GenLe-step rg2) mx'
+        (subst (λ l → DgM M (chn (suc g) (λ p → cur (rcd s' p)) (λ p → cur (dat s' p)) l))
+               (sym (acc-gen g _ (map cur (dr s')) (all-cur rg2))) tt)
+        (rc-cur {s'} (rc-step {s'} (rc-crash {ck2 u} {s'} (rc-sync {rcd u} rsy) cI)))
   where
     g = gen u
     L = l2p u
@@ -300,16 +396,20 @@ ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm dm (inj₂ (inj₁ refl)) (_ ,
     rg2 : All (PM (GenLe g)) (dr s')
     rg2 = crashL-PM tt cR (all-put erased tt (all-sync rg))
     mx' : recMap (suc g) L s' ≐ M
-    mx' a = trans (cong (λ l → proj₁ (rp (suc g) l (st0 L)) a) (acc-gen g _ (map cur (dr s')) (all-cur rg2))) (lm a)
+    mx' a = trans (cong (λ l → proj₁ (rp (suc g) (chn (suc g) (λ p → cur (rcd s' p)) (λ p → cur (dat s' p)) l) (st0 L)) a)
+                        (acc-gen g _ (map cur (dr s')) (all-cur rg2))) (lm a)
 -- crash at the end: old slot and delta region erased
-ck-crash {u} {s' = s'} {M} C sl so rs rg ds mx lm dm (inj₂ (inj₂ refl)) (_ , cL , cO , cR) =
+ck-crash {u} {s' = s'} {M} C sl so rs rg ds rsy mx lm dm (inj₂ (inj₂ refl)) (_ , cL , cO , cR , cI) =
   recto true (suc g) L (pick-slot true s' (suc g) L cL so') cL so'
         (subst (All IsSyn) (sym drE) []) (subst (All (PM (GenLe (suc g)))) (sym drE) []) mx'
-        (subst (λ l → DgM M (acc (suc g) (λ p → cur (dat s' p)) (map cur l))) (sym drE) tt)
+        (subst (λ l → DgM M (chn (suc g) (λ p → cur (rcd s' p)) (λ p → cur (dat s' p))
+                                 (acc (suc g) (λ p → cur (dat s' p)) (map cur l)))) (sym drE) tt)
+        (rc-cur {s'} (rc-step {s'} (rc-crash {ck3 u} {s'} (rc-sync {λ p → sync (rcd u p)} (rc-sync {rcd u} rsy)) cI)))
   where
     g = gen u
     L = l2p u
     drE = crashL-nil cR
     so' = subst (PM (Older (suc g))) (sym cO) tt
     mx' : recMap (suc g) L s' ≐ M
-    mx' a = trans (cong (λ l → proj₁ (rp (suc g) (acc (suc g) (λ p → cur (dat s' p)) (map cur l)) (st0 L)) a) drE) (lm a)
+    mx' a = trans (cong (λ l → proj₁ (rp (suc g) (chn (suc g) (λ p → cur (rcd s' p)) (λ p → cur (dat s' p))
+                                                    (acc (suc g) (λ p → cur (dat s' p)) (map cur l))) (st0 L)) a) drE) (lm a)

@@ -324,8 +324,8 @@ okC-nc g D junk        cs _ = refl
 okC-nc g D (dcell _ _) cs _ = refl
 okC-nc g D (cpt _ _)   cs _ = refl
 okC-nc g D (dlt h x ps false dg) cs _ = refl
-okC-nc g D (dlt h x ps true (dd , dt)) cs (inj₁ e) rewrite e = refl
-okC-nc g D (dlt h x ps true (dd , dt)) cs (inj₂ ())
+okC-nc g D (dlt h x ps true (dd , dt , _)) cs (inj₁ e) rewrite e = refl
+okC-nc g D (dlt h x ps true (dd , dt , _)) cs (inj₂ ())
 
 acc-nc : ∀ g D xs ys → All (NC g) xs → acc g D (xs ++ ys) ≡ acc g D ys
 acc-nc g D []       ys []       = refl
@@ -337,7 +337,7 @@ okC-gen g D junk        cs _ = refl
 okC-gen g D (dcell _ _) cs _ = refl
 okC-gen g D (cpt _ _)   cs _ = refl
 okC-gen g D (dlt h x ps false dg) cs _ = refl
-okC-gen g D (dlt h x ps true (dd , dt)) cs le
+okC-gen g D (dlt h x ps true (dd , dt , _)) cs le
   rewrite ≡ᵇ-false h (suc g) (λ { refl → 1+n≰n le }) = refl
 
 acc-gen : ∀ g D xs → All (GenLe g) xs → acc (suc g) D xs ≡ []
@@ -354,7 +354,7 @@ okC-ext e g junk        cs = refl
 okC-ext e g (dcell _ _) cs = refl
 okC-ext e g (cpt _ _)   cs = refl
 okC-ext e g (dlt h x ps false dg) cs = refl
-okC-ext e g (dlt h x ps true (dd , dt)) cs = cong (λ v → (h ≡ᵇ g) ∧ v ∧ verT g x dt cs) (verD-ext e dd)
+okC-ext e g (dlt h x ps true (dd , dt , _)) cs = cong (λ v → (h ≡ᵇ g) ∧ v ∧ verT g x dt cs) (verD-ext e dd)
 
 acc-ext : ∀ {D D'} → (∀ p → D p ≡ D' p) → ∀ g cs → acc g D cs ≡ acc g D' cs
 acc-ext e g []       = refl
@@ -371,7 +371,7 @@ Ent sm D (p , d , a) = a ≤ amax × sm a ≡ just p × D p ≡ syn (dcell d a)
 CmV : ℕ → Map → (ℕ → MC) → List Cell → Set
 CmV g sm D []       = ⊤
 CmV g sm D (c ∷ cs) = (isC g c ≡ false × CmV g sm D cs) ⊎ (Σ ℕ λ x → Σ (List (Addr × ℕ)) λ ps → Σ Dg λ dg →
-  c ≡ dlt g x ps true dg × All (Ent sm D) (proj₁ dg) × verT g x (proj₂ dg) cs ≡ true)
+  c ≡ dlt g x ps true dg × All (Ent sm D) (proj₁ dg) × verT g x (proj₁ (proj₂ dg)) cs ≡ true)
 
 isC-NC : ∀ g c → isC g c ≡ false → NC g c
 isC-NC g erased      _ = tt
@@ -395,17 +395,17 @@ acc-cmv D' f []       R _ = refl
 acc-cmv {g} D' f (c ∷ cs) R (inj₁ (nc , cv))
   rewrite okC-nc g D' c cs (isC-NC g c nc) =
   trans (acc-cmv D' f cs R cv) (sym (nc-fst g c (rp g cs R) (isC-NC g c nc)))
-acc-cmv {g} D' f (c ∷ cs) R (inj₂ (x , ps , (dd , dt) , refl , es , vt)) =
+acc-cmv {g} D' f (c ∷ cs) R (inj₂ (x , ps , (dd , dt , L) , refl , es , vt)) =
   cong (λ l → proj₁ (rp g l R)) acc1
   where
-    acc1 : acc g D' (dlt g x ps true (dd , dt) ∷ cs) ≡ dlt g x ps true (dd , dt) ∷ cs
+    acc1 : acc g D' (dlt g x ps true (dd , dt , L) ∷ cs) ≡ dlt g x ps true (dd , dt , L) ∷ cs
     acc1 rewrite ≡ᵇ-refl g | verD-ent D' f dd es | vt = refl
 
 cmv-mono : ∀ {g sm D D'} → (∀ p d a → a ≤ amax → sm a ≡ just p → D p ≡ syn (dcell d a) → D' p ≡ syn (dcell d a)) →
   ∀ cs → CmV g sm D cs → CmV g sm D' cs
 cmv-mono f []       _ = tt
 cmv-mono f (c ∷ cs) (inj₁ (nc , cv)) = inj₁ (nc , cmv-mono f cs cv)
-cmv-mono {sm = sm} {D} {D'} f (c ∷ cs) (inj₂ (x , ps , (dd , dt) , e , es , vt)) = inj₂ (x , ps , (dd , dt) , e , go dd es , vt)
+cmv-mono {sm = sm} {D} {D'} f (c ∷ cs) (inj₂ (x , ps , (dd , dt , L) , e , es , vt)) = inj₂ (x , ps , (dd , dt , L) , e , go dd es , vt)
   where
     go : ∀ xs → All (Ent sm D) xs → All (Ent sm D') xs
     go []                 []                    = []
@@ -500,7 +500,7 @@ cmv-dgm : ∀ {g sm D} (D' : ℕ → Cell) → (∀ p c → D p ≡ syn c → D'
 cmv-dgm D' f []       _ = tt
 cmv-dgm {g} D' f (c ∷ cs) (inj₁ (nc , cv))
   rewrite okC-nc g D' c cs (isC-NC g c nc) = cmv-dgm D' f cs cv
-cmv-dgm {g} {sm} D' f (c ∷ cs) (inj₂ (x , ps , (dd , dt) , refl , es , vt))
+cmv-dgm {g} {sm} D' f (c ∷ cs) (inj₂ (x , ps , (dd , dt , _) , refl , es , vt))
   rewrite ≡ᵇ-refl g | verD-ent D' f dd es | vt = EntM-of dd es
 
 DgM-≐ : ∀ {M M'} → M ≐ M' → ∀ cs → DgM M cs → DgM M' cs
@@ -515,3 +515,64 @@ DgM-≐ {M} {M'} e (dlt _ _ _ true (dd , _) ∷ cs) d = go dd d
     go : ∀ xs → All (EntM M) xs → All (EntM M') xs
     go [] [] = []
     go ((p , x , a) ∷ xs) ((le , q) ∷ qs) = (le , trans (sym (e a)) q) ∷ go xs qs
+
+------------------------------------------------------------------------
+-- In-page records (docs/FORMAT.md §4.8): following the link
+
+RLt-step : ∀ {g} c → RLt g c → RLt (suc g) c
+RLt-step erased          _  = tt
+RLt-step junk            _  = tt
+RLt-step (dcell _ _)     _  = tt
+RLt-step (dlt _ _ _ _ _) lt = ≤-step lt
+RLt-step (cpt _ _)       _  = tt
+
+-- a record slot holding nothing of generation g never commits there
+okR-lt : ∀ g x D c → RLt g c → okR g x D c ≡ false
+okR-lt g x D erased          _  = refl
+okR-lt g x D junk            _  = refl
+okR-lt g x D (dcell _ _)     _  = refl
+okR-lt g x D (cpt _ _)       _  = refl
+okR-lt g x D (dlt h y ps false _) _ = refl
+okR-lt g x D (dlt h y ps true (dd , dt , _)) lt rewrite ≡ᵇ-false h g (λ { refl → Data.Nat.Properties.n≮n h lt }) = refl
+
+extM-none : ∀ g R D → (∀ p → RLt g (R p)) → ∀ m → extM g R D m ≡ []
+extM-none g R D f nothing        = refl
+extM-none g R D f (just (x , L)) rewrite okR-lt g (suc x) D (R L) (f L) = refl
+
+chn-none : ∀ g R D → (∀ p → RLt g (R p)) → ∀ cs → chn g R D cs ≡ cs
+chn-none g R D f cs = cong (_++ cs) (extM-none g R D f (lkOf cs))
+
+okR-ext : ∀ {D D'} → (∀ p → D p ≡ D' p) → ∀ g x c → okR g x D c ≡ okR g x D' c
+okR-ext e g x erased          = refl
+okR-ext e g x junk            = refl
+okR-ext e g x (dcell _ _)     = refl
+okR-ext e g x (cpt _ _)       = refl
+okR-ext e g x (dlt h y ps false _) = refl
+okR-ext e g x (dlt h y ps true (dd , dt , _)) = cong (λ v → (h ≡ᵇ g) ∧ (y ≡ᵇ x) ∧ v) (verD-ext e dd)
+
+extM-ext : ∀ {R R' D D'} → (∀ p → R p ≡ R' p) → (∀ p → D p ≡ D' p) → ∀ g m → extM g R D m ≡ extM g R' D' m
+extM-ext er ed g nothing = refl
+extM-ext {R} {R'} {D} {D'} er ed g (just (x , L))
+  rewrite er L | okR-ext ed g (suc x) (R' L) = refl
+
+chn-ext : ∀ {R R' D D'} → (∀ p → R p ≡ R' p) → (∀ p → D p ≡ D' p) → ∀ g cs → chn g R D cs ≡ chn g R' D' cs
+chn-ext er ed g cs = cong (_++ cs) (extM-ext er ed g (lkOf cs))
+
+-- the link of the newest committed page of generation g in a list
+lkTop : ℕ → List Cell → Maybe (ℕ × ℕ)
+lkTop g []       = nothing
+lkTop g (c ∷ cs) = if isC g c then lkOf (c ∷ cs) else lkTop g cs
+
+-- what recovery accepts of a committed part starts at its newest committed page
+acc-lk : ∀ {g sm D} (D' : ℕ → Cell) → (∀ p c → D p ≡ syn c → D' p ≡ c) →
+  ∀ cs → CmV g sm D cs → lkOf (acc g D' cs) ≡ lkTop g cs
+acc-lk D' f [] _ = refl
+acc-lk {g} D' f (c ∷ cs) (inj₁ (nc , cv)) rewrite okC-nc g D' c cs (isC-NC g c nc) | nc = acc-lk D' f cs cv
+acc-lk {g} D' f (c ∷ cs) (inj₂ (x , ps , (dd , dt , L) , refl , es , vt))
+  rewrite ≡ᵇ-refl g | verD-ent D' f dd es | vt = refl
+
+-- the link leads to no record of the generation: nothing is added
+chn-quiet : ∀ g R D cs → (∀ x L → lkOf cs ≡ just (x , L) → RLt g (R L)) → chn g R D cs ≡ cs
+chn-quiet g R D cs f with lkOf cs
+... | nothing      = refl
+... | just (x , L) rewrite okR-lt g (suc x) D (R L) (f x L refl) = refl

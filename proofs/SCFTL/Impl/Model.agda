@@ -24,6 +24,7 @@ open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Nullary using (¬_; does)
+open import Data.Unit.Base using (⊤)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -54,11 +55,14 @@ apply ((a , p) ∷ ps) m = apply ps m [ a ≔ just p ]
 -- with the sector (data, OOB logical address) it must hold, and the pairs
 -- of the epoch's tentative delta pages (newest first), which must be the
 -- pages right below the committed one.  Tentative pages carry `ε`.
+-- Its last component is the commit's *link* (docs/FORMAT.md §4.8): the
+-- page where the next epoch's first data page goes, whose record slot
+-- may hold the next epoch's in-page commit record.
 Dg : Set
-Dg = List (ℕ × Data × Addr) × List (List (Addr × ℕ))
+Dg = List (ℕ × Data × Addr) × List (List (Addr × ℕ)) × ℕ
 
 ε : Dg
-ε = [] , []
+ε = [] , [] , 0
 
 -- What a page holds.  Every kind of page carries a CRC on the real
 -- device; `junk` is any content that fails it (a torn or interrupted
@@ -118,6 +122,7 @@ record St : Set where
     cpL   : MC              -- checkpoint slot holding the live checkpoint
     cpO   : MC              -- the other (shadow) checkpoint slot
     dr    : List MC         -- delta region, newest page first
+    rcd   : ℕ → MC          -- in-page record slot of the flash page starting at data page p (§4.8)
     -- memory (lost on a crash)
     gen   : ℕ                          -- generation of the live checkpoint
     l2p   : Map                        -- volatile L2P
@@ -126,6 +131,7 @@ record St : Set where
     ept   : List (List (Addr × ℕ))     -- pairs of the tentative pages of this epoch, newest first
     ep    : ℕ                          -- the current epoch id (delta.rs: grows at every commit)
     nxt   : ℕ                          -- active pointer: next fresh page
+    lnk   : Maybe ℕ                    -- the last commit's link, if the next flush may commit in-page
     inv   : ℕ → Bool                   -- invalid queue (relocated this epoch)
     ers   : ℕ → Bool                   -- erasable queue
     wcnt  : ℕ                          -- write counter (W)
@@ -139,6 +145,7 @@ open St public
 Img : St → St → Set
 Img m s' = (∀ p → CrashD (dat m p) (dat s' p))
          × CrashC (cpL m) (cpL s') × CrashC (cpO m) (cpO s') × CrashL (dr m) (dr s')
+         × (∀ p → CrashC (rcd m p) (rcd s' p))
 
 ------------------------------------------------------------------------
 -- Reads
@@ -179,7 +186,7 @@ rd s a = rdm s (l2p s a)
 
 syncAll : St → St
 syncAll s = record s { dat = λ p → sync (dat s p) ; cpL = sync (cpL s)
-                     ; cpO = sync (cpO s) ; dr = map sync (dr s) }
+                     ; cpO = sync (cpO s) ; dr = map sync (dr s) ; rcd = λ p → sync (rcd s p) }
 
 -- Program the merge buffer's pages.
 progm : Maybe (Data × Addr) → MC → MC
@@ -241,7 +248,7 @@ ck1 s = record s { cpO = put (cpt (suc (gen s)) (l2p s)) (cpO s) }
 ck2 s = let u = syncAll (ck1 s) in
         record u { cpL = put erased (cpL u) ; dr = map (put erased) (dr u) }
 ck3 s = let u = syncAll (ck2 s) in
-        record u { cpL = cpO u ; cpO = cpL u ; dr = [] ; gen = suc (gen s) }
+        record u { cpL = cpO u ; cpO = cpL u ; dr = [] ; gen = suc (gen s) ; lnk = nothing }
 
 CkPt : St → St → Set
 CkPt s m = m ≡ ck1 s ⊎ m ≡ ck2 s ⊎ m ≡ ck3 s
@@ -263,7 +270,7 @@ digD s ((a , p) ∷ ps) =
   if (a ≤ᵇ amax) ∧ isAt (l2p s a) p then (p , cellD (pv s p) , a) ∷ digD s ps else digD s ps
 
 dgOf : St → Dg
-dgOf s = digD s (dbuf s ++ concat (ept s)) , ept s
+dgOf s = digD s (dbuf s ++ concat (ept s)) , ept s , nxt s
 
 -- flush, one SYNC (docs/FORMAT.md §4.3): program the merge buffer and the
 -- committed delta page (delta buffer + digest), then SYNC (the commit
@@ -276,10 +283,43 @@ fl2 s = let u = fl1 s in
         record u { dr = uns erased (dlt (gen s) (ep s) (dbuf s) true (dgOf s)) ∷ dr u }
 fl3 s = let u = syncAll (fl2 s) in
         record u { smap = l2p u ; dbuf = [] ; ept = [] ; ers = λ p → ers u p ∨ inv u p
-                 ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 ; ep = suc (ep s) }
+                 ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 ; ep = suc (ep s) ; lnk = just (nxt s) }
+
+-- In-page commit (docs/FORMAT.md §4.8): a flush whose epoch wrote no
+-- tentative page and whose only data page is the merge buffer's, at the
+-- place the last commit linked to (L: every page the epoch placed, L up
+-- to nxt, is still in the merge buffer, and there is one) commits in that
+-- flash page: the merge buffer is programmed with the commit record (the
+-- committed delta page's content: pairs, digest, link) in the record
+-- slot of page L; one SYNC; no page of the delta region.  Then the
+-- epoch's pairs go where recovery reads them before any later region
+-- page: either the consolidation page (kind 7: the record's content,
+-- whose link continues the chain), appended and synced at once (`fiK`,
+-- `fi4`; the Rust writes it lazily, before the next region page), or a
+-- full checkpoint (`ck3 (fi3 L s)`).
+InP : St → ℕ → Set
+InP s L = lnk s ≡ just L × ept s ≡ [] × L < nxt s
+        × (∀ p → L ≤ p → p < nxt s → Σ Data λ d → Σ Addr λ a → mb s p ≡ just (d , a))
+
+rec : St → Cell
+rec s = dlt (gen s) (ep s) (dbuf s) true (dgOf s)
+
+fi2 fi3 : ℕ → St → St
+fi2 L s = let u = fl1 s in record u { rcd = rcd u [ L ≔ put (rec s) (rcd u L) ] }
+fi3 L s = let u = syncAll (fi2 L s) in
+          record u { smap = l2p u ; dbuf = [] ; ept = [] ; ers = λ p → ers u p ∨ inv u p
+                   ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 ; ep = suc (ep s) ; lnk = nothing }
+
+-- the consolidation page appended (crash point before its SYNC), synced
+fiK fi4 : ℕ → St → St
+fiK L s = let u = fi3 L s in record u { dr = uns erased (rec s) ∷ dr u ; lnk = just (nxt s) }
+fi4 L s = syncAll (fiK L s)
+
+FiPt : St → St → Set
+FiPt s m = Σ ℕ λ L → InP s L × (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m ≡ fiK L s ⊎ m ≡ fi4 L s)
 
 FlPt : St → St → Set
-FlPt s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m
+FlPt s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m ⊎ FiPt s m
 
 -- Recovery: the committed checkpoint of the highest generation, then the
 -- committed delta pages of that generation.
@@ -345,7 +385,7 @@ verT g x (ps ∷ pss) (c ∷ cs) = isT g x ps c ∧ verT g x pss cs
 
 -- a committed page of generation g whose digest verifies
 okC : ℕ → (ℕ → Cell) → Cell → List Cell → Bool
-okC g D (dlt h x ps true (dd , dt)) cs = (h ≡ᵇ g) ∧ verD D dd ∧ verT g x dt cs
+okC g D (dlt h x ps true (dd , dt , _)) cs = (h ≡ᵇ g) ∧ verD D dd ∧ verT g x dt cs
 okC g D _                           cs = false
 
 -- The part of the region recovery replays: from the newest committed page
@@ -371,8 +411,33 @@ hi : Map → ℕ → ℕ
 hi m zero    = bnd (m zero)
 hi m (suc k) = bnd (m (suc k)) ⊔ hi m k
 
+-- Following the link (docs/FORMAT.md §4.8): the newest committed page
+-- recovery accepted names page L; the record slot of L holds the next
+-- epoch's commit if it parses as a committed record of this generation
+-- with the next epoch id and its digest verifies on the data pages (the
+-- record's data CRC).  An accepted record is replayed as the newest
+-- committed page (it is the consolidation page's content).
+okR : ℕ → ℕ → (ℕ → Cell) → Cell → Bool
+okR g x D (dlt h y ps true (dd , dt , _)) = (h ≡ᵇ g) ∧ (y ≡ᵇ x) ∧ verD D dd
+okR g x D _                               = false
+
+lkOf : List Cell → Maybe (ℕ × ℕ)
+lkOf (dlt _ x _ true (_ , _ , L) ∷ _) = just (x , L)
+lkOf _                                = nothing
+
+extM : ℕ → (ℕ → Cell) → (ℕ → Cell) → Maybe (ℕ × ℕ) → List Cell
+extM g R D (just (x , L)) = if okR g (suc x) D (R L) then R L ∷ [] else []
+extM g R D nothing        = []
+
+-- what recovery replays: the linked record, if any, over the accepted region
+chn : ℕ → (ℕ → Cell) → (ℕ → Cell) → List Cell → List Cell
+chn g R D cs = extM g R D (lkOf cs) ++ cs
+
+rview : ℕ → St → List Cell
+rview g s = chn g (λ p → cur (rcd s p)) (λ p → cur (dat s p)) (acc g (λ p → cur (dat s p)) (map cur (dr s)))
+
 recMap : ℕ → Map → St → Map
-recMap g C s = proj₁ (rp g (acc g (λ p → cur (dat s p)) (map cur (dr s))) (st0 C))
+recMap g C s = proj₁ (rp g (rview g s) (st0 C))
 
 -- Does recovery drop no committed page of generation g (it accepted the
 -- newest one, or there is none)?  Only then may it go on without a full
@@ -418,7 +483,23 @@ rec0 b g C s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = recMap g C u ; smap = recMap g C u ; mb = λ _ → nothing ; dbuf = [] ; ept = []
   ; nxt = hi (recMap g C u) amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false ; ers = λ _ → false
-  ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) }
+  ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) ; lnk = nothing }
+
+-- A cell that is no record of generation g or newer.
+RLt : ℕ → Cell → Set
+RLt g (dlt h _ _ _ _) = h < g
+RLt g _               = ⊤
+
+-- Recovery keeps the generation only if the link of the newest committed
+-- page it accepts leads to no record of the generation (so it applied
+-- none, and none it rejected stays where later recoveries look) and no
+-- record of the generation lies at or past the pages the region names
+-- (where the rebuilt state allocates).  Otherwise P writes a full
+-- checkpoint (the Rust writes a consolidation page for records it
+-- applied: see proofs/README.md).
+Quiet : ℕ → St → Set
+Quiet g s = (∀ x L → lkOf (acc g (λ p → cur (dat s p)) (map cur (dr s))) ≡ just (x , L) → RLt g (cur (rcd s L)))
+          × (∀ p → hiR (map cur (dr s)) ≤ p → RLt g (cur (rcd s p)))
 
 ------------------------------------------------------------------------
 -- The model P
@@ -434,10 +515,11 @@ okP (use (regop rl)) s s' =
   ⊎ (¬ gcnt s ≤ kmax × s' ≡ s)
 okP (use (regop es)) s s' = Σ ℕ λ p → ers s p ≡ true × s' ≡ esF p s
 okP (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s)
+                      ⊎ Σ ℕ λ L → InP s L × (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s)
 okP recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0 b g C s)
-   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0 b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × Quiet g s × s' ≡ rec0 b g C s)
 
 -- A crashed operation: a crash at one of its crash points.  (Recovery
 -- without a full checkpoint issues nothing after its first SYNC; a crash
@@ -457,7 +539,7 @@ unmapped : Map
 unmapped _ = nothing
 
 NewP : St → Set
-NewP s = cpL s ≡ syn (cpt 0 unmapped) × cpO s ≡ syn erased × dr s ≡ []
+NewP s = cpL s ≡ syn (cpt 0 unmapped) × cpO s ≡ syn erased × dr s ≡ [] × (∀ p → rcd s p ≡ syn erased)
 
 P : Model
 P = record { State = St ; New = NewP ; read = rd ; ok = okP ; crash = crashP }

@@ -13,7 +13,7 @@ module SCFTL.Impl.Recovery (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; s≤s; z≤n; _≡ᵇ_)
 open import Data.Bool.Base using (Bool; true; false; not; _∧_)
 open import Data.Empty using (⊥-elim)
-open import Data.Nat.Properties using (≤-trans; m≤m⊔n)
+open import Data.Nat.Properties using (≤-trans; m≤m⊔n; m≤n⊔m)
 open import Data.Unit.Base using (tt)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.Maybe.Base using (Maybe; nothing; just)
@@ -41,8 +41,17 @@ rdS-rec0 b g C s nothing  = refl
 rdS-rec0 b g C s (just p) = refl
 
 -- Recovery's SYNC changes nothing it reads.
+rview-syncAll : ∀ g s → rview g (syncAll s) ≡ rview g s
+rview-syncAll g s = cong (λ l → chn g (λ p → cur (rcd s p)) (λ p → cur (dat s p)) (acc g (λ p → cur (dat s p)) l))
+                         (map-cur-sync (dr s))
+
 recMap-syncAll : ∀ g C s → recMap g C (syncAll s) ≡ recMap g C s
-recMap-syncAll g C s = cong (λ l → proj₁ (rp g (acc g (λ p → cur (dat s p)) l) (st0 C))) (map-cur-sync (dr s))
+recMap-syncAll g C s = cong (λ l → proj₁ (rp g l (st0 C))) (rview-syncAll g s)
+
+-- the record slots recovery leaves: durable, nothing newer than g
+rec0-rsy : ∀ b g C s → (∀ p → RLt (suc g) (cur (rcd s p))) →
+  ∀ p → Σ Cell λ c → rcd (rec0 b g C s) p ≡ syn c × RLt (suc g) c
+rec0-rsy b g C s ro p = cur (rcd s p) , refl , ro p
 
 slot-sync : ∀ b s → slot b (syncAll s) ≡ sync (slot b s)
 slot-sync true  s = refl
@@ -53,9 +62,9 @@ slot-sync false s = refl
 rec-sim : ∀ {s M X b g C} → RecTo s M → DOKs (dat s) M X →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
   AR (ck3 (rec0 b g C s)) ⟨ X , X , 0 ⟩ × RI (ck3 (rec0 b g C s))
-rec-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm) dk pk with trans (sym pk₀) pk
+rec-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm ro) dk pk with trans (sym pk₀) pk
 ... | refl = ck3-AR {u = r0} (ar vol stb refl) ,
-             ck3-RI {u = r0} vOK sOK (λ p ()) (λ p ()) (λ _ → refl) refl refl (s≤s z≤n)
+             ck3-RI {u = r0} vOK sOK (λ p ()) (λ p ()) (λ _ → refl) refl refl (s≤s z≤n) (rec0-rsy b g C s ro)
   where
     r0 = rec0 b g C s
     M' = recMap g C (syncAll s)
@@ -77,12 +86,12 @@ rec-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm) dk pk with trans (sym 
 rec-crash : ∀ {s s' m M X b g C} → RecTo s M → DOKs (dat s) M X →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
   CkPt (rec0 b g C s) m → Img m s' → RecTo s' M × DOKs (dat s') M X
-rec-crash {s} {M = M} (recto b g C pk₀ sl so rs rg mx dm) dk pk ck img with trans (sym pk₀) pk
+rec-crash {s} {M = M} (recto b g C pk₀ sl so rs rg mx dm ro) dk pk ck img with trans (sym pk₀) pk
 ... | refl =
   ck-crash {u = rec0 b g C s} C (trans (slot-sync b s) (cong sync sl))
            (subst (PM (Older g)) (sym (slot-sync (not b) s)) (PM-sync (slot (not b) s) so))
-           (all-sync-IsSyn (dr s)) (all-sync rg) (λ p → tt) mx' mx'
-           (subst (λ l → DgM M (acc g (λ p → cur (dat s p)) l)) (sym (map-cur-sync (dr s))) dm) ck img ,
+           (all-sync-IsSyn (dr s)) (all-sync rg) (λ p → tt) (rec0-rsy b g C s ro) mx' mx'
+           (subst (DgM M) (sym (rview-syncAll g s)) dm) ck img ,
   dok-crash (proj₁ img) (dok-ck {u = rec0 b g C s} (dok-sync dk) ck)
   where
     mx' : recMap g C (syncAll s) ≐ M
@@ -104,11 +113,11 @@ cmv-rec g D {sm} {DD} f (c ∷ cs) cl dg with okC g D c cs in ok
   where ff : false ≡ true → Data.Empty.⊥
         ff ()
 ...   | false = inj₁ (refl , cmv-rec g D f cs cl dg)
-cmv-rec g D {sm} {DD} f (dlt h x ps true (dd , dt) ∷ cs) cl dg | true
+cmv-rec g D {sm} {DD} f (dlt h x ps true (dd , dt , L) ∷ cs) cl dg | true
   with ∧-true (h ≡ᵇ g) _ ok
 ... | e1 , e2 with ∧-true (verD D dd) _ e2
 ...   | vd , vt with ≡ᵇ-sound h g e1
-...     | refl = inj₂ (x , ps , (dd , dt) , refl , go dd vd dg , vt)
+...     | refl = inj₂ (x , ps , (dd , dt , L) , refl , go dd vd dg , vt)
   where
     go : ∀ xs → verD D xs ≡ true → All (EntM sm) xs → All (Ent sm DD) xs
     go [] _ [] = []
@@ -122,9 +131,9 @@ cmv-rec g D f (dlt _ _ _ false _ ∷ cs) cl dg | true with () <- ok
 
 rec0-sim : ∀ {s M X b g C} → RecTo s M → DOKs (dat s) M X →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
-  clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true →
+  clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true → Quiet g s →
   AR (rec0 b g C s) ⟨ X , X , 0 ⟩ × RI (rec0 b g C s)
-rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm) dk pk cl with trans (sym pk₀) pk
+rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm ro) dk pk cl (q1 , q2) with trans (sym pk₀) pk
 ... | refl = ar vol stb refl , record
   { C = C ; tents = [] ; comm = map cur (dr s)
   ; slotL = trans (slot-sync b s) (cong sync sl)
@@ -132,15 +141,21 @@ rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm) dk pk cl with trans (
   ; regEq = map-sync-syn (dr s)
   ; tNC = [] ; gle = all-sync rg
   ; cmX = λ a → sym (trans (cong (λ f → f a) (recMap-syncAll g C s))
-                            (cong (λ f → f a) (acc-clean g D (map cur (dr s)) (st0 C) cl)))
+                     (trans (cong (λ l → proj₁ (rp g l (st0 C)) a) rn)
+                            (cong (λ f → f a) (acc-clean g D (map cur (dr s)) (st0 C) cl))))
   ; cmP = s≤s (pend-top g (map cur (dr s)) C)
   ; vm = λ a → refl
   ; vOK = vOK ; sOK = sOK ; iOK = λ p () ; eOK = λ p ()
   ; tEq = refl
-  ; cmV = cmv-rec g D (λ p c e → cong syn e) (map cur (dr s)) cl
-            (DgM-≐ (λ a → sym (mx' a)) (acc g D (map cur (dr s))) dm) }
+  ; cmV = cv
+  ; rcOK = λ p → cur (rcd s p) , refl , ro p
+  ; lkOK = λ L ()
+  ; rcN = λ p le → q2 p (≤-trans (m≤n⊔m (hi (recMap g C (syncAll s)) amax) (hiR (map cur (dr s)))) le)
+  ; rcL = λ x L e → q1 x L (trans (acc-lk D (λ p c e' → cong cur e') (map cur (dr s)) cv) e) }
   where
     D = λ p → cur (dat s p)
+    rn : rview g s ≡ acc g D (map cur (dr s))
+    rn = chn-quiet g (λ p → cur (rcd s p)) D _ q1
     r0 = rec0 b g C s
     M' = recMap g C (syncAll s)
     mx' : M' ≐ M
@@ -155,9 +170,12 @@ rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm) dk pk cl with trans (
     sOK : ∀ a p → a ≤ amax → M' a ≡ just p →
           p < nxt r0 × nothing ≡ nothing × Σ Data λ d → dat r0 p ≡ syn (dcell d a)
     sOK a p le e = ≤-trans (hi-bound M' amax a p le e) (m≤m⊔n _ _) , refl , X a , cong sync (dok-just (trans (sym (mx' a)) e) (dk a le))
+    cv : CmV g (recMap g C (syncAll s)) (λ p → sync (dat s p)) (map cur (dr s))
+    cv = cmv-rec g D (λ p c e → cong syn e) (map cur (dr s)) cl
+           (DgM-≐ (λ a → sym (mx' a)) (acc g D (map cur (dr s))) (subst (DgM M) rn dm))
 
 -- either way
 recover-sim : ∀ {s M X s'} → RecTo s M → DOKs (dat s) M X → okP recover s s' →
   AR s' ⟨ X , X , 0 ⟩ × RI s'
 recover-sim rt dk (b , g , C , pk , inj₁ refl)         = rec-sim rt dk pk
-recover-sim rt dk (b , g , C , pk , inj₂ (cl , refl)) = rec0-sim rt dk pk cl
+recover-sim rt dk (b , g , C , pk , inj₂ (cl , qt , refl)) = rec0-sim rt dk pk cl qt

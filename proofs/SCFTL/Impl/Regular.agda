@@ -52,7 +52,7 @@ progMB-RI {s} r = record
             lt , refl , d , trans (cong (λ x → progm x (dat s p)) mbn) dd
   ; iOK = iOK ; eOK = eOK ; tEq = tEq
   ; cmV = cmv-mono (λ p d a le sm e → let (_ , mbn , _) = sOK a p le sm in
-                      trans (cong (λ x → progm x (dat s p)) mbn) e) comm cmV }
+                      trans (cong (λ x → progm x (dat s p)) mbn) e) comm cmV ; rcOK = rcOK ; lkOK = lkOK ; rcN = rcN ; rcL = rcL }
   where open RI r
 
 rdm-progMB : ∀ s mp → rdm (progMB s) mp ≡ rdm s mp
@@ -75,7 +75,7 @@ emitT-RI {s} r = record
   ; slotL = slotL ; slotO = slotO ; regEq = cong (_ ∷_) regEq
   ; tNC = (tt , inj₂ refl) ∷ tNC ; gle = (tt , ≤-refl) ∷ gle ; cmX = cmX ; cmP = cmP
   ; vm = λ a → trans (vm a) (cong (λ f → f a) (sym (apply-++ (dbuf s) (concat (ept s)) (smap s))))
-  ; vOK = vOK ; sOK = sOK ; iOK = iOK ; eOK = eOK ; tEq = cong (_ ∷_) tEq ; cmV = cmV }
+  ; vOK = vOK ; sOK = sOK ; iOK = iOK ; eOK = eOK ; tEq = cong (_ ∷_) tEq ; cmV = cmV ; rcOK = rcOK ; lkOK = lkOK ; rcN = rcN ; rcL = rcL }
   where open RI r
 
 emitT-AR : ∀ {s t} → AR s t → AR (emitT s) t
@@ -107,7 +107,8 @@ place-RI {s} a d ale r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
   ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP
   ; vm = ≐-upd a (just (nxt s)) vm
-  ; vOK = vOK' ; sOK = sOK' ; iOK = iOK' ; eOK = eOK' ; tEq = tEq ; cmV = cmV }
+  ; vOK = vOK' ; sOK = sOK' ; iOK = iOK' ; eOK = eOK' ; tEq = tEq ; cmV = cmV ; rcOK = rcOK ; lkOK = lkOK
+  ; rcN = λ p le → rcN p (Data.Nat.Properties.<⇒≤ le) ; rcL = rcL }
   where
     open RI r
     n = nxt s
@@ -155,7 +156,7 @@ wr0-RI : ∀ {s} a d → a ≤ amax → RI s → RI (wr0 a d s)
 wr0-RI {s} a d ale r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
   ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP ; vm = vm
-  ; vOK = vOK ; sOK = sOK ; iOK = iOK ; eOK = eOK ; tEq = tEq ; cmV = cmV }
+  ; vOK = vOK ; sOK = sOK ; iOK = iOK ; eOK = eOK ; tEq = tEq ; cmV = cmV ; rcOK = rcOK ; lkOK = lkOK ; rcN = rcN ; rcL = rcL }
   where open RI (place-RI a d ale r)
 
 wr0-AR : ∀ {s t} a d → a ≤ amax → RI s → AR s t →
@@ -186,7 +187,7 @@ rl0-RI : ∀ {s} p → p < nxt s → Valid s p → RI s → RI (rl0 p s)
 rl0-RI {s} p lt (ale , la) r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
   ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP ; vm = vm
-  ; vOK = vOK ; sOK = sOK ; iOK = iOK' ; eOK = eOK ; tEq = tEq ; cmV = cmV }
+  ; vOK = vOK ; sOK = sOK ; iOK = iOK' ; eOK = eOK ; tEq = tEq ; cmV = cmV ; rcOK = rcOK ; lkOK = lkOK ; rcN = rcN ; rcL = rcL }
   where
     a = p2l s p
     d = cellD (pv s p)
@@ -218,7 +219,7 @@ rlX-RI : ∀ {s} p → p < nxt s → ¬ Valid s p → RI s → RI (rlX p s)
 rlX-RI {s} p lt nv r = record
   { C = C ; tents = tents ; comm = comm ; slotL = slotL ; slotO = slotO ; regEq = regEq
   ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP ; vm = vm
-  ; vOK = vOK ; sOK = sOK ; iOK = iOK' ; eOK = eOK ; tEq = tEq ; cmV = cmV }
+  ; vOK = vOK ; sOK = sOK ; iOK = iOK' ; eOK = eOK ; tEq = tEq ; cmV = cmV ; rcOK = rcOK ; lkOK = lkOK ; rcN = rcN ; rcL = rcL }
   where
     open RI r
     gone : ∀ b → b ≤ amax → l2p s b ≢ just p
@@ -248,7 +249,7 @@ esF-RI {s} p ep r = record
   ; tNC = tNC ; gle = gle ; cmX = cmX ; cmP = cmP ; vm = vm
   ; vOK = vOK' ; sOK = sOK' ; iOK = iOK ; eOK = eOK' ; tEq = tEq
   ; cmV = cmv-mono (λ q d b le sm e → trans (upd-other (dat s) _ (λ { refl → proj₂ (proj₂ (eOK p ep)) b le sm })) e)
-                   comm cmV }
+                   comm cmV ; rcOK = rcOK ; lkOK = lkOK ; rcN = rcN ; rcL = rcL }
   where
     open RI r
     D' = dat s [ p ≔ put erased (dat s p) ]

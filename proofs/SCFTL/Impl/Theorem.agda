@@ -92,12 +92,16 @@ recᶜ-B (M , X , rt , dk) (b , g , C , pk , m , ck , img) = M , X , rec-crash r
 -- Format / new disks
 
 new-RecTo : ∀ {s} → NewP s → RecTo s unmapped
-new-RecTo {s} (e1 , e2 , e3) =
+new-RecTo {s} (e1 , e2 , e3 , e4) =
   recto true 0 unmapped (pick-slot true s 0 unmapped e1 so) e1 so
         (subst (All IsSyn) (sym e3) []) (subst (All (PM (GenLe 0))) (sym e3) [])
-        (λ a → cong (λ l → proj₁ (rp 0 (acc 0 (λ p → cur (dat s p)) (map cur l)) (st0 unmapped)) a) e3)
-        (subst (λ l → DgM unmapped (acc 0 (λ p → cur (dat s p)) (map cur l))) (sym e3) tt)
-  where so = subst (PM (Older 0)) (sym e2) tt
+        (λ a → cong (λ l → proj₁ (rp 0 (chn 0 R D (acc 0 D (map cur l))) (st0 unmapped)) a) e3)
+        (subst (λ l → DgM unmapped (chn 0 R D (acc 0 D (map cur l)))) (sym e3) tt)
+        (λ p → subst (λ m → RLt 1 (cur m)) (sym (e4 p)) tt)
+  where
+    so = subst (PM (Older 0)) (sym e2) tt
+    D = λ p → cur (dat s p)
+    R = λ p → cur (rcd s p)
 
 init-CR' : ∀ {s t} → NewP s → NewS t → CR s t
 init-CR' n en = unmapped , new-RecTo n , λ a le → cong (λ f → f a) en
@@ -176,23 +180,23 @@ stable-survives-crash = crash-RI
 -- recovery rebuilds the state from the flash alone (the memory of the
 -- crashed state, including the ghost, plays no part)
 private
-  flashOnly : Bool → ℕ → Map → (ℕ → MC) → MC → MC → List MC → St
-  flashOnly b g C d l o r = rec0 b g C (record
-    { dat = d ; cpL = l ; cpO = o ; dr = r ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing
+  flashOnly : Bool → ℕ → Map → (ℕ → MC) → MC → MC → List MC → (ℕ → MC) → St
+  flashOnly b g C d l o r i = rec0 b g C (record
+    { dat = d ; cpL = l ; cpO = o ; dr = r ; rcd = i ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing
     ; dbuf = [] ; ept = [] ; nxt = 0 ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0
-    ; smap = unmapped ; ep = 0 })
+    ; smap = unmapped ; ep = 0 ; lnk = nothing })
 
-  viaFlash : ∀ b g C s → rec0 b g C s ≡ flashOnly b g C (dat s) (cpL s) (cpO s) (dr s)
+  viaFlash : ∀ b g C s → rec0 b g C s ≡ flashOnly b g C (dat s) (cpL s) (cpO s) (dr s) (rcd s)
   viaFlash true  g C s = refl
   viaFlash false g C s = refl
 
 -- (with or without the full checkpoint: `rec0` is the same, `ck3` of it too)
 recover-flash-only : ∀ b g C {s₁ s₂} → dat s₁ ≡ dat s₂ → cpL s₁ ≡ cpL s₂ → cpO s₁ ≡ cpO s₂ →
-  dr s₁ ≡ dr s₂ → rec0 b g C s₁ ≡ rec0 b g C s₂
-recover-flash-only b g C {s₁} {s₂} e1 e2 e3 e4 =
+  dr s₁ ≡ dr s₂ → rcd s₁ ≡ rcd s₂ → rec0 b g C s₁ ≡ rec0 b g C s₂
+recover-flash-only b g C {s₁} {s₂} e1 e2 e3 e4 e5 =
   trans (viaFlash b g C s₁)
-    (trans (go e1 e2 e3 e4) (sym (viaFlash b g C s₂)))
+    (trans (go e1 e2 e3 e4 e5) (sym (viaFlash b g C s₂)))
   where
-    go : dat s₁ ≡ dat s₂ → cpL s₁ ≡ cpL s₂ → cpO s₁ ≡ cpO s₂ → dr s₁ ≡ dr s₂ →
-         flashOnly b g C (dat s₁) (cpL s₁) (cpO s₁) (dr s₁) ≡ flashOnly b g C (dat s₂) (cpL s₂) (cpO s₂) (dr s₂)
-    go e1 e2 e3 e4 rewrite e1 | e2 | e3 | e4 = refl
+    go : dat s₁ ≡ dat s₂ → cpL s₁ ≡ cpL s₂ → cpO s₁ ≡ cpO s₂ → dr s₁ ≡ dr s₂ → rcd s₁ ≡ rcd s₂ →
+         flashOnly b g C (dat s₁) (cpL s₁) (cpO s₁) (dr s₁) (rcd s₁) ≡ flashOnly b g C (dat s₂) (cpL s₂) (cpO s₂) (dr s₂) (rcd s₂)
+    go e1 e2 e3 e4 e5 rewrite e1 | e2 | e3 | e4 | e5 = refl

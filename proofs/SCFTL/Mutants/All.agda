@@ -1,9 +1,9 @@
 {-# OPTIONS --safe --without-K #-}
 ------------------------------------------------------------------------
--- Issue 39: the ten mutants of the model P (one-SYNC digest commit,
--- epoch ids, recovery with or without a full checkpoint),
--- each with exactly one deliberate bug, and what is proven about each
--- (see proofs/README.md, "Mutants that must fail").  Nine are not
+-- Issue 39: the thirteen mutants of the model P (one-SYNC digest commit,
+-- epoch ids, recovery with or without a full checkpoint, in-page
+-- commits), each with exactly one deliberate bug, and what is proven
+-- about each (see proofs/README.md, "Mutants that must fail").  Twelve are not
 -- snapshot-consistent, each by a concrete fragment whose recovered read
 -- violates SC1.  One (checkpoint in place) has no SC counterexample in
 -- P's crash model: it makes the disk unrecoverable instead (see its
@@ -24,6 +24,9 @@ import SCFTL.Mutants.AllocRestarts
 import SCFTL.Mutants.CheckpointInPlace
 import SCFTL.Mutants.DigestOmitsTentative
 import SCFTL.Mutants.RecoveryReusesCrashedEpoch
+import SCFTL.Mutants.InpageDigestOmitsPage
+import SCFTL.Mutants.InpageRecordNotConsolidated
+import SCFTL.Mutants.InpageConsolidationSkipped
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -35,6 +38,9 @@ module M7 = SCFTL.Mutants.AllocRestarts
 module M8 = SCFTL.Mutants.CheckpointInPlace
 module M9 = SCFTL.Mutants.DigestOmitsTentative
 module M10 = SCFTL.Mutants.RecoveryReusesCrashedEpoch
+module M11 = SCFTL.Mutants.InpageDigestOmitsPage
+module M12 = SCFTL.Mutants.InpageRecordNotConsolidated
+module M13 = SCFTL.Mutants.InpageConsolidationSkipped
 
 record MutantsFail : Set where
   field
@@ -59,6 +65,12 @@ record MutantsFail : Set where
     digest-omits-tentative : ¬ SnapshotConsistent M9.Pmut
     -- 10. recovery without a full checkpoint resumes the crashed epoch's id
     recovery-reuses-crashed-epoch : ¬ SnapshotConsistent M10.Pmut
+    -- 11. an in-page commit record whose digest omits its own data page
+    inpage-digest-omits-page : ¬ SnapshotConsistent M11.Pmut
+    -- 12. recovery applies an in-page record and keeps the region as it is
+    inpage-record-not-consolidated : ¬ SnapshotConsistent M12.Pmut
+    -- 13. an in-page commit ends without its consolidation page or a checkpoint
+    inpage-consolidation-skipped : ¬ SnapshotConsistent M13.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -72,4 +84,7 @@ mutants-fail = record
   ; checkpoint-in-place    = M8.unrecoverable
   ; digest-omits-tentative = M9.not-snapshot-consistent
   ; recovery-reuses-crashed-epoch = M10.not-snapshot-consistent
+  ; inpage-digest-omits-page = M11.not-snapshot-consistent
+  ; inpage-record-not-consolidated = M12.not-snapshot-consistent
+  ; inpage-consolidation-skipped = M13.not-snapshot-consistent
   }

@@ -72,7 +72,7 @@ okM (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3′ (fl3 s)
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3′ (rec0 b g C s)
-   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0 b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × Quiet g s × s' ≡ rec0 b g C s)
 okM o = okP o
 crashM (use flush) s s' = Σ St λ m → FlPt′ s m × Img m s'
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
@@ -93,7 +93,7 @@ m2 = ck1′ (fl3 s2)                    -- flush + checkpoint, first SYNC point
 s3 = record (syncAll m2) { cpL = syn junk }   -- crash: the live slot torn
 
 img3 : Img m2 s3
-img3 = (λ p → land-D (dat m2 p)) , inj₂ (inj₂ refl) , land-C (cpO m2) , land-L (dr m2)
+img3 = (λ p → land-D (dat m2 p)) , inj₂ (inj₂ refl) , land-C (cpO m2) , land-L (dr m2) , (λ p → land-C (rcd m2 p))
 
 open Fragments Pmut
 
@@ -130,7 +130,7 @@ other-outcomes-consistent :
   × Img m2 new-outcome
   × Σ St (λ s' → okM recover new-outcome s' × rd s' 0 ≡ true)
 other-outcomes-consistent =
-    ((λ p → land-D (dat m2 p)) , inj₁ refl , land-C (cpO m2) , land-L (dr m2))
+    ((λ p → land-D (dat m2 p)) , inj₁ refl , land-C (cpO m2) , land-L (dr m2) , (λ p → land-C (rcd m2 p)))
   , (_ , (true , 1 , unmapped , refl , inj₁ refl) , refl)
   , img-sync m2
   , (_ , (true , 2 , l2p s2 , refl , inj₁ refl) , refl)

@@ -37,12 +37,12 @@ open Sp public
 -- A freshly formatted disk (the state SCFTL.Impl.Example starts from).
 s0 : St
 s0 = record
-  { dat = λ _ → syn erased ; cpL = syn (cpt 0 unmapped) ; cpO = syn erased ; dr = []
+  { dat = λ _ → syn erased ; cpL = syn (cpt 0 unmapped) ; cpO = syn erased ; dr = [] ; rcd = λ _ → syn erased
   ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing ; dbuf = [] ; ept = [] ; nxt = 0
-  ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0 ; smap = unmapped ; ep = 0 }
+  ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0 ; smap = unmapped ; ep = 0 ; lnk = nothing }
 
 new-s0 : NewP s0
-new-s0 = refl , refl , refl
+new-s0 = refl , refl , refl , (λ p → refl)
 
 -- Crash outcomes where a page lands on its new content.
 land-D : ∀ x → CrashD x (sync x)
@@ -59,4 +59,4 @@ land-L (x ∷ xs) = land-C x ∷ land-L xs
 
 -- Every pending program and erase landed.
 img-sync : ∀ m → Img m (syncAll m)
-img-sync m = (λ p → land-D (dat m p)) , land-C (cpL m) , land-C (cpO m) , land-L (dr m)
+img-sync m = (λ p → land-D (dat m p)) , land-C (cpL m) , land-C (cpO m) , land-L (dr m) , (λ p → land-C (rcd m p))

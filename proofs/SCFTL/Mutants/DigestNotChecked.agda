@@ -50,7 +50,8 @@ acc′ g D []       = []
 acc′ g D (c ∷ cs) = if okC′ g D c cs then c ∷ cs else acc′ g D cs
 
 recMap′ : ℕ → Map → St → Map
-recMap′ g C s = proj₁ (rp g (acc′ g (λ p → cur (dat s p)) (map cur (dr s))) (st0 C))
+recMap′ g C s = proj₁ (rp g (chn g (λ p → cur (rcd s p)) (λ p → cur (dat s p))
+                               (acc′ g (λ p → cur (dat s p)) (map cur (dr s)))) (st0 C))
 
 -- P's rec0 (SYNC, then rebuild) with the mutated recovered L2P
 rec0′ : Bool → ℕ → Map → St → St
@@ -62,7 +63,7 @@ okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0′ b g C s)
-   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0′ b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × Quiet g s × s' ≡ rec0′ b g C s)
 okM o = okP o
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
@@ -86,7 +87,7 @@ s4 = record (syncAll m3)              -- crash: page 1 did not land
 s5 = ck3 (rec0′ true 1 unmapped s4)   -- recovery (mutant)
 
 img4 : Img m3 s4
-img4 = dd , land-C (cpL m3) , land-C (cpO m3) , land-L (dr m3)
+img4 = dd , land-C (cpL m3) , land-C (cpO m3) , land-L (dr m3) , (λ p → land-C (rcd m3 p))
   where
     dd : ∀ p → CrashD (dat m3 p) (dat s4 p)
     dd zero          = land-D (dat m3 0)
@@ -129,14 +130,14 @@ recovered = refl , refl
 
 -- The committed page did land, and its digest names both data pages.
 commit-landed : dr s4 ≡ syn (dlt 1 1 ((1 , 1) ∷ (0 , 0) ∷ [])
-                              true (((1 , true , 1) ∷ (0 , true , 0) ∷ []) , []))
+                              true (((1 , true , 1) ∷ (0 , true , 0) ∷ []) , [] , 2))
                       ∷ []
 commit-landed = refl
 
 -- P checks the digest, finds page 1 erased, drops the committed page and
 -- recovers the image before the flush.
 P-digest-fails : okC 1 (λ p → cur (dat s4 p)) (cur (syn (dlt 1 1 ((1 , 1) ∷ (0 , 0) ∷ [])
-                   true (((1 , true , 1) ∷ (0 , true , 0) ∷ []) , [])))) [] ≡ false
+                   true (((1 , true , 1) ∷ (0 , true , 0) ∷ []) , [] , 2)))) [] ≡ false
 P-digest-fails = refl
 
 P-recovers-before : rd (ck3 (rec0 true 1 unmapped s4)) 0 ≡ false

@@ -46,7 +46,7 @@ open import SCFTL.Mutants.Common
 -- The mutant: P's flush (fl2, fl3, FlPt) with the mutated digest.
 
 dgOf′ : St → Dg
-dgOf′ s = digD s (dbuf s ++ concat (ept s)) , []   -- MUTATED (P: , ept s)
+dgOf′ s = digD s (dbuf s ++ concat (ept s)) , [] , nxt s   -- MUTATED (P: , ept s , nxt s)
 
 fl2′ fl3′ : St → St
 fl2′ s = let u = fl1 s in
@@ -88,7 +88,7 @@ s7 = ck3 (rec0 true 1 unmapped s6)    -- recovery (P's)
 
 img6 : Img m5 s6
 img6 = (λ p → land-D (dat m5 p)) , land-C (cpL m5) , land-C (cpO m5)
-     , inj₂ (inj₁ refl) ∷ inj₂ (inj₂ refl) ∷ refl ∷ []
+     , (inj₂ (inj₁ refl) ∷ inj₂ (inj₂ refl) ∷ refl ∷ []) , (λ p → land-C (rcd m5 p))
 
 open Fragments Pmut
 
@@ -133,10 +133,10 @@ recovered = refl , refl
 
 -- The mutant's digest: the data pages 2 and 1, no tentative page.
 -- P's digest of the same epoch also lists the tentative page [0 ↦ 1].
-digest : dgOf′ s5 ≡ (((2 , true , 1) ∷ (1 , false , 0) ∷ []) , [])
+digest : dgOf′ s5 ≡ (((2 , true , 1) ∷ (1 , false , 0) ∷ []) , [] , 3)
 digest = refl
 
-P-digest : dgOf s5 ≡ (((2 , true , 1) ∷ (1 , false , 0) ∷ []) , (((0 , 1) ∷ []) ∷ []))
+P-digest : dgOf s5 ≡ (((2 , true , 1) ∷ (1 , false , 0) ∷ []) , (((0 , 1) ∷ []) ∷ []) , 3)
 P-digest = refl
 
 -- With P's flush the same crash (tentative page torn) fails the digest
@@ -146,7 +146,7 @@ s6P = record (syncAll (fl2 s5)) { dr = torn2 (dr (syncAll (fl2 s5))) }
 
 img6P : Img (fl2 s5) s6P
 img6P = (λ p → land-D (dat (fl2 s5) p)) , land-C (cpL (fl2 s5)) , land-C (cpO (fl2 s5))
-      , inj₂ (inj₁ refl) ∷ inj₂ (inj₂ refl) ∷ refl ∷ []
+      , (inj₂ (inj₁ refl) ∷ inj₂ (inj₂ refl) ∷ refl ∷ []) , (λ p → land-C (rcd (fl2 s5) p))
 
 P-recovers-last-flush : rd (ck3 (rec0 true 1 unmapped s6P)) 0 ≡ true
                       × rd (ck3 (rec0 true 1 unmapped s6P)) 1 ≡ false

@@ -54,7 +54,7 @@ verT′ x (ps ∷ pss) []       = false
 verT′ x (ps ∷ pss) (c ∷ cs) = isT′ x ps c ∧ verT′ x pss cs
 
 okC′ : (ℕ → Cell) → Cell → List Cell → Bool
-okC′ D (dlt h x ps true (dd , dt)) cs =           -- MUTATED (P: (h ≡ᵇ g) ∧ …)
+okC′ D (dlt h x ps true (dd , dt , _)) cs =           -- MUTATED (P: (h ≡ᵇ g) ∧ …)
   verD D dd ∧ verT′ x dt cs
 okC′ D _                           cs = false
 
@@ -72,20 +72,21 @@ rp′ : List Cell → RS → RS
 rp′ []       mt = mt
 rp′ (c ∷ cs) mt = rstep′ c (rp′ cs mt)
 
-recMap′ : Map → St → Map
-recMap′ C s = proj₁ (rp′ (acc′ (λ p → cur (dat s p)) (map cur (dr s))) (st0 C))
+recMap′ : ℕ → Map → St → Map
+recMap′ g C s = proj₁ (rp′ (chn g (λ p → cur (rcd s p)) (λ p → cur (dat s p))
+                               (acc′ (λ p → cur (dat s p)) (map cur (dr s)))) (st0 C))
 
 -- P's rec0 (SYNC, then rebuild) with the mutated recovered L2P
 rec0′ : Bool → ℕ → Map → St → St
 rec0′ b g C s = record (rec0 b g C s)
-  { l2p = recMap′ C (syncAll s) ; smap = recMap′ C (syncAll s)
-  ; nxt = hi (recMap′ C (syncAll s)) A ⊔ hiR (map cur (dr s)) }
+  { l2p = recMap′ g C (syncAll s) ; smap = recMap′ g C (syncAll s)
+  ; nxt = hi (recMap′ g C (syncAll s)) A ⊔ hiR (map cur (dr s)) }
 
 okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0′ b g C s)
-   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0′ b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × Quiet g s × s' ≡ rec0′ b g C s)
 okM o = okP o
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
@@ -111,7 +112,7 @@ s7 = ck3 (rec0′ false 2 (l2p s5) s6)  -- recovery: the generation-2 checkpoint
 
 img6 : Img m5 s6
 img6 = (λ p → land-D (dat m5 p)) , land-C (cpL m5) , land-C (cpO m5)
-     , inj₂ (inj₁ refl) ∷ inj₂ (inj₁ refl) ∷ inj₁ refl ∷ []
+     , (inj₂ (inj₁ refl) ∷ inj₂ (inj₁ refl) ∷ inj₁ refl ∷ []) , (λ p → land-C (rcd m5 p))
 
 open Fragments Pmut
 
@@ -131,7 +132,7 @@ f2 : okM (use flush) s4 s5
 f2 = inj₁ refl
 
 c5 : crashM (use flush) s5 s6
-c5 = m5 , inj₂ (inj₂ (inj₂ (inj₁ refl))) , img6
+c5 = m5 , inj₂ (inj₂ (inj₁ (inj₂ (inj₁ refl)))) , img6
 
 r2 : okM recover s6 s7
 r2 = false , 2 , l2p s5 , refl , inj₁ refl

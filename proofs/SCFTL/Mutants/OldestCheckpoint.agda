@@ -40,7 +40,7 @@ okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick′ (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0 b g C s)
-   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0 b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × Quiet g s × s' ≡ rec0 b g C s)
 okM o = okP o
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick′ (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
@@ -63,7 +63,7 @@ s4 = record (syncAll m3)             -- crash: the old slot's erase did not land
 s5 = ck3 (rec0 true 1 unmapped s4)   -- recovery from the generation-1 checkpoint
 
 img4 : Img m3 s4
-img4 = (λ p → land-D (dat m3 p)) , inj₁ refl , land-C (cpO m3) , land-L (dr m3)
+img4 = (λ p → land-D (dat m3 p)) , inj₁ refl , land-C (cpO m3) , land-L (dr m3) , (λ p → land-C (rcd m3 p))
 
 open Fragments Pmut
 
@@ -77,7 +77,7 @@ f1 : okM (use flush) s2 s3
 f1 = inj₁ refl
 
 c3 : crashM (use flush) s3 s4
-c3 = m3 , inj₂ (inj₂ (inj₂ (inj₁ refl))) , img4
+c3 = m3 , inj₂ (inj₂ (inj₁ (inj₂ (inj₁ refl)))) , img4
 
 r2 : okM recover s4 s5
 r2 = true , 1 , unmapped , refl , inj₁ refl

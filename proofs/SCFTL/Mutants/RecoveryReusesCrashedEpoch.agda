@@ -33,6 +33,7 @@ open import Data.Product using (Σ; _×_; _,_)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Nullary using (¬_)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl)
+open import Data.Unit.Base using (tt)
 
 open import SCFTL.Mutants.Common
 
@@ -53,7 +54,7 @@ okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0′ b g C s)
-   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0′ b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × Quiet g s × s' ≡ rec0′ b g C s)
 okM o = okP o
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
@@ -93,7 +94,7 @@ c1 : crashM (use (regop (w 0 false))) s3 s4
 c1 = m3 , inj₁ ((z≤n , z≤n) , true , true , refl) , img-sync m3
 
 r2 : okM recover s4 s5
-r2 = true , 1 , unmapped , refl , inj₂ (refl , refl)
+r2 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
 
 f2 : okM (use flush) s5 s6
 f2 = inj₁ refl

@@ -48,7 +48,8 @@ acc′ g D (c ∷ cs) = if okC g D c cs then c ∷ cs
 
 recMap′ : ℕ → Map → St → Map
 recMap′ g C s =                                  -- MUTATED (P: proj₁, acc)
-  proj₂ (proj₂ (rp g (acc′ g (λ p → cur (dat s p)) (map cur (dr s))) (st0 C)))
+  proj₂ (proj₂ (rp g (chn g (λ p → cur (rcd s p)) (λ p → cur (dat s p))
+                             (acc′ g (λ p → cur (dat s p)) (map cur (dr s)))) (st0 C)))
 
 -- P's rec0 (SYNC, then rebuild) with the mutated recovered L2P
 rec0′ : Bool → ℕ → Map → St → St
@@ -60,7 +61,7 @@ okM crashM : Op → St → St → Set
 okM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0′ b g C s)
-   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × s' ≡ rec0′ b g C s)
+   ⊎ clean g (λ p → cur (dat s p)) (map cur (dr s)) ≡ true × Quiet g s × s' ≡ rec0′ b g C s)
 okM o = okP o
 crashM recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
