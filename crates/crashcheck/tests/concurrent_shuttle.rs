@@ -71,13 +71,13 @@ fn base() -> ConcurrentConfig {
 #[test]
 fn the_write_pipeline_passes_under_shuttle() {
     for seed in [1, 2] {
-        if let Some(report) = run(&base(), seed, 1000) {
+        if let Some(report) = run(&base(), seed, 2000) {
             panic!("seed {seed}:\n{report}");
         }
     }
 }
 
-/// Each bug is caught within a few hundred shuttle rounds, and its
+/// Each bug is caught within 5 x 3,000 shuttle rounds (about a second), and its
 /// schedule, replayed, fails again with the very same history.
 #[test]
 fn each_pipeline_bug_is_caught_and_its_schedule_replays() {
@@ -94,13 +94,17 @@ fn each_pipeline_bug_is_caught_and_its_schedule_replays() {
             ftl_mutant: ftl::Mutant::TicketProvesLaterEpochs,
             ..base()
         },
+        ConcurrentConfig {
+            ftl_mutant: ftl::Mutant::DetachedFlushCommitsInline,
+            ..base()
+        },
     ];
     for c in bugs {
         let report = (1..=5)
-            .find_map(|seed| run(&c, seed, 1000))
+            .find_map(|seed| run(&c, seed, 3000))
             .unwrap_or_else(|| {
                 panic!(
-                    "{:?}/{:?} not caught in 5 x 1000 shuttle rounds",
+                    "{:?}/{:?} not caught in 5 x 3000 shuttle rounds",
                     c.mutant, c.ftl_mutant
                 )
             });

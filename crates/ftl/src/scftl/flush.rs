@@ -92,7 +92,10 @@ impl PendingCommit {
 /// before it started, and the after-sync flags programmed before it. It
 /// sets the after-sync flag for the next region page only when no epoch
 /// ended since the sync started (that page would otherwise claim the
-/// later, unsynced epochs proven).
+/// later, unsynced epochs proven). A detached flush never commits in-page
+/// or in the OOB: those commits' pairs reach the region in a consolidation
+/// page that recovery takes as proven, and the next epoch's writes may
+/// program it before the sync returns.
 impl<F: Flash> Scftl<F> {
     /// [`BlockDevice::begin_flush`](crate::BlockDevice::begin_flush).
     pub(super) fn flush_detached(&mut self) -> Result<FlushStep> {
@@ -187,7 +190,16 @@ impl<F: Flash> Scftl<F> {
         let durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
         let l2p = &self.l2p;
         let mut digest = self.delta.digest(|la, pa| l2p[la] == pa);
-        let inline = durable && !(self.detached && self.unsynced_epochs > 0);
+        // A detached flush commits in the region: its in-page or OOB
+        // record's pairs would go into the next consolidation page, which
+        // recovery takes as proven, and that page may be programmed (by a
+        // write or barrier of the next epoch) before this flush's sync
+        // returns. The mutant lets it commit inline when nothing earlier
+        // is unsynced (the concurrent crash test found that bug).
+        let inline = durable
+            && (!self.detached
+                || (self.mutant == Mutant::DetachedFlushCommitsInline
+                    && self.unsynced_epochs == 0));
         if !(inline && (self.commit_in_page(digest)? || self.commit_in_oob()?)) {
             let failures = self.stats.program_failures;
             self.pad_merge_buffer()?;

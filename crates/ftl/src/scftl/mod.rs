@@ -250,8 +250,7 @@ pub struct Scftl<F: Flash> {
     epochs_ended: u64,
     /// The flush in progress syncs outside the device (a flush ticket):
     /// it neither syncs for an earlier unsynced epoch nor commits in-page
-    /// or in the OOB after one (those records claim earlier epochs
-    /// durable).
+    /// or in the OOB (`flush.rs`, the detached flush).
     detached: bool,
     /// Sectors read with shared access ([`BlockDevice::read_shared`]),
     /// added to `stats.user_sectors_read` when reported.
