@@ -351,7 +351,7 @@ runX1 : okP (use (regop (w 0 false))) s3 x1
 runX1 = inj₁ ((z≤n , z≤n) , false , false , refl)
 
 runX8 : okP (use flush) x1 x8
-runX8 = inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))
+runX8 = inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₁ refl)))
 
 reads-after-inpage-flush : rd x8 0 ≡ false
 reads-after-inpage-flush = refl
@@ -364,7 +364,7 @@ record-in-page-1 : cur (rcd (fi2 1 x1) 1) ≡ dlt 1 2 ((0 , 1) ∷ []) true (((1
 record-in-page-1 = refl
 
 crashX2 : crashP (use flush) x1 x2
-crashX2 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))) ,
+crashX2 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₁ refl)))) ,
           Enabled.img-exists Bool false 1 2 0 _≟B_ (fi2 1 x1)
 
 runX3 : okP recover x2 x3
@@ -385,7 +385,7 @@ must-checkpoint (q , _) = absurd (q 1 1 refl)
     absurd (s≤s ())
 
 crashX4 : crashP (use flush) x1 x4
-crashX4 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))) , dd , cL , cO , cR
+crashX4 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₁ refl)))) , dd , cL , cO , cR
   where
     open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
     i = img-exists (fi2 1 x1)
@@ -407,7 +407,7 @@ reads-old-epoch-after-torn-inpage : rd x5 0 ≡ true
 reads-old-epoch-after-torn-inpage = refl
 
 crashX6 : crashP (use flush) x1 x6
-crashX6 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))) , dd , cL , cO , cR , ci
+crashX6 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₁ refl)))) , dd , cL , cO , cR , ci
   where
     open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
     i = img-exists (fi2 1 x1)
@@ -444,7 +444,7 @@ x13 = record (syncAll (fiK 1 x1)) { dr = syn erased ∷ Data.List.Base.drop 1 (d
 x14 = ck3 (rec0 true 1 unmapped x13)
 
 runX9 : okP (use flush) x1 x9
-runX9 = inj₂ (inj₂ (1 , in-page-allowed , inj₂ refl))
+runX9 = inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₂ refl)))
 
 consolidated : Data.List.Base.head (dr x9) ≡ just (syn (rec x1))
 consolidated = refl
@@ -465,7 +465,7 @@ second-in-page = refl , refl , s≤s (s≤s (s≤s z≤n)) , only
     only zero                () _
 
 crashX11 : crashP (use flush) x10 x11
-crashX11 = fi2 2 x10 , inj₂ (inj₂ (inj₂ (2 , second-in-page , inj₁ refl))) ,
+crashX11 = fi2 2 x10 , inj₂ (inj₂ (inj₂ (inj₁ (2 , second-in-page , inj₁ refl)))) ,
            Enabled.img-exists Bool false 1 2 0 _≟B_ (fi2 2 x10)
 
 runX12 : okP recover x11 x12
@@ -478,7 +478,7 @@ reads-both-inpage-epochs : rd x12 0 ≡ false × rd x12 1 ≡ true
 reads-both-inpage-epochs = refl , refl
 
 crashX13 : crashP (use flush) x1 x13
-crashX13 = fiK 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₂ (inj₂ (inj₁ refl))))) ,
+crashX13 = fiK 1 x1 , inj₂ (inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₂ (inj₂ (inj₁ refl)))))) ,
            Data.Product.proj₁ i , cL , cO , (inj₁ refl ∷ tl (Data.Product.proj₁ cR)) , Data.Product.proj₂ cR
   where
     open Enabled Bool false 1 2 0 _≟B_ using (img-exists)

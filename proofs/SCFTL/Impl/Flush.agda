@@ -319,14 +319,14 @@ acc-hd : ∀ {g sm DD} (D' : ℕ → Cell) → (∀ p c → DD p ≡ syn c → D
 acc-hd {g} D' f x ps dd dt L cs = acc-hd' D' f (dlt g x ps true (dd , dt , L)) cs (≡ᵇ-refl g)
 
 -- the region of a state that may commit in-page: its committed part only
-InP-tnil : ∀ {s L} (r : RI s) → InP s L → RI.tents r ≡ []
+InP-tnil : ∀ {s L} (r : RI s) → LkC s L → RI.tents r ≡ []
 InP-tnil {s} r (_ , et , _) = trans (RI.tEq r) (cong (map (λ ps → uns erased (dlt (gen s) (ep s) ps false ε))) et)
 
-InP-dr : ∀ {s L} (r : RI s) → InP s L → dr s ≡ map syn (RI.comm r)
+InP-dr : ∀ {s L} (r : RI s) → LkC s L → dr s ≡ map syn (RI.comm r)
 InP-dr {s} r ip = trans (RI.regEq r) (cong (_++ map syn (RI.comm r)) (InP-tnil r ip))
 
 -- the commit activates exactly the volatile L2P (no tentative page)
-fresh-ip : ∀ {s L} (r : RI s) → InP s L → ∀ a →
+fresh-ip : ∀ {s L} (r : RI s) → LkC s L → ∀ a →
   proj₁ (rstep (gen s) (rec s) (rp (gen s) (RI.comm r) (st0 (RI.C r)))) a ≡ l2p s a
 fresh-ip {s} r ip a =
   trans (cong (λ x → proj₁ x a) (rstep-commit (gen s) (ep s) (dbuf s) {dgOf s} (rp (gen s) (RI.comm r) (st0 (RI.C r)))))
@@ -344,7 +344,7 @@ extT g R D x L e rewrite e = refl
 -- its digest verifies ⇒ recovery follows the link to it and yields the
 -- volatile L2P; otherwise (record slot old, junk, or a page it covers
 -- did not land) the stable one.
-fi2-crash : ∀ {s t s' L} → AR s t → (r : RI s) → InP s L → Img (fi2 L s) s' →
+fi2-crash : ∀ {s t s' L} → AR s t → (r : RI s) → LkC s L → Img (fi2 L s) s' →
   Σ State λ t' → crashS (use flush) t t' × CR s' t'
 fi2-crash {s} {t} {s'} {L} arr r ip@(lk , et , _) (cD , cL , cO , cR , cI) with RI.lkOK r L lk
 ... | x , ps , dd , dt , cs , ceq , sx = go cIL'
@@ -427,7 +427,7 @@ fi2-crash {s} {t} {s'} {L} arr r ip@(lk , et , _) (cD , cL , cO , cR , cI) with 
 
 -- after the in-page commit's SYNC: the record is durable and verifies,
 -- recovery yields the volatile L2P
-fi3-view : ∀ {s L} (r : RI s) → InP s L → rview (gen s) (fi3 L s) ≡ rec s ∷ RI.comm r
+fi3-view : ∀ {s L} (r : RI s) → LkC s L → rview (gen s) (fi3 L s) ≡ rec s ∷ RI.comm r
 fi3-view {s} {L} r ip@(lk , _ , _) with RI.lkOK r L lk
 ... | x , ps , dd , dt , cs , ceq , sx = trans rv (trans (cong (_++ comm) (extT g R3 D3 x L okT)) (cong (_∷ comm) eR))
   where
@@ -456,11 +456,11 @@ fi3-view {s} {L} r ip@(lk , _ , _) with RI.lkOK r L lk
     _ : extM g R3 D3 (just (x , L)) ≡ R3 L ∷ []
     _ = extT g R3 D3 x L okT
 
-fi3-rec : ∀ {s L} (r : RI s) → InP s L → recMap (gen s) (RI.C r) (fi3 L s) ≐ l2p s
+fi3-rec : ∀ {s L} (r : RI s) → LkC s L → recMap (gen s) (RI.C r) (fi3 L s) ≐ l2p s
 fi3-rec {s} {L} r ip a =
   trans (cong (λ l → proj₁ (rp (gen s) l (st0 (RI.C r))) a) (fi3-view r ip)) (fresh-ip r ip a)
 
-fi3-dgm : ∀ {s L} (r : RI s) → InP s L → DgM (l2p s) (rview (gen s) (fi3 L s))
+fi3-dgm : ∀ {s L} (r : RI s) → LkC s L → DgM (l2p s) (rview (gen s) (fi3 L s))
 fi3-dgm {s} r ip = subst (DgM (l2p s)) (sym (fi3-view r ip)) (digD-entM s (dbuf s ++ concat (ept s)))
 
 -- the record slots after it: durable, nothing newer than this generation
@@ -473,7 +473,7 @@ fi3-rsy {s} {L} r p with p ≟ L
 fi3-AR : ∀ {s t L} → AR s t → AR (fi3 L s) (tF t)
 fi3-AR arr = let x = fl3-AR arr in ar (AR.vol x) (AR.stb x) (AR.cnt x)
 
-fi3-ck-RI : ∀ {s L} → RI s → InP s L → RI (ck3 (fi3 L s))
+fi3-ck-RI : ∀ {s L} → RI s → LkC s L → RI (ck3 (fi3 L s))
 fi3-ck-RI {s} {L} r ip = ck3-RI {u = fi3 L s} vOK sOK iOK eOK (λ _ → refl) refl refl (s≤s z≤n) (fi3-rsy r)
   where open RI (fl3-RI r)
 
@@ -487,8 +487,8 @@ crashL-ss : ∀ xs → CrashL (map sync (map sync xs)) (map sync xs)
 crashL-ss []       = []
 crashL-ss (x ∷ xs) = refl ∷ crashL-ss xs
 
-fi4-RI : ∀ {s L} → (r : RI s) → InP s L → RI (fi4 L s)
-fi4-RI {s} {L} r ip@(lk , et , lt , _) = record
+fi4-RI : ∀ {s L} → (r : RI s) → LkC s L → RI (fi4 L s)
+fi4-RI {s} {L} r ip@(lk , et , lt) = record
   { C = C ; tents = [] ; comm = rec s ∷ comm
   ; slotL = cong (λ m → sync (sync m)) slotL
   ; slotO = PM-sync {P = Older g} (sync (cpO s)) (PM-sync {P = Older g} (cpO s) slotO)
@@ -537,7 +537,7 @@ rview-dead g s' u c dc ev d r =
 -- A crash right before the consolidation page's SYNC: it landed (a crash
 -- of the state after it) or not (recovery follows the link of the last
 -- commit to the durable record); either way the volatile L2P.
-fiK-crash : ∀ {s t s' L} → AR s t → (r : RI s) → InP s L → Img (fiK L s) s' →
+fiK-crash : ∀ {s t s' L} → AR s t → (r : RI s) → LkC s L → Img (fiK L s) s' →
   Σ State λ t' → crashS (use flush) t t' × CR s' t'
 fiK-crash {s} {t} {s'} {L} arr r ip img@(cD , cL , cO , cR , cI) with crashL-cons cR
 ... | h , rest , drEq , c0 , cR' = tF t , inj₁ refl , l2p s , go c0 , dok
@@ -579,15 +579,21 @@ fiK-crash {s} {t} {s'} {L} arr r ip img@(cD , cL , cO , cR , cI) with crashL-con
 ------------------------------------------------------------------------
 -- Successful flush
 
+-- both commits in the link's record slot (in-page and OOB)
+lk-sim : ∀ {s t s' L} → AR s t → RI s → LkC s L → (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s) →
+  Σ State λ t' → okS (use flush) t t' × AR s' t' × RI s'
+lk-sim {t = t} arr r ip (inj₁ refl) =
+  tF t , (refl , refl , refl) , ck3-AR (fi3-AR arr) , fi3-ck-RI r ip
+lk-sim {t = t} arr r ip (inj₂ refl) =
+  tF t , (refl , refl , refl) , fi4-AR arr , fi4-RI r ip
+
 flush-sim : ∀ {s t s'} → AR s t → RI s → okP (use flush) s s' →
   Σ State λ t' → okS (use flush) t t' × AR s' t' × RI s'
 flush-sim {t = t} arr r (inj₁ refl) = tF t , (refl , refl , refl) , fl3-AR arr , fl3-RI r
 flush-sim {t = t} arr r (inj₂ (inj₁ refl)) =
   tF t , (refl , refl , refl) , ck3-AR (fl3-AR arr) , fl3-ck-RI r
-flush-sim {t = t} arr r (inj₂ (inj₂ (L , ip , inj₁ refl))) =
-  tF t , (refl , refl , refl) , ck3-AR (fi3-AR arr) , fi3-ck-RI r ip
-flush-sim {t = t} arr r (inj₂ (inj₂ (L , ip , inj₂ refl))) =
-  tF t , (refl , refl , refl) , fi4-AR arr , fi4-RI r ip
+flush-sim {s} {t = t} arr r (inj₂ (inj₂ (inj₁ (L , ip , c)))) = lk-sim arr r (InP⇒LkC {s} {L} ip) c
+flush-sim {s} {t = t} arr r (inj₂ (inj₂ (inj₂ (L , ip , c)))) = lk-sim arr r (OobP⇒LkC {s} {L} ip) c
 
 ------------------------------------------------------------------------
 -- Crashed flush
@@ -685,6 +691,25 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
         accF : acc g D' (map cur (dr s')) ≡ acc g D' L'
         accF rewrite view | ≡ᵇ-refl g | v = refl
 
+-- both commits in the link's record slot (in-page and OOB)
+lk-crash : ∀ {s t s' m} L → AR s t → (r : RI s) → LkC s L →
+  (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m ≡ fiK L s ⊎ m ≡ fi4 L s) → Img m s' →
+  Σ State λ t' → crashS (use flush) t t' × CR s' t'
+-- the commit: before its SYNC
+lk-crash L arr r ip (inj₁ refl) img = fi2-crash arr r ip img
+-- the commit: during the full checkpoint after it
+lk-crash {s} {t} L arr r ip (inj₂ (inj₁ ck)) img =
+  tF t , inj₁ refl , l2p s ,
+  ck-crash {u = fi3 L s} (RI.C r) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr s)) (all-sync (RI.gle r))
+           (λ p → tt) (fi3-rsy r) (fi3-rec r ip) (λ _ → refl) (fi3-dgm r ip) ck img ,
+  dok-crash (proj₁ img) (dok-ck {u = fi3 L s} (ri-dok r3 (AR.stb (fl3-AR arr))) ck)
+  where r3 = fl3-RI r
+-- the commit: before the consolidation page's SYNC, and after it
+lk-crash L arr r ip (inj₂ (inj₂ (inj₁ refl))) img = fiK-crash arr r ip img
+lk-crash {s} {t} L arr r ip (inj₂ (inj₂ (inj₂ refl))) img =
+  tF t , inj₁ refl , l2p s , crash-RI (fi4-RI r ip) img ,
+  dok-crash (proj₁ img) (ri-dok (fi4-RI r ip) (AR.stb (fi4-AR {s} {t} {L} arr)))
+
 flush-crash : ∀ {s t s'} → AR s t → RI s → crashP (use flush) s s' →
   Σ State λ t' → crashS (use flush) t t' × CR s' t'
 -- before the SYNC
@@ -700,17 +725,6 @@ flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₁ ck)) , img) =
            (λ p → tt) (RI.rcOK r3) (ri-rec r3) (λ _ → refl) (ri-dgm r3) ck img ,
   dok-crash (proj₁ img) (dok-ck {u = fl3 s} (ri-dok r3 (AR.stb (fl3-AR arr))) ck)
   where r3 = fl3-RI r
--- in-page commit: before its SYNC
-flush-crash arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₁ refl))) , img) = fi2-crash arr r ip img
--- in-page commit: during the full checkpoint after it
-flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₁ ck)))) , img) =
-  tF t , inj₁ refl , l2p s ,
-  ck-crash {u = fi3 L s} (RI.C r) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr s)) (all-sync (RI.gle r))
-           (λ p → tt) (fi3-rsy r) (fi3-rec r ip) (λ _ → refl) (fi3-dgm r ip) ck img ,
-  dok-crash (proj₁ img) (dok-ck {u = fi3 L s} (ri-dok r3 (AR.stb (fl3-AR arr))) ck)
-  where r3 = fl3-RI r
--- in-page commit: before the consolidation page's SYNC, and after it
-flush-crash arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₁ refl))))) , img) = fiK-crash arr r ip img
-flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₂ refl))))) , img) =
-  tF t , inj₁ refl , l2p s , crash-RI (fi4-RI r ip) img ,
-  dok-crash (proj₁ img) (ri-dok (fi4-RI r ip) (AR.stb (fi4-AR {s} {t} {L} arr)))
+-- in-page and OOB commits
+flush-crash {s} arr r (m , inj₂ (inj₂ (inj₂ (inj₁ (L , ip , c)))) , img) = lk-crash L arr r (InP⇒LkC {s} {L} ip) c img
+flush-crash {s} arr r (m , inj₂ (inj₂ (inj₂ (inj₂ (L , ip , c)))) , img) = lk-crash L arr r (OobP⇒LkC {s} {L} ip) c img

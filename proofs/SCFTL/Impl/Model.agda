@@ -17,7 +17,7 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.Model (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
                         (_≟D_ : DecidableEquality Data) where
 
-open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_)
+open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_; not; _∨_; _∧_)
 open import Data.List.Base using (List; []; _∷_; _++_; map; concat)
 open import Data.Maybe.Base using (Maybe; nothing; just)
@@ -25,6 +25,7 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Nullary using (¬_; does)
 open import Data.Unit.Base using (⊤)
+open import Data.Empty using (⊥)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -318,8 +319,56 @@ fi4 L s = syncAll (fiK L s)
 FiPt : St → St → Set
 FiPt s m = Σ ℕ λ L → InP s L × (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m ≡ fiK L s ⊎ m ≡ fi4 L s)
 
+-- OOB commit (docs/FORMAT.md §4.9): a flush whose epoch wrote no
+-- tentative page and whose data pages run from the last commit's link L
+-- to the merge buffer's page (starting at M, L < M): the pages L up to M
+-- were programmed by the epoch's writes before the flush (no longer in
+-- the merge buffer), the merge buffer holds M up to nxt; the pairs are
+-- exactly those pages' sectors in order (`runP`; P has no trim), and the
+-- run is at most `omax` = 32 pages (P has no superblocks).  It commits
+-- with a marker + CRC in the OOB of its last data page, which P abstracts
+-- as the commit record in the record slot of the link L (the steps of
+-- the in-page commit: `fi2`, `fi3`, `fiK`, `fi4`): the record's content
+-- is the committed delta page's (pairs = the pages' logical-sector
+-- records under the record CRC; digest = every sector the epoch leaves
+-- in place with its CRC record; link), one SYNC, no region page, the
+-- pairs join the consolidation page (or a full checkpoint).  Recovery's
+-- walk from the link to the page carrying the marker is not modelled:
+-- P's recovery finds the OOB record where it finds an in-page one (see
+-- proofs/README.md, "What is modelled").
+omax : ℕ
+omax = 32
+
+-- the pages of the pairs (newest first) are k pages counted down to L:
+-- L + k - 1, ..., L + 1, L
+runP : ℕ → ℕ → List (Addr × ℕ) → Set
+runP L zero    []             = ⊤
+runP L zero    (_ ∷ _)        = ⊥
+runP L (suc k) []             = ⊥
+runP L (suc k) ((a , p) ∷ ps) = p ≡ L + k × runP L k ps
+
+OobP : St → ℕ → Set
+OobP s L = lnk s ≡ just L × ept s ≡ [] × L < nxt s × nxt s ≤ L + omax
+         × runP L (nxt s ∸ L) (dbuf s)
+         × Σ ℕ λ M → L < M × M < nxt s
+           × (∀ p → L ≤ p → p < M → mb s p ≡ nothing)
+           × (∀ p → M ≤ p → p < nxt s → Σ Data λ d → Σ Addr λ a → mb s p ≡ just (d , a))
+
+-- what the proofs of both commits in the link's record slot use
+LkC : St → ℕ → Set
+LkC s L = lnk s ≡ just L × ept s ≡ [] × L < nxt s
+
+InP⇒LkC : ∀ {s L} → InP s L → LkC s L
+InP⇒LkC (lk , et , lt , _) = lk , et , lt
+
+OobP⇒LkC : ∀ {s L} → OobP s L → LkC s L
+OobP⇒LkC (lk , et , lt , _) = lk , et , lt
+
+FoPt : St → St → Set
+FoPt s m = Σ ℕ λ L → OobP s L × (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m ≡ fiK L s ⊎ m ≡ fi4 L s)
+
 FlPt : St → St → Set
-FlPt s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m ⊎ FiPt s m
+FlPt s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m ⊎ FiPt s m ⊎ FoPt s m
 
 -- Recovery: the committed checkpoint of the highest generation, then the
 -- committed delta pages of that generation.
@@ -515,7 +564,8 @@ okP (use (regop rl)) s s' =
   ⊎ (¬ gcnt s ≤ kmax × s' ≡ s)
 okP (use (regop es)) s s' = Σ ℕ λ p → ers s p ≡ true × s' ≡ esF p s
 okP (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s)
-                      ⊎ Σ ℕ λ L → InP s L × (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s)
+                      ⊎ (Σ ℕ λ L → InP s L × (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s))
+                      ⊎ (Σ ℕ λ L → OobP s L × (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s))
 okP recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0 b g C s)

@@ -99,7 +99,7 @@ w2 : okM (use (regop (w 0 false))) s3 s4
 w2 = inj₁ ((z≤n , z≤n) , false , false , refl)
 
 c1 : crashM (use flush) s4 s5
-c1 = m4 , inj₂ (inj₂ (inj₂ (1 , in-page , inj₁ refl))) , img-sync m4
+c1 = m4 , inj₂ (inj₂ (inj₂ (inj₁ (1 , in-page , inj₁ refl)))) , img-sync m4
 
 r2 : okM recover s5 s6
 r2 = true , 1 , unmapped , refl , inj₂ (refl , refl)
