@@ -14,7 +14,10 @@
 -- recovery without a full checkpoint whose leftovers stay inert; and an
 -- in-page commit (docs/FORMAT.md §4.8) crashing right before its SYNC:
 -- recovery follows the link to the record (false), or the record fails
--- its digest or is missing (true).
+-- its digest or is missing (true); and an OOB commit of two data pages
+-- (docs/FORMAT.md §4.9) crashing right before its SYNC: with the first
+-- page lost recovery drops the epoch (the old state), with everything
+-- landed it recovers the new state.
 ------------------------------------------------------------------------
 module SCFTL.Impl.Example where
 
@@ -514,3 +517,94 @@ runX16 = true , 1 , unmapped , refl , inj₂ (refl , quiet-after-consolidation ,
 
 keeps-generation-after-consolidation : gen x16 ≡ 1 × rd x16 0 ≡ false × rd x16 1 ≡ false
 keeps-generation-after-consolidation = refl , refl , refl
+
+------------------------------------------------------------------------
+-- The OOB commit (docs/FORMAT.md §4.9).  After the flush s3 (link: page
+-- 1), w(0,false) places its sector at page 1 and the merge buffer is
+-- programmed (page 1 on flash, not yet synced); w(1,true) places its
+-- sector at page 2, left in the merge buffer.  The epoch's pages run
+-- from the link (1) to the merge buffer's page (2), pairs exactly those
+-- pages' sectors in order, no tentative page: the flush commits in the
+-- OOB of page 2, which P abstracts as the commit record in the link's
+-- record slot; its digest names both pages.  A crash right before the
+-- SYNC:
+--   * the record landed but the first page (1) did not: the record's
+--     CRC does not match what recovery reads, recovery drops the epoch:
+--     address 0 reads true, address 1 false (the old state);
+--   * everything landed: address 0 reads false, address 1 true.
+
+y1 y2 y3 y4 y5 y6 y7 : St
+y1 = opt true false (wr0 0 false s3)     -- page 1, programmed, not synced
+y2 = opt false false (wr0 1 true y1)     -- page 2, still in the merge buffer
+y3 = record (syncAll (fi2 1 y2)) { dat = λ p → if p Data.Nat.Base.≡ᵇ 1 then syn junk else dat (syncAll (fi2 1 y2)) p }
+y4 = ck3 (rec0 true 1 unmapped y3)
+y5 = syncAll (fi2 1 y2)                  -- crash before the SYNC, everything landed
+y6 = ck3 (rec0 true 1 unmapped y5)
+y7 = fi4 1 y2                            -- the OOB flush completed, with its consolidation page
+
+runY1 : okP (use (regop (w 0 false))) s3 y1
+runY1 = inj₁ ((z≤n , z≤n) , true , false , refl)
+
+runY2 : okP (use (regop (w 1 true))) y1 y2
+runY2 = inj₁ ((s≤s z≤n , s≤s z≤n) , false , false , refl)
+
+oob-allowed : OobP y2 1
+oob-allowed = refl , refl , s≤s (s≤s z≤n) , s≤s (s≤s (s≤s z≤n)) , (refl , refl , tt)
+            , 2 , s≤s (s≤s z≤n) , s≤s (s≤s (s≤s z≤n)) , before , last
+  where
+    before : ∀ p → 1 ≤ p → p < 2 → mb y2 p ≡ nothing
+    before (suc zero)    _ _ = refl
+    before (suc (suc p)) _ (s≤s (s≤s ()))
+    last : ∀ p → 2 ≤ p → p < nxt y2 → Σ Bool λ d → Σ ℕ λ a → mb y2 p ≡ just (d , a)
+    last (suc (suc zero))    _ _                        = true , 1 , refl
+    last (suc (suc (suc p))) _ (s≤s (s≤s (s≤s ())))
+    last (suc zero)          (s≤s ()) _
+    last zero                () _
+
+-- not an in-page commit: page 1 left the merge buffer
+not-in-page : ¬ InP y2 1
+not-in-page (_ , _ , _ , only) with only 1 (s≤s z≤n) (s≤s (s≤s z≤n))
+... | _ , _ , ()
+
+runY7 : okP (use flush) y2 y7
+runY7 = inj₂ (inj₂ (inj₂ (1 , oob-allowed , inj₂ refl)))
+
+reads-after-oob-flush : rd y7 0 ≡ false × rd y7 1 ≡ true
+reads-after-oob-flush = refl , refl
+
+-- the record's digest covers both pages of the run
+oob-record : cur (rcd (fi2 1 y2) 1)
+           ≡ dlt 1 2 ((1 , 2) ∷ (0 , 1) ∷ []) true (((2 , true , 1) ∷ (1 , false , 0) ∷ []) , [] , 3)
+oob-record = refl
+
+crashY3 : crashP (use flush) y2 y3
+crashY3 = fi2 1 y2 , inj₂ (inj₂ (inj₂ (inj₂ (1 , oob-allowed , inj₁ refl)))) , dd , cL , cO , cR
+  where
+    open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
+    i = img-exists (fi2 1 y2)
+    dd : ∀ p → CrashD (dat (fi2 1 y2) p) (dat y3 p)
+    dd zero          = Data.Product.proj₁ i zero
+    dd (suc zero)    = junk , refl
+    dd (suc (suc p)) = Data.Product.proj₁ i (suc (suc p))
+    cL = Data.Product.proj₁ (Data.Product.proj₂ i)
+    cO = Data.Product.proj₁ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    cR = Data.Product.proj₂ (Data.Product.proj₂ (Data.Product.proj₂ i))
+
+runY4 : okP recover y3 y4
+runY4 = true , 1 , unmapped , refl , inj₁ refl
+
+oob-record-fails-its-crc : rview 1 y3 ≡ Data.List.Base.map cur (dr y3)
+oob-record-fails-its-crc = refl
+
+reads-old-epoch-after-lost-oob-page : rd y4 0 ≡ true × rd y4 1 ≡ false
+reads-old-epoch-after-lost-oob-page = refl , refl
+
+crashY5 : crashP (use flush) y2 y5
+crashY5 = fi2 1 y2 , inj₂ (inj₂ (inj₂ (inj₂ (1 , oob-allowed , inj₁ refl)))) ,
+          Enabled.img-exists Bool false 1 2 0 _≟B_ (fi2 1 y2)
+
+runY6 : okP recover y5 y6
+runY6 = true , 1 , unmapped , refl , inj₁ refl
+
+reads-oob-commit-after-crash : rd y6 0 ≡ false × rd y6 1 ≡ true
+reads-oob-commit-after-crash = refl , refl
