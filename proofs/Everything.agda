@@ -47,4 +47,5 @@ import SCFTL.Mutants.RecoveryReusesCrashedEpoch
 import SCFTL.Mutants.InpageDigestOmitsPage
 import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
+import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.All
