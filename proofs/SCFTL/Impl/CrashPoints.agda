@@ -411,10 +411,10 @@ CmdCrash (use flush) s x = DRun (IssMB s) s (just (cmt s)) x ⊎ x ≡ fl3 s ⊎
   -- right after it and inside the full checkpoint, or the consolidation
   -- page appended (the only command of its batch) and synced
   ⊎ (Σ ℕ λ L → InP s L × LkCmd L s x)
-  -- OOB commit (the same commands: the merge buffer's pages, the marker
-  -- as P's record in the link's record slot; the run's earlier pages
-  -- were programmed by the epoch's writes)
-  ⊎ (Σ ℕ λ L → OobP s L × LkCmd L s x)
+  -- OOB commit (the same commands: the merge buffer's pages and the
+  -- marker, P's record in the record slot of the run's last page M; the
+  -- run's earlier pages were programmed by the epoch's writes)
+  ⊎ (Σ ℕ λ L → Σ ℕ λ M → OobP s L M × LkCmd M s x)
 CmdCrash recover s x = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × (x ≡ syncAll s ⊎ CkCmd (rec0 b g C s) x)
 
@@ -899,9 +899,9 @@ command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₁ ck))) i
 command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (inj₁ (L , ip , lc))))) img
   with lk-covered L s lc img
 ... | s'' , (m , c , img') , sr = s'' , (m , inj₂ (inj₂ (inj₂ (inj₁ (L , ip , c)))) , img') , sr
-command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (inj₂ (L , ip , lc))))) img
-  with lk-covered L s lc img
-... | s'' , (m , c , img') , sr = s'' , (m , inj₂ (inj₂ (inj₂ (inj₂ (L , ip , c)))) , img') , sr
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (inj₂ (L , M , ip , lc))))) img
+  with lk-covered M s lc img
+... | s'' , (m , c , img') , sr = s'' , (m , inj₂ (inj₂ (inj₂ (inj₂ (L , M , ip , c)))) , img') , sr
 -- recovery: inside its full checkpoint
 command-crashes-covered recover {s} {x} {s'} (b , g , C , pk , inj₂ ck) img
   with ck-mid (rec0 b g C s) (rec-synO b g C s) ck

@@ -17,7 +17,8 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.Model (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
                         (_≟D_ : DecidableEquality Data) where
 
-open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_)
+open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_; z≤n; s≤s)
+open import Data.Nat.Properties using (≤-refl; m<m+n; <⇒≤; <-transˡ)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_; not; _∨_; _∧_)
 open import Data.List.Base using (List; []; _∷_; _++_; map; concat)
 open import Data.Maybe.Base using (Maybe; nothing; just)
@@ -326,16 +327,16 @@ FiPt s m = Σ ℕ λ L → InP s L × (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m 
 -- the merge buffer), the merge buffer holds M up to nxt; the pairs are
 -- exactly those pages' sectors in order (`runP`; P has no trim), and the
 -- run is at most `omax` = 32 pages (P has no superblocks).  It commits
--- with a marker + CRC in the OOB of its last data page, which P abstracts
--- as the commit record in the record slot of the link L (the steps of
--- the in-page commit: `fi2`, `fi3`, `fiK`, `fi4`): the record's content
--- is the committed delta page's (pairs = the pages' logical-sector
--- records under the record CRC; digest = every sector the epoch leaves
--- in place with its CRC record; link), one SYNC, no region page, the
--- pairs join the consolidation page (or a full checkpoint).  Recovery's
--- walk from the link to the page carrying the marker is not modelled:
--- P's recovery finds the OOB record where it finds an in-page one (see
--- proofs/README.md, "What is modelled").
+-- with a marker + CRC in the OOB of its last data page, which P models
+-- as the commit record in the record slot of page M (the steps of the
+-- in-page commit with M for L: `fi2 M`, `fi3 M`, `fiK M`, `fi4 M`): the
+-- record's content is the committed delta page's (pairs = the pages'
+-- logical-sector records under the record CRC; digest = every sector the
+-- epoch leaves in place with its CRC record; link), one SYNC, no region
+-- page, the pairs join the consolidation page (or a full checkpoint).
+-- Recovery walks from the link to the first page carrying a record of
+-- the generation (`seek`, below); see proofs/README.md, "What is
+-- abstracted", item 6.
 omax : ℕ
 omax = 32
 
@@ -347,25 +348,27 @@ runP L zero    (_ ∷ _)        = ⊥
 runP L (suc k) []             = ⊥
 runP L (suc k) ((a , p) ∷ ps) = p ≡ L + k × runP L k ps
 
-OobP : St → ℕ → Set
-OobP s L = lnk s ≡ just L × ept s ≡ [] × L < nxt s × nxt s ≤ L + omax
-         × runP L (nxt s ∸ L) (dbuf s)
-         × Σ ℕ λ M → L < M × M < nxt s
+OobP : St → ℕ → ℕ → Set
+OobP s L M = lnk s ≡ just L × ept s ≡ [] × L < nxt s × nxt s ≤ L + omax
+           × runP L (nxt s ∸ L) (dbuf s)
+           × L < M × M < nxt s
            × (∀ p → L ≤ p → p < M → mb s p ≡ nothing)
            × (∀ p → M ≤ p → p < nxt s → Σ Data λ d → Σ Addr λ a → mb s p ≡ just (d , a))
 
--- what the proofs of both commits in the link's record slot use
-LkC : St → ℕ → Set
-LkC s L = lnk s ≡ just L × ept s ≡ [] × L < nxt s
+-- what the proofs of both commits use: the link L, the page M whose
+-- record slot holds the record (L itself in-page, the run's last page
+-- in the OOB), within the walk's reach, below the active pointer
+LkC : St → ℕ → ℕ → Set
+LkC s L M = lnk s ≡ just L × ept s ≡ [] × L ≤ M × M < nxt s × M < L + omax
 
-InP⇒LkC : ∀ {s L} → InP s L → LkC s L
-InP⇒LkC (lk , et , lt , _) = lk , et , lt
+InP⇒LkC : ∀ {s L} → InP s L → LkC s L L
+InP⇒LkC {L = L} (lk , et , lt , _) = lk , et , ≤-refl , lt , m<m+n L (s≤s z≤n)
 
-OobP⇒LkC : ∀ {s L} → OobP s L → LkC s L
-OobP⇒LkC (lk , et , lt , _) = lk , et , lt
+OobP⇒LkC : ∀ {s L M} → OobP s L M → LkC s L M
+OobP⇒LkC (lk , et , lt , le , _ , lm , mn , _) = lk , et , <⇒≤ lm , mn , <-transˡ mn le
 
 FoPt : St → St → Set
-FoPt s m = Σ ℕ λ L → OobP s L × (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m ≡ fiK L s ⊎ m ≡ fi4 L s)
+FoPt s m = Σ ℕ λ L → Σ ℕ λ M → OobP s L M × (m ≡ fi2 M s ⊎ CkPt (fi3 M s) m ⊎ m ≡ fiK M s ⊎ m ≡ fi4 M s)
 
 FlPt : St → St → Set
 FlPt s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m ⊎ FiPt s m ⊎ FoPt s m
@@ -474,8 +477,30 @@ lkOf : List Cell → Maybe (ℕ × ℕ)
 lkOf (dlt _ x _ true (_ , _ , L) ∷ _) = just (x , L)
 lkOf _                                = nothing
 
+-- The walk from the link (docs/FORMAT.md §4.9): the first of the pages
+-- L, L + 1, … (at most `omax`) whose record slot holds a record of
+-- generation g or newer (a marker; P's record slots are not erased with
+-- their pages, so records of older generations are passed over).  An
+-- in-page record is found at L itself, an OOB commit's at the run's last
+-- page.
+stp : ℕ → Cell → Bool
+stp g (dlt h _ _ _ _) = g ≤ᵇ h
+stp g _               = false
+
+seek : ℕ → ℕ → (ℕ → Cell) → ℕ → Maybe ℕ
+seek g zero    R p = nothing
+seek g (suc n) R p = if stp g (R p) then just p else seek g n R (suc p)
+
+-- the record at page q, if it is the next commit of the chain
+extAt : ℕ → (ℕ → Cell) → (ℕ → Cell) → ℕ → ℕ → List Cell
+extAt g R D x q = if okR g (suc x) D (R q) then R q ∷ [] else []
+
+extS : ℕ → (ℕ → Cell) → (ℕ → Cell) → ℕ → Maybe ℕ → List Cell
+extS g R D x (just q) = extAt g R D x q
+extS g R D x nothing  = []
+
 extM : ℕ → (ℕ → Cell) → (ℕ → Cell) → Maybe (ℕ × ℕ) → List Cell
-extM g R D (just (x , L)) = if okR g (suc x) D (R L) then R L ∷ [] else []
+extM g R D (just (x , L)) = extS g R D x (seek g omax R L)
 extM g R D nothing        = []
 
 -- what recovery replays: the linked record, if any, over the accepted region
@@ -546,8 +571,13 @@ RLt g _               = ⊤
 -- (where the rebuilt state allocates).  Otherwise P writes a full
 -- checkpoint (the Rust writes a consolidation page for records it
 -- applied: see proofs/README.md).
+-- no record of generation g or newer at page L or past it (where the
+-- walk from a link L looks)
+Above : ℕ → (ℕ → Cell) → ℕ → Set
+Above g R L = ∀ p → L ≤ p → RLt g (R p)
+
 Quiet : ℕ → St → Set
-Quiet g s = (∀ x L → lkOf (acc g (λ p → cur (dat s p)) (map cur (dr s))) ≡ just (x , L) → RLt g (cur (rcd s L)))
+Quiet g s = (∀ x L → lkOf (acc g (λ p → cur (dat s p)) (map cur (dr s))) ≡ just (x , L) → Above g (λ p → cur (rcd s p)) L)
           × (∀ p → hiR (map cur (dr s)) ≤ p → RLt g (cur (rcd s p)))
 
 ------------------------------------------------------------------------
@@ -565,7 +595,7 @@ okP (use (regop rl)) s s' =
 okP (use (regop es)) s s' = Σ ℕ λ p → ers s p ≡ true × s' ≡ esF p s
 okP (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s)
                       ⊎ (Σ ℕ λ L → InP s L × (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s))
-                      ⊎ (Σ ℕ λ L → OobP s L × (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s))
+                      ⊎ (Σ ℕ λ L → Σ ℕ λ M → OobP s L M × (s' ≡ ck3 (fi3 M s) ⊎ s' ≡ fi4 M s))
 okP recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0 b g C s)

@@ -150,7 +150,7 @@ not-snapshot-consistent sc = violation (sc F)
 -- holds the in-page epoch's pairs; after (2) address 0 reads false.
 
 P-must-checkpoint : ¬ Quiet 1 s5
-P-must-checkpoint (q , _) = absurd (q 1 1 refl)
+P-must-checkpoint (q , _) = absurd (q 1 1 refl 1 (s≤s z≤n))
   where
     absurd : RLt 1 (cur (rcd s5 1)) → ⊥
     absurd (s≤s ())

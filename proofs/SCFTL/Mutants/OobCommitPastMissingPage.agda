@@ -72,7 +72,7 @@ foK L s = let u = fo3 L s in record u { dr = uns erased (rec″ s) ∷ dr u ; ln
 fo4 L s = syncAll (foK L s)
 
 FoPt′ : St → St → Set
-FoPt′ s m = Σ ℕ λ L → OobP s L × (m ≡ fo2 L s ⊎ CkPt (fo3 L s) m ⊎ m ≡ foK L s ⊎ m ≡ fo4 L s)
+FoPt′ s m = Σ ℕ λ L → Σ ℕ λ M → OobP s L M × (m ≡ fo2 M s ⊎ CkPt (fo3 M s) m ⊎ m ≡ foK M s ⊎ m ≡ fo4 M s)
 
 FlPt′ : St → St → Set
 FlPt′ s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m ⊎ FiPt s m ⊎ FoPt′ s m
@@ -80,7 +80,7 @@ FlPt′ s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m ⊎ FiPt s m ⊎ Fo
 okM crashM : Op → St → St → Set
 okM (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s)
                       ⊎ (Σ ℕ λ L → InP s L × (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s))
-                      ⊎ (Σ ℕ λ L → OobP s L × (s' ≡ ck3 (fo3 L s) ⊎ s' ≡ fo4 L s))
+                      ⊎ (Σ ℕ λ L → Σ ℕ λ M → OobP s L M × (s' ≡ ck3 (fo3 M s) ⊎ s' ≡ fo4 M s))
 okM o = okP o
 crashM (use flush) s s' = Σ St λ m → FlPt′ s m × Img m s'
 crashM o = crashP o
@@ -101,13 +101,13 @@ s2 = wr0 0 true s1                    -- w(0,true) to page 0
 s3 = fl3 s2                           -- flush: commit [0 ↦ 0], epoch 1, link 1
 s4 = opt true false (wr0 1 true s3)   -- w(1,true) to page 1, merge buffer programmed
 s5 = wr0 0 false s4                   -- w(0,false) to page 2 (merge buffer)
-m5 = fo2 1 s5                         -- OOB flush, crash point right before the one SYNC
+m5 = fo2 2 s5                         -- OOB flush (marker in page 2), crash point right before the one SYNC
 s6 = lose1 m5                         -- crash: page 1 did not land
 s7 = ck3 (rec0 true 1 unmapped s6)    -- recovery (P's)
 
-oob-ok : OobP s5 1
+oob-ok : OobP s5 1 2
 oob-ok = refl , refl , s≤s (s≤s z≤n) , s≤s (s≤s (s≤s z≤n)) , (refl , refl , tt)
-    , 2 , s≤s (s≤s z≤n) , s≤s (s≤s (s≤s z≤n)) , before , last
+    , s≤s (s≤s z≤n) , s≤s (s≤s (s≤s z≤n)) , before , last
   where
     before : ∀ p → 1 ≤ p → p < 2 → mb s5 p ≡ nothing
     before (suc zero)    _ _ = refl
@@ -144,7 +144,7 @@ w3 : okM (use (regop (w 0 false))) s4 s5
 w3 = inj₁ ((z≤n , s≤s z≤n) , false , false , refl)
 
 c5 : crashM (use flush) s5 s6
-c5 = m5 , inj₂ (inj₂ (inj₂ (inj₂ (1 , oob-ok , inj₁ refl)))) , img6
+c5 = m5 , inj₂ (inj₂ (inj₂ (inj₂ (1 , 2 , oob-ok , inj₁ refl)))) , img6
 
 r2 : okM recover s6 s7
 r2 = true , 1 , unmapped , refl , inj₁ refl
@@ -167,7 +167,8 @@ at-this-flush = refl , refl
 recovered : rd s7 0 ≡ false × rd s7 1 ≡ false
 recovered = refl , refl
 
--- the record landed and recovery accepted it; the mutant's record names
+-- the record landed and recovery, walking from the link (page 1, no
+-- marker) to page 2, accepted it; the mutant's record names
 -- page 2 only (the merge buffer's), P's names pages 2 and 1
 record-accepted : rview 1 s6 ≡ rec″ s5 ∷ map cur (dr s6)
 record-accepted = refl
@@ -181,7 +182,7 @@ P-record = refl
 -- With P's OOB commit the same crash fails the record's CRC and recovery
 -- shows the image of the last flush.
 s6P : St
-s6P = lose1 (fi2 1 s5)
+s6P = lose1 (fi2 2 s5)
 
 P-recovers-last-flush : rd (ck3 (rec0 true 1 unmapped s6P)) 0 ≡ true
                       × rd (ck3 (rec0 true 1 unmapped s6P)) 1 ≡ false
