@@ -7,11 +7,13 @@
 -- docs/FORMAT.md §4.3, so the core is a crash right before its SYNC
 -- (`fl2-crash`): the epoch's committed page landed and its digest
 -- verifies, or recovery falls back to the previous committed page.
--- The in-page commit (docs/FORMAT.md §4.8) is the other way a flush may
--- commit: its core is `fi2-crash` (the record in the record slot of the
--- data page at the last commit's link landed and its digest verifies,
--- so recovery following the link replays it; or the link leads nowhere)
--- and `fi3-rec` (after its SYNC the record is durable and followed).
+-- The in-page commit (docs/FORMAT.md §4.8) and the OOB commit (§4.9)
+-- are the other ways a flush may commit: their core is `fi2-crash` (the
+-- record in the record slot of page M — the data page at the last
+-- commit's link L, or the OOB run's last page — landed and its digest
+-- verifies, so recovery following the link walks to it, `ext-at`, and
+-- replays it; or the link leads nowhere) and `fi3-rec` (after its SYNC
+-- the record is durable and followed).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)

@@ -80,9 +80,9 @@ record RI (s : St) : Set where
     cmV   : CmV (gen s) (smap s) (dat s) comm
     -- in-page records: every record slot is durable and holds nothing
     -- newer than this generation; none at or past the active pointer,
-    -- and none of this generation where the last commit links to (a
-    -- record that was applied sits at the link of an older commit: its
-    -- consolidation page is the newest)
+    -- and none of this generation at or past where the last commit links
+    -- to, where recovery's walk looks (a record that was applied sits
+    -- below the link of a newer commit: its consolidation page)
     rcOK  : ∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt (suc (gen s)) c
     rcN   : ∀ p → nxt s ≤ p → RLt (gen s) (cur (rcd s p))
     rcL   : ∀ x L → lkTop (gen s) comm ≡ just (x , L) → Above (gen s) (λ p → cur (rcd s p)) L
@@ -229,7 +229,7 @@ acc-split : ∀ g D tents comm → All (PM (NC g)) tents →
 acc-split g D tents comm nc rewrite map-cur-++ tents (map syn comm) | map-cur-syn comm =
   acc-nc g D (map cur tents) comm (all-cur nc)
 
--- the link of the newest commit recovery accepts leads to no record of
+-- at and past the link of the newest commit recovery accepts lies no record of
 -- the generation: recovery replays the region alone
 rview-q : ∀ g s {sm DD} comm →
   acc g (λ p → cur (dat s p)) (map cur (dr s)) ≡ acc g (λ p → cur (dat s p)) comm →

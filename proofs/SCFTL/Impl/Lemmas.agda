@@ -631,7 +631,7 @@ acc-lk {g} D' f (c ∷ cs) (inj₁ (nc , cv)) rewrite okC-nc g D' c cs (isC-NC g
 acc-lk {g} D' f (c ∷ cs) (inj₂ (x , ps , (dd , dt , L) , refl , es , vt))
   rewrite ≡ᵇ-refl g | verD-ent D' f dd es | vt = refl
 
--- the link leads to no record of the generation: nothing is added
+-- nothing of the generation at or past the link: nothing is added
 chn-quiet : ∀ g R D cs → (∀ x L → lkOf cs ≡ just (x , L) → Above g R L) → chn g R D cs ≡ cs
 chn-quiet g R D cs f with lkOf cs
 ... | nothing      = refl

@@ -463,11 +463,14 @@ hi : Map → ℕ → ℕ
 hi m zero    = bnd (m zero)
 hi m (suc k) = bnd (m (suc k)) ⊔ hi m k
 
--- Following the link (docs/FORMAT.md §4.8): the newest committed page
--- recovery accepted names page L; the record slot of L holds the next
--- epoch's commit if it parses as a committed record of this generation
--- with the next epoch id and its digest verifies on the data pages (the
--- record's data CRC).  An accepted record is replayed as the newest
+-- Following the link (docs/FORMAT.md §4.8, §4.9): the newest committed
+-- page recovery accepted names page L; recovery walks from L to the
+-- first record (`seek` below: L itself for an in-page record, the run's
+-- last page for an OOB commit), which holds the next epoch's commit if it
+-- parses as a committed record of this generation with the next epoch
+-- id and its digest verifies on the data pages (the record's data CRC;
+-- for an OOB commit the record CRC over the pages' records and the
+-- read-back of the sectors).  An accepted record is replayed as the newest
 -- committed page (it is the consolidation page's content).
 okR : ℕ → ℕ → (ℕ → Cell) → Cell → Bool
 okR g x D (dlt h y ps true (dd , dt , _)) = (h ≡ᵇ g) ∧ (y ≡ᵇ x) ∧ verD D dd
@@ -564,13 +567,15 @@ RLt : ℕ → Cell → Set
 RLt g (dlt h _ _ _ _) = h < g
 RLt g _               = ⊤
 
--- Recovery keeps the generation only if the link of the newest committed
--- page it accepts leads to no record of the generation (so it applied
--- none, and none it rejected stays where later recoveries look) and no
+-- Recovery keeps the generation only if no record of the generation lies
+-- at or past the link of the newest committed page it accepts, where its
+-- walk looks (so it applied none, and none it rejected stays where later
+-- recoveries look), and no
 -- record of the generation lies at or past the pages the region names
 -- (where the rebuilt state allocates).  Otherwise P writes a full
 -- checkpoint (the Rust writes a consolidation page for records it
 -- applied: see proofs/README.md).
+
 -- no record of generation g or newer at page L or past it (where the
 -- walk from a link L looks)
 Above : ℕ → (ℕ → Cell) → ℕ → Set
