@@ -380,15 +380,16 @@ data CkCmd (u : St) : St → Set where
 cmt : St → Cell
 cmt s = dlt (gen s) (ep s) (dbuf s) true (dgOf s)
 
--- an in-page commit's one batch: the merge buffer's pages and the commit
--- record in the record slot of the page at the link L
+-- an in-page or OOB commit's one batch: the merge buffer's pages and the
+-- commit record in the record slot of page M (the page at the link, or
+-- the OOB run's last page)
 IssFi : ℕ → St → Cmd → Set
-IssFi L u k = IssMB u k ⊎ k ≡ pgI L (rec u)
+IssFi M u k = IssMB u k ⊎ k ≡ pgI M (rec u)
 
--- a commit in the record slot of the link L (in-page or OOB)
+-- a commit in the record slot of page M (in-page or OOB)
 LkCmd : ℕ → St → St → Set
-LkCmd L s x = IsSyn (rcd s L) ×
-  (DRun (IssFi L s) s nothing x ⊎ CkCmd (fi3 L s) x ⊎ DRun (λ _ → ⊥) (fi3 L s) (just (rec s)) x ⊎ x ≡ fi4 L s)
+LkCmd M s x = IsSyn (rcd s M) ×
+  (DRun (IssFi M s) s nothing x ⊎ CkCmd (fi3 M s) x ⊎ DRun (λ _ → ⊥) (fi3 M s) (just (rec s)) x ⊎ x ≡ fi4 M s)
 
 -- The states right after a flash command of operation o from s (for
 -- recovery: right after its first SYNC, or inside its full checkpoint).
