@@ -48,4 +48,5 @@ import SCFTL.Mutants.InpageDigestOmitsPage
 import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
+import SCFTL.Mutants.OobCommitWithTentativePage
 import SCFTL.Mutants.All
