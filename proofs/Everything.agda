@@ -47,4 +47,6 @@ import SCFTL.Mutants.RecoveryReusesCrashedEpoch
 import SCFTL.Mutants.InpageDigestOmitsPage
 import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
+import SCFTL.Mutants.OobCommitPastMissingPage
+import SCFTL.Mutants.OobCommitWithTentativePage
 import SCFTL.Mutants.All

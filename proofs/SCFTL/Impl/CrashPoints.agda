@@ -380,10 +380,16 @@ data CkCmd (u : St) : St → Set where
 cmt : St → Cell
 cmt s = dlt (gen s) (ep s) (dbuf s) true (dgOf s)
 
--- an in-page commit's one batch: the merge buffer's pages and the commit
--- record in the record slot of the page at the link L
+-- an in-page or OOB commit's one batch: the merge buffer's pages and the
+-- commit record in the record slot of page M (the page at the link, or
+-- the OOB run's last page)
 IssFi : ℕ → St → Cmd → Set
-IssFi L u k = IssMB u k ⊎ k ≡ pgI L (rec u)
+IssFi M u k = IssMB u k ⊎ k ≡ pgI M (rec u)
+
+-- a commit in the record slot of page M (in-page or OOB)
+LkCmd : ℕ → St → St → Set
+LkCmd M s x = IsSyn (rcd s M) ×
+  (DRun (IssFi M s) s nothing x ⊎ CkCmd (fi3 M s) x ⊎ DRun (λ _ → ⊥) (fi3 M s) (just (rec s)) x ⊎ x ≡ fi4 M s)
 
 -- The states right after a flash command of operation o from s (for
 -- recovery: right after its first SYNC, or inside its full checkpoint).
@@ -405,8 +411,11 @@ CmdCrash (use flush) s x = DRun (IssMB s) s (just (cmt s)) x ⊎ x ≡ fl3 s ⊎
   -- durable, as in every normal state: RI.rcOK): before its SYNC, then
   -- right after it and inside the full checkpoint, or the consolidation
   -- page appended (the only command of its batch) and synced
-  ⊎ Σ ℕ λ L → InP s L × IsSyn (rcd s L) ×
-      (DRun (IssFi L s) s nothing x ⊎ CkCmd (fi3 L s) x ⊎ DRun (λ _ → ⊥) (fi3 L s) (just (rec s)) x ⊎ x ≡ fi4 L s)
+  ⊎ (Σ ℕ λ L → InP s L × LkCmd L s x)
+  -- OOB commit (the same commands: the merge buffer's pages and the
+  -- marker, P's record in the record slot of the run's last page M; the
+  -- run's earlier pages were programmed by the epoch's writes)
+  ⊎ (Σ ℕ λ L → Σ ℕ λ M → OobP s L M × LkCmd M s x)
 CmdCrash recover s x = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) × (x ≡ syncAll s ⊎ CkCmd (rec0 b g C s) x)
 
@@ -831,6 +840,27 @@ rec-synO false g C s = cur (cpL s) , refl
 -- A crash right after any flash command of any operation o from s
 -- (CmdCrash o s x, then a crash of x) yields a state s' that recovers as
 -- a crash at one of P's crash points of o does (crashP o s s'').
+-- a commit in the record slot of the link L: before its SYNC, after it
+-- (inside the full checkpoint), the consolidation page before and after
+-- its SYNC
+lk-covered : ∀ L s {x s'} → LkCmd L s x → Img x s' →
+  Σ St λ s'' → (Σ St λ m → (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m ≡ fiK L s ⊎ m ≡ fi4 L s) × Img m s'') × SameRec s' s''
+-- before its SYNC, and after it (inside the full checkpoint)
+lk-covered L s {x} {s'} (sy , inj₁ r) img
+  with via x (fi2 L s) s' (fi-mid L s sy r) img
+... | s'' , img' , sr = s'' , (fi2 L s , (inj₁ refl) , img') , sr
+lk-covered L s {x} {s'} (sy , inj₂ (inj₁ ck)) img
+  with ck-mid (fi3 L s) (cur (cpO s) , refl) ck
+... | m , cp , mid with via x m s' mid img
+...   | s'' , img' , sr = s'' , (m , (inj₂ (inj₁ cp)) , img') , sr
+-- the consolidation page, before and after its SYNC
+lk-covered L s {x} {s'} (sy , inj₂ (inj₂ (inj₁ r))) img
+  with via x (fiK L s) s' (fk-mid L s r) img
+... | s'' , img' , sr = s'' , (fiK L s , (inj₂ (inj₂ (inj₁ refl))) , img') , sr
+lk-covered L s {x} {s'} (sy , inj₂ (inj₂ (inj₂ refl))) img
+  with via x (fi4 L s) s' (Mid-refl (fi4 L s)) img
+... | s'' , img' , sr = s'' , (fi4 L s , (inj₂ (inj₂ (inj₂ refl))) , img') , sr
+
 command-crashes-covered : ∀ o {s x s'} → CmdCrash o s x → Img x s' →
   Σ St λ s'' → crashP o s s'' × SameRec s' s''
 -- write
@@ -866,21 +896,13 @@ command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₁ ck))) i
   with ck-mid (fl3 s) (cur (cpO (fl2 s)) , refl) ck
 ... | m , cp , mid with via x m s' mid img
 ...   | s'' , img' , sr = s'' , (m , inj₂ (inj₂ (inj₁ cp)) , img') , sr
--- in-page commit: before its SYNC, and after it (inside the full checkpoint)
-command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₁ r)))) img
-  with via x (fi2 L s) s' (fi-mid L s sy r) img
-... | s'' , img' , sr = s'' , (fi2 L s , inj₂ (inj₂ (inj₂ (L , ip , inj₁ refl))) , img') , sr
-command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₂ (inj₁ ck))))) img
-  with ck-mid (fi3 L s) (cur (cpO s) , refl) ck
-... | m , cp , mid with via x m s' mid img
-...   | s'' , img' , sr = s'' , (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₁ cp)))) , img') , sr
--- in-page commit: the consolidation page, before and after its SYNC
-command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₂ (inj₂ (inj₁ r)))))) img
-  with via x (fiK L s) s' (fk-mid L s r) img
-... | s'' , img' , sr = s'' , (fiK L s , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₁ refl))))) , img') , sr
-command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (L , ip , sy , inj₂ (inj₂ (inj₂ refl)))))) img
-  with via x (fi4 L s) s' (Mid-refl (fi4 L s)) img
-... | s'' , img' , sr = s'' , (fi4 L s , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₂ refl))))) , img') , sr
+-- in-page and OOB commits
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (inj₁ (L , ip , lc))))) img
+  with lk-covered L s lc img
+... | s'' , (m , c , img') , sr = s'' , (m , inj₂ (inj₂ (inj₂ (inj₁ (L , ip , c)))) , img') , sr
+command-crashes-covered (use flush) {s} {x} {s'} (inj₂ (inj₂ (inj₂ (inj₂ (L , M , ip , lc))))) img
+  with lk-covered M s lc img
+... | s'' , (m , c , img') , sr = s'' , (m , inj₂ (inj₂ (inj₂ (inj₂ (L , M , ip , c)))) , img') , sr
 -- recovery: inside its full checkpoint
 command-crashes-covered recover {s} {x} {s'} (b , g , C , pk , inj₂ ck) img
   with ck-mid (rec0 b g C s) (rec-synO b g C s) ck

@@ -14,7 +14,10 @@
 -- recovery without a full checkpoint whose leftovers stay inert; and an
 -- in-page commit (docs/FORMAT.md §4.8) crashing right before its SYNC:
 -- recovery follows the link to the record (false), or the record fails
--- its digest or is missing (true).
+-- its digest or is missing (true); and an OOB commit of two data pages
+-- (docs/FORMAT.md §4.9) crashing right before its SYNC: with the first
+-- page lost recovery drops the epoch (the old state), with everything
+-- landed it recovers the new state.
 ------------------------------------------------------------------------
 module SCFTL.Impl.Example where
 
@@ -276,7 +279,7 @@ v5 = rec0 true 1 unmapped v4           -- recovery again without a checkpoint
 v6 = ck3 (rec0 true 1 unmapped v4)     -- or with one
 
 runV1 : okP recover s5 v1
-runV1 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
+runV1 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e p le → tt) , (λ p le → tt)) , refl)
 
 leftover-on-flash : Data.List.Base.head (dr v1) ≡ just (syn (dlt 1 2 ((0 , 1) ∷ []) false ε))
 leftover-on-flash = refl
@@ -297,7 +300,7 @@ same-generation : gen v3 ≡ 1
 same-generation = refl
 
 runV5 : okP recover v4 v5
-runV5 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
+runV5 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e p le → tt) , (λ p le → tt)) , refl)
 
 runV6 : okP recover v4 v6
 runV6 = true , 1 , unmapped , refl , inj₁ refl
@@ -351,7 +354,7 @@ runX1 : okP (use (regop (w 0 false))) s3 x1
 runX1 = inj₁ ((z≤n , z≤n) , false , false , refl)
 
 runX8 : okP (use flush) x1 x8
-runX8 = inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))
+runX8 = inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₁ refl)))
 
 reads-after-inpage-flush : rd x8 0 ≡ false
 reads-after-inpage-flush = refl
@@ -364,7 +367,7 @@ record-in-page-1 : cur (rcd (fi2 1 x1) 1) ≡ dlt 1 2 ((0 , 1) ∷ []) true (((1
 record-in-page-1 = refl
 
 crashX2 : crashP (use flush) x1 x2
-crashX2 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))) ,
+crashX2 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₁ refl)))) ,
           Enabled.img-exists Bool false 1 2 0 _≟B_ (fi2 1 x1)
 
 runX3 : okP recover x2 x3
@@ -379,13 +382,13 @@ reads-inpage-commit-after-crash = refl
 
 -- with the record of the generation on flash, recovery must checkpoint
 must-checkpoint : ¬ Quiet 1 x2
-must-checkpoint (q , _) = absurd (q 1 1 refl)
+must-checkpoint (q , _) = absurd (q 1 1 refl 1 (s≤s z≤n))
   where
     absurd : RLt 1 (cur (rcd x2 1)) → ⊥
     absurd (s≤s ())
 
 crashX4 : crashP (use flush) x1 x4
-crashX4 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))) , dd , cL , cO , cR
+crashX4 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₁ refl)))) , dd , cL , cO , cR
   where
     open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
     i = img-exists (fi2 1 x1)
@@ -407,7 +410,7 @@ reads-old-epoch-after-torn-inpage : rd x5 0 ≡ true
 reads-old-epoch-after-torn-inpage = refl
 
 crashX6 : crashP (use flush) x1 x6
-crashX6 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))) , dd , cL , cO , cR , ci
+crashX6 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₁ refl)))) , dd , cL , cO , cR , ci
   where
     open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
     i = img-exists (fi2 1 x1)
@@ -421,7 +424,7 @@ crashX6 = fi2 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₁ refl))
     ci (suc (suc p)) = refl
 
 runX7 : okP recover x6 x7
-runX7 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
+runX7 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e p le → tt) , (λ p le → tt)) , refl)
 
 reads-old-epoch-without-record : rd x7 0 ≡ true
 reads-old-epoch-without-record = refl
@@ -444,7 +447,7 @@ x13 = record (syncAll (fiK 1 x1)) { dr = syn erased ∷ Data.List.Base.drop 1 (d
 x14 = ck3 (rec0 true 1 unmapped x13)
 
 runX9 : okP (use flush) x1 x9
-runX9 = inj₂ (inj₂ (1 , in-page-allowed , inj₂ refl))
+runX9 = inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₂ refl)))
 
 consolidated : Data.List.Base.head (dr x9) ≡ just (syn (rec x1))
 consolidated = refl
@@ -465,7 +468,7 @@ second-in-page = refl , refl , s≤s (s≤s (s≤s z≤n)) , only
     only zero                () _
 
 crashX11 : crashP (use flush) x10 x11
-crashX11 = fi2 2 x10 , inj₂ (inj₂ (inj₂ (2 , second-in-page , inj₁ refl))) ,
+crashX11 = fi2 2 x10 , inj₂ (inj₂ (inj₂ (inj₁ (2 , second-in-page , inj₁ refl)))) ,
            Enabled.img-exists Bool false 1 2 0 _≟B_ (fi2 2 x10)
 
 runX12 : okP recover x11 x12
@@ -478,7 +481,7 @@ reads-both-inpage-epochs : rd x12 0 ≡ false × rd x12 1 ≡ true
 reads-both-inpage-epochs = refl , refl
 
 crashX13 : crashP (use flush) x1 x13
-crashX13 = fiK 1 x1 , inj₂ (inj₂ (inj₂ (1 , in-page-allowed , inj₂ (inj₂ (inj₁ refl))))) ,
+crashX13 = fiK 1 x1 , inj₂ (inj₂ (inj₂ (inj₁ (1 , in-page-allowed , inj₂ (inj₂ (inj₁ refl)))))) ,
            Data.Product.proj₁ i , cL , cO , (inj₁ refl ∷ tl (Data.Product.proj₁ cR)) , Data.Product.proj₂ cR
   where
     open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
@@ -507,10 +510,109 @@ crashX15 : crashP (use (regop (w 1 true))) x9 x15
 crashX15 = x10 , runX10 , Enabled.img-exists Bool false 1 2 0 _≟B_ x10
 
 quiet-after-consolidation : Quiet 1 x15
-quiet-after-consolidation = (λ { _ _ refl → tt }) , λ { zero () ; (suc zero) (s≤s ()) ; (suc (suc p)) _ → tt }
+quiet-after-consolidation = (λ { _ _ refl zero () ; _ _ refl (suc zero) (s≤s ()) ; _ _ refl (suc (suc p)) _ → tt }) , λ { zero () ; (suc zero) (s≤s ()) ; (suc (suc p)) _ → tt }
 
 runX16 : okP recover x15 x16
 runX16 = true , 1 , unmapped , refl , inj₂ (refl , quiet-after-consolidation , refl)
 
 keeps-generation-after-consolidation : gen x16 ≡ 1 × rd x16 0 ≡ false × rd x16 1 ≡ false
 keeps-generation-after-consolidation = refl , refl , refl
+
+------------------------------------------------------------------------
+-- The OOB commit (docs/FORMAT.md §4.9).  After the flush s3 (link: page
+-- 1), w(0,false) places its sector at page 1 and the merge buffer is
+-- programmed (page 1 on flash, not yet synced); w(1,true) places its
+-- sector at page 2, left in the merge buffer.  The epoch's pages run
+-- from the link (1) to the merge buffer's page (2), pairs exactly those
+-- pages' sectors in order, no tentative page: the flush commits in the
+-- OOB of page 2 (the commit record in page 2's record slot), found by
+-- recovery's walk from the link; its digest names both pages.  A crash right before the
+-- SYNC:
+--   * the record landed but the first page (1) did not: the record's
+--     CRC does not match what recovery reads, recovery drops the epoch:
+--     address 0 reads true, address 1 false (the old state);
+--   * everything landed: address 0 reads false, address 1 true.
+
+y1 y2 y3 y4 y5 y6 y7 : St
+y1 = opt true false (wr0 0 false s3)     -- page 1, programmed, not synced
+y2 = opt false false (wr0 1 true y1)     -- page 2, still in the merge buffer
+y3 = record (syncAll (fi2 2 y2)) { dat = λ p → if p Data.Nat.Base.≡ᵇ 1 then syn junk else dat (syncAll (fi2 2 y2)) p }
+y4 = ck3 (rec0 true 1 unmapped y3)
+y5 = syncAll (fi2 2 y2)                  -- crash before the SYNC, everything landed
+y6 = ck3 (rec0 true 1 unmapped y5)
+y7 = fi4 2 y2                            -- the OOB flush completed, with its consolidation page
+
+runY1 : okP (use (regop (w 0 false))) s3 y1
+runY1 = inj₁ ((z≤n , z≤n) , true , false , refl)
+
+runY2 : okP (use (regop (w 1 true))) y1 y2
+runY2 = inj₁ ((s≤s z≤n , s≤s z≤n) , false , false , refl)
+
+oob-allowed : OobP y2 1 2
+oob-allowed = refl , refl , s≤s (s≤s z≤n) , s≤s (s≤s (s≤s z≤n)) , (refl , refl , tt)
+            , s≤s (s≤s z≤n) , s≤s (s≤s (s≤s z≤n)) , before , last
+  where
+    before : ∀ p → 1 ≤ p → p < 2 → mb y2 p ≡ nothing
+    before (suc zero)    _ _ = refl
+    before (suc (suc p)) _ (s≤s (s≤s ()))
+    last : ∀ p → 2 ≤ p → p < nxt y2 → Σ Bool λ d → Σ ℕ λ a → mb y2 p ≡ just (d , a)
+    last (suc (suc zero))    _ _                        = true , 1 , refl
+    last (suc (suc (suc p))) _ (s≤s (s≤s (s≤s ())))
+    last (suc zero)          (s≤s ()) _
+    last zero                () _
+
+-- not an in-page commit: page 1 left the merge buffer
+not-in-page : ¬ InP y2 1
+not-in-page (_ , _ , _ , only) with only 1 (s≤s z≤n) (s≤s (s≤s z≤n))
+... | _ , _ , ()
+
+runY7 : okP (use flush) y2 y7
+runY7 = inj₂ (inj₂ (inj₂ (1 , 2 , oob-allowed , inj₂ refl)))
+
+reads-after-oob-flush : rd y7 0 ≡ false × rd y7 1 ≡ true
+reads-after-oob-flush = refl , refl
+
+-- the record's digest covers both pages of the run
+oob-record : cur (rcd (fi2 2 y2) 2)
+           ≡ dlt 1 2 ((1 , 2) ∷ (0 , 1) ∷ []) true (((2 , true , 1) ∷ (1 , false , 0) ∷ []) , [] , 3)
+oob-record = refl
+
+crashY3 : crashP (use flush) y2 y3
+crashY3 = fi2 2 y2 , inj₂ (inj₂ (inj₂ (inj₂ (1 , 2 , oob-allowed , inj₁ refl)))) , dd , cL , cO , cR
+  where
+    open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
+    i = img-exists (fi2 2 y2)
+    dd : ∀ p → CrashD (dat (fi2 2 y2) p) (dat y3 p)
+    dd zero          = Data.Product.proj₁ i zero
+    dd (suc zero)    = junk , refl
+    dd (suc (suc p)) = Data.Product.proj₁ i (suc (suc p))
+    cL = Data.Product.proj₁ (Data.Product.proj₂ i)
+    cO = Data.Product.proj₁ (Data.Product.proj₂ (Data.Product.proj₂ i))
+    cR = Data.Product.proj₂ (Data.Product.proj₂ (Data.Product.proj₂ i))
+
+runY4 : okP recover y3 y4
+runY4 = true , 1 , unmapped , refl , inj₁ refl
+
+oob-record-fails-its-crc : rview 1 y3 ≡ Data.List.Base.map cur (dr y3)
+oob-record-fails-its-crc = refl
+
+reads-old-epoch-after-lost-oob-page : rd y4 0 ≡ true × rd y4 1 ≡ false
+reads-old-epoch-after-lost-oob-page = refl , refl
+
+crashY5 : crashP (use flush) y2 y5
+crashY5 = fi2 2 y2 , inj₂ (inj₂ (inj₂ (inj₂ (1 , 2 , oob-allowed , inj₁ refl)))) ,
+          Enabled.img-exists Bool false 1 2 0 _≟B_ (fi2 2 y2)
+
+runY6 : okP recover y5 y6
+runY6 = true , 1 , unmapped , refl , inj₁ refl
+
+reads-oob-commit-after-crash : rd y6 0 ≡ false × rd y6 1 ≡ true
+reads-oob-commit-after-crash = refl , refl
+
+-- recovery's walk from the link (page 1, no marker) stops at page 2 and
+-- follows the record there
+walk-finds-last-page : seek 1 omax (λ p → cur (rcd y5 p)) 1 ≡ just 2
+walk-finds-last-page = refl
+
+follows-walk : rview 1 y5 ≡ rec y2 ∷ Data.List.Base.map cur (dr y5)
+follows-walk = refl

@@ -7,11 +7,13 @@
 -- docs/FORMAT.md §4.3, so the core is a crash right before its SYNC
 -- (`fl2-crash`): the epoch's committed page landed and its digest
 -- verifies, or recovery falls back to the previous committed page.
--- The in-page commit (docs/FORMAT.md §4.8) is the other way a flush may
--- commit: its core is `fi2-crash` (the record in the record slot of the
--- data page at the last commit's link landed and its digest verifies,
--- so recovery following the link replays it; or the link leads nowhere)
--- and `fi3-rec` (after its SYNC the record is durable and followed).
+-- The in-page commit (docs/FORMAT.md §4.8) and the OOB commit (§4.9)
+-- are the other ways a flush may commit: their core is `fi2-crash` (the
+-- record in the record slot of page M — the data page at the last
+-- commit's link L, or the OOB run's last page — landed and its digest
+-- verifies, so recovery following the link walks to it, `ext-at`, and
+-- replays it; or the link leads nowhere) and `fi3-rec` (after its SYNC
+-- the record is durable and followed).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -183,10 +185,9 @@ fl3-RI {s} r = record
   ; rcOK = rc-sync {rcd s} rcOK
   ; lkOK = λ { L refl → ep s , dbuf s , digD s (dbuf s ++ concat (ept s)) , ept s , (map cur tents ++ comm) , refl , refl }
   ; rcN = rcN
-  ; rcL = λ x L e → subst (λ q → RLt g (cur (rcd s q)))
-                          (just-snd (trans (sym (lkTop-hd g (ep s) (dbuf s) (digD s (dbuf s ++ concat (ept s))) (ept s) (nxt s)
-                                                     (map cur tents ++ comm))) e))
-                          (rcN (nxt s) ≤-refl) }
+  ; rcL = λ x L e p le → rcN p (subst (_≤ p)
+                          (sym (just-snd (trans (sym (lkTop-hd g (ep s) (dbuf s) (digD s (dbuf s ++ concat (ept s))) (ept s) (nxt s)
+                                                     (map cur tents ++ comm))) e))) le) }
   where
     open RI r
     g = gen s
@@ -319,14 +320,14 @@ acc-hd : ∀ {g sm DD} (D' : ℕ → Cell) → (∀ p c → DD p ≡ syn c → D
 acc-hd {g} D' f x ps dd dt L cs = acc-hd' D' f (dlt g x ps true (dd , dt , L)) cs (≡ᵇ-refl g)
 
 -- the region of a state that may commit in-page: its committed part only
-InP-tnil : ∀ {s L} (r : RI s) → InP s L → RI.tents r ≡ []
+InP-tnil : ∀ {s L M} (r : RI s) → LkC s L M → RI.tents r ≡ []
 InP-tnil {s} r (_ , et , _) = trans (RI.tEq r) (cong (map (λ ps → uns erased (dlt (gen s) (ep s) ps false ε))) et)
 
-InP-dr : ∀ {s L} (r : RI s) → InP s L → dr s ≡ map syn (RI.comm r)
+InP-dr : ∀ {s L M} (r : RI s) → LkC s L M → dr s ≡ map syn (RI.comm r)
 InP-dr {s} r ip = trans (RI.regEq r) (cong (_++ map syn (RI.comm r)) (InP-tnil r ip))
 
 -- the commit activates exactly the volatile L2P (no tentative page)
-fresh-ip : ∀ {s L} (r : RI s) → InP s L → ∀ a →
+fresh-ip : ∀ {s L M} (r : RI s) → LkC s L M → ∀ a →
   proj₁ (rstep (gen s) (rec s) (rp (gen s) (RI.comm r) (st0 (RI.C r)))) a ≡ l2p s a
 fresh-ip {s} r ip a =
   trans (cong (λ x → proj₁ x a) (rstep-commit (gen s) (ep s) (dbuf s) {dgOf s} (rp (gen s) (RI.comm r) (st0 (RI.C r)))))
@@ -334,19 +335,19 @@ fresh-ip {s} r ip a =
                (sym (InP-tnil r ip)))
          (fresh-epoch r a))
 
-extF : ∀ g R D x L → okR g (suc x) D (R L) ≡ false → extM g R D (just (x , L)) ≡ []
-extF g R D x L e rewrite e = refl
+extF : ∀ g R D x M → okR g (suc x) D (R M) ≡ false → extAt g R D x M ≡ []
+extF g R D x M e rewrite e = refl
 
-extT : ∀ g R D x L → okR g (suc x) D (R L) ≡ true → extM g R D (just (x , L)) ≡ R L ∷ []
-extT g R D x L e rewrite e = refl
+extT : ∀ g R D x M → okR g (suc x) D (R M) ≡ true → extAt g R D x M ≡ R M ∷ []
+extT g R D x M e rewrite e = refl
 
 -- A crash right before the in-page commit's SYNC.  The record landed and
 -- its digest verifies ⇒ recovery follows the link to it and yields the
 -- volatile L2P; otherwise (record slot old, junk, or a page it covers
 -- did not land) the stable one.
-fi2-crash : ∀ {s t s' L} → AR s t → (r : RI s) → InP s L → Img (fi2 L s) s' →
+fi2-crash : ∀ {s t s' L M} → AR s t → (r : RI s) → LkC s L M → Img (fi2 M s) s' →
   Σ State λ t' → crashS (use flush) t t' × CR s' t'
-fi2-crash {s} {t} {s'} {L} arr r ip@(lk , et , _) (cD , cL , cO , cR , cI) with RI.lkOK r L lk
+fi2-crash {s} {t} {s'} {L} {M} arr r ip@(lk , et , lm , mn , mo) (cD , cL , cO , cR , cI) with RI.lkOK r L lk
 ... | x , ps , dd , dt , cs , ceq , sx = go cIL'
   where
     open RI r
@@ -369,21 +370,28 @@ fi2-crash {s} {t} {s'} {L} arr r ip@(lk , et , _) (cD , cL , cO , cR , cI) with 
     cv = subst (CmV g (smap s) (dat (progMB s))) ceq (RI.cmV r1)
     accC : acc g D' comm ≡ comm
     accC = trans (cong (acc g D') ceq) (trans (acc-hd D' fD x ps dd dt L cs cv) (sym ceq))
-    rv : rview g s' ≡ extM g R' D' (just (x , L)) ++ comm
+    -- the record slots: nothing of the generation from the link on
+    abv : Above g (λ p → cur (rcd s p)) L
+    abv = rcL x L (trans (cong (lkTop g) ceq) (lkTop-hd g x ps dd dt L cs))
+    oth : ∀ q → L ≤ q → q ≢ M → RLt g (R' q)
+    oth q le ne with rcOK q
+    ... | c , e , _ rewrite crashC-eq (trans (upd-other (rcd s) (put (rec s) (rcd s M)) ne) e) (cI q) =
+      subst (RLt g) (cong cur e) (abv q le)
+    rv : rview g s' ≡ extAt g R' D' x M ++ comm
     rv = trans (cong (λ l → chn g R' D' (acc g D' l)) view)
-         (trans (cong (chn g R' D') accC) (cong (λ l → extM g R' D' (lkOf l) ++ comm) ceq))
-    -- the record slots
-    c0 = proj₁ (rcOK L)
-    e0 = proj₁ (proj₂ (rcOK L))
-    lt1 = proj₂ (proj₂ (rcOK L))
+         (trans (cong (chn g R' D') accC) (trans (cong (λ l → extM g R' D' (lkOf l) ++ comm) ceq)
+                (cong (_++ comm) (ext-at g R' D' x L M lm mo oth))))
+    c0 = proj₁ (rcOK M)
+    e0 = proj₁ (proj₂ (rcOK M))
+    lt1 = proj₂ (proj₂ (rcOK M))
     lt0 : RLt g c0
-    lt0 = subst (RLt g) (cong cur e0) (rcL x L (trans (cong (lkTop g) ceq) (lkTop-hd g x ps dd dt L cs)))
-    cIL : CrashC (put (rec s) (rcd s L)) (rcd s' L)
-    cIL = subst (λ z → CrashC z (rcd s' L)) (upd-here (rcd s) L (put (rec s) (rcd s L))) (cI L)
-    cIL' : CrashC (uns c0 (rec s)) (rcd s' L)
-    cIL' = subst (λ z → CrashC (put (rec s) z) (rcd s' L)) e0 cIL
+    lt0 = subst (RLt g) (cong cur e0) (abv M lm)
+    cIL : CrashC (put (rec s) (rcd s M)) (rcd s' M)
+    cIL = subst (λ z → CrashC z (rcd s' M)) (upd-here (rcd s) M (put (rec s) (rcd s M))) (cI M)
+    cIL' : CrashC (uns c0 (rec s)) (rcd s' M)
+    cIL' = subst (λ z → CrashC (put (rec s) z) (rcd s' M)) e0 cIL
     ro : ∀ p → RLt (suc g) (cur (rcd s' p))
-    ro p with p ≟ L
+    ro p with p ≟ M
     ... | yes refl = go' cIL'
       where
         go' : CrashC (uns c0 (rec s)) (rcd s' p) → RLt (suc g) (cur (rcd s' p))
@@ -391,10 +399,10 @@ fi2-crash {s} {t} {s'} {L} arr r ip@(lk , et , _) (cD , cL , cO , cR , cI) with 
         go' (inj₂ (inj₁ e)) rewrite e = ≤-refl
         go' (inj₂ (inj₂ e)) rewrite e = tt
     ... | no ne with rcOK p
-    ...   | c , e , lt rewrite crashC-eq (trans (upd-other (rcd s) (put (rec s) (rcd s L)) ne) e) (cI p) = lt
+    ...   | c , e , lt rewrite crashC-eq (trans (upd-other (rcd s) (put (rec s) (rcd s M)) ne) e) (cI p) = lt
     dOld : DOKs (dat s') (smap s) (stable t)
     dOld = dok-crash cD (ri-dok r1 (AR.stb (progMB-AR r arr)))
-    old : extM g R' D' (just (x , L)) ≡ [] → Σ State λ t' → crashS (use flush) t t' × CR s' t'
+    old : extAt g R' D' x M ≡ [] → Σ State λ t' → crashS (use flush) t t' × CR s' t'
     old e = t , inj₂ refl , smap s , recto true g C pk sl' so' rs rg mxO dmO ro , dOld
       where
         rvO : rview g s' ≡ comm
@@ -403,78 +411,80 @@ fi2-crash {s} {t} {s'} {L} arr r ip@(lk , et , _) (cD , cL , cO , cR , cI) with 
         mxO a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) rvO) (cmX a)
         dmO : DgM (smap s) (rview g s')
         dmO = subst (DgM (smap s)) (sym rvO) (subst (DgM (smap s)) accC (cmv-dgm D' fD comm (RI.cmV r1)))
-    new : R' L ≡ rec s → verD D' (digD s (dbuf s ++ concat (ept s))) ≡ true →
+    new : R' M ≡ rec s → verD D' (digD s (dbuf s ++ concat (ept s))) ≡ true →
       Σ State λ t' → crashS (use flush) t t' × CR s' t'
     new eR vd = tF t , inj₁ refl , l2p s , recto true g C pk sl' so' rs rg mxN dmN ro , crash-new {s} {t} {s'} arr r cD vd
       where
-        okT : okR g (suc x) D' (R' L) ≡ true
+        okT : okR g (suc x) D' (R' M) ≡ true
         okT rewrite eR | ≡ᵇ-refl g | sym sx | ≡ᵇ-refl (suc x) = vd
         rvN : rview g s' ≡ rec s ∷ comm
-        rvN = trans rv (trans (cong (_++ comm) (extT g R' D' x L okT)) (cong (λ c → c ∷ comm) eR))
+        rvN = trans rv (trans (cong (_++ comm) (extT g R' D' x M okT)) (cong (λ c → c ∷ comm) eR))
         mxN : recMap g C s' ≐ l2p s
         mxN a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) rvN) (fresh-ip r ip a)
         dmN : DgM (l2p s) (rview g s')
         dmN = subst (DgM (l2p s)) (sym rvN) (digD-entM s (dbuf s ++ concat (ept s)))
-    go : CrashC (uns c0 (rec s)) (rcd s' L) → Σ State λ t' → crashS (use flush) t t' × CR s' t'
-    go (inj₁ e) = old (extF g R' D' x L (trans (cong (λ m → okR g (suc x) D' (cur m)) e) (okR-lt g (suc x) D' c0 lt0)))
-    go (inj₂ (inj₂ e)) = old (extF g R' D' x L (cong (λ m → okR g (suc x) D' (cur m)) e))
+    go : CrashC (uns c0 (rec s)) (rcd s' M) → Σ State λ t' → crashS (use flush) t t' × CR s' t'
+    go (inj₁ e) = old (extF g R' D' x M (trans (cong (λ m → okR g (suc x) D' (cur m)) e) (okR-lt g (suc x) D' c0 lt0)))
+    go (inj₂ (inj₂ e)) = old (extF g R' D' x M (cong (λ m → okR g (suc x) D' (cur m)) e))
     go (inj₂ (inj₁ e)) with verD D' (digD s (dbuf s ++ concat (ept s))) in v
     ... | true  = new (cong cur e) v
-    ... | false = old (extF g R' D' x L okF)
+    ... | false = old (extF g R' D' x M okF)
       where
-        okF : okR g (suc x) D' (R' L) ≡ false
+        okF : okR g (suc x) D' (R' M) ≡ false
         okF rewrite e | ≡ᵇ-refl g | sym sx | ≡ᵇ-refl (suc x) = v
 
 -- after the in-page commit's SYNC: the record is durable and verifies,
 -- recovery yields the volatile L2P
-fi3-view : ∀ {s L} (r : RI s) → InP s L → rview (gen s) (fi3 L s) ≡ rec s ∷ RI.comm r
-fi3-view {s} {L} r ip@(lk , _ , _) with RI.lkOK r L lk
-... | x , ps , dd , dt , cs , ceq , sx = trans rv (trans (cong (_++ comm) (extT g R3 D3 x L okT)) (cong (_∷ comm) eR))
+fi3-view : ∀ {s L M} (r : RI s) → LkC s L M → rview (gen s) (fi3 M s) ≡ rec s ∷ RI.comm r
+fi3-view {s} {L} {M} r ip@(lk , _ , lm , mn , mo) with RI.lkOK r L lk
+... | x , ps , dd , dt , cs , ceq , sx = trans rv (trans (cong (_++ comm) (extT g R3 D3 x M okT)) (cong (_∷ comm) eR))
   where
     open RI r
     g = gen s
-    D3 = λ p → cur (dat (fi3 L s) p)
-    R3 = λ p → cur (rcd (fi3 L s) p)
+    D3 = λ p → cur (dat (fi3 M s) p)
+    R3 = λ p → cur (rcd (fi3 M s) p)
     f3 : ∀ p c → dat (progMB s) p ≡ syn c → D3 p ≡ c
     f3 p c e = cong cur e
-    view : map cur (dr (fi3 L s)) ≡ comm
+    view : map cur (dr (fi3 M s)) ≡ comm
     view = trans (map-cur-sync (dr s)) (trans (cong (map cur) (InP-dr r ip)) (map-cur-syn comm))
     cv : CmV g (smap s) (dat (progMB s)) (dlt g x ps true (dd , dt , L) ∷ cs)
     cv = subst (CmV g (smap s) (dat (progMB s))) ceq (RI.cmV (progMB-RI r))
     accC : acc g D3 comm ≡ comm
     accC = trans (cong (acc g D3) ceq) (trans (acc-hd D3 f3 x ps dd dt L cs cv) (sym ceq))
-    rv : rview g (fi3 L s) ≡ extM g R3 D3 (just (x , L)) ++ comm
+    abv : Above g (λ p → cur (rcd s p)) L
+    abv = rcL x L (trans (cong (lkTop g) ceq) (lkTop-hd g x ps dd dt L cs))
+    oth : ∀ q → L ≤ q → q ≢ M → RLt g (R3 q)
+    oth q le ne = subst (RLt g) (sym (cong cur (upd-other (rcd s) (put (rec s) (rcd s M)) ne))) (abv q le)
+    rv : rview g (fi3 M s) ≡ extAt g R3 D3 x M ++ comm
     rv = trans (cong (λ l → chn g R3 D3 (acc g D3 l)) view)
-         (trans (cong (chn g R3 D3) accC) (cong (λ l → extM g R3 D3 (lkOf l) ++ comm) ceq))
-    eR : R3 L ≡ rec s
-    eR = cong (λ m → cur (sync m)) (upd-here (rcd s) L (put (rec s) (rcd s L)))
+         (trans (cong (chn g R3 D3) accC) (trans (cong (λ l → extM g R3 D3 (lkOf l) ++ comm) ceq)
+                (cong (_++ comm) (ext-at g R3 D3 x L M lm mo oth))))
+    eR : R3 M ≡ rec s
+    eR = cong (λ m → cur (sync m)) (upd-here (rcd s) M (put (rec s) (rcd s M)))
     vd : verD D3 (digD s (dbuf s ++ concat (ept s))) ≡ true
     vd = verD-ent D3 (λ p c e → cong cur e) _ (digD-ent s (dat (fl3 s)) (fl3-ent r) (dbuf s ++ concat (ept s)))
-    okT : okR g (suc x) D3 (R3 L) ≡ true
+    okT : okR g (suc x) D3 (R3 M) ≡ true
     okT rewrite eR | ≡ᵇ-refl g | sym sx | ≡ᵇ-refl (suc x) = vd
-    -- (the extension is the record itself)
-    _ : extM g R3 D3 (just (x , L)) ≡ R3 L ∷ []
-    _ = extT g R3 D3 x L okT
 
-fi3-rec : ∀ {s L} (r : RI s) → InP s L → recMap (gen s) (RI.C r) (fi3 L s) ≐ l2p s
-fi3-rec {s} {L} r ip a =
+fi3-rec : ∀ {s L M} (r : RI s) → LkC s L M → recMap (gen s) (RI.C r) (fi3 M s) ≐ l2p s
+fi3-rec {s} r ip a =
   trans (cong (λ l → proj₁ (rp (gen s) l (st0 (RI.C r))) a) (fi3-view r ip)) (fresh-ip r ip a)
 
-fi3-dgm : ∀ {s L} (r : RI s) → InP s L → DgM (l2p s) (rview (gen s) (fi3 L s))
+fi3-dgm : ∀ {s L M} (r : RI s) → LkC s L M → DgM (l2p s) (rview (gen s) (fi3 M s))
 fi3-dgm {s} r ip = subst (DgM (l2p s)) (sym (fi3-view r ip)) (digD-entM s (dbuf s ++ concat (ept s)))
 
 -- the record slots after it: durable, nothing newer than this generation
-fi3-rsy : ∀ {s L} → RI s → ∀ p → Σ Cell λ c → rcd (fi3 L s) p ≡ syn c × RLt (suc (gen s)) c
-fi3-rsy {s} {L} r p with p ≟ L
+fi3-rsy : ∀ {s M} → RI s → ∀ p → Σ Cell λ c → rcd (fi3 M s) p ≡ syn c × RLt (suc (gen s)) c
+fi3-rsy {s} {M} r p with p ≟ M
 ... | yes refl = rec s , cong sync (upd-here (rcd s) p (put (rec s) (rcd s p))) , ≤-refl
 ... | no ne with RI.rcOK r p
-...   | c , e , lt = c , cong sync (trans (upd-other (rcd s) (put (rec s) (rcd s L)) ne) e) , lt
+...   | c , e , lt = c , cong sync (trans (upd-other (rcd s) (put (rec s) (rcd s M)) ne) e) , lt
 
-fi3-AR : ∀ {s t L} → AR s t → AR (fi3 L s) (tF t)
+fi3-AR : ∀ {s t M} → AR s t → AR (fi3 M s) (tF t)
 fi3-AR arr = let x = fl3-AR arr in ar (AR.vol x) (AR.stb x) (AR.cnt x)
 
-fi3-ck-RI : ∀ {s L} → RI s → InP s L → RI (ck3 (fi3 L s))
-fi3-ck-RI {s} {L} r ip = ck3-RI {u = fi3 L s} vOK sOK iOK eOK (λ _ → refl) refl refl (s≤s z≤n) (fi3-rsy r)
+fi3-ck-RI : ∀ {s L M} → RI s → LkC s L M → RI (ck3 (fi3 M s))
+fi3-ck-RI {s} {L} {M} r ip = ck3-RI {u = fi3 M s} vOK sOK iOK eOK (λ _ → refl) refl refl (s≤s z≤n) (fi3-rsy r)
   where open RI (fl3-RI r)
 
 -- The consolidation page appended and synced at once (`fiK`, `fi4`)
@@ -487,8 +497,8 @@ crashL-ss : ∀ xs → CrashL (map sync (map sync xs)) (map sync xs)
 crashL-ss []       = []
 crashL-ss (x ∷ xs) = refl ∷ crashL-ss xs
 
-fi4-RI : ∀ {s L} → (r : RI s) → InP s L → RI (fi4 L s)
-fi4-RI {s} {L} r ip@(lk , et , lt , _) = record
+fi4-RI : ∀ {s L M} → (r : RI s) → LkC s L M → RI (fi4 M s)
+fi4-RI {s} {L} {M} r ip@(lk , et , _ , lt , _) = record
   { C = C ; tents = [] ; comm = rec s ∷ comm
   ; slotL = cong (λ m → sync (sync m)) slotL
   ; slotO = PM-sync {P = Older g} (sync (cpO s)) (PM-sync {P = Older g} (cpO s) slotO)
@@ -505,20 +515,20 @@ fi4-RI {s} {L} r ip@(lk , et , lt , _) = record
   ; rcOK = fi3-rsy r
   ; lkOK = λ { L' refl → ep s , dbuf s , digD s (dbuf s ++ concat (ept s)) , ept s , comm , refl , refl }
   ; rcN = rcN'
-  ; rcL = λ x L' e → rcN' L' (subst (nxt s ≤_)
-             (just-snd (trans (sym (lkTop-hd g (ep s) (dbuf s) (digD s (dbuf s ++ concat (ept s))) (ept s) (nxt s) comm)) e))
-             ≤-refl) }
+  ; rcL = λ x L' e p le → rcN' p (subst (_≤ p)
+             (sym (just-snd (trans (sym (lkTop-hd g (ep s) (dbuf s) (digD s (dbuf s ++ concat (ept s))) (ept s) (nxt s) comm)) e)))
+             le) }
   where
     open RI r
     g = gen s
     r3 = fl3-RI r
-    rcN' : ∀ p → nxt s ≤ p → RLt g (cur (rcd (fi4 L s) p))
-    rcN' p le = subst (RLt g) (sym (cong cur (upd-other (rcd s) (put (rec s) (rcd s L)) ne))) (rcN p le)
+    rcN' : ∀ p → nxt s ≤ p → RLt g (cur (rcd (fi4 M s) p))
+    rcN' p le = subst (RLt g) (sym (cong cur (upd-other (rcd s) (put (rec s) (rcd s M)) ne))) (rcN p le)
       where
-        ne : p ≢ L
-        ne refl = Data.Nat.Properties.n≮n L (Data.Nat.Properties.≤-trans lt le)
+        ne : p ≢ M
+        ne refl = Data.Nat.Properties.n≮n M (Data.Nat.Properties.≤-trans lt le)
 
-fi4-AR : ∀ {s t L} → AR s t → AR (fi4 L s) (tF t)
+fi4-AR : ∀ {s t M} → AR s t → AR (fi4 M s) (tF t)
 fi4-AR arr = let x = fl3-AR arr in ar (AR.vol x) (AR.stb x) (AR.cnt x)
 
 -- a dead page on top of the region changes nothing recovery replays
@@ -537,23 +547,23 @@ rview-dead g s' u c dc ev d r =
 -- A crash right before the consolidation page's SYNC: it landed (a crash
 -- of the state after it) or not (recovery follows the link of the last
 -- commit to the durable record); either way the volatile L2P.
-fiK-crash : ∀ {s t s' L} → AR s t → (r : RI s) → InP s L → Img (fiK L s) s' →
+fiK-crash : ∀ {s t s' L M} → AR s t → (r : RI s) → LkC s L M → Img (fiK M s) s' →
   Σ State λ t' → crashS (use flush) t t' × CR s' t'
-fiK-crash {s} {t} {s'} {L} arr r ip img@(cD , cL , cO , cR , cI) with crashL-cons cR
+fiK-crash {s} {t} {s'} {L} {M} arr r ip img@(cD , cL , cO , cR , cI) with crashL-cons cR
 ... | h , rest , drEq , c0 , cR' = tF t , inj₁ refl , l2p s , go c0 , dok
   where
     open RI r
     g = gen s
     r4 = fi4-RI r ip
     dok : DOKs (dat s') (l2p s) (volatile t)
-    dok = dok-crash cD (ri-dok r4 (AR.stb (fi4-AR {s} {t} {L} arr)))
+    dok = dok-crash cD (ri-dok r4 (AR.stb (fi4-AR {s} {t} {M} arr)))
     restEq : rest ≡ map sync (dr s)
     restEq = crashL-id (all-sync-IsSyn (dr s)) cR'
     landed : h ≡ syn (rec s) → RecTo s' (l2p s)
     landed e = crash-RI r4 (cD , cL , cO , cR4 , cI)
       where
-        cR4 : CrashL (dr (fi4 L s)) (dr s')
-        cR4 = subst (CrashL (dr (fi4 L s))) (sym (trans drEq (cong₂ _∷_ e restEq))) (refl ∷ crashL-ss (dr s))
+        cR4 : CrashL (dr (fi4 M s)) (dr s')
+        cR4 = subst (CrashL (dr (fi4 M s))) (sym (trans drEq (cong₂ _∷_ e restEq))) (refl ∷ crashL-ss (dr s))
     lost : (cur h ≡ erased ⊎ cur h ≡ junk) → RecTo s' (l2p s)
     lost dh = recto true g C pk sl' so' rs rg mx dm ro
       where
@@ -563,14 +573,14 @@ fiK-crash {s} {t} {s'} {L} arr r ip img@(cD , cL , cO , cR , cI) with crashL-con
         rs = crashL-syn cR
         rg = crashL-PM tt cR ((tt , ≤-refl) ∷ all-sync gle)
         rv : rview g s' ≡ rec s ∷ comm
-        rv = trans (rview-dead g s' (fi3 L s) (cur h) dh (cong (map cur) (trans drEq (cong (h ∷_) restEq)))
+        rv = trans (rview-dead g s' (fi3 M s) (cur h) dh (cong (map cur) (trans drEq (cong (h ∷_) restEq)))
                                (λ p → cong cur (cD p)) (λ p → cong cur (cI p)))
                    (fi3-view r ip)
         mx : recMap g C s' ≐ l2p s
         mx a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) rv) (fresh-ip r ip a)
         dm : DgM (l2p s) (rview g s')
         dm = subst (DgM (l2p s)) (sym rv) (digD-entM s (dbuf s ++ concat (ept s)))
-        ro = rc-cur {s'} (rc-crash {fiK L s} {s'} (fi3-rsy r) cI)
+        ro = rc-cur {s'} (rc-crash {fiK M s} {s'} (fi3-rsy r) cI)
     go : CrashC (uns erased (rec s)) h → RecTo s' (l2p s)
     go (inj₁ e)        = lost (inj₁ (cong cur e))
     go (inj₂ (inj₁ e)) = landed e
@@ -579,15 +589,21 @@ fiK-crash {s} {t} {s'} {L} arr r ip img@(cD , cL , cO , cR , cI) with crashL-con
 ------------------------------------------------------------------------
 -- Successful flush
 
+-- both commits in the link's record slot (in-page and OOB)
+lk-sim : ∀ {s t s' L M} → AR s t → RI s → LkC s L M → (s' ≡ ck3 (fi3 M s) ⊎ s' ≡ fi4 M s) →
+  Σ State λ t' → okS (use flush) t t' × AR s' t' × RI s'
+lk-sim {t = t} arr r ip (inj₁ refl) =
+  tF t , (refl , refl , refl) , ck3-AR (fi3-AR arr) , fi3-ck-RI r ip
+lk-sim {t = t} arr r ip (inj₂ refl) =
+  tF t , (refl , refl , refl) , fi4-AR arr , fi4-RI r ip
+
 flush-sim : ∀ {s t s'} → AR s t → RI s → okP (use flush) s s' →
   Σ State λ t' → okS (use flush) t t' × AR s' t' × RI s'
 flush-sim {t = t} arr r (inj₁ refl) = tF t , (refl , refl , refl) , fl3-AR arr , fl3-RI r
 flush-sim {t = t} arr r (inj₂ (inj₁ refl)) =
   tF t , (refl , refl , refl) , ck3-AR (fl3-AR arr) , fl3-ck-RI r
-flush-sim {t = t} arr r (inj₂ (inj₂ (L , ip , inj₁ refl))) =
-  tF t , (refl , refl , refl) , ck3-AR (fi3-AR arr) , fi3-ck-RI r ip
-flush-sim {t = t} arr r (inj₂ (inj₂ (L , ip , inj₂ refl))) =
-  tF t , (refl , refl , refl) , fi4-AR arr , fi4-RI r ip
+flush-sim {s} {t = t} arr r (inj₂ (inj₂ (inj₁ (L , ip , c)))) = lk-sim {L = L} {M = L} arr r (InP⇒LkC {s} {L} ip) c
+flush-sim {s} {t = t} arr r (inj₂ (inj₂ (inj₂ (L , M , ip , c)))) = lk-sim {L = L} {M = M} arr r (OobP⇒LkC {s} {L} {M} ip) c
 
 ------------------------------------------------------------------------
 -- Crashed flush
@@ -625,7 +641,7 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
     R' = λ p → cur (rcd s' p)
     rcs : ∀ p → cur (rcd s' p) ≡ cur (rcd s p)
     rcs = rcur-crash {fl2 s} {s'} rcOK cI
-    rq : ∀ cs → acc g D' (map cur (dr s')) ≡ cs → (∀ x L → lkOf cs ≡ just (x , L) → RLt g (R' L)) →
+    rq : ∀ cs → acc g D' (map cur (dr s')) ≡ cs → (∀ x L → lkOf cs ≡ just (x , L) → Above g R' L) →
       rview g s' ≡ acc g D' (map cur (dr s'))
     rq cs e q = chn-quiet g R' D' _ (λ x L e' → q x L (trans (cong lkOf (sym e)) e'))
     ys≡ : ys' ≡ map syn comm
@@ -639,8 +655,8 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
     accNC : acc g D' L' ≡ acc g D' comm
     accNC = acc-nc g D' (map cur xs') comm (all-cur (crashL-PM tt cx tNC))
     recOld : acc g D' (map cur (dr s')) ≡ acc g D' L' → recMap g C s' ≐ smap s
-    qOld : ∀ x L → lkOf (acc g D' comm) ≡ just (x , L) → RLt g (R' L)
-    qOld x L e = subst (RLt g) (sym (rcs L)) (rcL x L (trans (sym (acc-lk D' fD comm (RI.cmV r1))) e))
+    qOld : ∀ x L → lkOf (acc g D' comm) ≡ just (x , L) → Above g R' L
+    qOld x L e p le = subst (RLt g) (sym (rcs p)) (rcL x L (trans (sym (acc-lk D' fD comm (RI.cmV r1))) e) p le)
     rnO : acc g D' (map cur (dr s')) ≡ acc g D' L' → rview g s' ≡ acc g D' (map cur (dr s'))
     rnO e = rq (acc g D' comm) (trans e accNC) qOld
     recOld e a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) (trans (rnO e) (trans e accNC)))
@@ -667,8 +683,8 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
         mx : recMap g C s' ≐ l2p s
         rnN : rview g s' ≡ acc g D' (map cur (dr s'))
         rnN = rq (cur h ∷ L') accN
-                 (λ x L e → subst (RLt g) (sym (rcs L))
-                              (subst (λ q → RLt g (cur (rcd s q))) (just-snd e) (rcN (nxt s) ≤-refl)))
+                 (λ x L e p le → subst (RLt g) (sym (rcs p))
+                              (rcN p (subst (_≤ p) (sym (just-snd e)) le)))
         mx a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) (trans rnN accN))
           (trans (cong (λ x → proj₁ x a) (rstep-commit g (ep s) (dbuf s) {dgOf s} (rp g L' (st0 C))))
           (trans (cong (λ l → apply (dbuf s) (rbase (ep s) (rp g (l ++ comm) (st0 C))) a) (trans xs≡ (sym tcur)))
@@ -685,6 +701,25 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
         accF : acc g D' (map cur (dr s')) ≡ acc g D' L'
         accF rewrite view | ≡ᵇ-refl g | v = refl
 
+-- both commits in the link's record slot (in-page and OOB)
+lk-crash : ∀ {s t s' m} L M → AR s t → (r : RI s) → LkC s L M →
+  (m ≡ fi2 M s ⊎ CkPt (fi3 M s) m ⊎ m ≡ fiK M s ⊎ m ≡ fi4 M s) → Img m s' →
+  Σ State λ t' → crashS (use flush) t t' × CR s' t'
+-- the commit: before its SYNC
+lk-crash L M arr r ip (inj₁ refl) img = fi2-crash arr r ip img
+-- the commit: during the full checkpoint after it
+lk-crash {s} {t} L M arr r ip (inj₂ (inj₁ ck)) img =
+  tF t , inj₁ refl , l2p s ,
+  ck-crash {u = fi3 M s} (RI.C r) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr s)) (all-sync (RI.gle r))
+           (λ p → tt) (fi3-rsy r) (fi3-rec r ip) (λ _ → refl) (fi3-dgm r ip) ck img ,
+  dok-crash (proj₁ img) (dok-ck {u = fi3 M s} (ri-dok r3 (AR.stb (fl3-AR arr))) ck)
+  where r3 = fl3-RI r
+-- the commit: before the consolidation page's SYNC, and after it
+lk-crash L M arr r ip (inj₂ (inj₂ (inj₁ refl))) img = fiK-crash arr r ip img
+lk-crash {s} {t} L M arr r ip (inj₂ (inj₂ (inj₂ refl))) img =
+  tF t , inj₁ refl , l2p s , crash-RI (fi4-RI r ip) img ,
+  dok-crash (proj₁ img) (ri-dok (fi4-RI r ip) (AR.stb (fi4-AR {s} {t} {M} arr)))
+
 flush-crash : ∀ {s t s'} → AR s t → RI s → crashP (use flush) s s' →
   Σ State λ t' → crashS (use flush) t t' × CR s' t'
 -- before the SYNC
@@ -700,17 +735,6 @@ flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₁ ck)) , img) =
            (λ p → tt) (RI.rcOK r3) (ri-rec r3) (λ _ → refl) (ri-dgm r3) ck img ,
   dok-crash (proj₁ img) (dok-ck {u = fl3 s} (ri-dok r3 (AR.stb (fl3-AR arr))) ck)
   where r3 = fl3-RI r
--- in-page commit: before its SYNC
-flush-crash arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₁ refl))) , img) = fi2-crash arr r ip img
--- in-page commit: during the full checkpoint after it
-flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₁ ck)))) , img) =
-  tF t , inj₁ refl , l2p s ,
-  ck-crash {u = fi3 L s} (RI.C r) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr s)) (all-sync (RI.gle r))
-           (λ p → tt) (fi3-rsy r) (fi3-rec r ip) (λ _ → refl) (fi3-dgm r ip) ck img ,
-  dok-crash (proj₁ img) (dok-ck {u = fi3 L s} (ri-dok r3 (AR.stb (fl3-AR arr))) ck)
-  where r3 = fl3-RI r
--- in-page commit: before the consolidation page's SYNC, and after it
-flush-crash arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₁ refl))))) , img) = fiK-crash arr r ip img
-flush-crash {s} {t} arr r (m , inj₂ (inj₂ (inj₂ (L , ip , inj₂ (inj₂ (inj₂ refl))))) , img) =
-  tF t , inj₁ refl , l2p s , crash-RI (fi4-RI r ip) img ,
-  dok-crash (proj₁ img) (ri-dok (fi4-RI r ip) (AR.stb (fi4-AR {s} {t} {L} arr)))
+-- in-page and OOB commits
+flush-crash {s} arr r (m , inj₂ (inj₂ (inj₂ (inj₁ (L , ip , c)))) , img) = lk-crash L L arr r (InP⇒LkC {s} {L} ip) c img
+flush-crash {s} arr r (m , inj₂ (inj₂ (inj₂ (inj₂ (L , M , ip , c)))) , img) = lk-crash L M arr r (OobP⇒LkC {s} {L} {M} ip) c img

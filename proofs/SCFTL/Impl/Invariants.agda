@@ -80,12 +80,12 @@ record RI (s : St) : Set where
     cmV   : CmV (gen s) (smap s) (dat s) comm
     -- in-page records: every record slot is durable and holds nothing
     -- newer than this generation; none at or past the active pointer,
-    -- and none of this generation where the last commit links to (a
-    -- record that was applied sits at the link of an older commit: its
-    -- consolidation page is the newest)
+    -- and none of this generation at or past where the last commit links
+    -- to, where recovery's walk looks (a record that was applied sits
+    -- below the link of a newer commit: its consolidation page)
     rcOK  : ∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt (suc (gen s)) c
     rcN   : ∀ p → nxt s ≤ p → RLt (gen s) (cur (rcd s p))
-    rcL   : ∀ x L → lkTop (gen s) comm ≡ just (x , L) → RLt (gen s) (cur (rcd s L))
+    rcL   : ∀ x L → lkTop (gen s) comm ≡ just (x , L) → Above (gen s) (λ p → cur (rcd s p)) L
     -- the link the next flush may commit in-page at is the last commit's
     lkOK  : ∀ L → lnk s ≡ just L → LkHd (gen s) (ep s) L comm
 
@@ -229,12 +229,12 @@ acc-split : ∀ g D tents comm → All (PM (NC g)) tents →
 acc-split g D tents comm nc rewrite map-cur-++ tents (map syn comm) | map-cur-syn comm =
   acc-nc g D (map cur tents) comm (all-cur nc)
 
--- the link of the newest commit recovery accepts leads to no record of
+-- at and past the link of the newest commit recovery accepts lies no record of
 -- the generation: recovery replays the region alone
 rview-q : ∀ g s {sm DD} comm →
   acc g (λ p → cur (dat s p)) (map cur (dr s)) ≡ acc g (λ p → cur (dat s p)) comm →
   CmV g sm DD comm → (∀ p c → DD p ≡ syn c → cur (dat s p) ≡ c) →
-  (∀ x L → lkTop g comm ≡ just (x , L) → RLt g (cur (rcd s L))) →
+  (∀ x L → lkTop g comm ≡ just (x , L) → Above g (λ p → cur (rcd s p)) L) →
   rview g s ≡ acc g (λ p → cur (dat s p)) (map cur (dr s))
 rview-q g s comm ea cv f q =
   chn-quiet g (λ p → cur (rcd s p)) (λ p → cur (dat s p)) _
@@ -311,7 +311,7 @@ crash-RI {m} {s'} r img@(_ , cL , cO , cR , cI) with
            (trans (cong (λ l → acc g D' (map cur l)) (trans eq (cong (xs' ++_) ys≡)))
                   (acc-split g D' xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r))))
            (RI.cmV r) (λ p c e → cong cur (crashD-eq e (proj₁ img p)))
-           (λ x L e → subst (RLt g) (sym (rcur-crash {m} {s'} (RI.rcOK r) cI L)) (RI.rcL r x L e))
+           (λ x L e p le → subst (RLt g) (sym (rcur-crash {m} {s'} (RI.rcOK r) cI p)) (RI.rcL r x L e p le))
     mx : recMap g C s' ≐ smap m
     mx a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) rn) (trans (cong (λ f → f a)
       (trans (cong (λ l → proj₁ (rp g (acc g D' (map cur l)) (st0 C)))

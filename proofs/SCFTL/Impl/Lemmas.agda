@@ -10,9 +10,10 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.Lemmas (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
   (_≟D_ : DecidableEquality Data) where
 
-open import Data.Nat.Base using (zero; suc; _≤_; _<_; s≤s; z≤n; _≡ᵇ_; _≤ᵇ_; _⊔_)
+open import Data.Nat.Base using (zero; suc; _+_; _≤_; _<_; s≤s; z≤n; _≡ᵇ_; _≤ᵇ_; _⊔_)
 open import Data.Nat.Properties
-  using (≤ᵇ⇒≤; ≤⇒≤ᵇ; <⇒≤; 1+n≰n; ≤-trans; ≤-refl; n≤0⇒n≡0; m≤n⇒m<n∨m≡n; m≤m⊔n; m≤n⊔m; ≤-step)
+  using (≤ᵇ⇒≤; ≤⇒≤ᵇ; <⇒≤; 1+n≰n; ≤-trans; ≤-refl; n≤0⇒n≡0; m≤n⇒m<n∨m≡n; m≤m⊔n; m≤n⊔m; ≤-step
+        ; <⇒≱; _<?_; ≮⇒≥; _≟_; ≤-reflexive; +-identityʳ; +-suc; ≤∧≢⇒<)
 open import Data.Bool.Base using (Bool; true; false; T; if_then_else_; _∧_)
 open import Data.Empty using (⊥; ⊥-elim)
 open import Data.Unit.Base using (⊤; tt)
@@ -535,9 +536,66 @@ okR-lt g x D (cpt _ _)       _  = refl
 okR-lt g x D (dlt h y ps false _) _ = refl
 okR-lt g x D (dlt h y ps true (dd , dt , _)) lt rewrite ≡ᵇ-false h g (λ { refl → Data.Nat.Properties.n≮n h lt }) = refl
 
+-- the walk
+stp-lt : ∀ g c → RLt g c → stp g c ≡ false
+stp-lt g erased      _ = refl
+stp-lt g junk        _ = refl
+stp-lt g (dcell _ _) _ = refl
+stp-lt g (cpt _ _)   _ = refl
+stp-lt g (dlt h _ _ _ _) lt with g ≤ᵇ h in e
+... | false = refl
+... | true  = ⊥-elim (<⇒≱ lt (≤ᵇ⇒≤ g h (subst T (sym e) tt)))
+  where open import Relation.Binary.PropositionalEquality using (subst)
+
+stp-false : ∀ g c → stp g c ≡ false → RLt g c
+stp-false g erased      _ = tt
+stp-false g junk        _ = tt
+stp-false g (dcell _ _) _ = tt
+stp-false g (cpt _ _)   _ = tt
+stp-false g (dlt h _ _ _ _) e with h <? g
+... | yes lt = lt
+... | no nl  = ⊥-elim (subst T e (≤⇒≤ᵇ (≮⇒≥ nl)))
+  where open import Relation.Binary.PropositionalEquality using (subst)
+
+-- the walk finds nothing where nothing of the generation lies from p on
+seek-none : ∀ g n R p → Above g R p → seek g n R p ≡ nothing
+seek-none g zero    R p f = refl
+seek-none g (suc n) R p f rewrite stp-lt g (R p) (f p ≤-refl) =
+  seek-none g n R (suc p) (λ q le → f q (<⇒≤ le))
+
+-- the walk finds page M where nothing of the generation lies from p on but at M
+seek-at : ∀ g n R p M → p ≤ M → M < p + n → (∀ q → p ≤ q → q ≢ M → RLt g (R q)) →
+  stp g (R M) ≡ true → seek g n R p ≡ just M
+seek-at g zero    R p M le lt f e = ⊥-elim (<⇒≱ lt (≤-trans (≤-reflexive (+-identityʳ p)) le))
+seek-at g (suc n) R p M le lt f e with p ≟ M
+... | yes refl rewrite e = refl
+... | no ne rewrite stp-lt g (R p) (f p ≤-refl ne) =
+  seek-at g n R (suc p) M (≤∧≢⇒< le ne) (≤-trans lt (≤-reflexive (+-suc p n)))
+          (λ q le' ne' → f q (<⇒≤ le') ne') e
+
+seek-ext : ∀ {R R'} → (∀ p → R p ≡ R' p) → ∀ g n p → seek g n R p ≡ seek g n R' p
+seek-ext er g zero    p = refl
+seek-ext {R} {R'} er g (suc n) p rewrite er p with stp g (R' p)
+... | true  = refl
+... | false = seek-ext er g n (suc p)
+
+-- following link L leads to the record slot of page M, if nothing of the
+-- generation lies from L on but at M, within the walk's reach
+above-but : ∀ g R L M → RLt g (R M) → (∀ q → L ≤ q → q ≢ M → RLt g (R q)) → Above g R L
+above-but g R L M lm f q le with q ≟ M
+... | yes refl = lm
+... | no ne    = f q le ne
+
+ext-at : ∀ g R D x L M → L ≤ M → M < L + omax → (∀ q → L ≤ q → q ≢ M → RLt g (R q)) →
+  extM g R D (just (x , L)) ≡ extAt g R D x M
+ext-at g R D x L M le lt f with stp g (R M) in e
+... | true rewrite seek-at g omax R L M le lt f e = refl
+... | false rewrite seek-none g omax R L (above-but g R L M (stp-false g (R M) e) f)
+                  | okR-lt g (suc x) D (R M) (stp-false g (R M) e) = refl
+
 extM-none : ∀ g R D → (∀ p → RLt g (R p)) → ∀ m → extM g R D m ≡ []
 extM-none g R D f nothing        = refl
-extM-none g R D f (just (x , L)) rewrite okR-lt g (suc x) D (R L) (f L) = refl
+extM-none g R D f (just (x , L)) rewrite seek-none g omax R L (λ p _ → f p) = refl
 
 chn-none : ∀ g R D → (∀ p → RLt g (R p)) → ∀ cs → chn g R D cs ≡ cs
 chn-none g R D f cs = cong (_++ cs) (extM-none g R D f (lkOf cs))
@@ -553,7 +611,9 @@ okR-ext e g x (dlt h y ps true (dd , dt , _)) = cong (λ v → (h ≡ᵇ g) ∧ 
 extM-ext : ∀ {R R' D D'} → (∀ p → R p ≡ R' p) → (∀ p → D p ≡ D' p) → ∀ g m → extM g R D m ≡ extM g R' D' m
 extM-ext er ed g nothing = refl
 extM-ext {R} {R'} {D} {D'} er ed g (just (x , L))
-  rewrite er L | okR-ext ed g (suc x) (R' L) = refl
+  rewrite seek-ext er g omax L with seek g omax R' L
+... | nothing = refl
+... | just q rewrite er q | okR-ext ed g (suc x) (R' q) = refl
 
 chn-ext : ∀ {R R' D D'} → (∀ p → R p ≡ R' p) → (∀ p → D p ≡ D' p) → ∀ g cs → chn g R D cs ≡ chn g R' D' cs
 chn-ext er ed g cs = cong (_++ cs) (extM-ext er ed g (lkOf cs))
@@ -571,8 +631,8 @@ acc-lk {g} D' f (c ∷ cs) (inj₁ (nc , cv)) rewrite okC-nc g D' c cs (isC-NC g
 acc-lk {g} D' f (c ∷ cs) (inj₂ (x , ps , (dd , dt , L) , refl , es , vt))
   rewrite ≡ᵇ-refl g | verD-ent D' f dd es | vt = refl
 
--- the link leads to no record of the generation: nothing is added
-chn-quiet : ∀ g R D cs → (∀ x L → lkOf cs ≡ just (x , L) → RLt g (R L)) → chn g R D cs ≡ cs
+-- nothing of the generation at or past the link: nothing is added
+chn-quiet : ∀ g R D cs → (∀ x L → lkOf cs ≡ just (x , L) → Above g R L) → chn g R D cs ≡ cs
 chn-quiet g R D cs f with lkOf cs
 ... | nothing      = refl
-... | just (x , L) rewrite okR-lt g (suc x) D (R L) (f x L refl) = refl
+... | just (x , L) rewrite seek-none g omax R L (f x L refl) = refl

@@ -17,7 +17,8 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.Model (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
                         (_≟D_ : DecidableEquality Data) where
 
-open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_)
+open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_; z≤n; s≤s)
+open import Data.Nat.Properties using (≤-refl; m<m+n; <⇒≤; <-transˡ)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_; not; _∨_; _∧_)
 open import Data.List.Base using (List; []; _∷_; _++_; map; concat)
 open import Data.Maybe.Base using (Maybe; nothing; just)
@@ -25,6 +26,7 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Nullary using (¬_; does)
 open import Data.Unit.Base using (⊤)
+open import Data.Empty using (⊥)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -318,8 +320,58 @@ fi4 L s = syncAll (fiK L s)
 FiPt : St → St → Set
 FiPt s m = Σ ℕ λ L → InP s L × (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m ≡ fiK L s ⊎ m ≡ fi4 L s)
 
+-- OOB commit (docs/FORMAT.md §4.9): a flush whose epoch wrote no
+-- tentative page and whose data pages run from the last commit's link L
+-- to the merge buffer's page (starting at M, L < M): the pages L up to M
+-- were programmed by the epoch's writes before the flush (no longer in
+-- the merge buffer), the merge buffer holds M up to nxt; the pairs are
+-- exactly those pages' sectors in order (`runP`; P has no trim), and the
+-- run is at most `omax` = 32 pages (P has no superblocks).  It commits
+-- with a marker + CRC in the OOB of its last data page, which P models
+-- as the commit record in the record slot of page M (the steps of the
+-- in-page commit with M for L: `fi2 M`, `fi3 M`, `fiK M`, `fi4 M`): the
+-- record's content is the committed delta page's (pairs = the pages'
+-- logical-sector records under the record CRC; digest = every sector the
+-- epoch leaves in place with its CRC record; link), one SYNC, no region
+-- page, the pairs join the consolidation page (or a full checkpoint).
+-- Recovery walks from the link to the first page carrying a record of
+-- the generation (`seek`, below); see proofs/README.md, "What is
+-- abstracted", item 6.
+omax : ℕ
+omax = 32
+
+-- the pages of the pairs (newest first) are k pages counted down to L:
+-- L + k - 1, ..., L + 1, L
+runP : ℕ → ℕ → List (Addr × ℕ) → Set
+runP L zero    []             = ⊤
+runP L zero    (_ ∷ _)        = ⊥
+runP L (suc k) []             = ⊥
+runP L (suc k) ((a , p) ∷ ps) = p ≡ L + k × runP L k ps
+
+OobP : St → ℕ → ℕ → Set
+OobP s L M = lnk s ≡ just L × ept s ≡ [] × L < nxt s × nxt s ≤ L + omax
+           × runP L (nxt s ∸ L) (dbuf s)
+           × L < M × M < nxt s
+           × (∀ p → L ≤ p → p < M → mb s p ≡ nothing)
+           × (∀ p → M ≤ p → p < nxt s → Σ Data λ d → Σ Addr λ a → mb s p ≡ just (d , a))
+
+-- what the proofs of both commits use: the link L, the page M whose
+-- record slot holds the record (L itself in-page, the run's last page
+-- in the OOB), within the walk's reach, below the active pointer
+LkC : St → ℕ → ℕ → Set
+LkC s L M = lnk s ≡ just L × ept s ≡ [] × L ≤ M × M < nxt s × M < L + omax
+
+InP⇒LkC : ∀ {s L} → InP s L → LkC s L L
+InP⇒LkC {L = L} (lk , et , lt , _) = lk , et , ≤-refl , lt , m<m+n L (s≤s z≤n)
+
+OobP⇒LkC : ∀ {s L M} → OobP s L M → LkC s L M
+OobP⇒LkC (lk , et , lt , le , _ , lm , mn , _) = lk , et , <⇒≤ lm , mn , <-transˡ mn le
+
+FoPt : St → St → Set
+FoPt s m = Σ ℕ λ L → Σ ℕ λ M → OobP s L M × (m ≡ fi2 M s ⊎ CkPt (fi3 M s) m ⊎ m ≡ fiK M s ⊎ m ≡ fi4 M s)
+
 FlPt : St → St → Set
-FlPt s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m ⊎ FiPt s m
+FlPt s m = m ≡ fl2 s ⊎ m ≡ fl3 s ⊎ CkPt (fl3 s) m ⊎ FiPt s m ⊎ FoPt s m
 
 -- Recovery: the committed checkpoint of the highest generation, then the
 -- committed delta pages of that generation.
@@ -411,11 +463,14 @@ hi : Map → ℕ → ℕ
 hi m zero    = bnd (m zero)
 hi m (suc k) = bnd (m (suc k)) ⊔ hi m k
 
--- Following the link (docs/FORMAT.md §4.8): the newest committed page
--- recovery accepted names page L; the record slot of L holds the next
--- epoch's commit if it parses as a committed record of this generation
--- with the next epoch id and its digest verifies on the data pages (the
--- record's data CRC).  An accepted record is replayed as the newest
+-- Following the link (docs/FORMAT.md §4.8, §4.9): the newest committed
+-- page recovery accepted names page L; recovery walks from L to the
+-- first record (`seek` below: L itself for an in-page record, the run's
+-- last page for an OOB commit), which holds the next epoch's commit if it
+-- parses as a committed record of this generation with the next epoch
+-- id and its digest verifies on the data pages (the record's data CRC;
+-- for an OOB commit the record CRC over the pages' records and the
+-- read-back of the sectors).  An accepted record is replayed as the newest
 -- committed page (it is the consolidation page's content).
 okR : ℕ → ℕ → (ℕ → Cell) → Cell → Bool
 okR g x D (dlt h y ps true (dd , dt , _)) = (h ≡ᵇ g) ∧ (y ≡ᵇ x) ∧ verD D dd
@@ -425,8 +480,30 @@ lkOf : List Cell → Maybe (ℕ × ℕ)
 lkOf (dlt _ x _ true (_ , _ , L) ∷ _) = just (x , L)
 lkOf _                                = nothing
 
+-- The walk from the link (docs/FORMAT.md §4.9): the first of the pages
+-- L, L + 1, … (at most `omax`) whose record slot holds a record of
+-- generation g or newer (a marker; P's record slots are not erased with
+-- their pages, so records of older generations are passed over).  An
+-- in-page record is found at L itself, an OOB commit's at the run's last
+-- page.
+stp : ℕ → Cell → Bool
+stp g (dlt h _ _ _ _) = g ≤ᵇ h
+stp g _               = false
+
+seek : ℕ → ℕ → (ℕ → Cell) → ℕ → Maybe ℕ
+seek g zero    R p = nothing
+seek g (suc n) R p = if stp g (R p) then just p else seek g n R (suc p)
+
+-- the record at page q, if it is the next commit of the chain
+extAt : ℕ → (ℕ → Cell) → (ℕ → Cell) → ℕ → ℕ → List Cell
+extAt g R D x q = if okR g (suc x) D (R q) then R q ∷ [] else []
+
+extS : ℕ → (ℕ → Cell) → (ℕ → Cell) → ℕ → Maybe ℕ → List Cell
+extS g R D x (just q) = extAt g R D x q
+extS g R D x nothing  = []
+
 extM : ℕ → (ℕ → Cell) → (ℕ → Cell) → Maybe (ℕ × ℕ) → List Cell
-extM g R D (just (x , L)) = if okR g (suc x) D (R L) then R L ∷ [] else []
+extM g R D (just (x , L)) = extS g R D x (seek g omax R L)
 extM g R D nothing        = []
 
 -- what recovery replays: the linked record, if any, over the accepted region
@@ -490,15 +567,22 @@ RLt : ℕ → Cell → Set
 RLt g (dlt h _ _ _ _) = h < g
 RLt g _               = ⊤
 
--- Recovery keeps the generation only if the link of the newest committed
--- page it accepts leads to no record of the generation (so it applied
--- none, and none it rejected stays where later recoveries look) and no
+-- Recovery keeps the generation only if no record of the generation lies
+-- at or past the link of the newest committed page it accepts, where its
+-- walk looks (so it applied none, and none it rejected stays where later
+-- recoveries look), and no
 -- record of the generation lies at or past the pages the region names
 -- (where the rebuilt state allocates).  Otherwise P writes a full
 -- checkpoint (the Rust writes a consolidation page for records it
 -- applied: see proofs/README.md).
+
+-- no record of generation g or newer at page L or past it (where the
+-- walk from a link L looks)
+Above : ℕ → (ℕ → Cell) → ℕ → Set
+Above g R L = ∀ p → L ≤ p → RLt g (R p)
+
 Quiet : ℕ → St → Set
-Quiet g s = (∀ x L → lkOf (acc g (λ p → cur (dat s p)) (map cur (dr s))) ≡ just (x , L) → RLt g (cur (rcd s L)))
+Quiet g s = (∀ x L → lkOf (acc g (λ p → cur (dat s p)) (map cur (dr s))) ≡ just (x , L) → Above g (λ p → cur (rcd s p)) L)
           × (∀ p → hiR (map cur (dr s)) ≤ p → RLt g (cur (rcd s p)))
 
 ------------------------------------------------------------------------
@@ -515,7 +599,8 @@ okP (use (regop rl)) s s' =
   ⊎ (¬ gcnt s ≤ kmax × s' ≡ s)
 okP (use (regop es)) s s' = Σ ℕ λ p → ers s p ≡ true × s' ≡ esF p s
 okP (use flush) s s' = s' ≡ fl3 s ⊎ s' ≡ ck3 (fl3 s)
-                      ⊎ Σ ℕ λ L → InP s L × (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s)
+                      ⊎ (Σ ℕ λ L → InP s L × (s' ≡ ck3 (fi3 L s) ⊎ s' ≡ fi4 L s))
+                      ⊎ (Σ ℕ λ L → Σ ℕ λ M → OobP s L M × (s' ≡ ck3 (fi3 M s) ⊎ s' ≡ fi4 M s))
 okP recover s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   (s' ≡ ck3 (rec0 b g C s)

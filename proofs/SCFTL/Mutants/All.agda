@@ -1,9 +1,9 @@
 {-# OPTIONS --safe --without-K #-}
 ------------------------------------------------------------------------
--- Issue 39: the thirteen mutants of the model P (one-SYNC digest commit,
--- epoch ids, recovery with or without a full checkpoint, in-page
--- commits), each with exactly one deliberate bug, and what is proven
--- about each (see proofs/README.md, "Mutants that must fail").  Twelve are not
+-- Issue 39: the fifteen mutants of the model P (one-SYNC digest commit,
+-- epoch ids, recovery with or without a full checkpoint, in-page and
+-- OOB commits), each with exactly one deliberate bug, and what is proven
+-- about each (see proofs/README.md, "Mutants that must fail").  Fourteen are not
 -- snapshot-consistent, each by a concrete fragment whose recovered read
 -- violates SC1.  One (checkpoint in place) has no SC counterexample in
 -- P's crash model: it makes the disk unrecoverable instead (see its
@@ -27,6 +27,8 @@ import SCFTL.Mutants.RecoveryReusesCrashedEpoch
 import SCFTL.Mutants.InpageDigestOmitsPage
 import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
+import SCFTL.Mutants.OobCommitPastMissingPage
+import SCFTL.Mutants.OobCommitWithTentativePage
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -41,6 +43,8 @@ module M10 = SCFTL.Mutants.RecoveryReusesCrashedEpoch
 module M11 = SCFTL.Mutants.InpageDigestOmitsPage
 module M12 = SCFTL.Mutants.InpageRecordNotConsolidated
 module M13 = SCFTL.Mutants.InpageConsolidationSkipped
+module M14 = SCFTL.Mutants.OobCommitPastMissingPage
+module M15 = SCFTL.Mutants.OobCommitWithTentativePage
 
 record MutantsFail : Set where
   field
@@ -71,6 +75,10 @@ record MutantsFail : Set where
     inpage-record-not-consolidated : ¬ SnapshotConsistent M12.Pmut
     -- 13. an in-page commit ends without its consolidation page or a checkpoint
     inpage-consolidation-skipped : ¬ SnapshotConsistent M13.Pmut
+    -- 14. an OOB commit accepted with a page of its run missing from its count
+    oob-commit-past-missing-page : ¬ SnapshotConsistent M14.Pmut
+    -- 15. an OOB commit of an epoch whose pairs are not exactly its run's (a tentative page)
+    oob-commit-with-tentative-page : ¬ SnapshotConsistent M15.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -87,4 +95,6 @@ mutants-fail = record
   ; inpage-digest-omits-page = M11.not-snapshot-consistent
   ; inpage-record-not-consolidated = M12.not-snapshot-consistent
   ; inpage-consolidation-skipped = M13.not-snapshot-consistent
+  ; oob-commit-past-missing-page = M14.not-snapshot-consistent
+  ; oob-commit-with-tentative-page = M15.not-snapshot-consistent
   }

@@ -99,7 +99,7 @@ w2 : okM (use (regop (w 0 false))) s3 s4
 w2 = inj₁ ((z≤n , z≤n) , false , false , refl)
 
 c1 : crashM (use flush) s4 s5
-c1 = m4 , inj₂ (inj₂ (inj₂ (1 , in-page , inj₁ refl))) , img-sync m4
+c1 = m4 , inj₂ (inj₂ (inj₂ (inj₁ (1 , in-page , inj₁ refl)))) , img-sync m4
 
 r2 : okM recover s5 s6
 r2 = true , 1 , unmapped , refl , inj₂ (refl , refl)
@@ -150,7 +150,7 @@ not-snapshot-consistent sc = violation (sc F)
 -- holds the in-page epoch's pairs; after (2) address 0 reads false.
 
 P-must-checkpoint : ¬ Quiet 1 s5
-P-must-checkpoint (q , _) = absurd (q 1 1 refl)
+P-must-checkpoint (q , _) = absurd (q 1 1 refl 1 (s≤s z≤n))
   where
     absurd : RLt 1 (cur (rcd s5 1)) → ⊥
     absurd (s≤s ())

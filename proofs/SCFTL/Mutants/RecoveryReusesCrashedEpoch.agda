@@ -94,7 +94,7 @@ c1 : crashM (use (regop (w 0 false))) s3 s4
 c1 = m3 , inj₁ ((z≤n , z≤n) , true , true , refl) , img-sync m3
 
 r2 : okM recover s4 s5
-r2 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e → tt) , (λ p le → tt)) , refl)
+r2 = true , 1 , unmapped , refl , inj₂ (refl , ((λ x L e p le → tt) , (λ p le → tt)) , refl)
 
 f2 : okM (use flush) s5 s6
 f2 = inj₁ refl
