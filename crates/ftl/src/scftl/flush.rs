@@ -99,10 +99,7 @@ impl PendingCommit {
 impl<F: Flash> Scftl<F> {
     /// [`BlockDevice::begin_flush`](crate::BlockDevice::begin_flush).
     pub(super) fn flush_detached(&mut self) -> Result<FlushStep> {
-        self.detached = true;
-        let begun = self.flush_begin(true);
-        self.detached = false;
-        let owes = match begun? {
+        let owes = match self.flush_begin(true, true)? {
             Some(p) => {
                 let owes = p.owes_sync();
                 self.flush_end(PendingCommit { sync: false, ..p })?;
@@ -146,7 +143,7 @@ impl<F: Flash> Scftl<F> {
     /// Ends the epoch: durably (`durable`, a client's flush) or only in
     /// order (an epoch barrier).
     pub(super) fn flush_impl(&mut self, durable: bool) -> Result<()> {
-        match self.flush_begin(durable)? {
+        match self.flush_begin(durable, false)? {
             None => Ok(()),
             Some(p) => self.flush_end(p),
         }
@@ -157,8 +154,14 @@ impl<F: Flash> Scftl<F> {
     /// or it committed by a full checkpoint); otherwise the caller finishes
     /// it with [`Scftl::flush_end`] before anything else changes the device
     /// (a detached flush, [`Scftl::flush_detached`], ends it at once
-    /// without the sync and leaves that to a ticket).
-    pub(super) fn flush_begin(&mut self, durable: bool) -> Result<Option<PendingCommit>> {
+    /// without the sync and leaves that to a ticket). `detached`: such a
+    /// flush, which neither syncs for earlier unsynced epochs nor commits
+    /// in-page or in the OOB.
+    pub(super) fn flush_begin(
+        &mut self,
+        durable: bool,
+        detached: bool,
+    ) -> Result<Option<PendingCommit>> {
         // Refused exactly when writes are (a flush must not make durable
         // what a read-only device holds in RAM).
         self.check_not_worn_out()?;
@@ -170,7 +173,7 @@ impl<F: Flash> Scftl<F> {
             || self.delta.npairs > 0
             || self.delta.epoch_pages > 0;
         if !dirty {
-            if durable && self.unsynced_epochs > 0 && !self.detached {
+            if durable && self.unsynced_epochs > 0 && !detached {
                 // Nothing new, but ordered epochs wait for durability.
                 self.sync_flash()?;
             }
@@ -197,7 +200,7 @@ impl<F: Flash> Scftl<F> {
         // returns. The mutant lets it commit inline when nothing earlier
         // is unsynced (the concurrent crash test found that bug).
         let inline = durable
-            && (!self.detached
+            && (!detached
                 || (self.mutant == Mutant::DetachedFlushCommitsInline
                     && self.unsynced_epochs == 0));
         if !(inline && (self.commit_in_page(digest)? || self.commit_in_oob()?)) {

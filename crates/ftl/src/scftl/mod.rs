@@ -248,10 +248,6 @@ pub struct Scftl<F: Flash> {
     /// ticket's sync makes durable the ones ended before it started
     /// (`flush.rs`, [`Scftl::note_ticket_sync`]).
     epochs_ended: u64,
-    /// The flush in progress syncs outside the device (a flush ticket):
-    /// it neither syncs for an earlier unsynced epoch nor commits in-page
-    /// or in the OOB (`flush.rs`, the detached flush).
-    detached: bool,
     /// Sectors read with shared access ([`BlockDevice::read_shared`]),
     /// added to `stats.user_sectors_read` when reported.
     shared_sectors_read: std::sync::atomic::AtomicU64,
@@ -682,7 +678,6 @@ impl<F: Flash> Scftl<F> {
             stats: Counters::default(),
             poisoned: None,
             epochs_ended: 0,
-            detached: false,
             shared_sectors_read: std::sync::atomic::AtomicU64::new(0),
             worn_out: None,
             layout,
