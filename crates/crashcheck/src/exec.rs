@@ -857,6 +857,9 @@ impl Executor {
         self.read_only = true;
         self.stats.read_only_devices += 1;
         self.refused = Some(r);
+        if let Some(o) = self.refine.as_mut() {
+            o.worn_out();
+        }
         true
     }
 

@@ -6,7 +6,10 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::*;
+use crashcheck::explore::{explore, ExploreConfig, Report};
 use crashcheck::target::BackendKind;
 use crashcheck::{Executor, RunConfig};
 use ftl::Mutant;
@@ -111,4 +114,87 @@ fn a_flush_that_skips_the_cold_buffer_is_caught_at_the_flush() {
         ..run.clone()
     };
     assert!(Executor::run(&plain, f.data_seed, &f.script).is_ok());
+}
+
+/// A random run with injected media failures (`--inject-failures RATE`),
+/// no `Check` steps when `check_rate` is 0.
+fn with_failures(run: &RunConfig, seed: u64, ops: u64, rate: f64, check_rate: f64) -> Report {
+    let mut cfg = ExploreConfig::new(seed);
+    cfg.ops = Some(ops);
+    cfg.failure_rate = rate;
+    cfg.check_rate = check_rate;
+    cfg.shrink_time = Duration::from_secs(2);
+    explore(run, &cfg, &mut |_, _| {})
+}
+
+/// With media failures the oracle follows what SCFTL does about them: a
+/// merge buffer page whose program failed is placed again (P's writes of
+/// the same content, charged to the epoch as the FTL charges them), its
+/// superblock is emptied after commits and retired, failed erases retire
+/// theirs, and a device that turns read-only is not followed until the
+/// next recovery, which is checked as any other.
+#[test]
+fn the_refinement_oracle_follows_media_failures() {
+    let ram = refined(run_config("scftl", None, "tiny", Mutant::None));
+    let mut spared = ram.clone();
+    spared.target.spare = 2;
+    spared.target.hot_cold = true;
+    let image = refined(scftl_tiny_on(Mutant::None, BackendKind::Image));
+    for (name, run, seed) in [
+        ("ram", &ram, 1),
+        ("spared", &spared, 2),
+        ("image", &image, 3),
+    ] {
+        let r = with_failures(run, seed, 6000, 0.2, 0.1);
+        if let Some(f) = &r.failure {
+            panic!(
+                "{name} seed {seed}: {}\n  shrunk: {:?}",
+                f.violation, f.shrunk
+            );
+        }
+        let s = &r.stats;
+        assert!(
+            s.program_failures_injected > 3 && s.erase_failures_injected > 3,
+            "{name} seed {seed}: {s:?}"
+        );
+        assert!(s.read_only_devices > 0, "{name} seed {seed}: {s:?}");
+        assert!(
+            s.refine_steps > 1000 && s.refine_recoveries > 100,
+            "{name} seed {seed}: {s:?}"
+        );
+    }
+}
+
+/// `ignore-program-failure` (SCFTL carries on as if a failed page had
+/// been programmed) is caught by the refinement oracle at the operation
+/// whose program failed — its L2P maps sectors into a page the flash
+/// holds garbage in — well before a read after a recovery meets the
+/// damaged data, which is how the contract catches it.
+#[test]
+fn an_ignored_program_failure_is_caught_where_it_happens() {
+    let plain = run_config("scftl", None, "small", Mutant::IgnoreProgramFailure);
+    let run = refined(plain.clone());
+    for seed in [1, 3] {
+        let f = with_failures(&run, seed, 3000, 0.3, 0.0)
+            .failure
+            .expect("the refinement oracle missed ignore-program-failure");
+        assert!(
+            f.violation
+                .message
+                .contains("whose page the flash failed to program"),
+            "seed {seed}: {}",
+            f.violation
+        );
+        let later = with_failures(&plain, seed, 3000, 0.3, 0.0)
+            .failure
+            .expect("the contract missed ignore-program-failure");
+        assert!(
+            f.violation.step < later.violation.step,
+            "seed {seed}: refinement at step {}, the contract at {}",
+            f.violation.step,
+            later.violation.step
+        );
+        let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
+        assert_eq!(again, f.shrunk_violation);
+    }
 }

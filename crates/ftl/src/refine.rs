@@ -47,12 +47,31 @@ pub struct RefineView {
     pub commits: u64,
     /// The live checkpoint's generation.
     pub generation: u64,
-    /// Static wear leveling may move data (charged to the epoch budget).
-    pub moves_data: bool,
+    /// Sectors static wear leveling and the emptying of superblocks with a
+    /// bad block moved in this epoch: they are charged to `updates`, as
+    /// writes are, but P's relocations (`rl0`) do not count in its `wcnt`.
+    pub moves_charged: u64,
+    /// Sectors placed again after a failed program of their merge buffer
+    /// page (each charged to `updates`, with a new delta pair), since the
+    /// device was formatted or opened; and that count at the last commit
+    /// (as `erases_at_commit`). Each is P's `wr0` of the same content.
+    pub replaced: u64,
+    pub replaced_at_commit: u64,
+    /// Data pages whose program the flash failed, by the physical sector
+    /// of their first slot, oldest first, since the device was formatted
+    /// or opened (whatever SCFTL did about it): each holds garbage.
+    pub failed_programs: Vec<u32>,
+    /// Physical sectors per flash page.
+    pub sectors_per_page: u32,
     /// The used superblock static wear leveling is emptying, over several
     /// epochs: it holds sectors already moved out (invalid, then erasable
     /// in P) beside those still mapped.
     pub moving: Option<usize>,
+    /// Used superblocks with a bad erase block (a program failed there, or
+    /// the device reports one) that SCFTL is emptying, after each flush,
+    /// before it retires them (`Bad`); like `moving`, each holds sectors
+    /// already moved out beside those still mapped.
+    pub evacuating: Vec<usize>,
     /// The device turned read-only after a media failure.
     pub read_only: bool,
 }

@@ -178,7 +178,9 @@ pub struct CrashtestArgs {
     /// superblock states, valid counts, epoch counter) to P's after every
     /// operation and recovery and steps P in lock step with it, so a
     /// divergence is caught before any read shows it (--ftl scftl, random
-    /// mode; not with --inject-failures, --aimed or --wear-leveling).
+    /// mode; with --inject-failures it follows retired superblocks and
+    /// sectors placed again after a failed program, and pauses while a
+    /// device is read-only).
     #[arg(long, value_name = "KIND")]
     pub oracle: Option<String>,
     /// With --oracle model: a seeded bug in the transcription, by name

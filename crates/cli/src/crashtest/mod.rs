@@ -190,9 +190,6 @@ fn refine_allowed(args: &CrashtestArgs, t: &target::Target) -> Result<(), String
     if args.model_mutant.is_some() {
         return no("takes no --model-mutant (that is --oracle model's); use --mutant");
     }
-    if args.inject_failures.is_some() || args.aimed.is_some() {
-        return no("does not follow media failures yet (bad superblocks are retired and emptied after commits); run it without --inject-failures and --aimed");
-    }
     if !ftl::INVARIANT_CHECKS {
         return no("needs a build with debug assertions (the release profile keeps them; --profile bench-fast drops them)");
     }
@@ -964,11 +961,19 @@ mod tests {
         ]))
         .expect("valid");
         assert!(p.run.refine);
+        // Media failures and aimed cycles: it follows retired superblocks
+        // and placements after failed programs.
+        let p = plan(&parse(&[
+            "--oracle",
+            "refine",
+            "--inject-failures",
+            "--aimed",
+        ]))
+        .expect("valid");
+        assert!(p.run.refine);
         for (extra, why) in [
             (&["--ftl", "async"][..], "does not apply to --ftl async"),
             (&["--exhaustive"][..], "not with --exhaustive"),
-            (&["--inject-failures"][..], "media failures"),
-            (&["--aimed"][..], "media failures"),
             (
                 &["--model-mutant", "model-write-skips-counter"][..],
                 "--model-mutant",

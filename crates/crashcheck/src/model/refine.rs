@@ -43,9 +43,21 @@
 //! places are compared). P then restarts from the recovered L2P (`rec0`:
 //! every mapped page durable, empty queues).
 //!
-//! **What it does not follow** (refused by the command line): static
-//! wear-leveling moves and media failures (they relocate after a commit
-//! and retire superblocks, which the view cannot order), and exhaustive
+//! **Media failures** (`--inject-failures`). A merge buffer page whose
+//! program failed holds garbage: P's cells there become junk, so an L2P
+//! that still maps into it fails RI at that operation (`Mutant::
+//! IgnoreProgramFailure`). SCFTL places its sectors again, with new delta
+//! pairs charged to the epoch: P's `wr0` of the same content (the view
+//! counts them, before and after the commit). A superblock with a bad
+//! block is emptied after commits (moves charged to the epoch like static
+//! wear leveling's: P's `rl0`, whose charge the view reports apart) and
+//! then retired: its pages become invalid (`rlX`) and erasable at the next
+//! commit, and are never erased. A superblock whose erase failed is
+//! retired holding erasable pages. A device that turns read-only is not
+//! followed until the next recovery (a flush that committed first leaves
+//! its L2P as a recovery candidate).
+//!
+//! **What it does not follow** (refused by the command line): exhaustive
 //! mode. It compares no data: which version a sector holds is the
 //! contract's and the model oracle's job; P's cells here carry the written
 //! versions where known and zeros after a recovery. The merge buffer, the
@@ -98,6 +110,10 @@ pub struct RefineOracle {
     /// `amax`, `wmax` of P's guard `InB`.
     amax: Addr,
     wmax: u64,
+    /// The device turned read-only (a media failure it could not work
+    /// around): the oracle stops following its internal state until the
+    /// next recovery, which it checks as any other.
+    paused: bool,
     /// Operations and recoveries compared.
     pub steps_checked: u64,
     pub recoveries_checked: u64,
@@ -126,6 +142,7 @@ impl RefineOracle {
             pending: None,
             amax: num_sectors.saturating_sub(1),
             wmax: w_bound.map_or(u64::MAX, |w| w.saturating_sub(1)),
+            paused: false,
             steps_checked: 0,
             recoveries_checked: 0,
         }
@@ -138,6 +155,7 @@ impl RefineOracle {
         self.s = Some(s);
         self.commits = vec![Map::new()];
         self.pending = None;
+        self.paused = false;
         self.compare(&v)?;
         self.prev = Some(v);
         Ok(())
@@ -149,6 +167,13 @@ impl RefineOracle {
         self.prev = None;
         self.commits.clear();
         self.pending = None;
+    }
+
+    /// The device refused a request with `WornOut` and turned read-only:
+    /// the request may have partly happened, unseen by P; nothing is
+    /// followed until the next recovery.
+    pub fn worn_out(&mut self) {
+        self.paused = true;
     }
 
     /// Power was cut during `op` (or between operations).
@@ -203,7 +228,11 @@ impl RefineOracle {
         self.s = Some(s);
         self.commits = vec![got];
         self.pending = None;
-        self.compare(&v)?;
+        // A device that opens read-only (worn out) is not followed further.
+        self.paused = v.read_only;
+        if !self.paused {
+            self.compare(&v)?;
+        }
         self.prev = Some(v);
         Ok(())
     }
@@ -226,14 +255,27 @@ impl RefineOracle {
 
     /// An operation completed; the device's view after it is `v`.
     pub fn step(&mut self, op: Done<'_>, v: RefineView) -> Result<(), String> {
+        if self.paused {
+            return Ok(());
+        }
         let (Some(s), Some(p)) = (self.s.as_mut(), self.prev.take()) else {
             return Ok(());
         };
         self.steps_checked += 1;
-        if v.read_only {
-            return Err("refinement: the device turned read-only, which runs with --oracle refine do not provoke".into());
-        }
         let commits = v.commits.saturating_sub(p.commits);
+        if v.read_only {
+            // A media failure the FTL could not work around. A flush that
+            // committed before it succeeds: a recovery may rebuild its L2P.
+            if commits == 1 {
+                let at_commit = v.stable.as_deref().unwrap_or(&v.l2p);
+                if matches!(op, Done::Flush) {
+                    self.commits.clear();
+                }
+                self.commits.push(map_of(at_commit));
+            }
+            self.paused = true;
+            return Ok(());
+        }
         if commits > 1 {
             return Err(format!(
                 "refinement: one operation ({op:?}) committed {commits} epochs"
@@ -280,12 +322,19 @@ impl RefineOracle {
             (Some(st), true) => st,
             _ => &v.l2p,
         };
+        let replaced_at_commit = if committed {
+            v.replaced_at_commit
+        } else {
+            v.replaced
+        };
         // 1. Erases by allocation: esF of every page of P there, each of
         //    which must be erasable.
         erases(s, &g, &p.erases, at_commit, &v)?;
         // 2. Places: writes and trims in the request's range, relocations
-        //    elsewhere.
+        //    elsewhere; sectors placed again after a failed program are
+        //    P's writes of the same content (charged below).
         places(s, &g, range, l2p_at_commit)?;
+        rewrites(s, &g, replaced_at_commit.saturating_sub(p.replaced))?;
         if !committed {
             program_unbuffered(s, &v);
         }
@@ -309,7 +358,7 @@ impl RefineOracle {
             if committed {
                 now == SbKind::Erasable
             } else {
-                matches!(now, SbKind::Invalid | SbKind::Erasable)
+                matches!(now, SbKind::Invalid | SbKind::Erasable | SbKind::Bad)
             }
         })?;
         // 4. The commit (fl3: smap := l2p, invalid → erasable, counters
@@ -339,8 +388,11 @@ impl RefineOracle {
             }
             erases(s, &g, &v.erases_at_commit, &v.erases, &v)?;
             places(s, &g, None, &v.l2p)?;
+            rewrites(s, &g, v.replaced.saturating_sub(v.replaced_at_commit))?;
             program_unbuffered(s, &v);
-            victims(s, &p.states, &v, |now| now == SbKind::Invalid)?;
+            victims(s, &p.states, &v, |now| {
+                matches!(now, SbKind::Invalid | SbKind::Bad)
+            })?;
         } else if matches!(op, Done::Flush | Done::Barrier) && s.l2p != s.smap {
             // (A flush with only invalid pages to free may skip its
             // commit: they become erasable at a later one, P stutters.)
@@ -352,6 +404,17 @@ impl RefineOracle {
                 "refinement: the generation changed from {} to {} without a commit",
                 p.generation, v.generation
             ));
+        }
+        // 6. Data pages whose program failed hold garbage: junk in P (a
+        //    sector of the merge buffer there was never programmed).
+        let old = p.failed_programs.len().min(v.failed_programs.len());
+        for &first in &v.failed_programs[old..] {
+            for q in first..first + v.sectors_per_page {
+                let q = Page::from(q);
+                s.mb.remove(&q);
+                let m = s.page(q).put(Cell::Junk);
+                s.set_page(q, m);
+            }
         }
         self.compare(&v)?;
         self.prev = Some(v);
@@ -397,10 +460,10 @@ impl RefineOracle {
             }
         }
         // Counter.
-        if s.wcnt != v.updates && !(v.moves_data && s.wcnt <= v.updates) {
+        if s.wcnt + v.moves_charged != v.updates {
             return Err(format!(
-                "refinement: the epoch has {} updates in the FTL but P's wcnt is {}",
-                v.updates, s.wcnt
+                "refinement: the epoch has {} updates in the FTL ({} of them moves of wear leveling or of a superblock with a bad block) but P's wcnt is {}",
+                v.updates, v.moves_charged, s.wcnt
             ));
         }
         // Block states against P's queues, page by page.
@@ -421,11 +484,20 @@ impl RefineOracle {
                     "neither invalid nor erasable"
                 }),
                 SbKind::Invalid if !inv && !ers => Some("neither invalid nor erasable"),
-                SbKind::Used if (inv || ers) && v.moving == Some(sb) => None,
+                SbKind::Used
+                    if (inv || ers) && (v.moving == Some(sb) || v.evacuating.contains(&sb)) =>
+                {
+                    None
+                }
                 SbKind::Used | SbKind::Active if inv || ers => {
                     Some("invalid or erasable, in a superblock holding data")
                 }
-                SbKind::Free | SbKind::Meta | SbKind::Bad => Some("a page P still holds"),
+                // Retired for a bad block: emptied first (its pages were
+                // relocated or taken as a victim's), never erased again.
+                SbKind::Bad if !(inv || ers) => {
+                    Some("neither invalid nor erasable, in a retired superblock")
+                }
+                SbKind::Free | SbKind::Meta => Some("a page P still holds"),
                 _ => None,
             };
             if let Some(what) = bad {
@@ -450,6 +522,11 @@ impl RefineOracle {
         }
         // RI: every mapped page holds its sector; every stable one durably.
         for (&a, &q) in &s.l2p {
+            if *s.cur_cell(q) == Cell::Junk {
+                return Err(format!(
+                    "refinement: the FTL's L2P maps logical sector {a} to physical sector {q}, whose page the flash failed to program (it holds garbage)"
+                ));
+            }
             if s.p2l(q) != a || !matches!(s.pv(q), Cell::D { .. }) {
                 return Err(format!(
                     "refinement: P's l2p maps logical sector {a} to physical sector {q}, which does not hold it (RI)"
@@ -631,6 +708,17 @@ fn places(
             (Some(Range { versions: None, .. }), None) => {
                 s.l2p.remove(&a);
             }
+            (_, Some(q)) if old.is_some_and(|from| s.mb.contains_key(&from)) => {
+                // The program of a merge buffer page failed: the FTL
+                // retired the superblock and placed the page's sectors at
+                // a fresh one with new delta pairs, charged to the epoch's
+                // updates — P's wr0 of the same content.
+                // Its charge, one per sector placed again (also those the
+                // request wrote), is `rewrites`'.
+                let (d, _) = s.mb[&old.expect("checked")];
+                s.nxt = q;
+                steps::place(s, a, d);
+            }
             (_, Some(q)) => {
                 // A relocation: rl0 of the page that held the sector.
                 let Some(from) = old else {
@@ -660,6 +748,22 @@ fn places(
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// The write counter of P's `wr0` for `n` sectors the FTL placed again
+/// after a failed program of their merge buffer page (their places are
+/// `places`'); each must pass P's guard `InB`.
+fn rewrites(s: &mut St, g: &Guard<'_, '_>, n: u64) -> Result<(), String> {
+    for _ in 0..n {
+        if s.wcnt > g.wmax {
+            return Err(format!(
+                "refinement: the FTL placed a sector again after a failed program, but P's guard InB refuses the write (wcnt {} > wmax {})",
+                s.wcnt, g.wmax
+            ));
+        }
+        s.wcnt += 1;
     }
     Ok(())
 }

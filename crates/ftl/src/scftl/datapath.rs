@@ -484,7 +484,13 @@ impl<F: Flash> Scftl<F> {
         if self.stream == Stream::Cold {
             self.cold_programmed = true;
         }
-        match self.flash.program(addr, &self.mb, &self.mb_oob) {
+        let programmed = self.flash.program(addr, &self.mb, &self.mb_oob);
+        if let Err(FlashError::ProgramFailed { .. }) = programmed {
+            self.ghost
+                .failed_programs
+                .push(self.layout.psa(a.sb, a.next_page, 0));
+        }
+        match programmed {
             Ok(()) => {}
             Err(FlashError::ProgramFailed { block, .. })
                 if !commit && self.mutant != Mutant::IgnoreProgramFailure =>
@@ -549,7 +555,12 @@ impl<F: Flash> Scftl<F> {
                 Ok(()) => break Ok(b),
                 // Another failure: once more, elsewhere (each retires a
                 // block; the sectors still map into `a`'s page).
-                Err(FlashError::ProgramFailed { block, .. }) => failed = BlockId(block),
+                Err(FlashError::ProgramFailed { block, .. }) => {
+                    failed = BlockId(block);
+                    self.ghost
+                        .failed_programs
+                        .push(self.layout.psa(b.sb, b.next_page, 0));
+                }
                 Err(e) => break Err(e.into()),
             }
         };
@@ -579,6 +590,7 @@ impl<F: Flash> Scftl<F> {
                 .get_u32(&self.mb_oob);
             self.remap(la, psa);
             self.updates += 1;
+            self.ghost.replaced += 1;
             self.delta.note_sector(la, psa, crc);
             self.delta.push(&mut self.flash, &self.layout, la, psa)?;
         }

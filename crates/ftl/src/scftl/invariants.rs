@@ -28,6 +28,8 @@ impl<F: Flash> Scftl<F> {
     /// The epoch committed: fold its L2P changes into the ghost stable L2P.
     pub(super) fn ghost_commit(&mut self) {
         self.commits += 1;
+        self.ghost.moves_charged = 0;
+        self.ghost.replaced_at_commit = self.ghost.replaced;
         #[cfg(debug_assertions)]
         {
             let g = &mut self.ghost;
@@ -163,8 +165,13 @@ impl<F: Flash> Scftl<F> {
                 updates: self.updates,
                 commits: self.commits,
                 generation: self.delta.gen,
-                moves_data: self.wear.static_spread.is_some(),
+                moves_charged: self.ghost.moves_charged,
+                replaced: self.ghost.replaced,
+                replaced_at_commit: self.ghost.replaced_at_commit,
+                failed_programs: self.ghost.failed_programs.iter().map(|p| p.0).collect(),
+                sectors_per_page: self.layout.spp,
                 moving: self.wear_target.map(|sb| sb.index()),
+                evacuating: self.evacuate.iter().map(|sb| sb.index()).collect(),
                 read_only: self.worn_out.is_some(),
             })
         }

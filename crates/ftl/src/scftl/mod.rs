@@ -135,6 +135,23 @@ struct Ghost {
     /// open), so the refinement oracle can tell an operation's erases
     /// before its commit from those after (`crate::refine`).
     erases_at_commit: Vec<u64>,
+    /// Sectors static wear leveling and the emptying of superblocks with a
+    /// bad block moved in the current epoch, each charged to its updates
+    /// (`wear.rs`): what the refinement oracle adds to P's write counter,
+    /// whose relocations are not charged.
+    moves_charged: u64,
+    /// Sectors placed again after a failed program of their merge buffer
+    /// page (`datapath.rs` `reprogram_elsewhere`), each charged to the
+    /// epoch's updates, since the device was formatted or opened; and
+    /// that count at the last commit. For the refinement oracle, each is
+    /// P's write of the same content.
+    replaced: u64,
+    replaced_at_commit: u64,
+    /// Data pages whose program the flash failed (the physical sector of
+    /// each page's first slot), oldest first, since the device was
+    /// formatted or opened, whatever SCFTL then did about it: their
+    /// content is garbage, which the refinement oracle tells P.
+    failed_programs: Vec<Psa>,
 }
 
 /// A snapshot-consistent FTL over a flash device.
@@ -616,6 +633,10 @@ impl<F: Flash> Scftl<F> {
             pending: Vec::new(),
             last: Vec::new(),
             erases_at_commit: blocks.erase_counts().to_vec(),
+            moves_charged: 0,
+            replaced: 0,
+            replaced_at_commit: 0,
+            failed_programs: Vec::new(),
         };
         let oob_len = if features.oob_logical_numbers {
             format::data_oob_len_v5(layout.spp)
