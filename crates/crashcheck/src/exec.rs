@@ -334,6 +334,8 @@ impl Stats {
             flash_commands: self.flash_commands,
             oracle_state_checks: self.oracle_state_checks,
             oracle_recoveries: self.oracle_recoveries,
+            refine_steps: self.refine_steps,
+            refine_recoveries: self.refine_recoveries,
             ..Stats::default()
         }
     }
