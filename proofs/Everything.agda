@@ -18,6 +18,10 @@ import SCFTL.Spec
 import SCFTL.SpecTrim
 -- Beyond the paper: a torn (non-atomic) flush does expose mixed epochs
 import SCFTL.TornFlush
+-- Issue 39: epoch barriers: SC with barriers (SC1B), the contract, Lemma 1;
+-- S with barriers (pending snapshots, MAX_UNSYNCED_EPOCHS)
+import SCFTL.BarrierFramework
+import SCFTL.SpecBarrier
 -- Issue 17: the model P of the SCFTL algorithm
 import SCFTL.Impl.Model
 import SCFTL.Impl.Lemmas
