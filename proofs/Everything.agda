@@ -33,6 +33,9 @@ import SCFTL.Impl.Recovery
 import SCFTL.Impl.Theorem
 -- Issue 39: a crash after any single flash command is covered by P's crash points
 import SCFTL.Impl.CrashPoints
+-- Issue 39: the epoch chain (barriers, MAX_UNSYNCED_EPOCHS, recovery over
+-- several unsynced epochs) and its snapshot consistency with barriers
+import SCFTL.Impl.EpochChain
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
