@@ -56,4 +56,6 @@ import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
+import SCFTL.Mutants.BarrierEpochMix
+import SCFTL.Mutants.BarrierVictimErasedBeforeSync
 import SCFTL.Mutants.All
