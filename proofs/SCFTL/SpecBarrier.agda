@@ -211,3 +211,26 @@ pend-bound-ok (use (reg barrier)) {t} b (_ , _ , inj₁ (lt , _ , e)) rewrite e 
 pend-bound-ok (use (reg barrier)) b (_ , _ , inj₂ (_ , _ , e)) rewrite e = z≤n
 pend-bound-ok (use flush) b (_ , _ , e , _) rewrite e = z≤n
 pend-bound-ok recover b (_ , _ , _ , _ , e , _) rewrite e = z≤n
+
+------------------------------------------------------------------------
+-- Theorems 1 and 2 with barriers, for SB
+
+open import SCFTL.BarrierBehaviour Addr InA Data RegOp public
+open import SCFTL.Simulation Addr InA Data RB public
+
+module _ (P : Model) where
+  open CorrespondenceB P SB
+  open ForwardSimulation P SB
+
+  -- Theorem 2: a model behaviourally correct w.r.t. SB is snapshot-
+  -- consistent with barriers.
+  theorem2-SB : BehaviourallyCorrect → SnapshotConsistentB P
+  theorem2-SB bc = theorem2B bc lemma1-SB
+
+  -- Theorem 1 via §4.4 (the forward simulation of SCFTL.Simulation,
+  -- unchanged, over the operations RB).
+  theorem1-SB : Obligations → BehaviourallyCorrect
+  theorem1-SB O = theorem1 O new-disk
+
+  obligations⇒SCB : Obligations → SnapshotConsistentB P
+  obligations⇒SCB O = theorem2-SB (theorem1-SB O)

@@ -107,8 +107,17 @@ lastI  : Arr → List Ep → Arr
 lastIM : Arr → Maybe (List Sec) → List Ep → Arr
 lastI b [] = b
 lastI b (e ∷ es) = lastIM b (cm e) es
-lastIM b nothing   es = b
+lastIM b nothing   es = lastI b es    -- (no such epoch in a normal state)
 lastIM b (just dg) es = lastI (apply b dg) es
+
+-- a barrier leaves the read as it is
+lastI-snoc : ∀ b es ds → lastI b (es ++ commit ds ∷ []) ≡ apply (lastI b es) ds
+lastI-snoc b [] ds = refl
+lastI-snoc b (e ∷ es) ds = more (cm e)
+  where
+    more : ∀ c → lastIM b c (es ++ commit ds ∷ []) ≡ apply (lastIM b c es) ds
+    more nothing   = lastI-snoc b es ds
+    more (just dg) = lastI-snoc (apply b dg) es ds
 
 read : St → Addr → Data
 read s = apply (lastI (base s) (eps s)) (opn s)
