@@ -202,3 +202,62 @@ module _ {M : Model} (C : BarrierContract M) where
 
   lemma1B : SnapshotConsistentB M
   lemma1B (multirec _ rs r ch) = chain (proj₂ (rec-ok r)) ch
+
+  ----------------------------------------------------------------------
+  -- No mixed epochs with barriers: on ANY execution (any operations,
+  -- successful or crashed, nested crashes included) a successful
+  -- recovery returns ONE whole image: one recovery could return from
+  -- the start, or the image at some flush or barrier attempt.
+
+  -- the image at every flush and barrier attempt, successful or crashed
+  attemptsB : ∀ {t t'} → Trace t t' → List Arr
+  attemptsB [] = []
+  attemptsB {t} (step (okL (use flush))          _ tr) = read t ∷ attemptsB tr
+  attemptsB {t} (step (crashL (use flush))       _ tr) = read t ∷ attemptsB tr
+  attemptsB {t} (step (okL (use (reg barrier)))    _ tr) = read t ∷ attemptsB tr
+  attemptsB {t} (step (crashL (use (reg barrier))) _ tr) = read t ∷ attemptsB tr
+  attemptsB (step (okL (use (reg (op _))))    _ tr) = attemptsB tr
+  attemptsB (step (crashL (use (reg (op _)))) _ tr) = attemptsB tr
+  attemptsB (step (okL recover)    _ tr) = attemptsB tr
+  attemptsB (step (crashL recover) _ tr) = attemptsB tr
+
+  private
+    ++-mono : ∀ {xs ys} zs → xs ⊆ ys → xs ++ zs ⊆ ys ++ zs
+    ++-mono {xs} {ys} zs s m with ∈-++⁻ xs m
+    ... | inj₁ m′ = ∈-++ˡ ys (s m′)
+    ... | inj₂ m′ = ∈-++ʳ ys m′
+
+    kept : ∀ {t1 t'} (tr : Trace t1 t') A → cands t1 ⊆ A →
+      cands t' ⊆ cands t1 ++ attemptsB tr → cands t' ⊆ A ++ attemptsB tr
+    kept tr A s ih = ⊆-trans ih (++-mono (attemptsB tr) s)
+
+    attempt : ∀ {t1 t'} (tr : Trace t1 t') A {y} → cands t1 ⊆ A ++ y ∷ [] →
+      cands t' ⊆ cands t1 ++ attemptsB tr → cands t' ⊆ A ++ y ∷ attemptsB tr
+    attempt tr A {y} s ih = ⊆-trans (kept tr (A ++ y ∷ []) s ih) (⊆-shift A)
+
+  cands-epoch : ∀ {t0 t} (tr : Trace t0 t) → cands t ⊆ cands t0 ++ attemptsB tr
+  cands-epoch [] m = ∈-++ˡ _ {[]} m
+  cands-epoch {t0} (step (okL (use flush)) st tr) =
+    attempt tr (cands t0) (λ m → ∈-++ʳ (cands t0) (flush-ok st m)) (cands-epoch tr)
+  cands-epoch {t0} (step (crashL (use flush)) st tr) =
+    attempt tr (cands t0) (flush-crash st) (cands-epoch tr)
+  cands-epoch {t0} (step (okL (use (reg barrier))) st tr) =
+    attempt tr (cands t0) (bar-ok st) (cands-epoch tr)
+  cands-epoch {t0} (step (crashL (use (reg barrier))) st tr) =
+    attempt tr (cands t0) (bar-crash st) (cands-epoch tr)
+  cands-epoch {t0} (step (okL (use (reg (op x)))) st tr) =
+    kept tr (cands t0) (reg-ok x st) (cands-epoch tr)
+  cands-epoch {t0} (step (crashL (use (reg (op x)))) st tr) =
+    kept tr (cands t0) (reg-crash x st) (cands-epoch tr)
+  cands-epoch {t0} (step {t' = t1} (okL recover) st tr) =
+    kept tr (cands t0) (λ { m → one-in (proj₂ (rec-ok st) m) }) (cands-epoch tr)
+    where
+      one-in : ∀ {x} → x ∈ read t1 ∷ [] → x ∈ cands t0
+      one-in (here refl) = proj₁ (rec-ok st)
+  cands-epoch {t0} (step (crashL recover) st tr) =
+    kept tr (cands t0) (rec-crash st) (cands-epoch tr)
+
+  no-mixed-epochsB : ∀ {t0 t t'} (tr : Trace t0 t) → ok recover t t' →
+    Σ Arr λ e → e ∈ cands t0 ++ attemptsB tr × (∀ a → read t' a ≡ e a)
+  no-mixed-epochsB {t = t} {t'} tr r =
+    read t' , cands-epoch tr (proj₁ (rec-ok r)) , λ a → refl

@@ -195,6 +195,10 @@ contract = record
 lemma1-SB : SnapshotConsistentB SB
 lemma1-SB = lemma1B contract
 
+-- No mixed epochs with barriers: after any execution, a recovery returns
+-- one whole image (the start's, or one at a flush or barrier attempt).
+no-mixed-epochs-SB = no-mixed-epochsB contract
+
 ------------------------------------------------------------------------
 -- MAX_UNSYNCED_EPOCHS: no step takes SB past umax pending snapshots.
 

@@ -68,7 +68,7 @@ import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 open SB public
   using ( Addr; InA; Arr; _[_↦_]; RegOp; w; rl; RB; op; barrier
         ; Model; UOp; Op; use; recover; flush; reg
-        ; BarrierContract; lemma1B; SnapshotConsistentB
+        ; BarrierContract; lemma1B; SnapshotConsistentB; no-mixed-epochsB
         ; _∈_; _⊆_; ⊆-refl; ⊆-trans; ∈-++ʳ; length-snoc )
   renaming (es to esOp)
 
@@ -337,6 +337,11 @@ contract = record
 -- a crashed flush or barrier, its own), never a mix.
 PB-snapshot-consistent : SnapshotConsistentB PB
 PB-snapshot-consistent = lemma1B contract
+
+-- On any execution of PB (nested crashes included), a successful
+-- recovery returns one whole image: one the start state could recover,
+-- or the image at some flush or barrier attempt.
+no-mixed-epochs-PB = no-mixed-epochsB contract
 
 ------------------------------------------------------------------------
 -- MAX_UNSYNCED_EPOCHS: no step leaves more than umax unsynced epochs.
