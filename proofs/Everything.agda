@@ -38,6 +38,7 @@ import SCFTL.Impl.CrashPoints
 -- several unsynced epochs): snapshot consistency with barriers, Theorem 1 w.r.t. SB
 import SCFTL.Impl.EpochChain
 import SCFTL.Impl.EpochChainTheorem
+import SCFTL.Impl.EpochChainCrashPoints
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
