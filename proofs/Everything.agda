@@ -39,6 +39,7 @@ import SCFTL.Impl.CrashPoints
 import SCFTL.Impl.EpochChain
 import SCFTL.Impl.EpochChainTheorem
 import SCFTL.Impl.EpochChainCrashPoints
+import SCFTL.Impl.EpochChainExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
