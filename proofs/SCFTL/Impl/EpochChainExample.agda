@@ -81,3 +81,39 @@ forced (s≤s (s≤s (s≤s ())))
 
 forced-durable : okB (use (reg barrier)) s5 s6 × eps s6 ≡ [] × (∀ a → base s6 a ≡ read s3 a)
 forced-durable = inj₂ (s≤s (s≤s (s≤s z≤n)) , refl) , refl , λ a → refl
+
+------------------------------------------------------------------------
+-- Why every unsynced epoch must be checked: a recovery that checks only
+-- the newest committed page (as P's `acc` does, where every older
+-- committed page is proven) and applies the older unsynced epochs'
+-- pages unchecked returns, from `page1-lost` (epoch 1's data page
+-- lost, both committed pages and epoch 2's page landed), an image that
+-- is none of the allowed ones: a mix.
+
+recNewest : Arr → List Ep → Arr
+recNewest b [] = b
+recNewest b (e ∷ []) with chk e
+... | just xs = apply b xs
+... | nothing = b
+recNewest b (e ∷ es@(_ ∷ _)) = recNewest (apply b (secs (pg e))) es   -- taken as proven
+
+page1-lost : St
+page1-lost = st (base s4) (ep (nothing ∷ []) (just ((0 , true) ∷ [])) ∷ e2 ∷ []) [] 0
+
+page1-lost-outcome : Img s4 page1-lost
+page1-lost-outcome = refl , (inj₁ refl ∷ (inj₁ refl ∷ [])) , refl
+
+open import Data.List.Relation.Unary.Any using (here; there)
+open import Relation.Binary.PropositionalEquality using (cong-app)
+
+newest-only-mixes : ¬ (recNewest (base page1-lost) (eps page1-lost) ∈ cands page1-lost)
+newest-only-mixes (here e) with cong-app e 1
+... | ()
+newest-only-mixes (there (here e)) with cong-app e 1
+... | ()
+newest-only-mixes (there (there (here e))) with cong-app e 0
+... | ()
+
+-- P's recovery (every epoch checked, in order) stops at epoch 1
+checked-in-order : ∀ a → read (recS page1-lost) a ≡ read s0 a
+checked-in-order a = refl
