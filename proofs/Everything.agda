@@ -18,6 +18,11 @@ import SCFTL.Spec
 import SCFTL.SpecTrim
 -- Beyond the paper: a torn (non-atomic) flush does expose mixed epochs
 import SCFTL.TornFlush
+-- Issue 39: epoch barriers: SC with barriers (SC1B), the contract, Lemma 1,
+-- Theorem 2; S with barriers (pending snapshots, MAX_UNSYNCED_EPOCHS)
+import SCFTL.BarrierFramework
+import SCFTL.BarrierBehaviour
+import SCFTL.SpecBarrier
 -- Issue 17: the model P of the SCFTL algorithm
 import SCFTL.Impl.Model
 import SCFTL.Impl.Lemmas
@@ -29,6 +34,12 @@ import SCFTL.Impl.Recovery
 import SCFTL.Impl.Theorem
 -- Issue 39: a crash after any single flash command is covered by P's crash points
 import SCFTL.Impl.CrashPoints
+-- Issue 39: the epoch chain (barriers, MAX_UNSYNCED_EPOCHS, recovery over
+-- several unsynced epochs): snapshot consistency with barriers, Theorem 1 w.r.t. SB
+import SCFTL.Impl.EpochChain
+import SCFTL.Impl.EpochChainTheorem
+import SCFTL.Impl.EpochChainCrashPoints
+import SCFTL.Impl.EpochChainExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
@@ -49,4 +60,6 @@ import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
+import SCFTL.Mutants.BarrierEpochMix
+import SCFTL.Mutants.BarrierVictimErasedBeforeSync
 import SCFTL.Mutants.All

@@ -7,7 +7,10 @@
 -- snapshot-consistent, each by a concrete fragment whose recovered read
 -- violates SC1.  One (checkpoint in place) has no SC counterexample in
 -- P's crash model: it makes the disk unrecoverable instead (see its
--- module header).
+-- module header).  Mutants 16 and 17 mutate the epoch chain PB
+-- (SCFTL.Impl.EpochChain, barriers) and violate SC1B, snapshot
+-- consistency with barriers (their `SnapshotConsistent` is
+-- `SnapshotConsistentB`).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -29,6 +32,8 @@ import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
+import SCFTL.Mutants.BarrierEpochMix
+import SCFTL.Mutants.BarrierVictimErasedBeforeSync
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -45,6 +50,8 @@ module M12 = SCFTL.Mutants.InpageRecordNotConsolidated
 module M13 = SCFTL.Mutants.InpageConsolidationSkipped
 module M14 = SCFTL.Mutants.OobCommitPastMissingPage
 module M15 = SCFTL.Mutants.OobCommitWithTentativePage
+module M16 = SCFTL.Mutants.BarrierEpochMix
+module M17 = SCFTL.Mutants.BarrierVictimErasedBeforeSync
 
 record MutantsFail : Set where
   field
@@ -79,6 +86,12 @@ record MutantsFail : Set where
     oob-commit-past-missing-page : ¬ SnapshotConsistent M14.Pmut
     -- 15. an OOB commit of an epoch whose pairs are not exactly its run's (a tentative page)
     oob-commit-with-tentative-page : ¬ SnapshotConsistent M15.Pmut
+    -- 16. (epoch chain, SC with barriers) recovery keeps a later verified
+    --     barrier epoch after an earlier one failed: a mix
+    barrier-epoch-mix : ¬ M16.SnapshotConsistent M16.Pmut
+    -- 17. (epoch chain, SC with barriers) a page an unsynced epoch freed
+    --     erased before a SYNC
+    barrier-victim-erased-before-sync : ¬ M17.SnapshotConsistent M17.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -97,4 +110,6 @@ mutants-fail = record
   ; inpage-consolidation-skipped = M13.not-snapshot-consistent
   ; oob-commit-past-missing-page = M14.not-snapshot-consistent
   ; oob-commit-with-tentative-page = M15.not-snapshot-consistent
+  ; barrier-epoch-mix = M16.not-snapshot-consistent
+  ; barrier-victim-erased-before-sync = M17.not-snapshot-consistent
   }

@@ -1,0 +1,240 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39: the spec S extended with EPOCH BARRIERS (SB), and Lemma 1
+-- for it (`lemma1-SB : SnapshotConsistentB SB`).
+--
+-- S's state gains the PENDING SNAPSHOTS `pend`: the images at the
+-- barriers since the last durable point, oldest first.  A barrier
+-- appends the current image (no durability) — unless `umax` snapshots
+-- are pending already (MAX_UNSYNCED_EPOCHS = 3 in the code): then it
+-- syncs like a flush (it is durable, kind 2).  A flush makes the image
+-- stable and clears `pend`.  A recovery returns ONE of `stable ∷ pend`
+-- (the last durable image or the image at one of the barriers after it:
+-- a prefix of the barrier epochs) and makes it stable.  A crashed flush
+-- or barrier either made its image durable or left it pending after the
+-- others (the recovery after it may still drop it, or any suffix).
+-- Without barriers, SB is S: `pend` stays [] and every clause is S's.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+
+module SCFTL.SpecBarrier (Data : Set) (d0 : Data) (amax wmax umax : ℕ) where
+
+open import Data.Nat.Base using (ℕ; zero; suc; _≤_; _<_; _≡ᵇ_; s≤s; z≤n)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_)
+open import Data.List.Base using (List; []; _∷_; _++_; length)
+open import Data.List.Relation.Unary.Any using (Any; here; there)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Nullary using (¬_)
+open import Relation.Binary.PropositionalEquality
+  using (_≡_; refl; sym; trans; cong; subst)
+
+------------------------------------------------------------------------
+-- States
+
+Addr : Set
+Addr = ℕ
+
+InA : Addr → Set
+InA a = a ≤ amax
+
+data RegOp : Set where
+  w     : Addr → Data → RegOp   -- w_{a,d}
+  rl es : RegOp                 -- GC relocate / erase
+
+open import SCFTL.BarrierFramework Addr InA Data RegOp public
+
+_[_↦_] : Arr → Addr → Data → Arr
+(f [ a ↦ d ]) b = if b ≡ᵇ a then d else f b
+
+record State : Set where
+  constructor ⟨_,_,_,_⟩
+  field
+    volatile : Arr
+    stable   : Arr
+    pend     : List Arr   -- images at the barriers since the last durable point
+    wcnt     : ℕ
+open State public
+
+InBounds : Addr → ℕ → Set
+InBounds a n = (a ≤ amax) × (n ≤ wmax)
+
+New : State → Set
+New t = stable t ≡ (λ _ → d0) × pend t ≡ []
+
+read : State → Addr → Data
+read t a = volatile t a
+
+------------------------------------------------------------------------
+-- Successful operations
+
+_─w[_,_]→_ : State → Addr → Data → State → Set
+t ─w[ a , d ]→ t' =
+    (InBounds a (wcnt t) × volatile t' ≡ volatile t [ a ↦ d ]
+       × stable t' ≡ stable t × pend t' ≡ pend t × wcnt t' ≡ suc (wcnt t))
+  ⊎ (¬ InBounds a (wcnt t) × t' ≡ t)
+
+_─gc→_ : State → State → Set
+t ─gc→ t' = t' ≡ t
+
+-- barrier: the image becomes pending; with umax pending already, the
+-- barrier syncs and is durable (MAX_UNSYNCED_EPOCHS)
+_─b→_ : State → State → Set
+t ─b→ t' = volatile t' ≡ volatile t × wcnt t' ≡ 0 ×
+  (  (length (pend t) < umax × stable t' ≡ stable t × pend t' ≡ pend t ++ volatile t ∷ [])
+   ⊎ (umax ≤ length (pend t) × stable t' ≡ volatile t × pend t' ≡ []))
+
+_─f→_ : State → State → Set
+t ─f→ t' = volatile t' ≡ volatile t × stable t' ≡ volatile t × pend t' ≡ [] × wcnt t' ≡ 0
+
+-- recovery returns one of the stable image and the pending ones
+_─r→_ : State → State → Set
+t ─r→ t' = Σ Arr λ x → x ∈ (stable t ∷ pend t) ×
+  volatile t' ≡ x × stable t' ≡ x × pend t' ≡ [] × wcnt t' ≡ 0
+
+------------------------------------------------------------------------
+-- Crashed operations (volatile and wcnt arbitrary)
+
+_─regᶜ→_ : State → State → Set       -- wᶜ, rlᶜ, esᶜ
+t ─regᶜ→ t' = stable t' ≡ stable t × pend t' ≡ pend t
+
+-- fᶜ and bᶜ: the image became durable, or it is pending after the others
+_─fbᶜ→_ : State → State → Set
+t ─fbᶜ→ t' = (stable t' ≡ stable t × pend t' ≡ pend t ++ volatile t ∷ [])
+           ⊎ (stable t' ≡ volatile t × pend t' ≡ [])
+
+-- rᶜ: before recovery's SYNC nothing changed; after it the choice is made
+_─rᶜ→_ : State → State → Set
+t ─rᶜ→ t' = (stable t' ≡ stable t × pend t' ≡ pend t)
+          ⊎ (Σ Arr λ x → x ∈ (stable t ∷ pend t) × stable t' ≡ x × pend t' ≡ [])
+
+okSB : Op → State → State → Set
+okSB (use (reg (op (w a d)))) = _─w[ a , d ]→_
+okSB (use (reg (op rl)))      = _─gc→_
+okSB (use (reg (op es)))      = _─gc→_
+okSB (use (reg barrier))      = _─b→_
+okSB (use flush)              = _─f→_
+okSB recover                  = _─r→_
+
+crashSB : Op → State → State → Set
+crashSB (use (reg (op _)))    = _─regᶜ→_
+crashSB (use (reg barrier))   = _─fbᶜ→_
+crashSB (use flush)           = _─fbᶜ→_
+crashSB recover               = _─rᶜ→_
+
+SB : Model
+SB = record { State = State ; New = New ; read = read ; ok = okSB ; crash = crashSB }
+
+new-disk : Σ State New
+new-disk = ⟨ (λ _ → d0) , (λ _ → d0) , [] , 0 ⟩ , refl , refl
+
+------------------------------------------------------------------------
+-- SB meets the barrier contract; Lemma 1
+
+cands : State → List Arr
+cands t = stable t ∷ pend t
+
+private
+  same : ∀ t t' → stable t' ≡ stable t → pend t' ≡ pend t → cands t' ⊆ cands t
+  same t t' e1 e2 m rewrite e1 | e2 = m
+
+  pending : ∀ t t' → stable t' ≡ stable t → pend t' ≡ pend t ++ volatile t ∷ [] →
+    cands t' ⊆ cands t ++ read t ∷ []
+  pending t t' e1 e2 m rewrite e1 | e2 = m
+
+  durable : ∀ t t' X → stable t' ≡ volatile t → pend t' ≡ [] →
+    cands t' ⊆ X ++ read t ∷ []
+  durable t t' X e1 e2 m rewrite e1 | e2 = ∈-++ʳ X m
+
+  fb : ∀ {t t'} → t ─fbᶜ→ t' → cands t' ⊆ cands t ++ read t ∷ []
+  fb {t} {t'} (inj₁ (e1 , e2)) = pending t t' e1 e2
+  fb {t} {t'} (inj₂ (e1 , e2)) = durable t t' (cands t) e1 e2
+
+  reg-ok : ∀ x {t t'} → okSB (use (reg (op x))) t t' → cands t' ⊆ cands t
+  reg-ok (w a d) {t} {t'} (inj₁ (_ , _ , e1 , e2 , _)) = same t t' e1 e2
+  reg-ok (w a d) (inj₂ (_ , refl)) = ⊆-refl
+  reg-ok rl refl = ⊆-refl
+  reg-ok es refl = ⊆-refl
+
+  bar-ok : ∀ {t t'} → okSB (use (reg barrier)) t t' → cands t' ⊆ cands t ++ read t ∷ []
+  bar-ok {t} {t'} (_ , _ , inj₁ (_ , e1 , e2)) = pending t t' e1 e2
+  bar-ok {t} {t'} (_ , _ , inj₂ (_ , e1 , e2)) = durable t t' (cands t) e1 e2
+
+  flush-ok : ∀ {t t'} → okSB (use flush) t t' → cands t' ⊆ read t ∷ []
+  flush-ok {t} {t'} (_ , e1 , e2 , _) = durable t t' [] e1 e2
+
+  rec-ok : ∀ {t t'} → okSB recover t t' → read t' ∈ cands t × cands t' ⊆ read t' ∷ []
+  rec-ok {t} {t'} (x , m , e0 , e1 , e2 , _) =
+    subst (_∈ cands t) (sym e0) m , λ m′ → sub m′
+    where
+      sub : ∀ {y} → y ∈ cands t' → y ∈ read t' ∷ []
+      sub m′ rewrite e1 | e2 | e0 = m′
+
+  rec-crash : ∀ {t t'} → crashSB recover t t' → cands t' ⊆ cands t
+  rec-crash {t} {t'} (inj₁ (e1 , e2)) = same t t' e1 e2
+  rec-crash {t} {t'} (inj₂ (x , m , e1 , e2)) m′ = sub m′
+    where
+      sub : ∀ {y} → y ∈ cands t' → y ∈ cands t
+      sub m″ rewrite e1 | e2 with m″
+      ... | here refl = m
+
+contract : BarrierContract SB
+contract = record
+  { cands       = cands
+  ; reg-ok      = λ x {t} {t'} → reg-ok x {t} {t'}
+  ; reg-crash   = λ x {t} {t'} → λ { (e1 , e2) → same t t' e1 e2 }
+  ; bar-ok      = λ {t} {t'} → bar-ok {t} {t'}
+  ; bar-crash   = λ {t} {t'} → fb {t} {t'}
+  ; flush-ok    = λ {t} {t'} → flush-ok {t} {t'}
+  ; flush-crash = λ {t} {t'} → fb {t} {t'}
+  ; rec-ok      = λ {t} {t'} → rec-ok {t} {t'}
+  ; rec-crash   = λ {t} {t'} → rec-crash {t} {t'}
+  }
+
+-- Lemma 1 with barriers: SB is snapshot-consistent in the sense of SC1B.
+lemma1-SB : SnapshotConsistentB SB
+lemma1-SB = lemma1B contract
+
+-- No mixed epochs with barriers: after any execution, a recovery returns
+-- one whole image (the start's, or one at a flush or barrier attempt).
+no-mixed-epochs-SB = no-mixed-epochsB contract
+
+------------------------------------------------------------------------
+-- MAX_UNSYNCED_EPOCHS: no step takes SB past umax pending snapshots.
+
+length-snoc : ∀ (xs : List Arr) x → length (xs ++ x ∷ []) ≡ suc (length xs)
+length-snoc [] x = refl
+length-snoc (_ ∷ xs) x = cong suc (length-snoc xs x)
+
+pend-bound-ok : ∀ o {t t'} → length (pend t) ≤ umax → okSB o t t' → length (pend t') ≤ umax
+pend-bound-ok (use (reg (op (w a d)))) b (inj₁ (_ , _ , _ , e , _)) rewrite e = b
+pend-bound-ok (use (reg (op (w a d)))) b (inj₂ (_ , refl)) = b
+pend-bound-ok (use (reg (op rl))) b refl = b
+pend-bound-ok (use (reg (op es))) b refl = b
+pend-bound-ok (use (reg barrier)) {t} b (_ , _ , inj₁ (lt , _ , e)) rewrite e | length-snoc (pend t) (volatile t) = lt
+pend-bound-ok (use (reg barrier)) b (_ , _ , inj₂ (_ , _ , e)) rewrite e = z≤n
+pend-bound-ok (use flush) b (_ , _ , e , _) rewrite e = z≤n
+pend-bound-ok recover b (_ , _ , _ , _ , e , _) rewrite e = z≤n
+
+------------------------------------------------------------------------
+-- Theorems 1 and 2 with barriers, for SB
+
+open import SCFTL.BarrierBehaviour Addr InA Data RegOp public
+open import SCFTL.Simulation Addr InA Data RB public
+
+module _ (P : Model) where
+  open CorrespondenceB P SB
+  open ForwardSimulation P SB
+
+  -- Theorem 2: a model behaviourally correct w.r.t. SB is snapshot-
+  -- consistent with barriers.
+  theorem2-SB : BehaviourallyCorrect → SnapshotConsistentB P
+  theorem2-SB bc = theorem2B bc lemma1-SB
+
+  -- Theorem 1 via §4.4 (the forward simulation of SCFTL.Simulation,
+  -- unchanged, over the operations RB).
+  theorem1-SB : Obligations → BehaviourallyCorrect
+  theorem1-SB O = theorem1 O new-disk
+
+  obligations⇒SCB : Obligations → SnapshotConsistentB P
+  obligations⇒SCB O = theorem2-SB (theorem1-SB O)
