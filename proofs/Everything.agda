@@ -29,6 +29,8 @@ import SCFTL.Impl.Recovery
 import SCFTL.Impl.Theorem
 -- Issue 39: a crash after any single flash command is covered by P's crash points
 import SCFTL.Impl.CrashPoints
+-- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
+import SCFTL.Impl.CheckpointSlot
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
