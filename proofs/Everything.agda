@@ -31,6 +31,7 @@ import SCFTL.Impl.Theorem
 import SCFTL.Impl.CrashPoints
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
 import SCFTL.Impl.CheckpointSlot
+import SCFTL.Impl.CheckpointSlotExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
@@ -51,4 +52,6 @@ import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
+import SCFTL.Mutants.CheckpointPagesUnverified
+import SCFTL.Mutants.RotationFixedPlaces
 import SCFTL.Mutants.All

@@ -192,15 +192,20 @@ Valid o g C = Σ (Fn → Ch) λ ch → ir o ≡ recP g ch × (∀ i → ip o i �
                                × (∀ a → a ≤ amax → join ch a ≡ C a)
 
 -- The statements, for any parse V.
+-- A cell that holds no checkpoint.
+NotCpt : P.Cell → Set
+NotCpt c = ∀ g C → ¬ c ≡ P.cpt g C
+
 module Statement (V : Img → ℕ → Map → Set) where
 
   NoParse : Img → Set
   NoParse o = ∀ g C → ¬ V o g C
 
-  -- The slot's image stands for P's cell c: a checkpoint it parses to,
-  -- or junk when it parses to none.
+  -- The slot's image stands for P's cell c: the checkpoint it parses
+  -- to, or, when it parses to none, any cell that holds no checkpoint
+  -- (erased, junk: P's `pick` treats them alike).
   Abs : Img → P.Cell → Set
-  Abs o c = (Σ ℕ λ g → Σ Map λ C → c ≡ P.cpt g C × V o g C) ⊎ (c ≡ P.junk × NoParse o)
+  Abs o c = (Σ ℕ λ g → Σ Map λ C → c ≡ P.cpt g C × V o g C) ⊎ (NotCpt c × NoParse o)
 
   -- Every crash outcome of every prefix of the protocol, from a durable
   -- slot that stands for c0, stands for a crash outcome of P's one cell
@@ -306,7 +311,7 @@ Out : P.Cell → ℕ → Map → Img → Set
 Out c0 g C o = Σ P.Cell λ c → P.CrashC (P.uns c0 (P.cpt g C)) (P.syn c) × Abs Valid o c
 
 junk-out : ∀ {c0 g C o} → NoParse Valid o → Out c0 g C o
-junk-out np = P.junk , inj₂ (inj₂ refl) , inj₂ (refl , np)
+junk-out np = P.junk , inj₂ (inj₂ refl) , inj₂ ((λ g C ()) , np)
 
 new-out : ∀ {c0 g C o} → Valid o g C → Out c0 g C o
 new-out {g = g} {C} v = P.cpt g C , inj₂ (inj₁ refl) , inj₁ (g , C , refl , v)

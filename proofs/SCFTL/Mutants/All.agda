@@ -13,6 +13,7 @@ module SCFTL.Mutants.All where
 
 open import Relation.Nullary using (¬_)
 open import SCFTL.Mutants.Common using (SnapshotConsistent)
+open import SCFTL.Impl.CheckpointSlotExample using (SlotAbstraction)
 
 import SCFTL.Mutants.TentativeReplayed
 import SCFTL.Mutants.DigestNotChecked
@@ -29,6 +30,8 @@ import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
+import SCFTL.Mutants.CheckpointPagesUnverified
+import SCFTL.Mutants.RotationFixedPlaces
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -45,6 +48,8 @@ module M12 = SCFTL.Mutants.InpageRecordNotConsolidated
 module M13 = SCFTL.Mutants.InpageConsolidationSkipped
 module M14 = SCFTL.Mutants.OobCommitPastMissingPage
 module M15 = SCFTL.Mutants.OobCommitWithTentativePage
+module M18 = SCFTL.Mutants.CheckpointPagesUnverified
+module M19 = SCFTL.Mutants.RotationFixedPlaces
 
 record MutantsFail : Set where
   field
@@ -79,6 +84,12 @@ record MutantsFail : Set where
     oob-commit-past-missing-page : ¬ SnapshotConsistent M14.Pmut
     -- 15. an OOB commit of an epoch whose pairs are not exactly its run's (a tentative page)
     oob-commit-with-tentative-page : ¬ SnapshotConsistent M15.Pmut
+    -- 18. (checkpoint slot) the L2P pages read without verifying them:
+    --     the slot no longer refines P's one-cell slot
+    checkpoint-pages-unverified : ¬ SlotAbstraction M18.Pmut
+    -- 19. (checkpoint slot) recovery reads only the initial map's slots
+    --     after a rotation: a moved slot is not the same cell for P
+    rotation-fixed-places : ¬ SlotAbstraction M19.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -97,4 +108,6 @@ mutants-fail = record
   ; inpage-consolidation-skipped = M13.not-snapshot-consistent
   ; oob-commit-past-missing-page = M14.not-snapshot-consistent
   ; oob-commit-with-tentative-page = M15.not-snapshot-consistent
+  ; checkpoint-pages-unverified = M18.not-slot-abstraction
+  ; rotation-fixed-places = M19.not-slot-abstraction
   }
