@@ -524,3 +524,30 @@ refines-ck1 : ∀ (s : P.St) {o0 ph sl o} → Abs Valid o0 (P.dur (P.St.cpO s))
             → Reach (suc (P.St.gen s)) (P.St.l2p s) (durS o0) ph sl → CrashS sl o
             → Σ P.Cell λ c → P.CrashC (P.St.cpO (P.ck1 s)) (P.syn c) × Abs Valid o c
 refines-ck1 s a0 r cs = refines a0 r cs
+
+-- With the rest of the flash at any crash outcome of P's `ck1` crash
+-- point (a point of `CkPt`, so of P's crashed flush and crashed
+-- recovery), the code's slot, read as the cell it stands for, gives a
+-- crash outcome of that same point: P's crash model covers every crash
+-- of the code's multi-page checkpoint write.
+img-ck1-slot : ∀ s s' c → P.Img (P.ck1 s) s' → P.CrashC (P.St.cpO (P.ck1 s)) (P.syn c)
+             → P.Img (P.ck1 s) (record s' { cpO = P.syn c })
+img-ck1-slot s s' c (d , l , _ , r , k) e = d , l , e , r , k
+
+code-ck1-crash : ∀ (s s' : P.St) {o0 ph sl o} → P.Img (P.ck1 s) s'
+               → Abs Valid o0 (P.dur (P.St.cpO s))
+               → Reach (suc (P.St.gen s)) (P.St.l2p s) (durS o0) ph sl → CrashS sl o
+               → Σ P.Cell λ c → P.Img (P.ck1 s) (record s' { cpO = P.syn c }) × Abs Valid o c
+code-ck1-crash s s' im a0 r cs with refines-ck1 s a0 r cs
+... | c , e , a = c , img-ck1-slot s s' c im e , a
+
+-- Configuration 7 does not erase the old slot after the commit point
+-- (P's `ck2` does, as versions 3–6): the next checkpoint then starts
+-- from a shadow holding the older checkpoint (`c0 = cpt h D`, h ≤ the
+-- live generation) instead of an erased one, and `refines` gives its
+-- crash outcomes as old / new / none.  For P's `pick` the older
+-- checkpoint is the same as an erased shadow:
+pick-older : ∀ g C h D → h ≤ g → P.pick (P.cpt g C) (P.cpt h D) ≡ P.pick (P.cpt g C) P.erased
+pick-older g C h D le with h ≤ᵇ g in e
+... | true  = refl
+... | false = ⊥-elim (subst T e (≤⇒≤ᵇ le))
