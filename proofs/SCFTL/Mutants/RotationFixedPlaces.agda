@@ -85,6 +85,15 @@ lost-after ((zero , ()) , _)
 lost-after ((suc zero , ()) , _)
 lost-after ((suc (suc q) , ()) , _)
 
+-- … but the older generation 1.
+finds-older : Fixed after 1 D0
+finds-older = (0 , refl) , top
+  where
+  top : ∀ q h D → two (P.cpt 1 D0) P.erased q ≡ P.cpt h D → h ≤ 1
+  top zero          h D refl = s≤s z≤n
+  top (suc zero)    h D ()
+  top (suc (suc q)) h D ()
+
 -- P's rule finds generation 2 after the rotation.
 P-finds-rotated : Newest after 2 C1
 P-finds-rotated = newest-rotation before after 2 C1 same found-before
