@@ -551,3 +551,47 @@ pick-older : ∀ g C h D → h ≤ g → P.pick (P.cpt g C) (P.cpt h D) ≡ P.pi
 pick-older g C h D le with h ≤ᵇ g in e
 ... | true  = refl
 ... | false = ⊥-elim (subst T e (≤⇒≤ᵇ le))
+
+------------------------------------------------------------------------
+-- Recovery's choice transfers: the code's rule on the two slots'
+-- images picks what P's `pick` picks on the cells they stand for.
+
+-- The code's rule (`load_newest`) on two slots: a committed checkpoint
+-- of the highest generation (its L2P as `Valid` reads it: on every
+-- address a ≤ amax).
+CodeNewest : Img → Img → ℕ → Map → Set
+CodeNewest o1 o2 g C = (Valid o1 g C ⊎ Valid o2 g C)
+                     × (∀ h D → Valid o1 h D ⊎ Valid o2 h D → h ≤ g)
+
+private
+  recGen : MCell → ℕ
+  recGen (recP g _) = g
+  recGen _          = 0
+
+-- A slot's record fixes its generation.
+Valid-gen : ∀ {o h D g C} → Valid o h D → Valid o g C → h ≡ g
+Valid-gen (_ , r , _) (_ , r' , _) = cong recGen (trans (sym r) r')
+
+private
+  cpt-inj : ∀ {g C h D} → P.cpt g C ≡ P.cpt h D → g ≡ h × C ≡ D
+  cpt-inj refl = refl , refl
+
+  -- A place holding P's checkpoint (g, C), stood for by an image: the
+  -- image parses to it, and any parse of it has its generation.
+  at : ∀ {o c g C} → Abs Valid o c → c ≡ P.cpt g C → Valid o g C
+  at (inj₁ (g' , C' , e' , v)) e with cpt-inj (trans (sym e') e)
+  ... | refl , refl = v
+  at (inj₂ (nc , _)) e = ⊥-elim (nc _ _ e)
+
+  bound : ∀ {o c g} → Abs Valid o c → (∀ h D → c ≡ P.cpt h D → h ≤ g) → ∀ h D → Valid o h D → h ≤ g
+  bound (inj₁ (g' , C' , e' , v')) top h D v = subst (λ x → x ≤ _) (sym (Valid-gen v v')) (top g' C' e')
+  bound (inj₂ (_ , np)) top h D v = ⊥-elim (np h D v)
+
+pick-code : ∀ {o1 o2 c1 c2 b g C} → Abs Valid o1 c1 → Abs Valid o2 c2
+          → P.pick c1 c2 ≡ just (b , g , C) → CodeNewest o1 o2 g C
+pick-code {c1 = c1} {c2} a1 a2 e with pick-newest c1 c2 e
+... | (zero , e1) , top          = inj₁ (at a1 e1) , both
+  where both = λ h D → λ { (inj₁ v) → bound a1 (top 0) h D v ; (inj₂ v) → bound a2 (top 1) h D v }
+... | (suc zero , e2) , top      = inj₂ (at a2 e2) , both
+  where both = λ h D → λ { (inj₁ v) → bound a1 (top 0) h D v ; (inj₂ v) → bound a2 (top 1) h D v }
+... | (suc (suc q) , ()) , top
