@@ -31,6 +31,13 @@
 -- cover the code's slot.  `refines-one-sync`: the same holds without the
 -- SYNC between the pages and the record (a finding: the parse, which
 -- verifies every page, makes that SYNC unnecessary for consistency).
+-- `Sound`: the proof uses only that the parse rejects an erased or junk
+-- record or page, depends on contents only, and accepts the complete new
+-- slot; so the weakest such parse (`ValidMin`: no generation or index
+-- on the pages, nothing bound by the record's CRC) refines too
+-- (`refines-min`, `refines-min-one-sync`), and so does every parse in
+-- between (`refines-between`).  `code-ck1-crash`, `pick-code`: the link
+-- to P's `ck1` crash point and to P's `pick`.
 --
 -- Rotation (`Newest`, `newest-rotation`, `rotated-pick`): recovery's
 -- rule is "among all places that hold a committed checkpoint, the one
@@ -303,74 +310,6 @@ Valid-≐ (ep , er) (ch , r , p , j) = ch , trans (sym er) r , (λ i → trans (
 ≐-sym : ∀ {o o'} → o ≐ o' → o' ≐ o
 ≐-sym (ep , er) = (λ i → sym (ep i)) , sym er
 
-Abs-≐ : ∀ {o o' c} → o ≐ o' → Abs Valid o c → Abs Valid o' c
-Abs-≐ e (inj₁ (g , C , ec , v)) = inj₁ (g , C , ec , Valid-≐ e v)
-Abs-≐ e (inj₂ (ec , np))        = inj₂ (ec , λ g C v → np g C (Valid-≐ (≐-sym e) v))
-
-Out : P.Cell → ℕ → Map → Img → Set
-Out c0 g C o = Σ P.Cell λ c → P.CrashC (P.uns c0 (P.cpt g C)) (P.syn c) × Abs Valid o c
-
-junk-out : ∀ {c0 g C o} → NoParse Valid o → Out c0 g C o
-junk-out np = P.junk , inj₂ (inj₂ refl) , inj₂ ((λ g C ()) , np)
-
-new-out : ∀ {c0 g C o} → Valid o g C → Out c0 g C o
-new-out {g = g} {C} v = P.cpt g C , inj₂ (inj₁ refl) , inj₁ (g , C , refl , v)
-
--- The new checkpoint, once its pages and record are all there, parses.
-new-valid : ∀ {g C o} → (∀ i → ip o i ≡ newPg g C i) → ir o ≡ newRc g C → Valid o g C
-new-valid {C = C} ep er = split C , er , ep , join-split C
-
--- An erasing page's outcome: old, or bad.
-oe-out : ∀ {m c c'} → OldOrErasing m c → CrashM m c' → c' ≡ c ⊎ Bad c'
-oe-out (inj₁ refl) e               = inj₁ e
-oe-out (inj₂ refl) (inj₁ e)        = inj₁ e
-oe-out (inj₂ refl) (inj₂ (inj₁ e)) = inj₂ (inj₁ e)
-oe-out (inj₂ refl) (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
-
--- A page being programmed over an erased one: new, or bad.
-en-out : ∀ {m c c'} → ErasedOrNew m c → CrashM m c' → c' ≡ c ⊎ Bad c'
-en-out (inj₁ refl) e               = inj₂ (inj₁ e)
-en-out (inj₂ refl) (inj₁ e)        = inj₂ (inj₁ e)
-en-out (inj₂ refl) (inj₂ (inj₁ e)) = inj₁ e
-en-out (inj₂ refl) (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
-
--- The erase phase: the slot as it was, or no checkpoint in it.
-erasing-out : ∀ {o0 c0 g C s o} → Abs Valid o0 c0 → Inv g C o0 erasing s → CrashS s o → Out c0 g C o
-erasing-out a0 (hp , hr) (cp , cr) with oe-out hr cr | all-or-one (λ i → oe-out (hp i) (cp i))
-... | inj₂ b | _            = junk-out λ g' C' → bad-rec b
-... | inj₁ _ | inj₂ (i , b) = junk-out λ g' C' → bad-page i b
-... | inj₁ e | inj₁ es      = _ , inj₁ refl , Abs-≐ ((λ i → sym (es i)) , sym e) a0
-
--- Pages durable and new: the record decides.
-pages-new-out : ∀ {c0 g C s o} → (∀ i → pg s i ≡ syn (newPg g C i)) → ErasedOrNew (rc s) (newRc g C)
-              → CrashS s o → Out c0 g C o
-pages-new-out {s = s} {o} hp hr (cp , cr) with en-out hr cr
-... | inj₂ b = junk-out λ g' C' → bad-rec b
-... | inj₁ e = new-out (new-valid (λ i → subst (λ m → CrashM m (ip o i)) (hp i) (cp i)) e)
-
-done-out : ∀ {c0 g C s o} → (∀ i → pg s i ≡ syn (newPg g C i)) → rc s ≡ syn (newRc g C)
-         → CrashS s o → Out c0 g C o
-done-out {o = o} hp hr (cp , cr) =
-  new-out (new-valid (λ i → subst (λ m → CrashM m (ip o i)) (hp i) (cp i))
-                     (subst (λ m → CrashM m (ir o)) hr cr))
-
-refines : Refines Valid
-refines {o0} {c0} {g} {C} {ph} {s} {o} a0 r cs = go ph (reach-inv r)
-  where
-  go : ∀ ph → Inv g C o0 ph s → Out c0 g C o
-  go erasing     i        = erasing-out a0 i cs
-  go programming (hp , hr) = junk-out λ g' C' → bad-rec (inj₁ (subst (λ m → CrashM m (ir o)) hr (proj₂ cs)))
-  go recording   (hp , hr) = pages-new-out hp hr cs
-  go done        (hp , hr) = done-out hp hr cs
-
--- After the final SYNC the slot is durable and parses to the new
--- checkpoint (and, by `refines`, to nothing else).
-done-valid : ∀ {g C o0 s} → Reach g C (durS o0) done s
-           → (∀ i → pg s i ≡ syn (newPg g C i)) × rc s ≡ syn (newRc g C)
-             × Valid (img (λ i → cur (pg s i)) (cur (rc s))) g C
-done-valid r with reach-inv r
-... | hp , hr = hp , hr , new-valid (λ i → cong cur (hp i)) (cong cur hr)
-
 ------------------------------------------------------------------------
 -- Finding: the SYNC between the L2P pages and the record is not needed
 -- for the abstraction.  The same protocol with the pages and the
@@ -406,18 +345,151 @@ reach1-inv (p-rc r) with reach1-inv r
 ... | hp , hr = hp , prog-EN hr
 reach1-inv (p-sync r ep er) = (λ i → cong syn (ep i)) , cong syn er
 
+
+------------------------------------------------------------------------
+-- The proof, for any parse with the four properties it uses: a record
+-- or a page that is erased or junk is rejected (`V-rec`, `V-page`: the
+-- CRCs), the parse depends only on the pages' contents (`V-resp`), and
+-- the complete new slot is accepted (`V-new`).
+
+module Sound (V : Img → ℕ → Map → Set)
+  (V-rec  : ∀ {o g C} → Bad (ir o) → ¬ V o g C)
+  (V-page : ∀ {o g C} i → Bad (ip o i) → ¬ V o g C)
+  (V-resp : ∀ {o o' g C} → o ≐ o' → V o g C → V o' g C)
+  (V-new  : ∀ {g C o} → (∀ i → ip o i ≡ newPg g C i) → ir o ≡ newRc g C → V o g C)
+  where
+
+  Abs-≐ : ∀ {o o' c} → o ≐ o' → Abs V o c → Abs V o' c
+  Abs-≐ e (inj₁ (g , C , ec , v)) = inj₁ (g , C , ec , V-resp e v)
+  Abs-≐ e (inj₂ (ec , np))        = inj₂ (ec , λ g C v → np g C (V-resp (≐-sym e) v))
+
+  Out : P.Cell → ℕ → Map → Img → Set
+  Out c0 g C o = Σ P.Cell λ c → P.CrashC (P.uns c0 (P.cpt g C)) (P.syn c) × Abs V o c
+
+  junk-out : ∀ {c0 g C o} → NoParse V o → Out c0 g C o
+  junk-out np = P.junk , inj₂ (inj₂ refl) , inj₂ ((λ g C ()) , np)
+
+  new-out : ∀ {c0 g C o} → V o g C → Out c0 g C o
+  new-out {g = g} {C} v = P.cpt g C , inj₂ (inj₁ refl) , inj₁ (g , C , refl , v)
+
+  -- An erasing page's outcome: old, or bad.
+  oe-out : ∀ {m c c'} → OldOrErasing m c → CrashM m c' → c' ≡ c ⊎ Bad c'
+  oe-out (inj₁ refl) e               = inj₁ e
+  oe-out (inj₂ refl) (inj₁ e)        = inj₁ e
+  oe-out (inj₂ refl) (inj₂ (inj₁ e)) = inj₂ (inj₁ e)
+  oe-out (inj₂ refl) (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
+
+  -- A page being programmed over an erased one: new, or bad.
+  en-out : ∀ {m c c'} → ErasedOrNew m c → CrashM m c' → c' ≡ c ⊎ Bad c'
+  en-out (inj₁ refl) e               = inj₂ (inj₁ e)
+  en-out (inj₂ refl) (inj₁ e)        = inj₂ (inj₁ e)
+  en-out (inj₂ refl) (inj₂ (inj₁ e)) = inj₁ e
+  en-out (inj₂ refl) (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
+
+  -- The erase phase: the slot as it was, or no checkpoint in it.
+  erasing-out : ∀ {o0 c0 g C s o} → Abs V o0 c0 → Inv g C o0 erasing s → CrashS s o → Out c0 g C o
+  erasing-out a0 (hp , hr) (cp , cr) with oe-out hr cr | all-or-one (λ i → oe-out (hp i) (cp i))
+  ... | inj₂ b | _            = junk-out λ g' C' → V-rec b
+  ... | inj₁ _ | inj₂ (i , b) = junk-out λ g' C' → V-page i b
+  ... | inj₁ e | inj₁ es      = _ , inj₁ refl , Abs-≐ ((λ i → sym (es i)) , sym e) a0
+
+  -- Pages durable and new: the record decides.
+  pages-new-out : ∀ {c0 g C s o} → (∀ i → pg s i ≡ syn (newPg g C i)) → ErasedOrNew (rc s) (newRc g C)
+                → CrashS s o → Out c0 g C o
+  pages-new-out {s = s} {o} hp hr (cp , cr) with en-out hr cr
+  ... | inj₂ b = junk-out λ g' C' → V-rec b
+  ... | inj₁ e = new-out (V-new (λ i → subst (λ m → CrashM m (ip o i)) (hp i) (cp i)) e)
+
+  done-out : ∀ {c0 g C s o} → (∀ i → pg s i ≡ syn (newPg g C i)) → rc s ≡ syn (newRc g C)
+           → CrashS s o → Out c0 g C o
+  done-out {o = o} hp hr (cp , cr) =
+    new-out (V-new (λ i → subst (λ m → CrashM m (ip o i)) (hp i) (cp i))
+                       (subst (λ m → CrashM m (ir o)) hr cr))
+
+  refines : Refines V
+  refines {o0} {c0} {g} {C} {ph} {s} {o} a0 r cs = go ph (reach-inv r)
+    where
+    go : ∀ ph → Inv g C o0 ph s → Out c0 g C o
+    go erasing     i        = erasing-out a0 i cs
+    go programming (hp , hr) = junk-out λ g' C' → V-rec (inj₁ (subst (λ m → CrashM m (ir o)) hr (proj₂ cs)))
+    go recording   (hp , hr) = pages-new-out hp hr cs
+    go done        (hp , hr) = done-out hp hr cs
+
+  refines-one-sync : ∀ {o0 c0 g C ph s o} → Abs V o0 c0 → Reach1 g C (durS o0) ph s → CrashS s o
+                   → Out c0 g C o
+  refines-one-sync {o0} {c0} {g} {C} {ph} {s} {o} a0 r (cp , cr) = go ph (reach1-inv r)
+    where
+    go : ∀ ph → Inv1 g C o0 ph s → Out c0 g C o
+    go erasing i = erasing-out a0 i (cp , cr)
+    go programming (hp , hr) with en-out hr cr | all-or-one (λ i → en-out (hp i) (cp i))
+    ... | inj₂ b | _            = junk-out λ g' C' → V-rec b
+    ... | inj₁ _ | inj₂ (i , b) = junk-out λ g' C' → V-page i b
+    ... | inj₁ e | inj₁ es      = new-out (V-new es e)
+    go recording (hp , hr) = pages-new-out hp hr (cp , cr)
+    go done      (hp , hr) = done-out hp hr (cp , cr)
+
+
+-- The code's parse has them.
+new-valid : ∀ {g C o} → (∀ i → ip o i ≡ newPg g C i) → ir o ≡ newRc g C → Valid o g C
+new-valid {C = C} ep er = split C , er , ep , join-split C
+
+module SV = Sound Valid (λ {o} {g} {C} → bad-rec {o} {g} {C}) (λ {o} {g} {C} → bad-page {o} {g} {C}) Valid-≐ new-valid
+open SV public using (Out; junk-out; new-out; oe-out; en-out)
+
+refines : Refines Valid
+refines = SV.refines
+
 refines-one-sync : ∀ {o0 c0 g C ph s o} → Abs Valid o0 c0 → Reach1 g C (durS o0) ph s → CrashS s o
                  → Out c0 g C o
-refines-one-sync {o0} {c0} {g} {C} {ph} {s} {o} a0 r (cp , cr) = go ph (reach1-inv r)
-  where
-  go : ∀ ph → Inv1 g C o0 ph s → Out c0 g C o
-  go erasing i = erasing-out a0 i (cp , cr)
-  go programming (hp , hr) with en-out hr cr | all-or-one (λ i → en-out (hp i) (cp i))
-  ... | inj₂ b | _            = junk-out λ g' C' → bad-rec b
-  ... | inj₁ _ | inj₂ (i , b) = junk-out λ g' C' → bad-page i b
-  ... | inj₁ e | inj₁ es      = new-out (new-valid es e)
-  go recording (hp , hr) = pages-new-out hp hr (cp , cr)
-  go done      (hp , hr) = done-out hp hr (cp , cr)
+refines-one-sync = SV.refines-one-sync
+
+------------------------------------------------------------------------
+-- What the proof needs of the parse is only that: the weakest parse
+-- with the four properties — a record of generation g (binding
+-- anything), every page some L2P page (any generation, any index), the
+-- L2P their entries — refines as well.  So the pages' generation and
+-- index checks and the record's CRC over the pages (checkpoint.rs
+-- `read_l2p`: `l2p_crc`) are not needed for P's crash outcomes; they
+-- guard against what P's crash model excludes (a page programmed
+-- without its erase, a page that passes its CRC with content nobody
+-- wrote there).  A record whose CRC leaves out a page lies between
+-- the two parses and has the four properties too.
+ValidMin : Img → ℕ → Map → Set
+ValidMin o g C = Σ (Fn → Ch) λ ch → (Σ (Fn → Ch) λ b → ir o ≡ recP g b)
+               × (∀ i → Σ ℕ λ h → Σ Fn λ j → ip o i ≡ l2pP h j (ch i))
+               × (∀ a → a ≤ amax → join ch a ≡ C a)
+
+private
+  vr : ∀ {o g C} → Bad (ir o) → ¬ ValidMin o g C
+  vr (inj₁ x) (_ , (_ , r) , _) = e≢r (trans (sym x) r)
+  vr (inj₂ x) (_ , (_ , r) , _) = j≢r (trans (sym x) r)
+  vp : ∀ {o g C} i → Bad (ip o i) → ¬ ValidMin o g C
+  vp i (inj₁ x) (_ , _ , p , _) = e≢p (trans (sym x) (proj₂ (proj₂ (p i))))
+  vp i (inj₂ x) (_ , _ , p , _) = j≢p (trans (sym x) (proj₂ (proj₂ (p i))))
+  vs : ∀ {o o' g C} → o ≐ o' → ValidMin o g C → ValidMin o' g C
+  vs (ep , er) (ch , (b , r) , p , j) =
+    ch , (b , trans (sym er) r) , (λ i → proj₁ (p i) , proj₁ (proj₂ (p i)) , trans (sym (ep i)) (proj₂ (proj₂ (p i)))) , j
+  vn : ∀ {g C o} → (∀ i → ip o i ≡ newPg g C i) → ir o ≡ newRc g C → ValidMin o g C
+  vn {g} {C} ep er = split C , (split C , er) , (λ i → g , i , ep i) , join-split C
+
+refines-min : Refines ValidMin
+refines-min = Sound.refines ValidMin vr vp vs vn
+
+-- … even with pages and record in one batch: none of the three (the
+-- SYNC before the record, the pages' generation and index, the
+-- record's CRC over the pages) is needed for P's crash outcomes.
+refines-min-one-sync : ∀ {o0 c0 g C ph s o} → Abs ValidMin o0 c0 → Reach1 g C (durS o0) ph s → CrashS s o
+                     → Σ P.Cell λ c → P.CrashC (P.uns c0 (P.cpt g C)) (P.syn c) × Abs ValidMin o c
+refines-min-one-sync = Sound.refines-one-sync ValidMin vr vp vs vn
+
+
+-- After the final SYNC the slot is durable and parses to the new
+-- checkpoint (and, by `refines`, to nothing else).
+done-valid : ∀ {g C o0 s} → Reach g C (durS o0) done s
+           → (∀ i → pg s i ≡ syn (newPg g C i)) × rc s ≡ syn (newRc g C)
+             × Valid (img (λ i → cur (pg s i)) (cur (rc s))) g C
+done-valid r with reach-inv r
+... | hp , hr = hp , hr , new-valid (λ i → cong cur (hp i)) (cong cur hr)
 
 ------------------------------------------------------------------------
 -- Metadata rotation: where recovery finds the slots
@@ -595,3 +667,23 @@ pick-code {c1 = c1} {c2} a1 a2 e with pick-newest c1 c2 e
 ... | (suc zero , e2) , top      = inj₂ (at a2 e2) , both
   where both = λ h D → λ { (inj₁ v) → bound a1 (top 0) h D v ; (inj₂ v) → bound a2 (top 1) h D v }
 ... | (suc (suc q) , ()) , top
+
+------------------------------------------------------------------------
+-- Every parse between the weakest one and the code's (e.g. a record
+-- whose CRC leaves out one page, or pages checked without their
+-- generation) refines P's cell, with or without the SYNC before the
+-- record.
+refines-between : (V : Img → ℕ → Map → Set)
+                → (∀ {o g C} → V o g C → ValidMin o g C) → (∀ {o g C} → Valid o g C → V o g C)
+                → (∀ {o o' g C} → o ≐ o' → V o g C → V o' g C)
+                → Refines V
+refines-between V lo hi rs =
+  Sound.refines V (λ b v → vr b (lo v)) (λ i b v → vp i b (lo v)) rs (λ ep er → hi (new-valid ep er))
+
+refines-between-one-sync : (V : Img → ℕ → Map → Set)
+  → (∀ {o g C} → V o g C → ValidMin o g C) → (∀ {o g C} → Valid o g C → V o g C)
+  → (∀ {o o' g C} → o ≐ o' → V o g C → V o' g C)
+  → ∀ {o0 c0 g C ph s o} → Abs V o0 c0 → Reach1 g C (durS o0) ph s → CrashS s o
+  → Σ P.Cell λ c → P.CrashC (P.uns c0 (P.cpt g C)) (P.syn c) × Abs V o c
+refines-between-one-sync V lo hi rs =
+  Sound.refines-one-sync V (λ b v → vr b (lo v)) (λ i b v → vp i b (lo v)) rs (λ ep er → hi (new-valid ep er))
