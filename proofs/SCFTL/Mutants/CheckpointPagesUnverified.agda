@@ -26,9 +26,13 @@
 -- What it shows: the page checks are what make the erase phase safe.
 -- (In the whole system this outcome alone is harmless — the live slot
 -- has the higher generation and `pick` ignores the shadow — but the
--- slot no longer refines P's cell; with the record programmed before
--- the pages are durable, `refines-one-sync`'s protocol, the same parse
--- would take a torn new checkpoint.)
+-- slot no longer refines P's cell.)  With the record in the same batch
+-- as the pages (`refines-one-sync`'s protocol, which P's parse makes
+-- safe) the same parse takes a torn new checkpoint (`torn-new`): from a
+-- formatted shadow, the checkpoint of generation 2 (0 ↦ page 7) lands
+-- its record and L2P page 1 but not page 0, and the mutant reads
+-- generation 2 with address 0 unmapped — the newest checkpoint, which
+-- recovery would pick, losing address 0.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.CheckpointPagesUnverified where
 
@@ -113,3 +117,50 @@ violation (c , inj₂ (inj₂ refl) , inj₂ (_ , np))              = np 0 mixed
 
 not-slot-abstraction : ¬ SlotAbstraction Pmut
 not-slot-abstraction (ref , _) = violation (ref abs-old r1 cs1)
+
+-- The one-SYNC protocol: a torn new checkpoint.
+private
+  abs-fmt : Statement.Abs Valid′ o-fmt P.erased
+  abs-fmt = inj₂ ((λ g C ()) , λ { g C (ch , () , _) })
+
+s2 : Slot
+s2 = exec 2 C1 prR (exec 2 C1 (prP (fs fz)) (exec 2 C1 SYNC
+       (exec 2 C1 (erP (fs fz)) (exec 2 C1 (erP fz) (exec 2 C1 erR (durS o-fmt))))))
+
+r2 : Reach1 2 C1 (durS o-fmt) programming s2
+r2 = p-rc (p-pg (fs fz) (e-sync (e-pg (fs fz) (e-pg fz (e-rc start)))
+                                (λ { fz → refl ; (fs fz) → refl }) refl))
+
+pg2 : Fin 2 → MCell
+pg2 fz     = erased
+pg2 (fs _) = newPg 2 C1 (fs fz)
+
+o2 : Img
+o2 = img pg2 (newRc 2 C1)
+
+cs2 : CrashS s2 o2
+cs2 = (λ { fz → refl ; (fs fz) → inj₂ (inj₁ refl) }) , inj₂ (inj₁ refl)
+
+-- P's parse: no checkpoint (page 0 fails).
+P-rejects-torn : Statement.NoParse Valid o2
+P-rejects-torn g C v = bad-page fz (inj₁ refl) v
+
+torn : ℕ → Maybe ℕ
+torn = join2 (λ i → rdCh (pg2 i))
+
+mutant-reads-torn : Valid′ o2 2 torn
+mutant-reads-torn = split2 C1 , refl , λ a _ → refl
+
+torn-new : ¬ (Σ P.Cell λ c → P.CrashC (P.uns P.erased (P.cpt 2 C1)) (P.syn c)
+                         × Statement.Abs Valid′ o2 c)
+torn-new (c , inj₁ refl , inj₁ (g , C , () , _))
+torn-new (c , inj₁ refl , inj₂ (_ , np))                     = np 2 torn mutant-reads-torn
+torn-new (c , inj₂ (inj₁ refl) , inj₁ (g , C , refl , ch , er , f)) = nothing≢just (f 0 z≤n)
+torn-new (c , inj₂ (inj₁ refl) , inj₂ (nc , _))              = nc 2 C1 refl
+torn-new (c , inj₂ (inj₂ refl) , inj₁ (g , C , () , _))
+torn-new (c , inj₂ (inj₂ refl) , inj₂ (_ , np))              = np 2 torn mutant-reads-torn
+
+-- With the mutant's parse the one-SYNC protocol does not refine P's cell.
+one-sync-torn : ¬ (∀ {o0 c0 g C ph s o} → Statement.Abs Valid′ o0 c0 → Reach1 g C (durS o0) ph s → CrashS s o
+                   → Σ P.Cell λ c → P.CrashC (P.uns c0 (P.cpt g C)) (P.syn c) × Statement.Abs Valid′ o c)
+one-sync-torn h = torn-new (h abs-fmt r2 cs2)
