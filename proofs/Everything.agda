@@ -53,5 +53,5 @@ import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
 import SCFTL.Mutants.CheckpointPagesUnverified
-import SCFTL.Mutants.RotationFixedPlaces
+import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.All

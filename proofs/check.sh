@@ -74,7 +74,7 @@ done
 #     not-slot-abstraction : ¬ SlotAbstraction Pmut
 # (the lemma that makes P's one-cell slot sound fails for it).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
-MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified RotationFixedPlaces"
+MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MIN_MUTANTS=17
 nmut=0
 for f in SCFTL/Mutants/*.agda; do

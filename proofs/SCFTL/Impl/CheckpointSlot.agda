@@ -47,8 +47,9 @@
 -- slots is that rule on two places.
 --
 -- `SlotModel`, `SlotAbstraction`: both results in one statement, which
--- the checkpoint mutants (SCFTL/Mutants/CheckpointPagesUnverified,
--- RotationFixedPlaces) refute for their mutated parse or rule.
+-- a mutant of the slot (SCFTL/Mutants/CheckpointPagesUnverified, mutant
+-- 18) refutes for its parse; a rule that reads fixed places fails
+-- rotation invariance (CheckpointSlotExample, `fixed-places-not-invariant`).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ; _≤_)
 open import Data.Fin.Base using (Fin)

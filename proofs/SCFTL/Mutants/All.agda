@@ -31,7 +31,7 @@ import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
 import SCFTL.Mutants.CheckpointPagesUnverified
-import SCFTL.Mutants.RotationFixedPlaces
+import SCFTL.Mutants.CheckpointErasesRegionEarly
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -49,7 +49,7 @@ module M13 = SCFTL.Mutants.InpageConsolidationSkipped
 module M14 = SCFTL.Mutants.OobCommitPastMissingPage
 module M15 = SCFTL.Mutants.OobCommitWithTentativePage
 module M18 = SCFTL.Mutants.CheckpointPagesUnverified
-module M19 = SCFTL.Mutants.RotationFixedPlaces
+module M19 = SCFTL.Mutants.CheckpointErasesRegionEarly
 
 record MutantsFail : Set where
   field
@@ -87,9 +87,8 @@ record MutantsFail : Set where
     -- 18. (checkpoint slot) the L2P pages read without verifying them:
     --     the slot no longer refines P's one-cell slot
     checkpoint-pages-unverified : ¬ SlotAbstraction M18.Pmut
-    -- 19. (checkpoint slot) recovery reads only the initial map's slots
-    --     after a rotation: a moved slot is not the same cell for P
-    rotation-fixed-places : ¬ SlotAbstraction M19.Pmut
+    -- 19. the full checkpoint erases the delta region before its commit point
+    checkpoint-erases-region-early : ¬ SnapshotConsistent M19.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -109,5 +108,5 @@ mutants-fail = record
   ; oob-commit-past-missing-page = M14.not-snapshot-consistent
   ; oob-commit-with-tentative-page = M15.not-snapshot-consistent
   ; checkpoint-pages-unverified = M18.not-slot-abstraction
-  ; rotation-fixed-places = M19.not-slot-abstraction
+  ; checkpoint-erases-region-early = M19.not-snapshot-consistent
   }
