@@ -7,7 +7,10 @@
 -- snapshot-consistent, each by a concrete fragment whose recovered read
 -- violates SC1.  One (checkpoint in place) has no SC counterexample in
 -- P's crash model: it makes the disk unrecoverable instead (see its
--- module header).
+-- module header).  Two more for the full checkpoint: 18, a mutant of the
+-- checkpoint slot's abstraction (SCFTL.Impl.CheckpointSlot), for which
+-- that abstraction fails (`¬ SlotAbstraction`); 19, a mutant of P, not
+-- snapshot-consistent.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
