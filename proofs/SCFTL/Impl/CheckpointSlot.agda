@@ -72,8 +72,6 @@ open import Data.Fin.Base using () renaming (zero to fz; suc to fs)
 open import Data.Fin.Properties using () renaming (_≟_ to _≟F_)
 open import Data.Bool.Base using (Bool; true; false; T)
 open import Data.Maybe.Base using (just; nothing)
-import Data.List.Base
-open import Data.List.Base using ([]; _∷_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Data.Unit.Base using (tt)
@@ -694,23 +692,9 @@ refines-between-one-sync V lo hi rs =
 ------------------------------------------------------------------------
 -- Configuration 7 after the commit point: it erases the delta region
 -- (the superblocks it keeps) and syncs, but not the old slot.  Every
--- crash there, and the state after its SYNC, has the flash of a crash
--- outcome of P's `ck2` point in which the old slot's erase did not land.
-private
-  landD : ∀ x → P.CrashD x (P.sync x)
-  landD (P.syn c)   = refl
-  landD (P.uns o n) = n , refl
-
-  landC : ∀ x → P.CrashC x (P.sync x)
-  landC (P.syn c)   = refl
-  landC (P.uns o n) = inj₂ (inj₁ refl)
-
-  landL : ∀ xs → P.CrashL xs (Data.List.Base.map P.sync xs)
-  landL []       = P.[]
-  landL (x ∷ xs) = landC x P.∷ landL xs
-
-v7-keeps-old-slot : ∀ s → P.Img (P.ck2 s)
-  (record (P.syncAll (P.ck2 s)) { cpL = P.syn (P.dur (P.St.cpL (P.ck2 s))) })
-v7-keeps-old-slot s =
-  (λ p → landD (P.St.dat (P.ck2 s) p)) , inj₁ refl , landC (P.St.cpO (P.ck2 s))
-  , landL (P.St.dr (P.ck2 s)) , (λ p → landC (P.St.rcd (P.ck2 s) p))
+-- crash outcome of P's `ck2` point with the old slot's erase not landed
+-- is one (and every crash there, and the state after its SYNC, has
+-- the flash of such an outcome).
+v7-keeps-old-slot : ∀ s s' → P.Img (P.ck2 s) s'
+  → P.Img (P.ck2 s) (record s' { cpL = P.syn (P.dur (P.St.cpL (P.ck2 s))) })
+v7-keeps-old-slot s s' (d , _ , o , r , k) = d , inj₁ refl , o , r , k
