@@ -40,6 +40,9 @@ import SCFTL.Impl.EpochChain
 import SCFTL.Impl.EpochChainTheorem
 import SCFTL.Impl.EpochChainCrashPoints
 import SCFTL.Impl.EpochChainExample
+-- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
+import SCFTL.Impl.CheckpointSlot
+import SCFTL.Impl.CheckpointSlotExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
@@ -62,4 +65,6 @@ import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
 import SCFTL.Mutants.BarrierEpochMix
 import SCFTL.Mutants.BarrierVictimErasedBeforeSync
+import SCFTL.Mutants.CheckpointPagesUnverified
+import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.All

@@ -66,8 +66,16 @@ done
 # Every mutant must also be imported by SCFTL/Mutants/All.agda, whose record
 # `MutantsFail` lists all results; Agda then checks each statement (and
 # --safe rules out postulating it).  At least MIN_MUTANTS mutants must exist.
+# Mutants of the checkpoint slot's abstraction (issue 39; SCFTL/Impl/
+# CheckpointSlot.agda: the code's multi-page slot and recovery's rule for
+# finding it, which P models as one cell) are listed in
+# MUTANTS_OF_CHECKPOINT_SLOT: each mutates that module's parse or rule,
+# names the mutated `Pmut : SlotModel`, and instead contains
+#     not-slot-abstraction : ¬ SlotAbstraction Pmut
+# (the lemma that makes P's one-cell slot sound fails for it).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
-MIN_MUTANTS=17
+MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
+MIN_MUTANTS=19
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -77,6 +85,9 @@ for f in SCFTL/Mutants/*.agda; do
   case " $MUTANTS_WITHOUT_SC_COUNTEREXAMPLE " in
     *" $b "*) want='unrecoverable : Unrecoverable' ;;
     *)        want='not-snapshot-consistent : ¬ SnapshotConsistent Pmut' ;;
+  esac
+  case " $MUTANTS_OF_CHECKPOINT_SLOT " in
+    *" $b "*) want='not-slot-abstraction : ¬ SlotAbstraction Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

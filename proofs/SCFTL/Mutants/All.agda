@@ -11,11 +11,16 @@
 -- (SCFTL.Impl.EpochChain, barriers) and violate SC1B, snapshot
 -- consistency with barriers (their `SnapshotConsistent` is
 -- `SnapshotConsistentB`).
+-- module header).  Two more for the full checkpoint: 18, a mutant of the
+-- checkpoint slot's abstraction (SCFTL.Impl.CheckpointSlot), for which
+-- that abstraction fails (`¬ SlotAbstraction`); 19, a mutant of P, not
+-- snapshot-consistent.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
 open import Relation.Nullary using (¬_)
 open import SCFTL.Mutants.Common using (SnapshotConsistent)
+open import SCFTL.Impl.CheckpointSlotExample using (SlotAbstraction)
 
 import SCFTL.Mutants.TentativeReplayed
 import SCFTL.Mutants.DigestNotChecked
@@ -34,6 +39,8 @@ import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
 import SCFTL.Mutants.BarrierEpochMix
 import SCFTL.Mutants.BarrierVictimErasedBeforeSync
+import SCFTL.Mutants.CheckpointPagesUnverified
+import SCFTL.Mutants.CheckpointErasesRegionEarly
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -52,6 +59,8 @@ module M14 = SCFTL.Mutants.OobCommitPastMissingPage
 module M15 = SCFTL.Mutants.OobCommitWithTentativePage
 module M16 = SCFTL.Mutants.BarrierEpochMix
 module M17 = SCFTL.Mutants.BarrierVictimErasedBeforeSync
+module M18 = SCFTL.Mutants.CheckpointPagesUnverified
+module M19 = SCFTL.Mutants.CheckpointErasesRegionEarly
 
 record MutantsFail : Set where
   field
@@ -92,6 +101,11 @@ record MutantsFail : Set where
     -- 17. (epoch chain, SC with barriers) a page an unsynced epoch freed
     --     erased before a SYNC
     barrier-victim-erased-before-sync : ¬ M17.SnapshotConsistent M17.Pmut
+    -- 18. (checkpoint slot) the L2P pages read without verifying them:
+    --     the slot no longer refines P's one-cell slot
+    checkpoint-pages-unverified : ¬ SlotAbstraction M18.Pmut
+    -- 19. the full checkpoint erases the delta region before its commit point
+    checkpoint-erases-region-early : ¬ SnapshotConsistent M19.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -112,4 +126,6 @@ mutants-fail = record
   ; oob-commit-with-tentative-page = M15.not-snapshot-consistent
   ; barrier-epoch-mix = M16.not-snapshot-consistent
   ; barrier-victim-erased-before-sync = M17.not-snapshot-consistent
+  ; checkpoint-pages-unverified = M18.not-slot-abstraction
+  ; checkpoint-erases-region-early = M19.not-snapshot-consistent
   }
