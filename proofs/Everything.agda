@@ -29,6 +29,9 @@ import SCFTL.Impl.Recovery
 import SCFTL.Impl.Theorem
 -- Issue 39: a crash after any single flash command is covered by P's crash points
 import SCFTL.Impl.CrashPoints
+-- Issue 39: blocks (whole-block erase, in-order programming, erase before
+-- program, reuse): the block-level model B refines P; B is snapshot-consistent
+import SCFTL.Impl.Blocks
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
