@@ -52,4 +52,5 @@ import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
+import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.All

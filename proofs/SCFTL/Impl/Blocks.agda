@@ -49,7 +49,7 @@ module SCFTL.Impl.Blocks (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_; _∧_)
-open import Data.List.Base using (List; []; _∷_; _++_)
+open import Data.List.Base using (List; []; _∷_; _++_; map)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -234,6 +234,31 @@ NewB b = NewP (st b) × (∀ k o → pf b k o ≡ syn erased) × (∀ k → wp b
 
 B : Model
 B = record { State = Bk ; New = NewB ; read = λ b → rd (st b) ; ok = okB ; crash = crashB }
+
+-- The crash outcome where every pending command landed (runs use it):
+-- physical pages synced, each P page as `BImg` says.
+land-D : ∀ x → CrashD x (sync x)
+land-D (syn c)   = refl
+land-D (uns o n) = n , refl
+
+land-C : ∀ x → CrashC x (sync x)
+land-C (syn c)   = refl
+land-C (uns o n) = inj₂ (inj₁ refl)
+
+land-L : ∀ xs → CrashL xs (map sync xs)
+land-L []       = []
+land-L (x ∷ xs) = land-C x ∷ land-L xs
+
+bland : Bk → Bk
+bland m = record m
+  { st = record (syncAll (st m))
+      { dat = λ p → pickC (here m p) (dat (st m) p) (sync (pf m (proj₁ (loc m p)) (proj₂ (loc m p)))) }
+  ; pf = psync (pf m) }
+
+bland-img : ∀ m → BImg m (bland m)
+bland-img m = (λ k o → land-D (pf m k o)) , land-C (cpL (st m)) , land-C (cpO (st m))
+            , land-L (dr (st m)) , (λ p → land-C (rcd (st m) p)) , (λ p → refl)
+            , (λ p → refl) , (λ k o → refl) , (λ k → refl) , refl , (λ k → refl)
 
 ------------------------------------------------------------------------
 -- Refinement: B's steps are P's

@@ -7,7 +7,8 @@
 -- snapshot-consistent, each by a concrete fragment whose recovered read
 -- violates SC1.  One (checkpoint in place) has no SC counterexample in
 -- P's crash model: it makes the disk unrecoverable instead (see its
--- module header).
+-- module header).  Mutant 20 is a mutant of the block-level model B
+-- (SCFTL.Impl.Blocks), with its own counterexample fragment.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -29,6 +30,7 @@ import SCFTL.Mutants.InpageRecordNotConsolidated
 import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
+import SCFTL.Mutants.BlockEraseWithLivePage
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -45,6 +47,7 @@ module M12 = SCFTL.Mutants.InpageRecordNotConsolidated
 module M13 = SCFTL.Mutants.InpageConsolidationSkipped
 module M14 = SCFTL.Mutants.OobCommitPastMissingPage
 module M15 = SCFTL.Mutants.OobCommitWithTentativePage
+module M20 = SCFTL.Mutants.BlockEraseWithLivePage
 
 record MutantsFail : Set where
   field
@@ -79,6 +82,8 @@ record MutantsFail : Set where
     oob-commit-past-missing-page : ¬ SnapshotConsistent M14.Pmut
     -- 15. an OOB commit of an epoch whose pairs are not exactly its run's (a tentative page)
     oob-commit-with-tentative-page : ¬ SnapshotConsistent M15.Pmut
+    -- 20. a block erased while it holds a page not yet erasable (a mutant of B)
+    block-erase-with-live-page : ¬ SnapshotConsistent M20.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -97,4 +102,5 @@ mutants-fail = record
   ; inpage-consolidation-skipped = M13.not-snapshot-consistent
   ; oob-commit-past-missing-page = M14.not-snapshot-consistent
   ; oob-commit-with-tentative-page = M15.not-snapshot-consistent
+  ; block-erase-with-live-page = M20.not-snapshot-consistent
   }
