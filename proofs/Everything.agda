@@ -53,4 +53,5 @@ import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
 import SCFTL.Mutants.BlockEraseWithLivePage
+import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.All

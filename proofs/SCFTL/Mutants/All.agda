@@ -7,8 +7,8 @@
 -- snapshot-consistent, each by a concrete fragment whose recovered read
 -- violates SC1.  One (checkpoint in place) has no SC counterexample in
 -- P's crash model: it makes the disk unrecoverable instead (see its
--- module header).  Mutant 20 is a mutant of the block-level model B
--- (SCFTL.Impl.Blocks), with its own counterexample fragment.
+-- module header).  Mutants 20 and 21 are mutants of the block-level
+-- model B (SCFTL.Impl.Blocks), each with its own counterexample fragment.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -31,6 +31,7 @@ import SCFTL.Mutants.InpageConsolidationSkipped
 import SCFTL.Mutants.OobCommitPastMissingPage
 import SCFTL.Mutants.OobCommitWithTentativePage
 import SCFTL.Mutants.BlockEraseWithLivePage
+import SCFTL.Mutants.BlockEraseBeforeCommit
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -48,6 +49,7 @@ module M13 = SCFTL.Mutants.InpageConsolidationSkipped
 module M14 = SCFTL.Mutants.OobCommitPastMissingPage
 module M15 = SCFTL.Mutants.OobCommitWithTentativePage
 module M20 = SCFTL.Mutants.BlockEraseWithLivePage
+module M21 = SCFTL.Mutants.BlockEraseBeforeCommit
 
 record MutantsFail : Set where
   field
@@ -84,6 +86,8 @@ record MutantsFail : Set where
     oob-commit-with-tentative-page : ¬ SnapshotConsistent M15.Pmut
     -- 20. a block erased while it holds a page not yet erasable (a mutant of B)
     block-erase-with-live-page : ¬ SnapshotConsistent M20.Pmut
+    -- 21. a block erased while a page of it is only invalid (before the commit that frees it; a mutant of B)
+    block-erase-before-commit : ¬ SnapshotConsistent M21.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -103,4 +107,5 @@ mutants-fail = record
   ; oob-commit-past-missing-page = M14.not-snapshot-consistent
   ; oob-commit-with-tentative-page = M15.not-snapshot-consistent
   ; block-erase-with-live-page = M20.not-snapshot-consistent
+  ; block-erase-before-commit = M21.not-snapshot-consistent
   }
