@@ -249,16 +249,23 @@ land-L : ∀ xs → CrashL xs (map sync xs)
 land-L []       = []
 land-L (x ∷ xs) = land-C x ∷ land-L xs
 
-bland : Bk → Bk
-bland m = record m
+-- the crash outcome with physical pages y and every metadata page landed
+bcrash : Bk → (ℕ → ℕ → MC) → Bk
+bcrash m y = record m
   { st = record (syncAll (st m))
-      { dat = λ p → pickC (here m p) (dat (st m) p) (sync (pf m (proj₁ (loc m p)) (proj₂ (loc m p)))) }
-  ; pf = psync (pf m) }
+      { dat = λ p → pickC (here m p) (dat (st m) p) (y (proj₁ (loc m p)) (proj₂ (loc m p))) }
+  ; pf = y }
 
-bland-img : ∀ m → BImg m (bland m)
-bland-img m = (λ k o → land-D (pf m k o)) , land-C (cpL (st m)) , land-C (cpO (st m))
+bcrash-img : ∀ m y → (∀ k o → CrashD (pf m k o) (y k o)) → BImg m (bcrash m y)
+bcrash-img m y yd = yd , land-C (cpL (st m)) , land-C (cpO (st m))
             , land-L (dr (st m)) , (λ p → land-C (rcd (st m) p)) , (λ p → refl)
             , (λ p → refl) , (λ k o → refl) , (λ k → refl) , refl , (λ k → refl)
+
+bland : Bk → Bk
+bland m = bcrash m (psync (pf m))
+
+bland-img : ∀ m → BImg m (bland m)
+bland-img m = bcrash-img m (psync (pf m)) (λ k o → land-D (pf m k o))
 
 ------------------------------------------------------------------------
 -- Refinement: B's steps are P's
