@@ -54,12 +54,13 @@ open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Nullary using (¬_)
+open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Relation.Binary.PropositionalEquality
-  using (_≡_; refl; sym; trans; cong; subst)
+  using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR; CR; RI; CI; AR-tOf)
-open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (obligations)
+open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (obligations; gc-erase-safe)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (S; State; okS; crashS; Model; UOp; Op; use; flush; recover;
                RegOp; w; rl; es; SnapshotConsistent; obligations⇒SC; new-disk)
@@ -409,3 +410,22 @@ theorem1-B = FB.theorem1 obligationsB new-disk
 -- B is snapshot-consistent.
 B-snapshot-consistent : SnapshotConsistent B
 B-snapshot-consistent = obligations⇒SC B obligationsB
+
+------------------------------------------------------------------------
+-- Design property: a whole-block erase from a normal state destroys no
+-- live sector.  Every P page located in the erased block (every
+-- physical page of it that holds the incarnation placed there last) is
+-- mapped by neither the volatile nor the stable L2P (P's gc-erase-safe,
+-- page by page along the erase run).
+
+Dead : St → ℕ → Set
+Dead s p = (∀ a → a ≤ amax → l2p s a ≢ just p) × (∀ a → a ≤ amax → smap s a ≢ just p)
+
+es-dead : ∀ {s ps s'} → RI s → EsRun s ps s' → All (Dead s) ps
+es-dead ri (one {p = p} e) = proj₂ (proj₂ (gc-erase-safe ri (p , e , refl))) ∷ []
+es-dead ri (_∷_ {p = p} e r) =
+  proj₂ (proj₂ (gc-erase-safe ri (p , e , refl))) ∷ es-dead (OP.B-ok (regop es) ri (p , e , refl)) r
+
+block-erase-safe : ∀ {b b'} → RI (st b) → okB (use (regop es)) b b' →
+  Σ ℕ λ k → ¬ (k ≡ ab b) × All (Dead (st b)) (owners b k)
+block-erase-safe ri (k , nab , s' , r , refl) = k , nab , es-dead ri r
