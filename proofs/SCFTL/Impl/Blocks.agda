@@ -54,6 +54,7 @@ open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Nullary using (¬_)
+open import Data.Empty using (⊥-elim)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Relation.Binary.PropositionalEquality
   using (_≡_; _≢_; refl; sym; trans; cong; subst)
@@ -384,22 +385,133 @@ B-crashB (regop es) {b} {b'} ri x with crash-refines (use (regop es)) {b} {b'} x
 ...   | _ , ri1 = OP.B-crash (regop es) ri1 c
 B-crashB flush           {b} {b'} ri x = OP.B-crash flush ri (crash-refines (use flush) {b} {b'} x)
 
+------------------------------------------------------------------------
+-- Erase before program, proven: in every normal state of B, each P page
+-- in the merge buffer (placed, not yet programmed) that is located at
+-- its physical page finds that page erased, so the merge buffer's
+-- program (`pprog`) programs only erased physical pages.  Part of B's
+-- representation invariant (`RIB`).
+
+EBP : Bk → Set
+EBP b = ∀ p → ¬ (mb (st b) p ≡ nothing) → here b p ≡ true →
+        cur (pf b (proj₁ (loc b p)) (proj₂ (loc b p))) ≡ erased
+
+≡ᵇ-refl : ∀ n → (n ≡ᵇ n) ≡ true
+≡ᵇ-refl zero    = refl
+≡ᵇ-refl (suc n) = ≡ᵇ-refl n
+
+≡ᵇ-true : ∀ m n → (m ≡ᵇ n) ≡ true → m ≡ n
+≡ᵇ-true zero    zero    e = refl
+≡ᵇ-true (suc m) (suc n) e = cong suc (≡ᵇ-true m n e)
+≡ᵇ-true zero    (suc n) ()
+≡ᵇ-true (suc m) zero    ()
+
+-- a page other than the one allocated stays located only where it was
+here-upd : ∀ (ow : ℕ → ℕ → ℕ) k wq n k' o' p → (p ≡ᵇ n) ≡ false →
+  (((ow [ k ≔ ow k [ wq ≔ n ] ]) k' o') ≡ᵇ p) ≡ true → (ow k' o' ≡ᵇ p) ≡ true
+here-upd ow k wq n k' o' p e h with k' ≡ᵇ k in ek
+... | false = h
+... | true with o' ≡ᵇ wq
+...   | true with ≡ᵇ-true n p h
+...     | refl with trans (sym e) (≡ᵇ-refl n)
+...       | ()
+here-upd ow k wq n k' o' p e h | true | false rewrite ≡ᵇ-true k' k ek = h
+
+place-mb : ∀ {s a d} p → (p ≡ᵇ nxt s) ≡ false → mb (place a d s) p ≡ mb s p
+place-mb p e rewrite e = refl
+
+ebp-alloc : ∀ {b k} (f : St → St) → EBP b → AllocOK b k →
+  (∀ p → (p ≡ᵇ nxt (st b)) ≡ false → mb (f (st b)) p ≡ mb (st b) p) →
+  EBP (bP f (balloc k b))
+ebp-alloc {b} {k} f ebp (_ , _ , er) fm p nm h with p ≡ᵇ nxt (st b) in e
+... | true  = er
+... | false = ebp p (λ eq → nm (trans (fm p e) eq))
+                (here-upd (own b) k (wp b k) (nxt (st b)) (proj₁ (loc b p)) (proj₂ (loc b p)) p e h)
+
+ebp-opt : ∀ f1 f2 {b} → EBP b → EBP (bopt f1 f2 b)
+ebp-opt true  true  ebp p nm h = ⊥-elim (nm refl)
+ebp-opt true  false ebp p nm h = ⊥-elim (nm refl)
+ebp-opt false true  ebp = ebp
+ebp-opt false false ebp = ebp
+
+es-mb : ∀ {s ps s'} → EsRun s ps s' → ∀ p → mb s' p ≡ mb s p
+es-mb (one e) p = refl
+es-mb (e ∷ r) p = es-mb r p
+
+ebp-erase : ∀ {b k ps s'} → EBP b → EsRun (st b) ps s' → EBP (berase k s' b)
+ebp-erase {b} {k} ebp r p nm h with proj₁ (loc b p) ≡ᵇ k
+... | true  = refl
+... | false = ebp p (λ eq → nm (trans (es-mb r p) eq)) h
+
+fl-mb : ∀ {s s'} → okP (use flush) s s' → ∀ p → mb s' p ≡ nothing
+fl-mb (inj₁ refl) p = refl
+fl-mb (inj₂ (inj₁ refl)) p = refl
+fl-mb (inj₂ (inj₂ (inj₁ (L , ip , inj₁ refl)))) p = refl
+fl-mb (inj₂ (inj₂ (inj₁ (L , ip , inj₂ refl)))) p = refl
+fl-mb (inj₂ (inj₂ (inj₂ (L , M , op , inj₁ refl)))) p = refl
+fl-mb (inj₂ (inj₂ (inj₂ (L , M , op , inj₂ refl)))) p = refl
+
+rec-mb : ∀ {s s'} → okP recover s s' → ∀ p → mb s' p ≡ nothing
+rec-mb (c , g , C , pk , inj₁ refl) p = refl
+rec-mb (c , g , C , pk , inj₂ (_ , _ , refl)) p = refl
+
+ebp-ok : ∀ o {b b'} → EBP b → okB o b b' → EBP b'
+ebp-ok (use (regop (w a d))) {b} ebp (inj₁ (ib , k , aok , f1 , f2 , refl)) =
+  ebp-opt f1 f2 {bP (wr0 a d) (balloc k b)} (ebp-alloc {b} {k} (wr0 a d) ebp aok (λ p e → place-mb {st b} p e))
+ebp-ok (use (regop (w a d))) ebp (inj₂ (_ , refl)) = ebp
+ebp-ok (use (regop rl)) {b} ebp (inj₁ (g , q , lt , inj₁ (v , k , aok , f1 , f2 , refl))) =
+  ebp-opt f1 f2 {bP (rl0 q) (balloc k b)} (ebp-alloc {b} {k} (rl0 q) ebp aok (λ p e → place-mb {st b} p e))
+ebp-ok (use (regop rl)) ebp (inj₁ (g , q , lt , inj₂ (_ , refl))) = ebp
+ebp-ok (use (regop rl)) ebp (inj₂ (_ , refl)) = ebp
+ebp-ok (use (regop es)) {b} ebp (k , _ , s' , r , refl) = ebp-erase {b} {k} ebp r
+ebp-ok (use flush) {b} ebp (s' , o , refl) p nm h = ⊥-elim (nm (fl-mb {st b} o p))
+ebp-ok recover {b} ebp (s' , o , refl) p nm h = ⊥-elim (nm (rec-mb {st b} o p))
+
+ebp-rec : ∀ {b b'} → okB recover b b' → EBP b'
+ebp-rec {b} (s' , o , refl) p nm h = ⊥-elim (nm (rec-mb {st b} o p))
+
+pair-eq : ∀ {x : ℕ × ℕ} {k o} → (proj₁ x ≡ᵇ k) ≡ true → (proj₂ x ≡ᵇ o) ≡ true → x ≡ (k , o)
+pair-eq {x₁ , x₂} {k} {o} e1 e2 rewrite ≡ᵇ-true x₁ k e1 | ≡ᵇ-true x₂ o e2 = refl
+
+-- every program of the merge buffer in a normal state is of an erased
+-- physical page
+program-erased : ∀ {b} → EBP b → ∀ k o → isLoc b k o ≡ true →
+  ¬ (mb (st b) (own b k o) ≡ nothing) → cur (pf b k o) ≡ erased
+program-erased {b} ebp k o il nm with proj₁ (loc b (own b k o)) ≡ᵇ k in e1 | proj₂ (loc b (own b k o)) ≡ᵇ o in e2
+... | true | true = subst (λ x → cur (pf b (proj₁ x) (proj₂ x)) ≡ erased) lk
+                      (ebp (own b k o) nm (subst (λ x → (own b (proj₁ x) (proj₂ x) ≡ᵇ own b k o) ≡ true) (sym lk) (≡ᵇ-refl (own b k o))))
+  where
+    lk : loc b (own b k o) ≡ (k , o)
+    lk = pair-eq e1 e2
+... | false | _     = ⊥-elim (f≢t il)
+  where
+    f≢t : ¬ (false ≡ true)
+    f≢t ()
+... | true  | false = ⊥-elim (f≢t il)
+  where
+    f≢t : ¬ (false ≡ true)
+    f≢t ()
+
+-- B's representation invariant: P's, and erase before program
+RIB : Bk → Set
+RIB b = RI (st b) × EBP b
+
 module FB = Sp.ForwardSimulation B S
 
 obligationsB : FB.Obligations
 obligationsB = record
   { AR = λ b t → AR (st b) t ; CR = λ b t → CR (st b) t
-  ; RI = λ b → RI (st b) ; CI = λ b → CI (st b)
+  ; RI = RIB ; CI = λ b → CI (st b)
   ; AR⇒≈    = OP.AR⇒≈
   ; init-CR = λ {b} {t} n nt → OP.init-CR {st b} {t} (proj₁ n) nt
   ; init-CI = λ {b} n → OP.init-CI {st b} (proj₁ n)
-  ; A-ok    = A-okB
-  ; A-crash = A-crashB
+  ; A-ok    = λ u {b} {t} {b'} ar ri x → A-okB u {b} {t} {b'} ar (proj₁ ri) x
+  ; A-crash = λ u {b} {t} {b'} ar ri x → A-crashB u {b} {t} {b'} ar (proj₁ ri) x
   ; A-rec   = λ {b} {t} {b'} cr ci x → OP.A-rec {st b} {t} {st b'} cr ci (ok-refines recover {b} {b'} x)
   ; A-recᶜ  = λ {b} {t} {b'} cr ci x → OP.A-recᶜ {st b} {t} {st b'} cr ci (crash-refines recover {b} {b'} x)
-  ; B-ok    = B-okB
-  ; B-crash = B-crashB
-  ; B-rec   = λ {b} {b'} ci x → OP.B-rec {st b} {st b'} ci (ok-refines recover {b} {b'} x)
+  ; B-ok    = λ u {b} {b'} ri x → B-okB u {b} {b'} (proj₁ ri) x , ebp-ok (use u) {b} {b'} (proj₂ ri) x
+  ; B-crash = λ u {b} {b'} ri x → B-crashB u {b} {b'} (proj₁ ri) x
+  ; B-rec   = λ {b} {b'} ci x → OP.B-rec {st b} {st b'} ci (ok-refines recover {b} {b'} x) , ebp-rec {b} {b'} x
   ; B-recᶜ  = λ {b} {b'} ci x → OP.B-recᶜ {st b} {st b'} ci (crash-refines recover {b} {b'} x)
   }
 
