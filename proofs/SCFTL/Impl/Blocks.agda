@@ -38,8 +38,14 @@
 -- Results: every step of B is a step of P (`ok-refines`, a block erase
 -- a run of P's `es` steps), every crash outcome of B one of P
 -- (`crash-refines`); hence the obligations of §4.4 for B
--- (`obligationsB`), Theorem 1 for B (`theorem1-B`) and snapshot
--- consistency of B (`B-snapshot-consistent`).
+-- (`obligationsB`, whose invariant `RIB` adds erase before program,
+-- `EBP`, to P's RI), Theorem 1 for B (`theorem1-B`) and snapshot
+-- consistency of B (`B-snapshot-consistent`).  Also: the merge buffer is
+-- programmed only onto erased physical pages (`program-erased`), and a
+-- block erase from a normal state erases no page either L2P maps
+-- (`block-erase-safe`).  Not proven: that a mapped P page's physical
+-- page holds what P says (B reads through P's pages); see
+-- proofs/README.md, "Blocks".
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
