@@ -43,6 +43,10 @@ import SCFTL.Impl.EpochChainExample
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
 import SCFTL.Impl.CheckpointSlot
 import SCFTL.Impl.CheckpointSlotExample
+-- Issue 39: blocks (whole-block erase, in-order programming, erase before
+-- program, reuse): the block-level model B refines P; B is snapshot-consistent
+import SCFTL.Impl.Blocks
+import SCFTL.Impl.BlocksExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
@@ -67,4 +71,6 @@ import SCFTL.Mutants.BarrierEpochMix
 import SCFTL.Mutants.BarrierVictimErasedBeforeSync
 import SCFTL.Mutants.CheckpointPagesUnverified
 import SCFTL.Mutants.CheckpointErasesRegionEarly
+import SCFTL.Mutants.BlockEraseWithLivePage
+import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.All

@@ -15,6 +15,8 @@
 -- checkpoint slot's abstraction (SCFTL.Impl.CheckpointSlot), for which
 -- that abstraction fails (`¬ SlotAbstraction`); 19, a mutant of P, not
 -- snapshot-consistent.
+-- module header).  Mutants 20 and 21 are mutants of the block-level
+-- model B (SCFTL.Impl.Blocks), each with its own counterexample fragment.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -41,6 +43,8 @@ import SCFTL.Mutants.BarrierEpochMix
 import SCFTL.Mutants.BarrierVictimErasedBeforeSync
 import SCFTL.Mutants.CheckpointPagesUnverified
 import SCFTL.Mutants.CheckpointErasesRegionEarly
+import SCFTL.Mutants.BlockEraseWithLivePage
+import SCFTL.Mutants.BlockEraseBeforeCommit
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -61,6 +65,8 @@ module M16 = SCFTL.Mutants.BarrierEpochMix
 module M17 = SCFTL.Mutants.BarrierVictimErasedBeforeSync
 module M18 = SCFTL.Mutants.CheckpointPagesUnverified
 module M19 = SCFTL.Mutants.CheckpointErasesRegionEarly
+module M20 = SCFTL.Mutants.BlockEraseWithLivePage
+module M21 = SCFTL.Mutants.BlockEraseBeforeCommit
 
 record MutantsFail : Set where
   field
@@ -106,6 +112,10 @@ record MutantsFail : Set where
     checkpoint-pages-unverified : ¬ SlotAbstraction M18.Pmut
     -- 19. the full checkpoint erases the delta region before its commit point
     checkpoint-erases-region-early : ¬ SnapshotConsistent M19.Pmut
+    -- 20. a block erased while it holds a page not yet erasable (a mutant of B)
+    block-erase-with-live-page : ¬ SnapshotConsistent M20.Pmut
+    -- 21. a block erased while a page of it is only invalid (before the commit that frees it; a mutant of B)
+    block-erase-before-commit : ¬ SnapshotConsistent M21.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -128,4 +138,6 @@ mutants-fail = record
   ; barrier-victim-erased-before-sync = M17.not-snapshot-consistent
   ; checkpoint-pages-unverified = M18.not-slot-abstraction
   ; checkpoint-erases-region-early = M19.not-snapshot-consistent
+  ; block-erase-with-live-page = M20.not-snapshot-consistent
+  ; block-erase-before-commit = M21.not-snapshot-consistent
   }
