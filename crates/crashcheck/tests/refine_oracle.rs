@@ -9,7 +9,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use crashcheck::explore::{explore, ExploreConfig, Report};
+use crashcheck::explore::{exhaustive, explore, ExhaustiveConfig, ExploreConfig, Report};
 use crashcheck::target::BackendKind;
 use crashcheck::{Executor, RunConfig};
 use ftl::Mutant;
@@ -197,4 +197,45 @@ fn an_ignored_program_failure_is_caught_where_it_happens() {
         let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
         assert_eq!(again, f.shrunk_violation);
     }
+}
+
+/// Exhaustive mode (`--exhaustive --oracle refine`): every replay of a
+/// window's operations, at every crash point and nested recovery, steps P
+/// too, and an internal-state bug is caught in the workload run.
+#[test]
+fn the_refinement_oracle_runs_in_exhaustive_mode() {
+    let bounded = |seed| {
+        let mut cfg = ExhaustiveConfig::new(seed, 12);
+        cfg.max_outcomes = Some(8);
+        cfg.depth = 1;
+        cfg.long_epoch_gcs = 1;
+        cfg.failure_windows = 1;
+        cfg.shrink_time = Duration::from_secs(2);
+        cfg
+    };
+    let run = refined(run_config("scftl", None, "tiny", Mutant::None));
+    let r = exhaustive(&run, &bounded(2), &mut |_, _| {});
+    if let Some(f) = &r.failure {
+        panic!("{}\n  shrunk: {:?}", f.violation, f.shrunk);
+    }
+    // Far more operations compared than the workload has: the replays.
+    assert!(
+        r.stats.refine_steps > 10 * r.stats.operations && r.stats.refine_recoveries > 100,
+        "{:?}",
+        r.stats
+    );
+    let run = refined(run_config(
+        "scftl",
+        None,
+        "tiny",
+        Mutant::VictimErasableAtOnce,
+    ));
+    let f = exhaustive(&run, &bounded(2), &mut |_, _| {})
+        .failure
+        .expect("exhaustive mode with the refinement oracle missed victim-erasable-at-once");
+    assert!(
+        f.violation.message.starts_with("refinement:"),
+        "{}",
+        f.violation
+    );
 }

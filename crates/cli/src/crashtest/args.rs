@@ -177,10 +177,10 @@ pub struct CrashtestArgs {
     /// generated). `refine` maps SCFTL's internal state (L2P, stable L2P,
     /// superblock states, valid counts, epoch counter) to P's after every
     /// operation and recovery and steps P in lock step with it, so a
-    /// divergence is caught before any read shows it (--ftl scftl, random
-    /// mode; with --inject-failures it follows retired superblocks and
-    /// sectors placed again after a failed program, and pauses while a
-    /// device is read-only).
+    /// divergence is caught before any read shows it (--ftl scftl; random
+    /// or exhaustive mode; with --inject-failures it follows retired
+    /// superblocks and sectors placed again after a failed program, and
+    /// pauses while a device is read-only).
     #[arg(long, value_name = "KIND")]
     pub oracle: Option<String>,
     /// With --oracle model: a seeded bug in the transcription, by name

@@ -975,9 +975,11 @@ mod tests {
         ]))
         .expect("valid");
         assert!(p.run.refine);
+        // And exhaustive mode (its failure run's windows fail programs).
+        let p = plan(&parse(&["--oracle", "refine", "--exhaustive"])).expect("valid");
+        assert!(p.run.refine);
         for (extra, why) in [
             (&["--ftl", "async"][..], "does not apply to --ftl async"),
-            (&["--exhaustive"][..], "not with --exhaustive"),
             (
                 &["--model-mutant", "model-write-skips-counter"][..],
                 "--model-mutant",

@@ -57,8 +57,11 @@
 //! followed until the next recovery (a flush that committed first leaves
 //! its L2P as a recovery candidate).
 //!
-//! **What it does not follow** (refused by the command line): exhaustive
-//! mode. It compares no data: which version a sector holds is the
+//! **Exhaustive mode** replays a window's operations at every crash point
+//! with the oracle stepping P along (each replay from the format), so it
+//! compares far more operations than the workload has.
+//!
+//! It compares no data: which version a sector holds is the
 //! contract's and the model oracle's job; P's cells here carry the written
 //! versions where known and zeros after a recovery. The merge buffer, the
 //! delta buffer and the delta region's pages are not compared (one view
