@@ -239,3 +239,30 @@ fn the_refinement_oracle_runs_in_exhaustive_mode() {
         f.violation
     );
 }
+
+/// `forget-trim-delta` (a trim unmaps a sector without a delta pair): the
+/// epoch's pairs no longer take the stable L2P to the volatile one, which
+/// the oracle sees at the trim itself; the contract needs a crash and a
+/// recovery that reads the sector.
+#[test]
+fn a_trim_without_its_delta_pair_is_caught_at_the_trim() {
+    let plain = run_config("scftl", None, "tiny", Mutant::ForgetTrimDelta);
+    let run = refined(plain.clone());
+    let f = random_with_rate(&run, 1, 3000, 0.0)
+        .failure
+        .expect("the refinement oracle missed forget-trim-delta");
+    assert!(
+        f.violation.message.contains("the epoch's delta pairs"),
+        "{}",
+        f.violation
+    );
+    let later = random_with_rate(&plain, 1, 3000, 0.0)
+        .failure
+        .expect("the contract missed forget-trim-delta");
+    assert!(
+        f.violation.step < later.violation.step,
+        "refinement at step {}, the contract at {}",
+        f.violation.step,
+        later.violation.step
+    );
+}

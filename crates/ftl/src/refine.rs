@@ -63,6 +63,12 @@ pub struct RefineView {
     pub failed_programs: Vec<u32>,
     /// Physical sectors per flash page.
     pub sectors_per_page: u32,
+    /// The delta pairs of the current epoch, in order — those of its
+    /// tentative delta pages and those still in the delta buffer —
+    /// `(logical sector, physical sector or UNMAPPED for a trim)`; `None`
+    /// while the delta region is broken (the epoch then commits by a full
+    /// checkpoint of the L2P).
+    pub epoch_pairs: Option<Vec<(u32, u32)>>,
     /// The used superblock static wear leveling is emptying, over several
     /// epochs: it holds sectors already moved out (invalid, then erasable
     /// in P) beside those still mapped.

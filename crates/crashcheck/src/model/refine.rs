@@ -63,9 +63,11 @@
 //!
 //! It compares no data: which version a sector holds is the
 //! contract's and the model oracle's job; P's cells here carry the written
-//! versions where known and zeros after a recovery. The merge buffer, the
-//! delta buffer and the delta region's pages are not compared (one view
-//! does not show them; see proofs/README.md "Refinement oracle").
+//! versions where known and zeros after a recovery. The delta buffer and
+//! the epoch's tentative pages are compared through P's RI `vm` (their
+//! pairs, in order, take the stable L2P to the volatile one); the merge
+//! buffer's contents, the committed region pages and the checkpoint slots
+//! are not (see proofs/README.md "Refinement oracle").
 
 use std::collections::BTreeSet;
 
@@ -459,6 +461,27 @@ impl RefineOracle {
                 return Err(format!(
                     "refinement: the FTL's merge buffer still holds physical sector {q} (logical sector {}), which P has programmed (P's flush programs the merge buffer before its commit)",
                     s.p2l(q)
+                ));
+            }
+        }
+        // The delta buffer and the epoch's tentative pages (RI `vm`: the
+        // volatile L2P is the stable one with the epoch's pairs applied;
+        // a trim's pair unmaps).
+        if let Some(pairs) = &v.epoch_pairs {
+            let mut m = s.smap.clone();
+            for &(a, p) in pairs {
+                if p == UNMAPPED {
+                    m.remove(&Addr::from(a));
+                } else {
+                    m.insert(Addr::from(a), Page::from(p));
+                }
+            }
+            if let Some(a) = (0..=self.amax).find(|a| m.get(a) != s.l2p.get(a)) {
+                return Err(format!(
+                    "refinement: the epoch's delta pairs ({} in its tentative pages and delta buffer) take logical sector {a} from the stable L2P to {}, but the volatile L2P maps it to {} (RI vm: the volatile L2P is the stable one with the epoch's pairs applied)",
+                    pairs.len(),
+                    show(m.get(&a)),
+                    show(s.l2p.get(&a))
                 ));
             }
         }

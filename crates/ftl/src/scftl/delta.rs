@@ -100,6 +100,11 @@ pub(crate) struct DeltaLog {
     pub broken: bool,
     /// Page buffer of the consolidation page.
     cons_buf: Vec<u8>,
+    /// Ghost (debug builds): the pairs of the tentative pages programmed in
+    /// the current epoch, in order; with the buffer's, what the refinement
+    /// oracle checks against the L2P ([`DeltaLog::epoch_pairs`]).
+    #[cfg(debug_assertions)]
+    tentative_pairs: Vec<(La, Psa)>,
 }
 
 impl DeltaLog {
@@ -126,6 +131,8 @@ impl DeltaLog {
             backlog_epochs: 0,
             backlog_last_epoch: 0,
             backlog_sbs: Vec::new(),
+            #[cfg(debug_assertions)]
+            tentative_pairs: Vec::new(),
             movable: false,
             broken: false,
             cons_buf: vec![0u8; layout.page_size],
@@ -215,12 +222,33 @@ impl DeltaLog {
             self.npairs = 0;
             return Ok(());
         }
+        #[cfg(debug_assertions)]
+        if kind == format::KIND_TENTATIVE {
+            for k in 0..self.npairs as usize {
+                self.tentative_pairs.push(format::get_pair(&self.buf, k));
+            }
+        }
         self.wp += 1;
         self.after_sync = false;
         self.epoch_pages += 1;
         self.npairs = 0;
         self.pages_written += 1;
         Ok(())
+    }
+
+    /// The current epoch's pairs, in order: those of its tentative pages
+    /// and those still in the buffer; `None` once the region is broken
+    /// (the pairs are then only in the L2P, which the checkpoint that
+    /// commits the epoch holds). Debug builds; release builds without
+    /// debug assertions return `None`.
+    pub fn epoch_pairs(&self) -> Option<Vec<(La, Psa)>> {
+        #[cfg(debug_assertions)]
+        if !self.broken {
+            let mut v = self.tentative_pairs.clone();
+            v.extend((0..self.npairs as usize).map(|k| format::get_pair(&self.buf, k)));
+            return Some(v);
+        }
+        None
     }
 
     fn check_room(&self) -> Result<()> {
@@ -371,6 +399,8 @@ impl DeltaLog {
         self.epoch += 1;
         self.epoch_pages = 0;
         self.mapped.clear();
+        #[cfg(debug_assertions)]
+        self.tentative_pairs.clear();
     }
 
     /// A full checkpoint started generation `gen` with an empty region: the

@@ -170,6 +170,10 @@ impl<F: Flash> Scftl<F> {
                 replaced_at_commit: self.ghost.replaced_at_commit,
                 failed_programs: self.ghost.failed_programs.iter().map(|p| p.0).collect(),
                 sectors_per_page: self.layout.spp,
+                epoch_pairs: self
+                    .delta
+                    .epoch_pairs()
+                    .map(|v| v.into_iter().map(|(la, pa)| (la.0, pa.0)).collect()),
                 moving: self.wear_target.map(|sb| sb.index()),
                 evacuating: self.evacuate.iter().map(|sb| sb.index()).collect(),
                 read_only: self.worn_out.is_some(),
