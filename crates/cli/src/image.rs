@@ -120,6 +120,9 @@ pub struct OpenOptions {
     /// mid-command; what a caller finds in it must be confirmed by a
     /// second view before it is reported.
     pub allow_live: bool,
+    /// Read the image through a shared mapping (`FileFlash::map_for_reads`;
+    /// not for a live view).
+    pub mmap_reads: bool,
 }
 
 impl Default for OpenOptions {
@@ -129,6 +132,7 @@ impl Default for OpenOptions {
             slow_sync_ms: 0,
             timing: TimingArg::None,
             allow_live: false,
+            mmap_reads: false,
         }
     }
 }
@@ -456,9 +460,17 @@ pub fn open_with(path: &Path, o: &OpenOptions) -> Result<Opened, CliError> {
             }
             other => other,
         };
-        Box::new(OverlayFlash::new(file.map_err(|e| flash_err(path, e))?))
+        let mut file = file.map_err(|e| flash_err(path, e))?;
+        if o.mmap_reads && !live {
+            file.map_for_reads().map_err(|e| flash_err(path, e))?;
+        }
+        Box::new(OverlayFlash::new(file))
     } else {
-        Box::new(FileFlash::open(path).map_err(|e| flash_err(path, e))?)
+        let mut file = FileFlash::open(path).map_err(|e| flash_err(path, e))?;
+        if o.mmap_reads {
+            file.map_for_reads().map_err(|e| flash_err(path, e))?;
+        }
+        Box::new(file)
     };
     let g = *flash.geometry();
     let flash: Box<dyn Flash + Send + Sync> = if o.slow_sync_ms > 0 {

@@ -21,23 +21,31 @@ fn refined(run: RunConfig) -> RunConfig {
     }
 }
 
+/// The statistics of a run `r` that passed, after the oracle really
+/// compared: over a thousand operations and a hundred recoveries.
+fn compared<'r>(name: &str, seed: u64, r: &'r Report) -> &'r crashcheck::Stats {
+    if let Some(f) = &r.failure {
+        panic!(
+            "{name} seed {seed}: {}\n  shrunk: {:?}",
+            f.violation, f.shrunk
+        );
+    }
+    let s = &r.stats;
+    assert!(
+        s.refine_steps > 1000 && s.refine_recoveries > 100,
+        "{name} seed {seed}: {s:?}"
+    );
+    s
+}
+
 #[test]
 fn the_refinement_oracle_agrees_with_scftl() {
     let ram = refined(run_config("scftl", None, "tiny", Mutant::None));
     let image = refined(scftl_tiny_on(Mutant::None, BackendKind::Image));
     for (name, run, seed) in [("ram", &ram, 1), ("ram", &ram, 2), ("image", &image, 3)] {
         let r = random(run, seed, 4000);
-        if let Some(f) = &r.failure {
-            panic!(
-                "{name} seed {seed}: {}\n  shrunk: {:?}",
-                f.violation, f.shrunk
-            );
-        }
-        let s = &r.stats;
-        // It really compared: after operations, after recoveries, with
-        // flushes and epoch barriers among them.
-        assert!(s.refine_steps > 1000, "{name} seed {seed}: {s:?}");
-        assert!(s.refine_recoveries > 100, "{name} seed {seed}: {s:?}");
+        // With flushes and epoch barriers among the operations.
+        let s = compared(name, seed, &r);
         assert!(
             s.flushes > 100 && s.barriers > 10,
             "{name} seed {seed}: {s:?}"
@@ -146,22 +154,12 @@ fn the_refinement_oracle_follows_media_failures() {
         ("image", &image, 3),
     ] {
         let r = with_failures(run, seed, 6000, 0.2, 0.1);
-        if let Some(f) = &r.failure {
-            panic!(
-                "{name} seed {seed}: {}\n  shrunk: {:?}",
-                f.violation, f.shrunk
-            );
-        }
-        let s = &r.stats;
+        let s = compared(name, seed, &r);
         assert!(
             s.program_failures_injected > 3 && s.erase_failures_injected > 3,
             "{name} seed {seed}: {s:?}"
         );
         assert!(s.read_only_devices > 0, "{name} seed {seed}: {s:?}");
-        assert!(
-            s.refine_steps > 1000 && s.refine_recoveries > 100,
-            "{name} seed {seed}: {s:?}"
-        );
     }
 }
 

@@ -299,10 +299,26 @@ const DIFF_SEED: u64 = 0x5eed_f11e;
 
 #[test]
 fn seeded_random_commands_behave_exactly_like_memflash() {
+    differential(false);
+}
+
+/// The same with reads from a shared mapping of the image
+/// (`FileFlash::map_for_reads`): programs written through the descriptor
+/// after the mapping was made read back through it, and so do batches of
+/// consecutive slots read with shared access (one extent).
+#[test]
+fn mapped_reads_behave_exactly_like_memflash() {
+    differential(true);
+}
+
+fn differential(mapped: bool) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dev.img");
     let g = Geometry::tiny();
     let mut file = FileFlash::create(&path, g, false).unwrap();
+    if mapped {
+        file.map_for_reads().unwrap();
+    }
     let mut mem = MemFlash::with_nvram(g, file.nvram_size()).unwrap();
     let mut rng = Pcg64::seed_from_u64(DIFF_SEED);
     for step in 0..3000 {
@@ -339,6 +355,46 @@ fn seeded_random_commands_behave_exactly_like_memflash() {
                 // Reopening must not change what is observed.
                 drop(file);
                 file = FileFlash::open(&path).unwrap();
+                if mapped {
+                    file.map_for_reads().unwrap();
+                }
+            }
+            8 if p.page + 1 < g.pages_per_block => {
+                // Two consecutive pages with shared access: an extent when
+                // both are programmed and written out.
+                let q = PageAddr::new(b, p.page + 1);
+                let ps = g.page_size();
+                let os = g.oob_size as usize;
+                let (mut d, mut o) = (vec![0; 2 * ps], vec![0; 2 * os]);
+                let (d1, d2) = d.split_at_mut(ps);
+                let (o1, o2) = o.split_at_mut(os);
+                let mut reads = [
+                    flash::PageRead {
+                        page: p,
+                        first_sector: 0,
+                        data: d1,
+                        oob: o1,
+                    },
+                    flash::PageRead {
+                        page: q,
+                        first_sector: 0,
+                        data: d2,
+                        oob: o2,
+                    },
+                ];
+                file.read_shared(&mut reads)
+                    .expect("an image reads with shared access")
+                    .unwrap();
+                for (k, at) in [p, q].into_iter().enumerate() {
+                    assert_eq!(
+                        d[k * ps..(k + 1) * ps],
+                        read_page(&mut mem, at)[..],
+                        "{ctx}: shared read of {at}"
+                    );
+                    let mut y = vec![1; os];
+                    mem.read_oob(at, &mut y).unwrap();
+                    assert_eq!(o[k * os..(k + 1) * os], y[..], "{ctx}: shared OOB of {at}");
+                }
             }
             _ => {
                 let first = rng.gen_range(0..g.sectors_per_page);

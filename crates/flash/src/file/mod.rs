@@ -103,6 +103,10 @@ pub struct FileFlash<Io: ImageIo = File> {
     /// The thread that starts write-out, for files that have one (a
     /// writable image on a real file).
     writeback: Option<Writeback>,
+    /// A read-only shared mapping of the whole image file (real files
+    /// opened with [`FileFlash::open`] where mapped reads are on): reads of
+    /// programmed pages copy from it instead of calling `pread`.
+    mapped: Option<memmap2::Mmap>,
 }
 
 /// A run of programs of consecutive slots ([`ImageLayout::slot`]) that
@@ -324,6 +328,30 @@ impl FileFlash<File> {
         let header = read_header_of(&file, &shown)?;
         Self::from_parts(path.to_path_buf(), shown, file, read_only, header)
     }
+
+    /// Reads programmed pages from a read-only shared mapping of the image
+    /// (`mmap`) from now on, instead of with `pread`: a read of sectors
+    /// scattered over the image costs copies, not a system call and a
+    /// page-cache lookup each (`scftl serve --mmap-reads`; about half the
+    /// server's CPU per byte of 1 MiB reads after random writes,
+    /// docs/BENCHMARKS.md). The price: an I/O error of the host file
+    /// system while a mapped page is read arrives as `SIGBUS` and ends the
+    /// process, where `pread` returns an error for that request (what is
+    /// on the image is not at risk: the mapping is never written), and the
+    /// pages read count in the process's resident set (as page cache they
+    /// share). Writes keep going through the file descriptor, which the
+    /// shared mapping sees at once. For images this process opened
+    /// locked ([`FileFlash::open`], [`FileFlash::open_read_only`]), whose
+    /// length no cooperating process changes.
+    pub fn map_for_reads(&mut self) -> Result<()> {
+        // SAFETY: the mapping is read-only and shared. The image is locked
+        // against other writers, this process writes it only through the
+        // descriptor (which a shared mapping sees), and an image's length
+        // is fixed by its header, so no mapped page goes away under a read.
+        let map = unsafe { memmap2::Mmap::map(&self.file) }.map_err(|e| self.io(e))?;
+        self.mapped = Some(map);
+        Ok(())
+    }
 }
 
 /// Writes what a new, erased image holds besides zeros: the header and the
@@ -480,6 +508,7 @@ impl<Io: ImageIo> FileFlash<Io> {
             header,
             pages: PageStates::from_parts(g, programmed, wear_model, wear),
             nvram,
+            mapped: None,
         })
     }
 
@@ -739,9 +768,22 @@ impl<Io: ImageIo> FileFlash<Io> {
             data.copy_from_slice(&self.gather.data[at..at + data.len()]);
         } else {
             let off = self.page_offset(page) + skip as u64;
-            self.file.read_exact_at(data, off).map_err(|e| self.io(e))?;
+            self.read_file(data, off)?;
         }
         Ok(())
+    }
+
+    /// Fills `buf` from the image at `offset`: from the mapping if there
+    /// is one, else with a positioned read.
+    fn read_file(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        if let Some(m) = &self.mapped {
+            let at = offset as usize;
+            if let Some(src) = m.get(at..at + buf.len()) {
+                buf.copy_from_slice(src);
+                return Ok(());
+            }
+        }
+        self.file.read_exact_at(buf, offset).map_err(|e| self.io(e))
     }
 
     /// Read commands of data and spare area (`read_with_oob`, one of them,
@@ -816,15 +858,21 @@ impl<Io: ImageIo> FileFlash<Io> {
             }
             parts.push(&mut *r.data);
         }
-        self.file
-            .read_exact_vectored_at(&mut parts, data_at)
-            .map_err(|e| self.io(e))?;
+        if self.mapped.is_some() {
+            let mut at = data_at;
+            for p in parts.iter_mut() {
+                self.read_file(p, at)?;
+                at += p.len() as u64;
+            }
+        } else {
+            self.file
+                .read_exact_vectored_at(&mut parts, data_at)
+                .map_err(|e| self.io(e))?;
+        }
         drop(parts);
         if oob_len > 0 {
             let mut areas = vec![0u8; oob_len];
-            self.file
-                .read_exact_at(&mut areas, oob_at)
-                .map_err(|e| self.io(e))?;
+            self.read_file(&mut areas, oob_at)?;
             for (k, r) in reads.iter_mut().enumerate() {
                 let n = r.oob.len();
                 r.oob
@@ -846,7 +894,7 @@ impl<Io: ImageIo> FileFlash<Io> {
             oob.copy_from_slice(&self.gather.oob[at..at + oob.len()]);
         } else {
             let off = self.oob_offset(page);
-            self.file.read_exact_at(oob, off).map_err(|e| self.io(e))?;
+            self.read_file(oob, off)?;
         }
         Ok(())
     }
