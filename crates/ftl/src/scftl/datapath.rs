@@ -485,6 +485,7 @@ impl<F: Flash> Scftl<F> {
             self.cold_programmed = true;
         }
         let programmed = self.flash.program(addr, &self.mb, &self.mb_oob);
+        #[cfg(debug_assertions)]
         if let Err(FlashError::ProgramFailed { .. }) = programmed {
             self.ghost
                 .failed_programs
@@ -557,6 +558,7 @@ impl<F: Flash> Scftl<F> {
                 // block; the sectors still map into `a`'s page).
                 Err(FlashError::ProgramFailed { block, .. }) => {
                     failed = BlockId(block);
+                    #[cfg(debug_assertions)]
                     self.ghost
                         .failed_programs
                         .push(self.layout.psa(b.sb, b.next_page, 0));
@@ -590,7 +592,10 @@ impl<F: Flash> Scftl<F> {
                 .get_u32(&self.mb_oob);
             self.remap(la, psa);
             self.updates += 1;
-            self.ghost.replaced += 1;
+            #[cfg(debug_assertions)]
+            {
+                self.ghost.replaced += 1;
+            }
             self.delta.note_sector(la, psa, crc);
             self.delta.push(&mut self.flash, &self.layout, la, psa)?;
         }

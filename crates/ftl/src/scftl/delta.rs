@@ -239,16 +239,15 @@ impl DeltaLog {
     /// The current epoch's pairs, in order: those of its tentative pages
     /// and those still in the buffer; `None` once the region is broken
     /// (the pairs are then only in the L2P, which the checkpoint that
-    /// commits the epoch holds). Debug builds; release builds without
-    /// debug assertions return `None`.
+    /// commits the epoch holds). Debug builds.
+    #[cfg(debug_assertions)]
     pub fn epoch_pairs(&self) -> Option<Vec<(La, Psa)>> {
-        #[cfg(debug_assertions)]
-        if !self.broken {
-            let mut v = self.tentative_pairs.clone();
-            v.extend((0..self.npairs as usize).map(|k| format::get_pair(&self.buf, k)));
-            return Some(v);
+        if self.broken {
+            return None;
         }
-        None
+        let mut v = self.tentative_pairs.clone();
+        v.extend((0..self.npairs as usize).map(|k| format::get_pair(&self.buf, k)));
+        Some(v)
     }
 
     fn check_room(&self) -> Result<()> {

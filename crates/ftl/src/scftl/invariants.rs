@@ -28,10 +28,10 @@ impl<F: Flash> Scftl<F> {
     /// The epoch committed: fold its L2P changes into the ghost stable L2P.
     pub(super) fn ghost_commit(&mut self) {
         self.commits += 1;
-        self.ghost.moves_charged = 0;
-        self.ghost.replaced_at_commit = self.ghost.replaced;
         #[cfg(debug_assertions)]
         {
+            self.ghost.moves_charged = 0;
+            self.ghost.replaced_at_commit = self.ghost.replaced;
             let g = &mut self.ghost;
             #[cfg(feature = "ghost")]
             for &(la, pa) in &g.pending {

@@ -272,7 +272,9 @@ pub struct Scftl<F: Flash> {
     /// trims and flushes are refused, reads work.
     worn_out: Option<String>,
     #[cfg(debug_assertions)]
-    ghost: Ghost,
+    /// Boxed: it grows with what the checker's oracles read, and keeps
+    /// `AnyFtl`'s variants of similar size.
+    ghost: Box<Ghost>,
 }
 
 impl<F: Flash> Scftl<F> {
@@ -627,7 +629,7 @@ impl<F: Flash> Scftl<F> {
         let derived = config.derived(&g);
         let phys = layout.num_sbs as usize * layout.sectors_per_sb as usize;
         #[cfg(debug_assertions)]
-        let ghost = Ghost {
+        let ghost = Box::new(Ghost {
             #[cfg(feature = "ghost")]
             stable: l2p.clone(),
             pending: Vec::new(),
@@ -637,7 +639,7 @@ impl<F: Flash> Scftl<F> {
             replaced: 0,
             replaced_at_commit: 0,
             failed_programs: Vec::new(),
-        };
+        });
         let oob_len = if features.oob_logical_numbers {
             format::data_oob_len_v5(layout.spp)
         } else {

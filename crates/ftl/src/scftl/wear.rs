@@ -358,7 +358,10 @@ impl<F: Flash> Scftl<F> {
                 // Charged before the append: a program failure in it
                 // reprograms the page elsewhere against what is left of W.
                 self.updates += 1;
-                self.ghost.moves_charged += 1;
+                #[cfg(debug_assertions)]
+                {
+                    self.ghost.moves_charged += 1;
+                }
                 let psa = self.append_relocated(page, la, sector, crc)?;
                 self.remap(la, psa);
                 self.delta.note_sector(la, psa, crc);
