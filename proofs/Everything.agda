@@ -75,4 +75,5 @@ import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.SpaceVictimsNotCounted
+import SCFTL.Mutants.SpaceRegionOneEpoch
 import SCFTL.Mutants.All

@@ -81,8 +81,8 @@ done
 # (a configuration that passes them and a run to a state without a page).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
-MUTANTS_OF_SPACE="SpaceVictimsNotCounted"
-MIN_MUTANTS=22
+MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch"
+MIN_MUTANTS=23
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break

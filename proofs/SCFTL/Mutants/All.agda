@@ -17,8 +17,8 @@
 -- snapshot-consistent.
 -- module header).  Mutants 20 and 21 are mutants of the block-level
 -- model B (SCFTL.Impl.Blocks), each with its own counterexample fragment.
--- Mutant 22 mutates the space constraints (SCFTL.Impl.Space): its
--- configurations do not always find a page (`¬ SpaceProgress`).
+-- Mutants 22 and 23 mutate the space constraints (SCFTL.Impl.Space):
+-- their configurations do not always find a page (`¬ SpaceProgress`).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -49,6 +49,7 @@ import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.SpaceVictimsNotCounted
+import SCFTL.Mutants.SpaceRegionOneEpoch
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -72,6 +73,7 @@ module M19 = SCFTL.Mutants.CheckpointErasesRegionEarly
 module M20 = SCFTL.Mutants.BlockEraseWithLivePage
 module M21 = SCFTL.Mutants.BlockEraseBeforeCommit
 module M22 = SCFTL.Mutants.SpaceVictimsNotCounted
+module M23 = SCFTL.Mutants.SpaceRegionOneEpoch
 
 record MutantsFail : Set where
   field
@@ -124,6 +126,9 @@ record MutantsFail : Set where
     -- 22. (space) the constraints leave the victims' valid sectors out of
     --     W + K*N: a wanted write finds no page
     space-victims-not-counted : ¬ SpaceProgress M22.Pmut
+    -- 23. (space) constraint (4) with one epoch's pages in the delta
+    --     region: no room for the consolidation page the code reserves
+    space-region-one-epoch : ¬ SpaceProgress M23.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -149,4 +154,5 @@ mutants-fail = record
   ; block-erase-with-live-page = M20.not-snapshot-consistent
   ; block-erase-before-commit = M21.not-snapshot-consistent
   ; space-victims-not-counted = M22.not-space-progress
+  ; space-region-one-epoch = M23.not-space-progress
   }
