@@ -535,3 +535,47 @@ finds-page c s S1 (inj₁ r1) = s , ε , r1
 finds-page c (st (suc f) e i xs .0 a w g q rm t b p) S1 (inj₂ (refl , _)) = _ , act ◅ ε , S1
 finds-page c (st zero (suc e) i xs .0 a w g q rm t b p) S1 (inj₂ (refl , _)) = _ , era ◅ act ◅ ε , S1
 finds-page c (st zero zero i xs .0 a w g q rm t b p) S1 (inj₂ (refl , ()))
+
+-- A needed GC finds a victim: the greedy one (fewest valid sectors), with
+-- at most N valid sectors.
+all-mono : ∀ {a b} {zs : List ℕ} → a ≤ b → All (b ≤_) zs → All (a ≤_) zs
+all-mono a≤b [] = []
+all-mono a≤b (p ∷ ps) = ≤-trans a≤b p ∷ all-mono a≤b ps
+
+min-split : ∀ x xs → Σ (List ℕ) λ as → Σ ℕ λ v → Σ (List ℕ) λ bs →
+            (x ∷ xs ≡ as ++ v ∷ bs) × All (v ≤_) as × All (v ≤_) bs
+min-split x [] = [] , x , [] , refl , [] , []
+min-split x (y ∷ ys) with min-split y ys
+... | as , v , bs , eq , pa , pb with x ≤? v
+...   | yes x≤v = [] , x , y ∷ ys , refl , [] ,
+                  subst (All (x ≤_)) (sym eq) (++⁺ (all-mono x≤v pa) (x≤v ∷ all-mono x≤v pb))
+...   | no x≰v = x ∷ as , v , bs , cong (x ∷_) eq , (<⇒≤ (≰⇒> x≰v) ∷ pa) , pb
+
+gc-victim : ∀ {c f e i xs r a w g q rm t b p} → Valid c →
+  Inv c (st f e i xs r a w g q rm t b p) → U c ≤ length xs →
+  Σ (List ℕ) λ as → Σ ℕ λ v → Σ (List ℕ) λ bs →
+  (xs ≡ as ++ v ∷ bs) × Victim c as v bs × v ≤ N c
+gc-victim {c} {xs = []} V I uL = ⊥-elim (<⇒≱ (Valid.U≥1 V) uL)
+gc-victim {c} {xs = x ∷ xs} {a = a} {q = q} V I uL with min-split x xs
+... | as , v , bs , eq , pa , pb =
+  as , v , bs , eq , inj₂ (pa , pb) ,
+  victim-bound c as v bs (Valid.U≥1 V) (≤≡ uL (cong length eq))
+    (≡≤ (cong sum (sym eq)) (≤-trans (m≤m+n _ a) (≤-trans (m≤m+n _ q) (Inv.sumL I)))) pa pb
+
+-- Not vacuous: a configuration the code's constraints accept, with
+-- victims that may carry valid sectors (N = 1): W = 2, K = 2, U = 2,
+-- L = 2, S = 3, P = 5, no padding, one pair per delta page, D = 10
+-- (need = 4 <= 6, 2 + 1 + 2 <= 5, 4 + 2 <= 6, 2 * 5 <= 10).
+example : Config
+example = cfg 2 2 2 2 3 5 0 1 10
+
+example-valid : Valid example
+example-valid = record
+  { U≥1 = s≤s z≤n ; ppp≥1 = s≤s z≤n ; pad<S = s≤s z≤n
+  ; c1 = s≤s (s≤s (s≤s (s≤s z≤n)))
+  ; c2 = ≤-refl
+  ; c3 = ≤-refl
+  ; c4 = ≤-refl }
+
+example-N : N example ≡ 1
+example-N = refl
