@@ -52,24 +52,42 @@
 --   has room for the next page and one more (`2 <= rem`: the tentative
 --   or commit page, and the consolidation page flush.rs budgets);
 --   `victim-bound`: the greedy victim among at least U used superblocks
---   holding at most L valid sectors has at most N = floor(L/U).
+--   holding at most L valid sectors has at most N = floor(L/U);
+--   `gc-victim`: when GC is needed one exists (`min-split`).
 --
--- What the proof uses of `Valid` (a finding): in this model, with one
--- write stream and no crash, constraint (1) (`c1`: W + K*N <= K*S) and
--- (2) without its `+ t` (U + ceil((W+K*N)/S) <= P) suffice for the data
--- space, and `suc epoch_pages_max <= delta_pages` (weaker than (4)) for
--- the region; (3)'s padding and abandoned tail, (2)'s `+ t` and (4)'s
--- factor 2 are slack here (they are for recovery's abandoned tail, two
--- streams, the code's GC timing around the flush's padding, and how often
--- a checkpoint comes).  Not modelled: two write streams (t = 2; the
--- model is t = 1), crashes and recovery (`rebuild`: all unreferenced
--- superblocks erasable, the active one's tail abandoned), trims (they
--- count toward W, consume no space), bad superblocks and their spares,
--- static wear leveling, metadata rotation taking data superblocks, the
--- OOB and in-page commits (no region page) and the lazy consolidation
--- page.  Mutant 22 (SCFTL.Mutants.SpaceVictimsNotCounted): constraints
--- that leave the victims' valid sectors out of W + K*N fail this
--- theorem (`¬ SpaceProgress Pmut`).
+-- What the proof uses of `Valid` (a finding): `c1` ((1), in the
+-- flush with K victims), `c2` ((2), in the flush with fewer than U used
+-- superblocks, and at format), `c4` only through suc epoch_pages_max <=
+-- delta_pages (after a full checkpoint), U >= 1, pairs per page >= 1 and
+-- S >= 1 (from pad < S).  `c3` is used nowhere: in this model (one write
+-- stream, no crash) its padding and abandoned-tail terms are slack (the
+-- code needs them for the tail of the active superblock a crash
+-- abandons, for two streams, and for the validator's padding).  Not
+-- machine-checked but visible in `room-sb`: (2)'s `+ t` is slack here
+-- too (the open superblock is counted apart from the used ones).  (4)
+-- matters only through suc epoch_pages_max <= delta_pages, which it
+-- implies (epoch_pages_max >= 1); beyond that its factor 2 spaces full
+-- checkpoints out (mutant 23: one epoch's pages is too few).
+--
+-- Not modelled: two write streams (t = 2; the model is t = 1), crashes
+-- and recovery (`rebuild`: all unreferenced superblocks erasable, the
+-- active one's tail abandoned; recovery's own validator), trims (they
+-- count toward W and consume no space), bad superblocks and the spares of
+-- `with_bad_superblocks`, static wear leveling, metadata rotation taking
+-- data superblocks, the OOB and in-page commits (no region page) and the
+-- lazy consolidation page (only its reserve, `2 <= rem`), and the GC
+-- timing around the flush's padding (here GC is checked before every
+-- write and relocation and at the flush; a page opened by a write does
+-- not re-check it before that write).  The link to P is by name only:
+-- P's write guard `InB` (wcnt <= wmax) is `wc < W` with W = wmax + 1,
+-- P's relocation guard (gcnt <= kmax) is `gc < K` with K = kmax + 1 and
+-- one sector per victim (P's erase unit is a page, N <= S = 1).
+--
+-- Mutants: 22 (SCFTL.Mutants.SpaceVictimsNotCounted: W + K*N counted as
+-- W, a wanted write finds no page) and 23 (SCFTL.Mutants.
+-- SpaceRegionOneEpoch: (4) as epoch_pages_max <= delta_pages, the
+-- region's reserve lost), each `¬ SpaceProgress Pmut`.  Non-vacuity:
+-- `example-valid` (a configuration with N = 1 that `Valid` accepts).
 ------------------------------------------------------------------------
 module SCFTL.Impl.Space where
 
