@@ -175,6 +175,8 @@ record St : Set where
     room va     : ℕ
     wc gc pend  : ℕ
     rem tp buf pr : ℕ
+    cu          : ℕ   -- ghost: superblocks holding committed data at the
+                      -- last commit (used ones and the open one)
 open St public
 
 -- Sectors available to the epoch (invariants.rs `available_sectors`).
@@ -191,48 +193,60 @@ Victim : Config → List ℕ → ℕ → List ℕ → Set
 Victim c xs v ys = v ≤ N c ⊎ (All (v ≤_) xs × All (v ≤_) ys)
 
 data Step (c : Config) : St → St → Set where
-  wrU : ∀ {f e i xs x ys r a w g rm t b p} →
+  wrU : ∀ {f e i xs x ys r a w g rm t b p u} →
         w < W c → NotNeeded c g (xs ++ suc x ∷ ys) → b < ppp c →
-        Step c (st f e i (xs ++ suc x ∷ ys) (suc r) a w g 0 rm t b p)
-               (st f e i (xs ++ x ∷ ys) r (suc a) (suc w) g 0 rm t (suc b) (suc p))
-  wrA : ∀ {f e i xs r a w g rm t b p} →
+        Step c (st f e i (xs ++ suc x ∷ ys) (suc r) a w g 0 rm t b p u)
+               (st f e i (xs ++ x ∷ ys) r (suc a) (suc w) g 0 rm t (suc b) (suc p) u)
+  wrA : ∀ {f e i xs r a w g rm t b p u} →
         w < W c → NotNeeded c g xs → b < ppp c →
-        Step c (st f e i xs (suc r) (suc a) w g 0 rm t b p)
-               (st f e i xs r (suc a) (suc w) g 0 rm t (suc b) (suc p))
-  wrN : ∀ {f e i xs r a w g rm t b p} →
+        Step c (st f e i xs (suc r) (suc a) w g 0 rm t b p u)
+               (st f e i xs r (suc a) (suc w) g 0 rm t (suc b) (suc p) u)
+  wrN : ∀ {f e i xs r a w g rm t b p u} →
         w < W c → NotNeeded c g xs → b < ppp c → sum xs + a < L c →
-        Step c (st f e i xs (suc r) a w g 0 rm t b p)
-               (st f e i xs r (suc a) (suc w) g 0 rm t (suc b) (suc p))
-  gcm : ∀ {f e i xs v ys r a w g rm t b p} →
+        Step c (st f e i xs (suc r) a w g 0 rm t b p u)
+               (st f e i xs r (suc a) (suc w) g 0 rm t (suc b) (suc p) u)
+  gcm : ∀ {f e i xs v ys r a w g rm t b p u} →
         g < K c → U c ≤ length (xs ++ v ∷ ys) → Victim c xs v ys →
-        Step c (st f e i (xs ++ v ∷ ys) r a w g 0 rm t b p)
-               (st f e (suc i) (xs ++ ys) r a w (suc g) v rm t b p)
-  rl  : ∀ {f e i xs r a w g q rm t b p} →
+        Step c (st f e i (xs ++ v ∷ ys) r a w g 0 rm t b p u)
+               (st f e (suc i) (xs ++ ys) r a w (suc g) v rm t b p u)
+  rl  : ∀ {f e i xs r a w g q rm t b p u} →
         b < ppp c →
-        Step c (st f e i xs (suc r) a w g (suc q) rm t b p)
-               (st f e i xs r (suc a) w g q rm t (suc b) (suc p))
-  dpg : ∀ {f e i xs r a w g q rm t p} →
-        Step c (st f e i xs r a w g q (suc rm) t (ppp c) p)
-               (st f e i xs r a w g q rm (suc t) 0 p)
-  act : ∀ {f e i xs a w g q rm t b p} →
-        Step c (st (suc f) e i xs 0 a w g q rm t b p)
-               (st f e i (a ∷ xs) (S c) 0 w g q rm t b p)
-  era : ∀ {f e i xs r a w g q rm t b p} →
-        Step c (st f (suc e) i xs r a w g q rm t b p)
-               (st (suc f) e i xs r a w g q rm t b p)
-  flK : ∀ {f e i xs d r a w g rm t b p} →
+        Step c (st f e i xs (suc r) a w g (suc q) rm t b p u)
+               (st f e i xs r (suc a) w g q rm t (suc b) (suc p) u)
+  dpg : ∀ {f e i xs r a w g q rm t p u} →
+        Step c (st f e i xs r a w g q (suc rm) t (ppp c) p u)
+               (st f e i xs r a w g q rm (suc t) 0 p u)
+  act : ∀ {f e i xs a w g q rm t b p u} →
+        Step c (st (suc f) e i xs 0 a w g q rm t b p u)
+               (st f e i (a ∷ xs) (S c) 0 w g q rm t b p u)
+  era : ∀ {f e i xs r a w g q rm t b p u} →
+        Step c (st f (suc e) i xs r a w g q rm t b p u)
+               (st (suc f) e i xs r a w g q rm t b p u)
+  flK : ∀ {f e i xs d r a w g rm t b p u} →
         NotNeeded c g xs → d ≤ pad c → b ≤ ppp c → suc (epm c) ≤ rm →
-        Step c (st f e i xs (d + r) a w g 0 (suc rm) t b p)
-               (st f (e + i) 0 xs r a 0 0 0 rm 0 0 0)
-  flC : ∀ {f e i xs d r a w g rm t b p} →
+        Step c (st f e i xs (d + r) a w g 0 (suc rm) t b p u)
+               (st f (e + i) 0 xs r a 0 0 0 rm 0 0 0 (suc (length xs)))
+  flC : ∀ {f e i xs d r a w g rm t b p u} →
         NotNeeded c g xs → d ≤ pad c → b ≤ ppp c →
-        Step c (st f e i xs (d + r) a w g 0 (suc rm) t b p)
-               (st f (e + i) 0 xs r a 0 0 0 (D c) 0 0 0)
+        Step c (st f e i xs (d + r) a w g 0 (suc rm) t b p u)
+               (st f (e + i) 0 xs r a 0 0 0 (D c) 0 0 0 (suc (length xs)))
+  -- A crash and recovery (`open`, blocks.rs `rebuild`): the superblocks
+  -- the recovered L2P references (`ys`: at most those holding committed
+  -- data at the last commit, `cu`) are used, every other one erasable
+  -- (one of them opened; the active superblock's unwritten tail is
+  -- abandoned with it), the epoch's counters reset; the region is
+  -- continued if it has the budget, else (or by choice) recovery writes a
+  -- full checkpoint.
+  rec : ∀ {f e i xs r a w g q rm t b p u e' ys rm'} →
+        suc (e' + length ys) ≡ P c → length ys ≤ u → sum ys ≤ L c →
+        (rm' ≡ rm × suc (epm c) ≤ rm) ⊎ rm' ≡ D c →
+        Step c (st f e i xs r a w g q rm t b p u)
+               (st 0 e' 0 ys (S c) 0 0 0 0 rm' 0 0 0 (length ys))
 
 -- After format: every data superblock but the open one erasable (blocks.rs
 -- `rebuild`: none free), the region empty.
 init : Config → St
-init c = st 0 (P c ∸ 1) 0 [] (S c) 0 0 0 0 (D c) 0 0 0
+init c = st 0 (P c ∸ 1) 0 [] (S c) 0 0 0 0 (D c) 0 0 0 0
 
 Reach : Config → St → Set
 Reach c s = Star (Step c) (init c) s
@@ -371,6 +385,7 @@ record Inv (c : Config) (s : St) : Set where
     bufp : buf s ≤ ppp c
     prb  : pr s + pend s ≤ wc s + gc s * N c
     remb : suc (epm c) ≤ rem s + tp s
+    recb : need c + cu s * S c ≤ P c * S c   -- a recovery leaves W + K*N
 
 S≥1 : ∀ {c} → Valid c → 1 ≤ S c
 S≥1 V = ≤-trans (s≤s z≤n) (Valid.pad<S V)
@@ -383,7 +398,10 @@ init-inv {c} V = record
            (≤-trans (≤-trans (ceil-ge (need c) (S c) (S≥1 V)) (*-monoˡ-≤ (S c) q≤))
              (≤-trans (m≤m+n _ (S c)) (≤-trans (m≤m+n _ 0) (m≤m+n _ 0))))
   ; prq = refl ; bufp = z≤n ; prb = z≤n
-  ; remb = ≤≡ (≤-trans (two _) (Valid.c4 V)) (sym (+-identityʳ (D c))) }
+  ; remb = ≤≡ (≤-trans (two _) (Valid.c4 V)) (sym (+-identityʳ (D c)))
+  ; recb = ≡≤ (+-identityʳ (need c))
+             (≤-trans (≤-trans (ceil-ge (need c) (S c) (S≥1 V)) (*-monoˡ-≤ (S c) q≤))
+               (≤≡ (m≤n+m _ (S c)) (cong (_* S c) (sym (pos-suc P1))))) }
   where
   q = ⌈ need c / S c ⌉
   sq : suc q ≤ P c
@@ -394,18 +412,27 @@ init-inv {c} V = record
   q≤ = ≤-pred (≤≡ sq (pos-suc P1))
 
 -- The flush: what the epoch's victims give back covers the next epoch.
-commit-space : ∀ {c f e i xs d r a w g p t b rm} → Valid c →
-  Inv c (st f e i xs (d + r) a w g 0 rm t b p) → NotNeeded c g xs →
-  need c ≤ (f + (e + i)) * S c + r
+-- (Not even the active superblock's room is needed: a crash may abandon
+-- it.)
+commit-space : ∀ {c f e i xs d r a w g p t b rm u} → Valid c →
+  Inv c (st f e i xs (d + r) a w g 0 rm t b p u) → NotNeeded c g xs →
+  need c ≤ (f + (e + i)) * S c
 commit-space {c} {f} {e} {i} {xs} {d} {r} {a} {w} {g} V I (inj₁ K≤g) =
   ≤-trans (Valid.c1 V)
-    (≤-trans (≡≤ (cong (_* S c) (sym (trans (Inv.i≡g I) (≤-antisym (Inv.gcK I) K≤g))))
-                 (*-monoˡ-≤ (S c) (≤-stepsˡ f (m≤n+m i e))))
-             (m≤m+n _ r))
+    (≡≤ (cong (_* S c) (sym (trans (Inv.i≡g I) (≤-antisym (Inv.gcK I) K≤g))))
+        (*-monoˡ-≤ (S c) (≤-stepsˡ f (m≤n+m i e))))
 commit-space {c} {f} {e} {i} {xs} {d} {r} V I (inj₂ lt) =
   ≤-trans (ceil-ge (need c) (S c) (S≥1 V))
-    (≤-trans (*-monoˡ-≤ (S c) (≤≡ (room-sb lt (Valid.c2 V) (Inv.cons I)) (+-assoc f e i)))
-             (m≤m+n _ r))
+    (*-monoˡ-≤ (S c) (≤≡ (room-sb lt (Valid.c2 V) (Inv.cons I)) (+-assoc f e i)))
+
+commit-recb : ∀ {c f e i xs d r a w g p t b rm u} → Valid c →
+  Inv c (st f e i xs (d + r) a w g 0 rm t b p u) → NotNeeded c g xs →
+  need c + suc (length xs) * S c ≤ P c * S c
+commit-recb {c} {f} {e} {i} {xs} {d} {r} V I nn =
+  ≤≡ (+-monoˡ-≤ (suc (length xs) * S c) (commit-space {d = d} {r = r} V I nn))
+     (trans (solve 5 (λ f e i n s → (f :+ (e :+ i)) :* s :+ (con 1 :+ n) :* s := (con 1 :+ (f :+ e :+ i :+ n)) :* s)
+                     refl f e i (length xs) (S c))
+            (cong (_* S c) (Inv.cons I)))
 
 private
   pot-w : ∀ n A r w G → n ≤ A + suc r + w + G → n ≤ A + r + suc w + G
@@ -439,17 +466,17 @@ step-inv {c} V I (wrU {f} {e} {i} {xs} {x} {ys} {r} {a} {w} {g} {rm} {t} {b} {p}
   ; sumL = ≡≤ (wsum (sum (xs ++ x ∷ ys)) a) (≡≤ (cong (λ n → n + a + 0) (sym (sum-dec xs {x} {ys}))) (Inv.sumL I))
   ; wcW = lt ; gcK = Inv.gcK I
   ; pot = pot-w _ ((f + e) * S c) r w (g * N c) (Inv.pot I)
-  ; prq = prq-w p t (ppp c) b (Inv.prq I) ; bufp = bl ; prb = s≤s (Inv.prb I) ; remb = Inv.remb I }
+  ; prq = prq-w p t (ppp c) b (Inv.prq I) ; bufp = bl ; prb = s≤s (Inv.prb I) ; remb = Inv.remb I ; recb = Inv.recb I }
 step-inv {c} V I (wrA {f} {e} {i} {xs} {r} {a} {w} {g} {rm} {t} {b} {p} lt nn bl) = record
   { cons = Inv.cons I ; i≡g = Inv.i≡g I ; sumL = Inv.sumL I ; wcW = lt ; gcK = Inv.gcK I
   ; pot = pot-w _ ((f + e) * S c) r w (g * N c) (Inv.pot I)
-  ; prq = prq-w p t (ppp c) b (Inv.prq I) ; bufp = bl ; prb = s≤s (Inv.prb I) ; remb = Inv.remb I }
+  ; prq = prq-w p t (ppp c) b (Inv.prq I) ; bufp = bl ; prb = s≤s (Inv.prb I) ; remb = Inv.remb I ; recb = Inv.recb I }
 step-inv {c} V I (wrN {f} {e} {i} {xs} {r} {a} {w} {g} {rm} {t} {b} {p} lt nn bl sl) = record
   { cons = Inv.cons I ; i≡g = Inv.i≡g I
   ; sumL = ≡≤ (solve 2 (λ z a → z :+ (con 1 :+ a) :+ con 0 := con 1 :+ (z :+ a)) refl (sum xs) a) sl
   ; wcW = lt ; gcK = Inv.gcK I
   ; pot = pot-w _ ((f + e) * S c) r w (g * N c) (Inv.pot I)
-  ; prq = prq-w p t (ppp c) b (Inv.prq I) ; bufp = bl ; prb = s≤s (Inv.prb I) ; remb = Inv.remb I }
+  ; prq = prq-w p t (ppp c) b (Inv.prq I) ; bufp = bl ; prb = s≤s (Inv.prb I) ; remb = Inv.remb I ; recb = Inv.recb I }
 step-inv {c} V I (gcm {f} {e} {i} {xs} {v} {ys} {r} {a} {w} {g} {rm} {t} {b} {p} gk uL vic) = record
   { cons = trans (cong suc (solve 4 (λ f e i n → f :+ e :+ (con 1 :+ i) :+ n := f :+ e :+ i :+ (con 1 :+ n)) refl f e i (length (xs ++ ys))))
                  (trans (cong (λ m → suc (f + e + i + m)) (sym (len-mid xs {v} {ys}))) (Inv.cons I))
@@ -460,7 +487,7 @@ step-inv {c} V I (gcm {f} {e} {i} {xs} {v} {ys} {r} {a} {w} {g} {rm} {t} {b} {p}
   ; pot = pot-g (need c) v (N c) ((f + e) * S c + r) w (g * N c) vN (Inv.pot I)
   ; prq = Inv.prq I ; bufp = Inv.bufp I
   ; prb = pot-g p v (N c) 0 w (g * N c) vN (Inv.prb I)
-  ; remb = Inv.remb I }
+  ; remb = Inv.remb I ; recb = Inv.recb I }
   where
   vN : v ≤ N c
   vN = victim-ok xs v ys V uL (≤-trans (m≤m+n _ a) (≤-trans (m≤m+n _ 0) (Inv.sumL I))) vic
@@ -470,37 +497,54 @@ step-inv {c} V I (rl {f} {e} {i} {xs} {r} {a} {w} {g} {q} {rm} {t} {b} {p} bl) =
   ; wcW = Inv.wcW I ; gcK = Inv.gcK I
   ; pot = pot-r (need c) q ((f + e) * S c) r w (g * N c) (Inv.pot I)
   ; prq = prq-w p t (ppp c) b (Inv.prq I) ; bufp = bl
-  ; prb = ≡≤ (sym (+-suc p q)) (Inv.prb I) ; remb = Inv.remb I }
+  ; prb = ≡≤ (sym (+-suc p q)) (Inv.prb I) ; remb = Inv.remb I ; recb = Inv.recb I }
 step-inv {c} V I (dpg {f} {e} {i} {xs} {r} {a} {w} {g} {q} {rm} {t} {p}) = record
   { cons = Inv.cons I ; i≡g = Inv.i≡g I ; sumL = Inv.sumL I ; wcW = Inv.wcW I ; gcK = Inv.gcK I
   ; pot = Inv.pot I
   ; prq = trans (Inv.prq I) (solve 2 (λ t k → t :* k :+ k := (con 1 :+ t) :* k :+ con 0) refl t (ppp c))
   ; bufp = z≤n ; prb = Inv.prb I
-  ; remb = ≤≡ (Inv.remb I) (sym (+-suc rm t)) }
+  ; remb = ≤≡ (Inv.remb I) (sym (+-suc rm t)) ; recb = Inv.recb I }
 step-inv {c} V I (act {f} {e} {i} {xs} {a} {w} {g} {q} {rm} {t} {b} {p}) = record
   { cons = trans (cong suc (solve 4 (λ f e i n → f :+ e :+ i :+ (con 1 :+ n) := (con 1 :+ f) :+ e :+ i :+ n) refl f e i (length xs))) (Inv.cons I)
   ; i≡g = Inv.i≡g I
   ; sumL = ≡≤ (solve 3 (λ z a q → a :+ z :+ con 0 :+ q := z :+ a :+ q) refl (sum xs) a q) (Inv.sumL I)
   ; wcW = Inv.wcW I ; gcK = Inv.gcK I
   ; pot = ≤≡ (Inv.pot I) (solve 5 (λ f e s w G → (con 1 :+ f :+ e) :* s :+ con 0 :+ w :+ G := (f :+ e) :* s :+ s :+ w :+ G) refl f e (S c) w (g * N c))
-  ; prq = Inv.prq I ; bufp = Inv.bufp I ; prb = Inv.prb I ; remb = Inv.remb I }
+  ; prq = Inv.prq I ; bufp = Inv.bufp I ; prb = Inv.prb I ; remb = Inv.remb I ; recb = Inv.recb I }
 step-inv {c} V I (era {f} {e} {i} {xs} {r} {a} {w} {g} {q} {rm} {t} {b} {p}) = record
   { cons = trans (cong suc (solve 4 (λ f e i n → (con 1 :+ f) :+ e :+ i :+ n := f :+ (con 1 :+ e) :+ i :+ n) refl f e i (length xs))) (Inv.cons I)
   ; i≡g = Inv.i≡g I ; sumL = Inv.sumL I ; wcW = Inv.wcW I ; gcK = Inv.gcK I
   ; pot = ≤≡ (Inv.pot I) (solve 6 (λ f e s r w G → (f :+ (con 1 :+ e)) :* s :+ r :+ w :+ G := (con 1 :+ f :+ e) :* s :+ r :+ w :+ G) refl f e (S c) r w (g * N c))
-  ; prq = Inv.prq I ; bufp = Inv.bufp I ; prb = Inv.prb I ; remb = Inv.remb I }
+  ; prq = Inv.prq I ; bufp = Inv.bufp I ; prb = Inv.prb I ; remb = Inv.remb I ; recb = Inv.recb I }
 step-inv {c} V I (flK {f} {e} {i} {xs} {d} {r} {a} {w} {g} {rm} {t} {b} {p} nn dp bb rk) = record
   { cons = trans (cong suc (solve 4 (λ f e i n → f :+ (e :+ i) :+ con 0 :+ n := f :+ e :+ i :+ n) refl f e i (length xs))) (Inv.cons I)
   ; i≡g = refl ; sumL = Inv.sumL I ; wcW = z≤n ; gcK = z≤n
-  ; pot = ≡≤ (+-identityʳ (need c)) (≤≡ (commit-space V I nn) (sym (trans (+-identityʳ _) (+-identityʳ _))))
+  ; pot = ≡≤ (+-identityʳ (need c)) (≤≡ (≤-trans (commit-space {d = d} {r = r} V I nn) (m≤m+n _ r)) (sym (trans (+-identityʳ _) (+-identityʳ _))))
   ; prq = refl ; bufp = z≤n ; prb = z≤n
-  ; remb = ≤≡ rk (sym (+-identityʳ rm)) }
+  ; remb = ≤≡ rk (sym (+-identityʳ rm)) ; recb = commit-recb {d = d} {r = r} V I nn }
 step-inv {c} V I (flC {f} {e} {i} {xs} {d} {r} {a} {w} {g} {rm} {t} {b} {p} nn dp bb) = record
   { cons = trans (cong suc (solve 4 (λ f e i n → f :+ (e :+ i) :+ con 0 :+ n := f :+ e :+ i :+ n) refl f e i (length xs))) (Inv.cons I)
   ; i≡g = refl ; sumL = Inv.sumL I ; wcW = z≤n ; gcK = z≤n
-  ; pot = ≡≤ (+-identityʳ (need c)) (≤≡ (commit-space V I nn) (sym (trans (+-identityʳ _) (+-identityʳ _))))
+  ; pot = ≡≤ (+-identityʳ (need c)) (≤≡ (≤-trans (commit-space {d = d} {r = r} V I nn) (m≤m+n _ r)) (sym (trans (+-identityʳ _) (+-identityʳ _))))
   ; prq = refl ; bufp = z≤n ; prb = z≤n
-  ; remb = ≤≡ (≤-trans (two _) (Valid.c4 V)) (sym (+-identityʳ (D c))) }
+  ; remb = ≤≡ (≤-trans (two _) (Valid.c4 V)) (sym (+-identityʳ (D c))) ; recb = commit-recb {d = d} {r = r} V I nn }
+step-inv {c} V I (rec {f} {e} {i} {xs} {r} {a} {w} {g} {q} {rm} {t} {b} {p} {u} {e'} {ys} {rm'} eq lu sl reg) = record
+  { cons = trans (cong (λ z → suc (z + length ys)) (+-identityʳ e')) eq
+  ; i≡g = refl ; sumL = ≡≤ (trans (+-identityʳ _) (+-identityʳ _)) sl ; wcW = z≤n ; gcK = z≤n
+  ; pot = ≡≤ (+-identityʳ (need c))
+            (≤≡ (+-cancelʳ-≤ (need c) (e' * S c + S c)
+                  (≤-trans (+-monoʳ-≤ (need c) (*-monoˡ-≤ (S c) lu))
+                    (≤≡ (Inv.recb I)
+                      (trans (cong (_* S c) (sym eq))
+                        (solve 3 (λ e n s → (con 1 :+ (e :+ n)) :* s := e :* s :+ s :+ n :* s) refl e' (length ys) (S c))))))
+                (sym (trans (+-identityʳ _) (+-identityʳ _))))
+  ; prq = refl ; bufp = z≤n ; prb = z≤n
+  ; remb = remb′ reg
+  ; recb = ≤-trans (+-monoʳ-≤ (need c) (*-monoˡ-≤ (S c) lu)) (Inv.recb I) }
+  where
+  remb′ : (rm' ≡ rm × suc (epm c) ≤ rm) ⊎ rm' ≡ D c → suc (epm c) ≤ rm' + 0
+  remb′ (inj₁ (refl , le)) = ≤≡ le (sym (+-identityʳ rm))
+  remb′ (inj₂ refl) = ≤≡ (≤-trans (two _) (Valid.c4 V)) (sym (+-identityʳ (D c)))
 
 star-inv : ∀ {c s s'} → Valid c → Inv c s → Star (Step c) s s' → Inv c s'
 star-inv V I ε = I
@@ -513,8 +557,8 @@ reach-inv V r = star-inv V (init-inv V) r
 -- Progress
 
 finds-of : ∀ c s → 1 ≤ avail c s → Finds c s
-finds-of c (st f e i xs (suc r) a w g q rm t b p) _ = inj₁ (s≤s z≤n)
-finds-of c (st f e i xs zero a w g q rm t b p) le =
+finds-of c (st f e i xs (suc r) a w g q rm t b p u) _ = inj₁ (s≤s z≤n)
+finds-of c (st f e i xs zero a w g q rm t b p u) le =
   inj₂ (refl , pos-mul (f + e) (S c) (≤≡ le (+-identityʳ _)))
 
 progress : ∀ {c s} → Valid c → Inv c s → Progress c s
@@ -550,9 +594,9 @@ space-progress c V r = progress V (reach-inv V r)
 finds-page : ∀ c s → 1 ≤ S c → Finds c s →
              Σ St (λ s' → Star (Step c) s s' × 1 ≤ room s')
 finds-page c s S1 (inj₁ r1) = s , ε , r1
-finds-page c (st (suc f) e i xs .0 a w g q rm t b p) S1 (inj₂ (refl , _)) = _ , act ◅ ε , S1
-finds-page c (st zero (suc e) i xs .0 a w g q rm t b p) S1 (inj₂ (refl , _)) = _ , era ◅ act ◅ ε , S1
-finds-page c (st zero zero i xs .0 a w g q rm t b p) S1 (inj₂ (refl , ()))
+finds-page c (st (suc f) e i xs .0 a w g q rm t b p u) S1 (inj₂ (refl , _)) = _ , act ◅ ε , S1
+finds-page c (st zero (suc e) i xs .0 a w g q rm t b p u) S1 (inj₂ (refl , _)) = _ , era ◅ act ◅ ε , S1
+finds-page c (st zero zero i xs .0 a w g q rm t b p u) S1 (inj₂ (refl , ()))
 
 -- A needed GC finds a victim: the greedy one (fewest valid sectors), with
 -- at most N valid sectors.
@@ -569,8 +613,8 @@ min-split x (y ∷ ys) with min-split y ys
                   subst (All (x ≤_)) (sym eq) (++⁺ (all-mono x≤v pa) (x≤v ∷ all-mono x≤v pb))
 ...   | no x≰v = x ∷ as , v , bs , cong (x ∷_) eq , (<⇒≤ (≰⇒> x≰v) ∷ pa) , pb
 
-gc-victim : ∀ {c f e i xs r a w g q rm t b p} → Valid c →
-  Inv c (st f e i xs r a w g q rm t b p) → U c ≤ length xs →
+gc-victim : ∀ {c f e i xs r a w g q rm t b p u} → Valid c →
+  Inv c (st f e i xs r a w g q rm t b p u) → U c ≤ length xs →
   Σ (List ℕ) λ as → Σ ℕ λ v → Σ (List ℕ) λ bs →
   (xs ≡ as ++ v ∷ bs) × Victim c as v bs × v ≤ N c
 gc-victim {c} {xs = []} V I uL = ⊥-elim (<⇒≱ (Valid.U≥1 V) uL)

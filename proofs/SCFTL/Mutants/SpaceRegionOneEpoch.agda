@@ -65,9 +65,9 @@ not-valid : ¬ Valid c
 not-valid v with Valid.c4 v
 ... | s≤s (s≤s ())
 
--- fre ers inv vs room va wc gc pend rem tp buf pr
+-- fre ers inv vs room va wc gc pend rem tp buf pr cu
 short : St
-short = st 0 3 0 [] 0 1 1 0 0 1 1 0 1
+short = st 0 3 0 [] 0 1 1 0 0 1 1 0 1 0
 
 run : Reach c short
 run = wrN (s≤s z≤n) (inj₂ (s≤s z≤n)) (s≤s z≤n) (s≤s z≤n)

@@ -81,9 +81,9 @@ not-valid : ¬ Valid c
 not-valid v with Valid.c1 v
 ... | s≤s (s≤s ())
 
--- fre ers inv vs room va wc gc pend rem tp buf pr
+-- fre ers inv vs room va wc gc pend rem tp buf pr cu
 stuck : St
-stuck = st 0 0 2 [] 0 1 0 2 0 3 1 1 2
+stuck = st 0 0 2 [] 0 1 0 2 0 3 1 1 2 1
 
 run : Reach c stuck
 run = wrN (s≤s z≤n) (inj₂ (s≤s z≤n)) (s≤s z≤n) (s≤s z≤n)
