@@ -164,6 +164,17 @@ record Valid (c : Config) : Set where
                                           -- (3) need + slack(t, pad, s) <= k*s
     c4    : 2 * epm c ≤ D c               -- (4) 2 * epoch_pages_max <= delta_pages
 
+-- What the proof below needs (a finding): (1), (2) without its `+ t`,
+-- and (4) only as epoch_pages_max + 1 <= delta_pages; nothing of (3).
+record Needs (c : Config) : Set where
+  field
+    U≥1   : 1 ≤ U c
+    ppp≥1 : 1 ≤ ppp c
+    S≥1   : 1 ≤ S c
+    c1    : need c ≤ K c * S c
+    c2    : U c + ⌈ need c / S c ⌉ ≤ P c
+    c4    : suc (epm c) ≤ D c
+
 ------------------------------------------------------------------------
 -- State and steps
 
@@ -363,12 +374,11 @@ two x = ≡≤ (+-comm 1 (x + 1))
           (+-monoʳ-≤ (x + 1) (≤≡ (m≤n+m 1 x) (sym (+-identityʳ (x + 1)))))
 
 -- With fewer than U used superblocks, (2) leaves ceil(need/S) others.
-room-sb : ∀ {a l u q p} → l < u → u + 1 + q ≤ p → suc (a + l) ≡ p → q ≤ a
+room-sb : ∀ {a l u q p} → l < u → u + q ≤ p → suc (a + l) ≡ p → q ≤ a
 room-sb {a} {l} {u} {q} {p} lt c2 eq =
-  ≤-trans (n≤1+n q)
-    (+-cancelʳ-≤ (suc q) a
-      (≤-pred (≡≤ (solve 2 (λ l q → con 1 :+ (con 1 :+ q :+ l) := (con 1 :+ l) :+ con 1 :+ q) refl l q)
-                  (≤-trans (+-monoˡ-≤ q (+-monoˡ-≤ 1 lt)) (≤≡ c2 (sym eq))))))
+  +-cancelʳ-≤ q a
+    (≤-pred (≡≤ (solve 2 (λ l q → con 1 :+ (q :+ l) := (con 1 :+ l) :+ q) refl l q)
+                (≤-trans (+-monoˡ-≤ q lt) (≤≡ c2 (sym eq)))))
 
 ------------------------------------------------------------------------
 -- The invariant: the validator inside an epoch, and the region's budget
@@ -387,25 +397,30 @@ record Inv (c : Config) (s : St) : Set where
     remb : suc (epm c) ≤ rem s + tp s
     recb : need c + cu s * S c ≤ P c * S c   -- a recovery leaves W + K*N
 
-S≥1 : ∀ {c} → Valid c → 1 ≤ S c
-S≥1 V = ≤-trans (s≤s z≤n) (Valid.pad<S V)
+needs : ∀ {c} → Valid c → Needs c
+needs {c} V = record
+  { U≥1 = Valid.U≥1 V ; ppp≥1 = Valid.ppp≥1 V
+  ; S≥1 = ≤-trans (s≤s z≤n) (Valid.pad<S V)
+  ; c1 = Valid.c1 V
+  ; c2 = ≤-trans (+-monoˡ-≤ ⌈ need c / S c ⌉ (m≤m+n (U c) 1)) (Valid.c2 V)
+  ; c4 = ≤-trans (two _) (Valid.c4 V) }
 
-init-inv : ∀ {c} → Valid c → Inv c (init c)
+init-inv : ∀ {c} → Needs c → Inv c (init c)
 init-inv {c} V = record
   { cons = trans (cong suc (trans (+-identityʳ _) (+-identityʳ _))) (sym (pos-suc P1))
   ; i≡g = refl ; sumL = z≤n ; wcW = z≤n ; gcK = z≤n
   ; pot = ≡≤ (+-identityʳ (need c))
-           (≤-trans (≤-trans (ceil-ge (need c) (S c) (S≥1 V)) (*-monoˡ-≤ (S c) q≤))
+           (≤-trans (≤-trans (ceil-ge (need c) (S c) (Needs.S≥1 V)) (*-monoˡ-≤ (S c) q≤))
              (≤-trans (m≤m+n _ (S c)) (≤-trans (m≤m+n _ 0) (m≤m+n _ 0))))
   ; prq = refl ; bufp = z≤n ; prb = z≤n
-  ; remb = ≤≡ (≤-trans (two _) (Valid.c4 V)) (sym (+-identityʳ (D c)))
+  ; remb = ≤≡ (Needs.c4 V) (sym (+-identityʳ (D c)))
   ; recb = ≡≤ (+-identityʳ (need c))
-             (≤-trans (≤-trans (ceil-ge (need c) (S c) (S≥1 V)) (*-monoˡ-≤ (S c) q≤))
+             (≤-trans (≤-trans (ceil-ge (need c) (S c) (Needs.S≥1 V)) (*-monoˡ-≤ (S c) q≤))
                (≤≡ (m≤n+m _ (S c)) (cong (_* S c) (sym (pos-suc P1))))) }
   where
   q = ⌈ need c / S c ⌉
   sq : suc q ≤ P c
-  sq = ≤-trans (+-monoˡ-≤ q (m≤n+m 1 (U c))) (Valid.c2 V)
+  sq = ≤-trans (+-monoˡ-≤ q (Needs.U≥1 V)) (Needs.c2 V)
   P1 : 1 ≤ P c
   P1 = ≤-trans (s≤s z≤n) sq
   q≤ : q ≤ P c ∸ 1
@@ -414,18 +429,18 @@ init-inv {c} V = record
 -- The flush: what the epoch's victims give back covers the next epoch.
 -- (Not even the active superblock's room is needed: a crash may abandon
 -- it.)
-commit-space : ∀ {c f e i xs d r a w g p t b rm u} → Valid c →
+commit-space : ∀ {c f e i xs d r a w g p t b rm u} → Needs c →
   Inv c (st f e i xs (d + r) a w g 0 rm t b p u) → NotNeeded c g xs →
   need c ≤ (f + (e + i)) * S c
 commit-space {c} {f} {e} {i} {xs} {d} {r} {a} {w} {g} V I (inj₁ K≤g) =
-  ≤-trans (Valid.c1 V)
+  ≤-trans (Needs.c1 V)
     (≡≤ (cong (_* S c) (sym (trans (Inv.i≡g I) (≤-antisym (Inv.gcK I) K≤g))))
         (*-monoˡ-≤ (S c) (≤-stepsˡ f (m≤n+m i e))))
 commit-space {c} {f} {e} {i} {xs} {d} {r} V I (inj₂ lt) =
-  ≤-trans (ceil-ge (need c) (S c) (S≥1 V))
-    (*-monoˡ-≤ (S c) (≤≡ (room-sb lt (Valid.c2 V) (Inv.cons I)) (+-assoc f e i)))
+  ≤-trans (ceil-ge (need c) (S c) (Needs.S≥1 V))
+    (*-monoˡ-≤ (S c) (≤≡ (room-sb lt (Needs.c2 V) (Inv.cons I)) (+-assoc f e i)))
 
-commit-recb : ∀ {c f e i xs d r a w g p t b rm u} → Valid c →
+commit-recb : ∀ {c f e i xs d r a w g p t b rm u} → Needs c →
   Inv c (st f e i xs (d + r) a w g 0 rm t b p u) → NotNeeded c g xs →
   need c + suc (length xs) * S c ≤ P c * S c
 commit-recb {c} {f} {e} {i} {xs} {d} {r} V I nn =
@@ -454,12 +469,12 @@ private
   wsum : ∀ z a → z + suc a + 0 ≡ suc z + a + 0
   wsum z a = solve 2 (λ z a → z :+ (con 1 :+ a) :+ con 0 := (con 1 :+ z) :+ a :+ con 0) refl z a
 
-victim-ok : ∀ {c} xs v ys → Valid c → U c ≤ length (xs ++ v ∷ ys) →
+victim-ok : ∀ {c} xs v ys → Needs c → U c ≤ length (xs ++ v ∷ ys) →
             sum (xs ++ v ∷ ys) ≤ L c → Victim c xs v ys → v ≤ N c
 victim-ok xs v ys V uL sL (inj₁ ok) = ok
-victim-ok {c} xs v ys V uL sL (inj₂ (ax , ay)) = victim-bound c xs v ys (Valid.U≥1 V) uL sL ax ay
+victim-ok {c} xs v ys V uL sL (inj₂ (ax , ay)) = victim-bound c xs v ys (Needs.U≥1 V) uL sL ax ay
 
-step-inv : ∀ {c s s'} → Valid c → Inv c s → Step c s s' → Inv c s'
+step-inv : ∀ {c s s'} → Needs c → Inv c s → Step c s s' → Inv c s'
 step-inv {c} V I (wrU {f} {e} {i} {xs} {x} {ys} {r} {a} {w} {g} {rm} {t} {b} {p} lt nn bl) = record
   { cons = trans (cong (λ n → suc (f + e + i + n)) (len-swap xs {x} {suc x} {ys})) (Inv.cons I)
   ; i≡g = Inv.i≡g I
@@ -527,7 +542,7 @@ step-inv {c} V I (flC {f} {e} {i} {xs} {d} {r} {a} {w} {g} {rm} {t} {b} {p} nn d
   ; i≡g = refl ; sumL = Inv.sumL I ; wcW = z≤n ; gcK = z≤n
   ; pot = ≡≤ (+-identityʳ (need c)) (≤≡ (≤-trans (commit-space {d = d} {r = r} V I nn) (m≤m+n _ r)) (sym (trans (+-identityʳ _) (+-identityʳ _))))
   ; prq = refl ; bufp = z≤n ; prb = z≤n
-  ; remb = ≤≡ (≤-trans (two _) (Valid.c4 V)) (sym (+-identityʳ (D c))) ; recb = commit-recb {d = d} {r = r} V I nn }
+  ; remb = ≤≡ (Needs.c4 V) (sym (+-identityʳ (D c))) ; recb = commit-recb {d = d} {r = r} V I nn }
 step-inv {c} V I (rec {f} {e} {i} {xs} {r} {a} {w} {g} {q} {rm} {t} {b} {p} {u} {e'} {ys} {rm'} eq lu sl reg) = record
   { cons = trans (cong (λ z → suc (z + length ys)) (+-identityʳ e')) eq
   ; i≡g = refl ; sumL = ≡≤ (trans (+-identityʳ _) (+-identityʳ _)) sl ; wcW = z≤n ; gcK = z≤n
@@ -544,13 +559,13 @@ step-inv {c} V I (rec {f} {e} {i} {xs} {r} {a} {w} {g} {q} {rm} {t} {b} {p} {u} 
   where
   remb′ : (rm' ≡ rm × suc (epm c) ≤ rm) ⊎ rm' ≡ D c → suc (epm c) ≤ rm' + 0
   remb′ (inj₁ (refl , le)) = ≤≡ le (sym (+-identityʳ rm))
-  remb′ (inj₂ refl) = ≤≡ (≤-trans (two _) (Valid.c4 V)) (sym (+-identityʳ (D c)))
+  remb′ (inj₂ refl) = ≤≡ (Needs.c4 V) (sym (+-identityʳ (D c)))
 
-star-inv : ∀ {c s s'} → Valid c → Inv c s → Star (Step c) s s' → Inv c s'
+star-inv : ∀ {c s s'} → Needs c → Inv c s → Star (Step c) s s' → Inv c s'
 star-inv V I ε = I
 star-inv V I (x ◅ xs) = star-inv V (step-inv V I x) xs
 
-reach-inv : ∀ {c s} → Valid c → Reach c s → Inv c s
+reach-inv : ∀ {c s} → Needs c → Reach c s → Inv c s
 reach-inv V r = star-inv V (init-inv V) r
 
 ------------------------------------------------------------------------
@@ -561,7 +576,7 @@ finds-of c (st f e i xs (suc r) a w g q rm t b p u) _ = inj₁ (s≤s z≤n)
 finds-of c (st f e i xs zero a w g q rm t b p u) le =
   inj₂ (refl , pos-mul (f + e) (S c) (≤≡ le (+-identityʳ _)))
 
-progress : ∀ {c s} → Valid c → Inv c s → Progress c s
+progress : ∀ {c s} → Needs c → Inv c s → Progress c s
 progress {c} {s} V I = record
   { write-finds = λ lt _ → finds-of c s (pos (avail c s) (need c) y
       (+-mono-<-≤ lt (*-monoˡ-≤ (N c) (Inv.gcK I)))
@@ -579,7 +594,7 @@ progress {c} {s} V I = record
   y≤ = +-mono-≤ (Inv.wcW I) (*-monoˡ-≤ (N c) (Inv.gcK I))
   d = need c div ppp c
   tp≤ : tp s ≤ d
-  tp≤ = div-ge (tp s) (need c) (ppp c) (Valid.ppp≥1 V)
+  tp≤ = div-ge (tp s) (need c) (ppp c) (Needs.ppp≥1 V)
           (≤-trans (m≤m+n _ (buf s)) (≡≤ (sym (Inv.prq I))
             (≤-trans (m≤m+n _ (pend s)) (≤-trans (Inv.prb I) y≤))))
 
@@ -588,7 +603,14 @@ progress {c} {s} V I = record
 -- page for a wanted write and for a pending relocation, and room in the
 -- delta region.
 space-progress : SpaceProgress code
-space-progress c V r = progress V (reach-inv V r)
+space-progress c V r = progress (needs V) (reach-inv (needs V) r)
+
+-- The same for the weaker constraints the proof needs (`Needs`).
+needed : SpaceModel
+needed = record { Ok = Needs }
+
+space-progress-needs : SpaceProgress needed
+space-progress-needs c V r = progress V (reach-inv V r)
 
 -- A found page is reached by at most an erase and an activation.
 finds-page : ∀ c s → 1 ≤ S c → Finds c s →
@@ -613,15 +635,15 @@ min-split x (y ∷ ys) with min-split y ys
                   subst (All (x ≤_)) (sym eq) (++⁺ (all-mono x≤v pa) (x≤v ∷ all-mono x≤v pb))
 ...   | no x≰v = x ∷ as , v , bs , cong (x ∷_) eq , (<⇒≤ (≰⇒> x≰v) ∷ pa) , pb
 
-gc-victim : ∀ {c f e i xs r a w g q rm t b p u} → Valid c →
+gc-victim : ∀ {c f e i xs r a w g q rm t b p u} → Needs c →
   Inv c (st f e i xs r a w g q rm t b p u) → U c ≤ length xs →
   Σ (List ℕ) λ as → Σ ℕ λ v → Σ (List ℕ) λ bs →
   (xs ≡ as ++ v ∷ bs) × Victim c as v bs × v ≤ N c
-gc-victim {c} {xs = []} V I uL = ⊥-elim (<⇒≱ (Valid.U≥1 V) uL)
+gc-victim {c} {xs = []} V I uL = ⊥-elim (<⇒≱ (Needs.U≥1 V) uL)
 gc-victim {c} {xs = x ∷ xs} {a = a} {q = q} V I uL with min-split x xs
 ... | as , v , bs , eq , pa , pb =
   as , v , bs , eq , inj₂ (pa , pb) ,
-  victim-bound c as v bs (Valid.U≥1 V) (≤≡ uL (cong length eq))
+  victim-bound c as v bs (Needs.U≥1 V) (≤≡ uL (cong length eq))
     (≡≤ (cong sum (sym eq)) (≤-trans (m≤m+n _ a) (≤-trans (m≤m+n _ q) (Inv.sumL I)))) pa pb
 
 -- Not vacuous: a configuration the code's constraints accept, with
