@@ -36,13 +36,20 @@
 -- turns the epoch's victims erasable (2PGC: only now) and starts the
 -- next epoch, with a full checkpoint (fresh region, `flC`: forced when
 -- fewer than epoch_pages_max + 1 pages remain, flush.rs `after_commit`,
--- or taken for another reason) or without (`flK`).
+-- or taken for another reason) or without (`flK`); a crash and recovery
+-- (`rec`, `open` with blocks.rs `rebuild`) leaves used exactly the
+-- superblocks the recovered L2P references — at most those that held
+-- committed data at the last commit (the ghost `cu`: the used ones and
+-- the open one, whose unwritten tail is abandoned) — and every other one
+-- erasable, opens one, and continues the region if it has the budget,
+-- else writes a full checkpoint.
 --
 -- Main results:
 --   `step-inv`, `reach-inv`: the invariant `Inv` (the validator of
 --   invariants.rs `validate_after`, "available >= W + K*N", generalised
---   to every point inside an epoch, plus the delta region's budget) holds
---   in every state reachable from format;
+--   to every point inside an epoch, plus the delta region's budget and
+--   what a recovery leaves, `recb`) holds in every state reachable from
+--   format, crashes and recoveries included;
 --   `progress`, **`space-progress`**: in every reachable state a wanted
 --   write and a pending relocation find a page (`Finds`: room in the
 --   active superblock, or a free or erasable superblock to open;
@@ -55,30 +62,33 @@
 --   holding at most L valid sectors has at most N = floor(L/U);
 --   `gc-victim`: when GC is needed one exists (`min-split`).
 --
--- What the proof uses of `Valid` (a finding): `c1` ((1), in the
--- flush with K victims), `c2` ((2), in the flush with fewer than U used
--- superblocks, and at format), `c4` only through suc epoch_pages_max <=
--- delta_pages (after a full checkpoint), U >= 1, pairs per page >= 1 and
--- S >= 1 (from pad < S).  `c3` is used nowhere: in this model (one write
--- stream, no crash) its padding and abandoned-tail terms are slack (the
--- code needs them for the tail of the active superblock a crash
--- abandons, for two streams, and for the validator's padding).  Not
--- machine-checked but visible in `room-sb`: (2)'s `+ t` is slack here
--- too (the open superblock is counted apart from the used ones).  (4)
--- matters only through suc epoch_pages_max <= delta_pages, which it
--- implies (epoch_pages_max >= 1); beyond that its factor 2 spaces full
--- checkpoints out (mutant 23: one epoch's pages is too few).
+-- What the proof needs (a finding, machine-checked): `Needs`, weaker
+-- than `Valid` (`needs`), and `space-progress-needs`: (1) (in the flush
+-- with K victims: they give back K*S >= W + K*N), (2) without its `+ t`
+-- (in the flush with fewer than U used superblocks, and at format), (4)
+-- only as epoch_pages_max + 1 <= delta_pages (which it implies, since
+-- epoch_pages_max >= 1; its factor 2 beyond that spaces full checkpoints
+-- out; mutant 23: one epoch's pages is too few), U >= 1, pairs per page
+-- >= 1 and S >= 1.  Nothing of (3): in this model (one write stream, GC
+-- checked before every write) its padding and abandoned-tail terms and
+-- (2)'s `+ t` are slack, crashes included: the flush's bound
+-- (`commit-space`) leaves W + K*N sectors outside the open superblock,
+-- so abandoning its tail costs nothing (`recb`).  The code needs them for
+-- two streams, for the GC timing around the flush's padding (a used
+-- superblock more than the model allows at the commit) and for its
+-- validator's padding term.
 --
--- Not modelled: two write streams (t = 2; the model is t = 1), crashes
--- and recovery (`rebuild`: all unreferenced superblocks erasable, the
--- active one's tail abandoned; recovery's own validator), trims (they
--- count toward W and consume no space), bad superblocks and the spares of
--- `with_bad_superblocks`, static wear leveling, metadata rotation taking
--- data superblocks, the OOB and in-page commits (no region page) and the
--- lazy consolidation page (only its reserve, `2 <= rem`), and the GC
--- timing around the flush's padding (here GC is checked before every
--- write and relocation and at the flush; a page opened by a write does
--- not re-check it before that write).  The link to P is by name only:
+-- Not modelled: two write streams (t = 2; the model is t = 1), trims
+-- (they count toward W and consume no space), bad superblocks and the
+-- spares of `with_bad_superblocks`, static wear leveling, metadata
+-- rotation taking data superblocks, the OOB and in-page commits (no
+-- region page) and the lazy consolidation page (only its reserve,
+-- `2 <= rem`), the GC timing around the flush's padding (here GC is
+-- checked before every write and relocation and at the flush; a page
+-- opened by a write does not re-check it before that write), which
+-- superblocks the recovered L2P references (any `ys` within `cu`), and
+-- the unsynced epochs of barriers (a recovery returns to the last
+-- commit).  The link to P is by name only:
 -- P's write guard `InB` (wcnt <= wmax) is `wc < W` with W = wmax + 1,
 -- P's relocation guard (gcnt <= kmax) is `gc < K` with K = kmax + 1 and
 -- one sector per victim (P's erase unit is a page, N <= S = 1).
