@@ -97,7 +97,8 @@
 -- W, a wanted write finds no page) and 23 (SCFTL.Mutants.
 -- SpaceRegionOneEpoch: (4) as epoch_pages_max <= delta_pages, the
 -- region's reserve lost), each `¬ SpaceProgress Pmut`.  Non-vacuity:
--- `example-valid` (a configuration with N = 1 that `Valid` accepts).
+-- `example-valid` (a configuration with N = 1 that `Valid` accepts) and
+-- `example-run` (commit, crash and recovery, forced checkpoint, GC).
 ------------------------------------------------------------------------
 module SCFTL.Impl.Space where
 
@@ -673,3 +674,39 @@ example-valid = record
 
 example-N : N example ≡ 1
 example-N = refl
+
+-- A run of `example` that writes, commits, crashes and recovers (the
+-- open superblock, with the two committed sectors, stays used), writes
+-- over a sector, takes the forced full checkpoint (flK's guard fails:
+-- 5 region pages left < 6), opens a superblock after an erase, and runs
+-- GC on a greedy victim with one valid sector, relocating it.
+example-end : St
+example-end = st 0 2 1 (1 ∷ []) 2 1 1 1 0 8 2 0 2 2
+
+example-run : Reach example example-end
+example-run =
+    wrN (s≤s z≤n) (inj₂ (s≤s z≤n)) (s≤s z≤n) (s≤s z≤n)
+  ◅ dpg
+  ◅ wrN (s≤s (s≤s z≤n)) (inj₂ (s≤s z≤n)) (s≤s z≤n) (s≤s (s≤s z≤n))
+  ◅ dpg
+  ◅ flK {d = 0} (inj₂ (s≤s z≤n)) z≤n z≤n (s≤s (s≤s (s≤s (s≤s (s≤s (s≤s z≤n))))))
+  ◅ rec {e' = 3} {ys = 2 ∷ []} refl (s≤s z≤n) (s≤s (s≤s z≤n))
+        (inj₁ (refl , s≤s (s≤s (s≤s (s≤s (s≤s (s≤s z≤n)))))))
+  ◅ wrU {xs = []} {x = 1} {ys = []} (s≤s z≤n) (inj₂ (s≤s (s≤s z≤n))) (s≤s z≤n)
+  ◅ dpg
+  ◅ wrA (s≤s (s≤s z≤n)) (inj₂ (s≤s (s≤s z≤n))) (s≤s z≤n)
+  ◅ dpg
+  ◅ flC {d = 0} (inj₂ (s≤s (s≤s z≤n))) z≤n z≤n
+  ◅ wrA (s≤s z≤n) (inj₂ (s≤s (s≤s z≤n))) (s≤s z≤n)
+  ◅ dpg
+  ◅ era
+  ◅ act
+  ◅ gcm {xs = []} {v = 1} {ys = 1 ∷ []} (s≤s z≤n) (s≤s (s≤s z≤n))
+        (inj₂ ([] , (s≤s z≤n ∷ [])))
+  ◅ rl (s≤s z≤n)
+  ◅ dpg
+  ◅ ε
+
+-- There the epoch's second write finds a page.
+example-finds : Finds example example-end
+example-finds = Progress.write-finds (space-progress example example-valid example-run) (s≤s (s≤s z≤n)) refl
