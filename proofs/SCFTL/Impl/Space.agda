@@ -73,19 +73,21 @@
 -- checked before every write) its padding and abandoned-tail terms and
 -- (2)'s `+ t` are slack, crashes included: the flush's bound
 -- (`commit-space`) leaves W + K*N sectors outside the open superblock,
--- so abandoning its tail costs nothing (`recb`).  The code needs them for
--- two streams, for the GC timing around the flush's padding (a used
--- superblock more than the model allows at the commit) and for its
--- validator's padding term.
+-- so abandoning its tail costs nothing (`recb`).  What the model leaves
+-- out (two streams, the code's GC timing: a used superblock more at the
+-- commit than the model allows, the validator's padding term) is where
+-- the code may need them (not proven here).
 --
 -- Not modelled: two write streams (t = 2; the model is t = 1), trims
 -- (they count toward W and consume no space), bad superblocks and the
 -- spares of `with_bad_superblocks`, static wear leveling, metadata
 -- rotation taking data superblocks, the OOB and in-page commits (no
 -- region page) and the lazy consolidation page (only its reserve,
--- `2 <= rem`), the GC timing around the flush's padding (here GC is
--- checked before every write and relocation and at the flush; a page
--- opened by a write does not re-check it before that write), which
+-- `2 <= rem`), the code's GC timing (here GC is re-checked after a
+-- write opens a page, before that write, and the flush's padding never
+-- retires the active superblock; the code lets that one sector through
+-- first, and its padding may fill the active superblock after the flush's
+-- GC check), which
 -- superblocks the recovered L2P references (any `ys` within `cu`), and
 -- the unsynced epochs of barriers (a recovery returns to the last
 -- commit).  The link to P is by name only:
