@@ -47,6 +47,8 @@ import SCFTL.Impl.CheckpointSlotExample
 -- program, reuse): the block-level model B refines P; B is snapshot-consistent
 import SCFTL.Impl.Blocks
 import SCFTL.Impl.BlocksExample
+-- Issue 39: the space accounting (W/K/U bounds, delta region): space-progress
+import SCFTL.Impl.Space
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
@@ -73,4 +75,6 @@ import SCFTL.Mutants.CheckpointPagesUnverified
 import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
+import SCFTL.Mutants.SpaceVictimsNotCounted
+import SCFTL.Mutants.SpaceRegionOneEpoch
 import SCFTL.Mutants.All

@@ -73,9 +73,16 @@ done
 # names the mutated `Pmut : SlotModel`, and instead contains
 #     not-slot-abstraction : ¬ SlotAbstraction Pmut
 # (the lemma that makes P's one-cell slot sound fails for it).
+# Mutants of the space accounting (issue 39; SCFTL/Impl/Space.agda: the
+# W/K/U constraints and the delta region's) are listed in MUTANTS_OF_SPACE:
+# each weakens the constraints a configuration must pass, names the
+# mutated `Pmut : SpaceModel`, and instead contains
+#     not-space-progress : ¬ SpaceProgress Pmut
+# (a configuration that passes them and a run to a state without a page).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
-MIN_MUTANTS=21
+MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch"
+MIN_MUTANTS=23
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -88,6 +95,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_CHECKPOINT_SLOT " in
     *" $b "*) want='not-slot-abstraction : ¬ SlotAbstraction Pmut' ;;
+  esac
+  case " $MUTANTS_OF_SPACE " in
+    *" $b "*) want='not-space-progress : ¬ SpaceProgress Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

@@ -17,12 +17,15 @@
 -- snapshot-consistent.
 -- module header).  Mutants 20 and 21 are mutants of the block-level
 -- model B (SCFTL.Impl.Blocks), each with its own counterexample fragment.
+-- Mutants 22 and 23 mutate the space constraints (SCFTL.Impl.Space):
+-- their configurations do not always find a page (`¬ SpaceProgress`).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
 open import Relation.Nullary using (¬_)
 open import SCFTL.Mutants.Common using (SnapshotConsistent)
 open import SCFTL.Impl.CheckpointSlotExample using (SlotAbstraction)
+open import SCFTL.Impl.Space using (SpaceProgress)
 
 import SCFTL.Mutants.TentativeReplayed
 import SCFTL.Mutants.DigestNotChecked
@@ -45,6 +48,8 @@ import SCFTL.Mutants.CheckpointPagesUnverified
 import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
+import SCFTL.Mutants.SpaceVictimsNotCounted
+import SCFTL.Mutants.SpaceRegionOneEpoch
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -67,6 +72,8 @@ module M18 = SCFTL.Mutants.CheckpointPagesUnverified
 module M19 = SCFTL.Mutants.CheckpointErasesRegionEarly
 module M20 = SCFTL.Mutants.BlockEraseWithLivePage
 module M21 = SCFTL.Mutants.BlockEraseBeforeCommit
+module M22 = SCFTL.Mutants.SpaceVictimsNotCounted
+module M23 = SCFTL.Mutants.SpaceRegionOneEpoch
 
 record MutantsFail : Set where
   field
@@ -116,6 +123,12 @@ record MutantsFail : Set where
     block-erase-with-live-page : ¬ SnapshotConsistent M20.Pmut
     -- 21. a block erased while a page of it is only invalid (before the commit that frees it; a mutant of B)
     block-erase-before-commit : ¬ SnapshotConsistent M21.Pmut
+    -- 22. (space) the constraints leave the victims' valid sectors out of
+    --     W + K*N: a wanted write finds no page
+    space-victims-not-counted : ¬ SpaceProgress M22.Pmut
+    -- 23. (space) constraint (4) with one epoch's pages in the delta
+    --     region: no room for the consolidation page the code reserves
+    space-region-one-epoch : ¬ SpaceProgress M23.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -140,4 +153,6 @@ mutants-fail = record
   ; checkpoint-erases-region-early = M19.not-snapshot-consistent
   ; block-erase-with-live-page = M20.not-snapshot-consistent
   ; block-erase-before-commit = M21.not-snapshot-consistent
+  ; space-victims-not-counted = M22.not-space-progress
+  ; space-region-one-epoch = M23.not-space-progress
   }
