@@ -46,6 +46,7 @@ import SCFTL.Impl.CheckpointSlotExample
 -- Issue 39: blocks (whole-block erase, in-order programming, erase before
 -- program, reuse): the block-level model B refines P; B is snapshot-consistent
 import SCFTL.Impl.Blocks
+import SCFTL.Impl.BlocksRead
 import SCFTL.Impl.BlocksExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
