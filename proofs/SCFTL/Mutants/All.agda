@@ -45,6 +45,7 @@ import SCFTL.Mutants.CheckpointPagesUnverified
 import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
+import SCFTL.Mutants.AllocReusesLivePage
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -67,6 +68,7 @@ module M18 = SCFTL.Mutants.CheckpointPagesUnverified
 module M19 = SCFTL.Mutants.CheckpointErasesRegionEarly
 module M20 = SCFTL.Mutants.BlockEraseWithLivePage
 module M21 = SCFTL.Mutants.BlockEraseBeforeCommit
+module M26 = SCFTL.Mutants.AllocReusesLivePage
 
 record MutantsFail : Set where
   field
@@ -116,6 +118,9 @@ record MutantsFail : Set where
     block-erase-with-live-page : ¬ SnapshotConsistent M20.Pmut
     -- 21. a block erased while a page of it is only invalid (before the commit that frees it; a mutant of B)
     block-erase-before-commit : ¬ SnapshotConsistent M21.Pmut
+    -- 26. allocation does not advance the write pointer: a live P page's
+    --     physical page reused (a mutant of B whose reads are physical)
+    alloc-reuses-live-page : ¬ SnapshotConsistent M26.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -140,4 +145,5 @@ mutants-fail = record
   ; checkpoint-erases-region-early = M19.not-snapshot-consistent
   ; block-erase-with-live-page = M20.not-snapshot-consistent
   ; block-erase-before-commit = M21.not-snapshot-consistent
+  ; alloc-reuses-live-page = M26.not-snapshot-consistent
   }
