@@ -68,7 +68,8 @@ open import Relation.Binary.PropositionalEquality
   using (_≡_; _≢_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; rdS)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; rdS; RecTo; recto; crash-RI)
+open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
 open import SCFTL.Impl.Blocks Data d0 amax wmax kmax _≟D_ zb
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (Op; use; flush; recover; w; rl; es) renaming (reg to regop)
@@ -461,3 +462,84 @@ crash-reg x {b} {b'} ri li (m , okm , img) =
   where
     lm : LocI m
     lm = loc-ok (regop x) {b} {m} ri li okm
+
+------------------------------------------------------------------------
+-- A crashed regular operation, then recovery: the recovered L2P's pages
+-- are located and read physically as in P
+
+-- the recovered map's pages are located, below their write pointers,
+-- on physical pages that hold exactly what P's pages hold
+LocM : Bk → Map → Set
+LocM b M = ∀ a p → a ≤ amax → M a ≡ just p → here b p ≡ true × InR b p × ploc b p ≡ dat (st b) p
+
+-- recovery installs the map it recovers to (volatile and stable)
+rec-map : ∀ {s M s'} → RecTo s M → okP recover s s' → ∀ a → l2p s' a ≡ M a × smap s' a ≡ M a
+rec-map {s} (recto b g C pk₀ sl so rs rg mx dm ro) (b' , g' , C' , pk , inj₁ refl) a with trans (sym pk₀) pk
+... | refl = e , e
+  where e = trans (cong (λ f → f a) (recMap-syncAll g C s)) (mx a)
+rec-map {s} (recto b g C pk₀ sl so rs rg mx dm ro) (b' , g' , C' , pk , inj₂ (_ , _ , refl)) a with trans (sym pk₀) pk
+... | refl = e , e
+  where e = trans (cong (λ f → f a) (recMap-syncAll g C s)) (mx a)
+
+loc-recM : ∀ {b b' M} → (∀ k → wp b k ≤ Z) → RecTo (st b) M → LocM b M → okB recover b b' → LocI b'
+loc-recM {b} {b'} {M} wz rt lm (s' , o , refl) = loc-rec {b} wz (s' , o , refl) rcl
+  where
+    via : ∀ p a → a ≤ amax → M a ≡ just p → here b p ≡ true × InR b p × cur (ploc b p) ≡ cur (dat (st b) p)
+    via p a le e with lm a p le e
+    ... | h , i , q = h , i , cong cur q
+    rcl : RecLoc b s'
+    rcl p (a , le , inj₁ e) = via p a le (trans (sym (proj₁ (rec-map rt o a))) e)
+    rcl p (a , le , inj₂ e) = via p a le (trans (sym (proj₂ (rec-map rt o a))) e)
+
+-- a crashed regular operation (write, relocation, block erase) from a
+-- normal state of B with LocI: recovery recovers to a map (P's stable
+-- L2P at the crash point) whose pages are located on physical pages
+-- holding exactly P's content
+crash-reg-loc : ∀ x {b b'} → RI (st b) → LocI b → crashB (use (regop x)) b b' →
+  (∀ k → wp b' k ≤ Z) × Σ Map λ M → RecTo (st b') M × LocM b' M
+crash-reg-loc x {b} {b'} ri li (m , okm , img) =
+  (λ k → subst (_≤ Z) (sym (wpe k)) (wpZ lm k)) ,
+  smap (st m) , crash-RI {st m} {st b'} rim (img-refines {m} {b'} img) , lmM
+  where
+    lm : LocI m
+    lm = loc-ok (regop x) {b} {m} ri li okm
+    rim : RI (st m)
+    rim = B-okB (regop x) {b} {m} ri okm
+    lce : ∀ p → loc b' p ≡ loc m p
+    lce = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ img))))))
+    wpe : ∀ k → wp b' k ≡ wp m k
+    wpe = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ img))))))))
+    lmM : LocM b' (smap (st m))
+    lmM a p le e with RI.sOK rim a p le e
+    ... | _ , em , _ with crash-agree {m} {b'} p img (lhere lm p (a , le , inj₂ e)) (lagr lm p (a , le , inj₂ e) em)
+    ...   | h , q = h , subst (λ l → proj₂ l < wp b' (proj₁ l)) (sym (lce p))
+                          (subst (proj₂ (loc m p) <_) (sym (wpe (proj₁ (loc m p)))) (linr lm p (a , le , inj₂ e))) , q
+
+-- hence: after a crashed regular operation and a recovery, B's location
+-- invariant holds again, and B's physical read is P's read
+crash-reg-then-rec : ∀ x {b b' b''} → RI (st b) → LocI b → crashB (use (regop x)) b b' →
+  okB recover b' b'' → LocI b'' × (∀ a → a ≤ amax → rdB b'' a ≡ rd (st b'') a)
+crash-reg-then-rec x {b} {b'} {b''} ri li c r with crash-reg-loc x {b} {b'} ri li c
+... | wz , M , rt , lmM = li'' , read-physical li''
+  where
+    li'' : LocI b''
+    li'' = loc-recM {b'} {b''} {M} wz rt lmM r
+
+------------------------------------------------------------------------
+-- A crash in the middle of a block erase (the erase command torn: each
+-- page of the block old, erased, or junk) is a crash outcome of B's
+-- erase step: every physical page of the erased block is unsynced, so
+-- it may end with any content.
+
+torn-erase : ∀ {b k s'} → okB (use (regop es)) b (berase k s' b) →
+  ∀ (y : ℕ → Cell) → crashB (use (regop es)) b
+    (bcrash (berase k s' b) (λ k' o → if k' ≡ᵇ k then syn (y o) else sync (pf (berase k s' b) k' o)))
+torn-erase {b} {k} {s'} ok y = berase k s' b , ok , bcrash-img m yy cd
+  where
+    m = berase k s' b
+    yy : ℕ → ℕ → MC
+    yy k' o = if k' ≡ᵇ k then syn (y o) else sync (pf m k' o)
+    cd : ∀ k' o → CrashD (pf m k' o) (yy k' o)
+    cd k' o with k' ≡ᵇ k
+    ... | true  = y o , refl
+    ... | false = land-D (pf b k' o)
