@@ -75,4 +75,5 @@ import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.AllocReusesLivePage
+import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.All

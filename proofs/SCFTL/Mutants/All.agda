@@ -46,6 +46,7 @@ import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.AllocReusesLivePage
+import SCFTL.Mutants.ReadStaleLocation
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -69,6 +70,7 @@ module M19 = SCFTL.Mutants.CheckpointErasesRegionEarly
 module M20 = SCFTL.Mutants.BlockEraseWithLivePage
 module M21 = SCFTL.Mutants.BlockEraseBeforeCommit
 module M26 = SCFTL.Mutants.AllocReusesLivePage
+module M27 = SCFTL.Mutants.ReadStaleLocation
 
 record MutantsFail : Set where
   field
@@ -121,6 +123,9 @@ record MutantsFail : Set where
     -- 26. allocation does not advance the write pointer: a live P page's
     --     physical page reused (a mutant of B whose reads are physical)
     alloc-reuses-live-page : ¬ SnapshotConsistent M26.Pmut
+    -- 27. allocation does not record where the page went: reads through a
+    --     stale location (a mutant of B whose reads are physical)
+    read-stale-location : ¬ SnapshotConsistent M27.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -146,4 +151,5 @@ mutants-fail = record
   ; block-erase-with-live-page = M20.not-snapshot-consistent
   ; block-erase-before-commit = M21.not-snapshot-consistent
   ; alloc-reuses-live-page = M26.not-snapshot-consistent
+  ; read-stale-location = M27.not-snapshot-consistent
   }
