@@ -43,9 +43,10 @@
 -- consistency of B (`B-snapshot-consistent`).  Also: the merge buffer is
 -- programmed only onto erased physical pages (`program-erased`), and a
 -- block erase from a normal state erases no page either L2P maps
--- (`block-erase-safe`).  Not proven: that a mapped P page's physical
--- page holds what P says (B reads through P's pages); see
--- proofs/README.md, "Blocks".
+-- (`block-erase-safe`).  B's read here is P's (through P's pages);
+-- SCFTL.Impl.BlocksRead proves that every page either L2P maps is
+-- located at a physical page holding what P says, so the physical read
+-- is P's (`read-physical`); see proofs/README.md, "Blocks".
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
