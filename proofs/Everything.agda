@@ -47,6 +47,7 @@ import SCFTL.Impl.CheckpointSlotExample
 -- program, reuse): the block-level model B refines P; B is snapshot-consistent
 import SCFTL.Impl.Blocks
 import SCFTL.Impl.BlocksRead
+import SCFTL.Impl.BlocksPhys
 import SCFTL.Impl.BlocksExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
