@@ -42,7 +42,12 @@ open import Relation.Binary.PropositionalEquality
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
-  using (RI; AR; CR; CI; RecTo; recto; DOKs)
+  using (RI; AR; CR; CI; RecTo; recto; DOKs; crash-RI; ck-crash; ri-rec; ri-dgm)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (all-sync)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_
+  using (all-sync-IsSyn; fl3-RI; fi4-RI; fi3-rsy; fi3-rec; fi3-dgm)
+open import Data.Unit.Base using (tt)
+open import Relation.Nullary using (¬_)
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (rec-crash)
 open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (new-RecTo)
 open import SCFTL.Impl.Blocks Data d0 amax wmax kmax _≟D_ zb
@@ -237,3 +242,51 @@ theorem1-Bφ fm = FBφ.theorem1 (obligationsφ fm) new-disk
 
 Bφ-snapshot-consistent : FlushMaps → SnapshotConsistent Bφ
 Bφ-snapshot-consistent fm = obligations⇒SC Bφ (obligationsφ fm)
+
+------------------------------------------------------------------------
+-- FlushMaps from its three open cases.  After the flush's SYNC P's
+-- crash lemmas name the map (`l2p s`), and recovery's map is determined
+-- (`rec-det`); what remains is the crash before the SYNC of a commit in
+-- a delta page (`fl2`) or in a data page (`fi2`), and the crash before
+-- the consolidation page's SYNC (`fiK`), where P's `fl2-crash`,
+-- `fi2-crash` and `fiK-crash` compute the map inside their proofs.
+
+Open : St → St → Set
+Open s m = m ≡ fl2 s ⊎ Σ ℕ λ M → m ≡ fi2 M s ⊎ m ≡ fiK M s
+
+FlushMapsOpen : Set
+FlushMapsOpen = ∀ {s m s' M} → RI s → Open s m → Img m s' → RecTo s' M →
+  (∀ a → a ≤ amax → M a ≡ smap s a) ⊎ (∀ a → a ≤ amax → M a ≡ l2p s a)
+
+to-l2p : ∀ {s s' M M'} → (∀ a → M' a ≡ l2p s a) → RecTo s' M' → RecTo s' M →
+  (∀ a → a ≤ amax → M a ≡ smap s a) ⊎ (∀ a → a ≤ amax → M a ≡ l2p s a)
+to-l2p e rt' rt = inj₂ (λ a _ → trans (rec-det rt rt' a) (e a))
+
+lk-maps : FlushMapsOpen → ∀ {s m s' M L K} → RI s → LkC s L K →
+  (m ≡ fi2 K s ⊎ CkPt (fi3 K s) m ⊎ m ≡ fiK K s ⊎ m ≡ fi4 K s) → Img m s' → RecTo s' M →
+  (∀ a → a ≤ amax → M a ≡ smap s a) ⊎ (∀ a → a ≤ amax → M a ≡ l2p s a)
+lk-maps fo {K = K} r ip (inj₁ refl) img rt = fo r (inj₂ (K , inj₁ refl)) img rt
+lk-maps fo {s} {m} {s'} {M} {K = K} r ip (inj₂ (inj₁ ck)) img rt =
+  to-l2p {s} {s'} {M} {l2p s} (λ _ → refl)
+    (ck-crash {u = fi3 K s} (RI.C r) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr s)) (all-sync (RI.gle r))
+              (λ p → tt) (fi3-rsy r) (fi3-rec r ip) (λ _ → refl) (fi3-dgm r ip) ck img) rt
+  where r3 = fl3-RI r
+lk-maps fo {K = K} r ip (inj₂ (inj₂ (inj₁ refl))) img rt = fo r (inj₂ (K , inj₂ refl)) img rt
+lk-maps fo {s} {m} {s'} {M} r ip (inj₂ (inj₂ (inj₂ refl))) img rt = to-l2p {s} {s'} {M} {l2p s} (λ _ → refl) (crash-RI (fi4-RI r ip) img) rt
+
+flush-maps : FlushMapsOpen → FlushMaps
+flush-maps fo r (inj₁ refl) img rt = fo r (inj₁ refl) img rt
+flush-maps fo {s} {m} {s'} {M} r (inj₂ (inj₁ refl)) img rt = to-l2p {s} {s'} {M} {l2p s} (λ _ → refl) (crash-RI (fl3-RI r) img) rt
+flush-maps fo {s} {m} {s'} {M} r (inj₂ (inj₂ (inj₁ ck))) img rt =
+  to-l2p {s} {s'} {M} {l2p s} (λ _ → refl)
+    (ck-crash {u = fl3 s} (RI.C r3) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr (fl2 s))) (RI.gle r3)
+              (λ p → tt) (RI.rcOK r3) (ri-rec r3) (λ _ → refl) (ri-dgm r3) ck img) rt
+  where r3 = fl3-RI r
+flush-maps fo {s} r (inj₂ (inj₂ (inj₂ (inj₁ (L , ip , c))))) img rt = lk-maps fo r (InP⇒LkC {s} {L} ip) c img rt
+flush-maps fo {s} r (inj₂ (inj₂ (inj₂ (inj₂ (L , K , op , c))))) img rt = lk-maps fo r (OobP⇒LkC {s} {L} {K} op) c img rt
+
+theorem1-Bφ′ : FlushMapsOpen → Sp.Correspondence.BehaviourallyCorrect Bφ S
+theorem1-Bφ′ fo = theorem1-Bφ (flush-maps fo)
+
+Bφ-snapshot-consistent′ : FlushMapsOpen → SnapshotConsistent Bφ
+Bφ-snapshot-consistent′ fo = Bφ-snapshot-consistent (flush-maps fo)
