@@ -40,12 +40,10 @@
 --                    point is located at a physical page holding exactly
 --                    P's (durable) content for it
 --
--- Not proven (see proofs/README.md, "Blocks"): that the pages P's
--- recovery maps after a crash are among those (P's crash lemmas give
--- only that the recovered map's pages hold durable sectors, `CI`, not
--- that they were live at the crash point); for a crashed flush or
--- recovery, `crashB` pairs the physical pages' sync status freely with
--- P's crash point, so the same statement needs that pairing tied first.
+-- The crash side for a crashed flush and a crashed recovery, and the
+-- obligations of §4.4 for B with these physical reads, are in
+-- SCFTL.Impl.BlocksPhys (given what P's crash lemmas before a SYNC
+-- compute but do not export); see proofs/README.md, "Blocks".
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
