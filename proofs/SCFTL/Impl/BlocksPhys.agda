@@ -42,10 +42,10 @@ open import Relation.Binary.PropositionalEquality
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
-  using (RI; AR; CR; CI; RecTo; recto; DOKs; crash-RI; ck-crash; ri-rec; ri-dgm)
+  using (RI; AR; CR; CI; RecTo; recto; DOKs; crash-RI; ck-crash; ri-rec; ri-dgm; AR-tOf)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (all-sync)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_
-  using (all-sync-IsSyn; fl3-RI; fi4-RI; fi3-rsy; fi3-rec; fi3-dgm)
+  using (all-sync-IsSyn; fl3-RI; fi4-RI; fi3-rsy; fi3-rec; fi3-dgm; CRm; fl2-crash⁺; fi2-crash⁺; fiK-crash⁺)
 open import Data.Unit.Base using (tt)
 open import Relation.Nullary using (¬_)
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (rec-crash)
@@ -244,49 +244,53 @@ Bφ-snapshot-consistent : FlushMaps → SnapshotConsistent Bφ
 Bφ-snapshot-consistent fm = obligations⇒SC Bφ (obligationsφ fm)
 
 ------------------------------------------------------------------------
--- FlushMaps from its three open cases.  After the flush's SYNC P's
--- crash lemmas name the map (`l2p s`), and recovery's map is determined
--- (`rec-det`); what remains is the crash before the SYNC of a commit in
--- a delta page (`fl2`) or in a data page (`fi2`), and the crash before
--- the consolidation page's SYNC (`fiK`), where P's `fl2-crash`,
--- `fi2-crash` and `fiK-crash` compute the map inside their proofs.
+-- FlushMaps holds.  After the flush's SYNC P's crash lemmas name the
+-- map (`l2p s`: `crash-RI`, `ck-crash`); before it (`fl2`, `fi2`) and
+-- before the consolidation page's SYNC (`fiK`) their variants
+-- `fl2-crash⁺`, `fi2-crash⁺`, `fiK-crash⁺` (SCFTL.Impl.Flush) return
+-- it (`CRm`: `smap s` or `l2p s`); recovery's map is determined by the
+-- flash (`rec-det`), so every map recovery recovers to is that one.
 
-Open : St → St → Set
-Open s m = m ≡ fl2 s ⊎ Σ ℕ λ M → m ≡ fi2 M s ⊎ m ≡ fiK M s
+Maps : St → Map → Set
+Maps s M = (∀ a → a ≤ amax → M a ≡ smap s a) ⊎ (∀ a → a ≤ amax → M a ≡ l2p s a)
 
-FlushMapsOpen : Set
-FlushMapsOpen = ∀ {s m s' M} → RI s → Open s m → Img m s' → RecTo s' M →
-  (∀ a → a ≤ amax → M a ≡ smap s a) ⊎ (∀ a → a ≤ amax → M a ≡ l2p s a)
-
-to-l2p : ∀ {s s' M M'} → (∀ a → M' a ≡ l2p s a) → RecTo s' M' → RecTo s' M →
-  (∀ a → a ≤ amax → M a ≡ smap s a) ⊎ (∀ a → a ≤ amax → M a ≡ l2p s a)
+to-l2p : ∀ {s s' M M'} → (∀ a → M' a ≡ l2p s a) → RecTo s' M' → RecTo s' M → Maps s M
 to-l2p e rt' rt = inj₂ (λ a _ → trans (rec-det rt rt' a) (e a))
 
-lk-maps : FlushMapsOpen → ∀ {s m s' M L K} → RI s → LkC s L K →
-  (m ≡ fi2 K s ⊎ CkPt (fi3 K s) m ⊎ m ≡ fiK K s ⊎ m ≡ fi4 K s) → Img m s' → RecTo s' M →
-  (∀ a → a ≤ amax → M a ≡ smap s a) ⊎ (∀ a → a ≤ amax → M a ≡ l2p s a)
-lk-maps fo {K = K} r ip (inj₁ refl) img rt = fo r (inj₂ (K , inj₁ refl)) img rt
-lk-maps fo {s} {m} {s'} {M} {K = K} r ip (inj₂ (inj₁ ck)) img rt =
+from-CRm : ∀ {s s' t' M} → RecTo s' M → CRm s s' t' → Maps s M
+from-CRm rt (M0 , inj₁ refl , rt0 , _) = inj₁ (λ a _ → rec-det rt rt0 a)
+from-CRm rt (M0 , inj₂ refl , rt0 , _) = inj₂ (λ a _ → rec-det rt rt0 a)
+
+lk-maps : ∀ {s m s' M L K} → RI s → LkC s L K →
+  (m ≡ fi2 K s ⊎ CkPt (fi3 K s) m ⊎ m ≡ fiK K s ⊎ m ≡ fi4 K s) → Img m s' → RecTo s' M → Maps s M
+lk-maps {s} {m} {s'} {M} r ip (inj₁ refl) img rt with fi2-crash⁺ (AR-tOf s) r ip img
+... | t' , _ , cm = from-CRm {s} {s'} {t'} {M} rt cm
+lk-maps {s} {m} {s'} {M} {K = K} r ip (inj₂ (inj₁ ck)) img rt =
   to-l2p {s} {s'} {M} {l2p s} (λ _ → refl)
     (ck-crash {u = fi3 K s} (RI.C r) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr s)) (all-sync (RI.gle r))
               (λ p → tt) (fi3-rsy r) (fi3-rec r ip) (λ _ → refl) (fi3-dgm r ip) ck img) rt
   where r3 = fl3-RI r
-lk-maps fo {K = K} r ip (inj₂ (inj₂ (inj₁ refl))) img rt = fo r (inj₂ (K , inj₂ refl)) img rt
-lk-maps fo {s} {m} {s'} {M} r ip (inj₂ (inj₂ (inj₂ refl))) img rt = to-l2p {s} {s'} {M} {l2p s} (λ _ → refl) (crash-RI (fi4-RI r ip) img) rt
+lk-maps {s} {m} {s'} {M} r ip (inj₂ (inj₂ (inj₁ refl))) img rt with fiK-crash⁺ (AR-tOf s) r ip img
+... | t' , _ , cm = from-CRm {s} {s'} {t'} {M} rt cm
+lk-maps {s} {m} {s'} {M} r ip (inj₂ (inj₂ (inj₂ refl))) img rt =
+  to-l2p {s} {s'} {M} {l2p s} (λ _ → refl) (crash-RI (fi4-RI r ip) img) rt
 
-flush-maps : FlushMapsOpen → FlushMaps
-flush-maps fo r (inj₁ refl) img rt = fo r (inj₁ refl) img rt
-flush-maps fo {s} {m} {s'} {M} r (inj₂ (inj₁ refl)) img rt = to-l2p {s} {s'} {M} {l2p s} (λ _ → refl) (crash-RI (fl3-RI r) img) rt
-flush-maps fo {s} {m} {s'} {M} r (inj₂ (inj₂ (inj₁ ck))) img rt =
+flush-maps : FlushMaps
+flush-maps {s} {m} {s'} {M} r (inj₁ refl) img rt with fl2-crash⁺ (AR-tOf s) r img
+... | t' , _ , cm = from-CRm {s} {s'} {t'} {M} rt cm
+flush-maps {s} {m} {s'} {M} r (inj₂ (inj₁ refl)) img rt =
+  to-l2p {s} {s'} {M} {l2p s} (λ _ → refl) (crash-RI (fl3-RI r) img) rt
+flush-maps {s} {m} {s'} {M} r (inj₂ (inj₂ (inj₁ ck))) img rt =
   to-l2p {s} {s'} {M} {l2p s} (λ _ → refl)
     (ck-crash {u = fl3 s} (RI.C r3) (RI.slotL r3) (RI.slotO r3) (all-sync-IsSyn (dr (fl2 s))) (RI.gle r3)
               (λ p → tt) (RI.rcOK r3) (ri-rec r3) (λ _ → refl) (ri-dgm r3) ck img) rt
   where r3 = fl3-RI r
-flush-maps fo {s} r (inj₂ (inj₂ (inj₂ (inj₁ (L , ip , c))))) img rt = lk-maps fo r (InP⇒LkC {s} {L} ip) c img rt
-flush-maps fo {s} r (inj₂ (inj₂ (inj₂ (inj₂ (L , K , op , c))))) img rt = lk-maps fo r (OobP⇒LkC {s} {L} {K} op) c img rt
+flush-maps {s} r (inj₂ (inj₂ (inj₂ (inj₁ (L , ip , c))))) img rt = lk-maps r (InP⇒LkC {s} {L} ip) c img rt
+flush-maps {s} r (inj₂ (inj₂ (inj₂ (inj₂ (L , K , op , c))))) img rt = lk-maps r (OobP⇒LkC {s} {L} {K} op) c img rt
 
-theorem1-Bφ′ : FlushMapsOpen → Sp.Correspondence.BehaviourallyCorrect Bφ S
-theorem1-Bφ′ fo = theorem1-Bφ (flush-maps fo)
+-- Theorem 1 for B with physical reads, and its snapshot consistency
+theorem1-Bφ′ : Sp.Correspondence.BehaviourallyCorrect Bφ S
+theorem1-Bφ′ = theorem1-Bφ flush-maps
 
-Bφ-snapshot-consistent′ : FlushMapsOpen → SnapshotConsistent Bφ
-Bφ-snapshot-consistent′ fo = Bφ-snapshot-consistent (flush-maps fo)
+Bφ-snapshot-consistent′ : SnapshotConsistent Bφ
+Bφ-snapshot-consistent′ = Bφ-snapshot-consistent flush-maps
