@@ -2,9 +2,8 @@
 ------------------------------------------------------------------------
 -- Issue 39, blocks: B with physical reads (`Bφ`: B whose read is the
 -- read through the physical pages, `rdB`) satisfies the obligations of
--- §4.4, hence Theorem 1 and snapshot consistency, given one statement
--- about P's crashed flush that P's proofs establish but do not export
--- (`FlushMaps`, below).
+-- §4.4, hence Theorem 1 (`theorem1-Bφ′`) and snapshot consistency
+-- (`Bφ-snapshot-consistent′`).
 --
 -- The relations are B's (P's on the P state B carries) with the
 -- location invariant of SCFTL.Impl.BlocksRead added: `LocI` in normal
@@ -17,14 +16,12 @@
 -- `PreSync`), a crashed recovery (`rec-Lc`, P's `rec-crash`: the same
 -- map); recovery turns it into `LocI` (`loc-recM`).
 --
--- `FlushMaps`: after a crash at a flush's crash point, any map recovery
--- recovers to is, on the addresses, the stable or the volatile L2P the
--- flush started from.  P's `flush-crash` proves `CR` with exactly such a
--- map in every case (after the SYNC `l2p s`; before it, `fl2-crash` and
--- `fi2-crash`, `smap s` or `l2p s` depending on the committed page's
--- outcome), and recovery's map is determined by the flash (`rec-det`),
--- but `CR` hides which map it is (`Σ M`); exporting it is a change to
--- P's lemmas, not made here.
+-- `FlushMaps` (`flush-maps`): after a crash at a flush's crash point,
+-- any map recovery recovers to is, on the addresses, the stable or the
+-- volatile L2P the flush started from: P's crash lemmas name that map
+-- (after the SYNC `l2p s`; before it `fl2-crash⁺`, `fi2-crash⁺`,
+-- `fiK-crash⁺` of SCFTL.Impl.Flush: `CRm`), and recovery's map is
+-- determined by the flash (`rec-det`).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
