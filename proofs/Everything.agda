@@ -46,6 +46,8 @@ import SCFTL.Impl.CheckpointSlotExample
 -- Issue 39: blocks (whole-block erase, in-order programming, erase before
 -- program, reuse): the block-level model B refines P; B is snapshot-consistent
 import SCFTL.Impl.Blocks
+import SCFTL.Impl.BlocksRead
+import SCFTL.Impl.BlocksPhys
 import SCFTL.Impl.BlocksExample
 -- Issue 39: the space accounting (W/K/U bounds, delta region): space-progress
 import SCFTL.Impl.Space
@@ -77,4 +79,6 @@ import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.SpaceVictimsNotCounted
 import SCFTL.Mutants.SpaceRegionOneEpoch
+import SCFTL.Mutants.AllocReusesLivePage
+import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.All

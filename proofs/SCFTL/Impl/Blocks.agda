@@ -43,9 +43,10 @@
 -- consistency of B (`B-snapshot-consistent`).  Also: the merge buffer is
 -- programmed only onto erased physical pages (`program-erased`), and a
 -- block erase from a normal state erases no page either L2P maps
--- (`block-erase-safe`).  Not proven: that a mapped P page's physical
--- page holds what P says (B reads through P's pages); see
--- proofs/README.md, "Blocks".
+-- (`block-erase-safe`).  B's read here is P's (through P's pages);
+-- SCFTL.Impl.BlocksRead proves that every page either L2P maps is
+-- located at a physical page holding what P says, so the physical read
+-- is P's (`read-physical`); see proofs/README.md, "Blocks".
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -225,12 +226,17 @@ BImg m b' =
   × (∀ p → loc b' p ≡ loc m p) × (∀ k o → own b' k o ≡ own m k o)
   × (∀ k → wp b' k ≡ wp m k) × ab b' ≡ ab m × (∀ k → fr b' k ≡ fr m k)
 
+-- P's crash points before the flush's SYNC (the commit in a delta page,
+-- in-page or in the OOB)
+PreSync : St → St → Set
+PreSync s m = m ≡ fl2 s ⊎ Σ ℕ λ M → m ≡ fi2 M s
+
 -- crash points: the end state of a regular operation; for flush and
 -- recovery P's crash points, with the physical pages programmed
--- (before the first SYNC) or programmed and synced (after it)
+-- (y = true: only before the SYNC) or programmed and synced
 crashB : Op → Bk → Bk → Set
 crashB (use (regop x)) b b' = Σ Bk λ m → okB (use (regop x)) b m × BImg m b'
-crashB (use flush) b b' = Σ St λ m → FlPt (st b) m × Σ Bool λ y →
+crashB (use flush) b b' = Σ St λ m → FlPt (st b) m × Σ Bool λ y → (y ≡ true → PreSync (st b) m) ×
   BImg (record b { st = m ; pf = if y then pprog b else psync (pprog b) }) b'
 crashB recover b b' = Σ Bool λ c → Σ ℕ λ g → Σ Map λ C →
   pick (cur (cpL (st b))) (cur (cpO (st b))) ≡ just (c , g , C) ×
@@ -339,7 +345,7 @@ crash-refines (use (regop rl)) {b} {b'} (m , okm , img) =
 crash-refines (use (regop es)) {b} {b'} (m , okm , img) with ok-refines (use (regop es)) {b} {m} okm
 ... | ps , r with es-last r
 ...   | s1 , pre , p , e1 , eq = s1 , pre , st m , (p , e1 , eq) , img-refines {m} {b'} img
-crash-refines (use flush) {b} {b'} (m , fp , y , img) =
+crash-refines (use flush) {b} {b'} (m , fp , y , _ , img) =
   m , fp , img-refines {record b { st = m ; pf = if y then pprog b else psync (pprog b) }} {b'} img
 crash-refines recover {b} {b'} (c , g , C , pk , m , ck , img) =
   c , g , C , pk , m , ck , img-refines {record b { st = m ; pf = psync (pf b) }} {b'} img

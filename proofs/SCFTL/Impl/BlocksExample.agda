@@ -147,3 +147,30 @@ recovered-a = refl , refl
 recovered-b : rd (ck3 (rec0 true 1 unmapped (st (bcrash b10 lost)))) 0 ≡ true
             × rd (ck3 (rec0 true 1 unmapped (st (bcrash b10 lost)))) 1 ≡ true
 recovered-b = refl , refl
+
+------------------------------------------------------------------------
+-- Physical reads (SCFTL.Impl.BlocksRead): the read through the physical
+-- page where B's location map places each mapped P page
+
+open import SCFTL.Impl.BlocksRead Bool false A W K _≟B_ 1 using (rdB)
+
+-- before the crash: address 0 at page 4 = (0,0), reprogrammed; address
+-- 1 at page 2 = (1,0)
+physical-before-crash : rdB b10 0 ≡ false × rdB b10 1 ≡ true
+physical-before-crash = refl , refl
+
+ba bb : Bk
+ba = record (bland b10) { st = ck3 (rec0 true 1 unmapped (st (bland b10))) ; pf = psync (pf (bland b10)) }
+bb = record (bcrash b10 lost) { st = ck3 (rec0 true 1 unmapped (st (bcrash b10 lost))) ; pf = psync (pf (bcrash b10 lost)) }
+
+ra′ : okB recover (bland b10) ba
+ra′ = _ , (true , 1 , unmapped , refl , inj₁ refl) , refl
+
+rb′ : okB recover (bcrash b10 lost) bb
+rb′ = _ , (true , 1 , unmapped , refl , inj₁ refl) , refl
+
+-- after either crash and recovery the physical reads are the last
+-- flush's image (addresses 0, 1 at pages 3 = (1,1) and 2 = (1,0)), as
+-- P's reads are
+physical-recovered : rdB ba 0 ≡ true × rdB ba 1 ≡ true × rdB bb 0 ≡ true × rdB bb 1 ≡ true
+physical-recovered = refl , refl , refl , refl

@@ -345,9 +345,17 @@ extT g R D x M e rewrite e = refl
 -- its digest verifies ⇒ recovery follows the link to it and yields the
 -- volatile L2P; otherwise (record slot old, junk, or a page it covers
 -- did not land) the stable one.
-fi2-crash : ∀ {s t s' L M} → AR s t → (r : RI s) → LkC s L M → Img (fi2 M s) s' →
-  Σ State λ t' → crashS (use flush) t t' × CR s' t'
-fi2-crash {s} {t} {s'} {L} {M} arr r ip@(lk , et , lm , mn , mo) (cD , cL , cO , cR , cI) with RI.lkOK r L lk
+-- CR with the map named (issue 39, blocks: B with physical reads needs
+-- it): the crash recovers to the stable or the volatile L2P of s
+CRm : St → St → State → Set
+CRm s s' t' = Σ Map λ M → (M ≡ smap s ⊎ M ≡ l2p s) × RecTo s' M × DOKs (dat s') M (stable t')
+
+CRm⇒CR : ∀ {s s' t'} → CRm s s' t' → CR s' t'
+CRm⇒CR (M , _ , rt , dk) = M , rt , dk
+
+fi2-crash⁺ : ∀ {s t s' L M} → AR s t → (r : RI s) → LkC s L M → Img (fi2 M s) s' →
+  Σ State λ t' → crashS (use flush) t t' × CRm s s' t'
+fi2-crash⁺ {s} {t} {s'} {L} {M} arr r ip@(lk , et , lm , mn , mo) (cD , cL , cO , cR , cI) with RI.lkOK r L lk
 ... | x , ps , dd , dt , cs , ceq , sx = go cIL'
   where
     open RI r
@@ -402,8 +410,8 @@ fi2-crash {s} {t} {s'} {L} {M} arr r ip@(lk , et , lm , mn , mo) (cD , cL , cO ,
     ...   | c , e , lt rewrite crashC-eq (trans (upd-other (rcd s) (put (rec s) (rcd s M)) ne) e) (cI p) = lt
     dOld : DOKs (dat s') (smap s) (stable t)
     dOld = dok-crash cD (ri-dok r1 (AR.stb (progMB-AR r arr)))
-    old : extAt g R' D' x M ≡ [] → Σ State λ t' → crashS (use flush) t t' × CR s' t'
-    old e = t , inj₂ refl , smap s , recto true g C pk sl' so' rs rg mxO dmO ro , dOld
+    old : extAt g R' D' x M ≡ [] → Σ State λ t' → crashS (use flush) t t' × CRm s s' t'
+    old e = t , inj₂ refl , smap s , inj₁ refl , recto true g C pk sl' so' rs rg mxO dmO ro , dOld
       where
         rvO : rview g s' ≡ comm
         rvO = trans rv (cong (_++ comm) e)
@@ -412,8 +420,8 @@ fi2-crash {s} {t} {s'} {L} {M} arr r ip@(lk , et , lm , mn , mo) (cD , cL , cO ,
         dmO : DgM (smap s) (rview g s')
         dmO = subst (DgM (smap s)) (sym rvO) (subst (DgM (smap s)) accC (cmv-dgm D' fD comm (RI.cmV r1)))
     new : R' M ≡ rec s → verD D' (digD s (dbuf s ++ concat (ept s))) ≡ true →
-      Σ State λ t' → crashS (use flush) t t' × CR s' t'
-    new eR vd = tF t , inj₁ refl , l2p s , recto true g C pk sl' so' rs rg mxN dmN ro , crash-new {s} {t} {s'} arr r cD vd
+      Σ State λ t' → crashS (use flush) t t' × CRm s s' t'
+    new eR vd = tF t , inj₁ refl , l2p s , inj₂ refl , recto true g C pk sl' so' rs rg mxN dmN ro , crash-new {s} {t} {s'} arr r cD vd
       where
         okT : okR g (suc x) D' (R' M) ≡ true
         okT rewrite eR | ≡ᵇ-refl g | sym sx | ≡ᵇ-refl (suc x) = vd
@@ -423,7 +431,7 @@ fi2-crash {s} {t} {s'} {L} {M} arr r ip@(lk , et , lm , mn , mo) (cD , cL , cO ,
         mxN a = trans (cong (λ l → proj₁ (rp g l (st0 C)) a) rvN) (fresh-ip r ip a)
         dmN : DgM (l2p s) (rview g s')
         dmN = subst (DgM (l2p s)) (sym rvN) (digD-entM s (dbuf s ++ concat (ept s)))
-    go : CrashC (uns c0 (rec s)) (rcd s' M) → Σ State λ t' → crashS (use flush) t t' × CR s' t'
+    go : CrashC (uns c0 (rec s)) (rcd s' M) → Σ State λ t' → crashS (use flush) t t' × CRm s s' t'
     go (inj₁ e) = old (extF g R' D' x M (trans (cong (λ m → okR g (suc x) D' (cur m)) e) (okR-lt g (suc x) D' c0 lt0)))
     go (inj₂ (inj₂ e)) = old (extF g R' D' x M (cong (λ m → okR g (suc x) D' (cur m)) e))
     go (inj₂ (inj₁ e)) with verD D' (digD s (dbuf s ++ concat (ept s))) in v
@@ -432,6 +440,11 @@ fi2-crash {s} {t} {s'} {L} {M} arr r ip@(lk , et , lm , mn , mo) (cD , cL , cO ,
       where
         okF : okR g (suc x) D' (R' M) ≡ false
         okF rewrite e | ≡ᵇ-refl g | sym sx | ≡ᵇ-refl (suc x) = v
+
+fi2-crash : ∀ {s t s' L M} → AR s t → (r : RI s) → LkC s L M → Img (fi2 M s) s' →
+  Σ State λ t' → crashS (use flush) t t' × CR s' t'
+fi2-crash {s} {t} {s'} arr r ip img with fi2-crash⁺ arr r ip img
+... | t' , c , cm = t' , c , CRm⇒CR {s} {s'} {t'} cm
 
 -- after the in-page commit's SYNC: the record is durable and verifies,
 -- recovery yields the volatile L2P
@@ -547,10 +560,10 @@ rview-dead g s' u c dc ev d r =
 -- A crash right before the consolidation page's SYNC: it landed (a crash
 -- of the state after it) or not (recovery follows the link of the last
 -- commit to the durable record); either way the volatile L2P.
-fiK-crash : ∀ {s t s' L M} → AR s t → (r : RI s) → LkC s L M → Img (fiK M s) s' →
-  Σ State λ t' → crashS (use flush) t t' × CR s' t'
-fiK-crash {s} {t} {s'} {L} {M} arr r ip img@(cD , cL , cO , cR , cI) with crashL-cons cR
-... | h , rest , drEq , c0 , cR' = tF t , inj₁ refl , l2p s , go c0 , dok
+fiK-crash⁺ : ∀ {s t s' L M} → AR s t → (r : RI s) → LkC s L M → Img (fiK M s) s' →
+  Σ State λ t' → crashS (use flush) t t' × CRm s s' t'
+fiK-crash⁺ {s} {t} {s'} {L} {M} arr r ip img@(cD , cL , cO , cR , cI) with crashL-cons cR
+... | h , rest , drEq , c0 , cR' = tF t , inj₁ refl , l2p s , inj₂ refl , go c0 , dok
   where
     open RI r
     g = gen s
@@ -585,6 +598,11 @@ fiK-crash {s} {t} {s'} {L} {M} arr r ip img@(cD , cL , cO , cR , cI) with crashL
     go (inj₁ e)        = lost (inj₁ (cong cur e))
     go (inj₂ (inj₁ e)) = landed e
     go (inj₂ (inj₂ e)) = lost (inj₂ (cong cur e))
+
+fiK-crash : ∀ {s t s' L M} → AR s t → (r : RI s) → LkC s L M → Img (fiK M s) s' →
+  Σ State λ t' → crashS (use flush) t t' × CR s' t'
+fiK-crash {s} {t} {s'} arr r ip img with fiK-crash⁺ arr r ip img
+... | t' , c , cm = t' , c , CRm⇒CR {s} {s'} {t'} cm
 
 ------------------------------------------------------------------------
 -- Successful flush
@@ -621,9 +639,9 @@ verT-crash g e (ps ∷ pss) {_ ∷ xs'} cs (inj₂ (inj₁ refl) ∷ cx) v
 -- committed page landed and every page its digest covers holds what the
 -- epoch wrote ⇒ recovery yields the volatile L2P (stable' = volatile);
 -- otherwise it yields the stable one (stable' = stable).
-fl2-crash : ∀ {s t s'} → AR s t → (r : RI s) → Img (fl2 s) s' →
-  Σ State λ t' → crashS (use flush) t t' × CR s' t'
-fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
+fl2-crash⁺ : ∀ {s t s'} → AR s t → (r : RI s) → Img (fl2 s) s' →
+  Σ State λ t' → crashS (use flush) t t' × CRm s s' t'
+fl2-crash⁺ {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
 ... | h , rest , drEq , c0 , cR' with crashL-++ (RI.tents r) (subst (λ l → CrashL l rest) (RI.regEq r) cR')
 ...   | xs' , ys' , restEq , cx , cy = go c0
   where
@@ -665,16 +683,16 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
     dmOld e = subst (DgM (smap s)) (sym (trans (rnO e) (trans e accNC))) (cmv-dgm D' fD comm (RI.cmV r1))
     dOld : DOKs (dat s') (smap s) (stable t)
     dOld = dok-crash cD (ri-dok r1 (AR.stb (progMB-AR r arr)))
-    old : acc g D' (map cur (dr s')) ≡ acc g D' L' → Σ State λ t' → crashS (use flush) t t' × CR s' t'
-    old e = t , inj₂ refl , smap s , recto true g C pk sl' so' rs rg (recOld e) (dmOld e) ro , dOld
+    old : acc g D' (map cur (dr s')) ≡ acc g D' L' → Σ State λ t' → crashS (use flush) t t' × CRm s s' t'
+    old e = t , inj₂ refl , smap s , inj₁ refl , recto true g C pk sl' so' rs rg (recOld e) (dmOld e) ro , dOld
     -- the commit verified
     tcur : map cur tents ≡ map (Tp g (ep s)) (ept s)
     tcur = trans (cong (map cur) tEq) (map-cur-T g (ep s) (ept s))
     dNew = crash-new {s} {t} {s'} arr r cD
     newC : ∀ dg → dg ≡ dgOf s → h ≡ syn (dlt g (ep s) (dbuf s) true dg) →
-      verD D' (proj₁ dg) ∧ verT g (ep s) (proj₁ (proj₂ dg)) L' ≡ true → Σ State λ t' → crashS (use flush) t t' × CR s' t'
+      verD D' (proj₁ dg) ∧ verT g (ep s) (proj₁ (proj₂ dg)) L' ≡ true → Σ State λ t' → crashS (use flush) t t' × CRm s s' t'
     newC .(dgOf s) refl refl v with ∧-true (verD D' (proj₁ (dgOf s))) _ v
-    ... | vd , vt = tF t , inj₁ refl , l2p s , recto true g C pk sl' so' rs rg mx dm ro , dNew vd
+    ... | vd , vt = tF t , inj₁ refl , l2p s , inj₂ refl , recto true g C pk sl' so' rs rg mx dm ro , dNew vd
       where
         xs≡ : map cur xs' ≡ map (Tp g (ep s)) (ept s)
         xs≡ = verT-crash g (ep s) (ept s) comm (subst (λ l → CrashL l xs') tEq cx) vt
@@ -691,7 +709,7 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
                  (fresh-epoch r a)))
         dm : DgM (l2p s) (rview g s')
         dm = subst (DgM (l2p s)) (sym (trans rnN accN)) (digD-entM s (dbuf s ++ concat (ept s)))
-    go : CrashC (uns erased (dlt g (ep s) (dbuf s) true (dgOf s))) h → Σ State λ t' → crashS (use flush) t t' × CR s' t'
+    go : CrashC (uns erased (dlt g (ep s) (dbuf s) true (dgOf s))) h → Σ State λ t' → crashS (use flush) t t' × CRm s s' t'
     go (inj₁ refl) = old (cong (acc g D') view)
     go (inj₂ (inj₂ refl)) = old (cong (acc g D') view)
     go (inj₂ (inj₁ refl)) with verD D' (proj₁ (dgOf s)) ∧ verT g (ep s) (ept s) L' in v
@@ -702,6 +720,11 @@ fl2-crash {s} {t} {s'} arr r (cD , cL , cO , cR , cI) with crashL-cons cR
         accF rewrite view | ≡ᵇ-refl g | v = refl
 
 -- both commits in the link's record slot (in-page and OOB)
+fl2-crash : ∀ {s t s'} → AR s t → (r : RI s) → Img (fl2 s) s' →
+  Σ State λ t' → crashS (use flush) t t' × CR s' t'
+fl2-crash {s} {t} {s'} arr r img with fl2-crash⁺ arr r img
+... | t' , c , cm = t' , c , CRm⇒CR {s} {s'} {t'} cm
+
 lk-crash : ∀ {s t s' m} L M → AR s t → (r : RI s) → LkC s L M →
   (m ≡ fi2 M s ⊎ CkPt (fi3 M s) m ⊎ m ≡ fiK M s ⊎ m ≡ fi4 M s) → Img m s' →
   Σ State λ t' → crashS (use flush) t t' × CR s' t'

@@ -50,6 +50,8 @@ import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.SpaceVictimsNotCounted
 import SCFTL.Mutants.SpaceRegionOneEpoch
+import SCFTL.Mutants.AllocReusesLivePage
+import SCFTL.Mutants.ReadStaleLocation
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -74,6 +76,8 @@ module M20 = SCFTL.Mutants.BlockEraseWithLivePage
 module M21 = SCFTL.Mutants.BlockEraseBeforeCommit
 module M22 = SCFTL.Mutants.SpaceVictimsNotCounted
 module M23 = SCFTL.Mutants.SpaceRegionOneEpoch
+module M26 = SCFTL.Mutants.AllocReusesLivePage
+module M27 = SCFTL.Mutants.ReadStaleLocation
 
 record MutantsFail : Set where
   field
@@ -129,6 +133,12 @@ record MutantsFail : Set where
     -- 23. (space) constraint (4) with one epoch's pages in the delta
     --     region: no room for the consolidation page the code reserves
     space-region-one-epoch : ¬ SpaceProgress M23.Pmut
+    -- 26. allocation does not advance the write pointer: a live P page's
+    --     physical page reused (a mutant of B whose reads are physical)
+    alloc-reuses-live-page : ¬ SnapshotConsistent M26.Pmut
+    -- 27. allocation does not record where the page went: reads through a
+    --     stale location (a mutant of B whose reads are physical)
+    read-stale-location : ¬ SnapshotConsistent M27.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -155,4 +165,6 @@ mutants-fail = record
   ; block-erase-before-commit = M21.not-snapshot-consistent
   ; space-victims-not-counted = M22.not-space-progress
   ; space-region-one-epoch = M23.not-space-progress
+  ; alloc-reuses-live-page = M26.not-snapshot-consistent
+  ; read-stale-location = M27.not-snapshot-consistent
   }
