@@ -40,6 +40,8 @@ import SCFTL.Impl.EpochChain
 import SCFTL.Impl.EpochChainTheorem
 import SCFTL.Impl.EpochChainCrashPoints
 import SCFTL.Impl.EpochChainExample
+-- Issue 39: barriers in P: recovery over several unsynced epochs on P's region
+import SCFTL.Impl.UnsyncedEpochs
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
 import SCFTL.Impl.CheckpointSlot
 import SCFTL.Impl.CheckpointSlotExample
