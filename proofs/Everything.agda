@@ -77,4 +77,5 @@ import SCFTL.Mutants.CheckpointPagesUnverified
 import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
+import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.All

@@ -45,6 +45,7 @@ import SCFTL.Mutants.CheckpointPagesUnverified
 import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
+import SCFTL.Mutants.BarrierNewestOnly
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -67,6 +68,7 @@ module M18 = SCFTL.Mutants.CheckpointPagesUnverified
 module M19 = SCFTL.Mutants.CheckpointErasesRegionEarly
 module M20 = SCFTL.Mutants.BlockEraseWithLivePage
 module M21 = SCFTL.Mutants.BlockEraseBeforeCommit
+module M24 = SCFTL.Mutants.BarrierNewestOnly
 
 record MutantsFail : Set where
   field
@@ -116,6 +118,9 @@ record MutantsFail : Set where
     block-erase-with-live-page : ¬ SnapshotConsistent M20.Pmut
     -- 21. a block erased while a page of it is only invalid (before the commit that frees it; a mutant of B)
     block-erase-before-commit : ¬ SnapshotConsistent M21.Pmut
+    -- 24. (P with a barrier, SC with barriers) the barrier without SYNC on
+    --     P's recovery, which checks only the newest committed page: a mix
+    barrier-newest-only : ¬ M24.SnapshotConsistent M24.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -140,4 +145,5 @@ mutants-fail = record
   ; checkpoint-erases-region-early = M19.not-snapshot-consistent
   ; block-erase-with-live-page = M20.not-snapshot-consistent
   ; block-erase-before-commit = M21.not-snapshot-consistent
+  ; barrier-newest-only = M24.not-snapshot-consistent
   }
