@@ -78,4 +78,5 @@ import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.BarrierNewestOnly
+import SCFTL.Mutants.BarrierReleasesVictims
 import SCFTL.Mutants.All

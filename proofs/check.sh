@@ -75,7 +75,7 @@ done
 # (the lemma that makes P's one-cell slot sound fails for it).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
-MIN_MUTANTS=22
+MIN_MUTANTS=23
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break

@@ -46,6 +46,7 @@ import SCFTL.Mutants.CheckpointErasesRegionEarly
 import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.BarrierNewestOnly
+import SCFTL.Mutants.BarrierReleasesVictims
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -69,6 +70,7 @@ module M19 = SCFTL.Mutants.CheckpointErasesRegionEarly
 module M20 = SCFTL.Mutants.BlockEraseWithLivePage
 module M21 = SCFTL.Mutants.BlockEraseBeforeCommit
 module M24 = SCFTL.Mutants.BarrierNewestOnly
+module M25 = SCFTL.Mutants.BarrierReleasesVictims
 
 record MutantsFail : Set where
   field
@@ -121,6 +123,9 @@ record MutantsFail : Set where
     -- 24. (P with a barrier, SC with barriers) the barrier without SYNC on
     --     P's recovery, which checks only the newest committed page: a mix
     barrier-newest-only : ¬ M24.SnapshotConsistent M24.Pmut
+    -- 25. (P with a barrier, SC with barriers) the barrier without SYNC
+    --     releases the epoch's GC victims: a page it freed erased before a SYNC
+    barrier-releases-victims : ¬ M25.SnapshotConsistent M25.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -146,4 +151,5 @@ mutants-fail = record
   ; block-erase-with-live-page = M20.not-snapshot-consistent
   ; block-erase-before-commit = M21.not-snapshot-consistent
   ; barrier-newest-only = M24.not-snapshot-consistent
+  ; barrier-releases-victims = M25.not-snapshot-consistent
   }
