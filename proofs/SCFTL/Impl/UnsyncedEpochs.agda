@@ -31,6 +31,10 @@
 --               mix of epochs
 --   accU-one    with one unsynced epoch (a flush's commit: P today),
 --               `accU` is P's `acc` — the check generalises P's recovery
+--   accU-ok, okC-sound, verD-sound
+--               every accepted epoch passed `okC` at its place: a
+--               committed page of the generation whose digest's data
+--               entries all hold on the data pages
 --
 -- This is the recovery side only; P has no barrier step yet (see
 -- proofs/README.md, "Epoch barriers", "What is not proven").  The
@@ -44,7 +48,9 @@ module SCFTL.Impl.UnsyncedEpochs (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
                                  (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc)
+import Data.Nat.Base
 open import Data.Bool.Base using (Bool; true; false; if_then_else_)
+import Data.Bool.Base
 open import Data.List.Base using (List; []; _∷_; _++_; take)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.List.Relation.Unary.Any using (Any; here; there)
@@ -180,3 +186,44 @@ accU-one g D pr c ts ok nts = go (okC g D c (ts ++ pr)) refl
     go true  e = trans (cong (accB g D pr c ts []) e) (sym (cong sel e))
     go false e = trans (cong (accB g D pr c ts []) e)
                        (sym (trans (cong sel e) (trans (acc-skip g D ts pr nts) ok)))
+
+------------------------------------------------------------------------
+-- What an accepted epoch guarantees about the data pages: every epoch
+-- accU accepts passed okC at its place, so each data entry of its digest
+-- holds on the data pages D (`verD-sound`)
+
+accU-ok : ∀ g D pr es → Σ ℕ λ k → accU g D pr es ≡ lay (take k es) pr × AllOk g D pr (take k es)
+accU-ok g D pr []              = 0 , refl , tt
+accU-ok g D pr ((c , ts) ∷ es) = go (okC g D c (ts ++ pr)) refl
+  where
+    go : ∀ b → okC g D c (ts ++ pr) ≡ b →
+         Σ ℕ λ k → accB g D pr c ts es b ≡ lay (take k ((c , ts) ∷ es)) pr × AllOk g D pr (take k ((c , ts) ∷ es))
+    go true e with accU-ok g D (c ∷ ts ++ pr) es
+    ... | k , r , ok = suc k , r , e , ok
+    go false _ = 0 , refl , tt
+
+∧-fst : ∀ a b → (a Data.Bool.Base.∧ b) ≡ true → a ≡ true
+∧-fst true  b e = refl
+∧-fst false b ()
+
+∧-snd : ∀ a b → (a Data.Bool.Base.∧ b) ≡ true → b ≡ true
+∧-snd true  b e = e
+∧-snd false b ()
+
+-- a digest that verifies: every page it names holds its sector
+verD-sound : ∀ D dd → verD D dd ≡ true → All (λ { (p , d , a) → holds (D p) d a ≡ true }) dd
+verD-sound D []                 v = []
+verD-sound D ((p , d , a) ∷ xs) v = ∧-fst (holds (D p) d a) _ v ∷ verD-sound D xs (∧-snd (holds (D p) d a) _ v)
+
+-- a committed page that passes okC: of generation g, its digest verifies
+okC-sound : ∀ g D c cs → okC g D c cs ≡ true →
+            Σ ℕ λ h → Σ ℕ λ x → Σ (List (ℕ × ℕ)) λ ps → Σ (List (ℕ × Data × ℕ)) λ dd →
+            Σ (List (List (ℕ × ℕ))) λ dt → Σ ℕ λ L →
+            c ≡ dlt h x ps true (dd , dt , L) × All (λ { (p , d , a) → holds (D p) d a ≡ true }) dd
+okC-sound g D (dlt h x ps true (dd , dt , L)) cs v =
+  h , x , ps , dd , dt , L , refl , verD-sound D dd (∧-fst (verD D dd) _ (∧-snd (h Data.Nat.Base.≡ᵇ g) _ v))
+okC-sound g D (dlt h x ps false _) cs ()
+okC-sound g D erased cs ()
+okC-sound g D junk cs ()
+okC-sound g D (dcell _ _) cs ()
+okC-sound g D (cpt _ _) cs ()
