@@ -31,6 +31,8 @@
 --               mix of epochs
 --   accU-one    with one unsynced epoch (a flush's commit: P today),
 --               `accU` is P's `acc` — the check generalises P's recovery
+--   accU-agrees when every epoch verifies, `accU` and P's `acc` accept
+--               the same region
 --   accU-ok, okC-sound, verD-sound
 --               every accepted epoch passed `okC` at its place: a
 --               committed page of the generation whose digest's data
@@ -227,3 +229,17 @@ okC-sound g D erased cs ()
 okC-sound g D junk cs ()
 okC-sound g D (dcell _ _) cs ()
 okC-sound g D (cpt _ _) cs ()
+
+------------------------------------------------------------------------
+-- When every unsynced epoch verifies (nothing lost), P's `acc` accepts
+-- the same region: the in-order check changes recovery only on a crash
+-- that loses part of an epoch below the newest one that verifies.
+
+acc-lay : ∀ g D pr c ts es → AllOk g D pr ((c , ts) ∷ es) →
+          acc g D (lay ((c , ts) ∷ es) pr) ≡ lay ((c , ts) ∷ es) pr
+acc-lay g D pr c ts []                 (e , _)  = cong (λ b → if b then c ∷ ts ++ pr else acc g D (ts ++ pr)) e
+acc-lay g D pr c ts ((c2 , ts2) ∷ es) (_ , ok) = acc-lay g D (c ∷ ts ++ pr) c2 ts2 es ok
+
+accU-agrees : ∀ g D pr c ts es → AllOk g D pr ((c , ts) ∷ es) →
+              accU g D pr ((c , ts) ∷ es) ≡ acc g D (lay ((c , ts) ∷ es) pr)
+accU-agrees g D pr c ts es ok = trans (accU-all g D pr ((c , ts) ∷ es) ok) (sym (acc-lay g D pr c ts es ok))
