@@ -17,6 +17,8 @@
 --   barrier-crashes  PD's crashed barrier is P's crashed flush, so
 --                 `command-crashes-covered` covers it:
 --   barrier-command-crashes-covered
+--   BlocksD.BD, BD-snapshot-consistent: the same for the block-level
+--                 model B (`Lift` applied to `obligationsB`)
 --
 -- A barrier that syncs refines SB's barrier whether SB makes it durable
 -- (umax pending) or leaves its image pending: SB's newest candidate
@@ -230,3 +232,19 @@ open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; Img)
 barrier-command-crashes-covered : ∀ {s x s'} → CP.CmdCrash (Sp.use Sp.flush) s x → Img x s' →
   Σ St λ s'' → SB.Model.crash PD (SB.use (SB.reg SB.barrier)) s s'' × CP.SameRec s' s''
 barrier-command-crashes-covered = CP.command-crashes-covered (Sp.use Sp.flush)
+
+------------------------------------------------------------------------
+-- The same for the block-level model B (blocks of zb pages): B with the
+-- durable barrier, against SB, snapshot-consistent in the SC1B sense
+
+module BlocksD (zb : ℕ) where
+  import SCFTL.Impl.Blocks Data d0 amax wmax kmax _≟D_ zb as Bl
+
+  BD : SB.Model
+  BD = liftB Bl.B
+
+  obligationsBD : SB.ForwardSimulation.Obligations BD SB.SB
+  obligationsBD = Lift.obligations Bl.B Bl.obligationsB
+
+  BD-snapshot-consistent : SB.SnapshotConsistentB BD
+  BD-snapshot-consistent = SB.obligations⇒SCB BD obligationsBD
