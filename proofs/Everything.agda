@@ -40,6 +40,12 @@ import SCFTL.Impl.EpochChain
 import SCFTL.Impl.EpochChainTheorem
 import SCFTL.Impl.EpochChainCrashPoints
 import SCFTL.Impl.EpochChainExample
+-- Issue 39: barriers in P: recovery over several unsynced epochs on P's region
+import SCFTL.Impl.UnsyncedEpochs
+import SCFTL.Impl.UnsyncedEpochsCrash
+import SCFTL.Impl.UnsyncedEpochsExample
+-- Issue 39: P over the operations with a barrier (the durable barrier): Theorem 1 w.r.t. SB, SC1B
+import SCFTL.Impl.DurableBarrier
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
 import SCFTL.Impl.CheckpointSlot
 import SCFTL.Impl.CheckpointSlotExample
@@ -81,4 +87,6 @@ import SCFTL.Mutants.SpaceVictimsNotCounted
 import SCFTL.Mutants.SpaceRegionOneEpoch
 import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
+import SCFTL.Mutants.BarrierNewestOnly
+import SCFTL.Mutants.BarrierReleasesVictims
 import SCFTL.Mutants.All

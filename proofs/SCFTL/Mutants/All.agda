@@ -52,6 +52,8 @@ import SCFTL.Mutants.SpaceVictimsNotCounted
 import SCFTL.Mutants.SpaceRegionOneEpoch
 import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
+import SCFTL.Mutants.BarrierNewestOnly
+import SCFTL.Mutants.BarrierReleasesVictims
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -78,6 +80,8 @@ module M22 = SCFTL.Mutants.SpaceVictimsNotCounted
 module M23 = SCFTL.Mutants.SpaceRegionOneEpoch
 module M26 = SCFTL.Mutants.AllocReusesLivePage
 module M27 = SCFTL.Mutants.ReadStaleLocation
+module M24 = SCFTL.Mutants.BarrierNewestOnly
+module M25 = SCFTL.Mutants.BarrierReleasesVictims
 
 record MutantsFail : Set where
   field
@@ -139,6 +143,12 @@ record MutantsFail : Set where
     -- 27. allocation does not record where the page went: reads through a
     --     stale location (a mutant of B whose reads are physical)
     read-stale-location : ¬ SnapshotConsistent M27.Pmut
+    -- 24. (P with a barrier, SC with barriers) the barrier without SYNC on
+    --     P's recovery, which checks only the newest committed page: a mix
+    barrier-newest-only : ¬ M24.SnapshotConsistent M24.Pmut
+    -- 25. (P with a barrier, SC with barriers) the barrier without SYNC
+    --     releases the epoch's GC victims: a page it freed erased before a SYNC
+    barrier-releases-victims : ¬ M25.SnapshotConsistent M25.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -167,4 +177,6 @@ mutants-fail = record
   ; space-region-one-epoch = M23.not-space-progress
   ; alloc-reuses-live-page = M26.not-snapshot-consistent
   ; read-stale-location = M27.not-snapshot-consistent
+  ; barrier-newest-only = M24.not-snapshot-consistent
+  ; barrier-releases-victims = M25.not-snapshot-consistent
   }
