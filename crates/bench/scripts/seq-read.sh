@@ -9,7 +9,8 @@
 # none) of 4 KiB random writes at iodepth 16, then two 6 s runs of fio
 # `--rw=read --bs=1m --iodepth=1` per server, alternating. Prints MB/s per
 # run and each server's CPU time per GiB read. Needs fio (nbd engine) and
-# nbdkit. Stops only the processes it started.
+# nbdkit. Stops only the processes it started. SERVE_FLAGS (default
+# none) are passed to `scftl serve`, e.g. SERVE_FLAGS=--mmap-reads.
 set -euo pipefail
 BIN=$1
 RWT=${2:-10}
@@ -18,7 +19,8 @@ SZ=$((1024 * 1024 * 1024))
 mkdir -p "$DIR"
 rm -f "$DIR"/s.img "$DIR"/n.img "$DIR"/s.sock "$DIR"/n.sock
 "$BIN" format "$DIR/s.img" --size $SZ --ftl scftl >/dev/null
-"$BIN" serve "$DIR/s.img" --unix "$DIR/s.sock" --quiet 2>/dev/null &
+# shellcheck disable=SC2086 # SERVE_FLAGS is a list of words
+"$BIN" serve "$DIR/s.img" --unix "$DIR/s.sock" --quiet ${SERVE_FLAGS:-} 2>/dev/null &
 SP=$!
 truncate -s $SZ "$DIR/n.img"
 nbdkit -f -U "$DIR/n.sock" file file="$DIR/n.img" &
