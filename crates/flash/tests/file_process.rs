@@ -57,6 +57,23 @@ fn wait_for_line(out: &mut BufReader<ChildStdout>, prefix: &str) -> String {
     }
 }
 
+/// Opens the image, waiting up to 10 s while it is locked. The parent
+/// closed it before spawning this child, but a child another test of this
+/// binary forks at that moment holds a copy of the parent's descriptors
+/// (and so the image's lock) until it execs; on a loaded machine that
+/// window was seen to last long enough to refuse this open.
+fn open_when_free(image: &str) -> FileFlash {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match FileFlash::open(image) {
+            Err(FlashError::Locked { .. }) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            r => return r.unwrap(),
+        }
+    }
+}
+
 /// Not a test: the body of the child processes (see the file comment).
 #[test]
 #[ignore = "helper run in child processes by the other tests of this file"]
@@ -67,7 +84,7 @@ fn child_process_role() {
     let out = std::io::stdout();
     match role.as_str() {
         "write_and_exit" => {
-            let mut f = FileFlash::open(&image).unwrap();
+            let mut f = open_when_free(&image);
             let g = *f.geometry();
             for i in 0..EXIT_PAGES {
                 let (data, oob) = content(&g, i);
@@ -78,7 +95,7 @@ fn child_process_role() {
             println!("done");
         }
         "write_until_killed" => {
-            let mut f = FileFlash::open(&image).unwrap();
+            let mut f = open_when_free(&image);
             let g = *f.geometry();
             for i in 0..g.total_pages() {
                 let (data, oob) = content(&g, i);
@@ -97,7 +114,7 @@ fn child_process_role() {
             let _ = std::io::stdin().read_line(&mut s);
         }
         "hold_lock" => {
-            let _f = FileFlash::open(&image).unwrap();
+            let _f = open_when_free(&image);
             println!("locked");
             // Hold the image until the parent closes our stdin.
             let mut s = String::new();
