@@ -51,20 +51,21 @@ module SCFTL.Impl.UnsyncedBarrier (Data : Set) (d0 : Data) (amax wmax kmax umax 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; z≤n; s≤s)
 open import Data.Nat.Properties using (≤-trans; ≤-refl)
 open import Data.List.Base using (List; []; _∷_; _++_; map; length)
-open import Data.List.Properties using (map-++-commute; length-++; ++-assoc)
+open import Data.List.Properties using (map-++-commute; length-++; ++-assoc; ++-identityʳ)
 open import Data.Bool.Base using (true; false)
 open import Data.Maybe.Base using (Maybe; just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality
-  using (_≡_; refl; sym; trans; cong; subst)
+  using (_≡_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_
   using (UEp; lay; accU; rsAt; rec-prefixP)
 open import Data.List.Membership.Propositional using (_∈_)
+open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_
-  using (E; ue; tents)
+
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS)
 
@@ -134,12 +135,22 @@ flB-queues : ∀ s → inv (flB s) ≡ inv s × ers (flB s) ≡ ers s × smap (f
 flB-queues s = refl , refl , refl , refl , refl , refl , refl
 
 ------------------------------------------------------------------------
+-- A durable page
+Syn : MC → Set
+Syn m = Σ Cell λ c → m ≡ syn c
+
+all-sync : ∀ xs → All Syn (map sync xs)
+all-sync []       = []
+all-sync (x ∷ xs) = (cur x , refl) ∷ all-sync xs
+
+------------------------------------------------------------------------
 -- The delta region of a PU state: the open epoch's tentative pages on
 -- the unsynced epochs (`lay`), each page unsynced, on the pages below
 
 LayM : St → List E → Set
 LayM s es = Σ (List MC) λ prM →
   dr s ≡ map (uns erased) (tents (gen s) (ep s) (ept s) ++ lay (map (ue (gen s)) es) []) ++ prM
+  × All Syn prM
 
 lay-snoc : ∀ (es : List UEp) x pr → lay (es ++ x ∷ []) pr ≡ lay (x ∷ []) (lay es pr)
 lay-snoc []              x pr = refl
@@ -152,13 +163,13 @@ lay-bar g es e = trans (cong (λ z → lay z []) (map-++-commute (ue g) es (e �
 -- steps that leave the region and the epoch alone
 lay-same : ∀ {s s' es} → dr s' ≡ dr s → gen s' ≡ gen s → ep s' ≡ ep s → ept s' ≡ ept s →
            LayM s es → LayM s' es
-lay-same {s} {s'} {es} e1 e2 e3 e4 (prM , e) =
-  prM , trans e1 (subst (λ z → dr s ≡ map (uns erased) (tents (gen s') (ep s') z ++ lay (map (ue (gen s')) es) []) ++ prM) (sym e4)
+lay-same {s} {s'} {es} e1 e2 e3 e4 (prM , e , sy) =
+  prM , (λ q → q , sy) (trans e1 (subst (λ z → dr s ≡ map (uns erased) (tents (gen s') (ep s') z ++ lay (map (ue (gen s')) es) []) ++ prM) (sym e4)
                    (subst (λ z → dr s ≡ map (uns erased) (tents (gen s') z (ept s) ++ lay (map (ue (gen s')) es) []) ++ prM) (sym e3)
-                     (subst (λ z → dr s ≡ map (uns erased) (tents z (ep s) (ept s) ++ lay (map (ue z) es) []) ++ prM) (sym e2) e)))
+                     (subst (λ z → dr s ≡ map (uns erased) (tents z (ep s) (ept s) ++ lay (map (ue z) es) []) ++ prM) (sym e2) e))))
 
 lay-emitT : ∀ {s es} → LayM s es → LayM (emitT s) es
-lay-emitT {s} (prM , e) = prM , cong (uns erased (dlt (gen s) (ep s) (dbuf s) false ε) ∷_) e
+lay-emitT {s} (prM , e , sy) = prM , cong (uns erased (dlt (gen s) (ep s) (dbuf s) false ε) ∷_) e , sy
 
 lay-opt : ∀ f1 f2 {s es} → LayM s es → LayM (opt f1 f2 s) es
 lay-opt false false l = l
@@ -168,13 +179,22 @@ lay-opt true  true  {s} {es} l = lay-emitT {progMB s} {es} (lay-same {s} {progMB
 
 -- the barrier without SYNC appends its epoch
 lay-flB : ∀ {s es} → LayM s es → LayM (flB s) (es ++ epE s ∷ [])
-lay-flB {s} {es} (prM , e) =
-  prM , trans (cong (uns erased (proj₁ (ue (gen s) (epE s))) ∷_) e)
-              (cong (λ z → map (uns erased) z ++ prM) (sym (lay-bar (gen s) es (epE s))))
+lay-flB {s} {es} (prM , e , sy) =
+  prM , (λ q → q , sy) (trans (cong (uns erased (proj₁ (ue (gen s) (epE s))) ∷_) e)
+              (cong (λ z → map (uns erased) z ++ prM) (sym (lay-bar (gen s) es (epE s)))))
 
 -- a durable point (nothing unsynced, no open tentative page)
-lay-durable : ∀ s → ept s ≡ [] → LayM s []
-lay-durable s e = dr s , subst (λ z → dr s ≡ map (uns erased) (tents (gen s) (ep s) z ++ []) ++ dr s) (sym e) refl
+lay-durable : ∀ s → ept s ≡ [] → All Syn (dr s) → LayM s []
+lay-durable s e sy = dr s , subst (λ z → dr s ≡ map (uns erased) (tents (gen s) (ep s) z ++ []) ++ dr s) (sym e) refl , sy
+
+-- every flush of P leaves its region durable
+flush-syn : ∀ {s s'} → okP (oS flushOp) s s' → All Syn (dr s')
+flush-syn {s} (inj₁ refl) = all-sync (dr (fl2 s))
+flush-syn (inj₂ (inj₁ refl)) = []
+flush-syn (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) = []
+flush-syn {s} (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) = all-sync (dr (fiK L s))
+flush-syn (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) = []
+flush-syn {s} (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) = all-sync (dr (fiK M s))
 
 -- every flush of P ends with no open tentative page
 flush-ept : ∀ {s s'} → okP (oS flushOp) s s' → ept s' ≡ []
@@ -211,9 +231,9 @@ lay-ok (SB.reg (SB.op SB.rl)) {s} {s'} l (o , e) = ue-at {s} {s'} e (lay-rl {es 
 lay-ok (SB.reg (SB.op SB.es)) {s} {s'} l (o , e) = ue-at {s} {s'} e (lay-es {es = ues s} o l)
 lay-ok (SB.reg SB.barrier) {s} l (inj₁ (_ , refl)) = lay-flB {st s} {ues s} l
 lay-ok (SB.reg SB.barrier) {s} {s'} l (inj₂ (_ , o , e)) =
-  subst (LayM (st s')) (sym e) (lay-durable (st s') (flush-ept o))
+  subst (LayM (st s')) (sym e) (lay-durable (st s') (flush-ept o) (flush-syn o))
 lay-ok SB.flush {s} {s'} l (o , e) =
-  subst (LayM (st s')) (sym e) (lay-durable (st s') (flush-ept o))
+  subst (LayM (st s')) (sym e) (lay-durable (st s') (flush-ept o) (flush-syn o))
 
 ------------------------------------------------------------------------
 -- What recovery reads: with no open tentative page, the region is
@@ -231,7 +251,7 @@ cur-uns (x ∷ xs) ms = cong (x ∷_) (cur-uns xs ms)
 
 region-lay : ∀ {s es} → LayM s es → ept s ≡ [] →
              Σ (List Cell) λ pr → map cur (dr s) ≡ lay (map (ue (gen s)) es) pr
-region-lay {s} {es} (prM , e) z =
+region-lay {s} {es} (prM , e , _) z =
   map cur prM ,
   trans (cong (map cur) e)
    (trans (cur-uns (tents (gen s) (ep s) (ept s) ++ lay (map (ue (gen s)) es) []) prM)
@@ -245,3 +265,80 @@ rec-prefixU : ∀ {s es} → LayM s es → ept s ≡ [] → ∀ D mt →
        ∈ rsAt (gen s) (map (ue (gen s)) es) (rp (gen s) pr mt)
 rec-prefixU {s} {es} l z D mt with region-lay {s} {es} l z
 ... | pr , e = pr , e , rec-prefixP (gen s) D pr (map (ue (gen s)) es) mt
+
+------------------------------------------------------------------------
+-- After a crash: a PU state with no open tentative page (e.g. right
+-- after a barrier's programs) crashes into a region that is `lay` of
+-- the epochs as the crash left them (`CrashEs`) over the durable pages,
+-- so recovery's in-order check ends at the last SYNC or at one barrier
+-- of `ues` AS WRITTEN (`crash-rec-prefix` on PU's crashed states)
+
+private
+  crashL-++ : ∀ xs {ms ys} → CrashL (xs ++ ms) ys →
+              Σ (List MC) λ A → Σ (List MC) λ B → ys ≡ A ++ B × CrashL xs A × CrashL ms B
+  crashL-++ []       cl = [] , _ , refl , [] , cl
+  crashL-++ (x ∷ xs) (c ∷ cl) with crashL-++ xs cl
+  ... | A , B , refl , ca , cb = _ ∷ A , B , refl , c ∷ ca , cb
+
+  crashL-syn : ∀ {ms ms'} → All Syn ms → CrashL ms ms' → ms' ≡ ms
+  crashL-syn [] [] = refl
+  crashL-syn ((c , refl) ∷ sy) (refl ∷ cl) = cong (syn c ∷_) (crashL-syn sy cl)
+
+  crashR : ∀ {c m'} → CrashC (uns erased c) m' → CrashR c (cur m')
+  crashR (inj₁ refl)        = inj₂ (inj₁ refl)
+  crashR (inj₂ (inj₁ refl)) = inj₁ refl
+  crashR (inj₂ (inj₂ refl)) = inj₂ (inj₂ refl)
+
+  crashRs : ∀ xs {ys} → CrashL (map (uns erased) xs) ys → CrashRs xs (map cur ys)
+  crashRs []       []       = []
+  crashRs (x ∷ xs) (c ∷ cl) = crashR c ∷ crashRs xs cl
+
+  crashRs-++ : ∀ xs {xs2 zs} → CrashRs (xs ++ xs2) zs →
+               Σ (List Cell) λ A → Σ (List Cell) λ B → zs ≡ A ++ B × CrashRs xs A × CrashRs xs2 B
+  crashRs-++ []       cr = [] , _ , refl , [] , cr
+  crashRs-++ (x ∷ xs) (c ∷ cr) with crashRs-++ xs cr
+  ... | A , B , refl , ca , cb = _ ∷ A , B , refl , c ∷ ca , cb
+
+  crashRs-[] : ∀ {zs} → CrashRs [] zs → zs ≡ []
+  crashRs-[] [] = refl
+
+-- the crashed region pages of a run of epochs are a run of crashed epochs
+crashEs : ∀ g es {ys} → CrashRs (lay (map (ue g) es) []) ys →
+          Σ (List UEp) λ es' → CrashEs g es es' × ys ≡ lay es' []
+crashEs g []       cr = [] , [] , crashRs-[] cr
+crashEs g (e ∷ es) {ys} cr with
+  crashRs-++ (lay (map (ue g) es) []) {xs2 = proj₁ (ue g e) ∷ proj₂ (ue g e)}
+    (subst (CrashRs _) refl
+      (subst (λ z → CrashRs z ys)
+             (trans (sym (lay-++ (map (ue g) es) [] (proj₁ (ue g e) ∷ proj₂ (ue g e) ++ [])))
+                    (cong (λ z → lay (map (ue g) es) [] ++ proj₁ (ue g e) ∷ z) (++-identityʳ (proj₂ (ue g e)))))
+             cr))
+... | A , ._ , refl , ca , (c′ ∷ cts) with crashEs g es ca
+...   | es'' , ces , refl =
+  (_ , _) ∷ es'' , (c′ , cts) ∷ ces ,
+  trans (lay-++ es'' [] (_ ∷ _)) (cong (λ z → lay es'' (_ ∷ z)) (sym (++-identityʳ _)))
+
+crash-recU : ∀ {m s' es} → LayM m es → ept m ≡ [] → Img m s' → ∀ D mt →
+  Σ (List Cell) λ pr → Σ (List UEp) λ es' →
+    CrashEs (gen m) es es' × map cur (dr s') ≡ lay es' pr ×
+    rp (gen m) (accU (gen m) D pr es') mt ∈ rsAt (gen m) (map (ue (gen m)) es) (rp (gen m) pr mt)
+crash-recU {m} {s'} {es} (prM , e , sy) z (_ , _ , _ , cl , _) D mt
+  with crashL-++ (map (uns erased) (lay (map (ue (gen m)) es) []))
+         (subst (λ w → CrashL w (dr s'))
+                (trans e (cong (λ q → map (uns erased) (tents (gen m) (ep m) q ++ lay (map (ue (gen m)) es) []) ++ prM) z))
+                cl)
+... | A , B , d , ca , cb with crashEs (gen m) es (crashRs (lay (map (ue (gen m)) es) []) ca)
+...   | es' , ces , la =
+  map cur prM , es' , ces ,
+  trans (cong (map cur) d)
+   (trans (map-++-commute cur A B)
+    (trans (cong₂ _++_ la (cong (map cur) (crashL-syn sy cb)))
+           (lay-++ es' [] (map cur prM)))) ,
+  crash-rec-prefix (gen m) D (map cur prM) es es' mt ces
+
+-- in particular a crash right after a barrier's programs (no SYNC)
+barrier-crash-prefix : ∀ {s s' es} → LayM s es → Img (flB s) s' → ∀ D mt →
+  Σ (List Cell) λ pr → Σ (List UEp) λ es' →
+    CrashEs (gen s) (es ++ epE s ∷ []) es' × map cur (dr s') ≡ lay es' pr ×
+    rp (gen s) (accU (gen s) D pr es') mt ∈ rsAt (gen s) (map (ue (gen s)) (es ++ epE s ∷ [])) (rp (gen s) pr mt)
+barrier-crash-prefix {s} {s'} {es} l img = crash-recU {flB s} {s'} {es ++ epE s ∷ []} (lay-flB {s} {es} l) refl img
