@@ -1,7 +1,8 @@
 {-# OPTIONS --safe --without-K #-}
 ------------------------------------------------------------------------
 -- Issue 39, barriers in P, fourth step: the barrier WITHOUT SYNC as a
--- real step of a P-level model, NORMAL OPERATION ONLY.
+-- real step of a P-level model: normal operation, and the region after
+-- a crash; no recovery step.
 --
 -- PU's state is P's state with the list of the committed unsynced
 -- epochs (`ues`, oldest first, each as P wrote it: `E` of
@@ -35,11 +36,25 @@
 --                is `lay (map (ue g) ues) pr`, and `accU` on it ends in
 --                the replay state at the last SYNC or at one barrier of
 --                `ues` (`rec-prefixP` on PU's states)
+--   crashEs, crash-recU, barrier-crash-prefix
+--                a crash (P's `Img`) of such a state — in particular right
+--                after a barrier's programs — leaves a region that is
+--                `lay` of the epochs as the crash left them (`CrashEs`)
+--                over the durable pages, and `accU` on it ends at the
+--                last SYNC or at one barrier of `ues` AS WRITTEN
+--                (`crash-rec-prefix` on PU's crashed states)
+--   ARv, barrier-A, barrier-forced
+--                a part of the abstraction relation against SB (read
+--                image, write counter, as many unsynced epochs as pending
+--                snapshots): PU's barrier without SYNC is SB's barrier
+--                leaving the image pending; PU syncs exactly when SB does
 --
--- NOT proven here: PU's recovery (P's `rview`/`recMap` built on `accU`),
--- the crash part of formula (4) on PU's states (the step from P's `Img`
--- of `lay` to `UnsyncedEpochsCrash.CrashEs`), the abstraction relation
--- against SB's candidates and the type-A/B obligations, Theorem 1 and
+-- NOT proven here: PU's recovery step (P's `rview`/`recMap` built on
+-- `accU`; which replay state it picks is `crash-recU`, but not the data
+-- pages' content, `verD` with an invariant), a representation invariant
+-- for PU (P's RI assumes every committed region page synced), the full
+-- abstraction relation against SB's candidates and the type-A/B
+-- obligations for write, GC, flush and the forced barrier, Theorem 1 and
 -- SC1B for PU.  See proofs/README.md, "Epoch barriers".
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
@@ -342,3 +357,34 @@ barrier-crash-prefix : ∀ {s s' es} → LayM s es → Img (flB s) s' → ∀ D 
     CrashEs (gen s) (es ++ epE s ∷ []) es' × map cur (dr s') ≡ lay es' pr ×
     rp (gen s) (accU (gen s) D pr es') mt ∈ rsAt (gen s) (map (ue (gen s)) (es ++ epE s ∷ [])) (rp (gen s) pr mt)
 barrier-crash-prefix {s} {s'} {es} l img = crash-recU {flB s} {s'} {es ++ epE s ∷ []} (lay-flB {s} {es} l) refl img
+
+------------------------------------------------------------------------
+-- The barrier without SYNC against SB's barrier, at the level of the
+-- read image, the write counter and the number of unsynced epochs
+-- (SB's pending snapshots): a PART of the abstraction relation (no
+-- stable image, no candidates, no representation invariant)
+
+ARv : StU → SB.State → Set
+ARv s t = (∀ a → a ≤ amax → rd (st s) a ≡ SB.volatile t a)
+        × wcnt (st s) ≡ SB.wcnt t × length (ues s) ≡ length (SB.pend t)
+
+private
+  len-snoc : ∀ {A B : Set} (xs : List A) (x : A) (ys : List B) (y : B) →
+             length xs ≡ length ys → length (xs ++ x ∷ []) ≡ length (ys ++ y ∷ [])
+  len-snoc xs x ys y e = trans (length-++ xs) (trans (cong (Data.Nat.Base._+ 1) e) (sym (length-++ ys)))
+
+-- type A for the barrier without SYNC: SB's barrier leaves the image
+-- pending (fewer than umax pending: as many as PU's unsynced epochs)
+barrier-A : ∀ {s t s'} → ARv s t → length (ues s) < umax →
+            s' ≡ ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫ →
+            Σ SB.State λ t' → SB._─b→_ t t' × ARv s' t'
+barrier-A {s} {t} (v , c , n) lt refl =
+  SB.⟨ SB.volatile t , SB.stable t , SB.pend t ++ SB.volatile t ∷ [] , 0 ⟩ ,
+  (refl , refl , inj₁ (subst (_< umax) n lt , refl , refl)) ,
+  (λ a le → trans (rd-flB (st s) a) (v a le)) , refl ,
+  len-snoc (ues s) (epE (st s)) (SB.pend t) (SB.volatile t) n
+
+-- PU's barrier syncs exactly when SB's does (as many unsynced epochs as
+-- pending snapshots)
+barrier-forced : ∀ {s t} → ARv s t → (umax ≤ length (ues s)) → umax ≤ length (SB.pend t)
+barrier-forced (_ , _ , n) le = subst (umax ≤_) n le
