@@ -64,7 +64,10 @@ module SCFTL.Impl.UnsyncedBarrier (Data : Set) (d0 : Data) (amax wmax kmax umax 
                                   (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; z≤n; s≤s)
-open import Data.Nat.Properties using (≤-trans; ≤-refl)
+open import Data.Nat.Properties using (≤-trans; ≤-refl; ≤-step; _≟_; <⇒≢)
+open import Relation.Nullary using (yes; no)
+import SCFTL.Impl.Regular
+import SCFTL.Impl.Lemmas
 open import Data.List.Base using (List; []; _∷_; _++_; map; length)
 open import Data.List.Properties using (map-++-commute; length-++; ++-assoc; ++-identityʳ)
 open import Data.Bool.Base using (true; false)
@@ -388,3 +391,73 @@ barrier-A {s} {t} (v , c , n) lt refl =
 -- pending snapshots)
 barrier-forced : ∀ {s t} → ARv s t → (umax ≤ length (ues s)) → umax ≤ length (SB.pend t)
 barrier-forced (_ , _ , n) le = subst (umax ≤_) n le
+
+------------------------------------------------------------------------
+-- Type A for a write, at the level of ARv: no representation invariant
+-- is needed beyond `Below` (the volatile L2P maps below the active
+-- pointer), which every normal-operation step of PU keeps for writes and
+-- barriers (`Below-w`, `Below-flB`)
+
+Below : St → Set
+Below s = ∀ b p → b ≤ amax → l2p s b ≡ just p → p < nxt s
+
+private
+  module Rg = SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_
+  module Lm = SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
+
+  rd-opt : ∀ f1 f2 u b → rd (opt f1 f2 u) b ≡ rd u b
+  rd-opt false false u b = refl
+  rd-opt true  false u b = Rg.rdm-progMB u (l2p u b)
+  rd-opt false true  u b = refl
+  rd-opt true  true  u b = Rg.rdm-progMB u (l2p u b)
+
+  wcnt-opt : ∀ f1 f2 u → wcnt (opt f1 f2 u) ≡ wcnt u
+  wcnt-opt false false u = refl
+  wcnt-opt true  false u = refl
+  wcnt-opt false true  u = refl
+  wcnt-opt true  true  u = refl
+
+  Below-opt : ∀ f1 f2 {u} → Below u → Below (opt f1 f2 u)
+  Below-opt false false bl = bl
+  Below-opt true  false bl = bl
+  Below-opt false true  bl = bl
+  Below-opt true  true  bl = bl
+
+  Below-wr0 : ∀ a d {s} → Below s → Below (wr0 a d s)
+  Below-wr0 a d {s} bl b p le e with b ≟ a
+  ... | yes refl with Rg.just≡ (trans (sym (Lm.upd-here (l2p s) a (just (nxt s)))) e)
+  ...   | refl = ≤-refl
+  Below-wr0 a d {s} bl b p le e | no ne = ≤-step (bl b p le (trans (sym (Lm.upd-other (l2p s) (just (nxt s)) ne)) e))
+
+  rd-wr0 : ∀ a d {s} (v : ℕ → Data) → Below s → (∀ b → b ≤ amax → rd s b ≡ v b) →
+           ∀ b → b ≤ amax → rd (wr0 a d s) b ≡ (v SB.[ a ↦ d ]) b
+  rd-wr0 a d {s} v bl vv b le with b ≟ a
+  ... | yes refl = trans (Rg.place-rd-here a d s) (sym (Lm.upd-here v a d))
+  ... | no ne    =
+    trans (cong (rdm (place a d s)) (Lm.upd-other (l2p s) (just (nxt s)) ne))
+     (trans (rdm-pl (l2p s b) refl)
+      (trans (vv b le) (sym (Lm.upd-other v d ne))))
+    where
+      rdm-pl : ∀ mp → l2p s b ≡ mp → rdm (place a d s) mp ≡ rdm s mp
+      rdm-pl nothing  _ = refl
+      rdm-pl (just p) e = cong cellD (Rg.pv-place a d s p (<⇒≢ (bl b p le e)))
+
+Below-flB : ∀ {s} → Below s → Below (flB s)
+Below-flB bl = bl
+
+write-A : ∀ a d {s t s'} → ARv s t → Below (st s) → okU (SB.reg (SB.op (SB.w a d))) s s' →
+          Σ SB.State λ t' → SB.okSB (SB.use (SB.reg (SB.op (SB.w a d)))) t t' × ARv s' t' × Below (st s')
+write-A a d {s} {t} {s'} (v , c , n) bl (inj₁ ((ale , wle) , f1 , f2 , e) , eu) =
+  SB.⟨ SB.volatile t SB.[ a ↦ d ] , SB.stable t , SB.pend t , suc (SB.wcnt t) ⟩ ,
+  inj₁ ((ale , subst (_≤ wmax) c wle) , refl , refl , refl , refl) ,
+  ( (λ b le → trans (cong (λ z → rd z b) e)
+                (trans (rd-opt f1 f2 (wr0 a d (st s)) b) (rd-wr0 a d {st s} (SB.volatile t) bl v b le)))
+  , trans (cong wcnt e) (trans (wcnt-opt f1 f2 (wr0 a d (st s))) (cong suc c))
+  , trans (cong length eu) n ) ,
+  subst Below (sym e) (Below-opt f1 f2 {wr0 a d (st s)} (Below-wr0 a d {st s} bl))
+write-A a d {s} {t} {s'} (v , c , n) bl (inj₂ (nib , e) , eu) =
+  t , inj₂ ((λ { (ale , wle) → nib (ale , subst (_≤ wmax) (sym c) wle) }) , refl) ,
+  ( (λ b le → trans (cong (λ z → rd z b) e) (v b le))
+  , trans (cong wcnt e) c
+  , trans (cong length eu) n ) ,
+  subst Below (sym e) bl
