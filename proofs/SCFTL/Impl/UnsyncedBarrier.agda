@@ -461,3 +461,102 @@ write-A a d {s} {t} {s'} (v , c , n) bl (inj₂ (nib , e) , eu) =
   , trans (cong wcnt e) c
   , trans (cong length eu) n ) ,
   subst Below (sym e) bl
+
+------------------------------------------------------------------------
+-- Type A for GC relocation, a flush and the forced barrier, at the
+-- level of ARv
+
+private
+  Below-place : ∀ a d {s} → Below s → Below (place a d s)
+  Below-place a d {s} bl = Below-wr0 a d {s} bl
+
+  rd-place-same : ∀ a d {s} → Below s → rd s a ≡ d → ∀ b → b ≤ amax → rd (place a d s) b ≡ rd s b
+  rd-place-same a d {s} bl ea b le with b ≟ a
+  ... | yes refl = trans (Rg.place-rd-here a d s) (sym ea)
+  ... | no ne    =
+    trans (cong (rdm (place a d s)) (Lm.upd-other (l2p s) (just (nxt s)) ne)) (rdm-pl (l2p s b) refl)
+    where
+      rdm-pl : ∀ mp → l2p s b ≡ mp → rdm (place a d s) mp ≡ rdm s mp
+      rdm-pl nothing  _ = refl
+      rdm-pl (just p) e = cong cellD (Rg.pv-place a d s p (<⇒≢ (bl b p le e)))
+
+  -- the in-page/OOB commit's states read as the state before the flush
+  rdm-fi3 : ∀ L s mp → rdm (fi3 L s) mp ≡ rdm s mp
+  rdm-fi3 L s nothing  = refl
+  rdm-fi3 L s (just p) = cong cellD (Rg.cur-progm (mb s p) (dat s p))
+
+  rdm-ck3′ : ∀ u mp → rdm (ck3 u) mp ≡ rdm u mp
+  rdm-ck3′ u nothing  = refl
+  rdm-ck3′ u (just p) = refl
+
+  rdm-fl3′ : ∀ s mp → rdm (fl3 s) mp ≡ rdm s mp
+  rdm-fl3′ s nothing  = refl
+  rdm-fl3′ s (just p) = cong cellD (Rg.cur-progm (mb s p) (dat s p))
+
+-- every flush of P keeps the read image, the L2P and the active pointer,
+-- and clears the write counter
+private
+  rdm-fi4 : ∀ L s mp → rdm (fi4 L s) mp ≡ rdm s mp
+  rdm-fi4 L s nothing  = refl
+  rdm-fi4 L s (just p) = cong cellD (Rg.cur-progm (mb s p) (dat s p))
+
+flush-rd : ∀ {s s'} → okP (oS flushOp) s s' → ∀ b → rd s' b ≡ rd s b
+flush-rd {s} (inj₁ refl) b = rdm-fl3′ s (l2p s b)
+flush-rd {s} (inj₂ (inj₁ refl)) b = trans (rdm-ck3′ (fl3 s) (l2p s b)) (rdm-fl3′ s (l2p s b))
+flush-rd {s} (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) b = trans (rdm-ck3′ (fi3 L s) (l2p s b)) (rdm-fi3 L s (l2p s b))
+flush-rd {s} (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) b = rdm-fi4 L s (l2p s b)
+flush-rd {s} (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) b = trans (rdm-ck3′ (fi3 M s) (l2p s b)) (rdm-fi3 M s (l2p s b))
+flush-rd {s} (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) b = rdm-fi4 M s (l2p s b)
+
+flush-wcnt : ∀ {s s'} → okP (oS flushOp) s s' → wcnt s' ≡ 0
+flush-wcnt (inj₁ refl) = refl
+flush-wcnt (inj₂ (inj₁ refl)) = refl
+flush-wcnt (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) = refl
+flush-wcnt (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) = refl
+flush-wcnt (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) = refl
+flush-wcnt (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) = refl
+
+Below-flush : ∀ {s s'} → okP (oS flushOp) s s' → Below s → Below s'
+Below-flush (inj₁ refl) bl = bl
+Below-flush (inj₂ (inj₁ refl)) bl = bl
+Below-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) bl = bl
+Below-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) bl = bl
+Below-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) bl = bl
+Below-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) bl = bl
+
+flush-A : ∀ {s t s'} → ARv s t → Below (st s) → okU SB.flush s s' →
+          Σ SB.State λ t' → SB.okSB (SB.use SB.flush) t t' × ARv s' t' × Below (st s')
+flush-A {s} {t} {s'} (v , c , n) bl (o , eu) =
+  SB.⟨ SB.volatile t , SB.volatile t , [] , 0 ⟩ , (refl , refl , refl , refl) ,
+  ((λ b le → trans (flush-rd o b) (v b le)) , flush-wcnt o , cong length eu) ,
+  Below-flush o bl
+
+-- the forced barrier (umax unsynced epochs): SB's durable barrier
+barrier-sync-A : ∀ {s t s'} → ARv s t → Below (st s) →
+                 umax ≤ length (ues s) × okP (oS flushOp) (st s) (st s') × ues s' ≡ [] →
+                 Σ SB.State λ t' → SB._─b→_ t t' × ARv s' t' × Below (st s')
+barrier-sync-A {s} {t} {s'} (v , c , n) bl (ge , o , eu) =
+  SB.⟨ SB.volatile t , SB.volatile t , [] , 0 ⟩ , (refl , refl , inj₂ (subst (umax ≤_) n ge , refl , refl)) ,
+  ((λ b le → trans (flush-rd o b) (v b le)) , flush-wcnt o , cong length eu) ,
+  Below-flush o bl
+
+-- GC relocation: SB's gc is the identity
+rl-A : ∀ {s t s'} → ARv s t → Below (st s) → okU (SB.reg (SB.op SB.rl)) s s' →
+       Σ SB.State λ t' → SB.okSB (SB.use (SB.reg (SB.op SB.rl))) t t' × ARv s' t' × Below (st s')
+rl-A {s} {t} {s'} (v , c , n) bl (inj₁ (_ , p , _ , inj₁ ((ale , val) , f1 , f2 , e)) , eu) =
+  t , refl ,
+  ( (λ b le → trans (cong (λ z → rd z b) e)
+               (trans (rd-opt f1 f2 (rl0 p (st s)) b)
+                (trans (rd-place-same (p2l (st s) p) (cellD (pv (st s) p)) {st s} bl (cong (rdm (st s)) val) b le)
+                       (v b le))))
+  , trans (cong wcnt e) (trans (wcnt-opt f1 f2 (rl0 p (st s))) c)
+  , trans (cong length eu) n ) ,
+  subst Below (sym e) (Below-opt f1 f2 {rl0 p (st s)} (Below-place (p2l (st s) p) (cellD (pv (st s) p)) {st s} bl))
+rl-A {s} {t} {s'} (v , c , n) bl (inj₁ (_ , p , _ , inj₂ (_ , e)) , eu) =
+  t , refl ,
+  ((λ b le → trans (cong (λ z → rd z b) e) (v b le)) , trans (cong wcnt e) c , trans (cong length eu) n) ,
+  subst Below (sym e) bl
+rl-A {s} {t} {s'} (v , c , n) bl (inj₂ (_ , e) , eu) =
+  t , refl ,
+  ((λ b le → trans (cong (λ z → rd z b) e) (v b le)) , trans (cong wcnt e) c , trans (cong length eu) n) ,
+  subst Below (sym e) bl
