@@ -48,14 +48,20 @@
 --                image, write counter, as many unsynced epochs as pending
 --                snapshots): PU's barrier without SYNC is SB's barrier
 --                leaving the image pending; PU syncs exactly when SB does
+--   A-okU        type A at the level of ARv for write (`write-A`), GC
+--                relocation (`rl-A`), flush (`flush-A`) and both
+--                barriers (`barrier-A`, `barrier-sync-A`), with the
+--                invariant `Below` (the L2P maps below the active
+--                pointer); not for gc_es (its erase needs the two-phase
+--                GC invariant with unsynced epochs)
 --
 -- NOT proven here: PU's recovery step (P's `rview`/`recMap` built on
 -- `accU`; which replay state it picks is `crash-recU`, but not the data
 -- pages' content, `verD` with an invariant), a representation invariant
 -- for PU (P's RI assumes every committed region page synced), the full
--- abstraction relation against SB's candidates and the type-A/B
--- obligations for write, GC, flush and the forced barrier, Theorem 1 and
--- SC1B for PU.  See proofs/README.md, "Epoch barriers".
+-- abstraction relation against SB's candidates (stable and pending
+-- images), type A for gc_es, type B, the crash obligations, Theorem 1
+-- and SC1B for PU.  See proofs/README.md, "Epoch barriers".
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -71,6 +77,8 @@ import SCFTL.Impl.Lemmas
 open import Data.List.Base using (List; []; _∷_; _++_; map; length)
 open import Data.List.Properties using (map-++-commute; length-++; ++-assoc; ++-identityʳ)
 open import Data.Bool.Base using (true; false)
+open import Data.Empty using (⊥)
+open import Data.Unit.Base using (⊤)
 open import Data.Maybe.Base using (Maybe; just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -560,3 +568,19 @@ rl-A {s} {t} {s'} (v , c , n) bl (inj₂ (_ , e) , eu) =
   t , refl ,
   ((λ b le → trans (cong (λ z → rd z b) e) (v b le)) , trans (cong wcnt e) c , trans (cong length eu) n) ,
   subst Below (sym e) bl
+
+-- type A for every normal operation but gc_es (an erase, which needs the
+-- two-phase GC invariant: see proofs/README.md), at the level of ARv
+NotEs : SB.UOp → Set
+NotEs (SB.reg (SB.op SB.es)) = ⊥
+NotEs _                      = ⊤
+
+A-okU : ∀ u → NotEs u → ∀ {s t s'} → ARv s t → Below (st s) → okU u s s' →
+        Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARv s' t' × Below (st s')
+A-okU (SB.reg (SB.op (SB.w a d))) _ = write-A a d
+A-okU (SB.reg (SB.op SB.rl)) _ = rl-A
+A-okU (SB.reg (SB.op SB.es)) ()
+A-okU (SB.reg SB.barrier) _ {s} {t} ar bl (inj₁ (lt , refl)) with barrier-A {s} {t} ar lt refl
+... | t' , b , ar' = t' , b , ar' , Below-flB {st s} bl
+A-okU (SB.reg SB.barrier) _ {s} {t} {s'} ar bl (inj₂ x) = barrier-sync-A {s} {t} {s'} ar bl x
+A-okU SB.flush _ {s} {t} {s'} ar bl o = flush-A {s} {t} {s'} ar bl o
