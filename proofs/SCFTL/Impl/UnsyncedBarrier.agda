@@ -83,7 +83,7 @@ open import Data.Maybe.Base using (Maybe; just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality
-  using (_≡_; refl; sym; trans; cong; cong₂; subst)
+  using (_≡_; _≢_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_
@@ -584,3 +584,78 @@ A-okU (SB.reg SB.barrier) _ {s} {t} ar bl (inj₁ (lt , refl)) with barrier-A {s
 ... | t' , b , ar' = t' , b , ar' , Below-flB {st s} bl
 A-okU (SB.reg SB.barrier) _ {s} {t} {s'} ar bl (inj₂ x) = barrier-sync-A {s} {t} {s'} ar bl x
 A-okU SB.flush _ {s} {t} {s'} ar bl o = flush-A {s} {t} {s'} ar bl o
+
+------------------------------------------------------------------------
+-- gc_es: the two-phase GC invariant with unsynced epochs.  `GcI`: the
+-- L2P maps below the active pointer, to pages whose OOB names the
+-- address, and no page in the invalid or erasable queue is mapped.  The
+-- queues are kept across a barrier without SYNC (`flB`) and released
+-- only at a SYNC; every normal-operation step keeps GcI, and gc_es
+-- (the erase of an erasable page) keeps the read image (`es-A`).
+
+Free : St → ℕ → Set
+Free s p = p < nxt s × (∀ b → b ≤ amax → l2p s b ≢ just p)
+
+record GcI (s : St) : Set where
+  field
+    blw  : Below s
+    oobI : ∀ b p → b ≤ amax → l2p s b ≡ just p → p2l s p ≡ b
+    ersI : ∀ p → ers s p ≡ true → Free s p
+    invI : ∀ p → inv s p ≡ true → Free s p
+
+private
+  ∨-true′ : ∀ x y → (x Data.Bool.Base.∨ y) ≡ true → x ≡ true ⊎ y ≡ true
+  ∨-true′ true  y e = inj₁ refl
+  ∨-true′ false y e = inj₂ e
+
+  -- a step that keeps the L2P, the active pointer and every page's view
+  -- keeps GcI when its queues only lose pages or gain free ones
+  keepI : ∀ {s s'} → GcI s → l2p s' ≡ l2p s → nxt s' ≡ nxt s → (∀ p → pv s' p ≡ pv s p) →
+          (∀ p → ers s' p ≡ true → Free s p) → (∀ p → inv s' p ≡ true → Free s p) → GcI s'
+  keepI {s} {s'} g el en epv er ei = record
+    { blw  = λ b p le e → subst (p <_) (sym en) (GcI.blw g b p le (trans (sym (cong (λ f → f b) el)) e))
+    ; oobI = λ b p le e → trans (cong oob (epv p)) (GcI.oobI g b p le (trans (sym (cong (λ f → f b) el)) e))
+    ; ersI = λ p e → fr (er p e)
+    ; invI = λ p e → fr (ei p e) }
+    where
+      fr : ∀ {p} → Free s p → Free s' p
+      fr {p} (lt , nl) = subst (p <_) (sym en) lt , λ b le e → nl b le (trans (sym (cong (λ f → f b) el)) e)
+
+  -- placing at the active pointer
+  freeP : ∀ a d {s p} → Free s p → Free (place a d s) p
+  freeP a d {s} {p} (lt , nl) = ≤-step lt , nf
+    where
+      nf : ∀ b → b ≤ amax → l2p (place a d s) b ≢ just p
+      nf b le e with b ≟ a
+      ... | yes refl = <⇒≢ lt (sym (Rg.just≡ (trans (sym (Lm.upd-here (l2p s) a (just (nxt s)))) e)))
+      ... | no ne    = nl b le (trans (sym (Lm.upd-other (l2p s) (just (nxt s)) ne)) e)
+
+  placeI : ∀ a d {s} → GcI s → GcI (place a d s)
+  placeI a d {s} g = record
+    { blw  = Below-place a d {s} (GcI.blw g)
+    ; oobI = oo
+    ; ersI = λ p e → freeP a d {s} (GcI.ersI g p e)
+    ; invI = λ p e → freeP a d {s} (GcI.invI g p e) }
+    where
+      oo : ∀ b p → b ≤ amax → l2p (place a d s) b ≡ just p → p2l (place a d s) p ≡ b
+      oo b p le e with b ≟ a
+      ... | yes refl with Rg.just≡ (trans (sym (Lm.upd-here (l2p s) a (just (nxt s)))) e)
+      ...   | refl = cong oob (Rg.pv-place-here a d s)
+      oo b p le e | no ne with trans (sym (Lm.upd-other (l2p s) (just (nxt s)) ne)) e
+      ...   | e′ = trans (cong oob (Rg.pv-place a d s p (<⇒≢ (GcI.blw g b p le e′)))) (GcI.oobI g b p le e′)
+
+  progI : ∀ {s} → GcI s → GcI (progMB s)
+  progI {s} g = keepI g refl refl (Rg.pv-progMB s) (GcI.ersI g) (GcI.invI g)
+
+  emitI : ∀ {s} → GcI s → GcI (emitT s)
+  emitI {s} g = keepI g refl refl (λ _ → refl) (GcI.ersI g) (GcI.invI g)
+
+  optI : ∀ f1 f2 {s} → GcI s → GcI (opt f1 f2 s)
+  optI false false g = g
+  optI true  false {s} g = progI {s} g
+  optI false true  {s} g = emitI {s} g
+  optI true  true  {s} g = emitI {progMB s} (progI {s} g)
+
+  wr0I : ∀ a d {s} → GcI s → GcI (wr0 a d s)
+  wr0I a d {s} g = keepI {place a d s} {wr0 a d s} (placeI a d {s} g) refl refl (λ _ → refl)
+                     (GcI.ersI (placeI a d {s} g)) (GcI.invI (placeI a d {s} g))
