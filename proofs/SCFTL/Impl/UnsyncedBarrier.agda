@@ -71,14 +71,14 @@ module SCFTL.Impl.UnsyncedBarrier (Data : Set) (d0 : Data) (amax wmax kmax umax 
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; z≤n; s≤s)
 open import Data.Nat.Properties using (≤-trans; ≤-refl; ≤-step; _≟_; <⇒≢)
-open import Relation.Nullary using (yes; no)
+open import Relation.Nullary using (yes; no; ¬_)
 import SCFTL.Impl.Regular
 import SCFTL.Impl.Lemmas
 open import Data.List.Base using (List; []; _∷_; _++_; map; length)
 open import Data.List.Properties using (map-++-commute; length-++; ++-assoc; ++-identityʳ)
 open import Data.Bool.Base using (true; false)
-open import Data.Empty using (⊥)
-open import Data.Unit.Base using (⊤)
+open import Data.Empty using (⊥) renaming (⊥-elim to ⊥-elim′)
+open import Data.Unit.Base using (⊤; tt)
 open import Data.Maybe.Base using (Maybe; just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -608,13 +608,18 @@ private
   ∨-true′ true  y e = inj₁ refl
   ∨-true′ false y e = inj₂ e
 
+  f≢t : false ≡ true → ⊥
+  f≢t ()
+
   -- a step that keeps the L2P, the active pointer and every page's view
   -- keeps GcI when its queues only lose pages or gain free ones
-  keepI : ∀ {s s'} → GcI s → l2p s' ≡ l2p s → nxt s' ≡ nxt s → (∀ p → pv s' p ≡ pv s p) →
+  keepI : ∀ {s s'} → GcI s → l2p s' ≡ l2p s → nxt s' ≡ nxt s →
+          (∀ b p → b ≤ amax → l2p s b ≡ just p → pv s' p ≡ pv s p) →
           (∀ p → ers s' p ≡ true → Free s p) → (∀ p → inv s' p ≡ true → Free s p) → GcI s'
   keepI {s} {s'} g el en epv er ei = record
     { blw  = λ b p le e → subst (p <_) (sym en) (GcI.blw g b p le (trans (sym (cong (λ f → f b) el)) e))
-    ; oobI = λ b p le e → trans (cong oob (epv p)) (GcI.oobI g b p le (trans (sym (cong (λ f → f b) el)) e))
+    ; oobI = λ b p le e → trans (cong oob (epv b p le (trans (sym (cong (λ f → f b) el)) e)))
+                                 (GcI.oobI g b p le (trans (sym (cong (λ f → f b) el)) e))
     ; ersI = λ p e → fr (er p e)
     ; invI = λ p e → fr (ei p e) }
     where
@@ -645,10 +650,10 @@ private
       ...   | e′ = trans (cong oob (Rg.pv-place a d s p (<⇒≢ (GcI.blw g b p le e′)))) (GcI.oobI g b p le e′)
 
   progI : ∀ {s} → GcI s → GcI (progMB s)
-  progI {s} g = keepI g refl refl (Rg.pv-progMB s) (GcI.ersI g) (GcI.invI g)
+  progI {s} g = keepI g refl refl (λ _ p _ _ → Rg.pv-progMB s p) (GcI.ersI g) (GcI.invI g)
 
   emitI : ∀ {s} → GcI s → GcI (emitT s)
-  emitI {s} g = keepI g refl refl (λ _ → refl) (GcI.ersI g) (GcI.invI g)
+  emitI {s} g = keepI g refl refl (λ _ _ _ _ → refl) (GcI.ersI g) (GcI.invI g)
 
   optI : ∀ f1 f2 {s} → GcI s → GcI (opt f1 f2 s)
   optI false false g = g
@@ -657,5 +662,110 @@ private
   optI true  true  {s} g = emitI {progMB s} (progI {s} g)
 
   wr0I : ∀ a d {s} → GcI s → GcI (wr0 a d s)
-  wr0I a d {s} g = keepI {place a d s} {wr0 a d s} (placeI a d {s} g) refl refl (λ _ → refl)
+  wr0I a d {s} g = keepI {place a d s} {wr0 a d s} (placeI a d {s} g) refl refl (λ _ _ _ _ → refl)
                      (GcI.ersI (placeI a d {s} g)) (GcI.invI (placeI a d {s} g))
+
+  rl0I : ∀ p {s} → p < nxt s → Valid s p → GcI s → GcI (rl0 p s)
+  rl0I p {s} lt (ale , val) g =
+    keepI {place a′ d′ s} {rl0 p s} gp refl refl (λ _ _ _ _ → refl) (GcI.ersI gp) iv
+    where
+      a′ = p2l s p
+      d′ = cellD (pv s p)
+      gp = placeI a′ d′ {s} g
+      iv : ∀ q → (inv s [ p ≔ true ]) q ≡ true → Free (place a′ d′ s) q
+      iv q e with q ≟ p
+      ... | no ne = freeP a′ d′ {s} (GcI.invI g q (trans (sym (Lm.upd-other (inv s) true ne)) e))
+      ... | yes refl = ≤-step lt , nf
+        where
+          nf : ∀ b → b ≤ amax → l2p (place a′ d′ s) b ≢ just q
+          nf b le e′ with b ≟ a′
+          ... | yes refl = <⇒≢ lt (sym (Rg.just≡ (trans (sym (Lm.upd-here (l2p s) a′ (just (nxt s)))) e′)))
+          ... | no ne′   = ne′ (sym (GcI.oobI g b q le (trans (sym (Lm.upd-other (l2p s) (just (nxt s)) ne′)) e′)))
+
+  rlXI : ∀ p {s} → p < nxt s → ¬ Valid s p → GcI s → GcI (rlX p s)
+  rlXI p {s} lt nv g = keepI {s} {rlX p s} g refl refl (λ _ _ _ _ → refl) (GcI.ersI g) iv
+    where
+      iv : ∀ q → (inv s [ p ≔ true ]) q ≡ true → Free s q
+      iv q e with q ≟ p
+      ... | no ne = GcI.invI g q (trans (sym (Lm.upd-other (inv s) true ne)) e)
+      ... | yes refl = lt , λ b le e′ → nv (subst (_≤ amax) (sym (GcI.oobI g b q le e′)) le
+                                          , subst (λ z → l2p s z ≡ just q) (sym (GcI.oobI g b q le e′)) e′)
+
+  esFI : ∀ p {s} → ers s p ≡ true → GcI s → GcI (esF p s)
+  esFI p {s} ep g = keepI {s} {esF p s} g refl refl pvq er (GcI.invI g)
+    where
+      pvq : ∀ b q → b ≤ amax → l2p s b ≡ just q → pv (esF p s) q ≡ pv s q
+      pvq b q le e with q ≟ p
+      ... | yes refl = ⊥-elim′ (proj₂ (GcI.ersI g q ep) b le e)
+      ... | no ne = cong (λ x → pvm (mb s q) (cur x)) (Lm.upd-other (dat s) (put erased (dat s p)) ne)
+      er : ∀ q → (ers s [ p ≔ false ]) q ≡ true → Free s q
+      er q e with q ≟ p
+      ... | yes refl = ⊥-elim′ (f≢t (trans (sym (Lm.upd-here (ers s) q false)) e))
+      ... | no ne = GcI.ersI g q (trans (sym (Lm.upd-other (ers s) false ne)) e)
+
+  flBI : ∀ {s} → GcI s → GcI (flB s)
+  flBI {s} g = keepI {s} {flB s} g refl refl (λ _ p _ _ → Rg.pv-progMB s p) (GcI.ersI g) (GcI.invI g)
+
+  flI : ∀ {s s'} → GcI s → l2p s' ≡ l2p s → nxt s' ≡ nxt s → (∀ q → pv s' q ≡ pv s q) →
+        (∀ q → ers s' q ≡ (ers s q Data.Bool.Base.∨ inv s q)) → (∀ q → inv s' q ≡ false) → GcI s'
+  flI {s} {s'} g el en epv er ei = keepI {s} {s'} g el en (λ _ q _ _ → epv q) er′ ei′
+    where
+      er′ : ∀ q → ers s' q ≡ true → Free s q
+      er′ q e with ∨-true′ (ers s q) (inv s q) (trans (sym (er q)) e)
+      ... | inj₁ e1 = GcI.ersI g q e1
+      ... | inj₂ e2 = GcI.invI g q e2
+      ei′ : ∀ q → inv s' q ≡ true → Free s q
+      ei′ q e = ⊥-elim′ (f≢t (trans (sym (ei q)) e))
+
+  flushI : ∀ {s s'} → okP (oS flushOp) s s' → GcI s → GcI s'
+  flushI {s} (inj₁ refl) g = flI g refl refl (Rg.pv-progMB s) (λ _ → refl) (λ _ → refl)
+  flushI {s} (inj₂ (inj₁ refl)) g = flI g refl refl (Rg.pv-progMB s) (λ _ → refl) (λ _ → refl)
+  flushI {s} (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) g = flI g refl refl (Rg.pv-progMB s) (λ _ → refl) (λ _ → refl)
+  flushI {s} (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) g = flI g refl refl (Rg.pv-progMB s) (λ _ → refl) (λ _ → refl)
+  flushI {s} (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) g = flI g refl refl (Rg.pv-progMB s) (λ _ → refl) (λ _ → refl)
+  flushI {s} (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) g = flI g refl refl (Rg.pv-progMB s) (λ _ → refl) (λ _ → refl)
+
+-- every normal-operation step of PU keeps GcI (the queues released only
+-- at a SYNC)
+gcI-ok : ∀ u {s s'} → GcI (st s) → okU u s s' → GcI (st s')
+gcI-ok (SB.reg (SB.op (SB.w a d))) {s} g (inj₁ (_ , f1 , f2 , e) , _) =
+  subst GcI (sym e) (optI f1 f2 {wr0 a d (st s)} (wr0I a d {st s} g))
+gcI-ok (SB.reg (SB.op (SB.w a d))) g (inj₂ (_ , e) , _) = subst GcI (sym e) g
+gcI-ok (SB.reg (SB.op SB.rl)) {s} g (inj₁ (_ , p , lt , inj₁ (val , f1 , f2 , e)) , _) =
+  subst GcI (sym e) (optI f1 f2 {rl0 p (st s)} (rl0I p {st s} lt val g))
+gcI-ok (SB.reg (SB.op SB.rl)) {s} g (inj₁ (_ , p , lt , inj₂ (nv , e)) , _) =
+  subst GcI (sym e) (rlXI p {st s} lt nv g)
+gcI-ok (SB.reg (SB.op SB.rl)) g (inj₂ (_ , e) , _) = subst GcI (sym e) g
+gcI-ok (SB.reg (SB.op SB.es)) {s} g ((p , ep , e) , _) = subst GcI (sym e) (esFI p {st s} ep g)
+gcI-ok (SB.reg SB.barrier) {s} g (inj₁ (_ , refl)) = flBI {st s} g
+gcI-ok (SB.reg SB.barrier) g (inj₂ (_ , o , _)) = flushI o g
+gcI-ok SB.flush g (o , _) = flushI o g
+
+-- type A for gc_es: the erase keeps the read image (SB's gc: identity)
+es-A : ∀ {s t s'} → ARv s t → GcI (st s) → okU (SB.reg (SB.op SB.es)) s s' →
+       Σ SB.State λ t' → SB.okSB (SB.use (SB.reg (SB.op SB.es))) t t' × ARv s' t'
+es-A {s} {t} {s'} (v , c , n) g ((p , ep , e) , eu) =
+  t , refl ,
+  ((λ b le → trans (cong (λ z → rd z b) e) (trans (rdq b le (l2p (st s) b) refl) (v b le)))
+  , trans (cong wcnt e) c , trans (cong length eu) n)
+  where
+    rdq : ∀ b → b ≤ amax → ∀ mp → l2p (st s) b ≡ mp → rdm (esF p (st s)) mp ≡ rdm (st s) mp
+    rdq b le nothing  _ = refl
+    rdq b le (just q) e′ with q ≟ p
+    ... | yes refl = ⊥-elim′ (proj₂ (GcI.ersI g q ep) b le e′)
+    ... | no ne = cong (λ x → cellD (pvm (mb (st s) q) (cur x))) (Lm.upd-other (dat (st s)) (put erased (dat (st s) p)) ne)
+
+-- type A at the level of ARv for EVERY normal operation, with GcI as
+-- the invariant
+A-okG : ∀ u {s t s'} → ARv s t → GcI (st s) → okU u s s' →
+        Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARv s' t' × GcI (st s')
+A-okG (SB.reg (SB.op SB.es)) {s} {t} {s'} ar g o with es-A {s} {t} {s'} ar g o
+... | t' , x , ar' = t' , x , ar' , gcI-ok (SB.reg (SB.op SB.es)) {s} {s'} g o
+A-okG (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} ar g o with A-okU (SB.reg (SB.op (SB.w a d))) tt {s} {t} {s'} ar (GcI.blw g) o
+... | t' , x , ar' , _ = t' , x , ar' , gcI-ok (SB.reg (SB.op (SB.w a d))) {s} {s'} g o
+A-okG (SB.reg (SB.op SB.rl)) {s} {t} {s'} ar g o with A-okU (SB.reg (SB.op SB.rl)) tt {s} {t} {s'} ar (GcI.blw g) o
+... | t' , x , ar' , _ = t' , x , ar' , gcI-ok (SB.reg (SB.op SB.rl)) {s} {s'} g o
+A-okG (SB.reg SB.barrier) {s} {t} {s'} ar g o with A-okU (SB.reg SB.barrier) tt {s} {t} {s'} ar (GcI.blw g) o
+... | t' , x , ar' , _ = t' , x , ar' , gcI-ok (SB.reg SB.barrier) {s} {s'} g o
+A-okG SB.flush {s} {t} {s'} ar g o with A-okU SB.flush tt {s} {t} {s'} ar (GcI.blw g) o
+... | t' , x , ar' , _ = t' , x , ar' , gcI-ok SB.flush {s} {s'} g o
