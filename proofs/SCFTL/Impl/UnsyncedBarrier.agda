@@ -52,16 +52,22 @@
 --                relocation (`rl-A`), flush (`flush-A`) and both
 --                barriers (`barrier-A`, `barrier-sync-A`), with the
 --                invariant `Below` (the L2P maps below the active
---                pointer); not for gc_es (its erase needs the two-phase
---                GC invariant with unsynced epochs)
+--                pointer)
+--   GcI, gcI-ok, es-A, A-okG
+--                the two-phase GC invariant with unsynced epochs (no page
+--                in the invalid or erasable queue is mapped; the L2P's
+--                pages name their address) is kept by every normal step,
+--                the queues kept across `flB` and released at a SYNC;
+--                with it gc_es keeps the read image, and type A at the
+--                level of ARv holds for EVERY normal operation (`A-okG`)
 --
 -- NOT proven here: PU's recovery step (P's `rview`/`recMap` built on
 -- `accU`; which replay state it picks is `crash-recU`, but not the data
 -- pages' content, `verD` with an invariant), a representation invariant
 -- for PU (P's RI assumes every committed region page synced), the full
 -- abstraction relation against SB's candidates (stable and pending
--- images), type A for gc_es, type B, the crash obligations, Theorem 1
--- and SC1B for PU.  See proofs/README.md, "Epoch barriers".
+-- images: P's `smap` and the images at the barriers), type B, the crash
+-- obligations, Theorem 1 and SC1B for PU.  See proofs/README.md, "Epoch barriers".
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
