@@ -100,6 +100,7 @@ open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_
 
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdS; rdD)
 
 ------------------------------------------------------------------------
 -- The barrier without SYNC
@@ -775,3 +776,77 @@ A-okG (SB.reg SB.barrier) {s} {t} {s'} ar g o with A-okU (SB.reg SB.barrier) tt 
 ... | t' , x , ar' , _ = t' , x , ar' , gcI-ok (SB.reg SB.barrier) {s} {s'} g o
 A-okG SB.flush {s} {t} {s'} ar g o with A-okU SB.flush tt {s} {t} {s'} ar (GcI.blw g) o
 ... | t' , x , ar' , _ = t' , x , ar' , gcI-ok SB.flush {s} {s'} g o
+
+------------------------------------------------------------------------
+-- The stable image: the pages the stable L2P (`smap`) maps are below
+-- the active pointer, not in the merge buffer, not erasable (`SmI`);
+-- every normal step keeps SmI (with GcI), and the barrier without SYNC
+-- keeps the stable image (SB's barrier keeps `stable`)
+
+SmI : St → Set
+SmI s = ∀ a p → a ≤ amax → smap s a ≡ just p → p < nxt s × mb s p ≡ nothing × (ers s p ≡ true → ⊥)
+
+private
+  smI-place : ∀ a d {s} → SmI s → SmI (place a d s)
+  smI-place a d {s} sm b p le e with sm b p le e
+  ... | lt , mbn , ne = ≤-step lt , trans (Lm.upd-other (mb s) (just (d , a)) (<⇒≢ lt)) mbn , ne
+
+  smI-opt : ∀ f1 f2 {s} → SmI s → SmI (opt f1 f2 s)
+  smI-opt false false sm = sm
+  smI-opt true  false sm = λ b p le e → let (lt , _ , ne) = sm b p le e in lt , refl , ne
+  smI-opt false true  sm = sm
+  smI-opt true  true  sm = λ b p le e → let (lt , _ , ne) = sm b p le e in lt , refl , ne
+
+  smI-flush : ∀ {s s'} → okP (oS flushOp) s s' → GcI s → SmI s'
+  smI-flush {s} o g = go o
+    where
+      nfree : ∀ b p → b ≤ amax → l2p s b ≡ just p → (ers s p Data.Bool.Base.∨ inv s p) ≡ true → ⊥
+      nfree b p le e x with ∨-true′ (ers s p) (inv s p) x
+      ... | inj₁ e1 = proj₂ (GcI.ersI g p e1) b le e
+      ... | inj₂ e2 = proj₂ (GcI.invI g p e2) b le e
+      go : ∀ {s'} → okP (oS flushOp) s s' → SmI s'
+      go (inj₁ refl) b p le e = GcI.blw g b p le e , refl , nfree b p le e
+      go (inj₂ (inj₁ refl)) b p le e = GcI.blw g b p le e , refl , nfree b p le e
+      go (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) b p le e = GcI.blw g b p le e , refl , nfree b p le e
+      go (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) b p le e = GcI.blw g b p le e , refl , nfree b p le e
+      go (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) b p le e = GcI.blw g b p le e , refl , nfree b p le e
+      go (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) b p le e = GcI.blw g b p le e , refl , nfree b p le e
+
+  smI-esF : ∀ p {s} → SmI s → SmI (esF p s)
+  smI-esF p {s} sm b q le e with sm b q le e
+  ... | lt , mbn , ne = lt , mbn , ne′
+    where
+      ne′ : (ers s [ p ≔ false ]) q ≡ true → ⊥
+      ne′ x with q ≟ p
+      ... | yes refl = f≢t (trans (sym (Lm.upd-here (ers s) q false)) x)
+      ... | no n = ne (trans (sym (Lm.upd-other (ers s) false n)) x)
+
+-- every normal-operation step of PU keeps SmI (given GcI)
+smI-ok : ∀ u {s s'} → GcI (st s) → SmI (st s) → okU u s s' → SmI (st s')
+smI-ok (SB.reg (SB.op (SB.w a d))) {s} g sm (inj₁ (_ , f1 , f2 , e) , _) =
+  subst SmI (sym e) (smI-opt f1 f2 {wr0 a d (st s)} (smI-place a d {st s} sm))
+smI-ok (SB.reg (SB.op (SB.w a d))) g sm (inj₂ (_ , e) , _) = subst SmI (sym e) sm
+smI-ok (SB.reg (SB.op SB.rl)) {s} g sm (inj₁ (_ , p , lt , inj₁ (val , f1 , f2 , e)) , _) =
+  subst SmI (sym e) (smI-opt f1 f2 {rl0 p (st s)} (smI-place (p2l (st s) p) (cellD (pv (st s) p)) {st s} sm))
+smI-ok (SB.reg (SB.op SB.rl)) {s} g sm (inj₁ (_ , p , lt , inj₂ (nv , e)) , _) = subst SmI (sym e) sm
+smI-ok (SB.reg (SB.op SB.rl)) g sm (inj₂ (_ , e) , _) = subst SmI (sym e) sm
+smI-ok (SB.reg (SB.op SB.es)) {s} g sm ((p , ep , e) , _) = subst SmI (sym e) (smI-esF p {st s} sm)
+smI-ok (SB.reg SB.barrier) {s} g sm (inj₁ (_ , refl)) = λ b p le e → let (lt , _ , ne) = sm b p le e in lt , refl , ne
+smI-ok (SB.reg SB.barrier) g sm (inj₂ (_ , o , _)) = smI-flush o g
+smI-ok SB.flush g sm (o , _) = smI-flush o g
+
+-- the barrier without SYNC keeps the stable image
+rdS-flB : ∀ s → SmI s → ∀ a → a ≤ amax → rdS (flB s) (smap (flB s) a) ≡ rdS s (smap s a)
+rdS-flB s sm a le = go (smap s a) refl
+  where
+    go : ∀ mp → smap s a ≡ mp → rdS (flB s) mp ≡ rdS s mp
+    go nothing  _ = refl
+    go (just p) e = cong cellD (trans (Rg.cur-progm (mb s p) (dat s p))
+                                      (cong (λ x → pvm x (cur (dat s p))) (proj₁ (proj₂ (sm a p le e)))))
+
+-- ... so PU's barrier without SYNC refines SB's barrier on the stable
+-- image too (SB keeps `stable`)
+barrier-stable : ∀ {s t s' t'} → SmI (st s) → (∀ a → a ≤ amax → rdS (st s) (smap (st s) a) ≡ SB.stable t a) →
+                 s' ≡ ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫ → SB.stable t' ≡ SB.stable t →
+                 ∀ a → a ≤ amax → rdS (st s') (smap (st s') a) ≡ SB.stable t' a
+barrier-stable {s} sm sa refl et a le = trans (rdS-flB (st s) sm a le) (trans (sa a le) (cong (λ f → f a) (sym et)))
