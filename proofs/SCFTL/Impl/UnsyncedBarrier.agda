@@ -850,3 +850,49 @@ barrier-stable : ∀ {s t s' t'} → SmI (st s) → (∀ a → a ≤ amax → rd
                  s' ≡ ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫ → SB.stable t' ≡ SB.stable t →
                  ∀ a → a ≤ amax → rdS (st s') (smap (st s') a) ≡ SB.stable t' a
 barrier-stable {s} sm sa refl et a le = trans (rdS-flB (st s) sm a le) (trans (sa a le) (cong (λ f → f a) (sym et)))
+
+-- the stable part of the abstraction relation: P's stable L2P reads
+-- SB's stable image
+ARs : StU → SB.State → Set
+ARs s t = ∀ a → a ≤ amax → rdS (st s) (smap (st s) a) ≡ SB.stable t a
+
+private
+  rdS-prog : ∀ u → SmI u → ∀ a → a ≤ amax → rdS (progMB u) (smap u a) ≡ rdS u (smap u a)
+  rdS-prog u sm a le = go (smap u a) refl
+    where
+      go : ∀ mp → smap u a ≡ mp → rdS (progMB u) mp ≡ rdS u mp
+      go nothing  _ = refl
+      go (just p) e = cong cellD (trans (Rg.cur-progm (mb u p) (dat u p))
+                                        (cong (λ x → pvm x (cur (dat u p))) (proj₁ (proj₂ (sm a p le e)))))
+
+  rdS-opt : ∀ f1 f2 u → SmI u → ∀ a → a ≤ amax → rdS (opt f1 f2 u) (smap u a) ≡ rdS u (smap u a)
+  rdS-opt false false u sm a le = refl
+  rdS-opt true  false u sm a le = rdS-prog u sm a le
+  rdS-opt false true  u sm a le = refl
+  rdS-opt true  true  u sm a le = rdS-prog u sm a le
+
+  rdS-esF : ∀ p u → ers u p ≡ true → SmI u → ∀ a → a ≤ amax → rdS (esF p u) (smap u a) ≡ rdS u (smap u a)
+  rdS-esF p u ep sm a le = go (smap u a) refl
+    where
+      go : ∀ mp → smap u a ≡ mp → rdS (esF p u) mp ≡ rdS u mp
+      go nothing  _ = refl
+      go (just q) e with q ≟ p
+      ... | yes refl = ⊥-elim′ (proj₂ (proj₂ (sm a q le e)) ep)
+      ... | no ne = cong (λ x → cellD (cur x)) (Lm.upd-other (dat u) (put erased (dat u p)) ne)
+
+-- a flush (and the forced barrier): the stable L2P reads the image read before
+flush-stable : ∀ {s s'} → okP (oS flushOp) s s' → ∀ a → rdS s' (smap s' a) ≡ rd s a
+flush-stable {s} o a = go o
+  where
+    dd′ : ∀ (D : ℕ → MC) → (∀ p → cur (D p) ≡ cur (progm (mb s p) (dat s p))) → ∀ mp → rdD D mp ≡ rdm s mp
+    dd′ D h nothing  = refl
+    dd′ D h (just p) = cong cellD (trans (h p) (Rg.cur-progm (mb s p) (dat s p)))
+    dd : ∀ {D : ℕ → MC} → (∀ p → cur (D p) ≡ cur (progm (mb s p) (dat s p))) → ∀ mp → rdD D mp ≡ rdm s mp
+    dd {D} = dd′ D
+    go : ∀ {s'} → okP (oS flushOp) s s' → rdS s' (smap s' a) ≡ rd s a
+    go (inj₁ refl) = dd (λ _ → refl) (l2p s a)
+    go (inj₂ (inj₁ refl)) = dd (λ _ → refl) (l2p s a)
+    go (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) = dd (λ _ → refl) (l2p s a)
+    go (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) = dd (λ _ → refl) (l2p s a)
+    go (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) = dd (λ _ → refl) (l2p s a)
+    go (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) = dd (λ _ → refl) (l2p s a)
