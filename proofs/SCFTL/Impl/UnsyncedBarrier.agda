@@ -76,7 +76,7 @@ module SCFTL.Impl.UnsyncedBarrier (Data : Set) (d0 : Data) (amax wmax kmax umax 
                                   (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; z≤n; s≤s)
-open import Data.Nat.Properties using (≤-trans; ≤-refl; ≤-step; _≟_; <⇒≢)
+open import Data.Nat.Properties using (≤-trans; ≤-refl; ≤-step; _≟_; <⇒≢; <⇒≱)
 open import Relation.Nullary using (yes; no; ¬_)
 import SCFTL.Impl.Regular
 import SCFTL.Impl.Lemmas
@@ -896,3 +896,57 @@ flush-stable {s} o a = go o
     go (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) = dd (λ _ → refl) (l2p s a)
     go (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) = dd (λ _ → refl) (l2p s a)
     go (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) = dd (λ _ → refl) (l2p s a)
+
+private
+  smap-opt : ∀ f1 f2 u → smap (opt f1 f2 u) ≡ smap u
+  smap-opt false false u = refl
+  smap-opt true  false u = refl
+  smap-opt false true  u = refl
+  smap-opt true  true  u = refl
+
+  rdS-opt′ : ∀ f1 f2 u → SmI u → ∀ a → a ≤ amax → rdS (opt f1 f2 u) (smap (opt f1 f2 u) a) ≡ rdS u (smap u a)
+  rdS-opt′ f1 f2 u sm a le = trans (cong (λ f → rdS (opt f1 f2 u) (f a)) (smap-opt f1 f2 u)) (rdS-opt f1 f2 u sm a le)
+
+  wstab : ∀ a d {t t'} → SB.okSB (SB.use (SB.reg (SB.op (SB.w a d)))) t t' → SB.stable t' ≡ SB.stable t
+  wstab a d (inj₁ (_ , _ , e , _ , _)) = e
+  wstab a d (inj₂ (_ , refl)) = refl
+
+-- the abstraction relation of PU against SB, without the candidates:
+-- the read image is SB's volatile, the stable L2P reads SB's stable
+-- image, equal counters, as many unsynced epochs as pending snapshots
+ARU : StU → SB.State → Set
+ARU s t = ARv s t × ARs s t
+
+A-full : ∀ u {s t s'} → ARU s t → GcI (st s) → SmI (st s) → okU u s s' →
+         Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GcI (st s') × SmI (st s')
+A-full u {s} {t} {s'} (av , sa) g sm o with A-okG u {s} {t} {s'} av g o
+... | t' , x , av' , g' = t' , x , (av' , stab u o x) , g' , smI-ok u {s} {s'} g sm o
+  where
+    keep : SB.stable t' ≡ SB.stable t → (∀ a → a ≤ amax → rdS (st s') (smap (st s') a) ≡ rdS (st s) (smap (st s) a)) →
+           ARs s' t'
+    keep et h a le = trans (h a le) (trans (sa a le) (cong (λ f → f a) (sym et)))
+    syncS : SB.stable t' ≡ SB.volatile t → okP (oS flushOp) (st s) (st s') → ARs s' t'
+    syncS et fo a le = trans (flush-stable fo a) (trans (proj₁ av a le) (cong (λ f → f a) (sym et)))
+    stab : ∀ u → okU u s s' → SB.okSB (SB.use u) t t' → ARs s' t'
+    stab (SB.reg (SB.op (SB.w a d))) (inj₁ (_ , f1 , f2 , e) , _) x =
+      keep (wstab a d x) (λ b le → trans (cong (λ z → rdS z (smap z b)) e)
+                                    (rdS-opt′ f1 f2 (wr0 a d (st s)) (smI-place a d {st s} sm) b le))
+    stab (SB.reg (SB.op (SB.w a d))) (inj₂ (_ , e) , _) x =
+      keep (wstab a d x) (λ b le → cong (λ z → rdS z (smap z b)) e)
+    stab (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , _) refl =
+      keep refl (λ b le → trans (cong (λ z → rdS z (smap z b)) e)
+                          (rdS-opt′ f1 f2 (rl0 p (st s)) (smI-place (p2l (st s) p) (cellD (pv (st s) p)) {st s} sm) b le))
+    stab (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) refl =
+      keep refl (λ b le → cong (λ z → rdS z (smap z b)) e)
+    stab (SB.reg (SB.op SB.rl)) (inj₂ (_ , e) , _) refl =
+      keep refl (λ b le → cong (λ z → rdS z (smap z b)) e)
+    stab (SB.reg (SB.op SB.es)) ((p , ep , e) , _) refl =
+      keep refl (λ b le → trans (cong (λ z → rdS z (smap z b)) e) (rdS-esF p (st s) ep sm b le))
+    stab (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , et , _)) =
+      keep et (rdS-flB (st s) sm)
+    stab (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₂ (ge , _ , _)) =
+      ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym (proj₂ (proj₂ av))) ge))
+    stab (SB.reg SB.barrier) (inj₂ (ge , fo , _)) (_ , _ , inj₂ (_ , et , _)) = syncS et fo
+    stab (SB.reg SB.barrier) (inj₂ (ge , fo , _)) (_ , _ , inj₁ (lt , _ , _)) =
+      ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (proj₂ (proj₂ av)) ge))
+    stab SB.flush (fo , _) (_ , et , _ , _) = syncS et fo
