@@ -60,14 +60,22 @@
 --                the queues kept across `flB` and released at a SYNC;
 --                with it gc_es keeps the read image, and type A at the
 --                level of ARv holds for EVERY normal operation (`A-okG`)
+--   SmI, smI-ok, rdS-flB, barrier-stable, flush-stable, ARU, A-full
+--                the stable L2P's pages are below the active pointer, not
+--                in the merge buffer, not erasable (kept by every normal
+--                step); the barrier without SYNC keeps the stable image, a
+--                flush makes the read image stable; so type A holds for
+--                every normal operation against SB with ARU = ARv plus
+--                "the stable L2P reads SB's stable image" (`A-full`)
 --
 -- NOT proven here: PU's recovery step (P's `rview`/`recMap` built on
 -- `accU`; which replay state it picks is `crash-recU`, but not the data
 -- pages' content, `verD` with an invariant), a representation invariant
 -- for PU (P's RI assumes every committed region page synced), the full
--- abstraction relation against SB's candidates (stable and pending
--- images: P's `smap` and the images at the barriers), type B, the crash
--- obligations, Theorem 1 and SC1B for PU.  See proofs/README.md, "Epoch barriers".
+-- abstraction relation against SB's PENDING images (the images at the
+-- barriers: ARU relates only the volatile and the stable image and the
+-- number of pending snapshots), type B, the crash obligations, Theorem 1
+-- and SC1B for PU.  See proofs/README.md, "Epoch barriers".
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
