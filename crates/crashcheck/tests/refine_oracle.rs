@@ -9,7 +9,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use crashcheck::explore::{exhaustive, explore, ExhaustiveConfig, ExploreConfig, Report};
+use crashcheck::explore::{exhaustive, explore, ExhaustiveConfig, ExploreConfig, Failure, Report};
 use crashcheck::target::BackendKind;
 use crashcheck::{Executor, RunConfig};
 use ftl::Mutant;
@@ -124,6 +124,18 @@ fn a_flush_that_skips_the_cold_buffer_is_caught_at_the_flush() {
     assert!(Executor::run(&plain, f.data_seed, &f.script).is_ok());
 }
 
+/// The refinement oracle's failure `f` came at an earlier step than the
+/// contract's on the same seed without it (`later`), which must catch `m`.
+fn caught_first(f: &Failure, later: Option<Failure>, m: &str) {
+    let later = later.unwrap_or_else(|| panic!("the contract missed {m}"));
+    assert!(
+        f.violation.step < later.violation.step,
+        "{m}: refinement at step {}, the contract at {}",
+        f.violation.step,
+        later.violation.step
+    );
+}
+
 /// A random run with injected media failures (`--inject-failures RATE`),
 /// no `Check` steps when `check_rate` is 0.
 fn with_failures(run: &RunConfig, seed: u64, ops: u64, rate: f64, check_rate: f64) -> Report {
@@ -183,15 +195,8 @@ fn an_ignored_program_failure_is_caught_where_it_happens() {
             "seed {seed}: {}",
             f.violation
         );
-        let later = with_failures(&plain, seed, 3000, 0.3, 0.0)
-            .failure
-            .expect("the contract missed ignore-program-failure");
-        assert!(
-            f.violation.step < later.violation.step,
-            "seed {seed}: refinement at step {}, the contract at {}",
-            f.violation.step,
-            later.violation.step
-        );
+        let later = with_failures(&plain, seed, 3000, 0.3, 0.0).failure;
+        caught_first(&f, later, "ignore-program-failure");
         let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
         assert_eq!(again, f.shrunk_violation);
     }
@@ -254,13 +259,6 @@ fn a_trim_without_its_delta_pair_is_caught_at_the_trim() {
         "{}",
         f.violation
     );
-    let later = random_with_rate(&plain, 1, 3000, 0.0)
-        .failure
-        .expect("the contract missed forget-trim-delta");
-    assert!(
-        f.violation.step < later.violation.step,
-        "refinement at step {}, the contract at {}",
-        f.violation.step,
-        later.violation.step
-    );
+    let later = random_with_rate(&plain, 1, 3000, 0.0).failure;
+    caught_first(&f, later, "forget-trim-delta");
 }
