@@ -299,6 +299,11 @@ pub struct NbdArgs {
     /// With --jobs: measure only the scaling jobs.
     #[arg(long)]
     pub scaling_only: bool,
+    /// Serve the scftl export with `scftl serve --mmap-reads` (reads
+    /// through a shared mapping of the image; docs/USAGE.md "Mapped
+    /// reads").
+    #[arg(long)]
+    pub mmap_reads: bool,
 }
 
 /// `app`: the paper's application workloads (Fig. 7 and 8) as real programs

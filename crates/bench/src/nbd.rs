@@ -223,6 +223,8 @@ pub struct NbdReport {
     /// jobs' figures mean nothing without it.
     pub cores: usize,
     pub scftl_ftl: String,
+    /// The scftl export was served with `--mmap-reads`.
+    pub scftl_mmap_reads: bool,
     pub fio: String,
     pub versions: Vec<(String, String)>,
     pub runs: Vec<NbdRun>,
@@ -277,6 +279,9 @@ fn start(a: &Ctx, server: &str) -> BResult<Served> {
                 .arg("--unix")
                 .arg(&socket)
                 .arg("--quiet");
+            if a.mmap_reads {
+                cmd.arg("--mmap-reads");
+            }
         }
         _ => {
             let f = std::fs::File::create(&image)
@@ -407,6 +412,7 @@ struct Ctx {
     dir: PathBuf,
     size: u64,
     ftl: String,
+    mmap_reads: bool,
 }
 
 /// Runs the comparison and returns the report (also printed, and written
@@ -428,6 +434,7 @@ pub fn run(a: &NbdArgs) -> BResult<NbdReport> {
         dir: work.path().to_path_buf(),
         size,
         ftl: a.ftl.clone(),
+        mmap_reads: a.mmap_reads,
     };
     let log = |m: String| {
         if !a.common.silent {
@@ -521,6 +528,7 @@ pub fn run(a: &NbdArgs) -> BResult<NbdReport> {
         runtime_s: runtime,
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         scftl_ftl: a.ftl.clone(),
+        scftl_mmap_reads: a.mmap_reads,
         fio: version("fio", "--version"),
         versions: vec![
             ("nbdkit".into(), version("nbdkit", "--version")),
@@ -628,7 +636,18 @@ pub fn render(rep: &NbdReport) -> String {
             rep.fio, rep.runtime_s, FILL_PASSES
         ),
     );
-    h.add("scftl", format!("--ftl {}", rep.scftl_ftl));
+    h.add(
+        "scftl",
+        format!(
+            "--ftl {}{}",
+            rep.scftl_ftl,
+            if rep.scftl_mmap_reads {
+                " --mmap-reads"
+            } else {
+                ""
+            }
+        ),
+    );
     for (k, v) in &rep.versions {
         h.add(k, v.clone());
     }
