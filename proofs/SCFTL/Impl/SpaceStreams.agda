@@ -23,7 +23,13 @@
 --     does not suffice: two streams needing one sector each, one
 --     superblock of two sectors (enough sectors, too few superblocks);
 --   * `actives-fit` (from (2)): with fewer than U used superblocks and t
---     active ones, the others number at least ceil(need/s) + 1.
+--     active ones, the others number at least ceil(need/s) + 1;
+--   * `two-streams-room` (the flush's case with fewer than U used
+--     superblocks, t = 2): those others cover the next epoch's two
+--     streams, each rounded up to whole superblocks, for any split of the
+--     W + K*N sectors (`ceil-two`: two streams lose at most one
+--     superblock to rounding against the pooled count, which (2)'s `+ t`
+--     pays for).
 --
 -- Not proven here: a t-stream state machine (one active superblock per
 -- stream, writes and relocations choosing a stream) with its invariant
@@ -33,7 +39,7 @@
 module SCFTL.Impl.SpaceStreams where
 
 open import Data.Nat using (ℕ; zero; suc; _+_; _*_; _∸_; _≤_; _<_; z≤n; s≤s)
-open import Data.Nat.DivMod using (_/_; m/n*n≤m)
+open import Data.Nat.DivMod using (_/_; m/n*n≤m; /-monoˡ-≤)
 open import Data.Nat.Properties
 open import Data.List using (List; []; _∷_; length; sum; map)
 open import Data.Product using (_×_; _,_)
@@ -138,6 +144,33 @@ actives-fit {t} {c} f l V lu eq = +-cancelʳ-≤ (suc q) f h
   h = ≡≤ (solve 3 (λ q l t → (con 1 :+ q) :+ (l :+ t) := (con 1 :+ l) :+ t :+ q) refl q l t)
         (≤-trans (+-monoˡ-≤ q (+-monoˡ-≤ t lu))
           (≤-trans (ValidT.c2 V) (≡≤ (sym eq) (≤-reflexive (+-assoc f l t)))))
+
+-- Two streams lose at most one superblock to rounding against the pooled
+-- count: ceil(a/s) + ceil(b/s) <= ceil((a+b)/s) + 1.
+ceil-two : ∀ s a b → ⌈ a / suc s ⌉ + ⌈ b / suc s ⌉ ≤ suc ⌈ (a + b) / suc s ⌉
+ceil-two s a b = ≤-pred (*-cancelʳ-< (⌈ a / suc s ⌉ + ⌈ b / suc s ⌉) (suc (suc y)) st2)
+  where
+  y = ⌈ (a + b) / suc s ⌉
+  st1 : (⌈ a / suc s ⌉ + ⌈ b / suc s ⌉) * suc s ≤ y * suc s + s + s
+  st1 = ≡≤ (*-distribʳ-+ (suc s) ⌈ a / suc s ⌉ ⌈ b / suc s ⌉)
+          (≤-trans (+-mono-≤ (ceil-le a s) (ceil-le b s))
+            (≡≤ (solve 3 (λ a b s → a :+ s :+ (b :+ s) := a :+ b :+ s :+ s) refl a b s)
+              (+-monoˡ-≤ s (+-monoˡ-≤ s (ceil-ge (a + b) (suc s) (s≤s z≤n))))))
+  st2 : suc ((⌈ a / suc s ⌉ + ⌈ b / suc s ⌉) * suc s) ≤ suc (suc y) * suc s
+  st2 = ≤-trans (s≤s st1)
+          (≤≡ (m≤m+n (suc (y * suc s + s + s)) 1)
+              (solve 2 (λ y s → (con 1 :+ (y :* (con 1 :+ s) :+ s :+ s)) :+ con 1 := (con 2 :+ y) :* (con 1 :+ s)) refl y s))
+
+-- The flush with fewer than U used superblocks, two streams (t = 2): the
+-- superblocks outside the used and the two active ones cover the next
+-- epoch's two streams, each rounded up to whole superblocks, whatever
+-- their split of the W + K*N sectors ((2) with its `+ t`).
+two-streams-room : ∀ {c} s f l a b → S c ≡ suc s → ValidT 2 c → l < U c →
+                   f + l + 2 ≡ P c → a + b ≤ need c →
+                   ⌈ a / suc s ⌉ + ⌈ b / suc s ⌉ ≤ f
+two-streams-room {c} s f l a b refl V lu eq ab =
+  ≤-trans (ceil-two s a b)
+    (≤-trans (s≤s (/-monoˡ-≤ (+-monoˡ-≤ s ab))) (actives-fit f l V lu eq))
 
 ------------------------------------------------------------------------
 -- Not vacuous: a configuration passing the constraints with t = 2 (N = 1):
