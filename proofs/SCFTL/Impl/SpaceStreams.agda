@@ -29,7 +29,7 @@
 --     streams, each rounded up to whole superblocks, for any split of the
 --     W + K*N sectors (`ceil-two`: two streams lose at most one
 --     superblock to rounding against the pooled count, which (2)'s `+ t`
---     pays for).
+--     pays for); `no-t-short`: without the `+ t` it fails (numbers).
 --
 -- Not proven here: a t-stream state machine (one active superblock per
 -- stream, writes and relocations choosing a stream) with its invariant
@@ -171,6 +171,14 @@ two-streams-room : ∀ {c} s f l a b → S c ≡ suc s → ValidT 2 c → l < U 
 two-streams-room {c} s f l a b refl V lu eq ab =
   ≤-trans (ceil-two s a b)
     (≤-trans (s≤s (/-monoˡ-≤ (+-monoˡ-≤ s ab))) (actives-fit f l V lu eq))
+
+-- Without the `+ t` ((2) as for one stream) the flush's case fails for two
+-- streams: U = 1, no used superblock, two active ones, S = 2, need = 2,
+-- P = 3 (1 + 1 + ceil(2/2) <= 3); the one other superblock does not hold
+-- two streams of one sector each.
+no-t-short : (1 + 1 + ⌈ 2 / 2 ⌉ ≤ 3) × (1 + 0 + 2 ≡ 3) × (1 + 1 ≤ 2) ×
+             ¬ (⌈ 1 / 2 ⌉ + ⌈ 1 / 2 ⌉ ≤ 1)
+no-t-short = ≤-refl , refl , ≤-refl , λ { (s≤s ()) }
 
 ------------------------------------------------------------------------
 -- Not vacuous: a configuration passing the constraints with t = 2 (N = 1):
