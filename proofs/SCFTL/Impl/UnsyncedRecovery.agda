@@ -33,6 +33,13 @@
 --                      open tentative page (e.g. right after a barrier's
 --                      programs): the epochs as the crash left them,
 --                      `crash-recU`
+--   Skip, ParseS, tents-skip, recU-crash-open
+--                      a crash of ANY normal PU state, open tentative
+--                      pages included: those come back as written,
+--                      erased or junk (`Skip`, none committed), the
+--                      epochs below as the crash left them, and recovery
+--                      skipping the top pages ends at the last SYNC or at
+--                      one barrier of `ues`
 --
 -- NOT proven here: that the replay state at the k-th barrier READS SB's
 -- k-th candidate (a ghost image per entry of `ues` and `verD` with an
@@ -56,16 +63,18 @@ open import Data.List.Membership.Propositional using (_∈_)
 open import Data.List.Relation.Unary.Any using (here; there)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Data.List.Properties using (map-++-commute)
 open import Relation.Binary.PropositionalEquality
-  using (_≡_; refl; sym; trans; cong; subst)
+  using (_≡_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_
   using (UEp; lay; accU; accB; rsAt; rpE; rp-lay; rec-prefixP)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_
-  using (E; ue; tents; CrashEs; []; _∷_)
+  using (E; ue; tents; CrashEs; CrashR; CrashRs; crash-rec-prefix; []; _∷_)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; st; ues; LayM; ARv; cur-uns; lay-++; crash-recU)
+  using (StU; st; ues; LayM; ARv; Syn; cur-uns; lay-++; crash-recU; crashEs)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -191,3 +200,67 @@ recU-crash-cand {s} {t} {s'} l z av img D mt with crash-recU {st s} {s'} {ues s}
     g = gen (st s)
     kle : k ≤ length (SB.pend t)
     kle = subst (k ≤_) (trans (crashEs-length ces) (proj₂ (proj₂ av))) le
+
+------------------------------------------------------------------------
+-- After a crash WITH open tentative pages (e.g. in the middle of an
+-- epoch, or right after a tentative delta page): each of them as written
+-- (tentative), erased or junk, none committed; recovery skips them
+-- (`Skip`) and ends at the last SYNC or at one barrier as written
+
+Skip : Cell → Set
+Skip c = Tent c ⊎ c ≡ erased ⊎ c ≡ junk
+
+ParseS : List Cell → List Cell → List UEp → List Cell → Set
+ParseS cs T es pr = cs ≡ T ++ lay es pr × All Skip T
+
+private
+  crashL-++ : ∀ xs {ms ys} → CrashL (xs ++ ms) ys →
+              Σ (List MC) λ A → Σ (List MC) λ B → ys ≡ A ++ B × CrashL xs A × CrashL ms B
+  crashL-++ []       cl = [] , _ , refl , [] , cl
+  crashL-++ (x ∷ xs) (c ∷ cl) with crashL-++ xs cl
+  ... | A , B , refl , ca , cb = _ ∷ A , B , refl , c ∷ ca , cb
+
+  crashL-syn : ∀ {ms ms'} → All Syn ms → CrashL ms ms' → ms' ≡ ms
+  crashL-syn [] [] = refl
+  crashL-syn ((c , refl) ∷ sy) (refl ∷ cl) = cong (syn c ∷_) (crashL-syn sy cl)
+
+  crashR : ∀ {c m'} → CrashC (uns erased c) m' → CrashR c (cur m')
+  crashR (inj₁ refl)        = inj₂ (inj₁ refl)
+  crashR (inj₂ (inj₁ refl)) = inj₁ refl
+  crashR (inj₂ (inj₂ refl)) = inj₂ (inj₂ refl)
+
+  crashRs : ∀ xs {ys} → CrashL (map (uns erased) xs) ys → CrashRs xs (map cur ys)
+  crashRs []       []       = []
+  crashRs (x ∷ xs) (c ∷ cl) = crashR c ∷ crashRs xs cl
+
+  crashRs-++ : ∀ xs {xs2 zs} → CrashRs (xs ++ xs2) zs →
+               Σ (List Cell) λ A → Σ (List Cell) λ B → zs ≡ A ++ B × CrashRs xs A × CrashRs xs2 B
+  crashRs-++ []       cr = [] , _ , refl , [] , cr
+  crashRs-++ (x ∷ xs) (c ∷ cr) with crashRs-++ xs cr
+  ... | A , B , refl , ca , cb = _ ∷ A , B , refl , c ∷ ca , cb
+
+tents-skip : ∀ g x pss {ys} → CrashRs (tents g x pss) ys → All Skip ys
+tents-skip g x []         []               = []
+tents-skip g x (ps ∷ pss) (inj₁ refl ∷ cr) = inj₁ tt ∷ tents-skip g x pss cr
+tents-skip g x (ps ∷ pss) (inj₂ e ∷ cr)    = inj₂ e ∷ tents-skip g x pss cr
+
+recU-crash-open : ∀ {m s'} es → LayM m es → Img m s' → ∀ D mt →
+  Σ (List Cell) λ pr → Σ (List Cell) λ T → Σ (List UEp) λ es' →
+    CrashEs (gen m) es es' × ParseS (map cur (dr s')) T es' pr ×
+    recRS (gen m) D es' pr mt ∈ rsAt (gen m) (map (ue (gen m)) es) (rp (gen m) pr mt)
+recU-crash-open {m} {s'} es (prM , e , sy) (_ , _ , _ , cl , _) D mt
+  with crashL-++ (map (uns erased) (tents (gen m) (ep m) (ept m) ++ lay (map (ue (gen m)) es) []))
+                 (subst (λ w → CrashL w (dr s')) e cl)
+... | A , B , d , ca , cb
+  with crashRs-++ (tents (gen m) (ep m) (ept m))
+                  (crashRs (tents (gen m) (ep m) (ept m) ++ lay (map (ue (gen m)) es) []) ca)
+...   | T′ , L′ , d2 , ct , cL with crashEs (gen m) es cL
+...     | es' , ces , la =
+  map cur prM , T′ , es' , ces ,
+  (trans (cong (map cur) d)
+    (trans (map-++-commute cur A B)
+     (trans (cong₂ _++_ (trans d2 (cong (T′ ++_) la)) (cong (map cur) (crashL-syn sy cb)))
+      (trans (++-assoc T′ (lay es' []) (map cur prM))
+             (cong (T′ ++_) (lay-++ es' [] (map cur prM)))))) ,
+   tents-skip (gen m) (ep m) (ept m) ct) ,
+  crash-rec-prefix (gen m) D (map cur prM) es es' mt ces
