@@ -40,6 +40,7 @@
 --                      epochs below as the crash left them, and recovery
 --                      skipping the top pages ends at the last SYNC or at
 --                      one barrier of `ues`
+--   recU-crash-open-cand  the same by index against SB (with ARv)
 --
 -- NOT proven here: that the replay state at the k-th barrier READS SB's
 -- k-th candidate (a ghost image per entry of `ues` and `verD` with an
@@ -264,3 +265,24 @@ recU-crash-open {m} {s'} es (prM , e , sy) (_ , _ , _ , cl , _) D mt
              (cong (T′ ++_) (lay-++ es' [] (map cur prM)))))) ,
    tents-skip (gen m) (ep m) (ept m) ct) ,
   crash-rec-prefix (gen m) D (map cur prM) es es' mt ces
+
+-- and by index: recovery accepts the first k epochs as written, k names
+-- one of SB's candidates
+recU-crash-open-cand : ∀ {s t s'} → LayM (st s) (ues s) → ARv s t → Img (st s) s' → ∀ D mt →
+  let g = gen (st s) in
+  Σ (List Cell) λ pr → Σ (List Cell) λ T → Σ (List UEp) λ es' → Σ ℕ λ k →
+    CrashEs g (ues s) es' × ParseS (map cur (dr s')) T es' pr ×
+    k ≤ length (SB.pend t) ×
+    recRS g D es' pr mt ≡ rpE g (take k es') (rp g pr mt) ×
+    recRS g D es' pr mt ∈ rsAt g (map (ue g) (ues s)) (rp g pr mt) ×
+    candAt t k ∈ SB.stable t ∷ SB.pend t
+recU-crash-open-cand {s} {t} {s'} l av img D mt with recU-crash-open {st s} {s'} (ues s) l img D mt
+... | pr , T , es' , ces , p , m with accU-prefix≤ (gen (st s)) D pr es'
+...   | k , le , ea =
+  pr , T , es' , k , ces , p , kle ,
+  trans (cong (λ w → rp g w mt) ea) (rp-lay g (take k es') pr mt) ,
+  m , nth-∈ (SB.stable t) (SB.pend t) k kle
+  where
+    g = gen (st s)
+    kle : k ≤ length (SB.pend t)
+    kle = subst (k ≤_) (trans (crashEs-length ces) (proj₂ (proj₂ av))) le
