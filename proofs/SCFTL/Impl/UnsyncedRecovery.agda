@@ -41,6 +41,8 @@
 --                      skipping the top pages ends at the last SYNC or at
 --                      one barrier of `ues`
 --   recU-crash-open-cand  the same by index against SB (with ARv)
+--   skip-not-ok, acc-skip  no skipped page passes P's `okC`, so P's own
+--                      `acc` skips them too: `acc (T ++ cs) ≡ acc cs`
 --
 -- NOT proven here: that the replay state at the k-th barrier READS SB's
 -- k-th candidate (a ghost image per entry of `ues` and `verD` with an
@@ -55,7 +57,7 @@ module SCFTL.Impl.UnsyncedRecovery (Data : Set) (d0 : Data) (amax wmax kmax umax
                                    (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; z≤n; s≤s)
-open import Data.Bool.Base using (Bool; true; false)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_)
 open import Data.Empty using (⊥)
 open import Data.Unit.Base using (⊤; tt)
 open import Data.List.Base using (List; []; _∷_; _++_; map; length; take)
@@ -286,3 +288,27 @@ recU-crash-open-cand {s} {t} {s'} l av img D mt with recU-crash-open {st s} {s'}
     g = gen (st s)
     kle : k ≤ length (SB.pend t)
     kle = subst (k ≤_) (trans (crashEs-length ces) (proj₂ (proj₂ av))) le
+
+------------------------------------------------------------------------
+-- The skipped pages are what P's own check skips: no `Skip` page passes
+-- `okC`, so P's `acc` reads `T ++ cs` as `cs`
+
+skip-not-ok : ∀ g D c cs → Skip c → okC g D c cs ≡ false
+skip-not-ok g D erased                  cs _                  = refl
+skip-not-ok g D junk                    cs _                  = refl
+skip-not-ok g D (dlt h x ps false d)    cs _                  = refl
+skip-not-ok g D (dcell _ _)             cs (inj₁ ())
+skip-not-ok g D (dcell _ _)             cs (inj₂ (inj₁ ()))
+skip-not-ok g D (dcell _ _)             cs (inj₂ (inj₂ ()))
+skip-not-ok g D (dlt h x ps true d)     cs (inj₁ ())
+skip-not-ok g D (dlt h x ps true d)     cs (inj₂ (inj₁ ()))
+skip-not-ok g D (dlt h x ps true d)     cs (inj₂ (inj₂ ()))
+skip-not-ok g D (cpt _ _)               cs (inj₁ ())
+skip-not-ok g D (cpt _ _)               cs (inj₂ (inj₁ ()))
+skip-not-ok g D (cpt _ _)               cs (inj₂ (inj₂ ()))
+
+acc-skip : ∀ g D T cs → All Skip T → acc g D (T ++ cs) ≡ acc g D cs
+acc-skip g D []      cs []         = refl
+acc-skip g D (c ∷ T) cs (sk ∷ sks) =
+  trans (cong (λ b → if b then c ∷ T ++ cs else acc g D (T ++ cs)) (skip-not-ok g D c (T ++ cs) sk))
+        (acc-skip g D T cs sks)
