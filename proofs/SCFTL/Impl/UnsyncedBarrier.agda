@@ -314,7 +314,8 @@ rec-prefixU {s} {es} l z D mt with region-lay {s} {es} l z
 -- so recovery's in-order check ends at the last SYNC or at one barrier
 -- of `ues` AS WRITTEN (`crash-rec-prefix` on PU's crashed states)
 
-private
+-- (Not private: SCFTL.Impl.UnsyncedRecovery uses them too.)
+module _ where
   crashL-++ : ∀ xs {ms ys} → CrashL (xs ++ ms) ys →
               Σ (List MC) λ A → Σ (List MC) λ B → ys ≡ A ++ B × CrashL xs A × CrashL ms B
   crashL-++ []       cl = [] , _ , refl , [] , cl

@@ -77,7 +77,8 @@ open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_
   using (E; ue; tents; CrashEs; CrashR; CrashRs; crash-rec-prefix; []; _∷_)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; st; ues; LayM; ARv; Syn; cur-uns; lay-++; crash-recU; crashEs)
+  using (StU; st; ues; LayM; ARv; Syn; cur-uns; lay-++; crash-recU; crashEs;
+         crashL-++; crashL-syn; crashR; crashRs; crashRs-++)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -216,31 +217,8 @@ Skip c = Tent c ⊎ c ≡ erased ⊎ c ≡ junk
 ParseS : List Cell → List Cell → List UEp → List Cell → Set
 ParseS cs T es pr = cs ≡ T ++ lay es pr × All Skip T
 
-private
-  crashL-++ : ∀ xs {ms ys} → CrashL (xs ++ ms) ys →
-              Σ (List MC) λ A → Σ (List MC) λ B → ys ≡ A ++ B × CrashL xs A × CrashL ms B
-  crashL-++ []       cl = [] , _ , refl , [] , cl
-  crashL-++ (x ∷ xs) (c ∷ cl) with crashL-++ xs cl
-  ... | A , B , refl , ca , cb = _ ∷ A , B , refl , c ∷ ca , cb
-
-  crashL-syn : ∀ {ms ms'} → All Syn ms → CrashL ms ms' → ms' ≡ ms
-  crashL-syn [] [] = refl
-  crashL-syn ((c , refl) ∷ sy) (refl ∷ cl) = cong (syn c ∷_) (crashL-syn sy cl)
-
-  crashR : ∀ {c m'} → CrashC (uns erased c) m' → CrashR c (cur m')
-  crashR (inj₁ refl)        = inj₂ (inj₁ refl)
-  crashR (inj₂ (inj₁ refl)) = inj₁ refl
-  crashR (inj₂ (inj₂ refl)) = inj₂ (inj₂ refl)
-
-  crashRs : ∀ xs {ys} → CrashL (map (uns erased) xs) ys → CrashRs xs (map cur ys)
-  crashRs []       []       = []
-  crashRs (x ∷ xs) (c ∷ cl) = crashR c ∷ crashRs xs cl
-
-  crashRs-++ : ∀ xs {xs2 zs} → CrashRs (xs ++ xs2) zs →
-               Σ (List Cell) λ A → Σ (List Cell) λ B → zs ≡ A ++ B × CrashRs xs A × CrashRs xs2 B
-  crashRs-++ []       cr = [] , _ , refl , [] , cr
-  crashRs-++ (x ∷ xs) (c ∷ cr) with crashRs-++ xs cr
-  ... | A , B , refl , ca , cb = _ ∷ A , B , refl , c ∷ ca , cb
+-- The crash helpers on lists of cells (`crashL-++`, `crashL-syn`,
+-- `crashR`, `crashRs`, `crashRs-++`) are SCFTL.Impl.UnsyncedBarrier's.
 
 tents-skip : ∀ g x pss {ys} → CrashRs (tents g x pss) ys → All Skip ys
 tents-skip g x []         []               = []
