@@ -103,9 +103,9 @@ pub struct FileFlash<Io: ImageIo = File> {
     /// The thread that starts write-out, for files that have one (a
     /// writable image on a real file).
     writeback: Option<Writeback>,
-    /// A read-only shared mapping of the whole image file (real files
-    /// opened with [`FileFlash::open`] where mapped reads are on): reads of
-    /// programmed pages copy from it instead of calling `pread`.
+    /// A read-only shared mapping of the whole image file, once
+    /// [`FileFlash::map_for_reads`] made it: reads of programmed pages copy
+    /// from it instead of calling `pread`.
     mapped: Option<memmap2::Mmap>,
 }
 
@@ -786,6 +786,23 @@ impl<Io: ImageIo> FileFlash<Io> {
         self.file.read_exact_at(buf, offset).map_err(|e| self.io(e))
     }
 
+    /// Fills `parts` in turn from the image at `offset` on: copies from
+    /// the mapping if there is one, else one vectored read.
+    fn read_file_vectored(&self, parts: &mut [&mut [u8]], offset: u64) -> Result<()> {
+        if self.mapped.is_none() {
+            return self
+                .file
+                .read_exact_vectored_at(parts, offset)
+                .map_err(|e| self.io(e));
+        }
+        let mut at = offset;
+        for p in parts.iter_mut() {
+            self.read_file(p, at)?;
+            at += p.len() as u64;
+        }
+        Ok(())
+    }
+
     /// Read commands of data and spare area (`read_with_oob`, one of them,
     /// and `read_shared`, which needs no more than `&self`), each counted
     /// once. Each extent of commands whose bytes follow one another in the
@@ -858,17 +875,7 @@ impl<Io: ImageIo> FileFlash<Io> {
             }
             parts.push(&mut *r.data);
         }
-        if self.mapped.is_some() {
-            let mut at = data_at;
-            for p in parts.iter_mut() {
-                self.read_file(p, at)?;
-                at += p.len() as u64;
-            }
-        } else {
-            self.file
-                .read_exact_vectored_at(&mut parts, data_at)
-                .map_err(|e| self.io(e))?;
-        }
+        self.read_file_vectored(&mut parts, data_at)?;
         drop(parts);
         if oob_len > 0 {
             let mut areas = vec![0u8; oob_len];
