@@ -283,6 +283,9 @@ pub struct Stats {
     /// the FTL's internal state with P's.
     pub refine_steps: u64,
     pub refine_recoveries: u64,
+    /// In-page and OOB commits whose facts the refinement oracle checked
+    /// against P's guards `InP` / `OobP`.
+    pub refine_chain_commits: u64,
     /// Program and erase failures the flash was made to fail
     /// (`Step::FailProgram`, `Step::FailErase`) and that fired.
     pub program_failures_injected: u64,
@@ -336,6 +339,7 @@ impl Stats {
             oracle_recoveries: self.oracle_recoveries,
             refine_steps: self.refine_steps,
             refine_recoveries: self.refine_recoveries,
+            refine_chain_commits: self.refine_chain_commits,
             ..Stats::default()
         }
     }
@@ -366,6 +370,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             oracle_recoveries,
             refine_steps,
             refine_recoveries,
+            refine_chain_commits,
             program_failures_injected,
             erase_failures_injected,
             worn_out_refusals,
@@ -393,6 +398,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.oracle_recoveries += oracle_recoveries;
         self.refine_steps += refine_steps;
         self.refine_recoveries += refine_recoveries;
+        self.refine_chain_commits += refine_chain_commits;
         self.program_failures_injected += program_failures_injected;
         self.erase_failures_injected += erase_failures_injected;
         self.worn_out_refusals += worn_out_refusals;
@@ -684,10 +690,13 @@ impl Executor {
         }
         let v = self.refine_view()?;
         self.stats.refine_steps += 1;
-        match self.refine.as_mut().map(|r| r.step(op, v)) {
-            Some(Err(m)) => Err(self.violation(m)),
-            _ => Ok(()),
-        }
+        let Some(r) = self.refine.as_mut() else {
+            return Ok(());
+        };
+        let before = r.chain_commits_checked;
+        let res = r.step(op, v);
+        self.stats.refine_chain_commits += r.chain_commits_checked - before;
+        res.map_err(|m| self.violation(m))
     }
 
     /// The device's view for the refinement oracle.

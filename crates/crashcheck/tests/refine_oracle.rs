@@ -262,3 +262,64 @@ fn a_trim_without_its_delta_pair_is_caught_at_the_trim() {
     let later = random_with_rate(&plain, 1, 3000, 0.0).failure;
     caught_first(&f, later, "forget-trim-delta");
 }
+
+/// P's guards of the in-page and OOB commits (`InP`, `OobP`): every chain
+/// commit of seeded runs passes them (from P's link, no tentative page,
+/// no unsynced epoch before it, the record's pairs exactly the epoch's,
+/// an OOB run's pairs its sectors in order), on RAM and on an image.
+#[test]
+fn in_page_and_oob_commits_pass_p_guards() {
+    let ram = refined(run_config("scftl", None, "tiny", Mutant::None));
+    let image = refined(scftl_tiny_on(Mutant::None, BackendKind::Image));
+    for (name, run, seed) in [("ram", &ram, 4), ("image", &image, 5)] {
+        let r = random(run, seed, 4000);
+        let s = compared(name, seed, &r);
+        assert!(s.refine_chain_commits > 20, "{name} seed {seed}: {s:?}");
+    }
+}
+
+/// Bugs of the in-page and OOB commits that break P's guards: the
+/// refinement oracle sees each at the commit itself; the contract needs a
+/// crash that lands on the record and a recovery that reads the sectors.
+#[test]
+fn chain_commits_that_break_p_guards_are_caught_at_the_commit() {
+    // Trims fill the delta buffer into a tentative page, then a one-sector
+    // write commits in-page (seed 8 reaches it at step 7,703; the contract
+    // alone at 8,146, after a crash). The two sync mutants commit in-page
+    // or in the OOB right after an epoch barrier (step 280–590 on seeds
+    // 1–3; the contract alone misses them in 20,000 operations there).
+    for (m, seed, what) in [
+        (
+            Mutant::ChainCommitWithTentativePage,
+            8,
+            "tentative delta page",
+        ),
+        (Mutant::InpageSyncPastOneEpoch, 1, "unsynced"),
+        (Mutant::InpageCommitBeforeSync, 2, "unsynced"),
+    ] {
+        let plain = run_config("scftl", None, "tiny", m);
+        let run = refined(plain.clone());
+        let f = random_with_rate(&run, seed, 10_000, 0.0)
+            .failure
+            .unwrap_or_else(|| panic!("{}: the refinement oracle missed it", m.name()));
+        eprintln!(
+            "{} caught at step {}: {}",
+            m.name(),
+            f.violation.step,
+            f.violation.message
+        );
+        assert!(
+            f.violation.message.starts_with("refinement:") && f.violation.message.contains(what),
+            "{}: {}",
+            m.name(),
+            f.violation
+        );
+        // The same steps without the refinement oracle pass.
+        if let Err(v) = Executor::run(&plain, f.data_seed, &f.script) {
+            panic!(
+                "{}: the contract caught it on the same steps: {v}",
+                m.name()
+            );
+        }
+    }
+}

@@ -185,6 +185,14 @@ pub enum Mutant {
     /// concurrent crash test found this in the first version of the
     /// write pipeline.)
     DetachedFlushCommitsInline,
+    /// SCFTL: an in-page or OOB commit is taken although the epoch already
+    /// programmed a tentative delta page (its buffer overflowed): the
+    /// record names only the pairs still in the buffer, and the tentative
+    /// page's epoch never gets a committed region page, so a recovery
+    /// loses the sectors only it maps. P's guards `InP`/`OobP` require
+    /// `ept s ≡ []` (the Agda mutant 15, `OobCommitWithTentativePage`, is
+    /// the same bug in the model).
+    ChainCommitWithTentativePage,
 }
 
 impl Mutant {
@@ -294,6 +302,12 @@ impl Mutant {
     /// (`crates/crashcheck/tests/refine_oracle.rs`).
     pub const REFINE_ONLY: [Mutant; 2] = [Mutant::VictimErasableAtOnce, Mutant::ValidCountOffByOne];
 
+    /// Mutants the refinement oracle catches at the commit that breaks P's
+    /// guard of the in-page and OOB commits (`InP`, `OobP`), which the
+    /// contract catches only after a crash lands on their records
+    /// (`crates/crashcheck/tests/refine_oracle.rs`).
+    pub const CHAIN_GUARD: [Mutant; 1] = [Mutant::ChainCommitWithTentativePage];
+
     /// Mutants of the write pipeline (detached flushes, issue 38), which
     /// only a device shared by threads reaches. The concurrent crash test
     /// under shuttle's scheduler catches each and replays its schedule
@@ -317,6 +331,7 @@ impl Mutant {
             Mutant::ValidCountOffByOne => "valid-count-off-by-one",
             Mutant::TicketProvesLaterEpochs => "ticket-proves-later-epochs",
             Mutant::DetachedFlushCommitsInline => "detached-flush-commits-inline",
+            Mutant::ChainCommitWithTentativePage => "chain-commit-with-tentative-page",
             Mutant::SkipSyncBeforeCommit => "skip-sync-before-commit",
             Mutant::EraseVictimBeforeFlush => "erase-victim-before-flush",
             Mutant::HonourTentativeDeltas => "honour-tentative-deltas",
@@ -359,14 +374,21 @@ impl Mutant {
         }
     }
 
-    /// Parses a name from [`Mutant::name`].
-    pub fn parse(s: &str) -> Option<Mutant> {
-        std::iter::once(Mutant::None)
-            .chain(Mutant::ALL)
+    /// Every mutant of every list above (not [`Mutant::None`]).
+    pub fn every() -> impl Iterator<Item = Mutant> {
+        Mutant::ALL
+            .into_iter()
             .chain(Mutant::RANDOM_ONLY)
             .chain(Mutant::HOT_COLD)
             .chain(Mutant::REFINE_ONLY)
+            .chain(Mutant::CHAIN_GUARD)
             .chain(Mutant::CONCURRENT_ONLY)
+    }
+
+    /// Parses a name from [`Mutant::name`].
+    pub fn parse(s: &str) -> Option<Mutant> {
+        std::iter::once(Mutant::None)
+            .chain(Mutant::every())
             .find(|m| m.name() == s)
     }
 }

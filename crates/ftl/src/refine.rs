@@ -80,6 +80,38 @@ pub struct RefineView {
     pub evacuating: Vec<usize>,
     /// The device turned read-only after a media failure.
     pub read_only: bool,
+    /// The link the last commit wrote (docs/FORMAT.md §4.8: where the next
+    /// epoch's first data page goes, the page an in-page or OOB commit of
+    /// the next epoch must start at), or [`crate::UNMAPPED`] where it
+    /// wrote none (a full checkpoint, or no data page left in the active
+    /// superblock): P's `lnk`.
+    pub chain_link: u32,
+    /// In-page and OOB commits since the device was formatted or opened,
+    /// and the facts of the last one (an operation commits at most once).
+    pub chain_commits: u64,
+    pub last_chain: Option<ChainCommit>,
+}
+
+/// What an in-page or OOB commit saw when it programmed the page holding
+/// its record (docs/FORMAT.md §4.8–4.9): the facts P's guards `InP` and
+/// `OobP` speak of (proofs/SCFTL/Impl/Model.agda).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainCommit {
+    /// An OOB commit (§4.9); else in-page (§4.8).
+    pub oob: bool,
+    /// The first physical sector of the data page holding the record
+    /// (P's `M`; for an in-page commit also `L`).
+    pub page: u32,
+    /// The link the commit started from (`L`: the last commit's link).
+    pub link: u32,
+    /// Tentative delta pages the epoch had programmed (P's `ept`).
+    pub tentative_pages: u32,
+    /// Earlier epochs not yet durable when the record was programmed (P
+    /// has none: every commit of P syncs).
+    pub unsynced_before: u32,
+    /// The epoch's delta pairs the record commits, in order
+    /// `(logical sector, physical sector)` (P's `dbuf`).
+    pub pairs: Vec<(u32, u32)>,
 }
 
 impl RefineView {

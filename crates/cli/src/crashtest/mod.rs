@@ -115,14 +115,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
     let mutant = match &args.mutant {
         None => Mutant::None,
         Some(m) => Mutant::parse(m).ok_or_else(|| {
-            let names: Vec<&str> = Mutant::ALL
-                .iter()
-                .chain(&Mutant::RANDOM_ONLY)
-                .chain(&Mutant::HOT_COLD)
-                .chain(&Mutant::REFINE_ONLY)
-                .chain(&Mutant::CONCURRENT_ONLY)
-                .map(|m| m.name())
-                .collect();
+            let names: Vec<&str> = Mutant::every().map(|m| m.name()).collect();
             format!("unknown mutant `{m}` (known: none, {})", names.join(", "))
         })?,
     };
@@ -639,6 +632,10 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
                 s.operations
             } as f64
                 / secs
+        );
+        println!(
+            "  in-page/OOB commits   {} checked against P's guards InP/OobP",
+            s.refine_chain_commits
         );
     }
     if plan.run.oracle.is_some() {

@@ -43,6 +43,13 @@
 //! places are compared). P then restarts from the recovered L2P (`rec0`:
 //! every mapped page durable, empty queues).
 //!
+//! **In-page and OOB commits** (docs/FORMAT.md §4.8–4.9) step P's `fl3`
+//! like region commits, after P's guards `InP` / `OobP` are checked on
+//! the facts SCFTL recorded when it programmed the record
+//! ([`ftl::refine::ChainCommit`]) against P's link `lnk` (kept here: the
+//! link each commit wrote, a fresh page; none after a format, a recovery
+//! or a full checkpoint) — see [`chain_guard`].
+//!
 //! **Media failures** (`--inject-failures`). A merge buffer page whose
 //! program failed holds garbage: P's cells there become junk, so an L2P
 //! that still maps into it fails RI at that operation (`Mutant::
@@ -119,9 +126,15 @@ pub struct RefineOracle {
     /// around): the oracle stops following its internal state until the
     /// next recovery, which it checks as any other.
     paused: bool,
+    /// P's `lnk`: the link the last commit wrote, where an in-page or OOB
+    /// commit of the next epoch must start (`InP`, `OobP`); `None` after a
+    /// format, a recovery or a full checkpoint (`rec0`, `ck3`: `nothing`).
+    lnk: Option<u32>,
     /// Operations and recoveries compared.
     pub steps_checked: u64,
     pub recoveries_checked: u64,
+    /// In-page and OOB commits checked against P's guards.
+    pub chain_commits_checked: u64,
 }
 
 fn map_of(l2p: &[u32]) -> Map {
@@ -148,8 +161,10 @@ impl RefineOracle {
             amax: num_sectors.saturating_sub(1),
             wmax: w_bound.map_or(u64::MAX, |w| w.saturating_sub(1)),
             paused: false,
+            lnk: None,
             steps_checked: 0,
             recoveries_checked: 0,
+            chain_commits_checked: 0,
         }
     }
 
@@ -161,6 +176,7 @@ impl RefineOracle {
         self.commits = vec![Map::new()];
         self.pending = None;
         self.paused = false;
+        self.lnk = None;
         self.compare(&v)?;
         self.prev = Some(v);
         Ok(())
@@ -233,6 +249,7 @@ impl RefineOracle {
         self.s = Some(s);
         self.commits = vec![got];
         self.pending = None;
+        self.lnk = None;
         // A device that opens read-only (worn out) is not followed further.
         self.paused = v.read_only;
         if !self.paused {
@@ -368,12 +385,51 @@ impl RefineOracle {
         })?;
         // 4. The commit (fl3: smap := l2p, invalid → erasable, counters
         //    reset), and a full checkpoint's new generation (ck3).
+        let chained = v.chain_commits.saturating_sub(p.chain_commits);
+        if chained > 0 && !committed {
+            return Err(format!(
+                "refinement: {op:?} counted an in-page or OOB commit but committed no epoch"
+            ));
+        }
         if committed {
+            if chained > 0 {
+                // InP / OobP: the guards of P's in-page and OOB commits.
+                let c = v
+                    .last_chain
+                    .as_ref()
+                    .ok_or("refinement: an in-page or OOB commit left no record of its facts")?;
+                chain_guard(s, c, self.lnk, v.sectors_per_page)?;
+                self.chain_commits_checked += 1;
+            }
             steps::fl3(s, g.amax, ModelMutant::None);
             if v.generation != p.generation {
                 steps::ck3(s);
                 s.gen = v.generation;
             }
+            // P's lnk after the commit: fl3 and fiK/fi4 link the next
+            // page, a fresh one (`nxt`); ck3 links none. (The FTL may link
+            // none where P links one, when no page is left in the active
+            // superblock: then it does not commit in-page next.)
+            self.lnk = if v.generation != p.generation {
+                if v.chain_link != UNMAPPED {
+                    return Err(format!(
+                        "refinement: {op:?} wrote a full checkpoint but left the link {} (P's ck3: no link; an in-page commit of the next epoch would chain from the old generation)",
+                        v.chain_link
+                    ));
+                }
+                None
+            } else if v.chain_link == UNMAPPED {
+                None
+            } else {
+                let l = Page::from(v.chain_link);
+                if matches!(s.cur_cell(l), Cell::D { .. }) || s.mb.contains_key(&l) {
+                    return Err(format!(
+                        "refinement: {op:?} linked physical sector {l}, where P holds a page of logical sector {} (P's commit links nxt, a fresh page)",
+                        s.p2l(l)
+                    ));
+                }
+                Some(v.chain_link)
+            };
             if matches!(op, Done::Flush) {
                 self.commits.clear();
             }
@@ -408,6 +464,12 @@ impl RefineOracle {
             return Err(format!(
                 "refinement: the generation changed from {} to {} without a commit",
                 p.generation, v.generation
+            ));
+        }
+        if !committed && v.chain_link != p.chain_link {
+            return Err(format!(
+                "refinement: {op:?} moved the link from {} to {} without a commit (only P's commits set lnk)",
+                p.chain_link, v.chain_link
             ));
         }
         // 6. Data pages whose program failed hold garbage: junk in P (a
@@ -571,6 +633,100 @@ impl RefineOracle {
         }
         Ok(())
     }
+}
+
+/// P's guards of the in-page and the OOB commit (`InP s L`, `OobP s L M`,
+/// proofs/SCFTL/Impl/Model.agda), on the facts `c` the FTL recorded when it
+/// programmed the record, against P's state `s` before the commit and P's
+/// link `lnk`: the commit starts at P's link L (`lnk s ≡ just L`); the
+/// epoch wrote no tentative delta page (`ept s ≡ []`); page L was
+/// allocated (`L < nxt s`); an in-page record sits in page L, an OOB
+/// record in the last page of the run from L whose pairs are exactly the
+/// run's sectors in order (`runP`); the record's pairs take the stable L2P
+/// to the volatile one (RI `vm`: recovery applies exactly them); and no
+/// earlier epoch was unsynced (P's commits all sync; the code syncs before
+/// such a record, which proves every earlier epoch durable).
+fn chain_guard(
+    s: &St,
+    c: &ftl::refine::ChainCommit,
+    lnk: Option<u32>,
+    spp: u32,
+) -> Result<(), String> {
+    let kind = if c.oob {
+        "an OOB commit"
+    } else {
+        "an in-page commit"
+    };
+    if lnk != Some(c.link) {
+        return Err(format!(
+            "refinement: {kind} started from link {}, but P's link is {} (InP/OobP: lnk s ≡ just L)",
+            c.link,
+            lnk.map_or("none".to_string(), |l| l.to_string())
+        ));
+    }
+    if c.tentative_pages > 0 {
+        return Err(format!(
+            "refinement: {kind} after {} tentative delta page(s) of its epoch (InP/OobP: ept s ≡ []; its record would not name their pairs)",
+            c.tentative_pages
+        ));
+    }
+    if c.unsynced_before > 0 {
+        return Err(format!(
+            "refinement: {kind} programmed its record while {} earlier epoch(s) were unsynced (every commit of P syncs; the record proves every earlier epoch durable)",
+            c.unsynced_before
+        ));
+    }
+    let l = Page::from(c.link);
+    if !(matches!(s.cur_cell(l), Cell::D { .. }) || s.mb.contains_key(&l)) {
+        return Err(format!(
+            "refinement: {kind} from link {l}, where the epoch placed no sector (InP/OobP: L < nxt s)"
+        ));
+    }
+    if !c.oob && c.page != c.link {
+        return Err(format!(
+            "refinement: an in-page commit put its record in the page at {}, not in the linked page at {} (InP: the record slot of page L)",
+            c.page, c.link
+        ));
+    }
+    if c.oob {
+        if let Some(k) = (0..c.pairs.len()).find(|&k| c.pairs[k].1 != c.link + k as u32) {
+            return Err(format!(
+                "refinement: an OOB commit's pair {k} names physical sector {}, not {} (OobP: runP, the pairs are the run's sectors in order)",
+                c.pairs[k].1,
+                c.link + k as u32
+            ));
+        }
+        let last = c.link + (c.pairs.len() as u32).saturating_sub(1);
+        if c.page != last - last % spp {
+            return Err(format!(
+                "refinement: an OOB commit put its record in the page at {}, not in the run's last page (at {})",
+                c.page,
+                last - last % spp
+            ));
+        }
+    }
+    let mut m = s.smap.clone();
+    for &(a, p) in &c.pairs {
+        if p == UNMAPPED {
+            m.remove(&Addr::from(a));
+        } else {
+            m.insert(Addr::from(a), Page::from(p));
+        }
+    }
+    if let Some((&a, _)) = s
+        .l2p
+        .iter()
+        .find(|(a, q)| m.get(a) != Some(q))
+        .or_else(|| m.iter().find(|(a, q)| s.l2p.get(a) != Some(q)))
+    {
+        return Err(format!(
+            "refinement: {kind}'s {} pairs take logical sector {a} from the stable L2P to {}, but the volatile L2P maps it to {} (recovery applies exactly the record's pairs)",
+            c.pairs.len(),
+            show(m.get(&a)),
+            show(s.l2p.get(&a))
+        ));
+    }
+    Ok(())
 }
 
 /// The sectors a write or trim names (`versions`: `None` for a trim).

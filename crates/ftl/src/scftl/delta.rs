@@ -329,9 +329,10 @@ impl DeltaLog {
 
     /// Whether an in-page record can take the current epoch's pairs: no
     /// tentative page was written in this epoch, they fit in one sector,
-    /// and the backlog can still absorb them.
-    pub fn inpage_fits(&self, sector_size: usize) -> bool {
-        self.oob_fits() && self.npairs <= format::inpage_capacity(sector_size)
+    /// and the backlog can still absorb them. (`tentative_ok`: only the
+    /// mutant `chain-commit-with-tentative-page` passes `true`.)
+    pub fn inpage_fits(&self, sector_size: usize, tentative_ok: bool) -> bool {
+        self.oob_fits(tentative_ok) && self.npairs <= format::inpage_capacity(sector_size)
     }
 
     /// Seals the current epoch's pairs as an in-page commit record into
@@ -373,9 +374,9 @@ impl DeltaLog {
 
     /// Whether an OOB commit (docs/FORMAT.md §4.9) can take the current
     /// epoch: no tentative page was written in this epoch, and the backlog
-    /// can still absorb its pairs.
-    pub fn oob_fits(&self) -> bool {
-        self.epoch_pages == 0
+    /// can still absorb its pairs. (`tentative_ok` as for `inpage_fits`.)
+    pub fn oob_fits(&self, tentative_ok: bool) -> bool {
+        (self.epoch_pages == 0 || tentative_ok)
             && self.backlog_epochs + 1 < super::recovery::MAX_CHAIN
             && self.backlog.len() + self.npairs as usize <= self.pairs_per_page as usize
     }

@@ -352,13 +352,17 @@ impl<F: Flash> Scftl<F> {
             || self.mb_fill >= spp
             || a.next_page >= self.layout.pages_per_sb
             || self.layout.psa(a.sb, a.next_page, 0) != self.chain_link
-            || !self.delta.inpage_fits(self.layout.sector_size)
+            || !self.delta.inpage_fits(
+                self.layout.sector_size,
+                self.mutant == Mutant::ChainCommitWithTentativePage,
+            )
         {
             return Ok(false);
         }
         if self.unsynced_epochs > self.inpage_sync_threshold() {
             self.sync_flash()?;
         }
+        self.ghost_chain_commit(false, self.layout.psa(a.sb, a.next_page, 0));
         let ss = self.layout.sector_size;
         let fill = self.mb_fill as usize;
         self.mb[fill * ss..].fill(0);
@@ -415,7 +419,9 @@ impl<F: Flash> Scftl<F> {
             || !link.is_mapped()
             || a.next_page >= self.layout.pages_per_sb
             || self.layout.sb_of(link) != a.sb
-            || !self.delta.oob_fits()
+            || !self
+                .delta
+                .oob_fits(self.mutant == Mutant::ChainCommitWithTentativePage)
         {
             return Ok(false);
         }
@@ -435,6 +441,7 @@ impl<F: Flash> Scftl<F> {
         if self.unsynced_epochs > self.inpage_sync_threshold() {
             self.sync_flash()?;
         }
+        self.ghost_chain_commit(true, self.layout.psa(a.sb, a.next_page, 0));
         let ss = self.layout.sector_size;
         self.mb[self.mb_fill as usize * ss..].fill(0);
         if self.mutant == Mutant::OobCommitPastMissingPage {
@@ -467,6 +474,10 @@ impl<F: Flash> Scftl<F> {
     /// it is durable (the next sync) they are proven.
     fn note_chain_commit(&mut self) {
         self.delta.flagged_epoch = self.delta.flagged_epoch.max(self.delta.epoch);
+        #[cfg(debug_assertions)]
+        {
+            self.ghost.chain_commits += 1;
+        }
     }
 
     /// Writes the commit marker (docs/FORMAT.md §4.7: `magic` of an in-page

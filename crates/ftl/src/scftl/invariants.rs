@@ -45,6 +45,31 @@ impl<F: Flash> Scftl<F> {
         }
     }
 
+    /// Records an in-page or OOB commit's facts for the refinement oracle
+    /// (`crate::refine::ChainCommit`), just before its page is programmed;
+    /// `note_chain_commit` counts the commit once the program succeeded.
+    #[cfg_attr(not(debug_assertions), allow(unused_variables))]
+    pub(super) fn ghost_chain_commit(&mut self, oob: bool, page: super::layout::Psa) {
+        #[cfg(debug_assertions)]
+        {
+            let n = self.delta.npairs as usize;
+            let pairs = (0..n)
+                .map(|k| {
+                    let (la, pa) = super::format::get_pair(&self.delta.buf, k);
+                    (la.0, pa.0)
+                })
+                .collect();
+            self.ghost.last_chain = Some(crate::refine::ChainCommit {
+                oob,
+                page: page.0,
+                link: self.chain_link.0,
+                tentative_pages: self.delta.epoch_pages,
+                unsynced_before: self.unsynced_epochs,
+                pairs,
+            });
+        }
+    }
+
     /// Sectors the next epoch may consume without any block becoming free.
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     /// With two streams only the emptier active superblock's room counts:
@@ -177,6 +202,9 @@ impl<F: Flash> Scftl<F> {
                 moving: self.wear_target.map(|sb| sb.index()),
                 evacuating: self.evacuate.iter().map(|sb| sb.index()).collect(),
                 read_only: self.worn_out.is_some(),
+                chain_link: self.chain_link.0,
+                chain_commits: self.ghost.chain_commits,
+                last_chain: self.ghost.last_chain.clone(),
             })
         }
         #[cfg(not(debug_assertions))]

@@ -152,6 +152,12 @@ struct Ghost {
     /// formatted or opened, whatever SCFTL then did about it: their
     /// content is garbage, which the refinement oracle tells P.
     failed_programs: Vec<Psa>,
+    /// In-page and OOB commits (docs/FORMAT.md §4.8–4.9) since the device
+    /// was formatted or opened, and what the last one saw when it
+    /// programmed its record: the refinement oracle checks those facts
+    /// against P's guards `InP` and `OobP` (`crate::refine::ChainCommit`).
+    chain_commits: u64,
+    last_chain: Option<crate::refine::ChainCommit>,
 }
 
 /// A snapshot-consistent FTL over a flash device.
@@ -639,6 +645,8 @@ impl<F: Flash> Scftl<F> {
             replaced: 0,
             replaced_at_commit: 0,
             failed_programs: Vec::new(),
+            chain_commits: 0,
+            last_chain: None,
         });
         let oob_len = if features.oob_logical_numbers {
             format::data_oob_len_v5(layout.spp)
