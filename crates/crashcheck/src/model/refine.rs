@@ -642,7 +642,9 @@ impl RefineOracle {
 /// epoch wrote no tentative delta page (`ept s ≡ []`); page L was
 /// allocated (`L < nxt s`); an in-page record sits in page L, an OOB
 /// record in the last page of the run from L whose pairs are exactly the
-/// run's sectors in order (`runP`); the record's pairs take the stable L2P
+/// run's sectors in order (`runP`); the record's page is the merge
+/// buffer's and an OOB run's earlier pages were programmed before the
+/// flush; the record's pairs take the stable L2P
 /// to the volatile one (RI `vm`: recovery applies exactly them); and no
 /// earlier epoch was unsynced (P's commits all sync; the code syncs before
 /// such a record, which proves every earlier epoch durable).
@@ -686,6 +688,22 @@ fn chain_guard(
         return Err(format!(
             "refinement: an in-page commit put its record in the page at {}, not in the linked page at {} (InP: the record slot of page L)",
             c.page, c.link
+        ));
+    }
+    // InP / OobP: the record's page is still in the merge buffer (each
+    // sector of it the epoch placed), and an OOB run's earlier pages were
+    // programmed before the flush.
+    let (page, spp64) = (Page::from(c.page), Page::from(spp));
+    if let Some(q) = (page..page + spp64)
+        .find(|&q| matches!(s.cur_cell(q), Cell::D { .. }) && !s.mb.contains_key(&q))
+    {
+        return Err(format!(
+            "refinement: {kind} put its record in the page at {page}, whose sector {q} was programmed before the commit (InP/OobP: the record's page is the merge buffer's)"
+        ));
+    }
+    if let Some(q) = (l..page).find(|q| s.mb.contains_key(q)) {
+        return Err(format!(
+            "refinement: an OOB commit's run holds sector {q} still in the merge buffer below the record's page at {page} (OobP: pages L up to M were programmed before the flush)"
         ));
     }
     if c.oob {
