@@ -323,3 +323,28 @@ fn chain_commits_that_break_p_guards_are_caught_at_the_commit() {
         }
     }
 }
+
+/// `erase-without-sync-after-barrier` (an erase while epochs ended by
+/// barriers are unsynced, without the sync before it): the oracle sees it
+/// at the erase of a superblock GC freed at a commit that is not durable
+/// yet (P's `GcI`), where the contract needs a power cut right after that
+/// erase and a read of the lost sector. Bad superblocks shorten the
+/// erasable queue until such an erase happens (`Mutant::RANDOM_ONLY`).
+#[test]
+fn an_erase_before_its_freeing_commit_is_durable_is_caught_at_the_erase() {
+    let mut plain = run_config("scftl", None, "tiny", Mutant::EraseWithoutSyncAfterBarrier);
+    plain.target.spare = 2;
+    let run = refined(plain.clone());
+    for seed in [2, 3] {
+        let f = with_failures(&run, seed, 10_000, 0.3, 0.0)
+            .failure
+            .expect("the refinement oracle missed erase-without-sync-after-barrier");
+        assert!(
+            f.violation.message.contains("GcI"),
+            "seed {seed}: {}",
+            f.violation
+        );
+        let later = with_failures(&plain, seed, 10_000, 0.3, 0.0).failure;
+        caught_first(&f, later, "erase-without-sync-after-barrier");
+    }
+}

@@ -90,6 +90,12 @@ pub struct RefineView {
     /// and the facts of the last one (an operation commits at most once).
     pub chain_commits: u64,
     pub last_chain: Option<ChainCommit>,
+    /// Per superblock: how many of the `commits` were durable (synced)
+    /// when allocation last erased it. A superblock GC freed at a commit
+    /// may be erased only once that commit is durable (a crash may return
+    /// to any state since the last sync, and one before the freeing commit
+    /// still maps into it): P's invariant `GcI` across epoch barriers.
+    pub erase_durable: Vec<u64>,
 }
 
 /// What an in-page or OOB commit saw when it programmed the page holding

@@ -50,6 +50,10 @@
 //! link each commit wrote, a fresh page; none after a format, a recovery
 //! or a full checkpoint) — see [`chain_guard`].
 //!
+//! **GC across epoch barriers** (PU's `GcI`): a page GC freed at commit
+//! `k` may be erased only once commit `k` is durable (the view says how
+//! many commits were durable at each superblock's last erase).
+//!
 //! **Media failures** (`--inject-failures`). A merge buffer page whose
 //! program failed holds garbage: P's cells there become junk, so an L2P
 //! that still maps into it fails RI at that operation (`Mutant::
@@ -76,7 +80,7 @@
 //! buffer's contents, the committed region pages and the checkpoint slots
 //! are not (see proofs/README.md "Refinement oracle").
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use ftl::refine::{RefineView, SbKind};
 use ftl::UNMAPPED;
@@ -130,6 +134,10 @@ pub struct RefineOracle {
     /// commit of the next epoch must start (`InP`, `OobP`); `None` after a
     /// format, a recovery or a full checkpoint (`rec0`, `ck3`: `nothing`).
     lnk: Option<u32>,
+    /// P's pages GC freed at a commit (`inv` → `ers` at `fl3`), with that
+    /// commit's number (the view's `commits`): each may be erased only
+    /// once that commit is durable (`GcI`).
+    released: BTreeMap<Page, u64>,
     /// Operations and recoveries compared.
     pub steps_checked: u64,
     pub recoveries_checked: u64,
@@ -162,6 +170,7 @@ impl RefineOracle {
             wmax: w_bound.map_or(u64::MAX, |w| w.saturating_sub(1)),
             paused: false,
             lnk: None,
+            released: BTreeMap::new(),
             steps_checked: 0,
             recoveries_checked: 0,
             chain_commits_checked: 0,
@@ -177,6 +186,7 @@ impl RefineOracle {
         self.pending = None;
         self.paused = false;
         self.lnk = None;
+        self.released.clear();
         self.compare(&v)?;
         self.prev = Some(v);
         Ok(())
@@ -250,6 +260,7 @@ impl RefineOracle {
         self.commits = vec![got];
         self.pending = None;
         self.lnk = None;
+        self.released.clear();
         // A device that opens read-only (worn out) is not followed further.
         self.paused = v.read_only;
         if !self.paused {
@@ -351,7 +362,7 @@ impl RefineOracle {
         };
         // 1. Erases by allocation: esF of every page of P there, each of
         //    which must be erasable.
-        erases(s, &g, &p.erases, at_commit, &v)?;
+        erases(s, &g, &self.released, &p.erases, at_commit, &v)?;
         // 2. Places: writes and trims in the request's range, relocations
         //    elsewhere; sectors placed again after a failed program are
         //    P's writes of the same content (charged below).
@@ -401,6 +412,7 @@ impl RefineOracle {
                 chain_guard(s, c, self.lnk, v.sectors_per_page)?;
                 self.chain_commits_checked += 1;
             }
+            self.released.extend(s.inv.iter().map(|&q| (q, v.commits)));
             steps::fl3(s, g.amax, ModelMutant::None);
             if v.generation != p.generation {
                 steps::ck3(s);
@@ -447,7 +459,7 @@ impl RefineOracle {
                     })?;
                 }
             }
-            erases(s, &g, &v.erases_at_commit, &v.erases, &v)?;
+            erases(s, &g, &self.released, &v.erases_at_commit, &v.erases, &v)?;
             places(s, &g, None, &v.l2p)?;
             rewrites(s, &g, v.replaced.saturating_sub(v.replaced_at_commit))?;
             program_unbuffered(s, &v);
@@ -643,8 +655,7 @@ impl RefineOracle {
 /// allocated (`L < nxt s`); an in-page record sits in page L, an OOB
 /// record in the last page of the run from L whose pairs are exactly the
 /// run's sectors in order (`runP`); the record's page is the merge
-/// buffer's and an OOB run's earlier pages were programmed before the
-/// flush; the record's pairs take the stable L2P
+/// buffer's; the record's pairs take the stable L2P
 /// to the volatile one (RI `vm`: recovery applies exactly them); and no
 /// earlier epoch was unsynced (P's commits all sync; the code syncs before
 /// such a record, which proves every earlier epoch durable).
@@ -691,19 +702,15 @@ fn chain_guard(
         ));
     }
     // InP / OobP: the record's page is still in the merge buffer (each
-    // sector of it the epoch placed), and an OOB run's earlier pages were
-    // programmed before the flush.
+    // sector of it the epoch placed). (That an OOB run's earlier pages were
+    // programmed is P's `opt` choice, which the flush may make for pages
+    // it filled before its commit; not checked.)
     let (page, spp64) = (Page::from(c.page), Page::from(spp));
     if let Some(q) = (page..page + spp64)
         .find(|&q| matches!(s.cur_cell(q), Cell::D { .. }) && !s.mb.contains_key(&q))
     {
         return Err(format!(
             "refinement: {kind} put its record in the page at {page}, whose sector {q} was programmed before the commit (InP/OobP: the record's page is the merge buffer's)"
-        ));
-    }
-    if let Some(q) = (l..page).find(|q| s.mb.contains_key(q)) {
-        return Err(format!(
-            "refinement: an OOB commit's run holds sector {q} still in the merge buffer below the record's page at {page} (OobP: pages L up to M were programmed before the flush)"
         ));
     }
     if c.oob {
@@ -839,16 +846,31 @@ fn erase_sb(
 }
 
 /// The erases between two erase counts (superblocks that hold metadata
-/// now are the commit's, see `step`).
+/// now are the commit's, see `step`). A page GC freed at commit `k`
+/// (`released`) may be erased only once commit `k` is durable (`GcI`:
+/// after an epoch barrier, a crash may return to a state before `k` that
+/// still maps into it).
 fn erases(
     s: &mut St,
     g: &Guard<'_, '_>,
+    released: &BTreeMap<Page, u64>,
     from: &[u64],
     to: &[u64],
     v: &RefineView,
 ) -> Result<(), String> {
     for sb in 0..v.states.len() {
         if to[sb] > from[sb] && v.states[sb] != SbKind::Meta {
+            let durable = v.erase_durable.get(sb).copied().unwrap_or(u64::MAX);
+            if let Some((q, k)) = pages_in(s, v, sb)
+                .into_iter()
+                .filter_map(|q| released.get(&q).map(|&k| (q, k)))
+                .find(|&(_, k)| k > durable)
+            {
+                return Err(format!(
+                    "refinement: {:?} erased superblock {sb} with {durable} commits durable, but GC freed P's page at physical sector {q} there at commit {k}, which is not (GcI: a crash may return to a barrier's state before it, which maps into the superblock)",
+                    g.op
+                ));
+            }
             erase_sb(s, sb, v, || format!("{:?} erased superblock {sb}", g.op))?;
         }
     }

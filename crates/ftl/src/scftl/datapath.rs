@@ -679,12 +679,24 @@ impl<F: Flash> Scftl<F> {
             let mut erasing = None;
             let proven = self.proven_below;
             let refuse_bad = self.mutant != Mutant::EraseMarkedBadBlock;
+            // For the refinement oracle: the commits durable at the erase.
+            #[cfg(debug_assertions)]
+            let (commits, unsynced, erase_durable) = (
+                self.commits,
+                u64::from(self.unsynced_epochs),
+                &mut self.ghost.erase_durable,
+            );
             let next = self
                 .blocks
                 .activate_next(choice, proven, &mut self.wear_stats, |sb| {
                     if must_sync {
                         flash.sync()?;
                         synced = true;
+                    }
+                    #[cfg(debug_assertions)]
+                    {
+                        erase_durable[sb.0 as usize] =
+                            if synced { commits } else { commits - unsynced };
                     }
                     erasing = Some(sb);
                     layout.erase_sbs_checked(flash, sb, 1, refuse_bad)

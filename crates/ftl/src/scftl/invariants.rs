@@ -205,6 +205,7 @@ impl<F: Flash> Scftl<F> {
                 chain_link: self.chain_link.0,
                 chain_commits: self.ghost.chain_commits,
                 last_chain: self.ghost.last_chain.clone(),
+                erase_durable: self.ghost.erase_durable.clone(),
             })
         }
         #[cfg(not(debug_assertions))]

@@ -158,6 +158,10 @@ struct Ghost {
     /// against P's guards `InP` and `OobP` (`crate::refine::ChainCommit`).
     chain_commits: u64,
     last_chain: Option<crate::refine::ChainCommit>,
+    /// Per superblock: the commits (`Scftl::commits`) durable when it was
+    /// last erased by allocation (`crate::refine::RefineView::
+    /// erase_durable`).
+    erase_durable: Vec<u64>,
 }
 
 /// A snapshot-consistent FTL over a flash device.
@@ -647,6 +651,7 @@ impl<F: Flash> Scftl<F> {
             failed_programs: Vec::new(),
             chain_commits: 0,
             last_chain: None,
+            erase_durable: vec![0; layout.num_sbs as usize],
         });
         let oob_len = if features.oob_logical_numbers {
             format::data_oob_len_v5(layout.spp)
