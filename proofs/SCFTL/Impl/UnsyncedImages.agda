@@ -1,0 +1,428 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, barriers in P: the IMAGES of PU's unsynced epochs.  The
+-- replay state recovery reaches after k accepted epochs (UnsyncedRecovery:
+-- `recU-cand`, k naming SB's k-th candidate by position) READS SB's k-th
+-- candidate image, on a state of PU's normal operation.
+--
+--   eM, mapAt      the committed L2P an epoch leaves (its tentative
+--                  pages' pairs, then its committed page's, over the map
+--                  below it), and the one after the first k epochs
+--   ue-rp, rpE-map the replay of an epoch as P writes it (`ue`) is that
+--                  map; the replay of the first k epochs ends in
+--                  `mapAt … k` (given `Fresh`: no pending tentative page
+--                  of the first epoch's id below it)
+--   GhD, GhL, VM, GhU
+--                  the ghost invariant: SB's pending images ARE the ghost
+--                  images of the unsynced epochs: the i-th map `mapAt`
+--                  names pages below the active pointer, not in the merge
+--                  buffer, not erasable, which hold SB's i-th pending
+--                  image (`GhL`), and the volatile L2P is the last such
+--                  map with the open epoch's pairs (`VM`)
+--   gh-ok, A-ghost every normal-operation step of PU keeps GhU: type A
+--                  against SB with ARU and GhU (ARU extended by SB's
+--                  pending images), on top of `A-full`
+--   read-at        the map after k epochs reads SB's k-th candidate
+--                  (`candAt t k`: the stable image for k = 0)
+--   recU-reads     so recovery from a state of PU's normal operation
+--                  (`LayM`) accepts k epochs, k ≤ the number of SB's
+--                  pending images, and, given the base (the part below
+--                  the unsynced epochs replays to the stable L2P and is
+--                  `Fresh`: in P that is RI's `cmX` and `cmP`, not proven
+--                  for PU), its replay state's L2P reads SB's k-th
+--                  candidate
+--
+-- NOT proven here: the same after a CRASH (the data pages of the
+-- accepted epochs hold the image only because their digests verified:
+-- `verD` with the digest's content, `digD`, as an invariant), the base
+-- as an invariant of PU (P's RI with unsynced epochs), recovery as a
+-- step of PU, CR, type B, Theorem 1 and SC1B for PU.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.UnsyncedImages (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+                                 (_≟D_ : DecidableEquality Data) where
+
+open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; z≤n; s≤s)
+open import Data.Nat.Properties using (≤-step; <⇒≢; <⇒≱; _≟_)
+open import Data.Bool.Base using (Bool; true; false)
+open import Data.Empty using (⊥) renaming (⊥-elim to ⊥-elim′)
+open import Data.Unit.Base using (⊤; tt)
+open import Data.List.Base using (List; []; _∷_; _++_; map; length; take; concat)
+open import Data.Maybe.Base using (Maybe; just; nothing)
+open import Data.List.Membership.Propositional using (_∈_)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Nullary using (yes; no)
+open import Relation.Binary.PropositionalEquality
+  using (_≡_; _≢_; refl; sym; trans; cong; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
+  using (_≐_; ≐-upd; apply-++; ≡ᵇ-refl; upd-other)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD; rdS)
+open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; rpE)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; ue; tents)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
+  using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; flushOp; LayM; ARv; ARs; ARU; A-full;
+         GcI; SmI; Free)
+open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
+  using (nth; candAt; recRS; Parse; recU-cand)
+open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS)
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ as Rg
+
+------------------------------------------------------------------------
+-- The replay of epochs as P writes them
+
+-- the committed L2P an epoch leaves over the map M below it
+eM : E → Map → Map
+eM (x , ps , dd , pss , L) M = apply ps (apply (concat pss) M)
+
+eid : E → ℕ
+eid (x , _ , _ , _ , _) = x
+
+-- the map after the first k epochs
+mapAt : Map → List E → ℕ → Map
+mapAt M es       zero    = M
+mapAt M []       (suc k) = M
+mapAt M (e ∷ es) (suc k) = mapAt (eM e M) es k
+
+rbase-same : ∀ y M x → rbase y (M , x , M) ≡ M
+rbase-same y M x with y ≡ᵇ x
+... | true  = refl
+... | false = refl
+
+rbase-x : ∀ x M T → rbase x (M , x , T) ≡ T
+rbase-x x M T rewrite ≡ᵇ-refl x = refl
+
+rstep-t : ∀ g x ps d r → rstep g (dlt g x ps false d) r ≡ (proj₁ r , x , apply ps (rbase x r))
+rstep-t g x ps d r rewrite ≡ᵇ-refl g = refl
+
+rstep-c : ∀ g x ps d r → rstep g (dlt g x ps true d) r ≡ (apply ps (rbase x r) , x , apply ps (rbase x r))
+rstep-c g x ps d r rewrite ≡ᵇ-refl g = refl
+
+-- the tentative pages extend the pending map from the committed one
+tents-rp : ∀ g x pss mt → proj₁ (rp g (tents g x pss) mt) ≡ proj₁ mt
+                         × rbase x (rp g (tents g x pss) mt) ≡ apply (concat pss) (rbase x mt)
+tents-rp g x []         mt = refl , refl
+tents-rp g x (ps ∷ pss) mt with tents-rp g x pss mt
+... | e1 , e2 =
+  trans (cong proj₁ (rstep-t g x ps ε r)) e1 ,
+  trans (cong (rbase x) (rstep-t g x ps ε r))
+   (trans (rbase-x x (proj₁ r) (apply ps (rbase x r)))
+    (trans (cong (apply ps) e2) (sym (apply-++ ps (concat pss) (rbase x mt)))))
+  where r = rp g (tents g x pss) mt
+
+-- an epoch as written replays to the map it leaves
+ue-rp : ∀ g e mt → rp g (proj₁ (ue g e) ∷ proj₂ (ue g e)) mt ≡ (eM e (rbase (eid e) mt) , eid e , eM e (rbase (eid e) mt))
+ue-rp g (x , ps , dd , pss , L) mt =
+  trans (rstep-c g x ps (dd , pss , L) (rp g (tents g x pss) mt))
+        (cong (λ M → (apply ps M , x , apply ps M)) (proj₂ (tents-rp g x pss mt)))
+
+-- no pending tentative page of the first epoch's id below the epochs
+Fresh : List E → RS → Set
+Fresh []      mt = ⊤
+Fresh (e ∷ _) mt = rbase (eid e) mt ≡ proj₁ mt
+
+fresh-next : ∀ es M x → Fresh es (M , x , M)
+fresh-next []      M x = tt
+fresh-next (e ∷ _) M x = rbase-same (eid e) M x
+
+-- the replay of the first k epochs ends in the map after them
+rpE-map : ∀ g es mt → Fresh es mt → ∀ k → proj₁ (rpE g (take k (map (ue g) es)) mt) ≡ mapAt (proj₁ mt) es k
+rpE-map g es       mt f zero    = refl
+rpE-map g []       mt f (suc k) = refl
+rpE-map g ((x , ps , dd , pss , L) ∷ es) mt f (suc k) =
+  trans (cong (λ r → proj₁ (rpE g (take k (map (ue g) es)) r)) (ue-rp g e mt))
+   (trans (rpE-map g es (M′ , x , M′) (fresh-next es M′ x) k)
+          (cong (λ M → mapAt (eM e M) es k) f))
+  where
+    e = (x , ps , dd , pss , L)
+    M′ = eM e (rbase x mt)
+
+apply-≐ : ∀ ps {M M'} → M ≐ M' → apply ps M ≐ apply ps M'
+apply-≐ []             e = e
+apply-≐ ((a , p) ∷ ps) e = ≐-upd a (just p) (apply-≐ ps e)
+
+eM-≐ : ∀ e {M M'} → M ≐ M' → eM e M ≐ eM e M'
+eM-≐ (x , ps , dd , pss , L) e = apply-≐ ps (apply-≐ (concat pss) e)
+
+mapAt-≐ : ∀ {M M'} → M ≐ M' → ∀ es k → mapAt M es k ≐ mapAt M' es k
+mapAt-≐ e es       zero    = e
+mapAt-≐ e []       (suc k) = e
+mapAt-≐ e (x ∷ es) (suc k) = mapAt-≐ (eM-≐ x e) es k
+
+------------------------------------------------------------------------
+-- The ghost invariant: SB's pending images are the images the maps of
+-- the unsynced epochs read
+
+Arr : Set
+Arr = ℕ → Data
+
+-- a page a ghost map may name: below the active pointer, not in the
+-- merge buffer, not erasable
+Ok : St → ℕ → Set
+Ok s p = p < nxt s × mb s p ≡ nothing × (ers s p ≡ true → ⊥)
+
+-- the map M reads the image X on the flash of s
+GhD : St → Map → Arr → Set
+GhD s M X = ∀ a → a ≤ amax → rdD (dat s) (M a) ≡ X a × (∀ p → M a ≡ just p → Ok s p)
+
+-- the i-th unsynced epoch's map reads the i-th image
+GhL : St → Map → List E → List Arr → Set
+GhL s M []       []       = ⊤
+GhL s M (e ∷ es) (X ∷ xs) = GhD s (eM e M) X × GhL s (eM e M) es xs
+GhL s M []       (_ ∷ _)  = ⊥
+GhL s M (_ ∷ _)  []       = ⊥
+
+lastMap : Map → List E → Map
+lastMap M []       = M
+lastMap M (e ∷ es) = lastMap (eM e M) es
+
+-- the volatile L2P: the last epoch's map with the open epoch's pairs
+VM : St → List E → Set
+VM s es = l2p s ≐ apply (dbuf s) (apply (concat (ept s)) (lastMap (smap s) es))
+
+-- PU's ghost invariant against SB's state
+GhU : StU → SB.State → Set
+GhU s t = GhL (st s) (smap (st s)) (ues s) (SB.pend t) × VM (st s) (ues s)
+
+------------------------------------------------------------------------
+-- Steps that keep every page a ghost map may name
+
+record Keep (s s' : St) : Set where
+  constructor kp
+  field kf : ∀ p → Ok s p → Ok s' p × cur (dat s' p) ≡ cur (dat s p)
+open Keep
+
+keep-trans : ∀ {s u v} → Keep s u → Keep u v → Keep s v
+keep-trans (kp k1) (kp k2) = kp λ p o → proj₁ (k2 p (proj₁ (k1 p o))) , trans (proj₂ (k2 p (proj₁ (k1 p o)))) (proj₂ (k1 p o))
+
+GhD-keep : ∀ {s s' M X} → Keep s s' → GhD s M X → GhD s' M X
+GhD-keep {s} {s'} {M} {X} k g a le = trans (rdk (M a) refl) (proj₁ (g a le)) , λ p e → proj₁ (kf k p (proj₂ (g a le) p e))
+  where
+    rdk : ∀ mp → M a ≡ mp → rdD (dat s') mp ≡ rdD (dat s) mp
+    rdk nothing  _ = refl
+    rdk (just p) e = cong cellD (proj₂ (kf k p (proj₂ (g a le) p e)))
+
+GhL-keep : ∀ {s s'} → Keep s s' → ∀ M es xs → GhL s M es xs → GhL s' M es xs
+GhL-keep k M []       []       _       = tt
+GhL-keep k M (e ∷ es) (X ∷ xs) (d , l) = GhD-keep k d , GhL-keep k (eM e M) es xs l
+GhL-keep k M []       (_ ∷ _)  ()
+GhL-keep k M (_ ∷ _)  []       ()
+
+GhD-≐ : ∀ {s M M' X} → M ≐ M' → GhD s M' X → GhD s M X
+GhD-≐ {s} {M} {M'} {X} e g a le =
+  trans (cong (rdD (dat s)) (e a)) (proj₁ (g a le)) , λ p e′ → proj₂ (g a le) p (trans (sym (e a)) e′)
+
+private
+  keep-place : ∀ a d s → Keep s (place a d s)
+  keep-place a d s = kp λ { p (lt , mbn , ne) →
+    (≤-step lt , trans (upd-other (mb s) (just (d , a)) (<⇒≢ lt)) mbn , ne) , refl }
+
+  keep-wr0 : ∀ a d s → Keep s (wr0 a d s)
+  keep-wr0 a d s = kp (kf (keep-place a d s))
+
+  keep-rl0 : ∀ p s → Keep s (rl0 p s)
+  keep-rl0 p s = kp (kf (keep-place (p2l s p) (cellD (pv s p)) s))
+
+  keep-progMB : ∀ s → Keep s (progMB s)
+  keep-progMB s = kp λ { p (lt , mbn , ne) → (lt , refl , ne) , cong (λ m → cur (progm m (dat s p))) mbn }
+
+  keep-flB : ∀ s → Keep s (flB s)
+  keep-flB s = kp (kf (keep-progMB s))
+
+  keep-id : ∀ {s s'} → dat s' ≡ dat s → nxt s' ≡ nxt s → mb s' ≡ mb s → ers s' ≡ ers s → Keep s s'
+  keep-id refl refl refl refl = kp λ p o → o , refl
+
+  keep-opt : ∀ f1 f2 s → Keep s (opt f1 f2 s)
+  keep-opt false false s = keep-id refl refl refl refl
+  keep-opt true  false s = keep-progMB s
+  keep-opt false true  s = keep-id refl refl refl refl
+  keep-opt true  true  s = keep-trans {s} {progMB s} {emitT (progMB s)} (keep-progMB s) (keep-id refl refl refl refl)
+
+  keep-esF : ∀ q s → ers s q ≡ true → Keep s (esF q s)
+  keep-esF q s eq = kp go
+    where
+    go : ∀ p → Ok s p → Ok (esF q s) p × cur (dat (esF q s) p) ≡ cur (dat s p)
+    go p (lt , mbn , ne) with p ≟ q
+    ... | yes refl = ⊥-elim′ (ne eq)
+    ... | no n = (lt , mbn , λ x → ne (trans (sym (upd-other (ers s) false n)) x)) ,
+                 cong cur (upd-other (dat s) (put erased (dat s q)) n)
+
+  smap-opt : ∀ f1 f2 u → smap (opt f1 f2 u) ≡ smap u
+  smap-opt false false u = refl
+  smap-opt true  false u = refl
+  smap-opt false true  u = refl
+  smap-opt true  true  u = refl
+
+------------------------------------------------------------------------
+-- The volatile L2P across the steps
+
+private
+  vm-place : ∀ a d s es → VM s es → VM (place a d s) es
+  vm-place a d s es v = ≐-upd a (just (nxt s)) v
+
+  vm-emitT : ∀ s es → VM s es → VM (emitT s) es
+  vm-emitT s es v b = trans (v b) (sym (cong (λ f → f b) (apply-++ (dbuf s) (concat (ept s)) (lastMap (smap s) es))))
+
+  vm-opt : ∀ f1 f2 s es → VM s es → VM (opt f1 f2 s) es
+  vm-opt false false s es v = v
+  vm-opt true  false s es v = v
+  vm-opt false true  s es v = vm-emitT s es v
+  vm-opt true  true  s es v = vm-emitT (progMB s) es v
+
+lastMap-snoc : ∀ M es e → lastMap M (es ++ e ∷ []) ≡ eM e (lastMap M es)
+lastMap-snoc M []       e = refl
+lastMap-snoc M (x ∷ es) e = lastMap-snoc (eM x M) es e
+
+vm-flB : ∀ s es → VM s es → VM (flB s) (es ++ epE s ∷ [])
+vm-flB s es v b = trans (v b) (sym (cong (λ f → f b) (lastMap-snoc (smap s) es (epE s))))
+
+-- every flush of P: the volatile L2P is the stable one, no open pairs
+vm-flush : ∀ {s s'} → okP (oS flushOp) s s' → VM s' []
+vm-flush (inj₁ refl) b = refl
+vm-flush (inj₂ (inj₁ refl)) b = refl
+vm-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) b = refl
+vm-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) b = refl
+vm-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) b = refl
+vm-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) b = refl
+
+------------------------------------------------------------------------
+-- The barrier without SYNC appends its map and SB's image
+
+GhL-snoc : ∀ {s} M es xs e X → GhL s M es xs → GhD s (eM e (lastMap M es)) X →
+           GhL s M (es ++ e ∷ []) (xs ++ X ∷ [])
+GhL-snoc M []        []        e X _        d = d , tt
+GhL-snoc M (e′ ∷ es) (X′ ∷ xs) e X (d′ , l) d = d′ , GhL-snoc (eM e′ M) es xs e X l d
+GhL-snoc M []        (_ ∷ _)   e X ()       d
+GhL-snoc M (_ ∷ _)   []        e X ()       d
+
+-- the volatile L2P, right after the barrier's programs, reads the image
+-- read before it
+GhD-flB : ∀ s X → GcI s → (∀ a → a ≤ amax → rd s a ≡ X a) → GhD (flB s) (l2p s) X
+GhD-flB s X g v a le = trans (rdf (l2p s a)) (v a le) , ok
+  where
+    rdf : ∀ mp → rdD (dat (flB s)) mp ≡ rdm s mp
+    rdf nothing  = refl
+    rdf (just p) = cong cellD (Rg.cur-progm (mb s p) (dat s p))
+    ok : ∀ p → l2p s a ≡ just p → Ok (flB s) p
+    ok p e = GcI.blw g a p le e , refl , λ x → proj₂ (GcI.ersI g p x) a le e
+
+------------------------------------------------------------------------
+-- Every normal-operation step of PU keeps GhU: type A against SB with
+-- the pending images
+
+private
+  ghu-keep : ∀ {s s' t t'} → Keep (st s) (st s') → smap (st s') ≡ smap (st s) → ues s' ≡ ues s →
+             SB.pend t' ≡ SB.pend t → VM (st s') (ues s) → GhU s t → GhU s' t'
+  ghu-keep {s} {s'} {t} {t'} k es eu ep v (l , _) =
+    subst (λ z → GhL (st s') (smap (st s')) z (SB.pend t')) (sym eu)
+      (subst (GhL (st s') (smap (st s')) (ues s)) (sym ep)
+        (subst (λ z → GhL (st s') z (ues s) (SB.pend t)) (sym es)
+          (GhL-keep k (smap (st s)) (ues s) (SB.pend t) l))) ,
+    subst (VM (st s')) (sym eu) v
+
+  vm-sm : ∀ {s s' es} → smap s' ≡ smap s → l2p s' ≐ apply (dbuf s') (apply (concat (ept s')) (lastMap (smap s) es)) → VM s' es
+  vm-sm {s} {s'} {es} e v = subst (λ z → l2p s' ≐ apply (dbuf s') (apply (concat (ept s')) (lastMap z es))) (sym e) v
+
+  wpend : ∀ a d {t t'} → SB.okSB (SB.use (SB.reg (SB.op (SB.w a d)))) t t' → SB.pend t' ≡ SB.pend t
+  wpend a d (inj₁ (_ , _ , _ , e , _)) = e
+  wpend a d (inj₂ (_ , refl)) = refl
+
+  ghu-sync : ∀ {s s' t'} → okP (oS flushOp) (st s) (st s') → ues s' ≡ [] → SB.pend t' ≡ [] → GhU s' t'
+  ghu-sync {s} {s'} {t'} o eu ep =
+    subst (λ z → GhL (st s') (smap (st s')) z (SB.pend t')) (sym eu)
+      (subst (GhL (st s') (smap (st s')) []) (sym ep) tt) ,
+    subst (VM (st s')) (sym eu) (vm-flush o)
+
+gh-ok : ∀ u {s t s' t'} → ARv s t → GcI (st s) → GhU s t → okU u s s' → SB.okSB (SB.use u) t t' → GhU s' t'
+gh-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av g gh (inj₁ (_ , f1 , f2 , e) , eu) x =
+  ghu-keep {s} {s'} {t} {t'}
+    (subst (Keep (st s)) (sym e) (keep-trans {st s} {wr0 a d (st s)} (keep-wr0 a d (st s)) (keep-opt f1 f2 (wr0 a d (st s)))))
+    (trans (cong smap e) (smap-opt f1 f2 (wr0 a d (st s)))) eu (wpend a d x)
+    (subst (λ z → VM z (ues s)) (sym e) (vm-opt f1 f2 (wr0 a d (st s)) (ues s) (vm-place a d (st s) (ues s) (proj₂ gh)))) gh
+gh-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av g gh (inj₂ (_ , e) , eu) x =
+  ghu-keep {s} {s'} {t} {t'} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu (wpend a d x)
+    (subst (λ z → VM z (ues s)) (sym e) (proj₂ gh)) gh
+gh-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av g gh (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , eu) refl =
+  ghu-keep {s} {s'} {t} {t}
+    (subst (Keep (st s)) (sym e) (keep-trans {st s} {rl0 p (st s)} (keep-rl0 p (st s))
+                                                                     (keep-opt f1 f2 (rl0 p (st s)))))
+    (trans (cong smap e) (smap-opt f1 f2 (rl0 p (st s)))) eu refl
+    (subst (λ z → VM z (ues s)) (sym e)
+      (vm-opt f1 f2 (rl0 p (st s)) (ues s) (vm-place (p2l (st s) p) (cellD (pv (st s) p)) (st s) (ues s) (proj₂ gh)))) gh
+gh-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av g gh (inj₁ (_ , p , _ , inj₂ (_ , e)) , eu) refl =
+  ghu-keep {s} {s'} {t} {t} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu refl
+    (subst (λ z → VM z (ues s)) (sym e) (proj₂ gh)) gh
+gh-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av g gh (inj₂ (_ , e) , eu) refl =
+  ghu-keep {s} {s'} {t} {t} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu refl
+    (subst (λ z → VM z (ues s)) (sym e) (proj₂ gh)) gh
+gh-ok (SB.reg (SB.op SB.es)) {s} {t} {s'} {.t} av g gh ((p , ep , e) , eu) refl =
+  ghu-keep {s} {s'} {t} {t} (subst (Keep (st s)) (sym e) (keep-esF p (st s) ep)) (cong smap e) eu refl
+    (subst (λ z → VM z (ues s)) (sym e) (proj₂ gh)) gh
+gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) g (l , vm) (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , _ , ep)) =
+  subst (GhL (flB (st s)) (smap (st s)) (ues s ++ epE (st s) ∷ [])) (sym ep)
+    (GhL-snoc (smap (st s)) (ues s) (SB.pend t) (epE (st s)) (SB.volatile t)
+      (GhL-keep (keep-flB (st s)) (smap (st s)) (ues s) (SB.pend t) l)
+      (GhD-≐ {flB (st s)} (λ b → sym (vm b)) (GhD-flB (st s) (SB.volatile t) g v))) ,
+  vm-flB (st s) (ues s) vm
+gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) g gh (inj₁ (lt , refl)) (_ , _ , inj₂ (ge , _ , _)) =
+  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym n) ge))
+gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} av g gh (inj₂ (_ , o , eu)) (_ , _ , inj₂ (_ , _ , ep)) =
+  ghu-sync {s} {s'} {t'} o eu ep
+gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) g gh (inj₂ (ge , o , eu)) (_ , _ , inj₁ (lt , _ , _)) =
+  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) n ge))
+gh-ok SB.flush {s} {t} {s'} {t'} av g gh (o , eu) (_ , _ , ep , _) = ghu-sync {s} {s'} {t'} o eu ep
+
+-- type A for every normal operation of PU against SB, with SB's pending
+-- images related to the flash (`GhU`) on top of ARU
+A-ghost : ∀ u {s t s'} → ARU s t → GcI (st s) → SmI (st s) → GhU s t → okU u s s' →
+          Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GcI (st s') × SmI (st s') × GhU s' t'
+A-ghost u {s} {t} {s'} ar g sm gh o with A-full u {s} {t} {s'} ar g sm o
+... | t' , x , ar' , g' , sm' = t' , x , ar' , g' , sm' , gh-ok u {s} {t} {s'} {t'} (proj₁ ar) g gh o x
+
+------------------------------------------------------------------------
+-- The map after k epochs reads SB's k-th candidate
+
+readL : ∀ s M es xs (X0 : Arr) → (∀ a → a ≤ amax → rdD (dat s) (M a) ≡ X0 a) → GhL s M es xs →
+        ∀ k → k ≤ length xs → ∀ a → a ≤ amax → rdD (dat s) (mapAt M es k a) ≡ nth X0 xs k a
+readL s M es       xs       X0 h l zero    _        a le = h a le
+readL s M []       []       X0 h l (suc k) ()
+readL s M (e ∷ es) (X ∷ xs) X0 h (d , l) (suc k) (s≤s kl) a le =
+  readL s (eM e M) es xs X (λ b lb → proj₁ (d b lb)) l k kl a le
+readL s M []       (_ ∷ _)  X0 h () (suc k) _ a le
+readL s M (_ ∷ _)  []       X0 h () (suc k) _ a le
+
+read-at : ∀ {s t} → ARs s t → GhU s t → ∀ k → k ≤ length (SB.pend t) →
+          ∀ a → a ≤ amax → rdD (dat (st s)) (mapAt (smap (st s)) (ues s) k a) ≡ candAt t k a
+read-at {s} {t} sa (l , _) k kl = readL (st s) (smap (st s)) (ues s) (SB.pend t) (SB.stable t) sa l k kl
+
+-- the part of the region below the unsynced epochs replays to the
+-- stable L2P, with no pending tentative page of the first epoch's id
+-- (in P: RI's `cmX` and `cmP`; an assumption here)
+Base : StU → List Cell → RS → Set
+Base s pr mt = proj₁ (rp (gen (st s)) pr mt) ≐ smap (st s) × Fresh (ues s) (rp (gen (st s)) pr mt)
+
+-- recovery from a state of PU's normal operation accepts the first k
+-- unsynced epochs, k names SB's k-th candidate, and (given the base)
+-- the L2P it rebuilds reads that candidate
+recU-reads : ∀ {s t} → LayM (st s) (ues s) → ARU s t → GhU s t → ∀ D mt →
+  let g = gen (st s) ; es = map (ue g) (ues s) in
+  Σ (List Cell) λ pr → Σ ℕ λ k →
+    Parse (map cur (dr (st s))) (tents g (ep (st s)) (ept (st s))) es pr ×
+    k ≤ length (SB.pend t) ×
+    candAt t k ∈ SB.stable t ∷ SB.pend t ×
+    (Base s pr mt → ∀ a → a ≤ amax → rdD (dat (st s)) (proj₁ (recRS g D es pr mt) a) ≡ candAt t k a)
+recU-reads {s} {t} l (av , sa) gh D mt with recU-cand {s} {t} l av D mt
+... | pr , k , p , kl , e , m = pr , k , p , kl , m , rd′
+  where
+    g = gen (st s)
+    rd′ : Base s pr mt → ∀ a → a ≤ amax → rdD (dat (st s)) (proj₁ (recRS g D (map (ue g) (ues s)) pr mt) a) ≡ candAt t k a
+    rd′ (bx , fr) a le =
+      trans (cong (λ M → rdD (dat (st s)) (M a))
+                  (trans (cong proj₁ e) (rpE-map g (ues s) (rp g pr mt) fr k)))
+       (trans (cong (rdD (dat (st s))) (mapAt-≐ bx (ues s) k a))
+              (read-at {s} {t} sa gh k kl a le))
