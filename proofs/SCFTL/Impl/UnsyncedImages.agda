@@ -31,12 +31,33 @@
 --                  `Fresh`: in P that is RI's `cmX` and `cmP`, not proven
 --                  for PU), its replay state's L2P reads SB's k-th
 --                  candidate
+--   DgI, DgL, SyI, digD-∈, dg-ok, syI-ok
+--                  every pair an unsynced epoch's map keeps is in that
+--                  epoch's digest with SB's image at its barrier (fixed
+--                  at the barrier: P's `digD` lists every pair the
+--                  volatile L2P keeps); the stable L2P's pages are
+--                  durable; both kept by every normal step
+--   crashRead, stable-crash, acc-ver, crash-ver
+--                  after a crash the data pages of unsynced epochs hold
+--                  anything, but an accepted epoch's digest verified, so
+--                  the map after k ACCEPTED epochs reads SB's k-th
+--                  candidate on the crashed pages
+--   recU-crash-reads
+--                  a crash of ANY normal PU state (open tentative pages
+--                  included), then recovery: it accepts k epochs as
+--                  written, k names one of SB's candidates, and (given
+--                  the base) the L2P it rebuilds reads that candidate on
+--                  the crashed flash: formula (4) for the barrier without
+--                  SYNC, data pages included
+--   GhAll, A-ghostAll
+--                  all invariants together, type A for every normal step
 --
--- NOT proven here: the same after a CRASH (the data pages of the
--- accepted epochs hold the image only because their digests verified:
--- `verD` with the digest's content, `digD`, as an invariant), the base
--- as an invariant of PU (P's RI with unsynced epochs), recovery as a
--- step of PU, CR, type B, Theorem 1 and SC1B for PU.
+-- NOT proven here: the base as an invariant of PU (P's RI with
+-- unsynced epochs: the region below them replays to the stable L2P,
+-- `cmX`, and holds no pending page of the next epoch's id, `cmP`), PU's
+-- recovery as a step of its model (the map rebuilt, the checkpoint it
+-- writes, the in-page/OOB records' walk, `Quiet`), CR, type B, Theorem 1
+-- and SC1B for PU.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -54,21 +75,25 @@ open import Data.Maybe.Base using (Maybe; just; nothing)
 open import Data.List.Membership.Propositional using (_∈_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
-open import Relation.Nullary using (yes; no)
+open import Relation.Nullary using (Dec; does; yes; no)
+open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Relation.Binary.PropositionalEquality
   using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
-  using (_≐_; ≐-upd; apply-++; ≡ᵇ-refl; upd-other)
+  using (_≐_; ≐-upd; apply-++; ≡ᵇ-refl; upd-other; apply-src)
+  renaming (_∈_ to _∈L_; here to hereL; there to thereL)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD; rdS)
-open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; rpE)
-open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; ue; tents)
+open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_
+  using (UEp; rpE; rp-++; accU; accB; ∧-fst; ∧-snd)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_
+  using (E; ue; tents; CrashR; CrashRs; CrashEs; acc-epoch; ∧-r; []; _∷_)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; flushOp; LayM; ARv; ARs; ARU; A-full;
          GcI; SmI; Free)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
-  using (nth; candAt; recRS; Parse; recU-cand)
+  using (nth; nth-∈; candAt; recRS; Parse; ParseS; recU-cand; recU-crash-open)
 open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ as Rg
@@ -426,3 +451,288 @@ recU-reads {s} {t} l (av , sa) gh D mt with recU-cand {s} {t} l av D mt
                   (trans (cong proj₁ e) (rpE-map g (ues s) (rp g pr mt) fr k)))
        (trans (cong (rdD (dat (st s))) (mapAt-≐ bx (ues s) k a))
               (read-at {s} {t} sa gh k kl a le))
+
+------------------------------------------------------------------------
+-- After a CRASH.  The data pages of the unsynced epochs may hold
+-- anything after a crash (P's `CrashD`); recovery accepts an epoch only
+-- if its digest verifies on them (`verD`).  What makes that enough: every
+-- pair of an epoch that its map keeps is in its digest with the image at
+-- its barrier (`DgL`, fixed when the barrier is taken), and the stable
+-- L2P's pages are durable (`SyI`).
+
+-- the pairs an epoch wrote (committed page, then tentative pages) and
+-- its digest's data entries
+pairsOf : E → List (ℕ × ℕ)
+pairsOf (x , ps , dd , pss , L) = ps ++ concat pss
+
+ddOf : E → List (ℕ × Data × ℕ)
+ddOf (x , ps , dd , pss , L) = dd
+
+-- every pair the epoch's map keeps is in its digest, with the image
+DgI : E → Map → Arr → Set
+DgI e M X = ∀ a p → a ≤ amax → (a , p) ∈L pairsOf e → eM e M a ≡ just p → (p , X a , a) ∈L ddOf e
+
+DgL : Map → List E → List Arr → Set
+DgL M []       []       = ⊤
+DgL M (e ∷ es) (X ∷ xs) = DgI e M X × DgL (eM e M) es xs
+DgL M []       (_ ∷ _)  = ⊥
+DgL M (_ ∷ _)  []       = ⊥
+
+-- the stable L2P's pages are durable
+SyI : St → Set
+SyI s = ∀ a p → a ≤ amax → smap s a ≡ just p → Σ Cell λ c → dat s p ≡ syn c
+
+private
+  ≤ᵇ-true : ∀ m n → m ≤ n → (m Data.Nat.Base.≤ᵇ n) ≡ true
+  ≤ᵇ-true zero    n       z≤n       = refl
+  ≤ᵇ-true (suc m) (suc n) (s≤s le)  = ≤ᵇ-suc m n le
+    where
+      ≤ᵇ-suc : ∀ m n → m ≤ n → (suc m Data.Nat.Base.≤ᵇ suc n) ≡ true
+      ≤ᵇ-suc zero    n       _         = refl
+      ≤ᵇ-suc (suc m) zero    ()
+      ≤ᵇ-suc (suc m) (suc n) (s≤s le′) = ≤ᵇ-suc m n le′
+
+-- the digest P computes lists every pair the volatile L2P keeps
+digD-∈ : ∀ s ps a p → (a , p) ∈L ps → a ≤ amax → l2p s a ≡ just p → (p , cellD (pv s p) , a) ∈L digD s ps
+digD-∈ s ((b , q) ∷ ps) a p hereL le e
+  rewrite ≤ᵇ-true a amax le | e | ≡ᵇ-refl p = hereL
+digD-∈ s ((b , q) ∷ ps) a p (thereL i) le e with (b Data.Nat.Base.≤ᵇ amax) Data.Bool.Base.∧ isAt (l2p s b) q
+... | true  = thereL (digD-∈ s ps a p i le e)
+... | false = digD-∈ s ps a p i le e
+
+DgL-snoc : ∀ M es xs e X → DgL M es xs → DgI e (lastMap M es) X → DgL M (es ++ e ∷ []) (xs ++ X ∷ [])
+DgL-snoc M []        []        e X _        d = d , tt
+DgL-snoc M (e′ ∷ es) (X′ ∷ xs) e X (d′ , l) d = d′ , DgL-snoc (eM e′ M) es xs e X l d
+DgL-snoc M []        (_ ∷ _)   e X ()       d
+DgL-snoc M (_ ∷ _)   []        e X ()       d
+
+-- the barrier's epoch: its digest is P's `digD` at the barrier
+DgI-flB : ∀ s es X → VM s es → (∀ a → a ≤ amax → rd s a ≡ X a) → DgI (epE s) (lastMap (smap s) es) X
+DgI-flB s es X vm v a p le i e =
+  subst (λ d → (p , d , a) ∈L digD s (dbuf s ++ concat (ept s)))
+        (trans (sym (cong (rdm s) el)) (v a le))
+        (digD-∈ s (dbuf s ++ concat (ept s)) a p i le el)
+  where
+    el : l2p s a ≡ just p
+    el = trans (vm a) e
+
+------------------------------------------------------------------------
+-- Every normal step keeps DgL and SyI
+
+private
+  syI-opt : ∀ f1 f2 u → SmI u → SyI u → SyI (opt f1 f2 u)
+  syI-opt false false u sm sy = sy
+  syI-opt true  false u sm sy a p le e with sy a p le e
+  ... | c , d = c , trans (cong (λ m → progm m (dat u p)) (proj₁ (proj₂ (sm a p le e)))) d
+  syI-opt false true  u sm sy = sy
+  syI-opt true  true  u sm sy a p le e with sy a p le e
+  ... | c , d = c , trans (cong (λ m → progm m (dat u p)) (proj₁ (proj₂ (sm a p le e)))) d
+
+  syI-flush : ∀ {s s'} → okP (oS flushOp) s s' → SyI s'
+  syI-flush (inj₁ refl) a p le e = _ , refl
+  syI-flush (inj₂ (inj₁ refl)) a p le e = _ , refl
+  syI-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) a p le e = _ , refl
+  syI-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) a p le e = _ , refl
+  syI-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) a p le e = _ , refl
+  syI-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) a p le e = _ , refl
+
+  -- place keeps the stable L2P and the data pages
+  syI-place : ∀ a d u → SyI u → SyI (place a d u)
+  syI-place a d u sy = sy
+
+  wr0-smI : ∀ a d u → SmI u → SmI (wr0 a d u)
+  wr0-smI a d u sm b p le e with sm b p le e
+  ... | lt , mbn , ne = ≤-step lt , trans (upd-other (mb u) (just (d , a)) (<⇒≢ lt)) mbn , ne
+
+  rl0-smI : ∀ q u → SmI u → SmI (rl0 q u)
+  rl0-smI q u sm b p le e with sm b p le e
+  ... | lt , mbn , ne = ≤-step lt , trans (upd-other (mb u) (just (cellD (pv u q) , p2l u q)) (<⇒≢ lt)) mbn , ne
+
+syI-ok : ∀ u {s s'} → SmI (st s) → SyI (st s) → okU u s s' → SyI (st s')
+syI-ok (SB.reg (SB.op (SB.w a d))) {s} sm sy (inj₁ (_ , f1 , f2 , e) , _) =
+  subst SyI (sym e) (syI-opt f1 f2 (wr0 a d (st s)) (wr0-smI a d (st s) sm) sy)
+syI-ok (SB.reg (SB.op (SB.w a d))) sm sy (inj₂ (_ , e) , _) = subst SyI (sym e) sy
+syI-ok (SB.reg (SB.op SB.rl)) {s} sm sy (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , _) =
+  subst SyI (sym e) (syI-opt f1 f2 (rl0 p (st s)) (rl0-smI p (st s) sm) sy)
+syI-ok (SB.reg (SB.op SB.rl)) sm sy (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) = subst SyI (sym e) sy
+syI-ok (SB.reg (SB.op SB.rl)) sm sy (inj₂ (_ , e) , _) = subst SyI (sym e) sy
+syI-ok (SB.reg (SB.op SB.es)) {s} sm sy ((q , eq , e) , _) = subst SyI (sym e) go
+  where
+    go : SyI (esF q (st s))
+    go a p le e′ with p ≟ q
+    ... | yes refl = ⊥-elim′ (proj₂ (proj₂ (sm a p le e′)) eq)
+    ... | no n = proj₁ (sy a p le e′) , trans (upd-other (dat (st s)) (put erased (dat (st s) q)) n) (proj₂ (sy a p le e′))
+syI-ok (SB.reg SB.barrier) {s} sm sy (inj₁ (_ , refl)) a p le e with sy a p le e
+... | c , d = c , trans (cong (λ m → progm m (dat (st s) p)) (proj₁ (proj₂ (sm a p le e)))) d
+syI-ok (SB.reg SB.barrier) sm sy (inj₂ (_ , o , _)) = syI-flush o
+syI-ok SB.flush sm sy (o , _) = syI-flush o
+
+private
+  dg-keep : ∀ {s s' : StU} {t t' : SB.State} → smap (st s') ≡ smap (st s) → ues s' ≡ ues s → SB.pend t' ≡ SB.pend t →
+            DgL (smap (st s)) (ues s) (SB.pend t) → DgL (smap (st s')) (ues s') (SB.pend t')
+  dg-keep e1 e2 e3 d rewrite e1 | e2 | e3 = d
+
+  dg-sync : ∀ {s' : StU} {t' : SB.State} → ues s' ≡ [] → SB.pend t' ≡ [] → DgL (smap (st s')) (ues s') (SB.pend t')
+  dg-sync e1 e2 rewrite e1 | e2 = tt
+
+dg-ok : ∀ u {s t s' t'} → ARv s t → GhU s t → DgL (smap (st s)) (ues s) (SB.pend t) →
+        okU u s s' → SB.okSB (SB.use u) t t' → DgL (smap (st s')) (ues s') (SB.pend t')
+dg-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av gh dl (inj₁ (_ , f1 , f2 , e) , eu) x =
+  dg-keep {s} {s'} {t} {t'} (trans (cong smap e) (smap-opt f1 f2 (wr0 a d (st s)))) eu (wpend a d x) dl
+dg-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av gh dl (inj₂ (_ , e) , eu) x =
+  dg-keep {s} {s'} {t} {t'} (cong smap e) eu (wpend a d x) dl
+dg-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av gh dl (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , eu) refl =
+  dg-keep {s} {s'} {t} {t} (trans (cong smap e) (smap-opt f1 f2 (rl0 p (st s)))) eu refl dl
+dg-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av gh dl (inj₁ (_ , p , _ , inj₂ (_ , e)) , eu) refl =
+  dg-keep {s} {s'} {t} {t} (cong smap e) eu refl dl
+dg-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av gh dl (inj₂ (_ , e) , eu) refl =
+  dg-keep {s} {s'} {t} {t} (cong smap e) eu refl dl
+dg-ok (SB.reg (SB.op SB.es)) {s} {t} {s'} {.t} av gh dl ((p , ep , e) , eu) refl =
+  dg-keep {s} {s'} {t} {t} (cong smap e) eu refl dl
+dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) (_ , vm) dl (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , _ , ep)) =
+  subst (DgL (smap (st s)) (ues s ++ epE (st s) ∷ [])) (sym ep)
+    (DgL-snoc (smap (st s)) (ues s) (SB.pend t) (epE (st s)) (SB.volatile t) dl
+      (DgI-flB (st s) (ues s) (SB.volatile t) vm v))
+dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) gh dl (inj₁ (lt , refl)) (_ , _ , inj₂ (ge , _ , _)) =
+  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym n) ge))
+dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} av gh dl (inj₂ (_ , o , eu)) (_ , _ , inj₂ (_ , _ , ep)) =
+  dg-sync {s'} {t'} eu ep
+dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) gh dl (inj₂ (ge , o , eu)) (_ , _ , inj₁ (lt , _ , _)) =
+  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) n ge))
+dg-ok SB.flush {s} {t} {s'} {t'} av gh dl (o , eu) (_ , _ , ep , _) = dg-sync {s'} {t'} eu ep
+
+------------------------------------------------------------------------
+-- Reading after a crash: the map after k ACCEPTED epochs reads SB's k-th
+-- candidate on the crashed data pages
+
+private
+  holds-cellD : ∀ c d a → holds c d a ≡ true → cellD c ≡ d
+  holds-cellD (dcell e b) d a h = go (e ≟D d) h
+    where
+      go : (q : Dec (e ≡ d)) → (does q Data.Bool.Base.∧ (b ≡ᵇ a)) ≡ true → e ≡ d
+      go (yes q) _ = q
+      go (no _) ()
+  holds-cellD erased            d a ()
+  holds-cellD junk              d a ()
+  holds-cellD (dlt _ _ _ _ _)   d a ()
+  holds-cellD (cpt _ _)         d a ()
+
+  verD-mem : ∀ D dd p d a → (p , d , a) ∈L dd → verD D dd ≡ true → holds (D p) d a ≡ true
+  verD-mem D (x ∷ xs)           p d a hereL      v = ∧-fst (holds (D p) d a) (verD D xs) v
+  verD-mem D ((q , e , b) ∷ xs) p d a (thereL i) v = verD-mem D xs p d a i (∧-snd (holds (D q) e b) (verD D xs) v)
+
+  eM-app : ∀ e M b → apply (pairsOf e) M b ≡ eM e M b
+  eM-app (x , ps , dd , pss , L) M b = cong (λ f → f b) (apply-++ ps (concat pss) M)
+
+-- the first k epochs' digests verify on the data pages D
+VerK : (ℕ → Cell) → List E → ℕ → Set
+VerK D es k = All (λ e → verD D (ddOf e) ≡ true) (take k es)
+
+crashRead : ∀ s (D' : ℕ → MC) M es xs (X0 : Arr) →
+  (∀ a → a ≤ amax → rdD (dat s) (M a) ≡ X0 a) → (∀ a → a ≤ amax → rdD D' (M a) ≡ X0 a) →
+  GhL s M es xs → DgL M es xs → ∀ k → k ≤ length xs → VerK (λ p → cur (D' p)) es k →
+  ∀ a → a ≤ amax → rdD D' (mapAt M es k a) ≡ nth X0 xs k a
+crashRead s D' M es       xs       X0 h0 h0' gl dl zero    _ _ a le = h0' a le
+crashRead s D' M []       []       X0 h0 h0' gl dl (suc k) () 
+crashRead s D' M []       (_ ∷ _)  X0 h0 h0' () dl (suc k) _ _ a le
+crashRead s D' M (_ ∷ _)  []       X0 h0 h0' () dl (suc k) _ _ a le
+crashRead s D' M (e ∷ es) (X ∷ xs) X0 h0 h0' (d , gl) (dg , dl) (suc k) (s≤s kl) (v ∷ vs) a le =
+  crashRead s D' (eM e M) es xs X (λ b lb → proj₁ (d b lb)) h1 gl dl k kl vs a le
+  where
+    h1 : ∀ b → b ≤ amax → rdD D' (eM e M b) ≡ X b
+    h1 b lb = go (eM e M b) refl
+      where
+        go : ∀ mp → eM e M b ≡ mp → rdD D' mp ≡ X b
+        go nothing  q = trans (cong (rdD (dat s)) (sym q)) (proj₁ (d b lb))
+        go (just p) q with apply-src (pairsOf e) M b p (trans (eM-app e M b) q)
+        ... | inj₁ i = holds-cellD (cur (D' p)) (X b) b
+                         (verD-mem (λ p → cur (D' p)) (ddOf e) p (X b) b (dg b p lb i q) v)
+        ... | inj₂ m = trans (cong (rdD D') (sym m))
+                        (trans (h0' b lb) (trans (sym (h0 b lb))
+                         (trans (cong (rdD (dat s)) (trans m (sym q))) (proj₁ (d b lb)))))
+
+-- the stable L2P reads SB's stable image after a crash too (its pages
+-- are durable)
+stable-crash : ∀ {s t} (D' : ℕ → MC) → ARs s t → SyI (st s) → (∀ p → CrashD (dat (st s) p) (D' p)) →
+               ∀ a → a ≤ amax → rdD D' (smap (st s) a) ≡ SB.stable t a
+stable-crash {s} {t} D' sa sy cd a le = go (smap (st s) a) refl
+  where
+    dsyn : ∀ {m m' c} → m ≡ syn c → CrashD m m' → m' ≡ m
+    dsyn refl e = e
+    go : ∀ mp → smap (st s) a ≡ mp → rdD D' mp ≡ SB.stable t a
+    go nothing  e = trans (cong (rdD (dat (st s))) (sym e)) (sa a le)
+    go (just p) e =
+      trans (cong (λ m → cellD (cur m)) (dsyn (proj₂ (sy a p le e)) (cd p)))
+            (trans (cong (rdD (dat (st s))) (sym e)) (sa a le))
+
+-- an accepted epoch's committed page is the one written, so its digest
+-- verified
+acc-ver : ∀ g D e c' rest → CrashR (proj₁ (ue g e)) c' → okC g D c' rest ≡ true → verD D (ddOf e) ≡ true
+acc-ver g D (x , ps , dd , pss , L) c' rest (inj₁ refl) ok = ∧-fst (verD D dd) _ (∧-r (g ≡ᵇ g) _ ok)
+acc-ver g D (x , ps , dd , pss , L) c' rest (inj₂ (inj₁ refl)) ()
+acc-ver g D (x , ps , dd , pss , L) c' rest (inj₂ (inj₂ refl)) ()
+
+-- recovery after a crash replays the first k epochs as written, each of
+-- whose digests verified (`crash-prefix` with the digests)
+crash-ver : ∀ g D es es' pr pr' → CrashEs g es es' → (∀ mt → rp g pr' mt ≡ rp g pr mt) → ∀ mt →
+  Σ ℕ λ k → k ≤ length es × rp g (accU g D pr' es') mt ≡ rpE g (take k (map (ue g) es)) (rp g pr mt)
+          × VerK D es k
+crash-ver g D [] [] pr pr' [] h mt = 0 , z≤n , h mt , []
+crash-ver g D (e ∷ es) ((c' , ts') ∷ es') pr pr' ((cr , crs) ∷ ces) h mt = go (okC g D c' (ts' ++ pr')) refl
+  where
+    c  = proj₁ (ue g e)
+    ts = proj₂ (ue g e)
+    go : ∀ b → okC g D c' (ts' ++ pr') ≡ b →
+         Σ ℕ λ k → k ≤ length (e ∷ es) × rp g (accB g D pr' c' ts' es' b) mt ≡ rpE g (take k (map (ue g) (e ∷ es))) (rp g pr mt)
+                 × VerK D (e ∷ es) k
+    go false _ = 0 , z≤n , h mt , []
+    go true  e′ with crash-ver g D es es' (c ∷ ts ++ pr) (c' ∷ ts' ++ pr') ces h′ mt
+      where
+        h′ : ∀ mt′ → rp g (c' ∷ ts' ++ pr') mt′ ≡ rp g (c ∷ ts ++ pr) mt′
+        h′ mt′ = trans (rp-++ g (c' ∷ ts') pr' mt′)
+                 (trans (acc-epoch g D e c' ts' pr' cr crs e′ (rp g pr' mt′))
+                 (trans (cong (rp g (c ∷ ts)) (h mt′))
+                        (sym (rp-++ g (c ∷ ts) pr mt′))))
+    ... | k , kl , r , vs =
+      suc k , s≤s kl , trans r (cong (rpE g (take k (map (ue g) es))) (rp-++ g (c ∷ ts) pr mt)) ,
+      acc-ver g D e c' (ts' ++ pr') cr e′ ∷ vs
+
+-- A crash of any state of PU's normal operation (open tentative pages
+-- included), then recovery: it accepts the first k unsynced epochs as
+-- written, k names SB's k-th candidate, and (given the base) the L2P it
+-- rebuilds reads that candidate on the CRASHED data pages
+recU-crash-reads : ∀ {s t s'} → LayM (st s) (ues s) → ARU s t → GhU s t → DgL (smap (st s)) (ues s) (SB.pend t) →
+  SyI (st s) → Img (st s) s' → ∀ mt →
+  let g = gen (st s) ; D = λ p → cur (dat s' p) in
+  Σ (List Cell) λ pr → Σ (List Cell) λ T → Σ (List UEp) λ es' → Σ ℕ λ k →
+    CrashEs g (ues s) es' × ParseS (map cur (dr s')) T es' pr ×
+    k ≤ length (SB.pend t) × candAt t k ∈ SB.stable t ∷ SB.pend t ×
+    (Base s pr mt → ∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g D es' pr mt) a) ≡ candAt t k a)
+recU-crash-reads {s} {t} {s'} l (av , sa) (gl , vm) dl sy img mt
+  with recU-crash-open {st s} {s'} (ues s) l img (λ p → cur (dat s' p)) mt
+... | pr , T , es' , ces , p , _
+  with crash-ver (gen (st s)) (λ p → cur (dat s' p)) (ues s) es' pr pr ces (λ _ → refl) mt
+...   | k , kl , r , vs = pr , T , es' , k , ces , p , kle , nth-∈ (SB.stable t) (SB.pend t) k kle , rd′
+  where
+    g = gen (st s)
+    kle : k ≤ length (SB.pend t)
+    kle = subst (k ≤_) (proj₂ (proj₂ av)) kl
+    rd′ : Base s pr mt → ∀ a → a ≤ amax →
+          rdD (dat s') (proj₁ (recRS g (λ p → cur (dat s' p)) es' pr mt) a) ≡ candAt t k a
+    rd′ (bx , fr) a le =
+      trans (cong (λ M → rdD (dat s') (M a)) (trans (cong proj₁ r) (rpE-map g (ues s) (rp g pr mt) fr k)))
+       (trans (cong (rdD (dat s')) (mapAt-≐ bx (ues s) k a))
+              (crashRead (st s) (dat s') (smap (st s)) (ues s) (SB.pend t) (SB.stable t) sa
+                 (stable-crash {s} {t} (dat s') sa sy (proj₁ img)) gl dl k kle vs a le))
+
+------------------------------------------------------------------------
+-- All of it as one invariant of PU's normal operation against SB
+
+GhAll : StU → SB.State → Set
+GhAll s t = GcI (st s) × SmI (st s) × GhU s t × DgL (smap (st s)) (ues s) (SB.pend t) × SyI (st s)
+
+A-ghostAll : ∀ u {s t s'} → ARU s t → GhAll s t → okU u s s' →
+             Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GhAll s' t'
+A-ghostAll u {s} {t} {s'} ar (g , sm , gh , dl , sy) o with A-ghost u {s} {t} {s'} ar g sm gh o
+... | t' , x , ar' , g' , sm' , gh' =
+  t' , x , ar' , g' , sm' , gh' , dg-ok u {s} {t} {s'} {t'} (proj₁ ar) gh dl o x , syI-ok u {s} {s'} sm sy o
