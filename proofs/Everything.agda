@@ -94,4 +94,5 @@ import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
+import SCFTL.Mutants.BarrierEpochUnrecorded
 import SCFTL.Mutants.All
