@@ -736,3 +736,41 @@ A-ghostAll : ∀ u {s t s'} → ARU s t → GhAll s t → okU u s s' →
 A-ghostAll u {s} {t} {s'} ar (g , sm , gh , dl , sy) o with A-ghost u {s} {t} {s'} ar g sm gh o
 ... | t' , x , ar' , g' , sm' , gh' =
   t' , x , ar' , g' , sm' , gh' , dg-ok u {s} {t} {s'} {t'} (proj₁ ar) gh dl o x , syI-ok u {s} {s'} sm sy o
+
+------------------------------------------------------------------------
+-- The state right after a barrier's programs (`flB`) as a state with one
+-- more unsynced epoch and SB's image appended, whatever the bound: also
+-- the flash a flush leaves right before its SYNC (`fl2`, same flash)
+
+gh-flB : ∀ {s t t'} → ARv s t → GcI (st s) → GhU s t → SB.pend t' ≡ SB.pend t ++ SB.volatile t ∷ [] →
+         GhU ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫ t'
+gh-flB {s} {t} {t'} (v , c , n) g (l , vm) ep =
+  subst (GhL (flB (st s)) (smap (st s)) (ues s ++ epE (st s) ∷ [])) (sym ep)
+    (GhL-snoc (smap (st s)) (ues s) (SB.pend t) (epE (st s)) (SB.volatile t)
+      (GhL-keep (keep-flB (st s)) (smap (st s)) (ues s) (SB.pend t) l)
+      (GhD-≐ {flB (st s)} (λ b → sym (vm b)) (GhD-flB (st s) (SB.volatile t) g v))) ,
+  vm-flB (st s) (ues s) vm
+
+dg-flB : ∀ {s t t'} → ARv s t → GhU s t → DgL (smap (st s)) (ues s) (SB.pend t) →
+         SB.pend t' ≡ SB.pend t ++ SB.volatile t ∷ [] →
+         DgL (smap (st s)) (ues s ++ epE (st s) ∷ []) (SB.pend t')
+dg-flB {s} {t} {t'} (v , c , n) (_ , vm) dl ep =
+  subst (DgL (smap (st s)) (ues s ++ epE (st s) ∷ [])) (sym ep)
+    (DgL-snoc (smap (st s)) (ues s) (SB.pend t) (epE (st s)) (SB.volatile t) dl
+      (DgI-flB (st s) (ues s) (SB.volatile t) vm v))
+
+sy-flB : ∀ s → SmI s → SyI s → SyI (flB s)
+sy-flB s sm sy a p le e with sy a p le e
+... | c , d = c , trans (cong (λ m → progm m (dat s p)) (proj₁ (proj₂ (sm a p le e)))) d
+
+sm-flB : ∀ s → SmI s → SmI (flB s)
+sm-flB s sm b p le e with sm b p le e
+... | lt , _ , ne = lt , refl , ne
+
+gc-flB : ∀ s → GcI s → GcI (flB s)
+gc-flB s g = record
+  { blw  = GcI.blw g
+  ; oobI = λ b p le e → trans (cong oob (Rg.pv-progMB s p)) (GcI.oobI g b p le e)
+  ; ersI = GcI.ersI g
+  ; invI = GcI.invI g
+  }
