@@ -96,4 +96,5 @@ import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
 import SCFTL.Mutants.BarrierEpochUnrecorded
+import SCFTL.Mutants.BarrierEpochsUnchained
 import SCFTL.Mutants.All
