@@ -8,12 +8,14 @@
 -- there is an SB crash outcome t' of that operation (`crashSB`: a
 -- crashed regular operation keeps SB's stable and pending images, a
 -- crashed barrier or flush appends its image to the pending ones or
--- made it durable) such that recovery, replaying from the live
--- checkpoint over the crashed region, accepts k unsynced epochs and the
--- L2P it rebuilds reads `candAt t' k`, one of t''s candidates
--- `stable ∷ pend` (`RecTo`).
+-- made it durable) such that recovery picks the live checkpoint slot
+-- (P's `pick`), replays from its map over the crashed region, accepts k
+-- unsynced epochs, and the L2P it rebuilds reads `candAt t' k`, one of
+-- t''s candidates `stable ∷ pend` (`RecTo`).
 --
---   Inv            ARU, GhAll, BI (UnsyncedImages, UnsyncedBase)
+--   Inv            ARU, GhAll, BI (UnsyncedImages, UnsyncedBase) and
+--                  SlO (the shadow slot holds nothing newer: P's
+--                  `slotO`), kept by every normal step (`A-Inv`)
 --   crash-normal   a crash of any state with Inv: `recU-crash-readsBI`,
 --                  with the live slot surviving the crash
 --   pre-sync       the flash a flush leaves before its SYNC is the flash
@@ -25,8 +27,8 @@
 --
 -- NOT covered: the flush's crash points inside a full checkpoint
 -- (`ck1`, `ck2`), the in-page/OOB commit's (`fi2`, `fiK`, the
--- checkpoint after `fi3`), crashes of recovery; which slot recovery
--- picks, the split at the last SYNC (given, `ParseS`), the record walk;
+-- checkpoint after `fi3`), crashes of recovery; the split at the last
+-- SYNC (given, `ParseS`), the record walk;
 -- the state recovery builds (no recovery step of PU), so no CR/CI,
 -- type B, Theorem 1 or SC1B for PU.
 ------------------------------------------------------------------------
@@ -49,9 +51,14 @@ open import Relation.Binary.PropositionalEquality
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (PM; PM-sync; Older; pick-first)
+open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS)
+open import Data.Unit.Base using (tt)
+open import Data.Bool.Base using (true; false)
+open import Data.Maybe.Base using (just)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; ARU; rd-flB; rdS-flB)
+  using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; flushOp; ARU; rd-flB; rdS-flB)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (candAt; recRS; ParseS)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
@@ -63,8 +70,39 @@ import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 ------------------------------------------------------------------------
 -- The invariants, and what recovery reads after a crash
 
+-- the shadow slot holds nothing newer than the live one (P's RI `slotO`)
+SlO : St → Set
+SlO s = PM (Older (gen s)) (cpO s)
+
 Inv : StU → SB.State → Set
-Inv s t = ARU s t × GhAll s t × BI (st s) (ues s)
+Inv s t = ARU s t × GhAll s t × BI (st s) (ues s) × SlO (st s)
+
+private
+  slo-opt : ∀ f1 f2 u → SlO u → SlO (opt f1 f2 u)
+  slo-opt false false u x = x
+  slo-opt true  false u x = x
+  slo-opt false true  u x = x
+  slo-opt true  true  u x = x
+
+  slo-flush : ∀ {s s'} → okP (oS flushOp) s s' → SlO s → SlO s'
+  slo-flush {s} (inj₁ refl) x = PM-sync {Older (gen s)} (cpO s) x
+  slo-flush (inj₂ (inj₁ refl)) x = tt
+  slo-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) x = tt
+  slo-flush {s} (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) x = PM-sync {Older (gen s)} (sync (cpO s)) (PM-sync {Older (gen s)} (cpO s) x)
+  slo-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) x = tt
+  slo-flush {s} (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) x = PM-sync {Older (gen s)} (sync (cpO s)) (PM-sync {Older (gen s)} (cpO s) x)
+
+-- every normal-operation step of PU keeps SlO
+slo-ok : ∀ u {s s'} → okU u s s' → SlO (st s) → SlO (st s')
+slo-ok (SB.reg (SB.op (SB.w a d))) {s} (inj₁ (_ , f1 , f2 , e) , _) x = subst SlO (sym e) (slo-opt f1 f2 (wr0 a d (st s)) x)
+slo-ok (SB.reg (SB.op (SB.w a d))) (inj₂ (_ , e) , _) x = subst SlO (sym e) x
+slo-ok (SB.reg (SB.op SB.rl)) {s} (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , _) x = subst SlO (sym e) (slo-opt f1 f2 (rl0 p (st s)) x)
+slo-ok (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) x = subst SlO (sym e) x
+slo-ok (SB.reg (SB.op SB.rl)) (inj₂ (_ , e) , _) x = subst SlO (sym e) x
+slo-ok (SB.reg (SB.op SB.es)) ((p , _ , e) , _) x = subst SlO (sym e) x
+slo-ok (SB.reg SB.barrier) (inj₁ (_ , refl)) x = x
+slo-ok (SB.reg SB.barrier) (inj₂ (_ , o , _)) x = slo-flush o x
+slo-ok SB.flush (o , _) x = slo-flush o x
 
 -- the live slot holds (g, C); recovery, replaying from C over the region
 -- (skipped top pages T, the unsynced epochs es' in order, the durable
@@ -72,6 +110,7 @@ Inv s t = ARU s t × GhAll s t × BI (st s) (ues s)
 -- candidate
 RecTo : St → SB.State → Set
 RecTo s' t = Σ ℕ λ g → Σ Map λ C → cpL s' ≡ syn (cpt g C) ×
+  pick (cur (cpL s')) (cur (cpO s')) ≡ just (true , g , C) ×
   Σ (List Cell) λ pr → Σ (List Cell) λ T → Σ (List UEp) λ es' → Σ ℕ λ k →
     ParseS (map cur (dr s')) T es' pr × candAt t k ∈ SB.stable t ∷ SB.pend t ×
     (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g (λ p → cur (dat s' p)) es' pr (st0 C)) a) ≡ candAt t k a)
@@ -80,10 +119,22 @@ private
   crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
   crash-syn refl e = e
 
+  crash-older : ∀ {g} m {m'} → PM (Older g) m → CrashC m m' → Older g (cur m')
+  crash-older (syn c)   x refl                = x
+  crash-older (uns o n) (x , _) (inj₁ refl)        = x
+  crash-older (uns o n) (_ , y) (inj₂ (inj₁ refl)) = y
+  crash-older (uns o n) _ (inj₂ (inj₂ refl))       = tt
+
 crash-normal : ∀ {s t s'} → Inv s t → Img (st s) s' → RecTo s' t
-crash-normal {s} {t} {s'} (ar , ga , b) img with recU-crash-readsBI {s} {t} {s'} b ar ga img
+crash-normal {s} {t} {s'} (ar , ga , b , so) img with recU-crash-readsBI {s} {t} {s'} b ar ga img
 ... | T , es' , k , ces , p , kl , m , r =
-  gen (st s) , BI.C b , crash-syn (BI.slt b) (proj₁ (proj₂ img)) , map cur (BI.prM b) , T , es' , k , p , m , r
+  gen (st s) , BI.C b , sl ,
+  trans (cong (λ c → pick (cur c) (cur (cpO s'))) sl)
+        (pick-first (gen (st s)) (BI.C b) (cur (cpO s')) (crash-older (cpO (st s)) so (proj₁ (proj₂ (proj₂ img))))) ,
+  map cur (BI.prM b) , T , es' , k , p , m , r
+  where
+    sl : cpL s' ≡ syn (cpt (gen (st s)) (BI.C b))
+    sl = crash-syn (BI.slt b) (proj₁ (proj₂ img))
 
 ------------------------------------------------------------------------
 -- Right before a flush's SYNC: the flash of a barrier's programs
@@ -92,14 +143,14 @@ preT : SB.State → SB.State
 preT t = SB.⟨ SB.volatile t , SB.stable t , SB.pend t ++ SB.volatile t ∷ [] , 0 ⟩
 
 pre-sync : ∀ {s t} → Inv s t → Inv ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫ (preT t)
-pre-sync {s} {t} (((v , c , n) , sa) , (g , sm , gh , dl , sy) , b) =
+pre-sync {s} {t} (((v , c , n) , sa) , (g , sm , gh , dl , sy) , b , so) =
   ( ( (λ a le → trans (rd-flB (st s) a) (v a le)) , refl
     , trans (length-++ (ues s)) (trans (cong (_+ 1) n) (sym (length-++ (SB.pend t)))) )
   , (λ a le → trans (rdS-flB (st s) sm a le) (sa a le)) ) ,
   ( gc-flB (st s) g , sm-flB (st s) sm
   , gh-flB {s} {t} {preT t} (v , c , n) g gh refl , dg-flB {s} {t} {preT t} (v , c , n) gh dl refl
   , sy-flB (st s) sm sy ) ,
-  bi-flB (st s) (ues s) b
+  bi-flB (st s) (ues s) b , so
 
 ------------------------------------------------------------------------
 -- The crash points covered, and SB's crash outcomes
@@ -122,26 +173,33 @@ private
 
 crash-covered : ∀ u {s t m s''} → Inv s t → CrashPt u s m → Img m s'' →
   Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × RecTo s'' t'
-crash-covered (SB.reg (SB.op x)) {s} {t} {_} {s''} (ar , ga , b) (s' , o , refl) img
+crash-covered (SB.reg (SB.op x)) {s} {t} {_} {s''} (ar , ga , b , so) (s' , o , refl) img
   with A-PU (SB.reg (SB.op x)) {s} {t} {s'} ar ga b o
-... | t' , y , ar' , ga' , b' = t' , regc x y , crash-normal {s'} {t'} {s''} (ar' , ga' , b') img
-crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} (ar , ga , b) (inj₁ (lt , refl)) img
+... | t' , y , ar' , ga' , b' = t' , regc x y , crash-normal {s'} {t'} {s''} (ar' , ga' , b' , slo-ok (SB.reg (SB.op x)) {s} {s'} o so) img
+crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} (ar , ga , b , so) (inj₁ (lt , refl)) img
   with A-PU (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} ar ga b (inj₁ (lt , refl))
 ... | t' , (_ , _ , inj₁ (_ , e1 , e2)) , ar' , ga' , b' =
-  t' , inj₁ (e1 , e2) , crash-normal {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {t'} {s''} (ar' , ga' , b') img
+  t' , inj₁ (e1 , e2) , crash-normal {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {t'} {s''} (ar' , ga' , b' , so) img
 ... | t' , (_ , _ , inj₂ (ge , _ , _)) , _ =
   ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym (proj₂ (proj₂ (proj₁ ar)))) ge))
 crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} iv (inj₂ (ge , inj₁ refl)) img =
   preT t , inj₁ (refl , refl) , crash-normal {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} {s''} (pre-sync {s} {t} iv) img
-crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} (ar , ga , b) (inj₂ (ge , inj₂ refl)) img
+crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} (ar , ga , b , so) (inj₂ (ge , inj₂ refl)) img
   with A-PU (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} ar ga b (inj₂ (ge , inj₁ refl , refl))
 ... | t' , (_ , _ , inj₂ (_ , e1 , e2)) , ar' , ga' , b' =
-  t' , inj₂ (e1 , e2) , crash-normal {⟪ fl3 (st s) , [] ⟫} {t'} {s''} (ar' , ga' , b') img
+  t' , inj₂ (e1 , e2) , crash-normal {⟪ fl3 (st s) , [] ⟫} {t'} {s''} (ar' , ga' , b' , slo-flush {st s} {fl3 (st s)} (inj₁ refl) so) img
 ... | t' , (_ , _ , inj₁ (lt , _ , _)) , _ =
   ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (proj₂ (proj₂ (proj₁ ar))) ge))
 crash-covered SB.flush {s} {t} {_} {s''} iv (inj₁ refl) img =
   preT t , inj₁ (refl , refl) , crash-normal {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} {s''} (pre-sync {s} {t} iv) img
-crash-covered SB.flush {s} {t} {_} {s''} (ar , ga , b) (inj₂ refl) img
+crash-covered SB.flush {s} {t} {_} {s''} (ar , ga , b , so) (inj₂ refl) img
   with A-PU SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} ar ga b (flushOk {s})
 ... | t' , (_ , e1 , e2 , _) , ar' , ga' , b' =
-  t' , inj₂ (e1 , e2) , crash-normal {⟪ fl3 (st s) , [] ⟫} {t'} {s''} (ar' , ga' , b') img
+  t' , inj₂ (e1 , e2) , crash-normal {⟪ fl3 (st s) , [] ⟫} {t'} {s''} (ar' , ga' , b' , slo-flush {st s} {fl3 (st s)} (inj₁ refl) so) img
+
+------------------------------------------------------------------------
+-- Every normal-operation step of PU keeps Inv, type A against SB
+
+A-Inv : ∀ u {s t s'} → Inv s t → okU u s s' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × Inv s' t'
+A-Inv u {s} {t} {s'} (ar , ga , b , so) o with A-PU u {s} {t} {s'} ar ga b o
+... | t' , x , ar' , ga' , b' = t' , x , ar' , ga' , b' , slo-ok u {s} {s'} o so
