@@ -24,6 +24,14 @@
 --   CrashPt, crash-covered
 --                  the crash points above, each against SB's crash
 --                  outcome of its operation
+--   init-Inv       every state with P's RI and AR (a durable point, as
+--                  P's Theorem 1 keeps them) is a PU state with no
+--                  unsynced epoch satisfying Inv
+--   Run, RunSB, run-Inv, formula4-PU
+--                  from such a state, every run of PU's normal operations
+--                  is matched by a run of SB keeping Inv, and a crash at
+--                  a covered point of the next operation, then recovery,
+--                  reads a candidate of SB's crash outcome
 --
 -- NOT covered: the flush's crash points inside a full checkpoint
 -- (`ck1`, `ck2`), the in-page/OOB commit's (`fi2`, `fiK`, the
@@ -50,21 +58,24 @@ open import Relation.Binary.PropositionalEquality
   using (_≡_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (PM; PM-sync; Older; pick-first)
-open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD; RI; AR)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (PM; PM-sync; Older; pick-first; pend; ≡ᵇ-false)
+open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS; toS)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents)
+open import Data.List.Relation.Unary.All using (All; []; _∷_)
+open import Data.Nat.Properties using (<⇒≢)
 open import Data.Unit.Base using (tt)
 open import Data.Bool.Base using (true; false)
 open import Data.Maybe.Base using (just)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; flushOp; ARU; rd-flB; rdS-flB)
+  using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; flushOp; ARU; rd-flB; rdS-flB; GcI; SmI; Syn)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (candAt; recRS; ParseS)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
-  using (GhAll; gh-flB; dg-flB; sy-flB; sm-flB; gc-flB)
+  using (GhAll; GhL; DgL; SyI; gh-flB; dg-flB; sy-flB; sm-flB; gc-flB)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_
-  using (BI; bi-flB; recU-crash-readsBI; A-PU)
+  using (BI; bi; bi-flB; recU-crash-readsBI; A-PU)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -203,3 +214,79 @@ crash-covered SB.flush {s} {t} {_} {s''} (ar , ga , b , so) (inj₂ refl) img
 A-Inv : ∀ u {s t s'} → Inv s t → okU u s s' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × Inv s' t'
 A-Inv u {s} {t} {s'} (ar , ga , b , so) o with A-PU u {s} {t} {s'} ar ga b o
 ... | t' , x , ar' , ga' , b' = t' , x , ar' , ga' , b' , slo-ok u {s} {s'} o so
+
+------------------------------------------------------------------------
+-- Where Inv starts: every state with P's representation invariant and
+-- abstraction relation (every state P's Theorem 1 reaches by normal
+-- operation, a durable point) is a PU state with no unsynced epoch
+-- satisfying Inv against SB's state with no pending image
+
+private
+  tmap : ∀ g x pss → map (λ ps → uns erased (dlt g x ps false ε)) pss ≡ map (uns erased) (tents g x pss ++ [])
+  tmap g x []         = refl
+  tmap g x (ps ∷ pss) = cong (uns erased (dlt g x ps false ε) ∷_) (tmap g x pss)
+
+  cur-syn : ∀ cs → map cur (map syn cs) ≡ cs
+  cur-syn []       = refl
+  cur-syn (c ∷ cs) = cong (c ∷_) (cur-syn cs)
+
+  all-syn : ∀ cs → All Syn (map syn cs)
+  all-syn []       = []
+  all-syn (c ∷ cs) = (c , refl) ∷ all-syn cs
+
+  rbase-lt : ∀ x (R : RS) → pend R < x → rbase x R ≡ proj₁ R
+  rbase-lt x R lt rewrite ≡ᵇ-false x (pend R) (λ e → <⇒≢ lt (sym e)) = refl
+
+init-Inv : ∀ {s t} → RI s → AR s (toS t) → SB.pend t ≡ [] → Inv ⟪ s , [] ⟫ t
+init-Inv {s} {t} r ar e =
+  ( ((λ a le → AR.vol ar a le) , AR.cnt ar , sym (cong length e)) , (λ a le → AR.stb ar a le) ) ,
+  ( gci , smi , (subst (GhL s (smap s) []) (sym e) tt , RI.vm r) , subst (DgL (smap s) []) (sym e) tt , syi ) ,
+  bi (RI.C r) (map syn (RI.comm r)) (RI.slotL r)
+     (trans (RI.regEq r) (cong (_++ map syn (RI.comm r)) (trans (RI.tEq r) (tmap (gen s) (ep s) (ept s)))))
+     (all-syn (RI.comm r))
+     (λ a → trans (cong (λ z → proj₁ (rp (gen s) z (st0 (RI.C r))) a) (cur-syn (RI.comm r))) (RI.cmX r a))
+     (subst (λ z → rbase (ep s) (rp (gen s) z (st0 (RI.C r))) ≡ proj₁ (rp (gen s) z (st0 (RI.C r))))
+            (sym (cur-syn (RI.comm r)))
+            (rbase-lt (ep s) (rp (gen s) (RI.comm r) (st0 (RI.C r))) (RI.cmP r))) ,
+  RI.slotO r
+  where
+    gci : GcI s
+    gci = record
+      { blw  = λ b p le q → proj₁ (RI.vOK r b p le q)
+      ; oobI = λ b p le q → cong oob (proj₂ (proj₂ (RI.vOK r b p le q)))
+      ; ersI = λ p q → proj₁ (RI.eOK r p q) , proj₁ (proj₂ (RI.eOK r p q))
+      ; invI = λ p q → RI.iOK r p q
+      }
+    smi : SmI s
+    smi a p le q = proj₁ (RI.sOK r a p le q) , proj₁ (proj₂ (RI.sOK r a p le q)) ,
+                   λ x → proj₂ (proj₂ (RI.eOK r p x)) a le q
+    syi : SyI s
+    syi a p le q = dcell (proj₁ (proj₂ (proj₂ (RI.sOK r a p le q)))) a , proj₂ (proj₂ (proj₂ (RI.sOK r a p le q)))
+
+------------------------------------------------------------------------
+-- Runs: from any state with P's RI and AR (a durable point), every run
+-- of PU's normal operations (barriers without SYNC included) is matched
+-- by a run of SB, and a crash at a covered crash point of the next
+-- operation recovers to a candidate of SB's crash outcome
+
+data Run : StU → StU → Set where
+  []   : ∀ {s} → Run s s
+  step : ∀ u {s s1 s2} → okU u s s1 → Run s1 s2 → Run s s2
+
+data RunSB : SB.State → SB.State → Set where
+  []   : ∀ {t} → RunSB t t
+  step : ∀ u {t t1 t2} → SB.okSB (SB.use u) t t1 → RunSB t1 t2 → RunSB t t2
+
+run-Inv : ∀ {s t s'} → Inv s t → Run s s' → Σ SB.State λ t' → RunSB t t' × Inv s' t'
+run-Inv iv [] = _ , [] , iv
+run-Inv {s} {t} iv (step u {s1 = s1} o r) with A-Inv u {s} {t} {s1} iv o
+... | t1 , x , iv1 with run-Inv iv1 r
+...   | t' , rs , iv' = t' , step u x rs , iv'
+
+-- formula (4) for PU: P's durable point, a run of PU, a crash, recovery
+formula4-PU : ∀ {s t s1 u m s''} → RI s → AR s (toS t) → SB.pend t ≡ [] →
+  Run ⟪ s , [] ⟫ s1 → CrashPt u s1 m → Img m s'' →
+  Σ SB.State λ t1 → Σ SB.State λ t' → RunSB t t1 × SB.crashSB (SB.use u) t1 t' × RecTo s'' t'
+formula4-PU {s} {t} {s1} {u} {m} {s''} r ar e run cp img with run-Inv (init-Inv {s} {t} r ar e) run
+... | t1 , rs , iv with crash-covered u {s1} {t1} {m} {s''} iv cp img
+...   | t' , c , rt = t1 , t' , rs , c , rt
