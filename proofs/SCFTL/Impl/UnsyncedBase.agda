@@ -77,7 +77,7 @@ open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (nth-∈; candAt; recRS; ParseS; tents-skip)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
   using (eM; eid; rbase-same; ue-rp; tents-rp; rstep-c; apply-≐; eM-≐; lastMap; VM; GhU; Fresh; Base;
-         GhAll; A-ghostAll; rpE-map; mapAt-≐; crash-ver; crashRead; stable-crash)
+         GhAll; A-ghostAll; rpE-map; mapAt-≐; mapAt; crash-ver; crashRead; stable-crash; crashOOB; stable-oob)
 open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -297,7 +297,8 @@ recU-crash-readsBI : ∀ {s t s'} (b : BI (st s) (ues s)) → ARU s t → GhAll 
   Σ (List Cell) λ T → Σ (List UEp) λ es' → Σ ℕ λ k →
     CrashEs g (ues s) es' × ParseS (map cur (dr s')) T es' pr ×
     k ≤ length (SB.pend t) × candAt t k ∈ SB.stable t ∷ SB.pend t ×
-    (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g D es' pr mt) a) ≡ candAt t k a)
+    (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g D es' pr mt) a) ≡ candAt t k a) ×
+    (∀ a p → a ≤ amax → proj₁ (recRS g D es' pr mt) a ≡ just p → oob (cur (dat s' p)) ≡ a)
 recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm , (gl , vm) , dl , syi) (cd , _ , _ , cl , _)
   with crashL-++ (map (uns erased) (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []))
                  (subst (λ w → CrashL w (dr s')) dre cl)
@@ -315,7 +316,7 @@ recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm
       (trans (++-assoc T′ (lay es' []) (map cur prM))
              (cong (T′ ++_) (lay-++ es' [] (map cur prM)))))) ,
    tents-skip (gen (st s)) (ep (st s)) (ept (st s)) ct) ,
-  kle , nth-∈ (SB.stable t) (SB.pend t) k kle , rd′
+  kle , nth-∈ (SB.stable t) (SB.pend t) k kle , rd′ , ob′
   where
     g = gen (st s)
     kle : k ≤ length (SB.pend t)
@@ -328,6 +329,13 @@ recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm
        (trans (cong (rdD (dat s')) (mapAt-≐ rx (ues s) k a))
               (crashRead (st s) (dat s') (smap (st s)) (ues s) (SB.pend t) (SB.stable t) sa
                  (stable-crash {s} {t} (dat s') sa syi cd) gl dl k kle vs a le))
+    eqM : ∀ a → proj₁ (recRS g (λ p → cur (dat s' p)) es' (map cur prM) (st0 C)) a ≡ mapAt (smap (st s)) (ues s) k a
+    eqM a = trans (cong (λ M → M a) (trans (cong proj₁ r) (rpE-map g (ues s) (rp g (map cur prM) (st0 C)) fr k)))
+                  (mapAt-≐ rx (ues s) k a)
+    ob′ : ∀ a p → a ≤ amax → proj₁ (recRS g (λ p → cur (dat s' p)) es' (map cur prM) (st0 C)) a ≡ just p →
+          oob (cur (dat s' p)) ≡ a
+    ob′ a p le q = crashOOB (dat s') (smap (st s)) (ues s) (SB.pend t) (stable-oob {st s} (dat s') syi cd) dl k vs a p le
+                     (trans (sym (eqM a)) q)
 
 ------------------------------------------------------------------------
 -- Type A for every normal operation of PU against SB with all the

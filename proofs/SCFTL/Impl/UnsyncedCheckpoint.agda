@@ -52,7 +52,7 @@ open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; okU; flB; flushOp; all-sync; crashL-syn)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (candAt; recRS; ParseS)
-open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (stable-crash)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (stable-crash; stable-oob)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_
   using (Inv; RecTo; CrashPt; crash-covered; crash-normal; A-Inv; init-Inv; Run; RunSB; []; step)
@@ -119,7 +119,8 @@ RecTo′ : St → SB.State → Set
 RecTo′ s' t = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s')) (cur (cpO s')) ≡ just (b , g , C) ×
   Σ (List Cell) λ pr → Σ (List Cell) λ T → Σ (List UEp) λ es' → Σ ℕ λ k →
     ParseS (map cur (dr s')) T es' pr × candAt t k ∈ SB.stable t ∷ SB.pend t ×
-    (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g (λ p → cur (dat s' p)) es' pr (st0 C)) a) ≡ candAt t k a)
+    (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g (λ p → cur (dat s' p)) es' pr (st0 C)) a) ≡ candAt t k a) ×
+    (∀ a p → a ≤ amax → proj₁ (recRS g (λ p → cur (dat s' p)) es' pr (st0 C)) a ≡ just p → oob (cur (dat s' p)) ≡ a)
 
 RecTo⇒′ : ∀ {s' t} → RecTo s' t → RecTo′ s' t
 RecTo⇒′ (g , C , _ , pk , rest) = true , g , C , pk , rest
@@ -148,8 +149,10 @@ new-slot : ∀ {u t s''} → Inv u t → (∀ p → CrashD (dat (st u) p) (dat s
            pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (false , suc (gen (st u)) , smap (st u)) → RecTo′ s'' t
 new-slot {u} {t} {s''} (ar , (g , sm , gh , dl , sy) , b , so) cd gr pk =
   false , suc (gen (st u)) , smap (st u) , pk , map cur (dr s'') , [] , [] , 0 , (refl , []) , here refl ,
-  λ a le → trans (cong (λ r → rdD (dat s'') (proj₁ r a)) (rp-old (gen (st u)) (map cur (dr s'')) (st0 (smap (st u))) gr))
-                 (stable-crash {u} {t} (dat s'') (proj₂ ar) sy cd a le)
+  (λ a le → trans (cong (λ r → rdD (dat s'') (proj₁ r a)) (rp-old (gen (st u)) (map cur (dr s'')) (st0 (smap (st u))) gr))
+                  (stable-crash {u} {t} (dat s'') (proj₂ ar) sy cd a le)) ,
+  (λ a q le e → stable-oob {st u} (dat s'') sy cd a q le
+                  (trans (sym (cong (λ r → proj₁ r a) (rp-old (gen (st u)) (map cur (dr s'')) (st0 (smap (st u))) gr))) e))
 
 ck-points : ∀ {s t m s''} → Inv′ ⟪ fl3 (st s) , [] ⟫ t →
             (m ≡ ck1 (fl3 (st s)) ⊎ m ≡ ck2 (fl3 (st s))) → Img m s'' → RecTo′ s'' t

@@ -124,7 +124,8 @@ RecTo s' t = Σ ℕ λ g → Σ Map λ C → cpL s' ≡ syn (cpt g C) ×
   pick (cur (cpL s')) (cur (cpO s')) ≡ just (true , g , C) ×
   Σ (List Cell) λ pr → Σ (List Cell) λ T → Σ (List UEp) λ es' → Σ ℕ λ k →
     ParseS (map cur (dr s')) T es' pr × candAt t k ∈ SB.stable t ∷ SB.pend t ×
-    (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g (λ p → cur (dat s' p)) es' pr (st0 C)) a) ≡ candAt t k a)
+    (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g (λ p → cur (dat s' p)) es' pr (st0 C)) a) ≡ candAt t k a) ×
+    (∀ a p → a ≤ amax → proj₁ (recRS g (λ p → cur (dat s' p)) es' pr (st0 C)) a ≡ just p → oob (cur (dat s' p)) ≡ a)
 
 private
   crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
@@ -138,11 +139,11 @@ private
 
 crash-normal : ∀ {s t s'} → Inv s t → Img (st s) s' → RecTo s' t
 crash-normal {s} {t} {s'} (ar , ga , b , so) img with recU-crash-readsBI {s} {t} {s'} b ar ga img
-... | T , es' , k , ces , p , kl , m , r =
+... | T , es' , k , ces , p , kl , m , r , ob =
   gen (st s) , BI.C b , sl ,
   trans (cong (λ c → pick (cur c) (cur (cpO s'))) sl)
         (pick-first (gen (st s)) (BI.C b) (cur (cpO s')) (crash-older (cpO (st s)) so (proj₁ (proj₂ (proj₂ img))))) ,
-  map cur (BI.prM b) , T , es' , k , p , m , r
+  map cur (BI.prM b) , T , es' , k , p , m , r , ob
   where
     sl : cpL s' ≡ syn (cpt (gen (st s)) (BI.C b))
     sl = crash-syn (BI.slt b) (proj₁ (proj₂ img))
@@ -261,7 +262,7 @@ init-Inv {s} {t} r ar e =
     smi a p le q = proj₁ (RI.sOK r a p le q) , proj₁ (proj₂ (RI.sOK r a p le q)) ,
                    λ x → proj₂ (proj₂ (RI.eOK r p x)) a le q
     syi : SyI s
-    syi a p le q = dcell (proj₁ (proj₂ (proj₂ (RI.sOK r a p le q)))) a , proj₂ (proj₂ (proj₂ (RI.sOK r a p le q)))
+    syi a p le q = dcell (proj₁ (proj₂ (proj₂ (RI.sOK r a p le q)))) a , proj₂ (proj₂ (proj₂ (RI.sOK r a p le q))) , refl
 
 ------------------------------------------------------------------------
 -- Runs: from any state with P's RI and AR (a durable point), every run

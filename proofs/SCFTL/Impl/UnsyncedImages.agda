@@ -66,8 +66,8 @@ module SCFTL.Impl.UnsyncedImages (Data : Set) (d0 : Data) (amax wmax kmax umax :
                                  (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; z≤n; s≤s)
-open import Data.Nat.Properties using (≤-step; <⇒≢; <⇒≱; _≟_)
-open import Data.Bool.Base using (Bool; true; false)
+open import Data.Nat.Properties using (≤-step; <⇒≢; <⇒≱; _≟_; ≡ᵇ⇒≡)
+open import Data.Bool.Base using (Bool; true; false; T)
 open import Data.Empty using (⊥) renaming (⊥-elim to ⊥-elim′)
 open import Data.Unit.Base using (⊤; tt)
 open import Data.List.Base using (List; []; _∷_; _++_; map; length; take; concat)
@@ -480,7 +480,7 @@ DgL M (_ ∷ _)  []       = ⊥
 
 -- the stable L2P's pages are durable
 SyI : St → Set
-SyI s = ∀ a p → a ≤ amax → smap s a ≡ just p → Σ Cell λ c → dat s p ≡ syn c
+SyI s = ∀ a p → a ≤ amax → smap s a ≡ just p → Σ Cell λ c → dat s p ≡ syn c × oob c ≡ a
 
 private
   ≤ᵇ-true : ∀ m n → m ≤ n → (m Data.Nat.Base.≤ᵇ n) ≡ true
@@ -523,18 +523,22 @@ private
   syI-opt : ∀ f1 f2 u → SmI u → SyI u → SyI (opt f1 f2 u)
   syI-opt false false u sm sy = sy
   syI-opt true  false u sm sy a p le e with sy a p le e
-  ... | c , d = c , trans (cong (λ m → progm m (dat u p)) (proj₁ (proj₂ (sm a p le e)))) d
+  ... | c , d , o = c , trans (cong (λ m → progm m (dat u p)) (proj₁ (proj₂ (sm a p le e)))) d , o
   syI-opt false true  u sm sy = sy
   syI-opt true  true  u sm sy a p le e with sy a p le e
-  ... | c , d = c , trans (cong (λ m → progm m (dat u p)) (proj₁ (proj₂ (sm a p le e)))) d
+  ... | c , d , o = c , trans (cong (λ m → progm m (dat u p)) (proj₁ (proj₂ (sm a p le e)))) d , o
 
-  syI-flush : ∀ {s s'} → okP (oS flushOp) s s' → SyI s'
-  syI-flush (inj₁ refl) a p le e = _ , refl
-  syI-flush (inj₂ (inj₁ refl)) a p le e = _ , refl
-  syI-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) a p le e = _ , refl
-  syI-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) a p le e = _ , refl
-  syI-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) a p le e = _ , refl
-  syI-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) a p le e = _ , refl
+  -- the page the volatile L2P names carries the address in its OOB
+  oobF : ∀ {s} → GcI s → ∀ a p → a ≤ amax → l2p s a ≡ just p → oob (cur (progm (mb s p) (dat s p))) ≡ a
+  oobF {s} g a p le e = trans (cong oob (Rg.cur-progm (mb s p) (dat s p))) (GcI.oobI g a p le e)
+
+  syI-flush : ∀ {s s'} → GcI s → okP (oS flushOp) s s' → SyI s'
+  syI-flush g (inj₁ refl) a p le e = _ , refl , oobF g a p le e
+  syI-flush g (inj₂ (inj₁ refl)) a p le e = _ , refl , oobF g a p le e
+  syI-flush g (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) a p le e = _ , refl , oobF g a p le e
+  syI-flush g (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) a p le e = _ , refl , oobF g a p le e
+  syI-flush g (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) a p le e = _ , refl , oobF g a p le e
+  syI-flush g (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) a p le e = _ , refl , oobF g a p le e
 
   -- place keeps the stable L2P and the data pages
   syI-place : ∀ a d u → SyI u → SyI (place a d u)
@@ -548,24 +552,25 @@ private
   rl0-smI q u sm b p le e with sm b p le e
   ... | lt , mbn , ne = ≤-step lt , trans (upd-other (mb u) (just (cellD (pv u q) , p2l u q)) (<⇒≢ lt)) mbn , ne
 
-syI-ok : ∀ u {s s'} → SmI (st s) → SyI (st s) → okU u s s' → SyI (st s')
-syI-ok (SB.reg (SB.op (SB.w a d))) {s} sm sy (inj₁ (_ , f1 , f2 , e) , _) =
+syI-ok : ∀ u {s s'} → GcI (st s) → SmI (st s) → SyI (st s) → okU u s s' → SyI (st s')
+syI-ok (SB.reg (SB.op (SB.w a d))) {s} g sm sy (inj₁ (_ , f1 , f2 , e) , _) =
   subst SyI (sym e) (syI-opt f1 f2 (wr0 a d (st s)) (wr0-smI a d (st s) sm) sy)
-syI-ok (SB.reg (SB.op (SB.w a d))) sm sy (inj₂ (_ , e) , _) = subst SyI (sym e) sy
-syI-ok (SB.reg (SB.op SB.rl)) {s} sm sy (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , _) =
+syI-ok (SB.reg (SB.op (SB.w a d))) g sm sy (inj₂ (_ , e) , _) = subst SyI (sym e) sy
+syI-ok (SB.reg (SB.op SB.rl)) {s} g sm sy (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , _) =
   subst SyI (sym e) (syI-opt f1 f2 (rl0 p (st s)) (rl0-smI p (st s) sm) sy)
-syI-ok (SB.reg (SB.op SB.rl)) sm sy (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) = subst SyI (sym e) sy
-syI-ok (SB.reg (SB.op SB.rl)) sm sy (inj₂ (_ , e) , _) = subst SyI (sym e) sy
-syI-ok (SB.reg (SB.op SB.es)) {s} sm sy ((q , eq , e) , _) = subst SyI (sym e) go
+syI-ok (SB.reg (SB.op SB.rl)) g sm sy (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) = subst SyI (sym e) sy
+syI-ok (SB.reg (SB.op SB.rl)) g sm sy (inj₂ (_ , e) , _) = subst SyI (sym e) sy
+syI-ok (SB.reg (SB.op SB.es)) {s} g sm sy ((q , eq , e) , _) = subst SyI (sym e) go
   where
     go : SyI (esF q (st s))
     go a p le e′ with p ≟ q
     ... | yes refl = ⊥-elim′ (proj₂ (proj₂ (sm a p le e′)) eq)
-    ... | no n = proj₁ (sy a p le e′) , trans (upd-other (dat (st s)) (put erased (dat (st s) q)) n) (proj₂ (sy a p le e′))
-syI-ok (SB.reg SB.barrier) {s} sm sy (inj₁ (_ , refl)) a p le e with sy a p le e
-... | c , d = c , trans (cong (λ m → progm m (dat (st s) p)) (proj₁ (proj₂ (sm a p le e)))) d
-syI-ok (SB.reg SB.barrier) sm sy (inj₂ (_ , o , _)) = syI-flush o
-syI-ok SB.flush sm sy (o , _) = syI-flush o
+    ... | no n = proj₁ (sy a p le e′) , trans (upd-other (dat (st s)) (put erased (dat (st s) q)) n) (proj₁ (proj₂ (sy a p le e′))) ,
+                 proj₂ (proj₂ (sy a p le e′))
+syI-ok (SB.reg SB.barrier) {s} g sm sy (inj₁ (_ , refl)) a p le e with sy a p le e
+... | c , d , o = c , trans (cong (λ m → progm m (dat (st s) p)) (proj₁ (proj₂ (sm a p le e)))) d , o
+syI-ok (SB.reg SB.barrier) g sm sy (inj₂ (_ , o , _)) = syI-flush g o
+syI-ok SB.flush g sm sy (o , _) = syI-flush g o
 
 private
   dg-keep : ∀ {s s' : StU} {t t' : SB.State} → smap (st s') ≡ smap (st s) → ues s' ≡ ues s → SB.pend t' ≡ SB.pend t →
@@ -662,8 +667,37 @@ stable-crash {s} {t} D' sa sy cd a le = go (smap (st s) a) refl
     go : ∀ mp → smap (st s) a ≡ mp → rdD D' mp ≡ SB.stable t a
     go nothing  e = trans (cong (rdD (dat (st s))) (sym e)) (sa a le)
     go (just p) e =
-      trans (cong (λ m → cellD (cur m)) (dsyn (proj₂ (sy a p le e)) (cd p)))
+      trans (cong (λ m → cellD (cur m)) (dsyn (proj₁ (proj₂ (sy a p le e))) (cd p)))
             (trans (cong (rdD (dat (st s))) (sym e)) (sa a le))
+
+-- the OOB of the page the map after k ACCEPTED epochs names is the
+-- address (the digest's check includes it; the stable pages carry it)
+private
+  holds-oob : ∀ c d a → holds c d a ≡ true → oob c ≡ a
+  holds-oob (dcell e b) d a h = ≡ᵇ⇒≡ b a (subst T (sym (∧-snd (does (e ≟D d)) (b ≡ᵇ a) h)) tt)
+  holds-oob erased            d a ()
+  holds-oob junk              d a ()
+  holds-oob (dlt _ _ _ _ _)   d a ()
+  holds-oob (cpt _ _)         d a ()
+
+crashOOB : ∀ (D' : ℕ → MC) M es xs → (∀ a p → a ≤ amax → M a ≡ just p → oob (cur (D' p)) ≡ a) → DgL M es xs →
+  ∀ k → VerK (λ p → cur (D' p)) es k → ∀ a p → a ≤ amax → mapAt M es k a ≡ just p → oob (cur (D' p)) ≡ a
+crashOOB D' M es       xs       h dl       zero    _        = h
+crashOOB D' M []       xs       h dl       (suc k) _        = h
+crashOOB D' M (e ∷ es) []       h ()       (suc k) _
+crashOOB D' M (e ∷ es) (X ∷ xs) h (dg , dl) (suc k) (v ∷ vs) = crashOOB D' (eM e M) es xs h1 dl k vs
+  where
+    h1 : ∀ a p → a ≤ amax → eM e M a ≡ just p → oob (cur (D' p)) ≡ a
+    h1 a p le q with apply-src (pairsOf e) M a p (trans (eM-app e M a) q)
+    ... | inj₁ i = holds-oob (cur (D' p)) (X a) a (verD-mem (λ p → cur (D' p)) (ddOf e) p (X a) a (dg a p le i q) v)
+    ... | inj₂ mq = h a p le mq
+
+stable-oob : ∀ {s : St} (D' : ℕ → MC) → SyI s → (∀ p → CrashD (dat s p) (D' p)) →
+             ∀ a p → a ≤ amax → smap s a ≡ just p → oob (cur (D' p)) ≡ a
+stable-oob {s} D' sy cd a p le e = trans (cong (λ m → oob (cur m)) (dsyn (proj₁ (proj₂ (sy a p le e))) (cd p))) (proj₂ (proj₂ (sy a p le e)))
+  where
+    dsyn : ∀ {m m' c} → m ≡ syn c → CrashD m m' → m' ≡ syn c
+    dsyn refl e′ = e′
 
 -- an accepted epoch's committed page is the one written, so its digest
 -- verified
@@ -735,7 +769,7 @@ A-ghostAll : ∀ u {s t s'} → ARU s t → GhAll s t → okU u s s' →
              Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GhAll s' t'
 A-ghostAll u {s} {t} {s'} ar (g , sm , gh , dl , sy) o with A-ghost u {s} {t} {s'} ar g sm gh o
 ... | t' , x , ar' , g' , sm' , gh' =
-  t' , x , ar' , g' , sm' , gh' , dg-ok u {s} {t} {s'} {t'} (proj₁ ar) gh dl o x , syI-ok u {s} {s'} sm sy o
+  t' , x , ar' , g' , sm' , gh' , dg-ok u {s} {t} {s'} {t'} (proj₁ ar) gh dl o x , syI-ok u {s} {s'} g sm sy o
 
 ------------------------------------------------------------------------
 -- The state right after a barrier's programs (`flB`) as a state with one
@@ -761,7 +795,7 @@ dg-flB {s} {t} {t'} (v , c , n) (_ , vm) dl ep =
 
 sy-flB : ∀ s → SmI s → SyI s → SyI (flB s)
 sy-flB s sm sy a p le e with sy a p le e
-... | c , d = c , trans (cong (λ m → progm m (dat s p)) (proj₁ (proj₂ (sm a p le e)))) d
+... | c , d , o = c , trans (cong (λ m → progm m (dat s p)) (proj₁ (proj₂ (sm a p le e)))) d , o
 
 sm-flB : ∀ s → SmI s → SmI (flB s)
 sm-flB s sm b p le e with sm b p le e

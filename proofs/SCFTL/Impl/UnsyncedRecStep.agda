@@ -18,14 +18,14 @@
 --                  recovery step with that parse ends in a state whose
 --                  read image is SB's chosen candidate: SB's recovery
 --                  step (type A for recovery against SB, at the level of
---                  `ARU`), and the recovered state satisfies the
---                  invariants of PU's normal operation (`GhU`, `DgL`,
---                  `SyI`, `SmI`, `BI`, `SlO`, `GenR`: type B) — all but
---                  `GcI`, whose OOB part (every page the L2P names holds
---                  its address in its OOB) the crash lemmas do not carry
---                  for the stable pages
+--                  `ARU`), and the recovered state satisfies ALL the
+--                  invariants of PU's normal operation (`Inv′`: ARU,
+--                  GcI — every page the L2P names holds its address in
+--                  its OOB, `RecTo′`'s last part —, SmI, GhU, DgL, SyI,
+--                  BI, SlO, GenR: type B), so PU's normal operation and
+--                  its crashes go on from it
 --
--- NOT proven here: GcI after recovery, recovery without the full
+-- NOT proven here: recovery without the full
 -- checkpoint (P's `clean`/`Quiet` branch), crashed recoveries, the
 -- in-page/OOB commit's crash points, the split found from flash; so no
 -- Theorem 1 and no SC1B for PU.
@@ -52,14 +52,14 @@ open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (hi-bound)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; ARU; SmI)
+  using (StU; ⟪_,_⟫; ARU; SmI; GcI)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (candAt; recRS; ParseS)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
   using (GhU; DgL; SyI; rbase-same)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (SlO)
-open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (RecTo′; GenR)
+open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (RecTo′; GenR; Inv′; CrashPt′; crash-covered′)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -87,17 +87,16 @@ RecU s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s)) 
 recT : SB.Arr → SB.State
 recT x = SB.⟨ x , x , [] , 0 ⟩
 
-recU-A : ∀ {s'' t} → RecTo′ s'' t → Σ St λ s''' → RecU s'' s''' ×
-  Σ SB.State λ t'' → SB.okSB SB.recover t t'' × ARU ⟪ s''' , [] ⟫ t'' ×
-    GhU ⟪ s''' , [] ⟫ t'' × DgL (smap s''') [] [] × SyI s''' × SmI s''' × BI s''' [] × SlO s''' × GenR s'''
-recU-A {s''} {t} (b , g , C , pk , pr , T , es' , k , p , m , rd′) =
+recU-A : ∀ {s'' t} → RecTo′ s'' t → Σ St λ s‴ → RecU s'' s‴ ×
+  Σ SB.State λ t'' → SB.okSB SB.recover t t'' × Inv′ ⟪ s‴ , [] ⟫ t''
+recU-A {s''} {t} (b , g , C , pk , pr , T , es' , k , p , m , rd′ , ob) =
   s‴ , (b , g , C , pk , pr , T , es' , p , refl) ,
   recT (candAt t k) , (candAt t k , m , refl , refl , refl , refl) ,
-  (((λ a le → trans (rdx (M a)) (rd′ a le)) , refl , refl) , (λ a le → trans (rdy (M a)) (rd′ a le))) ,
-  (tt , λ a → refl) , tt , (λ a q le e → _ , refl) ,
-  (λ a q le e → ≤-trans (hi-bound M amax a q le e) (m≤m⊔n (hi M amax) (hiR (map cur (dr s'')))) , refl , λ ()) ,
-  bi M [] refl refl [] (λ a → refl) (rbase-same (ep s‴) M 0) ,
-  tt , []
+  ( ( (((λ a le → trans (rdx (M a)) (rd′ a le)) , refl , refl) , (λ a le → trans (rdy (M a)) (rd′ a le)))
+    , ( gci , smi , (tt , λ a → refl) , tt , (λ a q le e → _ , refl , ob a q le e) )
+    , bi M [] refl refl [] (λ a → refl) (rbase-same (ep s‴) M 0)
+    , tt )
+  , [] )
   where
     M = recM g C pr es' s''
     s‴ = recU b g C pr es' s''
@@ -107,3 +106,20 @@ recU-A {s''} {t} (b , g , C , pk , pr , T , es' , k , p , m , rd′) =
     rdy : ∀ mp → rdD (dat s‴) mp ≡ rdD (dat s'') mp
     rdy nothing  = refl
     rdy (just q) = refl
+    below : ∀ a q → a ≤ amax → M a ≡ just q → q < nxt s‴
+    below a q le e = ≤-trans (hi-bound M amax a q le e) (m≤m⊔n (hi M amax) (hiR (map cur (dr s''))))
+    gci : GcI s‴
+    gci = record { blw = below ; oobI = ob ; ersI = λ q () ; invI = λ q () }
+    smi : SmI s‴
+    smi a q le e = below a q le e , refl , λ ()
+
+------------------------------------------------------------------------
+-- A crash at a covered point, then the recovery step: SB's crash
+-- outcome, then SB's recovery, and PU's invariants again
+
+crash-recover : ∀ u {s t m s''} → Inv′ s t → CrashPt′ u s m → Img m s'' →
+  Σ SB.State λ t' → Σ St λ s‴ → Σ SB.State λ t'' →
+    SB.crashSB (SB.use u) t t' × RecU s'' s‴ × SB.okSB SB.recover t' t'' × Inv′ ⟪ s‴ , [] ⟫ t''
+crash-recover u {s} {t} {m} {s''} iv cp img with crash-covered′ u {s} {t} {m} {s''} iv cp img
+... | t' , c , rt with recU-A {s''} {t'} rt
+...   | s‴ , r , t'' , o , iv' = t' , s‴ , t'' , c , r , o , iv'
