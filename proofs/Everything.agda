@@ -46,6 +46,11 @@ import SCFTL.Impl.UnsyncedEpochsCrash
 import SCFTL.Impl.UnsyncedEpochsExample
 import SCFTL.Impl.UnsyncedBarrier
 import SCFTL.Impl.UnsyncedRecovery
+import SCFTL.Impl.UnsyncedImages
+import SCFTL.Impl.UnsyncedBase
+import SCFTL.Impl.UnsyncedCrashes
+import SCFTL.Impl.UnsyncedCheckpoint
+import SCFTL.Impl.UnsyncedRecStep
 -- Issue 39: P over the operations with a barrier (the durable barrier): Theorem 1 w.r.t. SB, SC1B
 import SCFTL.Impl.DurableBarrier
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
@@ -92,4 +97,6 @@ import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
+import SCFTL.Mutants.BarrierEpochUnrecorded
+import SCFTL.Mutants.BarrierEpochsUnchained
 import SCFTL.Mutants.All

@@ -68,6 +68,9 @@
 --                every normal operation against SB with ARU = ARv plus
 --                "the stable L2P reads SB's stable image" (`A-full`)
 --
+-- (The pending images, the data pages after a crash and SB's crash
+-- outcomes: SCFTL.Impl.UnsyncedImages, UnsyncedBase, UnsyncedCrashes,
+-- UnsyncedCheckpoint.)
 -- NOT proven here: PU's recovery step (P's `rview`/`recMap` built on
 -- `accU`; which replay state it picks is `crash-recU`, but not the data
 -- pages' content, `verD` with an invariant), a representation invariant

@@ -46,7 +46,8 @@
 --
 -- NOT proven here: that the replay state at the k-th barrier READS SB's
 -- k-th candidate (a ghost image per entry of `ues` and `verD` with an
--- invariant for the data pages), recovery as a step of PU's model, RI,
+-- invariant for the data pages: SCFTL.Impl.UnsyncedImages and
+-- UnsyncedBase prove it), recovery as a step of PU's model, RI,
 -- type B, CR, Theorem 1 and SC1B for PU (proofs/README.md, "Epoch
 -- barriers", "What is not proven").
 ------------------------------------------------------------------------

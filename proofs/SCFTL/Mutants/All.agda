@@ -54,6 +54,8 @@ import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
+import SCFTL.Mutants.BarrierEpochUnrecorded
+import SCFTL.Mutants.BarrierEpochsUnchained
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -82,6 +84,8 @@ module M26 = SCFTL.Mutants.AllocReusesLivePage
 module M27 = SCFTL.Mutants.ReadStaleLocation
 module M24 = SCFTL.Mutants.BarrierNewestOnly
 module M25 = SCFTL.Mutants.BarrierReleasesVictims
+module M28 = SCFTL.Mutants.BarrierEpochUnrecorded
+module M29 = SCFTL.Mutants.BarrierEpochsUnchained
 
 record MutantsFail : Set where
   field
@@ -149,6 +153,13 @@ record MutantsFail : Set where
     -- 25. (P with a barrier, SC with barriers) the barrier without SYNC
     --     releases the epoch's GC victims: a page it freed erased before a SYNC
     barrier-releases-victims : ¬ M25.SnapshotConsistent M25.Pmut
+    -- 28. (PU's barrier without SYNC, SC with barriers) the barrier does
+    --     not record its epoch (no committed page): its pairs are lost
+    barrier-epoch-unrecorded : ¬ M28.SnapshotConsistent M28.Pmut
+    -- 29. (PU's unsynced epochs, SC with barriers) recovery finds the
+    --     epochs by their committed pages, not checking that they follow
+    --     one another: a lost committed page joins its neighbours, a mix
+    barrier-epochs-unchained : ¬ M29.SnapshotConsistent M29.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -179,4 +190,6 @@ mutants-fail = record
   ; read-stale-location = M27.not-snapshot-consistent
   ; barrier-newest-only = M24.not-snapshot-consistent
   ; barrier-releases-victims = M25.not-snapshot-consistent
+  ; barrier-epoch-unrecorded = M28.not-snapshot-consistent
+  ; barrier-epochs-unchained = M29.not-snapshot-consistent
   }
