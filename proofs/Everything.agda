@@ -60,6 +60,7 @@ import SCFTL.Impl.BlocksExample
 -- Issue 39: the space accounting (W/K/U bounds, delta region): space-progress
 import SCFTL.Impl.Space
 import SCFTL.Impl.SpaceStreams
+import SCFTL.Impl.SpaceTwoStreams
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
