@@ -19,6 +19,9 @@
 -- model B (SCFTL.Impl.Blocks), each with its own counterexample fragment.
 -- Mutants 22 and 23 mutate the space constraints (SCFTL.Impl.Space):
 -- their configurations do not always find a page (`¬ SpaceProgress`).
+-- Mutant 30 mutates the constraints of the two-stream machine
+-- (SCFTL.Impl.SpaceTwoStreams; `¬ SpaceProgress2`, which its module
+-- names `SpaceProgress`).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -26,6 +29,7 @@ open import Relation.Nullary using (¬_)
 open import SCFTL.Mutants.Common using (SnapshotConsistent)
 open import SCFTL.Impl.CheckpointSlotExample using (SlotAbstraction)
 open import SCFTL.Impl.Space using (SpaceProgress)
+open import SCFTL.Impl.SpaceTwoStreams using (SpaceProgress2)
 
 import SCFTL.Mutants.TentativeReplayed
 import SCFTL.Mutants.DigestNotChecked
@@ -54,6 +58,7 @@ import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
+import SCFTL.Mutants.SpaceSecondStreamNotReserved
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -82,6 +87,7 @@ module M26 = SCFTL.Mutants.AllocReusesLivePage
 module M27 = SCFTL.Mutants.ReadStaleLocation
 module M24 = SCFTL.Mutants.BarrierNewestOnly
 module M25 = SCFTL.Mutants.BarrierReleasesVictims
+module M30 = SCFTL.Mutants.SpaceSecondStreamNotReserved
 
 record MutantsFail : Set where
   field
@@ -149,6 +155,9 @@ record MutantsFail : Set where
     -- 25. (P with a barrier, SC with barriers) the barrier without SYNC
     --     releases the epoch's GC victims: a page it freed erased before a SYNC
     barrier-releases-victims : ¬ M25.SnapshotConsistent M25.Pmut
+    -- 30. (space, two write streams) constraint (2) as for one stream: a
+    --     relocation into the cold stream finds no page
+    space-second-stream-not-reserved : ¬ SpaceProgress2 M30.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -179,4 +188,5 @@ mutants-fail = record
   ; read-stale-location = M27.not-snapshot-consistent
   ; barrier-newest-only = M24.not-snapshot-consistent
   ; barrier-releases-victims = M25.not-snapshot-consistent
+  ; space-second-stream-not-reserved = M30.not-space-progress
   }
