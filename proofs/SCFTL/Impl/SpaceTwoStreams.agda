@@ -61,8 +61,14 @@
 -- inside the code's ceiling is slack here), (4) as
 -- epoch_pages_max + 1 <= delta_pages; nothing of (3)'s padding and
 -- abandoned-tail terms (as for one stream: a crash abandons the rooms,
--- which the flush's bound never counted).  Mutant 30 (SCFTL.Mutants.
--- SpaceStreamsOneActive) drops (2)'s two-stream terms and gets stuck.
+-- which the flush's bound never counted; the padding fills a page the
+-- active superblock holds).  Whether (3)'s (t-1)*s is needed is not
+-- settled: the invariant's superblock more is coarse (the streams'
+-- rounding against K victims costs at most s - 1 sectors more, which
+-- (3) with t = 1 already reserves; not proven here).  Mutant 30
+-- (SCFTL.Mutants.SpaceSecondStreamNotReserved) drops both of (2)'s
+-- two-stream terms and gets stuck: a relocation finds no page.
+-- `valid2⇒validT`: `Valid2` implies SCFTL.Impl.SpaceStreams's `ValidT 2`.
 --
 -- Not modelled (beyond SCFTL.Impl.Space's list): wear moves and
 -- evacuations into the cold stream (wear.rs), the §6.1 validator's
@@ -96,7 +102,7 @@ open import SCFTL.Impl.Space
         ; ⌈_/_⌉; slack; NotNeeded; Victim
         ; pos-suc; ceil-ge; div-ge; sum-mid; len-mid; len-swap; sum-dec
         ; victim-bound; pos-mul; two; room-sb; min-split )
-import SCFTL.Impl.Space as One
+open import SCFTL.Impl.SpaceStreams using (ValidT)
 
 private
   ≤≡ : ∀ {a b d} → a ≤ b → b ≡ d → a ≤ d
@@ -145,6 +151,15 @@ needs2 {c} V = record
   sl : S c ≤ slack 2 (pad c) (S c)
   sl = ≤≡ (m≤n+m (S c) (2 * pad c + 2 * (S c ∸ 1)))
           (cong (2 * pad c + 2 * (S c ∸ 1) +_) (sym (+-identityʳ (S c))))
+
+-- The code's constraints with t = 2 imply SCFTL.Impl.SpaceStreams's
+-- `ValidT 2` (whose (2) leaves out the (t-1)*(pad + s) inside the
+-- ceiling), so its count-level lemmas (`streams-fit`, `actives-fit`,
+-- `two-streams-room`) apply to every configuration `Valid2` accepts.
+valid2⇒validT : ∀ {c} → Valid2 c → ValidT 2 c
+valid2⇒validT {c} V = record
+  { U≥1 = Valid2.U≥1 V ; ppp≥1 = Valid2.ppp≥1 V ; pad<S = Valid2.pad<S V
+  ; c1 = Valid2.c1 V ; c2 = Needs2.c2 (needs2 V) ; c3 = Valid2.c3 V ; c4 = Valid2.c4 V }
 
 ------------------------------------------------------------------------
 -- State and steps
