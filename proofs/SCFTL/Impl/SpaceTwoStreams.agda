@@ -14,13 +14,16 @@
 --     (gc.rs `gc_one`: `with_cold_stream(relocate)`);
 --   * a write's old copy in a used superblock (`wrU`), in the host
 --     active one (`wrH`), in the cold active one (`wrC`), or none
---     (`wrN`); GC (`gcm`) and its victim as in SCFTL.Impl.Space (greedy
+--     (`wrN`), with no GC guard (the code's timing: the sector whose
+--     page opening retires a superblock goes before the GC that makes
+--     due; the invariant needs no guard); GC (`gcm`) and its victim as in SCFTL.Impl.Space (greedy
 --     or any with at most N valid sectors: the cost-benefit choice behind
 --     the N validator, gc.rs `pick_victim`); a relocation (`rl`) into the
 --     cold stream;
 --   * each stream retires its full active superblock and opens a free one
 --     on its own (`actH`, `actC`: datapath.rs `open_active`, per stream);
---   * the flush (`flK`, `flC`) pads both streams' pages (at most
+--   * the flush (`flK`, `flC`), only when GC is not needed (flush.rs
+--     runs `gc_if_needed` first), pads both streams' pages (at most
 --     sectors_per_page - 1 sectors each, streams.rs: the flush pads and
 --     programs both merge buffers), victims erasable only then (2PGC);
 --   * a crash and recovery (`rec`) abandons both active superblocks
@@ -181,21 +184,24 @@ avail2 : Config → St2 → ℕ
 avail2 c s = (fre s + ers s) * S c + rh s + rc s
 
 data Step2 (c : Config) : St2 → St2 → Set where
-  -- host writes, into the host stream
+  -- host writes, into the host stream.  No guard on GC: the code runs
+  -- GC before each sector (datapath.rs `gc_if_needed`), but opening the
+  -- page (`actH`) may then make GC due and the sector goes first; the
+  -- invariant needs no guard, so the model allows a write at any point.
   wrU : ∀ {f e i xs x ys r a r' a' w g rm t b p u} →
-        w < W c → NotNeeded c g (xs ++ suc x ∷ ys) → b < ppp c →
+        w < W c → b < ppp c →
         Step2 c (st2 f e i (xs ++ suc x ∷ ys) (suc r) a r' a' w g 0 rm t b p u)
                 (st2 f e i (xs ++ x ∷ ys) r (suc a) r' a' (suc w) g 0 rm t (suc b) (suc p) u)
   wrH : ∀ {f e i xs r a r' a' w g rm t b p u} →
-        w < W c → NotNeeded c g xs → b < ppp c →
+        w < W c → b < ppp c →
         Step2 c (st2 f e i xs (suc r) (suc a) r' a' w g 0 rm t b p u)
                 (st2 f e i xs r (suc a) r' a' (suc w) g 0 rm t (suc b) (suc p) u)
   wrC : ∀ {f e i xs r a r' a' w g rm t b p u} →
-        w < W c → NotNeeded c g xs → b < ppp c →
+        w < W c → b < ppp c →
         Step2 c (st2 f e i xs (suc r) a r' (suc a') w g 0 rm t b p u)
                 (st2 f e i xs r (suc a) r' a' (suc w) g 0 rm t (suc b) (suc p) u)
   wrN : ∀ {f e i xs r a r' a' w g rm t b p u} →
-        w < W c → NotNeeded c g xs → b < ppp c → sum xs + a + a' < L c →
+        w < W c → b < ppp c → sum xs + a + a' < L c →
         Step2 c (st2 f e i xs (suc r) a r' a' w g 0 rm t b p u)
                 (st2 f e i xs r (suc a) r' a' (suc w) g 0 rm t (suc b) (suc p) u)
   -- GC: a victim, its sectors relocated one by one into the cold stream
@@ -377,7 +383,7 @@ victim-ok2 xs v ys V uL sL (inj₁ ok) = ok
 victim-ok2 {c} xs v ys V uL sL (inj₂ (ax , ay)) = victim-bound c xs v ys (Needs2.U≥1 V) uL sL ax ay
 
 step-inv2 : ∀ {c s s'} → Needs2 c → Inv2 c s → Step2 c s s' → Inv2 c s'
-step-inv2 {c} V I (wrU {f} {e} {i} {xs} {x} {ys} {r} {a} {r'} {a'} {w} {g} {rm} {t} {b} {p} lt nn bl) = record
+step-inv2 {c} V I (wrU {f} {e} {i} {xs} {x} {ys} {r} {a} {r'} {a'} {w} {g} {rm} {t} {b} {p} lt bl) = record
   { cons = trans (cong (λ n → suc (suc (f + e + i + n))) (len-swap xs {x} {suc x} {ys})) (Inv2.cons I)
   ; i≡g = Inv2.i≡g I
   ; sumL = ≡≤ (solve 3 (λ z a a' → z :+ (con 1 :+ a) :+ a' :+ con 0 := (con 1 :+ z) :+ a :+ a' :+ con 0) refl (sum (xs ++ x ∷ ys)) a a')
@@ -385,18 +391,18 @@ step-inv2 {c} V I (wrU {f} {e} {i} {xs} {x} {ys} {r} {a} {r'} {a'} {w} {g} {rm} 
   ; wcW = lt ; gcK = Inv2.gcK I ; rhS = n≤s (Inv2.rhS I) ; rcS = Inv2.rcS I
   ; pot = pot-w _ ((f + e) * S c) r r' w (g * N c) (Inv2.pot I)
   ; prq = prq-w p t (ppp c) b (Inv2.prq I) ; bufp = bl ; prb = s≤s (Inv2.prb I) ; remb = Inv2.remb I ; recb = Inv2.recb I }
-step-inv2 {c} V I (wrH {f} {e} {i} {xs} {r} {a} {r'} {a'} {w} {g} {rm} {t} {b} {p} lt nn bl) = record
+step-inv2 {c} V I (wrH {f} {e} {i} {xs} {r} {a} {r'} {a'} {w} {g} {rm} {t} {b} {p} lt bl) = record
   { cons = Inv2.cons I ; i≡g = Inv2.i≡g I ; sumL = Inv2.sumL I
   ; wcW = lt ; gcK = Inv2.gcK I ; rhS = n≤s (Inv2.rhS I) ; rcS = Inv2.rcS I
   ; pot = pot-w _ ((f + e) * S c) r r' w (g * N c) (Inv2.pot I)
   ; prq = prq-w p t (ppp c) b (Inv2.prq I) ; bufp = bl ; prb = s≤s (Inv2.prb I) ; remb = Inv2.remb I ; recb = Inv2.recb I }
-step-inv2 {c} V I (wrC {f} {e} {i} {xs} {r} {a} {r'} {a'} {w} {g} {rm} {t} {b} {p} lt nn bl) = record
+step-inv2 {c} V I (wrC {f} {e} {i} {xs} {r} {a} {r'} {a'} {w} {g} {rm} {t} {b} {p} lt bl) = record
   { cons = Inv2.cons I ; i≡g = Inv2.i≡g I
   ; sumL = ≡≤ (solve 3 (λ z a a' → z :+ (con 1 :+ a) :+ a' :+ con 0 := z :+ a :+ (con 1 :+ a') :+ con 0) refl (sum xs) a a') (Inv2.sumL I)
   ; wcW = lt ; gcK = Inv2.gcK I ; rhS = n≤s (Inv2.rhS I) ; rcS = Inv2.rcS I
   ; pot = pot-w _ ((f + e) * S c) r r' w (g * N c) (Inv2.pot I)
   ; prq = prq-w p t (ppp c) b (Inv2.prq I) ; bufp = bl ; prb = s≤s (Inv2.prb I) ; remb = Inv2.remb I ; recb = Inv2.recb I }
-step-inv2 {c} V I (wrN {f} {e} {i} {xs} {r} {a} {r'} {a'} {w} {g} {rm} {t} {b} {p} lt nn bl sl) = record
+step-inv2 {c} V I (wrN {f} {e} {i} {xs} {r} {a} {r'} {a'} {w} {g} {rm} {t} {b} {p} lt bl sl) = record
   { cons = Inv2.cons I ; i≡g = Inv2.i≡g I
   ; sumL = ≡≤ (solve 3 (λ z a a' → z :+ (con 1 :+ a) :+ a' :+ con 0 := con 1 :+ (z :+ a :+ a')) refl (sum xs) a a') sl
   ; wcW = lt ; gcK = Inv2.gcK I ; rhS = n≤s (Inv2.rhS I) ; rcS = Inv2.rcS I
@@ -615,23 +621,23 @@ example2-end = st2 0 5 0 (0 ∷ []) 2 1 2 0 0 0 0 12 0 0 0 3
 
 example2-run : Reach2 example2 example2-end
 example2-run =
-    wrN lit (inj₂ lit) lit lit
+    wrN lit lit lit
   ◅ dpg
   ◅ flK {dh = 0} {dc = 0} (inj₂ lit) z≤n z≤n z≤n lit
   ◅ rec {e' = 5} {ys = 1 ∷ []} refl lit lit (inj₁ (refl , lit))
-  ◅ wrU {xs = []} {x = 0} {ys = []} lit (inj₂ lit) lit
+  ◅ wrU {xs = []} {x = 0} {ys = []} lit lit
   ◅ dpg
-  ◅ wrH lit (inj₂ lit) lit
+  ◅ wrH lit lit
   ◅ dpg
   ◅ flC {dh = 0} {dc = 0} (inj₂ lit) z≤n z≤n z≤n
-  ◅ wrH lit (inj₂ lit) lit
+  ◅ wrH lit lit
   ◅ dpg
   ◅ era
   ◅ actH
   ◅ gcm {xs = []} {v = 1} {ys = 0 ∷ []} lit lit (inj₁ lit)
   ◅ rl lit
   ◅ dpg
-  ◅ wrC lit (inj₂ lit) lit
+  ◅ wrC lit lit
   ◅ dpg
   ◅ flK {dh = 0} {dc = 0} (inj₂ lit) z≤n z≤n z≤n lit
   ◅ ε

@@ -18,28 +18,36 @@
 -- One of (2)'s two terms suffices (SCFTL.Impl.SpaceTwoStreams, `Needs2`:
 -- u + 2 + ceil(need/s) <= p); this mutant drops both.
 --
--- The configuration: W = 1, K = 4, U = 1, L = 1 (N = 1), S = 5 sectors
--- per superblock, P = 3 data superblocks, no padding, five pairs per
--- delta page, a region of 40 pages.  (1) 5 <= 20, (2') 1 + 1 + 1 <= 3,
--- (3) 5 + slack(2, 0, 5) = 18 <= 20, (4) 2 * 2 <= 40; the code's (2) is
--- 1 + 2 + ceil(10/5) <= 3, false.
+-- The configuration: W = 1, K = 5, U = 2, L = 3 (N = 1), S = 6 sectors
+-- per superblock (two pages of three sectors: padding up to 2), P = 4
+-- data superblocks, seven pairs per delta page, a region of 40 pages.
+-- (1) 6 <= 30, (2') 2 + 1 + ceil(6/6) <= 4, (3) 6 + slack(2, 2, 6) =
+-- 26 <= 30, (4) 2 * 1 <= 40; the code's (2) is
+-- 2 + 2 + ceil((6 + 2 + 6)/6) = 7 <= 4, false.
 --
--- The run (73 steps, found by a breadth-first search of the machine with
--- the code's padding and recovery: the flush pads nothing, recovery
--- makes used exactly the superblocks holding committed data): a write of
--- the only logical sector into the host stream; commit; a crash
--- (recovery: that superblock used, both streams' superblocks opened, no
--- erasable one left); GC (used = 1 >= U) relocates the sector into the
--- cold stream.  Then, five times: the host stream's superblock is filled
--- by one write per epoch (each over the sector's last copy) and retired,
--- taking the one erasable superblock, and GC relocates its one valid
--- sector into the cold stream, whose superblock fills a sector per
--- round; the flush makes the victim erasable.  In the fifth round the
--- cold stream's superblock is full when the relocation comes: the host
--- stream took the last erasable superblock, the victim is erasable only
--- at the commit, and the relocation finds no page (`no-page`).  Two
--- active superblocks and the one spare are all the data superblocks
--- there are: the second stream needs its superblock in (2).
+-- The run (24 steps, found by a breadth-first search of the machine
+-- restricted to what the code does: GC whenever it is needed before a
+-- write or a flush, the greedy victim, a superblock opened only by the
+-- write or relocation that needs it and that write going first, the
+-- flush padding each stream's partial page, recovery making used exactly
+-- the superblocks that hold committed data): from format (both streams'
+-- superblocks open, two erasable), a write into the host stream, a flush
+-- (padding its page), a crash; again a write, a flush, a crash: now the
+-- two superblocks holding the two sectors are used and both streams'
+-- superblocks are fresh, nothing else is left (P = 4).  GC (used = 2 >=
+-- U) takes one, relocates its sector into the cold stream; a write over
+-- it; flush (both streams padded, the victim erasable).  A write and a
+-- flush fill the host stream's superblock.  The next write erases the
+-- erasable superblock and opens it for the host stream, retiring the
+-- full one (used = 2 again); GC takes a used one and relocates its
+-- sector into the cold stream; flush (both padded: the cold stream's
+-- superblock is full now); a write and a flush fill the host stream's
+-- superblock again, and the next write takes the last erasable
+-- superblock for it.  GC is due (used = 2) and its victim's sector finds
+-- no page: the cold stream's superblock is full, nothing is free or
+-- erasable, the victim is erasable only at the commit (`no-page`).  Two
+-- active superblocks and what one stream needs leave the second stream
+-- without its superblock: (2) needs it.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.SpaceSecondStreamNotReserved where
 
@@ -78,94 +86,45 @@ Pmut = record { Ok = Valid′ }
 
 -- W K U L S P pad ppp D
 c : Config
-c = cfg 1 4 1 1 5 3 0 5 40
+c = cfg 1 5 2 3 6 4 2 7 40
 
 ok : Valid′ c
 ok = record { U≥1 = lit ; ppp≥1 = lit ; pad<S = lit ; c1 = lit ; c2 = lit ; c3 = lit ; c4 = lit }
 
--- The code's constraints reject it: its (2) is 5 <= 3.
+-- The code's constraints reject it: its (2) is 7 <= 4.
 not-valid : ¬ Valid2 c
 not-valid v with Valid2.c2 v
-... | s≤s (s≤s (s≤s ()))
+... | s≤s (s≤s (s≤s (s≤s ())))
 
 stuck : St2
-stuck = st2 0 0 1 [] 5 0 0 0 1 1 1 15 0 1 1 2
+stuck = st2 0 0 1 (1 ∷ []) 5 1 0 0 1 1 1 34 0 1 1 3
 
 run : Reach2 c stuck
 run =
-   wrN lit (inj₂ lit) lit lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ rec {e' = 0} {ys = (1 ∷ [])} refl lit lit (inj₁ (refl , lit))
-  ◅ gcm {xs = []} {v = 1} {ys = []} lit lit (inj₁ lit)
+   wrN lit lit lit
+  ◅ flK {dh = 2} {dc = 0} (inj₂ lit) lit lit lit lit
+  ◅ rec {e' = 1} {ys = (1 ∷ [])} refl lit lit (inj₁ (refl , lit))
+  ◅ wrN lit lit lit
+  ◅ flK {dh = 2} {dc = 0} (inj₂ lit) lit lit lit lit
+  ◅ rec {e' = 0} {ys = (1 ∷ 1 ∷ [])} refl lit lit (inj₁ (refl , lit))
+  ◅ gcm {xs = []} {v = 1} {ys = (1 ∷ [])} lit lit (inj₁ lit)
   ◅ rl lit
-  ◅ wrC lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
+  ◅ wrC lit lit
+  ◅ flK {dh = 2} {dc = 2} (inj₂ lit) lit lit lit lit
+  ◅ wrH lit lit
+  ◅ flK {dh = 2} {dc = 0} (inj₂ lit) lit lit lit lit
   ◅ era
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
   ◅ actH
-  ◅ gcm {xs = []} {v = 1} {ys = []} lit lit (inj₁ lit)
+  ◅ wrN lit lit lit
+  ◅ gcm {xs = []} {v = 1} {ys = (1 ∷ [])} lit lit (inj₁ lit)
   ◅ rl lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrC lit (inj₂ lit) lit
+  ◅ flK {dh = 2} {dc = 2} (inj₂ lit) lit lit lit lit
+  ◅ wrH lit lit
+  ◅ flK {dh = 2} {dc = 0} (inj₂ lit) lit lit lit lit
   ◅ era
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
   ◅ actH
-  ◅ gcm {xs = []} {v = 1} {ys = []} lit lit (inj₁ lit)
-  ◅ rl lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrC lit (inj₂ lit) lit
-  ◅ era
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ actH
-  ◅ gcm {xs = []} {v = 1} {ys = []} lit lit (inj₁ lit)
-  ◅ rl lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrC lit (inj₂ lit) lit
-  ◅ era
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ actH
-  ◅ gcm {xs = []} {v = 1} {ys = []} lit lit (inj₁ lit)
-  ◅ rl lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrC lit (inj₂ lit) lit
-  ◅ era
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ flK {dh = 0} {dc = 0} (inj₂ lit) lit lit lit lit
-  ◅ wrH lit (inj₂ lit) lit
-  ◅ actH
-  ◅ gcm {xs = []} {v = 1} {ys = []} lit lit (inj₁ lit) 
+  ◅ wrC lit lit
+  ◅ gcm {xs = []} {v = 1} {ys = (1 ∷ [])} lit lit (inj₁ lit) 
   ◅ ε
 
 -- The pending relocation (pend = 1) finds no page in the cold stream: its
