@@ -79,7 +79,9 @@
 -- the in-page/OOB commits being refused when the cold stream programmed
 -- a page (no region page is modelled for them anyway), which superblocks
 -- the recovered L2P references (any within `cu`), the flush's padding
--- amount (any d <= pad per stream, not the page remainder).
+-- amount (any d <= pad per stream, not the page remainder), recovery
+-- opening both streams' superblocks at once (the code opens each by its
+-- first append).
 ------------------------------------------------------------------------
 module SCFTL.Impl.SpaceTwoStreams where
 
