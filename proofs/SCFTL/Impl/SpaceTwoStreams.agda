@@ -14,12 +14,12 @@
 --     (gc.rs `gc_one`: `with_cold_stream(relocate)`);
 --   * a write's old copy in a used superblock (`wrU`), in the host
 --     active one (`wrH`), in the cold active one (`wrC`), or none
---     (`wrN`), with no GC guard (the code's timing: the sector whose
---     page opening retires a superblock goes before the GC that makes
---     due; the invariant needs no guard); GC (`gcm`) and its victim as in SCFTL.Impl.Space (greedy
---     or any with at most N valid sectors: the cost-benefit choice behind
---     the N validator, gc.rs `pick_victim`); a relocation (`rl`) into the
---     cold stream;
+--     (`wrN`), with no GC guard (the code's timing: a sector whose page
+--     opening retires a superblock goes before the GC this makes due;
+--     the invariant needs no guard); GC (`gcm`) and its victim as in
+--     SCFTL.Impl.Space (greedy or any with at most N valid sectors: the
+--     cost-benefit choice behind the N validator, gc.rs `pick_victim`);
+--     a relocation (`rl`) into the cold stream;
 --   * each stream retires its full active superblock and opens a free one
 --     on its own (`actH`, `actC`: datapath.rs `open_active`, per stream);
 --   * the flush (`flK`, `flC`), only when GC is not needed (flush.rs
@@ -60,8 +60,9 @@
 -- What the proof needs (a finding, machine-checked: `Needs2`, `needs2`,
 -- `space-progress-needs2`): (1) as need + S <= K*S (the (t-1)*s of (3)'s
 -- slack: K victims cover the next epoch's sectors plus a superblock),
--- (2) as u + 2 + ceil(need/s) <= p (the `+ t`; the (t-1)*(pad + s)
--- inside the code's ceiling is slack here), (4) as
+-- (2) as u + 2 + ceil(need/s) <= p (one superblock more than one
+-- stream: the code's (2) gives it twice, by its `+ t` and by the
+-- (t-1)*(pad + s) inside its ceiling; either suffices here), (4) as
 -- epoch_pages_max + 1 <= delta_pages; nothing of (3)'s padding and
 -- abandoned-tail terms (as for one stream: a crash abandons the rooms,
 -- which the flush's bound never counted; the padding fills a page the
