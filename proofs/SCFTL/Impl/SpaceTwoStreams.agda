@@ -21,7 +21,9 @@
 --     cost-benefit choice behind the N validator, gc.rs `pick_victim`);
 --     a relocation (`rl`) into the cold stream;
 --   * each stream retires its full active superblock and opens a free one
---     on its own (`actH`, `actC`: datapath.rs `open_active`, per stream);
+--     on its own, when it has a sector to place (`actH`: a host write is
+--     wanted, `actC`: a relocation is pending; datapath.rs `open_active`,
+--     per stream);
 --   * the flush (`flK`, `flC`), only when GC is not needed (flush.rs
 --     runs `gc_if_needed` first), pads both streams' pages (at most
 --     sectors_per_page - 1 sectors each, streams.rs: the flush pads and
@@ -220,12 +222,14 @@ data Step2 (c : Config) : St2 → St2 → Set where
         Step2 c (st2 f e i xs r a r' a' w g q (suc rm) t (ppp c) p u)
                 (st2 f e i xs r a r' a' w g q rm (suc t) 0 p u)
   -- each stream retires its full active superblock and opens a free one
-  actH : ∀ {f e i xs a r' a' w g q rm t b p u} →
+  -- when it has a sector to place (datapath.rs `open_active`, called by
+  -- the append that needs room)
+  actH : ∀ {f e i xs a r' a' w g q rm t b p u} → w < W c →
         Step2 c (st2 (suc f) e i xs 0 a r' a' w g q rm t b p u)
                 (st2 f e i (a ∷ xs) (S c) 0 r' a' w g q rm t b p u)
   actC : ∀ {f e i xs r a a' w g q rm t b p u} →
-        Step2 c (st2 (suc f) e i xs r a 0 a' w g q rm t b p u)
-                (st2 f e i (a' ∷ xs) r a (S c) 0 w g q rm t b p u)
+        Step2 c (st2 (suc f) e i xs r a 0 a' w g (suc q) rm t b p u)
+                (st2 f e i (a' ∷ xs) r a (S c) 0 w g (suc q) rm t b p u)
   era : ∀ {f e i xs r a r' a' w g q rm t b p u} →
         Step2 c (st2 f (suc e) i xs r a r' a' w g q rm t b p u)
                 (st2 (suc f) e i xs r a r' a' w g q rm t b p u)
@@ -439,7 +443,7 @@ step-inv2 {c} V I (dpg {f} {e} {i} {xs} {r} {a} {r'} {a'} {w} {g} {q} {rm} {t} {
   ; prq = trans (Inv2.prq I) (solve 2 (λ t k → t :* k :+ k := (con 1 :+ t) :* k :+ con 0) refl t (ppp c))
   ; bufp = z≤n ; prb = Inv2.prb I
   ; remb = ≤≡ (Inv2.remb I) (sym (+-suc rm t)) ; recb = Inv2.recb I }
-step-inv2 {c} V I (actH {f} {e} {i} {xs} {a} {r'} {a'} {w} {g} {q} {rm} {t} {b} {p}) = record
+step-inv2 {c} V I (actH {f} {e} {i} {xs} {a} {r'} {a'} {w} {g} {q} {rm} {t} {b} {p} _) = record
   { cons = trans (cong (λ z → suc (suc z)) (solve 4 (λ f e i n → f :+ e :+ i :+ (con 1 :+ n) := (con 1 :+ f) :+ e :+ i :+ n) refl f e i (length xs))) (Inv2.cons I)
   ; i≡g = Inv2.i≡g I
   ; sumL = ≡≤ (solve 4 (λ z a a' q → a :+ z :+ con 0 :+ a' :+ q := z :+ a :+ a' :+ q) refl (sum xs) a a' q) (Inv2.sumL I)
@@ -449,7 +453,7 @@ step-inv2 {c} V I (actH {f} {e} {i} {xs} {a} {r'} {a'} {w} {g} {q} {rm} {t} {b} 
 step-inv2 {c} V I (actC {f} {e} {i} {xs} {r} {a} {a'} {w} {g} {q} {rm} {t} {b} {p}) = record
   { cons = trans (cong (λ z → suc (suc z)) (solve 4 (λ f e i n → f :+ e :+ i :+ (con 1 :+ n) := (con 1 :+ f) :+ e :+ i :+ n) refl f e i (length xs))) (Inv2.cons I)
   ; i≡g = Inv2.i≡g I
-  ; sumL = ≡≤ (solve 4 (λ z a a' q → a' :+ z :+ a :+ con 0 :+ q := z :+ a :+ a' :+ q) refl (sum xs) a a' q) (Inv2.sumL I)
+  ; sumL = ≡≤ (solve 4 (λ z a a' q → a' :+ z :+ a :+ con 0 :+ q := z :+ a :+ a' :+ q) refl (sum xs) a a' (suc q)) (Inv2.sumL I)
   ; wcW = Inv2.wcW I ; gcK = Inv2.gcK I ; rhS = Inv2.rhS I ; rcS = ≤-refl
   ; pot = ≤≡ (Inv2.pot I) (solve 6 (λ f e s r w G → (con 1 :+ f :+ e) :* s :+ r :+ con 0 :+ w :+ G := (f :+ e) :* s :+ r :+ s :+ w :+ G) refl f e (S c) r w (g * N c))
   ; prq = Inv2.prq I ; bufp = Inv2.bufp I ; prb = Inv2.prb I ; remb = Inv2.remb I ; recb = Inv2.recb I }
@@ -582,19 +586,20 @@ space-progress-needs2 : SpaceProgress2 needed2
 space-progress-needs2 c V r = progress2 V (reach-inv2 V r)
 
 -- A found page is reached by at most an erase and an activation.
-finds-host-page : ∀ c s → FindsH c s → Σ St2 (λ s' → Star (Step2 c) s s' × S c ≡ rh s')
-                                         ⊎ 1 ≤ rh s
-finds-host-page c s (inj₁ r1) = inj₂ r1
-finds-host-page c (st2 (suc f) e i xs .0 a r' a' w g q rm t b p u) (inj₂ (refl , _)) = inj₁ (_ , actH ◅ ε , refl)
-finds-host-page c (st2 zero (suc e) i xs .0 a r' a' w g q rm t b p u) (inj₂ (refl , _)) = inj₁ (_ , era ◅ actH ◅ ε , refl)
-finds-host-page c (st2 zero zero i xs .0 a r' a' w g q rm t b p u) (inj₂ (refl , ()))
+finds-host-page : ∀ c s → wc s < W c → FindsH c s →
+                  Σ St2 (λ s' → Star (Step2 c) s s' × S c ≡ rh s') ⊎ 1 ≤ rh s
+finds-host-page c s lt (inj₁ r1) = inj₂ r1
+finds-host-page c (st2 (suc f) e i xs .0 a r' a' w g q rm t b p u) lt (inj₂ (refl , _)) = inj₁ (_ , actH lt ◅ ε , refl)
+finds-host-page c (st2 zero (suc e) i xs .0 a r' a' w g q rm t b p u) lt (inj₂ (refl , _)) = inj₁ (_ , era ◅ actH lt ◅ ε , refl)
+finds-host-page c (st2 zero zero i xs .0 a r' a' w g q rm t b p u) lt (inj₂ (refl , ()))
 
-finds-cold-page : ∀ c s → FindsC c s → Σ St2 (λ s' → Star (Step2 c) s s' × S c ≡ rc s')
-                                         ⊎ 1 ≤ rc s
-finds-cold-page c s (inj₁ r1) = inj₂ r1
-finds-cold-page c (st2 (suc f) e i xs r a .0 a' w g q rm t b p u) (inj₂ (refl , _)) = inj₁ (_ , actC ◅ ε , refl)
-finds-cold-page c (st2 zero (suc e) i xs r a .0 a' w g q rm t b p u) (inj₂ (refl , _)) = inj₁ (_ , era ◅ actC ◅ ε , refl)
-finds-cold-page c (st2 zero zero i xs r a .0 a' w g q rm t b p u) (inj₂ (refl , ()))
+finds-cold-page : ∀ c s → 1 ≤ pend s → FindsC c s →
+                  Σ St2 (λ s' → Star (Step2 c) s s' × S c ≡ rc s') ⊎ 1 ≤ rc s
+finds-cold-page c s p1 (inj₁ r1) = inj₂ r1
+finds-cold-page c (st2 f e i xs r a .0 a' w g zero rm t b p u) () (inj₂ (refl , _))
+finds-cold-page c (st2 (suc f) e i xs r a .0 a' w g (suc q) rm t b p u) p1 (inj₂ (refl , _)) = inj₁ (_ , actC ◅ ε , refl)
+finds-cold-page c (st2 zero (suc e) i xs r a .0 a' w g (suc q) rm t b p u) p1 (inj₂ (refl , _)) = inj₁ (_ , era ◅ actC ◅ ε , refl)
+finds-cold-page c (st2 zero zero i xs r a .0 a' w g (suc q) rm t b p u) p1 (inj₂ (refl , ()))
 
 ------------------------------------------------------------------------
 -- Not vacuous: a configuration the code's constraints accept with t = 2
@@ -636,7 +641,7 @@ example2-run =
   ◅ wrH lit lit
   ◅ dpg
   ◅ era
-  ◅ actH
+  ◅ actH lit
   ◅ gcm {xs = []} {v = 1} {ys = 0 ∷ []} lit lit (inj₁ lit)
   ◅ rl lit
   ◅ dpg

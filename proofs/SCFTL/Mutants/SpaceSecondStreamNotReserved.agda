@@ -114,7 +114,7 @@ run =
   ◅ wrH lit lit
   ◅ flK {dh = 2} {dc = 0} (inj₂ lit) lit lit lit lit
   ◅ era
-  ◅ actH
+  ◅ actH lit
   ◅ wrN lit lit lit
   ◅ gcm {xs = []} {v = 1} {ys = (1 ∷ [])} lit lit (inj₁ lit)
   ◅ rl lit
@@ -122,7 +122,7 @@ run =
   ◅ wrH lit lit
   ◅ flK {dh = 2} {dc = 0} (inj₂ lit) lit lit lit lit
   ◅ era
-  ◅ actH
+  ◅ actH lit
   ◅ wrC lit lit
   ◅ gcm {xs = []} {v = 1} {ys = (1 ∷ [])} lit lit (inj₁ lit) 
   ◅ ε
