@@ -68,10 +68,10 @@
 -- epoch_pages_max + 1 <= delta_pages; nothing of (3)'s padding and
 -- abandoned-tail terms (as for one stream: a crash abandons the rooms,
 -- which the flush's bound never counted; the padding fills a page the
--- active superblock holds).  Whether (3)'s (t-1)*s is needed is not
--- settled: the invariant's superblock more is coarse (the streams'
--- rounding against K victims costs at most s - 1 sectors more, which
--- (3) with t = 1 already reserves; not proven here).  Mutant 30
+-- active superblock holds).  The invariant's superblock more is coarse:
+-- with W >= 1 and K*N >= 1, (3) as for one stream suffices
+-- (SCFTL.Impl.SpaceTwoStreamsTight, `space-progress-2-one3`, counting
+-- each stream in whole superblocks).  Mutant 30
 -- (SCFTL.Mutants.SpaceSecondStreamNotReserved) drops both of (2)'s
 -- two-stream terms and gets stuck: a relocation finds no page.
 -- `valid2⇒validT`: `Valid2` implies SCFTL.Impl.SpaceStreams's `ValidT 2`.
