@@ -65,6 +65,8 @@ import SCFTL.Impl.BlocksExample
 -- Issue 39: the space accounting (W/K/U bounds, delta region): space-progress
 import SCFTL.Impl.Space
 import SCFTL.Impl.SpaceStreams
+import SCFTL.Impl.SpaceTwoStreams
+import SCFTL.Impl.SpaceTwoStreamsTight
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
@@ -93,6 +95,7 @@ import SCFTL.Mutants.BlockEraseWithLivePage
 import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.SpaceVictimsNotCounted
 import SCFTL.Mutants.SpaceRegionOneEpoch
+import SCFTL.Mutants.SpaceSecondStreamNotReserved
 import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly

@@ -78,11 +78,13 @@ done
 # each weakens the constraints a configuration must pass, names the
 # mutated `Pmut : SpaceModel`, and instead contains
 #     not-space-progress : ¬ SpaceProgress Pmut
+# (for the two-stream machine, SCFTL/Impl/SpaceTwoStreams.agda, `Pmut :
+# SpaceModel2` and `SpaceProgress2` renamed to `SpaceProgress`)
 # (a configuration that passes them and a run to a state without a page).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
-MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch"
-MIN_MUTANTS=29
+MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
+MIN_MUTANTS=30
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break

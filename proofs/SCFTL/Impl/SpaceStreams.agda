@@ -35,6 +35,10 @@
 -- stream, writes and relocations choosing a stream) with its invariant
 -- and `space-progress`; the lemmas above are the steps where t enters
 -- (the flush's bound `commit-space` of SCFTL.Impl.Space, per stream).
+-- For t = 2 that machine is SCFTL.Impl.SpaceTwoStreams
+-- (`space-progress-2`, under the code's constraints `Valid2`, whose (2)
+-- has the (t-1)*(pad + s) inside the ceiling that `ValidT` leaves out:
+-- `valid2⇒validT`).
 ------------------------------------------------------------------------
 module SCFTL.Impl.SpaceStreams where
 

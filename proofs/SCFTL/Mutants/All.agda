@@ -19,6 +19,9 @@
 -- model B (SCFTL.Impl.Blocks), each with its own counterexample fragment.
 -- Mutants 22 and 23 mutate the space constraints (SCFTL.Impl.Space):
 -- their configurations do not always find a page (`¬ SpaceProgress`).
+-- Mutant 30 mutates the constraints of the two-stream machine
+-- (SCFTL.Impl.SpaceTwoStreams; `¬ SpaceProgress2`, which its module
+-- names `SpaceProgress`).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -26,6 +29,7 @@ open import Relation.Nullary using (¬_)
 open import SCFTL.Mutants.Common using (SnapshotConsistent)
 open import SCFTL.Impl.CheckpointSlotExample using (SlotAbstraction)
 open import SCFTL.Impl.Space using (SpaceProgress)
+open import SCFTL.Impl.SpaceTwoStreams using (SpaceProgress2)
 
 import SCFTL.Mutants.TentativeReplayed
 import SCFTL.Mutants.DigestNotChecked
@@ -56,6 +60,7 @@ import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
 import SCFTL.Mutants.BarrierEpochUnrecorded
 import SCFTL.Mutants.BarrierEpochsUnchained
+import SCFTL.Mutants.SpaceSecondStreamNotReserved
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -86,6 +91,7 @@ module M24 = SCFTL.Mutants.BarrierNewestOnly
 module M25 = SCFTL.Mutants.BarrierReleasesVictims
 module M28 = SCFTL.Mutants.BarrierEpochUnrecorded
 module M29 = SCFTL.Mutants.BarrierEpochsUnchained
+module M30 = SCFTL.Mutants.SpaceSecondStreamNotReserved
 
 record MutantsFail : Set where
   field
@@ -160,6 +166,9 @@ record MutantsFail : Set where
     --     epochs by their committed pages, not checking that they follow
     --     one another: a lost committed page joins its neighbours, a mix
     barrier-epochs-unchained : ¬ M29.SnapshotConsistent M29.Pmut
+    -- 30. (space, two write streams) constraint (2) as for one stream: a
+    --     relocation into the cold stream finds no page
+    space-second-stream-not-reserved : ¬ SpaceProgress2 M30.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -192,4 +201,5 @@ mutants-fail = record
   ; barrier-releases-victims = M25.not-snapshot-consistent
   ; barrier-epoch-unrecorded = M28.not-snapshot-consistent
   ; barrier-epochs-unchained = M29.not-snapshot-consistent
+  ; space-second-stream-not-reserved = M30.not-space-progress
   }
