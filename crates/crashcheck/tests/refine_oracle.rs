@@ -184,22 +184,46 @@ fn the_refinement_oracle_follows_media_failures() {
 fn an_ignored_program_failure_is_caught_where_it_happens() {
     let plain = run_config("scftl", None, "small", Mutant::IgnoreProgramFailure);
     let run = refined(plain.clone());
-    for seed in [1, 3] {
-        let f = with_failures(&run, seed, 3000, 0.3, 0.0)
-            .failure
-            .expect("the refinement oracle missed ignore-program-failure");
-        assert!(
-            f.violation
-                .message
-                .contains("whose page the flash failed to program"),
-            "seed {seed}: {}",
-            f.violation
-        );
-        let later = with_failures(&plain, seed, 3000, 0.3, 0.0).failure;
-        caught_first(&f, later, "ignore-program-failure");
+    for f in caught_first_with_failures(
+        &plain,
+        "ignore-program-failure",
+        &[1, 3],
+        3000,
+        "whose page the flash failed to program",
+    ) {
         let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
         assert_eq!(again, f.shrunk_violation);
     }
+}
+
+/// With media failures injected (rate 0.3, no `Check` steps): the
+/// refinement oracle catches mutant `m` of `plain` on every seed, by a
+/// message containing `what`, at an earlier step than the contract alone,
+/// which must catch it too. Returns the oracle's failures.
+fn caught_first_with_failures(
+    plain: &RunConfig,
+    m: &str,
+    seeds: &[u64],
+    ops: u64,
+    what: &str,
+) -> Vec<Failure> {
+    let run = refined(plain.clone());
+    seeds
+        .iter()
+        .map(|&seed| {
+            let f = with_failures(&run, seed, ops, 0.3, 0.0)
+                .failure
+                .unwrap_or_else(|| panic!("the refinement oracle missed {m} (seed {seed})"));
+            assert!(
+                f.violation.message.contains(what),
+                "{m} seed {seed}: {}",
+                f.violation
+            );
+            let later = with_failures(plain, seed, ops, 0.3, 0.0).failure;
+            caught_first(&f, later, m);
+            f
+        })
+        .collect()
 }
 
 /// Exhaustive mode (`--exhaustive --oracle refine`): every replay of a
@@ -334,17 +358,11 @@ fn chain_commits_that_break_p_guards_are_caught_at_the_commit() {
 fn an_erase_before_its_freeing_commit_is_durable_is_caught_at_the_erase() {
     let mut plain = run_config("scftl", None, "tiny", Mutant::EraseWithoutSyncAfterBarrier);
     plain.target.spare = 2;
-    let run = refined(plain.clone());
-    for seed in [2, 3] {
-        let f = with_failures(&run, seed, 10_000, 0.3, 0.0)
-            .failure
-            .expect("the refinement oracle missed erase-without-sync-after-barrier");
-        assert!(
-            f.violation.message.contains("GcI"),
-            "seed {seed}: {}",
-            f.violation
-        );
-        let later = with_failures(&plain, seed, 10_000, 0.3, 0.0).failure;
-        caught_first(&f, later, "erase-without-sync-after-barrier");
-    }
+    caught_first_with_failures(
+        &plain,
+        "erase-without-sync-after-barrier",
+        &[2, 3],
+        10_000,
+        "GcI",
+    );
 }
