@@ -48,6 +48,9 @@ import SCFTL.Impl.UnsyncedBarrier
 import SCFTL.Impl.UnsyncedRecovery
 -- Issue 39: P over the operations with a barrier (the durable barrier): Theorem 1 w.r.t. SB, SC1B
 import SCFTL.Impl.DurableBarrier
+-- Issue 39: the lazy consolidation page: recovery's walk along a chain of
+-- in-page/OOB records, its crash lemma, the consolidation page's replay
+import SCFTL.Impl.LazyChain
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
 import SCFTL.Impl.CheckpointSlot
 import SCFTL.Impl.CheckpointSlotExample
