@@ -95,4 +95,6 @@ import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
+import SCFTL.Mutants.LazyChainSkipsHole
+import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.All

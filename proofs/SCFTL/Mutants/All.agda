@@ -19,6 +19,9 @@
 -- model B (SCFTL.Impl.Blocks), each with its own counterexample fragment.
 -- Mutants 22 and 23 mutate the space constraints (SCFTL.Impl.Space):
 -- their configurations do not always find a page (`¬ SpaceProgress`).
+-- Mutants 32 and 33 mutate the lazy chain's layer (SCFTL.Impl.LazyChain:
+-- recovery's walk along the chain of records, the consolidation page's
+-- pairs): `¬ ChainSound`.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -26,6 +29,10 @@ open import Relation.Nullary using (¬_)
 open import SCFTL.Mutants.Common using (SnapshotConsistent)
 open import SCFTL.Impl.CheckpointSlotExample using (SlotAbstraction)
 open import SCFTL.Impl.Space using (SpaceProgress)
+open import Data.Bool.Base using (Bool; false)
+open import Data.Bool.Properties using () renaming (_≟_ to _≟B_)
+open import SCFTL.Mutants.Common using (A; W; K)
+open import SCFTL.Impl.LazyChain Bool false A W K _≟B_ using (ChainSound)
 
 import SCFTL.Mutants.TentativeReplayed
 import SCFTL.Mutants.DigestNotChecked
@@ -54,6 +61,8 @@ import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
+import SCFTL.Mutants.LazyChainSkipsHole
+import SCFTL.Mutants.LazyConsolidationOmitsRecord
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -82,6 +91,8 @@ module M26 = SCFTL.Mutants.AllocReusesLivePage
 module M27 = SCFTL.Mutants.ReadStaleLocation
 module M24 = SCFTL.Mutants.BarrierNewestOnly
 module M25 = SCFTL.Mutants.BarrierReleasesVictims
+module M32 = SCFTL.Mutants.LazyChainSkipsHole
+module M33 = SCFTL.Mutants.LazyConsolidationOmitsRecord
 
 record MutantsFail : Set where
   field
@@ -149,6 +160,12 @@ record MutantsFail : Set where
     -- 25. (P with a barrier, SC with barriers) the barrier without SYNC
     --     releases the epoch's GC victims: a page it freed erased before a SYNC
     barrier-releases-victims : ¬ M25.SnapshotConsistent M25.Pmut
+    -- 32. (lazy chain) recovery's walk passes over a record that fails
+    --     its check and applies the next: not a prefix of the chain
+    lazy-chain-skips-hole : ¬ ChainSound M32.Pmut
+    -- 33. (lazy chain) the consolidation page omits the oldest backlog
+    --     record's pairs
+    lazy-consolidation-omits-record : ¬ ChainSound M33.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -179,4 +196,6 @@ mutants-fail = record
   ; read-stale-location = M27.not-snapshot-consistent
   ; barrier-newest-only = M24.not-snapshot-consistent
   ; barrier-releases-victims = M25.not-snapshot-consistent
+  ; lazy-chain-skips-hole = M32.not-chain-sound
+  ; lazy-consolidation-omits-record = M33.not-chain-sound
   }
