@@ -210,51 +210,57 @@ lay-snoc (rec∷ sk₀ eq₀ lt₀ lay) sk eq lt = rec∷ sk₀ eq₀ lt₀ (lay
 
 -- `crash-last`: the chain rs is durable (nothing of the generation past
 -- its last link E: `Above`), the next record c is being written into
--- the record slot of page q (E ≤ q < E + omax, q below c's link); a
--- crash leaves that slot old (no record of the generation: `RLt`), junk
--- (also `RLt`) or c.  Recovery's walk then returns the verified prefix
--- of rs or of rs followed by c.
+-- the record slot of page q (E ≤ q < E + omax, q below c's link); R' is
+-- the record slots afterwards: as before but at q, which a crash leaves
+-- old (no record of the generation: `RLt`), junk (also `RLt`) or c.
+-- Recovery's walk then returns the verified prefix of rs or of rs
+-- followed by c.  Without a crash (R' q = c), the chain is rs followed
+-- by c, nothing past c's link (`lay-new`): the lazy commit's step.
 module _ {g : ℕ} {R : ℕ → Cell} {x L : ℕ} {rs : List Cell} {y E q : ℕ}
          {ps : List (Addr × ℕ)} {dd : List (ℕ × Data × Addr)} {dt : List (List (Addr × ℕ))} {L' : ℕ}
-         (lay : LayP g R x L rs y E) (ab : Above g R E) (le : E ≤ q) (lt : q < E + omax) (ql : q < L') where
+         (lay : LayP g R x L rs y E) (ab : Above g R E) (le : E ≤ q) (lt : q < E + omax) (ql : q < L')
+         {R' : ℕ → Cell} (oth : ∀ p → p ≢ q → R' p ≡ R p) where
 
   c : Cell
   c = rc g (suc y) ps dd dt L'
 
-  crash-last : ∀ k D c' → RLt g c' ⊎ c' ≡ c →
-               follow k g (R [ q ≔ c' ]) D (just (x , L)) ≡ rv (pre g D k x rs)
-             ⊎ follow k g (R [ q ≔ c' ]) D (just (x , L)) ≡ rv (pre g D k x (rs ++ c ∷ []))
-  crash-last k D c' (inj₁ old) = inj₁ (follow-lay k D (lay-agree lay below) ab')
+  private
+    below : ∀ p → p < E → R p ≡ R' p
+    below p pe = sym (oth p (λ { refl → <-irrefl refl (<-transˡ pe le) }))
+
+  lay-old : RLt g (R' q) → LayP g R' x L rs y E × Above g R' E
+  lay-old old = lay-agree lay below , ab'
     where
-      below : ∀ p → p < E → R p ≡ (R [ q ≔ c' ]) p
-      below p pe = sym (upd-other R c' (λ { refl → <-irrefl refl (<-transˡ pe le) }))
-      ab' : Above g (R [ q ≔ c' ]) E
+      ab' : Above g R' E
       ab' p ep with p Data.Nat.Properties.≟ q
-      ... | Relation.Nullary.yes refl rewrite upd-here R q c' = old
-      ... | Relation.Nullary.no ne rewrite upd-other R c' ne = ab p ep
-  crash-last k D c' (inj₂ refl) = inj₂ (follow-lay k D lay' ab')
+      ... | Relation.Nullary.yes refl = old
+      ... | Relation.Nullary.no ne rewrite oth p ne = ab p ep
+
+  lay-new : R' q ≡ c → LayP g R' x L (rs ++ c ∷ []) (suc y) L' × Above g R' L'
+  lay-new new = lay-snoc (lay-agree lay below) sk new ql , ab'
     where
-      R' = R [ q ≔ c ]
-      below : ∀ p → p < E → R p ≡ R' p
-      below p pe = sym (upd-other R c (λ { refl → <-irrefl refl (<-transˡ pe le) }))
       sk : seek g omax R' E ≡ just q
       sk = seek-at g omax R' E q le lt
-             (λ p ep ne → Relation.Binary.PropositionalEquality.subst (RLt g) (sym (upd-other R c ne)) (ab p ep))
-             (trans (cong (stp g) (upd-here R q c)) (≤ᵇ-refl g))
-      lay' : LayP g R' x L (rs ++ c ∷ []) (suc y) L'
-      lay' = lay-snoc (lay-agree lay below) sk (upd-here R q c) ql
+             (λ p ep ne → Relation.Binary.PropositionalEquality.subst (RLt g) (sym (oth p ne)) (ab p ep))
+             (trans (cong (stp g) new) (≤ᵇ-refl g))
       ab' : Above g R' L'
       ab' p lp = Relation.Binary.PropositionalEquality.subst (RLt g)
-                   (sym (upd-other R c (λ { refl → <-irrefl refl (≤-trans ql lp) })))
+                   (sym (oth p (λ { refl → <-irrefl refl (≤-trans ql lp) })))
                    (ab p (≤-trans le (≤-trans (n≤1+n q) (≤-trans ql lp))))
+
+  crash-last : ∀ k D → RLt g (R' q) ⊎ R' q ≡ c →
+               follow k g R' D (just (x , L)) ≡ rv (pre g D k x rs)
+             ⊎ follow k g R' D (just (x , L)) ≡ rv (pre g D k x (rs ++ c ∷ []))
+  crash-last k D (inj₁ old) = let (l , a) = lay-old old in inj₁ (follow-lay k D l a)
+  crash-last k D (inj₂ new) = let (l , a) = lay-new new in inj₂ (follow-lay k D l a)
 
   -- with every durable record verifying (they were SYNC'd before the
   -- next one was written) and the chain below the bound K: recovery
   -- takes exactly the records up to the last SYNC, or the crashed one too
-  crash-chain : ∀ k D c' → RLt g c' ⊎ c' ≡ c → Ver g D x rs → length rs < k →
-                follow k g (R [ q ≔ c' ]) D (just (x , L)) ≡ rv rs
-              ⊎ follow k g (R [ q ≔ c' ]) D (just (x , L)) ≡ rv (rs ++ c ∷ [])
-  crash-chain k D c' o v lk with crash-last k D c' o
+  crash-chain : ∀ k D → RLt g (R' q) ⊎ R' q ≡ c → Ver g D x rs → length rs < k →
+                follow k g R' D (just (x , L)) ≡ rv rs
+              ⊎ follow k g R' D (just (x , L)) ≡ rv (rs ++ c ∷ [])
+  crash-chain k D o v lk with crash-last k D o
   ... | inj₁ e = inj₁ (trans e (cong rv (pre-all g D k x rs v (<⇒≤ lk))))
   ... | inj₂ e with pre-snoc g D k x rs c v lk
   ...   | inj₁ e' = inj₁ (trans e (cong rv e'))
@@ -343,3 +349,74 @@ chain-sound = (λ {g} {R} {x} {L} {rs} k D lay ab →
               proj₁ (rstep g (dlt g y (cpairs cs) true dg) (M , z , M)) ≡ proj₁ (rp g cs (M , z , M))
     kons-ok {g} {cs} y dg M z r with rp-recs M z r
     ... | w , e rewrite e | rstep-c g y (cpairs cs) dg M z = refl
+
+------------------------------------------------------------------------
+-- Recovery's L2P: the region's last commit, then a prefix of the chain
+
+lay-recs : ∀ {g R x L rs y E} → LayP g R x L rs y E → Recs g rs
+lay-recs end              = []
+lay-recs (rec∷ _ _ _ lay) = tt ∷ lay-recs lay
+
+recs-pre : ∀ {g} D k x rs → Recs g rs → Recs g (pre g D k x rs)
+recs-pre D zero    x rs       r       = []
+recs-pre D (suc k) x []       r       = []
+recs-pre {g} D (suc k) x (c ∷ rs) (t ∷ r) with okR g (suc x) D c
+... | false = []
+... | true  = t ∷ recs-pre D k (suc x) rs r
+
+recs-++ : ∀ {g xs ys} → Recs g xs → Recs g ys → Recs g (xs ++ ys)
+recs-++ []      r = r
+recs-++ (t ∷ q) r = t ∷ recs-++ q r
+
+recs-rv : ∀ {g xs} → Recs g xs → Recs g (rv xs)
+recs-rv []      = []
+recs-rv (t ∷ r) = recs-++ (recs-rv r) (t ∷ [])
+
+-- the replay of the accepted region ends with nothing pending
+acc-top : ∀ g D cs C → Σ Map λ M → Σ ℕ λ z → rp g (acc g D cs) (st0 C) ≡ (M , z , M)
+acc-top g D []       C = C , 0 , refl
+acc-top g D (c ∷ cs) C with okC g D c cs in e
+... | false = acc-top g D cs C
+... | true  = top c e
+  where
+    top : ∀ c → okC g D c cs ≡ true → Σ Map λ M → Σ ℕ λ z → rp g (c ∷ cs) (st0 C) ≡ (M , z , M)
+    top (dlt h x ps true (dd , dt , L)) e' with h ≡ᵇ g
+    ... | true  = _ , x , refl
+    ... | false with e'
+    ...   | ()
+    top (dlt h x ps false dg) ()
+    top erased ()
+    top junk ()
+    top (dcell _ _) ()
+    top (cpt _ _) ()
+
+-- `chain-replay`: recovery's replay with the chain (`chnL`) ends in the
+-- region's L2P M with the pairs of a verified prefix of the chain on top
+chain-replay : ∀ {g R x L rs y E} k D cs st M z → LayP g R x L rs y E → Above g R E →
+               lkOf cs ≡ just (x , L) → rp g cs st ≡ (M , z , M) →
+               proj₁ (rp g (chnL k g R D cs) st) ≡ apply (cpairs (rv (pre g D k x rs))) M
+chain-replay {g} {R} {x} {L} {rs} k D cs st M z lay ab lk e
+  with rp-recs M z (recs-rv (recs-pre D k x rs (lay-recs lay)))
+... | w , e' rewrite lk | rp-++ g (follow k g R D (just (x , L))) cs st | e
+                   | follow-lay k D lay ab | e' = refl
+
+-- the same, as a prefix `take j`: recovery's L2P is the state after
+-- some prefix of the chain (and after the region's last commit)
+chain-prefix : ∀ {g R x L rs y E} k D cs st M z → LayP g R x L rs y E → Above g R E →
+               lkOf cs ≡ just (x , L) → rp g cs st ≡ (M , z , M) →
+               Σ ℕ λ j → proj₁ (rp g (chnL k g R D cs) st) ≡ apply (cpairs (rv (take j rs))) M
+chain-prefix {g} {R} {x} {L} {rs} k D cs st M z lay ab lk e with pre-prefix g D k x rs
+... | j , ej = j , trans (chain-replay k D cs st M z lay ab lk e) (cong (λ t → apply (cpairs (rv t)) M) ej)
+
+-- `kons-chain`: once the consolidation page of the whole backlog is on
+-- the region (programmed before the next region page), the region alone
+-- replays to what recovery's walk over the chain gave (every record
+-- verifying, the chain within the bound K)
+kons-chain : ∀ {g R x L rs y E} k D cs st M z y' dg → LayP g R x L rs y E → Above g R E →
+             lkOf cs ≡ just (x , L) → rp g cs st ≡ (M , z , M) → Ver g D x rs → length rs ≤ k →
+             proj₁ (rp g (kons g y' dg (rv rs) ∷ cs) st) ≡ proj₁ (rp g (chnL k g R D cs) st)
+kons-chain {g} {R} {x} {L} {rs} k D cs st M z y' dg lay ab lk e v le
+  rewrite kons-replay g y' dg (rv rs) cs st M z (recs-rv (lay-recs lay)) e
+        | chain-replay k D cs st M z lay ab lk e | pre-all g D k x rs v le
+        | rp-++ g (rv rs) cs st | e with rp-recs M z (recs-rv (lay-recs lay))
+... | w , e' rewrite e' = refl
