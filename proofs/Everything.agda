@@ -51,6 +51,7 @@ import SCFTL.Impl.DurableBarrier
 -- Issue 39: the lazy consolidation page: recovery's walk along a chain of
 -- in-page/OOB records, its crash lemma, the consolidation page's replay
 import SCFTL.Impl.LazyChain
+import SCFTL.Impl.LazyChainP
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
 import SCFTL.Impl.CheckpointSlot
 import SCFTL.Impl.CheckpointSlotExample

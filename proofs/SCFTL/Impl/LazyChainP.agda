@@ -1,0 +1,172 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, the lazy consolidation page on P's states: the lazy in-page
+-- / OOB commit `fiL` (P's `fi3`, the record in the record slot of page
+-- M and one SYNC, whose link continues the chain: `lnk := just (nxt s)`,
+-- no consolidation page yet), and recovery's walk along the chain
+-- (SCFTL.Impl.LazyChain's `follow`, `chnL`) on P's record slots and
+-- data pages:
+--
+--   * `fiL-lay`: the step appends its record to the chain as written
+--     (`LayP`), nothing of the generation past its link;
+--   * `fi2-crash-walk`: a crash right before its SYNC (P's `fi2` point,
+--     every other record slot durable, `RI.rcOK`) leaves a flash whose
+--     walk returns the verified prefix of the chain before the step or
+--     of the chain with the step's record, for any data pages;
+--   * `fi2-crash-rec`: with the durable records verifying, recovery's
+--     L2P (`recMapL`: the accepted region, then the chain) is the one
+--     after the last SYNC'd record or after the crashed one;
+--   * `fiL-rec`: without a crash, recovery's L2P after any number of
+--     lazy commits is the one after a prefix of the chain
+--     (`chain-prefix`), all of it when every record verifies.
+--
+-- Not proven here: that P's invariants (RI, the digest's pages durable:
+-- `Ver`) hold across `fiL`, type A/B of `fiL` against S, the
+-- consolidation page as a step of P (its replay: LazyChain's
+-- `kons-chain`), Theorem 1 for P with the lazy chain.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.LazyChainP (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
+                             (_≟D_ : DecidableEquality Data) where
+
+open import Data.Nat.Base using (zero; suc; _+_; _≤_; _<_)
+open import Data.Nat.Properties using (<⇒≤)
+open import Data.List.Base using (List; []; _∷_; _++_; map; length; take)
+open import Data.Maybe.Base using (Maybe; nothing; just)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Data.Unit.Base using (tt)
+open import Data.Bool.Base using (true; false)
+open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (upd-here; upd-other)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_
+
+-- the record slots and data pages as recovery reads them
+Rof Dof : St → ℕ → Cell
+Rof s p = cur (rcd s p)
+Dof s p = cur (dat s p)
+
+-- The lazy commit (in-page: M = L, the link; OOB: M the run's last
+-- page): P's `fi3 M` (merge buffer and record in M's slot, one SYNC, the
+-- epoch ended), whose link continues the chain to the next page, where
+-- the next epoch's first page and record go; the consolidation page is
+-- left for later (delta.rs: the record joins the backlog).
+fiL : ℕ → St → St
+fiL M s = record (fi3 M s) { lnk = just (nxt s) }
+
+-- recovery's L2P with the chain: the accepted region, then the chain
+-- from its newest commit's link, at most k records (MAX_CHAIN)
+recMapL : ℕ → ℕ → Map → St → Map
+recMapL k g C s = proj₁ (rp g (chnL k g (Rof s) (Dof s) (acc g (Dof s) (map cur (dr s)))) (st0 C))
+
+cur-sync : ∀ m → cur (sync m) ≡ cur m
+cur-sync (syn c)   = refl
+cur-sync (uns o n) = refl
+
+fiL-at : ∀ M s → Rof (fiL M s) M ≡ rec s
+fiL-at M s = cong (λ m → cur (sync m)) (upd-here (rcd s) M (put (rec s) (rcd s M)))
+
+fiL-other : ∀ M s p → p ≢ M → Rof (fiL M s) p ≡ Rof s p
+fiL-other M s p ne = trans (cong (λ m → cur (sync m)) (upd-other (rcd s) (put (rec s) (rcd s M)) ne))
+                           (cur-sync (rcd s p))
+
+-- the step's record with the next epoch id of the chain
+rec-y : ∀ s {y} → ep s ≡ suc y →
+        rec s ≡ rc (gen s) (suc y) (dbuf s) (digD s (dbuf s Data.List.Base.++ Data.List.Base.concat (ept s))) (ept s) (nxt s)
+rec-y s e = cong (λ z → dlt (gen s) z (dbuf s) true (dgOf s)) e
+
+-- `fiL-lay`: the lazy commit with its record in page M (E ≤ M < E +
+-- omax, M < nxt: P's `LkC`, E the chain's last link) appends the record
+-- to the chain; nothing of the generation past its link
+fiL-lay : ∀ {s x L rs y E M} → E ≤ M → M < E + omax → M < nxt s → ep s ≡ suc y →
+          LayP (gen s) (Rof s) x L rs y E → Above (gen s) (Rof s) E →
+          LayP (gen s) (Rof (fiL M s)) x L (rs ++ rec s ∷ []) (suc y) (nxt s) × Above (gen s) (Rof (fiL M s)) (nxt s)
+fiL-lay {s} {x} {L} {rs} {y} {E} {M} le lt mn ey lay ab =
+  subst (λ c → LayP (gen s) (Rof (fiL M s)) x L (rs ++ c ∷ []) (suc y) (nxt s) × Above (gen s) (Rof (fiL M s)) (nxt s))
+        (sym (rec-y s ey))
+        (lay-new lay ab le lt mn {R' = Rof (fiL M s)} (fiL-other M s) (trans (fiL-at M s) (rec-y s ey)))
+
+-- the outcome of the crashed record slot, and the others unchanged
+module _ {s s' : St} {M : ℕ} (dS : ∀ p → rcd s p ≡ syn (cur (rcd s p)))
+         (cr : ∀ p → CrashC (rcd (fi2 M s) p) (rcd s' p)) where
+
+  crash-oth : ∀ p → p ≢ M → Rof s' p ≡ Rof s p
+  crash-oth p ne = cong cur (subst (λ m → CrashC m (rcd s' p)) (dS p)
+                     (subst (λ m → CrashC m (rcd s' p)) (upd-other (rcd s) (put (rec s) (rcd s M)) ne) (cr p)))
+
+  crash-at : Rof s' M ≡ Rof s M ⊎ Rof s' M ≡ rec s ⊎ Rof s' M ≡ junk
+  crash-at with subst (λ m → CrashC m (rcd s' M)) (upd-here (rcd s) M (put (rec s) (rcd s M))) (cr M)
+  ... | inj₁ e        = inj₁ (trans (cong cur e) (cong dur (dS M)))
+  ... | inj₂ (inj₁ e) = inj₂ (inj₁ (cong cur e))
+  ... | inj₂ (inj₂ e) = inj₂ (inj₂ (cong cur e))
+
+  -- the chain before the step: its last link E, the record page M
+  module _ {x L : ℕ} {rs : List Cell} {y E : ℕ} (le : E ≤ M) (lt : M < E + omax) (mn : M < nxt s)
+           (ey : ep s ≡ suc y) (lay : LayP (gen s) (Rof s) x L rs y E) (ab : Above (gen s) (Rof s) E) where
+
+    -- the crashed flash holds the chain before the step or the chain
+    -- with the step's record
+    crash-lay : (LayP (gen s) (Rof s') x L rs y E × Above (gen s) (Rof s') E)
+              ⊎ (LayP (gen s) (Rof s') x L (rs ++ rec s ∷ []) (suc y) (nxt s) × Above (gen s) (Rof s') (nxt s))
+    crash-lay with crash-at
+    ... | inj₁ e = inj₁ (lay-old {ps = []} {dd = []} {dt = []} lay ab le lt mn crash-oth
+                           (subst (RLt (gen s)) (sym e) (ab M le)))
+    ... | inj₂ (inj₁ e) =
+      inj₂ (subst (λ c → LayP (gen s) (Rof s') x L (rs ++ c ∷ []) (suc y) (nxt s) × Above (gen s) (Rof s') (nxt s))
+                  (sym (rec-y s ey)) (lay-new lay ab le lt mn crash-oth (trans e (rec-y s ey))))
+    ... | inj₂ (inj₂ e) = inj₁ (lay-old {ps = []} {dd = []} {dt = []} lay ab le lt mn crash-oth
+                                  (subst (RLt (gen s)) (sym e) tt))
+
+    -- `fi2-crash-walk`: recovery's walk on the crashed flash, any data pages
+    fi2-crash-walk : ∀ k → follow k (gen s) (Rof s') (Dof s') (just (x , L)) ≡ rv (pre (gen s) (Dof s') k x rs)
+                         ⊎ follow k (gen s) (Rof s') (Dof s') (just (x , L)) ≡ rv (pre (gen s) (Dof s') k x (rs ++ rec s ∷ []))
+    fi2-crash-walk k with crash-lay
+    ... | inj₁ (l , a) = inj₁ (follow-lay k (Dof s') l a)
+    ... | inj₂ (l , a) = inj₂ (follow-lay k (Dof s') l a)
+
+    -- `fi2-crash-rec`: with the durable records verifying on the crashed
+    -- data pages and the chain below the bound, recovery's L2P is the
+    -- region's (M0) with the records up to the last SYNC, or with the
+    -- crashed record too: the state after the last SYNC or the flush's
+    fi2-crash-rec : ∀ k C M0 z → rp (gen s) (acc (gen s) (Dof s') (map cur (dr s'))) (st0 C) ≡ (M0 , z , M0) →
+                    lkOf (acc (gen s) (Dof s') (map cur (dr s'))) ≡ just (x , L) →
+                    Ver (gen s) (Dof s') x rs → length rs < k →
+                    recMapL k (gen s) C s' ≡ apply (cpairs (rv rs)) M0
+                  ⊎ recMapL k (gen s) C s' ≡ apply (cpairs (rv (rs ++ rec s ∷ []))) M0
+    fi2-crash-rec k C M0 z e lk v lk< with crash-lay
+    ... | inj₁ (l , a) =
+      inj₁ (trans (chain-replay k (Dof s') _ (st0 C) M0 z l a lk e)
+                  (cong (λ t → apply (cpairs (rv t)) M0) (pre-all (gen s) (Dof s') k x rs v (<⇒≤ lk<))))
+    ... | inj₂ (l , a) with pre-snoc (gen s) (Dof s') k x rs (rec s) v lk<
+    ...   | inj₁ e' = inj₁ (trans (chain-replay k (Dof s') _ (st0 C) M0 z l a lk e)
+                                  (cong (λ t → apply (cpairs (rv t)) M0) e'))
+    ...   | inj₂ e' = inj₂ (trans (chain-replay k (Dof s') _ (st0 C) M0 z l a lk e)
+                                  (cong (λ t → apply (cpairs (rv t)) M0) e'))
+
+-- `fiL-rec`: after the lazy commit (no crash), recovery's L2P is the
+-- region's with a prefix of the chain, the step's record included
+fiL-rec : ∀ {s x L rs y E M} → E ≤ M → M < E + omax → M < nxt s → ep s ≡ suc y →
+          LayP (gen s) (Rof s) x L rs y E → Above (gen s) (Rof s) E →
+          ∀ k C M0 z → let u = fiL M s in
+          rp (gen s) (acc (gen s) (Dof u) (map cur (dr u))) (st0 C) ≡ (M0 , z , M0) →
+          lkOf (acc (gen s) (Dof u) (map cur (dr u))) ≡ just (x , L) →
+          Σ ℕ λ j → recMapL k (gen s) C u ≡ apply (cpairs (rv (take j (rs ++ rec s ∷ [])))) M0
+fiL-rec {s} {M = M} le lt mn ey lay ab k C M0 z e lk with fiL-lay {s} {M = M} le lt mn ey lay ab
+... | l , a = chain-prefix k (Dof (fiL M s)) _ (st0 C) M0 z l a lk e
+
+-- the same with every record verifying, the chain within the bound:
+-- the whole chain
+fiL-rec-all : ∀ {s x L rs y E M} → E ≤ M → M < E + omax → M < nxt s → ep s ≡ suc y →
+              LayP (gen s) (Rof s) x L rs y E → Above (gen s) (Rof s) E →
+              ∀ k C M0 z → let u = fiL M s in
+              rp (gen s) (acc (gen s) (Dof u) (map cur (dr u))) (st0 C) ≡ (M0 , z , M0) →
+              lkOf (acc (gen s) (Dof u) (map cur (dr u))) ≡ just (x , L) →
+              Ver (gen s) (Dof u) x (rs ++ rec s ∷ []) → length (rs ++ rec s ∷ []) ≤ k →
+              recMapL k (gen s) C u ≡ apply (cpairs (rv (rs ++ rec s ∷ []))) M0
+fiL-rec-all {s} {x} {rs = rs} {M = M} le lt mn ey lay ab k C M0 z e lk v lek with fiL-lay {s} {M = M} le lt mn ey lay ab
+... | l , a = trans (chain-replay k (Dof (fiL M s)) _ (st0 C) M0 z l a lk e)
+                    (cong (λ t → apply (cpairs (rv t)) M0) (pre-all (gen s) (Dof (fiL M s)) k x (rs ++ rec s ∷ []) v lek))
