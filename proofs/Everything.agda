@@ -52,6 +52,7 @@ import SCFTL.Impl.DurableBarrier
 -- in-page/OOB records, its crash lemma, the consolidation page's replay
 import SCFTL.Impl.LazyChain
 import SCFTL.Impl.LazyChainP
+import SCFTL.Impl.LazyChainExample
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
 import SCFTL.Impl.CheckpointSlot
 import SCFTL.Impl.CheckpointSlotExample
