@@ -53,6 +53,7 @@ import SCFTL.Impl.DurableBarrier
 import SCFTL.Impl.LazyChain
 import SCFTL.Impl.LazyChainP
 import SCFTL.Impl.LazyChainExample
+import SCFTL.Impl.LazyChainUnguarded
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
 import SCFTL.Impl.CheckpointSlot
 import SCFTL.Impl.CheckpointSlotExample
