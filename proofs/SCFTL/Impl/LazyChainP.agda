@@ -39,11 +39,15 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Data.Unit.Base using (tt)
 open import Data.Bool.Base using (true; false)
+open import Relation.Nullary using (yes; no)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (upd-here; upd-other)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (upd-here; upd-other; okR-ext)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_
+open import SCFTL.Spec Data d0 amax wmax using (Addr)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR; RI; ar)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (fi3-AR; fi3-rec; tF)
 
 -- the record slots and data pages as recovery reads them
 Rof Dof : St → ℕ → Cell
@@ -62,6 +66,18 @@ fiL M s = record (fi3 M s) { lnk = just (nxt s) }
 -- from its newest commit's link, at most k records (MAX_CHAIN)
 recMapL : ℕ → ℕ → Map → St → Map
 recMapL k g C s = proj₁ (rp g (chnL k g (Rof s) (Dof s) (acc g (Dof s) (map cur (dr s)))) (st0 C))
+
+-- Type A's abstraction relation for the lazy commit: the read image,
+-- the stable image and the counter are P's `fi3`'s (the link is not
+-- read), so after it P's AR holds with S's flush.
+fiL-AR : ∀ {s t M} → AR s t → AR (fiL M s) (tF t)
+fiL-AR {s} {t} {M} arr = let x = fi3-AR {s} {t} {M} arr in ar (AR.vol x) (AR.stb x) (AR.cnt x)
+
+-- The first record of a chain (the lazy commit right after a region
+-- commit, from a state with P's invariant RI): P's recovery, one link,
+-- recovers the flush's L2P (P's `fi3-rec`; the link is not read).
+fiL-rec1 : ∀ {s L M} (r : RI s) → LkC s L M → ∀ a → recMap (gen s) (RI.C r) (fiL M s) a ≡ l2p s a
+fiL-rec1 {s} {L} {M} r ip = fi3-rec {s} {L} {M} r ip
 
 cur-sync : ∀ m → cur (sync m) ≡ cur m
 cur-sync (syn c)   = refl
@@ -170,3 +186,58 @@ fiL-rec-all : ∀ {s x L rs y E M} → E ≤ M → M < E + omax → M < nxt s �
 fiL-rec-all {s} {x} {rs = rs} {M = M} le lt mn ey lay ab k C M0 z e lk v lek with fiL-lay {s} {M = M} le lt mn ey lay ab
 ... | l , a = trans (chain-replay k (Dof (fiL M s)) _ (st0 C) M0 z l a lk e)
                     (cong (λ t → apply (cpairs (rv t)) M0) (pre-all (gen s) (Dof (fiL M s)) k x (rs ++ rec s ∷ []) v lek))
+
+------------------------------------------------------------------------
+-- The guard the lazy chain needs on GC's erase (the finding of
+-- SCFTL.Impl.LazyChainUnguarded): erase no page a record of the chain
+-- names.  With it, an erase (and any crash outcome of the erased page)
+-- keeps every record of the chain verifying.
+
+-- the data entries of a record's digest
+digOf : Cell → List (ℕ × Data × Addr)
+digOf (dlt _ _ _ _ (dd , _ , _)) = dd
+digOf _                          = []
+
+-- no entry names page p
+data Avoid (p : ℕ) : List (ℕ × Data × Addr) → Set where
+  []  : Avoid p []
+  _∷_ : ∀ {q d a dd} → q ≢ p → Avoid p dd → Avoid p ((q , d , a) ∷ dd)
+
+-- no record of the chain names page p
+data AvoidAll (p : ℕ) : List Cell → Set where
+  []  : AvoidAll p []
+  _∷_ : ∀ {c cs} → Avoid p (digOf c) → AvoidAll p cs → AvoidAll p (c ∷ cs)
+
+verD-avoid : ∀ D p c dd → Avoid p dd → verD (D [ p ≔ c ]) dd ≡ verD D dd
+verD-avoid D p c []                  []        = refl
+verD-avoid D p c ((q , d , a) ∷ dd) (ne ∷ av) rewrite upd-other D c ne | verD-avoid D p c dd av = refl
+
+okR-avoid : ∀ g x D p c' c → Avoid p (digOf c) → okR g x (D [ p ≔ c' ]) c ≡ okR g x D c
+okR-avoid g x D p c' (dlt h y ps true (dd , dt , L)) av rewrite verD-avoid D p c' dd av = refl
+okR-avoid g x D p c' (dlt h y ps false _) av = refl
+okR-avoid g x D p c' erased      av = refl
+okR-avoid g x D p c' junk        av = refl
+okR-avoid g x D p c' (dcell _ _) av = refl
+okR-avoid g x D p c' (cpt _ _)   av = refl
+
+ver-ext : ∀ {g D D' x rs} → (∀ p → D p ≡ D' p) → Ver g D x rs → Ver g D' x rs
+ver-ext e []      = []
+ver-ext {g} {D} {D'} {x} {c ∷ _} e (o ∷ v) = trans (sym (okR-ext e g (suc x) c)) o ∷ ver-ext e v
+
+-- `ver-erase`: page p changed to anything (erased, or whatever a crash
+-- leaves of an unsynced erase): every record that avoids it still verifies
+ver-erase : ∀ {g D x rs} p c → AvoidAll p rs → Ver g D x rs → Ver g (D [ p ≔ c ]) x rs
+ver-erase p c []         []      = []
+ver-erase {g} {D} {x} {r ∷ _} p c (av ∷ avs) (o ∷ v) = trans (okR-avoid g (suc x) D p c r av) o ∷ ver-erase p c avs v
+
+-- on P's states: page p of the data pages replaced by any content (the
+-- guarded erase `esF p` landed, not landed, or torn), the others as they
+-- are: the chain keeps verifying
+erase-ver : ∀ {g x rs} s p c' → AvoidAll p rs → Ver g (Dof s) x rs →
+            Ver g (λ q → cur ((dat s [ p ≔ syn c' ]) q)) x rs
+erase-ver {g} {x} {rs} s p c' avs v = ver-ext pt (ver-erase p c' avs v)
+  where
+    pt : ∀ q → (Dof s [ p ≔ c' ]) q ≡ cur ((dat s [ p ≔ syn c' ]) q)
+    pt q with q Data.Nat.Properties.≟ p
+    ... | yes refl rewrite upd-here (Dof s) q c' | upd-here (dat s) q (syn c') = refl
+    ... | no ne rewrite upd-other (Dof s) c' ne | upd-other (dat s) (syn c') ne = refl

@@ -40,7 +40,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
 open import SCFTL.Mutants.Common
 open import SCFTL.Impl.LazyChain Bool false A W K _≟B_ using (chnL)
-open import SCFTL.Impl.LazyChainP Bool false A W K _≟B_ using (fiL; recMapL)
+open import SCFTL.Impl.LazyChainP Bool false A W K _≟B_ using (fiL; recMapL; Rof; digOf; Avoid; _∷_)
 
 ------------------------------------------------------------------------
 -- The model
@@ -142,3 +142,8 @@ violation (sc , _) with sc 0 z≤n
 
 unguarded-not-snapshot-consistent : ¬ SnapshotConsistent PLu
 unguarded-not-snapshot-consistent sc = violation (sc F)
+
+-- The guard (SCFTL.Impl.LazyChainP: `AvoidAll`, `erase-ver`) refuses
+-- the run's erase: epoch 2's record, in page 0's slot, names page 0.
+guard-refuses : ¬ Avoid 0 (digOf (Rof s6 0))
+guard-refuses (ne ∷ _) = ne refl
