@@ -20,6 +20,18 @@
 --     to page 1, holding true).  P with the lazy chain needs a guard on
 --     the erase of pages a chain record names (the code: a chain stays
 --     in the active superblock, never a GC victim).
+--   * `kons-landed`, `torn-kons-loses-chain`: the next flush commits in
+--     the region with the consolidation page below its committed page,
+--     one SYNC (`flK2`, `flK3`).  Both landed: the chain's epochs and the
+--     new one.  The committed page landed and the consolidation page
+--     torn: recovery from the region (the newest commit that verifies,
+--     then the chain from *its* link) loses the chain's epochs (address
+--     0 unmapped), which neither the last flush's image nor the crashed
+--     flush's allows.  The code recovers this crash by following, during
+--     its scan, the chain of a region commit whose next page of the
+--     generation is neither a consolidation page nor of the next epoch
+--     id (recovery.rs); P with the consolidation step needs that rule
+--     (or a commit whose check covers the consolidation page).
 ------------------------------------------------------------------------
 module SCFTL.Impl.LazyChainExample where
 
@@ -87,3 +99,31 @@ page0-erasable = refl
 
 erase-breaks-chain : length (wlk e6) ≡ 1 × recL e6 0 ≡ nothing
 erase-breaks-chain = refl , refl
+
+-- the next flush after the chain: epoch 3 writes address 1 to page 2
+-- and commits in the region with the consolidation page of the backlog
+-- (epoch ids 1 and 2; the chain's last link is 2)
+s6 : St
+s6 = wr0 1 false s5
+
+bk : List Cell
+bk = Rof s5 1 ∷ Rof s5 0 ∷ []
+
+kons-landed : recL (flK3 2 2 bk s6) 0 ≡ just 0 × recL (flK3 2 2 bk s6) 1 ≡ just 2
+kons-landed = refl , refl
+
+-- the crash before the SYNC: everything landed but the consolidation page
+tornK : List MC → List MC
+tornK (a ∷ b ∷ r) = a ∷ syn junk ∷ r
+tornK r           = r
+
+ck : St
+ck = let u = syncAll (flK2 2 2 bk s6) in record u { dr = tornK (dr u) }
+
+torn-kons-loses-chain : recL ck 0 ≡ nothing × recL ck 1 ≡ just 2
+torn-kons-loses-chain = refl , refl
+
+-- both images SC allows map address 0 (the last flush's and the crashed
+-- flush's)
+before-crash : l2p s5 0 ≡ just 0 × l2p s6 0 ≡ just 0
+before-crash = refl , refl

@@ -241,3 +241,35 @@ erase-ver {g} {x} {rs} s p c' avs v = ver-ext pt (ver-erase p c' avs v)
     pt q with q Data.Nat.Properties.≟ p
     ... | yes refl rewrite upd-here (Dof s) q c' | upd-here (dat s) q (syn c') = refl
     ... | no ne rewrite upd-other (Dof s) c' ne | upd-other (dat s) (syn c') ne = refl
+
+------------------------------------------------------------------------
+-- The consolidation page as the code writes it: before the next region
+-- page, with the region commit that ends the chain, one SYNC (delta.rs:
+-- the backlog's page programmed before the committed page).  Only for a
+-- flush whose epoch wrote no tentative page (otherwise the consolidation
+-- page goes before the epoch's first tentative page: not modelled).
+-- `flK2 y E bk s`: the merge buffer, the consolidation page of the
+-- backlog bk (newest first; epoch id y of the chain's last record, no
+-- data entries, link E: the chain's last link), then the committed page,
+-- programmed; `flK3`: the SYNC and the end of the epoch, as P's `fl3`.
+konsOf : St → ℕ → ℕ → List Cell → Cell
+konsOf s y E bk = kons (gen s) y ([] , [] , E) bk
+
+cmtOf : St → Cell
+cmtOf s = dlt (gen s) (ep s) (dbuf s) true (dgOf s)
+
+flK2 flK3 : ℕ → ℕ → List Cell → St → St
+flK2 y E bk s = let u = fl1 s in
+  record u { dr = uns erased (cmtOf s) ∷ uns erased (konsOf s y E bk) ∷ dr u }
+flK3 y E bk s = let u = syncAll (flK2 y E bk s) in
+  record u { smap = l2p u ; dbuf = [] ; ept = [] ; ers = λ p → ers u p Data.Bool.Base.∨ inv u p
+           ; inv = λ _ → false ; wcnt = 0 ; gcnt = 0 ; ep = suc (ep s) ; lnk = just (nxt s) }
+
+-- `flK-replay`: with both pages on the region, its replay is the
+-- region's, then the backlog's pairs, then the epoch's: what the walk
+-- over the chain and then the commit give (`kons-chain`)
+flK-replay : ∀ s y E bk cs st M z → Recs (gen s) bk → rp (gen s) cs st ≡ (M , z , M) →
+             proj₁ (rp (gen s) (cmtOf s ∷ konsOf s y E bk ∷ cs) st) ≡ apply (dbuf s) (apply (cpairs bk) M)
+flK-replay s y E bk cs st M z r e with rp-recs M z r
+... | w , e' rewrite e | rstep-c (gen s) y (cpairs bk) ([] , [] , E) M z
+                   | rstep-c (gen s) (ep s) (dbuf s) (dgOf s) (apply (cpairs bk) M) y = refl
