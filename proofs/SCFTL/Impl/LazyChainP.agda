@@ -273,3 +273,75 @@ flK-replay : ∀ s y E bk cs st M z → Recs (gen s) bk → rp (gen s) cs st ≡
 flK-replay s y E bk cs st M z r e with rp-recs M z r
 ... | w , e' rewrite e | rstep-c (gen s) y (cpairs bk) ([] , [] , E) M z
                    | rstep-c (gen s) (ep s) (dbuf s) (dgOf s) (apply (cpairs bk) M) y = refl
+
+------------------------------------------------------------------------
+-- A crash between records: after the chain's last SYNC, while later
+-- operations run (writes, tentative pages, GC, programs of the merge
+-- buffer), no record slot changes and no page a chain record names is
+-- programmed or erased (the erase guard).  From any crash outcome of
+-- such a state recovery's walk returns the whole chain: the state at
+-- the last SYNC.
+
+-- every page the data entries name is durable
+data DurDig (D : ℕ → MC) : List (ℕ × Data × Addr) → Set where
+  []  : DurDig D []
+  _∷_ : ∀ {q d a dd} → D q ≡ syn (cur (D q)) → DurDig D dd → DurDig D ((q , d , a) ∷ dd)
+
+data DurAll (D : ℕ → MC) : List Cell → Set where
+  []  : DurAll D []
+  _∷_ : ∀ {c cs} → DurDig D (digOf c) → DurAll D cs → DurAll D (c ∷ cs)
+
+cur-dur : ∀ m m' → CrashD m m' → m ≡ syn (cur m) → cur m' ≡ cur m
+cur-dur (syn c)   m' e  _ = cong cur e
+cur-dur (uns o n) m' _  ()
+
+verD-dur : ∀ (D D' : ℕ → MC) → (∀ p → CrashD (D p) (D' p)) → ∀ dd → DurDig D dd →
+           verD (λ p → cur (D' p)) dd ≡ verD (λ p → cur (D p)) dd
+verD-dur D D' cr []                 []       = refl
+verD-dur D D' cr ((q , d , a) ∷ dd) (e ∷ du) rewrite verD-dur D D' cr dd du | cur-dur (D q) (D' q) (cr q) e = refl
+
+okR-dur : ∀ (D D' : ℕ → MC) → (∀ p → CrashD (D p) (D' p)) → ∀ g x c → DurDig D (digOf c) →
+          okR g x (λ p → cur (D' p)) c ≡ okR g x (λ p → cur (D p)) c
+okR-dur D D' cr g x (dlt h y ps true (dd , dt , L)) du rewrite verD-dur D D' cr dd du = refl
+okR-dur D D' cr g x (dlt h y ps false _) du = refl
+okR-dur D D' cr g x erased      du = refl
+okR-dur D D' cr g x junk        du = refl
+okR-dur D D' cr g x (dcell _ _) du = refl
+okR-dur D D' cr g x (cpt _ _)   du = refl
+
+ver-crash : ∀ {g x rs} (D D' : ℕ → MC) → (∀ p → CrashD (D p) (D' p)) → DurAll D rs →
+            Ver g (λ p → cur (D p)) x rs → Ver g (λ p → cur (D' p)) x rs
+ver-crash D D' cr []         []      = []
+ver-crash {g} {x} {c ∷ _} D D' cr (du ∷ dus) (o ∷ v) = trans (okR-dur D D' cr g (suc x) c du) o ∷ ver-crash D D' cr dus v
+
+-- durable record slots come back as they are
+rof-crash : ∀ {s s'} → (∀ p → rcd s p ≡ syn (cur (rcd s p))) → (∀ p → CrashC (rcd s p) (rcd s' p)) →
+            ∀ p → Rof s p ≡ Rof s' p
+rof-crash {s} {s'} du cr p with rcd s p | cr p | du p
+... | syn c   | e | _  = sym (cong cur e)
+... | uns o n | _ | ()
+
+-- `crash-between`: a crash of a state whose record slots are durable
+-- and whose chain's named pages are durable: recovery's walk returns the
+-- whole chain (every record verifying, within the bound)
+crash-between : ∀ {s s' g x L rs y E} k → Img s s' →
+                (∀ p → rcd s p ≡ syn (cur (rcd s p))) → DurAll (dat s) rs →
+                LayP g (Rof s) x L rs y E → Above g (Rof s) E → Ver g (Dof s) x rs → length rs ≤ k →
+                follow k g (Rof s') (Dof s') (just (x , L)) ≡ rv rs
+crash-between {s} {s'} {g} {x} {L} {rs} {y} {E} k (crD , _ , _ , _ , crR) du dd lay ab v le =
+  trans (follow-lay k (Dof s') (lay-agree lay (λ p _ → eq p)) ab')
+        (cong rv (pre-all g (Dof s') k x rs (ver-crash (dat s) (dat s') crD dd v) le))
+  where
+    eq : ∀ p → Rof s p ≡ Rof s' p
+    eq = rof-crash {s} {s'} du crR
+    ab' : Above g (Rof s') E
+    ab' p le' = subst (RLt g) (eq p) (ab p le')
+
+-- Later writes and tentative delta pages leave recovery's view of the
+-- chain as it is (no record slot, no data page, the accepted region's
+-- commit unchanged: a tentative page is never accepted)
+wr0-recL : ∀ k g C a d s → recMapL k g C (wr0 a d s) ≡ recMapL k g C s
+wr0-recL k g C a d s = refl
+
+emitT-recL : ∀ k g C s → recMapL k g C (emitT s) ≡ recMapL k g C s
+emitT-recL k g C s = refl
