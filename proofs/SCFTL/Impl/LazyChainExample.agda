@@ -127,3 +127,37 @@ torn-kons-loses-chain = refl , refl
 -- flush's)
 before-crash : l2p s5 0 ≡ just 0 × l2p s6 0 ≡ just 0
 before-crash = refl , refl
+
+-- With the code's scan rule (`recMapM`: a region commit's chain is
+-- followed during the scan unless the page above it is of a later epoch
+-- of the generation), the same crash recovers the crashed flush's image
+-- (the chain's epochs and epoch 3), and the other runs recover as before.
+recM : St → Map
+recM s = recMapM 32 0 unmapped s
+
+torn-kons-scan-rule : recM ck 0 ≡ just 0 × recM ck 1 ≡ just 2
+torn-kons-scan-rule = refl , refl
+
+kons-landed-scan-rule : recM (flK3 2 2 bk s6) 0 ≡ just 0 × recM (flK3 2 2 bk s6) 1 ≡ just 2
+kons-landed-scan-rule = refl , refl
+
+both-records-scan-rule : recM s5 0 ≡ just 0 × recM s5 1 ≡ just 1
+both-records-scan-rule = refl , refl
+
+crash-first-only-scan-rule : recM c5 0 ≡ just 0 × recM c5 1 ≡ nothing
+crash-first-only-scan-rule = refl , refl
+
+-- the consolidation page landed, the committed page torn: the chain's
+-- epochs (the last flush's image), from the consolidation page alone
+ctc : St
+ctc = let u = syncAll (flK2 2 2 bk s6) in record u { dr = tornC (dr u) }
+  where
+    tornC : List MC → List MC
+    tornC (a ∷ r) = syn junk ∷ r
+    tornC r       = r
+
+torn-commit-scan-rule : recM ctc 0 ≡ just 0 × recM ctc 1 ≡ just 1
+torn-commit-scan-rule = refl , refl
+
+torn-commit : recL ctc 0 ≡ just 0 × recL ctc 1 ≡ just 1
+torn-commit = refl , refl

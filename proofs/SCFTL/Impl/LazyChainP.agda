@@ -345,3 +345,35 @@ wr0-recL k g C a d s = refl
 
 emitT-recL : ∀ k g C s → recMapL k g C (emitT s) ≡ recMapL k g C s
 emitT-recL k g C s = refl
+
+------------------------------------------------------------------------
+-- The code's scan rule for chains inside the region (recovery.rs: a
+-- committed page's chain is followed during the scan when the next page
+-- of the generation is neither a consolidation page nor of the next
+-- epoch id).  On P's cells: at a committed page of epoch x below the
+-- newest accepted one, the chain from its link is replayed right after
+-- it unless the page above it is a page of the generation with an epoch
+-- id above x (the next epoch's tentative or committed page, or a
+-- consolidation page, whose epoch id is its last record's).  Defined
+-- here and evaluated in SCFTL.Impl.LazyChainExample (it recovers the
+-- torn consolidation page's crash); not proven in general.
+
+laterP : ℕ → ℕ → Cell → Data.Bool.Base.Bool
+laterP g x (dlt h y _ _ _) = (h Data.Nat.Base.≡ᵇ g) Data.Bool.Base.∧ (x Data.Nat.Base.<ᵇ y)
+laterP g x _               = false
+
+followsAt : ℕ → Maybe Cell → Cell → Data.Bool.Base.Bool
+followsAt g nothing  c = false
+followsAt g (just a) c = isC g c Data.Bool.Base.∧ Data.Bool.Base.not (laterP g (epOf c) a)
+
+-- replay (newest first) with the mid-region chains; `ab`: the page above
+rpA : ℕ → ℕ → (ℕ → Cell) → (ℕ → Cell) → Maybe Cell → List Cell → RS → RS
+rpA k g R D ab []       st = st
+rpA k g R D ab (c ∷ cs) st =
+  let st' = rstep g c (rpA k g R D (just c) cs st) in
+  Data.Bool.Base.if followsAt g ab c then rp g (follow k g R D (lkOf (c ∷ []))) st' else st'
+
+-- recovery's L2P with the scan rule and the newest commit's chain
+recMapM : ℕ → ℕ → Map → St → Map
+recMapM k g C s = let cs = acc g (Dof s) (map cur (dr s)) in
+  proj₁ (rp g (follow k g (Rof s) (Dof s) (lkOf cs)) (rpA k g (Rof s) (Dof s) nothing cs (st0 C)))
