@@ -18,12 +18,27 @@
 --     after the last SYNC'd record or after the crashed one;
 --   * `fiL-rec`: without a crash, recovery's L2P after any number of
 --     lazy commits is the one after a prefix of the chain
---     (`chain-prefix`), all of it when every record verifies.
+--     (`chain-prefix`), all of it when every record verifies;
+--   * `fiL-AR`: P's abstraction relation after the step, with S's
+--     flush (as P's `fi3-AR`); `fiL-rec1`: the first record of a chain
+--     is recovered by P's own one-link recovery (`fi3-rec`);
+--   * `crash-between`: a crash between records (record slots and the
+--     pages the chain names durable) recovers the whole chain;
+--     `wr0-recL`, `emitT-recL`: later writes and tentative pages leave
+--     recovery's view of the chain as it is;
+--   * the erase guard the chain needs (SCFTL.Impl.LazyChainUnguarded):
+--     `AvoidAll`, `ver-erase`, `erase-ver`: erasing a page no chain
+--     record names keeps every record verifying;
+--   * the consolidation page with the region commit that ends the
+--     chain (`flK2`, `flK3`, one SYNC) and its replay (`flK-replay`);
+--     the code's scan rule for chains inside the region (`rpA`,
+--     `recMapM`), defined and evaluated in SCFTL.Impl.LazyChainExample.
 --
--- Not proven here: that P's invariants (RI, the digest's pages durable:
--- `Ver`) hold across `fiL`, type A/B of `fiL` against S, the
--- consolidation page as a step of P (its replay: LazyChain's
--- `kons-chain`), Theorem 1 for P with the lazy chain.
+-- Not proven here: an invariant (RI) for states with an unconsolidated
+-- chain, so neither `Ver` (the durable records verify) nor full type A
+-- of `fiL`, nor type B; the crash of `flK2` (its torn consolidation page
+-- needs the scan rule: SCFTL.Impl.LazyChainExample); `fiL` and `flK3`
+-- as steps of P; Theorem 1 for P with the lazy chain.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
