@@ -32,12 +32,14 @@
 --   * the consolidation page with the region commit that ends the
 --     chain (`flK2`, `flK3`, one SYNC) and its replay (`flK-replay`);
 --     the code's scan rule for chains inside the region (`rpA`,
---     `recMapM`), defined and evaluated in SCFTL.Impl.LazyChainExample.
+--     `recMapM`), evaluated in SCFTL.Impl.LazyChainExample, and its
+--     replay for a torn consolidation page under a landed commit
+--     (`scan-torn-kons`) and for both landed (`scan-kons`).
 --
 -- Not proven here: an invariant (RI) for states with an unconsolidated
 -- chain, so neither `Ver` (the durable records verify) nor full type A
--- of `fiL`, nor type B; the crash of `flK2` (its torn consolidation page
--- needs the scan rule: SCFTL.Impl.LazyChainExample); `fiL` and `flK3`
+-- of `fiL`, nor type B; every crash outcome of `flK2` (its torn
+-- consolidation page needs the scan rule: `scan-torn-kons`); `fiL` and `flK3`
 -- as steps of P; Theorem 1 for P with the lazy chain.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
@@ -392,3 +394,33 @@ rpA k g R D ab (c ∷ cs) st =
 recMapM : ℕ → ℕ → Map → St → Map
 recMapM k g C s = let cs = acc g (Dof s) (map cur (dr s)) in
   proj₁ (rp g (follow k g (Rof s) (Dof s) (lkOf cs)) (rpA k g (Rof s) (Dof s) nothing cs (st0 C)))
+
+-- `scan-torn-kons`: the region as the crash of `flK2` can leave it, the
+-- committed page of the new epoch (accepted) over a torn consolidation
+-- page over the previous region commit `cp` (whose chain the code's scan
+-- rule then follows) and a region without chains inside (`base`): the
+-- replay is the region's L2P, then a verified prefix of the chain, then
+-- the new epoch's pairs.  With every record verifying (`Ver`) and the
+-- chain within the bound, the prefix is the whole chain: the crashed
+-- flush's image.
+scan-torn-kons : ∀ {g R x L rs y E} k D xc ps dg cp base st M z →
+                 isC g cp ≡ true → lkOf (cp ∷ []) ≡ just (x , L) →
+                 rpA k g R D (just cp) base st ≡ rp g base st → rstep g cp (rp g base st) ≡ (M , z , M) →
+                 LayP g R x L rs y E → Above g R E →
+                 proj₁ (rpA k g R D nothing (dlt g xc ps true dg ∷ junk ∷ cp ∷ base) st)
+                   ≡ apply ps (apply (cpairs (rv (pre g D k x rs))) M)
+scan-torn-kons {g} {R} {x} {L} {rs} k D xc ps dg cp base st M z ic lk eb e lay ab
+  with rp-recs M z (recs-rv (recs-pre D k x rs (lay-recs lay)))
+... | w , e' rewrite ic | lk | eb | e | follow-lay k D lay ab | e'
+                   | rstep-c g xc ps dg (apply (cpairs (rv (pre g D k x rs))) M) w = refl
+
+-- `scan-kons`: both pages landed (the consolidation page's epoch id y
+-- above the previous commit's, below the new commit's): the scan rule
+-- follows no chain inside the region, so the replay is P's (`flK-replay`)
+scan-kons : ∀ {g R D} k xc ps dg y ps' dg' cp base st →
+            isC g cp ≡ true → (epOf cp Data.Nat.Base.<ᵇ y) ≡ true → (y Data.Nat.Base.<ᵇ xc) ≡ true →
+            rpA k g R D (just cp) base st ≡ rp g base st →
+            rpA k g R D nothing (dlt g xc ps true dg ∷ dlt g y ps' true dg' ∷ cp ∷ base) st
+              ≡ rp g (dlt g xc ps true dg ∷ dlt g y ps' true dg' ∷ cp ∷ base) st
+scan-kons {g} k xc ps dg y ps' dg' cp base st ic l1 l2 eb
+  rewrite ic | eqb-refl g | l1 | l2 | eb = refl
