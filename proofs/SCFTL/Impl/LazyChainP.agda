@@ -60,11 +60,12 @@ open import Relation.Nullary using (yes; no)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (upd-here; upd-other; okR-ext)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (upd-here; upd-other; okR-ext; All; Ent; verD-ent)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_
 open import SCFTL.Spec Data d0 amax wmax using (Addr)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR; RI; ar)
-open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (fi3-AR; fi3-rec; tF)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (fi3-AR; fi3-rec; tF; digD-ent)
+open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ using (cur-progm)
 
 -- the record slots and data pages as recovery reads them
 Rof Dof : St → ℕ → Cell
@@ -424,3 +425,101 @@ scan-kons : ∀ {g R D} k xc ps dg y ps' dg' cp base st →
               ≡ rp g (dlt g xc ps true dg ∷ dlt g y ps' true dg' ∷ cp ∷ base) st
 scan-kons {g} k xc ps dg y ps' dg' cp base st ic l1 l2 eb
   rewrite ic | eqb-refl g | l1 | l2 | eb = refl
+
+------------------------------------------------------------------------
+-- The lazy commit keeps the chain verifying and durable: from `VOK`
+-- (RI's `vOK`) before the step, its own record verifies after its SYNC and the pages
+-- it names are durable; the older records keep verifying, and name
+-- durable pages, if the pages they name are not in the merge buffer
+-- (`FixAll`).
+
+-- what the proofs use of P's RI: every page the volatile L2P maps holds
+-- a sector of that address (RI's `vOK`; about data pages only, so it
+-- can hold with a chain on the record slots, where RI's `rcL` cannot)
+VOK : St → Set
+VOK s = ∀ a p → a ≤ amax → l2p s a ≡ just p → Σ Data λ d → pv s p ≡ dcell d a
+
+vok-RI : ∀ {s} → RI s → VOK s
+vok-RI r a p le e = proj₂ (RI.vOK r a p le e)
+
+-- after the step's SYNC every page the volatile L2P maps holds its sector durably
+fiL-ent : ∀ {s M} → VOK s → ∀ a p → a ≤ amax → l2p s a ≡ just p → dat (fiL M s) p ≡ syn (dcell (cellD (pv s p)) a)
+fiL-ent {s} v a p le e with v a p le e
+... | d , ed = cong syn (trans (cur-progm (mb s p) (dat s p)) (trans ed (cong (λ x → dcell x a) (sym (cong cellD ed)))))
+
+-- the step's record verifies on the data pages after its SYNC
+fiL-ver-new : ∀ {s M} → VOK s → verD (Dof (fiL M s)) (digD s (dbuf s ++ Data.List.Base.concat (ept s))) ≡ true
+fiL-ver-new {s} {M} v =
+  verD-ent (Dof (fiL M s)) (λ p c e → cong cur e) _ (digD-ent s (dat (fiL M s)) (fiL-ent {s} {M} v) (dbuf s ++ Data.List.Base.concat (ept s)))
+
+fiL-ok-new : ∀ {s M} → VOK s → okR (gen s) (ep s) (Dof (fiL M s)) (rec s) ≡ true
+fiL-ok-new {s} {M} v rewrite eqb-refl (gen s) | eqb-refl (ep s) | fiL-ver-new {s} {M} v = refl
+
+-- ... and the pages it names are durable
+ent-dur : ∀ {sm D} dd → All (Ent sm D) dd → DurDig D dd
+ent-dur []                 All.[]              = []
+ent-dur ((p , d , a) ∷ dd) ((_ , _ , e) All.∷ es) = trans e (cong (λ m → syn (cur m)) (sym e)) ∷ ent-dur dd es
+
+fiL-dur-new : ∀ {s M} → VOK s → DurDig (dat (fiL M s)) (digOf (rec s))
+fiL-dur-new {s} {M} v = ent-dur _ (digD-ent s (dat (fiL M s)) (fiL-ent {s} {M} v) (dbuf s ++ Data.List.Base.concat (ept s)))
+
+-- the older records: the pages they name not in the merge buffer (the
+-- step's SYNC makes every page durable)
+data FixDig (s : St) : List (ℕ × Data × Addr) → Set where
+  []  : FixDig s []
+  _∷_ : ∀ {q d a dd} → mb s q ≡ nothing → FixDig s dd → FixDig s ((q , d , a) ∷ dd)
+
+data FixAll (s : St) : List Cell → Set where
+  []  : FixAll s []
+  _∷_ : ∀ {c cs} → FixDig s (digOf c) → FixAll s cs → FixAll s (c ∷ cs)
+
+fix-cur : ∀ {s q} → mb s q ≡ nothing → cur (progm (mb s q) (dat s q)) ≡ cur (dat s q)
+fix-cur {s} {q} m rewrite m = refl
+
+verD-fix : ∀ {s M} dd → FixDig s dd → verD (Dof (fiL M s)) dd ≡ verD (Dof s) dd
+verD-fix []                 []       = refl
+verD-fix {s} {M} ((q , d , a) ∷ dd) (f ∷ fs) rewrite verD-fix {s} {M} dd fs | fix-cur {s} {q} f = refl
+
+okR-fix : ∀ {s M} g x c → FixDig s (digOf c) → okR g x (Dof (fiL M s)) c ≡ okR g x (Dof s) c
+okR-fix {s} {M} g x (dlt h y ps true (dd , dt , L)) f rewrite verD-fix {s} {M} dd f = refl
+okR-fix g x (dlt h y ps false _) f = refl
+okR-fix g x erased      f = refl
+okR-fix g x junk        f = refl
+okR-fix g x (dcell _ _) f = refl
+okR-fix g x (cpt _ _)   f = refl
+
+dur-fix : ∀ {s M} dd → FixDig s dd → DurDig (dat (fiL M s)) dd
+dur-fix []                 []       = []
+dur-fix {s} {M} ((q , d , a) ∷ dd) (f ∷ fs) = refl ∷ dur-fix {s} {M} dd fs
+
+-- the chain's epochs end at y: one record more with epoch id suc y
+ver-snoc : ∀ {g R D x L rs y E c} → LayP g R x L rs y E → Ver g D x rs → okR g (suc y) D c ≡ true →
+           Ver g D x (rs ++ c ∷ [])
+ver-snoc end              []      o = o ∷ []
+ver-snoc (rec∷ _ _ _ lay) (o' ∷ v) o = o' ∷ ver-snoc lay v o
+
+durall-snoc : ∀ {D rs c} → DurAll D rs → DurDig D (digOf c) → DurAll D (rs ++ c ∷ [])
+durall-snoc []         d = d ∷ []
+durall-snoc (d' ∷ ds)  d = d' ∷ durall-snoc ds d
+
+-- `fiL-ver`: after the lazy commit (`VOK` before it, the step's epoch
+-- id the next of the chain), every record of the extended chain
+-- verifies and names only durable pages
+fiL-ver : ∀ {s M x L rs y E} → VOK s → ep s ≡ suc y → LayP (gen s) (Rof s) x L rs y E →
+          FixAll s rs → Ver (gen s) (Dof s) x rs →
+          Ver (gen s) (Dof (fiL M s)) x (rs ++ rec s ∷ []) × DurAll (dat (fiL M s)) (rs ++ rec s ∷ [])
+fiL-ver {s} {M} {x} {L} {rs} {y} r ey lay fx v =
+  ver-snoc lay (old fx v) (subst (λ e → okR (gen s) e (Dof (fiL M s)) (rec s) ≡ true) ey (fiL-ok-new {s} {M} r))
+  , durall-snoc (oldD fx) (fiL-dur-new {s} {M} r)
+  where
+    old : ∀ {x rs} → FixAll s rs → Ver (gen s) (Dof s) x rs → Ver (gen s) (Dof (fiL M s)) x rs
+    old []       []      = []
+    old {x} {c ∷ _} (f ∷ fs) (o ∷ v') = trans (okR-fix {s} {M} (gen s) (suc x) c f) o ∷ old fs v'
+    oldD : ∀ {rs} → FixAll s rs → DurAll (dat (fiL M s)) rs
+    oldD []       = []
+    oldD {c ∷ _} (f ∷ fs) = dur-fix {s} {M} (digOf c) f ∷ oldD fs
+
+-- `VOK` goes on across the lazy commit (its data pages programmed and synced)
+vok-fiL : ∀ {s M} → VOK s → VOK (fiL M s)
+vok-fiL {s} {M} v a p le e with v a p le e
+... | d , ed = d , trans (cur-progm (mb s p) (dat s p)) ed
