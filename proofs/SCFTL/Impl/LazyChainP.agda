@@ -523,3 +523,36 @@ fiL-ver {s} {M} {x} {L} {rs} {y} r ey lay fx v =
 vok-fiL : ∀ {s M} → VOK s → VOK (fiL M s)
 vok-fiL {s} {M} v a p le e with v a p le e
 ... | d , ed = d , trans (cur-progm (mb s p) (dat s p)) ed
+
+-- the older records across the step (top level, for the crash below)
+ver-old : ∀ {s M g x rs} → FixAll s rs → Ver g (Dof s) x rs → Ver g (Dof (fiL M s)) x rs
+ver-old []       []      = []
+ver-old {s} {M} {g} {x} {c ∷ _} (f ∷ fs) (o ∷ v) = trans (okR-fix {s} {M} g (suc x) c f) o ∷ ver-old {s} {M} fs v
+
+-- right before the step's SYNC the pages the older records name are as
+-- they were (not in the merge buffer): durable
+dur-fi2 : ∀ {s M} dd → FixDig s dd → DurDig (dat s) dd → DurDig (dat (fi2 M s)) dd
+dur-fi2 []                 []       []       = []
+dur-fi2 {s} {M} ((q , d , a) ∷ dd) (m ∷ fs) (e ∷ ds) =
+  subst (λ x → progm x (dat s q) ≡ syn (cur (progm x (dat s q)))) (sym m) e ∷ dur-fi2 {s} {M} dd fs ds
+
+durall-fi2 : ∀ {s M rs} → FixAll s rs → DurAll (dat s) rs → DurAll (dat (fi2 M s)) rs
+durall-fi2 []       []       = []
+durall-fi2 {s} {M} {c ∷ _} (f ∷ fs) (d ∷ ds) = dur-fi2 {s} {M} (digOf c) f d ∷ durall-fi2 {s} {M} fs ds
+
+-- `fi2-crash-full`: the crash right before the lazy commit's SYNC with
+-- the chain before it durable and verifying (its named pages durable
+-- and not in the merge buffer): recovery's L2P is the region's with the
+-- whole chain, or with the chain and the crashed record (`fi2-crash-rec`
+-- without its `Ver` hypothesis on the crashed data pages)
+fi2-crash-full : ∀ {s s' M x L rs y E} → (∀ p → rcd s p ≡ syn (cur (rcd s p))) → Img (fi2 M s) s' →
+                 E ≤ M → M < E + omax → M < nxt s → ep s ≡ suc y →
+                 LayP (gen s) (Rof s) x L rs y E → Above (gen s) (Rof s) E →
+                 FixAll s rs → DurAll (dat s) rs → Ver (gen s) (Dof s) x rs →
+                 ∀ k C M0 z → rp (gen s) (acc (gen s) (Dof s') (map cur (dr s'))) (st0 C) ≡ (M0 , z , M0) →
+                 lkOf (acc (gen s) (Dof s') (map cur (dr s'))) ≡ just (x , L) → length rs < k →
+                 recMapL k (gen s) C s' ≡ apply (cpairs (rv rs)) M0
+               ⊎ recMapL k (gen s) C s' ≡ apply (cpairs (rv (rs ++ rec s ∷ []))) M0
+fi2-crash-full {s} {s'} {M} dS img@(crD , _ , _ , _ , crR) le lt mn ey lay ab fx du v k C M0 z e lk lk< =
+  fi2-crash-rec {s} {s'} {M} dS crR le lt mn ey lay ab k C M0 z e lk
+    (ver-crash (dat (fi2 M s)) (dat s') crD (durall-fi2 {s} {M} fx du) (ver-old {s} {M} fx v)) lk<
