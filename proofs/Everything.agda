@@ -53,6 +53,12 @@ import SCFTL.Impl.UnsyncedCheckpoint
 import SCFTL.Impl.UnsyncedRecStep
 -- Issue 39: P over the operations with a barrier (the durable barrier): Theorem 1 w.r.t. SB, SC1B
 import SCFTL.Impl.DurableBarrier
+-- Issue 39: the lazy consolidation page: recovery's walk along a chain of
+-- in-page/OOB records, its crash lemma, the consolidation page's replay
+import SCFTL.Impl.LazyChain
+import SCFTL.Impl.LazyChainP
+import SCFTL.Impl.LazyChainExample
+import SCFTL.Impl.LazyChainUnguarded
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
 import SCFTL.Impl.CheckpointSlot
 import SCFTL.Impl.CheckpointSlotExample
@@ -102,4 +108,6 @@ import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
 import SCFTL.Mutants.BarrierEpochUnrecorded
 import SCFTL.Mutants.BarrierEpochsUnchained
+import SCFTL.Mutants.LazyChainSkipsHole
+import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.All

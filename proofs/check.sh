@@ -81,10 +81,19 @@ done
 # (for the two-stream machine, SCFTL/Impl/SpaceTwoStreams.agda, `Pmut :
 # SpaceModel2` and `SpaceProgress2` renamed to `SpaceProgress`)
 # (a configuration that passes them and a run to a state without a page).
+# Mutants of the lazy chain (issue 39; SCFTL/Impl/LazyChain.agda:
+# recovery's walk along the chain of in-page/OOB records and the
+# consolidation page's pairs) are listed in MUTANTS_OF_LAZY_CHAIN: each
+# changes one of them, names the mutated `Pmut : ChainModel`, and
+# instead contains
+#     not-chain-sound : ¬ ChainSound Pmut
+# (the walk's result is not a prefix of the chain as written, or the
+# consolidation page does not replay as the records).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
-MIN_MUTANTS=30
+MUTANTS_OF_LAZY_CHAIN="LazyChainSkipsHole LazyConsolidationOmitsRecord"
+MIN_MUTANTS=32
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -100,6 +109,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_SPACE " in
     *" $b "*) want='not-space-progress : ¬ SpaceProgress Pmut' ;;
+  esac
+  case " $MUTANTS_OF_LAZY_CHAIN " in
+    *" $b "*) want='not-chain-sound : ¬ ChainSound Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

@@ -22,6 +22,9 @@
 -- Mutant 30 mutates the constraints of the two-stream machine
 -- (SCFTL.Impl.SpaceTwoStreams; `¬ SpaceProgress2`, which its module
 -- names `SpaceProgress`).
+-- Mutants 32 and 33 mutate the lazy chain's layer (SCFTL.Impl.LazyChain:
+-- recovery's walk along the chain of records, the consolidation page's
+-- pairs): `¬ ChainSound`.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -30,6 +33,10 @@ open import SCFTL.Mutants.Common using (SnapshotConsistent)
 open import SCFTL.Impl.CheckpointSlotExample using (SlotAbstraction)
 open import SCFTL.Impl.Space using (SpaceProgress)
 open import SCFTL.Impl.SpaceTwoStreams using (SpaceProgress2)
+open import Data.Bool.Base using (Bool; false)
+open import Data.Bool.Properties using () renaming (_≟_ to _≟B_)
+open import SCFTL.Mutants.Common using (A; W; K)
+open import SCFTL.Impl.LazyChain Bool false A W K _≟B_ using (ChainSound)
 
 import SCFTL.Mutants.TentativeReplayed
 import SCFTL.Mutants.DigestNotChecked
@@ -61,6 +68,8 @@ import SCFTL.Mutants.BarrierReleasesVictims
 import SCFTL.Mutants.BarrierEpochUnrecorded
 import SCFTL.Mutants.BarrierEpochsUnchained
 import SCFTL.Mutants.SpaceSecondStreamNotReserved
+import SCFTL.Mutants.LazyChainSkipsHole
+import SCFTL.Mutants.LazyConsolidationOmitsRecord
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -92,6 +101,8 @@ module M25 = SCFTL.Mutants.BarrierReleasesVictims
 module M28 = SCFTL.Mutants.BarrierEpochUnrecorded
 module M29 = SCFTL.Mutants.BarrierEpochsUnchained
 module M30 = SCFTL.Mutants.SpaceSecondStreamNotReserved
+module M32 = SCFTL.Mutants.LazyChainSkipsHole
+module M33 = SCFTL.Mutants.LazyConsolidationOmitsRecord
 
 record MutantsFail : Set where
   field
@@ -169,6 +180,12 @@ record MutantsFail : Set where
     -- 30. (space, two write streams) constraint (2) as for one stream: a
     --     relocation into the cold stream finds no page
     space-second-stream-not-reserved : ¬ SpaceProgress2 M30.Pmut
+    -- 32. (lazy chain) recovery's walk passes over a record that fails
+    --     its check and applies the next: not a prefix of the chain
+    lazy-chain-skips-hole : ¬ ChainSound M32.Pmut
+    -- 33. (lazy chain) the consolidation page omits the oldest backlog
+    --     record's pairs
+    lazy-consolidation-omits-record : ¬ ChainSound M33.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -202,4 +219,6 @@ mutants-fail = record
   ; barrier-epoch-unrecorded = M28.not-snapshot-consistent
   ; barrier-epochs-unchained = M29.not-snapshot-consistent
   ; space-second-stream-not-reserved = M30.not-space-progress
+  ; lazy-chain-skips-hole = M32.not-chain-sound
+  ; lazy-consolidation-omits-record = M33.not-chain-sound
   }
