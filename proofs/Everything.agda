@@ -51,6 +51,7 @@ import SCFTL.Impl.UnsyncedBase
 import SCFTL.Impl.UnsyncedCrashes
 import SCFTL.Impl.UnsyncedCheckpoint
 import SCFTL.Impl.UnsyncedRecStep
+import SCFTL.Impl.UnsyncedRecCrash
 -- Issue 39: P over the operations with a barrier (the durable barrier): Theorem 1 w.r.t. SB, SC1B
 import SCFTL.Impl.DurableBarrier
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation

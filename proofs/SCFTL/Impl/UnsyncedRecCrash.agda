@@ -1,0 +1,307 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, barriers in P: CRASHED RECOVERIES of PU.  PU's recovery
+-- step (`recU`, SCFTL.Impl.UnsyncedRecStep: SYNC, the L2P rebuilt by
+-- the in-order check over the unsynced epochs, then the full
+-- checkpoint `ck3`) has P's crash points of recovery (`CkPt`: `ck1`,
+-- the new slot programmed after recovery's SYNC; `ck2`, the new slot
+-- synced, the old slot and the region erased; `ck3`, the end).  A crash
+-- at any of them leaves a flash recovery reads again to one of SB's
+-- candidates after SB's crashed recovery: nothing chosen yet (`ck1`,
+-- `ck2`: the old slot over the same region, or the new slot of the next
+-- generation over a region it ignores, both reading the candidate the
+-- crashed recovery was rebuilding), or chosen (`ck3`: the recovered
+-- state's invariants, `recU-A`, then a crash of a normal state).
+--
+--   RecTo″       what recovery reads (`RecTo′`) and the GenLe fact the
+--                new slot needs: every region page is of the picked
+--                slot's generation or older
+--   RecTo″⇒′     it is RecTo′ (so `recU-A` applies)
+--   recR         recovery's state right before its checkpoint
+--                (`ck3 (recR …) = recU …`)
+--   accU-ext, recRS-ext   the check reads the data pages pointwise
+--   pick-top, pick-cell   the slot recovery picked, re-read
+--   rec-crash    a crash at `ck1`/`ck2`/`ck3` of PU's recovery (with
+--                the parse RecTo″ gives), from a state with RecTo″ t:
+--                SB's crashed recovery t ─rᶜ→ t' and RecTo″ t' again
+--
+-- NOT proven here: that every crash outcome of PU's normal operation
+-- gives the GenLe part (`crash-covered′` gives RecTo′); the split is
+-- still given.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.UnsyncedRecCrash (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+                                   (_≟D_ : DecidableEquality Data) where
+
+open import Data.Nat.Base using (zero; suc; _≤_; _<_; _⊔_; _≤ᵇ_; _≡ᵇ_)
+open import Data.Nat.Properties using (≤-refl; ≤⇒≤ᵇ; ≰⇒≥)
+open import Data.Bool.Base using (Bool; true; false; not; T; _∧_)
+open import Data.Unit.Base using (tt)
+open import Data.List.Base using (List; []; _∷_; _++_; map; length)
+open import Data.List.Relation.Unary.All using (All; []; _∷_) renaming (map to All-map)
+open import Data.List.Membership.Propositional using (_∈_)
+open import Data.Maybe.Base using (Maybe; just; nothing)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Binary.PropositionalEquality
+  using (_≡_; refl; sym; trans; cong; cong₂; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (GenLe; GenLe-step; Older; pick-second; T⇒≡)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
+open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; accU; accB; lay)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st)
+open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (candAt; recRS; ParseS)
+open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (RecTo; crash-normal)
+open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_
+  using (RecTo′; Inv′; GenR; rp-old; ck-points)
+open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM; recU; recU-A; recT)
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+
+------------------------------------------------------------------------
+-- What recovery reads, with the region's generations
+
+RecTo″ : St → SB.State → Set
+RecTo″ s' t = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s')) (cur (cpO s')) ≡ just (b , g , C) ×
+  All (GenLe g) (map cur (dr s')) ×
+  Σ (List Cell) λ pr → Σ (List Cell) λ T → Σ (List UEp) λ es' → Σ ℕ λ k →
+    ParseS (map cur (dr s')) T es' pr × candAt t k ∈ SB.stable t ∷ SB.pend t ×
+    (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g (λ p → cur (dat s' p)) es' pr (st0 C)) a) ≡ candAt t k a) ×
+    (∀ a p → a ≤ amax → proj₁ (recRS g (λ p → cur (dat s' p)) es' pr (st0 C)) a ≡ just p → oob (cur (dat s' p)) ≡ a)
+
+RecTo″⇒′ : ∀ {s' t} → RecTo″ s' t → RecTo′ s' t
+RecTo″⇒′ (b , g , C , pk , _ , rest) = b , g , C , pk , rest
+
+-- recovery's state right before its full checkpoint
+recR : Bool → ℕ → Map → List Cell → List UEp → St → St
+recR b g C pr es' s = record (rec0 b g C s)
+  { l2p = recM g C pr es' s ; smap = recM g C pr es' s
+  ; nxt = hi (recM g C pr es' s) amax ⊔ hiR (map cur (dr s)) }
+
+recR-ck3 : ∀ b g C pr es' s → ck3 (recR b g C pr es' s) ≡ recU b g C pr es' s
+recR-ck3 b g C pr es' s = refl
+
+------------------------------------------------------------------------
+-- The check reads the data pages pointwise
+
+verD-ext : ∀ {D D'} → (∀ p → D p ≡ D' p) → ∀ xs → verD D xs ≡ verD D' xs
+verD-ext e []                 = refl
+verD-ext {D} {D'} e ((p , d , a) ∷ xs) =
+  cong₂ _∧_ (cong (λ c → holds c d a) (e p)) (verD-ext e xs)
+
+okC-ext : ∀ {D D'} → (∀ p → D p ≡ D' p) → ∀ g c cs → okC g D c cs ≡ okC g D' c cs
+okC-ext e g (dlt h x ps true (dd , dt , L)) cs =
+  cong (λ v → (h ≡ᵇ g) ∧ v ∧ verT g x dt cs) (verD-ext e dd)
+okC-ext e g (dlt h x ps false d) cs = refl
+okC-ext e g erased      cs = refl
+okC-ext e g junk        cs = refl
+okC-ext e g (dcell _ _) cs = refl
+okC-ext e g (cpt _ _)   cs = refl
+
+accU-ext : ∀ {D D'} → (∀ p → D p ≡ D' p) → ∀ g pr es → accU g D pr es ≡ accU g D' pr es
+accU-ext e g pr [] = refl
+accU-ext {D} {D'} e g pr ((c , ts) ∷ es) =
+  trans (cong (accB g D pr c ts es) (okC-ext e g c (ts ++ pr))) (go (okC g D' c (ts ++ pr)))
+  where
+    go : ∀ b → accB g D pr c ts es b ≡ accB g D' pr c ts es b
+    go true  = accU-ext e g (c ∷ ts ++ pr) es
+    go false = refl
+
+recRS-ext : ∀ {D D'} → (∀ p → D p ≡ D' p) → ∀ g es pr mt → recRS g D es pr mt ≡ recRS g D' es pr mt
+recRS-ext e g es pr mt = cong (λ z → rp g z mt) (accU-ext e g pr es)
+
+rdD-ext : ∀ {D D'} → (∀ p → cur (D p) ≡ cur (D' p)) → ∀ mp → rdD D mp ≡ rdD D' mp
+rdD-ext e nothing  = refl
+rdD-ext e (just p) = cong cellD (e p)
+
+------------------------------------------------------------------------
+-- The slot recovery picked
+
+private
+  leb-flip : ∀ m n → (m ≤ᵇ n) ≡ false → (n ≤ᵇ m) ≡ true
+  leb-flip m n q = T⇒≡ (n ≤ᵇ m) (≤⇒≤ᵇ {n} {m} (≰⇒≥ (λ (le : m ≤ n) → subst T q (≤⇒≤ᵇ {m} {n} le))))
+
+pick-true : ∀ c1 c2 {g C} → pick c1 c2 ≡ just (true , g , C) → c1 ≡ cpt g C
+pick-true (cpt g1 C1) (cpt h D) e with h ≤ᵇ g1
+pick-true (cpt g1 C1) (cpt h D) refl | true = refl
+pick-true (cpt g1 C1) (cpt h D) ()   | false
+pick-true (cpt g1 C1) erased      refl = refl
+pick-true (cpt g1 C1) junk        refl = refl
+pick-true (cpt g1 C1) (dcell _ _) refl = refl
+pick-true (cpt g1 C1) (dlt _ _ _ _ _) refl = refl
+pick-true erased          (cpt h D) ()
+pick-true junk            (cpt h D) ()
+pick-true (dcell _ _)     (cpt h D) ()
+pick-true (dlt _ _ _ _ _) (cpt h D) ()
+pick-true erased          erased ()
+pick-true erased          junk ()
+pick-true erased          (dcell _ _) ()
+pick-true erased          (dlt _ _ _ _ _) ()
+pick-true junk            erased ()
+pick-true junk            junk ()
+pick-true junk            (dcell _ _) ()
+pick-true junk            (dlt _ _ _ _ _) ()
+pick-true (dcell _ _)     erased ()
+pick-true (dcell _ _)     junk ()
+pick-true (dcell _ _)     (dcell _ _) ()
+pick-true (dcell _ _)     (dlt _ _ _ _ _) ()
+pick-true (dlt _ _ _ _ _) erased ()
+pick-true (dlt _ _ _ _ _) junk ()
+pick-true (dlt _ _ _ _ _) (dcell _ _) ()
+pick-true (dlt _ _ _ _ _) (dlt _ _ _ _ _) ()
+
+pick-swap : ∀ c1 c2 {g C} → pick c1 c2 ≡ just (false , g , C) → pick c2 c1 ≡ just (true , g , C)
+pick-swap (cpt g1 C1) (cpt h D) e with h ≤ᵇ g1 | leb-flip h g1
+pick-swap (cpt g1 C1) (cpt h D) ()   | true  | _
+pick-swap (cpt g1 C1) (cpt h D) refl | false | f rewrite f refl = refl
+pick-swap (cpt g1 C1) erased ()
+pick-swap (cpt g1 C1) junk ()
+pick-swap (cpt g1 C1) (dcell _ _) ()
+pick-swap (cpt g1 C1) (dlt _ _ _ _ _) ()
+pick-swap erased          (cpt h D) refl = refl
+pick-swap junk            (cpt h D) refl = refl
+pick-swap (dcell _ _)     (cpt h D) refl = refl
+pick-swap (dlt _ _ _ _ _) (cpt h D) refl = refl
+pick-swap erased          erased ()
+pick-swap erased          junk ()
+pick-swap erased          (dcell _ _) ()
+pick-swap erased          (dlt _ _ _ _ _) ()
+pick-swap junk            erased ()
+pick-swap junk            junk ()
+pick-swap junk            (dcell _ _) ()
+pick-swap junk            (dlt _ _ _ _ _) ()
+pick-swap (dcell _ _)     erased ()
+pick-swap (dcell _ _)     junk ()
+pick-swap (dcell _ _)     (dcell _ _) ()
+pick-swap (dcell _ _)     (dlt _ _ _ _ _) ()
+pick-swap (dlt _ _ _ _ _) erased ()
+pick-swap (dlt _ _ _ _ _) junk ()
+pick-swap (dlt _ _ _ _ _) (dcell _ _) ()
+pick-swap (dlt _ _ _ _ _) (dlt _ _ _ _ _) ()
+
+-- the slot b holds the picked checkpoint; re-read with it first, it is
+-- picked again
+pick-top : ∀ b s {g C} → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
+           pick (cur (slot b s)) (cur (slot (not b) s)) ≡ just (true , g , C)
+pick-top true  s e = e
+pick-top false s e = pick-swap (cur (cpL s)) (cur (cpO s)) e
+
+pick-cell : ∀ b s {g C} → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → cur (slot b s) ≡ cpt g C
+pick-cell b s e = pick-true _ _ (pick-top b s e)
+
+------------------------------------------------------------------------
+-- Crash lemmas on synced and erased flash
+
+private
+  crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
+  crash-syn refl e = e
+
+  cur-sync : ∀ xs → map cur (map sync xs) ≡ map cur xs
+  cur-sync []       = refl
+  cur-sync (x ∷ xs) = cong (cur x ∷_) (cur-sync xs)
+
+  crashL-sync : ∀ ms {ms'} → CrashL (map sync ms) ms' → map cur ms' ≡ map cur ms
+  crashL-sync []       []          = refl
+  crashL-sync (m ∷ ms) (refl ∷ cl) = cong (cur m ∷_) (crashL-sync ms cl)
+
+  crash-erase : ∀ {g} ms {ms'} → All (GenLe g) (map cur ms) → CrashL (map (put erased) (map sync ms)) ms' →
+                All (GenLe g) (map cur ms')
+  crash-erase []       []       []                          = []
+  crash-erase (m ∷ ms) (x ∷ xs) (inj₁ refl ∷ cl)            = x  ∷ crash-erase ms xs cl
+  crash-erase (m ∷ ms) (x ∷ xs) (inj₂ (inj₁ refl) ∷ cl)     = tt ∷ crash-erase ms xs cl
+  crash-erase (m ∷ ms) (x ∷ xs) (inj₂ (inj₂ refl) ∷ cl)     = tt ∷ crash-erase ms xs cl
+
+  crashL-nil : ∀ {ms} → CrashL [] ms → ms ≡ []
+  crashL-nil [] = refl
+
+  slot-sync : ∀ b s → slot b (syncAll s) ≡ sync (slot b s)
+  slot-sync true  s = refl
+  slot-sync false s = refl
+
+  dat-ext : ∀ {s s3 : St} → (∀ p → dat s3 p ≡ syn (cur (dat s p))) → ∀ p → cur (dat s3 p) ≡ cur (dat s p)
+  dat-ext e p = cong cur (e p)
+
+------------------------------------------------------------------------
+-- Recovery picks the new slot of the next generation, holding the map
+-- the crashed recovery rebuilt; the region, all of generation g or
+-- older, is ignored by the replay with the next generation
+
+new-slot″ : ∀ {s s3 t g C pr es' k} →
+  let M = recM g C pr es' s in
+  cur (cpO s3) ≡ cpt (suc g) M → Older (suc g) (cur (cpL s3)) → All (GenLe g) (map cur (dr s3)) →
+  (∀ p → cur (dat s3 p) ≡ cur (dat s p)) → candAt t k ∈ SB.stable t ∷ SB.pend t →
+  (∀ a → a ≤ amax → rdD (dat s) (M a) ≡ candAt t k a) →
+  (∀ a p → a ≤ amax → M a ≡ just p → oob (cur (dat s p)) ≡ a) → RecTo″ s3 t
+new-slot″ {s} {s3} {t} {g} {C} {pr} {es'} {k} o ol gr de m rd ob =
+  false , suc g , M , trans (cong (pick (cur (cpL s3))) o) (pick-second (suc g) M (cur (cpL s3)) ol) ,
+  All-map (λ {c} → GenLe-step c) gr ,
+  map cur (dr s3) , [] , [] , k , (refl , []) , m ,
+  (λ a le → trans (cong (λ r → rdD (dat s3) (proj₁ r a)) (rp-old g (map cur (dr s3)) (st0 M) gr))
+                  (trans (rdD-ext de (M a)) (rd a le))) ,
+  (λ a q le e → trans (cong oob (de q))
+                  (ob a q le (trans (sym (cong (λ r → proj₁ r a) (rp-old g (map cur (dr s3)) (st0 M) gr))) e)))
+  where
+    M = recM g C pr es' s
+
+------------------------------------------------------------------------
+-- A crash at any of the crash points of PU's recovery
+
+rec-crash : ∀ {s t b g C pr T es' k} →
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → All (GenLe g) (map cur (dr s)) →
+  ParseS (map cur (dr s)) T es' pr → candAt t k ∈ SB.stable t ∷ SB.pend t →
+  (∀ a → a ≤ amax → rdD (dat s) (proj₁ (recRS g (λ p → cur (dat s p)) es' pr (st0 C)) a) ≡ candAt t k a) →
+  (∀ a p → a ≤ amax → proj₁ (recRS g (λ p → cur (dat s p)) es' pr (st0 C)) a ≡ just p → oob (cur (dat s p)) ≡ a) →
+  ∀ {m s3} → CkPt (recR b g C pr es' s) m → Img m s3 →
+  Σ SB.State λ t' → SB.crashSB SB.recover t t' × RecTo″ s3 t'
+-- ck1: the new slot programmed, not synced
+rec-crash {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj₁ refl) (cd , cL , cO , cl , cr) =
+  t , inj₁ (refl , refl) , go cO
+  where
+    M = recM g C pr es' s
+    de : ∀ p → cur (dat s3 p) ≡ cur (dat s p)
+    de p = dat-ext {s} {s3} cd p
+    sl : cpL s3 ≡ syn (cur (slot b s))
+    sl = crash-syn (slot-sync b s) cL
+    dre : map cur (dr s3) ≡ map cur (dr s)
+    dre = crashL-sync (dr s) cl
+    rsx : recRS g (λ q → cur (dat s3 q)) es' pr (st0 C) ≡ recRS g (λ q → cur (dat s q)) es' pr (st0 C)
+    rsx = recRS-ext de g es' pr (st0 C)
+    same : cur (cpO s3) ≡ cur (slot (not b) s) ⊎ cur (cpO s3) ≡ junk → RecTo″ s3 t
+    same w = true , g , C , pk′ w , subst (All (GenLe g)) (sym dre) gr ,
+      pr , T , es' , k , subst (λ z → ParseS z T es' pr) (sym dre) p , m ,
+      (λ a le → trans (cong (λ r → rdD (dat s3) (proj₁ r a)) rsx) (trans (rdD-ext de (M a)) (rd a le))) ,
+      (λ a q le e → trans (cong oob (de q)) (ob a q le (trans (sym (cong (λ r → proj₁ r a) rsx)) e)))
+      where
+        pk′ : cur (cpO s3) ≡ cur (slot (not b) s) ⊎ cur (cpO s3) ≡ junk →
+              pick (cur (cpL s3)) (cur (cpO s3)) ≡ just (true , g , C)
+        pk′ (inj₁ e) = trans (cong₂ pick (cong cur sl) e) (pick-top b s pk)
+        pk′ (inj₂ e) = trans (cong₂ pick (trans (cong cur sl) (pick-cell b s pk)) e) refl
+    go : CrashC (put (cpt (suc g) M) (slot (not b) (syncAll s))) (cpO s3) → RecTo″ s3 t
+    go (inj₁ e) = same (inj₁ (trans (cong cur e) (cong dur (slot-sync (not b) s))))
+    go (inj₂ (inj₂ e)) = same (inj₂ (cong cur e))
+    go (inj₂ (inj₁ e)) =
+      new-slot″ {s} {s3} {t} {g} {C} {pr} {es'} {k} (cong cur e)
+        (subst (Older (suc g)) (sym (trans (cong cur sl) (pick-cell b s pk))) ≤-refl)
+        (subst (All (GenLe g)) (sym dre) gr) de m rd ob
+-- ck2: the new slot synced, the old slot and the region erased, not synced
+rec-crash {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj₂ (inj₁ refl)) (cd , cL , cO , cl , cr) =
+  t , inj₁ (refl , refl) ,
+  new-slot″ {s} {s3} {t} {g} {C} {pr} {es'} {k} (cong cur cO) (older cL)
+    (crash-erase (map sync (dr s)) (subst (All (GenLe g)) (sym (cur-sync (dr s))) gr) cl)
+    (λ q → cong cur (cd q)) m rd ob
+  where
+    older : ∀ {c} → CrashC (put erased (sync (slot b (syncAll s)))) c → Older (suc g) (cur c)
+    older (inj₁ e) = subst (Older (suc g))
+      (sym (trans (cong cur e) (trans (cong (λ z → cur (sync z)) (slot-sync b s)) (pick-cell b s pk)))) ≤-refl
+    older (inj₂ (inj₁ refl)) = tt
+    older (inj₂ (inj₂ refl)) = tt
+-- ck3: recovery done (SB chose), then a crash of the recovered state
+rec-crash {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj₂ (inj₂ refl)) img =
+  recT (candAt t k) , inj₂ (candAt t k , m , refl , refl) , fin (crash-normal {⟪ recU b g C pr es' s , [] ⟫} {recT (candAt t k)} {s3} iv img)
+  where
+    iv = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ (recU-A {s} {t} (b , g , C , pk , pr , T , es' , k , p , m , rd , ob))))))
+    fin : RecTo s3 (recT (candAt t k)) → RecTo″ s3 (recT (candAt t k))
+    fin (g3 , C3 , _ , pk3 , rest) =
+      true , g3 , C3 , pk3 , subst (λ z → All (GenLe g3) (map cur z)) (sym (crashL-nil (proj₁ (proj₂ (proj₂ (proj₂ img)))))) [] , rest
