@@ -36,7 +36,7 @@ module SCFTL.Impl.UnsyncedRecCrash (Data : Set) (d0 : Data) (amax wmax kmax umax
                                    (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; _⊔_; _≤ᵇ_; _≡ᵇ_)
-open import Data.Nat.Properties using (≤-refl; ≤⇒≤ᵇ; ≰⇒≥)
+open import Data.Nat.Properties using (≤-refl; ≤-trans; ≤⇒≤ᵇ; ≤ᵇ⇒≤; ≰⇒≥)
 open import Data.Bool.Base using (Bool; true; false; not; T; _∧_)
 open import Data.Unit.Base using (tt)
 open import Data.List.Base using (List; []; _∷_; _++_; map; length)
@@ -52,11 +52,14 @@ open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (GenLe; GenLe-step; Older; pick-second; T⇒≡)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; accU; accB; lay)
-open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues; flB; epE; Syn)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (candAt; recRS; ParseS)
-open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (RecTo; crash-normal)
+open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_
+  using (RecTo; crash-normal; Inv; A-Inv; pre-sync; preT)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_
-  using (RecTo′; Inv′; GenR; rp-old; ck-points)
+  using (RecTo′; Inv′; GenR; rp-old; genR-ok; CrashPt′; crash-covered′)
+open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents; ue)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM; recU; recU-A; recT)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -305,3 +308,158 @@ rec-crash {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj�
     fin : RecTo s3 (recT (candAt t k)) → RecTo″ s3 (recT (candAt t k))
     fin (g3 , C3 , _ , pk3 , rest) =
       true , g3 , C3 , pk3 , subst (λ z → All (GenLe g3) (map cur z)) (sym (crashL-nil (proj₁ (proj₂ (proj₂ (proj₂ img)))))) [] , rest
+
+------------------------------------------------------------------------
+-- Every covered crash of PU's normal operation gives RecTo″
+
+-- generations on a flash: a slot holds a durable checkpoint of
+-- generation gx, every region page, as programmed and as it was
+-- before, is of gx or older
+FG : St → ℕ → Set
+FG m gx = (Σ Map λ Cx → cpL m ≡ syn (cpt gx Cx) ⊎ cpO m ≡ syn (cpt gx Cx))
+        × All (GenLe gx) (map cur (dr m)) × All (GenLe gx) (map dur (dr m))
+
+-- the same after a crash
+FG′ : St → ℕ → Set
+FG′ s gx = (Σ Map λ Cx → cur (cpL s) ≡ cpt gx Cx ⊎ cur (cpO s) ≡ cpt gx Cx) × All (GenLe gx) (map cur (dr s))
+
+crashL-gen : ∀ {gx} ms {ms'} → All (GenLe gx) (map cur ms) → All (GenLe gx) (map dur ms) → CrashL ms ms' →
+             All (GenLe gx) (map cur ms')
+crashL-gen []             []       []       []                      = []
+crashL-gen (syn c ∷ ms)   (x ∷ xs) (y ∷ ys) (refl ∷ cl)             = x  ∷ crashL-gen ms xs ys cl
+crashL-gen (uns o n ∷ ms) (x ∷ xs) (y ∷ ys) (inj₁ refl ∷ cl)        = y  ∷ crashL-gen ms xs ys cl
+crashL-gen (uns o n ∷ ms) (x ∷ xs) (y ∷ ys) (inj₂ (inj₁ refl) ∷ cl) = x  ∷ crashL-gen ms xs ys cl
+crashL-gen (uns o n ∷ ms) (x ∷ xs) (y ∷ ys) (inj₂ (inj₂ refl) ∷ cl) = tt ∷ crashL-gen ms xs ys cl
+
+fg-crash : ∀ {m s'' gx} → FG m gx → Img m s'' → FG′ s'' gx
+fg-crash {m} ((Cx , inj₁ e) , gc , gd) (cd , cL , cO , cl , cr) =
+  (Cx , inj₁ (cong cur (crash-syn e cL))) , crashL-gen (dr m) gc gd cl
+fg-crash {m} ((Cx , inj₂ e) , gc , gd) (cd , cL , cO , cl , cr) =
+  (Cx , inj₂ (cong cur (crash-syn e cO))) , crashL-gen (dr m) gc gd cl
+
+GenLe-≤ : ∀ {h g} c → h ≤ g → GenLe h c → GenLe g c
+GenLe-≤ erased          le x = tt
+GenLe-≤ junk            le x = tt
+GenLe-≤ (dcell _ _)     le x = tt
+GenLe-≤ (dlt _ _ _ _ _) le x = ≤-trans x le
+GenLe-≤ (cpt _ _)       le x = tt
+
+-- recovery picks a checkpoint of a generation at least every slot's
+pick-ge : ∀ c1 c2 {b g C gx Cx} → pick c1 c2 ≡ just (b , g , C) → (c1 ≡ cpt gx Cx ⊎ c2 ≡ cpt gx Cx) → gx ≤ g
+pick-ge (cpt g1 C1) (cpt h D) e w with h ≤ᵇ g1 | ≤ᵇ⇒≤ h g1 | leb-flip h g1
+pick-ge (cpt g1 C1) (cpt h D) refl (inj₁ refl) | true  | le | _ = ≤-refl
+pick-ge (cpt g1 C1) (cpt h D) refl (inj₂ refl) | true  | le | _ = le tt
+pick-ge (cpt g1 C1) (cpt h D) refl (inj₁ refl) | false | _  | f = ≤ᵇ⇒≤ g1 h (subst T (sym (f refl)) tt)
+pick-ge (cpt g1 C1) (cpt h D) refl (inj₂ refl) | false | _  | f = ≤-refl
+
+pick-ge (cpt g1 C1) erased refl (inj₁ refl) = ≤-refl
+pick-ge (cpt g1 C1) erased refl (inj₂ ())
+pick-ge (cpt g1 C1) junk refl (inj₁ refl) = ≤-refl
+pick-ge (cpt g1 C1) junk refl (inj₂ ())
+pick-ge (cpt g1 C1) (dcell _ _) refl (inj₁ refl) = ≤-refl
+pick-ge (cpt g1 C1) (dcell _ _) refl (inj₂ ())
+pick-ge (cpt g1 C1) (dlt _ _ _ _ _) refl (inj₁ refl) = ≤-refl
+pick-ge (cpt g1 C1) (dlt _ _ _ _ _) refl (inj₂ ())
+pick-ge erased (cpt h D) refl (inj₁ ())
+pick-ge erased (cpt h D) refl (inj₂ refl) = ≤-refl
+pick-ge junk (cpt h D) refl (inj₁ ())
+pick-ge junk (cpt h D) refl (inj₂ refl) = ≤-refl
+pick-ge (dcell _ _) (cpt h D) refl (inj₁ ())
+pick-ge (dcell _ _) (cpt h D) refl (inj₂ refl) = ≤-refl
+pick-ge (dlt _ _ _ _ _) (cpt h D) refl (inj₁ ())
+pick-ge (dlt _ _ _ _ _) (cpt h D) refl (inj₂ refl) = ≤-refl
+pick-ge erased erased () w
+pick-ge erased junk () w
+pick-ge erased (dcell _ _) () w
+pick-ge erased (dlt _ _ _ _ _) () w
+pick-ge junk erased () w
+pick-ge junk junk () w
+pick-ge junk (dcell _ _) () w
+pick-ge junk (dlt _ _ _ _ _) () w
+pick-ge (dcell _ _) erased () w
+pick-ge (dcell _ _) junk () w
+pick-ge (dcell _ _) (dcell _ _) () w
+pick-ge (dcell _ _) (dlt _ _ _ _ _) () w
+pick-ge (dlt _ _ _ _ _) erased () w
+pick-ge (dlt _ _ _ _ _) junk () w
+pick-ge (dlt _ _ _ _ _) (dcell _ _) () w
+pick-ge (dlt _ _ _ _ _) (dlt _ _ _ _ _) () w
+
+RecTo′⇒″ : ∀ {s t gx} → FG′ s gx → RecTo′ s t → RecTo″ s t
+RecTo′⇒″ {s} ((Cx , w) , gr) (b , g , C , pk , rest) =
+  b , g , C , pk , All-map (λ {c} → GenLe-≤ c (pick-ge (cur (cpL s)) (cur (cpO s)) pk w)) gr , rest
+
+private
+  dur-syn : ∀ {g} ms → All Syn ms → All (GenLe g) (map cur ms) → All (GenLe g) (map dur ms)
+  dur-syn []       []             []       = []
+  dur-syn (m ∷ ms) ((c , refl) ∷ sy) (x ∷ xs) = x ∷ dur-syn ms sy xs
+
+  dur-gen : ∀ {g} X prM → All Syn prM → All (GenLe g) (map cur (map (uns erased) X ++ prM)) →
+            All (GenLe g) (map dur (map (uns erased) X ++ prM))
+  dur-gen []      prM sy gs       = dur-syn prM sy gs
+  dur-gen (c ∷ X) prM sy (x ∷ xs) = tt ∷ dur-gen X prM sy xs
+
+  ck2-cur : ∀ {g} ms → All (GenLe g) (map cur (map (put erased) (map sync ms)))
+  ck2-cur []       = []
+  ck2-cur (m ∷ ms) = tt ∷ ck2-cur ms
+
+  ck2-dur : ∀ {g} ms → All (GenLe g) (map cur ms) → All (GenLe (suc g)) (map dur (map (put erased) (map sync ms)))
+  ck2-dur []       []       = []
+  ck2-dur (m ∷ ms) (x ∷ xs) = GenLe-step (cur m) x ∷ ck2-dur ms xs
+
+-- a state of PU's normal operation with its invariants
+fg-inv : ∀ {s t} → Inv s t → GenR (st s) → FG (st s) (gen (st s))
+fg-inv {s} (_ , _ , b , _) gr =
+  (BI.C b , inj₁ (BI.slt b)) , gr ,
+  subst (λ z → All (GenLe (gen (st s))) (map dur z)) (sym (BI.dre b))
+    (dur-gen X (BI.prM b) (BI.sy b) (subst (λ z → All (GenLe (gen (st s))) (map cur z)) (BI.dre b) gr))
+  where
+    X = tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []
+
+-- the flushed state's checkpoint crash points
+fg-ck : ∀ {s t m} → Inv ⟪ fl3 (st s) , [] ⟫ t → GenR (fl3 (st s)) →
+        (m ≡ ck1 (fl3 (st s)) ⊎ m ≡ ck2 (fl3 (st s))) → Σ ℕ λ gx → FG m gx
+fg-ck {s} {t} iv gr (inj₁ refl) =
+  gen (fl3 (st s)) , (BI.C b , inj₁ (BI.slt b)) , proj₁ (proj₂ F) , proj₂ (proj₂ F)
+  where
+    b = proj₁ (proj₂ (proj₂ iv))
+    F = fg-inv {⟪ fl3 (st s) , [] ⟫} {t} iv gr
+fg-ck {s} {t} iv gr (inj₂ refl) =
+  suc (gen x) , (l2p x , inj₂ refl) , ck2-cur (dr x) , ck2-dur (dr x) gr
+  where x = fl3 (st s)
+
+-- every crash point CrashPt′ covers
+fg-pt : ∀ u {s t m} → Inv′ s t → CrashPt′ u s m → Σ ℕ λ gx → FG m gx
+fg-pt (SB.reg (SB.op x)) {s} {t} (iv , gr) (inj₁ (s' , o , refl)) with A-Inv (SB.reg (SB.op x)) {s} {t} {s'} iv o
+... | t' , _ , iv' = gen (st s') , fg-inv {s'} {t'} iv' (genR-ok (SB.reg (SB.op x)) {s} {s'} o gr)
+fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₁ (lt , refl)))
+  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} iv (inj₁ (lt , refl))
+... | t' , _ , iv' = gen (st s) , fg-inv {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {t'} iv' (≤-refl ∷ gr)
+fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₂ (ge , inj₁ refl))) =
+  gen (st s) , fg-inv {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} (pre-sync {s} {t} iv) (≤-refl ∷ gr)
+fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₂ (ge , inj₂ refl)))
+  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl))
+... | t' , _ , iv' = gen (fl3 (st s)) , fg-inv {⟪ fl3 (st s) , [] ⟫} {t'} iv'
+                       (genR-ok (SB.reg SB.barrier) {s} {⟪ fl3 (st s) , [] ⟫} (inj₂ (ge , inj₁ refl , refl)) gr)
+fg-pt SB.flush {s} {t} (iv , gr) (inj₁ (inj₁ refl)) =
+  gen (st s) , fg-inv {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} (pre-sync {s} {t} iv) (≤-refl ∷ gr)
+fg-pt SB.flush {s} {t} (iv , gr) (inj₁ (inj₂ refl))
+  with A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl)
+... | t' , _ , iv' = gen (fl3 (st s)) , fg-inv {⟪ fl3 (st s) , [] ⟫} {t'} iv'
+                       (genR-ok SB.flush {s} {⟪ fl3 (st s) , [] ⟫} (inj₁ refl , refl) gr)
+fg-pt (SB.reg (SB.op x)) (iv , gr) (inj₂ (() , _))
+fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₂ (ge , ck))
+  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl))
+... | t' , _ , iv' = fg-ck {s} {t'} iv'
+                       (genR-ok (SB.reg SB.barrier) {s} {⟪ fl3 (st s) , [] ⟫} (inj₂ (ge , inj₁ refl , refl)) gr) ck
+fg-pt SB.flush {s} {t} (iv , gr) (inj₂ (_ , ck))
+  with A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl)
+... | t' , _ , iv' = fg-ck {s} {t'} iv' (genR-ok SB.flush {s} {⟪ fl3 (st s) , [] ⟫} (inj₁ refl , refl) gr) ck
+
+-- formula (4)'s crash outcomes, with the region's generations: what
+-- the crashed recoveries above need
+crash-covered″ : ∀ u {s t m s''} → Inv′ s t → CrashPt′ u s m → Img m s'' →
+  Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × RecTo″ s'' t'
+crash-covered″ u {s} {t} {m} {s''} iv cp img with crash-covered′ u {s} {t} {m} {s''} iv cp img | fg-pt u {s} {t} {m} iv cp
+... | t' , c , r | gx , fg = t' , c , RecTo′⇒″ {s''} {t'} {gx} (fg-crash {m} {s''} {gx} fg img) r
+
