@@ -36,7 +36,8 @@ module SCFTL.Impl.UnsyncedRecCrash (Data : Set) (d0 : Data) (amax wmax kmax umax
                                    (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; _⊔_; _≤ᵇ_; _≡ᵇ_)
-open import Data.Nat.Properties using (≤-refl; ≤-trans; ≤⇒≤ᵇ; ≤ᵇ⇒≤; ≰⇒≥)
+open import Data.Nat.Properties using (≤-refl; ≤-trans; ≤⇒≤ᵇ; ≤ᵇ⇒≤; ≰⇒≥; <-irrefl)
+import Data.List.Relation.Unary.All.Properties
 open import Data.Bool.Base using (Bool; true; false; not; T; _∧_)
 open import Data.Unit.Base using (tt)
 open import Data.List.Base using (List; []; _∷_; _++_; map; length)
@@ -49,7 +50,7 @@ open import Relation.Binary.PropositionalEquality
   using (_≡_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (GenLe; GenLe-step; Older; pick-second; T⇒≡)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (GenLe; GenLe-step; Older; pick-second; T⇒≡; ≡ᵇ-false)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; accU; accB; lay)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues; flB; epE; Syn)
@@ -59,7 +60,9 @@ open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_
   using (RecTo′; Inv′; GenR; rp-old; genR-ok; CrashPt′; crash-covered′)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
-open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents; ue)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents; ue; CrashRs; CrashEs; []; _∷_)
+import Data.List.Properties
+import Data.Nat.Properties
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM; recU; recU-A; recT)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -463,3 +466,122 @@ crash-covered″ : ∀ u {s t m s''} → Inv′ s t → CrashPt′ u s m → Img
 crash-covered″ u {s} {t} {m} {s''} iv cp img with crash-covered′ u {s} {t} {m} {s''} iv cp img | fg-pt u {s} {t} {m} iv cp
 ... | t' , c , r | gx , fg = t' , c , RecTo′⇒″ {s''} {t'} {gx} (fg-crash {m} {s''} {gx} fg img) r
 
+
+------------------------------------------------------------------------
+-- The next generation's replay ignores the region under EVERY parse of
+-- it: once recovery's checkpoint has made a slot of generation suc g
+-- durable over a region of generation g or older, which split of the
+-- region recovery reads does not matter (so a durable ghost of the
+-- split need not change at a crash inside recovery's checkpoint)
+
+private
+  lay-all : ∀ {P : Cell → Set} es X → All P (lay es X) → All P X
+  lay-all []              X a = a
+  lay-all {P} ((c , ts) ∷ es) X a with lay-all {P} es (c ∷ ts ++ X) a
+  ... | _ ∷ r = Data.List.Relation.Unary.All.Properties.++⁻ʳ ts r
+
+okC-old : ∀ g D c cs → GenLe g c → okC (suc g) D c cs ≡ false
+okC-old g D (dlt h x ps true (dd , dt , L)) cs le
+  rewrite ≡ᵇ-false h (suc g) (λ e → <-irrefl refl (subst (_≤ g) e le)) = refl
+okC-old g D (dlt h x ps false d) cs le = refl
+okC-old g D erased      cs le = refl
+okC-old g D junk        cs le = refl
+okC-old g D (dcell _ _) cs le = refl
+okC-old g D (cpt _ _)   cs le = refl
+
+recRS-newgen : ∀ g D T es' pr mt → All (GenLe g) (T ++ lay es' pr) → recRS (suc g) D es' pr mt ≡ mt
+recRS-newgen g D T [] pr mt a = rp-old g pr mt (Data.List.Relation.Unary.All.Properties.++⁻ʳ T a)
+recRS-newgen g D T ((c , ts) ∷ es) pr mt a with lay-all {GenLe g} es (c ∷ ts ++ pr) (Data.List.Relation.Unary.All.Properties.++⁻ʳ T a)
+... | lc ∷ r =
+  trans (cong (λ z → rp (suc g) z mt) (cong (accB (suc g) D pr c ts es) (okC-old g D c (ts ++ pr) lc)))
+        (rp-old g pr mt (Data.List.Relation.Unary.All.Properties.++⁻ʳ ts r))
+
+------------------------------------------------------------------------
+-- The parse of a crashed region is unique: two parses T ++ lay es' pr
+-- of the same region, over the same durable part pr, whose epochs are
+-- the same written epochs as a crash left them (`CrashEs`: each epoch
+-- keeps its number of pages), are equal.  So a durable ghost recording
+-- the unsynced epochs' shapes and the durable part determines the split
+-- recovery reads (what the code finds by the after-sync flag).
+
+shapes : List UEp → List ℕ
+shapes = map (λ e → length (proj₂ e))
+
+private
+  crashRs-length : ∀ {cs cs'} → CrashRs cs cs' → length cs' ≡ length cs
+  crashRs-length []       = refl
+  crashRs-length (_ ∷ cr) = cong suc (crashRs-length cr)
+
+crashEs-shape : ∀ {g es es'} → CrashEs g es es' → shapes es' ≡ map (λ e → length (proj₂ (ue g e))) es
+crashEs-shape []               = refl
+crashEs-shape ((_ , cr) ∷ ces) = cong₂ _∷_ (crashRs-length cr) (crashEs-shape ces)
+
+private
+  suc-inj : ∀ {m n : ℕ} → suc m ≡ suc n → m ≡ n
+  suc-inj refl = refl
+
+  ∷-inj : ∀ {x y : Cell} {xs ys : List Cell} → _≡_ {A = List Cell} (x ∷ xs) (y ∷ ys) → x ≡ y × xs ≡ ys
+  ∷-inj refl = refl , refl
+
+  ++-split : ∀ (xs ys : List Cell) {as bs : List Cell} → length xs ≡ length ys → xs ++ as ≡ ys ++ bs → xs ≡ ys × as ≡ bs
+  ++-split []       []       l e = refl , e
+  ++-split []       (y ∷ ys) () e
+  ++-split (x ∷ xs) []       () e
+  ++-split (x ∷ xs) (y ∷ ys) l e with ∷-inj {x} {y} e
+  ... | refl , e' with ++-split xs ys (suc-inj l) e'
+  ...   | refl , e'' = refl , e''
+
+  ∷-injℕ : ∀ {x y : ℕ} {xs ys : List ℕ} → _≡_ {A = List ℕ} (x ∷ xs) (y ∷ ys) → x ≡ y × xs ≡ ys
+  ∷-injℕ refl = refl , refl
+
+  lay-length : ∀ (es1 es2 : List UEp) (X1 X2 : List Cell) → shapes es1 ≡ shapes es2 → length X1 ≡ length X2 →
+               length (lay es1 X1) ≡ length (lay es2 X2)
+  lay-length []                []                X1 X2 s l = l
+  lay-length []                (_ ∷ _)           X1 X2 () l
+  lay-length (_ ∷ _)           []                X1 X2 () l
+  lay-length ((c1 , ts1) ∷ es1) ((c2 , ts2) ∷ es2) X1 X2 s l =
+    lay-length es1 es2 (c1 ∷ ts1 ++ X1) (c2 ∷ ts2 ++ X2) (proj₂ (∷-injℕ s))
+      (cong suc (trans (Data.List.Properties.length-++ ts1)
+                (trans (cong₂ Data.Nat.Base._+_ (proj₁ (∷-injℕ s)) l) (sym (Data.List.Properties.length-++ ts2)))))
+
+  lay-inj : ∀ (es1 es2 : List UEp) (X1 X2 : List Cell) → shapes es1 ≡ shapes es2 → length X1 ≡ length X2 →
+            lay es1 X1 ≡ lay es2 X2 → es1 ≡ es2 × X1 ≡ X2
+  lay-inj []                []                X1 X2 s l e = refl , e
+  lay-inj []                (_ ∷ _)           X1 X2 () l e
+  lay-inj (_ ∷ _)           []                X1 X2 () l e
+  lay-inj ((c1 , ts1) ∷ es1) ((c2 , ts2) ∷ es2) X1 X2 s l e =
+    step (proj₁ (∷-injℕ s))
+         (lay-inj es1 es2 (c1 ∷ ts1 ++ X1) (c2 ∷ ts2 ++ X2) (proj₂ (∷-injℕ s))
+           (cong suc (trans (Data.List.Properties.length-++ ts1)
+                     (trans (cong₂ Data.Nat.Base._+_ (proj₁ (∷-injℕ s)) l) (sym (Data.List.Properties.length-++ ts2))))) e)
+    where
+      step : length ts1 ≡ length ts2 → es1 ≡ es2 × (c1 ∷ ts1 ++ X1) ≡ (c2 ∷ ts2 ++ X2) →
+             ((c1 , ts1) ∷ es1) ≡ ((c2 , ts2) ∷ es2) × X1 ≡ X2
+      step lt (refl , e1) = step2 (∷-inj {c1} {c2} e1)
+        where
+          step2 : c1 ≡ c2 × ts1 ++ X1 ≡ ts2 ++ X2 → ((c1 , ts1) ∷ es1) ≡ ((c2 , ts2) ∷ es1) × X1 ≡ X2
+          step2 (refl , e2) = step3 (++-split ts1 ts2 lt e2)
+            where
+              step3 : ts1 ≡ ts2 × X1 ≡ X2 → ((c1 , ts1) ∷ es1) ≡ ((c1 , ts2) ∷ es1) × X1 ≡ X2
+              step3 (refl , e3) = refl , e3
+
+  +-cancelʳ : ∀ m n k → m Data.Nat.Base.+ k ≡ n Data.Nat.Base.+ k → m ≡ n
+  +-cancelʳ m n k e = Data.Nat.Properties.+-cancelʳ-≡ m n e
+
+parse-unique : ∀ T1 T2 es1 es2 pr → shapes es1 ≡ shapes es2 →
+  T1 ++ lay es1 pr ≡ T2 ++ lay es2 pr → T1 ≡ T2 × es1 ≡ es2
+parse-unique T1 T2 es1 es2 pr s e with ++-split T1 T2 lt e
+  where
+    ll = lay-length es1 es2 pr pr s refl
+    lt : length T1 ≡ length T2
+    lt = +-cancelʳ (length T1) (length T2) (length (lay es1 pr))
+           (trans (sym (Data.List.Properties.length-++ T1))
+           (trans (cong length e) (trans (Data.List.Properties.length-++ T2) (cong (length T2 Data.Nat.Base.+_) (sym ll)))))
+... | refl , e' = refl , proj₁ (lay-inj es1 es2 pr pr s refl e')
+
+-- two parses of a crashed region with the epochs as the same crash of
+-- the same written epochs left them, over the same durable part
+parse-crash-unique : ∀ {g es T1 T2 es1 es2 pr cs} → CrashEs g es es1 → CrashEs g es es2 →
+  ParseS cs T1 es1 pr → ParseS cs T2 es2 pr → T1 ≡ T2 × es1 ≡ es2
+parse-crash-unique {T1 = T1} {T2} {es1} {es2} {pr} c1 c2 (e1 , _) (e2 , _) =
+  parse-unique T1 T2 es1 es2 pr (trans (crashEs-shape c1) (sym (crashEs-shape c2))) (trans (sym e1) e2)
