@@ -24,10 +24,17 @@
 --   rec-crash    a crash at `ck1`/`ck2`/`ck3` of PU's recovery (with
 --                the parse RecTo″ gives), from a state with RecTo″ t:
 --                SB's crashed recovery t ─rᶜ→ t' and RecTo″ t' again
+--   FG, fg-pt, crash-covered″
+--                every crash point of `CrashPt′` gives RecTo″
+--   recRS-newgen the next generation's replay ignores the region under
+--                every parse of it
+--   parse-unique, parse-crash-unique
+--                the parse of a crashed region is fixed by the epochs'
+--                shapes (`crashEs-shape`) and the durable part
 --
--- NOT proven here: that every crash outcome of PU's normal operation
--- gives the GenLe part (`crash-covered′` gives RecTo′); the split is
--- still given.
+-- NOT proven here: the split found from flash (or a durable ghost of
+-- it that the crash relation sets and recovery reads; parse-unique is
+-- the fact such a ghost needs), PU as a `Model`.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
