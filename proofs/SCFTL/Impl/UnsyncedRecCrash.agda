@@ -31,6 +31,10 @@
 --   parse-unique, parse-crash-unique
 --                the parse of a crashed region is fixed by the epochs'
 --                shapes (`crashEs-shape`) and the durable part
+--   crash-normal-any
+--                a crash of any normal PU state: recovery reading ANY
+--                parse with the epochs as the crash left them, over the
+--                durable part, reads one of SB's candidates
 --
 -- NOT proven here: the split found from flash (or a durable ghost of
 -- it that the crash relation sets and recovery reads; parse-unique is
@@ -66,7 +70,7 @@ open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_
   using (RecTo; crash-normal; Inv; A-Inv; pre-sync; preT)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_
   using (RecTo′; Inv′; GenR; rp-old; genR-ok; CrashPt′; crash-covered′)
-open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
+open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; recU-crash-readsBI)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents; ue; CrashRs; CrashEs; []; _∷_)
 import Data.List.Properties
 import Data.Nat.Properties
@@ -592,3 +596,23 @@ parse-crash-unique : ∀ {g es T1 T2 es1 es2 pr cs} → CrashEs g es es1 → Cra
   ParseS cs T1 es1 pr → ParseS cs T2 es2 pr → T1 ≡ T2 × es1 ≡ es2
 parse-crash-unique {T1 = T1} {T2} {es1} {es2} {pr} c1 c2 (e1 , _) (e2 , _) =
   parse-unique T1 T2 es1 es2 pr (trans (crashEs-shape c1) (sym (crashEs-shape c2))) (trans (sym e1) e2)
+
+-- A crash of any normal PU state: recovery reading ANY parse of the
+-- crashed region whose epochs are the written ones as the crash left
+-- them (`CrashEs`), over the durable part, rebuilds an L2P that reads
+-- one of SB's candidates.  So the split recovery reads may come from a
+-- durable ghost of the epochs' shapes and the durable part: it is the
+-- parse the crash lemmas build (`parse-crash-unique`).
+crash-normal-any : ∀ {s t s'} (iv : Inv s t) → Img (st s) s' →
+  ∀ T2 es2 → CrashEs (gen (st s)) (ues s) es2 →
+  ParseS (map cur (dr s')) T2 es2 (map cur (BI.prM (proj₁ (proj₂ (proj₂ iv))))) →
+  Σ ℕ λ k → candAt t k ∈ SB.stable t ∷ SB.pend t ×
+    (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS (gen (st s)) (λ p → cur (dat s' p)) es2
+                                    (map cur (BI.prM (proj₁ (proj₂ (proj₂ iv))))) (st0 (BI.C (proj₁ (proj₂ (proj₂ iv)))))) a)
+                      ≡ candAt t k a) ×
+    (∀ a p → a ≤ amax → proj₁ (recRS (gen (st s)) (λ p → cur (dat s' p)) es2
+                                    (map cur (BI.prM (proj₁ (proj₂ (proj₂ iv))))) (st0 (BI.C (proj₁ (proj₂ (proj₂ iv)))))) a
+                        ≡ just p → oob (cur (dat s' p)) ≡ a)
+crash-normal-any {s} {t} {s'} (ar , ga , b , so) img T2 es2 ces2 p2 with recU-crash-readsBI {s} {t} {s'} b ar ga img
+... | T , es' , k , ces , p , kl , m , r , ob with parse-crash-unique ces ces2 p p2
+... | refl , refl = k , m , r , ob
