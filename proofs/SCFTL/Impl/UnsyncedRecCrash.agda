@@ -35,6 +35,10 @@
 --                a crash of any normal PU state: recovery reading ANY
 --                parse with the epochs as the crash left them, over the
 --                durable part, reads one of SB's candidates
+--   new-slot-any, rec-crash-ck2-any
+--                with the next generation's slot picked (`ck1` with the
+--                new slot landed, `ck2`), ANY parse of the crashed
+--                region reads the candidate being rebuilt
 --
 -- NOT proven here: the split found from flash (or a durable ghost of
 -- it that the crash relation sets and recovery reads; parse-unique is
@@ -616,3 +620,46 @@ crash-normal-any : ∀ {s t s'} (iv : Inv s t) → Img (st s) s' →
 crash-normal-any {s} {t} {s'} (ar , ga , b , so) img T2 es2 ces2 p2 with recU-crash-readsBI {s} {t} {s'} b ar ga img
 ... | T , es' , k , ces , p , kl , m , r , ob with parse-crash-unique ces ces2 p p2
 ... | refl , refl = k , m , r , ob
+
+-- Once a slot of the next generation holding the map being rebuilt is
+-- what recovery picks (`ck1` with the new slot landed, `ck2`), recovery
+-- reading ANY parse of the crashed region reads the candidate
+new-slot-any : ∀ {s s3 t g C pr es' k} →
+  let M = recM g C pr es' s in
+  All (GenLe g) (map cur (dr s3)) → (∀ p → cur (dat s3 p) ≡ cur (dat s p)) →
+  (∀ a → a ≤ amax → rdD (dat s) (M a) ≡ candAt t k a) →
+  (∀ a p → a ≤ amax → M a ≡ just p → oob (cur (dat s p)) ≡ a) →
+  ∀ T2 es2 pr2 → ParseS (map cur (dr s3)) T2 es2 pr2 →
+  (∀ a → a ≤ amax → rdD (dat s3) (proj₁ (recRS (suc g) (λ p → cur (dat s3 p)) es2 pr2 (st0 M)) a) ≡ candAt t k a) ×
+  (∀ a p → a ≤ amax → proj₁ (recRS (suc g) (λ p → cur (dat s3 p)) es2 pr2 (st0 M)) a ≡ just p → oob (cur (dat s3 p)) ≡ a)
+new-slot-any {s} {s3} {t} {g} {C} {pr} {es'} {k} gr de rd ob T2 es2 pr2 (e , _) =
+  (λ a le → trans (cong (λ r → rdD (dat s3) (proj₁ r a)) nz) (trans (rdD-ext de (M a)) (rd a le))) ,
+  (λ a q le e′ → trans (cong oob (de q)) (ob a q le (trans (sym (cong (λ r → proj₁ r a) nz)) e′)))
+  where
+    M = recM g C pr es' s
+    nz : recRS (suc g) (λ p → cur (dat s3 p)) es2 pr2 (st0 M) ≡ st0 M
+    nz = recRS-newgen g (λ p → cur (dat s3 p)) T2 es2 pr2 (st0 M) (subst (All (GenLe g)) e gr)
+
+-- a crash at `ck2` of PU's recovery: every parse of the crashed region
+-- reads the candidate the crashed recovery was rebuilding, from the slot
+-- recovery picks (the new one, of the next generation)
+rec-crash-ck2-any : ∀ {s t b g C pr es' k} →
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → All (GenLe g) (map cur (dr s)) →
+  (∀ a → a ≤ amax → rdD (dat s) (recM g C pr es' s a) ≡ candAt t k a) →
+  (∀ a p → a ≤ amax → recM g C pr es' s a ≡ just p → oob (cur (dat s p)) ≡ a) →
+  ∀ {s3} → Img (ck2 (recR b g C pr es' s)) s3 →
+  pick (cur (cpL s3)) (cur (cpO s3)) ≡ just (false , suc g , recM g C pr es' s) ×
+  (∀ T2 es2 pr2 → ParseS (map cur (dr s3)) T2 es2 pr2 →
+    (∀ a → a ≤ amax → rdD (dat s3) (proj₁ (recRS (suc g) (λ p → cur (dat s3 p)) es2 pr2 (st0 (recM g C pr es' s))) a) ≡ candAt t k a) ×
+    (∀ a p → a ≤ amax → proj₁ (recRS (suc g) (λ p → cur (dat s3 p)) es2 pr2 (st0 (recM g C pr es' s))) a ≡ just p → oob (cur (dat s3 p)) ≡ a))
+rec-crash-ck2-any {s} {t} {b} {g} {C} {pr} {es'} {k} pk gr rd ob {s3} (cd , cL , cO , cl , cr) =
+  trans (cong (pick (cur (cpL s3))) (cong cur cO)) (pick-second (suc g) (recM g C pr es' s) (cur (cpL s3)) (older cL)) ,
+  new-slot-any {s} {s3} {t} {g} {C} {pr} {es'} {k}
+    (crash-erase (map sync (dr s)) (subst (All (GenLe g)) (sym (cur-sync (dr s))) gr) cl)
+    (λ q → cong cur (cd q)) rd ob
+  where
+    older : ∀ {c} → CrashC (put erased (sync (slot b (syncAll s)))) c → Older (suc g) (cur c)
+    older (inj₁ e) = subst (Older (suc g))
+      (sym (trans (cong cur e) (trans (cong (λ z → cur (sync z)) (slot-sync b s)) (pick-cell b s pk)))) ≤-refl
+    older (inj₂ (inj₁ refl)) = tt
+    older (inj₂ (inj₂ refl)) = tt
