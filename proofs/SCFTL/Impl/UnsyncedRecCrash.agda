@@ -21,7 +21,7 @@
 --                (`ck3 (recR …) = recU …`)
 --   accU-ext, recRS-ext   the check reads the data pages pointwise
 --   pick-top, pick-cell   the slot recovery picked, re-read
---   rec-crash    a crash at `ck1`/`ck2`/`ck3` of PU's recovery (with
+--   recU-crashed    a crash at `ck1`/`ck2`/`ck3` of PU's recovery (with
 --                the parse RecTo″ gives), from a state with RecTo″ t:
 --                SB's crashed recovery t ─rᶜ→ t' and RecTo″ t' again
 --   FG, fg-pt, crash-covered″
@@ -269,7 +269,7 @@ new-slot″ {s} {s3} {t} {g} {C} {pr} {es'} {k} o ol gr de m rd ob =
 ------------------------------------------------------------------------
 -- A crash at any of the crash points of PU's recovery
 
-rec-crash : ∀ {s t b g C pr T es' k} →
+recU-crashed : ∀ {s t b g C pr T es' k} →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → All (GenLe g) (map cur (dr s)) →
   ParseS (map cur (dr s)) T es' pr → candAt t k ∈ SB.stable t ∷ SB.pend t →
   (∀ a → a ≤ amax → rdD (dat s) (proj₁ (recRS g (λ p → cur (dat s p)) es' pr (st0 C)) a) ≡ candAt t k a) →
@@ -277,7 +277,7 @@ rec-crash : ∀ {s t b g C pr T es' k} →
   ∀ {m s3} → CkPt (recR b g C pr es' s) m → Img m s3 →
   Σ SB.State λ t' → SB.crashSB SB.recover t t' × RecTo″ s3 t'
 -- ck1: the new slot programmed, not synced
-rec-crash {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj₁ refl) (cd , cL , cO , cl , cr) =
+recU-crashed {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj₁ refl) (cd , cL , cO , cl , cr) =
   t , inj₁ (refl , refl) , go cO
   where
     M = recM g C pr es' s
@@ -307,7 +307,7 @@ rec-crash {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj�
         (subst (Older (suc g)) (sym (trans (cong cur sl) (pick-cell b s pk))) ≤-refl)
         (subst (All (GenLe g)) (sym dre) gr) de m rd ob
 -- ck2: the new slot synced, the old slot and the region erased, not synced
-rec-crash {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj₂ (inj₁ refl)) (cd , cL , cO , cl , cr) =
+recU-crashed {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj₂ (inj₁ refl)) (cd , cL , cO , cl , cr) =
   t , inj₁ (refl , refl) ,
   new-slot″ {s} {s3} {t} {g} {C} {pr} {es'} {k} (cong cur cO) (older cL)
     (crash-erase (map sync (dr s)) (subst (All (GenLe g)) (sym (cur-sync (dr s))) gr) cl)
@@ -319,7 +319,7 @@ rec-crash {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj�
     older (inj₂ (inj₁ refl)) = tt
     older (inj₂ (inj₂ refl)) = tt
 -- ck3: recovery done (SB chose), then a crash of the recovered state
-rec-crash {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj₂ (inj₂ refl)) img =
+recU-crashed {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk gr p m rd ob {_} {s3} (inj₂ (inj₂ refl)) img =
   recT (candAt t k) , inj₂ (candAt t k , m , refl , refl) , fin (crash-normal {⟪ recU b g C pr es' s , [] ⟫} {recT (candAt t k)} {s3} iv img)
   where
     iv = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ (recU-A {s} {t} (b , g , C , pk , pr , T , es' , k , p , m , rd , ob))))))
