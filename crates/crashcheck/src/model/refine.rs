@@ -542,19 +542,11 @@ impl RefineOracle {
         // volatile L2P is the stable one with the epoch's pairs applied;
         // a trim's pair unmaps).
         if let Some(pairs) = &v.epoch_pairs {
-            let mut m = s.smap.clone();
-            for &(a, p) in pairs {
-                if p == UNMAPPED {
-                    m.remove(&Addr::from(a));
-                } else {
-                    m.insert(Addr::from(a), Page::from(p));
-                }
-            }
-            if let Some(a) = (0..=self.amax).find(|a| m.get(a) != s.l2p.get(a)) {
+            if let Some((a, to)) = pairs_miss(&s.smap, pairs, &s.l2p) {
                 return Err(format!(
                     "refinement: the epoch's delta pairs ({} in its tentative pages and delta buffer) take logical sector {a} from the stable L2P to {}, but the volatile L2P maps it to {} (RI vm: the volatile L2P is the stable one with the epoch's pairs applied)",
                     pairs.len(),
-                    show(m.get(&a)),
+                    show(to.as_ref()),
                     show(s.l2p.get(&a))
                 ));
             }
@@ -730,28 +722,36 @@ fn chain_guard(
             ));
         }
     }
-    let mut m = s.smap.clone();
-    for &(a, p) in &c.pairs {
+    if let Some((a, to)) = pairs_miss(&s.smap, &c.pairs, &s.l2p) {
+        return Err(format!(
+            "refinement: {kind}'s {} pairs take logical sector {a} from the stable L2P to {}, but the volatile L2P maps it to {} (recovery applies exactly the record's pairs)",
+            c.pairs.len(),
+            show(to.as_ref()),
+            show(s.l2p.get(&a))
+        ));
+    }
+    Ok(())
+}
+
+/// Where the FTL's delta `pairs` (in order; a trim's pair, `UNMAPPED`,
+/// unmaps) take map `from`, against `target` (RI `vm`): the lowest logical
+/// sector at which they differ, with its place under the pairs; `None`
+/// when they agree.
+fn pairs_miss(from: &Map, pairs: &[(u32, u32)], target: &Map) -> Option<(Addr, Option<Page>)> {
+    let mut m = from.clone();
+    for &(a, p) in pairs {
         if p == UNMAPPED {
             m.remove(&Addr::from(a));
         } else {
             m.insert(Addr::from(a), Page::from(p));
         }
     }
-    if let Some((&a, _)) = s
-        .l2p
-        .iter()
-        .find(|(a, q)| m.get(a) != Some(q))
-        .or_else(|| m.iter().find(|(a, q)| s.l2p.get(a) != Some(q)))
-    {
-        return Err(format!(
-            "refinement: {kind}'s {} pairs take logical sector {a} from the stable L2P to {}, but the volatile L2P maps it to {} (recovery applies exactly the record's pairs)",
-            c.pairs.len(),
-            show(m.get(&a)),
-            show(s.l2p.get(&a))
-        ));
-    }
-    Ok(())
+    let differs = |x: &Map, y: &Map| x.iter().find(|(a, q)| y.get(a) != Some(q)).map(|(&a, _)| a);
+    let a = match (differs(target, &m), differs(&m, target)) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b)?,
+    };
+    Some((a, m.get(&a).copied()))
 }
 
 /// The sectors a write or trim names (`versions`: `None` for a trim).
