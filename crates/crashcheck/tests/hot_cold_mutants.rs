@@ -81,11 +81,11 @@ fn keep_verified_epochs_unproven_in_random_mode() {
 
 #[test]
 fn two_streams_pass_the_same_runs() {
+    // One seed here (a debug build); .ci/crash-campaign runs two streams
+    // for 550,000 more operations in release (tiny, small, image, wear).
     let run = hot_cold(Mutant::None);
-    for seed in [1, 2, 3] {
-        let r = passes(&run, seed, 20_000);
-        assert!(r.stats.crashes > 1000, "{:?}", r.stats);
-    }
+    let r = passes(&run, 1, 20_000);
+    assert!(r.stats.crashes > 1000, "{:?}", r.stats);
     exhaustive_passes(&run, 1, 6, None);
 }
 
@@ -121,11 +121,11 @@ fn release_before_gc_page_in_exhaustive_mode() {
 #[test]
 fn baselines_with_two_streams_pass_the_same_runs() {
     for ftl in ["async", "sync"] {
+        // One seed each here; the campaign runs both baselines' second
+        // stream for 408,000 more operations in release.
         let run = baseline_hot_cold(ftl, Mutant::None);
-        for seed in [1, 2, 3] {
-            let r = passes(&run, seed, 20_000);
-            assert!(r.stats.crashes > 1000, "{ftl}: {:?}", r.stats);
-        }
+        let r = passes(&run, 1, 20_000);
+        assert!(r.stats.crashes > 1000, "{ftl}: {:?}", r.stats);
         exhaustive_passes(&run, 1, 6, None);
     }
 }
