@@ -264,6 +264,8 @@ pub struct ConcurrentStats {
     /// write pipeline at work).
     pub changes_during_sync: u64,
     pub coalesced_flushes: u64,
+    /// Syncs behind barriers that ran (`SharedDevice::sync_behind`).
+    pub syncs_behind: u64,
     /// Linearization states the search visited.
     pub states: u64,
 }
@@ -477,6 +479,7 @@ fn run_round(
     stats.shared_reads += counts.shared_reads;
     stats.reads_during_sync += counts.reads_during_sync;
     stats.changes_during_sync += counts.changes_during_sync;
+    stats.syncs_behind += counts.syncs_behind;
     stats.coalesced_flushes += history
         .iter()
         .filter(|o| o.kind == OpKind::Flush { flushed: false } && o.ret.is_some())
@@ -553,7 +556,18 @@ fn thread_ops(
         let id = ((t as u64 + 1) << 32) | (i as u64 + 1);
         let lba = rng.gen_range(0..c.sectors);
         let n = rng.gen_range(1..=(c.sectors - lba).min(3));
-        let choice = rng.gen_range(0..10);
+        let choice = rng.gen_range(0..11);
+        if choice == 10 {
+            // A sync behind the barriers (what `scftl serve` runs in the
+            // background): no operation of the history, since it promises
+            // no client anything, but the power may be cut during it, and
+            // what it records must not outrun what the sync proved.
+            match shared.sync_behind(|_| true) {
+                Ok(_) => continue,
+                Err(e) if e.is_power_loss() => return Ok(ops),
+                Err(e) => return Err(format!("thread {t}, operation {i} (sync behind): {e}")),
+            }
+        }
         let invoke = tick();
         let (kind, r): (OpKind, Result<(), FtlError>) = match choice {
             0..=3 => {

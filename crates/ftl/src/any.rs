@@ -332,6 +332,10 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
         let r = self.dev().finish_flush(ticket, waited);
         self.end_request(r)
     }
+    fn begin_sync_behind(&mut self) -> Result<Option<FlushTicket>> {
+        let r = self.dev().begin_sync_behind();
+        self.end_request(r)
+    }
     fn epoch_remaining(&self) -> Option<u64> {
         self.dev_ref().epoch_remaining()
     }

@@ -309,6 +309,17 @@ pub trait BlockDevice {
         ))
     }
 
+    /// Starts a sync that makes durable the epochs ended so far (by
+    /// [`Self::epoch_barrier`]s or detached flushes whose sync is still
+    /// owed), without ending the current one: the *sync behind* of
+    /// `SharedDevice::sync_behind`. `None`: nothing is owed, or the device
+    /// cannot sync detached. Wait for the ticket without the device and
+    /// hand it to [`Self::finish_flush`], as for a flush; it promises the
+    /// caller nothing about the current epoch. The default answers `None`.
+    fn begin_sync_behind(&mut self) -> Result<Option<FlushTicket>> {
+        Ok(None)
+    }
+
     /// Ends the current epoch without asking for durability, so that more
     /// writes fit: what was written before it is ordered before what is
     /// written after it, and a power cut keeps a prefix of those epochs
@@ -413,6 +424,9 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     }
     fn finish_flush(&mut self, ticket: FlushTicket, waited: Result<()>) -> Result<()> {
         (**self).finish_flush(ticket, waited)
+    }
+    fn begin_sync_behind(&mut self) -> Result<Option<FlushTicket>> {
+        (**self).begin_sync_behind()
     }
     fn epoch_remaining(&self) -> Option<u64> {
         (**self).epoch_remaining()

@@ -40,6 +40,21 @@
 //! all the flushes that queued during one sync share the next commit and
 //! sync. A flush returns only when a sync that started after its
 //! `must_cover` changes completed has finished.
+//!
+//! **Sync behind.** Epoch barriers (an epoch filled up, no client asked
+//! for durability) end epochs without a sync, and SCFTL erases no
+//! superblock while one is unsynced: the first erase after a barrier
+//! syncs under the exclusive lock, and every writer waits for the host
+//! to write back what the epochs dirtied. [`SharedDevice::sync_behind`]
+//! moves that sync off the write path: as the leader (so it never runs
+//! beside a flush's sync, which would cover the same epochs), it takes a
+//! ticket for the epochs ended so far under the exclusive lock
+//! ([`BlockDevice::begin_sync_behind`]), waits for it with no lock held,
+//! and records it ([`BlockDevice::finish_flush`]); writes go on meanwhile.
+//! It promises no client anything (`durable_changes` is unchanged), so a
+//! bug in it can only show as a lost barrier prefix after a power cut,
+//! which the concurrent crash test checks (it runs sync-behinds among its
+//! operations).
 
 use std::sync::atomic::Ordering;
 
@@ -93,6 +108,8 @@ pub struct SharedDevice<D> {
     /// Reads and changes that took the lock while a flush's sync ran.
     reads_during_sync: AtomicU64,
     changes_during_sync: AtomicU64,
+    /// Syncs behind barriers that ran ([`SharedDevice::sync_behind`]).
+    syncs_behind: AtomicU64,
     mutant: SharedMutant,
 }
 
@@ -106,6 +123,8 @@ pub struct SharedCounts {
     /// Reads and changes that took the lock while a flush's sync ran.
     pub reads_during_sync: u64,
     pub changes_during_sync: u64,
+    /// Syncs behind barriers that ran.
+    pub syncs_behind: u64,
 }
 
 impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
@@ -125,6 +144,7 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
             shared_reads: AtomicU64::new(0),
             reads_during_sync: AtomicU64::new(0),
             changes_during_sync: AtomicU64::new(0),
+            syncs_behind: AtomicU64::new(0),
             mutant,
         }
     }
@@ -196,6 +216,7 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
             shared_reads: self.shared_reads.load(Ordering::Relaxed),
             reads_during_sync: self.reads_during_sync.load(Ordering::Relaxed),
             changes_during_sync: self.changes_during_sync.load(Ordering::Relaxed),
+            syncs_behind: self.syncs_behind.load(Ordering::Relaxed),
         }
     }
 
@@ -242,5 +263,34 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         }
         self.durable_changes.fetch_max(now, Ordering::SeqCst);
         Some(Ok(true))
+    }
+
+    /// Makes the epochs the device ended so far durable without ending
+    /// the current one, holding no lock on the device while the sync
+    /// runs (see the module documentation, "Sync behind"). `gate` runs
+    /// first, under the exclusive lock, as for [`Self::flush`]. `Ok(false)`:
+    /// nothing ran (the gate said no, a flush is leading, which syncs them
+    /// anyway, or the device owes no sync). An error is the device's (a
+    /// failed sync fails the device, as a failed flush does).
+    pub fn sync_behind(&self, gate: impl FnOnce(&mut D) -> bool) -> Result<bool> {
+        let Some(_leader) = self.leader.try_lock() else {
+            return Ok(false);
+        };
+        let ticket = {
+            let mut dev = self.device.write();
+            if !gate(&mut dev) {
+                return Ok(false);
+            }
+            dev.begin_sync_behind()?
+        };
+        let Some(mut ticket) = ticket else {
+            return Ok(false);
+        };
+        self.syncing.store(true, Ordering::Release);
+        let waited = ticket.wait();
+        self.syncing.store(false, Ordering::Release);
+        self.device.write().finish_flush(ticket, waited)?;
+        self.syncs_behind.fetch_add(1, Ordering::Relaxed);
+        Ok(true)
     }
 }

@@ -50,6 +50,9 @@ mod shim {
         pub(crate) fn lock(&self) -> shuttle::sync::MutexGuard<'_, T> {
             self.0.lock().expect("a thread panicked holding the lock")
         }
+        pub(crate) fn try_lock(&self) -> Option<shuttle::sync::MutexGuard<'_, T>> {
+            self.0.try_lock().ok()
+        }
     }
 }
 

@@ -239,3 +239,53 @@ fn shared_reads_match_exclusive_reads() {
         .unwrap_err();
     assert!(matches!(e, FtlError::BadLength { .. }), "{e}");
 }
+
+#[test]
+fn a_sync_behind_barriers_runs_without_the_lock_and_promises_nothing() {
+    let (shared, started, release) = gated_device();
+    let ss = shared.exclusive(|d| d.sector_size());
+    // Nothing ended unsynced yet (format syncs): no sync behind.
+    assert!(!shared.sync_behind(|_| true).unwrap());
+    shared
+        .change(|d| {
+            d.write(Lba(9), &sector(ss, 0x99))?;
+            d.epoch_barrier()
+        })
+        .unwrap();
+    let syncs_before = shared.exclusive(|d| d.stats().flash.syncs);
+    // A gate that says no (a server shutting down) starts nothing.
+    assert!(!shared.sync_behind(|_| false).unwrap());
+    std::thread::scope(|s| {
+        let syncer = s.spawn(|| shared.sync_behind(|_| true));
+        started.recv().unwrap();
+        // The sync runs with no lock held: a write and reads complete.
+        shared
+            .change(|d| d.write(Lba(20), &sector(ss, 0x20)))
+            .unwrap();
+        let mut buf = vec![0u8; ss];
+        shared.read(Lba(9), &mut buf).unwrap();
+        assert_eq!(buf, sector(ss, 0x99));
+        release.send(()).unwrap();
+        assert!(syncer.join().unwrap().unwrap(), "it synced");
+    });
+    let c = shared.shared_counts();
+    assert_eq!(c.syncs_behind, 1);
+    assert_eq!(c.changes_during_sync, 1, "the write came during the sync");
+    // It promised no client anything.
+    assert_eq!(shared.durable_changes(), 0);
+    // The barrier's epoch is durable now: nothing more is owed until
+    // another epoch ends, and a later erase needs no sync of its own.
+    assert!(!shared.sync_behind(|_| true).unwrap());
+    assert_eq!(
+        shared.exclusive(|d| d.stats().flash.syncs),
+        syncs_before + 1
+    );
+    shared.change(|d| d.epoch_barrier()).unwrap();
+    assert!(shared.sync_behind(|_| true).unwrap(), "a new barrier, a new sync");
+    assert!(shared.flush(shared.changes(), |_| true).unwrap().unwrap());
+    let mut dev = shared.into_inner();
+    dev.check_invariants().unwrap();
+    let mut buf = vec![0u8; ss];
+    dev.read(Lba(20), &mut buf).unwrap();
+    assert_eq!(buf, sector(ss, 0x20));
+}

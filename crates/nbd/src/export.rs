@@ -9,7 +9,8 @@
 //! after its flush) and every change and flush checks it under that lock,
 //! so nothing changes the device after the final flush.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
 use ftl::{BlockDevice, SharedDevice};
@@ -162,6 +163,10 @@ pub struct Shared<D> {
     /// being refused), and connections ever accepted.
     pub(crate) threads: AtomicUsize,
     pub(crate) connections: AtomicU64,
+    /// An epoch barrier ended an epoch since the syncer last looked
+    /// (see [`Shared::start_syncer`]).
+    behind_wanted: Mutex<bool>,
+    behind_cv: Condvar,
 }
 
 impl<D: BlockDevice + Send + Sync> Shared<D> {
@@ -184,7 +189,65 @@ impl<D: BlockDevice + Send + Sync> Shared<D> {
             epoch_flushes: AtomicU64::new(0),
             threads: AtomicUsize::new(0),
             connections: AtomicU64::new(0),
+            behind_wanted: Mutex::new(false),
+            behind_cv: Condvar::new(),
         }
+    }
+
+    /// Starts the export's syncer thread: after each epoch barrier a
+    /// request ran ([`Shared::want_sync_behind`]) it makes the ended epochs
+    /// durable with no lock held during the sync
+    /// ([`SharedDevice::sync_behind`]), so that the erase that follows a
+    /// barrier finds nothing to sync and writers do not wait for the
+    /// host's write-back. It holds the export only weakly, and ends within
+    /// a poll interval of the server's shutdown or drop.
+    pub(crate) fn start_syncer(shared: &Arc<Shared<D>>) -> std::io::Result<()>
+    where
+        D: 'static,
+    {
+        let weak: Weak<Shared<D>> = Arc::downgrade(shared);
+        std::thread::Builder::new()
+            .name("nbd-sync-behind".into())
+            .spawn(move || Shared::syncer(&weak))
+            .map(|_| ())
+    }
+
+    fn syncer(weak: &Weak<Shared<D>>) {
+        const POLL: Duration = Duration::from_millis(200);
+        loop {
+            let Some(shared) = weak.upgrade() else {
+                return;
+            };
+            if shared.stopping.load(Ordering::SeqCst) {
+                return;
+            }
+            let wanted = {
+                let mut w = shared.behind_wanted.lock().unwrap_or_else(|e| e.into_inner());
+                if !*w {
+                    w = shared
+                        .behind_cv
+                        .wait_timeout(w, POLL)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+                std::mem::take(&mut *w)
+            };
+            if wanted {
+                let stopping = &shared.stopping;
+                if let Err(e) = shared
+                    .device
+                    .sync_behind(|_| !stopping.load(Ordering::SeqCst))
+                {
+                    shared.log(&format!("sync behind an epoch barrier failed: {e}"));
+                }
+            }
+        }
+    }
+
+    /// A request ended an epoch with a barrier: wakes the syncer.
+    pub(crate) fn want_sync_behind(&self) {
+        *self.behind_wanted.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.behind_cv.notify_one();
     }
 
     pub(crate) fn log(&self, msg: &str) {

@@ -154,9 +154,14 @@ impl<D> Clone for Server<D> {
 
 impl<D: BlockDevice + Send + Sync + 'static> Server<D> {
     pub fn new(device: D, config: ServerConfig) -> Server<D> {
-        Server {
-            shared: Arc::new(Shared::new(device, config)),
+        let shared = Arc::new(Shared::new(device, config));
+        if !shared.config.read_only {
+            if let Err(e) = Shared::start_syncer(&shared) {
+                // Only slower: the first erase after a barrier syncs.
+                shared.log(&format!("cannot start the sync-behind thread: {e}"));
+            }
         }
+        Server { shared }
     }
 
     /// Export size in bytes.

@@ -479,6 +479,9 @@ fn execute<D: BlockDevice + Send + Sync>(
     shared
         .epoch_flushes
         .fetch_add(fx.epoch_flushes, Ordering::Relaxed);
+    if fx.epoch_flushes > 0 {
+        shared.want_sync_behind();
+    }
     if fua {
         // This write is among the changes counted now.
         flush(shared.device.changes())?;

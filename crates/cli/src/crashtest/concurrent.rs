@@ -96,7 +96,7 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
         Ok(s) => {
             let secs = t0.elapsed().as_secs_f64();
             println!(
-                "PASSED: {} rounds, {} operations ({:.0}/s), {} cut while operations ran, {} reads served shared ({} during a flush's sync), {} changes during a flush's sync, {} flushes coalesced, {} linearization states searched",
+                "PASSED: {} rounds, {} operations ({:.0}/s), {} cut while operations ran, {} reads served shared ({} during a flush's sync), {} changes during a flush's sync, {} flushes coalesced, {} syncs behind barriers, {} linearization states searched",
                 s.rounds,
                 s.ops,
                 s.ops as f64 / secs.max(1e-9),
@@ -105,6 +105,7 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
                 s.reads_during_sync,
                 s.changes_during_sync,
                 s.coalesced_flushes,
+                s.syncs_behind,
                 s.states
             );
             verdict(false)

@@ -125,6 +125,26 @@ impl<F: Flash> Scftl<F> {
         }
     }
 
+    /// [`BlockDevice::begin_sync_behind`](crate::BlockDevice::begin_sync_behind):
+    /// a ticket for the epochs ended so far, when one is unsynced. Every
+    /// page of an ended epoch is programmed (a barrier programs its merge
+    /// buffer and region page before it returns), so a sync that starts
+    /// now makes them durable; [`Scftl::note_ticket_sync`] records it as
+    /// for a detached flush. Nothing is committed or ended here.
+    pub(super) fn sync_behind_ticket(&mut self) -> Result<Option<FlushTicket>> {
+        if self.unsynced_epochs == 0 {
+            return Ok(None);
+        }
+        match self.flash.start_sync() {
+            None => Ok(None),
+            Some(t) => Ok(Some(FlushTicket {
+                sync: t?,
+                epochs_ended: self.epochs_ended,
+                flagged_epoch: self.delta.flagged_epoch,
+            })),
+        }
+    }
+
     /// A flush ticket's sync returned: what it made durable is recorded
     /// (see the impl block's documentation).
     pub(super) fn note_ticket_sync(&mut self, t: &FlushTicket) {

@@ -948,6 +948,10 @@ impl<F: Flash> BlockDevice for Scftl<F> {
         self.guarded(|s| s.flush_detached())
     }
 
+    fn begin_sync_behind(&mut self) -> Result<Option<FlushTicket>> {
+        self.guarded(|s| s.sync_behind_ticket())
+    }
+
     fn finish_flush(&mut self, ticket: FlushTicket, waited: Result<()>) -> Result<()> {
         self.guarded(|s| {
             waited?;
