@@ -19,13 +19,15 @@
 --
 --   PUM          the model: normal steps `okM` (PU's write and GC,
 --                the barrier without SYNC `flB`, the forced barrier and
---                the flush: P's one-SYNC commit `fl3`), crashes `CrM`
---                (the end of a write or GC step, the barrier right after
---                its programs, a flush or the forced barrier before its
---                SYNC and after it), recovery `RecOk` (`recU` with the
---                ghost's parse: SYNC, the in-order check over the
---                unsynced epochs, the full checkpoint), crashed
---                recovery `RecCr` (`ck1`, `ck2`, `ck3` of it)
+--                the flush: P's one-SYNC commit `fl3`, with or without
+--                the full checkpoint after it), crashes `CrM` (the end of
+--                a write or GC step, the barrier right after its
+--                programs, a flush or the forced barrier before its
+--                SYNC, after it, at `ck1`/`ck2` of its checkpoint and at
+--                its end), recovery `RecOk` (`recU` with the ghost's
+--                parse: SYNC, the in-order check over the unsynced
+--                epochs, the full checkpoint), crashed recovery `RecCr`
+--                (`ck1`, `ck2`, `ck3` of it)
 --   RecG         CR: recovery's slot and a parse with the ghost's
 --                shapes and durable part, which reads a candidate of SB
 --   crash-normal-G   a crash of any normal PU state gives RecG with the
@@ -36,10 +38,12 @@
 --   PU-snapshot-consistent : SnapshotConsistentB PUM          (SC1B)
 --
 -- What PUM leaves out (honestly): its flush never commits in-page or
--- OOB (P's `fi*`/`fo*` paths and the record walk `chn`) and never
--- writes the full checkpoint itself (only recovery does; so the flush's
--- `ck1`/`ck2` points are not crash points of PUM); recovery always ends
--- in a full checkpoint (P's `clean`/`Quiet` branch is not modelled).
+-- OOB (P's `fi*`/`fo*` paths, their crash points and the record walk
+-- `chn` are not part of PUM); recovery always ends in a full checkpoint
+-- (P's `clean`/`Quiet` branch is not modelled); the ghost is set from
+-- the state (the code finds the split by the after-sync flag and the
+-- shapes by the committed pages, not modelled as flash reads); a crash
+-- of recovery before its SYNC is, as in P, not a crash point of its own.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -72,7 +76,8 @@ open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (candAt; recRS; ParseS)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; recU-crash-readsBI)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (Inv; A-Inv; pre-sync; preT)
-open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′; GenR; genR-ok)
+open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′; GenR; genR-ok; rp-old)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (stable-crash; stable-oob)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM; recU; recU-A; recT)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_
   using (recR; shapes; crashEs-shape; parse-unique; pick-top; pick-cell; new-slot-any;
@@ -168,9 +173,10 @@ crash-normal-G {s} {t} {s'} (ar , ga , b , so) gr img =
 ------------------------------------------------------------------------
 -- The model
 
--- PU's flush as PUM runs it: P's one-SYNC commit (`fl3`)
+-- PU's flush as PUM runs it: P's one-SYNC commit (`fl3`), with or
+-- without the full checkpoint after it (`ck3 (fl3 _)`)
 FlOk : StU → StU → Set
-FlOk s s' = s' ≡ ⟪ fl3 (st s) , [] ⟫
+FlOk s s' = s' ≡ ⟪ fl3 (st s) , [] ⟫ ⊎ s' ≡ ⟪ ck3 (fl3 (st s)) , [] ⟫
 
 okM : SB.UOp → StU → StU → Set
 okM (SB.reg (SB.op x))  s s' = okU (SB.reg (SB.op x)) s s'
@@ -179,17 +185,24 @@ okM (SB.reg SB.barrier) s s' = (length (ues s) < umax × s' ≡ ⟪ flB (st s) ,
 okM SB.flush            s s' = FlOk s s'
 
 okM⇒okU : ∀ u {s s'} → okM u s s' → okU u s s'
-okM⇒okU (SB.reg (SB.op x))  o                  = o
-okM⇒okU (SB.reg SB.barrier) (inj₁ x)           = inj₁ x
-okM⇒okU (SB.reg SB.barrier) (inj₂ (ge , refl)) = inj₂ (ge , inj₁ refl , refl)
-okM⇒okU SB.flush            refl               = inj₁ refl , refl
+okM⇒okU (SB.reg (SB.op x))  o                          = o
+okM⇒okU (SB.reg SB.barrier) (inj₁ x)                   = inj₁ x
+okM⇒okU (SB.reg SB.barrier) (inj₂ (ge , inj₁ refl))    = inj₂ (ge , inj₁ refl , refl)
+okM⇒okU (SB.reg SB.barrier) (inj₂ (ge , inj₂ refl))    = inj₂ (ge , inj₂ (inj₁ refl) , refl)
+okM⇒okU SB.flush            (inj₁ refl)                = inj₁ refl , refl
+okM⇒okU SB.flush            (inj₂ refl)                = inj₂ (inj₁ refl) , refl
 
 -- the crash points of a flush (or the forced barrier), with the ghost
 -- they leave: before the SYNC the flash is a barrier's (one more
--- unsynced epoch), after it the flushed state's
+-- unsynced epoch); after it the flushed state's; inside the full
+-- checkpoint (`ck1`, `ck2`) the whole region as durable part (no
+-- unsynced epoch is left; with the new slot picked every parse reads
+-- the same); at its end (`ck3`) the checkpointed state's
 CrF : StU → St → Gh → Set
 CrF s s'' gh = (Img (fl2 (st s)) s'' × gh ≡ ghostN ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫)
              ⊎ (Img (fl3 (st s)) s'' × gh ≡ ghostN ⟪ fl3 (st s) , [] ⟫)
+             ⊎ ((Img (ck1 (fl3 (st s))) s'' ⊎ Img (ck2 (fl3 (st s))) s'') × gh ≡ ([] , map cur (dr s'')))
+             ⊎ (Img (ck3 (fl3 (st s))) s'' × gh ≡ ghostN ⟪ ck3 (fl3 (st s)) , [] ⟫)
 
 CrM : SB.UOp → StU → St → Gh → Set
 CrM (SB.reg (SB.op x))  s s'' gh = Σ StU λ s' → okU (SB.reg (SB.op x)) s s' × Img (st s') s'' × gh ≡ ghostN s'
@@ -253,46 +266,6 @@ rec-total {⟦ ⟪ s , us ⟫ , gh ⟧} (b , g , C , pk , ga , T , es' , k , p ,
 -- Type A for crashes of normal operations
 
 private
-  regc : ∀ x {t t'} → SB.okSB (SB.use (SB.reg (SB.op x))) t t' → SB.stable t' ≡ SB.stable t × SB.pend t' ≡ SB.pend t
-  regc (SB.w a d) (inj₁ (_ , _ , e1 , e2 , _)) = e1 , e2
-  regc (SB.w a d) (inj₂ (_ , refl)) = refl , refl
-  regc SB.rl refl = refl , refl
-  regc SB.es refl = refl , refl
-
-  lenU : ∀ {s t} → Inv s t → length (ues s) ≡ length (SB.pend t)
-  lenU iv = proj₂ (proj₂ (proj₁ (proj₁ iv)))
-
-crash-G : ∀ u {s t s'' gh} → Inv′ s t → CrM u s s'' gh → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × RecG s'' gh t'
-crash-G (SB.reg (SB.op x)) {s} {t} {s''} (iv , gr) (s' , o , img , refl) with A-Inv (SB.reg (SB.op x)) {s} {t} {s'} iv o
-... | t' , y , iv' = t' , regc x y , crash-normal-G {s'} {t'} {s''} iv' (genR-ok (SB.reg (SB.op x)) {s} {s'} o gr) img
-crash-G (SB.reg SB.barrier) {s} {t} {s''} (iv , gr) (inj₁ (lt , img , refl))
-  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} iv (inj₁ (lt , refl))
-... | t' , (_ , _ , inj₁ (_ , e1 , e2)) , iv' =
-  t' , inj₁ (e1 , e2) , crash-normal-G {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {t'} {s''} iv' (≤-refl ∷ gr) img
-... | t' , (_ , _ , inj₂ (ge , _ , _)) , _ = ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym (lenU {s} {t} iv)) ge))
-crash-G (SB.reg SB.barrier) {s} {t} {s''} (iv , gr) (inj₂ (ge , inj₁ (img , refl))) =
-  preT t , inj₁ (refl , refl) ,
-  crash-normal-G {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} {s''} (pre-sync {s} {t} iv) (≤-refl ∷ gr) img
-crash-G (SB.reg SB.barrier) {s} {t} {s''} (iv , gr) (inj₂ (ge , inj₂ (img , refl)))
-  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl))
-... | t' , (_ , _ , inj₂ (_ , e1 , e2)) , iv' =
-  t' , inj₂ (e1 , e2) ,
-  crash-normal-G {⟪ fl3 (st s) , [] ⟫} {t'} {s''} iv'
-    (genR-ok (SB.reg SB.barrier) {s} {⟪ fl3 (st s) , [] ⟫} (inj₂ (ge , inj₁ refl , refl)) gr) img
-... | t' , (_ , _ , inj₁ (lt , _ , _)) , _ = ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (lenU {s} {t} iv) ge))
-crash-G SB.flush {s} {t} {s''} (iv , gr) (inj₁ (img , refl)) =
-  preT t , inj₁ (refl , refl) ,
-  crash-normal-G {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} {s''} (pre-sync {s} {t} iv) (≤-refl ∷ gr) img
-crash-G SB.flush {s} {t} {s''} (iv , gr) (inj₂ (img , refl))
-  with A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl)
-... | t' , (_ , e1 , e2 , _) , iv' =
-  t' , inj₂ (e1 , e2) ,
-  crash-normal-G {⟪ fl3 (st s) , [] ⟫} {t'} {s''} iv' (genR-ok SB.flush {s} {⟪ fl3 (st s) , [] ⟫} (inj₁ refl , refl) gr) img
-
-------------------------------------------------------------------------
--- Crashed recovery
-
-private
   slot-sync : ∀ b s → slot b (syncAll s) ≡ sync (slot b s)
   slot-sync true  s = refl
   slot-sync false s = refl
@@ -311,6 +284,123 @@ private
   crash-erase (m ∷ ms) (x ∷ xs) (inj₁ refl ∷ cl)            = x  ∷ crash-erase ms xs cl
   crash-erase (m ∷ ms) (x ∷ xs) (inj₂ (inj₁ refl) ∷ cl)     = tt ∷ crash-erase ms xs cl
   crash-erase (m ∷ ms) (x ∷ xs) (inj₂ (inj₂ refl) ∷ cl)     = tt ∷ crash-erase ms xs cl
+
+private
+  regc : ∀ x {t t'} → SB.okSB (SB.use (SB.reg (SB.op x))) t t' → SB.stable t' ≡ SB.stable t × SB.pend t' ≡ SB.pend t
+  regc (SB.w a d) (inj₁ (_ , _ , e1 , e2 , _)) = e1 , e2
+  regc (SB.w a d) (inj₂ (_ , refl)) = refl , refl
+  regc SB.rl refl = refl , refl
+  regc SB.es refl = refl , refl
+
+  lenU : ∀ {s t} → Inv s t → length (ues s) ≡ length (SB.pend t)
+  lenU iv = proj₂ (proj₂ (proj₁ (proj₁ iv)))
+
+-- the flush's checkpoint points: recovery picks the old slot (the
+-- flushed state's crash, no unsynced epoch) or the new one, of the next
+-- generation, holding the stable L2P over a region it ignores
+RecG-cpO : ∀ {s'' : St} {c gh t} →
+  (∀ {b g C} → pick (cur (cpL s'')) (cur c) ≡ just (b , g , C) → pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b , g , C)) →
+  RecG (record s'' { cpO = c }) gh t → RecG s'' gh t
+RecG-cpO f (b , g , C , pk , rest) = b , g , C , f pk , rest
+
+RecG-pr : ∀ {s shp pr pr' t} → pr ≡ pr' → RecG s (shp , pr) t → RecG s (shp , pr') t
+RecG-pr refl r = r
+
+new-slot-G : ∀ {u t s''} → Inv u t → (∀ p → CrashD (dat (st u) p) (dat s'' p)) →
+  All (GenLe (gen (st u))) (map cur (dr s'')) →
+  pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (false , suc (gen (st u)) , smap (st u)) → RecG s'' ([] , map cur (dr s'')) t
+new-slot-G {u} {t} {s''} iv cd gr pk =
+  false , suc (gen (st u)) , smap (st u) , pk , All-map (λ {c} → GenLe-step c) gr , [] , [] , 0 , (refl , []) , refl , here refl ,
+  (λ a le → trans (cong (λ r → rdD (dat s'') (proj₁ r a)) (rp-old (gen (st u)) (map cur (dr s'')) (st0 (smap (st u))) gr))
+                  (stable-crash {u} {t} (dat s'') (proj₂ (proj₁ iv)) sy cd a le)) ,
+  (λ a q le e → stable-oob {st u} (dat s'') sy cd a q le
+                  (trans (sym (cong (λ r → proj₁ r a) (rp-old (gen (st u)) (map cur (dr s'')) (st0 (smap (st u))) gr))) e))
+  where
+    sy = proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ iv)))))
+
+ck-G : ∀ {s t s''} → Inv′ ⟪ fl3 (st s) , [] ⟫ t →
+       (Img (ck1 (fl3 (st s))) s'' ⊎ Img (ck2 (fl3 (st s))) s'') → RecG s'' ([] , map cur (dr s'')) t
+ck-G {s} {t} {s''} (iv , gr) (inj₁ (cd , cL , cO , cl , cr)) = go cO
+  where
+    x = fl3 (st s)
+    b = proj₁ (proj₂ (proj₂ iv))
+    so = proj₂ (proj₂ (proj₂ iv))
+    sl : cpL s'' ≡ syn (cpt (gen x) (BI.C b))
+    sl = crash-syn (BI.slt b) cL
+    dre : map cur (dr s'') ≡ map cur (dr x)
+    dre = trans (crashL-sync (dr (fl2 (st s))) cl) (sym (cur-sync (dr (fl2 (st s)))))
+    pk0 : pick (cur (cpL s'')) (cur (cpO x)) ≡ just (true , gen x , BI.C b)
+    pk0 = trans (cong (λ c → pick (cur c) (cur (cpO x))) sl) (pick-first (gen x) (BI.C b) (cur (cpO x)) so)
+    old : RecG (record s'' { cpO = cpO x }) ([] , map cur (dr s'')) t
+    old = RecG-pr {record s'' { cpO = cpO x }} {[]} {map cur (dr x)} {map cur (dr s'')} {t} (sym dre)
+            (crash-normal-G {⟪ x , [] ⟫} {t} {record s'' { cpO = cpO x }} iv gr (cd , cL , refl , cl , cr))
+    go : CrashC (put (cpt (suc (gen x)) (l2p x)) (cpO x)) (cpO s'') → RecG s'' ([] , map cur (dr s'')) t
+    go (inj₁ e) = RecG-cpO {s''} {cpO x} {[] , map cur (dr s'')} {t} (λ pk → trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) pk) old
+    go (inj₂ (inj₂ e)) = RecG-cpO {s''} {cpO x} {[] , map cur (dr s'')} {t} f old
+      where
+        f : ∀ {b′ g C} → pick (cur (cpL s'')) (cur (cpO x)) ≡ just (b′ , g , C) →
+            pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b′ , g , C)
+        f pk with trans (sym pk) pk0
+        ... | refl = trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) (cong (λ c → pick (cur c) junk) sl)
+    go (inj₂ (inj₁ e)) =
+      new-slot-G {⟪ x , [] ⟫} {t} {s''} iv cd
+        (subst (All (GenLe (gen x))) (sym dre) gr)
+        (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e)
+          (trans (cong (λ c → pick (cur c) (cpt (suc (gen x)) (l2p x))) sl)
+                 (pick-second (suc (gen x)) (l2p x) (cpt (gen x) (BI.C b)) ≤-refl)))
+ck-G {s} {t} {s''} (iv , gr) (inj₂ (cd , cL , cO , cl , cr)) =
+  new-slot-G {⟪ x , [] ⟫} {t} {s''} iv cd (crash-erase (dr x) gr cl)
+    (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) cO)
+           (pick-second (suc (gen x)) (l2p x) (cur (cpL s'')) (older cL)))
+  where
+    x = fl3 (st s)
+    b = proj₁ (proj₂ (proj₂ iv))
+    older : CrashC (put erased (sync (cpL x))) (cpL s'') → Older (suc (gen x)) (cur (cpL s''))
+    older (inj₁ e) = subst (λ c → Older (suc (gen x)) c) (sym (trans (cong cur e) (cong cur (BI.slt b)))) ≤-refl
+    older (inj₂ (inj₁ e)) = subst (λ c → Older (suc (gen x)) c) (sym (cong cur e)) tt
+    older (inj₂ (inj₂ e)) = subst (λ c → Older (suc (gen x)) c) (sym (cong cur e)) tt
+
+-- a flush, or the forced barrier
+FFu : SB.UOp → StU → Set
+FFu (SB.reg (SB.op _))  s = ⊥
+FFu (SB.reg SB.barrier) s = umax ≤ length (ues s)
+FFu SB.flush            s = ⊤
+
+fl-A : ∀ u {s t s'} → FFu u s → Inv′ s t → FlOk s s' →
+       Σ SB.State λ t' → (SB.stable t' ≡ SB.volatile t × SB.pend t' ≡ []) × Inv′ s' t'
+fl-A (SB.reg (SB.op _)) () _ _
+fl-A (SB.reg SB.barrier) {s} {t} {s'} ge (iv , gr) f
+  with A-Inv (SB.reg SB.barrier) {s} {t} {s'} iv (okM⇒okU (SB.reg SB.barrier) {s} {s'} (inj₂ (ge , f)))
+... | t' , (_ , _ , inj₂ (_ , e1 , e2)) , iv' =
+  t' , (e1 , e2) , iv' , genR-ok (SB.reg SB.barrier) {s} {s'} (okM⇒okU (SB.reg SB.barrier) {s} {s'} (inj₂ (ge , f))) gr
+... | t' , (_ , _ , inj₁ (lt , _ , _)) , _ = ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (lenU {s} {t} iv) ge))
+fl-A SB.flush {s} {t} {s'} _ (iv , gr) f with A-Inv SB.flush {s} {t} {s'} iv (okM⇒okU SB.flush {s} {s'} f)
+... | t' , (_ , e1 , e2 , _) , iv' = t' , (e1 , e2) , iv' , genR-ok SB.flush {s} {s'} (okM⇒okU SB.flush {s} {s'} f) gr
+
+crash-F : ∀ u {s t s'' gh} → FFu u s → Inv′ s t → CrF s s'' gh → Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s'' gh t'
+crash-F u {s} {t} {s''} ff (iv , gr) (inj₁ (img , refl)) =
+  preT t , inj₁ (refl , refl) ,
+  crash-normal-G {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} {s''} (pre-sync {s} {t} iv) (≤-refl ∷ gr) img
+crash-F u {s} {t} {s''} ff iv (inj₂ (inj₁ (img , refl))) with fl-A u {s} {t} {⟪ fl3 (st s) , [] ⟫} ff iv (inj₁ refl)
+... | t' , (e1 , e2) , (iv' , gr') = t' , inj₂ (e1 , e2) , crash-normal-G {⟪ fl3 (st s) , [] ⟫} {t'} {s''} iv' gr' img
+crash-F u {s} {t} {s''} ff iv (inj₂ (inj₂ (inj₁ (ck , refl)))) with fl-A u {s} {t} {⟪ fl3 (st s) , [] ⟫} ff iv (inj₁ refl)
+... | t' , (e1 , e2) , iv' = t' , inj₂ (e1 , e2) , ck-G {s} {t'} {s''} iv' ck
+crash-F u {s} {t} {s''} ff iv (inj₂ (inj₂ (inj₂ (img , refl)))) with fl-A u {s} {t} {⟪ ck3 (fl3 (st s)) , [] ⟫} ff iv (inj₂ refl)
+... | t' , (e1 , e2) , (iv' , gr') = t' , inj₂ (e1 , e2) , crash-normal-G {⟪ ck3 (fl3 (st s)) , [] ⟫} {t'} {s''} iv' gr' img
+
+crash-G : ∀ u {s t s'' gh} → Inv′ s t → CrM u s s'' gh → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × RecG s'' gh t'
+crash-G (SB.reg (SB.op x)) {s} {t} {s''} (iv , gr) (s' , o , img , refl) with A-Inv (SB.reg (SB.op x)) {s} {t} {s'} iv o
+... | t' , y , iv' = t' , regc x y , crash-normal-G {s'} {t'} {s''} iv' (genR-ok (SB.reg (SB.op x)) {s} {s'} o gr) img
+crash-G (SB.reg SB.barrier) {s} {t} {s''} (iv , gr) (inj₁ (lt , img , refl))
+  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} iv (inj₁ (lt , refl))
+... | t' , (_ , _ , inj₁ (_ , e1 , e2)) , iv' =
+  t' , inj₁ (e1 , e2) , crash-normal-G {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {t'} {s''} iv' (≤-refl ∷ gr) img
+... | t' , (_ , _ , inj₂ (ge , _ , _)) , _ = ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym (lenU {s} {t} iv)) ge))
+crash-G (SB.reg SB.barrier) {s} {t} {s''} iv (inj₂ (ge , c)) = crash-F (SB.reg SB.barrier) {s} {t} {s''} ge iv c
+crash-G SB.flush {s} {t} {s''} iv c = crash-F SB.flush {s} {t} {s''} tt iv c
+
+------------------------------------------------------------------------
+-- Crashed recovery
 
 rec-ck : ∀ {s t b g C pr T es' k shp s3 gh3} →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → All (GenLe g) (map cur (dr s)) →
