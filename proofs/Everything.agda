@@ -112,4 +112,5 @@ import SCFTL.Mutants.BarrierEpochUnrecorded
 import SCFTL.Mutants.BarrierEpochsUnchained
 import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
+import SCFTL.Mutants.BarrierSplitLate
 import SCFTL.Mutants.All
