@@ -32,6 +32,8 @@
 --                shapes and durable part, which reads a candidate of SB
 --   crash-normal-G   a crash of any normal PU state gives RecG with the
 --                state's ghost
+--   RecG⇒″       CR is `RecTo″` with the parse the ghost names
+--   rec-det      recovery is determined by the crashed flash and the ghost
 --   rec-total    from every CR state recovery can step (not vacuous)
 --   obligationsU : ForwardSimulation.Obligations PUM SB
 --   theorem1-PU  : CorrespondenceB.BehaviourallyCorrect PUM SB (Theorem 1)
@@ -80,7 +82,7 @@ open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ usi
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (stable-crash; stable-oob)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM; recU; recU-A; recT)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_
-  using (recR; shapes; crashEs-shape; parse-unique; pick-top; pick-cell; new-slot-any;
+  using (RecTo″; recR; shapes; crashEs-shape; parse-unique; pick-top; pick-cell; new-slot-any;
          rec-crash-ck2-any; recRS-ext; rdD-ext; fg-inv; fg-crash)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -124,6 +126,11 @@ RecG s' gh t = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s
     ParseS (map cur (dr s')) T es' (proj₂ gh) × shapes es' ≡ proj₁ gh × candAt t k ∈ SB.stable t ∷ SB.pend t ×
     (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g (λ p → cur (dat s' p)) es' (proj₂ gh) (st0 C)) a) ≡ candAt t k a) ×
     (∀ a p → a ≤ amax → proj₁ (recRS g (λ p → cur (dat s' p)) es' (proj₂ gh) (st0 C)) a ≡ just p → oob (cur (dat s' p)) ≡ a)
+
+-- CR is `RecTo″` (UnsyncedRecCrash) with the parse the ghost names
+RecG⇒″ : ∀ {s gh t} → RecG s gh t → RecTo″ s t
+RecG⇒″ {gh = gh} (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) =
+  b , g , C , pk , ga , proj₂ gh , T , es' , k , p , m , rd , ob
 
 private
   crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
@@ -224,6 +231,13 @@ RecOk : St → Gh → St → Set
 RecOk s gh s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
   Σ (List Cell) λ T → Σ (List UEp) λ es' → ParseS (map cur (dr s)) T es' (proj₂ gh) × shapes es' ≡ proj₁ gh ×
   s' ≡ recU b g C (proj₂ gh) es' s
+
+-- recovery is determined by the crashed flash and the ghost
+rec-det : ∀ {s gh s1 s2} → RecOk s gh s1 → RecOk s gh s2 → s1 ≡ s2
+rec-det {s} {shp , pr} (b , g , C , pk , T , es' , p , sh , e1) (b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , e2)
+  with trans (sym pk) pk2
+... | refl with parse-unique T T2 es' es2 pr (trans sh (sym sh2)) (trans (sym (proj₁ p)) (proj₁ p2))
+...   | refl , refl = trans e1 (sym e2)
 
 -- a crash at `ck1`, `ck2`, `ck3` of that recovery, with the ghost it
 -- leaves: unchanged at `ck1` (the region is as it was), the whole
