@@ -52,6 +52,8 @@ import SCFTL.Impl.UnsyncedCrashes
 import SCFTL.Impl.UnsyncedCheckpoint
 import SCFTL.Impl.UnsyncedRecStep
 import SCFTL.Impl.UnsyncedRecCrash
+import SCFTL.Impl.UnsyncedModel
+import SCFTL.Impl.UnsyncedModelExample
 -- Issue 39: P over the operations with a barrier (the durable barrier): Theorem 1 w.r.t. SB, SC1B
 import SCFTL.Impl.DurableBarrier
 -- Issue 39: the lazy consolidation page: recovery's walk along a chain of
@@ -111,4 +113,5 @@ import SCFTL.Mutants.BarrierEpochUnrecorded
 import SCFTL.Mutants.BarrierEpochsUnchained
 import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
+import SCFTL.Mutants.BarrierSplitLate
 import SCFTL.Mutants.All

@@ -70,6 +70,7 @@ import SCFTL.Mutants.BarrierEpochsUnchained
 import SCFTL.Mutants.SpaceSecondStreamNotReserved
 import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
+import SCFTL.Mutants.BarrierSplitLate
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -103,6 +104,7 @@ module M29 = SCFTL.Mutants.BarrierEpochsUnchained
 module M30 = SCFTL.Mutants.SpaceSecondStreamNotReserved
 module M32 = SCFTL.Mutants.LazyChainSkipsHole
 module M33 = SCFTL.Mutants.LazyConsolidationOmitsRecord
+module M34 = SCFTL.Mutants.BarrierSplitLate
 
 record MutantsFail : Set where
   field
@@ -186,6 +188,10 @@ record MutantsFail : Set where
     -- 33. (lazy chain) the consolidation page omits the oldest backlog
     --     record's pairs
     lazy-consolidation-omits-record : ¬ ChainSound M33.Pmut
+    -- 34. (PU as a Model, SC with barriers) recovery reads the split at
+    --     the last SYNC one epoch too late: the oldest unsynced epoch is
+    --     replayed as durable, unchecked, a lost data page of it a mix
+    barrier-split-late : ¬ M34.SnapshotConsistent M34.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -221,4 +227,5 @@ mutants-fail = record
   ; space-second-stream-not-reserved = M30.not-space-progress
   ; lazy-chain-skips-hole = M32.not-chain-sound
   ; lazy-consolidation-omits-record = M33.not-chain-sound
+  ; barrier-split-late = M34.not-snapshot-consistent
   }
