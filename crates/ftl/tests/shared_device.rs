@@ -281,7 +281,10 @@ fn a_sync_behind_barriers_runs_without_the_lock_and_promises_nothing() {
         syncs_before + 1
     );
     shared.change(|d| d.epoch_barrier()).unwrap();
-    assert!(shared.sync_behind(|_| true).unwrap(), "a new barrier, a new sync");
+    assert!(
+        shared.sync_behind(|_| true).unwrap(),
+        "a new barrier, a new sync"
+    );
     assert!(shared.flush(shared.changes(), |_| true).unwrap().unwrap());
     let mut dev = shared.into_inner();
     dev.check_invariants().unwrap();

@@ -222,7 +222,10 @@ impl<D: BlockDevice + Send + Sync> Shared<D> {
                 return;
             }
             let wanted = {
-                let mut w = shared.behind_wanted.lock().unwrap_or_else(|e| e.into_inner());
+                let mut w = shared
+                    .behind_wanted
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
                 if !*w {
                     w = shared
                         .behind_cv
