@@ -571,9 +571,14 @@ fn power_cut(
 }
 
 /// Prints the device's counters, plus the flushes the server issued itself
-/// because an epoch was full (they are among `flushes`).
+/// because an epoch was full (they are among `flushes`) and the syncs its
+/// background thread ran behind them (among `flash_syncs`).
 fn print_stats<D: ftl::BlockDevice + Send + Sync + 'static>(server: &Server<D>) {
-    let epoch = format!("epoch_flushes={}", server.epoch_flushes());
+    let epoch = format!(
+        "epoch_flushes={} syncs_behind={}",
+        server.epoch_flushes(),
+        server.syncs_behind()
+    );
     server.with_device(|d| stats::print(&*d, &epoch));
 }
 

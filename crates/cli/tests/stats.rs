@@ -84,7 +84,12 @@ fn serve_reports_device_counters_on_sigusr1_and_at_exit() {
     let pages = after["pages_programmed"] - before["pages_programmed"];
     assert!(pages > 0, "{after:?}");
     assert!(after["flash_syncs"] > before["flash_syncs"], "{after:?}");
-    for key in ["sectors_read", "blocks_erased", "epoch_flushes"] {
+    for key in [
+        "sectors_read",
+        "blocks_erased",
+        "epoch_flushes",
+        "syncs_behind",
+    ] {
         assert!(after.contains_key(key), "{key} missing: {after:?}");
     }
 
@@ -98,6 +103,50 @@ fn serve_reports_device_counters_on_sigusr1_and_at_exit() {
     assert_eq!(end["sectors_written"], after["sectors_written"]);
     // The final flush at exit is counted too.
     assert!(end["flushes"] > after["flushes"], "{after:?} -> {end:?}");
+}
+
+#[test]
+fn serve_syncs_behind_epoch_barriers_on_its_own() {
+    if !common::have("qemu-io", "serve_syncs_behind_epoch_barriers") {
+        return;
+    }
+    let dir = scratch_dir();
+    let image = format(dir.path(), "d.img", &["--geometry", "small"]);
+    let mut srv = ServerProc::start(&image, &["--quiet"]);
+    // 4 MiB with no flush between the writes: more than one epoch, so the
+    // server ends epochs with barriers, and its background thread makes
+    // them durable.
+    run_ok(
+        Command::new("qemu-io").args([
+            "-f",
+            "raw",
+            "-t",
+            "writeback",
+            &srv.uri(),
+            "-c",
+            "write -P 0x5a 0 4M",
+        ]),
+        LIMIT,
+    );
+    let mut s = sample(srv.child.id(), &srv.log);
+    for _ in 0..50 {
+        if s["syncs_behind"] > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        s = sample(srv.child.id(), &srv.log);
+    }
+    assert!(s["epoch_flushes"] > 0, "{s:?}");
+    assert!(s["syncs_behind"] > 0, "no sync behind the barriers: {s:?}");
+    assert!(s["flash_syncs"] >= s["syncs_behind"], "{s:?}");
+    let (status, lines) = srv.terminate();
+    assert!(status.success(), "{lines:?}");
+    // What it wrote reads back after a restart.
+    let srv = ServerProc::start(&image, &["--quiet"]);
+    run_ok(
+        Command::new("qemu-io").args(["-f", "raw", &srv.uri(), "-c", "read -P 0x5a 0 4M"]),
+        LIMIT,
+    );
 }
 
 #[test]

@@ -174,6 +174,12 @@ impl<D: BlockDevice + Send + Sync + 'static> Server<D> {
         self.shared.epoch_flushes.load(Ordering::Relaxed)
     }
 
+    /// Syncs the background thread ran behind epoch barriers
+    /// (`ftl::SharedDevice::sync_behind`).
+    pub fn syncs_behind(&self) -> u64 {
+        self.shared.device.shared_counts().syncs_behind
+    }
+
     /// Clients holding a slot now (handshaking or transferring).
     pub fn clients(&self) -> usize {
         self.shared.slots.active()
