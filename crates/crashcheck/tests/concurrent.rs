@@ -95,6 +95,12 @@ fn a_flush_that_joins_a_sync_started_before_its_writes_is_caught() {
     assert!(why.contains("no order"), "{why}");
 }
 
+#[test]
+fn a_sync_behind_that_promises_the_open_epoch_is_caught() {
+    let why = caught(SharedMutant::SyncBehindPromisesChanges);
+    assert!(why.contains("no order"), "{why}");
+}
+
 /// A bug of the write pipeline inside the FTL: the sync of a detached
 /// flush lets the next region page claim epochs committed while it ran.
 #[test]

@@ -78,16 +78,24 @@ pub enum SharedMutant {
     /// this flush's writes, so a power cut may lose them although the
     /// flush returned.
     JoinsEarlierSync,
+    /// A sync behind barriers takes itself for a flush: it records every
+    /// change made so far as durable, so a flush that finds them covered
+    /// returns without committing the open epoch they are in.
+    SyncBehindPromisesChanges,
 }
 
 impl SharedMutant {
     /// Every bug, by name (for the test's command line).
-    pub const ALL: [(SharedMutant, &'static str); 2] = [
+    pub const ALL: [(SharedMutant, &'static str); 3] = [
         (
             SharedMutant::FlushReturnsDuringSync,
             "flush-returns-during-sync",
         ),
         (SharedMutant::JoinsEarlierSync, "joins-earlier-sync"),
+        (
+            SharedMutant::SyncBehindPromisesChanges,
+            "sync-behind-promises-changes",
+        ),
     ];
 }
 
@@ -276,6 +284,10 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         let Some(_leader) = self.leader.try_lock() else {
             return Ok(false);
         };
+        if self.mutant == SharedMutant::SyncBehindPromisesChanges {
+            let now = self.changes.load(Ordering::SeqCst);
+            self.durable_changes.fetch_max(now, Ordering::SeqCst);
+        }
         let ticket = {
             let mut dev = self.device.write();
             if !gate(&mut dev) {

@@ -211,7 +211,8 @@ pub struct CrashtestArgs {
     /// search checks every read and the recovered device against the
     /// snapshot contract. --ops: rounds (default 200); --seed fixes the
     /// scripts and cuts (the interleaving is the scheduler's); --mutant:
-    /// flush-returns-during-sync, joins-earlier-sync, or an SCFTL mutant
+    /// flush-returns-during-sync, joins-earlier-sync,
+    /// sync-behind-promises-changes, or an SCFTL mutant
     /// (ticket-proves-later-epochs: the write pipeline's). Use with --geometry
     /// tiny.
     #[arg(long, value_name = "THREADS")]
