@@ -87,7 +87,8 @@ pub enum OpKind {
     /// Sectors `lba..lba + n` get write `id`'s content (`id` 0: trimmed,
     /// they read as zeros). `barrier`: an epoch barrier (a commit point)
     /// ran right before it, in the same exclusive hold, because the epoch
-    /// was full.
+    /// was full — or, with `n` 0, on its own (an explicit barrier, as a
+    /// frontend issues when an epoch fills).
     Write {
         lba: u64,
         n: u64,
@@ -556,7 +557,7 @@ fn thread_ops(
         let id = ((t as u64 + 1) << 32) | (i as u64 + 1);
         let lba = rng.gen_range(0..c.sectors);
         let n = rng.gen_range(1..=(c.sectors - lba).min(3));
-        let choice = rng.gen_range(0..11);
+        let choice = rng.gen_range(0..12);
         if choice == 10 {
             // A sync behind the barriers (what `scftl serve` runs in the
             // background): no operation of the history, since it promises
@@ -609,6 +610,20 @@ fn thread_ops(
                         n,
                         id,
                         barrier,
+                    },
+                    r,
+                )
+            }
+            11 => {
+                // An epoch barrier on its own: the epoch ends unsynced,
+                // which the syncs behind and the next erase must handle.
+                let r = shared.change(|d| d.epoch_barrier());
+                (
+                    OpKind::Write {
+                        lba,
+                        n: 0,
+                        id: 0,
+                        barrier: true,
                     },
                     r,
                 )
