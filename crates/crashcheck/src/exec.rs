@@ -264,6 +264,8 @@ pub struct Stats {
     pub flushes: u64,
     /// Completed epoch barriers.
     pub barriers: u64,
+    /// Syncs behind barriers that ran (`Target::sync_behind`).
+    pub syncs_behind: u64,
     pub epoch_full: u64,
     pub crashes: u64,
     pub crashes_during_format: u64,
@@ -312,6 +314,7 @@ impl Stats {
             reads: self.reads,
             flushes: self.flushes,
             barriers: self.barriers,
+            syncs_behind: self.syncs_behind,
             epoch_full: self.epoch_full,
             program_failures_injected: self.program_failures_injected,
             erase_failures_injected: self.erase_failures_injected,
@@ -357,6 +360,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             reads,
             flushes,
             barriers,
+            syncs_behind,
             epoch_full,
             crashes,
             crashes_during_format,
@@ -385,6 +389,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.reads += reads;
         self.flushes += flushes;
         self.barriers += barriers;
+        self.syncs_behind += syncs_behind;
         self.epoch_full += epoch_full;
         self.crashes += crashes;
         self.crashes_during_format += crashes_during_format;
@@ -1125,7 +1130,11 @@ impl Executor {
                             "model oracle: epoch barriers are not modelled by P (run without them)"
                                 .into(),
                         )
-                    })
+                    })?;
+                    if self.cfg.target.sync_behind {
+                        self.sync_behind()?;
+                    }
+                    Ok(())
                 } else {
                     self.stats.flushes += 1;
                     model.flush();
@@ -1154,6 +1163,37 @@ impl Executor {
                 "{} failed: {e}",
                 if barrier { "epoch barrier" } else { "flush" }
             ))),
+        }
+    }
+
+    /// What `scftl serve`'s background thread does after a barrier
+    /// (`ftl::SharedDevice::sync_behind`), in one piece: the ticket for the
+    /// ended epochs, its sync, and its record. It promises nothing, so the
+    /// model is unchanged; a power cut during it is a cut after the
+    /// barrier.
+    fn sync_behind(&mut self) -> Result<(), Violation> {
+        let dev = self.dev.as_mut().expect("up");
+        let r = match dev.begin_sync_behind() {
+            Ok(Some(mut ticket)) => {
+                let waited = ticket.wait();
+                dev.finish_flush(ticket, waited).map(|()| true)
+            }
+            Ok(None) => Ok(false),
+            Err(e) => Err(e),
+        };
+        match r {
+            Ok(ran) => {
+                if ran {
+                    self.stats.syncs_behind += 1;
+                }
+                Ok(())
+            }
+            Err(e) if e.is_power_loss() => {
+                self.go_down();
+                self.tell_interrupted(Interrupted::Nothing)
+            }
+            Err(FtlError::WornOut(_)) => Ok(()),
+            Err(e) => Err(self.violation(format!("sync behind an epoch barrier failed: {e}"))),
         }
     }
 

@@ -249,6 +249,17 @@ impl flash::Layer for Backend {
     fn geometry(&self) -> &Geometry {
         each!(self, c => Flash::geometry(c))
     }
+
+    /// A sync in two parts goes to the power-cut layer too (the sync
+    /// behind barriers, `--sync-behind`: a power cut may come before its
+    /// `finish_sync`).
+    fn start_sync(&mut self) -> Option<flash::Result<flash::SyncTicket>> {
+        each!(self, c => Flash::start_sync(c))
+    }
+
+    fn finish_sync(&mut self, ticket: &flash::SyncTicket) -> flash::Result<()> {
+        each!(self, c => Flash::finish_sync(c, ticket))
+    }
 }
 
 /// Formats or opens an FTL over a device.
@@ -272,6 +283,9 @@ pub struct Target {
     /// `ScftlConfig::with_gc_streams`, the baselines by
     /// `LogConfig::with_streams`; the defaults run one.
     pub hot_cold: bool,
+    /// After every epoch barrier, a sync behind it (`--sync-behind`: what
+    /// `scftl serve`'s background thread runs; SCFTL only).
+    pub sync_behind: bool,
     /// SCFTL formatted to spare this many bad data superblocks
     /// (`--spare-superblocks`; `ScftlConfig::sparing`): the `tiny` and
     /// `small` defaults spare none, so their first bad superblock makes
@@ -309,6 +323,7 @@ macro_rules! real_target {
             backend: BackendKind::Ram,
             wear: None,
             hot_cold: false,
+            sync_behind: false,
             spare: 0,
         }
     };
@@ -325,6 +340,7 @@ macro_rules! toy_target {
             backend: BackendKind::Ram,
             wear: None,
             hot_cold: false,
+            sync_behind: false,
             spare: 0,
         }
     };

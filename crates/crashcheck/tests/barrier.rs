@@ -29,3 +29,22 @@ fn every_target_takes_barriers() {
         assert!(r.stats.barriers > 0, "{ftl}: no barrier issued");
     }
 }
+
+/// `--sync-behind`: after every barrier, the sync `scftl serve`'s
+/// background thread runs (`BlockDevice::begin_sync_behind`, its wait,
+/// `finish_flush`), under the snapshot contract and the refinement oracle,
+/// with power cuts before its record (`finish_sync` is a command).
+#[test]
+fn scftl_passes_with_a_sync_behind_every_barrier() {
+    let mut run = scftl_tiny_on(Mutant::None, BackendKind::Ram);
+    run.target.sync_behind = true;
+    run.refine = true;
+    let r = passes(&run, 60, 6000);
+    assert!(r.stats.barriers > 0);
+    assert!(
+        r.stats.syncs_behind > r.stats.barriers / 4,
+        "{} syncs behind {} barriers",
+        r.stats.syncs_behind,
+        r.stats.barriers
+    );
+}

@@ -52,4 +52,14 @@ impl<F: Flash> crate::Layer for SharedFlash<F> {
     fn geometry(&self) -> &Geometry {
         &self.geometry
     }
+
+    /// A sync in two parts passes through too (the handle changes no
+    /// command; the ticket's wait needs no device).
+    fn start_sync(&mut self) -> Option<crate::Result<crate::SyncTicket>> {
+        self.inner.borrow_mut().start_sync()
+    }
+
+    fn finish_sync(&mut self, ticket: &crate::SyncTicket) -> crate::Result<()> {
+        self.inner.borrow_mut().finish_sync(ticket)
+    }
 }

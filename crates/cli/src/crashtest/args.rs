@@ -161,6 +161,12 @@ pub struct CrashtestArgs {
     /// run one stream.
     #[arg(long)]
     pub hot_cold: bool,
+    /// --ftl scftl: after every epoch barrier, run a sync behind it (the
+    /// ended epochs made durable without a commit, as the background
+    /// thread of scftl serve does), so the checker covers what that sync
+    /// records.
+    #[arg(long)]
+    pub sync_behind: bool,
     /// --ftl scftl: format to spare N bad data superblocks, shrinking the
     /// logical size until the geometry affords them. The `tiny` and
     /// `small` defaults spare none, so a media failure there makes the

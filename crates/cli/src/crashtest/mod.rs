@@ -66,6 +66,15 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
         }
         t.hot_cold = true;
     }
+    if args.sync_behind {
+        if t.name != "scftl" {
+            return Err(format!(
+                "--sync-behind is SCFTL's sync after epoch barriers; it does not apply to --ftl {}",
+                t.name
+            ));
+        }
+        t.sync_behind = true;
+    }
     if args.spare_superblocks > 0 {
         if t.name != "scftl" {
             return Err(format!(
@@ -288,6 +297,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     if args.hot_cold {
         c += " --hot-cold";
     }
+    if args.sync_behind {
+        c += " --sync-behind";
+    }
     if args.spare_superblocks > 0 {
         c += &format!(" --spare-superblocks {}", args.spare_superblocks);
     }
@@ -454,6 +466,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.backend != "ram", "--backend"),
         (args.wear_leveling, "--wear-leveling"),
         (args.hot_cold, "--hot-cold"),
+        (args.sync_behind, "--sync-behind"),
         (args.spare_superblocks > 0, "--spare-superblocks"),
         (args.oracle.is_some(), "--oracle"),
         (args.model_mutant.is_some(), "--model-mutant"),
@@ -588,6 +601,9 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
     println!("  sectors written       {}", s.sectors_written);
     println!("  flushes               {}", s.flushes);
     println!("  epoch barriers        {}", s.barriers);
+    if args.sync_behind {
+        println!("  syncs behind barriers {}", s.syncs_behind);
+    }
     println!(
         "  crashes               {} (during format {})",
         s.crashes, s.crashes_during_format
