@@ -58,6 +58,7 @@ import SCFTL.Impl.DurableBarrier
 -- in-page/OOB records, its crash lemma, the consolidation page's replay
 import SCFTL.Impl.LazyChain
 import SCFTL.Impl.LazyChainP
+import SCFTL.Impl.LazyChainInv
 import SCFTL.Impl.LazyChainExample
 import SCFTL.Impl.LazyChainUnguarded
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
