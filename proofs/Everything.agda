@@ -59,6 +59,7 @@ import SCFTL.Impl.DurableBarrier
 import SCFTL.Impl.LazyChain
 import SCFTL.Impl.LazyChainP
 import SCFTL.Impl.LazyChainInv
+import SCFTL.Impl.LazyChainModel
 import SCFTL.Impl.LazyChainExample
 import SCFTL.Impl.LazyChainUnguarded
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
@@ -110,6 +111,7 @@ import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
 import SCFTL.Mutants.BarrierEpochUnrecorded
 import SCFTL.Mutants.BarrierEpochsUnchained
+import SCFTL.Mutants.LazyChainEraseUnguarded
 import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.All
