@@ -114,6 +114,7 @@ import SCFTL.Mutants.BarrierReleasesVictims
 import SCFTL.Mutants.BarrierEpochUnrecorded
 import SCFTL.Mutants.BarrierEpochsUnchained
 import SCFTL.Mutants.LazyChainEraseUnguarded
+import SCFTL.Mutants.LazyChainGuardMissesCommit
 import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.All

@@ -26,11 +26,15 @@
 --     records: it then writes their consolidation page);
 --   * GC's erase is guarded: no record of the chain names the page
 --     (`AvoidAll p (chainOf s)`; the code's rule is coarser: the chain
---     stays in the active superblock, never a GC victim).
+--     stays in the active superblock, never a GC victim), and while
+--     there is a chain, the region's newest commit does not name it
+--     (recovery checks that commit's digest before following the chain;
+--     the code instead takes it as proven by the chain's first record).
 --
 -- `PLwith G` is PL with the erase guard G; `PL = PLwith EraseGuard`.
 -- Mutant 31 (SCFTL.Mutants.LazyChainEraseUnguarded) is
--- `PLwith (λ _ _ → ⊤)`: not snapshot-consistent.
+-- `PLwith (λ _ _ → ⊤)`, mutant 35 (SCFTL.Mutants.LazyChainGuardMissesCommit)
+-- `PLwith ChainGuard`: neither is snapshot-consistent.
 --
 -- Not proven here: Theorem 1 for PL (its invariant: SCFTL.Impl.
 -- LazyChainInv, `CInv`, for the chain; P's RI does not hold with a
@@ -104,9 +108,26 @@ optLK f1 false s m = ⊥
 ------------------------------------------------------------------------
 -- Steps
 
--- the erase guard of PL
+-- the region's newest commit recovery accepts (as a list: nothing or it)
+topOf : List Cell → List Cell
+topOf []      = []
+topOf (c ∷ _) = c ∷ []
+
+regTop : St → List Cell
+regTop s = topOf (acc (gen s) (Dof s) (map cur (dr s)))
+
+-- the erase guard of the chain alone: no record of the chain names the
+-- page (mutant 35 has only this)
+ChainGuard : St → ℕ → Set
+ChainGuard s p = AvoidAll p (chainOf s)
+
+-- the erase guard of PL: no record of the chain names the page, and,
+-- while there is a chain, neither does the region's newest commit,
+-- whose digest recovery checks before it follows the chain (the code
+-- accepts that commit unchecked when a valid record follows it:
+-- recovery.rs `apply_chain`)
 EraseGuard : St → ℕ → Set
-EraseGuard s p = AvoidAll p (chainOf s)
+EraseGuard s p = ChainGuard s p × (chainOf s ≡ [] ⊎ AvoidAll p (regTop s))
 
 -- the lazy commit (in-page at the link L, or OOB with its record in the
 -- run's last page M), while the chain has room

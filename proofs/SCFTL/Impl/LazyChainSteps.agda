@@ -94,7 +94,7 @@ length-rv (c ∷ cs) = trans (length-snoc (rv cs) c) (cong suc (length-rv cs))
 -- `pl-es`: the erase PL's guard allows
 pl-es : ∀ {s s' x L rs y E} → CInv kc s x L rs y E → RL s x L →
         okPL EraseGuard (use (regop es)) s s' → CInv kc s' x L rs y E
-pl-es {rs = rs} ci hr (p , _ , g , refl) = cinv-esF p (avoid-rv rs (subst (AvoidAll p) (cinv-chainOf ci hr) g)) ci
+pl-es {rs = rs} ci hr (p , _ , (g , _) , refl) = cinv-esF p (avoid-rv rs (subst (AvoidAll p) (cinv-chainOf ci hr) g)) ci
 
 -- `pl-wr`: a write keeps it, or writes a tentative page after the
 -- consolidation page

@@ -22,8 +22,8 @@
 -- Mutant 30 mutates the constraints of the two-stream machine
 -- (SCFTL.Impl.SpaceTwoStreams; `¬ SpaceProgress2`, which its module
 -- names `SpaceProgress`).
--- Mutant 31 is a mutant of PL (SCFTL.Impl.LazyChainModel, the lazy
--- chain as steps of a P-level model): not snapshot-consistent.
+-- Mutants 31 and 35 are mutants of PL (SCFTL.Impl.LazyChainModel, the
+-- lazy chain as steps of a P-level model): not snapshot-consistent.
 -- Mutants 32 and 33 mutate the lazy chain's layer (SCFTL.Impl.LazyChain:
 -- recovery's walk along the chain of records, the consolidation page's
 -- pairs): `¬ ChainSound`.
@@ -72,6 +72,7 @@ import SCFTL.Mutants.BarrierEpochsUnchained
 import SCFTL.Mutants.SpaceSecondStreamNotReserved
 import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyChainEraseUnguarded
+import SCFTL.Mutants.LazyChainGuardMissesCommit
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 
 module M1 = SCFTL.Mutants.TentativeReplayed
@@ -107,6 +108,7 @@ module M30 = SCFTL.Mutants.SpaceSecondStreamNotReserved
 module M31 = SCFTL.Mutants.LazyChainEraseUnguarded
 module M32 = SCFTL.Mutants.LazyChainSkipsHole
 module M33 = SCFTL.Mutants.LazyConsolidationOmitsRecord
+module M35 = SCFTL.Mutants.LazyChainGuardMissesCommit
 
 record MutantsFail : Set where
   field
@@ -193,6 +195,10 @@ record MutantsFail : Set where
     -- 33. (lazy chain) the consolidation page omits the oldest backlog
     --     record's pairs
     lazy-consolidation-omits-record : ¬ ChainSound M33.Pmut
+    -- 35. (PL, the lazy chain as steps) GC's erase guarded by the chain's
+    --     records only: a page the region's newest commit names erased,
+    --     that commit rejected, the chain not followed
+    lazy-chain-guard-misses-commit : ¬ SnapshotConsistent M35.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -229,4 +235,5 @@ mutants-fail = record
   ; lazy-chain-erase-unguarded = M31.not-snapshot-consistent
   ; lazy-chain-skips-hole = M32.not-chain-sound
   ; lazy-consolidation-omits-record = M33.not-chain-sound
+  ; lazy-chain-guard-misses-commit = M35.not-snapshot-consistent
   }

@@ -130,4 +130,4 @@ not-snapshot-consistent sc = violation (sc F)
 -- PL's guard refuses the run's erase: the chain at s6 is epoch 3's
 -- record (page 1) over epoch 2's (in page 0's slot), which names page 0
 guard-refuses : ¬ EraseGuard s6 0
-guard-refuses (_ ∷ ((ne ∷ _) ∷ _)) = ne refl
+guard-refuses ((_ ∷ ((ne ∷ _) ∷ _)) , _) = ne refl
