@@ -26,10 +26,10 @@
 --     records: it then writes their consolidation page);
 --   * GC's erase is guarded: no record of the chain names the page
 --     (`AvoidAll p (chainOf s)`; the code's rule is coarser: the chain
---     stays in the active superblock, never a GC victim), and while
---     there is a chain, the region's newest commit does not name it
---     (recovery checks that commit's digest before following the chain;
---     the code instead takes it as proven by the chain's first record).
+--     stays in the active superblock, never a GC victim), nor does the
+--     region's newest commit (recovery checks that commit's digest
+--     before following the chain; the code instead takes it as proven by
+--     the chain's first record).
 --
 -- `PLwith G` is PL with the erase guard G; `PL = PLwith EraseGuard`.
 -- Mutant 31 (SCFTL.Mutants.LazyChainEraseUnguarded) is
@@ -121,13 +121,13 @@ regTop s = topOf (acc (gen s) (Dof s) (map cur (dr s)))
 ChainGuard : St → ℕ → Set
 ChainGuard s p = AvoidAll p (chainOf s)
 
--- the erase guard of PL: no record of the chain names the page, and,
--- while there is a chain, neither does the region's newest commit,
--- whose digest recovery checks before it follows the chain (the code
--- accepts that commit unchecked when a valid record follows it:
--- recovery.rs `apply_chain`)
+-- the erase guard of PL: no record of the chain names the page, nor
+-- does the region's newest commit, whose digest recovery checks before
+-- it follows the chain (the code accepts that commit unchecked when a
+-- valid record follows it: recovery.rs `apply_chain`; without a chain,
+-- P's RI already keeps that commit's pages: they are the stable L2P's)
 EraseGuard : St → ℕ → Set
-EraseGuard s p = ChainGuard s p × (chainOf s ≡ [] ⊎ AvoidAll p (regTop s))
+EraseGuard s p = ChainGuard s p × AvoidAll p (regTop s)
 
 -- the lazy commit (in-page at the link L, or OOB with its record in the
 -- run's last page M), while the chain has room

@@ -112,7 +112,6 @@ not-snapshot-consistent : ¬ SnapshotConsistent Pmut
 not-snapshot-consistent sc = violation (sc F)
 
 -- PL's guard refuses the run's erase: the region's newest commit (epoch
--- 1) names page 0, and there is a chain
+-- 1) names page 0
 guard-refuses : ¬ EraseGuard s5 0
-guard-refuses (_ , inj₁ ())
-guard-refuses (_ , inj₂ ((ne ∷ _) ∷ _)) = ne refl
+guard-refuses (_ , ((ne ∷ _) ∷ _)) = ne refl
