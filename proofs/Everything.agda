@@ -65,6 +65,7 @@ import SCFTL.Impl.LazyChainStable
 import SCFTL.Impl.LazyChainRegion
 import SCFTL.Impl.LazyChainPhase
 import SCFTL.Impl.LazyChainVirtual
+import SCFTL.Impl.LazyChainKons
 import SCFTL.Impl.LazyChainExample
 import SCFTL.Impl.LazyChainUnguarded
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
