@@ -18,7 +18,7 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.LazyChainKons (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
                                 (_≟D_ : DecidableEquality Data) (kc : ℕ) where
 
-open import Data.Nat.Base using (suc; _≤_; _<_)
+open import Data.Nat.Base using (zero; suc; _≤_; _<_)
 open import Data.Nat.Base using () renaming (ℕ to Nat)
 open import Data.Nat.Properties using (≤-refl)
 open import Data.Bool.Base using (Bool; true; false)
@@ -34,8 +34,9 @@ open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; ar; LkHd; rdD)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (map-sync-syn; lkTop-hd; just-snd; flush-sim; tF)
 open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ using (emitT-RI)
-open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (kons; Recs; kons-replay; cpairs)
-open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (kS)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (kons; Recs; kons-replay; cpairs; follow; follow-lay; rv; LayP; end)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (chainOf; konsS; konsX; konsFor)
+open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (kS; pre-nil)
 open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (virt)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; okS; use; flush)
@@ -132,3 +133,40 @@ kons-emitT : ∀ {s vs y ps dd dt E vs' M z t} → AR s t → (r : RI (virt vs s
              let s' = emitT (kS s (kons (gen s) y ([] , [] , E) vs)) in AR s' t × RI s'
 kons-emitT {s} {vs} {y} {E = E} {t = t} arr r et ln ev rc hz with kons-AR {s} {t} {kons (gen s) y ([] , [] , E) vs} arr
 ... | ar v st c = ar v st c , emitT-RI (kons-RI r et ln ev rc hz)
+
+------------------------------------------------------------------------
+-- Without a chain PL's steps are P's
+
+-- `ri-chain-free`: in a state with P's RI the walk finds no record (RI's
+-- `rcL`: nothing of the generation past the region's link)
+ri-chain-free : ∀ {s} → RI s → chainOf s ≡ []
+ri-chain-free {s} r = go (lkTop g (RI.comm r)) refl
+  where
+    open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (acc-lk)
+    open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (acc-split)
+    g = gen s
+    D = λ p → cur (dat s p)
+    R = λ p → cur (rcd s p)
+    lkEq : lkOf (acc g D (map cur (dr s))) ≡ lkTop g (RI.comm r)
+    lkEq = trans (cong (λ l → lkOf (acc g D (map cur l))) (RI.regEq r))
+             (trans (cong lkOf (acc-split g D (RI.tents r) (RI.comm r) (RI.tNC r)))
+                    (acc-lk D (λ p c e → cong cur e) (RI.comm r) (RI.cmV r)))
+    fnil : ∀ k → follow k g R D nothing ≡ []
+    fnil zero    = refl
+    fnil (suc k) = refl
+    go : ∀ m → lkTop g (RI.comm r) ≡ m → chainOf s ≡ []
+    go nothing e = trans (cong (follow kc g R D) (trans lkEq e)) (fnil kc)
+    go (just (x , L)) e =
+      trans (cong (follow kc g R D) (trans lkEq e))
+            (trans (follow-lay kc D end (RI.rcL r x L e)) (cong rv (pre-nil g D kc x)))
+
+-- `konsS-free`: without a chain the consolidation step does nothing
+konsS-free : ∀ {s} → chainOf s ≡ [] → konsS s ≡ s
+konsS-free {s} e = cong (λ cs → konsX (konsFor (gen s) cs) s) e
+
+-- `pl-flush-free`: PL's (non-lazy) flush from a state with P's RI is
+-- P's flush: type A and B by P's `flush-sim`
+pl-flush-free : ∀ {s t s'} → AR s t → RI s → okP (use flush) (konsS s) s' →
+                Σ State λ t' → okS (use flush) t t' × AR s' t' × RI s'
+pl-flush-free {s} {t} {s'} arr r st =
+  flush-sim arr r (subst (λ u → okP (use flush) u s') (konsS-free {s} (ri-chain-free r)) st)
