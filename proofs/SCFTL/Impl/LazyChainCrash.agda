@@ -30,17 +30,21 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; CR; crash-RI; dok-crash; ri-dok)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; CR; CR⇒CI; crash-RI; dok-crash; ri-dok)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow; rv)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (Rof; Dof)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (cinv-crash)
 open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (ri-crash-acc)
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
-open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (virt; ar-virt)
+open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (ar-virt)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (walkG; virt; rec0L; okPL)
+open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (rec-A; rec-B)
+import SCFTL.Spec Data d0 amax wmax as Sp
+open Sp using (recover)
+open import Data.Bool.Base using (Bool)
+open import Data.Maybe.Base using (just)
+open import Data.Sum.Base using (inj₁; inj₂)
 
--- the records recovery's walk applies on a flash, in generation g
-walkG : ℕ → St → List Cell
-walkG g s = follow kc g (Rof s) (Dof s) (lkOf (acc g (Dof s) (map cur (dr s))))
 
 crashL-pre : ∀ vs {xs ys} → CrashL xs ys → CrashL (map syn vs ++ xs) (map syn vs ++ ys)
 crashL-pre []       c = c
@@ -67,3 +71,26 @@ phase-virt-crash : ∀ {s s' t} (ph : Phase s) → AR s t → RI (virt (rv (ph-r
 phase-virt-crash {s} {s'} {t} ph arr r img =
   phase-walk-crash {s} {s'} ph img ,
   subst (λ vs → CR (virt vs s') t) (sym (phase-walk-crash {s} {s'} ph img)) (virt-crash {rv (ph-rs ph)} {s} {s'} arr r img)
+
+------------------------------------------------------------------------
+-- Recovery: PL's is P's on the virtually consolidated flash
+
+-- PL's crash relation: P's for the flash with the records the walk
+-- applies (in the generation recovery picks) put on the region
+CRL : St → Sp.State → Set
+CRL s t = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+          CR (virt (walkG g s) s) t
+
+-- `pl-rec`: PL's recovery is P's (with its full checkpoint) on that flash
+pl-rec : ∀ b g C s → ck3 (rec0L b g C s) ≡ ck3 (rec0 b g C (virt (walkG g s) s))
+pl-rec b g C s = refl
+
+-- `pl-rec-A`, `pl-rec-B`: type A and B of PL's recovery (P's `rec-A`,
+-- `rec-B` on the virtually consolidated flash)
+pl-rec-A : ∀ {G s t s'} → CRL s t → okPL G recover s s' → Σ Sp.State λ t' → Sp.okS recover t t' × AR s' t'
+pl-rec-A {s = s} {t} (b , g , C , pk , cr) (b' , g' , C' , pk' , refl) with trans (sym pk) pk'
+... | refl = rec-A {virt (walkG g s) s} {t} {ck3 (rec0L b g C s)} cr (b , g , C , pk , inj₁ refl)
+
+pl-rec-B : ∀ {G s t s'} → CRL s t → okPL G recover s s' → RI s'
+pl-rec-B {s = s} {t} (b , g , C , pk , cr) (b' , g' , C' , pk' , refl) with trans (sym pk) pk'
+... | refl = rec-B {virt (walkG g s) s} {ck3 (rec0L b g C s)} (CR⇒CI {t = t} cr) (b , g , C , pk , inj₁ refl)

@@ -35,9 +35,8 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; a
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (map-sync-syn; lkTop-hd; just-snd; flush-sim; tF)
 open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ using (emitT-RI)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (kons; Recs; kons-replay; cpairs; follow; follow-lay; rv; LayP; end)
-open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (chainOf; konsS; konsX; konsFor)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (chainOf; konsS; konsX; konsFor; virt)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (kS; pre-nil)
-open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (virt)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; okS; use; flush)
 

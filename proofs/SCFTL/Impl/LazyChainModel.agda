@@ -21,9 +21,10 @@
 --     that region page (`konsS`; the code programs both and SYNCs once,
 --     relying on its scan rule for a torn consolidation page under a
 --     landed commit: SCFTL.Impl.LazyChainP `scan-torn-kons`);
---   * recovery walks the chain, at most kc records (`recMapL`), and
---     always writes a full checkpoint (as the code after applying
---     records: it then writes their consolidation page);
+--   * recovery walks the chain, at most kc records (`walkG`), and
+--     rebuilds the state as P's recovery on the flash with those
+--     records on the region (`rec0L`, `virt`), always with a full
+--     checkpoint (the code writes their consolidation page instead);
 --   * GC's erase is guarded: no record of the chain names the page
 --     (`AvoidAll p (chainOf s)`; the code's rule is coarser: the chain
 --     stays in the active superblock, never a GC victim), nor does the
@@ -48,7 +49,7 @@ module SCFTL.Impl.LazyChainModel (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
 
 open import Data.Nat.Base using (suc; _≤_; _<_; _⊔_)
 open import Data.Bool.Base using (Bool; true; false)
-open import Data.List.Base using (List; []; _∷_; map; length)
+open import Data.List.Base using (List; []; _∷_; _++_; map; length)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -66,9 +67,20 @@ open Sp using (Model; Op; use; recover; flush; w; rl; es) renaming (reg to regop
 ------------------------------------------------------------------------
 -- The chain and its consolidation page
 
--- the records recovery's walk applies now, newest first (the backlog)
+-- the records recovery's walk applies on a flash in generation g,
+-- newest first
+walkG : ℕ → St → List Cell
+walkG g s = follow kc g (Rof s) (Dof s) (lkOf (acc g (Dof s) (map cur (dr s))))
+
+-- the records recovery's walk applies now (the backlog)
 chainOf : St → List Cell
-chainOf s = follow kc (gen s) (Rof s) (Dof s) (lkOf (acc (gen s) (Dof s) (map cur (dr s))))
+chainOf s = walkG (gen s) s
+
+-- the state with records `vs` (newest first) on the delta region as
+-- synced pages: the chain virtually consolidated, as if each in-page /
+-- OOB commit had appended its consolidation page at once (P's `fi4`)
+virt : List Cell → St → St
+virt vs s = record s { dr = map syn vs ++ dr s }
 
 -- the consolidation page of a chain: every record's pairs (newest
 -- first), the newest record's epoch id and link, no digest entries
@@ -134,12 +146,13 @@ EraseGuard s p = ChainGuard s p × AvoidAll p (regTop s)
 Lazy : St → ℕ → Set
 Lazy s M = length (chainOf s) < kc × ((InP s M) ⊎ (Σ ℕ λ L → OobP s L M))
 
--- recovery's rebuilt state with the chain walk (P's `rec0` with
--- `recMapL` for `recMap`)
+-- recovery's rebuilt state: P's `rec0` on the flash with the records
+-- the walk applies put on the region (so the L2P is the region's with
+-- the chain, the next page past every page they name and the next
+-- epoch id past theirs: recovery.rs `apply_chain`), the region itself
+-- as it is on the flash (the full checkpoint then erases it)
 rec0L : Bool → ℕ → Map → St → St
-rec0L b g C s = let u = rec0 b g C s in record u
-  { l2p = recMapL kc g C (syncAll s) ; smap = recMapL kc g C (syncAll s)
-  ; nxt = hi (recMapL kc g C (syncAll s)) amax ⊔ hiR (map cur (dr s)) }
+rec0L b g C s = record (rec0 b g C (virt (walkG g s) s)) { dr = map sync (dr s) }
 
 module _ (G : St → ℕ → Set) where
 

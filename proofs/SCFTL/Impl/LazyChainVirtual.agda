@@ -41,8 +41,6 @@ open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; okS; use; flush; w; rl; es) renaming (reg to regop)
 
-virt : List Cell → St → St
-virt vs s = record s { dr = map syn vs ++ dr s }
 
 map-sync-syn++ : ∀ vs ys → map sync (map syn vs ++ ys) ≡ map syn vs ++ map sync ys
 map-sync-syn++ []       ys = refl
