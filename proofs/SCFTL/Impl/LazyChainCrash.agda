@@ -30,7 +30,16 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; CR; CR⇒CI; crash-RI; dok-crash; ri-dok)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
+  using (RI; AR; CR; CR⇒CI; crash-RI; dok-crash; ri-dok; crashC-eq; crashD-eq; rcur-crash; acc-split)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
+  using (crashL-++; crashL-id; crashL-PM; crashC-PM; all-map-syn; acc-lk; lkTop; pick-slot)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow-lay; end)
+open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (pre-nil)
+open import Data.Nat.Base using (zero; suc)
+open import Data.Unit.Base using (tt)
+open import Data.Bool.Base using (true)
+open import Data.Maybe.Base using (nothing)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow; rv)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (Rof; Dof)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (cinv-crash)
@@ -94,3 +103,54 @@ pl-rec-A {s = s} {t} (b , g , C , pk , cr) (b' , g' , C' , pk' , refl) with tran
 pl-rec-B : ∀ {G s t s'} → CRL s t → okPL G recover s s' → RI s'
 pl-rec-B {s = s} {t} (b , g , C , pk , cr) (b' , g' , C' , pk' , refl) with trans (sym pk) pk'
 ... | refl = rec-B {virt (walkG g s) s} {ck3 (rec0L b g C s)} (CR⇒CI {t = t} cr) (b , g , C , pk , inj₁ refl)
+
+------------------------------------------------------------------------
+-- A crash without a chain: PL's crash relation is P's
+
+-- `walk-free-crash`: the walk on any crash outcome of a state with P's
+-- RI finds no record
+walk-free-crash : ∀ {m s'} → (r : RI m) → Img m s' → walkG (gen m) s' ≡ []
+walk-free-crash {m} {s'} r img@(_ , cL , cO , cR , cI)
+  with crashL-++ (RI.tents r) (subst (λ l → CrashL l (dr s')) (RI.regEq r) cR)
+... | xs' , ys' , eq , cx , cy = go (lkTop g (RI.comm r)) refl
+  where
+    g = gen m
+    D' = λ p → cur (dat s' p)
+    R' = λ p → cur (rcd s' p)
+    ys≡ : ys' ≡ map syn (RI.comm r)
+    ys≡ = crashL-id (all-map-syn (RI.comm r)) cy
+    lkEq : lkOf (acc g D' (map cur (dr s'))) ≡ lkTop g (RI.comm r)
+    lkEq = trans (cong (λ l → lkOf (acc g D' (map cur l))) (trans eq (cong (xs' ++_) ys≡)))
+             (trans (cong lkOf (acc-split g D' xs' (RI.comm r) (crashL-PM tt cx (RI.tNC r))))
+                    (acc-lk D' (λ p c e → cong cur (crashD-eq e (proj₁ img p))) (RI.comm r) (RI.cmV r)))
+    fnil : ∀ k → follow k g R' D' nothing ≡ []
+    fnil zero    = refl
+    fnil (suc k) = refl
+    go : ∀ mx → lkTop g (RI.comm r) ≡ mx → walkG g s' ≡ []
+    go nothing e = trans (cong (follow kc g R' D') (trans lkEq e)) (fnil kc)
+    go (just (x , L)) e =
+      trans (cong (follow kc g R' D') (trans lkEq e))
+            (trans (follow-lay kc D' end ab) (cong rv (pre-nil g D' kc x)))
+      where
+        ab : Above g R' L
+        ab p le = subst (RLt g) (sym (rcur-crash {m} {s'} (RI.rcOK r) cI p)) (RI.rcL r x L e p le)
+
+-- `free-crash-CRL`: a crash of a state with P's RI and AR is in PL's
+-- crash relation (P's, the walk finding nothing)
+free-crash-CRL : ∀ {m s' t} → AR m t → RI m → Img m s' → CRL s' t
+free-crash-CRL {m} {s'} {t} arr r img@(cD , cL , cO , cR , cI) =
+  true , gen m , RI.C r , pick-slot true s' (gen m) (RI.C r) sl' so' ,
+  subst (λ vs → CR (virt vs s') t) (sym (walk-free-crash {m} {s'} r img))
+        (smap m , crash-RI r img , dok-crash cD (ri-dok r (AR.stb arr)))
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+
+-- `phase-crash-CRL`: a crash of a state of the chain phase (P's RI on
+-- its virtually consolidated state) is in PL's crash relation
+phase-crash-CRL : ∀ {s s' t} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → Img s s' → CRL s' t
+phase-crash-CRL {s} {s'} {t} ph arr r img@(cD , cL , cO , cR , cI) =
+  true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' , proj₂ (phase-virt-crash {s} {s'} {t} ph arr r img)
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
