@@ -31,14 +31,14 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
-  using (RI; AR; CR; CR⇒CI; crash-RI; dok-crash; ri-dok; crashC-eq; crashD-eq; rcur-crash; acc-split)
+  using (RI; AR; CR; CR⇒CI; crash-RI; dok-crash; ri-dok; crashC-eq; crashD-eq; rcur-crash; acc-split; RecTo; recto)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
-  using (crashL-++; crashL-id; crashL-PM; crashC-PM; all-map-syn; acc-lk; lkTop; pick-slot)
+  using (crashL-++; crashL-id; crashL-PM; crashC-PM; all-map-syn; acc-lk; lkTop; pick-slot; All; PM; GenLe; Older; DgM)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow-lay; end)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (pre-nil)
 open import Data.Nat.Base using (zero; suc)
 open import Data.Unit.Base using (tt)
-open import Data.Bool.Base using (true)
+open import Data.Bool.Base using (true; false; not)
 open import Data.Maybe.Base using (nothing)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow; rv)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (Rof; Dof)
@@ -154,3 +154,37 @@ phase-crash-CRL {s} {s'} {t} ph arr r img@(cD , cL , cO , cR , cI) =
   where
     sl' = crashC-eq (RI.slotL r) cL
     so' = crashC-PM tt cO (RI.slotO r)
+
+------------------------------------------------------------------------
+-- Moving P's `RecTo` from a flash whose one-link walk takes a record c
+-- to the flash with c on the region (what the crash points inside the
+-- lazy commit need: a record landed before its SYNC)
+
+slot-virt : ∀ b vs vs' s → slot b (virt vs s) ≡ slot b (virt vs' s)
+slot-virt true  vs vs' s = refl
+slot-virt false vs vs' s = refl
+
+-- `recto-follow`: recovery replays the same list either way
+recto-follow : ∀ {vs s M c} → (rt : RecTo (virt vs s) M) →
+  acc (RecTo.g rt) (Dof s) (map cur (dr (virt vs s))) ≡ map cur (dr (virt vs s)) →
+  extM (RecTo.g rt) (Rof s) (Dof s) (lkOf (map cur (dr (virt vs s)))) ≡ c ∷ [] →
+  okC (RecTo.g rt) (Dof s) c (map cur (dr (virt vs s))) ≡ true →
+  extM (RecTo.g rt) (Rof s) (Dof s) (lkOf (c ∷ map cur (dr (virt vs s)))) ≡ [] →
+  GenLe (RecTo.g rt) c →
+  RecTo (virt (c ∷ vs) s) M
+recto-follow {vs} {s} {M} {c} (recto b g C pk sl so rs rg mx dm ro) ea ex ok ex' ge =
+  recto b g C pk (trans (slot-virt b (c ∷ vs) vs s) sl)
+        (subst (PM (Older g)) (slot-virt (not b) vs (c ∷ vs) s) so)
+        (All._∷_ tt rs) (All._∷_ ge rg)
+        (λ a → trans (cong (λ l → proj₁ (rp g l (st0 C)) a) same) (mx a))
+        (subst (DgM M) (sym same) dm) ro
+  where
+    X = map cur (dr (virt vs s))
+    D = Dof s
+    R = Rof s
+    rv1 : rview g (virt (c ∷ vs) s) ≡ c ∷ X
+    rv1 rewrite ok | ex' = refl
+    rv0 : rview g (virt vs s) ≡ c ∷ X
+    rv0 = trans (cong (λ l → extM g R D (lkOf l) ++ l) ea) (cong (_++ X) ex)
+    same : rview g (virt (c ∷ vs) s) ≡ rview g (virt vs s)
+    same = trans rv1 (sym rv0)
