@@ -33,7 +33,8 @@ open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
   using (RI; AR; CR; CR⇒CI; crash-RI; dok-crash; ri-dok; crashC-eq; crashD-eq; rcur-crash; acc-split; RecTo; recto)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
-  using (crashL-++; crashL-id; crashL-PM; crashC-PM; all-map-syn; acc-lk; lkTop; pick-slot; All; PM; GenLe; Older; DgM)
+  using (crashL-++; crashL-id; crashL-PM; crashC-PM; all-map-syn; acc-lk; lkTop; pick-slot; All; PM; GenLe; Older; DgM;
+         okC-gen; map-cur-++; map-cur-syn)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow-lay; end)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (pre-nil)
 open import Data.Nat.Base using (zero; suc)
@@ -188,3 +189,33 @@ recto-follow {vs} {s} {M} {c} (recto b g C pk sl so rs rg mx dm ro) ea ex ok ex'
     rv0 = trans (cong (λ l → extM g R D (lkOf l) ++ l) ea) (cong (_++ X) ex)
     same : rview g (virt (c ∷ vs) s) ≡ rview g (virt vs s)
     same = trans rv1 (sym rv0)
+
+------------------------------------------------------------------------
+-- Pages of an older generation on top of the region do not matter to a
+-- recovery of the next one (what recovery's own crashes need: the
+-- virtual records under a checkpoint of the next generation)
+
+acc-skip : ∀ g D vs cs → All (GenLe g) vs → acc (suc g) D (vs ++ cs) ≡ acc (suc g) D cs
+acc-skip g D []       cs All.[]         = refl
+acc-skip g D (v ∷ vs) cs (All._∷_ ge a) rewrite okC-gen g D v (vs ++ cs) ge = acc-skip g D vs cs a
+
+all-suffix : ∀ {A : Set} {P : A → Set} xs {ys} → All P (xs ++ ys) → All P ys
+all-suffix []       a              = a
+all-suffix (x ∷ xs) (All._∷_ _ a) = all-suffix xs a
+
+-- `recto-old`: `RecTo` without the older generation's pages
+recto-old : ∀ {vs s M g0} → (rt : RecTo (virt vs s) M) → RecTo.g rt ≡ suc g0 → All (GenLe g0) vs → RecTo s M
+recto-old {vs} {s} {M} {g0} (recto b g C pk sl so rs rg mx dm ro) refl ga =
+  recto b g C pk (trans (slot-virt b [] vs s) sl) (subst (PM (Older g)) (slot-virt (not b) vs [] s) so)
+        (all-suffix (map syn vs) rs) (all-suffix (map syn vs) rg)
+        (λ a → trans (cong (λ l → proj₁ (rp g l (st0 C)) a) same) (mx a))
+        (subst (DgM M) (sym same) dm) ro
+  where
+    D = Dof s
+    R = Rof s
+    X = map cur (dr s)
+    accEq : acc g D (map cur (map syn vs ++ dr s)) ≡ acc g D X
+    accEq = trans (cong (acc g D) (trans (map-cur-++ (map syn vs) (dr s)) (cong (_++ X) (map-cur-syn vs))))
+                  (acc-skip g0 D vs X ga)
+    same : rview g s ≡ rview g (virt vs s)
+    same = cong (chn g R D) (sym accEq)
