@@ -35,8 +35,9 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
   using (crashL-++; crashL-id; crashL-PM; crashC-PM; all-map-syn; acc-lk; lkTop; pick-slot; All; PM; GenLe; Older; DgM;
          okC-gen; map-cur-++; map-cur-syn)
-open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow-lay; end)
-open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (pre-nil)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow-lay; end; kons; Recs; kons-replay)
+open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (pre-nil; okC-kons)
+open import Data.Nat.Properties using (≤-refl)
 open import Data.Nat.Base using (zero; suc)
 open import Data.Unit.Base using (tt)
 open import Data.Bool.Base using (true; false; not)
@@ -219,3 +220,39 @@ recto-old {vs} {s} {M} {g0} (recto b g C pk sl so rs rg mx dm ro) refl ga =
                   (acc-skip g0 D vs X ga)
     same : rview g s ≡ rview g (virt vs s)
     same = cong (chn g R D) (sym accEq)
+
+------------------------------------------------------------------------
+-- The consolidation page in place of the records (what the
+-- consolidation step's crash point needs, the page landed)
+
+slot-dr : ∀ b s d1 d2 → slot b (record s { dr = d1 }) ≡ slot b (record s { dr = d2 })
+slot-dr true  s d1 d2 = refl
+slot-dr false s d1 d2 = refl
+
+-- `recto-kons`: the records on the region (accepted as a whole, nothing
+-- past their link) replaced by their consolidation page
+recto-kons : ∀ {vs s M y E M' z} → (rt : RecTo (virt vs s) M) →
+  acc (RecTo.g rt) (Dof s) (map cur (dr (virt vs s))) ≡ map cur (dr (virt vs s)) →
+  extM (RecTo.g rt) (Rof s) (Dof s) (lkOf (map cur (dr (virt vs s)))) ≡ [] →
+  extM (RecTo.g rt) (Rof s) (Dof s) (just (y , E)) ≡ [] →
+  Recs (RecTo.g rt) vs → rp (RecTo.g rt) (map cur (dr s)) (st0 (RecTo.C rt)) ≡ (M' , z , M') →
+  RecTo (record s { dr = syn (kons (RecTo.g rt) y ([] , [] , E) vs) ∷ dr s }) M
+recto-kons {vs} {s} {M} {y} {E} {M'} {z} (recto b g C pk sl so rs rg mx dm ro) ea ex exK rc e =
+  recto b g C pk (trans (slot-dr b s _ _) sl) (subst (PM (Older g)) (slot-dr (not b) s _ _) so)
+        (All._∷_ tt (all-suffix (map syn vs) rs)) (All._∷_ ≤-refl (all-suffix (map syn vs) rg))
+        (λ a → trans (cong (λ f → f a) replay) (mx a)) (subst (DgM M) (sym rvK) All.[]) ro
+  where
+    D = Dof s
+    R = Rof s
+    X = map cur (dr s)
+    K = kons g y ([] , [] , E) vs
+    Y≡ : map cur (dr (virt vs s)) ≡ vs ++ X
+    Y≡ = trans (map-cur-++ (map syn vs) (dr s)) (cong (_++ X) (map-cur-syn vs))
+    rv0 : rview g (virt vs s) ≡ vs ++ X
+    rv0 = trans (trans (cong (λ l → extM g R D (lkOf l) ++ l) ea) (cong (_++ map cur (dr (virt vs s))) ex)) Y≡
+    rvK : rview g (record s { dr = syn K ∷ dr s }) ≡ K ∷ X
+    rvK rewrite okC-kons g y E vs D X | exK = refl
+    replay : proj₁ (rp g (rview g (record s { dr = syn K ∷ dr s })) (st0 C)) ≡ proj₁ (rp g (rview g (virt vs s)) (st0 C))
+    replay = trans (cong (λ l → proj₁ (rp g l (st0 C))) rvK)
+               (trans (kons-replay g y ([] , [] , E) vs X (st0 C) M' z rc e)
+                      (cong (λ l → proj₁ (rp g l (st0 C))) (sym rv0)))
