@@ -34,7 +34,7 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
   using (RI; AR; CR; CR⇒CI; crash-RI; dok-crash; ri-dok; crashC-eq; crashD-eq; rcur-crash; acc-split; RecTo; recto)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
   using (crashL-++; crashL-id; crashL-PM; crashC-PM; all-map-syn; acc-lk; lkTop; pick-slot; All; PM; GenLe; Older; DgM;
-         okC-gen; map-cur-++; map-cur-syn)
+         okC-gen; map-cur-++; map-cur-syn; rp-++)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow-lay; end; kons; Recs; kons-replay)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (pre-nil; okC-kons)
 open import Data.Nat.Properties using (≤-refl)
@@ -256,3 +256,78 @@ recto-kons {vs} {s} {M} {y} {E} {M'} {z} (recto b g C pk sl so rs rg mx dm ro) e
     replay = trans (cong (λ l → proj₁ (rp g l (st0 C))) rvK)
                (trans (kons-replay g y ([] , [] , E) vs X (st0 C) M' z rc e)
                       (cong (λ l → proj₁ (rp g l (st0 C))) (sym rv0)))
+
+------------------------------------------------------------------------
+-- A torn or erased page under the records (what the consolidation
+-- step's crash point needs, the page not landed)
+
+all-insert : ∀ {A : Set} {P : A → Set} xs {x ys} → All P (xs ++ ys) → P x → All P (xs ++ x ∷ ys)
+all-insert []       a              p = All._∷_ p a
+all-insert (x ∷ xs) (All._∷_ q a) p = All._∷_ q (all-insert xs a p)
+
+lk-hd : ∀ c (xs ys : List Cell) → lkOf (c ∷ xs) ≡ lkOf (c ∷ ys)
+lk-hd (dlt _ _ _ true (_ , _ , _)) xs ys = refl
+lk-hd (dlt _ _ _ false _)          xs ys = refl
+lk-hd erased      xs ys = refl
+lk-hd junk        xs ys = refl
+lk-hd (dcell _ _) xs ys = refl
+lk-hd (cpt _ _)   xs ys = refl
+
+dgm-hd : ∀ M c (xs ys : List Cell) → DgM M (c ∷ xs) → DgM M (c ∷ ys)
+dgm-hd M (dlt _ _ _ true (_ , _)) xs ys d = d
+dgm-hd M (dlt _ _ _ false _)      xs ys d = d
+dgm-hd M erased      xs ys d = d
+dgm-hd M junk        xs ys d = d
+dgm-hd M (dcell _ _) xs ys d = d
+dgm-hd M (cpt _ _)   xs ys d = d
+
+Dead : Cell → Set
+Dead j = (j ≡ junk) Data.Sum.Base.⊎ (j ≡ erased)
+
+rstep-dead : ∀ g j mt → Dead j → rstep g j mt ≡ mt
+rstep-dead g .junk   mt (inj₁ refl) = refl
+rstep-dead g .erased mt (inj₂ refl) = refl
+
+genle-dead : ∀ g j → Dead j → GenLe g j
+genle-dead g .junk   (inj₁ refl) = tt
+genle-dead g .erased (inj₂ refl) = tt
+
+-- `recto-dead`: the records (the newest accepted over what is below it)
+-- over a dead page over the region
+recto-dead : ∀ {v vs s M j} → (rt : RecTo (virt (v ∷ vs) s) M) → Dead j →
+  okC (RecTo.g rt) (Dof s) v (vs ++ map cur (dr s)) ≡ true →
+  okC (RecTo.g rt) (Dof s) v (vs ++ j ∷ map cur (dr s)) ≡ true →
+  RecTo (virt (v ∷ vs) (record s { dr = syn j ∷ dr s })) M
+recto-dead {v} {vs} {s} {M} {j} (recto b g C pk sl so rs rg mx dm ro) dj ok0 ok1 =
+  recto b g C pk (trans (slot-dr b s _ _) sl) (subst (PM (Older g)) (slot-dr (not b) s _ _) so)
+        (all-insert (map syn (v ∷ vs)) rs tt) (all-insert (map syn (v ∷ vs)) rg (genle-dead g j dj))
+        (λ a → trans (cong (λ f → f a) replay) (mx a)) dm' ro
+  where
+    D = Dof s
+    R = Rof s
+    X = map cur (dr s)
+    Y0 = map cur (map syn vs ++ dr s)
+    Y1 = map cur (map syn vs ++ syn j ∷ dr s)
+    y0 : Y0 ≡ vs ++ X
+    y0 = trans (map-cur-++ (map syn vs) (dr s)) (cong (_++ X) (map-cur-syn vs))
+    y1 : Y1 ≡ vs ++ j ∷ X
+    y1 = trans (map-cur-++ (map syn vs) (syn j ∷ dr s)) (cong (_++ j ∷ X) (map-cur-syn vs))
+    E = extM g R D (lkOf (v ∷ vs ++ X))
+    rv0 : rview g (virt (v ∷ vs) s) ≡ E ++ v ∷ vs ++ X
+    rv0 rewrite y0 | ok0 = refl
+    rv1 : rview g (virt (v ∷ vs) (record s { dr = syn j ∷ dr s })) ≡ E ++ v ∷ vs ++ j ∷ X
+    rv1 rewrite y1 | ok1 = cong (λ l → extM g R D l ++ v ∷ vs ++ j ∷ X) (lk-hd v (vs ++ j ∷ X) (vs ++ X))
+    rpj : ∀ st → rp g (v ∷ vs ++ j ∷ X) st ≡ rp g (v ∷ vs ++ X) st
+    rpj st = trans (rp-++ g (v ∷ vs) (j ∷ X) st) (trans (cong (rp g (v ∷ vs)) (rstep-dead g j (rp g X st) dj))
+                   (sym (rp-++ g (v ∷ vs) X st)))
+    replay : proj₁ (rp g (rview g (virt (v ∷ vs) (record s { dr = syn j ∷ dr s }))) (st0 C))
+           ≡ proj₁ (rp g (rview g (virt (v ∷ vs) s)) (st0 C))
+    replay = trans (cong (λ l → proj₁ (rp g l (st0 C))) rv1)
+               (trans (cong proj₁ (trans (rp-++ g E (v ∷ vs ++ j ∷ X) (st0 C))
+                                         (trans (cong (rp g E) (rpj (st0 C))) (sym (rp-++ g E (v ∷ vs ++ X) (st0 C))))))
+                      (cong (λ l → proj₁ (rp g l (st0 C))) (sym rv0)))
+    dmE : ∀ es → DgM M (es ++ v ∷ vs ++ X) → DgM M (es ++ v ∷ vs ++ j ∷ X)
+    dmE []       d = dgm-hd M v (vs ++ X) (vs ++ j ∷ X) d
+    dmE (e ∷ es) d = dgm-hd M e (es ++ v ∷ vs ++ X) (es ++ v ∷ vs ++ j ∷ X) d
+    dm' : DgM M (rview g (virt (v ∷ vs) (record s { dr = syn j ∷ dr s })))
+    dm' = subst (DgM M) (sym rv1) (dmE E (subst (DgM M) rv0 dm))
