@@ -60,6 +60,15 @@ import SCFTL.Impl.DurableBarrier
 -- in-page/OOB records, its crash lemma, the consolidation page's replay
 import SCFTL.Impl.LazyChain
 import SCFTL.Impl.LazyChainP
+import SCFTL.Impl.LazyChainInv
+import SCFTL.Impl.LazyChainModel
+import SCFTL.Impl.LazyChainSteps
+import SCFTL.Impl.LazyChainStable
+import SCFTL.Impl.LazyChainRegion
+import SCFTL.Impl.LazyChainPhase
+import SCFTL.Impl.LazyChainVirtual
+import SCFTL.Impl.LazyChainKons
+import SCFTL.Impl.LazyChainCrash
 import SCFTL.Impl.LazyChainExample
 import SCFTL.Impl.LazyChainUnguarded
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
@@ -111,6 +120,8 @@ import SCFTL.Mutants.BarrierNewestOnly
 import SCFTL.Mutants.BarrierReleasesVictims
 import SCFTL.Mutants.BarrierEpochUnrecorded
 import SCFTL.Mutants.BarrierEpochsUnchained
+import SCFTL.Mutants.LazyChainEraseUnguarded
+import SCFTL.Mutants.LazyChainGuardMissesCommit
 import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate

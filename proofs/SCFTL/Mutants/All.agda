@@ -22,6 +22,8 @@
 -- Mutant 30 mutates the constraints of the two-stream machine
 -- (SCFTL.Impl.SpaceTwoStreams; `¬ SpaceProgress2`, which its module
 -- names `SpaceProgress`).
+-- Mutants 31 and 35 are mutants of PL (SCFTL.Impl.LazyChainModel, the
+-- lazy chain as steps of a P-level model): not snapshot-consistent.
 -- Mutants 32 and 33 mutate the lazy chain's layer (SCFTL.Impl.LazyChain:
 -- recovery's walk along the chain of records, the consolidation page's
 -- pairs): `¬ ChainSound`.
@@ -69,6 +71,8 @@ import SCFTL.Mutants.BarrierEpochUnrecorded
 import SCFTL.Mutants.BarrierEpochsUnchained
 import SCFTL.Mutants.SpaceSecondStreamNotReserved
 import SCFTL.Mutants.LazyChainSkipsHole
+import SCFTL.Mutants.LazyChainEraseUnguarded
+import SCFTL.Mutants.LazyChainGuardMissesCommit
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate
 
@@ -102,9 +106,11 @@ module M25 = SCFTL.Mutants.BarrierReleasesVictims
 module M28 = SCFTL.Mutants.BarrierEpochUnrecorded
 module M29 = SCFTL.Mutants.BarrierEpochsUnchained
 module M30 = SCFTL.Mutants.SpaceSecondStreamNotReserved
+module M31 = SCFTL.Mutants.LazyChainEraseUnguarded
 module M32 = SCFTL.Mutants.LazyChainSkipsHole
 module M33 = SCFTL.Mutants.LazyConsolidationOmitsRecord
 module M34 = SCFTL.Mutants.BarrierSplitLate
+module M35 = SCFTL.Mutants.LazyChainGuardMissesCommit
 
 record MutantsFail : Set where
   field
@@ -182,6 +188,9 @@ record MutantsFail : Set where
     -- 30. (space, two write streams) constraint (2) as for one stream: a
     --     relocation into the cold stream finds no page
     space-second-stream-not-reserved : ¬ SpaceProgress2 M30.Pmut
+    -- 31. (PL, the lazy chain as steps) GC's erase without PL's guard:
+    --     a page a record of the chain names erased, the chain cut
+    lazy-chain-erase-unguarded : ¬ SnapshotConsistent M31.Pmut
     -- 32. (lazy chain) recovery's walk passes over a record that fails
     --     its check and applies the next: not a prefix of the chain
     lazy-chain-skips-hole : ¬ ChainSound M32.Pmut
@@ -192,6 +201,10 @@ record MutantsFail : Set where
     --     the last SYNC one epoch too late: the oldest unsynced epoch is
     --     replayed as durable, unchecked, a lost data page of it a mix
     barrier-split-late : ¬ M34.SnapshotConsistent M34.Pmut
+    -- 35. (PL, the lazy chain as steps) GC's erase guarded by the chain's
+    --     records only: a page the region's newest commit names erased,
+    --     that commit rejected, the chain not followed
+    lazy-chain-guard-misses-commit : ¬ SnapshotConsistent M35.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -225,7 +238,9 @@ mutants-fail = record
   ; barrier-epoch-unrecorded = M28.not-snapshot-consistent
   ; barrier-epochs-unchained = M29.not-snapshot-consistent
   ; space-second-stream-not-reserved = M30.not-space-progress
+  ; lazy-chain-erase-unguarded = M31.not-snapshot-consistent
   ; lazy-chain-skips-hole = M32.not-chain-sound
   ; lazy-consolidation-omits-record = M33.not-chain-sound
   ; barrier-split-late = M34.not-snapshot-consistent
+  ; lazy-chain-guard-misses-commit = M35.not-snapshot-consistent
   }
