@@ -18,6 +18,20 @@
 --   barrier-cmd-pad     so (with PUM's invariant) the padded state
 --                 recovers, with the barrier's ghost, to a candidate of
 --                 SB's crashed barrier (`RecG`)
+--   barrier-cmd-G       without the pads: the crashed state ITSELF
+--                 recovers to a candidate of SB's crashed barrier, with
+--                 the pre-barrier state's ghost (`ghostN s`) when the
+--                 committed page was not appended yet, the barrier's
+--                 (`ghostN (sB s)`) when it was — the ghost follows the
+--                 committed page.  The route: with the page appended the
+--                 crash is one at PUM's point (`pad-after`: no pad);
+--                 before it, one erased page on top (`pad-before`), and
+--                 `drop-pad`: the parse with the barrier's ghost reads
+--                 that page as the top epoch's committed page, which
+--                 fails the check (`accU-snoc-erased`), so the parse less
+--                 that epoch (the pre-barrier ghost, `ghost-sB`), whose
+--                 open tentative pages recovery skips (`skip-top`),
+--                 rebuilds the same L2P
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -26,21 +40,30 @@ module SCFTL.Impl.UnsyncedCommands (Data : Set) (d0 : Data) (amax wmax kmax umax
                                    (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (suc; _<_)
-open import Data.List.Base using (List; []; _∷_; _++_; map; length)
+open import Data.List.Base using (List; []; _∷_; _++_; map; length; drop)
+open import Data.List.Properties using (map-++-commute; ++-assoc)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.Maybe.Base using (just)
+open import Data.Bool.Base using (true; false)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
-open import Relation.Binary.PropositionalEquality using (_≡_; refl)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using () renaming (All to AllL)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using ([]; _∷_) renaming (All to AllL)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
-  using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR)
+  using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR; pgD)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; flB; epE)
+  using (StU; ⟪_,_⟫; st; ues; flB; epE; crashL-++; crashRs; crashRs-++)
+open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; accB)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; tents; ue; CrashRs; []; _∷_)
+open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (Skip; ParseS; tents-skip; recRS)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (shapes)
+open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
-  using (Gh; ghostN; RecG; CrM; crash-G)
+  using (Gh; ghostN; shpN; prN; topN; RecG; CrM; crash-G)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -58,8 +81,7 @@ sB s = ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫
 barrier-cmd-point : ∀ {s x s'} → length (ues s) < umax → BarCmd s x → Img x s' →
   Σ (List Cell) λ ds → AllL Dead ds × CrM (SB.reg SB.barrier) s (padW ds s') (ghostN (sB s))
 barrier-cmd-point {s} {x} {s'} lt r img with mid-crash {x} {fl2 (st s)} {s'} (fl-mid (st s) {x} r) img
-... | ds , dd , img' = ds , dd , _⊎_.inj₁ (lt , img' , refl)
-  where open import Data.Sum.Base using (_⊎_)
+... | ds , dd , img' = ds , dd , inj₁ (lt , img' , refl)
 
 -- and with PUM's invariant, it recovers to a candidate of SB's crashed
 -- barrier with the barrier's ghost
@@ -79,3 +101,142 @@ pad-after : ∀ s cs₁ cs₂ (is₁ : AllL (IssMB (st s)) cs₁) (is₂ : AllL 
   (img : Img (runs cs₂ (run (apR (cmt (st s))) (runs cs₁ (st s)))) s') →
   proj₁ (mid-crash {runs cs₂ (run (apR (cmt (st s))) (runs cs₁ (st s)))} {fl2 (st s)} {s'} (fl-mid (st s) (after cs₁ cs₂ is₁ is₂)) img) ≡ []
 pad-after s cs₁ cs₂ is₁ is₂ {s'} img = refl
+
+------------------------------------------------------------------------
+-- Without the pads: before the committed page is appended, the crashed
+-- region is the pre-barrier state's, and it recovers with the
+-- PRE-BARRIER state's ghost (the barrier's less its top epoch, whose
+-- committed page is missing: recovery's check fails there anyway)
+
+-- the region on top of some epochs
+lay-snoc : ∀ (es : List UEp) c ts pr → lay (es ++ (c , ts) ∷ []) pr ≡ c ∷ ts ++ lay es pr
+lay-snoc []               c ts pr = refl
+lay-snoc ((c0 , ts0) ∷ es) c ts pr = lay-snoc es c ts (c0 ∷ ts0 ++ pr)
+
+-- an epoch whose committed page is erased fails recovery's check
+accU-snoc-erased : ∀ g D pr (es : List UEp) ts → accU g D pr (es ++ (erased , ts) ∷ []) ≡ accU g D pr es
+accU-snoc-erased g D pr []               ts = refl
+accU-snoc-erased g D pr ((c , ts0) ∷ es) ts = go (okC g D c (ts0 ++ pr))
+  where
+    go : ∀ b → accB g D pr c ts0 (es ++ (erased , ts) ∷ []) b ≡ accB g D pr c ts0 es b
+    go true  = accU-snoc-erased g D (c ∷ ts0 ++ pr) es ts
+    go false = refl
+
+private
+  ∷-inj : ∀ {x y : Cell} {xs ys : List Cell} → _≡_ {A = List Cell} (x ∷ xs) (y ∷ ys) → x ≡ y × xs ≡ ys
+  ∷-inj refl = refl , refl
+
+  shapes-nil : ∀ (es : List UEp) → shapes es ≡ [] → es ≡ []
+  shapes-nil [] _ = refl
+
+  ℕ∷-inj : ∀ {x y : ℕ} {xs ys : List ℕ} → _≡_ {A = List ℕ} (x ∷ xs) (y ∷ ys) → x ≡ y × xs ≡ ys
+  ℕ∷-inj refl = refl , refl
+
+  snoc-view : ∀ (es : List UEp) shp n → shapes es ≡ shp ++ n ∷ [] →
+    Σ (List UEp) λ es0 → Σ Cell λ c → Σ (List Cell) λ ts →
+      es ≡ es0 ++ (c , ts) ∷ [] × shapes es0 ≡ shp × length ts ≡ n
+  snoc-view ((c , ts) ∷ es) [] n e with ℕ∷-inj e
+  ... | e1 , e2 with shapes-nil es e2
+  ...   | refl = [] , c , ts , refl , refl , e1
+  snoc-view ((c , ts) ∷ es) (x ∷ shp) n e with ℕ∷-inj e
+  ... | e1 , e2 with snoc-view es shp n e2
+  ...   | es0 , c′ , ts′ , refl , sh , ln = (c , ts) ∷ es0 , c′ , ts′ , refl , cong₂ _∷_ e1 sh , ln
+
+  ++-split : ∀ (A ts : List Cell) {B L} → length A ≡ length ts → A ++ B ≡ ts ++ L → A ≡ ts × B ≡ L
+  ++-split []      []       _  e = refl , e
+  ++-split (a ∷ A) (t ∷ ts) ln e with ∷-inj e
+  ... | refl , e2 with ++-split A ts (suc-inj ln) e2
+    where
+      suc-inj : ∀ {m n : ℕ} → suc m ≡ suc n → m ≡ n
+      suc-inj refl = refl
+  ...   | refl , e3 = refl , e3
+
+-- recovery of the padded state, with the barrier's ghost, is recovery
+-- of the state itself with that ghost or with it less its top epoch,
+-- when the region's first n pages (the top epoch's tentative pages)
+-- are ones recovery skips
+drop-pad : ∀ {s' shp n pr t} A B → map cur (dr s') ≡ A ++ B → All Skip A → length A ≡ n →
+  RecG (padW (erased ∷ []) s') (shp ++ n ∷ [] , pr) t →
+  RecG s' (shp , pr) t ⊎ RecG s' (shp ++ n ∷ [] , pr) t
+drop-pad A B eM sA lA (b , g , C , pk , (_ ∷ ga) , (c ∷ T) , es' , k , (e , (_ ∷ sk)) , sh , m , rd , ob) =
+  inj₂ (b , g , C , pk , ga , T , es' , k , (proj₂ (∷-inj e) , sk) , sh , m , rd , ob)
+drop-pad {s'} {shp} {n} {pr} {t} A B eM sA lA (b , g , C , pk , (_ ∷ ga) , [] , es' , k , (e , []) , sh , m , rd , ob)
+  with snoc-view es' shp n sh
+... | es0 , c , ts , refl , sh0 , lt with ∷-inj (trans e (lay-snoc es0 c ts pr))
+...   | refl , eL with ++-split A ts (trans lA (sym lt)) (trans (sym eM) eL)
+...     | refl , refl =
+  inj₁ (b , g , C , pk , ga , A , es0 , k , (eM , sA) , sh0 , m ,
+        (λ a le → trans (cong (λ z → rdD (dat s') (proj₁ (rp g z (st0 C)) a)) (sym (accU-snoc-erased g D pr es0 A))) (rd a le)) ,
+        (λ a q le eq → ob a q le (trans (cong (λ z → proj₁ (rp g z (st0 C)) a) (accU-snoc-erased g D pr es0 A)) eq)))
+  where
+    D = λ p → cur (dat s' p)
+
+private
+  crashRs-length : ∀ {cs cs'} → CrashRs cs cs' → length cs' ≡ length cs
+  crashRs-length []       = refl
+  crashRs-length (_ ∷ cr) = cong suc (crashRs-length cr)
+
+-- the barrier's data programs leave the region alone
+runs-dr : ∀ {u} cs → AllL (IssMB u) cs → ∀ x → dr (runs cs x) ≡ dr x
+runs-dr []                       []                          x = refl
+runs-dr {u} (.(pgD p (dcell d a)) ∷ cs) ((p , d , a , _ , refl) ∷ is) x = runs-dr {u} cs is (run (pgD p (dcell d a)) x)
+
+-- the open epoch's tentative pages (the top epoch's, once committed) come
+-- back as pages recovery skips
+ntop : StU → ℕ
+ntop s = length (tents (gen (st s)) (ep (st s)) (ept (st s)))
+
+skip-top : ∀ {s s'} → BI (st s) (ues s) → CrashL (dr (st s)) (dr s') →
+  Σ (List Cell) λ A → Σ (List Cell) λ B → map cur (dr s') ≡ A ++ B × All Skip A × length A ≡ ntop s
+skip-top {s} {s'} b cl
+  with crashL-++ (map (uns erased) (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []))
+                 (subst (λ w → CrashL w (dr s')) (BI.dre b) cl)
+... | A0 , B0 , d , ca , cb
+  with crashRs-++ (tents (gen (st s)) (ep (st s)) (ept (st s)))
+                  (crashRs (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []) ca)
+...   | T′ , L′ , d2 , ct , cL =
+  T′ , L′ ++ map cur B0 ,
+  trans (cong (map cur) d) (trans (map-++-commute cur A0 B0) (trans (cong (_++ map cur B0) d2) (++-assoc T′ L′ (map cur B0)))) ,
+  tents-skip (gen (st s)) (ep (st s)) (ept (st s)) ct , crashRs-length ct
+
+-- the barrier's ghost is the pre-barrier state's with the committed epoch on top
+ghost-sB : ∀ s → ghostN (sB s) ≡ (shpN s ++ ntop s ∷ [] , prN s)
+ghost-sB s = cong₂ _,_ (map-++-commute (λ e → length (proj₂ (ue g e))) (ues s) (epE (st s) ∷ []))
+                       (cong (λ n → map cur (drop n (dr (flB (st s))))) len)
+  where
+    g = gen (st s)
+    len : length (topN (sB s)) ≡ suc (length (topN s))
+    len = trans (cong (λ l → length (lay l [])) (map-++-commute (ue g) (ues s) (epE (st s) ∷ [])))
+                (cong length (lay-snoc (map (ue g) (ues s)) (proj₁ (ue g (epE (st s)))) (proj₂ (ue g (epE (st s)))) []))
+
+-- THE RESULT: a crash after any of the barrier's commands (any subset of
+-- its data programs, in any order, with or without its committed page)
+-- recovers, with the pre-barrier state's ghost (committed page not yet
+-- appended) or the barrier's (appended), to a candidate of SB's crashed
+-- barrier: the crash obligation (A-crash) at every command of it
+barrier-cmd-G : ∀ {s t x s'} → Inv′ s t → length (ues s) < umax → BarCmd s x → Img x s' →
+  Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' ×
+  Σ Gh λ gh → RecG s' gh t' × (gh ≡ ghostN s ⊎ gh ≡ ghostN (sB s))
+barrier-cmd-G {s} {t} {_} {s'} iv lt (after cs₁ cs₂ is₁ is₂) img = fin (crash-G (SB.reg SB.barrier) {s} {t} {s'} {ghostN (sB s)} iv (inj₁ (lt , img' , refl)))
+  where
+    img' : Img (flB (st s)) s'
+    img' = proj₂ (proj₂ (mid-crash {runs cs₂ (run (apR (cmt (st s))) (runs cs₁ (st s)))} {fl2 (st s)} {s'} (fl-mid (st s) (after cs₁ cs₂ is₁ is₂)) img))
+    fin : (Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' × RecG s' (ghostN (sB s)) t') →
+          Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' ×
+          Σ Gh λ gh → RecG s' gh t' × (gh ≡ ghostN s ⊎ gh ≡ ghostN (sB s))
+    fin (t' , c , rg) = t' , c , ghostN (sB s) , rg , inj₂ refl
+barrier-cmd-G {s} {t} {_} {s'} iv lt (before cs is) img = fin (crash-G (SB.reg SB.barrier) {s} {t} {padW (erased ∷ []) s'} {ghostN (sB s)} iv (inj₁ (lt , img' , refl)))
+  where
+    img' : Img (flB (st s)) (padW (erased ∷ []) s')
+    img' = proj₂ (proj₂ (mid-crash {runs cs (st s)} {fl2 (st s)} {s'} (fl-mid (st s) (before {ap = just (cmt (st s))} cs is)) img))
+    cl : CrashL (dr (st s)) (dr s')
+    cl = subst (λ w → CrashL w (dr s')) (runs-dr {st s} cs is (st s)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
+    SK = skip-top {s} {s'} (proj₁ (proj₂ (proj₂ (proj₁ iv)))) cl
+    fin : (Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' × RecG (padW (erased ∷ []) s') (ghostN (sB s)) t') →
+          Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' ×
+          Σ Gh λ gh → RecG s' gh t' × (gh ≡ ghostN s ⊎ gh ≡ ghostN (sB s))
+    fin (t' , c , rg) with drop-pad {s'} {shpN s} {ntop s} {prN s} {t'} (proj₁ SK) (proj₁ (proj₂ SK))
+                             (proj₁ (proj₂ (proj₂ SK))) (proj₁ (proj₂ (proj₂ (proj₂ SK)))) (proj₂ (proj₂ (proj₂ (proj₂ SK))))
+                             (subst (λ gh → RecG (padW (erased ∷ []) s') gh t') (ghost-sB s) rg)
+    ... | inj₁ r1 = t' , c , ghostN s , r1 , inj₁ refl
+    ... | inj₂ r2 = t' , c , ghostN (sB s) , subst (λ gh → RecG s' gh t') (sym (ghost-sB s)) r2 , inj₂ refl
