@@ -32,6 +32,19 @@
 --                 that epoch (the pre-barrier ghost, `ghost-sB`), whose
 --                 open tentative pages recovery skips (`skip-top`),
 --                 rebuilds the same L2P
+--   cmd-core            that route for any batch ending in `fl2`'s flash
+--   flush-cmd-G         PUM's flush and forced barrier (P's `fl3`, then
+--                 maybe the full checkpoint): a crash after any command
+--                 of its first batch (before its SYNC: the ghost as for
+--                 the barrier), right after the SYNC, or after any
+--                 command of the checkpoint (P's `CkCmd`, `ck-mid`)
+--                 recovers to a candidate of SB's crashed flush (`FlGh`:
+--                 the ghost one of `CrF`'s or the pre-flush state's)
+--
+-- Not here: writes and GC at the command level (P's
+-- `command-crashes-covered` maps them to P's crash points up to dead
+-- pages, `SameRec`; PUM's crash points for them are the ends of the
+-- steps); the in-page/OOB commits' batches (PUM's flush never commits so).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -40,6 +53,7 @@ module SCFTL.Impl.UnsyncedCommands (Data : Set) (d0 : Data) (amax wmax kmax umax
                                    (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (suc; _<_)
+open import Data.Nat.Properties using (≤-refl)
 open import Data.List.Base using (List; []; _∷_; _++_; map; length; drop)
 open import Data.List.Properties using (map-++-commute; ++-assoc)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
@@ -53,7 +67,8 @@ open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using ([]; _∷_) renaming (All to AllL)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
-  using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR; pgD)
+  using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR; pgD;
+         CkCmd; ck-new; ck-erase; ck-end; ck-mid)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; flB; epE; crashL-++; crashRs; crashRs-++)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; accB)
@@ -63,7 +78,8 @@ open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
-  using (Gh; ghostN; shpN; prN; topN; RecG; CrM; crash-G)
+  using (Gh; ghostN; shpN; prN; topN; RecG; CrM; crash-G; FFu; crash-F; crash-normal-G)
+open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (pre-sync; preT)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -240,3 +256,82 @@ barrier-cmd-G {s} {t} {_} {s'} iv lt (before cs is) img = fin (crash-G (SB.reg S
                              (subst (λ gh → RecG (padW (erased ∷ []) s') gh t') (ghost-sB s) rg)
     ... | inj₁ r1 = t' , c , ghostN s , r1 , inj₁ refl
     ... | inj₂ r2 = t' , c , ghostN (sB s) , subst (λ gh → RecG s' gh t') (sym (ghost-sB s)) r2 , inj₂ refl
+
+------------------------------------------------------------------------
+-- The same core for every batch that ends in `fl2`'s flash: given that
+-- every crash at that point recovers with the barrier's ghost to a
+-- candidate of t', a crash after any of the batch's commands recovers
+-- with the pre-barrier ghost or the barrier's
+
+cmd-core : ∀ {s t' x s'} → BI (st s) (ues s) → BarCmd s x → Img x s' →
+  (∀ {s''} → Img (flB (st s)) s'' → RecG s'' (ghostN (sB s)) t') →
+  Σ Gh λ gh → RecG s' gh t' × (gh ≡ ghostN s ⊎ gh ≡ ghostN (sB s))
+cmd-core {s} {t'} {_} {s'} b (after cs₁ cs₂ is₁ is₂) img f =
+  ghostN (sB s) ,
+  f {s'} (proj₂ (proj₂ (mid-crash {runs cs₂ (run (apR (cmt (st s))) (runs cs₁ (st s)))} {fl2 (st s)} {s'}
+                             (fl-mid (st s) (after cs₁ cs₂ is₁ is₂)) img))) ,
+  inj₂ refl
+cmd-core {s} {t'} {_} {s'} b (before cs is) img f
+  with drop-pad {s'} {shpN s} {ntop s} {prN s} {t'} (proj₁ SK) (proj₁ (proj₂ SK))
+                (proj₁ (proj₂ (proj₂ SK))) (proj₁ (proj₂ (proj₂ (proj₂ SK)))) (proj₂ (proj₂ (proj₂ (proj₂ SK))))
+                (subst (λ gh → RecG (padW (erased ∷ []) s') gh t') (ghost-sB s) (f {padW (erased ∷ []) s'} img'))
+  where
+    img' : Img (flB (st s)) (padW (erased ∷ []) s')
+    img' = proj₂ (proj₂ (mid-crash {runs cs (st s)} {fl2 (st s)} {s'} (fl-mid (st s) (before {ap = just (cmt (st s))} cs is)) img))
+    cl : CrashL (dr (st s)) (dr s')
+    cl = subst (λ w → CrashL w (dr s')) (runs-dr {st s} cs is (st s)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
+    SK = skip-top {s} {s'} b cl
+... | inj₁ r1 = ghostN s , r1 , inj₁ refl
+... | inj₂ r2 = ghostN (sB s) , subst (λ gh → RecG s' gh t') (sym (ghost-sB s)) r2 , inj₂ refl
+
+------------------------------------------------------------------------
+-- PUM's flush and forced barrier (P's one-SYNC commit `fl3`, then maybe
+-- the full checkpoint): the first batch (the barrier's commands, then
+-- SYNC), right after the SYNC, and every command of the checkpoint
+-- (P's `CkCmd`: the new slot, SYNC, the old slot and the region erased,
+-- SYNC).  PUM's flush never commits in-page or OOB, so P's `fi*`/`fo*`
+-- command batches are not among them.
+
+FlCmd : StU → St → Set
+FlCmd s x = BarCmd s x ⊎ x ≡ fl3 (st s) ⊎ CkCmd (fl3 (st s)) x
+
+-- the ghosts a crash inside a flush recovers with: the pre-flush state's
+-- or the barrier's (before the SYNC), the flushed state's (after it), the
+-- whole region as durable part (inside the checkpoint: `CrF`'s)
+FlGh : StU → St → Gh → Set
+FlGh s s' gh = gh ≡ ghostN s ⊎ gh ≡ ghostN (sB s) ⊎ gh ≡ ghostN ⟪ fl3 (st s) , [] ⟫ ⊎ gh ≡ ([] , map cur (dr s'))
+
+flush-cmd-G : ∀ u {s t x s'} → FFu u s → Inv′ s t → FlCmd s x → Img x s' →
+  Σ SB.State λ t' → t SB.─fbᶜ→ t' × Σ Gh λ gh → RecG s' gh t' × FlGh s s' gh
+flush-cmd-G u {s} {t} {x} {s'} ff (iv , gr) (inj₁ bc) img
+  with cmd-core {s} {preT t} {x} {s'} (proj₁ (proj₂ (proj₂ iv))) bc img
+         (λ {s''} i → crash-normal-G′ {s''} i)
+  where
+    crash-normal-G′ : ∀ {s''} → Img (flB (st s)) s'' → RecG s'' (ghostN (sB s)) (preT t)
+    crash-normal-G′ {s''} i = crash-normal-G {sB s} {preT t} {s''} (pre-sync {s} {t} iv) (≤-refl ∷ gr) i
+... | gh , rg , inj₁ e = preT t , inj₁ (refl , refl) , gh , rg , inj₁ e
+... | gh , rg , inj₂ e = preT t , inj₁ (refl , refl) , gh , rg , inj₂ (inj₁ e)
+flush-cmd-G u {s} {t} {_} {s'} ff iv (inj₂ (inj₁ refl)) img
+  with crash-F u {s} {t} {s'} {ghostN ⟪ fl3 (st s) , [] ⟫} ff iv (inj₂ (inj₁ (img , refl)))
+... | t' , c , rg = t' , c , ghostN ⟪ fl3 (st s) , [] ⟫ , rg , inj₂ (inj₂ (inj₁ refl))
+flush-cmd-G u {s} {t} {_} {s'} ff iv (inj₂ (inj₂ (ck-new cs is))) img
+  with crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₁ img' , refl))))
+  where
+    img' : Img (ck1 (fl3 (st s))) s'
+    img' = proj₂ (proj₂ (mid-crash {runs cs (fl3 (st s))} {ck1 (fl3 (st s))} {s'}
+                   (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) (ck-new cs is)))) img))
+... | t' , c , rg = t' , c , ([] , map cur (dr s')) , rg , inj₂ (inj₂ (inj₂ refl))
+flush-cmd-G u {s} {t} {_} {s'} ff iv (inj₂ (inj₂ (ck-erase cs is))) img
+  with crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₂ img' , refl))))
+  where
+    img' : Img (ck2 (fl3 (st s))) s'
+    img' = proj₂ (proj₂ (mid-crash {runs cs (syncAll (ck1 (fl3 (st s))))} {ck2 (fl3 (st s))} {s'}
+                   (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) (ck-erase cs is)))) img))
+... | t' , c , rg = t' , c , ([] , map cur (dr s')) , rg , inj₂ (inj₂ (inj₂ refl))
+flush-cmd-G u {s} {t} {_} {s'} ff iv (inj₂ (inj₂ ck-end)) img
+  with crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₂ img' , refl))))
+  where
+    img' : Img (ck2 (fl3 (st s))) s'
+    img' = proj₂ (proj₂ (mid-crash {syncAll (ck2 (fl3 (st s)))} {ck2 (fl3 (st s))} {s'}
+                   (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) ck-end))) img))
+... | t' , c , rg = t' , c , ([] , map cur (dr s')) , rg , inj₂ (inj₂ (inj₂ refl))
