@@ -19,27 +19,28 @@
 --                 recovers, with the barrier's ghost, to a candidate of
 --                 SB's crashed barrier (`RecG`)
 --   barrier-cmd-G       without the pads: the crashed state ITSELF
---                 recovers to a candidate of SB's crashed barrier, with
---                 the pre-barrier state's ghost (`ghostN s`) when the
---                 committed page was not appended yet, the barrier's
---                 (`ghostN (sB s)`) when it was — the ghost follows the
---                 committed page.  The route: with the page appended the
---                 crash is one at PUM's point (`pad-after`: no pad);
---                 before it, one erased page on top (`pad-before`), and
---                 `drop-pad`: the parse with the barrier's ghost reads
---                 that page as the top epoch's committed page, which
---                 fails the check (`accU-snoc-erased`), so the parse less
---                 that epoch (the pre-barrier ghost, `ghost-sB`), whose
---                 open tentative pages recovery skips (`skip-top`),
+--                 recovers to a candidate of SB's crashed barrier with
+--                 the ghost `ghC`: the pre-barrier state's (`ghostN s`)
+--                 while the committed page is not appended, the
+--                 barrier's (`ghostN (sB s)`) once it is — the ghost
+--                 follows the committed page.  The route (`cmd-core`):
+--                 with the page appended the crash is one at PUM's point
+--                 (`pad-after`: no pad); before it, one erased page on
+--                 top (`pad-before`), and `drop-pad`: the parse with the
+--                 barrier's ghost reads that page as the top epoch's
+--                 committed page (`parse-unique` rules out any other
+--                 parse), which fails the check (`accU-snoc-erased`), so
+--                 the parse with the pre-barrier ghost (`ghost-sB`),
+--                 whose open tentative pages recovery skips and whose
+--                 epochs are as the crash left them (`skip-top`),
 --                 rebuilds the same L2P
---   cmd-core            that route for any batch ending in `fl2`'s flash
 --   flush-cmd-G         PUM's flush and forced barrier (P's `fl3`, then
 --                 maybe the full checkpoint): a crash after any command
---                 of its first batch (before its SYNC: the ghost as for
---                 the barrier), right after the SYNC, or after any
---                 command of the checkpoint (P's `CkCmd`, `ck-mid`)
---                 recovers to a candidate of SB's crashed flush (`FlGh`:
---                 the ghost one of `CrF`'s or the pre-flush state's)
+--                 of its first batch (before its SYNC: `ghC` as for the
+--                 barrier), right after the SYNC, after any command of
+--                 the checkpoint (P's `CkCmd`, `ck-mid`) or at its end
+--                 (`FlCmd`) recovers, with the ghost `ghF`, to a
+--                 candidate of SB's crashed flush
 --
 -- Not here: writes and GC at the command level (P's
 -- `command-crashes-covered` maps them to P's crash points up to dead
@@ -59,6 +60,7 @@ open import Data.List.Properties using (map-++-commute; ++-assoc)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.Maybe.Base using (just)
 open import Data.Bool.Base using (true; false)
+open import Data.Empty using (⊥; ⊥-elim)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; cong₂; subst)
@@ -70,15 +72,15 @@ open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
   using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR; pgD;
          CkCmd; ck-new; ck-erase; ck-end; ck-mid)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; flB; epE; crashL-++; crashRs; crashRs-++)
+  using (StU; ⟪_,_⟫; st; ues; flB; epE; crashL-++; crashL-syn; crashRs; crashRs-++; crashEs; lay-++)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; accB)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; tents; ue; CrashRs; []; _∷_)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (Skip; ParseS; tents-skip; recRS)
-open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (shapes)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (shapes; crashEs-shape; parse-unique)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
-  using (Gh; ghostN; shpN; prN; topN; RecG; CrM; crash-G; FFu; crash-F; crash-normal-G)
+  using (Gh; ghostN; shpN; prN; prN-BI; topN; RecG; CrM; crash-G; FFu; crash-F; crash-normal-G)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (pre-sync; preT)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -168,22 +170,29 @@ private
   ...   | refl , e3 = refl , e3
 
 -- recovery of the padded state, with the barrier's ghost, is recovery
--- of the state itself with that ghost or with it less its top epoch,
--- when the region's first n pages (the top epoch's tentative pages)
--- are ones recovery skips
-drop-pad : ∀ {s' shp n pr t} A B → map cur (dr s') ≡ A ++ B → All Skip A → length A ≡ n →
-  RecG (padW (erased ∷ []) s') (shp ++ n ∷ [] , pr) t →
-  RecG s' (shp , pr) t ⊎ RecG s' (shp ++ n ∷ [] , pr) t
-drop-pad A B eM sA lA (b , g , C , pk , (_ ∷ ga) , (c ∷ T) , es' , k , (e , (_ ∷ sk)) , sh , m , rd , ob) =
-  inj₂ (b , g , C , pk , ga , T , es' , k , (proj₂ (∷-inj e) , sk) , sh , m , rd , ob)
-drop-pad {s'} {shp} {n} {pr} {t} A B eM sA lA (b , g , C , pk , (_ ∷ ga) , [] , es' , k , (e , []) , sh , m , rd , ob)
+-- of the state itself with that ghost less its top epoch, when the
+-- region parses with the latter (its top pages A skipped, n of them: the
+-- top epoch's tentative pages)
+drop-pad : ∀ {s' shp n pr t} A es1 → map cur (dr s') ≡ A ++ lay es1 pr → shapes es1 ≡ shp → All Skip A → length A ≡ n →
+  RecG (padW (erased ∷ []) s') (shp ++ n ∷ [] , pr) t → RecG s' (shp , pr) t
+drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA (b , g , C , pk , (_ ∷ ga) , (c ∷ T) , es' , k , (e , (_ ∷ sk)) , sh , m , rd , ob) =
+  ⊥-elim (nil≢ (proj₁ (parse-unique [] (c ∷ T) (es1 ++ (erased , A) ∷ []) es' pr shE eqn)))
+  where
+    nil≢ : [] ≡ c ∷ T → ⊥
+    nil≢ ()
+    shE : shapes (es1 ++ (erased , A) ∷ []) ≡ shapes es'
+    shE = trans (map-++-commute (λ e → length (proj₂ e)) es1 ((erased , A) ∷ []))
+                (trans (cong₂ _++_ sh1 (cong (_∷ []) lA)) (sym sh))
+    eqn : lay (es1 ++ (erased , A) ∷ []) pr ≡ (c ∷ T) ++ lay es' pr
+    eqn = trans (lay-snoc es1 erased A pr) (trans (cong (erased ∷_) (sym eM)) e)
+drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA (b , g , C , pk , (_ ∷ ga) , [] , es' , k , (e , []) , sh , m , rd , ob)
   with snoc-view es' shp n sh
 ... | es0 , c , ts , refl , sh0 , lt with ∷-inj (trans e (lay-snoc es0 c ts pr))
 ...   | refl , eL with ++-split A ts (trans lA (sym lt)) (trans (sym eM) eL)
-...     | refl , refl =
-  inj₁ (b , g , C , pk , ga , A , es0 , k , (eM , sA) , sh0 , m ,
-        (λ a le → trans (cong (λ z → rdD (dat s') (proj₁ (rp g z (st0 C)) a)) (sym (accU-snoc-erased g D pr es0 A))) (rd a le)) ,
-        (λ a q le eq → ob a q le (trans (cong (λ z → proj₁ (rp g z (st0 C)) a) (accU-snoc-erased g D pr es0 A)) eq)))
+...     | refl , _ =
+  b , g , C , pk , ga , A , es0 , k , (eL , sA) , sh0 , m ,
+  (λ a le → trans (cong (λ z → rdD (dat s') (proj₁ (rp g z (st0 C)) a)) (sym (accU-snoc-erased g D pr es0 A))) (rd a le)) ,
+  (λ a q le eq → ob a q le (trans (cong (λ z → proj₁ (rp g z (st0 C)) a) (accU-snoc-erased g D pr es0 A)) eq))
   where
     D = λ p → cur (dat s' p)
 
@@ -203,16 +212,22 @@ ntop : StU → ℕ
 ntop s = length (tents (gen (st s)) (ep (st s)) (ept (st s)))
 
 skip-top : ∀ {s s'} → BI (st s) (ues s) → CrashL (dr (st s)) (dr s') →
-  Σ (List Cell) λ A → Σ (List Cell) λ B → map cur (dr s') ≡ A ++ B × All Skip A × length A ≡ ntop s
+  Σ (List Cell) λ A → Σ (List UEp) λ es1 → map cur (dr s') ≡ A ++ lay es1 (prN s) × shapes es1 ≡ shpN s ×
+    All Skip A × length A ≡ ntop s
 skip-top {s} {s'} b cl
   with crashL-++ (map (uns erased) (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []))
                  (subst (λ w → CrashL w (dr s')) (BI.dre b) cl)
 ... | A0 , B0 , d , ca , cb
   with crashRs-++ (tents (gen (st s)) (ep (st s)) (ept (st s)))
                   (crashRs (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []) ca)
-...   | T′ , L′ , d2 , ct , cL =
-  T′ , L′ ++ map cur B0 ,
-  trans (cong (map cur) d) (trans (map-++-commute cur A0 B0) (trans (cong (_++ map cur B0) d2) (++-assoc T′ L′ (map cur B0)))) ,
+...   | T′ , L′ , d2 , ct , cL with crashEs (gen (st s)) (ues s) cL
+...     | es1 , ces , la =
+  T′ , es1 ,
+  trans (cong (map cur) d) (trans (map-++-commute cur A0 B0) (trans (cong (_++ map cur B0) d2)
+    (trans (++-assoc T′ L′ (map cur B0))
+      (cong (T′ ++_) (trans (cong₂ _++_ la (trans (cong (map cur) (crashL-syn (BI.sy b) cb)) (sym (prN-BI s b))))
+                            (lay-++ es1 [] (prN s))))))) ,
+  crashEs-shape ces ,
   tents-skip (gen (st s)) (ep (st s)) (ept (st s)) ct , crashRs-length ct
 
 -- the barrier's ghost is the pre-barrier state's with the committed epoch on top
@@ -225,113 +240,93 @@ ghost-sB s = cong₂ _,_ (map-++-commute (λ e → length (proj₂ (ue g e))) (u
     len = trans (cong (λ l → length (lay l [])) (map-++-commute (ue g) (ues s) (epE (st s) ∷ [])))
                 (cong length (lay-snoc (map (ue g) (ues s)) (proj₁ (ue g (epE (st s)))) (proj₂ (ue g (epE (st s)))) []))
 
--- THE RESULT: a crash after any of the barrier's commands (any subset of
--- its data programs, in any order, with or without its committed page)
--- recovers, with the pre-barrier state's ghost (committed page not yet
--- appended) or the barrier's (appended), to a candidate of SB's crashed
--- barrier: the crash obligation (A-crash) at every command of it
-barrier-cmd-G : ∀ {s t x s'} → Inv′ s t → length (ues s) < umax → BarCmd s x → Img x s' →
-  Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' ×
-  Σ Gh λ gh → RecG s' gh t' × (gh ≡ ghostN s ⊎ gh ≡ ghostN (sB s))
-barrier-cmd-G {s} {t} {_} {s'} iv lt (after cs₁ cs₂ is₁ is₂) img = fin (crash-G (SB.reg SB.barrier) {s} {t} {s'} {ghostN (sB s)} iv (inj₁ (lt , img' , refl)))
-  where
-    img' : Img (flB (st s)) s'
-    img' = proj₂ (proj₂ (mid-crash {runs cs₂ (run (apR (cmt (st s))) (runs cs₁ (st s)))} {fl2 (st s)} {s'} (fl-mid (st s) (after cs₁ cs₂ is₁ is₂)) img))
-    fin : (Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' × RecG s' (ghostN (sB s)) t') →
-          Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' ×
-          Σ Gh λ gh → RecG s' gh t' × (gh ≡ ghostN s ⊎ gh ≡ ghostN (sB s))
-    fin (t' , c , rg) = t' , c , ghostN (sB s) , rg , inj₂ refl
-barrier-cmd-G {s} {t} {_} {s'} iv lt (before cs is) img = fin (crash-G (SB.reg SB.barrier) {s} {t} {padW (erased ∷ []) s'} {ghostN (sB s)} iv (inj₁ (lt , img' , refl)))
-  where
-    img' : Img (flB (st s)) (padW (erased ∷ []) s')
-    img' = proj₂ (proj₂ (mid-crash {runs cs (st s)} {fl2 (st s)} {s'} (fl-mid (st s) (before {ap = just (cmt (st s))} cs is)) img))
-    cl : CrashL (dr (st s)) (dr s')
-    cl = subst (λ w → CrashL w (dr s')) (runs-dr {st s} cs is (st s)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
-    SK = skip-top {s} {s'} (proj₁ (proj₂ (proj₂ (proj₁ iv)))) cl
-    fin : (Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' × RecG (padW (erased ∷ []) s') (ghostN (sB s)) t') →
-          Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' ×
-          Σ Gh λ gh → RecG s' gh t' × (gh ≡ ghostN s ⊎ gh ≡ ghostN (sB s))
-    fin (t' , c , rg) with drop-pad {s'} {shpN s} {ntop s} {prN s} {t'} (proj₁ SK) (proj₁ (proj₂ SK))
-                             (proj₁ (proj₂ (proj₂ SK))) (proj₁ (proj₂ (proj₂ (proj₂ SK)))) (proj₂ (proj₂ (proj₂ (proj₂ SK))))
-                             (subst (λ gh → RecG (padW (erased ∷ []) s') gh t') (ghost-sB s) rg)
-    ... | inj₁ r1 = t' , c , ghostN s , r1 , inj₁ refl
-    ... | inj₂ r2 = t' , c , ghostN (sB s) , subst (λ gh → RecG s' gh t') (sym (ghost-sB s)) r2 , inj₂ refl
+-- the ghost the crash leaves: the pre-barrier state's while the committed
+-- page is not appended, the barrier's once it is (the ghost follows the
+-- committed page, as the code's digest chain finds the epochs)
+ghC : ∀ s {x} → BarCmd s x → Gh
+ghC s (before _ _)      = ghostN s
+ghC s (after _ _ _ _)   = ghostN (sB s)
 
-------------------------------------------------------------------------
--- The same core for every batch that ends in `fl2`'s flash: given that
--- every crash at that point recovers with the barrier's ghost to a
--- candidate of t', a crash after any of the batch's commands recovers
--- with the pre-barrier ghost or the barrier's
-
-cmd-core : ∀ {s t' x s'} → BI (st s) (ues s) → BarCmd s x → Img x s' →
-  (∀ {s''} → Img (flB (st s)) s'' → RecG s'' (ghostN (sB s)) t') →
-  Σ Gh λ gh → RecG s' gh t' × (gh ≡ ghostN s ⊎ gh ≡ ghostN (sB s))
+-- The core: given that every crash at `fl2`'s flash recovers with the
+-- barrier's ghost to a candidate of t', a crash after any of the batch's
+-- commands recovers with `ghC` to a candidate of t'
+cmd-core : ∀ {s t' x s'} → BI (st s) (ues s) → (r : BarCmd s x) → Img x s' →
+  (∀ {s''} → Img (flB (st s)) s'' → RecG s'' (ghostN (sB s)) t') → RecG s' (ghC s r) t'
 cmd-core {s} {t'} {_} {s'} b (after cs₁ cs₂ is₁ is₂) img f =
-  ghostN (sB s) ,
   f {s'} (proj₂ (proj₂ (mid-crash {runs cs₂ (run (apR (cmt (st s))) (runs cs₁ (st s)))} {fl2 (st s)} {s'}
-                             (fl-mid (st s) (after cs₁ cs₂ is₁ is₂)) img))) ,
-  inj₂ refl
-cmd-core {s} {t'} {_} {s'} b (before cs is) img f
-  with drop-pad {s'} {shpN s} {ntop s} {prN s} {t'} (proj₁ SK) (proj₁ (proj₂ SK))
-                (proj₁ (proj₂ (proj₂ SK))) (proj₁ (proj₂ (proj₂ (proj₂ SK)))) (proj₂ (proj₂ (proj₂ (proj₂ SK))))
-                (subst (λ gh → RecG (padW (erased ∷ []) s') gh t') (ghost-sB s) (f {padW (erased ∷ []) s'} img'))
+                                  (fl-mid (st s) (after cs₁ cs₂ is₁ is₂)) img)))
+cmd-core {s} {t'} {_} {s'} b (before cs is) img f =
+  drop-pad {s'} {shpN s} {ntop s} {prN s} {t'} (proj₁ SK) (proj₁ (proj₂ SK))
+           (proj₁ (proj₂ (proj₂ SK))) (proj₁ (proj₂ (proj₂ (proj₂ SK)))) (proj₁ (proj₂ (proj₂ (proj₂ (proj₂ SK)))))
+           (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ SK)))))
+           (subst (λ gh → RecG (padW (erased ∷ []) s') gh t') (ghost-sB s) (f {padW (erased ∷ []) s'} img'))
   where
     img' : Img (flB (st s)) (padW (erased ∷ []) s')
     img' = proj₂ (proj₂ (mid-crash {runs cs (st s)} {fl2 (st s)} {s'} (fl-mid (st s) (before {ap = just (cmt (st s))} cs is)) img))
     cl : CrashL (dr (st s)) (dr s')
     cl = subst (λ w → CrashL w (dr s')) (runs-dr {st s} cs is (st s)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
     SK = skip-top {s} {s'} b cl
-... | inj₁ r1 = ghostN s , r1 , inj₁ refl
-... | inj₂ r2 = ghostN (sB s) , subst (λ gh → RecG s' gh t') (sym (ghost-sB s)) r2 , inj₂ refl
+
+-- THE RESULT for the barrier: a crash after any of its commands (any
+-- subset of its data programs, in any order, with or without its
+-- committed page) recovers, with the ghost `ghC`, to a candidate of SB's
+-- crashed barrier (its image left pending, `preT`): the crash obligation
+-- (A-crash) at every command of it
+barrier-cmd-G : ∀ {s t x s'} → Inv′ s t → (r : BarCmd s x) → Img x s' →
+  Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' × RecG s' (ghC s r) t'
+barrier-cmd-G {s} {t} {x} {s'} (iv , gr) r img =
+  preT t , inj₁ (refl , refl) ,
+  cmd-core {s} {preT t} {x} {s'} (proj₁ (proj₂ (proj₂ iv))) r img
+    (λ {s''} i → crash-normal-G {sB s} {preT t} {s''} (pre-sync {s} {t} iv) (≤-refl ∷ gr) i)
 
 ------------------------------------------------------------------------
 -- PUM's flush and forced barrier (P's one-SYNC commit `fl3`, then maybe
 -- the full checkpoint): the first batch (the barrier's commands, then
--- SYNC), right after the SYNC, and every command of the checkpoint
--- (P's `CkCmd`: the new slot, SYNC, the old slot and the region erased,
--- SYNC).  PUM's flush never commits in-page or OOB, so P's `fi*`/`fo*`
--- command batches are not among them.
+-- SYNC), right after the SYNC, every command of the checkpoint (P's
+-- `CkCmd`: the new slot, SYNC, the old slot and the region erased,
+-- SYNC), and its end.  PUM's flush never commits in-page or OOB, so P's
+-- `fi*`/`fo*` command batches are not among them.
 
-FlCmd : StU → St → Set
-FlCmd s x = BarCmd s x ⊎ x ≡ fl3 (st s) ⊎ CkCmd (fl3 (st s)) x
+data FlCmd (s : StU) : St → Set where
+  fb  : ∀ {x} → BarCmd s x → FlCmd s x
+  fs  : FlCmd s (fl3 (st s))
+  fck : ∀ {x} → CkCmd (fl3 (st s)) x → FlCmd s x
+  fe  : FlCmd s (ck3 (fl3 (st s)))
 
--- the ghosts a crash inside a flush recovers with: the pre-flush state's
--- or the barrier's (before the SYNC), the flushed state's (after it), the
--- whole region as durable part (inside the checkpoint: `CrF`'s)
-FlGh : StU → St → Gh → Set
-FlGh s s' gh = gh ≡ ghostN s ⊎ gh ≡ ghostN (sB s) ⊎ gh ≡ ghostN ⟪ fl3 (st s) , [] ⟫ ⊎ gh ≡ ([] , map cur (dr s'))
+-- the ghost each leaves: `ghC` before the SYNC, the flushed state's after
+-- it, the whole region as durable part inside the checkpoint (`CrF`'s),
+-- the checkpointed state's at its end
+ghF : ∀ s {x} → FlCmd s x → St → Gh
+ghF s (fb r)  s' = ghC s r
+ghF s fs      s' = ghostN ⟪ fl3 (st s) , [] ⟫
+ghF s (fck _) s' = [] , map cur (dr s')
+ghF s fe      s' = ghostN ⟪ ck3 (fl3 (st s)) , [] ⟫
 
-flush-cmd-G : ∀ u {s t x s'} → FFu u s → Inv′ s t → FlCmd s x → Img x s' →
-  Σ SB.State λ t' → t SB.─fbᶜ→ t' × Σ Gh λ gh → RecG s' gh t' × FlGh s s' gh
-flush-cmd-G u {s} {t} {x} {s'} ff (iv , gr) (inj₁ bc) img
-  with cmd-core {s} {preT t} {x} {s'} (proj₁ (proj₂ (proj₂ iv))) bc img
-         (λ {s''} i → crash-normal-G′ {s''} i)
-  where
-    crash-normal-G′ : ∀ {s''} → Img (flB (st s)) s'' → RecG s'' (ghostN (sB s)) (preT t)
-    crash-normal-G′ {s''} i = crash-normal-G {sB s} {preT t} {s''} (pre-sync {s} {t} iv) (≤-refl ∷ gr) i
-... | gh , rg , inj₁ e = preT t , inj₁ (refl , refl) , gh , rg , inj₁ e
-... | gh , rg , inj₂ e = preT t , inj₁ (refl , refl) , gh , rg , inj₂ (inj₁ e)
-flush-cmd-G u {s} {t} {_} {s'} ff iv (inj₂ (inj₁ refl)) img
-  with crash-F u {s} {t} {s'} {ghostN ⟪ fl3 (st s) , [] ⟫} ff iv (inj₂ (inj₁ (img , refl)))
-... | t' , c , rg = t' , c , ghostN ⟪ fl3 (st s) , [] ⟫ , rg , inj₂ (inj₂ (inj₁ refl))
-flush-cmd-G u {s} {t} {_} {s'} ff iv (inj₂ (inj₂ (ck-new cs is))) img
-  with crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₁ img' , refl))))
+flush-cmd-G : ∀ u {s t x s'} → FFu u s → Inv′ s t → (r : FlCmd s x) → Img x s' →
+  Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s' (ghF s r s') t'
+flush-cmd-G u {s} {t} {x} {s'} ff (iv , gr) (fb r) img =
+  preT t , inj₁ (refl , refl) ,
+  cmd-core {s} {preT t} {x} {s'} (proj₁ (proj₂ (proj₂ iv))) r img
+    (λ {s''} i → crash-normal-G {sB s} {preT t} {s''} (pre-sync {s} {t} iv) (≤-refl ∷ gr) i)
+flush-cmd-G u {s} {t} {_} {s'} ff iv fs img =
+  crash-F u {s} {t} {s'} {ghostN ⟪ fl3 (st s) , [] ⟫} ff iv (inj₂ (inj₁ (img , refl)))
+flush-cmd-G u {s} {t} {_} {s'} ff iv fe img =
+  crash-F u {s} {t} {s'} {ghostN ⟪ ck3 (fl3 (st s)) , [] ⟫} ff iv (inj₂ (inj₂ (inj₂ (img , refl))))
+flush-cmd-G u {s} {t} {_} {s'} ff iv (fck (ck-new cs is)) img =
+  crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₁ img' , refl))))
   where
     img' : Img (ck1 (fl3 (st s))) s'
     img' = proj₂ (proj₂ (mid-crash {runs cs (fl3 (st s))} {ck1 (fl3 (st s))} {s'}
                    (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) (ck-new cs is)))) img))
-... | t' , c , rg = t' , c , ([] , map cur (dr s')) , rg , inj₂ (inj₂ (inj₂ refl))
-flush-cmd-G u {s} {t} {_} {s'} ff iv (inj₂ (inj₂ (ck-erase cs is))) img
-  with crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₂ img' , refl))))
+flush-cmd-G u {s} {t} {_} {s'} ff iv (fck (ck-erase cs is)) img =
+  crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₂ img' , refl))))
   where
     img' : Img (ck2 (fl3 (st s))) s'
     img' = proj₂ (proj₂ (mid-crash {runs cs (syncAll (ck1 (fl3 (st s))))} {ck2 (fl3 (st s))} {s'}
                    (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) (ck-erase cs is)))) img))
-... | t' , c , rg = t' , c , ([] , map cur (dr s')) , rg , inj₂ (inj₂ (inj₂ refl))
-flush-cmd-G u {s} {t} {_} {s'} ff iv (inj₂ (inj₂ ck-end)) img
-  with crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₂ img' , refl))))
+flush-cmd-G u {s} {t} {_} {s'} ff iv (fck ck-end) img =
+  crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₂ img' , refl))))
   where
     img' : Img (ck2 (fl3 (st s))) s'
     img' = proj₂ (proj₂ (mid-crash {syncAll (ck2 (fl3 (st s)))} {ck2 (fl3 (st s))} {s'}
                    (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) ck-end))) img))
-... | t' , c , rg = t' , c , ([] , map cur (dr s')) , rg , inj₂ (inj₂ (inj₂ refl))
