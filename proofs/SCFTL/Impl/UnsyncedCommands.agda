@@ -41,6 +41,10 @@
 --                 the checkpoint (P's `CkCmd`, `ck-mid`) or at its end
 --                 (`FlCmd`) recovers, with the ghost `ghF`, to a
 --                 candidate of SB's crashed flush
+--   PUMc, obligationsC, theorem1-PUc, PUc-snapshot-consistent
+--                 PUM with every command boundary of its barrier and
+--                 flush as a crash point (`CrC`: `BarCmd`/`FlCmd` with
+--                 the ghost `ghC`/`ghF`): Theorem 1 against SB and SC1B
 --
 -- Not here: writes and GC at the command level (P's
 -- `command-crashes-covered` maps them to P's crash points up to dead
@@ -53,7 +57,8 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.UnsyncedCommands (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
                                    (_≟D_ : DecidableEquality Data) where
 
-open import Data.Nat.Base using (suc; _<_)
+open import Data.Nat.Base using (suc; _<_; _≤_)
+open import Data.Unit.Base using (⊤; tt)
 open import Data.Nat.Properties using (≤-refl)
 open import Data.List.Base using (List; []; _∷_; _++_; map; length; drop)
 open import Data.List.Properties using (map-++-commute; ++-assoc)
@@ -80,7 +85,8 @@ open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
-  using (Gh; ghostN; shpN; prN; prN-BI; topN; RecG; CrM; crash-G; FFu; crash-F; crash-normal-G)
+  using (Gh; ghostN; shpN; prN; prN-BI; topN; RecG; CrM; crash-G; FFu; crash-F; crash-normal-G;
+         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; PUM; obligationsU; ARP; CRP)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (pre-sync; preT)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -330,3 +336,59 @@ flush-cmd-G u {s} {t} {_} {s'} ff iv (fck ck-end) img =
     img' : Img (ck2 (fl3 (st s))) s'
     img' = proj₂ (proj₂ (mid-crash {syncAll (ck2 (fl3 (st s)))} {ck2 (fl3 (st s))} {s'}
                    (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) ck-end))) img))
+
+------------------------------------------------------------------------
+-- PUM with EVERY command boundary of its barrier and flush as a crash
+-- point: `PUMc`, the same states, steps and recovery as PUM, its crashes
+-- of a barrier or flush any of `BarCmd`/`FlCmd` with the ghost they
+-- leave (`ghC`, `ghF`); writes and GC keep PUM's crash points.  Theorem
+-- 1 and SC1B hold for it.
+
+CrC : SB.UOp → StU → St → Gh → Set
+CrC (SB.reg (SB.op o))  s s'' g = CrM (SB.reg (SB.op o)) s s'' g
+CrC (SB.reg SB.barrier) s s'' g =
+    (length (ues s) < umax × Σ St λ x → Σ (BarCmd s x) λ r → Img x s'' × g ≡ ghC s r)
+  ⊎ (umax ≤ length (ues s) × Σ St λ x → Σ (FlCmd s x) λ r → Img x s'' × g ≡ ghF s r s'')
+CrC SB.flush            s s'' g = Σ St λ x → Σ (FlCmd s x) λ r → Img x s'' × g ≡ ghF s r s''
+
+crashPUc : SB.Op → SU → SU → Set
+crashPUc (SB.use u) S S' = CrC u (su S) (st (su S')) (gh S') × ues (su S') ≡ []
+crashPUc SB.recover S S' = crashPU SB.recover S S'
+
+PUMc : SB.Model
+PUMc = record { State = SU ; New = NewPU ; read = λ S → rd (st (su S)) ; ok = okPU ; crash = crashPUc }
+
+private
+  module FU = SB.ForwardSimulation PUM SB.SB
+  module OU = FU.Obligations obligationsU
+
+  A-crashC : ∀ u {S t S'} → ARP S t → ⊤ → crashPUc (SB.use u) S S' →
+             Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CRP S' t'
+  A-crashC (SB.reg (SB.op o)) {S} {t} {⟦ S1 , g ⟧} iv _ (c , _) = crash-G (SB.reg (SB.op o)) {su S} {t} {st S1} {g} iv c
+  A-crashC (SB.reg SB.barrier) {S} {t} {⟦ S1 , g ⟧} iv _ (inj₁ (lt , x , r , img , refl) , _) =
+    barrier-cmd-G {su S} {t} {x} {st S1} iv r img
+  A-crashC (SB.reg SB.barrier) {S} {t} {⟦ S1 , g ⟧} iv _ (inj₂ (ge , x , r , img , refl) , _) =
+    flush-cmd-G (SB.reg SB.barrier) {su S} {t} {x} {st S1} ge iv r img
+  A-crashC SB.flush {S} {t} {⟦ S1 , g ⟧} iv _ ((x , r , img , refl) , _) =
+    flush-cmd-G SB.flush {su S} {t} {x} {st S1} tt iv r img
+
+open SB.ForwardSimulation PUMc SB.SB using () renaming (Obligations to ObligationsC)
+
+obligationsC : ObligationsC
+obligationsC = record
+  { AR = ARP ; CR = CRP ; RI = λ _ → ⊤ ; CI = λ _ → ⊤
+  ; AR⇒≈ = λ {S} {t} → OU.AR⇒≈ {S} {t}
+  ; init-CR = λ {S} {t} → OU.init-CR {S} {t}
+  ; init-CI = λ _ → tt
+  ; A-ok = λ u {S} {t} {S'} → OU.A-ok u {S} {t} {S'} ; A-crash = A-crashC
+  ; A-rec = λ {S} {t} {S'} → OU.A-rec {S} {t} {S'} ; A-recᶜ = λ {S} {t} {S'} → OU.A-recᶜ {S} {t} {S'}
+  ; B-ok = λ _ _ _ → tt ; B-crash = λ _ _ _ → tt ; B-rec = λ _ _ → tt ; B-recᶜ = λ _ _ → tt
+  }
+
+-- Theorem 1 and SC1B for PU with every command boundary of its barrier
+-- and flush as a crash point
+theorem1-PUc : SB.CorrespondenceB.BehaviourallyCorrect PUMc SB.SB
+theorem1-PUc = SB.theorem1-SB PUMc obligationsC
+
+PUc-snapshot-consistent : SB.SnapshotConsistentB PUMc
+PUc-snapshot-consistent = SB.obligations⇒SCB PUMc obligationsC
