@@ -75,7 +75,7 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using ([]; _∷_) renaming (All to AllL)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
   using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR; pgD;
-         CkCmd; ck-new; ck-erase; ck-end; ck-mid)
+         CkCmd; ck-new; ck-erase; ck-end; ck-mid; IssW; apW; IssE; wr-mid; es-mid; CmdCrash)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; flB; epE; crashL-++; crashL-syn; crashRs; crashRs-++; crashEs; lay-++)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; accB)
@@ -336,6 +336,52 @@ flush-cmd-G u {s} {t} {_} {s'} ff iv (fck ck-end) img =
     img' : Img (ck2 (fl3 (st s))) s'
     img' = proj₂ (proj₂ (mid-crash {syncAll (ck2 (fl3 (st s)))} {ck2 (fl3 (st s))} {s'}
                    (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) ck-end))) img))
+
+------------------------------------------------------------------------
+-- Writes and GC: a data batch with at most one tentative delta page
+-- appended (P's `IssW`, `apW`); the crash point is the end of the step
+-- (`opt f1 f2 u`).  Before the append, one erased page on top: the
+-- crash point's parse reads it as the top of the open epoch's tentative
+-- pages (`skip-top`), which recovery skips, so dropping it keeps the
+-- parse, the ghost and the L2P (`drop-tent`).
+
+drop-tent : ∀ {s' shp pr t} A es1 → map cur (dr s') ≡ A ++ lay es1 pr → shapes es1 ≡ shp → All Skip A →
+  RecG (padW (erased ∷ []) s') (shp , pr) t → RecG s' (shp , pr) t
+drop-tent {s'} {shp} {pr} {t} A es1 eM sh1 sA (b , g , C , pk , (_ ∷ ga) , T , es' , k , (e , sk) , sh , m , rd , ob)
+  with parse-unique T (erased ∷ A) es' es1 pr (trans sh (sym sh1)) (trans (sym e) (cong (erased ∷_) eM))
+... | refl , refl = b , g , C , pk , ga , A , es1 , k , (eM , tl sk) , sh , m , rd , ob
+  where
+    tl : ∀ {c cs} → All Skip (c ∷ cs) → All Skip cs
+    tl (_ ∷ xs) = xs
+
+-- the tentative page not yet appended: one erased page on top
+tent-case : ∀ f1 u us {s''} → BI (opt f1 true u) us → Img (opt f1 true u) (padW (erased ∷ []) s'') →
+  Σ St λ z → Img (opt f1 true u) z × (∀ {t'} → RecG z (ghostN ⟪ opt f1 true u , us ⟫) t' → RecG s'' (ghostN ⟪ opt f1 true u , us ⟫) t')
+tent-case f1 u us {s''} b img' =
+  padW (erased ∷ []) s'' , img' , λ {t'} → back (skip-top {m} {padW (erased ∷ []) s''} b (proj₁ (proj₂ (proj₂ (proj₂ img'))))) {t'}
+  where
+    m = ⟪ opt f1 true u , us ⟫
+    back : (Σ (List Cell) λ A → Σ (List UEp) λ es1 → map cur (dr (padW (erased ∷ []) s'')) ≡ A ++ lay es1 (prN m) ×
+              shapes es1 ≡ shpN m × All Skip A × length A ≡ ntop m) →
+           ∀ {t'} → RecG (padW (erased ∷ []) s'') (ghostN m) t' → RecG s'' (ghostN m) t'
+    back (c ∷ A , es1 , e , sh1 , (_ ∷ sA) , _) {t'} rg with ∷-inj e
+    ... | refl , eM = drop-tent {s''} {shpN m} {prN m} {t'} A es1 eM sh1 sA rg
+
+-- the crash point of the batch, and the way back from it
+op-cmd-core : ∀ f1 f2 u us {x s''} → BI (opt f1 f2 u) us → DRun (IssW f1 u) u (apW f2 u) x → Img x s'' →
+  Σ St λ z → Img (opt f1 f2 u) z × (∀ {t'} → RecG z (ghostN ⟪ opt f1 f2 u , us ⟫) t' → RecG s'' (ghostN ⟪ opt f1 f2 u , us ⟫) t')
+op-cmd-core true  false u us {x} {s''} b r@(before cs is) img =
+  s'' , proj₂ (proj₂ (mid-crash {x} {opt true false u} {s''} (wr-mid true false u r) img)) , λ rg → rg
+op-cmd-core false false u us {x} {s''} b r@(before cs is) img =
+  s'' , proj₂ (proj₂ (mid-crash {x} {opt false false u} {s''} (wr-mid false false u r) img)) , λ rg → rg
+op-cmd-core true  true u us {x} {s''} b r@(after cs₁ cs₂ is₁ is₂) img =
+  s'' , proj₂ (proj₂ (mid-crash {x} {opt true true u} {s''} (wr-mid true true u r) img)) , λ rg → rg
+op-cmd-core false true u us {x} {s''} b r@(after cs₁ cs₂ is₁ is₂) img =
+  s'' , proj₂ (proj₂ (mid-crash {x} {opt false true u} {s''} (wr-mid false true u r) img)) , λ rg → rg
+op-cmd-core true true u us {x} {s''} b r@(before cs is) img =
+  tent-case true u us {s''} b (proj₂ (proj₂ (mid-crash {x} {opt true true u} {s''} (wr-mid true true u r) img)))
+op-cmd-core false true u us {x} {s''} b r@(before cs is) img =
+  tent-case false u us {s''} b (proj₂ (proj₂ (mid-crash {x} {opt false true u} {s''} (wr-mid false true u r) img)))
 
 ------------------------------------------------------------------------
 -- PUM with EVERY command boundary of its barrier and flush as a crash
