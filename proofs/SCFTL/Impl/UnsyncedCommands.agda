@@ -41,15 +41,26 @@
 --                 the checkpoint (P's `CkCmd`, `ck-mid`) or at its end
 --                 (`FlCmd`) recovers, with the ghost `ghF`, to a
 --                 candidate of SB's crashed flush
+--   write-cmd-G, rl-cmd-G, es-cmd-G
+--                 PU's writes and GC steps: a crash after any command of
+--                 their batch (P's `CmdCrash`: the merge buffer's data
+--                 pages, a tentative delta page appended, an erase)
+--                 recovers, with the ghost of the step's end (`ghW`,
+--                 `ghR`, `ghE`), to a candidate of SB's crashed
+--                 operation; before the tentative page is appended there
+--                 is one erased page on top, which the end's parse reads
+--                 as the top tentative page (`skip-top`) and recovery
+--                 skips (`drop-tent`, `op-cmd-core`)
 --   PUMc, obligationsC, theorem1-PUc, PUc-snapshot-consistent
---                 PUM with every command boundary of its barrier and
---                 flush as a crash point (`CrC`: `BarCmd`/`FlCmd` with
---                 the ghost `ghC`/`ghF`): Theorem 1 against SB and SC1B
+--                 PUM with every flash command boundary of its normal
+--                 operations as a crash point (`CrC`: P's `CmdCrash` for
+--                 writes and GC, `BarCmd`/`FlCmd` for the barrier and
+--                 the flush, with the ghosts above; recovery's crashes
+--                 PUM's): Theorem 1 against SB and SC1B
 --
--- Not here: writes and GC at the command level (P's
--- `command-crashes-covered` maps them to P's crash points up to dead
--- pages, `SameRec`; PUM's crash points for them are the ends of the
--- steps); the in-page/OOB commits' batches (PUM's flush never commits so).
+-- Not here: the in-page/OOB commits' batches (PUM's flush never commits
+-- so); recovery's own commands before its SYNC (as in P, `CkPt` only);
+-- the ghost is still set from the state, not read from flash.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -77,7 +88,7 @@ open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
   using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR; pgD;
          CkCmd; ck-new; ck-erase; ck-end; ck-mid; IssW; apW; IssE; wr-mid; es-mid; CmdCrash)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; flB; epE; crashL-++; crashL-syn; crashRs; crashRs-++; crashEs; lay-++)
+  using (StU; ⟪_,_⟫; st; ues; flB; epE; okU; crashL-++; crashL-syn; crashRs; crashRs-++; crashEs; lay-++)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; accB)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; tents; ue; CrashRs; []; _∷_)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (Skip; ParseS; tents-skip; recRS)
@@ -87,8 +98,9 @@ open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ usi
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (Gh; ghostN; shpN; prN; prN-BI; topN; RecG; CrM; crash-G; FFu; crash-F; crash-normal-G;
          SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; PUM; obligationsU; ARP; CRP)
-open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (pre-sync; preT)
+open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (pre-sync; preT; A-Inv)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+import SCFTL.Spec Data d0 amax wmax as Sp
 
 ------------------------------------------------------------------------
 -- The barrier's commands
@@ -383,15 +395,80 @@ op-cmd-core true true u us {x} {s''} b r@(before cs is) img =
 op-cmd-core false true u us {x} {s''} b r@(before cs is) img =
   tent-case false u us {s''} b (proj₂ (proj₂ (mid-crash {x} {opt false true u} {s''} (wr-mid false true u r) img)))
 
+-- the ghost each write/GC command crash leaves: the crash point's (the
+-- end of the step), or the state's when the step does nothing
+ghW : ∀ a d s {x} → CmdCrash (Sp.use (Sp.reg (Sp.w a d))) (st s) x → Gh
+ghW a d s (inj₁ (_ , f1 , f2 , _)) = ghostN ⟪ opt f1 f2 (wr0 a d (st s)) , ues s ⟫
+ghW a d s (inj₂ _)                 = ghostN s
+
+ghR : ∀ s {x} → CmdCrash (Sp.use (Sp.reg Sp.rl)) (st s) x → Gh
+ghR s (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , _))) = ghostN ⟪ opt f1 f2 (rl0 p (st s)) , ues s ⟫
+ghR s (inj₁ (_ , p , _ , inj₂ _))                 = ghostN ⟪ rlX p (st s) , ues s ⟫
+ghR s (inj₂ _)                                    = ghostN s
+
+ghE : ∀ s {x} → CmdCrash (Sp.use (Sp.reg Sp.es)) (st s) x → Gh
+ghE s (p , _ , _) = ghostN ⟪ esF p (st s) , ues s ⟫
+
+private
+  via-core : ∀ o {s t s''} f1 f2 u → Inv′ s t → okU (SB.reg (SB.op o)) s ⟪ opt f1 f2 u , ues s ⟫ →
+    (Σ St λ z → Img (opt f1 f2 u) z × (∀ {t'} → RecG z (ghostN ⟪ opt f1 f2 u , ues s ⟫) t' → RecG s'' (ghostN ⟪ opt f1 f2 u , ues s ⟫) t')) →
+    Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg (SB.op o))) t t' × RecG s'' (ghostN ⟪ opt f1 f2 u , ues s ⟫) t'
+  via-core o {s} {t} {s''} f1 f2 u iv ok (z , iz , back)
+    with crash-G (SB.reg (SB.op o)) {s} {t} {z} {ghostN ⟪ opt f1 f2 u , ues s ⟫} iv (⟪ opt f1 f2 u , ues s ⟫ , ok , iz , refl)
+  ... | t' , c , rg = t' , c , back {t'} rg
+
+  bi-of : ∀ o {s t s1} → Inv′ s t → okU (SB.reg (SB.op o)) s s1 → BI (st s1) (ues s1)
+  bi-of o {s} {t} {s1} iv ok = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ (A-Inv (SB.reg (SB.op o)) {s} {t} {s1} (proj₁ iv) ok)))))
+
+-- a write: a crash after any of its commands
+write-cmd-G : ∀ a d {s t x s''} → Inv′ s t → (r : CmdCrash (Sp.use (Sp.reg (Sp.w a d))) (st s) x) → Img x s'' →
+  Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg (SB.op (SB.w a d)))) t t' × RecG s'' (ghW a d s r) t'
+write-cmd-G a d {s} {t} {x} {s''} iv (inj₁ (ib , f1 , f2 , r)) img =
+  via-core (SB.w a d) {s} {t} {s''} f1 f2 u iv ok
+    (op-cmd-core f1 f2 u (ues s) {x} {s''} (bi-of (SB.w a d) {s} {t} {⟪ opt f1 f2 u , ues s ⟫} iv ok) r img)
+  where
+    u = wr0 a d (st s)
+    ok : okU (SB.reg (SB.op (SB.w a d))) s ⟪ opt f1 f2 u , ues s ⟫
+    ok = inj₁ (ib , f1 , f2 , refl) , refl
+write-cmd-G a d {s} {t} {_} {s''} iv (inj₂ (nb , refl)) img =
+  crash-G (SB.reg (SB.op (SB.w a d))) {s} {t} {s''} {ghostN s} iv (s , (inj₂ (nb , refl) , refl) , img , refl)
+
+-- a GC relocation
+rl-cmd-G : ∀ {s t x s''} → Inv′ s t → (r : CmdCrash (Sp.use (Sp.reg Sp.rl)) (st s) x) → Img x s'' →
+  Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg (SB.op SB.rl))) t t' × RecG s'' (ghR s r) t'
+rl-cmd-G {s} {t} {x} {s''} iv (inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , r))) img =
+  via-core SB.rl {s} {t} {s''} f1 f2 u iv ok
+    (op-cmd-core f1 f2 u (ues s) {x} {s''} (bi-of SB.rl {s} {t} {⟪ opt f1 f2 u , ues s ⟫} iv ok) r img)
+  where
+    u = rl0 p (st s)
+    ok : okU (SB.reg (SB.op SB.rl)) s ⟪ opt f1 f2 u , ues s ⟫
+    ok = inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , refl)) , refl
+rl-cmd-G {s} {t} {_} {s''} iv (inj₁ (gk , p , lt , inj₂ (nv , refl))) img =
+  crash-G (SB.reg (SB.op SB.rl)) {s} {t} {s''} {ghostN ⟪ rlX p (st s) , ues s ⟫} iv
+    (⟪ rlX p (st s) , ues s ⟫ , (inj₁ (gk , p , lt , inj₂ (nv , refl)) , refl) , img , refl)
+rl-cmd-G {s} {t} {_} {s''} iv (inj₂ (ng , refl)) img =
+  crash-G (SB.reg (SB.op SB.rl)) {s} {t} {s''} {ghostN s} iv (s , (inj₂ (ng , refl) , refl) , img , refl)
+
+-- a GC erase
+es-cmd-G : ∀ {s t x s''} → Inv′ s t → (r : CmdCrash (Sp.use (Sp.reg Sp.es)) (st s) x) → Img x s'' →
+  Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg (SB.op SB.es))) t t' × RecG s'' (ghE s r) t'
+es-cmd-G {s} {t} {x} {s''} iv (p , ep , r@(before cs is)) img =
+  crash-G (SB.reg (SB.op SB.es)) {s} {t} {s''} {ghostN ⟪ esF p (st s) , ues s ⟫} iv
+    (⟪ esF p (st s) , ues s ⟫ , ((p , ep , refl) , refl) ,
+     proj₂ (proj₂ (mid-crash {x} {esF p (st s)} {s''} (es-mid p (st s) r) img)) , refl)
+
 ------------------------------------------------------------------------
--- PUM with EVERY command boundary of its barrier and flush as a crash
--- point: `PUMc`, the same states, steps and recovery as PUM, its crashes
--- of a barrier or flush any of `BarCmd`/`FlCmd` with the ghost they
--- leave (`ghC`, `ghF`); writes and GC keep PUM's crash points.  Theorem
--- 1 and SC1B hold for it.
+-- PUM with EVERY flash command boundary as a crash point: `PUMc`, the
+-- same states, steps and recovery as PUM, its crashes of a write, GC
+-- step, barrier or flush any of P's `CmdCrash` (writes, GC) or
+-- `BarCmd`/`FlCmd` with the ghost they leave (`ghW`, `ghR`, `ghE`,
+-- `ghC`, `ghF`); recovery's crashes are PUM's.  Theorem 1 and SC1B hold
+-- for it.
 
 CrC : SB.UOp → StU → St → Gh → Set
-CrC (SB.reg (SB.op o))  s s'' g = CrM (SB.reg (SB.op o)) s s'' g
+CrC (SB.reg (SB.op (SB.w a d))) s s'' g = Σ St λ x → Σ (CmdCrash (Sp.use (Sp.reg (Sp.w a d))) (st s) x) λ r → Img x s'' × g ≡ ghW a d s r
+CrC (SB.reg (SB.op SB.rl)) s s'' g = Σ St λ x → Σ (CmdCrash (Sp.use (Sp.reg Sp.rl)) (st s) x) λ r → Img x s'' × g ≡ ghR s r
+CrC (SB.reg (SB.op SB.es)) s s'' g = Σ St λ x → Σ (CmdCrash (Sp.use (Sp.reg Sp.es)) (st s) x) λ r → Img x s'' × g ≡ ghE s r
 CrC (SB.reg SB.barrier) s s'' g =
     (length (ues s) < umax × Σ St λ x → Σ (BarCmd s x) λ r → Img x s'' × g ≡ ghC s r)
   ⊎ (umax ≤ length (ues s) × Σ St λ x → Σ (FlCmd s x) λ r → Img x s'' × g ≡ ghF s r s'')
@@ -410,7 +487,9 @@ private
 
   A-crashC : ∀ u {S t S'} → ARP S t → ⊤ → crashPUc (SB.use u) S S' →
              Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CRP S' t'
-  A-crashC (SB.reg (SB.op o)) {S} {t} {⟦ S1 , g ⟧} iv _ (c , _) = crash-G (SB.reg (SB.op o)) {su S} {t} {st S1} {g} iv c
+  A-crashC (SB.reg (SB.op (SB.w a d))) {S} {t} {⟦ S1 , g ⟧} iv _ ((x , r , img , refl) , _) = write-cmd-G a d {su S} {t} {x} {st S1} iv r img
+  A-crashC (SB.reg (SB.op SB.rl)) {S} {t} {⟦ S1 , g ⟧} iv _ ((x , r , img , refl) , _) = rl-cmd-G {su S} {t} {x} {st S1} iv r img
+  A-crashC (SB.reg (SB.op SB.es)) {S} {t} {⟦ S1 , g ⟧} iv _ ((x , r , img , refl) , _) = es-cmd-G {su S} {t} {x} {st S1} iv r img
   A-crashC (SB.reg SB.barrier) {S} {t} {⟦ S1 , g ⟧} iv _ (inj₁ (lt , x , r , img , refl) , _) =
     barrier-cmd-G {su S} {t} {x} {st S1} iv r img
   A-crashC (SB.reg SB.barrier) {S} {t} {⟦ S1 , g ⟧} iv _ (inj₂ (ge , x , r , img , refl) , _) =
