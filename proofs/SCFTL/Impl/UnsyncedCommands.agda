@@ -58,6 +58,11 @@
 --                 the flush, with the ghosts above; recovery's crashes
 --                 PUM's): Theorem 1 against SB and SC1B
 --
+--   barrier-point-in, flush-point-in
+--                 not vacuous: PUMc's crashes of a barrier or flush
+--                 include PUM's crash points (P's `fl2-all`, `ck1-all`,
+--                 `ck2-all`: all of a batch's commands reach them)
+--
 -- Not here: the in-page/OOB commits' batches (PUM's flush never commits
 -- so); recovery's own commands before its SYNC (as in P, `CkPt` only);
 -- the ghost is still set from the state, not read from flash.
@@ -74,7 +79,7 @@ open import Data.Nat.Properties using (≤-refl)
 open import Data.List.Base using (List; []; _∷_; _++_; map; length; drop)
 open import Data.List.Properties using (map-++-commute; ++-assoc)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
-open import Data.Maybe.Base using (just)
+open import Data.Maybe.Base using (just; nothing)
 open import Data.Bool.Base using (true; false)
 open import Data.Empty using (⊥; ⊥-elim)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
@@ -83,10 +88,11 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using ([]; _∷_) renaming (All to AllL)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using ([]; _∷_) renaming (All to AllL; _∈_ to _∈L_)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
   using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR; pgD;
-         CkCmd; ck-new; ck-erase; ck-end; ck-mid; IssW; apW; IssE; wr-mid; es-mid; CmdCrash)
+         CkCmd; ck-new; ck-erase; ck-end; ck-mid; IssW; apW; IssE; wr-mid; es-mid; CmdCrash;
+         SameFlash; fl2-all; mbCmds; ck1-all; ck2-all; pgO; pgL; pgR; ix)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; flB; epE; okU; crashL-++; crashL-syn; crashRs; crashRs-++; crashEs; lay-++)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; accB)
@@ -517,3 +523,57 @@ theorem1-PUc = SB.theorem1-SB PUMc obligationsC
 
 PUc-snapshot-consistent : SB.SnapshotConsistentB PUMc
 PUc-snapshot-consistent = SB.obligations⇒SCB PUMc obligationsC
+
+------------------------------------------------------------------------
+-- Not vacuous: PUMc's crashes of a barrier or flush include PUM's crash
+-- points (all of a batch's commands issued: P's `fl2-all`, `ck1-all`,
+-- `ck2-all`), given a list of pages covering the merge buffer
+
+Img-same : ∀ {x m s''} → SameFlash x m → Img m s'' → Img x s''
+Img-same {x} {m} {s''} (ed , el , eo , er , ei) (cd , cl , co , cr , ci) =
+  (λ p → subst (λ z → CrashD z (dat s'' p)) (sym (ed p)) (cd p)) ,
+  subst (λ z → CrashC z (cpL s'')) (sym el) cl , subst (λ z → CrashC z (cpO s'')) (sym eo) co ,
+  subst (λ z → CrashL z (dr s'')) (sym er) cr , (λ p → subst (λ z → CrashC z (rcd s'' p)) (sym (ei p)) (ci p))
+
+barrier-point-in : ∀ {s s'' g} ps → (∀ q → mb (st s) q ≡ nothing ⊎ q ∈L ps) →
+  CrM (SB.reg SB.barrier) s s'' g → CrC (SB.reg SB.barrier) s s'' g
+barrier-point-in {s} {s''} ps cov (inj₁ (lt , img , e)) =
+  inj₁ (lt , _ , after (mbCmds (st s) ps) [] (proj₁ F) [] , Img-same {run (apR (cmt (st s))) (runs (mbCmds (st s) ps) (st s))} {fl2 (st s)} {s''} (proj₂ F) img , e)
+  where
+    F = fl2-all (st s) ps cov
+barrier-point-in {s} {s''} ps cov (inj₂ (ge , inj₁ (img , e))) =
+  inj₂ (ge , _ , fb (after (mbCmds (st s) ps) [] (proj₁ F) []) , Img-same {run (apR (cmt (st s))) (runs (mbCmds (st s) ps) (st s))} {fl2 (st s)} {s''} (proj₂ F) img , e)
+  where
+    F = fl2-all (st s) ps cov
+barrier-point-in {s} {s''} ps cov (inj₂ (ge , inj₂ (inj₁ (img , e)))) = inj₂ (ge , _ , fs , img , e)
+barrier-point-in {s} {s''} ps cov (inj₂ (ge , inj₂ (inj₂ (inj₂ (img , e))))) = inj₂ (ge , _ , fe , img , e)
+barrier-point-in {s} {s''} ps cov (inj₂ (ge , inj₂ (inj₂ (inj₁ (inj₁ img , e))))) =
+  inj₂ (ge , _ , fck (ck-new k1 (proj₁ (ck1-all u))) , Img-same {runs k1 u} {ck1 u} {s''} (proj₂ (ck1-all u)) img , e)
+  where
+    u = fl3 (st s)
+    k1 = pgO (cpt (suc (gen u)) (l2p u)) ∷ []
+barrier-point-in {s} {s''} ps cov (inj₂ (ge , inj₂ (inj₂ (inj₁ (inj₂ img , e))))) =
+  inj₂ (ge , _ , fck (ck-erase k2 (proj₁ (ck2-all u))) , Img-same {runs k2 (syncAll (ck1 u))} {ck2 u} {s''} (proj₂ (ck2-all u)) img , e)
+  where
+    u = fl3 (st s)
+    k2 = pgL erased ∷ map (λ i → pgR i erased) (ix (length (dr (syncAll (ck1 u)))))
+
+-- and its crashes of a flush include PUM's crash points
+flush-point-in : ∀ {s s'' g} ps → (∀ q → mb (st s) q ≡ nothing ⊎ q ∈L ps) →
+  CrM SB.flush s s'' g → CrC SB.flush s s'' g
+flush-point-in {s} {s''} ps cov (inj₁ (img , e)) =
+  _ , fb (after (mbCmds (st s) ps) [] (proj₁ F) []) , Img-same {run (apR (cmt (st s))) (runs (mbCmds (st s) ps) (st s))} {fl2 (st s)} {s''} (proj₂ F) img , e
+  where
+    F = fl2-all (st s) ps cov
+flush-point-in {s} {s''} ps cov (inj₂ (inj₁ (img , e))) = _ , fs , img , e
+flush-point-in {s} {s''} ps cov (inj₂ (inj₂ (inj₂ (img , e)))) = _ , fe , img , e
+flush-point-in {s} {s''} ps cov (inj₂ (inj₂ (inj₁ (inj₁ img , e)))) =
+  _ , fck (ck-new k1 (proj₁ (ck1-all u))) , Img-same {runs k1 u} {ck1 u} {s''} (proj₂ (ck1-all u)) img , e
+  where
+    u = fl3 (st s)
+    k1 = pgO (cpt (suc (gen u)) (l2p u)) ∷ []
+flush-point-in {s} {s''} ps cov (inj₂ (inj₂ (inj₁ (inj₂ img , e)))) =
+  _ , fck (ck-erase k2 (proj₁ (ck2-all u))) , Img-same {runs k2 (syncAll (ck1 u))} {ck2 u} {s''} (proj₂ (ck2-all u)) img , e
+  where
+    u = fl3 (st s)
+    k2 = pgL erased ∷ map (λ i → pgR i erased) (ix (length (dr (syncAll (ck1 u)))))
