@@ -115,4 +115,5 @@ import SCFTL.Mutants.BarrierEpochsUnchained
 import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate
+import SCFTL.Mutants.FlushTrustedBeforeSync
 import SCFTL.Mutants.All

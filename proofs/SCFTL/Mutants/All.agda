@@ -71,6 +71,7 @@ import SCFTL.Mutants.SpaceSecondStreamNotReserved
 import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate
+import SCFTL.Mutants.FlushTrustedBeforeSync
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -105,6 +106,7 @@ module M30 = SCFTL.Mutants.SpaceSecondStreamNotReserved
 module M32 = SCFTL.Mutants.LazyChainSkipsHole
 module M33 = SCFTL.Mutants.LazyConsolidationOmitsRecord
 module M34 = SCFTL.Mutants.BarrierSplitLate
+module M35 = SCFTL.Mutants.FlushTrustedBeforeSync
 
 record MutantsFail : Set where
   field
@@ -192,6 +194,11 @@ record MutantsFail : Set where
     --     the last SYNC one epoch too late: the oldest unsynced epoch is
     --     replayed as durable, unchecked, a lost data page of it a mix
     barrier-split-late : ¬ M34.SnapshotConsistent M34.Pmut
+    -- 35. (PU as a Model, SC with barriers) a crash of a flush before its
+    --     SYNC leaves the flushed state's ghost: the flush's committed
+    --     page trusted as durable, replayed unchecked, a lost data page
+    --     of it a mix
+    flush-trusted-before-sync : ¬ M35.SnapshotConsistent M35.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -228,4 +235,5 @@ mutants-fail = record
   ; lazy-chain-skips-hole = M32.not-chain-sound
   ; lazy-consolidation-omits-record = M33.not-chain-sound
   ; barrier-split-late = M34.not-snapshot-consistent
+  ; flush-trusted-before-sync = M35.not-snapshot-consistent
   }
