@@ -58,10 +58,11 @@
 --                 the flush, with the ghosts above; recovery's crashes
 --                 PUM's): Theorem 1 against SB and SC1B
 --
---   barrier-point-in, flush-point-in
---                 not vacuous: PUMc's crashes of a barrier or flush
---                 include PUM's crash points (P's `fl2-all`, `ck1-all`,
---                 `ck2-all`: all of a batch's commands reach them)
+--   barrier-point-in, flush-point-in, op-point-in
+--                 not vacuous: PUMc's crashes include PUM's crash points
+--                 (P's `fl2-all`, `ck1-all`, `ck2-all`, `wr-all`,
+--                 `es-all`: all of a batch's commands reach them), given
+--                 lists of pages covering the merge buffers
 --
 -- Not here: the in-page/OOB commits' batches (PUM's flush never commits
 -- so); recovery's own commands before its SYNC (as in P, `CkPt` only);
@@ -92,7 +93,7 @@ open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using ([]; _∷_) re
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
   using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR; pgD;
          CkCmd; ck-new; ck-erase; ck-end; ck-mid; IssW; apW; IssE; wr-mid; es-mid; CmdCrash;
-         SameFlash; fl2-all; mbCmds; ck1-all; ck2-all; pgO; pgL; pgR; ix)
+         SameFlash; fl2-all; mbCmds; ck1-all; ck2-all; pgO; pgL; pgR; ix; wr-all; es-all; apRun)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; flB; epE; okU; crashL-++; crashL-syn; crashRs; crashRs-++; crashEs; lay-++)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; accB)
@@ -577,3 +578,39 @@ flush-point-in {s} {s''} ps cov (inj₂ (inj₂ (inj₁ (inj₂ img , e)))) =
   where
     u = fl3 (st s)
     k2 = pgL erased ∷ map (λ i → pgR i erased) (ix (length (dr (syncAll (ck1 u)))))
+
+-- and its crashes of a write or GC step include PUM's crash points (the
+-- end of the step: P's `wr-all`, `es-all`), given covers of the merge
+-- buffers
+Cover : Set
+Cover = ∀ (u : St) → Σ (List ℕ) λ ps → ∀ q → mb u q ≡ nothing ⊎ q ∈L ps
+
+private
+  mkD : ∀ f1 f2 u cs → AllL (IssW f1 u) cs → DRun (IssW f1 u) u (apW f2 u) (apRun (apW f2 u) (runs cs u))
+  mkD f1 true  u cs is = after cs [] is []
+  mkD f1 false u cs is = before cs is
+
+op-point-in : ∀ o {s s'' g} → Cover → CrM (SB.reg (SB.op o)) s s'' g → CrC (SB.reg (SB.op o)) s s'' g
+op-point-in (SB.w a d) {s} {s''} cv (⟪ _ , _ ⟫ , (inj₁ (ib , f1 , f2 , refl) , refl) , img , e) =
+  apRun (apW f2 u) (runs cs u) , inj₁ (ib , f1 , f2 , mkD f1 f2 u cs (proj₁ (proj₂ W))) ,
+  Img-same {apRun (apW f2 u) (runs cs u)} {opt f1 f2 u} {s''} (proj₂ (proj₂ W)) img , e
+  where
+    u = wr0 a d (st s)
+    W = wr-all f1 f2 u (proj₁ (cv u)) (proj₂ (cv u))
+    cs = proj₁ W
+op-point-in (SB.w a d) {s} {s''} cv (⟪ _ , _ ⟫ , (inj₂ (nb , refl) , refl) , img , e) =
+  st s , inj₂ (nb , refl) , img , e
+op-point-in SB.rl {s} {s''} cv (⟪ _ , _ ⟫ , (inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , refl)) , refl) , img , e) =
+  apRun (apW f2 u) (runs cs u) , inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , mkD f1 f2 u cs (proj₁ (proj₂ W)))) ,
+  Img-same {apRun (apW f2 u) (runs cs u)} {opt f1 f2 u} {s''} (proj₂ (proj₂ W)) img , e
+  where
+    u = rl0 p (st s)
+    W = wr-all f1 f2 u (proj₁ (cv u)) (proj₂ (cv u))
+    cs = proj₁ W
+op-point-in SB.rl {s} {s''} cv (⟪ _ , _ ⟫ , (inj₁ (gk , p , lt , inj₂ (nv , refl)) , refl) , img , e) =
+  rlX p (st s) , inj₁ (gk , p , lt , inj₂ (nv , refl)) , img , e
+op-point-in SB.rl {s} {s''} cv (⟪ _ , _ ⟫ , (inj₂ (ng , refl) , refl) , img , e) =
+  st s , inj₂ (ng , refl) , img , e
+op-point-in SB.es {s} {s''} cv (⟪ _ , _ ⟫ , ((p , ep , refl) , refl) , img , e) =
+  runs (pgD p erased ∷ []) (st s) , (p , ep , before (pgD p erased ∷ []) (proj₁ (es-all p (st s)))) ,
+  Img-same {runs (pgD p erased ∷ []) (st s)} {esF p (st s)} {s''} (proj₂ (es-all p (st s))) img , e
