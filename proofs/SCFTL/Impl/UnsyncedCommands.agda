@@ -55,17 +55,24 @@
 --                 PUM with every flash command boundary of its normal
 --                 operations as a crash point (`CrC`: P's `CmdCrash` for
 --                 writes and GC, `BarCmd`/`FlCmd` for the barrier and
---                 the flush, with the ghosts above; recovery's crashes
---                 PUM's): Theorem 1 against SB and SC1B
+--                 the flush, `RecCrC` for recovery's checkpoint, with
+--                 the ghosts above): Theorem 1 against SB and SC1B
 --
---   barrier-point-in, flush-point-in, op-point-in
+--   RecCmd, RecCrC, rec-cmd-ck
+--                 recovery's checkpoint at the command level (P's
+--                 `CkCmd` after recovery's SYNC): every such crash is one
+--                 at PUM's `ck1`/`ck2` (`ck-mid`), so PUMc's crashed
+--                 recoveries are these
+--   barrier-point-in, flush-point-in, op-point-in, rec-point-in
 --                 not vacuous: PUMc's crashes include PUM's crash points
 --                 (P's `fl2-all`, `ck1-all`, `ck2-all`, `wr-all`,
 --                 `es-all`: all of a batch's commands reach them), given
 --                 lists of pages covering the merge buffers
 --
 -- Not here: the in-page/OOB commits' batches (PUM's flush never commits
--- so); recovery's own commands before its SYNC (as in P, `CkPt` only);
+-- so); a crash right after recovery's SYNC with the slots named the
+-- other way round (P's `swp`: only naming, `ck-new []` covers the
+-- flash);
 -- the ghost is still set from the state, not read from flash.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
@@ -81,7 +88,7 @@ open import Data.List.Base using (List; []; _∷_; _++_; map; length; drop)
 open import Data.List.Properties using (map-++-commute; ++-assoc)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.Maybe.Base using (just; nothing)
-open import Data.Bool.Base using (true; false)
+open import Data.Bool.Base using (Bool; true; false)
 open import Data.Empty using (⊥; ⊥-elim)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -93,18 +100,19 @@ open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using ([]; _∷_) re
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
   using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR; pgD;
          CkCmd; ck-new; ck-erase; ck-end; ck-mid; IssW; apW; IssE; wr-mid; es-mid; CmdCrash;
-         SameFlash; fl2-all; mbCmds; ck1-all; ck2-all; pgO; pgL; pgR; ix; wr-all; es-all; apRun)
+         SameFlash; fl2-all; mbCmds; ck1-all; ck2-all; pgO; pgL; pgR; ix; wr-all; es-all; apRun; rec-synO)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; flB; epE; okU; crashL-++; crashL-syn; crashRs; crashRs-++; crashEs; lay-++)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; accB)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; tents; ue; CrashRs; []; _∷_)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (Skip; ParseS; tents-skip; recRS)
-open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (shapes; crashEs-shape; parse-unique)
+open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recU)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (shapes; crashEs-shape; parse-unique; recR)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (Gh; ghostN; shpN; prN; prN-BI; topN; RecG; CrM; crash-G; FFu; crash-F; crash-normal-G;
-         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; PUM; obligationsU; ARP; CRP)
+         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; PUM; obligationsU; ARP; CRP; RecCk; rec-ck; RecCr)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (pre-sync; preT; A-Inv)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -469,8 +477,8 @@ es-cmd-G {s} {t} {x} {s''} iv (p , ep , r@(before cs is)) img =
 -- same states, steps and recovery as PUM, its crashes of a write, GC
 -- step, barrier or flush any of P's `CmdCrash` (writes, GC) or
 -- `BarCmd`/`FlCmd` with the ghost they leave (`ghW`, `ghR`, `ghE`,
--- `ghC`, `ghF`); recovery's crashes are PUM's.  Theorem 1 and SC1B hold
--- for it.
+-- `ghC`, `ghF`), its crashed recoveries any command of recovery's
+-- checkpoint (`RecCrC`).  Theorem 1 and SC1B hold for it.
 
 CrC : SB.UOp → StU → St → Gh → Set
 CrC (SB.reg (SB.op (SB.w a d))) s s'' g = Σ St λ x → Σ (CmdCrash (Sp.use (Sp.reg (Sp.w a d))) (st s) x) λ r → Img x s'' × g ≡ ghW a d s r
@@ -481,9 +489,41 @@ CrC (SB.reg SB.barrier) s s'' g =
   ⊎ (umax ≤ length (ues s) × Σ St λ x → Σ (FlCmd s x) λ r → Img x s'' × g ≡ ghF s r s'')
 CrC SB.flush            s s'' g = Σ St λ x → Σ (FlCmd s x) λ r → Img x s'' × g ≡ ghF s r s''
 
+-- recovery's checkpoint at the command level: after any command of it
+-- (P's `CkCmd` from the state after recovery's SYNC, `recR`), with the
+-- ghost PUM leaves at `ck1` (unchanged) and `ck2` (the whole region), or
+-- at its end (the recovered state's)
+ghK : ∀ {u x} → Gh → St → CkCmd u x → Gh
+ghK g s3 (ck-new _ _)   = g
+ghK g s3 (ck-erase _ _) = [] , map cur (dr s3)
+ghK g s3 ck-end         = [] , map cur (dr s3)
+
+RecCmd : Bool → ℕ → Map → List Cell → List UEp → St → Gh → St → Gh → Set
+RecCmd b g C pr es' s gh s3 gh3 =
+    (Σ St λ x → Σ (CkCmd (recR b g C pr es' s) x) λ c → Img x s3 × gh3 ≡ ghK gh s3 c)
+  ⊎ (Img (ck3 (recR b g C pr es' s)) s3 × gh3 ≡ ghostN ⟪ recU b g C pr es' s , [] ⟫)
+
+RecCrC : St → Gh → St → Gh → Set
+RecCrC s gh s3 gh3 = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+  Σ (List Cell) λ T → Σ (List UEp) λ es' → ParseS (map cur (dr s)) T es' (proj₂ gh) × shapes es' ≡ proj₁ gh ×
+  RecCmd b g C (proj₂ gh) es' s gh s3 gh3
+
+-- every such crash is one at PUM's crash points of recovery
+rec-cmd-ck : ∀ {b g C pr es' s gh s3 gh3} → RecCmd b g C pr es' s gh s3 gh3 → RecCk b g C pr es' s gh s3 gh3
+rec-cmd-ck {b} {g} {C} {pr} {es'} {s} {gh} {s3} (inj₁ (x , ck-new cs is , img , e)) =
+  inj₁ (proj₂ (proj₂ (mid-crash {x} {ck1 u} {s3} (proj₂ (proj₂ (ck-mid u (rec-synO b g C s) (ck-new cs is)))) img)) , e)
+  where u = recR b g C pr es' s
+rec-cmd-ck {b} {g} {C} {pr} {es'} {s} {gh} {s3} (inj₁ (x , ck-erase cs is , img , e)) =
+  inj₂ (inj₁ (proj₂ (proj₂ (mid-crash {x} {ck2 u} {s3} (proj₂ (proj₂ (ck-mid u (rec-synO b g C s) (ck-erase cs is)))) img)) , e))
+  where u = recR b g C pr es' s
+rec-cmd-ck {b} {g} {C} {pr} {es'} {s} {gh} {s3} (inj₁ (x , ck-end , img , e)) =
+  inj₂ (inj₁ (proj₂ (proj₂ (mid-crash {x} {ck2 u} {s3} (proj₂ (proj₂ (ck-mid u (rec-synO b g C s) ck-end))) img)) , e))
+  where u = recR b g C pr es' s
+rec-cmd-ck (inj₂ (img , e)) = inj₂ (inj₂ (img , e))
+
 crashPUc : SB.Op → SU → SU → Set
 crashPUc (SB.use u) S S' = CrC u (su S) (st (su S')) (gh S') × ues (su S') ≡ []
-crashPUc SB.recover S S' = crashPU SB.recover S S'
+crashPUc SB.recover S S' = RecCrC (st (su S)) (gh S) (st (su S')) (gh S') × ues (su S') ≡ []
 
 PUMc : SB.Model
 PUMc = record { State = SU ; New = NewPU ; read = λ S → rd (st (su S)) ; ok = okPU ; crash = crashPUc }
@@ -504,6 +544,14 @@ private
   A-crashC SB.flush {S} {t} {⟦ S1 , g ⟧} iv _ ((x , r , img , refl) , _) =
     flush-cmd-G SB.flush {su S} {t} {x} {st S1} tt iv r img
 
+  A-recᶜC : ∀ {S t S'} → CRP S t → ⊤ → crashPUc SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
+  A-recᶜC {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s3 , us3 ⟫ , gh3 ⟧}
+    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , rc) , _)
+    with trans (sym pk) pk2
+  ... | refl with parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))
+  ...   | refl , refl = rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk ga p sh m rd ob
+                          (rec-cmd-ck {b} {g} {C} {pr} {es'} {s} {shp , pr} {s3} {gh3} rc)
+
 open SB.ForwardSimulation PUMc SB.SB using () renaming (Obligations to ObligationsC)
 
 obligationsC : ObligationsC
@@ -513,7 +561,7 @@ obligationsC = record
   ; init-CR = λ {S} {t} → OU.init-CR {S} {t}
   ; init-CI = λ _ → tt
   ; A-ok = λ u {S} {t} {S'} → OU.A-ok u {S} {t} {S'} ; A-crash = A-crashC
-  ; A-rec = λ {S} {t} {S'} → OU.A-rec {S} {t} {S'} ; A-recᶜ = λ {S} {t} {S'} → OU.A-recᶜ {S} {t} {S'}
+  ; A-rec = λ {S} {t} {S'} → OU.A-rec {S} {t} {S'} ; A-recᶜ = λ {S} {t} {S'} → A-recᶜC {S} {t} {S'}
   ; B-ok = λ _ _ _ → tt ; B-crash = λ _ _ _ → tt ; B-rec = λ _ _ → tt ; B-recᶜ = λ _ _ → tt
   }
 
@@ -614,3 +662,22 @@ op-point-in SB.rl {s} {s''} cv (⟪ _ , _ ⟫ , (inj₂ (ng , refl) , refl) , im
 op-point-in SB.es {s} {s''} cv (⟪ _ , _ ⟫ , ((p , ep , refl) , refl) , img , e) =
   runs (pgD p erased ∷ []) (st s) , (p , ep , before (pgD p erased ∷ []) (proj₁ (es-all p (st s)))) ,
   Img-same {runs (pgD p erased ∷ []) (st s)} {esF p (st s)} {s''} (proj₂ (es-all p (st s))) img , e
+
+-- and its crashes of recovery include PUM's (`ck1`, `ck2`, `ck3` of
+-- recovery's checkpoint: all of a batch's commands reach them)
+rec-point-in : ∀ {s gh s3 gh3} → RecCr s gh s3 gh3 → RecCrC s gh s3 gh3
+rec-point-in {s} {gh} {s3} (b , g , C , pk , T , es' , p , sh , inj₁ (img , e)) =
+  b , g , C , pk , T , es' , p , sh ,
+  inj₁ (runs k1 u , ck-new k1 (proj₁ (ck1-all u)) , Img-same {runs k1 u} {ck1 u} {s3} (proj₂ (ck1-all u)) img , e)
+  where
+    u = recR b g C (proj₂ gh) es' s
+    k1 = pgO (cpt (suc (gen u)) (l2p u)) ∷ []
+rec-point-in {s} {gh} {s3} (b , g , C , pk , T , es' , p , sh , inj₂ (inj₁ (img , e))) =
+  b , g , C , pk , T , es' , p , sh ,
+  inj₁ (runs k2 (syncAll (ck1 u)) , ck-erase k2 (proj₁ (ck2-all u)) ,
+        Img-same {runs k2 (syncAll (ck1 u))} {ck2 u} {s3} (proj₂ (ck2-all u)) img , e)
+  where
+    u = recR b g C (proj₂ gh) es' s
+    k2 = pgL erased ∷ map (λ i → pgR i erased) (ix (length (dr (syncAll (ck1 u)))))
+rec-point-in (b , g , C , pk , T , es' , p , sh , inj₂ (inj₂ (img , e))) =
+  b , g , C , pk , T , es' , p , sh , inj₂ (img , e)
