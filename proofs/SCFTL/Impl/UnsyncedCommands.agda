@@ -63,6 +63,10 @@
 --                 `CkCmd` after recovery's SYNC): every such crash is one
 --                 at PUM's `ck1`/`ck2` (`ck-mid`), so PUMc's crashed
 --                 recoveries are these
+--   pr-no-sync, pr-barrier
+--                 the ghost's durable part moves only at a SYNC: every
+--                 step without one keeps it (what the code's after-sync
+--                 flag marks: the region the last SYNC left)
 --   barrier-point-in, flush-point-in, op-point-in, rec-point-in
 --                 not vacuous: PUMc's crashes include PUM's crash points
 --                 (P's `fl2-all`, `ck1-all`, `ck2-all`, `wr-all`,
@@ -681,3 +685,29 @@ rec-point-in {s} {gh} {s3} (b , g , C , pk , T , es' , p , sh , inj₂ (inj₁ (
     k2 = pgL erased ∷ map (λ i → pgR i erased) (ix (length (dr (syncAll (ck1 u)))))
 rec-point-in (b , g , C , pk , T , es' , p , sh , inj₂ (inj₂ (img , e))) =
   b , g , C , pk , T , es' , p , sh , inj₂ (img , e)
+
+------------------------------------------------------------------------
+-- Toward the split read from flash: the ghost's durable part moves only
+-- at a SYNC.  Every step without a SYNC (a write, a GC step, the barrier
+-- without SYNC) keeps it (the barrier and a write that appends a
+-- tentative page grow the region above it); so it is the region the
+-- last SYNC left, whose top the code's after-sync flag marks (the first
+-- region page programmed after a SYNC carries it).
+
+private
+  pr-opt : ∀ f1 f2 u us → prN ⟪ opt f1 f2 u , us ⟫ ≡ prN ⟪ u , us ⟫
+  pr-opt true  true  u us = refl
+  pr-opt true  false u us = refl
+  pr-opt false true  u us = refl
+  pr-opt false false u us = refl
+
+pr-no-sync : ∀ o {s s'} → okU (SB.reg (SB.op o)) s s' → prN s' ≡ prN s
+pr-no-sync (SB.w a d) {s} (inj₁ (_ , f1 , f2 , refl) , refl) = pr-opt f1 f2 (wr0 a d (st s)) (ues s)
+pr-no-sync (SB.w a d) {s} (inj₂ (_ , refl) , refl) = refl
+pr-no-sync SB.rl {s} (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , refl)) , refl) = pr-opt f1 f2 (rl0 p (st s)) (ues s)
+pr-no-sync SB.rl {s} (inj₁ (_ , p , _ , inj₂ (_ , refl)) , refl) = refl
+pr-no-sync SB.rl {s} (inj₂ (_ , refl) , refl) = refl
+pr-no-sync SB.es {s} ((p , _ , refl) , refl) = refl
+
+pr-barrier : ∀ s → prN (sB s) ≡ prN s
+pr-barrier s = cong proj₂ (ghost-sB s)
