@@ -53,6 +53,7 @@ import SCFTL.Impl.UnsyncedCheckpoint
 import SCFTL.Impl.UnsyncedRecStep
 import SCFTL.Impl.UnsyncedRecCrash
 import SCFTL.Impl.UnsyncedModel
+import SCFTL.Impl.UnsyncedCommands
 import SCFTL.Impl.UnsyncedModelExample
 -- Issue 39: P over the operations with a barrier (the durable barrier): Theorem 1 w.r.t. SB, SC1B
 import SCFTL.Impl.DurableBarrier
@@ -125,4 +126,5 @@ import SCFTL.Mutants.LazyChainGuardMissesCommit
 import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate
+import SCFTL.Mutants.FlushTrustedBeforeSync
 import SCFTL.Mutants.All

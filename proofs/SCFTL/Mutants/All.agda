@@ -75,6 +75,7 @@ import SCFTL.Mutants.LazyChainEraseUnguarded
 import SCFTL.Mutants.LazyChainGuardMissesCommit
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate
+import SCFTL.Mutants.FlushTrustedBeforeSync
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -111,6 +112,7 @@ module M32 = SCFTL.Mutants.LazyChainSkipsHole
 module M33 = SCFTL.Mutants.LazyConsolidationOmitsRecord
 module M34 = SCFTL.Mutants.BarrierSplitLate
 module M35 = SCFTL.Mutants.LazyChainGuardMissesCommit
+module M36 = SCFTL.Mutants.FlushTrustedBeforeSync
 
 record MutantsFail : Set where
   field
@@ -205,6 +207,11 @@ record MutantsFail : Set where
     --     records only: a page the region's newest commit names erased,
     --     that commit rejected, the chain not followed
     lazy-chain-guard-misses-commit : ¬ SnapshotConsistent M35.Pmut
+    -- 36. (PU as a Model, SC with barriers) a crash of a flush before its
+    --     SYNC leaves the flushed state's ghost: the flush's committed
+    --     page trusted as durable, replayed unchecked, a lost data page
+    --     of it a mix
+    flush-trusted-before-sync : ¬ M36.SnapshotConsistent M36.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -243,4 +250,5 @@ mutants-fail = record
   ; lazy-consolidation-omits-record = M33.not-chain-sound
   ; barrier-split-late = M34.not-snapshot-consistent
   ; lazy-chain-guard-misses-commit = M35.not-snapshot-consistent
+  ; flush-trusted-before-sync = M36.not-snapshot-consistent
   }
