@@ -46,6 +46,16 @@ fn sample(pid: u32, log: &mpsc::Receiver<String>) -> HashMap<String, u64> {
     }
 }
 
+/// Runs qemu-io's `commands` on the export at `uri`, in write-back mode
+/// (no flush after each write).
+fn qemu_io_writeback(uri: &str, commands: &[&str]) {
+    let mut args = vec!["-f", "raw", "-t", "writeback", uri];
+    for c in commands {
+        args.extend(["-c", c]);
+    }
+    run_ok(Command::new("qemu-io").args(args), LIMIT);
+}
+
 #[test]
 fn serve_reports_device_counters_on_sigusr1_and_at_exit() {
     if !common::have("qemu-io", "serve_reports_device_counters") {
@@ -59,20 +69,7 @@ fn serve_reports_device_counters_on_sigusr1_and_at_exit() {
     assert!(sector >= 512, "sector_bytes {sector}");
 
     // 1 MiB written, then one flush the client asks for.
-    run_ok(
-        Command::new("qemu-io").args([
-            "-f",
-            "raw",
-            "-t",
-            "writeback",
-            &srv.uri(),
-            "-c",
-            "write -P 0x5a 0 1M",
-            "-c",
-            "flush",
-        ]),
-        LIMIT,
-    );
+    qemu_io_writeback(&srv.uri(), &["write -P 0x5a 0 1M", "flush"]);
     let after = sample(srv.child.id(), &srv.log);
     let written = (after["sectors_written"] - before["sectors_written"]) * sector;
     assert_eq!(written, 1 << 20, "bytes written: {after:?}");
@@ -115,27 +112,10 @@ fn serve_syncs_behind_epoch_barriers_on_its_own() {
     let mut srv = ServerProc::start(&image, &["--quiet"]);
     // 4 MiB with no flush between the writes: more than one epoch, so the
     // server ends epochs with barriers, and its background thread makes
-    // them durable.
-    run_ok(
-        Command::new("qemu-io").args([
-            "-f",
-            "raw",
-            "-t",
-            "writeback",
-            &srv.uri(),
-            "-c",
-            "write -P 0x5a 0 4M",
-        ]),
-        LIMIT,
-    );
-    let mut s = sample(srv.child.id(), &srv.log);
-    for _ in 0..50 {
-        if s["syncs_behind"] > 0 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-        s = sample(srv.child.id(), &srv.log);
-    }
+    // them durable. qemu-io flushes when it closes the export, which would
+    // leave the thread nothing to do: it waits 3 s first.
+    qemu_io_writeback(&srv.uri(), &["write -P 0x5a 0 4M", "sleep 3000"]);
+    let s = sample(srv.child.id(), &srv.log);
     assert!(s["epoch_flushes"] > 0, "{s:?}");
     assert!(s["syncs_behind"] > 0, "no sync behind the barriers: {s:?}");
     assert!(s["flash_syncs"] >= s["syncs_behind"], "{s:?}");
