@@ -1,0 +1,146 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, the lazy chain: crashes at the end of PL's steps in the
+-- chain phase, in PL's crash relation `CRL` (SCFTL.Impl.LazyChainCrash).
+--
+-- For each kind of PL step that writes no region page, a crash from its
+-- end state (the crash point of `crashPL` that is the step itself, then
+-- `Img`) is in `CRL` with the S state S's crash of that operation
+-- allows, given the chain phase (`Phase`), AR and P's RI on the
+-- virtually consolidated state before the step:
+--
+--   * `pl-es-crash`: GC's guarded erase;
+--   * `pl-wr-crash`, `pl-rl-crash`: a write or relocation, unless it
+--     wrote a tentative page after the consolidation page (then its
+--     end state is returned, with the crash outcome), or the crash is
+--     at the consolidation page's own crash point (`optLK`, returned);
+--   * `pl-lazy-crash`: the lazy commit's end state (S's flush landed),
+--     given P's `vOK` on the state before it (`VOKn`).
+--
+-- Not proven here: the crash points inside the steps (the lazy
+-- commit's before its SYNC, the consolidation page's before its SYNC),
+-- the end state of a step that writes a tentative page after the
+-- consolidation page, P's own crash points inside a flush, recovery's
+-- own crashes, and the assembly of Theorem 1 for PL.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.LazyChainCrashSteps (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
+                                      (_≟D_ : DecidableEquality Data) (kc : ℕ) where
+
+open import Data.Bool.Base using (Bool; true; false)
+open import Data.List.Base using (List; []; _∷_; _++_)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂; [_,_]′)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; DOKs)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (tF)
+open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (reg-stable)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
+open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
+open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (VOKn)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc
+open import SCFTL.Impl.LazyChainStable Data d0 amax wmax kmax _≟D_ kc using (rv-snoc)
+open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
+open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (virt-es; virt-wr; virt-rl; virt-lazy)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRL; phase-crash-CRL)
+import SCFTL.Spec Data d0 amax wmax as Sp
+open Sp using (State; Addr; stable; volatile; crashS; use; flush; w; rl; es) renaming (reg to regop)
+
+------------------------------------------------------------------------
+-- Helpers
+
+-- `CRL` depends on the S state through its stable image only
+crl-stable : ∀ {s t t'} → stable t ≡ stable t' → CRL s t → CRL s t'
+crl-stable {s} e (b , g , C , pk , M , rt , dk) =
+  b , g , C , pk , M , rt , subst (DOKs (dat (virt (walkG g s) s)) M) e dk
+
+-- a crash from a state of the chain phase with P's RI on its virtually
+-- consolidated state, abstracting an S state with t's stable image
+crash-end : ∀ {m s' t t'} (ph : Phase m) → AR m t' → RI (virt (rv (ph-rs ph)) m) → stable t' ≡ stable t →
+            Img m s' → CRL s' t
+crash-end {m} {s'} {t} {t'} ph arr r e img = crl-stable {s'} {t'} {t} e (phase-crash-CRL {m} {s'} {t'} ph arr r img)
+
+------------------------------------------------------------------------
+-- GC's guarded erase
+
+pl-es-crash : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
+              crashPL EraseGuard (use (regop es)) s s' →
+              Σ State λ t' → crashS (use (regop es)) t t' × CRL s' t'
+pl-es-crash {s} {t} {s'} ph arr r (m , okm@(p , e , gd , refl) , img)
+  with virt-es {rv (ph-rs ph)} {s} {m} {t} arr r okm
+... | t'' , st , ar'' , r'' = t , refl , crash-end {m} {s'} {t} {t''} (phase-es ph okm) ar'' r'' (reg-stable es st) img
+
+------------------------------------------------------------------------
+-- Writes and relocations
+
+-- the chain phase after a write or relocation keeps its records
+phase-wr-rs : ∀ {G s s' a d} (ph : Phase s) (st : okPL G (use (regop (w a d))) s s') →
+              [ (λ (q : Phase s') → ph-rs q) , (λ _ → ph-rs ph) ]′ (phase-wr {G} {s} {s'} {a} {d} ph st) ≡ ph-rs ph
+phase-wr-rs ph (inj₁ (_ , f1 , false , refl)) = refl
+phase-wr-rs ph (inj₁ (_ , f1 , true , refl))  = refl
+phase-wr-rs ph (inj₂ (_ , refl))              = refl
+
+phase-rl-rs : ∀ {G s s'} (ph : Phase s) (st : okPL G (use (regop rl)) s s') →
+              [ (λ (q : Phase s') → ph-rs q) , (λ _ → ph-rs ph) ]′ (phase-rl {G} {s} {s'} ph st) ≡ ph-rs ph
+phase-rl-rs ph (inj₁ (_ , p , _ , inj₁ (_ , f1 , false , refl))) = refl
+phase-rl-rs ph (inj₁ (_ , p , _ , inj₁ (_ , f1 , true , refl)))  = refl
+phase-rl-rs ph (inj₁ (_ , p , _ , inj₂ (_ , refl)))              = refl
+phase-rl-rs ph (inj₂ (_ , refl))                                 = refl
+
+-- what is left of a write's crash points: its end state with a
+-- tentative page after the consolidation page, or the consolidation
+-- page's crash point before its SYNC
+WrLeft : Addr → Data → St → St → Set
+WrLeft a d s s' = Σ St λ m →
+  ((Σ Bool λ f1 → m ≡ emitT (konsS (optP f1 (wr0 a d s))))
+   ⊎ (Σ Bool λ f1 → Σ Bool λ f2 → optLK f1 f2 (wr0 a d s) m)) × Img m s'
+
+RlLeft : St → St → Set
+RlLeft s s' = Σ St λ m →
+  ((Σ ℕ λ p → Σ Bool λ f1 → m ≡ emitT (konsS (optP f1 (rl0 p s))))
+   ⊎ (Σ ℕ λ p → Σ Bool λ f1 → Σ Bool λ f2 → optLK f1 f2 (rl0 p s) m)) × Img m s'
+
+-- `pl-wr-crash`: a crash of a write of the chain phase is in `CRL`, but
+-- for the crash points left
+pl-wr-crash : ∀ {G s t s' a d} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
+              crashPL G (use (regop (w a d))) s s' →
+              (Σ State λ t' → crashS (use (regop (w a d))) t t' × CRL s' t') ⊎ WrLeft a d s s'
+pl-wr-crash {G} {s} {t} {s'} {a} {d} ph arr r (m , inj₁ okm , img)
+  with virt-wr {G} {rv (ph-rs ph)} {s} {m} {t} arr r okm | phase-wr {G} {s} {m} {a} {d} ph okm | phase-wr-rs {G} {s} {m} {a} {d} ph okm
+... | inj₂ e                       | _         | _  = inj₂ (m , inj₁ e , img)
+... | inj₁ _                       | inj₂ e    | _  = inj₂ (m , inj₁ e , img)
+... | inj₁ (t'' , st , ar'' , r'') | inj₁ ph'  | eq =
+  inj₁ (t , refl , crash-end {m} {s'} {t} {t''} ph' ar''
+                     (subst (λ rs → RI (virt (rv rs) m)) (sym eq) r'') (reg-stable (w a d) st) img)
+pl-wr-crash ph arr r (m , inj₂ (_ , f1 , f2 , k) , img) = inj₂ (m , inj₂ (f1 , f2 , k) , img)
+
+-- `pl-rl-crash`: a crash of a relocation of the chain phase
+pl-rl-crash : ∀ {G s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
+              crashPL G (use (regop rl)) s s' →
+              (Σ State λ t' → crashS (use (regop rl)) t t' × CRL s' t') ⊎ RlLeft s s'
+pl-rl-crash {G} {s} {t} {s'} ph arr r (m , inj₁ okm , img)
+  with virt-rl {G} {rv (ph-rs ph)} {s} {m} {t} arr r okm | phase-rl {G} {s} {m} ph okm | phase-rl-rs {G} {s} {m} ph okm
+... | inj₂ e                       | _         | _  = inj₂ (m , inj₁ e , img)
+... | inj₁ _                       | inj₂ e    | _  = inj₂ (m , inj₁ e , img)
+... | inj₁ (t'' , st , ar'' , r'') | inj₁ ph'  | eq =
+  inj₁ (t , refl , crash-end {m} {s'} {t} {t''} ph' ar''
+                     (subst (λ rs → RI (virt (rv rs) m)) (sym eq) r'') (reg-stable rl st) img)
+pl-rl-crash ph arr r (m , inj₂ (_ , p , _ , _ , f1 , f2 , k) , img) = inj₂ (m , inj₂ (p , f1 , f2 , k) , img)
+
+------------------------------------------------------------------------
+-- The lazy commit's end state
+
+-- `pl-lazy-crash`: a crash at the end of the lazy commit (its SYNC
+-- done) is in `CRL` with S's flush landed
+pl-lazy-crash : ∀ {s t s' M m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → VOKn s →
+                Lazy s M → m ≡ fiL M s → Img m s' →
+                Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+pl-lazy-crash {s} {t} {s'} {M} ph arr r vo lz refl img with virt-lazy {rv (ph-rs ph)} {s} {t} {M} arr r lz
+... | ar' , r' =
+  tF t , inj₁ refl ,
+  crash-end {fiL M s} {s'} {tF t} {tF t} (phase-lazy vo ph lz) ar'
+            (subst (λ vs → RI (virt vs (fiL M s))) (sym (rv-snoc (ph-rs ph) (rec s))) r') refl img
