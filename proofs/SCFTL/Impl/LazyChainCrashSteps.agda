@@ -30,7 +30,7 @@ module SCFTL.Impl.LazyChainCrashSteps (Data : Set) (d0 : Data) (amax wmax kmax :
                                       (_≟D_ : DecidableEquality Data) (kc : ℕ) where
 
 open import Data.Bool.Base using (Bool; true; false)
-open import Data.List.Base using (List; []; _∷_; _++_)
+open import Data.List.Base using (List; []; _∷_; _++_; map)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂; [_,_]′)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
@@ -45,8 +45,19 @@ open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (VOKn)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc
 open import SCFTL.Impl.LazyChainStable Data d0 amax wmax kmax _≟D_ kc using (rv-snoc)
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
-open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (virt-es; virt-wr; virt-rl; virt-lazy)
-open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRL; phase-crash-CRL)
+open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (virt-es; virt-wr; virt-rl; virt-lazy; ar-virt)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRL; phase-crash-CRL; img-virt)
+open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (rec-virt)
+open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (cinv-fi2-crash)
+open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lazy-pos; lazy-room)
+open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (ri-acc; ri-fi2-acc)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow)
+open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (Rof; Dof)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (fi2-crash⁺; CRm; CRm⇒CR)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (CR; crashC-eq)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM)
+open import Data.Unit.Base using (tt)
+open import Data.Maybe.Base using (just)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; Addr; stable; volatile; crashS; use; flush; w; rl; es) renaming (reg to regop)
 
@@ -144,3 +155,58 @@ pl-lazy-crash {s} {t} {s'} {M} ph arr r vo lz refl img with virt-lazy {rv (ph-rs
   tF t , inj₁ refl ,
   crash-end {fiL M s} {s'} {tF t} {tF t} (phase-lazy vo ph lz) ar'
             (subst (λ vs → RI (virt vs (fiL M s))) (sym (rv-snoc (ph-rs ph) (rec s))) r') refl img
+
+------------------------------------------------------------------------
+-- The lazy commit's crash point before its SYNC
+
+-- P's `fi2` does not read the region
+fi2-virt : ∀ vs M s → fi2 M (virt vs s) ≡ virt vs (fi2 M s)
+fi2-virt vs M s = cong F (rec-virt vs s)
+  where
+    F : Cell → St
+    F c = record (virt vs (fi2 M s)) { rcd = rcd s [ M ≔ put c (rcd s M) ] }
+
+-- P's commit check for the lazy commit on the virtual state
+lazy-LkC : ∀ {vs s M} → Lazy s M → Σ ℕ λ L → LkC (virt vs s) L M
+lazy-LkC {vs} {s} {M} (_ , inj₁ ip)       = M , InP⇒LkC {virt vs s} {M} ip
+lazy-LkC {vs} {s} {M} (_ , inj₂ (L , op)) = L , OobP⇒LkC {virt vs s} {L} {M} op
+
+-- `phase-fi2-walk`: at the lazy commit's crash point the walk finds
+-- the whole chain, or the chain with the crashed record
+phase-fi2-walk : ∀ {s s' M} (ph : Phase s) → Lazy s M → Img (fi2 M s) s' →
+                 walkG (gen s) s' ≡ rv (ph-rs ph) ⊎ walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph)
+phase-fi2-walk {s} {s'} {M} (phase C x L y E rs rest c M0 z ci si ri lk e) lz img with lazy-pos ci lz
+... | le , lt , mn = go (cinv-fi2-crash {kc} {s} {s'} {x} {L} {rs} {y} {E} {M} le lt mn (lazy-room ci hr lz) ci img)
+  where
+    hr = trans (cong lkOf (ri-acc ri)) lk
+    F = follow kc (gen s) (Rof s') (Dof s')
+    top : walkG (gen s) s' ≡ F (just (x , L))
+    top = cong F (trans (cong lkOf (ri-fi2-acc {s} {s'} {c} {rest} M ri img)) lk)
+    go : F (just (x , L)) ≡ rv rs ⊎ F (just (x , L)) ≡ rv (rs ++ rec s ∷ []) →
+         walkG (gen s) s' ≡ rv rs ⊎ walkG (gen s) s' ≡ rec s ∷ rv rs
+    go (inj₁ e') = inj₁ (trans top e')
+    go (inj₂ e') = inj₂ (trans top (trans e' (rv-snoc rs (rec s))))
+
+-- `pl-fi2-crash-CRL`: a crash right before the lazy commit's SYNC is in
+-- `CRL` when the walk does not take the crashed record (its slot old or
+-- junk, or its digest failing); otherwise the walk takes it and P's
+-- crash relation holds on the flash with the chain before the step on
+-- the region (P's `fi2-crash⁺` on the virtual state), what
+-- `recto-follow` would move (its hypotheses not derived here)
+pl-fi2-crash-CRL : ∀ {s t s' M} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → Lazy s M →
+                   Img (fi2 M s) s' →
+                   (Σ State λ t' → crashS (use flush) t t' × CRL s' t')
+                 ⊎ (walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph) ×
+                    (Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv (ph-rs ph)) s) (virt (rv (ph-rs ph)) s') t'))
+pl-fi2-crash-CRL {s} {t} {s'} {M} ph arr r lz img@(cD , cL , cO , cR , cI) with lazy-LkC {rv (ph-rs ph)} {s} {M} lz
+... | L , lkc with fi2-crash⁺ {virt (rv (ph-rs ph)) s} {t} {virt (rv (ph-rs ph)) s'} {L} {M} (ar-virt arr) r lkc
+                     (subst (λ u → Img u (virt (rv (ph-rs ph)) s')) (sym (fi2-virt (rv (ph-rs ph)) M s))
+                            (img-virt (rv (ph-rs ph)) {fi2 M s} {s'} img))
+                 | phase-fi2-walk {s} {s'} {M} ph lz img
+... | t' , c , cm | inj₁ wk =
+  inj₁ (t' , c , true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' ,
+        subst (λ us → CR (virt us s') t') (sym wk) (CRm⇒CR {virt (rv (ph-rs ph)) s} {virt (rv (ph-rs ph)) s'} {t'} cm))
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+... | t' , c , cm | inj₂ wk = inj₂ (wk , t' , c , cm)
