@@ -15,15 +15,23 @@
 --     end state is returned, with the crash outcome), or the crash is
 --     at the consolidation page's own crash point (`optLK`, returned);
 --   * `pl-lazy-crash`: the lazy commit's end state (S's flush landed),
---     given P's `vOK` on the state before it (`VOKn`).
+--     given P's `vOK` on the state before it (`VOKn`);
+--   * `pl-fi2-crash-CRL`: the lazy commit's crash point before its
+--     SYNC, when the walk does not take the crashed record (when it
+--     does: P's `CRm` on the flash with the chain before the step,
+--     returned, not moved to `CRL`).
 --
--- Not proven here: the crash points inside the steps (the lazy
--- commit's before its SYNC, the consolidation page's before its SYNC),
--- the end state of a step that writes a tentative page after the
--- consolidation page, P's own crash points inside a flush, recovery's
--- own crashes, and the assembly of Theorem 1 for PL.
+-- Without a chain (P's RI): `free-reg-crash`: every crash point of PL's
+-- write, relocation and erase (the consolidation page's included: there
+-- is none) is the end state of one of P's, so its crashes are in `CRL`.
+--
+-- Not proven here: the lazy commit's crash point with the record taken
+-- by the walk, the consolidation page's crash point with a chain, the
+-- end state of a step that writes a tentative page after a nonempty
+-- chain's consolidation page, P's own crash points inside a flush,
+-- recovery's own crashes, and the assembly of Theorem 1 for PL.
 ------------------------------------------------------------------------
-open import Data.Nat.Base using (ℕ)
+open import Data.Nat.Base using (ℕ; _≤_; _<_)
 open import Relation.Binary.Definitions using (DecidableEquality)
 
 module SCFTL.Impl.LazyChainCrashSteps (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
@@ -38,7 +46,10 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; DOKs)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (tF)
-open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (reg-stable)
+open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (reg-stable; reg-sim; reg-crashS)
+open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free; konsS-free)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (free-crash-CRL)
+open import Data.Empty using (⊥-elim)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (VOKn)
@@ -210,3 +221,56 @@ pl-fi2-crash-CRL {s} {t} {s'} {M} ph arr r lz img@(cD , cL , cO , cR , cI) with 
     sl' = crashC-eq (RI.slotL r) cL
     so' = crashC-PM tt cO (RI.slotO r)
 ... | t' , c , cm | inj₂ wk = inj₂ (wk , t' , c , cm)
+
+------------------------------------------------------------------------
+-- Without a chain: every crash point of PL's write, relocation and
+-- erase is the end state of one of P's, so its crashes are in `CRL`
+
+-- `konsI-free`: without a chain the consolidation page's crash point is
+-- the state itself
+konsI-free : ∀ {s} → chainOf s ≡ [] → konsI s ≡ s
+konsI-free {s} e = cong (λ cs → konsP (konsFor (gen s) cs) s) e
+
+free-pt-w : ∀ {G s t m a d} → AR s t → RI s →
+            (okPL G (use (regop (w a d))) s m ⊎ (InB a s × Σ Bool λ f1 → Σ Bool λ f2 → optLK f1 f2 (wr0 a d s) m)) →
+            okP (use (regop (w a d))) s m
+free-pt-w arr r (inj₁ (inj₁ (ib , f1 , false , refl))) = inj₁ (ib , f1 , false , refl)
+free-pt-w {s = s} {a = a} {d} arr r (inj₁ (inj₁ (ib , f1 , true , refl)))
+  with reg-sim (w a d) arr r (inj₁ (ib , f1 , false , refl))
+... | _ , _ , _ , r1 = inj₁ (ib , f1 , true , cong emitT (konsS-free {optP f1 (wr0 a d s)} (ri-chain-free r1)))
+free-pt-w arr r (inj₁ (inj₂ (nb , refl))) = inj₂ (nb , refl)
+free-pt-w {s = s} {a = a} {d} arr r (inj₂ (ib , f1 , true , refl))
+  with reg-sim (w a d) arr r (inj₁ (ib , f1 , false , refl))
+... | _ , _ , _ , r1 = inj₁ (ib , f1 , false , konsI-free {optP f1 (wr0 a d s)} (ri-chain-free r1))
+free-pt-w arr r (inj₂ (ib , f1 , false , ()))
+
+free-pt-rl : ∀ {G s t m} → AR s t → RI s →
+             (okPL G (use (regop rl)) s m
+              ⊎ (gcnt s ≤ kmax × Σ ℕ λ p → p < nxt s × Valid s p × Σ Bool λ f1 → Σ Bool λ f2 → optLK f1 f2 (rl0 p s) m)) →
+             okP (use (regop rl)) s m
+free-pt-rl arr r (inj₁ (inj₁ (k , p , lt , inj₁ (v , f1 , false , refl)))) = inj₁ (k , p , lt , inj₁ (v , f1 , false , refl))
+free-pt-rl {s = s} arr r (inj₁ (inj₁ (k , p , lt , inj₁ (v , f1 , true , refl))))
+  with reg-sim rl arr r (inj₁ (k , p , lt , inj₁ (v , f1 , false , refl)))
+... | _ , _ , _ , r1 = inj₁ (k , p , lt , inj₁ (v , f1 , true , cong emitT (konsS-free {optP f1 (rl0 p s)} (ri-chain-free r1))))
+free-pt-rl arr r (inj₁ (inj₁ (k , p , lt , inj₂ (nv , refl)))) = inj₁ (k , p , lt , inj₂ (nv , refl))
+free-pt-rl arr r (inj₁ (inj₂ (nk , refl))) = inj₂ (nk , refl)
+free-pt-rl {s = s} arr r (inj₂ (k , p , lt , v , f1 , true , refl))
+  with reg-sim rl arr r (inj₁ (k , p , lt , inj₁ (v , f1 , false , refl)))
+... | _ , _ , _ , r1 = inj₁ (k , p , lt , inj₁ (v , f1 , false , konsI-free {optP f1 (rl0 p s)} (ri-chain-free r1)))
+free-pt-rl arr r (inj₂ (k , p , lt , v , f1 , false , ()))
+
+-- the crash point as the end state of P's operation
+free-pt : ∀ {G} x {s t s'} → AR s t → RI s → crashPL G (use (regop x)) s s' →
+          Σ St λ m → okP (use (regop x)) s m × Img m s'
+free-pt {G} (w a d) {s} {t} arr r (m , pt , img) = m , free-pt-w {G} {s} {t} {m} arr r pt , img
+free-pt {G} rl      {s} {t} arr r (m , pt , img) = m , free-pt-rl {G} {s} {t} {m} arr r pt , img
+free-pt es      arr r (m , (p , e , _ , refl) , img) = m , (p , e , refl) , img
+
+-- `free-reg-crash`: a crash of PL's write, relocation or erase from a
+-- state with P's RI (no chain) is in `CRL`, S's state unchanged
+free-reg-crash : ∀ {G} x {s t s'} → AR s t → RI s → crashPL G (use (regop x)) s s' →
+                 Σ State λ t' → crashS (use (regop x)) t t' × CRL s' t'
+free-reg-crash {G} x {s} {t} {s'} arr r c with free-pt {G} x arr r c
+... | m , okm , img with reg-sim x arr r okm
+...   | t'' , st , ar'' , r'' =
+  t , reg-crashS x t , crl-stable {s'} {t''} {t} (reg-stable x st) (free-crash-CRL {m} {s'} {t''} ar'' r'' img)
