@@ -23,7 +23,11 @@
 --
 -- Without a chain (P's RI): `free-reg-crash`: every crash point of PL's
 -- write, relocation and erase (the consolidation page's included: there
--- is none) is the end state of one of P's, so its crashes are in `CRL`.
+-- is none) is the end state of one of P's, so its crashes are in `CRL`;
+-- `free-kons-crash`: a flush's crash point before the consolidation
+-- page's SYNC; `free-lazy-crash`: the lazy commit's crash points (the
+-- chain phase started by `phase-start⁺`), but for the record taken by
+-- the walk before the SYNC.
 --
 -- Not proven here: the lazy commit's crash point with the record taken
 -- by the walk, the consolidation page's crash point with a chain, the
@@ -50,6 +54,7 @@ open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (reg-stable; 
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free; konsS-free)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (free-crash-CRL)
 open import Data.Empty using (⊥-elim)
+open import Data.Nat.Properties using (<⇒≤; ≤-trans)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (VOKn)
@@ -274,3 +279,33 @@ free-reg-crash {G} x {s} {t} {s'} arr r c with free-pt {G} x arr r c
 ... | m , okm , img with reg-sim x arr r okm
 ...   | t'' , st , ar'' , r'' =
   t , reg-crashS x t , crl-stable {s'} {t''} {t} (reg-stable x st) (free-crash-CRL {m} {s'} {t''} ar'' r'' img)
+
+-- `free-kons-crash`: a flush's first crash point (before the
+-- consolidation page's SYNC) from a state with P's RI: there is no page,
+-- the crash is one of the state itself, S's flush not landed
+free-kons-crash : ∀ {s t s' m} → AR s t → RI s → m ≡ konsI s → Img m s' →
+                  Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+free-kons-crash {s} {t} {s'} {m} arr r e img =
+  t , inj₂ refl , free-crash-CRL {s} {s'} {t} arr r (subst (λ u → Img u s') (trans e (konsI-free {s} (ri-chain-free r))) img)
+
+-- the lazy commit from a state with P's RI starts the chain phase with
+-- an empty chain
+free-lazy-ph : ∀ {s M} → RI s → Lazy s M → Σ (Phase s) λ ph → ph-rs ph ≡ []
+free-lazy-ph r (_ , inj₁ (ln , et , lt , _)) = phase-start⁺ r ln et (<⇒≤ lt)
+free-lazy-ph {s} {M} r (_ , inj₂ (L , op)) with OobP⇒LkC {s} {L} {M} op
+... | ln , et , le , mn , _ = phase-start⁺ r ln et (≤-trans le (<⇒≤ mn))
+
+-- `free-lazy-crash`: the lazy commit's crash points from a state with
+-- P's RI: in `CRL`, but for the record taken by the walk before the
+-- SYNC (then the walk is that record alone, P's `CRm` on the flash)
+free-lazy-crash : ∀ {s t s' M m} → AR s t → RI s → VOKn s → Lazy s M → (m ≡ fi2 M s ⊎ m ≡ fiL M s) → Img m s' →
+                  (Σ State λ t' → crashS (use flush) t t' × CRL s' t')
+                ⊎ (walkG (gen s) s' ≡ rec s ∷ [] × (Σ State λ t' → crashS (use flush) t t' × CRm s s' t'))
+free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₂ refl) img with free-lazy-ph r lz
+... | ph , e = inj₁ (pl-lazy-crash ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) vo lz refl img)
+free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-lazy-ph r lz
+... | ph , e with pl-fi2-crash-CRL ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) lz img
+...   | inj₁ x = inj₁ x
+...   | inj₂ (wk , rest) =
+  inj₂ (subst (λ rs → walkG (gen s) s' ≡ rec s ∷ rv rs) e wk ,
+        subst (λ rs → Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv rs) s) (virt (rv rs) s') t') e rest)
