@@ -35,13 +35,13 @@
 -- chain's consolidation page, P's own crash points inside a flush,
 -- recovery's own crashes, and the assembly of Theorem 1 for PL.
 ------------------------------------------------------------------------
-open import Data.Nat.Base using (ℕ; _≤_; _<_)
+open import Data.Nat.Base using (ℕ; zero; suc; _≤_; _<_; _≡ᵇ_)
 open import Relation.Binary.Definitions using (DecidableEquality)
 
 module SCFTL.Impl.LazyChainCrashSteps (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
                                       (_≟D_ : DecidableEquality Data) (kc : ℕ) where
 
-open import Data.Bool.Base using (Bool; true; false)
+open import Data.Bool.Base using (Bool; true; false; _∧_)
 open import Data.List.Base using (List; []; _∷_; _++_; map)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂; [_,_]′)
@@ -54,7 +54,13 @@ open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (reg-stable; 
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free; konsS-free)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (free-crash-CRL)
 open import Data.Empty using (⊥-elim)
-open import Data.Nat.Properties using (<⇒≤; ≤-trans)
+open import Data.Nat.Properties using (<⇒≤; ≤-trans; ≤-refl)
+open import Relation.Binary.PropositionalEquality using (_≢_)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-follow)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (recto; RecTo)
+open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (RInv; crashL-syn)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (map-cur-syn; upd-other; seek-none; <⇒≢)
+open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (ch-abv; ch-enx; ch-rdu)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (VOKn)
@@ -67,13 +73,13 @@ open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (cinv-fi2-crash)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lazy-pos; lazy-room)
 open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (ri-acc; ri-fi2-acc)
-open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow; fol)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (Rof; Dof)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (fi2-crash⁺; CRm; CRm⇒CR)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (CR; crashC-eq)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM)
 open import Data.Unit.Base using (tt)
-open import Data.Maybe.Base using (just)
+open import Data.Maybe.Base using (just; nothing)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; Addr; stable; volatile; crashS; use; flush; w; rl; es) renaming (reg to regop)
 
@@ -309,3 +315,108 @@ free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-lazy-ph
 ...   | inj₂ (wk , rest) =
   inj₂ (subst (λ rs → walkG (gen s) s' ≡ rec s ∷ rv rs) e wk ,
         subst (λ rs → Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv rs) s) (virt (rv rs) s') t') e rest)
+
+------------------------------------------------------------------------
+-- The record taken by the walk, without a chain: `recto-follow`'s
+-- hypotheses derived
+
+++-single : ∀ (xs : List Cell) {c : Cell} {cs : List Cell} {r : Cell} → xs ++ c ∷ cs ≡ r ∷ [] → _≡_ {A = List Cell} (c ∷ cs) (r ∷ [])
+++-single []           e  = e
+++-single (x ∷ [])     ()
+++-single (x ∷ y ∷ xs) ()
+
+fol-inv : ∀ k g R D es r → fol k g R D es ≡ r ∷ [] → es ≡ r ∷ []
+fol-inv k g R D []       r ()
+fol-inv k g R D (c ∷ cs) r e = ++-single (follow k g R D (lkOf (c ∷ cs))) {c} {cs} {r} e
+
+follow-inv : ∀ k g R D l r → follow k g R D l ≡ r ∷ [] → extM g R D l ≡ r ∷ []
+follow-inv zero    g R D l r ()
+follow-inv (suc k) g R D l r e = fol-inv k g R D (extM g R D l) r e
+
+extM-okR : ∀ g R D x L c → extM g R D (just (x , L)) ≡ c ∷ [] → okR g (suc x) D c ≡ true
+extM-okR g R D x L c e with seek g omax R L
+... | nothing = ⊥-elim (nil≢ e)
+  where
+    nil≢ : [] ≡ c ∷ [] → Data.Empty.⊥
+    nil≢ ()
+... | just q with okR g (suc x) D (R q) in ok
+...   | true  = subst (λ d → okR g (suc x) D d ≡ true) (cong hd e) ok
+  where
+    hd : List Cell → Cell
+    hd []      = junk
+    hd (d ∷ _) = d
+...   | false = ⊥-elim (nil≢ e)
+  where
+    nil≢ : [] ≡ c ∷ [] → Data.Empty.⊥
+    nil≢ ()
+
+okC-okR : ∀ g D h y ps dd dt E z X → dt ≡ [] → ((h ≡ᵇ g) ∧ (y ≡ᵇ z) ∧ verD D dd) ≡ true →
+          okC g D (dlt h y ps true (dd , dt , E)) X ≡ true
+okC-okR g D h y ps dd .[] E z X refl e with h ≡ᵇ g | y ≡ᵇ z | verD D dd
+... | true | true | true = refl
+... | true | true | false = e
+... | true | false | _ = ⊥-elim (f≢t e)
+  where
+    f≢t : false ≡ true → Data.Empty.⊥
+    f≢t ()
+... | false | _ | _ = ⊥-elim (f≢t e)
+  where
+    f≢t : false ≡ true → Data.Empty.⊥
+    f≢t ()
+
+lazy-et : ∀ {s M} → Lazy s M → ept s ≡ []
+lazy-et (_ , inj₁ (_ , et , _))    = et
+lazy-et {s} {M} (_ , inj₂ (L , op)) = proj₁ (proj₂ (OobP⇒LkC {s} {L} {M} op))
+
+-- `free-fi2-landed`: the lazy commit's crash point before its SYNC from
+-- a state with P's RI, the record taken by the walk: P's `CRm` moved to
+-- the flash with the record on the region (`recto-follow`)
+free-fi2-landed : ∀ {s s' M t'} → RI s → Lazy s M → Img (fi2 M s) s' → walkG (gen s) s' ≡ rec s ∷ [] →
+                  CRm s s' t' → CRL s' t'
+free-fi2-landed {s} {s'} {M} {t'} r lz img@(cD , cL , cO , cR , cI) wk (M' , _ , recto b g C pk sl so rs rg mx dm ro , dk)
+  with trans (sym pk) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) cL) (crashC-PM tt cO (RI.slotO r)))
+... | refl =
+  true , gen s , RI.C r , pk , M' ,
+  subst (λ vs → RecTo (virt vs s') M') (sym wk)
+        (recto-follow {[]} {s'} {M'} {rec s} (recto b g C pk sl so rs rg mx dm ro) ea ex ok ex' ≤-refl) , dk
+  where
+    ph = proj₁ (free-lazy-ph r lz)
+    ci = ph-cinv ph
+    G = gen s
+    D' = Dof s'
+    R' = Rof s'
+    X = map cur (dr s')
+    X≡ : X ≡ ph-c ph ∷ ph-rest ph
+    X≡ = trans (cong (map cur) (crashL-syn (ph-c ph ∷ ph-rest ph) (subst (λ l → CrashL l (dr s')) (RInv.r-eq (ph-rinv ph)) cR)))
+               (map-cur-syn (ph-c ph ∷ ph-rest ph))
+    ea : acc G D' X ≡ X
+    ea = trans (ri-fi2-acc {s} {s'} {ph-c ph} {ph-rest ph} M (ph-rinv ph) img) (sym X≡)
+    lkX : lkOf X ≡ just (ph-x ph , ph-L ph)
+    lkX = trans (cong lkOf X≡) (ph-lk ph)
+    ex : extM G R' D' (lkOf X) ≡ rec s ∷ []
+    ex = follow-inv kc G R' D' (lkOf X) (rec s) (trans (cong (λ l → follow kc G R' D' (lkOf l)) (sym ea)) wk)
+    okr : okR G (suc (ph-x ph)) D' (rec s) ≡ true
+    okr = extM-okR G R' D' (ph-x ph) (ph-L ph) (rec s) (trans (cong (extM G R' D') (sym lkX)) ex)
+    ok : okC G D' (rec s) X ≡ true
+    ok = okC-okR G D' (gen s) (ep s) (dbuf s) (proj₁ (dgOf s)) (ept s) (nxt s) (suc (ph-x ph)) X (lazy-et {s} {M} lz) okr
+    mn : M < nxt s
+    mn = proj₂ (proj₂ (lazy-pos {s} {M} ci lz))
+    cur-eq : ∀ p → nxt s ≤ p → cur (rcd s' p) ≡ cur (rcd s p)
+    cur-eq p le = cong cur (crashC-eq (trans (upd-other (rcd s) (put (rec s) (rcd s M)) ne) (ch-rdu ci p)) (cI p))
+      where
+        ne : p ≢ M
+        ne e = <⇒≢ (≤-trans mn le) (sym e)
+    ab : Above G R' (nxt s)
+    ab p le = subst (RLt G) (sym (cur-eq p le)) (ch-abv ci p (≤-trans (ch-enx ci) le))
+    ex' : extM G R' D' (lkOf (rec s ∷ X)) ≡ []
+    ex' = cong (extS G R' D' (ep s)) (seek-none G omax R' (nxt s) ab)
+
+-- `free-lazy-crash-CRL`: every crash point of the lazy commit from a
+-- state with P's RI is in `CRL`
+free-lazy-crash-CRL : ∀ {s t s' M m} → AR s t → RI s → VOKn s → Lazy s M → (m ≡ fi2 M s ⊎ m ≡ fiL M s) → Img m s' →
+                      Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img
+... | inj₁ x = x
+... | inj₂ (wk , t' , c , cm) = t' , c , free-fi2-landed {s} {s'} {M} {t'} r lz img wk cm
+free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₂ refl) img with free-lazy-ph r lz
+... | ph , e = pl-lazy-crash ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) vo lz refl img
