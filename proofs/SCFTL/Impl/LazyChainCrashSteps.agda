@@ -27,10 +27,13 @@
 -- `free-kons-crash`: a flush's crash point before the consolidation
 -- page's SYNC; `free-lazy-crash`: the lazy commit's crash points (the
 -- chain phase started by `phase-start⁺`), but for the record taken by
--- the walk before the SYNC.
+-- the walk before the SYNC; `free-fi2-landed`: that one too
+-- (`recto-follow` with its hypotheses derived on the crashed flash), so
+-- `free-lazy-crash-CRL`: every crash point of the lazy commit from a
+-- state with P's RI is in `CRL`.
 --
 -- Not proven here: the lazy commit's crash point with the record taken
--- by the walk, the consolidation page's crash point with a chain, the
+-- by the walk over a nonempty chain, the consolidation page's crash point with a chain, the
 -- end state of a step that writes a tentative page after a nonempty
 -- chain's consolidation page, P's own crash points inside a flush,
 -- recovery's own crashes, and the assembly of Theorem 1 for PL.
