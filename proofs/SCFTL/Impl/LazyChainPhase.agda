@@ -89,22 +89,22 @@ private
   dgOf′ (dlt _ _ _ _ d) = d
   dgOf′ _               = ε
 
-phase-start : ∀ {s L} → RI s → lnk s ≡ just L → ept s ≡ [] → L ≤ nxt s → Phase s
-phase-start {s} {L} r ln et le with RI.lkOK r L ln
+phase-start⁺ : ∀ {s L} → RI s → lnk s ≡ just L → ept s ≡ [] → L ≤ nxt s → Σ (Phase s) λ ph → ph-rs ph ≡ []
+phase-start⁺ {s} {L} r ln et le with RI.lkOK r L ln
 ... | x , ps , dd , dt , cs , ce , ex = go (RI.comm r) ce (RI.cmV r) (RI.cmX r) (RI.rcL r) (RI.regEq r)
   where
     g = gen s
     go : ∀ comm → comm ≡ dlt g x ps true (dd , dt , L) ∷ cs → CmV g (smap s) (dat s) comm →
          proj₁ (rp g comm (st0 (RI.C r))) ≐ smap s →
          (∀ x' L' → lkTop g comm ≡ just (x' , L') → Above g (λ p → cur (rcd s p)) L') →
-         dr s ≡ RI.tents r ++ map syn comm → Phase s
+         dr s ≡ RI.tents r ++ map syn comm → Σ (Phase s) λ ph → ph-rs ph ≡ []
     go _ refl (inj₁ (nc , _)) _ _ _ = false≢true (trans (sym nc) (eqb-refl g))
     go _ refl (inj₂ (x' , _ , dg' , ce' , ess' , vt')) cx hrl re =
       phase (RI.C r) x L x L [] cs c0 _ _
         (cinv end (hrl x L (lt1 g)) [] [] [] [] (rdu-RI r) z≤n ln (sym ex) le)
         (sinv (λ a → sym (cx a)) (RI.vm r))
         (rinv deq ok (ent-dur dd ess) (entB r dd ess) (entF r dd ess))
-        refl (rp1 g)
+        refl (rp1 g) , refl
       where
         c0 = dlt g x ps true (dd , dt , L)
         dgE : (dd , dt , L) ≡ dg'
@@ -126,6 +126,14 @@ phase-start {s} {L} r ln et le with RI.lkOK r L ln
                     ≡ (proj₁ (rp g (dlt g x ps true (dd , dt , L) ∷ cs) (st0 (RI.C r))) , x ,
                        proj₁ (rp g (dlt g x ps true (dd , dt , L) ∷ cs) (st0 (RI.C r))))
         rp1 g rewrite eqb-refl g = refl
+
+phase-start : ∀ {s L} → RI s → lnk s ≡ just L → ept s ≡ [] → L ≤ nxt s → Phase s
+phase-start r ln et le = proj₁ (phase-start⁺ r ln et le)
+
+-- `phase-start-rs`: the chain phase starts with an empty chain
+phase-start-rs : ∀ {s L} (r : RI s) (ln : lnk s ≡ just L) (et : ept s ≡ []) (le : L ≤ nxt s) →
+                 ph-rs (phase-start r ln et le) ≡ []
+phase-start-rs r ln et le = proj₂ (phase-start⁺ r ln et le)
 
 ------------------------------------------------------------------------
 -- PL's steps that write no region page

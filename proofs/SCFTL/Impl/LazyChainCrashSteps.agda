@@ -1,0 +1,425 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, the lazy chain: crashes at the end of PL's steps in the
+-- chain phase, in PL's crash relation `CRL` (SCFTL.Impl.LazyChainCrash).
+--
+-- For each kind of PL step that writes no region page, a crash from its
+-- end state (the crash point of `crashPL` that is the step itself, then
+-- `Img`) is in `CRL` with the S state S's crash of that operation
+-- allows, given the chain phase (`Phase`), AR and P's RI on the
+-- virtually consolidated state before the step:
+--
+--   * `pl-es-crash`: GC's guarded erase;
+--   * `pl-wr-crash`, `pl-rl-crash`: a write or relocation, unless it
+--     wrote a tentative page after the consolidation page (then its
+--     end state is returned, with the crash outcome), or the crash is
+--     at the consolidation page's own crash point (`optLK`, returned);
+--   * `pl-lazy-crash`: the lazy commit's end state (S's flush landed),
+--     given P's `vOK` on the state before it (`VOKn`);
+--   * `pl-fi2-crash-CRL`: the lazy commit's crash point before its
+--     SYNC, when the walk does not take the crashed record (when it
+--     does: P's `CRm` on the flash with the chain before the step,
+--     returned, not moved to `CRL`).
+--
+-- Without a chain (P's RI): `free-reg-crash`: every crash point of PL's
+-- write, relocation and erase (the consolidation page's included: there
+-- is none) is the end state of one of P's, so its crashes are in `CRL`;
+-- `free-kons-crash`: a flush's crash point before the consolidation
+-- page's SYNC; `free-lazy-crash`: the lazy commit's crash points (the
+-- chain phase started by `phase-start⁺`), but for the record taken by
+-- the walk before the SYNC; `free-fi2-landed`: that one too
+-- (`recto-follow` with its hypotheses derived on the crashed flash), so
+-- `free-lazy-crash-CRL`: every crash point of the lazy commit from a
+-- state with P's RI is in `CRL`.
+--
+-- Not proven here: the lazy commit's crash point with the record taken
+-- by the walk over a nonempty chain, the consolidation page's crash point with a chain, the
+-- end state of a step that writes a tentative page after a nonempty
+-- chain's consolidation page, P's own crash points inside a flush,
+-- recovery's own crashes, and the assembly of Theorem 1 for PL.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ; zero; suc; _≤_; _<_; _≡ᵇ_)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.LazyChainCrashSteps (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
+                                      (_≟D_ : DecidableEquality Data) (kc : ℕ) where
+
+open import Data.Bool.Base using (Bool; true; false; _∧_)
+open import Data.List.Base using (List; []; _∷_; _++_; map)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂; [_,_]′)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; DOKs)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (tF)
+open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (reg-stable; reg-sim; reg-crashS)
+open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free; konsS-free)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (free-crash-CRL)
+open import Data.Empty using (⊥-elim)
+open import Data.Nat.Properties using (<⇒≤; ≤-trans; ≤-refl)
+open import Relation.Binary.PropositionalEquality using (_≢_)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-follow)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (recto; RecTo)
+open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (RInv; crashL-syn)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (map-cur-syn; upd-other; seek-none; <⇒≢)
+open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (ch-abv; ch-enx; ch-rdu)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
+open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
+open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (VOKn)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc
+open import SCFTL.Impl.LazyChainStable Data d0 amax wmax kmax _≟D_ kc using (rv-snoc)
+open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
+open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (virt-es; virt-wr; virt-rl; virt-lazy; ar-virt)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRL; phase-crash-CRL; img-virt)
+open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (rec-virt)
+open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (cinv-fi2-crash)
+open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lazy-pos; lazy-room)
+open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (ri-acc; ri-fi2-acc)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow; fol)
+open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (Rof; Dof)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (fi2-crash⁺; CRm; CRm⇒CR)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (CR; crashC-eq)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM)
+open import Data.Unit.Base using (tt)
+open import Data.Maybe.Base using (just; nothing)
+import SCFTL.Spec Data d0 amax wmax as Sp
+open Sp using (State; Addr; stable; volatile; crashS; use; flush; w; rl; es) renaming (reg to regop)
+
+------------------------------------------------------------------------
+-- Helpers
+
+-- `CRL` depends on the S state through its stable image only
+crl-stable : ∀ {s t t'} → stable t ≡ stable t' → CRL s t → CRL s t'
+crl-stable {s} e (b , g , C , pk , M , rt , dk) =
+  b , g , C , pk , M , rt , subst (DOKs (dat (virt (walkG g s) s)) M) e dk
+
+-- a crash from a state of the chain phase with P's RI on its virtually
+-- consolidated state, abstracting an S state with t's stable image
+crash-end : ∀ {m s' t t'} (ph : Phase m) → AR m t' → RI (virt (rv (ph-rs ph)) m) → stable t' ≡ stable t →
+            Img m s' → CRL s' t
+crash-end {m} {s'} {t} {t'} ph arr r e img = crl-stable {s'} {t'} {t} e (phase-crash-CRL {m} {s'} {t'} ph arr r img)
+
+------------------------------------------------------------------------
+-- GC's guarded erase
+
+pl-es-crash : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
+              crashPL EraseGuard (use (regop es)) s s' →
+              Σ State λ t' → crashS (use (regop es)) t t' × CRL s' t'
+pl-es-crash {s} {t} {s'} ph arr r (m , okm@(p , e , gd , refl) , img)
+  with virt-es {rv (ph-rs ph)} {s} {m} {t} arr r okm
+... | t'' , st , ar'' , r'' = t , refl , crash-end {m} {s'} {t} {t''} (phase-es ph okm) ar'' r'' (reg-stable es st) img
+
+------------------------------------------------------------------------
+-- Writes and relocations
+
+-- the chain phase after a write or relocation keeps its records
+phase-wr-rs : ∀ {G s s' a d} (ph : Phase s) (st : okPL G (use (regop (w a d))) s s') →
+              [ (λ (q : Phase s') → ph-rs q) , (λ _ → ph-rs ph) ]′ (phase-wr {G} {s} {s'} {a} {d} ph st) ≡ ph-rs ph
+phase-wr-rs ph (inj₁ (_ , f1 , false , refl)) = refl
+phase-wr-rs ph (inj₁ (_ , f1 , true , refl))  = refl
+phase-wr-rs ph (inj₂ (_ , refl))              = refl
+
+phase-rl-rs : ∀ {G s s'} (ph : Phase s) (st : okPL G (use (regop rl)) s s') →
+              [ (λ (q : Phase s') → ph-rs q) , (λ _ → ph-rs ph) ]′ (phase-rl {G} {s} {s'} ph st) ≡ ph-rs ph
+phase-rl-rs ph (inj₁ (_ , p , _ , inj₁ (_ , f1 , false , refl))) = refl
+phase-rl-rs ph (inj₁ (_ , p , _ , inj₁ (_ , f1 , true , refl)))  = refl
+phase-rl-rs ph (inj₁ (_ , p , _ , inj₂ (_ , refl)))              = refl
+phase-rl-rs ph (inj₂ (_ , refl))                                 = refl
+
+-- what is left of a write's crash points: its end state with a
+-- tentative page after the consolidation page, or the consolidation
+-- page's crash point before its SYNC
+WrLeft : Addr → Data → St → St → Set
+WrLeft a d s s' = Σ St λ m →
+  ((Σ Bool λ f1 → m ≡ emitT (konsS (optP f1 (wr0 a d s))))
+   ⊎ (Σ Bool λ f1 → Σ Bool λ f2 → optLK f1 f2 (wr0 a d s) m)) × Img m s'
+
+RlLeft : St → St → Set
+RlLeft s s' = Σ St λ m →
+  ((Σ ℕ λ p → Σ Bool λ f1 → m ≡ emitT (konsS (optP f1 (rl0 p s))))
+   ⊎ (Σ ℕ λ p → Σ Bool λ f1 → Σ Bool λ f2 → optLK f1 f2 (rl0 p s) m)) × Img m s'
+
+-- `pl-wr-crash`: a crash of a write of the chain phase is in `CRL`, but
+-- for the crash points left
+pl-wr-crash : ∀ {G s t s' a d} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
+              crashPL G (use (regop (w a d))) s s' →
+              (Σ State λ t' → crashS (use (regop (w a d))) t t' × CRL s' t') ⊎ WrLeft a d s s'
+pl-wr-crash {G} {s} {t} {s'} {a} {d} ph arr r (m , inj₁ okm , img)
+  with virt-wr {G} {rv (ph-rs ph)} {s} {m} {t} arr r okm | phase-wr {G} {s} {m} {a} {d} ph okm | phase-wr-rs {G} {s} {m} {a} {d} ph okm
+... | inj₂ e                       | _         | _  = inj₂ (m , inj₁ e , img)
+... | inj₁ _                       | inj₂ e    | _  = inj₂ (m , inj₁ e , img)
+... | inj₁ (t'' , st , ar'' , r'') | inj₁ ph'  | eq =
+  inj₁ (t , refl , crash-end {m} {s'} {t} {t''} ph' ar''
+                     (subst (λ rs → RI (virt (rv rs) m)) (sym eq) r'') (reg-stable (w a d) st) img)
+pl-wr-crash ph arr r (m , inj₂ (_ , f1 , f2 , k) , img) = inj₂ (m , inj₂ (f1 , f2 , k) , img)
+
+-- `pl-rl-crash`: a crash of a relocation of the chain phase
+pl-rl-crash : ∀ {G s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
+              crashPL G (use (regop rl)) s s' →
+              (Σ State λ t' → crashS (use (regop rl)) t t' × CRL s' t') ⊎ RlLeft s s'
+pl-rl-crash {G} {s} {t} {s'} ph arr r (m , inj₁ okm , img)
+  with virt-rl {G} {rv (ph-rs ph)} {s} {m} {t} arr r okm | phase-rl {G} {s} {m} ph okm | phase-rl-rs {G} {s} {m} ph okm
+... | inj₂ e                       | _         | _  = inj₂ (m , inj₁ e , img)
+... | inj₁ _                       | inj₂ e    | _  = inj₂ (m , inj₁ e , img)
+... | inj₁ (t'' , st , ar'' , r'') | inj₁ ph'  | eq =
+  inj₁ (t , refl , crash-end {m} {s'} {t} {t''} ph' ar''
+                     (subst (λ rs → RI (virt (rv rs) m)) (sym eq) r'') (reg-stable rl st) img)
+pl-rl-crash ph arr r (m , inj₂ (_ , p , _ , _ , f1 , f2 , k) , img) = inj₂ (m , inj₂ (p , f1 , f2 , k) , img)
+
+------------------------------------------------------------------------
+-- The lazy commit's end state
+
+-- `pl-lazy-crash`: a crash at the end of the lazy commit (its SYNC
+-- done) is in `CRL` with S's flush landed
+pl-lazy-crash : ∀ {s t s' M m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → VOKn s →
+                Lazy s M → m ≡ fiL M s → Img m s' →
+                Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+pl-lazy-crash {s} {t} {s'} {M} ph arr r vo lz refl img with virt-lazy {rv (ph-rs ph)} {s} {t} {M} arr r lz
+... | ar' , r' =
+  tF t , inj₁ refl ,
+  crash-end {fiL M s} {s'} {tF t} {tF t} (phase-lazy vo ph lz) ar'
+            (subst (λ vs → RI (virt vs (fiL M s))) (sym (rv-snoc (ph-rs ph) (rec s))) r') refl img
+
+------------------------------------------------------------------------
+-- The lazy commit's crash point before its SYNC
+
+-- P's `fi2` does not read the region
+fi2-virt : ∀ vs M s → fi2 M (virt vs s) ≡ virt vs (fi2 M s)
+fi2-virt vs M s = cong F (rec-virt vs s)
+  where
+    F : Cell → St
+    F c = record (virt vs (fi2 M s)) { rcd = rcd s [ M ≔ put c (rcd s M) ] }
+
+-- P's commit check for the lazy commit on the virtual state
+lazy-LkC : ∀ {vs s M} → Lazy s M → Σ ℕ λ L → LkC (virt vs s) L M
+lazy-LkC {vs} {s} {M} (_ , inj₁ ip)       = M , InP⇒LkC {virt vs s} {M} ip
+lazy-LkC {vs} {s} {M} (_ , inj₂ (L , op)) = L , OobP⇒LkC {virt vs s} {L} {M} op
+
+-- `phase-fi2-walk`: at the lazy commit's crash point the walk finds
+-- the whole chain, or the chain with the crashed record
+phase-fi2-walk : ∀ {s s' M} (ph : Phase s) → Lazy s M → Img (fi2 M s) s' →
+                 walkG (gen s) s' ≡ rv (ph-rs ph) ⊎ walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph)
+phase-fi2-walk {s} {s'} {M} (phase C x L y E rs rest c M0 z ci si ri lk e) lz img with lazy-pos ci lz
+... | le , lt , mn = go (cinv-fi2-crash {kc} {s} {s'} {x} {L} {rs} {y} {E} {M} le lt mn (lazy-room ci hr lz) ci img)
+  where
+    hr = trans (cong lkOf (ri-acc ri)) lk
+    F = follow kc (gen s) (Rof s') (Dof s')
+    top : walkG (gen s) s' ≡ F (just (x , L))
+    top = cong F (trans (cong lkOf (ri-fi2-acc {s} {s'} {c} {rest} M ri img)) lk)
+    go : F (just (x , L)) ≡ rv rs ⊎ F (just (x , L)) ≡ rv (rs ++ rec s ∷ []) →
+         walkG (gen s) s' ≡ rv rs ⊎ walkG (gen s) s' ≡ rec s ∷ rv rs
+    go (inj₁ e') = inj₁ (trans top e')
+    go (inj₂ e') = inj₂ (trans top (trans e' (rv-snoc rs (rec s))))
+
+-- `pl-fi2-crash-CRL`: a crash right before the lazy commit's SYNC is in
+-- `CRL` when the walk does not take the crashed record (its slot old or
+-- junk, or its digest failing); otherwise the walk takes it and P's
+-- crash relation holds on the flash with the chain before the step on
+-- the region (P's `fi2-crash⁺` on the virtual state), what
+-- `recto-follow` would move (its hypotheses not derived here)
+pl-fi2-crash-CRL : ∀ {s t s' M} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → Lazy s M →
+                   Img (fi2 M s) s' →
+                   (Σ State λ t' → crashS (use flush) t t' × CRL s' t')
+                 ⊎ (walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph) ×
+                    (Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv (ph-rs ph)) s) (virt (rv (ph-rs ph)) s') t'))
+pl-fi2-crash-CRL {s} {t} {s'} {M} ph arr r lz img@(cD , cL , cO , cR , cI) with lazy-LkC {rv (ph-rs ph)} {s} {M} lz
+... | L , lkc with fi2-crash⁺ {virt (rv (ph-rs ph)) s} {t} {virt (rv (ph-rs ph)) s'} {L} {M} (ar-virt arr) r lkc
+                     (subst (λ u → Img u (virt (rv (ph-rs ph)) s')) (sym (fi2-virt (rv (ph-rs ph)) M s))
+                            (img-virt (rv (ph-rs ph)) {fi2 M s} {s'} img))
+                 | phase-fi2-walk {s} {s'} {M} ph lz img
+... | t' , c , cm | inj₁ wk =
+  inj₁ (t' , c , true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' ,
+        subst (λ us → CR (virt us s') t') (sym wk) (CRm⇒CR {virt (rv (ph-rs ph)) s} {virt (rv (ph-rs ph)) s'} {t'} cm))
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+... | t' , c , cm | inj₂ wk = inj₂ (wk , t' , c , cm)
+
+------------------------------------------------------------------------
+-- Without a chain: every crash point of PL's write, relocation and
+-- erase is the end state of one of P's, so its crashes are in `CRL`
+
+-- `konsI-free`: without a chain the consolidation page's crash point is
+-- the state itself
+konsI-free : ∀ {s} → chainOf s ≡ [] → konsI s ≡ s
+konsI-free {s} e = cong (λ cs → konsP (konsFor (gen s) cs) s) e
+
+free-pt-w : ∀ {G s t m a d} → AR s t → RI s →
+            (okPL G (use (regop (w a d))) s m ⊎ (InB a s × Σ Bool λ f1 → Σ Bool λ f2 → optLK f1 f2 (wr0 a d s) m)) →
+            okP (use (regop (w a d))) s m
+free-pt-w arr r (inj₁ (inj₁ (ib , f1 , false , refl))) = inj₁ (ib , f1 , false , refl)
+free-pt-w {s = s} {a = a} {d} arr r (inj₁ (inj₁ (ib , f1 , true , refl)))
+  with reg-sim (w a d) arr r (inj₁ (ib , f1 , false , refl))
+... | _ , _ , _ , r1 = inj₁ (ib , f1 , true , cong emitT (konsS-free {optP f1 (wr0 a d s)} (ri-chain-free r1)))
+free-pt-w arr r (inj₁ (inj₂ (nb , refl))) = inj₂ (nb , refl)
+free-pt-w {s = s} {a = a} {d} arr r (inj₂ (ib , f1 , true , refl))
+  with reg-sim (w a d) arr r (inj₁ (ib , f1 , false , refl))
+... | _ , _ , _ , r1 = inj₁ (ib , f1 , false , konsI-free {optP f1 (wr0 a d s)} (ri-chain-free r1))
+free-pt-w arr r (inj₂ (ib , f1 , false , ()))
+
+free-pt-rl : ∀ {G s t m} → AR s t → RI s →
+             (okPL G (use (regop rl)) s m
+              ⊎ (gcnt s ≤ kmax × Σ ℕ λ p → p < nxt s × Valid s p × Σ Bool λ f1 → Σ Bool λ f2 → optLK f1 f2 (rl0 p s) m)) →
+             okP (use (regop rl)) s m
+free-pt-rl arr r (inj₁ (inj₁ (k , p , lt , inj₁ (v , f1 , false , refl)))) = inj₁ (k , p , lt , inj₁ (v , f1 , false , refl))
+free-pt-rl {s = s} arr r (inj₁ (inj₁ (k , p , lt , inj₁ (v , f1 , true , refl))))
+  with reg-sim rl arr r (inj₁ (k , p , lt , inj₁ (v , f1 , false , refl)))
+... | _ , _ , _ , r1 = inj₁ (k , p , lt , inj₁ (v , f1 , true , cong emitT (konsS-free {optP f1 (rl0 p s)} (ri-chain-free r1))))
+free-pt-rl arr r (inj₁ (inj₁ (k , p , lt , inj₂ (nv , refl)))) = inj₁ (k , p , lt , inj₂ (nv , refl))
+free-pt-rl arr r (inj₁ (inj₂ (nk , refl))) = inj₂ (nk , refl)
+free-pt-rl {s = s} arr r (inj₂ (k , p , lt , v , f1 , true , refl))
+  with reg-sim rl arr r (inj₁ (k , p , lt , inj₁ (v , f1 , false , refl)))
+... | _ , _ , _ , r1 = inj₁ (k , p , lt , inj₁ (v , f1 , false , konsI-free {optP f1 (rl0 p s)} (ri-chain-free r1)))
+free-pt-rl arr r (inj₂ (k , p , lt , v , f1 , false , ()))
+
+-- the crash point as the end state of P's operation
+free-pt : ∀ {G} x {s t s'} → AR s t → RI s → crashPL G (use (regop x)) s s' →
+          Σ St λ m → okP (use (regop x)) s m × Img m s'
+free-pt {G} (w a d) {s} {t} arr r (m , pt , img) = m , free-pt-w {G} {s} {t} {m} arr r pt , img
+free-pt {G} rl      {s} {t} arr r (m , pt , img) = m , free-pt-rl {G} {s} {t} {m} arr r pt , img
+free-pt es      arr r (m , (p , e , _ , refl) , img) = m , (p , e , refl) , img
+
+-- `free-reg-crash`: a crash of PL's write, relocation or erase from a
+-- state with P's RI (no chain) is in `CRL`, S's state unchanged
+free-reg-crash : ∀ {G} x {s t s'} → AR s t → RI s → crashPL G (use (regop x)) s s' →
+                 Σ State λ t' → crashS (use (regop x)) t t' × CRL s' t'
+free-reg-crash {G} x {s} {t} {s'} arr r c with free-pt {G} x arr r c
+... | m , okm , img with reg-sim x arr r okm
+...   | t'' , st , ar'' , r'' =
+  t , reg-crashS x t , crl-stable {s'} {t''} {t} (reg-stable x st) (free-crash-CRL {m} {s'} {t''} ar'' r'' img)
+
+-- `free-kons-crash`: a flush's first crash point (before the
+-- consolidation page's SYNC) from a state with P's RI: there is no page,
+-- the crash is one of the state itself, S's flush not landed
+free-kons-crash : ∀ {s t s' m} → AR s t → RI s → m ≡ konsI s → Img m s' →
+                  Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+free-kons-crash {s} {t} {s'} {m} arr r e img =
+  t , inj₂ refl , free-crash-CRL {s} {s'} {t} arr r (subst (λ u → Img u s') (trans e (konsI-free {s} (ri-chain-free r))) img)
+
+-- the lazy commit from a state with P's RI starts the chain phase with
+-- an empty chain
+free-lazy-ph : ∀ {s M} → RI s → Lazy s M → Σ (Phase s) λ ph → ph-rs ph ≡ []
+free-lazy-ph r (_ , inj₁ (ln , et , lt , _)) = phase-start⁺ r ln et (<⇒≤ lt)
+free-lazy-ph {s} {M} r (_ , inj₂ (L , op)) with OobP⇒LkC {s} {L} {M} op
+... | ln , et , le , mn , _ = phase-start⁺ r ln et (≤-trans le (<⇒≤ mn))
+
+-- `free-lazy-crash`: the lazy commit's crash points from a state with
+-- P's RI: in `CRL`, but for the record taken by the walk before the
+-- SYNC (then the walk is that record alone, P's `CRm` on the flash)
+free-lazy-crash : ∀ {s t s' M m} → AR s t → RI s → VOKn s → Lazy s M → (m ≡ fi2 M s ⊎ m ≡ fiL M s) → Img m s' →
+                  (Σ State λ t' → crashS (use flush) t t' × CRL s' t')
+                ⊎ (walkG (gen s) s' ≡ rec s ∷ [] × (Σ State λ t' → crashS (use flush) t t' × CRm s s' t'))
+free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₂ refl) img with free-lazy-ph r lz
+... | ph , e = inj₁ (pl-lazy-crash ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) vo lz refl img)
+free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-lazy-ph r lz
+... | ph , e with pl-fi2-crash-CRL ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) lz img
+...   | inj₁ x = inj₁ x
+...   | inj₂ (wk , rest) =
+  inj₂ (subst (λ rs → walkG (gen s) s' ≡ rec s ∷ rv rs) e wk ,
+        subst (λ rs → Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv rs) s) (virt (rv rs) s') t') e rest)
+
+------------------------------------------------------------------------
+-- The record taken by the walk, without a chain: `recto-follow`'s
+-- hypotheses derived
+
+++-single : ∀ (xs : List Cell) {c : Cell} {cs : List Cell} {r : Cell} → xs ++ c ∷ cs ≡ r ∷ [] → _≡_ {A = List Cell} (c ∷ cs) (r ∷ [])
+++-single []           e  = e
+++-single (x ∷ [])     ()
+++-single (x ∷ y ∷ xs) ()
+
+fol-inv : ∀ k g R D es r → fol k g R D es ≡ r ∷ [] → es ≡ r ∷ []
+fol-inv k g R D []       r ()
+fol-inv k g R D (c ∷ cs) r e = ++-single (follow k g R D (lkOf (c ∷ cs))) {c} {cs} {r} e
+
+follow-inv : ∀ k g R D l r → follow k g R D l ≡ r ∷ [] → extM g R D l ≡ r ∷ []
+follow-inv zero    g R D l r ()
+follow-inv (suc k) g R D l r e = fol-inv k g R D (extM g R D l) r e
+
+extM-okR : ∀ g R D x L c → extM g R D (just (x , L)) ≡ c ∷ [] → okR g (suc x) D c ≡ true
+extM-okR g R D x L c e with seek g omax R L
+... | nothing = ⊥-elim (nil≢ e)
+  where
+    nil≢ : [] ≡ c ∷ [] → Data.Empty.⊥
+    nil≢ ()
+... | just q with okR g (suc x) D (R q) in ok
+...   | true  = subst (λ d → okR g (suc x) D d ≡ true) (cong hd e) ok
+  where
+    hd : List Cell → Cell
+    hd []      = junk
+    hd (d ∷ _) = d
+...   | false = ⊥-elim (nil≢ e)
+  where
+    nil≢ : [] ≡ c ∷ [] → Data.Empty.⊥
+    nil≢ ()
+
+okC-okR : ∀ g D h y ps dd dt E z X → dt ≡ [] → ((h ≡ᵇ g) ∧ (y ≡ᵇ z) ∧ verD D dd) ≡ true →
+          okC g D (dlt h y ps true (dd , dt , E)) X ≡ true
+okC-okR g D h y ps dd .[] E z X refl e with h ≡ᵇ g | y ≡ᵇ z | verD D dd
+... | true | true | true = refl
+... | true | true | false = e
+... | true | false | _ = ⊥-elim (f≢t e)
+  where
+    f≢t : false ≡ true → Data.Empty.⊥
+    f≢t ()
+... | false | _ | _ = ⊥-elim (f≢t e)
+  where
+    f≢t : false ≡ true → Data.Empty.⊥
+    f≢t ()
+
+lazy-et : ∀ {s M} → Lazy s M → ept s ≡ []
+lazy-et (_ , inj₁ (_ , et , _))    = et
+lazy-et {s} {M} (_ , inj₂ (L , op)) = proj₁ (proj₂ (OobP⇒LkC {s} {L} {M} op))
+
+-- `free-fi2-landed`: the lazy commit's crash point before its SYNC from
+-- a state with P's RI, the record taken by the walk: P's `CRm` moved to
+-- the flash with the record on the region (`recto-follow`)
+free-fi2-landed : ∀ {s s' M t'} → RI s → Lazy s M → Img (fi2 M s) s' → walkG (gen s) s' ≡ rec s ∷ [] →
+                  CRm s s' t' → CRL s' t'
+free-fi2-landed {s} {s'} {M} {t'} r lz img@(cD , cL , cO , cR , cI) wk (M' , _ , recto b g C pk sl so rs rg mx dm ro , dk)
+  with trans (sym pk) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) cL) (crashC-PM tt cO (RI.slotO r)))
+... | refl =
+  true , gen s , RI.C r , pk , M' ,
+  subst (λ vs → RecTo (virt vs s') M') (sym wk)
+        (recto-follow {[]} {s'} {M'} {rec s} (recto b g C pk sl so rs rg mx dm ro) ea ex ok ex' ≤-refl) , dk
+  where
+    ph = proj₁ (free-lazy-ph r lz)
+    ci = ph-cinv ph
+    G = gen s
+    D' = Dof s'
+    R' = Rof s'
+    X = map cur (dr s')
+    X≡ : X ≡ ph-c ph ∷ ph-rest ph
+    X≡ = trans (cong (map cur) (crashL-syn (ph-c ph ∷ ph-rest ph) (subst (λ l → CrashL l (dr s')) (RInv.r-eq (ph-rinv ph)) cR)))
+               (map-cur-syn (ph-c ph ∷ ph-rest ph))
+    ea : acc G D' X ≡ X
+    ea = trans (ri-fi2-acc {s} {s'} {ph-c ph} {ph-rest ph} M (ph-rinv ph) img) (sym X≡)
+    lkX : lkOf X ≡ just (ph-x ph , ph-L ph)
+    lkX = trans (cong lkOf X≡) (ph-lk ph)
+    ex : extM G R' D' (lkOf X) ≡ rec s ∷ []
+    ex = follow-inv kc G R' D' (lkOf X) (rec s) (trans (cong (λ l → follow kc G R' D' (lkOf l)) (sym ea)) wk)
+    okr : okR G (suc (ph-x ph)) D' (rec s) ≡ true
+    okr = extM-okR G R' D' (ph-x ph) (ph-L ph) (rec s) (trans (cong (extM G R' D') (sym lkX)) ex)
+    ok : okC G D' (rec s) X ≡ true
+    ok = okC-okR G D' (gen s) (ep s) (dbuf s) (proj₁ (dgOf s)) (ept s) (nxt s) (suc (ph-x ph)) X (lazy-et {s} {M} lz) okr
+    mn : M < nxt s
+    mn = proj₂ (proj₂ (lazy-pos {s} {M} ci lz))
+    cur-eq : ∀ p → nxt s ≤ p → cur (rcd s' p) ≡ cur (rcd s p)
+    cur-eq p le = cong cur (crashC-eq (trans (upd-other (rcd s) (put (rec s) (rcd s M)) ne) (ch-rdu ci p)) (cI p))
+      where
+        ne : p ≢ M
+        ne e = <⇒≢ (≤-trans mn le) (sym e)
+    ab : Above G R' (nxt s)
+    ab p le = subst (RLt G) (sym (cur-eq p le)) (ch-abv ci p (≤-trans (ch-enx ci) le))
+    ex' : extM G R' D' (lkOf (rec s ∷ X)) ≡ []
+    ex' = cong (extS G R' D' (ep s)) (seek-none G omax R' (nxt s) ab)
+
+-- `free-lazy-crash-CRL`: every crash point of the lazy commit from a
+-- state with P's RI is in `CRL`
+free-lazy-crash-CRL : ∀ {s t s' M m} → AR s t → RI s → VOKn s → Lazy s M → (m ≡ fi2 M s ⊎ m ≡ fiL M s) → Img m s' →
+                      Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img
+... | inj₁ x = x
+... | inj₂ (wk , t' , c , cm) = t' , c , free-fi2-landed {s} {s'} {M} {t'} r lz img wk cm
+free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₂ refl) img with free-lazy-ph r lz
+... | ph , e = pl-lazy-crash ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) vo lz refl img
