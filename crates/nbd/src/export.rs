@@ -163,10 +163,18 @@ pub struct Shared<D> {
     /// being refused), and connections ever accepted.
     pub(crate) threads: AtomicUsize,
     pub(crate) connections: AtomicU64,
-    /// An epoch barrier ended an epoch since the syncer last looked
-    /// (see [`Shared::start_syncer`]).
-    behind_wanted: Mutex<bool>,
-    behind_cv: Condvar,
+    /// Wakes the sync-behind thread (see [`Shared::start_syncer`]).
+    behind: Arc<BehindSignal>,
+}
+
+/// An epoch barrier ended an epoch since the sync-behind thread last
+/// looked. The thread waits on this alone, holding the export only
+/// weakly, so dropping the last `Server` drops the device on the
+/// dropping thread (an image's lock is released at once).
+#[derive(Default)]
+struct BehindSignal {
+    wanted: Mutex<bool>,
+    cv: Condvar,
 }
 
 impl<D: BlockDevice + Send + Sync> Shared<D> {
@@ -189,8 +197,7 @@ impl<D: BlockDevice + Send + Sync> Shared<D> {
             epoch_flushes: AtomicU64::new(0),
             threads: AtomicUsize::new(0),
             connections: AtomicU64::new(0),
-            behind_wanted: Mutex::new(false),
-            behind_cv: Condvar::new(),
+            behind: Arc::default(),
         }
     }
 
@@ -206,35 +213,34 @@ impl<D: BlockDevice + Send + Sync> Shared<D> {
         D: 'static,
     {
         let weak: Weak<Shared<D>> = Arc::downgrade(shared);
+        let signal = Arc::clone(&shared.behind);
         std::thread::Builder::new()
             .name("nbd-sync-behind".into())
-            .spawn(move || Shared::syncer(&weak))
+            .spawn(move || Shared::syncer(&weak, &signal))
             .map(|_| ())
     }
 
-    fn syncer(weak: &Weak<Shared<D>>) {
+    fn syncer(weak: &Weak<Shared<D>>, signal: &BehindSignal) {
         const POLL: Duration = Duration::from_millis(200);
         loop {
-            let Some(shared) = weak.upgrade() else {
-                return;
-            };
-            if shared.stopping.load(Ordering::SeqCst) {
-                return;
-            }
             let wanted = {
-                let mut w = shared
-                    .behind_wanted
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
+                let mut w = signal.wanted.lock().unwrap_or_else(|e| e.into_inner());
                 if !*w {
-                    w = shared
-                        .behind_cv
+                    w = signal
+                        .cv
                         .wait_timeout(w, POLL)
                         .unwrap_or_else(|e| e.into_inner())
                         .0;
                 }
                 std::mem::take(&mut *w)
             };
+            // The export is held only while a sync behind runs.
+            let Some(shared) = weak.upgrade() else {
+                return;
+            };
+            if shared.stopping.load(Ordering::SeqCst) {
+                return;
+            }
             if wanted {
                 let stopping = &shared.stopping;
                 if let Err(e) = shared
@@ -249,8 +255,8 @@ impl<D: BlockDevice + Send + Sync> Shared<D> {
 
     /// A request ended an epoch with a barrier: wakes the syncer.
     pub(crate) fn want_sync_behind(&self) {
-        *self.behind_wanted.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.behind_cv.notify_one();
+        *self.behind.wanted.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.behind.cv.notify_one();
     }
 
     pub(crate) fn log(&self, msg: &str) {

@@ -985,3 +985,27 @@ fn a_flush_with_nothing_new_to_cover_does_not_flush_again() {
     assert_eq!(command(&mut b, CMD_FLUSH, 0, 0, 0), 0);
     assert_eq!(r.server.with_device(|d| d.flushes), 3);
 }
+
+#[test]
+fn the_sync_behind_thread_holds_the_export_only_while_it_syncs() {
+    // The thread waits on its signal, not on the export: dropping the
+    // last handle drops the device at once (an image's lock is released
+    // then), and the thread ends at its next wake-up.
+    let shared = Arc::new(crate::export::Shared::new(
+        RamDisk::new(SS, 8, None),
+        quiet_config(),
+    ));
+    crate::export::Shared::start_syncer(&shared).unwrap();
+    shared.want_sync_behind();
+    std::thread::sleep(Duration::from_millis(50));
+    let weak = Arc::downgrade(&shared);
+    drop(shared);
+    let t0 = std::time::Instant::now();
+    while weak.upgrade().is_some() {
+        assert!(
+            t0.elapsed() < Duration::from_millis(50),
+            "the sync-behind thread keeps the export alive"
+        );
+        std::thread::yield_now();
+    }
+}
