@@ -60,6 +60,8 @@ open import Data.Empty using (⊥-elim)
 open import Data.Nat.Properties using (<⇒≤; ≤-trans; ≤-refl)
 open import Relation.Binary.PropositionalEquality using (_≢_)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-follow)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-dead; Dead)
+open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (CInv)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (recto; RecTo)
 open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (RInv; crashL-syn)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (map-cur-syn; upd-other; seek-none; <⇒≢)
@@ -423,3 +425,46 @@ free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-laz
 ... | inj₂ (wk , t' , c , cm) = t' , c , free-fi2-landed {s} {s'} {M} {t'} r lz img wk cm
 free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₂ refl) img with free-lazy-ph r lz
 ... | ph , e = pl-lazy-crash ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) vo lz refl img
+
+------------------------------------------------------------------------
+-- Hypotheses of `recto-dead` and `recto-kons` derived (the consolidation
+-- page's crash point with a chain)
+
+-- `okC-nt`: a committed page without tentative pages (the lazy commit's
+-- record, `lazy-et`; the consolidation page, `kons`) is accepted or not
+-- whatever lies below it
+okC-nt : ∀ g D h x ps dd E cs cs' →
+         okC g D (dlt h x ps true (dd , [] , E)) cs ≡ okC g D (dlt h x ps true (dd , [] , E)) cs'
+okC-nt g D h x ps dd E cs cs' = refl
+
+-- `rec-okC`: so is the lazy commit's record
+rec-okC : ∀ {s M} → Lazy s M → ∀ g D cs cs' → okC g D (rec s) cs ≡ okC g D (rec s) cs'
+rec-okC {s} {M} lz g D cs cs' rewrite lazy-et {s} {M} lz = refl
+
+-- `recto-dead-nt`: `recto-dead` for a newest record without tentative
+-- pages, its second hypothesis derived from the first
+recto-dead-nt : ∀ {h x ps dd E vs s M j} →
+  (rt : RecTo (virt (dlt h x ps true (dd , [] , E) ∷ vs) s) M) → Dead j →
+  okC (RecTo.g rt) (Dof s) (dlt h x ps true (dd , [] , E)) (vs ++ map cur (dr s)) ≡ true →
+  RecTo (virt (dlt h x ps true (dd , [] , E) ∷ vs) (record s { dr = syn j ∷ dr s })) M
+recto-dead-nt {h} {x} {ps} {dd} {E} {vs} {s} {M} {j} rt dj ok0 =
+  recto-dead {dlt h x ps true (dd , [] , E)} {vs} {s} {M} {j} rt dj ok0
+    (trans (okC-nt (RecTo.g rt) (Dof s) h x ps dd E (vs ++ j ∷ map cur (dr s)) (vs ++ map cur (dr s))) ok0)
+
+-- `abv-crash`: the chain's invariant keeps nothing of the generation at or
+-- past its last link E on every crash outcome
+abv-crash : ∀ {k s s' x L rs y E} → CInv k s x L rs y E → Img s s' → Above (gen s) (Rof s') E
+abv-crash {s = s} {s'} ci (_ , _ , _ , _ , cI) p le =
+  subst (RLt (gen s)) (sym (cong cur (crashC-eq (ch-rdu ci p) (cI p)))) (ch-abv ci p le)
+
+-- `ext-above`: the walk from a link with nothing of the generation at or
+-- past it takes no record
+ext-above : ∀ g R D y E → Above g R E → extM g R D (just (y , E)) ≡ []
+ext-above g R D y E ab = cong (extS g R D y) (seek-none g omax R E ab)
+
+-- `kons-exK`: `recto-kons`'s hypothesis on the consolidation page's link
+-- (the chain's last link E), on every crash outcome of a state with the
+-- chain's invariant
+kons-exK : ∀ {k s s' x L rs y E} D → CInv k s x L rs y E → Img s s' → ∀ y' →
+           extM (gen s) (Rof s') D (just (y' , E)) ≡ []
+kons-exK {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img y' = ext-above (gen s) (Rof s') D y' E (abv-crash {k} {s} {s'} {x} {L} {rs} {y} {E} ci img)
