@@ -62,6 +62,8 @@ open import Relation.Binary.PropositionalEquality using (_≢_)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-follow)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-dead; Dead)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (CInv)
+open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lay-last)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (map-cur-++)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (recto; RecTo)
 open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (RInv; crashL-syn)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (map-cur-syn; upd-other; seek-none; <⇒≢)
@@ -468,3 +470,21 @@ ext-above g R D y E ab = cong (extS g R D y) (seek-none g omax R E ab)
 kons-exK : ∀ {k s s' x L rs y E} D → CInv k s x L rs y E → Img s s' → ∀ y' →
            extM (gen s) (Rof s') D (just (y' , E)) ≡ []
 kons-exK {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img y' = ext-above (gen s) (Rof s') D y' E (abv-crash {k} {s} {s'} {x} {L} {rs} {y} {E} ci img)
+
+-- `kons-ex`: `recto-kons`'s hypothesis on the newest record's link (the
+-- walk from the top of the virtually consolidated region takes nothing):
+-- the newest record links to E, the chain's last link
+kons-ex : ∀ {k s s' x L rs y E} D → CInv k s x L rs y E → Img s s' → rs ≢ [] → ∀ zs →
+          extM (gen s) (Rof s') D (lkOf (rv rs ++ zs)) ≡ []
+kons-ex {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img ne zs =
+  trans (cong (extM (gen s) (Rof s') D) (lay-last (CInv.ch-lay ci) ne zs))
+        (kons-exK {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img y)
+
+-- the same on the virtually consolidated crashed flash, as `recto-kons`
+-- states it
+kons-ex-virt : ∀ {k s s' x L rs y E} D → CInv k s x L rs y E → Img s s' → rs ≢ [] →
+               extM (gen s) (Rof s') D (lkOf (map cur (dr (virt (rv rs) s')))) ≡ []
+kons-ex-virt {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img ne =
+  trans (cong (λ l → extM (gen s) (Rof s') D (lkOf l))
+              (trans (map-cur-++ (map syn (rv rs)) (dr s')) (cong (_++ map cur (dr s')) (map-cur-syn (rv rs)))))
+        (kons-ex {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img ne (map cur (dr s')))
