@@ -32,8 +32,14 @@
 -- `free-lazy-crash-CRL`: every crash point of the lazy commit from a
 -- state with P's RI is in `CRL`.
 --
+-- The consolidation page's crash point with a chain: some hypotheses of
+-- `recto-dead`/`recto-kons` derived on the crashed flash (`kons-exK`,
+-- `kons-ex-virt`: the walks from the chain's last link take nothing;
+-- `recto-dead-nt`: the torn page's second digest check from the first).
+--
 -- Not proven here: the lazy commit's crash point with the record taken
--- by the walk over a nonempty chain, the consolidation page's crash point with a chain, the
+-- by the walk over a nonempty chain, the consolidation page's crash point
+-- with a chain in `CRL` (the other hypotheses of `recto-dead`/`recto-kons`), the
 -- end state of a step that writes a tentative page after a nonempty
 -- chain's consolidation page, P's own crash points inside a flush,
 -- recovery's own crashes, and the assembly of Theorem 1 for PL.
