@@ -68,6 +68,8 @@ open import Relation.Binary.PropositionalEquality using (_≢_)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-follow)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-dead; Dead)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (CInv)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (Ver; _∷_)
+open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (ver-crash)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lay-last)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (map-cur-++)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (recto; RecTo)
@@ -494,3 +496,43 @@ kons-ex-virt {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img ne =
   trans (cong (λ l → extM (gen s) (Rof s') D (lkOf l))
               (trans (map-cur-++ (map syn (rv rs)) (dr s')) (cong (_++ map cur (dr s')) (map-cur-syn (rv rs)))))
         (kons-ex {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img ne (map cur (dr s')))
+
+-- `ver-last`: the newest record of a verified chain verifies
+ver-last : ∀ {g D x} rs c → Ver g D x (rs ++ c ∷ []) → Σ ℕ λ x' → okR g x' D c ≡ true
+ver-last []       c (o ∷ _) = _ , o
+ver-last (r ∷ rs) c (_ ∷ v) = ver-last rs c v
+
+-- `okR-okC`: a record without tentative pages that the walk takes is a
+-- committed page whose digest verifies, whatever lies below it
+okR-okC : ∀ g x D h y ps dd E cs → okR g x D (dlt h y ps true (dd , [] , E)) ≡ true →
+          okC g D (dlt h y ps true (dd , [] , E)) cs ≡ true
+okR-okC g x D h y ps dd E cs o with h ≡ᵇ g | y ≡ᵇ x | verD D dd
+... | true  | true  | true  = refl
+... | true  | true  | false = o
+... | true  | false | _     = ⊥-elim (f≢t o)
+  where
+    f≢t : false ≡ true → Data.Empty.⊥
+    f≢t ()
+... | false | _     | _     = o
+
+-- `top-okC`: on every crash outcome of a state with the chain's
+-- invariant, the newest record (without tentative pages) is accepted over
+-- whatever lies below it: `recto-dead`'s first hypothesis
+top-okC : ∀ {k s s' x L rs0 h y' ps dd E' y E} →
+          CInv k s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → Img s s' → ∀ cs →
+          okC (gen s) (Dof s') (dlt h y' ps true (dd , [] , E')) cs ≡ true
+top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} ci (cD , _) cs
+  with ver-last rs0 (dlt h y' ps true (dd , [] , E')) (ver-crash (dat s) (dat s') cD (CInv.ch-dur ci) (CInv.ch-ver ci))
+... | x' , o = okR-okC (gen s) x' (Dof s') h y' ps dd E' cs o
+
+-- `kons-ea`: `recto-kons`'s first hypothesis: the virtually consolidated
+-- crashed region is accepted as a whole
+kons-ea : ∀ {k s s' x L rs0 h y' ps dd E' y E} →
+          CInv k s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → Img s s' →
+          let vs = rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) in
+          acc (gen s) (Dof s') (map cur (dr (virt vs s'))) ≡ map cur (dr (virt vs s'))
+kons-ea {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img
+  rewrite map-cur-++ (map syn (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))) (dr s')
+        | map-cur-syn (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))
+        | rv-snoc rs0 (dlt h y' ps true (dd , [] , E'))
+        | top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img (rv rs0 ++ map cur (dr s')) = refl
