@@ -69,6 +69,8 @@ open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (re
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-dead; Dead)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (CInv)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (Ver; _∷_)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (Recs; []; LayP; end; rec∷)
+open import Data.Unit.Base using (tt)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (ver-crash)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lay-last)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (map-cur-++)
@@ -536,3 +538,17 @@ kons-ea {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img
         | map-cur-syn (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))
         | rv-snoc rs0 (dlt h y' ps true (dd , [] , E'))
         | top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img (rv rs0 ++ map cur (dr s')) = refl
+
+-- `recs-++`, `lay-recs`: the chain's records, newest first, are committed
+-- pages of the generation
+recs-++ : ∀ {g a b} → Recs g a → Recs g b → Recs g (a ++ b)
+recs-++ []       rb = rb
+recs-++ (t ∷ ra) rb = t ∷ recs-++ ra rb
+
+lay-recs : ∀ {g R x L rs y E} → LayP g R x L rs y E → Recs g (rv rs)
+lay-recs end              = []
+lay-recs (rec∷ _ _ _ lay) = recs-++ (lay-recs lay) (tt ∷ [])
+
+-- `kons-recs`: `recto-kons`'s hypothesis `Recs` from the chain's invariant
+kons-recs : ∀ {k s x L rs y E} → CInv k s x L rs y E → Recs (gen s) (rv rs)
+kons-recs ci = lay-recs (CInv.ch-lay ci)
