@@ -35,7 +35,9 @@
 -- The consolidation page's crash point with a chain: some hypotheses of
 -- `recto-dead`/`recto-kons` derived on the crashed flash (`kons-exK`,
 -- `kons-ex-virt`: the walks from the chain's last link take nothing;
--- `recto-dead-nt`: the torn page's second digest check from the first).
+-- `top-okC`, `kons-ea`: the newest record, without tentative pages, is
+-- accepted, so is the virtual region as a whole; `recto-dead-nt`: the
+-- torn page's second digest check from the first; `kons-recs`: `Recs`).
 --
 -- Not proven here: the lazy commit's crash point with the record taken
 -- by the walk over a nonempty chain, the consolidation page's crash point
