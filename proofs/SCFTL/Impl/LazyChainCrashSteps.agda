@@ -37,7 +37,8 @@
 -- `kons-ex-virt`: the walks from the chain's last link take nothing;
 -- `top-okC`, `kons-ea`: the newest record, without tentative pages, is
 -- accepted, so is the virtual region as a whole; `recto-dead-nt`: the
--- torn page's second digest check from the first; `kons-recs`: `Recs`).
+-- torn page's second digest check from the first; `kons-recs`: `Recs`;
+-- `kons-rp`: the region's replay ends with no pending epoch).
 --
 -- Not proven here: the lazy commit's crash point with the record taken
 -- by the walk over a nonempty chain, the consolidation page's crash point
@@ -73,6 +74,8 @@ open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (CInv)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (Ver; _∷_)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (Recs; []; LayP; end; rec∷)
 open import Data.Unit.Base using (tt)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (acc-top)
+open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (ri-crash-acc)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (ver-crash)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lay-last)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (map-cur-++)
@@ -554,3 +557,15 @@ lay-recs (rec∷ _ _ _ lay) = recs-++ (lay-recs lay) (tt ∷ [])
 -- `kons-recs`: `recto-kons`'s hypothesis `Recs` from the chain's invariant
 kons-recs : ∀ {k s x L rs y E} → CInv k s x L rs y E → Recs (gen s) (rv rs)
 kons-recs ci = lay-recs (CInv.ch-lay ci)
+
+-- `kons-rp`: `recto-kons`'s hypothesis on the region's replay: on every
+-- crash outcome of a state with the region's invariant, the region's
+-- replay ends with no pending epoch
+kons-rp : ∀ {s s' c rest} C → RInv s c rest → Img s s' →
+          Σ Map λ M' → Σ ℕ λ z → rp (gen s) (map cur (dr s')) (st0 C) ≡ (M' , z , M')
+kons-rp {s} {s'} {c} {rest} C ri img@(_ , _ , _ , cR , _) with acc-top (gen s) (Dof s') (map cur (dr s')) C
+... | M , z , e = M , z , subst (λ l → rp (gen s) l (st0 C) ≡ (M , z , M)) (trans (ri-crash-acc {s} {s'} {c} {rest} ri img) (sym X≡)) e
+  where
+    X≡ : map cur (dr s') ≡ c ∷ rest
+    X≡ = trans (cong (map cur) (crashL-syn (c ∷ rest) (subst (λ l → CrashL l (dr s')) (RInv.r-eq ri) cR)))
+               (map-cur-syn (c ∷ rest))
