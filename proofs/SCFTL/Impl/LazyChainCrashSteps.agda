@@ -38,7 +38,8 @@
 -- `top-okC`, `kons-ea`: the newest record, without tentative pages, is
 -- accepted, so is the virtual region as a whole; `recto-dead-nt`: the
 -- torn page's second digest check from the first; `kons-recs`: `Recs`;
--- `kons-rp`: the region's replay ends with no pending epoch).
+-- `kons-rp`: the region's replay ends with no pending epoch;
+-- `recto-kons-crash`: `recto-kons` with all of them).
 --
 -- Not proven here: the lazy commit's crash point with the record taken
 -- by the walk over a nonempty chain, the consolidation page's crash point
@@ -74,6 +75,8 @@ open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (CInv)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (Ver; _∷_)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (Recs; []; LayP; end; rec∷)
 open import Data.Unit.Base using (tt)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (kons)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-kons)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (acc-top)
 open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (ri-crash-acc)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (ver-crash)
@@ -569,3 +572,32 @@ kons-rp {s} {s'} {c} {rest} C ri img@(_ , _ , _ , cR , _) with acc-top (gen s) (
     X≡ : map cur (dr s') ≡ c ∷ rest
     X≡ = trans (cong (map cur) (crashL-syn (c ∷ rest) (subst (λ l → CrashL l (dr s')) (RInv.r-eq ri) cR)))
                (map-cur-syn (c ∷ rest))
+
+snoc≢[] : ∀ (rs : List Cell) c → rs ++ c ∷ [] ≢ []
+snoc≢[] []      c ()
+snoc≢[] (_ ∷ _) c ()
+
+-- `recto-kons-crash`: `recto-kons` with its hypotheses derived: on a
+-- crash outcome s' of a state with the chain's and the region's
+-- invariants (the newest record without tentative pages), P's `RecTo`
+-- on the virtually consolidated crashed flash, in the state's
+-- generation, moves to the crashed flash with the consolidation page
+-- landed on top of the region
+recto-kons-crash : ∀ {k s s' x L rs0 h y' ps dd E' y E c rest M} →
+  CInv k s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → RInv s c rest → Img s s' →
+  (rt : RecTo (virt (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) s') M) → RecTo.g rt ≡ gen s →
+  RecTo (record s' { dr = syn (kons (RecTo.g rt) y ([] , [] , E) (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))) ∷ dr s' }) M
+recto-kons-crash {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} {c} {rest} {M} ci ri img rt eq
+  with kons-rp {s} {s'} {c} {rest} (RecTo.C rt) ri img
+... | M' , z , e =
+  recto-kons {rv RSn} {s'} {M} {y} {E} {M'} {z} rt
+    (subst (λ g → acc g (Dof s') (map cur (dr (virt (rv RSn) s'))) ≡ map cur (dr (virt (rv RSn) s'))) (sym eq)
+           (kons-ea {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img))
+    (subst (λ g → extM g (Rof s') (Dof s') (lkOf (map cur (dr (virt (rv RSn) s')))) ≡ []) (sym eq)
+           (kons-ex-virt {k} {s} {s'} {x} {L} {RSn} {y} {E} (Dof s') ci img (snoc≢[] rs0 _)))
+    (subst (λ g → extM g (Rof s') (Dof s') (just (y , E)) ≡ []) (sym eq)
+           (kons-exK {k} {s} {s'} {x} {L} {RSn} {y} {E} (Dof s') ci img y))
+    (subst (λ g → Recs g (rv RSn)) (sym eq) (kons-recs {k} {s} {x} {L} {RSn} {y} {E} ci))
+    (subst (λ g → rp g (map cur (dr s')) (st0 (RecTo.C rt)) ≡ (M' , z , M')) (sym eq) e)
+  where
+    RSn = rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []
