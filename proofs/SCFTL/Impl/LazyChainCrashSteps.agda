@@ -39,7 +39,8 @@
 -- accepted, so is the virtual region as a whole; `recto-dead-nt`: the
 -- torn page's second digest check from the first; `kons-recs`: `Recs`;
 -- `kons-rp`: the region's replay ends with no pending epoch;
--- `recto-kons-crash`: `recto-kons` with all of them).
+-- `recto-kons-crash`, `recto-dead-crash`: `recto-kons`, `recto-dead`
+-- with all of them).
 --
 -- Not proven here: the lazy commit's crash point with the record taken
 -- by the walk over a nonempty chain, the consolidation page's crash point
@@ -601,3 +602,17 @@ recto-kons-crash {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} {c} 
     (subst (λ g → rp g (map cur (dr s')) (st0 (RecTo.C rt)) ≡ (M' , z , M')) (sym eq) e)
   where
     RSn = rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []
+
+-- `recto-dead-crash`: `recto-dead` with its hypotheses derived: on a
+-- crash outcome s' of a state with the chain's invariant (the newest
+-- record without tentative pages), P's `RecTo` on the virtually
+-- consolidated crashed flash, in the state's generation, moves to the
+-- crashed flash with a torn or erased page under the records
+recto-dead-crash : ∀ {k s s' x L rs0 h y' ps dd E' y E M j} →
+  CInv k s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → Img s s' → Dead j →
+  (rt : RecTo (virt (dlt h y' ps true (dd , [] , E') ∷ rv rs0) s') M) → RecTo.g rt ≡ gen s →
+  RecTo (virt (dlt h y' ps true (dd , [] , E') ∷ rv rs0) (record s' { dr = syn j ∷ dr s' })) M
+recto-dead-crash {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} {M} {j} ci img dj rt eq =
+  recto-dead-nt {h} {y'} {ps} {dd} {E'} {rv rs0} {s'} {M} {j} rt dj
+    (subst (λ g → okC g (Dof s') (dlt h y' ps true (dd , [] , E')) (rv rs0 ++ map cur (dr s')) ≡ true) (sym eq)
+       (top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img (rv rs0 ++ map cur (dr s'))))
