@@ -40,7 +40,8 @@
 -- torn page's second digest check from the first; `kons-recs`: `Recs`;
 -- `kons-rp`: the region's replay ends with no pending epoch;
 -- `recto-kons-crash`, `recto-dead-crash`: `recto-kons`, `recto-dead`
--- with all of them).
+-- with all of them; `kons-img`: the crash outcome split into one of the
+-- state before the page and the page's cell).
 --
 -- Not proven here: the lazy commit's crash point with the record taken
 -- by the walk over a nonempty chain, the consolidation page's crash point
@@ -616,3 +617,17 @@ recto-dead-crash {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} {M} 
   recto-dead-nt {h} {y'} {ps} {dd} {E'} {rv rs0} {s'} {M} {j} rt dj
     (subst (λ g → okC g (Dof s') (dlt h y' ps true (dd , [] , E')) (rv rs0 ++ map cur (dr s')) ≡ true) (sym eq)
        (top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img (rv rs0 ++ map cur (dr s'))))
+
+-- `kons-img`: a crash outcome of the consolidation page's crash point
+-- (the page programmed, not synced) is a crash outcome of the state
+-- before it with the page landed, or torn or erased, on top of the region
+kons-img : ∀ {s s' K} → Img (konsP (just K) s) s' →
+           Σ MC λ m → Σ (List MC) λ ds → dr s' ≡ m ∷ ds × Img s (record s' { dr = ds }) ×
+           (m ≡ syn K ⊎ Σ Cell λ j → m ≡ syn j × Dead j)
+kons-img {s} {s'} {K} (cD , cL , cO , cR , cI) with dr s' | cR
+... | m ∷ ds | c ∷ cr = m , ds , refl , (cD , cL , cO , cr , cI) , out c
+  where
+    out : CrashC (uns erased K) m → (m ≡ syn K ⊎ Σ Cell λ j → m ≡ syn j × Dead j)
+    out (inj₁ e)        = inj₂ (erased , e , inj₂ refl)
+    out (inj₂ (inj₁ e)) = inj₁ e
+    out (inj₂ (inj₂ e)) = inj₂ (junk , e , inj₁ refl)
