@@ -32,8 +32,20 @@
 -- `free-lazy-crash-CRL`: every crash point of the lazy commit from a
 -- state with P's RI is in `CRL`.
 --
+-- The consolidation page's crash point with a chain: some hypotheses of
+-- `recto-dead`/`recto-kons` derived on the crashed flash (`kons-exK`,
+-- `kons-ex-virt`: the walks from the chain's last link take nothing;
+-- `top-okC`, `kons-ea`: the newest record, without tentative pages, is
+-- accepted, so is the virtual region as a whole; `recto-dead-nt`: the
+-- torn page's second digest check from the first; `kons-recs`: `Recs`;
+-- `kons-rp`: the region's replay ends with no pending epoch;
+-- `recto-kons-crash`, `recto-dead-crash`: `recto-kons`, `recto-dead`
+-- with all of them; `kons-img`: the crash outcome split into one of the
+-- state before the page and the page's cell).
+--
 -- Not proven here: the lazy commit's crash point with the record taken
--- by the walk over a nonempty chain, the consolidation page's crash point with a chain, the
+-- by the walk over a nonempty chain, the consolidation page's crash point
+-- with a chain in `CRL` (the other hypotheses of `recto-dead`/`recto-kons`), the
 -- end state of a step that writes a tentative page after a nonempty
 -- chain's consolidation page, P's own crash points inside a flush,
 -- recovery's own crashes, and the assembly of Theorem 1 for PL.
@@ -60,6 +72,18 @@ open import Data.Empty using (⊥-elim)
 open import Data.Nat.Properties using (<⇒≤; ≤-trans; ≤-refl)
 open import Relation.Binary.PropositionalEquality using (_≢_)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-follow)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-dead; Dead)
+open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (CInv)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (Ver; _∷_)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (Recs; []; LayP; end; rec∷)
+open import Data.Unit.Base using (tt)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (kons)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-kons)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (acc-top)
+open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (ri-crash-acc)
+open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (ver-crash)
+open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lay-last)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (map-cur-++)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (recto; RecTo)
 open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (RInv; crashL-syn)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (map-cur-syn; upd-other; seek-none; <⇒≢)
@@ -423,3 +447,187 @@ free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-laz
 ... | inj₂ (wk , t' , c , cm) = t' , c , free-fi2-landed {s} {s'} {M} {t'} r lz img wk cm
 free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₂ refl) img with free-lazy-ph r lz
 ... | ph , e = pl-lazy-crash ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) vo lz refl img
+
+------------------------------------------------------------------------
+-- Hypotheses of `recto-dead` and `recto-kons` derived (the consolidation
+-- page's crash point with a chain)
+
+-- `okC-nt`: a committed page without tentative pages (the lazy commit's
+-- record, `lazy-et`; the consolidation page, `kons`) is accepted or not
+-- whatever lies below it
+okC-nt : ∀ g D h x ps dd E cs cs' →
+         okC g D (dlt h x ps true (dd , [] , E)) cs ≡ okC g D (dlt h x ps true (dd , [] , E)) cs'
+okC-nt g D h x ps dd E cs cs' = refl
+
+-- `rec-okC`: so is the lazy commit's record
+rec-okC : ∀ {s M} → Lazy s M → ∀ g D cs cs' → okC g D (rec s) cs ≡ okC g D (rec s) cs'
+rec-okC {s} {M} lz g D cs cs' rewrite lazy-et {s} {M} lz = refl
+
+-- `recto-dead-nt`: `recto-dead` for a newest record without tentative
+-- pages, its second hypothesis derived from the first
+recto-dead-nt : ∀ {h x ps dd E vs s M j} →
+  (rt : RecTo (virt (dlt h x ps true (dd , [] , E) ∷ vs) s) M) → Dead j →
+  okC (RecTo.g rt) (Dof s) (dlt h x ps true (dd , [] , E)) (vs ++ map cur (dr s)) ≡ true →
+  RecTo (virt (dlt h x ps true (dd , [] , E) ∷ vs) (record s { dr = syn j ∷ dr s })) M
+recto-dead-nt {h} {x} {ps} {dd} {E} {vs} {s} {M} {j} rt dj ok0 =
+  recto-dead {dlt h x ps true (dd , [] , E)} {vs} {s} {M} {j} rt dj ok0
+    (trans (okC-nt (RecTo.g rt) (Dof s) h x ps dd E (vs ++ j ∷ map cur (dr s)) (vs ++ map cur (dr s))) ok0)
+
+-- `abv-crash`: the chain's invariant keeps nothing of the generation at or
+-- past its last link E on every crash outcome
+abv-crash : ∀ {k s s' x L rs y E} → CInv k s x L rs y E → Img s s' → Above (gen s) (Rof s') E
+abv-crash {s = s} {s'} ci (_ , _ , _ , _ , cI) p le =
+  subst (RLt (gen s)) (sym (cong cur (crashC-eq (ch-rdu ci p) (cI p)))) (ch-abv ci p le)
+
+-- `ext-above`: the walk from a link with nothing of the generation at or
+-- past it takes no record
+ext-above : ∀ g R D y E → Above g R E → extM g R D (just (y , E)) ≡ []
+ext-above g R D y E ab = cong (extS g R D y) (seek-none g omax R E ab)
+
+-- `kons-exK`: `recto-kons`'s hypothesis on the consolidation page's link
+-- (the chain's last link E), on every crash outcome of a state with the
+-- chain's invariant
+kons-exK : ∀ {k s s' x L rs y E} D → CInv k s x L rs y E → Img s s' → ∀ y' →
+           extM (gen s) (Rof s') D (just (y' , E)) ≡ []
+kons-exK {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img y' = ext-above (gen s) (Rof s') D y' E (abv-crash {k} {s} {s'} {x} {L} {rs} {y} {E} ci img)
+
+-- `kons-ex`: `recto-kons`'s hypothesis on the newest record's link (the
+-- walk from the top of the virtually consolidated region takes nothing):
+-- the newest record links to E, the chain's last link
+kons-ex : ∀ {k s s' x L rs y E} D → CInv k s x L rs y E → Img s s' → rs ≢ [] → ∀ zs →
+          extM (gen s) (Rof s') D (lkOf (rv rs ++ zs)) ≡ []
+kons-ex {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img ne zs =
+  trans (cong (extM (gen s) (Rof s') D) (lay-last (CInv.ch-lay ci) ne zs))
+        (kons-exK {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img y)
+
+-- the same on the virtually consolidated crashed flash, as `recto-kons`
+-- states it
+kons-ex-virt : ∀ {k s s' x L rs y E} D → CInv k s x L rs y E → Img s s' → rs ≢ [] →
+               extM (gen s) (Rof s') D (lkOf (map cur (dr (virt (rv rs) s')))) ≡ []
+kons-ex-virt {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img ne =
+  trans (cong (λ l → extM (gen s) (Rof s') D (lkOf l))
+              (trans (map-cur-++ (map syn (rv rs)) (dr s')) (cong (_++ map cur (dr s')) (map-cur-syn (rv rs)))))
+        (kons-ex {k} {s} {s'} {x} {L} {rs} {y} {E} D ci img ne (map cur (dr s')))
+
+-- `ver-last`: the newest record of a verified chain verifies
+ver-last : ∀ {g D x} rs c → Ver g D x (rs ++ c ∷ []) → Σ ℕ λ x' → okR g x' D c ≡ true
+ver-last []       c (o ∷ _) = _ , o
+ver-last (r ∷ rs) c (_ ∷ v) = ver-last rs c v
+
+-- `okR-okC`: a record without tentative pages that the walk takes is a
+-- committed page whose digest verifies, whatever lies below it
+okR-okC : ∀ g x D h y ps dd E cs → okR g x D (dlt h y ps true (dd , [] , E)) ≡ true →
+          okC g D (dlt h y ps true (dd , [] , E)) cs ≡ true
+okR-okC g x D h y ps dd E cs o with h ≡ᵇ g | y ≡ᵇ x | verD D dd
+... | true  | true  | true  = refl
+... | true  | true  | false = o
+... | true  | false | _     = ⊥-elim (f≢t o)
+  where
+    f≢t : false ≡ true → Data.Empty.⊥
+    f≢t ()
+... | false | _     | _     = o
+
+-- `top-okC`: on every crash outcome of a state with the chain's
+-- invariant, the newest record (without tentative pages) is accepted over
+-- whatever lies below it: `recto-dead`'s first hypothesis
+top-okC : ∀ {k s s' x L rs0 h y' ps dd E' y E} →
+          CInv k s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → Img s s' → ∀ cs →
+          okC (gen s) (Dof s') (dlt h y' ps true (dd , [] , E')) cs ≡ true
+top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} ci (cD , _) cs
+  with ver-last rs0 (dlt h y' ps true (dd , [] , E')) (ver-crash (dat s) (dat s') cD (CInv.ch-dur ci) (CInv.ch-ver ci))
+... | x' , o = okR-okC (gen s) x' (Dof s') h y' ps dd E' cs o
+
+-- `kons-ea`: `recto-kons`'s first hypothesis: the virtually consolidated
+-- crashed region is accepted as a whole
+kons-ea : ∀ {k s s' x L rs0 h y' ps dd E' y E} →
+          CInv k s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → Img s s' →
+          let vs = rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) in
+          acc (gen s) (Dof s') (map cur (dr (virt vs s'))) ≡ map cur (dr (virt vs s'))
+kons-ea {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img
+  rewrite map-cur-++ (map syn (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))) (dr s')
+        | map-cur-syn (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))
+        | rv-snoc rs0 (dlt h y' ps true (dd , [] , E'))
+        | top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img (rv rs0 ++ map cur (dr s')) = refl
+
+-- `recs-++`, `lay-recs`: the chain's records, newest first, are committed
+-- pages of the generation
+recs-++ : ∀ {g a b} → Recs g a → Recs g b → Recs g (a ++ b)
+recs-++ []       rb = rb
+recs-++ (t ∷ ra) rb = t ∷ recs-++ ra rb
+
+lay-recs : ∀ {g R x L rs y E} → LayP g R x L rs y E → Recs g (rv rs)
+lay-recs end              = []
+lay-recs (rec∷ _ _ _ lay) = recs-++ (lay-recs lay) (tt ∷ [])
+
+-- `kons-recs`: `recto-kons`'s hypothesis `Recs` from the chain's invariant
+kons-recs : ∀ {k s x L rs y E} → CInv k s x L rs y E → Recs (gen s) (rv rs)
+kons-recs ci = lay-recs (CInv.ch-lay ci)
+
+-- `kons-rp`: `recto-kons`'s hypothesis on the region's replay: on every
+-- crash outcome of a state with the region's invariant, the region's
+-- replay ends with no pending epoch
+kons-rp : ∀ {s s' c rest} C → RInv s c rest → Img s s' →
+          Σ Map λ M' → Σ ℕ λ z → rp (gen s) (map cur (dr s')) (st0 C) ≡ (M' , z , M')
+kons-rp {s} {s'} {c} {rest} C ri img@(_ , _ , _ , cR , _) with acc-top (gen s) (Dof s') (map cur (dr s')) C
+... | M , z , e = M , z , subst (λ l → rp (gen s) l (st0 C) ≡ (M , z , M)) (trans (ri-crash-acc {s} {s'} {c} {rest} ri img) (sym X≡)) e
+  where
+    X≡ : map cur (dr s') ≡ c ∷ rest
+    X≡ = trans (cong (map cur) (crashL-syn (c ∷ rest) (subst (λ l → CrashL l (dr s')) (RInv.r-eq ri) cR)))
+               (map-cur-syn (c ∷ rest))
+
+snoc≢[] : ∀ (rs : List Cell) c → rs ++ c ∷ [] ≢ []
+snoc≢[] []      c ()
+snoc≢[] (_ ∷ _) c ()
+
+-- `recto-kons-crash`: `recto-kons` with its hypotheses derived: on a
+-- crash outcome s' of a state with the chain's and the region's
+-- invariants (the newest record without tentative pages), P's `RecTo`
+-- on the virtually consolidated crashed flash, in the state's
+-- generation, moves to the crashed flash with the consolidation page
+-- landed on top of the region
+recto-kons-crash : ∀ {k s s' x L rs0 h y' ps dd E' y E c rest M} →
+  CInv k s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → RInv s c rest → Img s s' →
+  (rt : RecTo (virt (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) s') M) → RecTo.g rt ≡ gen s →
+  RecTo (record s' { dr = syn (kons (RecTo.g rt) y ([] , [] , E) (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))) ∷ dr s' }) M
+recto-kons-crash {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} {c} {rest} {M} ci ri img rt eq
+  with kons-rp {s} {s'} {c} {rest} (RecTo.C rt) ri img
+... | M' , z , e =
+  recto-kons {rv RSn} {s'} {M} {y} {E} {M'} {z} rt
+    (subst (λ g → acc g (Dof s') (map cur (dr (virt (rv RSn) s'))) ≡ map cur (dr (virt (rv RSn) s'))) (sym eq)
+           (kons-ea {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img))
+    (subst (λ g → extM g (Rof s') (Dof s') (lkOf (map cur (dr (virt (rv RSn) s')))) ≡ []) (sym eq)
+           (kons-ex-virt {k} {s} {s'} {x} {L} {RSn} {y} {E} (Dof s') ci img (snoc≢[] rs0 _)))
+    (subst (λ g → extM g (Rof s') (Dof s') (just (y , E)) ≡ []) (sym eq)
+           (kons-exK {k} {s} {s'} {x} {L} {RSn} {y} {E} (Dof s') ci img y))
+    (subst (λ g → Recs g (rv RSn)) (sym eq) (kons-recs {k} {s} {x} {L} {RSn} {y} {E} ci))
+    (subst (λ g → rp g (map cur (dr s')) (st0 (RecTo.C rt)) ≡ (M' , z , M')) (sym eq) e)
+  where
+    RSn = rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []
+
+-- `recto-dead-crash`: `recto-dead` with its hypotheses derived: on a
+-- crash outcome s' of a state with the chain's invariant (the newest
+-- record without tentative pages), P's `RecTo` on the virtually
+-- consolidated crashed flash, in the state's generation, moves to the
+-- crashed flash with a torn or erased page under the records
+recto-dead-crash : ∀ {k s s' x L rs0 h y' ps dd E' y E M j} →
+  CInv k s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → Img s s' → Dead j →
+  (rt : RecTo (virt (dlt h y' ps true (dd , [] , E') ∷ rv rs0) s') M) → RecTo.g rt ≡ gen s →
+  RecTo (virt (dlt h y' ps true (dd , [] , E') ∷ rv rs0) (record s' { dr = syn j ∷ dr s' })) M
+recto-dead-crash {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} {M} {j} ci img dj rt eq =
+  recto-dead-nt {h} {y'} {ps} {dd} {E'} {rv rs0} {s'} {M} {j} rt dj
+    (subst (λ g → okC g (Dof s') (dlt h y' ps true (dd , [] , E')) (rv rs0 ++ map cur (dr s')) ≡ true) (sym eq)
+       (top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img (rv rs0 ++ map cur (dr s'))))
+
+-- `kons-img`: a crash outcome of the consolidation page's crash point
+-- (the page programmed, not synced) is a crash outcome of the state
+-- before it with the page landed, or torn or erased, on top of the region
+kons-img : ∀ {s s' K} → Img (konsP (just K) s) s' →
+           Σ MC λ m → Σ (List MC) λ ds → dr s' ≡ m ∷ ds × Img s (record s' { dr = ds }) ×
+           (m ≡ syn K ⊎ Σ Cell λ j → m ≡ syn j × Dead j)
+kons-img {s} {s'} {K} (cD , cL , cO , cR , cI) with dr s' | cR
+... | m ∷ ds | c ∷ cr = m , ds , refl , (cD , cL , cO , cr , cI) , out c
+  where
+    out : CrashC (uns erased K) m → (m ≡ syn K ⊎ Σ Cell λ j → m ≡ syn j × Dead j)
+    out (inj₁ e)        = inj₂ (erased , e , inj₂ refl)
+    out (inj₂ (inj₁ e)) = inj₁ e
+    out (inj₂ (inj₂ e)) = inj₂ (junk , e , inj₁ refl)
