@@ -112,17 +112,30 @@ impl<F: Flash> Scftl<F> {
         if !owes || self.unsynced_epochs == 0 {
             return Ok(FlushStep::Done);
         }
-        match self.flash.start_sync() {
+        match self.start_ticket() {
             None => {
                 self.sync_flash()?;
                 Ok(FlushStep::Done)
             }
-            Some(t) => Ok(FlushStep::Ticket(FlushTicket {
-                sync: t?,
-                epochs_ended: self.epochs_ended,
-                flagged_epoch: self.delta.flagged_epoch,
-            })),
+            Some(t) => Ok(FlushStep::Ticket(t?)),
         }
+    }
+
+    /// A sync started without the device, with what it will prove: the
+    /// epochs ended so far and the after-sync flags programmed so far
+    /// ([`Scftl::note_ticket_sync`]). `None`: the flash cannot.
+    fn start_ticket(&mut self) -> Option<Result<FlushTicket>> {
+        let (epochs_ended, flagged_epoch) = (self.epochs_ended, self.delta.flagged_epoch);
+        Some(
+            self.flash
+                .start_sync()?
+                .map_err(Into::into)
+                .map(|sync| FlushTicket {
+                    sync,
+                    epochs_ended,
+                    flagged_epoch,
+                }),
+        )
     }
 
     /// [`BlockDevice::begin_sync_behind`](crate::BlockDevice::begin_sync_behind):
@@ -135,14 +148,7 @@ impl<F: Flash> Scftl<F> {
         if self.unsynced_epochs == 0 {
             return Ok(None);
         }
-        match self.flash.start_sync() {
-            None => Ok(None),
-            Some(t) => Ok(Some(FlushTicket {
-                sync: t?,
-                epochs_ended: self.epochs_ended,
-                flagged_epoch: self.delta.flagged_epoch,
-            })),
-        }
+        self.start_ticket().transpose()
     }
 
     /// A flush ticket's sync returned: what it made durable is recorded
