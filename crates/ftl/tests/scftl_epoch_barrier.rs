@@ -11,42 +11,14 @@
 //! A failure prints the seed; replay it with
 //! `SCFTL_SEED=<seed> cargo test -p ftl --test scftl_epoch_barrier`.
 
-use flash::{CrashFlash, CrashPolicy, Flash, Geometry, ImageCrashFlash, MemFlash, SharedFlash};
+mod common;
+
+use common::Cuttable;
+use flash::{CrashFlash, Flash, Geometry, ImageCrashFlash, MemFlash, SharedFlash};
 use ftl::scftl::{Scftl, ScftlConfig};
 use ftl::{BlockDevice, FtlError, Lba, Mutant};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
-
-/// What a test needs of a crash model.
-trait Cuttable: Flash + Sized {
-    fn fresh(g: Geometry) -> Self;
-    fn arm(&mut self, n: u64);
-    fn cut(&mut self, rng: &mut Pcg64);
-}
-
-impl Cuttable for CrashFlash<MemFlash> {
-    fn fresh(g: Geometry) -> Self {
-        CrashFlash::new(MemFlash::new(g).unwrap())
-    }
-    fn arm(&mut self, n: u64) {
-        self.set_crash_at(n);
-    }
-    fn cut(&mut self, rng: &mut Pcg64) {
-        self.crash(CrashPolicy::Random, rng).unwrap();
-    }
-}
-
-impl Cuttable for ImageCrashFlash {
-    fn fresh(g: Geometry) -> Self {
-        ImageCrashFlash::new(g).unwrap()
-    }
-    fn arm(&mut self, n: u64) {
-        self.set_crash_at(n);
-    }
-    fn cut(&mut self, rng: &mut Pcg64) {
-        self.crash(CrashPolicy::Random, rng).unwrap();
-    }
-}
 
 /// The content of a sector tagged `tag` (0: zeros).
 fn sector(tag: u64, ss: usize) -> Vec<u8> {

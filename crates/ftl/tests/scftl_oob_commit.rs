@@ -3,15 +3,22 @@
 //! in the OOB of its last page — also when that page is full — instead of
 //! programming a committed delta page; the commits survive a reopen; a
 //! torn last epoch (data lost below intact OOB records) is dropped whole;
-//! epochs with a trim commit in the region; and an image of configuration
-//! version 5 opens, keeps its version and gets no OOB commits.
+//! epochs with a trim commit in the region; an image of configuration
+//! version 5 opens, keeps its version and gets no OOB commits; and runs of
+//! 33 to 64 pages commit in the OOB from version 9 on, not in version 8.
 
 mod common;
 
-use flash::{Flash, Geometry, MemFlash, PageAddr, PageImage, RawFlash};
+use common::Cuttable;
+use flash::{
+    CrashFlash, Flash, Geometry, ImageCrashFlash, MemFlash, PageAddr, PageImage, RawFlash,
+    SharedFlash,
+};
 use ftl::scftl::format::OOB_COMMIT_MAGIC;
 use ftl::scftl::{Scftl, ScftlConfig};
 use ftl::{label, BlockDevice, FtlError, Lba, Mutant};
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
 
 /// Sector `la` at version `ver`: every byte depends on both.
 fn pattern(la: u64, ver: u32, ss: usize) -> Vec<u8> {
@@ -234,7 +241,7 @@ fn version_5_images_open_keep_their_version_and_get_no_oob_commits() {
     let mut model = vec![0u32; SPAN as usize];
     epochs(&mut d, &mut model, 1, spp, 1);
     let mut flash = d.into_flash();
-    assert_eq!(common::relabel_scftl_version(&mut flash, 5), 8);
+    assert_eq!(common::relabel_scftl_version(&mut flash, 5), 9);
     let mut d = Scftl::open(flash).unwrap();
     let before = d.stats().meta_pages_written;
     epochs(&mut d, &mut model, 6, spp, 2);
@@ -252,4 +259,186 @@ fn version_5_images_open_keep_their_version_and_get_no_oob_commits() {
     let mut d = Scftl::open(flash).unwrap();
     check(&mut d, &model);
     d.check_invariants().unwrap();
+}
+
+/// Runs `n` epochs of `pages` whole pages each, every sector of an epoch
+/// distinct (so its pairs are exactly the run's sectors), starting at
+/// logical sector `base`; returns the OOB commits they made.
+fn long_epochs(d: &mut Scftl<MemFlash>, model: &mut [u32], n: u32, pages: u64, ver0: u32) -> u64 {
+    let ss = d.sector_size();
+    let spp = u64::from(Geometry::small().sectors_per_page);
+    let before = d.stats().data_page_commits;
+    for e in 0..n {
+        let ver = ver0 + e;
+        for k in 0..pages * spp {
+            // A stride coprime to the model's length: a permutation.
+            let la = (u64::from(ver) * 31 + k * 7) % model.len() as u64;
+            d.write(Lba(la), &pattern(la, ver, ss)).unwrap();
+            model[la as usize] = ver;
+        }
+        d.flush().unwrap();
+        d.check_invariants().unwrap();
+    }
+    d.stats().data_page_commits - before
+}
+
+#[test]
+fn runs_of_33_to_64_pages_commit_in_the_oob_from_version_9_on_only() {
+    let spp = u64::from(Geometry::small().sectors_per_page);
+    // Long enough for one epoch of 64 distinct pages.
+    let len = 64 * spp as usize + 3;
+    let w = u64::from(fresh().config().write_bound);
+    assert!(w >= 64 * spp, "W = {w} holds a 64-page epoch");
+    for relabel in [None, Some(8)] {
+        let mut d = fresh();
+        let mut model = vec![0u32; len];
+        // The first flush has no link yet and commits in the region.
+        long_epochs(&mut d, &mut model, 1, 1, 1);
+        if let Some(v) = relabel {
+            let mut flash = d.into_flash();
+            assert_eq!(common::relabel_scftl_version(&mut flash, v), 9);
+            d = Scftl::open(flash).unwrap();
+            // `open` committed in the region; one more epoch sets the link.
+            long_epochs(&mut d, &mut model, 1, 1, 2);
+        }
+        let meta = d.stats().meta_pages_written;
+        // A superblock of `small` holds 128 pages, so a run that would
+        // cross its end commits in the region: of 8 epochs of 40 pages
+        // and 4 of 64, at most 5 do.
+        let oob =
+            long_epochs(&mut d, &mut model, 8, 40, 10) + long_epochs(&mut d, &mut model, 4, 64, 30);
+        let metas = d.stats().meta_pages_written - meta;
+        match relabel {
+            None => {
+                assert!(oob >= 7, "{oob} OOB commits in 12 epochs: {:?}", d.stats());
+                assert!(metas < 12, "{metas} metadata pages in 12 epochs");
+            }
+            Some(_) => {
+                assert_eq!(oob, 0, "version 8 walks 32 pages only: {:?}", d.stats());
+                assert!(metas >= 12, "one delta page per flush at least: {metas}");
+            }
+        }
+        check(&mut d, &model);
+        // A crash inside a long run: 50 pages written, no flush.
+        let flushed = model.clone();
+        let ss = d.sector_size();
+        for k in 0..50 * spp {
+            let la = (k * 7) % len as u64;
+            d.write(Lba(la), &pattern(la, 99, ss)).unwrap();
+        }
+        let mut d = Scftl::open(d.into_flash()).unwrap();
+        check(&mut d, &flushed);
+        d.check_invariants().unwrap();
+        let (_, config) = label::read_label(d.flash_mut()).unwrap();
+        let want = relabel.unwrap_or(9);
+        assert_eq!(
+            config[..4],
+            want.to_le_bytes(),
+            "the image keeps its version"
+        );
+    }
+}
+
+/// A power cut at every flash command of a 64-page epoch and its flush
+/// (an OOB commit of version 9's longest run), on one crash model: the
+/// device recovers the state before the epoch or, once the flush began,
+/// the state after it — after it whenever the flush returned — and every
+/// sector reads. Returns how many cut points it tried.
+fn cut_through_a_64_page_oob_commit<F: Cuttable>() -> u64 {
+    let g = Geometry::small();
+    let spp = u64::from(g.sectors_per_page);
+    let pages = 64;
+    let len = pages * spp as usize + 3;
+    let mut c = ScftlConfig::default_for(&g);
+    c.delta_pairs_per_page = ftl::scftl::format::pairs_per_page(g.page_size()) as u32;
+    for k in 0.. {
+        let mut rng = Pcg64::seed_from_u64(k);
+        let flash = SharedFlash::new(F::fresh(g));
+        let mut d = Scftl::format(flash.clone(), c.clone()).unwrap();
+        let ss = d.sector_size();
+        let mut before = vec![0u32; len];
+        // A 64-page epoch that commits in the region and leaves the link in
+        // the middle of a superblock (128 pages), so the next 64 pages fit.
+        let write_epoch = |d: &mut Scftl<SharedFlash<F>>, model: &mut [u32], ver: u32| {
+            for i in 0..pages as u64 * spp {
+                let la = (u64::from(ver) * 31 + i * 7) % len as u64;
+                d.write(Lba(la), &pattern(la, ver, ss))?;
+                model[la as usize] = ver;
+            }
+            Ok::<(), FtlError>(())
+        };
+        write_epoch(&mut d, &mut before, 1).unwrap();
+        d.flush().unwrap();
+        assert_eq!(d.stats().data_page_commits, 0, "no link yet");
+        let mut after = before.clone();
+        flash.with(|f| f.arm(k));
+        let mut flush_began = false;
+        let r = write_epoch(&mut d, &mut after, 2).and_then(|()| {
+            flush_began = true;
+            d.flush()
+        });
+        let done = r.is_ok();
+        if let Err(e) = r {
+            assert!(
+                matches!(&e, FtlError::Flash(fe) if fe.is_power_loss()),
+                "cut {k}: {e}"
+            );
+        } else {
+            assert_eq!(
+                d.stats().data_page_commits,
+                1,
+                "the epoch commits in the OOB"
+            );
+        }
+        drop(d);
+        flash.with(|f| f.cut(&mut rng));
+        let mut d =
+            Scftl::open(flash.clone()).unwrap_or_else(|e| panic!("cut {k}: recovery failed: {e}"));
+        let mut got = vec![0u32; len];
+        let mut buf = vec![0u8; ss];
+        for (la, got) in got.iter_mut().enumerate() {
+            d.read(Lba(la as u64), &mut buf)
+                .unwrap_or_else(|e| panic!("cut {k}: sector {la}: {e}"));
+            *got = (0..=2)
+                .find(|&v| {
+                    if v == 0 {
+                        buf.iter().all(|&b| b == 0)
+                    } else {
+                        buf == pattern(la as u64, v, ss)
+                    }
+                })
+                .unwrap_or_else(|| panic!("cut {k}: sector {la} holds data never written"));
+        }
+        if done {
+            assert!(
+                got == after,
+                "cut {k}: the flush returned, but its epoch is not all there"
+            );
+        } else if flush_began {
+            assert!(
+                got == before || got == after,
+                "cut {k}: a mix of the epoch and the state before it"
+            );
+        } else {
+            assert!(
+                got == before,
+                "cut {k}: unflushed writes survived a cut before the flush"
+            );
+        }
+        d.check_invariants().unwrap();
+        if done {
+            return k;
+        }
+    }
+    unreachable!()
+}
+
+#[test]
+fn a_power_cut_anywhere_in_a_64_page_oob_commit_keeps_a_whole_state_nand_model() {
+    assert!(cut_through_a_64_page_oob_commit::<CrashFlash<MemFlash>>() > 64);
+}
+
+#[test]
+fn a_power_cut_anywhere_in_a_64_page_oob_commit_keeps_a_whole_state_image_model() {
+    assert!(cut_through_a_64_page_oob_commit::<ImageCrashFlash>() > 64);
 }

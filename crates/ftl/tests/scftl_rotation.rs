@@ -142,7 +142,7 @@ fn a_version_6_image_keeps_its_metadata_in_place() {
     let d = formatted(g);
     let initial = d.metadata_blocks_now();
     let mut f = d.into_flash();
-    assert_eq!(common::relabel_scftl_version(&mut f, 6), 8);
+    assert_eq!(common::relabel_scftl_version(&mut f, 6), 9);
     let mut d = Scftl::open(f).unwrap();
     d.set_wear_policy(WearPolicy::DEFAULT);
     let mut versions = vec![0u32; d.num_sectors() as usize];

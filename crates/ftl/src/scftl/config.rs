@@ -664,6 +664,10 @@ impl ScftlConfig {
             VERSION.put_u32(&mut b4, CONFIG_VERSION);
             b4.extend_from_slice(&1u32.to_le_bytes());
         }
+        // Version 8 has the current layout; only its OOB runs are shorter.
+        if b.len() == CONFIG_LEN && VERSION.get_u32(b) == 8 {
+            VERSION.put_u32(&mut b4, CONFIG_VERSION);
+        }
         let b = &b4[..];
         codec::check_versioned(
             b,
@@ -744,8 +748,12 @@ mod tests {
         let c = ScftlConfig::default_for(&Geometry::tiny());
         let mut b = c.encode();
         assert!(ScftlConfig::decode(&b[..10]).is_err());
-        b[0] = 9;
+        b[0] = (CONFIG_VERSION + 1) as u8;
         assert!(matches!(ScftlConfig::decode(&b), Err(FtlError::Corrupt(_))));
+        // Version 8 has the current layout (40 bytes).
+        b[0] = 8;
+        assert_eq!(ScftlConfig::decode(&b).unwrap(), c, "version 8 opens");
+        assert_eq!(label_version(&b), 8);
         b[0] = 1;
         let e = ScftlConfig::decode(&b).unwrap_err().to_string();
         assert!(e.contains("version 1") && e.contains("re-format"), "{e}");

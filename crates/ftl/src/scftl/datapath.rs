@@ -445,7 +445,7 @@ impl<F: Flash> Scftl<F> {
     /// for the CRC of an OOB commit of the current epoch.
     #[inline]
     fn note_run_page(&mut self) {
-        if self.oob_commit && self.oob_run_pages < format::MAX_OOB_EPOCH_PAGES {
+        if self.oob_commit && self.oob_run_pages < self.features.max_oob_epoch_pages() {
             format::push_page_records(&mut self.oob_run, self.layout.spp, &self.mb_oob);
         }
         self.oob_run_pages = self.oob_run_pages.saturating_add(1);

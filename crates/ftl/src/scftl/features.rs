@@ -8,6 +8,7 @@
 //! [`CONFIG_VERSION`] have no features, and opening them is refused with
 //! a message that says what to do.
 
+use super::format;
 use crate::device::{FtlError, Result};
 
 /// The encoding version of [`ScftlConfig`] this build writes and reads.
@@ -20,7 +21,10 @@ use crate::device::{FtlError, Result};
 /// version 7 commit records name the metadata map, which may rotate over
 /// the device, and recovery scans for them (§4.5); version 8 adds
 /// `gc_streams` (a second write stream for GC relocations, whose
-/// constraints differ).
+/// constraints differ); version 9 lets an OOB commit's run span
+/// [`format::MAX_OOB_EPOCH_PAGES`] data pages instead of
+/// [`format::MAX_OOB_EPOCH_PAGES_V6`], so an epoch of 256 random 4 KiB
+/// writes on 16 KiB pages commits without a delta page (§4.9).
 /// What each version holds is decoded once, in `features.rs`
 /// ([`Features`]); nothing else compares version numbers.
 /// Versions 1 and 2 are refused; versions 3 to 7 open and keep their
@@ -28,7 +32,7 @@ use crate::device::{FtlError, Result};
 /// logical sector numbers into it or a version-4 one, where GC keeps a P2L,
 /// no OOB commits into any of them, and the metadata of all of them stays
 /// where format put it); versions 3 to 7 run with one stream.
-pub const CONFIG_VERSION: u32 = 8;
+pub const CONFIG_VERSION: u32 = 9;
 
 /// The oldest configuration version this build opens.
 pub const OLDEST_READ: u32 = 3;
@@ -55,16 +59,21 @@ pub struct Features {
     /// (8) The configuration holds `gc_streams`: GC relocations may have a
     /// write stream of their own.
     pub gc_streams: bool,
+    /// (9) An OOB commit's run may span [`format::MAX_OOB_EPOCH_PAGES`]
+    /// data pages (before: [`format::MAX_OOB_EPOCH_PAGES_V6`]); recovery
+    /// walks that far from a link (§4.9).
+    pub long_oob_runs: bool,
 }
 
 /// Each feature with the version that introduced it, oldest first: the
 /// table every other answer is read from.
-const INTRODUCED: [(u32, &str); 5] = [
+const INTRODUCED: [(u32, &str); 6] = [
     (4, "in-page commits"),
     (5, "logical sector numbers in the data OOB"),
     (6, "OOB commits"),
     (7, "movable metadata"),
     (8, "two write streams"),
+    (9, "OOB commits over 64 pages"),
 ];
 
 impl Features {
@@ -80,6 +89,17 @@ impl Features {
             oob_commits: version >= INTRODUCED[2].0,
             movable_metadata: version >= INTRODUCED[3].0,
             gc_streams: version >= INTRODUCED[4].0,
+            long_oob_runs: version >= INTRODUCED[5].0,
+        }
+    }
+
+    /// The most data pages one OOB commit's run may span in an image with
+    /// these features (and the farthest recovery walks from a link).
+    pub const fn max_oob_epoch_pages(&self) -> u32 {
+        if self.long_oob_runs {
+            format::MAX_OOB_EPOCH_PAGES
+        } else {
+            format::MAX_OOB_EPOCH_PAGES_V6
         }
     }
 
@@ -133,6 +153,7 @@ mod tests {
                 f.oob_commits,
                 f.movable_metadata,
                 f.gc_streams,
+                f.long_oob_runs,
             ]
             .iter()
             .filter(|&&b| b)

@@ -423,7 +423,7 @@ impl<F: Flash> Scftl<F> {
     /// Commits the epoch in the OOB of its last data page, the merge
     /// buffer's (docs/FORMAT.md §4.9), if it can: the format allows it, the
     /// epoch's data pages run from the last commit's link to that page in
-    /// one superblock (at most [`format::MAX_OOB_EPOCH_PAGES`] of them), its
+    /// one superblock (at most `Features::max_oob_epoch_pages` of them), its
     /// pairs are exactly their sectors in order (so recovery can rebuild
     /// them from the pages' logical sector records: no trim, no tentative
     /// delta page), and the backlog can take them. Then writes the marker
@@ -457,7 +457,7 @@ impl<F: Flash> Scftl<F> {
         }
         let pages = a.next_page - first + 1;
         let n = self.delta.npairs;
-        if pages > format::MAX_OOB_EPOCH_PAGES
+        if pages > self.features.max_oob_epoch_pages()
             || self.oob_run_pages != pages - 1
             || n != (pages - 1) * spp + self.mb_fill
             || (0..n).any(|k| format::get_pair(&self.delta.buf, k as usize).1 != Psa(link.0 + k))

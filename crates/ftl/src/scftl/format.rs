@@ -381,8 +381,14 @@ pub const INPAGE_MARKER_LEN: usize = inpage_marker::RECORD_CRC.end();
 pub const OOB_COMMIT_MAGIC: [u8; 4] = *b"SCFP";
 
 /// Most data pages an epoch committed by an OOB record may span (the pages
-/// recovery reads to follow one link of a chain).
-pub const MAX_OOB_EPOCH_PAGES: u32 = 32;
+/// recovery reads to follow one link of a chain), in images of
+/// configuration version 9 and later (`Features::long_oob_runs`): an epoch
+/// of 256 random 4 KiB writes fills 64 pages of 16 KiB.
+pub const MAX_OOB_EPOCH_PAGES: u32 = 64;
+
+/// The same bound in images of configuration versions 6 to 8, whose
+/// builds stop walking there.
+pub const MAX_OOB_EPOCH_PAGES_V6: u32 = 32;
 
 /// Bytes of one data page's records an OOB commit covers: its `spp` CRC
 /// records, then its `spp` logical sector records.

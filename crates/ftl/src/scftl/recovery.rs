@@ -184,6 +184,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
         mutant,
         check,
         la_records: features.oob_logical_numbers,
+        oob_run_max: features.max_oob_epoch_pages(),
         gen: rec.gen,
         // In-page and OOB commits exist only where the OOB has room for
         // their marker.
@@ -244,6 +245,9 @@ struct Scan<'a> {
     check: bool,
     /// Data pages carry logical sector records ([`Features`]).
     la_records: bool,
+    /// How far an OOB commit's run may reach from its link
+    /// (`Features::max_oob_epoch_pages`).
+    oob_run_max: u32,
     /// The generation of the checkpoint the scan builds on.
     gen: u64,
     /// The OOB has room for in-page and OOB commit markers.
@@ -442,6 +446,7 @@ impl Scan<'_> {
             self.mutant,
             buf,
             self.la_records,
+            self.oob_run_max,
         )?;
         apply_chain(
             chained,
@@ -582,6 +587,7 @@ fn follow_chain<F: Flash + ?Sized>(
     mutant: Mutant,
     page: &mut [u8],
     la_records: bool,
+    oob_run_max: u32,
 ) -> Result<Vec<InPage>> {
     let spp = layout.spp as usize;
     let marker = spp * DATA_OOB_LEN;
@@ -614,6 +620,7 @@ fn follow_chain<F: Flash + ?Sized>(
                 logical,
                 mutant,
                 &mut oob,
+                oob_run_max,
             )? {
                 Some((e, next)) => {
                     epoch = e.id;
@@ -758,6 +765,7 @@ fn oob_epoch<F: Flash + ?Sized>(
     logical: usize,
     mutant: Mutant,
     oob: &mut [u8],
+    oob_run_max: u32,
 ) -> Result<Option<(InPage, Psa)>> {
     let spp = layout.spp;
     let marker = spp as usize * DATA_OOB_LEN;
@@ -766,7 +774,7 @@ fn oob_epoch<F: Flash + ?Sized>(
     let mut records = Vec::new();
     let mut pairs = Vec::new();
     let mut crcs = Vec::new();
-    for k in 0..format::MAX_OOB_EPOCH_PAGES {
+    for k in 0..oob_run_max {
         let first = Psa(link.0 + k * spp);
         if k > 0 {
             if layout.sb_of(first) != sb {

@@ -1,7 +1,45 @@
-//! Helpers shared by the SCFTL test files.
+//! Helpers shared by the SCFTL test files (each file uses some of them).
+#![allow(dead_code)]
 
-use flash::Flash;
+use flash::{CrashFlash, CrashPolicy, Flash, Geometry, ImageCrashFlash, MemFlash};
 use ftl::{label, FtlKind};
+use rand_pcg::Pcg64;
+
+/// What a power-cut test needs of a crash model: the NAND one
+/// (`CrashFlash` over `MemFlash`) or the image file's host power cut
+/// (`ImageCrashFlash`).
+pub trait Cuttable: Flash + Sized {
+    fn fresh(g: Geometry) -> Self;
+    /// The `n`-th flash command from now fails with a power loss.
+    fn arm(&mut self, n: u64);
+    /// Applies the power cut (what the interrupted and unsynced commands
+    /// left, drawn from `rng`).
+    fn cut(&mut self, rng: &mut Pcg64);
+}
+
+impl Cuttable for CrashFlash<MemFlash> {
+    fn fresh(g: Geometry) -> Self {
+        CrashFlash::new(MemFlash::new(g).unwrap())
+    }
+    fn arm(&mut self, n: u64) {
+        self.set_crash_at(n);
+    }
+    fn cut(&mut self, rng: &mut Pcg64) {
+        self.crash(CrashPolicy::Random, rng).unwrap();
+    }
+}
+
+impl Cuttable for ImageCrashFlash {
+    fn fresh(g: Geometry) -> Self {
+        ImageCrashFlash::new(g).unwrap()
+    }
+    fn arm(&mut self, n: u64) {
+        self.set_crash_at(n);
+    }
+    fn cut(&mut self, rng: &mut Pcg64) {
+        self.crash(CrashPolicy::Random, rng).unwrap();
+    }
+}
 
 /// Rewrites the configuration version in an SCFTL device's label to
 /// `version`, so the device reads as one an older build formatted, and
