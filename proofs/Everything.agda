@@ -129,4 +129,5 @@ import SCFTL.Mutants.LazyChainSkipsHole
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate
 import SCFTL.Mutants.FlushTrustedBeforeSync
+import SCFTL.Mutants.LazyChainWalksOneLink
 import SCFTL.Mutants.All
