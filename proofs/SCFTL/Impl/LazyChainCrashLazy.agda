@@ -35,7 +35,15 @@
 -- `pl-fi2-landed`: that case in `CRL`; `pl-lazy-crash-CRL`: every crash
 -- point of the lazy commit (before its SYNC, at its end) from a state
 -- of the chain phase is in `CRL`, the counterpart of
--- `free-lazy-crash-CRL` for a nonempty chain.
+-- `free-lazy-crash-CRL` for a nonempty chain (`vokn-virt`: P's `vOK`
+-- on the virtual state is the `VOKn` it needs at the end).  With or
+-- without a chain (`LazyFrom`: P's RI, or the chain phase with P's RI on
+-- the virtual state): `lazy-crash-CRL`, and `pl-flush-lazy-crash` for
+-- `crashPL`'s crash points of a flush that are the lazy commit's.
+--
+-- Not proven here: the other crash points of PL's flush (the
+-- consolidation page's before its SYNC with a chain, P's own inside the
+-- flush after it), recovery's own crashes, the assembly of Theorem 1.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ; zero; suc; _≤_; _<_; _≡ᵇ_)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -69,7 +77,7 @@ open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (la
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRL; recto-follow)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc
-  using (follow-inv; extM-okR; okC-okR; lazy-et; pl-fi2-crash-CRL; pl-lazy-crash)
+  using (follow-inv; extM-okR; okC-okR; lazy-et; pl-fi2-crash-CRL; pl-lazy-crash; free-lazy-crash-CRL)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; crashS; use; flush)
 
@@ -262,14 +270,42 @@ pl-fi2-landed {s} {s'} {M} {t'} (phase C0 x L y E rs rest c M0 z ci si ri lk rpe
     ex' : extM G R' D' (lkOf (rec s ∷ Y)) ≡ []
     ex' = cong (extS G R' D' (ep s)) (seek-none G omax R' (nxt s) ab)
 
+-- P's `vOK` on the virtually consolidated state is `VOKn` of the state
+-- itself (`virt` changes the region only)
+vokn-virt : ∀ {vs s} → RI (virt vs s) → VOKn s
+vokn-virt r = RI.vOK r
+
 -- `pl-lazy-crash-CRL`: every crash point of the lazy commit from a state
 -- of the chain phase (P's RI on its virtually consolidated state) is in
 -- `CRL`: before its SYNC (the record taken by the walk or not) and at
--- its end (S's flush landed, given P's `vOK`)
-pl-lazy-crash-CRL : ∀ {s t s' M m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → VOKn s → Lazy s M →
+-- its end (S's flush landed)
+pl-lazy-crash-CRL : ∀ {s t s' M m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → Lazy s M →
                     (m ≡ fi2 M s ⊎ m ≡ fiL M s) → Img m s' →
                     Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-pl-lazy-crash-CRL {s} {t} {s'} {M} ph arr r vo lz (inj₁ refl) img with pl-fi2-crash-CRL {s} {t} {s'} {M} ph arr r lz img
+pl-lazy-crash-CRL {s} {t} {s'} {M} ph arr r lz (inj₁ refl) img with pl-fi2-crash-CRL {s} {t} {s'} {M} ph arr r lz img
 ... | inj₁ x                  = x
 ... | inj₂ (wk , t' , c , cm) = t' , c , pl-fi2-landed {s} {s'} {M} {t'} ph r lz img wk cm
-pl-lazy-crash-CRL {s} {t} {s'} {M} ph arr r vo lz (inj₂ refl) img = pl-lazy-crash {s} {t} {s'} {M} ph arr r vo lz refl img
+pl-lazy-crash-CRL {s} {t} {s'} {M} ph arr r lz (inj₂ refl) img =
+  pl-lazy-crash {s} {t} {s'} {M} ph arr r (vokn-virt {rv (ph-rs ph)} {s} r) lz refl img
+
+------------------------------------------------------------------------
+-- With or without a chain
+
+-- the states PL's lazy commit starts from: P's RI (no chain), or the
+-- chain phase with P's RI on its virtually consolidated state
+LazyFrom : St → Set
+LazyFrom s = RI s ⊎ (Σ (Phase s) λ ph → RI (virt (rv (ph-rs ph)) s))
+
+-- `lazy-crash-CRL`: every crash point of the lazy commit from either is
+-- in `CRL`
+lazy-crash-CRL : ∀ {s t s' M m} → AR s t → LazyFrom s → Lazy s M → (m ≡ fi2 M s ⊎ m ≡ fiL M s) → Img m s' →
+                 Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+lazy-crash-CRL {s} {t} {s'} {M} arr (inj₁ r)         lz pt img = free-lazy-crash-CRL {s} {t} {s'} {M} arr r (RI.vOK r) lz pt img
+lazy-crash-CRL {s} {t} {s'} {M} arr (inj₂ (ph , r)) lz pt img = pl-lazy-crash-CRL {s} {t} {s'} {M} ph arr r lz pt img
+
+-- `pl-flush-lazy-crash`: PL's crash points of a flush that are the lazy
+-- commit's (`crashPL`'s third kind), from either, are in `CRL`
+pl-flush-lazy-crash : ∀ {s t s' m} → AR s t → LazyFrom s →
+                      (Σ ℕ λ M → Lazy s M × (m ≡ fi2 M s ⊎ m ≡ fiL M s)) → Img m s' →
+                      Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+pl-flush-lazy-crash {s} {t} {s'} arr fr (M , lz , pt) img = lazy-crash-CRL {s} {t} {s'} {M} arr fr lz pt img
