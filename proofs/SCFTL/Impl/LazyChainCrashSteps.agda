@@ -44,7 +44,8 @@
 -- state before the page and the page's cell).
 --
 -- Not proven here: the lazy commit's crash point with the record taken
--- by the walk over a nonempty chain, the consolidation page's crash point
+-- by the walk over a nonempty chain (SCFTL.Impl.LazyChainCrashLazy:
+-- `pl-fi2-landed`, `pl-lazy-crash-CRL`), the consolidation page's crash point
 -- with a chain in `CRL` (the other hypotheses of `recto-dead`/`recto-kons`), the
 -- end state of a step that writes a tentative page after a nonempty
 -- chain's consolidation page, P's own crash points inside a flush,

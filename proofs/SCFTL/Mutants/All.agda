@@ -76,6 +76,7 @@ import SCFTL.Mutants.LazyChainGuardMissesCommit
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate
 import SCFTL.Mutants.FlushTrustedBeforeSync
+import SCFTL.Mutants.LazyChainWalksOneLink
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -113,6 +114,7 @@ module M33 = SCFTL.Mutants.LazyConsolidationOmitsRecord
 module M34 = SCFTL.Mutants.BarrierSplitLate
 module M35 = SCFTL.Mutants.LazyChainGuardMissesCommit
 module M36 = SCFTL.Mutants.FlushTrustedBeforeSync
+module M37 = SCFTL.Mutants.LazyChainWalksOneLink
 
 record MutantsFail : Set where
   field
@@ -212,6 +214,10 @@ record MutantsFail : Set where
     --     page trusted as durable, replayed unchecked, a lost data page
     --     of it a mix
     flush-trusted-before-sync : ¬ M36.SnapshotConsistent M36.Pmut
+    -- 37. (PL, the lazy chain as steps) recovery follows one link (P's
+    --     recovery) while the lazy commit chains up to MAX_CHAIN records:
+    --     a SYNC'd record past the first is lost
+    lazy-chain-walks-one-link : ¬ SnapshotConsistent M37.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -251,4 +257,5 @@ mutants-fail = record
   ; barrier-split-late = M34.not-snapshot-consistent
   ; lazy-chain-guard-misses-commit = M35.not-snapshot-consistent
   ; flush-trusted-before-sync = M36.not-snapshot-consistent
+  ; lazy-chain-walks-one-link = M37.not-snapshot-consistent
   }
