@@ -288,6 +288,9 @@ pub struct Stats {
     /// In-page and OOB commits whose facts the refinement oracle checked
     /// against P's guards `InP` / `OobP`.
     pub refine_chain_commits: u64,
+    /// The most data pages one of those OOB commits spanned (a maximum,
+    /// not a sum, when runs are added up).
+    pub refine_longest_oob_run: u64,
     /// Program and erase failures the flash was made to fail
     /// (`Step::FailProgram`, `Step::FailErase`) and that fired.
     pub program_failures_injected: u64,
@@ -343,6 +346,7 @@ impl Stats {
             refine_steps: self.refine_steps,
             refine_recoveries: self.refine_recoveries,
             refine_chain_commits: self.refine_chain_commits,
+            refine_longest_oob_run: self.refine_longest_oob_run,
             ..Stats::default()
         }
     }
@@ -375,6 +379,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             refine_steps,
             refine_recoveries,
             refine_chain_commits,
+            refine_longest_oob_run,
             program_failures_injected,
             erase_failures_injected,
             worn_out_refusals,
@@ -404,6 +409,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.refine_steps += refine_steps;
         self.refine_recoveries += refine_recoveries;
         self.refine_chain_commits += refine_chain_commits;
+        self.refine_longest_oob_run = self.refine_longest_oob_run.max(*refine_longest_oob_run);
         self.program_failures_injected += program_failures_injected;
         self.erase_failures_injected += erase_failures_injected;
         self.worn_out_refusals += worn_out_refusals;
@@ -701,6 +707,7 @@ impl Executor {
         let before = r.chain_commits_checked;
         let res = r.step(op, v);
         self.stats.refine_chain_commits += r.chain_commits_checked - before;
+        self.stats.refine_longest_oob_run = r.longest_oob_run;
         res.map_err(|m| self.violation(m))
     }
 

@@ -650,8 +650,8 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
                 / secs
         );
         println!(
-            "  in-page/OOB commits   {} checked against P's guards InP/OobP",
-            s.refine_chain_commits
+            "  in-page/OOB commits   {} checked against P's guards InP/OobP (longest OOB run: {} pages)",
+            s.refine_chain_commits, s.refine_longest_oob_run
         );
     }
     if plan.run.oracle.is_some() {

@@ -143,6 +143,8 @@ pub struct RefineOracle {
     pub recoveries_checked: u64,
     /// In-page and OOB commits checked against P's guards.
     pub chain_commits_checked: u64,
+    /// The most data pages an OOB commit checked here spanned.
+    pub longest_oob_run: u64,
 }
 
 fn map_of(l2p: &[u32]) -> Map {
@@ -174,6 +176,7 @@ impl RefineOracle {
             steps_checked: 0,
             recoveries_checked: 0,
             chain_commits_checked: 0,
+            longest_oob_run: 0,
         }
     }
 
@@ -411,6 +414,11 @@ impl RefineOracle {
                     .ok_or("refinement: an in-page or OOB commit left no record of its facts")?;
                 chain_guard(s, c, self.lnk, v.sectors_per_page)?;
                 self.chain_commits_checked += 1;
+                if c.oob {
+                    let spp = u64::from(v.sectors_per_page.max(1));
+                    let pages = (c.pairs.len() as u64).div_ceil(spp);
+                    self.longest_oob_run = self.longest_oob_run.max(pages);
+                }
             }
             self.released.extend(s.inv.iter().map(|&q| (q, v.commits)));
             steps::fl3(s, g.amax, ModelMutant::None);
