@@ -1,0 +1,214 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, the lazy chain: the consolidation page's crash point with a
+-- chain, and the tentative page after it, in PL's crash relation `CRL`
+-- (SCFTL.Impl.LazyChainCrash).
+--
+-- `TopNT rs`: the chain is empty or its newest record has no tentative
+-- pages (PL's lazy records have none: `lazy-et`; `CInv` does not record
+-- it, so it is carried beside `Phase`: `nt-start`, `nt-wr`, `nt-rl`,
+-- `nt-es`, `nt-lazy` keep it along PL's steps of the chain phase).
+--
+--   * `kons-crash-CRL`: every crash outcome of the consolidation page's
+--     crash point `konsI s` (the page programmed, not SYNCed) of a
+--     state of the chain phase is in `CRL`: with an empty chain there is
+--     no page; otherwise the outcome is one of the state before the page
+--     (`kons-img`), whose `RecTo` on the virtually consolidated flash
+--     (`virt-crash`) moves to the flash with the page landed
+--     (`recto-kons-crash`: the walk from its link takes nothing, `walk-kons`)
+--     or torn / erased under the records (`recto-dead-crash`: the walk
+--     passes over it, `walk-dead`);
+--   * `kons-emitT-RI`: the end state of a write or relocation with a
+--     tentative page after the consolidation page has P's RI and AR
+--     (`kons-emitT`, its hypotheses derived from `Phase`: `ept-nil`,
+--     `top-shape`, `rp-top`), so its crashes are in `CRL`
+--     (`emitT-crash-CRL`, by `free-crash-CRL`);
+--   * assembled: `pl-wr-crash-all`, `pl-rl-crash-all` (every crash point
+--     of a write or relocation of the chain phase is in `CRL`, S's state
+--     unchanged: this closes `WrLeft` / `RlLeft` of SCFTL.Impl.
+--     LazyChainCrashSteps), `pl-kons-flush-crash` (a flush's crash point
+--     before the consolidation page's SYNC).
+--
+-- Not proven here: P's own crash points inside a flush after the
+-- consolidation page, the lazy commit's crash point with the record
+-- taken by the walk over a nonempty chain, recovery's own crashes, and
+-- the assembly of Theorem 1 for PL.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.LazyChainCrashKons (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
+                                     (_≟D_ : DecidableEquality Data) (kc : ℕ) where
+
+open import Data.Nat.Base using (zero; suc; _≤_; _<_)
+open import Data.Bool.Base using (Bool; true; false)
+open import Data.List.Base using (List; []; _∷_; _++_; map)
+open import Data.List.Properties using (++-identityʳ)
+open import Data.Maybe.Base using (Maybe; nothing; just)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Data.Unit.Base using (⊤; tt)
+open import Data.Empty using (⊥; ⊥-elim)
+open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; ar; CR; RecTo; recto; crashC-eq)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM; map-cur-syn)
+open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ using (emitT-RI)
+open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (reg-sim; reg-stable; reg-crashS)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow; rv; kons; Recs; _∷_; acc-top)
+open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL; Rof; Dof)
+open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (CInv; VOKn; cinv-wr0; cinv-rl0; cinv-rlX; cinv-optP)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc
+open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc
+  using (RL; cinv-chainOf; konsFor-just; lay-last; konsOfCh; kS; konsS-kS; acc-kons)
+open import SCFTL.Impl.LazyChainStable Data d0 amax wmax kmax _≟D_ kc using (rv-snoc; si-wr0; si-rl0; si-rlX; si-optP)
+open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (RInv; ri-acc; ri-wr0; ri-rl0; ri-rlX; ri-optP)
+open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
+open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (ar-virt; ar-unvirt)
+open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (kons-emitT; konsS-free)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc
+  using (CRL; virt-crash; phase-walk-crash; phase-crash-CRL; free-crash-CRL; Dead)
+open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc
+  using (crl-stable; crash-end; konsI-free; lazy-et; kons-img; kons-exK; kons-recs; recto-kons-crash; recto-dead-crash)
+import SCFTL.Spec Data d0 amax wmax as Sp
+open Sp using (State; Addr; stable; crashS; okS; use; flush; w; rl; es) renaming (reg to regop)
+
+------------------------------------------------------------------------
+-- The newest record without tentative pages
+
+TopNT : List Cell → Set
+TopNT rs = rs ≡ [] ⊎ (Σ (List Cell) λ rs0 → Σ ℕ λ h → Σ ℕ λ y' → Σ (List (Addr × ℕ)) λ ps →
+                       Σ (List (ℕ × Data × Addr)) λ dd → Σ ℕ λ E' →
+                       rs ≡ rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])
+
+-- the chain phase's region link and backlog
+ph-RL : ∀ {s} (ph : Phase s) → RL s (ph-x ph) (ph-L ph)
+ph-RL ph = trans (cong lkOf (ri-acc (ph-rinv ph))) (ph-lk ph)
+
+ph-chainOf : ∀ {s} (ph : Phase s) → chainOf s ≡ rv (ph-rs ph)
+ph-chainOf ph = cinv-chainOf (ph-cinv ph) (ph-RL ph)
+
+-- `nt-start`: the chain phase starts with an empty chain
+nt-start : ∀ {s L} (r : RI s) (ln : lnk s ≡ just L) (et : ept s ≡ []) (le : L ≤ nxt s) →
+           TopNT (ph-rs (phase-start r ln et le))
+nt-start r ln et le = inj₁ (phase-start-rs r ln et le)
+
+-- `nt-wr`, `nt-rl`: writes and relocations keep the records
+nt-wr : ∀ {G s s' a d} (ph : Phase s) (st : okPL G (use (regop (w a d))) s s') → TopNT (ph-rs ph) →
+        Data.Sum.Base.[ (λ (q : Phase s') → TopNT (ph-rs q)) , (λ _ → ⊤) ]′ (phase-wr {G} {s} {s'} {a} {d} ph st)
+nt-wr ph (inj₁ (_ , f1 , false , refl)) nt = nt
+nt-wr ph (inj₁ (_ , f1 , true , refl))  nt = tt
+nt-wr ph (inj₂ (_ , refl))              nt = nt
+
+nt-rl : ∀ {G s s'} (ph : Phase s) (st : okPL G (use (regop rl)) s s') → TopNT (ph-rs ph) →
+        Data.Sum.Base.[ (λ (q : Phase s') → TopNT (ph-rs q)) , (λ _ → ⊤) ]′ (phase-rl {G} {s} {s'} ph st)
+nt-rl ph (inj₁ (_ , p , _ , inj₁ (_ , f1 , false , refl))) nt = nt
+nt-rl ph (inj₁ (_ , p , _ , inj₁ (_ , f1 , true , refl)))  nt = tt
+nt-rl ph (inj₁ (_ , p , _ , inj₂ (_ , refl)))              nt = nt
+nt-rl ph (inj₂ (_ , refl))                                 nt = nt
+
+-- `nt-es`: so does the guarded erase
+nt-es : ∀ {s s'} (ph : Phase s) (st : okPL EraseGuard (use (regop es)) s s') → TopNT (ph-rs ph) →
+        TopNT (ph-rs (phase-es ph st))
+nt-es ph (p , _ , _ , refl) nt = nt
+
+-- `nt-lazy`: the lazy commit's record has no tentative pages
+nt-lazy : ∀ {s M} (vo : VOKn s) (ph : Phase s) (lz : Lazy s M) → TopNT (ph-rs (phase-lazy vo ph lz))
+nt-lazy {s} {M} vo ph lz =
+  inj₂ (ph-rs ph , gen s , ep s , dbuf s , proj₁ (dgOf s) , nxt s ,
+        cong (λ dt → ph-rs ph ++ dlt (gen s) (ep s) (dbuf s) true (proj₁ (dgOf s) , dt , nxt s) ∷ [])
+             (lazy-et {s} {M} lz))
+
+------------------------------------------------------------------------
+-- Helpers
+
+st-dr : ∀ s {d} → dr s ≡ d → s ≡ record s { dr = d }
+st-dr s refl = refl
+
+follow-nil : ∀ k g R D l → extM g R D l ≡ [] → follow k g R D l ≡ []
+follow-nil zero    g R D l e = refl
+follow-nil (suc k) g R D l e rewrite e = refl
+
+-- the consolidation page's crash point for a nonempty chain
+konsI-kP : ∀ {s} (ph : Phase s) → ph-rs ph ≢ [] →
+           konsI s ≡ konsP (just (konsOfCh (gen s) (ph-y ph) (ph-E ph) (ph-rs ph))) s
+konsI-kP {s} ph ne =
+  cong (λ m → konsP m s)
+       (trans (cong (konsFor (gen s)) (ph-chainOf ph))
+              (konsFor-just (gen s) (rv (ph-rs ph)) (ph-y ph) (ph-E ph)
+                            (trans (cong lkOf (sym (++-identityʳ (rv (ph-rs ph))))) (lay-last (CInv.ch-lay (ph-cinv ph)) ne []))))
+
+snoc≢[] : ∀ (rs : List Cell) c → rs ++ c ∷ [] ≢ []
+snoc≢[] []      c ()
+snoc≢[] (_ ∷ _) c ()
+
+-- `walk-kons`: with the consolidation page landed the walk takes nothing
+walk-kons : ∀ {k s s'' x L rs y E} → CInv k s x L rs y E → Img s s'' → ∀ ds →
+            walkG (gen s) (record s'' { dr = syn (kons (gen s) y ([] , [] , E) (rv rs)) ∷ ds }) ≡ []
+walk-kons {k} {s} {s''} {x} {L} {rs} {y} {E} ci img ds =
+  trans (cong (λ l → follow kc (gen s) (Rof s'') (Dof s'') (lkOf l))
+              (acc-kons (gen s) y E (rv rs) (Dof s'') (map cur ds)))
+        (follow-nil kc (gen s) (Rof s'') (Dof s'') (just (y , E)) (kons-exK {k} {s} {s''} {x} {L} {rs} {y} {E} (Dof s'') ci img y))
+
+-- `walk-dead`: a torn or erased page on top of the region is passed over
+walk-dead : ∀ g s'' j ds → Dead j → walkG g (record s'' { dr = syn j ∷ ds }) ≡ walkG g (record s'' { dr = ds })
+walk-dead g s'' .junk   ds (inj₁ refl) = refl
+walk-dead g s'' .erased ds (inj₂ refl) = refl
+
+g-subst : ∀ {vs vs' s M} (e : vs ≡ vs') (rt : RecTo (virt vs s) M) →
+          RecTo.g (subst (λ us → RecTo (virt us s) M) e rt) ≡ RecTo.g rt
+g-subst refl rt = refl
+
+pick-g : ∀ {b g C b' g' C'} → _≡_ {A = Maybe (Bool × ℕ × Map)} (just (b , g , C)) (just (b' , g' , C')) → g ≡ g'
+pick-g refl = refl
+
+------------------------------------------------------------------------
+-- The consolidation page's crash point
+
+kons-crash-ne : ∀ {s t s' rs0 h y' ps dd E'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
+                ph-rs ph ≡ rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [] →
+                Img (konsP (just (konsOfCh (gen s) (ph-y ph) (ph-E ph) (ph-rs ph))) s) s' → CRL s' t
+kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} (phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk ep) arr r refl img
+  with kons-img {s} {s'} {konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} img
+... | m , ds , deq , img'' , out
+  with virt-crash {rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} {s} {record s' { dr = ds }} {t} arr r img''
+... | M , rt , dk
+  with pick-g (trans (sym (RecTo.pk rt)) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) (proj₁ (proj₂ img)))
+                                                       (crashC-PM tt (proj₁ (proj₂ (proj₂ img))) (RI.slotO r))))
+... | eqg = RecTo.b rt , RecTo.g rt , RecTo.C rt , RecTo.pk rt , M , land out , dk
+  where
+    RSn = rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []
+    ph = phase C x L y E RSn rest c M0 z ci si ri lk ep
+    s'' = record s' { dr = ds }
+    K = konsOfCh (gen s) y E RSn
+    g = RecTo.g rt
+    wk'' : walkG (gen s) s'' ≡ rv RSn
+    wk'' = phase-walk-crash {s} {s''} ph img''
+    land : (m ≡ syn K ⊎ Σ Cell λ j → m ≡ syn j × Dead j) → RecTo (virt (walkG g s') s') M
+    land (inj₁ refl) =
+      subst (λ u → RecTo (virt (walkG g u) u) M) (sym (st-dr s' deq))
+        (subst (λ vs → RecTo (virt vs (record s' { dr = syn K ∷ ds })) M)
+               (sym (subst (λ g' → walkG g' (record s' { dr = syn K ∷ ds }) ≡ []) (sym eqg)
+                           (walk-kons {kc} {s} {s''} {x} {L} {RSn} {y} {E} ci img'' ds)))
+               (subst (λ g' → RecTo (record s'' { dr = syn (kons g' y ([] , [] , E) (rv RSn)) ∷ ds }) M) eqg
+                      (recto-kons-crash {kc} {s} {s''} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} {c} {rest} {M}
+                                        ci ri img'' rt eqg)))
+    land (inj₂ (j , refl , dj)) =
+      subst (λ u → RecTo (virt (walkG g u) u) M) (sym (st-dr s' deq))
+        (subst (λ vs → RecTo (virt vs (record s' { dr = syn j ∷ ds })) M)
+               (sym (trans (walk-dead g s' j ds dj)
+                           (trans (subst (λ g' → walkG g' s'' ≡ rv RSn) (sym eqg) wk'') (rv-snoc rs0 _))))
+               (recto-dead-crash {kc} {s} {s''} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} {M} {j} ci img'' dj
+                  (subst (λ vs → RecTo (virt vs s'') M) (rv-snoc rs0 _) rt)
+                  (trans (g-subst (rv-snoc rs0 (dlt h y' ps true (dd , [] , E'))) rt) eqg)))
+
+-- `kons-crash-CRL`: every crash outcome of the consolidation page's
+-- crash point of a state of the chain phase is in `CRL`
+kons-crash-CRL : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+                 Img (konsI s) s' → CRL s' t
+kons-crash-CRL {s} {t} {s'} ph arr r (inj₁ e) img =
+  phase-crash-CRL {s} {s'} {t} ph arr r (subst (λ u → Img u s') (konsI-free {s} (trans (ph-chainOf ph) (cong rv e))) img)
+kons-crash-CRL {s} {t} {s'} ph arr r (inj₂ (rs0 , h , y' , ps , dd , E' , e)) img =
+  kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} ph arr r e
+    (subst (λ u → Img u s') (konsI-kP ph (λ e0 → snoc≢[] rs0 _ (trans (sym e) e0))) img)
