@@ -49,6 +49,7 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Data.Unit.Base using (⊤; tt)
 open import Data.Empty using (⊥; ⊥-elim)
+open import Relation.Nullary using (¬_)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
@@ -212,3 +213,172 @@ kons-crash-CRL {s} {t} {s'} ph arr r (inj₁ e) img =
 kons-crash-CRL {s} {t} {s'} ph arr r (inj₂ (rs0 , h , y' , ps , dd , E' , e)) img =
   kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} ph arr r e
     (subst (λ u → Img u s') (konsI-kP ph (λ e0 → snoc≢[] rs0 _ (trans (sym e) e0))) img)
+
+------------------------------------------------------------------------
+-- A tentative page after the consolidation page: `kons-emitT`'s
+-- hypotheses from `Phase`
+
+private
+  hdU : List MC → Set
+  hdU (uns _ _ ∷ _) = ⊤
+  hdU _             = ⊥
+
+-- `ept-nil`: in the chain phase (the region durable) there is no
+-- tentative page, also with P's RI on the virtually consolidated state
+ept-nil : ∀ {vs s c rest} → (r : RI (virt vs s)) → dr s ≡ map syn (c ∷ rest) → ept s ≡ []
+ept-nil {vs} {s} {c} {rest} r de = go (ept s) (RI.tEq r)
+  where
+    f : List (Addr × ℕ) → MC
+    f ps = uns erased (dlt (gen s) (ep s) ps false ε)
+    noU : ∀ us → hdU (map syn us ++ dr s) → ⊥
+    noU []       h = subst hdU de h
+    noU (u ∷ us) ()
+    go : ∀ qs → RI.tents r ≡ map f qs → qs ≡ []
+    go []       _  = refl
+    go (q ∷ qs) te = ⊥-elim (noU vs (subst hdU (sym (trans (RI.regEq r) (cong (_++ map syn (RI.comm r)) te))) tt))
+
+-- `top-shape`: the chain's newest record, in the generation, with the
+-- chain's last epoch id and link
+top-shape : ∀ {g rs0 h y' ps dd E' y E} → Recs g (dlt h y' ps true (dd , [] , E') ∷ rv rs0) →
+            lkOf (dlt h y' ps true (dd , [] , E') ∷ rv rs0) ≡ just (y , E) →
+            _≡_ {A = List Cell} (dlt h y' ps true (dd , [] , E') ∷ rv rs0) (dlt g y ps true (dd , [] , E) ∷ rv rs0)
+top-shape (_ ∷ _) refl = refl
+
+-- `rp-top`: the durable region's replay ends with no pending epoch
+rp-top : ∀ {s c rest} C → RInv s c rest → Σ Map λ M → Σ ℕ λ z → rp (gen s) (map cur (dr s)) (st0 C) ≡ (M , z , M)
+rp-top {s} {c} {rest} C ri with acc-top (gen s) (Dof s) (map cur (dr s)) C
+... | M , z , e = M , z , subst (λ l → rp (gen s) l (st0 C) ≡ (M , z , M)) (trans (ri-acc ri) (sym X≡)) e
+  where
+    X≡ : map cur (dr s) ≡ c ∷ rest
+    X≡ = trans (cong (map cur) (RInv.r-eq ri)) (map-cur-syn (c ∷ rest))
+
+ar-emitT : ∀ {s t} → AR s t → AR (emitT s) t
+ar-emitT (ar v st c) = ar v st c
+
+-- `kons-emitT-RI`: the end state of a write or relocation with a
+-- tentative page after the consolidation page has P's RI and AR
+kons-emitT-RI : ∀ {s t} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+                AR (emitT (konsS s)) t × RI (emitT (konsS s))
+kons-emitT-RI {s} {t} ph arr r (inj₁ e) =
+  subst (λ u → AR (emitT u) t × RI (emitT u)) (sym (konsS-free {s} (trans (ph-chainOf ph) (cong rv e))))
+        (ar-emitT arr , emitT-RI (subst (λ rs → RI (virt (rv rs) s)) e r))
+kons-emitT-RI {s} {t} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk e0) arr r
+              (inj₂ (rs0 , h , y' , ps , dd , E' , refl)) with rp-top (RI.C r) ri
+... | M , z' , hz =
+  subst (λ u → AR (emitT u) t × RI (emitT u)) (sym (konsS-kS ci (ph-RL ph) ne))
+        (kons-emitT {s} {rv RSn} {y} {ps} {dd} {[]} {E} {rv rs0} {M} {z'} arr r
+                    (ept-nil {rv RSn} {s} {c} {rest} r (RInv.r-eq ri)) (CInv.ch-lnE ci) ev (kons-recs ci) hz)
+  where
+    v = dlt h y' ps true (dd , [] , E')
+    RSn = rs0 ++ v ∷ []
+    ne : RSn ≢ []
+    ne = snoc≢[] rs0 v
+    lk' : lkOf (v ∷ rv rs0) ≡ just (y , E)
+    lk' = trans (cong (λ l → lkOf (l ++ [])) (sym (rv-snoc rs0 v))) (lay-last (CInv.ch-lay ci) ne [])
+    ev : rv RSn ≡ dlt (gen s) y ps true (dd , [] , E) ∷ rv rs0
+    ev = trans (rv-snoc rs0 v) (top-shape {gen s} {rs0} (subst (Recs (gen s)) (rv-snoc rs0 v) (kons-recs ci)) lk')
+
+-- `emitT-crash-CRL`: so every crash from it is in `CRL`
+emitT-crash-CRL : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+                  Img (emitT (konsS s)) s' → CRL s' t
+emitT-crash-CRL {s} {t} {s'} ph arr r nt img with kons-emitT-RI ph arr r nt
+... | ar' , r' = free-crash-CRL {emitT (konsS s)} {s'} {t} ar' r' img
+
+------------------------------------------------------------------------
+-- Every crash point of a write or relocation of the chain phase
+
+-- the chain phase after a write's or relocation's own pages (the state
+-- before the consolidation page), the records kept
+wr-phase : ∀ {s a d} f1 → Phase s → Phase (optP f1 (wr0 a d s))
+wr-phase {s} {a} {d} f1 (phase C x L y E rs rest c M0 z ci si ri lk e) =
+  mkP {s} (gen-optP f1 (wr0 a d s)) (cinv-optP f1 (cinv-wr0 a d ci)) (si-optP f1 (si-wr0 a d si)) (ri-optP f1 (ri-wr0 a d ri)) lk e
+
+rl-phase : ∀ {s} p f1 → Phase s → Phase (optP f1 (rl0 p s))
+rl-phase {s} p f1 (phase C x L y E rs rest c M0 z ci si ri lk e) =
+  mkP {s} (gen-optP f1 (rl0 p s)) (cinv-optP f1 (cinv-rl0 p ci)) (si-optP f1 (si-rl0 p si)) (ri-optP f1 (ri-rl0 p ri)) lk e
+
+rlX-phase : ∀ {s} p → Phase s → Phase (rlX p s)
+rlX-phase p (phase C x L y E rs rest c M0 z ci si ri lk e) =
+  phase C x L y E rs rest c M0 z (cinv-rlX p ci) (si-rlX p si) (ri-rlX p ri) lk e
+
+-- P's step on the virtually consolidated state (P's `reg-sim`)
+wr-virt : ∀ {vs s t a d} f1 → AR s t → RI (virt vs s) → InB a s →
+          Σ State λ t' → stable t' ≡ stable t × AR (optP f1 (wr0 a d s)) t' × RI (virt vs (optP f1 (wr0 a d s)))
+wr-virt {vs} {s} {t} {a} {d} true arr r ib with reg-sim (w a d) {virt vs s} (ar-virt arr) r (inj₁ (ib , true , false , refl))
+... | t' , st , ar' , r' = t' , reg-stable (w a d) st , ar-unvirt ar' , r'
+wr-virt {vs} {s} {t} {a} {d} false arr r ib with reg-sim (w a d) {virt vs s} (ar-virt arr) r (inj₁ (ib , false , false , refl))
+... | t' , st , ar' , r' = t' , reg-stable (w a d) st , ar-unvirt ar' , r'
+
+rl-virt : ∀ {vs s t p} f1 → AR s t → RI (virt vs s) → gcnt s ≤ kmax → p < nxt s → Valid s p →
+          Σ State λ t' → stable t' ≡ stable t × AR (optP f1 (rl0 p s)) t' × RI (virt vs (optP f1 (rl0 p s)))
+rl-virt {vs} {s} {t} {p} true arr r k lt v with reg-sim rl {virt vs s} (ar-virt arr) r (inj₁ (k , p , lt , inj₁ (v , true , false , refl)))
+... | t' , st , ar' , r' = t' , reg-stable rl st , ar-unvirt ar' , r'
+rl-virt {vs} {s} {t} {p} false arr r k lt v with reg-sim rl {virt vs s} (ar-virt arr) r (inj₁ (k , p , lt , inj₁ (v , false , false , refl)))
+... | t' , st , ar' , r' = t' , reg-stable rl st , ar-unvirt ar' , r'
+
+rlX-virt : ∀ {vs s t p} → AR s t → RI (virt vs s) → gcnt s ≤ kmax → p < nxt s → ¬ Valid s p →
+           Σ State λ t' → stable t' ≡ stable t × AR (rlX p s) t' × RI (virt vs (rlX p s))
+rlX-virt {vs} {s} {t} {p} arr r k lt nv with reg-sim rl {virt vs s} (ar-virt arr) r (inj₁ (k , p , lt , inj₂ (nv , refl)))
+... | t' , st , ar' , r' = t' , reg-stable rl st , ar-unvirt ar' , r'
+
+-- the three kinds of crash point after the step's own pages: its end
+-- state without a tentative page, the consolidation page's crash point,
+-- the end state with a tentative page after it
+data Pt (m0 : St) : St → Set where
+  pt-end  : Pt m0 m0
+  pt-kons : Pt m0 (konsI m0)
+  pt-tent : Pt m0 (emitT (konsS m0))
+
+pt-CRL : ∀ {m0 m s' t t'} (ph : Phase m0) → AR m0 t' → RI (virt (rv (ph-rs ph)) m0) → TopNT (ph-rs ph) →
+         stable t' ≡ stable t → Pt m0 m → Img m s' → CRL s' t
+pt-CRL {m0} {m} {s'} {t} {t'} ph arr r nt e pt-end  img = crash-end {m0} {s'} {t} {t'} ph arr r e img
+pt-CRL {m0} {m} {s'} {t} {t'} ph arr r nt e pt-kons img = crl-stable {s'} {t'} {t} e (kons-crash-CRL ph arr r nt img)
+pt-CRL {m0} {m} {s'} {t} {t'} ph arr r nt e pt-tent img = crl-stable {s'} {t'} {t} e (emitT-crash-CRL ph arr r nt img)
+
+wr-CRL : ∀ {s t s' a d m} f1 (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) → InB a s →
+         Pt (optP f1 (wr0 a d s)) m → Img m s' → CRL s' t
+wr-CRL {s} {t} {s'} {a} {d} {m} f1 ph arr r nt ib pt img with wr-virt {rv (ph-rs ph)} {s} {t} {a} {d} f1 arr r ib
+... | t' , e , ar' , r' = pt-CRL {optP f1 (wr0 a d s)} {m} {s'} {t} {t'} (wr-phase f1 ph) ar' r' nt e pt img
+
+rl-CRL : ∀ {s t s' p m} f1 (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+         gcnt s ≤ kmax → p < nxt s → Valid s p → Pt (optP f1 (rl0 p s)) m → Img m s' → CRL s' t
+rl-CRL {s} {t} {s'} {p} {m} f1 ph arr r nt k lt v pt img with rl-virt {rv (ph-rs ph)} {s} {t} {p} f1 arr r k lt v
+... | t' , e , ar' , r' = pt-CRL {optP f1 (rl0 p s)} {m} {s'} {t} {t'} (rl-phase p f1 ph) ar' r' nt e pt img
+
+-- `pl-wr-crash-all`: every crash point of a write of the chain phase is
+-- in `CRL`, S's state unchanged
+pl-wr-crash-all : ∀ {G s t s' a d} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+                  crashPL G (use (regop (w a d))) s s' → Σ State λ t' → crashS (use (regop (w a d))) t t' × CRL s' t'
+pl-wr-crash-all {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₁ (inj₁ (ib , f1 , false , refl)) , img) =
+  t , reg-crashS (w a d) t , wr-CRL f1 ph arr r nt ib pt-end img
+pl-wr-crash-all {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₁ (inj₁ (ib , f1 , true , refl)) , img) =
+  t , reg-crashS (w a d) t , wr-CRL f1 ph arr r nt ib pt-tent img
+pl-wr-crash-all {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₁ (inj₂ (nb , refl)) , img) =
+  t , reg-crashS (w a d) t , crash-end {s} {s'} {t} {t} ph arr r refl img
+pl-wr-crash-all {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₂ (ib , f1 , true , refl) , img) =
+  t , reg-crashS (w a d) t , wr-CRL f1 ph arr r nt ib pt-kons img
+pl-wr-crash-all ph arr r nt (m , inj₂ (ib , f1 , false , ()) , img)
+
+-- `pl-rl-crash-all`: every crash point of a relocation of the chain
+-- phase is in `CRL`, S's state unchanged
+pl-rl-crash-all : ∀ {G s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+                  crashPL G (use (regop rl)) s s' → Σ State λ t' → crashS (use (regop rl)) t t' × CRL s' t'
+pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₁ (k , p , lt , inj₁ (v , f1 , false , refl))) , img) =
+  t , reg-crashS rl t , rl-CRL f1 ph arr r nt k lt v pt-end img
+pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₁ (k , p , lt , inj₁ (v , f1 , true , refl))) , img) =
+  t , reg-crashS rl t , rl-CRL f1 ph arr r nt k lt v pt-tent img
+pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₁ (k , p , lt , inj₂ (nv , refl))) , img)
+  with rlX-virt {rv (ph-rs ph)} {s} {t} {p} arr r k lt nv
+... | t' , e , ar' , r' = t , reg-crashS rl t , crash-end {rlX p s} {s'} {t} {t'} (rlX-phase p ph) ar' r' e img
+pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₂ (nk , refl)) , img) =
+  t , reg-crashS rl t , crash-end {s} {s'} {t} {t} ph arr r refl img
+pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt (m , inj₂ (k , p , lt , v , f1 , true , refl) , img) =
+  t , reg-crashS rl t , rl-CRL f1 ph arr r nt k lt v pt-kons img
+pl-rl-crash-all ph arr r nt (m , inj₂ (k , p , lt , v , f1 , false , ()) , img)
+
+-- `pl-kons-flush-crash`: a flush's crash point before the consolidation
+-- page's SYNC, from a state of the chain phase: in `CRL`, S's flush not
+-- landed
+pl-kons-flush-crash : ∀ {s t s' m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+                      m ≡ konsI s → Img m s' → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+pl-kons-flush-crash {s} {t} {s'} ph arr r nt refl img = t , inj₂ refl , kons-crash-CRL ph arr r nt img
