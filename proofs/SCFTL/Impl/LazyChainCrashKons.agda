@@ -67,7 +67,8 @@ open import SCFTL.Impl.LazyChainStable Data d0 amax wmax kmax _≟D_ kc using (r
 open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (RInv; ri-acc; ri-wr0; ri-rl0; ri-rlX; ri-optP)
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
 open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (ar-virt; ar-unvirt)
-open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (kons-emitT; konsS-free)
+open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (kons-emitT; konsS-free; kons-RI; kons-AR)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-sim)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc
   using (CRL; virt-crash; phase-walk-crash; phase-crash-CRL; free-crash-CRL; Dead)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc
@@ -277,6 +278,39 @@ kons-emitT-RI {s} {t} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E
     lk' = trans (cong (λ l → lkOf (l ++ [])) (sym (rv-snoc rs0 v))) (lay-last (CInv.ch-lay ci) ne [])
     ev : rv RSn ≡ dlt (gen s) y ps true (dd , [] , E) ∷ rv rs0
     ev = trans (rv-snoc rs0 v) (top-shape {gen s} {rs0} (subst (Recs (gen s)) (rv-snoc rs0 v) (kons-recs ci)) lk')
+
+-- `kons-S-RI`: the state after PL's consolidation step from the chain
+-- phase (no page for an empty chain) has P's RI and AR (`kons-RI`,
+-- `kons-AR`, their hypotheses derived as for `kons-emitT-RI`)
+kons-S-RI : ∀ {s t} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+            AR (konsS s) t × RI (konsS s)
+kons-S-RI {s} {t} ph arr r (inj₁ e) =
+  subst (λ u → AR u t × RI u) (sym (konsS-free {s} (trans (ph-chainOf ph) (cong rv e))))
+        (arr , subst (λ rs → RI (virt (rv rs) s)) e r)
+kons-S-RI {s} {t} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk e0) arr r
+          (inj₂ (rs0 , h , y' , ps , dd , E' , refl)) with rp-top (RI.C r) ri
+... | M , z' , hz =
+  subst (λ u → AR u t × RI u) (sym (konsS-kS ci (ph-RL ph) ne))
+        (kons-AR arr ,
+         kons-RI {s} {rv RSn} {y} {ps} {dd} {[]} {E} {rv rs0} {M} {z'} r
+                 (ept-nil {rv RSn} {s} {c} {rest} r (RInv.r-eq ri)) (CInv.ch-lnE ci) ev (kons-recs ci) hz)
+  where
+    v = dlt h y' ps true (dd , [] , E')
+    RSn = rs0 ++ v ∷ []
+    ne : RSn ≢ []
+    ne = snoc≢[] rs0 v
+    lk' : lkOf (v ∷ rv rs0) ≡ just (y , E)
+    lk' = trans (cong (λ l → lkOf (l ++ [])) (sym (rv-snoc rs0 v))) (lay-last (CInv.ch-lay ci) ne [])
+    ev : rv RSn ≡ dlt (gen s) y ps true (dd , [] , E) ∷ rv rs0
+    ev = trans (rv-snoc rs0 v) (top-shape {gen s} {rs0} (subst (Recs (gen s)) (rv-snoc rs0 v) (kons-recs ci)) lk')
+
+-- `pl-flush-phase`: type A and B of PL's flush that is not lazy (P's
+-- flush after the consolidation page) from the chain phase, by P's
+-- `flush-sim` (`kons-flush` with its hypotheses derived)
+pl-flush-phase : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+                 okP (use flush) (konsS s) s' → Σ State λ t' → okS (use flush) t t' × AR s' t' × RI s'
+pl-flush-phase ph arr r nt st with kons-S-RI ph arr r nt
+... | ar' , r' = flush-sim ar' r' st
 
 -- `emitT-crash-CRL`: so every crash from it is in `CRL`
 emitT-crash-CRL : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
