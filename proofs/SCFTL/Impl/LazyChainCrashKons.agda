@@ -68,7 +68,17 @@ open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (R
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
 open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (ar-virt; ar-unvirt)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (kons-emitT; konsS-free; kons-RI; kons-AR)
-open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-sim)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_
+  using (flush-sim; flush-crash; lk-crash; fl3-RI; fl3-AR; fi4-RI; fi4-AR; tF; all-sync-IsSyn)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (DOKs; older-er; crashL-nil)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
+  using (All; PM; Older; GenLe; PM-dur; all-cur; all-sync; all-put; crashL-PM; crashL-id; acc-gen)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (walk-free-crash)
+open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-lazy-crash-CRL)
+open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free)
+open import Data.Nat.Base using (s≤s; z≤n)
+open import Data.Nat.Properties using (≤-refl)
+open import Data.List.Base using (length)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc
   using (CRL; virt-crash; phase-walk-crash; phase-crash-CRL; free-crash-CRL; Dead)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc
@@ -416,3 +426,144 @@ pl-rl-crash-all ph arr r nt (m , inj₂ (k , p , lt , v , f1 , false , ()) , img
 pl-kons-flush-crash : ∀ {s t s' m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
                       m ≡ konsI s → Img m s' → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
 pl-kons-flush-crash {s} {t} {s'} ph arr r nt refl img = t , inj₂ refl , kons-crash-CRL ph arr r nt img
+
+------------------------------------------------------------------------
+-- P's own crash points inside a flush, from a state with P's RI (a
+-- state without a chain, or after the consolidation page: `kons-S-RI`)
+
+-- `crl-of`: P's `RecTo` on a crashed flash whose walk (in the
+-- generation recovery picks) takes nothing is PL's
+crl-of : ∀ {s' t M} (rt : RecTo s' M) → DOKs (dat s') M (stable t) → walkG (RecTo.g rt) s' ≡ [] → CRL s' t
+crl-of {s'} {t} {M} rt dk wk =
+  RecTo.b rt , RecTo.g rt , RecTo.C rt , RecTo.pk rt , M , subst (λ vs → RecTo (virt vs s') M) (sym wk) rt , dk
+
+walk-nil-l : ∀ g s' → lkOf (acc g (Dof s') (map cur (dr s'))) ≡ nothing → walkG g s' ≡ []
+walk-nil-l g s' e = trans (cong (follow kc g (Rof s') (Dof s')) e) (fnil kc)
+  where
+    fnil : ∀ k → follow k g (Rof s') (Dof s') nothing ≡ []
+    fnil zero    = refl
+    fnil (suc k) = refl
+
+-- no region: nothing to walk from
+walk-nodr : ∀ g s' → dr s' ≡ [] → walkG g s' ≡ []
+walk-nodr g s' e = walk-nil-l g s' (cong (λ l → lkOf (acc g (Dof s') (map cur l))) e)
+
+-- a region of older generations: recovery of the next one accepts none
+walk-old : ∀ g s' → All (GenLe g) (map cur (dr s')) → walkG (suc g) s' ≡ []
+walk-old g s' a = walk-nil-l (suc g) s' (cong lkOf (acc-gen g (Dof s') (map cur (dr s')) a))
+
+-- no chain walk at all
+walk-k0 : kc ≡ 0 → ∀ g s' → walkG g s' ≡ []
+walk-k0 e g s' = subst (λ k → follow k g (Rof s') (Dof s') (lkOf (acc g (Dof s') (map cur (dr s')))) ≡ []) (sym e) refl
+
+kc-cases : ∀ n → n ≡ 0 ⊎ 0 < n
+kc-cases zero    = inj₁ refl
+kc-cases (suc n) = inj₂ (s≤s z≤n)
+
+-- the full checkpoint's crash points: after its first SYNC the new
+-- checkpoint (generation g + 1) is picked over a region of generation
+-- ≤ g; at its end the region is empty
+ck2-walk : ∀ {x s' C M} → cpL x ≡ syn (cpt (gen x) C) → All (PM (GenLe (gen x))) (dr x) → Img (ck2 x) s' →
+           (rt : RecTo s' M) → walkG (RecTo.g rt) s' ≡ []
+ck2-walk {x} {s'} {C} sl rg (_ , cL , cO , cR , _) rt =
+  subst (λ g' → walkG g' s' ≡ []) (sym eqg) (walk-old g s' (all-cur (crashL-PM tt cR (all-put erased tt (all-sync rg)))))
+  where
+    g = gen x
+    so' : PM (Older (suc g)) (cpL s')
+    so' = older-er (subst (Older (suc g)) (sym (cong cur sl)) ≤-refl) cL
+    eqg : RecTo.g rt ≡ suc g
+    eqg = pick-g (trans (sym (RecTo.pk rt)) (pick-slot false s' (suc g) (l2p x) cO so'))
+
+ck3-walk : ∀ {x s' M} → Img (ck3 x) s' → (rt : RecTo s' M) → walkG (RecTo.g rt) s' ≡ []
+ck3-walk {x} {s'} (_ , _ , _ , cR , _) rt = walk-nodr (RecTo.g rt) s' (crashL-nil cR)
+
+-- before the checkpoint's first SYNC after P's flush (`fl3`, a state
+-- with P's RI): the old checkpoint picked, the walk as on a crash of
+-- `fl3`; the new one picked, as above
+ck1-walk : ∀ {u s' M} → RI u → Img (ck1 (fl3 u)) s' → (rt : RecTo s' M) → walkG (RecTo.g rt) s' ≡ []
+ck1-walk {u} {s'} r (cD , cL , cO , cR , cI) rt = go cO
+  where
+    x = fl3 u
+    r3 = fl3-RI r
+    g = gen x
+    C = RI.C r3
+    sl' = crashC-eq (RI.slotL r3) cL
+    old : walkG g s' ≡ []
+    old = walk-free-crash {x} {record s' { cpO = cpO x }} r3 (cD , cL , refl , cR , cI)
+    oldG : ∀ so' → walkG (RecTo.g rt) s' ≡ []
+    oldG so' = subst (λ g' → walkG g' s' ≡ []) (sym (pick-g (trans (sym (RecTo.pk rt)) (pick-slot true s' g C sl' so')))) old
+    go : CrashC (put (cpt (suc g) (l2p x)) (cpO x)) (cpO s') → walkG (RecTo.g rt) s' ≡ []
+    go (inj₁ e)        = oldG (subst (PM (Older g)) (sym e) (PM-dur {P = Older g} (cpO x) (RI.slotO r3)))
+    go (inj₂ (inj₁ e)) =
+      subst (λ g' → walkG g' s' ≡ []) (sym (pick-g (trans (sym (RecTo.pk rt))
+                                        (pick-slot false s' (suc g) (l2p x) e (subst (PM (Older (suc g))) (sym sl') ≤-refl)))))
+            (walk-old g s' (subst (λ l → All (GenLe g) (map cur l)) (sym (crashL-id (all-sync-IsSyn (dr (fl2 u))) cR))
+                                  (all-cur (RI.gle r3))))
+    go (inj₂ (inj₂ e)) = oldG (subst (PM (Older g)) (sym e) tt)
+
+-- the crash points left: before the flush's SYNC (`fl2`), the in-page /
+-- OOB commit's consolidation page before its SYNC (`fiK`), and the
+-- checkpoint after the commit before its first SYNC (`ck1 (fi3 M u)`):
+-- there P's one-link recovery may take the record
+FlLeft : St → St → Set
+FlLeft u m = m ≡ fl2 u ⊎ (Σ ℕ λ M → m ≡ fiK M u ⊎ m ≡ ck1 (fi3 M u))
+
+lkc-of : ∀ {u M} → (InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → Σ ℕ λ L → LkC u L M
+lkc-of {u} {M} (inj₁ ip)       = M , InP⇒LkC {u} {M} ip
+lkc-of {u} {M} (inj₂ (L , op)) = L , OobP⇒LkC {u} {L} {M} op
+
+-- `commit-crash`: the in-page / OOB commit's crash points inside P's
+-- flush (record in page M's slot) from a state with P's RI and AR
+commit-crash : ∀ {u t s' m} M → AR u t → RI u → (InP u M ⊎ Σ ℕ λ L' → OobP u L' M) →
+               (m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u) → Img m s' →
+               (Σ State λ t' → crashS (use flush) t t' × CRL s' t') ⊎ FlLeft u m
+-- before its SYNC: the lazy commit's crash point from a state with P's RI
+commit-crash {u} {t} {s'} {m} M arr r io (inj₁ refl) img with kc-cases kc
+... | inj₂ pos =
+  inj₁ (free-lazy-crash-CRL {u} {t} {s'} {M} arr r (RI.vOK r)
+          (subst (λ cs → length cs < kc) (sym (ri-chain-free r)) pos , io) (inj₁ refl) img)
+... | inj₁ k0 with lkc-of {u} {M} io
+...   | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₁ refl) img
+...     | t' , c , M' , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s'))
+-- the checkpoint after it
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ (inj₁ refl))) img = inj₂ (inj₂ (M , inj₂ refl))
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₁ refl)))) img with lkc-of {u} {M} io
+... | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ ck)) img
+...   | t' , c , M' , rt , dk =
+  inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (ck2-walk {fi3 M u} (RI.slotL (fl3-RI r)) (all-sync (RI.gle r)) img rt))
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₂ refl)))) img with lkc-of {u} {M} io
+... | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ ck)) img
+...   | t' , c , M' , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (ck3-walk {fi3 M u} img rt))
+-- the consolidation page before its SYNC
+commit-crash M arr r io (inj₂ (inj₂ (inj₁ refl))) img = inj₂ (inj₂ (M , inj₁ refl))
+-- the end: P's RI
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₂ (inj₂ refl))) img with lkc-of {u} {M} io
+... | L , lkc = inj₁ (tF t , inj₁ refl , free-crash-CRL {fi4 M u} {s'} {tF t} (fi4-AR {u} {t} {M} arr) (fi4-RI r lkc) img)
+
+-- `free-flush-crash-CRL`: P's crash points inside a flush from a state
+-- with P's RI and AR, in `CRL` but for those left
+free-flush-crash-CRL : ∀ {u t s' m} → AR u t → RI u → FlPt u m → Img m s' →
+                       (Σ State λ t' → crashS (use flush) t t' × CRL s' t') ⊎ FlLeft u m
+free-flush-crash-CRL arr r (inj₁ e) img = inj₂ (inj₁ e)
+free-flush-crash-CRL {u} {t} {s'} arr r (inj₂ (inj₁ refl)) img =
+  inj₁ (tF t , inj₁ refl , free-crash-CRL {fl3 u} {s'} {tF t} (fl3-AR arr) (fl3-RI r) img)
+free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₁ ck))) img with flush-crash arr r (m , fp , img)
+... | t' , c , M , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M} rt dk (wk ck))
+  where
+    r3 = fl3-RI r
+    wk : CkPt (fl3 u) m → walkG (RecTo.g rt) s' ≡ []
+    wk (inj₁ refl)        = ck1-walk r img rt
+    wk (inj₂ (inj₁ refl)) = ck2-walk {fl3 u} (RI.slotL r3) (RI.gle r3) img rt
+    wk (inj₂ (inj₂ refl)) = ck3-walk {fl3 u} img rt
+free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₂ (inj₁ (L , ip , pt))))) img =
+  commit-crash L arr r (inj₁ ip) pt img
+free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₂ (inj₂ (L , M , op , pt))))) img =
+  commit-crash M arr r (inj₂ (L , op)) pt img
+
+-- `pl-flush-crash-phase`: so are P's crash points inside PL's flush
+-- after a chain's consolidation page (`kons-S-RI`)
+pl-flush-crash-phase : ∀ {s t s' m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+                       FlPt (konsS s) m → Img m s' →
+                       (Σ State λ t' → crashS (use flush) t t' × CRL s' t') ⊎ FlLeft (konsS s) m
+pl-flush-crash-phase ph arr r nt fp img with kons-S-RI ph arr r nt
+... | ar' , r' = free-flush-crash-CRL ar' r' fp img
