@@ -55,7 +55,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; ar; CR; RecTo; recto; crashC-eq)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM; map-cur-syn)
-open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ using (emitT-RI)
+open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ using (emitT-RI; progMB-RI)
 open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (reg-sim; reg-stable; reg-crashS)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow; rv; kons; Recs; _∷_; acc-top)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL; Rof; Dof)
@@ -69,8 +69,8 @@ open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
 open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (ar-virt; ar-unvirt)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (kons-emitT; konsS-free; kons-RI; kons-AR)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_
-  using (flush-sim; flush-crash; lk-crash; fl3-RI; fl3-AR; fi4-RI; fi4-AR; tF; all-sync-IsSyn)
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (DOKs; older-er; crashL-nil)
+  using (flush-sim; flush-crash; lk-crash; crashL-cons; fl3-RI; fl3-AR; fi4-RI; fi4-AR; tF; all-sync-IsSyn)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (DOKs; older-er; crashL-nil; rcur-crash)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
   using (All; PM; Older; GenLe; PM-dur; all-cur; all-sync; all-put; crashL-PM; crashL-id; acc-gen)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (walk-free-crash)
@@ -82,7 +82,7 @@ open import Data.List.Base using (length)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc
   using (CRL; virt-crash; phase-walk-crash; phase-crash-CRL; free-crash-CRL; Dead)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc
-  using (crl-stable; crash-end; konsI-free; lazy-et; kons-img; kons-exK; kons-recs; recto-kons-crash; recto-dead-crash)
+  using (crl-stable; crash-end; konsI-free; lazy-et; kons-img; kons-exK; kons-recs; recto-kons-crash; recto-dead-crash; ext-above)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; Addr; stable; crashS; okS; use; flush; w; rl; es) renaming (reg to regop)
 
@@ -501,12 +501,56 @@ ck1-walk {u} {s'} r (cD , cL , cO , cR , cI) rt = go cO
                                   (all-cur (RI.gle r3))))
     go (inj₂ (inj₂ e)) = oldG (subst (PM (Older g)) (sym e) tt)
 
--- the crash points left: before the flush's SYNC (`fl2`), the in-page /
--- OOB commit's consolidation page before its SYNC (`fiK`), and the
--- checkpoint after the commit before its first SYNC (`ck1 (fi3 M u)`):
--- there P's one-link recovery may take the record
+-- before the flush's SYNC: the committed page, if accepted, links to the
+-- active pointer, past every record of the generation (RI's `rcN`);
+-- otherwise the walk is that on a crash of the state with its merge
+-- buffer programmed (`progMB-RI`, `walk-free-crash`)
+bool-cases : ∀ (b : Bool) → b ≡ true ⊎ b ≡ false
+bool-cases true  = inj₁ refl
+bool-cases false = inj₂ refl
+
+acc-rej : ∀ g D c X → okC g D c X ≡ false → acc g D (c ∷ X) ≡ acc g D X
+acc-rej g D c X e rewrite e = refl
+
+acc-ok : ∀ g D c X → okC g D c X ≡ true → acc g D (c ∷ X) ≡ c ∷ X
+acc-ok g D c X e rewrite e = refl
+
+fl2-walk : ∀ {u s' M} → RI u → Img (fl2 u) s' → (rt : RecTo s' M) → walkG (RecTo.g rt) s' ≡ []
+fl2-walk {u} {s'} r (cD , cL , cO , cR , cI) rt with crashL-cons cR
+... | h , rest , deq , c0 , cR' =
+  subst (λ g' → walkG g' s' ≡ []) (sym eqg)
+        (subst (λ v → walkG g v ≡ []) (sym (st-dr s' deq)) (top c0))
+  where
+    g = gen u
+    C = RI.C r
+    c = dlt (gen u) (ep u) (dbuf u) true (dgOf u)
+    s'' = record s' { dr = rest }
+    D' = Dof s'
+    R' = Rof s'
+    X = map cur rest
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM {P = Older g} tt cO (RI.slotO r)
+    eqg : RecTo.g rt ≡ g
+    eqg = pick-g (trans (sym (RecTo.pk rt)) (pick-slot true s' g C sl' so'))
+    w0 : walkG g s'' ≡ []
+    w0 = walk-free-crash {progMB u} {s''} (progMB-RI r) (cD , cL , cO , cR' , cI)
+    ab : Above g R' (nxt u)
+    ab p le = subst (RLt g) (sym (rcur-crash {fl2 u} {s'} (RI.rcOK r) cI p)) (RI.rcN r p le)
+    landed : (okC g D' c X ≡ true) ⊎ (okC g D' c X ≡ false) → walkG g (record s' { dr = syn c ∷ rest }) ≡ []
+    landed (inj₁ e) = trans (cong (λ l → follow kc g R' D' (lkOf l)) (acc-ok g D' c X e))
+                            (follow-nil kc g R' D' (just (ep u , nxt u)) (ext-above g R' D' (ep u) (nxt u) ab))
+    landed (inj₂ e) = trans (cong (λ l → follow kc g R' D' (lkOf l)) (acc-rej g D' c X e)) w0
+    top : CrashC (uns erased c) h → walkG g (record s' { dr = h ∷ rest }) ≡ []
+    top (inj₁ refl)        = trans (walk-dead g s' erased rest (inj₂ refl)) w0
+    top (inj₂ (inj₁ refl)) = landed (bool-cases (okC g D' c X))
+    top (inj₂ (inj₂ refl)) = trans (walk-dead g s' junk rest (inj₁ refl)) w0
+
+-- the crash points left: the in-page / OOB commit's consolidation page
+-- before its SYNC (`fiK`), and the checkpoint after the commit before
+-- its first SYNC (`ck1 (fi3 M u)`): there P's one-link recovery may take
+-- the record (the consolidation page torn, the old checkpoint picked)
 FlLeft : St → St → Set
-FlLeft u m = m ≡ fl2 u ⊎ (Σ ℕ λ M → m ≡ fiK M u ⊎ m ≡ ck1 (fi3 M u))
+FlLeft u m = Σ ℕ λ M → m ≡ fiK M u ⊎ m ≡ ck1 (fi3 M u)
 
 lkc-of : ∀ {u M} → (InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → Σ ℕ λ L → LkC u L M
 lkc-of {u} {M} (inj₁ ip)       = M , InP⇒LkC {u} {M} ip
@@ -526,7 +570,7 @@ commit-crash {u} {t} {s'} {m} M arr r io (inj₁ refl) img with kc-cases kc
 ...   | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₁ refl) img
 ...     | t' , c , M' , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s'))
 -- the checkpoint after it
-commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ (inj₁ refl))) img = inj₂ (inj₂ (M , inj₂ refl))
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ (inj₁ refl))) img = inj₂ (M , inj₂ refl)
 commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₁ refl)))) img with lkc-of {u} {M} io
 ... | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ ck)) img
 ...   | t' , c , M' , rt , dk =
@@ -535,7 +579,7 @@ commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₂ refl
 ... | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ ck)) img
 ...   | t' , c , M' , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (ck3-walk {fi3 M u} img rt))
 -- the consolidation page before its SYNC
-commit-crash M arr r io (inj₂ (inj₂ (inj₁ refl))) img = inj₂ (inj₂ (M , inj₁ refl))
+commit-crash M arr r io (inj₂ (inj₂ (inj₁ refl))) img = inj₂ (M , inj₁ refl)
 -- the end: P's RI
 commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₂ (inj₂ refl))) img with lkc-of {u} {M} io
 ... | L , lkc = inj₁ (tF t , inj₁ refl , free-crash-CRL {fi4 M u} {s'} {tF t} (fi4-AR {u} {t} {M} arr) (fi4-RI r lkc) img)
@@ -544,7 +588,8 @@ commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₂ (inj₂ refl))) img wit
 -- with P's RI and AR, in `CRL` but for those left
 free-flush-crash-CRL : ∀ {u t s' m} → AR u t → RI u → FlPt u m → Img m s' →
                        (Σ State λ t' → crashS (use flush) t t' × CRL s' t') ⊎ FlLeft u m
-free-flush-crash-CRL arr r (inj₁ e) img = inj₂ (inj₁ e)
+free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₁ refl) img with flush-crash arr r (m , fp , img)
+... | t' , c , M , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M} rt dk (fl2-walk r img rt))
 free-flush-crash-CRL {u} {t} {s'} arr r (inj₂ (inj₁ refl)) img =
   inj₁ (tF t , inj₁ refl , free-crash-CRL {fl3 u} {s'} {tF t} (fl3-AR arr) (fl3-RI r) img)
 free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₁ ck))) img with flush-crash arr r (m , fp , img)
