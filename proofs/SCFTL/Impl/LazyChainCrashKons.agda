@@ -84,7 +84,7 @@ open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_
   using (flush-sim; flush-crash; lk-crash; crashL-cons; fl3-RI; fl3-AR; fi4-RI; fi4-AR; tF; all-sync-IsSyn)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (DOKs; older-er; crashL-nil; rcur-crash)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
-  using (All; PM; Older; GenLe; PM-dur; all-cur; all-sync; all-put; crashL-PM; crashL-id; acc-gen)
+  using (All; PM; Older; GenLe; PM-dur; PM-cur; PM-sync; all-cur; all-sync; all-put; crashL-PM; crashL-id; acc-gen)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (walk-free-crash)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-lazy-crash-CRL)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free)
@@ -557,16 +557,95 @@ fl2-walk {u} {s'} r (cD , cL , cO , cR , cI) rt with crashL-cons cR
     top (inj₂ (inj₁ refl)) = landed (bool-cases (okC g D' c X))
     top (inj₂ (inj₂ refl)) = trans (walk-dead g s' junk rest (inj₁ refl)) w0
 
--- the crash points left: the in-page / OOB commit's consolidation page
--- before its SYNC (`fiK`), and the checkpoint after the commit before
--- its first SYNC (`ck1 (fi3 M u)`): there P's one-link recovery may take
--- the record (the consolidation page torn, the old checkpoint picked)
-FlLeft : St → St → Set
-FlLeft u m = Σ ℕ λ M → m ≡ fiK M u ⊎ m ≡ ck1 (fi3 M u)
-
 lkc-of : ∀ {u M} → (InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → Σ ℕ λ L → LkC u L M
 lkc-of {u} {M} (inj₁ ip)       = M , InP⇒LkC {u} {M} ip
 lkc-of {u} {M} (inj₂ (L , op)) = L , OobP⇒LkC {u} {L} {M} op
+
+-- a synced page is a crash outcome of the page
+crashC-sync : ∀ m → CrashC m (sync m)
+crashC-sync (syn c)   = refl
+crashC-sync (uns o n) = inj₂ (inj₁ refl)
+
+crashD-sync : ∀ m → CrashD m (sync m)
+crashD-sync (syn c)   = refl
+crashD-sync (uns o n) = n , refl
+
+crashL-sync : ∀ ms → CrashL ms (map sync ms)
+crashL-sync []       = []
+crashL-sync (m ∷ ms) = crashC-sync m ∷ crashL-sync ms
+
+-- `img-syncd`: a crash outcome of a state's synced flash (any other
+-- shadow checkpoint slot) is, with the shadow slot's content synced, a
+-- crash outcome of the state itself
+img-syncd : ∀ {x s'} → (∀ p → CrashD (sync (dat x p)) (dat s' p)) → CrashC (sync (cpL x)) (cpL s') →
+            CrashL (map sync (dr x)) (dr s') → (∀ p → CrashC (sync (rcd x p)) (rcd s' p)) →
+            Img x (record s' { cpO = sync (cpO x) })
+img-syncd {x} {s'} cD cL cR cI =
+  (λ p → subst (CrashD (dat x p)) (sym (cD p)) (crashD-sync (dat x p))) ,
+  subst (CrashC (cpL x)) (sym cL) (crashC-sync (cpL x)) ,
+  crashC-sync (cpO x) ,
+  subst (CrashL (dr x)) (sym (crashL-id (all-sync-IsSyn (dr x)) cR)) (crashL-sync (dr x)) ,
+  (λ p → subst (CrashC (rcd x p)) (sym (cI p)) (crashC-sync (rcd x p)))
+
+-- `crl-cpO`: `CRL` with another shadow checkpoint slot, older than the
+-- live one picked
+crl-cpO : ∀ {s1 t x} → CRL s1 t →
+          (∀ b g C → pick (cur (cpL s1)) (cur (cpO s1)) ≡ just (b , g , C) → b ≡ true × PM (Older g) x) →
+          CRL (record s1 { cpO = x }) t
+crl-cpO {s1} {t} {x} (b , g , C , pk , M , recto b' g' C' pk' sl so rs rg mx dm ro , dk) f with trans (sym pk) pk'
+... | refl with f b g C pk
+...   | refl , o =
+  true , g , C , pick-slot true (record s1 { cpO = x }) g C sl o , M ,
+  recto true g C (pick-slot true (virt (walkG g s1) (record s1 { cpO = x })) g C sl o) sl o rs rg mx dm ro , dk
+
+pick-b : ∀ {b g C b' g' C'} → _≡_ {A = Maybe (Bool × ℕ × Map)} (just (b , g , C)) (just (b' , g' , C')) → b ≡ b'
+pick-b refl = refl
+
+-- `ck1-fi3-CRL`: the checkpoint after P's in-page / OOB commit, before
+-- its first SYNC: the new checkpoint picked, the walk takes nothing; the
+-- old one picked, the flash is the commit's before its SYNC with
+-- everything landed (`img-syncd`), in `CRL` by `free-lazy-crash-CRL`
+-- (`crl-cpO`: the shadow slot as it is)
+ck1-fi3-CRL : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
+              Img (ck1 (fi3 M u)) s' → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+ck1-fi3-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) = go cO
+  where
+    g = gen u
+    C = RI.C r
+    x = fi2 M u
+    sl' : cpL s' ≡ syn (cpt g C)
+    sl' = crashC-eq (RI.slotL (fl3-RI r)) cL
+    s'' = record s' { cpO = sync (cpO u) }
+    img'' : Img x s''
+    img'' = img-syncd {x} {s'} cD cL cR cI
+    so'' : PM (Older g) (cpO s'')
+    so'' = PM-sync {P = Older g} (cpO u) (RI.slotO r)
+    lz : Lazy u M
+    lz = subst (λ cs → length cs < kc) (sym (ri-chain-free r)) pos , io
+    viaFi2 : PM (Older g) (cpO s') → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+    viaFi2 o with free-lazy-crash-CRL {u} {t} {s''} {M} arr r (RI.vOK r) lz (inj₁ refl) img''
+    ... | t' , c , crl = t' , c , crl-cpO {s''} {t'} {cpO s'} crl f
+      where
+        f : ∀ b g' C' → pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b , g' , C') → b ≡ true × PM (Older g') (cpO s')
+        f b g' C' e with trans (sym e) (pick-slot true s'' g C sl' so'')
+        ... | refl = refl , o
+    go : CrashC (put (cpt (suc g) (l2p (fi3 M u))) (cpO (fi3 M u))) (cpO s') → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+    go (inj₁ e)        = viaFi2 (subst (PM (Older g)) (sym e) (PM-cur {P = Older g} (cpO u) (RI.slotO r)))
+    go (inj₂ (inj₂ e)) = viaFi2 (subst (PM (Older g)) (sym e) tt)
+    go (inj₂ (inj₁ e)) with lkc-of {u} {M} io
+    ... | L , lkc with lk-crash {u} {t} {s'} {ck1 (fi3 M u)} L M arr r lkc (inj₂ (inj₁ (inj₁ refl))) img
+    ...   | t' , c , M' , rt , dk =
+      t' , c , crl-of {s'} {t'} {M'} rt dk
+        (subst (λ g' → walkG g' s' ≡ []) (sym (pick-g (trans (sym (RecTo.pk rt))
+                                          (pick-slot false s' (suc g) (l2p (fi3 M u)) e (subst (PM (Older (suc g))) (sym sl') ≤-refl)))))
+               (walk-old g s' (subst (λ l → All (GenLe g) (map cur l)) (sym (crashL-id (all-sync-IsSyn (dr u)) cR))
+                                     (all-cur (all-sync (RI.gle r))))))
+
+-- the crash point left: the in-page / OOB commit's consolidation page
+-- before its SYNC (`fiK`): there P's one-link recovery may take the
+-- record under a torn consolidation page
+FlLeft : St → St → Set
+FlLeft u m = Σ ℕ λ M → m ≡ fiK M u
 
 -- `commit-crash`: the in-page / OOB commit's crash points inside P's
 -- flush (record in page M's slot) from a state with P's RI and AR
@@ -582,7 +661,11 @@ commit-crash {u} {t} {s'} {m} M arr r io (inj₁ refl) img with kc-cases kc
 ...   | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₁ refl) img
 ...     | t' , c , M' , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s'))
 -- the checkpoint after it
-commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ (inj₁ refl))) img = inj₂ (M , inj₂ refl)
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ (inj₁ refl))) img with kc-cases kc
+... | inj₂ pos = inj₁ (ck1-fi3-CRL {u} {t} {s'} M arr r io pos img)
+... | inj₁ k0 with lkc-of {u} {M} io
+...   | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ (inj₁ refl))) img
+...     | t' , c , M' , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s'))
 commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₁ refl)))) img with lkc-of {u} {M} io
 ... | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ ck)) img
 ...   | t' , c , M' , rt , dk =
@@ -591,7 +674,7 @@ commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₂ refl
 ... | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ ck)) img
 ...   | t' , c , M' , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (ck3-walk {fi3 M u} img rt))
 -- the consolidation page before its SYNC
-commit-crash M arr r io (inj₂ (inj₂ (inj₁ refl))) img = inj₂ (M , inj₁ refl)
+commit-crash M arr r io (inj₂ (inj₂ (inj₁ refl))) img = inj₂ (M , refl)
 -- the end: P's RI
 commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₂ (inj₂ refl))) img with lkc-of {u} {M} io
 ... | L , lkc = inj₁ (tF t , inj₁ refl , free-crash-CRL {fi4 M u} {s'} {tF t} (fi4-AR {u} {t} {M} arr) (fi4-RI r lkc) img)
