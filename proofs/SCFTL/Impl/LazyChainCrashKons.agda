@@ -66,7 +66,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; ar; CR; RecTo; recto; crashC-eq)
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM; map-cur-syn)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM; map-cur-syn; upd-other; <⇒≢)
 open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ using (emitT-RI; progMB-RI)
 open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (reg-sim; reg-stable; reg-crashS)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow; rv; kons; Recs; _∷_; acc-top)
@@ -89,12 +89,13 @@ open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (wa
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-lazy-crash-CRL)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free)
 open import Data.Nat.Base using (s≤s; z≤n)
-open import Data.Nat.Properties using (≤-refl)
+open import Data.Nat.Properties using (≤-refl; <-transˡ)
 open import Data.List.Base using (length)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc
-  using (CRL; virt-crash; phase-walk-crash; phase-crash-CRL; free-crash-CRL; Dead)
+  using (CRL; virt-crash; phase-walk-crash; phase-crash-CRL; free-crash-CRL; Dead; recto-dead; slot-dr)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc
-  using (crl-stable; crash-end; konsI-free; lazy-et; kons-img; kons-exK; kons-recs; recto-kons-crash; recto-dead-crash; ext-above)
+  using (crl-stable; crash-end; konsI-free; lazy-et; kons-img; kons-exK; kons-recs; recto-kons-crash; recto-dead-crash; ext-above;
+         follow-inv; extM-okR; okR-okC; rec-okC; free-lazy-ph; phase-fi2-walk)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; Addr; stable; crashS; okS; use; flush; w; rl; es) renaming (reg to regop)
 
@@ -641,54 +642,164 @@ ck1-fi3-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) = go cO
                (walk-old g s' (subst (λ l → All (GenLe g) (map cur l)) (sym (crashL-id (all-sync-IsSyn (dr u)) cR))
                                      (all-cur (all-sync (RI.gle r))))))
 
--- the crash point left: the in-page / OOB commit's consolidation page
--- before its SYNC (`fiK`): there P's one-link recovery may take the
--- record under a torn consolidation page
-FlLeft : St → St → Set
-FlLeft u m = Σ ℕ λ M → m ≡ fiK M u
+-- the commit's consolidation page before its SYNC (`fiK`): landed and
+-- accepted, it links past every record of the generation; landed and
+-- rejected, the record in its slot is rejected too; torn or erased, the
+-- flash under it is the commit's before its SYNC with everything
+-- landed, in `CRL` by `free-lazy-crash-CRL`, the dead page on top
+-- changing nothing (`crl-dead`)
+okR-okC' : ∀ g x D h y ps dd dt E cs → dt ≡ [] → okR g x D (dlt h y ps true (dd , dt , E)) ≡ true →
+           okC g D (dlt h y ps true (dd , dt , E)) cs ≡ true
+okR-okC' g x D h y ps dd .[] E cs refl o = okR-okC g x D h y ps dd E cs o
+
+rec-okR-okC : ∀ {u M} → Lazy u M → ∀ g x D cs → okR g x D (rec u) ≡ true → okC g D (rec u) cs ≡ true
+rec-okR-okC {u} {M} lz g x D cs o =
+  okR-okC' g x D (gen u) (ep u) (dbuf u) (proj₁ (dgOf u)) (ept u) (nxt u) cs (lazy-et {u} {M} lz) o
+
+walk-one-okR : ∀ g R D l c → follow kc g R D l ≡ c ∷ [] → Σ ℕ λ x → okR g x D c ≡ true
+walk-one-okR g R D nothing c e with follow-inv kc g R D nothing c e
+... | ()
+walk-one-okR g R D (just (x , L)) c e = suc x , extM-okR g R D x L c (follow-inv kc g R D (just (x , L)) c e)
+
+recto-dead-top : ∀ {s M j} → RecTo s M → Dead j → RecTo (record s { dr = syn j ∷ dr s }) M
+recto-dead-top {s} (recto b g C pk sl so rs rg mx dm ro) (inj₁ refl) =
+  recto b g C pk (trans (slot-dr b s _ _) sl) (subst (PM (Older g)) (slot-dr (Data.Bool.Base.not b) s _ _) so)
+        (tt All.∷ rs) (tt All.∷ rg) mx dm ro
+recto-dead-top {s} (recto b g C pk sl so rs rg mx dm ro) (inj₂ refl) =
+  recto b g C pk (trans (slot-dr b s _ _) sl) (subst (PM (Older g)) (slot-dr (Data.Bool.Base.not b) s _ _) so)
+        (tt All.∷ rs) (tt All.∷ rg) mx dm ro
+
+st-dr-cpO : ∀ s {d o} → dr s ≡ d → cpO s ≡ o → s ≡ record s { dr = d ; cpO = o }
+st-dr-cpO s refl refl = refl
+
+fiK-CRL : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
+          Img (fiK M u) s' → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+fiK-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) with crashL-cons cR
+... | h , rest , deq , c0 , cR' = top c0
+  where
+    g = gen u
+    C = RI.C r
+    x = fi2 M u
+    lz : Lazy u M
+    lz = subst (λ cs → length cs < kc) (sym (ri-chain-free r)) pos , io
+    s2 = record s' { dr = rest ; cpO = sync (cpO u) }
+    img2 : Img x s2
+    img2 = img-syncd {x} {record s' { dr = rest }} cD cL cR' cI
+    phe = free-lazy-ph {u} {M} r lz
+    wk2 : walkG g s2 ≡ [] ⊎ walkG g s2 ≡ rec u ∷ []
+    wk2 with phase-fi2-walk {u} {s2} {M} (proj₁ phe) lz img2
+    ... | inj₁ e = inj₁ (trans e (cong rv (proj₂ phe)))
+    ... | inj₂ e = inj₂ (trans e (cong (λ rs → rec u ∷ rv rs) (proj₂ phe)))
+    sl' : cpL s' ≡ syn (cpt g C)
+    sl' = crashC-eq (RI.slotL (fl3-RI r)) cL
+    so2 : PM (Older g) (sync (cpO u))
+    so2 = PM-sync {P = Older g} (cpO u) (RI.slotO r)
+    geq : ∀ {b g' C'} → pick (cur (cpL s')) (cur (sync (cpO u))) ≡ just (b , g' , C') → g' ≡ g
+    geq e = pick-g (trans (sym e) (pick-slot true s2 g C sl' so2))
+    D' = Dof s'
+    R' = Rof s'
+    X = map cur rest
+    lkc = proj₂ (lkc-of {u} {M} io)
+    mn : M < nxt u
+    mn = proj₁ (proj₂ (proj₂ (proj₂ lkc)))
+    -- P's crash relation, moved to `CRL` where the walk takes nothing
+    viaP : (∀ g' → g' ≡ g → walkG g' s' ≡ []) → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+    viaP wk with lk-crash {u} {t} {s'} {fiK M u} (proj₁ (lkc-of {u} {M} io)) M arr r lkc (inj₂ (inj₂ (inj₁ refl))) img
+    ... | t' , c , M' , rt , dk =
+      t' , c , crl-of {s'} {t'} {M'} rt dk
+        (wk (RecTo.g rt) (geq (subst (λ o → pick (cur (cpL s')) (cur o) ≡ just (RecTo.b rt , RecTo.g rt , RecTo.C rt)) cO (RecTo.pk rt))))
+    ab : Above g R' (nxt u)
+    ab p le = subst (RLt g) (sym (trans (cong cur (cI p)) (cong cur (upd-other (rcd u) (put (rec u) (rcd u M)) ne))))
+                    (RI.rcN r p le)
+      where
+        ne : p ≢ M
+        ne e = <⇒≢ (<-transˡ mn le) (sym e)
+    s'≡ : s' ≡ record s2 { dr = h ∷ rest }
+    s'≡ = st-dr-cpO s' deq cO
+    landed : (okC g D' (rec u) X ≡ true) ⊎ (okC g D' (rec u) X ≡ false) → ∀ g' → g' ≡ g →
+             walkG g' (record s2 { dr = syn (rec u) ∷ rest }) ≡ []
+    landed (inj₁ e) g' refl = trans (cong (λ l → follow kc g R' D' (lkOf l)) (acc-ok g D' (rec u) X e))
+                                    (follow-nil kc g R' D' (just (ep u , nxt u)) (ext-above g R' D' (ep u) (nxt u) ab))
+    landed (inj₂ e) g' refl with wk2
+    ... | inj₁ wq = trans (cong (λ l → follow kc g R' D' (lkOf l)) (acc-rej g D' (rec u) X e)) wq
+    ... | inj₂ wq with walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq
+    ...   | x' , o = ⊥-elim (t≢f (trans (sym (rec-okR-okC {u} {M} lz g x' D' X o)) e))
+      where
+        t≢f : true ≡ false → ⊥
+        t≢f ()
+    crl-dead : ∀ {t'} j → Dead j → CRL s2 t' → CRL (record s2 { dr = syn j ∷ rest }) t'
+    crl-dead {t'} j dj (b , g' , C' , pk , M' , rt , dk) with geq pk
+    ... | refl with wk2
+    ...   | inj₁ wq = b , g , C' , pk , M' ,
+                     subst (λ vs → RecTo (virt vs s3) M') (sym (trans (walk-dead g s2 j rest dj) wq))
+                           (recto-dead-top {s2} {M'} {j} (subst (λ vs → RecTo (virt vs s2) M') wq rt) dj) , dk
+      where s3 = record s2 { dr = syn j ∷ rest }
+    ...   | inj₂ wq = b , g , C' , pk , M' ,
+                     subst (λ vs → RecTo (virt vs s3) M') (sym (trans (walk-dead g s2 j rest dj) wq))
+                           (recto-dead {rec u} {[]} {s2} {M'} {j} rt' dj ok0 (trans (rec-okC {u} {M} lz _ _ _ _) ok0)) , dk
+      where
+        s3 = record s2 { dr = syn j ∷ rest }
+        rt' : RecTo (virt (rec u ∷ []) s2) M'
+        rt' = subst (λ vs → RecTo (virt vs s2) M') wq rt
+        eg : RecTo.g rt' ≡ g
+        eg = geq (RecTo.pk rt')
+        ok0 : okC (RecTo.g rt') (Dof s2) (rec u) ([] ++ map cur rest) ≡ true
+        ok0 = subst (λ g'' → okC g'' (Dof s2) (rec u) X ≡ true) (sym eg)
+                    (rec-okR-okC {u} {M} lz g (proj₁ (walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq)) D' X
+                                 (proj₂ (walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq)))
+    top : CrashC (uns erased (rec u)) h → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+    top (inj₂ (inj₁ refl)) = viaP (λ g' e → subst (λ v → walkG g' v ≡ []) (sym s'≡) (landed (bool-cases (okC g D' (rec u) X)) g' e))
+    top (inj₁ refl) with free-lazy-crash-CRL {u} {t} {s2} {M} arr r (RI.vOK r) lz (inj₁ refl) img2
+    ... | t' , c , crl = t' , c , subst (λ v → CRL v t') (sym s'≡) (crl-dead {t'} erased (inj₂ refl) crl)
+    top (inj₂ (inj₂ refl)) with free-lazy-crash-CRL {u} {t} {s2} {M} arr r (RI.vOK r) lz (inj₁ refl) img2
+    ... | t' , c , crl = t' , c , subst (λ v → CRL v t') (sym s'≡) (crl-dead {t'} junk (inj₁ refl) crl)
 
 -- `commit-crash`: the in-page / OOB commit's crash points inside P's
 -- flush (record in page M's slot) from a state with P's RI and AR
 commit-crash : ∀ {u t s' m} M → AR u t → RI u → (InP u M ⊎ Σ ℕ λ L' → OobP u L' M) →
                (m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u) → Img m s' →
-               (Σ State λ t' → crashS (use flush) t t' × CRL s' t') ⊎ FlLeft u m
+               Σ State λ t' → crashS (use flush) t t' × CRL s' t'
 -- before its SYNC: the lazy commit's crash point from a state with P's RI
 commit-crash {u} {t} {s'} {m} M arr r io (inj₁ refl) img with kc-cases kc
 ... | inj₂ pos =
-  inj₁ (free-lazy-crash-CRL {u} {t} {s'} {M} arr r (RI.vOK r)
-          (subst (λ cs → length cs < kc) (sym (ri-chain-free r)) pos , io) (inj₁ refl) img)
+  free-lazy-crash-CRL {u} {t} {s'} {M} arr r (RI.vOK r)
+    (subst (λ cs → length cs < kc) (sym (ri-chain-free r)) pos , io) (inj₁ refl) img
 ... | inj₁ k0 with lkc-of {u} {M} io
 ...   | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₁ refl) img
-...     | t' , c , M' , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s'))
+...     | t' , c , M' , rt , dk = t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s')
 -- the checkpoint after it
 commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ (inj₁ refl))) img with kc-cases kc
-... | inj₂ pos = inj₁ (ck1-fi3-CRL {u} {t} {s'} M arr r io pos img)
+... | inj₂ pos = ck1-fi3-CRL {u} {t} {s'} M arr r io pos img
 ... | inj₁ k0 with lkc-of {u} {M} io
 ...   | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ (inj₁ refl))) img
-...     | t' , c , M' , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s'))
+...     | t' , c , M' , rt , dk = t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s')
 commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₁ refl)))) img with lkc-of {u} {M} io
 ... | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ ck)) img
 ...   | t' , c , M' , rt , dk =
-  inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (ck2-walk {fi3 M u} (RI.slotL (fl3-RI r)) (all-sync (RI.gle r)) img rt))
+  t' , c , crl-of {s'} {t'} {M'} rt dk (ck2-walk {fi3 M u} (RI.slotL (fl3-RI r)) (all-sync (RI.gle r)) img rt)
 commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₂ refl)))) img with lkc-of {u} {M} io
 ... | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ ck)) img
-...   | t' , c , M' , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M'} rt dk (ck3-walk {fi3 M u} img rt))
+...   | t' , c , M' , rt , dk = t' , c , crl-of {s'} {t'} {M'} rt dk (ck3-walk {fi3 M u} img rt)
 -- the consolidation page before its SYNC
-commit-crash M arr r io (inj₂ (inj₂ (inj₁ refl))) img = inj₂ (M , refl)
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₂ (inj₁ refl))) img with kc-cases kc
+... | inj₂ pos = fiK-CRL {u} {t} {s'} M arr r io pos img
+... | inj₁ k0 with lkc-of {u} {M} io
+...   | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₂ (inj₁ refl))) img
+...     | t' , c , M' , rt , dk = t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s')
 -- the end: P's RI
 commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₂ (inj₂ refl))) img with lkc-of {u} {M} io
-... | L , lkc = inj₁ (tF t , inj₁ refl , free-crash-CRL {fi4 M u} {s'} {tF t} (fi4-AR {u} {t} {M} arr) (fi4-RI r lkc) img)
+... | L , lkc = tF t , inj₁ refl , free-crash-CRL {fi4 M u} {s'} {tF t} (fi4-AR {u} {t} {M} arr) (fi4-RI r lkc) img
 
--- `free-flush-crash-CRL`: P's crash points inside a flush from a state
--- with P's RI and AR, in `CRL` but for those left
+-- `free-flush-crash-CRL`: every crash point inside P's flush from a
+-- state with P's RI and AR is in `CRL`
 free-flush-crash-CRL : ∀ {u t s' m} → AR u t → RI u → FlPt u m → Img m s' →
-                       (Σ State λ t' → crashS (use flush) t t' × CRL s' t') ⊎ FlLeft u m
+                       Σ State λ t' → crashS (use flush) t t' × CRL s' t'
 free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₁ refl) img with flush-crash arr r (m , fp , img)
-... | t' , c , M , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M} rt dk (fl2-walk r img rt))
+... | t' , c , M , rt , dk = t' , c , crl-of {s'} {t'} {M} rt dk (fl2-walk r img rt)
 free-flush-crash-CRL {u} {t} {s'} arr r (inj₂ (inj₁ refl)) img =
-  inj₁ (tF t , inj₁ refl , free-crash-CRL {fl3 u} {s'} {tF t} (fl3-AR arr) (fl3-RI r) img)
+  tF t , inj₁ refl , free-crash-CRL {fl3 u} {s'} {tF t} (fl3-AR arr) (fl3-RI r) img
 free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₁ ck))) img with flush-crash arr r (m , fp , img)
-... | t' , c , M , rt , dk = inj₁ (t' , c , crl-of {s'} {t'} {M} rt dk (wk ck))
+... | t' , c , M , rt , dk = t' , c , crl-of {s'} {t'} {M} rt dk (wk ck)
   where
     r3 = fl3-RI r
     wk : CkPt (fl3 u) m → walkG (RecTo.g rt) s' ≡ []
@@ -704,6 +815,6 @@ free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₂ (inj₂ (
 -- after a chain's consolidation page (`kons-S-RI`)
 pl-flush-crash-phase : ∀ {s t s' m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
                        FlPt (konsS s) m → Img m s' →
-                       (Σ State λ t' → crashS (use flush) t t' × CRL s' t') ⊎ FlLeft (konsS s) m
+                       Σ State λ t' → crashS (use flush) t t' × CRL s' t'
 pl-flush-crash-phase ph arr r nt fp img with kons-S-RI ph arr r nt
 ... | ar' , r' = free-flush-crash-CRL ar' r' fp img
