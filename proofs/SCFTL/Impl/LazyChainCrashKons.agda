@@ -30,21 +30,23 @@
 --     before the consolidation page's SYNC);
 --   * PL's non-lazy flush from the chain phase: P's RI and AR after the
 --     consolidation step (`kons-S-RI`), type A and B (`pl-flush-phase`),
---     and P's own crash points inside it (`free-flush-crash-CRL` from any
---     state with P's RI, `pl-flush-crash-phase` after a chain's
---     consolidation page): in `CRL` where the walk takes nothing
---     (`crl-of`; before the SYNC, `fl2-walk`; the checkpoint's,
+--     and every crash point of P's own inside it (`free-flush-crash-CRL`
+--     from any state with P's RI and AR, `pl-flush-crash-phase` after a
+--     chain's consolidation page): in `CRL` where the walk takes
+--     nothing (`crl-of`; before the SYNC, `fl2-walk`; the checkpoint's,
 --     `ck1-walk`, `ck2-walk`, `ck3-walk`; the end states by
 --     `free-crash-CRL`), the in-page / OOB record before its SYNC by
---     `free-lazy-crash-CRL`; left (`FlLeft`): the commit's consolidation
---     page before its SYNC (`fiK`) and the checkpoint after the commit
---     before its first SYNC (`ck1 (fi3 M u)`), where P's one-link
---     recovery may take the record under a torn page or an old
---     checkpoint.
+--     `free-lazy-crash-CRL`, the checkpoint after that commit before its
+--     first SYNC (`ck1-fi3-CRL`: the old checkpoint picked, the flash is
+--     the commit's before its SYNC with everything landed, `img-syncd`,
+--     `crl-cpO`) and the commit's consolidation page before its SYNC
+--     (`fiK-CRL`: landed, the walk takes nothing; torn or erased, the
+--     commit's crash before its SYNC under a dead page, `crl-dead`,
+--     `recto-dead-top`, `recto-dead`).
 --
--- Not proven here: those two crash points (`FlLeft`), the lazy commit's
--- crash point with the record taken by the walk over a nonempty chain,
--- recovery's own crashes, and the assembly of Theorem 1 for PL.
+-- Not proven here: the lazy commit's crash point with the record taken
+-- by the walk over a nonempty chain, recovery's own crashes, and the
+-- assembly of Theorem 1 for PL.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
