@@ -90,6 +90,10 @@ open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (walk-free-crash)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-lazy-crash-CRL)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free)
+open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (rec-crash; slot-sync)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (acc-ext; extM-ext; map-cur-sync; IsSyn)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (fol)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (recto-old; all-suffix)
 open import Data.Nat.Base using (s≤s; z≤n)
 open import Data.Nat.Properties using (≤-refl; <-transˡ)
 open import Data.List.Base using (length)
@@ -820,3 +824,102 @@ pl-flush-crash-phase : ∀ {s t s' m} (ph : Phase s) → AR s t → RI (virt (rv
                        Σ State λ t' → crashS (use flush) t t' × CRL s' t'
 pl-flush-crash-phase ph arr r nt fp img with kons-S-RI ph arr r nt
 ... | ar' , r' = free-flush-crash-CRL ar' r' fp img
+
+------------------------------------------------------------------------
+-- Recovery's own crash points (its full checkpoint) from a state in
+-- `CRL`: P's `rec-crash` on the virtually consolidated flash; the old
+-- checkpoint picked, the walk is the one before; the new one picked, the
+-- virtual records (of the old generation) drop out (`recto-old`)
+
+crashD-syncd : ∀ m {m'} → CrashD (sync m) m' → m' ≡ sync m × cur m' ≡ cur m
+crashD-syncd m refl = refl , refl
+
+mutual
+  follow-ext : ∀ {R R' D D'} → (∀ p → R p ≡ R' p) → (∀ p → D p ≡ D' p) → ∀ k g l →
+               follow k g R D l ≡ follow k g R' D' l
+  follow-ext er ed zero    g l = refl
+  follow-ext {R} {R'} {D} {D'} er ed (suc k) g l =
+    trans (cong (fol k g R D) (extM-ext er ed g l)) (fol-ext er ed k g (extM g R' D' l))
+
+  fol-ext : ∀ {R R' D D'} → (∀ p → R p ≡ R' p) → (∀ p → D p ≡ D' p) → ∀ k g cs →
+            fol k g R D cs ≡ fol k g R' D' cs
+  fol-ext er ed k g []       = refl
+  fol-ext er ed k g (c ∷ cs) = cong (_++ c ∷ cs) (follow-ext er ed k g (lkOf (c ∷ cs)))
+
+walk-eq : ∀ g s1 s2 → (∀ p → cur (rcd s1 p) ≡ cur (rcd s2 p)) → (∀ p → cur (dat s1 p) ≡ cur (dat s2 p)) →
+          map cur (dr s1) ≡ map cur (dr s2) → walkG g s1 ≡ walkG g s2
+walk-eq g s1 s2 er ed ex =
+  trans (cong (follow kc g (Rof s1) (Dof s1)) (cong lkOf (trans (acc-ext ed g (map cur (dr s1))) (cong (acc g (Dof s2)) ex))))
+        (follow-ext er ed kc g (lkOf (acc g (Dof s2) (map cur (dr s2)))))
+
+all-prefix-syn : ∀ {P : Cell → Set} vs {ys} → All (PM P) (map syn vs ++ ys) → All P vs
+all-prefix-syn []       a              = All.[]
+all-prefix-syn (v ∷ vs) (All._∷_ p a) = All._∷_ p (all-prefix-syn vs a)
+
+crashL-ck1 : ∀ vs {X ys} → CrashL (map sync X) ys → CrashL (map sync (map syn vs ++ X)) (map syn vs ++ ys)
+crashL-ck1 []       c = c
+crashL-ck1 (v ∷ vs) c = refl ∷ crashL-ck1 vs c
+
+crashL-ck2 : ∀ vs {X ys} → CrashL (map (put erased) (map sync (map sync X))) ys →
+             CrashL (map (put erased) (map sync (map sync (map syn vs ++ X)))) (map syn vs ++ ys)
+crashL-ck2 []       c = c
+crashL-ck2 (v ∷ vs) c = inj₁ refl ∷ crashL-ck2 vs c
+
+-- `pl-rec-crash`: a crash of PL's recovery from a state in `CRL` is in
+-- `CRL`, S's state unchanged
+pl-rec-crash : ∀ {G s t s'} → CRL s t → crashPL G Sp.recover s s' → Σ State λ t' → crashS Sp.recover t t' × CRL s' t'
+pl-rec-crash {G} {s} {t} {s'} (b0 , g0 , C0 , pk0 , M , rt@(recto b1 g1 C1 pk1 sl1 so1 rs1 rg1 mx1 dm1 ro1) , dk)
+             (b , g , C , pk , m , ck , img) with trans (sym pk0) pk | trans (sym pk1) pk
+... | refl | refl = t , refl , go ck img
+  where
+    vs = walkG g s
+    sv = virt vs s
+    R0 = rec0L b g C s
+    slR0 : cpL R0 ≡ syn (cpt g C)
+    slR0 = trans (slot-sync b sv) (cong sync sl1)
+    soR0 : PM (Older g) (cpO R0)
+    soR0 = subst (PM (Older g)) (sym (slot-sync (Data.Bool.Base.not b) sv)) (PM-sync {P = Older g} (slot (Data.Bool.Base.not b) sv) so1)
+    rgs : All (PM (GenLe g)) (dr s)
+    rgs = all-suffix (map syn vs) rg1
+    rgv : All (GenLe g) vs
+    rgv = all-prefix-syn vs rg1
+    rss : All IsSyn (dr s)
+    rss = all-suffix (map syn vs) rs1
+    newG : ∀ {M'} (rt' : RecTo (virt vs s') M') → RecTo.g rt' ≡ suc g → DOKs (dat s') M' (stable t) →
+           All (GenLe g) (map cur (dr s')) → CRL s' t
+    newG {M'} rt' e dk' ga =
+      crl-of {s'} {t} {M'} (recto-old {vs} {s'} {M'} {g} rt' e rgv) dk'
+             (subst (λ g' → walkG g' s' ≡ []) (sym (trans (g-old rt' e) e)) (walk-old g s' ga))
+      where
+        g-old : ∀ {M''} (r' : RecTo (virt vs s') M'') (e' : RecTo.g r' ≡ suc g) →
+                RecTo.g (recto-old {vs} {s'} {M''} {g} r' e' rgv) ≡ RecTo.g r'
+        g-old (recto _ _ _ _ _ _ _ _ _ _ _) refl = refl
+    go : ∀ {m} → CkPt R0 m → Img m s' → CRL s' t
+    go (inj₁ refl) img1@(cD , cL , cO , cR , cI) with rec-crash {sv} {virt vs s'} rt dk pk (inj₁ refl) (cD , cL , cO , crashL-ck1 vs cR , cI)
+    ... | rt' , dk' = pickCase cO
+      where
+        sl' : cpL s' ≡ syn (cpt g C)
+        sl' = crashC-eq slR0 cL
+        drE : dr s' ≡ map sync (dr s)
+        drE = crashL-id (all-sync-IsSyn (dr s)) cR
+        wkE : walkG g s' ≡ vs
+        wkE = walk-eq g s' s (λ p → cong cur (cI p)) (λ p → proj₂ (crashD-syncd (dat s p) (cD p)))
+                      (trans (cong (map cur) drE) (map-cur-sync (dr s)))
+        oldG : PM (Older g) (cpO s') → CRL s' t
+        oldG so' = true , g , C , pick-slot true s' g C sl' so' , M ,
+                   subst (λ us → RecTo (virt us s') M) (sym wkE) rt' , dk'
+        pickCase : CrashC (put (cpt (suc g) (l2p R0)) (cpO R0)) (cpO s') → CRL s' t
+        pickCase (inj₁ e)        = oldG (subst (PM (Older g)) (sym e) (PM-dur {P = Older g} (cpO R0) soR0))
+        pickCase (inj₂ (inj₂ e)) = oldG (subst (PM (Older g)) (sym e) tt)
+        pickCase (inj₂ (inj₁ e)) =
+          newG rt' (pick-g (trans (sym (RecTo.pk rt')) (pick-slot false s' (suc g) (l2p R0) e (subst (PM (Older (suc g))) (sym sl') ≤-refl))))
+               dk' (subst (λ l → All (GenLe g) (map cur l)) (sym drE) (all-cur (all-sync rgs)))
+    go (inj₂ (inj₁ refl)) (cD , cL , cO , cR , cI) with rec-crash {sv} {virt vs s'} rt dk pk (inj₂ (inj₁ refl)) (cD , cL , cO , crashL-ck2 vs cR , cI)
+    ... | rt' , dk' =
+      newG rt' (pick-g (trans (sym (RecTo.pk rt')) (pick-slot false s' (suc g) (l2p R0) cO so')))
+           dk' (all-cur (crashL-PM tt cR (all-put erased tt (all-sync (all-sync rgs)))))
+      where
+        so' : PM (Older (suc g)) (cpL s')
+        so' = older-er (subst (Older (suc g)) (sym (cong cur slR0)) ≤-refl) cL
+    go (inj₂ (inj₂ refl)) img3@(cD , cL , cO , cR , cI) with rec-crash {sv} {s'} rt dk pk (inj₂ (inj₂ refl)) img3
+    ... | rt' , dk' = crl-of {s'} {t} {M} rt' dk' (walk-nodr (RecTo.g rt') s' (crashL-nil cR))
