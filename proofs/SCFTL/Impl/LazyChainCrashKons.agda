@@ -42,11 +42,17 @@
 --     `crl-cpO`) and the commit's consolidation page before its SYNC
 --     (`fiK-CRL`: landed, the walk takes nothing; torn or erased, the
 --     commit's crash before its SYNC under a dead page, `crl-dead`,
---     `recto-dead-top`, `recto-dead`).
+--     `recto-dead-top`, `recto-dead`);
+--   * recovery's own crash points (its full checkpoint) from a state in
+--     `CRL` are in `CRL` (`pl-rec-crash`: P's `rec-crash` on the
+--     virtually consolidated flash; the old checkpoint picked, the walk
+--     is the one before, `walk-eq`, `follow-ext`; the new one picked,
+--     the virtual records of the old generation drop out, `recto-old`,
+--     and the walk takes nothing, `walk-old`).
 --
 -- Not proven here: the lazy commit's crash point with the record taken
--- by the walk over a nonempty chain, recovery's own crashes, and the
--- assembly of Theorem 1 for PL.
+-- by the walk over a nonempty chain, and the assembly of Theorem 1 for
+-- PL.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
