@@ -13,7 +13,8 @@
 -- `pl-rec-crash`), given `LandedOK`: the one crash point not proven,
 -- the lazy commit's before its SYNC with its record taken by the walk
 -- over a nonempty chain (`pl-fi2-crash-CRL` returns P's `CRm` on the
--- flash with the chain before the step there).  So `theorem1-PL-if` and
+-- flash with the chain before the step there; over an empty chain
+-- `free-fi2-landed` moves it).  So `theorem1-PL-if` and
 -- `PL-snapshot-consistent-if`: Theorem 1 and snapshot consistency for
 -- PL from `LandedOK`.  Theorem 1 for PL itself needs `LandedOK` proven.
 ------------------------------------------------------------------------
@@ -28,7 +29,7 @@ open import Data.Bool.Base using (Bool; true; false)
 open import Data.List.Base using (List; []; _∷_; _++_; map)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
-open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
+open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; CR; RecTo; AR-tOf; CI⇒CR)
@@ -43,7 +44,8 @@ open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free; konsS-free; pl-flush-free)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRL; pl-rec-A; pl-rec-B)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc
-  using (pl-es-crash; pl-lazy-crash; pl-fi2-crash-CRL; free-reg-crash; free-kons-crash; free-lazy-crash-CRL; free-lazy-ph)
+  using (pl-es-crash; pl-lazy-crash; pl-fi2-crash-CRL; free-reg-crash; free-kons-crash; free-lazy-crash-CRL; free-lazy-ph;
+         free-fi2-landed; snoc≢[])
 open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc
   using (TopNT; nt-es; nt-lazy; wr-phase; rl-phase; rlX-phase; kons-emitT-RI; pl-flush-phase;
          pl-wr-crash-all; pl-rl-crash-all; pl-kons-flush-crash; pl-flush-crash-phase; free-flush-crash-CRL;
@@ -62,9 +64,11 @@ RIL s = RI s ⊎ (Σ (Phase s) λ ph → RI (virt (rv (ph-rs ph)) s) × TopNT (p
 CIL : St → Set
 CIL s = Σ State λ t → CRL s t
 
--- the one crash point not proven here
+-- the one crash point not proven here (for an empty chain it is,
+-- `free-fi2-landed`)
 LandedOK : Set
-LandedOK = ∀ {s t s' M} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → Lazy s M → Img (fi2 M s) s' →
+LandedOK = ∀ {s t s' M} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) → ph-rs ph ≢ [] →
+           Lazy s M → Img (fi2 M s) s' →
            walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph) →
            (Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv (ph-rs ph)) s) (virt (rv (ph-rs ph)) s') t') →
            Σ State λ t' → crashS (use flush) t t' × CRL s' t'
@@ -177,9 +181,21 @@ crash-L lo (regop es) arr (inj₂ (ph , r , nt)) c = pl-es-crash ph arr r c
 crash-L lo flush arr (inj₂ (ph , r , nt)) (m , inj₁ e , img) = pl-kons-flush-crash ph arr r nt e img
 crash-L lo flush arr (inj₂ (ph , r , nt)) (m , inj₂ (inj₁ fp) , img) = pl-flush-crash-phase ph arr r nt fp img
 crash-L lo flush arr (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (M , lz , inj₂ e)) , img) = pl-lazy-crash ph arr r (RI.vOK r) lz e img
-crash-L lo flush arr (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (M , lz , inj₁ refl)) , img) with pl-fi2-crash-CRL ph arr r lz img
+crash-L lo flush {s} {t} {s'} arr (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (M , lz , inj₁ refl)) , img)
+  with pl-fi2-crash-CRL ph arr r lz img
 ... | inj₁ x = x
-... | inj₂ (wk , rest) = lo ph arr r lz img wk rest
+... | inj₂ (wk , rest) = landed nt wk rest
+  where
+    landed : TopNT (ph-rs ph) → walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph) →
+             (Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv (ph-rs ph)) s) (virt (rv (ph-rs ph)) s') t') →
+             Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+    landed (inj₂ (rs0 , h , y' , ps , dd , E' , e)) wk' rest' =
+      lo ph arr r nt (λ e0 → snoc≢[] rs0 _ (trans (sym e) e0)) lz img wk' rest'
+    landed (inj₁ e) wk' rest'
+      with subst (λ rs → Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv rs) s) (virt (rv rs) s') t') e rest'
+    ... | t' , c , cm =
+      t' , c , free-fi2-landed {s} {s'} {M} {t'} (subst (λ rs → RI (virt (rv rs) s)) e r) lz img
+                               (trans wk' (cong (λ rs → rec s ∷ rv rs) e)) cm
 
 ------------------------------------------------------------------------
 -- The obligations, Theorem 1 and snapshot consistency for PL, given
