@@ -72,6 +72,9 @@ import SCFTL.Impl.LazyChainKons
 import SCFTL.Impl.LazyChainCrash
 import SCFTL.Impl.LazyChainCrashSteps
 import SCFTL.Impl.LazyChainCrashLazy
+import SCFTL.Impl.LazyChainCrashKons
+import SCFTL.Impl.LazyChainObligations
+import SCFTL.Impl.LazyChainTheorem
 import SCFTL.Impl.LazyChainExample
 import SCFTL.Impl.LazyChainUnguarded
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation
