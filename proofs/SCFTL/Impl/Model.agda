@@ -326,7 +326,8 @@ FiPt s m = Σ ℕ λ L → InP s L × (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m 
 -- were programmed by the epoch's writes before the flush (no longer in
 -- the merge buffer), the merge buffer holds M up to nxt; the pairs are
 -- exactly those pages' sectors in order (`runP`; P has no trim), and the
--- run is at most `omax` = 32 pages (P has no superblocks).  It commits
+-- run is at most `omax` = 64 pages (configuration version 9; versions
+-- 6 to 8 keep 32, which no proof depends on; P has no superblocks).  It commits
 -- with a marker + CRC in the OOB of its last data page, which P models
 -- as the commit record in the record slot of page M (the steps of the
 -- in-page commit with M for L: `fi2 M`, `fi3 M`, `fiK M`, `fi4 M`): the
@@ -338,7 +339,7 @@ FiPt s m = Σ ℕ λ L → InP s L × (m ≡ fi2 L s ⊎ CkPt (fi3 L s) m ⊎ m 
 -- the generation (`seek`, below); see proofs/README.md, "What is
 -- abstracted", item 6.
 omax : ℕ
-omax = 32
+omax = 64
 
 -- the pages of the pairs (newest first) are k pages counted down to L:
 -- L + k - 1, ..., L + 1, L
