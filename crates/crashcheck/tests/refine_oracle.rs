@@ -366,3 +366,44 @@ fn an_erase_before_its_freeing_commit_is_durable_is_caught_at_the_erase() {
         "GcI",
     );
 }
+
+/// OOB commits over 32 pages (configuration version 9, docs/FORMAT.md
+/// §4.9): a workload of long epochs of writes only (no trims, which end an
+/// OOB run; flushes rare; two streams, so GC relocations do not break the
+/// host stream's run) on `small`, where a superblock holds 128 pages and
+/// W = 256 sectors (64 pages), under power cuts, the contract and the
+/// refinement oracle (P's guard `OobP` on every commit). The default
+/// workload's runs stay under 32 pages (20 to 29 measured on `small`).
+#[test]
+fn oob_commits_over_32_pages_pass_p_guards_under_power_cuts() {
+    let mut run = refined(run_config("scftl", None, "small", Mutant::None));
+    run.target.hot_cold = true;
+    let mut cfg = ExploreConfig::new(5);
+    cfg.ops = Some(3000);
+    cfg.shrink_time = Duration::from_secs(2);
+    cfg.long_epoch_prob = 0.6;
+    cfg.forced_barrier_prob = 0.0;
+    cfg.workload = crashcheck::explore::Workload {
+        write: 90,
+        trim: 0,
+        flush: 1,
+        barrier: 0,
+        read: 2,
+        max_sectors: 16,
+        ..Default::default()
+    };
+    let r = explore(&run, &cfg, &mut |_, _| {});
+    if let Some(f) = &r.failure {
+        panic!("{}\n  shrunk: {:?}", f.violation, f.shrunk);
+    }
+    let s = &r.stats;
+    eprintln!(
+        "{} in-page/OOB commits checked, the longest OOB run {} pages, {} crashes",
+        s.refine_chain_commits, s.refine_longest_oob_run, s.crashes
+    );
+    assert!(s.crashes > 20, "{s:?}");
+    assert!(
+        s.refine_longest_oob_run > 32,
+        "no OOB run over 32 pages was checked: {s:?}"
+    );
+}
