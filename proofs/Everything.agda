@@ -133,4 +133,5 @@ import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate
 import SCFTL.Mutants.FlushTrustedBeforeSync
 import SCFTL.Mutants.LazyChainWalksOneLink
+import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.All

@@ -76,6 +76,7 @@ import SCFTL.Mutants.LazyChainGuardMissesCommit
 import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate
 import SCFTL.Mutants.FlushTrustedBeforeSync
+import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.LazyChainWalksOneLink
 
 module M1 = SCFTL.Mutants.TentativeReplayed
@@ -115,6 +116,7 @@ module M34 = SCFTL.Mutants.BarrierSplitLate
 module M35 = SCFTL.Mutants.LazyChainGuardMissesCommit
 module M36 = SCFTL.Mutants.FlushTrustedBeforeSync
 module M37 = SCFTL.Mutants.LazyChainWalksOneLink
+module M39 = SCFTL.Mutants.LazyChainOverMaxChain
 
 record MutantsFail : Set where
   field
@@ -218,6 +220,9 @@ record MutantsFail : Set where
     --     recovery) while the lazy commit chains up to MAX_CHAIN records:
     --     a SYNC'd record past the first is lost
     lazy-chain-walks-one-link : ¬ SnapshotConsistent M37.Pmut
+    -- 39. (PL, the lazy chain as steps) the lazy commit without the
+    --     chain's room check: a record past MAX_CHAIN never walked
+    lazy-chain-over-max-chain : ¬ SnapshotConsistent M39.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -258,4 +263,5 @@ mutants-fail = record
   ; lazy-chain-guard-misses-commit = M35.not-snapshot-consistent
   ; flush-trusted-before-sync = M36.not-snapshot-consistent
   ; lazy-chain-walks-one-link = M37.not-snapshot-consistent
+  ; lazy-chain-over-max-chain = M39.not-snapshot-consistent
   }
