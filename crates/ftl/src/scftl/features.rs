@@ -27,11 +27,12 @@ use crate::device::{FtlError, Result};
 /// writes on 16 KiB pages commits without a delta page (§4.9).
 /// What each version holds is decoded once, in `features.rs`
 /// ([`Features`]); nothing else compares version numbers.
-/// Versions 1 and 2 are refused; versions 3 to 7 open and keep their
+/// Versions 1 and 2 are refused; versions 3 to 8 open and keep their
 /// version (no in-page commits are written into a version-3 image, no
 /// logical sector numbers into it or a version-4 one, where GC keeps a P2L,
-/// no OOB commits into any of them, and the metadata of all of them stays
-/// where format put it); versions 3 to 7 run with one stream.
+/// no OOB commits into versions 3 to 5, the metadata of versions 3 to 6
+/// stays where format put it, and version 8's OOB runs stay within 32
+/// pages); versions 3 to 7 run with one stream.
 pub const CONFIG_VERSION: u32 = 9;
 
 /// The oldest configuration version this build opens.
