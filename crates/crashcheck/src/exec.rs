@@ -707,7 +707,8 @@ impl Executor {
         let before = r.chain_commits_checked;
         let res = r.step(op, v);
         self.stats.refine_chain_commits += r.chain_commits_checked - before;
-        self.stats.refine_longest_oob_run = r.longest_oob_run;
+        self.stats.refine_longest_oob_run =
+            self.stats.refine_longest_oob_run.max(r.longest_oob_run);
         res.map_err(|m| self.violation(m))
     }
 
