@@ -21,7 +21,7 @@
 //!   (`program_many`) is mapped as if programmed. With failures injected
 //!   (rate 0.3), seeds 1–3 on `tiny` catch it within 6,300 steps.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -7,7 +7,7 @@
 //! (the `erase-without-sync-after-barrier` mutant,
 //! `tests/failure_mutants.rs`, which says why healthy flash hides it).
 
-mod common;
+use crate::common;
 
 use common::*;
 use crashcheck::target::BackendKind;

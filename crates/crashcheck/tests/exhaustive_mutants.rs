@@ -8,7 +8,7 @@
 //! random mode catches are `Mutant::RANDOM_ONLY`, not in `Mutant::ALL`
 //! (the file-system canaries are `fs::FsMutant`s, not in this list).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

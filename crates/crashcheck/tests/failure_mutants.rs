@@ -14,7 +14,7 @@
 //! go on past a failed delta page, so it runs with spare superblocks (see
 //! its test).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

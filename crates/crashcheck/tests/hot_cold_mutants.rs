@@ -30,7 +30,7 @@
 //!   1–3 catch it within 90,000 operations (seed 2 after 26,676 steps),
 //!   with or without aimed cycles.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -26,7 +26,7 @@
 //! data and marker intact: only the NAND model's split tears make one
 //! (seed 2 of 1–4 with 300,000 operations).
 
-mod common;
+use crate::common;
 
 use common::*;
 use crashcheck::target::BackendKind;

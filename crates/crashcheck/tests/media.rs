@@ -6,7 +6,7 @@
 //! if SCFTL is ever made to survive either, the test fails and the document
 //! must change with it.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! bug in the transcription (`ModelMutant`) makes the differential check
 //! fail — so the comparison is not vacuous.
 
-mod common;
+use crate::common;
 
 use common::*;
 use crashcheck::model::{ModelMutant, OracleConfig};

@@ -6,7 +6,7 @@
 //! against `AsyncSpec`, `SyncSkipSync` against `SyncSpec`, the OPTR mutants
 //! against `PrefixSpec`.
 
-mod common;
+use crate::common;
 
 use common::*;
 use crashcheck::{ContractKind, Executor, RunConfig};

@@ -19,7 +19,7 @@
 //!   `open` writes, to the order of programs, to the flash wrappers or to
 //!   the image layout can move the seed.
 
-mod common;
+use crate::common;
 
 use common::*;
 use crashcheck::target::BackendKind;

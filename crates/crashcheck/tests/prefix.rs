@@ -8,7 +8,7 @@
 //! by page, so a crash inside one leaves part of the request. The toy
 //! canary that commits half a request is caught; the correct toy passes.
 
-mod common;
+use crate::common;
 
 use common::*;
 use crashcheck::ContractKind;

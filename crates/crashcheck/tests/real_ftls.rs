@@ -3,7 +3,7 @@
 //! `tiny` (every crash point, every in-flight outcome up to a cap, and a
 //! power cut at every command of each recovery).
 
-mod common;
+use crate::common;
 
 use common::*;
 use ftl::Mutant;

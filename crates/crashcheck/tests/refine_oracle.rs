@@ -4,7 +4,7 @@
 //! state only (`Mutant::REFINE_ONLY`) is caught by it at an operation where
 //! every other check still passes on the same steps.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -10,7 +10,7 @@
 //!   26, 28, 37 and 39 of 1–40 catch it, so a change to when rotations
 //!   happen (the policy, the order of erases) can move the seed.
 
-mod common;
+use crate::common;
 
 use common::*;
 use crashcheck::target::{checker_wear_policy, BackendKind};

@@ -3,7 +3,7 @@
 //! `scftl crashtest --geometry tiny --ops N --seed S --shrink-seconds 0
 //! --mutant M`; a change to SCFTL or to the generator can move them.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

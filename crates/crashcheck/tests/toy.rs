@@ -2,7 +2,7 @@
 //! exhaustive campaigns, each canary is caught, a harmless variant is not
 //! flagged, and runs replay exactly from their seed.
 
-mod common;
+use crate::common;
 
 use common::*;
 use crashcheck::{ContractKind, Executor};

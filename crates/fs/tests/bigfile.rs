@@ -3,7 +3,7 @@
 //! limit, ignore whatever version 1 left in the word that is now the
 //! triple-indirect pointer, and `Fs::upgrade` makes them version 2.
 
-mod common;
+use crate::common;
 
 use common::*;
 use fs::{errno, Fs, Owner, Seek, Superblock, BLOCK_SIZE, MAX_FILE_SIZE, ROOT_INO};

@@ -8,7 +8,7 @@
 //! completed fsync. The reference states come from the same workload run
 //! without a cut. A second test checks that the seeded mutants are caught.
 
-mod common;
+use crate::common;
 
 use common::*;
 use flash::{CrashFlash, CrashPolicy, Geometry, MemFlash, SharedFlash};

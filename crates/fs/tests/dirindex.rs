@@ -4,7 +4,7 @@
 //! and renames keep the index and the blocks in step, across a failed call
 //! (which drops the index) and a remount (which rebuilds it).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

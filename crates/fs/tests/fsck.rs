@@ -5,7 +5,7 @@
 //! clean after, intact files keep their data), a clean image is not written,
 //! and damage it must not guess about is refused without a write.
 
-mod common;
+use crate::common;
 
 use common::*;
 use fs::codec::put_u32_at;

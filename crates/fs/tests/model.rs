@@ -9,7 +9,7 @@
 //! per configuration drives everything; a failure names the seed, the
 //! configuration and the operation number.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

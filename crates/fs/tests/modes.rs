@@ -3,7 +3,7 @@
 //! epoch overflows), durability per mode, the idle flush, log replay, and a
 //! power cut after every single device write of a call.
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::rc::Rc;

@@ -2,7 +2,7 @@
 //! contract allows; each test ends with a clean unmount, a clean fsck and
 //! a remount that sees the same tree.
 
-mod common;
+use crate::common;
 
 use common::*;
 use fs::{

@@ -3,7 +3,7 @@
 //! each ending with a clean fsck, a remount that sees the same tree and,
 //! for the space the calls free, the device's own count of trimmed sectors.
 
-mod common;
+use crate::common;
 
 use common::*;
 use fs::{

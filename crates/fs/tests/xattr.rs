@@ -2,7 +2,7 @@
 //! every (FTL, mode) pair the contract allows: each test ends with a clean
 //! fsck and a remount that sees the same tree and attributes.
 
-mod common;
+use crate::common;
 
 use common::*;
 use fs::xattr::{tag, Acl, AclEntry, XATTR_VALUE_MAX};

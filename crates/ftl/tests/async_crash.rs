@@ -3,8 +3,7 @@
 //! buffer (at most one page of sectors) is lost, and every sector must hold
 //! its flushed value or a later one.
 
-#[path = "baseline_common.rs"]
-mod common;
+use crate::baseline_common as common;
 
 use common::{decode, pattern};
 use flash::{Geometry, MemFlash};

@@ -4,8 +4,7 @@
 //! Data is checked against a model throughout, with `check_invariants`
 //! (which also checks the pacing state) every few operations.
 
-#[path = "baseline_common.rs"]
-mod common;
+use crate::baseline_common as common;
 
 use common::{pattern, Dev};
 use flash::Geometry;

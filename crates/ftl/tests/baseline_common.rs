@@ -1,4 +1,4 @@
-//! Helpers shared by the baseline tests (included with `#[path]`): a device
+//! Helpers shared by the baseline tests (the `baseline_common` module of the integration tests; files use it as `common`): a device
 //! that is either baseline, a compact reference model, and sector patterns.
 #![allow(dead_code)]
 

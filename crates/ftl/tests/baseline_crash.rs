@@ -8,8 +8,7 @@
 //! before the data it depends on is synced. The seeded mutants must be
 //! caught, or the test proves nothing.
 
-#[path = "baseline_common.rs"]
-mod common;
+use crate::baseline_common as common;
 
 use common::{decode, pattern};
 use flash::{

@@ -1,8 +1,7 @@
 //! Error paths of both baselines: every caller mistake is an error value
 //! that changes nothing; unformatted and foreign devices are refused.
 
-#[path = "baseline_common.rs"]
-mod common;
+use crate::baseline_common as common;
 
 use common::{pattern, Dev};
 use flash::{Flash, Geometry, MemFlash};

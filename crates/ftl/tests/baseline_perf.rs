@@ -1,6 +1,6 @@
 //! Throughput probe (not a timing assertion): random 4 KiB writes on
 //! MemFlash with the `small` geometry, device filled first so GC runs.
-//! Run: `cargo test --release -p ftl --test baseline_perf -- --ignored --nocapture`.
+//! Run: `cargo test --release -p ftl --test integration baseline_perf:: -- --ignored --nocapture`.
 
 use flash::{Geometry, MemFlash};
 use ftl::async_ftl::{AsyncConfig, AsyncFtl};

@@ -2,10 +2,9 @@
 //! filled past 90% of its logical space so GC runs all the time, compared
 //! step by step with a plain in-memory model, with `check_invariants` after
 //! every operation. A failure prints the seed; replay it with
-//! `BASELINE_SEED=<seed> cargo test -p ftl --test baseline_random`.
+//! `BASELINE_SEED=<seed> cargo test -p ftl --test integration baseline_random::`.
 
-#[path = "baseline_common.rs"]
-mod common;
+use crate::baseline_common as common;
 
 use common::{pattern, Dev};
 use flash::Geometry;

@@ -6,8 +6,7 @@
 //! waiting victims' release marks) every few hundred writes, and after a
 //! reopen.
 
-#[path = "baseline_common.rs"]
-mod common;
+use crate::baseline_common as common;
 
 use common::{decode, pattern, Dev};
 use flash::Geometry;

@@ -183,7 +183,7 @@ fn optr_keeps_a_prefix_through_power_cuts_seeds_101_to_200() {
 fn optr_keeps_a_prefix_for_seeds(seeds: std::ops::RangeInclusive<u64>) {
     for seed in seeds {
         if let Err(e) = run(seed, Mutant::None) {
-            panic!("seed {seed}: {e}\nreplay: OPTR_SEED={seed} cargo test -p ftl --test optr_prefix optr_prefix_replay");
+            panic!("seed {seed}: {e}\nreplay: OPTR_SEED={seed} cargo test -p ftl --test integration optr_prefix::optr_prefix_replay");
         }
     }
 }

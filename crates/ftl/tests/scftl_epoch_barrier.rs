@@ -9,9 +9,9 @@
 //! epochs nobody asked to be durable, never a mix, and every sector readable.
 //! Also: a flush costs one sync, a barrier none (until several are pending).
 //! A failure prints the seed; replay it with
-//! `SCFTL_SEED=<seed> cargo test -p ftl --test scftl_epoch_barrier`.
+//! `SCFTL_SEED=<seed> cargo test -p ftl --test integration scftl_epoch_barrier::`.
 
-mod common;
+use crate::common;
 
 use common::Cuttable;
 use flash::{CrashFlash, Flash, Geometry, ImageCrashFlash, MemFlash, SharedFlash};

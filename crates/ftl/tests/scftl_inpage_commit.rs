@@ -3,7 +3,7 @@
 //! the commits survive a reopen, and an image of configuration version 3
 //! still opens and is left at version 3 (no in-page records written).
 
-mod common;
+use crate::common;
 
 use flash::{Geometry, MemFlash};
 use ftl::scftl::{Scftl, ScftlConfig};

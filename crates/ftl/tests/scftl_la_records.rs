@@ -4,7 +4,7 @@
 //! images of configuration version 4 still open, keep their version, get no
 //! records, and relocate correctly through the P2L they keep.
 
-mod common;
+use crate::common;
 
 use flash::{Flash, Geometry, MemFlash, PageAddr, PageImage, RawFlash};
 use ftl::scftl::format::{data_la_offset, data_oob_len_v5};

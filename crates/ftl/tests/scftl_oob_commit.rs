@@ -7,7 +7,7 @@
 //! version 5 opens, keeps its version and gets no OOB commits; and runs of
 //! 33 to 64 pages commit in the OOB from version 9 on, not in version 8.
 
-mod common;
+use crate::common;
 
 use common::Cuttable;
 use flash::{

@@ -3,7 +3,7 @@
 //! Fig. 4: volatile and stable arrays), with `check_invariants` after every
 //! operation. The device is first filled to 100% of its logical space and
 //! kept above 90%, so GC runs constantly. A failure prints the seed; replay
-//! one with `SCFTL_SEED=<seed> cargo test -p ftl --test scftl_random`.
+//! one with `SCFTL_SEED=<seed> cargo test -p ftl --test integration scftl_random::`.
 
 use flash::{Geometry, MemFlash};
 use ftl::scftl::{Scftl, ScftlConfig};
@@ -226,7 +226,7 @@ fn run_seeded(g: Geometry, name: &str, seed: u64, ops: u64) {
     let r = std::panic::catch_unwind(|| run(g, seed, ops));
     if let Err(e) = r {
         eprintln!(
-            "FAILED: geometry {name} seed {seed}; replay: SCFTL_SEED={seed} cargo test -p ftl --test scftl_random"
+            "FAILED: geometry {name} seed {seed}; replay: SCFTL_SEED={seed} cargo test -p ftl --test integration scftl_random::"
         );
         std::panic::resume_unwind(e);
     }

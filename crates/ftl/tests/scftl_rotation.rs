@@ -6,7 +6,7 @@
 //! format put them. (Crash safety of a rotation is the crash checker's:
 //! `scftl crashtest --wear-leveling`.)
 
-mod common;
+use crate::common;
 
 use flash::{BlockId, Flash, Geometry, MemFlash};
 use ftl::scftl::{Scftl, ScftlConfig};

@@ -2,8 +2,7 @@
 //! flush (the merge buffer is replayed from the battery-backed buffer), and
 //! the SyncSkipSync mutant, which keeps it in RAM, does lose it.
 
-#[path = "baseline_common.rs"]
-mod common;
+use crate::baseline_common as common;
 
 use common::pattern;
 use flash::{Flash, Geometry, MemFlash};
