@@ -432,9 +432,10 @@ private
   via-core : ∀ o {s t s''} f1 f2 u → Inv′ s t → okU (SB.reg (SB.op o)) s ⟪ opt f1 f2 u , ues s ⟫ →
     (Σ St λ z → Img (opt f1 f2 u) z × (∀ {t'} → RecG z (ghostN ⟪ opt f1 f2 u , ues s ⟫) t' → RecG s'' (ghostN ⟪ opt f1 f2 u , ues s ⟫) t')) →
     Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg (SB.op o))) t t' × RecG s'' (ghostN ⟪ opt f1 f2 u , ues s ⟫) t'
-  via-core o {s} {t} {s''} f1 f2 u iv ok (z , iz , back)
-    with crash-G (SB.reg (SB.op o)) {s} {t} {z} {ghostN ⟪ opt f1 f2 u , ues s ⟫} iv (⟪ opt f1 f2 u , ues s ⟫ , ok , iz , refl)
-  ... | t' , c , rg = t' , c , back {t'} rg
+  via-core o {s} {t} {s''} f1 f2 u iv ok (z , iz , back) =
+    proj₁ G , proj₁ (proj₂ G) , back {proj₁ G} (proj₂ (proj₂ G))
+    where
+      G = crash-G (SB.reg (SB.op o)) {s} {t} {z} {ghostN ⟪ opt f1 f2 u , ues s ⟫} iv (⟪ opt f1 f2 u , ues s ⟫ , ok , iz , refl)
 
   bi-of : ∀ o {s t s1} → Inv′ s t → okU (SB.reg (SB.op o)) s s1 → BI (st s1) (ues s1)
   bi-of o {s} {t} {s1} iv ok = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ (A-Inv (SB.reg (SB.op o)) {s} {t} {s1} (proj₁ iv) ok)))))
