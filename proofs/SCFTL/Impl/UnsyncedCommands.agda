@@ -143,9 +143,13 @@ barrier-cmd-point {s} {x} {s'} lt r img with mid-crash {x} {fl2 (st s)} {s'} (fl
 barrier-cmd-pad : ∀ {s t x s'} → Inv′ s t → length (ues s) < umax → BarCmd s x → Img x s' →
   Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg SB.barrier)) t t' ×
   Σ (List Cell) λ ds → AllL Dead ds × RecG (padW ds s') (ghostN (sB s)) t'
-barrier-cmd-pad {s} {t} {x} {s'} iv lt r img with barrier-cmd-point {s} {x} {s'} lt r img
-... | ds , dd , cr with crash-G (SB.reg SB.barrier) {s} {t} {padW ds s'} {ghostN (sB s)} iv cr
-...   | t' , c , rg = t' , c , ds , dd , rg
+barrier-cmd-pad {s} {t} {x} {s'} iv lt r img =
+  proj₁ G , proj₁ (proj₂ G) , ds , dd , proj₂ (proj₂ G)
+  where
+    BP = barrier-cmd-point {s} {x} {s'} lt r img
+    ds = proj₁ BP
+    dd = proj₁ (proj₂ BP)
+    G = crash-G (SB.reg SB.barrier) {s} {t} {padW ds s'} {ghostN (sB s)} iv (proj₂ (proj₂ BP))
 
 -- the pads: none once the committed page is appended, one erased page before
 pad-before : ∀ s cs (is : AllL (IssMB (st s)) cs) {s'} (img : Img (runs cs (st s)) s') →
@@ -432,9 +436,10 @@ private
   via-core : ∀ o {s t s''} f1 f2 u → Inv′ s t → okU (SB.reg (SB.op o)) s ⟪ opt f1 f2 u , ues s ⟫ →
     (Σ St λ z → Img (opt f1 f2 u) z × (∀ {t'} → RecG z (ghostN ⟪ opt f1 f2 u , ues s ⟫) t' → RecG s'' (ghostN ⟪ opt f1 f2 u , ues s ⟫) t')) →
     Σ SB.State λ t' → SB.crashSB (SB.use (SB.reg (SB.op o))) t t' × RecG s'' (ghostN ⟪ opt f1 f2 u , ues s ⟫) t'
-  via-core o {s} {t} {s''} f1 f2 u iv ok (z , iz , back)
-    with crash-G (SB.reg (SB.op o)) {s} {t} {z} {ghostN ⟪ opt f1 f2 u , ues s ⟫} iv (⟪ opt f1 f2 u , ues s ⟫ , ok , iz , refl)
-  ... | t' , c , rg = t' , c , back {t'} rg
+  via-core o {s} {t} {s''} f1 f2 u iv ok (z , iz , back) =
+    proj₁ G , proj₁ (proj₂ G) , back {proj₁ G} (proj₂ (proj₂ G))
+    where
+      G = crash-G (SB.reg (SB.op o)) {s} {t} {z} {ghostN ⟪ opt f1 f2 u , ues s ⟫} iv (⟪ opt f1 f2 u , ues s ⟫ , ok , iz , refl)
 
   bi-of : ∀ o {s t s1} → Inv′ s t → okU (SB.reg (SB.op o)) s s1 → BI (st s1) (ues s1)
   bi-of o {s} {t} {s1} iv ok = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ (A-Inv (SB.reg (SB.op o)) {s} {t} {s1} (proj₁ iv) ok)))))

@@ -742,12 +742,20 @@ recU-crash-reads : ∀ {s t s'} → LayM (st s) (ues s) → ARU s t → GhU s t 
     CrashEs g (ues s) es' × ParseS (map cur (dr s')) T es' pr ×
     k ≤ length (SB.pend t) × candAt t k ∈ SB.stable t ∷ SB.pend t ×
     (Base s pr mt → ∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g D es' pr mt) a) ≡ candAt t k a)
-recU-crash-reads {s} {t} {s'} l (av , sa) (gl , vm) dl sy img mt
-  with recU-crash-open {st s} {s'} (ues s) l img (λ p → cur (dat s' p)) mt
-... | pr , T , es' , ces , p , _
-  with crash-ver (gen (st s)) (λ p → cur (dat s' p)) (ues s) es' pr pr ces (λ _ → refl) mt
-...   | k , kl , r , vs = pr , T , es' , k , ces , p , kle , nth-∈ (SB.stable t) (SB.pend t) k kle , rd′
+recU-crash-reads {s} {t} {s'} l (av , sa) (gl , vm) dl sy img mt =
+  pr , Tp , es' , k , ces , pa , kle , nth-∈ (SB.stable t) (SB.pend t) k kle , rd′
   where
+    RO = recU-crash-open {st s} {s'} (ues s) l img (λ p → cur (dat s' p)) mt
+    pr = proj₁ RO
+    Tp = proj₁ (proj₂ RO)
+    es' = proj₁ (proj₂ (proj₂ RO))
+    ces = proj₁ (proj₂ (proj₂ (proj₂ RO)))
+    pa = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ RO))))
+    RV = crash-ver (gen (st s)) (λ p → cur (dat s' p)) (ues s) es' pr pr ces (λ _ → refl) mt
+    k = proj₁ RV
+    kl = proj₁ (proj₂ RV)
+    r = proj₁ (proj₂ (proj₂ RV))
+    vs = proj₂ (proj₂ (proj₂ RV))
     g = gen (st s)
     kle : k ≤ length (SB.pend t)
     kle = subst (k ≤_) (proj₂ (proj₂ av)) kl

@@ -395,16 +395,23 @@ crash-F : ∀ u {s t s'' gh} → FFu u s → Inv′ s t → CrF s s'' gh → Σ 
 crash-F u {s} {t} {s''} ff (iv , gr) (inj₁ (img , refl)) =
   preT t , inj₁ (refl , refl) ,
   crash-normal-G {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} {s''} (pre-sync {s} {t} iv) (≤-refl ∷ gr) img
-crash-F u {s} {t} {s''} ff iv (inj₂ (inj₁ (img , refl))) with fl-A u {s} {t} {⟪ fl3 (st s) , [] ⟫} ff iv (inj₁ refl)
-... | t' , (e1 , e2) , (iv' , gr') = t' , inj₂ (e1 , e2) , crash-normal-G {⟪ fl3 (st s) , [] ⟫} {t'} {s''} iv' gr' img
-crash-F u {s} {t} {s''} ff iv (inj₂ (inj₂ (inj₁ (ck , refl)))) with fl-A u {s} {t} {⟪ fl3 (st s) , [] ⟫} ff iv (inj₁ refl)
-... | t' , (e1 , e2) , iv' = t' , inj₂ (e1 , e2) , ck-G {s} {t'} {s''} iv' ck
-crash-F u {s} {t} {s''} ff iv (inj₂ (inj₂ (inj₂ (img , refl)))) with fl-A u {s} {t} {⟪ ck3 (fl3 (st s)) , [] ⟫} ff iv (inj₂ refl)
-... | t' , (e1 , e2) , (iv' , gr') = t' , inj₂ (e1 , e2) , crash-normal-G {⟪ ck3 (fl3 (st s)) , [] ⟫} {t'} {s''} iv' gr' img
+crash-F u {s} {t} {s''} ff iv (inj₂ (inj₁ (img , refl))) =
+  let F = fl-A u {s} {t} {⟪ fl3 (st s) , [] ⟫} ff iv (inj₁ refl) in
+  proj₁ F , inj₂ (proj₁ (proj₂ F)) ,
+  crash-normal-G {⟪ fl3 (st s) , [] ⟫} {proj₁ F} {s''} (proj₁ (proj₂ (proj₂ F))) (proj₂ (proj₂ (proj₂ F))) img
+crash-F u {s} {t} {s''} ff iv (inj₂ (inj₂ (inj₁ (ck , refl)))) =
+  let F = fl-A u {s} {t} {⟪ fl3 (st s) , [] ⟫} ff iv (inj₁ refl) in
+  proj₁ F , inj₂ (proj₁ (proj₂ F)) , ck-G {s} {proj₁ F} {s''} (proj₂ (proj₂ F)) ck
+crash-F u {s} {t} {s''} ff iv (inj₂ (inj₂ (inj₂ (img , refl)))) =
+  let F = fl-A u {s} {t} {⟪ ck3 (fl3 (st s)) , [] ⟫} ff iv (inj₂ refl) in
+  proj₁ F , inj₂ (proj₁ (proj₂ F)) ,
+  crash-normal-G {⟪ ck3 (fl3 (st s)) , [] ⟫} {proj₁ F} {s''} (proj₁ (proj₂ (proj₂ F))) (proj₂ (proj₂ (proj₂ F))) img
 
 crash-G : ∀ u {s t s'' gh} → Inv′ s t → CrM u s s'' gh → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × RecG s'' gh t'
-crash-G (SB.reg (SB.op x)) {s} {t} {s''} (iv , gr) (s' , o , img , refl) with A-Inv (SB.reg (SB.op x)) {s} {t} {s'} iv o
-... | t' , y , iv' = t' , regc x y , crash-normal-G {s'} {t'} {s''} iv' (genR-ok (SB.reg (SB.op x)) {s} {s'} o gr) img
+crash-G (SB.reg (SB.op x)) {s} {t} {s''} (iv , gr) (s' , o , img , refl) =
+  let A = A-Inv (SB.reg (SB.op x)) {s} {t} {s'} iv o in
+  proj₁ A , regc x (proj₁ (proj₂ A)) ,
+  crash-normal-G {s'} {proj₁ A} {s''} (proj₂ (proj₂ A)) (genR-ok (SB.reg (SB.op x)) {s} {s'} o gr) img
 crash-G (SB.reg SB.barrier) {s} {t} {s''} (iv , gr) (inj₁ (lt , img , refl))
   with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} iv (inj₁ (lt , refl))
 ... | t' , (_ , _ , inj₁ (_ , e1 , e2)) , iv' =
@@ -490,8 +497,9 @@ CRP S t = RecG (st (su S)) (gh S) t
 
 private
   A-ok′ : ∀ u {S t S'} → ARP S t → ⊤ → okPU (SB.use u) S S' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARP S' t'
-  A-ok′ u {S} {t} {S'} (iv , gr) _ (o , _) with A-Inv u {su S} {t} {su S'} iv (okM⇒okU u o)
-  ... | t' , x , iv' = t' , x , iv' , genR-ok u {su S} {su S'} (okM⇒okU u o) gr
+  A-ok′ u {S} {t} {S'} (iv , gr) _ (o , _) =
+    let A = A-Inv u {su S} {t} {su S'} iv (okM⇒okU u o) in
+    proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) , genR-ok u {su S} {su S'} (okM⇒okU u o) gr
 
   A-crash′ : ∀ u {S t S'} → ARP S t → ⊤ → crashPU (SB.use u) S S' → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CRP S' t'
   A-crash′ u {S} {t} {S'} iv _ (c , _) = crash-G u {su S} {t} {st (su S')} {gh S'} iv c

@@ -617,9 +617,22 @@ crash-normal-any : ∀ {s t s'} (iv : Inv s t) → Img (st s) s' →
     (∀ a p → a ≤ amax → proj₁ (recRS (gen (st s)) (λ p → cur (dat s' p)) es2
                                     (map cur (BI.prM (proj₁ (proj₂ (proj₂ iv))))) (st0 (BI.C (proj₁ (proj₂ (proj₂ iv)))))) a
                         ≡ just p → oob (cur (dat s' p)) ≡ a)
-crash-normal-any {s} {t} {s'} (ar , ga , b , so) img T2 es2 ces2 p2 with recU-crash-readsBI {s} {t} {s'} b ar ga img
-... | T , es' , k , ces , p , kl , m , r , ob with parse-crash-unique ces ces2 p p2
-... | refl , refl = k , m , r , ob
+crash-normal-any {s} {t} {s'} (ar , ga , b , so) img T2 es2 ces2 p2 =
+  k , m ,
+  subst (λ e → ∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g D e pr mt) a) ≡ candAt t k a) eq r ,
+  subst (λ e → ∀ a q → a ≤ amax → proj₁ (recRS g D e pr mt) a ≡ just q → oob (cur (dat s' q)) ≡ a) eq ob
+  where
+    g = gen (st s)
+    D = λ q → cur (dat s' q)
+    pr = map cur (BI.prM b)
+    mt = st0 (BI.C b)
+    X = recU-crash-readsBI {s} {t} {s'} b ar ga img
+    k = proj₁ (proj₂ (proj₂ X))
+    R3 = proj₂ (proj₂ (proj₂ X))
+    m = proj₁ (proj₂ (proj₂ (proj₂ R3)))
+    r = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ R3))))
+    ob = proj₂ (proj₂ (proj₂ (proj₂ (proj₂ R3))))
+    eq = proj₂ (parse-crash-unique (proj₁ R3) ces2 (proj₁ (proj₂ R3)) p2)
 
 -- Once a slot of the next generation holding the map being rebuilt is
 -- what recovery picks (`ck1` with the new slot landed, `ck2`), recovery
