@@ -66,7 +66,7 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; R
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
   using (CmV; pick-slot; crashC-PM; map-cur-++; map-cur-syn; seek-none; <⇒≢)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (CRm)
-open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (LayP; end; rec∷; rc; rv; follow; fol; Ver; lay-agree)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (LayP; end; rec∷; rc; rv; follow; fol; ext-rec; Ver; lay-agree)
   renaming ([] to []ᵛ; _∷_ to _∷ᵛ_)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (Rof; Dof; fiL; crash-oth; ver-crash; ver-old; durall-fi2)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (CInv; ch-lay; ch-abv; ch-ver; ch-dur; ch-fix; ch-rdu; ch-enx; VOKn)
@@ -114,14 +114,9 @@ map-nil f refl = refl
 
 -- `walk-last`: a walk from L that returns the chain laid out from L with
 -- one record c more took c from the chain's last link E
--- (the walk's step over a laid-out record, stated once: `ext-rec`; the
+-- (the walk's step over a laid-out record: SCFTL.Impl.LazyChain's `ext-rec`; the
 -- accepted / rejected cases by `wl-step`, without `rewrite` or `with`
 -- over the walk)
-ext-rec : ∀ g R D x L q (C : Cell) → seek g omax R L ≡ just q → R q ≡ C →
-          extM g R D (just (x , L)) ≡ (if okR g (suc x) D C then C ∷ [] else [])
-ext-rec g R D x L q C sk eq =
-  trans (cong (extS g R D x) sk) (cong (λ c → if okR g (suc x) D c then c ∷ [] else []) eq)
-
 walk-last : ∀ k {g R D x L rs y E c} → LayP g R x L rs y E →
             follow k g R D (just (x , L)) ≡ rv (rs ++ c ∷ []) → extM g R D (just (y , E)) ≡ c ∷ []
 wl-step : ∀ k {g R D x L' rs y E c ps dd dt} (b : Bool) → LayP g R (suc x) L' rs y E →
