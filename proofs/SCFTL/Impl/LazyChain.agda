@@ -127,15 +127,28 @@ pre-prefix g D (suc k) x (c ∷ rs) with okR g (suc x) D c
 ... | true  = let (j , e) = pre-prefix g D k (suc x) rs in suc j , cong (c ∷_) e
 
 -- The walk returns the verified prefix, for any data pages and any bound.
+-- (the walk's step over a laid-out record, stated once: `ext-rec`; the
+-- accepted / rejected cases by `fl-step`, without `rewrite` or `with`
+-- over the walk)
+ext-rec : ∀ g R D x L q (C : Cell) → seek g omax R L ≡ just q → R q ≡ C →
+          extM g R D (just (x , L)) ≡ (if okR g (suc x) D C then C ∷ [] else [])
+ext-rec g R D x L q C sk eq =
+  trans (cong (extS g R D x) sk) (cong (λ c → if okR g (suc x) D c then c ∷ [] else []) eq)
+
 follow-lay : ∀ {g R x L rs y E} k D → LayP g R x L rs y E → Above g R E →
              follow k g R D (just (x , L)) ≡ rv (pre g D k x rs)
+fl-step : ∀ {g R x L' rs y E ps dd dt} k D → LayP g R (suc x) L' rs y E → Above g R E → (b : Bool) →
+          fol k g R D (if b then rc g (suc x) ps dd dt L' ∷ [] else []) ≡
+            rv (if b then rc g (suc x) ps dd dt L' ∷ pre g D k (suc x) rs else [])
 follow-lay zero    D _ ab = refl
-follow-lay {g} {R} {x} {L} (suc k) D end ab
-  rewrite seek-none g omax R L ab = refl
-follow-lay {g} {R} {x} {L} (suc k) D (rec∷ {q = q} {ps} {dd} {dt} {L'} sk eq lt lay) ab
-  rewrite sk | eq with okR g (suc x) D (rc g (suc x) ps dd dt L')
-... | false = refl
-... | true  = cong (_++ (rc g (suc x) ps dd dt L' ∷ [])) (follow-lay k D lay ab)
+follow-lay {g} {R} {x} {L} (suc k) D end ab =
+  cong (λ m → fol k g R D (extS g R D x m)) (seek-none g omax R L ab)
+follow-lay {g} {R} {x} {L} (suc k) D (rec∷ {q = q} {ps} {dd} {dt} {L'} sk eq lt lay) ab =
+  trans (cong (fol k g R D) (ext-rec g R D x L q (rc g (suc x) ps dd dt L') sk eq))
+        (fl-step {ps = ps} {dd} {dt} k D lay ab (okR g (suc x) D (rc g (suc x) ps dd dt L')))
+fl-step k D lay ab false = refl
+fl-step {g} {R} {x} {L'} {ps = ps} {dd} {dt} k D lay ab true =
+  cong (_++ (rc g (suc x) ps dd dt L' ∷ [])) (follow-lay k D lay ab)
 
 ------------------------------------------------------------------------
 -- Every record verifies: the whole chain (within the bound)

@@ -166,6 +166,11 @@ slot-virt : ∀ b vs vs' s → slot b (virt vs s) ≡ slot b (virt vs' s)
 slot-virt true  vs vs' s = refl
 slot-virt false vs vs' s = refl
 
+-- the region's top accepted (stated once; used instead of `rewrite`
+-- over recovery's view)
+acc-hd : ∀ g D c cs → okC g D c cs ≡ true → acc g D (c ∷ cs) ≡ c ∷ cs
+acc-hd g D c cs o rewrite o = refl
+
 -- `recto-follow`: recovery replays the same list either way
 recto-follow : ∀ {vs s M c} → (rt : RecTo (virt vs s) M) →
   acc (RecTo.g rt) (Dof s) (map cur (dr (virt vs s))) ≡ map cur (dr (virt vs s)) →
@@ -185,7 +190,7 @@ recto-follow {vs} {s} {M} {c} (recto b g C pk sl so rs rg mx dm ro) ea ex ok ex'
     D = Dof s
     R = Rof s
     rv1 : rview g (virt (c ∷ vs) s) ≡ c ∷ X
-    rv1 rewrite ok | ex' = refl
+    rv1 = trans (cong (chn g R D) (acc-hd g D c X ok)) (cong (_++ c ∷ X) ex')
     rv0 : rview g (virt vs s) ≡ c ∷ X
     rv0 = trans (cong (λ l → extM g R D (lkOf l) ++ l) ea) (cong (_++ X) ex)
     same : rview g (virt (c ∷ vs) s) ≡ rview g (virt vs s)
@@ -251,7 +256,7 @@ recto-kons {vs} {s} {M} {y} {E} {M'} {z} (recto b g C pk sl so rs rg mx dm ro) e
     rv0 : rview g (virt vs s) ≡ vs ++ X
     rv0 = trans (trans (cong (λ l → extM g R D (lkOf l) ++ l) ea) (cong (_++ map cur (dr (virt vs s))) ex)) Y≡
     rvK : rview g (record s { dr = syn K ∷ dr s }) ≡ K ∷ X
-    rvK rewrite okC-kons g y E vs D X | exK = refl
+    rvK = trans (cong (chn g R D) (acc-hd g D K X (okC-kons g y E vs D X))) (cong (_++ K ∷ X) exK)
     replay : proj₁ (rp g (rview g (record s { dr = syn K ∷ dr s })) (st0 C)) ≡ proj₁ (rp g (rview g (virt vs s)) (st0 C))
     replay = trans (cong (λ l → proj₁ (rp g l (st0 C))) rvK)
                (trans (kons-replay g y ([] , [] , E) vs X (st0 C) M' z rc e)
@@ -314,9 +319,10 @@ recto-dead {v} {vs} {s} {M} {j} (recto b g C pk sl so rs rg mx dm ro) dj ok0 ok1
     y1 = trans (map-cur-++ (map syn vs) (syn j ∷ dr s)) (cong (_++ j ∷ X) (map-cur-syn vs))
     E = extM g R D (lkOf (v ∷ vs ++ X))
     rv0 : rview g (virt (v ∷ vs) s) ≡ E ++ v ∷ vs ++ X
-    rv0 rewrite y0 | ok0 = refl
+    rv0 = cong (chn g R D) (trans (cong (λ l → acc g D (v ∷ l)) y0) (acc-hd g D v (vs ++ X) ok0))
     rv1 : rview g (virt (v ∷ vs) (record s { dr = syn j ∷ dr s })) ≡ E ++ v ∷ vs ++ j ∷ X
-    rv1 rewrite y1 | ok1 = cong (λ l → extM g R D l ++ v ∷ vs ++ j ∷ X) (lk-hd v (vs ++ j ∷ X) (vs ++ X))
+    rv1 = trans (cong (chn g R D) (trans (cong (λ l → acc g D (v ∷ l)) y1) (acc-hd g D v (vs ++ j ∷ X) ok1)))
+                (cong (λ l → extM g R D l ++ v ∷ vs ++ j ∷ X) (lk-hd v (vs ++ j ∷ X) (vs ++ X)))
     rpj : ∀ st → rp g (v ∷ vs ++ j ∷ X) st ≡ rp g (v ∷ vs ++ X) st
     rpj st = trans (rp-++ g (v ∷ vs) (j ∷ X) st) (trans (cong (rp g (v ∷ vs)) (rstep-dead g j (rp g X st) dj))
                    (sym (rp-++ g (v ∷ vs) X st)))

@@ -51,7 +51,7 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.LazyChainCrashLazy (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
                                      (_≟D_ : DecidableEquality Data) (kc : ℕ) where
 
-open import Data.Bool.Base using (Bool; true; false; _∧_)
+open import Data.Bool.Base using (Bool; true; false; _∧_; if_then_else_)
 open import Data.List.Base using (List; []; _∷_; _++_; map)
 open import Data.Maybe.Base using (just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
@@ -66,7 +66,7 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; R
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
   using (CmV; pick-slot; crashC-PM; map-cur-++; map-cur-syn; seek-none; <⇒≢)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (CRm)
-open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (LayP; end; rec∷; rc; rv; follow; Ver; lay-agree)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (LayP; end; rec∷; rc; rv; follow; fol; ext-rec; Ver; lay-agree)
   renaming ([] to []ᵛ; _∷_ to _∷ᵛ_)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (Rof; Dof; fiL; crash-oth; ver-crash; ver-old; durall-fi2)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (CInv; ch-lay; ch-abv; ch-ver; ch-dur; ch-fix; ch-rdu; ch-enx; VOKn)
@@ -114,15 +114,24 @@ map-nil f refl = refl
 
 -- `walk-last`: a walk from L that returns the chain laid out from L with
 -- one record c more took c from the chain's last link E
+-- (the walk's step over a laid-out record: SCFTL.Impl.LazyChain's `ext-rec`; the
+-- accepted / rejected cases by `wl-step`, without `rewrite` or `with`
+-- over the walk)
 walk-last : ∀ k {g R D x L rs y E c} → LayP g R x L rs y E →
             follow k g R D (just (x , L)) ≡ rv (rs ++ c ∷ []) → extM g R D (just (y , E)) ≡ c ∷ []
+wl-step : ∀ k {g R D x L' rs y E c ps dd dt} (b : Bool) → LayP g R (suc x) L' rs y E →
+          fol k g R D (if b then rc g (suc x) ps dd dt L' ∷ [] else []) ≡ rv ((rc g (suc x) ps dd dt L' ∷ rs) ++ c ∷ []) →
+          extM g R D (just (y , E)) ≡ c ∷ []
 walk-last k {g} {R} {D} {x} {L} {c = c} end e = follow-inv k g R D (just (x , L)) c e
 walk-last zero {c = c} (rec∷ {ps = ps} {dd} {dt} {L'} {rs} sk eq lt lay) e =
   ⊥-elim (rv-snoc≢[] (rc _ _ ps dd dt L' ∷ rs) c (sym e))
-walk-last (suc k) {g} {R} {D} {x} {L} {c = c} (rec∷ {q = q} {ps} {dd} {dt} {L'} {rs} sk eq lt lay) e
-  rewrite sk | eq with okR g (suc x) D (rc g (suc x) ps dd dt L')
-... | false = ⊥-elim (rv-snoc≢[] (rc g (suc x) ps dd dt L' ∷ rs) c (sym e))
-... | true  = walk-last k lay (snoc-inj (follow k g R D (just (suc x , L'))) (rv (rs ++ c ∷ [])) e)
+walk-last (suc k) {g} {R} {D} {x} {L} {c = c} (rec∷ {q = q} {ps} {dd} {dt} {L'} {rs} sk eq lt lay) e =
+  wl-step k {ps = ps} {dd} {dt} (okR g (suc x) D (rc g (suc x) ps dd dt L')) lay
+          (trans (cong (fol k g R D) (sym (ext-rec g R D x L q (rc g (suc x) ps dd dt L') sk eq))) e)
+wl-step k {g} {R} {D} {x} {L'} {rs} {c = c} {ps} {dd} {dt} false lay e =
+  ⊥-elim (rv-snoc≢[] (rc g (suc x) ps dd dt L' ∷ rs) c (sym e))
+wl-step k {g} {R} {D} {x} {L'} {rs} {c = c} true lay e =
+  walk-last k lay (snoc-inj (follow k g R D (just (suc x , L'))) (rv (rs ++ c ∷ [])) e)
 
 -- `lk-chain`: the region with the chain's records on top links to the
 -- chain's last link

@@ -57,7 +57,7 @@ open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Data.Unit.Base using (tt)
 open import Data.Bool.Base using (true; false)
 open import Relation.Nullary using (yes; no)
-open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
+open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (upd-here; upd-other; okR-ext; All; Ent; verD-ent)
@@ -415,6 +415,14 @@ scan-torn-kons {g} {R} {x} {L} {rs} k D xc ps dg cp base st M z ic lk eb e lay a
 ... | w , e' rewrite ic | lk | eb | e | follow-lay k D lay ab | e'
                    | rstep-c g xc ps dg (apply (cpairs (rv (pre g D k x rs))) M) w = refl
 
+-- a page the scan rule does not follow a chain from: one replay step
+-- (stated once; `scan-kons` uses it instead of `rewrite` over the replay)
+rpA-skip : ∀ k g R D ab c cs st → followsAt g ab c ≡ false →
+           rpA k g R D ab (c ∷ cs) st ≡ rstep g c (rpA k g R D (just c) cs st)
+rpA-skip k g R D ab c cs st e =
+  cong (λ b → Data.Bool.Base.if b then rp g (follow k g R D (lkOf (c ∷ []))) (rstep g c (rpA k g R D (just c) cs st))
+                                  else rstep g c (rpA k g R D (just c) cs st)) e
+
 -- `scan-kons`: both pages landed (the consolidation page's epoch id y
 -- above the previous commit's, below the new commit's): the scan rule
 -- follows no chain inside the region, so the replay is P's (`flK-replay`)
@@ -423,8 +431,16 @@ scan-kons : ∀ {g R D} k xc ps dg y ps' dg' cp base st →
             rpA k g R D (just cp) base st ≡ rp g base st →
             rpA k g R D nothing (dlt g xc ps true dg ∷ dlt g y ps' true dg' ∷ cp ∷ base) st
               ≡ rp g (dlt g xc ps true dg ∷ dlt g y ps' true dg' ∷ cp ∷ base) st
-scan-kons {g} k xc ps dg y ps' dg' cp base st ic l1 l2 eb
-  rewrite ic | eqb-refl g | l1 | l2 | eb = refl
+scan-kons {g} {R} {D} k xc ps dg y ps' dg' cp base st ic l1 l2 eb =
+  trans (rpA-skip k g R D nothing (dlt g xc ps true dg) (dlt g y ps' true dg' ∷ cp ∷ base) st refl)
+        (cong (rstep g (dlt g xc ps true dg))
+              (trans (rpA-skip k g R D (just (dlt g xc ps true dg)) (dlt g y ps' true dg') (cp ∷ base) st
+                               (cong₂ (λ a b → a Data.Bool.Base.∧ Data.Bool.Base.not (a Data.Bool.Base.∧ b)) (eqb-refl g) l2))
+                     (cong (rstep g (dlt g y ps' true dg'))
+                           (trans (rpA-skip k g R D (just (dlt g y ps' true dg')) cp base st
+                                            (cong₂ (λ a b → a Data.Bool.Base.∧ Data.Bool.Base.not b) ic
+                                                   (cong₂ Data.Bool.Base._∧_ (eqb-refl g) l1)))
+                                  (cong (rstep g cp) eb)))))
 
 ------------------------------------------------------------------------
 -- The lazy commit keeps the chain verifying and durable: from `VOK`
