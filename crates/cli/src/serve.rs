@@ -571,15 +571,19 @@ fn power_cut(
 }
 
 /// Prints the device's counters, plus the flushes the server issued itself
-/// because an epoch was full (they are among `flushes`) and the syncs its
-/// background thread ran behind them (among `flash_syncs`).
+/// because an epoch was full (they are among `flushes`), the syncs its
+/// background thread ran behind them (among `flash_syncs`) and the
+/// superblocks SCFTL erased ahead after those syncs (among
+/// `blocks_erased`).
 fn print_stats<D: ftl::BlockDevice + Send + Sync + 'static>(server: &Server<D>) {
-    let epoch = format!(
-        "epoch_flushes={} syncs_behind={}",
-        server.epoch_flushes(),
-        server.syncs_behind()
-    );
-    server.with_device(|d| stats::print(&*d, &epoch));
+    let (flushes, behind) = (server.epoch_flushes(), server.syncs_behind());
+    server.with_device(|d| {
+        let extra = format!(
+            "epoch_flushes={flushes} syncs_behind={behind} erased_ahead={}",
+            d.stats().erased_ahead
+        );
+        stats::print(&*d, &extra)
+    });
 }
 
 /// `--wear-leveling`: on or off.

@@ -266,6 +266,10 @@ pub struct Stats {
     pub barriers: u64,
     /// Syncs behind barriers that ran (`Target::sync_behind`).
     pub syncs_behind: u64,
+    /// Superblocks SCFTL erased ahead when those syncs returned
+    /// (`DeviceStats::erased_ahead`), each checked by the refinement
+    /// oracle when it runs.
+    pub erased_ahead: u64,
     pub epoch_full: u64,
     pub crashes: u64,
     pub crashes_during_format: u64,
@@ -318,6 +322,7 @@ impl Stats {
             flushes: self.flushes,
             barriers: self.barriers,
             syncs_behind: self.syncs_behind,
+            erased_ahead: self.erased_ahead,
             epoch_full: self.epoch_full,
             program_failures_injected: self.program_failures_injected,
             erase_failures_injected: self.erase_failures_injected,
@@ -365,6 +370,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             flushes,
             barriers,
             syncs_behind,
+            erased_ahead,
             epoch_full,
             crashes,
             crashes_during_format,
@@ -395,6 +401,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.flushes += flushes;
         self.barriers += barriers;
         self.syncs_behind += syncs_behind;
+        self.erased_ahead += erased_ahead;
         self.epoch_full += epoch_full;
         self.crashes += crashes;
         self.crashes_during_format += crashes_during_format;
@@ -1178,9 +1185,11 @@ impl Executor {
     /// (`ftl::SharedDevice::sync_behind`), in one piece: the ticket for the
     /// ended epochs, its sync, and its record. It promises nothing, so the
     /// model is unchanged; a power cut during it is a cut after the
-    /// barrier.
+    /// barrier. SCFTL may erase superblocks ahead once it returns
+    /// (`Scftl::erase_ahead`); the refinement oracle checks those erases.
     fn sync_behind(&mut self) -> Result<(), Violation> {
         let dev = self.dev.as_mut().expect("up");
+        let erased_before = dev.stats().erased_ahead;
         let r = match dev.begin_sync_behind() {
             Ok(Some(mut ticket)) => {
                 let waited = ticket.wait();
@@ -1194,7 +1203,10 @@ impl Executor {
                 if ran {
                     self.stats.syncs_behind += 1;
                 }
-                Ok(())
+                let erased = self.dev.as_ref().expect("up").stats().erased_ahead;
+                self.stats.erased_ahead += erased - erased_before;
+                // Its erases ahead, if any, are checked like any erase.
+                self.refine_step(Done::SyncBehind)
             }
             Err(e) if e.is_power_loss() => {
                 self.go_down();

@@ -32,8 +32,9 @@ fn every_target_takes_barriers() {
 
 /// `--sync-behind`: after every barrier, the sync `scftl serve`'s
 /// background thread runs (`BlockDevice::begin_sync_behind`, its wait,
-/// `finish_flush`), under the snapshot contract and the refinement oracle,
-/// with power cuts before its record (`finish_sync` is a command).
+/// `finish_flush`, and SCFTL's erase ahead), under the snapshot contract
+/// and the refinement oracle, with power cuts before its record
+/// (`finish_sync` is a command) and in its erases.
 #[test]
 fn scftl_passes_with_a_sync_behind_every_barrier() {
     let mut run = scftl_tiny_on(Mutant::None, BackendKind::Ram);
@@ -47,4 +48,7 @@ fn scftl_passes_with_a_sync_behind_every_barrier() {
         r.stats.syncs_behind,
         r.stats.barriers
     );
+    // ...and SCFTL erased superblocks ahead after them, each erase checked
+    // by the refinement oracle (`Done::SyncBehind`).
+    assert!(r.stats.erased_ahead > 0, "no superblock erased ahead");
 }

@@ -174,6 +174,10 @@ pub struct DeviceStats {
     pub invalid_blocks: u64,
     /// Holding only stale data; erased when next needed.
     pub erasable_blocks: u64,
+    /// SCFTL: superblocks erased ahead of need, after a sync that left no
+    /// epoch unsynced, so that later writes open them without waiting for
+    /// a sync (`Scftl::erase_ahead`; they count among the flash's erases).
+    pub erased_ahead: u64,
     /// Erases issued per FTL block since open: min, average, max.
     pub erases_min: u64,
     pub erases_avg: f64,

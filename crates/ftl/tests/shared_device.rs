@@ -292,3 +292,70 @@ fn a_sync_behind_barriers_runs_without_the_lock_and_promises_nothing() {
     dev.read(Lba(20), &mut buf).unwrap();
     assert_eq!(buf, sector(ss, 0x20));
 }
+
+/// The erase ahead (`Scftl::erase_ahead`): a sync behind barriers that
+/// leaves no epoch unsynced erases the superblocks the next epochs will
+/// fill, so a sequential writer that goes on while the next sync behind
+/// runs opens erased superblocks and never syncs under the lock (without
+/// it, the first superblock each such epoch opens waits for a sync of
+/// its own). Driven as `SharedDevice` does, one step at a time: the
+/// barrier, the sync behind started, a whole epoch written meanwhile,
+/// the sync's return.
+#[test]
+fn a_sync_behind_erases_ahead_so_writes_during_the_next_one_never_sync() {
+    let g = Geometry::small();
+    let mut dev = Scftl::format(MemFlash::new(g).unwrap(), ScftlConfig::default_for(&g)).unwrap();
+    let (ss, n) = (dev.sector_size(), dev.num_sectors());
+    const CHUNK: u64 = 64;
+    assert_eq!(n % CHUNK, 0);
+    let data = vec![0x5a; CHUNK as usize * ss];
+    let mut at = 0u64;
+    // One epoch of sequential writes, ended where the next chunk would
+    // not fit (as `scftl serve` ends a writer's epochs). Returns the
+    // flash syncs it issued.
+    let write_epoch = |dev: &mut Scftl<MemFlash>, at: &mut u64| {
+        let syncs = dev.stats().flash.syncs;
+        while dev.epoch_remaining().unwrap() >= CHUNK {
+            dev.write(Lba(*at % n), &data).unwrap();
+            *at += CHUNK;
+        }
+        dev.stats().flash.syncs - syncs
+    };
+    let sync_behind = |dev: &mut Scftl<MemFlash>, t: Option<ftl::FlushTicket>| {
+        let mut t = t.expect("an epoch is unsynced");
+        let waited = t.wait();
+        dev.finish_flush(t, waited).unwrap();
+    };
+    // Fill the device more than once, so superblocks become erasable.
+    let mut epochs = 0;
+    while at < 2 * n {
+        write_epoch(&mut dev, &mut at);
+        dev.epoch_barrier().unwrap();
+        let t = dev.begin_sync_behind().unwrap();
+        sync_behind(&mut dev, t);
+        epochs += 1;
+    }
+    let erased = dev.stats().erased_ahead;
+    assert!(erased > 0, "no superblock erased ahead in {epochs} epochs");
+    // Now each epoch is written while the last one's sync is in flight.
+    write_epoch(&mut dev, &mut at);
+    let mut opened = 0;
+    for round in 0..6 {
+        dev.epoch_barrier().unwrap();
+        let t = dev.begin_sync_behind().unwrap();
+        let before = dev.stats();
+        let synced = write_epoch(&mut dev, &mut at);
+        let after = dev.stats();
+        assert_eq!(
+            synced, 0,
+            "round {round}: a write synced under the lock while a sync behind ran ({} free superblocks before)",
+            before.free_blocks
+        );
+        // Superblocks the epoch opened, all from the pool.
+        opened += before.free_blocks.saturating_sub(after.free_blocks);
+        sync_behind(&mut dev, t);
+    }
+    assert!(opened > 0, "the rounds opened no superblock");
+    assert!(dev.stats().erased_ahead > erased);
+    dev.check_invariants().unwrap();
+}

@@ -602,7 +602,10 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
     println!("  flushes               {}", s.flushes);
     println!("  epoch barriers        {}", s.barriers);
     if args.sync_behind {
-        println!("  syncs behind barriers {}", s.syncs_behind);
+        println!(
+            "  syncs behind barriers {} ({} superblocks erased ahead)",
+            s.syncs_behind, s.erased_ahead
+        );
     }
     println!(
         "  crashes               {} (during format {})",

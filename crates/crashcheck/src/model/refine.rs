@@ -104,6 +104,10 @@ pub enum Done<'a> {
     /// A request refused without effect (Fig. 4: a write past the epoch
     /// bound); nothing may change.
     Refused,
+    /// A sync behind epoch barriers (`ftl::SharedDevice::sync_behind`):
+    /// it commits nothing and moves no sector, but may erase ahead
+    /// (`esF` of erasable pages, under the same GcI check as any erase).
+    SyncBehind,
 }
 
 /// At most this many commits are kept as candidates for recovery (the
@@ -326,6 +330,12 @@ impl RefineOracle {
         if matches!(op, Done::Refused) && v != p {
             return Err(
                 "refinement: a refused request changed the FTL's state (Fig. 4: it has no effect)"
+                    .into(),
+            );
+        }
+        if matches!(op, Done::SyncBehind) && (v.l2p != p.l2p || v.updates != p.updates) {
+            return Err(
+                "refinement: a sync behind barriers changed the L2P or the epoch's updates (it only syncs and may erase erasable superblocks ahead)"
                     .into(),
             );
         }

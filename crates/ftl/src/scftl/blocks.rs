@@ -7,10 +7,11 @@
 //! Life of a data superblock: free → active ([`Blocks::activate_next`]) →
 //! used ([`Blocks::retire_active`]) → invalid ([`Blocks::mark_victim`], a
 //! GC victim) → erasable ([`Blocks::end_epoch`], at the end of a flush) →
-//! active again ([`Blocks::activate_next`], erased first). After format and
-//! after recovery ([`Blocks::rebuild`]) there are no free blocks: every
-//! unreferenced superblock is erasable, because we cannot know whether it
-//! was erased.
+//! active again ([`Blocks::activate_next`], erased first), or erasable →
+//! free ([`Blocks::erase_ahead`], erased after a sync, before it is
+//! needed) → active. After format and after recovery ([`Blocks::rebuild`])
+//! there are no free blocks: every unreferenced superblock is erasable,
+//! because we cannot know whether it was erased.
 //!
 //! Invariants (checked by [`Blocks::check`]):
 //! - every data superblock is in exactly one state, and the `free` /
@@ -332,6 +333,54 @@ impl Blocks {
         Ok(Some(sb))
     }
 
+    /// Superblocks in the `Free` state (erased, ready to become active).
+    pub fn free_count(&self) -> usize {
+        self.free.len()
+    }
+
+    /// The erasable superblocks settled by `proven_below`
+    /// ([`Blocks::is_settled`]), in FIFO order: what
+    /// [`Blocks::erase_ahead`] may take.
+    pub fn settled_erasable(&self, proven_below: u64) -> impl Iterator<Item = Sb> + '_ {
+        self.erasable
+            .iter()
+            .copied()
+            .filter(move |&sb| self.is_settled(sb, proven_below))
+    }
+
+    /// Erasable → free after `erase(sb)` erased it (counted), ahead of
+    /// need: the *erase ahead* after a sync that left no epoch unsynced
+    /// (`Scftl::erase_ahead`), so that a later `activate_next` finds an
+    /// erased superblock and need not sync before an erase. Takes
+    /// `choice` (a wear-leveling pick) if it is erasable and settled by
+    /// `proven_below` ([`Blocks::is_settled`]), else the erasable queue's
+    /// front if that is settled; `Ok(None)` when there is none. As in
+    /// `activate_next`, a superblock whose erase fails has left its queue
+    /// and the error is returned (the caller retires it).
+    pub fn erase_ahead<E>(
+        &mut self,
+        choice: Option<Sb>,
+        proven_below: u64,
+        erase: impl FnOnce(Sb) -> Result<(), E>,
+    ) -> Result<Option<Sb>, E> {
+        let settled = |sb: Sb| {
+            self.state[sb.index()] == SbState::Erasable && self.is_settled(sb, proven_below)
+        };
+        let pick = choice
+            .filter(|&c| settled(c))
+            .or_else(|| self.erasable.front().copied().filter(|&f| settled(f)));
+        let Some(sb) = pick else {
+            return Ok(None);
+        };
+        self.erasable.retain(|&b| b != sb);
+        erase(sb)?;
+        self.erase_count[sb.index()] += 1;
+        debug_assert_eq!(self.valid[sb.index()], 0);
+        self.state[sb.index()] = SbState::Free;
+        self.free.push_back(sb);
+        Ok(Some(sb))
+    }
+
     /// The superblocks a metadata rotation may take: free or erasable,
     /// settled by `proven_below` ([`Blocks::is_settled`]), not bad.
     pub fn meta_candidates(&self, proven_below: u64) -> Vec<Sb> {
@@ -638,6 +687,51 @@ mod tests {
         let c = b.state_counts();
         assert_eq!((c.used, c.erasable, c.free), (1, 3, 0));
         assert_eq!(b.data_erase_counts(), [1, 0, 0, 0]);
+    }
+
+    #[test]
+    fn erase_ahead_frees_only_settled_superblocks_and_activation_then_erases_nothing() {
+        let mut b = Blocks::all_erasable(&META_6_2);
+        b.rebuild(vec![0, 0, 0, 3, 0, 0], &[false; 6]);
+        let mut st = WearStats::default();
+        let ok = |_| Ok::<(), ()>(());
+        // Sb 2 goes round once and is freed by epoch 7.
+        assert_eq!(b.activate_next(None, 1, &mut st, ok).unwrap(), Some(Sb(2)));
+        b.retire_active(Sb(2));
+        b.mark_victim(Sb(2));
+        b.end_epoch(7);
+        assert_eq!(
+            b.erasable.iter().copied().collect::<Vec<_>>(),
+            [Sb(4), Sb(5), Sb(2)]
+        );
+        // The front; a wear choice not yet settled gives way to the front;
+        // Sb 2 only once epoch 7's predecessors are proven durable.
+        assert_eq!(b.erase_ahead(None, 7, ok).unwrap(), Some(Sb(4)));
+        assert_eq!(b.erase_ahead(Some(Sb(2)), 7, ok).unwrap(), Some(Sb(5)));
+        assert_eq!(b.erase_ahead(Some(Sb(2)), 7, ok).unwrap(), None);
+        assert_eq!(b.erase_ahead(None, 7, ok).unwrap(), None);
+        assert_eq!(
+            (b.state(Sb(4)), b.state(Sb(5)), b.free_count()),
+            (SbState::Free, SbState::Free, 2)
+        );
+        assert_eq!(b.data_erase_counts(), [1, 0, 1, 1]);
+        b.check(&[], &META_6_2).unwrap();
+        // Activation takes an erased superblock without erasing.
+        let erase_called = |_| Err::<(), &str>("must not erase");
+        assert_eq!(
+            b.activate_next(None, 7, &mut st, erase_called).unwrap(),
+            Some(Sb(4))
+        );
+        assert_eq!(b.erase_ahead(None, 8, ok).unwrap(), Some(Sb(2)));
+        // A failed erase: the superblock has left its queue; retired.
+        assert_eq!(b.erase_ahead(None, 8, |_| Err("bad")), Ok(None));
+        b.retire_active(Sb(4));
+        b.mark_victim(Sb(4));
+        b.end_epoch(9);
+        assert_eq!(b.erase_ahead(None, 10, |_| Err("bad")), Err("bad"));
+        b.retire(Sb(4));
+        assert_eq!(b.state(Sb(4)), SbState::Bad);
+        b.check(&[], &META_6_2).unwrap();
     }
 
     #[test]

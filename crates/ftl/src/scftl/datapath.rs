@@ -23,6 +23,7 @@ use flash::{BlockId, Flash, FlashError};
 
 use crate::device::{check_range, check_request, FtlError, Lba, Result};
 use crate::mutant::Mutant;
+use crate::wear;
 
 use super::format::{self, data_crc, data_oob, DATA_OOB_LEN};
 use super::layout::{La, Psa};
@@ -741,6 +742,71 @@ impl<F: Flash> Scftl<F> {
         let a = Active { sb, next_page: 0 };
         self.active = Some(a);
         Ok(a)
+    }
+}
+
+impl<F: Flash> Scftl<F> {
+    /// The *erase ahead* (docs/FORMAT.md §4.3, "Detached syncs"): after a
+    /// sync that left no epoch unsynced — a detached flush's or a sync
+    /// behind barriers, recorded by `note_ticket_sync` — erases settled
+    /// erasable superblocks into the free pool, up to what the next
+    /// epochs can fill (see below), so that their writes open superblocks
+    /// without an erase, and so without the sync an erase needs while an
+    /// epoch is unsynced
+    /// (`open_active`). The rule is `open_active`'s: no epoch unsynced,
+    /// and the superblock settled (`Blocks::is_settled`). Nothing it does
+    /// changes what a recovery finds: an erasable superblock holds nothing
+    /// the stable L2P or any unsynced epoch needs, and recovery treats
+    /// every unreferenced superblock as erasable, erased or not.
+    ///
+    /// How many: a sync behind returns while the epoch after the one it
+    /// synced is being written, and the next sync behind starts only at
+    /// that epoch's end, so the pool must last for the rest of this
+    /// epoch and for the next one until its sync returns: two epochs of
+    /// W sectors, plus one superblock per write stream (the partly filled
+    /// active ones).
+    pub(super) fn erase_ahead(&mut self) -> Result<()> {
+        if self.unsynced_epochs > 0 || self.worn_out.is_some() {
+            return Ok(());
+        }
+        let per_sb = u64::from(self.layout.spp) * u64::from(self.layout.pages_per_sb);
+        let target = (2 * u64::from(self.config.write_bound)).div_ceil(per_sb.max(1))
+            + u64::from(self.config.gc_streams.max(1));
+        let refuse_bad = self.mutant != Mutant::EraseMarkedBadBlock;
+        while (self.blocks.free_count() as u64) < target && self.worn_out.is_none() {
+            let proven = self.proven_below;
+            let choice = if self.wear.dynamic {
+                wear::least_worn(self.blocks.settled_erasable(proven), |sb| {
+                    self.blocks.wear(sb)
+                })
+            } else {
+                None
+            };
+            let (layout, flash) = (&self.layout, &mut self.flash);
+            let mut erasing = None;
+            let erased = self.blocks.erase_ahead(choice, proven, |sb| {
+                erasing = Some(sb);
+                layout.erase_sbs_checked(flash, sb, 1, refuse_bad)
+            });
+            match erased {
+                Ok(Some(_sb)) => {
+                    self.stats.erased_ahead += 1;
+                    // For the refinement oracle: every commit is durable.
+                    #[cfg(debug_assertions)]
+                    {
+                        self.ghost.erase_durable[_sb.0 as usize] = self.commits;
+                    }
+                }
+                Ok(None) => break,
+                Err(FlashError::EraseFailed { .. }) if erasing.is_some() => {
+                    self.blocks.retire(erasing.expect("checked"));
+                    self.stats.erase_failures += 1;
+                    self.bad_superblocks_changed();
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
     }
 }
 

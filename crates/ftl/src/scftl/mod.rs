@@ -112,6 +112,8 @@ struct Counters {
     program_failures: u64,
     /// Erases the flash failed (the superblock retired).
     erase_failures: u64,
+    /// Superblocks erased ahead of need (`Scftl::erase_ahead`).
+    erased_ahead: u64,
     /// Checkpoint page programs the flash failed (the checkpoint was
     /// written again under a repaired map).
     meta_program_failures: u64,
@@ -957,7 +959,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             waited?;
             s.flash.finish_sync(&ticket.sync)?;
             s.note_ticket_sync(&ticket);
-            Ok(())
+            s.erase_ahead()
         })
     }
 
@@ -1003,6 +1005,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
                 + self.stats.meta_program_failures
                 + self.delta.failed_programs,
             erase_failures: self.stats.erase_failures,
+            erased_ahead: self.stats.erased_ahead,
             bad_blocks: n.bad,
             ..DeviceStats::default()
         };
