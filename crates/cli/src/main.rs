@@ -15,30 +15,50 @@
 //! without `--force`, or write to an image it checks with `fsck` (unless
 //! asked to `--repair` it).
 
+// Without the `full` feature (Cargo.toml) the binary has only `crashtest`.
 mod crashtest;
+#[cfg(feature = "full")]
 mod error;
+#[cfg(feature = "full")]
 mod explore_fs;
+#[cfg(feature = "full")]
 mod explorecmd;
+#[cfg(feature = "full")]
 mod fscmd;
+#[cfg(feature = "full")]
 mod fuse;
+#[cfg(feature = "full")]
 mod image;
+#[cfg(feature = "full")]
 mod info;
+#[cfg(feature = "full")]
 mod mount;
+#[cfg(feature = "full")]
 mod powercut;
+#[cfg(feature = "full")]
 mod scrub;
+#[cfg(feature = "full")]
 mod serve;
+#[cfg(feature = "full")]
 mod size;
+#[cfg(feature = "full")]
 mod sizing;
+#[cfg(feature = "full")]
 mod stats;
+#[cfg(feature = "full")]
 mod timing;
+#[cfg(feature = "full")]
 mod upgrade;
 
+#[cfg(feature = "full")]
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+#[cfg(feature = "full")]
 use ftl::FtlKind;
 
+#[cfg(feature = "full")]
 use crate::error::CliError;
 
 #[derive(Parser)]
@@ -50,6 +70,10 @@ use crate::error::CliError;
         After any crash the device holds exactly what it held at the last completed flush.\n\
         Create an image with `scftl format`, serve it over NBD with `scftl serve`.\n\n\
         Exit codes: 0 success, 1 operation failed, 2 bad command line or configuration."
+)]
+#[cfg_attr(
+    not(feature = "full"),
+    command(after_help = "This build has only `crashtest` (built without the feature `full`).")
 )]
 struct Cli {
     #[command(subcommand)]
@@ -63,8 +87,10 @@ enum Command {
                       scftl format small.img --geometry small --ftl async\n  \
                       scftl format disk.img --size 1GiB --over-provisioning 28\n  \
                       scftl format disk.img --size 512MiB --write-bound 1024 --force")]
+    #[cfg(feature = "full")]
     Format(FormatArgs),
     /// Describe an image: geometry, FTL, configuration, occupancy, wear, recovery time.
+    #[cfg(feature = "full")]
     Info(InfoArgs),
     /// Recover an image and serve it over NBD (default 127.0.0.1:10809).
     #[command(
@@ -73,12 +99,14 @@ enum Command {
                       nbd-client 127.0.0.1 /dev/nbd0 -N scftl\n\
                       Stop with Ctrl-C or SIGTERM: the server flushes before it exits."
     )]
+    #[cfg(feature = "full")]
     Serve(serve::ServeArgs),
     /// Make the file system on an image (any FTL); refuses to replace one
     /// without --force.
     #[command(
         after_help = "Example:\n  scftl format disk.img --size 256MiB && scftl mkfs disk.img"
     )]
+    #[cfg(feature = "full")]
     Mkfs(fscmd::MkfsArgs),
     /// Mount an image's file system through FUSE, in the foreground, until
     /// it is unmounted or interrupted (both flush before exit).
@@ -87,10 +115,12 @@ enum Command {
                       scftl mount async.img /mnt/scftl --mode log\n\
                       Unmount with `fusermount3 -u MOUNTPOINT` (or umount, as root) or Ctrl-C."
     )]
+    #[cfg(feature = "full")]
     Mount(mount::MountArgs),
     /// Check an image's file system without writing to it (or, with
     /// --repair, fix what has one safe fix); exits 1 when it is
     /// inconsistent.
+    #[cfg(feature = "full")]
     Fsck(fscmd::FsckArgs),
     /// Read every sector of an image and report those that cannot be read
     /// back (by sector, and by file on our file system); exits 1 on damage.
@@ -99,12 +129,14 @@ enum Command {
         after_help = "Examples:\n  scftl scrub disk.img\n  scftl scrub disk.img --json | jq .damaged\n\
                       `scftl fsck --scrub IMAGE` checks the file system as well."
     )]
+    #[cfg(feature = "full")]
     Scrub(scrub::ScrubArgs),
     /// Rewrite an SCFTL image of an older configuration version as one of
     /// the version this build writes (crash-safe: a copy beside it,
     /// verified, then renamed over it; needs as much free disk space).
     #[command(after_help = "Example:\n  scftl upgrade disk.img\n\
                       `scftl info IMAGE` shows the image's config_version.")]
+    #[cfg(feature = "full")]
     Upgrade(upgrade::UpgradeArgs),
     /// Run the crash-consistency checker: cut power at flash commands and
     /// compare what recovery returns with the FTL's contract (or, with
@@ -113,14 +145,17 @@ enum Command {
     /// Test a program's crash recovery at every crash state a snapshot
     /// (SCFTL), prefix or async disk allows, from a trace recorded with
     /// `serve --record` or a workload run here (--workload).
+    #[cfg(feature = "full")]
     Explore(explorecmd::ExploreArgs),
     /// Reproduce the paper's evaluation on the timing model: random writes
     /// (Fig. 5), boot time (Fig. 6), CPU and RAM per write, and application
     /// workloads on real mounts (Fig. 7/8).
     #[command(subcommand)]
+    #[cfg(feature = "full")]
     Bench(bench::BenchCommand),
 }
 
+#[cfg(feature = "full")]
 #[derive(clap::Args)]
 struct FormatArgs {
     /// Image file to create.
@@ -177,6 +212,7 @@ struct FormatArgs {
     json: bool,
 }
 
+#[cfg(feature = "full")]
 #[derive(clap::Args)]
 struct InfoArgs {
     /// Image file to describe (opened read-only; recovery runs in memory; a
@@ -187,10 +223,12 @@ struct InfoArgs {
     json: bool,
 }
 
+#[cfg(feature = "full")]
 pub fn parse_kind(s: &str) -> Result<FtlKind, String> {
     FtlKind::parse(s).map_err(|e| e.to_string())
 }
 
+#[cfg(feature = "full")]
 fn run_format(a: &FormatArgs) -> Result<(), CliError> {
     let req = image::FormatRequest {
         size: a.size,
@@ -222,6 +260,7 @@ fn run_format(a: &FormatArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+#[cfg(feature = "full")]
 /// The preset name of a geometry, or "custom".
 pub fn preset_name(g: &flash::Geometry) -> &'static str {
     flash::PRESET_NAMES
@@ -245,21 +284,36 @@ fn restore_default_sigpipe() {
 fn main() -> ExitCode {
     restore_default_sigpipe();
     let cli = Cli::parse();
-    let result = match &cli.command {
-        Command::Format(a) => run_format(a),
-        Command::Info(a) => info::run(&a.image, a.json),
-        Command::Serve(a) => serve::run(a),
-        Command::Mkfs(a) => fscmd::run_mkfs(a),
-        Command::Mount(a) => mount::run(a),
-        Command::Fsck(a) => fscmd::run_fsck(a),
-        Command::Scrub(a) => scrub::run(a),
-        Command::Upgrade(a) => upgrade::run(a),
+    match &cli.command {
+        #[cfg(feature = "full")]
+        Command::Format(a) => exit_code(run_format(a)),
+        #[cfg(feature = "full")]
+        Command::Info(a) => exit_code(info::run(&a.image, a.json)),
+        #[cfg(feature = "full")]
+        Command::Serve(a) => exit_code(serve::run(a)),
+        #[cfg(feature = "full")]
+        Command::Mkfs(a) => exit_code(fscmd::run_mkfs(a)),
+        #[cfg(feature = "full")]
+        Command::Mount(a) => exit_code(mount::run(a)),
+        #[cfg(feature = "full")]
+        Command::Fsck(a) => exit_code(fscmd::run_fsck(a)),
+        #[cfg(feature = "full")]
+        Command::Scrub(a) => exit_code(scrub::run(a)),
+        #[cfg(feature = "full")]
+        Command::Upgrade(a) => exit_code(upgrade::run(a)),
         // The checker prints its own report and chooses its exit code.
-        Command::Crashtest(a) => return crashtest::run(a),
+        Command::Crashtest(a) => crashtest::run(a),
         // Exit 3 when some crash state fails its check.
-        Command::Explore(a) => return explorecmd::run(a),
-        Command::Bench(b) => return bench::run(b),
-    };
+        #[cfg(feature = "full")]
+        Command::Explore(a) => explorecmd::run(a),
+        #[cfg(feature = "full")]
+        Command::Bench(b) => bench::run(b),
+    }
+}
+
+/// Success, or the error's message and its documented exit code.
+#[cfg(feature = "full")]
+fn exit_code(result: Result<(), CliError>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
