@@ -51,6 +51,9 @@
 //! ticket for the epochs ended so far under the exclusive lock
 //! ([`BlockDevice::begin_sync_behind`]), waits for it with no lock held,
 //! and records it ([`BlockDevice::finish_flush`]); writes go on meanwhile.
+//! When the record leaves no epoch unsynced, SCFTL erases superblocks
+//! ahead (`Scftl::erase_ahead`), so writes made while the *next* sync
+//! behind runs open erased superblocks and need no sync of their own.
 //! It promises no client anything (`durable_changes` is unchanged), so a
 //! bug in it can only show as a lost barrier prefix after a power cut,
 //! which the concurrent crash test checks (it runs sync-behinds among its
