@@ -203,25 +203,27 @@ pick-g refl = refl
 ------------------------------------------------------------------------
 -- The consolidation page's crash point
 
-kons-crash-ne : ∀ {s t s' rs0 h y' ps dd E'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
-                ph-rs ph ≡ rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [] →
-                Img (konsP (just (konsOfCh (gen s) (ph-y ph) (ph-E ph) (ph-rs ph))) s) s' → CRL s' t
-kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} (phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk ep) arr r refl img
-  with kons-img {s} {s'} {konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} img
-... | m , ds , deq , img'' , out
-  with virt-crash {rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} {s} {record s' { dr = ds }} {t} arr r img''
-... | M , rt , dk
-  with pick-g (trans (sym (RecTo.pk rt)) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) (proj₁ (proj₂ img)))
-                                                       (crashC-PM tt (proj₁ (proj₂ (proj₂ img))) (RI.slotO r))))
-... | eqg = RecTo.b rt , RecTo.g rt , RecTo.C rt , RecTo.pk rt , M , land out , dk
+-- the page landed, or torn / erased, over a crash outcome of the state
+-- before it (`kons-img`), with P's `RecTo` on that outcome virtually
+-- consolidated (`virt-crash`)
+kons-crash-ne₂ : ∀ {s t s' rs0 h y' ps dd E' x L y E c rest m ds} →
+  CInv kc s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → RInv s c rest →
+  RI (virt (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) s) →
+  Img (konsP (just (konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))) s) s' →
+  dr s' ≡ m ∷ ds → Img s (record s' { dr = ds }) →
+  walkG (gen s) (record s' { dr = ds }) ≡ rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) →
+  (m ≡ syn (konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) ⊎ Σ Cell λ j → m ≡ syn j × Dead j) →
+  CR (virt (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) (record s' { dr = ds })) t → CRL s' t
+kons-crash-ne₂ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} {m} {ds} ci ri r img deq img'' wk'' out (M , rt , dk) =
+  RecTo.b rt , RecTo.g rt , RecTo.C rt , RecTo.pk rt , M , land out , dk
   where
     RSn = rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []
-    ph = phase C x L y E RSn rest c M0 z ci si ri lk ep
     s'' = record s' { dr = ds }
     K = konsOfCh (gen s) y E RSn
     g = RecTo.g rt
-    wk'' : walkG (gen s) s'' ≡ rv RSn
-    wk'' = phase-walk-crash {s} {s''} ph img''
+    eqg : RecTo.g rt ≡ gen s
+    eqg = pick-g (trans (sym (RecTo.pk rt)) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) (proj₁ (proj₂ img)))
+                                                       (crashC-PM tt (proj₁ (proj₂ (proj₂ img))) (RI.slotO r))))
     land : (m ≡ syn K ⊎ Σ Cell λ j → m ≡ syn j × Dead j) → RecTo (virt (walkG g s') s') M
     land (inj₁ refl) =
       subst (λ u → RecTo (virt (walkG g u) u) M) (sym (st-dr s' deq))
@@ -239,6 +241,27 @@ kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} (phase C x L y E .(rs0 
                (recto-dead-crash {kc} {s} {s''} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} {M} {j} ci img'' dj
                   (subst (λ vs → RecTo (virt vs s'') M) (rv-snoc rs0 _) rt)
                   (trans (g-subst (rv-snoc rs0 (dlt h y' ps true (dd , [] , E'))) rt) eqg)))
+
+
+kons-crash-ne₁ : ∀ {s t s' rs0 h y' ps dd E' x L y E c rest} →
+  CInv kc s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → RInv s c rest → AR s t →
+  RI (virt (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) s) →
+  Img (konsP (just (konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))) s) s' →
+  (∀ {s2} → Img s s2 → walkG (gen s) s2 ≡ rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) →
+  (Σ MC λ m → Σ (List MC) λ ds → dr s' ≡ m ∷ ds × Img s (record s' { dr = ds }) ×
+     (m ≡ syn (konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) ⊎ Σ Cell λ j → m ≡ syn j × Dead j)) →
+  CRL s' t
+kons-crash-ne₁ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} ci ri arr r img wkf (m , ds , deq , img'' , out) =
+  kons-crash-ne₂ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} {m} {ds} ci ri r img deq img'' (wkf {record s' { dr = ds }} img'') out
+    (virt-crash {rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} {s} {record s' { dr = ds }} {t} arr r img'')
+
+kons-crash-ne : ∀ {s t s' rs0 h y' ps dd E'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
+                ph-rs ph ≡ rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [] →
+                Img (konsP (just (konsOfCh (gen s) (ph-y ph) (ph-E ph) (ph-rs ph))) s) s' → CRL s' t
+kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk ep) arr r refl img =
+  kons-crash-ne₁ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} ci ri arr r img
+    (λ {s2} i → phase-walk-crash {s} {s2} ph i)
+    (kons-img {s} {s'} {konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} img)
 
 -- `kons-crash-CRL`: every crash outcome of the consolidation page's
 -- crash point of a state of the chain phase is in `CRL`
@@ -299,12 +322,14 @@ kons-emitT-RI {s} {t} ph arr r (inj₁ e) =
   subst (λ u → AR (emitT u) t × RI (emitT u)) (sym (konsS-free {s} (trans (ph-chainOf ph) (cong rv e))))
         (ar-emitT arr , emitT-RI (subst (λ rs → RI (virt (rv rs) s)) e r))
 kons-emitT-RI {s} {t} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk e0) arr r
-              (inj₂ (rs0 , h , y' , ps , dd , E' , refl)) with rp-top (RI.C r) ri
-... | M , z' , hz =
+              (inj₂ (rs0 , h , y' , ps , dd , E' , refl)) =
   subst (λ u → AR (emitT u) t × RI (emitT u)) (sym (konsS-kS ci (ph-RL ph) ne))
         (kons-emitT {s} {rv RSn} {y} {ps} {dd} {[]} {E} {rv rs0} {M} {z'} arr r
                     (ept-nil {rv RSn} {s} {c} {rest} r (RInv.r-eq ri)) (CInv.ch-lnE ci) ev (kons-recs ci) hz)
   where
+    M = proj₁ (rp-top {s} {c} {rest} (RI.C r) ri)
+    z' = proj₁ (proj₂ (rp-top {s} {c} {rest} (RI.C r) ri))
+    hz = proj₂ (proj₂ (rp-top {s} {c} {rest} (RI.C r) ri))
     v = dlt h y' ps true (dd , [] , E')
     RSn = rs0 ++ v ∷ []
     ne : RSn ≢ []
@@ -323,13 +348,15 @@ kons-S-RI {s} {t} ph arr r (inj₁ e) =
   subst (λ u → AR u t × RI u) (sym (konsS-free {s} (trans (ph-chainOf ph) (cong rv e))))
         (arr , subst (λ rs → RI (virt (rv rs) s)) e r)
 kons-S-RI {s} {t} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk e0) arr r
-          (inj₂ (rs0 , h , y' , ps , dd , E' , refl)) with rp-top (RI.C r) ri
-... | M , z' , hz =
+          (inj₂ (rs0 , h , y' , ps , dd , E' , refl)) =
   subst (λ u → AR u t × RI u) (sym (konsS-kS ci (ph-RL ph) ne))
         (kons-AR arr ,
          kons-RI {s} {rv RSn} {y} {ps} {dd} {[]} {E} {rv rs0} {M} {z'} r
                  (ept-nil {rv RSn} {s} {c} {rest} r (RInv.r-eq ri)) (CInv.ch-lnE ci) ev (kons-recs ci) hz)
   where
+    M = proj₁ (rp-top {s} {c} {rest} (RI.C r) ri)
+    z' = proj₁ (proj₂ (rp-top {s} {c} {rest} (RI.C r) ri))
+    hz = proj₂ (proj₂ (rp-top {s} {c} {rest} (RI.C r) ri))
     v = dlt h y' ps true (dd , [] , E')
     RSn = rs0 ++ v ∷ []
     ne : RSn ≢ []
