@@ -203,25 +203,27 @@ pick-g refl = refl
 ------------------------------------------------------------------------
 -- The consolidation page's crash point
 
-kons-crash-ne : ∀ {s t s' rs0 h y' ps dd E'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
-                ph-rs ph ≡ rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [] →
-                Img (konsP (just (konsOfCh (gen s) (ph-y ph) (ph-E ph) (ph-rs ph))) s) s' → CRL s' t
-kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} (phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk ep) arr r refl img
-  with kons-img {s} {s'} {konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} img
-... | m , ds , deq , img'' , out
-  with virt-crash {rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} {s} {record s' { dr = ds }} {t} arr r img''
-... | M , rt , dk
-  with pick-g (trans (sym (RecTo.pk rt)) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) (proj₁ (proj₂ img)))
-                                                       (crashC-PM tt (proj₁ (proj₂ (proj₂ img))) (RI.slotO r))))
-... | eqg = RecTo.b rt , RecTo.g rt , RecTo.C rt , RecTo.pk rt , M , land out , dk
+-- the page landed, or torn / erased, over a crash outcome of the state
+-- before it (`kons-img`), with P's `RecTo` on that outcome virtually
+-- consolidated (`virt-crash`)
+kons-crash-ne₂ : ∀ {s t s' rs0 h y' ps dd E' x L y E c rest m ds} →
+  CInv kc s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → RInv s c rest →
+  RI (virt (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) s) →
+  Img (konsP (just (konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))) s) s' →
+  dr s' ≡ m ∷ ds → Img s (record s' { dr = ds }) →
+  walkG (gen s) (record s' { dr = ds }) ≡ rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) →
+  (m ≡ syn (konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) ⊎ Σ Cell λ j → m ≡ syn j × Dead j) →
+  CR (virt (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) (record s' { dr = ds })) t → CRL s' t
+kons-crash-ne₂ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} {m} {ds} ci ri r img deq img'' wk'' out (M , rt , dk) =
+  RecTo.b rt , RecTo.g rt , RecTo.C rt , RecTo.pk rt , M , land out , dk
   where
     RSn = rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []
-    ph = phase C x L y E RSn rest c M0 z ci si ri lk ep
     s'' = record s' { dr = ds }
     K = konsOfCh (gen s) y E RSn
     g = RecTo.g rt
-    wk'' : walkG (gen s) s'' ≡ rv RSn
-    wk'' = phase-walk-crash {s} {s''} ph img''
+    eqg : RecTo.g rt ≡ gen s
+    eqg = pick-g (trans (sym (RecTo.pk rt)) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) (proj₁ (proj₂ img)))
+                                                       (crashC-PM tt (proj₁ (proj₂ (proj₂ img))) (RI.slotO r))))
     land : (m ≡ syn K ⊎ Σ Cell λ j → m ≡ syn j × Dead j) → RecTo (virt (walkG g s') s') M
     land (inj₁ refl) =
       subst (λ u → RecTo (virt (walkG g u) u) M) (sym (st-dr s' deq))
@@ -239,6 +241,27 @@ kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} (phase C x L y E .(rs0 
                (recto-dead-crash {kc} {s} {s''} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} {M} {j} ci img'' dj
                   (subst (λ vs → RecTo (virt vs s'') M) (rv-snoc rs0 _) rt)
                   (trans (g-subst (rv-snoc rs0 (dlt h y' ps true (dd , [] , E'))) rt) eqg)))
+
+
+kons-crash-ne₁ : ∀ {s t s' rs0 h y' ps dd E' x L y E c rest} →
+  CInv kc s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → RInv s c rest → AR s t →
+  RI (virt (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) s) →
+  Img (konsP (just (konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))) s) s' →
+  (∀ {s2} → Img s s2 → walkG (gen s) s2 ≡ rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) →
+  (Σ MC λ m → Σ (List MC) λ ds → dr s' ≡ m ∷ ds × Img s (record s' { dr = ds }) ×
+     (m ≡ syn (konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) ⊎ Σ Cell λ j → m ≡ syn j × Dead j)) →
+  CRL s' t
+kons-crash-ne₁ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} ci ri arr r img wkf (m , ds , deq , img'' , out) =
+  kons-crash-ne₂ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} {m} {ds} ci ri r img deq img'' (wkf {record s' { dr = ds }} img'') out
+    (virt-crash {rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} {s} {record s' { dr = ds }} {t} arr r img'')
+
+kons-crash-ne : ∀ {s t s' rs0 h y' ps dd E'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
+                ph-rs ph ≡ rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [] →
+                Img (konsP (just (konsOfCh (gen s) (ph-y ph) (ph-E ph) (ph-rs ph))) s) s' → CRL s' t
+kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk ep) arr r refl img =
+  kons-crash-ne₁ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} ci ri arr r img
+    (λ {s2} i → phase-walk-crash {s} {s2} ph i)
+    (kons-img {s} {s'} {konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} img)
 
 -- `kons-crash-CRL`: every crash outcome of the consolidation page's
 -- crash point of a state of the chain phase is in `CRL`
@@ -299,12 +322,14 @@ kons-emitT-RI {s} {t} ph arr r (inj₁ e) =
   subst (λ u → AR (emitT u) t × RI (emitT u)) (sym (konsS-free {s} (trans (ph-chainOf ph) (cong rv e))))
         (ar-emitT arr , emitT-RI (subst (λ rs → RI (virt (rv rs) s)) e r))
 kons-emitT-RI {s} {t} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk e0) arr r
-              (inj₂ (rs0 , h , y' , ps , dd , E' , refl)) with rp-top (RI.C r) ri
-... | M , z' , hz =
+              (inj₂ (rs0 , h , y' , ps , dd , E' , refl)) =
   subst (λ u → AR (emitT u) t × RI (emitT u)) (sym (konsS-kS ci (ph-RL ph) ne))
         (kons-emitT {s} {rv RSn} {y} {ps} {dd} {[]} {E} {rv rs0} {M} {z'} arr r
                     (ept-nil {rv RSn} {s} {c} {rest} r (RInv.r-eq ri)) (CInv.ch-lnE ci) ev (kons-recs ci) hz)
   where
+    M = proj₁ (rp-top {s} {c} {rest} (RI.C r) ri)
+    z' = proj₁ (proj₂ (rp-top {s} {c} {rest} (RI.C r) ri))
+    hz = proj₂ (proj₂ (rp-top {s} {c} {rest} (RI.C r) ri))
     v = dlt h y' ps true (dd , [] , E')
     RSn = rs0 ++ v ∷ []
     ne : RSn ≢ []
@@ -323,13 +348,15 @@ kons-S-RI {s} {t} ph arr r (inj₁ e) =
   subst (λ u → AR u t × RI u) (sym (konsS-free {s} (trans (ph-chainOf ph) (cong rv e))))
         (arr , subst (λ rs → RI (virt (rv rs) s)) e r)
 kons-S-RI {s} {t} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk e0) arr r
-          (inj₂ (rs0 , h , y' , ps , dd , E' , refl)) with rp-top (RI.C r) ri
-... | M , z' , hz =
+          (inj₂ (rs0 , h , y' , ps , dd , E' , refl)) =
   subst (λ u → AR u t × RI u) (sym (konsS-kS ci (ph-RL ph) ne))
         (kons-AR arr ,
          kons-RI {s} {rv RSn} {y} {ps} {dd} {[]} {E} {rv rs0} {M} {z'} r
                  (ept-nil {rv RSn} {s} {c} {rest} r (RInv.r-eq ri)) (CInv.ch-lnE ci) ev (kons-recs ci) hz)
   where
+    M = proj₁ (rp-top {s} {c} {rest} (RI.C r) ri)
+    z' = proj₁ (proj₂ (rp-top {s} {c} {rest} (RI.C r) ri))
+    hz = proj₂ (proj₂ (rp-top {s} {c} {rest} (RI.C r) ri))
     v = dlt h y' ps true (dd , [] , E')
     RSn = rs0 ++ v ∷ []
     ne : RSn ≢ []
@@ -344,14 +371,13 @@ kons-S-RI {s} {t} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') �
 -- `flush-sim` (`kons-flush` with its hypotheses derived)
 pl-flush-phase : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
                  okP (use flush) (konsS s) s' → Σ State λ t' → okS (use flush) t t' × AR s' t' × RI s'
-pl-flush-phase ph arr r nt st with kons-S-RI ph arr r nt
-... | ar' , r' = flush-sim ar' r' st
+pl-flush-phase ph arr r nt st = flush-sim (proj₁ (kons-S-RI ph arr r nt)) (proj₂ (kons-S-RI ph arr r nt)) st
 
 -- `emitT-crash-CRL`: so every crash from it is in `CRL`
 emitT-crash-CRL : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
                   Img (emitT (konsS s)) s' → CRL s' t
-emitT-crash-CRL {s} {t} {s'} ph arr r nt img with kons-emitT-RI ph arr r nt
-... | ar' , r' = free-crash-CRL {emitT (konsS s)} {s'} {t} ar' r' img
+emitT-crash-CRL {s} {t} {s'} ph arr r nt img =
+  free-crash-CRL {emitT (konsS s)} {s'} {t} (proj₁ (kons-emitT-RI ph arr r nt)) (proj₂ (kons-emitT-RI ph arr r nt)) img
 
 ------------------------------------------------------------------------
 -- Every crash point of a write or relocation of the chain phase
@@ -574,6 +600,27 @@ lkc-of : ∀ {u M} → (InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → Σ ℕ λ 
 lkc-of {u} {M} (inj₁ ip)       = M , InP⇒LkC {u} {M} ip
 lkc-of {u} {M} (inj₂ (L , op)) = L , OobP⇒LkC {u} {L} {M} op
 
+-- `crl-via`, `crl-map`, `lk-CRL`, `kc-split`: the steps the proofs below
+-- take after a lemma of P's or a case split, as functions (no `with`
+-- over a large context)
+crl-via : ∀ {t s'} → (∀ {M} (rt : RecTo s' M) → walkG (RecTo.g rt) s' ≡ []) →
+          (Σ State λ t' → crashS (use flush) t t' × CR s' t') → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+crl-via {s' = s'} wf (t' , c , M , rt , dk) = t' , c , crl-of {s'} {t'} {M} rt dk (wf rt)
+
+crl-map : ∀ {t s1 s2} → (∀ {t'} → CRL s1 t' → CRL s2 t') →
+          (Σ State λ t' → crashS (use flush) t t' × CRL s1 t') → Σ State λ t' → crashS (use flush) t t' × CRL s2 t'
+crl-map f (t' , c , x) = t' , c , f {t'} x
+
+lk-CRL : ∀ {u t s' m} M → AR u t → RI u → (InP u M ⊎ Σ ℕ λ L' → OobP u L' M) →
+         (m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u) → Img m s' →
+         (∀ {M'} (rt : RecTo s' M') → walkG (RecTo.g rt) s' ≡ []) →
+         Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+lk-CRL {u} {t} {s'} {m} M arr r io pt img wf =
+  crl-via {t} {s'} wf (lk-crash {u} {t} {s'} {m} (proj₁ (lkc-of {u} {M} io)) M arr r (proj₂ (lkc-of {u} {M} io)) pt img)
+
+kc-split : ∀ {A : Set} → (kc ≡ 0 → A) → (0 < kc → A) → A
+kc-split f h = Data.Sum.Base.[ f , h ]′ (kc-cases kc)
+
 -- a synced page is a crash outcome of the page
 crashC-sync : ∀ m → CrashC m (sync m)
 crashC-sync (syn c)   = refl
@@ -611,6 +658,10 @@ crl-cpO {s1} {t} {x} (b , g , C , pk , M , recto b' g' C' pk' sl so rs rg mx dm 
   true , g , C , pick-slot true (record s1 { cpO = x }) g C sl o , M ,
   recto true g C (pick-slot true (virt (walkG g s1) (record s1 { cpO = x })) g C sl o) sl o rs rg mx dm ro , dk
 
+pick-true : ∀ {b g' C' g C} {x : MC} → _≡_ {A = Maybe (Bool × ℕ × Map)} (just (b , g' , C')) (just (true , g , C)) →
+            PM (Older g) x → b ≡ true × PM (Older g') x
+pick-true refl o = refl , o
+
 pick-b : ∀ {b g C b' g' C'} → _≡_ {A = Maybe (Bool × ℕ × Map)} (just (b , g , C)) (just (b' , g' , C')) → b ≡ b'
 pick-b refl = refl
 
@@ -636,23 +687,20 @@ ck1-fi3-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) = go cO
     lz : Lazy u M
     lz = subst (λ cs → length cs < kc) (sym (ri-chain-free r)) pos , io
     viaFi2 : PM (Older g) (cpO s') → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-    viaFi2 o with free-lazy-crash-CRL {u} {t} {s''} {M} arr r (RI.vOK r) lz (inj₁ refl) img''
-    ... | t' , c , crl = t' , c , crl-cpO {s''} {t'} {cpO s'} crl f
+    viaFi2 o = crl-map {t} {s''} {s'} (λ {t'} crl → crl-cpO {s''} {t'} {cpO s'} crl f)
+                       (free-lazy-crash-CRL {u} {t} {s''} {M} arr r (RI.vOK r) lz (inj₁ refl) img'')
       where
         f : ∀ b g' C' → pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b , g' , C') → b ≡ true × PM (Older g') (cpO s')
-        f b g' C' e with trans (sym e) (pick-slot true s'' g C sl' so'')
-        ... | refl = refl , o
+        f b g' C' e = pick-true {x = cpO s'} (trans (sym e) (pick-slot true s'' g C sl' so'')) o
     go : CrashC (put (cpt (suc g) (l2p (fi3 M u))) (cpO (fi3 M u))) (cpO s') → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
     go (inj₁ e)        = viaFi2 (subst (PM (Older g)) (sym e) (PM-cur {P = Older g} (cpO u) (RI.slotO r)))
     go (inj₂ (inj₂ e)) = viaFi2 (subst (PM (Older g)) (sym e) tt)
-    go (inj₂ (inj₁ e)) with lkc-of {u} {M} io
-    ... | L , lkc with lk-crash {u} {t} {s'} {ck1 (fi3 M u)} L M arr r lkc (inj₂ (inj₁ (inj₁ refl))) img
-    ...   | t' , c , M' , rt , dk =
-      t' , c , crl-of {s'} {t'} {M'} rt dk
-        (subst (λ g' → walkG g' s' ≡ []) (sym (pick-g (trans (sym (RecTo.pk rt))
+    go (inj₂ (inj₁ e)) =
+      lk-CRL {u} {t} {s'} {ck1 (fi3 M u)} M arr r io (inj₂ (inj₁ (inj₁ refl))) img λ rt →
+        subst (λ g' → walkG g' s' ≡ []) (sym (pick-g (trans (sym (RecTo.pk rt))
                                           (pick-slot false s' (suc g) (l2p (fi3 M u)) e (subst (PM (Older (suc g))) (sym sl') ≤-refl)))))
-               (walk-old g s' (subst (λ l → All (GenLe g) (map cur l)) (sym (crashL-id (all-sync-IsSyn (dr u)) cR))
-                                     (all-cur (all-sync (RI.gle r))))))
+              (walk-old g s' (subst (λ l → All (GenLe g) (map cur l)) (sym (crashL-id (all-sync-IsSyn (dr u)) cR))
+                                    (all-cur (all-sync (RI.gle r)))))
 
 -- the commit's consolidation page before its SYNC (`fiK`): landed and
 -- accepted, it links past every record of the generation; landed and
@@ -684,10 +732,11 @@ recto-dead-top {s} (recto b g C pk sl so rs rg mx dm ro) (inj₂ refl) =
 st-dr-cpO : ∀ s {d o} → dr s ≡ d → cpO s ≡ o → s ≡ record s { dr = d ; cpO = o }
 st-dr-cpO s refl refl = refl
 
-fiK-CRL : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
-          Img (fiK M u) s' → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-fiK-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) with crashL-cons cR
-... | h , rest , deq , c0 , cR' = top c0
+fiK-CRL′ : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
+           Img (fiK M u) s' →
+           (Σ MC λ h → Σ (List MC) λ rest → dr s' ≡ h ∷ rest × CrashC (uns erased (rec u)) h × CrashL (dr (fi3 M u)) rest) →
+           Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+fiK-CRL′ {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) (h , rest , deq , c0 , cR') = top c0
   where
     g = gen u
     C = RI.C r
@@ -699,9 +748,8 @@ fiK-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) with crashL-con
     img2 = img-syncd {x} {record s' { dr = rest }} cD cL cR' cI
     phe = free-lazy-ph {u} {M} r lz
     wk2 : walkG g s2 ≡ [] ⊎ walkG g s2 ≡ rec u ∷ []
-    wk2 with phase-fi2-walk {u} {s2} {M} (proj₁ phe) lz img2
-    ... | inj₁ e = inj₁ (trans e (cong rv (proj₂ phe)))
-    ... | inj₂ e = inj₂ (trans e (cong (λ rs → rec u ∷ rv rs) (proj₂ phe)))
+    wk2 = Data.Sum.Base.map (λ e → trans e (cong rv (proj₂ phe))) (λ e → trans e (cong (λ rs → rec u ∷ rv rs) (proj₂ phe)))
+                            (phase-fi2-walk {u} {s2} {M} (proj₁ phe) lz img2)
     sl' : cpL s' ≡ syn (cpt g C)
     sl' = crashC-eq (RI.slotL (fl3-RI r)) cL
     so2 : PM (Older g) (sync (cpO u))
@@ -716,10 +764,9 @@ fiK-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) with crashL-con
     mn = proj₁ (proj₂ (proj₂ (proj₂ lkc)))
     -- P's crash relation, moved to `CRL` where the walk takes nothing
     viaP : (∀ g' → g' ≡ g → walkG g' s' ≡ []) → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-    viaP wk with lk-crash {u} {t} {s'} {fiK M u} (proj₁ (lkc-of {u} {M} io)) M arr r lkc (inj₂ (inj₂ (inj₁ refl))) img
-    ... | t' , c , M' , rt , dk =
-      t' , c , crl-of {s'} {t'} {M'} rt dk
-        (wk (RecTo.g rt) (geq (subst (λ o → pick (cur (cpL s')) (cur o) ≡ just (RecTo.b rt , RecTo.g rt , RecTo.C rt)) cO (RecTo.pk rt))))
+    viaP wk = crl-via {t} {s'} (λ rt → wk (RecTo.g rt) (geq (subst (λ o → pick (cur (cpL s')) (cur o) ≡ just (RecTo.b rt , RecTo.g rt , RecTo.C rt))
+                                                           cO (RecTo.pk rt))))
+                      (lk-crash {u} {t} {s'} {fiK M u} (proj₁ (lkc-of {u} {M} io)) M arr r lkc (inj₂ (inj₂ (inj₁ refl))) img)
     ab : Above g R' (nxt u)
     ab p le = subst (RLt g) (sym (trans (cong cur (cI p)) (cong cur (upd-other (rcd u) (put (rec u) (rcd u M)) ne))))
                     (RI.rcN r p le)
@@ -728,43 +775,54 @@ fiK-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) with crashL-con
         ne e = <⇒≢ (<-transˡ mn le) (sym e)
     s'≡ : s' ≡ record s2 { dr = h ∷ rest }
     s'≡ = st-dr-cpO s' deq cO
+    t≢f : true ≡ false → ⊥
+    t≢f ()
+    rejected : okC g D' (rec u) X ≡ false → walkG g s2 ≡ [] ⊎ walkG g s2 ≡ rec u ∷ [] →
+               walkG g (record s2 { dr = syn (rec u) ∷ rest }) ≡ []
+    rejected e (inj₁ wq) = trans (cong (λ l → follow kc g R' D' (lkOf l)) (acc-rej g D' (rec u) X e)) wq
+    rejected e (inj₂ wq) =
+      ⊥-elim (t≢f (trans (sym (rec-okR-okC {u} {M} lz g (proj₁ (walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq)) D' X
+                                           (proj₂ (walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq)))) e))
     landed : (okC g D' (rec u) X ≡ true) ⊎ (okC g D' (rec u) X ≡ false) → ∀ g' → g' ≡ g →
              walkG g' (record s2 { dr = syn (rec u) ∷ rest }) ≡ []
     landed (inj₁ e) g' refl = trans (cong (λ l → follow kc g R' D' (lkOf l)) (acc-ok g D' (rec u) X e))
                                     (follow-nil kc g R' D' (just (ep u , nxt u)) (ext-above g R' D' (ep u) (nxt u) ab))
-    landed (inj₂ e) g' refl with wk2
-    ... | inj₁ wq = trans (cong (λ l → follow kc g R' D' (lkOf l)) (acc-rej g D' (rec u) X e)) wq
-    ... | inj₂ wq with walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq
-    ...   | x' , o = ⊥-elim (t≢f (trans (sym (rec-okR-okC {u} {M} lz g x' D' X o)) e))
-      where
-        t≢f : true ≡ false → ⊥
-        t≢f ()
+    landed (inj₂ e) g' refl = rejected e wk2
     crl-dead : ∀ {t'} j → Dead j → CRL s2 t' → CRL (record s2 { dr = syn j ∷ rest }) t'
-    crl-dead {t'} j dj (b , g' , C' , pk , M' , rt , dk) with geq pk
-    ... | refl with wk2
-    ...   | inj₁ wq = b , g , C' , pk , M' ,
-                     subst (λ vs → RecTo (virt vs s3) M') (sym (trans (walk-dead g s2 j rest dj) wq))
-                           (recto-dead-top {s2} {M'} {j} (subst (λ vs → RecTo (virt vs s2) M') wq rt) dj) , dk
-      where s3 = record s2 { dr = syn j ∷ rest }
-    ...   | inj₂ wq = b , g , C' , pk , M' ,
-                     subst (λ vs → RecTo (virt vs s3) M') (sym (trans (walk-dead g s2 j rest dj) wq))
-                           (recto-dead {rec u} {[]} {s2} {M'} {j} rt' dj ok0 (trans (rec-okC {u} {M} lz _ _ _ _) ok0)) , dk
+    crl-dead {t'} j dj (b , g' , C' , pk , M' , rt , dk) = cd g' pk rt (geq pk) wk2
       where
         s3 = record s2 { dr = syn j ∷ rest }
-        rt' : RecTo (virt (rec u ∷ []) s2) M'
-        rt' = subst (λ vs → RecTo (virt vs s2) M') wq rt
-        eg : RecTo.g rt' ≡ g
-        eg = geq (RecTo.pk rt')
-        ok0 : okC (RecTo.g rt') (Dof s2) (rec u) ([] ++ map cur rest) ≡ true
-        ok0 = subst (λ g'' → okC g'' (Dof s2) (rec u) X ≡ true) (sym eg)
-                    (rec-okR-okC {u} {M} lz g (proj₁ (walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq)) D' X
-                                 (proj₂ (walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq)))
+        cd : ∀ g'' → pick (cur (cpL s2)) (cur (cpO s2)) ≡ just (b , g'' , C') → RecTo (virt (walkG g'' s2) s2) M' → g'' ≡ g →
+             walkG g s2 ≡ [] ⊎ walkG g s2 ≡ rec u ∷ [] → CRL s3 t'
+        cd .g pk' rt0 refl (inj₁ wq) = b , g , C' , pk' , M' ,
+                     subst (λ vs → RecTo (virt vs s3) M') (sym (trans (walk-dead g s2 j rest dj) wq))
+                           (recto-dead-top {s2} {M'} {j} (subst (λ vs → RecTo (virt vs s2) M') wq rt0) dj) , dk
+        cd .g pk' rt0 refl (inj₂ wq) = b , g , C' , pk' , M' ,
+                     subst (λ vs → RecTo (virt vs s3) M') (sym (trans (walk-dead g s2 j rest dj) wq))
+                           (recto-dead {rec u} {[]} {s2} {M'} {j} rt' dj ok0 (trans (rec-okC {u} {M} lz _ _ _ _) ok0)) , dk
+          where
+            rt' : RecTo (virt (rec u ∷ []) s2) M'
+            rt' = subst (λ vs → RecTo (virt vs s2) M') wq rt0
+            eg : RecTo.g rt' ≡ g
+            eg = geq (RecTo.pk rt')
+            ok0 : okC (RecTo.g rt') (Dof s2) (rec u) ([] ++ map cur rest) ≡ true
+            ok0 = subst (λ g'' → okC g'' (Dof s2) (rec u) X ≡ true) (sym eg)
+                        (rec-okR-okC {u} {M} lz g (proj₁ (walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq)) D' X
+                                     (proj₂ (walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq)))
+    dead : ∀ j → Dead j → h ≡ syn j → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+    dead j dj hj =
+      crl-map {t} {s2} {s'} (λ {t'} crl → subst (λ v → CRL v t') (sym (trans s'≡ (cong (λ m → record s2 { dr = m ∷ rest }) hj))) (crl-dead {t'} j dj crl))
+              (free-lazy-crash-CRL {u} {t} {s2} {M} arr r (RI.vOK r) lz (inj₁ refl) img2)
     top : CrashC (uns erased (rec u)) h → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-    top (inj₂ (inj₁ refl)) = viaP (λ g' e → subst (λ v → walkG g' v ≡ []) (sym s'≡) (landed (bool-cases (okC g D' (rec u) X)) g' e))
-    top (inj₁ refl) with free-lazy-crash-CRL {u} {t} {s2} {M} arr r (RI.vOK r) lz (inj₁ refl) img2
-    ... | t' , c , crl = t' , c , subst (λ v → CRL v t') (sym s'≡) (crl-dead {t'} erased (inj₂ refl) crl)
-    top (inj₂ (inj₂ refl)) with free-lazy-crash-CRL {u} {t} {s2} {M} arr r (RI.vOK r) lz (inj₁ refl) img2
-    ... | t' , c , crl = t' , c , subst (λ v → CRL v t') (sym s'≡) (crl-dead {t'} junk (inj₁ refl) crl)
+    top (inj₂ (inj₁ e)) = viaP (λ g' e' → subst (λ v → walkG g' v ≡ []) (sym (trans s'≡ (cong (λ m → record s2 { dr = m ∷ rest }) e)))
+                                               (landed (bool-cases (okC g D' (rec u) X)) g' e'))
+    top (inj₁ e)        = dead erased (inj₂ refl) e
+    top (inj₂ (inj₂ e)) = dead junk (inj₁ refl) e
+
+fiK-CRL : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
+          Img (fiK M u) s' → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+fiK-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) = fiK-CRL′ {u} {t} {s'} M arr r io pos img (crashL-cons cR)
+
 
 -- `commit-crash`: the in-page / OOB commit's crash points inside P's
 -- flush (record in page M's slot) from a state with P's RI and AR
@@ -772,52 +830,43 @@ commit-crash : ∀ {u t s' m} M → AR u t → RI u → (InP u M ⊎ Σ ℕ λ L
                (m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u) → Img m s' →
                Σ State λ t' → crashS (use flush) t t' × CRL s' t'
 -- before its SYNC: the lazy commit's crash point from a state with P's RI
-commit-crash {u} {t} {s'} {m} M arr r io (inj₁ refl) img with kc-cases kc
-... | inj₂ pos =
-  free-lazy-crash-CRL {u} {t} {s'} {M} arr r (RI.vOK r)
-    (subst (λ cs → length cs < kc) (sym (ri-chain-free r)) pos , io) (inj₁ refl) img
-... | inj₁ k0 with lkc-of {u} {M} io
-...   | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₁ refl) img
-...     | t' , c , M' , rt , dk = t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s')
+commit-crash {u} {t} {s'} {m} M arr r io (inj₁ refl) img =
+  kc-split (λ k0 → lk-CRL {u} {t} {s'} M arr r io (inj₁ refl) img (λ rt → walk-k0 k0 (RecTo.g rt) s'))
+           (λ pos → free-lazy-crash-CRL {u} {t} {s'} {M} arr r (RI.vOK r)
+                      (subst (λ cs → length cs < kc) (sym (ri-chain-free r)) pos , io) (inj₁ refl) img)
 -- the checkpoint after it
-commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ (inj₁ refl))) img with kc-cases kc
-... | inj₂ pos = ck1-fi3-CRL {u} {t} {s'} M arr r io pos img
-... | inj₁ k0 with lkc-of {u} {M} io
-...   | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ (inj₁ refl))) img
-...     | t' , c , M' , rt , dk = t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s')
-commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₁ refl)))) img with lkc-of {u} {M} io
-... | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ ck)) img
-...   | t' , c , M' , rt , dk =
-  t' , c , crl-of {s'} {t'} {M'} rt dk (ck2-walk {fi3 M u} (RI.slotL (fl3-RI r)) (all-sync (RI.gle r)) img rt)
-commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₂ refl)))) img with lkc-of {u} {M} io
-... | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₁ ck)) img
-...   | t' , c , M' , rt , dk = t' , c , crl-of {s'} {t'} {M'} rt dk (ck3-walk {fi3 M u} img rt)
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ (inj₁ refl))) img =
+  kc-split (λ k0 → lk-CRL {u} {t} {s'} M arr r io (inj₂ (inj₁ (inj₁ refl))) img (λ rt → walk-k0 k0 (RecTo.g rt) s'))
+           (λ pos → ck1-fi3-CRL {u} {t} {s'} M arr r io pos img)
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₁ refl)))) img =
+  lk-CRL {u} {t} {s'} M arr r io (inj₂ (inj₁ ck)) img
+         (λ rt → ck2-walk {fi3 M u} (RI.slotL (fl3-RI r)) (all-sync (RI.gle r)) img rt)
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₁ ck@(inj₂ (inj₂ refl)))) img =
+  lk-CRL {u} {t} {s'} M arr r io (inj₂ (inj₁ ck)) img (λ rt → ck3-walk {fi3 M u} img rt)
 -- the consolidation page before its SYNC
-commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₂ (inj₁ refl))) img with kc-cases kc
-... | inj₂ pos = fiK-CRL {u} {t} {s'} M arr r io pos img
-... | inj₁ k0 with lkc-of {u} {M} io
-...   | L , lkc with lk-crash {u} {t} {s'} {m} L M arr r lkc (inj₂ (inj₂ (inj₁ refl))) img
-...     | t' , c , M' , rt , dk = t' , c , crl-of {s'} {t'} {M'} rt dk (walk-k0 k0 (RecTo.g rt) s')
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₂ (inj₁ refl))) img =
+  kc-split (λ k0 → lk-CRL {u} {t} {s'} M arr r io (inj₂ (inj₂ (inj₁ refl))) img (λ rt → walk-k0 k0 (RecTo.g rt) s'))
+           (λ pos → fiK-CRL {u} {t} {s'} M arr r io pos img)
 -- the end: P's RI
-commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₂ (inj₂ refl))) img with lkc-of {u} {M} io
-... | L , lkc = tF t , inj₁ refl , free-crash-CRL {fi4 M u} {s'} {tF t} (fi4-AR {u} {t} {M} arr) (fi4-RI r lkc) img
+commit-crash {u} {t} {s'} {m} M arr r io (inj₂ (inj₂ (inj₂ refl))) img =
+  tF t , inj₁ refl , free-crash-CRL {fi4 M u} {s'} {tF t} (fi4-AR {u} {t} {M} arr) (fi4-RI r (proj₂ (lkc-of {u} {M} io))) img
 
 -- `free-flush-crash-CRL`: every crash point inside P's flush from a
 -- state with P's RI and AR is in `CRL`
 free-flush-crash-CRL : ∀ {u t s' m} → AR u t → RI u → FlPt u m → Img m s' →
                        Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₁ refl) img with flush-crash arr r (m , fp , img)
-... | t' , c , M , rt , dk = t' , c , crl-of {s'} {t'} {M} rt dk (fl2-walk r img rt)
+free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₁ refl) img =
+  crl-via {t} {s'} (λ rt → fl2-walk r img rt) (flush-crash arr r (m , fp , img))
 free-flush-crash-CRL {u} {t} {s'} arr r (inj₂ (inj₁ refl)) img =
   tF t , inj₁ refl , free-crash-CRL {fl3 u} {s'} {tF t} (fl3-AR arr) (fl3-RI r) img
-free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₁ ck))) img with flush-crash arr r (m , fp , img)
-... | t' , c , M , rt , dk = t' , c , crl-of {s'} {t'} {M} rt dk (wk ck)
+free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₁ ck))) img =
+  crl-via {t} {s'} (wk ck) (flush-crash arr r (m , fp , img))
   where
     r3 = fl3-RI r
-    wk : CkPt (fl3 u) m → walkG (RecTo.g rt) s' ≡ []
-    wk (inj₁ refl)        = ck1-walk r img rt
-    wk (inj₂ (inj₁ refl)) = ck2-walk {fl3 u} (RI.slotL r3) (RI.gle r3) img rt
-    wk (inj₂ (inj₂ refl)) = ck3-walk {fl3 u} img rt
+    wk : CkPt (fl3 u) m → ∀ {M} (rt : RecTo s' M) → walkG (RecTo.g rt) s' ≡ []
+    wk (inj₁ refl)        rt = ck1-walk r img rt
+    wk (inj₂ (inj₁ refl)) rt = ck2-walk {fl3 u} (RI.slotL r3) (RI.gle r3) img rt
+    wk (inj₂ (inj₂ refl)) rt = ck3-walk {fl3 u} img rt
 free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₂ (inj₁ (L , ip , pt))))) img =
   commit-crash L arr r (inj₁ ip) pt img
 free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₂ (inj₂ (L , M , op , pt))))) img =
@@ -828,8 +877,8 @@ free-flush-crash-CRL {u} {t} {s'} {m} arr r fp@(inj₂ (inj₂ (inj₂ (inj₂ (
 pl-flush-crash-phase : ∀ {s t s' m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
                        FlPt (konsS s) m → Img m s' →
                        Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-pl-flush-crash-phase ph arr r nt fp img with kons-S-RI ph arr r nt
-... | ar' , r' = free-flush-crash-CRL ar' r' fp img
+pl-flush-crash-phase ph arr r nt fp img =
+  free-flush-crash-CRL (proj₁ (kons-S-RI ph arr r nt)) (proj₂ (kons-S-RI ph arr r nt)) fp img
 
 ------------------------------------------------------------------------
 -- Recovery's own crash points (its full checkpoint) from a state in
@@ -871,61 +920,97 @@ crashL-ck2 : ∀ vs {X ys} → CrashL (map (put erased) (map sync (map sync X)))
 crashL-ck2 []       c = c
 crashL-ck2 (v ∷ vs) c = inj₁ refl ∷ crashL-ck2 vs c
 
+-- `rec-newG`: the new checkpoint picked, the virtual records (of the old
+-- generation) drop out (`recto-old`) and the walk takes nothing
+rec-g-old : ∀ {vs s' g M} (rgv : All (GenLe g) vs) (r' : RecTo (virt vs s') M) (e' : RecTo.g r' ≡ suc g) →
+            RecTo.g (recto-old {vs} {s'} {M} {g} r' e' rgv) ≡ RecTo.g r'
+rec-g-old rgv (recto _ _ _ _ _ _ _ _ _ _ _) refl = refl
+
+rec-newG : ∀ {vs s' t g M} → All (GenLe g) vs → (rt' : RecTo (virt vs s') M) → RecTo.g rt' ≡ suc g →
+           DOKs (dat s') M (stable t) → All (GenLe g) (map cur (dr s')) → CRL s' t
+rec-newG {vs} {s'} {t} {g} {M} rgv rt' e dk' ga =
+  crl-of {s'} {t} {M} (recto-old {vs} {s'} {M} {g} rt' e rgv) dk'
+         (subst (λ g' → walkG g' s' ≡ []) (sym (trans (rec-g-old {vs} {s'} {g} {M} rgv rt' e) e)) (walk-old g s' ga))
+
+-- the state recovery starts from: its live checkpoint slot and the other
+rec-slR0 : ∀ {b g C} s → slot b (virt (walkG g s) s) ≡ syn (cpt g C) → cpL (rec0L b g C s) ≡ syn (cpt g C)
+rec-slR0 {b} {g} {C} s sl1 = trans (slot-sync b (virt (walkG g s) s)) (cong sync sl1)
+
+rec-soR0 : ∀ {b g C} s → PM (Older g) (slot (Data.Bool.Base.not b) (virt (walkG g s) s)) → PM (Older g) (cpO (rec0L b g C s))
+rec-soR0 {b} {g} {C} s so1 =
+  subst (PM (Older g)) (sym (slot-sync (Data.Bool.Base.not b) (virt (walkG g s) s)))
+        (PM-sync {P = Older g} (slot (Data.Bool.Base.not b) (virt (walkG g s) s)) so1)
+
+-- recovery's three crash points, from P's `RecTo` on the virtually
+-- consolidated flash in the generation recovery picks
+rec-ck1 : ∀ {s t s' b g C M} → (rt : RecTo (virt (walkG g s) s) M) → DOKs (dat (virt (walkG g s) s)) M (stable t) →
+          pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
+          slot b (virt (walkG g s) s) ≡ syn (cpt g C) → PM (Older g) (slot (Data.Bool.Base.not b) (virt (walkG g s) s)) →
+          All (PM (GenLe g)) (dr (virt (walkG g s) s)) → Img (ck1 (rec0L b g C s)) s' → CRL s' t
+rec-ck1 {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (cD , cL , cO , cR , cI) =
+  fin (rec-crash {virt vs s} {virt vs s'} rt dk pk (inj₁ refl) (cD , cL , cO , crashL-ck1 vs cR , cI))
+  where
+    vs = walkG g s
+    R0 = rec0L b g C s
+    sl' : cpL s' ≡ syn (cpt g C)
+    sl' = crashC-eq (rec-slR0 {b} {g} {C} s sl1) cL
+    drE : dr s' ≡ map sync (dr s)
+    drE = crashL-id (all-sync-IsSyn (dr s)) cR
+    wkE : walkG g s' ≡ vs
+    wkE = walk-eq g s' s (λ p → cong cur (cI p)) (λ p → proj₂ (crashD-syncd (dat s p) (cD p)))
+                  (trans (cong (map cur) drE) (map-cur-sync (dr s)))
+    fin : RecTo (virt vs s') M × DOKs (dat (virt vs s')) M (stable t) → CRL s' t
+    fin (rt' , dk') = pickCase cO
+      where
+        oldG : PM (Older g) (cpO s') → CRL s' t
+        oldG so' = true , g , C , pick-slot true s' g C sl' so' , M ,
+                   subst (λ us → RecTo (virt us s') M) (sym wkE) rt' , dk'
+        pickCase : CrashC (put (cpt (suc g) (l2p R0)) (cpO R0)) (cpO s') → CRL s' t
+        pickCase (inj₁ e)        = oldG (subst (PM (Older g)) (sym e) (PM-dur {P = Older g} (cpO R0) (rec-soR0 {b} {g} {C} s so1)))
+        pickCase (inj₂ (inj₂ e)) = oldG (subst (PM (Older g)) (sym e) tt)
+        pickCase (inj₂ (inj₁ e)) =
+          rec-newG {vs} {s'} {t} {g} {M} (all-prefix-syn vs rg1) rt'
+                   (pick-g (trans (sym (RecTo.pk rt')) (pick-slot false s' (suc g) (l2p R0) e (subst (PM (Older (suc g))) (sym sl') ≤-refl))))
+                   dk' (subst (λ l → All (GenLe g) (map cur l)) (sym drE) (all-cur (all-sync (all-suffix (map syn vs) rg1))))
+
+rec-ck2 : ∀ {s t s' b g C M} → (rt : RecTo (virt (walkG g s) s) M) → DOKs (dat (virt (walkG g s) s)) M (stable t) →
+          pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
+          slot b (virt (walkG g s) s) ≡ syn (cpt g C) →
+          All (PM (GenLe g)) (dr (virt (walkG g s) s)) → Img (ck2 (rec0L b g C s)) s' → CRL s' t
+rec-ck2 {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 rg1 (cD , cL , cO , cR , cI) =
+  fin (rec-crash {virt vs s} {virt vs s'} rt dk pk (inj₂ (inj₁ refl)) (cD , cL , cO , crashL-ck2 vs cR , cI))
+  where
+    vs = walkG g s
+    so' : PM (Older (suc g)) (cpL s')
+    so' = older-er (subst (Older (suc g)) (sym (cong cur (rec-slR0 {b} {g} {C} s sl1))) ≤-refl) cL
+    fin : RecTo (virt vs s') M × DOKs (dat (virt vs s')) M (stable t) → CRL s' t
+    fin (rt' , dk') =
+      rec-newG {vs} {s'} {t} {g} {M} (all-prefix-syn vs rg1) rt'
+               (pick-g (trans (sym (RecTo.pk rt')) (pick-slot false s' (suc g) (l2p (rec0L b g C s)) cO so')))
+               dk' (all-cur (crashL-PM tt cR (all-put erased tt (all-sync (all-sync (all-suffix (map syn vs) rg1))))))
+
+rec-ck3 : ∀ {s t s' b g C M} → (rt : RecTo (virt (walkG g s) s) M) → DOKs (dat (virt (walkG g s) s)) M (stable t) →
+          pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → Img (ck3 (rec0L b g C s)) s' → CRL s' t
+rec-ck3 {s} {t} {s'} {b} {g} {C} {M} rt dk pk img3@(_ , _ , _ , cR , _) =
+  fin (rec-crash {virt (walkG g s) s} {s'} rt dk pk (inj₂ (inj₂ refl)) img3)
+  where
+    fin : RecTo s' M × DOKs (dat s') M (stable t) → CRL s' t
+    fin (rt' , dk') = crl-of {s'} {t} {M} rt' dk' (walk-nodr (RecTo.g rt') s' (crashL-nil cR))
+
+rec-go : ∀ {s t s' b g C M m} → (rt : RecTo (virt (walkG g s) s) M) → DOKs (dat (virt (walkG g s) s)) M (stable t) →
+         pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
+         slot b (virt (walkG g s) s) ≡ syn (cpt g C) → PM (Older g) (slot (Data.Bool.Base.not b) (virt (walkG g s) s)) →
+         All (PM (GenLe g)) (dr (virt (walkG g s) s)) → CkPt (rec0L b g C s) m → Img m s' → CRL s' t
+rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (inj₁ refl) img =
+  rec-ck1 {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 img
+rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (inj₂ (inj₁ refl)) img =
+  rec-ck2 {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 rg1 img
+rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (inj₂ (inj₂ refl)) img =
+  rec-ck3 {s} {t} {s'} {b} {g} {C} {M} rt dk pk img
+
 -- `pl-rec-crash`: a crash of PL's recovery from a state in `CRL` is in
 -- `CRL`, S's state unchanged
 pl-rec-crash : ∀ {G s t s'} → CRL s t → crashPL G Sp.recover s s' → Σ State λ t' → crashS Sp.recover t t' × CRL s' t'
 pl-rec-crash {G} {s} {t} {s'} (b0 , g0 , C0 , pk0 , M , rt@(recto b1 g1 C1 pk1 sl1 so1 rs1 rg1 mx1 dm1 ro1) , dk)
              (b , g , C , pk , m , ck , img) with trans (sym pk0) pk | trans (sym pk1) pk
-... | refl | refl = t , refl , go ck img
-  where
-    vs = walkG g s
-    sv = virt vs s
-    R0 = rec0L b g C s
-    slR0 : cpL R0 ≡ syn (cpt g C)
-    slR0 = trans (slot-sync b sv) (cong sync sl1)
-    soR0 : PM (Older g) (cpO R0)
-    soR0 = subst (PM (Older g)) (sym (slot-sync (Data.Bool.Base.not b) sv)) (PM-sync {P = Older g} (slot (Data.Bool.Base.not b) sv) so1)
-    rgs : All (PM (GenLe g)) (dr s)
-    rgs = all-suffix (map syn vs) rg1
-    rgv : All (GenLe g) vs
-    rgv = all-prefix-syn vs rg1
-    rss : All IsSyn (dr s)
-    rss = all-suffix (map syn vs) rs1
-    newG : ∀ {M'} (rt' : RecTo (virt vs s') M') → RecTo.g rt' ≡ suc g → DOKs (dat s') M' (stable t) →
-           All (GenLe g) (map cur (dr s')) → CRL s' t
-    newG {M'} rt' e dk' ga =
-      crl-of {s'} {t} {M'} (recto-old {vs} {s'} {M'} {g} rt' e rgv) dk'
-             (subst (λ g' → walkG g' s' ≡ []) (sym (trans (g-old rt' e) e)) (walk-old g s' ga))
-      where
-        g-old : ∀ {M''} (r' : RecTo (virt vs s') M'') (e' : RecTo.g r' ≡ suc g) →
-                RecTo.g (recto-old {vs} {s'} {M''} {g} r' e' rgv) ≡ RecTo.g r'
-        g-old (recto _ _ _ _ _ _ _ _ _ _ _) refl = refl
-    go : ∀ {m} → CkPt R0 m → Img m s' → CRL s' t
-    go (inj₁ refl) img1@(cD , cL , cO , cR , cI) with rec-crash {sv} {virt vs s'} rt dk pk (inj₁ refl) (cD , cL , cO , crashL-ck1 vs cR , cI)
-    ... | rt' , dk' = pickCase cO
-      where
-        sl' : cpL s' ≡ syn (cpt g C)
-        sl' = crashC-eq slR0 cL
-        drE : dr s' ≡ map sync (dr s)
-        drE = crashL-id (all-sync-IsSyn (dr s)) cR
-        wkE : walkG g s' ≡ vs
-        wkE = walk-eq g s' s (λ p → cong cur (cI p)) (λ p → proj₂ (crashD-syncd (dat s p) (cD p)))
-                      (trans (cong (map cur) drE) (map-cur-sync (dr s)))
-        oldG : PM (Older g) (cpO s') → CRL s' t
-        oldG so' = true , g , C , pick-slot true s' g C sl' so' , M ,
-                   subst (λ us → RecTo (virt us s') M) (sym wkE) rt' , dk'
-        pickCase : CrashC (put (cpt (suc g) (l2p R0)) (cpO R0)) (cpO s') → CRL s' t
-        pickCase (inj₁ e)        = oldG (subst (PM (Older g)) (sym e) (PM-dur {P = Older g} (cpO R0) soR0))
-        pickCase (inj₂ (inj₂ e)) = oldG (subst (PM (Older g)) (sym e) tt)
-        pickCase (inj₂ (inj₁ e)) =
-          newG rt' (pick-g (trans (sym (RecTo.pk rt')) (pick-slot false s' (suc g) (l2p R0) e (subst (PM (Older (suc g))) (sym sl') ≤-refl))))
-               dk' (subst (λ l → All (GenLe g) (map cur l)) (sym drE) (all-cur (all-sync rgs)))
-    go (inj₂ (inj₁ refl)) (cD , cL , cO , cR , cI) with rec-crash {sv} {virt vs s'} rt dk pk (inj₂ (inj₁ refl)) (cD , cL , cO , crashL-ck2 vs cR , cI)
-    ... | rt' , dk' =
-      newG rt' (pick-g (trans (sym (RecTo.pk rt')) (pick-slot false s' (suc g) (l2p R0) cO so')))
-           dk' (all-cur (crashL-PM tt cR (all-put erased tt (all-sync (all-sync rgs)))))
-      where
-        so' : PM (Older (suc g)) (cpL s')
-        so' = older-er (subst (Older (suc g)) (sym (cong cur slR0)) ≤-refl) cL
-    go (inj₂ (inj₂ refl)) img3@(cD , cL , cO , cR , cI) with rec-crash {sv} {s'} rt dk pk (inj₂ (inj₂ refl)) img3
-    ... | rt' , dk' = crl-of {s'} {t} {M} rt' dk' (walk-nodr (RecTo.g rt') s' (crashL-nil cR))
+... | refl | refl = t , refl , rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 ck img

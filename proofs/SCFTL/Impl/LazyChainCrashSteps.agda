@@ -107,7 +107,7 @@ open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (fi2-crash⁺; 
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (CR; crashC-eq)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM)
 open import Data.Unit.Base using (tt)
-open import Data.Maybe.Base using (just; nothing)
+open import Data.Maybe.Base using (Maybe; just; nothing)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; Addr; stable; volatile; crashS; use; flush; w; rl; es) renaming (reg to regop)
 
@@ -399,14 +399,18 @@ lazy-et {s} {M} (_ , inj₂ (L , op)) = proj₁ (proj₂ (OobP⇒LkC {s} {L} {M}
 -- `free-fi2-landed`: the lazy commit's crash point before its SYNC from
 -- a state with P's RI, the record taken by the walk: P's `CRm` moved to
 -- the flash with the record on the region (`recto-follow`)
-free-fi2-landed : ∀ {s s' M t'} → RI s → Lazy s M → Img (fi2 M s) s' → walkG (gen s) s' ≡ rec s ∷ [] →
-                  CRm s s' t' → CRL s' t'
-free-fi2-landed {s} {s'} {M} {t'} r lz img@(cD , cL , cO , cR , cI) wk (M' , _ , recto b g C pk sl so rs rg mx dm ro , dk)
-  with trans (sym pk) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) cL) (crashC-PM tt cO (RI.slotO r)))
-... | refl =
-  true , gen s , RI.C r , pk , M' ,
+private
+  pick-bg : ∀ {b g C b' g' C'} → _≡_ {A = Maybe (Bool × ℕ × Map)} (just (b , g , C)) (just (b' , g' , C')) → b ≡ b' × g ≡ g'
+  pick-bg refl = refl , refl
+
+-- `free-fi2-landed′`: the same, P's `RecTo` on the crashed flash in the
+-- live slot and the state's generation
+free-fi2-landed′ : ∀ {s s' M t' M'} → RI s → Lazy s M → Img (fi2 M s) s' → walkG (gen s) s' ≡ rec s ∷ [] →
+                   (rt : RecTo s' M') → RecTo.b rt ≡ true → RecTo.g rt ≡ gen s → DOKs (dat s') M' (stable t') → CRL s' t'
+free-fi2-landed′ {s} {s'} {M} {t'} {M'} r lz img@(cD , cL , cO , cR , cI) wk (recto b g C pk sl so rs rg mx dm ro) refl refl dk =
+  true , gen s , C , pk , M' ,
   subst (λ vs → RecTo (virt vs s') M') (sym wk)
-        (recto-follow {[]} {s'} {M'} {rec s} (recto b g C pk sl so rs rg mx dm ro) ea ex ok ex' ≤-refl) , dk
+        (recto-follow {[]} {s'} {M'} {rec s} (recto true (gen s) C pk sl so rs rg mx dm ro) ea ex ok ex' ≤-refl) , dk
   where
     ph = proj₁ (free-lazy-ph r lz)
     ci = ph-cinv ph
@@ -438,6 +442,13 @@ free-fi2-landed {s} {s'} {M} {t'} r lz img@(cD , cL , cO , cR , cI) wk (M' , _ ,
     ab p le = subst (RLt G) (sym (cur-eq p le)) (ch-abv ci p (≤-trans (ch-enx ci) le))
     ex' : extM G R' D' (lkOf (rec s ∷ X)) ≡ []
     ex' = cong (extS G R' D' (ep s)) (seek-none G omax R' (nxt s) ab)
+
+free-fi2-landed : ∀ {s s' M t'} → RI s → Lazy s M → Img (fi2 M s) s' → walkG (gen s) s' ≡ rec s ∷ [] →
+                  CRm s s' t' → CRL s' t'
+free-fi2-landed {s} {s'} {M} {t'} r lz img@(cD , cL , cO , cR , cI) wk (M' , _ , rt , dk) =
+  free-fi2-landed′ {s} {s'} {M} {t'} {M'} r lz img wk rt (proj₁ (pick-bg eq)) (proj₂ (pick-bg eq)) dk
+  where
+    eq = trans (sym (RecTo.pk rt)) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) cL) (crashC-PM tt cO (RI.slotO r)))
 
 -- `free-lazy-crash-CRL`: every crash point of the lazy commit from a
 -- state with P's RI is in `CRL`
@@ -538,17 +549,27 @@ top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} ci (cD , _) cs
   with ver-last rs0 (dlt h y' ps true (dd , [] , E')) (ver-crash (dat s) (dat s') cD (CInv.ch-dur ci) (CInv.ch-ver ci))
 ... | x' , o = okR-okC (gen s) x' (Dof s') h y' ps dd E' cs o
 
+-- a record the region's acceptance check passes heads what it accepts
+acc-ok1 : ∀ g D c X → okC g D c X ≡ true → acc g D (c ∷ X) ≡ c ∷ X
+acc-ok1 g D c X e rewrite e = refl
+
 -- `kons-ea`: `recto-kons`'s first hypothesis: the virtually consolidated
 -- crashed region is accepted as a whole
 kons-ea : ∀ {k s s' x L rs0 h y' ps dd E' y E} →
           CInv k s x L (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) y E → Img s s' →
           let vs = rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) in
           acc (gen s) (Dof s') (map cur (dr (virt vs s'))) ≡ map cur (dr (virt vs s'))
-kons-ea {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img
-  rewrite map-cur-++ (map syn (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))) (dr s')
-        | map-cur-syn (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []))
-        | rv-snoc rs0 (dlt h y' ps true (dd , [] , E'))
-        | top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img (rv rs0 ++ map cur (dr s')) = refl
+kons-ea {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img =
+  trans (cong (acc (gen s) (Dof s')) e)
+        (trans (acc-ok1 (gen s) (Dof s') tp (rv rs0 ++ map cur (dr s'))
+                        (top-okC {k} {s} {s'} {x} {L} {rs0} {h} {y'} {ps} {dd} {E'} {y} {E} ci img (rv rs0 ++ map cur (dr s'))))
+               (sym e))
+  where
+    tp = dlt h y' ps true (dd , [] , E')
+    e : map cur (dr (virt (rv (rs0 ++ tp ∷ [])) s')) ≡ tp ∷ (rv rs0 ++ map cur (dr s'))
+    e = trans (map-cur-++ (map syn (rv (rs0 ++ tp ∷ []))) (dr s'))
+              (trans (cong (_++ map cur (dr s')) (map-cur-syn (rv (rs0 ++ tp ∷ []))))
+                     (cong (_++ map cur (dr s')) (rv-snoc rs0 tp)))
 
 -- `recs-++`, `lay-recs`: the chain's records, newest first, are committed
 -- pages of the generation
