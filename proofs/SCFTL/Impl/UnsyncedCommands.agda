@@ -116,7 +116,7 @@ open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (Gh; ghostN; shpN; prN; prN-BI; topN; RecG; CrM; crash-G; FFu; crash-F; crash-normal-G;
-         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; PUM; obligationsU; ARP; CRP; RecCk; rec-ck; RecCr)
+         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; PUM; obligationsU; ARP; CRP; RecCk; rec-ck; RecCr; choice)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (pre-sync; preT; A-Inv)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -555,11 +555,11 @@ private
 
   A-recᶜC : ∀ {S t S'} → CRP S t → ⊤ → crashPUc SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
   A-recᶜC {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s3 , us3 ⟫ , gh3 ⟧}
-    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , rc) , _)
-    with trans (sym pk) pk2
-  ... | refl with parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))
-  ...   | refl , refl = rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk ga p sh m rd ob
-                          (rec-cmd-ck {b} {g} {C} {pr} {es'} {s} {shp , pr} {s3} {gh3} rc)
+    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , rc) , _) =
+    rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk ga p sh m rd ob
+      (choice (λ b′ g′ C′ es″ → RecCk b′ g′ C′ pr es″ s (shp , pr) s3 gh3) (trans (sym pk2) pk)
+              (proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))))
+              (rec-cmd-ck {b2} {g2} {C2} {pr} {es2} {s} {shp , pr} {s3} {gh3} rc))
 
 open SB.ForwardSimulation PUMc SB.SB using () renaming (Obligations to ObligationsC)
 
