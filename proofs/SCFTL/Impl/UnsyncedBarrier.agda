@@ -367,19 +367,28 @@ crash-recU : ∀ {m s' es} → LayM m es → ept m ≡ [] → Img m s' → ∀ D
   Σ (List Cell) λ pr → Σ (List UEp) λ es' →
     CrashEs (gen m) es es' × map cur (dr s') ≡ lay es' pr ×
     rp (gen m) (accU (gen m) D pr es') mt ∈ rsAt (gen m) (map (ue (gen m)) es) (rp (gen m) pr mt)
-crash-recU {m} {s'} {es} (prM , e , sy) z (_ , _ , _ , cl , _) D mt
-  with crashL-++ (map (uns erased) (lay (map (ue (gen m)) es) []))
-         (subst (λ w → CrashL w (dr s'))
-                (trans e (cong (λ q → map (uns erased) (tents (gen m) (ep m) q ++ lay (map (ue (gen m)) es) []) ++ prM) z))
-                cl)
-... | A , B , d , ca , cb with crashEs (gen m) es (crashRs (lay (map (ue (gen m)) es) []) ca)
-...   | es' , ces , la =
+crash-recU {m} {s'} {es} (prM , e , sy) z (_ , _ , _ , cl , _) D mt =
   map cur prM , es' , ces ,
   trans (cong (map cur) d)
    (trans (map-++-commute cur A B)
     (trans (cong₂ _++_ la (cong (map cur) (crashL-syn sy cb)))
            (lay-++ es' [] (map cur prM)))) ,
   crash-rec-prefix (gen m) D (map cur prM) es es' mt ces
+  where
+    -- the crash lemmas' results, by projections (no `with` over this clause)
+    X1 = crashL-++ (map (uns erased) (lay (map (ue (gen m)) es) []))
+           (subst (λ w → CrashL w (dr s'))
+                  (trans e (cong (λ q → map (uns erased) (tents (gen m) (ep m) q ++ lay (map (ue (gen m)) es) []) ++ prM) z))
+                  cl)
+    A  = proj₁ X1
+    B  = proj₁ (proj₂ X1)
+    d  = proj₁ (proj₂ (proj₂ X1))
+    ca = proj₁ (proj₂ (proj₂ (proj₂ X1)))
+    cb = proj₂ (proj₂ (proj₂ (proj₂ X1)))
+    X2 = crashEs (gen m) es (crashRs (lay (map (ue (gen m)) es) []) ca)
+    es' = proj₁ X2
+    ces = proj₁ (proj₂ X2)
+    la  = proj₂ (proj₂ X2)
 
 -- in particular a crash right after a barrier's programs (no SYNC)
 barrier-crash-prefix : ∀ {s s' es} → LayM s es → Img (flB s) s' → ∀ D mt →
@@ -599,8 +608,9 @@ A-okU : ∀ u → NotEs u → ∀ {s t s'} → ARv s t → Below (st s) → okU 
 A-okU (SB.reg (SB.op (SB.w a d))) _ = write-A a d
 A-okU (SB.reg (SB.op SB.rl)) _ = rl-A
 A-okU (SB.reg (SB.op SB.es)) ()
-A-okU (SB.reg SB.barrier) _ {s} {t} ar bl (inj₁ (lt , refl)) with barrier-A {s} {t} ar lt refl
-... | t' , b , ar' = t' , b , ar' , Below-flB {st s} bl
+A-okU (SB.reg SB.barrier) _ {s} {t} ar bl (inj₁ (lt , refl)) =
+  let G = barrier-A {s} {t} ar lt refl in
+  proj₁ G , proj₁ (proj₂ G) , proj₂ (proj₂ G) , Below-flB {st s} bl
 A-okU (SB.reg SB.barrier) _ {s} {t} {s'} ar bl (inj₂ x) = barrier-sync-A {s} {t} {s'} ar bl x
 A-okU SB.flush _ {s} {t} {s'} ar bl o = flush-A {s} {t} {s'} ar bl o
 
@@ -778,16 +788,21 @@ es-A {s} {t} {s'} (v , c , n) g ((p , ep , e) , eu) =
 -- the invariant
 A-okG : ∀ u {s t s'} → ARv s t → GcI (st s) → okU u s s' →
         Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARv s' t' × GcI (st s')
-A-okG (SB.reg (SB.op SB.es)) {s} {t} {s'} ar g o with es-A {s} {t} {s'} ar g o
-... | t' , x , ar' = t' , x , ar' , gcI-ok (SB.reg (SB.op SB.es)) {s} {s'} g o
-A-okG (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} ar g o with A-okU (SB.reg (SB.op (SB.w a d))) tt {s} {t} {s'} ar (GcI.blw g) o
-... | t' , x , ar' , _ = t' , x , ar' , gcI-ok (SB.reg (SB.op (SB.w a d))) {s} {s'} g o
-A-okG (SB.reg (SB.op SB.rl)) {s} {t} {s'} ar g o with A-okU (SB.reg (SB.op SB.rl)) tt {s} {t} {s'} ar (GcI.blw g) o
-... | t' , x , ar' , _ = t' , x , ar' , gcI-ok (SB.reg (SB.op SB.rl)) {s} {s'} g o
-A-okG (SB.reg SB.barrier) {s} {t} {s'} ar g o with A-okU (SB.reg SB.barrier) tt {s} {t} {s'} ar (GcI.blw g) o
-... | t' , x , ar' , _ = t' , x , ar' , gcI-ok (SB.reg SB.barrier) {s} {s'} g o
-A-okG SB.flush {s} {t} {s'} ar g o with A-okU SB.flush tt {s} {t} {s'} ar (GcI.blw g) o
-... | t' , x , ar' , _ = t' , x , ar' , gcI-ok SB.flush {s} {s'} g o
+A-okG (SB.reg (SB.op SB.es)) {s} {t} {s'} ar g o =
+  let G = es-A {s} {t} {s'} ar g o in
+  proj₁ G , proj₁ (proj₂ G) , proj₂ (proj₂ G) , gcI-ok (SB.reg (SB.op SB.es)) {s} {s'} g o
+A-okG (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} ar g o =
+  let G = A-okU (SB.reg (SB.op (SB.w a d))) tt {s} {t} {s'} ar (GcI.blw g) o in
+  proj₁ G , proj₁ (proj₂ G) , proj₁ (proj₂ (proj₂ G)) , gcI-ok (SB.reg (SB.op (SB.w a d))) {s} {s'} g o
+A-okG (SB.reg (SB.op SB.rl)) {s} {t} {s'} ar g o =
+  let G = A-okU (SB.reg (SB.op SB.rl)) tt {s} {t} {s'} ar (GcI.blw g) o in
+  proj₁ G , proj₁ (proj₂ G) , proj₁ (proj₂ (proj₂ G)) , gcI-ok (SB.reg (SB.op SB.rl)) {s} {s'} g o
+A-okG (SB.reg SB.barrier) {s} {t} {s'} ar g o =
+  let G = A-okU (SB.reg SB.barrier) tt {s} {t} {s'} ar (GcI.blw g) o in
+  proj₁ G , proj₁ (proj₂ G) , proj₁ (proj₂ (proj₂ G)) , gcI-ok (SB.reg SB.barrier) {s} {s'} g o
+A-okG SB.flush {s} {t} {s'} ar g o =
+  let G = A-okU SB.flush tt {s} {t} {s'} ar (GcI.blw g) o in
+  proj₁ G , proj₁ (proj₂ G) , proj₁ (proj₂ (proj₂ G)) , gcI-ok SB.flush {s} {s'} g o
 
 ------------------------------------------------------------------------
 -- The stable image: the pages the stable L2P (`smap`) maps are below
@@ -931,34 +946,38 @@ ARU s t = ARv s t × ARs s t
 
 A-full : ∀ u {s t s'} → ARU s t → GcI (st s) → SmI (st s) → okU u s s' →
          Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GcI (st s') × SmI (st s')
-A-full u {s} {t} {s'} (av , sa) g sm o with A-okG u {s} {t} {s'} av g o
-... | t' , x , av' , g' = t' , x , (av' , stab u o x) , g' , smI-ok u {s} {s'} g sm o
+A-full u {s} {t} {s'} (av , sa) g sm o =
+  proj₁ G , proj₁ (proj₂ G) , (proj₁ (proj₂ (proj₂ G)) , stab u o (proj₁ (proj₂ G))) , proj₂ (proj₂ (proj₂ G)) ,
+  smI-ok u {s} {s'} g sm o
   where
-    keep : SB.stable t' ≡ SB.stable t → (∀ a → a ≤ amax → rdS (st s') (smap (st s') a) ≡ rdS (st s) (smap (st s) a)) →
+    -- A-okG's result by projections; the lemmas below take SB's state as
+    -- an argument (no `with` whose context carries this block)
+    G = A-okG u {s} {t} {s'} av g o
+    keep : ∀ {t'} → SB.stable t' ≡ SB.stable t → (∀ a → a ≤ amax → rdS (st s') (smap (st s') a) ≡ rdS (st s) (smap (st s) a)) →
            ARs s' t'
     keep et h a le = trans (h a le) (trans (sa a le) (cong (λ f → f a) (sym et)))
-    syncS : SB.stable t' ≡ SB.volatile t → okP (oS flushOp) (st s) (st s') → ARs s' t'
+    syncS : ∀ {t'} → SB.stable t' ≡ SB.volatile t → okP (oS flushOp) (st s) (st s') → ARs s' t'
     syncS et fo a le = trans (flush-stable fo a) (trans (proj₁ av a le) (cong (λ f → f a) (sym et)))
-    stab : ∀ u → okU u s s' → SB.okSB (SB.use u) t t' → ARs s' t'
-    stab (SB.reg (SB.op (SB.w a d))) (inj₁ (_ , f1 , f2 , e) , _) x =
-      keep (wstab a d x) (λ b le → trans (cong (λ z → rdS z (smap z b)) e)
+    stab : ∀ {t'} u → okU u s s' → SB.okSB (SB.use u) t t' → ARs s' t'
+    stab {t'} (SB.reg (SB.op (SB.w a d))) (inj₁ (_ , f1 , f2 , e) , _) x =
+      keep {t'} (wstab a d x) (λ b le → trans (cong (λ z → rdS z (smap z b)) e)
                                     (rdS-opt′ f1 f2 (wr0 a d (st s)) (smI-place a d {st s} sm) b le))
-    stab (SB.reg (SB.op (SB.w a d))) (inj₂ (_ , e) , _) x =
-      keep (wstab a d x) (λ b le → cong (λ z → rdS z (smap z b)) e)
-    stab (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , _) refl =
-      keep refl (λ b le → trans (cong (λ z → rdS z (smap z b)) e)
+    stab {t'} (SB.reg (SB.op (SB.w a d))) (inj₂ (_ , e) , _) x =
+      keep {t'} (wstab a d x) (λ b le → cong (λ z → rdS z (smap z b)) e)
+    stab {t'} (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , _) refl =
+      keep {t'} refl (λ b le → trans (cong (λ z → rdS z (smap z b)) e)
                           (rdS-opt′ f1 f2 (rl0 p (st s)) (smI-place (p2l (st s) p) (cellD (pv (st s) p)) {st s} sm) b le))
-    stab (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) refl =
-      keep refl (λ b le → cong (λ z → rdS z (smap z b)) e)
-    stab (SB.reg (SB.op SB.rl)) (inj₂ (_ , e) , _) refl =
-      keep refl (λ b le → cong (λ z → rdS z (smap z b)) e)
-    stab (SB.reg (SB.op SB.es)) ((p , ep , e) , _) refl =
-      keep refl (λ b le → trans (cong (λ z → rdS z (smap z b)) e) (rdS-esF p (st s) ep sm b le))
-    stab (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , et , _)) =
-      keep et (rdS-flB (st s) sm)
-    stab (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₂ (ge , _ , _)) =
+    stab {t'} (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) refl =
+      keep {t'} refl (λ b le → cong (λ z → rdS z (smap z b)) e)
+    stab {t'} (SB.reg (SB.op SB.rl)) (inj₂ (_ , e) , _) refl =
+      keep {t'} refl (λ b le → cong (λ z → rdS z (smap z b)) e)
+    stab {t'} (SB.reg (SB.op SB.es)) ((p , ep , e) , _) refl =
+      keep {t'} refl (λ b le → trans (cong (λ z → rdS z (smap z b)) e) (rdS-esF p (st s) ep sm b le))
+    stab {t'} (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , et , _)) =
+      keep {t'} et (rdS-flB (st s) sm)
+    stab {t'} (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₂ (ge , _ , _)) =
       ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym (proj₂ (proj₂ av))) ge))
-    stab (SB.reg SB.barrier) (inj₂ (ge , fo , _)) (_ , _ , inj₂ (_ , et , _)) = syncS et fo
-    stab (SB.reg SB.barrier) (inj₂ (ge , fo , _)) (_ , _ , inj₁ (lt , _ , _)) =
+    stab {t'} (SB.reg SB.barrier) (inj₂ (ge , fo , _)) (_ , _ , inj₂ (_ , et , _)) = syncS {t'} et fo
+    stab {t'} (SB.reg SB.barrier) (inj₂ (ge , fo , _)) (_ , _ , inj₁ (lt , _ , _)) =
       ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (proj₂ (proj₂ av)) ge))
-    stab SB.flush (fo , _) (_ , et , _ , _) = syncS et fo
+    stab {t'} SB.flush (fo , _) (_ , et , _ , _) = syncS {t'} et fo

@@ -299,16 +299,7 @@ recU-crash-readsBI : ∀ {s t s'} (b : BI (st s) (ues s)) → ARU s t → GhAll 
     k ≤ length (SB.pend t) × candAt t k ∈ SB.stable t ∷ SB.pend t ×
     (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g D es' pr mt) a) ≡ candAt t k a) ×
     (∀ a p → a ≤ amax → proj₁ (recRS g D es' pr mt) a ≡ just p → oob (cur (dat s' p)) ≡ a)
-recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm , (gl , vm) , dl , syi) (cd , _ , _ , cl , _)
-  with crashL-++ (map (uns erased) (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []))
-                 (subst (λ w → CrashL w (dr s')) dre cl)
-... | A , B , d , ca , cb
-  with crashRs-++ (tents (gen (st s)) (ep (st s)) (ept (st s)))
-                  (crashRs (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []) ca)
-...   | T′ , L′ , d2 , ct , cL with crashEs (gen (st s)) (ues s) cL
-...     | es' , ces , la
-  with crash-ver (gen (st s)) (λ p → cur (dat s' p)) (ues s) es' (map cur prM) (map cur prM) ces (λ _ → refl) (st0 C)
-...       | k , kl , r , vs =
+recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm , (gl , vm) , dl , syi) (cd , _ , _ , cl , _) =
   T′ , es' , k , ces ,
   (trans (cong (map cur) d)
     (trans (map-++-commute cur A B)
@@ -318,6 +309,29 @@ recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm
    tents-skip (gen (st s)) (ep (st s)) (ept (st s)) ct) ,
   kle , nth-∈ (SB.stable t) (SB.pend t) k kle , rd′ , ob′
   where
+    -- the crash lemmas' results, by projections (no `with` over this clause)
+    X1 = crashL-++ (map (uns erased) (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []))
+                   (subst (λ w → CrashL w (dr s')) dre cl)
+    A  = proj₁ X1
+    B  = proj₁ (proj₂ X1)
+    d  = proj₁ (proj₂ (proj₂ X1))
+    ca = proj₁ (proj₂ (proj₂ (proj₂ X1)))
+    cb = proj₂ (proj₂ (proj₂ (proj₂ X1)))
+    X2 = crashRs-++ (tents (gen (st s)) (ep (st s)) (ept (st s)))
+                    (crashRs (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []) ca)
+    T′ = proj₁ X2
+    d2 = proj₁ (proj₂ (proj₂ X2))
+    ct = proj₁ (proj₂ (proj₂ (proj₂ X2)))
+    cL = proj₂ (proj₂ (proj₂ (proj₂ X2)))
+    X3 = crashEs (gen (st s)) (ues s) cL
+    es' = proj₁ X3
+    ces = proj₁ (proj₂ X3)
+    la  = proj₂ (proj₂ X3)
+    X4 = crash-ver (gen (st s)) (λ p → cur (dat s' p)) (ues s) es' (map cur prM) (map cur prM) ces (λ _ → refl) (st0 C)
+    k  = proj₁ X4
+    kl = proj₁ (proj₂ X4)
+    r  = proj₁ (proj₂ (proj₂ X4))
+    vs = proj₂ (proj₂ (proj₂ X4))
     g = gen (st s)
     kle : k ≤ length (SB.pend t)
     kle = subst (k ≤_) (proj₂ (proj₂ av)) kl
@@ -344,5 +358,6 @@ recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm
 
 A-PU : ∀ u {s t s'} → ARU s t → GhAll s t → BI (st s) (ues s) → okU u s s' →
        Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GhAll s' t' × BI (st s') (ues s')
-A-PU u {s} {t} {s'} ar ga b o with A-ghostAll u {s} {t} {s'} ar ga o
-... | t' , x , ar' , ga' = t' , x , ar' , ga' , bi-ok u {s} {t} {s'} b (proj₁ (proj₂ (proj₂ ga))) o
+A-PU u {s} {t} {s'} ar ga b o =
+  let G = A-ghostAll u {s} {t} {s'} ar ga o in
+  proj₁ G , proj₁ (proj₂ G) , proj₁ (proj₂ (proj₂ G)) , proj₂ (proj₂ (proj₂ G)) , bi-ok u {s} {t} {s'} b (proj₁ (proj₂ (proj₂ ga))) o

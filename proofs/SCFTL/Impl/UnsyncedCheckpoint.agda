@@ -208,9 +208,9 @@ crash-covered′ u {s} {t} {m} {s''} (iv , gr) (inj₁ cp) img with crash-covere
 ... | t' , c , r = t' , c , RecTo⇒′ {s''} {t'} r
 crash-covered′ (SB.reg (SB.op _)) (iv , gr) (inj₂ (() , _)) img
 crash-covered′ SB.flush {s} {t} {m} {s''} (iv , gr) (inj₂ (_ , ck)) img
-  with A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl)
-... | t' , (_ , e1 , e2 , _) , iv' =
-  t' , inj₂ (e1 , e2) , ck-points {s} {t'} {m} {s''} (iv' , genR-flush {st s} {fl3 (st s)} (inj₁ refl) gr) ck img
+  = proj₁ A , inj₂ (proj₁ (proj₂ (proj₁ (proj₂ A))) , proj₁ (proj₂ (proj₂ (proj₁ (proj₂ A))))) ,
+    ck-points {s} {proj₁ A} {m} {s''} (proj₂ (proj₂ A) , genR-flush {st s} {fl3 (st s)} (inj₁ refl) gr) ck img
+  where A = A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl)
 crash-covered′ (SB.reg SB.barrier) {s} {t} {m} {s''} (iv , gr) (inj₂ (ge , ck)) img
   with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl))
 ... | t' , (_ , _ , inj₂ (_ , e1 , e2)) , iv' =
@@ -231,15 +231,16 @@ init-Inv′ {s} r ar e = init-Inv r ar e , gle⇒ (dr s) (RI.gle r)
 
 run-Inv′ : ∀ {s t s'} → Inv′ s t → Run s s' → Σ SB.State λ t' → RunSB t t' × Inv′ s' t'
 run-Inv′ iv [] = _ , [] , iv
-run-Inv′ {s} {t} (iv , gr) (step u {s1 = s1} o r) with A-Inv u {s} {t} {s1} iv o
-... | t1 , x , iv1 with run-Inv′ (iv1 , genR-ok u {s} {s1} o gr) r
-...   | t' , rs , iv' = t' , step u x rs , iv'
+run-Inv′ {s} {t} (iv , gr) (step u {s1 = s1} o r) =
+  let A = A-Inv u {s} {t} {s1} iv o ; R = run-Inv′ (proj₂ (proj₂ A) , genR-ok u {s} {s1} o gr) r in
+  proj₁ R , step u (proj₁ (proj₂ A)) (proj₁ (proj₂ R)) , proj₂ (proj₂ R)
 
 -- formula (4) for PU, with the flush's checkpoint: P's durable point, a
 -- run of PU, a crash at any covered point of the next operation, recovery
 formula4-PU′ : ∀ {s t s1 u m s''} → RI s → AR s (toS t) → SB.pend t ≡ [] →
   Run ⟪ s , [] ⟫ s1 → CrashPt′ u s1 m → Img m s'' →
   Σ SB.State λ t1 → Σ SB.State λ t' → RunSB t t1 × SB.crashSB (SB.use u) t1 t' × RecTo′ s'' t'
-formula4-PU′ {s} {t} {s1} {u} {m} {s''} r ar e run cp img with run-Inv′ (init-Inv′ {s} {t} r ar e) run
-... | t1 , rs , iv with crash-covered′ u {s1} {t1} {m} {s''} iv cp img
-...   | t' , c , rt = t1 , t' , rs , c , rt
+formula4-PU′ {s} {t} {s1} {u} {m} {s''} r ar e run cp img =
+  let R = run-Inv′ (init-Inv′ {s} {t} r ar e) run
+      C = crash-covered′ u {s1} {proj₁ R} {m} {s''} (proj₂ (proj₂ R)) cp img in
+  proj₁ R , proj₁ C , proj₁ (proj₂ R) , proj₁ (proj₂ C) , proj₂ (proj₂ C)

@@ -116,7 +116,7 @@ open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (Gh; ghostN; shpN; prN; prN-BI; topN; RecG; CrM; crash-G; FFu; crash-F; crash-normal-G;
-         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; PUM; obligationsU; ARP; CRP; RecCk; rec-ck; RecCr)
+         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; PUM; obligationsU; ARP; CRP; RecCk; rec-ck; RecCr; choice)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (pre-sync; preT; A-Inv)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -135,8 +135,9 @@ sB s = ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫
 -- pages on top of its region, a crash outcome at PUM's crash point
 barrier-cmd-point : ∀ {s x s'} → length (ues s) < umax → BarCmd s x → Img x s' →
   Σ (List Cell) λ ds → AllL Dead ds × CrM (SB.reg SB.barrier) s (padW ds s') (ghostN (sB s))
-barrier-cmd-point {s} {x} {s'} lt r img with mid-crash {x} {fl2 (st s)} {s'} (fl-mid (st s) {x} r) img
-... | ds , dd , img' = ds , dd , inj₁ (lt , img' , refl)
+barrier-cmd-point {s} {x} {s'} lt r img =
+  let M = mid-crash {x} {fl2 (st s)} {s'} (fl-mid (st s) {x} r) img in
+  proj₁ M , proj₁ (proj₂ M) , inj₁ (lt , proj₂ (proj₂ M) , refl)
 
 -- and with PUM's invariant, it recovers to a candidate of SB's crashed
 -- barrier with the barrier's ghost
@@ -255,14 +256,7 @@ ntop s = length (tents (gen (st s)) (ep (st s)) (ept (st s)))
 skip-top : ∀ {s s'} → BI (st s) (ues s) → CrashL (dr (st s)) (dr s') →
   Σ (List Cell) λ A → Σ (List UEp) λ es1 → map cur (dr s') ≡ A ++ lay es1 (prN s) × shapes es1 ≡ shpN s ×
     All Skip A × length A ≡ ntop s
-skip-top {s} {s'} b cl
-  with crashL-++ (map (uns erased) (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []))
-                 (subst (λ w → CrashL w (dr s')) (BI.dre b) cl)
-... | A0 , B0 , d , ca , cb
-  with crashRs-++ (tents (gen (st s)) (ep (st s)) (ept (st s)))
-                  (crashRs (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []) ca)
-...   | T′ , L′ , d2 , ct , cL with crashEs (gen (st s)) (ues s) cL
-...     | es1 , ces , la =
+skip-top {s} {s'} b cl =
   T′ , es1 ,
   trans (cong (map cur) d) (trans (map-++-commute cur A0 B0) (trans (cong (_++ map cur B0) d2)
     (trans (++-assoc T′ L′ (map cur B0))
@@ -270,6 +264,26 @@ skip-top {s} {s'} b cl
                             (lay-++ es1 [] (prN s))))))) ,
   crashEs-shape ces ,
   tents-skip (gen (st s)) (ep (st s)) (ept (st s)) ct , crashRs-length ct
+  where
+    -- the crash lemmas' results, by projections (no `with` over this clause)
+    X1 = crashL-++ (map (uns erased) (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []))
+                   (subst (λ w → CrashL w (dr s')) (BI.dre b) cl)
+    A0 = proj₁ X1
+    B0 = proj₁ (proj₂ X1)
+    d  = proj₁ (proj₂ (proj₂ X1))
+    ca = proj₁ (proj₂ (proj₂ (proj₂ X1)))
+    cb = proj₂ (proj₂ (proj₂ (proj₂ X1)))
+    X2 = crashRs-++ (tents (gen (st s)) (ep (st s)) (ept (st s)))
+                    (crashRs (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []) ca)
+    T′ = proj₁ X2
+    L′ = proj₁ (proj₂ X2)
+    d2 = proj₁ (proj₂ (proj₂ X2))
+    ct = proj₁ (proj₂ (proj₂ (proj₂ X2)))
+    cL = proj₂ (proj₂ (proj₂ (proj₂ X2)))
+    X3 = crashEs (gen (st s)) (ues s) cL
+    es1 = proj₁ X3
+    ces = proj₁ (proj₂ X3)
+    la  = proj₂ (proj₂ X3)
 
 -- the barrier's ghost is the pre-barrier state's with the committed epoch on top
 ghost-sB : ∀ s → ghostN (sB s) ≡ (shpN s ++ ntop s ∷ [] , prN s)
@@ -555,11 +569,11 @@ private
 
   A-recᶜC : ∀ {S t S'} → CRP S t → ⊤ → crashPUc SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
   A-recᶜC {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s3 , us3 ⟫ , gh3 ⟧}
-    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , rc) , _)
-    with trans (sym pk) pk2
-  ... | refl with parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))
-  ...   | refl , refl = rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk ga p sh m rd ob
-                          (rec-cmd-ck {b} {g} {C} {pr} {es'} {s} {shp , pr} {s3} {gh3} rc)
+    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , rc) , _) =
+    rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk ga p sh m rd ob
+      (choice (λ b′ g′ C′ es″ → RecCk b′ g′ C′ pr es″ s (shp , pr) s3 gh3) (trans (sym pk2) pk)
+              (proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))))
+              (rec-cmd-ck {b2} {g2} {C2} {pr} {es2} {s} {shp , pr} {s3} {gh3} rc))
 
 open SB.ForwardSimulation PUMc SB.SB using () renaming (Obligations to ObligationsC)
 

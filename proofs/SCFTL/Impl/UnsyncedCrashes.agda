@@ -138,13 +138,18 @@ private
   crash-older (uns o n) _ (inj₂ (inj₂ refl))       = tt
 
 crash-normal : ∀ {s t s'} → Inv s t → Img (st s) s' → RecTo s' t
-crash-normal {s} {t} {s'} (ar , ga , b , so) img with recU-crash-readsBI {s} {t} {s'} b ar ga img
-... | T , es' , k , ces , p , kl , m , r , ob =
+crash-normal {s} {t} {s'} (ar , ga , b , so) img =
   gen (st s) , BI.C b , sl ,
   trans (cong (λ c → pick (cur c) (cur (cpO s'))) sl)
         (pick-first (gen (st s)) (BI.C b) (cur (cpO s')) (crash-older (cpO (st s)) so (proj₁ (proj₂ (proj₂ img))))) ,
-  map cur (BI.prM b) , T , es' , k , p , m , r , ob
+  map cur (BI.prM b) , proj₁ R , proj₁ R1 , proj₁ R2 , proj₁ R4 , proj₁ R6 , proj₁ R7 , proj₂ R7
   where
+    R  = recU-crash-readsBI {s} {t} {s'} b ar ga img
+    R1 = proj₂ R
+    R2 = proj₂ R1
+    R4 = proj₂ (proj₂ R2)
+    R6 = proj₂ (proj₂ R4)
+    R7 = proj₂ R6
     sl : cpL s' ≡ syn (cpt (gen (st s)) (BI.C b))
     sl = crash-syn (BI.slt b) (proj₁ (proj₂ img))
 
@@ -186,8 +191,11 @@ private
 crash-covered : ∀ u {s t m s''} → Inv s t → CrashPt u s m → Img m s'' →
   Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × RecTo s'' t'
 crash-covered (SB.reg (SB.op x)) {s} {t} {_} {s''} (ar , ga , b , so) (s' , o , refl) img
-  with A-PU (SB.reg (SB.op x)) {s} {t} {s'} ar ga b o
-... | t' , y , ar' , ga' , b' = t' , regc x y , crash-normal {s'} {t'} {s''} (ar' , ga' , b' , slo-ok (SB.reg (SB.op x)) {s} {s'} o so) img
+  = proj₁ A , regc x (proj₁ (proj₂ A)) ,
+    crash-normal {s'} {proj₁ A} {s''} (proj₁ I , proj₁ (proj₂ I) , proj₂ (proj₂ I) , slo-ok (SB.reg (SB.op x)) {s} {s'} o so) img
+  where
+    A = A-PU (SB.reg (SB.op x)) {s} {t} {s'} ar ga b o
+    I = proj₂ (proj₂ A)
 crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} (ar , ga , b , so) (inj₁ (lt , refl)) img
   with A-PU (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} ar ga b (inj₁ (lt , refl))
 ... | t' , (_ , _ , inj₁ (_ , e1 , e2)) , ar' , ga' , b' =
@@ -205,16 +213,21 @@ crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} (ar , ga , b , so) (inj₂ (
 crash-covered SB.flush {s} {t} {_} {s''} iv (inj₁ refl) img =
   preT t , inj₁ (refl , refl) , crash-normal {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} {s''} (pre-sync {s} {t} iv) img
 crash-covered SB.flush {s} {t} {_} {s''} (ar , ga , b , so) (inj₂ refl) img
-  with A-PU SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} ar ga b (flushOk {s})
-... | t' , (_ , e1 , e2 , _) , ar' , ga' , b' =
-  t' , inj₂ (e1 , e2) , crash-normal {⟪ fl3 (st s) , [] ⟫} {t'} {s''} (ar' , ga' , b' , slo-flush {st s} {fl3 (st s)} (inj₁ refl) so) img
+  = proj₁ A , inj₂ (proj₁ (proj₂ (proj₁ (proj₂ A))) , proj₁ (proj₂ (proj₂ (proj₁ (proj₂ A))))) ,
+    crash-normal {⟪ fl3 (st s) , [] ⟫} {proj₁ A} {s''} (proj₁ I , proj₁ (proj₂ I) , proj₂ (proj₂ I) , slo-flush {st s} {fl3 (st s)} (inj₁ refl) so) img
+  where
+    A = A-PU SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} ar ga b (flushOk {s})
+    I = proj₂ (proj₂ A)
 
 ------------------------------------------------------------------------
 -- Every normal-operation step of PU keeps Inv, type A against SB
 
 A-Inv : ∀ u {s t s'} → Inv s t → okU u s s' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × Inv s' t'
-A-Inv u {s} {t} {s'} (ar , ga , b , so) o with A-PU u {s} {t} {s'} ar ga b o
-... | t' , x , ar' , ga' , b' = t' , x , ar' , ga' , b' , slo-ok u {s} {s'} o so
+A-Inv u {s} {t} {s'} (ar , ga , b , so) o =
+  proj₁ A , proj₁ (proj₂ A) , proj₁ I , proj₁ (proj₂ I) , proj₂ (proj₂ I) , slo-ok u {s} {s'} o so
+  where
+    A = A-PU u {s} {t} {s'} ar ga b o
+    I = proj₂ (proj₂ A)
 
 ------------------------------------------------------------------------
 -- Where Inv starts: every state with P's representation invariant and
@@ -280,14 +293,15 @@ data RunSB : SB.State → SB.State → Set where
 
 run-Inv : ∀ {s t s'} → Inv s t → Run s s' → Σ SB.State λ t' → RunSB t t' × Inv s' t'
 run-Inv iv [] = _ , [] , iv
-run-Inv {s} {t} iv (step u {s1 = s1} o r) with A-Inv u {s} {t} {s1} iv o
-... | t1 , x , iv1 with run-Inv iv1 r
-...   | t' , rs , iv' = t' , step u x rs , iv'
+run-Inv {s} {t} iv (step u {s1 = s1} o r) =
+  let A = A-Inv u {s} {t} {s1} iv o ; R = run-Inv (proj₂ (proj₂ A)) r in
+  proj₁ R , step u (proj₁ (proj₂ A)) (proj₁ (proj₂ R)) , proj₂ (proj₂ R)
 
 -- formula (4) for PU: P's durable point, a run of PU, a crash, recovery
 formula4-PU : ∀ {s t s1 u m s''} → RI s → AR s (toS t) → SB.pend t ≡ [] →
   Run ⟪ s , [] ⟫ s1 → CrashPt u s1 m → Img m s'' →
   Σ SB.State λ t1 → Σ SB.State λ t' → RunSB t t1 × SB.crashSB (SB.use u) t1 t' × RecTo s'' t'
-formula4-PU {s} {t} {s1} {u} {m} {s''} r ar e run cp img with run-Inv (init-Inv {s} {t} r ar e) run
-... | t1 , rs , iv with crash-covered u {s1} {t1} {m} {s''} iv cp img
-...   | t' , c , rt = t1 , t' , rs , c , rt
+formula4-PU {s} {t} {s1} {u} {m} {s''} r ar e run cp img =
+  let R = run-Inv (init-Inv {s} {t} r ar e) run
+      C = crash-covered u {s1} {proj₁ R} {m} {s''} (proj₂ (proj₂ R)) cp img in
+  proj₁ R , proj₁ C , proj₁ (proj₂ R) , proj₁ (proj₂ C) , proj₂ (proj₂ C)

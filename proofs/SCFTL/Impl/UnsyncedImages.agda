@@ -406,8 +406,12 @@ gh-ok SB.flush {s} {t} {s'} {t'} av g gh (o , eu) (_ , _ , ep , _) = ghu-sync {s
 -- images related to the flash (`GhU`) on top of ARU
 A-ghost : ∀ u {s t s'} → ARU s t → GcI (st s) → SmI (st s) → GhU s t → okU u s s' →
           Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GcI (st s') × SmI (st s') × GhU s' t'
-A-ghost u {s} {t} {s'} ar g sm gh o with A-full u {s} {t} {s'} ar g sm o
-... | t' , x , ar' , g' , sm' = t' , x , ar' , g' , sm' , gh-ok u {s} {t} {s'} {t'} (proj₁ ar) g gh o x
+A-ghost u {s} {t} {s'} ar g sm gh o =
+  proj₁ F , proj₁ F1 , proj₁ (proj₂ F1) , proj₁ (proj₂ (proj₂ F1)) , proj₂ (proj₂ (proj₂ F1)) ,
+  gh-ok u {s} {t} {s'} {proj₁ F} (proj₁ ar) g gh o (proj₁ F1)
+  where
+    F  = A-full u {s} {t} {s'} ar g sm o
+    F1 = proj₂ F
 
 ------------------------------------------------------------------------
 -- The map after k epochs reads SB's k-th candidate
@@ -441,9 +445,15 @@ recU-reads : ∀ {s t} → LayM (st s) (ues s) → ARU s t → GhU s t → ∀ D
     k ≤ length (SB.pend t) ×
     candAt t k ∈ SB.stable t ∷ SB.pend t ×
     (Base s pr mt → ∀ a → a ≤ amax → rdD (dat (st s)) (proj₁ (recRS g D es pr mt) a) ≡ candAt t k a)
-recU-reads {s} {t} l (av , sa) gh D mt with recU-cand {s} {t} l av D mt
-... | pr , k , p , kl , e , m = pr , k , p , kl , m , rd′
+recU-reads {s} {t} l (av , sa) gh D mt = pr , k , p , kl , m , rd′
   where
+    R  = recU-cand {s} {t} l av D mt
+    pr = proj₁ R
+    k  = proj₁ (proj₂ R)
+    p  = proj₁ (proj₂ (proj₂ R))
+    kl = proj₁ (proj₂ (proj₂ (proj₂ R)))
+    e  = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ R))))
+    m  = proj₂ (proj₂ (proj₂ (proj₂ (proj₂ R))))
     g = gen (st s)
     rd′ : Base s pr mt → ∀ a → a ≤ amax → rdD (dat (st s)) (proj₁ (recRS g D (map (ue g) (ues s)) pr mt) a) ≡ candAt t k a
     rd′ (bx , fr) a le =
@@ -775,9 +785,15 @@ GhAll s t = GcI (st s) × SmI (st s) × GhU s t × DgL (smap (st s)) (ues s) (SB
 
 A-ghostAll : ∀ u {s t s'} → ARU s t → GhAll s t → okU u s s' →
              Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GhAll s' t'
-A-ghostAll u {s} {t} {s'} ar (g , sm , gh , dl , sy) o with A-ghost u {s} {t} {s'} ar g sm gh o
-... | t' , x , ar' , g' , sm' , gh' =
-  t' , x , ar' , g' , sm' , gh' , dg-ok u {s} {t} {s'} {t'} (proj₁ ar) gh dl o x , syI-ok u {s} {s'} g sm sy o
+A-ghostAll u {s} {t} {s'} ar (g , sm , gh , dl , sy) o =
+  proj₁ G , proj₁ G1 , proj₁ G2 , proj₁ G3 , proj₁ G4 , proj₂ G4 ,
+  dg-ok u {s} {t} {s'} {proj₁ G} (proj₁ ar) gh dl o (proj₁ G1) , syI-ok u {s} {s'} g sm sy o
+  where
+    G  = A-ghost u {s} {t} {s'} ar g sm gh o
+    G1 = proj₂ G
+    G2 = proj₂ G1
+    G3 = proj₂ G2
+    G4 = proj₂ G3
 
 ------------------------------------------------------------------------
 -- The state right after a barrier's programs (`flB`) as a state with one

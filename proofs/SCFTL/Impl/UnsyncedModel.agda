@@ -232,12 +232,20 @@ RecOk s gh s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL 
   Σ (List Cell) λ T → Σ (List UEp) λ es' → ParseS (map cur (dr s)) T es' (proj₂ gh) × shapes es' ≡ proj₁ gh ×
   s' ≡ recU b g C (proj₂ gh) es' s
 
+-- recovery's choice (the slot `pick` chooses, the parse with the
+-- ghost's shapes) is unique: what holds of one choice holds of another
+-- (a transport through two small equations, not a `with` on `refl`
+-- over the whole clause)
+choice : ∀ {b g C b2 g2 C2} {es' es2 : List UEp} (P : Bool → ℕ → Map → List UEp → Set) →
+  _≡_ {A = Maybe (Bool × ℕ × Map)} (just (b , g , C)) (just (b2 , g2 , C2)) → es' ≡ es2 → P b g C es' → P b2 g2 C2 es2
+choice P refl refl x = x
+
 -- recovery is determined by the crashed flash and the ghost
 rec-det : ∀ {s gh s1 s2} → RecOk s gh s1 → RecOk s gh s2 → s1 ≡ s2
-rec-det {s} {shp , pr} (b , g , C , pk , T , es' , p , sh , e1) (b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , e2)
-  with trans (sym pk) pk2
-... | refl with parse-unique T T2 es' es2 pr (trans sh (sym sh2)) (trans (sym (proj₁ p)) (proj₁ p2))
-...   | refl , refl = trans e1 (sym e2)
+rec-det {s} {shp , pr} {s1} (b , g , C , pk , T , es' , p , sh , e1) (b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , e2) =
+  trans (choice (λ b′ g′ C′ es″ → s1 ≡ recU b′ g′ C′ pr es″ s) (trans (sym pk) pk2)
+                (proj₂ (parse-unique T T2 es' es2 pr (trans sh (sym sh2)) (trans (sym (proj₁ p)) (proj₁ p2)))) e1)
+        (sym e2)
 
 -- a crash at `ck1`, `ck2`, `ck3` of that recovery, with the ghost it
 -- leaves: unchanged at `ck1` (the region is as it was), the whole
@@ -506,19 +514,20 @@ private
 
   A-rec′ : ∀ {S t S'} → CRP S t → ⊤ → okPU SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARP S' t'
   A-rec′ {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s' , us' ⟫ , gh' ⟧}
-    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , refl) , refl , _)
-    with trans (sym pk) pk2
-  ... | refl with parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))
-  ...   | refl , refl = proj₁ (proj₂ (proj₂ R)) , proj₁ (proj₂ (proj₂ (proj₂ R))) , proj₂ (proj₂ (proj₂ (proj₂ R)))
+    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , refl) , refl , _) =
+    choice (λ b′ g′ C′ es″ → Σ SB.State λ t' → SB.okSB SB.recover t t' × Inv′ ⟪ recU b′ g′ C′ pr es″ s , [] ⟫ t')
+           (trans (sym pk) pk2)
+           (sym (proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p)))))
+           (proj₁ (proj₂ (proj₂ R)) , proj₁ (proj₂ (proj₂ (proj₂ R))) , proj₂ (proj₂ (proj₂ (proj₂ R))))
     where
       R = recU-A {s} {t} (b , g , C , pk , pr , T , es' , k , p , m , rd , ob)
 
   A-recᶜ′ : ∀ {S t S'} → CRP S t → ⊤ → crashPU SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
   A-recᶜ′ {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s3 , us3 ⟫ , gh3 ⟧}
-    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , ck) , _)
-    with trans (sym pk) pk2
-  ... | refl with parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))
-  ...   | refl , refl = rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk ga p sh m rd ob ck
+    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , ck) , _) =
+    rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk ga p sh m rd ob
+      (choice (λ b′ g′ C′ es″ → RecCk b′ g′ C′ pr es″ s (shp , pr) s3 gh3) (trans (sym pk2) pk)
+              (proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p)))) ck)
 
   init-CR′ : ∀ {S t} → NewPU S → SB.New t → CRP S t
   init-CR′ {⟦ ⟪ s , us ⟫ , gh ⟧} {t} ((cL , cO , d0r , _) , _ , refl) (ns , _) =

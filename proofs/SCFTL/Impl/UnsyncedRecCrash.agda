@@ -448,38 +448,43 @@ fg-ck {s} {t} iv gr (inj₂ refl) =
 
 -- every crash point CrashPt′ covers
 fg-pt : ∀ u {s t m} → Inv′ s t → CrashPt′ u s m → Σ ℕ λ gx → FG m gx
-fg-pt (SB.reg (SB.op x)) {s} {t} (iv , gr) (inj₁ (s' , o , refl)) with A-Inv (SB.reg (SB.op x)) {s} {t} {s'} iv o
-... | t' , _ , iv' = gen (st s') , fg-inv {s'} {t'} iv' (genR-ok (SB.reg (SB.op x)) {s} {s'} o gr)
-fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₁ (lt , refl)))
-  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} iv (inj₁ (lt , refl))
-... | t' , _ , iv' = gen (st s) , fg-inv {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {t'} iv' (≤-refl ∷ gr)
+fg-pt (SB.reg (SB.op x)) {s} {t} (iv , gr) (inj₁ (s' , o , refl)) =
+  let A = A-Inv (SB.reg (SB.op x)) {s} {t} {s'} iv o in
+  gen (st s') , fg-inv {s'} {proj₁ A} (proj₂ (proj₂ A)) (genR-ok (SB.reg (SB.op x)) {s} {s'} o gr)
+fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₁ (lt , refl))) =
+  let A = A-Inv (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} iv (inj₁ (lt , refl)) in
+  gen (st s) , fg-inv {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {proj₁ A} (proj₂ (proj₂ A)) (≤-refl ∷ gr)
 fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₂ (ge , inj₁ refl))) =
   gen (st s) , fg-inv {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} (pre-sync {s} {t} iv) (≤-refl ∷ gr)
-fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₂ (ge , inj₂ refl)))
-  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl))
-... | t' , _ , iv' = gen (fl3 (st s)) , fg-inv {⟪ fl3 (st s) , [] ⟫} {t'} iv'
+fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₂ (ge , inj₂ refl))) =
+  let A = A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl)) in
+  gen (fl3 (st s)) , fg-inv {⟪ fl3 (st s) , [] ⟫} {proj₁ A} (proj₂ (proj₂ A))
                        (genR-ok (SB.reg SB.barrier) {s} {⟪ fl3 (st s) , [] ⟫} (inj₂ (ge , inj₁ refl , refl)) gr)
 fg-pt SB.flush {s} {t} (iv , gr) (inj₁ (inj₁ refl)) =
   gen (st s) , fg-inv {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} (pre-sync {s} {t} iv) (≤-refl ∷ gr)
-fg-pt SB.flush {s} {t} (iv , gr) (inj₁ (inj₂ refl))
-  with A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl)
-... | t' , _ , iv' = gen (fl3 (st s)) , fg-inv {⟪ fl3 (st s) , [] ⟫} {t'} iv'
+fg-pt SB.flush {s} {t} (iv , gr) (inj₁ (inj₂ refl)) =
+  let A = A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl) in
+  gen (fl3 (st s)) , fg-inv {⟪ fl3 (st s) , [] ⟫} {proj₁ A} (proj₂ (proj₂ A))
                        (genR-ok SB.flush {s} {⟪ fl3 (st s) , [] ⟫} (inj₁ refl , refl) gr)
 fg-pt (SB.reg (SB.op x)) (iv , gr) (inj₂ (() , _))
-fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₂ (ge , ck))
-  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl))
-... | t' , _ , iv' = fg-ck {s} {t'} iv'
+fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₂ (ge , ck)) =
+  let A = A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl)) in
+  fg-ck {s} {proj₁ A} (proj₂ (proj₂ A))
                        (genR-ok (SB.reg SB.barrier) {s} {⟪ fl3 (st s) , [] ⟫} (inj₂ (ge , inj₁ refl , refl)) gr) ck
-fg-pt SB.flush {s} {t} (iv , gr) (inj₂ (_ , ck))
-  with A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl)
-... | t' , _ , iv' = fg-ck {s} {t'} iv' (genR-ok SB.flush {s} {⟪ fl3 (st s) , [] ⟫} (inj₁ refl , refl) gr) ck
+fg-pt SB.flush {s} {t} (iv , gr) (inj₂ (_ , ck)) =
+  let A = A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl) in
+  fg-ck {s} {proj₁ A} (proj₂ (proj₂ A)) (genR-ok SB.flush {s} {⟪ fl3 (st s) , [] ⟫} (inj₁ refl , refl) gr) ck
 
 -- formula (4)'s crash outcomes, with the region's generations: what
 -- the crashed recoveries above need
 crash-covered″ : ∀ u {s t m s''} → Inv′ s t → CrashPt′ u s m → Img m s'' →
   Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × RecTo″ s'' t'
-crash-covered″ u {s} {t} {m} {s''} iv cp img with crash-covered′ u {s} {t} {m} {s''} iv cp img | fg-pt u {s} {t} {m} iv cp
-... | t' , c , r | gx , fg = t' , c , RecTo′⇒″ {s''} {t'} {gx} (fg-crash {m} {s''} {gx} fg img) r
+crash-covered″ u {s} {t} {m} {s''} iv cp img =
+  proj₁ CC , proj₁ (proj₂ CC) ,
+  RecTo′⇒″ {s''} {proj₁ CC} {proj₁ FP} (fg-crash {m} {s''} {proj₁ FP} (proj₂ FP) img) (proj₂ (proj₂ CC))
+  where
+    CC = crash-covered′ u {s} {t} {m} {s''} iv cp img
+    FP = fg-pt u {s} {t} {m} iv cp
 
 
 ------------------------------------------------------------------------

@@ -120,6 +120,8 @@ recU-A {s''} {t} (b , g , C , pk , pr , T , es' , k , p , m , rd′ , ob) =
 crash-recover : ∀ u {s t m s''} → Inv′ s t → CrashPt′ u s m → Img m s'' →
   Σ SB.State λ t' → Σ St λ s‴ → Σ SB.State λ t'' →
     SB.crashSB (SB.use u) t t' × RecU s'' s‴ × SB.okSB SB.recover t' t'' × Inv′ ⟪ s‴ , [] ⟫ t''
-crash-recover u {s} {t} {m} {s''} iv cp img with crash-covered′ u {s} {t} {m} {s''} iv cp img
-... | t' , c , rt with recU-A {s''} {t'} rt
-...   | s‴ , r , t'' , o , iv' = t' , s‴ , t'' , c , r , o , iv'
+crash-recover u {s} {t} {m} {s''} iv cp img =
+  let C = crash-covered′ u {s} {t} {m} {s''} iv cp img
+      R = recU-A {s''} {proj₁ C} (proj₂ (proj₂ C)) in
+  proj₁ C , proj₁ R , proj₁ (proj₂ (proj₂ R)) , proj₁ (proj₂ C) , proj₁ (proj₂ R) ,
+  proj₁ (proj₂ (proj₂ (proj₂ R))) , proj₂ (proj₂ (proj₂ (proj₂ R)))

@@ -124,8 +124,9 @@ recU-normal : ∀ {s es} → LayM s es → ∀ D mt →
   Σ (List Cell) λ pr →
     Parse (map cur (dr s)) (tents (gen s) (ep s) (ept s)) (map (ue (gen s)) es) pr ×
     recRS (gen s) D (map (ue (gen s)) es) pr mt ∈ rsAt (gen s) (map (ue (gen s)) es) (rp (gen s) pr mt)
-recU-normal {s} {es} l D mt with region-layT {s} {es} l
-... | pr , p = pr , p , rec-prefixP (gen s) D pr (map (ue (gen s)) es) mt
+recU-normal {s} {es} l D mt =
+  let R = region-layT {s} {es} l in
+  proj₁ R , proj₂ R , rec-prefixP (gen s) D (proj₁ R) (map (ue (gen s)) es) mt
 
 ------------------------------------------------------------------------
 -- The number of epochs recovery accepts, and SB's candidates by index
@@ -167,13 +168,18 @@ recU-cand : ∀ {s t} → LayM (st s) (ues s) → ARv s t → ∀ D mt →
     k ≤ length (SB.pend t) ×
     recRS g D es pr mt ≡ rpE g (take k es) (rp g pr mt) ×
     candAt t k ∈ SB.stable t ∷ SB.pend t
-recU-cand {s} {t} l av D mt with region-layT {st s} {ues s} l
-... | pr , p with accU-prefix≤ (gen (st s)) D pr (map (ue (gen (st s))) (ues s))
-...   | k , le , e =
+recU-cand {s} {t} l av D mt =
   pr , k , p , kle ,
   trans (cong (λ z → rp g z mt) e) (rp-lay g (take k es) pr mt) ,
   nth-∈ (SB.stable t) (SB.pend t) k kle
   where
+    R  = region-layT {st s} {ues s} l
+    pr = proj₁ R
+    p  = proj₂ R
+    K  = accU-prefix≤ (gen (st s)) D pr (map (ue (gen (st s))) (ues s))
+    k  = proj₁ K
+    le = proj₁ (proj₂ K)
+    e  = proj₂ (proj₂ K)
     g = gen (st s)
     es = map (ue g) (ues s)
     kle : k ≤ length (SB.pend t)
@@ -195,13 +201,21 @@ recU-crash-cand : ∀ {s t s'} → LayM (st s) (ues s) → ept (st s) ≡ [] →
     recRS g D es' pr mt ≡ rpE g (take k es') (rp g pr mt) ×
     recRS g D es' pr mt ∈ rsAt g (map (ue g) (ues s)) (rp g pr mt) ×
     candAt t k ∈ SB.stable t ∷ SB.pend t
-recU-crash-cand {s} {t} {s'} l z av img D mt with crash-recU {st s} {s'} {ues s} l z img D mt
-... | pr , es' , ces , e , m with accU-prefix≤ (gen (st s)) D pr es'
-...   | k , le , ea =
+recU-crash-cand {s} {t} {s'} l z av img D mt =
   pr , es' , k , ces , (e , []) , kle ,
   trans (cong (λ w → rp g w mt) ea) (rp-lay g (take k es') pr mt) ,
   m , nth-∈ (SB.stable t) (SB.pend t) k kle
   where
+    R   = crash-recU {st s} {s'} {ues s} l z img D mt
+    pr  = proj₁ R
+    es' = proj₁ (proj₂ R)
+    ces = proj₁ (proj₂ (proj₂ R))
+    e   = proj₁ (proj₂ (proj₂ (proj₂ R)))
+    m   = proj₂ (proj₂ (proj₂ (proj₂ R)))
+    K   = accU-prefix≤ (gen (st s)) D pr es'
+    k   = proj₁ K
+    le  = proj₁ (proj₂ K)
+    ea  = proj₂ (proj₂ K)
     g = gen (st s)
     kle : k ≤ length (SB.pend t)
     kle = subst (k ≤_) (trans (crashEs-length ces) (proj₂ (proj₂ av))) le
@@ -230,14 +244,7 @@ recU-crash-open : ∀ {m s'} es → LayM m es → Img m s' → ∀ D mt →
   Σ (List Cell) λ pr → Σ (List Cell) λ T → Σ (List UEp) λ es' →
     CrashEs (gen m) es es' × ParseS (map cur (dr s')) T es' pr ×
     recRS (gen m) D es' pr mt ∈ rsAt (gen m) (map (ue (gen m)) es) (rp (gen m) pr mt)
-recU-crash-open {m} {s'} es (prM , e , sy) (_ , _ , _ , cl , _) D mt
-  with crashL-++ (map (uns erased) (tents (gen m) (ep m) (ept m) ++ lay (map (ue (gen m)) es) []))
-                 (subst (λ w → CrashL w (dr s')) e cl)
-... | A , B , d , ca , cb
-  with crashRs-++ (tents (gen m) (ep m) (ept m))
-                  (crashRs (tents (gen m) (ep m) (ept m) ++ lay (map (ue (gen m)) es) []) ca)
-...   | T′ , L′ , d2 , ct , cL with crashEs (gen m) es cL
-...     | es' , ces , la =
+recU-crash-open {m} {s'} es (prM , e , sy) (_ , _ , _ , cl , _) D mt =
   map cur prM , T′ , es' , ces ,
   (trans (cong (map cur) d)
     (trans (map-++-commute cur A B)
@@ -246,6 +253,25 @@ recU-crash-open {m} {s'} es (prM , e , sy) (_ , _ , _ , cl , _) D mt
              (cong (T′ ++_) (lay-++ es' [] (map cur prM)))))) ,
    tents-skip (gen m) (ep m) (ept m) ct) ,
   crash-rec-prefix (gen m) D (map cur prM) es es' mt ces
+  where
+    -- the crash lemmas' results, by projections (no `with` over this clause)
+    X1 = crashL-++ (map (uns erased) (tents (gen m) (ep m) (ept m) ++ lay (map (ue (gen m)) es) []))
+                   (subst (λ w → CrashL w (dr s')) e cl)
+    A  = proj₁ X1
+    B  = proj₁ (proj₂ X1)
+    d  = proj₁ (proj₂ (proj₂ X1))
+    ca = proj₁ (proj₂ (proj₂ (proj₂ X1)))
+    cb = proj₂ (proj₂ (proj₂ (proj₂ X1)))
+    X2 = crashRs-++ (tents (gen m) (ep m) (ept m))
+                    (crashRs (tents (gen m) (ep m) (ept m) ++ lay (map (ue (gen m)) es) []) ca)
+    T′ = proj₁ X2
+    d2 = proj₁ (proj₂ (proj₂ X2))
+    ct = proj₁ (proj₂ (proj₂ (proj₂ X2)))
+    cL = proj₂ (proj₂ (proj₂ (proj₂ X2)))
+    X3 = crashEs (gen m) es cL
+    es' = proj₁ X3
+    ces = proj₁ (proj₂ X3)
+    la  = proj₂ (proj₂ X3)
 
 -- and by index: recovery accepts the first k epochs as written, k names
 -- one of SB's candidates
@@ -257,13 +283,22 @@ recU-crash-open-cand : ∀ {s t s'} → LayM (st s) (ues s) → ARv s t → Img 
     recRS g D es' pr mt ≡ rpE g (take k es') (rp g pr mt) ×
     recRS g D es' pr mt ∈ rsAt g (map (ue g) (ues s)) (rp g pr mt) ×
     candAt t k ∈ SB.stable t ∷ SB.pend t
-recU-crash-open-cand {s} {t} {s'} l av img D mt with recU-crash-open {st s} {s'} (ues s) l img D mt
-... | pr , T , es' , ces , p , m with accU-prefix≤ (gen (st s)) D pr es'
-...   | k , le , ea =
+recU-crash-open-cand {s} {t} {s'} l av img D mt =
   pr , T , es' , k , ces , p , kle ,
   trans (cong (λ w → rp g w mt) ea) (rp-lay g (take k es') pr mt) ,
   m , nth-∈ (SB.stable t) (SB.pend t) k kle
   where
+    R   = recU-crash-open {st s} {s'} (ues s) l img D mt
+    pr  = proj₁ R
+    T   = proj₁ (proj₂ R)
+    es' = proj₁ (proj₂ (proj₂ R))
+    ces = proj₁ (proj₂ (proj₂ (proj₂ R)))
+    p   = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ R))))
+    m   = proj₂ (proj₂ (proj₂ (proj₂ (proj₂ R))))
+    K   = accU-prefix≤ (gen (st s)) D pr es'
+    k   = proj₁ K
+    le  = proj₁ (proj₂ K)
+    ea  = proj₂ (proj₂ K)
     g = gen (st s)
     kle : k ≤ length (SB.pend t)
     kle = subst (k ≤_) (trans (crashEs-length ces) (proj₂ (proj₂ av))) le
