@@ -52,3 +52,37 @@ fn scftl_passes_with_a_sync_behind_every_barrier() {
     // by the refinement oracle (`Done::SyncBehind`).
     assert!(r.stats.erased_ahead > 0, "no superblock erased ahead");
 }
+
+/// The erase ahead's canary (`Mutant::SYNC_BEHIND`): erasing ahead when a
+/// sync behind *starts*, the superblock a barrier's still unsynced epoch
+/// just freed. The refinement oracle catches it at that erase (P's `GcI`:
+/// a page GC freed is erased only once its commit is durable); without
+/// the oracle the contract catches it later, after a power cut returned to
+/// a barrier whose L2P maps into the erased superblock.
+#[test]
+fn an_erase_ahead_before_the_sync_is_caught() {
+    for m in Mutant::SYNC_BEHIND {
+        let mut run = scftl_tiny_on(m, BackendKind::Ram);
+        run.target.sync_behind = true;
+        run.refine = true;
+        let f = random(&run, 1, 3000)
+            .failure
+            .unwrap_or_else(|| panic!("{}: the refinement oracle missed it", m.name()));
+        assert!(
+            f.violation.message.starts_with("refinement:") && f.violation.message.contains("GcI"),
+            "{}: {}",
+            m.name(),
+            f.violation
+        );
+        run.refine = false;
+        let f = random(&run, 1, 6000)
+            .failure
+            .unwrap_or_else(|| panic!("{}: the contract missed it", m.name()));
+        assert!(
+            f.violation.message.contains("after recovery"),
+            "{}: {}",
+            m.name(),
+            f.violation
+        );
+    }
+}

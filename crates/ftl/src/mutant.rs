@@ -193,6 +193,11 @@ pub enum Mutant {
     /// `ept s ≡ []` (the Agda mutant 15, `OobCommitWithTentativePage`, is
     /// the same bug in the model).
     ChainCommitWithTentativePage,
+    /// SCFTL: the erase ahead runs when a sync behind barriers *starts*,
+    /// not when it returns, and takes superblocks the barriers' unsynced
+    /// epochs freed: a power cut before the sync lands may return to a
+    /// barrier whose L2P still maps into an erased superblock.
+    EraseAheadBeforeSync,
 }
 
 impl Mutant {
@@ -323,6 +328,14 @@ impl Mutant {
         Mutant::DetachedFlushCommitsInline,
     ];
 
+    /// Mutants of the erase ahead after a sync behind barriers
+    /// (`Scftl::erase_ahead`), which only runs with syncs behind: the
+    /// sequential checker reaches it with `--sync-behind`, and the
+    /// refinement oracle catches it at the erase, by P's rule that a page
+    /// GC freed may be erased only once its commit is durable (PU's `GcI`;
+    /// `crates/crashcheck/tests/barrier.rs`, the CI campaign).
+    pub const SYNC_BEHIND: [Mutant; 1] = [Mutant::EraseAheadBeforeSync];
+
     /// Kebab-case name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -332,6 +345,7 @@ impl Mutant {
             Mutant::TicketProvesLaterEpochs => "ticket-proves-later-epochs",
             Mutant::DetachedFlushCommitsInline => "detached-flush-commits-inline",
             Mutant::ChainCommitWithTentativePage => "chain-commit-with-tentative-page",
+            Mutant::EraseAheadBeforeSync => "erase-ahead-before-sync",
             Mutant::SkipSyncBeforeCommit => "skip-sync-before-commit",
             Mutant::EraseVictimBeforeFlush => "erase-victim-before-flush",
             Mutant::HonourTentativeDeltas => "honour-tentative-deltas",
@@ -383,6 +397,7 @@ impl Mutant {
             .chain(Mutant::REFINE_ONLY)
             .chain(Mutant::CHAIN_GUARD)
             .chain(Mutant::CONCURRENT_ONLY)
+            .chain(Mutant::SYNC_BEHIND)
     }
 
     /// Parses a name from [`Mutant::name`].

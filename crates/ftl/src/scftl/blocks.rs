@@ -348,6 +348,12 @@ impl Blocks {
             .filter(move |&sb| self.is_settled(sb, proven_below))
     }
 
+    /// The erasable superblock freed last (the seeded bug
+    /// `EraseAheadBeforeSync` erases it ahead).
+    pub fn newest_erasable(&self) -> Option<Sb> {
+        self.erasable.back().copied()
+    }
+
     /// Erasable → free after `erase(sb)` erased it (counted), ahead of
     /// need: the *erase ahead* after a sync that left no epoch unsynced
     /// (`Scftl::erase_ahead`), so that a later `activate_next` finds an

@@ -766,16 +766,19 @@ impl<F: Flash> Scftl<F> {
     /// W sectors, plus one superblock per write stream (the partly filled
     /// active ones).
     pub(super) fn erase_ahead(&mut self) -> Result<()> {
-        if self.unsynced_epochs > 0 || self.worn_out.is_some() {
+        let early = self.mutant == Mutant::EraseAheadBeforeSync;
+        if (self.unsynced_epochs > 0 && !early) || self.worn_out.is_some() {
             return Ok(());
         }
         let per_sb = u64::from(self.layout.spp) * u64::from(self.layout.pages_per_sb);
         let target = (2 * u64::from(self.config.write_bound)).div_ceil(per_sb.max(1))
             + u64::from(self.config.gc_streams.max(1));
         let refuse_bad = self.mutant != Mutant::EraseMarkedBadBlock;
-        while (self.blocks.free_count() as u64) < target && self.worn_out.is_none() {
-            let proven = self.proven_below;
-            let choice = if self.wear.dynamic {
+        while (early || (self.blocks.free_count() as u64) < target) && self.worn_out.is_none() {
+            let proven = if early { u64::MAX } else { self.proven_below };
+            let choice = if early {
+                self.blocks.newest_erasable()
+            } else if self.wear.dynamic {
                 wear::least_worn(self.blocks.settled_erasable(proven), |sb| {
                     self.blocks.wear(sb)
                 })
@@ -791,10 +794,15 @@ impl<F: Flash> Scftl<F> {
             match erased {
                 Ok(Some(_sb)) => {
                     self.stats.erased_ahead += 1;
-                    // For the refinement oracle: every commit is durable.
+                    // For the refinement oracle: the commits durable now
+                    // (all of them, but for the mutant).
                     #[cfg(debug_assertions)]
                     {
-                        self.ghost.erase_durable[_sb.0 as usize] = self.commits;
+                        self.ghost.erase_durable[_sb.0 as usize] =
+                            self.commits - u64::from(self.unsynced_epochs);
+                    }
+                    if early {
+                        break;
                     }
                 }
                 Ok(None) => break,

@@ -148,6 +148,9 @@ impl<F: Flash> Scftl<F> {
         if self.unsynced_epochs == 0 {
             return Ok(None);
         }
+        if self.mutant == Mutant::EraseAheadBeforeSync {
+            self.erase_ahead()?;
+        }
         self.start_ticket().transpose()
     }
 
