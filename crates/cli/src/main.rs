@@ -15,51 +15,41 @@
 //! without `--force`, or write to an image it checks with `fsck` (unless
 //! asked to `--repair` it).
 
-// Without the `full` feature (Cargo.toml) the binary has only `crashtest`.
 mod crashtest;
-#[cfg(feature = "full")]
-mod error;
-#[cfg(feature = "full")]
-mod explore_fs;
-#[cfg(feature = "full")]
-mod explorecmd;
-#[cfg(feature = "full")]
-mod fscmd;
-#[cfg(feature = "full")]
-mod fuse;
-#[cfg(feature = "full")]
-mod image;
-#[cfg(feature = "full")]
-mod info;
-#[cfg(feature = "full")]
-mod mount;
-#[cfg(feature = "full")]
-mod powercut;
-#[cfg(feature = "full")]
-mod scrub;
-#[cfg(feature = "full")]
-mod serve;
-#[cfg(feature = "full")]
-mod size;
-#[cfg(feature = "full")]
-mod sizing;
-#[cfg(feature = "full")]
-mod stats;
-#[cfg(feature = "full")]
-mod timing;
-#[cfg(feature = "full")]
-mod upgrade;
 
-#[cfg(feature = "full")]
-use std::path::PathBuf;
+/// Items compiled only with the `full` feature (Cargo.toml): every command
+/// but `crashtest`. Without it the binary has only `crashtest` (the CI
+/// crash campaign's lean build).
+macro_rules! full_only {
+    ($($item:item)*) => { $( #[cfg(feature = "full")] $item )* };
+}
+
+full_only! {
+    mod error;
+    mod explore_fs;
+    mod explorecmd;
+    mod fscmd;
+    mod fuse;
+    mod image;
+    mod info;
+    mod mount;
+    mod powercut;
+    mod scrub;
+    mod serve;
+    mod size;
+    mod sizing;
+    mod stats;
+    mod timing;
+    mod upgrade;
+
+    use std::path::PathBuf;
+    use ftl::FtlKind;
+    use crate::error::CliError;
+}
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-#[cfg(feature = "full")]
-use ftl::FtlKind;
-
-#[cfg(feature = "full")]
-use crate::error::CliError;
 
 #[derive(Parser)]
 #[command(

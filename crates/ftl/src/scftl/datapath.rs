@@ -710,9 +710,7 @@ impl<F: Flash> Scftl<F> {
                 // The erase failed: the block is bad now (the device says
                 // so from here on); retire the superblock, take another.
                 Err(FlashError::EraseFailed { .. }) if erasing.is_some() => {
-                    self.blocks.retire(erasing.expect("checked"));
-                    self.stats.erase_failures += 1;
-                    self.bad_superblocks_changed();
+                    self.retire_failed_erase(erasing.expect("checked"));
                 }
                 Err(e) => return Err(e.into()),
             }
@@ -746,6 +744,15 @@ impl<F: Flash> Scftl<F> {
 }
 
 impl<F: Flash> Scftl<F> {
+    /// An erase of `sb` failed (it has left its queue): the block is bad
+    /// now (the device says so from here on), so the superblock retires
+    /// and the space constraints are fitted to the superblocks left.
+    fn retire_failed_erase(&mut self, sb: super::layout::Sb) {
+        self.blocks.retire(sb);
+        self.stats.erase_failures += 1;
+        self.bad_superblocks_changed();
+    }
+
     /// The *erase ahead* (docs/FORMAT.md §4.3, "Detached syncs"): after a
     /// sync that left no epoch unsynced — a detached flush's or a sync
     /// behind barriers, recorded by `note_ticket_sync` — erases settled
@@ -807,9 +814,7 @@ impl<F: Flash> Scftl<F> {
                 }
                 Ok(None) => break,
                 Err(FlashError::EraseFailed { .. }) if erasing.is_some() => {
-                    self.blocks.retire(erasing.expect("checked"));
-                    self.stats.erase_failures += 1;
-                    self.bad_superblocks_changed();
+                    self.retire_failed_erase(erasing.expect("checked"));
                 }
                 Err(e) => return Err(e.into()),
             }
