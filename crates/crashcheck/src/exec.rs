@@ -15,7 +15,7 @@
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 
-use flash::{CrashPolicy, Flash, Geometry, MediaFaults, PageClass, PageImage};
+use flash::{CrashPolicy, Flash, Geometry, MediaFaults, PageClass};
 use ftl::{BlockDevice, FtlError, Lba, Mutant};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -670,12 +670,11 @@ impl Executor {
             let g = *c.geometry();
             let mem = c.inner_mut();
             for i in 0..g.total_pages() {
-                match mem.page_image(g.page_at(i)) {
-                    Ok(PageImage::Erased) | Err(_) => 0u8.hash(&mut h),
-                    Ok(PageImage::Programmed { data, oob }) => {
+                match mem.page_digest(g.page_at(i)) {
+                    Ok(None) | Err(_) => 0u8.hash(&mut h),
+                    Ok(Some(d)) => {
                         1u8.hash(&mut h);
-                        data.hash(&mut h);
-                        oob.hash(&mut h);
+                        d.hash(&mut h);
                     }
                 }
             }

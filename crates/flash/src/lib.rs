@@ -379,12 +379,34 @@ impl PageImage {
     }
 }
 
+/// The 64-bit digest of a programmed page's content that
+/// [`RawFlash::page_digest`] returns: CRC-64/NVME over the data, then the
+/// OOB. A fingerprint, not a check: distinct pages collide with
+/// probability about 2^-64 (the crash checker's state deduplication
+/// relies on that, as it did on SipHash before).
+pub fn page_digest(data: &[u8], oob: &[u8]) -> u64 {
+    let mut d = crc_fast::Digest::new(crc_fast::CrcAlgorithm::Crc64Nvme);
+    d.update(data);
+    d.update(oob);
+    d.finalize()
+}
+
 /// Raw page access that bypasses the NAND rules, for fault layers such as
 /// `CrashFlash` that must put a device into a post-power-loss state. Never
 /// used by FTLs.
 pub trait RawFlash: Flash {
     /// The page's current content (the newest queued value).
     fn page_image(&self, page: PageAddr) -> Result<PageImage>;
+
+    /// The [`page_digest`] of the page's current content, `None` when it
+    /// is erased: what a crash-state fingerprint hashes. The default copies
+    /// the image; RAM devices hash their buffer in place.
+    fn page_digest(&self, page: PageAddr) -> Result<Option<u64>> {
+        Ok(match self.page_image(page)? {
+            PageImage::Erased => None,
+            PageImage::Programmed { data, oob } => Some(page_digest(&data, &oob)),
+        })
+    }
 
     /// Replaces the page's content and state. Programming-order bookkeeping
     /// is recomputed: afterwards the block's next programmable page is the one

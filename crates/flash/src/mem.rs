@@ -155,6 +155,18 @@ impl RawFlash for MemFlash {
         })
     }
 
+    fn page_digest(&self, page: PageAddr) -> Result<Option<u64>> {
+        self.geometry.check_page(page)?;
+        if !self.pages.is_programmed(page) {
+            return Ok(None);
+        }
+        let (data, oob) = self
+            .page_slice(page)
+            .expect("programmed page has a buffer")
+            .split_at(self.geometry.page_size());
+        Ok(Some(crate::page_digest(data, oob)))
+    }
+
     fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()> {
         self.geometry.check_page(page)?;
         match image {
