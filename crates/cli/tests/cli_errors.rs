@@ -501,4 +501,31 @@ fn crashtest_saves_a_failing_concurrent_round_and_checks_it_again() {
     let o = scftl(&["crashtest", "--ops", "5", "--history", s], dir.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("only with --concurrent"));
+    // The background writer too; and with it, a round counts GC victims.
+    let o = scftl(
+        &["crashtest", "--ops", "5", "--background-writes", "10"],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--background-writes N applies only"));
+    let o = scftl(
+        &[
+            "crashtest",
+            "--concurrent",
+            "3",
+            "--geometry",
+            "tiny",
+            "--ops",
+            "20",
+            "--seed",
+            "3",
+            "--background-writes",
+            "200",
+        ],
+        dir.path(),
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("a background writer of 200 writes"), "{out}");
+    assert!(out.contains("GC victims"), "{out}");
 }

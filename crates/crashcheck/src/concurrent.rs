@@ -63,6 +63,16 @@ pub struct ConcurrentConfig {
     pub ftl_mutant: ftl::Mutant,
     /// How long each sync takes (the flushes' window of overlap).
     pub sync_delay: Duration,
+    /// Writes of a background writer thread (0: none). It writes the
+    /// sectors past the checked ones in order, four at a time, wrapping
+    /// around, and runs a sync behind after every fourth write (what a
+    /// sequential client of `scftl serve` makes): superblocks fill, fall
+    /// empty and are erased while the checked threads run, so GC, erases
+    /// and the erase ahead after a sync behind meet their operations. Its
+    /// writes are not in the history (the check reads only the checked
+    /// sectors); the epoch barriers they end in are, since each is a
+    /// commit point.
+    pub background_writes: usize,
 }
 
 impl Default for ConcurrentConfig {
@@ -77,6 +87,7 @@ impl Default for ConcurrentConfig {
             mutant: SharedMutant::None,
             ftl_mutant: ftl::Mutant::None,
             sync_delay: Duration::from_micros(200),
+            background_writes: 0,
         }
     }
 }
@@ -267,6 +278,13 @@ pub struct ConcurrentStats {
     pub coalesced_flushes: u64,
     /// Syncs behind barriers that ran (`SharedDevice::sync_behind`).
     pub syncs_behind: u64,
+    /// Superblocks erased ahead after a sync (`DeviceStats::erased_ahead`).
+    pub erased_ahead: u64,
+    /// Sectors the background writer wrote.
+    pub background_sectors: u64,
+    /// GC victims reclaimed and sectors GC relocated.
+    pub gc_victims: u64,
+    pub gc_relocated: u64,
     /// Linearization states the search visited.
     pub states: u64,
 }
@@ -426,6 +444,7 @@ fn run_round(
     let mem = MemFlash::new(g).map_err(|e| no_history(format!("flash: {e}")))?;
     let mut config = ScftlConfig::default_for(&g);
     config.logical_sectors = config.logical_sectors.max(c.sectors);
+    let logical = config.logical_sectors;
     let harness = Harness {
         inner: CrashFlash::new(mem),
         sync_delay: Duration::ZERO,
@@ -443,7 +462,8 @@ fn run_round(
     if rng.gen_bool(0.5) {
         h.cut_at_sync = Some(h.syncs + rng.gen_range(1..=6));
     } else {
-        let per_round = (c.threads * c.ops_per_thread) as u64 / 2;
+        // (A background write of four sectors issues about three.)
+        let per_round = (c.threads * c.ops_per_thread) as u64 / 2 + 3 * c.background_writes as u64;
         let cut = h.inner.commands_issued() + rng.gen_range(1..=per_round);
         h.inner.set_crash_at(cut);
     }
@@ -452,7 +472,7 @@ fn run_round(
     let scripts: Vec<Pcg64> = (0..c.threads)
         .map(|_| Pcg64::seed_from_u64(rng.gen()))
         .collect();
-    let handles: Vec<_> = scripts
+    let mut handles: Vec<_> = scripts
         .into_iter()
         .enumerate()
         .map(|(t, r)| {
@@ -460,6 +480,15 @@ fn run_round(
             thread::spawn(move || thread_ops(&c, t, r, &shared, &clock, ss))
         })
         .collect();
+    let background = Arc::new(AtomicU64::new(0));
+    if c.background_writes > 0 && logical > c.sectors {
+        let (shared, clock, c) = (Arc::clone(&shared), Arc::clone(&clock), c.clone());
+        let written = Arc::clone(&background);
+        let start = rng.gen_range(c.sectors..logical);
+        handles.push(thread::spawn(move || {
+            background_ops(&c, start, logical, &shared, &clock, &written, ss)
+        }));
+    }
     let histories: Vec<Result<Vec<Op>, String>> = handles
         .into_iter()
         .map(|h| h.join().unwrap_or_else(|_| Err("a thread panicked".into())))
@@ -481,11 +510,16 @@ fn run_round(
     stats.reads_during_sync += counts.reads_during_sync;
     stats.changes_during_sync += counts.changes_during_sync;
     stats.syncs_behind += counts.syncs_behind;
+    stats.background_sectors += background.load(Ordering::SeqCst);
     stats.coalesced_flushes += history
         .iter()
         .filter(|o| o.kind == OpKind::Flush { flushed: false } && o.ret.is_some())
         .count() as u64;
     let dev = shared.into_inner();
+    let ds = dev.stats();
+    stats.erased_ahead += ds.erased_ahead;
+    stats.gc_victims += ds.gc_blocks_reclaimed;
+    stats.gc_relocated += ds.gc_sectors_relocated;
     let mut flash = dev.into_flash().inner;
     if flash.is_powered_off() {
         stats.cut_mid_run += 1;
@@ -661,6 +695,84 @@ fn thread_ops(
                 return Ok(ops);
             }
             Err(e) => return Err(format!("thread {t}, operation {i} ({kind:?}): {e}")),
+        }
+    }
+    Ok(ops)
+}
+
+/// The background writer ([`ConcurrentConfig::background_writes`]):
+/// sectors `first..end`, four at a time from `start`, wrapping around,
+/// with a sync behind after every fourth write. Returns the barriers its
+/// writes ended in, as operations of thread `c.threads`; it stops early
+/// when the history has no room for another (the search orders at most
+/// 120 operations) or the power is cut.
+fn background_ops(
+    c: &ConcurrentConfig,
+    start: u64,
+    end: u64,
+    shared: &SharedDevice<Device>,
+    clock: &AtomicU64,
+    written: &AtomicU64,
+    ss: usize,
+) -> Result<Vec<Op>, String> {
+    let t = c.threads;
+    let first = c.sectors;
+    let room = 120usize.saturating_sub(c.threads * c.ops_per_thread);
+    let tick = || clock.fetch_add(1, Ordering::SeqCst);
+    let mut ops = Vec::new();
+    let mut lba = start;
+    for i in 0..c.background_writes {
+        if i % 4 == 3 {
+            match shared.sync_behind(|_| true) {
+                Ok(_) => {}
+                Err(e) if e.is_power_loss() => return Ok(ops),
+                Err(e) => return Err(format!("background writer (sync behind): {e}")),
+            }
+        }
+        let n = (end - lba).min(4);
+        let id = ((t as u64 + 1) << 32) | (i as u64 + 1);
+        let data: Vec<u8> = (0..n).flat_map(|k| sector_bytes(id, lba + k, ss)).collect();
+        let invoke = tick();
+        let mut barrier = false;
+        let r = shared.change(|d| match d.write(Lba(lba), &data) {
+            Err(FtlError::EpochFull { .. }) if ops.len() < room => {
+                barrier = true;
+                d.epoch_barrier()?;
+                d.write(Lba(lba), &data)
+            }
+            r => r,
+        });
+        let op = |ret| Op {
+            thread: t,
+            invoke,
+            ret,
+            kind: OpKind::Write {
+                lba: 0,
+                n: 0,
+                id: 0,
+                barrier: true,
+            },
+        };
+        match r {
+            Ok(()) => {
+                if barrier {
+                    ops.push(op(Some(tick())));
+                }
+                written.fetch_add(n, Ordering::SeqCst);
+            }
+            // No room for the barrier's operation: the writer is done.
+            Err(FtlError::EpochFull { .. }) => return Ok(ops),
+            Err(e) if e.is_power_loss() => {
+                if barrier {
+                    ops.push(op(None));
+                }
+                return Ok(ops);
+            }
+            Err(e) => return Err(format!("background writer, write {i} at sector {lba}: {e}")),
+        }
+        lba += n;
+        if lba == end {
+            lba = first;
         }
     }
     Ok(ops)

@@ -58,6 +58,12 @@ fn plan(args: &CrashtestArgs) -> Result<ConcurrentConfig, String> {
     };
     let ops_per_thread = 120 / threads;
     let ops_per_thread = ops_per_thread.min(14);
+    let background_writes = args.background_writes.unwrap_or(0);
+    if background_writes > 100_000 {
+        return Err(format!(
+            "--background-writes {background_writes}: give at most 100000 (each round runs them all)"
+        ));
+    }
     Ok(ConcurrentConfig {
         geometry,
         threads,
@@ -66,6 +72,7 @@ fn plan(args: &CrashtestArgs) -> Result<ConcurrentConfig, String> {
         seed: args.seed.unwrap_or_else(super::args::clock_seed),
         mutant,
         ftl_mutant,
+        background_writes,
         ..ConcurrentConfig::default()
     })
 }
@@ -79,9 +86,14 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
         }
     };
     println!(
-        "concurrent crash test: {} threads x {} operations per round, {} rounds, {} sectors, seed {}{}",
+        "concurrent crash test: {} threads x {} operations per round{}, {} rounds, {} sectors, seed {}{}",
         c.threads,
         c.ops_per_thread,
+        if c.background_writes > 0 {
+            format!(" and a background writer of {} writes", c.background_writes)
+        } else {
+            String::new()
+        },
         c.rounds,
         c.sectors,
         c.seed,
@@ -96,7 +108,7 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
         Ok(s) => {
             let secs = t0.elapsed().as_secs_f64();
             println!(
-                "PASSED: {} rounds, {} operations ({:.0}/s), {} cut while operations ran, {} reads served shared ({} during a flush's sync), {} changes during a flush's sync, {} flushes coalesced, {} syncs behind barriers, {} linearization states searched",
+                "PASSED: {} rounds, {} operations ({:.0}/s), {} cut while operations ran, {} reads served shared ({} during a flush's sync), {} changes during a flush's sync, {} flushes coalesced, {} syncs behind barriers, {} superblocks erased ahead, {} background sectors written, {} GC victims ({} sectors relocated), {} linearization states searched",
                 s.rounds,
                 s.ops,
                 s.ops as f64 / secs.max(1e-9),
@@ -106,6 +118,10 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
                 s.changes_during_sync,
                 s.coalesced_flushes,
                 s.syncs_behind,
+                s.erased_ahead,
+                s.background_sectors,
+                s.gc_victims,
+                s.gc_relocated,
                 s.states
             );
             verdict(false)
@@ -124,11 +140,16 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
                 }
             }
             println!(
-                "rerun: scftl crashtest --concurrent {} --geometry {} --seed {} --ops {}{} (the interleaving is the scheduler's: a rerun may pass)",
+                "rerun: scftl crashtest --concurrent {} --geometry {} --seed {} --ops {}{}{} (the interleaving is the scheduler's: a rerun may pass)",
                 c.threads,
                 args.geometry,
                 c.seed,
                 c.rounds,
+                if c.background_writes > 0 {
+                    format!(" --background-writes {}", c.background_writes)
+                } else {
+                    String::new()
+                },
                 args.mutant
                     .as_ref()
                     .map_or(String::new(), |m| format!(" --mutant {m}"))

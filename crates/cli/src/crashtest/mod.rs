@@ -492,6 +492,10 @@ pub fn run(args: &CrashtestArgs) -> ExitCode {
         eprintln!("scftl crashtest: --history FILE applies only with --concurrent THREADS");
         return ExitCode::from(2);
     }
+    if args.background_writes.is_some() {
+        eprintln!("scftl crashtest: --background-writes N applies only with --concurrent THREADS");
+        return ExitCode::from(2);
+    }
     if args.fs.is_some() {
         if let Some(flag) = ftl_only_flag(args) {
             eprintln!(
