@@ -129,3 +129,29 @@ fn each_pipeline_bug_is_caught_and_its_schedule_replays() {
         assert_eq!(ours, ours_again, "the replay failed differently");
     }
 }
+
+/// With a background writer GC and the erase ahead run among the threads'
+/// operations: the protocol passes, and the erase ahead made when a sync
+/// starts (before it proves the epoch that freed the superblock) is
+/// caught, its schedule replaying to the same failure.
+#[test]
+fn with_a_background_writer_the_erase_ahead_bug_is_caught_and_replays() {
+    let bg = ConcurrentConfig {
+        background_writes: 200,
+        ..base()
+    };
+    if let Some(report) = run(&bg, 1, 300) {
+        panic!("{report}");
+    }
+    let c = ConcurrentConfig {
+        ftl_mutant: ftl::Mutant::EraseAheadBeforeSync,
+        ..bg
+    };
+    let report = (1..=10)
+        .find_map(|seed| run(&c, seed, 1000))
+        .expect("erase-ahead-before-sync not caught in 10 x 1000 shuttle rounds");
+    let (schedule, ours) = split(&report);
+    assert!(ours.contains("concurrent crash test failed"), "{ours}");
+    let again = replay(&c, &schedule).expect("the schedule passed when replayed");
+    assert_eq!(ours, split(&again).1, "the replay failed differently");
+}
