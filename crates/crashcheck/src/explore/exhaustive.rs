@@ -1043,13 +1043,19 @@ impl Enumeration<'_> {
         } else {
             self.ex.nested_crash_states += 1;
         }
+        let nested = level < self.cfg.depth && !self.light;
+        // The crash state before its recovery, to fork the nested runs
+        // from (a recovered device is up and cannot be forked: taking the
+        // fork after the recovery made every nested crash point replay
+        // its whole script from format).
+        let down = if nested { e.fork() } else { None };
         let before = e.flash_commands();
         script.push(Self::RECOVER);
         if let Err(v) = e.step(&Self::RECOVER) {
             return Err((v, script));
         }
         let recovery_cmds = e.flash_commands() - before;
-        if level >= self.cfg.depth || self.light {
+        if !nested {
             // Run the continuation anyway: what recovery left must take a
             // commit (this is where a bad recovery shows).
             let cont = Self::continuation(&e);
@@ -1062,8 +1068,6 @@ impl Enumeration<'_> {
             self.total += e.stats().checking();
             return Ok(());
         }
-        // The crash state before its recovery, to fork the nested runs from.
-        let down = e.fork();
         let cont = Self::continuation(&e);
         let mut probe_script = script.clone();
         script.truncate(script.len() - 1);
