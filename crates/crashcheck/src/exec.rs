@@ -551,11 +551,7 @@ impl Executor {
         if self.dev.is_some() {
             return None;
         }
-        let g = self.cfg.geometry;
-        let flash = self.flash.with(|c| {
-            let fresh = flash::MemFlash::with_nvram(g, c.nvram_size()).ok()?;
-            c.duplicate(fresh)
-        })?;
+        let flash = self.flash.with(|c| c.fork_copy())?;
         Some(Executor {
             cfg: self.cfg.clone(),
             data_seed: self.data_seed,
@@ -774,7 +770,6 @@ impl Executor {
             &self.flash,
             &self.cfg.target,
             self.cfg.mutant,
-            self.cfg.geometry,
             policy,
         )
         .map_err(|m| self.violation(format!("model oracle: stable probe: {m}")))?;

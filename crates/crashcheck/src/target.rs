@@ -216,11 +216,12 @@ impl Backend {
             Backend::Image(c) => c.crash(CrashPolicy::Random, rng),
         }
     }
-    /// A copy of the RAM backend's state on `fresh` (the image backend
-    /// cannot be copied: `None`, and the caller replays instead).
-    pub fn duplicate(&mut self, fresh: MemFlash) -> Option<Backend> {
+    /// A copy of the RAM backend's state (`CrashFlash::fork_copy`; the
+    /// image backend cannot be copied: `None`, and the caller replays
+    /// instead).
+    pub fn fork_copy(&self) -> Option<Backend> {
         match self {
-            Backend::Ram(c) => c.duplicate(fresh).ok().map(Backend::Ram),
+            Backend::Ram(c) => Some(Backend::Ram(c.fork_copy())),
             Backend::Image(_) => None,
         }
     }

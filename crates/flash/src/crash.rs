@@ -519,9 +519,15 @@ impl<F: RawFlash> CrashFlash<F> {
             self.inner.nvram_read(0, &mut nv)?;
             fresh.nvram_write(0, &nv)?;
         }
-        Ok(CrashFlash {
-            inner: fresh,
-            geometry: g,
+        Ok(self.over(fresh))
+    }
+
+    /// This layer's state (in-flight set, power, faults, counters of its
+    /// own) over the backend `inner`.
+    fn over<G>(&self, inner: G) -> CrashFlash<G> {
+        CrashFlash {
+            inner,
+            geometry: self.geometry,
             histories: self.histories.clone(),
             index: self.index.clone(),
             power: self.power,
@@ -533,7 +539,7 @@ impl<F: RawFlash> CrashFlash<F> {
             unstable: self.unstable.clone(),
             inject: self.inject,
             spare_histories: Vec::new(),
-        })
+        }
     }
 
     /// Turns on media behaviours the default model leaves out.
@@ -1331,6 +1337,15 @@ impl<F: RawFlash> CrashFlash<F> {
                 .set_page_image(page, PageImage::Programmed { data: d, oob: o })?;
         }
         Ok(())
+    }
+}
+
+impl CrashFlash<crate::MemFlash> {
+    /// [`CrashFlash::duplicate`] onto a fresh `MemFlash` of the same
+    /// battery-backed buffer size, made with `MemFlash::fork_copy` (whole
+    /// block buffers instead of page by page): the same device.
+    pub fn fork_copy(&self) -> CrashFlash<crate::MemFlash> {
+        self.over(self.inner.fork_copy())
     }
 }
 

@@ -66,6 +66,36 @@ impl MemFlash {
         })
     }
 
+    /// What [`crate::CrashFlash::duplicate`] of this device onto a fresh
+    /// `MemFlash::with_nvram` of the same buffer size gives — every
+    /// programmed page, the wear records, the battery-backed buffer; zero
+    /// counters, the unlimited wear model, no spare buffers — made by
+    /// copying each block buffer that holds a programmed page whole
+    /// instead of page by page (exhaustive checking forks a crash state
+    /// this way, hundreds of thousands of times per run).
+    pub fn fork_copy(&self) -> MemFlash {
+        let g = self.geometry;
+        let blocks = (0..g.total_blocks())
+            .map(|b| {
+                let block = BlockId(b);
+                let any = (0..g.pages_per_block)
+                    .any(|p| self.pages.is_programmed(PageAddr::new(block.0, p)));
+                if any {
+                    self.blocks[b as usize].clone()
+                } else {
+                    None
+                }
+            })
+            .collect();
+        MemFlash {
+            geometry: g,
+            blocks,
+            pages: self.pages.fork_copy(),
+            nvram: self.nvram.clone(),
+            spare: Vec::new(),
+        }
+    }
+
     fn stride(&self) -> usize {
         self.geometry.page_size() + self.geometry.oob_size as usize
     }

@@ -91,6 +91,18 @@ impl PageStates {
         states
     }
 
+    /// The same page states and wear records with zeroed counters and the
+    /// unlimited wear model: what copying the pages and wear records onto
+    /// a fresh device gives (`MemFlash::fork_copy`).
+    pub(crate) fn fork_copy(&self) -> PageStates {
+        PageStates::from_parts(
+            self.geometry,
+            self.programmed.clone(),
+            WearModel::UNLIMITED,
+            self.wear.clone(),
+        )
+    }
+
     fn index(&self, page: PageAddr) -> usize {
         self.geometry.page_index(page) as usize
     }

@@ -493,3 +493,91 @@ fn page_digest_in_place_matches_the_image_and_sees_one_byte() {
     }
     assert!(m.page_digest(PageAddr::new(99, 0)).is_err());
 }
+
+/// Exhaustive checking forks crash states with `fork_copy`: it must give
+/// the device `duplicate` onto a fresh `MemFlash` gives — pages, wear
+/// records, battery-backed buffer, zero counters, the next programmable
+/// page of every block, and the in-flight set (the same crash outcome).
+#[test]
+fn fork_copy_is_the_duplicate_onto_a_fresh_device() {
+    let mut f = dev();
+    let g = *f.geometry();
+    for b in 0..4 {
+        for p in 0..(b + 1) {
+            f.program(
+                PageAddr::new(b, p),
+                &page(&g, (b * 8 + p) as u8),
+                &[b as u8, p as u8],
+            )
+            .unwrap();
+        }
+    }
+    f.sync().unwrap();
+    f.erase(BlockId(2)).unwrap();
+    f.mark_bad(BlockId(5)).unwrap();
+    f.nvram_write(3, &[4, 5, 6]).unwrap();
+    // In flight at the fork: a program and an erase after the last sync.
+    f.program(PageAddr::new(3, 4), &page(&g, 77), &[]).unwrap();
+    f.erase(BlockId(1)).unwrap();
+    f.cut_power();
+    let nv = f.nvram_size();
+    let mut dup = f.duplicate(MemFlash::with_nvram(g, nv).unwrap()).unwrap();
+    let mut fork = f.fork_copy();
+    let same = |a: &CrashFlash<MemFlash>, b: &CrashFlash<MemFlash>, when: &str| {
+        for i in 0..g.total_pages() {
+            let p = g.page_at(i);
+            assert_eq!(
+                a.inner().page_image(p).unwrap(),
+                b.inner().page_image(p).unwrap(),
+                "{when}: {p:?}"
+            );
+        }
+        for b2 in 0..g.total_blocks() {
+            let blk = BlockId(b2);
+            assert_eq!(
+                a.inner().block_wear(blk).unwrap(),
+                b.inner().block_wear(blk).unwrap(),
+                "{when}: {blk:?}"
+            );
+        }
+        assert_eq!(a.inner().counters(), b.inner().counters(), "{when}");
+        assert_eq!(a.in_flight_pages(), b.in_flight_pages(), "{when}");
+    };
+    same(&dup, &fork, "forked");
+    assert_eq!(fork.inner().counters(), flash::FlashCounters::default());
+    let mut rng1 = Pcg64::seed_from_u64(9);
+    let mut rng2 = Pcg64::seed_from_u64(9);
+    dup.crash(CrashPolicy::Random, &mut rng1).unwrap();
+    fork.crash(CrashPolicy::Random, &mut rng2).unwrap();
+    same(&dup, &fork, "crashed");
+    let (mut a, mut b) = (vec![0; nv], vec![0; nv]);
+    dup.nvram_read(0, &mut a).unwrap();
+    fork.nvram_read(0, &mut b).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(&b[3..6], &[4, 5, 6]);
+    // Each block's next programmable page: the page after its highest
+    // programmed one on both (and no earlier page).
+    for b2 in 0..4u32 {
+        let next = (0..g.pages_per_block)
+            .rposition(|p| {
+                dup.inner().page_image(PageAddr::new(b2, p)).unwrap() != PageImage::Erased
+            })
+            .map_or(0, |p| p as u32 + 1);
+        if next > 0 && next < g.pages_per_block {
+            let early = PageAddr::new(b2, 0);
+            assert!(dup.inner_mut().program(early, &page(&g, 1), &[]).is_err());
+            assert!(fork.inner_mut().program(early, &page(&g, 1), &[]).is_err());
+        }
+        if next < g.pages_per_block {
+            let at = PageAddr::new(b2, next);
+            assert!(
+                dup.inner_mut().program(at, &page(&g, 2), &[]).is_ok(),
+                "{at:?}"
+            );
+            assert!(
+                fork.inner_mut().program(at, &page(&g, 2), &[]).is_ok(),
+                "{at:?}"
+            );
+        }
+    }
+}

@@ -596,15 +596,10 @@ pub fn probe_stable(
     flash: &crate::target::Dev,
     target: &crate::target::Target,
     mutant: ftl::Mutant,
-    geometry: flash::Geometry,
     policy: flash::CrashPolicy,
 ) -> Result<Option<Box<dyn ftl::BlockDevice>>, String> {
-    use flash::Flash;
     use rand::SeedableRng;
-    let copy = flash.with(|c| {
-        let fresh = flash::MemFlash::with_nvram(geometry, c.nvram_size()).ok()?;
-        c.duplicate(fresh)
-    });
+    let copy = flash.with(|c| c.fork_copy());
     let Some(mut copy) = copy else {
         return Ok(None);
     };
