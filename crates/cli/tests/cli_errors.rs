@@ -508,22 +508,11 @@ fn crashtest_saves_a_failing_concurrent_round_and_checks_it_again() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--background-writes N applies only"));
-    let o = scftl(
-        &[
-            "crashtest",
-            "--concurrent",
-            "3",
-            "--geometry",
-            "tiny",
-            "--ops",
-            "20",
-            "--seed",
-            "3",
-            "--background-writes",
-            "200",
-        ],
-        dir.path(),
-    );
+    let argv: Vec<&str> =
+        "crashtest --concurrent 3 --geometry tiny --ops 20 --seed 3 --background-writes 200"
+            .split(' ')
+            .collect();
+    let o = scftl(&argv, dir.path());
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(out.contains("a background writer of 200 writes"), "{out}");
