@@ -14,6 +14,8 @@
 //! - bytes of pages that are not programmed are never read, so buffers are
 //!   reused without clearing.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use crate::pages::{ram_flash_impl, PageStates};
 use crate::{
     check_page_image, put_page, BlockId, BlockWear, Geometry, PageAddr, PageImage, RawFlash,
@@ -34,6 +36,60 @@ pub struct MemFlash {
     /// Buffers of erased blocks kept for reuse: allocating and faulting in a
     /// fresh block buffer dominated the cost of a program.
     spare: Vec<Box<[u8]>>,
+    /// `page_digest`s computed so far, per page, kept until the page's
+    /// bytes change: `store` and `set_page_image`, the only writers of page
+    /// bytes, forget the page's entry. A crash state's fingerprint then
+    /// hashes only the pages written since the last one (exhaustive checking
+    /// takes one per outcome). Atomics because `page_digest` takes `&self`
+    /// and shared reads may run at once; entries are only ever filled with
+    /// the digest of the bytes they describe, so a race stores one value
+    /// twice.
+    digests: DigestCache,
+}
+
+/// Per-page digests with a known flag (see `MemFlash::digests`).
+struct DigestCache {
+    value: Box<[AtomicU64]>,
+    known: Box<[AtomicBool]>,
+}
+
+impl DigestCache {
+    fn new(pages: usize) -> DigestCache {
+        DigestCache {
+            value: (0..pages).map(|_| AtomicU64::new(0)).collect(),
+            known: (0..pages).map(|_| AtomicBool::new(false)).collect(),
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<u64> {
+        self.known[i]
+            .load(Ordering::Acquire)
+            .then(|| self.value[i].load(Ordering::Relaxed))
+    }
+
+    fn put(&self, i: usize, d: u64) {
+        self.value[i].store(d, Ordering::Relaxed);
+        self.known[i].store(true, Ordering::Release);
+    }
+
+    fn forget(&mut self, i: usize) {
+        *self.known[i].get_mut() = false;
+    }
+
+    fn copy(&self) -> DigestCache {
+        DigestCache {
+            value: self
+                .value
+                .iter()
+                .map(|v| AtomicU64::new(v.load(Ordering::Relaxed)))
+                .collect(),
+            known: self
+                .known
+                .iter()
+                .map(|k| AtomicBool::new(k.load(Ordering::Acquire)))
+                .collect(),
+        }
+    }
 }
 
 /// Most spare block buffers `MemFlash` keeps after erases.
@@ -63,6 +119,7 @@ impl MemFlash {
             pages: PageStates::new(geometry, model),
             nvram: vec![0; nvram_size],
             spare: Vec::new(),
+            digests: DigestCache::new(geometry.total_pages() as usize),
         })
     }
 
@@ -93,6 +150,7 @@ impl MemFlash {
             pages: self.pages.fork_copy(),
             nvram: self.nvram.clone(),
             spare: Vec::new(),
+            digests: self.digests.copy(),
         }
     }
 
@@ -151,6 +209,7 @@ impl MemFlash {
 
     /// Stores a checked page's data and OOB.
     fn store(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) {
+        self.digests.forget(self.geometry.page_index(page) as usize);
         let stride = self.stride();
         let buf = self.buffer(page.block);
         let off = page.page as usize * stride;
@@ -190,11 +249,17 @@ impl RawFlash for MemFlash {
         if !self.pages.is_programmed(page) {
             return Ok(None);
         }
+        let i = self.geometry.page_index(page) as usize;
+        if let Some(d) = self.digests.get(i) {
+            return Ok(Some(d));
+        }
         let (data, oob) = self
             .page_slice(page)
             .expect("programmed page has a buffer")
             .split_at(self.geometry.page_size());
-        Ok(Some(crate::page_digest(data, oob)))
+        let d = crate::page_digest(data, oob);
+        self.digests.put(i, d);
+        Ok(Some(d))
     }
 
     fn set_page_image(&mut self, page: PageAddr, image: PageImage) -> Result<()> {
@@ -204,6 +269,7 @@ impl RawFlash for MemFlash {
             PageImage::Erased => self.pages.set_raw(page, false),
             PageImage::Programmed { data, oob } => {
                 check_page_image(&self.geometry, &data, &oob)?;
+                self.digests.forget(self.geometry.page_index(page) as usize);
                 let stride = self.stride();
                 let buf = self.buffer(page.block);
                 let off = page.page as usize * stride;

@@ -492,6 +492,27 @@ fn page_digest_in_place_matches_the_image_and_sees_one_byte() {
         assert!(seen.insert(got), "{p:?} collides");
     }
     assert!(m.page_digest(PageAddr::new(99, 0)).is_err());
+    // The digests are cached until a page's bytes change: a reprogram
+    // after an erase, a raw image, and a fork's copy all see the new bytes.
+    let before = m.page_digest(a).unwrap().unwrap();
+    m.erase(a.block).unwrap();
+    assert_eq!(m.page_digest(a).unwrap(), None);
+    m.program(a, &page(&g, 9), &[5]).unwrap();
+    let after = m.page_digest(a).unwrap().unwrap();
+    assert_ne!(after, before);
+    let now = |m: &MemFlash, p: PageAddr| match m.page_image(p).unwrap() {
+        PageImage::Programmed { data, oob } => flash::page_digest(&data, &oob),
+        PageImage::Erased => panic!("{p:?} reads erased"),
+    };
+    assert_eq!(after, now(&m, a));
+    m.set_page_image(a, image(&g, 3, &[1])).unwrap();
+    assert_eq!(m.page_digest(a).unwrap(), Some(now(&m, a)));
+    assert_ne!(m.page_digest(a).unwrap(), Some(after));
+    let mut fork = m.fork_copy();
+    assert_eq!(fork.page_digest(a).unwrap(), m.page_digest(a).unwrap());
+    fork.set_page_image(a, image(&g, 4, &[1])).unwrap();
+    assert_eq!(fork.page_digest(a).unwrap(), Some(now(&fork, a)));
+    assert_ne!(fork.page_digest(a).unwrap(), m.page_digest(a).unwrap());
 }
 
 /// Exhaustive checking forks crash states with `fork_copy`: it must give
