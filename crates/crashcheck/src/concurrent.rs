@@ -619,22 +619,11 @@ fn thread_ops(
             4..=6 | 9 => {
                 let trim = choice == 9;
                 let data: Vec<u8> = (0..n).flat_map(|k| sector_bytes(id, lba + k, ss)).collect();
-                let mut barrier = false;
-                let r = shared.change(|d| {
-                    let apply = |d: &mut Device| {
-                        if trim {
-                            d.trim(Lba(lba), n)
-                        } else {
-                            d.write(Lba(lba), &data)
-                        }
-                    };
-                    match apply(d) {
-                        Err(FtlError::EpochFull { .. }) => {
-                            barrier = true;
-                            d.epoch_barrier()?;
-                            apply(d)
-                        }
-                        r => r,
+                let (r, barrier) = change_with_barrier(shared, true, |d| {
+                    if trim {
+                        d.trim(Lba(lba), n)
+                    } else {
+                        d.write(Lba(lba), &data)
                     }
                 });
                 let id = if trim { 0 } else { id };
@@ -700,6 +689,27 @@ fn thread_ops(
     Ok(ops)
 }
 
+/// Runs `apply` with the device held exclusive; when the epoch is full
+/// and `may_barrier`, ends it with an epoch barrier in the same hold and
+/// runs `apply` again. Returns the result and whether a barrier ran (a
+/// commit point the history must hold).
+fn change_with_barrier(
+    shared: &SharedDevice<Device>,
+    may_barrier: bool,
+    apply: impl Fn(&mut Device) -> Result<(), FtlError>,
+) -> (Result<(), FtlError>, bool) {
+    let mut barrier = false;
+    let r = shared.change(|d| match apply(d) {
+        Err(FtlError::EpochFull { .. }) if may_barrier => {
+            barrier = true;
+            d.epoch_barrier()?;
+            apply(d)
+        }
+        r => r,
+    });
+    (r, barrier)
+}
+
 /// The background writer ([`ConcurrentConfig::background_writes`]):
 /// sectors `first..end`, four at a time from `start`, wrapping around,
 /// with a sync behind after every fourth write. Returns the barriers its
@@ -733,15 +743,8 @@ fn background_ops(
         let id = ((t as u64 + 1) << 32) | (i as u64 + 1);
         let data: Vec<u8> = (0..n).flat_map(|k| sector_bytes(id, lba + k, ss)).collect();
         let invoke = tick();
-        let mut barrier = false;
-        let r = shared.change(|d| match d.write(Lba(lba), &data) {
-            Err(FtlError::EpochFull { .. }) if ops.len() < room => {
-                barrier = true;
-                d.epoch_barrier()?;
-                d.write(Lba(lba), &data)
-            }
-            r => r,
-        });
+        let (r, barrier) =
+            change_with_barrier(shared, ops.len() < room, |d| d.write(Lba(lba), &data));
         let op = |ret| Op {
             thread: t,
             invoke,

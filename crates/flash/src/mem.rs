@@ -134,13 +134,10 @@ impl MemFlash {
         let g = self.geometry;
         let blocks = (0..g.total_blocks())
             .map(|b| {
-                let block = BlockId(b);
-                let any = (0..g.pages_per_block)
-                    .any(|p| self.pages.is_programmed(PageAddr::new(block.0, p)));
-                if any {
-                    self.blocks[b as usize].clone()
-                } else {
+                if self.pages.block_is_erased(BlockId(b)) {
                     None
+                } else {
+                    self.blocks[b as usize].clone()
                 }
             })
             .collect();
