@@ -574,12 +574,15 @@ fn power_cut(
 /// because an epoch was full (they are among `flushes`), the syncs its
 /// background thread ran behind them (among `flash_syncs`) and the
 /// superblocks SCFTL erased ahead after those syncs (among
-/// `blocks_erased`).
+/// `blocks_erased`), and the requests whose pages were written to the
+/// image after the lock was released (detached writes).
 fn print_stats<D: ftl::BlockDevice + Send + Sync + 'static>(server: &Server<D>) {
     let (flushes, behind) = (server.epoch_flushes(), server.syncs_behind());
+    let detached = server.detached_writes();
     server.with_device(|d| {
         let extra = format!(
-            "epoch_flushes={flushes} syncs_behind={behind} erased_ahead={}",
+            "epoch_flushes={flushes} syncs_behind={behind} erased_ahead={} \
+             detached_writes={detached}",
             d.stats().erased_ahead
         );
         stats::print(&*d, &extra)

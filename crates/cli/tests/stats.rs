@@ -68,11 +68,23 @@ fn serve_reports_device_counters_on_sigusr1_and_at_exit() {
     let sector = before["sector_bytes"];
     assert!(sector >= 512, "sector_bytes {sector}");
 
-    // 1 MiB written, then one flush the client asks for.
-    qemu_io_writeback(&srv.uri(), &["write -P 0x5a 0 1M", "flush"]);
+    // 1 MiB written, 64 KiB more in 4 KiB writes (pages filled by
+    // single-sector requests: detached writes), then one flush the client
+    // asks for.
+    let mut cmds = vec!["write -P 0x5a 0 1M".to_string()];
+    for k in 0..16 {
+        cmds.push(format!("write -P 0x5b {} 4k", (1 << 20) + k * 4096));
+    }
+    cmds.push("flush".to_string());
+    let cmds: Vec<&str> = cmds.iter().map(String::as_str).collect();
+    qemu_io_writeback(&srv.uri(), &cmds);
     let after = sample(srv.child.id(), &srv.log);
     let written = (after["sectors_written"] - before["sectors_written"]) * sector;
-    assert_eq!(written, 1 << 20, "bytes written: {after:?}");
+    assert_eq!(written, (1 << 20) + (64 << 10), "bytes written: {after:?}");
+    assert!(
+        after["detached_writes"] > before["detached_writes"],
+        "pages the 4 KiB writes filled were written after the lock: {after:?}"
+    );
     assert!(
         after["flushes"] > before["flushes"],
         "the client's flush is counted: {before:?} -> {after:?}"
@@ -86,6 +98,7 @@ fn serve_reports_device_counters_on_sigusr1_and_at_exit() {
         "blocks_erased",
         "epoch_flushes",
         "syncs_behind",
+        "detached_writes",
     ] {
         assert!(after.contains_key(key), "{key} missing: {after:?}");
     }

@@ -391,6 +391,19 @@ pub trait Layer {
         None
     }
 
+    /// [`Flash::detach_submits`]. As [`Layer::start_sync`], the default
+    /// answers `false` (submits stay synchronous through [`Layer::submit`]);
+    /// a layer whose submits and syncs pass through unchanged may forward.
+    fn detach_submits(&mut self) -> bool {
+        false
+    }
+
+    /// [`Flash::take_detached`] (only asked of a layer whose
+    /// `detach_submits` turned them on).
+    fn take_detached(&mut self) -> Option<crate::DetachedWrite> {
+        self.below_mut().take_detached()
+    }
+
     /// [`Flash::finish_sync`] (only reached with a ticket this layer's
     /// `start_sync` gave).
     fn finish_sync(&mut self, ticket: &crate::SyncTicket) -> Result<()> {
@@ -535,6 +548,12 @@ impl<L: Layer> Flash for L {
     fn start_sync(&mut self) -> Option<Result<crate::SyncTicket>> {
         Layer::start_sync(self)
     }
+    fn detach_submits(&mut self) -> bool {
+        Layer::detach_submits(self)
+    }
+    fn take_detached(&mut self) -> Option<crate::DetachedWrite> {
+        Layer::take_detached(self)
+    }
     fn finish_sync(&mut self, ticket: &crate::SyncTicket) -> Result<()> {
         Layer::finish_sync(self, ticket)
     }
@@ -596,5 +615,8 @@ impl<F: Flash + ?Sized> Layer for Box<F> {
     }
     fn start_sync(&mut self) -> Option<Result<crate::SyncTicket>> {
         (**self).start_sync()
+    }
+    fn detach_submits(&mut self) -> bool {
+        (**self).detach_submits()
     }
 }

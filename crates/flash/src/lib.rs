@@ -57,7 +57,7 @@ pub use crash::{
 pub use dataless::DatalessFlash;
 pub use error::{FlashError, Result};
 pub use file::crash::{ImageCrashFlash, MemImage};
-pub use file::FileFlash;
+pub use file::{DetachedWrite, FileFlash};
 pub use geometry::{Geometry, PRESET_NAMES};
 pub use layer::{Layer, ProgramCmd, ReadCmd};
 pub use mem::MemFlash;
@@ -297,6 +297,33 @@ pub trait Flash {
     /// write. Required (no default) so that every wrapper passes it on;
     /// devices that gather nothing return `Ok(())`.
     fn submit(&mut self) -> Result<()>;
+
+    /// Turns on detached writes, for a frontend that runs requests under a
+    /// lock shared by many threads (`ftl::SharedDevice`): from now on
+    /// [`Flash::submit`] hands what the device holds back to a write that
+    /// [`Flash::take_detached`] returns and the caller runs after releasing
+    /// its lock, instead of writing it itself (the image backend: the runs
+    /// of gathered pages, whose copy into the page cache then holds up no
+    /// other thread). Reads see the handed-over programs either way, and
+    /// [`Flash::sync`], [`Flash::start_sync`] and [`Flash::erase`] first
+    /// have every one of them in the medium (writing those no thread has
+    /// started), so what a sync covers is unchanged. What changes: after
+    /// `submit` and before the detached write ran, a crash of the calling
+    /// process may lose those programs (never synced ones, which snapshot
+    /// consistency lets a crash lose). Returns whether the device does
+    /// this; the default, and a [`Layer`] unless it overrides it, does not
+    /// (`false`), and `submit` stays as it was.
+    fn detach_submits(&mut self) -> bool {
+        false
+    }
+
+    /// The programs [`Flash::submit`] handed over since the last call, as
+    /// one write to run without the device (`None`: none, or detached
+    /// writes are off). Dropping it unrun is safe: the device writes the
+    /// runs itself before its next sync or erase.
+    fn take_detached(&mut self) -> Option<DetachedWrite> {
+        None
+    }
 
     /// Size of the battery-backed buffer in bytes (0 if there is none).
     fn nvram_size(&self) -> usize;

@@ -11,6 +11,7 @@
 mod crash_model;
 mod dataless_basic;
 mod file_basic;
+mod file_detached;
 mod file_errors;
 mod file_format_doc;
 mod layers;

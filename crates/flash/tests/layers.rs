@@ -437,6 +437,7 @@ const LAYERS: &[(&str, &str)] = &[
     ("Backend", "crates/crashcheck/src/target.rs"),
     ("Harness", "crates/crashcheck/src/concurrent.rs"),
     ("GatedSync", "crates/ftl/tests/shared_device.rs"),
+    ("NoDetach", "crates/ftl/examples/shared_image_writes.rs"),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -336,6 +336,12 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
         let r = self.dev().begin_sync_behind();
         self.end_request(r)
     }
+    fn detach_submits(&mut self) -> bool {
+        self.flash_mut().detach_submits()
+    }
+    fn take_detached(&mut self) -> Option<flash::DetachedWrite> {
+        self.flash_mut().take_detached()
+    }
     fn epoch_remaining(&self) -> Option<u64> {
         self.dev_ref().epoch_remaining()
     }

@@ -324,6 +324,21 @@ pub trait BlockDevice {
         Ok(None)
     }
 
+    /// Turns on the flash's detached writes ([`flash::Flash::detach_submits`])
+    /// for a frontend that releases its lock before the writes of a
+    /// request's programs ([`crate::SharedDevice`]): each request then
+    /// leaves them for [`Self::take_detached`]. Returns whether the device
+    /// does; the default does not.
+    fn detach_submits(&mut self) -> bool {
+        false
+    }
+
+    /// The write of the programs the requests since the last call handed
+    /// over, to run without the device ([`flash::DetachedWrite`]).
+    fn take_detached(&mut self) -> Option<flash::DetachedWrite> {
+        None
+    }
+
     /// Ends the current epoch without asking for durability, so that more
     /// writes fit: what was written before it is ordered before what is
     /// written after it, and a power cut keeps a prefix of those epochs
@@ -431,6 +446,12 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     }
     fn begin_sync_behind(&mut self) -> Result<Option<FlushTicket>> {
         (**self).begin_sync_behind()
+    }
+    fn detach_submits(&mut self) -> bool {
+        (**self).detach_submits()
+    }
+    fn take_detached(&mut self) -> Option<flash::DetachedWrite> {
+        (**self).take_detached()
     }
     fn epoch_remaining(&self) -> Option<u64> {
         (**self).epoch_remaining()

@@ -41,6 +41,22 @@
 //! sync. A flush returns only when a sync that started after its
 //! `must_cover` changes completed has finished.
 //!
+//! **Detached writes.** A change holds the exclusive lock while the FTL
+//! does its bookkeeping and programs pages, but on an image the bytes of
+//! the pages a request filled are not copied into the page cache under
+//! it: the device hands them over ([`BlockDevice::detach_submits`], turned
+//! on when the shared device is made; `flash`'s `file/detached.rs`), and
+//! the thread writes them ([`BlockDevice::take_detached`]) after it
+//! released the lock, while the next connection's change runs. Reads find
+//! a handed-over page in the device's registry until its bytes are in the
+//! file; a sync, an erase and a raw page image first have every
+//! handed-over page in the file (writing those no thread has started), so
+//! what a flush makes durable is unchanged; a failed detached write fails
+//! its request, and the device reports it again at its next sync. A
+//! change is counted (for group commit) when its exclusive section ends,
+//! before its detached write: the flush that covers it settles the write
+//! first.
+//!
 //! **Sync behind.** Epoch barriers (an epoch filled up, no client asked
 //! for durability) end epochs without a sync, and SCFTL erases no
 //! superblock while one is unsynced: the first erase after a barrier
@@ -63,7 +79,7 @@ use std::sync::atomic::Ordering;
 
 use crate::sync::{AtomicBool, AtomicU64, Mutex, RwLock};
 
-use crate::device::{BlockDevice, FlushStep, Lba, Result};
+use crate::device::{BlockDevice, FlushStep, FtlError, Lba, Result};
 
 /// Deliberate bugs in the lock protocol, for the concurrent crash test's
 /// self-check (`crashcheck::concurrent`): each must be caught.
@@ -121,6 +137,8 @@ pub struct SharedDevice<D> {
     changes_during_sync: AtomicU64,
     /// Syncs behind barriers that ran ([`SharedDevice::sync_behind`]).
     syncs_behind: AtomicU64,
+    /// Detached writes run after the exclusive lock was released.
+    detached_writes: AtomicU64,
     mutant: SharedMutant,
 }
 
@@ -136,6 +154,9 @@ pub struct SharedCounts {
     pub changes_during_sync: u64,
     /// Syncs behind barriers that ran.
     pub syncs_behind: u64,
+    /// Writes of handed-over pages run with no lock held (see "Detached
+    /// writes" in the module documentation).
+    pub detached_writes: u64,
 }
 
 impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
@@ -144,7 +165,8 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
     }
 
     /// A shared device with a deliberate bug (the checker's self-test).
-    pub fn with_mutant(device: D, mutant: SharedMutant) -> SharedDevice<D> {
+    pub fn with_mutant(mut device: D, mutant: SharedMutant) -> SharedDevice<D> {
+        device.detach_submits();
         SharedDevice {
             device: RwLock::new(device),
             leader: Mutex::new(()),
@@ -156,6 +178,7 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
             reads_during_sync: AtomicU64::new(0),
             changes_during_sync: AtomicU64::new(0),
             syncs_behind: AtomicU64::new(0),
+            detached_writes: AtomicU64::new(0),
             mutant,
         }
     }
@@ -190,14 +213,35 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         self.device.write().read(lba, buf)
     }
 
-    /// Runs `f` with exclusive access; counts nothing.
+    /// Runs `f` with exclusive access; counts nothing. What `f` handed
+    /// over is written after the lock is released; an error of that write
+    /// comes back from the device's next sync.
     pub fn exclusive<R>(&self, f: impl FnOnce(&mut D) -> R) -> R {
-        f(&mut self.device.write())
+        let mut dev = self.device.write();
+        let r = f(&mut dev);
+        let _ = self.release(dev);
+        r
+    }
+
+    /// Ends an exclusive hold: takes what the requests under it handed
+    /// over, releases the lock, and writes it with no lock held.
+    fn release(&self, mut dev: impl std::ops::DerefMut<Target = D>) -> Result<()> {
+        let write = dev.take_detached();
+        drop(dev);
+        match write {
+            Some(w) => {
+                self.detached_writes.fetch_add(1, Ordering::Relaxed);
+                w.run().map_err(FtlError::from)
+            }
+            None => Ok(()),
+        }
     }
 
     /// Runs the change `f` with exclusive access, and counts it when it
-    /// succeeds (a later flush must cover it).
-    pub fn change<T, E>(
+    /// succeeds (a later flush must cover it); then, with the lock
+    /// released, writes what it handed over (a failure of that write fails
+    /// the change).
+    pub fn change<T, E: From<FtlError>>(
         &self,
         f: impl FnOnce(&mut D) -> std::result::Result<T, E>,
     ) -> std::result::Result<T, E> {
@@ -207,7 +251,10 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         if r.is_ok() {
             self.changes.fetch_add(1, Ordering::SeqCst);
         }
-        r
+        let written = self.release(dev);
+        let v = r?;
+        written?;
+        Ok(v)
     }
 
     /// Changes completed so far: a flush asked for now must cover these.
@@ -228,6 +275,7 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
             reads_during_sync: self.reads_during_sync.load(Ordering::Relaxed),
             changes_during_sync: self.changes_during_sync.load(Ordering::Relaxed),
             syncs_behind: self.syncs_behind.load(Ordering::Relaxed),
+            detached_writes: self.detached_writes.load(Ordering::Relaxed),
         }
     }
 
@@ -258,17 +306,21 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         }
         // Every change counted so far is in what this flush commits.
         let now = self.changes.load(Ordering::SeqCst);
-        let step = match dev.begin_flush() {
+        let step = dev.begin_flush();
+        let written = self.release(dev);
+        let step = match step.and_then(|s| written.map(|()| s)) {
             Ok(s) => s,
             Err(e) => return Some(Err(e)),
         };
-        drop(dev);
         if let FlushStep::Ticket(mut ticket) = step {
             self.syncing.store(true, Ordering::Release);
             let waited = ticket.wait();
             self.syncing.store(false, Ordering::Release);
             self.detached_syncs.fetch_add(1, Ordering::Relaxed);
-            if let Err(e) = self.device.write().finish_flush(ticket, waited) {
+            let mut dev = self.device.write();
+            let finished = dev.finish_flush(ticket, waited);
+            let written = self.release(dev);
+            if let Err(e) = finished.and(written) {
                 return Some(Err(e));
             }
         }
@@ -296,7 +348,11 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
             if !gate(&mut dev) {
                 return Ok(false);
             }
-            dev.begin_sync_behind()?
+            let ticket = dev.begin_sync_behind();
+            let written = self.release(dev);
+            let ticket = ticket?;
+            written?;
+            ticket
         };
         let Some(mut ticket) = ticket else {
             return Ok(false);
@@ -304,7 +360,11 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         self.syncing.store(true, Ordering::Release);
         let waited = ticket.wait();
         self.syncing.store(false, Ordering::Release);
-        self.device.write().finish_flush(ticket, waited)?;
+        let mut dev = self.device.write();
+        let finished = dev.finish_flush(ticket, waited);
+        let written = self.release(dev);
+        finished?;
+        written?;
         self.syncs_behind.fetch_add(1, Ordering::Relaxed);
         Ok(true)
     }

@@ -73,6 +73,15 @@ pub fn errno_of(e: &FtlError) -> u32 {
     }
 }
 
+/// An error of the FTL outside an operation's own steps: the detached
+/// write of a request's pages after the device's lock was released
+/// (`ftl::SharedDevice::change`).
+impl From<FtlError> for OpError {
+    fn from(e: FtlError) -> OpError {
+        ftl_err("writing the request's pages to the image", e)
+    }
+}
+
 pub(crate) fn ftl_err(what: &str, e: FtlError) -> OpError {
     OpError::new(errno_of(&e), format!("{what}: {e}"))
 }

@@ -180,6 +180,12 @@ impl<D: BlockDevice + Send + Sync + 'static> Server<D> {
         self.shared.device.shared_counts().syncs_behind
     }
 
+    /// Requests whose filled pages were written to the image after the
+    /// device's lock was released (`ftl::SharedDevice`, detached writes).
+    pub fn detached_writes(&self) -> u64 {
+        self.shared.device.shared_counts().detached_writes
+    }
+
     /// Clients holding a slot now (handshaking or transferring).
     pub fn clients(&self) -> usize {
         self.shared.slots.active()

@@ -60,9 +60,12 @@ use crate::{
 };
 
 pub mod crash;
+mod detached;
 mod header;
 mod io;
 
+pub use detached::DetachedWrite;
+use detached::Run;
 use header::CREATED_BY;
 pub use header::{
     decode_state, ImageHeader, ImageLayout, CREATED_BY_SIZE, HEADER_FIELDS, HEADER_SIZE,
@@ -75,6 +78,7 @@ pub use header::{
 };
 use io::Writeback;
 pub use io::{ImageIo, SyncJob};
+use std::sync::Arc;
 
 /// Bytes of the page-state region read at a time when an image is opened.
 const STATE_READ_CHUNK: usize = 1 << 20;
@@ -107,6 +111,14 @@ pub struct FileFlash<Io: ImageIo = File> {
     /// [`FileFlash::map_for_reads`] made it: reads of programmed pages copy
     /// from it instead of calling `pread`.
     mapped: Option<memmap2::Mmap>,
+    /// Gathered runs handed to detached writes and not yet in the file
+    /// (`detached.rs`), and the runs submitted since the last
+    /// [`Flash::take_detached`].
+    detached: Arc<detached::Registry>,
+    taken: Vec<Arc<Run>>,
+    /// The handle detached writes write through, once
+    /// [`Flash::detach_submits`] turned them on.
+    detach: Option<Arc<File>>,
 }
 
 /// A run of programs of consecutive slots ([`ImageLayout::slot`]) that
@@ -509,6 +521,9 @@ impl<Io: ImageIo> FileFlash<Io> {
             pages: PageStates::from_parts(g, programmed, wear_model, wear),
             nvram,
             mapped: None,
+            detached: Arc::default(),
+            taken: Vec::new(),
+            detach: None,
         })
     }
 
@@ -579,6 +594,66 @@ impl<Io: ImageIo> FileFlash<Io> {
         }
         let at = self.slot(page).checked_sub(self.gather.first)?;
         (at < self.gather.count).then_some(at as usize)
+    }
+
+    /// Where a page handed to a detached write and not yet in the file is
+    /// among `held` (a snapshot of the registry): its run and its index.
+    fn held_page<'a>(&self, held: &'a [Arc<Run>], page: PageAddr) -> Option<(&'a Run, usize)> {
+        if held.is_empty() {
+            return None;
+        }
+        let slot = self.slot(page);
+        held.iter()
+            .find_map(|r| r.index_of(slot).map(|i| (&**r, i)))
+    }
+
+    /// Moves the gather into a run for a detached write (`detached.rs`).
+    fn detach_gather(&mut self) {
+        if self.gather.count == 0 {
+            return;
+        }
+        let l = self.header.layout;
+        let g = std::mem::take(&mut self.gather);
+        let offsets = (
+            l.data_offset(g.first),
+            self.oob_offset_of_slot(g.first),
+            l.state_offset + g.first,
+        );
+        self.note_written((g.data.len() + g.oob.len()) as u64);
+        let run = Arc::new(Run::new(g.first, g.count, g.data, g.oob, offsets));
+        self.detached.add(Arc::clone(&run));
+        self.taken.push(run);
+    }
+
+    /// Has every run handed to a detached write reach the file (writing
+    /// those no thread has started), before a command that needs them
+    /// there: a sync, an erase, a raw page image, a synchronous submit.
+    /// The pages of a run whose write failed are erased again in memory,
+    /// as a failed synchronous write leaves them, and the error returned.
+    fn settle_detached(&mut self) -> Result<()> {
+        let Some(file) = self.detach.clone() else {
+            return Ok(());
+        };
+        self.taken.clear();
+        let (failed, error) = self.detached.settle(&file);
+        for run in &failed {
+            for i in 0..run.count {
+                let page = self
+                    .header
+                    .layout
+                    .page_of_slot(&self.header.geometry, run.first + i);
+                self.pages.set_raw(page, false);
+            }
+        }
+        match error {
+            Some(e) => Err(self.io(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs written by detached writes so far (not by the device itself).
+    pub fn detached_runs_written(&self) -> usize {
+        self.detached.detached_written()
     }
 
     /// Adds an accepted program to the gather, writing out the gather first
@@ -751,21 +826,32 @@ impl<Io: ImageIo> Drop for FileFlash<Io> {
     /// everything it accepted, as a killed process leaves what it wrote).
     fn drop(&mut self) {
         let _ = self.submit_gather();
+        let _ = self.settle_detached();
     }
 }
 
 impl<Io: ImageIo> FileFlash<Io> {
     /// Fills `data` with sectors of `page` from `first_sector` (checked by
     /// the caller), from the gathered programs or the file; counts nothing.
-    fn fill_data(&self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
+    fn fill_data(
+        &self,
+        held: &[Arc<Run>],
+        page: PageAddr,
+        first_sector: u32,
+        data: &mut [u8],
+    ) -> Result<()> {
         if !self.pages.is_programmed(page) {
             data.fill(ERASED_BYTE);
             return Ok(());
         }
         let skip = first_sector as usize * self.header.geometry.sector_size as usize;
+        let ps = self.header.geometry.page_size();
         if let Some(i) = self.gathered(page) {
-            let at = i * self.header.geometry.page_size() + skip;
+            let at = i * ps + skip;
             data.copy_from_slice(&self.gather.data[at..at + data.len()]);
+        } else if let Some((run, i)) = self.held_page(held, page) {
+            let at = i * ps + skip;
+            data.copy_from_slice(&run.data[at..at + data.len()]);
         } else {
             let off = self.page_offset(page) + skip as u64;
             self.read_file(data, off)?;
@@ -812,15 +898,18 @@ impl<Io: ImageIo> FileFlash<Io> {
         for r in reads.iter() {
             r.check(&self.header.geometry)?;
         }
+        // The detached runs held now: a page not among them is in the
+        // file (or the gather), one among them is read from its run.
+        let held = self.detached.snapshot();
         let mut i = 0;
         while i < reads.len() {
-            let end = self.extent_end(reads, i);
+            let end = self.extent_end(&held, reads, i);
             if end - i > 1 {
                 self.read_extent(&mut reads[i..end])?;
             } else {
                 let r = &mut reads[i];
-                self.fill_data(r.page, r.first_sector, r.data)?;
-                self.fill_oob(r.page, r.oob)?;
+                self.fill_data(&held, r.page, r.first_sector, r.data)?;
+                self.fill_oob(&held, r.page, r.oob)?;
             }
             i = end;
         }
@@ -837,8 +926,12 @@ impl<Io: ImageIo> FileFlash<Io> {
     /// to the end of its page, and it by reading from its first sector).
     /// Images without an OOB region (version 1) keep each OOB area between
     /// two pages' data, so their extents are single entries.
-    fn extent_end(&self, reads: &[PageRead<'_>], i: usize) -> usize {
-        let file_page = |p: PageAddr| self.pages.is_programmed(p) && self.gathered(p).is_none();
+    fn extent_end(&self, held: &[Arc<Run>], reads: &[PageRead<'_>], i: usize) -> usize {
+        let file_page = |p: PageAddr| {
+            self.pages.is_programmed(p)
+                && self.gathered(p).is_none()
+                && self.held_page(held, p).is_none()
+        };
         if self.header.layout.oob_region_size == 0 || !file_page(reads[i].page) {
             return i + 1;
         }
@@ -891,14 +984,16 @@ impl<Io: ImageIo> FileFlash<Io> {
 
     /// Fills `oob` with the start of `page`'s spare area (checked by the
     /// caller); counts nothing.
-    fn fill_oob(&self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
+    fn fill_oob(&self, held: &[Arc<Run>], page: PageAddr, oob: &mut [u8]) -> Result<()> {
         if !self.pages.is_programmed(page) {
             oob.fill(ERASED_BYTE);
             return Ok(());
         }
+        let os = self.header.geometry.oob_size as usize;
         if let Some(i) = self.gathered(page) {
-            let at = i * self.header.geometry.oob_size as usize;
-            oob.copy_from_slice(&self.gather.oob[at..at + oob.len()]);
+            oob.copy_from_slice(&self.gather.oob[i * os..i * os + oob.len()]);
+        } else if let Some((run, i)) = self.held_page(held, page) {
+            oob.copy_from_slice(&run.oob[i * os..i * os + oob.len()]);
         } else {
             let off = self.oob_offset(page);
             self.read_file(oob, off)?;
@@ -914,7 +1009,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
 
     fn read(&mut self, page: PageAddr, first_sector: u32, data: &mut [u8]) -> Result<()> {
         check_read(&self.header.geometry, page, first_sector, data.len())?;
-        self.fill_data(page, first_sector, data)?;
+        self.fill_data(&self.detached.snapshot(), page, first_sector, data)?;
         self.pages.record_read(data.len());
         Ok(())
     }
@@ -925,7 +1020,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
 
     fn read_oob(&mut self, page: PageAddr, oob: &mut [u8]) -> Result<()> {
         check_oob_read(&self.header.geometry, page, oob)?;
-        self.fill_oob(page, oob)?;
+        self.fill_oob(&self.detached.snapshot(), page, oob)?;
         self.pages.record_read(oob.len());
         Ok(())
     }
@@ -956,7 +1051,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
     /// `fdatasync` on a duplicate of the file handle, once the gather is
     /// written: programs issued while it runs may or may not be covered.
     fn start_sync(&mut self) -> Option<Result<crate::SyncTicket>> {
-        if let Err(e) = self.submit_gather() {
+        if let Err(e) = self.submit_gather().and_then(|()| self.settle_detached()) {
             return Some(Err(e));
         }
         if self.read_only {
@@ -1068,6 +1163,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         self.header.geometry.check_block(block)?;
         self.check_writable()?;
         self.submit_gather()?;
+        self.settle_detached()?;
         let (wear, ok) = self.pages.erase_outcome(block);
         if !ok {
             self.write_wear(block, wear)?;
@@ -1080,12 +1176,48 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         Ok(())
     }
 
+    /// With detached writes on, the gather becomes a run for the next
+    /// [`Flash::take_detached`]; otherwise it is written now.
     fn submit(&mut self) -> Result<()> {
+        if self.detach.is_some() {
+            self.detach_gather();
+            return Ok(());
+        }
         self.submit_gather()
+    }
+
+    fn detach_submits(&mut self) -> bool {
+        if self.detach.is_some() {
+            return true;
+        }
+        if self.read_only || self.header.layout.oob_region_size == 0 {
+            return false;
+        }
+        match self.file.writeback_handle() {
+            Some(f) => {
+                self.detach = Some(Arc::new(f));
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn take_detached(&mut self) -> Option<DetachedWrite> {
+        if self.taken.is_empty() {
+            return None;
+        }
+        let file = Arc::clone(self.detach.as_ref()?);
+        Some(DetachedWrite::of_runs(
+            Arc::clone(&self.detached),
+            std::mem::take(&mut self.taken),
+            file,
+            self.shown.clone(),
+        ))
     }
 
     fn sync(&mut self) -> Result<()> {
         self.submit_gather()?;
+        self.settle_detached()?;
         if !self.read_only {
             self.file.sync_data().map_err(|e| self.io(e))?;
             self.unstarted = 0;
@@ -1141,11 +1273,18 @@ impl<Io: ImageIo> RawFlash for FileFlash<Io> {
             return Ok(PageImage::Erased);
         }
         let g = &self.header.geometry;
+        let (ps, os) = (g.page_size(), g.oob_size as usize);
         if let Some(i) = self.gathered(page) {
-            let (ps, os) = (g.page_size(), g.oob_size as usize);
             return Ok(PageImage::Programmed {
                 data: self.gather.data[i * ps..(i + 1) * ps].into(),
                 oob: self.gather.oob[i * os..(i + 1) * os].into(),
+            });
+        }
+        let held = self.detached.snapshot();
+        if let Some((run, i)) = self.held_page(&held, page) {
+            return Ok(PageImage::Programmed {
+                data: run.data[i * ps..(i + 1) * ps].into(),
+                oob: run.oob[i * os..(i + 1) * os].into(),
             });
         }
         let mut data = vec![0u8; g.page_size()];
@@ -1164,6 +1303,7 @@ impl<Io: ImageIo> RawFlash for FileFlash<Io> {
         self.header.geometry.check_page(page)?;
         self.check_writable()?;
         self.submit_gather()?;
+        self.settle_detached()?;
         match image {
             PageImage::Erased => {
                 self.write_state(page, STATE_ERASED)?;
