@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use common::*;
-use flash::{FileFlash, OverlayFlash};
+use flash::{FileFlash, Flash, OverlayFlash};
 use ftl::scftl::config::CONFIG_VERSION;
 use ftl::{label, AnyFtl, BlockDevice, FtlKind, Lba};
 
@@ -37,6 +37,12 @@ fn byte_of(la: u64) -> u8 {
     }
 }
 
+/// Recovers the FTL on `f`, boxed: one instantiation of every FTL for all
+/// the flash types here (each costs seconds of this test's build).
+fn open_dyn(f: impl Flash + Send + Sync + 'static) -> AnyFtl<Box<dyn Flash + Send + Sync>> {
+    AnyFtl::open(Box::new(f) as Box<dyn Flash + Send + Sync>).unwrap()
+}
+
 /// A small SCFTL image relabeled as configuration `version`, with every
 /// third sector written and flushed by the FTL of that version.
 fn old_image(dir: &Path, version: u32) -> PathBuf {
@@ -51,7 +57,7 @@ fn old_image(dir: &Path, version: u32) -> PathBuf {
     }
     label::clear_label(&mut f).unwrap();
     label::write_label(&mut f, FtlKind::Scftl, &config).unwrap();
-    let mut d = AnyFtl::open(f).unwrap();
+    let mut d = open_dyn(f);
     let ss = d.sector_size();
     for la in 0..d.num_sectors() {
         if byte_of(la) == 0 {
@@ -71,7 +77,7 @@ fn old_image(dir: &Path, version: u32) -> PathBuf {
 /// reads as [`byte_of`] says (recovered read-only, over a RAM overlay).
 fn version_and_check(img: &Path) -> u64 {
     let f = OverlayFlash::new(FileFlash::open_read_only(img).unwrap());
-    let mut d = AnyFtl::open(f).unwrap();
+    let mut d = open_dyn(f);
     let ss = d.sector_size();
     let mut buf = vec![0u8; ss];
     for la in 0..d.num_sectors() {
@@ -201,7 +207,7 @@ fn a_kill_at_any_moment_leaves_the_old_image_or_the_new_one() {
 /// The file system's superblock version in block 0 of `img`'s device.
 fn fs_version(img: &Path) -> u32 {
     let f = OverlayFlash::new(FileFlash::open_read_only(img).unwrap());
-    let mut d = AnyFtl::open(f).unwrap();
+    let mut d = open_dyn(f);
     let mut b = vec![0u8; fs::BLOCK_SIZE];
     d.read(Lba(0), &mut b).unwrap();
     fs::Superblock::decode(&b).unwrap().version
@@ -221,7 +227,7 @@ fn fsck_upgrade_makes_an_old_file_system_current() {
         let now = fs::FS_VERSION;
         assert_eq!(fs_version(&img), now, "mkfs writes version {now}");
         {
-            let mut dev = AnyFtl::open(FileFlash::open(&img).unwrap()).unwrap();
+            let mut dev = open_dyn(FileFlash::open(&img).unwrap());
             let ss = dev.sector_size();
             let mut b = vec![0u8; fs::BLOCK_SIZE];
             dev.read(Lba(0), &mut b).unwrap();

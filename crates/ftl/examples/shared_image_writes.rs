@@ -127,13 +127,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for detached in order {
                 // A fresh open per run: detached writes, once on, stay on.
                 let f = FileFlash::open(&path)?;
-                let (iops, runs) = if detached {
-                    let (_, iops, runs) = run(AnyFtl::open(f)?, t, secs);
-                    (iops, runs)
+                // One instantiation of the FTL for both modes.
+                let f: Box<dyn Flash + Send + Sync> = if detached {
+                    Box::new(f)
                 } else {
-                    let (_, iops, runs) = run(AnyFtl::open(NoDetach { inner: f })?, t, secs);
-                    (iops, runs)
+                    Box::new(NoDetach { inner: f })
                 };
+                let (_, iops, runs) = run(AnyFtl::open(f)?, t, secs);
                 println!(
                     "rep {rep} threads {t} {:8} {iops:>9.0} writes/s (detached writes run: {runs})",
                     if detached { "detached" } else { "inline" }

@@ -37,7 +37,12 @@
 //! file, and `ftl::SharedDevice` runs it before the request is answered,
 //! so a killed server still loses no acknowledged write; a kill between
 //! the hand-over and the write loses programs of a request not yet
-//! answered, as a kill in the middle of a synchronous request does.
+//! answered, as a kill in the middle of a synchronous request does. In
+//! general what a kill leaves is one of the outcomes of a power cut the
+//! crash checker verifies every FTL against: some programs not yet synced
+//! are missing, and every nvram write is there (an FTL that drops an
+//! nvram log entry once its data is programmed must sync first, or a
+//! power cut would lose the entry's data; its sync writes the runs).
 
 use std::fs::File;
 use std::io;
