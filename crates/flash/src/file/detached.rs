@@ -71,6 +71,52 @@ pub(super) struct Run {
     state_at: u64,
     state: AtomicU8,
     error: Mutex<Option<io::Error>>,
+    /// Where the buffers go when the run is dropped.
+    pool: Arc<Pool>,
+}
+
+impl Drop for Run {
+    /// The buffers go back to the pool, so the next gather reuses their
+    /// capacity instead of growing new ones (as the gather did when it
+    /// was written in place).
+    fn drop(&mut self) {
+        let buffers = (
+            std::mem::take(&mut self.data),
+            std::mem::take(&mut self.oob),
+        );
+        self.pool.give(buffers);
+    }
+}
+
+/// Emptied gather buffers of written runs, for the next gathers, so that
+/// a run does not grow new buffers page by page (the gather written in
+/// place kept its capacity the same way).
+#[derive(Default)]
+pub(super) struct Pool {
+    spare: Mutex<Vec<(Vec<u8>, Vec<u8>)>>,
+}
+
+/// Most buffer pairs the pool keeps (a gather holds at most
+/// `GATHER_BYTES` of data).
+const POOL_MAX: usize = 2;
+
+impl Pool {
+    /// A pair of empty buffers, with capacity if one was given back.
+    pub(super) fn take(&self) -> (Vec<u8>, Vec<u8>) {
+        lock(&self.spare).pop().unwrap_or_default()
+    }
+
+    fn give(&self, (mut data, mut oob): (Vec<u8>, Vec<u8>)) {
+        if data.capacity() == 0 {
+            return;
+        }
+        data.clear();
+        oob.clear();
+        let mut spare = lock(&self.spare);
+        if spare.len() < POOL_MAX {
+            spare.push((data, oob));
+        }
+    }
 }
 
 impl Run {
@@ -80,6 +126,7 @@ impl Run {
         data: Vec<u8>,
         oob: Vec<u8>,
         offsets: (u64, u64, u64),
+        pool: Arc<Pool>,
     ) -> Run {
         Run {
             first,
@@ -91,6 +138,7 @@ impl Run {
             state_at: offsets.2,
             state: AtomicU8::new(QUEUED),
             error: Mutex::new(None),
+            pool,
         }
     }
 
@@ -131,6 +179,8 @@ pub(super) struct Registry {
     /// Runs written by a detached write (not by `settle`): a counter for
     /// tests and statistics.
     detached_written: AtomicUsize,
+    /// The written runs' buffers, for the next gathers.
+    pub(super) pool: Arc<Pool>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

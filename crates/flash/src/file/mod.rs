@@ -614,13 +614,17 @@ impl<Io: ImageIo> FileFlash<Io> {
         }
         let l = self.header.layout;
         let g = std::mem::take(&mut self.gather);
+        let (data, oob) = self.detached.pool.take();
+        self.gather.data = data;
+        self.gather.oob = oob;
         let offsets = (
             l.data_offset(g.first),
             self.oob_offset_of_slot(g.first),
             l.state_offset + g.first,
         );
         self.note_written((g.data.len() + g.oob.len()) as u64);
-        let run = Arc::new(Run::new(g.first, g.count, g.data, g.oob, offsets));
+        let pool = Arc::clone(&self.detached.pool);
+        let run = Arc::new(Run::new(g.first, g.count, g.data, g.oob, offsets, pool));
         self.detached.add(Arc::clone(&run));
         self.taken.push(run);
     }
