@@ -46,7 +46,6 @@
 
 use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
@@ -66,9 +65,7 @@ pub(super) struct Run {
     /// `oob_size` bytes per page (padded).
     pub oob: Vec<u8>,
     /// File offsets of the data, the OOB areas and the state bytes.
-    data_at: u64,
-    oob_at: u64,
-    state_at: u64,
+    at: (u64, u64, u64),
     state: AtomicU8,
     error: Mutex<Option<io::Error>>,
     /// Where the buffers go when the run is dropped.
@@ -133,9 +130,7 @@ impl Run {
             count,
             data,
             oob,
-            data_at: offsets.0,
-            oob_at: offsets.1,
-            state_at: offsets.2,
+            at: offsets,
             state: AtomicU8::new(QUEUED),
             error: Mutex::new(None),
             pool,
@@ -154,14 +149,18 @@ impl Run {
             .is_ok()
     }
 
-    /// Writes the run (claimed by the caller): data, OOB areas, then the
-    /// state bytes, as a synchronous gathered write does.
+    /// Writes the run (claimed by the caller) as a synchronous gathered
+    /// write does.
     fn write(&self, file: &File) -> io::Result<()> {
-        let states = vec![super::STATE_PROGRAMMED; self.count as usize];
-        file.write_all_at(&self.data, self.data_at)?;
-        file.write_all_at(&self.oob, self.oob_at)?;
-        file.write_all_at(&states, self.state_at)
+        super::write_run_at(file, self.at, self.count as usize, &self.data, &self.oob)
     }
+}
+
+/// Where detached writes write: a duplicate of the image's descriptor,
+/// and the image's name for error messages (cloned only on an error).
+pub(super) struct Target {
+    pub file: File,
+    pub shown: String,
 }
 
 /// The runs handed over and not yet written (or whose write failed).
@@ -328,8 +327,7 @@ impl DetachedWrite {
     pub(super) fn of_runs(
         registry: Arc<Registry>,
         runs: Vec<Arc<Run>>,
-        file: Arc<File>,
-        shown: String,
+        target: Arc<Target>,
     ) -> DetachedWrite {
         DetachedWrite::new(move || {
             let mut result = Ok(());
@@ -340,14 +338,14 @@ impl DetachedWrite {
                     // file all the same.
                     registry.wait_written(run);
                 } else {
-                    match registry.write_claimed(run, &file) {
+                    match registry.write_claimed(run, &target.file) {
                         Ok(()) => {
                             registry.detached_written.fetch_add(1, Ordering::Relaxed);
                         }
                         Err(source) => {
                             if result.is_ok() {
                                 result = Err(crate::FlashError::Io {
-                                    path: shown.clone(),
+                                    path: target.shown.clone(),
                                     source,
                                 });
                             }

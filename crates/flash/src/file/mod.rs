@@ -118,7 +118,7 @@ pub struct FileFlash<Io: ImageIo = File> {
     taken: Vec<Arc<Run>>,
     /// The handle detached writes write through, once
     /// [`Flash::detach_submits`] turned them on.
-    detach: Option<Arc<File>>,
+    detach: Option<Arc<detached::Target>>,
 }
 
 /// A run of programs of consecutive slots ([`ImageLayout::slot`]) that
@@ -612,16 +612,11 @@ impl<Io: ImageIo> FileFlash<Io> {
         if self.gather.count == 0 {
             return;
         }
-        let l = self.header.layout;
         let g = std::mem::take(&mut self.gather);
         let (data, oob) = self.detached.pool.take();
         self.gather.data = data;
         self.gather.oob = oob;
-        let offsets = (
-            l.data_offset(g.first),
-            self.oob_offset_of_slot(g.first),
-            l.state_offset + g.first,
-        );
+        let offsets = self.run_offsets(g.first);
         self.note_written((g.data.len() + g.oob.len()) as u64);
         let pool = Arc::clone(&self.detached.pool);
         let run = Arc::new(Run::new(g.first, g.count, g.data, g.oob, offsets, pool));
@@ -635,19 +630,13 @@ impl<Io: ImageIo> FileFlash<Io> {
     /// The pages of a run whose write failed are erased again in memory,
     /// as a failed synchronous write leaves them, and the error returned.
     fn settle_detached(&mut self) -> Result<()> {
-        let Some(file) = self.detach.clone() else {
+        let Some(target) = self.detach.clone() else {
             return Ok(());
         };
         self.taken.clear();
-        let (failed, error) = self.detached.settle(&file);
+        let (failed, error) = self.detached.settle(&target.file);
         for run in &failed {
-            for i in 0..run.count {
-                let page = self
-                    .header
-                    .layout
-                    .page_of_slot(&self.header.geometry, run.first + i);
-                self.pages.set_raw(page, false);
-            }
+            self.unprogram_run(run.first, run.count);
         }
         match error {
             Some(e) => Err(self.io(e)),
@@ -687,25 +676,37 @@ impl<Io: ImageIo> FileFlash<Io> {
     /// (the file may hold some of their bytes, but no state byte saying so
     /// unless the last write got that far) and the error is returned.
     fn write_run(&mut self, first: u64, n: usize, data: &[u8], oob_areas: &[u8]) -> Result<()> {
-        let l = self.header.layout;
-        let states = vec![STATE_PROGRAMMED; n];
-        let written = self
-            .file
-            .write_all_at(data, l.data_offset(first))
-            .and_then(|()| {
-                self.file
-                    .write_all_at(oob_areas, self.oob_offset_of_slot(first))
-            })
-            .and_then(|()| self.file.write_all_at(&states, l.state_offset + first));
-        if let Err(e) = written {
-            for i in 0..n as u64 {
-                let page = l.page_of_slot(&self.header.geometry, first + i);
-                self.pages.set_raw(page, false);
-            }
+        let at = self.run_offsets(first);
+        if let Err(e) = write_run_at(&self.file, at, n, data, oob_areas) {
+            self.unprogram_run(first, n as u64);
             return Err(self.io(e));
         }
         self.note_written((data.len() + oob_areas.len()) as u64);
         Ok(())
+    }
+
+    /// File offsets of the data, the OOB areas and the state bytes of a
+    /// run of consecutive slots from `first`.
+    fn run_offsets(&self, first: u64) -> (u64, u64, u64) {
+        let l = &self.header.layout;
+        (
+            l.data_offset(first),
+            self.oob_offset_of_slot(first),
+            l.state_offset + first,
+        )
+    }
+
+    /// Erases again, in memory, the `n` pages of consecutive slots from
+    /// `first` whose write failed (the file holds no state byte saying
+    /// they are programmed, unless the last write got that far).
+    fn unprogram_run(&mut self, first: u64, n: u64) {
+        for i in 0..n {
+            let page = self
+                .header
+                .layout
+                .page_of_slot(&self.header.geometry, first + i);
+            self.pages.set_raw(page, false);
+        }
     }
 
     /// Writes the gathered programs ([`Self::write_run`]) and empties the
@@ -823,6 +824,23 @@ impl<Io: ImageIo> FileFlash<Io> {
             .write_all_at(&states, l.state_offset + first)
             .map_err(|e| self.io(e))
     }
+}
+
+/// Writes `n` programs of consecutive slots at the file offsets `at`
+/// ([`FileFlash::run_offsets`]): all their data, then all their OOB areas,
+/// then all their state bytes, so a process killed in between leaves
+/// their pages erased. Used for gathered runs, written in place or
+/// detached (`detached.rs`).
+fn write_run_at(
+    file: &impl ImageIo,
+    at: (u64, u64, u64),
+    n: usize,
+    data: &[u8],
+    oob_areas: &[u8],
+) -> std::io::Result<()> {
+    file.write_all_at(data, at.0)?;
+    file.write_all_at(oob_areas, at.1)?;
+    file.write_all_at(&vec![STATE_PROGRAMMED; n], at.2)
 }
 
 impl<Io: ImageIo> Drop for FileFlash<Io> {
@@ -1199,7 +1217,10 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         }
         match self.file.writeback_handle() {
             Some(f) => {
-                self.detach = Some(Arc::new(f));
+                self.detach = Some(Arc::new(detached::Target {
+                    file: f,
+                    shown: self.shown.clone(),
+                }));
                 true
             }
             None => false,
@@ -1210,12 +1231,11 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         if self.taken.is_empty() {
             return None;
         }
-        let file = Arc::clone(self.detach.as_ref()?);
+        let target = Arc::clone(self.detach.as_ref()?);
         Some(DetachedWrite::of_runs(
             Arc::clone(&self.detached),
             std::mem::take(&mut self.taken),
-            file,
-            self.shown.clone(),
+            target,
         ))
     }
 
