@@ -4,8 +4,8 @@
 //! never asserted.
 //!
 //! The stacks are child processes of the `scftl` executable, which this
-//! test builds first with `cargo build -p scftl` so it never drives a stale
-//! binary. The timing model is `none` (images in a temporary directory run
+//! test builds first with `cargo build -p scftl` (`common::build_scftl`) so
+//! it never drives a stale binary. The timing model is `none` (images in a temporary directory run
 //! at the speed of the disk), so the test does not depend on `--timing`.
 
 mod common;

@@ -1,5 +1,6 @@
 //! Detached writes of an image's gathered programs (`Flash::detach_submits`,
-//! `flash::file` `detached.rs`): a submitted run is read from memory until
+//! `flash::file` `detached.rs`), and of its whole-page runs
+//! (`program_many`): a submitted run is read from memory until
 //! its detached write puts it in the file; a sync, an erase, a raw page
 //! image and dropping the device write the runs no one wrote; a write that
 //! runs after the device wrote the run writes nothing again.
@@ -108,6 +109,80 @@ fn a_submitted_run_is_read_from_memory_until_its_detached_write_runs() {
     let mut buf = vec![0u8; g.page_size()];
     f.read(run_page(&f, 2), 0, &mut buf).unwrap();
     assert_eq!(buf, page(&g, 2));
+}
+
+/// Whole-page runs (`program_many`, SCFTL's direct writes of whole-page
+/// requests), which the image writes straight from the caller's buffers
+/// when detached writes are off, are copied and handed over too, after the
+/// gather before them, while another run is held (threads writing side by
+/// side); with none held they are written at once.
+#[test]
+fn a_whole_page_run_is_handed_over_as_a_copy_while_another_run_is_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dev.img");
+    let g = Geometry::tiny();
+    let mut f = FileFlash::create(&path, g, false).unwrap();
+    assert!(f.detach_submits());
+    // Another writer's run, held.
+    let other = PageAddr::new(4, 0);
+    f.program(other, &page(&g, 30), &[30]).unwrap();
+    f.submit().unwrap();
+    let others_write = f.take_detached().expect("the other run");
+    let lone = PageAddr::new(5, 0);
+    f.program(lone, &page(&g, 40), &[40]).unwrap();
+    let pages: Vec<PageAddr> = (0..3).map(|i| run_page(&f, i)).collect();
+    let mut data: Vec<u8> = (0..3).flat_map(|i| page(&g, 50 + i)).collect();
+    let oob = [50u8, 1, 51, 1, 52, 1];
+    f.program_many(&pages, &data, &oob).unwrap();
+    // The caller's buffer is its own again: the device kept a copy.
+    data.fill(0);
+    for (i, &p) in pages.iter().enumerate() {
+        assert_ne!(
+            file_bytes(&path, &f, p),
+            page(&g, 50 + i as u8),
+            "not written yet"
+        );
+        let (d, o) = shared_read(&f, p);
+        assert_eq!(d, page(&g, 50 + i as u8));
+        assert_eq!(o[..2], [50 + i as u8, 1]);
+    }
+    assert_ne!(
+        file_bytes(&path, &f, lone),
+        page(&g, 40),
+        "the gather was handed over too"
+    );
+    assert_eq!(shared_read(&f, lone).0, page(&g, 40));
+    let write = f.take_detached().expect("both runs");
+    std::thread::spawn(move || write.run())
+        .join()
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        f.detached_runs_written(),
+        2,
+        "the gather's run and the whole-page run"
+    );
+    assert_eq!(file_bytes(&path, &f, lone), page(&g, 40));
+    for (i, &p) in pages.iter().enumerate() {
+        assert_eq!(file_bytes(&path, &f, p), page(&g, 50 + i as u8));
+    }
+    others_write.run().unwrap();
+    assert_eq!(file_bytes(&path, &f, other), page(&g, 30));
+    // No run held now: the next whole-page run is written at once.
+    let later: Vec<PageAddr> = (3..5).map(|i| run_page(&f, i)).collect();
+    let data: Vec<u8> = (0..2).flat_map(|i| page(&g, 60 + i)).collect();
+    f.program_many(&later, &data, &[60, 61]).unwrap();
+    assert_eq!(
+        file_bytes(&path, &f, later[1]),
+        page(&g, 61),
+        "written at once"
+    );
+    assert!(f.take_detached().is_none());
+    drop(f);
+    let mut f = FileFlash::open(&path).unwrap();
+    let mut buf = vec![0u8; g.page_size()];
+    f.read(pages[2], 0, &mut buf).unwrap();
+    assert_eq!(buf, page(&g, 52));
 }
 
 #[test]

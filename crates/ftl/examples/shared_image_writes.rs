@@ -1,14 +1,17 @@
 //! In-process scaling of `SharedDevice` writes on an image, without NBD or
 //! fio: `threads` threads write random 4 KiB sectors (each flushing every
 //! 256 of its writes, an epoch barrier when an epoch is full, as `scftl
-//! serve` does) into SCFTL on a `medium` image for `secs` seconds, with
+//! serve` does) into SCFTL on a `medium` image for `secs` seconds, or,
+//! with `size_kib` above 4, random aligned requests of that size (whole
+//! pages, which SCFTL programs with one `program_many` from the request's
+//! buffer; a flush every 8 MiB a thread wrote), with
 //! detached writes (the pages a write fills are copied into the page cache
 //! after the lock is released) and with them off (copied under the lock),
 //! alternately, `reps` times. On a machine with fewer cores than threads
 //! the figure says little about the lock; the ratio of the two modes at
 //! equal threads is what it is for.
 //!
-//! Run: `CARGO_TARGET_DIR=target-scftl cargo run --profile bench-fast -p ftl --example shared_image_writes [dir] [secs] [reps] [threads,...]`
+//! Run: `CARGO_TARGET_DIR=target-scftl cargo run --profile bench-fast -p ftl --example shared_image_writes [dir] [secs] [reps] [threads,...] [size_kib]`
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -40,10 +43,18 @@ fn run<F: Flash + Send + Sync + 'static>(
     dev: AnyFtl<F>,
     threads: u64,
     secs: f64,
+    size: usize,
 ) -> (AnyFtl<F>, f64, u64) {
     let shared = Arc::new(SharedDevice::new(dev));
     let ss = 4096usize;
-    let sectors = shared.exclusive(|d| d.num_sectors());
+    let per = (size / ss) as u64;
+    let flush_every = if per == 1 {
+        256
+    } else {
+        (8 << 20) / size as u64
+    }
+    .max(1);
+    let slots = shared.exclusive(|d| d.num_sectors()) / per;
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicU64::new(0));
     let t0 = Instant::now();
@@ -52,10 +63,10 @@ fn run<F: Flash + Send + Sync + 'static>(
             let (shared, stop, done) = (Arc::clone(&shared), Arc::clone(&stop), Arc::clone(&done));
             std::thread::spawn(move || {
                 let mut rng = rand_pcg::Pcg64::seed_from_u64(t + 1);
-                let data = vec![t as u8 + 1; ss];
+                let data = vec![t as u8 + 1; size];
                 let mut n = 0u64;
                 while !stop.load(Ordering::Relaxed) {
-                    let lba = rng.gen_range(0..sectors);
+                    let lba = rng.gen_range(0..slots) * per;
                     shared
                         .change(|d| match d.write(Lba(lba), &data) {
                             Err(FtlError::EpochFull { .. }) => {
@@ -66,7 +77,7 @@ fn run<F: Flash + Send + Sync + 'static>(
                         })
                         .unwrap();
                     n += 1;
-                    if n.is_multiple_of(256) {
+                    if n.is_multiple_of(flush_every) {
                         shared.flush(shared.changes(), |_| true).unwrap().unwrap();
                     }
                 }
@@ -97,6 +108,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .split(',')
         .map(|s| s.parse())
         .collect::<Result<_, _>>()?;
+    let size_kib: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(4);
+    if size_kib < 4 || !size_kib.is_multiple_of(4) {
+        return Err(format!("size_kib must be a multiple of 4, not {size_kib}").into());
+    }
     let path = std::path::Path::new(&dir).join(format!("shared-writes-{}.img", std::process::id()));
     let g = Geometry::medium();
     let image = FileFlash::create(&path, g, true)?;
@@ -133,10 +148,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 } else {
                     Box::new(NoDetach { inner: f })
                 };
-                let (_, iops, runs) = run(AnyFtl::open(f)?, t, secs);
+                let (_, iops, runs) = run(AnyFtl::open(f)?, t, secs, size_kib << 10);
                 println!(
-                    "rep {rep} threads {t} {:8} {iops:>9.0} writes/s (detached writes run: {runs})",
-                    if detached { "detached" } else { "inline" }
+                    "rep {rep} threads {t} {:8} {iops:>9.0} writes/s of {size_kib} KiB, {:>7.1} MB/s (detached writes run: {runs})",
+                    if detached { "detached" } else { "inline" },
+                    iops * (size_kib << 10) as f64 / 1e6
                 );
             }
         }

@@ -4,7 +4,10 @@
 //!
 //! With [`crate::Flash::detach_submits`] on, [`crate::Flash::submit`] does
 //! not write the gathered run of programs to the file: it moves it into a
-//! [`Run`] of this registry, which reads consult, and
+//! [`Run`] of this registry, which reads consult (and so does
+//! [`crate::Flash::program_many`] with a whole-page run, which it writes
+//! straight from the caller's buffers otherwise, while another run is held:
+//! see there), and
 //! [`crate::Flash::take_detached`] hands the runs submitted since the last
 //! call to the caller as one [`DetachedWrite`], which it runs after it has
 //! released the device (the NBD server: after its exclusive lock), so that
@@ -104,7 +107,10 @@ impl Pool {
     }
 
     fn give(&self, (mut data, mut oob): (Vec<u8>, Vec<u8>)) {
-        if data.capacity() == 0 {
+        // A whole-page run (`program_many`) may be as large as the
+        // request it came from: buffers above a gather's size are freed
+        // rather than kept.
+        if data.capacity() == 0 || data.capacity() > super::GATHER_BYTES {
             return;
         }
         data.clear();
@@ -191,6 +197,11 @@ impl Registry {
         let mut runs = lock(&self.runs);
         runs.push(run);
         self.len.store(runs.len(), Ordering::Release);
+    }
+
+    /// Whether some run is held (handed over and not yet in the file).
+    pub(super) fn busy(&self) -> bool {
+        self.len.load(Ordering::Acquire) > 0
     }
 
     /// The runs now held, for one read to consult (none: empty).

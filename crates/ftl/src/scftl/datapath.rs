@@ -107,7 +107,9 @@ impl<F: Flash> Scftl<F> {
     /// straight from the caller's buffer: the merge buffer is empty, so it
     /// would only have been a staging copy. They go to the flash as one
     /// [`Flash::program_many`], which the image backend writes straight
-    /// from `run`. Each sector's checksum is computed once, into its page's
+    /// from `run` (with detached writes on, it copies `run` into a run of
+    /// its own, written after `ftl::SharedDevice` releases the device).
+    /// Each sector's checksum is computed once, into its page's
     /// OOB; then the pages are noted and mapped in order, as if programmed
     /// one by one (the tentative delta pages that mapping may program come
     /// after the run's data pages instead of between them: nothing is
