@@ -379,97 +379,36 @@ fn write_with_barrier<D: BlockDevice>(d: &mut D, lba: u64, data: &[u8]) -> ftl::
 /// last write, and after a reopen every sector holds its last write.
 #[test]
 fn detached_image_writes_keep_each_thread_reading_its_own_writes() {
-    use rand::{Rng, SeedableRng};
-    use std::sync::Arc;
-
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("dev.img");
-    let g = Geometry::tiny();
-    let image = flash::FileFlash::create(&path, g, false).unwrap();
-    let dev =
-        ftl::AnyFtl::format(image, ftl::FtlKind::Scftl, &ftl::FormatOptions::default()).unwrap();
-    let shared = Arc::new(SharedDevice::new(dev));
-    let ss = g.sector_size as usize;
-    const THREADS: u64 = 4;
-    const OWN: u64 = 12;
-    let content = move |t: u64, k: u64, v: u64| -> Vec<u8> {
-        let mut s = vec![(t * 31 + k) as u8; ss];
-        s[..8].copy_from_slice(&v.to_le_bytes());
-        s
-    };
-    let workers: Vec<_> = (0..THREADS)
-        .map(|t| {
-            let shared = Arc::clone(&shared);
-            std::thread::spawn(move || {
-                let mut rng = rand_pcg::Pcg64::seed_from_u64(t);
-                // Version written last per owned sector (0: never).
-                let mut last = vec![0u64; OWN as usize];
-                for step in 1..=4000u64 {
-                    let k = rng.gen_range(0..OWN);
-                    let lba = k * THREADS + t;
-                    match rng.gen_range(0..10) {
-                        0..=5 => {
-                            let data = content(t, k, step);
-                            shared
-                                .change(|d| write_with_barrier(d, lba, &data))
-                                .unwrap();
-                            last[k as usize] = step;
-                        }
-                        6..=8 => {
-                            let mut buf = vec![0u8; ss];
-                            shared.read(Lba(lba), &mut buf).unwrap();
-                            let want = match last[k as usize] {
-                                0 => vec![0u8; ss],
-                                v => content(t, k, v),
-                            };
-                            assert!(buf == want, "thread {t} sector {lba} at step {step}");
-                        }
-                        _ => {
-                            let must = shared.changes();
-                            shared.flush(must, |_| true).unwrap().unwrap();
-                        }
-                    }
-                }
-                last
-            })
-        })
-        .collect();
-    let lasts: Vec<Vec<u64>> = workers.into_iter().map(|w| w.join().unwrap()).collect();
-    shared.flush(shared.changes(), |_| true).unwrap().unwrap();
-    let counts = shared.shared_counts();
-    let shared = Arc::into_inner(shared).unwrap();
-    let dev = shared.into_inner();
-    let stats = dev.stats();
-    assert!(counts.detached_writes > 500, "{counts:?}");
-    assert!(
-        stats.gc_blocks_reclaimed > 10,
-        "GC erased under them: {stats:?}"
-    );
-    drop(dev);
-    let mut dev = ftl::AnyFtl::open(flash::FileFlash::open(&path).unwrap()).unwrap();
-    for (t, last) in lasts.iter().enumerate() {
-        for (k, &v) in last.iter().enumerate() {
-            let lba = k as u64 * THREADS + t as u64;
-            let mut buf = vec![0u8; ss];
-            dev.read(Lba(lba), &mut buf).unwrap();
-            let want = match v {
-                0 => vec![0u8; ss],
-                v => content(t as u64, k as u64, v),
-            };
-            assert!(buf == want, "sector {lba} after the reopen");
-        }
-    }
+    threads_read_their_own_writes_on_an_image(4, 12, 1, 4000, 0);
 }
 
 /// The same with whole-page requests: SCFTL programs them with one
 /// `program_many` straight from the request (`datapath.rs`
 /// `program_run_direct`), which the image copies into a run of its own
-/// and hands to the detached write (`flash::file`). Three threads write
-/// requests of four whole pages over regions of their own, read them back
-/// (shared reads, which must find a run not yet in the file) and flush,
-/// while GC reclaims superblocks under them.
+/// and hands to the detached write while another thread's run is held
+/// (`flash::file`). Three threads write requests of four whole pages over
+/// regions of their own. (Each thread reads only what it wrote, after its
+/// write ran, so a run left out of the registry is caught by
+/// `flash/tests/file_detached.rs`, not here.)
 #[test]
 fn detached_whole_page_writes_keep_each_thread_reading_its_own_writes() {
+    let pages = 4 * u64::from(Geometry::tiny().sectors_per_page);
+    threads_read_their_own_writes_on_an_image(3, 3, pages, 1500, 100);
+}
+
+/// `threads` threads each own `own` regions of `per` sectors (region `k`
+/// of thread `t` at `(k * threads + t) * per`) of SCFTL on a tiny image
+/// behind a `SharedDevice`, and for `steps` steps write a region (an
+/// epoch barrier when the epoch is full), read one back (it must hold the
+/// thread's last write) or flush, with GC under them; after a reopen every
+/// region holds its last write.
+fn threads_read_their_own_writes_on_an_image(
+    threads: u64,
+    own: u64,
+    per: u64,
+    steps: u64,
+    seed: u64,
+) {
     use rand::{Rng, SeedableRng};
     use std::sync::Arc;
 
@@ -480,28 +419,29 @@ fn detached_whole_page_writes_keep_each_thread_reading_its_own_writes() {
     let dev =
         ftl::AnyFtl::format(image, ftl::FtlKind::Scftl, &ftl::FormatOptions::default()).unwrap();
     let shared = Arc::new(SharedDevice::new(dev));
-    let ss = g.sector_size as usize;
-    // Four whole pages per request, at a multiple of four pages.
-    let per = 4 * u64::from(g.sectors_per_page);
-    const THREADS: u64 = 3;
-    const OWN: u64 = 3;
-    assert!(per * THREADS * OWN <= shared.exclusive(|d| d.num_sectors()));
+    let bytes = per as usize * g.sector_size as usize;
+    assert!(per * threads * own <= shared.exclusive(|d| d.num_sectors()));
     let content = move |t: u64, k: u64, v: u64| -> Vec<u8> {
-        let mut s: Vec<u8> = (0..per as usize * ss)
-            .map(|i| (i as u64 * 7 + t * 31 + k) as u8)
+        let mut s: Vec<u8> = (0..bytes as u64)
+            .map(|i| (i * 7 + t * 31 + k) as u8)
             .collect();
         s[..8].copy_from_slice(&v.to_le_bytes());
         s
     };
-    let workers: Vec<_> = (0..THREADS)
+    let expected = move |t: u64, k: u64, v: u64| match v {
+        0 => vec![0u8; bytes],
+        v => content(t, k, v),
+    };
+    let workers: Vec<_> = (0..threads)
         .map(|t| {
             let shared = Arc::clone(&shared);
             std::thread::spawn(move || {
-                let mut rng = rand_pcg::Pcg64::seed_from_u64(t + 100);
-                let mut last = vec![0u64; OWN as usize];
-                for step in 1..=1500u64 {
-                    let k = rng.gen_range(0..OWN);
-                    let lba = (k * THREADS + t) * per;
+                let mut rng = rand_pcg::Pcg64::seed_from_u64(t + seed);
+                // Version written last per owned region (0: never).
+                let mut last = vec![0u64; own as usize];
+                for step in 1..=steps {
+                    let k = rng.gen_range(0..own);
+                    let lba = (k * threads + t) * per;
                     match rng.gen_range(0..10) {
                         0..=5 => {
                             let data = content(t, k, step);
@@ -511,12 +451,9 @@ fn detached_whole_page_writes_keep_each_thread_reading_its_own_writes() {
                             last[k as usize] = step;
                         }
                         6..=8 => {
-                            let mut buf = vec![0u8; per as usize * ss];
+                            let mut buf = vec![0u8; bytes];
                             shared.read(Lba(lba), &mut buf).unwrap();
-                            let want = match last[k as usize] {
-                                0 => vec![0u8; per as usize * ss],
-                                v => content(t, k, v),
-                            };
+                            let want = expected(t, k, last[k as usize]);
                             assert!(buf == want, "thread {t} sectors from {lba} at step {step}");
                         }
                         _ => {
@@ -544,13 +481,10 @@ fn detached_whole_page_writes_keep_each_thread_reading_its_own_writes() {
     let mut dev = ftl::AnyFtl::open(flash::FileFlash::open(&path).unwrap()).unwrap();
     for (t, last) in lasts.iter().enumerate() {
         for (k, &v) in last.iter().enumerate() {
-            let lba = (k as u64 * THREADS + t as u64) * per;
-            let mut buf = vec![0u8; per as usize * ss];
+            let lba = (k as u64 * threads + t as u64) * per;
+            let mut buf = vec![0u8; bytes];
             dev.read(Lba(lba), &mut buf).unwrap();
-            let want = match v {
-                0 => vec![0u8; per as usize * ss],
-                v => content(t as u64, k as u64, v),
-            };
+            let want = expected(t as u64, k as u64, v);
             assert!(buf == want, "sectors from {lba} after the reopen");
         }
     }
