@@ -619,6 +619,18 @@ impl<Io: ImageIo> FileFlash<Io> {
         self.detach_run(g.first, g.count, g.data, g.oob);
     }
 
+    /// Appends the OOB areas of a run of `n` pages (`oob` holds `n` equal
+    /// areas, each at most an OOB area long) to `areas`, each padded with
+    /// erased bytes to a whole OOB area, as the image stores them.
+    fn push_padded_oob(&self, areas: &mut Vec<u8>, oob: &[u8], n: usize) {
+        let on = oob.len() / n;
+        let pad = self.header.geometry.oob_size as usize - on;
+        for i in 0..n {
+            areas.extend_from_slice(&oob[i * on..(i + 1) * on]);
+            areas.extend_from_slice(&self.erased_oob[..pad]);
+        }
+    }
+
     /// Hands `count` accepted programs of consecutive slots from `first`
     /// (`data`, and `oob` padded to whole OOB areas) to the next detached
     /// write, which reads consult until it is in the file.
@@ -1170,7 +1182,6 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
             }
             self.pages.record_program(p, ps + on);
         }
-        let pad = os - on;
         if self.detach.is_some() && self.detached.busy() {
             // Detached writes on, and another thread's run not yet in the
             // file (so threads are writing side by side): the run is
@@ -1183,10 +1194,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
             self.detach_gather();
             let (mut run_data, mut areas) = self.detached.pool.take();
             run_data.extend_from_slice(data);
-            for i in 0..n {
-                areas.extend_from_slice(&oob[i * on..(i + 1) * on]);
-                areas.extend_from_slice(&self.erased_oob[..pad]);
-            }
+            self.push_padded_oob(&mut areas, oob, n);
             self.detach_run(self.slot(pages[0]), n as u64, run_data, areas);
             return Ok(());
         }
@@ -1198,10 +1206,7 @@ impl<Io: ImageIo> Flash for FileFlash<Io> {
         }
         // The OOB areas, padded, staged in the (empty) gather's OOB buffer.
         let mut areas = std::mem::take(&mut self.gather.oob);
-        for i in 0..n {
-            areas.extend_from_slice(&oob[i * on..(i + 1) * on]);
-            areas.extend_from_slice(&self.erased_oob[..pad]);
-        }
+        self.push_padded_oob(&mut areas, oob, n);
         let written = self.write_run(self.slot(pages[0]), n, data, &areas);
         areas.clear();
         self.gather.oob = areas;
