@@ -1009,3 +1009,88 @@ fn the_sync_behind_thread_holds_the_export_only_while_it_syncs() {
         std::thread::yield_now();
     }
 }
+
+#[test]
+fn reads_of_every_size_reuse_reply_buffers_without_stale_bytes() {
+    // READ replies are built in a buffer reused by later requests of the
+    // connection (WRITE payloads too): a shorter read after a longer one,
+    // an unaligned read, a refused read and writes in between must each
+    // return exactly the device's bytes, one by one and in one burst.
+    let sectors = 64u64;
+    let size = sectors as usize * SS;
+    let r = Running::quiet(RamDisk::new(SS, sectors, None));
+    let mut model: Vec<u8> = (0..size).map(|i| (i * 7 + i / SS) as u8).collect();
+    let mut s = r.connect();
+    go(&mut s);
+    assert_eq!(write(&mut s, 0, &model, 0), 0);
+    // (offset, length, a write of 0xA5 instead of a read) of each step.
+    let steps: [(u64, u32, bool); 9] = [
+        (0, size as u32, false),
+        (3 * SS as u64, SS as u32, true),
+        (1000, 100, false),
+        (512, 4096, false),
+        (size as u64 - 1, 1, false),
+        (size as u64, 512, false), // past the end: refused
+        (7, 3 * SS as u32, false),
+        (20 * SS as u64 + 3, 700, true),
+        (0, size as u32, false),
+    ];
+    let expect = |model: &mut Vec<u8>, (off, len, is_write): (u64, u32, bool)| {
+        let (o, n) = (off as usize, len as usize);
+        if is_write {
+            model[o..o + n].fill(0xA5);
+            None
+        } else if o + n > model.len() {
+            Some(Err(EINVAL))
+        } else {
+            Some(Ok(model[o..o + n].to_vec()))
+        }
+    };
+    for &step in &steps {
+        let (off, len, is_write) = step;
+        match expect(&mut model, step) {
+            None => assert_eq!(write(&mut s, off, &vec![0xA5; len as usize], 0), 0),
+            Some(want) => assert_eq!(read(&mut s, off, len), want, "read {off}+{len}"),
+        }
+    }
+    // The same steps in one burst (answered off the reader's thread),
+    // writing 0x5A this time.
+    let mut burst = Vec::new();
+    for (i, &(off, len, is_write)) in steps.iter().enumerate() {
+        let req = Request {
+            flags: 0,
+            command: if is_write { CMD_WRITE } else { CMD_READ },
+            handle: 500 + i as u64,
+            offset: off,
+            length: len,
+        };
+        burst.extend_from_slice(&req.encode());
+        if is_write {
+            burst.extend(std::iter::repeat_n(0x5A, len as usize));
+        }
+    }
+    s.write_all(&burst).unwrap();
+    for (i, &step) in steps.iter().enumerate() {
+        let (off, len, is_write) = step;
+        let want = if is_write {
+            model[off as usize..(off + u64::from(len)) as usize].fill(0x5A);
+            None
+        } else {
+            expect(&mut model, step)
+        };
+        let (err, h) = simple_reply(&mut s);
+        assert_eq!(h, 500 + i as u64);
+        match want {
+            None => assert_eq!(err, 0),
+            Some(Err(e)) => assert_eq!(err, e, "read {off}+{len}"),
+            Some(Ok(bytes)) => {
+                assert_eq!(err, 0);
+                assert_eq!(
+                    read_n(&mut s, len as usize),
+                    bytes,
+                    "burst read {off}+{len}"
+                );
+            }
+        }
+    }
+}

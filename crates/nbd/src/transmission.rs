@@ -121,6 +121,15 @@ fn read_request<R: Read>(
     // The payload of a write is part of the request: read it before
     // anything else so the stream stays in step whatever the answer.
     let mut payload = Vec::new();
+    if req.command == CMD_READ {
+        // A READ's reply (header and data) is built in a reused buffer:
+        // empty here, it holds the reply once answered and then serves a
+        // later request, so a stream of reads allocates no reply buffer
+        // each (and freed large replies do not pile up in the allocator's
+        // per-thread arenas).
+        payload = spare.take().unwrap_or_default();
+        payload.clear();
+    }
     if req.command == CMD_WRITE {
         if req.length > max {
             discard(r, u64::from(req.length))?;
@@ -154,7 +163,7 @@ where
     D: BlockDevice + Send + Sync,
     W: Write,
 {
-    let (req, payload) = match inc {
+    let (req, mut payload) = match inc {
         Incoming::End(e) => return Err(e),
         Incoming::Oversized(req) => {
             stats.errors += 1;
@@ -170,10 +179,10 @@ where
         Incoming::Request(req, payload) => (req, payload),
     };
     let _in_flight = stats.conn.as_ref().map(|c| c.begin());
-    match execute(shared, &req, &payload, stats) {
+    match execute(shared, &req, &mut payload, stats) {
         // READ: header and data in one write.
-        Ok(Some(data)) => send(w, &data)?,
-        Ok(None) => simple(w, 0, req.handle)?,
+        Ok(true) => send(w, &payload)?,
+        Ok(false) => simple(w, 0, req.handle)?,
         Err(e) => {
             stats.errors += 1;
             if shared.config.log_errors {
@@ -360,14 +369,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Applies one request to the device. `Ok(Some(bytes))` is a complete READ
-/// reply (header and data).
+/// Applies one request to the device. `payload` holds a WRITE's payload;
+/// for a READ it is the buffer the reply is built in, and `Ok(true)` says
+/// it now holds the complete reply (header and data).
 fn execute<D: BlockDevice + Send + Sync>(
     shared: &Shared<D>,
     req: &Request,
-    payload: &[u8],
+    payload: &mut Vec<u8>,
     stats: &mut ConnStats,
-) -> Result<Option<Vec<u8>>, OpError> {
+) -> Result<bool, OpError> {
     let known = matches!(
         req.command,
         CMD_READ | CMD_WRITE | CMD_FLUSH | CMD_TRIM | CMD_WRITE_ZEROES
@@ -428,7 +438,10 @@ fn execute<D: BlockDevice + Send + Sync>(
             if !open() {
                 return Err(stopped());
             }
-            let mut out = vec![0u8; SIMPLE_REPLY_LEN + req.length as usize];
+            // Only bytes the buffer never held are zeroed; the read
+            // overwrites every data byte or fails the request.
+            let out = payload;
+            out.resize(SIMPLE_REPLY_LEN + req.length as usize, 0);
             let (size, ss) = (shared.size, shared.sector_size);
             ops::read_with(
                 size,
@@ -437,19 +450,19 @@ fn execute<D: BlockDevice + Send + Sync>(
                 &mut out[SIMPLE_REPLY_LEN..],
                 |lba, buf| shared.device.read(lba, buf),
             )?;
-            encode_simple_reply(&mut out, 0, req.handle);
+            encode_simple_reply(out, 0, req.handle);
             stats.reads += 1;
-            return Ok(Some(out));
+            return Ok(true);
         }
         // Nothing can have been written through a read-only export, and
         // its device may sit on a read-only image: nothing to make durable.
-        CMD_FLUSH if shared.config.read_only => return Ok(None),
+        CMD_FLUSH if shared.config.read_only => return Ok(false),
         CMD_FLUSH => {
             stats.flushes += 1;
             // Another connection's flush, completed while this one waited,
             // may already cover everything it must (`SharedDevice::flush`).
             flush(must_cover)?;
-            return Ok(None);
+            return Ok(false);
         }
         _ => shared.device.change(|dev| {
             if !open() {
@@ -487,5 +500,5 @@ fn execute<D: BlockDevice + Send + Sync>(
         flush(shared.device.changes())?;
         stats.flushes += 1;
     }
-    Ok(None)
+    Ok(false)
 }
