@@ -1047,7 +1047,7 @@ fn reads_of_every_size_reuse_reply_buffers_without_stale_bytes() {
         }
     };
     for &step in &steps {
-        let (off, len, is_write) = step;
+        let (off, len, _) = step;
         match expect(&mut model, step) {
             None => assert_eq!(write(&mut s, off, &vec![0xA5; len as usize], 0), 0),
             Some(want) => assert_eq!(read(&mut s, off, len), want, "read {off}+{len}"),
