@@ -4,15 +4,15 @@
 //!
 //! With [`crate::Flash::detach_submits`] on, [`crate::Flash::submit`] does
 //! not write the gathered run of programs to the file: it moves it into a
-//! [`Run`] of this registry, which reads consult (and so does
-//! [`crate::Flash::program_many`] with a whole-page run, which it writes
-//! straight from the caller's buffers otherwise, while another run is held:
-//! see there), and
+//! [`Run`] of this registry, which reads consult, and
 //! [`crate::Flash::take_detached`] hands the runs submitted since the last
 //! call to the caller as one [`DetachedWrite`], which it runs after it has
 //! released the device (the NBD server: after its exclusive lock), so that
 //! the kernel's copy of the pages into the page cache no longer holds up
-//! every other connection.
+//! every other connection. A whole-page run of
+//! [`crate::Flash::program_many`], otherwise written straight from the
+//! caller's buffers, becomes such a run too (copied) while another run is
+//! held, i.e. while threads write side by side.
 //!
 //! Rules, and why they keep every command's meaning:
 //! - a run is written exactly once, by whoever *claims* it first (a state

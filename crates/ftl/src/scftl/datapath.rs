@@ -107,8 +107,8 @@ impl<F: Flash> Scftl<F> {
     /// straight from the caller's buffer: the merge buffer is empty, so it
     /// would only have been a staging copy. They go to the flash as one
     /// [`Flash::program_many`], which the image backend writes straight
-    /// from `run` (with detached writes on, it copies `run` into a run of
-    /// its own, written after `ftl::SharedDevice` releases the device).
+    /// from `run` (with detached writes on and another thread's run not
+    /// yet written, it copies `run` and hands the copy over like a gather).
     /// Each sector's checksum is computed once, into its page's
     /// OOB; then the pages are noted and mapped in order, as if programmed
     /// one by one (the tentative delta pages that mapping may program come
