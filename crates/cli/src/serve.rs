@@ -602,15 +602,16 @@ fn power_cut(
 /// because an epoch was full (they are among `flushes`), the syncs its
 /// background thread ran behind them (among `flash_syncs`) and the
 /// superblocks SCFTL erased ahead after those syncs (among
-/// `blocks_erased`), and the requests whose pages were written to the
-/// image after the lock was released (detached writes).
+/// `blocks_erased`), the requests whose pages were written to the image
+/// after the lock was released (detached writes), and the changes whose
+/// reply waited for a flush's sync to end (held returns).
 fn print_stats<D: ftl::BlockDevice + Send + Sync + 'static>(server: &Server<D>) {
     let (flushes, behind) = (server.epoch_flushes(), server.syncs_behind());
-    let detached = server.detached_writes();
+    let (detached, held) = (server.detached_writes(), server.held_returns());
     server.with_device(|d| {
         let extra = format!(
             "epoch_flushes={flushes} syncs_behind={behind} erased_ahead={} \
-             detached_writes={detached}",
+             detached_writes={detached} held_returns={held}",
             d.stats().erased_ahead
         );
         stats::print(&*d, &extra)

@@ -275,6 +275,9 @@ pub struct ConcurrentStats {
     /// Changes (writes, trims) that ran while a flush's sync ran (the
     /// write pipeline at work).
     pub changes_during_sync: u64,
+    /// Changes whose return waited for a flush's sync to end (held
+    /// returns: `ftl::SharedDevice`).
+    pub held_returns: u64,
     pub coalesced_flushes: u64,
     /// Syncs behind barriers that ran (`SharedDevice::sync_behind`).
     pub syncs_behind: u64,
@@ -509,6 +512,7 @@ fn run_round(
     stats.shared_reads += counts.shared_reads;
     stats.reads_during_sync += counts.reads_during_sync;
     stats.changes_during_sync += counts.changes_during_sync;
+    stats.held_returns += counts.held_returns;
     stats.syncs_behind += counts.syncs_behind;
     stats.background_sectors += background.load(Ordering::SeqCst);
     stats.coalesced_flushes += history
@@ -652,7 +656,7 @@ fn thread_ops(
                 )
             }
             _ => {
-                let must_cover = shared.changes();
+                let must_cover = shared.returned();
                 match shared.flush(must_cover, |_| true) {
                     Some(Ok(flushed)) => (OpKind::Flush { flushed }, Ok(())),
                     Some(Err(e)) => (OpKind::Flush { flushed: true }, Err(e)),

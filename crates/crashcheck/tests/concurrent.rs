@@ -137,7 +137,7 @@ fn a_flush_that_returns_during_another_flushs_sync_is_caught() {
 }
 
 #[test]
-fn a_flush_that_joins_a_sync_started_before_its_writes_is_caught() {
+fn a_flush_that_joins_a_sync_behind_barriers_is_caught() {
     let why = caught(SharedMutant::JoinsEarlierSync);
     assert!(why.contains("no order"), "{why}");
 }
@@ -145,6 +145,12 @@ fn a_flush_that_joins_a_sync_started_before_its_writes_is_caught() {
 #[test]
 fn a_sync_behind_that_promises_the_open_epoch_is_caught() {
     let why = caught(SharedMutant::SyncBehindPromisesChanges);
+    assert!(why.contains("no order"), "{why}");
+}
+
+#[test]
+fn a_held_change_that_returns_uncounted_is_caught() {
+    let why = caught(SharedMutant::HeldReturnNotCounted);
     assert!(why.contains("no order"), "{why}");
 }
 

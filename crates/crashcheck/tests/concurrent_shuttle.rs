@@ -95,6 +95,10 @@ fn each_pipeline_bug_is_caught_and_its_schedule_replays() {
             ..base()
         },
         ConcurrentConfig {
+            mutant: SharedMutant::HeldReturnNotCounted,
+            ..base()
+        },
+        ConcurrentConfig {
             ftl_mutant: ftl::Mutant::TicketProvesLaterEpochs,
             ..base()
         },

@@ -78,7 +78,7 @@ fn run<F: Flash + Send + Sync + 'static>(
                         .unwrap();
                     n += 1;
                     if n.is_multiple_of(flush_every) {
-                        shared.flush(shared.changes(), |_| true).unwrap().unwrap();
+                        shared.flush(shared.returned(), |_| true).unwrap().unwrap();
                     }
                 }
                 done.fetch_add(n, Ordering::Relaxed);

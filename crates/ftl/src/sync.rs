@@ -1,4 +1,4 @@
-//! The locks and atomics `SharedDevice` uses: parking_lot's and std's in
+//! The locks, condition variable and atomics `SharedDevice` uses: parking_lot's and std's in
 //! every real build, and with the `shuttle` feature (tests only) shuttle's,
 //! behind the same small API, so that shuttle's scheduler decides every
 //! interleaving of the concurrent crash test and a failing schedule
@@ -6,6 +6,28 @@
 
 #[cfg(not(feature = "shuttle"))]
 pub(crate) use parking_lot::{Mutex, RwLock};
+
+/// parking_lot's `Condvar`, with `wait` taking and giving back the guard
+/// (the shape shuttle's has too).
+#[cfg(not(feature = "shuttle"))]
+pub(crate) struct Condvar(parking_lot::Condvar);
+
+#[cfg(not(feature = "shuttle"))]
+impl Condvar {
+    pub(crate) fn new() -> Condvar {
+        Condvar(parking_lot::Condvar::new())
+    }
+    pub(crate) fn wait<'a, T>(
+        &self,
+        mut guard: parking_lot::MutexGuard<'a, T>,
+    ) -> parking_lot::MutexGuard<'a, T> {
+        self.0.wait(&mut guard);
+        guard
+    }
+    pub(crate) fn notify_all(&self) {
+        self.0.notify_all();
+    }
+}
 #[cfg(not(feature = "shuttle"))]
 pub(crate) use std::sync::atomic::{AtomicBool, AtomicU64};
 
@@ -54,7 +76,27 @@ mod shim {
             self.0.try_lock().ok()
         }
     }
+
+    /// The `Condvar` API of the real build over shuttle's.
+    pub(crate) struct Condvar(shuttle::sync::Condvar);
+
+    impl Condvar {
+        pub(crate) fn new() -> Condvar {
+            Condvar(shuttle::sync::Condvar::new())
+        }
+        pub(crate) fn wait<'a, T>(
+            &self,
+            guard: shuttle::sync::MutexGuard<'a, T>,
+        ) -> shuttle::sync::MutexGuard<'a, T> {
+            self.0
+                .wait(guard)
+                .expect("a thread panicked holding the lock")
+        }
+        pub(crate) fn notify_all(&self) {
+            self.0.notify_all();
+        }
+    }
 }
 
 #[cfg(feature = "shuttle")]
-pub(crate) use shim::{Mutex, RwLock};
+pub(crate) use shim::{Condvar, Mutex, RwLock};

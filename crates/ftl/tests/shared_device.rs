@@ -1,7 +1,8 @@
-//! `ftl::SharedDevice`: reads and writes run while a flush syncs;
-//! flushes that queue during a sync share the next commit; a flush ticket
-//! leaves the device usable until it is finished; the shared read path
-//! gives what the exclusive one gives.
+//! `ftl::SharedDevice`: reads and writes run while a flush syncs, and
+//! writes made then return after it; a flush asked for during a sync is
+//! covered by it; flushes asked for after held writes share the next
+//! commit; a flush ticket leaves the device usable until it is finished;
+//! the shared read path gives what the exclusive one gives.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -75,6 +76,15 @@ fn gated_device() -> (
     (SharedDevice::new(dev), started_rx, release_tx)
 }
 
+/// Waits until `cond` holds (a thread blocked elsewhere gets there).
+fn until(cond: impl Fn() -> bool) {
+    let start = std::time::Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < Duration::from_secs(20), "timed out");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 #[test]
 fn reads_and_writes_run_while_a_flush_syncs() {
     let (shared, started, release) = gated_device();
@@ -82,16 +92,20 @@ fn reads_and_writes_run_while_a_flush_syncs() {
     shared
         .change(|d| d.write(Lba(9), &sector(ss, 0x99)))
         .unwrap();
-    let covered = shared.changes();
+    let covered = shared.returned();
+    let (wrote_tx, wrote_rx) = mpsc::channel();
     std::thread::scope(|s| {
         let flusher = s.spawn(|| shared.flush(covered, |_| true));
         started.recv().unwrap();
-        // The flush is syncing with no lock held: a write completes ...
-        shared
-            .change(|d| d.write(Lba(20), &sector(ss, 0x20)))
-            .unwrap();
+        // The flush is syncing with no lock held: a write is applied ...
+        let writer = s.spawn(|| {
+            let r = shared.change(|d| d.write(Lba(20), &sector(ss, 0x20)));
+            wrote_tx.send(()).unwrap();
+            r
+        });
+        until(|| shared.changes() == covered + 1);
         // ... and reads go on, of flash, of the flushed sector and of the
-        // one written during the sync.
+        // one written during the sync ...
         let mut buf = vec![0u8; 2 * ss];
         shared.read(Lba(0), &mut buf).unwrap();
         assert_eq!(buf[..ss], sector(ss, 0x10)[..]);
@@ -100,18 +114,26 @@ fn reads_and_writes_run_while_a_flush_syncs() {
         assert_eq!(buf[..ss], sector(ss, 0x99)[..]);
         shared.read(Lba(20), &mut buf[..ss]).unwrap();
         assert_eq!(buf[..ss], sector(ss, 0x20)[..]);
+        // ... but the write returns only when the sync has ended (held
+        // returns): it has not, while the sync is held up.
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(wrote_rx.try_recv().is_err(), "the write returned early");
+        assert_eq!(shared.returned(), covered);
         release.send(()).unwrap();
         assert!(flusher.join().unwrap().unwrap().unwrap(), "it flushed");
+        writer.join().unwrap().unwrap();
     });
     let c = shared.shared_counts();
     assert_eq!(c.detached_syncs, 1, "the sync ran without the lock");
     assert!(c.reads_during_sync >= 3, "the reads came during the sync");
     assert_eq!(c.changes_during_sync, 1, "the write came during the sync");
+    assert_eq!(c.held_returns, 1, "the write waited for the sync");
     assert!(c.shared_reads >= 3, "the reads took the shared path");
     // The write made during the sync is in the next epoch: the flush did
     // not claim it, and the next flush commits it.
     assert_eq!(shared.durable_changes(), covered);
-    assert!(shared.flush(shared.changes(), |_| true).unwrap().unwrap());
+    assert_eq!(shared.returned(), covered + 1);
+    assert!(shared.flush(shared.returned(), |_| true).unwrap().unwrap());
     let mut dev = shared.into_inner();
     dev.check_invariants().unwrap();
     let mut buf = vec![0u8; ss];
@@ -120,35 +142,64 @@ fn reads_and_writes_run_while_a_flush_syncs() {
 }
 
 #[test]
-fn flushes_queued_during_a_sync_share_the_next_commit() {
+fn a_flush_asked_for_during_a_sync_is_covered_by_it_while_later_changes_are_held() {
     let (shared, started, release) = gated_device();
     let ss = shared.exclusive(|d| d.sector_size());
     shared.change(|d| d.write(Lba(9), &sector(ss, 9))).unwrap();
-    let (wrote_tx, wrote_rx) = mpsc::channel();
+    let covered = shared.returned();
+    std::thread::scope(|s| {
+        let first = s.spawn(|| shared.flush(covered, |_| true));
+        started.recv().unwrap();
+        // A change counted after the commit: applied, held.
+        let held = s.spawn(|| shared.change(|d| d.write(Lba(40), &sector(ss, 4))));
+        until(|| shared.changes() == covered + 1);
+        // A flush asked for now must cover only what returned: the
+        // running sync covers it, so it waits for that sync and returns
+        // without a commit of its own.
+        let second = s.spawn(|| shared.flush(shared.returned(), |_| true));
+        std::thread::sleep(Duration::from_millis(50));
+        release.send(()).unwrap();
+        assert!(first.join().unwrap().unwrap().unwrap(), "the first flushed");
+        assert!(
+            !second.join().unwrap().unwrap().unwrap(),
+            "the second was covered by the sync it arrived in"
+        );
+        held.join().unwrap().unwrap();
+    });
+    assert_eq!(shared.shared_counts().detached_syncs, 1);
+    assert_eq!(shared.durable_changes(), covered);
+    // The held change returned after the sync: a flush asked for now must
+    // commit it.
+    assert!(shared.flush(shared.returned(), |_| true).unwrap().unwrap());
+    assert_eq!(shared.durable_changes(), covered + 1);
+}
+
+#[test]
+fn flushes_asked_for_after_held_changes_share_the_next_commit() {
+    let (shared, started, release) = gated_device();
+    let ss = shared.exclusive(|d| d.sector_size());
+    shared.change(|d| d.write(Lba(9), &sector(ss, 9))).unwrap();
     std::thread::scope(|s| {
         let first = {
-            let c = shared.changes();
+            let c = shared.returned();
             let shared = &shared;
             s.spawn(move || shared.flush(c, |_| true))
         };
         started.recv().unwrap();
+        let base = shared.changes();
         let queued: Vec<_> = (0..3u8)
             .map(|k| {
-                let (shared, wrote_tx) = (&shared, wrote_tx.clone());
+                let shared = &shared;
                 s.spawn(move || {
                     shared
                         .change(|d| d.write(Lba(30 + u64::from(k)), &sector(ss, k)))
                         .unwrap();
-                    wrote_tx.send(()).unwrap();
-                    shared.flush(shared.changes(), |_| true)
+                    shared.flush(shared.returned(), |_| true)
                 })
             })
             .collect();
-        for _ in 0..3 {
-            wrote_rx.recv().unwrap();
-        }
-        // Let the three reach the queue behind the syncing flush.
-        std::thread::sleep(Duration::from_millis(200));
+        // The three writes are applied during the sync, and held.
+        until(|| shared.changes() == base + 3);
         release.send(()).unwrap();
         assert!(first.join().unwrap().unwrap().unwrap());
         let flushed: Vec<bool> = queued
@@ -158,11 +209,13 @@ fn flushes_queued_during_a_sync_share_the_next_commit() {
         assert_eq!(
             flushed.iter().filter(|&&f| f).count(),
             1,
-            "one commit covers the three queued flushes: {flushed:?}"
+            "one commit covers the three flushes: {flushed:?}"
         );
     });
     assert_eq!(shared.durable_changes(), shared.changes());
-    assert_eq!(shared.shared_counts().detached_syncs, 2);
+    let c = shared.shared_counts();
+    assert_eq!(c.detached_syncs, 2);
+    assert_eq!(c.held_returns, 3);
 }
 
 #[test]

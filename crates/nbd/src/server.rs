@@ -186,6 +186,12 @@ impl<D: BlockDevice + Send + Sync + 'static> Server<D> {
         self.shared.device.shared_counts().detached_writes
     }
 
+    /// Changes whose return waited for a flush's sync to end
+    /// (`ftl::SharedDevice`, held returns).
+    pub fn held_returns(&self) -> u64 {
+        self.shared.device.shared_counts().held_returns
+    }
+
     /// Clients holding a slot now (handshaking or transferring).
     pub fn clients(&self) -> usize {
         self.shared.slots.active()

@@ -413,7 +413,7 @@ fn execute<D: BlockDevice + Send + Sync>(
     let fua = req.flags & CMD_FLAG_FUA != 0;
     let len = u64::from(req.length);
     // Every change whose reply was sent before this request arrived.
-    let must_cover = shared.device.changes();
+    let must_cover = shared.device.returned();
     let stopped = || OpError::new(ESHUTDOWN, "the server is shutting down");
     // Checked under the exclusive lock before every change and flush: once
     // shutdown has flushed, nothing changes. Reads change nothing.
@@ -497,7 +497,7 @@ fn execute<D: BlockDevice + Send + Sync>(
     }
     if fua {
         // This write is among the changes counted now.
-        flush(shared.device.changes())?;
+        flush(shared.device.returned())?;
         stats.flushes += 1;
     }
     Ok(false)

@@ -218,7 +218,8 @@ pub struct CrashtestArgs {
     /// snapshot contract. --ops: rounds (default 200); --seed fixes the
     /// scripts and cuts (the interleaving is the scheduler's); --mutant:
     /// flush-returns-during-sync, joins-earlier-sync,
-    /// sync-behind-promises-changes, or an SCFTL mutant
+    /// sync-behind-promises-changes, held-return-not-counted, or an SCFTL
+    /// mutant
     /// (ticket-proves-later-epochs: the write pipeline's). Use with --geometry
     /// tiny.
     #[arg(long, value_name = "THREADS")]

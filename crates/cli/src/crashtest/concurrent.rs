@@ -108,7 +108,7 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
         Ok(s) => {
             let secs = t0.elapsed().as_secs_f64();
             println!(
-                "PASSED: {} rounds, {} operations ({:.0}/s), {} cut while operations ran, {} reads served shared ({} during a flush's sync), {} changes during a flush's sync, {} flushes coalesced, {} syncs behind barriers, {} superblocks erased ahead, {} background sectors written, {} GC victims ({} sectors relocated), {} linearization states searched",
+                "PASSED: {} rounds, {} operations ({:.0}/s), {} cut while operations ran, {} reads served shared ({} during a flush's sync), {} changes during a flush's sync ({} returned after it), {} flushes coalesced, {} syncs behind barriers, {} superblocks erased ahead, {} background sectors written, {} GC victims ({} sectors relocated), {} linearization states searched",
                 s.rounds,
                 s.ops,
                 s.ops as f64 / secs.max(1e-9),
@@ -116,6 +116,7 @@ pub fn run_cli(args: &CrashtestArgs) -> ExitCode {
                 s.shared_reads,
                 s.reads_during_sync,
                 s.changes_during_sync,
+                s.held_returns,
                 s.coalesced_flushes,
                 s.syncs_behind,
                 s.erased_ahead,
