@@ -381,10 +381,10 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
 
     /// Makes the first `must_cover` changes durable ([`Self::returned`]
     /// read when the flush was requested; [`Self::changes`] covers more).
-    /// `gate` runs first, under the
-    /// exclusive lock: `false` stops the flush (`None`; a server that is
-    /// shutting down). `Some(Ok(false))`: an earlier flush already covered
-    /// them, nothing was flushed; `Some(Ok(true))`: this call flushed.
+    /// `gate` runs first, under the exclusive lock: `false` stops the
+    /// flush (`None`; a server that is shutting down). `Some(Ok(false))`:
+    /// an earlier flush already covered them, nothing was flushed;
+    /// `Some(Ok(true))`: this call flushed.
     pub fn flush(
         &self,
         must_cover: u64,
