@@ -65,12 +65,24 @@ fn allowed_flags(command: u16) -> u16 {
 
 /// One request as read off the socket, in arrival order.
 enum Incoming {
-    /// A whole request: header and, for WRITE, its payload.
+    /// A whole request: header and, for WRITE, its payload (for READ, the
+    /// buffer its reply will be built in).
     Request(Request, Vec<u8>),
     /// A WRITE whose payload exceeded the limit; the payload was skipped.
     Oversized(Request),
     /// The connection is over (after the requests before it are answered).
     End(End),
+}
+
+impl Incoming {
+    /// Bytes of WRITE payload it holds (what the reader may hold ahead is
+    /// bounded by [`PIPELINE_BYTES`]); a READ's reply buffer is none.
+    fn payload_bytes(&self) -> usize {
+        match self {
+            Incoming::Request(req, p) if req.command == CMD_WRITE => p.len(),
+            _ => 0,
+        }
+    }
 }
 
 /// Reads the next request. `busy` says whether earlier requests are still
@@ -122,13 +134,14 @@ fn read_request<R: Read>(
     // anything else so the stream stays in step whatever the answer.
     let mut payload = Vec::new();
     if req.command == CMD_READ {
-        // A READ's reply (header and data) is built in a reused buffer:
-        // empty here, it holds the reply once answered and then serves a
-        // later request, so a stream of reads allocates no reply buffer
-        // each (and freed large replies do not pile up in the allocator's
-        // per-thread arenas).
+        // A READ's reply (header and data) is built in a reused buffer: it
+        // holds the reply once answered and then serves a later request,
+        // so a stream of reads allocates no reply buffer each (and freed
+        // large replies do not pile up in the allocator's per-thread
+        // arenas). Its old bytes stay until the read overwrites them
+        // (`execute`), so only bytes it never held are zeroed; they are not
+        // payload ([`Incoming::payload_bytes`]).
         payload = spare.take().unwrap_or_default();
-        payload.clear();
     }
     if req.command == CMD_WRITE {
         if req.length > max {
@@ -299,10 +312,7 @@ where
                 }
                 let inc = next_request(&mut r, max, &busy, &mut spare);
                 let last = matches!(inc, Incoming::End(_));
-                let bytes = match &inc {
-                    Incoming::Request(_, p) => p.len(),
-                    _ => 0,
-                };
+                let bytes = inc.payload_bytes();
                 let inline = {
                     let mut q = lock(queued);
                     let inline = !last && q.0 == 0 && r.buffer().is_empty();
@@ -336,10 +346,7 @@ where
             let inc = rx
                 .recv()
                 .unwrap_or(Incoming::End(End::Clean("reader stopped")));
-            let bytes = match &inc {
-                Incoming::Request(_, p) => p.len(),
-                _ => 0,
-            };
+            let bytes = inc.payload_bytes();
             let result = answer_locked(inc);
             {
                 let mut q = lock(queued);
