@@ -66,10 +66,12 @@ pub struct ConcurrentConfig {
     /// Writes of a background writer thread (0: none). It writes the
     /// sectors past the checked ones in order, four at a time, wrapping
     /// around, and runs a sync behind after every fourth write (what a
-    /// sequential client of `scftl serve` makes): superblocks fill, fall
-    /// empty and are erased while the checked threads run, so GC, erases
-    /// and the erase ahead after a sync behind meet their operations. Its
-    /// writes are not in the history (the check reads only the checked
+    /// sequential client of `scftl serve` makes), reading back each write
+    /// after the next (shared reads of sectors GC moved and of reused
+    /// superblocks; data other than written fails the round): superblocks
+    /// fill, fall empty and are erased while the checked threads run, so
+    /// GC, erases and the erase ahead after a sync behind meet their
+    /// operations. Its writes are not in the history (the check reads only the checked
     /// sectors); the epoch barriers they end in are, since each is a
     /// commit point.
     pub background_writes: usize,
@@ -716,7 +718,8 @@ fn change_with_barrier(
 
 /// The background writer ([`ConcurrentConfig::background_writes`]):
 /// sectors `first..end`, four at a time from `start`, wrapping around,
-/// with a sync behind after every fourth write. Returns the barriers its
+/// with a sync behind after every fourth write, reading back after each
+/// write the one before it. Returns the barriers its
 /// writes ended in, as operations of thread `c.threads`; it stops early
 /// when the history has no room for another (the search orders at most
 /// 120 operations) or the power is cut.
@@ -735,6 +738,8 @@ fn background_ops(
     let tick = || clock.fetch_add(1, Ordering::SeqCst);
     let mut ops = Vec::new();
     let mut lba = start;
+    // The write before this one: its first sector, id and length.
+    let mut last: Option<(u64, u64, u64)> = None;
     for i in 0..c.background_writes {
         if i % 4 == 3 {
             match shared.sync_behind(|_| true) {
@@ -776,6 +781,28 @@ fn background_ops(
                 return Ok(ops);
             }
             Err(e) => return Err(format!("background writer, write {i} at sector {lba}: {e}")),
+        }
+        // Reads back what it wrote one write ago (only it writes there):
+        // shared reads of sectors GC moves and of superblocks reused,
+        // which the checked threads' few sectors rarely meet. A read that
+        // differs or fails fails the round.
+        if let Some((at, id_was, m)) = last.replace((lba, id, n)) {
+            let mut buf = vec![0u8; m as usize * ss];
+            match shared.read(Lba(at), &mut buf) {
+                Ok(()) => {
+                    let want: Vec<u8> = (0..m)
+                        .flat_map(|k| sector_bytes(id_was, at + k, ss))
+                        .collect();
+                    if buf != want {
+                        return Err(format!(
+                            "background writer: sectors {at}..{} read back other data than written",
+                            at + m
+                        ));
+                    }
+                }
+                Err(e) if e.is_power_loss() => return Ok(ops),
+                Err(e) => return Err(format!("background writer, read back of sector {at}: {e}")),
+            }
         }
         lba += n;
         if lba == end {

@@ -91,6 +91,19 @@ fn an_erase_before_the_flush_is_caught_with_a_background_writer() {
     );
 }
 
+/// The shared reads' checksum cache kept stale when a sector is placed
+/// where an erased one had been read: only GC's erases and reuse (the
+/// background writer) reach it, and a shared read then fails its check.
+#[test]
+fn a_stale_checksum_cache_is_caught_with_a_background_writer() {
+    let why = caught_with(ConcurrentConfig {
+        ftl_mutant: ftl::Mutant::StaleChecksumCache,
+        background_writes: 200,
+        ..ConcurrentConfig::default()
+    });
+    assert!(why.contains("damaged"), "{why}");
+}
+
 /// Reruns `mutant` with fresh seeds until a round fails (the interleaving
 /// is the scheduler's, so one seed may miss).
 fn caught(mutant: SharedMutant) -> String {

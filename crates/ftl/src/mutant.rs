@@ -198,6 +198,11 @@ pub enum Mutant {
     /// epochs freed: a power cut before the sync lands may return to a
     /// barrier whose L2P still maps into an erased superblock.
     EraseAheadBeforeSync,
+    /// SCFTL: pointing a logical sector at a physical one leaves the
+    /// shared reads' checksum cache (`CrcCache`) as it was, so a sector
+    /// placed where an erased one had been read keeps that sector's
+    /// checksum, and a shared read of it fails its check.
+    StaleChecksumCache,
 }
 
 impl Mutant {
@@ -336,6 +341,13 @@ impl Mutant {
     /// `crates/crashcheck/tests/barrier.rs`, the CI campaign).
     pub const SYNC_BEHIND: [Mutant; 1] = [Mutant::EraseAheadBeforeSync];
 
+    /// Mutants of the shared reads' checksum cache, which only reads with
+    /// shared access use (`SharedDevice`, `scftl serve`): the concurrent
+    /// crash test with a background writer (GC erases and reuses
+    /// superblocks) catches it (`crates/crashcheck/tests/concurrent.rs`,
+    /// the CI campaign).
+    pub const SHARED_READS: [Mutant; 1] = [Mutant::StaleChecksumCache];
+
     /// Kebab-case name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -346,6 +358,7 @@ impl Mutant {
             Mutant::DetachedFlushCommitsInline => "detached-flush-commits-inline",
             Mutant::ChainCommitWithTentativePage => "chain-commit-with-tentative-page",
             Mutant::EraseAheadBeforeSync => "erase-ahead-before-sync",
+            Mutant::StaleChecksumCache => "stale-checksum-cache",
             Mutant::SkipSyncBeforeCommit => "skip-sync-before-commit",
             Mutant::EraseVictimBeforeFlush => "erase-victim-before-flush",
             Mutant::HonourTentativeDeltas => "honour-tentative-deltas",
@@ -398,6 +411,7 @@ impl Mutant {
             .chain(Mutant::CHAIN_GUARD)
             .chain(Mutant::CONCURRENT_ONLY)
             .chain(Mutant::SYNC_BEHIND)
+            .chain(Mutant::SHARED_READS)
     }
 
     /// Parses a name from [`Mutant::name`].

@@ -293,6 +293,76 @@ fn shared_reads_match_exclusive_reads() {
     assert!(matches!(e, FtlError::BadLength { .. }), "{e}");
 }
 
+/// Shared reads verify sectors against the data checksums SCFTL keeps
+/// in RAM once it knows them (`map.rs` `CrcCache`): the first shared read
+/// of a sector written before any shared read takes its checksum from the
+/// OOB, later ones read its data alone; a sector placed after that (a
+/// write, or a GC relocation into a reused superblock) has its checksum
+/// set with its mapping, and reads right.
+#[test]
+fn shared_reads_read_no_oob_once_the_checksums_are_known() {
+    let g = Geometry::small();
+    let mut dev = Scftl::format(MemFlash::new(g).unwrap(), ScftlConfig::default_for(&g)).unwrap();
+    let ss = dev.sector_size();
+    // Every logical sector: the device is full, so GC relocates.
+    let n = dev.num_sectors();
+    let bytes = |d: &Scftl<MemFlash>| d.stats().flash.bytes_read;
+    for la in 0..n {
+        dev.write(Lba(la), &sector(ss, la as u8 ^ 0x5a)).unwrap();
+        if dev.epoch_remaining() == Some(0) {
+            dev.flush().unwrap();
+        }
+    }
+    dev.flush().unwrap();
+    let mut a = vec![0u8; n as usize * ss];
+    let mut b = a.clone();
+    let before = bytes(&dev);
+    dev.read_shared(Lba(0), &mut a).unwrap().unwrap();
+    let first = bytes(&dev) - before;
+    let before = bytes(&dev);
+    dev.read_shared(Lba(0), &mut b).unwrap().unwrap();
+    let second = bytes(&dev) - before;
+    assert_eq!(a, b);
+    assert!(
+        first > a.len() as u64,
+        "the first read took the OOB: {first}"
+    );
+    assert_eq!(second, a.len() as u64, "the second read only data");
+    // Overwrite sectors at random until GC has erased and reused
+    // superblocks (the physical sectors read above hold other sectors now)
+    // and relocated live sectors.
+    let mut model: Vec<u8> = (0..n).map(|la| la as u8 ^ 0x5a).collect();
+    let reclaimed = dev.stats().gc_blocks_reclaimed;
+    let mut x = 12345u64;
+    for round in 0..5000u32 {
+        let st = dev.stats();
+        if st.gc_blocks_reclaimed >= reclaimed + 8 && st.gc_sectors_relocated > 0 {
+            break;
+        }
+        for _ in 0..8 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let la = (x >> 33) % n;
+            let v = (round as u8).wrapping_mul(3) ^ la as u8;
+            dev.write(Lba(la), &sector(ss, v)).unwrap();
+            model[la as usize] = v;
+        }
+        dev.flush().unwrap();
+    }
+    let st = dev.stats();
+    assert!(st.gc_blocks_reclaimed >= reclaimed + 8, "{st:?}");
+    assert!(st.gc_sectors_relocated > 0, "{st:?}");
+    let before = bytes(&dev);
+    dev.read_shared(Lba(0), &mut b).unwrap().unwrap();
+    assert_eq!(bytes(&dev) - before, b.len() as u64, "only data again");
+    dev.read(Lba(0), &mut a).unwrap();
+    assert_eq!(a, b, "shared and exclusive reads agree after GC");
+    for (la, &v) in model.iter().enumerate() {
+        assert_eq!(b[la * ss..(la + 1) * ss], sector(ss, v)[..], "sector {la}");
+    }
+}
+
 #[test]
 fn a_sync_behind_barriers_runs_without_the_lock_and_promises_nothing() {
     let (shared, started, release) = gated_device();

@@ -227,9 +227,10 @@ pub struct CrashtestArgs {
     /// With --concurrent: a background writer thread issues N writes of 4
     /// sectors in order over the sectors past the checked ones, wrapping
     /// around, with a sync behind every fourth (a sequential client of
-    /// scftl serve): superblocks fill, fall empty and are erased (ahead,
-    /// after syncs) while the checked threads run. The epoch barriers its
-    /// writes end in join the history.
+    /// scftl serve) and a read-back of each write after the next:
+    /// superblocks fill, fall empty and are erased (ahead, after syncs)
+    /// while the checked threads run. The epoch barriers its writes end in
+    /// join the history.
     #[arg(long, value_name = "N")]
     pub background_writes: Option<usize>,
     /// With --concurrent: save a failing round (its history and recovered

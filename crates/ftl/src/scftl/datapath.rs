@@ -95,7 +95,7 @@ impl<F: Flash> Scftl<F> {
     /// count, digest and delta pair.
     #[inline]
     fn note_written(&mut self, la: La, psa: Psa, crc: u32) -> Result<()> {
-        self.remap(la, psa);
+        self.remap(la, psa, crc);
         self.updates += 1;
         self.admitted = self.admitted.saturating_sub(1);
         self.delta.note_sector(la, psa, crc);
@@ -250,40 +250,76 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// [`Scftl::read_impl`] with shared access (`BlockDevice::read_shared`):
-    /// the same lookups, each page run read with its OOB records in one
-    /// shared read command. `None` when the flash cannot read with shared
-    /// access, or a flash command failed (the caller reads again with
-    /// exclusive access, which reports the failure as `read` does).
+    /// the same lookups, each page run read in one shared read command —
+    /// its data alone when the checksums of all its sectors are in the
+    /// cache (`map.rs` `CrcCache`), else its data with its OOB records,
+    /// whose checksums, once verified, go into the cache. `None` when the
+    /// flash cannot read with shared access, or a flash command failed
+    /// (the caller reads again with exclusive access, which reports the
+    /// failure as `read` does).
     pub(super) fn read_shared_impl(&self, lba: Lba, buf: &mut [u8]) -> Option<Result<()>> {
         let ss = self.layout.sector_size;
         let runs = match self.plan_read(lba, buf) {
             Ok(r) => r,
             Err(e) => return Some(Err(e)),
         };
-        // Each run's OOB records up to its last slot, in one buffer of
-        // `spp` records per run.
+        let phys = self.layout.num_sbs as usize * self.layout.sectors_per_sb as usize;
+        // Each run's cached checksums (one per sector of the request, at
+        // the run's place) and whether all were there; the OOB records up
+        // to its last slot of the runs that missed, in one buffer of `spp`
+        // records per run.
+        let mut crcs = vec![0u32; buf.len() / ss];
+        let hits: Vec<bool> = runs
+            .iter()
+            .map(|r| {
+                self.crc_cache
+                    .get_run(phys, r.psa, &mut crcs[r.first..r.first + r.sectors])
+            })
+            .collect();
         let rec_bytes = self.layout.spp as usize * DATA_OOB_LEN;
         let mut records = vec![0u8; runs.len() * rec_bytes];
         let mut reads = Vec::with_capacity(runs.len());
         let (mut rest, mut at) = (&mut buf[..], 0);
-        for (r, recs) in runs.iter().zip(records.chunks_exact_mut(rec_bytes)) {
+        for ((r, recs), &hit) in runs
+            .iter()
+            .zip(records.chunks_exact_mut(rec_bytes))
+            .zip(&hits)
+        {
             let (_, tail) = std::mem::take(&mut rest).split_at_mut(r.first * ss - at);
             let (data, tail) = tail.split_at_mut(r.sectors * ss);
             rest = tail;
             at = (r.first + r.sectors) * ss;
+            let oob_len = if hit {
+                0
+            } else {
+                (r.slot as usize + r.sectors) * DATA_OOB_LEN
+            };
             reads.push(flash::PageRead {
                 page: r.page,
                 first_sector: r.slot,
                 data,
-                oob: &mut recs[..(r.slot as usize + r.sectors) * DATA_OOB_LEN],
+                oob: &mut recs[..oob_len],
             });
         }
         if self.flash.read_shared(&mut reads)?.is_err() {
             return None;
         }
-        for (r, read) in runs.iter().zip(&reads) {
-            if let Err(e) = verify_data_crcs(r.la, r.psa, r.page, r.slot, read.data, read.oob, ss) {
+        for ((r, read), &hit) in runs.iter().zip(&reads).zip(&hits) {
+            let checked = if hit {
+                let cached = &crcs[r.first..r.first + r.sectors];
+                verify_sectors(r.la, r.psa, r.page, r.slot, read.data, ss, |k| cached[k])
+            } else {
+                verify_data_crcs(r.la, r.psa, r.page, r.slot, read.data, read.oob, ss)
+            };
+            if let Err(e) = checked {
                 return Some(Err(e));
+            }
+            if !hit {
+                for k in 0..r.sectors {
+                    let rec = (r.slot as usize + k) * DATA_OOB_LEN;
+                    let crc = data_oob::CRC.at(rec).get_u32(read.oob);
+                    self.crc_cache.fill(Psa(r.psa.0 + k as u32), crc);
+                }
             }
         }
         self.shared_sectors_read.fetch_add(
@@ -365,15 +401,19 @@ impl<F: Flash> Scftl<F> {
     }
 
     /// Points `la` at `psa` in the L2P, the valid map (and P2L) and fixes
-    /// the valid counts.
+    /// the valid counts; `crc` is the data checksum the sector's OOB
+    /// record holds (kept for shared reads: `map.rs` `CrcCache`).
     #[inline]
-    pub(super) fn remap(&mut self, la: La, psa: Psa) {
+    pub(super) fn remap(&mut self, la: La, psa: Psa, crc: u32) {
         let old = self.l2p[la];
         if old.is_mapped() {
             self.blocks.remove_valid(self.layout.sb_of(old));
             self.valid.clear(old);
         }
         self.l2p[la] = psa;
+        if self.mutant != Mutant::StaleChecksumCache {
+            self.crc_cache.set(psa, crc);
+        }
         self.valid.set(psa);
         if let Some(p2l) = &mut self.p2l {
             p2l[psa] = la;
@@ -593,7 +633,7 @@ impl<F: Flash> Scftl<F> {
             let crc = data_oob::CRC
                 .at(slot as usize * DATA_OOB_LEN)
                 .get_u32(&self.mb_oob);
-            self.remap(la, psa);
+            self.remap(la, psa, crc);
             self.updates += 1;
             #[cfg(debug_assertions)]
             {
@@ -837,20 +877,37 @@ fn verify_data_crcs(
     oob: &[u8],
     ss: usize,
 ) -> Result<()> {
+    verify_sectors(la, psa, page, slot, data, ss, |k| {
+        data_oob::CRC
+            .at((slot as usize + k) * DATA_OOB_LEN)
+            .get_u32(oob)
+    })
+}
+
+/// [`verify_data_crcs`] with the stored checksum of the run's `k`-th
+/// sector given by `stored(k)`.
+fn verify_sectors(
+    la: La,
+    psa: Psa,
+    page: flash::PageAddr,
+    slot: u32,
+    data: &[u8],
+    ss: usize,
+    stored: impl Fn(usize) -> u32,
+) -> Result<()> {
     for (k, sector) in data.chunks_exact(ss).enumerate() {
         let s = slot + k as u32;
-        let rec = s as usize * DATA_OOB_LEN;
-        let stored = data_oob::CRC.at(rec).get_u32(oob);
+        let stored = stored(k);
         let la = La(la.0 + k as u32);
         let computed = data_crc(la, sector);
         if stored != computed {
             return Err(FtlError::DamagedSector {
-                    la: u64::from(la.0),
-                    detail: format!(
-                        "checksum mismatch at physical sector {} ({page}, slot {s}): stored {stored:#010x}, computed {computed:#010x}",
-                        psa.0 + k as u32
-                    ),
-                });
+                la: u64::from(la.0),
+                detail: format!(
+                    "checksum mismatch at physical sector {} ({page}, slot {s}): stored {stored:#010x}, computed {computed:#010x}",
+                    psa.0 + k as u32
+                ),
+            });
         }
     }
     Ok(())

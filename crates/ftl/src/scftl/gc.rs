@@ -191,7 +191,7 @@ impl<F: Flash> Scftl<F> {
                     let la = self.la_of(old, s, &st.oob)?;
                     let sector = &st.data[s as usize * ss..(s as usize + 1) * ss];
                     let psa = self.append_relocated(page, la, sector, crc)?;
-                    self.remap(la, psa);
+                    self.remap(la, psa, crc);
                     self.delta.note_sector(la, psa, crc);
                     self.delta.push(&mut self.flash, &self.layout, la, psa)?;
                     self.stats.gc_sectors_relocated += 1;

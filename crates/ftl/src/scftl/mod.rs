@@ -280,6 +280,9 @@ pub struct Scftl<F: Flash> {
     /// Sectors read with shared access ([`BlockDevice::read_shared`]),
     /// added to `stats.user_sectors_read` when reported.
     shared_sectors_read: std::sync::atomic::AtomicU64,
+    /// The data checksums of mapped sectors, so that shared reads need no
+    /// OOB read (`map.rs` `CrcCache`: its coherence argument).
+    crc_cache: map::CrcCache,
     /// Set after a media failure SCFTL could not work around: writes,
     /// trims and flushes are refused, reads work.
     worn_out: Option<String>,
@@ -717,6 +720,7 @@ impl<F: Flash> Scftl<F> {
             poisoned: None,
             epochs_ended: 0,
             shared_sectors_read: std::sync::atomic::AtomicU64::new(0),
+            crc_cache: map::CrcCache::new(),
             worn_out: None,
             layout,
             config,

@@ -363,7 +363,7 @@ impl<F: Flash> Scftl<F> {
                     self.ghost.moves_charged += 1;
                 }
                 let psa = self.append_relocated(page, la, sector, crc)?;
-                self.remap(la, psa);
+                self.remap(la, psa, crc);
                 self.delta.note_sector(la, psa, crc);
                 self.delta.push(&mut self.flash, &self.layout, la, psa)?;
                 moved += 1;
