@@ -278,6 +278,52 @@ fn an_image_reads_a_batch_as_each_of_its_commands() {
     assert!(f.read_shared(&mut bad).unwrap().is_err());
 }
 
+/// An extent of an image whose commands want no OOB after (or before)
+/// one that wants some — a reader that knows some pages' checksums, as
+/// SCFTL's shared reads do — gets each command its own bytes: the data
+/// of all, the OOB prefix of those that asked (`scftl bench nbd` found the
+/// commands after the last OOB reader sliced past the OOB buffer, a panic
+/// that dropped the client's connection).
+#[test]
+fn an_image_extent_mixes_commands_with_and_without_oob() {
+    let g = Geometry::tiny();
+    let ss = g.sector_size as usize;
+    let layout = flash::file::ImageLayout::compute(&g, 4096).unwrap();
+    let slot = |s: u64| layout.page_of_slot(&g, s);
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = flash::FileFlash::create(dir.path().join("m.img"), g, false).unwrap();
+    for s in 0..4u64 {
+        let (data, oob) = page_bytes(&g, s as u8 + 1);
+        f.program(slot(s), &data, &oob).unwrap();
+    }
+    f.submit().unwrap();
+    let spp = g.sectors_per_page as usize;
+    // (OOB prefix bytes of slots 0–3), each a whole-page data read.
+    for oobs in [[4usize, 0, 0, 0], [0, 0, 0, 6], [0, 3, 0, 0], [0, 0, 0, 0]] {
+        let mut bufs: Vec<(Vec<u8>, Vec<u8>)> = oobs
+            .iter()
+            .map(|&o| (vec![0x5Au8; spp * ss], vec![0x5Au8; o]))
+            .collect();
+        let mut reads: Vec<PageRead<'_>> = bufs
+            .iter_mut()
+            .enumerate()
+            .map(|(s, (d, o))| PageRead {
+                page: slot(s as u64),
+                first_sector: 0,
+                data: d,
+                oob: o,
+            })
+            .collect();
+        f.read_shared(&mut reads).unwrap().unwrap();
+        drop(reads);
+        for (s, (d, o)) in bufs.iter().enumerate() {
+            let (data, oob) = page_bytes(&g, s as u8 + 1);
+            assert_eq!(*d, data, "{oobs:?}: data of slot {s}");
+            assert_eq!(o[..], oob[..o.len()], "{oobs:?}: OOB of slot {s}");
+        }
+    }
+}
+
 /// `ImageIo::read_exact_vectored_at` on a real file fills its parts with
 /// the bytes `read_exact_at` gives for their concatenation, also with more
 /// parts than one `preadv` takes, and fails at the end of the file.

@@ -1014,10 +1014,14 @@ impl<Io: ImageIo> FileFlash<Io> {
         if oob_len > 0 {
             let mut areas = vec![0u8; oob_len];
             self.read_file(&mut areas, oob_at)?;
+            // A command may want no OOB (a reader that knows the page's
+            // checksums): it gets nothing, and may lie past `areas`.
             for (k, r) in reads.iter_mut().enumerate() {
                 let n = r.oob.len();
-                r.oob
-                    .copy_from_slice(&areas[k * oob_size..k * oob_size + n]);
+                if n > 0 {
+                    r.oob
+                        .copy_from_slice(&areas[k * oob_size..k * oob_size + n]);
+                }
             }
         }
         Ok(())
