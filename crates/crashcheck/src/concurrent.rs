@@ -71,9 +71,9 @@ pub struct ConcurrentConfig {
     /// superblocks; data other than written fails the round): superblocks
     /// fill, fall empty and are erased while the checked threads run, so
     /// GC, erases and the erase ahead after a sync behind meet their
-    /// operations. Its writes are not in the history (the check reads only the checked
-    /// sectors); the epoch barriers they end in are, since each is a
-    /// commit point.
+    /// operations. Its writes are not in the history (the check reads
+    /// only the checked sectors); the epoch barriers they end in are,
+    /// since each is a commit point.
     pub background_writes: usize,
 }
 

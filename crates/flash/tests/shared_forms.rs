@@ -192,6 +192,27 @@ fn layers_that_change_reads_answer_not_here_and_pass_through_layers_forward() {
     );
 }
 
+/// A `tiny` image (in a temporary directory, returned to keep it) whose
+/// slots `slots` hold `page_bytes(slot + 1)`, programmed and submitted.
+fn tiny_image_with_slots(
+    slots: impl IntoIterator<Item = u64>,
+) -> (
+    tempfile::TempDir,
+    flash::FileFlash,
+    flash::file::ImageLayout,
+) {
+    let g = Geometry::tiny();
+    let layout = flash::file::ImageLayout::compute(&g, 4096).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = flash::FileFlash::create(dir.path().join("t.img"), g, false).unwrap();
+    for s in slots {
+        let (data, oob) = page_bytes(&g, s as u8 + 1);
+        f.program(layout.page_of_slot(&g, s), &data, &oob).unwrap();
+    }
+    f.submit().unwrap();
+    (dir, f, layout)
+}
+
 /// A batch of shared reads on an image: entries whose bytes follow one
 /// another in the file are read together (one vectored read per extent),
 /// and every entry gets exactly what its own `read_with_oob` gives —
@@ -201,17 +222,10 @@ fn layers_that_change_reads_answer_not_here_and_pass_through_layers_forward() {
 fn an_image_reads_a_batch_as_each_of_its_commands() {
     let g = Geometry::tiny();
     let ss = g.sector_size as usize;
-    let layout = flash::file::ImageLayout::compute(&g, 4096).unwrap();
-    let slot = |s: u64| layout.page_of_slot(&g, s);
-    let dir = tempfile::tempdir().unwrap();
-    let mut f = flash::FileFlash::create(dir.path().join("b.img"), g, false).unwrap();
     // Slots 0–5 programmed and submitted except slot 3 (erased); slot 6
     // programmed and still gathered.
-    for s in [0u64, 1, 2, 4, 5] {
-        let (data, oob) = page_bytes(&g, s as u8 + 1);
-        f.program(slot(s), &data, &oob).unwrap();
-    }
-    f.submit().unwrap();
+    let (_dir, mut f, layout) = tiny_image_with_slots([0, 1, 2, 4, 5]);
+    let slot = |s: u64| layout.page_of_slot(&g, s);
     let (data, oob) = page_bytes(&g, 7);
     f.program(slot(6), &data, &oob).unwrap();
 
@@ -288,15 +302,8 @@ fn an_image_reads_a_batch_as_each_of_its_commands() {
 fn an_image_extent_mixes_commands_with_and_without_oob() {
     let g = Geometry::tiny();
     let ss = g.sector_size as usize;
-    let layout = flash::file::ImageLayout::compute(&g, 4096).unwrap();
+    let (_dir, f, layout) = tiny_image_with_slots(0..4);
     let slot = |s: u64| layout.page_of_slot(&g, s);
-    let dir = tempfile::tempdir().unwrap();
-    let mut f = flash::FileFlash::create(dir.path().join("m.img"), g, false).unwrap();
-    for s in 0..4u64 {
-        let (data, oob) = page_bytes(&g, s as u8 + 1);
-        f.program(slot(s), &data, &oob).unwrap();
-    }
-    f.submit().unwrap();
     let spp = g.sectors_per_page as usize;
     // (OOB prefix bytes of slots 0–3), each a whole-page data read.
     for oobs in [[4usize, 0, 0, 0], [0, 0, 0, 6], [0, 3, 0, 0], [0, 0, 0, 0]] {

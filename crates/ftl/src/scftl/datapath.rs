@@ -265,26 +265,20 @@ impl<F: Flash> Scftl<F> {
         };
         let phys = self.layout.num_sbs as usize * self.layout.sectors_per_sb as usize;
         // Each run's cached checksums (one per sector of the request, at
-        // the run's place) and whether all were there; the OOB records up
-        // to its last slot of the runs that missed, in one buffer of `spp`
-        // records per run.
+        // the run's place), filled while the reads are built; a run that
+        // missed any reads its OOB records up to its last slot, in one
+        // buffer of `spp` records per run, and a run that hit reads none
+        // (so an empty `oob` below marks a hit: a miss reads at least one
+        // record).
         let mut crcs = vec![0u32; buf.len() / ss];
-        let hits: Vec<bool> = runs
-            .iter()
-            .map(|r| {
-                self.crc_cache
-                    .get_run(phys, r.psa, &mut crcs[r.first..r.first + r.sectors])
-            })
-            .collect();
         let rec_bytes = self.layout.spp as usize * DATA_OOB_LEN;
         let mut records = vec![0u8; runs.len() * rec_bytes];
         let mut reads = Vec::with_capacity(runs.len());
         let (mut rest, mut at) = (&mut buf[..], 0);
-        for ((r, recs), &hit) in runs
-            .iter()
-            .zip(records.chunks_exact_mut(rec_bytes))
-            .zip(&hits)
-        {
+        for (r, recs) in runs.iter().zip(records.chunks_exact_mut(rec_bytes)) {
+            let hit = self
+                .crc_cache
+                .get_run(phys, r.psa, &mut crcs[r.first..r.first + r.sectors]);
             let (_, tail) = std::mem::take(&mut rest).split_at_mut(r.first * ss - at);
             let (data, tail) = tail.split_at_mut(r.sectors * ss);
             rest = tail;
@@ -304,7 +298,8 @@ impl<F: Flash> Scftl<F> {
         if self.flash.read_shared(&mut reads)?.is_err() {
             return None;
         }
-        for ((r, read), &hit) in runs.iter().zip(&reads).zip(&hits) {
+        for (r, read) in runs.iter().zip(&reads) {
+            let hit = read.oob.is_empty();
             let checked = if hit {
                 let cached = &crcs[r.first..r.first + r.sectors];
                 verify_sectors(r.la, r.psa, r.page, r.slot, read.data, ss, |k| cached[k])
