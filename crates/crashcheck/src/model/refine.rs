@@ -577,16 +577,25 @@ impl RefineOracle {
             ));
         }
         // Block states against P's queues, page by page.
-        let pages = s
+        // Each page with its membership of the two queues, found by
+        // walking the queues beside the pages in page order (the
+        // programmed pages, then the merge buffer's).
+        let mut pages = Vec::with_capacity(s.dat.len() + s.mb.len());
+        let programmed = s
             .dat
             .iter()
             .filter(|(_, m)| matches!(m.cur(), Cell::D { .. }))
-            .map(|(&q, _)| q)
-            .chain(s.mb.keys().copied());
-        for q in pages {
+            .map(|(&q, _)| q);
+        for run in [
+            &mut programmed.into_iter() as &mut dyn Iterator<Item = Page>,
+            &mut s.mb.keys().copied(),
+        ] {
+            let (mut inv, mut ers) = (SetWalk::new(&s.inv), SetWalk::new(&s.ers));
+            pages.extend(run.map(|q| (q, inv.has(q), ers.has(q))));
+        }
+        for (q, inv, ers) in pages {
             let sb = v.sb_of(q as u32);
             let st = v.states[sb];
-            let (inv, ers) = (s.inv.contains(&q), s.ers.contains(&q));
             let bad = match st {
                 SbKind::Erasable if !ers => Some(if inv {
                     "invalid, not yet erasable (its victim's epoch has not committed)"
@@ -618,6 +627,9 @@ impl RefineOracle {
             }
             // RI: erasable pages mapped by neither L2P, invalid ones not
             // by the volatile one.
+            if !(inv || ers) {
+                continue;
+            }
             let mapped = maps_to(&s.l2p, s, q);
             if ers && (mapped || maps_to(&s.smap, s, q)) {
                 return Err(format!(
@@ -632,12 +644,19 @@ impl RefineOracle {
         }
         // RI: every mapped page holds its sector; every stable one durably.
         for (&a, &q) in &s.l2p {
-            if *s.cur_cell(q) == Cell::Junk {
+            let cur = s.cur_cell(q);
+            if *cur == Cell::Junk {
                 return Err(format!(
                     "refinement: the FTL's L2P maps logical sector {a} to physical sector {q}, whose page the flash failed to program (it holds garbage)"
                 ));
             }
-            if s.p2l(q) != a || !matches!(s.pv(q), Cell::D { .. }) {
+            // `p2l q ≡ a` and `pv q` a data cell, with one look at the
+            // merge buffer and one at the page.
+            let holds = match s.mb.get(&q) {
+                Some(&(_, b)) => b == a,
+                None => matches!(cur, Cell::D { a: b, .. } if *b == a),
+            };
+            if !holds {
                 return Err(format!(
                     "refinement: P's l2p maps logical sector {a} to physical sector {q}, which does not hold it (RI)"
                 ));
@@ -764,11 +783,7 @@ fn pairs_miss(from: &Map, pairs: &[(u32, u32)], target: &Map) -> Option<(Addr, O
             m.insert(Addr::from(a), Page::from(p));
         }
     }
-    let differs = |x: &Map, y: &Map| x.iter().find(|(a, q)| y.get(a) != Some(q)).map(|(&a, _)| a);
-    let a = match (differs(target, &m), differs(&m, target)) {
-        (Some(a), Some(b)) => a.min(b),
-        (a, b) => a.or(b)?,
-    };
+    let a = first_difference(target, &m)?;
     Some((a, m.get(&a).copied()))
 }
 
@@ -800,20 +815,89 @@ fn maps_to(m: &Map, s: &St, q: Page) -> bool {
 }
 
 /// The FTL's map `concrete` (the FTL calls it `what`) equals P's `model`
-/// (called `name` in P), address by address.
+/// (called `name` in P), address by address: one pass over both in
+/// address order (no lookup per address), entries of `model` past
+/// `concrete`'s end ignored.
 fn same_map(concrete: &[u32], model: &Map, what: &str, name: &str) -> Result<(), String> {
+    let mut m = InOrder::new(model);
     for (a, &np) in concrete.iter().enumerate() {
         let c = (np != UNMAPPED).then_some(Page::from(np));
         let a = a as Addr;
-        if model.get(&a).copied() != c {
+        let p = m.at(a);
+        if p != c {
             return Err(format!(
                 "refinement: the FTL's {what} maps logical sector {a} to {}, P's {name} to {}",
                 show(c.as_ref()),
-                show(model.get(&a))
+                show(p.as_ref())
             ));
         }
     }
     Ok(())
+}
+
+/// A walk through a map in address order, asked for ascending addresses:
+/// each entry is passed once, so comparing a whole map costs one pass
+/// instead of a tree lookup per address.
+struct InOrder<'a> {
+    entries: std::iter::Peekable<std::collections::btree_map::Iter<'a, Addr, Page>>,
+}
+
+impl<'a> InOrder<'a> {
+    fn new(m: &'a Map) -> Self {
+        InOrder {
+            entries: m.iter().peekable(),
+        }
+    }
+
+    /// Where the map takes `a`; every later call must ask for a larger
+    /// address.
+    fn at(&mut self, a: Addr) -> Option<Page> {
+        while self.entries.next_if(|&(&k, _)| k < a).is_some() {}
+        self.entries.next_if(|&(&k, _)| k == a).map(|(_, &p)| p)
+    }
+}
+
+/// A walk through a set of pages in order, asked about ascending pages
+/// (as [`InOrder`]).
+struct SetWalk<'a> {
+    pages: std::iter::Peekable<std::collections::btree_set::Iter<'a, Page>>,
+}
+
+impl<'a> SetWalk<'a> {
+    fn new(set: &'a BTreeSet<Page>) -> Self {
+        SetWalk {
+            pages: set.iter().peekable(),
+        }
+    }
+
+    /// Whether the set holds `q`; every later call must ask about a
+    /// larger page.
+    fn has(&mut self, q: Page) -> bool {
+        while self.pages.next_if(|&&k| k < q).is_some() {}
+        self.pages.next_if(|&&k| k == q).is_some()
+    }
+}
+
+/// The lowest address at which maps `x` and `y` differ (one maps it and
+/// the other not, or to another page), by one pass over both.
+fn first_difference(x: &Map, y: &Map) -> Option<Addr> {
+    let (mut i, mut j) = (x.iter().peekable(), y.iter().peekable());
+    loop {
+        match (i.peek(), j.peek()) {
+            (None, None) => return None,
+            (Some(&(&a, _)), None) | (None, Some(&(&a, _))) => return Some(a),
+            (Some(&(&a, p)), Some(&(&b, q))) => {
+                if a != b {
+                    return Some(a.min(b));
+                }
+                if p != q {
+                    return Some(a);
+                }
+                i.next();
+                j.next();
+            }
+        }
+    }
 }
 
 /// Pages of P (programmed or in the merge buffer) in superblock `sb`.
@@ -905,8 +989,22 @@ fn places(
     range: Option<Range<'_>>,
     target: &[u32],
 ) -> Result<(), String> {
-    for (a, &np) in target.iter().enumerate() {
-        let a = a as Addr;
+    // The addresses to step: those whose place differs from P's and
+    // those the request names (one ordered pass; a step at one address
+    // changes no other address's place, so this is the set the step
+    // loop below would act on, address by address).
+    let visit: Vec<Addr> = {
+        let mut l2p = InOrder::new(&s.l2p);
+        (0..target.len() as Addr)
+            .filter(|&a| {
+                let np = target[a as usize];
+                let new = (np != UNMAPPED).then_some(Page::from(np));
+                l2p.at(a) != new || range.is_some_and(|r| r.contains(a))
+            })
+            .collect()
+    };
+    for a in visit {
+        let np = target[a as usize];
         let new = (np != UNMAPPED).then_some(Page::from(np));
         let old = s.l2p.get(&a).copied();
         let written = range.filter(|r| r.contains(a));
@@ -1046,6 +1144,63 @@ fn program_unbuffered(s: &mut St, v: &RefineView) {
         if let Some((d, a)) = s.mb.remove(&q) {
             let m = s.page(q).put(Cell::D { d, a });
             s.set_page(q, m);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// A random sparse map over addresses `0..n` and its dense form
+    /// (`UNMAPPED` where it maps nothing).
+    fn random_map(rng: &mut rand_pcg::Pcg64, n: u64) -> (Map, Vec<u32>) {
+        let mut m = Map::new();
+        let mut dense = vec![UNMAPPED; n as usize];
+        for a in 0..n {
+            if rng.gen_bool(0.5) {
+                let p = rng.gen_range(0..8u32);
+                m.insert(a, Page::from(p));
+                dense[a as usize] = p;
+            }
+        }
+        (m, dense)
+    }
+
+    /// The ordered walks answer what the lookups they replace answer: a
+    /// map against its dense copy with one entry changed, two maps'
+    /// first difference, and a set's membership.
+    #[test]
+    fn ordered_walks_agree_with_lookups() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+        for round in 0..500 {
+            let n = rng.gen_range(0..40u64);
+            let (m, mut dense) = random_map(&mut rng, n);
+            assert!(same_map(&dense, &m, "L2P", "l2p").is_ok(), "round {round}");
+            if n > 0 {
+                let a = rng.gen_range(0..n) as usize;
+                dense[a] = if dense[a] == UNMAPPED { 3 } else { UNMAPPED };
+                let err = same_map(&dense, &m, "L2P", "l2p").expect_err("changed");
+                assert!(
+                    err.contains(&format!("logical sector {a} ")),
+                    "round {round}: {err}"
+                );
+            }
+            let (x, _) = random_map(&mut rng, n);
+            let (y, _) = random_map(&mut rng, n);
+            let naive = (0..n).find(|a| x.get(a) != y.get(a));
+            assert_eq!(first_difference(&x, &y), naive, "round {round}");
+            assert_eq!(first_difference(&x, &x), None);
+            let set: BTreeSet<Page> = x.keys().copied().collect();
+            let mut walk = SetWalk::new(&set);
+            let mut at = InOrder::new(&y);
+            for a in 0..n {
+                if rng.gen_bool(0.7) {
+                    assert_eq!(walk.has(a), set.contains(&a), "round {round}, page {a}");
+                    assert_eq!(at.at(a), y.get(&a).copied(), "round {round}, address {a}");
+                }
+            }
         }
     }
 }
