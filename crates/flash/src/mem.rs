@@ -15,6 +15,7 @@
 //!   reused without clearing.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::pages::{ram_flash_impl, PageStates};
 use crate::{
@@ -30,12 +31,15 @@ pub fn default_nvram_size(g: &Geometry) -> usize {
 /// A RAM-backed flash device.
 pub struct MemFlash {
     geometry: Geometry,
-    blocks: Vec<Option<Box<[u8]>>>,
+    /// Each block's pages and OOB areas (`None` while erased), shared
+    /// with the forks made since it was last written ([`MemFlash::fork_copy`]:
+    /// a fork copies a block only when one side programs it).
+    blocks: Vec<Option<Arc<[u8]>>>,
     pages: PageStates,
     nvram: Vec<u8>,
     /// Buffers of erased blocks kept for reuse: allocating and faulting in a
     /// fresh block buffer dominated the cost of a program.
-    spare: Vec<Box<[u8]>>,
+    spare: Vec<Arc<[u8]>>,
     /// `page_digest`s computed so far, per page, kept until the page's
     /// bytes change: `store` and `set_page_image`, the only writers of page
     /// bytes, forget the page's entry. A crash state's fingerprint then
@@ -127,9 +131,12 @@ impl MemFlash {
     /// `MemFlash::with_nvram` of the same buffer size gives — every
     /// programmed page, the wear records, the battery-backed buffer; zero
     /// counters, the unlimited wear model, no spare buffers — made by
-    /// copying each block buffer that holds a programmed page whole
-    /// instead of page by page (exhaustive checking forks a crash state
-    /// this way, hundreds of thousands of times per run).
+    /// sharing each block buffer that holds a programmed page: the fork
+    /// and this device copy a shared block only when one of them writes
+    /// it (exhaustive checking forks a crash state this way, hundreds of
+    /// thousands of times per run, and the model oracle's stable-image
+    /// probe once per check; copying every block made the probe's cost
+    /// the size of the device).
     pub fn fork_copy(&self) -> MemFlash {
         let g = self.geometry;
         let blocks = (0..g.total_blocks())
@@ -155,16 +162,18 @@ impl MemFlash {
         self.geometry.page_size() + self.geometry.oob_size as usize
     }
 
-    /// Gives a block's buffer back to the spare pool.
+    /// Gives a block's buffer back to the spare pool (unless a fork still
+    /// shares it).
     fn free_block(&mut self, block: BlockId) {
         if let Some(buf) = self.blocks[block.0 as usize].take() {
-            if self.spare.len() < SPARE_BUFFERS {
+            if self.spare.len() < SPARE_BUFFERS && Arc::strong_count(&buf) == 1 {
                 self.spare.push(buf);
             }
         }
     }
 
-    /// The block's buffer, taken from the spare pool or allocated.
+    /// The block's buffer to write, taken from the spare pool or allocated,
+    /// or copied first if a fork shares it.
     fn buffer(&mut self, block: BlockId) -> &mut [u8] {
         let bytes = self.stride() * self.geometry.pages_per_block as usize;
         let slot = &mut self.blocks[block.0 as usize];
@@ -172,10 +181,10 @@ impl MemFlash {
             *slot = Some(
                 self.spare
                     .pop()
-                    .unwrap_or_else(|| vec![0; bytes].into_boxed_slice()),
+                    .unwrap_or_else(|| Arc::from(vec![0; bytes].into_boxed_slice())),
             );
         }
-        slot.as_mut().expect("just filled")
+        Arc::make_mut(slot.as_mut().expect("just filled"))
     }
 
     fn page_slice(&self, page: PageAddr) -> Option<&[u8]> {

@@ -602,3 +602,59 @@ fn fork_copy_is_the_duplicate_onto_a_fresh_device() {
         }
     }
 }
+
+/// A fork shares its block buffers with the device it was made from until
+/// one side writes a block (copy on write): programs, erases and page
+/// images on either side after the fork leave every page of the other as
+/// it was, also through a fork of a fork and after the device reuses an
+/// erased block's buffer.
+#[test]
+fn a_fork_and_its_device_do_not_see_each_others_writes() {
+    let g = Geometry::tiny();
+    let mut m = MemFlash::new(g).unwrap();
+    for (b, p, byte) in [(0, 0, 1), (0, 1, 2), (1, 0, 3), (2, 0, 4)] {
+        m.program(PageAddr::new(b, p), &page(&g, byte), &[byte])
+            .unwrap();
+    }
+    let pages = |m: &MemFlash| -> Vec<PageImage> {
+        (0..g.total_pages())
+            .map(|i| m.page_image(g.page_at(i)).unwrap())
+            .collect()
+    };
+    let at_fork = pages(&m);
+    let mut fork = m.fork_copy();
+    // The device writes: a program into a shared block, an erase of a
+    // shared block and a reprogram of it, a page image.
+    m.program(PageAddr::new(0, 2), &page(&g, 9), &[9]).unwrap();
+    m.erase(BlockId(1)).unwrap();
+    m.program(PageAddr::new(1, 0), &page(&g, 10), &[10])
+        .unwrap();
+    m.set_page_image(PageAddr::new(2, 1), image(&g, 11, &[11]))
+        .unwrap();
+    assert_eq!(
+        pages(&fork),
+        at_fork,
+        "the device's writes reached its fork"
+    );
+    assert_ne!(pages(&m), at_fork);
+    // The fork writes, and forks again.
+    let device_now = pages(&m);
+    fork.program(PageAddr::new(0, 2), &page(&g, 12), &[12])
+        .unwrap();
+    fork.erase(BlockId(2)).unwrap();
+    let fork_now = pages(&fork);
+    let mut second = fork.fork_copy();
+    second
+        .program(PageAddr::new(0, 3), &page(&g, 13), &[13])
+        .unwrap();
+    assert_eq!(pages(&m), device_now, "a fork's writes reached the device");
+    assert_eq!(pages(&fork), fork_now, "a fork's fork wrote into it");
+    assert_eq!(
+        fork.page_image(PageAddr::new(0, 2)).unwrap(),
+        image(&g, 12, &[12])
+    );
+    assert_eq!(
+        m.page_image(PageAddr::new(0, 2)).unwrap(),
+        image(&g, 9, &[9])
+    );
+}
