@@ -577,22 +577,14 @@ impl RefineOracle {
             ));
         }
         // Block states against P's queues, page by page.
-        // Each page with its membership of the two queues, found by
-        // walking the queues beside the pages in page order (the
-        // programmed pages, then the merge buffer's).
-        let mut pages = Vec::with_capacity(s.dat.len() + s.mb.len());
+        // Each page with its membership of the two queues: the programmed
+        // pages, then the merge buffer's, each in page order.
         let programmed = s
             .dat
             .iter()
             .filter(|(_, m)| matches!(m.cur(), Cell::D { .. }))
             .map(|(&q, _)| q);
-        for run in [
-            &mut programmed.into_iter() as &mut dyn Iterator<Item = Page>,
-            &mut s.mb.keys().copied(),
-        ] {
-            let (mut inv, mut ers) = (SetWalk::new(&s.inv), SetWalk::new(&s.ers));
-            pages.extend(run.map(|q| (q, inv.has(q), ers.has(q))));
-        }
+        let pages = with_queues(s, programmed).chain(with_queues(s, s.mb.keys().copied()));
         for (q, inv, ers) in pages {
             let sb = v.sb_of(q as u32);
             let st = v.states[sb];
@@ -819,7 +811,7 @@ fn maps_to(m: &Map, s: &St, q: Page) -> bool {
 /// address order (no lookup per address), entries of `model` past
 /// `concrete`'s end ignored.
 fn same_map(concrete: &[u32], model: &Map, what: &str, name: &str) -> Result<(), String> {
-    let mut m = InOrder::new(model);
+    let mut m = map_walk(model);
     for (a, &np) in concrete.iter().enumerate() {
         let c = (np != UNMAPPED).then_some(Page::from(np));
         let a = a as Addr;
@@ -835,47 +827,47 @@ fn same_map(concrete: &[u32], model: &Map, what: &str, name: &str) -> Result<(),
     Ok(())
 }
 
-/// A walk through a map in address order, asked for ascending addresses:
-/// each entry is passed once, so comparing a whole map costs one pass
-/// instead of a tree lookup per address.
-struct InOrder<'a> {
-    entries: std::iter::Peekable<std::collections::btree_map::Iter<'a, Addr, Page>>,
+/// A walk through sorted `(key, value)` entries (a map's, or a set's with
+/// `()` values), asked about ascending keys: each entry is passed once,
+/// so comparing a whole map or set costs one pass instead of a tree
+/// lookup per key.
+struct InOrder<I: Iterator> {
+    entries: std::iter::Peekable<I>,
 }
 
-impl<'a> InOrder<'a> {
-    fn new(m: &'a Map) -> Self {
+impl<V, I: Iterator<Item = (u64, V)>> InOrder<I> {
+    fn new(entries: I) -> Self {
         InOrder {
-            entries: m.iter().peekable(),
+            entries: entries.peekable(),
         }
     }
 
-    /// Where the map takes `a`; every later call must ask for a larger
-    /// address.
-    fn at(&mut self, a: Addr) -> Option<Page> {
-        while self.entries.next_if(|&(&k, _)| k < a).is_some() {}
-        self.entries.next_if(|&(&k, _)| k == a).map(|(_, &p)| p)
+    /// The value at `key`, if any; every later call must ask about a
+    /// larger key.
+    fn at(&mut self, key: u64) -> Option<V> {
+        while self.entries.next_if(|(k, _)| *k < key).is_some() {}
+        self.entries.next_if(|(k, _)| *k == key).map(|(_, v)| v)
     }
 }
 
-/// A walk through a set of pages in order, asked about ascending pages
-/// (as [`InOrder`]).
-struct SetWalk<'a> {
-    pages: std::iter::Peekable<std::collections::btree_set::Iter<'a, Page>>,
+/// [`InOrder`] over a map.
+fn map_walk(m: &Map) -> InOrder<impl Iterator<Item = (Addr, Page)> + '_> {
+    InOrder::new(m.iter().map(|(&a, &p)| (a, p)))
 }
 
-impl<'a> SetWalk<'a> {
-    fn new(set: &'a BTreeSet<Page>) -> Self {
-        SetWalk {
-            pages: set.iter().peekable(),
-        }
-    }
+/// [`InOrder`] over a set of pages (`at(q).is_some()`: the set holds `q`).
+fn set_walk(set: &BTreeSet<Page>) -> InOrder<impl Iterator<Item = (Page, ())> + '_> {
+    InOrder::new(set.iter().map(|&q| (q, ())))
+}
 
-    /// Whether the set holds `q`; every later call must ask about a
-    /// larger page.
-    fn has(&mut self, q: Page) -> bool {
-        while self.pages.next_if(|&&k| k < q).is_some() {}
-        self.pages.next_if(|&&k| k == q).is_some()
-    }
+/// `pages` (ascending) with whether each is in P's invalid and erasable
+/// queues, found by walking the queues beside them.
+fn with_queues<'a>(
+    s: &'a St,
+    pages: impl Iterator<Item = Page> + 'a,
+) -> impl Iterator<Item = (Page, bool, bool)> + 'a {
+    let (mut inv, mut ers) = (set_walk(&s.inv), set_walk(&s.ers));
+    pages.map(move |q| (q, inv.at(q).is_some(), ers.at(q).is_some()))
 }
 
 /// The lowest address at which maps `x` and `y` differ (one maps it and
@@ -994,7 +986,7 @@ fn places(
     // changes no other address's place, so this is the set the step
     // loop below would act on, address by address).
     let visit: Vec<Addr> = {
-        let mut l2p = InOrder::new(&s.l2p);
+        let mut l2p = map_walk(&s.l2p);
         (0..target.len() as Addr)
             .filter(|&a| {
                 let np = target[a as usize];
@@ -1193,11 +1185,15 @@ mod tests {
             assert_eq!(first_difference(&x, &y), naive, "round {round}");
             assert_eq!(first_difference(&x, &x), None);
             let set: BTreeSet<Page> = x.keys().copied().collect();
-            let mut walk = SetWalk::new(&set);
-            let mut at = InOrder::new(&y);
+            let mut walk = set_walk(&set);
+            let mut at = map_walk(&y);
             for a in 0..n {
                 if rng.gen_bool(0.7) {
-                    assert_eq!(walk.has(a), set.contains(&a), "round {round}, page {a}");
+                    assert_eq!(
+                        walk.at(a).is_some(),
+                        set.contains(&a),
+                        "round {round}, page {a}"
+                    );
                     assert_eq!(at.at(a), y.get(&a).copied(), "round {round}, address {a}");
                 }
             }
