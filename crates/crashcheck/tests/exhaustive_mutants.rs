@@ -32,15 +32,18 @@ fn target_of(m: Mutant) -> &'static str {
 
 #[test]
 fn exhaustive_defaults_catch_every_mutant_without_sampling() {
-    // Two seeds, so no window placement of one seed is what catches a
-    // mutant. Seeds move with OPTR's GC schedule: since its GC is paced on
+    // Seed 3 here and seed 2 in the crash campaign (.ci/crash-campaign
+    // runs every mutant of this list with `--exhaustive --seed 2`), so in
+    // CI no window placement of one seed is what catches a mutant, and
+    // the debug build does not repeat the campaign's release runs (18 s of
+    // CPU). Seeds move with OPTR's GC schedule: since its GC is paced on
     // the log's own clock (issue 45), seed 6's windows meet no GC of
     // OPTR's that takes a post-checkpoint victim (nor do seed 5's), and
     // seed 1's none of `oob-commit-past-missing-page`; seeds 2 and 3 catch
     // every mutant (`forget-trim-delta` needs seed 1, 3 or 6 since flushes
     // of one page commit in-page).
-    let checked = Mutant::ALL.into_iter().filter(|m| *m != Mutant::None);
-    for (m, seed) in checked.flat_map(|m| [(m, 2), (m, 3)]) {
+    let seed = 3;
+    for m in Mutant::ALL.into_iter().filter(|m| *m != Mutant::None) {
         let run = run_config(target_of(m), None, "tiny", m);
         // The CLI's defaults: 6 operations per window, no cap.
         let mut cfg = ExhaustiveConfig::new(seed, 6);

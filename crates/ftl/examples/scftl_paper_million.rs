@@ -4,7 +4,7 @@
 //! reference costs 4 bytes per sector. MemFlash allocates lazily: expect
 //! about 4 GiB of RAM.
 //!
-//! Run: `CARGO_TARGET_DIR=target-scftl cargo run --release -p ftl --example scftl_paper_million [writes] [seed]`
+//! Run: `CARGO_TARGET_DIR=target-scftl cargo run --release -p ftl --features examples --example scftl_paper_million [writes] [seed]`
 
 use std::time::Instant;
 

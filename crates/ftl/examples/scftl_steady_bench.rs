@@ -5,7 +5,7 @@
 //! no device latency: this is the FTL's own cost plus the copies into the
 //! RAM flash.
 //!
-//! Run: `CARGO_TARGET_DIR=target-scftl cargo run --profile bench-fast -p ftl --example scftl_steady_bench [geometry] [measure] [seed]`
+//! Run: `CARGO_TARGET_DIR=target-scftl cargo run --profile bench-fast -p ftl --features examples --example scftl_steady_bench [geometry] [measure] [seed]`
 //! (`--release` keeps debug assertions, hence the validators and the ghost
 //! copy of the stable L2P; `bench-fast` drops them.)
 

@@ -11,7 +11,7 @@
 //! the figure says little about the lock; the ratio of the two modes at
 //! equal threads is what it is for.
 //!
-//! Run: `CARGO_TARGET_DIR=target-scftl cargo run --profile bench-fast -p ftl --example shared_image_writes [dir] [secs] [reps] [threads,...] [size_kib]`
+//! Run: `CARGO_TARGET_DIR=target-scftl cargo run --profile bench-fast -p ftl --features examples --example shared_image_writes [dir] [secs] [reps] [threads,...] [size_kib]`
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
