@@ -12,23 +12,19 @@
 # nbdkit. Stops only the processes it started. SERVE_FLAGS (default
 # none) are passed to `scftl serve`, e.g. SERVE_FLAGS=--mmap-reads.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 BIN=$1
 RWT=${2:-10}
 DIR=${DIR:-/var/tmp/seq-read}
 SZ=$((1024 * 1024 * 1024))
 mkdir -p "$DIR"
-rm -f "$DIR"/s.img "$DIR"/n.img "$DIR"/s.sock "$DIR"/n.sock
-"$BIN" format "$DIR/s.img" --size $SZ --ftl scftl >/dev/null
 # shellcheck disable=SC2086 # SERVE_FLAGS is a list of words
-"$BIN" serve "$DIR/s.img" --unix "$DIR/s.sock" --quiet ${SERVE_FLAGS:-} 2>/dev/null &
-SP=$!
-truncate -s $SZ "$DIR/n.img"
-nbdkit -f -U "$DIR/n.sock" file file="$DIR/n.img" &
-NP=$!
-trap 'kill $SP $NP 2>/dev/null; wait' EXIT
-while [ ! -S "$DIR/s.sock" ] || [ ! -S "$DIR/n.sock" ]; do sleep 0.1; done
-uri() { echo "nbd+unix:///?socket=$DIR/$1.sock"; }
-cpu_ms() { awk '{print ($14 + $15) * 10}' "/proc/$1/stat"; }
+serve_scftl "$BIN" "$DIR/s.img" "$DIR/s.sock" $SZ /dev/null --quiet ${SERVE_FLAGS:-}
+SP=$LAST_PID
+serve_nbdkit "$DIR/n.img" "$DIR/n.sock" $SZ
+NP=$LAST_PID
+wait_sockets "$DIR/s.sock" "$DIR/n.sock"
+uri() { nbd_uri "$DIR/$1.sock"; }
 for s in s n; do
   fio --name=fill --ioengine=nbd --uri="$(uri $s)" --rw=write --bs=1m --size=$SZ \
     --iodepth=1 --output-format=terse >/dev/null

@@ -12,6 +12,7 @@
 # (SIGUSR1 statistics). Needs fio (nbd engine) and nbdkit. Stops only the
 # processes it started.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 BINS=("$1")
 [ $# -ge 2 ] && BINS+=("$2")
 DIR=${DIR:-/var/tmp/seq-write}
@@ -21,22 +22,20 @@ SZ=$((2048 * 1024 * 1024))
 mkdir -p "$DIR"
 rm -f "$DIR"/*.img "$DIR"/*.sock "$DIR"/*.err
 PIDS=()
-trap 'kill "${PIDS[@]}" 2>/dev/null; wait' EXIT
 NAMES=()
 for i in "${!BINS[@]}"; do
-  "${BINS[$i]}" format "$DIR/s$i.img" --size $SZ --ftl scftl >/dev/null
-  "${BINS[$i]}" serve "$DIR/s$i.img" --unix "$DIR/s$i.sock" 2>"$DIR/s$i.err" &
-  PIDS+=($!)
+  # Not --quiet: the SIGUSR1 statistics go to the error file.
+  serve_scftl "${BINS[$i]}" "$DIR/s$i.img" "$DIR/s$i.sock" $SZ "$DIR/s$i.err"
+  PIDS+=("$LAST_PID")
   NAMES+=("s$i")
 done
-truncate -s $SZ "$DIR/n.img"
-nbdkit -f -U "$DIR/n.sock" file file="$DIR/n.img" &
-PIDS+=($!)
+serve_nbdkit "$DIR/n.img" "$DIR/n.sock" $SZ
+PIDS+=("$LAST_PID")
 NAMES+=(n)
 for s in "${NAMES[@]}"; do
-  while [ ! -S "$DIR/$s.sock" ]; do sleep 0.1; done
+  wait_sockets "$DIR/$s.sock"
 done
-uri() { echo "nbd+unix:///?socket=$DIR/$1.sock"; }
+uri() { nbd_uri "$DIR/$1.sock"; }
 # The last value of a statistics field the server printed (SIGUSR1).
 stat_of() {
   kill -USR1 "$1"

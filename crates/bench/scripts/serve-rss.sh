@@ -14,21 +14,22 @@
 # server's VmHWM (peak) and VmRSS in KiB. Needs fio (nbd engine). Stops
 # only the server it started.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 BIN=$1
 RT=${2:-6}
 shift $(( $# < 2 ? $# : 2 ))
 DIR=${DIR:-/var/tmp/serve-rss}
 rm -rf "$DIR"
 mkdir -p "$DIR"
-"$BIN" format "$DIR/img" --size $((2048 * 1024 * 1024)) --ftl scftl >/dev/null
-env "$@" "$BIN" serve "$DIR/img" --unix "$DIR/sock" --quiet 2>/dev/null &
-SP=$!
-trap 'kill $SP 2>/dev/null; wait; rm -rf "$DIR"' EXIT
-while [ ! -S "$DIR/sock" ]; do sleep 0.1; done
+SERVE_ENV=("$@")
+serve_scftl "$BIN" "$DIR/img" "$DIR/sock" $((2048 * 1024 * 1024)) /dev/null --quiet
+SP=$LAST_PID
+trap 'stop_started; rm -rf "$DIR"' EXIT
+wait_sockets "$DIR/sock"
 fio_job() {
   local name=$1
   shift
-  fio --name="$name" --ioengine=nbd --uri="nbd+unix:///?socket=$DIR/sock" \
+  fio --name="$name" --ioengine=nbd --uri="$(nbd_uri "$DIR/sock")" \
     --size=2g --group_reporting --output-format=json --output="$DIR/out.json" "$@"
   python3 - "$DIR/out.json" "$name" "$SP" <<'PY'
 import json, sys

@@ -14,6 +14,7 @@
 # flush latency. Needs fio (nbd engine). Stops only the processes it
 # started.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 BIN=$1
 JOBS=${2:-2}
 DIR=${DIR:-/var/tmp/write-scaling}
@@ -21,16 +22,13 @@ SECS=${SECS:-6}
 REPS=${REPS:-2}
 SZ=$((1024 * 1024 * 1024))
 mkdir -p "$DIR"
-rm -f "$DIR"/s.img "$DIR"/s.sock "$DIR"/out.json
-"$BIN" format "$DIR/s.img" --size $SZ --ftl scftl >/dev/null
-"$BIN" serve "$DIR/s.img" --unix "$DIR/s.sock" --quiet 2>/dev/null &
-SP=$!
-trap 'kill $SP 2>/dev/null; wait' EXIT
-while [ ! -S "$DIR/s.sock" ]; do sleep 0.1; done
-URI="nbd+unix:///?socket=$DIR/s.sock"
+rm -f "$DIR"/out.json
+serve_scftl "$BIN" "$DIR/s.img" "$DIR/s.sock" $SZ /dev/null --quiet
+SP=$LAST_PID
+wait_sockets "$DIR/s.sock"
+URI=$(nbd_uri "$DIR/s.sock")
 fio --name=fill --ioengine=nbd --uri="$URI" --rw=write --bs=1m --size=$SZ \
   --iodepth=1 --output-format=terse >/dev/null
-cpu_ms() { awk '{print ($14 + $15) * 10}' "/proc/$1/stat"; }
 for _ in $(seq "$REPS"); do
   for j in 1 "$JOBS"; do
     c0=$(cpu_ms $SP)
