@@ -19,8 +19,9 @@
 //! - `scattered-one-buffer`: the same reads, all into one 4 KiB buffer (what
 //!   fio's 4 KiB random reads measure: a destination that stays in cache).
 //!
-//! Run: `cargo run --release -p ftl --features examples --example scattered_reads [dir] [mib] [rounds] [iters]`
-//! (defaults: `/var/tmp`, 1024, 3, 1000). The file is removed at the end.
+//! Run: `cargo run --release -p ftl --features examples --example scattered_reads [dir] [mib] [rounds] [iters] [offset]`
+//! (defaults: `/var/tmp`, 1024, 3, 1000, 32: how many bytes into a page
+//! the 1 MiB buffer starts). The file is removed at the end.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -57,15 +58,22 @@ fn main() -> std::io::Result<()> {
     let mib = number(args.next(), 1024, "mib").max(2);
     let rounds = number(args.next(), 3, "rounds");
     let iters = number(args.next(), 1000, "iters").max(1) as usize;
+    let offset = number(args.next(), 32, "offset") as usize % SECTOR;
 
     let path =
         std::path::Path::new(&dir).join(format!("scattered-reads-{}.dat", std::process::id()));
-    let result = run(&path, mib, rounds, iters);
+    let result = run(&path, mib, rounds, iters, offset);
     let _ = std::fs::remove_file(&path);
     result
 }
 
-fn run(path: &std::path::Path, mib: u64, rounds: u64, iters: usize) -> std::io::Result<()> {
+fn run(
+    path: &std::path::Path,
+    mib: u64,
+    rounds: u64,
+    iters: usize,
+    offset: usize,
+) -> std::io::Result<()> {
     {
         let mut f = File::create(path)?;
         let mut block = vec![0u8; REQUEST];
@@ -79,19 +87,22 @@ fn run(path: &std::path::Path, mib: u64, rounds: u64, iters: usize) -> std::io::
     }
     let f = OpenOptions::new().read(true).open(path)?;
     let pages = mib * (REQUEST / SECTOR) as u64;
-    // The 1 MiB buffer starts 32 bytes into a page, where `scftl serve`'s
-    // read replies put their data (a 16-byte reply header after the
-    // allocator's 16-byte chunk header). Where it starts matters on this
-    // 2-core VM: with the data 8 or 16 bytes into a page, the kernel's copy
-    // out of the page cache took about six times as long (500 against
-    // 85 us per MiB); at 0, 32, 48, 64 or 2,048 bytes it did not.
+    // The 1 MiB buffer starts `offset` bytes into a page: by default 32,
+    // where `scftl serve`'s read replies put their data (a 16-byte reply
+    // header after the allocator's 16-byte chunk header). Where it starts
+    // matters on the 2-core VM: with the data 8 or 16 bytes into a page,
+    // the kernel's copy out of the page cache took about six times as long
+    // (docs/BENCHMARKS.md).
     let mut backing = vec![0u8; REQUEST + 2 * SECTOR];
-    let skip = (SECTOR - backing.as_ptr() as usize % SECTOR) % SECTOR + 32;
+    let skip = (SECTOR - backing.as_ptr() as usize % SECTOR) % SECTOR + offset;
     let buf = &mut backing[skip..skip + REQUEST];
     for i in 0..mib {
         f.read_exact_at(buf, i * REQUEST as u64)?;
     }
-    println!("{mib} MiB file in the page cache, {iters} requests of 1 MiB per kind and round");
+    println!(
+        "{mib} MiB file in the page cache, {iters} requests of 1 MiB per kind and round, \
+         the buffer {offset} bytes into a page"
+    );
     println!(
         "{:>5} {:>22} {:>12} {:>10}",
         "round", "kind", "us/request", "MB/s"
