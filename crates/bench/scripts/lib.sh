@@ -13,7 +13,7 @@ STARTED=()
 
 # Stops every process started by serve_scftl or serve_nbdkit, and waits.
 stop_started() {
-  [ ${#STARTED[@]} -eq 0 ] || kill "${STARTED[@]}" 2>/dev/null
+  [ ${#STARTED[@]} -eq 0 ] || kill "${STARTED[@]}" 2>/dev/null || true
   wait
 }
 trap stop_started EXIT
