@@ -187,6 +187,7 @@ mod tests {
             Dg {
                 data: vec![(1, 2, 0)],
                 tents: vec![t],
+                link: 2,
             }
         );
         assert_eq!(
@@ -263,6 +264,7 @@ mod tests {
             Dg {
                 data: vec![(1, 1, 0)],
                 tents: vec![],
+                link: 2,
             }
         );
         steps::fl3(&mut u, AMAX, M);
@@ -597,5 +599,203 @@ mod tests {
             assert_eq!(img.get(&1), Some(&Val::Known(11)));
         }
         check_outcomes(&s, "erases in flight");
+    }
+
+    /// `Example.agda` `x1`: `s3` (w(0, true), flush: its committed page
+    /// links page 1), then w(0, false) placed at page 1 and left in the
+    /// merge buffer, no tentative page.
+    fn x1() -> St {
+        let mut s = s1();
+        steps::wr0(&mut s, 0, 1, M);
+        steps::fl3(&mut s, AMAX, M);
+        // link-of-last-commit
+        assert_eq!(s.lnk, Some(1));
+        steps::wr0(&mut s, 0, 2, M);
+        check_ri(&s, AMAX).unwrap();
+        s
+    }
+
+    #[test]
+    fn example_in_page_commit() {
+        let x1 = x1();
+        // in-page-allowed (and no OOB commit: page 1 is the merge buffer's)
+        assert!(steps::in_p(&x1, 1));
+        assert!(!steps::in_p(&x1, 0));
+        assert!(!steps::oob_p(&x1, 1, 1));
+        let mut f = x1.clone();
+        steps::fi2(&mut f, 1, AMAX);
+        // region-untouched, record-in-page-1
+        assert_eq!(f.dr, x1.dr);
+        assert_eq!(
+            f.rcd_cur(1),
+            &Cell::Dlt {
+                gen: 1,
+                ep: 2,
+                pairs: Rc::from(vec![(0, 1)]),
+                committed: true,
+                dg: Rc::new(Dg {
+                    data: vec![(1, 2, 0)],
+                    tents: vec![],
+                    link: 2,
+                }),
+            }
+        );
+        // x2: a crash before the SYNC with everything landed. follows-link:
+        // the record is replayed over the region.
+        let x2 = synced(&f);
+        let view = steps::rview(1, &x2);
+        assert_eq!(view.len(), x2.dr.len() + 1);
+        assert_eq!(view.last(), Some(&x2.rcd_cur(1)));
+        // reads-inpage-commit-after-crash (x3), must-checkpoint: the record
+        // of the generation lies at the link, so no recovery without one.
+        let mut x3 = x2.clone();
+        steps::recover(&mut x3, AMAX, M, true).unwrap();
+        assert_eq!(x3.rd(0), Val::Known(2));
+        assert!(steps::clean_st(1, &x2));
+        assert!(!steps::quiet(1, &x2));
+        assert!(steps::recover(&mut x2.clone(), AMAX, M, false).is_err());
+        // x4: page 1 lost, the record landed: record-fails-its-digest,
+        // reads-old-epoch-after-torn-inpage (x5).
+        let mut x4 = x2.clone();
+        x4.dat.remove(&1);
+        assert_eq!(steps::rview(1, &x4).len(), x4.dr.len());
+        let mut x5 = x4.clone();
+        steps::recover(&mut x5, AMAX, M, true).unwrap();
+        assert_eq!(x5.rd(0), Val::Known(1));
+        // x6: the record slot not programmed: quiet, so x7 recovers without
+        // a checkpoint and reads the flushed value.
+        let mut x6 = x2.clone();
+        x6.rcd.clear();
+        assert!(steps::quiet(1, &x6));
+        let mut x7 = x6.clone();
+        steps::recover(&mut x7, AMAX, M, false).unwrap();
+        assert_eq!(x7.rd(0), Val::Known(1));
+        check_ri(&x7, AMAX).unwrap();
+        // x8 = ck3 (fi3 1 x1): reads-after-inpage-flush; ck3 links nothing.
+        let mut x8 = f.clone();
+        steps::fi3_from_fi2(&mut x8);
+        assert_eq!(x8.lnk, None);
+        steps::ck3(&mut x8);
+        assert_eq!(x8.rd(0), Val::Known(2));
+        assert_eq!(x8.rd_stable(0), Val::Known(2));
+        assert_eq!(x8.lnk, None);
+        // fi4: the consolidation page (the record) on the region, synced,
+        // the link to the next fresh page; recovery from it needs no
+        // checkpoint (the record at page 1 lies below the consolidation
+        // page's link, 2, and below the pages the region names) and reads
+        // the committed value.
+        let mut x9 = x1.clone();
+        steps::fi4(&mut x9, 1, AMAX);
+        assert_eq!(x9.lnk, Some(2));
+        assert_eq!(x9.dr.last().map(Mc::cur), Some(x9.rcd_cur(1)));
+        assert!(x9.dr.iter().chain(x9.rcd.values()).all(Mc::is_syn));
+        assert_eq!(x9.rd_stable(0), Val::Known(2));
+        assert!(steps::quiet(1, &x9));
+        let mut r = x9.clone();
+        steps::recover(&mut r, AMAX, M, false).unwrap();
+        assert_eq!(r.rd(0), Val::Known(2));
+    }
+
+    #[test]
+    fn oob_commit_and_the_walk_from_the_link() {
+        // After s3 (link 1): w(0, false) at page 1, programmed before the
+        // flush; w(1, v3) at page 2, in the merge buffer. The run 1..=2
+        // commits in the OOB of its last page, 2.
+        let mut s = x1();
+        steps::opt(&mut s, true, false);
+        steps::wr0(&mut s, 1, 3, M);
+        check_ri(&s, AMAX).unwrap();
+        assert!(!steps::in_p(&s, 1));
+        assert!(steps::oob_p(&s, 1, 2));
+        assert!(!steps::oob_p(&s, 1, 1));
+        assert!(steps::run_p(1, &s.dbuf));
+        assert!(!steps::run_p(2, &s.dbuf));
+        let mut f = s.clone();
+        steps::fi2(&mut f, 2, AMAX);
+        // The walk from the link passes the empty slot of page 1 and finds
+        // the record in page 2's: both sectors recover.
+        let landed = synced(&f);
+        assert_eq!(
+            steps::seek(1, steps::OMAX, |p| landed.rcd_cur(p), 1),
+            Some(2)
+        );
+        let mut r = landed.clone();
+        steps::recover(&mut r, AMAX, M, true).unwrap();
+        assert_eq!((r.rd(0), r.rd(1)), (Val::Known(2), Val::Known(3)));
+        // Page 1's sector lost: the record's digest fails, neither does.
+        let mut torn = landed.clone();
+        torn.dat.remove(&1);
+        let mut r = torn.clone();
+        steps::recover(&mut r, AMAX, M, true).unwrap();
+        assert_eq!((r.rd(0), r.rd(1)), (Val::Known(1), Val::Known(0)));
+        // A record of an older generation at page 1 is passed over too; a
+        // record of this generation there stops the walk (and, not the next
+        // epoch's commit, is not applied).
+        let mut old = landed.clone();
+        let rec = old.rcd_cur(2).clone();
+        let Cell::Dlt { ep, pairs, dg, .. } = rec.clone() else {
+            unreachable!()
+        };
+        old.rcd.insert(
+            1,
+            Mc::Syn(Cell::Dlt {
+                gen: 0,
+                ep,
+                pairs: pairs.clone(),
+                committed: true,
+                dg: dg.clone(),
+            }),
+        );
+        assert_eq!(steps::seek(1, steps::OMAX, |p| old.rcd_cur(p), 1), Some(2));
+        let mut stop = landed.clone();
+        stop.rcd.insert(
+            1,
+            Mc::Syn(Cell::Dlt {
+                gen: 1,
+                ep: ep + 5,
+                pairs,
+                committed: true,
+                dg,
+            }),
+        );
+        assert_eq!(steps::seek(1, steps::OMAX, |p| stop.rcd_cur(p), 1), Some(1));
+        let mut r = stop.clone();
+        steps::recover(&mut r, AMAX, M, true).unwrap();
+        assert_eq!(r.rd(0), Val::Known(1));
+        // A record of a newer generation stops the walk as well (`stp`:
+        // generation g or newer), and is no commit of this one.
+        let newer = {
+            let mut n = landed.clone();
+            let c = stop.rcd_cur(1).clone();
+            let Cell::Dlt { ep, pairs, dg, .. } = c else {
+                unreachable!()
+            };
+            n.rcd.insert(
+                1,
+                Mc::Syn(Cell::Dlt {
+                    gen: 2,
+                    ep,
+                    pairs,
+                    committed: true,
+                    dg,
+                }),
+            );
+            n
+        };
+        assert_eq!(
+            steps::seek(1, steps::OMAX, |p| newer.rcd_cur(p), 1),
+            Some(1)
+        );
+        let mut r = newer.clone();
+        steps::recover(&mut r, AMAX, M, true).unwrap();
+        assert_eq!(r.rd(1), Val::Known(0));
+        // fi4 commits both.
+        let mut c = s.clone();
+        steps::fi4(&mut c, 2, AMAX);
+        assert_eq!(
+            (c.rd_stable(0), c.rd_stable(1)),
+            (Val::Known(2), Val::Known(3))
+        );
+        assert_eq!(c.lnk, Some(3));
     }
 }

@@ -47,6 +47,10 @@ pub struct Dg {
     /// The pairs of the epoch's tentative delta pages, oldest page first:
     /// the last one must be the page right below the committed one.
     pub tents: Vec<Rc<[(Addr, Page)]>>,
+    /// The commit's link (docs/FORMAT.md §4.8): the page where the next
+    /// epoch's first data page goes, whose record slot may hold the next
+    /// epoch's in-page commit record (`nxt` when the digest was made).
+    pub link: Page,
 }
 
 /// `Cell` (`SCFTL.Impl.Model`): what a page holds.
@@ -181,6 +185,9 @@ pub struct St {
     pub cp_o: Mc,
     /// `dr`: the delta region, **oldest page first**.
     pub dr: Vec<Mc>,
+    /// `rcd`: the in-page record slot of the flash page starting at data
+    /// page p (docs/FORMAT.md §4.8); absent = `syn erased`.
+    pub rcd: BTreeMap<Page, Mc>,
     /// `gen`: generation of the live checkpoint.
     pub gen: u64,
     /// `l2p`: the volatile L2P.
@@ -196,6 +203,8 @@ pub struct St {
     pub ep: u64,
     /// `nxt`: the next fresh page.
     pub nxt: Page,
+    /// `lnk`: the last commit's link, if the next flush may commit in-page.
+    pub lnk: Option<Page>,
     /// `inv`: the invalid queue (relocated this epoch).
     pub inv: BTreeSet<Page>,
     /// `ers`: the erasable queue.
@@ -218,6 +227,12 @@ impl St {
     pub fn cur_cell(&self, p: Page) -> &Cell {
         const ERASED: Cell = Cell::Erased;
         self.dat.get(&p).map_or(&ERASED, Mc::cur)
+    }
+
+    /// `cur (rcd s p)` without cloning the slot.
+    pub fn rcd_cur(&self, p: Page) -> &Cell {
+        const ERASED: Cell = Cell::Erased;
+        self.rcd.get(&p).map_or(&ERASED, Mc::cur)
     }
 
     /// Sets `dat s p` (the `dat [ p ≔ m ]` of `esF`, `progm`).
@@ -292,6 +307,10 @@ impl St {
         for m in &mut self.dr {
             *m = m.sync();
         }
+        for m in self.rcd.values_mut() {
+            *m = m.sync();
+        }
+        self.rcd.retain(|_, m| *m != Mc::Syn(Cell::Erased));
     }
 }
 

@@ -155,6 +155,7 @@ pub fn ck3_from_ck2(s: &mut St) {
     std::mem::swap(&mut s.cp_l, &mut s.cp_o);
     s.dr.clear();
     s.gen += 1;
+    s.lnk = None;
 }
 
 /// `ck3 s` (`SCFTL.Impl.Model`): a whole full checkpoint.
@@ -202,6 +203,7 @@ pub fn dg_of(s: &St, amax: Addr) -> Dg {
             s.ept.iter().flat_map(|ps| ps.iter()).chain(&s.dbuf),
         ),
         tents: s.ept.clone(),
+        link: s.nxt,
     }
 }
 
@@ -239,9 +241,17 @@ pub fn fl2(s: &mut St, amax: Addr, mutant: ModelMutant) {
 /// `fl3` (`SCFTL.Impl.Model`), applied to `fl2 s`: the one SYNC (the
 /// commit point); the ghost `smap := l2p`, the delta buffer and `ept`
 /// emptied, invalid pages become erasable, the counters reset, the next
-/// epoch id (`ep = suc (ep s)`).
+/// epoch id (`ep = suc (ep s)`), and the link to the next fresh page
+/// (`lnk = just (nxt s)`).
 pub fn fl3_from_fl2(s: &mut St) {
     s.sync_all();
+    end_epoch(s);
+    s.lnk = Some(s.nxt);
+}
+
+/// What `fl3` and `fi3` do to memory after their SYNC (the same record
+/// update in Agda, but for `lnk`).
+fn end_epoch(s: &mut St) {
     s.smap = s.l2p.clone();
     s.dbuf.clear();
     s.ept.clear();
@@ -250,6 +260,95 @@ pub fn fl3_from_fl2(s: &mut St) {
     s.wcnt = 0;
     s.gcnt = 0;
     s.ep += 1;
+}
+
+/// `omax` (`SCFTL.Impl.Model`): the most pages an OOB commit's run spans,
+/// and how far recovery's walk from a link looks (configuration version 9).
+pub const OMAX: Page = 64;
+
+/// `InP s L` (`SCFTL.Impl.Model`): the flush may commit in-page at the
+/// last commit's link `L` — the epoch wrote no tentative page, `L` was
+/// allocated, and every page from `L` up to `nxt` is still in the merge
+/// buffer.
+pub fn in_p(s: &St, l: Page) -> bool {
+    s.lnk == Some(l) && s.ept.is_empty() && l < s.nxt && (l..s.nxt).all(|p| s.mb.contains_key(&p))
+}
+
+/// `runP L k ps` (`SCFTL.Impl.Model`), with `k` the number of pairs: the
+/// pairs (oldest first here) name the pages `L, L + 1, …` in order.
+pub fn run_p(l: Page, ps: &[(Addr, Page)]) -> bool {
+    ps.iter().enumerate().all(|(k, &(_, p))| p == l + k as Page)
+}
+
+/// `OobP s L M` (`SCFTL.Impl.Model`): the flush may commit in the OOB of
+/// page `M`, the last of the run from the link `L` — no tentative page,
+/// at most `omax` pages from `L` to `nxt`, the pairs exactly those pages
+/// in order (`runP L (nxt ∸ L)`), the pages before `M` programmed (no
+/// longer in the merge buffer) and those from `M` on in it.
+pub fn oob_p(s: &St, l: Page, m: Page) -> bool {
+    s.lnk == Some(l)
+        && s.ept.is_empty()
+        && l < s.nxt
+        && s.nxt <= l + OMAX
+        && s.dbuf.len() as Page == s.nxt - l
+        && run_p(l, &s.dbuf)
+        && l < m
+        && m < s.nxt
+        && (l..m).all(|p| !s.mb.contains_key(&p))
+        && (m..s.nxt).all(|p| s.mb.contains_key(&p))
+}
+
+/// `rec s` (`SCFTL.Impl.Model`): the commit record of the epoch ending
+/// now — the committed delta page's content (generation, epoch id, the
+/// delta buffer, the digest `dgOf s` with its link).
+pub fn rec_cell(s: &St, amax: Addr) -> Cell {
+    Cell::Dlt {
+        gen: s.gen,
+        ep: s.ep,
+        pairs: s.dbuf.clone().into(),
+        committed: true,
+        dg: Rc::new(dg_of(s, amax)),
+    }
+}
+
+/// `fi2 L s` (`SCFTL.Impl.Model`): the in-page (or, with the run's last
+/// page `M` for `L`, the OOB) commit before its SYNC — the merge buffer
+/// programmed (`fl1`) and the record `rec s` into the record slot of page
+/// `l`; no page of the delta region.
+pub fn fi2(s: &mut St, l: Page, amax: Addr) {
+    let rec = rec_cell(s, amax);
+    fl1(s);
+    let m = s.rcd.get(&l).cloned().unwrap_or(Mc::Syn(Cell::Erased));
+    s.rcd.insert(l, m.put(rec));
+}
+
+/// `fi3` (`SCFTL.Impl.Model`), applied to `fi2 L s`: the one SYNC (the
+/// commit point) and the end of the epoch as in `fl3`, but no link (the
+/// record's pairs are not yet where recovery reads them after another
+/// commit: the consolidation page `fiK` or a full checkpoint follows).
+pub fn fi3_from_fi2(s: &mut St) {
+    s.sync_all();
+    end_epoch(s);
+    s.lnk = None;
+}
+
+/// `fiK L s` (`SCFTL.Impl.Model`), applied to `fi3 L s`: the
+/// consolidation page — the record `rec s` (the content of the slot `l`
+/// `fi2` programmed) appended to the region, not yet synced — and the
+/// link to the next fresh page.
+pub fn fik_from_fi3(s: &mut St, l: Page) {
+    let rec = s.rcd_cur(l).clone();
+    s.dr.push(Mc::Uns(Cell::Erased, rec));
+    s.lnk = Some(s.nxt);
+}
+
+/// `fi4 L s` (`SCFTL.Impl.Model`): a whole in-page (or OOB) commit with
+/// its consolidation page synced.
+pub fn fi4(s: &mut St, l: Page, amax: Addr) {
+    fi2(s, l, amax);
+    fi3_from_fi2(s);
+    fik_from_fi3(s, l);
+    s.sync_all();
 }
 
 /// `fl3 s` (`SCFTL.Impl.Model`): a whole flush without the full checkpoint.
@@ -413,15 +512,99 @@ pub fn acc<'a>(g: u64, dat: impl Fn(Page) -> &'a Cell + Copy, cells: &[&Cell]) -
         .find(|&k| ok_c(g, dat, cells[k], &cells[..k]))
 }
 
-/// `recMap g C s` (`SCFTL.Impl.Model`, with `rp`, `acc`, `st0`): the
-/// committed map of the replay from `st0 C` of the accepted part of the
-/// region (oldest page first), digests checked against `cur (dat s p)`.
-pub fn rec_map(g: u64, c: &Map, s: &St) -> Map {
-    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
-    match acc(g, |p| s.cur_cell(p), &cells) {
-        Some(k) => rp(g, cells[..=k].iter().copied(), st0(c)).com,
-        None => c.clone(),
+/// `RLt g c` (`SCFTL.Impl.Model`): `c` is no record of generation `g`
+/// or newer.
+pub fn rlt(g: u64, c: &Cell) -> bool {
+    !matches!(c, Cell::Dlt { gen, .. } if *gen >= g)
+}
+
+/// `okR g x D c` (`SCFTL.Impl.Model`): `c` is a committed record of
+/// generation `g` and epoch `x` whose digest verifies on the data pages.
+pub fn ok_r<'a>(g: u64, x: u64, dat: impl Fn(Page) -> &'a Cell, c: &Cell) -> bool {
+    matches!(c, Cell::Dlt { gen, ep, committed: true, dg, .. }
+        if *gen == g && *ep == x && ver_d(dat, &dg.data))
+}
+
+/// `lkOf` (`SCFTL.Impl.Model`), on the newest page of the accepted region:
+/// its epoch id and link, if it is a committed page.
+pub fn lk_of(c: &Cell) -> Option<(u64, Page)> {
+    match c {
+        Cell::Dlt {
+            ep,
+            committed: true,
+            dg,
+            ..
+        } => Some((*ep, dg.link)),
+        _ => None,
     }
+}
+
+/// `stp g c` (`SCFTL.Impl.Model`): the record slot holds a record of
+/// generation `g` or newer (where the walk from a link stops).
+pub fn stp(g: u64, c: &Cell) -> bool {
+    !rlt(g, c)
+}
+
+/// `seek g n R p` (`SCFTL.Impl.Model`): the first of the `n` record slots
+/// from page `p` on that `stp` stops at.
+pub fn seek<'a>(g: u64, n: Page, rcd: impl Fn(Page) -> &'a Cell, p: Page) -> Option<Page> {
+    (p..p + n).find(|&q| stp(g, rcd(q)))
+}
+
+/// `extM g R D lk` (`SCFTL.Impl.Model`, with `extS`, `extAt`): the record
+/// the walk from the link `lk` finds (`seek` over `omax` slots), if it is
+/// the next epoch's commit (`okR` with epoch `suc x`).
+pub fn ext_m<'a>(
+    g: u64,
+    rcd: impl Fn(Page) -> &'a Cell + Copy,
+    dat: impl Fn(Page) -> &'a Cell,
+    lk: Option<(u64, Page)>,
+) -> Option<&'a Cell> {
+    let (x, l) = lk?;
+    let q = seek(g, OMAX, rcd, l)?;
+    ok_r(g, x + 1, dat, rcd(q)).then(|| rcd(q))
+}
+
+/// `rview g s` (`SCFTL.Impl.Model`, with `chn`): what recovery replays,
+/// oldest page first — the accepted part of the region (`acc`), then the
+/// record its newest page's link leads to, if any (`extM`).
+pub fn rview(g: u64, s: &St) -> Vec<&Cell> {
+    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
+    let Some(k) = acc(g, |p| s.cur_cell(p), &cells) else {
+        return Vec::new();
+    };
+    let mut view = cells[..=k].to_vec();
+    if let Some(r) = ext_m(g, |p| s.rcd_cur(p), |p| s.cur_cell(p), lk_of(cells[k])) {
+        view.push(r);
+    }
+    view
+}
+
+/// `recMap g C s` (`SCFTL.Impl.Model`, with `rp`, `st0`): the committed
+/// map of the replay from `st0 C` of what recovery reads (`rview`: the
+/// accepted part of the region and the record its link leads to), digests
+/// checked against `cur (dat s p)`.
+pub fn rec_map(g: u64, c: &Map, s: &St) -> Map {
+    rp(g, rview(g, s), st0(c)).com
+}
+
+/// `Above g R L` (`SCFTL.Impl.Model`): no record slot at page `l` or past
+/// it holds a record of generation `g` or newer.
+pub fn above(g: u64, s: &St, l: Page) -> bool {
+    s.rcd.range(l..).all(|(_, m)| rlt(g, m.cur()))
+}
+
+/// `Quiet g s` (`SCFTL.Impl.Model`): recovery may keep the generation only
+/// if no record of it lies at or past the link of the newest committed
+/// page it accepts (where its walk looks), nor at or past the pages the
+/// region names (where the rebuilt state allocates).
+pub fn quiet(g: u64, s: &St) -> bool {
+    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
+    let at_link = match acc(g, |p| s.cur_cell(p), &cells).and_then(|k| lk_of(cells[k])) {
+        Some((_, l)) => above(g, s, l),
+        None => true,
+    };
+    at_link && above(g, s, hi_r(&cells))
 }
 
 /// `isC g c` (`SCFTL.Impl.Model`): `c` is a committed page of generation
@@ -527,6 +710,7 @@ pub fn rec0(s: &mut St, pk: &Picked, amax: Addr, mutant: ModelMutant) {
     s.ers.clear();
     s.wcnt = 0;
     s.gcnt = 0;
+    s.lnk = None;
 }
 
 /// The volatile L2P `rec0` builds from `s` (the field `l2p` of `rec0 b g C
@@ -548,15 +732,20 @@ pub fn clean_st(g: u64, s: &St) -> bool {
 
 /// `recover` in `okP` (`SCFTL.Impl.Model`), for the checkpoint `pick`
 /// finds: `ck3 (rec0 b g C s)` (`full`), or `rec0 b g C s` alone, which P
-/// allows only if `clean` holds. `Err` if `pick` finds no checkpoint (the
-/// model has no recovery from this flash) or, without `full`, if the
-/// recovery is not clean.
+/// allows only if `clean` and `Quiet` hold. `Err` if `pick` finds no
+/// checkpoint (the model has no recovery from this flash) or, without
+/// `full`, if the recovery is not clean or not quiet.
 pub fn recover(s: &mut St, amax: Addr, mutant: ModelMutant, full: bool) -> Result<(), String> {
     let pk = pick(s.cp_l.cur(), s.cp_o.cur())
         .ok_or_else(|| "neither checkpoint slot holds a checkpoint".to_string())?;
     if !full && !clean_st(pk.gen, s) {
         return Err(
             "recovery drops a committed page (not clean): it must write a full checkpoint".into(),
+        );
+    }
+    if !full && !quiet(pk.gen, s) {
+        return Err(
+            "a record of the generation lies where recovery's walk or allocation looks (not Quiet): it must write a full checkpoint".into(),
         );
     }
     rec0(s, &pk, amax, mutant);
@@ -581,6 +770,7 @@ pub fn new_p() -> St {
         }),
         cp_o: Mc::Syn(Cell::Erased),
         dr: Vec::new(),
+        rcd: Default::default(),
         gen: 0,
         l2p: Map::new(),
         mb: Default::default(),
@@ -588,6 +778,7 @@ pub fn new_p() -> St {
         ept: Vec::new(),
         ep: 1,
         nxt: 0,
+        lnk: None,
         inv: Default::default(),
         ers: Default::default(),
         wcnt: 0,
