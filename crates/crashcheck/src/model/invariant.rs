@@ -15,7 +15,7 @@
 use std::collections::HashSet;
 
 use super::state::{apply, Addr, Cell, Dg, Map, Mc, St};
-use super::steps::{is_c, rp, st0, ver_t};
+use super::steps::{above, is_c, lk_of, rlt, rp, st0, ver_t};
 
 /// `PM P m` (`SCFTL.Impl.Lemmas`).
 fn pm(m: &Mc, p: impl Fn(&Cell) -> bool) -> bool {
@@ -36,7 +36,7 @@ fn first_diff(x: &Map, y: &Map) -> String {
 }
 
 /// Checks `RI s` (`SCFTL.Impl.Invariants`, record `RI`, fields named in
-/// the messages) for addresses `0..=amax`, all 17 fields. On failure,
+/// the messages) for addresses `0..=amax`, all 21 fields. On failure,
 /// names the first field that fails.
 pub fn check_ri(s: &St, amax: Addr) -> Result<(), String> {
     let g = s.gen;
@@ -86,7 +86,56 @@ pub fn check_ri(s: &St, amax: Addr) -> Result<(), String> {
         ));
     }
     check_split(s, &c, j, amax)?;
+    check_records(s, &s.dr[..j])?;
     check_pages(s, amax)
+}
+
+/// The fields of `RI` about the in-page record slots and the link, on the
+/// durable committed part `comm` (oldest first): `rcOK`, `rcN`, `rcL`,
+/// `lkOK`.
+fn check_records(s: &St, comm: &[Mc]) -> Result<(), String> {
+    let g = s.gen;
+    // rcOK: every record slot durable, nothing newer than this generation
+    if let Some((p, m)) = s
+        .rcd
+        .iter()
+        .find(|(_, m)| !matches!(m, Mc::Syn(c) if rlt(g + 1, c)))
+    {
+        return Err(format!(
+            "RI.rcOK: the record slot of page {p} is not durable or holds a record newer than generation {g}: {m:?}"
+        ));
+    }
+    // rcN: no record of this generation at or past the active pointer
+    if !above(g, s, s.nxt) {
+        return Err(format!(
+            "RI.rcN: a record slot at or past nxt = {} holds a record of generation {g}",
+            s.nxt
+        ));
+    }
+    // rcL: none at or past the link of the newest committed page
+    // (`lkTop`: the newest page that is a committed page of generation g)
+    let top = comm.iter().rposition(|m| is_c(g, m.cur()));
+    if let Some((x, l)) = top.and_then(|k| lk_of(comm[k].cur())) {
+        if !above(g, s, l) {
+            return Err(format!(
+                "RI.rcL: a record slot at or past page {l}, the link of the newest committed page (epoch {x}), holds a record of generation {g}"
+            ));
+        }
+    }
+    // lkOK: the link the next flush may commit at is the newest durable
+    // page's, a committed page of this generation and the previous epoch
+    if let Some(l) = s.lnk {
+        let ok = matches!(comm.last().map(Mc::cur), Some(Cell::Dlt { gen, ep, committed: true, dg, .. })
+            if *gen == g && ep + 1 == s.ep && dg.link == l);
+        if !ok {
+            return Err(format!(
+                "RI.lkOK: the link is page {l}, but the newest durable region page is {:?}, not the committed page of epoch {} of generation {g} linking it",
+                comm.last(),
+                s.ep.wrapping_sub(1)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The fields of `RI` about the split `comm = dr[..j]`, `tents = dr[j..]`:

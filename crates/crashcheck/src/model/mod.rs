@@ -691,9 +691,28 @@ mod tests {
         assert!(x9.dr.iter().chain(x9.rcd.values()).all(Mc::is_syn));
         assert_eq!(x9.rd_stable(0), Val::Known(2));
         assert!(steps::quiet(1, &x9));
+        check_ri(&x9, AMAX).unwrap();
+        check_ri(&x8, AMAX).unwrap();
         let mut r = x9.clone();
         steps::recover(&mut r, AMAX, M, false).unwrap();
         assert_eq!(r.rd(0), Val::Known(2));
+        check_ri(&r, AMAX).unwrap();
+        // The RI fields of the record slots and the link, each broken once.
+        let rec = x9.rcd_cur(1).clone();
+        let mut bad = x9.clone();
+        bad.rcd.insert(1, Mc::Uns(Cell::Erased, rec.clone()));
+        assert!(check_ri(&bad, AMAX).unwrap_err().contains("RI.rcOK"));
+        let mut bad = x9.clone();
+        bad.rcd.insert(5, Mc::Syn(rec.clone()));
+        assert!(check_ri(&bad, AMAX).unwrap_err().contains("RI.rcN"));
+        let mut bad = x9.clone();
+        steps::wr0(&mut bad, 1, 4, M);
+        check_ri(&bad, AMAX).unwrap();
+        bad.rcd.insert(2, Mc::Syn(rec));
+        assert!(check_ri(&bad, AMAX).unwrap_err().contains("RI.rcL"));
+        let mut bad = x9.clone();
+        bad.lnk = Some(7);
+        assert!(check_ri(&bad, AMAX).unwrap_err().contains("RI.lkOK"));
     }
 
     #[test]
@@ -797,5 +816,6 @@ mod tests {
             (Val::Known(2), Val::Known(3))
         );
         assert_eq!(c.lnk, Some(3));
+        check_ri(&c, AMAX).unwrap();
     }
 }
