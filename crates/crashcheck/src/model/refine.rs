@@ -43,8 +43,10 @@
 //! places are compared). P then restarts from the recovered L2P (`rec0`:
 //! every mapped page durable, empty queues).
 //!
-//! **In-page and OOB commits** (docs/FORMAT.md §4.8–4.9) step P's `fl3`
-//! like region commits, after P's guards `InP` / `OobP` are checked on
+//! **In-page and OOB commits** (docs/FORMAT.md §4.8–4.9) step P's `fi4`
+//! (or, with a full checkpoint, `ck3 (fi3 …)`): the record in the slot of
+//! the page that holds it, the consolidation page on the region, after
+//! P's guards `InP` / `OobP` are checked on
 //! the facts SCFTL recorded when it programmed the record
 //! ([`ftl::refine::ChainCommit`]) against P's link `lnk` (kept here: the
 //! link each commit wrote, a fresh page; none after a format, a recovery
@@ -416,6 +418,9 @@ impl RefineOracle {
             ));
         }
         if committed {
+            // The page whose record slot holds an in-page or OOB commit's
+            // record (P's L, or the run's last page M).
+            let mut record_page = None;
             if chained > 0 {
                 // InP / OobP: the guards of P's in-page and OOB commits.
                 let c = v
@@ -429,10 +434,22 @@ impl RefineOracle {
                     let pages = (c.pairs.len() as u64).div_ceil(spp);
                     self.longest_oob_run = self.longest_oob_run.max(pages);
                 }
+                record_page = Some(Page::from(c.page));
             }
             self.released.extend(s.inv.iter().map(|&q| (q, v.commits)));
-            steps::fl3(s, g.amax, ModelMutant::None);
-            if v.generation != p.generation {
+            // P's commit: `fl3`, or for an in-page or OOB commit `fi4`
+            // (the record in its slot, the consolidation page on the
+            // region) or, with a full checkpoint, `ck3 (fi3 …)`.
+            let checkpoint = v.generation != p.generation;
+            match record_page {
+                None => steps::fl3(s, g.amax, ModelMutant::None),
+                Some(m) if checkpoint => {
+                    steps::fi2(s, m, g.amax);
+                    steps::fi3_from_fi2(s);
+                }
+                Some(m) => steps::fi4(s, m, g.amax),
+            }
+            if checkpoint {
                 steps::ck3(s);
                 s.gen = v.generation;
             }
