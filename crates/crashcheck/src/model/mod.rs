@@ -25,9 +25,16 @@
 //! or, if it dropped no committed page (`clean`), goes on in the same
 //! region with an epoch id above every id on it.
 //!
+//! P's in-page and OOB commits (docs/FORMAT.md §4.8–4.9) are transcribed
+//! too (`steps`: `in_p`, `oob_p`, `fi2`–`fi4`; recovery's walk from the
+//! link, `rview`; `Quiet`; their RI fields), and the refinement oracle
+//! (`refine`) steps them for SCFTL's in-page and OOB commits; their crash
+//! outcomes are not enumerated yet (`crash::outcomes`), so the model
+//! oracle's policy commits in the region only.
+//!
 //! What it is not: a model of the Rust code's geometry, block reuse,
-//! in-page/OOB commits, digest chaining, epoch barriers or trim records (see `oracle` and
-//! proofs/README.md for the list).
+//! digest chaining, the lazy chain of records, epoch barriers or trim
+//! records (see `oracle` and proofs/README.md for the list).
 
 pub mod crash;
 pub mod invariant;

@@ -19,6 +19,15 @@
 //! (`ck3`) or, if it dropped no committed page (`clean`), keeps the region
 //! and the generation.
 //!
+//! In-page and OOB commits (docs/FORMAT.md §4.8–4.9): `fi2` programs the
+//! merge buffer and the commit record `rec` into the record slot of the
+//! link's page (`InP`; for an OOB commit, of the run's last page, `OobP`),
+//! `fi3` is the one SYNC, `fiK`/`fi4` append and sync the consolidation
+//! page; recovery follows the accepted page's link to the first record
+//! slot of the generation (`seek`) and replays the record if it is the
+//! next epoch's commit and its digest verifies (`rview`), and keeps the
+//! generation only if `Quiet` holds as well as `clean`.
+//!
 //! The seeded mutants ([`ModelMutant`]) change exactly one step each; with
 //! `ModelMutant::None` every function is the Agda definition it cites.
 
