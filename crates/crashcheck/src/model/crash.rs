@@ -312,8 +312,9 @@ fn region_outcomes(m: &St, pages: &[Vec<Cell>], pk: &Picked) -> Vec<RegionOutcom
 /// Only for states whose record slots (`rcd`) are all erased: the record
 /// slots' `CrashC` outcomes, recovery's walk from a link (`extM`) and
 /// `Quiet` are not enumerated yet (proofs/README.md, "How to transcribe
-/// them", step 5); the oracles' policies commit in the region only, so
-/// no state they reach has a record.
+/// them", step 5); the model oracle's policy commits in the region only,
+/// so no state it enumerates has a record (the refinement oracle, whose
+/// P holds records since it steps `fi4`, enumerates no crash outcomes).
 pub fn outcomes(m: &St) -> Vec<Outcome> {
     debug_assert!(
         m.rcd.is_empty(),

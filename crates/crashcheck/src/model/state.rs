@@ -8,7 +8,8 @@
 //! - `Map` is a sparse `BTreeMap`; an absent key is Agda's `nothing`.
 //! - `dat` holds only pages that are not `syn erased`; an absent page is
 //!   `syn erased` (in Agda pages past `nxt` hold arbitrary cells, and the
-//!   model only reads pages some map refers to).
+//!   model only reads pages some map refers to). So does `rcd`, the record
+//!   slots (`NewP`: every slot `syn erased`).
 //! - `dr`, `ept`, delta pairs and the digest's lists are kept **oldest
 //!   first** (Agda's lists are newest first); every function iterates
 //!   accordingly (the order of a digest's data entries is irrelevant:
