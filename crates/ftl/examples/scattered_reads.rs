@@ -28,22 +28,12 @@ use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::time::Instant;
 
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
 const SECTOR: usize = 4096;
 const PER_REQUEST: usize = 256;
 const REQUEST: usize = SECTOR * PER_REQUEST;
-
-/// A small xorshift generator: the offsets need no quality, only spread and
-/// a fixed sequence per run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
@@ -77,10 +67,10 @@ fn run(
     {
         let mut f = File::create(path)?;
         let mut block = vec![0u8; REQUEST];
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Pcg64::seed_from_u64(1);
         for _ in 0..mib {
             for b in block.chunks_exact_mut(8) {
-                b.copy_from_slice(&rng.below(u64::MAX).to_le_bytes());
+                b.copy_from_slice(&rng.gen::<u64>().to_le_bytes());
             }
             f.write_all(&block)?;
         }
@@ -107,10 +97,12 @@ fn run(
         "{:>5} {:>22} {:>12} {:>10}",
         "round", "kind", "us/request", "MB/s"
     );
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Pcg64::seed_from_u64(2);
     for round in 0..rounds {
-        let starts: Vec<u64> = (0..iters).map(|_| rng.below(mib)).collect();
-        let scattered: Vec<u64> = (0..iters * PER_REQUEST).map(|_| rng.below(pages)).collect();
+        let starts: Vec<u64> = (0..iters).map(|_| rng.gen_range(0..mib)).collect();
+        let scattered: Vec<u64> = (0..iters * PER_REQUEST)
+            .map(|_| rng.gen_range(0..pages))
+            .collect();
         let mut small = vec![0u8; SECTOR];
         let time = |kind: &str, f: &mut dyn FnMut() -> std::io::Result<()>| {
             let t = Instant::now();
