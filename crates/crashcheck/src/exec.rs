@@ -285,6 +285,9 @@ pub struct Stats {
     pub oracle_state_checks: u64,
     /// Recoveries the model oracle matched against P's crash outcomes.
     pub oracle_recoveries: u64,
+    /// Flushes the model oracle's P committed in a record slot (`fi4`,
+    /// `ck3 (fi3 …)`: the in-page or OOB commit).
+    pub oracle_record_commits: u64,
     /// Operations and recoveries at which the refinement oracle compared
     /// the FTL's internal state with P's.
     pub refine_steps: u64,
@@ -348,6 +351,7 @@ impl Stats {
             flash_commands: self.flash_commands,
             oracle_state_checks: self.oracle_state_checks,
             oracle_recoveries: self.oracle_recoveries,
+            oracle_record_commits: self.oracle_record_commits,
             refine_steps: self.refine_steps,
             refine_recoveries: self.refine_recoveries,
             refine_chain_commits: self.refine_chain_commits,
@@ -382,6 +386,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             flash_commands,
             oracle_state_checks,
             oracle_recoveries,
+            oracle_record_commits,
             refine_steps,
             refine_recoveries,
             refine_chain_commits,
@@ -413,6 +418,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.flash_commands += flash_commands;
         self.oracle_state_checks += oracle_state_checks;
         self.oracle_recoveries += oracle_recoveries;
+        self.oracle_record_commits += oracle_record_commits;
         self.refine_steps += refine_steps;
         self.refine_recoveries += refine_recoveries;
         self.refine_chain_commits += refine_chain_commits;
@@ -1147,7 +1153,9 @@ impl Executor {
                 } else {
                     self.stats.flushes += 1;
                     model.flush();
-                    self.with_oracle(|o| o.flush())?;
+                    let mut in_slot = false;
+                    self.with_oracle(|o| o.flush().map(|r| in_slot = r))?;
+                    self.stats.oracle_record_commits += u64::from(in_slot);
                     self.refine_step(Done::Flush)?;
                     self.check_counter()
                 }

@@ -22,16 +22,26 @@
 //! a durable committed page whose check fails, if need be on a data page
 //! left junk) — and replays the pages below it over all their outcomes,
 //! merging equal replay states (`RS`: committed map, pending epoch id,
-//! pending map). Each outcome also says whether recovery from it is
-//! `clean` (no committed page of the generation above the accepted one),
-//! so that P's recovery without a full checkpoint is allowed there; where
-//! some choice rejects the pages above without a committed page, that
-//! choice is taken.
+//! pending map). Each outcome also says whether recovery from it may skip
+//! the full checkpoint: `clean` (no committed page of the generation above
+//! the accepted one) and `Quiet` (no record of the generation where the
+//! walk from the link or the rebuilt state's allocation looks); where some
+//! choice rejects the pages above without a committed page, that choice
+//! is taken.
+//!
+//! Record slots (`rcd`, the in-page and OOB commits): each unsynced slot
+//! takes its `CrashC` outcomes (only `fi2` leaves one), every slot the
+//! value that choice gives it. For the accepted page's link recovery's
+//! walk (`seek`) finds at most one record; if it is the next epoch's
+//! commit of the generation, the outcome is split in two: the record
+//! applied (`okR`: the pages its digest names pinned to their sectors,
+//! replayed after the region, `extM`) or rejected (one of those pages
+//! junk, if one can be).
 
 use std::collections::BTreeMap;
 
 use super::state::{cell_d, holds, Addr, Cell, Data, Map, Mc, Page, St, Val, D0};
-use super::steps::{self, is_c, pick, rstep, st0, Picked, Rs};
+use super::steps::{self, is_c, pick, rlt, rstep, st0, Picked, Rs, OMAX};
 use super::ModelMutant;
 
 /// `CrashC` (`SCFTL.Impl.Model`): the contents a metadata page may show
@@ -52,22 +62,25 @@ pub fn crash_c(m: &Mc) -> Vec<Cell> {
     }
 }
 
-/// One `Img` choice: an index into [`crash_c`] of each slot and of each
-/// region page (oldest first), and the content of the unsettled data pages
-/// recovery's digest checks depend on (the others stay [`Cell::Unknown`]).
+/// One `Img` choice: an index into [`crash_c`] of each checkpoint slot, of
+/// each region page (oldest first) and of each unsynced record slot (the
+/// synced ones keep their record), and the content of the unsettled data
+/// pages recovery's digest checks depend on (the others stay
+/// [`Cell::Unknown`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImgChoice {
     pub cp_l: usize,
     pub cp_o: usize,
     pub dr: Vec<usize>,
+    pub rcd: BTreeMap<Page, usize>,
     pub data: BTreeMap<Page, Cell>,
 }
 
 /// A recovery the model allows from a crash point: the `Img` choice
 /// (metadata and data pages), the checkpoint `pick` finds on that flash,
-/// the L2P the replay of the accepted region commits (`recMap`), and
-/// whether recovery on that flash is `clean` (may go on without a full
-/// checkpoint).
+/// the L2P the replay of the accepted region and the record its link
+/// leads to commits (`recMap`), and whether recovery on that flash is
+/// `clean` and `Quiet` (may go on without a full checkpoint).
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub choice: ImgChoice,
@@ -93,6 +106,12 @@ pub fn img(m: &St, ch: &ImgChoice) -> St {
     s.cp_o = Mc::Syn(crash_c(&m.cp_o).swap_remove(ch.cp_o));
     for (i, pg) in s.dr.iter_mut().enumerate() {
         *pg = Mc::Syn(crash_c(pg).swap_remove(ch.dr[i]));
+    }
+    for (&p, &i) in &ch.rcd {
+        match crash_c(&m.rcd[&p]).swap_remove(i) {
+            Cell::Erased => s.rcd.remove(&p),
+            c => s.rcd.insert(p, Mc::Syn(c)),
+        };
     }
     s
 }
@@ -168,29 +187,40 @@ fn reject_from(
             && (j - n..j)
                 .zip(dg.tents.iter())
                 .all(|(i, ps)| ch[i] != usize::MAX && steps::is_t(g, *x, ps, &pages[i][ch[i]]));
-        if !ver_t {
-            continue;
-        }
-        let mut free = Vec::new();
-        let mut fails = false;
-        for &(p, d, a) in &dg.data {
-            match data.get(&p).or_else(|| settled(m, p)) {
-                Some(c) => fails |= !holds(c, d, a),
-                None => free.push(p),
-            }
-        }
-        if fails {
-            continue;
-        }
-        let mapped = |p: &Page| keep.values().any(|q| q == p);
-        match free.iter().find(|p| !mapped(p)).or(free.first()) {
-            Some(&p) => {
-                data.insert(p, Cell::Junk);
-            }
-            None => return false,
+        if ver_t && !fail_digest(m, &dg.data, data, keep) {
+            return false;
         }
     }
     true
+}
+
+/// `verD` made false on some crash outcome of `m`, given the data choices
+/// so far: true if a fixed page (or an earlier choice) already fails it;
+/// else one unsettled page it names is left junk (preferably one `keep`
+/// does not map, so that the junk is not read). False if every page it
+/// names is fixed and holds its sector.
+fn fail_digest(
+    m: &St,
+    dd: &[(Page, Data, Addr)],
+    data: &mut BTreeMap<Page, Cell>,
+    keep: &Map,
+) -> bool {
+    let mut free = Vec::new();
+    for &(p, d, a) in dd {
+        match data.get(&p).or_else(|| settled(m, p)) {
+            Some(c) if !holds(c, d, a) => return true,
+            Some(_) => {}
+            None => free.push(p),
+        }
+    }
+    let mapped = |p: &Page| keep.values().any(|q| q == p);
+    match free.iter().find(|p| !mapped(p)).or(free.first()) {
+        Some(&p) => {
+            data.insert(p, Cell::Junk);
+            true
+        }
+        None => false,
+    }
 }
 
 /// `rp g` (`SCFTL.Impl.Model`) over every choice of the outcomes of
@@ -232,14 +262,60 @@ fn clean_above(g: u64, pages: &[Vec<Cell>], ch: &[usize], from: usize) -> bool {
 }
 
 /// One recovery of [`region_outcomes`]: region choice, data choices,
-/// `recMap`, `clean`.
+/// `recMap`, `clean` and `Quiet`.
 type RegionOutcome = (Vec<usize>, BTreeMap<Page, Cell>, Map, bool);
 
-/// The recoveries from a crash at `m` whose checkpoint choice is `pk`:
-/// (region choice, data choices, `recMap`, `clean`). For each committed
-/// page `k` of generation `pk.gen` `acc` may accept, and for no page
-/// accepted.
-fn region_outcomes(m: &St, pages: &[Vec<Cell>], pk: &Picked) -> Vec<RegionOutcome> {
+/// The record slots after a crash: what an unsynced slot shows (`rc`, the
+/// choice), else the slot's record (`cur (rcd m p)`).
+struct Slots<'a> {
+    m: &'a St,
+    rc: BTreeMap<Page, Cell>,
+}
+
+impl Slots<'_> {
+    fn get(&self, p: Page) -> &Cell {
+        self.rc.get(&p).unwrap_or_else(|| self.m.rcd_cur(p))
+    }
+
+    /// `Above g R l`: no slot at page `l` or past it holds a record of
+    /// generation `g` or newer.
+    fn above(&self, g: u64, l: Page) -> bool {
+        self.m.rcd.range(l..).all(|(&p, _)| rlt(g, self.get(p)))
+    }
+
+    /// `Quiet g s'` of the choice `ch` of the region `pages`, whose
+    /// accepted page links `link` (`None`: no page accepted).
+    fn quiet(&self, g: u64, link: Option<Page>, pages: &[Vec<Cell>], ch: &[usize]) -> bool {
+        let cells: Vec<&Cell> = pages.iter().zip(ch).map(|(o, &i)| &o[i]).collect();
+        link.is_none_or(|l| self.above(g, l)) && self.above(g, steps::hi_r(&cells))
+    }
+
+    /// What the walk from the accepted page `c`'s link offers (`extM`):
+    /// the record `seek` finds there if it is the next epoch's commit of
+    /// generation `g` (`okR` but for `verD`); and the link.
+    fn linked(&self, g: u64, c: &Cell) -> (Option<&Cell>, Option<Page>) {
+        let Some((x, l)) = steps::lk_of(c) else {
+            return (None, None);
+        };
+        let r = steps::seek(g, OMAX, |p| self.get(p), l).map(|q| self.get(q));
+        let next = r.filter(|r| {
+            matches!(r, Cell::Dlt { gen, ep, committed: true, .. } if *gen == g && *ep == x + 1)
+        });
+        (next, Some(l))
+    }
+}
+
+/// The recoveries from a crash at `m` whose checkpoint choice is `pk` and
+/// whose record slots are `slots`: (region choice, data choices,
+/// `recMap`, `clean` and `Quiet`). For each committed page `k` of
+/// generation `pk.gen` `acc` may accept (with the record its link leads to
+/// applied or rejected), and for no page accepted.
+fn region_outcomes(
+    m: &St,
+    pages: &[Vec<Cell>],
+    pk: &Picked,
+    slots: &Slots<'_>,
+) -> Vec<RegionOutcome> {
     let g = pk.gen;
     let n = pages.len();
     let mut res = Vec::new();
@@ -277,67 +353,115 @@ fn region_outcomes(m: &St, pages: &[Vec<Cell>], pk: &Picked) -> Vec<RegionOutcom
             if !window || !pin_digest(m, &dg.data, &mut pins) {
                 continue;
             }
+            // extM: the linked record applied (its pages pinned too), or
+            // rejected (a page its digest names fails); none to apply.
+            let (next, link) = slots.linked(g, c);
+            let mut walks: Vec<(Option<&Cell>, BTreeMap<Page, Cell>, bool)> = Vec::new();
+            if let Some(r @ Cell::Dlt { dg: rd, .. }) = next {
+                let mut p2 = pins.clone();
+                if pin_digest(m, &rd.data, &mut p2) {
+                    walks.push((Some(r), p2, false));
+                }
+                walks.push((None, pins, true));
+            } else {
+                walks.push((None, pins, false));
+            }
             for (mut mt, below) in replays(g, &pages[..lo], &pk.l2p) {
                 for i in lo..=k {
                     rstep(g, &pages[i][ch[i]], &mut mt);
                 }
-                let rec = mt.com;
-                let mut ch2 = ch.clone();
-                ch2[..lo].copy_from_slice(&below);
-                let mut data = pins.clone();
-                if reject_from(m, g, pages, k + 1, &mut ch2, &mut data, &rec) {
-                    let clean = clean_above(g, pages, &ch2, k + 1);
+                for (r, pins, reject) in &walks {
+                    let mut mt = mt.clone();
+                    if let Some(r) = r {
+                        rstep(g, r, &mut mt);
+                    }
+                    let rec = mt.com;
+                    let mut ch2 = ch.clone();
+                    ch2[..lo].copy_from_slice(&below);
+                    let mut data = pins.clone();
+                    if !reject_from(m, g, pages, k + 1, &mut ch2, &mut data, &rec) {
+                        continue;
+                    }
+                    if *reject {
+                        let Some(Cell::Dlt { dg: rd, .. }) = next else {
+                            unreachable!("a record to reject")
+                        };
+                        if !fail_digest(m, &rd.data, &mut data, &rec) {
+                            continue;
+                        }
+                    }
+                    let clean =
+                        clean_above(g, pages, &ch2, k + 1) && slots.quiet(g, link, pages, &ch2);
                     res.push((ch2, data, rec, clean));
                 }
             }
         }
     }
-    // No page accepted: recMap = C.
+    // No page accepted: recMap = C, no walk.
     let mut ch = vec![usize::MAX; n];
     let mut data = BTreeMap::new();
     if reject_from(m, g, pages, 0, &mut ch, &mut data, &pk.l2p) {
-        let clean = clean_above(g, pages, &ch, 0);
+        let clean = clean_above(g, pages, &ch, 0) && slots.quiet(g, None, pages, &ch);
         res.push((ch, data, (*pk.l2p).clone(), clean));
     }
     res
 }
 
-/// Every recovery from a crash at `m`: for each choice of the slots'
-/// outcomes, `pick`; then every page `acc` may accept on some choice of
-/// the region pages' outcomes (`CrashL`) and of the unsynced data pages
-/// (`CrashD`), with the replay `recMap` and `clean` (see the module doc).
-/// A choice for
-/// which `pick` finds no checkpoint has no recovery and is left out.
-///
-/// Only for states whose record slots (`rcd`) are all erased: the record
-/// slots' `CrashC` outcomes, recovery's walk from a link (`extM`) and
-/// `Quiet` are not enumerated yet (proofs/README.md, "How to transcribe
-/// them", step 5); the model oracle's policy commits in the region only,
-/// so no state it enumerates has a record (the refinement oracle, whose
-/// P holds records since it steps `fi4`, enumerates no crash outcomes).
+/// Every choice of the unsynced record slots' outcomes (`CrashC`): an
+/// index into [`crash_c`] per slot, and the cell it shows.
+fn record_choices(m: &St) -> Vec<(BTreeMap<Page, usize>, BTreeMap<Page, Cell>)> {
+    let mut v = vec![(BTreeMap::new(), BTreeMap::new())];
+    for (&p, mc) in &m.rcd {
+        if mc.is_syn() {
+            continue;
+        }
+        let outs = crash_c(mc);
+        v = v
+            .into_iter()
+            .flat_map(|(ix, cs)| {
+                outs.iter().enumerate().map(move |(i, c)| {
+                    let (mut ix, mut cs) = (ix.clone(), cs.clone());
+                    ix.insert(p, i);
+                    cs.insert(p, c.clone());
+                    (ix, cs)
+                })
+            })
+            .collect();
+    }
+    v
+}
+
+/// Every recovery from a crash at `m`: for each choice of the checkpoint
+/// slots' outcomes, `pick`; for each choice of the unsynced record slots'
+/// outcomes, every page `acc` may accept on some choice of the region
+/// pages' outcomes (`CrashL`) and of the unsynced data pages (`CrashD`),
+/// with the record its link leads to applied or not, the replay `recMap`,
+/// and whether `clean` and `Quiet` hold (see the module doc). A choice
+/// for which `pick` finds no checkpoint has no recovery and is left out.
 pub fn outcomes(m: &St) -> Vec<Outcome> {
-    debug_assert!(
-        m.rcd.is_empty(),
-        "crash::outcomes does not enumerate record slots yet"
-    );
     let (ls, os) = (crash_c(&m.cp_l), crash_c(&m.cp_o));
     let pages: Vec<Vec<Cell>> = m.dr.iter().map(crash_c).collect();
+    let records = record_choices(m);
     let mut out = Vec::new();
     for (il, l) in ls.iter().enumerate() {
         for (io, o) in os.iter().enumerate() {
             let Some(pk) = pick(l, o) else { continue };
-            for (dr, data, rec, clean) in region_outcomes(m, &pages, &pk) {
-                out.push(Outcome {
-                    choice: ImgChoice {
-                        cp_l: il,
-                        cp_o: io,
-                        dr,
-                        data,
-                    },
-                    picked: pk.clone(),
-                    rec,
-                    clean,
-                });
+            for (ix, rc) in &records {
+                let slots = Slots { m, rc: rc.clone() };
+                for (dr, data, rec, clean) in region_outcomes(m, &pages, &pk, &slots) {
+                    out.push(Outcome {
+                        choice: ImgChoice {
+                            cp_l: il,
+                            cp_o: io,
+                            dr,
+                            rcd: ix.clone(),
+                            data,
+                        },
+                        picked: pk.clone(),
+                        rec,
+                        clean,
+                    });
+                }
             }
         }
     }
@@ -385,6 +509,37 @@ pub fn flush_points(s: &St, amax: Addr, mutant: ModelMutant) -> Vec<St> {
     steps::fl3_from_fl2(&mut x);
     v.push(x.clone());
     v.extend(ck_points(&x));
+    v
+}
+
+/// The page whose record slot P's in-page or OOB commit of `s` would
+/// write, if `s` allows one: the link `L` where `InP s L` holds, else the
+/// merge buffer's first page `M` where `OobP s L M` does.
+pub fn commit_page(s: &St) -> Option<Page> {
+    let l = s.lnk?;
+    if steps::in_p(s, l) {
+        return Some(l);
+    }
+    let (&m, _) = s.mb.range(l..).next()?;
+    steps::oob_p(s, l, m).then_some(m)
+}
+
+/// `FiPt s` or `FoPt s` (`SCFTL.Impl.Model`) for the record in the slot of
+/// page `l` ([`commit_page`]): the crash points of an in-page or OOB
+/// commit — `fi2 l s` (right before its one SYNC), the points of a full
+/// checkpoint after it (`CkPt (fi3 l s)`), `fiK l s` (the consolidation
+/// page before its SYNC) and `fi4 l s`, in that order.
+pub fn record_points(s: &St, l: Page, amax: Addr) -> Vec<St> {
+    let mut v = Vec::with_capacity(6);
+    let mut x = s.clone();
+    steps::fi2(&mut x, l, amax);
+    v.push(x.clone());
+    steps::fi3_from_fi2(&mut x);
+    v.extend(ck_points(&x));
+    steps::fik_from_fi3(&mut x, l);
+    v.push(x.clone());
+    x.sync_all();
+    v.push(x);
     v
 }
 

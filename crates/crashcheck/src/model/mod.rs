@@ -28,9 +28,12 @@
 //! P's in-page and OOB commits (docs/FORMAT.md §4.8–4.9) are transcribed
 //! too (`steps`: `in_p`, `oob_p`, `fi2`–`fi4`; recovery's walk from the
 //! link, `rview`; `Quiet`; their RI fields), and the refinement oracle
-//! (`refine`) steps them for SCFTL's in-page and OOB commits; their crash
-//! outcomes are not enumerated yet (`crash::outcomes`), so the model
-//! oracle's policy commits in the region only.
+//! (`refine`) steps them for SCFTL's in-page and OOB commits. Their crash
+//! points (`FiPt`, `FoPt`: `crash::record_points`) and the record slots'
+//! crash outcomes, with recovery applying or rejecting the record the walk
+//! finds, are enumerated (`crash::outcomes`), so the model oracle's P
+//! commits in a record slot wherever its guards allow
+//! (`OracleConfig::records`).
 //!
 //! What it is not: a model of the Rust code's geometry, block reuse,
 //! digest chaining, the lazy chain of records, epoch barriers or trim
@@ -97,7 +100,7 @@ mod tests {
 
     use super::crash::{self, ImgChoice};
     use super::invariant::check_ri;
-    use super::state::{Addr, Cell, Dg, Mc, Page, St, Val};
+    use super::state::{Addr, Cell, Data, Dg, Mc, Page, St, Val};
     use super::steps;
     use super::ModelMutant::None as M;
 
@@ -169,6 +172,7 @@ mod tests {
             cp_l: 0,
             cp_o: 0,
             dr: s.dr.iter().map(|m| usize::from(!m.is_syn())).collect(),
+            rcd: BTreeMap::new(),
             data: BTreeMap::new(),
         };
         let mut c = crash::img(&s, &all_new);
@@ -287,13 +291,20 @@ mod tests {
         assert!(steps::ver_d(|p| u5.cur_cell(p), &[(1, 1, 0)]));
     }
 
+    /// `okP recover` allows the recovery of `s` from generation `g`
+    /// without a full checkpoint: `clean` and `Quiet`.
+    fn may_skip(g: u64, s: &St) -> bool {
+        steps::clean_st(g, s) && steps::quiet(g, s)
+    }
+
     /// Every outcome `crash::outcomes` lists is realised by its witness
-    /// (`pick`, `recMap` and `clean` on `img m choice` give its checkpoint,
-    /// L2P and cleanness), and the recMaps are exactly those of a
-    /// brute-force walk over every metadata choice and every content of
-    /// the unsettled data pages the region's digests name (their named
-    /// sectors, or junk), a clean one among them wherever the walk finds
-    /// one.
+    /// (`pick`, `recMap` and `clean` ∧ `Quiet` on `img m choice` give its
+    /// checkpoint, L2P and whether the checkpoint may be skipped), and the
+    /// recMaps are exactly those of a brute-force walk over every metadata
+    /// choice (record slots included) and every content of the unsettled
+    /// data pages the region's and the records' digests name (their named
+    /// sectors, or junk), one that may skip the checkpoint among them
+    /// wherever the walk finds one.
     fn check_outcomes(m: &St, what: &str) {
         let outs = crash::outcomes(m);
         let mut got = BTreeSet::new();
@@ -303,7 +314,7 @@ mod tests {
             let pk = steps::pick(w.cp_l.cur(), w.cp_o.cur()).unwrap();
             assert_eq!(pk, o.picked, "{what}");
             assert_eq!(steps::rec_map(pk.gen, &pk.l2p, &w), o.rec, "{what}");
-            assert_eq!(steps::clean_st(pk.gen, &w), o.clean, "{what}");
+            assert_eq!(may_skip(pk.gen, &w), o.clean, "{what}");
             got.insert((pk.gen, o.rec.clone()));
             if o.clean {
                 got_clean.insert((pk.gen, o.rec.clone()));
@@ -313,8 +324,19 @@ mod tests {
         let opts = |mc: &Mc| crash::crash_c(mc);
         let (ls, os) = (opts(&m.cp_l), opts(&m.cp_o));
         let pages: Vec<Vec<Cell>> = m.dr.iter().map(opts).collect();
+        let slots: Vec<(Page, Vec<Cell>)> = m
+            .rcd
+            .iter()
+            .filter(|(_, mc)| !mc.is_syn())
+            .map(|(&p, mc)| (p, opts(mc)))
+            .collect();
+        let records = m
+            .rcd
+            .values()
+            .map(Mc::cur)
+            .chain(slots.iter().flat_map(|(_, v)| v));
         let mut named: BTreeMap<Page, Vec<Cell>> = BTreeMap::new();
-        for c in pages.iter().flatten() {
+        for c in pages.iter().flatten().chain(records) {
             if let Cell::Dlt { dg, .. } = c {
                 for &(p, d, a) in &dg.data {
                     let unsettled = matches!(
@@ -335,6 +357,7 @@ mod tests {
         let mut want_clean = BTreeSet::new();
         let mut dims: Vec<usize> = vec![ls.len(), os.len()];
         dims.extend(pages.iter().map(Vec::len));
+        dims.extend(slots.iter().map(|(_, v)| v.len()));
         dims.extend(named.iter().map(|(_, v)| v.len()));
         let total: usize = dims.iter().product();
         assert!(total <= 1 << 16, "{what}: {total} combinations");
@@ -352,12 +375,16 @@ mod tests {
             for (k, pg) in w.dr.iter_mut().enumerate() {
                 *pg = Mc::Syn(pages[k][idx[2 + k]].clone());
             }
+            let base = 2 + pages.len();
+            for (k, (p, v)) in slots.iter().enumerate() {
+                w.rcd.insert(*p, Mc::Syn(v[idx[base + k]].clone()));
+            }
+            let base = base + slots.len();
             for (k, (p, v)) in named.iter().enumerate() {
-                w.dat
-                    .insert(*p, Mc::Syn(v[idx[2 + pages.len() + k]].clone()));
+                w.dat.insert(*p, Mc::Syn(v[idx[base + k]].clone()));
             }
             let rec = (pk.gen, steps::rec_map(pk.gen, &pk.l2p, &w));
-            if steps::clean_st(pk.gen, &w) {
+            if may_skip(pk.gen, &w) {
                 want_clean.insert(rec.clone());
             }
             want.insert(rec);
@@ -720,6 +747,110 @@ mod tests {
         let mut bad = x9.clone();
         bad.lnk = Some(7);
         assert!(check_ri(&bad, AMAX).unwrap_err().contains("RI.lkOK"));
+    }
+
+    /// The crash points of in-page and OOB commits (`FiPt`, `FoPt`) and
+    /// the states after them: `crash::outcomes` against the brute force,
+    /// record slots included, and what the records make recovery read.
+    #[test]
+    fn crash_outcomes_with_records_match_brute_force() {
+        let x1 = x1();
+        assert_eq!(crash::commit_page(&x1), Some(1));
+        let pts = crash::record_points(&x1, 1, AMAX);
+        assert_eq!(pts.len(), 6);
+        for (i, p) in pts.iter().enumerate() {
+            check_outcomes(p, &format!("in-page point {i}"));
+        }
+        // fi2: the old epoch (record or page 1 lost) or the new one (both
+        // landed; a record applied, so the checkpoint may not be skipped).
+        let outs = crash::outcomes(&pts[0]);
+        let seen: BTreeSet<String> = outs
+            .iter()
+            .map(|o| {
+                let v = crash::recovered_image(&pts[0], o, M).get(&0).copied();
+                format!("{v:?} {}", o.clean)
+            })
+            .collect();
+        let want = |v: Data, skip: bool| format!("{:?} {skip}", Some(Val::Known(v)));
+        assert!(seen.contains(&want(1, true)), "{seen:?}");
+        assert!(seen.contains(&want(2, false)), "{seen:?}");
+        assert!(!seen.contains(&want(2, true)), "{seen:?}");
+        // A crash during the recovery from fi2 with the record landed and
+        // page 1 unknown (symbolic): the record may be applied or, if page
+        // 1 holds junk, rejected.
+        let mut landed = outs
+            .iter()
+            .find(|o| o.choice.rcd.get(&1) == Some(&1))
+            .expect("an outcome with the record landed")
+            .choice
+            .clone();
+        landed.data.clear();
+        let mut w = crash::img(&pts[0], &landed);
+        assert_eq!(w.cur_cell(1), &Cell::Unknown);
+        let pk = steps::pick(w.cp_l.cur(), w.cp_o.cur()).unwrap();
+        steps::rec0(&mut w, &pk, AMAX, M);
+        for (i, p) in crash::ck_points(&w).iter().enumerate() {
+            check_outcomes(p, &format!("recovery from fi2, point {i}"));
+        }
+        // fiK: the consolidation page lost, the walk from the older link
+        // still finds the record; or landed.
+        let fik = &pts[4];
+        for o in crash::outcomes(fik) {
+            assert_eq!(
+                crash::recovered_image(fik, &o, M).get(&0),
+                Some(&Val::Known(2))
+            );
+        }
+        // Writes after fi4, a second in-page commit at the new link, and
+        // its crash points; then a crash mid-write with two records on
+        // flash.
+        let mut s = pts[5].clone();
+        steps::wr0(&mut s, 1, 5, M);
+        check_outcomes(&s, "a write after fi4");
+        let l = crash::commit_page(&s).unwrap();
+        assert_eq!(l, 2);
+        for (i, p) in crash::record_points(&s, l, AMAX).iter().enumerate() {
+            check_outcomes(p, &format!("second in-page point {i}"));
+        }
+        steps::fi4(&mut s, l, AMAX);
+        steps::wr0(&mut s, 0, 6, M);
+        steps::opt(&mut s, true, false);
+        check_outcomes(&s, "two records, a page in flight");
+        // A full checkpoint after the in-page commit (CkPt (fi3 L s)): the
+        // records stay, of an older generation.
+        let mut c = x1.clone();
+        steps::fi2(&mut c, 1, AMAX);
+        steps::fi3_from_fi2(&mut c);
+        steps::ck3(&mut c);
+        steps::wr0(&mut c, 2, 7, M);
+        check_outcomes(&c, "after ck3 (fi3 1 x1)");
+        for (i, p) in crash::flush_points(&c, AMAX, M).iter().enumerate() {
+            check_outcomes(p, &format!("flush after the checkpoint, point {i}"));
+        }
+        // OOB: the run 1..=2, record in page 2's slot.
+        let mut o = x1.clone();
+        steps::opt(&mut o, true, false);
+        steps::wr0(&mut o, 1, 3, M);
+        assert_eq!(crash::commit_page(&o), Some(2));
+        for (i, p) in crash::record_points(&o, 2, AMAX).iter().enumerate() {
+            check_outcomes(p, &format!("OOB point {i}"));
+        }
+        // fi2 of the OOB commit: page 1 was programmed before the flush
+        // (unsynced still), so the new epoch needs both pages.
+        let f = &crash::record_points(&o, 2, AMAX)[0];
+        let both: BTreeSet<String> = crash::outcomes(f)
+            .iter()
+            .map(|x| {
+                let img = crash::recovered_image(f, x, M);
+                format!("{:?} {:?}", img.get(&0), img.get(&1))
+            })
+            .collect();
+        let k = |v: Data| Some(Val::Known(v));
+        let old = format!("{:?} {:?}", k(1).as_ref(), None::<&Val>);
+        let new = format!("{:?} {:?}", k(2).as_ref(), k(3).as_ref());
+        assert!(both.contains(&old), "{both:?}");
+        assert!(both.contains(&new), "{both:?}");
+        assert_eq!(both.len(), 2, "{both:?}");
     }
 
     #[test]

@@ -29,13 +29,20 @@
 //! ([`OracleConfig`]), not copied from the FTL: P allows them all, and the
 //! crash outcomes of a write are taken over all four `opt` choices.
 //!
+//! P's flush is the one-sync digest commit, in the region (`fl3`) or in a
+//! record slot (`fi4`, the in-page or OOB commit, which the policy takes
+//! wherever `InP`/`OobP` allow, as SCFTL does; it commits the same epoch,
+//! so only recovery's path differs). A crashed flush's candidates come
+//! from both kinds of crash points, the record slot's first where the
+//! policy commits there.
+//!
 //! What it cannot check: the model is P, not the Rust FTL — geometry,
-//! superblocks, block reuse, digest chaining, in-page and OOB commits and
-//! ordered flushes are not in it (proofs/README.md, "What is abstracted";
-//! P's flush is the one-sync digest commit, with the digest abstracted to
-//! exact contents, and its delta pages carry epoch ids), so it compares *observable
-//! states* only: device images
-//! after recovery and between operations, and the write counter. It has no
+//! superblocks, block reuse, digest chaining, the lazy consolidation page
+//! (P writes it at once) and ordered flushes are not in it
+//! (proofs/README.md, "What is abstracted"; the digest is abstracted to
+//! exact contents), and P's choices are the policy's, not the FTL's, so it
+//! compares *observable states* only: device images after recovery and
+//! between operations, and the write counter. It has no
 //! epoch barriers (runs with the oracle generate none, and a `Barrier`
 //! step is an error), models trim as a write of zeros (S's definition), and
 //! resolves the model's nondeterminism after a crash by keeping one
@@ -65,8 +72,13 @@ pub struct OracleConfig {
     /// holds this many pairs.
     pub dbuf_pairs: usize,
     /// A flush ends with a full checkpoint (`ck3 (fl3 s)`) when the region
-    /// holds at least this many pages.
+    /// holds at least this many pages (for an in-page or OOB commit, when
+    /// its consolidation page would make it so: `ck3 (fi3 L s)`).
     pub region_pages: usize,
+    /// A flush commits in the record slot of a page (`fi4 L s`, the
+    /// in-page or OOB commit) wherever `InP` or `OobP` allows it, as SCFTL
+    /// does; false: always in the region (`fl3 s`).
+    pub records: bool,
     /// `kmax`, the bound K on relocations per epoch.
     pub kmax: u64,
     /// GC relocation steps tried after each sector write.
@@ -85,6 +97,7 @@ impl Default for OracleConfig {
             mb_pages: 4,
             dbuf_pairs: 6,
             region_pages: 8,
+            records: true,
             kmax: 64,
             gc_per_write: 2,
             counter_exact: true,
@@ -287,18 +300,45 @@ impl ModelOracle {
         r
     }
 
-    /// A flush the device completed: `fl3`, or `ck3 (fl3 s)` when the
-    /// region holds `region_pages` pages (`okP flush`).
-    pub fn flush(&mut self) -> Result<(), String> {
+    /// The page whose record slot the policy commits the flush of `s` in
+    /// (`records` and `InP`/`OobP`), if any.
+    fn record_page(&self, s: &St) -> Option<Page> {
+        self.cfg.records.then(|| crash::commit_page(s)).flatten()
+    }
+
+    /// A flush the device completed (`okP flush`): `fi4 L s` where the
+    /// policy commits in a record slot, else `fl3 s`; `ck3` of the epoch's
+    /// end instead (`ck3 (fi3 L s)`, `ck3 (fl3 s)`) when the region holds
+    /// `region_pages` pages with the flush's page. True if it committed
+    /// in a record slot.
+    pub fn flush(&mut self) -> Result<bool, String> {
         let m = self.cfg.mutant;
         let region = self.cfg.region_pages;
         let amax = self.amax;
+        let rp = match &self.phase {
+            Phase::Up(s) => self.record_page(s),
+            _ => None,
+        };
         let s = self.up("a flush")?;
-        steps::fl3(s, amax, m);
-        if s.dr.len() >= region {
-            steps::ck3(s);
+        match rp {
+            Some(l) => {
+                steps::fi2(s, l, amax);
+                steps::fi3_from_fi2(s);
+                if s.dr.len() + 1 >= region {
+                    steps::ck3(s);
+                } else {
+                    steps::fik_from_fi3(s, l);
+                    s.sync_all();
+                }
+            }
+            None => {
+                steps::fl3(s, amax, m);
+                if s.dr.len() >= region {
+                    steps::ck3(s);
+                }
+            }
         }
-        Ok(())
+        Ok(rp.is_some())
     }
 
     /// Power was cut during `op`: the model's state becomes the set of
@@ -327,7 +367,14 @@ impl ModelOracle {
                 Phase::Crashed(out)
             }
             (Phase::Up(s), Interrupted::Flush) => {
-                let mut pts = crash::flush_points(&s, self.amax, m);
+                // FlPt s: the record slot's points first where the policy
+                // commits there (the first candidate of each image is the
+                // one the model continues from).
+                let mut pts = match self.record_page(&s) {
+                    Some(l) => crash::record_points(&s, l, self.amax),
+                    None => Vec::new(),
+                };
+                pts.extend(crash::flush_points(&s, self.amax, m));
                 pts.push(*s);
                 Phase::Crashed(self.candidates(&pts))
             }
@@ -673,6 +720,54 @@ mod tests {
         o.check(0, Observed::Version(3)).unwrap();
         let e = o.check(1, Observed::Version(2)).unwrap_err();
         assert!(e.contains("sector 1 read version 2"), "{e}");
+    }
+
+    #[test]
+    fn flushes_commit_in_the_record_slot_where_p_allows() {
+        let mut o = up_oracle();
+        o.write(0, &[1]).unwrap();
+        // the first flush has no link yet: in the region
+        assert!(!o.flush().unwrap());
+        o.write(0, &[2]).unwrap();
+        // one page in the merge buffer at the link: in-page (fi4)
+        assert!(o.flush().unwrap());
+        let s = o.state().unwrap();
+        assert_eq!(s.rcd.len(), 1);
+        check_ri(s, 7).unwrap();
+        // A crash inside the next in-page flush: the old snapshot or the
+        // new, from the record's crash points (and the region's).
+        o.write(0, &[3]).unwrap();
+        o.write(1, &[4]).unwrap();
+        o.interrupted(Interrupted::Flush).unwrap();
+        o.recovered().unwrap();
+        o.check(0, Observed::Version(3)).unwrap();
+        o.check(1, Observed::Version(4)).unwrap();
+        o.end_verify().unwrap();
+        let s = o.state().unwrap();
+        check_ri(s, 7).unwrap();
+        assert_eq!(s.rd(0), Val::Known(3));
+        // ...and never a mixture of the two (this flush commits in the
+        // region: recovery leaves no link)
+        o.write(0, &[5]).unwrap();
+        o.write(1, &[6]).unwrap();
+        assert_eq!(o.state().unwrap().lnk, None);
+        o.interrupted(Interrupted::Flush).unwrap();
+        o.recovered().unwrap();
+        o.check(0, Observed::Version(5)).unwrap();
+        let e = o.check(1, Observed::Version(4)).unwrap_err();
+        assert!(e.contains("sector 1 read version 4"), "{e}");
+        // with records off, every flush commits in the region
+        let cfg = OracleConfig {
+            records: false,
+            ..OracleConfig::default()
+        };
+        let mut o = ModelOracle::new(cfg, 8, Some(4));
+        o.formatted();
+        for v in 1..4 {
+            o.write(0, &[v]).unwrap();
+            assert!(!o.flush().unwrap());
+        }
+        assert!(o.state().unwrap().rcd.is_empty());
     }
 
     #[test]

@@ -291,6 +291,21 @@ impl St {
         }
     }
 
+    /// Forgets the records of generations below `gen` (not in P, whose
+    /// record slots keep them): they are inert from here on. Every use of
+    /// a slot looks only at records of the generation `pick` chose or
+    /// newer (`stp`, `RLt`, `okR`), and `pick` never chooses one below
+    /// `gen` again: the live slot holds a durable checkpoint of `gen`,
+    /// and a full checkpoint only ever adds one of `gen + 1` (`ck1`) before
+    /// it erases the old (`ck2`). Called where `gen` is set (`ck3`,
+    /// `rec0`); it keeps states small, since P programs one record per
+    /// in-page or OOB commit and never erases it.
+    pub fn drop_older_records(&mut self) {
+        let g = self.gen;
+        self.rcd
+            .retain(|_, m| matches!(m.cur(), Cell::Dlt { gen, .. } if *gen >= g));
+    }
+
     /// `syncAll` (`SCFTL.Impl.Model`): SYNC of every page.
     pub fn sync_all(&mut self) {
         for p in std::mem::take(&mut self.unsynced) {

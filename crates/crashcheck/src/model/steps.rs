@@ -165,6 +165,7 @@ pub fn ck3_from_ck2(s: &mut St) {
     s.dr.clear();
     s.gen += 1;
     s.lnk = None;
+    s.drop_older_records();
 }
 
 /// `ck3 s` (`SCFTL.Impl.Model`): a whole full checkpoint.
@@ -720,6 +721,7 @@ pub fn rec0(s: &mut St, pk: &Picked, amax: Addr, mutant: ModelMutant) {
     s.wcnt = 0;
     s.gcnt = 0;
     s.lnk = None;
+    s.drop_older_records();
 }
 
 /// The volatile L2P `rec0` builds from `s` (the field `l2p` of `rec0 b g C
