@@ -853,6 +853,55 @@ mod tests {
         assert_eq!(both.len(), 2, "{both:?}");
     }
 
+    /// `St::drop_older_records` is inert: after a full checkpoint and
+    /// after a recovery, the crash outcomes (checkpoint, recovered map,
+    /// whether the checkpoint may be skipped, image) and the recovery of
+    /// a state are the same with the older generations' records put back.
+    #[test]
+    fn dropping_older_records_changes_no_outcome() {
+        let x1 = x1();
+        let mut s = x1.clone();
+        steps::fi4(&mut s, 1, AMAX);
+        let old_records = s.rcd.clone();
+        assert_eq!(old_records.len(), 1);
+        // A full checkpoint, then an in-page commit of the new generation
+        // at a link from a region commit, and writes in flight.
+        steps::ck3(&mut s);
+        assert!(s.rcd.is_empty());
+        steps::wr0(&mut s, 0, 8, M);
+        steps::fl3(&mut s, AMAX, M);
+        steps::wr0(&mut s, 1, 9, M);
+        let l = crash::commit_page(&s).unwrap();
+        let mut points = crash::record_points(&s, l, AMAX);
+        points.push(s.clone());
+        let summary = |m: &St| -> BTreeSet<String> {
+            crash::outcomes(m)
+                .iter()
+                .map(|o| {
+                    let img = crash::recovered_image(m, o, M);
+                    format!("{:?} {:?} {} {img:?}", o.picked, o.rec, o.clean)
+                })
+                .collect()
+        };
+        for (i, p) in points.iter().enumerate() {
+            let mut with_old = p.clone();
+            for (q, r) in &old_records {
+                with_old.rcd.entry(*q).or_insert_with(|| r.clone());
+            }
+            assert_ne!(with_old.rcd, p.rcd, "point {i}");
+            assert_eq!(summary(&with_old), summary(p), "point {i}");
+            check_outcomes(&with_old, &format!("older records, point {i}"));
+            let (mut a, mut b) = (with_old.clone(), p.clone());
+            let full = steps::recover(&mut b, AMAX, M, false).is_err();
+            steps::recover(&mut a, AMAX, M, full).unwrap();
+            if full {
+                steps::recover(&mut b, AMAX, M, true).unwrap();
+            }
+            assert_eq!(a.rcd, b.rcd, "point {i}: rec0 drops them");
+            assert_eq!(a.l2p, b.l2p, "point {i}");
+        }
+    }
+
     #[test]
     fn oob_commit_and_the_walk_from_the_link() {
         // After s3 (link 1): w(0, false) at page 1, programmed before the
