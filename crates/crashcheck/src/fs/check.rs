@@ -428,6 +428,15 @@ fn allowed(mode: CommitMode, w: &Workload, done: usize, at: usize) -> Vec<Allowe
                 .find(|&j| w.calls[j - 1].call.is_sync() && w.calls[j - 1].expect.is_ok())
                 .unwrap_or(0);
             let mut v: Vec<Allowed> = (synced..=done).map(Allowed::After).collect();
+            // The interrupted call whole, as in the other modes: a call
+            // split into steps can have its visible change durable before
+            // it returns, when a flush falls between its steps after that
+            // change (a rename or unlink whose victim's blocks are freed in
+            // later steps: the tree is the call's, the rest is an orphan the
+            // mount frees).
+            if at == done {
+                v.push(Allowed::After(done + 1));
+            }
             v.extend((synced..=at).map(Allowed::Part));
             v
         }
@@ -651,8 +660,10 @@ mod tests {
                 })
                 .collect()
         };
-        assert_eq!(afters(allowed(CommitMode::Group, &wl, 3, 3)), vec![2, 3]);
-        assert_eq!(afters(allowed(CommitMode::Group, &wl, 1, 1)), vec![0, 1]);
+        // From the last completed sync (after call 1) to the interrupted
+        // call whole.
+        assert_eq!(afters(allowed(CommitMode::Group, &wl, 3, 3)), vec![2, 3, 4]);
+        assert_eq!(afters(allowed(CommitMode::Group, &wl, 1, 1)), vec![0, 1, 2]);
         assert_eq!(afters(allowed(CommitMode::Group, &wl, 2, 1)), vec![2]);
         assert_eq!(afters(allowed(CommitMode::Log, &wl, 3, 3)), vec![3, 4]);
         // A call that returned success during the cut must be durable.
