@@ -111,6 +111,28 @@ fn write_skips_counter_caught_by_ar_cnt() {
     );
 }
 
+/// PL's erase guard off (the proofs' mutant 31): the model erases a page a
+/// record of its lazy chain names, its walk then stops at that record,
+/// and P's RI on the virtually consolidated state fails (seed 17 reaches
+/// such an erase early; the policy's GC takes a page the chain names every
+/// second step, so the chain's pages are victims at all). The real model never
+/// erases such a page (`lazy_chain_example_runs`).
+#[test]
+fn chain_erase_unguarded_breaks_ri() {
+    let run = scftl_oracle(ModelMutant::ChainEraseUnguarded);
+    let r = random(&run, 17, 3000);
+    let f = r.failure.expect("the unguarded erase is caught");
+    assert!(
+        f.violation.message.contains("model oracle: RI."),
+        "{}",
+        f.violation
+    );
+    let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
+    assert_eq!(again, f.shrunk_violation);
+    let r = random(&scftl_oracle(ModelMutant::None), 17, 3000);
+    assert!(r.failure.is_none(), "{:?}", r.failure.map(|f| f.violation));
+}
+
 /// An FTL bug the contract's model catches is caught by the model oracle
 /// too when it changes what recovery reads (here both run; the first
 /// violation wins, so this only shows the oracle does not mask it).

@@ -176,9 +176,10 @@ pub struct CrashtestArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub spare_superblocks: u64,
     /// A second oracle next to the contract's model: `model` runs the Rust
-    /// transcription of the Agda model P of SCFTL (proofs/SCFTL/Impl) on
-    /// the same operations and checks that every recovered state is one
-    /// P allows and that P's RI/AR hold of the device between operations
+    /// transcription of the Agda model of SCFTL with its lazy chain of
+    /// in-page and OOB commits (PL, over P: proofs/SCFTL/Impl) on the same
+    /// operations and checks that every recovered state is one it allows
+    /// and that P's RI/AR hold of the device between operations
     /// (--ftl scftl, random mode, RAM backend; no epoch barriers are
     /// generated). `refine` maps SCFTL's internal state (L2P, stable L2P,
     /// superblock states, valid counts, epoch counter) to P's after every
@@ -191,7 +192,8 @@ pub struct CrashtestArgs {
     pub oracle: Option<String>,
     /// With --oracle model: a seeded bug in the transcription, by name
     /// (model-flush-forgets-deltas, model-recovery-keeps-volatile,
-    /// model-write-skips-counter), to check the oracle catches it.
+    /// model-write-skips-counter, model-chain-erase-unguarded), to check
+    /// the oracle catches it.
     #[arg(long, value_name = "NAME")]
     pub model_mutant: Option<String>,
     /// Random mode: inject media failures together with the power cuts.

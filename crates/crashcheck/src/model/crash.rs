@@ -290,18 +290,50 @@ impl Slots<'_> {
         link.is_none_or(|l| self.above(g, l)) && self.above(g, steps::hi_r(&cells))
     }
 
-    /// What the walk from the accepted page `c`'s link offers (`extM`):
-    /// the record `seek` finds there if it is the next epoch's commit of
-    /// generation `g` (`okR` but for `verD`); and the link.
-    fn linked(&self, g: u64, c: &Cell) -> (Option<&Cell>, Option<Page>) {
-        let Some((x, l)) = steps::lk_of(c) else {
-            return (None, None);
-        };
+    /// The record the walk from `c`'s link finds (`seek`) if it is the
+    /// next epoch's commit of generation `g` (`okR` but for `verD`).
+    fn linked(&self, g: u64, c: &Cell) -> Option<&Cell> {
+        let (x, l) = steps::lk_of(c)?;
         let r = steps::seek(g, OMAX, |p| self.get(p), l).map(|q| self.get(q));
-        let next = r.filter(|r| {
+        r.filter(|r| {
             matches!(r, Cell::Dlt { gen, ep, committed: true, .. } if *gen == g && *ep == x + 1)
-        });
-        (next, Some(l))
+        })
+    }
+
+    /// The walks from the accepted page `c` (`extM`, or PL's `follow`
+    /// with at most `bound` records): for each, the records applied
+    /// (oldest first), the data pins that make their digests verify on
+    /// top of `pins`, and the digest that must fail where the walk
+    /// stopped at a record it rejects. A record whose pages cannot all
+    /// hold their sectors is only rejected.
+    #[allow(clippy::type_complexity)]
+    fn walks<'s>(
+        &'s self,
+        m: &St,
+        g: u64,
+        c: &'s Cell,
+        pins: BTreeMap<Page, Cell>,
+        bound: u64,
+    ) -> Vec<(
+        Vec<&'s Cell>,
+        BTreeMap<Page, Cell>,
+        Option<&'s [(Page, Data, Addr)]>,
+    )> {
+        let mut out = Vec::new();
+        let (mut applied, mut pins, mut cur) = (Vec::new(), pins, c);
+        for _ in 0..bound {
+            let Some(r @ Cell::Dlt { dg, .. }) = self.linked(g, cur) else {
+                break;
+            };
+            out.push((applied.clone(), pins.clone(), Some(&dg.data[..])));
+            if !pin_digest(m, &dg.data, &mut pins) {
+                return out;
+            }
+            applied.push(r);
+            cur = r;
+        }
+        out.push((applied, pins, None));
+        out
     }
 }
 
@@ -315,6 +347,7 @@ fn region_outcomes(
     pages: &[Vec<Cell>],
     pk: &Picked,
     slots: &Slots<'_>,
+    bound: u64,
 ) -> Vec<RegionOutcome> {
     let g = pk.gen;
     let n = pages.len();
@@ -353,26 +386,19 @@ fn region_outcomes(
             if !window || !pin_digest(m, &dg.data, &mut pins) {
                 continue;
             }
-            // extM: the linked record applied (its pages pinned too), or
-            // rejected (a page its digest names fails); none to apply.
-            let (next, link) = slots.linked(g, c);
-            let mut walks: Vec<(Option<&Cell>, BTreeMap<Page, Cell>, bool)> = Vec::new();
-            if let Some(r @ Cell::Dlt { dg: rd, .. }) = next {
-                let mut p2 = pins.clone();
-                if pin_digest(m, &rd.data, &mut p2) {
-                    walks.push((Some(r), p2, false));
-                }
-                walks.push((None, pins, true));
-            } else {
-                walks.push((None, pins, false));
-            }
+            // extM (or PL's walk along the chain, up to `bound` records):
+            // each record the walk finds applied (its pages pinned too) or
+            // rejected (a page its digest names fails, and the walk
+            // stops).
+            let link = steps::lk_of(c).map(|(_, l)| l);
+            let walks = slots.walks(m, g, c, pins, bound);
             for (mut mt, below) in replays(g, &pages[..lo], &pk.l2p) {
                 for i in lo..=k {
                     rstep(g, &pages[i][ch[i]], &mut mt);
                 }
-                for (r, pins, reject) in &walks {
+                for (applied, pins, reject) in &walks {
                     let mut mt = mt.clone();
-                    if let Some(r) = r {
+                    for r in applied {
                         rstep(g, r, &mut mt);
                     }
                     let rec = mt.com;
@@ -382,11 +408,8 @@ fn region_outcomes(
                     if !reject_from(m, g, pages, k + 1, &mut ch2, &mut data, &rec) {
                         continue;
                     }
-                    if *reject {
-                        let Some(Cell::Dlt { dg: rd, .. }) = next else {
-                            unreachable!("a record to reject")
-                        };
-                        if !fail_digest(m, &rd.data, &mut data, &rec) {
+                    if let Some(dd) = reject {
+                        if !fail_digest(m, dd, &mut data, &rec) {
                             continue;
                         }
                     }
@@ -439,6 +462,13 @@ fn record_choices(m: &St) -> Vec<(BTreeMap<Page, usize>, BTreeMap<Page, Cell>)> 
 /// and whether `clean` and `Quiet` hold (see the module doc). A choice
 /// for which `pick` finds no checkpoint has no recovery and is left out.
 pub fn outcomes(m: &St) -> Vec<Outcome> {
+    outcomes_walking(m, 1)
+}
+
+/// [`outcomes`] with recovery walking a chain of up to `bound` records
+/// (PL's `walkG`, `recMapL`; `bound = 1` is P's `extM`). PL's recovery
+/// always writes the full checkpoint, so it ignores [`Outcome::clean`].
+pub fn outcomes_walking(m: &St, bound: u64) -> Vec<Outcome> {
     let (ls, os) = (crash_c(&m.cp_l), crash_c(&m.cp_o));
     let pages: Vec<Vec<Cell>> = m.dr.iter().map(crash_c).collect();
     let records = record_choices(m);
@@ -448,7 +478,7 @@ pub fn outcomes(m: &St) -> Vec<Outcome> {
             let Some(pk) = pick(l, o) else { continue };
             for (ix, rc) in &records {
                 let slots = Slots { m, rc: rc.clone() };
-                for (dr, data, rec, clean) in region_outcomes(m, &pages, &pk, &slots) {
+                for (dr, data, rec, clean) in region_outcomes(m, &pages, &pk, &slots, bound) {
                     out.push(Outcome {
                         choice: ImgChoice {
                             cp_l: il,

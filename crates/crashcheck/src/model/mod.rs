@@ -33,14 +33,19 @@
 //! crash outcomes, with recovery applying or rejecting the record the walk
 //! finds, are enumerated (`crash::outcomes`), so the model oracle's P
 //! commits in a record slot wherever its guards allow
-//! (`OracleConfig::records`).
+//! (`OracleConfig::records`). PL, P with the lazy chain the code runs
+//! (`lazy`: the lazy commit, the consolidation page before the next
+//! region page, recovery walking the chain, the guarded erase), is
+//! transcribed too, and is the model oracle's model by default
+//! (`OracleConfig::chain`).
 //!
 //! What it is not: a model of the Rust code's geometry, block reuse,
-//! digest chaining, the lazy chain of records, epoch barriers or trim
-//! records (see `oracle` and proofs/README.md for the list).
+//! digest chaining, epoch barriers or trim records (see `oracle` and
+//! proofs/README.md for the list).
 
 pub mod crash;
 pub mod invariant;
+pub mod lazy;
 pub mod oracle;
 pub mod refine;
 pub mod state;
@@ -64,13 +69,20 @@ pub enum ModelMutant {
     RecoveryKeepsVolatile,
     /// `wr0` does not count the write (`wcnt` stays).
     WriteSkipsCounter,
+    /// PL's GC erases without its guard (`PLwith (λ _ _ → ⊤)`, mutant 31
+    /// of the proofs, `SCFTL.Mutants.LazyChainEraseUnguarded`): a page a
+    /// record of the chain names may be erased, and recovery's walk then
+    /// stops at that record, losing the chain's epochs although they were
+    /// SYNCed. The model allows less than the code recovers.
+    ChainEraseUnguarded,
 }
 
 impl ModelMutant {
-    pub const ALL: [ModelMutant; 3] = [
+    pub const ALL: [ModelMutant; 4] = [
         ModelMutant::FlushForgetsDeltas,
         ModelMutant::RecoveryKeepsVolatile,
         ModelMutant::WriteSkipsCounter,
+        ModelMutant::ChainEraseUnguarded,
     ];
 
     pub fn name(self) -> &'static str {
@@ -79,6 +91,7 @@ impl ModelMutant {
             ModelMutant::FlushForgetsDeltas => "model-flush-forgets-deltas",
             ModelMutant::RecoveryKeepsVolatile => "model-recovery-keeps-volatile",
             ModelMutant::WriteSkipsCounter => "model-write-skips-counter",
+            ModelMutant::ChainEraseUnguarded => "model-chain-erase-unguarded",
         }
     }
 
@@ -100,7 +113,8 @@ mod tests {
 
     use super::crash::{self, ImgChoice};
     use super::invariant::check_ri;
-    use super::state::{Addr, Cell, Data, Dg, Mc, Page, St, Val};
+    use super::lazy;
+    use super::state::{Addr, Cell, Data, Dg, Map, Mc, Page, St, Val};
     use super::steps;
     use super::ModelMutant::None as M;
 
@@ -306,17 +320,29 @@ mod tests {
     /// sectors, or junk), one that may skip the checkpoint among them
     /// wherever the walk finds one.
     fn check_outcomes(m: &St, what: &str) {
-        let outs = crash::outcomes(m);
+        check_outcomes_walking(m, what, 1);
+    }
+
+    /// [`check_outcomes`] with recovery walking chains of up to `bound`
+    /// records (`crash::outcomes_walking`, PL's `recMapL`); with `bound >
+    /// 1` (PL, which always checkpoints) `clean` is not compared.
+    fn check_outcomes_walking(m: &St, what: &str, bound: u64) {
+        let rec_map = |g, c: &Map, w: &St| lazy::rec_map_l(bound, g, c, w);
+        let skip = |g, w: &St| bound == 1 && may_skip(g, w);
+        let outs = crash::outcomes_walking(m, bound);
         let mut got = BTreeSet::new();
         let mut got_clean = BTreeSet::new();
         for o in &outs {
             let w = crash::img(m, &o.choice);
             let pk = steps::pick(w.cp_l.cur(), w.cp_o.cur()).unwrap();
             assert_eq!(pk, o.picked, "{what}");
-            assert_eq!(steps::rec_map(pk.gen, &pk.l2p, &w), o.rec, "{what}");
-            assert_eq!(may_skip(pk.gen, &w), o.clean, "{what}");
+            assert_eq!(rec_map(pk.gen, &pk.l2p, &w), o.rec, "{what}");
+            if bound == 1 {
+                assert_eq!(steps::rec_map(pk.gen, &pk.l2p, &w), o.rec, "{what}");
+            }
+            assert_eq!(skip(pk.gen, &w), o.clean && bound == 1, "{what}");
             got.insert((pk.gen, o.rec.clone()));
-            if o.clean {
+            if o.clean && bound == 1 {
                 got_clean.insert((pk.gen, o.rec.clone()));
             }
         }
@@ -383,8 +409,8 @@ mod tests {
             for (k, (p, v)) in named.iter().enumerate() {
                 w.dat.insert(*p, Mc::Syn(v[idx[base + k]].clone()));
             }
-            let rec = (pk.gen, steps::rec_map(pk.gen, &pk.l2p, &w));
-            if may_skip(pk.gen, &w) {
+            let rec = (pk.gen, rec_map(pk.gen, &pk.l2p, &w));
+            if skip(pk.gen, &w) {
                 want_clean.insert(rec.clone());
             }
             want.insert(rec);
@@ -900,6 +926,116 @@ mod tests {
             assert_eq!(a.rcd, b.rcd, "point {i}: rec0 drops them");
             assert_eq!(a.l2p, b.l2p, "point {i}");
         }
+    }
+
+    /// `LazyChainExample.agda`'s runs of the lazy commit, on the
+    /// transcription of PL (`lazy`), with chains of up to `K` records.
+    #[test]
+    fn lazy_chain_example_runs() {
+        const K: u64 = 32;
+        let none = Map::new();
+        // s1: an empty epoch committed in the region (link 0); s3, s5:
+        // address 0 to page 0 and address 1 to page 1, each committed
+        // lazily in its page's record slot.
+        let mut s1 = steps::new_p();
+        steps::fl3(&mut s1, AMAX, M);
+        assert_eq!(s1.lnk, Some(0));
+        let mut s3 = s1.clone();
+        steps::wr0(&mut s3, 0, 1, M);
+        assert_eq!(crash::commit_page(&s3), Some(0));
+        assert!(lazy::lazy(K, &s3));
+        lazy::fi_l(&mut s3, 0, AMAX);
+        assert_eq!(s3.lnk, Some(1));
+        let mut s5 = s3.clone();
+        steps::wr0(&mut s5, 1, 1, M);
+        let s4 = s5.clone();
+        lazy::fi_l(&mut s5, 1, AMAX);
+        // both-records, both-records-map
+        assert_eq!(lazy::chain_of(K, &s5).len(), 2);
+        let r = lazy::rec_map_l(K, 0, &none, &s5);
+        assert_eq!((r.get(&0), r.get(&1)), (Some(&0), Some(&1)));
+        // P's walk (one record) applies the first only
+        assert_eq!(steps::rec_map(0, &none, &s5).get(&1), None);
+        // P's RI holds with the chain virtually consolidated, not without
+        check_ri(&lazy::virt_chain(K, &s5), AMAX).unwrap();
+        assert!(check_ri(&s5, AMAX).is_err());
+        let mut r5 = s5.clone();
+        lazy::recover_l(&mut r5, AMAX, K, M).unwrap();
+        assert_eq!((r5.rd(0), r5.rd(1)), (Val::Known(1), Val::Known(1)));
+        check_ri(&r5, AMAX).unwrap();
+        // crash-first-only: the second commit's record slot junk
+        let mut c5 = s4.clone();
+        steps::fi2(&mut c5, 1, AMAX);
+        c5.sync_all();
+        c5.rcd.insert(1, Mc::Syn(Cell::Junk));
+        let r = lazy::rec_map_l(K, 0, &none, &c5);
+        assert_eq!((r.get(&0), r.get(&1)), (Some(&0), None));
+        // erase-breaks-chain: epoch 2 relocates page 0 to page 1 and
+        // commits lazily; page 0 is erasable, but the guard keeps it
+        let mut e5 = s3.clone();
+        assert!(steps::rl0(&mut e5, 0));
+        lazy::fi_l(&mut e5, 1, AMAX);
+        assert_eq!(e5.smap.get(&0), Some(&1));
+        assert!(e5.ers.contains(&0));
+        assert!(!lazy::erase_guard(K, &e5, 0));
+        let mut e6 = e5.clone();
+        steps::es_f(&mut e6, 0);
+        e6.sync_all();
+        assert!(lazy::chain_of(K, &e6).is_empty());
+        assert_eq!(lazy::rec_map_l(K, 0, &none, &e6).get(&0), None);
+        // kons-landed: the next flush consolidates the chain first (one
+        // page: both records' pairs, the newest's epoch id and link), then
+        // commits in the region
+        let mut s6 = s5.clone();
+        steps::wr0(&mut s6, 1, 2, M);
+        let k = lazy::kons_pg(K, &s6).unwrap();
+        let Cell::Dlt { pairs, ep, dg, .. } = &k else {
+            unreachable!()
+        };
+        // (the newest record is the epoch before s5's open one)
+        assert_eq!(
+            (&**pairs, *ep, dg.link),
+            (&[(0, 0), (1, 1)][..], s5.ep - 1, 2)
+        );
+        let mut f = s6.clone();
+        lazy::kons_s(K, &mut f);
+        assert!(lazy::chain_of(K, &f).is_empty());
+        check_ri(&f, AMAX).unwrap();
+        steps::fl3(&mut f, AMAX, M);
+        let r = lazy::rec_map_l(K, 0, &none, &f);
+        assert_eq!((r.get(&0), r.get(&1)), (Some(&0), Some(&2)));
+        // The crash outcomes of PL's points against brute force: the
+        // second lazy commit's (fi2, fiL), the consolidation page's (konsI)
+        // and the flush's after it, a recovery from the chain.
+        let mut pts = Vec::new();
+        let mut x = s4.clone();
+        steps::fi2(&mut x, 1, AMAX);
+        pts.push(x);
+        pts.push(s5.clone());
+        let mut x = s6.clone();
+        lazy::kons_i(K, &mut x);
+        pts.push(x);
+        pts.extend(crash::flush_points(&f, AMAX, M));
+        let pk = steps::pick(s5.cp_l.cur(), s5.cp_o.cur()).unwrap();
+        let mut x = s5.clone();
+        lazy::rec0_l(&mut x, &pk, AMAX, K, M);
+        pts.extend(crash::ck_points(&x));
+        for (i, p) in pts.iter().enumerate() {
+            check_outcomes_walking(p, &format!("PL point {i}"), K);
+        }
+        // at fi2 of the second commit: the first record's epoch or both
+        let both: BTreeSet<String> = crash::outcomes_walking(&pts[0], K)
+            .iter()
+            .map(|o| {
+                let img = crash::recovered_image(&pts[0], o, M);
+                format!("{:?} {:?}", img.get(&0), img.get(&1))
+            })
+            .collect();
+        let k1 = Some(Val::Known(1));
+        let first = format!("{:?} {:?}", k1.as_ref(), None::<&Val>);
+        let all = format!("{:?} {:?}", k1.as_ref(), k1.as_ref());
+        assert!(both.contains(&first) && both.contains(&all), "{both:?}");
+        assert_eq!(both.len(), 2, "{both:?}");
     }
 
     #[test]

@@ -34,11 +34,16 @@
 //! wherever `InP`/`OobP` allow, as SCFTL does; it commits the same epoch,
 //! so only recovery's path differs). A crashed flush's candidates come
 //! from both kinds of crash points, the record slot's first where the
-//! policy commits there.
+//! policy commits there. By default the model is PL
+//! (`OracleConfig::chain`, [`super::lazy`]): P with the lazy chain —
+//! flushes commit lazily in record slots while the chain has room, the
+//! consolidation page is SYNCed before the next region page, recovery
+//! walks the chain and always checkpoints, GC's erases are guarded, and
+//! RI is checked of the chain virtually consolidated.
 //!
-//! What it cannot check: the model is P, not the Rust FTL — geometry,
-//! superblocks, block reuse, digest chaining, the lazy consolidation page
-//! (P writes it at once) and ordered flushes are not in it
+//! What it cannot check: the model is PL, not the Rust FTL — geometry,
+//! superblocks, block reuse, digest chaining, the scan rule for a torn
+//! consolidation page (PL SYNCs it first) and ordered flushes are not in it
 //! (proofs/README.md, "What is abstracted"; the digest is abstracted to
 //! exact contents), and P's choices are the policy's, not the FTL's, so it
 //! compares *observable states* only: device images after recovery and
@@ -56,6 +61,7 @@ use crate::spec::Interrupted;
 
 use super::crash::{self, Image};
 use super::invariant::check_ri;
+use super::lazy;
 use super::state::{Addr, Cell, Data, Mc, Page, St, Val, D0, GARBAGE};
 use super::steps;
 use super::ModelMutant;
@@ -79,6 +85,14 @@ pub struct OracleConfig {
     /// in-page or OOB commit) wherever `InP` or `OobP` allows it, as SCFTL
     /// does; false: always in the region (`fl3 s`).
     pub records: bool,
+    /// `Some(kc)`: the model is PL (`SCFTL.Impl.LazyChainModel`, the lazy
+    /// chain the code runs: [`super::lazy`]) with chains of fewer than
+    /// `kc` records (the code's `MAX_CHAIN`, 128) — a flush commits lazily
+    /// in a record slot (`fiL`) while the chain has room, the
+    /// consolidation page goes before the next region page, GC erases
+    /// only pages the chain does not name, and recovery walks the chain
+    /// and always writes a full checkpoint. `None`: P.
+    pub chain: Option<u64>,
     /// `kmax`, the bound K on relocations per epoch.
     pub kmax: u64,
     /// GC relocation steps tried after each sector write.
@@ -98,6 +112,7 @@ impl Default for OracleConfig {
             dbuf_pairs: 6,
             region_pages: 8,
             records: true,
+            chain: Some(128),
             kmax: 64,
             gc_per_write: 2,
             counter_exact: true,
@@ -201,7 +216,9 @@ impl ModelOracle {
 
     /// One sector write (trim: `d = 0`) under the oracle's policy: `wr0`
     /// with `opt f1 f2`, then erases of up to `gc_per_write + 1` erasable
-    /// pages (`esF`) and up to `gc_per_write` relocations (`rl0`/`rlX`, guard `gcnt ≤ kmax`).
+    /// pages (`esF`; PL: those its guard allows) and up to `gc_per_write`
+    /// relocations (`rl0`/`rlX`, guard `gcnt ≤ kmax`; PL: every second
+    /// one on a page the lazy chain names, if any).
     /// With `crashed`, adds the candidates of every crash point on the way
     /// (see [`Self::add_candidates`]): all four `opt` outcomes of the
     /// write, and the state after each GC step.
@@ -220,35 +237,46 @@ impl ModelOracle {
             ));
         }
         if let Some(out) = crashed.as_deref_mut() {
-            // opt f1 f2 (wr0 a d s) for the four (f1, f2), from two copies.
+            // opt f1 f2 (wr0 a d s) for the four (f1, f2); PL's optL with
+            // the point before the consolidation page's SYNC (`optLK`).
             let mut x = s.clone();
             steps::wr0(&mut x, a, d, m);
-            self.add_candidates(out, &x); // (false, false)
-            let mut y = x.clone();
-            steps::emit_t(&mut y);
-            self.add_candidates(out, &y); // (false, true)
-            steps::prog_mb(&mut x);
-            self.add_candidates(out, &x); // (true, false)
-            steps::emit_t(&mut x);
-            self.add_candidates(out, &x); // (true, true)
+            for f1 in [false, true] {
+                for f2 in [false, true] {
+                    let mut y = x.clone();
+                    self.opt_with(&mut y, f1, f2, Some(out));
+                    self.add_candidates(out, &y);
+                }
+            }
         }
         steps::wr0(s, a, d, m);
-        self.opt_policy(s);
+        self.opt_policy(s, None);
         for _ in 0..=self.cfg.gc_per_write {
-            let Some(&p) = s.ers.iter().next() else { break };
+            let unguarded = m == ModelMutant::ChainEraseUnguarded;
+            let guard =
+                |p: Page| unguarded || self.cfg.chain.is_none_or(|kc| lazy::erase_guard(kc, s, p));
+            let Some(&p) = s.ers.iter().find(|&&p| guard(p)) else {
+                break;
+            };
             steps::es_f(s, p);
             if let Some(out) = crashed.as_deref_mut() {
                 self.add_candidates(out, s);
             }
         }
-        for _ in 0..self.cfg.gc_per_write {
+        for i in 0..self.cfg.gc_per_write {
             if s.gcnt > self.cfg.kmax {
                 break; // okP rl, right disjunct: no change
             }
-            let Some(p) = self.victim(s) else { break };
+            // PL: every second step a page the lazy chain names, if any
+            let v = if i % 2 == 1 {
+                self.chain_victim(s).or_else(|| self.victim(s))
+            } else {
+                self.victim(s)
+            };
+            let Some(p) = v else { break };
             if steps::valid(s, p, self.amax) {
                 if steps::rl0(s, p) {
-                    self.opt_policy(s);
+                    self.opt_policy(s, crashed.as_deref_mut());
                 }
             } else {
                 steps::rl_x(s, p);
@@ -260,10 +288,50 @@ impl ModelOracle {
         Ok(())
     }
 
-    fn opt_policy(&self, s: &mut St) {
+    fn opt_policy(&self, s: &mut St, crashed: Option<&mut Vec<Cand>>) {
         let f1 = s.mb.len() >= self.cfg.mb_pages;
         let f2 = s.dbuf.len() >= self.cfg.dbuf_pairs;
-        steps::opt(s, f1, f2);
+        self.opt_with(s, f1, f2, crashed);
+    }
+
+    /// `opt f1 f2` (P) or `optL f1 f2` (PL); with `crashed`, PL's crash
+    /// point inside it (`optLK`: the consolidation page before its SYNC)
+    /// is added to the candidates.
+    fn opt_with(&self, s: &mut St, f1: bool, f2: bool, crashed: Option<&mut Vec<Cand>>) {
+        let Some(kc) = self.cfg.chain else {
+            steps::opt(s, f1, f2);
+            return;
+        };
+        if let (true, Some(out)) = (f2, crashed) {
+            let mut k = s.clone();
+            if f1 {
+                steps::prog_mb(&mut k);
+            }
+            lazy::kons_i(kc, &mut k);
+            self.add_candidates(out, &k);
+        }
+        lazy::opt_l(kc, s, f1, f2);
+    }
+
+    /// PL: a GC victim among the pages the lazy chain's records name (the
+    /// oldest record first) that hold something and are not queued — the
+    /// pages whose erase PL's guard must hold back, which the cursor,
+    /// walking up from the oldest pages, seldom reaches (P allows any page
+    /// below `nxt`). `None` without a chain.
+    fn chain_victim(&self, s: &St) -> Option<Page> {
+        let kc = self.cfg.chain?;
+        let ok = |p: &Page| {
+            !s.inv.contains(p)
+                && !s.ers.contains(p)
+                && (s.dat.contains_key(p) || s.mb.contains_key(p))
+        };
+        lazy::chain_of(kc, s)
+            .into_iter()
+            .filter_map(|c| match c {
+                Cell::Dlt { dg, .. } => dg.data.iter().map(|&(p, _, _)| p).find(ok),
+                _ => None,
+            })
+            .next()
     }
 
     /// The next GC victim: the first page at or after the cursor (wrapping
@@ -306,6 +374,13 @@ impl ModelOracle {
         self.cfg.records.then(|| crash::commit_page(s)).flatten()
     }
 
+    /// PL: the page the lazy commit of `s` takes (`Lazy s M`), if the
+    /// policy commits lazily.
+    fn lazy_page(&self, s: &St) -> Option<Page> {
+        let kc = self.cfg.chain?;
+        self.record_page(s).filter(|_| lazy::lazy(kc, s))
+    }
+
     /// A flush the device completed (`okP flush`): `fi4 L s` where the
     /// policy commits in a record slot, else `fl3 s`; `ck3` of the epoch's
     /// end instead (`ck3 (fi3 L s)`, `ck3 (fl3 s)`) when the region holds
@@ -315,11 +390,21 @@ impl ModelOracle {
         let m = self.cfg.mutant;
         let region = self.cfg.region_pages;
         let amax = self.amax;
-        let rp = match &self.phase {
-            Phase::Up(s) => self.record_page(s),
-            _ => None,
+        let (rp, lazy_page) = match &self.phase {
+            Phase::Up(s) => (self.record_page(s), self.lazy_page(s)),
+            _ => (None, None),
         };
+        let chain = self.cfg.chain;
         let s = self.up("a flush")?;
+        if let Some(l) = lazy_page {
+            lazy::fi_l(s, l, amax);
+            return Ok(true);
+        }
+        // PL: the chain's consolidation page first, then P's flush (it
+        // does not change the link, so `rp` stands)
+        if let Some(kc) = chain {
+            lazy::kons_s(kc, s);
+        }
         match rp {
             Some(l) => {
                 steps::fi2(s, l, amax);
@@ -370,11 +455,32 @@ impl ModelOracle {
                 // FlPt s: the record slot's points first where the policy
                 // commits there (the first candidate of each image is the
                 // one the model continues from).
-                let mut pts = match self.record_page(&s) {
-                    Some(l) => crash::record_points(&s, l, self.amax),
-                    None => Vec::new(),
+                let mut pts = Vec::new();
+                // PL: the lazy commit's points (`fi2 M s`, `fiL M s`), the
+                // consolidation page's (`konsI s`), then P's on `konsS s`
+                let base = match self.cfg.chain {
+                    Some(kc) => {
+                        if let Some(l) = self.lazy_page(&s) {
+                            let mut x = (*s).clone();
+                            steps::fi2(&mut x, l, self.amax);
+                            pts.push(x);
+                            let mut x = (*s).clone();
+                            lazy::fi_l(&mut x, l, self.amax);
+                            pts.push(x);
+                        }
+                        let mut k = (*s).clone();
+                        lazy::kons_i(kc, &mut k);
+                        pts.push(k);
+                        let mut k = (*s).clone();
+                        lazy::kons_s(kc, &mut k);
+                        k
+                    }
+                    None => (*s).clone(),
                 };
-                pts.extend(crash::flush_points(&s, self.amax, m));
+                if let Some(l) = self.record_page(&base) {
+                    pts.extend(crash::record_points(&base, l, self.amax));
+                }
+                pts.extend(crash::flush_points(&base, self.amax, m));
                 pts.push(*s);
                 Phase::Crashed(self.candidates(&pts))
             }
@@ -392,7 +498,10 @@ impl ModelOracle {
                 for c in cands {
                     let mut r = Rc::unwrap_or_clone(c.crashed);
                     if let Some(pk) = steps::pick(r.cp_l.cur(), r.cp_o.cur()) {
-                        steps::rec0(&mut r, &pk, self.amax, m);
+                        match self.cfg.chain {
+                            Some(kc) => lazy::rec0_l(&mut r, &pk, self.amax, kc, m),
+                            None => steps::rec0(&mut r, &pk, self.amax, m),
+                        }
                         pts.extend(crash::ck_points(&r));
                     }
                 }
@@ -419,9 +528,18 @@ impl ModelOracle {
     /// one), that `out` does not hold yet, with its witness state (`img m
     /// choice`; copied only for a new candidate).
     fn add_candidates(&self, out: &mut Vec<Cand>, m: &St) {
-        for o in crash::outcomes(m) {
+        let outs = match self.cfg.chain {
+            Some(kc) => crash::outcomes_walking(m, kc),
+            None => crash::outcomes(m),
+        };
+        for o in outs {
             let image = crash::recovered_image(m, &o, self.cfg.mutant);
-            let fulls: &[bool] = if o.clean { &[false, true] } else { &[true] };
+            // PL always writes the full checkpoint
+            let fulls: &[bool] = if o.clean && self.cfg.chain.is_none() {
+                &[false, true]
+            } else {
+                &[true]
+            };
             let mut crashed: Option<Rc<St>> = None;
             for &full in fulls {
                 if out.iter().any(|c| c.full == full && c.image == image) {
@@ -522,8 +640,11 @@ impl ModelOracle {
                     return Err("model oracle: no candidate state left after recovery".into());
                 };
                 let mut s = Rc::unwrap_or_clone(c.crashed);
-                steps::recover(&mut s, self.amax, self.cfg.mutant, c.full)
-                    .map_err(|e| format!("model oracle: recovery of the chosen state: {e}"))?;
+                match self.cfg.chain {
+                    Some(kc) => lazy::recover_l(&mut s, self.amax, kc, self.cfg.mutant),
+                    None => steps::recover(&mut s, self.amax, self.cfg.mutant, c.full),
+                }
+                .map_err(|e| format!("model oracle: recovery of the chosen state: {e}"))?;
                 for (a, d) in c.pins {
                     if let Some(&p) = s.l2p.get(&a) {
                         if matches!(s.cur_cell(p), Cell::Unknown) {
@@ -594,7 +715,16 @@ impl ModelOracle {
         let Phase::Up(s) = &self.phase else {
             return Ok(());
         };
-        check_ri(s, self.amax).map_err(|e| format!("model oracle: {e}"))?;
+        // PL: P's RI of the state with the chain virtually consolidated
+        let virt;
+        let ri_of = match self.cfg.chain {
+            Some(kc) => {
+                virt = lazy::virt_chain(kc, s);
+                &virt
+            }
+            None => s,
+        };
+        check_ri(ri_of, self.amax).map_err(|e| format!("model oracle: {e}"))?;
         for (i, &a) in addrs.iter().enumerate() {
             let v = s.rd(a);
             if !val_matches(v, vol[i]) {
@@ -665,8 +795,13 @@ pub fn probe_stable(
 mod tests {
     use super::*;
 
+    /// The model oracle with P (no lazy chain), formatted.
     fn up_oracle() -> ModelOracle {
-        let mut o = ModelOracle::new(OracleConfig::default(), 8, Some(4));
+        let cfg = OracleConfig {
+            chain: None,
+            ..OracleConfig::default()
+        };
+        let mut o = ModelOracle::new(cfg, 8, Some(4));
         o.formatted();
         o
     }
@@ -759,6 +894,7 @@ mod tests {
         // with records off, every flush commits in the region
         let cfg = OracleConfig {
             records: false,
+            chain: None,
             ..OracleConfig::default()
         };
         let mut o = ModelOracle::new(cfg, 8, Some(4));
@@ -776,6 +912,7 @@ mod tests {
         let cfg = OracleConfig {
             mb_pages: 1,
             dbuf_pairs: 1,
+            chain: None,
             ..OracleConfig::default()
         };
         let mut o = ModelOracle::new(cfg, 8, Some(4));
