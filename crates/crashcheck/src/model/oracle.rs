@@ -384,8 +384,9 @@ impl ModelOracle {
     /// A flush the device completed (`okP flush`): `fi4 L s` where the
     /// policy commits in a record slot, else `fl3 s`; `ck3` of the epoch's
     /// end instead (`ck3 (fi3 L s)`, `ck3 (fl3 s)`) when the region holds
-    /// `region_pages` pages with the flush's page. True if it committed
-    /// in a record slot.
+    /// `region_pages` pages with the flush's page. PL (`okPL flush`): the
+    /// lazy commit `fiL M s` where it may, else the same on `konsS s`.
+    /// True if it committed in a record slot.
     pub fn flush(&mut self) -> Result<bool, String> {
         let m = self.cfg.mutant;
         let region = self.cfg.region_pages;
@@ -904,6 +905,68 @@ mod tests {
             assert!(!o.flush().unwrap());
         }
         assert!(o.state().unwrap().rcd.is_empty());
+    }
+
+    /// PL (the default): small flushes commit lazily and chain; a crash
+    /// recovers the chain (every flushed value), never a mixture; the
+    /// recovered state checkpoints and keeps RI; the next region page is
+    /// preceded by the chain's consolidation page.
+    #[test]
+    fn pl_chains_lazy_commits_and_recovers_them() {
+        let mut o = ModelOracle::new(OracleConfig::default(), 8, Some(4));
+        o.formatted();
+        o.write(0, &[1]).unwrap();
+        assert!(!o.flush().unwrap()); // no link yet: the region
+        for v in 2..5 {
+            o.write(1, &[v]).unwrap();
+            assert!(o.flush().unwrap(), "lazy commit {v}");
+        }
+        let s = o.state().unwrap();
+        assert_eq!(lazy::chain_of(128, s).len(), 3);
+        assert!(
+            check_ri(s, 7).is_err(),
+            "P's RI needs the chain on the region"
+        );
+        let addrs = o.check_addresses();
+        let mut vol = vec![Observed::Version(0); 8];
+        vol[0] = Observed::Version(1);
+        vol[1] = Observed::Version(4);
+        o.check_state(&addrs, &vol, Some(&vol)).unwrap();
+        o.write(2, &[7]).unwrap();
+        o.interrupted(Interrupted::Nothing).unwrap();
+        o.recovered().unwrap();
+        o.check(0, Observed::Version(1)).unwrap();
+        let e = o.clone().check(1, Observed::Version(3)).unwrap_err();
+        assert!(e.contains("sector 1 read version 3"), "{e}");
+        o.check(1, Observed::Version(4)).unwrap();
+        o.check(2, Observed::Version(0)).unwrap();
+        o.end_verify().unwrap();
+        let s = o.state().unwrap();
+        assert!(lazy::chain_of(128, s).is_empty());
+        check_ri(s, 7).unwrap();
+        assert_eq!(s.rd_stable(1), Val::Known(4));
+        // a chain, then a flush in the region: the consolidation page
+        // goes first, and P's RI holds of the state as it is
+        o.write(0, &[8]).unwrap();
+        assert!(!o.flush().unwrap()); // recovery left no link
+        o.write(0, &[9]).unwrap();
+        assert!(o.flush().unwrap());
+        let regions = o.state().unwrap().dr.len();
+        for v in 0..4 {
+            o.write(v, &[10 + v as u32]).unwrap();
+        }
+        assert!(!o.flush().unwrap()); // four pages: no in-page commit
+        let s = o.state().unwrap();
+        assert!(lazy::chain_of(128, s).is_empty());
+        // the consolidation page (committed, no digest entries: the
+        // records' pairs) among the new region pages, below the commit
+        let new = &s.dr[regions..];
+        let kons = new.iter().position(|m| {
+            matches!(m.cur(), Cell::Dlt { committed: true, dg, .. }
+                if dg.data.is_empty() && dg.tents.is_empty())
+        });
+        assert!(kons.is_some_and(|k| k + 1 < new.len()), "{new:?}");
+        check_ri(s, 7).unwrap();
     }
 
     #[test]
