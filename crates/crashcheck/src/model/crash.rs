@@ -31,12 +31,14 @@
 //!
 //! Record slots (`rcd`, the in-page and OOB commits): each unsynced slot
 //! takes its `CrashC` outcomes (only `fi2` leaves one), every slot the
-//! value that choice gives it. For the accepted page's link recovery's
-//! walk (`seek`) finds at most one record; if it is the next epoch's
-//! commit of the generation, the outcome is split in two: the record
-//! applied (`okR`: the pages its digest names pinned to their sectors,
-//! replayed after the region, `extM`) or rejected (one of those pages
-//! junk, if one can be).
+//! value that choice gives it. From the accepted page's link recovery's
+//! walk (`seek`) finds at most one record in P (`extM`), up to `kc` in
+//! PL, each from the link of the one before (`follow`,
+//! [`outcomes_walking`]); at each record that is the next epoch's commit
+//! of the generation the outcome splits: the record applied (`okR`: the
+//! pages its digest names pinned to their sectors, replayed after the
+//! region, and the walk goes on) or rejected (one of those pages junk, if
+//! one can be; the walk stops).
 
 use std::collections::BTreeMap;
 
