@@ -18,6 +18,7 @@
 //! Lists are oldest first here (Agda's are newest first), as in the rest
 //! of the transcription.
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use super::state::{Addr, Cell, Dg, Map, Mc, Page, St};
@@ -177,17 +178,28 @@ pub fn lazy(kc: u64, s: &St) -> bool {
     (chain_of(kc, s).len() as u64) < kc
 }
 
-/// `EraseGuard s p` (`SCFTL.Impl.LazyChainModel`, with `ChainGuard`,
-/// `AvoidAll`, `regTop`): no record of the chain names page `p` in its
-/// digest, nor does the region's newest commit `acc` accepts.
-pub fn erase_guard(kc: u64, s: &St, p: Page) -> bool {
-    let avoids = |c: &Cell| match c {
-        Cell::Dlt { dg, .. } => dg.data.iter().all(|&(q, _, _)| q != p),
-        _ => true,
-    };
+/// The pages `EraseGuard` (`SCFTL.Impl.LazyChainModel`, with `ChainGuard`,
+/// `AvoidAll`, `regTop`) holds back: those a record of the chain names in
+/// its digest, and those the region's newest commit `acc` accepts names.
+/// Erasing any other page changes neither the chain nor that commit, so
+/// the set stays right across such erases.
+pub fn held_back(kc: u64, s: &St) -> BTreeSet<Page> {
     let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
     let top = steps::acc(s.gen, |q| s.cur_cell(q), &cells).map(|k| cells[k]);
-    chain_of(kc, s).into_iter().all(avoids) && top.is_none_or(avoids)
+    chain_of(kc, s)
+        .into_iter()
+        .chain(top)
+        .flat_map(|c| match c {
+            Cell::Dlt { dg, .. } => dg.data.iter().map(|&(q, _, _)| q).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// `EraseGuard s p` (`SCFTL.Impl.LazyChainModel`): page `p` is not one
+/// [`held_back`] names.
+pub fn erase_guard(kc: u64, s: &St, p: Page) -> bool {
+    !held_back(kc, s).contains(&p)
 }
 
 /// `rec0L b g C s` (`SCFTL.Impl.LazyChainModel`): P's `rec0` on the flash

@@ -251,11 +251,13 @@ impl ModelOracle {
         }
         steps::wr0(s, a, d, m);
         self.opt_policy(s, None);
+        // PL's erase guard, once for the erases below (they keep it)
+        let held = match self.cfg.chain {
+            Some(kc) if m != ModelMutant::ChainEraseUnguarded => lazy::held_back(kc, s),
+            _ => Default::default(),
+        };
         for _ in 0..=self.cfg.gc_per_write {
-            let unguarded = m == ModelMutant::ChainEraseUnguarded;
-            let guard =
-                |p: Page| unguarded || self.cfg.chain.is_none_or(|kc| lazy::erase_guard(kc, s, p));
-            let Some(&p) = s.ers.iter().find(|&&p| guard(p)) else {
+            let Some(&p) = s.ers.iter().find(|&&p| !held.contains(&p)) else {
                 break;
             };
             steps::es_f(s, p);
