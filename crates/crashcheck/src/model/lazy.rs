@@ -52,8 +52,7 @@ pub fn follow<'a>(
 /// applies on the flash of `s` in generation `g`, from the link of the
 /// region's newest commit `acc` accepts, at most `kc`.
 pub fn walk_g(kc: u64, g: u64, s: &St) -> Vec<&Cell> {
-    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
-    let lk = steps::acc(g, |p| s.cur_cell(p), &cells).and_then(|k| steps::lk_of(cells[k]));
+    let lk = steps::accepted_link(g, s);
     follow(kc, g, |p| s.rcd_cur(p), |p| s.cur_cell(p), lk)
 }
 
@@ -67,8 +66,7 @@ pub fn chain_of(kc: u64, s: &St) -> Vec<&Cell> {
 /// map of the replay from `st0 C` of the accepted region and then the
 /// chain from its newest commit's link, at most `k` records.
 pub fn rec_map_l(k: u64, g: u64, c: &Map, s: &St) -> Map {
-    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
-    let Some(top) = steps::acc(g, |p| s.cur_cell(p), &cells) else {
+    let (cells, Some(top)) = steps::accepted(g, s) else {
         return c.clone();
     };
     let chain = follow(
@@ -184,8 +182,8 @@ pub fn lazy(kc: u64, s: &St) -> bool {
 /// Erasing any other page changes neither the chain nor that commit, so
 /// the set stays right across such erases.
 pub fn held_back(kc: u64, s: &St) -> BTreeSet<Page> {
-    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
-    let top = steps::acc(s.gen, |q| s.cur_cell(q), &cells).map(|k| cells[k]);
+    let (cells, k) = steps::accepted(s.gen, s);
+    let top = k.map(|k| cells[k]);
     chain_of(kc, s)
         .into_iter()
         .chain(top)

@@ -575,12 +575,28 @@ pub fn ext_m<'a>(
     ok_r(g, x + 1, dat, rcd(q)).then(|| rcd(q))
 }
 
+/// The region of `s` as recovery reads it now (`map cur (dr s)`, oldest
+/// page first) and the index of its newest committed page `acc` accepts in
+/// generation `g`, if any: what `rview`, `Quiet`, `walkG`, `recMapL` and
+/// `regTop` all start from.
+pub fn accepted(g: u64, s: &St) -> (Vec<&Cell>, Option<usize>) {
+    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
+    let k = acc(g, |p| s.cur_cell(p), &cells);
+    (cells, k)
+}
+
+/// The link (`lkOf`) of the newest committed page of `s` that `acc`
+/// accepts in generation `g`: where recovery's walk starts.
+pub fn accepted_link(g: u64, s: &St) -> Option<(u64, Page)> {
+    let (cells, k) = accepted(g, s);
+    k.and_then(|k| lk_of(cells[k]))
+}
+
 /// `rview g s` (`SCFTL.Impl.Model`, with `chn`): what recovery replays,
 /// oldest page first — the accepted part of the region (`acc`), then the
 /// record its newest page's link leads to, if any (`extM`).
 pub fn rview(g: u64, s: &St) -> Vec<&Cell> {
-    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
-    let Some(k) = acc(g, |p| s.cur_cell(p), &cells) else {
+    let (cells, Some(k)) = accepted(g, s) else {
         return Vec::new();
     };
     let mut view = cells[..=k].to_vec();
@@ -609,8 +625,8 @@ pub fn above(g: u64, s: &St, l: Page) -> bool {
 /// page it accepts (where its walk looks), nor at or past the pages the
 /// region names (where the rebuilt state allocates).
 pub fn quiet(g: u64, s: &St) -> bool {
-    let cells: Vec<&Cell> = s.dr.iter().map(Mc::cur).collect();
-    let at_link = match acc(g, |p| s.cur_cell(p), &cells).and_then(|k| lk_of(cells[k])) {
+    let (cells, k) = accepted(g, s);
+    let at_link = match k.and_then(|k| lk_of(cells[k])) {
         Some((_, l)) => above(g, s, l),
         None => true,
     };
