@@ -37,11 +37,13 @@
 //! (`lazy`: the lazy commit, the consolidation page before the next
 //! region page, recovery walking the chain, the guarded erase), is
 //! transcribed too, and is the model oracle's model by default
-//! (`OracleConfig::chain`).
+//! (`OracleConfig::chain`). Of PU, P with the epoch barrier without
+//! SYNC, only recovery's in-order check of the unsynced epochs is
+//! transcribed (`unsynced`), not yet used by the oracle.
 //!
 //! What it is not: a model of the Rust code's geometry, block reuse,
-//! digest chaining, epoch barriers or trim records (see `oracle` and
-//! proofs/README.md for the list).
+//! digest chaining, epoch barriers (as steps) or trim records (see
+//! `oracle` and proofs/README.md for the list).
 
 pub mod crash;
 pub mod invariant;
@@ -50,6 +52,7 @@ pub mod oracle;
 pub mod refine;
 pub mod state;
 pub mod steps;
+pub mod unsynced;
 
 pub use oracle::{ModelOracle, OracleConfig};
 

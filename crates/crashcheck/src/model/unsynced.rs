@@ -1,0 +1,224 @@
+//! Recovery over several unsynced barrier epochs, transcribed from
+//! `SCFTL.Impl.UnsyncedEpochs` (issue 39): the first piece of PU, the
+//! P-level model with the epoch barrier without SYNC, in the Rust model.
+//!
+//! With epoch barriers (docs/FORMAT.md §4.3; flush.rs `epoch_barrier`) the
+//! delta region holds, above the part a SYNC made durable (the *proven*
+//! part), the committed pages of the barrier epochs since the last SYNC,
+//! each with its tentative pages below it, oldest epoch lowest. Recovery
+//! (recovery.rs) checks every such epoch in order with P's `okC` and stops
+//! at the first that fails, dropping it and every later one (`accU`). P's
+//! own `acc` takes the newest committed page that verifies, which is sound
+//! in P only because everything below a committed page was synced before
+//! it was programmed; on a barrier region it can replay a later epoch over
+//! an earlier one that did not land — a mix of epochs no barrier ever
+//! showed (`UnsyncedEpochsExample.agda`'s `newest-only-mixes`, the
+//! test `p_acc_mixes_barrier_epochs_where_acc_u_does_not`).
+//!
+//! Not yet used by the oracle: runs with `--oracle model` generate no
+//! barrier, because the transcription has no barrier step (`flB` of
+//! `SCFTL.Impl.UnsyncedBarrier`) and no crash enumeration over several
+//! unsynced epochs. This module is what that recovery will call.
+
+use super::state::{Cell, Map, Page};
+use super::steps;
+
+/// `UEp` (`SCFTL.Impl.UnsyncedEpochs`): an unsynced epoch on the region —
+/// its committed page and its tentative pages, oldest first (in Agda
+/// newest first), right below the committed page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Uep {
+    pub committed: Cell,
+    pub tentative: Vec<Cell>,
+}
+
+/// `lay es pr` (`SCFTL.Impl.UnsyncedEpochs`): the region, oldest page
+/// first, as a run of barriers leaves it — the proven part `pr`, then each
+/// epoch of `es` (oldest first): its tentative pages, then its committed
+/// page.
+pub fn lay<'a>(es: &'a [Uep], pr: &[&'a Cell]) -> Vec<&'a Cell> {
+    let mut v = pr.to_vec();
+    for e in es {
+        v.extend(e.tentative.iter());
+        v.push(&e.committed);
+    }
+    v
+}
+
+/// `accU g D pr es` (`SCFTL.Impl.UnsyncedEpochs`, with `accB`): how many
+/// epochs of `es` recovery accepts — each checked in order by `okC` at its
+/// place (the pages below it: the proven part and the epochs accepted
+/// before it, then its own tentative pages), the first failure ending the
+/// check. The accepted region is `lay(&es[..k], pr)` (`accU-prefix`):
+/// never a later epoch without every earlier one (`accU-stop`).
+pub fn acc_u<'a>(g: u64, dat: impl Fn(Page) -> &'a Cell + Copy, pr: &[&Cell], es: &[Uep]) -> usize {
+    let mut below: Vec<&Cell> = pr.to_vec();
+    for (k, e) in es.iter().enumerate() {
+        below.extend(e.tentative.iter());
+        if !steps::ok_c(g, dat, &e.committed, &below) {
+            return k;
+        }
+        below.push(&e.committed);
+    }
+    es.len()
+}
+
+/// The committed map of the replay from `st0 C` of the region `accU`
+/// accepts (`proj₁ (rp g (accU g D pr es) (st0 C))`, as
+/// `UnsyncedEpochsExample.agda` evaluates it; `rec-prefixP`: it is the
+/// replay state at the proven part or at one of the barriers).
+pub fn rec_map_u<'a>(
+    g: u64,
+    dat: impl Fn(Page) -> &'a Cell + Copy,
+    c: &Map,
+    pr: &[&Cell],
+    es: &[Uep],
+) -> Map {
+    let k = acc_u(g, dat, pr, es);
+    steps::rp(g, lay(&es[..k], pr), steps::st0(c)).com
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::model::state::{cell_d, Dg, Val};
+
+    /// The committed page of epoch `ep` of generation 1 that wrote
+    /// address `a` to page `p` with version `d` (`UnsyncedEpochsExample`'s
+    /// `c₁`, `c₂`: its digest names that page, its link the next page).
+    fn committed(ep: u64, a: u64, p: Page, d: u32) -> Cell {
+        Cell::Dlt {
+            gen: 1,
+            ep,
+            pairs: Rc::from(vec![(a, p)]),
+            committed: true,
+            dg: Rc::new(Dg {
+                data: vec![(p, d, a)],
+                tents: Vec::new(),
+                link: p + 1,
+            }),
+        }
+    }
+
+    /// Data pages: page `p` holds address `p` at version 1 where `landed`
+    /// says so, else erased.
+    fn pages(landed: &[bool]) -> BTreeMap<Page, Cell> {
+        (0..landed.len() as Page)
+            .filter(|&p| landed[p as usize])
+            .map(|p| (p, Cell::D { d: 1, a: p }))
+            .collect()
+    }
+
+    /// What the map `m` reads at addresses `0..n` on the data pages `dat`.
+    fn image(dat: &BTreeMap<Page, Cell>, m: &Map, n: u64) -> Vec<Val> {
+        (0..n)
+            .map(|a| match m.get(&a) {
+                None => Val::Known(0),
+                Some(p) => cell_d(dat.get(p).unwrap_or(&Cell::Erased)),
+            })
+            .collect()
+    }
+
+    fn recovered(dat: &BTreeMap<Page, Cell>, es: &[Uep], n: u64) -> Vec<Val> {
+        let d = |p: Page| dat.get(&p).unwrap_or(&Cell::Erased);
+        image(dat, &rec_map_u(1, d, &Map::new(), &[], es), n)
+    }
+
+    fn k(b: [bool; 2]) -> Vec<Val> {
+        b.iter().map(|&x| Val::Known(u32::from(x))).collect()
+    }
+
+    /// `UnsyncedEpochsExample.agda`'s runs: two barrier epochs of
+    /// generation 1 on an empty proven part, epoch 1 writing address 0 to
+    /// page 0, epoch 2 address 1 to page 1.
+    #[test]
+    fn unsynced_epochs_example_runs() {
+        let es = vec![
+            Uep {
+                committed: committed(1, 0, 0, 1),
+                tentative: Vec::new(),
+            },
+            Uep {
+                committed: committed(2, 1, 1, 1),
+                tentative: Vec::new(),
+            },
+        ];
+        // all-landed
+        assert_eq!(recovered(&pages(&[true, true]), &es, 2), k([true, true]));
+        // epoch2-lost
+        assert_eq!(recovered(&pages(&[true, false]), &es, 2), k([true, false]));
+        // commit2-lost
+        let mut lost = es.clone();
+        lost[1].committed = Cell::Erased;
+        assert_eq!(recovered(&pages(&[true, true]), &lost, 2), k([true, false]));
+        // epoch1-lost: recovery stops at epoch 1 although epoch 2 is intact
+        assert_eq!(recovered(&pages(&[false, true]), &es, 2), k([false, false]));
+        // newest-only-mixes: P's acc on the same crash replays epoch 2
+        // over an epoch 1 that did not land
+        let dat = pages(&[false, true]);
+        let d = |p: Page| dat.get(&p).unwrap_or(&Cell::Erased);
+        let region = lay(&es, &[]);
+        let top = steps::acc(1, d, &region).expect("P's acc accepts epoch 2");
+        let m = steps::rp(1, region[..=top].iter().copied(), steps::st0(&Map::new())).com;
+        assert_eq!(image(&dat, &m, 2), k([false, true]));
+    }
+
+    /// `rec-prefixP`, by brute force over three epochs: for every crash
+    /// outcome of their pages (each data page landed or lost, each
+    /// committed page landed, lost or junk), the image `accU`'s recovery
+    /// reads is the one at the proven part or at one of the barriers —
+    /// never a mix — while P's newest-only `acc` reads a mix on some.
+    #[test]
+    fn p_acc_mixes_barrier_epochs_where_acc_u_does_not() {
+        const N: u64 = 3;
+        let written = [
+            committed(1, 0, 0, 1),
+            committed(2, 1, 1, 1),
+            committed(3, 2, 2, 1),
+        ];
+        // the images at the proven part (nothing) and at each barrier
+        let at_barrier: Vec<Vec<Val>> = (0..=N as usize)
+            .map(|j| {
+                (0..N as usize)
+                    .map(|a| Val::Known(u32::from(a < j)))
+                    .collect()
+            })
+            .collect();
+        let mut p_mixes = 0;
+        for landed in 0..1u32 << N {
+            let dat = pages(&(0..N).map(|p| landed >> p & 1 == 1).collect::<Vec<_>>());
+            for commits in 0..3u32.pow(N as u32) {
+                let es: Vec<Uep> = (0..N as usize)
+                    .map(|i| Uep {
+                        committed: match commits / 3u32.pow(i as u32) % 3 {
+                            0 => written[i].clone(),
+                            1 => Cell::Erased,
+                            _ => Cell::Junk,
+                        },
+                        tentative: Vec::new(),
+                    })
+                    .collect();
+                let img = recovered(&dat, &es, N);
+                assert!(
+                    at_barrier.contains(&img),
+                    "accU recovered {img:?} (landed {landed:03b}, commits {commits})"
+                );
+                let d = |p: Page| dat.get(&p).unwrap_or(&Cell::Erased);
+                let region = lay(&es, &[]);
+                let m = match steps::acc(1, d, &region) {
+                    Some(top) => {
+                        steps::rp(1, region[..=top].iter().copied(), steps::st0(&Map::new())).com
+                    }
+                    None => Map::new(),
+                };
+                if !at_barrier.contains(&image(&dat, &m, N)) {
+                    p_mixes += 1;
+                }
+            }
+        }
+        assert!(p_mixes > 0, "P's acc never mixed epochs");
+    }
+}
