@@ -38,8 +38,8 @@
 //! region page, recovery walking the chain, the guarded erase), is
 //! transcribed too, and is the model oracle's model by default
 //! (`OracleConfig::chain`). Of PU, P with the epoch barrier without
-//! SYNC, only recovery's in-order check of the unsynced epochs is
-//! transcribed (`unsynced`), not yet used by the oracle.
+//! SYNC, the barrier step and recovery's in-order check of the unsynced
+//! epochs are transcribed (`unsynced`), not yet used by the oracle.
 //!
 //! What it is not: a model of the Rust code's geometry, block reuse,
 //! digest chaining, epoch barriers (as steps) or trim records (see

@@ -15,13 +15,37 @@
 //! showed (`UnsyncedEpochsExample.agda`'s `newest-only-mixes`, the
 //! test `p_acc_mixes_barrier_epochs_where_acc_u_does_not`).
 //!
+//! The barrier step itself, `flB` of `SCFTL.Impl.UnsyncedBarrier`, is
+//! [`fl_b`]; the test `barrier_crashes_recover_at_a_barrier` runs it and
+//! checks recovery's in-order check on every crash outcome of the
+//! barriers' pages by brute force (`barrier-crash-prefix`).
+//!
 //! Not yet used by the oracle: runs with `--oracle model` generate no
-//! barrier, because the transcription has no barrier step (`flB` of
-//! `SCFTL.Impl.UnsyncedBarrier`) and no crash enumeration over several
-//! unsynced epochs. This module is what that recovery will call.
+//! barrier, because its P state carries no list of unsynced epochs (PU's
+//! `ues`) and its crash enumeration (`crash::outcomes`) covers one
+//! unsynced epoch, not several.
 
-use super::state::{Cell, Map, Page};
+use super::state::{Addr, Cell, Map, Page, St};
 use super::steps;
+use super::ModelMutant;
+
+/// `flB s` (`SCFTL.Impl.UnsyncedBarrier`): the epoch barrier without SYNC
+/// (flush.rs `epoch_barrier`, docs/FORMAT.md §4.3 kind 5) — `fl2 s` (the
+/// merge buffer and the committed delta page programmed, no SYNC), then
+/// the next epoch: delta buffer and tentative pairs emptied, counters
+/// reset, the next epoch id, no link. The invalid and erasable queues, the
+/// ghost stable map `smap`, the checkpoint and record slots are kept
+/// (`flB-queues`: only a SYNC releases them), and so is the read image
+/// (`rd-flB`).
+pub fn fl_b(s: &mut St, amax: Addr, mutant: ModelMutant) {
+    steps::fl2(s, amax, mutant);
+    s.dbuf.clear();
+    s.ept.clear();
+    s.wcnt = 0;
+    s.gcnt = 0;
+    s.ep += 1;
+    s.lnk = None;
+}
 
 /// `UEp` (`SCFTL.Impl.UnsyncedEpochs`): an unsynced epoch on the region —
 /// its committed page and its tentative pages, oldest first (in Agda
@@ -84,7 +108,8 @@ mod tests {
     use std::rc::Rc;
 
     use super::*;
-    use crate::model::state::{cell_d, Dg, Val};
+    use crate::model::crash::crash_c;
+    use crate::model::state::{cell_d, Dg, Mc, Val};
 
     /// The committed page of epoch `ep` of generation 1 that wrote
     /// address `a` to page `p` with version `d` (`UnsyncedEpochsExample`'s
@@ -219,6 +244,105 @@ mod tests {
                 }
             }
         }
+        assert!(p_mixes > 0, "P's acc never mixed epochs");
+    }
+
+    /// `crash-recU`, `barrier-crash-prefix` on model states by brute force:
+    /// a durable epoch, then three barriers without SYNC (`fl_b`), each
+    /// after writes; for every crash outcome of the unsynced region pages
+    /// (`CrashC`: erased, as written, junk) and data pages (landed or
+    /// lost), recovery's in-order check on the region split as the
+    /// barriers wrote it reads the image at the last SYNC or at one of the
+    /// barriers, and each of those four images is some outcome's. P's
+    /// newest-only `acc` on the same outcomes reads a mix on some.
+    #[test]
+    fn barrier_crashes_recover_at_a_barrier() {
+        const AMAX: Addr = 4;
+        let m = ModelMutant::None;
+        let image_of = |s: &St| (0..AMAX).map(|a| s.rd(a)).collect::<Vec<_>>();
+        let mut s = steps::new_p();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, AMAX, m);
+        let proven = s.dr.len();
+        let mut images = vec![image_of(&s)];
+        for (i, writes) in [&[(1, 2), (0, 3)][..], &[(2, 4)], &[(3, 5), (1, 6)]]
+            .iter()
+            .enumerate()
+        {
+            for &(a, d) in *writes {
+                steps::wr0(&mut s, a, d, m);
+            }
+            let before = image_of(&s);
+            let (inv, ers, smap, ep) = (s.inv.clone(), s.ers.clone(), s.smap.clone(), s.ep);
+            fl_b(&mut s, AMAX, m);
+            assert_eq!(image_of(&s), before, "rd-flB at barrier {i}");
+            assert_eq!((&s.inv, &s.ers, &s.smap), (&inv, &ers, &smap), "flB-queues");
+            assert_eq!(s.ep, ep + 1);
+            images.push(before);
+        }
+        // the region as the barriers wrote it: the proven part, then one
+        // committed page per epoch (no tentative pages in this run)
+        assert_eq!(s.dr.len(), proven + 3);
+        assert!(s.dr[..proven].iter().all(|p| matches!(p, Mc::Syn(_))));
+        assert!(s.dr[proven..].iter().all(|p| matches!(p, Mc::Uns(..))));
+        let region_choices: Vec<Vec<Cell>> = s.dr[proven..].iter().map(crash_c).collect();
+        let data_pages: Vec<(Page, Cell, Cell)> = s
+            .dat
+            .iter()
+            .filter_map(|(&p, mc)| match mc {
+                Mc::Uns(o, n) => Some((p, o.clone(), n.clone())),
+                Mc::Syn(_) => None,
+            })
+            .collect();
+        assert_eq!(
+            data_pages.len(),
+            5,
+            "the barriers' five data pages, unsynced"
+        );
+        let pk = steps::pick(s.cp_l.cur(), s.cp_o.cur()).expect("a checkpoint");
+        let pr: Vec<&Cell> = s.dr[..proven].iter().map(Mc::cur).collect();
+        let mut seen = vec![false; images.len()];
+        let mut p_mixes = 0;
+        for landed in 0..1u32 << data_pages.len() {
+            let mut dat: BTreeMap<Page, Cell> =
+                s.dat.iter().map(|(&p, mc)| (p, mc.cur().clone())).collect();
+            for (i, (p, o, n)) in data_pages.iter().enumerate() {
+                dat.insert(*p, if landed >> i & 1 == 1 { n } else { o }.clone());
+            }
+            let d = |p: Page| dat.get(&p).unwrap_or(&Cell::Erased);
+            let read = |map: &Map| {
+                (0..AMAX)
+                    .map(|a| map.get(&a).map_or(Val::Known(0), |p| cell_d(d(*p))))
+                    .collect::<Vec<_>>()
+            };
+            for choice in 0..3usize.pow(3) {
+                let es: Vec<Uep> = region_choices
+                    .iter()
+                    .enumerate()
+                    .map(|(i, cs)| Uep {
+                        committed: cs[(choice / 3usize.pow(i as u32) % 3).min(cs.len() - 1)]
+                            .clone(),
+                        tentative: Vec::new(),
+                    })
+                    .collect();
+                let img = read(&rec_map_u(pk.gen, d, &pk.l2p, &pr, &es));
+                let j = images.iter().position(|x| *x == img).unwrap_or_else(|| {
+                    panic!("recovery read {img:?}, no barrier's image (landed {landed:05b}, choice {choice})")
+                });
+                seen[j] = true;
+                let region = lay(&es, &pr);
+                let top = steps::acc(pk.gen, d, &region).expect("the proven part's commit");
+                let newest =
+                    steps::rp(pk.gen, region[..=top].iter().copied(), steps::st0(&pk.l2p)).com;
+                if !images.contains(&read(&newest)) {
+                    p_mixes += 1;
+                }
+            }
+        }
+        assert!(
+            seen.iter().all(|&x| x),
+            "not every barrier's image recovered: {seen:?}"
+        );
         assert!(p_mixes > 0, "P's acc never mixed epochs");
     }
 }
