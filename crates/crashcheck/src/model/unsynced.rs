@@ -20,12 +20,20 @@
 //! checks recovery's in-order check on every crash outcome of the
 //! barriers' pages by brute force (`barrier-crash-prefix`).
 //!
+//! [`crash_states_u`] reduces PU's crash outcomes to P's: one state per
+//! number of epochs recovery accepts, on which P's `acc` accepts what
+//! `accU` does, so `crash::outcomes` of those states serve PU
+//! (`crash_states_u_give_p_the_outcomes_of_acc_u`).
+//!
 //! Not yet used by the oracle: runs with `--oracle model` generate no
-//! barrier, because its P state carries no list of unsynced epochs (PU's
-//! `ues`) and its crash enumeration (`crash::outcomes`) covers one
-//! unsynced epoch, not several.
+//! barrier. What wiring it needs (proofs/README.md, the step table's PU
+//! row): a `Barrier` step (`fl_b` below `umax` unsynced epochs, P's flush
+//! at it), region commits while an epoch is unsynced, crash candidates
+//! from [`crash_states_u`], a full checkpoint after such a recovery, and
+//! RI and `AR.stb` checked only with no unsynced epoch (P's RI assumes
+//! every committed page synced).
 
-use super::state::{Addr, Cell, Map, Page, St};
+use super::state::{Addr, Cell, Map, Mc, Page, St};
 use super::steps;
 use super::ModelMutant;
 
@@ -102,14 +110,71 @@ pub fn rec_map_u<'a>(
     steps::rp(g, lay(&es[..k], pr), steps::st0(c)).com
 }
 
+/// PU's crash outcomes as P's (`crash-recU`, `barrier-crash-prefix`):
+/// the states whose P crash outcomes ([`super::crash::outcomes`]),
+/// together, are those of a crash at `m` under PU's recovery.
+///
+/// Above its synced part, `m`'s region holds the committed pages of the
+/// unsynced epochs (barriers without SYNC, and a flush's before its SYNC),
+/// each above its tentative pages, and the open epoch's tentative pages on
+/// top. Recovery's `accU` accepts the first `k` of those epochs for some
+/// `k`, and nothing above the first that fails. So for each `k` this gives
+/// the state `m_k` in which the first `k` unsynced epochs are durable as
+/// written (their region pages synced, the data pages their digests name
+/// pinned to the named sectors) and every region page above them is
+/// erased and durable; for the last `k` (every epoch landed) the pages
+/// above stay as they are. On each `m_k` P's `acc` accepts exactly what
+/// `accU` does. With fewer than two unsynced committed pages it is `[m]`:
+/// there `accU` is P's `acc` (`accU-one`), so P's outcomes are exact.
+pub fn crash_states_u(m: &St) -> Vec<St> {
+    let proven =
+        m.dr.iter()
+            .position(|p| matches!(p, Mc::Uns(..)))
+            .unwrap_or(m.dr.len());
+    let commits: Vec<usize> = (proven..m.dr.len())
+        .filter(|&i| matches!(&m.dr[i], Mc::Uns(_, c) if matches!(c, Cell::Dlt { committed: true, .. })))
+        .collect();
+    if commits.len() < 2 {
+        return vec![m.clone()];
+    }
+    (0..=commits.len())
+        .map(|k| {
+            let mut s = m.clone();
+            let landed = if k == 0 { proven } else { commits[k - 1] + 1 };
+            for i in proven..landed {
+                let c = s.dr[i].cur().clone();
+                if let Cell::Dlt {
+                    committed: true,
+                    dg,
+                    ..
+                } = &c
+                {
+                    for &(p, d, a) in &dg.data {
+                        if let Some(Mc::Uns(..)) = s.dat.get(&p) {
+                            s.dat.insert(p, Mc::Syn(Cell::D { d, a }));
+                        }
+                    }
+                }
+                s.dr[i] = Mc::Syn(c);
+            }
+            if k < commits.len() {
+                for pg in &mut s.dr[landed..] {
+                    *pg = Mc::Syn(Cell::Erased);
+                }
+            }
+            s
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
     use std::rc::Rc;
 
     use super::*;
-    use crate::model::crash::crash_c;
-    use crate::model::state::{cell_d, Dg, Mc, Val};
+    use crate::model::crash::{self, crash_c, Image};
+    use crate::model::state::{cell_d, Dg, Val};
 
     /// The committed page of epoch `ep` of generation 1 that wrote
     /// address `a` to page `p` with version `d` (`UnsyncedEpochsExample`'s
@@ -344,5 +409,124 @@ mod tests {
             "not every barrier's image recovered: {seen:?}"
         );
         assert!(p_mixes > 0, "P's acc never mixed epochs");
+    }
+
+    /// Every image recovery with `accU` reads after a crash at `s`, by
+    /// brute force: every `CrashC` outcome of each unsynced region page,
+    /// every unsynced data page landed or lost, the region split into
+    /// epochs as it was written (after each committed page). Zeros left
+    /// out, as in `crash::Image`.
+    fn brute_images(s: &St) -> Vec<Image> {
+        let proven = s.dr.iter().position(|p| matches!(p, Mc::Uns(..))).unwrap();
+        let choices: Vec<Vec<Cell>> = s.dr[proven..].iter().map(crash_c).collect();
+        let data: Vec<(Page, Cell, Cell)> = s
+            .dat
+            .iter()
+            .filter_map(|(&p, mc)| match mc {
+                Mc::Uns(o, n) => Some((p, o.clone(), n.clone())),
+                Mc::Syn(_) => None,
+            })
+            .collect();
+        let pk = steps::pick(s.cp_l.cur(), s.cp_o.cur()).unwrap();
+        let pr: Vec<&Cell> = s.dr[..proven].iter().map(Mc::cur).collect();
+        let combos: usize = choices.iter().map(Vec::len).product();
+        let mut out: Vec<Image> = Vec::new();
+        for landed in 0..1u32 << data.len() {
+            let mut dat: BTreeMap<Page, Cell> =
+                s.dat.iter().map(|(&p, mc)| (p, mc.cur().clone())).collect();
+            for (i, (p, o, n)) in data.iter().enumerate() {
+                dat.insert(*p, if landed >> i & 1 == 1 { n } else { o }.clone());
+            }
+            let d = |p: Page| dat.get(&p).unwrap_or(&Cell::Erased);
+            for mut c in 0..combos {
+                let mut es = Vec::new();
+                let mut tentative = Vec::new();
+                for (i, cs) in choices.iter().enumerate() {
+                    let cell = cs[c % cs.len()].clone();
+                    c /= cs.len();
+                    if matches!(
+                        s.dr[proven + i].cur(),
+                        Cell::Dlt {
+                            committed: true,
+                            ..
+                        }
+                    ) {
+                        es.push(Uep {
+                            committed: cell,
+                            tentative: std::mem::take(&mut tentative),
+                        });
+                    } else {
+                        tentative.push(cell);
+                    }
+                }
+                let map = rec_map_u(pk.gen, d, &pk.l2p, &pr, &es);
+                let img: Image = map
+                    .iter()
+                    .map(|(&a, &p)| (a, cell_d(d(p))))
+                    .filter(|(_, v)| *v != Val::Known(0))
+                    .collect();
+                if !out.contains(&img) {
+                    out.push(img);
+                }
+            }
+        }
+        out
+    }
+
+    /// [`crash_states_u`] against the brute force: P's crash outcomes of
+    /// the states it gives recover exactly the images `accU` recovers on
+    /// every crash outcome — after three barriers, after a write on top
+    /// of them, and at a flush's crash point before its SYNC on top of
+    /// them (four unsynced commits). Without the reduction, P's outcomes
+    /// of the same state recover a mix.
+    #[test]
+    fn crash_states_u_give_p_the_outcomes_of_acc_u() {
+        const AMAX: Addr = 4;
+        let m = ModelMutant::None;
+        let mut s = steps::new_p();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, AMAX, m);
+        for writes in [&[(1, 2), (0, 3)][..], &[(2, 4)], &[(3, 5), (1, 6)]] {
+            for &(a, d) in writes {
+                steps::wr0(&mut s, a, d, m);
+            }
+            fl_b(&mut s, AMAX, m);
+        }
+        let mut written = s.clone();
+        steps::wr0(&mut written, 2, 7, m);
+        let mut flushing = written.clone();
+        steps::fl2(&mut flushing, AMAX, m);
+        for (name, st, states) in [
+            ("three barriers", &s, 4),
+            ("a write after them", &written, 4),
+            ("a flush before its SYNC", &flushing, 5),
+        ] {
+            let ks = crash_states_u(st);
+            assert_eq!(ks.len(), states, "{name}");
+            let mut modelled: Vec<Image> = Vec::new();
+            for mk in &ks {
+                for o in crash::outcomes(mk) {
+                    let img = crash::recovered_image(mk, &o, m);
+                    if !modelled.contains(&img) {
+                        modelled.push(img);
+                    }
+                }
+            }
+            let brute = brute_images(st);
+            assert!(
+                modelled.iter().all(|i| brute.contains(i))
+                    && brute.iter().all(|i| modelled.contains(i)),
+                "{name}: P's outcomes of the PU crash states {modelled:?}, accU by brute force {brute:?}"
+            );
+            assert_eq!(brute.len(), states, "{name}: one image per barrier");
+            let direct: Vec<Image> = crash::outcomes(st)
+                .iter()
+                .map(|o| crash::recovered_image(st, o, m))
+                .collect();
+            assert!(
+                direct.iter().any(|i| !brute.contains(i)),
+                "{name}: P's outcomes of the state itself recover no mix"
+            );
+        }
     }
 }
