@@ -498,6 +498,9 @@ pub struct Executor {
     /// Counters of devices replaced by `Step::NewDevice`: flash commands,
     /// injected program and erase failures.
     replaced: (u64, u64, u64),
+    /// The flash's SYNC count when the model oracle last heard of one
+    /// ([`Executor::oracle_syncs`]).
+    oracle_syncs: u64,
 }
 
 impl Executor {
@@ -512,6 +515,7 @@ impl Executor {
             model: None,
             oracle: None,
             refine: None,
+            oracle_syncs: 0,
             phase: Phase::Fresh,
             formatted: false,
             next_version: 1,
@@ -581,6 +585,7 @@ impl Executor {
             read_only: self.read_only,
             refused: self.refused.clone(),
             replaced: self.replaced,
+            oracle_syncs: self.oracle_syncs,
         })
     }
 
@@ -692,6 +697,22 @@ impl Executor {
 
     /// Runs `f` on the model oracle, if the run has one; its error is a
     /// violation at this step.
+    /// Tells the model oracle of a SYNC the FTL issued since it last
+    /// heard of one (a sync of its own, before an erase while barriers'
+    /// epochs are unsynced, or before an in-page commit): those epochs
+    /// are durable, and the code counts none unsynced, so neither may the
+    /// model. Called before the oracle hears of an operation, completed or
+    /// interrupted; the model syncs the state before it, which the FTL's
+    /// SYNC during the operation made durable at least.
+    fn oracle_syncs(&mut self) -> Result<(), Violation> {
+        let n = self.flash.with(|c| c.counters().syncs);
+        let seen = std::mem::replace(&mut self.oracle_syncs, n);
+        if n > seen {
+            self.with_oracle(|o| o.synced())?;
+        }
+        Ok(())
+    }
+
     fn with_oracle(
         &mut self,
         f: impl FnOnce(&mut ModelOracle) -> Result<(), String>,
@@ -870,6 +891,7 @@ impl Executor {
         if let Some(r) = self.refine.as_mut() {
             r.interrupted(op);
         }
+        self.oracle_syncs()?;
         match self.oracle.as_mut().map(|o| o.interrupted(op)) {
             Some(Err(m)) => Err(self.violation(m)),
             _ => Ok(()),
@@ -1039,6 +1061,7 @@ impl Executor {
                 model.write(lba, &self.versions);
                 self.note_touched(lba, count, !trim);
                 let versions = std::mem::take(&mut self.versions);
+                self.oracle_syncs()?;
                 let r = self.with_oracle(|o| o.write(lba, &versions));
                 let done = if trim {
                     Done::Trim {
@@ -1127,6 +1150,7 @@ impl Executor {
             return Ok(());
         }
         self.stats.operations += 1;
+        let programs = self.flash.with(|c| c.counters().programs);
         let dev = self.dev.as_mut().expect("up");
         let r = if barrier {
             dev.epoch_barrier()
@@ -1140,12 +1164,14 @@ impl Executor {
                     self.stats.barriers += 1;
                     model.barrier();
                     self.refine_step(Done::Barrier)?;
-                    self.with_oracle(|_| {
-                        Err(
-                            "model oracle: epoch barriers are not modelled by P (run without them)"
-                                .into(),
-                        )
-                    })?;
+                    // The model decides flB or its flush by its count of
+                    // unsynced epochs before the barrier; a SYNC the FTL
+                    // issued inside it (before an erase, or its own) is
+                    // applied after.
+                    let programmed = self.flash.with(|c| c.counters().programs) > programs;
+                    self.with_oracle(|o| o.barrier(programmed))?;
+                    self.oracle_syncs()?;
+                    self.check_counter()?;
                     if self.cfg.target.sync_behind {
                         self.sync_behind()?;
                     }
@@ -1154,6 +1180,7 @@ impl Executor {
                     self.stats.flushes += 1;
                     model.flush();
                     let mut in_slot = false;
+                    self.oracle_syncs()?;
                     self.with_oracle(|o| o.flush().map(|r| in_slot = r))?;
                     self.stats.oracle_record_commits += u64::from(in_slot);
                     self.refine_step(Done::Flush)?;
@@ -1205,6 +1232,7 @@ impl Executor {
                 if ran {
                     self.stats.syncs_behind += 1;
                 }
+                self.oracle_syncs()?;
                 let erased = self.dev.as_ref().expect("up").stats().erased_ahead;
                 self.stats.erased_ahead += erased - erased_before;
                 // Its erases ahead, if any, are checked like any erase.

@@ -149,6 +149,12 @@ pub struct CrashtestArgs {
     /// are lost, reordered or torn at 512-byte sectors by a host power cut).
     #[arg(long, default_value = "ram")]
     pub backend: String,
+    /// Random runs: issue no epoch barriers (flushes end every epoch).
+    /// Runs with epoch barriers rarely build long chains of in-page
+    /// commits, which need every earlier epoch durable; this keeps them
+    /// coming (the model oracle's lazy chain, for example).
+    #[arg(long)]
+    pub no_barriers: bool,
     /// Turn wear leveling on in the FTL (after every format and open):
     /// what `scftl serve` runs with — dynamic and static for scftl,
     /// dynamic for the others. Off (FIFO allocation) unless given.
@@ -180,8 +186,9 @@ pub struct CrashtestArgs {
     /// in-page and OOB commits (PL, over P: proofs/SCFTL/Impl) on the same
     /// operations and checks that every recovered state is one it allows
     /// and that P's RI/AR hold of the device between operations
-    /// (--ftl scftl, random mode, RAM backend; no epoch barriers are
-    /// generated). `refine` maps SCFTL's internal state (L2P, stable L2P,
+    /// (--ftl scftl, random mode, RAM backend; epoch barriers as the
+    /// P-level model PU takes them; --no-barriers for long lazy chains).
+    /// `refine` maps SCFTL's internal state (L2P, stable L2P,
     /// superblock states, valid counts, epoch counter) to P's after every
     /// operation and recovery and steps P in lock step with it, so a
     /// divergence is caught before any read shows it (--ftl scftl; random

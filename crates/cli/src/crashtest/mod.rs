@@ -291,6 +291,9 @@ pub fn replay_command(args: &CrashtestArgs, plan: &Plan, ops: u64) -> String {
     if plan.run.target.backend != target::BackendKind::Ram {
         c += &format!(" --backend {}", plan.run.target.backend.name());
     }
+    if args.no_barriers {
+        c += " --no-barriers";
+    }
     if args.wear_leveling {
         c += " --wear-leveling";
     }
@@ -362,6 +365,10 @@ pub fn campaign(
         cfg.shrink_time = shrink_time;
         cfg.failure_rate = args.inject_failures.unwrap_or(0.0);
         cfg.aimed_rate = args.aimed.unwrap_or(0.0);
+        if args.no_barriers {
+            cfg.workload.barrier = 0;
+            cfg.forced_barrier_prob = 0.0;
+        }
         explore(&plan.run, &cfg, progress)
     }
 }
@@ -440,6 +447,9 @@ fn check_budget(args: &CrashtestArgs) -> Result<(), String> {
             return Err("--split-unit 0 would damage nothing; give a window of at least 1 byte (default 512)".into());
         }
     }
+    if args.no_barriers && args.exhaustive {
+        return Err("--no-barriers shapes random runs' workloads; exhaustive mode's operations are its own (run without --exhaustive)".into());
+    }
     if let Some(r) = args.aimed {
         if !(r > 0.0 && r <= 1.0) {
             return Err(format!(
@@ -464,6 +474,7 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.max_outcomes.is_some(), "--max-outcomes"),
         (args.failure_windows.is_some(), "--failure-windows"),
         (args.backend != "ram", "--backend"),
+        (args.no_barriers, "--no-barriers"),
         (args.wear_leveling, "--wear-leveling"),
         (args.hot_cold, "--hot-cold"),
         (args.sync_behind, "--sync-behind"),

@@ -783,15 +783,14 @@ pub fn explore(
         Ok(e) => e,
         Err(v) => return reporter.failed(Stats::default(), None, v, vec![], 0),
     };
-    // The model oracle's P has no epoch barriers: such runs flush instead.
-    let no_barriers;
+    // The model oracle runs no aimed cycles (power cuts aimed right after
+    // an erase, with media failures); they have not been tried with it.
+    let not_aimed;
     let cfg = if run.oracle.is_some() {
         let mut c = cfg.clone();
-        c.workload.barrier = 0;
-        c.forced_barrier_prob = 0.0;
         c.aimed_rate = 0.0;
-        no_barriers = c;
-        &no_barriers
+        not_aimed = c;
+        &not_aimed
     } else {
         cfg
     };

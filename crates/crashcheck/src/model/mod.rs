@@ -38,8 +38,9 @@
 //! region page, recovery walking the chain, the guarded erase), is
 //! transcribed too, and is the model oracle's model by default
 //! (`OracleConfig::chain`). Of PU, P with the epoch barrier without
-//! SYNC, the barrier step and recovery's in-order check of the unsynced
-//! epochs are transcribed (`unsynced`), not yet used by the oracle.
+//! SYNC, the barrier step, recovery's in-order check of the unsynced
+//! epochs and the crash outcomes after barriers are transcribed
+//! (`unsynced`), and the oracle takes barriers that way.
 //!
 //! What it is not: a model of the Rust code's geometry, block reuse,
 //! digest chaining, epoch barriers (as steps) or trim records (see

@@ -47,11 +47,23 @@
 //! (proofs/README.md, "What is abstracted"; the digest is abstracted to
 //! exact contents), and P's choices are the policy's, not the FTL's, so it
 //! compares *observable states* only: device images after recovery and
-//! between operations, and the write counter. It has no
-//! epoch barriers (runs with the oracle generate none, and a `Barrier`
-//! step is an error), models trim as a write of zeros (S's definition), and
-//! resolves the model's nondeterminism after a crash by keeping one
-//! candidate per distinct image (any one of them is a state P may be in).
+//! between operations, and the write counter. It models trim as a write of
+//! zeros (S's definition), and resolves the model's nondeterminism after a
+//! crash by keeping one candidate per distinct image (any one of them is a
+//! state P may be in).
+//!
+//! **Epoch barriers** are PU's ([`super::unsynced`]): a barrier the device
+//! completed is `flB` (no SYNC) while fewer than `umax` epochs are
+//! unsynced, else P's flush, and nothing where the device's barrier
+//! programmed nothing; commits go to the region while an epoch is
+//! unsynced; a crash's candidates are P's outcomes of the states
+//! `crash_states_u` gives (one per number of epochs `accU` accepts); a
+//! SYNC the FTL issued outside a commit (before an erase while epochs are
+//! unsynced, a sync behind barriers) makes the barriers' epochs durable in
+//! the model too ([`ModelOracle::synced`]), so the model never counts an
+//! epoch unsynced that the code synced; and with an epoch unsynced, `Check`
+//! steps compare `AR.vol` only (P's RI takes every committed page as
+//! synced, and the stable image is not one image then).
 
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -64,6 +76,7 @@ use super::invariant::check_ri;
 use super::lazy;
 use super::state::{Addr, Cell, Data, Mc, Page, St, Val, D0, GARBAGE};
 use super::steps;
+use super::unsynced;
 use super::ModelMutant;
 
 /// The model's policy for P's nondeterministic choices, and its mutant.
@@ -93,6 +106,12 @@ pub struct OracleConfig {
     /// only pages the chain does not name, and recovery walks the chain
     /// and always writes a full checkpoint. `None`: P.
     pub chain: Option<u64>,
+    /// PU's `umax` (`SCFTL.Impl.UnsyncedBarrier`): an epoch barrier with
+    /// fewer unsynced epochs than this is `flB` (no SYNC), with this many
+    /// P's flush. SCFTL's barrier syncs when it would leave
+    /// `MAX_UNSYNCED_EPOCHS` (4) unsynced, so 3; another value would let
+    /// the model sync where the code does not, or the other way round.
+    pub umax: usize,
     /// `kmax`, the bound K on relocations per epoch.
     pub kmax: u64,
     /// GC relocation steps tried after each sector write.
@@ -113,6 +132,7 @@ impl Default for OracleConfig {
             region_pages: 8,
             records: true,
             chain: Some(128),
+            umax: 3,
             kmax: 64,
             gc_per_write: 2,
             counter_exact: true,
@@ -373,7 +393,69 @@ impl ModelOracle {
     /// The page whose record slot the policy commits the flush of `s` in
     /// (`records` and `InP`/`OobP`), if any.
     fn record_page(&self, s: &St) -> Option<Page> {
+        // PU: while a barrier's epoch is unsynced, commits go to the region
+        // (the code's in-page and OOB commits need every earlier epoch
+        // durable: refine's guard "no unsynced epoch before it")
+        if unsynced::unsynced_commits(s) > 0 {
+            return None;
+        }
         self.cfg.records.then(|| crash::commit_page(s)).flatten()
+    }
+
+    /// PU's barrier (`okU barrier`) for a power cut during one, or `None`
+    /// where the model's epoch has nothing to commit: `Some(true)` for
+    /// `flB` (fewer than `umax` unsynced epochs), `Some(false)` for P's
+    /// flush.
+    fn barrier_kind(&self, s: &St) -> Option<bool> {
+        if s.mb.is_empty() && s.dbuf.is_empty() && s.ept.is_empty() {
+            return None;
+        }
+        Some(unsynced::unsynced_commits(s) < self.cfg.umax)
+    }
+
+    /// `flB` as the policy takes it (PL: the chain's consolidation page
+    /// first, as before any region page).
+    fn fl_b(&self, s: &mut St) {
+        if let Some(kc) = self.cfg.chain {
+            lazy::kons_s(kc, s);
+        }
+        unsynced::fl_b(s, self.amax, self.cfg.mutant);
+    }
+
+    /// An epoch barrier the device completed (PU's `okU barrier`): `flB`
+    /// below `umax` unsynced epochs, else P's flush ([`Self::flush`]);
+    /// nothing where the device's barrier programmed nothing (an epoch with
+    /// nothing to commit: a trim of unmapped sectors, which the model takes
+    /// as a write of zeros, leaves the code's epoch clean, and counting
+    /// that barrier would make the model sync where the code does not).
+    pub fn barrier(&mut self, programmed: bool) -> Result<(), String> {
+        let kind = match &self.phase {
+            Phase::Up(s) if programmed => Some(unsynced::unsynced_commits(s) < self.cfg.umax),
+            Phase::Up(_) => None,
+            _ => return Err("model oracle: a barrier while the model is not up".into()),
+        };
+        match kind {
+            None => Ok(()),
+            Some(false) => self.flush().map(|_| ()),
+            Some(true) => {
+                let mut s = std::mem::replace(self.up("a barrier")?, steps::new_p());
+                self.fl_b(&mut s);
+                self.phase = Phase::Up(Box::new(s));
+                Ok(())
+            }
+        }
+    }
+
+    /// The FTL issued a SYNC outside a commit the model takes (a sync
+    /// behind barriers, `ftl::SharedDevice::sync_behind`; SCFTL's sync
+    /// before an erase while epochs are unsynced, or before an in-page
+    /// commit): the barriers' epochs are durable
+    /// ([`unsynced::sync_barriers`]). Nothing while the model is not up.
+    pub fn synced(&mut self) -> Result<(), String> {
+        if let Phase::Up(s) = &mut self.phase {
+            unsynced::sync_barriers(s);
+        }
+        Ok(())
     }
 
     /// PL: the page the lazy commit of `s` takes (`Lazy s M`), if the
@@ -487,11 +569,30 @@ impl ModelOracle {
                 pts.push(*s);
                 Phase::Crashed(self.candidates(&pts))
             }
-            (Phase::Up(_), Interrupted::Barrier) => {
-                return Err(
-                    "model oracle: epoch barriers are not modelled by P (run without them)".into(),
-                )
-            }
+            (Phase::Up(s), Interrupted::Barrier) => match self.barrier_kind(&s) {
+                None => Phase::Crashed(self.candidates(&[*s])),
+                Some(false) => {
+                    // the forced SYNC: P's flush points
+                    self.phase = Phase::Up(s);
+                    return self.interrupted(Interrupted::Flush);
+                }
+                Some(true) => {
+                    // flB's programs, none synced: its end state's outcomes
+                    // cover every point inside it (each of its pages may be
+                    // left erased); PL: the consolidation page's points
+                    let mut pts = Vec::new();
+                    if let Some(kc) = self.cfg.chain {
+                        let mut k = (*s).clone();
+                        lazy::kons_i(kc, &mut k);
+                        pts.push(k);
+                    }
+                    let mut x = (*s).clone();
+                    self.fl_b(&mut x);
+                    pts.push(x);
+                    pts.push(*s);
+                    Phase::Crashed(self.candidates(&pts))
+                }
+            },
             (Phase::Up(_), Interrupted::Recovery) => {
                 return Err("model oracle: a recovery was cut while the model was up".into())
             }
@@ -531,6 +632,15 @@ impl ModelOracle {
     /// one), that `out` does not hold yet, with its witness state (`img m
     /// choice`; copied only for a new candidate).
     fn add_candidates(&self, out: &mut Vec<Cand>, m: &St) {
+        // PU: one state per number of unsynced epochs recovery accepts
+        for mk in unsynced::crash_states_u(m) {
+            self.add_candidates_p(out, &mk);
+        }
+    }
+
+    /// [`Self::add_candidates`] for a state with at most one unsynced
+    /// commit (P's crash outcomes are exact there).
+    fn add_candidates_p(&self, out: &mut Vec<Cand>, m: &St) {
         let outs = match self.cfg.chain {
             Some(kc) => crash::outcomes_walking(m, kc),
             None => crash::outcomes(m),
@@ -718,16 +828,23 @@ impl ModelOracle {
         let Phase::Up(s) = &self.phase else {
             return Ok(());
         };
-        // PL: P's RI of the state with the chain virtually consolidated
-        let virt;
-        let ri_of = match self.cfg.chain {
-            Some(kc) => {
-                virt = lazy::virt_chain(kc, s);
-                &virt
-            }
-            None => s,
-        };
-        check_ri(ri_of, self.amax).map_err(|e| format!("model oracle: {e}"))?;
+        // PU: with a barrier's epoch unsynced, P's RI does not apply (it
+        // takes every committed page as synced) and the stable image is not
+        // one image (a crash may return to any barrier since the last SYNC)
+        let unsynced = unsynced::unsynced_commits(s) > 0;
+        let stable = stable.filter(|_| !unsynced);
+        if !unsynced {
+            // PL: P's RI of the state with the chain virtually consolidated
+            let virt;
+            let ri_of = match self.cfg.chain {
+                Some(kc) => {
+                    virt = lazy::virt_chain(kc, s);
+                    &virt
+                }
+                None => s,
+            };
+            check_ri(ri_of, self.amax).map_err(|e| format!("model oracle: {e}"))?;
+        }
         for (i, &a) in addrs.iter().enumerate() {
             let v = s.rd(a);
             if !val_matches(v, vol[i]) {

@@ -25,13 +25,11 @@
 //! `accU` does, so `crash::outcomes` of those states serve PU
 //! (`crash_states_u_give_p_the_outcomes_of_acc_u`).
 //!
-//! Not yet used by the oracle: runs with `--oracle model` generate no
-//! barrier. What wiring it needs (proofs/README.md, the step table's PU
-//! row): a `Barrier` step (`fl_b` below `umax` unsynced epochs, P's flush
-//! at it), region commits while an epoch is unsynced, crash candidates
-//! from [`crash_states_u`], a full checkpoint after such a recovery, and
-//! RI and `AR.stb` checked only with no unsynced epoch (P's RI assumes
-//! every committed page synced).
+//! The model oracle (`super::oracle`) takes epoch barriers this way: `fl_b`
+//! below `umax` unsynced epochs, region commits while one is unsynced,
+//! crash candidates from [`crash_states_u`], [`sync_barriers`] for a SYNC
+//! the FTL issues outside a commit, and RI and `AR.stb` checked only with
+//! no unsynced epoch (P's RI takes every committed page as synced).
 
 use super::state::{Addr, Cell, Map, Mc, Page, St};
 use super::steps;
@@ -110,6 +108,85 @@ pub fn rec_map_u<'a>(
     steps::rp(g, lay(&es[..k], pr), steps::st0(c)).com
 }
 
+/// `length (ues s)` (`SCFTL.Impl.UnsyncedBarrier`), read off the region:
+/// the committed pages programmed since the last SYNC (`lay-ok`: PU's
+/// region is `lay` of `ues` over the pages below the last SYNC). Between
+/// operations these are the barriers' epochs since the last SYNC.
+pub fn unsynced_commits(s: &St) -> usize {
+    s.dr.iter()
+        .filter(|p| {
+            matches!(
+                p,
+                Mc::Uns(
+                    _,
+                    Cell::Dlt {
+                        committed: true,
+                        ..
+                    }
+                )
+            )
+        })
+        .count()
+}
+
+/// Makes the region pages `proven..landed` of `s` durable as written:
+/// each synced, and the data pages the committed ones' digests name
+/// pinned to the named sectors (the epochs among them landed whole).
+fn land(s: &mut St, proven: usize, landed: usize) {
+    for i in proven..landed {
+        let c = s.dr[i].cur().clone();
+        if let Cell::Dlt {
+            committed: true,
+            dg,
+            ..
+        } = &c
+        {
+            for &(p, d, a) in &dg.data {
+                if let Some(Mc::Uns(..)) = s.dat.get(&p) {
+                    s.dat.insert(p, Mc::Syn(Cell::D { d, a }));
+                }
+            }
+        }
+        s.dr[i] = Mc::Syn(c);
+    }
+}
+
+/// A SYNC the FTL issued outside a commit (before an erase while epochs
+/// are unsynced, a sync behind barriers) as the model takes it: the
+/// barriers' epochs become durable as written — the region up to the
+/// newest committed page synced, the data pages their digests name
+/// synced — and the stable map `smap` is the last barrier's, the replay
+/// of the region recovery now reads (`recMap`), so P's RI holds again.
+/// The open epoch's pages (above the newest committed page, and its data
+/// pages) stay unsynced, and the invalid and erasable queues stay: GC
+/// still erases only pages freed at a flush. PU has no such step (a bare
+/// SYNC: docs/FORMAT.md §4.3, "Detached syncs"); it narrows the crash
+/// outcomes to what the code's SYNC left.
+pub fn sync_barriers(s: &mut St) {
+    let Some(last) = s.dr.iter().rposition(|p| {
+        matches!(
+            p,
+            Mc::Uns(
+                _,
+                Cell::Dlt {
+                    committed: true,
+                    ..
+                }
+            )
+        )
+    }) else {
+        return;
+    };
+    let proven =
+        s.dr.iter()
+            .position(|p| matches!(p, Mc::Uns(..)))
+            .unwrap_or(last);
+    land(s, proven, last + 1);
+    if let Some(pk) = steps::pick(s.cp_l.cur(), s.cp_o.cur()) {
+        s.smap = steps::rec_map(pk.gen, &pk.l2p, s);
+    }
+}
+
 /// PU's crash outcomes as P's (`crash-recU`, `barrier-crash-prefix`):
 /// the states whose P crash outcomes ([`super::crash::outcomes`]),
 /// together, are those of a crash at `m` under PU's recovery.
@@ -132,7 +209,18 @@ pub fn crash_states_u(m: &St) -> Vec<St> {
             .position(|p| matches!(p, Mc::Uns(..)))
             .unwrap_or(m.dr.len());
     let commits: Vec<usize> = (proven..m.dr.len())
-        .filter(|&i| matches!(&m.dr[i], Mc::Uns(_, c) if matches!(c, Cell::Dlt { committed: true, .. })))
+        .filter(|&i| {
+            matches!(
+                &m.dr[i],
+                Mc::Uns(
+                    _,
+                    Cell::Dlt {
+                        committed: true,
+                        ..
+                    }
+                )
+            )
+        })
         .collect();
     if commits.len() < 2 {
         return vec![m.clone()];
@@ -141,22 +229,7 @@ pub fn crash_states_u(m: &St) -> Vec<St> {
         .map(|k| {
             let mut s = m.clone();
             let landed = if k == 0 { proven } else { commits[k - 1] + 1 };
-            for i in proven..landed {
-                let c = s.dr[i].cur().clone();
-                if let Cell::Dlt {
-                    committed: true,
-                    dg,
-                    ..
-                } = &c
-                {
-                    for &(p, d, a) in &dg.data {
-                        if let Some(Mc::Uns(..)) = s.dat.get(&p) {
-                            s.dat.insert(p, Mc::Syn(Cell::D { d, a }));
-                        }
-                    }
-                }
-                s.dr[i] = Mc::Syn(c);
-            }
+            land(&mut s, proven, landed);
             if k < commits.len() {
                 for pg in &mut s.dr[landed..] {
                     *pg = Mc::Syn(Cell::Erased);
