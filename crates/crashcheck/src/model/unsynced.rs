@@ -424,14 +424,7 @@ mod tests {
         assert!(s.dr[..proven].iter().all(|p| matches!(p, Mc::Syn(_))));
         assert!(s.dr[proven..].iter().all(|p| matches!(p, Mc::Uns(..))));
         let region_choices: Vec<Vec<Cell>> = s.dr[proven..].iter().map(crash_c).collect();
-        let data_pages: Vec<(Page, Cell, Cell)> = s
-            .dat
-            .iter()
-            .filter_map(|(&p, mc)| match mc {
-                Mc::Uns(o, n) => Some((p, o.clone(), n.clone())),
-                Mc::Syn(_) => None,
-            })
-            .collect();
+        let data_pages = unsynced_data(&s);
         assert_eq!(
             data_pages.len(),
             5,
@@ -442,11 +435,7 @@ mod tests {
         let mut seen = vec![false; images.len()];
         let mut p_mixes = 0;
         for landed in 0..1u32 << data_pages.len() {
-            let mut dat: BTreeMap<Page, Cell> =
-                s.dat.iter().map(|(&p, mc)| (p, mc.cur().clone())).collect();
-            for (i, (p, o, n)) in data_pages.iter().enumerate() {
-                dat.insert(*p, if landed >> i & 1 == 1 { n } else { o }.clone());
-            }
+            let dat = crashed_data(&s, &data_pages, landed);
             let d = |p: Page| dat.get(&p).unwrap_or(&Cell::Erased);
             let read = |map: &Map| {
                 (0..AMAX)
@@ -484,6 +473,29 @@ mod tests {
         assert!(p_mixes > 0, "P's acc never mixed epochs");
     }
 
+    /// The unsynced data pages of `s`: each with its old and new content.
+    fn unsynced_data(s: &St) -> Vec<(Page, Cell, Cell)> {
+        s.dat
+            .iter()
+            .filter_map(|(&p, mc)| match mc {
+                Mc::Uns(o, n) => Some((p, o.clone(), n.clone())),
+                Mc::Syn(_) => None,
+            })
+            .collect()
+    }
+
+    /// The data pages after a crash of `s`: the `i`-th unsynced page of
+    /// `data` landed (its new content) if bit `i` of `landed` is set, else
+    /// lost (its old content); the others as they are.
+    fn crashed_data(s: &St, data: &[(Page, Cell, Cell)], landed: u32) -> BTreeMap<Page, Cell> {
+        let mut dat: BTreeMap<Page, Cell> =
+            s.dat.iter().map(|(&p, mc)| (p, mc.cur().clone())).collect();
+        for (i, (p, o, n)) in data.iter().enumerate() {
+            dat.insert(*p, if landed >> i & 1 == 1 { n } else { o }.clone());
+        }
+        dat
+    }
+
     /// Every image recovery with `accU` reads after a crash at `s`, by
     /// brute force: every `CrashC` outcome of each unsynced region page,
     /// every unsynced data page landed or lost, the region split into
@@ -492,24 +504,13 @@ mod tests {
     fn brute_images(s: &St) -> Vec<Image> {
         let proven = s.dr.iter().position(|p| matches!(p, Mc::Uns(..))).unwrap();
         let choices: Vec<Vec<Cell>> = s.dr[proven..].iter().map(crash_c).collect();
-        let data: Vec<(Page, Cell, Cell)> = s
-            .dat
-            .iter()
-            .filter_map(|(&p, mc)| match mc {
-                Mc::Uns(o, n) => Some((p, o.clone(), n.clone())),
-                Mc::Syn(_) => None,
-            })
-            .collect();
+        let data = unsynced_data(s);
         let pk = steps::pick(s.cp_l.cur(), s.cp_o.cur()).unwrap();
         let pr: Vec<&Cell> = s.dr[..proven].iter().map(Mc::cur).collect();
         let combos: usize = choices.iter().map(Vec::len).product();
         let mut out: Vec<Image> = Vec::new();
         for landed in 0..1u32 << data.len() {
-            let mut dat: BTreeMap<Page, Cell> =
-                s.dat.iter().map(|(&p, mc)| (p, mc.cur().clone())).collect();
-            for (i, (p, o, n)) in data.iter().enumerate() {
-                dat.insert(*p, if landed >> i & 1 == 1 { n } else { o }.clone());
-            }
+            let dat = crashed_data(s, &data, landed);
             let d = |p: Page| dat.get(&p).unwrap_or(&Cell::Erased);
             for mut c in 0..combos {
                 let mut es = Vec::new();
