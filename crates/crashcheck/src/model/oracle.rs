@@ -62,8 +62,9 @@
 //! unsynced, a sync behind barriers) makes the barriers' epochs durable in
 //! the model too ([`ModelOracle::synced`]), so the model never counts an
 //! epoch unsynced that the code synced; and with an epoch unsynced, `Check`
-//! steps compare `AR.vol` only (P's RI takes every committed page as
-//! synced, and the stable image is not one image then).
+//! steps check P's RI of the state with the barriers' epochs virtually
+//! synced (P's RI takes every committed page as synced) and skip `AR.stb`
+//! (the stable image is not one image then).
 
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -833,18 +834,27 @@ impl ModelOracle {
         // one image (a crash may return to any barrier since the last SYNC)
         let unsynced = unsynced::unsynced_commits(s) > 0;
         let stable = stable.filter(|_| !unsynced);
-        if !unsynced {
-            // PL: P's RI of the state with the chain virtually consolidated
-            let virt;
-            let ri_of = match self.cfg.chain {
-                Some(kc) => {
-                    virt = lazy::virt_chain(kc, s);
-                    &virt
-                }
-                None => s,
-            };
-            check_ri(ri_of, self.amax).map_err(|e| format!("model oracle: {e}"))?;
-        }
+        // PU: P's RI of the state with the barriers' epochs virtually synced
+        // (as a SYNC now would leave it: `sync_barriers`)
+        let synced;
+        let s_ri = if unsynced {
+            let mut v = (**s).clone();
+            unsynced::sync_barriers(&mut v);
+            synced = v;
+            &synced
+        } else {
+            &**s
+        };
+        // PL: P's RI of the state with the chain virtually consolidated
+        let virt;
+        let ri_of = match self.cfg.chain {
+            Some(kc) => {
+                virt = lazy::virt_chain(kc, s_ri);
+                &virt
+            }
+            None => s_ri,
+        };
+        check_ri(ri_of, self.amax).map_err(|e| format!("model oracle: {e}"))?;
         for (i, &a) in addrs.iter().enumerate() {
             let v = s.rd(a);
             if !val_matches(v, vol[i]) {

@@ -28,8 +28,9 @@
 //! The model oracle (`super::oracle`) takes epoch barriers this way: `fl_b`
 //! below `umax` unsynced epochs, region commits while one is unsynced,
 //! crash candidates from [`crash_states_u`], [`sync_barriers`] for a SYNC
-//! the FTL issues outside a commit, and RI and `AR.stb` checked only with
-//! no unsynced epoch (P's RI takes every committed page as synced).
+//! the FTL issues outside a commit, P's RI checked of the state with the
+//! barriers' epochs virtually synced (it takes every committed page as
+//! synced), and `AR.stb` only with no epoch unsynced.
 
 use super::state::{Addr, Cell, Map, Mc, Page, St};
 use super::steps;
