@@ -695,15 +695,15 @@ impl Executor {
         h.finish()
     }
 
-    /// Runs `f` on the model oracle, if the run has one; its error is a
-    /// violation at this step.
     /// Tells the model oracle of a SYNC the FTL issued since it last
     /// heard of one (a sync of its own, before an erase while barriers'
     /// epochs are unsynced, or before an in-page commit): those epochs
     /// are durable, and the code counts none unsynced, so neither may the
-    /// model. Called before the oracle hears of an operation, completed or
-    /// interrupted; the model syncs the state before it, which the FTL's
-    /// SYNC during the operation made durable at least.
+    /// model. Called before the oracle hears of a write, a flush or an
+    /// interrupted operation (the model syncs the state before it, which
+    /// the FTL's SYNC during the operation made durable at least), and
+    /// after it hears of a barrier (which it takes as `flB` or its flush
+    /// by its count of unsynced epochs before the barrier).
     fn oracle_syncs(&mut self) -> Result<(), Violation> {
         let n = self.flash.with(|c| c.counters().syncs);
         let seen = std::mem::replace(&mut self.oracle_syncs, n);
@@ -713,6 +713,8 @@ impl Executor {
         Ok(())
     }
 
+    /// Runs `f` on the model oracle, if the run has one; its error is a
+    /// violation at this step.
     fn with_oracle(
         &mut self,
         f: impl FnOnce(&mut ModelOracle) -> Result<(), String>,
