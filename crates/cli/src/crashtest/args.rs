@@ -199,8 +199,8 @@ pub struct CrashtestArgs {
     pub oracle: Option<String>,
     /// With --oracle model: a seeded bug in the transcription, by name
     /// (model-flush-forgets-deltas, model-recovery-keeps-volatile,
-    /// model-write-skips-counter, model-chain-erase-unguarded), to check
-    /// the oracle catches it.
+    /// model-write-skips-counter, model-chain-erase-unguarded,
+    /// model-barrier-releases-victims), to check the oracle catches it.
     #[arg(long, value_name = "NAME")]
     pub model_mutant: Option<String>,
     /// Random mode: inject media failures together with the power cuts.

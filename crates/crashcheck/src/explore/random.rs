@@ -725,7 +725,8 @@ impl<'a> Gen<'a> {
     }
 
     /// One write of the usual size and place, preceded by an epoch barrier
-    /// (never a flush) when the epoch's budget does not hold it.
+    /// (never a flush, unless barriers are off) when the epoch's budget
+    /// does not hold it.
     fn barrier_write(&mut self) -> Result<(), Violation> {
         let max = self.cfg.workload.max_sectors.max(1);
         let mut count = if self.rng.gen_bool(0.5) {
@@ -742,7 +743,9 @@ impl<'a> Gen<'a> {
                 if self.cfg.failure_rate > 0.0 && self.aim.gen_bool(AIMED_PAD_FAILURES) {
                     self.push(Step::FailProgram { after: 1 })?;
                 }
-                match self.end_epoch_before(count, true)? {
+                // With barriers off (`--no-barriers`), a flush.
+                let barrier = self.cfg.workload.barrier > 0;
+                match self.end_epoch_before(count, barrier)? {
                     Some(c) => count = c,
                     None => return Ok(()),
                 }
@@ -782,17 +785,6 @@ pub fn explore(
     let exec = match Executor::replay(run, data_seed, &[]) {
         Ok(e) => e,
         Err(v) => return reporter.failed(Stats::default(), None, v, vec![], 0),
-    };
-    // The model oracle runs no aimed cycles (power cuts aimed right after
-    // an erase, with media failures); they have not been tried with it.
-    let not_aimed;
-    let cfg = if run.oracle.is_some() {
-        let mut c = cfg.clone();
-        c.aimed_rate = 0.0;
-        not_aimed = c;
-        &not_aimed
-    } else {
-        cfg
     };
     let mut g = Gen::new(cfg, rng, exec);
     let ops_budget = cfg.ops.unwrap_or(u64::MAX);

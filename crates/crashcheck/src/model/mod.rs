@@ -79,14 +79,22 @@ pub enum ModelMutant {
     /// stops at that record, losing the chain's epochs although they were
     /// SYNCed. The model allows less than the code recovers.
     ChainEraseUnguarded,
+    /// PU's barrier without SYNC releases the epoch's GC victims (the
+    /// invalid queue joins the erasable one) as P's flush does after its
+    /// SYNC — mutant 25 of the proofs (`SCFTL.Mutants.BarrierReleasesVictims`).
+    /// GC may then erase a page that a crash falling back to before the
+    /// barrier still reads: the model loses a durable sector, so it allows
+    /// less than the code recovers.
+    BarrierReleasesVictims,
 }
 
 impl ModelMutant {
-    pub const ALL: [ModelMutant; 4] = [
+    pub const ALL: [ModelMutant; 5] = [
         ModelMutant::FlushForgetsDeltas,
         ModelMutant::RecoveryKeepsVolatile,
         ModelMutant::WriteSkipsCounter,
         ModelMutant::ChainEraseUnguarded,
+        ModelMutant::BarrierReleasesVictims,
     ];
 
     pub fn name(self) -> &'static str {
@@ -96,6 +104,7 @@ impl ModelMutant {
             ModelMutant::RecoveryKeepsVolatile => "model-recovery-keeps-volatile",
             ModelMutant::WriteSkipsCounter => "model-write-skips-counter",
             ModelMutant::ChainEraseUnguarded => "model-chain-erase-unguarded",
+            ModelMutant::BarrierReleasesVictims => "model-barrier-releases-victims",
         }
     }
 

@@ -411,7 +411,13 @@ impl ModelOracle {
         if s.mb.is_empty() && s.dbuf.is_empty() && s.ept.is_empty() {
             return None;
         }
-        Some(unsynced::unsynced_commits(s) < self.cfg.umax)
+        Some(self.barrier_unsynced(s))
+    }
+
+    /// Whether PU's barrier of `s` is `flB` (fewer than `umax` epochs
+    /// unsynced) rather than P's flush (the forced SYNC).
+    fn barrier_unsynced(&self, s: &St) -> bool {
+        unsynced::unsynced_commits(s) < self.cfg.umax
     }
 
     /// `flB` as the policy takes it (PL: the chain's consolidation page
@@ -431,7 +437,7 @@ impl ModelOracle {
     /// that barrier would make the model sync where the code does not).
     pub fn barrier(&mut self, programmed: bool) -> Result<(), String> {
         let kind = match &self.phase {
-            Phase::Up(s) if programmed => Some(unsynced::unsynced_commits(s) < self.cfg.umax),
+            Phase::Up(s) if programmed => Some(self.barrier_unsynced(s)),
             Phase::Up(_) => None,
             _ => return Err("model oracle: a barrier while the model is not up".into()),
         };
@@ -855,6 +861,8 @@ impl ModelOracle {
             None => s_ri,
         };
         check_ri(ri_of, self.amax).map_err(|e| format!("model oracle: {e}"))?;
+        // PU's own invariants, of the state itself
+        unsynced::check_gc_sm(s, self.amax).map_err(|e| format!("model oracle: {e}"))?;
         for (i, &a) in addrs.iter().enumerate() {
             let v = s.rd(a);
             if !val_matches(v, vol[i]) {

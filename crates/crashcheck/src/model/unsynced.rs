@@ -52,6 +52,10 @@ pub fn fl_b(s: &mut St, amax: Addr, mutant: ModelMutant) {
     s.gcnt = 0;
     s.ep += 1;
     s.lnk = None;
+    if mutant == ModelMutant::BarrierReleasesVictims {
+        let inv = std::mem::take(&mut s.inv);
+        s.ers.extend(inv);
+    }
 }
 
 /// `UEp` (`SCFTL.Impl.UnsyncedEpochs`): an unsynced epoch on the region —
@@ -186,6 +190,68 @@ pub fn sync_barriers(s: &mut St) {
     if let Some(pk) = steps::pick(s.cp_l.cur(), s.cp_o.cur()) {
         s.smap = steps::rec_map(pk.gen, &pk.l2p, s);
     }
+}
+
+/// `GcI s` and `SmI s` (`SCFTL.Impl.UnsyncedBarrier`): PU's invariants
+/// of normal operation, checked of the state itself (not of it virtually
+/// synced, as P's RI is with an epoch unsynced), for addresses
+/// `0..=amax`. `GcI`: the L2P maps below the active pointer (`blw`), to
+/// pages whose OOB names the address (`oobI`), and no page in the
+/// erasable (`ersI`) or invalid (`invI`) queue is mapped or at or above
+/// the active pointer (`Free`). `SmI`: the pages the stable L2P `smap`
+/// maps are below the active pointer, not in the merge buffer, and not
+/// erasable — so GC never erases a page a crash may fall back to, with
+/// barriers' epochs unsynced too (the barrier keeps the queues,
+/// `flB-queues`; a barrier that released them breaks `SmI`, the proofs'
+/// mutant 25). On failure, names the first field that fails.
+pub fn check_gc_sm(s: &St, amax: Addr) -> Result<(), String> {
+    let mapped: std::collections::HashSet<Page> = s.l2p.range(..=amax).map(|(_, &p)| p).collect();
+    for (&a, &p) in s.l2p.range(..=amax) {
+        if p >= s.nxt {
+            return Err(format!(
+                "GcI.blw: the L2P maps sector {a} to page {p}, at or above the active pointer {}",
+                s.nxt
+            ));
+        }
+        let b = s.p2l(p);
+        if b != a {
+            return Err(format!(
+                "GcI.oobI: the L2P maps sector {a} to page {p}, whose OOB names sector {b}"
+            ));
+        }
+    }
+    for (field, q) in [("ersI", &s.ers), ("invI", &s.inv)] {
+        if let Some(&p) = q.iter().find(|&&p| p >= s.nxt || mapped.contains(&p)) {
+            return Err(format!(
+                "GcI.{field}: page {p} is queued ({}) but not free: {}",
+                if field == "ersI" {
+                    "erasable"
+                } else {
+                    "invalid"
+                },
+                if p >= s.nxt {
+                    format!("at or above the active pointer {}", s.nxt)
+                } else {
+                    "the L2P maps it".into()
+                }
+            ));
+        }
+    }
+    for (&a, &p) in s.smap.range(..=amax) {
+        let why = if p >= s.nxt {
+            format!("at or above the active pointer {}", s.nxt)
+        } else if s.mb.contains_key(&p) {
+            "in the merge buffer".into()
+        } else if s.ers.contains(&p) {
+            "erasable".into()
+        } else {
+            continue;
+        };
+        return Err(format!(
+            "SmI: the stable L2P maps sector {a} to page {p}, which is {why}"
+        ));
+    }
+    Ok(())
 }
 
 /// PU's crash outcomes as P's (`crash-recU`, `barrier-crash-prefix`):
@@ -602,6 +668,72 @@ mod tests {
                 direct.iter().any(|i| !brute.contains(i)),
                 "{name}: P's outcomes of the state itself recover no mix"
             );
+        }
+    }
+
+    /// `GcI` and `SmI` hold along a run of PU's steps (a durable write, an
+    /// overwrite whose old page GC marks invalid, `rlX`, two barriers
+    /// `flB`, a flush), and each field's check fails on a state that breaks
+    /// it; a barrier that releases the epoch's GC victims (the proofs'
+    /// mutant 25) breaks `SmI`: the stable L2P still maps the old page.
+    #[test]
+    fn gc_and_stable_map_invariants_hold_and_catch_a_released_victim() {
+        const AMAX: Addr = 4;
+        let m = ModelMutant::None;
+        let mut s = steps::new_p();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, AMAX, m);
+        check_gc_sm(&s, AMAX).unwrap();
+        let old = s.l2p[&0];
+        steps::wr0(&mut s, 0, 2, m);
+        steps::rl_x(&mut s, old);
+        check_gc_sm(&s, AMAX).unwrap();
+        let mut released = s.clone();
+        fl_b(&mut s, AMAX, m);
+        steps::wr0(&mut s, 1, 3, m);
+        fl_b(&mut s, AMAX, m);
+        assert_eq!(unsynced_commits(&s), 2);
+        assert!(s.inv.contains(&old) && s.smap.get(&0) == Some(&old));
+        check_gc_sm(&s, AMAX).unwrap();
+        fl_b(&mut released, AMAX, ModelMutant::BarrierReleasesVictims);
+        assert!(released.ers.contains(&old));
+        let e = check_gc_sm(&released, AMAX).unwrap_err();
+        assert!(
+            e.starts_with("SmI") && e.contains(&format!("page {old}")) && e.contains("erasable"),
+            "{e}"
+        );
+        // the flush's SYNC releases the victim: the stable map moved on
+        steps::fl3(&mut s, AMAX, m);
+        assert!(s.ers.contains(&old) && s.smap.get(&0) != Some(&old));
+        check_gc_sm(&s, AMAX).unwrap();
+        let live = s.l2p[&0];
+        type Break = fn(&mut St, Page);
+        let broken: [(&str, Break); 6] = [
+            ("GcI.blw", |s, _| {
+                s.l2p.insert(1, s.nxt);
+            }),
+            ("GcI.oobI", |s, p| {
+                s.l2p.insert(1, p);
+            }),
+            ("GcI.ersI", |s, p| {
+                s.ers.insert(p);
+            }),
+            ("GcI.invI", |s, p| {
+                s.inv.insert(p);
+            }),
+            ("SmI", |s, _| {
+                s.smap.insert(2, s.nxt + 1);
+            }),
+            ("SmI", |s, p| {
+                // the live page back in the merge buffer (its OOB kept)
+                s.mb.insert(p, (9, 0));
+            }),
+        ];
+        for (field, f) in broken {
+            let mut b = s.clone();
+            f(&mut b, live);
+            let e = check_gc_sm(&b, AMAX).unwrap_err();
+            assert!(e.starts_with(field), "{field}: {e}");
         }
     }
 }
