@@ -105,32 +105,49 @@ fn the_model_oracle_runs_aimed_cycles() {
     }
 }
 
-/// PU's barrier that releases the epoch's GC victims (the proofs' mutant
-/// 25) lets the model's GC erase a page its stable L2P still maps. The
-/// model then allows more crash outcomes, not fewer (the erase may not
-/// have landed), so the comparison with SCFTL's recoveries does not see
-/// it: only PU's invariant `SmI`, checked of the model's state at `Check`
-/// steps, does.
-#[test]
-fn a_barrier_that_releases_victims_is_caught_by_smi_alone() {
-    let run = scftl_oracle(ModelMutant::BarrierReleasesVictims);
+/// A mutant of PU's barrier that corrupts only the model's internal state
+/// is caught by PU's invariant `field` at `Check` steps (the message names
+/// it, the shrunk script replays), and without `Check` steps nothing else
+/// catches it.
+fn caught_by_invariant_alone(m: ModelMutant, field: &str) {
+    let run = scftl_oracle(m);
     let (seed, f) = caught(&run, &[1, 2, 3, 4], 3000);
     assert!(
-        f.violation.message.contains("model oracle: SmI"),
-        "seed {seed}: {}",
+        f.violation
+            .message
+            .contains(&format!("model oracle: {field}")),
+        "{m:?}, seed {seed}: {}",
         f.violation
     );
     let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
     assert_eq!(again, f.shrunk_violation);
-    // without `Check` steps, nothing else catches it
     for seed in [1, 2] {
         let mut cfg = crashcheck::explore::ExploreConfig::new(seed);
         cfg.ops = Some(3000);
         cfg.check_rate = 0.0;
         let r = crashcheck::explore::explore(&run, &cfg, &mut |_, _| {});
-        assert!(r.failure.is_none(), "seed {seed}: {:?}", r.failure);
+        assert!(r.failure.is_none(), "{m:?}, seed {seed}: {:?}", r.failure);
         assert!(r.stats.barriers > 100, "{:?}", r.stats);
     }
+}
+
+/// PU's barrier that releases the epoch's GC victims (the proofs' mutant
+/// 25) lets the model's GC erase a page its stable L2P still maps. The
+/// model then allows more crash outcomes, not fewer (the erase may not
+/// have landed), so the comparison with SCFTL's recoveries does not see
+/// it: only PU's invariant `SmI`, checked of the model's state, does.
+#[test]
+fn a_barrier_that_releases_victims_is_caught_by_smi_alone() {
+    caught_by_invariant_alone(ModelMutant::BarrierReleasesVictims, "SmI");
+}
+
+/// PU's barrier that takes the epoch's map as the stable L2P: no crash
+/// outcome or read depends on `smap` while an epoch is unsynced, and P's
+/// RI then is checked of the state virtually synced, so only PU's `BI`
+/// (the durable part replays to `smap`) sees it.
+#[test]
+fn a_barrier_that_advances_the_stable_map_is_caught_by_bi_alone() {
+    caught_by_invariant_alone(ModelMutant::BarrierAdvancesStable, "BI.rx");
 }
 
 /// Runs a mutant until caught (seeds 1..=4); checks the message names the

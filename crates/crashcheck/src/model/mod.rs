@@ -86,15 +86,23 @@ pub enum ModelMutant {
     /// barrier still reads: the model loses a durable sector, so it allows
     /// less than the code recovers.
     BarrierReleasesVictims,
+    /// PU's barrier without SYNC takes the epoch's map as the stable L2P
+    /// (`smap := l2p`, as P's flush does after its SYNC). Nothing a crash
+    /// or a read shows depends on `smap` while an epoch is unsynced (P's
+    /// RI is checked of the state virtually synced, which sets `smap`
+    /// anyway), so only PU's `BI` (`rx`: the durable part replays to
+    /// `smap`), checked of the state itself, sees it.
+    BarrierAdvancesStable,
 }
 
 impl ModelMutant {
-    pub const ALL: [ModelMutant; 5] = [
+    pub const ALL: [ModelMutant; 6] = [
         ModelMutant::FlushForgetsDeltas,
         ModelMutant::RecoveryKeepsVolatile,
         ModelMutant::WriteSkipsCounter,
         ModelMutant::ChainEraseUnguarded,
         ModelMutant::BarrierReleasesVictims,
+        ModelMutant::BarrierAdvancesStable,
     ];
 
     pub fn name(self) -> &'static str {
@@ -105,6 +113,7 @@ impl ModelMutant {
             ModelMutant::WriteSkipsCounter => "model-write-skips-counter",
             ModelMutant::ChainEraseUnguarded => "model-chain-erase-unguarded",
             ModelMutant::BarrierReleasesVictims => "model-barrier-releases-victims",
+            ModelMutant::BarrierAdvancesStable => "model-barrier-advances-stable",
         }
     }
 

@@ -861,8 +861,14 @@ impl ModelOracle {
             None => s_ri,
         };
         check_ri(ri_of, self.amax).map_err(|e| format!("model oracle: {e}"))?;
-        // PU's own invariants, of the state itself
+        // PU's own invariants, of the state itself (PL: with the chain
+        // virtually consolidated; a chain and an unsynced epoch never meet)
         unsynced::check_gc_sm(s, self.amax).map_err(|e| format!("model oracle: {e}"))?;
+        let bi = match self.cfg.chain {
+            Some(kc) => unsynced::check_bi(&lazy::virt_chain(kc, s)),
+            None => unsynced::check_bi(s),
+        };
+        bi.map_err(|e| format!("model oracle: {e}"))?;
         for (i, &a) in addrs.iter().enumerate() {
             let v = s.rd(a);
             if !val_matches(v, vol[i]) {

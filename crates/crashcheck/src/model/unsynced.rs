@@ -52,6 +52,9 @@ pub fn fl_b(s: &mut St, amax: Addr, mutant: ModelMutant) {
     s.gcnt = 0;
     s.ep += 1;
     s.lnk = None;
+    if mutant == ModelMutant::BarrierAdvancesStable {
+        s.smap = s.l2p.clone();
+    }
     if mutant == ModelMutant::BarrierReleasesVictims {
         let inv = std::mem::take(&mut s.inv);
         s.ers.extend(inv);
@@ -249,6 +252,112 @@ pub fn check_gc_sm(s: &St, amax: Addr) -> Result<(), String> {
         };
         return Err(format!(
             "SmI: the stable L2P maps sector {a} to page {p}, which is {why}"
+        ));
+    }
+    Ok(())
+}
+
+/// `BI s ues` (`SCFTL.Impl.UnsyncedBase`, with `DrEq`): the region is the
+/// durable part the last SYNC left (`prM`, every page synced: `sy`), then
+/// every unsynced epoch as `lay` writes it — its tentative pages, then its
+/// committed page, epoch ids consecutive up to the one before the open
+/// epoch's — then the open epoch's tentative pages, every page above the
+/// durable part unsynced over an erased page (`dre`); the live slot holds
+/// a durable checkpoint `C` of the generation (`slt`); the durable part
+/// replays from `C` to the stable L2P `smap` (`rx`), with nothing pending
+/// of the first unsynced epoch's id, else the open epoch's (`rf`, `fid`).
+/// Checked of the state itself: P's RI with an epoch unsynced is checked
+/// of the state virtually synced, whose `smap` is the last barrier's, so
+/// only `rx` checks the real stable L2P then. On failure, names the first
+/// field that fails.
+pub fn check_bi(s: &St) -> Result<(), String> {
+    let g = s.gen;
+    let c = match &s.cp_l {
+        Mc::Syn(Cell::Cpt { gen, l2p }) if *gen == g => l2p.clone(),
+        other => {
+            return Err(format!(
+                "BI.slt: the live slot is {other:?}, not a durable checkpoint of generation {g}"
+            ))
+        }
+    };
+    // sy: prM is the durable prefix; dre: every page above it unsynced
+    let j = s.dr.iter().position(|m| !m.is_syn()).unwrap_or(s.dr.len());
+    if let Some(i) = s.dr[j..]
+        .iter()
+        .position(|m| !matches!(m, Mc::Uns(Cell::Erased, _)))
+    {
+        return Err(format!(
+            "BI.dre: region page {} (oldest first), above the durable part's {j} pages, is not an unsynced page over an erased one: {:?}",
+            j + i,
+            s.dr[j + i]
+        ));
+    }
+    let top = match s.dr.len().checked_sub(s.ept.len()) {
+        Some(t) if t >= j => t,
+        _ => {
+            return Err(format!(
+                "BI.dre: the epoch's {} tentative pages (ept) reach into the durable part's {j} pages of {}",
+                s.ept.len(),
+                s.dr.len()
+            ))
+        }
+    };
+    // dre: between them, `lay` of the unsynced epochs
+    let mut first = None;
+    let mut want = None;
+    let mut closed = true;
+    for (i, m) in s.dr[j..top].iter().enumerate() {
+        let i = j + i;
+        let (ep, committed) = match m.cur() {
+            Cell::Dlt {
+                gen, ep, committed, ..
+            } if *gen == g => (*ep, *committed),
+            other => {
+                return Err(format!(
+                    "BI.dre: region page {i}, in the unsynced epochs, is not a delta page of generation {g}: {other:?}"
+                ))
+            }
+        };
+        if let Some(w) = want.filter(|&w| w != ep) {
+            return Err(format!(
+                "BI.dre: region page {i} is of epoch {ep} where epoch {w}'s pages go"
+            ));
+        }
+        first.get_or_insert(ep);
+        want = Some(if committed { ep + 1 } else { ep });
+        closed = committed;
+    }
+    if !closed {
+        return Err(format!(
+            "BI.dre: the unsynced epochs end in tentative pages without their committed page (region page {})",
+            top - 1
+        ));
+    }
+    if let Some(w) = want.filter(|&w| w != s.ep) {
+        return Err(format!(
+            "BI.dre: the last unsynced epoch is {}, not the one before the open epoch {}",
+            w - 1,
+            s.ep
+        ));
+    }
+    // rx, rf
+    let mt = steps::rp(g, s.dr[..j].iter().map(Mc::cur), steps::st0(&c));
+    if mt.com != s.smap {
+        let diff = mt
+            .com
+            .keys()
+            .chain(s.smap.keys())
+            .find(|a| mt.com.get(a) != s.smap.get(a))
+            .map(|a| format!("sector {a}: {:?} vs {:?}", mt.com.get(a), s.smap.get(a)))
+            .unwrap_or_default();
+        return Err(format!(
+            "BI.rx: the replay of the durable part ({j} pages) differs from the stable L2P (smap) at {diff}"
+        ));
+    }
+    let fid = first.unwrap_or(s.ep);
+    if *steps::rbase(fid, &mt) != mt.com {
+        return Err(format!(
+            "BI.rf: the replay of the durable part leaves tentative pages of epoch {fid} pending, the first unsynced epoch's (else the open one's)"
         ));
     }
     Ok(())
@@ -735,5 +844,65 @@ mod tests {
             let e = check_gc_sm(&b, AMAX).unwrap_err();
             assert!(e.starts_with(field), "{field}: {e}");
         }
+    }
+
+    /// `BI` holds along a run of PU's steps (a flush, writes with a
+    /// tentative delta page, two barriers `flB`, a SYNC outside a commit,
+    /// a flush), and each field's check fails on a state that breaks it; a
+    /// barrier that takes its map as the stable L2P breaks `rx`.
+    #[test]
+    fn bi_holds_along_barriers_and_names_what_breaks_it() {
+        const AMAX: Addr = 4;
+        let m = ModelMutant::None;
+        let mut s = steps::new_p();
+        check_bi(&s).unwrap();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, AMAX, m);
+        check_bi(&s).unwrap();
+        steps::wr0(&mut s, 1, 2, m);
+        steps::opt(&mut s, true, true); // a tentative delta page
+        assert_eq!(s.ept.len(), 1);
+        check_bi(&s).unwrap();
+        let mut advanced = s.clone();
+        fl_b(&mut s, AMAX, m);
+        steps::wr0(&mut s, 2, 3, m);
+        steps::opt(&mut s, true, true);
+        check_bi(&s).unwrap();
+        fl_b(&mut s, AMAX, m);
+        steps::wr0(&mut s, 3, 4, m);
+        steps::opt(&mut s, true, true);
+        assert_eq!(unsynced_commits(&s), 2);
+        check_bi(&s).unwrap();
+        fl_b(&mut advanced, AMAX, ModelMutant::BarrierAdvancesStable);
+        let e = check_bi(&advanced).unwrap_err();
+        assert!(e.starts_with("BI.rx"), "{e}");
+        // a page above the durable part synced: not the layout of `lay`
+        let mut b = s.clone();
+        let last = b.dr.len() - 1;
+        b.dr[last] = Mc::Syn(b.dr[last].cur().clone());
+        let e = check_bi(&b).unwrap_err();
+        assert!(e.starts_with("BI.dre"), "{e}");
+        // the second barrier's committed page of another epoch
+        let mut b = s.clone();
+        let k = b.dr.len() - 1 - b.ept.len();
+        if let Mc::Uns(_, Cell::Dlt { ep, .. }) = &mut b.dr[k] {
+            *ep += 5;
+        } else {
+            panic!("the second barrier's committed page: {:?}", b.dr[k]);
+        }
+        let e = check_bi(&b).unwrap_err();
+        assert!(e.starts_with("BI.dre"), "{e}");
+        let mut b = s.clone();
+        b.cp_l = Mc::Syn(Cell::Erased);
+        assert!(check_bi(&b).unwrap_err().starts_with("BI.slt"));
+        // a SYNC outside a commit: the barriers' epochs join the durable
+        // part, and `smap` is the last barrier's
+        let mut synced = s.clone();
+        sync_barriers(&mut synced);
+        assert_eq!(unsynced_commits(&synced), 0);
+        assert_ne!(synced.smap, s.smap);
+        check_bi(&synced).unwrap();
+        steps::fl3(&mut s, AMAX, m);
+        check_bi(&s).unwrap();
     }
 }
