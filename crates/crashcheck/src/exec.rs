@@ -283,6 +283,9 @@ pub struct Stats {
     pub flash_commands: u64,
     /// `Check` steps at which the model oracle compared RI and AR.
     pub oracle_state_checks: u64,
+    /// Those of them with a barrier's epoch unsynced in the model (PU:
+    /// `AR.stb` against the last SYNC's image or the last barrier's).
+    pub oracle_unsynced_checks: u64,
     /// Recoveries the model oracle matched against P's crash outcomes.
     pub oracle_recoveries: u64,
     /// Flushes the model oracle's P committed in a record slot (`fi4`,
@@ -350,6 +353,7 @@ impl Stats {
             invariant_checks: self.invariant_checks,
             flash_commands: self.flash_commands,
             oracle_state_checks: self.oracle_state_checks,
+            oracle_unsynced_checks: self.oracle_unsynced_checks,
             oracle_recoveries: self.oracle_recoveries,
             oracle_record_commits: self.oracle_record_commits,
             refine_steps: self.refine_steps,
@@ -385,6 +389,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             invariant_checks,
             flash_commands,
             oracle_state_checks,
+            oracle_unsynced_checks,
             oracle_recoveries,
             oracle_record_commits,
             refine_steps,
@@ -417,6 +422,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.invariant_checks += invariant_checks;
         self.flash_commands += flash_commands;
         self.oracle_state_checks += oracle_state_checks;
+        self.oracle_unsynced_checks += oracle_unsynced_checks;
         self.oracle_recoveries += oracle_recoveries;
         self.oracle_record_commits += oracle_record_commits;
         self.refine_steps += refine_steps;
@@ -812,6 +818,9 @@ impl Executor {
         };
         self.stats.oracle_state_checks += 1;
         let o = self.oracle.as_ref().expect("checked above");
+        if o.epochs_unsynced() {
+            self.stats.oracle_unsynced_checks += 1;
+        }
         o.check_state(&addrs, &vol, stable.as_deref())
             .map_err(|m| self.violation(m))
     }

@@ -54,6 +54,9 @@ fn unmutated_oracle_agrees_with_scftl() {
         // ... with epoch barriers (PU's flB, recovery over several
         // unsynced epochs), and without them
         assert!(s.barriers > 100, "{s:?}");
+        // ... checked with epochs unsynced (PU's invariants, AR.stb at
+        // both ends)
+        assert!(s.oracle_unsynced_checks > 30, "{s:?}");
         let r = no_barriers(&run, seed, 4000, 0.1);
         if let Some(f) = &r.failure {
             panic!(

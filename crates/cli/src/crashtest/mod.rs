@@ -673,9 +673,10 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
     if plan.run.oracle.is_some() {
         let secs = r.elapsed.as_secs_f64().max(1e-9);
         println!(
-            "  model oracle          {} recoveries matched, {} RI/AR state checks, {} of its flushes in a record slot, {:.0} ops/s checked",
+            "  model oracle          {} recoveries matched, {} RI/AR state checks ({} with an epoch unsynced), {} of its flushes in a record slot, {:.0} ops/s checked",
             s.oracle_recoveries,
             s.oracle_state_checks,
+            s.oracle_unsynced_checks,
             s.oracle_record_commits,
             s.operations as f64 / secs
         );

@@ -63,8 +63,11 @@
 //! the model too ([`ModelOracle::synced`]), so the model never counts an
 //! epoch unsynced that the code synced; and with an epoch unsynced, `Check`
 //! steps check P's RI of the state with the barriers' epochs virtually
-//! synced (P's RI takes every committed page as synced) and skip `AR.stb`
-//! (the stable image is not one image then).
+//! synced (P's RI takes every committed page as synced), PU's `GcI`,
+//! `SmI` and `BI` of the state itself, and `AR.stb` at both ends of what a
+//! crash may return to (the stable image is not one image then): a probe
+//! with nothing in flight applied must read the stable L2P's image (the
+//! last SYNC's), one with everything applied the last barrier's.
 
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -814,11 +817,23 @@ impl ModelOracle {
     /// flight applied, everything applied).
     pub fn next_probe_policy(&mut self) -> flash::CrashPolicy {
         self.probes += 1;
-        if self.probes.is_multiple_of(2) {
+        if self.probe_none_applied() {
             flash::CrashPolicy::NoneApplied
         } else {
             flash::CrashPolicy::AllApplied
         }
+    }
+
+    /// Whether a barrier's epoch is unsynced in the model (PU's `ues` not
+    /// empty).
+    pub fn epochs_unsynced(&self) -> bool {
+        matches!(&self.phase, Phase::Up(s) if unsynced::unsynced_commits(s) > 0)
+    }
+
+    /// Whether the last stable probe's policy was "nothing in flight
+    /// applied" (else "everything applied").
+    fn probe_none_applied(&self) -> bool {
+        self.probes.is_multiple_of(2)
     }
 
     /// A `Check` step: `RI` of the model's state; `AR.vol` against the
@@ -836,10 +851,10 @@ impl ModelOracle {
             return Ok(());
         };
         // PU: with a barrier's epoch unsynced, P's RI does not apply (it
-        // takes every committed page as synced) and the stable image is not
-        // one image (a crash may return to any barrier since the last SYNC)
+        // takes every committed page as synced), and the stable image is
+        // not one image: a crash may return to the last SYNC or to any
+        // barrier since. The probe's two policies reach the two ends.
         let unsynced = unsynced::unsynced_commits(s) > 0;
-        let stable = stable.filter(|_| !unsynced);
         // PU: P's RI of the state with the barriers' epochs virtually synced
         // (as a SYNC now would leave it: `sync_barriers`)
         let synced;
@@ -861,6 +876,21 @@ impl ModelOracle {
             None => s_ri,
         };
         check_ri(ri_of, self.amax).map_err(|e| format!("model oracle: {e}"))?;
+        // AR.stb with an epoch unsynced: nothing in flight applied loses
+        // every barrier's epoch (the stable L2P, the last SYNC's image);
+        // everything applied lands them all, and recovery's in-order check
+        // accepts each (the last barrier's image: the state virtually
+        // synced)
+        let (stb, stb_what) = if unsynced && !self.probe_none_applied() {
+            (
+                s_ri,
+                "the last barrier's L2P (everything in flight applied)",
+            )
+        } else if unsynced {
+            (&**s, "the stable L2P (nothing in flight applied)")
+        } else {
+            (&**s, "the stable L2P")
+        };
         // PU's own invariants, of the state itself (PL: with the chain
         // virtually consolidated; a chain and an unsynced epoch never meet)
         unsynced::check_gc_sm(s, self.amax).map_err(|e| format!("model oracle: {e}"))?;
@@ -878,10 +908,10 @@ impl ModelOracle {
                 ));
             }
             if let Some(st) = stable {
-                let v = s.rd_stable(a);
+                let v = stb.rd_stable(a);
                 if !val_matches(v, st[i]) {
                     return Err(format!(
-                        "model oracle (AR.stb): a recovered copy of the flash reads {} at sector {a}, the model's stable L2P reads {v}",
+                        "model oracle (AR.stb): a recovered copy of the flash reads {} at sector {a}, the model reads {v} through {stb_what}",
                         st[i]
                     ));
                 }

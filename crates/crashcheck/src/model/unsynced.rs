@@ -30,7 +30,9 @@
 //! crash candidates from [`crash_states_u`], [`sync_barriers`] for a SYNC
 //! the FTL issues outside a commit, P's RI checked of the state with the
 //! barriers' epochs virtually synced (it takes every committed page as
-//! synced), and `AR.stb` only with no epoch unsynced.
+//! synced), PU's own invariants ([`check_gc_sm`], [`check_bi`]) of the
+//! state itself, and `AR.stb` against the last SYNC's image or the last
+//! barrier's, by the probe's policy.
 
 use super::state::{Addr, Cell, Map, Mc, Page, St};
 use super::steps;
