@@ -108,6 +108,49 @@ fn the_model_oracle_runs_aimed_cycles() {
     }
 }
 
+/// Exhaustive mode (`--exhaustive --oracle model`, no failure run): at
+/// every crash point of a window's operations and every outcome there,
+/// the state SCFTL recovers must be one of the model's candidates — PU's
+/// crash states after the barrier run's barriers included — and a seeded
+/// bug in the transcription is caught there too.
+#[test]
+fn the_model_oracle_runs_in_exhaustive_mode() {
+    use crashcheck::explore::{exhaustive, ExhaustiveConfig};
+    let bounded = |seed| {
+        let mut cfg = ExhaustiveConfig::new(seed, 4);
+        cfg.max_outcomes = Some(8);
+        cfg.depth = 1;
+        cfg.long_epoch_gcs = 1;
+        cfg.shrink_time = std::time::Duration::from_secs(2);
+        cfg
+    };
+    let run = scftl_oracle(ModelMutant::None);
+    for seed in [2, 3] {
+        let r = exhaustive(&run, &bounded(seed), &mut |_, _| {});
+        if let Some(f) = &r.failure {
+            panic!("seed {seed}: {}\n  shrunk: {:?}", f.violation, f.shrunk);
+        }
+        let x = r.exhaustive.as_ref().expect("exhaustive stats");
+        assert!(x.bounds.contains("no failure run"), "{}", x.bounds);
+        // the crash outcomes' recoveries matched, and states checked with
+        // barriers' epochs unsynced
+        let s = &r.stats;
+        assert!(
+            s.oracle_recoveries > 300 && s.oracle_unsynced_checks > 0,
+            "seed {seed}: {s:?}"
+        );
+    }
+    let run = scftl_oracle(ModelMutant::RecoveryKeepsVolatile);
+    let f = exhaustive(&run, &bounded(3), &mut |_, _| {})
+        .failure
+        .expect("exhaustive mode catches model-recovery-keeps-volatile");
+    assert!(
+        f.violation.message.contains("model oracle"),
+        "{}",
+        f.violation
+    );
+}
+
 /// A mutant of PU's barrier that corrupts only the model's internal state
 /// is caught by PU's invariant `field` at `Check` steps (the message names
 /// it, the shrunk script replays), and without `Check` steps nothing else

@@ -161,6 +161,17 @@ impl ExhaustiveConfig {
 
     /// The bounds, in words, for the summary.
     pub fn describe(&self) -> String {
+        self.describe_runs(true)
+    }
+
+    /// [`Self::describe`], saying whether the failure run is generated
+    /// (not under the model oracle, whose P models no media failures).
+    fn describe_runs(&self, failure_run: bool) -> String {
+        let failures = if failure_run {
+            format!(", and at the first {} media failures of a failure run, each with the operations after it (treated as the long-epoch run's)", self.failure_windows)
+        } else {
+            " (no failure run: the model oracle's P models no media failures)".into()
+        };
         format!(
             "windows of {} ops at the events of a {}-op run; every crash point; every class combination up to {} per point, else in-order cuts with the next command torn and every outcome within {} page(s) of one; nesting depth {}; plus the first {} GCs of a long-epoch run (every crash point, in-order cuts with the next command torn, depth 1){}; {}",
             self.ops,
@@ -170,7 +181,7 @@ impl ExhaustiveConfig {
             self.depth,
             self.long_epoch_gcs,
             if self.barrier_and_failure_runs {
-                format!("; plus windows at the first barrier and the first flush after one of a barrier run (treated as the long-epoch run's) and at its first commit in a data page after exactly one barrier (treated as the main run's), and at the first {} media failures of a failure run, each with the operations after it (treated as the long-epoch run's)", self.failure_windows)
+                format!("; plus windows at the first barrier and the first flush after one of a barrier run (treated as the long-epoch run's) and at its first commit in a data page after exactly one barrier (treated as the main run's){failures}")
             } else {
                 String::new()
             },
@@ -491,7 +502,7 @@ pub fn exhaustive(
     let mut ex = ExhaustiveStats {
         workload_ops: cfg.ops,
         depth: cfg.depth,
-        bounds: cfg.describe(),
+        bounds: cfg.describe_runs(run.oracle.is_none()),
         ..ExhaustiveStats::default()
     };
     // The main workload, generated against a crash-free run; every
@@ -579,8 +590,9 @@ pub fn exhaustive(
     .collect();
     if cfg.barrier_and_failure_runs {
         specs.push((&barrier_cfg, &barrier_events[..]));
-        // The toy FTL takes no media failures.
-        if run.target.handles_media_failures() {
+        // The toy FTL takes no media failures, and the model oracle's P
+        // models none.
+        if run.oracle.is_none() && run.target.handles_media_failures() {
             specs.push((&failure_cfg, &[Event::MediaFailure][..]));
             // The failure-pair run (with spare superblocks, which let a
             // device live through failures): the failure run's mix, its
