@@ -19,13 +19,32 @@ fn no_barriers(
     ops: u64,
     check_rate: f64,
 ) -> crashcheck::explore::Report {
+    random_with(run, seed, ops, |cfg| {
+        cfg.check_rate = check_rate;
+        cfg.workload.barrier = 0;
+        cfg.forced_barrier_prob = 0.0;
+    })
+}
+
+/// A random run of `ops` operations with the defaults `set` changes.
+fn random_with(
+    run: &RunConfig,
+    seed: u64,
+    ops: u64,
+    set: impl FnOnce(&mut crashcheck::explore::ExploreConfig),
+) -> crashcheck::explore::Report {
     let mut cfg = crashcheck::explore::ExploreConfig::new(seed);
     cfg.ops = Some(ops);
-    cfg.check_rate = check_rate;
     cfg.shrink_time = std::time::Duration::from_secs(2);
-    cfg.workload.barrier = 0;
-    cfg.forced_barrier_prob = 0.0;
+    set(&mut cfg);
     crashcheck::explore::explore(run, &cfg, &mut |_, _| {})
+}
+
+/// Panics with the violation and the shrunk script if the run failed.
+fn passed(r: &crashcheck::explore::Report, what: &str) {
+    if let Some(f) = &r.failure {
+        panic!("{what}: {}\n  shrunk: {:?}", f.violation, f.shrunk);
+    }
 }
 
 fn scftl_oracle(m: ModelMutant) -> RunConfig {
@@ -42,9 +61,7 @@ fn unmutated_oracle_agrees_with_scftl() {
     let run = scftl_oracle(ModelMutant::None);
     for seed in [1, 2] {
         let r = random(&run, seed, 4000);
-        if let Some(f) = &r.failure {
-            panic!("seed {seed}: {}\n  shrunk: {:?}", f.violation, f.shrunk);
-        }
+        passed(&r, &format!("seed {seed}"));
         let s = &r.stats;
         // The oracle really ran: it matched recoveries (also recoveries
         // from crashes inside recoveries) and compared states.
@@ -58,12 +75,7 @@ fn unmutated_oracle_agrees_with_scftl() {
         // both ends)
         assert!(s.oracle_unsynced_checks > 30, "{s:?}");
         let r = no_barriers(&run, seed, 4000, 0.1);
-        if let Some(f) = &r.failure {
-            panic!(
-                "seed {seed} without barriers: {}\n  shrunk: {:?}",
-                f.violation, f.shrunk
-            );
-        }
+        passed(&r, &format!("seed {seed} without barriers"));
         assert_eq!(r.stats.barriers, 0);
         assert!(r.stats.oracle_record_commits > 5, "{:?}", r.stats);
     }
@@ -93,14 +105,8 @@ fn a_model_whose_barriers_sync_is_caught() {
 fn the_model_oracle_runs_aimed_cycles() {
     let run = scftl_oracle(ModelMutant::None);
     for seed in [1, 2] {
-        let mut cfg = crashcheck::explore::ExploreConfig::new(seed);
-        cfg.ops = Some(3000);
-        cfg.aimed_rate = 0.2;
-        cfg.shrink_time = std::time::Duration::from_secs(2);
-        let r = crashcheck::explore::explore(&run, &cfg, &mut |_, _| {});
-        if let Some(f) = &r.failure {
-            panic!("seed {seed}: {}\n  shrunk: {:?}", f.violation, f.shrunk);
-        }
+        let r = random_with(&run, seed, 3000, |cfg| cfg.aimed_rate = 0.2);
+        passed(&r, &format!("seed {seed}"));
         let s = &r.stats;
         assert!(s.aimed_cycles > 10, "{s:?}");
         assert!(s.oracle_recoveries > 100, "{s:?}");
@@ -127,9 +133,7 @@ fn the_model_oracle_runs_in_exhaustive_mode() {
     let run = scftl_oracle(ModelMutant::None);
     for seed in [2, 3] {
         let r = exhaustive(&run, &bounded(seed), &mut |_, _| {});
-        if let Some(f) = &r.failure {
-            panic!("seed {seed}: {}\n  shrunk: {:?}", f.violation, f.shrunk);
-        }
+        passed(&r, &format!("seed {seed}"));
         let x = r.exhaustive.as_ref().expect("exhaustive stats");
         assert!(x.bounds.contains("no failure run"), "{}", x.bounds);
         // the crash outcomes' recoveries matched, and states checked with
@@ -168,11 +172,8 @@ fn caught_by_invariant_alone(m: ModelMutant, field: &str) {
     let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
     assert_eq!(again, f.shrunk_violation);
     for seed in [1, 2] {
-        let mut cfg = crashcheck::explore::ExploreConfig::new(seed);
-        cfg.ops = Some(3000);
-        cfg.check_rate = 0.0;
-        let r = crashcheck::explore::explore(&run, &cfg, &mut |_, _| {});
-        assert!(r.failure.is_none(), "{m:?}, seed {seed}: {:?}", r.failure);
+        let r = random_with(&run, seed, 3000, |cfg| cfg.check_rate = 0.0);
+        passed(&r, &format!("{m:?} without Check steps, seed {seed}"));
         assert!(r.stats.barriers > 100, "{:?}", r.stats);
     }
 }

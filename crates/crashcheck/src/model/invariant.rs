@@ -35,20 +35,25 @@ fn first_diff(x: &Map, y: &Map) -> String {
     "equal".into()
 }
 
+/// `cpL s ≡ syn (cpt gen C)`: the live slot's checkpoint map `C`, else
+/// why not (after `field`, the name of the field that requires it).
+pub(super) fn live_checkpoint(s: &St, field: &str) -> Result<std::rc::Rc<Map>, String> {
+    match &s.cp_l {
+        Mc::Syn(Cell::Cpt { gen, l2p }) if *gen == s.gen => Ok(l2p.clone()),
+        other => Err(format!(
+            "{field}: the live slot is {other:?}, not a durable checkpoint of generation {}",
+            s.gen
+        )),
+    }
+}
+
 /// Checks `RI s` (`SCFTL.Impl.Invariants`, record `RI`, fields named in
 /// the messages) for addresses `0..=amax`, all 21 fields. On failure,
 /// names the first field that fails.
 pub fn check_ri(s: &St, amax: Addr) -> Result<(), String> {
     let g = s.gen;
     // slotL: cpL ≡ syn (cpt gen C)
-    let c = match &s.cp_l {
-        Mc::Syn(Cell::Cpt { gen, l2p }) if *gen == g => l2p.clone(),
-        other => {
-            return Err(format!(
-                "RI.slotL: the live slot is {other:?}, not a durable checkpoint of generation {g}"
-            ))
-        }
-    };
+    let c = live_checkpoint(s, "RI.slotL")?;
     // slotO: PM (Older gen) cpO
     if !pm(
         &s.cp_o,

@@ -274,14 +274,7 @@ pub fn check_gc_sm(s: &St, amax: Addr) -> Result<(), String> {
 /// field that fails.
 pub fn check_bi(s: &St) -> Result<(), String> {
     let g = s.gen;
-    let c = match &s.cp_l {
-        Mc::Syn(Cell::Cpt { gen, l2p }) if *gen == g => l2p.clone(),
-        other => {
-            return Err(format!(
-                "BI.slt: the live slot is {other:?}, not a durable checkpoint of generation {g}"
-            ))
-        }
-    };
+    let c = super::invariant::live_checkpoint(s, "BI.slt")?;
     // sy: prM is the durable prefix; dre: every page above it unsynced
     let j = s.dr.iter().position(|m| !m.is_syn()).unwrap_or(s.dr.len());
     if let Some(i) = s.dr[j..]
