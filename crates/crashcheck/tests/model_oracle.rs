@@ -114,6 +114,23 @@ fn the_model_oracle_runs_aimed_cycles() {
     }
 }
 
+/// Over the image backend (its own host power-cut model: file writes since
+/// the last `fdatasync` lost or torn) the model's candidates hold SCFTL's
+/// recoveries too; there is no stable probe (the image cannot be copied),
+/// so `AR.stb` is not checked, RI, PU's invariants and `AR.vol` are.
+#[test]
+fn the_model_oracle_runs_on_the_image_backend() {
+    let mut run = scftl_oracle(ModelMutant::None);
+    run.target.backend = crashcheck::target::BackendKind::Image;
+    let r = random(&run, 1, 3000);
+    passed(&r, "seed 1 on the image backend");
+    let s = &r.stats;
+    assert!(
+        s.oracle_recoveries > 200 && s.oracle_unsynced_checks > 10,
+        "{s:?}"
+    );
+}
+
 /// Exhaustive mode (`--exhaustive --oracle model`, no failure run): at
 /// every crash point of a window's operations and every outcome there,
 /// the state SCFTL recovers must be one of the model's candidates — PU's

@@ -213,11 +213,6 @@ fn oracle_config(
             t.name
         ));
     }
-    if t.backend != target::BackendKind::Ram {
-        return Err(
-            "--oracle model needs --backend ram (its stable probe copies the flash)".into(),
-        );
-    }
     let mutant = match &args.model_mutant {
         None => crashcheck::model::ModelMutant::None,
         Some(m) => crashcheck::model::ModelMutant::parse(m).ok_or_else(|| {
@@ -851,9 +846,14 @@ mod tests {
             c.contains("--oracle model") && c.ends_with("--aimed 0.02"),
             "{c}"
         );
-        // and exhaustive mode (without its failure run)
+        // and exhaustive mode (without its failure run), and the image
+        // backend (without the stable probe)
         let a = parse(&["--exhaustive", "--oracle", "model", "--geometry", "tiny"]);
         assert!(plan(&a).unwrap().run.oracle.is_some());
+        let a = parse(&["--oracle", "model", "--backend", "image"]);
+        let p = plan(&a).unwrap();
+        assert!(p.run.oracle.is_some());
+        assert!(replay_command(&a, &p, 9).contains("--backend image"));
     }
 
     #[test]
