@@ -82,9 +82,11 @@ pub enum ModelMutant {
     /// PU's barrier without SYNC releases the epoch's GC victims (the
     /// invalid queue joins the erasable one) as P's flush does after its
     /// SYNC — mutant 25 of the proofs (`SCFTL.Mutants.BarrierReleasesVictims`).
-    /// GC may then erase a page that a crash falling back to before the
-    /// barrier still reads: the model loses a durable sector, so it allows
-    /// less than the code recovers.
+    /// GC may then erase a page the stable L2P still maps, which a crash
+    /// falling back to before the barrier reads. P's erase is not durable
+    /// before a SYNC, so the model's crash outcomes still include the page
+    /// intact and SCFTL's recoveries stay among them: only PU's `SmI`,
+    /// checked of the model's state, sees it.
     BarrierReleasesVictims,
     /// PU's barrier without SYNC takes the epoch's map as the stable L2P
     /// (`smap := l2p`, as P's flush does after its SYNC). Nothing a crash
