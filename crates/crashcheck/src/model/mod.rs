@@ -85,15 +85,18 @@ pub enum ModelMutant {
     /// GC may then erase a page the stable L2P still maps, which a crash
     /// falling back to before the barrier reads. P's erase is not durable
     /// before a SYNC, so the model's crash outcomes still include the page
-    /// intact and SCFTL's recoveries stay among them: only PU's `SmI`,
-    /// checked of the model's state, sees it.
+    /// intact and SCFTL's recoveries stay among them: only the checks of
+    /// `Check` steps see it (PU's `SmI`, and `AR.stb` with nothing in
+    /// flight applied, which reads the page erased).
     BarrierReleasesVictims,
     /// PU's barrier without SYNC takes the epoch's map as the stable L2P
     /// (`smap := l2p`, as P's flush does after its SYNC). Nothing a crash
     /// or a read shows depends on `smap` while an epoch is unsynced (P's
     /// RI is checked of the state virtually synced, which sets `smap`
-    /// anyway), so only PU's `BI` (`rx`: the durable part replays to
-    /// `smap`), checked of the state itself, sees it.
+    /// anyway), so only the checks of `Check` steps see it: PU's `BI`
+    /// (`rx`: the durable part replays to `smap`), checked of the state
+    /// itself, and `AR.stb` with nothing in flight applied (the last
+    /// SYNC's image, not the barrier's).
     BarrierAdvancesStable,
 }
 
