@@ -26,27 +26,6 @@ fn no_barriers(
     })
 }
 
-/// A random run of `ops` operations with the defaults `set` changes.
-fn random_with(
-    run: &RunConfig,
-    seed: u64,
-    ops: u64,
-    set: impl FnOnce(&mut crashcheck::explore::ExploreConfig),
-) -> crashcheck::explore::Report {
-    let mut cfg = crashcheck::explore::ExploreConfig::new(seed);
-    cfg.ops = Some(ops);
-    cfg.shrink_time = std::time::Duration::from_secs(2);
-    set(&mut cfg);
-    crashcheck::explore::explore(run, &cfg, &mut |_, _| {})
-}
-
-/// Panics with the violation and the shrunk script if the run failed.
-fn passed(r: &crashcheck::explore::Report, what: &str) {
-    if let Some(f) = &r.failure {
-        panic!("{what}: {}\n  shrunk: {:?}", f.violation, f.shrunk);
-    }
-}
-
 fn scftl_oracle(m: ModelMutant) -> RunConfig {
     let mut run = run_config("scftl", None, "tiny", Mutant::None);
     run.oracle = Some(OracleConfig {

@@ -30,20 +30,35 @@ pub fn run_config(
 
 /// A random campaign of `ops` operations with a short shrinking budget.
 pub fn random(run: &RunConfig, seed: u64, ops: u64) -> Report {
-    let mut cfg = ExploreConfig::new(seed);
-    cfg.ops = Some(ops);
-    cfg.shrink_time = Duration::from_secs(2);
-    explore(run, &cfg, &mut |_, _| {})
+    random_with(run, seed, ops, |_| {})
 }
 
 /// [`random`] with `Check` steps (the FTL's `check_invariants`) after a
 /// fraction `check_rate` of the operations.
 pub fn random_with_rate(run: &RunConfig, seed: u64, ops: u64, check_rate: f64) -> Report {
+    random_with(run, seed, ops, |cfg| cfg.check_rate = check_rate)
+}
+
+/// [`random`] with the settings `set` changes.
+pub fn random_with(
+    run: &RunConfig,
+    seed: u64,
+    ops: u64,
+    set: impl FnOnce(&mut ExploreConfig),
+) -> Report {
     let mut cfg = ExploreConfig::new(seed);
     cfg.ops = Some(ops);
-    cfg.check_rate = check_rate;
     cfg.shrink_time = Duration::from_secs(2);
+    set(&mut cfg);
     explore(run, &cfg, &mut |_, _| {})
+}
+
+/// Panics with the violation and the shrunk script if the run failed;
+/// `what` names the run.
+pub fn passed(r: &Report, what: &str) {
+    if let Some(f) = &r.failure {
+        panic!("{what} failed: {}\nshrunk: {:#?}", f.violation, f.shrunk);
+    }
 }
 
 /// Runs the seeds in order until one fails; panics if none does. Returns the
@@ -91,12 +106,10 @@ pub fn caught_and_replayed(run: &RunConfig, seed: u64, ops: u64) -> Failure {
 /// Asserts a random campaign passes.
 pub fn passes(run: &RunConfig, seed: u64, ops: u64) -> Report {
     let r = random(run, seed, ops);
-    if let Some(f) = &r.failure {
-        panic!(
-            "{} vs {} (seed {seed}) failed: {}\nshrunk: {:#?}",
-            run.target.name, run.contract, f.violation, f.shrunk
-        );
-    }
+    passed(
+        &r,
+        &format!("{} vs {} (seed {seed})", run.target.name, run.contract),
+    );
     assert!(r.stats.crashes > 0 && r.stats.crash_states_checked > 0);
     r
 }
@@ -112,11 +125,6 @@ pub fn exhaustive_passes(
     cfg.max_outcomes = max_outcomes;
     cfg.shrink_time = Duration::from_secs(2);
     let r = exhaustive(run, &cfg, &mut |_, _| {});
-    if let Some(f) = &r.failure {
-        panic!(
-            "exhaustive {} failed: {}\nshrunk: {:#?}",
-            run.target.name, f.violation, f.shrunk
-        );
-    }
+    passed(&r, &format!("exhaustive {}", run.target.name));
     r
 }
