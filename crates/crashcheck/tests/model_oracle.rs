@@ -195,6 +195,31 @@ fn a_barrier_that_advances_the_stable_map_is_caught_only_at_check_steps() {
     caught_only_at_check_steps(ModelMutant::BarrierAdvancesStable, "BI.rx");
 }
 
+/// PU's barrier that releases the GC victims the stable L2P does not map:
+/// `SmI` holds, the stable probe reads the last SYNC's or the last
+/// barrier's image (neither maps such a page), and SCFTL's recoveries stay
+/// among the model's outcomes (P's erase is not durable before a SYNC);
+/// only PU's ghost invariant sees an earlier barrier's snapshot read
+/// through an erasable page (`GhU.GhD`).
+#[test]
+fn a_barrier_that_releases_older_victims_is_caught_only_by_the_ghost_invariant() {
+    let m = ModelMutant::BarrierReleasesOlderVictims;
+    let run = scftl_oracle(m);
+    let (seed, f) = caught(&run, &[1, 2, 3, 4], 3000);
+    assert!(
+        f.violation.message.contains("model oracle: GhU.GhD"),
+        "seed {seed}: {}",
+        f.violation
+    );
+    let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
+    assert_eq!(again, f.shrunk_violation);
+    for seed in [1, 2] {
+        let r = random_with(&run, seed, 3000, |cfg| cfg.check_rate = 0.0);
+        passed(&r, &format!("{m:?} without Check steps, seed {seed}"));
+        assert!(r.stats.barriers > 100, "{:?}", r.stats);
+    }
+}
+
 /// Runs a mutant until caught (seeds 1..=4); checks the message names the
 /// check that caught it and that the shrunk script reproduces it.
 fn caught_by(run: &RunConfig, check_rate: f64, expect: &str) {

@@ -98,16 +98,28 @@ pub enum ModelMutant {
     /// itself, and `AR.stb` with nothing in flight applied (the last
     /// SYNC's image, not the barrier's).
     BarrierAdvancesStable,
+    /// PU's barrier without SYNC releases the GC victims that the stable
+    /// L2P does not map (the invalid queue's pages outside `smap` join the
+    /// erasable one), so PU's `SmI` still holds; but an earlier barrier's
+    /// epoch, still unsynced, may map such a page, and a crash that
+    /// recovers to that barrier reads it. As for the victims of mutant 25,
+    /// P's erase is not durable before a SYNC, so SCFTL's recoveries stay
+    /// among the model's outcomes, and the stable probe reads the last
+    /// SYNC's image or the last barrier's, neither of which maps the page:
+    /// only PU's ghost invariant `GhU` sees it (`GhD`: a page a pending
+    /// snapshot's map names is erasable), checked at `Check` steps.
+    BarrierReleasesOlderVictims,
 }
 
 impl ModelMutant {
-    pub const ALL: [ModelMutant; 6] = [
+    pub const ALL: [ModelMutant; 7] = [
         ModelMutant::FlushForgetsDeltas,
         ModelMutant::RecoveryKeepsVolatile,
         ModelMutant::WriteSkipsCounter,
         ModelMutant::ChainEraseUnguarded,
         ModelMutant::BarrierReleasesVictims,
         ModelMutant::BarrierAdvancesStable,
+        ModelMutant::BarrierReleasesOlderVictims,
     ];
 
     pub fn name(self) -> &'static str {
@@ -119,6 +131,7 @@ impl ModelMutant {
             ModelMutant::ChainEraseUnguarded => "model-chain-erase-unguarded",
             ModelMutant::BarrierReleasesVictims => "model-barrier-releases-victims",
             ModelMutant::BarrierAdvancesStable => "model-barrier-advances-stable",
+            ModelMutant::BarrierReleasesOlderVictims => "model-barrier-releases-older-victims",
         }
     }
 

@@ -184,6 +184,11 @@ pub struct ModelOracle {
     cursor: Page,
     /// `Check` steps so far (alternates the stable probe's crash policy).
     probes: u64,
+    /// SB's pending snapshots while the model is up: the image at each
+    /// barrier since the last SYNC, oldest first
+    /// ([`unsynced::barrier_image`]), against which `Check` steps check
+    /// PU's ghost invariant ([`unsynced::check_ghu`]).
+    pend: Vec<Image>,
 }
 
 fn val_matches(v: Val, got: Observed) -> bool {
@@ -211,6 +216,7 @@ impl ModelOracle {
             phase: Phase::Unformatted,
             cursor: 0,
             probes: 0,
+            pend: Vec::new(),
         }
     }
 
@@ -218,6 +224,7 @@ impl ModelOracle {
     pub fn formatted(&mut self) {
         self.phase = Phase::Up(Box::new(steps::new_p()));
         self.cursor = 0;
+        self.pend.clear();
     }
 
     /// A format was cut: nothing is known until the next format, or until
@@ -450,6 +457,7 @@ impl ModelOracle {
             Some(true) => {
                 let mut s = std::mem::replace(self.up("a barrier")?, steps::new_p());
                 self.fl_b(&mut s);
+                self.pend.push(unsynced::barrier_image(&s, self.amax));
                 self.phase = Phase::Up(Box::new(s));
                 Ok(())
             }
@@ -464,6 +472,7 @@ impl ModelOracle {
     pub fn synced(&mut self) -> Result<(), String> {
         if let Phase::Up(s) = &mut self.phase {
             unsynced::sync_barriers(s);
+            self.pend.clear();
         }
         Ok(())
     }
@@ -490,6 +499,9 @@ impl ModelOracle {
             _ => (None, None),
         };
         let chain = self.cfg.chain;
+        self.up("a flush")?;
+        // the flush's SYNC makes every barrier's epoch durable
+        self.pend.clear();
         let s = self.up("a flush")?;
         if let Some(l) = lazy_page {
             lazy::fi_l(s, l, amax);
@@ -527,6 +539,8 @@ impl ModelOracle {
     pub fn interrupted(&mut self, op: Interrupted<'_>) -> Result<(), String> {
         let phase = std::mem::replace(&mut self.phase, Phase::Unformatted);
         let m = self.cfg.mutant;
+        // every arm leaves the model down (crashed), pending nothing
+        self.pend.clear();
         self.phase = match (phase, op) {
             (Phase::Unformatted, _) => Phase::Unformatted,
             (Phase::Up(s), Interrupted::Nothing) => Phase::Crashed(self.candidates(&[*s])),
@@ -775,6 +789,7 @@ impl ModelOracle {
                         }
                     }
                 }
+                self.pend.clear();
                 Phase::Up(Box::new(s))
             }
             p => p,
@@ -894,11 +909,15 @@ impl ModelOracle {
         // PU's own invariants, of the state itself (PL: with the chain
         // virtually consolidated; a chain and an unsynced epoch never meet)
         unsynced::check_gc_sm(s, self.amax).map_err(|e| format!("model oracle: {e}"))?;
-        let bi = match self.cfg.chain {
-            Some(kc) => unsynced::check_bi(&lazy::virt_chain(kc, s)),
-            None => unsynced::check_bi(s),
+        let virt_pu;
+        let pu: &St = match self.cfg.chain {
+            Some(kc) => {
+                virt_pu = lazy::virt_chain(kc, s);
+                &virt_pu
+            }
+            None => s,
         };
-        bi.map_err(|e| format!("model oracle: {e}"))?;
+        unsynced::check_bi(pu).map_err(|e| format!("model oracle: {e}"))?;
         for (i, &a) in addrs.iter().enumerate() {
             let v = s.rd(a);
             if !val_matches(v, vol[i]) {
@@ -917,7 +936,10 @@ impl ModelOracle {
                 }
             }
         }
-        Ok(())
+        // PU's ghost invariant: SB's pending snapshots are what the
+        // unsynced epochs' maps read (after the reads' checks, so that a
+        // bug they see is named by them)
+        unsynced::check_ghu(pu, &self.pend, self.amax).map_err(|e| format!("model oracle: {e}"))
     }
 
     /// The model's state while it is up (tests and diagnostics).

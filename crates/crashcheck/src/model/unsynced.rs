@@ -34,7 +34,8 @@
 //! state itself, and `AR.stb` against the last SYNC's image or the last
 //! barrier's, by the probe's policy.
 
-use super::state::{Addr, Cell, Map, Mc, Page, St};
+use super::crash::Image;
+use super::state::{apply, cell_d, oob, Addr, Cell, Map, Mc, Page, St, Val, D0};
 use super::steps;
 use super::ModelMutant;
 
@@ -60,6 +61,12 @@ pub fn fl_b(s: &mut St, amax: Addr, mutant: ModelMutant) {
     if mutant == ModelMutant::BarrierReleasesVictims {
         let inv = std::mem::take(&mut s.inv);
         s.ers.extend(inv);
+    }
+    if mutant == ModelMutant::BarrierReleasesOlderVictims {
+        let stable: std::collections::BTreeSet<Page> = s.smap.values().copied().collect();
+        let (older, kept): (Vec<Page>, Vec<Page>) = s.inv.iter().partition(|p| !stable.contains(p));
+        s.inv = kept.into_iter().collect();
+        s.ers.extend(older);
     }
 }
 
@@ -358,6 +365,149 @@ pub fn check_bi(s: &St) -> Result<(), String> {
     Ok(())
 }
 
+/// The image SB's barrier pushes onto its pending snapshots: what `s`
+/// reads right after PU's barrier `flB` (`rd-flB`: the barrier keeps the
+/// read image; its merge buffer is programmed, so the flash alone reads
+/// it), zeros left out, for addresses `0..=amax`.
+pub fn barrier_image(s: &St, amax: Addr) -> Image {
+    s.l2p
+        .range(..=amax)
+        .map(|(&a, &p)| (a, s.rdm(Some(p))))
+        .filter(|&(_, v)| v != Val::Known(D0))
+        .collect()
+}
+
+/// `GhU s t` with `DgL` and `SyI` (`SCFTL.Impl.UnsyncedImages`): PU's
+/// ghost invariant against SB's pending snapshots `pend` (oldest first,
+/// each as [`barrier_image`] took it at its barrier), checked of the state
+/// itself for addresses `0..=amax`. The unsynced epochs (read off the
+/// region above its durable part, as [`check_bi`] checks it laid out: each
+/// epoch's tentative pages, then its committed page) are as many as the
+/// pending snapshots (`GhL`'s length cases: a barrier syncs in both or in
+/// neither), and for the i-th, its map — the stable L2P `smap` with the
+/// pairs of the first i epochs applied (`eM`: tentative pages first, then
+/// the committed page's) — reads the i-th snapshot on the flash, through
+/// pages below the active pointer, not in the merge buffer and not
+/// erasable (`GhD`, `Ok`: GC may erase no page a crash may fall back to,
+/// at any barrier); every pair of the epoch that its map keeps is in its
+/// digest with the snapshot's content (`DgI`: what makes recovery's digest
+/// check enough after a crash); the volatile L2P is the last epoch's map
+/// with the open epoch's pairs (`VM`); and the pages `smap` maps are
+/// synced data pages naming their sector (`SyI`). On failure, names the
+/// first part that fails.
+pub fn check_ghu(s: &St, pend: &[Image], amax: Addr) -> Result<(), String> {
+    type Pairs = [(Addr, Page)];
+    let j = s.dr.iter().position(|m| !m.is_syn()).unwrap_or(s.dr.len());
+    let top = s.dr.len().saturating_sub(s.ept.len()).max(j);
+    // the unsynced epochs: (tentative pages' pairs, committed page)
+    let mut epochs: Vec<(Vec<&Pairs>, &Cell)> = Vec::new();
+    let mut tents = Vec::new();
+    for m in &s.dr[j..top] {
+        if let c @ Cell::Dlt {
+            pairs, committed, ..
+        } = m.cur()
+        {
+            if *committed {
+                epochs.push((std::mem::take(&mut tents), c));
+            } else {
+                tents.push(&pairs[..]);
+            }
+        }
+    }
+    if epochs.len() != pend.len() {
+        return Err(format!(
+            "GhU: {} unsynced epochs on the region, but SB has {} pending snapshots",
+            epochs.len(),
+            pend.len()
+        ));
+    }
+    let want = |x: &Image, a: Addr| x.get(&a).copied().unwrap_or(Val::Known(D0));
+    let agrees = |x: Val, v: Val| x == Val::Any || x == v;
+    let mut m = s.smap.clone();
+    for (i, ((tents, c), x)) in epochs.iter().zip(pend).enumerate() {
+        let Cell::Dlt { pairs, dg, .. } = c else {
+            unreachable!("epochs hold committed delta pages")
+        };
+        for ps in tents {
+            apply(ps, &mut m);
+        }
+        apply(pairs, &mut m);
+        // GhD, with Ok for every page the map names
+        for a in m.range(..=amax).map(|(&a, _)| a).chain(x.keys().copied()) {
+            let got = m.get(&a).map_or(Val::Known(D0), |&p| cell_d(s.cur_cell(p)));
+            if !agrees(want(x, a), got) {
+                return Err(format!(
+                    "GhU.GhD: barrier {i}'s map (of {}) reads {got} at sector {a}, its snapshot {}",
+                    pend.len(),
+                    want(x, a)
+                ));
+            }
+            if let Some(&p) = m.get(&a) {
+                let why = if p >= s.nxt {
+                    format!("at or above the active pointer {}", s.nxt)
+                } else if s.mb.contains_key(&p) {
+                    "in the merge buffer".into()
+                } else if s.ers.contains(&p) {
+                    "erasable".into()
+                } else {
+                    continue;
+                };
+                return Err(format!(
+                    "GhU.GhD: barrier {i}'s map (of {}) maps sector {a} to page {p}, which is {why}",
+                    pend.len()
+                ));
+            }
+        }
+        // DgI
+        for &(a, p) in pairs.iter().chain(tents.iter().flat_map(|ps| ps.iter())) {
+            if a > amax || m.get(&a) != Some(&p) {
+                continue;
+            }
+            let x_a = want(x, a);
+            if !dg
+                .data
+                .iter()
+                .any(|&(q, d, b)| q == p && b == a && agrees(x_a, Val::Known(d)))
+            {
+                return Err(format!(
+                    "GhU.DgL: barrier {i}'s epoch keeps the pair (sector {a}, page {p}), which its digest does not list with {x_a}"
+                ));
+            }
+        }
+    }
+    // VM
+    for ps in &s.ept {
+        apply(ps, &mut m);
+    }
+    apply(&s.dbuf, &mut m);
+    if let Some(a) = m
+        .keys()
+        .chain(s.l2p.keys())
+        .find(|a| m.get(a) != s.l2p.get(a))
+    {
+        return Err(format!(
+            "GhU.VM: the volatile L2P maps sector {a} to {:?}, the last barrier's map with the open epoch's pairs to {:?}",
+            s.l2p.get(a),
+            m.get(a)
+        ));
+    }
+    // SyI
+    for (&a, &p) in s.smap.range(..=amax) {
+        match s.dat.get(&p) {
+            Some(Mc::Syn(c)) if oob(c) == a => {}
+            // a page a crash left unobserved whose epoch recovery accepted:
+            // its digest check verified it (the Rust keeps it symbolic)
+            Some(Mc::Syn(Cell::Unknown)) => {}
+            other => {
+                return Err(format!(
+                    "SyI: the stable L2P maps sector {a} to page {p}, which is not a synced data page naming it: {other:?}"
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// PU's crash outcomes as P's (`crash-recU`, `barrier-crash-prefix`):
 /// the states whose P crash outcomes ([`super::crash::outcomes`]),
 /// together, are those of a crash at `m` under PU's recovery.
@@ -564,6 +714,107 @@ mod tests {
     /// barriers wrote it reads the image at the last SYNC or at one of the
     /// barriers, and each of those four images is some outcome's. P's
     /// newest-only `acc` on the same outcomes reads a mix on some.
+    /// PU's ghost invariant holds along a run of barriers (`gh-ok`, `syI-ok`,
+    /// `dg-ok`) and each of its parts fails when the state or SB's pending
+    /// snapshots are off by one thing.
+    #[test]
+    fn ghost_invariant_holds_over_barriers_and_each_part_can_fail() {
+        const AMAX: Addr = 4;
+        let m = ModelMutant::None;
+        let mut s = steps::new_p();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, AMAX, m);
+        let mut pend: Vec<Image> = Vec::new();
+        check_ghu(&s, &pend, AMAX).expect("after a flush, nothing pending");
+        for writes in [&[(1, 2), (0, 3)][..], &[(2, 4), (1, 5)]] {
+            for &(a, d) in writes {
+                steps::wr0(&mut s, a, d, m);
+            }
+            fl_b(&mut s, AMAX, m);
+            pend.push(barrier_image(&s, AMAX));
+            check_ghu(&s, &pend, AMAX).expect("after a barrier");
+        }
+        // the open epoch's writes: VM
+        steps::wr0(&mut s, 3, 6, m);
+        check_ghu(&s, &pend, AMAX).expect("with the open epoch's writes");
+        let fails = |s: &St, pend: &[Image], part: &str| {
+            let e = check_ghu(s, pend, AMAX).expect_err(part);
+            assert!(e.starts_with(part), "{part}: {e}");
+        };
+        // as many snapshots as unsynced epochs
+        fails(&s, &pend[..1], "GhU:");
+        // the first barrier's snapshot read through its map
+        let mut off = pend.clone();
+        off[0].insert(1, Val::Known(7));
+        fails(&s, &off, "GhU.GhD");
+        // a page only the first barrier's map names (sector 1's version 2,
+        // which the second epoch rewrote) made erasable
+        let p1 = s.dr.iter().find_map(|c| match c {
+            Mc::Uns(
+                _,
+                Cell::Dlt {
+                    pairs,
+                    committed: true,
+                    ..
+                },
+            ) => pairs.iter().find(|&&(a, _)| a == 1).map(|&(_, p)| p),
+            _ => None,
+        });
+        let p1 = p1.expect("the first barrier's epoch wrote sector 1");
+        assert!(!s.l2p.values().chain(s.smap.values()).any(|&p| p == p1));
+        let mut x = s.clone();
+        x.ers.insert(p1);
+        check_gc_sm(&x, AMAX).expect("SmI and GcI do not see it");
+        fails(&x, &pend, "GhU.GhD");
+        // a digest that omits a pair its epoch keeps
+        let mut x = s.clone();
+        let i =
+            x.dr.iter()
+                .rposition(|c| {
+                    matches!(
+                        c.cur(),
+                        Cell::Dlt {
+                            committed: true,
+                            ..
+                        }
+                    )
+                })
+                .expect("a committed page");
+        if let Mc::Uns(
+            under,
+            Cell::Dlt {
+                gen, ep, pairs, dg, ..
+            },
+        ) = &x.dr[i]
+        {
+            let mut dg = (**dg).clone();
+            dg.data.pop();
+            x.dr[i] = Mc::Uns(
+                under.clone(),
+                Cell::Dlt {
+                    gen: *gen,
+                    ep: *ep,
+                    pairs: pairs.clone(),
+                    committed: true,
+                    dg: Rc::new(dg),
+                },
+            );
+        } else {
+            panic!("the last barrier's committed page is unsynced");
+        }
+        fails(&x, &pend, "GhU.DgL");
+        // the volatile L2P off the open epoch's pairs
+        let mut x = s.clone();
+        x.l2p.remove(&3);
+        fails(&x, &pend, "GhU.VM");
+        // a stable map into a page that is not synced
+        let mut x = s.clone();
+        let &p = x.smap.get(&0).expect("the flush mapped sector 0");
+        let c = x.cur_cell(p).clone();
+        x.dat.insert(p, Mc::Uns(Cell::Erased, c));
+        fails(&x, &pend, "SyI");
+    }
+
     #[test]
     fn barrier_crashes_recover_at_a_barrier() {
         const AMAX: Addr = 4;
