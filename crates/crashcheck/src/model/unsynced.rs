@@ -250,20 +250,28 @@ pub fn check_gc_sm(s: &St, amax: Addr) -> Result<(), String> {
         }
     }
     for (&a, &p) in s.smap.range(..=amax) {
-        let why = if p >= s.nxt {
-            format!("at or above the active pointer {}", s.nxt)
-        } else if s.mb.contains_key(&p) {
-            "in the merge buffer".into()
-        } else if s.ers.contains(&p) {
-            "erasable".into()
-        } else {
-            continue;
-        };
-        return Err(format!(
-            "SmI: the stable L2P maps sector {a} to page {p}, which is {why}"
-        ));
+        if let Some(why) = not_ok(s, p) {
+            return Err(format!(
+                "SmI: the stable L2P maps sector {a} to page {p}, which is {why}"
+            ));
+        }
     }
     Ok(())
+}
+
+/// Why page `p` of `s` is not `Ok` (`SCFTL.Impl.UnsyncedImages`; the
+/// pages of `SmI` too): a map a crash may fall back to may name only pages
+/// below the active pointer, not in the merge buffer and not erasable.
+fn not_ok(s: &St, p: Page) -> Option<String> {
+    if p >= s.nxt {
+        Some(format!("at or above the active pointer {}", s.nxt))
+    } else if s.mb.contains_key(&p) {
+        Some("in the merge buffer".into())
+    } else if s.ers.contains(&p) {
+        Some("erasable".into())
+    } else {
+        None
+    }
 }
 
 /// `BI s ues` (`SCFTL.Impl.UnsyncedBase`, with `DrEq`): the region is the
@@ -442,19 +450,12 @@ pub fn check_ghu(s: &St, pend: &[Image], amax: Addr) -> Result<(), String> {
                     want(x, a)
                 ));
             }
-            if let Some(&p) = m.get(&a) {
-                let why = if p >= s.nxt {
-                    format!("at or above the active pointer {}", s.nxt)
-                } else if s.mb.contains_key(&p) {
-                    "in the merge buffer".into()
-                } else if s.ers.contains(&p) {
-                    "erasable".into()
-                } else {
-                    continue;
-                };
+            if let Some(why) = m.get(&a).and_then(|&p| not_ok(s, p).map(|w| (p, w))) {
                 return Err(format!(
-                    "GhU.GhD: barrier {i}'s map (of {}) maps sector {a} to page {p}, which is {why}",
-                    pend.len()
+                    "GhU.GhD: barrier {i}'s map (of {}) maps sector {a} to page {}, which is {}",
+                    pend.len(),
+                    why.0,
+                    why.1
                 ));
             }
         }
