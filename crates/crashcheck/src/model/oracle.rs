@@ -499,8 +499,8 @@ impl ModelOracle {
             _ => (None, None),
         };
         let chain = self.cfg.chain;
-        self.up("a flush")?;
-        // the flush's SYNC makes every barrier's epoch durable
+        // the flush's SYNC makes every barrier's epoch durable (and while
+        // the model is not up nothing is pending)
         self.pend.clear();
         let s = self.up("a flush")?;
         if let Some(l) = lazy_page {
