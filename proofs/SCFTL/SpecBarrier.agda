@@ -41,6 +41,7 @@ InA a = a ≤ amax
 data RegOp : Set where
   w     : Addr → Data → RegOp   -- w_{a,d}
   rl es : RegOp                 -- GC relocate / erase
+  sy    : RegOp                 -- a SYNC outside a commit
 
 open import SCFTL.BarrierFramework Addr InA Data RegOp public
 
@@ -77,6 +78,16 @@ t ─w[ a , d ]→ t' =
 _─gc→_ : State → State → Set
 t ─gc→ t' = t' ≡ t
 
+-- the newest of the stable image and the pending ones
+lastA : Arr → List Arr → Arr
+lastA x []       = x
+lastA x (y ∷ ys) = lastA y ys
+
+-- a SYNC outside a commit: every pending image is durable, the last one
+-- stable; the image read and the write count are unchanged
+_─sy→_ : State → State → Set
+t ─sy→ t' = volatile t' ≡ volatile t × stable t' ≡ lastA (stable t) (pend t) × pend t' ≡ [] × wcnt t' ≡ wcnt t
+
 -- barrier: the image becomes pending; with umax pending already, the
 -- barrier syncs and is durable (MAX_UNSYNCED_EPOCHS)
 _─b→_ : State → State → Set
@@ -103,6 +114,11 @@ _─fbᶜ→_ : State → State → Set
 t ─fbᶜ→ t' = (stable t' ≡ stable t × pend t' ≡ pend t ++ volatile t ∷ [])
            ⊎ (stable t' ≡ volatile t × pend t' ≡ [])
 
+-- syᶜ: before the SYNC nothing changed; after it the last image is stable
+_─syᶜ→_ : State → State → Set
+t ─syᶜ→ t' = (stable t' ≡ stable t × pend t' ≡ pend t)
+           ⊎ (stable t' ≡ lastA (stable t) (pend t) × pend t' ≡ [])
+
 -- rᶜ: before recovery's SYNC nothing changed; after it the choice is made
 _─rᶜ→_ : State → State → Set
 t ─rᶜ→ t' = (stable t' ≡ stable t × pend t' ≡ pend t)
@@ -112,12 +128,16 @@ okSB : Op → State → State → Set
 okSB (use (reg (op (w a d)))) = _─w[ a , d ]→_
 okSB (use (reg (op rl)))      = _─gc→_
 okSB (use (reg (op es)))      = _─gc→_
+okSB (use (reg (op sy)))      = _─sy→_
 okSB (use (reg barrier))      = _─b→_
 okSB (use flush)              = _─f→_
 okSB recover                  = _─r→_
 
 crashSB : Op → State → State → Set
-crashSB (use (reg (op _)))    = _─regᶜ→_
+crashSB (use (reg (op (w _ _)))) = _─regᶜ→_
+crashSB (use (reg (op rl)))   = _─regᶜ→_
+crashSB (use (reg (op es)))   = _─regᶜ→_
+crashSB (use (reg (op sy)))   = _─syᶜ→_
 crashSB (use (reg barrier))   = _─fbᶜ→_
 crashSB (use flush)           = _─fbᶜ→_
 crashSB recover               = _─rᶜ→_
@@ -142,6 +162,14 @@ private
     cands t' ⊆ cands t ++ read t ∷ []
   pending t t' e1 e2 m rewrite e1 | e2 = m
 
+  last-∈ : ∀ x ys → lastA x ys ∈ (x ∷ ys)
+  last-∈ x []       = here refl
+  last-∈ x (y ∷ ys) = there (last-∈ y ys)
+
+  synced : ∀ t t' → stable t' ≡ lastA (stable t) (pend t) → pend t' ≡ [] → cands t' ⊆ cands t
+  synced t t' e1 e2 {y} m rewrite e1 | e2 with m
+  ... | here refl = last-∈ (stable t) (pend t)
+
   durable : ∀ t t' X → stable t' ≡ volatile t → pend t' ≡ [] →
     cands t' ⊆ X ++ read t ∷ []
   durable t t' X e1 e2 m rewrite e1 | e2 = ∈-++ʳ X m
@@ -155,6 +183,14 @@ private
   reg-ok (w a d) (inj₂ (_ , refl)) = ⊆-refl
   reg-ok rl refl = ⊆-refl
   reg-ok es refl = ⊆-refl
+  reg-ok sy {t} {t'} (_ , e1 , e2 , _) = synced t t' e1 e2
+
+  reg-crash : ∀ x {t t'} → crashSB (use (reg (op x))) t t' → cands t' ⊆ cands t
+  reg-crash (w a d) {t} {t'} (e1 , e2) = same t t' e1 e2
+  reg-crash rl {t} {t'} (e1 , e2) = same t t' e1 e2
+  reg-crash es {t} {t'} (e1 , e2) = same t t' e1 e2
+  reg-crash sy {t} {t'} (inj₁ (e1 , e2)) = same t t' e1 e2
+  reg-crash sy {t} {t'} (inj₂ (e1 , e2)) = synced t t' e1 e2
 
   bar-ok : ∀ {t t'} → okSB (use (reg barrier)) t t' → cands t' ⊆ cands t ++ read t ∷ []
   bar-ok {t} {t'} (_ , _ , inj₁ (_ , e1 , e2)) = pending t t' e1 e2
@@ -182,7 +218,7 @@ contract : BarrierContract SB
 contract = record
   { cands       = cands
   ; reg-ok      = λ x {t} {t'} → reg-ok x {t} {t'}
-  ; reg-crash   = λ x {t} {t'} → λ { (e1 , e2) → same t t' e1 e2 }
+  ; reg-crash   = λ x {t} {t'} → reg-crash x {t} {t'}
   ; bar-ok      = λ {t} {t'} → bar-ok {t} {t'}
   ; bar-crash   = λ {t} {t'} → fb {t} {t'}
   ; flush-ok    = λ {t} {t'} → flush-ok {t} {t'}
@@ -211,6 +247,7 @@ pend-bound-ok (use (reg (op (w a d)))) b (inj₁ (_ , _ , _ , e , _)) rewrite e 
 pend-bound-ok (use (reg (op (w a d)))) b (inj₂ (_ , refl)) = b
 pend-bound-ok (use (reg (op rl))) b refl = b
 pend-bound-ok (use (reg (op es))) b refl = b
+pend-bound-ok (use (reg (op sy))) b (_ , _ , e , _) rewrite e = z≤n
 pend-bound-ok (use (reg barrier)) {t} b (_ , _ , inj₁ (lt , _ , e)) rewrite e | length-snoc (pend t) (volatile t) = lt
 pend-bound-ok (use (reg barrier)) b (_ , _ , inj₂ (_ , _ , e)) rewrite e = z≤n
 pend-bound-ok (use flush) b (_ , _ , e , _) rewrite e = z≤n

@@ -48,6 +48,7 @@ open import Data.List.Relation.Unary.Any using (here; there)
 open import Relation.Nullary using (yes; no)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Data.Empty using (⊥)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
 
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -60,6 +61,7 @@ opS : SB.RegOp → Sp.RegOp
 opS (SB.w a d) = Sp.w a d
 opS SB.rl      = Sp.rl
 opS SB.es      = Sp.es
+opS SB.sy      = Sp.rl   -- never taken: a lifted model has no `sy` step (liftB)
 
 uS : SB.UOp → Sp.UOp
 uS (SB.reg (SB.op x))  = Sp.reg (opS x)
@@ -70,10 +72,20 @@ oS : SB.Op → Sp.Op
 oS (SB.use u)  = Sp.use (uS u)
 oS SB.recover  = Sp.recover
 
+-- A model of S lifted to SB's operations: a barrier is its flush, and it
+-- issues no SYNC outside a commit (nothing is ever pending after its
+-- barriers, so `sy` would have nothing to do): no `sy` step, no crash in
+-- one.
 liftB : Sp.Model → SB.Model
 liftB Q = record { State = Q.State ; New = Q.New ; read = Q.read
-                 ; ok = λ o → Q.ok (oS o) ; crash = λ o → Q.crash (oS o) }
-  where module Q = Sp.Model Q
+                 ; ok = okL ; crash = crL }
+  where
+    module Q = Sp.Model Q
+    okL crL : SB.Op → Q.State → Q.State → Set
+    okL (SB.use (SB.reg (SB.op SB.sy))) _ _ = ⊥
+    okL o = Q.ok (oS o)
+    crL (SB.use (SB.reg (SB.op SB.sy))) _ _ = ⊥
+    crL o = Q.crash (oS o)
 
 -- SB's state as S's (pending snapshots dropped), and back
 toS : SB.State → Sp.State
@@ -125,7 +137,7 @@ module Lift (Q : Sp.Model) (O : Sp.ForwardSimulation.Obligations Q Sp.S) where
     re : ∀ (u : Sp.State) {x} → Sp.stable u ≡ x → u ≡ Sp.⟨ Sp.volatile u , x , Sp.wcnt u ⟩
     re u refl = refl
 
-    A-ok′ : ∀ u {s t s'} → AR′ s t → O.RI s → Q.ok (Sp.use (uS u)) s s' →
+    A-ok′ : ∀ u {s t s'} → AR′ s t → O.RI s → SB.Model.ok (liftB Q) (SB.use u) s s' →
             Σ SB.State λ t' → SB.okSB (SB.use u) t t' × AR′ s' t'
     A-ok′ (SB.reg (SB.op (SB.w a d))) {t = t} {s' = s'} ar ri x with O.A-ok (Sp.reg (Sp.w a d)) ar ri x
     ... | u' , inj₁ (ib , v , st , wc) , ar' =
@@ -143,6 +155,7 @@ module Lift (Q : Sp.Model) (O : Sp.ForwardSimulation.Obligations Q Sp.S) where
       subst (O.AR s') (trans (re u' st) (cong (λ z → Sp.⟨ Sp.volatile u' , z , Sp.wcnt u' ⟩)
                                               (sym (lastA-snoc (SB.stable t) (SB.pend t) (SB.volatile t))))) ar'
     ...   | no ge = fromS [] u' , (v , wc , inj₂ (≮⇒≥ ge , st , refl)) , ar'
+    A-ok′ (SB.reg (SB.op SB.sy)) ar ri ()
     A-ok′ SB.flush ar ri x with O.A-ok Sp.flush ar ri x
     ... | u' , (v , st , wc) , ar' = fromS [] u' , (v , st , refl , wc) , ar'
 
@@ -152,7 +165,7 @@ module Lift (Q : Sp.Model) (O : Sp.ForwardSimulation.Obligations Q Sp.S) where
       keep t u' , (refl , refl) , lastA (SB.stable t) (SB.pend t) , lastA-∈ (SB.stable t) (SB.pend t)
       , subst (O.CR s') (re u' e) cr
 
-    A-crash′ : ∀ u {s t s'} → AR′ s t → O.RI s → Q.crash (Sp.use (uS u)) s s' →
+    A-crash′ : ∀ u {s t s'} → AR′ s t → O.RI s → SB.Model.crash (liftB Q) (SB.use u) s s' →
                Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CR′ s' t'
     A-crash′ (SB.reg (SB.op (SB.w a d))) {t = t} ar ri c = regc {t = t} (O.A-crash (Sp.reg (Sp.w a d)) ar ri c)
     A-crash′ (SB.reg (SB.op SB.rl))      {t = t} ar ri c = regc {t = t} (O.A-crash (Sp.reg Sp.rl) ar ri c)
@@ -167,6 +180,7 @@ module Lift (Q : Sp.Model) (O : Sp.ForwardSimulation.Obligations Q Sp.S) where
           SB.⟨ Sp.volatile u' , SB.stable t , SB.pend t ++ SB.volatile t ∷ [] , Sp.wcnt u' ⟩ , inj₁ (refl , refl) ,
           lastA (SB.stable t) (SB.pend t) , SB.∈-++ˡ (SB.stable t ∷ SB.pend t) (lastA-∈ (SB.stable t) (SB.pend t)) ,
           subst (O.CR s') (re u' e) cr
+    A-crash′ (SB.reg (SB.op SB.sy)) ar ri ()
     A-crash′ SB.flush {t = t} ar ri c with O.A-crash Sp.flush ar ri c
     ... | u' , y , cr = fb {t = t} u' y cr
       where
@@ -188,6 +202,22 @@ module Lift (Q : Sp.Model) (O : Sp.ForwardSimulation.Obligations Q Sp.S) where
     A-recᶜ′ {t = t} {s' = s'} (x , m , cr) ci c with O.A-recᶜ cr ci c
     ... | u' , e , cr' = keep t u' , inj₁ (refl , refl) , x , m , subst (O.CR s') (re u' e) cr'
 
+    B-ok′ : ∀ u {s s'} → O.RI s → SB.Model.ok (liftB Q) (SB.use u) s s' → O.RI s'
+    B-ok′ (SB.reg (SB.op SB.sy)) ri ()
+    B-ok′ (SB.reg (SB.op (SB.w a d))) = O.B-ok (Sp.reg (Sp.w a d))
+    B-ok′ (SB.reg (SB.op SB.rl)) = O.B-ok (Sp.reg Sp.rl)
+    B-ok′ (SB.reg (SB.op SB.es)) = O.B-ok (Sp.reg Sp.es)
+    B-ok′ (SB.reg SB.barrier) = O.B-ok Sp.flush
+    B-ok′ SB.flush = O.B-ok Sp.flush
+
+    B-crash′ : ∀ u {s s'} → O.RI s → SB.Model.crash (liftB Q) (SB.use u) s s' → O.CI s'
+    B-crash′ (SB.reg (SB.op SB.sy)) ri ()
+    B-crash′ (SB.reg (SB.op (SB.w a d))) = O.B-crash (Sp.reg (Sp.w a d))
+    B-crash′ (SB.reg (SB.op SB.rl)) = O.B-crash (Sp.reg Sp.rl)
+    B-crash′ (SB.reg (SB.op SB.es)) = O.B-crash (Sp.reg Sp.es)
+    B-crash′ (SB.reg SB.barrier) = O.B-crash Sp.flush
+    B-crash′ SB.flush = O.B-crash Sp.flush
+
   obligations : Obligations
   obligations = record
     { AR = AR′ ; CR = CR′ ; RI = O.RI ; CI = O.CI
@@ -195,7 +225,7 @@ module Lift (Q : Sp.Model) (O : Sp.ForwardSimulation.Obligations Q Sp.S) where
     ; init-CR = λ {_} {t} n n′ → SB.stable t , here refl , O.init-CR n (proj₁ n′)
     ; init-CI = O.init-CI
     ; A-ok = A-ok′ ; A-crash = A-crash′ ; A-rec = A-rec′ ; A-recᶜ = A-recᶜ′
-    ; B-ok = λ u → O.B-ok (uS u) ; B-crash = λ u → O.B-crash (uS u)
+    ; B-ok = B-ok′ ; B-crash = B-crash′
     ; B-rec = O.B-rec ; B-recᶜ = O.B-recᶜ
     }
 

@@ -65,8 +65,9 @@ open import Relation.Binary.PropositionalEquality
   using (_≡_; refl; sym; trans; cong; subst)
 
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+open import Data.Empty using (⊥)
 open SB public
-  using ( Addr; InA; Arr; _[_↦_]; RegOp; w; rl; RB; op; barrier
+  using ( Addr; InA; Arr; _[_↦_]; RegOp; w; rl; sy; RB; op; barrier
         ; Model; UOp; Op; use; recover; flush; reg
         ; BarrierContract; lemma1B; SnapshotConsistentB; no-mixed-epochsB
         ; _∈_; _⊆_; ⊆-refl; ⊆-trans; ∈-++ʳ; length-snoc )
@@ -182,6 +183,7 @@ okB : Op → St → St → Set
 okB (use (reg (op (w a d)))) s s′ = (InB a s × s′ ≡ wr a d s) ⊎ (¬ InB a s × s′ ≡ s)
 okB (use (reg (op rl))) s s′ = s′ ≡ s
 okB (use (reg (op esOp))) s s′ = s′ ≡ s
+okB (use (reg (op sy))) s s′ = ⊥   -- PB issues no SYNC outside a commit
 okB (use (reg barrier)) s s′ =
     (length (eps s) < umax × s′ ≡ barU s)
   ⊎ (umax ≤ length (eps s) × s′ ≡ syncF s)
@@ -308,6 +310,7 @@ contract = record
     reg-ok (w a d) (inj₂ (_ , refl)) = ⊆-refl
     reg-ok rl refl = ⊆-refl
     reg-ok esOp refl = ⊆-refl
+    reg-ok sy ()
 
     bar-ok : ∀ {t t′} → okB (use (reg barrier)) t t′ → cands t′ ⊆ cands t ++ read t ∷ []
     bar-ok {t} (inj₁ (_ , refl)) = barU-⊆ t
@@ -355,6 +358,7 @@ eps-bound-ok (use (reg (op (w a d)))) b (inj₁ (_ , refl)) = b
 eps-bound-ok (use (reg (op (w a d)))) b (inj₂ (_ , refl)) = b
 eps-bound-ok (use (reg (op rl))) b refl = b
 eps-bound-ok (use (reg (op esOp))) b refl = b
+eps-bound-ok (use (reg (op sy))) b ()
 eps-bound-ok (use (reg barrier)) {s} b (inj₁ (lt , refl))
   rewrite lengthE (eps s) (commit (opn s)) = lt
 eps-bound-ok (use (reg barrier)) b (inj₂ (_ , refl)) = z≤n

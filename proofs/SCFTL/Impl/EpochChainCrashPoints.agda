@@ -126,6 +126,7 @@ command-crashes-covered-PB o@(use (reg (op (w a d)))) {s} {y = y} (inj₁ refl) 
 command-crashes-covered-PB o@(use (reg (op (w a d)))) {s} {y = y} (inj₂ refl) i = same o s y i
 command-crashes-covered-PB o@(use (reg (op rl))) {s} {y = y} refl i = same o s y i
 command-crashes-covered-PB o@(use (reg (op esOp))) {s} {y = y} refl i = same o s y i
+command-crashes-covered-PB o@(use (reg (op sy))) {s} {y = y} refl i = same o s y i
 command-crashes-covered-PB (use (reg barrier)) {s} {x} {y} (inj₁ bt) i with batch {s} {x} {y} bt i
 ... | y′ , i′ , r , c = y′ , inj₁ i′ , r , c
 command-crashes-covered-PB o@(use (reg barrier)) {s} {y = y} (inj₂ (ge , refl)) i = same o s y (inj₂ (ge , i))

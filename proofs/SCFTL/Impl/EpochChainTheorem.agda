@@ -111,6 +111,7 @@ private
     t , inj₂ ((λ { (la , lw) → nib (la , subst (_≤ wmax) (sym (AR.cnt ar)) lw) }) , refl) , ar
   A-ok′ (reg (op rl)) {t = t} ar _ refl = t , refl , ar
   A-ok′ (reg (op esOp)) {t = t} ar _ refl = t , refl , ar
+  A-ok′ (reg (op sy)) ar _ ()
   -- barrier without SYNC
   A-ok′ (reg barrier) {s} {t} ar _ (inj₁ (lt , refl)) =
     ⟨ volatile t , stable t , pend t ++ volatile t ∷ [] , 0 ⟩ ,
@@ -142,7 +143,13 @@ private
   A-crash′ : ∀ u {s t s′} → AR s t → T s → crashB (use u) s s′ →
     Σ SB.State λ t′ → SB.crashSB (use u) t t′ × CR s′ t′
   A-crash′ (reg (op x)) {s} {t} {s′} ar _ i =
-    t , (refl , refl) , ⊆⊑ (Img-⊆ {s} {s′} i) (AR.cnd ar)
+    t , still x , ⊆⊑ (Img-⊆ {s} {s′} i) (AR.cnd ar)
+    where
+      still : ∀ x {t} → SB.crashSB (use (reg (op x))) t t
+      still (w a d) = refl , refl
+      still rl      = refl , refl
+      still esOp    = refl , refl
+      still sy      = inj₁ (refl , refl)
   A-crash′ (reg barrier) {s} {t} {s′} ar _ (inj₁ i) = fb-crash {s} {t} {s′} ar (inj₁ i)
   A-crash′ (reg barrier) {s} {t} {s′} ar _ (inj₂ (_ , i)) = fb-crash {s} {t} {s′} ar (inj₂ i)
   A-crash′ flush {s} {t} {s′} ar _ c = fb-crash {s} {t} {s′} ar c

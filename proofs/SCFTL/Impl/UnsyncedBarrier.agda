@@ -142,12 +142,28 @@ open StU public
 flushOp : SB.Op
 flushOp = SB.use SB.flush
 
+-- P's step for a regular operation; PU issues no SYNC outside a commit
+-- (`SB.sy`: no step here; `SCFTL.Impl.UnsyncedSync` adds it)
+okPU : SB.RegOp → St → St → Set
+okPU SB.sy _ _ = ⊥
+okPU x         = okP (oS (SB.use (SB.reg (SB.op x))))
+
 okU : SB.UOp → StU → StU → Set
-okU (SB.reg (SB.op x)) s s' = okP (oS (SB.use (SB.reg (SB.op x)))) (st s) (st s') × ues s' ≡ ues s
+okU (SB.reg (SB.op x)) s s' = okPU x (st s) (st s') × ues s' ≡ ues s
 okU (SB.reg SB.barrier) s s' =
     (length (ues s) < umax × s' ≡ ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫)
   ⊎ (umax ≤ length (ues s) × okP (oS flushOp) (st s) (st s') × ues s' ≡ [])
 okU SB.flush s s' = okP (oS flushOp) (st s) (st s') × ues s' ≡ []
+
+-- a regular operation's SB step keeps SB's stable and pending images,
+-- so it is one of SB's crashed outcomes of the operation too
+regcU : ∀ x {m m' t t'} → okPU x m m' → SB.okSB (SB.use (SB.reg (SB.op x))) t t' →
+        SB.crashSB (SB.use (SB.reg (SB.op x))) t t'
+regcU (SB.w a d) _ (inj₁ (_ , _ , e1 , e2 , _)) = e1 , e2
+regcU (SB.w a d) _ (inj₂ (_ , refl)) = refl , refl
+regcU SB.rl _ refl = refl , refl
+regcU SB.es _ refl = refl , refl
+regcU SB.sy () _
 
 ------------------------------------------------------------------------
 -- The bound: never more than umax unsynced epochs
@@ -273,6 +289,7 @@ lay-ok : ∀ u {s s'} → LayM (st s) (ues s) → okU u s s' → LayM (st s') (u
 lay-ok (SB.reg (SB.op (SB.w a d))) {s} {s'} l (o , e) = ue-at {s} {s'} e (lay-w a d {es = ues s} o l)
 lay-ok (SB.reg (SB.op SB.rl)) {s} {s'} l (o , e) = ue-at {s} {s'} e (lay-rl {es = ues s} o l)
 lay-ok (SB.reg (SB.op SB.es)) {s} {s'} l (o , e) = ue-at {s} {s'} e (lay-es {es = ues s} o l)
+lay-ok (SB.reg (SB.op SB.sy)) l (() , _)
 lay-ok (SB.reg SB.barrier) {s} l (inj₁ (_ , refl)) = lay-flB {st s} {ues s} l
 lay-ok (SB.reg SB.barrier) {s} {s'} l (inj₂ (_ , o , e)) =
   subst (LayM (st s')) (sym e) (lay-durable (st s') (flush-ept o) (flush-syn o))
@@ -608,6 +625,7 @@ A-okU : ∀ u → NotEs u → ∀ {s t s'} → ARv s t → Below (st s) → okU 
 A-okU (SB.reg (SB.op (SB.w a d))) _ = write-A a d
 A-okU (SB.reg (SB.op SB.rl)) _ = rl-A
 A-okU (SB.reg (SB.op SB.es)) ()
+A-okU (SB.reg (SB.op SB.sy)) _ _ _ (() , _)
 A-okU (SB.reg SB.barrier) _ {s} {t} ar bl (inj₁ (lt , refl)) =
   let G = barrier-A {s} {t} ar lt refl in
   proj₁ G , proj₁ (proj₂ G) , proj₂ (proj₂ G) , Below-flB {st s} bl
@@ -766,6 +784,7 @@ gcI-ok (SB.reg (SB.op SB.rl)) {s} g (inj₁ (_ , p , lt , inj₂ (nv , e)) , _) 
   subst GcI (sym e) (rlXI p {st s} lt nv g)
 gcI-ok (SB.reg (SB.op SB.rl)) g (inj₂ (_ , e) , _) = subst GcI (sym e) g
 gcI-ok (SB.reg (SB.op SB.es)) {s} g ((p , ep , e) , _) = subst GcI (sym e) (esFI p {st s} ep g)
+gcI-ok (SB.reg (SB.op SB.sy)) g (() , _)
 gcI-ok (SB.reg SB.barrier) {s} g (inj₁ (_ , refl)) = flBI {st s} g
 gcI-ok (SB.reg SB.barrier) g (inj₂ (_ , o , _)) = flushI o g
 gcI-ok SB.flush g (o , _) = flushI o g
@@ -797,6 +816,7 @@ A-okG (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} ar g o =
 A-okG (SB.reg (SB.op SB.rl)) {s} {t} {s'} ar g o =
   let G = A-okU (SB.reg (SB.op SB.rl)) tt {s} {t} {s'} ar (GcI.blw g) o in
   proj₁ G , proj₁ (proj₂ G) , proj₁ (proj₂ (proj₂ G)) , gcI-ok (SB.reg (SB.op SB.rl)) {s} {s'} g o
+A-okG (SB.reg (SB.op SB.sy)) ar g (() , _)
 A-okG (SB.reg SB.barrier) {s} {t} {s'} ar g o =
   let G = A-okU (SB.reg SB.barrier) tt {s} {t} {s'} ar (GcI.blw g) o in
   proj₁ G , proj₁ (proj₂ G) , proj₁ (proj₂ (proj₂ G)) , gcI-ok (SB.reg SB.barrier) {s} {s'} g o
@@ -858,6 +878,7 @@ smI-ok (SB.reg (SB.op SB.rl)) {s} g sm (inj₁ (_ , p , lt , inj₁ (val , f1 , 
 smI-ok (SB.reg (SB.op SB.rl)) {s} g sm (inj₁ (_ , p , lt , inj₂ (nv , e)) , _) = subst SmI (sym e) sm
 smI-ok (SB.reg (SB.op SB.rl)) g sm (inj₂ (_ , e) , _) = subst SmI (sym e) sm
 smI-ok (SB.reg (SB.op SB.es)) {s} g sm ((p , ep , e) , _) = subst SmI (sym e) (smI-esF p {st s} sm)
+smI-ok (SB.reg (SB.op SB.sy)) g sm (() , _)
 smI-ok (SB.reg SB.barrier) {s} g sm (inj₁ (_ , refl)) = λ b p le e → let (lt , _ , ne) = sm b p le e in lt , refl , ne
 smI-ok (SB.reg SB.barrier) g sm (inj₂ (_ , o , _)) = smI-flush o g
 smI-ok SB.flush g sm (o , _) = smI-flush o g
@@ -973,6 +994,7 @@ A-full u {s} {t} {s'} (av , sa) g sm o =
       keep {t'} refl (λ b le → cong (λ z → rdS z (smap z b)) e)
     stab {t'} (SB.reg (SB.op SB.es)) ((p , ep , e) , _) refl =
       keep {t'} refl (λ b le → trans (cong (λ z → rdS z (smap z b)) e) (rdS-esF p (st s) ep sm b le))
+    stab {t'} (SB.reg (SB.op SB.sy)) (() , _) _
     stab {t'} (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , et , _)) =
       keep {t'} et (rdS-flB (st s) sm)
     stab {t'} (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₂ (ge , _ , _)) =

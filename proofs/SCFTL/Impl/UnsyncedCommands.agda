@@ -507,6 +507,7 @@ CrC : SB.UOp → StU → St → Gh → Set
 CrC (SB.reg (SB.op (SB.w a d))) s s'' g = Σ St λ x → Σ (CmdCrash (Sp.use (Sp.reg (Sp.w a d))) (st s) x) λ r → Img x s'' × g ≡ ghW a d s r
 CrC (SB.reg (SB.op SB.rl)) s s'' g = Σ St λ x → Σ (CmdCrash (Sp.use (Sp.reg Sp.rl)) (st s) x) λ r → Img x s'' × g ≡ ghR s r
 CrC (SB.reg (SB.op SB.es)) s s'' g = Σ St λ x → Σ (CmdCrash (Sp.use (Sp.reg Sp.es)) (st s) x) λ r → Img x s'' × g ≡ ghE s r
+CrC (SB.reg (SB.op SB.sy)) s s'' g = ⊥   -- PU issues no SYNC outside a commit
 CrC (SB.reg SB.barrier) s s'' g =
     (length (ues s) < umax × Σ St λ x → Σ (BarCmd s x) λ r → Img x s'' × g ≡ ghC s r)
   ⊎ (umax ≤ length (ues s) × Σ St λ x → Σ (FlCmd s x) λ r → Img x s'' × g ≡ ghF s r s'')
@@ -560,6 +561,7 @@ private
   A-crashC (SB.reg (SB.op (SB.w a d))) {S} {t} {⟦ S1 , g ⟧} iv _ ((x , r , img , refl) , _) = write-cmd-G a d {su S} {t} {x} {st S1} iv r img
   A-crashC (SB.reg (SB.op SB.rl)) {S} {t} {⟦ S1 , g ⟧} iv _ ((x , r , img , refl) , _) = rl-cmd-G {su S} {t} {x} {st S1} iv r img
   A-crashC (SB.reg (SB.op SB.es)) {S} {t} {⟦ S1 , g ⟧} iv _ ((x , r , img , refl) , _) = es-cmd-G {su S} {t} {x} {st S1} iv r img
+  A-crashC (SB.reg (SB.op SB.sy)) iv _ (() , _)
   A-crashC (SB.reg SB.barrier) {S} {t} {⟦ S1 , g ⟧} iv _ (inj₁ (lt , x , r , img , refl) , _) =
     barrier-cmd-G {su S} {t} {x} {st S1} iv r img
   A-crashC (SB.reg SB.barrier) {S} {t} {⟦ S1 , g ⟧} iv _ (inj₂ (ge , x , r , img , refl) , _) =

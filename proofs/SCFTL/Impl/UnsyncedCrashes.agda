@@ -69,7 +69,7 @@ open import Data.Bool.Base using (true; false)
 open import Data.Maybe.Base using (just)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; flushOp; ARU; rd-flB; rdS-flB; GcI; SmI; Syn)
+  using (StU; ⟪_,_⟫; st; ues; okU; regcU; flB; epE; flushOp; ARU; rd-flB; rdS-flB; GcI; SmI; Syn)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (candAt; recRS; ParseS)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
@@ -179,11 +179,6 @@ CrashPt (SB.reg SB.barrier) s m = (length (ues s) < umax × m ≡ flB (st s))
 CrashPt SB.flush            s m = m ≡ fl2 (st s) ⊎ m ≡ fl3 (st s)
 
 private
-  regc : ∀ x {t t'} → SB.okSB (SB.use (SB.reg (SB.op x))) t t' → SB.stable t' ≡ SB.stable t × SB.pend t' ≡ SB.pend t
-  regc (SB.w a d) (inj₁ (_ , _ , e1 , e2 , _)) = e1 , e2
-  regc (SB.w a d) (inj₂ (_ , refl)) = refl , refl
-  regc SB.rl refl = refl , refl
-  regc SB.es refl = refl , refl
 
   flushOk : ∀ {s} → okU SB.flush s ⟪ fl3 (st s) , [] ⟫
   flushOk = inj₁ refl , refl
@@ -191,7 +186,7 @@ private
 crash-covered : ∀ u {s t m s''} → Inv s t → CrashPt u s m → Img m s'' →
   Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × RecTo s'' t'
 crash-covered (SB.reg (SB.op x)) {s} {t} {_} {s''} (ar , ga , b , so) (s' , o , refl) img
-  = proj₁ A , regc x (proj₁ (proj₂ A)) ,
+  = proj₁ A , regcU x (proj₁ o) (proj₁ (proj₂ A)) ,
     crash-normal {s'} {proj₁ A} {s''} (proj₁ I , proj₁ (proj₂ I) , proj₂ (proj₂ I) , slo-ok (SB.reg (SB.op x)) {s} {s'} o so) img
   where
     A = A-PU (SB.reg (SB.op x)) {s} {t} {s'} ar ga b o

@@ -74,7 +74,7 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; tents; ue)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; okU; flB; epE)
+  using (StU; ⟪_,_⟫; st; ues; okU; regcU; flB; epE)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (candAt; recRS; ParseS)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; recU-crash-readsBI)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (Inv; A-Inv; pre-sync; preT)
@@ -308,11 +308,6 @@ private
   crash-erase (m ∷ ms) (x ∷ xs) (inj₂ (inj₂ refl) ∷ cl)     = tt ∷ crash-erase ms xs cl
 
 private
-  regc : ∀ x {t t'} → SB.okSB (SB.use (SB.reg (SB.op x))) t t' → SB.stable t' ≡ SB.stable t × SB.pend t' ≡ SB.pend t
-  regc (SB.w a d) (inj₁ (_ , _ , e1 , e2 , _)) = e1 , e2
-  regc (SB.w a d) (inj₂ (_ , refl)) = refl , refl
-  regc SB.rl refl = refl , refl
-  regc SB.es refl = refl , refl
 
   lenU : ∀ {s t} → Inv s t → length (ues s) ≡ length (SB.pend t)
   lenU iv = proj₂ (proj₂ (proj₁ (proj₁ iv)))
@@ -418,7 +413,7 @@ crash-F u {s} {t} {s''} ff iv (inj₂ (inj₂ (inj₂ (img , refl)))) =
 crash-G : ∀ u {s t s'' gh} → Inv′ s t → CrM u s s'' gh → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × RecG s'' gh t'
 crash-G (SB.reg (SB.op x)) {s} {t} {s''} (iv , gr) (s' , o , img , refl) =
   let A = A-Inv (SB.reg (SB.op x)) {s} {t} {s'} iv o in
-  proj₁ A , regc x (proj₁ (proj₂ A)) ,
+  proj₁ A , regcU x (proj₁ o) (proj₁ (proj₂ A)) ,
   crash-normal-G {s'} {proj₁ A} {s''} (proj₂ (proj₂ A)) (genR-ok (SB.reg (SB.op x)) {s} {s'} o gr) img
 crash-G (SB.reg SB.barrier) {s} {t} {s''} (iv , gr) (inj₁ (lt , img , refl))
   with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} iv (inj₁ (lt , refl))
