@@ -1,0 +1,328 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, barriers in P: the SYNC OUTSIDE A COMMIT as a step of PU.
+--
+-- The code issues a bare SYNC while epochs are unsynced in three places:
+-- before an erase (`datapath.rs`: any erase while epochs are unsynced
+-- syncs first), as a sync behind barriers (`SharedDevice::sync_behind`),
+-- and inside a flush before an in-page or OOB commit.  After it, no
+-- epoch is unsynced (`note_sync`), and GC may erase the superblocks the
+-- barriers' epochs freed.  SB's matching operation is `sy`: every
+-- pending image durable, the last one stable (`SCFTL.SpecBarrier`).
+--
+-- The step on PU's state (`syU`, `syS`):
+--   * every data page durable as it is now (`dat := sync ∘ dat`);
+--   * the unsynced epochs' region pages durable: every region page below
+--     the open epoch's tentative pages (`landR`); those stay unsynced as
+--     PU keeps them (a crash may still lose them, and recovery ignores
+--     them: no committed page names the open epoch);
+--   * the last barrier's map is the stable L2P (`lastMap`);
+--   * invalid pages the new stable L2P does not map may be released to
+--     the erasable queue (`r`, guarded by `Rel`): the pages GC freed
+--     before the last barrier, which the code's erase after its SYNC
+--     reclaims (`r = λ _ → false`, no release, always qualifies);
+--   * no epoch unsynced.
+--
+--   sync-A       type A against SB's `sy`, every invariant of PU's normal
+--                operation kept (`Inv`: ARU, GcI, SmI, the ghost
+--                invariant, the digests, SyI, BI, SlO), given `LastOob`
+--   sync-GenR    and GenR
+--   sync-crash   so a crash right after the SYNC (or any later crash
+--                point, by PU's existing lemmas from the new state)
+--                recovers, with the new state's ghost, to a candidate of
+--                SB after `sy`: the last barrier's image
+--   no-release   the guard holds without a release
+--
+-- A HYPOTHESIS, not yet an invariant of PU (`LastOob`): every page the
+-- last barrier's map names holds the address it is mapped at in its OOB
+-- (what `SyI` needs of the new stable L2P).  In P every placed page is
+-- written with its address and never reprogrammed before an erase, and
+-- the ghost invariant keeps the last map's pages from being erasable, so
+-- it holds of PU's runs; proving it as an invariant of every PU step is
+-- the next step, with wiring `syS` into PUM (`okU` for `sy` is still
+-- empty in `SCFTL.Impl.UnsyncedBarrier`) and PUMc's command crashes.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.UnsyncedSync (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+                               (_≟D_ : DecidableEquality Data) where
+
+open import Data.Nat.Base using (zero; suc; _≤_; _<_)
+open import Data.Bool.Base using (Bool; true; false; not; _∧_; _∨_)
+open import Data.Empty using (⊥)
+open import Data.Unit.Base using (⊤; tt)
+open import Data.List.Base using (List; []; _∷_; _++_; map; length; take; drop)
+open import Data.List.Properties using (++-identityʳ; map-++-commute)
+open import Data.List.Relation.Unary.All using (All; []; _∷_)
+open import Data.List.Relation.Unary.All.Properties using (++⁺)
+open import Data.Maybe.Base using (Maybe; just; nothing)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Binary.PropositionalEquality
+  using (_≡_; _≢_; refl; sym; trans; cong; cong₂; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (_≐_; rp-++; GenLe)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD; rdS)
+open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay; rpE; rp-lay)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; ue; tents)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
+  using (StU; ⟪_,_⟫; st; ues; ARv; ARs; ARU; GcI; SmI; Free; Syn)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
+  using (Ok; GhL; GhU; VM; GhAll; DgL; SyI; lastMap; eM; eM-≐; ue-rp; rbase-same; Fresh; fresh-next)
+open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi; fid; fresh-of)
+open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (Inv; SlO)
+open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (RecG; ghostN; crash-normal-G)
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+
+------------------------------------------------------------------------
+-- The step
+
+-- the region with its first n pages (the open epoch's tentative pages)
+-- as they are and every page below them durable
+landR : ℕ → List MC → List MC
+landR n ms = take n ms ++ map sync (drop n ms)
+
+-- the SYNC on P's state with the unsynced epochs es, releasing the
+-- pages r names
+syU : List E → (ℕ → Bool) → St → St
+syU es r s = record s
+  { dat  = λ p → sync (dat s p)
+  ; dr   = landR (length (ept s)) (dr s)
+  ; smap = lastMap (smap s) es
+  ; ers  = λ p → ers s p ∨ r p
+  ; inv  = λ p → inv s p ∧ not (r p)
+  }
+
+-- ... on PU's state: no epoch unsynced after it
+syS : (ℕ → Bool) → StU → StU
+syS r s = ⟪ syU (ues s) r (st s) , [] ⟫
+
+-- the guard: only invalid pages the new stable L2P does not map
+Rel : StU → (ℕ → Bool) → Set
+Rel s r = ∀ p → r p ≡ true → inv (st s) p ≡ true × (∀ a → a ≤ amax → lastMap (smap (st s)) (ues s) a ≢ just p)
+
+no-release : ∀ s → Rel s (λ _ → false)
+no-release s p ()
+
+-- the hypothesis: the last barrier's map names pages holding their address
+LastOob : StU → Set
+LastOob s = ∀ a p → a ≤ amax → lastMap (smap (st s)) (ues s) a ≡ just p → oob (cur (dat (st s) p)) ≡ a
+
+-- SB after `sy`
+tS : SB.State → SB.State
+tS t = SB.⟨ SB.volatile t , SB.lastA (SB.stable t) (SB.pend t) , [] , SB.wcnt t ⟩
+
+sy-SB : ∀ t → SB.okSB (SB.use (SB.reg (SB.op SB.sy))) t (tS t)
+sy-SB t = refl , refl , refl , refl
+
+------------------------------------------------------------------------
+-- Reads: a SYNC changes no page's current content
+
+private
+  rdMD-sy : ∀ M (D : ℕ → MC) mp → rdMD M (λ p → sync (D p)) mp ≡ rdMD M D mp
+  rdMD-sy M D nothing  = refl
+  rdMD-sy M D (just p) = refl
+
+  rdD-sy : ∀ (D : ℕ → MC) mp → rdD (λ p → sync (D p)) mp ≡ rdD D mp
+  rdD-sy D nothing  = refl
+  rdD-sy D (just p) = refl
+
+  ∨-split : ∀ x y → (x ∨ y) ≡ true → x ≡ true ⊎ y ≡ true
+  ∨-split true  y e = inj₁ refl
+  ∨-split false y e = inj₂ e
+
+  ∧-fst : ∀ x y → (x ∧ y) ≡ true → x ≡ true
+  ∧-fst true y e = refl
+
+------------------------------------------------------------------------
+-- The last barrier's map: what it reads, which pages it names
+
+-- it reads SB's newest candidate
+last-reads : ∀ s M es xs X → (∀ a → a ≤ amax → rdD (dat s) (M a) ≡ X a) → GhL s M es xs →
+             ∀ a → a ≤ amax → rdD (dat s) (lastMap M es a) ≡ SB.lastA X xs a
+last-reads s M []       []        X h _         = h
+last-reads s M (e ∷ es) (X′ ∷ xs) X h (gd , gl) = last-reads s (eM e M) es xs X′ (λ a le → proj₁ (gd a le)) gl
+last-reads s M []       (_ ∷ _)   X h ()
+last-reads s M (_ ∷ _)  []        X h ()
+
+-- the pages it names are below the active pointer, not in the merge
+-- buffer, not erasable
+last-ok : ∀ s M es xs → (∀ a p → a ≤ amax → M a ≡ just p → Ok s p) → GhL s M es xs →
+          ∀ a p → a ≤ amax → lastMap M es a ≡ just p → Ok s p
+last-ok s M []       []        h _         = h
+last-ok s M (e ∷ es) (X′ ∷ xs) h (gd , gl) = last-ok s (eM e M) es xs (λ a p le q → proj₂ (gd a le) p q) gl
+last-ok s M []       (_ ∷ _)   h ()
+last-ok s M (_ ∷ _)  []        h ()
+
+lastMap-≐ : ∀ {M M'} → M ≐ M' → ∀ es → lastMap M es ≐ lastMap M' es
+lastMap-≐ e []       = e
+lastMap-≐ e (x ∷ es) = lastMap-≐ (eM-≐ x e) es
+
+------------------------------------------------------------------------
+-- The replay of the unsynced epochs as laid out: the last barrier's map
+
+-- given Fresh (nothing of the first epoch's id pending below it)
+rpE-last : ∀ g es R → Fresh es R → proj₁ (rpE g (map (ue g) es) R) ≡ lastMap (proj₁ R) es
+rpE-last g []                        R f = refl
+rpE-last g ((x , ps , dd , pss , L) ∷ es) R f =
+  trans (cong (λ r → proj₁ (rpE g (map (ue g) es) r)) (ue-rp g e R))
+   (trans (rpE-last g es (M′ , x , M′) (fresh-next es M′ x))
+          (cong (λ M → lastMap (eM e M) es) f))
+  where
+    e = (x , ps , dd , pss , L)
+    M′ = eM e (rbase x R)
+
+-- after at least one epoch the replay has nothing pending beyond its map
+rpE-form : ∀ g e es R → Σ Map λ M → Σ ℕ λ x → rpE g (map (ue g) (e ∷ es)) R ≡ (M , x , M)
+rpE-form g (x , ps , dd , pss , L) []       R = _ , _ , ue-rp g (x , ps , dd , pss , L) R
+rpE-form g (x , ps , dd , pss , L) (e′ ∷ es) R =
+  rpE-form g e′ es (rp g (proj₁ (ue g (x , ps , dd , pss , L)) ∷ proj₂ (ue g (x , ps , dd , pss , L))) R)
+
+------------------------------------------------------------------------
+-- The region after the SYNC
+
+private
+  length-tents : ∀ g x pss → length (tents g x pss) ≡ length pss
+  length-tents g x []         = refl
+  length-tents g x (ps ∷ pss) = cong suc (length-tents g x pss)
+
+  sync-syn : ∀ ms → All Syn ms → map sync ms ≡ ms
+  sync-syn []       []              = refl
+  sync-syn (m ∷ ms) ((c , refl) ∷ a) = cong (syn c ∷_) (sync-syn ms a)
+
+  sync-uns : ∀ cs → map sync (map (uns erased) cs) ≡ map syn cs
+  sync-uns []       = refl
+  sync-uns (c ∷ cs) = cong (syn c ∷_) (sync-uns cs)
+
+  all-syn : ∀ cs → All Syn (map syn cs)
+  all-syn []       = []
+  all-syn (c ∷ cs) = (c , refl) ∷ all-syn cs
+
+  cur-syn-++ : ∀ cs ms → map cur (map syn cs ++ ms) ≡ cs ++ map cur ms
+  cur-syn-++ []       ms = refl
+  cur-syn-++ (c ∷ cs) ms = cong (c ∷_) (cur-syn-++ cs ms)
+
+  cur-landR : ∀ n ms → map cur (landR n ms) ≡ map cur ms
+  cur-landR zero    []       = refl
+  cur-landR zero    (m ∷ ms) = cong (cur m ∷_) (cur-landR zero ms)
+  cur-landR (suc n) []       = refl
+  cur-landR (suc n) (m ∷ ms) = cong (cur m ∷_) (cur-landR n ms)
+
+-- the open epoch's tentative pages on top, the epochs and the durable
+-- part below them durable
+landR-eq : ∀ T L prM → All Syn prM →
+           landR (length T) (map (uns erased) (T ++ L) ++ prM) ≡ map (uns erased) T ++ (map syn L ++ prM)
+landR-eq []      L prM a =
+  trans (map-++-commute sync (map (uns erased) L) prM) (cong₂ _++_ (sync-uns L) (sync-syn prM a))
+landR-eq (c ∷ T) L prM a = cong (uns erased c ∷_) (landR-eq T L prM a)
+
+-- the region below the open epoch after the SYNC replays as the epochs
+-- over the old durable part
+rp-laid : ∀ g es prM C → rp g (map cur (map syn (lay (map (ue g) es) []) ++ prM)) (st0 C)
+                        ≡ rpE g (map (ue g) es) (rp g (map cur prM) (st0 C))
+rp-laid g es prM C =
+  trans (cong (λ z → rp g z (st0 C)) (cur-syn-++ L prM))
+   (trans (rp-++ g L (map cur prM) (st0 C)) (rp-lay g (map (ue g) es) [] (rp g (map cur prM) (st0 C))))
+  where L = lay (map (ue g) es) []
+
+-- BI's `rf` after the SYNC: with no epoch, the old one; with epochs, the
+-- replay ends at a committed page, nothing pending beyond its map
+rf-sync : ∀ g x es prM C → rbase (fid es x) (rp g (map cur prM) (st0 C)) ≡ proj₁ (rp g (map cur prM) (st0 C)) →
+          rbase x (rp g (map cur (map syn (lay (map (ue g) es) []) ++ prM)) (st0 C))
+            ≡ proj₁ (rp g (map cur (map syn (lay (map (ue g) es) []) ++ prM)) (st0 C))
+rf-sync g x []       prM C rf = rf
+rf-sync g x (e ∷ es) prM C rf =
+  trans (cong (rbase x) q) (trans (rbase-same x M y) (sym (cong proj₁ q)))
+  where
+    F = rpE-form g e es (rp g (map cur prM) (st0 C))
+    M = proj₁ F
+    y = proj₁ (proj₂ F)
+    q = trans (rp-laid g (e ∷ es) prM C) (proj₂ (proj₂ F))
+
+-- BI after the SYNC: the durable part is the old one with the epochs on
+-- top, and it replays to the last barrier's map
+bi-sync : ∀ {s es r} → BI s es → BI (syU es r s) []
+bi-sync {s} {es} {r} (bi C prM slt dre sy rx rf) =
+  bi C prM′ slt dre′ sy′ rx′ (rf-sync g (ep s) es prM C rf)
+  where
+    g = gen s
+    T = tents g (ep s) (ept s)
+    L = lay (map (ue g) es) []
+    prM′ = map syn L ++ prM
+    R = rp g (map cur prM) (st0 C)
+
+    dre′ : landR (length (ept s)) (dr s) ≡ map (uns erased) (T ++ []) ++ prM′
+    dre′ = trans (cong₂ landR (sym (length-tents g (ep s) (ept s))) dre)
+            (trans (landR-eq T L prM sy)
+                   (cong (λ z → map (uns erased) z ++ prM′) (sym (++-identityʳ T))))
+
+    sy′ : All Syn prM′
+    sy′ = ++⁺ (all-syn L) sy
+
+    rx′ : proj₁ (rp g (map cur prM′) (st0 C)) ≐ lastMap (smap s) es
+    rx′ a = trans (cong (λ z → proj₁ z a) (rp-laid g es prM C))
+             (trans (cong (λ M → M a) (rpE-last g es R (fresh-of es (ep s) R rf)))
+                    (lastMap-≐ rx es a))
+
+------------------------------------------------------------------------
+-- Type A against SB's `sy`, every invariant kept
+
+sync-Inv : ∀ {s t r} → Inv s t → Rel s r → LastOob s → Inv (syS r s) (tS t)
+sync-Inv {s} {t} {r} ((av , sa) , (g , sm , gh , dl , sy) , b , so) rel lo =
+  (arv , ars) , (gci , smi , (tt , proj₂ gh) , tt , syi) , bi-sync {st s} {ues s} {r} b , so
+  where
+    u  = st s
+    es = ues s
+    LM = lastMap (smap u) es
+
+    arv : ARv (syS r s) (tS t)
+    arv = (λ a le → trans (rdMD-sy (mb u) (dat u) (l2p u a)) (proj₁ av a le)) , proj₁ (proj₂ av) , refl
+
+    ars : ARs (syS r s) (tS t)
+    ars a le = trans (rdD-sy (dat u) (LM a)) (last-reads u (smap u) es (SB.pend t) (SB.stable t) sa (proj₁ gh) a le)
+
+    gci : GcI (syU es r u)
+    gci = record
+      { blw  = GcI.blw g
+      ; oobI = GcI.oobI g
+      ; ersI = λ p e → ers′ p (∨-split (ers u p) (r p) e)
+      ; invI = λ p e → GcI.invI g p (∧-fst (inv u p) (not (r p)) e)
+      }
+      where
+        ers′ : ∀ p → ers u p ≡ true ⊎ r p ≡ true → Free u p
+        ers′ p (inj₁ e) = GcI.ersI g p e
+        ers′ p (inj₂ e) = GcI.invI g p (proj₁ (rel p e))
+
+    smi : SmI (syU es r u)
+    smi a p le q with last-ok u (smap u) es (SB.pend t) sm (proj₁ gh) a p le q
+    ... | lt , mbn , ne = lt , mbn , λ e → no (∨-split (ers u p) (r p) e)
+      where
+        no : ers u p ≡ true ⊎ r p ≡ true → ⊥
+        no (inj₁ x) = ne x
+        no (inj₂ y) = proj₂ (rel p y) a le q
+
+    syi : SyI (syU es r u)
+    syi a p le q = cur (dat u p) , refl , lo a p le q
+
+sync-A : ∀ {s t r} → Inv s t → Rel s r → LastOob s →
+         Σ SB.State λ t' → SB.okSB (SB.use (SB.reg (SB.op SB.sy))) t t' × Inv (syS r s) t'
+sync-A {s} {t} {r} iv rel lo = tS t , sy-SB t , sync-Inv {s} {t} {r} iv rel lo
+
+sync-GenR : ∀ {s r} → GenR (st s) → GenR (st (syS r s))
+sync-GenR {s} gr = subst (All (GenLe (gen (st s)))) (sym (cur-landR (length (ept (st s))) (dr (st s)))) gr
+
+-- a crash right after the SYNC: recovery, with the new state's ghost (no
+-- unsynced epoch, the whole region below the open epoch durable), reads
+-- a candidate of SB after `sy`, whose only candidate is the last
+-- barrier's image
+sync-crash : ∀ {s t r s''} → Inv s t → GenR (st s) → Rel s r → LastOob s → Img (st (syS r s)) s'' →
+             RecG s'' (ghostN (syS r s)) (tS t)
+sync-crash {s} {t} {r} {s''} iv gr rel lo img =
+  crash-normal-G {syS r s} {tS t} {s''} (sync-Inv {s} {t} {r} iv rel lo) (sync-GenR {s} {r} gr) img
+
+-- SB after `sy` has one candidate: the newest image of SB before it
+sy-cands : ∀ t → SB.cands (tS t) ≡ SB.lastA (SB.stable t) (SB.pend t) ∷ []
+sy-cands t = refl
