@@ -582,6 +582,66 @@ syI-ok (SB.reg SB.barrier) {s} g sm sy (inj₁ (_ , refl)) a p le e with sy a p 
 syI-ok (SB.reg SB.barrier) g sm sy (inj₂ (_ , o , _)) = syI-flush g o
 syI-ok SB.flush g sm sy (o , _) = syI-flush g o
 
+------------------------------------------------------------------------
+-- The last unsynced epoch's map names pages that carry their address in
+-- the OOB (what a SYNC outside a commit needs to make that map the
+-- stable L2P with SyI: `SCFTL.Impl.UnsyncedSync`); kept by every normal
+-- step, and SyI's own when no epoch is unsynced
+
+-- the pages the last map names are below the active pointer, not in the
+-- merge buffer, not erasable
+last-ok : ∀ s M es xs → (∀ a p → a ≤ amax → M a ≡ just p → Ok s p) → GhL s M es xs →
+          ∀ a p → a ≤ amax → lastMap M es a ≡ just p → Ok s p
+last-ok s M []       []        h _         = h
+last-ok s M (e ∷ es) (X′ ∷ xs) h (gd , gl) = last-ok s (eM e M) es xs (λ a p le q → proj₂ (gd a le) p q) gl
+last-ok s M []       (_ ∷ _)   h ()
+last-ok s M (_ ∷ _)  []        h ()
+
+OobU : StU → Set
+OobU s = ∀ a p → a ≤ amax → lastMap (smap (st s)) (ues s) a ≡ just p → oob (cur (dat (st s) p)) ≡ a
+
+oob-nil : ∀ s → ues s ≡ [] → SyI (st s) → OobU s
+oob-nil s e sy a p le q with sy a p le (subst (λ z → lastMap (smap (st s)) z a ≡ just p) e q)
+... | c , d , o = trans (cong (λ m → oob (cur m)) d) o
+
+private
+  oob-keep : ∀ {s s'} → Keep (st s) (st s') → smap (st s') ≡ smap (st s) → ues s' ≡ ues s →
+             (∀ a p → a ≤ amax → lastMap (smap (st s)) (ues s) a ≡ just p → Ok (st s) p) → OobU s → OobU s'
+  oob-keep {s} {s'} (kp k) es eu ok o a p le q =
+    trans (cong oob (proj₂ (k p (ok a p le q′)))) (o a p le q′)
+    where
+      q′ : lastMap (smap (st s)) (ues s) a ≡ just p
+      q′ = subst (λ xs → lastMap (smap (st s)) xs a ≡ just p) eu
+             (subst (λ M → lastMap M (ues s') a ≡ just p) es q)
+
+  oobU-go : ∀ u {s s'} → GcI (st s) → SmI (st s) → SyI (st s) → VM (st s) (ues s) →
+            (∀ a p → a ≤ amax → lastMap (smap (st s)) (ues s) a ≡ just p → Ok (st s) p) →
+            okU u s s' → OobU s → OobU s'
+  oobU-go (SB.reg (SB.op (SB.w a d))) {s} {s'} g sm sy vm lok (inj₁ (_ , f1 , f2 , e) , eu) ob =
+    oob-keep {s} {s'}
+      (subst (Keep (st s)) (sym e) (keep-trans {st s} {wr0 a d (st s)} (keep-wr0 a d (st s)) (keep-opt f1 f2 (wr0 a d (st s)))))
+      (trans (cong smap e) (smap-opt f1 f2 (wr0 a d (st s)))) eu lok ob
+  oobU-go (SB.reg (SB.op (SB.w a d))) {s} {s'} g sm sy vm lok (inj₂ (_ , e) , eu) ob =
+    oob-keep {s} {s'} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu lok ob
+  oobU-go (SB.reg (SB.op SB.rl)) {s} {s'} g sm sy vm lok (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , eu) ob =
+    oob-keep {s} {s'}
+      (subst (Keep (st s)) (sym e) (keep-trans {st s} {rl0 p (st s)} (keep-rl0 p (st s)) (keep-opt f1 f2 (rl0 p (st s)))))
+      (trans (cong smap e) (smap-opt f1 f2 (rl0 p (st s)))) eu lok ob
+  oobU-go (SB.reg (SB.op SB.rl)) {s} {s'} g sm sy vm lok (inj₁ (_ , p , _ , inj₂ (_ , e)) , eu) ob =
+    oob-keep {s} {s'} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu lok ob
+  oobU-go (SB.reg (SB.op SB.rl)) {s} {s'} g sm sy vm lok (inj₂ (_ , e) , eu) ob =
+    oob-keep {s} {s'} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu lok ob
+  oobU-go (SB.reg (SB.op SB.es)) {s} {s'} g sm sy vm lok ((p , ep , e) , eu) ob =
+    oob-keep {s} {s'} (subst (Keep (st s)) (sym e) (keep-esF p (st s) ep)) (cong smap e) eu lok ob
+  oobU-go (SB.reg (SB.op SB.sy)) g sm sy vm lok (() , _) ob
+  oobU-go (SB.reg SB.barrier) {s} g sm sy vm lok (inj₁ (_ , refl)) ob a p le q =
+    oobF g a p le (trans (vm a) (trans (cong (λ f → f a) (sym (lastMap-snoc (smap (st s)) (ues s) (epE (st s))))) q))
+  oobU-go (SB.reg SB.barrier) {s} {s'} g sm sy vm lok o@(inj₂ (_ , _ , eu)) ob =
+    oob-nil s' eu (syI-ok (SB.reg SB.barrier) {s} {s'} g sm sy o)
+  oobU-go SB.flush {s} {s'} g sm sy vm lok o@(_ , eu) ob =
+    oob-nil s' eu (syI-ok SB.flush {s} {s'} g sm sy o)
+
+
 private
   dg-keep : ∀ {s s' : StU} {t t' : SB.State} → smap (st s') ≡ smap (st s) → ues s' ≡ ues s → SB.pend t' ≡ SB.pend t →
             DgL (smap (st s)) (ues s) (SB.pend t) → DgL (smap (st s')) (ues s') (SB.pend t')
@@ -832,3 +892,8 @@ gc-flB s g = record
   ; ersI = GcI.ersI g
   ; invI = GcI.invI g
   }
+
+-- OobU is kept by every normal step
+oobU-ok : ∀ u {s t s'} → GhAll s t → okU u s s' → OobU s → OobU s'
+oobU-ok u {s} {t} {s'} (g , sm , gh , dl , sy) o ob =
+  oobU-go u {s} {s'} g sm sy (proj₂ gh) (last-ok (st s) (smap (st s)) (ues s) (SB.pend t) sm (proj₁ gh)) o ob

@@ -25,7 +25,7 @@
 --
 --   sync-A       type A against SB's `sy`, every invariant of PU's normal
 --                operation kept (`Inv`: ARU, GcI, SmI, the ghost
---                invariant, the digests, SyI, BI, SlO), given `LastOob`
+--                invariant, the digests, SyI, BI, SlO), and `OobU`
 --   sync-GenR    and GenR
 --   sync-crash   so a crash right after the SYNC (or any later crash
 --                point, by PU's existing lemmas from the new state)
@@ -33,14 +33,18 @@
 --                SB after `sy`: the last barrier's image
 --   no-release   the guard holds without a release
 --
--- A HYPOTHESIS, not yet an invariant of PU (`LastOob`): every page the
--- last barrier's map names holds the address it is mapped at in its OOB
--- (what `SyI` needs of the new stable L2P).  In P every placed page is
--- written with its address and never reprogrammed before an erase, and
--- the ghost invariant keeps the last map's pages from being erasable, so
--- it holds of PU's runs; proving it as an invariant of every PU step is
--- the next step, with wiring `syS` into PUM (`okU` for `sy` is still
--- empty in `SCFTL.Impl.UnsyncedBarrier`) and PUMc's command crashes.
+-- `OobU` (`SCFTL.Impl.UnsyncedImages`): every page the last barrier's
+-- map names holds, in its OOB, the address it is mapped at — what SyI
+-- needs of the new stable L2P.  Every normal step of PU keeps it
+-- (`oobU-ok`: a barrier's map is the volatile L2P, whose pages carry
+-- their address, `GcI.oobI`; writes, GC and erases leave the pages the
+-- map names alone), and with no epoch unsynced it is SyI's (`oob-nil`).
+--
+-- Not yet done: `okU` for `sy` is still empty in
+-- `SCFTL.Impl.UnsyncedBarrier`, so PUM and PUMc (Theorem 1) do not take
+-- the step; wiring it in means a model over PUM's states with `OobU` in
+-- its invariant, the crash before and after the SYNC as `sy`'s crash
+-- points (both normal crashes, `crash-normal-G`), and recovery as PUM's.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -70,7 +74,7 @@ open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; ARv; ARs; ARU; GcI; SmI; Free; Syn)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
-  using (Ok; GhL; GhU; VM; GhAll; DgL; SyI; lastMap; eM; eM-≐; ue-rp; rbase-same; Fresh; fresh-next)
+  using (Ok; GhL; GhU; VM; GhAll; DgL; SyI; OobU; oob-nil; oobU-ok; last-ok; lastMap; eM; eM-≐; ue-rp; rbase-same; Fresh; fresh-next)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi; fid; fresh-of)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (Inv; SlO)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR)
@@ -106,10 +110,6 @@ Rel s r = ∀ p → r p ≡ true → inv (st s) p ≡ true × (∀ a → a ≤ a
 
 no-release : ∀ s → Rel s (λ _ → false)
 no-release s p ()
-
--- the hypothesis: the last barrier's map names pages holding their address
-LastOob : StU → Set
-LastOob s = ∀ a p → a ≤ amax → lastMap (smap (st s)) (ues s) a ≡ just p → oob (cur (dat (st s) p)) ≡ a
 
 -- SB after `sy`
 tS : SB.State → SB.State
@@ -147,15 +147,6 @@ last-reads s M []       []        X h _         = h
 last-reads s M (e ∷ es) (X′ ∷ xs) X h (gd , gl) = last-reads s (eM e M) es xs X′ (λ a le → proj₁ (gd a le)) gl
 last-reads s M []       (_ ∷ _)   X h ()
 last-reads s M (_ ∷ _)  []        X h ()
-
--- the pages it names are below the active pointer, not in the merge
--- buffer, not erasable
-last-ok : ∀ s M es xs → (∀ a p → a ≤ amax → M a ≡ just p → Ok s p) → GhL s M es xs →
-          ∀ a p → a ≤ amax → lastMap M es a ≡ just p → Ok s p
-last-ok s M []       []        h _         = h
-last-ok s M (e ∷ es) (X′ ∷ xs) h (gd , gl) = last-ok s (eM e M) es xs (λ a p le q → proj₂ (gd a le) p q) gl
-last-ok s M []       (_ ∷ _)   h ()
-last-ok s M (_ ∷ _)  []        h ()
 
 lastMap-≐ : ∀ {M M'} → M ≐ M' → ∀ es → lastMap M es ≐ lastMap M' es
 lastMap-≐ e []       = e
@@ -270,7 +261,7 @@ bi-sync {s} {es} {r} (bi C prM slt dre sy rx rf) =
 ------------------------------------------------------------------------
 -- Type A against SB's `sy`, every invariant kept
 
-sync-Inv : ∀ {s t r} → Inv s t → Rel s r → LastOob s → Inv (syS r s) (tS t)
+sync-Inv : ∀ {s t r} → Inv s t → Rel s r → OobU s → Inv (syS r s) (tS t)
 sync-Inv {s} {t} {r} ((av , sa) , (g , sm , gh , dl , sy) , b , so) rel lo =
   (arv , ars) , (gci , smi , (tt , proj₂ gh) , tt , syi) , bi-sync {st s} {ues s} {r} b , so
   where
@@ -307,7 +298,7 @@ sync-Inv {s} {t} {r} ((av , sa) , (g , sm , gh , dl , sy) , b , so) rel lo =
     syi : SyI (syU es r u)
     syi a p le q = cur (dat u p) , refl , lo a p le q
 
-sync-A : ∀ {s t r} → Inv s t → Rel s r → LastOob s →
+sync-A : ∀ {s t r} → Inv s t → Rel s r → OobU s →
          Σ SB.State λ t' → SB.okSB (SB.use (SB.reg (SB.op SB.sy))) t t' × Inv (syS r s) t'
 sync-A {s} {t} {r} iv rel lo = tS t , sy-SB t , sync-Inv {s} {t} {r} iv rel lo
 
@@ -318,7 +309,7 @@ sync-GenR {s} gr = subst (All (GenLe (gen (st s)))) (sym (cur-landR (length (ept
 -- unsynced epoch, the whole region below the open epoch durable), reads
 -- a candidate of SB after `sy`, whose only candidate is the last
 -- barrier's image
-sync-crash : ∀ {s t r s''} → Inv s t → GenR (st s) → Rel s r → LastOob s → Img (st (syS r s)) s'' →
+sync-crash : ∀ {s t r s''} → Inv s t → GenR (st s) → Rel s r → OobU s → Img (st (syS r s)) s'' →
              RecG s'' (ghostN (syS r s)) (tS t)
 sync-crash {s} {t} {r} {s''} iv gr rel lo img =
   crash-normal-G {syS r s} {tS t} {s''} (sync-Inv {s} {t} {r} iv rel lo) (sync-GenR {s} {r} gr) img
@@ -326,3 +317,8 @@ sync-crash {s} {t} {r} {s''} iv gr rel lo img =
 -- SB after `sy` has one candidate: the newest image of SB before it
 sy-cands : ∀ t → SB.cands (tS t) ≡ SB.lastA (SB.stable t) (SB.pend t) ∷ []
 sy-cands t = refl
+
+-- and OobU after it: no epoch unsynced, SyI
+sync-OobU : ∀ {s t r} → Inv s t → Rel s r → OobU s → OobU (syS r s)
+sync-OobU {s} {t} {r} iv rel lo =
+  oob-nil (syS r s) refl (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (sync-Inv {s} {t} {r} iv rel lo)))))))
