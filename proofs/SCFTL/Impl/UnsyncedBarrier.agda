@@ -144,12 +144,12 @@ flushOp = SB.use SB.flush
 
 -- P's step for a regular operation; PU issues no SYNC outside a commit
 -- (`SB.sy`: no step here; `SCFTL.Impl.UnsyncedSync` adds it)
-okPU : SB.RegOp → St → St → Set
-okPU SB.sy _ _ = ⊥
-okPU x         = okP (oS (SB.use (SB.reg (SB.op x))))
+okReg : SB.RegOp → St → St → Set
+okReg SB.sy _ _ = ⊥
+okReg x         = okP (oS (SB.use (SB.reg (SB.op x))))
 
 okU : SB.UOp → StU → StU → Set
-okU (SB.reg (SB.op x)) s s' = okPU x (st s) (st s') × ues s' ≡ ues s
+okU (SB.reg (SB.op x)) s s' = okReg x (st s) (st s') × ues s' ≡ ues s
 okU (SB.reg SB.barrier) s s' =
     (length (ues s) < umax × s' ≡ ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫)
   ⊎ (umax ≤ length (ues s) × okP (oS flushOp) (st s) (st s') × ues s' ≡ [])
@@ -157,7 +157,7 @@ okU SB.flush s s' = okP (oS flushOp) (st s) (st s') × ues s' ≡ []
 
 -- a regular operation's SB step keeps SB's stable and pending images,
 -- so it is one of SB's crashed outcomes of the operation too
-regcU : ∀ x {m m' t t'} → okPU x m m' → SB.okSB (SB.use (SB.reg (SB.op x))) t t' →
+regcU : ∀ x {m m' t t'} → okReg x m m' → SB.okSB (SB.use (SB.reg (SB.op x))) t t' →
         SB.crashSB (SB.use (SB.reg (SB.op x))) t t'
 regcU (SB.w a d) _ (inj₁ (_ , _ , e1 , e2 , _)) = e1 , e2
 regcU (SB.w a d) _ (inj₂ (_ , refl)) = refl , refl

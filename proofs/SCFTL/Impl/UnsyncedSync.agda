@@ -78,7 +78,8 @@ open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi; fid; fresh-of)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (Inv; SlO)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR)
-open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (RecG; ghostN; crash-normal-G)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
+  using (RecG; ghostN; crash-normal-G; SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; okM⇒okU; obligationsU; ARP; CRP)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -322,3 +323,92 @@ sy-cands t = refl
 sync-OobU : ∀ {s t r} → Inv s t → Rel s r → OobU s → OobU (syS r s)
 sync-OobU {s} {t} {r} iv rel lo =
   oob-nil (syS r s) refl (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (sync-Inv {s} {t} {r} iv rel lo)))))))
+
+------------------------------------------------------------------------
+-- PUS: PUM with the SYNC outside a commit, Theorem 1 and SC1B
+--
+-- PUM's states, steps, crashes and recovery, and `sy`: the SYNC with a
+-- release the guard allows (`syS`, the ghost set to the new state's:
+-- no unsynced epoch, the whole region below the open epoch durable); a
+-- crash in it is a crash before the SYNC (the state's own flash and
+-- ghost) or after it (the synced state's).  Its AR is PUM's with `OobU`.
+
+okS : SB.Op → SU → SU → Set
+okS (SB.use (SB.reg (SB.op SB.sy))) S S' =
+  Σ (ℕ → Bool) λ r → Rel (su S) r × su S' ≡ syS r (su S) × gh S' ≡ ghostN (su S')
+okS o = okPU o
+
+crashS : SB.Op → SU → SU → Set
+crashS (SB.use (SB.reg (SB.op SB.sy))) S S' =
+  ( (Img (st (su S)) (st (su S')) × gh S' ≡ ghostN (su S))
+  ⊎ (Σ (ℕ → Bool) λ r → Rel (su S) r × Img (st (syS r (su S))) (st (su S')) × gh S' ≡ ghostN (syS r (su S))))
+  × ues (su S') ≡ []
+crashS o = crashPU o
+
+PUS : SB.Model
+PUS = record { State = SU ; New = NewPU ; read = λ S → rd (st (su S)) ; ok = okS ; crash = crashS }
+
+-- not vacuous: from every PU state the SYNC can step (releasing nothing)
+sync-total : ∀ S → Σ SU λ S' → okS (SB.use (SB.reg (SB.op SB.sy))) S S'
+sync-total S = ⟦ syS (λ _ → false) (su S) , ghostN (syS (λ _ → false) (su S)) ⟧ ,
+               (λ _ → false) , no-release (su S) , refl , refl
+
+open SB.ForwardSimulation PUS SB.SB using () renaming (Obligations to ObligationsS)
+
+ARS : SU → SB.State → Set
+ARS S t = ARP S t × OobU (su S)
+
+private
+  module OU = SB.ForwardSimulation.Obligations obligationsU
+
+  -- PUM's type A with OobU kept
+  lift-ok : ∀ u {S t S'} → ARS S t → okPU (SB.use u) S S' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARS S' t'
+  lift-ok u {S} {t} {S'} (iv , ob) o =
+    let A = OU.A-ok u {S} {t} {S'} iv tt o in
+    proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
+    oobU-ok u {su S} {t} {su S'} (proj₁ (proj₂ (proj₁ iv))) (okM⇒okU u {su S} {su S'} (proj₁ o)) ob
+
+  AS-ok : ∀ u {S t S'} → ARS S t → ⊤ → okS (SB.use u) S S' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARS S' t'
+  AS-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar _ o = lift-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar o
+  AS-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar _ o = lift-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar o
+  AS-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar _ o = lift-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar o
+  AS-ok (SB.reg SB.barrier) {S} {t} {S'} ar _ o = lift-ok (SB.reg SB.barrier) {S} {t} {S'} ar o
+  AS-ok SB.flush {S} {t} {S'} ar _ o = lift-ok SB.flush {S} {t} {S'} ar o
+  AS-ok (SB.reg (SB.op SB.sy)) {S} {t} {⟦ .(syS r (su S)) , g ⟧} ((iv , gr) , ob) _ (r , rel , refl , _) =
+    tS t , sy-SB t , (sync-Inv {su S} {t} {r} iv rel ob , sync-GenR {su S} {r} gr) , sync-OobU {su S} {t} {r} iv rel ob
+
+  AS-crash : ∀ u {S t S'} → ARS S t → ⊤ → crashS (SB.use u) S S' → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CRP S' t'
+  AS-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} iv tt c
+  AS-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} iv tt c
+  AS-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} iv tt c
+  AS-crash (SB.reg SB.barrier) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg SB.barrier) {S} {t} {S'} iv tt c
+  AS-crash SB.flush {S} {t} {S'} (iv , _) _ c = OU.A-crash SB.flush {S} {t} {S'} iv tt c
+  AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {⟦ s' , .(ghostN (su S)) ⟧} ((iv , gr) , ob) _ (inj₁ (img , refl) , _) =
+    t , inj₁ (refl , refl) , crash-normal-G {su S} {t} {st s'} iv gr img
+  AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {⟦ s' , .(ghostN (syS r (su S))) ⟧} ((iv , gr) , ob) _ (inj₂ (r , rel , img , refl) , _) =
+    tS t , inj₂ (refl , refl) , sync-crash {su S} {t} {r} {st s'} iv gr rel ob img
+
+  AS-rec : ∀ {S t S'} → CRP S t → ⊤ → okS SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARS S' t'
+  AS-rec {S} {t} {S'} cr _ o@(_ , eu , _) =
+    let A = OU.A-rec {S} {t} {S'} cr tt o in
+    proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
+    oob-nil (su S') eu (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
+
+obligationsS : ObligationsS
+obligationsS = record
+  { AR = ARS ; CR = CRP ; RI = λ _ → ⊤ ; CI = λ _ → ⊤
+  ; AR⇒≈ = λ {S} {t} ar → OU.AR⇒≈ {S} {t} (proj₁ ar)
+  ; init-CR = λ {S} {t} n n′ → OU.init-CR {S} {t} n n′
+  ; init-CI = λ _ → tt
+  ; A-ok = AS-ok ; A-crash = AS-crash ; A-rec = λ {S} {t} {S'} → AS-rec {S} {t} {S'}
+  ; A-recᶜ = λ {S} {t} {S'} → OU.A-recᶜ {S} {t} {S'}
+  ; B-ok = λ _ _ _ → tt ; B-crash = λ _ _ _ → tt ; B-rec = λ _ _ → tt ; B-recᶜ = λ _ _ → tt
+  }
+
+-- Theorem 1 for PU with the SYNC outside a commit, against SB, and
+-- snapshot consistency with barriers
+theorem1-PUS : SB.CorrespondenceB.BehaviourallyCorrect PUS SB.SB
+theorem1-PUS = SB.theorem1-SB PUS obligationsS
+
+PUS-snapshot-consistent : SB.SnapshotConsistentB PUS
+PUS-snapshot-consistent = SB.obligations⇒SCB PUS obligationsS
