@@ -134,5 +134,6 @@ import SCFTL.Mutants.LazyConsolidationOmitsRecord
 import SCFTL.Mutants.BarrierSplitLate
 import SCFTL.Mutants.FlushTrustedBeforeSync
 import SCFTL.Mutants.LazyChainWalksOneLink
+import SCFTL.Mutants.SyncReleasesMappedVictim
 import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.All

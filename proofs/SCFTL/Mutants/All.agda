@@ -78,6 +78,7 @@ import SCFTL.Mutants.BarrierSplitLate
 import SCFTL.Mutants.FlushTrustedBeforeSync
 import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.LazyChainWalksOneLink
+import SCFTL.Mutants.SyncReleasesMappedVictim
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -117,6 +118,7 @@ module M35 = SCFTL.Mutants.LazyChainGuardMissesCommit
 module M36 = SCFTL.Mutants.FlushTrustedBeforeSync
 module M37 = SCFTL.Mutants.LazyChainWalksOneLink
 module M39 = SCFTL.Mutants.LazyChainOverMaxChain
+module M40 = SCFTL.Mutants.SyncReleasesMappedVictim
 
 record MutantsFail : Set where
   field
@@ -223,6 +225,10 @@ record MutantsFail : Set where
     -- 39. (PL, the lazy chain as steps) the lazy commit without the
     --     chain's room check: a record past MAX_CHAIN never walked
     lazy-chain-over-max-chain : ¬ SnapshotConsistent M39.Pmut
+    -- 40. (PUS, the SYNC outside a commit) the SYNC releases every invalid
+    --     page, one the stable L2P still maps included: erased before
+    --     the commit that stops mapping it
+    sync-releases-mapped-victim : ¬ M40.SnapshotConsistent M40.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -264,4 +270,5 @@ mutants-fail = record
   ; flush-trusted-before-sync = M36.not-snapshot-consistent
   ; lazy-chain-walks-one-link = M37.not-snapshot-consistent
   ; lazy-chain-over-max-chain = M39.not-snapshot-consistent
+  ; sync-releases-mapped-victim = M40.not-snapshot-consistent
   }
