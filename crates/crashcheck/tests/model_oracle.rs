@@ -216,6 +216,20 @@ fn a_barrier_that_releases_older_victims_is_caught_only_by_the_ghost_invariant()
     );
 }
 
+/// The SYNC outside a commit that releases every invalid page (the
+/// proofs' mutant 40), a page the stable L2P still maps included: the
+/// model's GC erases it before the commit that stops mapping it. P's
+/// erase is not durable before a SYNC, so SCFTL's recoveries stay among
+/// the model's outcomes; PU's `SmI` sees the page erasable, `AR.stb`
+/// reads it erased.
+#[test]
+fn a_sync_that_releases_mapped_victims_is_caught_only_at_check_steps() {
+    caught_only_at_check_steps(
+        ModelMutant::SyncReleasesMappedVictims,
+        &["model oracle: SmI", "model oracle (AR.stb)"],
+    );
+}
+
 /// Runs a mutant until caught (seeds 1..=4); checks the message names the
 /// check that caught it and that the shrunk script reproduces it.
 fn caught_by(run: &RunConfig, check_rate: f64, expect: &str) {

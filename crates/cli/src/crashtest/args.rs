@@ -200,8 +200,9 @@ pub struct CrashtestArgs {
     /// With --oracle model: a seeded bug in the transcription, by name
     /// (model-flush-forgets-deltas, model-recovery-keeps-volatile,
     /// model-write-skips-counter, model-chain-erase-unguarded,
-    /// model-barrier-releases-victims, model-barrier-advances-stable), to
-    /// check the oracle catches it.
+    /// model-barrier-releases-victims, model-barrier-advances-stable,
+    /// model-barrier-releases-older-victims,
+    /// model-sync-releases-mapped-victims), to check the oracle catches it.
     #[arg(long, value_name = "NAME")]
     pub model_mutant: Option<String>,
     /// Random mode: inject media failures together with the power cuts.

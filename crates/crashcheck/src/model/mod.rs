@@ -109,10 +109,20 @@ pub enum ModelMutant {
     /// only PU's ghost invariant `GhU` sees it (`GhD`: a page a pending
     /// snapshot's map names is erasable), checked at `Check` steps.
     BarrierReleasesOlderVictims,
+    /// The SYNC outside a commit (PUS's `syS`) releases every invalid
+    /// page, not only those the new stable L2P does not map — mutant 40
+    /// of the proofs (`SCFTL.Mutants.SyncReleasesMappedVictim`): a page
+    /// the open epoch's GC freed, which the stable L2P still maps, becomes
+    /// erasable before the commit that stops mapping it. P's erase is not
+    /// durable before the next SYNC, so SCFTL's recoveries stay among the
+    /// model's outcomes: only the checks of `Check` steps see it (PU's
+    /// `SmI` while the page waits in the erasable queue; once erased,
+    /// `SyI`, P's `RI.eOK` or `AR.stb`, which reads it erased).
+    SyncReleasesMappedVictims,
 }
 
 impl ModelMutant {
-    pub const ALL: [ModelMutant; 7] = [
+    pub const ALL: [ModelMutant; 8] = [
         ModelMutant::FlushForgetsDeltas,
         ModelMutant::RecoveryKeepsVolatile,
         ModelMutant::WriteSkipsCounter,
@@ -120,6 +130,7 @@ impl ModelMutant {
         ModelMutant::BarrierReleasesVictims,
         ModelMutant::BarrierAdvancesStable,
         ModelMutant::BarrierReleasesOlderVictims,
+        ModelMutant::SyncReleasesMappedVictims,
     ];
 
     pub fn name(self) -> &'static str {
@@ -132,6 +143,7 @@ impl ModelMutant {
             ModelMutant::BarrierReleasesVictims => "model-barrier-releases-victims",
             ModelMutant::BarrierAdvancesStable => "model-barrier-advances-stable",
             ModelMutant::BarrierReleasesOlderVictims => "model-barrier-releases-older-victims",
+            ModelMutant::SyncReleasesMappedVictims => "model-sync-releases-mapped-victims",
         }
     }
 

@@ -471,7 +471,7 @@ impl ModelOracle {
     /// ([`unsynced::sync_barriers`]). Nothing while the model is not up.
     pub fn synced(&mut self) -> Result<(), String> {
         if let Phase::Up(s) = &mut self.phase {
-            unsynced::sync_barriers(s);
+            unsynced::sync_barriers(s, self.cfg.mutant);
             self.pend.clear();
         }
         Ok(())
@@ -875,7 +875,7 @@ impl ModelOracle {
         let synced;
         let s_ri = if unsynced {
             let mut v = (**s).clone();
-            unsynced::sync_barriers(&mut v);
+            unsynced::sync_barriers(&mut v, ModelMutant::None);
             synced = v;
             &synced
         } else {

@@ -34,6 +34,8 @@
 //! state itself, and `AR.stb` against the last SYNC's image or the last
 //! barrier's, by the probe's policy.
 
+use std::collections::BTreeSet;
+
 use super::crash::Image;
 use super::state::{apply, cell_d, oob, Addr, Cell, Map, Mc, Page, St, Val, D0};
 use super::steps;
@@ -63,10 +65,8 @@ pub fn fl_b(s: &mut St, amax: Addr, mutant: ModelMutant) {
         s.ers.extend(inv);
     }
     if mutant == ModelMutant::BarrierReleasesOlderVictims {
-        let stable: std::collections::BTreeSet<Page> = s.smap.values().copied().collect();
-        let (older, kept): (Vec<Page>, Vec<Page>) = s.inv.iter().partition(|p| !stable.contains(p));
-        s.inv = kept.into_iter().collect();
-        s.ers.extend(older);
+        // the SYNC's release (`release_unmapped`) at a barrier without one
+        release_unmapped(s);
     }
 }
 
@@ -169,17 +169,43 @@ fn land(s: &mut St, proven: usize, landed: usize) {
 }
 
 /// A SYNC the FTL issued outside a commit (before an erase while epochs
-/// are unsynced, a sync behind barriers) as the model takes it: the
-/// barriers' epochs become durable as written — the region up to the
-/// newest committed page synced, the data pages their digests name
-/// synced — and the stable map `smap` is the last barrier's, the replay
-/// of the region recovery now reads (`recMap`), so P's RI holds again.
-/// The open epoch's pages (above the newest committed page, and its data
-/// pages) stay unsynced, and the invalid and erasable queues stay: GC
-/// still erases only pages freed at a flush. PU has no such step (a bare
-/// SYNC: docs/FORMAT.md §4.3, "Detached syncs"); it narrows the crash
-/// outcomes to what the code's SYNC left.
-pub fn sync_barriers(s: &mut St) {
+/// are unsynced, a sync behind barriers) as the model takes it: PUS's
+/// step `syS` (`SCFTL.Impl.UnsyncedSync`, SB's `sy`). The barriers'
+/// epochs become durable as written — the region up to the newest
+/// committed page synced, the data pages their digests name synced — and
+/// the stable map `smap` is the last barrier's, the replay of the region
+/// recovery now reads (`recMap`; `bi-sync`: it is `lastMap`), so P's RI
+/// holds again. Then every invalid page the new stable map does not map
+/// becomes erasable: the most `syS`'s guard `Rel` allows, which covers
+/// the code's erase after its SYNC of the superblocks the barriers'
+/// epochs freed. The open epoch's pages (above the newest committed
+/// page, and its data pages) stay unsynced here, where `syU` syncs every
+/// data page: fewer pages landed, so more crash outcomes, each one of
+/// `syS`'s (a sync behind barriers may return before the open epoch's
+/// later programs are durable, FORMAT.md §4.3, "Detached syncs").
+pub fn sync_barriers(s: &mut St, mutant: ModelMutant) {
+    land_barriers(s);
+    if mutant == ModelMutant::SyncReleasesMappedVictims {
+        let inv = std::mem::take(&mut s.inv);
+        s.ers.extend(inv);
+    }
+    release_unmapped(s);
+}
+
+/// `syS`'s release, the most its guard `Rel` allows: every invalid page
+/// the stable map does not map moves to the erasable queue (mutant 40 of
+/// the proofs, `SyncReleasesMappedVictim`, releases the others too).
+fn release_unmapped(s: &mut St) {
+    let mapped: BTreeSet<Page> = s.smap.values().copied().collect();
+    let (free, keep): (BTreeSet<Page>, BTreeSet<Page>) =
+        s.inv.iter().partition(|p| !mapped.contains(p));
+    s.inv = keep;
+    s.ers.extend(free);
+}
+
+/// `sync_barriers`' landing: the region up to the newest committed page
+/// and the data pages the digests name, and the stable map recomputed.
+fn land_barriers(s: &mut St) {
     let Some(last) = s.dr.iter().rposition(|p| {
         matches!(
             p,
@@ -1081,6 +1107,46 @@ mod tests {
         }
     }
 
+    /// A SYNC outside a commit (PUS's `syS`): the victim GC freed before
+    /// the barriers becomes erasable, the one the open epoch freed, which
+    /// the last barrier's map (the new stable map) still names, stays
+    /// invalid; `GcI`, `SmI` and `BI` hold after it, and the release the
+    /// proofs' mutant 40 makes (every invalid page) breaks `SmI`.
+    #[test]
+    fn a_sync_releases_the_barriers_victims_and_keeps_the_open_epochs() {
+        const AMAX: Addr = 4;
+        let m = ModelMutant::None;
+        let mut s = steps::new_p();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, AMAX, m);
+        let old = s.l2p[&0];
+        steps::wr0(&mut s, 0, 2, m);
+        steps::rl_x(&mut s, old);
+        fl_b(&mut s, AMAX, m);
+        steps::wr0(&mut s, 1, 3, m);
+        fl_b(&mut s, AMAX, m);
+        let barrier = s.l2p[&1];
+        steps::wr0(&mut s, 1, 4, m);
+        steps::rl_x(&mut s, barrier);
+        assert!(s.inv.contains(&old) && s.inv.contains(&barrier));
+        check_gc_sm(&s, AMAX).unwrap();
+        let mut all = s.clone();
+        sync_barriers(&mut s, m);
+        assert_eq!(unsynced_commits(&s), 0);
+        assert_eq!(s.smap.get(&1), Some(&barrier));
+        assert!(s.ers.contains(&old) && !s.inv.contains(&old));
+        assert!(s.inv.contains(&barrier) && !s.ers.contains(&barrier));
+        check_gc_sm(&s, AMAX).unwrap();
+        check_bi(&s).unwrap();
+        // mutant 40: every invalid page released
+        sync_barriers(&mut all, ModelMutant::SyncReleasesMappedVictims);
+        let e = check_gc_sm(&all, AMAX).unwrap_err();
+        assert!(
+            e.starts_with("SmI") && e.contains(&format!("page {barrier}")),
+            "{e}"
+        );
+    }
+
     /// `BI` holds along a run of PU's steps (a flush, writes with a
     /// tentative delta page, two barriers `flB`, a SYNC outside a commit,
     /// a flush), and each field's check fails on a state that breaks it; a
@@ -1133,7 +1199,7 @@ mod tests {
         // a SYNC outside a commit: the barriers' epochs join the durable
         // part, and `smap` is the last barrier's
         let mut synced = s.clone();
-        sync_barriers(&mut synced);
+        sync_barriers(&mut synced, m);
         assert_eq!(unsynced_commits(&synced), 0);
         assert_ne!(synced.smap, s.smap);
         check_bi(&synced).unwrap();
