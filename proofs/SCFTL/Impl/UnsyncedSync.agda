@@ -40,11 +40,18 @@
 -- their address, `GcI.oobI`; writes, GC and erases leave the pages the
 -- map names alone), and with no epoch unsynced it is SyI's (`oob-nil`).
 --
--- Not yet done: `okU` for `sy` is still empty in
--- `SCFTL.Impl.UnsyncedBarrier`, so PUM and PUMc (Theorem 1) do not take
--- the step; wiring it in means a model over PUM's states with `OobU` in
--- its invariant, the crash before and after the SYNC as `sy`'s crash
--- points (both normal crashes, `crash-normal-G`), and recovery as PUM's.
+--   PUS          PUM with the step (`okS`, `crashS`: a crash before the
+--                SYNC or after it, each with its state's ghost), AR with
+--                `OobU`: `theorem1-PUS`, `PUS-snapshot-consistent`
+--   PUSc         the same over PUMc (every flash command boundary of the
+--                other operations a crash point; the SYNC's own two are
+--                PUS's): `theorem1-PUSc`, `PUSc-snapshot-consistent`
+--
+-- PU's own `okU` has no `sy` step (`SCFTL.Impl.UnsyncedBarrier`): PUS
+-- and PUSc add it beside PUM and PUMc.  Left out: the in-page/OOB commit
+-- right after the SYNC (PUS's flush is PUM's `fl3`), and a sync behind
+-- that returns after later programs (the code's detached sync proves
+-- only what was programmed when it started; here the SYNC is one step).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -80,6 +87,7 @@ open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (RecG; ghostN; crash-normal-G; SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; okM⇒okU; obligationsU; ARP; CRP)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (crashPUc; obligationsC)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -412,3 +420,48 @@ theorem1-PUS = SB.theorem1-SB PUS obligationsS
 
 PUS-snapshot-consistent : SB.SnapshotConsistentB PUS
 PUS-snapshot-consistent = SB.obligations⇒SCB PUS obligationsS
+
+------------------------------------------------------------------------
+-- PUSc: PUMc (every flash command boundary of PU's operations and of
+-- recovery's checkpoint a crash point) with the SYNC outside a commit,
+-- whose only command is the SYNC: its crash points are the two
+-- boundaries, before it and after it, as in PUS
+
+crashSc : SB.Op → SU → SU → Set
+crashSc (SB.use (SB.reg (SB.op SB.sy))) S S' = crashS (SB.use (SB.reg (SB.op SB.sy))) S S'
+crashSc o = crashPUc o
+
+PUSc : SB.Model
+PUSc = record { State = SU ; New = NewPU ; read = λ S → rd (st (su S)) ; ok = okS ; crash = crashSc }
+
+open SB.ForwardSimulation PUSc SB.SB using () renaming (Obligations to ObligationsSc)
+
+private
+  module OC = SB.ForwardSimulation.Obligations obligationsC
+
+  ASc-crash : ∀ u {S t S'} → ARS S t → ⊤ → crashSc (SB.use u) S S' → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CRP S' t'
+  ASc-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} (iv , _) _ c = OC.A-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} iv tt c
+  ASc-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} (iv , _) _ c = OC.A-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} iv tt c
+  ASc-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} (iv , _) _ c = OC.A-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} iv tt c
+  ASc-crash (SB.reg SB.barrier) {S} {t} {S'} (iv , _) _ c = OC.A-crash (SB.reg SB.barrier) {S} {t} {S'} iv tt c
+  ASc-crash SB.flush {S} {t} {S'} (iv , _) _ c = OC.A-crash SB.flush {S} {t} {S'} iv tt c
+  ASc-crash (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar tt c
+
+obligationsSc : ObligationsSc
+obligationsSc = record
+  { AR = ARS ; CR = CRP ; RI = λ _ → ⊤ ; CI = λ _ → ⊤
+  ; AR⇒≈ = λ {S} {t} ar → OU.AR⇒≈ {S} {t} (proj₁ ar)
+  ; init-CR = λ {S} {t} n n′ → OU.init-CR {S} {t} n n′
+  ; init-CI = λ _ → tt
+  ; A-ok = AS-ok ; A-crash = ASc-crash ; A-rec = λ {S} {t} {S'} → AS-rec {S} {t} {S'}
+  ; A-recᶜ = λ {S} {t} {S'} → OC.A-recᶜ {S} {t} {S'}
+  ; B-ok = λ _ _ _ → tt ; B-crash = λ _ _ _ → tt ; B-rec = λ _ _ → tt ; B-recᶜ = λ _ _ → tt
+  }
+
+-- Theorem 1 and SC1B for PU with the SYNC outside a commit and every
+-- flash command boundary a crash point
+theorem1-PUSc : SB.CorrespondenceB.BehaviourallyCorrect PUSc SB.SB
+theorem1-PUSc = SB.theorem1-SB PUSc obligationsSc
+
+PUSc-snapshot-consistent : SB.SnapshotConsistentB PUSc
+PUSc-snapshot-consistent = SB.obligations⇒SCB PUSc obligationsSc
