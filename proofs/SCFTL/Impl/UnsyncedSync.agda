@@ -25,7 +25,8 @@
 --
 --   sync-A       type A against SB's `sy`, every invariant of PU's normal
 --                operation kept (`Inv`: ARU, GcI, SmI, the ghost
---                invariant, the digests, SyI, BI, SlO), and `OobU`
+--                invariant, the digests, SyI, BI, SlO), given `OobU`,
+--                which it keeps too (`sync-OobU`)
 --   sync-GenR    and GenR
 --   sync-crash   so a crash right after the SYNC (or any later crash
 --                point, by PU's existing lemmas from the new state)
@@ -41,8 +42,10 @@
 -- map names alone), and with no epoch unsynced it is SyI's (`oob-nil`).
 --
 --   PUS          PUM with the step (`okS`, `crashS`: a crash before the
---                SYNC or after it, each with its state's ghost), AR with
---                `OobU`: `theorem1-PUS`, `PUS-snapshot-consistent`
+--                SYNC or after it, each with its state's ghost; a crash
+--                while it runs leaves each page landed or not, one of the
+--                crash outcomes of the state before it), AR with `OobU`:
+--                `theorem1-PUS`, `PUS-snapshot-consistent`
 --   PUSc         the same over PUMc (every flash command boundary of the
 --                other operations a crash point; the SYNC's own two are
 --                PUS's): `theorem1-PUSc`, `PUSc-snapshot-consistent`
@@ -84,7 +87,7 @@ open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
   using (Ok; GhL; GhU; VM; GhAll; DgL; SyI; OobU; oob-nil; oobU-ok; last-ok; lastMap; eM; eM-≐; ue-rp; rbase-same; Fresh; fresh-next)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi; fid; fresh-of)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (Inv; SlO)
-open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR)
+open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR; Inv′)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (RecG; ghostN; crash-normal-G; SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; okM⇒okU; obligationsU; ARP; CRP)
 open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (crashPUc; obligationsC)
@@ -366,41 +369,40 @@ open SB.ForwardSimulation PUS SB.SB using () renaming (Obligations to Obligation
 ARS : SU → SB.State → Set
 ARS S t = ARP S t × OobU (su S)
 
-private
-  module OU = SB.ForwardSimulation.Obligations obligationsU
+module OU = SB.ForwardSimulation.Obligations obligationsU
 
-  -- PUM's type A with OobU kept
-  lift-ok : ∀ u {S t S'} → ARS S t → okPU (SB.use u) S S' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARS S' t'
-  lift-ok u {S} {t} {S'} (iv , ob) o =
-    let A = OU.A-ok u {S} {t} {S'} iv tt o in
-    proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
-    oobU-ok u {su S} {t} {su S'} (proj₁ (proj₂ (proj₁ iv))) (okM⇒okU u {su S} {su S'} (proj₁ o)) ob
+-- PUM's type A with OobU kept
+lift-ok : ∀ u {S t S'} → ARS S t → okPU (SB.use u) S S' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARS S' t'
+lift-ok u {S} {t} {S'} (iv , ob) o =
+  let A = OU.A-ok u {S} {t} {S'} iv tt o in
+  proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
+  oobU-ok u {su S} {t} {su S'} (proj₁ (proj₂ (proj₁ iv))) (okM⇒okU u {su S} {su S'} (proj₁ o)) ob
 
-  AS-ok : ∀ u {S t S'} → ARS S t → ⊤ → okS (SB.use u) S S' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARS S' t'
-  AS-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar _ o = lift-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar o
-  AS-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar _ o = lift-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar o
-  AS-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar _ o = lift-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar o
-  AS-ok (SB.reg SB.barrier) {S} {t} {S'} ar _ o = lift-ok (SB.reg SB.barrier) {S} {t} {S'} ar o
-  AS-ok SB.flush {S} {t} {S'} ar _ o = lift-ok SB.flush {S} {t} {S'} ar o
-  AS-ok (SB.reg (SB.op SB.sy)) {S} {t} {⟦ .(syS r (su S)) , g ⟧} ((iv , gr) , ob) _ (r , rel , refl , _) =
-    tS t , sy-SB t , (sync-Inv {su S} {t} {r} iv rel ob , sync-GenR {su S} {r} gr) , sync-OobU {su S} {t} {r} iv rel ob
+AS-ok : ∀ u {S t S'} → ARS S t → ⊤ → okS (SB.use u) S S' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARS S' t'
+AS-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar _ o = lift-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar o
+AS-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar _ o = lift-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar o
+AS-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar _ o = lift-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar o
+AS-ok (SB.reg SB.barrier) {S} {t} {S'} ar _ o = lift-ok (SB.reg SB.barrier) {S} {t} {S'} ar o
+AS-ok SB.flush {S} {t} {S'} ar _ o = lift-ok SB.flush {S} {t} {S'} ar o
+AS-ok (SB.reg (SB.op SB.sy)) {S} {t} {⟦ .(syS r (su S)) , g ⟧} ((iv , gr) , ob) _ (r , rel , refl , _) =
+  tS t , sy-SB t , (sync-Inv {su S} {t} {r} iv rel ob , sync-GenR {su S} {r} gr) , sync-OobU {su S} {t} {r} iv rel ob
 
-  AS-crash : ∀ u {S t S'} → ARS S t → ⊤ → crashS (SB.use u) S S' → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CRP S' t'
-  AS-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} iv tt c
-  AS-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} iv tt c
-  AS-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} iv tt c
-  AS-crash (SB.reg SB.barrier) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg SB.barrier) {S} {t} {S'} iv tt c
-  AS-crash SB.flush {S} {t} {S'} (iv , _) _ c = OU.A-crash SB.flush {S} {t} {S'} iv tt c
-  AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {⟦ s' , .(ghostN (su S)) ⟧} ((iv , gr) , ob) _ (inj₁ (img , refl) , _) =
-    t , inj₁ (refl , refl) , crash-normal-G {su S} {t} {st s'} iv gr img
-  AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {⟦ s' , .(ghostN (syS r (su S))) ⟧} ((iv , gr) , ob) _ (inj₂ (r , rel , img , refl) , _) =
-    tS t , inj₂ (refl , refl) , sync-crash {su S} {t} {r} {st s'} iv gr rel ob img
+AS-crash : ∀ u {S t S'} → ARS S t → ⊤ → crashS (SB.use u) S S' → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CRP S' t'
+AS-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} iv tt c
+AS-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} iv tt c
+AS-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} iv tt c
+AS-crash (SB.reg SB.barrier) {S} {t} {S'} (iv , _) _ c = OU.A-crash (SB.reg SB.barrier) {S} {t} {S'} iv tt c
+AS-crash SB.flush {S} {t} {S'} (iv , _) _ c = OU.A-crash SB.flush {S} {t} {S'} iv tt c
+AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {⟦ s' , .(ghostN (su S)) ⟧} ((iv , gr) , ob) _ (inj₁ (img , refl) , _) =
+  t , inj₁ (refl , refl) , crash-normal-G {su S} {t} {st s'} iv gr img
+AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {⟦ s' , .(ghostN (syS r (su S))) ⟧} ((iv , gr) , ob) _ (inj₂ (r , rel , img , refl) , _) =
+  tS t , inj₂ (refl , refl) , sync-crash {su S} {t} {r} {st s'} iv gr rel ob img
 
-  AS-rec : ∀ {S t S'} → CRP S t → ⊤ → okS SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARS S' t'
-  AS-rec {S} {t} {S'} cr _ o@(_ , eu , _) =
-    let A = OU.A-rec {S} {t} {S'} cr tt o in
-    proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
-    oob-nil (su S') eu (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
+AS-rec : ∀ {S t S'} → CRP S t → ⊤ → okS SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARS S' t'
+AS-rec {S} {t} {S'} cr _ o@(_ , eu , _) =
+  let A = OU.A-rec {S} {t} {S'} cr tt o in
+  proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
+  oob-nil (su S') eu (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
 
 obligationsS : ObligationsS
 obligationsS = record
@@ -465,3 +467,30 @@ theorem1-PUSc = SB.theorem1-SB PUSc obligationsSc
 
 PUSc-snapshot-consistent : SB.SnapshotConsistentB PUSc
 PUSc-snapshot-consistent = SB.obligations⇒SCB PUSc obligationsSc
+
+------------------------------------------------------------------------
+-- P's in-page and OOB commits from a state with no unsynced epoch (the
+-- code's flush right after its bare SYNC): their end states are PUM's
+-- flush's but for the record slot, which nothing PU checks or recovers
+-- reads
+
+-- PU's invariants are blind to the record slots (the record invariants
+-- `GcI` and `BI` rebuilt field by field, the rest as they are)
+gci-rcd : ∀ {u R} → GcI u → GcI (record u { rcd = R })
+gci-rcd g = record { blw = GcI.blw g ; oobI = GcI.oobI g ; ersI = GcI.ersI g ; invI = GcI.invI g }
+
+bi-rcd : ∀ {u es R} → BI u es → BI (record u { rcd = R }) es
+bi-rcd (bi C prM slt dre sy rx rf) = bi C prM slt dre sy rx rf
+
+ghl-rcd : ∀ {u R} M es xs → GhL u M es xs → GhL (record u { rcd = R }) M es xs
+ghl-rcd M []       []       _       = tt
+ghl-rcd M (e ∷ es) (X ∷ xs) (d , l) = d , ghl-rcd (eM e M) es xs l
+ghl-rcd M []       (_ ∷ _)  ()
+ghl-rcd M (_ ∷ _)  []       ()
+
+inv-rcd : ∀ {u us t R} → Inv′ ⟪ u , us ⟫ t → Inv′ ⟪ record u { rcd = R } , us ⟫ t
+inv-rcd {u} {us} {t} ((ar , (g , sm , (l , vm) , dl , sy) , b , so) , gr) =
+  (ar , (gci-rcd g , sm , (ghl-rcd (smap u) us (SB.pend t) l , vm) , dl , sy) , bi-rcd b , so) , gr
+
+ck3-fi3-Inv : ∀ {s t M} → Inv′ ⟪ ck3 (fl3 s) , [] ⟫ t → Inv′ ⟪ ck3 (fi3 M s) , [] ⟫ t
+ck3-fi3-Inv {s} {t} {M} iv = inv-rcd {ck3 (fl3 s)} {[]} {t} {rcd (ck3 (fi3 M s))} iv

@@ -1,0 +1,290 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, barriers in P: the IN-PAGE AND OOB COMMITS after the SYNC
+-- outside a commit.
+--
+-- While epochs are unsynced the code's flush issues a bare SYNC before
+-- an in-page or OOB commit (`flush.rs`), so such a commit always starts
+-- from a state with no epoch unsynced: PUS's state right after `sy`
+-- (`SCFTL.Impl.UnsyncedSync`), or any state PU reaches with `ues = []`.
+-- From there the flush may be P's in-page commit (`InP`, record in the
+-- slot of the page at the link L) or OOB commit (`OobP`, record in the
+-- slot of the run's last page M), with the consolidation page (`fi4`) or
+-- a full checkpoint (`ck3 (fi3 M _)`) after it.
+--
+--   fi4-Inv, ck3-fi3-Inv   their end states are PUM's flush's (`fl3`,
+--                `ck3 (fl3 _)`) but for the record slot, which nothing
+--                PU checks or recovers reads (`inv-rcd`): type A
+--                (`fi-A`) is the flush's
+--   crash-Fi     every crash point P gives them (`FiPt`/`FoPt`): before
+--                the SYNC (`fi2`: the merge buffer programmed, the record
+--                in its slot, no region page) and inside the checkpoint
+--                with the old slot (`ck1`, junk or old) the image before
+--                the flush, read as the barrier's crash with its
+--                committed page lost (`pad-case`: PU's barrier, `pre-sync`,
+--                less its top epoch, `drop-pad`); with the new slot
+--                (`ck1`, `ck2`) the flushed image (`new-slot-G`); at the
+--                consolidation page before its SYNC (`fiK`) the barrier's
+--                crash itself (the consolidation page is the page `fl2`
+--                appends); at the ends the end states' own
+--   PUSi         PUS with those flushes (`FiOk`) and their crash points
+--                (`CrFi`): `theorem1-PUSi`, `PUSi-snapshot-consistent`
+--
+-- Recovery never follows the record (PUM's recovery has no walk `chn`):
+-- a crash after the record's SYNC and before the consolidation page's
+-- or the checkpoint's recovers the image before the flush, which SB's
+-- crashed flush allows.  Left out: the commands inside the batch (PUSi's
+-- crash points are the operations', as PUM's: PUMc's command level is
+-- not extended to these flushes); the lazy chain (PL, a model beside).
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.UnsyncedSyncInPage (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+                                     (_≟D_ : DecidableEquality Data) where
+
+open import Data.Nat.Base using (suc; _≤_; _<_)
+open import Data.Nat.Properties using (≤-refl)
+open import Data.Bool.Base using (Bool; true; false)
+open import Data.Unit.Base using (⊤; tt)
+open import Data.List.Base using (List; []; _∷_; _++_; map; length; drop)
+open import Data.List.Relation.Unary.All using (All; []; _∷_)
+open import Data.Maybe.Base using (Maybe; just; nothing)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; cong₂; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (GenLe; Older; PM; pick-first; pick-second)
+open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (padW)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues; flB; epE)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents)
+open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
+open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (Inv; A-Inv; pre-sync; preT)
+open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR; Inv′; genR-ok)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
+  using (Gh; RecG; ghostN; shpN; prN; crash-normal-G; RecG-cpO; RecG-pr; new-slot-G;
+         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; CRP)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (sB; ntop; drop-pad; skip-top; ghost-sB)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (oob-nil)
+open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_
+  using (inv-rcd; ck3-fi3-Inv; okS; crashS; ARS; module OU; AS-ok; AS-crash; AS-rec)
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+
+------------------------------------------------------------------------
+-- Crash outcomes: a crash of a synced page is one of the page
+
+private
+  land-D : ∀ x → CrashD x (sync x)
+  land-D (syn c)   = refl
+  land-D (uns o n) = n , refl
+
+  land-C : ∀ x → CrashC x (sync x)
+  land-C (syn c)   = refl
+  land-C (uns o n) = inj₂ (inj₁ refl)
+
+  crashD-sync : ∀ x {y} → CrashD (sync x) y → CrashD x y
+  crashD-sync x refl = land-D x
+
+  crashC-sync : ∀ x {y} → CrashC (sync x) y → CrashC x y
+  crashC-sync x refl = land-C x
+
+  crashL-sync : ∀ xs {ys} → CrashL (map sync xs) ys → CrashL xs ys
+  crashL-sync []       []       = []
+  crashL-sync (x ∷ xs) (c ∷ cl) = crashC-sync x c ∷ crashL-sync xs cl
+
+  crashL-cur : ∀ xs {ys} → CrashL (map sync xs) ys → map cur ys ≡ map cur xs
+  crashL-cur []       []          = refl
+  crashL-cur (x ∷ xs) (refl ∷ cl) = cong (cur x ∷_) (crashL-cur xs cl)
+
+  sync-idem : ∀ xs → map sync (map sync xs) ≡ map sync xs
+  sync-idem []       = refl
+  sync-idem (x ∷ xs) = cong (sync x ∷_) (sync-idem xs)
+
+  -- the checkpoint's erase of the region: what is left keeps the generations
+  crash-erase : ∀ {g} ms {ms'} → All (GenLe g) (map cur ms) → CrashL (map (put erased) (map sync ms)) ms' →
+                All (GenLe g) (map cur ms')
+  crash-erase []       []       []                          = []
+  crash-erase (m ∷ ms) (x ∷ xs) (inj₁ refl ∷ cl)            = x  ∷ crash-erase ms xs cl
+  crash-erase (m ∷ ms) (x ∷ xs) (inj₂ (inj₁ refl) ∷ cl)     = tt ∷ crash-erase ms xs cl
+  crash-erase (m ∷ ms) (x ∷ xs) (inj₂ (inj₂ refl) ∷ cl)     = tt ∷ crash-erase ms xs cl
+
+  pm-cur : ∀ {P : Cell → Set} m → PM P m → P (cur m)
+  pm-cur (syn c)   x       = x
+  pm-cur (uns o n) (_ , y) = y
+
+------------------------------------------------------------------------
+-- The end states
+
+fi4-dr : ∀ M s → dr (fi4 M s) ≡ dr (fl3 s)
+fi4-dr M s = cong (syn (rec s) ∷_) (sync-idem (dr s))
+
+fi4-Inv : ∀ {s t M} → Inv′ ⟪ fl3 s , [] ⟫ t → Inv′ ⟪ fi4 M s , [] ⟫ t
+fi4-Inv {s} {t} {M} iv =
+  subst (λ d → Inv′ ⟪ record (fi4 M s) { dr = d } , [] ⟫ t) (sym (fi4-dr M s))
+        (inv-rcd {fl3 s} {[]} {t} {rcd (fi4 M s)} iv)
+
+-- P's in-page commit at the link L, or OOB commit of the run ending at M
+InPO : St → ℕ → Set
+InPO s M = (Σ ℕ λ L → InP s L × M ≡ L) ⊎ (Σ ℕ λ L → OobP s L M)
+
+InPO-ept : ∀ {s M} → InPO s M → ept s ≡ []
+InPO-ept (inj₁ (L , (_ , et , _) , _)) = et
+InPO-ept (inj₂ (L , (_ , et , _))) = et
+
+-- the flush: from a state with no epoch unsynced, P's in-page or OOB
+-- commit, with the consolidation page or a full checkpoint after it
+FiOk : StU → StU → Set
+FiOk s s' = ues s ≡ [] × Σ ℕ λ M → InPO (st s) M × (s' ≡ ⟪ fi4 M (st s) , [] ⟫ ⊎ s' ≡ ⟪ ck3 (fi3 M (st s)) , [] ⟫)
+
+-- PUM's flush (`fl3`), and after it its checkpoint, as SB's flush
+fl3-A : ∀ {s t} → Inv′ s t → Σ SB.State λ t' → SB.okSB (SB.use SB.flush) t t' × Inv′ ⟪ fl3 (st s) , [] ⟫ t'
+fl3-A {s} {t} (iv , gr) =
+  let A = A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl) in
+  proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) , genR-ok SB.flush {s} {⟪ fl3 (st s) , [] ⟫} (inj₁ refl , refl) gr
+
+ck3-A : ∀ {s t} → Inv′ s t → Σ SB.State λ t' → SB.okSB (SB.use SB.flush) t t' × Inv′ ⟪ ck3 (fl3 (st s)) , [] ⟫ t'
+ck3-A {s} {t} (iv , gr) =
+  let A = A-Inv SB.flush {s} {t} {⟪ ck3 (fl3 (st s)) , [] ⟫} iv (inj₂ (inj₁ refl) , refl) in
+  proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
+  genR-ok SB.flush {s} {⟪ ck3 (fl3 (st s)) , [] ⟫} (inj₂ (inj₁ refl) , refl) gr
+
+fi-A : ∀ {s t s'} → Inv′ s t → FiOk s s' → Σ SB.State λ t' → SB.okSB (SB.use SB.flush) t t' × Inv′ s' t'
+fi-A {s} {t} iv (eu , M , po , inj₁ refl) =
+  let A = fl3-A {s} {t} iv in proj₁ A , proj₁ (proj₂ A) , fi4-Inv {st s} {proj₁ A} {M} (proj₂ (proj₂ A))
+fi-A {s} {t} iv (eu , M , po , inj₂ refl) =
+  let A = ck3-A {s} {t} iv in proj₁ A , proj₁ (proj₂ A) , ck3-fi3-Inv {st s} {proj₁ A} {M} (proj₂ (proj₂ A))
+
+------------------------------------------------------------------------
+-- Crash points
+
+-- P's crash points of the in-page / OOB flush (`FiPt`, `FoPt`), with the
+-- ghost each leaves: the state's before the SYNC, the whole region as
+-- durable part inside the checkpoint, the barrier's at the consolidation
+-- page before its SYNC (it is the page `fl2` appends), the end states'
+CrFi : StU → ℕ → St → Gh → Set
+CrFi s M s'' g =
+    (Img (fi2 M (st s)) s'' × g ≡ ghostN s)
+  ⊎ ((Img (ck1 (fi3 M (st s))) s'' ⊎ Img (ck2 (fi3 M (st s))) s'') × g ≡ ([] , map cur (dr s'')))
+  ⊎ (Img (ck3 (fi3 M (st s))) s'' × g ≡ ghostN ⟪ ck3 (fi3 M (st s)) , [] ⟫)
+  ⊎ (Img (fiK M (st s)) s'' × g ≡ ghostN (sB s))
+  ⊎ (Img (fi4 M (st s)) s'' × g ≡ ghostN ⟪ fi4 M (st s) , [] ⟫)
+
+-- a crash whose flash is the barrier's with its committed page lost (the
+-- record slots aside) recovers, with the state's own ghost, the image
+-- before it: PU's barrier crash (`pre-sync`) less its top epoch
+pad-case : ∀ {s t s4} → Inv′ s t → Img (flB (st s)) (padW (erased ∷ []) s4) → CrashL (dr (st s)) (dr s4) →
+           RecG s4 (ghostN s) (preT t)
+pad-case {s} {t} {s4} (iv , gr) img' cl =
+  drop-pad {s4} {shpN s} {ntop s} {prN s} {preT t} (proj₁ SK) (proj₁ (proj₂ SK))
+           (proj₁ (proj₂ (proj₂ SK))) (proj₁ (proj₂ (proj₂ (proj₂ SK)))) (proj₁ (proj₂ (proj₂ (proj₂ (proj₂ SK)))))
+           (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ SK)))))
+           (subst (λ g → RecG (padW (erased ∷ []) s4) g (preT t)) (ghost-sB s)
+                  (crash-normal-G {sB s} {preT t} {padW (erased ∷ []) s4} (pre-sync {s} {t} iv) (≤-refl ∷ gr) img'))
+  where
+    SK = skip-top {s} {s4} (proj₁ (proj₂ (proj₂ iv))) cl
+
+-- before the SYNC: the merge buffer programmed and the record in its
+-- slot, no region page — the barrier's flash with its committed page lost
+fi2-flB : ∀ M s {s''} → Img (fi2 M s) s'' →
+          Img (flB s) (padW (erased ∷ []) (record s'' { rcd = λ p → sync (rcd s p) }))
+fi2-flB M s (cd , cL , cO , cl , cr) = cd , cL , cO , (inj₁ refl ∷ cl) , (λ p → land-C (rcd s p))
+
+-- the consolidation page before its SYNC: the barrier's flash, synced
+fiK-flB : ∀ M s {s''} → Img (fiK M s) s'' → Img (flB s) (record s'' { rcd = λ p → sync (rcd s p) })
+fiK-flB M s (cd , cL , cO , c ∷ cl , cr) =
+  (λ p → crashD-sync (progm (mb s p) (dat s p)) (cd p)) , crashC-sync (cpL s) cL , crashC-sync (cpO s) cO ,
+  (c ∷ crashL-sync (dr s) cl) , (λ p → land-C (rcd s p))
+
+-- with no epoch unsynced and no tentative page, the state's ghost is
+-- the whole region as durable part
+ghost-nil : ∀ {u} → ept u ≡ [] → ghostN ⟪ u , [] ⟫ ≡ ([] , map cur (dr u))
+ghost-nil {u} et = cong (λ e → [] , map cur (drop (length (tents (gen u) (ep u) e ++ [])) (dr u))) et
+
+private
+  crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
+  crash-syn refl e = e
+
+  fl-fb : ∀ {t t'} → SB.okSB (SB.use SB.flush) t t' → SB.stable t' ≡ SB.volatile t × SB.pend t' ≡ []
+  fl-fb (_ , e1 , e2 , _) = e1 , e2
+
+crash-Fi : ∀ {s t M s'' g} → Inv′ s t → ues s ≡ [] → InPO (st s) M → CrFi s M s'' g →
+           Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s'' g t'
+-- before the SYNC
+crash-Fi {s} {t} {M} {s''} iv eu po (inj₁ (img , refl)) =
+  preT t , inj₁ (refl , refl) ,
+  pad-case {s} {t} {record s'' { rcd = λ p → sync (rcd (st s) p) }} iv (fi2-flB M (st s) {s''} img) (proj₁ (proj₂ (proj₂ (proj₂ img))))
+-- inside the checkpoint: the new slot programmed
+crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₁ (cd , cL , cO , cl , cr) , refl))) = go cO
+  where
+    b = proj₁ (proj₂ (proj₂ (proj₁ iv)))
+    so = proj₂ (proj₂ (proj₂ (proj₁ iv)))
+    F = fl3-A {⟪ u , [] ⟫} {t} iv
+    sl : cpL s'' ≡ syn (cpt (gen u) (BI.C b))
+    sl = crash-syn (cong sync (BI.slt b)) cL
+    pk0 : ∀ c → Older (gen u) c → pick (cur (cpL s'')) c ≡ just (true , gen u , BI.C b)
+    pk0 c o = trans (cong (λ m → pick (cur m) c) sl) (pick-first (gen u) (BI.C b) c o)
+    s4 = record s'' { cpO = sync (cpO u) ; rcd = λ p → sync (rcd u p) }
+    img4 : Img (flB u) (padW (erased ∷ []) s4)
+    img4 = (λ p → crashD-sync (progm (mb u p) (dat u p)) (cd p)) , crashC-sync (cpL u) cL , land-C (cpO u) ,
+           (inj₁ refl ∷ crashL-sync (dr u) cl) , (λ p → land-C (rcd u p))
+    old : RecG s4 ([] , map cur (dr s'')) (preT t)
+    old = RecG-pr {s4} {[]} {map cur (dr u)} {map cur (dr s'')} {preT t} (sym (crashL-cur (dr u) cl))
+            (subst (λ g → RecG s4 g (preT t)) (ghost-nil {u} (InPO-ept {u} {M} po))
+                   (pad-case {⟪ u , [] ⟫} {t} {s4} iv img4 (crashL-sync (dr u) cl)))
+    go : CrashC (put (cpt (suc (gen u)) (l2p u)) (sync (cpO u))) (cpO s'') →
+         Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s'' ([] , map cur (dr s'')) t'
+    go (inj₁ e) =
+      preT t , inj₁ (refl , refl) ,
+      RecG-cpO {s''} {sync (cpO u)} {[] , map cur (dr s'')} {preT t} (λ pk → trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) pk) old
+    go (inj₂ (inj₂ e)) =
+      preT t , inj₁ (refl , refl) ,
+      RecG-cpO {s''} {sync (cpO u)} {[] , map cur (dr s'')} {preT t} f old
+      where
+        f : ∀ {b′ g C} → pick (cur (cpL s'')) (cur (cpO u)) ≡ just (b′ , g , C) →
+            pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b′ , g , C)
+        f pk with trans (sym pk) (pk0 (cur (cpO u)) (pm-cur (cpO u) so))
+        ... | refl = trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) (pk0 junk tt)
+    go (inj₂ (inj₁ e)) =
+      proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
+      new-slot-G {⟪ fl3 u , [] ⟫} {proj₁ F} {s''} (proj₁ (proj₂ (proj₂ F))) cd
+        (subst (All (GenLe (gen u))) (sym (crashL-cur (dr u) cl)) (proj₂ iv))
+        (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e)
+          (trans (cong (λ c → pick (cur c) (cpt (suc (gen u)) (l2p u))) sl)
+                 (pick-second (suc (gen u)) (l2p u) (cpt (gen u) (BI.C b)) ≤-refl)))
+-- inside the checkpoint: the new slot durable, the old slot and the region erased
+crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₂ (cd , cL , cO , cl , cr) , refl))) =
+  proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
+  new-slot-G {⟪ fl3 u , [] ⟫} {proj₁ F} {s''} (proj₁ (proj₂ (proj₂ F))) cd
+    (crash-erase (map sync (dr u)) (subst (All (GenLe (gen u))) (sym (cur-sync (dr u))) (proj₂ iv)) cl)
+    (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) cO)
+           (pick-second (suc (gen u)) (l2p u) (cur (cpL s'')) (older cL)))
+  where
+    b = proj₁ (proj₂ (proj₂ (proj₁ iv)))
+    F = fl3-A {⟪ u , [] ⟫} {t} iv
+    cur-sync : ∀ xs → map cur (map sync xs) ≡ map cur xs
+    cur-sync []       = refl
+    cur-sync (x ∷ xs) = cong (cur x ∷_) (cur-sync xs)
+    older : CrashC (put erased (sync (sync (cpL u)))) (cpL s'') → Older (suc (gen u)) (cur (cpL s''))
+    older (inj₁ e) = subst (Older (suc (gen u))) (sym (trans (cong cur e) (cong cur (BI.slt b)))) ≤-refl
+    older (inj₂ (inj₁ e)) = subst (Older (suc (gen u))) (sym (cong cur e)) tt
+    older (inj₂ (inj₂ e)) = subst (Older (suc (gen u))) (sym (cong cur e)) tt
+-- the checkpoint's end
+crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₁ (img , refl)))) =
+  proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
+  crash-normal-G {⟪ ck3 (fi3 M (st s)) , [] ⟫} {proj₁ F} {s''} (proj₁ I) (proj₂ I) img
+  where
+    F = ck3-A {s} {t} iv
+    I = ck3-fi3-Inv {st s} {proj₁ F} {M} (proj₂ (proj₂ F))
+-- the consolidation page before its SYNC: the barrier's crash
+crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₁ (img , refl))))) =
+  preT t , inj₁ (refl , refl) ,
+  crash-normal-G {sB s} {preT t} {record s'' { rcd = λ p → sync (rcd (st s) p) }}
+    (pre-sync {s} {t} (proj₁ iv)) (≤-refl ∷ proj₂ iv) (fiK-flB M (st s) {s''} img)
+-- the end: the consolidation page durable
+crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₂ (img , refl))))) =
+  proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
+  crash-normal-G {⟪ fi4 M (st s) , [] ⟫} {proj₁ F} {s''} (proj₁ I) (proj₂ I) img
+  where
+    F = fl3-A {s} {t} iv
+    I = fi4-Inv {st s} {proj₁ F} {M} (proj₂ (proj₂ F))
