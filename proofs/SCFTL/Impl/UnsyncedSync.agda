@@ -16,7 +16,9 @@
 --     the open epoch's tentative pages (`landR`); those stay unsynced as
 --     PU keeps them (a crash may still lose them, and recovery ignores
 --     them: no committed page names the open epoch);
---   * the last barrier's map is the stable L2P (`lastMap`);
+--   * the last barrier's map is the stable L2P (`lastMap`), and the link
+--     its committed page carries the state's (`lastLnk`: the code's
+--     `chain_link`, where an in-page or OOB commit may go next);
 --   * invalid pages the new stable L2P does not map may be released to
 --     the erasable queue (`r`, guarded by `Rel`): the pages GC freed
 --     before the last barrier, which the code's erase after its SYNC
@@ -103,6 +105,13 @@ landR n ms = take n ms ++ map sync (drop n ms)
 
 -- the SYNC on P's state with the unsynced epochs es, releasing the
 -- pages r names
+-- the link the last unsynced epoch's committed page carries (`epE`'s
+-- last component, the page its epoch's writes would go to next), else
+-- the state's: the code's `chain_link` after the barrier that ended it
+lastLnk : List E → Maybe ℕ → Maybe ℕ
+lastLnk []                        k = k
+lastLnk ((x , ps , dd , pss , L) ∷ es) k = lastLnk es (just L)
+
 syU : List E → (ℕ → Bool) → St → St
 syU es r s = record s
   { dat  = λ p → sync (dat s p)
@@ -110,6 +119,7 @@ syU es r s = record s
   ; smap = lastMap (smap s) es
   ; ers  = λ p → ers s p ∨ r p
   ; inv  = λ p → inv s p ∧ not (r p)
+  ; lnk  = lastLnk es (lnk s)
   }
 
 -- ... on PU's state: no epoch unsynced after it

@@ -288,3 +288,67 @@ crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₂ (img , refl)
   where
     F = fl3-A {s} {t} iv
     I = fi4-Inv {st s} {proj₁ F} {M} (proj₂ (proj₂ F))
+
+------------------------------------------------------------------------
+-- PUSi: PUS with P's in-page and OOB commits where no epoch is unsynced
+
+okSi : SB.Op → SU → SU → Set
+okSi (SB.use SB.flush) S S' = okPU (SB.use SB.flush) S S' ⊎ (FiOk (su S) (su S') × gh S' ≡ ghostN (su S'))
+okSi o = okS o
+
+crashSi : SB.Op → SU → SU → Set
+crashSi (SB.use SB.flush) S S' =
+  crashPU (SB.use SB.flush) S S'
+  ⊎ ((Σ ℕ λ M → ues (su S) ≡ [] × InPO (st (su S)) M × CrFi (su S) M (st (su S')) (gh S')) × ues (su S') ≡ [])
+crashSi o = crashS o
+
+PUSi : SB.Model
+PUSi = record { State = SU ; New = NewPU ; read = λ S → rd (st (su S)) ; ok = okSi ; crash = crashSi }
+
+open SB.ForwardSimulation PUSi SB.SB using () renaming (Obligations to ObligationsSi)
+
+private
+  ASi-ok : ∀ u {S t S'} → ARS S t → ⊤ → okSi (SB.use u) S S' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARS S' t'
+  ASi-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar tt o
+  ASi-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar tt o
+  ASi-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar tt o
+  ASi-ok (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar tt o
+  ASi-ok (SB.reg SB.barrier) {S} {t} {S'} ar _ o = AS-ok (SB.reg SB.barrier) {S} {t} {S'} ar tt o
+  ASi-ok SB.flush {S} {t} {S'} ar _ (inj₁ o) = AS-ok SB.flush {S} {t} {S'} ar tt o
+  ASi-ok SB.flush {S} {t} {⟦ s' , g ⟧} (iv , ob) _ (inj₂ (f@(eu , M , po , e) , _)) =
+    proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
+    oob-nil s' (end-nil e) (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
+    where
+      A = fi-A {su S} {t} {s'} iv f
+      end-nil : ∀ {x} → (x ≡ ⟪ fi4 M (st (su S)) , [] ⟫ ⊎ x ≡ ⟪ ck3 (fi3 M (st (su S))) , [] ⟫) → ues x ≡ []
+      end-nil (inj₁ refl) = refl
+      end-nil (inj₂ refl) = refl
+
+  ASi-crash : ∀ u {S t S'} → ARS S t → ⊤ → crashSi (SB.use u) S S' → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CRP S' t'
+  ASi-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar tt c
+  ASi-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar tt c
+  ASi-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} ar tt c
+  ASi-crash (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar tt c
+  ASi-crash (SB.reg SB.barrier) {S} {t} {S'} ar _ c = AS-crash (SB.reg SB.barrier) {S} {t} {S'} ar tt c
+  ASi-crash SB.flush {S} {t} {S'} ar _ (inj₁ c) = AS-crash SB.flush {S} {t} {S'} ar tt c
+  ASi-crash SB.flush {S} {t} {S'} (iv , _) _ (inj₂ ((M , eu , po , c) , _)) =
+    crash-Fi {su S} {t} {M} {st (su S')} {gh S'} iv eu po c
+
+obligationsSi : ObligationsSi
+obligationsSi = record
+  { AR = ARS ; CR = CRP ; RI = λ _ → ⊤ ; CI = λ _ → ⊤
+  ; AR⇒≈ = λ {S} {t} ar → OU.AR⇒≈ {S} {t} (proj₁ ar)
+  ; init-CR = λ {S} {t} n n′ → OU.init-CR {S} {t} n n′
+  ; init-CI = λ _ → tt
+  ; A-ok = ASi-ok ; A-crash = ASi-crash ; A-rec = λ {S} {t} {S'} → AS-rec {S} {t} {S'}
+  ; A-recᶜ = λ {S} {t} {S'} → OU.A-recᶜ {S} {t} {S'}
+  ; B-ok = λ _ _ _ → tt ; B-crash = λ _ _ _ → tt ; B-rec = λ _ _ → tt ; B-recᶜ = λ _ _ → tt
+  }
+
+-- Theorem 1 and SC1B for PU with the SYNC outside a commit and P's
+-- in-page and OOB commits where no epoch is unsynced
+theorem1-PUSi : SB.CorrespondenceB.BehaviourallyCorrect PUSi SB.SB
+theorem1-PUSi = SB.theorem1-SB PUSi obligationsSi
+
+PUSi-snapshot-consistent : SB.SnapshotConsistentB PUSi
+PUSi-snapshot-consistent = SB.obligations⇒SCB PUSi obligationsSi

@@ -175,7 +175,9 @@ fn land(s: &mut St, proven: usize, landed: usize) {
 /// committed page synced, the data pages their digests name synced — and
 /// the stable map `smap` is the last barrier's, the replay of the region
 /// recovery now reads (`recMap`; `bi-sync`: it is `lastMap`), so P's RI
-/// holds again. Then every invalid page the new stable map does not map
+/// holds again, and the link that epoch's committed page carries is the
+/// state's (`lastLnk`: the code's `chain_link`, so an in-page or OOB
+/// commit may follow, PUSi's `FiOk`). Then every invalid page the new stable map does not map
 /// becomes erasable: the most `syS`'s guard `Rel` allows, which covers
 /// the code's erase after its SYNC of the superblocks the barriers'
 /// epochs freed. The open epoch's pages (above the newest committed
@@ -204,7 +206,8 @@ fn release_unmapped(s: &mut St) {
 }
 
 /// `sync_barriers`' landing: the region up to the newest committed page
-/// and the data pages the digests name, and the stable map recomputed.
+/// and the data pages the digests name, the stable map recomputed, and
+/// the link the last barrier's committed page carries restored.
 fn land_barriers(s: &mut St) {
     let Some(last) = s.dr.iter().rposition(|p| {
         matches!(
@@ -227,6 +230,11 @@ fn land_barriers(s: &mut St) {
     land(s, proven, last + 1);
     if let Some(pk) = steps::pick(s.cp_l.cur(), s.cp_o.cur()) {
         s.smap = steps::rec_map(pk.gen, &pk.l2p, s);
+    }
+    // `lastLnk`: the link the last barrier's committed page carries (the
+    // code's `chain_link`), where an in-page or OOB commit may go next
+    if let Cell::Dlt { dg, .. } = s.dr[last].cur() {
+        s.lnk = Some(dg.link);
     }
 }
 
@@ -1145,6 +1153,31 @@ mod tests {
             e.starts_with("SmI") && e.contains(&format!("page {barrier}")),
             "{e}"
         );
+    }
+
+    /// After barriers, a SYNC outside a commit restores the link the last
+    /// barrier's committed page carries (`lastLnk`), so the next flush
+    /// may commit in the record slot there (PUSi's `FiOk`, the code's
+    /// in-page commit right after its bare SYNC); before it, no record
+    /// page (`flB` clears the link).
+    #[test]
+    fn a_sync_after_barriers_lets_the_next_flush_commit_in_page() {
+        const AMAX: Addr = 4;
+        let m = ModelMutant::None;
+        let mut s = steps::new_p();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, AMAX, m);
+        steps::wr0(&mut s, 1, 2, m);
+        fl_b(&mut s, AMAX, m);
+        let link = s.nxt;
+        steps::wr0(&mut s, 2, 3, m);
+        assert_eq!(s.lnk, None);
+        assert_eq!(crate::model::crash::commit_page(&s), None);
+        sync_barriers(&mut s, m);
+        assert_eq!(s.lnk, Some(link));
+        assert_eq!(crate::model::crash::commit_page(&s), Some(link));
+        check_gc_sm(&s, AMAX).unwrap();
+        check_bi(&s).unwrap();
     }
 
     /// `BI` holds along a run of PU's steps (a flush, writes with a
