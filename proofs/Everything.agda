@@ -56,6 +56,7 @@ import SCFTL.Impl.UnsyncedModel
 import SCFTL.Impl.UnsyncedCommands
 import SCFTL.Impl.UnsyncedSync
 import SCFTL.Impl.UnsyncedSyncInPage
+import SCFTL.Impl.UnsyncedSyncExample
 import SCFTL.Impl.UnsyncedModelExample
 -- Issue 39: P over the operations with a barrier (the durable barrier): Theorem 1 w.r.t. SB, SC1B
 import SCFTL.Impl.DurableBarrier

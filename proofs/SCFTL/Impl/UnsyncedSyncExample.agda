@@ -1,0 +1,121 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, barriers in P: a concrete run of PUSi (the SYNC outside a
+-- commit, then an in-page commit; SCFTL.Impl.UnsyncedSyncInPage),
+-- evaluated: the steps are not vacuous, and the code's sequence — a
+-- barrier, a write, a flush that SYNCs first and commits in the record
+-- slot at the barrier's link — recovers the flushed image.
+--
+-- From format and recovery (two sectors, Bool data):
+--   w(0,true) to page 0; barrier (epoch 1, no SYNC, `flB`: page 0
+--   programmed, its committed page's link is page 1); w(1,true) to page
+--   1 (merge buffer); the SYNC (`sy`: epoch 1 durable, the link restored,
+--   nothing released); the flush as P's in-page commit at page 1 (`fi4`:
+--   the record in page 1's slot, then the consolidation page); w(0,false)
+--   to page 2, crashing at its end, everything on flash landed; PUM's
+--   recovery reads (true,true), the flushed image (`recovers-flushed`).
+-- Without the SYNC the barrier leaves no link (`no-link`), so the flush
+-- could not commit in page 1's slot.
+------------------------------------------------------------------------
+module SCFTL.Impl.UnsyncedSyncExample where
+
+open import Data.Nat.Base using (ℕ; zero; suc; z≤n; s≤s; _≤_; _<_)
+open import Data.Bool.Base using (Bool; true; false)
+open import Data.Bool.Properties using () renaming (_≟_ to _≟B_)
+open import Data.List.Base using (List; []; _∷_; map)
+open import Data.List.Relation.Unary.All using (All; [])
+open import Data.Maybe.Base using (Maybe; just; nothing)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl)
+
+open import SCFTL.Mutants.Common using (A; W; K; s0; new-s0; img-sync)
+open import SCFTL.Impl.Model Bool false A W K _≟B_
+open import SCFTL.Impl.UnsyncedBarrier Bool false A W K 3 _≟B_ using (⟪_,_⟫; flB; epE)
+open import SCFTL.Impl.UnsyncedRecStep Bool false A W K 3 _≟B_ using (recU)
+open import SCFTL.Impl.UnsyncedModel Bool false A W K 3 _≟B_ using (SU; ⟦_,_⟧; ghostN; NewPU)
+open import SCFTL.Impl.UnsyncedSync Bool false A W K 3 _≟B_ using (syU; no-release)
+open import SCFTL.Impl.UnsyncedSyncInPage Bool false A W K 3 _≟B_ using (okSi; crashSi)
+import SCFTL.SpecBarrier Bool false A W 3 as SB
+open SB using (use; reg; op; barrier; flush; w; sy)
+
+s1 s2 s3 s4 s5 s6 s7 : St
+s1 = recU true 0 unmapped [] [] s0            -- recovery from the new disk (generation 1)
+s2 = wr0 0 true s1                            -- w(0,true) to page 0
+s3 = flB s2                                   -- barrier: epoch 1, no SYNC
+s4 = wr0 1 true s3                            -- w(1,true) to page 1 (merge buffer)
+s5 = syU (epE s2 ∷ []) (λ _ → false) s4       -- the SYNC: epoch 1 durable
+s6 = fi4 1 s5                                 -- in-page commit at page 1
+s7 = wr0 0 false s6                           -- w(0,false) to page 2, crashing at its end
+
+S0 S1 S2 S3 S4 S5 S6 : SU
+S0 = ⟦ ⟪ s0 , [] ⟫ , ([] , []) ⟧
+S1 = ⟦ ⟪ s1 , [] ⟫ , ghostN ⟪ s1 , [] ⟫ ⟧
+S2 = ⟦ ⟪ s2 , [] ⟫ , ghostN ⟪ s2 , [] ⟫ ⟧
+S3 = ⟦ ⟪ s3 , epE s2 ∷ [] ⟫ , ghostN ⟪ s3 , epE s2 ∷ [] ⟫ ⟧
+S4 = ⟦ ⟪ s4 , epE s2 ∷ [] ⟫ , ghostN ⟪ s4 , epE s2 ∷ [] ⟫ ⟧
+S5 = ⟦ ⟪ s5 , [] ⟫ , ghostN ⟪ s5 , [] ⟫ ⟧
+S6 = ⟦ ⟪ s6 , [] ⟫ , ghostN ⟪ s6 , [] ⟫ ⟧
+
+new : NewPU S0
+new = new-s0 , refl , refl
+
+r1 : okSi SB.recover S0 S1
+r1 = (true , 0 , unmapped , refl , [] , [] , (refl , []) , refl , refl) , refl , refl
+
+w1 : okSi (use (reg (op (w 0 true)))) S1 S2
+w1 = (inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl
+
+b1 : okSi (use (reg barrier)) S2 S3
+b1 = inj₁ (s≤s z≤n , refl) , refl
+
+w2 : okSi (use (reg (op (w 1 true)))) S3 S4
+w2 = (inj₁ ((s≤s z≤n , z≤n) , false , false , refl) , refl) , refl
+
+y1 : okSi (use (reg (op sy))) S4 S5
+y1 = (λ _ → false) , no-release ⟪ s4 , epE s2 ∷ [] ⟫ , refl , refl
+
+-- the barrier leaves no link; the SYNC restores its committed page's
+no-link : lnk s4 ≡ nothing × lnk s5 ≡ just 1
+no-link = refl , refl
+
+-- P's guard of the in-page commit at page 1 holds after the SYNC
+inP : InP s5 1
+inP = refl , refl , s≤s (s≤s z≤n) , mbL
+  where
+    mbL : ∀ p → 1 ≤ p → p < nxt s5 → Σ Bool λ d → Σ ℕ λ a → mb s5 p ≡ just (d , a)
+    mbL (suc zero)    _ _                 = true , 1 , refl
+    mbL (suc (suc p)) _ (s≤s (s≤s ()))
+  -- (p = 0 is below the link)
+    mbL zero          () _
+
+f1 : okSi (use flush) S5 S6
+f1 = inj₂ ((refl , 1 , inj₁ (1 , inP , refl) , inj₁ refl) , refl)
+
+------------------------------------------------------------------------
+-- A crash at the end of w(0,false), everything on flash landed, and
+-- PUM's recovery (no epoch unsynced: the whole region as durable part)
+
+s8 s9 : St
+s8 = syncAll s7
+s9 = recU true 1 unmapped (map cur (dr s6)) [] s8
+
+S8 S9 : SU
+S8 = ⟦ ⟪ s8 , [] ⟫ , ghostN ⟪ s7 , [] ⟫ ⟧
+S9 = ⟦ ⟪ s9 , [] ⟫ , ghostN ⟪ s9 , [] ⟫ ⟧
+
+c1 : crashSi (use (reg (op (w 0 false)))) S6 S8
+c1 = (⟪ s7 , [] ⟫ , (inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , img-sync s7 , refl) , refl
+
+r2 : okSi SB.recover S8 S9
+r2 = (true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl) , refl , refl
+
+-- the flushed image: epoch 1 from the barrier's committed page, epoch 2
+-- from the consolidation page
+recovers-flushed : rd s9 0 ≡ true × rd s9 1 ≡ true
+recovers-flushed = refl , refl
+
+-- the flush committed in page 1's record slot (and its consolidation
+-- page is on the region, above the barrier's committed page)
+record-in-page : cur (rcd s6 1) ≡ rec s5 × map cur (dr s6) ≡ rec s5 ∷ map cur (dr s3)
+record-in-page = refl , refl
