@@ -55,6 +55,7 @@ import SCFTL.Impl.UnsyncedRecCrash
 import SCFTL.Impl.UnsyncedModel
 import SCFTL.Impl.UnsyncedCommands
 import SCFTL.Impl.UnsyncedSync
+import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
 import SCFTL.Impl.UnsyncedSyncExample
 import SCFTL.Impl.UnsyncedModelExample
