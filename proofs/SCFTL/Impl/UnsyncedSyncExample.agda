@@ -12,8 +12,10 @@
 --   1 (merge buffer); the SYNC (`sy`: epoch 1 durable, the link restored,
 --   nothing released); the flush as P's in-page commit at page 1 (`fi4`:
 --   the record in page 1's slot, then the consolidation page); w(0,false)
---   to page 2, crashing at its end, everything on flash landed; PUM's
---   recovery reads (true,true), the flushed image (`recovers-flushed`).
+--   to page 2, crashing at its end, everything on flash landed; recovery
+--   accepts the whole region and goes on without a full checkpoint
+--   (`recR`, `no-checkpoint`), reading (true,true), the flushed image
+--   (`recovers-flushed`).
 -- Without the SYNC the barrier leaves no link (`no-link`), so the flush
 -- could not commit in page 1's slot.
 ------------------------------------------------------------------------
@@ -25,6 +27,7 @@ open import Data.Bool.Properties using () renaming (_≟_ to _≟B_)
 open import Data.List.Base using (List; []; _∷_; map)
 open import Data.List.Relation.Unary.All using (All; [])
 open import Data.Maybe.Base using (Maybe; just; nothing)
+open import Data.Unit.Base using (tt)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl)
@@ -33,6 +36,7 @@ open import SCFTL.Mutants.Common using (A; W; K; s0; new-s0; img-sync)
 open import SCFTL.Impl.Model Bool false A W K _≟B_
 open import SCFTL.Impl.UnsyncedBarrier Bool false A W K 3 _≟B_ using (⟪_,_⟫; flB; epE)
 open import SCFTL.Impl.UnsyncedRecStep Bool false A W K 3 _≟B_ using (recU)
+open import SCFTL.Impl.UnsyncedRecCrash Bool false A W K 3 _≟B_ using (recR)
 open import SCFTL.Impl.UnsyncedModel Bool false A W K 3 _≟B_ using (SU; ⟦_,_⟧; ghostN; NewPU)
 open import SCFTL.Impl.UnsyncedSync Bool false A W K 3 _≟B_ using (syU; no-release)
 open import SCFTL.Impl.UnsyncedSyncInPage Bool false A W K 3 _≟B_ using (okSi; crashSi)
@@ -61,7 +65,7 @@ new : NewPU S0
 new = new-s0 , refl , refl
 
 r1 : okSi SB.recover S0 S1
-r1 = (true , 0 , unmapped , refl , [] , [] , (refl , []) , refl , refl) , refl , refl
+r1 = inj₁ ((true , 0 , unmapped , refl , [] , [] , (refl , []) , refl , refl) , refl , refl)
 
 w1 : okSi (use (reg (op (w 0 true)))) S1 S2
 w1 = (inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl
@@ -94,11 +98,12 @@ f1 = inj₂ ((refl , 1 , inj₁ (1 , inP , refl) , inj₁ refl) , refl)
 
 ------------------------------------------------------------------------
 -- A crash at the end of w(0,false), everything on flash landed, and
--- PUM's recovery (no epoch unsynced: the whole region as durable part)
+-- recovery (no epoch unsynced: the whole region as durable part), which
+-- accepts everything and goes on without a full checkpoint (`recR`)
 
 s8 s9 : St
 s8 = syncAll s7
-s9 = recU true 1 unmapped (map cur (dr s6)) [] s8
+s9 = recR true 1 unmapped (map cur (dr s6)) [] s8
 
 S8 S9 : SU
 S8 = ⟦ ⟪ s8 , [] ⟫ , ghostN ⟪ s7 , [] ⟫ ⟧
@@ -108,7 +113,11 @@ c1 : crashSi (use (reg (op (w 0 false)))) S6 S8
 c1 = (⟪ s7 , [] ⟫ , (inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , img-sync s7 , refl) , refl
 
 r2 : okSi SB.recover S8 S9
-r2 = (true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl) , refl , refl
+r2 = inj₂ ((true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl , tt , refl) , refl , refl)
+
+-- no checkpoint: the region stays, the generation too
+no-checkpoint : gen s9 ≡ 1 × map cur (dr s9) ≡ map cur (dr s6)
+no-checkpoint = refl , refl
 
 -- the flushed image: epoch 1 from the barrier's committed page, epoch 2
 -- from the consolidation page

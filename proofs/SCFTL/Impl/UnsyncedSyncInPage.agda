@@ -28,7 +28,11 @@
 --                crash itself (the consolidation page is the page `fl2`
 --                appends); at the ends the end states' own
 --   PUSi         PUS with those flushes (`FiOk`) and their crash points
---                (`CrFi`): `theorem1-PUSi`, `PUSi-snapshot-consistent`
+--                (`CrFi`), and recovery without the full checkpoint where
+--                it accepts every unsynced epoch (`RecC`, `RecCc`:
+--                `SCFTL.Impl.UnsyncedRecClean`'s `recR-A`, the choice
+--                unified with the crash relation's, `rec-clean`):
+--                `theorem1-PUSi`, `PUSi-snapshot-consistent`
 --
 -- Recovery never follows the record (PUM's recovery has no walk `chn`):
 -- a crash after the record's SYNC and before the consolidation page's
@@ -64,7 +68,11 @@ open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR; Inv′; genR-ok)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (Gh; RecG; ghostN; shpN; prN; crash-normal-G; RecG-cpO; RecG-pr; new-slot-G;
-         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; CRP)
+         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; CRP; choice)
+open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
+open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR; shapes; parse-unique)
+open import SCFTL.Impl.UnsyncedRecClean Data d0 amax wmax kmax umax _≟D_ using (Clean; SlotOlder; recR-A)
 open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (sB; ntop; drop-pad; skip-top; ghost-sB)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (oob-nil)
 open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_
@@ -292,14 +300,33 @@ crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₂ (img , refl)
 ------------------------------------------------------------------------
 -- PUSi: PUS with P's in-page and OOB commits where no epoch is unsynced
 
+-- recovery without the full checkpoint (`SCFTL.Impl.UnsyncedRecClean`):
+-- the slot `pick` chooses, the ghost's parse, every unsynced epoch of it
+-- accepted, the other slot older, then `recR` (SYNC, no checkpoint)
+RecC : St → Gh → St → Set
+RecC s g s' = Σ Bool λ b → Σ ℕ λ g′ → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g′ , C) ×
+  Σ (List Cell) λ T → Σ (List UEp) λ es' → ParseS (map cur (dr s)) T es' (proj₂ g) × shapes es' ≡ proj₁ g ×
+  Clean g′ C (proj₂ g) es' s × SlotOlder b g′ s × s' ≡ recR b g′ C (proj₂ g) es' s
+
+-- a crash after it: its SYNC made the recovered state's flash durable,
+-- nothing else is programmed (a crash before the SYNC is, as for P and
+-- PUM, no crash point of its own)
+RecCc : St → Gh → St → Gh → Set
+RecCc s g s3 g3 = Σ Bool λ b → Σ ℕ λ g′ → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g′ , C) ×
+  Σ (List Cell) λ T → Σ (List UEp) λ es' → ParseS (map cur (dr s)) T es' (proj₂ g) × shapes es' ≡ proj₁ g ×
+  Clean g′ C (proj₂ g) es' s × SlotOlder b g′ s ×
+  Img (recR b g′ C (proj₂ g) es' s) s3 × g3 ≡ ghostN ⟪ recR b g′ C (proj₂ g) es' s , [] ⟫
+
 okSi : SB.Op → SU → SU → Set
 okSi (SB.use SB.flush) S S' = okPU (SB.use SB.flush) S S' ⊎ (FiOk (su S) (su S') × gh S' ≡ ghostN (su S'))
+okSi SB.recover S S' = okPU SB.recover S S' ⊎ (RecC (st (su S)) (gh S) (st (su S')) × ues (su S') ≡ [] × gh S' ≡ ghostN (su S'))
 okSi o = okS o
 
 crashSi : SB.Op → SU → SU → Set
 crashSi (SB.use SB.flush) S S' =
   crashPU (SB.use SB.flush) S S'
   ⊎ ((Σ ℕ λ M → ues (su S) ≡ [] × InPO (st (su S)) M × CrFi (su S) M (st (su S')) (gh S')) × ues (su S') ≡ [])
+crashSi SB.recover S S' = crashPU SB.recover S S' ⊎ (RecCc (st (su S)) (gh S) (st (su S')) (gh S') × ues (su S') ≡ [])
 crashSi o = crashS o
 
 PUSi : SB.Model
@@ -334,19 +361,59 @@ private
   ASi-crash SB.flush {S} {t} {S'} (iv , _) _ (inj₂ ((M , eu , po , c) , _)) =
     crash-Fi {su S} {t} {M} {st (su S')} {gh S'} iv eu po c
 
+  -- the clean recovery, from PUM's CR: the choices agree (`choice`,
+  -- `parse-unique`), so the recovered state is `recR-A`'s
+  rec-clean : ∀ {s g t b2 g2 C2 T2 es2} → RecG s g t →
+    pick (cur (cpL s)) (cur (cpO s)) ≡ just (b2 , g2 , C2) → ParseS (map cur (dr s)) T2 es2 (proj₂ g) → shapes es2 ≡ proj₁ g →
+    Clean g2 C2 (proj₂ g) es2 s → SlotOlder b2 g2 s →
+    Σ SB.State λ t'' → SB.okSB SB.recover t t'' × Inv′ ⟪ recR b2 g2 C2 (proj₂ g) es2 s , [] ⟫ t''
+  rec-clean {s} {shp , pr} {t} {b2} {g2} {C2} {T2} {es2}
+    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) pk2 p2 sh2 cl so =
+    choice (λ b′ g′ C′ es″ → Σ SB.State λ t'' → SB.okSB SB.recover t t'' × Inv′ ⟪ recR b′ g′ C′ pr es″ s , [] ⟫ t'')
+           (trans (sym pk) pk2) (sym ees)
+           (recR-A {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk ga p m rd ob (proj₁ back) (proj₂ back))
+    where
+      ees : es2 ≡ es'
+      ees = proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p)))
+      back : Clean g C pr es' s × SlotOlder b g s
+      back = choice (λ b′ g′ C′ es″ → Clean g′ C′ pr es″ s × SlotOlder b′ g′ s) (trans (sym pk2) pk) ees (cl , so)
+
+  ASi-rec : ∀ {S t S'} → CRP S t → ⊤ → okSi SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARS S' t'
+  ASi-rec {S} {t} {S'} cr _ (inj₁ o) = AS-rec {S} {t} {S'} cr tt o
+  ASi-rec {S} {t} {⟦ ⟪ x , us ⟫ , g' ⟧} cr _ (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , so , refl) , refl , _)) =
+    proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
+    oob-nil ⟪ x , [] ⟫ refl (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
+    where
+      A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl so
+
+  ASi-recᶜ : ∀ {S t S'} → CRP S t → ⊤ → crashSi SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
+  ASi-recᶜ {S} {t} {S'} cr _ (inj₁ c) = OU.A-recᶜ {S} {t} {S'} cr tt c
+  ASi-recᶜ {S} {t} {⟦ ⟪ x , us ⟫ , .(ghostN ⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫) ⟧} cr _
+    (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , so , img , refl) , _)) =
+    proj₁ A , inj₂ (SB.stable (proj₁ A) , sx (proj₁ (proj₂ A)) , refl , px (proj₁ (proj₂ A))) ,
+    crash-normal-G {⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫} {proj₁ A} {x}
+      (proj₁ (proj₂ (proj₂ A))) (proj₂ (proj₂ (proj₂ A))) img
+    where
+      A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl so
+      sx : ∀ {t''} → SB.okSB SB.recover t t'' → SB.stable t'' SB.∈ (SB.stable t ∷ SB.pend t)
+      sx (x , mx , _ , e1 , _) = subst (SB._∈ (SB.stable t ∷ SB.pend t)) (sym e1) mx
+      px : ∀ {t''} → SB.okSB SB.recover t t'' → SB.pend t'' ≡ []
+      px (_ , _ , _ , _ , e2 , _) = e2
+
 obligationsSi : ObligationsSi
 obligationsSi = record
   { AR = ARS ; CR = CRP ; RI = λ _ → ⊤ ; CI = λ _ → ⊤
   ; AR⇒≈ = λ {S} {t} ar → OU.AR⇒≈ {S} {t} (proj₁ ar)
   ; init-CR = λ {S} {t} n n′ → OU.init-CR {S} {t} n n′
   ; init-CI = λ _ → tt
-  ; A-ok = ASi-ok ; A-crash = ASi-crash ; A-rec = λ {S} {t} {S'} → AS-rec {S} {t} {S'}
-  ; A-recᶜ = λ {S} {t} {S'} → OU.A-recᶜ {S} {t} {S'}
+  ; A-ok = ASi-ok ; A-crash = ASi-crash ; A-rec = λ {S} {t} {S'} → ASi-rec {S} {t} {S'}
+  ; A-recᶜ = λ {S} {t} {S'} → ASi-recᶜ {S} {t} {S'}
   ; B-ok = λ _ _ _ → tt ; B-crash = λ _ _ _ → tt ; B-rec = λ _ _ → tt ; B-recᶜ = λ _ _ → tt
   }
 
--- Theorem 1 and SC1B for PU with the SYNC outside a commit and P's
--- in-page and OOB commits where no epoch is unsynced
+-- Theorem 1 and SC1B for PU with the SYNC outside a commit, P's in-page
+-- and OOB commits where no epoch is unsynced, and recovery without the
+-- full checkpoint where it accepts every unsynced epoch
 theorem1-PUSi : SB.CorrespondenceB.BehaviourallyCorrect PUSi SB.SB
 theorem1-PUSi = SB.theorem1-SB PUSi obligationsSi
 
