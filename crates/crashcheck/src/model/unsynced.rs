@@ -177,10 +177,10 @@ fn land(s: &mut St, proven: usize, landed: usize) {
 /// recovery now reads (`recMap`; `bi-sync`: it is `lastMap`), so P's RI
 /// holds again, and the link that epoch's committed page carries is the
 /// state's (`lastLnk`: the code's `chain_link`, so an in-page or OOB
-/// commit may follow, PUSi's `FiOk`). Then every invalid page the new stable map does not map
-/// becomes erasable: the most `syS`'s guard `Rel` allows, which covers
-/// the code's erase after its SYNC of the superblocks the barriers'
-/// epochs freed. The open epoch's pages (above the newest committed
+/// commit may follow, PUSi's `FiOk`). Then every invalid page the new
+/// stable map does not map becomes erasable: the most `syS`'s guard
+/// `Rel` allows, which covers the code's erase after its SYNC of the
+/// superblocks the barriers' epochs freed. The open epoch's pages (above the newest committed
 /// page, and its data pages) stay unsynced here, where `syU` syncs every
 /// data page: fewer pages landed, so more crash outcomes, each one of
 /// `syS`'s (a sync behind barriers may return before the open epoch's
