@@ -17,7 +17,10 @@
 --   (`recR`, `no-checkpoint`), reading (true,true), the flushed image
 --   (`recovers-flushed`).
 -- Without the SYNC the barrier leaves no link (`no-link`), so the flush
--- could not commit in page 1's slot.
+-- could not commit in page 1's slot.  A second run: the SYNC releases a
+-- victim GC freed before the barrier (`rel`: the guard allows it), GC
+-- erases it, and a crash recovers the barrier's image
+-- (`recovers-barrier`).
 ------------------------------------------------------------------------
 module SCFTL.Impl.UnsyncedSyncExample where
 
@@ -30,7 +33,7 @@ open import Data.Maybe.Base using (Maybe; just; nothing)
 open import Data.Unit.Base using (tt)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
-open import Relation.Binary.PropositionalEquality using (_≡_; refl)
+open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl)
 
 open import SCFTL.Mutants.Common using (A; W; K; s0; new-s0; img-sync)
 open import SCFTL.Impl.Model Bool false A W K _≟B_
@@ -38,10 +41,13 @@ open import SCFTL.Impl.UnsyncedBarrier Bool false A W K 3 _≟B_ using (⟪_,_�
 open import SCFTL.Impl.UnsyncedRecStep Bool false A W K 3 _≟B_ using (recU)
 open import SCFTL.Impl.UnsyncedRecCrash Bool false A W K 3 _≟B_ using (recR)
 open import SCFTL.Impl.UnsyncedModel Bool false A W K 3 _≟B_ using (SU; ⟦_,_⟧; ghostN; NewPU)
-open import SCFTL.Impl.UnsyncedSync Bool false A W K 3 _≟B_ using (syU; no-release)
+open import SCFTL.Impl.UnsyncedSync Bool false A W K 3 _≟B_ using (syU; no-release; Rel)
+open import SCFTL.Impl.UnsyncedImages Bool false A W K 3 _≟B_ using (lastMap)
+open import SCFTL.Impl.UnsyncedBarrier Bool false A W K 3 _≟B_ using (st; ues)
+open import SCFTL.Impl.UnsyncedModel Bool false A W K 3 _≟B_ using (su)
 open import SCFTL.Impl.UnsyncedSyncInPage Bool false A W K 3 _≟B_ using (okSi; crashSi)
 import SCFTL.SpecBarrier Bool false A W 3 as SB
-open SB using (use; reg; op; barrier; flush; w; sy)
+open SB using (use; reg; op; barrier; flush; w; sy; rl; es)
 
 s1 s2 s3 s4 s5 s6 s7 : St
 s1 = recU true 0 unmapped [] [] s0            -- recovery from the new disk (generation 1)
@@ -128,3 +134,82 @@ recovers-flushed = refl , refl
 -- page is on the region, above the barrier's committed page)
 record-in-page : cur (rcd s6 1) ≡ rec s5 × map cur (dr s6) ≡ rec s5 ∷ map cur (dr s3)
 record-in-page = refl , refl
+
+------------------------------------------------------------------------
+-- A second run: the SYNC releases a victim GC freed before the barrier
+-- (the guard `Rel` allows it: the barrier's map, the new stable L2P, no
+-- longer names it), GC erases it, and a crash recovers the barrier's
+-- image, which the SYNC made stable.
+--   w(0,true) to page 0; flush (epoch 1 durable: 0 ↦ 0); w(0,false) to
+--   page 1; gc_rl of page 0 (no valid sector: invalid); barrier (epoch 2:
+--   0 ↦ 1, page 0 still invalid, not erasable); the SYNC releasing page
+--   0; gc_es of page 0; w(1,true) crashing at its end, everything landed;
+--   recovery: (false,false), the barrier's image.
+
+u1 u2 u3 u4 u5 u6 u7 u8 u9 : St
+u1 = wr0 0 true s1                               -- w(0,true) to page 0
+u2 = fl3 u1                                      -- flush: epoch 1 durable
+u3 = wr0 0 false u2                              -- w(0,false) to page 1
+u4 = rlX 0 u3                                    -- gc_rl: page 0 invalid
+u5 = flB u4                                      -- barrier: epoch 2, no SYNC
+u6 = syU (epE u4 ∷ []) (inv u5) u5               -- the SYNC, releasing page 0
+u7 = esF 0 u6                                    -- gc_es: page 0 erased
+u8 = wr0 1 true u7                               -- w(1,true), crashing at its end
+u9 = syncAll u8
+
+U1 U2 U3 U4 U5 U6 U7 U9 U10 : SU
+U1 = ⟦ ⟪ u1 , [] ⟫ , ghostN ⟪ u1 , [] ⟫ ⟧
+U2 = ⟦ ⟪ u2 , [] ⟫ , ghostN ⟪ u2 , [] ⟫ ⟧
+U3 = ⟦ ⟪ u3 , [] ⟫ , ghostN ⟪ u3 , [] ⟫ ⟧
+U4 = ⟦ ⟪ u4 , [] ⟫ , ghostN ⟪ u4 , [] ⟫ ⟧
+U5 = ⟦ ⟪ u5 , epE u4 ∷ [] ⟫ , ghostN ⟪ u5 , epE u4 ∷ [] ⟫ ⟧
+U6 = ⟦ ⟪ u6 , [] ⟫ , ghostN ⟪ u6 , [] ⟫ ⟧
+U7 = ⟦ ⟪ u7 , [] ⟫ , ghostN ⟪ u7 , [] ⟫ ⟧
+U9 = ⟦ ⟪ u9 , [] ⟫ , ghostN ⟪ u8 , [] ⟫ ⟧
+U10 = ⟦ ⟪ u10 , [] ⟫ , ghostN ⟪ u10 , [] ⟫ ⟧
+  where u10 = recR true 1 unmapped (map cur (dr u8)) [] u9
+
+v1 : okSi (use (reg (op (w 0 true)))) S1 U1
+v1 = (inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl
+
+v2 : okSi (use flush) U1 U2
+v2 = inj₁ (inj₁ refl , refl)
+
+v3 : okSi (use (reg (op (w 0 false)))) U2 U3
+v3 = (inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl
+
+v4 : okSi (use (reg (op rl))) U3 U4
+v4 = (inj₁ (z≤n , 0 , s≤s z≤n , inj₂ ((λ { (_ , ()) }) , refl)) , refl) , refl
+
+v5 : okSi (use (reg barrier)) U4 U5
+v5 = inj₁ (s≤s z≤n , refl) , refl
+
+-- the guard: page 0 is invalid and the barrier's map does not name it
+rel : Rel ⟪ u5 , epE u4 ∷ [] ⟫ (inv u5)
+rel zero e = refl , nm
+  where
+    nm : ∀ a → a ≤ A → lastMap (smap u5) (epE u4 ∷ []) a ≢ just 0
+    nm zero          _                ()
+    nm (suc zero)    _                ()
+    nm (suc (suc a)) (s≤s ())
+rel (suc p) ()
+
+v6 : okSi (use (reg (op sy))) U5 U6
+v6 = inv u5 , rel , refl , refl
+
+released : ers u6 0 ≡ true × inv u6 0 ≡ false
+released = refl , refl
+
+v7 : okSi (use (reg (op es))) U6 U7
+v7 = ((0 , refl , refl) , refl) , refl
+
+v8 : crashSi (use (reg (op (w 1 true)))) U7 U9
+v8 = (⟪ u8 , [] ⟫ , (inj₁ ((s≤s z≤n , z≤n) , false , false , refl) , refl) , img-sync u8 , refl) , refl
+
+v9 : okSi SB.recover U9 U10
+v9 = inj₂ ((true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl , tt , refl) , refl , refl)
+
+-- the barrier's image (0 ↦ false, 1 never written), which the SYNC made
+-- stable; page 0, erased, is read by nothing
+recovers-barrier : rd (st (su U10)) 0 ≡ false × rd (st (su U10)) 1 ≡ false
+recovers-barrier = refl , refl
