@@ -43,7 +43,8 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
-  using (hi-bound; GenLe; Older; PM; pend; pend-top; rp-++; rbase-other; _≐_; NC; nc-fst)
+  using (hi-bound; GenLe; Older; PM; pend; pend-top; rp-++; rbase-other; _≐_; NC; nc-fst; map-cur-sync)
+open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (slot-sync)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; rp-lay)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
@@ -71,14 +72,6 @@ SlotOlder b g s = Older g (cur (slot (not b) s))
 -- Lemmas
 
 private
-  cur-sync : ∀ xs → map cur (map sync xs) ≡ map cur xs
-  cur-sync []       = refl
-  cur-sync (x ∷ xs) = cong (cur x ∷_) (cur-sync xs)
-
-  slot-sync : ∀ b s → slot b (syncAll s) ≡ sync (slot b s)
-  slot-sync true  s = refl
-  slot-sync false s = refl
-
   -- the pages recovery skips change no committed map
   skip-nc : ∀ g c → Skip c → NC g c
   skip-nc g (dlt h x ps false d) _                = inj₂ refl
@@ -113,7 +106,7 @@ recR-A {s''} {t} {b} {g} {C} {pr} {T} {es'} {k} pk ga p m rd′ ob cl so =
     , ( gci , smi , (tt , λ a → refl) , tt , (λ a q le e → _ , refl , ob a q le e) )
     , bi C (map sync (dr s'')) slt refl (all-sync (dr s'')) rx rf
     , subst (PM (Older g)) (sym (slot-sync (not b) s'')) so )
-  , subst (All (GenLe g)) (sym (cur-sync (dr s''))) ga )
+  , subst (All (GenLe g)) (sym (map-cur-sync (dr s''))) ga )
   where
     M = recM g C pr es' s''
     s‴ = recR b g C pr es' s''
@@ -134,7 +127,7 @@ recR-A {s''} {t} {b} {g} {C} {pr} {T} {es'} {k} pk ga p m rd′ ob cl so =
     -- the whole region, synced, replays to the recovered map
     R = rp g (map cur (map sync (dr s''))) (st0 C)
     req : R ≡ rp g (T ++ lay es' pr) (st0 C)
-    req = cong (λ z → rp g z (st0 C)) (trans (cur-sync (dr s'')) (proj₁ p))
+    req = cong (λ z → rp g z (st0 C)) (trans (map-cur-sync (dr s'')) (proj₁ p))
     rx : proj₁ R ≐ M
     rx a = cong (λ f → f a)
       (trans (cong proj₁ req)
@@ -142,5 +135,5 @@ recR-A {s''} {t} {b} {g} {C} {pr} {T} {es'} {k} pk ga p m rd′ ob cl so =
         (trans (skip-fst g T (rp g (lay es' pr) (st0 C)) (proj₂ p))
                (cong (λ z → proj₁ (rp g z (st0 C))) (sym cl)))))
     rf : rbase (ep s‴) R ≡ proj₁ R
-    rf = rbase-lt (ep s‴) R (s≤s (subst (λ z → pend R ≤ topE z) (cur-sync (dr s''))
+    rf = rbase-lt (ep s‴) R (s≤s (subst (λ z → pend R ≤ topE z) (map-cur-sync (dr s''))
                                         (pend-top g (map cur (map sync (dr s''))) C)))

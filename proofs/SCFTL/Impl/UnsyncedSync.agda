@@ -79,7 +79,7 @@ open import Relation.Binary.PropositionalEquality
   using (_≡_; _≢_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (_≐_; rp-++; GenLe)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (_≐_; rp-++; GenLe; map-cur-++; map-cur-syn)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD; rdS)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay; rpE; rp-lay)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; ue; tents)
@@ -215,8 +215,7 @@ private
   all-syn (c ∷ cs) = (c , refl) ∷ all-syn cs
 
   cur-syn-++ : ∀ cs ms → map cur (map syn cs ++ ms) ≡ cs ++ map cur ms
-  cur-syn-++ []       ms = refl
-  cur-syn-++ (c ∷ cs) ms = cong (c ∷_) (cur-syn-++ cs ms)
+  cur-syn-++ cs ms = trans (map-cur-++ (map syn cs) ms) (cong (_++ map cur ms) (map-cur-syn cs))
 
   cur-landR : ∀ n ms → map cur (landR n ms) ≡ map cur ms
   cur-landR zero    []       = refl

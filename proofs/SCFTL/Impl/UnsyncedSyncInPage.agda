@@ -59,7 +59,7 @@ open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (GenLe; Older; PM; pick-first; pick-second)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (GenLe; Older; PM; PM-cur; map-cur-sync; pick-first; pick-second)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (padW)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues; flB; epE)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents)
@@ -116,10 +116,6 @@ private
   crash-erase (m ∷ ms) (x ∷ xs) (inj₁ refl ∷ cl)            = x  ∷ crash-erase ms xs cl
   crash-erase (m ∷ ms) (x ∷ xs) (inj₂ (inj₁ refl) ∷ cl)     = tt ∷ crash-erase ms xs cl
   crash-erase (m ∷ ms) (x ∷ xs) (inj₂ (inj₂ refl) ∷ cl)     = tt ∷ crash-erase ms xs cl
-
-  pm-cur : ∀ {P : Cell → Set} m → PM P m → P (cur m)
-  pm-cur (syn c)   x       = x
-  pm-cur (uns o n) (_ , y) = y
 
 ------------------------------------------------------------------------
 -- The end states
@@ -251,7 +247,7 @@ crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₁ (cd ,
       where
         f : ∀ {b′ g C} → pick (cur (cpL s'')) (cur (cpO u)) ≡ just (b′ , g , C) →
             pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b′ , g , C)
-        f pk with trans (sym pk) (pk0 (cur (cpO u)) (pm-cur (cpO u) so))
+        f pk with trans (sym pk) (pk0 (cur (cpO u)) (PM-cur (cpO u) so))
         ... | refl = trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) (pk0 junk tt)
     go (inj₂ (inj₁ e)) =
       proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
@@ -264,15 +260,12 @@ crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₁ (cd ,
 crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₂ (cd , cL , cO , cl , cr) , refl))) =
   proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
   new-slot-G {⟪ fl3 u , [] ⟫} {proj₁ F} {s''} (proj₁ (proj₂ (proj₂ F))) cd
-    (crash-erase (map sync (dr u)) (subst (All (GenLe (gen u))) (sym (cur-sync (dr u))) (proj₂ iv)) cl)
+    (crash-erase (map sync (dr u)) (subst (All (GenLe (gen u))) (sym (map-cur-sync (dr u))) (proj₂ iv)) cl)
     (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) cO)
            (pick-second (suc (gen u)) (l2p u) (cur (cpL s'')) (older cL)))
   where
     b = proj₁ (proj₂ (proj₂ (proj₁ iv)))
     F = fl3-A {⟪ u , [] ⟫} {t} iv
-    cur-sync : ∀ xs → map cur (map sync xs) ≡ map cur xs
-    cur-sync []       = refl
-    cur-sync (x ∷ xs) = cong (cur x ∷_) (cur-sync xs)
     older : CrashC (put erased (sync (sync (cpL u)))) (cpL s'') → Older (suc (gen u)) (cur (cpL s''))
     older (inj₁ e) = subst (Older (suc (gen u))) (sym (trans (cong cur e) (cong cur (BI.slt b)))) ≤-refl
     older (inj₂ (inj₁ e)) = subst (Older (suc (gen u))) (sym (cong cur e)) tt
