@@ -92,7 +92,7 @@ open import Data.List.Base using (List; []; _∷_; _++_; map; length; drop)
 open import Data.List.Properties using (map-++-commute; ++-assoc)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.Maybe.Base using (just; nothing)
-open import Data.Bool.Base using (Bool; true; false)
+open import Data.Bool.Base using (Bool; true; false; not)
 open import Data.Empty using (⊥; ⊥-elim)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -100,7 +100,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using ([]; _∷_) renaming (All to AllL; _∈_ to _∈L_)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using ([]; _∷_; Older) renaming (All to AllL; _∈_ to _∈L_)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
   using (DRun; before; after; IssMB; cmt; fl-mid; mid-crash; padW; Dead; runs; run; apR; pgD;
          CkCmd; ck-new; ck-erase; ck-end; ck-mid; IssW; apW; IssE; wr-mid; es-mid; CmdCrash;
@@ -211,13 +211,18 @@ private
       suc-inj refl = refl
   ...   | refl , e3 = refl , e3
 
+-- padding the region leaves the slots
+older-pad : ∀ {g} b ds s' → Older g (cur (slot b (padW ds s'))) → Older g (cur (slot b s'))
+older-pad true  _ _ o = o
+older-pad false _ _ o = o
+
 -- recovery of the padded state, with the barrier's ghost, is recovery
 -- of the state itself with that ghost less its top epoch, when the
 -- region parses with the latter (its top pages A skipped, n of them: the
 -- top epoch's tentative pages)
 drop-pad : ∀ {s' shp n pr t} A es1 → map cur (dr s') ≡ A ++ lay es1 pr → shapes es1 ≡ shp → All Skip A → length A ≡ n →
   RecG (padW (erased ∷ []) s') (shp ++ n ∷ [] , pr) t → RecG s' (shp , pr) t
-drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA (b , g , C , pk , (_ ∷ ga) , (c ∷ T) , es' , k , (e , (_ ∷ sk)) , sh , m , rd , ob) =
+drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA (b , g , C , pk , so , (_ ∷ ga) , (c ∷ T) , es' , k , (e , (_ ∷ sk)) , sh , m , rd , ob) =
   ⊥-elim (nil≢ (proj₁ (parse-unique [] (c ∷ T) (es1 ++ (erased , A) ∷ []) es' pr shE eqn)))
   where
     nil≢ : [] ≡ c ∷ T → ⊥
@@ -227,12 +232,12 @@ drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA (b , g , C , pk , (_ ∷ ga)
                 (trans (cong₂ _++_ sh1 (cong (_∷ []) lA)) (sym sh))
     eqn : lay (es1 ++ (erased , A) ∷ []) pr ≡ (c ∷ T) ++ lay es' pr
     eqn = trans (lay-snoc es1 erased A pr) (trans (cong (erased ∷_) (sym eM)) e)
-drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA (b , g , C , pk , (_ ∷ ga) , [] , es' , k , (e , []) , sh , m , rd , ob)
+drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA (b , g , C , pk , so , (_ ∷ ga) , [] , es' , k , (e , []) , sh , m , rd , ob)
   with snoc-view es' shp n sh
 ... | es0 , c , ts , refl , sh0 , lt with ∷-inj (trans e (lay-snoc es0 c ts pr))
 ...   | refl , eL with ++-split A ts (trans lA (sym lt)) (trans (sym eM) eL)
 ...     | refl , _ =
-  b , g , C , pk , ga , A , es0 , k , (eL , sA) , sh0 , m ,
+  b , g , C , pk , older-pad {g} (not b) (erased ∷ []) s' so , ga , A , es0 , k , (eL , sA) , sh0 , m ,
   (λ a le → trans (cong (λ z → rdD (dat s') (proj₁ (rp g z (st0 C)) a)) (sym (accU-snoc-erased g D pr es0 A))) (rd a le)) ,
   (λ a q le eq → ob a q le (trans (cong (λ z → proj₁ (rp g z (st0 C)) a) (accU-snoc-erased g D pr es0 A)) eq))
   where
@@ -396,9 +401,9 @@ flush-cmd-G u {s} {t} {_} {s'} ff iv (fck ck-end) img =
 
 drop-tent : ∀ {s' shp pr t} A es1 → map cur (dr s') ≡ A ++ lay es1 pr → shapes es1 ≡ shp → All Skip A →
   RecG (padW (erased ∷ []) s') (shp , pr) t → RecG s' (shp , pr) t
-drop-tent {s'} {shp} {pr} {t} A es1 eM sh1 sA (b , g , C , pk , (_ ∷ ga) , T , es' , k , (e , sk) , sh , m , rd , ob)
+drop-tent {s'} {shp} {pr} {t} A es1 eM sh1 sA (b , g , C , pk , so , (_ ∷ ga) , T , es' , k , (e , sk) , sh , m , rd , ob)
   with parse-unique T (erased ∷ A) es' es1 pr (trans sh (sym sh1)) (trans (sym e) (cong (erased ∷_) eM))
-... | refl , refl = b , g , C , pk , ga , A , es1 , k , (eM , tl sk) , sh , m , rd , ob
+... | refl , refl = b , g , C , pk , older-pad {g} (not b) (erased ∷ []) s' so , ga , A , es1 , k , (eM , tl sk) , sh , m , rd , ob
   where
     tl : ∀ {c cs} → All Skip (c ∷ cs) → All Skip cs
     tl (_ ∷ xs) = xs
@@ -571,8 +576,8 @@ private
 
   A-recᶜC : ∀ {S t S'} → CRP S t → ⊤ → crashPUc SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
   A-recᶜC {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s3 , us3 ⟫ , gh3 ⟧}
-    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , rc) , _) =
-    rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk ga p sh m rd ob
+    (b , g , C , pk , so , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , rc) , _) =
+    rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk so ga p sh m rd ob
       (choice (λ b′ g′ C′ es″ → RecCk b′ g′ C′ pr es″ s (shp , pr) s3 gh3) (trans (sym pk2) pk)
               (proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))))
               (rec-cmd-ck {b2} {g2} {C2} {pr} {es2} {s} {shp , pr} {s3} {gh3} rc))

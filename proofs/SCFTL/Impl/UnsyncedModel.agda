@@ -28,7 +28,8 @@
 --                parse: SYNC, the in-order check over the unsynced
 --                epochs, the full checkpoint), crashed recovery `RecCr`
 --                (`ck1`, `ck2`, `ck3` of it)
---   RecG         CR: recovery's slot and a parse with the ghost's
+--   RecG         CR: recovery's slot (the other slot older than it, as
+--                P's `RecTo` has `so`) and a parse with the ghost's
 --                shapes and durable part, which reads a candidate of SB
 --   crash-normal-G   a crash of any normal PU state gives RecG with the
 --                state's ghost
@@ -121,6 +122,7 @@ prN-BI s b = cong (map cur) (trans (cong (drop (length (topN s))) (BI.dre b))
 
 RecG : St → Gh → SB.State → Set
 RecG s' gh t = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s')) (cur (cpO s')) ≡ just (b , g , C) ×
+  Older g (cur (slot (not b) s')) ×
   All (GenLe g) (map cur (dr s')) ×
   Σ (List Cell) λ T → Σ (List UEp) λ es' → Σ ℕ λ k →
     ParseS (map cur (dr s')) T es' (proj₂ gh) × shapes es' ≡ proj₁ gh × candAt t k ∈ SB.stable t ∷ SB.pend t ×
@@ -129,7 +131,7 @@ RecG s' gh t = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s
 
 -- CR is `RecTo″` (UnsyncedRecCrash) with the parse the ghost names
 RecG⇒″ : ∀ {s gh t} → RecG s gh t → RecTo″ s t
-RecG⇒″ {gh = gh} (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) =
+RecG⇒″ {gh = gh} (b , g , C , pk , _ , ga , T , es' , k , p , sh , m , rd , ob) =
   b , g , C , pk , ga , proj₂ gh , T , es' , k , p , m , rd , ob
 
 private
@@ -150,6 +152,7 @@ crash-normal-G {s} {t} {s'} (ar , ga , b , so) gr img =
   true , gen (st s) , BI.C b ,
   trans (cong (λ c → pick (cur c) (cur (cpO s'))) (crash-syn (BI.slt b) (proj₁ (proj₂ img))))
         (pick-first (gen (st s)) (BI.C b) (cur (cpO s')) (crash-older (cpO (st s)) so (proj₁ (proj₂ (proj₂ img))))) ,
+  crash-older (cpO (st s)) so (proj₁ (proj₂ (proj₂ img))) ,
   proj₂ (fg-crash {st s} {s'} {gen (st s)} (fg-inv {s} {t} (ar , ga , b , so) gr) img) ,
   T , es' , k ,
   subst (ParseS (map cur (dr s')) T es') (sym e) p , crashEs-shape ces , m ,
@@ -280,7 +283,7 @@ PUM = record { State = SU ; New = NewPU ; read = λ S → rd (st (su S)) ; ok = 
 
 -- not vacuous: from every CR state recovery steps
 rec-total : ∀ {S t} → RecG (st (su S)) (gh S) t → Σ SU λ S' → okPU SB.recover S S'
-rec-total {⟦ ⟪ s , us ⟫ , gh ⟧} (b , g , C , pk , ga , T , es' , k , p , sh , _) =
+rec-total {⟦ ⟪ s , us ⟫ , gh ⟧} (b , g , C , pk , _ , ga , T , es' , k , p , sh , _) =
   ⟦ ⟪ recU b g C (proj₂ gh) es' s , [] ⟫ , ghostN ⟪ recU b g C (proj₂ gh) es' s , [] ⟫ ⟧ ,
   (b , g , C , pk , T , es' , p , sh , refl) , refl , refl
 
@@ -315,19 +318,37 @@ private
 -- the flush's checkpoint points: recovery picks the old slot (the
 -- flushed state's crash, no unsynced epoch) or the new one, of the next
 -- generation, holding the stable L2P over a region it ignores
+-- the other slot's order survives a crash that keeps its content or
+-- leaves junk
+older-cpO : ∀ {s'' : St} {c g} b → (cur c ≡ cur (cpO s'') ⊎ cur (cpO s'') ≡ junk) →
+  Older g (cur (slot b (record s'' { cpO = c }))) → Older g (cur (slot b s''))
+older-cpO true  _        o = o
+older-cpO {g = g} false (inj₁ e) o = subst (Older g) e o
+older-cpO {g = g} false (inj₂ e) o = subst (Older g) (sym e) tt
+
 RecG-cpO : ∀ {s'' : St} {c gh t} →
   (∀ {b g C} → pick (cur (cpL s'')) (cur c) ≡ just (b , g , C) → pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b , g , C)) →
+  (cur c ≡ cur (cpO s'') ⊎ cur (cpO s'') ≡ junk) →
   RecG (record s'' { cpO = c }) gh t → RecG s'' gh t
-RecG-cpO f (b , g , C , pk , rest) = b , g , C , f pk , rest
+RecG-cpO {s''} {c} f w (b , g , C , pk , so , rest) = b , g , C , f pk , older-cpO {s''} {c} {g} (not b) w so , rest
+
+-- RecG does not read the record slots
+RecG-rcd : ∀ {s'' : St} {r gh t} → RecG (record s'' { rcd = r }) gh t → RecG s'' gh t
+RecG-rcd {s''} {r} (b , g , C , pk , so , rest) = b , g , C , pk , orc (not b) so , rest
+  where
+    orc : ∀ {g} b′ → Older g (cur (slot b′ (record s'' { rcd = r }))) → Older g (cur (slot b′ s''))
+    orc true  o = o
+    orc false o = o
 
 RecG-pr : ∀ {s shp pr pr' t} → pr ≡ pr' → RecG s (shp , pr) t → RecG s (shp , pr') t
 RecG-pr refl r = r
 
 new-slot-G : ∀ {u t s''} → Inv u t → (∀ p → CrashD (dat (st u) p) (dat s'' p)) →
   All (GenLe (gen (st u))) (map cur (dr s'')) →
-  pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (false , suc (gen (st u)) , smap (st u)) → RecG s'' ([] , map cur (dr s'')) t
-new-slot-G {u} {t} {s''} iv cd gr pk =
-  false , suc (gen (st u)) , smap (st u) , pk , All-map (λ {c} → GenLe-step c) gr , [] , [] , 0 , (refl , []) , refl , here refl ,
+  pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (false , suc (gen (st u)) , smap (st u)) →
+  Older (suc (gen (st u))) (cur (cpL s'')) → RecG s'' ([] , map cur (dr s'')) t
+new-slot-G {u} {t} {s''} iv cd gr pk so =
+  false , suc (gen (st u)) , smap (st u) , pk , so , All-map (λ {c} → GenLe-step c) gr , [] , [] , 0 , (refl , []) , refl , here refl ,
   (λ a le → trans (cong (λ r → rdD (dat s'') (proj₁ r a)) (rp-old (gen (st u)) (map cur (dr s'')) (st0 (smap (st u))) gr))
                   (stable-crash {u} {t} (dat s'') (proj₂ (proj₁ iv)) sy cd a le)) ,
   (λ a q le e → stable-oob {st u} (dat s'') sy cd a q le
@@ -352,8 +373,9 @@ ck-G {s} {t} {s''} (iv , gr) (inj₁ (cd , cL , cO , cl , cr)) = go cO
     old = RecG-pr {record s'' { cpO = cpO x }} {[]} {map cur (dr x)} {map cur (dr s'')} {t} (sym dre)
             (crash-normal-G {⟪ x , [] ⟫} {t} {record s'' { cpO = cpO x }} iv gr (cd , cL , refl , cl , cr))
     go : CrashC (put (cpt (suc (gen x)) (l2p x)) (cpO x)) (cpO s'') → RecG s'' ([] , map cur (dr s'')) t
-    go (inj₁ e) = RecG-cpO {s''} {cpO x} {[] , map cur (dr s'')} {t} (λ pk → trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) pk) old
-    go (inj₂ (inj₂ e)) = RecG-cpO {s''} {cpO x} {[] , map cur (dr s'')} {t} f old
+    go (inj₁ e) = RecG-cpO {s''} {cpO x} {[] , map cur (dr s'')} {t} (λ pk → trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) pk)
+                    (inj₁ (sym (cong cur e))) old
+    go (inj₂ (inj₂ e)) = RecG-cpO {s''} {cpO x} {[] , map cur (dr s'')} {t} f (inj₂ (cong cur e)) old
       where
         f : ∀ {b′ g C} → pick (cur (cpL s'')) (cur (cpO x)) ≡ just (b′ , g , C) →
             pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b′ , g , C)
@@ -365,10 +387,12 @@ ck-G {s} {t} {s''} (iv , gr) (inj₁ (cd , cL , cO , cl , cr)) = go cO
         (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e)
           (trans (cong (λ c → pick (cur c) (cpt (suc (gen x)) (l2p x))) sl)
                  (pick-second (suc (gen x)) (l2p x) (cpt (gen x) (BI.C b)) ≤-refl)))
+        (subst (Older (suc (gen x))) (sym (cong cur sl)) ≤-refl)
 ck-G {s} {t} {s''} (iv , gr) (inj₂ (cd , cL , cO , cl , cr)) =
   new-slot-G {⟪ x , [] ⟫} {t} {s''} iv cd (crash-erase (dr x) gr cl)
     (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) cO)
            (pick-second (suc (gen x)) (l2p x) (cur (cpL s'')) (older cL)))
+    (older cL)
   where
     x = fl3 (st s)
     b = proj₁ (proj₂ (proj₂ iv))
@@ -427,14 +451,14 @@ crash-G SB.flush {s} {t} {s''} iv c = crash-F SB.flush {s} {t} {s''} tt iv c
 -- Crashed recovery
 
 rec-ck : ∀ {s t b g C pr T es' k shp s3 gh3} →
-  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → All (GenLe g) (map cur (dr s)) →
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → Older g (cur (slot (not b) s)) → All (GenLe g) (map cur (dr s)) →
   ParseS (map cur (dr s)) T es' pr → shapes es' ≡ shp → candAt t k ∈ SB.stable t ∷ SB.pend t →
   (∀ a → a ≤ amax → rdD (dat s) (proj₁ (recRS g (λ p → cur (dat s p)) es' pr (st0 C)) a) ≡ candAt t k a) →
   (∀ a p → a ≤ amax → proj₁ (recRS g (λ p → cur (dat s p)) es' pr (st0 C)) a ≡ just p → oob (cur (dat s p)) ≡ a) →
   RecCk b g C pr es' s (shp , pr) s3 gh3 →
   Σ SB.State λ t' → SB.crashSB SB.recover t t' × RecG s3 gh3 t'
 -- ck1: the new slot programmed, not synced; the region as it was
-rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk ga p sh m rd ob (inj₁ ((cd , cL , cO , cl , cr) , refl)) =
+rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk so ga p sh m rd ob (inj₁ ((cd , cL , cO , cl , cr) , refl)) =
   t , inj₁ (refl , refl) , go cO
   where
     M = recM g C pr es' s
@@ -455,7 +479,10 @@ rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk ga p sh m rd ob (inj
     pk′ (inj₁ e) = trans (cong₂ pick (cong cur sl) e) (pick-top b s pk)
     pk′ (inj₂ e) = trans (cong₂ pick (trans (cong cur sl) (pick-cell b s pk)) e) refl
     same : cur (cpO s3) ≡ cur (slot (not b) s) ⊎ cur (cpO s3) ≡ junk → RecG s3 (shp , pr) t
-    same w = true , g , C , pk′ w , ga3 , T , es' , k , p3 , sh , m ,
+    so3 : cur (cpO s3) ≡ cur (slot (not b) s) ⊎ cur (cpO s3) ≡ junk → Older g (cur (cpO s3))
+    so3 (inj₁ e) = subst (Older g) (sym e) so
+    so3 (inj₂ e) = subst (Older g) (sym e) tt
+    same w = true , g , C , pk′ w , so3 w , ga3 , T , es' , k , p3 , sh , m ,
       (λ a le → trans (cong (λ r → rdD (dat s3) (proj₁ r a)) rsx) (trans (rdD-ext de (M a)) (rd a le))) ,
       (λ a q le e → trans (cong oob (de q)) (ob a q le (trans (sym (cong (λ r → proj₁ r a) rsx)) e)))
     go : CrashC (put (cpt (suc g) M) (slot (not b) (syncAll s))) (cpO s3) → RecG s3 (shp , pr) t
@@ -466,22 +493,23 @@ rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk ga p sh m rd ob (inj
       trans (cong (λ q → pick (cur (cpL s3)) (cur q)) e)
             (pick-second (suc g) M (cur (cpL s3))
                (subst (Older (suc g)) (sym (trans (cong cur sl) (pick-cell b s pk))) ≤-refl)) ,
+      subst (Older (suc g)) (sym (trans (cong cur sl) (pick-cell b s pk))) ≤-refl ,
       All-map (λ {c} → GenLe-step c) ga3 , T , es' , k , p3 , sh , m ,
       proj₁ NA , proj₂ NA
       where
         NA = new-slot-any {s} {s3} {t} {g} {C} {pr} {es'} {k} ga3 de rd ob T es' pr p3
 -- ck2: the new slot synced, the old slot and the region erased, not synced
-rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk ga p sh m rd ob (inj₂ (inj₁ (img , refl))) =
+rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk so ga p sh m rd ob (inj₂ (inj₁ (img , refl))) =
   t , inj₁ (refl , refl) ,
-  false , suc g , recM g C pr es' s , proj₁ X ,
+  false , suc g , recM g C pr es' s , proj₁ X , proj₁ (proj₂ X) ,
   All-map (λ {c} → GenLe-step c) (crash-erase (map sync (dr s)) (subst (All (GenLe g)) (sym (cur-sync (dr s))) ga)
                                              (proj₁ (proj₂ (proj₂ (proj₂ img))))) ,
   [] , [] , k , (refl , []) , refl , m , proj₁ Y , proj₂ Y
   where
     X = rec-crash-ck2-any {s} {t} {b} {g} {C} {pr} {es'} {k} pk ga rd ob {s3} img
-    Y = proj₂ X [] [] (map cur (dr s3)) (refl , [])
+    Y = proj₂ (proj₂ X) [] [] (map cur (dr s3)) (refl , [])
 -- ck3: recovery done (SB chose), then a crash of the recovered state
-rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk ga p sh m rd ob (inj₂ (inj₂ (img , refl))) =
+rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk so ga p sh m rd ob (inj₂ (inj₂ (img , refl))) =
   recT (candAt t k) , inj₂ (candAt t k , m , refl , refl) ,
   crash-normal-G {⟪ recU b g C pr es' s , [] ⟫} {recT (candAt t k)} {s3} (proj₁ IV) (proj₂ IV) img
   where
@@ -509,7 +537,7 @@ private
 
   A-rec′ : ∀ {S t S'} → CRP S t → ⊤ → okPU SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARP S' t'
   A-rec′ {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s' , us' ⟫ , gh' ⟧}
-    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , refl) , refl , _) =
+    (b , g , C , pk , so , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , refl) , refl , _) =
     choice (λ b′ g′ C′ es″ → Σ SB.State λ t' → SB.okSB SB.recover t t' × Inv′ ⟪ recU b′ g′ C′ pr es″ s , [] ⟫ t')
            (trans (sym pk) pk2)
            (sym (proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p)))))
@@ -519,8 +547,8 @@ private
 
   A-recᶜ′ : ∀ {S t S'} → CRP S t → ⊤ → crashPU SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
   A-recᶜ′ {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s3 , us3 ⟫ , gh3 ⟧}
-    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , ck) , _) =
-    rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk ga p sh m rd ob
+    (b , g , C , pk , so , ga , T , es' , k , p , sh , m , rd , ob) _ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , ck) , _) =
+    rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk so ga p sh m rd ob
       (choice (λ b′ g′ C′ es″ → RecCk b′ g′ C′ pr es″ s (shp , pr) s3 gh3) (trans (sym pk2) pk)
               (proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p)))) ck)
 
@@ -528,6 +556,7 @@ private
   init-CR′ {⟦ ⟪ s , us ⟫ , gh ⟧} {t} ((cL , cO , d0r , _) , _ , refl) (ns , _) =
     true , 0 , unmapped ,
     trans (cong₂ (λ x y → pick (cur x) (cur y)) cL cO) refl ,
+    subst (λ z → Older 0 (cur z)) (sym cO) tt ,
     subst (λ z → All (GenLe 0) (map cur z)) (sym d0r) [] ,
     [] , [] , 0 , (cong (map cur) d0r , []) , refl , here refl ,
     (λ a le → rz a) , (λ a q le ())

@@ -21,7 +21,9 @@
 --
 -- The slot condition holds on every crash state PU's crash relation
 -- reaches (the shadow slot is older, or the new slot is the one picked),
--- but its CR (`RecG`) does not carry it, so the step asks for it.
+-- and PU's CR (`RecG`, SCFTL.Impl.UnsyncedModel) carries it, as P's
+-- `RecTo` carries `so`: PUSi's recovery step (SCFTL.Impl.
+-- UnsyncedSyncInPage, `RecC`) does not ask for it.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)

@@ -666,12 +666,13 @@ rec-crash-ck2-any : ∀ {s t b g C pr es' k} →
   (∀ a → a ≤ amax → rdD (dat s) (recM g C pr es' s a) ≡ candAt t k a) →
   (∀ a p → a ≤ amax → recM g C pr es' s a ≡ just p → oob (cur (dat s p)) ≡ a) →
   ∀ {s3} → Img (ck2 (recR b g C pr es' s)) s3 →
-  pick (cur (cpL s3)) (cur (cpO s3)) ≡ just (false , suc g , recM g C pr es' s) ×
+  pick (cur (cpL s3)) (cur (cpO s3)) ≡ just (false , suc g , recM g C pr es' s) × Older (suc g) (cur (cpL s3)) ×
   (∀ T2 es2 pr2 → ParseS (map cur (dr s3)) T2 es2 pr2 →
     (∀ a → a ≤ amax → rdD (dat s3) (proj₁ (recRS (suc g) (λ p → cur (dat s3 p)) es2 pr2 (st0 (recM g C pr es' s))) a) ≡ candAt t k a) ×
     (∀ a p → a ≤ amax → proj₁ (recRS (suc g) (λ p → cur (dat s3 p)) es2 pr2 (st0 (recM g C pr es' s))) a ≡ just p → oob (cur (dat s3 p)) ≡ a))
 rec-crash-ck2-any {s} {t} {b} {g} {C} {pr} {es'} {k} pk gr rd ob {s3} (cd , cL , cO , cl , cr) =
   trans (cong (pick (cur (cpL s3))) (cong cur cO)) (pick-second (suc g) (recM g C pr es' s) (cur (cpL s3)) (older cL)) ,
+  older cL ,
   new-slot-any {s} {s3} {t} {g} {C} {pr} {es'} {k}
     (crash-erase (map sync (dr s)) (subst (All (GenLe g)) (sym (cur-sync (dr s))) gr) cl)
     (λ q → cong cur (cd q)) rd ob

@@ -119,7 +119,7 @@ c1 : crashSi (use (reg (op (w 0 false)))) S6 S8
 c1 = (⟪ s7 , [] ⟫ , (inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , img-sync s7 , refl) , refl
 
 r2 : okSi SB.recover S8 S9
-r2 = inj₂ ((true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl , tt , refl) , refl , refl)
+r2 = inj₂ ((true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl , refl) , refl , refl)
 
 -- no checkpoint: the region stays, the generation too
 no-checkpoint : gen s9 ≡ 1 × map cur (dr s9) ≡ map cur (dr s6)
@@ -207,7 +207,7 @@ v8 : crashSi (use (reg (op (w 1 true)))) U7 U9
 v8 = (⟪ u8 , [] ⟫ , (inj₁ ((s≤s z≤n , z≤n) , false , false , refl) , refl) , img-sync u8 , refl) , refl
 
 v9 : okSi SB.recover U9 U10
-v9 = inj₂ ((true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl , tt , refl) , refl , refl)
+v9 = inj₂ ((true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl , refl) , refl , refl)
 
 -- the barrier's image (0 ↦ false, 1 never written), which the SYNC made
 -- stable; page 0, erased, is read by nothing

@@ -67,12 +67,12 @@ open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (Inv; A-Inv; pre-sync; preT)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR; Inv′; genR-ok)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
-  using (Gh; RecG; ghostN; shpN; prN; crash-normal-G; RecG-cpO; RecG-pr; new-slot-G;
+  using (Gh; RecG; RecG-rcd; ghostN; shpN; prN; crash-normal-G; RecG-cpO; RecG-pr; new-slot-G;
          SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; CRP; choice)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR; shapes; parse-unique)
-open import SCFTL.Impl.UnsyncedRecClean Data d0 amax wmax kmax umax _≟D_ using (Clean; SlotOlder; recR-A)
+open import SCFTL.Impl.UnsyncedRecClean Data d0 amax wmax kmax umax _≟D_ using (Clean; recR-A)
 open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (sB; ntop; drop-pad; skip-top; ghost-sB)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (oob-nil)
 open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_
@@ -217,7 +217,8 @@ crash-Fi : ∀ {s t M s'' g} → Inv′ s t → ues s ≡ [] → InPO (st s) M �
 -- before the SYNC
 crash-Fi {s} {t} {M} {s''} iv eu po (inj₁ (img , refl)) =
   preT t , inj₁ (refl , refl) ,
-  pad-case {s} {t} {record s'' { rcd = λ p → sync (rcd (st s) p) }} iv (fi2-flB M (st s) {s''} img) (proj₁ (proj₂ (proj₂ (proj₂ img))))
+  RecG-rcd {s''} {λ p → sync (rcd (st s) p)} {ghostN s} {preT t}
+    (pad-case {s} {t} {record s'' { rcd = λ p → sync (rcd (st s) p) }} iv (fi2-flB M (st s) {s''} img) (proj₁ (proj₂ (proj₂ (proj₂ img)))))
 -- inside the checkpoint: the new slot programmed
 crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₁ (cd , cL , cO , cl , cr) , refl))) = go cO
   where
@@ -236,14 +237,17 @@ crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₁ (cd ,
     old = RecG-pr {s4} {[]} {map cur (dr u)} {map cur (dr s'')} {preT t} (sym (crashL-cur (dr u) cl))
             (subst (λ g → RecG s4 g (preT t)) (ghost-nil {u} (InPO-ept {u} {M} po))
                    (pad-case {⟪ u , [] ⟫} {t} {s4} iv img4 (crashL-sync (dr u) cl)))
+    old′ : RecG (record s'' { cpO = sync (cpO u) }) ([] , map cur (dr s'')) (preT t)
+    old′ = RecG-rcd {record s'' { cpO = sync (cpO u) }} {λ p → sync (rcd u p)} {[] , map cur (dr s'')} {preT t} old
     go : CrashC (put (cpt (suc (gen u)) (l2p u)) (sync (cpO u))) (cpO s'') →
          Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s'' ([] , map cur (dr s'')) t'
     go (inj₁ e) =
       preT t , inj₁ (refl , refl) ,
-      RecG-cpO {s''} {sync (cpO u)} {[] , map cur (dr s'')} {preT t} (λ pk → trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) pk) old
+      RecG-cpO {s''} {sync (cpO u)} {[] , map cur (dr s'')} {preT t} (λ pk → trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) pk)
+        (inj₁ (sym (cong cur e))) old′
     go (inj₂ (inj₂ e)) =
       preT t , inj₁ (refl , refl) ,
-      RecG-cpO {s''} {sync (cpO u)} {[] , map cur (dr s'')} {preT t} f old
+      RecG-cpO {s''} {sync (cpO u)} {[] , map cur (dr s'')} {preT t} f (inj₂ (cong cur e)) old′
       where
         f : ∀ {b′ g C} → pick (cur (cpL s'')) (cur (cpO u)) ≡ just (b′ , g , C) →
             pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b′ , g , C)
@@ -256,6 +260,7 @@ crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₁ (cd ,
         (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e)
           (trans (cong (λ c → pick (cur c) (cpt (suc (gen u)) (l2p u))) sl)
                  (pick-second (suc (gen u)) (l2p u) (cpt (gen u) (BI.C b)) ≤-refl)))
+        (subst (Older (suc (gen u))) (sym (cong cur sl)) ≤-refl)
 -- inside the checkpoint: the new slot durable, the old slot and the region erased
 crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₂ (cd , cL , cO , cl , cr) , refl))) =
   proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
@@ -263,6 +268,7 @@ crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₂ (cd ,
     (crash-erase (map sync (dr u)) (subst (All (GenLe (gen u))) (sym (map-cur-sync (dr u))) (proj₂ iv)) cl)
     (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) cO)
            (pick-second (suc (gen u)) (l2p u) (cur (cpL s'')) (older cL)))
+    (older cL)
   where
     b = proj₁ (proj₂ (proj₂ (proj₁ iv)))
     F = fl3-A {⟪ u , [] ⟫} {t} iv
@@ -280,8 +286,9 @@ crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₁ (img , refl)))) =
 -- the consolidation page before its SYNC: the barrier's crash
 crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₁ (img , refl))))) =
   preT t , inj₁ (refl , refl) ,
-  crash-normal-G {sB s} {preT t} {record s'' { rcd = λ p → sync (rcd (st s) p) }}
-    (pre-sync {s} {t} (proj₁ iv)) (≤-refl ∷ proj₂ iv) (fiK-flB M (st s) {s''} img)
+  RecG-rcd {s''} {λ p → sync (rcd (st s) p)} {ghostN (sB s)} {preT t}
+    (crash-normal-G {sB s} {preT t} {record s'' { rcd = λ p → sync (rcd (st s) p) }}
+      (pre-sync {s} {t} (proj₁ iv)) (≤-refl ∷ proj₂ iv) (fiK-flB M (st s) {s''} img))
 -- the end: the consolidation page durable
 crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₂ (img , refl))))) =
   proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
@@ -295,11 +302,13 @@ crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₂ (img , refl)
 
 -- recovery without the full checkpoint (`SCFTL.Impl.UnsyncedRecClean`):
 -- the slot `pick` chooses, the ghost's parse, every unsynced epoch of it
--- accepted, the other slot older, then `recR` (SYNC, no checkpoint)
+-- accepted, then `recR` (SYNC, no checkpoint); that the other slot is
+-- older (`SlotOlder`, which `recR-A` needs) is no guard of the step: the
+-- crash relation carries it (RecG)
 RecC : St → Gh → St → Set
 RecC s g s' = Σ Bool λ b → Σ ℕ λ g′ → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g′ , C) ×
   Σ (List Cell) λ T → Σ (List UEp) λ es' → ParseS (map cur (dr s)) T es' (proj₂ g) × shapes es' ≡ proj₁ g ×
-  Clean g′ C (proj₂ g) es' s × SlotOlder b g′ s × s' ≡ recR b g′ C (proj₂ g) es' s
+  Clean g′ C (proj₂ g) es' s × s' ≡ recR b g′ C (proj₂ g) es' s
 
 -- a crash after it: its SYNC made the recovered state's flash durable,
 -- nothing else is programmed (a crash before the SYNC is, as for P and
@@ -307,7 +316,7 @@ RecC s g s' = Σ Bool λ b → Σ ℕ λ g′ → Σ Map λ C → pick (cur (cpL
 RecCc : St → Gh → St → Gh → Set
 RecCc s g s3 g3 = Σ Bool λ b → Σ ℕ λ g′ → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g′ , C) ×
   Σ (List Cell) λ T → Σ (List UEp) λ es' → ParseS (map cur (dr s)) T es' (proj₂ g) × shapes es' ≡ proj₁ g ×
-  Clean g′ C (proj₂ g) es' s × SlotOlder b g′ s ×
+  Clean g′ C (proj₂ g) es' s ×
   Img (recR b g′ C (proj₂ g) es' s) s3 × g3 ≡ ghostN ⟪ recR b g′ C (proj₂ g) es' s , [] ⟫
 
 okSi : SB.Op → SU → SU → Set
@@ -358,36 +367,36 @@ private
   -- `parse-unique`), so the recovered state is `recR-A`'s
   rec-clean : ∀ {s g t b2 g2 C2 T2 es2} → RecG s g t →
     pick (cur (cpL s)) (cur (cpO s)) ≡ just (b2 , g2 , C2) → ParseS (map cur (dr s)) T2 es2 (proj₂ g) → shapes es2 ≡ proj₁ g →
-    Clean g2 C2 (proj₂ g) es2 s → SlotOlder b2 g2 s →
+    Clean g2 C2 (proj₂ g) es2 s →
     Σ SB.State λ t'' → SB.okSB SB.recover t t'' × Inv′ ⟪ recR b2 g2 C2 (proj₂ g) es2 s , [] ⟫ t''
   rec-clean {s} {shp , pr} {t} {b2} {g2} {C2} {T2} {es2}
-    (b , g , C , pk , ga , T , es' , k , p , sh , m , rd , ob) pk2 p2 sh2 cl so =
+    (b , g , C , pk , so , ga , T , es' , k , p , sh , m , rd , ob) pk2 p2 sh2 cl =
     choice (λ b′ g′ C′ es″ → Σ SB.State λ t'' → SB.okSB SB.recover t t'' × Inv′ ⟪ recR b′ g′ C′ pr es″ s , [] ⟫ t'')
            (trans (sym pk) pk2) (sym ees)
-           (recR-A {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk ga p m rd ob (proj₁ back) (proj₂ back))
+           (recR-A {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk ga p m rd ob back so)
     where
       ees : es2 ≡ es'
       ees = proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p)))
-      back : Clean g C pr es' s × SlotOlder b g s
-      back = choice (λ b′ g′ C′ es″ → Clean g′ C′ pr es″ s × SlotOlder b′ g′ s) (trans (sym pk2) pk) ees (cl , so)
+      back : Clean g C pr es' s
+      back = choice (λ b′ g′ C′ es″ → Clean g′ C′ pr es″ s) (trans (sym pk2) pk) ees cl
 
   ASi-rec : ∀ {S t S'} → CRP S t → ⊤ → okSi SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARS S' t'
   ASi-rec {S} {t} {S'} cr _ (inj₁ o) = AS-rec {S} {t} {S'} cr tt o
-  ASi-rec {S} {t} {⟦ ⟪ x , us ⟫ , g' ⟧} cr _ (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , so , refl) , refl , _)) =
+  ASi-rec {S} {t} {⟦ ⟪ x , us ⟫ , g' ⟧} cr _ (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , refl) , refl , _)) =
     proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
     oob-nil ⟪ x , [] ⟫ refl (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
     where
-      A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl so
+      A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl
 
   ASi-recᶜ : ∀ {S t S'} → CRP S t → ⊤ → crashSi SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
   ASi-recᶜ {S} {t} {S'} cr _ (inj₁ c) = OU.A-recᶜ {S} {t} {S'} cr tt c
   ASi-recᶜ {S} {t} {⟦ ⟪ x , us ⟫ , .(ghostN ⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫) ⟧} cr _
-    (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , so , img , refl) , _)) =
+    (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , img , refl) , _)) =
     proj₁ A , inj₂ (SB.stable (proj₁ A) , sx (proj₁ (proj₂ A)) , refl , px (proj₁ (proj₂ A))) ,
     crash-normal-G {⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫} {proj₁ A} {x}
       (proj₁ (proj₂ (proj₂ A))) (proj₂ (proj₂ (proj₂ A))) img
     where
-      A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl so
+      A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl
       sx : ∀ {t''} → SB.okSB SB.recover t t'' → SB.stable t'' SB.∈ (SB.stable t ∷ SB.pend t)
       sx (x , mx , _ , e1 , _) = subst (SB._∈ (SB.stable t ∷ SB.pend t)) (sym e1) mx
       px : ∀ {t''} → SB.okSB SB.recover t t'' → SB.pend t'' ≡ []
