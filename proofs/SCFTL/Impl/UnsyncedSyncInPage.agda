@@ -37,9 +37,10 @@
 -- Recovery never follows the record (PUM's recovery has no walk `chn`):
 -- a crash after the record's SYNC and before the consolidation page's
 -- or the checkpoint's recovers the image before the flush, which SB's
--- crashed flush allows.  Left out: the commands inside the batch (PUSi's
--- crash points are the operations', as PUM's: PUMc's command level is
--- not extended to these flushes); the lazy chain (PL, a model beside).
+-- crashed flush allows.  PUSi's crash points are the operations', as
+-- PUM's; every flash command boundary of these flushes is a crash point
+-- of PUSic (SCFTL.Impl.UnsyncedSyncInPageCommands).  Left out: the lazy
+-- chain (PL, a model beside).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -336,71 +337,70 @@ PUSi = record { State = SU ; New = NewPU ; read = λ S → rd (st (su S)) ; ok =
 
 open SB.ForwardSimulation PUSi SB.SB using () renaming (Obligations to ObligationsSi)
 
-private
-  ASi-ok : ∀ u {S t S'} → ARS S t → ⊤ → okSi (SB.use u) S S' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARS S' t'
-  ASi-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar tt o
-  ASi-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar tt o
-  ASi-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar tt o
-  ASi-ok (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar tt o
-  ASi-ok (SB.reg SB.barrier) {S} {t} {S'} ar _ o = AS-ok (SB.reg SB.barrier) {S} {t} {S'} ar tt o
-  ASi-ok SB.flush {S} {t} {S'} ar _ (inj₁ o) = AS-ok SB.flush {S} {t} {S'} ar tt o
-  ASi-ok SB.flush {S} {t} {⟦ s' , g ⟧} (iv , ob) _ (inj₂ (f@(eu , M , po , e) , _)) =
-    proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
-    oob-nil s' (end-nil e) (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
-    where
-      A = fi-A {su S} {t} {s'} iv f
-      end-nil : ∀ {x} → (x ≡ ⟪ fi4 M (st (su S)) , [] ⟫ ⊎ x ≡ ⟪ ck3 (fi3 M (st (su S))) , [] ⟫) → ues x ≡ []
-      end-nil (inj₁ refl) = refl
-      end-nil (inj₂ refl) = refl
+ASi-ok : ∀ u {S t S'} → ARS S t → ⊤ → okSi (SB.use u) S S' → Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARS S' t'
+ASi-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar tt o
+ASi-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar tt o
+ASi-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op SB.es)) {S} {t} {S'} ar tt o
+ASi-ok (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar _ o = AS-ok (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar tt o
+ASi-ok (SB.reg SB.barrier) {S} {t} {S'} ar _ o = AS-ok (SB.reg SB.barrier) {S} {t} {S'} ar tt o
+ASi-ok SB.flush {S} {t} {S'} ar _ (inj₁ o) = AS-ok SB.flush {S} {t} {S'} ar tt o
+ASi-ok SB.flush {S} {t} {⟦ s' , g ⟧} (iv , ob) _ (inj₂ (f@(eu , M , po , e) , _)) =
+  proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
+  oob-nil s' (end-nil e) (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
+  where
+    A = fi-A {su S} {t} {s'} iv f
+    end-nil : ∀ {x} → (x ≡ ⟪ fi4 M (st (su S)) , [] ⟫ ⊎ x ≡ ⟪ ck3 (fi3 M (st (su S))) , [] ⟫) → ues x ≡ []
+    end-nil (inj₁ refl) = refl
+    end-nil (inj₂ refl) = refl
 
-  ASi-crash : ∀ u {S t S'} → ARS S t → ⊤ → crashSi (SB.use u) S S' → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CRP S' t'
-  ASi-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar tt c
-  ASi-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar tt c
-  ASi-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} ar tt c
-  ASi-crash (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar tt c
-  ASi-crash (SB.reg SB.barrier) {S} {t} {S'} ar _ c = AS-crash (SB.reg SB.barrier) {S} {t} {S'} ar tt c
-  ASi-crash SB.flush {S} {t} {S'} ar _ (inj₁ c) = AS-crash SB.flush {S} {t} {S'} ar tt c
-  ASi-crash SB.flush {S} {t} {S'} (iv , _) _ (inj₂ ((M , eu , po , c) , _)) =
-    crash-Fi {su S} {t} {M} {st (su S')} {gh S'} iv eu po c
+ASi-crash : ∀ u {S t S'} → ARS S t → ⊤ → crashSi (SB.use u) S S' → Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × CRP S' t'
+ASi-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op (SB.w a d))) {S} {t} {S'} ar tt c
+ASi-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op SB.rl)) {S} {t} {S'} ar tt c
+ASi-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op SB.es)) {S} {t} {S'} ar tt c
+ASi-crash (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar _ c = AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {S'} ar tt c
+ASi-crash (SB.reg SB.barrier) {S} {t} {S'} ar _ c = AS-crash (SB.reg SB.barrier) {S} {t} {S'} ar tt c
+ASi-crash SB.flush {S} {t} {S'} ar _ (inj₁ c) = AS-crash SB.flush {S} {t} {S'} ar tt c
+ASi-crash SB.flush {S} {t} {S'} (iv , _) _ (inj₂ ((M , eu , po , c) , _)) =
+  crash-Fi {su S} {t} {M} {st (su S')} {gh S'} iv eu po c
 
-  -- the clean recovery, from PUM's CR: the choices agree (`choice`,
-  -- `parse-unique`), so the recovered state is `recR-A`'s
-  rec-clean : ∀ {s g t b2 g2 C2 T2 es2} → RecG s g t →
-    pick (cur (cpL s)) (cur (cpO s)) ≡ just (b2 , g2 , C2) → ParseS (map cur (dr s)) T2 es2 (proj₂ g) → shapes es2 ≡ proj₁ g →
-    Clean g2 C2 (proj₂ g) es2 s →
-    Σ SB.State λ t'' → SB.okSB SB.recover t t'' × Inv′ ⟪ recR b2 g2 C2 (proj₂ g) es2 s , [] ⟫ t''
-  rec-clean {s} {shp , pr} {t} {b2} {g2} {C2} {T2} {es2}
-    (b , g , C , pk , so , ga , T , es' , k , p , sh , m , rd , ob) pk2 p2 sh2 cl =
-    choice (λ b′ g′ C′ es″ → Σ SB.State λ t'' → SB.okSB SB.recover t t'' × Inv′ ⟪ recR b′ g′ C′ pr es″ s , [] ⟫ t'')
-           (trans (sym pk) pk2) (sym ees)
-           (recR-A {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk ga p m rd ob back so)
-    where
-      ees : es2 ≡ es'
-      ees = proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p)))
-      back : Clean g C pr es' s
-      back = choice (λ b′ g′ C′ es″ → Clean g′ C′ pr es″ s) (trans (sym pk2) pk) ees cl
+-- the clean recovery, from PUM's CR: the choices agree (`choice`,
+-- `parse-unique`), so the recovered state is `recR-A`'s
+rec-clean : ∀ {s g t b2 g2 C2 T2 es2} → RecG s g t →
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b2 , g2 , C2) → ParseS (map cur (dr s)) T2 es2 (proj₂ g) → shapes es2 ≡ proj₁ g →
+  Clean g2 C2 (proj₂ g) es2 s →
+  Σ SB.State λ t'' → SB.okSB SB.recover t t'' × Inv′ ⟪ recR b2 g2 C2 (proj₂ g) es2 s , [] ⟫ t''
+rec-clean {s} {shp , pr} {t} {b2} {g2} {C2} {T2} {es2}
+  (b , g , C , pk , so , ga , T , es' , k , p , sh , m , rd , ob) pk2 p2 sh2 cl =
+  choice (λ b′ g′ C′ es″ → Σ SB.State λ t'' → SB.okSB SB.recover t t'' × Inv′ ⟪ recR b′ g′ C′ pr es″ s , [] ⟫ t'')
+         (trans (sym pk) pk2) (sym ees)
+         (recR-A {s} {t} {b} {g} {C} {pr} {T} {es'} {k} pk ga p m rd ob back so)
+  where
+    ees : es2 ≡ es'
+    ees = proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p)))
+    back : Clean g C pr es' s
+    back = choice (λ b′ g′ C′ es″ → Clean g′ C′ pr es″ s) (trans (sym pk2) pk) ees cl
 
-  ASi-rec : ∀ {S t S'} → CRP S t → ⊤ → okSi SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARS S' t'
-  ASi-rec {S} {t} {S'} cr _ (inj₁ o) = AS-rec {S} {t} {S'} cr tt o
-  ASi-rec {S} {t} {⟦ ⟪ x , us ⟫ , g' ⟧} cr _ (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , refl) , refl , _)) =
-    proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
-    oob-nil ⟪ x , [] ⟫ refl (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
-    where
-      A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl
+ASi-rec : ∀ {S t S'} → CRP S t → ⊤ → okSi SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARS S' t'
+ASi-rec {S} {t} {S'} cr _ (inj₁ o) = AS-rec {S} {t} {S'} cr tt o
+ASi-rec {S} {t} {⟦ ⟪ x , us ⟫ , g' ⟧} cr _ (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , refl) , refl , _)) =
+  proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
+  oob-nil ⟪ x , [] ⟫ refl (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
+  where
+    A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl
 
-  ASi-recᶜ : ∀ {S t S'} → CRP S t → ⊤ → crashSi SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
-  ASi-recᶜ {S} {t} {S'} cr _ (inj₁ c) = OU.A-recᶜ {S} {t} {S'} cr tt c
-  ASi-recᶜ {S} {t} {⟦ ⟪ x , us ⟫ , .(ghostN ⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫) ⟧} cr _
-    (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , img , refl) , _)) =
-    proj₁ A , inj₂ (SB.stable (proj₁ A) , sx (proj₁ (proj₂ A)) , refl , px (proj₁ (proj₂ A))) ,
-    crash-normal-G {⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫} {proj₁ A} {x}
-      (proj₁ (proj₂ (proj₂ A))) (proj₂ (proj₂ (proj₂ A))) img
-    where
-      A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl
-      sx : ∀ {t''} → SB.okSB SB.recover t t'' → SB.stable t'' SB.∈ (SB.stable t ∷ SB.pend t)
-      sx (x , mx , _ , e1 , _) = subst (SB._∈ (SB.stable t ∷ SB.pend t)) (sym e1) mx
-      px : ∀ {t''} → SB.okSB SB.recover t t'' → SB.pend t'' ≡ []
-      px (_ , _ , _ , _ , e2 , _) = e2
+ASi-recᶜ : ∀ {S t S'} → CRP S t → ⊤ → crashSi SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
+ASi-recᶜ {S} {t} {S'} cr _ (inj₁ c) = OU.A-recᶜ {S} {t} {S'} cr tt c
+ASi-recᶜ {S} {t} {⟦ ⟪ x , us ⟫ , .(ghostN ⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫) ⟧} cr _
+  (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , img , refl) , _)) =
+  proj₁ A , inj₂ (SB.stable (proj₁ A) , sx (proj₁ (proj₂ A)) , refl , px (proj₁ (proj₂ A))) ,
+  crash-normal-G {⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫} {proj₁ A} {x}
+    (proj₁ (proj₂ (proj₂ A))) (proj₂ (proj₂ (proj₂ A))) img
+  where
+    A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl
+    sx : ∀ {t''} → SB.okSB SB.recover t t'' → SB.stable t'' SB.∈ (SB.stable t ∷ SB.pend t)
+    sx (x , mx , _ , e1 , _) = subst (SB._∈ (SB.stable t ∷ SB.pend t)) (sym e1) mx
+    px : ∀ {t''} → SB.okSB SB.recover t t'' → SB.pend t'' ≡ []
+    px (_ , _ , _ , _ , e2 , _) = e2
 
 obligationsSi : ObligationsSi
 obligationsSi = record
