@@ -6,6 +6,7 @@
 //! file side by side. Run one file's tests with
 //! `cargo test -p crashcheck --test integration FILE::`.
 
+mod agda_model;
 mod audit_mutants;
 mod barrier;
 mod common;

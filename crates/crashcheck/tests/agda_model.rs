@@ -1,0 +1,389 @@
+//! The transcription of P (`crashcheck::model`) against P itself, compiled
+//! (issue 39, deliverable 5).
+//!
+//! `proofs/ghc/ModelDriver.agda` runs the step functions of
+//! `SCFTL.Impl.Model` — the definitions Theorem 1 is proven about —
+//! compiled by Agda's GHC backend (`bash proofs/ghc/build.sh`), on a
+//! script of steps, and prints P's whole state after each step. These
+//! tests write random scripts whose steps respect P's guards (decided by
+//! the transcription: `InB`, `Valid`, the erasable queue, `InP`/`OobP`,
+//! `clean`/`Quiet`), run them through the transcription, print the same
+//! dump, and compare line by line: flash (data pages, slots, region,
+//! record slots, sync status included), memory (maps, buffers, queues,
+//! counters, epoch id, link) and the reads.
+//!
+//! They need the compiled program: `SCFTL_AGDA_MODEL=<path>` (`.ci/run`
+//! builds it and runs them); without it they are ignored.
+
+use crashcheck::model::state::{Addr, Cell, Data, Dg, Map, Mc, Page, St, Val};
+use crashcheck::model::steps;
+use crashcheck::model::ModelMutant;
+use rand::{Rng, SeedableRng};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// `amax` of the compiled instance (`AMAX` in ModelDriver.agda).
+const AMAX: Addr = 7;
+// (`wmax` and `kmax` of the compiled instance are far above any script's
+// counts: `InB` and the GC bound never refuse, so the scripts need not
+// check them.)
+
+// --- The dump, in ModelDriver.agda's format (Agda's lists newest first) --
+
+fn sep<I: IntoIterator<Item = String>>(it: I) -> String {
+    it.into_iter().collect::<Vec<_>>().join(" ")
+}
+
+fn show_maybe(m: Option<&Page>) -> String {
+    m.map_or("-".to_string(), |p| p.to_string())
+}
+
+fn show_map(m: &Map) -> String {
+    sep((0..=AMAX).map(|a| show_maybe(m.get(&a))))
+}
+
+/// Pairs kept oldest first here, printed newest first as in Agda.
+fn show_pairs(ps: &[(Addr, Page)]) -> String {
+    format!(
+        "[{}]",
+        sep(ps.iter().rev().map(|(a, p)| format!("{a}:{p}")))
+    )
+}
+
+fn show_dg(dg: &Dg) -> String {
+    let mut ds = dg.data.clone();
+    ds.sort();
+    format!(
+        "{{{};{};{}}}",
+        sep(ds.iter().map(|(p, d, a)| format!("{p}/{d}/{a}"))),
+        sep(dg.tents.iter().rev().map(|t| show_pairs(t))),
+        dg.link
+    )
+}
+
+fn show_cell(c: &Cell) -> String {
+    match c {
+        Cell::Erased => "E".into(),
+        Cell::Junk => "J".into(),
+        Cell::D { d, a } => format!("D{d},{a}"),
+        Cell::Dlt {
+            gen,
+            ep,
+            pairs,
+            committed,
+            dg,
+        } => format!(
+            "L{gen},{ep},{},{},{}",
+            show_pairs(pairs),
+            u8::from(*committed),
+            show_dg(dg)
+        ),
+        Cell::Cpt { gen, l2p } => format!("C{gen}({})", show_map(l2p)),
+        Cell::Unknown => panic!("no crash-chosen page in a scripted run"),
+    }
+}
+
+fn show_mc(m: &Mc) -> String {
+    match m {
+        Mc::Syn(c) => format!("s{}", show_cell(c)),
+        Mc::Uns(o, n) => format!("u{}/{}", show_cell(o), show_cell(n)),
+    }
+}
+
+fn show_val(v: Val) -> String {
+    match v {
+        Val::Known(d) => d.to_string(),
+        Val::Any => panic!("no crash-chosen page in a scripted run"),
+    }
+}
+
+/// `dump n s` of ModelDriver.agda.
+fn dump(n: Page, s: &St) -> String {
+    let ps = 0..n;
+    let erased = Mc::Syn(Cell::Erased);
+    let rcd = |p: Page| {
+        let m = s.rcd.get(&p).unwrap_or(&erased);
+        match m.cur() {
+            Cell::Dlt { gen, .. } if *gen >= s.gen => show_mc(m),
+            _ => "-".into(),
+        }
+    };
+    format!(
+        "gen={} ep={} nxt={} lnk={} wcnt={} gcnt={} | rd {} | l2p {} | smap {} | cpL {} | cpO {} | dr {} | dbuf {} | ept {} | dat {} | rcd {} | mb {} | inv {} | ers {}",
+        s.gen,
+        s.ep,
+        s.nxt,
+        show_maybe(s.lnk.as_ref()),
+        s.wcnt,
+        s.gcnt,
+        sep((0..=AMAX).map(|a| show_val(s.rd(a)))),
+        show_map(&s.l2p),
+        show_map(&s.smap),
+        show_mc(&s.cp_l),
+        show_mc(&s.cp_o),
+        sep(s.dr.iter().rev().map(show_mc)),
+        show_pairs(&s.dbuf),
+        sep(s.ept.iter().rev().map(|t| show_pairs(t))),
+        sep(ps.clone().map(|p| show_mc(&s.page(p)))),
+        sep(ps.clone().map(rcd)),
+        sep(ps.clone().map(|p| s.mb.get(&p).map_or("-".into(), |(d, a)| format!("{d},{a}")))),
+        sep(ps.clone().map(|p| u8::from(s.inv.contains(&p)).to_string())),
+        sep(ps.map(|p| u8::from(s.ers.contains(&p)).to_string())),
+    )
+}
+
+// --- The steps, through the transcription --------------------------------
+
+/// Every unsynced page lands on its new content (`new`) or keeps its old.
+fn crash(s: &mut St, new: bool) {
+    if new {
+        s.sync_all();
+        return;
+    }
+    let land = |m: &Mc| match m {
+        Mc::Syn(c) | Mc::Uns(c, _) => Mc::Syn(c.clone()),
+    };
+    let dat: Vec<(Page, Mc)> = s.dat.iter().map(|(&p, m)| (p, land(m))).collect();
+    s.dat.clear();
+    s.unsynced.clear();
+    for (p, m) in dat {
+        s.set_page(p, m);
+    }
+    s.cp_l = land(&s.cp_l);
+    s.cp_o = land(&s.cp_o);
+    for m in &mut s.dr {
+        *m = land(m);
+    }
+    for m in s.rcd.values_mut() {
+        *m = land(m);
+    }
+    s.rcd.retain(|_, m| *m != Mc::Syn(Cell::Erased));
+}
+
+/// Applies one script line to the transcription (`Err`: a guard the
+/// transcription checks refused it).
+fn apply(s: &mut St, line: &str, mutant: ModelMutant) -> Result<(), String> {
+    let w: Vec<&str> = line.split(' ').collect();
+    let n = |i: usize| -> u64 { w[i].parse().unwrap() };
+    let f = |i: usize| w[i] == "1";
+    match w[0] {
+        "w" => {
+            steps::wr0(s, n(1), n(2) as Data, mutant);
+            steps::opt(s, f(3), f(4));
+        }
+        "rl" => {
+            if !steps::rl0(s, n(1)) {
+                return Err("the victim has no definite content".into());
+            }
+            steps::opt(s, f(2), f(3));
+        }
+        "rlx" => steps::rl_x(s, n(1)),
+        "es" => steps::es_f(s, n(1)),
+        "fl" => steps::fl3(s, AMAX, mutant),
+        "flck" => {
+            steps::fl3(s, AMAX, mutant);
+            steps::ck3(s);
+        }
+        "fi" => steps::fi4(s, n(1), AMAX),
+        "fick" => {
+            steps::fi2(s, n(1), AMAX);
+            steps::fi3_from_fi2(s);
+            steps::ck3(s);
+        }
+        "crash" => crash(s, w[1] == "new"),
+        "rec" => steps::recover(s, AMAX, mutant, true)?,
+        "recc" => steps::recover(s, AMAX, mutant, false)?,
+        other => panic!("unknown step {other}"),
+    }
+    Ok(())
+}
+
+/// A random script of `len` steps, each allowed by P's guards in the state
+/// the earlier ones leave (decided on the transcription).
+fn script(seed: u64, len: usize) -> Vec<String> {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let mut s = steps::new_p();
+    let mut version: Data = 0;
+    let mut out = Vec::new();
+    let b = |x: bool| u8::from(x);
+    while out.len() < len {
+        let line = match rng.gen_range(0..100) {
+            0..=54 => {
+                version += 1;
+                let a = rng.gen_range(0..=AMAX);
+                format!(
+                    "w {a} {version} {} {}",
+                    b(rng.gen_bool(0.5)),
+                    b(rng.gen_bool(0.25))
+                )
+            }
+            55..=64 if s.nxt > 0 => {
+                let p = rng.gen_range(0..s.nxt);
+                if steps::valid(&s, p, AMAX) {
+                    format!("rl {p} {} {}", b(rng.gen_bool(0.5)), b(rng.gen_bool(0.25)))
+                } else {
+                    format!("rlx {p}")
+                }
+            }
+            65..=74 if !s.ers.is_empty() => {
+                let k = rng.gen_range(0..s.ers.len());
+                format!("es {}", s.ers.iter().nth(k).unwrap())
+            }
+            75..=91 => {
+                // an in-page or OOB commit where P allows one, else the
+                // one-SYNC commit; each with or without the checkpoint
+                let ck = if rng.gen_bool(0.2) { "ck" } else { "" };
+                let inpage = s.lnk.filter(|&l| steps::in_p(&s, l));
+                let oob = s
+                    .lnk
+                    .and_then(|l| (l + 1..s.nxt).find(|&m| steps::oob_p(&s, l, m)));
+                match (inpage.or(oob), rng.gen_bool(0.8)) {
+                    (Some(m), true) => format!("fi{ck} {m}"),
+                    _ => format!("fl{ck}"),
+                }
+            }
+            92..=99 => {
+                let how = if rng.gen_bool(0.5) { "new" } else { "old" };
+                apply(&mut s, &format!("crash {how}"), ModelMutant::None).unwrap();
+                out.push(format!("crash {how}"));
+                let pk = steps::pick(s.cp_l.cur(), s.cp_o.cur()).unwrap();
+                let clean = steps::clean_st(pk.gen, &s) && steps::quiet(pk.gen, &s);
+                if clean && rng.gen_bool(0.7) {
+                    "recc".to_string()
+                } else {
+                    "rec".to_string()
+                }
+            }
+            _ => continue,
+        };
+        apply(&mut s, &line, ModelMutant::None).unwrap();
+        out.push(line);
+    }
+    out
+}
+
+/// The pages the dump shows: every page any step of the script touches.
+fn pages(lines: &[String]) -> Page {
+    let mut s = steps::new_p();
+    let mut n = 0;
+    for l in lines {
+        apply(&mut s, l, ModelMutant::None).unwrap();
+        n = n
+            .max(s.nxt)
+            .max(s.dat.keys().next_back().map_or(0, |p| p + 1));
+    }
+    n + 2
+}
+
+/// The dumps of the transcription, up to the first step it refuses.
+fn transcription(lines: &[String], n: Page, mutant: ModelMutant) -> Vec<String> {
+    let mut s = steps::new_p();
+    let mut out = Vec::new();
+    for l in lines {
+        match apply(&mut s, l, mutant) {
+            Ok(()) => out.push(format!("{l}|{}", dump(n, &s))),
+            Err(e) => {
+                out.push(format!("{l}|error {e}"));
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn compiled(lines: &[String], n: Page) -> Vec<String> {
+    let bin =
+        PathBuf::from(std::env::var("SCFTL_AGDA_MODEL").expect(
+            "SCFTL_AGDA_MODEL: the compiled model (bash proofs/ghc/build.sh prints its path)",
+        ));
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = format!("pages {n}\n");
+    for l in lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    std::fs::write(dir.path().join("model-script.txt"), text).unwrap();
+    let out = Command::new(&bin)
+        .current_dir(dir.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
+    assert!(out.status.success(), "{}: {:?}", bin.display(), out);
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The first line where the two dumps differ, or `None`.
+fn first_difference(a: &[String], b: &[String]) -> Option<(usize, String, String)> {
+    let n = a.len().max(b.len());
+    (0..n).find_map(|i| {
+        let (x, y) = (
+            a.get(i).cloned().unwrap_or_default(),
+            b.get(i).cloned().unwrap_or_default(),
+        );
+        (x != y).then_some((i, x, y))
+    })
+}
+
+#[test]
+#[ignore = "needs the compiled model: bash proofs/ghc/build.sh, then SCFTL_AGDA_MODEL=<its path>"]
+fn the_transcription_steps_as_the_compiled_proven_model() {
+    let seeds: u64 = std::env::var("SCFTL_AGDA_SEEDS").map_or(8, |v| v.parse().unwrap());
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    for seed in 0..seeds {
+        let lines = script(seed, 400);
+        for l in &lines {
+            *kinds
+                .entry(l.split(' ').next().unwrap().to_string())
+                .or_default() += 1;
+        }
+        let n = pages(&lines);
+        let want = compiled(&lines, n);
+        let got = transcription(&lines, n, ModelMutant::None);
+        assert_eq!(
+            want.len(),
+            lines.len(),
+            "seed {seed}: the compiled model stopped: {:?}",
+            want.last()
+        );
+        if let Some((i, agda, rust)) = first_difference(&want, &got) {
+            panic!("seed {seed}, step {i}: the transcription differs from P\n P:    {agda}\n Rust: {rust}");
+        }
+    }
+    // every kind of step was compared (the scripts did not degenerate)
+    eprintln!("steps compared: {kinds:?}");
+    for k in [
+        "w", "rl", "rlx", "es", "fl", "flck", "fi", "fick", "crash", "rec", "recc",
+    ] {
+        assert!(
+            kinds.get(k).copied().unwrap_or(0) > 0,
+            "no `{k}` step in {seeds} scripts: {kinds:?}"
+        );
+    }
+}
+
+/// The canary: a transcription with a seeded bug in one step function is
+/// told apart from the compiled model, at the step that runs it.
+#[test]
+#[ignore = "needs the compiled model: bash proofs/ghc/build.sh, then SCFTL_AGDA_MODEL=<its path>"]
+fn a_mutated_transcription_is_told_apart_from_the_compiled_model() {
+    let lines = script(1, 400);
+    let n = pages(&lines);
+    let want = compiled(&lines, n);
+    for (mutant, step) in [
+        (ModelMutant::WriteSkipsCounter, "w "),
+        (ModelMutant::FlushForgetsDeltas, "fl"),
+        (ModelMutant::RecoveryKeepsVolatile, "rec"),
+    ] {
+        let got = transcription(&lines, n, mutant);
+        let (i, _, _) = first_difference(&want, &got)
+            .unwrap_or_else(|| panic!("{mutant:?}: not told apart from the compiled model"));
+        assert!(
+            lines[i].starts_with(step),
+            "{mutant:?}: first difference at `{}`, not at a `{step}` step",
+            lines[i]
+        );
+    }
+}

@@ -1,0 +1,238 @@
+{-# OPTIONS --guardedness #-}
+------------------------------------------------------------------------
+-- Issue 39, deliverable 5: the proven model P, compiled.
+--
+-- This program runs the step functions of P (SCFTL.Impl.Model, the very
+-- definitions Theorem 1 is proven about, instantiated at Data = ℕ,
+-- d0 = 0, amax = 7) on a script of steps and prints P's whole state
+-- after each one.  The crash checker's hand transcription of P
+-- (crates/crashcheck/src/model) runs the same script and prints the same
+-- dump; `crates/crashcheck/tests/agda_model.rs` compares the two line
+-- by line, so a transcription that drifts from the proven functions is
+-- caught.
+--
+-- Not --safe (it does IO) and so outside SCFTL/ and Everything.agda:
+-- it only imports the --safe model and calls its functions; it adds
+-- nothing that a proof depends on.  Built by proofs/ghc/build.sh with
+-- Agda's GHC backend.
+--
+-- Input: the file `model-script.txt` in the working directory.  Its
+-- first line is `pages N` (the dump shows data pages, record slots, the
+-- merge buffer and the queues for pages 0 .. N-1); then one step per
+-- line:
+--   w a d f1 f2   opt f1 f2 (wr0 a d s)        (f1, f2: 0 or 1)
+--   rl p f1 f2    opt f1 f2 (rl0 p s)
+--   rlx p         rlX p s
+--   es p          esF p s
+--   fl            fl3 s
+--   flck          ck3 (fl3 s)
+--   fi L          fi4 L s                      (in-page / OOB commit)
+--   fick L        ck3 (fi3 L s)
+--   crash new     every unsynced page lands on its new content
+--   crash old     every unsynced page keeps its old content
+--                 (two of `Img`'s outcomes; memory is left as it was:
+--                 recovery overwrites all of it)
+--   rec           ck3 (rec0 b g C s), (b , g , C) = pick of the slots
+--   recc          rec0 b g C s (recovery without a checkpoint)
+-- The guards (InB, Valid, erasable, InP/OobP, clean/Quiet) are the
+-- script writer's to respect: this program applies the functions.
+-- Output: one line per step, `<step>|<dump>`, or `<step>|error ...`.
+------------------------------------------------------------------------
+module ModelDriver where
+
+open import Data.Nat using (ℕ; zero; suc; _≟_; _≤ᵇ_; _<ᵇ_; _≡ᵇ_)
+open import Data.Nat.Show using (readMaybe) renaming (show to showℕ)
+open import Data.Bool using (Bool; true; false; if_then_else_)
+open import Data.List using (List; []; _∷_; map; upTo; reverse; foldr)
+open import Data.Maybe using (Maybe; just; nothing)
+open import Data.Product using (_×_; _,_)
+open import Data.String using (String; _++_; lines; words)
+open import Function using (_∘_)
+open import IO
+
+AMAX : ℕ
+AMAX = 7
+
+open import SCFTL.Impl.Model ℕ 0 AMAX 1000000 1000000 _≟_
+
+------------------------------------------------------------------------
+-- Printing
+
+sep : List String → String
+sep []       = ""
+sep (x ∷ []) = x
+sep (x ∷ xs) = x ++ " " ++ sep xs
+
+showB : Bool → String
+showB true  = "1"
+showB false = "0"
+
+showMaybe : Maybe ℕ → String
+showMaybe nothing  = "-"
+showMaybe (just n) = showℕ n
+
+addrs : List ℕ
+addrs = upTo (suc AMAX)
+
+showMap : Map → String
+showMap m = sep (map (showMaybe ∘ m) addrs)
+
+showPair : ℕ × ℕ → String
+showPair (a , p) = showℕ a ++ ":" ++ showℕ p
+
+showPairs : List (ℕ × ℕ) → String
+showPairs ps = "[" ++ sep (map showPair ps) ++ "]"
+
+-- the digest's data entries, in ascending order (their order carries no
+-- meaning: `verD` is a conjunction; the transcription keeps another)
+Tri : Set
+Tri = ℕ × ℕ × ℕ
+
+triLe : Tri → Tri → Bool
+triLe (p , d , a) (q , e , b) =
+  if p <ᵇ q then true else if q <ᵇ p then false else
+  if d <ᵇ e then true else if e <ᵇ d then false else a ≤ᵇ b
+
+insert : Tri → List Tri → List Tri
+insert x []       = x ∷ []
+insert x (y ∷ ys) = if triLe x y then x ∷ y ∷ ys else y ∷ insert x ys
+
+sortT : List Tri → List Tri
+sortT = foldr insert []
+
+showTri : Tri → String
+showTri (p , d , a) = showℕ p ++ "/" ++ showℕ d ++ "/" ++ showℕ a
+
+showDg : Dg → String
+showDg (ds , ts , l) =
+  "{" ++ sep (map showTri (sortT ds)) ++ ";" ++ sep (map showPairs ts) ++ ";" ++ showℕ l ++ "}"
+
+showCell : Cell → String
+showCell erased          = "E"
+showCell junk            = "J"
+showCell (dcell d a)     = "D" ++ showℕ d ++ "," ++ showℕ a
+showCell (dlt g x ps c dg) =
+  "L" ++ showℕ g ++ "," ++ showℕ x ++ "," ++ showPairs ps ++ "," ++ showB c ++ "," ++ showDg dg
+showCell (cpt g m)       = "C" ++ showℕ g ++ "(" ++ showMap m ++ ")"
+
+showMC : MC → String
+showMC (syn c)   = "s" ++ showCell c
+showMC (uns o n) = "u" ++ showCell o ++ "/" ++ showCell n
+
+-- a record slot is shown only if it holds a delta record of the live
+-- generation or newer (the transcription forgets older ones: they are
+-- inert, see state.rs `drop_older_records`)
+live : ℕ → MC → Bool
+live g m with cur m
+... | dlt h _ _ _ _ = g ≤ᵇ h
+... | _             = false
+
+showRcd : St → ℕ → String
+showRcd s p = if live (gen s) (rcd s p) then showMC (rcd s p) else "-"
+
+showMB : Maybe (ℕ × ℕ) → String
+showMB nothing        = "-"
+showMB (just (d , a)) = showℕ d ++ "," ++ showℕ a
+
+dump : ℕ → St → String
+dump n s =
+  "gen=" ++ showℕ (gen s) ++ " ep=" ++ showℕ (ep s) ++ " nxt=" ++ showℕ (nxt s) ++
+  " lnk=" ++ showMaybe (lnk s) ++ " wcnt=" ++ showℕ (wcnt s) ++ " gcnt=" ++ showℕ (gcnt s) ++
+  " | rd " ++ sep (map (showℕ ∘ rd s) addrs) ++
+  " | l2p " ++ showMap (l2p s) ++ " | smap " ++ showMap (smap s) ++
+  " | cpL " ++ showMC (cpL s) ++ " | cpO " ++ showMC (cpO s) ++
+  " | dr " ++ sep (map showMC (dr s)) ++
+  " | dbuf " ++ showPairs (dbuf s) ++ " | ept " ++ sep (map showPairs (ept s)) ++
+  " | dat " ++ sep (map (showMC ∘ dat s) ps) ++
+  " | rcd " ++ sep (map (showRcd s) ps) ++
+  " | mb " ++ sep (map (showMB ∘ mb s) ps) ++
+  " | inv " ++ sep (map (showB ∘ inv s) ps) ++ " | ers " ++ sep (map (showB ∘ ers s) ps)
+  where ps = upTo n
+
+------------------------------------------------------------------------
+-- Crash outcomes: every unsynced page new, or every one old
+
+landNew landOld : MC → MC
+landNew m = syn (cur m)
+landOld (syn c)   = syn c
+landOld (uns o _) = syn o
+
+crashWith : (MC → MC) → St → St
+crashWith f s = record s { dat = λ p → f (dat s p) ; cpL = f (cpL s) ; cpO = f (cpO s)
+                         ; dr = map f (dr s) ; rcd = λ p → f (rcd s p) }
+
+------------------------------------------------------------------------
+-- Steps
+
+num : String → Maybe ℕ
+num = readMaybe 10
+
+flag : String → Maybe Bool
+flag "0" = just false
+flag "1" = just true
+flag _   = nothing
+
+data Res : Set where
+  ok  : St → Res
+  bad : String → Res
+
+step : St → List String → Res
+step s ("w" ∷ a ∷ d ∷ f1 ∷ f2 ∷ []) with num a | num d | flag f1 | flag f2
+... | just a′ | just d′ | just x | just y = ok (opt x y (wr0 a′ d′ s))
+... | _ | _ | _ | _ = bad "malformed w"
+step s ("rl" ∷ p ∷ f1 ∷ f2 ∷ []) with num p | flag f1 | flag f2
+... | just p′ | just x | just y = ok (opt x y (rl0 p′ s))
+... | _ | _ | _ = bad "malformed rl"
+step s ("rlx" ∷ p ∷ []) with num p
+... | just p′ = ok (rlX p′ s)
+... | nothing = bad "malformed rlx"
+step s ("es" ∷ p ∷ []) with num p
+... | just p′ = ok (esF p′ s)
+... | nothing = bad "malformed es"
+step s ("fl" ∷ [])   = ok (fl3 s)
+step s ("flck" ∷ []) = ok (ck3 (fl3 s))
+step s ("fi" ∷ l ∷ []) with num l
+... | just l′ = ok (fi4 l′ s)
+... | nothing = bad "malformed fi"
+step s ("fick" ∷ l ∷ []) with num l
+... | just l′ = ok (ck3 (fi3 l′ s))
+... | nothing = bad "malformed fick"
+step s ("crash" ∷ "new" ∷ []) = ok (crashWith landNew s)
+step s ("crash" ∷ "old" ∷ []) = ok (crashWith landOld s)
+step s ("rec" ∷ []) with pick (cur (cpL s)) (cur (cpO s))
+... | just (b , g , C) = ok (ck3 (rec0 b g C s))
+... | nothing         = bad "no committed checkpoint"
+step s ("recc" ∷ []) with pick (cur (cpL s)) (cur (cpO s))
+... | just (b , g , C) = ok (rec0 b g C s)
+... | nothing         = bad "no committed checkpoint"
+step s _ = bad "unknown step"
+
+-- a new disk as `scftl format` leaves it (NewP): an empty checkpoint of
+-- generation 0, an erased shadow slot, an empty region, every page and
+-- record slot erased; NewP leaves memory arbitrary, and this is what
+-- `rec0` builds from that flash (epoch id `suc (topE [])` = 1), as the
+-- transcription's `new_p` does
+new : St
+new = record
+  { dat = λ _ → syn erased ; cpL = syn (cpt 0 unmapped) ; cpO = syn erased ; dr = []
+  ; rcd = λ _ → syn erased ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing ; dbuf = []
+  ; ept = [] ; ep = 1 ; nxt = 0 ; lnk = nothing ; inv = λ _ → false ; ers = λ _ → false
+  ; wcnt = 0 ; gcnt = 0 ; smap = unmapped }
+
+runAll : ℕ → St → List String → List String
+runAll n s []         = []
+runAll n s (l ∷ ls) with step s (words l)
+... | ok s′  = (l ++ "|" ++ dump n s′) ∷ runAll n s′ ls
+... | bad e  = (l ++ "|error " ++ e) ∷ []
+
+program : String → List String
+program txt with lines txt
+... | h ∷ ls with words h
+...   | "pages" ∷ n ∷ [] with num n
+...     | just n′ = runAll n′ new ls
+...     | nothing = "error: malformed pages line" ∷ []
+program txt | h ∷ ls | _ = "error: the first line must be `pages N`" ∷ []
+program txt | []         = "error: empty script" ∷ []
+
+main : Main
+main = run (readFiniteFile "model-script.txt" >>= λ txt → IO.List.mapM′ putStrLn (program txt))
