@@ -28,6 +28,14 @@
 --   flck          ck3 (fl3 s)
 --   fi L          fi4 L s                      (in-page / OOB commit)
 --   fick L        ck3 (fi3 L s)
+--   b             flB s  (PU's epoch barrier without SYNC)
+-- and PL's (SCFTL.Impl.LazyChainModel, the lazy chain, KC = 3):
+--   wl a d f1 f2  optL f1 f2 (wr0 a d s)       (the consolidation page
+--   rll p f1 f2   optL f1 f2 (rl0 p s)          before a tentative page)
+--   kfl           fl3 (konsS s)   kflck   ck3 (fl3 (konsS s))
+--   kfi L         fi4 L (konsS s)
+--   fil M         fiL M s         (the lazy commit)
+--   recl          ck3 (rec0L b g C s)          (recovery walking the chain)
 --   crash new     every unsynced page lands on its new content
 --   crash old     every unsynced page keeps its old content
 --                 (two of `Img`'s outcomes; memory is left as it was:
@@ -54,6 +62,14 @@ AMAX : ℕ
 AMAX = 7
 
 open import SCFTL.Impl.Model ℕ 0 AMAX 1000000 1000000 _≟_
+open import SCFTL.Impl.UnsyncedBarrier ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (flB)
+open import SCFTL.Impl.LazyChainP ℕ 0 AMAX 1000000 1000000 _≟_ using (fiL)
+
+-- PL's chain holds at most KC records (the code's MAX_CHAIN)
+KC : ℕ
+KC = 3
+
+open import SCFTL.Impl.LazyChainModel ℕ 0 AMAX 1000000 1000000 _≟_ KC using (optL; konsS; rec0L)
 
 ------------------------------------------------------------------------
 -- Printing
@@ -190,6 +206,24 @@ step s ("es" ∷ p ∷ []) with num p
 ... | just p′ = ok (esF p′ s)
 ... | nothing = bad "malformed es"
 step s ("fl" ∷ [])   = ok (fl3 s)
+step s ("kfl" ∷ [])   = ok (fl3 (konsS s))
+step s ("kflck" ∷ []) = ok (ck3 (fl3 (konsS s)))
+step s ("kfi" ∷ l ∷ []) with num l
+... | just l′ = ok (fi4 l′ (konsS s))
+... | nothing = bad "malformed kfi"
+step s ("fil" ∷ m ∷ []) with num m
+... | just m′ = ok (fiL m′ s)
+... | nothing = bad "malformed fil"
+step s ("wl" ∷ a ∷ d ∷ f1 ∷ f2 ∷ []) with num a | num d | flag f1 | flag f2
+... | just a′ | just d′ | just x | just y = ok (optL x y (wr0 a′ d′ s))
+... | _ | _ | _ | _ = bad "malformed wl"
+step s ("rll" ∷ p ∷ f1 ∷ f2 ∷ []) with num p | flag f1 | flag f2
+... | just p′ | just x | just y = ok (optL x y (rl0 p′ s))
+... | _ | _ | _ = bad "malformed rll"
+step s ("recl" ∷ []) with pick (cur (cpL s)) (cur (cpO s))
+... | just (b , g , C) = ok (ck3 (rec0L b g C s))
+... | nothing         = bad "no committed checkpoint"
+step s ("b" ∷ [])    = ok (flB s)
 step s ("flck" ∷ []) = ok (ck3 (fl3 s))
 step s ("fi" ∷ l ∷ []) with num l
 ... | just l′ = ok (fi4 l′ s)

@@ -16,14 +16,16 @@
 //! builds it and runs them); without it they are ignored.
 
 use crashcheck::model::state::{Addr, Cell, Data, Dg, Map, Mc, Page, St, Val};
-use crashcheck::model::steps;
 use crashcheck::model::ModelMutant;
+use crashcheck::model::{lazy, steps, unsynced};
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 use std::process::Command;
 
 /// `amax` of the compiled instance (`AMAX` in ModelDriver.agda).
 const AMAX: Addr = 7;
+/// PL's `kc` (`MAX_CHAIN`) of the compiled instance (`KC`).
+const KC: u64 = 3;
 // (`wmax` and `kmax` of the compiled instance are far above any script's
 // counts: `InB` and the GC bound never refuse, so the scripts need not
 // check them.)
@@ -180,6 +182,7 @@ fn apply(s: &mut St, line: &str, mutant: ModelMutant) -> Result<(), String> {
         "rlx" => steps::rl_x(s, n(1)),
         "es" => steps::es_f(s, n(1)),
         "fl" => steps::fl3(s, AMAX, mutant),
+        "b" => unsynced::fl_b(s, AMAX, mutant),
         "flck" => {
             steps::fl3(s, AMAX, mutant);
             steps::ck3(s);
@@ -191,6 +194,31 @@ fn apply(s: &mut St, line: &str, mutant: ModelMutant) -> Result<(), String> {
             steps::ck3(s);
         }
         "crash" => crash(s, w[1] == "new"),
+        "wl" => {
+            steps::wr0(s, n(1), n(2) as Data, mutant);
+            lazy::opt_l(KC, s, f(3), f(4));
+        }
+        "rll" => {
+            if !steps::rl0(s, n(1)) {
+                return Err("the victim has no definite content".into());
+            }
+            lazy::opt_l(KC, s, f(2), f(3));
+        }
+        "kfl" => {
+            lazy::kons_s(KC, s);
+            steps::fl3(s, AMAX, mutant);
+        }
+        "kflck" => {
+            lazy::kons_s(KC, s);
+            steps::fl3(s, AMAX, mutant);
+            steps::ck3(s);
+        }
+        "kfi" => {
+            lazy::kons_s(KC, s);
+            steps::fi4(s, n(1), AMAX);
+        }
+        "fil" => lazy::fi_l(s, n(1), AMAX),
+        "recl" => lazy::recover_l(s, AMAX, KC, mutant)?,
         "rec" => steps::recover(s, AMAX, mutant, true)?,
         "recc" => steps::recover(s, AMAX, mutant, false)?,
         other => panic!("unknown step {other}"),
@@ -198,9 +226,10 @@ fn apply(s: &mut St, line: &str, mutant: ModelMutant) -> Result<(), String> {
     Ok(())
 }
 
-/// A random script of `len` steps, each allowed by P's guards in the state
-/// the earlier ones leave (decided on the transcription).
-fn script(seed: u64, len: usize) -> Vec<String> {
+/// A random script of `len` steps, each allowed by the guards of P (`pl`
+/// false: with PU's barrier too) or of PL (`pl`: the lazy chain) in the
+/// state the earlier ones leave (decided on the transcription).
+fn script(seed: u64, len: usize, pl: bool) -> Vec<String> {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
     let mut s = steps::new_p();
     let mut version: Data = 0;
@@ -211,23 +240,37 @@ fn script(seed: u64, len: usize) -> Vec<String> {
             0..=54 => {
                 version += 1;
                 let a = rng.gen_range(0..=AMAX);
+                // (PL: the merge buffer programmed less often, so that
+                // in-page commits, and chains of them, come often)
                 format!(
-                    "w {a} {version} {} {}",
-                    b(rng.gen_bool(0.5)),
-                    b(rng.gen_bool(0.25))
+                    "{} {a} {version} {} {}",
+                    if pl { "wl" } else { "w" },
+                    b(rng.gen_bool(if pl { 0.15 } else { 0.5 })),
+                    b(rng.gen_bool(if pl { 0.1 } else { 0.25 }))
                 )
             }
             55..=64 if s.nxt > 0 => {
                 let p = rng.gen_range(0..s.nxt);
                 if steps::valid(&s, p, AMAX) {
-                    format!("rl {p} {} {}", b(rng.gen_bool(0.5)), b(rng.gen_bool(0.25)))
+                    let rl = if pl { "rll" } else { "rl" };
+                    format!(
+                        "{rl} {p} {} {}",
+                        b(rng.gen_bool(0.5)),
+                        b(rng.gen_bool(0.25))
+                    )
                 } else {
                     format!("rlx {p}")
                 }
             }
-            65..=74 if !s.ers.is_empty() => {
-                let k = rng.gen_range(0..s.ers.len());
-                format!("es {}", s.ers.iter().nth(k).unwrap())
+            65..=74 => {
+                // PL erases only what its guard allows
+                let ers: Vec<Page> = (s.ers.iter().copied())
+                    .filter(|&p| !pl || lazy::erase_guard(KC, &s, p))
+                    .collect();
+                if ers.is_empty() {
+                    continue;
+                }
+                format!("es {}", ers[rng.gen_range(0..ers.len())])
             }
             75..=91 => {
                 // an in-page or OOB commit where P allows one, else the
@@ -237,18 +280,28 @@ fn script(seed: u64, len: usize) -> Vec<String> {
                 let oob = s
                     .lnk
                     .and_then(|l| (l + 1..s.nxt).find(|&m| steps::oob_p(&s, l, m)));
-                match (inpage.or(oob), rng.gen_bool(0.8)) {
-                    (Some(m), true) => format!("fi{ck} {m}"),
-                    _ => format!("fl{ck}"),
+                let k = if pl { "k" } else { "" };
+                match (inpage.or(oob), rng.gen_bool(if pl { 0.95 } else { 0.8 })) {
+                    // PL: the lazy commit while the chain has room
+                    (Some(m), true)
+                        if pl && ck.is_empty() && lazy::lazy(KC, &s) && rng.gen_bool(0.9) =>
+                    {
+                        format!("fil {m}")
+                    }
+                    (Some(m), true) if !pl || ck.is_empty() => format!("{k}fi{ck} {m}"),
+                    _ => format!("{k}fl{ck}"),
                 }
             }
-            92..=99 => {
+            92..=95 if !pl => "b".to_string(),
+            96..=99 => {
                 let how = if rng.gen_bool(0.5) { "new" } else { "old" };
                 apply(&mut s, &format!("crash {how}"), ModelMutant::None).unwrap();
                 out.push(format!("crash {how}"));
                 let pk = steps::pick(s.cp_l.cur(), s.cp_o.cur()).unwrap();
                 let clean = steps::clean_st(pk.gen, &s) && steps::quiet(pk.gen, &s);
-                if clean && rng.gen_bool(0.7) {
+                if pl {
+                    "recl".to_string()
+                } else if clean && rng.gen_bool(0.7) {
                     "recc".to_string()
                 } else {
                     "rec".to_string()
@@ -332,12 +385,22 @@ fn first_difference(a: &[String], b: &[String]) -> Option<(usize, String, String
 fn the_transcription_steps_as_the_compiled_proven_model() {
     let seeds: u64 = std::env::var("SCFTL_AGDA_SEEDS").map_or(8, |v| v.parse().unwrap());
     let mut kinds = std::collections::BTreeMap::<String, usize>::new();
-    for seed in 0..seeds {
-        let lines = script(seed, 400);
+    // the longest chain built, and the recoveries that walked one
+    let (mut longest, mut walked) = (0, 0);
+    for (seed, pl) in (0..seeds).flat_map(|k| [(k, false), (k, true)]) {
+        let lines = script(seed, 400, pl);
         for l in &lines {
             *kinds
                 .entry(l.split(' ').next().unwrap().to_string())
                 .or_default() += 1;
+        }
+        let mut s = steps::new_p();
+        for l in &lines {
+            if l == "recl" && !lazy::chain_of(KC, &s).is_empty() {
+                walked += 1;
+            }
+            apply(&mut s, l, ModelMutant::None).unwrap();
+            longest = longest.max(lazy::chain_of(KC, &s).len());
         }
         let n = pages(&lines);
         let want = compiled(&lines, n);
@@ -345,17 +408,22 @@ fn the_transcription_steps_as_the_compiled_proven_model() {
         assert_eq!(
             want.len(),
             lines.len(),
-            "seed {seed}: the compiled model stopped: {:?}",
+            "seed {seed} (PL: {pl}): the compiled model stopped: {:?}",
             want.last()
         );
         if let Some((i, agda, rust)) = first_difference(&want, &got) {
-            panic!("seed {seed}, step {i}: the transcription differs from P\n P:    {agda}\n Rust: {rust}");
+            panic!("seed {seed} (PL: {pl}), step {i}: the transcription differs from the compiled model\n Agda: {agda}\n Rust: {rust}");
         }
     }
     // every kind of step was compared (the scripts did not degenerate)
-    eprintln!("steps compared: {kinds:?}");
+    eprintln!(
+        "steps compared: {kinds:?}; longest chain {longest}, recoveries walking a chain {walked}"
+    );
+    assert_eq!(longest as u64, KC, "no chain of {KC} records was built");
+    assert!(walked > 0, "no recovery walked a chain");
     for k in [
-        "w", "rl", "rlx", "es", "fl", "flck", "fi", "fick", "crash", "rec", "recc",
+        "w", "rl", "rlx", "es", "fl", "flck", "fi", "fick", "b", "crash", "rec", "recc", "wl",
+        "rll", "kfl", "kflck", "kfi", "fil", "recl",
     ] {
         assert!(
             kinds.get(k).copied().unwrap_or(0) > 0,
@@ -369,20 +437,36 @@ fn the_transcription_steps_as_the_compiled_proven_model() {
 #[test]
 #[ignore = "needs the compiled model: bash proofs/ghc/build.sh, then SCFTL_AGDA_MODEL=<its path>"]
 fn a_mutated_transcription_is_told_apart_from_the_compiled_model() {
-    let lines = script(1, 400);
-    let n = pages(&lines);
-    let want = compiled(&lines, n);
-    for (mutant, step) in [
-        (ModelMutant::WriteSkipsCounter, "w "),
-        (ModelMutant::FlushForgetsDeltas, "fl"),
-        (ModelMutant::RecoveryKeepsVolatile, "rec"),
+    // each mutant, the script (P's with the barrier, or PL's), and the
+    // steps that run the function it changes (`fl2` is also the barrier's
+    // first part; `rec0` PL's recovery's)
+    for (mutant, pl, steps) in [
+        (ModelMutant::WriteSkipsCounter, false, &["w"][..]),
+        (
+            ModelMutant::FlushForgetsDeltas,
+            false,
+            &["fl", "flck", "b"][..],
+        ),
+        (
+            ModelMutant::RecoveryKeepsVolatile,
+            false,
+            &["rec", "recc"][..],
+        ),
+        (ModelMutant::BarrierAdvancesStable, false, &["b"][..]),
+        (ModelMutant::WriteSkipsCounter, true, &["wl"][..]),
+        (ModelMutant::FlushForgetsDeltas, true, &["kfl", "kflck"][..]),
+        (ModelMutant::RecoveryKeepsVolatile, true, &["recl"][..]),
     ] {
+        let lines = script(1, 400, pl);
+        let n = pages(&lines);
+        let want = compiled(&lines, n);
         let got = transcription(&lines, n, mutant);
         let (i, _, _) = first_difference(&want, &got)
             .unwrap_or_else(|| panic!("{mutant:?}: not told apart from the compiled model"));
+        let step = lines[i].split(' ').next().unwrap();
         assert!(
-            lines[i].starts_with(step),
-            "{mutant:?}: first difference at `{}`, not at a `{step}` step",
+            steps.contains(&step),
+            "{mutant:?}: first difference at `{}`, not at a step of {steps:?}",
             lines[i]
         );
     }
