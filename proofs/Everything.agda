@@ -58,6 +58,7 @@ import SCFTL.Impl.UnsyncedSync
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
 import SCFTL.Impl.UnsyncedSyncInPageCommands
+import SCFTL.Impl.Decide
 import SCFTL.Impl.UnsyncedSyncExample
 import SCFTL.Impl.UnsyncedModelExample
 -- Issue 39: P over the operations with a barrier (the durable barrier): Theorem 1 w.r.t. SB, SC1B

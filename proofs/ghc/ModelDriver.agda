@@ -48,7 +48,7 @@
 ------------------------------------------------------------------------
 module ModelDriver where
 
-open import Data.Nat using (ℕ; zero; suc; _≟_; _≤ᵇ_; _<ᵇ_; _≡ᵇ_)
+open import Data.Nat using (ℕ; zero; suc; _+_; _≟_; _≤ᵇ_; _<ᵇ_; _≡ᵇ_)
 open import Data.Nat.Show using (readMaybe) renaming (show to showℕ)
 open import Data.Bool using (Bool; true; false; if_then_else_)
 open import Data.List using (List; []; _∷_; map; upTo; reverse; foldr)
@@ -70,6 +70,11 @@ KC : ℕ
 KC = 3
 
 open import SCFTL.Impl.LazyChainModel ℕ 0 AMAX 1000000 1000000 _≟_ KC using (optL; konsS; rec0L)
+open import SCFTL.Impl.Decide ℕ 0 AMAX 1000000 1000000 _≟_ using (InP?; OobP?; Valid?)
+open import SCFTL.Impl.Decide ℕ 0 AMAX 1000000 1000000 _≟_ using (module PL)
+open PL KC using (EraseGuard?; Room?)
+open import Relation.Nullary using (Dec; does)
+open import Data.List using (filter)
 
 ------------------------------------------------------------------------
 -- Printing
@@ -150,6 +155,32 @@ showMB : Maybe (ℕ × ℕ) → String
 showMB nothing        = "-"
 showMB (just (d , a)) = showℕ d ++ "," ++ showℕ a
 
+-- the guards (SCFTL.Impl.Decide): which steps P and PL allow next —
+-- an in-page commit at the link, OOB commits of the run from the link
+-- (their record page M; at most omax pages from the link), the valid GC
+-- victims, room in PL's chain, PL's erase guard on each erasable page,
+-- and whether recovery from the slot `pick` chooses is `clean`
+showD : ∀ {P : Set} → Dec P → String
+showD d = showB (does d)
+
+guards : ℕ → St → String
+guards n s =
+  "inp=" ++ inp (lnk s) ++ " oob=[" ++ oobs (lnk s) ++ "] valid=" ++ sep (map (showD ∘ Valid? s) ps) ++
+  " room=" ++ showD (Room? s) ++ " eg=" ++ sep (map eg ps) ++ " clean=" ++ cl (pick (cur (cpL s)) (cur (cpO s)))
+  where
+    ps = upTo n
+    inp : Maybe ℕ → String
+    inp nothing  = "-"
+    inp (just L) = showD (InP? s L)
+    oobs : Maybe ℕ → String
+    oobs nothing  = ""
+    oobs (just L) = sep (map showℕ (filter (λ M → OobP? s L M) (map (λ i → suc (L + i)) (upTo omax))))
+    eg : ℕ → String
+    eg p = if ers s p then showD (EraseGuard? s p) else "-"
+    cl : Maybe (Bool × ℕ × Map) → String
+    cl nothing            = "-"
+    cl (just (_ , g , _)) = showB (clean g (λ p → cur (dat s p)) (map cur (dr s)))
+
 dump : ℕ → St → String
 dump n s =
   "gen=" ++ showℕ (gen s) ++ " ep=" ++ showℕ (ep s) ++ " nxt=" ++ showℕ (nxt s) ++
@@ -162,7 +193,8 @@ dump n s =
   " | dat " ++ sep (map (showMC ∘ dat s) ps) ++
   " | rcd " ++ sep (map (showRcd s) ps) ++
   " | mb " ++ sep (map (showMB ∘ mb s) ps) ++
-  " | inv " ++ sep (map (showB ∘ inv s) ps) ++ " | ers " ++ sep (map (showB ∘ ers s) ps)
+  " | inv " ++ sep (map (showB ∘ inv s) ps) ++ " | ers " ++ sep (map (showB ∘ ers s) ps) ++
+  " | " ++ guards n s
   where ps = upTo n
 
 ------------------------------------------------------------------------
