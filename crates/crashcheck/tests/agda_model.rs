@@ -2,15 +2,18 @@
 //! (issue 39, deliverable 5).
 //!
 //! `proofs/ghc/ModelDriver.agda` runs the step functions of
-//! `SCFTL.Impl.Model` — the definitions Theorem 1 is proven about —
+//! `SCFTL.Impl.Model` — the definitions Theorem 1 is proven about —, PU's
+//! barrier (`flB`) and PL's steps (`optL`, `konsS`, `fiL`, `rec0L`),
 //! compiled by Agda's GHC backend (`bash proofs/ghc/build.sh`), on a
-//! script of steps, and prints P's whole state after each step. These
-//! tests write random scripts whose steps respect P's guards (decided by
-//! the transcription: `InB`, `Valid`, the erasable queue, `InP`/`OobP`,
-//! `clean`/`Quiet`), run them through the transcription, print the same
-//! dump, and compare line by line: flash (data pages, slots, region,
-//! record slots, sync status included), memory (maps, buffers, queues,
-//! counters, epoch id, link) and the reads.
+//! script of steps, and prints the whole state after each step, with the
+//! guards on the next one decided in Agda (`SCFTL.Impl.Decide`). These
+//! tests write random scripts whose steps respect the guards (decided by
+//! the transcription: `Valid`, the erasable queue, `InP`/`OobP`,
+//! `clean`/`Quiet`, PL's room and erase guard), run them through the
+//! transcription, print the same dump, and compare line by line: flash
+//! (data pages, slots, region, record slots, sync status included),
+//! memory (maps, buffers, queues, counters, epoch id, link), the reads,
+//! and the guards.
 //!
 //! They need the compiled program: `SCFTL_AGDA_MODEL=<path>` (`.ci/run`
 //! builds it and runs them); without it they are ignored.
