@@ -38,6 +38,8 @@
 --   recl          ck3 (rec0L b g C s)          (recovery walking the chain)
 --   crash new     every unsynced page lands on its new content
 --   crash old     every unsynced page keeps its old content
+--   crash mix D   each unsynced page as the digit D names for it says
+--                 (0 old, 1 new, 2 junk: see `crashMix`)
 --                 (two of `Img`'s outcomes; memory is left as it was:
 --                 recovery overwrites all of it)
 --   rec           ck3 (rec0 b g C s), (b , g , C) = pick of the slots
@@ -55,6 +57,9 @@ open import Data.List using (List; []; _∷_; map; upTo; reverse; foldr)
 open import Data.Maybe using (Maybe; just; nothing)
 open import Data.Product using (_×_; _,_)
 open import Data.String using (String; _++_; lines; words)
+import Data.String
+import Data.Char
+import Data.List
 open import Function using (_∘_)
 open import IO
 
@@ -209,6 +214,48 @@ crashWith : (MC → MC) → St → St
 crashWith f s = record s { dat = λ p → f (dat s p) ; cpL = f (cpL s) ; cpO = f (cpO s)
                          ; dr = map f (dr s) ; rcd = λ p → f (rcd s p) }
 
+-- A mixed outcome, each unsynced page its own (digit 0: old, 1: new,
+-- 2: junk — an outcome of `CrashC`, and of `CrashD`, which allows any
+-- content).  The digits name, in this order: cpL, cpO, the region's
+-- pages (newest first), then data page p and record slot p at 2 + |dr|
+-- + 2p and 2 + |dr| + 2p + 1; past the digits, new.
+choose : ℕ → MC → MC
+choose _       (syn c)   = syn c
+choose zero    (uns o _) = syn o
+choose (suc zero) (uns _ n) = syn n
+choose _       (uns _ _) = syn junk
+
+at : List ℕ → ℕ → ℕ
+at []       _       = 1
+at (x ∷ _)  zero    = x
+at (_ ∷ xs) (suc i) = at xs i
+
+crashMix : List ℕ → St → St
+crashMix ds s = record s
+  { cpL = choose (at ds 0) (cpL s) ; cpO = choose (at ds 1) (cpO s) ; dr = go 2 (dr s)
+  ; dat = λ p → choose (at ds (D + (p + p))) (dat s p)
+  ; rcd = λ p → choose (at ds (suc (D + (p + p)))) (rcd s p) }
+  where
+    D = 2 + Data.List.length (dr s)
+    go : ℕ → List MC → List MC
+    go i []       = []
+    go i (m ∷ ms) = choose (at ds i) m ∷ go (suc i) ms
+
+digits : String → Maybe (List ℕ)
+digits = mapM ∘ Data.List.map dig ∘ Data.String.toList
+  where
+    dig : Data.Char.Char → Maybe ℕ
+    dig '0' = just 0
+    dig '1' = just 1
+    dig '2' = just 2
+    dig _   = nothing
+    mapM : List (Maybe ℕ) → Maybe (List ℕ)
+    mapM []             = just []
+    mapM (nothing ∷ _)  = nothing
+    mapM (just x ∷ xs) with mapM xs
+    ... | just ys = just (x ∷ ys)
+    ... | nothing = nothing
+
 ------------------------------------------------------------------------
 -- Steps
 
@@ -265,6 +312,9 @@ step s ("fick" ∷ l ∷ []) with num l
 ... | nothing = bad "malformed fick"
 step s ("crash" ∷ "new" ∷ []) = ok (crashWith landNew s)
 step s ("crash" ∷ "old" ∷ []) = ok (crashWith landOld s)
+step s ("crash" ∷ "mix" ∷ ds ∷ []) with digits ds
+... | just d  = ok (crashMix d s)
+... | nothing = bad "malformed crash mix"
 step s ("rec" ∷ []) with pick (cur (cpL s)) (cur (cpO s))
 ... | just (b , g , C) = ok (ck3 (rec0 b g C s))
 ... | nothing         = bad "no committed checkpoint"
