@@ -28,7 +28,11 @@
 --   flck          ck3 (fl3 s)
 --   fi L          fi4 L s                      (in-page / OOB commit)
 --   fick L        ck3 (fi3 L s)
---   b             flB s  (PU's epoch barrier without SYNC)
+--   b             flB s  (PU's epoch barrier without SYNC; the epoch
+--                 joins PU's unsynced epochs `ues`, which every flush
+--                 and recovery empties)
+--   sy p ...      syU ues r s, r releasing the pages listed (PU's SYNC
+--                 outside a commit, SCFTL.Impl.UnsyncedSync), ues := []
 -- and PL's (SCFTL.Impl.LazyChainModel, the lazy chain, KC = 3):
 --   wl a d f1 f2  optL f1 f2 (wr0 a d s)       (the consolidation page
 --   rll p f1 f2   optL f1 f2 (rl0 p s)          before a tentative page)
@@ -67,7 +71,9 @@ AMAX : ℕ
 AMAX = 7
 
 open import SCFTL.Impl.Model ℕ 0 AMAX 1000000 1000000 _≟_
-open import SCFTL.Impl.UnsyncedBarrier ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (flB)
+open import SCFTL.Impl.UnsyncedBarrier ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (flB; epE)
+open import SCFTL.Impl.UnsyncedEpochsCrash ℕ 0 AMAX 1000000 1000000 _≟_ using (E)
+open import SCFTL.Impl.UnsyncedSync ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (syU)
 open import SCFTL.Impl.LazyChainP ℕ 0 AMAX 1000000 1000000 _≟_ using (fiL)
 
 -- PL's chain holds at most KC records (the code's MAX_CHAIN)
@@ -335,17 +341,45 @@ new = record
   ; ept = [] ; ep = 1 ; nxt = 0 ; lnk = nothing ; inv = λ _ → false ; ers = λ _ → false
   ; wcnt = 0 ; gcnt = 0 ; smap = unmapped }
 
-runAll : ℕ → St → List String → List String
-runAll n s []         = []
-runAll n s (l ∷ ls) with step s (words l)
-... | ok s′  = (l ++ "|" ++ dump n s′) ∷ runAll n s′ ls
+-- PU's unsynced epochs after a step: a barrier adds its epoch, every
+-- flush and recovery (and PU's SYNC) ends them all, the other steps
+-- keep them
+uesAfter : St → List String → List E → List E
+uesAfter s ("b" ∷ [])  es = es Data.List.++ (epE s ∷ [])
+uesAfter s ("w" ∷ _)   es = es
+uesAfter s ("rl" ∷ _)  es = es
+uesAfter s ("rlx" ∷ _) es = es
+uesAfter s ("es" ∷ _)  es = es
+uesAfter s ("wl" ∷ _)  es = es
+uesAfter s ("rll" ∷ _) es = es
+uesAfter s ("crash" ∷ _) es = es
+uesAfter s _           es = []
+
+nums : List String → Maybe (List ℕ)
+nums []       = just []
+nums (x ∷ xs) with num x | nums xs
+... | just n | just ns = just (n ∷ ns)
+... | _      | _       = nothing
+
+member : ℕ → List ℕ → Bool
+member p []       = false
+member p (q ∷ qs) = if p ≡ᵇ q then true else member p qs
+
+runAll : ℕ → St → List E → List String → List String
+runAll n s es []       = []
+runAll n s es (l ∷ ls) with words l
+... | "sy" ∷ ps with nums ps
+...   | just rs = let s′ = syU es (λ p → member p rs) s in (l ++ "|" ++ dump n s′) ∷ runAll n s′ [] ls
+...   | nothing = (l ++ "|error malformed sy") ∷ []
+runAll n s es (l ∷ ls) | w with step s w
+... | ok s′  = (l ++ "|" ++ dump n s′) ∷ runAll n s′ (uesAfter s w es) ls
 ... | bad e  = (l ++ "|error " ++ e) ∷ []
 
 program : String → List String
 program txt with lines txt
 ... | h ∷ ls with words h
 ...   | "pages" ∷ n ∷ [] with num n
-...     | just n′ = runAll n′ new ls
+...     | just n′ = runAll n′ new [] ls
 ...     | nothing = "error: malformed pages line" ∷ []
 program txt | h ∷ ls | _ = "error: the first line must be `pages N`" ∷ []
 program txt | []         = "error: empty script" ∷ []

@@ -3,7 +3,8 @@
 //!
 //! `proofs/ghc/ModelDriver.agda` runs the step functions of
 //! `SCFTL.Impl.Model` — the definitions Theorem 1 is proven about —, PU's
-//! barrier (`flB`) and PL's steps (`optL`, `konsS`, `fiL`, `rec0L`),
+//! barrier and SYNC (`flB`, `syU`) and PL's steps (`optL`, `konsS`, `fiL`,
+//! `rec0L`),
 //! compiled by Agda's GHC backend (`bash proofs/ghc/build.sh`), on a
 //! script of steps, and prints the whole state after each step, with the
 //! guards on the next one decided in Agda (`SCFTL.Impl.Decide`). These
@@ -265,6 +266,21 @@ fn apply(s: &mut St, line: &str, mutant: ModelMutant) -> Result<(), String> {
         "es" => steps::es_f(s, n(1)),
         "fl" => steps::fl3(s, AMAX, mutant),
         "b" => unsynced::fl_b(s, AMAX, mutant),
+        "sy" => {
+            // PU's SYNC outside a commit: the transcription's step lands the
+            // barriers' epochs and the data pages their digests name; `syU`
+            // lands every data page (the transcription keeps the others
+            // unsynced on purpose: more crash outcomes, each one of
+            // `syS`'s). The rest of the data pages land here, so that the
+            // two states compare: the map, link, queues and region are the
+            // transcription's own
+            unsynced::sync_barriers(s, mutant);
+            for p in std::mem::take(&mut s.unsynced) {
+                if let Some(m) = s.dat.get(&p).cloned() {
+                    s.set_page(p, m.sync());
+                }
+            }
+        }
         "flck" => {
             steps::fl3(s, AMAX, mutant);
             steps::ck3(s);
@@ -384,7 +400,19 @@ fn script(seed: u64, len: usize, pl: bool) -> Vec<String> {
                     _ => format!("{k}fl{ck}"),
                 }
             }
-            92..=95 if !pl => "b".to_string(),
+            92..=94 if !pl => "b".to_string(),
+            95 if !pl => {
+                // the pages the transcription's SYNC releases (the most
+                // `Rel` allows), for `syU`'s release
+                let mut t = s.clone();
+                unsynced::sync_barriers(&mut t, ModelMutant::None);
+                let rel: Vec<String> = s.inv.difference(&t.inv).map(|p| p.to_string()).collect();
+                if rel.is_empty() {
+                    "sy".to_string()
+                } else {
+                    format!("sy {}", rel.join(" "))
+                }
+            }
             96..=99 => {
                 // every unsynced page new, or every one old, or each its
                 // own (mostly new, some old, some junk)
@@ -540,8 +568,8 @@ fn the_transcription_steps_as_the_compiled_proven_model() {
     assert_eq!(longest as u64, KC, "no chain of {KC} records was built");
     assert!(walked > 0, "no recovery walked a chain");
     for k in [
-        "w", "rl", "rlx", "es", "fl", "flck", "fi", "fick", "b", "crash", "rec", "recc", "wl",
-        "rll", "kfl", "kflck", "kfi", "fil", "recl",
+        "w", "rl", "rlx", "es", "fl", "flck", "fi", "fick", "b", "sy", "crash", "rec", "recc",
+        "wl", "rll", "kfl", "kflck", "kfi", "fil", "recl",
     ] {
         assert!(
             kinds.get(k).copied().unwrap_or(0) > 0,
@@ -571,21 +599,28 @@ fn a_mutated_transcription_is_told_apart_from_the_compiled_model() {
             &["rec", "recc"][..],
         ),
         (ModelMutant::BarrierAdvancesStable, false, &["b"][..]),
+        (ModelMutant::SyncReleasesMappedVictims, false, &["sy"][..]),
         (ModelMutant::WriteSkipsCounter, true, &["wl"][..]),
         (ModelMutant::FlushForgetsDeltas, true, &["kfl", "kflck"][..]),
         (ModelMutant::RecoveryKeepsVolatile, true, &["recl"][..]),
     ] {
-        let lines = script(1, 400, pl);
-        let n = pages(&lines);
-        let want = compiled(&lines, n);
-        let got = transcription(&lines, n, mutant, GuardBug::None);
-        let (i, _, _) = first_difference(&want, &got)
-            .unwrap_or_else(|| panic!("{mutant:?}: not told apart from the compiled model"));
-        let step = lines[i].split(' ').next().unwrap();
+        // the first of seeds 1..=4 whose script runs the mutated function
+        // where the mutation shows (a SYNC releases a mapped victim only
+        // if GC freed one since the last commit)
+        let found = (1..=4).find_map(|seed| {
+            let lines = script(seed, 400, pl);
+            let n = pages(&lines);
+            let want = compiled(&lines, n);
+            let got = transcription(&lines, n, mutant, GuardBug::None);
+            first_difference(&want, &got).map(|(i, _, _)| lines[i].clone())
+        });
+        let line = found.unwrap_or_else(|| {
+            panic!("{mutant:?}: not told apart from the compiled model in seeds 1-4")
+        });
+        let step = line.split(' ').next().unwrap();
         assert!(
             steps.contains(&step),
-            "{mutant:?}: first difference at `{}`, not at a step of {steps:?}",
-            lines[i]
+            "{mutant:?}: first difference at `{line}`, not at a step of {steps:?}"
         );
     }
 }
