@@ -33,6 +33,11 @@
 --                 and recovery empties)
 --   sy p ...      syU ues r s, r releasing the pages listed (PU's SYNC
 --                 outside a commit, SCFTL.Impl.UnsyncedSync), ues := []
+--   recu t n1 … nk   PU's recovery `recU b g C pr es' s` (SCFTL.Impl.
+--                 UnsyncedRecStep) with the split of the crashed region
+--                 the ghost names: t open tentative pages on top, then k
+--                 unsynced epochs with n1 … nk tentative pages (oldest
+--                 first), each under its committed page, over `pr`
 -- and PL's (SCFTL.Impl.LazyChainModel, the lazy chain, KC = 3):
 --   wl a d f1 f2  optL f1 f2 (wr0 a d s)       (the consolidation page
 --   rll p f1 f2   optL f1 f2 (rl0 p s)          before a tentative page)
@@ -74,6 +79,8 @@ open import SCFTL.Impl.Model ℕ 0 AMAX 1000000 1000000 _≟_
 open import SCFTL.Impl.UnsyncedBarrier ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (flB; epE)
 open import SCFTL.Impl.UnsyncedEpochsCrash ℕ 0 AMAX 1000000 1000000 _≟_ using (E)
 open import SCFTL.Impl.UnsyncedSync ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (syU)
+open import SCFTL.Impl.UnsyncedRecStep ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (recU)
+open import SCFTL.Impl.UnsyncedEpochs ℕ 0 AMAX 1000000 1000000 _≟_ using (UEp)
 open import SCFTL.Impl.LazyChainP ℕ 0 AMAX 1000000 1000000 _≟_ using (fiL)
 
 -- PL's chain holds at most KC records (the code's MAX_CHAIN)
@@ -365,12 +372,34 @@ member : ℕ → List ℕ → Bool
 member p []       = false
 member p (q ∷ qs) = if p ≡ᵇ q then true else member p qs
 
+-- the ghost's split of the region (newest page first): t pages on top,
+-- then the epochs, newest first (`ns` oldest first), each its committed
+-- page over its tentative pages, then the proven part
+splitU : ℕ → List ℕ → List Cell → Maybe (List Cell × List UEp)
+splitU t ns cs = go (Data.List.reverse ns) (Data.List.drop t cs) []
+  where
+    go : List ℕ → List Cell → List UEp → Maybe (List Cell × List UEp)
+    go []       rest acc = just (rest , acc)
+    go (n ∷ ms) (c ∷ rest) acc = go ms (Data.List.drop n rest) ((c , Data.List.take n rest) ∷ acc)
+    go (n ∷ ms) []         acc = nothing
+
+recuStep : ℕ → List ℕ → St → Res
+recuStep t ns s with pick (cur (cpL s)) (cur (cpO s)) | splitU t ns (map cur (dr s))
+... | just (b , g , C) | just (pr , es′) = ok (recU b g C pr es′ s)
+... | nothing          | _               = bad "no committed checkpoint"
+... | _                | nothing         = bad "the split does not fit the region"
+
 runAll : ℕ → St → List E → List String → List String
 runAll n s es []       = []
 runAll n s es (l ∷ ls) with words l
 ... | "sy" ∷ ps with nums ps
 ...   | just rs = let s′ = syU es (λ p → member p rs) s in (l ++ "|" ++ dump n s′) ∷ runAll n s′ [] ls
 ...   | nothing = (l ++ "|error malformed sy") ∷ []
+runAll n s es (l ∷ ls) | "recu" ∷ t ∷ ps with num t | nums ps
+...   | just t′ | just ns with recuStep t′ ns s
+...     | ok s′ = (l ++ "|" ++ dump n s′) ∷ runAll n s′ [] ls
+...     | bad e = (l ++ "|error " ++ e) ∷ []
+runAll n s es (l ∷ ls) | "recu" ∷ t ∷ ps | _ | _ = (l ++ "|error malformed recu") ∷ []
 runAll n s es (l ∷ ls) | w with step s w
 ... | ok s′  = (l ++ "|" ++ dump n s′) ∷ runAll n s′ (uesAfter s w es) ls
 ... | bad e  = (l ++ "|error " ++ e) ∷ []

@@ -3,7 +3,7 @@
 //!
 //! `proofs/ghc/ModelDriver.agda` runs the step functions of
 //! `SCFTL.Impl.Model` — the definitions Theorem 1 is proven about —, PU's
-//! barrier and SYNC (`flB`, `syU`) and PL's steps (`optL`, `konsS`, `fiL`,
+//! barrier, SYNC and recovery (`flB`, `syU`, `recU`) and PL's steps (`optL`, `konsS`, `fiL`,
 //! `rec0L`),
 //! compiled by Agda's GHC backend (`bash proofs/ghc/build.sh`), on a
 //! script of steps, and prints the whole state after each step, with the
@@ -245,6 +245,66 @@ fn crash_mix(s: &mut St, ds: &[u8]) {
     s.rcd.retain(|_, m| *m != Mc::Syn(Cell::Erased));
 }
 
+/// The ghost's split of a PU state's region, as `recu` takes it: the open
+/// epoch's tentative pages on top, and the tentative pages of each
+/// unsynced epoch (oldest first) above the part the last SYNC made
+/// durable; `None` if tentative pages lie there under no committed page.
+fn pu_split(s: &St) -> Option<(usize, Vec<usize>)> {
+    let ntop = s.ept.len();
+    let top = s.dr.len() - ntop;
+    let proven = s.dr[..top]
+        .iter()
+        .position(|m| matches!(m, Mc::Uns(..)))
+        .unwrap_or(top);
+    let (mut shapes, mut n) = (Vec::new(), 0);
+    for m in &s.dr[proven..top] {
+        match m.cur() {
+            Cell::Dlt {
+                committed: true, ..
+            } => {
+                shapes.push(n);
+                n = 0;
+            }
+            _ => n += 1,
+        }
+    }
+    (n == 0).then_some((ntop, shapes))
+}
+
+/// PU's recovery with the ghost's split (`recU` of
+/// `SCFTL.Impl.UnsyncedRecStep`): the crashed region split as `t` pages
+/// on top, then epochs with `ns` tentative pages (oldest first) over the
+/// proven part; the transcription's `rec_map_u` rebuilds the L2P, and the
+/// state is `rec0`'s with that map, then the full checkpoint.
+fn recover_u(s: &mut St, t: usize, ns: &[usize], mutant: ModelMutant) -> Result<(), String> {
+    let pk = steps::pick(s.cp_l.cur(), s.cp_o.cur()).ok_or("no committed checkpoint")?;
+    let cells: Vec<Cell> = s.dr.iter().rev().map(|m| m.cur().clone()).collect();
+    let mut rest = cells.get(t..).ok_or("the split does not fit the region")?;
+    let mut es = Vec::new();
+    for &n in ns.iter().rev() {
+        let (c, more) = rest
+            .split_first()
+            .ok_or("the split does not fit the region")?;
+        let ts = more.get(..n).unwrap_or(more);
+        es.push(unsynced::Uep {
+            committed: c.clone(),
+            tentative: ts.iter().rev().cloned().collect(),
+        });
+        rest = more.get(n..).unwrap_or(&[]);
+    }
+    es.reverse();
+    let pr: Vec<&Cell> = rest.iter().rev().collect();
+    let m = unsynced::rec_map_u(pk.gen, |p| s.cur_cell(p), &pk.l2p, &pr, &es);
+    let all: Vec<&Cell> = cells.iter().collect();
+    let past = steps::hi_r(&all);
+    steps::rec0(s, &pk, AMAX, mutant);
+    s.nxt = steps::hi(&m, AMAX).max(past);
+    s.l2p = m.clone();
+    s.smap = m;
+    steps::ck3(s);
+    Ok(())
+}
+
 /// Applies one script line to the transcription (`Err`: a guard the
 /// transcription checks refused it).
 fn apply(s: &mut St, line: &str, mutant: ModelMutant) -> Result<(), String> {
@@ -318,6 +378,10 @@ fn apply(s: &mut St, line: &str, mutant: ModelMutant) -> Result<(), String> {
         }
         "fil" => lazy::fi_l(s, n(1), AMAX),
         "recl" => lazy::recover_l(s, AMAX, KC, mutant)?,
+        "recu" => {
+            let ns: Vec<usize> = w[2..].iter().map(|x| x.parse().unwrap()).collect();
+            recover_u(s, n(1) as usize, &ns, mutant)?;
+        }
         "rec" => steps::recover(s, AMAX, mutant, true)?,
         "recc" => steps::recover(s, AMAX, mutant, false)?,
         other => panic!("unknown step {other}"),
@@ -414,6 +478,8 @@ fn script(seed: u64, len: usize, pl: bool) -> Vec<String> {
                 }
             }
             96..=99 => {
+                // PU's split of the region before the crash (for `recu`)
+                let split = pu_split(&s);
                 // every unsynced page new, or every one old, or each its
                 // own (mostly new, some old, some junk)
                 let how = match rng.gen_range(0..4) {
@@ -440,6 +506,9 @@ fn script(seed: u64, len: usize, pl: bool) -> Vec<String> {
                 let clean = steps::clean_st(pk.gen, &s) && steps::quiet(pk.gen, &s);
                 if pl {
                     "recl".to_string()
+                } else if let Some((t, ns)) = split.filter(|_| rng.gen_bool(0.4)) {
+                    let ns: Vec<String> = ns.iter().map(|n| n.to_string()).collect();
+                    format!("recu {t} {}", ns.join(" ")).trim_end().to_string()
                 } else if clean && rng.gen_bool(0.7) {
                     "recc".to_string()
                 } else {
@@ -528,6 +597,8 @@ fn the_transcription_steps_as_the_compiled_proven_model() {
     // mixed crashes after which recovery drops a committed page (not
     // `clean`: the digest check failing on a torn epoch)
     let (mut longest, mut walked, mut torn) = (0, 0, 0);
+    // PU's recoveries over at least one unsynced epoch
+    let mut over_epochs = 0;
     for (seed, pl) in (0..seeds).flat_map(|k| [(k, false), (k, true)]) {
         let lines = script(seed, 400, pl);
         for l in &lines {
@@ -542,6 +613,7 @@ fn the_transcription_steps_as_the_compiled_proven_model() {
             }
             apply(&mut s, l, ModelMutant::None).unwrap();
             longest = longest.max(lazy::chain_of(KC, &s).len());
+            over_epochs += usize::from(l.starts_with("recu ") && l.split(' ').count() > 2);
             if l.starts_with("crash mix") {
                 let pk = steps::pick(s.cp_l.cur(), s.cp_o.cur()).unwrap();
                 torn += usize::from(!steps::clean_st(pk.gen, &s));
@@ -565,11 +637,16 @@ fn the_transcription_steps_as_the_compiled_proven_model() {
         "steps compared: {kinds:?}; longest chain {longest}, recoveries walking a chain {walked}, mixed crashes that tore a committed epoch {torn}"
     );
     assert!(torn > 0, "no mixed crash tore a committed epoch");
+    eprintln!("PU recoveries over unsynced epochs: {over_epochs}");
+    assert!(
+        over_epochs > 0,
+        "no PU recovery had an unsynced epoch to check"
+    );
     assert_eq!(longest as u64, KC, "no chain of {KC} records was built");
     assert!(walked > 0, "no recovery walked a chain");
     for k in [
         "w", "rl", "rlx", "es", "fl", "flck", "fi", "fick", "b", "sy", "crash", "rec", "recc",
-        "wl", "rll", "kfl", "kflck", "kfi", "fil", "recl",
+        "recu", "wl", "rll", "kfl", "kflck", "kfi", "fil", "recl",
     ] {
         assert!(
             kinds.get(k).copied().unwrap_or(0) > 0,
