@@ -216,43 +216,35 @@ dump n s =
   where ps = upTo n
 
 ------------------------------------------------------------------------
--- Crash outcomes: every unsynced page new, or every one old
+-- Crash outcomes
 
-landNew landOld : MC → MC
-landNew m = syn (cur m)
-landOld (syn c)   = syn c
-landOld (uns o _) = syn o
-
-crashWith : (MC → MC) → St → St
-crashWith f s = record s { dat = λ p → f (dat s p) ; cpL = f (cpL s) ; cpO = f (cpO s)
-                         ; dr = map f (dr s) ; rcd = λ p → f (rcd s p) }
-
--- A mixed outcome, each unsynced page its own (digit 0: old, 1: new,
+-- Each unsynced page as its digit says (0: old, 1: new,
 -- 2: junk — an outcome of `CrashC`, and of `CrashD`, which allows any
 -- content).  The digits name, in this order: cpL, cpO, the region's
 -- pages (newest first), then data page p and record slot p at 2 + |dr|
--- + 2p and 2 + |dr| + 2p + 1; past the digits, new.
+-- + 2p and 2 + |dr| + 2p + 1; past the digits, `rest` (so with no
+-- digits, every unsynced page new or every one old).
 choose : ℕ → MC → MC
 choose _       (syn c)   = syn c
 choose zero    (uns o _) = syn o
 choose (suc zero) (uns _ n) = syn n
 choose _       (uns _ _) = syn junk
 
-at : List ℕ → ℕ → ℕ
-at []       _       = 1
-at (x ∷ _)  zero    = x
-at (_ ∷ xs) (suc i) = at xs i
+at : ℕ → List ℕ → ℕ → ℕ
+at rest []       _       = rest
+at rest (x ∷ _)  zero    = x
+at rest (_ ∷ xs) (suc i) = at rest xs i
 
-crashMix : List ℕ → St → St
-crashMix ds s = record s
-  { cpL = choose (at ds 0) (cpL s) ; cpO = choose (at ds 1) (cpO s) ; dr = go 2 (dr s)
-  ; dat = λ p → choose (at ds (D + (p + p))) (dat s p)
-  ; rcd = λ p → choose (at ds (suc (D + (p + p)))) (rcd s p) }
+crashMix : ℕ → List ℕ → St → St
+crashMix rest ds s = record s
+  { cpL = choose (at rest ds 0) (cpL s) ; cpO = choose (at rest ds 1) (cpO s) ; dr = go 2 (dr s)
+  ; dat = λ p → choose (at rest ds (D + (p + p))) (dat s p)
+  ; rcd = λ p → choose (at rest ds (suc (D + (p + p)))) (rcd s p) }
   where
     D = 2 + Data.List.length (dr s)
     go : ℕ → List MC → List MC
     go i []       = []
-    go i (m ∷ ms) = choose (at ds i) m ∷ go (suc i) ms
+    go i (m ∷ ms) = choose (at rest ds i) m ∷ go (suc i) ms
 
 digits : String → Maybe (List ℕ)
 digits = mapM ∘ Data.List.map dig ∘ Data.String.toList
@@ -323,10 +315,10 @@ step s ("fi" ∷ l ∷ []) with num l
 step s ("fick" ∷ l ∷ []) with num l
 ... | just l′ = ok (ck3 (fi3 l′ s))
 ... | nothing = bad "malformed fick"
-step s ("crash" ∷ "new" ∷ []) = ok (crashWith landNew s)
-step s ("crash" ∷ "old" ∷ []) = ok (crashWith landOld s)
+step s ("crash" ∷ "new" ∷ []) = ok (crashMix 1 [] s)
+step s ("crash" ∷ "old" ∷ []) = ok (crashMix 0 [] s)
 step s ("crash" ∷ "mix" ∷ ds ∷ []) with digits ds
-... | just d  = ok (crashMix d s)
+... | just d  = ok (crashMix 1 d s)
 ... | nothing = bad "malformed crash mix"
 step s ("rec" ∷ []) with pick (cur (cpL s)) (cur (cpO s))
 ... | just (b , g , C) = ok (ck3 (rec0 b g C s))

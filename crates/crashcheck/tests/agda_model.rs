@@ -184,38 +184,13 @@ fn guards(n: Page, s: &St, bug: GuardBug) -> String {
 
 // --- The steps, through the transcription --------------------------------
 
-/// Every unsynced page lands on its new content (`new`) or keeps its old.
-fn crash(s: &mut St, new: bool) {
-    if new {
-        s.sync_all();
-        return;
-    }
-    let land = |m: &Mc| match m {
-        Mc::Syn(c) | Mc::Uns(c, _) => Mc::Syn(c.clone()),
-    };
-    let dat: Vec<(Page, Mc)> = s.dat.iter().map(|(&p, m)| (p, land(m))).collect();
-    s.dat.clear();
-    s.unsynced.clear();
-    for (p, m) in dat {
-        s.set_page(p, m);
-    }
-    s.cp_l = land(&s.cp_l);
-    s.cp_o = land(&s.cp_o);
-    for m in &mut s.dr {
-        *m = land(m);
-    }
-    for m in s.rcd.values_mut() {
-        *m = land(m);
-    }
-    s.rcd.retain(|_, m| *m != Mc::Syn(Cell::Erased));
-}
-
 /// `crashMix` of ModelDriver.agda: each unsynced page as its digit says
-/// (`0` old, `1` new, `2` junk; past the digits, new): cpL, cpO, the
+/// (`0` old, `1` new, `2` junk; past the digits, `rest`): cpL, cpO, the
 /// region's pages newest first, then data page p and record slot p at
-/// `2 + |dr| + 2p` and `2 + |dr| + 2p + 1`.
-fn crash_mix(s: &mut St, ds: &[u8]) {
-    let at = |i: usize| ds.get(i).copied().unwrap_or(b'1');
+/// `2 + |dr| + 2p` and `2 + |dr| + 2p + 1`. With no digits, every page
+/// new (`crash new`) or every one old (`crash old`).
+fn crash_mix(s: &mut St, ds: &[u8], rest: u8) {
+    let at = |i: usize| ds.get(i).copied().unwrap_or(rest);
     let choose = |d: u8, m: &Mc| match m {
         Mc::Syn(c) => Mc::Syn(c.clone()),
         Mc::Uns(o, n) => Mc::Syn(match d {
@@ -351,8 +326,11 @@ fn apply(s: &mut St, line: &str, mutant: ModelMutant) -> Result<(), String> {
             steps::fi3_from_fi2(s);
             steps::ck3(s);
         }
-        "crash" if w[1] == "mix" => crash_mix(s, w[2].as_bytes()),
-        "crash" => crash(s, w[1] == "new"),
+        "crash" => match w[1] {
+            "mix" => crash_mix(s, w[2].as_bytes(), b'1'),
+            "new" => crash_mix(s, &[], b'1'),
+            _ => crash_mix(s, &[], b'0'),
+        },
         "wl" => {
             steps::wr0(s, n(1), n(2) as Data, mutant);
             lazy::opt_l(KC, s, f(3), f(4));
