@@ -55,6 +55,7 @@ import SCFTL.Impl.UnsyncedRecCrash
 import SCFTL.Impl.UnsyncedModel
 import SCFTL.Impl.UnsyncedCommands
 import SCFTL.Impl.UnsyncedSync
+import SCFTL.Impl.UnsyncedSyncBehind
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
 import SCFTL.Impl.UnsyncedSyncInPageCommands
@@ -140,5 +141,6 @@ import SCFTL.Mutants.BarrierSplitLate
 import SCFTL.Mutants.FlushTrustedBeforeSync
 import SCFTL.Mutants.LazyChainWalksOneLink
 import SCFTL.Mutants.SyncReleasesMappedVictim
+import SCFTL.Mutants.TicketProvesLaterEpoch
 import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.All

@@ -20,8 +20,9 @@ open import Data.Nat.Base using (ℕ)
 module SCFTL.SpecBarrier (Data : Set) (d0 : Data) (amax wmax umax : ℕ) where
 
 open import Data.Nat.Base using (ℕ; zero; suc; _≤_; _<_; _≡ᵇ_; s≤s; z≤n)
+open import Data.Nat.Properties using (≤-refl; ≤-step; ≤-trans)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_)
-open import Data.List.Base using (List; []; _∷_; _++_; length)
+open import Data.List.Base using (List; []; _∷_; _++_; length; take; drop)
 open import Data.List.Relation.Unary.Any using (Any; here; there)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -83,10 +84,14 @@ lastA : Arr → List Arr → Arr
 lastA x []       = x
 lastA x (y ∷ ys) = lastA y ys
 
--- a SYNC outside a commit: every pending image is durable, the last one
--- stable; the image read and the write count are unchanged
+-- a SYNC outside a commit: the oldest k pending images are durable, the
+-- last of them stable, the others still pending (k ≥ length pend: every
+-- pending image durable, as a SYNC that covers every barrier; smaller k:
+-- a sync behind barriers that proves only the epochs ended before it
+-- started); the image read and the write count are unchanged
 _─sy→_ : State → State → Set
-t ─sy→ t' = volatile t' ≡ volatile t × stable t' ≡ lastA (stable t) (pend t) × pend t' ≡ [] × wcnt t' ≡ wcnt t
+t ─sy→ t' = Σ ℕ λ k → volatile t' ≡ volatile t × stable t' ≡ lastA (stable t) (take k (pend t))
+                        × pend t' ≡ drop k (pend t) × wcnt t' ≡ wcnt t
 
 -- barrier: the image becomes pending; with umax pending already, the
 -- barrier syncs and is durable (MAX_UNSYNCED_EPOCHS)
@@ -114,10 +119,11 @@ _─fbᶜ→_ : State → State → Set
 t ─fbᶜ→ t' = (stable t' ≡ stable t × pend t' ≡ pend t ++ volatile t ∷ [])
            ⊎ (stable t' ≡ volatile t × pend t' ≡ [])
 
--- syᶜ: before the SYNC nothing changed; after it the last image is stable
+-- syᶜ: before the SYNC nothing changed; after it the oldest k pending
+-- images are durable, the last of them stable
 _─syᶜ→_ : State → State → Set
 t ─syᶜ→ t' = (stable t' ≡ stable t × pend t' ≡ pend t)
-           ⊎ (stable t' ≡ lastA (stable t) (pend t) × pend t' ≡ [])
+           ⊎ (Σ ℕ λ k → stable t' ≡ lastA (stable t) (take k (pend t)) × pend t' ≡ drop k (pend t))
 
 -- rᶜ: before recovery's SYNC nothing changed; after it the choice is made
 _─rᶜ→_ : State → State → Set
@@ -166,9 +172,21 @@ private
   last-∈ x []       = here refl
   last-∈ x (y ∷ ys) = there (last-∈ y ys)
 
-  synced : ∀ t t' → stable t' ≡ lastA (stable t) (pend t) → pend t' ≡ [] → cands t' ⊆ cands t
-  synced t t' e1 e2 {y} m rewrite e1 | e2 with m
-  ... | here refl = last-∈ (stable t) (pend t)
+  -- the last of the first k images, and the images after them
+  last-take-∈ : ∀ k x ys → lastA x (take k ys) ∈ (x ∷ ys)
+  last-take-∈ zero    x ys       = here refl
+  last-take-∈ (suc k) x []       = here refl
+  last-take-∈ (suc k) x (y ∷ ys) = there (last-take-∈ k y ys)
+
+  drop-⊆ : ∀ k (ys : List Arr) {z} → z ∈ drop k ys → z ∈ ys
+  drop-⊆ zero    ys       m = m
+  drop-⊆ (suc k) []       ()
+  drop-⊆ (suc k) (y ∷ ys) m = there (drop-⊆ k ys m)
+
+  synced : ∀ t t' k → stable t' ≡ lastA (stable t) (take k (pend t)) → pend t' ≡ drop k (pend t) → cands t' ⊆ cands t
+  synced t t' k e1 e2 {y} m rewrite e1 | e2 with m
+  ... | here refl = last-take-∈ k (stable t) (pend t)
+  ... | there m′  = there (drop-⊆ k (pend t) m′)
 
   durable : ∀ t t' X → stable t' ≡ volatile t → pend t' ≡ [] →
     cands t' ⊆ X ++ read t ∷ []
@@ -183,14 +201,14 @@ private
   reg-ok (w a d) (inj₂ (_ , refl)) = ⊆-refl
   reg-ok rl refl = ⊆-refl
   reg-ok es refl = ⊆-refl
-  reg-ok sy {t} {t'} (_ , e1 , e2 , _) = synced t t' e1 e2
+  reg-ok sy {t} {t'} (k , _ , e1 , e2 , _) = synced t t' k e1 e2
 
   reg-crash : ∀ x {t t'} → crashSB (use (reg (op x))) t t' → cands t' ⊆ cands t
   reg-crash (w a d) {t} {t'} (e1 , e2) = same t t' e1 e2
   reg-crash rl {t} {t'} (e1 , e2) = same t t' e1 e2
   reg-crash es {t} {t'} (e1 , e2) = same t t' e1 e2
   reg-crash sy {t} {t'} (inj₁ (e1 , e2)) = same t t' e1 e2
-  reg-crash sy {t} {t'} (inj₂ (e1 , e2)) = synced t t' e1 e2
+  reg-crash sy {t} {t'} (inj₂ (k , e1 , e2)) = synced t t' k e1 e2
 
   bar-ok : ∀ {t t'} → okSB (use (reg barrier)) t t' → cands t' ⊆ cands t ++ read t ∷ []
   bar-ok {t} {t'} (_ , _ , inj₁ (_ , e1 , e2)) = pending t t' e1 e2
@@ -238,6 +256,11 @@ no-mixed-epochs-SB = no-mixed-epochsB contract
 ------------------------------------------------------------------------
 -- MAX_UNSYNCED_EPOCHS: no step takes SB past umax pending snapshots.
 
+length-drop : ∀ k (xs : List Arr) → length (drop k xs) ≤ length xs
+length-drop zero    xs       = ≤-refl
+length-drop (suc k) []       = z≤n
+length-drop (suc k) (x ∷ xs) = ≤-step (length-drop k xs)
+
 length-snoc : ∀ (xs : List Arr) x → length (xs ++ x ∷ []) ≡ suc (length xs)
 length-snoc [] x = refl
 length-snoc (_ ∷ xs) x = cong suc (length-snoc xs x)
@@ -247,7 +270,7 @@ pend-bound-ok (use (reg (op (w a d)))) b (inj₁ (_ , _ , _ , e , _)) rewrite e 
 pend-bound-ok (use (reg (op (w a d)))) b (inj₂ (_ , refl)) = b
 pend-bound-ok (use (reg (op rl))) b refl = b
 pend-bound-ok (use (reg (op es))) b refl = b
-pend-bound-ok (use (reg (op sy))) b (_ , _ , e , _) rewrite e = z≤n
+pend-bound-ok (use (reg (op sy))) {t} b (k , _ , _ , e , _) rewrite e = ≤-trans (length-drop k (pend t)) b
 pend-bound-ok (use (reg barrier)) {t} b (_ , _ , inj₁ (lt , _ , e)) rewrite e | length-snoc (pend t) (volatile t) = lt
 pend-bound-ok (use (reg barrier)) b (_ , _ , inj₂ (_ , _ , e)) rewrite e = z≤n
 pend-bound-ok (use flush) b (_ , _ , e , _) rewrite e = z≤n

@@ -897,3 +897,90 @@ gc-flB s g = record
 oobU-ok : ∀ u {s t s'} → GhAll s t → okU u s s' → OobU s → OobU s'
 oobU-ok u {s} {t} {s'} (g , sm , gh , dl , sy) o ob =
   oobU-go u {s} {s'} g sm sy (proj₂ gh) (last-ok (st s) (smap (st s)) (ues s) (SB.pend t) sm (proj₁ gh)) o ob
+
+------------------------------------------------------------------------
+-- OobA: OobU for every prefix of the unsynced epochs — the pages the
+-- stable L2P and each unsynced epoch's map name carry their address.
+-- A SYNC that proves only the oldest epochs (`SCFTL.Impl.UnsyncedSyncBehind`)
+-- makes one of these maps the stable L2P, whose pages SyI asks it of.
+
+OobA : StU → Set
+OobA s = ∀ j a p → a ≤ amax → mapAt (smap (st s)) (ues s) j a ≡ just p → oob (cur (dat (st s) p)) ≡ a
+
+mapAt-len : ∀ M es → mapAt M es (length es) ≡ lastMap M es
+mapAt-len M []       = refl
+mapAt-len M (e ∷ es) = mapAt-len (eM e M) es
+
+mapAt-nil : ∀ M j → mapAt M [] j ≡ M
+mapAt-nil M zero    = refl
+mapAt-nil M (suc j) = refl
+
+-- after one more epoch, a prefix's map is an old one or the new last one
+mapAt-snoc : ∀ M es e j → mapAt M (es ++ e ∷ []) j ≡ mapAt M es j ⊎ mapAt M (es ++ e ∷ []) j ≡ eM e (lastMap M es)
+mapAt-snoc M es       e zero    = inj₁ refl
+mapAt-snoc M []       e (suc j) = inj₂ (mapAt-nil (eM e M) j)
+mapAt-snoc M (x ∷ es) e (suc j) = mapAt-snoc (eM x M) es e j
+
+oobA⇒U : ∀ s → OobA s → OobU s
+oobA⇒U s o a p le q = o (length (ues s)) a p le (trans (cong (λ f → f a) (mapAt-len (smap (st s)) (ues s))) q)
+
+oobA-nil : ∀ s → ues s ≡ [] → SyI (st s) → OobA s
+oobA-nil s e sy j a p le q with sy a p le (trans (sym (cong (λ f → f a) (mapAt-nil (smap (st s)) j)))
+                                               (subst (λ z → mapAt (smap (st s)) z j a ≡ just p) e q))
+... | c , d , o = trans (cong (λ m → oob (cur m)) d) o
+
+-- every page a prefix's map names is Ok
+mapAt-ok : ∀ s M es xs → (∀ a p → a ≤ amax → M a ≡ just p → Ok s p) → GhL s M es xs →
+           ∀ j a p → a ≤ amax → mapAt M es j a ≡ just p → Ok s p
+mapAt-ok s M es       xs        h gl        zero    = h
+mapAt-ok s M []       []        h _         (suc j) = h
+mapAt-ok s M (e ∷ es) (X′ ∷ xs) h (gd , gl) (suc j) = mapAt-ok s (eM e M) es xs (λ a p le q → proj₂ (gd a le) p q) gl j
+mapAt-ok s M []       (_ ∷ _)   h ()        (suc j)
+mapAt-ok s M (_ ∷ _)  []        h ()        (suc j)
+
+private
+  oobA-keep : ∀ {s s'} → Keep (st s) (st s') → smap (st s') ≡ smap (st s) → ues s' ≡ ues s →
+              (∀ j a p → a ≤ amax → mapAt (smap (st s)) (ues s) j a ≡ just p → Ok (st s) p) → OobA s → OobA s'
+  oobA-keep {s} {s'} (kp k) es eu ok o j a p le q =
+    trans (cong oob (proj₂ (k p (ok j a p le q′)))) (o j a p le q′)
+    where
+      q′ : mapAt (smap (st s)) (ues s) j a ≡ just p
+      q′ = subst (λ xs → mapAt (smap (st s)) xs j a ≡ just p) eu
+             (subst (λ M → mapAt M (ues s') j a ≡ just p) es q)
+
+  oobA-go : ∀ u {s s'} → GcI (st s) → SmI (st s) → SyI (st s) → VM (st s) (ues s) →
+            (∀ j a p → a ≤ amax → mapAt (smap (st s)) (ues s) j a ≡ just p → Ok (st s) p) →
+            okU u s s' → OobA s → OobA s'
+  oobA-go (SB.reg (SB.op (SB.w a d))) {s} {s'} g sm sy vm lok (inj₁ (_ , f1 , f2 , e) , eu) ob =
+    oobA-keep {s} {s'}
+      (subst (Keep (st s)) (sym e) (keep-trans {st s} {wr0 a d (st s)} (keep-wr0 a d (st s)) (keep-opt f1 f2 (wr0 a d (st s)))))
+      (trans (cong smap e) (smap-opt f1 f2 (wr0 a d (st s)))) eu lok ob
+  oobA-go (SB.reg (SB.op (SB.w a d))) {s} {s'} g sm sy vm lok (inj₂ (_ , e) , eu) ob =
+    oobA-keep {s} {s'} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu lok ob
+  oobA-go (SB.reg (SB.op SB.rl)) {s} {s'} g sm sy vm lok (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , eu) ob =
+    oobA-keep {s} {s'}
+      (subst (Keep (st s)) (sym e) (keep-trans {st s} {rl0 p (st s)} (keep-rl0 p (st s)) (keep-opt f1 f2 (rl0 p (st s)))))
+      (trans (cong smap e) (smap-opt f1 f2 (rl0 p (st s)))) eu lok ob
+  oobA-go (SB.reg (SB.op SB.rl)) {s} {s'} g sm sy vm lok (inj₁ (_ , p , _ , inj₂ (_ , e)) , eu) ob =
+    oobA-keep {s} {s'} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu lok ob
+  oobA-go (SB.reg (SB.op SB.rl)) {s} {s'} g sm sy vm lok (inj₂ (_ , e) , eu) ob =
+    oobA-keep {s} {s'} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu lok ob
+  oobA-go (SB.reg (SB.op SB.es)) {s} {s'} g sm sy vm lok ((p , ep , e) , eu) ob =
+    oobA-keep {s} {s'} (subst (Keep (st s)) (sym e) (keep-esF p (st s) ep)) (cong smap e) eu lok ob
+  oobA-go (SB.reg (SB.op SB.sy)) g sm sy vm lok (() , _) ob
+  oobA-go (SB.reg SB.barrier) {s} g sm sy vm lok (inj₁ (_ , refl)) ob j a p le q
+    with mapAt-snoc (smap (st s)) (ues s) (epE (st s)) j
+  ... | inj₁ e = trans (cong oob (proj₂ (kf (keep-flB (st s)) p (lok j a p le q′)))) (ob j a p le q′)
+    where
+      q′ : mapAt (smap (st s)) (ues s) j a ≡ just p
+      q′ = trans (sym (cong (λ f → f a) e)) q
+  ... | inj₂ e = oobF g a p le (trans (vm a) (trans (cong (λ f → f a) (sym e)) q))
+  oobA-go (SB.reg SB.barrier) {s} {s'} g sm sy vm lok o@(inj₂ (_ , _ , eu)) ob =
+    oobA-nil s' eu (syI-ok (SB.reg SB.barrier) {s} {s'} g sm sy o)
+  oobA-go SB.flush {s} {s'} g sm sy vm lok o@(_ , eu) ob =
+    oobA-nil s' eu (syI-ok SB.flush {s} {s'} g sm sy o)
+
+-- OobA is kept by every normal step
+oobA-ok : ∀ u {s t s'} → GhAll s t → okU u s s' → OobA s → OobA s'
+oobA-ok u {s} {t} {s'} (g , sm , gh , dl , sy) o ob =
+  oobA-go u {s} {s'} g sm sy (proj₂ gh) (mapAt-ok (st s) (smap (st s)) (ues s) (SB.pend t) sm (proj₁ gh)) o ob

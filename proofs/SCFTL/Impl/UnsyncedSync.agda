@@ -137,8 +137,21 @@ no-release s p ()
 tS : SB.State → SB.State
 tS t = SB.⟨ SB.volatile t , SB.lastA (SB.stable t) (SB.pend t) , [] , SB.wcnt t ⟩
 
+-- (SB's `sy` with k the number of pending images: every one durable)
+take-len : ∀ {A : Set} (xs : List A) → take (length xs) xs ≡ xs
+take-len []       = refl
+take-len (x ∷ xs) = cong (x ∷_) (take-len xs)
+
+drop-len : ∀ {A : Set} (xs : List A) → drop (length xs) xs ≡ []
+drop-len []       = refl
+drop-len (x ∷ xs) = drop-len xs
+
+sy-all : ∀ t → SB.stable (tS t) ≡ SB.lastA (SB.stable t) (take (length (SB.pend t)) (SB.pend t))
+               × SB.pend (tS t) ≡ drop (length (SB.pend t)) (SB.pend t)
+sy-all t = cong (SB.lastA (SB.stable t)) (sym (take-len (SB.pend t))) , sym (drop-len (SB.pend t))
+
 sy-SB : ∀ t → SB.okSB (SB.use (SB.reg (SB.op SB.sy))) t (tS t)
-sy-SB t = refl , refl , refl , refl
+sy-SB t = length (SB.pend t) , refl , proj₁ (sy-all t) , proj₂ (sy-all t) , refl
 
 ------------------------------------------------------------------------
 -- Reads: a SYNC changes no page's current content
@@ -405,7 +418,7 @@ AS-crash SB.flush {S} {t} {S'} (iv , _) _ c = OU.A-crash SB.flush {S} {t} {S'} i
 AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {⟦ s' , .(ghostN (su S)) ⟧} ((iv , gr) , ob) _ (inj₁ (img , refl) , _) =
   t , inj₁ (refl , refl) , crash-normal-G {su S} {t} {st s'} iv gr img
 AS-crash (SB.reg (SB.op SB.sy)) {S} {t} {⟦ s' , .(ghostN (syS r (su S))) ⟧} ((iv , gr) , ob) _ (inj₂ (r , rel , img , refl) , _) =
-  tS t , inj₂ (refl , refl) , sync-crash {su S} {t} {r} {st s'} iv gr rel ob img
+  tS t , inj₂ (length (SB.pend t) , sy-all t) , sync-crash {su S} {t} {r} {st s'} iv gr rel ob img
 
 AS-rec : ∀ {S t S'} → CRP S t → ⊤ → okS SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARS S' t'
 AS-rec {S} {t} {S'} cr _ o@(_ , eu , _) =

@@ -27,6 +27,8 @@
 -- Mutants 32 and 33 mutate the lazy chain's layer (SCFTL.Impl.LazyChain:
 -- recovery's walk along the chain of records, the consolidation page's
 -- pairs): `¬ ChainSound`.
+-- Mutant 40 mutates the SYNC outside a commit (PUS), mutant 41 the SYNC
+-- that proves only the oldest epochs (PUSB): both violate SC1B.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -79,6 +81,7 @@ import SCFTL.Mutants.FlushTrustedBeforeSync
 import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.LazyChainWalksOneLink
 import SCFTL.Mutants.SyncReleasesMappedVictim
+import SCFTL.Mutants.TicketProvesLaterEpoch
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -119,6 +122,7 @@ module M36 = SCFTL.Mutants.FlushTrustedBeforeSync
 module M37 = SCFTL.Mutants.LazyChainWalksOneLink
 module M39 = SCFTL.Mutants.LazyChainOverMaxChain
 module M40 = SCFTL.Mutants.SyncReleasesMappedVictim
+module M41 = SCFTL.Mutants.TicketProvesLaterEpoch
 
 record MutantsFail : Set where
   field
@@ -229,6 +233,10 @@ record MutantsFail : Set where
     --     page, one the stable L2P still maps included: erased before
     --     the commit that stops mapping it
     sync-releases-mapped-victim : ¬ M40.SnapshotConsistent M40.Pmut
+    -- 41. (PUSB, the sync behind barriers) a ticket's SYNC counts as
+    --     proven an epoch ended after the ticket, whose pages it never
+    --     landed
+    ticket-proves-later-epoch : ¬ M41.SnapshotConsistent M41.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -271,4 +279,5 @@ mutants-fail = record
   ; lazy-chain-walks-one-link = M37.not-snapshot-consistent
   ; lazy-chain-over-max-chain = M39.not-snapshot-consistent
   ; sync-releases-mapped-victim = M40.not-snapshot-consistent
+  ; ticket-proves-later-epoch = M41.not-snapshot-consistent
   }
