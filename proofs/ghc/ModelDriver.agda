@@ -33,6 +33,10 @@
 --                 and recovery empties)
 --   sy p ...      syU ues r s, r releasing the pages listed (PU's SYNC
 --                 outside a commit, SCFTL.Impl.UnsyncedSync), ues := []
+--   syb k p ...   syB xs ys l (λ _ → false) s, xs the oldest k unsynced
+--                 epochs and ys the rest, l landing the data pages listed
+--                 (PUSB's SYNC that proves only the oldest epochs, SCFTL.
+--                 Impl.UnsyncedSyncBehind; no release), ues := ys
 --   recu t n1 … nk   PU's recovery `recU b g C pr es' s` (SCFTL.Impl.
 --                 UnsyncedRecStep) with the split of the crashed region
 --                 the ghost names: t open tentative pages on top, then k
@@ -79,6 +83,7 @@ open import SCFTL.Impl.Model ℕ 0 AMAX 1000000 1000000 _≟_
 open import SCFTL.Impl.UnsyncedBarrier ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (flB; epE)
 open import SCFTL.Impl.UnsyncedEpochsCrash ℕ 0 AMAX 1000000 1000000 _≟_ using (E)
 open import SCFTL.Impl.UnsyncedSync ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (syU)
+open import SCFTL.Impl.UnsyncedSyncBehind ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (syB)
 open import SCFTL.Impl.UnsyncedRecStep ℕ 0 AMAX 1000000 1000000 1000000 _≟_ using (recU)
 open import SCFTL.Impl.UnsyncedEpochs ℕ 0 AMAX 1000000 1000000 _≟_ using (UEp)
 open import SCFTL.Impl.LazyChainP ℕ 0 AMAX 1000000 1000000 _≟_ using (fiL)
@@ -392,6 +397,11 @@ runAll n s es (l ∷ ls) | "recu" ∷ t ∷ ps with num t | nums ps
 ...     | ok s′ = (l ++ "|" ++ dump n s′) ∷ runAll n s′ [] ls
 ...     | bad e = (l ++ "|error " ++ e) ∷ []
 runAll n s es (l ∷ ls) | "recu" ∷ t ∷ ps | _ | _ = (l ++ "|error malformed recu") ∷ []
+runAll n s es (l ∷ ls) | "syb" ∷ k ∷ ps with num k | nums ps
+...   | just k′ | just qs =
+  let s′ = syB (Data.List.take k′ es) (Data.List.drop k′ es) (λ p → member p qs) (λ _ → false) s in
+  (l ++ "|" ++ dump n s′) ∷ runAll n s′ (Data.List.drop k′ es) ls
+...   | _ | _ = (l ++ "|error malformed syb") ∷ []
 runAll n s es (l ∷ ls) | w with step s w
 ... | ok s′  = (l ++ "|" ++ dump n s′) ∷ runAll n s′ (uesAfter s w es) ls
 ... | bad e  = (l ++ "|error " ++ e) ∷ []

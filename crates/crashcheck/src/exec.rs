@@ -266,6 +266,10 @@ pub struct Stats {
     pub barriers: u64,
     /// Syncs behind barriers that ran (`Target::sync_behind`).
     pub syncs_behind: u64,
+    /// Of those, the ones whose ticket was held across a later barrier and
+    /// so proved only the older epochs, leaving that barrier's unsynced
+    /// (SCFTL's `note_ticket_sync`; the proofs' PUSB).
+    pub partial_syncs_behind: u64,
     /// Superblocks SCFTL erased ahead when those syncs returned
     /// (`DeviceStats::erased_ahead`), each checked by the refinement
     /// oracle when it runs.
@@ -328,6 +332,7 @@ impl Stats {
             flushes: self.flushes,
             barriers: self.barriers,
             syncs_behind: self.syncs_behind,
+            partial_syncs_behind: self.partial_syncs_behind,
             erased_ahead: self.erased_ahead,
             epoch_full: self.epoch_full,
             program_failures_injected: self.program_failures_injected,
@@ -378,6 +383,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             flushes,
             barriers,
             syncs_behind,
+            partial_syncs_behind,
             erased_ahead,
             epoch_full,
             crashes,
@@ -411,6 +417,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.flushes += flushes;
         self.barriers += barriers;
         self.syncs_behind += syncs_behind;
+        self.partial_syncs_behind += partial_syncs_behind;
         self.erased_ahead += erased_ahead;
         self.epoch_full += epoch_full;
         self.crashes += crashes;
@@ -507,6 +514,10 @@ pub struct Executor {
     /// The flash's SYNC count when the model oracle last heard of one
     /// ([`Executor::oracle_syncs`]).
     oracle_syncs: u64,
+    /// A sync behind whose ticket is held until the next barrier
+    /// (`Target::sync_behind`, every other barrier): the device goes on
+    /// while its SYNC runs, as `scftl serve`'s background thread lets it.
+    held: Option<ftl::FlushTicket>,
 }
 
 impl Executor {
@@ -522,6 +533,7 @@ impl Executor {
             oracle: None,
             refine: None,
             oracle_syncs: 0,
+            held: None,
             phase: Phase::Fresh,
             formatted: false,
             next_version: 1,
@@ -592,6 +604,7 @@ impl Executor {
             refused: self.refused.clone(),
             replaced: self.replaced,
             oracle_syncs: self.oracle_syncs,
+            held: None,
         })
     }
 
@@ -881,6 +894,7 @@ impl Executor {
 
     fn go_down(&mut self) {
         self.dev = None;
+        self.held = None;
         self.phase = Phase::Down;
         self.read_only = false;
     }
@@ -945,6 +959,7 @@ impl Executor {
         self.replaced.2 += e;
         self.flash = flash;
         self.dev = None;
+        self.held = None;
         self.model = None;
         self.oracle = None;
         self.refine = None;
@@ -962,6 +977,7 @@ impl Executor {
 
     fn format(&mut self) -> Result<(), Violation> {
         self.dev = None;
+        self.held = None;
         if self.powered_off() {
             return Ok(());
         }
@@ -1184,7 +1200,15 @@ impl Executor {
                     self.oracle_syncs()?;
                     self.check_counter()?;
                     if self.cfg.target.sync_behind {
-                        self.sync_behind()?;
+                        if self.held.is_some() {
+                            // the ticket taken at the barrier before: it
+                            // proves the epochs ended before it, not this one
+                            self.finish_held()?;
+                        } else if self.stats.barriers % 2 == 1 {
+                            self.hold_sync_behind()?;
+                        } else {
+                            self.sync_behind()?;
+                        }
                     }
                     Ok(())
                 } else {
@@ -1227,6 +1251,75 @@ impl Executor {
     /// model is unchanged; a power cut during it is a cut after the
     /// barrier. SCFTL may erase superblocks ahead once it returns
     /// (`Scftl::erase_ahead`); the refinement oracle checks those erases.
+    /// A sync behind whose ticket is taken now and finished at the next
+    /// barrier ([`Executor::finish_held`]): the writes, reads, flushes and
+    /// the barrier in between run while its SYNC is outstanding, as they
+    /// do on `scftl serve` while its background thread waits.
+    fn hold_sync_behind(&mut self) -> Result<(), Violation> {
+        let dev = self.dev.as_mut().expect("up");
+        let erased_before = dev.stats().erased_ahead;
+        match dev.begin_sync_behind() {
+            Ok(Some(ticket)) => {
+                self.held = Some(ticket);
+                let erased = self.dev.as_ref().expect("up").stats().erased_ahead;
+                self.stats.erased_ahead += erased - erased_before;
+                // Nothing is durable yet; an erase here (the canary
+                // `erase-ahead-before-sync`) is checked like any erase.
+                self.refine_step(Done::SyncBehind)
+            }
+            Ok(None) => Ok(()),
+            Err(e) if e.is_power_loss() => {
+                self.go_down();
+                self.tell_interrupted(Interrupted::Nothing)
+            }
+            Err(FtlError::WornOut(_)) => Ok(()),
+            Err(e) => Err(self.violation(format!("a sync behind an epoch barrier failed: {e}"))),
+        }
+    }
+
+    /// Finishes the held sync behind: its ticket proves the epochs ended
+    /// before it was taken (SCFTL's `note_ticket_sync`), so the barrier
+    /// since stays unsynced. The model oracle takes it as PUSB's partial
+    /// SYNC of the oldest epochs (`unsynced::sync_oldest`), as many as the
+    /// device counts proven.
+    fn finish_held(&mut self) -> Result<(), Violation> {
+        let Some(mut ticket) = self.held.take() else {
+            return Ok(());
+        };
+        let dev = self.dev.as_mut().expect("up");
+        let before = dev.stats();
+        let waited = ticket.wait();
+        match dev.finish_flush(ticket, waited) {
+            Ok(()) => {
+                let after = self.dev.as_ref().expect("up").stats();
+                self.stats.syncs_behind += 1;
+                self.stats.erased_ahead += after.erased_ahead - before.erased_ahead;
+                if after.unsynced_epochs > 0 {
+                    self.stats.partial_syncs_behind += 1;
+                }
+                let proven = before.unsynced_epochs.saturating_sub(after.unsynced_epochs);
+                // the ticket's own SYNC proves `proven` epochs; any other
+                // SYNC the device issued meanwhile proves them all
+                let n = self.flash.with(|c| c.counters().syncs);
+                let seen = std::mem::replace(&mut self.oracle_syncs, n);
+                if n > seen + 1 {
+                    self.with_oracle(|o| o.synced())?;
+                } else {
+                    self.with_oracle(|o| o.synced_oldest(proven as usize))?;
+                }
+                self.refine_step(Done::SyncBehind)
+            }
+            Err(e) if e.is_power_loss() => {
+                self.go_down();
+                self.tell_interrupted(Interrupted::Nothing)
+            }
+            Err(FtlError::WornOut(_)) => Ok(()),
+            Err(e) => {
+                Err(self.violation(format!("a held sync behind an epoch barrier failed: {e}")))
+            }
+        }
+    }
+
     fn sync_behind(&mut self) -> Result<(), Violation> {
         let dev = self.dev.as_mut().expect("up");
         let erased_before = dev.stats().erased_ahead;
@@ -1324,6 +1417,7 @@ impl Executor {
             self.tell_interrupted(Interrupted::Nothing)?;
         }
         self.dev = None;
+        self.held = None;
         let mut rng = Pcg64::seed_from_u64(seed);
         let r = self.flash.with(|c| {
             c.disarm();
@@ -1346,6 +1440,7 @@ impl Executor {
         if self.phase == Phase::Up {
             // Reopen without a power cut: the FTL's RAM is lost all the same.
             self.dev = None;
+            self.held = None;
             self.tell_interrupted(Interrupted::Nothing)?;
             self.phase = Phase::Down;
         }

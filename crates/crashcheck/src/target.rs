@@ -285,7 +285,10 @@ pub struct Target {
     /// `LogConfig::with_streams`; the defaults run one.
     pub hot_cold: bool,
     /// After every epoch barrier, a sync behind it (`--sync-behind`: what
-    /// `scftl serve`'s background thread runs; SCFTL only).
+    /// `scftl serve`'s background thread runs; SCFTL only). Every other
+    /// one holds its ticket until the next barrier, so that barrier ends
+    /// its epoch while the SYNC runs and the ticket proves only the
+    /// epochs before it (`note_ticket_sync`; the proofs' PUSB).
     pub sync_behind: bool,
     /// SCFTL formatted to spare this many bad data superblocks
     /// (`--spare-superblocks`; `ScftlConfig::sparing`): the `tiny` and

@@ -86,3 +86,62 @@ fn an_erase_ahead_before_the_sync_is_caught() {
         );
     }
 }
+
+/// Every other sync behind holds its ticket until the next barrier (the
+/// writes, reads and flushes in between run while its SYNC is
+/// outstanding, as on `scftl serve`), so it proves only the epochs ended
+/// before it was taken and leaves that barrier's unsynced (SCFTL's
+/// `note_ticket_sync`). The model oracle takes it as PUSB's partial SYNC
+/// (`unsynced::sync_oldest`, the proofs' `syB`), under power cuts before
+/// and after it, and agrees, as does the refinement oracle.
+#[test]
+fn a_sync_behind_that_proves_only_older_epochs_passes_both_oracles() {
+    let mut run = scftl_tiny_on(Mutant::None, BackendKind::Ram);
+    run.target.sync_behind = true;
+    run.refine = true;
+    run.oracle = Some(crashcheck::model::OracleConfig::default());
+    let mut partial = 0;
+    for seed in [1, 2, 3] {
+        let r = passes(&run, seed, 4000);
+        assert!(r.stats.syncs_behind > 0, "seed {seed}: {:?}", r.stats);
+        assert!(
+            r.stats.oracle_unsynced_checks > 0,
+            "seed {seed}: {:?}",
+            r.stats
+        );
+        partial += r.stats.partial_syncs_behind;
+    }
+    assert!(partial > 10, "{partial} partial syncs behind");
+}
+
+/// A ticket that proves the epochs ended after it was taken
+/// (`ticket-proves-later-epochs`, the proofs' mutant 41): its sync flags
+/// the next region page as written after a sync, so recovery takes the
+/// later barrier's unsynced epoch as durable without checking its data.
+/// Once only the concurrent crash test reached it; with held tickets the
+/// sequential checker does too, and the contract catches the mixed image.
+#[test]
+fn a_ticket_that_proves_later_epochs_is_caught_sequentially() {
+    for m in Mutant::HELD_SYNC_BEHIND {
+        let mut run = scftl_tiny_on(m, BackendKind::Ram);
+        run.target.sync_behind = true;
+        let caught = (1..=4).find_map(|seed| random(&run, seed, 6000).failure);
+        let f = caught.unwrap_or_else(|| panic!("{}: not caught in four seeds", m.name()));
+        assert!(
+            f.violation.message.contains("after recovery")
+                || f.violation.message.contains("recovery failed"),
+            "{}: {}",
+            m.name(),
+            f.violation
+        );
+        // ...and not without held tickets: a sync behind in one piece
+        // proves every epoch ended, so the mutation changes nothing
+        run.target.sync_behind = false;
+        for seed in 1..=4 {
+            passed(
+                &random(&run, seed, 6000),
+                &format!("{} without syncs behind, seed {seed}", m.name()),
+            );
+        }
+    }
+}

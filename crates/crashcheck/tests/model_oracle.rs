@@ -230,6 +230,29 @@ fn a_sync_that_releases_mapped_victims_is_caught_only_at_check_steps() {
     );
 }
 
+/// The sync behind whose ticket proves only the oldest epochs, proving
+/// one more in the model (the proofs' mutant 41): with held tickets
+/// (`--sync-behind`) the model lands the epoch a later barrier ended, and
+/// a power cut that loses it recovers an image the model no longer allows.
+#[test]
+fn a_sync_behind_that_proves_a_later_epoch_is_caught_after_recovery() {
+    let mut run = scftl_oracle(ModelMutant::SyncBehindProvesLaterEpoch);
+    run.target.sync_behind = true;
+    let f = (1..=4)
+        .find_map(|seed| random(&run, seed, 4000).failure)
+        .expect("model-sync-behind-proves-later-epoch: the oracle missed it in seeds 1-4");
+    assert!(
+        f.violation.message.contains("model oracle"),
+        "caught, but not by the model oracle: {}",
+        f.violation
+    );
+    let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
+    assert_eq!(again, f.shrunk_violation);
+    // ...and without held tickets the step never runs
+    run.target.sync_behind = false;
+    passed(&random(&run, 1, 4000), "without syncs behind");
+}
+
 /// Runs a mutant until caught (seeds 1..=4); checks the message names the
 /// check that caught it and that the shrunk script reproduces it.
 fn caught_by(run: &RunConfig, check_rate: f64, expect: &str) {

@@ -178,6 +178,10 @@ pub struct DeviceStats {
     /// epoch unsynced, so that later writes open them without waiting for
     /// a sync (`Scftl::erase_ahead`; they count among the flash's erases).
     pub erased_ahead: u64,
+    /// SCFTL: epochs ended by barriers (or detached flushes) whose sync is
+    /// still owed — what the next sync behind would make durable; 0 for
+    /// the others, whose barriers sync.
+    pub unsynced_epochs: u64,
     /// Erases issued per FTL block since open: min, average, max.
     pub erases_min: u64,
     pub erases_avg: f64,

@@ -322,16 +322,22 @@ impl Mutant {
     /// only a device shared by threads reaches. The concurrent crash test
     /// under shuttle's scheduler catches each and replays its schedule
     /// (`crates/crashcheck/tests/concurrent_shuttle.rs`); with OS threads
-    /// (`scftl crashtest --concurrent`) `ticket-proves-later-epochs` is
-    /// caught at seed 1 (`tests/concurrent.rs`, the CI campaign), while
-    /// `detached-flush-commits-inline` needs a barrier's region page
-    /// between an inline commit and its sync's return and turns up about
-    /// once in 16,000 rounds (seed 3, 4,000 rounds of 3 threads: round
-    /// 3,882).
-    pub const CONCURRENT_ONLY: [Mutant; 2] = [
-        Mutant::TicketProvesLaterEpochs,
-        Mutant::DetachedFlushCommitsInline,
-    ];
+    /// (`scftl crashtest --concurrent`) `detached-flush-commits-inline`
+    /// needs a barrier's region page between an inline commit and its
+    /// sync's return and turns up about once in 16,000 rounds (seed 3,
+    /// 4,000 rounds of 3 threads: round 3,882).
+    pub const CONCURRENT_ONLY: [Mutant; 1] = [Mutant::DetachedFlushCommitsInline];
+
+    /// Mutants of a sync behind whose ticket is held while a later barrier
+    /// ends its epoch (the ticket proves only the epochs before it,
+    /// `note_ticket_sync`; the proofs' PUSB and mutant 41). The concurrent
+    /// crash test catches `ticket-proves-later-epochs` at seed 1 (under
+    /// shuttle and with OS threads, `tests/concurrent.rs`, the CI
+    /// campaign); the sequential checker reaches it with `--sync-behind`,
+    /// whose every other ticket is held until the next barrier, and the
+    /// contract catches it after a recovery (seeds 3–5 of `tiny` within
+    /// 6,000 operations; `crates/crashcheck/tests/barrier.rs`).
+    pub const HELD_SYNC_BEHIND: [Mutant; 1] = [Mutant::TicketProvesLaterEpochs];
 
     /// Mutants of the erase ahead after a sync behind barriers
     /// (`Scftl::erase_ahead`), which only runs with syncs behind: the
@@ -410,6 +416,7 @@ impl Mutant {
             .chain(Mutant::REFINE_ONLY)
             .chain(Mutant::CHAIN_GUARD)
             .chain(Mutant::CONCURRENT_ONLY)
+            .chain(Mutant::HELD_SYNC_BEHIND)
             .chain(Mutant::SYNC_BEHIND)
             .chain(Mutant::SHARED_READS)
     }

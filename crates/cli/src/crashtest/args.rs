@@ -170,7 +170,9 @@ pub struct CrashtestArgs {
     /// --ftl scftl: after every epoch barrier, run a sync behind it (the
     /// ended epochs made durable without a commit, as the background
     /// thread of scftl serve does), so the checker covers what that sync
-    /// records.
+    /// records. Every other sync holds its ticket until the next barrier,
+    /// which then ends its epoch while the sync runs: the ticket proves
+    /// only the epochs ended before it.
     #[arg(long)]
     pub sync_behind: bool,
     /// --ftl scftl: format to spare N bad data superblocks, shrinking the

@@ -606,8 +606,8 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
     println!("  epoch barriers        {}", s.barriers);
     if args.sync_behind {
         println!(
-            "  syncs behind barriers {} ({} superblocks erased ahead)",
-            s.syncs_behind, s.erased_ahead
+            "  syncs behind barriers {} ({} proving only the epochs before a later barrier, {} superblocks erased ahead)",
+            s.syncs_behind, s.partial_syncs_behind, s.erased_ahead
         );
     }
     println!(

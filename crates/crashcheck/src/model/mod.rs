@@ -119,10 +119,18 @@ pub enum ModelMutant {
     /// `SmI` while the page waits in the erasable queue; once erased,
     /// `SyI`, P's `RI.eOK` or `AR.stb`, which reads it erased).
     SyncReleasesMappedVictims,
+    /// The sync behind whose ticket proves only the oldest epochs (PUSB's
+    /// `syB`, `unsynced::sync_oldest`) proves one epoch more than the
+    /// device counts — mutant 41 of the proofs
+    /// (`SCFTL.Mutants.TicketProvesLaterEpoch`): the model lands and
+    /// stabilises the epoch a later barrier ended while the SYNC ran, so a
+    /// power cut that loses that epoch recovers an image the model no
+    /// longer allows (`--sync-behind`, whose held tickets run it).
+    SyncBehindProvesLaterEpoch,
 }
 
 impl ModelMutant {
-    pub const ALL: [ModelMutant; 8] = [
+    pub const ALL: [ModelMutant; 9] = [
         ModelMutant::FlushForgetsDeltas,
         ModelMutant::RecoveryKeepsVolatile,
         ModelMutant::WriteSkipsCounter,
@@ -131,6 +139,7 @@ impl ModelMutant {
         ModelMutant::BarrierAdvancesStable,
         ModelMutant::BarrierReleasesOlderVictims,
         ModelMutant::SyncReleasesMappedVictims,
+        ModelMutant::SyncBehindProvesLaterEpoch,
     ];
 
     pub fn name(self) -> &'static str {
@@ -144,6 +153,7 @@ impl ModelMutant {
             ModelMutant::BarrierAdvancesStable => "model-barrier-advances-stable",
             ModelMutant::BarrierReleasesOlderVictims => "model-barrier-releases-older-victims",
             ModelMutant::SyncReleasesMappedVictims => "model-sync-releases-mapped-victims",
+            ModelMutant::SyncBehindProvesLaterEpoch => "model-sync-behind-proves-later-epoch",
         }
     }
 

@@ -477,6 +477,26 @@ impl ModelOracle {
         Ok(())
     }
 
+    /// The FTL's sync behind returned with its ticket proving only the
+    /// oldest `k` unsynced epochs (the barriers since it was taken stay
+    /// unsynced): PUSB's partial SYNC (`unsynced::sync_oldest`); SB's
+    /// oldest k pending images leave `pend`. Nothing while the model is
+    /// not up.
+    pub fn synced_oldest(&mut self, k: usize) -> Result<(), String> {
+        if let Phase::Up(s) = &mut self.phase {
+            let n = unsynced::unsynced_commits(s);
+            if k > n {
+                return Err(format!(
+                    "model oracle: a sync behind proved {k} epoch(s), the model has {n} unsynced"
+                ));
+            }
+            unsynced::sync_oldest(s, k, self.cfg.mutant);
+            let k = k.min(self.pend.len());
+            self.pend.drain(..k);
+        }
+        Ok(())
+    }
+
     /// PL: the page the lazy commit of `s` takes (`Lazy s M`), if the
     /// policy commits lazily.
     fn lazy_page(&self, s: &St) -> Option<Page> {

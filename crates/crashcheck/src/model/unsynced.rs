@@ -194,6 +194,66 @@ pub fn sync_barriers(s: &mut St, mutant: ModelMutant) {
     release_unmapped(s);
 }
 
+/// A sync behind whose ticket proves only the oldest `k` unsynced
+/// epochs, as SCFTL's `note_ticket_sync` counts them (the epochs ended
+/// after the ticket stay unsynced): PUSB's step `syB xs ys l r`
+/// (`SCFTL.Impl.UnsyncedSyncBehind`, SB's `sy` of the oldest k pending
+/// images). The region pages up to the k-th unsynced committed page and
+/// the data pages those epochs' digests name become durable (`l`: the
+/// new stable map's pages not durable yet, all below the k-th epoch's
+/// link), the stable map is the replay of the region up to that page
+/// (`lastMap` of the first k epochs); the later epochs' pages and the
+/// link stay as they are, and nothing is released (`RelB` allows no
+/// release; the code erases while epochs are unsynced only after a full
+/// SYNC, [`sync_barriers`]). With every unsynced epoch proven it is
+/// [`sync_barriers`].
+pub fn sync_oldest(s: &mut St, k: usize, mutant: ModelMutant) {
+    let k = if mutant == ModelMutant::SyncBehindProvesLaterEpoch {
+        k + 1
+    } else {
+        k
+    };
+    if k >= unsynced_commits(s) {
+        sync_barriers(s, mutant);
+        return;
+    }
+    let committed = |p: &Mc| {
+        matches!(
+            p,
+            Mc::Uns(
+                _,
+                Cell::Dlt {
+                    committed: true,
+                    ..
+                }
+            )
+        )
+    };
+    if k == 0 {
+        return;
+    }
+    // the k-th unsynced committed page, oldest first
+    let Some(last) =
+        s.dr.iter()
+            .enumerate()
+            .filter(|(_, p)| committed(p))
+            .nth(k - 1)
+            .map(|(i, _)| i)
+    else {
+        return;
+    };
+    let proven =
+        s.dr.iter()
+            .position(|p| matches!(p, Mc::Uns(..)))
+            .unwrap_or(last);
+    land(s, proven, last + 1);
+    if let Some(pk) = steps::pick(s.cp_l.cur(), s.cp_o.cur()) {
+        let mut below = s.clone();
+        below.dr.truncate(last + 1);
+        s.smap = steps::rec_map(pk.gen, &pk.l2p, &below);
+    }
+}
+
 /// `syS`'s release, the most its guard `Rel` allows: every invalid page
 /// the stable map does not map moves to the erasable queue (mutant 40 of
 /// the proofs, `SyncReleasesMappedVictim`, releases the others too).
@@ -1153,6 +1213,60 @@ mod tests {
             e.starts_with("SmI") && e.contains(&format!("page {barrier}")),
             "{e}"
         );
+    }
+
+    /// A sync behind whose ticket proves only the oldest epoch (PUSB's
+    /// `syB`): after three barriers, `sync_oldest(1)` lands the first
+    /// epoch's region and data pages and makes its map the stable one; the
+    /// two later epochs stay unsynced as written, so PU's invariants hold
+    /// and a crash may still return to the first barrier or to either later
+    /// one, never before the first. Proving every epoch is `sync_barriers`.
+    #[test]
+    fn a_sync_that_proves_the_oldest_epoch_keeps_the_later_ones_unsynced() {
+        const AMAX: Addr = 4;
+        let m = ModelMutant::None;
+        let mut s = steps::new_p();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, AMAX, m);
+        let mut maps = Vec::new();
+        let mut images = Vec::new();
+        for (a, v) in [(1, 2), (2, 3), (0, 4)] {
+            steps::wr0(&mut s, a, v, m);
+            fl_b(&mut s, AMAX, m);
+            maps.push(s.l2p.clone());
+            images.push(barrier_image(&s, AMAX));
+        }
+        steps::wr0(&mut s, 3, 5, m);
+        assert_eq!(unsynced_commits(&s), 3);
+        let mut all = s.clone();
+        sync_oldest(&mut s, 1, m);
+        assert_eq!(unsynced_commits(&s), 2);
+        assert_eq!(s.smap, maps[0]);
+        assert_eq!(s.lnk, None, "epochs stay unsynced: no in-page commit yet");
+        // the first epoch's data page is durable, the later ones' not
+        assert!(matches!(s.dat[&maps[0][&1]], Mc::Syn(_)));
+        assert!(matches!(s.dat[&maps[1][&2]], Mc::Uns(..)));
+        check_gc_sm(&s, AMAX).unwrap();
+        check_bi(&s).unwrap();
+        // recovery's candidates: the first barrier's image or a later one's
+        let mut got: Vec<Image> = Vec::new();
+        for mk in crash_states_u(&s) {
+            for o in crash::outcomes(&mk) {
+                let img = crash::recovered_image(&mk, &o, m);
+                if !got.contains(&img) {
+                    got.push(img);
+                }
+            }
+        }
+        assert!(
+            got.iter().all(|i| images.contains(i)) && images.iter().all(|i| got.contains(i)),
+            "recovered {got:?}, barriers {images:?}"
+        );
+        // proving all three is the full SYNC
+        let mut full = all.clone();
+        sync_oldest(&mut all, 3, m);
+        sync_barriers(&mut full, m);
+        assert_eq!(format!("{all:?}"), format!("{full:?}"));
     }
 
     /// After barriers, a SYNC outside a commit restores the link the last

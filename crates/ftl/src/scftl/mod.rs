@@ -1010,6 +1010,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
                 + self.delta.failed_programs,
             erase_failures: self.stats.erase_failures,
             erased_ahead: self.stats.erased_ahead,
+            unsynced_epochs: u64::from(self.unsynced_epochs),
             bad_blocks: n.bad,
             ..DeviceStats::default()
         };
