@@ -57,6 +57,7 @@ import SCFTL.Impl.UnsyncedCommands
 import SCFTL.Impl.UnsyncedSync
 import SCFTL.Impl.UnsyncedSyncBehind
 import SCFTL.Impl.UnsyncedSyncAll
+import SCFTL.Impl.UnsyncedBridge
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
 import SCFTL.Impl.UnsyncedSyncInPageCommands
