@@ -130,20 +130,33 @@ pub fn rec_map_u<'a>(
 /// region is `lay` of `ues` over the pages below the last SYNC). Between
 /// operations these are the barriers' epochs since the last SYNC.
 pub fn unsynced_commits(s: &St) -> usize {
-    s.dr.iter()
-        .filter(|p| {
-            matches!(
-                p,
-                Mc::Uns(
-                    _,
-                    Cell::Dlt {
-                        committed: true,
-                        ..
-                    }
-                )
-            )
-        })
-        .count()
+    s.dr.iter().filter(|p| unsynced_commit(p)).count()
+}
+
+/// A committed delta page not yet durable: an unsynced epoch's commit
+/// (`ue`'s page, `lay`'s top of each epoch).
+fn unsynced_commit(p: &Mc) -> bool {
+    matches!(
+        p,
+        Mc::Uns(
+            _,
+            Cell::Dlt {
+                committed: true,
+                ..
+            }
+        )
+    )
+}
+
+/// Lands the region from its first unsynced page through page `last`,
+/// with the data pages the committed ones' digests name (`landR` below
+/// the pages that stay unsynced).
+fn land_through(s: &mut St, last: usize) {
+    let proven =
+        s.dr.iter()
+            .position(|p| matches!(p, Mc::Uns(..)))
+            .unwrap_or(last);
+    land(s, proven, last + 1);
 }
 
 /// Makes the region pages `proven..landed` of `s` durable as written:
@@ -217,18 +230,6 @@ pub fn sync_oldest(s: &mut St, k: usize, mutant: ModelMutant) {
         sync_barriers(s, mutant);
         return;
     }
-    let committed = |p: &Mc| {
-        matches!(
-            p,
-            Mc::Uns(
-                _,
-                Cell::Dlt {
-                    committed: true,
-                    ..
-                }
-            )
-        )
-    };
     if k == 0 {
         return;
     }
@@ -236,17 +237,13 @@ pub fn sync_oldest(s: &mut St, k: usize, mutant: ModelMutant) {
     let Some(last) =
         s.dr.iter()
             .enumerate()
-            .filter(|(_, p)| committed(p))
+            .filter(|(_, p)| unsynced_commit(p))
             .nth(k - 1)
             .map(|(i, _)| i)
     else {
         return;
     };
-    let proven =
-        s.dr.iter()
-            .position(|p| matches!(p, Mc::Uns(..)))
-            .unwrap_or(last);
-    land(s, proven, last + 1);
+    land_through(s, last);
     if let Some(pk) = steps::pick(s.cp_l.cur(), s.cp_o.cur()) {
         let mut below = s.clone();
         below.dr.truncate(last + 1);
@@ -269,25 +266,10 @@ fn release_unmapped(s: &mut St) {
 /// and the data pages the digests name, the stable map recomputed, and
 /// the link the last barrier's committed page carries restored.
 fn land_barriers(s: &mut St) {
-    let Some(last) = s.dr.iter().rposition(|p| {
-        matches!(
-            p,
-            Mc::Uns(
-                _,
-                Cell::Dlt {
-                    committed: true,
-                    ..
-                }
-            )
-        )
-    }) else {
+    let Some(last) = s.dr.iter().rposition(unsynced_commit) else {
         return;
     };
-    let proven =
-        s.dr.iter()
-            .position(|p| matches!(p, Mc::Uns(..)))
-            .unwrap_or(last);
-    land(s, proven, last + 1);
+    land_through(s, last);
     if let Some(pk) = steps::pick(s.cp_l.cur(), s.cp_o.cur()) {
         s.smap = steps::rec_map(pk.gen, &pk.l2p, s);
     }
@@ -633,18 +615,7 @@ pub fn crash_states_u(m: &St) -> Vec<St> {
             .position(|p| matches!(p, Mc::Uns(..)))
             .unwrap_or(m.dr.len());
     let commits: Vec<usize> = (proven..m.dr.len())
-        .filter(|&i| {
-            matches!(
-                &m.dr[i],
-                Mc::Uns(
-                    _,
-                    Cell::Dlt {
-                        committed: true,
-                        ..
-                    }
-                )
-            )
-        })
+        .filter(|&i| unsynced_commit(&m.dr[i]))
         .collect();
     if commits.len() < 2 {
         return vec![m.clone()];
