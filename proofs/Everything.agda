@@ -56,6 +56,7 @@ import SCFTL.Impl.UnsyncedModel
 import SCFTL.Impl.UnsyncedCommands
 import SCFTL.Impl.UnsyncedSync
 import SCFTL.Impl.UnsyncedSyncBehind
+import SCFTL.Impl.UnsyncedSyncBehindExample
 import SCFTL.Impl.UnsyncedSyncAll
 import SCFTL.Impl.UnsyncedBridge
 import SCFTL.Impl.UnsyncedRecClean
