@@ -1245,12 +1245,6 @@ impl Executor {
         }
     }
 
-    /// What `scftl serve`'s background thread does after a barrier
-    /// (`ftl::SharedDevice::sync_behind`), in one piece: the ticket for the
-    /// ended epochs, its sync, and its record. It promises nothing, so the
-    /// model is unchanged; a power cut during it is a cut after the
-    /// barrier. SCFTL may erase superblocks ahead once it returns
-    /// (`Scftl::erase_ahead`); the refinement oracle checks those erases.
     /// A sync behind whose ticket is taken now and finished at the next
     /// barrier ([`Executor::finish_held`]): the writes, reads, flushes and
     /// the barrier in between run while its SYNC is outstanding, as they
@@ -1268,12 +1262,7 @@ impl Executor {
                 self.refine_step(Done::SyncBehind)
             }
             Ok(None) => Ok(()),
-            Err(e) if e.is_power_loss() => {
-                self.go_down();
-                self.tell_interrupted(Interrupted::Nothing)
-            }
-            Err(FtlError::WornOut(_)) => Ok(()),
-            Err(e) => Err(self.violation(format!("a sync behind an epoch barrier failed: {e}"))),
+            Err(e) => self.sync_behind_failed(e, "a sync behind"),
         }
     }
 
@@ -1309,17 +1298,16 @@ impl Executor {
                 }
                 self.refine_step(Done::SyncBehind)
             }
-            Err(e) if e.is_power_loss() => {
-                self.go_down();
-                self.tell_interrupted(Interrupted::Nothing)
-            }
-            Err(FtlError::WornOut(_)) => Ok(()),
-            Err(e) => {
-                Err(self.violation(format!("a held sync behind an epoch barrier failed: {e}")))
-            }
+            Err(e) => self.sync_behind_failed(e, "a held sync behind"),
         }
     }
 
+    /// What `scftl serve`'s background thread does after a barrier
+    /// (`ftl::SharedDevice::sync_behind`), in one piece: the ticket for the
+    /// ended epochs, its sync, and its record. It promises nothing, so the
+    /// model is unchanged; a power cut during it is a cut after the
+    /// barrier. SCFTL may erase superblocks ahead once it returns
+    /// (`Scftl::erase_ahead`); the refinement oracle checks those erases.
     fn sync_behind(&mut self) -> Result<(), Violation> {
         let dev = self.dev.as_mut().expect("up");
         let erased_before = dev.stats().erased_ahead;
@@ -1342,12 +1330,21 @@ impl Executor {
                 // Its erases ahead, if any, are checked like any erase.
                 self.refine_step(Done::SyncBehind)
             }
-            Err(e) if e.is_power_loss() => {
+            Err(e) => self.sync_behind_failed(e, "sync behind"),
+        }
+    }
+
+    /// A sync behind (held or in one piece) that failed: a power cut is a
+    /// cut after the barrier (it promised nothing), a worn-out device
+    /// refuses it without effect, anything else is a violation.
+    fn sync_behind_failed(&mut self, e: FtlError, what: &str) -> Result<(), Violation> {
+        match e {
+            e if e.is_power_loss() => {
                 self.go_down();
                 self.tell_interrupted(Interrupted::Nothing)
             }
-            Err(FtlError::WornOut(_)) => Ok(()),
-            Err(e) => Err(self.violation(format!("sync behind an epoch barrier failed: {e}"))),
+            FtlError::WornOut(_) => Ok(()),
+            e => Err(self.violation(format!("{what} an epoch barrier failed: {e}"))),
         }
     }
 

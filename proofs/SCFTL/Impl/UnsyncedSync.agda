@@ -165,12 +165,13 @@ private
   rdD-sy D nothing  = refl
   rdD-sy D (just p) = refl
 
-  ∨-split : ∀ x y → (x ∨ y) ≡ true → x ≡ true ⊎ y ≡ true
-  ∨-split true  y e = inj₁ refl
-  ∨-split false y e = inj₂ e
+-- (the queues after a release: also PUSB's)
+∨-split : ∀ x y → (x ∨ y) ≡ true → x ≡ true ⊎ y ≡ true
+∨-split true  y e = inj₁ refl
+∨-split false y e = inj₂ e
 
-  ∧-fst : ∀ x y → (x ∧ y) ≡ true → x ≡ true
-  ∧-fst true y e = refl
+∧-fst : ∀ x y → (x ∧ y) ≡ true → x ≡ true
+∧-fst true y e = refl
 
 ------------------------------------------------------------------------
 -- The last barrier's map: what it reads, which pages it names
@@ -223,18 +224,20 @@ private
   sync-uns []       = refl
   sync-uns (c ∷ cs) = cong (syn c ∷_) (sync-uns cs)
 
-  all-syn : ∀ cs → All Syn (map syn cs)
-  all-syn []       = []
-  all-syn (c ∷ cs) = (c , refl) ∷ all-syn cs
 
   cur-syn-++ : ∀ cs ms → map cur (map syn cs ++ ms) ≡ cs ++ map cur ms
   cur-syn-++ cs ms = trans (map-cur-++ (map syn cs) ms) (cong (_++ map cur ms) (map-cur-syn cs))
 
-  cur-landR : ∀ n ms → map cur (landR n ms) ≡ map cur ms
-  cur-landR zero    []       = refl
-  cur-landR zero    (m ∷ ms) = cong (cur m ∷_) (cur-landR zero ms)
-  cur-landR (suc n) []       = refl
-  cur-landR (suc n) (m ∷ ms) = cong (cur m ∷_) (cur-landR n ms)
+-- (the region's landing: also PUSB's)
+all-syn : ∀ cs → All Syn (map syn cs)
+all-syn []       = []
+all-syn (c ∷ cs) = (c , refl) ∷ all-syn cs
+
+cur-landR : ∀ n ms → map cur (landR n ms) ≡ map cur ms
+cur-landR zero    []       = refl
+cur-landR zero    (m ∷ ms) = cong (cur m ∷_) (cur-landR zero ms)
+cur-landR (suc n) []       = refl
+cur-landR (suc n) (m ∷ ms) = cong (cur m ∷_) (cur-landR n ms)
 
 -- the open epoch's tentative pages on top, the epochs and the durable
 -- part below them durable

@@ -87,7 +87,7 @@ open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ usi
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (RecG; ghostN; crash-normal-G; SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; okM⇒okU; obligationsU; ARP; CRP)
 open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_
-  using (landR; landR-eq; rp-laid; rf-sync; rpE-last; lastMap-≐; lastLnk; last-reads;
+  using (landR; landR-eq; rp-laid; rf-sync; rpE-last; lastMap-≐; lastLnk; last-reads; ∨-split; ∧-fst; all-syn; cur-landR;
          syS; Rel; tS; sy-SB; sy-all; sync-Inv; sync-GenR; okS; crashS)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -197,23 +197,6 @@ private
   rdD-land : ∀ (D : ℕ → MC) (l : ℕ → Bool) mp → rdD (λ p → landD (l p) (D p)) mp ≡ rdD D mp
   rdD-land D l nothing  = refl
   rdD-land D l (just p) = cong cellD (cur-landD (l p) (D p))
-
-  ∨-split : ∀ x y → (x ∨ y) ≡ true → x ≡ true ⊎ y ≡ true
-  ∨-split true  y e = inj₁ refl
-  ∨-split false y e = inj₂ e
-
-  ∧-fst : ∀ x y → (x ∧ y) ≡ true → x ≡ true
-  ∧-fst true y e = refl
-
-  cur-landR : ∀ n ms → map cur (landR n ms) ≡ map cur ms
-  cur-landR zero    []       = refl
-  cur-landR zero    (m ∷ ms) = cong (cur m ∷_) (cur-landR zero ms)
-  cur-landR (suc n) []       = refl
-  cur-landR (suc n) (m ∷ ms) = cong (cur m ∷_) (cur-landR n ms)
-
-  all-syn : ∀ cs → All Syn (map syn cs)
-  all-syn []       = []
-  all-syn (c ∷ cs) = (c , refl) ∷ all-syn cs
 
 -- the remaining epochs' maps read what they read, on pages still Ok
 -- (none of them released)
