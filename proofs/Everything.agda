@@ -59,6 +59,7 @@ import SCFTL.Impl.UnsyncedSyncBehind
 import SCFTL.Impl.UnsyncedSyncBehindExample
 import SCFTL.Impl.UnsyncedSyncAll
 import SCFTL.Impl.UnsyncedBridge
+import SCFTL.Impl.UnsyncedBridgeNormal
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
 import SCFTL.Impl.UnsyncedSyncInPageCommands

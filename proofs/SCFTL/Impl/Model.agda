@@ -158,7 +158,7 @@ cellD _           = d0
 
 oob : Cell → Addr
 oob (dcell _ a) = a
-oob _           = 0
+oob _           = suc amax
 
 -- A page as the FTL sees it: merge buffer first, then flash.
 pvm : Maybe (Data × Addr) → Cell → Cell

@@ -41,11 +41,12 @@ module SCFTL.Impl.UnsyncedBridge (Data : Set) (d0 : Data) (amax wmax kmax umax :
                                  (_≟D_ : DecidableEquality Data) where
 
 open import Data.Nat.Base using (zero; suc; _≤_; _<_)
-open import Data.Nat.Properties using (≤-refl)
+open import Data.Nat.Properties using (≤-refl; <-irrefl)
+open import Data.Empty using (⊥-elim)
 open import Data.Unit.Base using (⊤; tt)
 open import Data.Bool.Base using (true; false)
 open import Data.List.Base using (List; []; _∷_; _++_; map)
-open import Data.List.Properties using (++-identityʳ; map-++-commute)
+open import Data.List.Properties using (++-identityʳ; map-++-commute; ++-cancelˡ; ∷-injectiveˡ; ∷-injectiveʳ)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.List.Relation.Unary.All.Properties using (++⁻ʳ)
 open import Data.Maybe.Base using (Maybe; just; nothing)
@@ -61,8 +62,13 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; LkHd)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; GcI; SmI; Syn)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (SyI)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (okU)
+open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (uS)
+open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (B-ok')
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
 -- What PU's invariants do not give
@@ -70,13 +76,33 @@ open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ usi
 record RIx (s : St) (C : Map) (comm : List Cell) : Set where
   field
     cmP  : pend (rp (gen s) comm (st0 C)) < ep s
-    vD   : ∀ a p → a ≤ amax → l2p s a ≡ just p → Σ Data λ d → pv s p ≡ dcell d a
-    sD   : ∀ a p → a ≤ amax → smap s a ≡ just p → Σ Data λ d → dat s p ≡ syn (dcell d a)
     cmV  : CmV (gen s) (smap s) (dat s) comm
     rcOK : ∀ p → Σ Cell λ c → rcd s p ≡ syn c × RLt (suc (gen s)) c
     rcN  : ∀ p → nxt s ≤ p → RLt (gen s) (cur (rcd s p))
     rcL  : ∀ x L → lkTop (gen s) comm ≡ just (x , L) → Above (gen s) (λ p → cur (rcd s p)) L
     lkOK : ∀ L → lnk s ≡ just L → LkHd (gen s) (ep s) L comm
+
+------------------------------------------------------------------------
+-- The data cells behind the L2Ps come from PU's invariants: a page whose
+-- OOB names an address in range holds a data sector of that address
+-- (`oob` of any other cell is `suc amax`, out of range: an erased page's
+-- OOB area names no sector)
+
+oob-dcell : ∀ c {a} → a ≤ amax → oob c ≡ a → c ≡ dcell (cellD c) a
+oob-dcell erased          le refl = ⊥-elim (<-irrefl refl le)
+oob-dcell junk            le refl = ⊥-elim (<-irrefl refl le)
+oob-dcell (dcell d b)     le refl = refl
+oob-dcell (dlt _ _ _ _ _) le refl = ⊥-elim (<-irrefl refl le)
+oob-dcell (cpt _ _)       le refl = ⊥-elim (<-irrefl refl le)
+
+-- the volatile L2P's pages hold data cells of their addresses (GcI)
+vD : ∀ {s} → GcI s → ∀ a p → a ≤ amax → l2p s a ≡ just p → Σ Data λ d → pv s p ≡ dcell d a
+vD {s} g a p le e = cellD (pv s p) , oob-dcell (pv s p) le (GcI.oobI g a p le e)
+
+-- the stable L2P's pages hold durable data cells of their addresses (SyI)
+sD : ∀ {s} → SyI s → ∀ a p → a ≤ amax → smap s a ≡ just p → Σ Data λ d → dat s p ≡ syn (dcell d a)
+sD y a p le e with y a p le e
+... | c , dp , ob = cellD c , trans dp (cong syn (oob-dcell c le ob))
 
 ------------------------------------------------------------------------
 -- The region of a PU state with no epoch unsynced
@@ -143,8 +169,8 @@ ri-of-pu {s} {t} (((ar , (g , sm , (gl , vm) , dl , sy) , b , so) , gr)) x = rec
   ; cmX   = BI.rx b
   ; cmP   = RIx.cmP x
   ; vm    = vm
-  ; vOK   = λ a p le e → GcI.blw g a p le e , RIx.vD x a p le e
-  ; sOK   = λ a p le e → proj₁ (sm a p le e) , proj₁ (proj₂ (sm a p le e)) , RIx.sD x a p le e
+  ; vOK   = λ a p le e → GcI.blw g a p le e , vD {s} g a p le e
+  ; sOK   = λ a p le e → proj₁ (sm a p le e) , proj₁ (proj₂ (sm a p le e)) , sD {s} sy a p le e
   ; iOK   = GcI.invI g
   ; eOK   = λ p e → proj₁ (GcI.ersI g p e) , proj₂ (GcI.ersI g p e) ,
                     (λ a le q → proj₂ (proj₂ (sm a p le q)) e)
@@ -176,11 +202,73 @@ ri-of-pu {s} {t} (((ar , (g , sm , (gl , vm) , dl , sy) , b , so) , gr)) x = rec
 ri-gives-x : ∀ {s} (r : RI s) → RIx s (RI.C r) (RI.comm r)
 ri-gives-x r = record
   { cmP  = RI.cmP r
-  ; vD   = λ a p le e → proj₂ (RI.vOK r a p le e)
-  ; sD   = λ a p le e → proj₂ (proj₂ (RI.sOK r a p le e))
   ; cmV  = RI.cmV r
   ; rcOK = RI.rcOK r
   ; rcN  = RI.rcN r
   ; rcL  = RI.rcL r
   ; lkOK = RI.lkOK r
   }
+
+------------------------------------------------------------------------
+-- The bridge's second half, first part: the steps between states with
+-- no epoch unsynced are P's (write, GC, the flush: one-SYNC, with or
+-- without the full checkpoint, in-page, OOB), and they keep RIx
+
+-- RIx against the checkpoint and the durable part the state's BI names
+biOf : ∀ {s t} → Inv′ s t → BI (st s) (ues s)
+biOf iv = proj₁ (proj₂ (proj₂ (proj₁ iv)))
+
+RIxU : ∀ {s t} → Inv′ s t → Set
+RIxU {s} iv = RIx (st s) (BI.C (biOf iv)) (map cur (BI.prM (biOf iv)))
+
+private
+  cptM : Cell → Map
+  cptM (cpt _ C) = C
+  cptM _         = λ _ → nothing
+
+  cpt-inj : ∀ {g C C'} → syn (cpt g C) ≡ syn (cpt g C') → C ≡ C'
+  cpt-inj e = cong (λ m → cptM (cur m)) e
+
+  syn-inj : ∀ {c c'} → syn c ≡ syn c' → c ≡ c'
+  syn-inj refl = refl
+
+  map-syn-inj : ∀ xs ys → map syn xs ≡ map syn ys → xs ≡ ys
+  map-syn-inj []       []       _ = refl
+  map-syn-inj (x ∷ xs) (y ∷ ys) e = cong₂′ (syn-inj (∷-injectiveˡ e)) (map-syn-inj xs ys (∷-injectiveʳ e))
+    where
+      cong₂′ : ∀ {x y : Cell} {xs ys} → x ≡ y → xs ≡ ys → x ∷ xs ≡ y ∷ ys
+      cong₂′ refl refl = refl
+  map-syn-inj []       (_ ∷ _)  ()
+  map-syn-inj (_ ∷ _)  []       ()
+
+  rix-same : ∀ {s C C' comm comm'} → C ≡ C' → comm ≡ comm' → RIx s C comm → RIx s C' comm'
+  rix-same refl refl x = x
+
+-- RI names the checkpoint and the committed part BI names: both are
+-- determined by the state (the live slot, the region under the open
+-- epoch's tentative pages)
+ri-bi : ∀ {s} (r : RI s) (b : BI s []) → RI.C r ≡ BI.C b × RI.comm r ≡ map cur (BI.prM b)
+ri-bi {s} r b =
+  cpt-inj (trans (sym (RI.slotL r)) (BI.slt b)) ,
+  map-syn-inj (RI.comm r) (map cur (BI.prM b))
+    (++-cancelˡ (tentsP s)
+      (trans (sym (trans (RI.regEq r) (cong (_++ map syn (RI.comm r)) (RI.tEq r)))) (region-pu {s} b)))
+
+-- a step that keeps RI keeps RIx
+rix-P : ∀ {s t s' t'} (iv : Inv′ ⟪ s , [] ⟫ t) → RIxU iv → (RI s → RI s') →
+        (iv' : Inv′ ⟪ s' , [] ⟫ t') → RIxU iv'
+rix-P iv x step iv' =
+  let r' = step (ri-of-pu iv x) ; e = ri-bi r' (biOf iv') in
+  rix-same (proj₁ e) (proj₂ e) (ri-gives-x r')
+
+-- every step of PU from a state with no epoch unsynced to one with none
+-- keeps RIx (the barrier without SYNC leaves an epoch unsynced)
+rix-okU : ∀ u {s t s' t'} (iv : Inv′ ⟪ s , [] ⟫ t) → RIxU iv → okU u ⟪ s , [] ⟫ ⟪ s' , [] ⟫ →
+          (iv' : Inv′ ⟪ s' , [] ⟫ t') → RIxU iv'
+rix-okU (SB.reg (SB.op (SB.w a d))) iv x (o , _) = rix-P iv x (λ r → B-ok' (uS (SB.reg (SB.op (SB.w a d)))) r o)
+rix-okU (SB.reg (SB.op SB.rl))      iv x (o , _) = rix-P iv x (λ r → B-ok' (uS (SB.reg (SB.op SB.rl))) r o)
+rix-okU (SB.reg (SB.op SB.es))      iv x (o , _) = rix-P iv x (λ r → B-ok' (uS (SB.reg (SB.op SB.es))) r o)
+rix-okU (SB.reg (SB.op SB.sy))      iv x (() , _)
+rix-okU (SB.reg SB.barrier)         iv x (inj₁ (_ , ()))
+rix-okU (SB.reg SB.barrier)         iv x (inj₂ (_ , o , _)) = rix-P iv x (λ r → B-ok' (uS SB.flush) r o)
+rix-okU SB.flush                    iv x (o , _) = rix-P iv x (λ r → B-ok' (uS SB.flush) r o)

@@ -163,12 +163,17 @@ pub fn holds(c: &Cell, d: Data, a: Addr) -> bool {
     matches!(c, Cell::D { d: e, a: b } if *e == d && *b == a)
 }
 
-/// `oob` (`SCFTL.Impl.Model`): the OOB logical address of a page (0 for
-/// anything but a data sector).
+/// The OOB address of a page that holds no data sector: `suc amax` in
+/// `SCFTL.Impl.Model`, an address above every bound, which no map holds
+/// (an erased page's OOB area reads all ones on the device, not sector 0).
+pub const NO_SECTOR: Addr = Addr::MAX;
+
+/// `oob` (`SCFTL.Impl.Model`): the OOB logical address of a page
+/// ([`NO_SECTOR`] for anything but a data sector).
 pub fn oob(c: &Cell) -> Addr {
     match c {
         Cell::D { a, .. } => *a,
-        _ => 0,
+        _ => NO_SECTOR,
     }
 }
 
