@@ -959,7 +959,10 @@ impl ModelOracle {
         // PU's ghost invariant: SB's pending snapshots are what the
         // unsynced epochs' maps read (after the reads' checks, so that a
         // bug they see is named by them)
-        unsynced::check_ghu(pu, &self.pend, self.amax).map_err(|e| format!("model oracle: {e}"))
+        unsynced::check_ghu(pu, &self.pend, self.amax).map_err(|e| format!("model oracle: {e}"))?;
+        // the bridge to P's RI: each unsynced epoch's digest, link and the
+        // record slots past it, as a SYNC proving it will need them
+        unsynced::check_rie(pu, self.amax).map_err(|e| format!("model oracle: {e}"))
     }
 
     /// The model's state while it is up (tests and diagnostics).

@@ -593,6 +593,71 @@ pub fn check_ghu(s: &St, pend: &[Image], amax: Addr) -> Result<(), String> {
     Ok(())
 }
 
+/// `RIe s ues` and `RIxG.lkOK` (`SCFTL.Impl.UnsyncedBridgeNormal`): what
+/// P's RI will ask of each unsynced epoch once a SYNC makes it durable,
+/// kept from the barrier that ended it. `Dig`: every entry `(p, d, a)` of
+/// the epoch's digest names a sector in range that the epoch's map (the
+/// stable L2P with the epochs up to it applied) maps to `p`, whose page
+/// holds `(d, a)`; `AbC`: no record slot at or past the epoch's link holds
+/// a record of this generation; and no link while an epoch is unsynced
+/// (a barrier drops it: no in-page or OOB commit then). The oracle's
+/// check of P's RI on the state virtually synced covers the LAST epoch
+/// (`rixg-syS`); this covers every one, which a SYNC that proves only
+/// the oldest epochs needs (`rixg-syB`). On failure, names the field.
+pub fn check_rie(s: &St, amax: Addr) -> Result<(), String> {
+    let j = s.dr.iter().position(|m| !m.is_syn()).unwrap_or(s.dr.len());
+    let top = s.dr.len().saturating_sub(s.ept.len()).max(j);
+    let mut m = s.smap.clone();
+    let mut epochs = 0usize;
+    for mc in &s.dr[j..top] {
+        let Cell::Dlt {
+            gen,
+            ep,
+            pairs,
+            committed,
+            dg,
+        } = mc.cur()
+        else {
+            continue;
+        };
+        apply(pairs, &mut m);
+        if !*committed {
+            continue;
+        }
+        epochs += 1;
+        for &(p, d, a) in &dg.data {
+            if a > amax || m.get(&a) != Some(&p) {
+                return Err(format!(
+                    "RIe.Dig: the digest of unsynced epoch {ep} (generation {gen}) lists sector {a} at page {p}, which its map maps to {:?}",
+                    m.get(&a)
+                ));
+            }
+            match s.cur_cell(p) {
+                Cell::D { d: e, a: b } if *e == d && *b == a => {}
+                other => {
+                    return Err(format!(
+                        "RIe.Dig: the digest of unsynced epoch {ep} lists page {p} with sector {a}, which holds {other:?}"
+                    ))
+                }
+            }
+        }
+        if !steps::above(s.gen, s, dg.link) {
+            return Err(format!(
+                "RIe.AbC: a record slot at or past page {}, the link of unsynced epoch {ep}, holds a record of generation {}",
+                dg.link, s.gen
+            ));
+        }
+    }
+    if epochs > 0 {
+        if let Some(l) = s.lnk {
+            return Err(format!(
+                "RIxG.lkOK: the link is page {l} while {epochs} epochs are unsynced (a barrier drops the link)"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// PU's crash outcomes as P's (`crash-recU`, `barrier-crash-prefix`):
 /// the states whose P crash outcomes ([`super::crash::outcomes`]),
 /// together, are those of a crash at `m` under PU's recovery.
@@ -859,6 +924,82 @@ mod tests {
         let c = x.cur_cell(p).clone();
         x.dat.insert(p, Mc::Uns(Cell::Erased, c));
         fails(&x, &pend, "SyI");
+    }
+
+    /// The bridge's epochs part (`RIe`, `rie-reg`, `rie-flB`) holds along a
+    /// run of barriers and a full SYNC, and each part fails when the state
+    /// is off by one thing the other checks do not see: a digest entry of
+    /// the FIRST epoch its map does not keep (P's RI of the state
+    /// virtually synced sees only the last epoch's digest), a record of
+    /// this generation past an epoch's link, a link while epochs are
+    /// unsynced.
+    #[test]
+    fn epochs_part_of_the_bridge_holds_and_each_part_can_fail() {
+        const AMAX: Addr = 4;
+        let m = ModelMutant::None;
+        let mut s = steps::new_p();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, AMAX, m);
+        check_rie(&s, AMAX).expect("after a flush, no epoch unsynced");
+        for writes in [&[(1, 2), (0, 3)][..], &[(2, 4), (1, 5)]] {
+            for &(a, d) in writes {
+                steps::wr0(&mut s, a, d, m);
+            }
+            fl_b(&mut s, AMAX, m);
+            check_rie(&s, AMAX).expect("after a barrier");
+        }
+        steps::wr0(&mut s, 3, 6, m);
+        check_rie(&s, AMAX).expect("with the open epoch's writes");
+        let fails = |s: &St, part: &str| {
+            let e = check_rie(s, AMAX).expect_err(part);
+            assert!(e.starts_with(part), "{part}: {e}");
+        };
+        // the first barrier's digest lists sector 1 at a page its map does
+        // not keep there (sector 0's page)
+        let mut x = s.clone();
+        let &p0 = x.smap.get(&0).expect("the flush mapped sector 0");
+        let first = x.dr.iter_mut().find_map(|c| match c {
+            Mc::Uns(
+                _,
+                Cell::Dlt {
+                    committed: true,
+                    dg,
+                    ..
+                },
+            ) => Some(dg),
+            _ => None,
+        });
+        Rc::make_mut(first.expect("the first barrier's committed page"))
+            .data
+            .push((p0, 1, 1));
+        fails(&x, "RIe.Dig");
+        let mut v = x.clone();
+        sync_barriers(&mut v, m);
+        crate::model::invariant::check_ri(&v, AMAX)
+            .expect("P's RI of the state virtually synced sees only the last digest");
+        // a record of this generation at the active pointer, past every link
+        let mut x = s.clone();
+        let rec = Cell::Dlt {
+            gen: x.gen,
+            ep: x.ep,
+            pairs: Rc::from(Vec::new()),
+            committed: true,
+            dg: Rc::new(Dg {
+                data: Vec::new(),
+                tents: Vec::new(),
+                link: x.nxt + 1,
+            }),
+        };
+        x.rcd.insert(x.nxt, Mc::Syn(rec));
+        fails(&x, "RIe.AbC");
+        // a link while epochs are unsynced
+        let mut x = s.clone();
+        x.lnk = Some(x.nxt);
+        fails(&x, "RIxG.lkOK");
+        // after a full SYNC nothing is unsynced: the link is the last
+        // barrier's, and RIe holds of no epoch
+        sync_barriers(&mut s, m);
+        check_rie(&s, AMAX).expect("after the SYNC");
     }
 
     /// `crash-recU`, `barrier-crash-prefix` on model states by brute force:
