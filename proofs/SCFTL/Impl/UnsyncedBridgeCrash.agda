@@ -15,9 +15,9 @@
 --
 --   rcx-inv    a state of PU's normal operation with RIy has RcX at its
 --              generation (RIxG's `rcOK`, BI's live slot)
---   rcx-fl2, rcx-ck1, rcx-ck2
+--   rcx-fl2, rcx-fl3, rcx-ck1, rcx-ck2, rcx-ck3
 --              the flush's crash points inside it: before its SYNC, and
---              inside its full checkpoint (the new slot, durable after
+--              inside a full checkpoint (the new slot, durable after
 --              ck1's SYNC, is the one that counts from ck2 on)
 --   rog-crM    every crash point of PUM's operations (`CrM`: after a
 --              write or GC, after a barrier without SYNC, and the flush's
@@ -26,10 +26,17 @@
 --   rixg-crash-rec
 --              so a crash at any of them, then recovery with the full
 --              checkpoint, gives RIy (`rixg-rec`)
+--   rog-recCr  a crash inside recovery's own checkpoint leaves RoG again
+--              (the slot it picked stays live until the new one is
+--              durable): crashes during recovery do not lose it
+--   rog-crS, rog-crB
+--              the SYNC outside a commit (PUS's full one, PUSB's partial
+--              one) writes neither kind of slot: a crash before or after
+--              it leaves RoG
 --
--- Left: the command-level crash points (PUSic) and the in-page commit's
--- (PUSi), crashes inside recovery, the SYNC outside a commit's own crash
--- point, and recovery without the checkpoint.
+-- Left: the command-level crash points (PUSic's `crashPUc`) and the
+-- in-page commit's (PUSi's `CrFi`), and recovery without the checkpoint
+-- (PUSi's `RecC`, `RecCc`).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -53,7 +60,11 @@ open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (A-Inv)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′; genR-ok)
-open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; ⟦_,_⟧; su; gh; okPU; CrM; CrF)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; ⟦_,_⟧; su; gh; okPU; CrM; CrF; RecCr)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR; pick-cell)
+open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (slot-sync)
+open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (syU; syS; crashS)
+open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (syB; PartSyᶜ)
 open import SCFTL.Impl.UnsyncedBridge Data d0 amax wmax kmax umax _≟D_ using (biOf)
 open import SCFTL.Impl.UnsyncedBridgeNormal Data d0 amax wmax kmax umax _≟D_ using (RIxG; RIy; rixg-okU)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (RoG; rixg-rec)
@@ -154,16 +165,27 @@ rcx-fl2 : ∀ {s G} → RcX s G → RcX (fl2 s) G
 rcx-fl2 (rr , true  , G′ , C′ , sl , le) = rr , true  , G′ , C′ , sl , le
 rcx-fl2 (rr , false , G′ , C′ , sl , le) = rr , false , G′ , C′ , sl , le
 
--- inside its full checkpoint: the new slot written (ck1), then synced
--- with the old one erased (ck2); from a state whose live slot is the
--- one RcX names
-rcx-ck1 : ∀ {s G} → RcX s G → (Σ ℕ λ G′ → Σ Map λ C′ → cpL s ≡ syn (cpt G′ C′) × G ≤ G′) → RcX (ck1 (fl3 s)) G
-rcx-ck1 {s} (rr , _) (G′ , C′ , sl , le) = (λ p → rltM-sync (rcd s p) (rr p)) , true , G′ , C′ , cong sync sl , le
+-- a full checkpoint (the flush's, recovery's): the new slot written
+-- (ck1), then synced with the old one erased (ck2), then the slots swap
+-- (ck3); from a state whose live slot is the one RcX names
+Live : St → ℕ → Set
+Live u G = Σ ℕ λ G′ → Σ Map λ C′ → cpL u ≡ syn (cpt G′ C′) × G ≤ G′
 
-rcx-ck2 : ∀ {s G} → RcX s G → gen s ≡ G → RcX (ck2 (fl3 s)) G
-rcx-ck2 {s} (rr , _) refl =
-  (λ p → rltM-sync (sync (rcd s p)) (rltM-sync (rcd s p) (rr p))) ,
-  false , suc (gen s) , l2p s , refl , ≤-step ≤-refl
+rcx-ck1 : ∀ {u G} → RcX u G → Live u G → RcX (ck1 u) G
+rcx-ck1 (rr , _) (G′ , C′ , sl , le) = rr , true , G′ , C′ , sl , le
+
+rcx-ck2 : ∀ {u G} → RcX u G → gen u ≡ G → RcX (ck2 u) G
+rcx-ck2 {u} (rr , _) refl =
+  (λ p → rltM-sync (rcd u p) (rr p)) , false , suc (gen u) , l2p u , refl , ≤-step ≤-refl
+
+rcx-ck3 : ∀ {u G} → RcX u G → gen u ≡ G → RcX (ck3 u) G
+rcx-ck3 {u} (rr , _) refl =
+  (λ p → rltM-sync (sync (rcd u p)) (rltM-sync (rcd u p) (rr p))) , true , suc (gen u) , l2p u , refl , ≤-step ≤-refl
+
+-- after the flush's SYNC
+rcx-fl3 : ∀ {s G} → RcX s G → Live s G → RcX (fl3 s) G × Live (fl3 s) G
+rcx-fl3 {s} (rr , _) (G′ , C′ , sl , le) =
+  ((λ p → rltM-sync (rcd s p) (rr p)) , true , G′ , C′ , cong sync sl , le) , (G′ , C′ , cong sync sl , le)
 
 ------------------------------------------------------------------------
 -- Every crash point of PUM's operations
@@ -177,15 +199,18 @@ private
   rcx-step u {s} {t} {s'} iv y o =
     let (t' , iv') = ivOf u {s} {t} {s'} iv o in rcx-inv {s'} {t'} iv' (rixg-okU u iv y o iv')
 
-  live : ∀ {s t} (iv : Inv′ s t) → Σ ℕ λ G′ → Σ Map λ C′ → cpL (st s) ≡ syn (cpt G′ C′) × gen (st s) ≤ G′
+  live : ∀ {s t} (iv : Inv′ s t) → Live (st s) (gen (st s))
   live {s} iv = gen (st s) , BI.C (biOf iv) , BI.slt (biOf iv) , ≤-refl
 
 rog-crF : ∀ {s t s'' gh} (iv : Inv′ s t) → RIy iv → CrF s s'' gh → RoG s''
 rog-crF {s} {t} {s''} iv y (inj₁ (img , _)) = rcx-img {fl2 (st s)} {s''} {gen (st s)} (rcx-fl2 {st s} (rcx-inv iv y)) img
 rog-crF {s} {t} {s''} iv y (inj₂ (inj₁ (img , _))) =
   rcx-img {fl3 (st s)} {s''} {gen (st s)} (rcx-step SB.flush {s} {_} {⟪ fl3 (st s) , [] ⟫} iv y (inj₁ refl , refl)) img
-rog-crF {s} {t} {s''} iv y (inj₂ (inj₂ (inj₁ (inj₁ img , _)))) = rcx-img {ck1 (fl3 (st s))} {s''} {gen (st s)} (rcx-ck1 {st s} (rcx-inv iv y) (live iv)) img
-rog-crF {s} {t} {s''} iv y (inj₂ (inj₂ (inj₁ (inj₂ img , _)))) = rcx-img {ck2 (fl3 (st s))} {s''} {gen (st s)} (rcx-ck2 {st s} (rcx-inv iv y) refl) img
+rog-crF {s} {t} {s''} iv y (inj₂ (inj₂ (inj₁ (inj₁ img , _)))) =
+  let (x , l) = rcx-fl3 {st s} (rcx-inv iv y) (live iv) in
+  rcx-img {ck1 (fl3 (st s))} {s''} {gen (st s)} (rcx-ck1 {fl3 (st s)} x l) img
+rog-crF {s} {t} {s''} iv y (inj₂ (inj₂ (inj₁ (inj₂ img , _)))) =
+  rcx-img {ck2 (fl3 (st s))} {s''} {gen (st s)} (rcx-ck2 {fl3 (st s)} (proj₁ (rcx-fl3 {st s} (rcx-inv iv y) (live iv))) refl) img
 rog-crF {s} {t} {s''} iv y (inj₂ (inj₂ (inj₂ (img , _)))) =
   rcx-img {ck3 (fl3 (st s))} {s''} {suc (gen (st s))} (rcx-step SB.flush {s} {_} {⟪ ck3 (fl3 (st s)) , [] ⟫} iv y (inj₂ (inj₁ refl) , refl)) img
 
@@ -202,3 +227,52 @@ rog-crM SB.flush {s} {t} {s''} iv y c = rog-crF {s} {t} {s''} iv y c
 rixg-crash-rec : ∀ u {S t S'' S3 t3} (iv : Inv′ (su S) t) → RIy iv →
                  CrM u (su S) (st (su S'')) (gh S'') → okPU SB.recover S'' S3 → (iv3 : Inv′ (su S3) t3) → RIy iv3
 rixg-crash-rec u {S} {t} {S''} iv y c r iv3 = rixg-rec {S''} r (rog-crM u iv y c) iv3
+
+------------------------------------------------------------------------
+-- Crashes inside recovery's full checkpoint: RoG carries over
+
+-- the state recovery builds before its checkpoint: the record slots
+-- synced as they were, the slot it picked live
+rcx-recR : ∀ {b g C pr es' s} → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
+           (∀ p → RLt (suc g) (cur (rcd s p))) → RcX (recR b g C pr es' s) g × Live (recR b g C pr es' s) g
+rcx-recR {b} {g} {C} {pr} {es'} {s} pk ro =
+  (ro , true , g , C , sl , ≤-refl) , (g , C , sl , ≤-refl)
+  where
+    sl : slot b (syncAll s) ≡ syn (cpt g C)
+    sl = trans (slot-sync b s) (cong syn (pick-cell b s pk))
+
+rog-recCr : ∀ {s gh s3 gh3} → RoG s → RecCr s gh s3 gh3 → RoG s3
+rog-recCr {s} {gh} {s3} ro (b , g , C , pk , T , es' , _ , _ , inj₁ (img , _)) =
+  let (x , l) = rcx-recR {b} {g} {C} {proj₂ gh} {es'} {s} pk (ro b g C pk) in
+  rcx-img {ck1 (recR b g C (proj₂ gh) es' s)} {s3} {g} (rcx-ck1 {recR b g C (proj₂ gh) es' s} x l) img
+rog-recCr {s} {gh} {s3} ro (b , g , C , pk , T , es' , _ , _ , inj₂ (inj₁ (img , _))) =
+  rcx-img {ck2 (recR b g C (proj₂ gh) es' s)} {s3} {g}
+    (rcx-ck2 {recR b g C (proj₂ gh) es' s} (proj₁ (rcx-recR {b} {g} {C} {proj₂ gh} {es'} {s} pk (ro b g C pk))) refl) img
+rog-recCr {s} {gh} {s3} ro (b , g , C , pk , T , es' , _ , _ , inj₂ (inj₂ (img , _))) =
+  rcx-img {ck3 (recR b g C (proj₂ gh) es' s)} {s3} {g}
+    (rcx-ck3 {recR b g C (proj₂ gh) es' s} (proj₁ (rcx-recR {b} {g} {C} {proj₂ gh} {es'} {s} pk (ro b g C pk))) refl) img
+
+------------------------------------------------------------------------
+-- The SYNC outside a commit, full or partial: it writes no record or
+-- checkpoint slot
+
+rcx-syU : ∀ {s es r G} → RcX s G → RcX (syU es r s) G
+rcx-syU (rr , true  , G′ , C′ , sl , le) = rr , true  , G′ , C′ , sl , le
+rcx-syU (rr , false , G′ , C′ , sl , le) = rr , false , G′ , C′ , sl , le
+
+rcx-syB : ∀ {s xs ys l r G} → RcX s G → RcX (syB xs ys l r s) G
+rcx-syB (rr , true  , G′ , C′ , sl , le) = rr , true  , G′ , C′ , sl , le
+rcx-syB (rr , false , G′ , C′ , sl , le) = rr , false , G′ , C′ , sl , le
+
+-- a crash before PUS's SYNC or after it
+rog-crS : ∀ {S t S'} (iv : Inv′ (su S) t) → RIy iv → crashS (SB.use (SB.reg (SB.op SB.sy))) S S' → RoG (st (su S'))
+rog-crS {S} {t} {S'} iv y (inj₁ (img , _) , _) = rcx-img {st (su S)} {st (su S')} {gen (st (su S))} (rcx-inv iv y) img
+rog-crS {S} {t} {S'} iv y (inj₂ (r , _ , img , _) , _) =
+  rcx-img {syU (ues (su S)) r (st (su S))} {st (su S')} {gen (st (su S))}
+    (rcx-syU {st (su S)} {ues (su S)} {r} (rcx-inv iv y)) img
+
+-- a crash after PUSB's partial SYNC
+rog-crB : ∀ {S t S'} (iv : Inv′ (su S) t) → RIy iv → PartSyᶜ S S' → RoG (st (su S'))
+rog-crB {S} {t} {S'} iv y (xs , ys , l , r , _ , _ , _ , img , _) =
+  rcx-img {syB xs ys l r (st (su S))} {st (su S')} {gen (st (su S))}
+    (rcx-syB {st (su S)} {xs} {ys} {l} {r} (rcx-inv iv y)) img
