@@ -63,6 +63,7 @@ import SCFTL.Impl.UnsyncedBridgeNormal
 import SCFTL.Impl.UnsyncedBridgeSync
 import SCFTL.Impl.UnsyncedBridgeAll
 import SCFTL.Impl.UnsyncedBridgeCrash
+import SCFTL.Impl.UnsyncedBridgeCommands
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
 import SCFTL.Impl.UnsyncedSyncInPageCommands

@@ -190,17 +190,18 @@ rcx-fl3 {s} (rr , _) (G′ , C′ , sl , le) =
 ------------------------------------------------------------------------
 -- Every crash point of PUM's operations
 
-private
-  ivOf : ∀ u {s t s'} → Inv′ s t → okU u s s' → Σ SB.State λ t' → Inv′ s' t'
-  ivOf u {s} {t} {s'} (iv , gr) o = let A = A-Inv u {s} {t} {s'} iv o in proj₁ A , proj₂ (proj₂ A) , genR-ok u {s} {s'} o gr
+-- the invariant after a step of PU
+ivOf : ∀ u {s t s'} → Inv′ s t → okU u s s' → Σ SB.State λ t' → Inv′ s' t'
+ivOf u {s} {t} {s'} (iv , gr) o = let A = A-Inv u {s} {t} {s'} iv o in proj₁ A , proj₂ (proj₂ A) , genR-ok u {s} {s'} o gr
 
-  -- the state after a step of PU with RIy
-  rcx-step : ∀ u {s t s'} (iv : Inv′ s t) → RIy iv → okU u s s' → RcX (st s') (gen (st s'))
-  rcx-step u {s} {t} {s'} iv y o =
-    let (t' , iv') = ivOf u {s} {t} {s'} iv o in rcx-inv {s'} {t'} iv' (rixg-okU u iv y o iv')
+-- the state after a step of PU with RIy
+rcx-step : ∀ u {s t s'} (iv : Inv′ s t) → RIy iv → okU u s s' → RcX (st s') (gen (st s'))
+rcx-step u {s} {t} {s'} iv y o =
+  let (t' , iv') = ivOf u {s} {t} {s'} iv o in rcx-inv {s'} {t'} iv' (rixg-okU u iv y o iv')
 
-  live : ∀ {s t} (iv : Inv′ s t) → Live (st s) (gen (st s))
-  live {s} iv = gen (st s) , BI.C (biOf iv) , BI.slt (biOf iv) , ≤-refl
+-- its live slot
+live : ∀ {s t} (iv : Inv′ s t) → Live (st s) (gen (st s))
+live {s} iv = gen (st s) , BI.C (biOf iv) , BI.slt (biOf iv) , ≤-refl
 
 rog-crF : ∀ {s t s'' gh} (iv : Inv′ s t) → RIy iv → CrF s s'' gh → RoG s''
 rog-crF {s} {t} {s''} iv y (inj₁ (img , _)) = rcx-img {fl2 (st s)} {s''} {gen (st s)} (rcx-fl2 {st s} (rcx-inv iv y)) img
