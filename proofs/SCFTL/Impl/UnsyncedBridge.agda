@@ -226,9 +226,11 @@ private
   cptM (cpt _ C) = C
   cptM _         = λ _ → nothing
 
-  cpt-inj : ∀ {g C C'} → syn (cpt g C) ≡ syn (cpt g C') → C ≡ C'
-  cpt-inj e = cong (λ m → cptM (cur m)) e
+-- the live slot names one checkpoint
+slot-unique : ∀ {s g g' C C'} → cpL s ≡ syn (cpt g C) → cpL s ≡ syn (cpt g' C') → C ≡ C'
+slot-unique e e' = cong (λ m → cptM (cur m)) (trans (sym e) e')
 
+private
   syn-inj : ∀ {c c'} → syn c ≡ syn c' → c ≡ c'
   syn-inj refl = refl
 
@@ -249,7 +251,7 @@ private
 -- epoch's tentative pages)
 ri-bi : ∀ {s} (r : RI s) (b : BI s []) → RI.C r ≡ BI.C b × RI.comm r ≡ map cur (BI.prM b)
 ri-bi {s} r b =
-  cpt-inj (trans (sym (RI.slotL r)) (BI.slt b)) ,
+  slot-unique {s} (RI.slotL r) (BI.slt b) ,
   map-syn-inj (RI.comm r) (map cur (BI.prM b))
     (++-cancelˡ (tentsP s)
       (trans (sym (trans (RI.regEq r) (cong (_++ map syn (RI.comm r)) (RI.tEq r)))) (region-pu {s} b)))

@@ -72,7 +72,7 @@ open import SCFTL.Impl.UnsyncedBridgeNormal Data d0 amax wmax kmax umax _≟D_ u
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (RoG; rixg-rec; ivX)
 open import SCFTL.Impl.UnsyncedBridgeCrash Data d0 amax wmax kmax umax _≟D_
   using (RLtM; RcX; Live; rcx-img; rcx-inv; rcx-fl2; rcx-fl3; rcx-ck1; rcx-ck2; rcx-ck3; rcx-recR;
-         rog-recCr; rog-crS; rog-crB; rcx-step; live)
+         rog-recCr; rog-crS; rog-crB; rcx-step; live; rltM-sync)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -134,10 +134,6 @@ rog-crC SB.flush {s} {t} {s''} iv y (x , r , img , _) = rog-fl {s} {t} {x} {s''}
 -- The in-page/OOB commit's states
 
 private
-  rltM-sync : ∀ {g} m → RLtM g m → RLtM g (sync m)
-  rltM-sync (syn c)   r = r
-  rltM-sync (uns o n) r = proj₂ r
-
   rltM-put : ∀ {g} m c → RLtM g m → RLt g c → RLtM g (put c m)
   rltM-put (syn o)   c r rc = r , rc
   rltM-put (uns o n) c r rc = proj₁ r , rc

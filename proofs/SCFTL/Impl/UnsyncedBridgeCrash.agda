@@ -154,10 +154,10 @@ rcx-inv {s} iv (x , _) = rr , true , gen (st s) , BI.C (biOf iv) , BI.slt (biOf 
     rr p with RIxG.rcOK x p
     ... | c , e , lt = subst (RLtM (suc (gen (st s)))) (sym e) lt
 
-private
-  rltM-sync : ∀ {g} m → RLtM g m → RLtM g (sync m)
-  rltM-sync (syn c)   r = r
-  rltM-sync (uns o n) r = proj₂ r
+-- a SYNC keeps the bound
+rltM-sync : ∀ {g} m → RLtM g m → RLtM g (sync m)
+rltM-sync (syn c)   r = r
+rltM-sync (uns o n) r = proj₂ r
 
 -- inside the flush, before its SYNC: the record slots and the
 -- checkpoint slots are the state's

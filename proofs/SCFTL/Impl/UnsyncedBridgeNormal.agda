@@ -48,7 +48,7 @@ open import Relation.Binary.PropositionalEquality
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ as Lm
-open Lm using (CmV; lkTop; pend; cmv-mono; Ent) renaming (All to AllL; [] to []L; _∷_ to _∷L_)
+open Lm using (CmV; lkTop; pend; cmv-mono; Ent; map-cur-sync) renaming (All to AllL; [] to []L; _∷_ to _∷L_)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (LkHd)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; ue; tents)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay)
@@ -60,7 +60,7 @@ open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (
 open import Data.Unit.Base using (⊤; tt)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
 open import SCFTL.Impl.UnsyncedBridge Data d0 amax wmax kmax umax _≟D_
-  using (RIx; RIxU; biOf; rix-okU; oob-dcell)
+  using (RIx; RIxU; biOf; rix-okU; oob-dcell; slot-unique)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (GcI; cur-uns)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rc-sync; rc-step; rc-cur)
 open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ using (cur-progm)
@@ -154,14 +154,6 @@ dig-keep M (_ ∷ _)  []       () k _
 
 Hold : St → List E → Map → List MC → Set
 Hold s es C prM = cpL s ≡ syn (cpt (gen s) C) × DrEq s es prM × RIxG s es C (map cur prM)
-
-private
-  cptM : Cell → Map
-  cptM (cpt _ C) = C
-  cptM _         = λ _ → nothing
-
-slot-unique : ∀ {s g g' C C'} → cpL s ≡ syn (cpt g C) → cpL s ≡ syn (cpt g' C') → C ≡ C'
-slot-unique e e' = cong (λ m → cptM (cur m)) (trans (sym e) e')
 
 drEq-unique : ∀ {s es prM prM'} → DrEq s es prM → DrEq s es prM' → prM ≡ prM'
 drEq-unique {s} {es} d d' =
@@ -307,15 +299,12 @@ rixg-P u {⟪ s , .[] ⟫} {t} {⟪ s' , .[] ⟫} iv x o refl refl iv' = rixg-x 
 -- the barriers' pages below need nothing but their place.  No in-page or
 -- OOB commit: a barrier drops the link (`lkOK`).
 
+-- the tentative pages an epoch lays out are the ones emitT writes
+tents-T : ∀ g x pss → tents g x pss ≡ map (Tp g x) pss
+tents-T g x []         = refl
+tents-T g x (ps ∷ pss) = cong (Tp g x ps ∷_) (tents-T g x pss)
+
 private
-  map-cur-sync : ∀ xs → map cur (map sync xs) ≡ map cur xs
-  map-cur-sync []       = refl
-  map-cur-sync (x ∷ xs) = cong (cur x ∷_) (map-cur-sync xs)
-
-  tents-T : ∀ g x pss → tents g x pss ≡ map (Tp g x) pss
-  tents-T g x []         = refl
-  tents-T g x (ps ∷ pss) = cong (Tp g x ps ∷_) (tents-T g x pss)
-
   -- the region under the flush's page starts with the open epoch's
   -- tentative pages
   region-T : ∀ {s es prM} → DrEq s es prM →

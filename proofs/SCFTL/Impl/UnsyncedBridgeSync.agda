@@ -64,9 +64,10 @@ open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ usi
 open import Data.List.Properties using (++-identityʳ)
 open import SCFTL.Impl.UnsyncedBridge Data d0 amax wmax kmax umax _≟D_ using (biOf)
 open import SCFTL.Impl.UnsyncedBridgeNormal Data d0 amax wmax kmax umax _≟D_
-  using (RIxG; RIe; rie; rie-nil; Dig; EpC; AbC; lkE; Hold; hold-to; RIy)
+  using (RIxG; RIe; rie; rie-nil; Dig; EpC; AbC; lkE; Hold; hold-to; RIy; tents-T)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (Tp; verT-T; lkTop-hd; just-snd)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (LkHd)
+open import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ using (just≡)
 
 ------------------------------------------------------------------------
 -- The last unsynced epoch
@@ -74,11 +75,6 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (LkHd)
 lastE : E → List E → E
 lastE e []        = e
 lastE e (e′ ∷ es) = lastE e′ es
-
-private
-  tents-T : ∀ g x pss → tents g x pss ≡ map (Tp g x) pss
-  tents-T g x []         = refl
-  tents-T g x (ps ∷ pss) = cong (Tp g x ps ∷_) (tents-T g x pss)
 
 -- the region the epochs lay out has the last one's committed page on
 -- top, its tentative pages right below
@@ -110,10 +106,6 @@ lnk-last (x , ps , dd , pss , L) (e′ ∷ es) k = lnk-last e′ es (just L)
 
 ------------------------------------------------------------------------
 -- RIxG after the SYNC
-
-private
-  just-inj : ∀ {A : Set} {x y : A} → just x ≡ just y → x ≡ y
-  just-inj refl = refl
 
 -- the unsynced epochs split at the ones a SYNC proves
 dig-split : ∀ {s} M xs ys → Dig s M (xs ++ ys) → Dig s M xs × Dig s (lastMap M xs) ys
@@ -192,7 +184,7 @@ rixg-top {s} {C} D R E I e es ys prM dl x (rie dg ec ab) = go (lastE e es) refl 
         lk []       _  eq L′ e′ =
           refl , (y , ps , dd , pss , TM ,
                   cong (λ K → dlt g y ps true (dd , pss , K) ∷ TM)
-                       (just-inj (trans (sym (trans (lnk-last e es (lnk s)) (cong (λ l → just (lkE l)) el))) e′)) ,
+                       (just≡ (trans (sym (trans (lnk-last e es (lnk s)) (cong (λ l → just (lkE l)) el))) e′)) ,
                   sym eq)
         lk (z ∷ zs) x′ eq L′ e′ = ⊥-elim (cons-nil (proj₁ (RIxG.lkOK x′ L′ e′)))
 

@@ -845,28 +845,62 @@ mod tests {
         assert!(p_mixes > 0, "P's acc never mixed epochs");
     }
 
+    /// A durable epoch (sector 0), then two barriers without SYNC after
+    /// writes (sectors 1 and 0; 2 and 1), then the open epoch's write of
+    /// sector 3; `after` sees the state after the flush (`false`) and
+    /// after each barrier (`true`).
+    fn two_barriers(amax: Addr, mut after: impl FnMut(&St, bool)) -> St {
+        let m = ModelMutant::None;
+        let mut s = steps::new_p();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, amax, m);
+        after(&s, false);
+        for writes in [&[(1, 2), (0, 3)][..], &[(2, 4), (1, 5)]] {
+            for &(a, d) in writes {
+                steps::wr0(&mut s, a, d, m);
+            }
+            fl_b(&mut s, amax, m);
+            after(&s, true);
+        }
+        steps::wr0(&mut s, 3, 6, m);
+        s
+    }
+
+    /// The digest of the newest (or the oldest) unsynced committed page.
+    fn unsynced_digest(s: &mut St, newest: bool) -> &mut Rc<Dg> {
+        let mut digests = s.dr.iter_mut().filter_map(|c| match c {
+            Mc::Uns(
+                _,
+                Cell::Dlt {
+                    committed: true,
+                    dg,
+                    ..
+                },
+            ) => Some(dg),
+            _ => None,
+        });
+        let dg = if newest {
+            digests.last()
+        } else {
+            digests.next()
+        };
+        dg.expect("an unsynced committed page")
+    }
+
     /// PU's ghost invariant holds along a run of barriers (`gh-ok`, `syI-ok`,
     /// `dg-ok`) and each of its parts fails when the state or SB's pending
     /// snapshots are off by one thing.
     #[test]
     fn ghost_invariant_holds_over_barriers_and_each_part_can_fail() {
         const AMAX: Addr = 4;
-        let m = ModelMutant::None;
-        let mut s = steps::new_p();
-        steps::wr0(&mut s, 0, 1, m);
-        steps::fl3(&mut s, AMAX, m);
         let mut pend: Vec<Image> = Vec::new();
-        check_ghu(&s, &pend, AMAX).expect("after a flush, nothing pending");
-        for writes in [&[(1, 2), (0, 3)][..], &[(2, 4), (1, 5)]] {
-            for &(a, d) in writes {
-                steps::wr0(&mut s, a, d, m);
+        let s = two_barriers(AMAX, |s, barrier| {
+            if barrier {
+                pend.push(barrier_image(s, AMAX));
             }
-            fl_b(&mut s, AMAX, m);
-            pend.push(barrier_image(&s, AMAX));
-            check_ghu(&s, &pend, AMAX).expect("after a barrier");
-        }
+            check_ghu(s, &pend, AMAX).expect("after the flush and each barrier");
+        });
         // the open epoch's writes: VM
-        steps::wr0(&mut s, 3, 6, m);
         check_ghu(&s, &pend, AMAX).expect("with the open epoch's writes");
         let fails = |s: &St, pend: &[Image], part: &str| {
             let e = check_ghu(s, pend, AMAX).expect_err(part);
@@ -899,20 +933,7 @@ mod tests {
         fails(&x, &pend, "GhU.GhD");
         // a digest that omits a pair its epoch keeps
         let mut x = s.clone();
-        let last = x.dr.iter_mut().rev().find_map(|c| match c {
-            Mc::Uns(
-                _,
-                Cell::Dlt {
-                    committed: true,
-                    dg,
-                    ..
-                },
-            ) => Some(dg),
-            _ => None,
-        });
-        Rc::make_mut(last.expect("the last barrier's committed page, unsynced"))
-            .data
-            .pop();
+        Rc::make_mut(unsynced_digest(&mut x, true)).data.pop();
         fails(&x, &pend, "GhU.DgL");
         // the volatile L2P off the open epoch's pairs
         let mut x = s.clone();
@@ -937,18 +958,9 @@ mod tests {
     fn epochs_part_of_the_bridge_holds_and_each_part_can_fail() {
         const AMAX: Addr = 4;
         let m = ModelMutant::None;
-        let mut s = steps::new_p();
-        steps::wr0(&mut s, 0, 1, m);
-        steps::fl3(&mut s, AMAX, m);
-        check_rie(&s, AMAX).expect("after a flush, no epoch unsynced");
-        for writes in [&[(1, 2), (0, 3)][..], &[(2, 4), (1, 5)]] {
-            for &(a, d) in writes {
-                steps::wr0(&mut s, a, d, m);
-            }
-            fl_b(&mut s, AMAX, m);
-            check_rie(&s, AMAX).expect("after a barrier");
-        }
-        steps::wr0(&mut s, 3, 6, m);
+        let mut s = two_barriers(AMAX, |s, _| {
+            check_rie(s, AMAX).expect("after the flush and each barrier")
+        });
         check_rie(&s, AMAX).expect("with the open epoch's writes");
         let fails = |s: &St, part: &str| {
             let e = check_rie(s, AMAX).expect_err(part);
@@ -958,18 +970,7 @@ mod tests {
         // not keep there (sector 0's page)
         let mut x = s.clone();
         let &p0 = x.smap.get(&0).expect("the flush mapped sector 0");
-        let first = x.dr.iter_mut().find_map(|c| match c {
-            Mc::Uns(
-                _,
-                Cell::Dlt {
-                    committed: true,
-                    dg,
-                    ..
-                },
-            ) => Some(dg),
-            _ => None,
-        });
-        Rc::make_mut(first.expect("the first barrier's committed page"))
+        Rc::make_mut(unsynced_digest(&mut x, false))
             .data
             .push((p0, 1, 1));
         fails(&x, "RIe.Dig");
