@@ -64,6 +64,7 @@ import SCFTL.Impl.UnsyncedBridgeSync
 import SCFTL.Impl.UnsyncedBridgeAll
 import SCFTL.Impl.UnsyncedBridgeCrash
 import SCFTL.Impl.UnsyncedBridgeCommands
+import SCFTL.Impl.UnsyncedBridgeRecClean
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
 import SCFTL.Impl.UnsyncedSyncInPageCommands
