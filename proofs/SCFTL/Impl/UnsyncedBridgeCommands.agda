@@ -198,7 +198,7 @@ rog-recCrC {s} {gh} {s3} {gh3} ro (b , g , C , pk , T , es' , ps , sh , rc) =
     (b , g , C , pk , T , es' , ps , sh , rec-cmd-ck {b} {g} {C} {proj₂ gh} {es'} {s} {gh} {s3} {gh3} rc)
 
 rog-recCc : ∀ {s gh s3 gh3} → RoG s → RecCc s gh s3 gh3 → RoG s3
-rog-recCc {s} {gh} {s3} ro (b , g , C , pk , T , es' , _ , _ , _ , img , _) =
+rog-recCc {s} {gh} {s3} ro (b , g , C , pk , T , es' , _ , _ , _ , _ , img , _) =
   rcx-img {recR b g C (proj₂ gh) es' s} {s3} {g} (proj₁ (rcx-recR {b} {g} {C} {proj₂ gh} {es'} {s} pk (ro b g C pk))) img
 
 ------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 ------------------------------------------------------------------------
 -- Issue 39, toward ONE model: the bridge across recovery WITHOUT the
 -- checkpoint (PUSi's `RecC`, SCFTL.Impl.UnsyncedSyncInPage), reduced to
--- two conditions on the crashed state.
+-- one condition on the crashed state.
 --
 -- After it the committed part is the crashed region, synced, and the
 -- stable L2P the map recovery rebuilt.  RI's fields then ask:
@@ -10,10 +10,12 @@
 --   Quiet      (P's condition for recovery without a checkpoint,
 --              SCFTL.Impl.Model) no record of the generation at or past
 --              the newest commit's link, nor at or past the region's
---              highest page: RI's `rcL` and `rcN`.  PUSi's `RecC` does not
---              ask it (P's recovery and the Rust transcription,
---              `steps::recover`, do): without it `rcN` fails after a crash
---              inside an in-page commit's batch
+--              highest page: RI's `rcL` and `rcN`.  `RecC` asks it since
+--              this session, as P's recovery and the Rust transcription
+--              (`steps::recover`) do: without it `rcN` fails after a crash
+--              inside an in-page commit's batch (its record durable, its
+--              data page lost, the record's page at or past the recovered
+--              active pointer)
 --   CmVR       the newest commit's digest holds on the recovered map and
 --              the synced pages: RI's `cmV` (the content part follows from
 --              recovery's digest check; the map part is what `Dig` says of
@@ -23,8 +25,8 @@
 --   rixg-recR  with RoG, Quiet and CmVR, the state recovery builds without
 --              the checkpoint has RIxG (the pending epoch below the new
 --              epoch id, `pend-top`; the record slots from RoG; no link)
---   rixg-recC  so PUSi's recovery without the checkpoint keeps RIy under
---              those two conditions
+--   rixg-recC  so PUSi's recovery without the checkpoint keeps RIy given
+--              CmVR (RoG holds at every crash point: `rog-crashX`)
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -86,14 +88,13 @@ rixg-recR {b} {g} {C} {pr} {es'} {s} ro (qL , qN) cv = record
 -- PUSi's recovery without the checkpoint
 
 rixg-recC : ∀ {S S' t'} → RecC (st (su S)) (gh S) (st (su S')) → ues (su S') ≡ [] → RoG (st (su S)) →
-            (∀ b g C → pick (cur (cpL (st (su S)))) (cur (cpO (st (su S)))) ≡ just (b , g , C) → Quiet g (st (su S))) →
             (∀ b g C T es' → pick (cur (cpL (st (su S)))) (cur (cpO (st (su S)))) ≡ just (b , g , C) →
                ParseS (map cur (dr (st (su S)))) T es' (proj₂ (gh S)) → Clean g C (proj₂ (gh S)) es' (st (su S)) →
                CmVR g C (proj₂ (gh S)) es' (st (su S))) →
             (iv' : Inv′ (su S') t') → RIy iv'
 rixg-recC {⟦ ⟪ s , es ⟫ , g0 ⟧} {⟦ ⟪ .(recR b g C (proj₂ g0) es' s) , .[] ⟫ , g1 ⟧} {t'}
-          (b , g , C , pk , T , es' , ps , sh , cl , refl) refl ro q cv iv' =
+          (b , g , C , pk , T , es' , ps , sh , cl , q , refl) refl ro cv iv' =
   hold-to {⟪ recR b g C (proj₂ g0) es' s , [] ⟫} {t'} {C} {map sync (dr s)}
           (trans (slot-sync b s) (cong syn (pick-cell b s pk)) , refl ,
-           rixg-recR {b} {g} {C} {proj₂ g0} {es'} {s} (ro b g C pk) (q b g C pk) (cv b g C T es' pk ps cl)) iv' ,
+           rixg-recR {b} {g} {C} {proj₂ g0} {es'} {s} (ro b g C pk) q (cv b g C T es' pk ps cl)) iv' ,
   rie-nil (recR b g C (proj₂ g0) es' s)

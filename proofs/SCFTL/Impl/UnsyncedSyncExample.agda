@@ -118,8 +118,23 @@ S9 = ⟦ ⟪ s9 , [] ⟫ , ghostN ⟪ s9 , [] ⟫ ⟧
 c1 : crashSi (use (reg (op (w 0 false)))) S6 S8
 c1 = (⟪ s7 , [] ⟫ , (inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , img-sync s7 , refl) , refl
 
+-- Quiet: the record in page 1's slot lies below the newest commit's
+-- link (page 2, the consolidation page's) and below the region's
+-- highest page
+q8 : Quiet 1 s8
+q8 = (λ { x L refl → above }) , below
+  where
+    above : Above 1 (λ p → cur (rcd s8 p)) 2
+    above (suc (suc p)) _ = tt
+    above zero          ()
+    above (suc zero)    (s≤s ())
+    below : ∀ p → hiR (map cur (dr s8)) ≤ p → RLt 1 (cur (rcd s8 p))
+    below (suc (suc p)) _ = tt
+    below zero          ()
+    below (suc zero)    (s≤s ())
+
 r2 : okSi SB.recover S8 S9
-r2 = inj₂ ((true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl , refl) , refl , refl)
+r2 = inj₂ ((true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl , q8 , refl) , refl , refl)
 
 -- no checkpoint: the region stays, the generation too
 no-checkpoint : gen s9 ≡ 1 × map cur (dr s9) ≡ map cur (dr s6)
@@ -206,8 +221,12 @@ v7 = ((0 , refl , refl) , refl) , refl
 v8 : crashSi (use (reg (op (w 1 true)))) U7 U9
 v8 = (⟪ u8 , [] ⟫ , (inj₁ ((s≤s z≤n , z≤n) , false , false , refl) , refl) , img-sync u8 , refl) , refl
 
+-- Quiet: no record anywhere
+q9 : Quiet 1 u9
+q9 = (λ x L e p _ → tt) , (λ p _ → tt)
+
 v9 : okSi SB.recover U9 U10
-v9 = inj₂ ((true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl , refl) , refl , refl)
+v9 = inj₂ ((true , 1 , unmapped , refl , [] , [] , (refl , []) , refl , refl , q9 , refl) , refl , refl)
 
 -- the barrier's image (0 ↦ false, 1 never written), which the SYNC made
 -- stable; page 0, erased, is read by nothing

@@ -303,13 +303,18 @@ crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₂ (img , refl)
 
 -- recovery without the full checkpoint (`SCFTL.Impl.UnsyncedRecClean`):
 -- the slot `pick` chooses, the ghost's parse, every unsynced epoch of it
--- accepted, then `recR` (SYNC, no checkpoint); that the other slot is
--- older (`SlotOlder`, which `recR-A` needs) is no guard of the step: the
--- crash relation carries it (RecG)
+-- accepted, no record of the generation where recovery's walk or
+-- allocation will look (`Quiet`, as P's recovery without a checkpoint
+-- and the Rust transcription ask: without it a record a crashed in-page
+-- commit left durable lies at or past the recovered active pointer,
+-- which P's RI forbids, SCFTL.Impl.UnsyncedBridgeRecClean), then `recR`
+-- (SYNC, no checkpoint); that the other slot is older (`SlotOlder`,
+-- which `recR-A` needs) is no guard of the step: the crash relation
+-- carries it (RecG)
 RecC : St → Gh → St → Set
 RecC s g s' = Σ Bool λ b → Σ ℕ λ g′ → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g′ , C) ×
   Σ (List Cell) λ T → Σ (List UEp) λ es' → ParseS (map cur (dr s)) T es' (proj₂ g) × shapes es' ≡ proj₁ g ×
-  Clean g′ C (proj₂ g) es' s × s' ≡ recR b g′ C (proj₂ g) es' s
+  Clean g′ C (proj₂ g) es' s × Quiet g′ s × s' ≡ recR b g′ C (proj₂ g) es' s
 
 -- a crash after it: its SYNC made the recovered state's flash durable,
 -- nothing else is programmed (a crash before the SYNC is, as for P and
@@ -317,7 +322,7 @@ RecC s g s' = Σ Bool λ b → Σ ℕ λ g′ → Σ Map λ C → pick (cur (cpL
 RecCc : St → Gh → St → Gh → Set
 RecCc s g s3 g3 = Σ Bool λ b → Σ ℕ λ g′ → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g′ , C) ×
   Σ (List Cell) λ T → Σ (List UEp) λ es' → ParseS (map cur (dr s)) T es' (proj₂ g) × shapes es' ≡ proj₁ g ×
-  Clean g′ C (proj₂ g) es' s ×
+  Clean g′ C (proj₂ g) es' s × Quiet g′ s ×
   Img (recR b g′ C (proj₂ g) es' s) s3 × g3 ≡ ghostN ⟪ recR b g′ C (proj₂ g) es' s , [] ⟫
 
 okSi : SB.Op → SU → SU → Set
@@ -382,7 +387,7 @@ rec-clean {s} {shp , pr} {t} {b2} {g2} {C2} {T2} {es2}
 
 ASi-rec : ∀ {S t S'} → CRP S t → ⊤ → okSi SB.recover S S' → Σ SB.State λ t' → SB.okSB SB.recover t t' × ARS S' t'
 ASi-rec {S} {t} {S'} cr _ (inj₁ o) = AS-rec {S} {t} {S'} cr tt o
-ASi-rec {S} {t} {⟦ ⟪ x , us ⟫ , g' ⟧} cr _ (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , refl) , refl , _)) =
+ASi-rec {S} {t} {⟦ ⟪ x , us ⟫ , g' ⟧} cr _ (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , _ , refl) , refl , _)) =
   proj₁ A , proj₁ (proj₂ A) , proj₂ (proj₂ A) ,
   oob-nil ⟪ x , [] ⟫ refl (proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (proj₂ (proj₂ A)))))))))
   where
@@ -391,7 +396,7 @@ ASi-rec {S} {t} {⟦ ⟪ x , us ⟫ , g' ⟧} cr _ (inj₂ ((b2 , g2 , C2 , pk2 
 ASi-recᶜ : ∀ {S t S'} → CRP S t → ⊤ → crashSi SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
 ASi-recᶜ {S} {t} {S'} cr _ (inj₁ c) = OU.A-recᶜ {S} {t} {S'} cr tt c
 ASi-recᶜ {S} {t} {⟦ ⟪ x , us ⟫ , .(ghostN ⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫) ⟧} cr _
-  (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , img , refl) , _)) =
+  (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , _ , img , refl) , _)) =
   proj₁ A , inj₂ (SB.stable (proj₁ A) , sx (proj₁ (proj₂ A)) , refl , px (proj₁ (proj₂ A))) ,
   crash-normal-G {⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫} {proj₁ A} {x}
     (proj₁ (proj₂ (proj₂ A))) (proj₂ (proj₂ (proj₂ A))) img

@@ -178,7 +178,7 @@ rcs-ok SB.flush {S} {⟦ .(⟪ ck3 (fi3 M (st (su S))) , [] ⟫) , _ ⟧} (inj�
 -- recovery syncs every page (with or without its checkpoint)
 rcs-rec : ∀ {S S'} → okSi SB.recover S S' → RcS (st (su S'))
 rcs-rec (inj₁ ((b , g , C , pk , T , es' , p , sh , e) , _)) = rcs-eq e (λ q → tt)
-rcs-rec (inj₂ ((b , g , C , pk , T , es' , p , sh , cl , e) , _)) = rcs-eq e (λ q → tt)
+rcs-rec (inj₂ ((b , g , C , pk , T , es' , p , sh , cl , _ , e) , _)) = rcs-eq e (λ q → tt)
 
 ------------------------------------------------------------------------
 -- PUSic
