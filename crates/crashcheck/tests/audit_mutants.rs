@@ -59,8 +59,7 @@ fn ignore_run_program_failure_with_injected_failures() {
     let f = explore(&run, &cfg, &mut |_, _| {})
         .failure
         .expect("injected failures catch ignore-run-program-failure with seed 1");
-    let again = crashcheck::Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(&run, &f);
 }
 
 fn spared_aimed(m: Mutant, seed: u64, ops: u64) -> (RunConfig, Report) {
@@ -85,8 +84,7 @@ fn victims_erasable_before_commit_with_aimed_failures() {
     let f = r
         .failure
         .expect("aimed failures catch victims-erasable-before-commit with seed 2");
-    let again = crashcheck::Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(&run, &f);
 }
 
 /// Exhaustive mode reaches `victims-erasable-before-commit` with spare
@@ -107,8 +105,7 @@ fn exhaustive_failure_pairs_catch_victims_erasable_before_commit() {
     let f = r
         .failure
         .expect("the failure-pair run catches victims-erasable-before-commit with seed 2");
-    let again = crashcheck::Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(&run, &f);
     let ex = r.exhaustive.expect("exhaustive stats");
     assert!(
         ex.windows

@@ -55,8 +55,7 @@ fn caught(m: Mutant, seed: u64) {
     let f = r
         .failure
         .unwrap_or_else(|| panic!("{} passed seed {seed} with injected failures", m.name()));
-    let again = crashcheck::Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(&run, &f);
 }
 
 #[test]
@@ -96,8 +95,7 @@ fn broken_region_keeps_pairs_is_caught_with_spares() {
     let f = r
         .failure
         .expect("broken-region-keeps-pairs passed seed 44 with injected failures");
-    let again = crashcheck::Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(&run, &f);
 }
 
 #[test]
@@ -160,8 +158,7 @@ fn erase_marked_bad_block_is_caught_with_silent_bad_blocks() {
     let f = r
         .failure
         .expect("silent bad blocks catch erase-marked-bad-block with seed 11");
-    let again = crashcheck::Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(&run, &f);
 }
 
 /// `erase-without-sync-after-barrier`: opening a superblock erases one
@@ -191,6 +188,5 @@ fn erase_without_sync_after_barrier_is_caught_by_aimed_cycles() {
     let f = r
         .failure
         .expect("aimed cycles catch erase-without-sync-after-barrier with seed 6");
-    let again = crashcheck::Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(&run, &f);
 }

@@ -7,7 +7,7 @@ use crate::common;
 
 use common::*;
 use crashcheck::model::{ModelMutant, OracleConfig};
-use crashcheck::{Executor, RunConfig};
+use crashcheck::RunConfig;
 use ftl::Mutant;
 
 /// A random run without epoch barriers (`--no-barriers`): the workload the
@@ -166,8 +166,7 @@ fn caught_only_at_check_steps(m: ModelMutant, by: &[&str]) {
         "{m:?}, seed {seed}, not caught by {by:?}: {}",
         f.violation
     );
-    let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(&run, &f);
     for seed in [1, 2] {
         let r = random_with(&run, seed, 3000, |cfg| cfg.check_rate = 0.0);
         passed(&r, &format!("{m:?} without Check steps, seed {seed}"));
@@ -246,8 +245,7 @@ fn a_sync_behind_that_proves_a_later_epoch_is_caught_after_recovery() {
         "caught, but not by the model oracle: {}",
         f.violation
     );
-    let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(&run, &f);
     // ...and without held tickets the step never runs
     run.target.sync_behind = false;
     passed(&random(&run, 1, 4000), "without syncs behind");
@@ -271,8 +269,7 @@ fn caught_by(run: &RunConfig, check_rate: f64, expect: &str) {
                 "caught, but not by `{expect}`: {}",
                 f.violation
             );
-            let again = Executor::run(run, f.data_seed, &f.shrunk).unwrap_err();
-            assert_eq!(again, f.shrunk_violation);
+            assert_replays(run, &f);
             return;
         }
     }
@@ -340,8 +337,7 @@ fn chain_erase_unguarded_breaks_ri() {
         "{}",
         f.violation
     );
-    let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(&run, &f);
     let r = no_barriers(&scftl_oracle(ModelMutant::None), 17, 3000, 0.1);
     assert!(r.failure.is_none(), "{:?}", r.failure.map(|f| f.violation));
 }

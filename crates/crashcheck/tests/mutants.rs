@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::*;
-use crashcheck::{ContractKind, Executor, RunConfig};
+use crashcheck::{ContractKind, RunConfig};
 use flash::Geometry;
 use ftl::Mutant;
 
@@ -30,8 +30,7 @@ fn check_caught(run: &RunConfig, ops: u64) {
         f.shrunk_violation
     );
     // The shrunk script is a standalone reproduction.
-    let again = Executor::run(run, f.data_seed, &f.shrunk).unwrap_err();
-    assert_eq!(again, f.shrunk_violation);
+    assert_replays(run, &f);
 }
 
 #[test]

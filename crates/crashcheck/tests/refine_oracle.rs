@@ -88,8 +88,7 @@ fn internal_state_mutants_are_caught_by_refinement_alone() {
             );
         }
         // And the shrunk script replays the refinement failure.
-        let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-        assert_eq!(again, f.shrunk_violation);
+        assert_replays(&run, &f);
     }
 }
 
@@ -191,8 +190,7 @@ fn an_ignored_program_failure_is_caught_where_it_happens() {
         3000,
         "whose page the flash failed to program",
     ) {
-        let again = Executor::run(&run, f.data_seed, &f.shrunk).unwrap_err();
-        assert_eq!(again, f.shrunk_violation);
+        assert_replays(&run, &f);
     }
 }
 

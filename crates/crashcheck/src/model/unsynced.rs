@@ -845,15 +845,23 @@ mod tests {
         assert!(p_mixes > 0, "P's acc never mixed epochs");
     }
 
+    /// A formatted model with one durable epoch: sector 0 written and
+    /// flushed (`fl3`), no epoch unsynced.
+    fn durable_epoch(amax: Addr) -> St {
+        let m = ModelMutant::None;
+        let mut s = steps::new_p();
+        steps::wr0(&mut s, 0, 1, m);
+        steps::fl3(&mut s, amax, m);
+        s
+    }
+
     /// A durable epoch (sector 0), then two barriers without SYNC after
     /// writes (sectors 1 and 0; 2 and 1), then the open epoch's write of
     /// sector 3; `after` sees the state after the flush (`false`) and
     /// after each barrier (`true`).
     fn two_barriers(amax: Addr, mut after: impl FnMut(&St, bool)) -> St {
         let m = ModelMutant::None;
-        let mut s = steps::new_p();
-        steps::wr0(&mut s, 0, 1, m);
-        steps::fl3(&mut s, amax, m);
+        let mut s = durable_epoch(amax);
         after(&s, false);
         for writes in [&[(1, 2), (0, 3)][..], &[(2, 4), (1, 5)]] {
             for &(a, d) in writes {
@@ -1016,9 +1024,7 @@ mod tests {
         const AMAX: Addr = 4;
         let m = ModelMutant::None;
         let image_of = |s: &St| (0..AMAX).map(|a| s.rd(a)).collect::<Vec<_>>();
-        let mut s = steps::new_p();
-        steps::wr0(&mut s, 0, 1, m);
-        steps::fl3(&mut s, AMAX, m);
+        let mut s = durable_epoch(AMAX);
         let proven = s.dr.len();
         let mut images = vec![image_of(&s)];
         for (i, writes) in [&[(1, 2), (0, 3)][..], &[(2, 4)], &[(3, 5), (1, 6)]]
@@ -1175,9 +1181,7 @@ mod tests {
     fn crash_states_u_give_p_the_outcomes_of_acc_u() {
         const AMAX: Addr = 4;
         let m = ModelMutant::None;
-        let mut s = steps::new_p();
-        steps::wr0(&mut s, 0, 1, m);
-        steps::fl3(&mut s, AMAX, m);
+        let mut s = durable_epoch(AMAX);
         for writes in [&[(1, 2), (0, 3)][..], &[(2, 4)], &[(3, 5), (1, 6)]] {
             for &(a, d) in writes {
                 steps::wr0(&mut s, a, d, m);
@@ -1231,9 +1235,7 @@ mod tests {
     fn gc_and_stable_map_invariants_hold_and_catch_a_released_victim() {
         const AMAX: Addr = 4;
         let m = ModelMutant::None;
-        let mut s = steps::new_p();
-        steps::wr0(&mut s, 0, 1, m);
-        steps::fl3(&mut s, AMAX, m);
+        let mut s = durable_epoch(AMAX);
         check_gc_sm(&s, AMAX).unwrap();
         let old = s.l2p[&0];
         steps::wr0(&mut s, 0, 2, m);
@@ -1297,9 +1299,7 @@ mod tests {
     fn a_sync_releases_the_barriers_victims_and_keeps_the_open_epochs() {
         const AMAX: Addr = 4;
         let m = ModelMutant::None;
-        let mut s = steps::new_p();
-        steps::wr0(&mut s, 0, 1, m);
-        steps::fl3(&mut s, AMAX, m);
+        let mut s = durable_epoch(AMAX);
         let old = s.l2p[&0];
         steps::wr0(&mut s, 0, 2, m);
         steps::rl_x(&mut s, old);
@@ -1338,9 +1338,7 @@ mod tests {
     fn a_sync_that_proves_the_oldest_epoch_keeps_the_later_ones_unsynced() {
         const AMAX: Addr = 4;
         let m = ModelMutant::None;
-        let mut s = steps::new_p();
-        steps::wr0(&mut s, 0, 1, m);
-        steps::fl3(&mut s, AMAX, m);
+        let mut s = durable_epoch(AMAX);
         let mut maps = Vec::new();
         let mut images = Vec::new();
         for (a, v) in [(1, 2), (2, 3), (0, 4)] {
@@ -1391,9 +1389,7 @@ mod tests {
     fn a_sync_after_barriers_lets_the_next_flush_commit_in_page() {
         const AMAX: Addr = 4;
         let m = ModelMutant::None;
-        let mut s = steps::new_p();
-        steps::wr0(&mut s, 0, 1, m);
-        steps::fl3(&mut s, AMAX, m);
+        let mut s = durable_epoch(AMAX);
         steps::wr0(&mut s, 1, 2, m);
         fl_b(&mut s, AMAX, m);
         let link = s.nxt;

@@ -98,9 +98,15 @@ pub fn caught_and_replayed(run: &RunConfig, seed: u64, ops: u64) -> Failure {
         f.shrunk.len(),
         f.shrunk_violation
     );
+    assert_replays(run, &f);
+    f
+}
+
+/// Checks that the failure's shrunk script, run standalone from its data
+/// seed, fails again with the very violation the shrinker recorded.
+pub fn assert_replays(run: &RunConfig, f: &Failure) {
     let again = crashcheck::Executor::run(run, f.data_seed, &f.shrunk).unwrap_err();
     assert_eq!(again, f.shrunk_violation);
-    f
 }
 
 /// Asserts a random campaign passes.
