@@ -71,7 +71,7 @@ open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using
 open import SCFTL.Impl.UnsyncedBridgeNormal Data d0 amax wmax kmax umax _≟D_ using (RIxG; RIy)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (RoG; rixg-rec; ivX)
 open import SCFTL.Impl.UnsyncedBridgeCrash Data d0 amax wmax kmax umax _≟D_
-  using (RLtM; RcX; Live; rcx-img; rcx-inv; rcx-fl2; rcx-fl3; rcx-ck1; rcx-ck2; rcx-ck3; rcx-recR;
+  using (RLtM; RcX; Live; rcx-img; rcx-inv; rcx-same; rcx-fl2; rcx-fl3; rcx-ck1; rcx-ck2; rcx-ck3; rcx-recR;
          rog-recCr; rog-crS; rog-crB; rcx-step; live; rltM-sync)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -174,11 +174,8 @@ rog-fi {s} {t} {M} {x} {s''} iv y (IC.fk (before [] Lm.[])) img =
   rcx-img {fi3 M (st s)} {s''} {gen (st s)} (proj₁ (rcx-fi3 {st s} M (rcx-inv iv y) (live iv))) img
 rog-fi iv y (IC.fk (before (_ ∷ _) (() Lm.∷ _))) img
 rog-fi {s} {t} {M} {x} {s''} iv y (IC.fk (after [] [] Lm.[] Lm.[])) img =
-  rcx-img {x} {s''} {gen (st s)} (same (proj₁ (rcx-fi3 {st s} M (rcx-inv iv y) (live iv)))) img
-  where
-    same : RcX (fi3 M (st s)) (gen (st s)) → RcX x (gen (st s))
-    same (rr , true  , G′ , C′ , sl , le) = rr , true  , G′ , C′ , sl , le
-    same (rr , false , G′ , C′ , sl , le) = rr , false , G′ , C′ , sl , le
+  rcx-img {x} {s''} {gen (st s)}
+    (rcx-same {fi3 M (st s)} {x} refl refl refl (proj₁ (rcx-fi3 {st s} M (rcx-inv iv y) (live iv)))) img
 rog-fi iv y (IC.fk (after (_ ∷ _) _ (() Lm.∷ _) _)) img
 rog-fi iv y (IC.fk (after [] (_ ∷ _) Lm.[] (() Lm.∷ _))) img
 rog-fi {s} {t} {M} {x} {s''} iv y IC.fe img =

@@ -161,9 +161,17 @@ rltM-sync (uns o n) r = proj₂ r
 
 -- inside the flush, before its SYNC: the record slots and the
 -- checkpoint slots are the state's
+-- a state with the same record and checkpoint slots
+rcx-same : ∀ {u u' G} → rcd u' ≡ rcd u → cpL u' ≡ cpL u → cpO u' ≡ cpO u → RcX u G → RcX u' G
+rcx-same {u} {u'} er el eo (rr , b , G′ , C′ , sl , le) =
+  (λ p → subst (λ f → RLtM _ (f p)) (sym er) (rr p)) , b , G′ , C′ , trans (sl′ b) sl , le
+  where
+    sl′ : ∀ b → slot b u' ≡ slot b u
+    sl′ true  = el
+    sl′ false = eo
+
 rcx-fl2 : ∀ {s G} → RcX s G → RcX (fl2 s) G
-rcx-fl2 (rr , true  , G′ , C′ , sl , le) = rr , true  , G′ , C′ , sl , le
-rcx-fl2 (rr , false , G′ , C′ , sl , le) = rr , false , G′ , C′ , sl , le
+rcx-fl2 {s} = rcx-same {s} {fl2 s} refl refl refl
 
 -- a full checkpoint (the flush's, recovery's): the new slot written
 -- (ck1), then synced with the old one erased (ck2), then the slots swap
@@ -258,12 +266,10 @@ rog-recCr {s} {gh} {s3} ro (b , g , C , pk , T , es' , _ , _ , inj₂ (inj₂ (i
 -- checkpoint slot
 
 rcx-syU : ∀ {s es r G} → RcX s G → RcX (syU es r s) G
-rcx-syU (rr , true  , G′ , C′ , sl , le) = rr , true  , G′ , C′ , sl , le
-rcx-syU (rr , false , G′ , C′ , sl , le) = rr , false , G′ , C′ , sl , le
+rcx-syU {s} {es} {r} = rcx-same {s} {syU es r s} refl refl refl
 
 rcx-syB : ∀ {s xs ys l r G} → RcX s G → RcX (syB xs ys l r s) G
-rcx-syB (rr , true  , G′ , C′ , sl , le) = rr , true  , G′ , C′ , sl , le
-rcx-syB (rr , false , G′ , C′ , sl , le) = rr , false , G′ , C′ , sl , le
+rcx-syB {s} {xs} {ys} {l} {r} = rcx-same {s} {syB xs ys l r s} refl refl refl
 
 -- a crash before PUS's SYNC or after it
 rog-crS : ∀ {S t S'} (iv : Inv′ (su S) t) → RIy iv → crashS (SB.use (SB.reg (SB.op SB.sy))) S S' → RoG (st (su S'))
