@@ -65,6 +65,7 @@ import SCFTL.Impl.UnsyncedBridgeAll
 import SCFTL.Impl.UnsyncedBridgeCrash
 import SCFTL.Impl.UnsyncedBridgeCommands
 import SCFTL.Impl.UnsyncedBridgeRecClean
+import SCFTL.Impl.UnsyncedBridgeCmV
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage

@@ -52,7 +52,7 @@ open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ usi
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; ⟦_,_⟧; su; gh)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
-open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR; pick-cell)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR; pick-cell; shapes)
 open import SCFTL.Impl.UnsyncedRecClean Data d0 amax wmax kmax umax _≟D_ using (Clean)
 open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (RecC)
 open import SCFTL.Impl.UnsyncedBridgeNormal Data d0 amax wmax kmax umax _≟D_ using (RIxG; RIy; hold-to; rie-nil)
@@ -89,12 +89,12 @@ rixg-recR {b} {g} {C} {pr} {es'} {s} ro (qL , qN) cv = record
 
 rixg-recC : ∀ {S S' t'} → RecC (st (su S)) (gh S) (st (su S')) → ues (su S') ≡ [] → RoG (st (su S)) →
             (∀ b g C T es' → pick (cur (cpL (st (su S)))) (cur (cpO (st (su S)))) ≡ just (b , g , C) →
-               ParseS (map cur (dr (st (su S)))) T es' (proj₂ (gh S)) → Clean g C (proj₂ (gh S)) es' (st (su S)) →
-               CmVR g C (proj₂ (gh S)) es' (st (su S))) →
+               ParseS (map cur (dr (st (su S)))) T es' (proj₂ (gh S)) → shapes es' ≡ proj₁ (gh S) →
+               Clean g C (proj₂ (gh S)) es' (st (su S)) → CmVR g C (proj₂ (gh S)) es' (st (su S))) →
             (iv' : Inv′ (su S') t') → RIy iv'
 rixg-recC {⟦ ⟪ s , es ⟫ , g0 ⟧} {⟦ ⟪ .(recR b g C (proj₂ g0) es' s) , .[] ⟫ , g1 ⟧} {t'}
           (b , g , C , pk , T , es' , ps , sh , cl , q , refl) refl ro cv iv' =
   hold-to {⟪ recR b g C (proj₂ g0) es' s , [] ⟫} {t'} {C} {map sync (dr s)}
           (trans (slot-sync b s) (cong syn (pick-cell b s pk)) , refl ,
-           rixg-recR {b} {g} {C} {proj₂ g0} {es'} {s} (ro b g C pk) q (cv b g C T es' pk ps cl)) iv' ,
+           rixg-recR {b} {g} {C} {proj₂ g0} {es'} {s} (ro b g C pk) q (cv b g C T es' pk ps sh cl)) iv' ,
   rie-nil (recR b g C (proj₂ g0) es' s)
