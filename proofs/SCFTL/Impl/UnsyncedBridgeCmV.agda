@@ -47,6 +47,7 @@ open import Data.Empty using (⊥; ⊥-elim)
 open import Data.Unit.Base using (⊤; tt)
 open import Data.List.Base using (List; []; _∷_; _++_; map; length)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
+open import Data.List.Properties using (map-++-commute; ++-assoc)
 open import Data.Maybe.Base using (Maybe; just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -54,14 +55,14 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ as Lm
-open Lm using (CmV; cmv-mono; Ent; _≐_; ∧-true; holds-sound) renaming (All to AllL; [] to []L; _∷_ to _∷L_)
+open Lm using (CmV; cmv-mono; Ent; _≐_; ∧-true; holds-sound; PM; Older; pick-first) renaming (All to AllL; [] to []L; _∷_ to _∷L_)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; accB; rp-lay; rpE)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; ue; tents; CrashRs; CrashEs; []; _∷_)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues; lay-++)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi-lay; fresh-of; lastMap-≐)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (ddOf; lastMap)
 open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (rpE-last)
-open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS; Skip; Tent; recU-crash-open)
+open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS; Skip; Tent; recU-crash-openL)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (shapes; parse-unique; crashEs-shape)
 open import SCFTL.Impl.UnsyncedRecClean Data d0 amax wmax kmax umax _≟D_ using (Clean)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
@@ -72,7 +73,9 @@ open import SCFTL.Impl.UnsyncedBridge Data d0 amax wmax kmax umax _≟D_ using (
 open import SCFTL.Impl.UnsyncedBridgeNormal Data d0 amax wmax kmax umax _≟D_ using (RIxG; RIe; Dig; RIy; tents-T)
 open import SCFTL.Impl.UnsyncedBridgeSync Data d0 amax wmax kmax umax _≟D_ using (lastE; lay-top; dig-last)
 open import SCFTL.Impl.UnsyncedBridgeCrash Data d0 amax wmax kmax umax _≟D_ using (rcx-img; rcx-inv)
-open import SCFTL.Impl.UnsyncedBridgeRecClean Data d0 amax wmax kmax umax _≟D_ using (CmVR; rixg-recC)
+open import SCFTL.Impl.UnsyncedBridgeRecClean Data d0 amax wmax kmax umax _≟D_ using (CmVR; CvR; rixg-recC)
+open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
+open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (Dead; padW; Mid; mid-crash)
 
 ------------------------------------------------------------------------
 -- Lemmas
@@ -113,8 +116,21 @@ private
   skip-nc g _                     (inj₂ (inj₁ refl)) = refl
   skip-nc g _                     (inj₂ (inj₂ refl)) = refl
 
-  crash-keep : ∀ {m m' c} → m ≡ syn c → CrashD m m' → sync m' ≡ syn c
-  crash-keep refl refl = refl
+  crash-dat : ∀ {m m' c} → m ≡ syn c → CrashD m m' → m' ≡ syn c
+  crash-dat refl e = e
+
+  crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
+  crash-syn refl e = e
+
+  crash-older : ∀ {g} m {m'} → PM (Older g) m → CrashC m m' → Older g (cur m')
+  crash-older (syn c)   x refl                = x
+  crash-older (uns o n) (x , _) (inj₁ refl)        = x
+  crash-older (uns o n) (_ , y) (inj₂ (inj₁ refl)) = y
+  crash-older (uns o n) _ (inj₂ (inj₂ refl))       = tt
+
+  -- the older checkpoint slot of a state with its invariants
+  soOf : ∀ {s t} → Inv′ s t → PM (Older (gen (st s))) (cpO (st s))
+  soOf iv = proj₂ (proj₂ (proj₂ (proj₁ iv)))
 
 -- a tentative page that passes verT is the page written
 verT-written : ∀ g x pss ts' rest → CrashRs (tents g x pss) ts' → verT g x pss (ts' ++ rest) ≡ true →
@@ -179,12 +195,18 @@ top-cmv {g} (x , ps , dd , pss , L) rest en =
         subst (λ ts → verT g x pss (ts ++ rest) ≡ true) (sym (tents-T g x pss)) (verT-T g x pss rest))
 
 ------------------------------------------------------------------------
--- CmVR at the crash of a normal state, for the parse the crash leaves
+-- CmVR on a crashed region, for the parse the crash leaves
 
-cmvr-bi : ∀ {u es s'} (b : BI u es) → CmV (gen u) (smap u) (dat u) (map cur (BI.prM b)) → Dig u (smap u) es →
-  Img u s' → ∀ T es' → ParseS (map cur (dr s')) T es' (map cur (BI.prM b)) → CrashEs (gen u) es es' →
+-- The state `u` names the checkpoint, the durable part and the epochs
+-- (BI), their maps (Dig) and the durable part's digest (CmV, on the data
+-- pages D0 before the crash: u's own, or those of a state whose commands
+-- left u's stable pages alone); `keep`: the durable pages survive the
+-- crash.
+cmvr-bi : ∀ {u es s'} (b : BI u es) (D0 : ℕ → MC) → CmV (gen u) (smap u) D0 (map cur (BI.prM b)) →
+  (∀ p {c} → D0 p ≡ syn c → dat s' p ≡ syn c) → Dig u (smap u) es →
+  ∀ T es' → ParseS (map cur (dr s')) T es' (map cur (BI.prM b)) → CrashEs (gen u) es es' →
   Clean (gen u) (BI.C b) (map cur (BI.prM b)) es' s' → CmVR (gen u) (BI.C b) (map cur (BI.prM b)) es' s'
-cmvr-bi {u} {es} {s'} b cv dg img T es' (pe , sk) ces cl
+cmvr-bi {u} {es} {s'} b D0 cv keep dg T es' (pe , sk) ces cl
   with written (gen u) (λ p → cur (dat s' p)) (map cur (BI.prM b)) es es' ces cl
 ... | refl =
   subst (CmV g R D') (sym pe) (cmv-skip T (lay (map (ue g) es) pr) sk (main es dg rm cl))
@@ -204,35 +226,107 @@ cmvr-bi {u} {es} {s'} b cv dg img T es' (pe , sk) ces cl
     main : ∀ es₁ → Dig u M es₁ → (∀ a → R a ≡ lastMap M es₁ a) →
            accU g D pr (map (ue g) es₁) ≡ lay (map (ue g) es₁) pr → CmV g R D' (lay (map (ue g) es₁) pr)
     main [] _ rm′ _ =
-      cmv-map (λ a → sym (rm′ a)) pr
-        (cmv-mono (λ p d a le sm de → crash-keep de (proj₁ img p)) pr cv)
+      cmv-map (λ a → sym (rm′ a)) pr (cmv-mono (λ p d a le sm de → cong sync (keep p de)) pr cv)
     main (e ∷ es₀) dg′ rm′ cl′ =
       subst (CmV g R D') (sym (proj₂ (lay-top g e es₀ pr)))
         (top-cmv (lastE e es₀) (proj₁ (lay-top g e es₀ pr))
           (ents D rm′ (ddOf (lastE e es₀)) (dig-last M e es₀ dg′) (acc-last g D pr e es₀ cl′)))
 
--- for the parse with the epochs' shapes: it is the one the crash leaves
-cmvr-shapes : ∀ {u es s'} (b : BI u es) → CmV (gen u) (smap u) (dat u) (map cur (BI.prM b)) → Dig u (smap u) es →
-  Img u s' → ∀ T es' → ParseS (map cur (dr s')) T es' (map cur (BI.prM b)) →
+-- for any parse with the epochs' shapes: it is the one the crash of the
+-- region leaves
+cmvr-shapes : ∀ {u es s'} (b : BI u es) (D0 : ℕ → MC) → CmV (gen u) (smap u) D0 (map cur (BI.prM b)) →
+  (∀ p {c} → D0 p ≡ syn c → dat s' p ≡ syn c) → Dig u (smap u) es → CrashL (dr u) (dr s') →
+  ∀ T es' → ParseS (map cur (dr s')) T es' (map cur (BI.prM b)) →
   shapes es' ≡ map (λ e → length (proj₂ (ue (gen u) e))) es →
   Clean (gen u) (BI.C b) (map cur (BI.prM b)) es' s' → CmVR (gen u) (BI.C b) (map cur (BI.prM b)) es' s'
-cmvr-shapes {u} {es} {s'} b cv dg img T es' p sh cl =
-  cmvr-bi {u} {es} {s'} b cv dg img T es' p (subst (CrashEs (gen u) es) (sym (proj₂ same)) ces) cl
+cmvr-shapes {u} {es} {s'} b D0 cv keep dg crl T es' p sh cl =
+  cmvr-bi {u} {es} {s'} b D0 cv keep dg T es' p (subst (CrashEs (gen u) es) (sym (proj₂ same)) ces) cl
   where
-    R   = recU-crash-open {u} {s'} es (BI.prM b , BI.dre b , BI.sy b) img (λ p → cur (dat s' p)) (st0 (BI.C b))
+    R   = recU-crash-openL {u} {s'} es (BI.prM b , BI.dre b , BI.sy b) crl (λ p → cur (dat s' p)) (st0 (BI.C b))
     T0  = proj₁ (proj₂ R)
     es0 = proj₁ (proj₂ (proj₂ R))
     ces = proj₁ (proj₂ (proj₂ (proj₂ R)))
     p0  = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ R))))
     same = parse-unique T T0 es' es0 (map cur (BI.prM b)) (trans sh (sym (crashEs-shape ces))) (trans (sym (proj₁ p)) (proj₁ p0))
 
--- for the parse recovery reads with the ghost of the state the crash hit
-cmvr-normal : ∀ {s t s'} (iv : Inv′ s t) → RIy iv → Img (st s) s' →
-  ∀ T es' → ParseS (map cur (dr s')) T es' (prN s) → shapes es' ≡ proj₁ (ghostN s) →
-  Clean (gen (st s)) (BI.C (biOf iv)) (prN s) es' s' →
-  CmVR (gen (st s)) (BI.C (biOf iv)) (prN s) es' s'
-cmvr-normal {s} {t} {s'} iv (x , ri) img T es' p sh cl rewrite prN-BI s (biOf iv) =
-  cmvr-shapes {st s} {ues s} {s'} (biOf iv) (RIxG.cmV x) (RIe.dig ri) img T es' p sh cl
+-- the slot recovery picks after a crash of a state whose live slot is
+-- durable and whose other slot is older
+pick-crash : ∀ {u s' C} → cpL u ≡ syn (cpt (gen u) C) → PM (Older (gen u)) (cpO u) → Img u s' →
+  pick (cur (cpL s')) (cur (cpO s')) ≡ just (true , gen u , C)
+pick-crash {u} {s'} {C} sl so (_ , cL , cO , _ , _) =
+  trans (cong (λ c → pick (cur c) (cur (cpO s'))) (crash-syn sl cL))
+        (pick-first (gen u) C (cur (cpO s')) (crash-older (cpO u) so cO))
+
+-- recovery from it reads the live slot: CvR from CmVR for that slot
+cvr-live : ∀ {u s' C gh} → cpL u ≡ syn (cpt (gen u) C) → PM (Older (gen u)) (cpO u) → Img u s' →
+  (∀ T es' → ParseS (map cur (dr s')) T es' (proj₂ gh) → shapes es' ≡ proj₁ gh →
+     Clean (gen u) C (proj₂ gh) es' s' → CmVR (gen u) C (proj₂ gh) es' s') →
+  CvR s' gh
+cvr-live {u} {s'} {C} sl so img f b g C′ T es' pk ps sh cl with trans (sym pk) (pick-crash {u} {s'} {C} sl so img)
+... | refl = f T es' ps sh cl
+
+------------------------------------------------------------------------
+-- The crash of a normal state
+
+cvr-normal : ∀ {s t s'} (iv : Inv′ s t) → RIy iv → Img (st s) s' → CvR s' (ghostN s)
+cvr-normal {s} {t} {s'} iv (x , ri) img =
+  cvr-live {st s} {s'} {BI.C (biOf iv)} {ghostN s} (BI.slt (biOf iv)) (soOf iv) img
+    (λ T es' p sh cl → go T es' p sh cl)
+  where
+    go : ∀ T es' → ParseS (map cur (dr s')) T es' (prN s) → shapes es' ≡ proj₁ (ghostN s) →
+         Clean (gen (st s)) (BI.C (biOf iv)) (prN s) es' s' → CmVR (gen (st s)) (BI.C (biOf iv)) (prN s) es' s'
+    go T es' p sh cl rewrite prN-BI s (biOf iv) =
+      cmvr-shapes {st s} {ues s} {s'} (biOf iv) (dat (st s)) (RIxG.cmV x) (λ q de → crash-dat de (proj₁ img q))
+                  (RIe.dig ri) (proj₁ (proj₂ (proj₂ (proj₂ img)))) T es' p sh cl
+
+------------------------------------------------------------------------
+-- Dead pages on top of the region (the command level: `Mid`)
+
+private
+  dead-skip : ∀ {c} → Dead c → Skip c
+  dead-skip {erased} _ = inj₂ (inj₁ refl)
+  dead-skip {junk}   _ = inj₂ (inj₂ refl)
+
+  all-dead : ∀ ds → AllL Dead ds → All Skip ds
+  all-dead []       []L        = []
+  all-dead (d ∷ ds) (x ∷L dd)  = dead-skip {d} x ∷ all-dead ds dd
+
+  all-++ : ∀ {P : Cell → Set} xs {ys} → All P xs → All P ys → All P (xs ++ ys)
+  all-++ []       []       q = q
+  all-++ (x ∷ xs) (p ∷ ps) q = p ∷ all-++ xs ps q
+
+  cur-syn : ∀ ds → map cur (map syn ds) ≡ ds
+  cur-syn []       = refl
+  cur-syn (d ∷ ds) = cong (d ∷_) (cur-syn ds)
+
+  strip : ∀ {g sm D} ds cs → AllL Dead ds → CmV g sm D (ds ++ cs) → CmV g sm D cs
+  strip []            cs []L         cv                          = cv
+  strip (erased ∷ ds) cs (_ ∷L dd)   (inj₁ (_ , cv))             = strip ds cs dd cv
+  strip (erased ∷ ds) cs (_ ∷L dd)   (inj₂ (_ , _ , _ , () , _))
+  strip (junk ∷ ds)   cs (_ ∷L dd)   (inj₁ (_ , cv))             = strip ds cs dd cv
+  strip (junk ∷ ds)   cs (_ ∷L dd)   (inj₂ (_ , _ , _ , () , _))
+  strip (dcell _ _ ∷ ds) cs (() ∷L _) _
+  strip (dlt _ _ _ _ _ ∷ ds) cs (() ∷L _) _
+  strip (cpt _ _ ∷ ds) cs (() ∷L _) _
+
+  pad-cur : ∀ ds s' → map cur (dr (padW ds s')) ≡ ds ++ map cur (dr s')
+  pad-cur ds s' = trans (map-++-commute cur (map syn ds) (dr s')) (cong (_++ map cur (dr s')) (cur-syn ds))
+
+-- dead pages on top change no choice of recovery's, nor its result
+cvr-pad : ∀ {s' gh} ds → AllL Dead ds → CvR (padW ds s') gh → CvR s' gh
+cvr-pad {s'} {gh} ds dd f b g C T es' pk (pe , sk) sh cl =
+  strip ds (map cur (dr s')) dd
+    (subst (CmV g (recM g C (proj₂ gh) es' s') (λ p → sync (dat s' p))) (pad-cur ds s')
+      (f b g C (ds ++ T) es' pk (pe′ , all-++ ds (all-dead ds dd) sk) sh cl))
+  where
+    pe′ : map cur (dr (padW ds s')) ≡ (ds ++ T) ++ lay es' (proj₂ gh)
+    pe′ = trans (pad-cur ds s') (trans (cong (ds ++_) pe) (sym (++-assoc ds T (lay es' (proj₂ gh)))))
+
+-- so a crash after some of a batch's commands, given CvR at every crash of
+-- the state at its end
+cvr-mid : ∀ {x m s'' gh} → Mid x m → Img x s'' → (∀ {z} → Img m z → CvR z gh) → CvR s'' gh
+cvr-mid {x} {m} {s''} {gh} md img f =
+  let M = mid-crash {x} {m} {s''} md img in cvr-pad {s''} {gh} (proj₁ M) (proj₁ (proj₂ M)) (f {padW (proj₁ M) s''} (proj₂ (proj₂ M)))
 
 ------------------------------------------------------------------------
 -- A crash of a normal state, then recovery without the checkpoint
@@ -240,11 +334,5 @@ cmvr-normal {s} {t} {s'} iv (x , ri) img T es' p sh cl rewrite prN-BI s (biOf iv
 rixg-crash-normal-recC : ∀ {s t S S' t'} (iv : Inv′ s t) → RIy iv → Img (st s) (st (su S)) → gh S ≡ ghostN s →
   RecC (st (su S)) (gh S) (st (su S')) → ues (su S') ≡ [] → (iv' : Inv′ (su S') t') → RIy iv'
 rixg-crash-normal-recC {s} {t} {⟦ u , .(ghostN s) ⟧} {S'} {t'} iv y img refl rc e iv' =
-  rixg-recC {⟦ u , ghostN s ⟧} {S'} {t'} rc e (rcx-img {st s} {st u} {gen (st s)} (rcx-inv iv y) img) cv iv'
-  where
-    X = crash-normal-G {s} {t} {st u} (proj₁ iv) (proj₂ iv) img
-    cv : ∀ b g C T es' → pick (cur (cpL (st u))) (cur (cpO (st u))) ≡ just (b , g , C) →
-         ParseS (map cur (dr (st u))) T es' (prN s) → shapes es' ≡ proj₁ (ghostN s) →
-         Clean g C (prN s) es' (st u) → CmVR g C (prN s) es' (st u)
-    cv b g C T es' pk ps sh cl with trans (sym pk) (proj₁ (proj₂ (proj₂ (proj₂ X))))
-    ... | refl = cmvr-normal {s} {t} {st u} iv y img T es' ps sh cl
+  rixg-recC {⟦ u , ghostN s ⟧} {S'} {t'} rc e (rcx-img {st s} {st u} {gen (st s)} (rcx-inv iv y) img)
+            (cvr-normal {s} {t} {st u} iv y img) iv'

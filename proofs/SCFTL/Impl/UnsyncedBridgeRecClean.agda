@@ -25,8 +25,11 @@
 --   rixg-recR  with RoG, Quiet and CmVR, the state recovery builds without
 --              the checkpoint has RIxG (the pending epoch below the new
 --              epoch id, `pend-top`; the record slots from RoG; no link)
+--   CvR        CmVR for every choice recovery can make on a crashed state
 --   rixg-recC  so PUSi's recovery without the checkpoint keeps RIy given
---              CmVR (RoG holds at every crash point: `rog-crashX`)
+--              CvR (RoG holds at every crash point: `rog-crashX`; CvR at
+--              the crash of a normal state and at the flush's and the
+--              barrier's commands: SCFTL.Impl.UnsyncedBridgeCmV)
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -49,7 +52,7 @@ open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (slot-sync)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
-open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; ⟦_,_⟧; su; gh)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; ⟦_,_⟧; su; gh; Gh)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR; pick-cell; shapes)
@@ -63,6 +66,13 @@ open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ usin
 
 CmVR : ℕ → Map → List Cell → List UEp → St → Set
 CmVR g C pr es' s = CmV g (recM g C pr es' s) (λ p → sync (dat s p)) (map cur (dr s))
+
+-- for every choice recovery without the checkpoint can make on a crashed
+-- state with a ghost: the slot `pick` returns, a parse with the ghost's
+-- shapes and durable part that recovery accepts whole
+CvR : St → Gh → Set
+CvR s gh = ∀ b g C T es' → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
+  ParseS (map cur (dr s)) T es' (proj₂ gh) → shapes es' ≡ proj₁ gh → Clean g C (proj₂ gh) es' s → CmVR g C (proj₂ gh) es' s
 
 private
   syn-cur : ∀ {m c} → sync m ≡ syn c → cur m ≡ c
@@ -88,9 +98,7 @@ rixg-recR {b} {g} {C} {pr} {es'} {s} ro (qL , qN) cv = record
 -- PUSi's recovery without the checkpoint
 
 rixg-recC : ∀ {S S' t'} → RecC (st (su S)) (gh S) (st (su S')) → ues (su S') ≡ [] → RoG (st (su S)) →
-            (∀ b g C T es' → pick (cur (cpL (st (su S)))) (cur (cpO (st (su S)))) ≡ just (b , g , C) →
-               ParseS (map cur (dr (st (su S)))) T es' (proj₂ (gh S)) → shapes es' ≡ proj₁ (gh S) →
-               Clean g C (proj₂ (gh S)) es' (st (su S)) → CmVR g C (proj₂ (gh S)) es' (st (su S))) →
+            CvR (st (su S)) (gh S) →
             (iv' : Inv′ (su S') t') → RIy iv'
 rixg-recC {⟦ ⟪ s , es ⟫ , g0 ⟧} {⟦ ⟪ .(recR b g C (proj₂ g0) es' s) , .[] ⟫ , g1 ⟧} {t'}
           (b , g , C , pk , T , es' , ps , sh , cl , q , refl) refl ro cv iv' =

@@ -33,7 +33,7 @@
 --                      open tentative page (e.g. right after a barrier's
 --                      programs): the epochs as the crash left them,
 --                      `crash-recU`
---   Skip, ParseS, tents-skip, recU-crash-open
+--   Skip, ParseS, tents-skip, recU-crash-open (recU-crash-openL: from the region's crash alone)
 --                      a crash of ANY normal PU state, open tentative
 --                      pages included: those come back as written,
 --                      erased or junk (`Skip`, none committed), the
@@ -240,11 +240,12 @@ tents-skip g x []         []               = []
 tents-skip g x (ps ∷ pss) (inj₁ refl ∷ cr) = inj₁ tt ∷ tents-skip g x pss cr
 tents-skip g x (ps ∷ pss) (inj₂ e ∷ cr)    = inj₂ e ∷ tents-skip g x pss cr
 
-recU-crash-open : ∀ {m s'} es → LayM m es → Img m s' → ∀ D mt →
+-- (the region's crash is all it reads: `recU-crash-openL`)
+recU-crash-openL : ∀ {m s'} es → LayM m es → CrashL (dr m) (dr s') → ∀ D mt →
   Σ (List Cell) λ pr → Σ (List Cell) λ T → Σ (List UEp) λ es' →
     CrashEs (gen m) es es' × ParseS (map cur (dr s')) T es' pr ×
     recRS (gen m) D es' pr mt ∈ rsAt (gen m) (map (ue (gen m)) es) (rp (gen m) pr mt)
-recU-crash-open {m} {s'} es (prM , e , sy) (_ , _ , _ , cl , _) D mt =
+recU-crash-openL {m} {s'} es (prM , e , sy) cl D mt =
   map cur prM , T′ , es' , ces ,
   (trans (cong (map cur) d)
     (trans (map-++-commute cur A B)
@@ -272,6 +273,12 @@ recU-crash-open {m} {s'} es (prM , e , sy) (_ , _ , _ , cl , _) D mt =
     es' = proj₁ X3
     ces = proj₁ (proj₂ X3)
     la  = proj₂ (proj₂ X3)
+
+recU-crash-open : ∀ {m s'} es → LayM m es → Img m s' → ∀ D mt →
+  Σ (List Cell) λ pr → Σ (List Cell) λ T → Σ (List UEp) λ es' →
+    CrashEs (gen m) es es' × ParseS (map cur (dr s')) T es' pr ×
+    recRS (gen m) D es' pr mt ∈ rsAt (gen m) (map (ue (gen m)) es) (rp (gen m) pr mt)
+recU-crash-open {m} {s'} es l (_ , _ , _ , cl , _) D mt = recU-crash-openL {m} {s'} es l cl D mt
 
 -- and by index: recovery accepts the first k epochs as written, k names
 -- one of SB's candidates
