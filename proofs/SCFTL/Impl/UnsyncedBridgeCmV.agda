@@ -116,8 +116,6 @@ private
   skip-nc g _                     (inj₂ (inj₁ refl)) = refl
   skip-nc g _                     (inj₂ (inj₂ refl)) = refl
 
-  crash-dat : ∀ {m m' c} → m ≡ syn c → CrashD m m' → m' ≡ syn c
-  crash-dat refl e = e
 
   crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
   crash-syn refl e = e
@@ -128,9 +126,15 @@ private
   crash-older (uns o n) (_ , y) (inj₂ (inj₁ refl)) = y
   crash-older (uns o n) _ (inj₂ (inj₂ refl))       = tt
 
-  -- the older checkpoint slot of a state with its invariants
-  soOf : ∀ {s t} → Inv′ s t → PM (Older (gen (st s))) (cpO (st s))
-  soOf iv = proj₂ (proj₂ (proj₂ (proj₁ iv)))
+
+
+-- a durable data page survives a crash
+crash-dat : ∀ {m m' c} → m ≡ syn c → CrashD m m' → m' ≡ syn c
+crash-dat refl e = e
+
+-- the older checkpoint slot of a state with its invariants
+soOf : ∀ {s t} → Inv′ s t → PM (Older (gen (st s))) (cpO (st s))
+soOf iv = proj₂ (proj₂ (proj₂ (proj₁ iv)))
 
 -- a tentative page that passes verT is the page written
 verT-written : ∀ g x pss ts' rest → CrashRs (tents g x pss) ts' → verT g x pss (ts' ++ rest) ≡ true →
@@ -258,11 +262,11 @@ pick-crash {u} {s'} {C} sl so (_ , cL , cO , _ , _) =
         (pick-first (gen u) C (cur (cpO s')) (crash-older (cpO u) so cO))
 
 -- recovery from it reads the live slot: CvR from CmVR for that slot
-cvr-live : ∀ {u s' C gh} → cpL u ≡ syn (cpt (gen u) C) → PM (Older (gen u)) (cpO u) → Img u s' →
+cvr-live : ∀ {s' g C gh} → pick (cur (cpL s')) (cur (cpO s')) ≡ just (true , g , C) →
   (∀ T es' → ParseS (map cur (dr s')) T es' (proj₂ gh) → shapes es' ≡ proj₁ gh →
-     Clean (gen u) C (proj₂ gh) es' s' → CmVR (gen u) C (proj₂ gh) es' s') →
+     Clean g C (proj₂ gh) es' s' → CmVR g C (proj₂ gh) es' s') →
   CvR s' gh
-cvr-live {u} {s'} {C} sl so img f b g C′ T es' pk ps sh cl with trans (sym pk) (pick-crash {u} {s'} {C} sl so img)
+cvr-live {s'} {g} {C} pk0 f b g′ C′ T es' pk ps sh cl with trans (sym pk) pk0
 ... | refl = f T es' ps sh cl
 
 ------------------------------------------------------------------------
@@ -270,8 +274,8 @@ cvr-live {u} {s'} {C} sl so img f b g C′ T es' pk ps sh cl with trans (sym pk)
 
 cvr-normal : ∀ {s t s'} (iv : Inv′ s t) → RIy iv → Img (st s) s' → CvR s' (ghostN s)
 cvr-normal {s} {t} {s'} iv (x , ri) img =
-  cvr-live {st s} {s'} {BI.C (biOf iv)} {ghostN s} (BI.slt (biOf iv)) (soOf iv) img
-    (λ T es' p sh cl → go T es' p sh cl)
+  cvr-live {s'} {gen (st s)} {BI.C (biOf iv)} {ghostN s}
+    (pick-crash {st s} {s'} {BI.C (biOf iv)} (BI.slt (biOf iv)) (soOf iv) img) go
   where
     go : ∀ T es' → ParseS (map cur (dr s')) T es' (prN s) → shapes es' ≡ proj₁ (ghostN s) →
          Clean (gen (st s)) (BI.C (biOf iv)) (prN s) es' s' → CmVR (gen (st s)) (BI.C (biOf iv)) (prN s) es' s'

@@ -464,3 +464,9 @@ rixg-okU SB.flush {⟪ s , [] ⟫} {t} {⟪ s' , es' ⟫} iv (rx , _) o@(_ , ref
   rixg-P SB.flush iv rx o refl refl iv' , rie-nil s'
 rixg-okU SB.flush {⟪ s , e ∷ es ⟫} {t} {⟪ s' , es' ⟫} iv (rx , _) (fo , refl) iv' =
   (let (_ , _ , h) = hold-flush (gcI iv) (λ ()) fo (hold-of iv rx) in hold-to h iv') , rie-nil s'
+
+-- the barrier's flash, with or without the bound on unsynced epochs (the
+-- flush's flash before its SYNC is the barrier's): RIxG and RIe of it
+rixg-flB : ∀ {s t} (iv : Inv′ s t) → RIy iv →
+  Hold (flB (st s)) (ues s ++ epE (st s) ∷ []) (BI.C (biOf iv)) (BI.prM (biOf iv)) × RIe (flB (st s)) (ues s ++ epE (st s) ∷ [])
+rixg-flB iv (rx , re) = hold-flB (smI iv) (hold-of iv rx) , rie-flB (gcI iv) (ghL iv) (vmI iv) rx re

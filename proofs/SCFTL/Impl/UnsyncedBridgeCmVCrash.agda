@@ -1,0 +1,224 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, toward ONE model: `CvR` (SCFTL.Impl.UnsyncedBridgeRecClean:
+-- the newest commit's digest on the map recovery without the checkpoint
+-- rebuilds, for every choice it can make) at the crash points of PU's
+-- operations and at every flash command of them.
+--
+--   cvr-step   after a step of PU (a normal state: `cvr-normal`)
+--   cvr-flB    the barrier's flash, which is also the flush's before its
+--              SYNC: its epoch on top (RIxG/RIe of it, `rixg-flB`)
+--   cvr-bar    every command of the barrier's batch: before its
+--              committed page is appended the crashed region is the
+--              pre-barrier state's, with its ghost (its data pages, of
+--              the merge buffer, are none of the stable L2P's)
+--   cvr-ck1, cvr-ck2, cvr-ck
+--              inside a full checkpoint from a state whose region is
+--              durable: while the new slot may be lost, recovery reads
+--              the region as it was or the new slot; once the new slot
+--              is durable it reads it, and every page of the region is
+--              of an older generation, so no commit of the new one is on
+--              it (`cmv-new`: CmV holds vacuously)
+--   cvr-fl     every command of the flush (and of the forced barrier)
+--   cvr-crC    so every command-level crash of PUMc's operations
+--              (PUSic's, but the in-page/OOB commit's, and PUS's SYNC)
+--   cvr-crS, cvr-crB
+--              before and after the SYNC outside a commit, full or
+--              partial
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.UnsyncedBridgeCmVCrash (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+                                         (_≟D_ : DecidableEquality Data) where
+
+open import Data.Nat.Base using (zero; suc; _≤_; _<_)
+open import Data.Nat.Properties using (≤-refl; 1+n≰n)
+open import Data.Bool.Base using (Bool; true; false)
+open import Data.Empty using (⊥; ⊥-elim)
+open import Data.Unit.Base using (⊤; tt)
+open import Data.List.Base using (List; []; _∷_; _++_; map; length)
+open import Data.List.Relation.Unary.All using (All; []; _∷_)
+open import Data.Maybe.Base using (Maybe; just; nothing)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ as Lm
+open Lm using (CmV; GenLe; Older; PM; pick-first; pick-second; ≡ᵇ-false) renaming (All to AllL; [] to []L; _∷_ to _∷L_)
+open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
+  using (CkCmd; ck-new; ck-erase; ck-end; ck-mid; mid-crash; fl-mid; wr-mid; es-mid; runs; padW; DRun; before; after)
+open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (CrashEs; []; _∷_)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
+  using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; crashL-syn)
+open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi-flB)
+open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
+open import SCFTL.Impl.UnsyncedRecClean Data d0 amax wmax kmax umax _≟D_ using (Clean)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (shapes; fg-inv; fg-crash)
+open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; ⟦_,_⟧; su; gh; ghostN; prN; prN-BI)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_
+  using (BarCmd; sB; ghC; runs-dr; FlCmd; fb; fs; fck; fe; ghF; CrC)
+open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (syS; syU; crashS)
+open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (syB; PartSyᶜ)
+open import SCFTL.Impl.UnsyncedBridge Data d0 amax wmax kmax umax _≟D_ using (biOf)
+open import SCFTL.Impl.UnsyncedBridgeNormal Data d0 amax wmax kmax umax _≟D_ using (RIxG; RIe; RIy; rixg-okU; rixg-flB)
+open import SCFTL.Impl.UnsyncedBridgeCrash Data d0 amax wmax kmax umax _≟D_ using (ivOf)
+open import SCFTL.Impl.UnsyncedBridgeRecClean Data d0 amax wmax kmax umax _≟D_ using (CmVR; CvR)
+open import SCFTL.Impl.UnsyncedBridgeCmV Data d0 amax wmax kmax umax _≟D_
+  using (cmvr-bi; cmvr-shapes; pick-crash; cvr-live; cvr-normal; cvr-mid; crash-dat; soOf)
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+
+------------------------------------------------------------------------
+-- After a step of PU, and the barrier's flash
+
+cvr-step : ∀ u {s t s' z} (iv : Inv′ s t) → RIy iv → okU u s s' → Img (st s') z → CvR z (ghostN s')
+cvr-step u {s} {t} {s'} {z} iv y o img =
+  let (t' , iv') = ivOf u {s} {t} {s'} iv o in cvr-normal {s'} {t'} {z} iv' (rixg-okU u iv y o iv') img
+
+cvr-flB : ∀ {s t z} (iv : Inv′ s t) → RIy iv → Img (fl2 (st s)) z → CvR z (ghostN (sB s))
+cvr-flB {s} {t} {z} iv y img =
+  cvr-live {z} {gen (st s)} {BI.C b} {ghostN (sB s)} (pick-crash {fl2 (st s)} {z} {BI.C b} (BI.slt b) (soOf iv) img) f
+  where
+    b  = biOf iv
+    b' = bi-flB (st s) (ues s) b
+    H  = rixg-flB iv y
+    f : ∀ T es' → ParseS (map cur (dr z)) T es' (prN (sB s)) → shapes es' ≡ proj₁ (ghostN (sB s)) →
+        Clean (gen (st s)) (BI.C b) (prN (sB s)) es' z → CmVR (gen (st s)) (BI.C b) (prN (sB s)) es' z
+    f T es' p sh cl rewrite prN-BI (sB s) b' =
+      cmvr-shapes {flB (st s)} {ues s ++ epE (st s) ∷ []} {z} b' (dat (fl2 (st s))) (RIxG.cmV (proj₂ (proj₂ (proj₁ H))))
+        (λ q de → crash-dat de (proj₁ img q)) (RIe.dig (proj₂ H)) (proj₁ (proj₂ (proj₂ (proj₂ img)))) T es' p sh cl
+
+------------------------------------------------------------------------
+-- The barrier's commands
+
+cvr-bar : ∀ {s t x z} (iv : Inv′ s t) → RIy iv → (r : BarCmd s x) → Img x z → CvR z (ghC s r)
+cvr-bar {s} {t} {x} {z} iv y r@(after cs₁ cs₂ is₁ is₂) img =
+  cvr-mid {x} {fl2 (st s)} {z} {ghostN (sB s)} (fl-mid (st s) r) img (λ {z′} i → cvr-flB {s} {t} {z′} iv y i)
+cvr-bar {s} {t} {x} {z} iv y r@(before cs is) img =
+  cvr-live {z} {gen (st s)} {BI.C b} {ghostN s} (pick-crash {fl2 (st s)} {padW ds z} {BI.C b} (BI.slt b) (soOf iv) img') f
+  where
+    b = biOf iv
+    M = mid-crash {x} {fl2 (st s)} {z} (fl-mid (st s) r) img
+    ds = proj₁ M
+    img' : Img (fl2 (st s)) (padW ds z)
+    img' = proj₂ (proj₂ M)
+    -- the batch's data programs leave the region alone
+    crl : CrashL (dr (st s)) (dr z)
+    crl = subst (λ w → CrashL w (dr z)) (runs-dr {st s} cs is (st s)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
+    H = rixg-flB iv y
+    f : ∀ T es' → ParseS (map cur (dr z)) T es' (prN s) → shapes es' ≡ proj₁ (ghostN s) →
+        Clean (gen (st s)) (BI.C b) (prN s) es' z → CmVR (gen (st s)) (BI.C b) (prN s) es' z
+    f T es' p sh cl rewrite prN-BI s b =
+      cmvr-shapes {st s} {ues s} {z} b (dat (fl2 (st s))) (RIxG.cmV (proj₂ (proj₂ (proj₁ H))))
+        (λ q de → crash-dat de (proj₁ img' q)) (RIe.dig (proj₂ y)) crl T es' p sh cl
+
+------------------------------------------------------------------------
+-- Inside a full checkpoint
+
+private
+  shapes-nil : ∀ (es : List UEp) → shapes es ≡ [] → es ≡ []
+  shapes-nil [] _ = refl
+
+  len-le : ∀ {A : Set} (ys zs : List A) → length zs Data.Nat.Base.≤ length (ys ++ zs)
+  len-le []       zs = ≤-refl
+  len-le (y ∷ ys) zs = Data.Nat.Properties.≤-step (len-le ys zs)
+
+  -- the parse of a region that is all durable part has nothing above it
+  top-nil : ∀ (T cs : List Cell) → cs ≡ T ++ cs → T ≡ []
+  top-nil []      cs _ = refl
+  top-nil (t ∷ T) cs e = ⊥-elim (Data.Nat.Properties.<-irrefl (cong length e) (Data.Nat.Base.s≤s (len-le T cs)))
+
+  pm-dur : ∀ {P : Cell → Set} m → PM P m → P (dur m)
+  pm-dur (syn c)   x       = x
+  pm-dur (uns o n) (x , _) = x
+
+  crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
+  crash-syn refl e = e
+
+-- every page of an older generation: no commit of this one
+cmv-new : ∀ {g sm D} cs → All (GenLe g) cs → CmV (suc g) sm D cs
+cmv-new []       []       = tt
+cmv-new {g} (c ∷ cs) (x ∷ xs) = inj₁ (nc c x , cmv-new cs xs)
+  where
+    nc : ∀ c → GenLe g c → isC (suc g) c ≡ false
+    nc erased                  _  = refl
+    nc junk                    _  = refl
+    nc (dcell _ _)             _  = refl
+    nc (cpt _ _)               _  = refl
+    nc (dlt h _ _ false _)     _  = refl
+    nc (dlt h _ _ true _)      le = ≡ᵇ-false h (suc g) (λ e → 1+n≰n (subst (_≤ g) e le))
+
+-- the region's pages erased by the checkpoint: old (of the generation or
+-- older), erased or junk after a crash
+ck2-gen : ∀ {g} ms {ms'} → All (GenLe g) (map cur ms) → CrashL (map (put erased) (map sync ms)) ms' → All (GenLe g) (map cur ms')
+ck2-gen []       []       []                         = []
+ck2-gen (m ∷ ms) (x ∷ xs) (inj₁ refl ∷ cl)           = x ∷ ck2-gen ms xs cl
+ck2-gen (m ∷ ms) (x ∷ xs) (inj₂ (inj₁ refl) ∷ cl)    = tt ∷ ck2-gen ms xs cl
+ck2-gen (m ∷ ms) (x ∷ xs) (inj₂ (inj₂ refl) ∷ cl)    = tt ∷ ck2-gen ms xs cl
+
+-- the ghost inside a checkpoint: no epoch, the whole region durable
+CvK : St → Set
+CvK z = CvR z ([] , map cur (dr z))
+
+-- after the new slot's program (not synced): recovery picks the live slot
+-- and reads the region as it was, or the new slot
+cvr-ck1 : ∀ {u t z} (iv : Inv′ ⟪ u , [] ⟫ t) → RIy iv → dr u ≡ BI.prM (biOf iv) → Img (ck1 u) z → CvK z
+cvr-ck1 {u} {t} {z} iv (x , ri) de img b g C T [] pk ps sh cln with top-nil T (map cur (dr z)) (proj₁ ps)
+... | refl = go (proj₁ (proj₂ (proj₂ img)))
+  where
+    b0 = biOf iv
+    C0 = BI.C b0
+    sl : cpL z ≡ syn (cpt (gen u) C0)
+    sl = crash-syn (BI.slt b0) (proj₁ (proj₂ img))
+    dz : dr z ≡ BI.prM b0
+    dz = crashL-syn (BI.sy b0) (subst (λ w → CrashL w (dr z)) de (proj₁ (proj₂ (proj₂ (proj₂ img)))))
+    -- the live slot: the region as it was, its durable digest
+    old : pick (cur (cpL z)) (cur (cpO z)) ≡ just (true , gen u , C0) →
+          CmVR g C (map cur (dr z)) [] z
+    old e with trans (sym pk) e
+    ... | refl =
+      subst (λ cs → CmVR (gen u) C0 cs [] z) (cong (map cur) (sym dz))
+        (cmvr-bi {u} {[]} {z} b0 (dat u) (RIxG.cmV x) (λ q de′ → crash-dat de′ (proj₁ img q)) tt [] []
+                 (cong (map cur) dz , []) [] refl)
+    go : CrashC (put (cpt (suc (gen u)) (l2p u)) (cpO u)) (cpO z) → CmVR g C (map cur (dr z)) [] z
+    go (inj₁ e) = old (trans (cong (λ c → pick (cur c) (cur (cpO z))) sl)
+                             (trans (cong (λ c → pick (cpt (gen u) C0) (cur c)) e)
+                                    (pick-first (gen u) C0 _ (pm-dur (cpO u) (soOf iv)))))
+    go (inj₂ (inj₂ e)) = old (trans (cong (λ c → pick (cur c) (cur (cpO z))) sl)
+                                    (cong (λ c → pick (cpt (gen u) C0) (cur c)) e))
+    go (inj₂ (inj₁ e)) with trans (sym pk) (trans (cong (λ c → pick (cur c) (cur (cpO z))) sl)
+                                 (trans (cong (λ c → pick (cpt (gen u) C0) (cur c)) e)
+                                        (pick-second (suc (gen u)) (l2p u) (cpt (gen u) C0) ≤-refl)))
+    ... | refl = cmv-new (map cur (dr z)) (proj₂ (fg-crash {ck1 u} {z} ((C0 , inj₁ (BI.slt b0)) , proj₂ F) img))
+      where F = fg-inv {⟪ u , [] ⟫} {t} (proj₁ iv) (proj₂ iv)
+cvr-ck1 iv y de img b g C T (_ ∷ _) pk ps () cln
+
+-- after the new slot's SYNC: recovery picks it, every page of the region
+-- is older
+cvr-ck2 : ∀ {u t z} (iv : Inv′ ⟪ u , [] ⟫ t) → RIy iv → Img (ck2 u) z → CvK z
+cvr-ck2 {u} {t} {z} iv y img b g C T es' pk ps sh cln with trans (sym pk) pk2
+  where
+    b0 = biOf iv
+    ol : Older (suc (gen u)) (cur (cpL z))
+    ol with proj₁ (proj₂ img)
+    ... | inj₁ e        = subst (Older (suc (gen u))) (sym (trans (cong cur e) (cong cur (BI.slt b0)))) ≤-refl
+    ... | inj₂ (inj₁ e) = subst (Older (suc (gen u))) (sym (cong cur e)) tt
+    ... | inj₂ (inj₂ e) = subst (Older (suc (gen u))) (sym (cong cur e)) tt
+    pk2 : pick (cur (cpL z)) (cur (cpO z)) ≡ just (false , suc (gen u) , l2p u)
+    pk2 = trans (cong (λ c → pick (cur (cpL z)) (cur c)) (proj₁ (proj₂ (proj₂ img))))
+                (pick-second (suc (gen u)) (l2p u) (cur (cpL z)) ol)
+... | refl = cmv-new (map cur (dr z)) (ck2-gen (dr u) (proj₂ iv) (proj₁ (proj₂ (proj₂ (proj₂ img)))))
+
+-- at any command of it
+cvr-ck : ∀ {u t x z} (iv : Inv′ ⟪ u , [] ⟫ t) → RIy iv → dr u ≡ BI.prM (biOf iv) → (Σ Cell λ a → cpO u ≡ syn a) →
+         CkCmd u x → Img x z → CvK z
+cvr-ck {u} {t} {_} {z} iv y de co (ck-new cs is) img =
+  cvr-ck1 {u} {t} {z} iv y de (proj₂ (proj₂ (mid-crash {runs cs u} {ck1 u} {z} (proj₂ (proj₂ (ck-mid u co (ck-new cs is)))) img)))
+cvr-ck {u} {t} {_} {z} iv y de co (ck-erase cs is) img =
+  cvr-ck2 {u} {t} {z} iv y
+    (proj₂ (proj₂ (mid-crash {runs cs (syncAll (ck1 u))} {ck2 u} {z} (proj₂ (proj₂ (ck-mid u co (ck-erase cs is)))) img)))
+cvr-ck {u} {t} {_} {z} iv y de co ck-end img =
+  cvr-ck2 {u} {t} {z} iv y (proj₂ (proj₂ (mid-crash {syncAll (ck2 u)} {ck2 u} {z} (proj₂ (proj₂ (ck-mid u co ck-end))) img)))
