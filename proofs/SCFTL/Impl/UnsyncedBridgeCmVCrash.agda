@@ -61,10 +61,12 @@ open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ usi
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; ⟦_,_⟧; su; gh; ghostN; prN; prN-BI)
 open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_
   using (BarCmd; sB; ghC; runs-dr; FlCmd; fb; fs; fck; fe; ghF; CrC)
-open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (syS; syU; crashS)
-open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (syB; PartSyᶜ)
+open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (syS; syU; crashS; tS; sync-Inv; sync-GenR)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (OobU; OobA)
+open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (syB; syBU; PartSyᶜ; tB; syncB-Inv; syncB-GenR)
 open import SCFTL.Impl.UnsyncedBridge Data d0 amax wmax kmax umax _≟D_ using (biOf)
 open import SCFTL.Impl.UnsyncedBridgeNormal Data d0 amax wmax kmax umax _≟D_ using (RIxG; RIe; RIy; rixg-okU; rixg-flB)
+open import SCFTL.Impl.UnsyncedBridgeSync Data d0 amax wmax kmax umax _≟D_ using (rixg-syS; rixg-syB)
 open import SCFTL.Impl.UnsyncedBridgeCrash Data d0 amax wmax kmax umax _≟D_ using (ivOf)
 open import SCFTL.Impl.UnsyncedBridgeRecClean Data d0 amax wmax kmax umax _≟D_ using (CmVR; CvR)
 open import SCFTL.Impl.UnsyncedBridgeCmV Data d0 amax wmax kmax umax _≟D_
@@ -222,3 +224,60 @@ cvr-ck {u} {t} {_} {z} iv y de co (ck-erase cs is) img =
     (proj₂ (proj₂ (mid-crash {runs cs (syncAll (ck1 u))} {ck2 u} {z} (proj₂ (proj₂ (ck-mid u co (ck-erase cs is)))) img)))
 cvr-ck {u} {t} {_} {z} iv y de co ck-end img =
   cvr-ck2 {u} {t} {z} iv y (proj₂ (proj₂ (mid-crash {syncAll (ck2 u)} {ck2 u} {z} (proj₂ (proj₂ (ck-mid u co ck-end))) img)))
+
+------------------------------------------------------------------------
+-- The flush's commands (and the forced barrier's)
+
+cvr-fl : ∀ {s t x z} (iv : Inv′ s t) → RIy iv → (r : FlCmd s x) → Img x z → CvR z (ghF s r z)
+cvr-fl {s} {t} {x} {z} iv y (fb r) img = cvr-bar {s} {t} {x} {z} iv y r img
+cvr-fl {s} {t} {_} {z} iv y fs img = cvr-step SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} {z} iv y (inj₁ refl , refl) img
+cvr-fl {s} {t} {_} {z} iv y fe img = cvr-step SB.flush {s} {t} {⟪ ck3 (fl3 (st s)) , [] ⟫} {z} iv y (inj₂ (inj₁ refl) , refl) img
+cvr-fl {s} {t} {x} {z} iv y (fck c) img =
+  cvr-ck {fl3 (st s)} {proj₁ I} {x} {z} (proj₂ I) (rixg-okU SB.flush iv y (inj₁ refl , refl) (proj₂ I))
+         (BI.dre (biOf (proj₂ I))) (cur (cpO (fl2 (st s))) , refl) c img
+  where I = ivOf SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl)
+
+------------------------------------------------------------------------
+-- Every command-level crash of PUMc's operations
+
+cvr-crC : ∀ u {s t z g} (iv : Inv′ s t) → RIy iv → CrC u s z g → CvR z g
+cvr-crC (SB.reg (SB.op (SB.w a d))) {s} {t} {z} iv y (x , inj₁ (ib , f1 , f2 , r) , img , refl) =
+  cvr-mid {x} {opt f1 f2 (wr0 a d (st s))} {z} (wr-mid f1 f2 (wr0 a d (st s)) r) img
+    (λ {z′} → cvr-step (SB.reg (SB.op (SB.w a d))) {s} {t} {⟪ opt f1 f2 (wr0 a d (st s)) , ues s ⟫} {z′} iv y (inj₁ (ib , f1 , f2 , refl) , refl))
+cvr-crC (SB.reg (SB.op (SB.w a d))) {s} {t} {z} iv y (x , inj₂ (_ , refl) , img , refl) = cvr-normal {s} {t} {z} iv y img
+cvr-crC (SB.reg (SB.op SB.rl)) {s} {t} {z} iv y (x , inj₁ (le , p , lt , inj₁ (v , f1 , f2 , r)) , img , refl) =
+  cvr-mid {x} {opt f1 f2 (rl0 p (st s))} {z} (wr-mid f1 f2 (rl0 p (st s)) r) img
+    (λ {z′} → cvr-step (SB.reg (SB.op SB.rl)) {s} {t} {⟪ opt f1 f2 (rl0 p (st s)) , ues s ⟫} {z′} iv y
+              (inj₁ (le , p , lt , inj₁ (v , f1 , f2 , refl)) , refl))
+cvr-crC (SB.reg (SB.op SB.rl)) {s} {t} {z} iv y (x , inj₁ (le , p , lt , inj₂ (nv , refl)) , img , refl) =
+  cvr-step (SB.reg (SB.op SB.rl)) {s} {t} {⟪ rlX p (st s) , ues s ⟫} {z} iv y (inj₁ (le , p , lt , inj₂ (nv , refl)) , refl) img
+cvr-crC (SB.reg (SB.op SB.rl)) {s} {t} {z} iv y (x , inj₂ (_ , refl) , img , refl) = cvr-normal {s} {t} {z} iv y img
+cvr-crC (SB.reg (SB.op SB.es)) {s} {t} {z} iv y (x , (p , er , r) , img , refl) =
+  cvr-mid {x} {esF p (st s)} {z} (es-mid p (st s) r) img
+    (λ {z′} → cvr-step (SB.reg (SB.op SB.es)) {s} {t} {⟪ esF p (st s) , ues s ⟫} {z′} iv y ((p , er , refl) , refl))
+cvr-crC (SB.reg (SB.op SB.sy)) iv y ()
+cvr-crC (SB.reg SB.barrier) {s} {t} {z} iv y (inj₁ (_ , x , r , img , refl)) = cvr-bar {s} {t} {x} {z} iv y r img
+cvr-crC (SB.reg SB.barrier) {s} {t} {z} iv y (inj₂ (_ , x , r , img , refl)) = cvr-fl {s} {t} {x} {z} iv y r img
+cvr-crC SB.flush {s} {t} {z} iv y (x , r , img , refl) = cvr-fl {s} {t} {x} {z} iv y r img
+
+------------------------------------------------------------------------
+-- The SYNC outside a commit: before it (a normal state) or after it
+
+cvr-crS : ∀ {S t S'} (iv : Inv′ (su S) t) → RIy iv → OobU (su S) →
+          crashS (SB.use (SB.reg (SB.op SB.sy))) S S' → CvR (st (su S')) (gh S')
+cvr-crS {⟦ s , g0 ⟧} {t} {⟦ s' , .(ghostN s) ⟧} iv y lo (inj₁ (img , refl) , _) = cvr-normal {s} {t} {st s'} iv y img
+cvr-crS {⟦ s , g0 ⟧} {t} {⟦ s' , .(ghostN (syS r s)) ⟧} iv y lo (inj₂ (r , rel , img , refl) , _) =
+  cvr-normal {syS r s} {tS t} {st s'} iv' (rixg-syS {s} {t} {r} {tS t} iv y iv') img
+  where
+    iv' : Inv′ (syS r s) (tS t)
+    iv' = sync-Inv {s} {t} {r} (proj₁ iv) rel lo , sync-GenR {s} {r} (proj₂ iv)
+
+-- after PUSB's partial SYNC
+cvr-crB : ∀ {S t S'} (iv : Inv′ (su S) t) → RIy iv → OobA (su S) → PartSyᶜ S S' → CvR (st (su S')) (gh S')
+cvr-crB {⟦ ⟪ u , .(xs ++ ys) ⟫ , g0 ⟧} {t} {⟦ s' , .(ghostN (syBU xs ys l r ⟪ u , xs ++ ys ⟫)) ⟧} iv y ob
+        (xs , ys , l , r , refl , ld , rel , img , refl) =
+  cvr-normal {syBU xs ys l r ⟪ u , xs ++ ys ⟫} {tB (length xs) t} {st s'} iv'
+    (rixg-syB {u} {t} {xs} {ys} {l} {r} {tB (length xs) t} iv y ld iv') img
+  where
+    iv' : Inv′ (syBU xs ys l r ⟪ u , xs ++ ys ⟫) (tB (length xs) t)
+    iv' = syncB-Inv {u} {t} {xs} {ys} {l} {r} (proj₁ iv) ld rel ob , syncB-GenR {u} {xs} {ys} {l} {r} (proj₂ iv)
