@@ -46,7 +46,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ as Lm
-open Lm using (CmV; GenLe; Older; PM; pick-first; pick-second; ≡ᵇ-false) renaming (All to AllL; [] to []L; _∷_ to _∷L_)
+open Lm using (CmV; cmv-mono; GenLe; Older; PM; pick-first; pick-second; ≡ᵇ-false) renaming (All to AllL; [] to []L; _∷_ to _∷L_)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
   using (CkCmd; ck-new; ck-erase; ck-end; ck-mid; mid-crash; fl-mid; wr-mid; es-mid; runs; padW; DRun; before; after)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay)
@@ -70,7 +70,7 @@ open import SCFTL.Impl.UnsyncedBridgeSync Data d0 amax wmax kmax umax _≟D_ usi
 open import SCFTL.Impl.UnsyncedBridgeCrash Data d0 amax wmax kmax umax _≟D_ using (ivOf)
 open import SCFTL.Impl.UnsyncedBridgeRecClean Data d0 amax wmax kmax umax _≟D_ using (CmVR; CvR)
 open import SCFTL.Impl.UnsyncedBridgeCmV Data d0 amax wmax kmax umax _≟D_
-  using (cmvr-bi; cmvr-shapes; pick-crash; cvr-live; cvr-normal; cvr-mid; crash-dat; soOf)
+  using (cmvr-bi; cmvr-shapes; cmv-map; pick-crash; cvr-live; cvr-normal; cvr-mid; crash-dat; soOf)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -133,10 +133,6 @@ private
   top-nil []      cs _ = refl
   top-nil (t ∷ T) cs e = ⊥-elim (Data.Nat.Properties.<-irrefl (cong length e) (Data.Nat.Base.s≤s (len-le T cs)))
 
-  pm-dur : ∀ {P : Cell → Set} m → PM P m → P (dur m)
-  pm-dur (syn c)   x       = x
-  pm-dur (uns o n) (x , _) = x
-
   crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
   crash-syn refl e = e
 
@@ -166,64 +162,76 @@ CvK : St → Set
 CvK z = CvR z ([] , map cur (dr z))
 
 -- after the new slot's program (not synced): recovery picks the live slot
--- and reads the region as it was, or the new slot
-cvr-ck1 : ∀ {u t z} (iv : Inv′ ⟪ u , [] ⟫ t) → RIy iv → dr u ≡ BI.prM (biOf iv) → Img (ck1 u) z → CvK z
-cvr-ck1 {u} {t} {z} iv (x , ri) de img b g C T [] pk ps sh cln with top-nil T (map cur (dr z)) (proj₁ ps)
+-- and reads the region as it was (durable, its content pr, replaying to
+-- the map M its digest holds on), or the new slot
+cvr-ck1g : ∀ {u z C0 M pr} (D0 : ℕ → MC) → cpL u ≡ syn (cpt (gen u) C0) → PM (Older (gen u)) (cpO u) →
+  (∀ {ms'} → CrashL (dr u) ms' → map cur ms' ≡ pr) → All (GenLe (gen u)) pr →
+  (∀ a → proj₁ (rp (gen u) pr (st0 C0)) a ≡ M a) → CmV (gen u) M D0 pr → (∀ p {c} → D0 p ≡ syn c → dat u p ≡ syn c) →
+  Img (ck1 u) z → CvK z
+cvr-ck1g {u} {z} {C0} {M} {pr} D0 sl0 so rg ga rx cv keep img b g C T [] pk ps sh cln
+  with top-nil T (map cur (dr z)) (proj₁ ps)
 ... | refl = go (proj₁ (proj₂ (proj₂ img)))
   where
-    b0 = biOf iv
-    C0 = BI.C b0
     sl : cpL z ≡ syn (cpt (gen u) C0)
-    sl = crash-syn (BI.slt b0) (proj₁ (proj₂ img))
-    dz : dr z ≡ BI.prM b0
-    dz = crashL-syn (BI.sy b0) (subst (λ w → CrashL w (dr z)) de (proj₁ (proj₂ (proj₂ (proj₂ img)))))
+    sl = crash-syn sl0 (proj₁ (proj₂ img))
+    dz : map cur (dr z) ≡ pr
+    dz = rg (proj₁ (proj₂ (proj₂ (proj₂ img))))
     -- the live slot: the region as it was, its durable digest
-    old : pick (cur (cpL z)) (cur (cpO z)) ≡ just (true , gen u , C0) →
-          CmVR g C (map cur (dr z)) [] z
+    old : pick (cur (cpL z)) (cur (cpO z)) ≡ just (true , gen u , C0) → CmVR g C (map cur (dr z)) [] z
     old e with trans (sym pk) e
     ... | refl =
-      subst (λ cs → CmVR (gen u) C0 cs [] z) (cong (map cur) (sym dz))
-        (cmvr-bi {u} {[]} {z} b0 (dat u) (RIxG.cmV x) (λ q de′ → crash-dat de′ (proj₁ img q)) tt [] []
-                 (cong (map cur) dz , []) [] refl)
+      subst (λ cs → CmV (gen u) (proj₁ (rp (gen u) cs (st0 C0))) (λ p → sync (dat z p)) cs) (sym dz)
+        (cmv-map (λ a → sym (rx a)) pr (cmv-mono (λ p d a le sm de → cong sync (crash-dat (keep p de) (proj₁ img p))) pr cv))
     go : CrashC (put (cpt (suc (gen u)) (l2p u)) (cpO u)) (cpO z) → CmVR g C (map cur (dr z)) [] z
     go (inj₁ e) = old (trans (cong (λ c → pick (cur c) (cur (cpO z))) sl)
                              (trans (cong (λ c → pick (cpt (gen u) C0) (cur c)) e)
-                                    (pick-first (gen u) C0 _ (pm-dur (cpO u) (soOf iv)))))
+                                    (pick-first (gen u) C0 _ (Lm.PM-dur (cpO u) so))))
     go (inj₂ (inj₂ e)) = old (trans (cong (λ c → pick (cur c) (cur (cpO z))) sl)
                                     (cong (λ c → pick (cpt (gen u) C0) (cur c)) e))
     go (inj₂ (inj₁ e)) with trans (sym pk) (trans (cong (λ c → pick (cur c) (cur (cpO z))) sl)
                                  (trans (cong (λ c → pick (cpt (gen u) C0) (cur c)) e)
                                         (pick-second (suc (gen u)) (l2p u) (cpt (gen u) C0) ≤-refl)))
-    ... | refl = cmv-new (map cur (dr z)) (proj₂ (fg-crash {ck1 u} {z} ((C0 , inj₁ (BI.slt b0)) , proj₂ F) img))
-      where F = fg-inv {⟪ u , [] ⟫} {t} (proj₁ iv) (proj₂ iv)
-cvr-ck1 iv y de img b g C T (_ ∷ _) pk ps () cln
+    ... | refl = cmv-new (map cur (dr z)) (subst (All (GenLe (gen u))) (sym dz) ga)
+cvr-ck1g D0 sl0 so rg ga rx cv keep img b g C T (_ ∷ _) pk ps () cln
 
 -- after the new slot's SYNC: recovery picks it, every page of the region
 -- is older
-cvr-ck2 : ∀ {u t z} (iv : Inv′ ⟪ u , [] ⟫ t) → RIy iv → Img (ck2 u) z → CvK z
-cvr-ck2 {u} {t} {z} iv y img b g C T es' pk ps sh cln with trans (sym pk) pk2
+cvr-ck2g : ∀ {u z C0} → cpL u ≡ syn (cpt (gen u) C0) → All (GenLe (gen u)) (map cur (dr u)) → Img (ck2 u) z → CvK z
+cvr-ck2g {u} {z} {C0} sl0 ga img b g C T es' pk ps sh cln with trans (sym pk) pk2
   where
-    b0 = biOf iv
     ol : Older (suc (gen u)) (cur (cpL z))
     ol with proj₁ (proj₂ img)
-    ... | inj₁ e        = subst (Older (suc (gen u))) (sym (trans (cong cur e) (cong cur (BI.slt b0)))) ≤-refl
+    ... | inj₁ e        = subst (Older (suc (gen u))) (sym (trans (cong cur e) (cong cur sl0))) ≤-refl
     ... | inj₂ (inj₁ e) = subst (Older (suc (gen u))) (sym (cong cur e)) tt
     ... | inj₂ (inj₂ e) = subst (Older (suc (gen u))) (sym (cong cur e)) tt
     pk2 : pick (cur (cpL z)) (cur (cpO z)) ≡ just (false , suc (gen u) , l2p u)
     pk2 = trans (cong (λ c → pick (cur (cpL z)) (cur c)) (proj₁ (proj₂ (proj₂ img))))
                 (pick-second (suc (gen u)) (l2p u) (cur (cpL z)) ol)
-... | refl = cmv-new (map cur (dr z)) (ck2-gen (dr u) (proj₂ iv) (proj₁ (proj₂ (proj₂ (proj₂ img)))))
+... | refl = cmv-new (map cur (dr z)) (ck2-gen (dr u) ga (proj₁ (proj₂ (proj₂ (proj₂ img)))))
 
 -- at any command of it
+cvr-ckg : ∀ {u x z C0 M pr} (D0 : ℕ → MC) → cpL u ≡ syn (cpt (gen u) C0) → PM (Older (gen u)) (cpO u) →
+  (∀ {ms'} → CrashL (dr u) ms' → map cur ms' ≡ pr) → All (GenLe (gen u)) pr → All (GenLe (gen u)) (map cur (dr u)) →
+  (∀ a → proj₁ (rp (gen u) pr (st0 C0)) a ≡ M a) → CmV (gen u) M D0 pr → (∀ p {c} → D0 p ≡ syn c → dat u p ≡ syn c) →
+  (Σ Cell λ a → cpO u ≡ syn a) → CkCmd u x → Img x z → CvK z
+cvr-ckg {u} {_} {z} {C0} {M} {pr} D0 sl0 so rg ga gu rx cv keep co (ck-new cs is) img =
+  cvr-ck1g {u} {z} {C0} {M} {pr} D0 sl0 so rg ga rx cv keep
+    (proj₂ (proj₂ (mid-crash {runs cs u} {ck1 u} {z} (proj₂ (proj₂ (ck-mid u co (ck-new cs is)))) img)))
+cvr-ckg {u} {_} {z} {C0} D0 sl0 so rg ga gu rx cv keep co (ck-erase cs is) img =
+  cvr-ck2g {u} {z} {C0} sl0 gu
+    (proj₂ (proj₂ (mid-crash {runs cs (syncAll (ck1 u))} {ck2 u} {z} (proj₂ (proj₂ (ck-mid u co (ck-erase cs is)))) img)))
+cvr-ckg {u} {_} {z} {C0} D0 sl0 so rg ga gu rx cv keep co ck-end img =
+  cvr-ck2g {u} {z} {C0} sl0 gu (proj₂ (proj₂ (mid-crash {syncAll (ck2 u)} {ck2 u} {z} (proj₂ (proj₂ (ck-mid u co ck-end))) img)))
+
+-- from a normal state with no epoch unsynced and no open tentative page
 cvr-ck : ∀ {u t x z} (iv : Inv′ ⟪ u , [] ⟫ t) → RIy iv → dr u ≡ BI.prM (biOf iv) → (Σ Cell λ a → cpO u ≡ syn a) →
          CkCmd u x → Img x z → CvK z
-cvr-ck {u} {t} {_} {z} iv y de co (ck-new cs is) img =
-  cvr-ck1 {u} {t} {z} iv y de (proj₂ (proj₂ (mid-crash {runs cs u} {ck1 u} {z} (proj₂ (proj₂ (ck-mid u co (ck-new cs is)))) img)))
-cvr-ck {u} {t} {_} {z} iv y de co (ck-erase cs is) img =
-  cvr-ck2 {u} {t} {z} iv y
-    (proj₂ (proj₂ (mid-crash {runs cs (syncAll (ck1 u))} {ck2 u} {z} (proj₂ (proj₂ (ck-mid u co (ck-erase cs is)))) img)))
-cvr-ck {u} {t} {_} {z} iv y de co ck-end img =
-  cvr-ck2 {u} {t} {z} iv y (proj₂ (proj₂ (mid-crash {syncAll (ck2 u)} {ck2 u} {z} (proj₂ (proj₂ (ck-mid u co ck-end))) img)))
+cvr-ck {u} {t} {x} {z} iv (rx , _) de co c img =
+  cvr-ckg {u} {x} {z} {BI.C b} {smap u} {map cur (BI.prM b)} (dat u) (BI.slt b) (soOf iv)
+    (λ cl → cong (map cur) (crashL-syn (BI.sy b) (subst (λ w → CrashL w _) de cl)))
+    (subst (λ w → All (GenLe (gen u)) (map cur w)) de (proj₂ iv)) (proj₂ iv)
+    (BI.rx b) (RIxG.cmV rx) (λ p e → e) co c img
+  where b = biOf iv
 
 ------------------------------------------------------------------------
 -- The flush's commands (and the forced barrier's)
