@@ -42,17 +42,17 @@ open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.Maybe.Base using (Maybe; just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
-open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ as Lm
 open Lm using (CmV; cmv-mono; GenLe; Older; PM; pick-first; pick-second; ≡ᵇ-false) renaming (All to AllL; [] to []L; _∷_ to _∷L_)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
-  using (CkCmd; ck-new; ck-erase; ck-end; ck-mid; mid-crash; fl-mid; wr-mid; es-mid; runs; padW; DRun; before; after)
+  using (CkCmd; ck-new; ck-erase; ck-end; ck-mid; mid-crash; fl-mid; wr-mid; es-mid; fi-mid; fk-mid; Mid-sync; runs; padW; DRun; before; after)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay)
-open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (CrashEs; []; _∷_)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (CrashEs; ue; tents; []; _∷_)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; crashL-syn)
+  using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; crashL-syn; Syn)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi-flB)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
 open import SCFTL.Impl.UnsyncedRecClean Data d0 amax wmax kmax umax _≟D_ using (Clean)
@@ -71,6 +71,10 @@ open import SCFTL.Impl.UnsyncedBridgeCrash Data d0 amax wmax kmax umax _≟D_ us
 open import SCFTL.Impl.UnsyncedBridgeRecClean Data d0 amax wmax kmax umax _≟D_ using (CmVR; CvR)
 open import SCFTL.Impl.UnsyncedBridgeCmV Data d0 amax wmax kmax umax _≟D_
   using (cmvr-bi; cmvr-shapes; cmv-map; pick-crash; cvr-live; cvr-normal; cvr-mid; crash-dat; soOf)
+open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (InPO; InPO-ept)
+open import SCFTL.Impl.UnsyncedSyncInPageCommands Data d0 amax wmax kmax umax _≟D_ using (FiCmd; ghFi; RcS)
+import SCFTL.Impl.UnsyncedSyncInPageCommands Data d0 amax wmax kmax umax _≟D_ as IC
+open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (fiOk⇒okU)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -80,9 +84,13 @@ cvr-step : ∀ u {s t s' z} (iv : Inv′ s t) → RIy iv → okU u s s' → Img 
 cvr-step u {s} {t} {s'} {z} iv y o img =
   let (t' , iv') = ivOf u {s} {t} {s'} iv o in cvr-normal {s'} {t'} {z} iv' (rixg-okU u iv y o iv') img
 
-cvr-flB : ∀ {s t z} (iv : Inv′ s t) → RIy iv → Img (fl2 (st s)) z → CvR z (ghostN (sB s))
-cvr-flB {s} {t} {z} iv y img =
-  cvr-live {z} {gen (st s)} {BI.C b} {ghostN (sB s)} (pick-crash {fl2 (st s)} {z} {BI.C b} (BI.slt b) (soOf iv) img) f
+-- a crash whose region is the barrier's (its committed page on top of the
+-- state's region) and whose data pages keep the merge buffer programs'
+-- stable pages: recovery reads it with the barrier's ghost
+cvr-post : ∀ {s t z} (iv : Inv′ s t) → RIy iv →
+  pick (cur (cpL z)) (cur (cpO z)) ≡ just (true , gen (st s) , BI.C (biOf iv)) →
+  (∀ p {c} → dat (fl2 (st s)) p ≡ syn c → dat z p ≡ syn c) → CrashL (dr (flB (st s))) (dr z) → CvR z (ghostN (sB s))
+cvr-post {s} {t} {z} iv y pk keep crl = cvr-live {z} {gen (st s)} {BI.C b} {ghostN (sB s)} pk f
   where
     b  = biOf iv
     b' = bi-flB (st s) (ues s) b
@@ -91,7 +99,27 @@ cvr-flB {s} {t} {z} iv y img =
         Clean (gen (st s)) (BI.C b) (prN (sB s)) es' z → CmVR (gen (st s)) (BI.C b) (prN (sB s)) es' z
     f T es' p sh cl rewrite prN-BI (sB s) b' =
       cmvr-shapes {flB (st s)} {ues s ++ epE (st s) ∷ []} {z} b' (dat (fl2 (st s))) (RIxG.cmV (proj₂ (proj₂ (proj₁ H))))
-        (λ q de → crash-dat de (proj₁ img q)) (RIe.dig (proj₂ H)) (proj₁ (proj₂ (proj₂ (proj₂ img)))) T es' p sh cl
+        keep (RIe.dig (proj₂ H)) crl T es' p sh cl
+
+-- the same, with the state's own ghost, for a crash whose region is the
+-- state's (the committed page not appended)
+cvr-pre : ∀ {s t z} (iv : Inv′ s t) → RIy iv →
+  pick (cur (cpL z)) (cur (cpO z)) ≡ just (true , gen (st s) , BI.C (biOf iv)) →
+  (∀ p {c} → dat (fl2 (st s)) p ≡ syn c → dat z p ≡ syn c) → CrashL (dr (st s)) (dr z) → CvR z (ghostN s)
+cvr-pre {s} {t} {z} iv y pk keep crl = cvr-live {z} {gen (st s)} {BI.C b} {ghostN s} pk f
+  where
+    b = biOf iv
+    H = rixg-flB iv y
+    f : ∀ T es' → ParseS (map cur (dr z)) T es' (prN s) → shapes es' ≡ proj₁ (ghostN s) →
+        Clean (gen (st s)) (BI.C b) (prN s) es' z → CmVR (gen (st s)) (BI.C b) (prN s) es' z
+    f T es' p sh cl rewrite prN-BI s b =
+      cmvr-shapes {st s} {ues s} {z} b (dat (fl2 (st s))) (RIxG.cmV (proj₂ (proj₂ (proj₁ H)))) keep (RIe.dig (proj₂ y)) crl T es' p sh cl
+
+-- the barrier's flash
+cvr-flB : ∀ {s t z} (iv : Inv′ s t) → RIy iv → Img (fl2 (st s)) z → CvR z (ghostN (sB s))
+cvr-flB {s} {t} {z} iv y img =
+  cvr-post {s} {t} {z} iv y (pick-crash {fl2 (st s)} {z} {BI.C (biOf iv)} (BI.slt (biOf iv)) (soOf iv) img)
+    (λ q de → crash-dat de (proj₁ img q)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
 
 ------------------------------------------------------------------------
 -- The barrier's commands
@@ -100,22 +128,15 @@ cvr-bar : ∀ {s t x z} (iv : Inv′ s t) → RIy iv → (r : BarCmd s x) → Im
 cvr-bar {s} {t} {x} {z} iv y r@(after cs₁ cs₂ is₁ is₂) img =
   cvr-mid {x} {fl2 (st s)} {z} {ghostN (sB s)} (fl-mid (st s) r) img (λ {z′} i → cvr-flB {s} {t} {z′} iv y i)
 cvr-bar {s} {t} {x} {z} iv y r@(before cs is) img =
-  cvr-live {z} {gen (st s)} {BI.C b} {ghostN s} (pick-crash {fl2 (st s)} {padW ds z} {BI.C b} (BI.slt b) (soOf iv) img') f
+  cvr-pre {s} {t} {z} iv y (pick-crash {fl2 (st s)} {padW ds z} {BI.C (biOf iv)} (BI.slt (biOf iv)) (soOf iv) img')
+    (λ q de → crash-dat de (proj₁ img' q))
+    -- the batch's data programs leave the region alone
+    (subst (λ w → CrashL w (dr z)) (runs-dr {st s} cs is (st s)) (proj₁ (proj₂ (proj₂ (proj₂ img)))))
   where
-    b = biOf iv
     M = mid-crash {x} {fl2 (st s)} {z} (fl-mid (st s) r) img
     ds = proj₁ M
     img' : Img (fl2 (st s)) (padW ds z)
     img' = proj₂ (proj₂ M)
-    -- the batch's data programs leave the region alone
-    crl : CrashL (dr (st s)) (dr z)
-    crl = subst (λ w → CrashL w (dr z)) (runs-dr {st s} cs is (st s)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
-    H = rixg-flB iv y
-    f : ∀ T es' → ParseS (map cur (dr z)) T es' (prN s) → shapes es' ≡ proj₁ (ghostN s) →
-        Clean (gen (st s)) (BI.C b) (prN s) es' z → CmVR (gen (st s)) (BI.C b) (prN s) es' z
-    f T es' p sh cl rewrite prN-BI s b =
-      cmvr-shapes {st s} {ues s} {z} b (dat (fl2 (st s))) (RIxG.cmV (proj₂ (proj₂ (proj₁ H))))
-        (λ q de → crash-dat de (proj₁ img' q)) (RIe.dig (proj₂ y)) crl T es' p sh cl
 
 ------------------------------------------------------------------------
 -- Inside a full checkpoint
@@ -289,3 +310,72 @@ cvr-crB {⟦ ⟪ u , .(xs ++ ys) ⟫ , g0 ⟧} {t} {⟦ s' , .(ghostN (syBU xs y
   where
     iv' : Inv′ (syBU xs ys l r ⟪ u , xs ++ ys ⟫) (tB (length xs) t)
     iv' = syncB-Inv {u} {t} {xs} {ys} {l} {r} (proj₁ iv) ld rel ob , syncB-GenR {u} {xs} {ys} {l} {r} (proj₂ iv)
+
+------------------------------------------------------------------------
+-- The in-page and OOB commit's commands (PUSic's `FiCmd`), from a state
+-- with no epoch unsynced and no open tentative page: its region is its
+-- durable part
+
+private
+  crash-of-sync : ∀ ms {ms'} → CrashL (map sync ms) ms' → map cur ms' ≡ map cur ms
+  crash-of-sync []       []          = refl
+  crash-of-sync (m ∷ ms) (refl ∷ cl) = cong (cur m ∷_) (crash-of-sync ms cl)
+
+  sync-all : ∀ {ms} → All Syn ms → map sync ms ≡ ms
+  sync-all []              = refl
+  sync-all ((c , refl) ∷ xs) = cong (syn c ∷_) (sync-all xs)
+
+module _ {s t M} (iv : Inv′ s t) (y : RIy iv) (eu : ues s ≡ []) (po : InPO (st s) M) where
+  private
+    b  = biOf iv
+    g  = gen (st s)
+    H  = rixg-flB iv y
+    -- the region is the durable part
+    drs : dr (st s) ≡ BI.prM b
+    drs = trans (BI.dre b) (cong₂ (λ e x → map (uns erased) (tents g (ep (st s)) x ++ lay (map (ue g) e) []) ++ BI.prM b)
+                                  eu (InPO-ept {st s} {M} po))
+    gr : All (GenLe g) (map cur (dr (st s)))
+    gr = proj₂ iv
+
+  -- before the record's SYNC: the region and the stable pages as they were
+  cvr-fi2 : ∀ {z} → Img (fi2 M (st s)) z → CvR z (ghostN s)
+  cvr-fi2 {z} img =
+    cvr-pre {s} {t} {z} iv y (pick-crash {fi2 M (st s)} {z} {BI.C b} (BI.slt b) (soOf iv) img)
+      (λ q de → crash-dat de (proj₁ img q)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
+
+  -- the consolidation page appended: the barrier's region, synced below it
+  cvr-fiK : ∀ {z} → Img (fiK M (st s)) z → CvR z (ghostN (sB s))
+  cvr-fiK {z} img =
+    cvr-post {s} {t} {z} iv y
+      (pick-crash {fiK M (st s)} {z} {BI.C b} (cong sync (BI.slt b)) (Lm.PM-sync (cpO (st s)) (soOf iv)) img)
+      (λ q de → crash-dat (cong sync de) (proj₁ img q))
+      (subst (λ w → CrashL (uns erased (rec (st s)) ∷ w) (dr z))
+             (trans (cong (map sync) drs) (trans (sync-all (BI.sy b)) (sym drs)))
+             (proj₁ (proj₂ (proj₂ (proj₂ img)))))
+
+  -- inside the full checkpoint after the record's SYNC: the region as it
+  -- was, the stable L2P's pages as they were
+  cvr-fick : ∀ {x z} → CkCmd (fi3 M (st s)) x → Img x z → CvK z
+  cvr-fick {x} {z} c img =
+    cvr-ckg {fi3 M (st s)} {x} {z} {BI.C b} {smap (st s)} {map cur (BI.prM b)} (dat (fl2 (st s)))
+      (cong sync (BI.slt b)) (Lm.PM-sync (cpO (st s)) (soOf iv))
+      (λ cl → trans (crash-of-sync (dr (st s)) cl) (cong (map cur) drs))
+      (subst (λ w → All (GenLe g) (map cur w)) drs gr)
+      (subst (All (GenLe g)) (sym (Lm.map-cur-sync (dr (st s)))) gr)
+      (BI.rx b) (RIxG.cmV (proj₂ (proj₂ (proj₁ H)))) (λ p e → cong sync e) (cur (cpO (st s)) , refl) c img
+
+  cvr-fi : ∀ {x z} → RcS (st s) → (r : FiCmd s M x) → Img x z → CvR z (ghFi s M r z)
+  cvr-fi {x} {z} rs (IC.fb r) img =
+    cvr-mid {x} {fi2 M (st s)} {z} {ghostN s} (fi-mid M (st s) (rs M) r) img (λ {z′} i → cvr-fi2 {z′} i)
+  cvr-fi {x} {z} rs (IC.fck c) img = cvr-fick {x} {z} c img
+  cvr-fi {_} {z} rs IC.fce img =
+    cvr-step SB.flush {s} {t} {⟪ ck3 (fi3 M (st s)) , [] ⟫} {z} iv y (fiOk⇒okU (eu , M , po , inj₂ refl)) img
+  cvr-fi {_} {z} rs (IC.fk (before [] []L)) img =
+    cvr-mid {fi3 M (st s)} {fi2 M (st s)} {z} {ghostN s} (Mid-sync (fi2 M (st s))) img (λ {z′} i → cvr-fi2 {z′} i)
+  cvr-fi rs (IC.fk (before (_ ∷ _) (() ∷L _))) img
+  cvr-fi {x} {z} rs (IC.fk r@(after [] [] []L []L)) img =
+    cvr-mid {x} {fiK M (st s)} {z} {ghostN (sB s)} (fk-mid M (st s) r) img (λ {z′} i → cvr-fiK {z′} i)
+  cvr-fi rs (IC.fk (after (_ ∷ _) _ (() ∷L _) _)) img
+  cvr-fi rs (IC.fk (after [] (_ ∷ _) []L (() ∷L _))) img
+  cvr-fi {_} {z} rs IC.fe img =
+    cvr-step SB.flush {s} {t} {⟪ fi4 M (st s) , [] ⟫} {z} iv y (fiOk⇒okU (eu , M , po , inj₁ refl)) img
