@@ -66,6 +66,8 @@ import SCFTL.Impl.UnsyncedBridgeCrash
 import SCFTL.Impl.UnsyncedBridgeCommands
 import SCFTL.Impl.UnsyncedBridgeRecClean
 import SCFTL.Impl.UnsyncedBridgeCmV
+import SCFTL.Impl.UnsyncedBridgeCmVCrash
+import SCFTL.Impl.UnsyncedBridgeCmVAll
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
