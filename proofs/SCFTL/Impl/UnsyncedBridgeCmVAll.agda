@@ -39,6 +39,7 @@ open import Data.List.Relation.Unary.All using (All)
 open import Data.Maybe.Base using (Maybe; just; nothing)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Data.Unit.Base using (⊤; tt)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
@@ -53,11 +54,11 @@ open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR; pick-cell; accU-ext; recRS-ext; shapes)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM; recU)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
-open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; ⟦_,_⟧; su; gh; ghostN; CRP; okPU)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; ⟦_,_⟧; su; gh; ghostN; CRP; okPU; NewPU)
 open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (RecCrC)
-open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (crashX; okX; ARX)
+open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (crashX; okX; ARX; PUSBic; obligationsX)
 open import SCFTL.Impl.UnsyncedBridgeNormal Data d0 amax wmax kmax umax _≟D_ using (RIy)
-open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (RoG; rixg-rec; ivX)
+open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (RoG; rixg-rec; ivX; rixg-X)
 open import SCFTL.Impl.UnsyncedBridgeCommands Data d0 amax wmax kmax umax _≟D_ using (rog-crashX; rog-crashX-rec)
 open import SCFTL.Impl.UnsyncedBridgeRecClean Data d0 amax wmax kmax umax _≟D_ using (CmVR; CvR; rixg-recC)
 open import SCFTL.Impl.UnsyncedBridgeCmV Data d0 amax wmax kmax umax _≟D_ using (cmv-map; cvr-normal)
@@ -200,3 +201,66 @@ ch-rec {S} {t} {S'} crp (ro , cv) ar c = rog-crashX-rec {S} {S'} ro c , cvr-cras
 ch-done : ∀ {S S3 t3} → Ch S → okX SB.recover S S3 → (iv3 : Inv′ (su S3) t3) → RIy iv3
 ch-done {S} {S3} {t3} (ro , cv) (inj₁ r) iv3 = rixg-rec {S} {S3} {t3} r ro iv3
 ch-done {S} {S3} {t3} (ro , cv) (inj₂ (rc , e , _)) iv3 = rixg-recC {S} {S3} {t3} rc e ro cv iv3
+
+------------------------------------------------------------------------
+-- PUSBic's forward simulation with the bridge's invariants as its
+-- representation and crash invariants (the type B obligations, which
+-- `obligationsX` discharges with ⊤): RIy of every normal state (P's RI
+-- once no epoch is unsynced, `ri-X`), RoG × CvR of every crashed one
+
+open SB.ForwardSimulation PUSBic SB.SB using () renaming (Obligations to ObligationsX)
+
+private
+  module OX = SB.ForwardSimulation.Obligations obligationsX
+
+  RIX : SU → Set
+  RIX S = Σ SB.State λ t → Σ (ARX S t) λ ar → RIy (ivX {S} {t} ar)
+
+  CIX : SU → Set
+  CIX S = Σ SB.State λ t → CRP S t × Ch S
+
+  -- a new disk: nothing on the region, every record slot erased, the
+  -- checkpoint of generation 0 live
+  ch-new : ∀ {S} → NewPU S → Ch S
+  ch-new {⟦ ⟪ s , _ ⟫ , .([] , []) ⟧} ((sl , so , dre , re) , _ , refl) = ro , cv
+    where
+      pk : pick (cur (cpL s)) (cur (cpO s)) ≡ just (true , 0 , unmapped)
+      pk = trans (cong (λ c → pick (cur c) (cur (cpO s))) sl) (cong (λ c → pick (cpt 0 unmapped) (cur c)) so)
+      ro : RoG s
+      ro b g C _ p = subst (λ m → RLt (suc g) (cur m)) (sym (re p)) tt
+      nil-++ : ∀ (T : List Cell) → [] ≡ T ++ [] → T ≡ []
+      nil-++ [] _ = refl
+      cv : CvR s ([] , [])
+      cv b g C T [] pk′ (pe , _) sh cl with nil-++ T (trans (sym (cong (map cur) dre)) pe)
+      ... | refl = subst (λ cs → CmV g (recM g C [] [] s) (λ p → sync (dat s p)) (map cur cs)) (sym dre) tt
+      cv b g C T (_ ∷ _) pk′ ps () cl
+
+obligationsX-RI : ObligationsX
+obligationsX-RI = record
+  { AR = ARX ; CR = CRP ; RI = RIX ; CI = CIX
+  ; AR⇒≈ = λ {S} {t} ar → OX.AR⇒≈ {S} {t} ar
+  ; init-CR = λ {S} {t} n n′ → OX.init-CR {S} {t} n n′
+  ; init-CI = λ {S} n → SB.⟨ (λ _ → d0) , (λ _ → d0) , [] , 0 ⟩ , OX.init-CR {S} {SB.⟨ (λ _ → d0) , (λ _ → d0) , [] , 0 ⟩} n (refl , refl) , ch-new {S} n
+  ; A-ok = λ u {S} {t} {S'} ar _ o → OX.A-ok u {S} {t} {S'} ar tt o
+  ; A-crash = λ u {S} {t} {S'} ar _ c → OX.A-crash u {S} {t} {S'} ar tt c
+  ; A-rec = λ {S} {t} {S'} cr _ o → OX.A-rec {S} {t} {S'} cr tt o
+  ; A-recᶜ = λ {S} {t} {S'} cr _ c → OX.A-recᶜ {S} {t} {S'} cr tt c
+  ; B-ok = λ u {S} {S'} (t , ar , y) o →
+      let A = OX.A-ok u {S} {t} {S'} ar tt o in
+      proj₁ A , proj₂ (proj₂ A) , rixg-X u {S} {t} {S'} {proj₁ A} ar y o (proj₂ (proj₂ A))
+  ; B-crash = λ u {S} {S'} (t , ar , y) c →
+      let A = OX.A-crash u {S} {t} {S'} ar tt c in
+      proj₁ A , proj₂ (proj₂ A) , ch-crash u {S} {t} {S'} ar y c
+  ; B-rec = λ {S} {S'} (t , cr , ch) o →
+      let A = OX.A-rec {S} {t} {S'} cr tt o in
+      proj₁ A , proj₂ (proj₂ A) , ch-done {S} {S'} {proj₁ A} ch o (ivX {S'} {proj₁ A} (proj₂ (proj₂ A)))
+  ; B-recᶜ = λ {S} {S'} (t , cr , ch) c →
+      let A = OX.A-recᶜ {S} {t} {S'} cr tt c in
+      proj₁ A , proj₂ (proj₂ A) ,
+      ch-rec {S} {t} {S'} cr ch (λ {S3} o3 → let R = OX.A-rec {S} {t} {S3} cr tt o3 in proj₁ R , ivX {S3} {proj₁ R} (proj₂ (proj₂ R))) c
+  }
+
+-- Theorem 1 for PUSBic again, now through the forward simulation whose
+-- representation invariant is the bridge's
+theorem1-PUSBic-RI : SB.CorrespondenceB.BehaviourallyCorrect PUSBic SB.SB
+theorem1-PUSBic-RI = SB.theorem1-SB PUSBic obligationsX-RI
