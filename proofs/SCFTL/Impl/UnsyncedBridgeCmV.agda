@@ -24,15 +24,21 @@
 --               durable part's CmV and Dig (not only a normal state: the
 --               flush's crash before its SYNC is a barrier's)
 --   cmvr-normal for the ghost (`ghostN`) of a normal state with RIy
+--   cvr-normal  so `CvR` (SCFTL.Impl.UnsyncedBridgeRecClean: CmVR for
+--               every choice recovery without the checkpoint can make) of
+--               a crash of a normal state with RIy
+--   cvr-pad, cvr-mid
+--               dead pages on top of the region change no choice of
+--               recovery's, so every state between two crash points
+--               (`Mid`, SCFTL.Impl.CrashPoints) has CvR where the crash
+--               point has it
 --   rixg-crash-normal-recC
---               so a crash of any normal PU state with RIy, then PUSi's
---               recovery without the checkpoint, gives RIy: with the
---               full checkpoint it was `rixg-crash-rec`
+--               a crash of a normal state, then PUSi's recovery without
+--               the checkpoint, gives RIy
 --
--- Left (proofs/README.md, "CmVR"): the crash points that are not a
--- normal state's image: the flush's before its SYNC and inside the full
--- checkpoint, the SYNC's, recovery's own, the in-page/OOB commit's, and
--- the command level through `Mid`.
+-- The other crash points: SCFTL.Impl.UnsyncedBridgeCmVCrash (every flash
+-- command of PU's operations), SCFTL.Impl.UnsyncedBridgeCmVAll (PUSBic,
+-- crashes inside recovery, the invariant of crashed states).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -85,14 +91,25 @@ private
   len-le []       zs = ≤-refl
   len-le (y ∷ ys) zs = ≤-step (len-le ys zs)
 
-  -- a list is not a proper suffix of itself
-  no-grow : ∀ {A : Set} (xs : List A) (x : A) (ys zs : List A) → zs ≡ xs ++ x ∷ ys ++ zs → ⊥
-  no-grow {A} xs x ys zs e = <-irrefl (cong length e) (lt xs)
-    where
-      lt : ∀ (ws : List A) → length zs < length (ws ++ x ∷ ys ++ zs)
-      lt []       = s≤s (len-le ys zs)
-      lt (_ ∷ ws) = ≤-step (lt ws)
+-- a list is not a proper suffix of itself
+no-grow : ∀ {A : Set} (xs : List A) (x : A) (ys zs : List A) → zs ≡ xs ++ x ∷ ys ++ zs → ⊥
+no-grow {A} xs x ys zs e = <-irrefl (cong length e) (lt xs)
+  where
+    lt : ∀ (ws : List A) → length zs < length (ws ++ x ∷ ys ++ zs)
+    lt []       = s≤s (len-le ys zs)
+    lt (_ ∷ ws) = ≤-step (lt ws)
 
+-- a durable metadata page survives a crash; an older slot stays older
+crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
+crash-syn refl e = e
+
+crash-older : ∀ {g} m {m'} → PM (Older g) m → CrashC m m' → Older g (cur m')
+crash-older (syn c)   x refl                = x
+crash-older (uns o n) (x , _) (inj₁ refl)        = x
+crash-older (uns o n) (_ , y) (inj₂ (inj₁ refl)) = y
+crash-older (uns o n) _ (inj₂ (inj₂ refl))       = tt
+
+private
   -- recovery's check dropping an epoch leaves the region short of it
   drop-short : ∀ es' c ts pr → pr ≡ lay es' (c ∷ ts ++ pr) → ⊥
   drop-short es' c ts pr e = no-grow (lay es' []) c ts pr (trans e (sym (lay-++ es' [] (c ∷ ts ++ pr))))
@@ -117,14 +134,6 @@ private
   skip-nc g _                     (inj₂ (inj₂ refl)) = refl
 
 
-  crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
-  crash-syn refl e = e
-
-  crash-older : ∀ {g} m {m'} → PM (Older g) m → CrashC m m' → Older g (cur m')
-  crash-older (syn c)   x refl                = x
-  crash-older (uns o n) (x , _) (inj₁ refl)        = x
-  crash-older (uns o n) (_ , y) (inj₂ (inj₁ refl)) = y
-  crash-older (uns o n) _ (inj₂ (inj₂ refl))       = tt
 
 
 

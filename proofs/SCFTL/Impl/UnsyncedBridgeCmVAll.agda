@@ -61,9 +61,9 @@ open import SCFTL.Impl.UnsyncedBridgeNormal Data d0 amax wmax kmax umax _≟D_ u
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (RoG; rixg-rec; ivX; rixg-X)
 open import SCFTL.Impl.UnsyncedBridgeCommands Data d0 amax wmax kmax umax _≟D_ using (rog-crashX; rog-crashX-rec)
 open import SCFTL.Impl.UnsyncedBridgeRecClean Data d0 amax wmax kmax umax _≟D_ using (CmVR; CvR; rixg-recC)
-open import SCFTL.Impl.UnsyncedBridgeCmV Data d0 amax wmax kmax umax _≟D_ using (cmv-map; cvr-normal)
+open import SCFTL.Impl.UnsyncedBridgeCmV Data d0 amax wmax kmax umax _≟D_ using (cmv-map; cvr-normal; crash-syn)
 open import SCFTL.Impl.UnsyncedBridgeCmVCrash Data d0 amax wmax kmax umax _≟D_
-  using (cvr-crS; cvr-crB; cvr-crC; cvr-fi; cvr-ck2g; cmv-new; CvK)
+  using (cvr-crS; cvr-crB; cvr-crC; cvr-fi; cvr-ck2g; cmv-new; CvK; crash-of-sync)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -89,13 +89,6 @@ cvr-crashX SB.flush {S} {t} {⟦ s' , _ ⟧} ar y (inj₂ ((M , eu , po , x , r 
 -- Crashes inside recovery
 
 private
-  crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
-  crash-syn refl e = e
-
-  crash-of-sync : ∀ ms {ms'} → CrashL (map sync ms) ms' → map cur ms' ≡ map cur ms
-  crash-of-sync []       []          = refl
-  crash-of-sync (m ∷ ms) (refl ∷ cl) = cong (cur m ∷_) (crash-of-sync ms cl)
-
   cur-sync : ∀ {m m'} → CrashD (sync m) m' → cur m' ≡ cur m
   cur-sync refl = refl
 

@@ -6,25 +6,33 @@
 -- operations and at every flash command of them.
 --
 --   cvr-step   after a step of PU (a normal state: `cvr-normal`)
---   cvr-flB    the barrier's flash, which is also the flush's before its
---              SYNC: its epoch on top (RIxG/RIe of it, `rixg-flB`)
---   cvr-bar    every command of the barrier's batch: before its
---              committed page is appended the crashed region is the
---              pre-barrier state's, with its ghost (its data pages, of
---              the merge buffer, are none of the stable L2P's)
---   cvr-ck1, cvr-ck2, cvr-ck
---              inside a full checkpoint from a state whose region is
---              durable: while the new slot may be lost, recovery reads
---              the region as it was or the new slot; once the new slot
---              is durable it reads it, and every page of the region is
---              of an older generation, so no commit of the new one is on
---              it (`cmv-new`: CmV holds vacuously)
---   cvr-fl     every command of the flush (and of the forced barrier)
---   cvr-crC    so every command-level crash of PUMc's operations
---              (PUSic's, but the in-page/OOB commit's, and PUS's SYNC)
+--   cvr-post, cvr-pre
+--              a crash whose region is the barrier's (its committed page
+--              on top), read with the barrier's ghost (RIxG/RIe of `flB`
+--              without the `umax` bound, `rixg-flB`), or the state's own
+--              (the committed page not appended), read with its ghost;
+--              the data pages the merge buffer programs are none of the
+--              stable L2P's
+--   cvr-flB, cvr-bar
+--              the barrier's flash (the flush's before its SYNC) and
+--              every command of its batch
+--   cmv-new    a region of older generations holds no commit of the new
+--              one: CmV holds vacuously
+--   cvr-ck1g, cvr-ck2g, cvr-ckg
+--              inside a full checkpoint from any state whose region is
+--              durable: while the new slot may be lost, recovery reads the
+--              region as it was or the new slot; once it is durable, the
+--              new slot (for the flush's `fl3`: `cvr-ck`; the in-page
+--              commit's `fi3`: `cvr-fick`; recovery's `recR`:
+--              SCFTL.Impl.UnsyncedBridgeCmVAll)
+--   cvr-fl, cvr-crC
+--              every command of the flush (and the forced barrier), so
+--              every command-level crash of PUMc's operations
 --   cvr-crS, cvr-crB
 --              before and after the SYNC outside a commit, full or
 --              partial
+--   cvr-fi2, cvr-fiK, cvr-fick, cvr-fi
+--              every command of the in-page/OOB commit (PUSic's `FiCmd`)
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -70,7 +78,7 @@ open import SCFTL.Impl.UnsyncedBridgeSync Data d0 amax wmax kmax umax _≟D_ usi
 open import SCFTL.Impl.UnsyncedBridgeCrash Data d0 amax wmax kmax umax _≟D_ using (ivOf)
 open import SCFTL.Impl.UnsyncedBridgeRecClean Data d0 amax wmax kmax umax _≟D_ using (CmVR; CvR)
 open import SCFTL.Impl.UnsyncedBridgeCmV Data d0 amax wmax kmax umax _≟D_
-  using (cmvr-bi; cmvr-shapes; cmv-map; pick-crash; cvr-live; cvr-normal; cvr-mid; crash-dat; soOf)
+  using (cmvr-shapes; cmv-map; pick-crash; cvr-live; cvr-normal; cvr-mid; crash-dat; crash-syn; no-grow; soOf)
 open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (InPO; InPO-ept)
 open import SCFTL.Impl.UnsyncedSyncInPageCommands Data d0 amax wmax kmax umax _≟D_ using (FiCmd; ghFi; RcS)
 import SCFTL.Impl.UnsyncedSyncInPageCommands Data d0 amax wmax kmax umax _≟D_ as IC
@@ -145,17 +153,10 @@ private
   shapes-nil : ∀ (es : List UEp) → shapes es ≡ [] → es ≡ []
   shapes-nil [] _ = refl
 
-  len-le : ∀ {A : Set} (ys zs : List A) → length zs Data.Nat.Base.≤ length (ys ++ zs)
-  len-le []       zs = ≤-refl
-  len-le (y ∷ ys) zs = Data.Nat.Properties.≤-step (len-le ys zs)
-
   -- the parse of a region that is all durable part has nothing above it
   top-nil : ∀ (T cs : List Cell) → cs ≡ T ++ cs → T ≡ []
   top-nil []      cs _ = refl
-  top-nil (t ∷ T) cs e = ⊥-elim (Data.Nat.Properties.<-irrefl (cong length e) (Data.Nat.Base.s≤s (len-le T cs)))
-
-  crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
-  crash-syn refl e = e
+  top-nil (t ∷ T) cs e = ⊥-elim (no-grow [] t T cs e)
 
 -- every page of an older generation: no commit of this one
 cmv-new : ∀ {g sm D} cs → All (GenLe g) cs → CmV (suc g) sm D cs
@@ -316,11 +317,12 @@ cvr-crB {⟦ ⟪ u , .(xs ++ ys) ⟫ , g0 ⟧} {t} {⟦ s' , .(ghostN (syBU xs y
 -- with no epoch unsynced and no open tentative page: its region is its
 -- durable part
 
-private
-  crash-of-sync : ∀ ms {ms'} → CrashL (map sync ms) ms' → map cur ms' ≡ map cur ms
-  crash-of-sync []       []          = refl
-  crash-of-sync (m ∷ ms) (refl ∷ cl) = cong (cur m ∷_) (crash-of-sync ms cl)
+-- a synced region comes back as it was
+crash-of-sync : ∀ ms {ms'} → CrashL (map sync ms) ms' → map cur ms' ≡ map cur ms
+crash-of-sync []       []          = refl
+crash-of-sync (m ∷ ms) (refl ∷ cl) = cong (cur m ∷_) (crash-of-sync ms cl)
 
+private
   sync-all : ∀ {ms} → All Syn ms → map sync ms ≡ ms
   sync-all []              = refl
   sync-all ((c , refl) ∷ xs) = cong (syn c ∷_) (sync-all xs)

@@ -22,7 +22,9 @@
 //!   `epoch_remaining()` equals `W - wcnt`; `AR.stb` — at `Check` steps, a
 //!   copy of the flash, power-cut and recovered by the real FTL, reads the
 //!   model's stable image `rdS (smap a)`.
-//! - **RI** of the model's own state at `Check` steps ([`check_ri`]).
+//! - **RI** of the model's own state at `Check` steps and right after every
+//!   recovery ([`check_ri`]; after recovery it is P's `B-rec` and PUSBic's
+//!   `ch-done`, both kinds of recovery).
 //!
 //! The model's nondeterministic choices (merge buffer or delta buffer
 //! full, full checkpoint at a flush, GC victims) are made by a fixed policy
@@ -809,6 +811,24 @@ impl ModelOracle {
                         }
                     }
                 }
+                // P's RI right after recovery, with or without the full
+                // checkpoint: P's `B-rec`, and PUSBic's `ch-done`
+                // (proofs/SCFTL/Impl/UnsyncedBridgeCmVAll.agda: every
+                // crash, and every crash inside recovery, leaves the crash
+                // invariant RoG × CvR, which recovery turns into RIy, P's
+                // RI with no epoch unsynced, as recovery leaves it). PL:
+                // of the state with the chain virtually consolidated, as
+                // at `Check` steps.
+                let virt;
+                let ri_of = match self.cfg.chain {
+                    Some(kc) => {
+                        virt = lazy::virt_chain(kc, &s);
+                        &virt
+                    }
+                    None => &s,
+                };
+                check_ri(ri_of, self.amax)
+                    .map_err(|e| format!("model oracle, right after recovery: {e}"))?;
                 self.pend.clear();
                 Phase::Up(Box::new(s))
             }
