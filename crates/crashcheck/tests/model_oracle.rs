@@ -279,14 +279,24 @@ fn caught_by(run: &RunConfig, check_rate: f64, expect: &str) {
     );
 }
 
-// Without `Check` steps only the differential comparison after recovery
-// runs (the model's own RI is not checked), so these show that it alone
-// catches a wrong flush and a wrong recovery.
+// Without `Check` steps and without RI right after recovery only the
+// differential comparison after recovery runs (the model's own RI is not
+// checked), so these show that it alone catches a wrong flush and a wrong
+// recovery.
+
+/// The model oracle with `m`, P's RI checked only at `Check` steps.
+fn no_ri_after_recovery(m: ModelMutant) -> RunConfig {
+    let mut run = scftl_oracle(m);
+    if let Some(o) = run.oracle.as_mut() {
+        o.ri_after_recovery = false;
+    }
+    run
+}
 
 #[test]
 fn flush_forgets_deltas_caught_after_recovery() {
     caught_by(
-        &scftl_oracle(ModelMutant::FlushForgetsDeltas),
+        &no_ri_after_recovery(ModelMutant::FlushForgetsDeltas),
         0.0,
         "after recovery: model oracle: sector",
     );
@@ -295,9 +305,22 @@ fn flush_forgets_deltas_caught_after_recovery() {
 #[test]
 fn recovery_keeps_volatile_caught_after_recovery() {
     caught_by(
-        &scftl_oracle(ModelMutant::RecoveryKeepsVolatile),
+        &no_ri_after_recovery(ModelMutant::RecoveryKeepsVolatile),
         0.0,
         "after recovery: model oracle: sector",
+    );
+}
+
+// P's RI right after every recovery (`ch-done` of
+// proofs/SCFTL/Impl/UnsyncedBridgeCmVAll.agda, P's `B-rec`): a wrong
+// recovery is caught there, before any read or `Check` step.
+
+#[test]
+fn recovery_keeps_volatile_breaks_ri_right_after_recovery() {
+    caught_by(
+        &scftl_oracle(ModelMutant::RecoveryKeepsVolatile),
+        0.0,
+        "model oracle, right after recovery: RI.",
     );
 }
 
