@@ -23,7 +23,6 @@
 --               the parse, `parse-unique`), of any state with BI, the
 --               durable part's CmV and Dig (not only a normal state: the
 --               flush's crash before its SYNC is a barrier's)
---   cmvr-normal for the ghost (`ghostN`) of a normal state with RIy
 --   cvr-normal  so `CvR` (SCFTL.Impl.UnsyncedBridgeRecClean: CmVR for
 --               every choice recovery without the checkpoint can make) of
 --               a crash of a normal state with RIy
@@ -62,13 +61,13 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ as Lm
 open Lm using (CmV; cmv-mono; Ent; _≐_; ∧-true; holds-sound; PM; Older; pick-first) renaming (All to AllL; [] to []L; _∷_ to _∷L_)
-open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; accB; rp-lay; rpE)
+open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay; accU; rp-lay)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; ue; tents; CrashRs; CrashEs; []; _∷_)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues; lay-++)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi-lay; fresh-of; lastMap-≐)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (ddOf; lastMap)
 open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (rpE-last)
-open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS; Skip; Tent; recU-crash-openL)
+open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS; Skip; recU-crash-openL)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (shapes; parse-unique; crashEs-shape)
 open import SCFTL.Impl.UnsyncedRecClean Data d0 amax wmax kmax umax _≟D_ using (Clean)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)

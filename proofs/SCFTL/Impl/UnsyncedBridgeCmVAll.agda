@@ -48,7 +48,6 @@ open Lm using (CmV; cmv-mono; GenLe; Older; pick-first; pick-second)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
   using (CkCmd; ck-new; ck-erase; ck-end; ck-mid; mid-crash; runs; rec-synO)
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (slot-sync)
-open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS; recRS)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR; pick-cell; accU-ext; recRS-ext; shapes)

@@ -150,9 +150,6 @@ cvr-bar {s} {t} {x} {z} iv y r@(before cs is) img =
 -- Inside a full checkpoint
 
 private
-  shapes-nil : ∀ (es : List UEp) → shapes es ≡ [] → es ≡ []
-  shapes-nil [] _ = refl
-
   -- the parse of a region that is all durable part has nothing above it
   top-nil : ∀ (T cs : List Cell) → cs ≡ T ++ cs → T ≡ []
   top-nil []      cs _ = refl
