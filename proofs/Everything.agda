@@ -68,6 +68,7 @@ import SCFTL.Impl.UnsyncedBridgeRecClean
 import SCFTL.Impl.UnsyncedBridgeCmV
 import SCFTL.Impl.UnsyncedBridgeCmVCrash
 import SCFTL.Impl.UnsyncedBridgeCmVAll
+import SCFTL.Impl.UnsyncedBridgeBack
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
