@@ -69,6 +69,7 @@ import SCFTL.Impl.UnsyncedBridgeCmV
 import SCFTL.Impl.UnsyncedBridgeCmVCrash
 import SCFTL.Impl.UnsyncedBridgeCmVAll
 import SCFTL.Impl.UnsyncedBridgeBack
+import SCFTL.Impl.LazyChainBarrier
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
