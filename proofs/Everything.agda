@@ -71,6 +71,7 @@ import SCFTL.Impl.UnsyncedBridgeCmVAll
 import SCFTL.Impl.UnsyncedBridgeBack
 import SCFTL.Impl.LazyChainBarrier
 import SCFTL.Impl.OneModelSwitch
+import SCFTL.Impl.OneModel
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
