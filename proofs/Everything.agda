@@ -159,5 +159,6 @@ import SCFTL.Mutants.FlushTrustedBeforeSync
 import SCFTL.Mutants.LazyChainWalksOneLink
 import SCFTL.Mutants.SyncReleasesMappedVictim
 import SCFTL.Mutants.TicketProvesLaterEpoch
+import SCFTL.Mutants.BarrierSkipsConsolidation
 import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.All

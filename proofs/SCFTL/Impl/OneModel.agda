@@ -108,27 +108,38 @@ Pre false u S S0 = S0 ≡ S
 Pre true (SB.reg SB.barrier) S S0 = S0 ≡ konsU S
 Pre true _ _ _ = ⊥
 
-okPX : SB.Op → XS → XS → Set
-okPX (SB.use u) (b , S) (b' , S') =
-    (b' ≡ false × Σ SU λ S0 → Pre b u S S0 × okX (SB.use u) S0 S')
-  ⊎ (b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) × okL u (st (su S)) s')
-okPX SB.recover (false , S) (b' , S') = b' ≡ false × okX SB.recover S S'
-okPX SB.recover (true , S) (b' , S') =
-  b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) × PLDm.ok SB.recover (st (su S)) s'
-
-crashPX : SB.Op → XS → XS → Set
-crashPX (SB.use u) (b , S) (b' , S') =
-    (b' ≡ false × Σ SU λ S0 → Pre b u S S0 × crashX (SB.use u) S0 S')
-  ⊎ (b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) × crL b u (st (su S)) s')
-crashPX SB.recover (false , S) (b' , S') = b' ≡ false × crashX SB.recover S S'
-crashPX SB.recover (true , S) (b' , S') =
-  b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) × PLDm.crash SB.recover (st (su S)) s'
-
 NewX : XS → Set
 NewX (b , S) = b ≡ false × NewPU S
 
+-- PX with the steps before PUSBic's given (`PXwith Pre` is PX; mutant
+-- 42, SCFTL.Mutants.BarrierSkipsConsolidation, is PX without the
+-- consolidation step before a barrier from the chain phase)
+module _ (Pr : Bool → SB.UOp → SU → SU → Set) where
+  okPXw : SB.Op → XS → XS → Set
+  okPXw (SB.use u) (b , S) (b' , S') =
+      (b' ≡ false × Σ SU λ S0 → Pr b u S S0 × okX (SB.use u) S0 S')
+    ⊎ (b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) × okL u (st (su S)) s')
+  okPXw SB.recover (false , S) (b' , S') = b' ≡ false × okX SB.recover S S'
+  okPXw SB.recover (true , S) (b' , S') =
+    b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) × PLDm.ok SB.recover (st (su S)) s'
+
+  crashPXw : SB.Op → XS → XS → Set
+  crashPXw (SB.use u) (b , S) (b' , S') =
+      (b' ≡ false × Σ SU λ S0 → Pr b u S S0 × crashX (SB.use u) S0 S')
+    ⊎ (b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) × crL b u (st (su S)) s')
+  crashPXw SB.recover (false , S) (b' , S') = b' ≡ false × crashX SB.recover S S'
+  crashPXw SB.recover (true , S) (b' , S') =
+    b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) × PLDm.crash SB.recover (st (su S)) s'
+
+  PXwith : SB.Model
+  PXwith = record { State = XS ; New = NewX ; read = λ X → rd (st (su (proj₂ X))) ; ok = okPXw ; crash = crashPXw }
+
+okPX crashPX : SB.Op → XS → XS → Set
+okPX = okPXw Pre
+crashPX = crashPXw Pre
+
 PX : SB.Model
-PX = record { State = XS ; New = NewX ; read = λ X → rd (st (su (proj₂ X))) ; ok = okPX ; crash = crashPX }
+PX = PXwith Pre
 
 ------------------------------------------------------------------------
 -- The relations, by phase

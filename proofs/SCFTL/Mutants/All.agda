@@ -29,6 +29,8 @@
 -- pairs): `¬ ChainSound`.
 -- Mutant 40 mutates the SYNC outside a commit (PUS), mutant 41 the SYNC
 -- that proves only the oldest epochs (PUSB): both violate SC1B.
+-- Mutant 42 mutates the one model PX (SCFTL.Impl.OneModel): a barrier
+-- from the chain phase without the consolidation page; it violates SC1B.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -82,6 +84,7 @@ import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.LazyChainWalksOneLink
 import SCFTL.Mutants.SyncReleasesMappedVictim
 import SCFTL.Mutants.TicketProvesLaterEpoch
+import SCFTL.Mutants.BarrierSkipsConsolidation
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -123,6 +126,7 @@ module M37 = SCFTL.Mutants.LazyChainWalksOneLink
 module M39 = SCFTL.Mutants.LazyChainOverMaxChain
 module M40 = SCFTL.Mutants.SyncReleasesMappedVictim
 module M41 = SCFTL.Mutants.TicketProvesLaterEpoch
+module M42 = SCFTL.Mutants.BarrierSkipsConsolidation
 
 record MutantsFail : Set where
   field
@@ -237,6 +241,11 @@ record MutantsFail : Set where
     --     proven an epoch ended after the ticket, whose pages it never
     --     landed
     ticket-proves-later-epoch : ¬ M41.SnapshotConsistent M41.Pmut
+    -- 42. the one model PX with a barrier from the chain phase taken as
+    --     PUSBic's barrier on the state as it is, without the chain's
+    --     consolidation page first: PUSBic's recovery loses the chain's
+    --     lazily committed epochs
+    barrier-skips-consolidation : ¬ M42.SnapshotConsistent M42.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -280,4 +289,5 @@ mutants-fail = record
   ; lazy-chain-over-max-chain = M39.not-snapshot-consistent
   ; sync-releases-mapped-victim = M40.not-snapshot-consistent
   ; ticket-proves-later-epoch = M41.not-snapshot-consistent
+  ; barrier-skips-consolidation = M42.not-snapshot-consistent
   }
