@@ -21,9 +21,8 @@
 -- So a run of the code in which every barrier is durable (as with
 -- MAX_UNSYNCED_EPOCHS = 1) is inside a proven model together with the
 -- lazy chain.  The barrier WITHOUT SYNC together with the chain is the
--- composition of PLD's chain phase with PUSBic (the bridge both ways at
--- the states where the two meet: SCFTL.Impl.UnsyncedBridgeBack; see
--- proofs/README.md, "One model").
+-- one model PX (SCFTL.Impl.OneModel), whose chain phase takes PLD's
+-- steps but the barrier (proofs/README.md, "One model").
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)

@@ -21,10 +21,8 @@
 --     after the consolidation page, or the state itself where the chain
 --     is empty; then the bridge back, SCFTL.Impl.UnsyncedBridgeBack).
 --
--- Left for the one model (proofs/README.md, "One model"): the combined
--- model over SB's operations (a phase flag in its ghost, as PU's
--- recovery reads its ghost), its obligations by cases on the phase
--- with these switches, and its recovery (by the phase of the crash).
+-- The one model PX (SCFTL.Impl.OneModel) takes its obligations by cases
+-- on the phase and these switches where a step changes it.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)

@@ -31,10 +31,8 @@
 --   ar-of-arx    ARX of a state with no epoch unsynced gives P's AR
 --                against S's state of the same images
 --
--- Left for one model: the combined model whose steps are PUSBic's and,
--- with no epoch unsynced, PL's chain steps, and its recovery (the code's
--- one recovery walks the chain, then checks the unsynced epochs: a
--- nonempty chain on flash has none above it).
+-- Used by SCFTL.Impl.OneModelSwitch (`L→up`) and so by the one model PX
+-- (SCFTL.Impl.OneModel), where a step leaves PL's chain phase.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
