@@ -52,7 +52,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
-  using (PM; GenLe; PM-cur; rbase-other; pend; IsSyn; _≐_)
+  using (PM; GenLe; PM-cur; rbase-other; pend; IsSyn; _≐_; map-cur-syn)
   renaming (All to AllL; [] to []L; _∷_ to _∷L_)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; ar)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents)
@@ -83,10 +83,6 @@ lowerT t = Sp.⟨ SB.volatile t , SB.stable t , SB.wcnt t ⟩
 -- Lists
 
 private
-  cur-syn : ∀ cs → map cur (map syn cs) ≡ cs
-  cur-syn []       = refl
-  cur-syn (c ∷ cs) = cong (c ∷_) (cur-syn cs)
-
   syn-all : ∀ cs → All Syn (map syn cs)
   syn-all []       = []
   syn-all (c ∷ cs) = (c , refl) ∷ syn-all cs
@@ -125,9 +121,9 @@ module _ {s : St} (r : RI s) where
 
   bi-ri : BI s []
   bi-ri = bi (RI.C r) prB (RI.slotL r) dre-ri (syn-all (RI.comm r))
-             (subst (λ cs → proj₁ (rp (gen s) cs (st0 (RI.C r))) ≐ smap s) (sym (cur-syn (RI.comm r))) (RI.cmX r))
+             (subst (λ cs → proj₁ (rp (gen s) cs (st0 (RI.C r))) ≐ smap s) (sym (map-cur-syn (RI.comm r))) (RI.cmX r))
              (subst (λ cs → rbase (ep s) (rp (gen s) cs (st0 (RI.C r))) ≡ proj₁ (rp (gen s) cs (st0 (RI.C r))))
-                    (sym (cur-syn (RI.comm r)))
+                    (sym (map-cur-syn (RI.comm r)))
                     (rbase-other (ep s) R0 (<⇒≢ (RI.cmP r))))
 
   gcI-ri : GcI s
@@ -162,7 +158,7 @@ inv-of-ri {s} {t} r a =
   , all-cur (RI.gle r) )
 
 riy-of-ri : ∀ {s t} (r : RI s) (a : AR s t) → RIy (inv-of-ri r a)
-riy-of-ri {s} r a = rixg-x (rix-same refl (sym (cur-syn (RI.comm r))) (ri-gives-x r)) , rie-nil s
+riy-of-ri {s} r a = rixg-x (rix-same refl (sym (map-cur-syn (RI.comm r))) (ri-gives-x r)) , rie-nil s
 
 arx-of-ri : ∀ {s t} (g : Gh) → RI s → AR s t → ARX ⟦ ⟪ s , [] ⟫ , g ⟧ (liftT t)
 arx-of-ri {s} g r a =
@@ -176,7 +172,7 @@ ri-round : ∀ {s t} (r : RI s) (a : AR s t) →
            RI.C (ri-X (inv-of-ri r a) (riy-of-ri r a)) ≡ RI.C r ×
            RI.comm (ri-X (inv-of-ri r a) (riy-of-ri r a)) ≡ RI.comm r
 ri-round r a = let e = ri-bi (ri-X (inv-of-ri r a) (riy-of-ri r a)) (bi-ri r) in
-  proj₁ e , trans (proj₂ e) (cur-syn (RI.comm r))
+  proj₁ e , trans (proj₂ e) (map-cur-syn (RI.comm r))
 
 -- ARX of a state with no epoch unsynced gives P's AR against S's state
 -- of the same volatile and stable images
