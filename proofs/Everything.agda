@@ -100,6 +100,7 @@ import SCFTL.Impl.LazyChainCrashKons
 import SCFTL.Impl.LazyChainObligations
 import SCFTL.Impl.LazyChainTheorem
 import SCFTL.Impl.LazyChainCommands
+import SCFTL.Impl.LazyChainSameRec
 import SCFTL.Impl.LazyChainExample
 import SCFTL.Impl.LazyChainUnguarded
 -- Issue 39: the code's multi-page checkpoint slot refines P's one-cell slot; rotation

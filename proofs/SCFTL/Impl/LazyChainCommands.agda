@@ -25,9 +25,9 @@
 -- every crash outcome after such a command is, up to dead pages on top
 -- of the region (and the slots' names after recovery's SYNC), an outcome
 -- of a crash at one of PL's crash points (`crashPL`), by CrashPoints'
--- `Mid` route (`via`).  Not proven here: that PL's recovery does the same
--- on SameRec states (P's is, `same-recovery`; PL's walk reads the region
--- through `acc`, as P's recovery does).
+-- `Mid` route (`via`).  That PL's recovery and crash relation do the same
+-- on SameRec states (P's `same-recovery`), and so Theorem 1's crash
+-- obligations after any command: SCFTL.Impl.LazyChainSameRec.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
