@@ -420,8 +420,10 @@ rnt-fi2 L s e r p with p ≡ᵇ L
 rnt-fi3 : ∀ L s → ept s ≡ [] → RNT s → RNT (fi3 L s)
 rnt-fi3 L s e r = rnt-sync (fi2 L s) (rnt-fi2 L s e r)
 
-rnt-ck2 rnt-ck3 : ∀ s → RNT s → RNT (ck2 s) 
+rnt-ck2 : ∀ s → RNT s → RNT (ck2 s)
 rnt-ck2 s r = rnt-sync (ck1 s) r
+
+rnt-ck3 : ∀ s → RNT s → RNT (ck3 s)
 rnt-ck3 s r = rnt-sync (ck2 s) (rnt-ck2 s r)
 
 rnt-CkPt : ∀ s m → RNT s → CkPt s m → RNT m
