@@ -207,6 +207,11 @@ jobs="${SCFTL_AGDA_JOBS:-$(nproc 2>/dev/null || echo 1)}"
 case "$jobs" in ''|*[!0-9]*) fail "SCFTL_AGDA_JOBS must be a number, got: $jobs" ;; esac
 [ "$jobs" -ge 1 ] || jobs=1
 [ "$jobs" -le 4 ] || jobs=4
+# The standard library's interface files are written on a machine's first
+# check; two processes must not write one of them at once, so that check
+# runs in one process (the marker is set by any check that passes).
+stdlib_marker="$CACHE/stdlib-checked-$got_version"
+[ -f "$stdlib_marker" ] || jobs=1
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 # the planner plans a clean check on two cores, every module once (a
 # self-test, whatever this run does)
@@ -253,4 +258,5 @@ else
   done
   how="$jobs processes at a time"
 fi
+mkdir -p "$CACHE" && touch "$stdlib_marker" 2>/dev/null || true
 echo "PASS: all $n proof modules type-check under --safe (Agda $got_version, stdlib $STDLIB_VERSION) in $(( $(date +%s) - start ))s ($how)"
