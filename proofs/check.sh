@@ -255,6 +255,7 @@ else
       fi
     done
     [ -z "$bad" ] || fail "$bad"
+    echo "check.sh: phase $ph done at $(( $(date +%s) - start ))s (${#pids[@]} processes)"
   done
   how="$jobs processes at a time"
 fi

@@ -212,7 +212,7 @@ belowD-dig {s} v ((p , d , a) ∷ dd) ((le , e) All.∷ es) = proj₁ (v a p le 
 
 -- `cinv-fiL`: the lazy commit with its record in page M (E ≤ M < E +
 -- omax, below the active pointer; P's `LkC`) and room in the chain
--- (delta.rs `inpage_ok`: fewer than MAX_CHAIN records): the chain with
+-- (delta.rs `oob_fits`: fewer than MAX_CHAIN records): the chain with
 -- the step's record, its link the active pointer
 cinv-fiL : ∀ {k s x L rs y E M} → VOKn s → E ≤ M → M < E + omax → M < nxt s → length rs < k →
            CInv k s x L rs y E → CInv k (fiL M s) x L (rs ++ rec s ∷ []) (suc y) (nxt s)

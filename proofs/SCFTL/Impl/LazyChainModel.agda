@@ -11,7 +11,7 @@
 --     record in the record slot of the link's page or the OOB run's last
 --     page, one SYNC, the link continuing the chain, no consolidation
 --     page), allowed while the chain holds fewer than kc (MAX_CHAIN)
---     records (delta.rs `inpage_ok`: `backlog_epochs + 1 < MAX_CHAIN`);
+--     records (delta.rs `oob_fits`: `backlog_epochs + 1 < MAX_CHAIN`);
 --   * the chain (`chainOf`: the records recovery's walk applies from the
 --     link of the region's newest commit, newest first) is the backlog;
 --     the next region page (a tentative page of a write or relocation,

@@ -26,8 +26,9 @@
 --     every step (`rnt-okPL`) and at every crash point (`rnt-crashPL`)
 --     of PL: records are written only by the in-page/OOB commits, whose
 --     precondition is an epoch without tentative pages (`ept s ≡ []`,
---     delta.rs `inpage_ok`: in-page/OOB commits only without delta
---     pages of the epoch on the region).
+--     delta.rs `oob_fits`, used by `inpage_fits` too: `epoch_pages ==
+--     0`, no tentative delta page of the epoch; the Rust mutant
+--     `chain-commit-with-tentative-page` drops it).
 --   * `same-CRL`: SameRec x y → CRL y t → CRL x t, given RNT.
 --
 --   pl-command-crash-A/B, pl-command-crash-recA/recB: the crash

@@ -3,7 +3,7 @@
 -- Mutant 39 (issue 39, the lazy chain as steps of PL): the lazy commit
 -- without the chain's room check.  PL (SCFTL.Impl.LazyChainModel)
 -- commits lazily only while the chain holds fewer than MAX_CHAIN
--- records (`Lazy`: `length (chainOf s) < kc`; delta.rs `inpage_ok`:
+-- records (`Lazy`: `length (chainOf s) < kc`; delta.rs `oob_fits`:
 -- `backlog_epochs + 1 < MAX_CHAIN`), since recovery's walk follows at
 -- most MAX_CHAIN records (`walkG`).  The mutant `Pmut` drops that
 -- check: its flush may commit lazily (P's `InP` / `OobP` only) over a

@@ -7,7 +7,7 @@
 -- the region, and P's recovery there follows the region's link once;
 -- with kc records walked PL's recovery takes up to kc + 1): the
 -- writer's and recovery's bounds on the chain disagree (the code uses MAX_CHAIN for both, delta.rs
--- `inpage_ok`, recovery.rs `follow_chain`).  What
+-- `oob_fits`, recovery.rs `follow_chain`).  What
 -- SCFTL.Impl.LazyChainCrashLazy proves needs recovery to take every
 -- record of a nonempty chain, the crashed one too.
 --
