@@ -255,9 +255,13 @@ else
       fi
     done
     [ -z "$bad" ] || fail "$bad"
-    echo "check.sh: phase $ph done at $(( $(date +%s) - start ))s (${#pids[@]} processes)"
+    echo "check.sh: phase $ph done at $(( $(date +%s) - start ))s (${#pids[@]} at once)"
   done
   how="$jobs processes at a time"
 fi
 mkdir -p "$CACHE" && touch "$stdlib_marker" 2>/dev/null || true
+# Agda keeps an interface file it finds up to date as it is; mark the ones
+# this check vouched for, so that schedule.py's mtime test does not plan
+# them again (after a checkout that only touched the sources).
+find SCFTL -name '*.agdai' -exec touch {} + 2>/dev/null || true
 echo "PASS: all $n proof modules type-check under --safe (Agda $got_version, stdlib $STDLIB_VERSION) in $(( $(date +%s) - start ))s ($how)"
