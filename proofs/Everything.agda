@@ -80,6 +80,7 @@ import SCFTL.Impl.Decide
 import SCFTL.Impl.UnsyncedSyncExample
 import SCFTL.Impl.UnsyncedModelExample
 -- Issue 39: P over the operations with a barrier (the durable barrier): Theorem 1 w.r.t. SB, SC1B
+import SCFTL.Impl.BarrierOps
 import SCFTL.Impl.DurableBarrier
 -- Issue 39: the lazy consolidation page: recovery's walk along a chain of
 -- in-page/OOB records, its crash lemma, the consolidation page's replay

@@ -191,11 +191,12 @@ fi
 
 # --- type-check ------------------------------------------------------------
 # Agda checks one module at a time. With more than one core, the modules are
-# checked by several Agda processes at once, in phases planned by
-# schedule.py from the import graph (and check-weights.tsv, seconds per
-# module, which only steers the plan): no two processes check the same
-# module, and every module is checked exactly once (schedule.py asserts
-# it). Only the modules out of date are planned; where a split saves
+# checked by several Agda processes at once, planned and run by schedule.py
+# from the import graph (and check-weights.tsv, seconds per module, which
+# only steers the plan): no two processes check the same module, every
+# module is checked exactly once (schedule.py asserts both), and a process
+# starts once the interface files of the modules it imports from others
+# are written. Only the modules out of date are planned; where a split saves
 # nothing (a few modules to check), and with SCFTL_AGDA_JOBS=1 (.ci/run:
 # there the cores are busy with the builds and tests), Everything.agda is
 # checked in one process.
@@ -232,31 +233,11 @@ if [ "$(cat "$work/plan")" = serial ]; then
   fi
   how="one process"
 else
-  phases=$(cut -d' ' -f1 "$work/plan" | sort -un)
   nproc_=$(wc -l < "$work/plan")
   nplan=$(cut -d' ' -f3- "$work/plan" | wc -w)
-  echo "check.sh: Agda $got_version, agda-stdlib $STDLIB_VERSION: checking the $nplan of $n modules out of date with $jobs processes at a time ($nproc_ in $(echo "$phases" | wc -w) phases, schedule.py)"
-  for ph in $phases; do
-    pids=(); names=()
-    while read -r p j ms; do
-      [ "$p" = "$ph" ] || continue
-      name="CheckJob${p}x${j}"
-      { echo '{-# OPTIONS --safe --without-K #-}'; echo "module $name where"
-        for m in $ms; do echo "import $m"; done; } > "$work/$name.agda"
-      "${agda[@]}" --no-libraries -i "$std" -i . -i "$work" "$work/$name.agda" > "$work/$name.log" 2>&1 &
-      pids+=("$!"); names+=("$name")
-    done < "$work/plan"
-    bad=
-    for i in "${!pids[@]}"; do
-      if ! wait "${pids[$i]}"; then
-        cat "$work/${names[$i]}.log" >&2; bad="Agda rejected the proofs"
-      elif grep -qiE 'warning|unsolved' "$work/${names[$i]}.log"; then
-        cat "$work/${names[$i]}.log" >&2; bad="Agda reported warnings or unsolved metas"
-      fi
-    done
-    [ -z "$bad" ] || fail "$bad"
-    echo "check.sh: phase $ph done at $(( $(date +%s) - start ))s (${#pids[@]} at once)"
-  done
+  echo "check.sh: Agda $got_version, agda-stdlib $STDLIB_VERSION: checking the $nplan of $n modules out of date in $nproc_ processes, $jobs at a time (schedule.py)"
+  python3 schedule.py --run "$work/plan" "$jobs" "$work" "${agda[@]}" --no-libraries -i "$std" -i . \
+    || fail "Agda rejected the proofs, or reported warnings or unsolved metas (above)"
   how="$jobs processes at a time"
 fi
 mkdir -p "$CACHE" && touch "$stdlib_marker" 2>/dev/null || true

@@ -1,46 +1,73 @@
 #!/usr/bin/env python3
-"""Plan check.sh's parallel type-check of the proofs.
+"""Plan, and run, check.sh's parallel type-check of the proofs.
 
-Agda checks one module at a time.  With W cores, check.sh runs the
-development as a sequence of phases; a phase is up to W Agda processes at
-once, each checking a disjoint set of modules whose dependencies outside
-the set were checked by an earlier phase (so no two processes ever check,
-or write the interface file of, the same module).  A plan is found by
-splitting recursively: the modules not imported by any other (the tops)
-are split into W groups; what two groups both need (the base) is checked
-first, planned the same way; then one process per group checks the rest
-of its group's closure.
+Agda checks one module at a time, and a process that checks a module
+first loads the interface files of everything that module imports.  With
+W cores, check.sh runs several Agda processes at once.  Each process
+checks its own set of modules (through a wrapper module that imports
+them) and starts only when every module its set imports from outside the
+set has been checked by a process that has exited, so no two processes
+ever check, or write the interface file of, the same module, and no
+process finds a module half-written.
 
-The weights (seconds per module, from `agda --profile=modules`) only steer
-the split; any plan checks every module exactly once.  A module missing
-from the weights file is weighed by its size.
+The plan is a list schedule, simulated before anything runs: whenever a
+worker is free, it starts a process with the ready module (all imports
+checked) that heads the longest remaining chain of imports (weighted),
+and grows that process along what it enables, highest chain first, until
+the process holds about T seconds of work; a process costs its modules'
+time plus the time to load the interfaces it imports (about LOAD_BASE
+seconds for the standard library's, plus LOAD_PER_MB per megabyte of the
+project's interface files it needs).  The plan tries several T and keeps
+the shortest simulated run; where that saves less than MIN_GAIN over one
+process, the plan is "serial" and check.sh checks Everything.agda in one
+process.  The runner starts the processes in the plan's order as their
+imports finish, at most W at a time, so a process that runs longer or
+shorter than planned delays only what needs it.
+
+The weights (seconds per module, from `agda --profile=modules`, and the
+size of each module's interface file) only steer the plan; any plan
+checks every module exactly once (asserted).  A module missing from the
+weights file is weighed by the size of its source.
 
 Only the modules whose interface file is missing or older than their
 source, or than the interface of a module they import, and what imports
-them, are planned (an incremental check); where splitting saves nothing
-(few modules to check, or one worker) the plan is "serial": check.sh then
-checks Everything.agda in one process, which Agda alone makes exact.  The
-mtime test only chooses between the two: Agda itself re-checks any module
-whose interface does not match its source, in either mode.
+them, are planned (an incremental check).  The mtime test only chooses
+what to plan: Agda itself re-checks any module whose interface does not
+match its source, in either mode.
 
-    schedule.py ROOT WEIGHTS WORKERS  -> "serial", or one line per job:
-        <phase> <job> <module> <module> ...
-    schedule.py ROOT WEIGHTS WORKERS --explain  -> the plan's estimate
+    schedule.py ROOT WEIGHTS WORKERS  -> "serial", or one line per process,
+        in start order:  <id> <ids it waits for, comma-separated, or -> <module> ...
+    schedule.py ROOT WEIGHTS WORKERS --explain  -> the plan and its estimate
     add --all to plan every module, as after `check.sh --clean`
+    schedule.py --run PLAN WORKERS WORKDIR AGDA [ARG ...]  -> run a plan:
+        one wrapper module per process in WORKDIR (its log beside it), AGDA
+        ARG ... -i WORKDIR WRAPPER; exit 1 on a failure, a warning or an
+        unsolved meta, printing that process's log
     schedule.py --from-profile LOG  -> check-weights.tsv, from the output
-        of `agda --profile=modules Everything.agda` (from scratch)
+        of `agda --profile=modules Everything.agda` run from scratch in
+        this directory (the interface sizes are read from the files)
 """
 import os
 import re
+import subprocess
 import sys
+import time
 
 IMPORT = re.compile(r"^\s*(?:open\s+)?import\s+(SCFTL(?:\.[\w\u0080-\uffff']+)*)")
 # a process loads the interfaces of what it imports: about this many
-# seconds, plus this many per module already checked that it needs
-LOAD_BASE = 5.0
-LOAD_PER_DEP = 0.12
-# split a set further only when it saves at least this much
+# seconds for the standard library's, plus this many per megabyte of the
+# project's interface files (measured 2026-12-03 with Agda 2.6.3: 2.7 s
+# for SCFTL.Spec's, 10.5 s for 16 MB, 26 s for all 49 MB)
+LOAD_BASE = 2.5
+LOAD_PER_MB = 0.5
+# plan in parallel only when that saves at least this much
 MIN_GAIN = 10.0
+# the process sizes tried (seconds of modules' own time)
+TARGETS = (15, 30, 50, 80, 100, 130, 170, 250, 1e9)
+
+
+def module_path(root, m, ext):
+    return os.path.join(root, m.replace(".", os.sep) + ext)
 
 
 def read_modules(root):
@@ -64,18 +91,24 @@ def read_modules(root):
 
 
 def read_weights(path, deps, root):
-    w = {}
+    """Seconds per module and megabytes of its interface file."""
+    w, mb = {}, {}
     if path and os.path.exists(path):
         with open(path, encoding="utf-8") as fh:
             for line in fh:
                 parts = line.split()
-                if len(parts) == 2 and not line.startswith("#"):
-                    w[parts[0]] = float(parts[1])
+                if line.startswith("#") or len(parts) < 2:
+                    continue
+                w[parts[0]] = float(parts[1])
+                if len(parts) >= 3:
+                    mb[parts[0]] = float(parts[2]) / 1000.0
     for m in deps:
+        size = os.path.getsize(module_path(root, m, ".agda"))
         if m not in w:
-            size = os.path.getsize(os.path.join(root, m.replace(".", os.sep) + ".agda"))
             w[m] = max(0.5, size / 4000.0)
-    return w
+        if m not in mb:
+            mb[m] = size / 40000.0
+    return w, mb
 
 
 def closures(deps):
@@ -95,91 +128,227 @@ def closures(deps):
 
 
 class Planner:
-    def __init__(self, deps, w, workers):
-        self.deps, self.w, self.k = deps, w, workers
+    def __init__(self, deps, w, mb, workers):
+        self.deps, self.w, self.mb, self.k = deps, w, mb, workers
         self.cl = closures(deps)
+        users = {m: set() for m in deps}
+        for m, ds in deps.items():
+            for d in ds:
+                users[d].add(m)
+        self.users = users
+        # the longest chain of imports from a module to a top, weighted
+        self.level = {}
+        for m in self.topo(set(deps))[::-1]:
+            self.level[m] = self.w[m] + max((self.level[u] for u in users[m]), default=0.0)
+
+    def chain_top(self, m):
+        """The end of the longest chain of imports from m."""
+        while self.users[m]:
+            m = max(self.users[m], key=lambda u: (self.level[u], u))
+        return m
+
+    def topo(self, ms):
+        out, seen = [], set()
+
+        def visit(m):
+            if m in seen:
+                return
+            seen.add(m)
+            for d in sorted(self.deps[m]):
+                if d in ms:
+                    visit(d)
+            out.append(m)
+
+        for m in sorted(ms):
+            visit(m)
+        return out
 
     def weight(self, ms):
         return sum(self.w[m] for m in ms)
 
-    def load(self, ms, done):
+    def load(self, ms):
         need = set()
         for m in ms:
             need |= self.cl[m]
-        return LOAD_BASE + LOAD_PER_DEP * len(need & done)
+        return LOAD_BASE + LOAD_PER_MB * sum(self.mb[d] for d in need - set(ms))
 
-    def serial(self, todo, done):
-        return self.load(todo, done) + self.weight(todo)
+    def serial(self, todo):
+        return self.load(todo) + self.weight(todo)
 
-    def split(self, todo, done):
-        """Best split of `todo` (closed under dependencies, given `done`)
-        into a base and up to k groups; returns (cost, base, groups)."""
-        tops = [m for m in todo if not any(m in self.deps[o] for o in todo if o != m)]
-        if len(tops) < 2:
-            return None
-        clos = {t: self.cl[t] & todo for t in tops}
-        tops.sort(key=lambda t: (-self.weight(clos[t]), t))
+    def simulate(self, todo, done, target, chain_first, crit_target):
+        """List-schedule `todo` on k workers, processes of about `target`
+        seconds.  A module is available to other processes once its
+        interface file is written, which its process does right after
+        checking it (at its start, plus its load, plus the time of the
+        modules before it and its own).  Returns (makespan, processes); a
+        process is (id, start, end, modules it waits for, modules in check
+        order)."""
+        written = {m: 0.0 for m in done}     # module -> time its interface is written
+        claimed = set()
+        procs = []
+        ends = []                            # end times of running processes
+        t = 0.0
+        left = set(todo)
 
-        def evaluate(assign):
-            groups = [set() for _ in range(self.k)]
-            for t, g in zip(tops, assign):
-                groups[g] |= clos[t]
-            base = set()
-            for i in range(self.k):
-                for j in range(i + 1, self.k):
-                    base |= groups[i] & groups[j]
-            rest = [g - base for g in groups]
-            done2 = done | base
-            par = max((self.load(g, done2) + self.weight(g)) for g in rest if g) if any(rest) else 0.0
-            basec = self.serial(base, done) if base else 0.0
-            return basec + par, base, [g for g in rest if g]
+        def ready(m, extra):
+            return all((d in written and written[d] <= t) or d in extra for d in self.deps[m])
 
-        # greedy: largest closure first, to the lightest group
-        assign = []
-        loads = [0.0] * self.k
-        for t in tops:
-            g = min(range(self.k), key=lambda i: loads[i])
-            assign.append(g)
-            loads[g] += self.weight(clos[t])
-        best = evaluate(assign)
+        while claimed != left:
+            ends = [e for e in ends if e > t]
+            crit = max((self.level[m] for m in left if m not in claimed), default=0.0)
+            while len(ends) < self.k:
+                cands = [m for m in left if m not in claimed and ready(m, ())]
+                if not cands:
+                    break
+                head = max(cands, key=lambda m: (self.level[m], m))
+                mods, inproc = [head], {head}
+                acc = self.w[head]
+                # the process that holds the longest remaining chain may
+                # be sized on its own
+                on_chain = self.level[head] >= crit
+                limit = crit_target if on_chain else target
+                # the process on the longest chain takes only what the
+                # chain's end needs
+                allowed = self.cl[self.chain_top(head)] if on_chain and chain_first else None
+                while acc < limit:
+                    enabled = set().union(*(self.users[x] for x in mods))
+                    ext = [m for m in left if m not in claimed and m not in inproc
+                           and ready(m, inproc) and (m in enabled or not chain_first)
+                           and (allowed is None or m in allowed)]
+                    if not ext:
+                        break
+                    nxt = max(ext, key=lambda m: (m in enabled, self.level[m], m))
+                    mods.append(nxt)
+                    inproc.add(nxt)
+                    acc += self.w[nxt]
+                claimed |= inproc
+                waits = sorted({d for m in mods for d in self.deps[m]
+                                if d not in inproc and d not in done})
+                clock = t + self.load(mods)
+                for m in mods:
+                    clock += self.w[m]
+                    written[m] = clock
+                procs.append((len(procs), t, clock, waits, mods))
+                ends.append(clock)
+            # the next moment something changes: a process ends, or a
+            # module is written
+            future = [e for e in ends if e > t] + [x for x in written.values() if x > t]
+            if not future:
+                if claimed != left:
+                    raise AssertionError("plan stuck: a cycle of imports?")
+                break
+            t = min(future)
+        makespan = max((p[2] for p in procs), default=0.0)
+        return makespan, procs
+
+    def priority_order(self, todo):
+        """`todo` in an order that respects imports, the longest remaining
+        chain first."""
+        import heapq
+        indeg = {m: len([d for d in self.deps[m] if d in todo]) for m in todo}
+        heap = [(-self.level[m], m) for m in todo if indeg[m] == 0]
+        heapq.heapify(heap)
+        out = []
+        while heap:
+            _, m = heapq.heappop(heap)
+            out.append(m)
+            for u in self.users[m]:
+                if u in indeg:
+                    indeg[u] -= 1
+                    if indeg[u] == 0:
+                        heapq.heappush(heap, (-self.level[u], u))
+        return out
+
+    def lanes(self, order, lane, done):
+        """Simulate k lanes, lane i checking the modules `lane` gives it in
+        `order`.  A lane runs one process until its next module imports a
+        module of another lane that was not written when that process
+        started; then it starts a new process once that module is written.
+        A process pays LOAD_BASE at its start and loads an import's
+        interface when it first needs it.  Always advancing the lane whose
+        next module comes first in `order` keeps every time known (what
+        that module imports from other lanes comes earlier in `order`).
+        Returns (makespan, sum of lanes' ends, processes)."""
+        written = {m: 0.0 for m in done}
+        queues = [[m for m in order if lane[m] == i] for i in range(self.k)]
+        pos = {m: i for i, m in enumerate(order)}
+        ptr = [0] * self.k
+        clock = [0.0] * self.k
+        cur = [None] * self.k        # [start, mods, loaded set]
+        procs = []
+
+        def close(i):
+            if cur[i] is not None:
+                start, mods, _ = cur[i]
+                procs.append([start, clock[i], mods])
+                cur[i] = None
+
+        while True:
+            live = [i for i in range(self.k) if ptr[i] < len(queues[i])]
+            if not live:
+                break
+            i = min(live, key=lambda j: pos[queues[j][ptr[j]]])
+            m = queues[i][ptr[i]]
+            other = [d for d in self.deps[m] if d not in done and lane[d] != i]
+            need = max((written[d] for d in other), default=0.0)
+            if cur[i] is not None and need > cur[i][0]:
+                close(i)
+            if cur[i] is None:
+                start = max(clock[i], need)
+                cur[i] = [start, [], set()]
+                clock[i] = start + LOAD_BASE
+            _, mods, loaded = cur[i]
+            fresh = (self.cl[m] - {m}) - loaded - set(mods)
+            clock[i] += LOAD_PER_MB * sum(self.mb[d] for d in fresh if d in done or d in written) + self.w[m]
+            loaded |= fresh
+            mods.append(m)
+            written[m] = clock[i]
+            ptr[i] += 1
+        for i in range(self.k):
+            close(i)
+        procs.sort(key=lambda p: (p[0], p[2][0]))
+        out = []
+        for pid, (start, end, mods) in enumerate(procs):
+            inproc = set(mods)
+            waits = sorted({d for m in mods for d in self.deps[m]
+                            if d not in inproc and d not in done})
+            out.append((pid, start, end, waits, mods))
+        return max(clock), sum(clock), out
+
+    def improve(self, todo, done, lane):
+        """Move modules between lanes while that shortens the simulated run."""
+        order = self.priority_order(todo)
+        best = self.lanes(order, lane, done)
         improved = True
-        while improved:
-            improved = False
-            for i in range(len(tops)):
-                for g in range(self.k):
-                    if g == assign[i]:
+        rounds = 0
+        while improved and rounds < 8:
+            improved, rounds = False, rounds + 1
+            for m in order:
+                here = lane[m]
+                for j in range(self.k):
+                    if j == here:
                         continue
-                    trial = assign[:i] + [g] + assign[i + 1:]
-                    r = evaluate(trial)
-                    if r[0] + 1e-9 < best[0]:
-                        best, assign, improved = r, trial, True
+                    lane[m] = j
+                    r = self.lanes(order, lane, done)
+                    if (r[0], r[1]) < (best[0] - 1e-9, best[1] - 1e-9):
+                        best, here, improved = r, j, True
+                    lane[m] = here
         return best
 
     def plan(self, todo, done):
-        """A list of phases, each a list of module sets, and its cost."""
-        serial = self.serial(todo, done)
-        s = self.split(todo, done) if len(todo) > 1 else None
-        if s is None:
-            return [[sorted(todo)]], serial
-        _, base, groups = s
-        if not base:
-            bplan, bcost = [], 0.0
-        else:
-            bplan, bcost = self.plan(base, done)
-        done2 = done | base
-        par = max(self.load(g, done2) + self.weight(g) for g in groups)
-        cost = bcost + par
-        if cost + MIN_GAIN > serial:
-            return [[sorted(todo)]], serial
-        return bplan + [[sorted(g) for g in groups]], cost
+        best = None
+        for chain_first in (True, False):
+            for target in TARGETS:
+                for crit_target in TARGETS:
+                    span, procs = self.simulate(todo, done, target, chain_first, crit_target)
+                    if best is None or span < best[0] - 1e-9:
+                        best = (span, procs, (target, crit_target))
+        return best
 
 
 def stale_set(root, deps):
     """Modules whose interface is missing or out of date by mtime, and
     every module that imports one of them."""
-    def iface(m):
-        return os.path.join(root, m.replace(".", os.sep) + ".agdai")
-
     def mtime(path):
         try:
             return os.path.getmtime(path)
@@ -191,19 +360,38 @@ def stale_set(root, deps):
     def stale(m):
         if m not in memo:
             memo[m] = True   # no cycles in Agda's imports
-            i = mtime(iface(m))
-            src = mtime(os.path.join(root, m.replace(".", os.sep) + ".agda"))
+            i = mtime(module_path(root, m, ".agdai"))
+            src = mtime(module_path(root, m, ".agda"))
             memo[m] = (i is None or src is None or src > i
-                       or any(stale(d) or (mtime(iface(d)) or 0) > i for d in deps[m]))
+                       or any(stale(d) or (mtime(module_path(root, d, ".agdai")) or 0) > i
+                              for d in deps[m]))
         return memo[m]
 
     return {m for m in deps if stale(m)}
 
 
-def weights_from_profile(path):
+def check_plan(deps, todo, done, procs):
+    """Every module to check exactly once; a process waits for every
+    import it does not check itself, and each of those is checked by a
+    process earlier in the plan; a process lists its modules after what
+    they import (Agda then checks them in that order)."""
+    seen = [m for p in procs for m in p[4]]
+    assert sorted(seen) == sorted(todo), "plan does not cover every module once"
+    owner = {m: p[0] for p in procs for m in p[4]}
+    for pid, _, _, waits, mods in procs:
+        before = set()
+        for m in mods:
+            for d in deps[m]:
+                assert d in done or d in before or (d in waits and owner[d] < pid), \
+                    "%s imports %s, which its process neither checks before it nor waits for" % (m, d)
+            before.add(m)
+
+
+def weights_from_profile(path, root):
     """check-weights.tsv from the output of `agda --profile=modules`."""
-    print("# seconds per module, from: agda --profile=modules Everything.agda;"
-          " steers check.sh's parallel plan only (proofs/README.md, Running the check)")
+    print("# seconds per module (agda --profile=modules Everything.agda) and its"
+          " interface file's size in kB; steers check.sh's parallel plan only"
+          " (proofs/README.md, Running the check)")
     rows = []
     with open(path, encoding="utf-8") as fh:
         for line in fh:
@@ -213,43 +401,146 @@ def weights_from_profile(path):
     if not rows:
         sys.exit("no module timings in " + path)
     for name, sec in sorted(rows):
-        print("%s %.1f" % (name, sec))
+        try:
+            kb = os.path.getsize(module_path(root, name, ".agdai")) / 1000.0
+        except OSError:
+            sys.exit("no interface file for %s: run the profile in %s first" % (name, root))
+        print("%s %.1f %.0f" % (name, sec, kb))
+
+
+WRITING = re.compile(r"^Writing interface file (.*)\.$")
+WROTE = "Wrote interface file."
+VERBOSE = ["-v", "import.iface.write:5"]   # makes Agda log the two lines above
+
+
+def run_plan(plan_path, workers, workdir, agda):
+    """Run a plan's processes, at most `workers` at once, each as soon as
+    the interface files of the modules it waits for are written: by a
+    process that has passed, or, read from a running process's log, once
+    Agda says it wrote them (it writes a module's interface file right
+    after checking it, and logs the line after the file is closed)."""
+    procs = []
+    with open(plan_path, encoding="utf-8") as fh:
+        for line in fh:
+            parts = line.split()
+            waits = [] if parts[1] == "-" else parts[1].split(",")
+            procs.append((int(parts[0]), waits, parts[2:]))
+    root = os.getcwd()
+    start = time.time()
+    written, running, pending = set(), {}, list(procs)
+    failed, npassed = None, 0
+
+    def scan(job):
+        """New lines of a running process's log: the modules it wrote."""
+        with open(job["log"], encoding="utf-8", errors="replace") as fh:
+            fh.seek(job["offset"])
+            chunk = fh.read()
+        # only whole lines
+        end = chunk.rfind("\n") + 1
+        job["offset"] += len(chunk[:end].encode("utf-8", errors="replace"))
+        for line in chunk[:end].splitlines():
+            m = WRITING.match(line)
+            if m:
+                job["writing"] = m.group(1)
+            elif line.strip() == WROTE and job["writing"]:
+                rel = os.path.relpath(job["writing"], root)
+                if rel.startswith("SCFTL" + os.sep) and rel.endswith(".agdai"):
+                    written.add(rel[:-6].replace(os.sep, "."))
+                job["writing"] = None
+
+    while (pending or running) and not failed:
+        for p in list(pending):
+            if len(running) >= workers:
+                break
+            pid, waits, mods = p
+            if not all(m in written for m in waits):
+                continue
+            name = "CheckJob%d" % pid
+            src = os.path.join(workdir, name + ".agda")
+            with open(src, "w", encoding="utf-8") as fh:
+                fh.write("{-# OPTIONS --safe --without-K #-}\nmodule %s where\n" % name)
+                for m in mods:
+                    fh.write("import %s\n" % m)
+            logpath = os.path.join(workdir, name + ".log")
+            with open(logpath, "w", encoding="utf-8") as log:
+                proc = subprocess.Popen(agda + VERBOSE + ["-i", workdir, src],
+                                        stdout=log, stderr=subprocess.STDOUT)
+            running[proc.pid] = {"proc": proc, "pid": pid, "mods": mods, "log": logpath,
+                                 "offset": 0, "writing": None}
+            print("check.sh: process %d started at %.0fs (%d modules, %s ...)"
+                  % (pid, time.time() - start, len(mods), mods[0]), flush=True)
+            pending.remove(p)
+        if not running:
+            failed = "nothing can start: the plan waits for a module that no process checks"
+            break
+        time.sleep(0.2)
+        for job in running.values():
+            scan(job)
+        for ospid in list(running):
+            job = running[ospid]
+            if job["proc"].poll() is None:
+                continue
+            del running[ospid]
+            with open(job["log"], encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            said = "\n".join(line for line in text.splitlines()
+                             if not WRITING.match(line) and line.strip() != WROTE)
+            if job["proc"].returncode != 0:
+                sys.stderr.write(said + "\n")
+                failed = "Agda rejected the proofs"
+            elif re.search(r"warning|unsolved", said, re.IGNORECASE):
+                sys.stderr.write(said + "\n")
+                failed = "Agda reported warnings or unsolved metas"
+            else:
+                written.update(job["mods"])
+                npassed += 1
+                print("check.sh: process %d passed at %.0fs (%d of %d)"
+                      % (job["pid"], time.time() - start, npassed, len(procs)), flush=True)
+    if failed:
+        for job in running.values():
+            job["proc"].kill()
+            job["proc"].wait()
+        print("FAIL: " + failed, file=sys.stderr)
+        sys.exit(1)
 
 
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--from-profile":
-        weights_from_profile(sys.argv[2])
+        weights_from_profile(sys.argv[2], ".")
+        return
+    if len(sys.argv) >= 6 and sys.argv[1] == "--run":
+        run_plan(sys.argv[2], max(1, int(sys.argv[3])), sys.argv[4], sys.argv[5:])
         return
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     root, weights, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
     deps = read_modules(root)
-    w = read_weights(weights, deps, root)
-    p = Planner(deps, w, max(1, workers))
+    w, mb = read_weights(weights, deps, root)
+    p = Planner(deps, w, mb, max(1, workers))
     todo = set(deps) if "--all" in sys.argv[4:] else stale_set(root, deps)
     done = set(deps) - todo
+    serial_cost = p.serial(todo) if todo else 0.0
+    span, procs, target = (serial_cost, [], None)
     if todo and workers > 1:
-        phases, cost = p.plan(todo, done)
-    else:
-        phases, cost = [[sorted(todo)]], p.serial(todo, done)
-    # every module to check exactly once
-    seen = [m for ph in phases for job in ph for m in job]
-    assert sorted(seen) == sorted(todo), "plan does not cover every module once"
-    serial = len(phases) == 1 and len(phases[0]) == 1
+        span, procs, target = p.plan(todo, done)
+        check_plan(deps, todo, done, procs)
+    serial = not procs or span + MIN_GAIN > serial_cost
     if "--explain" in sys.argv[4:]:
-        print("modules %d, to check %d, serial estimate %.0f s, plan estimate %.0f s, %s"
-              % (len(deps), len(todo), p.serial(todo, done), cost,
-                 "serial" if serial else "%d phases" % len(phases)))
+        print("modules %d, to check %d, one process %.0f s, plan %.0f s, %s"
+              % (len(deps), len(todo), serial_cost, span,
+                 "serial" if serial else "%d processes (sizes %g s, %g s on the longest chain)" % ((len(procs),) + target)))
         if not serial:
-            for i, ph in enumerate(phases):
-                print("phase %d: %s" % (i, " | ".join("%d modules %.0f s" % (len(j), p.weight(j)) for j in ph)))
+            for pid, s, e, waits, mods in procs:
+                print("  process %2d  %5.0f-%5.0f s  waits for %3d modules, checks %2d: %s"
+                      % (pid, s, e, len(waits), len(mods),
+                         " ".join(x.replace("SCFTL.", "") for x in mods[:3])
+                         + (" ..." if len(mods) > 3 else "")))
         return
     if serial:
         print("serial")
         return
-    for i, ph in enumerate(phases):
-        for j, job in enumerate(ph):
-            print(i, j, " ".join(job))
+    for pid, _, _, waits, mods in procs:
+        print(pid, ",".join(map(str, waits)) or "-", " ".join(mods))
 
 
 if __name__ == "__main__":

@@ -57,20 +57,7 @@ import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 ------------------------------------------------------------------------
 -- The operations with a barrier, read as S's (a barrier is a flush)
 
-opS : SB.RegOp → Sp.RegOp
-opS (SB.w a d) = Sp.w a d
-opS SB.rl      = Sp.rl
-opS SB.es      = Sp.es
-opS SB.sy      = Sp.rl   -- never taken: a lifted model has no `sy` step (liftB)
-
-uS : SB.UOp → Sp.UOp
-uS (SB.reg (SB.op x))  = Sp.reg (opS x)
-uS (SB.reg SB.barrier) = Sp.flush
-uS SB.flush            = Sp.flush
-
-oS : SB.Op → Sp.Op
-oS (SB.use u)  = Sp.use (uS u)
-oS SB.recover  = Sp.recover
+open import SCFTL.Impl.BarrierOps Data d0 amax wmax umax public
 
 -- A model of S lifted to SB's operations: a barrier is its flush, and it
 -- issues no SYNC outside a commit (nothing is ever pending after its
@@ -87,12 +74,6 @@ liftB Q = record { State = Q.State ; New = Q.New ; read = Q.read
     crL (SB.use (SB.reg (SB.op SB.sy))) _ _ = ⊥
     crL o = Q.crash (oS o)
 
--- SB's state as S's (pending snapshots dropped), and back
-toS : SB.State → Sp.State
-toS t = Sp.⟨ SB.volatile t , SB.stable t , SB.wcnt t ⟩
-
-fromS : List SB.Arr → Sp.State → SB.State
-fromS p u = SB.⟨ Sp.volatile u , Sp.stable u , p , Sp.wcnt u ⟩
 
 ------------------------------------------------------------------------
 -- Obligations against S become obligations against SB (any umax)

@@ -110,7 +110,7 @@ open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_
 
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
-open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS)
+open import SCFTL.Impl.BarrierOps Data d0 amax wmax umax using (oS)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdS; rdD)
 
 ------------------------------------------------------------------------

@@ -78,7 +78,7 @@ open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
   using (eM; eid; rbase-same; ue-rp; tents-rp; rstep-c; apply-≐; eM-≐; lastMap; VM; GhU; Fresh; Base;
          GhAll; A-ghostAll; rpE-map; mapAt-≐; mapAt; crash-ver; crashRead; stable-crash; crashOOB; stable-oob)
-open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS)
+open import SCFTL.Impl.BarrierOps Data d0 amax wmax umax using (oS)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------

@@ -66,7 +66,7 @@ open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; bi)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (okU)
-open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (uS)
+open import SCFTL.Impl.BarrierOps Data d0 amax wmax umax using (uS)
 open import SCFTL.Impl.Theorem Data d0 amax wmax kmax _≟D_ using (B-ok')
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 

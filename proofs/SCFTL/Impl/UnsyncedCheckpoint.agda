@@ -56,7 +56,7 @@ open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_
   using (Inv; RecTo; CrashPt; crash-covered; crash-normal; A-Inv; init-Inv; Run; RunSB; []; step)
-open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS; toS)
+open import SCFTL.Impl.BarrierOps Data d0 amax wmax umax using (oS; toS)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------

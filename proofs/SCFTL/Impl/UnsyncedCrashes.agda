@@ -60,7 +60,7 @@ open import Relation.Binary.PropositionalEquality
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD; RI; AR)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (PM; PM-sync; Older; pick-first; pend; ≡ᵇ-false)
-open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS; toS)
+open import SCFTL.Impl.BarrierOps Data d0 amax wmax umax using (oS; toS)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.Nat.Properties using (<⇒≢)

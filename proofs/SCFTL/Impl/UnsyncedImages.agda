@@ -94,7 +94,7 @@ open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
          GcI; SmI; Free)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (nth; nth-∈; candAt; recRS; Parse; ParseS; recU-cand; recU-crash-open)
-open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (oS)
+open import SCFTL.Impl.BarrierOps Data d0 amax wmax umax using (oS)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 import SCFTL.Impl.Regular Data d0 amax wmax kmax _≟D_ as Rg
 

@@ -52,7 +52,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
 open import SCFTL.Mutants.Common using (A; W; K; s0; new-s0; land-D; land-C; land-L)
 open import SCFTL.Impl.Model Bool false A W K _≟B_
-open import SCFTL.Impl.DurableBarrier Bool false A W K 3 _≟B_ using (oS)
+open import SCFTL.Impl.BarrierOps Bool false A W 3 using (oS)
 open import SCFTL.Impl.UnsyncedEpochs Bool false A W K _≟B_ using (UEp; accU; lay)
 open import SCFTL.Impl.UnsyncedBarrier Bool false A W K 3 _≟B_ using (flB)
 import SCFTL.SpecBarrier Bool false A W 3 as SB

@@ -48,7 +48,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
 open import SCFTL.Mutants.Common using (A; W; K; s0; new-s0; land-D; land-C; land-L)
 open import SCFTL.Impl.Model Bool false A W K _≟B_
-open import SCFTL.Impl.DurableBarrier Bool false A W K 3 _≟B_ using (oS)
+open import SCFTL.Impl.BarrierOps Bool false A W 3 using (oS)
 open import SCFTL.Impl.UnsyncedEpochs Bool false A W K _≟B_ using (accU; lay)
 import SCFTL.SpecBarrier Bool false A W 3 as SB
 open SB using (Model; module FragmentsB; Shape1; shape1; ShapeM; shapeM;

@@ -147,8 +147,10 @@ shape : ShapeM
 shape = shapeM 0 (shape1 (just (SB.flush ∷ reg (op (w 0 true)) ∷ SB.flush ∷ reg (op (w 1 true)) ∷ [])) [] (reg barrier) 0 ∷ []) []
 
 F : MultiRec shape X0
-F = multirec (refl , new-s0 , refl , refl) [] r1
-      (onerec {t3c = X7} (flushed (f1 ∷ w1 ∷ f2 ∷ w2 ∷ []) f3) [] c [] r2 ∷ done [])
+F = multirec {t0' = X0} {t1 = X1} (refl , new-s0 , refl , refl) [] r1
+      (_∷_ {t1 = X1} {t2 = X5} {t3 = X6} {t4 = X8}
+        (onerec {u = X6} {t3c = X7} {t3r = X7} (flushed {t1 = X1} {t2 = X5} {u = X6} (f1 ∷ w1 ∷ f2 ∷ w2 ∷ []) f3) [] c [] r2)
+        (done {t = X8} {t' = X8} []))
 
 -- the image at the last flush, and what recovery shows
 at-last-flush : rd s6 0 ≡ true × rd s6 1 ≡ true
