@@ -141,12 +141,6 @@ class Planner:
         for m in self.topo(set(deps))[::-1]:
             self.level[m] = self.w[m] + max((self.level[u] for u in users[m]), default=0.0)
 
-    def chain_top(self, m):
-        """The end of the longest chain of imports from m."""
-        while self.users[m]:
-            m = max(self.users[m], key=lambda u: (self.level[u], u))
-        return m
-
     def topo(self, ms):
         out, seen = [], set()
 
@@ -175,9 +169,11 @@ class Planner:
     def serial(self, todo):
         return self.load(todo) + self.weight(todo)
 
-    def simulate(self, todo, done, target, chain_first, crit_target):
+    def simulate(self, todo, done, target, crit_target):
         """List-schedule `todo` on k workers, processes of about `target`
-        seconds.  A module is available to other processes once its
+        seconds of modules' own time (`crit_target` for one that starts the
+        longest remaining chain); a process grows with what it enables
+        first, then with other ready modules, longest chain first.  A module is available to other processes once its
         interface file is written, which its process does right after
         checking it (at its start, plus its load, plus the time of the
         modules before it and its own).  Returns (makespan, processes); a
@@ -203,18 +199,13 @@ class Planner:
                 head = max(cands, key=lambda m: (self.level[m], m))
                 mods, inproc = [head], {head}
                 acc = self.w[head]
-                # the process that holds the longest remaining chain may
-                # be sized on its own
-                on_chain = self.level[head] >= crit
-                limit = crit_target if on_chain else target
-                # the process on the longest chain takes only what the
-                # chain's end needs
-                allowed = self.cl[self.chain_top(head)] if on_chain and chain_first else None
+                # the process that starts the longest remaining chain of
+                # imports is sized on its own (crit_target)
+                limit = crit_target if self.level[head] >= crit else target
                 while acc < limit:
                     enabled = set().union(*(self.users[x] for x in mods))
                     ext = [m for m in left if m not in claimed and m not in inproc
-                           and ready(m, inproc) and (m in enabled or not chain_first)
-                           and (allowed is None or m in allowed)]
+                           and ready(m, inproc)]
                     if not ext:
                         break
                     nxt = max(ext, key=lambda m: (m in enabled, self.level[m], m))
@@ -241,108 +232,13 @@ class Planner:
         makespan = max((p[2] for p in procs), default=0.0)
         return makespan, procs
 
-    def priority_order(self, todo):
-        """`todo` in an order that respects imports, the longest remaining
-        chain first."""
-        import heapq
-        indeg = {m: len([d for d in self.deps[m] if d in todo]) for m in todo}
-        heap = [(-self.level[m], m) for m in todo if indeg[m] == 0]
-        heapq.heapify(heap)
-        out = []
-        while heap:
-            _, m = heapq.heappop(heap)
-            out.append(m)
-            for u in self.users[m]:
-                if u in indeg:
-                    indeg[u] -= 1
-                    if indeg[u] == 0:
-                        heapq.heappush(heap, (-self.level[u], u))
-        return out
-
-    def lanes(self, order, lane, done):
-        """Simulate k lanes, lane i checking the modules `lane` gives it in
-        `order`.  A lane runs one process until its next module imports a
-        module of another lane that was not written when that process
-        started; then it starts a new process once that module is written.
-        A process pays LOAD_BASE at its start and loads an import's
-        interface when it first needs it.  Always advancing the lane whose
-        next module comes first in `order` keeps every time known (what
-        that module imports from other lanes comes earlier in `order`).
-        Returns (makespan, sum of lanes' ends, processes)."""
-        written = {m: 0.0 for m in done}
-        queues = [[m for m in order if lane[m] == i] for i in range(self.k)]
-        pos = {m: i for i, m in enumerate(order)}
-        ptr = [0] * self.k
-        clock = [0.0] * self.k
-        cur = [None] * self.k        # [start, mods, loaded set]
-        procs = []
-
-        def close(i):
-            if cur[i] is not None:
-                start, mods, _ = cur[i]
-                procs.append([start, clock[i], mods])
-                cur[i] = None
-
-        while True:
-            live = [i for i in range(self.k) if ptr[i] < len(queues[i])]
-            if not live:
-                break
-            i = min(live, key=lambda j: pos[queues[j][ptr[j]]])
-            m = queues[i][ptr[i]]
-            other = [d for d in self.deps[m] if d not in done and lane[d] != i]
-            need = max((written[d] for d in other), default=0.0)
-            if cur[i] is not None and need > cur[i][0]:
-                close(i)
-            if cur[i] is None:
-                start = max(clock[i], need)
-                cur[i] = [start, [], set()]
-                clock[i] = start + LOAD_BASE
-            _, mods, loaded = cur[i]
-            fresh = (self.cl[m] - {m}) - loaded - set(mods)
-            clock[i] += LOAD_PER_MB * sum(self.mb[d] for d in fresh if d in done or d in written) + self.w[m]
-            loaded |= fresh
-            mods.append(m)
-            written[m] = clock[i]
-            ptr[i] += 1
-        for i in range(self.k):
-            close(i)
-        procs.sort(key=lambda p: (p[0], p[2][0]))
-        out = []
-        for pid, (start, end, mods) in enumerate(procs):
-            inproc = set(mods)
-            waits = sorted({d for m in mods for d in self.deps[m]
-                            if d not in inproc and d not in done})
-            out.append((pid, start, end, waits, mods))
-        return max(clock), sum(clock), out
-
-    def improve(self, todo, done, lane):
-        """Move modules between lanes while that shortens the simulated run."""
-        order = self.priority_order(todo)
-        best = self.lanes(order, lane, done)
-        improved = True
-        rounds = 0
-        while improved and rounds < 8:
-            improved, rounds = False, rounds + 1
-            for m in order:
-                here = lane[m]
-                for j in range(self.k):
-                    if j == here:
-                        continue
-                    lane[m] = j
-                    r = self.lanes(order, lane, done)
-                    if (r[0], r[1]) < (best[0] - 1e-9, best[1] - 1e-9):
-                        best, here, improved = r, j, True
-                    lane[m] = here
-        return best
-
     def plan(self, todo, done):
         best = None
-        for chain_first in (True, False):
-            for target in TARGETS:
-                for crit_target in TARGETS:
-                    span, procs = self.simulate(todo, done, target, chain_first, crit_target)
-                    if best is None or span < best[0] - 1e-9:
-                        best = (span, procs, (target, crit_target))
+        for target in TARGETS:
+            for crit_target in TARGETS:
+                span, procs = self.simulate(todo, done, target, crit_target)
+                if best is None or span < best[0] - 1e-9:
+                    best = (span, procs, (target, crit_target))
         return best
 
 
@@ -467,8 +363,8 @@ def run_plan(plan_path, workers, workdir, agda):
                                         stdout=log, stderr=subprocess.STDOUT)
             running[proc.pid] = {"proc": proc, "pid": pid, "mods": mods, "log": logpath,
                                  "offset": 0, "writing": None}
-            print("check.sh: process %d started at %.0fs (%d modules, %s ...)"
-                  % (pid, time.time() - start, len(mods), mods[0]), flush=True)
+            what = mods[0] if len(mods) == 1 else "%d modules, %s ..." % (len(mods), mods[0])
+            print("check.sh: process %d started at %.0fs (%s)" % (pid, time.time() - start, what), flush=True)
             pending.remove(p)
         if not running:
             failed = "nothing can start: the plan waits for a module that no process checks"
