@@ -72,6 +72,7 @@ import SCFTL.Impl.UnsyncedBridgeBack
 import SCFTL.Impl.LazyChainBarrier
 import SCFTL.Impl.OneModelSwitch
 import SCFTL.Impl.OneModel
+import SCFTL.Impl.OneModelBlocks
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
@@ -113,6 +114,7 @@ import SCFTL.Impl.Blocks
 import SCFTL.Impl.BlocksRead
 import SCFTL.Impl.BlocksPhys
 import SCFTL.Impl.BlocksExample
+import SCFTL.Impl.BlocksOver
 -- Issue 39: the space accounting (W/K/U bounds, delta region): space-progress
 import SCFTL.Impl.Space
 import SCFTL.Impl.SpaceStreams

@@ -1,0 +1,444 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, blocks in the one model: the block layer over ANY model of
+-- SB's operations whose states hold a P state, and so over PX
+-- (SCFTL.Impl.OneModelBlocks).
+--
+-- SCFTL.Impl.Blocks puts the NAND rules on P alone (B refines P).  The
+-- model the code runs is PX (SCFTL.Impl.OneModel: barriers, SYNCs, the
+-- in-page/OOB commits, the lazy chain), whose steps reach P's pages
+-- through P's own functions (`wr0`, `rl0`, `progMB`, `esF`).  Here the
+-- block layer is a functor: `Over M stOf` adds to a model M (with
+-- `stOf` reading P's state out of M's) the superblock bookkeeping of
+-- crates/ftl/src/scftl/blocks.rs and datapath.rs:
+--
+--   * physical pages (block k, offset o < Z = suc zb); the P page a
+--     physical page holds now (`own k o`: the incarnation placed there
+--     last, `nothing` where no sector was placed since format) and where
+--     each P page was placed (`loc p`); a write pointer per block (`wp`),
+--     the open block (`ab`), the erased blocks ready for reuse (`fr`);
+--   * a physical page's content IS its last incarnation's page in P
+--     (`cell`; erased where nothing was placed): one cell per physical
+--     page, so an old incarnation and the new one never disagree about
+--     what the flash holds;
+--   * a write or relocation of M that places a sector (P's `nxt` grows
+--     by one) places it at the write pointer of the open block or of a
+--     block taken from `fr`, below Z, on a physical page whose content
+--     is erased (erase before program, in-order programming: `AllocOK`);
+--   * an erase is per block (`berase`): a block that is not the open
+--     block, all of whose pages placed since its last erase are erased
+--     one after the other by M's own erase step (`EsRunM`: each one an
+--     erase M allows from where the run is, P's `esF` of that page; so
+--     PX's guards, the lazy chain's and the unsynced epochs' included,
+--     hold for every page of the block); the write pointer goes back to
+--     0 and the block is reusable;
+--   * a crash of a block erase: M's erase steps for some of the block's
+--     pages, then a crashed erase step of M (the code's one erase command
+--     lands whole or not at all; M's crash of the last page's erase
+--     allows every page erased since the last SYNC to come back or not,
+--     so both); every other crash is M's, the bookkeeping kept (what the
+--     code rebuilds by its scan), after a crashed write or relocation
+--     with or without its allocation.
+--
+-- Results:
+--   obligationsBX : the §4.4 obligations of `Over M stOf` against SB from
+--                   M's (AR, CR on M's part; RI, CI M's and `OwnLoc`:
+--                   each physical page's incarnation was placed there)
+--   theorem1-BX, BX-snapshot-consistent : Theorem 1 and SC1B for it
+--   cell-crash    : after a crash in P's sense (each data page a `CrashD`
+--                   outcome), each physical page's content is a `CrashD`
+--                   outcome of its content at the crash point
+--   cover         : conversely, every outcome of the physical pages
+--                   (`CrashD` per physical page) is the physical pages of
+--                   a crash outcome in P's sense (`relabel`: located
+--                   pages take their physical page's outcome, older
+--                   incarnations their durable content); so the per-page
+--                   crash model P (and PX) uses is the physical one, page
+--                   for page, for every outcome the flash can produce
+-- See proofs/README.md, "Blocks in the one model".
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.BlocksOver (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+  (_≟D_ : DecidableEquality Data) (zb : ℕ) where
+
+open import Data.Nat.Base using (zero; suc; _<_; _≡ᵇ_; s≤s; z≤n)
+open import Data.Nat.Properties using (≡ᵇ⇒≡) renaming (_≟_ to _≟ℕ_)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_; T)
+open import Data.Unit.Base using (tt)
+open import Data.Empty using (⊥; ⊥-elim)
+open import Data.List.Base using (List; []; _∷_)
+open import Data.Maybe.Base using (Maybe; nothing; just)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Nullary using (¬_; yes; no)
+open import Relation.Binary.PropositionalEquality
+  using (_≡_; refl; sym; trans; cong; cong₂; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+  using (St; MC; syn; uns; cur; dur; dat; nxt; esF; erased; CrashD; _[_≔_])
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+
+------------------------------------------------------------------------
+-- Small lemmas on updates
+
+private
+  ≡ᵇ-refl : ∀ n → (n ≡ᵇ n) ≡ true
+  ≡ᵇ-refl zero    = refl
+  ≡ᵇ-refl (suc n) = ≡ᵇ-refl n
+
+  ≡ᵇ-ne : ∀ m n → ¬ (m ≡ n) → (m ≡ᵇ n) ≡ false
+  ≡ᵇ-ne m n ne with m ≡ᵇ n | ≡ᵇ⇒≡ m n
+  ... | true  | f = ⊥-elim (ne (f _))
+  ... | false | _ = refl
+
+upd-self : ∀ {A : Set} (f : ℕ → A) x v → (f [ x ≔ v ]) x ≡ v
+upd-self f x v rewrite ≡ᵇ-refl x = refl
+
+upd-ne : ∀ {A : Set} (f : ℕ → A) x y v → ¬ (x ≡ y) → (f [ y ≔ v ]) x ≡ f x
+upd-ne f x y v ne rewrite ≡ᵇ-ne x y ne = refl
+
+just-inj : ∀ {x y : ℕ} → just x ≡ just y → x ≡ y
+just-inj refl = refl
+
+------------------------------------------------------------------------
+-- Geometry and bookkeeping
+
+-- pages per block
+Z : ℕ
+Z = suc zb
+
+-- a physical page: (block, offset)
+PPg : Set
+PPg = ℕ × ℕ
+
+record BL : Set where
+  field
+    loc : ℕ → PPg            -- where each P page (incarnation) was placed
+    own : ℕ → ℕ → Maybe ℕ    -- the incarnation a physical page holds now
+    wp  : ℕ → ℕ              -- per block: next offset to program (in order)
+    ab  : ℕ                  -- the open (active) block
+    fr  : ℕ → Bool           -- erased blocks ready for reuse
+open BL public
+
+-- a physical page's content: its last incarnation's page in P, erased
+-- where no sector was placed since format
+cellOf : (ℕ → MC) → Maybe ℕ → MC
+cellOf d nothing  = syn erased
+cellOf d (just q) = d q
+
+cell : St → BL → ℕ → ℕ → MC
+cell s bl k o = cellOf (dat s) (own bl k o)
+
+-- every physical page's incarnation was placed there
+OwnLoc : BL → Set
+OwnLoc bl = ∀ k o q → own bl k o ≡ just q → loc bl q ≡ (k , o)
+
+-- no physical page holds P page n yet
+Fresh : BL → ℕ → Set
+Fresh bl n = ∀ k o → own bl k o ≡ just n → ⊥
+
+Opens : BL → ℕ → Set
+Opens bl k = k ≡ ab bl ⊎ fr bl k ≡ true
+
+-- allocation of P page n (P's `nxt`) in block k: the open block or a
+-- reusable one, below the end of the block, on an erased physical page
+AllocOK : St → BL → ℕ → Set
+AllocOK s bl k = Opens bl k × wp bl k < Z × cur (cell s bl k (wp bl k)) ≡ erased × Fresh bl (nxt s)
+
+balloc : ℕ → ℕ → BL → BL
+balloc k n bl = record bl
+  { ab = k ; fr = fr bl [ k ≔ false ]
+  ; loc = loc bl [ n ≔ (k , wp bl k) ]
+  ; own = own bl [ k ≔ own bl k [ wp bl k ≔ just n ] ]
+  ; wp = wp bl [ k ≔ suc (wp bl k) ] }
+
+-- the P pages placed in block k at offsets below n
+consM : Maybe ℕ → List ℕ → List ℕ
+consM nothing  xs = xs
+consM (just q) xs = q ∷ xs
+
+ownersB : BL → ℕ → ℕ → List ℕ
+ownersB bl k zero    = []
+ownersB bl k (suc o) = consM (own bl k o) (ownersB bl k o)
+
+-- the pages a block erase erases: those placed since the block's last
+-- erase (below its write pointer)
+owners : BL → ℕ → List ℕ
+owners bl k = ownersB bl k (wp bl k)
+
+berase : ℕ → BL → BL
+berase k bl = record bl { wp = wp bl [ k ≔ 0 ] ; fr = fr bl [ k ≔ true ] }
+
+NewBL : BL → Set
+NewBL bl = (∀ k o → own bl k o ≡ nothing) × (∀ k → wp bl k ≡ 0) × (∀ k → fr bl k ≡ true)
+
+ownloc-new : ∀ {bl} → NewBL bl → OwnLoc bl
+ownloc-new {bl} (ow , _) k o q e with trans (sym (ow k o)) e
+... | ()
+
+ownloc-balloc : ∀ {bl k n} → OwnLoc bl → Fresh bl n → OwnLoc (balloc k n bl)
+ownloc-balloc {bl} {k} {n} ol fresh k' o' q e with k' ≟ℕ k
+... | no k'≢k = trans (upd-ne (loc bl) q n _ q≢n) (ol k' o' q e0)
+  where
+    e0 : own bl k' o' ≡ just q
+    e0 = trans (sym (cong (λ f → f o') (upd-ne (own bl) k' k _ k'≢k))) e
+    q≢n : ¬ (q ≡ n)
+    q≢n refl = fresh k' o' e0
+... | yes refl with o' ≟ℕ wp bl k
+...   | yes refl = trans (cong (loc bl [ n ≔ (k , wp bl k) ]) qn) (upd-self (loc bl) n _)
+  where
+    qn : q ≡ n
+    qn = sym (just-inj (trans (sym (trans (cong (λ f → f (wp bl k)) (upd-self (own bl) k _))
+                                          (upd-self (own bl k) (wp bl k) (just n)))) e))
+...   | no o'≢ = trans (upd-ne (loc bl) q n _ q≢n) (ol k o' q e0)
+  where
+    e0 : own bl k o' ≡ just q
+    e0 = trans (sym (trans (cong (λ f → f o') (upd-self (own bl) k _)) (upd-ne (own bl k) o' (wp bl k) (just n) o'≢))) e
+    q≢n : ¬ (q ≡ n)
+    q≢n refl = fresh k o' e0
+
+------------------------------------------------------------------------
+-- The physical pages across a crash
+
+-- located: P page p is its physical page's incarnation
+hereM : Maybe ℕ → ℕ → Bool
+hereM nothing  p = false
+hereM (just q) p = q ≡ᵇ p
+
+here : BL → ℕ → Bool
+here bl p = hereM (own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) p
+
+-- after a crash in P's sense, each physical page's content is a crash
+-- outcome of its content at the crash point
+cell-crash : ∀ {x s'} bl → (∀ p → CrashD (dat x p) (dat s' p)) →
+             ∀ k o → CrashD (cell x bl k o) (cell s' bl k o)
+cell-crash bl dd k o with own bl k o
+... | nothing = refl
+... | just q  = dd q
+
+-- the P pages' outcome for physical outcome y: a located page its
+-- physical page's, any other (an older incarnation) its durable content
+relabel : (ℕ → MC) → BL → (ℕ → ℕ → MC) → ℕ → MC
+relabel d bl y p = if here bl p then y (proj₁ (loc bl p)) (proj₂ (loc bl p)) else syn (dur (d p))
+
+private
+  settle-crash : ∀ m → CrashD m (syn (dur m))
+  settle-crash (syn c)   = refl
+  settle-crash (uns o n) = o , refl
+
+  hereM-eq : ∀ m p → hereM m p ≡ true → m ≡ just p
+  hereM-eq nothing  p ()
+  hereM-eq (just q) p h = cong just (≡ᵇ⇒≡ q p (subst T (sym h) tt))
+
+  here-of : ∀ bl q k o → own bl k o ≡ just q → loc bl q ≡ (k , o) → here bl q ≡ true
+  here-of bl q k o e l rewrite l | e = ≡ᵇ-refl q
+
+  if-true : ∀ {A : Set} {c} (x y : A) → c ≡ true → (if c then x else y) ≡ x
+  if-true x y refl = refl
+
+  if-false : ∀ {A : Set} {c} (x y : A) → c ≡ false → (if c then x else y) ≡ y
+  if-false x y refl = refl
+
+-- every outcome of the physical pages is the physical pages of a crash
+-- outcome of P's data pages
+cover : ∀ {x} bl (y : ℕ → ℕ → MC) → OwnLoc bl → (∀ k o → CrashD (cell x bl k o) (y k o)) →
+        (∀ p → CrashD (dat x p) (relabel (dat x) bl y p))
+      × (∀ k o → cellOf (relabel (dat x) bl y) (own bl k o) ≡ y k o)
+cover {x} bl y ol yc = per-page , per-cell
+  where
+    per-page : ∀ p → CrashD (dat x p) (relabel (dat x) bl y p)
+    per-page p with here bl p in h
+    ... | false = settle-crash (dat x p)
+    ... | true  = subst (λ m → CrashD m (y (proj₁ (loc bl p)) (proj₂ (loc bl p))))
+                        (cong (cellOf (dat x)) (hereM-eq (own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) p h))
+                        (yc (proj₁ (loc bl p)) (proj₂ (loc bl p)))
+    per-cell : ∀ k o → cellOf (relabel (dat x) bl y) (own bl k o) ≡ y k o
+    per-cell k o with own bl k o in eq
+    ... | nothing = sym (subst (λ m → CrashD (cellOf (dat x) m) (y k o)) eq (yc k o))
+    ... | just q  = trans (if-true _ _ (here-of bl q k o eq lq)) (cong₂ y (cong proj₁ lq) (cong proj₂ lq))
+      where
+        lq : loc bl q ≡ (k , o)
+        lq = ol k o q eq
+
+------------------------------------------------------------------------
+-- The block layer over a model M of SB's operations; `stOf` reads P's
+-- state out of M's
+
+module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
+  private
+    module M = SB.Model M
+
+  esOp : SB.Op
+  esOp = SB.use (SB.reg (SB.op SB.es))
+
+  -- M's erase step, erasing P page p
+  EsM : M.State → ℕ → M.State → Set
+  EsM X p X' = M.ok esOp X X' × stOf X' ≡ esF p (stOf X)
+
+  -- a block erase: M's erase steps, one per page of the block
+  data EsRunM : M.State → List ℕ → M.State → Set where
+    one : ∀ {X p X'} → EsM X p X' → EsRunM X (p ∷ []) X'
+    _∷_ : ∀ {X p ps X1 X'} → EsM X p X1 → EsRunM X1 ps X' → EsRunM X (p ∷ ps) X'
+
+  -- a crashed block erase: M's erase steps, then a crashed one
+  data EsCrashM : M.State → List ℕ → M.State → Set where
+    one : ∀ {X p X'} → M.crash esOp X X' → EsCrashM X (p ∷ []) X'
+    _∷_ : ∀ {X p ps X1 X'} → EsM X p X1 → EsCrashM X1 ps X' → EsCrashM X (p ∷ ps) X'
+
+  -- a write's or relocation's bookkeeping: where M placed a sector (P's
+  -- next page taken), at an allocation the block rules allow
+  Alloc : St → BL → BL → Set
+  Alloc s bl bl' = Σ ℕ λ k → AllocOK s bl k × bl' ≡ balloc k (nxt s) bl
+
+  Place : M.State → M.State → BL → BL → Set
+  Place X X' bl bl' =
+      (nxt (stOf X') ≡ suc (nxt (stOf X)) × Alloc (stOf X) bl bl')
+    ⊎ (nxt (stOf X') ≡ nxt (stOf X) × bl' ≡ bl)
+
+  XB : Set
+  XB = M.State × BL
+
+  okBX : SB.Op → XB → XB → Set
+  okBX (SB.use (SB.reg (SB.op (SB.w a d)))) (X , bl) (X' , bl') =
+    M.ok (SB.use (SB.reg (SB.op (SB.w a d)))) X X' × Place X X' bl bl'
+  okBX (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') =
+    M.ok (SB.use (SB.reg (SB.op SB.rl))) X X' × Place X X' bl bl'
+  okBX (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') =
+    Σ ℕ λ k → ¬ (k ≡ ab bl) × EsRunM X (owners bl k) X' × bl' ≡ berase k bl
+  okBX (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') = M.ok (SB.use (SB.reg (SB.op SB.sy))) X X' × bl' ≡ bl
+  okBX (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') = M.ok (SB.use (SB.reg SB.barrier)) X X' × bl' ≡ bl
+  okBX (SB.use SB.flush) (X , bl) (X' , bl') = M.ok (SB.use SB.flush) X X' × bl' ≡ bl
+  okBX SB.recover (X , bl) (X' , bl') = M.ok SB.recover X X' × bl' ≡ bl
+
+  crashBX : SB.Op → XB → XB → Set
+  crashBX (SB.use (SB.reg (SB.op (SB.w a d)))) (X , bl) (X' , bl') =
+    M.crash (SB.use (SB.reg (SB.op (SB.w a d)))) X X' × (bl' ≡ bl ⊎ Alloc (stOf X) bl bl')
+  crashBX (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') =
+    M.crash (SB.use (SB.reg (SB.op SB.rl))) X X' × (bl' ≡ bl ⊎ Alloc (stOf X) bl bl')
+  crashBX (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') =
+    Σ ℕ λ k → ¬ (k ≡ ab bl) × EsCrashM X (owners bl k) X' × bl' ≡ berase k bl
+  crashBX (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') = M.crash (SB.use (SB.reg (SB.op SB.sy))) X X' × bl' ≡ bl
+  crashBX (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') = M.crash (SB.use (SB.reg SB.barrier)) X X' × bl' ≡ bl
+  crashBX (SB.use SB.flush) (X , bl) (X' , bl') = M.crash (SB.use SB.flush) X X' × bl' ≡ bl
+  crashBX SB.recover (X , bl) (X' , bl') = M.crash SB.recover X X' × bl' ≡ bl
+
+  NewBX : XB → Set
+  NewBX (X , bl) = M.New X × NewBL bl
+
+  BX : SB.Model
+  BX = record { State = XB ; New = NewBX ; read = λ Y → M.read (proj₁ Y) ; ok = okBX ; crash = crashBX }
+
+  -- not vacuous: on a new disk, a step of M that places a sector has
+  -- its allocation (block 0 is reusable, its first page erased)
+  new-place : ∀ {X X' bl} → NewBL bl → nxt (stOf X') ≡ suc (nxt (stOf X)) → Σ BL λ bl' → Place X X' bl bl'
+  new-place {X} {X'} {bl} (ow , wz , fz) e =
+    balloc 0 (nxt (stOf X)) bl , inj₁ (e , 0 , (inj₂ (fz 0) , wp<Z , erased0 , fresh) , refl)
+    where
+      wp<Z : wp bl 0 < Z
+      wp<Z rewrite wz 0 = s≤s z≤n
+      erased0 : cur (cell (stOf X) bl 0 (wp bl 0)) ≡ erased
+      erased0 rewrite ow 0 (wp bl 0) = refl
+      fresh : Fresh bl (nxt (stOf X))
+      fresh k o e' with trans (sym (ow k o)) e'
+      ... | ()
+
+  ----------------------------------------------------------------------
+  -- The obligations of §4.4 for BX from M's
+
+  module _ (O : SB.ForwardSimulation.Obligations M SB.SB) where
+    private
+      module O = SB.ForwardSimulation.Obligations O
+
+    RIB CIB : XB → Set
+    RIB (X , bl) = O.RI X × OwnLoc bl
+    CIB (X , bl) = O.CI X × OwnLoc bl
+
+    private
+      -- M's erase steps keep SB's state and M's invariants
+      run-A : ∀ {X ps X' t} → O.AR X t → O.RI X → EsRunM X ps X' → O.AR X' t × O.RI X'
+      run-A ar ri (one (e , _)) with O.A-ok (SB.reg (SB.op SB.es)) ar ri e
+      ... | t1 , refl , ar1 = ar1 , O.B-ok (SB.reg (SB.op SB.es)) ri e
+      run-A ar ri ((e , _) ∷ r) with O.A-ok (SB.reg (SB.op SB.es)) ar ri e
+      ... | t1 , refl , ar1 = run-A ar1 (O.B-ok (SB.reg (SB.op SB.es)) ri e) r
+
+      run-B : ∀ {X ps X'} → O.RI X → EsRunM X ps X' → O.RI X'
+      run-B ri (one (e , _)) = O.B-ok (SB.reg (SB.op SB.es)) ri e
+      run-B ri ((e , _) ∷ r) = run-B (O.B-ok (SB.reg (SB.op SB.es)) ri e) r
+
+      crash-A : ∀ {X ps X' t} → O.AR X t → O.RI X → EsCrashM X ps X' →
+                Σ SB.State λ t' → SB.crashSB esOp t t' × O.CR X' t'
+      crash-A ar ri (one c) = O.A-crash (SB.reg (SB.op SB.es)) ar ri c
+      crash-A ar ri ((e , _) ∷ r) with O.A-ok (SB.reg (SB.op SB.es)) ar ri e
+      ... | t1 , refl , ar1 = crash-A ar1 (O.B-ok (SB.reg (SB.op SB.es)) ri e) r
+
+      crash-B : ∀ {X ps X'} → O.RI X → EsCrashM X ps X' → O.CI X'
+      crash-B ri (one c) = O.B-crash (SB.reg (SB.op SB.es)) ri c
+      crash-B ri ((e , _) ∷ r) = crash-B (O.B-ok (SB.reg (SB.op SB.es)) ri e) r
+
+      place-ol : ∀ {s bl bl'} → OwnLoc bl → Alloc s bl bl' → OwnLoc bl'
+      place-ol {s} {bl} ol (k , (_ , _ , _ , fresh) , refl) = ownloc-balloc {bl} {k} {nxt s} ol fresh
+
+      Place-ol : ∀ {X X' bl bl'} → OwnLoc bl → Place X X' bl bl' → OwnLoc bl'
+      Place-ol {X} {X'} {bl} ol (inj₁ (_ , a)) = place-ol {stOf X} {bl} ol a
+      Place-ol ol (inj₂ (_ , refl)) = ol
+
+      cPlace-ol : ∀ {s bl bl'} → OwnLoc bl → (bl' ≡ bl ⊎ Alloc s bl bl') → OwnLoc bl'
+      cPlace-ol ol (inj₁ refl) = ol
+      cPlace-ol {s} {bl} ol (inj₂ a) = place-ol {s} {bl} ol a
+
+    A-okB : ∀ u {Y t Y'} → O.AR (proj₁ Y) t → RIB Y → okBX (SB.use u) Y Y' →
+            Σ SB.State λ t' → SB.okSB (SB.use u) t t' × O.AR (proj₁ Y') t'
+    A-okB (SB.reg (SB.op (SB.w a d))) ar (ri , _) (o , _) = O.A-ok _ ar ri o
+    A-okB (SB.reg (SB.op SB.rl)) ar (ri , _) (o , _) = O.A-ok _ ar ri o
+    A-okB (SB.reg (SB.op SB.es)) {t = t} ar (ri , _) (k , _ , r , _) = t , refl , proj₁ (run-A ar ri r)
+    A-okB (SB.reg (SB.op SB.sy)) ar (ri , _) (o , _) = O.A-ok _ ar ri o
+    A-okB (SB.reg SB.barrier) ar (ri , _) (o , _) = O.A-ok _ ar ri o
+    A-okB SB.flush ar (ri , _) (o , _) = O.A-ok _ ar ri o
+
+    B-okB : ∀ u {Y Y'} → RIB Y → okBX (SB.use u) Y Y' → RIB Y'
+    B-okB (SB.reg (SB.op (SB.w a d))) (ri , ol) (o , pl) = O.B-ok _ ri o , Place-ol ol pl
+    B-okB (SB.reg (SB.op SB.rl)) (ri , ol) (o , pl) = O.B-ok _ ri o , Place-ol ol pl
+    B-okB (SB.reg (SB.op SB.es)) (ri , ol) (k , _ , r , refl) = run-B ri r , ol
+    B-okB (SB.reg (SB.op SB.sy)) (ri , ol) (o , refl) = O.B-ok _ ri o , ol
+    B-okB (SB.reg SB.barrier) (ri , ol) (o , refl) = O.B-ok _ ri o , ol
+    B-okB SB.flush (ri , ol) (o , refl) = O.B-ok _ ri o , ol
+
+    A-crashB : ∀ u {Y t Y'} → O.AR (proj₁ Y) t → RIB Y → crashBX (SB.use u) Y Y' →
+               Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × O.CR (proj₁ Y') t'
+    A-crashB (SB.reg (SB.op (SB.w a d))) ar (ri , _) (c , _) = O.A-crash _ ar ri c
+    A-crashB (SB.reg (SB.op SB.rl)) ar (ri , _) (c , _) = O.A-crash _ ar ri c
+    A-crashB (SB.reg (SB.op SB.es)) ar (ri , _) (k , _ , r , _) = crash-A ar ri r
+    A-crashB (SB.reg (SB.op SB.sy)) ar (ri , _) (c , _) = O.A-crash _ ar ri c
+    A-crashB (SB.reg SB.barrier) ar (ri , _) (c , _) = O.A-crash _ ar ri c
+    A-crashB SB.flush ar (ri , _) (c , _) = O.A-crash _ ar ri c
+
+    B-crashB : ∀ u {Y Y'} → RIB Y → crashBX (SB.use u) Y Y' → CIB Y'
+    B-crashB (SB.reg (SB.op (SB.w a d))) {X , bl} (ri , ol) (c , pl) = O.B-crash _ ri c , cPlace-ol {stOf X} {bl} ol pl
+    B-crashB (SB.reg (SB.op SB.rl)) {X , bl} (ri , ol) (c , pl) = O.B-crash _ ri c , cPlace-ol {stOf X} {bl} ol pl
+    B-crashB (SB.reg (SB.op SB.es)) (ri , ol) (k , _ , r , refl) = crash-B ri r , ol
+    B-crashB (SB.reg (SB.op SB.sy)) (ri , ol) (c , refl) = O.B-crash _ ri c , ol
+    B-crashB (SB.reg SB.barrier) (ri , ol) (c , refl) = O.B-crash _ ri c , ol
+    B-crashB SB.flush (ri , ol) (c , refl) = O.B-crash _ ri c , ol
+
+    obligationsBX : SB.ForwardSimulation.Obligations BX SB.SB
+    obligationsBX = record
+      { AR = λ Y t → O.AR (proj₁ Y) t ; CR = λ Y t → O.CR (proj₁ Y) t ; RI = RIB ; CI = CIB
+      ; AR⇒≈ = O.AR⇒≈
+      ; init-CR = λ n nt → O.init-CR (proj₁ n) nt
+      ; init-CI = λ {Y} n → O.init-CI (proj₁ n) , ownloc-new {proj₂ Y} (proj₂ n)
+      ; A-ok = A-okB ; A-crash = A-crashB
+      ; A-rec = λ cr ci o → O.A-rec cr (proj₁ ci) (proj₁ o)
+      ; A-recᶜ = λ cr ci c → O.A-recᶜ cr (proj₁ ci) (proj₁ c)
+      ; B-ok = B-okB ; B-crash = B-crashB
+      ; B-rec = λ { (ci , ol) (o , refl) → O.B-rec ci o , ol }
+      ; B-recᶜ = λ { (ci , ol) (c , refl) → O.B-recᶜ ci c , ol }
+      }
+
+    -- Theorem 1 and SC1B for the block layer over M
+    theorem1-BX : SB.CorrespondenceB.BehaviourallyCorrect BX SB.SB
+    theorem1-BX = SB.theorem1-SB BX obligationsBX
+
+    BX-snapshot-consistent : SB.SnapshotConsistentB BX
+    BX-snapshot-consistent = SB.obligations⇒SCB BX obligationsBX
