@@ -24,7 +24,8 @@
 --   * a write or relocation of M that places a sector (P's `nxt` grows
 --     by one) places it at the write pointer of the open block or of a
 --     block taken from `fr`, below Z, on a physical page whose content
---     is erased (erase before program, in-order programming: `AllocOK`);
+--     is erased (erase before program, in-order programming: `AllocOK`;
+--     P's page taken is erased too, as the physical page is);
 --   * an erase is per block (`berase`): a block that is not the open
 --     block, all of whose pages placed since its last erase are erased
 --     one after the other by M's own erase step (`EsRunM`: each one an
@@ -144,8 +145,12 @@ Opens bl k = k ≡ ab bl ⊎ fr bl k ≡ true
 
 -- allocation of P page n (P's `nxt`) in block k: the open block or a
 -- reusable one, below the end of the block, on an erased physical page
+-- (erase before program); P's page n is on no physical page yet and
+-- erased, as the physical page is, so the physical page's content is
+-- its new incarnation's from here on
 AllocOK : St → BL → ℕ → Set
 AllocOK s bl k = Opens bl k × wp bl k < Z × cur (cell s bl k (wp bl k)) ≡ erased × Fresh bl (nxt s)
+               × dat s (nxt s) ≡ syn erased
 
 balloc : ℕ → ℕ → BL → BL
 balloc k n bl = record bl
@@ -241,6 +246,18 @@ private
   if-false : ∀ {A : Set} {c} (x y : A) → c ≡ false → (if c then x else y) ≡ y
   if-false x y refl = refl
 
+-- a located page's physical page holds its content
+here-cell : ∀ s bl p → here bl p ≡ true → cell s bl (proj₁ (loc bl p)) (proj₂ (loc bl p)) ≡ dat s p
+here-cell s bl p h = cong (cellOf (dat s)) (hereM-eq (own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) p h)
+
+-- a located page is its physical page's incarnation
+here-own : ∀ bl p → here bl p ≡ true → own bl (proj₁ (loc bl p)) (proj₂ (loc bl p)) ≡ just p
+here-own bl p h = hereM-eq (own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) p h
+
+-- a page placed at (k , o) is located there
+here-at : ∀ bl q k o → own bl k o ≡ just q → loc bl q ≡ (k , o) → here bl q ≡ true
+here-at = here-of
+
 -- every outcome of the physical pages is the physical pages of a crash
 -- outcome of P's data pages
 cover : ∀ {x} bl (y : ℕ → ℕ → MC) → OwnLoc bl → (∀ k o → CrashD (cell x bl k o) (y k o)) →
@@ -325,16 +342,19 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
   crashBX SB.recover (X , bl) (X' , bl') = M.crash SB.recover X X' × bl' ≡ bl
 
   NewBX : XB → Set
-  NewBX (X , bl) = M.New X × NewBL bl
+  -- a new disk: M's, no sector placed, every block reusable, every page
+  -- erased (what format leaves)
+  NewBX (X , bl) = M.New X × NewBL bl × (∀ p → dat (stOf X) p ≡ syn erased)
 
   BX : SB.Model
   BX = record { State = XB ; New = NewBX ; read = λ Y → M.read (proj₁ Y) ; ok = okBX ; crash = crashBX }
 
   -- not vacuous: on a new disk, a step of M that places a sector has
   -- its allocation (block 0 is reusable, its first page erased)
-  new-place : ∀ {X X' bl} → NewBL bl → nxt (stOf X') ≡ suc (nxt (stOf X)) → Σ BL λ bl' → Place X X' bl bl'
-  new-place {X} {X'} {bl} (ow , wz , fz) e =
-    balloc 0 (nxt (stOf X)) bl , inj₁ (e , 0 , (inj₂ (fz 0) , wp<Z , erased0 , fresh) , refl)
+  new-place : ∀ {X X' bl} → NewBL bl → (∀ p → dat (stOf X) p ≡ syn erased) →
+              nxt (stOf X') ≡ suc (nxt (stOf X)) → Σ BL λ bl' → Place X X' bl bl'
+  new-place {X} {X'} {bl} (ow , wz , fz) de e =
+    balloc 0 (nxt (stOf X)) bl , inj₁ (e , 0 , (inj₂ (fz 0) , wp<Z , erased0 , fresh , de (nxt (stOf X))) , refl)
     where
       wp<Z : wp bl 0 < Z
       wp<Z rewrite wz 0 = s≤s z≤n
@@ -378,7 +398,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
       crash-B ri ((e , _) ∷ r) = crash-B (O.B-ok (SB.reg (SB.op SB.es)) ri e) r
 
       place-ol : ∀ {s bl bl'} → OwnLoc bl → Alloc s bl bl' → OwnLoc bl'
-      place-ol {s} {bl} ol (k , (_ , _ , _ , fresh) , refl) = ownloc-balloc {bl} {k} {nxt s} ol fresh
+      place-ol {s} {bl} ol (k , (_ , _ , _ , fresh , _) , refl) = ownloc-balloc {bl} {k} {nxt s} ol fresh
 
       Place-ol : ∀ {X X' bl bl'} → OwnLoc bl → Place X X' bl bl' → OwnLoc bl'
       Place-ol {X} {X'} {bl} ol (inj₁ (_ , a)) = place-ol {stOf X} {bl} ol a
@@ -427,7 +447,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
       { AR = λ Y t → O.AR (proj₁ Y) t ; CR = λ Y t → O.CR (proj₁ Y) t ; RI = RIB ; CI = CIB
       ; AR⇒≈ = O.AR⇒≈
       ; init-CR = λ n nt → O.init-CR (proj₁ n) nt
-      ; init-CI = λ {Y} n → O.init-CI (proj₁ n) , ownloc-new {proj₂ Y} (proj₂ n)
+      ; init-CI = λ {Y} n → O.init-CI (proj₁ n) , ownloc-new {proj₂ Y} (proj₁ (proj₂ n))
       ; A-ok = A-okB ; A-crash = A-crashB
       ; A-rec = λ cr ci o → O.A-rec cr (proj₁ ci) (proj₁ o)
       ; A-recᶜ = λ cr ci c → O.A-recᶜ cr (proj₁ ci) (proj₁ c)

@@ -13,10 +13,10 @@
 --   theorem1-BXone   : Theorem 1 for BXone against SB
 --   BXone-snapshot-consistent : SC1B
 --
--- What this does not give yet: physical reads (the read through a
--- physical page equals PX's read) are proven for B over P
--- (SCFTL.Impl.BlocksRead, BlocksPhys), not for BXone; see
--- proofs/README.md, "Blocks in the one model".
+-- Also: every erase step of PX erases a page no L2P entry names
+-- (`px-es-safe`), so a block erase keeps every mapped page
+-- (`block-erase-safe`).  Physical reads: SCFTL.Impl.OneModelBlocksRead;
+-- see proofs/README.md, "Blocks in the one model".
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -144,30 +144,33 @@ bx-rl {X} {X'} {bl} o al = proj₁ P , o , proj₂ P
 ------------------------------------------------------------------------
 -- A block erase never touches a page the L2P maps
 
-private
-  module OPX = SB.ForwardSimulation.Obligations obligationsPX
+module OPX = SB.ForwardSimulation.Obligations obligationsPX
 
+private
   -- P's invariant where the lazy chain's phase holds
   ril-eOK : ∀ {s p} → RIL s → ers s p ≡ true → ∀ a → a ≤ amax → l2p s a ≢ just p
   ril-eOK {p = p} (inj₁ r) ep = proj₁ (proj₂ (RI.eOK r p ep))
   ril-eOK {p = p} (inj₂ (_ , r , _)) ep = proj₁ (proj₂ (RI.eOK r p ep))
 
-  ril-of : ∀ {s g} → OPX.RI (false , ⟦ ⟪ s , [] ⟫ , g ⟧) → RIL s
-  ril-of {s} {g} (t , a , y) = inj₁ (ri-X (ivX {⟦ ⟪ s , [] ⟫ , g ⟧} {t} a) y)
+
+-- P's RI (on the state or the virtually consolidated one) from PUSBic's
+-- RI with no epoch unsynced
+ril-of : ∀ {s g} → OPX.RI (false , ⟦ ⟪ s , [] ⟫ , g ⟧) → RIL s
+ril-of {s} {g} (t , a , y) = inj₁ (ri-X (ivX {⟦ ⟪ s , [] ⟫ , g ⟧} {t} a) y)
 
 -- every erase step of PX erases a page no L2P entry names
 px-es-safe : ∀ {X X'} → OPX.RI X → SB.Model.ok PX (SB.use (SB.reg (SB.op SB.es))) X X' →
-             Σ ℕ λ p → stX X' ≡ esF p (stX X) × (∀ a → a ≤ amax → l2p (stX X) a ≢ just p)
+             Σ ℕ λ p → stX X' ≡ esF p (stX X) × (∀ a → a ≤ amax → l2p (stX X) a ≢ just p) × ers (stX X) p ≡ true
 px-es-safe {false , S} (t , a , _) (inj₁ (refl , .S , refl , (((p , ep , e) , _) , _))) =
-  p , e , proj₂ (GcI.ersI gc p ep)
+  p , e , proj₂ (GcI.ersI gc p ep) , ep
   where
     gc : GcI (stX (false , S))
     gc = proj₁ (proj₁ (proj₂ (proj₁ (ivX {S} {t} a))))
 px-es-safe {true , S} _ (inj₁ (_ , _ , () , _))
 px-es-safe {false , ⟦ ⟪ s , .[] ⟫ , g ⟧} r (inj₂ (refl , refl , s' , refl , (p , ep , _ , e))) =
-  p , e , ril-eOK (ril-of {s} {g} r) ep
+  p , e , ril-eOK (ril-of {s} {g} r) ep , ep
 px-es-safe {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} (_ , r) (inj₂ (refl , refl , s' , refl , (p , ep , _ , e))) =
-  p , e , ril-eOK r ep
+  p , e , ril-eOK r ep , ep
 
 private
   upd-dat : ∀ {s p q} → ¬ (p ≡ q) → dat (esF q s) p ≡ dat s p
@@ -177,11 +180,11 @@ private
              (∀ a → l2p (stX X') a ≡ l2p (stX X) a)
            × (∀ a p → a ≤ amax → l2p (stX X) a ≡ just p → dat (stX X') p ≡ dat (stX X) p)
   run-safe {X} r (one (o , _)) with px-es-safe {X} r o
-  ... | q , e , free =
+  ... | q , e , free , _ =
     (λ a → cong (λ z → l2p z a) e) ,
     (λ a p le m → trans (cong (λ z → dat z p) e) (upd-dat {stX X} {p} {q} (λ { refl → free a le m })))
   run-safe {X} r ((o , _) ∷ rn) with px-es-safe {X} r o | run-safe (OPX.B-ok (SB.reg (SB.op SB.es)) r o) rn
-  ... | q , e , free | keepL , keepD =
+  ... | q , e , free , _ | keepL , keepD =
     (λ a → trans (keepL a) (cong (λ z → l2p z a) e)) ,
     (λ a p le m → trans (keepD a p le (trans (cong (λ z → l2p z a) e) m))
                         (trans (cong (λ z → dat z p) e) (upd-dat {stX X} {p} {q} (λ { refl → free a le m }))))
