@@ -166,5 +166,6 @@ import SCFTL.Mutants.LazyChainWalksOneLink
 import SCFTL.Mutants.SyncReleasesMappedVictim
 import SCFTL.Mutants.TicketProvesLaterEpoch
 import SCFTL.Mutants.BarrierSkipsConsolidation
+import SCFTL.Mutants.BlockEraseOverPX
 import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.All

@@ -31,6 +31,8 @@
 -- that proves only the oldest epochs (PUSB): both violate SC1B.
 -- Mutant 42 mutates the one model PX (SCFTL.Impl.OneModel): a barrier
 -- from the chain phase without the consolidation page; it violates SC1B.
+-- Mutant 43 mutates the block layer over PX (SCFTL.Impl.OneModelBlocks):
+-- a block erased whole while it holds a live page; it violates SC1B.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -85,6 +87,7 @@ import SCFTL.Mutants.LazyChainWalksOneLink
 import SCFTL.Mutants.SyncReleasesMappedVictim
 import SCFTL.Mutants.TicketProvesLaterEpoch
 import SCFTL.Mutants.BarrierSkipsConsolidation
+import SCFTL.Mutants.BlockEraseOverPX
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -127,6 +130,7 @@ module M39 = SCFTL.Mutants.LazyChainOverMaxChain
 module M40 = SCFTL.Mutants.SyncReleasesMappedVictim
 module M41 = SCFTL.Mutants.TicketProvesLaterEpoch
 module M42 = SCFTL.Mutants.BarrierSkipsConsolidation
+module M43 = SCFTL.Mutants.BlockEraseOverPX
 
 record MutantsFail : Set where
   field
@@ -246,6 +250,9 @@ record MutantsFail : Set where
     --     consolidation page first: PUSBic's recovery loses the chain's
     --     lazily committed epochs
     barrier-skips-consolidation : ¬ M42.SnapshotConsistent M42.Pmut
+    -- 43. (of the block layer over PX; SC1B) a block erased while it
+    --     holds a live page
+    block-erase-over-px : ¬ M43.SnapshotConsistent M43.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -290,4 +297,5 @@ mutants-fail = record
   ; sync-releases-mapped-victim = M40.not-snapshot-consistent
   ; ticket-proves-later-epoch = M41.not-snapshot-consistent
   ; barrier-skips-consolidation = M42.not-snapshot-consistent
+  ; block-erase-over-px = M43.not-snapshot-consistent
   }
