@@ -49,6 +49,9 @@
 --   kfi L         fi4 L (konsS s)
 --   fil M         fiL M s         (the lazy commit)
 --   recl          ck3 (rec0L b g C s)          (recovery walking the chain)
+-- and the one model PX's phase switch (SCFTL.Impl.OneModel):
+--   kb            flB (konsS s)  (a barrier from the chain phase: PL's
+--                 consolidation page first, then PU's barrier, `Pre true`)
 --   crash new     every unsynced page lands on its new content
 --   crash old     every unsynced page keeps its old content
 --   crash mix D   each unsynced page as the digit D names for it says
@@ -313,6 +316,7 @@ step s ("recl" ∷ []) with pick (cur (cpL s)) (cur (cpO s))
 ... | just (b , g , C) = ok (ck3 (rec0L b g C s))
 ... | nothing         = bad "no committed checkpoint"
 step s ("b" ∷ [])    = ok (flB s)
+step s ("kb" ∷ [])   = ok (flB (konsS s))
 step s ("flck" ∷ []) = ok (ck3 (fl3 s))
 step s ("fi" ∷ l ∷ []) with num l
 ... | just l′ = ok (fi4 l′ s)
@@ -350,6 +354,7 @@ new = record
 -- keep them
 uesAfter : St → List String → List E → List E
 uesAfter s ("b" ∷ [])  es = es Data.List.++ (epE s ∷ [])
+uesAfter s ("kb" ∷ []) es = es Data.List.++ (epE (konsS s) ∷ [])
 uesAfter s ("w" ∷ _)   es = es
 uesAfter s ("rl" ∷ _)  es = es
 uesAfter s ("rlx" ∷ _) es = es

@@ -4,7 +4,8 @@
 //! `proofs/ghc/ModelDriver.agda` runs the step functions of
 //! `SCFTL.Impl.Model` — the definitions Theorem 1 is proven about —, PU's
 //! barrier, SYNC and recovery (`flB`, `syU`, `recU`) and PL's steps (`optL`, `konsS`, `fiL`,
-//! `rec0L`),
+//! `rec0L`) and the one model PX's barrier from the chain phase
+//! (`flB (konsS s)`),
 //! compiled by Agda's GHC backend (`bash proofs/ghc/build.sh`), on a
 //! script of steps, and prints the whole state after each step, with the
 //! guards on the next one decided in Agda (`SCFTL.Impl.Decide`). These
@@ -14,7 +15,9 @@
 //! transcription, print the same dump, and compare line by line: flash
 //! (data pages, slots, region, record slots, sync status included),
 //! memory (maps, buffers, queues, counters, epoch id, link), the reads,
-//! and the guards.
+//! and the guards. The scripts follow P (with PU's barrier, SYNC and
+//! recovery), PL, or the one model PX, which switches between the two
+//! phases as the code does.
 //!
 //! They need the compiled program: `SCFTL_AGDA_MODEL=<path>` (`.ci/run`
 //! builds it and runs them); without it they are ignored.
@@ -139,11 +142,16 @@ fn dump(n: Page, s: &St, bug: GuardBug) -> String {
 }
 
 /// A seeded bug in a guard function of the transcription (the canary of
-/// the guards' comparison).
+/// the guards' comparison) or in PX's phase switch (the canary of the PX
+/// scripts).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GuardBug {
     None,
     InPageIgnoresTentatives,
+    /// A barrier from the chain phase without the consolidation page
+    /// first (PU's `flB` on the state as it is: mutant 42 of the proofs,
+    /// `SCFTL.Mutants.BarrierSkipsConsolidation`).
+    BarrierSkipsConsolidation,
 }
 
 /// `guards n s` of ModelDriver.agda: what the transcription's guard
@@ -155,7 +163,7 @@ enum GuardBug {
 fn guards(n: Page, s: &St, bug: GuardBug) -> String {
     let b = |x: bool| u8::from(x).to_string();
     let in_p = |l: Page| match bug {
-        GuardBug::None => steps::in_p(s, l),
+        GuardBug::None | GuardBug::BarrierSkipsConsolidation => steps::in_p(s, l),
         // the canary's bug: the in-page guard forgets that the epoch
         // must have written no tentative page
         GuardBug::InPageIgnoresTentatives => {
@@ -301,6 +309,7 @@ fn apply(s: &mut St, line: &str, mutant: ModelMutant) -> Result<(), String> {
         "es" => steps::es_f(s, n(1)),
         "fl" => steps::fl3(s, AMAX, mutant),
         "b" => unsynced::fl_b(s, AMAX, mutant),
+        "kb" => lazy::barrier_from_chain(KC, s, AMAX, mutant),
         "sy" => {
             // PU's SYNC outside a commit: the transcription's step lands the
             // barriers' epochs and the data pages their digests name; `syU`
@@ -373,22 +382,49 @@ fn apply(s: &mut St, line: &str, mutant: ModelMutant) -> Result<(), String> {
     Ok(())
 }
 
-/// A random script of `len` steps, each allowed by the guards of P (`pl`
-/// false: with PU's barrier too) or of PL (`pl`: the lazy chain) in the
-/// state the earlier ones leave (decided on the transcription).
-fn script(seed: u64, len: usize, pl: bool) -> Vec<String> {
+/// Which model a script follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// P with PU's barrier, SYNC and recovery.
+    P,
+    /// PL: the lazy chain.
+    Pl,
+    /// The one model PX (`SCFTL.Impl.OneModel`): PUSBic's steps in its
+    /// phase, PL's steps from either phase while no epoch is unsynced
+    /// (they end in the chain phase), a barrier from the chain phase as
+    /// PL's consolidation page and then PU's barrier (`kb`), and recovery
+    /// by the phase of the crash (PL's after a crash in the chain phase,
+    /// P's or PU's otherwise).
+    Px,
+}
+
+/// A random script of `len` steps, each allowed by the guards of the
+/// model `kind` names in the state the earlier ones leave (decided on the
+/// transcription).
+fn script(seed: u64, len: usize, kind: Kind) -> Vec<String> {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
     let mut s = steps::new_p();
     let mut version: Data = 0;
     let mut out = Vec::new();
     let b = |x: bool| u8::from(x);
+    // PX's phase (`XS`'s flag): true in PL's chain phase; a new disk is
+    // in PUSBic's
+    let mut chain = false;
     while out.len() < len {
+        let unsynced_now = unsynced::unsynced_commits(&s);
+        // whether this step is one of PL's: in PX, always from the chain
+        // phase, and now and then from PUSBic's while no epoch is unsynced
+        let pl = match kind {
+            Kind::P => false,
+            Kind::Pl => true,
+            Kind::Px => chain || (unsynced_now == 0 && rng.gen_bool(0.5)),
+        };
         // (a crash right after a barrier now and then: its committed page
         // and data pages are still unsynced, so a mixed outcome may tear
         // the epoch, which recovery's digest check must then reject)
         // (and, after a barrier, another barrier or, with two epochs
         // unsynced, a sync behind that proves only the older ones)
-        let after_barrier = out.last().is_some_and(|l: &String| l == "b");
+        let after_barrier = out.last().is_some_and(|l: &String| l == "b" || l == "kb");
         let roll = if after_barrier && rng.gen_bool(0.3) {
             96
         } else if after_barrier && rng.gen_bool(0.6) {
@@ -456,7 +492,8 @@ fn script(seed: u64, len: usize, pl: bool) -> Vec<String> {
                     _ => format!("{k}fl{ck}"),
                 }
             }
-            92..=94 if !pl => "b".to_string(),
+            // PX: a barrier from the chain phase consolidates first
+            92..=94 if kind != Kind::Pl => if chain { "kb" } else { "b" }.to_string(),
             95 if !pl && unsynced::unsynced_commits(&s) >= 2 && rng.gen_bool(0.7) => {
                 // a sync behind whose ticket proves only the oldest k of
                 // the unsynced epochs (PUSB's `syB`): the data pages the
@@ -517,7 +554,8 @@ fn script(seed: u64, len: usize, pl: bool) -> Vec<String> {
                 out.push(format!("crash {how}"));
                 let pk = steps::pick(s.cp_l.cur(), s.cp_o.cur()).unwrap();
                 let clean = steps::clean_st(pk.gen, &s) && steps::quiet(pk.gen, &s);
-                if pl {
+                // recovery by the phase of the crash
+                if kind == Kind::Pl || (kind == Kind::Px && chain) {
                     "recl".to_string()
                 } else if let Some((t, ns)) = split.filter(|_| rng.gen_bool(0.4)) {
                     let ns: Vec<String> = ns.iter().map(|n| n.to_string()).collect();
@@ -531,6 +569,15 @@ fn script(seed: u64, len: usize, pl: bool) -> Vec<String> {
             _ => continue,
         };
         apply(&mut s, &line, ModelMutant::None).unwrap();
+        if kind == Kind::Px {
+            // PX's phase after the step: PUSBic's after a barrier or a
+            // SYNC, the chain phase after PL's steps; recovery keeps it
+            match line.split(' ').next().unwrap() {
+                "b" | "kb" | "sy" | "syb" => chain = false,
+                "rec" | "recc" | "recu" | "recl" => {}
+                _ => chain |= pl,
+            }
+        }
         out.push(line);
     }
     out
@@ -554,7 +601,13 @@ fn transcription(lines: &[String], n: Page, mutant: ModelMutant, bug: GuardBug) 
     let mut s = steps::new_p();
     let mut out = Vec::new();
     for l in lines {
-        match apply(&mut s, l, mutant) {
+        let r = if bug == GuardBug::BarrierSkipsConsolidation && l == "kb" {
+            unsynced::fl_b(&mut s, AMAX, mutant);
+            Ok(())
+        } else {
+            apply(&mut s, l, mutant)
+        };
+        match r {
             Ok(()) => out.push(format!("{l}|{}", dump(n, &s, bug))),
             Err(e) => {
                 out.push(format!("{l}|error {e}"));
@@ -612,17 +665,35 @@ fn the_transcription_steps_as_the_compiled_proven_model() {
     let (mut longest, mut walked, mut torn) = (0, 0, 0);
     // PU's recoveries over at least one unsynced epoch
     let mut over_epochs = 0;
-    for (seed, pl) in (0..seeds).flat_map(|k| [(k, false), (k, true)]) {
-        let lines = script(seed, 400, pl);
+    // PX: barriers from the chain phase that consolidated a chain of
+    // records first, steps into the chain phase, and recoveries of each
+    // phase
+    let (mut kons_barriers, mut into_chain, mut px_recl, mut px_recu) = (0, 0, 0, 0);
+    for (seed, kind) in (0..seeds).flat_map(|k| [(k, Kind::P), (k, Kind::Pl), (k, Kind::Px)]) {
+        let lines = script(seed, 400, kind);
         for l in &lines {
             *kinds
                 .entry(l.split(' ').next().unwrap().to_string())
                 .or_default() += 1;
         }
         let mut s = steps::new_p();
+        let mut pl_before = false;
         for l in &lines {
             if l == "recl" && !lazy::chain_of(KC, &s).is_empty() {
                 walked += 1;
+            }
+            if kind == Kind::Px {
+                let w0 = l.split(' ').next().unwrap();
+                kons_barriers += usize::from(w0 == "kb" && !lazy::chain_of(KC, &s).is_empty());
+                px_recl += usize::from(w0 == "recl");
+                px_recu += usize::from(w0 == "recu");
+                let pl_step = ["wl", "rll", "kfl", "kflck", "kfi", "fil"].contains(&w0);
+                into_chain += usize::from(pl_step && !pl_before);
+                match w0 {
+                    "b" | "kb" | "sy" | "syb" => pl_before = false,
+                    _ if pl_step => pl_before = true,
+                    _ => {}
+                }
             }
             apply(&mut s, l, ModelMutant::None).unwrap();
             longest = longest.max(lazy::chain_of(KC, &s).len());
@@ -638,11 +709,11 @@ fn the_transcription_steps_as_the_compiled_proven_model() {
         assert_eq!(
             want.len(),
             lines.len(),
-            "seed {seed} (PL: {pl}): the compiled model stopped: {:?}",
+            "seed {seed} ({kind:?}): the compiled model stopped: {:?}",
             want.last()
         );
         if let Some((i, agda, rust)) = first_difference(&want, &got) {
-            panic!("seed {seed} (PL: {pl}), step {i}: the transcription differs from the compiled model\n Agda: {agda}\n Rust: {rust}");
+            panic!("seed {seed} ({kind:?}), step {i}: the transcription differs from the compiled model\n Agda: {agda}\n Rust: {rust}");
         }
     }
     // every kind of step was compared (the scripts did not degenerate)
@@ -657,9 +728,16 @@ fn the_transcription_steps_as_the_compiled_proven_model() {
     );
     assert_eq!(longest as u64, KC, "no chain of {KC} records was built");
     assert!(walked > 0, "no recovery walked a chain");
+    eprintln!(
+        "PX: {into_chain} entries into the chain phase (at a write, relocation or flush of PL's), {kons_barriers} barriers from it over a chain of records, {px_recl} recoveries of PL's and {px_recu} of PU's"
+    );
+    assert!(
+        kons_barriers > 0 && into_chain > 0 && px_recl > 0 && px_recu > 0,
+        "PX's phase switch was not exercised"
+    );
     for k in [
         "w", "rl", "rlx", "es", "fl", "flck", "fi", "fick", "b", "sy", "syb", "crash", "rec",
-        "recc", "recu", "wl", "rll", "kfl", "kflck", "kfi", "fil", "recl",
+        "recc", "recu", "wl", "rll", "kfl", "kflck", "kfi", "fil", "recl", "kb",
     ] {
         assert!(
             kinds.get(k).copied().unwrap_or(0) > 0,
@@ -699,7 +777,7 @@ fn a_mutated_transcription_is_told_apart_from_the_compiled_model() {
         // where the mutation shows (a SYNC releases a mapped victim only
         // if GC freed one since the last commit)
         let found = (1..=8).find_map(|seed| {
-            let lines = script(seed, 400, pl);
+            let lines = script(seed, 400, if pl { Kind::Pl } else { Kind::P });
             let n = pages(&lines);
             let want = compiled(&lines, n);
             let got = transcription(&lines, n, mutant, GuardBug::None);
@@ -722,7 +800,7 @@ fn a_mutated_transcription_is_told_apart_from_the_compiled_model() {
 #[test]
 #[ignore = "needs the compiled model: bash proofs/ghc/build.sh, then SCFTL_AGDA_MODEL=<its path>"]
 fn a_wrong_guard_is_told_apart_from_the_decided_one() {
-    let lines = script(1, 400, false);
+    let lines = script(1, 400, Kind::P);
     let n = pages(&lines);
     let want = compiled(&lines, n);
     let got = transcription(
@@ -745,4 +823,29 @@ fn a_wrong_guard_is_told_apart_from_the_decided_one() {
     );
     // the states agree: only the guard differs
     assert_eq!(agda.split(" | inp=").next(), rust.split(" | inp=").next());
+}
+
+/// PX's canary: a transcription whose barrier from the chain phase skips
+/// the consolidation page (mutant 42 of the proofs) is told apart from
+/// the compiled `flB (konsS s)` at such a barrier, in the PX scripts.
+#[test]
+#[ignore = "needs the compiled model: bash proofs/ghc/build.sh, then SCFTL_AGDA_MODEL=<its path>"]
+fn a_barrier_skipping_the_consolidation_is_told_apart() {
+    let found = (1..=8).find_map(|seed| {
+        let lines = script(seed, 400, Kind::Px);
+        let n = pages(&lines);
+        let want = compiled(&lines, n);
+        let got = transcription(
+            &lines,
+            n,
+            ModelMutant::None,
+            GuardBug::BarrierSkipsConsolidation,
+        );
+        first_difference(&want, &got).map(|(i, _, _)| lines[i].clone())
+    });
+    assert_eq!(
+        found.as_deref(),
+        Some("kb"),
+        "the barrier without the consolidation page was not told apart at a `kb` step in seeds 1-8"
+    );
 }

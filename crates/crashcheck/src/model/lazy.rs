@@ -146,6 +146,18 @@ pub fn kons_s(kc: u64, s: &mut St) {
     }
 }
 
+/// A barrier from the chain phase of the one model PX
+/// (`SCFTL.Impl.OneModel`, `Pre true barrier`: `S0 ≡ konsU S`): the
+/// chain's consolidation page first ([`kons_s`]), then PU's barrier
+/// without SYNC on the consolidated state ([`super::unsynced::fl_b`]),
+/// as flush.rs `epoch_barrier` consolidates before any region page.
+/// Mutant 42 of the proofs (`SCFTL.Mutants.BarrierSkipsConsolidation`)
+/// is this without `kons_s`.
+pub fn barrier_from_chain(kc: u64, s: &mut St, amax: Addr, mutant: ModelMutant) {
+    kons_s(kc, s);
+    super::unsynced::fl_b(s, amax, mutant);
+}
+
 /// `optL f1 f2` (`SCFTL.Impl.LazyChainModel`): a write's or relocation's
 /// optional pages — the merge buffer (`f1`), then, for a tentative page
 /// (`f2`), the chain's consolidation page first (`konsS`).

@@ -440,10 +440,10 @@ impl ModelOracle {
     /// `flB` as the policy takes it (PL: the chain's consolidation page
     /// first, as before any region page).
     fn fl_b(&self, s: &mut St) {
-        if let Some(kc) = self.cfg.chain {
-            lazy::kons_s(kc, s);
+        match self.cfg.chain {
+            Some(kc) => lazy::barrier_from_chain(kc, s, self.amax, self.cfg.mutant),
+            None => unsynced::fl_b(s, self.amax, self.cfg.mutant),
         }
-        unsynced::fl_b(s, self.amax, self.cfg.mutant);
     }
 
     /// An epoch barrier the device completed (PU's `okU barrier`): `flB`
