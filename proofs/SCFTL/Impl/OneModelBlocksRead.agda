@@ -37,8 +37,9 @@
 --
 -- Recovery replaces the L2P by the recovered map; as for B
 -- (`loc-rec`, `RecLoc`), LocX after it needs the recovered map's pages
--- located, which is not proven here (proofs/README.md, "Blocks in the
--- one model").
+-- located; SCFTL.Impl.OneModelBlocksPhys states that as the one lemma
+-- Theorem 1 with this read still takes (`RecoveredLocated`) and proves
+-- it for a new disk (proofs/README.md, "Blocks in the one model").
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
