@@ -425,7 +425,12 @@ fn script(seed: u64, len: usize, kind: Kind) -> Vec<String> {
         // (and, after a barrier, another barrier or, with two epochs
         // unsynced, a sync behind that proves only the older ones)
         let after_barrier = out.last().is_some_and(|l: &String| l == "b" || l == "kb");
-        let roll = if after_barrier && rng.gen_bool(0.3) {
+        // (PX: a barrier now and then while the chain holds records, so
+        // that the consolidation page before it is written often)
+        let chain_held = kind == Kind::Px && chain && !lazy::chain_of(KC, &s).is_empty();
+        let roll = if chain_held && rng.gen_bool(0.2) {
+            92
+        } else if after_barrier && rng.gen_bool(0.3) {
             96
         } else if after_barrier && rng.gen_bool(0.6) {
             if unsynced::unsynced_commits(&s) >= 2 {
