@@ -75,6 +75,7 @@ import SCFTL.Impl.OneModel
 import SCFTL.Impl.OneModelBlocks
 import SCFTL.Impl.OneModelBlocksRead
 import SCFTL.Impl.OneModelBlocksPhys
+import SCFTL.Impl.OneModelBlocksNamed
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage

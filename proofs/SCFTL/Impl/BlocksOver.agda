@@ -33,13 +33,19 @@
 --     PX's guards, the lazy chain's and the unsynced epochs' included,
 --     hold for every page of the block); the write pointer goes back to
 --     0 and the block is reusable;
---   * a crash of a block erase: M's erase steps for some of the block's
---     pages, then a crashed erase step of M (the code's one erase command
---     lands whole or not at all; M's crash of the last page's erase
---     allows every page erased since the last SYNC to come back or not,
---     so both); every other crash is M's, the bookkeeping kept (what the
---     code rebuilds by its scan), after a crashed write or relocation
---     with or without its allocation.
+--   * a crash of a block erase: of a block erase M allows whole (the
+--     complete run `EsRunM` exists: the code issues the one erase command
+--     only for a block every page of which it may erase), M's erase
+--     steps for some of the block's pages, then a crashed erase step of
+--     M (the command lands whole or not at all; M's crash of the last
+--     page's erase allows every page erased since the last SYNC to come
+--     back or not, so both); every other crash is M's, the bookkeeping
+--     kept (what the code rebuilds by its scan), after a crashed write or
+--     relocation with or without its allocation.  (Until the twenty-first
+--     session the crash of a block erase did not ask for the complete
+--     run: a block holding a live page could lose its write pointer in a
+--     crash whose erase steps had taken only its erasable pages, which
+--     made `RecoveredLocated` of SCFTL.Impl.OneModelBlocksPhys false.)
 --
 -- Results:
 --   obligationsBX : the §4.4 obligations of `Over M stOf` against SB from
@@ -335,7 +341,8 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
   crashBX (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') =
     M.crash (SB.use (SB.reg (SB.op SB.rl))) X X' × (bl' ≡ bl ⊎ Alloc (stOf X) bl bl')
   crashBX (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') =
-    Σ ℕ λ k → ¬ (k ≡ ab bl) × EsCrashM X (owners bl k) X' × bl' ≡ berase k bl
+    Σ ℕ λ k → ¬ (k ≡ ab bl) × (Σ M.State λ X'' → EsRunM X (owners bl k) X'') ×
+              EsCrashM X (owners bl k) X' × bl' ≡ berase k bl
   crashBX (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') = M.crash (SB.use (SB.reg (SB.op SB.sy))) X X' × bl' ≡ bl
   crashBX (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') = M.crash (SB.use (SB.reg SB.barrier)) X X' × bl' ≡ bl
   crashBX (SB.use SB.flush) (X , bl) (X' , bl') = M.crash (SB.use SB.flush) X X' × bl' ≡ bl
@@ -429,7 +436,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
                Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × O.CR (proj₁ Y') t'
     A-crashB (SB.reg (SB.op (SB.w a d))) ar (ri , _) (c , _) = O.A-crash _ ar ri c
     A-crashB (SB.reg (SB.op SB.rl)) ar (ri , _) (c , _) = O.A-crash _ ar ri c
-    A-crashB (SB.reg (SB.op SB.es)) ar (ri , _) (k , _ , r , _) = crash-A ar ri r
+    A-crashB (SB.reg (SB.op SB.es)) ar (ri , _) (k , _ , _ , r , _) = crash-A ar ri r
     A-crashB (SB.reg (SB.op SB.sy)) ar (ri , _) (c , _) = O.A-crash _ ar ri c
     A-crashB (SB.reg SB.barrier) ar (ri , _) (c , _) = O.A-crash _ ar ri c
     A-crashB SB.flush ar (ri , _) (c , _) = O.A-crash _ ar ri c
@@ -437,7 +444,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
     B-crashB : ∀ u {Y Y'} → RIB Y → crashBX (SB.use u) Y Y' → CIB Y'
     B-crashB (SB.reg (SB.op (SB.w a d))) {X , bl} (ri , ol) (c , pl) = O.B-crash _ ri c , cPlace-ol {stOf X} {bl} ol pl
     B-crashB (SB.reg (SB.op SB.rl)) {X , bl} (ri , ol) (c , pl) = O.B-crash _ ri c , cPlace-ol {stOf X} {bl} ol pl
-    B-crashB (SB.reg (SB.op SB.es)) (ri , ol) (k , _ , r , refl) = crash-B ri r , ol
+    B-crashB (SB.reg (SB.op SB.es)) (ri , ol) (k , _ , _ , r , refl) = crash-B ri r , ol
     B-crashB (SB.reg (SB.op SB.sy)) (ri , ol) (c , refl) = O.B-crash _ ri c , ol
     B-crashB (SB.reg SB.barrier) (ri , ol) (c , refl) = O.B-crash _ ri c , ol
     B-crashB SB.flush (ri , ol) (c , refl) = O.B-crash _ ri c , ol

@@ -1,0 +1,544 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39: the lemma SCFTL.Impl.OneModelBlocksPhys leaves about blocks
+-- over PX (`RecoveredLocated`) reduced to a lemma about PX alone.
+--
+-- The maps a crash of a normal state X of PX may recover to are its
+-- volatile L2P, its stable L2P and each unsynced epoch's map (`mapAt`
+-- over `ues`, j = 0 the stable one).  A page one of them names for an
+-- address is `Named X`.  Here:
+--
+--   named-ok      every page a normal state names is below P's next page
+--                 and not erasable (PUSBic's `GcI`, `SmI` and ghost maps
+--                 `GhL`; in the chain phase P's `RI`, `vOK`/`sOK`/`eOK`)
+--   px-named      every operation of PX but recovery names no page its
+--                 state before did not, but P's next page (a write's or
+--                 relocation's): writes and relocations map only that page
+--                 anew; an erase changes no map; a SYNC makes a prefix of
+--                 the unsynced epochs stable (`mapAt-++`); a barrier adds
+--                 the volatile L2P as the last epoch's map (`VM`: PU's
+--                 ghost invariant; P's `vm` after the consolidation page
+--                 in the chain phase); a flush makes the volatile L2P the
+--                 stable one and drops the epochs
+--   LocN, locN-ok every page a normal state of BXone names is located
+--                 below its block's write pointer, kept by every operation
+--                 but recovery (`old-stays`, `new-here`; a block erase
+--                 takes only erasable pages, `run-ers`, and no named page
+--                 is erasable)
+--   RecoveredNamed  the lemma of PX alone that remains: recovery after a
+--                 crash of a reachable normal state X0 (and any crashed
+--                 recoveries after it) names only pages X0 named, and
+--                 recovery of a new disk (after any crashed recoveries)
+--                 names none.  It is what the refinement oracle checks at
+--                 run time after every recovery (the L2P SCFTL rebuilds
+--                 is one a commit left).
+--   recovered-located : RecoveredNamed → RecoveredLocated, by the crash
+--                 side: a crash keeps every page X0 named located (a
+--                 crashed write's allocation moves no page below P's next
+--                 one; a crashed block erase takes only erasable pages:
+--                 the crash relation asks for the complete run, so every
+--                 page of the block is erasable where the erase began)
+--   theorem1-BXφ′, BXφ-snapshot-consistent′ : Theorem 1 and SC1B for
+--                 BXone with the physical read, given RecoveredNamed
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.OneModelBlocksNamed (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+                                      (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
+
+open import Data.Bool.Base using (Bool; true; false)
+open import Data.Empty using (⊥; ⊥-elim)
+open import Data.List.Base using (List; []; _∷_; _++_; length; concat)
+open import Data.List.Properties using (++-identityʳ)
+open import Data.List.Relation.Unary.Any using (Any) renaming (here to hd; there to tl)
+open import Data.List.Relation.Unary.All using (All; []; _∷_) renaming (map to all-map)
+open import Data.Maybe.Base using (Maybe; nothing; just)
+open import Data.Nat.Base using (suc; _+_; _≤_; _<_)
+open import Data.Nat.Properties using (<-irrefl) renaming (_≟_ to _≟ℕ_)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Nullary using (¬_; yes; no)
+open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+  using (St; Map; nxt; l2p; smap; dbuf; ept; ers; esF; okP; opt; optP; wr0; rl0; apply; _[_≔_])
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
+  using (st; ues; ⟪_,_⟫; GcI; module GcI; epE)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; su; ⟦_,_⟧; gh)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
+  using (mapAt; lastMap; eM; mapAt-≐; mapAt-len; mapAt-nil; mapAt-snoc; mapAt-ok; GhAll)
+open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (mapAt-++)
+open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
+open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (okPL; EraseGuard; optL; konsS; konsPg)
+open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; konsU)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (stX; BXone; obligationsBXone; module OPX; px-es-safe; ril-of; EsRunM; EsCrashM; EsM; one; _∷_; Place; Alloc)
+open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (LocX; InR; NewPg; Keep; shape-w; shape-rl; old-stays; new-here; owners-mem; _∈_)
+open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
+  using (BL; loc; own; wp; here; balloc; berase; owners; upd-self; upd-ne; here-own)
+open import SCFTL.Impl.OneModelBlocksPhys Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (BXφ; ReachN; ReachC; first; after; step; crashed; crashed-new; crashed-rec;
+         RecoveredLocated; theorem1-BXφ; BXφ-snapshot-consistent)
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+import SCFTL.Spec Data d0 amax wmax as Sp
+
+private
+  module PXm = SB.Model PX
+  module M   = SB.Model BXone
+  module OB  = SB.ForwardSimulation.Obligations obligationsBXone
+
+------------------------------------------------------------------------
+-- The pages a normal state names
+
+uesX : XS → List E
+uesX X = ues (su (proj₂ X))
+
+-- address a of some map of X (volatile, stable, an unsynced epoch's)
+-- holds page p
+Ent : XS → ℕ → ℕ → Set
+Ent X a p = l2p (stX X) a ≡ just p ⊎ Σ ℕ λ j → mapAt (smap (stX X)) (uesX X) j a ≡ just p
+
+Named : XS → ℕ → Set
+Named X p = Σ ℕ λ a → a ≤ amax × Ent X a p
+
+Okp : St → ℕ → Set
+Okp s p = p < nxt s × (ers s p ≡ true → ⊥)
+
+private
+  ri-ok : ∀ {s} → RI s → ∀ {es : List E} → es ≡ [] → ∀ a p → a ≤ amax →
+          (l2p s a ≡ just p ⊎ Σ ℕ λ j → mapAt (smap s) es j a ≡ just p) → Okp s p
+  ri-ok r refl a p le (inj₁ m) = proj₁ (RI.vOK r a p le m) , λ ep → proj₁ (proj₂ (RI.eOK r p ep)) a le m
+  ri-ok {s} r refl a p le (inj₂ (j , m)) =
+    proj₁ (RI.sOK r a p le m′) , λ ep → proj₂ (proj₂ (RI.eOK r p ep)) a le m′
+    where m′ = trans (sym (cong (λ f → f a) (mapAt-nil (smap s) j))) m
+
+  ril-ok : ∀ {s} → RIL s → ∀ {es : List E} → es ≡ [] → ∀ a p → a ≤ amax →
+           (l2p s a ≡ just p ⊎ Σ ℕ λ j → mapAt (smap s) es j a ≡ just p) → Okp s p
+  ril-ok (inj₁ r) = ri-ok r
+  ril-ok (inj₂ (_ , r , _)) = ri-ok r
+
+-- every page a normal state names is below P's next page, not erasable
+named-ok : ∀ {X} → OPX.RI X → ∀ p → Named X p → Okp (stX X) p
+named-ok {false , S} (t , ar , _) p (a , le , inj₁ m) =
+  GcI.blw gc a p le m , λ ep → proj₂ (GcI.ersI gc p ep) a le m
+  where
+    gc : GcI (st (su S))
+    gc = proj₁ (proj₁ (proj₂ (proj₁ (ivX {S} {t} ar))))
+named-ok {false , S} (t , ar , _) p (a , le , inj₂ (j , m)) = proj₁ o , proj₂ (proj₂ o)
+  where
+    gall : GhAll (su S) t
+    gall = proj₁ (proj₂ (proj₁ (ivX {S} {t} ar)))
+    o = mapAt-ok (st (su S)) (smap (st (su S))) (ues (su S)) (SB.pend t) (proj₁ (proj₂ gall))
+                 (proj₁ (proj₁ (proj₂ (proj₂ gall)))) j a p le m
+named-ok {true , S} (e , ril) p (a , le , x) = ril-ok ril e a p le x
+
+------------------------------------------------------------------------
+-- How PX's operations change the named pages
+
+NSub NNew : XS → XS → Set
+NSub X X' = ∀ p → Named X' p → Named X p
+NNew X X' = ∀ p → Named X' p → Named X p ⊎ p ≡ nxt (stX X)
+
+sub-trans : ∀ {X Y Z} → NSub X Y → NSub Y Z → NSub X Z
+sub-trans f g p x = f p (g p x)
+
+private
+  -- the stable maps kept
+  map-keep : ∀ {X X'} → (∀ a → smap (stX X') a ≡ smap (stX X) a) → uesX X' ≡ uesX X →
+             ∀ a p j → mapAt (smap (stX X')) (uesX X') j a ≡ just p → mapAt (smap (stX X)) (uesX X) j a ≡ just p
+  map-keep {X} {X'} ks eu a p j m =
+    trans (sym (mapAt-≐ ks (uesX X) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
+
+  sub-keep : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
+             uesX X' ≡ uesX X → NSub X X'
+  sub-keep kl ks eu p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
+  sub-keep {X} {X'} kl ks eu p (a , le , inj₂ (j , m)) = a , le , inj₂ (j , map-keep {X} {X'} ks eu a p j m)
+
+  -- the volatile L2P made stable, the epochs dropped
+  sub-flush : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ l2p (stX X) a) →
+              uesX X' ≡ [] → NSub X X'
+  sub-flush kl ks eu p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
+  sub-flush {X} {X'} kl ks eu p (a , le , inj₂ (j , m)) =
+    a , le , inj₁ (trans (sym (ks a)) (trans (sym (cong (λ f → f a) (mapAt-nil (smap (stX X')) j)))
+                                             (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)))
+
+  -- a prefix xs of the epochs made stable, ys left
+  sub-sync : ∀ {X X'} xs ys → uesX X ≡ xs ++ ys → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) →
+             (∀ a → smap (stX X') a ≡ lastMap (smap (stX X)) xs a) → uesX X' ≡ ys → NSub X X'
+  sub-sync xs ys ex kl ks eu p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
+  sub-sync {X} {X'} xs ys ex kl ks eu p (a , le , inj₂ (j , m)) =
+    a , le , inj₂ (length xs + j ,
+      subst (λ es → mapAt (smap (stX X)) es (length xs + j) a ≡ just p) (sym ex)
+        (trans (cong (λ f → f a) (mapAt-++ (smap (stX X)) xs ys j))
+          (trans (sym (mapAt-≐ ks ys j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m))))
+
+  -- one more epoch, whose map is the volatile L2P
+  sub-barrier : ∀ {X X'} e → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
+                uesX X' ≡ uesX X ++ e ∷ [] → (∀ a → l2p (stX X) a ≡ eM e (lastMap (smap (stX X)) (uesX X)) a) →
+                NSub X X'
+  sub-barrier e kl ks eu vm p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
+  sub-barrier {X} {X'} e kl ks eu vm p (a , le , inj₂ (j , m)) with mapAt-snoc (smap (stX X)) (uesX X) e j
+  ... | inj₁ q = a , le , inj₂ (j , trans (sym (cong (λ f → f a) q)) m′)
+    where m′ = trans (sym (mapAt-≐ ks (uesX X ++ e ∷ []) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
+  ... | inj₂ q = a , le , inj₁ (trans (vm a) (trans (sym (cong (λ f → f a) q)) m′))
+    where m′ = trans (sym (mapAt-≐ ks (uesX X ++ e ∷ []) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
+
+  -- P's next page mapped anew
+  new-keep : ∀ {X X'} → (NewPg (stX X) (stX X') ⊎ Keep (stX X) (stX X')) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
+             uesX X' ≡ uesX X → NNew X X'
+  new-keep {X} {X'} (inj₂ k) ks eu p x = inj₁ (sub-keep {X} {X'} k ks eu p x)
+  new-keep (inj₁ (_ , mp)) ks eu p (a , le , inj₁ m) with mp a p m
+  ... | inj₁ m0 = inj₁ (a , le , inj₁ m0)
+  ... | inj₂ e  = inj₂ e
+  new-keep {X} {X'} (inj₁ _) ks eu p (a , le , inj₂ (j , m)) = inj₁ (a , le , inj₂ (j , map-keep {X} {X'} ks eu a p j m))
+
+------------------------------------------------------------------------
+-- P's steps and the stable L2P
+
+private
+  smap-optP : ∀ f s → smap (optP f s) ≡ smap s
+  smap-optP true  s = refl
+  smap-optP false s = refl
+
+  smap-opt : ∀ f1 f2 s → smap (opt f1 f2 s) ≡ smap s
+  smap-opt f1 true  s = smap-optP f1 s
+  smap-opt f1 false s = smap-optP f1 s
+
+  -- the consolidation page keeps every map and buffer
+  konsS-maps : ∀ s → (∀ a → l2p (konsS s) a ≡ l2p s a) × (∀ a → smap (konsS s) a ≡ smap s a)
+  konsS-maps s with konsPg s
+  ... | nothing = (λ a → refl) , (λ a → refl)
+  ... | just c  = (λ a → refl) , (λ a → refl)
+
+  smap-optL : ∀ f1 f2 s a → smap (optL f1 f2 s) a ≡ smap s a
+  smap-optL f1 true  s a = trans (proj₂ (konsS-maps (optP f1 s)) a) (cong (λ f → f a) (smap-optP f1 s))
+  smap-optL f1 false s a = cong (λ f → f a) (smap-optP f1 s)
+
+  -- the volatile L2P after the consolidation page reads as P's vm says
+  kons-vm : ∀ s → (∀ a → l2p s a ≡ apply (dbuf s) (apply (concat (ept s)) (smap s)) a) →
+            ∀ a → l2p (konsS s) a ≡ eM (epE (konsS s)) (lastMap (smap (konsS s)) []) a
+  kons-vm s vm with konsPg s
+  ... | nothing = vm
+  ... | just c  = vm
+
+  ril-vm : ∀ {s} → RIL s → ∀ a → l2p s a ≡ apply (dbuf s) (apply (concat (ept s)) (smap s)) a
+  ril-vm (inj₁ r) = RI.vm r
+  ril-vm (inj₂ (_ , r , _)) = RI.vm r
+
+  -- P's flush, every commit path: the volatile L2P kept and made stable
+  flushP-maps : ∀ {s s'} → okP (Sp.use Sp.flush) s s' → (∀ a → l2p s' a ≡ l2p s a) × (∀ a → smap s' a ≡ l2p s a)
+  flushP-maps (inj₁ refl) = (λ a → refl) , (λ a → refl)
+  flushP-maps (inj₂ (inj₁ refl)) = (λ a → refl) , (λ a → refl)
+  flushP-maps (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) = (λ a → refl) , (λ a → refl)
+  flushP-maps (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) = (λ a → refl) , (λ a → refl)
+  flushP-maps (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) = (λ a → refl) , (λ a → refl)
+  flushP-maps (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) = (λ a → refl) , (λ a → refl)
+
+------------------------------------------------------------------------
+-- Every operation of PX but recovery
+
+SmU : XS → XS → Set
+SmU X X' = (∀ a → smap (stX X') a ≡ smap (stX X) a) × uesX X' ≡ uesX X
+
+private
+  sm-w : ∀ a d {X X'} → PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) X X' → SmU X X'
+  sm-w a d {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , f1 , f2 , e) , ue) , _))) =
+    (λ c → trans (cong (λ z → smap z c) e) (cong (λ f → f c) (smap-opt f1 f2 (wr0 a d (st (su S)))))) , ue
+  sm-w a d {false , S} (inj₁ (refl , S0 , refl , ((inj₂ (_ , e) , ue) , _))) = (λ c → cong (λ z → smap z c) e) , ue
+  sm-w a d {true , S} (inj₁ (refl , S0 , () , _))
+  sm-w a d {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , f1 , f2 , refl))) = smap-optL f1 f2 (wr0 a d (st (su S))) , sym eu
+  sm-w a d {b , S} (inj₂ (refl , eu , s' , refl , inj₂ (_ , refl))) = (λ c → refl) , sym eu
+
+  sm-rl : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.rl))) X X' → SmU X X'
+  sm-rl {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , q , _ , inj₁ (_ , f1 , f2 , e)) , ue) , _))) =
+    (λ c → trans (cong (λ z → smap z c) e) (cong (λ f → f c) (smap-opt f1 f2 (rl0 q (st (su S)))))) , ue
+  sm-rl {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , q , _ , inj₂ (_ , e)) , ue) , _))) = (λ c → cong (λ z → smap z c) e) , ue
+  sm-rl {false , S} (inj₁ (refl , S0 , refl , ((inj₂ (_ , e) , ue) , _))) = (λ c → cong (λ z → smap z c) e) , ue
+  sm-rl {true , S} (inj₁ (refl , S0 , () , _))
+  sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , q , _ , inj₁ (_ , f1 , f2 , refl)))) = smap-optL f1 f2 (rl0 q (st (su S))) , sym eu
+  sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , q , _ , inj₂ (_ , refl)))) = (λ c → refl) , sym eu
+  sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₂ (_ , refl))) = (λ c → refl) , sym eu
+
+-- an erase changes no map
+named-es : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.es))) X X' → NSub X X'
+named-es {false , S} {X'} (inj₁ (refl , .S , refl , (((p , ep , e) , ue) , _))) =
+  sub-keep {false , S} {X'} (λ a → cong (λ z → l2p z a) e) (λ a → cong (λ z → smap z a) e) ue
+named-es {true , S} (inj₁ (_ , _ , () , _))
+named-es {b , S} {X'} (inj₂ (refl , eu , s' , refl , (p , ep , _ , refl))) = sub-keep {b , S} {X'} (λ a → refl) (λ a → refl) (sym eu)
+
+-- a SYNC makes the epochs, or a prefix of them, stable
+named-sy : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.sy))) X X' → NSub X X'
+named-sy {false , S} {X'} (inj₁ (refl , .S , refl , inj₁ (r , _ , e , _))) =
+  sub-sync {false , S} {X'} (ues (su S)) [] (sym (++-identityʳ (ues (su S))))
+    (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+named-sy {false , S} {X'} (inj₁ (refl , .S , refl , inj₂ (xs , ys , l , r , ex , _ , _ , e , _))) =
+  sub-sync {false , S} {X'} xs ys ex (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+named-sy {true , S} (inj₁ (refl , S0 , () , _))
+named-sy (inj₂ (refl , _ , s' , _ , ()))
+
+private
+  -- PUSBic's barrier: one more epoch, the volatile L2P its map, or the
+  -- forced flush
+  bar-PU : ∀ {S S'} → (∀ a → l2p (st (su S)) a ≡ eM (epE (st (su S))) (lastMap (smap (st (su S))) (ues (su S))) a) →
+           okX (SB.use (SB.reg SB.barrier)) S S' → NSub (false , S) (false , S')
+  bar-PU {S} {S'} vm (inj₁ (_ , e) , _) =
+    sub-barrier {false , S} {false , S'} (epE (st (su S))) (λ a → cong (λ z → l2p (st z) a) e)
+      (λ a → cong (λ z → smap (st z) a) e) (cong ues e) vm
+  bar-PU {S} {S'} vm (inj₂ (_ , inj₁ e) , _) =
+    sub-flush {false , S} {false , S'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+  bar-PU {S} {S'} vm (inj₂ (_ , inj₂ e) , _) =
+    sub-flush {false , S} {false , S'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+
+named-barrier : ∀ {X X'} → OPX.RI X → PXm.ok (SB.use (SB.reg SB.barrier)) X X' → NSub X X'
+named-barrier {false , S} {.false , S'} (t , ar , _) (inj₁ (refl , .S , refl , o)) = bar-PU {S} {S'} vm o
+  where
+    gall : GhAll (su S) t
+    gall = proj₁ (proj₂ (proj₁ (ivX {S} {t} ar)))
+    vm = proj₂ (proj₁ (proj₂ (proj₂ gall)))
+named-barrier {true , S} {.false , S'} (eu , ril) (inj₁ (refl , _ , refl , o)) =
+  sub-trans {true , S} {false , konsU S} {false , S'}
+    (sub-keep {true , S} {false , konsU S} (proj₁ (konsS-maps (st (su S)))) (proj₂ (konsS-maps (st (su S)))) (sym eu))
+    (bar-PU {konsU S} {S'} (kons-vm (st (su S)) (ril-vm ril)) o)
+named-barrier _ (inj₂ (refl , _ , s' , _ , ()))
+
+-- a flush makes the volatile L2P stable and drops the epochs
+named-flush : ∀ {X X'} → PXm.ok (SB.use SB.flush) X X' → NSub X X'
+named-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₁ (inj₁ e , _))) =
+  sub-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+named-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₁ (inj₂ e , _))) =
+  sub-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+named-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₁ e) , _))) =
+  sub-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+named-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₂ e) , _))) =
+  sub-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+named-flush {true , S} (inj₁ (_ , _ , () , _))
+named-flush {b , S} {X'} (inj₂ (refl , eu , s' , refl , inj₁ o)) =
+  sub-flush {b , S} {X'} (λ a → trans (proj₁ (flushP-maps o) a) (proj₁ (konsS-maps (st (su S))) a))
+                         (λ a → trans (proj₂ (flushP-maps o) a) (proj₁ (konsS-maps (st (su S))) a)) refl
+named-flush {b , S} {X'} (inj₂ (refl , eu , s' , refl , inj₂ (M , _ , refl))) =
+  sub-flush {b , S} {X'} (λ a → refl) (λ a → refl) refl
+
+px-named : ∀ u {X X'} → OPX.RI X → PXm.ok (SB.use u) X X' → NNew X X'
+px-named (SB.reg (SB.op (SB.w a d))) {X} {X'} _ o =
+  new-keep {X} {X'} (shape-w a d {X} {X'} o) (proj₁ (sm-w a d {X} {X'} o)) (proj₂ (sm-w a d {X} {X'} o))
+px-named (SB.reg (SB.op SB.rl)) {X} {X'} _ o =
+  new-keep {X} {X'} (shape-rl {X} {X'} o) (proj₁ (sm-rl {X} {X'} o)) (proj₂ (sm-rl {X} {X'} o))
+px-named (SB.reg (SB.op SB.es)) {X} {X'} _ o p x = inj₁ (named-es {X} {X'} o p x)
+px-named (SB.reg (SB.op SB.sy)) {X} {X'} _ o p x = inj₁ (named-sy {X} {X'} o p x)
+px-named (SB.reg SB.barrier) {X} {X'} r o p x = inj₁ (named-barrier {X} {X'} r o p x)
+px-named SB.flush {X} {X'} _ o p x = inj₁ (named-flush {X} {X'} o p x)
+
+------------------------------------------------------------------------
+-- Blocks: every page a normal state names is located
+
+Located : BL → ℕ → Set
+Located bl p = here bl p ≡ true × InR bl p
+
+LocN : XS → BL → Set
+LocN X bl = ∀ p → Named X p → Located bl p
+
+locN⇒locX : ∀ {X bl} → LocN X bl → LocX X bl
+locN⇒locX ln a p le m = ln p (a , le , inj₁ m)
+
+private
+  t≢f : true ≢ false
+  t≢f ()
+
+  ers-esF : ∀ {s q r} → ers (esF q s) r ≡ true → ers s r ≡ true
+  ers-esF {s} {q} {r} e with r ≟ℕ q
+  ... | yes refl = ⊥-elim (t≢f (trans (sym e) (upd-self (ers s) r false)))
+  ... | no ne    = trans (sym (upd-ne (ers s) r q false ne)) e
+
+  -- the page an erase step of a block erase erases was erasable
+  step-ers : ∀ {X q X1} → OPX.RI X → EsM X q X1 → ers (stX X) q ≡ true
+  step-ers {X} {q} r (o , eq) with px-es-safe {X} r o
+  ... | p' , e' , _ , ep with q ≟ℕ p'
+  ...   | yes refl = ep
+  ...   | no ne    = ⊥-elim (t≢f (trans (sym lhs) (trans h rhs)))
+    where
+      h : ers (esF q (stX X)) p' ≡ ers (esF p' (stX X)) p'
+      h = cong (λ z → ers z p') (trans (sym eq) e')
+      lhs : ers (esF q (stX X)) p' ≡ true
+      lhs = trans (upd-ne (ers (stX X)) p' q false (λ x → ne (sym x))) ep
+      rhs : ers (esF p' (stX X)) p' ≡ false
+      rhs = upd-self (ers (stX X)) p' false
+
+  -- every page of a block erase is erasable where it begins
+  run-ers : ∀ {X ps X'} → OPX.RI X → EsRunM X ps X' → All (λ q → ers (stX X) q ≡ true) ps
+  run-ers {X} r (one st) = step-ers {X} r st ∷ []
+  run-ers {X} r (_∷_ {X1 = X1} st rn) =
+    step-ers {X} r st ∷ all-map back (run-ers {X1} (OPX.B-ok (SB.reg (SB.op SB.es)) r (proj₁ st)) rn)
+    where
+      back : ∀ {q} → ers (stX X1) q ≡ true → ers (stX X) q ≡ true
+      back {q} e = ers-esF {stX X} (subst (λ z → ers z q ≡ true) (proj₂ st) e)
+
+  -- and names no page its start did not
+  run-sub : ∀ {X ps X'} → EsRunM X ps X' → NSub X X'
+  run-sub {X} (one {X' = X'} st) = named-es {X} {X'} (proj₁ st)
+  run-sub {X} (_∷_ {X1 = X1} {X' = X'} st rn) = sub-trans {X} {X1} {X'} (named-es {X} {X1} (proj₁ st)) (run-sub rn)
+
+  all∈ : ∀ {P : ℕ → Set} {p ps} → All P ps → p ∈ ps → P p
+  all∈ (x ∷ _)  (hd refl) = x
+  all∈ (_ ∷ xs) (tl i)    = all∈ xs i
+
+  -- no page a state names is in a block it may erase
+  off-block : ∀ {X X' bl k} → OPX.RI X → EsRunM X (owners bl k) X' → ∀ p → Named X p → ¬ (p ∈ owners bl k)
+  off-block {X} r rn p x i = proj₂ (named-ok {X} r p x) (all∈ (run-ers {X} r rn) i)
+
+  -- a located page a block erase does not take stays below the pointer
+  inr-berase : ∀ bl k p → here bl p ≡ true → InR bl p → ¬ (p ∈ owners bl k) → InR (berase k bl) p
+  inr-berase bl k p h ir nm with proj₁ (loc bl p) ≟ℕ k
+  ... | no ne = subst (proj₂ (loc bl p) <_) (sym (upd-ne (wp bl) (proj₁ (loc bl p)) k 0 ne)) ir
+  ... | yes e = ⊥-elim (nm (owners-mem bl k (wp bl k) (proj₂ (loc bl p)) p
+                              (subst (λ z → proj₂ (loc bl p) < wp bl z) e ir)
+                              (subst (λ z → own bl z (proj₂ (loc bl p)) ≡ just p) e (here-own bl p h))))
+
+  -- an allocation moves no named page (all below P's next one)
+  alloc-keeps : ∀ {X bl k} → OPX.RI X → LocN X bl → LocN X (balloc k (nxt (stX X)) bl)
+  alloc-keeps {X} {bl} {k} r ln p x =
+    old-stays bl k (nxt (stX X)) p (proj₁ (ln p x)) (proj₂ (ln p x)) (λ e → <-irrefl e (proj₁ (named-ok {X} r p x)))
+
+  locN-place : ∀ {X X' bl bl'} → OPX.RI X → OPX.RI X' → LocN X bl → NNew X X' → Place X X' bl bl' → LocN X' bl'
+  locN-place {X} {X'} {bl} r r' ln nn (inj₁ (_ , k , aok , refl)) p x with nn p x
+  ... | inj₁ x0   = alloc-keeps {X} {bl} {k} r ln p x0
+  ... | inj₂ refl = new-here bl k (nxt (stX X))
+  locN-place {X} {X'} r r' ln nn (inj₂ (e , refl)) p x with nn p x
+  ... | inj₁ x0   = ln p x0
+  ... | inj₂ refl = ⊥-elim (<-irrefl (sym e) (proj₁ (named-ok {X'} r' p x)))
+
+-- every operation of BXone but recovery keeps every named page located
+locN-ok : ∀ u {X X' bl bl'} → OPX.RI X → LocN X bl → M.ok (SB.use u) (X , bl) (X' , bl') → LocN X' bl'
+locN-ok (SB.reg (SB.op (SB.w a d))) {X} {X'} r ln (o , pl) =
+  locN-place {X} {X'} r (OPX.B-ok _ r o) ln (px-named _ {X} {X'} r o) pl
+locN-ok (SB.reg (SB.op SB.rl)) {X} {X'} r ln (o , pl) =
+  locN-place {X} {X'} r (OPX.B-ok _ r o) ln (px-named _ {X} {X'} r o) pl
+locN-ok (SB.reg (SB.op SB.es)) {X} {X'} {bl} r ln (k , nab , rn , refl) p x =
+  proj₁ L , inr-berase bl k p (proj₁ L) (proj₂ L) (off-block {X} {_} {bl} {k} r rn p x0)
+  where
+    x0 = run-sub rn p x
+    L  = ln p x0
+locN-ok (SB.reg (SB.op SB.sy)) {X} {X'} r ln (o , refl) p x = ln p (named-sy {X} {X'} o p x)
+locN-ok (SB.reg SB.barrier) {X} {X'} r ln (o , refl) p x = ln p (named-barrier {X} {X'} r o p x)
+locN-ok SB.flush {X} {X'} r ln (o , refl) p x = ln p (named-flush {X} {X'} o p x)
+
+------------------------------------------------------------------------
+-- The lemma of PX alone that remains
+
+-- C is a crash state whose last normal state was X0 (a cut operation,
+-- then any crashed recoveries)
+data Orig (X0 : XS) : XS → Set where
+  cut   : ∀ u {C} → PXm.crash (SB.use u) X0 C → Orig X0 C
+  again : ∀ {C C'} → Orig X0 C → PXm.crash SB.recover C C' → Orig X0 C'
+
+-- a new disk, then any crashed recoveries
+data OrigNew : XS → Set where
+  fresh     : ∀ {C} → PXm.New C → OrigNew C
+  again-new : ∀ {C C'} → OrigNew C → PXm.crash SB.recover C C' → OrigNew C'
+
+-- the normal states of PX a run from a new disk reaches
+data ReachNX : XS → Set where
+  firstX : ∀ {C X} → OrigNew C → PXm.ok SB.recover C X → ReachNX X
+  afterX : ∀ {X0 C X} → ReachNX X0 → Orig X0 C → PXm.ok SB.recover C X → ReachNX X
+  stepX  : ∀ u {X X'} → ReachNX X → PXm.ok (SB.use u) X X' → ReachNX X'
+
+-- recovery names only pages the last normal state named; from a new
+-- disk, none
+RecoveredNamed : Set
+RecoveredNamed =
+    (∀ {X0 C X} → ReachNX X0 → Orig X0 C → PXm.ok SB.recover C X → ∀ p → Named X p → Named X0 p)
+  × (∀ {C X} → OrigNew C → PXm.ok SB.recover C X → ∀ p → Named X p → ⊥)
+
+------------------------------------------------------------------------
+-- The crash side
+
+-- a crash state of BXone: every page its last normal state named is
+-- located in its bookkeeping, or it comes from a new disk
+CrashLoc : M.State → Set
+CrashLoc (C , bl) = (Σ XS λ X0 → ReachNX X0 × Orig X0 C × LocN X0 bl) ⊎ OrigNew C
+
+private
+  run-reach : ∀ {X ps X'} → ReachNX X → EsRunM X ps X' → ReachNX X'
+  run-reach rx (one st)  = stepX (SB.reg (SB.op SB.es)) rx (proj₁ st)
+  run-reach rx (st ∷ rn) = run-reach (stepX (SB.reg (SB.op SB.es)) rx (proj₁ st)) rn
+
+  -- the erase step a crashed block erase was cut in
+  crash-prefix : ∀ {X ps C} → ReachNX X → EsCrashM X ps C → Σ XS λ Xi → ReachNX Xi × Orig Xi C × NSub X Xi
+  crash-prefix {X} rx (one c) = X , rx , cut (SB.reg (SB.op SB.es)) c , (λ p x → x)
+  crash-prefix {X} rx (_∷_ {X1 = X1} st cr) with crash-prefix (stepX (SB.reg (SB.op SB.es)) rx (proj₁ st)) cr
+  ... | Xi , ri , og , ns = Xi , ri , og , sub-trans {X} {X1} {Xi} (named-es {X} {X1} (proj₁ st)) ns
+
+  bx-reach : ∀ u {X X' bl bl'} → ReachNX X → M.ok (SB.use u) (X , bl) (X' , bl') → ReachNX X'
+  bx-reach (SB.reg (SB.op (SB.w a d))) rx (o , _) = stepX _ rx o
+  bx-reach (SB.reg (SB.op SB.rl)) rx (o , _) = stepX _ rx o
+  bx-reach (SB.reg (SB.op SB.es)) rx (_ , _ , rn , _) = run-reach rx rn
+  bx-reach (SB.reg (SB.op SB.sy)) rx (o , _) = stepX _ rx o
+  bx-reach (SB.reg SB.barrier) rx (o , _) = stepX _ rx o
+  bx-reach SB.flush rx (o , _) = stepX _ rx o
+
+-- a crash of a normal operation keeps every page named before it located
+crash-loc : ∀ u {X C bl bl'} → OPX.RI X → LocN X bl → ReachNX X → M.crash (SB.use u) (X , bl) (C , bl') → CrashLoc (C , bl')
+crash-loc (SB.reg (SB.op (SB.w a d))) {X} r ln rx (c , inj₁ refl) = inj₁ (X , rx , cut _ c , ln)
+crash-loc (SB.reg (SB.op (SB.w a d))) {X} {bl = bl} r ln rx (c , inj₂ (k , _ , refl)) =
+  inj₁ (X , rx , cut _ c , alloc-keeps {X} {bl} {k} r ln)
+crash-loc (SB.reg (SB.op SB.rl)) {X} r ln rx (c , inj₁ refl) = inj₁ (X , rx , cut _ c , ln)
+crash-loc (SB.reg (SB.op SB.rl)) {X} {bl = bl} r ln rx (c , inj₂ (k , _ , refl)) =
+  inj₁ (X , rx , cut _ c , alloc-keeps {X} {bl} {k} r ln)
+crash-loc (SB.reg (SB.op SB.es)) {X} {C} {bl} r ln rx (k , _ , (X'' , full) , cr , refl) with crash-prefix rx cr
+... | Xi , ri , og , ns = inj₁ (Xi , ri , og , λ p x →
+        let x0 = ns p x
+            L  = ln p x0
+        in proj₁ L , inr-berase bl k p (proj₁ L) (proj₂ L) (off-block {X} {_} {bl} {k} r full p x0))
+crash-loc (SB.reg (SB.op SB.sy)) {X} r ln rx (c , refl) = inj₁ (X , rx , cut _ c , ln)
+crash-loc (SB.reg SB.barrier) {X} r ln rx (c , refl) = inj₁ (X , rx , cut _ c , ln)
+crash-loc SB.flush {X} r ln rx (c , refl) = inj₁ (X , rx , cut _ c , ln)
+
+------------------------------------------------------------------------
+-- RecoveredNamed gives RecoveredLocated, hence Theorem 1 and SC1B for
+-- BXone with the physical read
+
+module _ (rn : RecoveredNamed) where
+
+  reachN-inv : ∀ {Y} → ReachN Y → OB.RI Y × LocN (proj₁ Y) (proj₂ Y) × ReachNX (proj₁ Y)
+  reachC-inv : ∀ {Y} → ReachC Y → OB.CI Y × CrashLoc Y
+
+  reachN-inv (first {Y} {Y'} n o) =
+    OB.B-rec {Y} {Y'} (OB.init-CI {Y} n) o ,
+    (λ p x → ⊥-elim (proj₂ rn (fresh (proj₁ n)) (proj₁ o) p x)) ,
+    firstX (fresh (proj₁ n)) (proj₁ o)
+  reachN-inv (after {Y} {Y'} r o) with reachC-inv r
+  ... | ci , inj₁ (X0 , rx , og , ln) =
+    OB.B-rec {Y} {Y'} ci o ,
+    (λ p x → subst (λ b → Located b p) (sym (proj₂ o)) (ln p (proj₁ rn rx og (proj₁ o) p x))) ,
+    afterX rx og (proj₁ o)
+  ... | ci , inj₂ on =
+    OB.B-rec {Y} {Y'} ci o , (λ p x → ⊥-elim (proj₂ rn on (proj₁ o) p x)) , firstX on (proj₁ o)
+  reachN-inv (step u {Y} {Y'} r o) with reachN-inv r
+  ... | ri , ln , rx =
+    OB.B-ok u {Y} {Y'} ri o ,
+    locN-ok u {proj₁ Y} {proj₁ Y'} {proj₂ Y} {proj₂ Y'} (proj₁ ri) ln o ,
+    bx-reach u {proj₁ Y} {proj₁ Y'} {proj₂ Y} {proj₂ Y'} rx o
+
+  reachC-inv (crashed u {Y} {Y'} r c) with reachN-inv r
+  ... | ri , ln , rx =
+    OB.B-crash u {Y} {Y'} ri c , crash-loc u {proj₁ Y} {proj₁ Y'} {proj₂ Y} {proj₂ Y'} (proj₁ ri) ln rx c
+  reachC-inv (crashed-new {Y} {Y'} n c) =
+    OB.B-recᶜ {Y} {Y'} (OB.init-CI {Y} n) c , inj₂ (again-new (fresh (proj₁ n)) (proj₁ c))
+  reachC-inv (crashed-rec {Y} {Y'} r c) with reachC-inv r
+  ... | ci , inj₁ (X0 , rx , og , ln) =
+    OB.B-recᶜ {Y} {Y'} ci c , inj₁ (X0 , rx , again og (proj₁ c) , subst (LocN X0) (sym (proj₂ c)) ln)
+  ... | ci , inj₂ on = OB.B-recᶜ {Y} {Y'} ci c , inj₂ (again-new on (proj₁ c))
+
+  recovered-located : RecoveredLocated
+  recovered-located {Y} {Y'} r o = locN⇒locX {proj₁ Y'} {proj₂ Y'} (proj₁ (proj₂ (reachN-inv (after r o))))
+
+  theorem1-BXφ′ : SB.CorrespondenceB.BehaviourallyCorrect BXφ SB.SB
+  theorem1-BXφ′ = theorem1-BXφ recovered-located
+
+  BXφ-snapshot-consistent′ : SB.SnapshotConsistentB BXφ
+  BXφ-snapshot-consistent′ = BXφ-snapshot-consistent recovered-located
