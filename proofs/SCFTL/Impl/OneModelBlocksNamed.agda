@@ -25,13 +25,22 @@
 --                 but recovery (`old-stays`, `new-here`; a block erase
 --                 takes only erasable pages, `run-ers`, and no named page
 --                 is erasable)
+--   rec-maps, rec-named
+--                 after every recovery of PX (either phase) the stable
+--                 L2P is the volatile one and no epoch is unsynced, so a
+--                 recovered state names exactly what its L2P maps
+--   NoSec, nosec-crash, nosec-rec
+--                 a new disk holds no sector, nor does any crashed
+--                 recovery of it (recovery and its checkpoint program no
+--                 data page: `ck-mid`, `mid-crash` for the checkpoint's
+--                 commands), so recovery from such a state names only
+--                 located pages (OneModelBlocksPhys's `secloc-rec`)
 --   RecoveredNamed  the lemma of PX alone that remains: recovery after a
 --                 crash of a reachable normal state X0 (and any crashed
---                 recoveries after it) names only pages X0 named, and
---                 recovery of a new disk (after any crashed recoveries)
---                 names none.  It is what the refinement oracle checks at
---                 run time after every recovery (the L2P SCFTL rebuilds
---                 is one a commit left).
+--                 recoveries after it) names only pages X0 named.  It is
+--                 what the refinement oracle checks at run time after
+--                 every recovery (the L2P SCFTL rebuilds is one a commit
+--                 left).
 --   recovered-located : RecoveredNamed → RecoveredLocated, by the crash
 --                 side: a crash keeps every page X0 named located (a
 --                 crashed write's allocation moves no page below P's next
@@ -62,7 +71,8 @@ open import Relation.Nullary using (¬_; yes; no)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; Map; nxt; l2p; smap; dbuf; ept; ers; esF; okP; opt; optP; wr0; rl0; apply; _[_≔_])
+  using (St; Map; nxt; l2p; smap; dbuf; ept; ers; esF; okP; opt; optP; wr0; rl0; apply; _[_≔_];
+         dat; syn; sync; cur; erased; CrashD; CkPt)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
@@ -72,7 +82,9 @@ open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
   using (mapAt; lastMap; eM; mapAt-≐; mapAt-len; mapAt-nil; mapAt-snoc; mapAt-ok; GhAll)
 open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (mapAt-++)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
-open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX)
+open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX; crashX)
+open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (ck-mid; mid-crash; rec-synO)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (okPL; EraseGuard; optL; konsS; konsPg)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; konsU)
@@ -84,7 +96,7 @@ open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; loc; own; wp; here; balloc; berase; owners; upd-self; upd-ne; here-own)
 open import SCFTL.Impl.OneModelBlocksPhys Data d0 amax wmax kmax umax _≟D_ kc zb
   using (BXφ; ReachN; ReachC; first; after; step; crashed; crashed-new; crashed-rec;
-         RecoveredLocated; theorem1-BXφ; BXφ-snapshot-consistent)
+         RecoveredLocated; theorem1-BXφ; BXφ-snapshot-consistent; SecLoc; secloc-rec)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 import SCFTL.Spec Data d0 amax wmax as Sp
 
@@ -447,20 +459,81 @@ data ReachNX : XS → Set where
   afterX : ∀ {X0 C X} → ReachNX X0 → Orig X0 C → PXm.ok SB.recover C X → ReachNX X
   stepX  : ∀ u {X X'} → ReachNX X → PXm.ok (SB.use u) X X' → ReachNX X'
 
--- recovery names only pages the last normal state named; from a new
--- disk, none
+-- recovery names only pages the last normal state named
 RecoveredNamed : Set
-RecoveredNamed =
-    (∀ {X0 C X} → ReachNX X0 → Orig X0 C → PXm.ok SB.recover C X → ∀ p → Named X p → Named X0 p)
-  × (∀ {C X} → OrigNew C → PXm.ok SB.recover C X → ∀ p → Named X p → ⊥)
+RecoveredNamed = ∀ {X0 C X} → ReachNX X0 → Orig X0 C → PXm.ok SB.recover C X → ∀ p → Named X p → Named X0 p
+
+------------------------------------------------------------------------
+-- Recovery: the stable L2P is the volatile one, no epoch unsynced
+
+rec-maps : ∀ {X X'} → PXm.ok SB.recover X X' → (∀ a → smap (stX X') a ≡ l2p (stX X') a) × uesX X' ≡ []
+rec-maps {false , S} (refl , inj₁ ((b , g , C , _ , T , es' , _ , _ , e) , ue , _)) =
+  (λ a → trans (cong (λ z → smap z a) e) (sym (cong (λ z → l2p z a) e))) , ue
+rec-maps {false , S} (refl , inj₂ ((b , g , C , _ , T , es' , _ , _ , _ , _ , e) , ue , _)) =
+  (λ a → trans (cong (λ z → smap z a) e) (sym (cong (λ z → l2p z a) e))) , ue
+rec-maps {true , S} (refl , _ , s' , refl , (b , g , C , _ , e')) =
+  (λ a → trans (cong (λ z → smap z a) e') (sym (cong (λ z → l2p z a) e'))) , refl
+
+-- so a recovered state names exactly what its L2P maps
+rec-named : ∀ {X X'} → PXm.ok SB.recover X X' → ∀ p → Named X' p → Σ ℕ λ a → a ≤ amax × l2p (stX X') a ≡ just p
+rec-named o p (a , le , inj₁ m) = a , le , m
+rec-named {X} {X'} o p (a , le , inj₂ (j , m)) =
+  a , le , trans (sym (proj₁ (rec-maps {X} {X'} o) a))
+                 (trans (sym (cong (λ f → f a) (mapAt-nil (smap (stX X')) j)))
+                        (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) (proj₂ (rec-maps {X} {X'} o)) m))
+
+------------------------------------------------------------------------
+-- A new disk and its crashed recoveries hold no sector
+
+NoSec : XS → Set
+NoSec C = proj₁ C ≡ false × (∀ p → dat (stX C) p ≡ syn erased)
+
+private
+  sync-e : ∀ {m} → m ≡ syn erased → sync m ≡ syn erased
+  sync-e refl = refl
+
+  crash-e : ∀ {m m'} → m ≡ syn erased → CrashD m m' → m' ≡ syn erased
+  crash-e refl c = c
+
+  ckpt-e : ∀ {u m} → (∀ p → dat u p ≡ syn erased) → CkPt u m → ∀ p → dat m p ≡ syn erased
+  ckpt-e e (inj₁ refl) p = e p
+  ckpt-e e (inj₂ (inj₁ refl)) p = sync-e (e p)
+  ckpt-e e (inj₂ (inj₂ refl)) p = sync-e (sync-e (e p))
+
+  -- recovery programs no data page, at any of its crash points
+  rec-crash-e : ∀ {S S'} → crashX SB.recover S S' → (∀ p → dat (st (su S)) p ≡ syn erased) →
+                ∀ p → dat (st (su S')) p ≡ syn erased
+  rec-crash-e {S} {S'} (inj₁ ((b , g , C , pk , T , es' , ps , sh , inj₁ (x , c , img , _)) , _)) e p =
+    crash-e (ckpt-e {u} (λ q → sync-e (e q)) (proj₁ (proj₂ M)) p) (proj₁ (proj₂ (proj₂ I)) p)
+    where
+      u = recR b g C (proj₂ (gh S)) es' (st (su S))
+      M = ck-mid u (rec-synO b g C (st (su S))) c
+      I = mid-crash {x} {proj₁ M} {st (su S')} (proj₂ (proj₂ M)) img
+  rec-crash-e (inj₁ ((b , g , C , pk , T , es' , ps , sh , inj₂ (img , _)) , _)) e p =
+    crash-e (sync-e (sync-e (sync-e (e p)))) (proj₁ img p)
+  rec-crash-e (inj₂ ((b , g , C , pk , T , es' , ps , sh , cl , q , img , _) , _)) e p =
+    crash-e (sync-e (e p)) (proj₁ img p)
+
+nosec-crash : ∀ {C C'} → NoSec C → PXm.crash SB.recover C C' → NoSec C'
+nosec-crash {false , S} (refl , e) (refl , c) = refl , rec-crash-e {S} c e
+
+-- recovery from such a state names only located pages
+nosec-rec : ∀ {Y Y'} → OB.CI Y → NoSec (proj₁ Y) → M.ok SB.recover Y Y' → LocN (proj₁ Y') (proj₂ Y')
+nosec-rec {Y} {Y'} ci (_ , ne) o p x with rec-named {proj₁ Y} {proj₁ Y'} (proj₁ o) p x
+... | a , le , m = secloc-rec {Y} {Y'} ci sl o a p le m
+  where
+    sl : SecLoc Y
+    sl q (d , b , e) with trans (sym (cong cur (ne q))) e
+    ... | ()
 
 ------------------------------------------------------------------------
 -- The crash side
 
 -- a crash state of BXone: every page its last normal state named is
--- located in its bookkeeping, or it comes from a new disk
+-- located in its bookkeeping, or it comes from a new disk (and holds
+-- no sector)
 CrashLoc : M.State → Set
-CrashLoc (C , bl) = (Σ XS λ X0 → ReachNX X0 × Orig X0 C × LocN X0 bl) ⊎ OrigNew C
+CrashLoc (C , bl) = (Σ XS λ X0 → ReachNX X0 × Orig X0 C × LocN X0 bl) ⊎ (OrigNew C × NoSec C)
 
 private
   run-reach : ∀ {X ps X'} → ReachNX X → EsRunM X ps X' → ReachNX X'
@@ -509,15 +582,14 @@ module _ (rn : RecoveredNamed) where
 
   reachN-inv (first {Y} {Y'} n o) =
     OB.B-rec {Y} {Y'} (OB.init-CI {Y} n) o ,
-    (λ p x → ⊥-elim (proj₂ rn (fresh (proj₁ n)) (proj₁ o) p x)) ,
+    nosec-rec {Y} {Y'} (OB.init-CI {Y} n) (proj₁ (proj₁ n) , proj₂ (proj₂ n)) o ,
     firstX (fresh (proj₁ n)) (proj₁ o)
   reachN-inv (after {Y} {Y'} r o) with reachC-inv r
   ... | ci , inj₁ (X0 , rx , og , ln) =
     OB.B-rec {Y} {Y'} ci o ,
-    (λ p x → subst (λ b → Located b p) (sym (proj₂ o)) (ln p (proj₁ rn rx og (proj₁ o) p x))) ,
+    (λ p x → subst (λ b → Located b p) (sym (proj₂ o)) (ln p (rn rx og (proj₁ o) p x))) ,
     afterX rx og (proj₁ o)
-  ... | ci , inj₂ on =
-    OB.B-rec {Y} {Y'} ci o , (λ p x → ⊥-elim (proj₂ rn on (proj₁ o) p x)) , firstX on (proj₁ o)
+  ... | ci , inj₂ (on , ns) = OB.B-rec {Y} {Y'} ci o , nosec-rec {Y} {Y'} ci ns o , firstX on (proj₁ o)
   reachN-inv (step u {Y} {Y'} r o) with reachN-inv r
   ... | ri , ln , rx =
     OB.B-ok u {Y} {Y'} ri o ,
@@ -528,11 +600,14 @@ module _ (rn : RecoveredNamed) where
   ... | ri , ln , rx =
     OB.B-crash u {Y} {Y'} ri c , crash-loc u {proj₁ Y} {proj₁ Y'} {proj₂ Y} {proj₂ Y'} (proj₁ ri) ln rx c
   reachC-inv (crashed-new {Y} {Y'} n c) =
-    OB.B-recᶜ {Y} {Y'} (OB.init-CI {Y} n) c , inj₂ (again-new (fresh (proj₁ n)) (proj₁ c))
+    OB.B-recᶜ {Y} {Y'} (OB.init-CI {Y} n) c ,
+    inj₂ (again-new (fresh (proj₁ n)) (proj₁ c) ,
+          nosec-crash {proj₁ Y} {proj₁ Y'} (proj₁ (proj₁ n) , proj₂ (proj₂ n)) (proj₁ c))
   reachC-inv (crashed-rec {Y} {Y'} r c) with reachC-inv r
   ... | ci , inj₁ (X0 , rx , og , ln) =
     OB.B-recᶜ {Y} {Y'} ci c , inj₁ (X0 , rx , again og (proj₁ c) , subst (LocN X0) (sym (proj₂ c)) ln)
-  ... | ci , inj₂ on = OB.B-recᶜ {Y} {Y'} ci c , inj₂ (again-new on (proj₁ c))
+  ... | ci , inj₂ (on , ns) =
+    OB.B-recᶜ {Y} {Y'} ci c , inj₂ (again-new on (proj₁ c) , nosec-crash {proj₁ Y} {proj₁ Y'} ns (proj₁ c))
 
   recovered-located : RecoveredLocated
   recovered-located {Y} {Y'} r o = locN⇒locX {proj₁ Y'} {proj₂ Y'} (proj₁ (proj₂ (reachN-inv (after r o))))
