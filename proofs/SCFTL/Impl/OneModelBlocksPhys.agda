@@ -31,6 +31,10 @@
 --                     BXφ against SB (BXone's relations with LocX in
 --                     normal states and reachability), Theorem 1, SC1B
 --
+-- SCFTL.Impl.OneModelBlocksNamed derives RecoveredLocated from a lemma
+-- about PX alone (`RecoveredNamed`: recovery names only pages the
+-- crashed run's last normal state named), proving the block side.
+--
 -- Why `SecLoc` is not the invariant that would prove RecoveredLocated:
 -- it fails in reachable crash states.  A P page whose erase (PX's erase
 -- step, inside a whole-block erase) has not been SYNCed may come back
