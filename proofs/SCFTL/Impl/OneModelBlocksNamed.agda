@@ -91,7 +91,7 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS;
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; obligationsBXone; module OPX; px-es-safe; ril-of; EsRunM; EsCrashM; EsM; one; _∷_; Place; Alloc)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LocX; InR; NewPg; Keep; shape-w; shape-rl; old-stays; new-here; owners-mem; _∈_)
+  using (LocX; InR; NewPg; Keep; shape-w; shape-rl; old-stays; new-here; owners-mem; _∈_; same-pg)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; loc; own; wp; here; balloc; berase; owners; upd-self; upd-ne; here-own)
 open import SCFTL.Impl.OneModelBlocksPhys Data d0 amax wmax kmax umax _≟D_ kc zb
@@ -370,16 +370,7 @@ private
   -- the page an erase step of a block erase erases was erasable
   step-ers : ∀ {X q X1} → OPX.RI X → EsM X q X1 → ers (stX X) q ≡ true
   step-ers {X} {q} r (o , eq) with px-es-safe {X} r o
-  ... | p' , e' , _ , ep with q ≟ℕ p'
-  ...   | yes refl = ep
-  ...   | no ne    = ⊥-elim (t≢f (trans (sym lhs) (trans h rhs)))
-    where
-      h : ers (esF q (stX X)) p' ≡ ers (esF p' (stX X)) p'
-      h = cong (λ z → ers z p') (trans (sym eq) e')
-      lhs : ers (esF q (stX X)) p' ≡ true
-      lhs = trans (upd-ne (ers (stX X)) p' q false (λ x → ne (sym x))) ep
-      rhs : ers (esF p' (stX X)) p' ≡ false
-      rhs = upd-self (ers (stX X)) p' false
+  ... | p' , e' , _ , ep = subst (λ z → ers (stX X) z ≡ true) (sym (same-pg {stX X} eq e' ep)) ep
 
   -- every page of a block erase is erasable where it begins
   run-ers : ∀ {X ps X'} → OPX.RI X → EsRunM X ps X' → All (λ q → ers (stX X) q ≡ true) ps

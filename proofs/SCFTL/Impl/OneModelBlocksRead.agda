@@ -316,19 +316,20 @@ private
   t≢f : true ≢ false
   t≢f ()
 
-  -- an erase step's page is the one PX's step made non-erasable
-  same-pg : ∀ {s q p' u} → u ≡ esF q s → u ≡ esF p' s → ers s p' ≡ true → q ≡ p'
-  same-pg {s} {q} {p'} e1 e2 ep with q ≟ℕ p'
-  ... | yes eq = eq
-  ... | no ne  = ⊥-elim (t≢f (trans (sym lhs) (trans h rhs)))
-    where
-      h : ers (esF q s) p' ≡ ers (esF p' s) p'
-      h = cong (λ z → ers z p') (trans (sym e1) e2)
-      lhs : ers (esF q s) p' ≡ true
-      lhs = trans (upd-ne (ers s) p' q false (λ x → ne (sym x))) ep
-      rhs : ers (esF p' s) p' ≡ false
-      rhs = upd-self (ers s) p' false
+-- an erase step's page is the one PX's step made non-erasable
+same-pg : ∀ {s q p' u} → u ≡ esF q s → u ≡ esF p' s → ers s p' ≡ true → q ≡ p'
+same-pg {s} {q} {p'} e1 e2 ep with q ≟ℕ p'
+... | yes eq = eq
+... | no ne  = ⊥-elim (t≢f (trans (sym lhs) (trans h rhs)))
+  where
+    h : ers (esF q s) p' ≡ ers (esF p' s) p'
+    h = cong (λ z → ers z p') (trans (sym e1) e2)
+    lhs : ers (esF q s) p' ≡ true
+    lhs = trans (upd-ne (ers s) p' q false (λ x → ne (sym x))) ep
+    rhs : ers (esF p' s) p' ≡ false
+    rhs = upd-self (ers s) p' false
 
+private
   step-unm : ∀ {X q X1} → OPX.RI X → SB.Model.ok PX (SB.use (SB.reg (SB.op SB.es))) X X1 →
              stX X1 ≡ esF q (stX X) → Unm (stX X) q × Keep (stX X) (stX X1)
   step-unm {X} {q} r o eq with px-es-safe {X} r o
