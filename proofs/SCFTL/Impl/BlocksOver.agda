@@ -18,14 +18,20 @@
 --     each P page was placed (`loc p`); a write pointer per block (`wp`),
 --     the open block (`ab`), the erased blocks ready for reuse (`fr`);
 --   * a physical page's content IS its last incarnation's page in P
---     (`cell`; erased where nothing was placed): one cell per physical
---     page, so an old incarnation and the new one never disagree about
---     what the flash holds;
+--     (`cell`; erased where nothing was placed, and while the
+--     incarnation waits in P's merge buffer, placed but not programmed:
+--     `phys`): one cell per physical page, so an old incarnation and the
+--     new one never disagree about what the flash holds;
 --   * a write or relocation of M that places a sector (P's `nxt` grows
 --     by one) places it at the write pointer of the open block or of a
 --     block taken from `fr`, below Z, on a physical page whose content
 --     is erased (erase before program, in-order programming: `AllocOK`;
---     P's page taken is erased too, as the physical page is);
+--     P's page taken on no physical page yet);
+--   * recovery forgets the placements of P's pages from P's next page on
+--     (`forget`): P's recovery restarts its next page past what the
+--     recovered map and the region name, so it takes the numbers of the
+--     crashed run's later pages again (the code's scan finds those
+--     physical pages as garbage);
 --   * an erase is per block (`berase`): a block that is not the open
 --     block, all of whose pages placed since its last erase are erased
 --     one after the other by M's own erase step (`EsRunM`: each one an
@@ -70,7 +76,8 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.BlocksOver (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
   (_≟D_ : DecidableEquality Data) (zb : ℕ) where
 
-open import Data.Nat.Base using (zero; suc; _<_; _≡ᵇ_; s≤s; z≤n)
+open import Data.Nat.Base using (zero; suc; _<_; _≤_; _≡ᵇ_; _<ᵇ_; s≤s; z≤n)
+open import Data.Nat.Properties using (<ᵇ⇒<; <⇒<ᵇ; <-irrefl)
 open import Data.Nat.Properties using (≡ᵇ⇒≡) renaming (_≟_ to _≟ℕ_)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_; T)
 open import Data.Unit.Base using (tt)
@@ -84,7 +91,7 @@ open import Relation.Binary.PropositionalEquality
   using (_≡_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; MC; syn; uns; cur; dur; dat; nxt; esF; erased; CrashD; _[_≔_])
+  using (St; MC; syn; uns; cur; dur; dat; mb; nxt; esF; erased; CrashD; _[_≔_])
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -129,14 +136,28 @@ record BL : Set where
     fr  : ℕ → Bool           -- erased blocks ready for reuse
 open BL public
 
--- a physical page's content: its last incarnation's page in P, erased
--- where no sector was placed since format
+-- a physical page's content as P's pages say: its last incarnation's
+-- page, erased where no sector was placed since format
 cellOf : (ℕ → MC) → Maybe ℕ → MC
 cellOf d nothing  = syn erased
 cellOf d (just q) = d q
 
+-- an incarnation waiting in the merge buffer (placed, not yet
+-- programmed) is an erased physical page, whatever P's page holds (P
+-- may take a page number again after a crash: recovery restarts its
+-- next page past what the recovered map and the region name)
+inMB : ∀ {A : Set} → Maybe A → MC → MC
+inMB nothing  m = m
+inMB (just _) m = syn erased
+
+phys : St → ℕ → MC
+phys s q = inMB (mb s q) (dat s q)
+
+-- a physical page's content: its last incarnation's, erased where no
+-- sector was placed since format or while the incarnation waits in the
+-- merge buffer
 cell : St → BL → ℕ → ℕ → MC
-cell s bl k o = cellOf (dat s) (own bl k o)
+cell s bl k o = cellOf (phys s) (own bl k o)
 
 -- every physical page's incarnation was placed there
 OwnLoc : BL → Set
@@ -151,12 +172,12 @@ Opens bl k = k ≡ ab bl ⊎ fr bl k ≡ true
 
 -- allocation of P page n (P's `nxt`) in block k: the open block or a
 -- reusable one, below the end of the block, on an erased physical page
--- (erase before program); P's page n is on no physical page yet and
--- erased, as the physical page is, so the physical page's content is
--- its new incarnation's from here on
+-- (erase before program); P's page n is on no physical page yet (its
+-- placements from before a crash that lost it are forgotten by
+-- recovery, `forget`); the page goes into P's merge buffer, so the
+-- physical page reads erased until P programs it
 AllocOK : St → BL → ℕ → Set
 AllocOK s bl k = Opens bl k × wp bl k < Z × cur (cell s bl k (wp bl k)) ≡ erased × Fresh bl (nxt s)
-               × dat s (nxt s) ≡ syn erased
 
 balloc : ℕ → ℕ → BL → BL
 balloc k n bl = record bl
@@ -181,6 +202,16 @@ owners bl k = ownersB bl k (wp bl k)
 
 berase : ℕ → BL → BL
 berase k bl = record bl { wp = wp bl [ k ≔ 0 ] ; fr = fr bl [ k ≔ true ] }
+
+-- recovery forgets the placements of P pages from P's next page on:
+-- P takes their numbers again (the code's scan finds those physical
+-- pages as garbage of the crashed run)
+below : ℕ → Maybe ℕ → Maybe ℕ
+below n nothing  = nothing
+below n (just q) = if q <ᵇ n then just q else nothing
+
+forget : ℕ → BL → BL
+forget n bl = record bl { own = λ k o → below n (own bl k o) }
 
 NewBL : BL → Set
 NewBL bl = (∀ k o → own bl k o ≡ nothing) × (∀ k → wp bl k ≡ 0) × (∀ k → fr bl k ≡ true)
@@ -210,6 +241,30 @@ ownloc-balloc {bl} {k} {n} ol fresh k' o' q e with k' ≟ℕ k
     q≢n : ¬ (q ≡ n)
     q≢n refl = fresh k o' e0
 
+private
+  below-just : ∀ n m q → below n m ≡ just q → m ≡ just q × q < n
+  below-just n nothing  q ()
+  below-just n (just r) q e with r <ᵇ n in lt
+  ... | true  = cong just (just-inj e) , subst (_< n) (just-inj e) (<ᵇ⇒< r n (subst T (sym lt) tt))
+  ... | false = ⊥-elim (nothing≢just e)
+    where
+      nothing≢just : ∀ {a : ℕ} → nothing ≡ just a → ⊥
+      nothing≢just ()
+
+forget-below : ∀ {bl} n k o q → own (forget n bl) k o ≡ just q → q < n
+forget-below {bl} n k o q e = proj₂ (below-just n (own bl k o) q e)
+
+ownloc-forget : ∀ {bl} n → OwnLoc bl → OwnLoc (forget n bl)
+ownloc-forget {bl} n ol k o q e = ol k o q (proj₁ (below-just n (own bl k o) q e))
+
+-- after it, P's page numbers from its next page on are on no physical page
+forget-fresh : ∀ {bl} n m → n ≤ m → Fresh (forget n bl) m
+forget-fresh {bl} n m le k o e = <-irrefl refl (≤-<-trans le (proj₂ (below-just n (own bl k o) m e)))
+  where
+    ≤-<-trans : ∀ {a b c} → a ≤ b → b < c → a < c
+    ≤-<-trans z≤n (s≤s _) = s≤s z≤n
+    ≤-<-trans (s≤s x) (s≤s y) = s≤s (≤-<-trans x y)
+
 ------------------------------------------------------------------------
 -- The physical pages across a crash
 
@@ -221,13 +276,17 @@ hereM (just q) p = q ≡ᵇ p
 here : BL → ℕ → Bool
 here bl p = hereM (own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) p
 
--- after a crash in P's sense, each physical page's content is a crash
--- outcome of its content at the crash point
-cell-crash : ∀ {x s'} bl → (∀ p → CrashD (dat x p) (dat s' p)) →
-             ∀ k o → CrashD (cell x bl k o) (cell s' bl k o)
-cell-crash bl dd k o with own bl k o
+-- after a crash in P's sense (each data page a `CrashD` outcome) to a
+-- state with an empty merge buffer (as recovery leaves it), each
+-- physical page whose incarnation was out of the merge buffer at the
+-- crash point has a crash outcome of its content there (one whose
+-- incarnation waited in the merge buffer was erased: it is read again
+-- only once another incarnation is placed there after a block erase)
+cell-crash : ∀ {x s'} bl → (∀ p → CrashD (dat x p) (dat s' p)) → (∀ p → mb s' p ≡ nothing) →
+             ∀ k o → (∀ q → own bl k o ≡ just q → mb x q ≡ nothing) → CrashD (cell x bl k o) (cell s' bl k o)
+cell-crash {x} {s'} bl dd me k o nm with own bl k o in e
 ... | nothing = refl
-... | just q  = dd q
+... | just q rewrite nm q refl | me q = dd q
 
 -- the P pages' outcome for physical outcome y: a located page its
 -- physical page's, any other (an older incarnation) its durable content
@@ -252,9 +311,23 @@ private
   if-false : ∀ {A : Set} {c} (x y : A) → c ≡ false → (if c then x else y) ≡ y
   if-false x y refl = refl
 
--- a located page's physical page holds its content
-here-cell : ∀ s bl p → here bl p ≡ true → cell s bl (proj₁ (loc bl p)) (proj₂ (loc bl p)) ≡ dat s p
-here-cell s bl p h = cong (cellOf (dat s)) (hereM-eq (own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) p h)
+-- a located page's physical page holds its content once programmed
+-- (out of the merge buffer), and is erased before
+here-cell : ∀ s bl p → here bl p ≡ true → mb s p ≡ nothing → cell s bl (proj₁ (loc bl p)) (proj₂ (loc bl p)) ≡ dat s p
+here-cell s bl p h e =
+  trans (cong (cellOf (phys s)) (hereM-eq (own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) p h))
+        (cong (λ m → inMB m (dat s p)) e)
+
+here-mb : ∀ s bl p {x} → here bl p ≡ true → mb s p ≡ just x → cell s bl (proj₁ (loc bl p)) (proj₂ (loc bl p)) ≡ syn erased
+here-mb s bl p h e =
+  trans (cong (cellOf (phys s)) (hereM-eq (own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) p h))
+        (cong (λ m → inMB m (dat s p)) e)
+
+-- recovery's forgetting keeps every located page below P's next page
+here-forget : ∀ bl n p → here bl p ≡ true → p < n → here (forget n bl) p ≡ true
+here-forget bl n p h lt rewrite hereM-eq (own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) p h with p <ᵇ n in e
+... | true  = ≡ᵇ-refl p
+... | false = ⊥-elim (subst T e (<⇒<ᵇ lt))
 
 -- a located page is its physical page's incarnation
 here-own : ∀ bl p → here bl p ≡ true → own bl (proj₁ (loc bl p)) (proj₂ (loc bl p)) ≡ just p
@@ -266,7 +339,7 @@ here-at = here-of
 
 -- every outcome of the physical pages is the physical pages of a crash
 -- outcome of P's data pages
-cover : ∀ {x} bl (y : ℕ → ℕ → MC) → OwnLoc bl → (∀ k o → CrashD (cell x bl k o) (y k o)) →
+cover : ∀ {x} bl (y : ℕ → ℕ → MC) → OwnLoc bl → (∀ k o → CrashD (cellOf (dat x) (own bl k o)) (y k o)) →
         (∀ p → CrashD (dat x p) (relabel (dat x) bl y p))
       × (∀ k o → cellOf (relabel (dat x) bl y) (own bl k o) ≡ y k o)
 cover {x} bl y ol yc = per-page , per-cell
@@ -333,7 +406,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
   okBX (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') = M.ok (SB.use (SB.reg (SB.op SB.sy))) X X' × bl' ≡ bl
   okBX (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') = M.ok (SB.use (SB.reg SB.barrier)) X X' × bl' ≡ bl
   okBX (SB.use SB.flush) (X , bl) (X' , bl') = M.ok (SB.use SB.flush) X X' × bl' ≡ bl
-  okBX SB.recover (X , bl) (X' , bl') = M.ok SB.recover X X' × bl' ≡ bl
+  okBX SB.recover (X , bl) (X' , bl') = M.ok SB.recover X X' × bl' ≡ forget (nxt (stOf X')) bl
 
   crashBX : SB.Op → XB → XB → Set
   crashBX (SB.use (SB.reg (SB.op (SB.w a d)))) (X , bl) (X' , bl') =
@@ -358,10 +431,10 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
 
   -- not vacuous: on a new disk, a step of M that places a sector has
   -- its allocation (block 0 is reusable, its first page erased)
-  new-place : ∀ {X X' bl} → NewBL bl → (∀ p → dat (stOf X) p ≡ syn erased) →
+  new-place : ∀ {X X' bl} → NewBL bl →
               nxt (stOf X') ≡ suc (nxt (stOf X)) → Σ BL λ bl' → Place X X' bl bl'
-  new-place {X} {X'} {bl} (ow , wz , fz) de e =
-    balloc 0 (nxt (stOf X)) bl , inj₁ (e , 0 , (inj₂ (fz 0) , wp<Z , erased0 , fresh , de (nxt (stOf X))) , refl)
+  new-place {X} {X'} {bl} (ow , wz , fz) e =
+    balloc 0 (nxt (stOf X)) bl , inj₁ (e , 0 , (inj₂ (fz 0) , wp<Z , erased0 , fresh) , refl)
     where
       wp<Z : wp bl 0 < Z
       wp<Z rewrite wz 0 = s≤s z≤n
@@ -405,7 +478,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
       crash-B ri ((e , _) ∷ r) = crash-B (O.B-ok (SB.reg (SB.op SB.es)) ri e) r
 
       place-ol : ∀ {s bl bl'} → OwnLoc bl → Alloc s bl bl' → OwnLoc bl'
-      place-ol {s} {bl} ol (k , (_ , _ , _ , fresh , _) , refl) = ownloc-balloc {bl} {k} {nxt s} ol fresh
+      place-ol {s} {bl} ol (k , (_ , _ , _ , fresh) , refl) = ownloc-balloc {bl} {k} {nxt s} ol fresh
 
       Place-ol : ∀ {X X' bl bl'} → OwnLoc bl → Place X X' bl bl' → OwnLoc bl'
       Place-ol {X} {X'} {bl} ol (inj₁ (_ , a)) = place-ol {stOf X} {bl} ol a
@@ -459,7 +532,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
       ; A-rec = λ cr ci o → O.A-rec cr (proj₁ ci) (proj₁ o)
       ; A-recᶜ = λ cr ci c → O.A-recᶜ cr (proj₁ ci) (proj₁ c)
       ; B-ok = B-okB ; B-crash = B-crashB
-      ; B-rec = λ { (ci , ol) (o , refl) → O.B-rec ci o , ol }
+      ; B-rec = λ { {_ , bl} {X' , _} (ci , ol) (o , refl) → O.B-rec ci o , ownloc-forget {bl} (nxt (stOf X')) ol }
       ; B-recᶜ = λ { (ci , ol) (c , refl) → O.B-recᶜ ci c , ol }
       }
 

@@ -49,6 +49,14 @@
 --                 page of the block is erasable where the erase began)
 --   theorem1-BXφ′, BXφ-snapshot-consistent′ : Theorem 1 and SC1B for
 --                 BXone with the physical read, given RecoveredNamed
+--   FreshAbove, reach-fresh, bx-w-live, bx-rl-live
+--                 allocation stays possible after any crash: every placed
+--                 P page is below P's next page in every normal state of
+--                 every run (recovery forgets the placements of the pages
+--                 whose numbers P takes again), so P's next page is on no
+--                 physical page and BXone takes every write and
+--                 relocation of PX wherever a block offers an erased
+--                 physical page at its write pointer
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -64,7 +72,7 @@ open import Data.List.Relation.Unary.Any using (Any) renaming (here to hd; there
 open import Data.List.Relation.Unary.All using (All; []; _∷_) renaming (map to all-map)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (suc; _+_; _≤_; _<_)
-open import Data.Nat.Properties using (<-irrefl) renaming (_≟_ to _≟ℕ_)
+open import Data.Nat.Properties using (<-irrefl; ≤-refl; <-trans; n<1+n; <-transˡ) renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Nullary using (¬_; yes; no)
@@ -89,11 +97,13 @@ open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (ok
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; konsU)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (stX; BXone; obligationsBXone; module OPX; px-es-safe; ril-of; EsRunM; EsCrashM; EsM; one; _∷_; Place; Alloc)
+  using (stX; BXone; obligationsBXone; module OPX; px-es-safe; ril-of; EsRunM; EsCrashM; EsM; one; _∷_; Place; Alloc;
+         bx-w; bx-rl)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LocX; InR; NewPg; Keep; shape-w; shape-rl; old-stays; new-here; owners-mem; _∈_; same-pg)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; loc; own; wp; here; balloc; berase; owners; upd-self; upd-ne; here-own)
+  using (BL; loc; own; wp; here; balloc; berase; owners; upd-self; upd-ne; here-own; forget; here-forget;
+         forget-below; Fresh; Opens; Z; cell)
 open import SCFTL.Impl.OneModelBlocksPhys Data d0 amax wmax kmax umax _≟D_ kc zb
   using (BXφ; ReachN; ReachC; first; after; step; crashed; crashed-new; crashed-rec;
          RecoveredLocated; theorem1-BXφ; BXφ-snapshot-consistent; SecLoc; secloc-rec)
@@ -577,9 +587,13 @@ module _ (rn : RecoveredNamed) where
     firstX (fresh (proj₁ n)) (proj₁ o)
   reachN-inv (after {Y} {Y'} r o) with reachC-inv r
   ... | ci , inj₁ (X0 , rx , og , ln) =
-    OB.B-rec {Y} {Y'} ci o ,
-    (λ p x → subst (λ b → Located b p) (sym (proj₂ o)) (ln p (rn rx og (proj₁ o) p x))) ,
+    ri' , (λ p x → subst (λ b → Located b p) (sym (proj₂ o)) (forgets p x (ln p (rn rx og (proj₁ o) p x)))) ,
     afterX rx og (proj₁ o)
+    where
+      ri' = OB.B-rec {Y} {Y'} ci o
+      -- recovery forgets no page it names (all below P's next page)
+      forgets : ∀ p → Named (proj₁ Y') p → Located (proj₂ Y) p → Located (forget (nxt (stX (proj₁ Y'))) (proj₂ Y)) p
+      forgets p x L = here-forget (proj₂ Y) (nxt (stX (proj₁ Y'))) p (proj₁ L) (proj₁ (named-ok {proj₁ Y'} (proj₁ ri') p x)) , proj₂ L
   ... | ci , inj₂ (on , ns) = OB.B-rec {Y} {Y'} ci o , nosec-rec {Y} {Y'} ci ns o , firstX on (proj₁ o)
   reachN-inv (step u {Y} {Y'} r o) with reachN-inv r
   ... | ri , ln , rx =
@@ -608,3 +622,119 @@ module _ (rn : RecoveredNamed) where
 
   BXφ-snapshot-consistent′ : SB.SnapshotConsistentB BXφ
   BXφ-snapshot-consistent′ = BXφ-snapshot-consistent recovered-located
+
+------------------------------------------------------------------------
+-- Allocation stays possible: every placed P page is below P's next
+-- page, so P's next page is on no physical page (`Fresh`), in every
+-- normal state of every run, recoveries included (recovery forgets the
+-- placements of the pages whose numbers P takes again)
+
+FreshAbove : XS → BL → Set
+FreshAbove X bl = ∀ k o q → own bl k o ≡ just q → q < nxt (stX X)
+
+fresh-next : ∀ {X bl} → FreshAbove X bl → Fresh bl (nxt (stX X))
+fresh-next fa k o e = <-irrefl refl (fa k o _ e)
+
+private
+  konsS-nxt : ∀ s → nxt (konsS s) ≡ nxt s
+  konsS-nxt s with konsPg s
+  ... | nothing = refl
+  ... | just c  = refl
+
+  flushP-nxt : ∀ {s s'} → okP (Sp.use Sp.flush) s s' → nxt s' ≡ nxt s
+  flushP-nxt (inj₁ refl) = refl
+  flushP-nxt (inj₂ (inj₁ refl)) = refl
+  flushP-nxt (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) = refl
+  flushP-nxt (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) = refl
+  flushP-nxt (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) = refl
+  flushP-nxt (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) = refl
+
+  nxt-sy : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.sy))) X X' → nxt (stX X') ≡ nxt (stX X)
+  nxt-sy {false , S} (inj₁ (refl , .S , refl , inj₁ (r , _ , e , _))) = cong (λ z → nxt (st z)) e
+  nxt-sy {false , S} (inj₁ (refl , .S , refl , inj₂ (xs , ys , l , r , _ , _ , _ , e , _))) = cong (λ z → nxt (st z)) e
+  nxt-sy {true , S} (inj₁ (refl , S0 , () , _))
+  nxt-sy (inj₂ (refl , _ , s' , _ , ()))
+
+  bar-nxt : ∀ {S S'} → okX (SB.use (SB.reg SB.barrier)) S S' → nxt (st (su S')) ≡ nxt (st (su S))
+  bar-nxt (inj₁ (_ , e) , _) = cong (λ z → nxt (st z)) e
+  bar-nxt (inj₂ (_ , inj₁ e) , _) = cong (λ z → nxt (st z)) e
+  bar-nxt (inj₂ (_ , inj₂ e) , _) = cong (λ z → nxt (st z)) e
+
+  nxt-barrier : ∀ {X X'} → PXm.ok (SB.use (SB.reg SB.barrier)) X X' → nxt (stX X') ≡ nxt (stX X)
+  nxt-barrier {false , S} {.false , S'} (inj₁ (refl , .S , refl , o)) = bar-nxt {S} {S'} o
+  nxt-barrier {true , S} {.false , S'} (inj₁ (refl , _ , refl , o)) = trans (bar-nxt {konsU S} {S'} o) (konsS-nxt (st (su S)))
+  nxt-barrier (inj₂ (refl , _ , s' , _ , ()))
+
+  nxt-flush : ∀ {X X'} → PXm.ok (SB.use SB.flush) X X' → nxt (stX X') ≡ nxt (stX X)
+  nxt-flush {false , S} (inj₁ (_ , _ , refl , inj₁ (inj₁ e , _))) = cong (λ z → nxt (st z)) e
+  nxt-flush {false , S} (inj₁ (_ , _ , refl , inj₁ (inj₂ e , _))) = cong (λ z → nxt (st z)) e
+  nxt-flush {false , S} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₁ e) , _))) = cong (λ z → nxt (st z)) e
+  nxt-flush {false , S} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₂ e) , _))) = cong (λ z → nxt (st z)) e
+  nxt-flush {true , S} (inj₁ (_ , _ , () , _))
+  nxt-flush {b , S} (inj₂ (refl , eu , s' , refl , inj₁ o)) = trans (flushP-nxt o) (konsS-nxt (st (su S)))
+  nxt-flush {b , S} (inj₂ (refl , eu , s' , refl , inj₂ (M , _ , refl))) = refl
+
+  run-nxt : ∀ {X ps X'} → EsRunM X ps X' → nxt (stX X') ≡ nxt (stX X)
+  run-nxt (one (_ , e))  = cong nxt e
+  run-nxt {X} (_∷_ (_ , e) rn) = trans (run-nxt rn) (cong nxt e)
+
+  -- an allocation places P's next page, everything else stays where it was
+  own-balloc : ∀ bl k n k' o' q → own (balloc k n bl) k' o' ≡ just q → q ≡ n ⊎ own bl k' o' ≡ just q
+  own-balloc bl k n k' o' q e with k' ≟ℕ k
+  ... | no ne = inj₂ (trans (sym (cong (λ f → f o') (upd-ne (own bl) k' k _ ne))) e)
+  ... | yes refl with o' ≟ℕ wp bl k
+  ...   | yes refl = inj₁ (sym (jst (trans (sym (trans (cong (λ f → f (wp bl k)) (upd-self (own bl) k _))
+                                                          (upd-self (own bl k) (wp bl k) (just n)))) e)))
+    where
+      jst : ∀ {a b : ℕ} → just a ≡ just b → a ≡ b
+      jst refl = refl
+  ...   | no ne = inj₂ (trans (sym (trans (cong (λ f → f o') (upd-self (own bl) k _)) (upd-ne (own bl k) o' (wp bl k) (just n) ne))) e)
+
+  fresh-place : ∀ {X X' bl bl'} → FreshAbove X bl → Place X X' bl bl' → FreshAbove X' bl'
+  fresh-place {X} {X'} {bl} fa (inj₁ (en , k , _ , refl)) k' o' q e with own-balloc bl k (nxt (stX X)) k' o' q e
+  ... | inj₁ refl = subst (nxt (stX X) <_) (sym en) (n<1+n (nxt (stX X)))
+  ... | inj₂ e0   = subst (q <_) (sym en) (<-trans (fa k' o' q e0) (n<1+n (nxt (stX X))))
+  fresh-place {X} {X'} fa (inj₂ (e , refl)) k' o' q x = subst (q <_) (sym e) (fa k' o' q x)
+
+  fresh-keep : ∀ {X X' bl} → FreshAbove X bl → nxt (stX X') ≡ nxt (stX X) → FreshAbove X' bl
+  fresh-keep fa e k o q x = subst (q <_) (sym e) (fa k o q x)
+
+-- every operation of BXone keeps it, recovery makes it
+fresh-ok : ∀ u {X X' bl bl'} → FreshAbove X bl → M.ok (SB.use u) (X , bl) (X' , bl') → FreshAbove X' bl'
+fresh-ok (SB.reg (SB.op (SB.w a d))) {X} {X'} fa (o , pl) = fresh-place {X} {X'} fa pl
+fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} fa (o , pl) = fresh-place {X} {X'} fa pl
+fresh-ok (SB.reg (SB.op SB.es)) {X} {X'} {bl} fa (k , _ , rn , refl) = fresh-keep {X} {X'} {berase k bl} fa (run-nxt rn)
+fresh-ok (SB.reg (SB.op SB.sy)) {X} {X'} {bl} fa (o , refl) = fresh-keep {X} {X'} {bl} fa (nxt-sy {X} {X'} o)
+fresh-ok (SB.reg SB.barrier) {X} {X'} {bl} fa (o , refl) = fresh-keep {X} {X'} {bl} fa (nxt-barrier {X} {X'} o)
+fresh-ok SB.flush {X} {X'} {bl} fa (o , refl) = fresh-keep {X} {X'} {bl} fa (nxt-flush {X} {X'} o)
+
+fresh-rec : ∀ {X X' bl bl'} → M.ok SB.recover (X , bl) (X' , bl') → FreshAbove X' bl'
+fresh-rec {X} {X'} {bl} (o , refl) = forget-below {bl} (nxt (stX X'))
+
+-- in every normal state of every run
+reach-fresh : ∀ {Y} → ReachN Y → FreshAbove (proj₁ Y) (proj₂ Y)
+reach-fresh (first {Y} {Y'} n o) = fresh-rec {proj₁ Y} {proj₁ Y'} {proj₂ Y} {proj₂ Y'} o
+reach-fresh (after {Y} {Y'} r o) = fresh-rec {proj₁ Y} {proj₁ Y'} {proj₂ Y} {proj₂ Y'} o
+reach-fresh (step u {Y} {Y'} r o) = fresh-ok u {proj₁ Y} {proj₁ Y'} {proj₂ Y} {proj₂ Y'} (reach-fresh r) o
+
+-- so, in every normal state of every run (after any crashes), BXone
+-- takes every write and relocation of PX wherever a block offers an
+-- erased physical page at its write pointer
+Offers : XS → BL → ℕ → Set
+Offers X bl k = Opens bl k × wp bl k < Z × cur (cell (stX X) bl k (wp bl k)) ≡ erased
+
+bx-w-live : ∀ a d {Y X'} → ReachN Y → PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) (proj₁ Y) X' →
+            (nxt (stX X') ≡ suc (nxt (stX (proj₁ Y))) → Σ ℕ λ k → Offers (proj₁ Y) (proj₂ Y) k) →
+            Σ BL λ bl' → M.ok (SB.use (SB.reg (SB.op (SB.w a d)))) Y (X' , bl')
+bx-w-live a d {Y} {X'} r o av =
+  bx-w a d {proj₁ Y} {X'} {proj₂ Y} o
+    (λ e → proj₁ (av e) , proj₁ (proj₂ (av e)) , proj₁ (proj₂ (proj₂ (av e))) , proj₂ (proj₂ (proj₂ (av e))) ,
+           fresh-next {proj₁ Y} {proj₂ Y} (reach-fresh r))
+
+bx-rl-live : ∀ {Y X'} → ReachN Y → PXm.ok (SB.use (SB.reg (SB.op SB.rl))) (proj₁ Y) X' →
+             (nxt (stX X') ≡ suc (nxt (stX (proj₁ Y))) → Σ ℕ λ k → Offers (proj₁ Y) (proj₂ Y) k) →
+             Σ BL λ bl' → M.ok (SB.use (SB.reg (SB.op SB.rl))) Y (X' , bl')
+bx-rl-live {Y} {X'} r o av =
+  bx-rl {proj₁ Y} {X'} {proj₂ Y} o
+    (λ e → proj₁ (av e) , proj₁ (proj₂ (av e)) , proj₁ (proj₂ (proj₂ (av e))) , proj₂ (proj₂ (proj₂ (av e))) ,
+           fresh-next {proj₁ Y} {proj₂ Y} (reach-fresh r))

@@ -62,7 +62,7 @@ open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (l2p; dat; pv; oob; cur; Cell; dcell; erased; junk; dlt; cpt)
+  using (l2p; dat; pv; oob; cur; nxt; Cell; dcell; erased; junk; dlt; cpt)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (module RI)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; GcI; module GcI)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su)
@@ -71,8 +71,8 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; obligationsBXone; module OPX)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LocX; InR; rdBX; read-physical; loc-ok)
-open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb using (here)
+  using (LocX; InR; rdBX; read-physical; loc-ok; lt-nxt)
+open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb using (here; forget; here-forget)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 private
@@ -147,9 +147,12 @@ SecLoc : M.State → Set
 SecLoc (X , bl) = ∀ p → IsSector (cur (dat (stX X) p)) → here bl p ≡ true × InR bl p
 
 secloc-rec : ∀ {Y Y'} → OB.CI Y → SecLoc Y → M.ok SB.recover Y Y' → LocY Y'
-secloc-rec {X , bl} {X' , .bl} ci sl o@(o′ , refl) a p le e =
-  sl p (subst IsSector (rec-pv {X} {bl} {X'} {bl} o p)
-         (oob-sector (pv (stX X') p) a (mapped-sector {X'} (proj₁ (OB.B-rec {X , bl} {X' , bl} ci o)) a p le e) le))
+secloc-rec {X , bl} {X' , .(forget (nxt (stX X')) bl)} ci sl o@(o′ , refl) a p le e =
+  here-forget bl (nxt (stX X')) p (proj₁ L) (lt-nxt {X'} ri a p le e) , proj₂ L
+  where
+    ri = proj₁ (OB.B-rec {X , bl} {X' , forget (nxt (stX X')) bl} ci o)
+    L = sl p (subst IsSector (rec-pv {X} {bl} {X'} {forget (nxt (stX X')) bl} o p)
+              (oob-sector (pv (stX X') p) a (mapped-sector {X'} ri a p le e) le))
 
 new-secloc : ∀ {Y} → M.New Y → SecLoc Y
 new-secloc {X , bl} (_ , _ , er) p (d , a , e) with trans (sym (cong cur (er p))) e

@@ -27,13 +27,11 @@
 --                     the barrier without SYNC, the full and the partial
 --                     SYNC)
 --
---   EB, ebp-ok, ebp-rec, program-erased : erase before program.  Every
---                     page in the merge buffer is erased (the allocation
---                     checks P's page taken; erases, SYNCs and the
---                     consolidation page keep it; flushes and barriers
---                     empty the buffer), kept by every operation and made
---                     by every recovery (the buffer empty), so the merge
---                     buffer's program programs only erased physical pages
+--   program-erased : erase before program.  A page waiting in the
+--                     merge buffer is an erased physical page (`cell`),
+--                     placed on a physical page the allocation found
+--                     erased, so the merge buffer's program programs only
+--                     erased physical pages
 --
 -- Recovery replaces the L2P by the recovered map; as for B
 -- (`loc-rec`, `RecLoc`), LocX after it needs the recovered map's pages
@@ -74,7 +72,7 @@ open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; module OPX; px-es-safe; block-erase-safe; EsRunM; one; _∷_; Place)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; loc; own; wp; here; hereM; cell; balloc; berase; owners; ownersB; consM;
-         upd-self; upd-ne; just-inj; here-cell; here-at; here-own)
+         upd-self; upd-ne; just-inj; here-cell; here-mb; here-at; here-own)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 import SCFTL.Spec Data d0 amax wmax as Sp
 
@@ -95,7 +93,9 @@ rdBX X bl a = rdMD (mb (stX X)) (λ p → cell (stX X) bl (proj₁ (loc bl p)) (
 read-physical : ∀ {X bl} → LocX X bl → ∀ a → a ≤ amax → rdBX X bl a ≡ rd (stX X) a
 read-physical {X} {bl} lx a le with l2p (stX X) a in e
 ... | nothing = refl
-... | just p  = cong (λ m → cellD (pvm (mb (stX X) p) (cur m))) (here-cell (stX X) bl p (proj₁ (lx a p le e)))
+... | just p with mb (stX X) p in em
+...   | just x  = refl
+...   | nothing = cong (λ m → cellD (pvm nothing (cur m))) (here-cell (stX X) bl p (proj₁ (lx a p le e)) em)
 
 ------------------------------------------------------------------------
 -- What PX's invariants give: mapped pages are below P's next page
@@ -377,144 +377,17 @@ loc-ok (SB.reg SB.barrier) {X} {X'} r lx (o , refl) a p le m = lx a p le (trans 
 loc-ok SB.flush {X} {X'} r lx (o , refl) a p le m = lx a p le (trans (sym (keep-flush {X} {X'} o a)) m)
 
 ------------------------------------------------------------------------
--- Erase before program: every page in the merge buffer (placed, not yet
--- programmed) is erased, so the merge buffer's program (P's `progMB`,
--- at a flush, a barrier or a write's optional program) programs only
--- erased physical pages (`program-erased`).  Kept by every operation
--- of BXone (`ebp-ok`), established by every recovery (`ebp-rec`: the
--- merge buffer is empty after it); a new disk is a crash state, so it
--- holds in every normal state of every run.
+-- Erase before program: a page waiting in P's merge buffer is an erased
+-- physical page (`cell`, `here-mb`), placed only on a physical page the
+-- allocation found erased at its block's write pointer (`AllocOK`), and
+-- nothing else is placed there before a block erase; so when the merge
+-- buffer is programmed, every page in it that is located finds its
+-- physical page erased.  (Until the twenty-first session the allocation
+-- asked P's page taken to be erased in P too, and `EB` carried that to
+-- the program; P takes a page number again after a crash that lost it,
+-- with whatever content P kept, so that guard refused the code's
+-- allocations after such a crash.)
 
-EB : St → Set
-EB s = ∀ p x → mb s p ≡ just x → cur (dat s p) ≡ erased
-
-private
-  eb-sync : ∀ {s} → EB s → EB (syncAll s)
-  eb-sync e = e
-
-  eb-optP : ∀ f {s} → EB s → EB (optP f s)
-  eb-optP true  e p x ()
-  eb-optP false e = e
-
-  eb-opt : ∀ f1 f2 {s} → EB s → EB (opt f1 f2 s)
-  eb-opt f1 true  {s} e = eb-optP f1 {s} e
-  eb-opt f1 false {s} e = eb-optP f1 {s} e
-
-  eb-konsS : ∀ {s} → EB s → EB (konsS s)
-  eb-konsS {s} e with konsPg s
-  ... | nothing = e
-  ... | just c  = e
-
-  eb-optL : ∀ f1 f2 {s} → EB s → EB (optL f1 f2 s)
-  eb-optL f1 true  {s} e = eb-konsS {optP f1 s} (eb-optP f1 {s} e)
-  eb-optL f1 false {s} e = eb-optP f1 {s} e
-
-  -- P's next page placed: erased by the allocation's guard
-  eb-place : ∀ a d {s} → EB s → cur (dat s (nxt s)) ≡ erased → EB (place a d s)
-  eb-place a d {s} e en p x m with p ≟ℕ nxt s
-  ... | yes refl = en
-  ... | no ne    = e p x (trans (sym (upd-ne (mb s) p (nxt s) _ ne)) m)
-
-  eb-esF : ∀ q {s} → EB s → EB (esF q s)
-  eb-esF q {s} e p x m with p ≟ℕ q
-  ... | yes refl = cong cur (upd-self (dat s) p _)
-  ... | no ne    = trans (cong cur (upd-ne (dat s) p q _ ne)) (e p x m)
-
-  -- P's flush, every commit path, programs the merge buffer first
-  eb-flushP : ∀ {s s'} → okP (Sp.use Sp.flush) s s' → EB s'
-  eb-flushP (inj₁ refl) p x ()
-  eb-flushP (inj₂ (inj₁ refl)) p x ()
-  eb-flushP (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) p x ()
-  eb-flushP (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) p x ()
-  eb-flushP (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) p x ()
-  eb-flushP (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) p x ()
-
-  eb-flushL : ∀ {s s'} → okPL EraseGuard (Sp.use Sp.flush) s s' → EB s'
-  eb-flushL (inj₁ o) = eb-flushP o
-  eb-flushL (inj₂ (M , _ , refl)) p x ()
-
-  eb-eq : ∀ {x u} → x ≡ u → EB u → EB x
-  eb-eq e = subst EB (sym e)
-
-  cur-landD : ∀ b m → cur (landD b m) ≡ cur m
-  cur-landD true  m = refl
-  cur-landD false m = refl
-
-  eb-w : ∀ a d {X X'} → SB.Model.ok PX (SB.use (SB.reg (SB.op (SB.w a d)))) X X' → EB (stX X) →
-         (nxt (stX X') ≡ suc (nxt (stX X)) → cur (dat (stX X) (nxt (stX X))) ≡ erased) → EB (stX X')
-  eb-w a d {false , S} (inj₁ (refl , S0 , refl , (((inj₁ (_ , f1 , f2 , e)) , _) , _))) eb en =
-    subst EB (sym e) (eb-opt f1 f2 {wr0 a d (stX (false , S))} (eb-place a d {stX (false , S)} eb (en (trans (cong nxt e) (proj₁ (opt-keeps f1 f2 (wr0 a d (stX (false , S)))))))))
-  eb-w a d {false , S} (inj₁ (refl , S0 , refl , (((inj₂ (_ , e)) , _) , _))) eb en = subst EB (sym e) eb
-  eb-w a d {true , S} (inj₁ (refl , S0 , () , _))
-  eb-w a d {b , S} (inj₂ (refl , _ , s' , e , inj₁ (_ , f1 , f2 , refl))) eb en =
-    eb-eq (cong (λ z → st (su z)) e) (eb-optL f1 f2 {wr0 a d (stX (b , S))} (eb-place a d {stX (b , S)} eb
-      (en (trans (cong (λ z → nxt (st (su z))) e) (proj₁ (optL-keeps f1 f2 (wr0 a d (stX (b , S)))))))))
-  eb-w a d {b , S} (inj₂ (refl , _ , s' , e , inj₂ (_ , refl))) eb en = eb-eq (cong (λ z → st (su z)) e) eb
-
-  eb-rl : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg (SB.op SB.rl))) X X' → EB (stX X) →
-          (nxt (stX X') ≡ suc (nxt (stX X)) → cur (dat (stX X) (nxt (stX X))) ≡ erased) → EB (stX X')
-  eb-rl {false , S} (inj₁ (refl , S0 , refl , (((inj₁ (_ , q , _ , inj₁ (_ , f1 , f2 , e))) , _) , _))) eb en =
-    subst EB (sym e) (eb-opt f1 f2 {rl0 q (stX (false , S))} (eb-place _ _ {stX (false , S)} eb (en (trans (cong nxt e) (proj₁ (opt-keeps f1 f2 (rl0 q (stX (false , S)))))))))
-  eb-rl {false , S} (inj₁ (refl , S0 , refl , (((inj₁ (_ , q , _ , inj₂ (_ , e))) , _) , _))) eb en = subst EB (sym e) eb
-  eb-rl {false , S} (inj₁ (refl , S0 , refl , (((inj₂ (_ , e)) , _) , _))) eb en = subst EB (sym e) eb
-  eb-rl {true , S} (inj₁ (refl , S0 , () , _))
-  eb-rl {b , S} (inj₂ (refl , _ , s' , e , inj₁ (_ , q , _ , inj₁ (_ , f1 , f2 , refl)))) eb en =
-    eb-eq (cong (λ z → st (su z)) e) (eb-optL f1 f2 {rl0 q (stX (b , S))} (eb-place _ _ {stX (b , S)} eb
-      (en (trans (cong (λ z → nxt (st (su z))) e) (proj₁ (optL-keeps f1 f2 (rl0 q (stX (b , S)))))))))
-  eb-rl {b , S} (inj₂ (refl , _ , s' , e , inj₁ (_ , q , _ , inj₂ (_ , refl)))) eb en = eb-eq (cong (λ z → st (su z)) e) eb
-  eb-rl {b , S} (inj₂ (refl , _ , s' , e , inj₂ (_ , refl))) eb en = eb-eq (cong (λ z → st (su z)) e) eb
-
-  eb-run : ∀ {X ps X'} → EB (stX X) → EsRunM X ps X' → EB (stX X')
-  eb-run {X} eb (one {p = q} (_ , e)) = subst EB (sym e) (eb-esF q {stX X} eb)
-  eb-run {X} eb (_∷_ {p = q} (_ , e) rn) = eb-run (subst EB (sym e) (eb-esF q {stX X} eb)) rn
-
-  eb-flush : ∀ {X X'} → SB.Model.ok PX (SB.use SB.flush) X X' → EB (stX X')
-  eb-flush {false , S} (inj₁ (_ , _ , refl , inj₁ (inj₁ e , _))) = eb-eq (cong st e) (λ p x ())
-  eb-flush {false , S} (inj₁ (_ , _ , refl , inj₁ (inj₂ e , _))) = eb-eq (cong st e) (λ p x ())
-  eb-flush {false , S} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₁ e) , _))) = eb-eq (cong st e) (λ p x ())
-  eb-flush {false , S} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₂ e) , _))) = eb-eq (cong st e) (λ p x ())
-  eb-flush {true , S} (inj₁ (_ , _ , () , _))
-  eb-flush (inj₂ (refl , _ , s' , e , o)) = eb-eq (cong (λ z → st (su z)) e) (eb-flushL o)
-
-  eb-barrier : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg SB.barrier)) X X' → EB (stX X')
-  eb-barrier (inj₁ (refl , S0 , _ , (inj₁ (_ , e) , _))) = eb-eq (cong st e) (λ p x ())
-  eb-barrier (inj₁ (refl , S0 , _ , (inj₂ (_ , inj₁ e) , _))) = eb-eq (cong st e) (λ p x ())
-  eb-barrier (inj₁ (refl , S0 , _ , (inj₂ (_ , inj₂ e) , _))) = eb-eq (cong st e) (λ p x ())
-  eb-barrier (inj₂ (refl , _ , s' , _ , ()))
-
-  eb-sy : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg (SB.op SB.sy))) X X' → EB (stX X) → EB (stX X')
-  eb-sy {false , S} (inj₁ (refl , .S , refl , inj₁ (r , _ , e , _))) eb = eb-eq (cong st e) eb
-  eb-sy {false , S} (inj₁ (refl , .S , refl , inj₂ (xs , ys , l , r , _ , _ , _ , e , _))) eb =
-    eb-eq (cong st e) (λ p x m → trans (cur-landD (l p) (dat (stX (false , S)) p)) (eb p x m))
-  eb-sy {true , S} (inj₁ (refl , S0 , () , _))
-  eb-sy (inj₂ (refl , _ , s' , _ , ()))
-
--- every operation of BXone keeps EB
-ebp-ok : ∀ u {X X' bl bl'} → EB (stX X) → SB.Model.ok BXone (SB.use u) (X , bl) (X' , bl') → EB (stX X')
-ebp-ok (SB.reg (SB.op (SB.w a d))) {X} {X'} eb (o , pl) = eb-w a d {X} {X'} o eb (guard pl)
-  where
-    guard : ∀ {bl bl'} → Place X X' bl bl' → nxt (stX X') ≡ suc (nxt (stX X)) → cur (dat (stX X) (nxt (stX X))) ≡ erased
-    guard (inj₁ (_ , k , (_ , _ , _ , _ , de) , _)) _ = cong cur de
-    guard (inj₂ (e , _)) en = ⊥-elim (<-irrefl (trans (sym e) en) (n<1+n (nxt (stX X))))
-ebp-ok (SB.reg (SB.op SB.rl)) {X} {X'} eb (o , pl) = eb-rl {X} {X'} o eb (guard pl)
-  where
-    guard : ∀ {bl bl'} → Place X X' bl bl' → nxt (stX X') ≡ suc (nxt (stX X)) → cur (dat (stX X) (nxt (stX X))) ≡ erased
-    guard (inj₁ (_ , k , (_ , _ , _ , _ , de) , _)) _ = cong cur de
-    guard (inj₂ (e , _)) en = ⊥-elim (<-irrefl (trans (sym e) en) (n<1+n (nxt (stX X))))
-ebp-ok (SB.reg (SB.op SB.es)) {X} eb (k , _ , rn , _) = eb-run {X} eb rn
-ebp-ok (SB.reg (SB.op SB.sy)) {X} {X'} eb (o , _) = eb-sy {X} {X'} o eb
-ebp-ok (SB.reg SB.barrier) {X} {X'} eb (o , _) = eb-barrier {X} {X'} o
-ebp-ok SB.flush {X} {X'} eb (o , _) = eb-flush {X} {X'} o
-
--- every recovery empties the merge buffer
-ebp-rec : ∀ {X X' bl bl'} → SB.Model.ok BXone SB.recover (X , bl) (X' , bl') → EB (stX X')
-ebp-rec {false , S} ((refl , inj₁ ((b , g , C , _ , T , es' , _ , _ , e) , _ , _)) , _) = subst EB (sym e) (λ p x ())
-ebp-rec {false , S} ((refl , inj₂ ((b , g , C , _ , T , es' , _ , _ , _ , _ , e) , _ , _)) , _) = subst EB (sym e) (λ p x ())
-ebp-rec {true , S} ((refl , _ , s' , e , (b , g , C , _ , e')) , _) =
-  eb-eq (cong (λ z → st (su z)) e) (subst EB (sym e') (λ p x ()))
-
--- so the merge buffer's program programs only erased physical pages:
--- a page in it that is located finds its physical page erased
-program-erased : ∀ {X bl} → EB (stX X) → ∀ p x → mb (stX X) p ≡ just x → here bl p ≡ true →
+program-erased : ∀ {X bl} → ∀ p x → mb (stX X) p ≡ just x → here bl p ≡ true →
                  cur (cell (stX X) bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) ≡ erased
-program-erased {X} {bl} eb p x m h = trans (cong cur (here-cell (stX X) bl p h)) (eb p x m)
+program-erased {X} {bl} p x m h = cong cur (here-mb (stX X) bl p h m)

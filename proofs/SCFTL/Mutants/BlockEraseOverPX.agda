@@ -54,7 +54,7 @@ open import SCFTL.Impl.UnsyncedRecStep Bool false A W K 3 _≟B_ using (recU)
 open import SCFTL.Impl.UnsyncedModel Bool false A W K 3 _≟B_ using (Gh; SU; ⟦_,_⟧; su; gh; ghostN)
 open import SCFTL.Impl.OneModel Bool false A W K 3 _≟B_ 32 using (XS; lzS)
 open import SCFTL.Impl.BlocksOver Bool false A W K 3 _≟B_ 1
-  using (BL; own; wp; ab; fr; loc; balloc; berase; owners; Fresh)
+  using (BL; own; wp; ab; fr; loc; balloc; berase; forget; owners; Fresh)
 open import SCFTL.Impl.OneModelBlocks Bool false A W K 3 _≟B_ 32 1
   using (stX; XB; okBX; crashBX; NewBX)
 import SCFTL.SpecBarrier Bool false A W 3 as SB
@@ -101,12 +101,13 @@ g1 : Gh
 g1 = ghostN ⟪ s1 , [] ⟫
 
 -- format: nothing placed, every block reusable
-bl0 bl2 bl3 bl5 bl7 : BL
+bl0 bl2 bl3 bl5 bl7 bl8 : BL
 bl0 = record { loc = λ _ → (0 , 2) ; own = λ _ _ → nothing ; wp = λ _ → 0 ; ab = 0 ; fr = λ _ → true }
 bl2 = balloc 0 0 bl0   -- page 0 at (0,0)
 bl3 = balloc 0 1 bl2   -- page 1 at (0,1)
 bl5 = balloc 1 2 bl3   -- page 2 at (1,0)
 bl7 = berase 0 bl5
+bl8 = forget (nxt s8) bl7   -- recovery forgets placements from P's next page on
 
 Y0 Y1 Y2 Y3 Y4 Y5 Y6 m7 Y7 Y8 : XB
 Y0 = (false , ⟦ ⟪ s0 , [] ⟫ , ([] , []) ⟧) , bl0
@@ -118,7 +119,7 @@ Y5 = (true , lzS s5 g1) , bl5
 Y6 = (true , lzS s6 g1) , bl5
 m7 = (true , ⟦ ⟪ esAll (owners bl5 0) s6 , [] ⟫ , g1 ⟧) , bl7
 Y7 = landX m7
-Y8 = (true , lzS s8 g1) , bl7
+Y8 = (true , lzS s8 g1) , bl8
 
 new-Y0 : NewBX Y0
 new-Y0 = (refl , new-s0 , refl , refl) , ((λ k o → refl) , (λ k → refl) , (λ k → refl)) , (λ p → refl)
@@ -148,18 +149,18 @@ r1 = (refl , inj₁ ((true , 0 , unmapped , refl , [] , [] , (refl , []) , refl 
 
 w1 : okM (use (reg (op (w 0 true)))) Y1 Y2
 w1 = inj₂ (refl , refl , s2 , refl , inj₁ ((z≤n , z≤n) , false , false , refl)) ,
-     inj₁ (refl , 0 , (inj₁ refl , s≤s z≤n , refl , fresh0 , refl) , refl)
+     inj₁ (refl , 0 , (inj₁ refl , s≤s z≤n , refl , fresh0) , refl)
 
 w2 : okM (use (reg (op (w 1 true)))) Y2 Y3
 w2 = inj₂ (refl , refl , s3 , refl , inj₁ ((s≤s z≤n , s≤s z≤n) , false , false , refl)) ,
-     inj₁ (refl , 0 , (inj₁ refl , s≤s (s≤s z≤n) , refl , fresh1 , refl) , refl)
+     inj₁ (refl , 0 , (inj₁ refl , s≤s (s≤s z≤n) , refl , fresh1) , refl)
 
 f1 : okM (use SB.flush) Y3 Y4
 f1 = inj₂ (refl , refl , s4 , refl , inj₁ (inj₁ refl)) , refl
 
 g1′ : okM (use (reg (op rl))) Y4 Y5
 g1′ = inj₂ (refl , refl , s5 , refl , inj₁ (z≤n , 0 , s≤s z≤n , inj₁ ((z≤n , refl) , false , false , refl))) ,
-      inj₁ (refl , 1 , (inj₂ refl , s≤s z≤n , refl , fresh2 , refl) , refl)
+      inj₁ (refl , 1 , (inj₂ refl , s≤s z≤n , refl , fresh2) , refl)
 
 f2 : okM (use SB.flush) Y5 Y6
 f2 = inj₂ (refl , refl , s6 , refl , inj₁ (inj₁ refl)) , refl
