@@ -73,6 +73,12 @@ BXone-snapshot-consistent = BX-snapshot-consistent obligationsPX
 Grow : St → St → Set
 Grow s s' = nxt s' ≡ suc (nxt s) ⊎ nxt s' ≡ nxt s
 
+-- the consolidation page takes no page of P's
+konsS-nxt : ∀ s → nxt (konsS s) ≡ nxt s
+konsS-nxt s with konsPg s
+... | nothing = refl
+... | just c  = refl
+
 private
   optP-nxt : ∀ f s → nxt (optP f s) ≡ nxt s
   optP-nxt true  s = refl
@@ -81,11 +87,6 @@ private
   opt-nxt : ∀ f1 f2 s → nxt (opt f1 f2 s) ≡ nxt s
   opt-nxt f1 true  s = optP-nxt f1 s
   opt-nxt f1 false s = optP-nxt f1 s
-
-  konsS-nxt : ∀ s → nxt (konsS s) ≡ nxt s
-  konsS-nxt s with konsPg s
-  ... | nothing = refl
-  ... | just c  = refl
 
   optL-nxt : ∀ f1 f2 s → nxt (optL f1 f2 s) ≡ nxt s
   optL-nxt f1 true  s rewrite konsS-nxt (optP f1 s) = optP-nxt f1 s

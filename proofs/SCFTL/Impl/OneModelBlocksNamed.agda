@@ -98,7 +98,7 @@ open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc usi
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; konsU)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; obligationsBXone; module OPX; px-es-safe; ril-of; EsRunM; EsCrashM; EsM; one; _∷_; Place; Alloc;
-         bx-w; bx-rl)
+         bx-w; bx-rl; konsS-nxt)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LocX; InR; NewPg; Keep; shape-w; shape-rl; old-stays; new-here; owners-mem; _∈_; same-pg)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
@@ -636,11 +636,6 @@ fresh-next : ∀ {X bl} → FreshAbove X bl → Fresh bl (nxt (stX X))
 fresh-next fa k o e = <-irrefl refl (fa k o _ e)
 
 private
-  konsS-nxt : ∀ s → nxt (konsS s) ≡ nxt s
-  konsS-nxt s with konsPg s
-  ... | nothing = refl
-  ... | just c  = refl
-
   flushP-nxt : ∀ {s s'} → okP (Sp.use Sp.flush) s s' → nxt s' ≡ nxt s
   flushP-nxt (inj₁ refl) = refl
   flushP-nxt (inj₂ (inj₁ refl)) = refl

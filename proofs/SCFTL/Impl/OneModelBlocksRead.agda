@@ -60,12 +60,11 @@ open import Relation.Nullary using (¬_; yes; no)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst; subst₂)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; nxt; l2p; mb; dat; esF; ers; okP; opt; optP; wr0; rl0; rd; rdMD; cellD; pvm; cur; _[_≔_]; syncAll; place; erased)
+  using (St; nxt; l2p; mb; dat; esF; ers; okP; opt; optP; wr0; rl0; rd; rdMD; cellD; pvm; cur; _[_≔_]; erased)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; GcI; module GcI)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
-open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (landD)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (okPL; EraseGuard; optL; konsS; konsPg)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
