@@ -26,7 +26,11 @@
 --     by one) places it at the write pointer of the open block or of a
 --     block taken from `fr`, below Z, on a physical page whose content
 --     is erased (erase before program, in-order programming: `AllocOK`;
---     P's page taken on no physical page yet);
+--     P's page taken on no physical page yet); a block taken at write
+--     pointer 0 is erased first (`act`: the code erases an erasable
+--     superblock when it activates it, and after recovery every
+--     unreferenced superblock is erasable), so a block whose erase a
+--     crash cut or lost is taken again (twenty-second session);
 --   * recovery forgets the placements of P's pages from P's next page on
 --     (`forget`): P's recovery restarts its next page past what the
 --     recovered map and the region name, so it takes the numbers of the
@@ -170,21 +174,65 @@ Fresh bl n = ∀ k o → own bl k o ≡ just n → ⊥
 Opens : BL → ℕ → Set
 Opens bl k = k ≡ ab bl ⊎ fr bl k ≡ true
 
+-- a block's physical pages once it is taken for writing: a block taken
+-- at write pointer 0 is erased first, so its pages hold nothing
+-- (blocks.rs `activate_next` erases an erasable superblock when it
+-- activates it, and after recovery every unreferenced superblock is
+-- erasable: a crash may have cut its erase, or lost it, which leaves the
+-- pages of its old incarnations; erasing a block that is erased already
+-- changes none of its pages); a block taken further on keeps its pages
+actB : ℕ → (ℕ → Maybe ℕ) → ℕ → Maybe ℕ
+actB zero    f o = nothing
+actB (suc _) f o = f o
+
+act : BL → ℕ → ℕ → Maybe ℕ
+act bl k = actB (wp bl k) (own bl k)
+
+actB-just : ∀ w f o {q} → actB w f o ≡ just q → f o ≡ just q
+actB-just zero    f o ()
+actB-just (suc _) f o e = e
+
+-- below the write pointer the activation changes nothing
+actB-below : ∀ w f o → o < w → actB w f o ≡ f o
+actB-below (suc _) f o _ = refl
+
 -- allocation of P page n (P's `nxt`) in block k: the open block or a
 -- reusable one, below the end of the block, on an erased physical page
--- (erase before program); P's page n is on no physical page yet (its
--- placements from before a crash that lost it are forgotten by
--- recovery, `forget`); the page goes into P's merge buffer, so the
--- physical page reads erased until P programs it
+-- once the block is taken (erase before program: `act`); P's page n is
+-- on no physical page yet (its placements from before a crash that lost
+-- it are forgotten by recovery, `forget`); the page goes into P's merge
+-- buffer, so the physical page reads erased until P programs it
 AllocOK : St → BL → ℕ → Set
-AllocOK s bl k = Opens bl k × wp bl k < Z × cur (cell s bl k (wp bl k)) ≡ erased × Fresh bl (nxt s)
+AllocOK s bl k = Opens bl k × wp bl k < Z × cur (cellOf (phys s) (act bl k (wp bl k))) ≡ erased × Fresh bl (nxt s)
 
 balloc : ℕ → ℕ → BL → BL
 balloc k n bl = record bl
   { ab = k ; fr = fr bl [ k ≔ false ]
   ; loc = loc bl [ n ≔ (k , wp bl k) ]
-  ; own = own bl [ k ≔ own bl k [ wp bl k ≔ just n ] ]
+  ; own = own bl [ k ≔ act bl k [ wp bl k ≔ just n ] ]
   ; wp = wp bl [ k ≔ suc (wp bl k) ] }
+
+-- what an allocation leaves of the other physical pages: those of other
+-- blocks and those below the block's write pointer as they were
+own-balloc-ne : ∀ bl k n kp op → ¬ (kp ≡ k × op ≡ wp bl k) → (kp ≡ k → op < wp bl k) →
+                own (balloc k n bl) kp op ≡ own bl kp op
+own-balloc-ne bl k n kp op ne lt with kp ≟ℕ k
+... | no n1    = cong (λ f → f op) (upd-ne (own bl) kp k _ n1)
+... | yes refl = trans (cong (λ f → f op) (upd-self (own bl) kp _))
+                       (trans (upd-ne (act bl kp) op (wp bl kp) (just n) (λ e → ne (refl , e)))
+                              (actB-below (wp bl kp) (own bl kp) op (lt refl)))
+
+-- every physical page an allocation leaves holding an incarnation: the
+-- page placed, or one that held it before
+own-balloc : ∀ bl k n kp op q → own (balloc k n bl) kp op ≡ just q → q ≡ n ⊎ own bl kp op ≡ just q
+own-balloc bl k n kp op q e with kp ≟ℕ k
+... | no ne = inj₂ (trans (sym (cong (λ f → f op) (upd-ne (own bl) kp k _ ne))) e)
+... | yes refl with op ≟ℕ wp bl kp
+...   | yes refl = inj₁ (sym (just-inj (trans (sym (trans (cong (λ f → f (wp bl kp)) (upd-self (own bl) kp _))
+                                                          (upd-self (act bl kp) (wp bl kp) (just n)))) e)))
+...   | no ne = inj₂ (actB-just (wp bl kp) (own bl kp) op
+                        (trans (sym (trans (cong (λ f → f op) (upd-self (own bl) kp _))
+                                           (upd-ne (act bl kp) op (wp bl kp) (just n) ne))) e))
 
 -- the P pages placed in block k at offsets below n
 consM : Maybe ℕ → List ℕ → List ℕ
@@ -221,25 +269,18 @@ ownloc-new {bl} (ow , _) k o q e with trans (sym (ow k o)) e
 ... | ()
 
 ownloc-balloc : ∀ {bl k n} → OwnLoc bl → Fresh bl n → OwnLoc (balloc k n bl)
-ownloc-balloc {bl} {k} {n} ol fresh k' o' q e with k' ≟ℕ k
-... | no k'≢k = trans (upd-ne (loc bl) q n _ q≢n) (ol k' o' q e0)
+ownloc-balloc {bl} {k} {n} ol fresh k' o' q e with own-balloc bl k n k' o' q e
+... | inj₂ e0 = trans (upd-ne (loc bl) q n _ q≢n) (ol k' o' q e0)
   where
-    e0 : own bl k' o' ≡ just q
-    e0 = trans (sym (cong (λ f → f o') (upd-ne (own bl) k' k _ k'≢k))) e
     q≢n : ¬ (q ≡ n)
     q≢n refl = fresh k' o' e0
-... | yes refl with o' ≟ℕ wp bl k
-...   | yes refl = trans (cong (loc bl [ n ≔ (k , wp bl k) ]) qn) (upd-self (loc bl) n _)
-  where
-    qn : q ≡ n
-    qn = sym (just-inj (trans (sym (trans (cong (λ f → f (wp bl k)) (upd-self (own bl) k _))
-                                          (upd-self (own bl k) (wp bl k) (just n)))) e))
-...   | no o'≢ = trans (upd-ne (loc bl) q n _ q≢n) (ol k o' q e0)
-  where
-    e0 : own bl k o' ≡ just q
-    e0 = trans (sym (trans (cong (λ f → f o') (upd-self (own bl) k _)) (upd-ne (own bl k) o' (wp bl k) (just n) o'≢))) e
-    q≢n : ¬ (q ≡ n)
-    q≢n refl = fresh k o' e0
+... | inj₁ refl with k' ≟ℕ k
+...   | no k'≢k = ⊥-elim (fresh k' o' (trans (sym (cong (λ f → f o') (upd-ne (own bl) k' k _ k'≢k))) e))
+...   | yes refl with o' ≟ℕ wp bl k
+...     | yes refl = upd-self (loc bl) q _
+...     | no o'≢ = ⊥-elim (fresh k o' (actB-just (wp bl k) (own bl k) o'
+                          (trans (sym (trans (cong (λ f → f o') (upd-self (own bl) k _))
+                                             (upd-ne (act bl k) o' (wp bl k) (just q) o'≢))) e)))
 
 private
   below-just : ∀ n m q → below n m ≡ just q → m ≡ just q × q < n
@@ -438,8 +479,8 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
     where
       wp<Z : wp bl 0 < Z
       wp<Z rewrite wz 0 = s≤s z≤n
-      erased0 : cur (cell (stOf X) bl 0 (wp bl 0)) ≡ erased
-      erased0 rewrite ow 0 (wp bl 0) = refl
+      erased0 : cur (cellOf (phys (stOf X)) (act bl 0 (wp bl 0))) ≡ erased
+      erased0 rewrite wz 0 = refl
       fresh : Fresh bl (nxt (stOf X))
       fresh k o e' with trans (sym (ow k o)) e'
       ... | ()

@@ -71,7 +71,7 @@ open import Data.List.Properties using (++-identityʳ)
 open import Data.List.Relation.Unary.Any using (Any) renaming (here to hd; there to tl)
 open import Data.List.Relation.Unary.All using (All; []; _∷_) renaming (map to all-map)
 open import Data.Maybe.Base using (Maybe; nothing; just)
-open import Data.Nat.Base using (suc; _+_; _≤_; _<_)
+open import Data.Nat.Base using (suc; _+_; _≤_; _<_; s≤s; z≤n)
 open import Data.Nat.Properties using (<-irrefl; ≤-refl; <-trans; n<1+n; <-transˡ) renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -103,7 +103,7 @@ open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc 
   using (LocX; InR; NewPg; Keep; shape-w; shape-rl; old-stays; new-here; owners-mem; _∈_; same-pg)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; loc; own; wp; here; balloc; berase; owners; upd-self; upd-ne; here-own; forget; here-forget;
-         forget-below; Fresh; Opens; Z; cell)
+         forget-below; Fresh; Opens; Z; cell; cellOf; phys; act; own-balloc; fr)
 open import SCFTL.Impl.OneModelBlocksPhys Data d0 amax wmax kmax umax _≟D_ kc zb
   using (BXφ; ReachN; ReachC; first; after; step; crashed; crashed-new; crashed-rec;
          RecoveredLocated; theorem1-BXφ; BXφ-snapshot-consistent; SecLoc; secloc-rec)
@@ -673,18 +673,6 @@ private
   run-nxt (one (_ , e))  = cong nxt e
   run-nxt {X} (_∷_ (_ , e) rn) = trans (run-nxt rn) (cong nxt e)
 
-  -- an allocation places P's next page, everything else stays where it was
-  own-balloc : ∀ bl k n k' o' q → own (balloc k n bl) k' o' ≡ just q → q ≡ n ⊎ own bl k' o' ≡ just q
-  own-balloc bl k n k' o' q e with k' ≟ℕ k
-  ... | no ne = inj₂ (trans (sym (cong (λ f → f o') (upd-ne (own bl) k' k _ ne))) e)
-  ... | yes refl with o' ≟ℕ wp bl k
-  ...   | yes refl = inj₁ (sym (jst (trans (sym (trans (cong (λ f → f (wp bl k)) (upd-self (own bl) k _))
-                                                          (upd-self (own bl k) (wp bl k) (just n)))) e)))
-    where
-      jst : ∀ {a b : ℕ} → just a ≡ just b → a ≡ b
-      jst refl = refl
-  ...   | no ne = inj₂ (trans (sym (trans (cong (λ f → f o') (upd-self (own bl) k _)) (upd-ne (own bl k) o' (wp bl k) (just n) ne))) e)
-
   fresh-place : ∀ {X X' bl bl'} → FreshAbove X bl → Place X X' bl bl' → FreshAbove X' bl'
   fresh-place {X} {X'} {bl} fa (inj₁ (en , k , _ , refl)) k' o' q e with own-balloc bl k (nxt (stX X)) k' o' q e
   ... | inj₁ refl = subst (nxt (stX X) <_) (sym en) (n<1+n (nxt (stX X)))
@@ -714,9 +702,33 @@ reach-fresh (step u {Y} {Y'} r o) = fresh-ok u {proj₁ Y} {proj₁ Y'} {proj₂
 
 -- so, in every normal state of every run (after any crashes), BXone
 -- takes every write and relocation of PX wherever a block offers an
--- erased physical page at its write pointer
+-- erased physical page at its write pointer once taken (a block taken at
+-- write pointer 0 is erased first, `act`)
 Offers : XS → BL → ℕ → Set
-Offers X bl k = Opens bl k × wp bl k < Z × cur (cell (stX X) bl k (wp bl k)) ≡ erased
+Offers X bl k = Opens bl k × wp bl k < Z × cur (cellOf (phys (stX X)) (act bl k (wp bl k))) ≡ erased
+
+-- every open or reusable block at write pointer 0 offers its first page
+offers-empty : ∀ X bl k → Opens bl k → wp bl k ≡ 0 → Offers X bl k
+offers-empty X bl k op e = op , subst (_< Z) (sym e) (s≤s z≤n) , er
+  where
+    er : cur (cellOf (phys (stX X)) (act bl k (wp bl k))) ≡ erased
+    er rewrite e = refl
+
+-- a crash of a block erase, then recovery, leaves the block offering its
+-- first page, whatever the crash kept of the block's old pages: P's
+-- erase steps may all be lost (P's crash of an erase not yet SYNCed), so
+-- the block's physical pages may hold their old incarnations again; the
+-- block is erased when it is taken (blocks.rs: after recovery every
+-- unreferenced superblock is erasable, and `activate_next` erases an
+-- erasable superblock first).  Until the twenty-second session BX's
+-- allocation asked the page at the write pointer to be erased without
+-- that erase, so such a block could neither take a page (its page 0 held
+-- an old sector) nor be erased again (it had no page below its write
+-- pointer): BXone lost the block for good.
+erase-crash-offers : ∀ {X bl C bl' X'' bl''} (c : M.crash (SB.use (SB.reg (SB.op SB.es))) (X , bl) (C , bl')) →
+                     M.ok SB.recover (C , bl') (X'' , bl'') → Offers X'' bl'' (proj₁ c)
+erase-crash-offers {X} {bl} {X'' = X''} (k , _ , _ , _ , refl) (_ , refl) =
+  offers-empty X'' (forget (nxt (stX X'')) (berase k bl)) k (inj₂ (upd-self (fr bl) k true)) (upd-self (wp bl) k 0)
 
 bx-w-live : ∀ a d {Y X'} → ReachN Y → PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) (proj₁ Y) X' →
             (nxt (stX X') ≡ suc (nxt (stX (proj₁ Y))) → Σ ℕ λ k → Offers (proj₁ Y) (proj₂ Y) k) →

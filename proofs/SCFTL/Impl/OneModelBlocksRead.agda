@@ -70,7 +70,7 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS;
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; module OPX; px-es-safe; block-erase-safe; EsRunM; one; _∷_; Place)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; loc; own; wp; here; hereM; cell; balloc; berase; owners; ownersB; consM;
+  using (BL; loc; own; wp; here; hereM; cell; balloc; berase; act; own-balloc-ne; owners; ownersB; consM;
          upd-self; upd-ne; just-inj; here-cell; here-mb; here-at; here-own)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -237,12 +237,6 @@ keep-sy (inj₂ (refl , _ , s' , _ , ()))
 -- Allocation keeps every located page where it is and locates the new one
 
 private
-  upd2-ne : ∀ {A : Set} (g : ℕ → ℕ → A) k o v kp op → ¬ (kp ≡ k × op ≡ o) →
-            (g [ k ≔ g k [ o ≔ v ] ]) kp op ≡ g kp op
-  upd2-ne g k o v kp op ne with kp ≟ℕ k
-  ... | no n1    = cong (λ f → f op) (upd-ne g kp k _ n1)
-  ... | yes refl = trans (cong (λ f → f op) (upd-self g kp _)) (upd-ne (g kp) op o v (λ e → ne (refl , e)))
-
   wp-grow : ∀ (f : ℕ → ℕ) k kp → f kp ≤ (f [ k ≔ suc (f k) ]) kp
   wp-grow f k kp with kp ≟ℕ k
   ... | yes refl = ≤-trans (n≤1+n (f kp)) (≤-reflexive (sym (upd-self f kp _)))
@@ -256,8 +250,9 @@ old-stays bl k n p h ir pn = h' , ir'
     lp : loc bl' p ≡ loc bl p
     lp = upd-ne (loc bl) p n _ pn
     own-eq : own bl' (proj₁ (loc bl p)) (proj₂ (loc bl p)) ≡ own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))
-    own-eq = upd2-ne (own bl) k (wp bl k) (just n) (proj₁ (loc bl p)) (proj₂ (loc bl p))
+    own-eq = own-balloc-ne bl k n (proj₁ (loc bl p)) (proj₂ (loc bl p))
                (λ { (e1 , e2) → <-irrefl refl (subst₂ _<_ e2 (cong (wp bl) e1) ir) })
+               (λ e → subst (λ z → proj₂ (loc bl p) < wp bl z) e ir)
     h' : here bl' p ≡ true
     h' = subst (λ l → hereM (own bl' (proj₁ l) (proj₂ l)) p ≡ true) (sym lp)
                (trans (cong (λ m → hereM m p) own-eq) h)
@@ -272,7 +267,7 @@ new-here bl k n = here-at bl' n k (wp bl k) ow ln , ir
     ln : loc bl' n ≡ (k , wp bl k)
     ln = upd-self (loc bl) n _
     ow : own bl' k (wp bl k) ≡ just n
-    ow = trans (cong (λ f → f (wp bl k)) (upd-self (own bl) k _)) (upd-self (own bl k) (wp bl k) (just n))
+    ow = trans (cong (λ f → f (wp bl k)) (upd-self (own bl) k _)) (upd-self (act bl k) (wp bl k) (just n))
     ir : InR bl' n
     ir = subst (λ l → proj₂ l < wp bl' (proj₁ l)) (sym ln)
                (subst (wp bl k <_) (sym (upd-self (wp bl) k _)) (n<1+n (wp bl k)))
