@@ -9,6 +9,7 @@
 mod agda_model;
 mod audit_mutants;
 mod barrier;
+mod blocks_mutants;
 mod common;
 mod concurrent;
 mod exhaustive_mutants;

@@ -203,6 +203,14 @@ pub enum Mutant {
     /// placed where an erased one had been read keeps that sector's
     /// checksum, and a shared read of it fails its check.
     StaleChecksumCache,
+    /// SCFTL: recovery takes an unreferenced superblock whose first page
+    /// reads erased as erased (free, not erasable), so `activate_next`
+    /// programs it without erasing it; a power cut that caught its erase
+    /// before a sync may have left other pages of it holding their old
+    /// sectors. The proofs' block layer over PX erases a block taken at
+    /// write pointer 0 for this reason (`act`, SCFTL.Impl.BlocksOver; the
+    /// concrete run SCFTL.Impl.OneModelBlocksReuse).
+    TrustErasedFirstPage,
 }
 
 impl Mutant {
@@ -267,7 +275,11 @@ impl Mutant {
     /// with `--inject-failures`) shorten the queue until it does not, and
     /// aimed cycles (`--aimed`) cut right after such erases
     /// (`failure_mutants.rs`).
-    pub const RANDOM_ONLY: [Mutant; 16] = [
+    ///
+    /// `trust-erased-first-page` needs a power cut while a superblock's
+    /// erase is in flight, a recovery, and that superblock activated
+    /// again (`blocks_mutants.rs`).
+    pub const RANDOM_ONLY: [Mutant; 17] = [
         Mutant::EraseWithoutSyncAfterBarrier,
         Mutant::VictimsErasableBeforeCommit,
         Mutant::InpageSyncPastOneEpoch,
@@ -284,6 +296,7 @@ impl Mutant {
         Mutant::ForgetBadBlockMark,
         Mutant::BrokenRegionKeepsPairs,
         Mutant::EraseMarkedBadBlock,
+        Mutant::TrustErasedFirstPage,
     ];
 
     /// Mutants caught with a second write stream (hot/cold separation,
@@ -365,6 +378,7 @@ impl Mutant {
             Mutant::ChainCommitWithTentativePage => "chain-commit-with-tentative-page",
             Mutant::EraseAheadBeforeSync => "erase-ahead-before-sync",
             Mutant::StaleChecksumCache => "stale-checksum-cache",
+            Mutant::TrustErasedFirstPage => "trust-erased-first-page",
             Mutant::SkipSyncBeforeCommit => "skip-sync-before-commit",
             Mutant::EraseVictimBeforeFlush => "erase-victim-before-flush",
             Mutant::HonourTentativeDeltas => "honour-tentative-deltas",

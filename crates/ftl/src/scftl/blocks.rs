@@ -155,6 +155,16 @@ impl Blocks {
         }
     }
 
+    /// Erasable → free without an erase: only the seeded bug
+    /// `TrustErasedFirstPage` calls it (recovery cannot know whether an
+    /// unreferenced superblock was erased whole, so it never does).
+    pub fn trust_erased(&mut self, sb: Sb) {
+        debug_assert_eq!(self.state[sb.index()], SbState::Erasable);
+        self.erasable.retain(|&e| e != sb);
+        self.state[sb.index()] = SbState::Free;
+        self.free.push_back(sb);
+    }
+
     pub fn state(&self, sb: Sb) -> SbState {
         self.state[sb.index()]
     }

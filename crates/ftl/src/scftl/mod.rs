@@ -770,6 +770,19 @@ impl<F: Flash> Scftl<F> {
             .map(Sb)
             .collect();
         self.blocks.rebuild(valid, &bad);
+        if self.mutant == Mutant::TrustErasedFirstPage {
+            // The seeded bug: an unreferenced superblock whose first page
+            // reads erased is taken as erased whole.
+            let erasable: Vec<Sb> = (0..self.layout.num_sbs)
+                .map(Sb)
+                .filter(|&sb| self.blocks.state(sb) == SbState::Erasable)
+                .collect();
+            for sb in erasable {
+                if self.flash.probe_erased(self.layout.page_addr(sb, 0))? {
+                    self.blocks.trust_erased(sb);
+                }
+            }
+        }
         self.bad_superblocks_changed();
         let wear = (0..self.layout.num_sbs)
             .map(|sb| crate::wear::stripe_wear(&self.flash, self.layout.erase_blocks(Sb(sb))))
