@@ -78,6 +78,7 @@ import SCFTL.Impl.OneModelBlocksPhys
 import SCFTL.Impl.OneModelBlocksNamed
 import SCFTL.Impl.OneModelBlocksLive
 import SCFTL.Impl.OneModelBlocksReuse
+import SCFTL.Impl.OneModelRecMaps
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage

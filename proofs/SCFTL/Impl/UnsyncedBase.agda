@@ -27,6 +27,10 @@
 --                the committed page's)
 --   bi-base      BI gives UnsyncedImages' `Base` for the durable part
 --                and the checkpoint's map
+--   recU-crash-mapBI
+--                for such a crash, the one parse of the crashed region and
+--                the map its replay rebuilds: the k-th unsynced epoch's
+--                (k = 0 the stable L2P), at the level of pages
 --   recU-crash-readsBI
 --                so, for every state of PU's normal operation with the
 --                invariants (BI, GhAll), a crash and then recovery from
@@ -77,7 +81,7 @@ open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (nth-∈; candAt; recRS; ParseS; tents-skip)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
   using (eM; eid; rbase-same; ue-rp; tents-rp; rstep-c; apply-≐; eM-≐; lastMap; VM; GhU; Fresh; Base;
-         GhAll; A-ghostAll; rpE-map; mapAt-≐; mapAt; crash-ver; crashRead; stable-crash; crashOOB; stable-oob)
+         GhAll; A-ghostAll; rpE-map; mapAt-≐; mapAt; crash-ver; crashRead; stable-crash; crashOOB; stable-oob; VerK)
 open import SCFTL.Impl.BarrierOps Data d0 amax wmax umax using (oS)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -292,14 +296,18 @@ bi-ok SB.flush {s} {t} {s'} b gh (o , eu) =
 ------------------------------------------------------------------------
 -- Formula (4) for the barrier without SYNC, with no assumption left
 
-recU-crash-readsBI : ∀ {s t s'} (b : BI (st s) (ues s)) → ARU s t → GhAll s t → Img (st s) s' →
+-- a crash of a normal PU state with BI: the one parse of the crashed
+-- region over the durable part, the number k of unsynced epochs it
+-- accepts, and the map recovery replays from the live checkpoint: the
+-- k-th unsynced epoch's map (`mapAt`; k = 0 the stable L2P), on every
+-- address (at the level of pages, which SCFTL.Impl.OneModelRecMaps uses)
+recU-crash-mapBI : ∀ {s s'} (b : BI (st s) (ues s)) → Img (st s) s' →
   let g = gen (st s) ; D = λ p → cur (dat s' p) ; pr = map cur (BI.prM b) ; mt = st0 (BI.C b) in
   Σ (List Cell) λ T → Σ (List UEp) λ es' → Σ ℕ λ k →
     CrashEs g (ues s) es' × ParseS (map cur (dr s')) T es' pr ×
-    k ≤ length (SB.pend t) × candAt t k ∈ SB.stable t ∷ SB.pend t ×
-    (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g D es' pr mt) a) ≡ candAt t k a) ×
-    (∀ a p → a ≤ amax → proj₁ (recRS g D es' pr mt) a ≡ just p → oob (cur (dat s' p)) ≡ a)
-recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm , (gl , vm) , dl , syi) (cd , _ , _ , cl , _) =
+    k ≤ length (ues s) × VerK D (ues s) k ×
+    (∀ a → proj₁ (recRS g D es' pr mt) a ≡ mapAt (smap (st s)) (ues s) k a)
+recU-crash-mapBI {s} {s'} b@(bi C prM slt dre sy rx rf) (cd , _ , _ , cl , _) =
   T′ , es' , k , ces ,
   (trans (cong (map cur) d)
     (trans (map-++-commute cur A B)
@@ -307,7 +315,7 @@ recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm
       (trans (++-assoc T′ (lay es' []) (map cur prM))
              (cong (T′ ++_) (lay-++ es' [] (map cur prM)))))) ,
    tents-skip (gen (st s)) (ep (st s)) (ept (st s)) ct) ,
-  kle , nth-∈ (SB.stable t) (SB.pend t) k kle , rd′ , ob′
+  kl , vs , eqM
   where
     -- the crash lemmas' results, by projections (no `with` over this clause)
     X1 = crashL-++ (map (uns erased) (tents (gen (st s)) (ep (st s)) (ept (st s)) ++ lay (map (ue (gen (st s))) (ues s)) []))
@@ -333,20 +341,40 @@ recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm
     r  = proj₁ (proj₂ (proj₂ X4))
     vs = proj₂ (proj₂ (proj₂ X4))
     g = gen (st s)
-    kle : k ≤ length (SB.pend t)
-    kle = subst (k ≤_) (proj₂ (proj₂ av)) kl
     fr : Fresh (ues s) (rp g (map cur prM) (st0 C))
     fr = fresh-of (ues s) (ep (st s)) _ rf
-    rd′ : ∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g (λ p → cur (dat s' p)) es' (map cur prM) (st0 C)) a) ≡ candAt t k a
-    rd′ a le =
-      trans (cong (λ M → rdD (dat s') (M a)) (trans (cong proj₁ r) (rpE-map g (ues s) (rp g (map cur prM) (st0 C)) fr k)))
-       (trans (cong (rdD (dat s')) (mapAt-≐ rx (ues s) k a))
-              (crashRead (st s) (dat s') (smap (st s)) (ues s) (SB.pend t) (SB.stable t) sa
-                 (stable-crash {s} {t} (dat s') sa syi cd) gl dl k kle vs a le))
     eqM : ∀ a → proj₁ (recRS g (λ p → cur (dat s' p)) es' (map cur prM) (st0 C)) a ≡ mapAt (smap (st s)) (ues s) k a
     eqM a = trans (cong (λ M → M a) (trans (cong proj₁ r) (rpE-map g (ues s) (rp g (map cur prM) (st0 C)) fr k)))
                   (mapAt-≐ rx (ues s) k a)
-    ob′ : ∀ a p → a ≤ amax → proj₁ (recRS g (λ p → cur (dat s' p)) es' (map cur prM) (st0 C)) a ≡ just p →
+
+recU-crash-readsBI : ∀ {s t s'} (b : BI (st s) (ues s)) → ARU s t → GhAll s t → Img (st s) s' →
+  let g = gen (st s) ; D = λ p → cur (dat s' p) ; pr = map cur (BI.prM b) ; mt = st0 (BI.C b) in
+  Σ (List Cell) λ T → Σ (List UEp) λ es' → Σ ℕ λ k →
+    CrashEs g (ues s) es' × ParseS (map cur (dr s')) T es' pr ×
+    k ≤ length (SB.pend t) × candAt t k ∈ SB.stable t ∷ SB.pend t ×
+    (∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS g D es' pr mt) a) ≡ candAt t k a) ×
+    (∀ a p → a ≤ amax → proj₁ (recRS g D es' pr mt) a ≡ just p → oob (cur (dat s' p)) ≡ a)
+recU-crash-readsBI {s} {t} {s'} b@(bi C prM slt dre sy rx rf) (av , sa) (gc , sm , (gl , vm) , dl , syi) img@(cd , _ , _ , cl , _) =
+  T′ , es' , k , ces , prs , kle , nth-∈ (SB.stable t) (SB.pend t) k kle , rd′ , ob′
+  where
+    R   = recU-crash-mapBI {s} {s'} b img
+    T′  = proj₁ R
+    es' = proj₁ (proj₂ R)
+    k   = proj₁ (proj₂ (proj₂ R))
+    R1  = proj₂ (proj₂ (proj₂ R))
+    ces = proj₁ R1
+    prs = proj₁ (proj₂ R1)
+    kl  = proj₁ (proj₂ (proj₂ R1))
+    vs  = proj₁ (proj₂ (proj₂ (proj₂ R1)))
+    eqM = proj₂ (proj₂ (proj₂ (proj₂ R1)))
+    kle : k ≤ length (SB.pend t)
+    kle = subst (k ≤_) (proj₂ (proj₂ av)) kl
+    rd′ : ∀ a → a ≤ amax → rdD (dat s') (proj₁ (recRS (gen (st s)) (λ p → cur (dat s' p)) es' (map cur prM) (st0 C)) a) ≡ candAt t k a
+    rd′ a le =
+      trans (cong (rdD (dat s')) (eqM a))
+            (crashRead (st s) (dat s') (smap (st s)) (ues s) (SB.pend t) (SB.stable t) sa
+               (stable-crash {s} {t} (dat s') sa syi cd) gl dl k kle vs a le)
+    ob′ : ∀ a p → a ≤ amax → proj₁ (recRS (gen (st s)) (λ p → cur (dat s' p)) es' (map cur prM) (st0 C)) a ≡ just p →
           oob (cur (dat s' p)) ≡ a
     ob′ a p le q = crashOOB (dat s') (smap (st s)) (ues s) (SB.pend t) (stable-oob {st s} (dat s') syi cd) dl k vs a p le
                      (trans (sym (eqM a)) q)

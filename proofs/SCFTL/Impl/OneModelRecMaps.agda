@@ -1,0 +1,215 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39: the map recovery rebuilds after a crash, at the level of
+-- pages — first pieces of `RecoveredNamed`
+-- (SCFTL.Impl.OneModelBlocksNamed), the lemma of PX that the block
+-- layer's physical reads still take as given.
+--
+-- The crash relations of PX (PUSBic's `RecG`, PL's `CRL`) say what the
+-- map recovery rebuilds *reads*; `RecoveredNamed` needs which pages it
+-- *names*.  Here, for a power cut at a normal state of PX (the state's
+-- flash crash image; in PUSBic's phase with the state's durable ghost),
+-- which is the crash point at the end of every operation:
+--
+--   pl-rec-l2p       PL's recovery step rebuilds exactly the map P's
+--                    `RecTo` names on the virtually consolidated flash
+--                    (the walk in the generation recovery picks; as B
+--                    over P used P's `RecTo`: SCFTL.Impl.BlocksPhys)
+--   chain-crash-l2p, free-crash-l2p, ril-crash-l2p
+--                    a power cut of a state with PL's invariant (the
+--                    chain phase, or P's RI with no chain): any recovery
+--                    rebuilds its stable L2P
+--   pu-cut-l2p       a power cut of a normal state of PUSBic's phase:
+--                    any recovery (with the full checkpoint or without)
+--                    rebuilds the map of the k-th unsynced epoch for some
+--                    k (k = 0: the stable L2P) — the crash's parse is the
+--                    one recovery reads (`parse-unique`), and its replay
+--                    is that map (`recU-crash-mapBI`, SCFTL.Impl.UnsyncedBase)
+--   Cut, cut-named   so a recovery after a power cut at a normal state X
+--                    names only pages X named (`NSub`)
+--
+-- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
+-- model"): the crash points inside PX's operations (before a flush's
+-- SYNC, the checkpoint's commands, the barrier's, the consolidation
+-- page, the lazy commit's record, the partial SYNC), crashed recoveries,
+-- and the step from the state at the cut back to the last normal state
+-- before the operation (its stable and epoch maps are that state's, or
+-- its volatile L2P at a flush).
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.OneModelRecMaps (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+                                  (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
+
+open import Data.Bool.Base using (true; false)
+open import Data.List.Base using (List; []; map; length; _++_)
+open import Data.Maybe.Base using (just)
+open import Data.Nat.Base using (_≤_; zero)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (inj₁; inj₂)
+open import Data.Unit.Base using (tt)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; module RI; RecTo; recto; crash-RI; crashC-eq)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM)
+open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (walkG; virt; okPL)
+open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc using (Phase; ph-rs)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (img-virt; phase-walk-crash; walk-free-crash)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard)
+open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (⟪_,_⟫; st; ues)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (⟦_,_⟧; su; gh; ghostN; prN; shpN; prN-BI; crash-normal-G)
+open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; module BI; recU-crash-mapBI)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (parse-unique; crashEs-shape; shapes)
+open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
+open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
+open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay)
+open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX)
+open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil)
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
+open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (uesX; Named; NSub; rec-named)
+open import SCFTL.Spec Data d0 amax wmax using (recover)
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+
+private
+  module PXm = SB.Model PX
+
+------------------------------------------------------------------------
+-- PL's recovery rebuilds the map P's RecTo names
+
+pl-rec-l2p : ∀ {G s' x b0 g C0 M} → pick (cur (cpL s')) (cur (cpO s')) ≡ just (b0 , g , C0) →
+             RecTo (virt (walkG g s') s') M → okPL G recover s' x → ∀ a → l2p x a ≡ M a
+pl-rec-l2p {s' = s'} pk0 (recto b₁ g₁ C₁ pk₁ _ _ _ _ mx _ _) (b , g' , C' , pk' , refl) a
+  with trans (sym pk0) pk' | trans (sym pk₁) pk'
+... | refl | refl = trans (cong (λ f → f a) (recMap-syncAll g' C' (virt (walkG g' s') s'))) (mx a)
+
+------------------------------------------------------------------------
+-- A power cut of a normal state: recovery rebuilds its stable L2P
+
+chain-crash-l2p : ∀ {G s s' x} (ph : Phase s) → RI (virt (rv (ph-rs ph)) s) → Img s s' →
+                  okPL G recover s' x → ∀ a → l2p x a ≡ smap s a
+chain-crash-l2p {G} {s} {s'} ph r img@(cD , cL , cO , cR , cI) o =
+  pl-rec-l2p {G = G} {M = smap s} (pick-slot true s' (gen s) (RI.C r) sl' so')
+    (subst (λ vs → RecTo (virt vs s') (smap s)) (sym (phase-walk-crash {s} {s'} ph img))
+           (crash-RI r (img-virt (rv (ph-rs ph)) {s} {s'} img)))
+    o
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+
+free-crash-l2p : ∀ {G m s' x} → RI m → Img m s' → okPL G recover s' x → ∀ a → l2p x a ≡ smap m a
+free-crash-l2p {G} {m} {s'} r img@(cD , cL , cO , cR , cI) o =
+  pl-rec-l2p {G = G} {M = smap m} (pick-slot true s' (gen m) (RI.C r) sl' so')
+    (subst (λ vs → RecTo (virt vs s') (smap m)) (sym (walk-free-crash {m} {s'} r img)) (crash-RI r img))
+    o
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+
+-- with no epoch unsynced, either case of PL's invariant
+ril-crash-l2p : ∀ {s s' x} → RIL s → Img s s' → okPL EraseGuard recover s' x → ∀ a → l2p x a ≡ smap s a
+ril-crash-l2p {s} {s'} {x} (inj₁ r) img o = free-crash-l2p {EraseGuard} {s} {s'} {x} r img o
+ril-crash-l2p {s} {s'} {x} (inj₂ (ph , r , _)) img o = chain-crash-l2p {EraseGuard} {s} {s'} {x} ph r img o
+
+------------------------------------------------------------------------
+-- In PX: a recovery in the chain phase after a power cut of a normal
+-- state with no epoch unsynced names only pages that state named (its
+-- stable L2P's)
+
+private
+  ril-X : ∀ {X} → OPX.RI X → uesX X ≡ [] → RIL (stX X)
+  ril-X {false , ⟦ ⟪ s , [] ⟫ , g ⟧} r refl = ril-of {s} {g} r
+  ril-X {true , S} (_ , r) _ = r
+
+chain-cut-named : ∀ {X s' g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s' →
+                  PXm.ok SB.recover (true , lzS s' g) X' → NSub X X'
+chain-cut-named {X} {s'} {g} {X'} r eu img o@(refl , refl , s'' , refl , ok) p x =
+  a , le , inj₂ (0 , subst (λ es → mapAt (smap (stX X)) es 0 a ≡ just p) (sym eu)
+                          (trans (cong (λ f → f a) (mapAt-nil (smap (stX X)) 0))
+                                 (trans (sym (ril-crash-l2p {stX X} {s'} {s''} (ril-X {X} r eu) img ok a)) m)))
+  where
+    R  = rec-named {true , lzS s' g} {X'} o p x
+    a  = proj₁ R
+    le = proj₁ (proj₂ R)
+    m  = proj₂ (proj₂ R)
+
+------------------------------------------------------------------------
+-- In PUSBic's phase: a recovery after a power cut of a normal state
+-- (the crash leaving that state's durable ghost) rebuilds the map of
+-- the k-th unsynced epoch for some k (k = 0: the stable L2P), whichever
+-- of PUSBic's recoveries (with the full checkpoint or without, `RecC`)
+
+pu-cut-l2p : ∀ {S u' s' S'} → OPX.RI (false , S) → Img (st (su S)) s' →
+             okX SB.recover ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧ S' →
+             Σ ℕ λ k → k ≤ length (ues (su S)) × (∀ a → l2p (st (su S')) a ≡ mapAt (smap (st (su S))) (ues (su S)) k a)
+pu-cut-l2p {S} {u'} {s'} {S'} (t , ar , y) img o = k , kl , from o
+  where
+    iv  = ivX {S} {t} ar
+    b   = proj₁ (proj₂ (proj₂ (proj₁ iv)))
+    R   = recU-crash-mapBI {su S} {s'} b img
+    T′  = proj₁ R
+    es' = proj₁ (proj₂ R)
+    k   = proj₁ (proj₂ (proj₂ R))
+    R1  = proj₂ (proj₂ (proj₂ R))
+    ces = proj₁ R1
+    prs = proj₁ (proj₂ R1)
+    kl  = proj₁ (proj₂ (proj₂ R1))
+    eqM = proj₂ (proj₂ (proj₂ (proj₂ R1)))
+    G   = crash-normal-G {su S} {t} {s'} (proj₁ iv) (proj₂ iv) img
+    pk  = proj₁ (proj₂ (proj₂ (proj₂ G)))
+    pr  = map cur (BI.prM b)
+    -- recovery's choice is the crash's: the slot `pick` chooses, and the
+    -- one parse with the ghost's shapes over the ghost's durable part
+    same : ∀ {b₂ g₂ C₂ T₂ es₂} → pick (cur (cpL s')) (cur (cpO s')) ≡ just (b₂ , g₂ , C₂) →
+           ParseS (map cur (dr s')) T₂ es₂ (prN (su S)) → shapes es₂ ≡ shpN (su S) →
+           ∀ a → recM g₂ C₂ (prN (su S)) es₂ s' a ≡ mapAt (smap (st (su S))) (ues (su S)) k a
+    same {b₂} {g₂} {C₂} {T₂} {es₂} pk₂ p₂ sh₂ a with trans (sym pk) pk₂
+    ... | refl = trans (cong (λ z → recM g₂ C₂ z es₂ s' a) (prN-BI (su S) b))
+                       (trans (cong (λ es → recM g₂ C₂ pr es s' a) es-eq) (eqM a))
+      where
+        p₂′ : map cur (dr s') ≡ T₂ ++ lay es₂ pr
+        p₂′ = subst (λ z → map cur (dr s') ≡ T₂ ++ lay es₂ z) (prN-BI (su S) b) (proj₁ p₂)
+        es-eq : es₂ ≡ es'
+        es-eq = proj₂ (parse-unique T₂ T′ es₂ es' pr (trans sh₂ (sym (crashEs-shape ces))) (trans (sym p₂′) (proj₁ prs)))
+    from : okX SB.recover ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧ S' →
+           ∀ a → l2p (st (su S')) a ≡ mapAt (smap (st (su S))) (ues (su S)) k a
+    from (inj₁ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , e) , _ , _)) a =
+      trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂ a)
+    from (inj₂ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , _ , _ , e) , _ , _)) a =
+      trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂ a)
+
+-- so, in PX: a recovery in PUSBic's phase after a power cut of a normal
+-- state of that phase names only pages that state named
+pu-cut-named : ∀ {S u' s' X'} → OPX.RI (false , S) → Img (st (su S)) s' →
+               PXm.ok SB.recover (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) X' → NSub (false , S) X'
+pu-cut-named {S} {u'} {s'} {false , S'} r img o@(refl , ok) p x = a , le , inj₂ (k , trans (sym (eq a)) m)
+  where
+    R  = rec-named {false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧} {false , S'} o p x
+    a  = proj₁ R
+    le = proj₁ (proj₂ R)
+    m  = proj₂ (proj₂ R)
+    L  = pu-cut-l2p {S} {u'} {s'} {S'} r img ok
+    k  = proj₁ L
+    eq = proj₂ (proj₂ L)
+
+------------------------------------------------------------------------
+-- A power cut at a normal state X of PX, in either phase: recovery
+-- names only pages X named
+
+-- C is what a power cut leaves of the normal state X: its flash's crash
+-- image, with X's durable ghost in PUSBic's phase, or in the chain
+-- phase with no epoch unsynced
+data Cut (X : XS) : XS → Set where
+  cut-pu    : ∀ {S u' s'} → X ≡ (false , S) → Img (st (su S)) s' → Cut X (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧)
+  cut-chain : ∀ {s' g} → uesX X ≡ [] → Img (stX X) s' → Cut X (true , lzS s' g)
+
+cut-named : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' → NSub X X'
+cut-named {X} {X' = X'} r (cut-pu {S} {u'} {s'} refl img) o = pu-cut-named {S} {u'} {s'} {X'} r img o
+cut-named {X} {X' = X'} r (cut-chain {s'} {g} eu img) o = chain-cut-named {X} {s'} {g} {X'} r eu img o
