@@ -40,7 +40,8 @@
 --                 recoveries after it) names only pages X0 named.  It is
 --                 what the refinement oracle checks at run time after
 --                 every recovery (the L2P SCFTL rebuilds is one a commit
---                 left).
+--                 left).  SCFTL.Impl.OneModelRecMaps proves it for the
+--                 crash point at the end of every operation (`end-named`).
 --   recovered-located : RecoveredNamed → RecoveredLocated, by the crash
 --                 side: a crash keeps every page X0 named located (a
 --                 crashed write's allocation moves no page below P's next
@@ -268,24 +269,24 @@ private
 SmU : XS → XS → Set
 SmU X X' = (∀ a → smap (stX X') a ≡ smap (stX X) a) × uesX X' ≡ uesX X
 
-private
-  sm-w : ∀ a d {X X'} → PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) X X' → SmU X X'
-  sm-w a d {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , f1 , f2 , e) , ue) , _))) =
-    (λ c → trans (cong (λ z → smap z c) e) (cong (λ f → f c) (smap-opt f1 f2 (wr0 a d (st (su S)))))) , ue
-  sm-w a d {false , S} (inj₁ (refl , S0 , refl , ((inj₂ (_ , e) , ue) , _))) = (λ c → cong (λ z → smap z c) e) , ue
-  sm-w a d {true , S} (inj₁ (refl , S0 , () , _))
-  sm-w a d {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , f1 , f2 , refl))) = smap-optL f1 f2 (wr0 a d (st (su S))) , sym eu
-  sm-w a d {b , S} (inj₂ (refl , eu , s' , refl , inj₂ (_ , refl))) = (λ c → refl) , sym eu
+-- writes and relocations keep the stable L2P and the epochs
+sm-w : ∀ a d {X X'} → PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) X X' → SmU X X'
+sm-w a d {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , f1 , f2 , e) , ue) , _))) =
+  (λ c → trans (cong (λ z → smap z c) e) (cong (λ f → f c) (smap-opt f1 f2 (wr0 a d (st (su S)))))) , ue
+sm-w a d {false , S} (inj₁ (refl , S0 , refl , ((inj₂ (_ , e) , ue) , _))) = (λ c → cong (λ z → smap z c) e) , ue
+sm-w a d {true , S} (inj₁ (refl , S0 , () , _))
+sm-w a d {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , f1 , f2 , refl))) = smap-optL f1 f2 (wr0 a d (st (su S))) , sym eu
+sm-w a d {b , S} (inj₂ (refl , eu , s' , refl , inj₂ (_ , refl))) = (λ c → refl) , sym eu
 
-  sm-rl : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.rl))) X X' → SmU X X'
-  sm-rl {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , q , _ , inj₁ (_ , f1 , f2 , e)) , ue) , _))) =
-    (λ c → trans (cong (λ z → smap z c) e) (cong (λ f → f c) (smap-opt f1 f2 (rl0 q (st (su S)))))) , ue
-  sm-rl {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , q , _ , inj₂ (_ , e)) , ue) , _))) = (λ c → cong (λ z → smap z c) e) , ue
-  sm-rl {false , S} (inj₁ (refl , S0 , refl , ((inj₂ (_ , e) , ue) , _))) = (λ c → cong (λ z → smap z c) e) , ue
-  sm-rl {true , S} (inj₁ (refl , S0 , () , _))
-  sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , q , _ , inj₁ (_ , f1 , f2 , refl)))) = smap-optL f1 f2 (rl0 q (st (su S))) , sym eu
-  sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , q , _ , inj₂ (_ , refl)))) = (λ c → refl) , sym eu
-  sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₂ (_ , refl))) = (λ c → refl) , sym eu
+sm-rl : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.rl))) X X' → SmU X X'
+sm-rl {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , q , _ , inj₁ (_ , f1 , f2 , e)) , ue) , _))) =
+  (λ c → trans (cong (λ z → smap z c) e) (cong (λ f → f c) (smap-opt f1 f2 (rl0 q (st (su S)))))) , ue
+sm-rl {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , q , _ , inj₂ (_ , e)) , ue) , _))) = (λ c → cong (λ z → smap z c) e) , ue
+sm-rl {false , S} (inj₁ (refl , S0 , refl , ((inj₂ (_ , e) , ue) , _))) = (λ c → cong (λ z → smap z c) e) , ue
+sm-rl {true , S} (inj₁ (refl , S0 , () , _))
+sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , q , _ , inj₁ (_ , f1 , f2 , refl)))) = smap-optL f1 f2 (rl0 q (st (su S))) , sym eu
+sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , q , _ , inj₂ (_ , refl)))) = (λ c → refl) , sym eu
+sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₂ (_ , refl))) = (λ c → refl) , sym eu
 
 -- an erase changes no map
 named-es : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.es))) X X' → NSub X X'

@@ -25,16 +25,27 @@
 --                    k (k = 0: the stable L2P) — the crash's parse is the
 --                    one recovery reads (`parse-unique`), and its replay
 --                    is that map (`recU-crash-mapBI`, SCFTL.Impl.UnsyncedBase)
---   Cut, cut-named   so a recovery after a power cut at a normal state X
---                    names only pages X named (`NSub`)
+--   Cut, cut-stab, cut-named
+--                    so a recovery after a power cut at a normal state X
+--                    names only pages X's stable L2P or an unsynced
+--                    epoch's map names (`Stab`), hence only pages X named
+--   px-stab          after any operation of PX those maps name only pages
+--                    the state before it named (a write's or relocation's
+--                    new page is in the volatile L2P alone; a flush makes
+--                    the volatile L2P stable; a barrier adds it as an
+--                    epoch's map)
+--   end-named        `RecoveredNamed` for the crash point at the end of
+--                    every operation: recovery after it names only pages
+--                    the state before the operation named
+--   pl-end           not vacuous: in the chain phase every crash at the
+--                    end of PL's steps is such a crash point
 --
 -- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
--- model"): the crash points inside PX's operations (before a flush's
--- SYNC, the checkpoint's commands, the barrier's, the consolidation
--- page, the lazy commit's record, the partial SYNC), crashed recoveries,
--- and the step from the state at the cut back to the last normal state
--- before the operation (its stable and epoch maps are that state's, or
--- its volatile L2P at a flush).
+-- model"): the crash points inside PX's operations (a flush's before its
+-- SYNC and inside its checkpoint, the barrier's, the consolidation page's,
+-- the lazy commit's record, the partial SYNC's), and crashed recoveries
+-- (`Orig`'s `again`: recovery from a crashed recovery rebuilds what the
+-- first would have).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -70,16 +81,21 @@ open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay)
 open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
-open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil)
-open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil; mapAt-≐)
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS; okL)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (uesX; Named; NSub; rec-named)
+  using (uesX; Named; NSub; rec-named; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
 open import SCFTL.Spec Data d0 amax wmax using (recover)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 private
   module PXm = SB.Model PX
+
+-- the pages a state's stable L2P or an unsynced epoch's map names (j = 0
+-- the stable L2P): what a recovery may rebuild
+Stab : XS → ℕ → Set
+Stab X p = Σ ℕ λ a → a ≤ amax × Σ ℕ λ j → mapAt (smap (stX X)) (uesX X) j a ≡ just p
 
 ------------------------------------------------------------------------
 -- PL's recovery rebuilds the map P's RecTo names
@@ -129,9 +145,9 @@ private
   ril-X {true , S} (_ , r) _ = r
 
 chain-cut-named : ∀ {X s' g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s' →
-                  PXm.ok SB.recover (true , lzS s' g) X' → NSub X X'
+                  PXm.ok SB.recover (true , lzS s' g) X' → ∀ p → Named X' p → Stab X p
 chain-cut-named {X} {s'} {g} {X'} r eu img o@(refl , refl , s'' , refl , ok) p x =
-  a , le , inj₂ (0 , subst (λ es → mapAt (smap (stX X)) es 0 a ≡ just p) (sym eu)
+  a , le , (0 , subst (λ es → mapAt (smap (stX X)) es 0 a ≡ just p) (sym eu)
                           (trans (cong (λ f → f a) (mapAt-nil (smap (stX X)) 0))
                                  (trans (sym (ril-crash-l2p {stX X} {s'} {s''} (ril-X {X} r eu) img ok a)) m)))
   where
@@ -188,8 +204,8 @@ pu-cut-l2p {S} {u'} {s'} {S'} (t , ar , y) img o = k , kl , from o
 -- so, in PX: a recovery in PUSBic's phase after a power cut of a normal
 -- state of that phase names only pages that state named
 pu-cut-named : ∀ {S u' s' X'} → OPX.RI (false , S) → Img (st (su S)) s' →
-               PXm.ok SB.recover (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) X' → NSub (false , S) X'
-pu-cut-named {S} {u'} {s'} {false , S'} r img o@(refl , ok) p x = a , le , inj₂ (k , trans (sym (eq a)) m)
+               PXm.ok SB.recover (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) X' → ∀ p → Named X' p → Stab (false , S) p
+pu-cut-named {S} {u'} {s'} {false , S'} r img o@(refl , ok) p x = a , le , (k , trans (sym (eq a)) m)
   where
     R  = rec-named {false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧} {false , S'} o p x
     a  = proj₁ R
@@ -210,6 +226,45 @@ data Cut (X : XS) : XS → Set where
   cut-pu    : ∀ {S u' s'} → X ≡ (false , S) → Img (st (su S)) s' → Cut X (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧)
   cut-chain : ∀ {s' g} → uesX X ≡ [] → Img (stX X) s' → Cut X (true , lzS s' g)
 
+cut-stab : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' → ∀ p → Named X' p → Stab X p
+cut-stab {X} {X' = X'} r (cut-pu {S} {u'} {s'} refl img) o = pu-cut-named {S} {u'} {s'} {X'} r img o
+cut-stab {X} {X' = X'} r (cut-chain {s'} {g} eu img) o = chain-cut-named {X} {s'} {g} {X'} r eu img o
+
 cut-named : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' → NSub X X'
-cut-named {X} {X' = X'} r (cut-pu {S} {u'} {s'} refl img) o = pu-cut-named {S} {u'} {s'} {X'} r img o
-cut-named {X} {X' = X'} r (cut-chain {s'} {g} eu img) o = chain-cut-named {X} {s'} {g} {X'} r eu img o
+cut-named {X} {C} {X'} r c o p x with cut-stab {X} {C} {X'} r c o p x
+... | a , le , j , m = a , le , inj₂ (j , m)
+
+------------------------------------------------------------------------
+-- The power cut right after an operation completes: recovery names only
+-- pages the state before the operation named
+
+private
+  stab-keep : ∀ {X X'} → SmU X X' → ∀ p → Stab X' p → Stab X p
+  stab-keep {X} {X'} (ks , eu) p (a , le , j , m) =
+    a , le , j , trans (sym (mapAt-≐ ks (uesX X) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
+
+  stab-named : ∀ {X p} → Stab X p → Named X p
+  stab-named (a , le , j , m) = a , le , inj₂ (j , m)
+
+-- the stable L2P and the epochs' maps after any operation of PX name
+-- only pages the state before it named (a write's or relocation's new
+-- page is only in the volatile L2P)
+px-stab : ∀ u {X X'} → OPX.RI X → PXm.ok (SB.use u) X X' → ∀ p → Stab X' p → Named X p
+px-stab (SB.reg (SB.op (SB.w a d))) {X} {X'} r o p x = stab-named {X} (stab-keep {X} {X'} (sm-w a d {X} {X'} o) p x)
+px-stab (SB.reg (SB.op SB.rl)) {X} {X'} r o p x = stab-named {X} (stab-keep {X} {X'} (sm-rl {X} {X'} o) p x)
+px-stab (SB.reg (SB.op SB.es)) {X} {X'} r o p x = named-es {X} {X'} o p (stab-named {X'} x)
+px-stab (SB.reg (SB.op SB.sy)) {X} {X'} r o p x = named-sy {X} {X'} o p (stab-named {X'} x)
+px-stab (SB.reg SB.barrier) {X} {X'} r o p x = named-barrier {X} {X'} r o p (stab-named {X'} x)
+px-stab SB.flush {X} {X'} r o p x = named-flush {X} {X'} o p (stab-named {X'} x)
+
+-- `RecoveredNamed` for the crash point at the end of every operation
+end-named : ∀ u {X0 X1 C X} → OPX.RI X0 → PXm.ok (SB.use u) X0 X1 → Cut X1 C → PXm.ok SB.recover C X → NSub X0 X
+end-named u {X0} {X1} {C} {X} r o c rec p x =
+  px-stab u {X0} {X1} r o p (cut-stab {X1} {C} {X} (OPX.B-ok u r o) c rec p x)
+
+-- not vacuous: in the chain phase, the crash point at the end of any of
+-- PL's steps (the step's state crashed, PL's `crashPL`) is a `Cut` of
+-- the state after the step, which is a step of PX
+pl-end : ∀ u {b S s' m} → ues (su S) ≡ [] → okL u (st (su S)) m → Img m s' →
+         PXm.ok (SB.use u) (b , S) (true , lzS m (gh S)) × Cut (true , lzS m (gh S)) (true , lzS s' (gh S))
+pl-end u {b} {S} {s'} {m} eu o img = inj₂ (refl , eu , m , refl , o) , cut-chain refl img
