@@ -39,13 +39,21 @@
 --                    the state before the operation named
 --   pl-end           not vacuous: in the chain phase every crash at the
 --                    end of PL's steps is such a crash point
+--   Plain, plain-l2p, flush-plain-named
+--                    the crash points inside a flush of the chain phase
+--                    that are P's flush's (before its SYNC, after it,
+--                    inside its full checkpoint; after the consolidation
+--                    page): recovery rebuilds the stable or the volatile
+--                    L2P the flush started from (B over P's `flush-maps`;
+--                    PL's walk finds no record there), so it names only
+--                    pages the state before the flush named
 --
 -- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
--- model"): the crash points inside PX's operations (a flush's before its
--- SYNC and inside its checkpoint, the barrier's, the consolidation page's,
--- the lazy commit's record, the partial SYNC's), and crashed recoveries
--- (`Orig`'s `again`: recovery from a crashed recovery rebuilds what the
--- first would have).
+-- model"): the other crash points inside PX's operations (the chain
+-- phase's consolidation page before its SYNC, the in-page/OOB and lazy
+-- commits' records; in PUSBic's phase the flush's, the barrier's and the
+-- partial SYNC's), and crashed recoveries (`Orig`'s `again`: recovery
+-- from a crashed recovery rebuilds what the first would have).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -55,10 +63,10 @@ module SCFTL.Impl.OneModelRecMaps (Data : Set) (d0 : Data) (amax wmax kmax umax 
 
 open import Data.Bool.Base using (true; false)
 open import Data.List.Base using (List; []; map; length; _++_)
-open import Data.Maybe.Base using (just)
+open import Data.Maybe.Base using (just; nothing)
 open import Data.Nat.Base using (_≤_; zero)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
-open import Data.Sum.Base using (inj₁; inj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Data.Unit.Base using (tt)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
 
@@ -66,11 +74,16 @@ open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; module RI; RecTo; recto; crash-RI; crashC-eq)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM)
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI)
+open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps)
+open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (walkG; virt; okPL)
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc using (Phase; ph-rs)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (img-virt; phase-walk-crash; walk-free-crash)
-open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; konsS; konsPg)
+open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (konsS-free; ri-chain-free)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (⟪_,_⟫; st; ues)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (⟦_,_⟧; su; gh; ghostN; prN; shpN; prN-BI; crash-normal-G)
@@ -268,3 +281,81 @@ end-named u {X0} {X1} {C} {X} r o c rec p x =
 pl-end : ∀ u {b S s' m} → ues (su S) ≡ [] → okL u (st (su S)) m → Img m s' →
          PXm.ok (SB.use u) (b , S) (true , lzS m (gh S)) × Cut (true , lzS m (gh S)) (true , lzS s' (gh S))
 pl-end u {b} {S} {s'} {m} eu o img = inj₂ (refl , eu , m , refl , o) , cut-chain refl img
+
+------------------------------------------------------------------------
+-- Crash points inside a flush of P (no lazy commit): before its SYNC,
+-- after it, inside its full checkpoint.  Recovery rebuilds the stable or
+-- the volatile L2P the flush started from (B over P's `flush-maps`, P's
+-- own recovery there being PL's: the walk finds no record)
+
+Plain : St → St → Set
+Plain u m = m ≡ fl2 u ⊎ m ≡ fl3 u ⊎ CkPt (fl3 u) m
+
+private
+  plain-fl : ∀ {u m} → Plain u m → FlPt u m
+  plain-fl (inj₁ e)         = inj₁ e
+  plain-fl (inj₂ (inj₁ e))  = inj₂ (inj₁ e)
+  plain-fl (inj₂ (inj₂ ck)) = inj₂ (inj₂ (inj₁ ck))
+
+  -- P's recovery on the crashed flash, where PL's walk finds nothing
+  plain-walk : ∀ {u m s' M} → RI u → m ≡ fl2 u ⊎ CkPt (fl3 u) m → Img m s' → (rt : RecTo s' M) → walkG (RecTo.g rt) s' ≡ []
+  plain-walk r (inj₁ refl) img rt = fl2-walk r img rt
+  plain-walk r (inj₂ (inj₁ refl)) img rt = ck1-walk r img rt
+  plain-walk {u} r (inj₂ (inj₂ (inj₁ refl))) img rt = ck2-walk {fl3 u} (RI.slotL (fl3-RI r)) (RI.gle (fl3-RI r)) img rt
+  plain-walk {u} r (inj₂ (inj₂ (inj₂ refl))) img rt = ck3-walk {fl3 u} img rt
+
+  plain-of : ∀ {u m} → m ≡ fl2 u ⊎ CkPt (fl3 u) m → Plain u m
+  plain-of (inj₁ e)  = inj₁ e
+  plain-of (inj₂ ck) = inj₂ (inj₂ ck)
+
+Maps′ : St → Map → Set
+Maps′ u M = (∀ a → a ≤ amax → M a ≡ smap u a) ⊎ (∀ a → a ≤ amax → M a ≡ l2p u a)
+
+private
+  plain-via : ∀ {G u m s' x} → RI u → m ≡ fl2 u ⊎ CkPt (fl3 u) m → Img m s' → okPL G recover s' x → Maps′ u (l2p x)
+  plain-via {G} {u} {m} {s'} {x} r pt img o = out (flush-maps r (plain-fl (plain-of pt)) img rt)
+    where
+      CR′ = proj₂ (proj₂ (flush-crash (AR-tOf u) r (m , plain-fl (plain-of pt) , img)))
+      M   = proj₁ CR′
+      rt  = proj₁ (proj₂ CR′)
+      rt′ : RecTo (virt (walkG (RecTo.g rt) s') s') M
+      rt′ = subst (λ vs → RecTo (virt vs s') M) (sym (plain-walk r pt img rt)) rt
+      eq : ∀ a → l2p x a ≡ M a
+      eq = pl-rec-l2p {G} {s'} {x} (RecTo.pk rt) rt′ o
+      out : Maps′ u M → Maps′ u (l2p x)
+      out (inj₁ f) = inj₁ (λ a le → trans (eq a) (f a le))
+      out (inj₂ f) = inj₂ (λ a le → trans (eq a) (f a le))
+
+plain-l2p : ∀ {G u m s' x} → RI u → Plain u m → Img m s' → okPL G recover s' x → Maps′ u (l2p x)
+plain-l2p {G} {u} {m} {s'} {x} r (inj₂ (inj₁ refl)) img o = inj₂ (λ a _ → free-crash-l2p {G} {fl3 u} {s'} {x} (fl3-RI r) img o a)
+plain-l2p {G} {u} {m} {s'} {x} r (inj₁ e) img o = plain-via {G} {u} {m} {s'} {x} r (inj₁ e) img o
+plain-l2p {G} {u} {m} {s'} {x} r (inj₂ (inj₂ ck)) img o = plain-via {G} {u} {m} {s'} {x} r (inj₂ ck) img o
+
+private
+  kons-RI : ∀ {s} → RIL s → RI (konsS s)
+  kons-RI {s} (inj₁ r) = subst RI (sym (konsS-free {s} (ri-chain-free r))) r
+  kons-RI {s} (inj₂ (ph , r , nt)) = proj₂ (kons-S-RI ph (AR-tOf s) r nt)
+
+  -- the consolidation page keeps the maps
+  kons-l2p : ∀ s a → l2p (konsS s) a ≡ l2p s a
+  kons-l2p s a with konsPg s
+  ... | nothing = refl
+  ... | just c  = refl
+
+  kons-smap : ∀ s a → smap (konsS s) a ≡ smap s a
+  kons-smap s a with konsPg s
+  ... | nothing = refl
+  ... | just c  = refl
+
+-- in PX: a recovery after a crash inside a flush of the chain phase
+-- (after its consolidation page, P's flush: before its SYNC, after it,
+-- inside its checkpoint) names only pages the state before the flush
+-- named
+flush-plain-named : ∀ {b S m s' X} → OPX.RI (b , S) → ues (su S) ≡ [] → Plain (konsS (st (su S))) m → Img m s' →
+                    PXm.ok SB.recover (true , lzS s' (gh S)) X → NSub (b , S) X
+flush-plain-named {b} {S} {m} {s'} {X} r eu pl img o@(refl , refl , x , refl , ok) p y with rec-named {true , lzS s' (gh S)} {X} o p y
+... | a , le , q with plain-l2p {EraseGuard} {konsS (st (su S))} {m} {s'} {x} (kons-RI (ril-X {b , S} r eu)) pl img ok
+...   | inj₁ f = a , le , inj₂ (0 , subst (λ es → mapAt (smap (st (su S))) es 0 a ≡ just p) (sym eu)
+                                  (trans (cong (λ g → g a) (mapAt-nil (smap (st (su S))) 0))
+                                         (trans (sym (kons-smap (st (su S)) a)) (trans (sym (f a le)) q))))
+...   | inj₂ f = a , le , inj₁ (trans (sym (kons-l2p (st (su S)) a)) (trans (sym (f a le)) q))
