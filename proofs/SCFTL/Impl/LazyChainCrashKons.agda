@@ -48,7 +48,10 @@
 --     virtually consolidated flash; the old checkpoint picked, the walk
 --     is the one before, `walk-eq`, `follow-ext`; the new one picked,
 --     the virtual records of the old generation drop out, `recto-old`,
---     and the walk takes nothing, `walk-old`).
+--     and the walk takes nothing, `walk-old`);
+--   * `CRLM`, `pl-rec-crash-M`: the same with the map recovery rebuilds
+--     named: a crash of recovery keeps it (the recovered map, at the
+--     level of pages; SCFTL.Impl.OneModelRecMaps).
 --
 -- Not proven here: the lazy commit's crash point with the record taken
 -- by the walk over a nonempty chain, and the assembly of Theorem 1 for
@@ -482,11 +485,24 @@ pl-kons-flush-crash {s} {t} {s'} ph arr r nt refl img = t , inj₂ refl , kons-c
 -- P's own crash points inside a flush, from a state with P's RI (a
 -- state without a chain, or after the consolidation page: `kons-S-RI`)
 
+-- `CRLM`: PL's crash relation with the map recovery rebuilds named
+-- (SCFTL.Impl.OneModelRecMaps: recovery after a crashed recovery
+-- rebuilds the map the first would have, `pl-rec-crash-M`)
+CRLM : St → State → Map → Set
+CRLM s t M = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+             RecTo (virt (walkG g s) s) M × DOKs (dat (virt (walkG g s) s)) M (stable t)
+
+crlm⇒crl : ∀ {s t M} → CRLM s t M → CRL s t
+crlm⇒crl {M = M} (b , g , C , pk , rt , dk) = b , g , C , pk , M , rt , dk
+
+crlm-of : ∀ {s' t M} (rt : RecTo s' M) → DOKs (dat s') M (stable t) → walkG (RecTo.g rt) s' ≡ [] → CRLM s' t M
+crlm-of {s'} {t} {M} rt dk wk =
+  RecTo.b rt , RecTo.g rt , RecTo.C rt , RecTo.pk rt , subst (λ vs → RecTo (virt vs s') M) (sym wk) rt , dk
+
 -- `crl-of`: P's `RecTo` on a crashed flash whose walk (in the
 -- generation recovery picks) takes nothing is PL's
 crl-of : ∀ {s' t M} (rt : RecTo s' M) → DOKs (dat s') M (stable t) → walkG (RecTo.g rt) s' ≡ [] → CRL s' t
-crl-of {s'} {t} {M} rt dk wk =
-  RecTo.b rt , RecTo.g rt , RecTo.C rt , RecTo.pk rt , M , subst (λ vs → RecTo (virt vs s') M) (sym wk) rt , dk
+crl-of {s'} {t} {M} rt dk wk = crlm⇒crl {s'} {t} {M} (crlm-of {s'} {t} {M} rt dk wk)
 
 walk-nil-l : ∀ g s' → lkOf (acc g (Dof s') (map cur (dr s'))) ≡ nothing → walkG g s' ≡ []
 walk-nil-l g s' e = trans (cong (follow kc g (Rof s') (Dof s')) e) (fnil kc)
@@ -927,9 +943,9 @@ rec-g-old : ∀ {vs s' g M} (rgv : All (GenLe g) vs) (r' : RecTo (virt vs s') M)
 rec-g-old rgv (recto _ _ _ _ _ _ _ _ _ _ _) refl = refl
 
 rec-newG : ∀ {vs s' t g M} → All (GenLe g) vs → (rt' : RecTo (virt vs s') M) → RecTo.g rt' ≡ suc g →
-           DOKs (dat s') M (stable t) → All (GenLe g) (map cur (dr s')) → CRL s' t
+           DOKs (dat s') M (stable t) → All (GenLe g) (map cur (dr s')) → CRLM s' t M
 rec-newG {vs} {s'} {t} {g} {M} rgv rt' e dk' ga =
-  crl-of {s'} {t} {M} (recto-old {vs} {s'} {M} {g} rt' e rgv) dk'
+  crlm-of {s'} {t} {M} (recto-old {vs} {s'} {M} {g} rt' e rgv) dk'
          (subst (λ g' → walkG g' s' ≡ []) (sym (trans (rec-g-old {vs} {s'} {g} {M} rgv rt' e) e)) (walk-old g s' ga))
 
 -- the state recovery starts from: its live checkpoint slot and the other
@@ -946,7 +962,7 @@ rec-soR0 {b} {g} {C} s so1 =
 rec-ck1 : ∀ {s t s' b g C M} → (rt : RecTo (virt (walkG g s) s) M) → DOKs (dat (virt (walkG g s) s)) M (stable t) →
           pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
           slot b (virt (walkG g s) s) ≡ syn (cpt g C) → PM (Older g) (slot (Data.Bool.Base.not b) (virt (walkG g s) s)) →
-          All (PM (GenLe g)) (dr (virt (walkG g s) s)) → Img (ck1 (rec0L b g C s)) s' → CRL s' t
+          All (PM (GenLe g)) (dr (virt (walkG g s) s)) → Img (ck1 (rec0L b g C s)) s' → CRLM s' t M
 rec-ck1 {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (cD , cL , cO , cR , cI) =
   fin (rec-crash {virt vs s} {virt vs s'} rt dk pk (inj₁ refl) (cD , cL , cO , crashL-ck1 vs cR , cI))
   where
@@ -959,13 +975,13 @@ rec-ck1 {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (cD , cL , cO , cR , c
     wkE : walkG g s' ≡ vs
     wkE = walk-eq g s' s (λ p → cong cur (cI p)) (λ p → proj₂ (crashD-syncd (dat s p) (cD p)))
                   (trans (cong (map cur) drE) (map-cur-sync (dr s)))
-    fin : RecTo (virt vs s') M × DOKs (dat (virt vs s')) M (stable t) → CRL s' t
+    fin : RecTo (virt vs s') M × DOKs (dat (virt vs s')) M (stable t) → CRLM s' t M
     fin (rt' , dk') = pickCase cO
       where
-        oldG : PM (Older g) (cpO s') → CRL s' t
-        oldG so' = true , g , C , pick-slot true s' g C sl' so' , M ,
+        oldG : PM (Older g) (cpO s') → CRLM s' t M
+        oldG so' = true , g , C , pick-slot true s' g C sl' so' ,
                    subst (λ us → RecTo (virt us s') M) (sym wkE) rt' , dk'
-        pickCase : CrashC (put (cpt (suc g) (l2p R0)) (cpO R0)) (cpO s') → CRL s' t
+        pickCase : CrashC (put (cpt (suc g) (l2p R0)) (cpO R0)) (cpO s') → CRLM s' t M
         pickCase (inj₁ e)        = oldG (subst (PM (Older g)) (sym e) (PM-dur {P = Older g} (cpO R0) (rec-soR0 {b} {g} {C} s so1)))
         pickCase (inj₂ (inj₂ e)) = oldG (subst (PM (Older g)) (sym e) tt)
         pickCase (inj₂ (inj₁ e)) =
@@ -976,31 +992,31 @@ rec-ck1 {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (cD , cL , cO , cR , c
 rec-ck2 : ∀ {s t s' b g C M} → (rt : RecTo (virt (walkG g s) s) M) → DOKs (dat (virt (walkG g s) s)) M (stable t) →
           pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
           slot b (virt (walkG g s) s) ≡ syn (cpt g C) →
-          All (PM (GenLe g)) (dr (virt (walkG g s) s)) → Img (ck2 (rec0L b g C s)) s' → CRL s' t
+          All (PM (GenLe g)) (dr (virt (walkG g s) s)) → Img (ck2 (rec0L b g C s)) s' → CRLM s' t M
 rec-ck2 {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 rg1 (cD , cL , cO , cR , cI) =
   fin (rec-crash {virt vs s} {virt vs s'} rt dk pk (inj₂ (inj₁ refl)) (cD , cL , cO , crashL-ck2 vs cR , cI))
   where
     vs = walkG g s
     so' : PM (Older (suc g)) (cpL s')
     so' = older-er (subst (Older (suc g)) (sym (cong cur (rec-slR0 {b} {g} {C} s sl1))) ≤-refl) cL
-    fin : RecTo (virt vs s') M × DOKs (dat (virt vs s')) M (stable t) → CRL s' t
+    fin : RecTo (virt vs s') M × DOKs (dat (virt vs s')) M (stable t) → CRLM s' t M
     fin (rt' , dk') =
       rec-newG {vs} {s'} {t} {g} {M} (all-prefix-syn vs rg1) rt'
                (pick-g (trans (sym (RecTo.pk rt')) (pick-slot false s' (suc g) (l2p (rec0L b g C s)) cO so')))
                dk' (all-cur (crashL-PM tt cR (all-put erased tt (all-sync (all-sync (all-suffix (map syn vs) rg1))))))
 
 rec-ck3 : ∀ {s t s' b g C M} → (rt : RecTo (virt (walkG g s) s) M) → DOKs (dat (virt (walkG g s) s)) M (stable t) →
-          pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → Img (ck3 (rec0L b g C s)) s' → CRL s' t
+          pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → Img (ck3 (rec0L b g C s)) s' → CRLM s' t M
 rec-ck3 {s} {t} {s'} {b} {g} {C} {M} rt dk pk img3@(_ , _ , _ , cR , _) =
   fin (rec-crash {virt (walkG g s) s} {s'} rt dk pk (inj₂ (inj₂ refl)) img3)
   where
-    fin : RecTo s' M × DOKs (dat s') M (stable t) → CRL s' t
-    fin (rt' , dk') = crl-of {s'} {t} {M} rt' dk' (walk-nodr (RecTo.g rt') s' (crashL-nil cR))
+    fin : RecTo s' M × DOKs (dat s') M (stable t) → CRLM s' t M
+    fin (rt' , dk') = crlm-of {s'} {t} {M} rt' dk' (walk-nodr (RecTo.g rt') s' (crashL-nil cR))
 
 rec-go : ∀ {s t s' b g C M m} → (rt : RecTo (virt (walkG g s) s) M) → DOKs (dat (virt (walkG g s) s)) M (stable t) →
          pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) →
          slot b (virt (walkG g s) s) ≡ syn (cpt g C) → PM (Older g) (slot (Data.Bool.Base.not b) (virt (walkG g s) s)) →
-         All (PM (GenLe g)) (dr (virt (walkG g s) s)) → CkPt (rec0L b g C s) m → Img m s' → CRL s' t
+         All (PM (GenLe g)) (dr (virt (walkG g s) s)) → CkPt (rec0L b g C s) m → Img m s' → CRLM s' t M
 rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (inj₁ refl) img =
   rec-ck1 {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 img
 rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (inj₂ (inj₁ refl)) img =
@@ -1013,4 +1029,11 @@ rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (inj₂ (inj₂ refl)) 
 pl-rec-crash : ∀ {G s t s'} → CRL s t → crashPL G Sp.recover s s' → Σ State λ t' → crashS Sp.recover t t' × CRL s' t'
 pl-rec-crash {G} {s} {t} {s'} (b0 , g0 , C0 , pk0 , M , rt@(recto b1 g1 C1 pk1 sl1 so1 rs1 rg1 mx1 dm1 ro1) , dk)
              (b , g , C , pk , m , ck , img) with trans (sym pk0) pk | trans (sym pk1) pk
-... | refl | refl = t , refl , rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 ck img
+... | refl | refl = t , refl , crlm⇒crl {s'} {t} {M} (rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 ck img)
+
+-- `pl-rec-crash-M`: the same with the map named — recovery after a
+-- crashed recovery rebuilds the map the first recovery would have
+pl-rec-crash-M : ∀ {G s t s' M} → CRLM s t M → crashPL G Sp.recover s s' → CRLM s' t M
+pl-rec-crash-M {G} {s} {t} {s'} {M} (b0 , g0 , C0 , pk0 , rt@(recto b1 g1 C1 pk1 sl1 so1 rs1 rg1 mx1 dm1 ro1) , dk)
+               (b , g , C , pk , m , ck , img) with trans (sym pk0) pk | trans (sym pk1) pk
+... | refl | refl = rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 ck img

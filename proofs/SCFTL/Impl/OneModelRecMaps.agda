@@ -47,13 +47,24 @@
 --                    L2P the flush started from (B over P's `flush-maps`;
 --                    PL's walk finds no record there), so it names only
 --                    pages the state before the flush named
+--   chain-crlm, free-crlm, ril-crlm, AgainL, again-crlm, crlm-l2p,
+--   chain-again-stab, end-again-named, again-of
+--                    crashed recoveries in the chain phase: PL's crash
+--                    relation with the map named (`CRLM`,
+--                    SCFTL.Impl.LazyChainCrashKons) holds after a power
+--                    cut at a normal state and is kept by every crash of
+--                    PL's recovery (`pl-rec-crash-M`), so recovery after
+--                    any number of them rebuilds the map the first would
+--                    have; `RecoveredNamed` for the crash point at the end
+--                    of every operation into the chain phase followed by
+--                    any number of crashed recoveries (`again-of`: every
+--                    crash of PX's recovery in the chain phase is one)
 --
 -- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
 -- model"): the other crash points inside PX's operations (the chain
 -- phase's consolidation page before its SYNC, the in-page/OOB and lazy
 -- commits' records; in PUSBic's phase the flush's, the barrier's and the
--- partial SYNC's), and crashed recoveries (`Orig`'s `again`: recovery
--- from a crashed recovery rebuilds what the first would have).
+-- partial SYNC's), and crashed recoveries in PUSBic's phase.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -74,12 +85,12 @@ open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; module RI; RecTo; recto; crash-RI; crashC-eq)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM)
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; rdS; ri-dok; dok-crash)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps)
-open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI)
+open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; CRLM; pl-rec-crash-M)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
-open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (walkG; virt; okPL)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (walkG; virt; okPL; crashPL)
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc using (Phase; ph-rs)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (img-virt; phase-walk-crash; walk-free-crash)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; konsS; konsPg)
@@ -99,7 +110,7 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS;
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
   using (uesX; Named; NSub; rec-named; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
-open import SCFTL.Spec Data d0 amax wmax using (recover)
+open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 private
@@ -359,3 +370,83 @@ flush-plain-named {b} {S} {m} {s'} {X} r eu pl img o@(refl , refl , x , refl , o
                                   (trans (cong (λ g → g a) (mapAt-nil (smap (st (su S))) 0))
                                          (trans (sym (kons-smap (st (su S)) a)) (trans (sym (f a le)) q))))
 ...   | inj₂ f = a , le , inj₁ (trans (sym (kons-l2p (st (su S)) a)) (trans (sym (f a le)) q))
+
+------------------------------------------------------------------------
+-- Crashed recoveries in the chain phase: recovery after any number of
+-- them rebuilds the map the first recovery would have (PL's crash
+-- relation with the map named, `CRLM`, kept by a crash of recovery:
+-- `pl-rec-crash-M`, SCFTL.Impl.LazyChainCrashKons)
+
+-- a state whose abstract stable image is what map M reads on the flash
+-- (only the map matters here)
+private
+  tAt : St → Map → State
+  tAt u M = ⟨ (λ a → rdS u (M a)) , (λ a → rdS u (M a)) , 0 ⟩
+
+-- a power cut of a state with PL's invariant: CRLM with its stable L2P
+chain-crlm : ∀ {s s'} (ph : Phase s) → RI (virt (rv (ph-rs ph)) s) → Img s s' →
+             Σ State λ t → CRLM s' t (smap s)
+chain-crlm {s} {s'} ph r img@(cD , cL , cO , cR , cI) =
+  tAt (virt (rv (ph-rs ph)) s) (smap s) ,
+  true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' ,
+  subst (λ vs → RecTo (virt vs s') (smap s)) (sym (phase-walk-crash {s} {s'} ph img))
+        (crash-RI r (img-virt (rv (ph-rs ph)) {s} {s'} img)) ,
+  dok-crash cD (ri-dok r (λ a le → refl))
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+
+free-crlm : ∀ {m s'} → RI m → Img m s' → Σ State λ t → CRLM s' t (smap m)
+free-crlm {m} {s'} r img@(cD , cL , cO , cR , cI) =
+  tAt m (smap m) ,
+  true , gen m , RI.C r , pick-slot true s' (gen m) (RI.C r) sl' so' ,
+  subst (λ vs → RecTo (virt vs s') (smap m)) (sym (walk-free-crash {m} {s'} r img)) (crash-RI r img) ,
+  dok-crash cD (ri-dok r (λ a le → refl))
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+
+ril-crlm : ∀ {s s'} → RIL s → Img s s' → Σ State λ t → CRLM s' t (smap s)
+ril-crlm (inj₁ r) img = free-crlm r img
+ril-crlm (inj₂ (ph , r , _)) img = chain-crlm ph r img
+
+-- any number of crashed recoveries of PL after a crash state s0
+data AgainL (s0 : St) : St → Set where
+  none : AgainL s0 s0
+  more : ∀ {s s'} → AgainL s0 s → crashPL EraseGuard recover s s' → AgainL s0 s'
+
+again-crlm : ∀ {s0 s t M} → CRLM s0 t M → AgainL s0 s → CRLM s t M
+again-crlm c none       = c
+again-crlm {s0} {s'} {t} {M} c (more {s} a x) = pl-rec-crash-M {EraseGuard} {s} {t} {s'} {M} (again-crlm {s0} {s} {t} {M} c a) x
+
+-- so recovery after them rebuilds the map
+crlm-l2p : ∀ {G s t M x} → CRLM s t M → okPL G recover s x → ∀ a → l2p x a ≡ M a
+crlm-l2p {G} {s} {t} {M} {x} (b , g , C , pk , rt , dk) o = pl-rec-l2p {G} {s} {x} pk rt o
+
+-- in PX: a power cut at a normal state X with no epoch unsynced, then
+-- any number of crashed recoveries of the chain phase: recovery names
+-- only pages X's stable L2P names
+chain-again-stab : ∀ {X s0 s g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s0 → AgainL s0 s →
+                   PXm.ok SB.recover (true , lzS s g) X' → ∀ p → Named X' p → Stab X p
+chain-again-stab {X} {s0} {s} {g} {X'} r eu img ag o@(refl , refl , x , refl , ok) p y
+  with rec-named {true , lzS s g} {X'} o p y
+... | a , le , q =
+  a , le , 0 , subst (λ es → mapAt (smap (stX X)) es 0 a ≡ just p) (sym eu)
+                 (trans (cong (λ f → f a) (mapAt-nil (smap (stX X)) 0))
+                        (trans (sym (crlm-l2p {EraseGuard} {s} {t0} {smap (stX X)} {x}
+                                        (again-crlm {s0} {s} {t0} {smap (stX X)} (proj₂ C0) ag) ok a)) q))
+  where
+    C0 = ril-crlm {stX X} {s0} (ril-X {X} r eu) img
+    t0 = proj₁ C0
+
+-- so `RecoveredNamed` for the crash point at the end of every operation
+-- into the chain phase, followed by any number of crashed recoveries
+end-again-named : ∀ u {X0 X1 s0 s g X} → OPX.RI X0 → PXm.ok (SB.use u) X0 X1 → uesX X1 ≡ [] →
+                  Img (stX X1) s0 → AgainL s0 s → PXm.ok SB.recover (true , lzS s g) X → NSub X0 X
+end-again-named u {X0} {X1} {s0} {s} {g} {X} r o eu img ag rec p x =
+  px-stab u {X0} {X1} r o p (chain-again-stab {X1} {s0} {s} {g} {X} (OPX.B-ok u r o) eu img ag rec p x)
+
+-- not vacuous: every crash of PX's recovery in the chain phase is a step
+-- of `AgainL`
+again-of : ∀ {s0 S S'} → AgainL s0 (st (su S)) → PXm.crash SB.recover (true , S) (true , S') → AgainL s0 (st (su S'))
+again-of a (refl , eu , s' , refl , c) = more a c
