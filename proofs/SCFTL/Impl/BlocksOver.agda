@@ -334,11 +334,12 @@ cell-crash {x} {s'} bl dd me k o nm with own bl k o in e
 relabel : (ℕ → MC) → BL → (ℕ → ℕ → MC) → ℕ → MC
 relabel d bl y p = if here bl p then y (proj₁ (loc bl p)) (proj₂ (loc bl p)) else syn (dur (d p))
 
-private
-  settle-crash : ∀ m → CrashD m (syn (dur m))
-  settle-crash (syn c)   = refl
-  settle-crash (uns o n) = o , refl
+-- any page may settle on its durable content
+settle-crash : ∀ m → CrashD m (syn (dur m))
+settle-crash (syn c)   = refl
+settle-crash (uns o n) = o , refl
 
+private
   hereM-eq : ∀ m p → hereM m p ≡ true → m ≡ just p
   hereM-eq nothing  p ()
   hereM-eq (just q) p h = cong just (≡ᵇ⇒≡ q p (subst T (sym h) tt))

@@ -1024,16 +1024,16 @@ rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (inj₂ (inj₁ refl)) 
 rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 (inj₂ (inj₂ refl)) img =
   rec-ck3 {s} {t} {s'} {b} {g} {C} {M} rt dk pk img
 
--- `pl-rec-crash`: a crash of PL's recovery from a state in `CRL` is in
--- `CRL`, S's state unchanged
-pl-rec-crash : ∀ {G s t s'} → CRL s t → crashPL G Sp.recover s s' → Σ State λ t' → crashS Sp.recover t t' × CRL s' t'
-pl-rec-crash {G} {s} {t} {s'} (b0 , g0 , C0 , pk0 , M , rt@(recto b1 g1 C1 pk1 sl1 so1 rs1 rg1 mx1 dm1 ro1) , dk)
-             (b , g , C , pk , m , ck , img) with trans (sym pk0) pk | trans (sym pk1) pk
-... | refl | refl = t , refl , crlm⇒crl {s'} {t} {M} (rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 ck img)
-
--- `pl-rec-crash-M`: the same with the map named — recovery after a
--- crashed recovery rebuilds the map the first recovery would have
+-- `pl-rec-crash-M`: a crash of PL's recovery keeps PL's crash relation
+-- with the map named — recovery after a crashed recovery rebuilds the
+-- map the first recovery would have
 pl-rec-crash-M : ∀ {G s t s' M} → CRLM s t M → crashPL G Sp.recover s s' → CRLM s' t M
 pl-rec-crash-M {G} {s} {t} {s'} {M} (b0 , g0 , C0 , pk0 , rt@(recto b1 g1 C1 pk1 sl1 so1 rs1 rg1 mx1 dm1 ro1) , dk)
                (b , g , C , pk , m , ck , img) with trans (sym pk0) pk | trans (sym pk1) pk
 ... | refl | refl = rec-go {s} {t} {s'} {b} {g} {C} {M} rt dk pk sl1 so1 rg1 ck img
+
+-- `pl-rec-crash`: so a crash of PL's recovery from a state in `CRL` is
+-- in `CRL`, S's state unchanged
+pl-rec-crash : ∀ {G s t s'} → CRL s t → crashPL G Sp.recover s s' → Σ State λ t' → crashS Sp.recover t t' × CRL s' t'
+pl-rec-crash {G} {s} {t} {s'} (b0 , g0 , C0 , pk0 , M , rt , dk) c =
+  t , refl , crlm⇒crl {s'} {t} {M} (pl-rec-crash-M {G} {s} {t} {s'} {M} (b0 , g0 , C0 , pk0 , rt , dk) c)

@@ -222,6 +222,14 @@ private
   new-keep {X} {X'} (inj₁ _) ks eu p (a , le , inj₂ (j , m)) = inj₁ (a , le , inj₂ (j , map-keep {X} {X'} ks eu a p j m))
 
 ------------------------------------------------------------------------
+-- The consolidation page keeps every map (OneModelRecMaps uses it too)
+
+konsS-maps : ∀ s → (∀ a → l2p (konsS s) a ≡ l2p s a) × (∀ a → smap (konsS s) a ≡ smap s a)
+konsS-maps s with konsPg s
+... | nothing = (λ a → refl) , (λ a → refl)
+... | just c  = (λ a → refl) , (λ a → refl)
+
+------------------------------------------------------------------------
 -- P's steps and the stable L2P
 
 private
@@ -232,12 +240,6 @@ private
   smap-opt : ∀ f1 f2 s → smap (opt f1 f2 s) ≡ smap s
   smap-opt f1 true  s = smap-optP f1 s
   smap-opt f1 false s = smap-optP f1 s
-
-  -- the consolidation page keeps every map and buffer
-  konsS-maps : ∀ s → (∀ a → l2p (konsS s) a ≡ l2p s a) × (∀ a → smap (konsS s) a ≡ smap s a)
-  konsS-maps s with konsPg s
-  ... | nothing = (λ a → refl) , (λ a → refl)
-  ... | just c  = (λ a → refl) , (λ a → refl)
 
   smap-optL : ∀ f1 f2 s a → smap (optL f1 f2 s) a ≡ smap s a
   smap-optL f1 true  s a = trans (proj₂ (konsS-maps (optP f1 s)) a) (cong (λ f → f a) (smap-optP f1 s))

@@ -47,7 +47,7 @@ open import SCFTL.Impl.UnsyncedRecStep Bool false A W K 3 _≟B_ using (recU)
 open import SCFTL.Impl.UnsyncedModel Bool false A W K 3 _≟B_ using (Gh; ⟦_,_⟧; ghostN)
 open import SCFTL.Impl.OneModel Bool false A W K 3 _≟B_ 32 using (XS; lzS; PX)
 open import SCFTL.Impl.BlocksOver Bool false A W K 3 _≟B_ 1
-  using (BL; loc; own; wp; ab; fr; balloc; berase; forget; owners; Fresh; forget-fresh; cell)
+  using (BL; loc; own; wp; ab; fr; balloc; berase; forget; owners; Fresh; forget-fresh; cell; settle-crash)
 open import SCFTL.Impl.OneModelBlocks Bool false A W K 3 _≟B_ 32 1 using (BXone; XB; EsM; one; _∷_)
 open import SCFTL.Impl.OneModelBlocksPhys Bool false A W K 3 _≟B_ 32 1
   using (ReachN; ReachC; first; after; step; crashed)
@@ -69,10 +69,6 @@ lose m = record m { dat = λ p → settle (dat m p) ; cpL = settle (cpL m) ; cpO
                   ; dr = map settle (dr m) ; rcd = λ p → settle (rcd m p) }
 
 private
-  settleD : ∀ m → CrashD m (settle m)
-  settleD (syn c)   = refl
-  settleD (uns o n) = o , refl
-
   settleC : ∀ m → CrashC m (settle m)
   settleC (syn c)   = refl
   settleC (uns o n) = inj₁ refl
@@ -82,7 +78,7 @@ private
   settleL (m ∷ ms) = settleC m ∷ settleL ms
 
 img-lose : ∀ m → Img m (lose m)
-img-lose m = (λ p → settleD (dat m p)) , settleC (cpL m) , settleC (cpO m) , settleL (dr m) , (λ p → settleC (rcd m p))
+img-lose m = (λ p → settle-crash (dat m p)) , settleC (cpL m) , settleC (cpO m) , settleL (dr m) , (λ p → settleC (rcd m p))
 
 ------------------------------------------------------------------------
 -- The run

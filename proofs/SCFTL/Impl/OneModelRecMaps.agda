@@ -15,10 +15,10 @@
 --                    `RecTo` names on the virtually consolidated flash
 --                    (the walk in the generation recovery picks; as B
 --                    over P used P's `RecTo`: SCFTL.Impl.BlocksPhys)
---   chain-crash-l2p, free-crash-l2p, ril-crash-l2p
+--   chain-crash-l2p, free-crash-l2p
 --                    a power cut of a state with PL's invariant (the
 --                    chain phase, or P's RI with no chain): any recovery
---                    rebuilds its stable L2P
+--                    rebuilds its stable L2P (through `CRLM`, below)
 --   pu-cut-l2p       a power cut of a normal state of PUSBic's phase:
 --                    any recovery (with the full checkpoint or without)
 --                    rebuilds the map of the k-th unsynced epoch for some
@@ -48,7 +48,8 @@
 --                    PL's walk finds no record there), so it names only
 --                    pages the state before the flush named
 --   chain-crlm, free-crlm, ril-crlm, AgainL, again-crlm, crlm-l2p,
---   chain-again-stab, end-again-named, again-of
+--   chain-again-stab (chain-cut-named: none of them), end-again-named,
+--   again-of
 --                    crashed recoveries in the chain phase: PL's crash
 --                    relation with the map named (`CRLM`,
 --                    SCFTL.Impl.LazyChainCrashKons) holds after a power
@@ -74,7 +75,7 @@ module SCFTL.Impl.OneModelRecMaps (Data : Set) (d0 : Data) (amax wmax kmax umax 
 
 open import Data.Bool.Base using (true; false)
 open import Data.List.Base using (List; []; map; length; _++_)
-open import Data.Maybe.Base using (just; nothing)
+open import Data.Maybe.Base using (just)
 open import Data.Nat.Base using (_≤_; zero)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -87,13 +88,13 @@ open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; cr
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; rdS; ri-dok; dok-crash)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI)
-open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps)
+open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
 open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; CRLM; pl-rec-crash-M)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (walkG; virt; okPL; crashPL)
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc using (Phase; ph-rs)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (img-virt; phase-walk-crash; walk-free-crash)
-open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; konsS; konsPg)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; konsS)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (konsS-free; ri-chain-free)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (⟪_,_⟫; st; ues)
@@ -109,7 +110,7 @@ open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS; okL)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (uesX; Named; NSub; rec-named; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
+  using (uesX; Named; NSub; rec-named; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush; konsS-maps)
 open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -131,54 +132,99 @@ pl-rec-l2p {s' = s'} pk0 (recto b₁ g₁ C₁ pk₁ _ _ _ _ mx _ _) (b , g' , C
 ... | refl | refl = trans (cong (λ f → f a) (recMap-syncAll g' C' (virt (walkG g' s') s'))) (mx a)
 
 ------------------------------------------------------------------------
--- A power cut of a normal state: recovery rebuilds its stable L2P
+-- A power cut of a normal state with PL's invariant, then any number of
+-- crashed recoveries: recovery rebuilds the state's stable L2P (PL's
+-- crash relation with the map named, `CRLM`, holds after the cut and is
+-- kept by a crash of recovery: `pl-rec-crash-M`,
+-- SCFTL.Impl.LazyChainCrashKons)
 
+-- a state whose abstract stable image is what map M reads on the flash
+-- (only the map matters here)
+private
+  tAt : St → Map → State
+  tAt u M = ⟨ (λ a → rdS u (M a)) , (λ a → rdS u (M a)) , 0 ⟩
+
+-- a power cut of a state with PL's invariant: CRLM with its stable L2P
+chain-crlm : ∀ {s s'} (ph : Phase s) → RI (virt (rv (ph-rs ph)) s) → Img s s' →
+             Σ State λ t → CRLM s' t (smap s)
+chain-crlm {s} {s'} ph r img@(cD , cL , cO , cR , cI) =
+  tAt (virt (rv (ph-rs ph)) s) (smap s) ,
+  true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' ,
+  subst (λ vs → RecTo (virt vs s') (smap s)) (sym (phase-walk-crash {s} {s'} ph img))
+        (crash-RI r (img-virt (rv (ph-rs ph)) {s} {s'} img)) ,
+  dok-crash cD (ri-dok r (λ a le → refl))
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+
+free-crlm : ∀ {m s'} → RI m → Img m s' → Σ State λ t → CRLM s' t (smap m)
+free-crlm {m} {s'} r img@(cD , cL , cO , cR , cI) =
+  tAt m (smap m) ,
+  true , gen m , RI.C r , pick-slot true s' (gen m) (RI.C r) sl' so' ,
+  subst (λ vs → RecTo (virt vs s') (smap m)) (sym (walk-free-crash {m} {s'} r img)) (crash-RI r img) ,
+  dok-crash cD (ri-dok r (λ a le → refl))
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+
+ril-crlm : ∀ {s s'} → RIL s → Img s s' → Σ State λ t → CRLM s' t (smap s)
+ril-crlm (inj₁ r) img = free-crlm r img
+ril-crlm (inj₂ (ph , r , _)) img = chain-crlm ph r img
+
+-- any number of crashed recoveries of PL after a crash state s0
+data AgainL (s0 : St) : St → Set where
+  none : AgainL s0 s0
+  more : ∀ {s s'} → AgainL s0 s → crashPL EraseGuard recover s s' → AgainL s0 s'
+
+again-crlm : ∀ {s0 s t M} → CRLM s0 t M → AgainL s0 s → CRLM s t M
+again-crlm c none       = c
+again-crlm {s0} {s'} {t} {M} c (more {s} a x) = pl-rec-crash-M {EraseGuard} {s} {t} {s'} {M} (again-crlm {s0} {s} {t} {M} c a) x
+
+-- so recovery after them rebuilds the map
+crlm-l2p : ∀ {G s t M x} → CRLM s t M → okPL G recover s x → ∀ a → l2p x a ≡ M a
+crlm-l2p {G} {s} {t} {M} {x} (b , g , C , pk , rt , dk) o = pl-rec-l2p {G} {s} {x} pk rt o
+
+
+-- with no crashed recovery
 chain-crash-l2p : ∀ {G s s' x} (ph : Phase s) → RI (virt (rv (ph-rs ph)) s) → Img s s' →
                   okPL G recover s' x → ∀ a → l2p x a ≡ smap s a
-chain-crash-l2p {G} {s} {s'} ph r img@(cD , cL , cO , cR , cI) o =
-  pl-rec-l2p {G = G} {M = smap s} (pick-slot true s' (gen s) (RI.C r) sl' so')
-    (subst (λ vs → RecTo (virt vs s') (smap s)) (sym (phase-walk-crash {s} {s'} ph img))
-           (crash-RI r (img-virt (rv (ph-rs ph)) {s} {s'} img)))
-    o
-  where
-    sl' = crashC-eq (RI.slotL r) cL
-    so' = crashC-PM tt cO (RI.slotO r)
+chain-crash-l2p {G} {s} {s'} {x} ph r img o = crlm-l2p {G} {s'} {proj₁ C} {smap s} {x} (proj₂ C) o
+  where C = chain-crlm {s} {s'} ph r img
 
 free-crash-l2p : ∀ {G m s' x} → RI m → Img m s' → okPL G recover s' x → ∀ a → l2p x a ≡ smap m a
-free-crash-l2p {G} {m} {s'} r img@(cD , cL , cO , cR , cI) o =
-  pl-rec-l2p {G = G} {M = smap m} (pick-slot true s' (gen m) (RI.C r) sl' so')
-    (subst (λ vs → RecTo (virt vs s') (smap m)) (sym (walk-free-crash {m} {s'} r img)) (crash-RI r img))
-    o
-  where
-    sl' = crashC-eq (RI.slotL r) cL
-    so' = crashC-PM tt cO (RI.slotO r)
-
--- with no epoch unsynced, either case of PL's invariant
-ril-crash-l2p : ∀ {s s' x} → RIL s → Img s s' → okPL EraseGuard recover s' x → ∀ a → l2p x a ≡ smap s a
-ril-crash-l2p {s} {s'} {x} (inj₁ r) img o = free-crash-l2p {EraseGuard} {s} {s'} {x} r img o
-ril-crash-l2p {s} {s'} {x} (inj₂ (ph , r , _)) img o = chain-crash-l2p {EraseGuard} {s} {s'} {x} ph r img o
+free-crash-l2p {G} {m} {s'} {x} r img o = crlm-l2p {G} {s'} {proj₁ C} {smap m} {x} (proj₂ C) o
+  where C = free-crlm {m} {s'} r img
 
 ------------------------------------------------------------------------
 -- In PX: a recovery in the chain phase after a power cut of a normal
--- state with no epoch unsynced names only pages that state named (its
--- stable L2P's)
+-- state with no epoch unsynced, and any crashed recoveries, names only
+-- pages that state named (its stable L2P's)
 
 private
   ril-X : ∀ {X} → OPX.RI X → uesX X ≡ [] → RIL (stX X)
   ril-X {false , ⟦ ⟪ s , [] ⟫ , g ⟧} r refl = ril-of {s} {g} r
   ril-X {true , S} (_ , r) _ = r
 
+-- in PX: a power cut at a normal state X with no epoch unsynced, then
+-- any number of crashed recoveries of the chain phase: recovery names
+-- only pages X's stable L2P names
+chain-again-stab : ∀ {X s0 s g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s0 → AgainL s0 s →
+                   PXm.ok SB.recover (true , lzS s g) X' → ∀ p → Named X' p → Stab X p
+chain-again-stab {X} {s0} {s} {g} {X'} r eu img ag o@(refl , refl , x , refl , ok) p y
+  with rec-named {true , lzS s g} {X'} o p y
+... | a , le , q =
+  a , le , 0 , subst (λ es → mapAt (smap (stX X)) es 0 a ≡ just p) (sym eu)
+                 (trans (cong (λ f → f a) (mapAt-nil (smap (stX X)) 0))
+                        (trans (sym (crlm-l2p {EraseGuard} {s} {t0} {smap (stX X)} {x}
+                                        (again-crlm {s0} {s} {t0} {smap (stX X)} (proj₂ C0) ag) ok a)) q))
+  where
+    C0 = ril-crlm {stX X} {s0} (ril-X {X} r eu) img
+    t0 = proj₁ C0
+
+-- with no crashed recovery
 chain-cut-named : ∀ {X s' g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s' →
                   PXm.ok SB.recover (true , lzS s' g) X' → ∀ p → Named X' p → Stab X p
-chain-cut-named {X} {s'} {g} {X'} r eu img o@(refl , refl , s'' , refl , ok) p x =
-  a , le , (0 , subst (λ es → mapAt (smap (stX X)) es 0 a ≡ just p) (sym eu)
-                          (trans (cong (λ f → f a) (mapAt-nil (smap (stX X)) 0))
-                                 (trans (sym (ril-crash-l2p {stX X} {s'} {s''} (ril-X {X} r eu) img ok a)) m)))
-  where
-    R  = rec-named {true , lzS s' g} {X'} o p x
-    a  = proj₁ R
-    le = proj₁ (proj₂ R)
-    m  = proj₂ (proj₂ R)
+chain-cut-named {X} {s'} {g} {X'} r eu img = chain-again-stab {X} {s'} {s'} {g} {X'} r eu img none
 
 ------------------------------------------------------------------------
 -- In PUSBic's phase: a recovery after a power cut of a normal state
@@ -319,11 +365,8 @@ private
   plain-of (inj₁ e)  = inj₁ e
   plain-of (inj₂ ck) = inj₂ (inj₂ ck)
 
-Maps′ : St → Map → Set
-Maps′ u M = (∀ a → a ≤ amax → M a ≡ smap u a) ⊎ (∀ a → a ≤ amax → M a ≡ l2p u a)
-
 private
-  plain-via : ∀ {G u m s' x} → RI u → m ≡ fl2 u ⊎ CkPt (fl3 u) m → Img m s' → okPL G recover s' x → Maps′ u (l2p x)
+  plain-via : ∀ {G u m s' x} → RI u → m ≡ fl2 u ⊎ CkPt (fl3 u) m → Img m s' → okPL G recover s' x → Maps u (l2p x)
   plain-via {G} {u} {m} {s'} {x} r pt img o = out (flush-maps r (plain-fl (plain-of pt)) img rt)
     where
       CR′ = proj₂ (proj₂ (flush-crash (AR-tOf u) r (m , plain-fl (plain-of pt) , img)))
@@ -333,11 +376,11 @@ private
       rt′ = subst (λ vs → RecTo (virt vs s') M) (sym (plain-walk r pt img rt)) rt
       eq : ∀ a → l2p x a ≡ M a
       eq = pl-rec-l2p {G} {s'} {x} (RecTo.pk rt) rt′ o
-      out : Maps′ u M → Maps′ u (l2p x)
+      out : Maps u M → Maps u (l2p x)
       out (inj₁ f) = inj₁ (λ a le → trans (eq a) (f a le))
       out (inj₂ f) = inj₂ (λ a le → trans (eq a) (f a le))
 
-plain-l2p : ∀ {G u m s' x} → RI u → Plain u m → Img m s' → okPL G recover s' x → Maps′ u (l2p x)
+plain-l2p : ∀ {G u m s' x} → RI u → Plain u m → Img m s' → okPL G recover s' x → Maps u (l2p x)
 plain-l2p {G} {u} {m} {s'} {x} r (inj₂ (inj₁ refl)) img o = inj₂ (λ a _ → free-crash-l2p {G} {fl3 u} {s'} {x} (fl3-RI r) img o a)
 plain-l2p {G} {u} {m} {s'} {x} r (inj₁ e) img o = plain-via {G} {u} {m} {s'} {x} r (inj₁ e) img o
 plain-l2p {G} {u} {m} {s'} {x} r (inj₂ (inj₂ ck)) img o = plain-via {G} {u} {m} {s'} {x} r (inj₂ ck) img o
@@ -347,16 +390,6 @@ private
   kons-RI {s} (inj₁ r) = subst RI (sym (konsS-free {s} (ri-chain-free r))) r
   kons-RI {s} (inj₂ (ph , r , nt)) = proj₂ (kons-S-RI ph (AR-tOf s) r nt)
 
-  -- the consolidation page keeps the maps
-  kons-l2p : ∀ s a → l2p (konsS s) a ≡ l2p s a
-  kons-l2p s a with konsPg s
-  ... | nothing = refl
-  ... | just c  = refl
-
-  kons-smap : ∀ s a → smap (konsS s) a ≡ smap s a
-  kons-smap s a with konsPg s
-  ... | nothing = refl
-  ... | just c  = refl
 
 -- in PX: a recovery after a crash inside a flush of the chain phase
 -- (after its consolidation page, P's flush: before its SYNC, after it,
@@ -368,78 +401,11 @@ flush-plain-named {b} {S} {m} {s'} {X} r eu pl img o@(refl , refl , x , refl , o
 ... | a , le , q with plain-l2p {EraseGuard} {konsS (st (su S))} {m} {s'} {x} (kons-RI (ril-X {b , S} r eu)) pl img ok
 ...   | inj₁ f = a , le , inj₂ (0 , subst (λ es → mapAt (smap (st (su S))) es 0 a ≡ just p) (sym eu)
                                   (trans (cong (λ g → g a) (mapAt-nil (smap (st (su S))) 0))
-                                         (trans (sym (kons-smap (st (su S)) a)) (trans (sym (f a le)) q))))
-...   | inj₂ f = a , le , inj₁ (trans (sym (kons-l2p (st (su S)) a)) (trans (sym (f a le)) q))
+                                         (trans (sym (proj₂ (konsS-maps (st (su S))) a)) (trans (sym (f a le)) q))))
+...   | inj₂ f = a , le , inj₁ (trans (sym (proj₁ (konsS-maps (st (su S))) a)) (trans (sym (f a le)) q))
 
 ------------------------------------------------------------------------
--- Crashed recoveries in the chain phase: recovery after any number of
--- them rebuilds the map the first recovery would have (PL's crash
--- relation with the map named, `CRLM`, kept by a crash of recovery:
--- `pl-rec-crash-M`, SCFTL.Impl.LazyChainCrashKons)
-
--- a state whose abstract stable image is what map M reads on the flash
--- (only the map matters here)
-private
-  tAt : St → Map → State
-  tAt u M = ⟨ (λ a → rdS u (M a)) , (λ a → rdS u (M a)) , 0 ⟩
-
--- a power cut of a state with PL's invariant: CRLM with its stable L2P
-chain-crlm : ∀ {s s'} (ph : Phase s) → RI (virt (rv (ph-rs ph)) s) → Img s s' →
-             Σ State λ t → CRLM s' t (smap s)
-chain-crlm {s} {s'} ph r img@(cD , cL , cO , cR , cI) =
-  tAt (virt (rv (ph-rs ph)) s) (smap s) ,
-  true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' ,
-  subst (λ vs → RecTo (virt vs s') (smap s)) (sym (phase-walk-crash {s} {s'} ph img))
-        (crash-RI r (img-virt (rv (ph-rs ph)) {s} {s'} img)) ,
-  dok-crash cD (ri-dok r (λ a le → refl))
-  where
-    sl' = crashC-eq (RI.slotL r) cL
-    so' = crashC-PM tt cO (RI.slotO r)
-
-free-crlm : ∀ {m s'} → RI m → Img m s' → Σ State λ t → CRLM s' t (smap m)
-free-crlm {m} {s'} r img@(cD , cL , cO , cR , cI) =
-  tAt m (smap m) ,
-  true , gen m , RI.C r , pick-slot true s' (gen m) (RI.C r) sl' so' ,
-  subst (λ vs → RecTo (virt vs s') (smap m)) (sym (walk-free-crash {m} {s'} r img)) (crash-RI r img) ,
-  dok-crash cD (ri-dok r (λ a le → refl))
-  where
-    sl' = crashC-eq (RI.slotL r) cL
-    so' = crashC-PM tt cO (RI.slotO r)
-
-ril-crlm : ∀ {s s'} → RIL s → Img s s' → Σ State λ t → CRLM s' t (smap s)
-ril-crlm (inj₁ r) img = free-crlm r img
-ril-crlm (inj₂ (ph , r , _)) img = chain-crlm ph r img
-
--- any number of crashed recoveries of PL after a crash state s0
-data AgainL (s0 : St) : St → Set where
-  none : AgainL s0 s0
-  more : ∀ {s s'} → AgainL s0 s → crashPL EraseGuard recover s s' → AgainL s0 s'
-
-again-crlm : ∀ {s0 s t M} → CRLM s0 t M → AgainL s0 s → CRLM s t M
-again-crlm c none       = c
-again-crlm {s0} {s'} {t} {M} c (more {s} a x) = pl-rec-crash-M {EraseGuard} {s} {t} {s'} {M} (again-crlm {s0} {s} {t} {M} c a) x
-
--- so recovery after them rebuilds the map
-crlm-l2p : ∀ {G s t M x} → CRLM s t M → okPL G recover s x → ∀ a → l2p x a ≡ M a
-crlm-l2p {G} {s} {t} {M} {x} (b , g , C , pk , rt , dk) o = pl-rec-l2p {G} {s} {x} pk rt o
-
--- in PX: a power cut at a normal state X with no epoch unsynced, then
--- any number of crashed recoveries of the chain phase: recovery names
--- only pages X's stable L2P names
-chain-again-stab : ∀ {X s0 s g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s0 → AgainL s0 s →
-                   PXm.ok SB.recover (true , lzS s g) X' → ∀ p → Named X' p → Stab X p
-chain-again-stab {X} {s0} {s} {g} {X'} r eu img ag o@(refl , refl , x , refl , ok) p y
-  with rec-named {true , lzS s g} {X'} o p y
-... | a , le , q =
-  a , le , 0 , subst (λ es → mapAt (smap (stX X)) es 0 a ≡ just p) (sym eu)
-                 (trans (cong (λ f → f a) (mapAt-nil (smap (stX X)) 0))
-                        (trans (sym (crlm-l2p {EraseGuard} {s} {t0} {smap (stX X)} {x}
-                                        (again-crlm {s0} {s} {t0} {smap (stX X)} (proj₂ C0) ag) ok a)) q))
-  where
-    C0 = ril-crlm {stX X} {s0} (ril-X {X} r eu) img
-    t0 = proj₁ C0
-
--- so `RecoveredNamed` for the crash point at the end of every operation
+-- `RecoveredNamed` for the crash point at the end of every operation
 -- into the chain phase, followed by any number of crashed recoveries
 end-again-named : ∀ u {X0 X1 s0 s g X} → OPX.RI X0 → PXm.ok (SB.use u) X0 X1 → uesX X1 ≡ [] →
                   Img (stX X1) s0 → AgainL s0 s → PXm.ok SB.recover (true , lzS s g) X → NSub X0 X
