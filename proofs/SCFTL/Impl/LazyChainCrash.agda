@@ -31,7 +31,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_
-  using (RI; AR; CR; CR⇒CI; crash-RI; dok-crash; ri-dok; crashC-eq; crashD-eq; rcur-crash; acc-split; RecTo; recto)
+  using (RI; AR; CR; CR⇒CI; DOKs; crash-RI; dok-crash; ri-dok; crashC-eq; crashD-eq; rcur-crash; acc-split; RecTo; recto)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
   using (crashL-++; crashL-id; crashL-PM; crashC-PM; all-map-syn; acc-lk; lkTop; pick-slot; All; PM; GenLe; Older; DgM;
          okC-gen; map-cur-++; map-cur-syn; rp-++)
@@ -92,6 +92,35 @@ CRL : St → Sp.State → Set
 CRL s t = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
           CR (virt (walkG g s) s) t
 
+-- `CRLM`: PL's crash relation with the map recovery rebuilds named
+-- (SCFTL.Impl.OneModelRecMaps: which pages a recovery names; a crash of
+-- recovery keeps it, `pl-rec-crash-M` in SCFTL.Impl.LazyChainCrashKons)
+CRLM : St → Sp.State → Map → Set
+CRLM s t M = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
+             RecTo (virt (walkG g s) s) M × DOKs (dat (virt (walkG g s) s)) M (Sp.stable t)
+
+crlm⇒crl : ∀ {s t M} → CRLM s t M → CRL s t
+crlm⇒crl {M = M} (b , g , C , pk , rt , dk) = b , g , C , pk , M , rt , dk
+
+-- `CRLS s t u`: `CRLM` with the map u's stable L2P (at every address)
+CRLS : St → Sp.State → St → Set
+CRLS s t u = Σ Map λ M → CRLM s t M × (∀ a → M a ≡ smap u a)
+
+crls⇒crl : ∀ {s t u} → CRLS s t u → CRL s t
+crls⇒crl {s} {t} (M , c , _) = crlm⇒crl {s} {t} {M} c
+
+crls-of : ∀ {s t u} → CRLM s t (smap u) → CRLS s t u
+crls-of {u = u} c = smap u , c , λ a → refl
+
+-- it depends on the S state through its stable image only
+crls-stable : ∀ {s t t' u} → Sp.stable t ≡ Sp.stable t' → CRLS s t u → CRLS s t' u
+crls-stable {s} e (M , (b , g , C , pk , rt , dk) , q) =
+  M , (b , g , C , pk , rt , subst (DOKs (dat (virt (walkG g s) s)) M) e dk) , q
+
+-- and on u through its stable L2P only
+crls-≐ : ∀ {s t u v} → (∀ a → smap u a ≡ smap v a) → CRLS s t u → CRLS s t v
+crls-≐ e (M , c , q) = M , c , λ a → trans (q a) (e a)
+
 -- `pl-rec`: PL's recovery is P's (with its full checkpoint) on that flash
 pl-rec : ∀ b g C s → ck3 (rec0L b g C s) ≡ ck3 (rec0 b g C (virt (walkG g s) s))
 pl-rec b g C s = refl
@@ -137,25 +166,36 @@ walk-free-crash {m} {s'} r img@(_ , cL , cO , cR , cI)
         ab : Above g R' L
         ab p le = subst (RLt g) (sym (rcur-crash {m} {s'} (RI.rcOK r) cI p)) (RI.rcL r x L e p le)
 
--- `free-crash-CRL`: a crash of a state with P's RI and AR is in PL's
--- crash relation (P's, the walk finding nothing)
-free-crash-CRL : ∀ {m s' t} → AR m t → RI m → Img m s' → CRL s' t
-free-crash-CRL {m} {s'} {t} arr r img@(cD , cL , cO , cR , cI) =
+-- `free-crash-CRLM`, `free-crash-CRL`: a crash of a state with P's RI
+-- and AR is in PL's crash relation (P's, the walk finding nothing),
+-- recovery rebuilding the state's stable L2P
+free-crash-CRLM : ∀ {m s' t} → AR m t → RI m → Img m s' → CRLM s' t (smap m)
+free-crash-CRLM {m} {s'} {t} arr r img@(cD , cL , cO , cR , cI) =
   true , gen m , RI.C r , pick-slot true s' (gen m) (RI.C r) sl' so' ,
-  subst (λ vs → CR (virt vs s') t) (sym (walk-free-crash {m} {s'} r img))
-        (smap m , crash-RI r img , dok-crash cD (ri-dok r (AR.stb arr)))
+  subst (λ vs → RecTo (virt vs s') (smap m)) (sym (walk-free-crash {m} {s'} r img)) (crash-RI r img) ,
+  dok-crash cD (ri-dok r (AR.stb arr))
   where
     sl' = crashC-eq (RI.slotL r) cL
     so' = crashC-PM tt cO (RI.slotO r)
 
--- `phase-crash-CRL`: a crash of a state of the chain phase (P's RI on
--- its virtually consolidated state) is in PL's crash relation
-phase-crash-CRL : ∀ {s s' t} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → Img s s' → CRL s' t
-phase-crash-CRL {s} {s'} {t} ph arr r img@(cD , cL , cO , cR , cI) =
-  true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' , proj₂ (phase-virt-crash {s} {s'} {t} ph arr r img)
+free-crash-CRL : ∀ {m s' t} → AR m t → RI m → Img m s' → CRL s' t
+free-crash-CRL {m} {s'} {t} arr r img = crlm⇒crl {s'} {t} {smap m} (free-crash-CRLM {m} {s'} {t} arr r img)
+
+-- `phase-crash-CRLM`, `phase-crash-CRL`: a crash of a state of the
+-- chain phase (P's RI on its virtually consolidated state) is in PL's
+-- crash relation, recovery rebuilding the state's stable L2P
+phase-crash-CRLM : ∀ {s s' t} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → Img s s' → CRLM s' t (smap s)
+phase-crash-CRLM {s} {s'} {t} ph arr r img@(cD , cL , cO , cR , cI) =
+  true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' ,
+  subst (λ vs → RecTo (virt vs s') (smap s)) (sym (phase-walk-crash {s} {s'} ph img))
+        (crash-RI r (img-virt (rv (ph-rs ph)) {s} {s'} img)) ,
+  dok-crash cD (ri-dok r (AR.stb (ar-virt {rv (ph-rs ph)} {s} {t} arr)))
   where
     sl' = crashC-eq (RI.slotL r) cL
     so' = crashC-PM tt cO (RI.slotO r)
+
+phase-crash-CRL : ∀ {s s' t} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → Img s s' → CRL s' t
+phase-crash-CRL {s} {s'} {t} ph arr r img = crlm⇒crl {s'} {t} {smap s} (phase-crash-CRLM {s} {s'} {t} ph arr r img)
 
 ------------------------------------------------------------------------
 -- Moving P's `RecTo` from a flash whose one-link walk takes a record c

@@ -107,9 +107,9 @@ open import Data.Nat.Base using (s≤s; z≤n)
 open import Data.Nat.Properties using (≤-refl; <-transˡ)
 open import Data.List.Base using (length)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc
-  using (CRL; virt-crash; phase-walk-crash; phase-crash-CRL; free-crash-CRL; Dead; recto-dead; slot-dr)
+  using (CRL; CRLM; crlm⇒crl; CRLS; crls⇒crl; crls-of; crls-stable; crls-≐; virt-crash; phase-walk-crash; phase-crash-CRL; phase-crash-CRLM; free-crash-CRL; free-crash-CRLM; Dead; recto-dead; slot-dr)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc
-  using (crl-stable; crash-end; konsI-free; lazy-et; kons-img; kons-exK; kons-recs; recto-kons-crash; recto-dead-crash; ext-above;
+  using (crl-stable; crash-end; crash-end-M; konsI-free; lazy-et; kons-img; kons-exK; kons-recs; recto-kons-crash; recto-dead-crash; ext-above;
          follow-inv; extM-okR; okR-okC; rec-okC; free-lazy-ph; phase-fi2-walk)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open Sp using (State; Addr; stable; crashS; okS; use; flush; w; rl; es) renaming (reg to regop)
@@ -216,9 +216,9 @@ kons-crash-ne₂ : ∀ {s t s' rs0 h y' ps dd E' x L y E c rest m ds} →
   dr s' ≡ m ∷ ds → Img s (record s' { dr = ds }) →
   walkG (gen s) (record s' { dr = ds }) ≡ rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) →
   (m ≡ syn (konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) ⊎ Σ Cell λ j → m ≡ syn j × Dead j) →
-  CR (virt (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) (record s' { dr = ds })) t → CRL s' t
+  (cr : CR (virt (rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) (record s' { dr = ds })) t) → CRLM s' t (proj₁ cr)
 kons-crash-ne₂ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} {m} {ds} ci ri r img deq img'' wk'' out (M , rt , dk) =
-  RecTo.b rt , RecTo.g rt , RecTo.C rt , RecTo.pk rt , M , land out , dk
+  RecTo.b rt , RecTo.g rt , RecTo.C rt , RecTo.pk rt , land out , dk
   where
     RSn = rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []
     s'' = record s' { dr = ds }
@@ -253,28 +253,33 @@ kons-crash-ne₁ : ∀ {s t s' rs0 h y' ps dd E' x L y E c rest} →
   (∀ {s2} → Img s s2 → walkG (gen s) s2 ≡ rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) →
   (Σ MC λ m → Σ (List MC) λ ds → dr s' ≡ m ∷ ds × Img s (record s' { dr = ds }) ×
      (m ≡ syn (konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])) ⊎ Σ Cell λ j → m ≡ syn j × Dead j)) →
-  CRL s' t
+  CRLM s' t (smap s)
 kons-crash-ne₁ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} ci ri arr r img wkf (m , ds , deq , img'' , out) =
   kons-crash-ne₂ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} {m} {ds} ci ri r img deq img'' (wkf {record s' { dr = ds }} img'') out
     (virt-crash {rv (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} {s} {record s' { dr = ds }} {t} arr r img'')
 
 kons-crash-ne : ∀ {s t s' rs0 h y' ps dd E'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
                 ph-rs ph ≡ rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [] →
-                Img (konsP (just (konsOfCh (gen s) (ph-y ph) (ph-E ph) (ph-rs ph))) s) s' → CRL s' t
+                Img (konsP (just (konsOfCh (gen s) (ph-y ph) (ph-E ph) (ph-rs ph))) s) s' → CRLM s' t (smap s)
 kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} ph@(phase C x L y E .(rs0 ++ dlt h y' ps true (dd , [] , E') ∷ []) rest c M0 z ci si ri lk ep) arr r refl img =
   kons-crash-ne₁ {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} {x} {L} {y} {E} {c} {rest} ci ri arr r img
     (λ {s2} i → phase-walk-crash {s} {s2} ph i)
     (kons-img {s} {s'} {konsOfCh (gen s) y E (rs0 ++ dlt h y' ps true (dd , [] , E') ∷ [])} img)
 
--- `kons-crash-CRL`: every crash outcome of the consolidation page's
--- crash point of a state of the chain phase is in `CRL`
-kons-crash-CRL : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
-                 Img (konsI s) s' → CRL s' t
-kons-crash-CRL {s} {t} {s'} ph arr r (inj₁ e) img =
-  phase-crash-CRL {s} {s'} {t} ph arr r (subst (λ u → Img u s') (konsI-free {s} (trans (ph-chainOf ph) (cong rv e))) img)
-kons-crash-CRL {s} {t} {s'} ph arr r (inj₂ (rs0 , h , y' , ps , dd , E' , e)) img =
+-- `kons-crash-CRLM`, `kons-crash-CRL`: every crash outcome of the
+-- consolidation page's crash point of a state of the chain phase is in
+-- `CRL`, recovery rebuilding the state's stable L2P
+kons-crash-CRLM : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+                  Img (konsI s) s' → CRLM s' t (smap s)
+kons-crash-CRLM {s} {t} {s'} ph arr r (inj₁ e) img =
+  phase-crash-CRLM {s} {s'} {t} ph arr r (subst (λ u → Img u s') (konsI-free {s} (trans (ph-chainOf ph) (cong rv e))) img)
+kons-crash-CRLM {s} {t} {s'} ph arr r (inj₂ (rs0 , h , y' , ps , dd , E' , e)) img =
   kons-crash-ne {s} {t} {s'} {rs0} {h} {y'} {ps} {dd} {E'} ph arr r e
     (subst (λ u → Img u s') (konsI-kP ph (λ e0 → snoc≢[] rs0 _ (trans (sym e) e0))) img)
+
+kons-crash-CRL : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+                 Img (konsI s) s' → CRL s' t
+kons-crash-CRL {s} {t} {s'} ph arr r nt img = crlm⇒crl {s'} {t} {smap s} (kons-crash-CRLM {s} {t} {s'} ph arr r nt img)
 
 ------------------------------------------------------------------------
 -- A tentative page after the consolidation page: `kons-emitT`'s
@@ -427,52 +432,74 @@ data Pt (m0 : St) : St → Set where
   pt-kons : Pt m0 (konsI m0)
   pt-tent : Pt m0 (emitT (konsS m0))
 
-pt-CRL : ∀ {m0 m s' t t'} (ph : Phase m0) → AR m0 t' → RI (virt (rv (ph-rs ph)) m0) → TopNT (ph-rs ph) →
-         stable t' ≡ stable t → Pt m0 m → Img m s' → CRL s' t
-pt-CRL {m0} {m} {s'} {t} {t'} ph arr r nt e pt-end  img = crash-end {m0} {s'} {t} {t'} ph arr r e img
-pt-CRL {m0} {m} {s'} {t} {t'} ph arr r nt e pt-kons img = crl-stable {s'} {t'} {t} e (kons-crash-CRL ph arr r nt img)
-pt-CRL {m0} {m} {s'} {t} {t'} ph arr r nt e pt-tent img = crl-stable {s'} {t'} {t} e (emitT-crash-CRL ph arr r nt img)
+-- (the `…-crls` forms: recovery rebuilding the stable L2P of the state
+-- before the step, which the step's own pages, the consolidation page
+-- and the tentative page keep)
+pt-CRLS : ∀ {m0 m s' t t'} (ph : Phase m0) → AR m0 t' → RI (virt (rv (ph-rs ph)) m0) → TopNT (ph-rs ph) →
+          stable t' ≡ stable t → Pt m0 m → Img m s' → CRLS s' t m0
+pt-CRLS {m0} {m} {s'} {t} {t'} ph arr r nt e pt-end  img = crash-end-M {m0} {s'} {t} {t'} ph arr r e img
+pt-CRLS {m0} {m} {s'} {t} {t'} ph arr r nt e pt-kons img =
+  crls-stable {s'} {t'} {t} {m0} e (crls-of {s'} {t'} {m0} (kons-crash-CRLM ph arr r nt img))
+pt-CRLS {m0} {m} {s'} {t} {t'} ph arr r nt e pt-tent img =
+  crls-stable {s'} {t'} {t} {m0} e
+    (crls-≐ {s'} {t'} {emitT (konsS m0)} {m0} (proj₂ (konsS-maps m0))
+       (crls-of {s'} {t'} {emitT (konsS m0)}
+          (free-crash-CRLM {emitT (konsS m0)} {s'} {t'} (proj₁ (kons-emitT-RI ph arr r nt)) (proj₂ (kons-emitT-RI ph arr r nt)) img)))
 
-wr-CRL : ∀ {s t s' a d m} f1 (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) → InB a s →
-         Pt (optP f1 (wr0 a d s)) m → Img m s' → CRL s' t
-wr-CRL {s} {t} {s'} {a} {d} {m} f1 ph arr r nt ib pt img with wr-virt {rv (ph-rs ph)} {s} {t} {a} {d} f1 arr r ib
-... | t' , e , ar' , r' = pt-CRL {optP f1 (wr0 a d s)} {m} {s'} {t} {t'} (wr-phase f1 ph) ar' r' nt e pt img
+wr-CRLS : ∀ {s t s' a d m} f1 (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) → InB a s →
+          Pt (optP f1 (wr0 a d s)) m → Img m s' → CRLS s' t s
+wr-CRLS {s} {t} {s'} {a} {d} {m} f1 ph arr r nt ib pt img with wr-virt {rv (ph-rs ph)} {s} {t} {a} {d} f1 arr r ib
+... | t' , e , ar' , r' =
+  crls-≐ {s'} {t} {optP f1 (wr0 a d s)} {s} (λ c → cong (λ f → f c) (smap-optP f1 (wr0 a d s)))
+    (pt-CRLS {optP f1 (wr0 a d s)} {m} {s'} {t} {t'} (wr-phase f1 ph) ar' r' nt e pt img)
 
-rl-CRL : ∀ {s t s' p m} f1 (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
-         gcnt s ≤ kmax → p < nxt s → Valid s p → Pt (optP f1 (rl0 p s)) m → Img m s' → CRL s' t
-rl-CRL {s} {t} {s'} {p} {m} f1 ph arr r nt k lt v pt img with rl-virt {rv (ph-rs ph)} {s} {t} {p} f1 arr r k lt v
-... | t' , e , ar' , r' = pt-CRL {optP f1 (rl0 p s)} {m} {s'} {t} {t'} (rl-phase p f1 ph) ar' r' nt e pt img
+rl-CRLS : ∀ {s t s' p m} f1 (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+          gcnt s ≤ kmax → p < nxt s → Valid s p → Pt (optP f1 (rl0 p s)) m → Img m s' → CRLS s' t s
+rl-CRLS {s} {t} {s'} {p} {m} f1 ph arr r nt k lt v pt img with rl-virt {rv (ph-rs ph)} {s} {t} {p} f1 arr r k lt v
+... | t' , e , ar' , r' =
+  crls-≐ {s'} {t} {optP f1 (rl0 p s)} {s} (λ c → cong (λ f → f c) (smap-optP f1 (rl0 p s)))
+    (pt-CRLS {optP f1 (rl0 p s)} {m} {s'} {t} {t'} (rl-phase p f1 ph) ar' r' nt e pt img)
 
--- `pl-wr-crash-all`: every crash point of a write of the chain phase is
--- in `CRL`, S's state unchanged
+-- `pl-wr-crls`, `pl-wr-crash-all`: every crash point of a write of the
+-- chain phase is in `CRL`, S's state unchanged
+pl-wr-crls : ∀ {G s t s' a d} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+             crashPL G (use (regop (w a d))) s s' → CRLS s' t s
+pl-wr-crls {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₁ (inj₁ (ib , f1 , false , refl)) , img) =
+  wr-CRLS f1 ph arr r nt ib pt-end img
+pl-wr-crls {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₁ (inj₁ (ib , f1 , true , refl)) , img) =
+  wr-CRLS f1 ph arr r nt ib pt-tent img
+pl-wr-crls {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₁ (inj₂ (nb , refl)) , img) =
+  crash-end-M {s} {s'} {t} {t} ph arr r refl img
+pl-wr-crls {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₂ (ib , f1 , true , refl) , img) =
+  wr-CRLS f1 ph arr r nt ib pt-kons img
+pl-wr-crls ph arr r nt (m , inj₂ (ib , f1 , false , ()) , img)
+
 pl-wr-crash-all : ∀ {G s t s' a d} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
                   crashPL G (use (regop (w a d))) s s' → Σ State λ t' → crashS (use (regop (w a d))) t t' × CRL s' t'
-pl-wr-crash-all {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₁ (inj₁ (ib , f1 , false , refl)) , img) =
-  t , reg-crashS (w a d) t , wr-CRL f1 ph arr r nt ib pt-end img
-pl-wr-crash-all {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₁ (inj₁ (ib , f1 , true , refl)) , img) =
-  t , reg-crashS (w a d) t , wr-CRL f1 ph arr r nt ib pt-tent img
-pl-wr-crash-all {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₁ (inj₂ (nb , refl)) , img) =
-  t , reg-crashS (w a d) t , crash-end {s} {s'} {t} {t} ph arr r refl img
-pl-wr-crash-all {G} {s} {t} {s'} {a} {d} ph arr r nt (m , inj₂ (ib , f1 , true , refl) , img) =
-  t , reg-crashS (w a d) t , wr-CRL f1 ph arr r nt ib pt-kons img
-pl-wr-crash-all ph arr r nt (m , inj₂ (ib , f1 , false , ()) , img)
+pl-wr-crash-all {G} {s} {t} {s'} {a} {d} ph arr r nt c =
+  t , reg-crashS (w a d) t , crls⇒crl {s'} {t} {s} (pl-wr-crls {G} {s} {t} {s'} {a} {d} ph arr r nt c)
 
--- `pl-rl-crash-all`: every crash point of a relocation of the chain
--- phase is in `CRL`, S's state unchanged
+-- `pl-rl-crls`, `pl-rl-crash-all`: every crash point of a relocation of
+-- the chain phase is in `CRL`, S's state unchanged
+pl-rl-crls : ∀ {G s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
+             crashPL G (use (regop rl)) s s' → CRLS s' t s
+pl-rl-crls {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₁ (k , p , lt , inj₁ (v , f1 , false , refl))) , img) =
+  rl-CRLS f1 ph arr r nt k lt v pt-end img
+pl-rl-crls {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₁ (k , p , lt , inj₁ (v , f1 , true , refl))) , img) =
+  rl-CRLS f1 ph arr r nt k lt v pt-tent img
+pl-rl-crls {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₁ (k , p , lt , inj₂ (nv , refl))) , img)
+  with rlX-virt {rv (ph-rs ph)} {s} {t} {p} arr r k lt nv
+... | t' , e , ar' , r' = crash-end-M {rlX p s} {s'} {t} {t'} (rlX-phase p ph) ar' r' e img
+pl-rl-crls {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₂ (nk , refl)) , img) =
+  crash-end-M {s} {s'} {t} {t} ph arr r refl img
+pl-rl-crls {G} {s} {t} {s'} ph arr r nt (m , inj₂ (k , p , lt , v , f1 , true , refl) , img) =
+  rl-CRLS f1 ph arr r nt k lt v pt-kons img
+pl-rl-crls ph arr r nt (m , inj₂ (k , p , lt , v , f1 , false , ()) , img)
+
 pl-rl-crash-all : ∀ {G s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → TopNT (ph-rs ph) →
                   crashPL G (use (regop rl)) s s' → Σ State λ t' → crashS (use (regop rl)) t t' × CRL s' t'
-pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₁ (k , p , lt , inj₁ (v , f1 , false , refl))) , img) =
-  t , reg-crashS rl t , rl-CRL f1 ph arr r nt k lt v pt-end img
-pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₁ (k , p , lt , inj₁ (v , f1 , true , refl))) , img) =
-  t , reg-crashS rl t , rl-CRL f1 ph arr r nt k lt v pt-tent img
-pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₁ (k , p , lt , inj₂ (nv , refl))) , img)
-  with rlX-virt {rv (ph-rs ph)} {s} {t} {p} arr r k lt nv
-... | t' , e , ar' , r' = t , reg-crashS rl t , crash-end {rlX p s} {s'} {t} {t'} (rlX-phase p ph) ar' r' e img
-pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt (m , inj₁ (inj₂ (nk , refl)) , img) =
-  t , reg-crashS rl t , crash-end {s} {s'} {t} {t} ph arr r refl img
-pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt (m , inj₂ (k , p , lt , v , f1 , true , refl) , img) =
-  t , reg-crashS rl t , rl-CRL f1 ph arr r nt k lt v pt-kons img
-pl-rl-crash-all ph arr r nt (m , inj₂ (k , p , lt , v , f1 , false , ()) , img)
+pl-rl-crash-all {G} {s} {t} {s'} ph arr r nt c =
+  t , reg-crashS rl t , crls⇒crl {s'} {t} {s} (pl-rl-crls {G} {s} {t} {s'} ph arr r nt c)
 
 -- `pl-kons-flush-crash`: a flush's crash point before the consolidation
 -- page's SYNC, from a state of the chain phase: in `CRL`, S's flush not
@@ -484,16 +511,6 @@ pl-kons-flush-crash {s} {t} {s'} ph arr r nt refl img = t , inj₂ refl , kons-c
 ------------------------------------------------------------------------
 -- P's own crash points inside a flush, from a state with P's RI (a
 -- state without a chain, or after the consolidation page: `kons-S-RI`)
-
--- `CRLM`: PL's crash relation with the map recovery rebuilds named
--- (SCFTL.Impl.OneModelRecMaps: recovery after a crashed recovery
--- rebuilds the map the first would have, `pl-rec-crash-M`)
-CRLM : St → State → Map → Set
-CRLM s t M = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
-             RecTo (virt (walkG g s) s) M × DOKs (dat (virt (walkG g s) s)) M (stable t)
-
-crlm⇒crl : ∀ {s t M} → CRLM s t M → CRL s t
-crlm⇒crl {M = M} (b , g , C , pk , rt , dk) = b , g , C , pk , M , rt , dk
 
 crlm-of : ∀ {s' t M} (rt : RecTo s' M) → DOKs (dat s') M (stable t) → walkG (RecTo.g rt) s' ≡ [] → CRLM s' t M
 crlm-of {s'} {t} {M} rt dk wk =

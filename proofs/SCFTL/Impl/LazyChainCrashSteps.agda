@@ -97,6 +97,8 @@ open import SCFTL.Impl.LazyChainStable Data d0 amax wmax kmax _≟D_ kc using (r
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
 open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (virt-es; virt-wr; virt-rl; virt-lazy; ar-virt)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRL; phase-crash-CRL; img-virt)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc
+  using (CRLS; crls⇒crl; crls-of; crls-stable; crls-≐; phase-crash-CRLM; free-crash-CRLM)
 open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (rec-virt)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (cinv-fi2-crash)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lazy-pos; lazy-room)
@@ -121,19 +123,31 @@ crl-stable {s} e (b , g , C , pk , M , rt , dk) =
 
 -- a crash from a state of the chain phase with P's RI on its virtually
 -- consolidated state, abstracting an S state with t's stable image
+-- (`crash-end-M`: recovery rebuilding the state's stable L2P)
+crash-end-M : ∀ {m s' t t'} (ph : Phase m) → AR m t' → RI (virt (rv (ph-rs ph)) m) → stable t' ≡ stable t →
+              Img m s' → CRLS s' t m
+crash-end-M {m} {s'} {t} {t'} ph arr r e img =
+  crls-stable {s'} {t'} {t} {m} e (crls-of {s'} {t'} {m} (phase-crash-CRLM {m} {s'} {t'} ph arr r img))
+
 crash-end : ∀ {m s' t t'} (ph : Phase m) → AR m t' → RI (virt (rv (ph-rs ph)) m) → stable t' ≡ stable t →
             Img m s' → CRL s' t
-crash-end {m} {s'} {t} {t'} ph arr r e img = crl-stable {s'} {t'} {t} e (phase-crash-CRL {m} {s'} {t'} ph arr r img)
+crash-end {m} {s'} {t} {t'} ph arr r e img = crls⇒crl {s'} {t} {m} (crash-end-M {m} {s'} {t} {t'} ph arr r e img)
 
 ------------------------------------------------------------------------
 -- GC's guarded erase
 
+-- (`pl-es-crls`: recovery rebuilding the stable L2P of the state
+-- before the erase)
+pl-es-crls : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
+             crashPL EraseGuard (use (regop es)) s s' → CRLS s' t s
+pl-es-crls {s} {t} {s'} ph arr r (m , okm@(p , e , gd , refl) , img)
+  with virt-es {rv (ph-rs ph)} {s} {m} {t} arr r okm
+... | t'' , st , ar'' , r'' = crash-end-M {m} {s'} {t} {t''} (phase-es ph okm) ar'' r'' (reg-stable es st) img
+
 pl-es-crash : ∀ {s t s'} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) →
               crashPL EraseGuard (use (regop es)) s s' →
               Σ State λ t' → crashS (use (regop es)) t t' × CRL s' t'
-pl-es-crash {s} {t} {s'} ph arr r (m , okm@(p , e , gd , refl) , img)
-  with virt-es {rv (ph-rs ph)} {s} {m} {t} arr r okm
-... | t'' , st , ar'' , r'' = t , refl , crash-end {m} {s'} {t} {t''} (phase-es ph okm) ar'' r'' (reg-stable es st) img
+pl-es-crash {s} {t} {s'} ph arr r c = t , refl , crls⇒crl {s'} {t} {s} (pl-es-crls {s} {t} {s'} ph arr r c)
 
 ------------------------------------------------------------------------
 -- Writes and relocations
@@ -197,14 +211,19 @@ pl-rl-crash ph arr r (m , inj₂ (_ , p , _ , _ , f1 , f2 , k) , img) = inj₂ (
 
 -- `pl-lazy-crash`: a crash at the end of the lazy commit (its SYNC
 -- done) is in `CRL` with S's flush landed
+-- (`pl-lazy-crls`: recovery rebuilding the stable L2P after the commit)
+pl-lazy-crls : ∀ {s t s' M m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → VOKn s →
+               Lazy s M → m ≡ fiL M s → Img m s' → CRLS s' (tF t) (fiL M s)
+pl-lazy-crls {s} {t} {s'} {M} ph arr r vo lz refl img with virt-lazy {rv (ph-rs ph)} {s} {t} {M} arr r lz
+... | ar' , r' =
+  crash-end-M {fiL M s} {s'} {tF t} {tF t} (phase-lazy vo ph lz) ar'
+              (subst (λ vs → RI (virt vs (fiL M s))) (sym (rv-snoc (ph-rs ph) (rec s))) r') refl img
+
 pl-lazy-crash : ∀ {s t s' M m} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → VOKn s →
                 Lazy s M → m ≡ fiL M s → Img m s' →
                 Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-pl-lazy-crash {s} {t} {s'} {M} ph arr r vo lz refl img with virt-lazy {rv (ph-rs ph)} {s} {t} {M} arr r lz
-... | ar' , r' =
-  tF t , inj₁ refl ,
-  crash-end {fiL M s} {s'} {tF t} {tF t} (phase-lazy vo ph lz) ar'
-            (subst (λ vs → RI (virt vs (fiL M s))) (sym (rv-snoc (ph-rs ph) (rec s))) r') refl img
+pl-lazy-crash {s} {t} {s'} {M} {m} ph arr r vo lz e img =
+  tF t , inj₁ refl , crls⇒crl {s'} {tF t} {fiL M s} (pl-lazy-crls {s} {t} {s'} {M} {m} ph arr r vo lz e img)
 
 ------------------------------------------------------------------------
 -- The lazy commit's crash point before its SYNC
@@ -307,20 +326,37 @@ free-pt es      arr r (m , (p , e , _ , refl) , img) = m , (p , e , refl) , img
 
 -- `free-reg-crash`: a crash of PL's write, relocation or erase from a
 -- state with P's RI (no chain) is in `CRL`, S's state unchanged
-free-reg-crash : ∀ {G} x {s t s'} → AR s t → RI s → crashPL G (use (regop x)) s s' →
-                 Σ State λ t' → crashS (use (regop x)) t t' × CRL s' t'
-free-reg-crash {G} x {s} {t} {s'} arr r c with free-pt {G} x arr r c
+-- (`free-reg-crls`: recovery rebuilding the stable L2P of the state
+-- before the step, which P's steps but flush keep: `okP-smap`)
+okP-smap : ∀ x {s m} → okP (use (regop x)) s m → ∀ a → smap m a ≡ smap s a
+okP-smap (w a' d) {s} (inj₁ (_ , f1 , f2 , refl)) a = cong (λ f → f a) (smap-opt f1 f2 (wr0 a' d s))
+okP-smap (w a' d) (inj₂ (_ , refl)) a = refl
+okP-smap rl {s} (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , refl))) a = cong (λ f → f a) (smap-opt f1 f2 (rl0 p s))
+okP-smap rl (inj₁ (_ , p , _ , inj₂ (_ , refl))) a = refl
+okP-smap rl (inj₂ (_ , refl)) a = refl
+okP-smap es (p , _ , refl) a = refl
+
+free-reg-crls : ∀ {G} x {s t s'} → AR s t → RI s → crashPL G (use (regop x)) s s' → CRLS s' t s
+free-reg-crls {G} x {s} {t} {s'} arr r c with free-pt {G} x arr r c
 ... | m , okm , img with reg-sim x arr r okm
 ...   | t'' , st , ar'' , r'' =
-  t , reg-crashS x t , crl-stable {s'} {t''} {t} (reg-stable x st) (free-crash-CRL {m} {s'} {t''} ar'' r'' img)
+  crls-stable {s'} {t''} {t} {s} (reg-stable x st)
+    (crls-≐ {s'} {t''} {m} {s} (okP-smap x okm) (crls-of {s'} {t''} {m} (free-crash-CRLM {m} {s'} {t''} ar'' r'' img)))
+
+free-reg-crash : ∀ {G} x {s t s'} → AR s t → RI s → crashPL G (use (regop x)) s s' →
+                 Σ State λ t' → crashS (use (regop x)) t t' × CRL s' t'
+free-reg-crash {G} x {s} {t} {s'} arr r c = t , reg-crashS x t , crls⇒crl {s'} {t} {s} (free-reg-crls {G} x {s} {t} {s'} arr r c)
 
 -- `free-kons-crash`: a flush's first crash point (before the
 -- consolidation page's SYNC) from a state with P's RI: there is no page,
 -- the crash is one of the state itself, S's flush not landed
+free-kons-crls : ∀ {s t s' m} → AR s t → RI s → m ≡ konsI s → Img m s' → CRLS s' t s
+free-kons-crls {s} {t} {s'} {m} arr r e img =
+  crls-of {s'} {t} {s} (free-crash-CRLM {s} {s'} {t} arr r (subst (λ u → Img u s') (trans e (konsI-free {s} (ri-chain-free r))) img))
+
 free-kons-crash : ∀ {s t s' m} → AR s t → RI s → m ≡ konsI s → Img m s' →
                   Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-free-kons-crash {s} {t} {s'} {m} arr r e img =
-  t , inj₂ refl , free-crash-CRL {s} {s'} {t} arr r (subst (λ u → Img u s') (trans e (konsI-free {s} (ri-chain-free r))) img)
+free-kons-crash {s} {t} {s'} {m} arr r e img = t , inj₂ refl , crls⇒crl {s'} {t} {s} (free-kons-crls {s} {t} {s'} {m} arr r e img)
 
 -- the lazy commit from a state with P's RI starts the chain phase with
 -- an empty chain

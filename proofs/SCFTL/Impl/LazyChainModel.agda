@@ -51,12 +51,12 @@ open import Data.Nat.Base using (suc; _≤_; _<_; _⊔_)
 open import Data.Bool.Base using (Bool; true; false)
 open import Data.List.Base using (List; []; _∷_; _++_; map; length)
 open import Data.Maybe.Base using (Maybe; nothing; just)
-open import Data.Product using (Σ; _×_; _,_)
+open import Data.Product using (Σ; _×_; _,_; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Data.Unit.Base using (⊤)
 open import Data.Empty using (⊥)
 open import Relation.Nullary using (¬_)
-open import Relation.Binary.PropositionalEquality using (_≡_)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; trans; cong)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow; kons)
@@ -111,6 +111,26 @@ konsS s = konsX (konsPg s) s
 optL : Bool → Bool → St → St
 optL f1 true  s = emitT (konsS (optP f1 s))
 optL f1 false s = optP f1 s
+
+-- the consolidation page and the optional pages keep the maps: the
+-- volatile L2P and the stable one (SCFTL.Impl.OneModelBlocksNamed,
+-- SCFTL.Impl.OneModelRecMaps: which pages a recovery names)
+konsS-maps : ∀ s → (∀ a → l2p (konsS s) a ≡ l2p s a) × (∀ a → smap (konsS s) a ≡ smap s a)
+konsS-maps s with konsPg s
+... | nothing = (λ a → refl) , (λ a → refl)
+... | just c  = (λ a → refl) , (λ a → refl)
+
+smap-optP : ∀ f s → smap (optP f s) ≡ smap s
+smap-optP true  s = refl
+smap-optP false s = refl
+
+smap-opt : ∀ f1 f2 s → smap (opt f1 f2 s) ≡ smap s
+smap-opt f1 true  s = smap-optP f1 s
+smap-opt f1 false s = smap-optP f1 s
+
+smap-optL : ∀ f1 f2 s a → smap (optL f1 f2 s) a ≡ smap s a
+smap-optL f1 true  s a = trans (proj₂ (konsS-maps (optP f1 s)) a) (cong (λ f → f a) (smap-optP f1 s))
+smap-optL f1 false s a = cong (λ f → f a) (smap-optP f1 s)
 
 -- the crash point inside: before the consolidation page's SYNC
 optLK : Bool → Bool → St → St → Set

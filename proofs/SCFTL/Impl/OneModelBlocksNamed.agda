@@ -94,7 +94,7 @@ open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ usin
 open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX; crashX)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (ck-mid; mid-crash; rec-synO)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR)
-open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (okPL; EraseGuard; optL; konsS; konsPg)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (okPL; EraseGuard; optL; konsS; konsPg; konsS-maps; smap-opt; smap-optL)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; konsU)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
@@ -222,29 +222,11 @@ private
   new-keep {X} {X'} (inj₁ _) ks eu p (a , le , inj₂ (j , m)) = inj₁ (a , le , inj₂ (j , map-keep {X} {X'} ks eu a p j m))
 
 ------------------------------------------------------------------------
--- The consolidation page keeps every map (OneModelRecMaps uses it too)
-
-konsS-maps : ∀ s → (∀ a → l2p (konsS s) a ≡ l2p s a) × (∀ a → smap (konsS s) a ≡ smap s a)
-konsS-maps s with konsPg s
-... | nothing = (λ a → refl) , (λ a → refl)
-... | just c  = (λ a → refl) , (λ a → refl)
-
-------------------------------------------------------------------------
--- P's steps and the stable L2P
+-- P's steps and the stable L2P (the consolidation page and the optional
+-- pages keep the maps: `konsS-maps`, `smap-opt`, `smap-optL` in
+-- SCFTL.Impl.LazyChainModel)
 
 private
-  smap-optP : ∀ f s → smap (optP f s) ≡ smap s
-  smap-optP true  s = refl
-  smap-optP false s = refl
-
-  smap-opt : ∀ f1 f2 s → smap (opt f1 f2 s) ≡ smap s
-  smap-opt f1 true  s = smap-optP f1 s
-  smap-opt f1 false s = smap-optP f1 s
-
-  smap-optL : ∀ f1 f2 s a → smap (optL f1 f2 s) a ≡ smap s a
-  smap-optL f1 true  s a = trans (proj₂ (konsS-maps (optP f1 s)) a) (cong (λ f → f a) (smap-optP f1 s))
-  smap-optL f1 false s a = cong (λ f → f a) (smap-optP f1 s)
-
   -- the volatile L2P after the consolidation page reads as P's vm says
   kons-vm : ∀ s → (∀ a → l2p s a ≡ apply (dbuf s) (apply (concat (ept s)) (smap s)) a) →
             ∀ a → l2p (konsS s) a ≡ eM (epE (konsS s)) (lastMap (smap (konsS s)) []) a

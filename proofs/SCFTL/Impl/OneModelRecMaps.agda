@@ -73,7 +73,8 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.OneModelRecMaps (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
                                   (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
 
-open import Data.Bool.Base using (true; false)
+open import Data.Bool.Base using (Bool; true; false)
+open import Data.Empty using (⊥)
 open import Data.List.Base using (List; []; map; length; _++_)
 open import Data.Maybe.Base using (just)
 open import Data.Nat.Base using (_≤_; zero)
@@ -86,15 +87,18 @@ open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; module RI; RecTo; recto; crash-RI; crashC-eq)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM)
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; rdS; ri-dok; dok-crash)
-open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI)
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; tOf; rdS; ri-dok; dok-crash)
+open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI; fi4-RI; tF)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
-open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; CRLM; pl-rec-crash-M)
+open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; pl-rec-crash-M; crlm-of; lkc-of; walk-k0; kons-crash-CRLM; pl-wr-crls; pl-rl-crls)
+open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-reg-crls; free-kons-crls; pl-es-crls; pl-lazy-crls; free-lazy-ph)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (walkG; virt; okPL; crashPL)
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc using (Phase; ph-rs)
-open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (img-virt; phase-walk-crash; walk-free-crash)
-open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; konsS)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRLM; CRLS; crls-of; phase-crash-CRLM; free-crash-CRLM)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; konsS; konsI; konsS-maps; Lazy)
+open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (all-sync)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (konsS-free; ri-chain-free)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (⟪_,_⟫; st; ues)
@@ -107,11 +111,12 @@ open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay)
 open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil; mapAt-≐)
-open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS; okL)
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS; okL; crL)
+open import SCFTL.Impl.LazyChainBarrier Data d0 amax wmax kmax umax _≟D_ kc using (PLD)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (uesX; Named; NSub; rec-named; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush; konsS-maps)
-open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩)
+  using (uesX; Named; NSub; rec-named; Orig; cut; again; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
+open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩; use; flush; w; rl; es) renaming (reg to regop)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 private
@@ -138,34 +143,14 @@ pl-rec-l2p {s' = s'} pk0 (recto b₁ g₁ C₁ pk₁ _ _ _ _ mx _ _) (b , g' , C
 -- kept by a crash of recovery: `pl-rec-crash-M`,
 -- SCFTL.Impl.LazyChainCrashKons)
 
--- a state whose abstract stable image is what map M reads on the flash
--- (only the map matters here)
-private
-  tAt : St → Map → State
-  tAt u M = ⟨ (λ a → rdS u (M a)) , (λ a → rdS u (M a)) , 0 ⟩
-
 -- a power cut of a state with PL's invariant: CRLM with its stable L2P
+-- (SCFTL.Impl.LazyChainCrash's `phase-crash-CRLM`, `free-crash-CRLM`)
 chain-crlm : ∀ {s s'} (ph : Phase s) → RI (virt (rv (ph-rs ph)) s) → Img s s' →
              Σ State λ t → CRLM s' t (smap s)
-chain-crlm {s} {s'} ph r img@(cD , cL , cO , cR , cI) =
-  tAt (virt (rv (ph-rs ph)) s) (smap s) ,
-  true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' ,
-  subst (λ vs → RecTo (virt vs s') (smap s)) (sym (phase-walk-crash {s} {s'} ph img))
-        (crash-RI r (img-virt (rv (ph-rs ph)) {s} {s'} img)) ,
-  dok-crash cD (ri-dok r (λ a le → refl))
-  where
-    sl' = crashC-eq (RI.slotL r) cL
-    so' = crashC-PM tt cO (RI.slotO r)
+chain-crlm {s} {s'} ph r img = tOf s , phase-crash-CRLM {s} {s'} {tOf s} ph (AR-tOf s) r img
 
 free-crlm : ∀ {m s'} → RI m → Img m s' → Σ State λ t → CRLM s' t (smap m)
-free-crlm {m} {s'} r img@(cD , cL , cO , cR , cI) =
-  tAt m (smap m) ,
-  true , gen m , RI.C r , pick-slot true s' (gen m) (RI.C r) sl' so' ,
-  subst (λ vs → RecTo (virt vs s') (smap m)) (sym (walk-free-crash {m} {s'} r img)) (crash-RI r img) ,
-  dok-crash cD (ri-dok r (λ a le → refl))
-  where
-    sl' = crashC-eq (RI.slotL r) cL
-    so' = crashC-PM tt cO (RI.slotO r)
+free-crlm {m} {s'} r img = tOf m , free-crash-CRLM {m} {s'} {tOf m} (AR-tOf m) r img
 
 ril-crlm : ∀ {s s'} → RIL s → Img s s' → Σ State λ t → CRLM s' t (smap s)
 ril-crlm (inj₁ r) img = free-crlm r img
@@ -200,10 +185,9 @@ free-crash-l2p {G} {m} {s'} {x} r img o = crlm-l2p {G} {s'} {proj₁ C} {smap m}
 -- state with no epoch unsynced, and any crashed recoveries, names only
 -- pages that state named (its stable L2P's)
 
-private
-  ril-X : ∀ {X} → OPX.RI X → uesX X ≡ [] → RIL (stX X)
-  ril-X {false , ⟦ ⟪ s , [] ⟫ , g ⟧} r refl = ril-of {s} {g} r
-  ril-X {true , S} (_ , r) _ = r
+ril-X : ∀ {X} → OPX.RI X → uesX X ≡ [] → RIL (stX X)
+ril-X {false , ⟦ ⟪ s , [] ⟫ , g ⟧} r refl = ril-of {s} {g} r
+ril-X {true , S} (_ , r) _ = r
 
 -- in PX: a power cut at a normal state X with no epoch unsynced, then
 -- any number of crashed recoveries of the chain phase: recovery names
@@ -348,12 +332,12 @@ pl-end u {b} {S} {s'} {m} eu o img = inj₂ (refl , eu , m , refl , o) , cut-cha
 Plain : St → St → Set
 Plain u m = m ≡ fl2 u ⊎ m ≡ fl3 u ⊎ CkPt (fl3 u) m
 
-private
-  plain-fl : ∀ {u m} → Plain u m → FlPt u m
-  plain-fl (inj₁ e)         = inj₁ e
-  plain-fl (inj₂ (inj₁ e))  = inj₂ (inj₁ e)
-  plain-fl (inj₂ (inj₂ ck)) = inj₂ (inj₂ (inj₁ ck))
+plain-fl : ∀ {u m} → Plain u m → FlPt u m
+plain-fl (inj₁ e)         = inj₁ e
+plain-fl (inj₂ (inj₁ e))  = inj₂ (inj₁ e)
+plain-fl (inj₂ (inj₂ ck)) = inj₂ (inj₂ (inj₁ ck))
 
+private
   -- P's recovery on the crashed flash, where PL's walk finds nothing
   plain-walk : ∀ {u m s' M} → RI u → m ≡ fl2 u ⊎ CkPt (fl3 u) m → Img m s' → (rt : RecTo s' M) → walkG (RecTo.g rt) s' ≡ []
   plain-walk r (inj₁ refl) img rt = fl2-walk r img rt
@@ -365,31 +349,168 @@ private
   plain-of (inj₁ e)  = inj₁ e
   plain-of (inj₂ ck) = inj₂ (inj₂ ck)
 
-private
-  plain-via : ∀ {G u m s' x} → RI u → m ≡ fl2 u ⊎ CkPt (fl3 u) m → Img m s' → okPL G recover s' x → Maps u (l2p x)
-  plain-via {G} {u} {m} {s'} {x} r pt img o = out (flush-maps r (plain-fl (plain-of pt)) img rt)
+  -- P's crash relation at a crash point of P's flush (`flush-crash`) is
+  -- PL's with its map named where the walk finds nothing
+  via-P : ∀ {u m s'} → RI u → FlPt u m → Img m s' → (∀ {M} (rt : RecTo s' M) → walkG (RecTo.g rt) s' ≡ []) →
+          Σ State λ t → Σ Map λ M → CRLM s' t M × Maps u M
+  via-P {u} {m} {s'} r fp img wk = t' , M , crlm-of {s'} {t'} {M} rt dk (wk rt) , flush-maps r fp img rt
     where
-      CR′ = proj₂ (proj₂ (flush-crash (AR-tOf u) r (m , plain-fl (plain-of pt) , img)))
-      M   = proj₁ CR′
-      rt  = proj₁ (proj₂ CR′)
-      rt′ : RecTo (virt (walkG (RecTo.g rt) s') s') M
-      rt′ = subst (λ vs → RecTo (virt vs s') M) (sym (plain-walk r pt img rt)) rt
-      eq : ∀ a → l2p x a ≡ M a
-      eq = pl-rec-l2p {G} {s'} {x} (RecTo.pk rt) rt′ o
-      out : Maps u M → Maps u (l2p x)
-      out (inj₁ f) = inj₁ (λ a le → trans (eq a) (f a le))
-      out (inj₂ f) = inj₂ (λ a le → trans (eq a) (f a le))
+      F  = flush-crash (AR-tOf u) r (m , fp , img)
+      t' = proj₁ F
+      M  = proj₁ (proj₂ (proj₂ F))
+      rt = proj₁ (proj₂ (proj₂ (proj₂ F)))
+      dk = proj₂ (proj₂ (proj₂ (proj₂ F)))
 
-plain-l2p : ∀ {G u m s' x} → RI u → Plain u m → Img m s' → okPL G recover s' x → Maps u (l2p x)
-plain-l2p {G} {u} {m} {s'} {x} r (inj₂ (inj₁ refl)) img o = inj₂ (λ a _ → free-crash-l2p {G} {fl3 u} {s'} {x} (fl3-RI r) img o a)
-plain-l2p {G} {u} {m} {s'} {x} r (inj₁ e) img o = plain-via {G} {u} {m} {s'} {x} r (inj₁ e) img o
-plain-l2p {G} {u} {m} {s'} {x} r (inj₂ (inj₂ ck)) img o = plain-via {G} {u} {m} {s'} {x} r (inj₂ ck) img o
+  plain-via : ∀ {u m s'} → RI u → m ≡ fl2 u ⊎ CkPt (fl3 u) m → Img m s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps u M
+  plain-via r pt img = via-P r (plain-fl (plain-of pt)) img (plain-walk r pt img)
+
+-- a crash at P's crash points inside a flush: PL's crash relation with
+-- the stable or the volatile L2P the flush started from
+plain-crlm : ∀ {u m s'} → RI u → Plain u m → Img m s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps u M
+plain-crlm {u} {m} {s'} r (inj₂ (inj₁ refl)) img = proj₁ C , smap (fl3 u) , proj₂ C , inj₂ (λ a _ → refl)
+  where C = free-crlm {fl3 u} {s'} (fl3-RI r) img
+plain-crlm r (inj₁ e) img = plain-via r (inj₁ e) img
+plain-crlm r (inj₂ (inj₂ ck)) img = plain-via r (inj₂ ck) img
+
+-- the crash points after P's in-page / OOB commit inside a flush (the
+-- checkpoint's second and third, the end without one): recovery
+-- rebuilds the volatile L2P the flush started from
+CmtEnd : St → St → Set
+CmtEnd u m = Σ ℕ λ M → (InP u M ⊎ Σ ℕ λ L → OobP u L M) × (m ≡ ck2 (fi3 M u) ⊎ m ≡ ck3 (fi3 M u) ⊎ m ≡ fi4 M u)
+
+cmt-fl : ∀ {u m} → CmtEnd u m → FlPt u m
+cmt-fl {u} {m} (M , inj₁ ip , pt) = inj₂ (inj₂ (inj₂ (inj₁ (M , ip , cmt-pt {u} {m} M pt))))
+  where
+    cmt-pt : ∀ {u m} M → (m ≡ ck2 (fi3 M u) ⊎ m ≡ ck3 (fi3 M u) ⊎ m ≡ fi4 M u) →
+             m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u
+    cmt-pt M (inj₁ e)         = inj₂ (inj₁ (inj₂ (inj₁ e)))
+    cmt-pt M (inj₂ (inj₁ e))  = inj₂ (inj₁ (inj₂ (inj₂ e)))
+    cmt-pt M (inj₂ (inj₂ e))  = inj₂ (inj₂ (inj₂ e))
+cmt-fl {u} {m} (M , inj₂ (L , op) , pt) = inj₂ (inj₂ (inj₂ (inj₂ (L , M , op , cmt-pt {u} {m} M pt))))
+  where
+    cmt-pt : ∀ {u m} M → (m ≡ ck2 (fi3 M u) ⊎ m ≡ ck3 (fi3 M u) ⊎ m ≡ fi4 M u) →
+             m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u
+    cmt-pt M (inj₁ e)         = inj₂ (inj₁ (inj₂ (inj₁ e)))
+    cmt-pt M (inj₂ (inj₁ e))  = inj₂ (inj₁ (inj₂ (inj₂ e)))
+    cmt-pt M (inj₂ (inj₂ e))  = inj₂ (inj₂ (inj₂ e))
+
+cmt-crlm : ∀ {u m s'} → RI u → CmtEnd u m → Img m s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps u M
+cmt-crlm {u} r c@(M , io , inj₁ refl) img =
+  via-P r (cmt-fl c) img (λ rt → ck2-walk {fi3 M u} (RI.slotL (fl3-RI r)) (all-sync (RI.gle r)) img rt)
+cmt-crlm {u} r c@(M , io , inj₂ (inj₁ refl)) img = via-P r (cmt-fl c) img (λ rt → ck3-walk {fi3 M u} img rt)
+cmt-crlm {u} {m} {s'} r (M , io , inj₂ (inj₂ refl)) img = proj₁ C , smap (fi4 M u) , proj₂ C , inj₂ (λ a _ → refl)
+  where C = free-crlm {fi4 M u} {s'} (fi4-RI r (proj₂ (lkc-of {u} {M} io))) img
+
+kons-RI : ∀ {s} → RIL s → RI (konsS s)
+kons-RI {s} (inj₁ r) = subst RI (sym (konsS-free {s} (ri-chain-free r))) r
+kons-RI {s} (inj₂ (ph , r , nt)) = proj₂ (kons-S-RI ph (AR-tOf s) r nt)
+
+------------------------------------------------------------------------
+-- Every crash point of the chain phase but the commits' records: a
+-- write's, a relocation's, an erase's; a flush's (a barrier's from the
+-- chain phase) before the consolidation page's SYNC and P's own inside
+-- it (`Plain`).  Recovery, after any number of crashed recoveries,
+-- rebuilds the stable or the volatile L2P of the state before the step.
 
 private
-  kons-RI : ∀ {s} → RIL s → RI (konsS s)
-  kons-RI {s} (inj₁ r) = subst RI (sym (konsS-free {s} (ri-chain-free r))) r
-  kons-RI {s} (inj₂ (ph , r , nt)) = proj₂ (kons-S-RI ph (AR-tOf s) r nt)
+  module PLDm = SB.Model PLD
 
+-- the flush's crash points covered: before the consolidation page's
+-- SYNC; P's own after it but the in-page / OOB commit's before the
+-- commit's checkpoint; the lazy commit's end; with no chain (kc = 0:
+-- the walk takes nothing, there is no lazy commit) every one
+FlushPt : St → St → Set
+FlushPt s s' = Σ St λ m → (m ≡ konsI s ⊎ Plain (konsS s) m ⊎ CmtEnd (konsS s) m ⊎ (Σ ℕ λ M → Lazy s M × m ≡ fiL M s)
+                             ⊎ (kc ≡ 0 × FlPt (konsS s) m)) × Img m s'
+
+-- the crash points of PX's step u into the chain phase covered here (b:
+-- the phase of the state before it; a barrier goes to the chain phase
+-- only from it)
+ChainPt : Bool → SB.UOp → St → St → Set
+ChainPt b (SB.reg (SB.op x))   = crL b (SB.reg (SB.op x))
+ChainPt false (SB.reg SB.barrier) _ _ = ⊥
+ChainPt true (SB.reg SB.barrier) = FlushPt
+ChainPt b SB.flush             = FlushPt
+
+-- they are crash points of PX
+chainpt-crL : ∀ b u {s s'} → ChainPt b u s s' → crL b u s s'
+private
+  flushpt-crash : ∀ {s s'} → FlushPt s s' → crashPL EraseGuard (use flush) s s'
+  flushpt-crash (m , inj₁ e , img)                          = m , inj₁ e , img
+  flushpt-crash (m , inj₂ (inj₁ pl) , img)                  = m , inj₂ (inj₁ (plain-fl pl)) , img
+  flushpt-crash (m , inj₂ (inj₂ (inj₁ c)) , img)            = m , inj₂ (inj₁ (cmt-fl c)) , img
+  flushpt-crash (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , e)))) , img) = m , inj₂ (inj₂ (M , lz , inj₂ e)) , img
+  flushpt-crash (m , inj₂ (inj₂ (inj₂ (inj₂ (_ , fp)))) , img)     = m , inj₂ (inj₁ fp) , img
+
+chainpt-crL b (SB.reg (SB.op x)) c = c
+chainpt-crL true (SB.reg SB.barrier) {s} {s'} c = flushpt-crash {s} {s'} c
+chainpt-crL false SB.flush {s} {s'} c = flushpt-crash {s} {s'} c
+chainpt-crL true SB.flush {s} {s'} c = flushpt-crash {s} {s'} c
+
+private
+  crls-maps : ∀ {s' t u} → CRLS s' t u → Σ State λ t' → Σ Map λ M → CRLM s' t' M × Maps u M
+  crls-maps {t = t} (M , c , q) = t , M , c , inj₁ (λ a _ → q a)
+
+  reg-crlm : ∀ x {s s'} → RIL s → crashPL EraseGuard (use (regop x)) s s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps s M
+  reg-crlm x {s} {s'} (inj₁ r) c = crls-maps {s'} {tOf s} {s} (free-reg-crls {EraseGuard} x (AR-tOf s) r c)
+  reg-crlm (w a d) {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-wr-crls {EraseGuard} ph (AR-tOf s) r nt c)
+  reg-crlm rl {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-rl-crls {EraseGuard} ph (AR-tOf s) r nt c)
+  reg-crlm es {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-es-crls ph (AR-tOf s) r c)
+
+  -- after a lazy commit the stable L2P is the volatile one before it
+  crls-l2p : ∀ {s' t M s} → CRLS s' t (fiL M s) → Σ State λ t' → Σ Map λ M' → CRLM s' t' M' × Maps s M'
+  crls-l2p {t = t} (M' , c , q) = t , M' , c , inj₂ (λ a _ → q a)
+
+  kons-maps : ∀ {s M} → Maps (konsS s) M → Maps s M
+  kons-maps {s} (inj₁ f) = inj₁ (λ a le → trans (f a le) (proj₂ (konsS-maps s) a))
+  kons-maps {s} (inj₂ f) = inj₂ (λ a le → trans (f a le) (proj₁ (konsS-maps s) a))
+
+  flush-crlm : ∀ {s s'} → RIL s → FlushPt s s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps s M
+  flush-crlm {s} {s'} (inj₁ r) (m , inj₁ e , img) = crls-maps {s'} {tOf s} {s} (free-kons-crls (AR-tOf s) r e img)
+  flush-crlm {s} {s'} (inj₂ (ph , r , nt)) (m , inj₁ refl , img) =
+    crls-maps {s'} {tOf s} {s} (crls-of {s'} {tOf s} {s} (kons-crash-CRLM ph (AR-tOf s) r nt img))
+  flush-crlm {s} ri (m , inj₂ (inj₁ pl) , img) with plain-crlm (kons-RI ri) pl img
+  ... | t , M , c , mp = t , M , c , kons-maps {s} {M} mp
+  flush-crlm {s} ri (m , inj₂ (inj₂ (inj₁ cm)) , img) with cmt-crlm (kons-RI ri) cm img
+  ... | t , M , c , mp = t , M , c , kons-maps {s} {M} mp
+  flush-crlm {s} {s'} ri (m , inj₂ (inj₂ (inj₂ (inj₂ (k0 , fp)))) , img)
+    with via-P (kons-RI ri) fp img (λ rt → walk-k0 k0 (RecTo.g rt) s')
+  ... | t , M , c , mp = t , M , c , kons-maps {s} {M} mp
+  flush-crlm {s} {s'} (inj₁ r) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , e)))) , img) with free-lazy-ph r lz
+  ... | ph , eq = crls-l2p {s'} {tF (tOf s)} {M} {s}
+                    (pl-lazy-crls ph (AR-tOf s) (subst (λ rs → RI (virt (rv rs) s)) (sym eq) r) (RI.vOK r) lz e img)
+  flush-crlm {s} {s'} (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , e)))) , img) =
+    crls-l2p {s'} {tF (tOf s)} {M} {s} (pl-lazy-crls ph (AR-tOf s) r (RI.vOK r) lz e img)
+
+chainpt-crlm : ∀ b u {s s'} → RIL s → ChainPt b u s s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps s M
+chainpt-crlm false (SB.reg (SB.op (SB.w a d))) ri c = reg-crlm (w a d) ri c
+chainpt-crlm true  (SB.reg (SB.op (SB.w a d))) ri c = reg-crlm (w a d) ri c
+chainpt-crlm false (SB.reg (SB.op SB.rl)) ri c = reg-crlm rl ri c
+chainpt-crlm true  (SB.reg (SB.op SB.rl)) ri c = reg-crlm rl ri c
+chainpt-crlm false (SB.reg (SB.op SB.es)) ri c = reg-crlm es ri c
+chainpt-crlm true  (SB.reg (SB.op SB.es)) ri c = reg-crlm es ri c
+chainpt-crlm false (SB.reg (SB.op SB.sy)) ri ()
+chainpt-crlm true  (SB.reg (SB.op SB.sy)) ri ()
+chainpt-crlm true (SB.reg SB.barrier) ri c = flush-crlm ri c
+chainpt-crlm b SB.flush ri c = flush-crlm ri c
+
+-- the maps of a state with no epoch unsynced name only what it names
+maps-named : ∀ {X M} → uesX X ≡ [] → Maps (stX X) M → ∀ a p → a ≤ amax → M a ≡ just p → Named X p
+maps-named {X} eu (inj₁ f) a p le m =
+  a , le , inj₂ (0 , subst (λ es → mapAt (smap (stX X)) es 0 a ≡ just p) (sym eu)
+                           (trans (cong (λ g → g a) (mapAt-nil (smap (stX X)) 0)) (trans (sym (f a le)) m)))
+maps-named {X} eu (inj₂ f) a p le m = a , le , inj₁ (trans (sym (f a le)) m)
+
+-- in PX: a crash of a step u into the chain phase at a point covered
+-- here, then any number of crashed recoveries: recovery names only
+-- pages the state before the step named
+chainpt-named : ∀ u {b S s0 s g X} → OPX.RI (b , S) → ues (su S) ≡ [] → ChainPt b u (st (su S)) s0 → AgainL s0 s →
+                PXm.ok SB.recover (true , lzS s g) X → NSub (b , S) X
+chainpt-named u {b} {S} {s0} {s} {g} {X} r eu c ag o@(refl , refl , x , refl , ok) p y
+  with rec-named {true , lzS s g} {X} o p y | chainpt-crlm b u {st (su S)} {s0} (ril-X {b , S} r eu) c
+... | a , le , q | t , M , cm , mp =
+  maps-named {b , S} {M} eu mp a p le
+    (trans (sym (crlm-l2p {EraseGuard} {s} {t} {M} {x} (again-crlm {s0} {s} {t} {M} cm ag) ok a)) q)
 
 -- in PX: a recovery after a crash inside a flush of the chain phase
 -- (after its consolidation page, P's flush: before its SYNC, after it,
@@ -397,12 +518,40 @@ private
 -- named
 flush-plain-named : ∀ {b S m s' X} → OPX.RI (b , S) → ues (su S) ≡ [] → Plain (konsS (st (su S))) m → Img m s' →
                     PXm.ok SB.recover (true , lzS s' (gh S)) X → NSub (b , S) X
-flush-plain-named {b} {S} {m} {s'} {X} r eu pl img o@(refl , refl , x , refl , ok) p y with rec-named {true , lzS s' (gh S)} {X} o p y
-... | a , le , q with plain-l2p {EraseGuard} {konsS (st (su S))} {m} {s'} {x} (kons-RI (ril-X {b , S} r eu)) pl img ok
-...   | inj₁ f = a , le , inj₂ (0 , subst (λ es → mapAt (smap (st (su S))) es 0 a ≡ just p) (sym eu)
-                                  (trans (cong (λ g → g a) (mapAt-nil (smap (st (su S))) 0))
-                                         (trans (sym (proj₂ (konsS-maps (st (su S))) a)) (trans (sym (f a le)) q))))
-...   | inj₂ f = a , le , inj₁ (trans (sym (proj₁ (konsS-maps (st (su S))) a)) (trans (sym (f a le)) q))
+flush-plain-named {b} {S} {m} {s'} {X} r eu pl img o =
+  chainpt-named SB.flush {b} {S} {s'} {s'} {gh S} {X} r eu (m , inj₂ (inj₁ pl) , img) none o
+
+------------------------------------------------------------------------
+-- `RecoveredNamed` for the states `Orig` names whose cut is such a
+-- crash point (`OrigC`): every crash of a write, relocation or erase
+-- into the chain phase (`orig-reg`); the flush's and the barrier's
+-- covered points (`chainpt-crL`)
+
+data OrigC (X0 : XS) : XS → Set where
+  cutC   : ∀ u {s0} → uesX X0 ≡ [] → ChainPt (proj₁ X0) u (stX X0) s0 → OrigC X0 (true , lzS s0 (gh (proj₂ X0)))
+  againC : ∀ {C C'} → OrigC X0 C → PXm.crash SB.recover C C' → OrigC X0 C'
+
+-- they are states `Orig` names
+origC-orig : ∀ {X0 C} → OrigC X0 C → Orig X0 C
+origC-orig {b , S} (cutC u {s0} eu c) = cut u (inj₂ (refl , eu , s0 , refl , chainpt-crL b u c))
+origC-orig (againC o c) = again (origC-orig o) c
+
+-- every crash of a write, relocation or erase into the chain phase is one
+orig-reg : ∀ x {X0 C} → PXm.crash (SB.use (SB.reg (SB.op x))) X0 C → proj₁ C ≡ true → OrigC X0 C
+orig-reg x (inj₁ (refl , _)) ()
+orig-reg x {b , S} (inj₂ (refl , eu , s0 , refl , c)) _ = cutC (SB.reg (SB.op x)) eu c
+
+private
+  origC-split : ∀ {X0 C} → OrigC X0 C → Σ SB.UOp λ u → Σ St λ s0 → Σ St λ s →
+                ChainPt (proj₁ X0) u (stX X0) s0 × AgainL s0 s × uesX X0 ≡ [] × C ≡ (true , lzS s (gh (proj₂ X0)))
+  origC-split (cutC u eu c) = u , _ , _ , c , none , eu , refl
+  origC-split (againC o c) with origC-split o
+  ... | u , s0 , s , cp , ag , eu , refl with c
+  ...   | refl , _ , s' , refl , c' = u , s0 , s' , cp , more ag c' , eu , refl
+
+origC-named : ∀ {X0 C X} → OPX.RI X0 → OrigC X0 C → PXm.ok SB.recover C X → NSub X0 X
+origC-named {b , S} {C} {X} r o rec with origC-split o
+... | u , s0 , s , cp , ag , eu , refl = chainpt-named u {b} {S} {s0} {s} {gh S} {X} r eu cp ag rec
 
 ------------------------------------------------------------------------
 -- `RecoveredNamed` for the crash point at the end of every operation
