@@ -39,7 +39,7 @@
 --                    the state before the operation named
 --   pl-end           not vacuous: in the chain phase every crash at the
 --                    end of PL's steps is such a crash point
---   Plain, plain-l2p, flush-plain-named
+--   Plain, plain-crlm, flush-plain-named
 --                    the crash points inside a flush of the chain phase
 --                    that are P's flush's (before its SYNC, after it,
 --                    inside its full checkpoint; after the consolidation
@@ -61,11 +61,34 @@
 --                    any number of crashed recoveries (`again-of`: every
 --                    crash of PX's recovery in the chain phase is one)
 --
+--   ChainPt, FlushPt, CmtEnd, chainpt-crL, chainpt-crlm, chainpt-named
+--                    every crash point of a step into the chain phase but
+--                    the commits' records before their checkpoints: a
+--                    write's, a relocation's, an erase's (PX's `crL`
+--                    itself); a flush's and a barrier's from the chain
+--                    phase before the consolidation page's SYNC, P's own
+--                    after it (`Plain`; after an in-page / OOB commit the
+--                    checkpoint's second and third points and the end
+--                    without one, `CmtEnd`), the lazy commit's end, and
+--                    with kc = 0 every one.  PL's crash lemmas there now
+--                    name their map (`CRLS`, SCFTL.Impl.LazyChainCrash;
+--                    `pl-wr-crls`, `pl-rl-crls`, `pl-es-crls`,
+--                    `kons-crash-CRLM`, `pl-lazy-crls`), so recovery,
+--                    after any number of crashed recoveries, rebuilds the
+--                    stable or the volatile L2P of the state before the
+--                    step, and names only pages it named
+--   OrigC, origC-orig, orig-reg, origC-named
+--                    `RecoveredNamed` for every `Orig` whose cut is such
+--                    a crash point (every crash of a write, relocation or
+--                    erase into the chain phase is one)
+--
 -- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
--- model"): the other crash points inside PX's operations (the chain
--- phase's consolidation page before its SYNC, the in-page/OOB and lazy
--- commits' records; in PUSBic's phase the flush's, the barrier's and the
--- partial SYNC's), and crashed recoveries in PUSBic's phase.
+-- model"): with a chain (kc > 0) the commits' records before their
+-- checkpoints (the lazy commit before its SYNC; P's in-page / OOB commit
+-- before its SYNC, at its checkpoint's first point, at its consolidation
+-- page), where PL's walk may take the record; the crash points inside
+-- PUSBic's operations but their end; crashed recoveries in PUSBic's
+-- phase.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
