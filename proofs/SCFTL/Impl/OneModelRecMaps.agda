@@ -81,14 +81,19 @@
 --                    `RecoveredNamed` for every `Orig` whose cut is such
 --                    a crash point (every crash of a write, relocation or
 --                    erase into the chain phase is one)
+--   pu-es-named      in PUSBic's phase, a crash after any command of a GC
+--                    erase is a power cut of the erase's end state (with
+--                    its ghost), so `end-named` covers it
 --
 -- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
 -- model"): with a chain (kc > 0) the commits' records before their
 -- checkpoints (the lazy commit before its SYNC; P's in-page / OOB commit
 -- before its SYNC, at its checkpoint's first point, at its consolidation
 -- page), where PL's walk may take the record; the crash points inside
--- PUSBic's operations but their end; crashed recoveries in PUSBic's
--- phase.
+-- PUSBic's writes, relocations, barriers, flushes and partial SYNCs but
+-- their end (its crash lemmas move `RecG`, what the recovered map reads,
+-- from an intermediate flash to the end state's, not the map itself);
+-- crashed recoveries in PUSBic's phase.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -112,6 +117,7 @@ open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; cr
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; tOf; rdS; ri-dok; dok-crash)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI; fi4-RI; tF)
+open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
 open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; pl-rec-crash-M; crlm-of; lkc-of; walk-k0; kons-crash-CRLM; pl-wr-crls; pl-rl-crls)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-reg-crls; free-kons-crls; pl-es-crls; pl-lazy-crls; free-lazy-ph)
@@ -588,3 +594,27 @@ end-again-named u {X0} {X1} {s0} {s} {g} {X} r o eu img ag rec p x =
 -- of `AgainL`
 again-of : ∀ {s0 S S'} → AgainL s0 (st (su S)) → PXm.crash SB.recover (true , S) (true , S') → AgainL s0 (st (su S'))
 again-of a (refl , eu , s' , refl , c) = more a c
+
+------------------------------------------------------------------------
+-- In PUSBic's phase: a crash after any command of a GC erase (PUSBic's
+-- crash relation is per flash command) leaves a crash image of the
+-- erase's end state (its one data page's commands: `es-mid`,
+-- `mid-crash`) with that state's ghost (`ghE`), so it is a power cut of
+-- a normal state after the erase and recovery names only pages the
+-- state before it named (`end-named`)
+
+pu-es-named : ∀ {S S' X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') →
+              PXm.ok SB.recover (false , S') X → NSub (false , S) X
+pu-es-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , (p , ep , rr@(before cs is)) , img , eg) , eu'))) rec =
+  end-named (SB.reg (SB.op SB.es)) {false , S} {false , S1} {false , S'} {X} r o
+    (subst (λ g → Cut (false , S1) (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧)) (sym eg)
+           (cut-pu {false , S1} {S1} {ues (su S')} {st (su S')} refl img1))
+    rec
+  where
+    u1 = ⟪ esF p (st (su S)) , ues (su S) ⟫
+    S1 = ⟦ u1 , ghostN u1 ⟧
+    o : PXm.ok (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S1)
+    o = inj₁ (refl , S , refl , (((p , ep , refl) , refl) , refl))
+    img1 : Img (esF p (st (su S))) (st (su S'))
+    img1 = proj₂ (proj₂ (mid-crash {x} {esF p (st (su S))} {st (su S')} (es-mid p (st (su S)) rr) img))
+pu-es-named r (inj₂ (() , _)) rec
