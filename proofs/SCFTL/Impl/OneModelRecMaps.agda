@@ -81,17 +81,27 @@
 --                    `RecoveredNamed` for every `Orig` whose cut is such
 --                    a crash point (every crash of a write, relocation or
 --                    erase into the chain phase is one)
---   pu-es-named      in PUSBic's phase, a crash after any command of a GC
---                    erase is a power cut of the erase's end state (with
---                    its ghost), so `end-named` covers it
+--   pu-pre-l2p, pu-pre-named, cut-pad
+--                    `pu-cut-l2p` also where the crash image is of the
+--                    flash with pages more on top of the region than the
+--                    one recovery reads (the parse is the same, those
+--                    pages its skipped top; the replay reads no region
+--                    page)
+--   pu-w-named, pu-rl-named, pu-es-named
+--                    in PUSBic's phase, a crash after any command of a
+--                    write, a GC relocation or a GC erase is a power cut
+--                    of the step's end state with its ghost (before a
+--                    tentative page's append, with one erased page on
+--                    top: `op-cmd-img`, SCFTL.Impl.UnsyncedCommands), or
+--                    of the state itself when the step does nothing, so
+--                    `end-named` / `cut-named` cover it
 --
 -- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
 -- model"): with a chain (kc > 0) the commits' records before their
 -- checkpoints (the lazy commit before its SYNC; P's in-page / OOB commit
 -- before its SYNC, at its checkpoint's first point, at its consolidation
 -- page), where PL's walk may take the record; the crash points inside
--- PUSBic's writes, relocations, barriers, flushes and partial SYNCs but
--- their end (its crash lemmas move `RecG`, what the recovered map reads,
+-- PUSBic's barriers, flushes and partial SYNCs but their end (its crash lemmas move `RecG`, what the recovered map reads,
 -- from an intermediate flash to the end state's, not the map itself);
 -- crashed recoveries in PUSBic's phase.
 ------------------------------------------------------------------------
@@ -103,7 +113,7 @@ module SCFTL.Impl.OneModelRecMaps (Data : Set) (d0 : Data) (amax wmax kmax umax 
 
 open import Data.Bool.Base using (Bool; true; false)
 open import Data.Empty using (⊥)
-open import Data.List.Base using (List; []; map; length; _++_)
+open import Data.List.Base using (List; []; _∷_; map; length; _++_)
 open import Data.Maybe.Base using (just)
 open import Data.Nat.Base using (_≤_; zero)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
@@ -117,7 +127,8 @@ open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; cr
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; tOf; rdS; ri-dok; dok-crash)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI; fi4-RI; tF)
-open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before)
+open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before; padW)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
 open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; pl-rec-crash-M; crlm-of; lkc-of; walk-k0; kons-crash-CRLM; pl-wr-crls; pl-rl-crls)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-reg-crls; free-kons-crls; pl-es-crls; pl-lazy-crls; free-lazy-ph)
@@ -127,7 +138,8 @@ open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc using (Ph
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRLM; CRLS; crls-of; phase-crash-CRLM; free-crash-CRLM)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; konsS; konsI; konsS-maps; Lazy)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (all-sync)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (all-sync; map-cur-++; map-cur-syn)
+open import Data.List.Properties using (++-assoc)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (konsS-free; ri-chain-free)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (⟪_,_⟫; st; ues)
@@ -245,14 +257,19 @@ chain-cut-named {X} {s'} {g} {X'} r eu img = chain-again-stab {X} {s'} {s'} {g} 
 -- the k-th unsynced epoch for some k (k = 0: the stable L2P), whichever
 -- of PUSBic's recoveries (with the full checkpoint or without, `RecC`)
 
-pu-cut-l2p : ∀ {S u' s' S'} → OPX.RI (false , S) → Img (st (su S)) s' →
+-- (`pu-pre-l2p`: also where the crash image is of the flash with some
+-- pages P more on top of the region than the one recovery reads — a
+-- write's crash before its tentative page's append, `op-cmd-img`: the
+-- parse is the same, P ++ T its skipped top, and the replay reads no
+-- region page)
+pu-pre-l2p : ∀ P {S u' s' S'} → OPX.RI (false , S) → Img (st (su S)) (padW P s') →
              okX SB.recover ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧ S' →
              Σ ℕ λ k → k ≤ length (ues (su S)) × (∀ a → l2p (st (su S')) a ≡ mapAt (smap (st (su S))) (ues (su S)) k a)
-pu-cut-l2p {S} {u'} {s'} {S'} (t , ar , y) img o = k , kl , from o
+pu-pre-l2p P {S} {u'} {s'} {S'} (t , ar , y) img o = k , kl , from o
   where
     iv  = ivX {S} {t} ar
     b   = proj₁ (proj₂ (proj₂ (proj₁ iv)))
-    R   = recU-crash-mapBI {su S} {s'} b img
+    R   = recU-crash-mapBI {su S} {padW P s'} b img
     T′  = proj₁ R
     es' = proj₁ (proj₂ R)
     k   = proj₁ (proj₂ (proj₂ R))
@@ -261,7 +278,7 @@ pu-cut-l2p {S} {u'} {s'} {S'} (t , ar , y) img o = k , kl , from o
     prs = proj₁ (proj₂ R1)
     kl  = proj₁ (proj₂ (proj₂ R1))
     eqM = proj₂ (proj₂ (proj₂ (proj₂ R1)))
-    G   = crash-normal-G {su S} {t} {s'} (proj₁ iv) (proj₂ iv) img
+    G   = crash-normal-G {su S} {t} {padW P s'} (proj₁ iv) (proj₂ iv) img
     pk  = proj₁ (proj₂ (proj₂ (proj₂ G)))
     pr  = map cur (BI.prM b)
     -- recovery's choice is the crash's: the slot `pick` chooses, and the
@@ -275,8 +292,12 @@ pu-cut-l2p {S} {u'} {s'} {S'} (t , ar , y) img o = k , kl , from o
       where
         p₂′ : map cur (dr s') ≡ T₂ ++ lay es₂ pr
         p₂′ = subst (λ z → map cur (dr s') ≡ T₂ ++ lay es₂ z) (prN-BI (su S) b) (proj₁ p₂)
+        pad : (P ++ T₂) ++ lay es₂ pr ≡ map cur (dr (padW P s'))
+        pad = trans (++-assoc P T₂ (lay es₂ pr))
+                    (trans (cong (P ++_) (sym p₂′))
+                           (sym (trans (map-cur-++ (map syn P) (dr s')) (cong (_++ map cur (dr s')) (map-cur-syn P)))))
         es-eq : es₂ ≡ es'
-        es-eq = proj₂ (parse-unique T₂ T′ es₂ es' pr (trans sh₂ (sym (crashEs-shape ces))) (trans (sym p₂′) (proj₁ prs)))
+        es-eq = proj₂ (parse-unique (P ++ T₂) T′ es₂ es' pr (trans sh₂ (sym (crashEs-shape ces))) (trans pad (proj₁ prs)))
     from : okX SB.recover ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧ S' →
            ∀ a → l2p (st (su S')) a ≡ mapAt (smap (st (su S))) (ues (su S)) k a
     from (inj₁ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , e) , _ , _)) a =
@@ -284,19 +305,28 @@ pu-cut-l2p {S} {u'} {s'} {S'} (t , ar , y) img o = k , kl , from o
     from (inj₂ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , _ , _ , e) , _ , _)) a =
       trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂ a)
 
+pu-cut-l2p : ∀ {S u' s' S'} → OPX.RI (false , S) → Img (st (su S)) s' →
+             okX SB.recover ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧ S' →
+             Σ ℕ λ k → k ≤ length (ues (su S)) × (∀ a → l2p (st (su S')) a ≡ mapAt (smap (st (su S))) (ues (su S)) k a)
+pu-cut-l2p {S} {u'} {s'} {S'} r img o = pu-pre-l2p [] {S} {u'} {s'} {S'} r img o
+
 -- so, in PX: a recovery in PUSBic's phase after a power cut of a normal
 -- state of that phase names only pages that state named
-pu-cut-named : ∀ {S u' s' X'} → OPX.RI (false , S) → Img (st (su S)) s' →
+pu-pre-named : ∀ P {S u' s' X'} → OPX.RI (false , S) → Img (st (su S)) (padW P s') →
                PXm.ok SB.recover (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) X' → ∀ p → Named X' p → Stab (false , S) p
-pu-cut-named {S} {u'} {s'} {false , S'} r img o@(refl , ok) p x = a , le , (k , trans (sym (eq a)) m)
+pu-pre-named P {S} {u'} {s'} {false , S'} r img o@(refl , ok) p x = a , le , (k , trans (sym (eq a)) m)
   where
     R  = rec-named {false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧} {false , S'} o p x
     a  = proj₁ R
     le = proj₁ (proj₂ R)
     m  = proj₂ (proj₂ R)
-    L  = pu-cut-l2p {S} {u'} {s'} {S'} r img ok
+    L  = pu-pre-l2p P {S} {u'} {s'} {S'} r img ok
     k  = proj₁ L
     eq = proj₂ (proj₂ L)
+
+pu-cut-named : ∀ {S u' s' X'} → OPX.RI (false , S) → Img (st (su S)) s' →
+               PXm.ok SB.recover (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) X' → ∀ p → Named X' p → Stab (false , S) p
+pu-cut-named {S} {u'} {s'} {X'} r img o = pu-pre-named [] {S} {u'} {s'} {X'} r img o
 
 ------------------------------------------------------------------------
 -- A power cut at a normal state X of PX, in either phase: recovery
@@ -308,10 +338,14 @@ pu-cut-named {S} {u'} {s'} {false , S'} r img o@(refl , ok) p x = a , le , (k , 
 data Cut (X : XS) : XS → Set where
   cut-pu    : ∀ {S u' s'} → X ≡ (false , S) → Img (st (su S)) s' → Cut X (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧)
   cut-chain : ∀ {s' g} → uesX X ≡ [] → Img (stX X) s' → Cut X (true , lzS s' g)
+  -- in PUSBic's phase, with pages P more on top of the region than the
+  -- crashed flash has (`pu-pre-l2p`)
+  cut-pad   : ∀ P {S u' s'} → X ≡ (false , S) → Img (st (su S)) (padW P s') → Cut X (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧)
 
 cut-stab : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' → ∀ p → Named X' p → Stab X p
 cut-stab {X} {X' = X'} r (cut-pu {S} {u'} {s'} refl img) o = pu-cut-named {S} {u'} {s'} {X'} r img o
 cut-stab {X} {X' = X'} r (cut-chain {s'} {g} eu img) o = chain-cut-named {X} {s'} {g} {X'} r eu img o
+cut-stab {X} {X' = X'} r (cut-pad P {S} {u'} {s'} refl img) o = pu-pre-named P {S} {u'} {s'} {X'} r img o
 
 cut-named : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' → NSub X X'
 cut-named {X} {C} {X'} r c o p x with cut-stab {X} {C} {X'} r c o p x
@@ -596,25 +630,74 @@ again-of : ∀ {s0 S S'} → AgainL s0 (st (su S)) → PXm.crash SB.recover (tru
 again-of a (refl , eu , s' , refl , c) = more a c
 
 ------------------------------------------------------------------------
--- In PUSBic's phase: a crash after any command of a GC erase (PUSBic's
--- crash relation is per flash command) leaves a crash image of the
--- erase's end state (its one data page's commands: `es-mid`,
--- `mid-crash`) with that state's ghost (`ghE`), so it is a power cut of
--- a normal state after the erase and recovery names only pages the
--- state before it named (`end-named`)
+-- In PUSBic's phase, whose crash relation is per flash command: a crash
+-- after any command of a write, a GC relocation or a GC erase leaves a
+-- crash image of the step's end state (for a write or relocation before
+-- its tentative page's append, of that state with one erased page on
+-- top, `op-cmd-img`; for an erase, its one data page's commands,
+-- `es-mid`, `mid-crash`) with that state's ghost (`ghW`, `ghR`, `ghE`),
+-- so it is a power cut of a normal state after the step (`Cut`, with
+-- `cut-pad` for the erased page on top) and recovery names only pages
+-- the state before it named (`end-named`); a step that does nothing
+-- leaves a power cut of the state itself (`cut-named`)
+
+private
+  cut-img : ∀ {A : Set} {X S u' s'} → X ≡ (false , S) →
+            Img (st (su S)) s' ⊎ (A × Img (st (su S)) (padW (erased ∷ []) s')) →
+            Cut X (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧)
+  cut-img e (inj₁ i)       = cut-pu e i
+  cut-img e (inj₂ (_ , i)) = cut-pad (erased ∷ []) e i
+
+  -- the step u to the end state u1 (its ghost PUSBic's), the crash's
+  -- ghost that state's
+  pu-step-cut : ∀ {A : Set} u {S S' X} u1 → OPX.RI (false , S) → PXm.ok (SB.use u) (false , S) (false , ⟦ u1 , ghostN u1 ⟧) →
+                gh S' ≡ ghostN u1 → Img (st u1) (st (su S')) ⊎ (A × Img (st u1) (padW (erased ∷ []) (st (su S')))) →
+                PXm.ok SB.recover (false , S') X → NSub (false , S) X
+  pu-step-cut u {S} {S'} {X} u1 r o eg i rec =
+    end-named u {false , S} {false , ⟦ u1 , ghostN u1 ⟧} {false , S'} {X} r o
+      (subst (λ g → Cut (false , ⟦ u1 , ghostN u1 ⟧) (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧)) (sym eg)
+             (cut-img {X = false , ⟦ u1 , ghostN u1 ⟧} {S = ⟦ u1 , ghostN u1 ⟧} refl i))
+      rec
+
+  -- the crash of a step that does nothing: a power cut of the state itself
+  pu-self-cut : ∀ {S S' X} → OPX.RI (false , S) → gh S' ≡ ghostN (su S) → Img (st (su S)) (st (su S')) →
+                PXm.ok SB.recover (false , S') X → NSub (false , S) X
+  pu-self-cut {S} {S'} {X} r eg img rec =
+    cut-named {false , S} {false , S'} {X} r
+      (subst (λ g → Cut (false , S) (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧)) (sym eg) (cut-pu refl img)) rec
+
+pu-w-named : ∀ a d {S S' X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op (SB.w a d)))) (false , S) (false , S') →
+             PXm.ok SB.recover (false , S') X → NSub (false , S) X
+pu-w-named a d {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (ib , f1 , f2 , rn) , img , eg) , _))) rec =
+  pu-step-cut {f2 ≡ true} (SB.reg (SB.op (SB.w a d))) {S} {S'} {X} u1 r o eg
+    (op-cmd-img f1 f2 (wr0 a d (st (su S))) {x} {st (su S')} rn img) rec
+  where
+    u1 = ⟪ opt f1 f2 (wr0 a d (st (su S))) , ues (su S) ⟫
+    o : PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) (false , S) (false , ⟦ u1 , ghostN u1 ⟧)
+    o = inj₁ (refl , S , refl , ((inj₁ (ib , f1 , f2 , refl) , refl) , refl))
+pu-w-named a d {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , inj₂ (nb , refl) , img , eg) , _))) rec =
+  pu-self-cut {S} {S'} {X} r eg img rec
+pu-w-named a d r (inj₂ (() , _)) rec
+
+pu-rl-named : ∀ {S S' X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.rl))) (false , S) (false , S') →
+              PXm.ok SB.recover (false , S') X → NSub (false , S) X
+pu-rl-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , rn)) , img , eg) , _))) rec =
+  pu-step-cut {f2 ≡ true} (SB.reg (SB.op SB.rl)) {S} {S'} {X} u1 r
+    (inj₁ (refl , S , refl , ((inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , refl)) , refl) , refl))) eg
+    (op-cmd-img f1 f2 (rl0 p (st (su S))) {x} {st (su S')} rn img) rec
+  where u1 = ⟪ opt f1 f2 (rl0 p (st (su S))) , ues (su S) ⟫
+pu-rl-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (gk , p , lt , inj₂ (nv , refl)) , img , eg) , _))) rec =
+  pu-step-cut {⊥} (SB.reg (SB.op SB.rl)) {S} {S'} {X} u1 r
+    (inj₁ (refl , S , refl , ((inj₁ (gk , p , lt , inj₂ (nv , refl)) , refl) , refl))) eg (inj₁ img) rec
+  where u1 = ⟪ rlX p (st (su S)) , ues (su S) ⟫
+pu-rl-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , inj₂ (ng , refl) , img , eg) , _))) rec =
+  pu-self-cut {S} {S'} {X} r eg img rec
+pu-rl-named r (inj₂ (() , _)) rec
 
 pu-es-named : ∀ {S S' X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') →
               PXm.ok SB.recover (false , S') X → NSub (false , S) X
-pu-es-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , (p , ep , rr@(before cs is)) , img , eg) , eu'))) rec =
-  end-named (SB.reg (SB.op SB.es)) {false , S} {false , S1} {false , S'} {X} r o
-    (subst (λ g → Cut (false , S1) (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧)) (sym eg)
-           (cut-pu {false , S1} {S1} {ues (su S')} {st (su S')} refl img1))
-    rec
-  where
-    u1 = ⟪ esF p (st (su S)) , ues (su S) ⟫
-    S1 = ⟦ u1 , ghostN u1 ⟧
-    o : PXm.ok (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S1)
-    o = inj₁ (refl , S , refl , (((p , ep , refl) , refl) , refl))
-    img1 : Img (esF p (st (su S))) (st (su S'))
-    img1 = proj₂ (proj₂ (mid-crash {x} {esF p (st (su S))} {st (su S')} (es-mid p (st (su S)) rr) img))
+pu-es-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , (p , ep , rr@(before cs is)) , img , eg) , _))) rec =
+  pu-step-cut {⊥} (SB.reg (SB.op SB.es)) {S} {S'} {X} u1 r (inj₁ (refl , S , refl , (((p , ep , refl) , refl) , refl))) eg
+    (inj₁ (proj₂ (proj₂ (mid-crash {x} {esF p (st (su S))} {st (su S')} (es-mid p (st (su S)) rr) img)))) rec
+  where u1 = ⟪ esF p (st (su S)) , ues (su S) ⟫
 pu-es-named r (inj₂ (() , _)) rec

@@ -421,21 +421,34 @@ tent-case f1 u us {s''} b img' =
     back (c ∷ A , es1 , e , sh1 , (_ ∷ sA) , _) {t'} rg with ∷-inj e
     ... | refl , eM = drop-tent {s''} {shpN m} {prN m} {t'} A es1 eM sh1 sA rg
 
--- the crash point of the batch, and the way back from it
+-- the crash point of the batch: a crash outcome of the step's end state,
+-- or, before the tentative page's append, of the end state with one
+-- erased page on top (SCFTL.Impl.OneModelRecMaps: which map recovery
+-- rebuilds there)
+op-cmd-img : ∀ f1 f2 u {x s''} → DRun (IssW f1 u) u (apW f2 u) x → Img x s'' →
+  Img (opt f1 f2 u) s'' ⊎ (f2 ≡ true × Img (opt f1 f2 u) (padW (erased ∷ []) s''))
+op-cmd-img true  false u {x} {s''} r@(before cs is) img =
+  inj₁ (proj₂ (proj₂ (mid-crash {x} {opt true false u} {s''} (wr-mid true false u r) img)))
+op-cmd-img false false u {x} {s''} r@(before cs is) img =
+  inj₁ (proj₂ (proj₂ (mid-crash {x} {opt false false u} {s''} (wr-mid false false u r) img)))
+op-cmd-img true  true u {x} {s''} r@(after cs₁ cs₂ is₁ is₂) img =
+  inj₁ (proj₂ (proj₂ (mid-crash {x} {opt true true u} {s''} (wr-mid true true u r) img)))
+op-cmd-img false true u {x} {s''} r@(after cs₁ cs₂ is₁ is₂) img =
+  inj₁ (proj₂ (proj₂ (mid-crash {x} {opt false true u} {s''} (wr-mid false true u r) img)))
+op-cmd-img true true u {x} {s''} r@(before cs is) img =
+  inj₂ (refl , proj₂ (proj₂ (mid-crash {x} {opt true true u} {s''} (wr-mid true true u r) img)))
+op-cmd-img false true u {x} {s''} r@(before cs is) img =
+  inj₂ (refl , proj₂ (proj₂ (mid-crash {x} {opt false true u} {s''} (wr-mid false true u r) img)))
+
+-- and the way back from it
 op-cmd-core : ∀ f1 f2 u us {x s''} → BI (opt f1 f2 u) us → DRun (IssW f1 u) u (apW f2 u) x → Img x s'' →
   Σ St λ z → Img (opt f1 f2 u) z × (∀ {t'} → RecG z (ghostN ⟪ opt f1 f2 u , us ⟫) t' → RecG s'' (ghostN ⟪ opt f1 f2 u , us ⟫) t')
-op-cmd-core true  false u us {x} {s''} b r@(before cs is) img =
-  s'' , proj₂ (proj₂ (mid-crash {x} {opt true false u} {s''} (wr-mid true false u r) img)) , λ rg → rg
-op-cmd-core false false u us {x} {s''} b r@(before cs is) img =
-  s'' , proj₂ (proj₂ (mid-crash {x} {opt false false u} {s''} (wr-mid false false u r) img)) , λ rg → rg
-op-cmd-core true  true u us {x} {s''} b r@(after cs₁ cs₂ is₁ is₂) img =
-  s'' , proj₂ (proj₂ (mid-crash {x} {opt true true u} {s''} (wr-mid true true u r) img)) , λ rg → rg
-op-cmd-core false true u us {x} {s''} b r@(after cs₁ cs₂ is₁ is₂) img =
-  s'' , proj₂ (proj₂ (mid-crash {x} {opt false true u} {s''} (wr-mid false true u r) img)) , λ rg → rg
-op-cmd-core true true u us {x} {s''} b r@(before cs is) img =
-  tent-case true u us {s''} b (proj₂ (proj₂ (mid-crash {x} {opt true true u} {s''} (wr-mid true true u r) img)))
-op-cmd-core false true u us {x} {s''} b r@(before cs is) img =
-  tent-case false u us {s''} b (proj₂ (proj₂ (mid-crash {x} {opt false true u} {s''} (wr-mid false true u r) img)))
+op-cmd-core f1 f2 u us {x} {s''} b r img = from (op-cmd-img f1 f2 u {x} {s''} r img)
+  where
+    from : Img (opt f1 f2 u) s'' ⊎ (f2 ≡ true × Img (opt f1 f2 u) (padW (erased ∷ []) s'')) →
+           Σ St λ z → Img (opt f1 f2 u) z × (∀ {t'} → RecG z (ghostN ⟪ opt f1 f2 u , us ⟫) t' → RecG s'' (ghostN ⟪ opt f1 f2 u , us ⟫) t')
+    from (inj₁ i)        = s'' , i , λ rg → rg
+    from (inj₂ (refl , i)) = tent-case f1 u us {s''} b i
 
 -- the ghost each write/GC command crash leaves: the crash point's (the
 -- end of the step), or the state's when the step does nothing
