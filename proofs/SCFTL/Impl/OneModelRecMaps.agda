@@ -95,13 +95,20 @@
 --                    top: `op-cmd-img`, SCFTL.Impl.UnsyncedCommands), or
 --                    of the state itself when the step does nothing, so
 --                    `end-named` / `cut-named` cover it
+--   FlEndPt, pu-flend-named, flend-crash, pu-bar-after-named, bar-after-crash
+--                    the same for a flush's crash points after its SYNC
+--                    and at the end of its checkpoint, and for a barrier's
+--                    (not forced) once its committed page is appended
 --
 -- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
 -- model"): with a chain (kc > 0) the commits' records before their
 -- checkpoints (the lazy commit before its SYNC; P's in-page / OOB commit
 -- before its SYNC, at its checkpoint's first point, at its consolidation
--- page), where PL's walk may take the record; the crash points inside
--- PUSBic's barriers, flushes and partial SYNCs but their end (its crash lemmas move `RecG`, what the recovered map reads,
+-- page), where PL's walk may take the record; in PUSBic's phase a
+-- barrier's crash points before its committed page is appended (the
+-- state's own ghost over the barrier's flash), a flush's before its SYNC
+-- and inside its checkpoint (the whole region as durable part), the
+-- in-page commit's, the partial SYNC's (its crash lemmas move `RecG`, what the recovered map reads,
 -- from an intermediate flash to the end state's, not the map itself);
 -- crashed recoveries in PUSBic's phase.
 ------------------------------------------------------------------------
@@ -115,7 +122,7 @@ open import Data.Bool.Base using (Bool; true; false)
 open import Data.Empty using (⊥)
 open import Data.List.Base using (List; []; _∷_; map; length; _++_)
 open import Data.Maybe.Base using (just)
-open import Data.Nat.Base using (_≤_; zero)
+open import Data.Nat.Base using (_≤_; _<_; zero)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Data.Unit.Base using (tt)
@@ -127,8 +134,9 @@ open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; cr
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; tOf; rdS; ri-dok; dok-crash)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI; fi4-RI; tF)
-open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before; padW)
-open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img)
+open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before; after; padW; fl-mid; runs; run; apR; cmt)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; sB; ghC)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (FlOk)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
 open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; pl-rec-crash-M; crlm-of; lkc-of; walk-k0; kons-crash-CRLM; pl-wr-crls; pl-rl-crls)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-reg-crls; free-kons-crls; pl-es-crls; pl-lazy-crls; free-lazy-ph)
@@ -142,7 +150,7 @@ open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (all-sync; map
 open import Data.List.Properties using (++-assoc)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (konsS-free; ri-chain-free)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
-open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (⟪_,_⟫; st; ues)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (⟦_,_⟧; su; gh; ghostN; prN; shpN; prN-BI; crash-normal-G)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; module BI; recU-crash-mapBI)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (parse-unique; crashEs-shape; shapes)
@@ -701,3 +709,44 @@ pu-es-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , (p , ep , rr@(befor
     (inj₁ (proj₂ (proj₂ (mid-crash {x} {esF p (st (su S))} {st (su S')} (es-mid p (st (su S)) rr) img)))) rec
   where u1 = ⟪ esF p (st (su S)) , ues (su S) ⟫
 pu-es-named r (inj₂ (() , _)) rec
+
+-- a flush of PUSBic's phase: its crash points after the SYNC (`fs`) and
+-- at the end of its checkpoint (`fe`) are power cuts of its end states
+-- (`FlOk`) with their ghosts (`ghF`)
+data FlEndPt (s : StU) : St → Set where
+  fl-synced : FlEndPt s (fl3 (st s))
+  fl-ckpt   : FlEndPt s (ck3 (fl3 (st s)))
+
+pu-flend-named : ∀ {S S' X m} → OPX.RI (false , S) → FlEndPt (su S) m → Img m (st (su S')) → gh S' ≡ ghostN ⟪ m , [] ⟫ →
+                 PXm.ok SB.recover (false , S') X → NSub (false , S) X
+pu-flend-named {S} {S'} {X} {m} r pt img eg rec =
+  pu-step-cut {⊥} SB.flush {S} {S'} {X} ⟪ m , [] ⟫ r (inj₁ (refl , S , refl , inj₁ (fl pt , refl))) eg (inj₁ img) rec
+  where
+    fl : ∀ {m} → FlEndPt (su S) m → FlOk (su S) ⟪ m , [] ⟫
+    fl fl-synced = inj₁ refl
+    fl fl-ckpt   = inj₂ refl
+
+-- they are PX's crash points
+flend-crash : ∀ {S S' m} → FlEndPt (su S) m → Img m (st (su S')) → gh S' ≡ ghostN ⟪ m , [] ⟫ → ues (su S') ≡ [] →
+              PXm.crash (SB.use SB.flush) (false , S) (false , S')
+flend-crash {S} fl-synced img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fs , img , eg) , eu))
+flend-crash {S} fl-ckpt   img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fe , img , eg) , eu))
+
+-- a barrier of PUSBic's phase (not forced): its crash points once its
+-- committed page is appended (`after`) are power cuts of its end state
+-- (`sB`) with its ghost (`ghC`)
+pu-bar-after-named : ∀ {S S' X} cs₁ cs₂ is₁ is₂ → OPX.RI (false , S) → length (ues (su S)) < umax →
+                     Img (runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))) (st (su S')) →
+                     gh S' ≡ ghC (su S) (after cs₁ cs₂ is₁ is₂) → PXm.ok SB.recover (false , S') X → NSub (false , S) X
+pu-bar-after-named {S} {S'} {X} cs₁ cs₂ is₁ is₂ r lt img eg rec =
+  pu-step-cut {⊥} (SB.reg SB.barrier) {S} {S'} {X} (sB (su S)) r (inj₁ (refl , S , refl , (inj₁ (lt , refl) , refl))) eg
+    (inj₁ (proj₂ (proj₂ (mid-crash {runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))} {fl2 (st (su S))} {st (su S')}
+                                   (fl-mid (st (su S)) (after cs₁ cs₂ is₁ is₂)) img))))
+    rec
+
+-- they are PX's crash points
+bar-after-crash : ∀ {S S'} cs₁ cs₂ is₁ is₂ → length (ues (su S)) < umax →
+                  Img (runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))) (st (su S')) →
+                  gh S' ≡ ghC (su S) (after cs₁ cs₂ is₁ is₂) → ues (su S') ≡ [] →
+                  PXm.crash (SB.use (SB.reg SB.barrier)) (false , S) (false , S')
+bar-after-crash {S} cs₁ cs₂ is₁ is₂ lt img eg eu = inj₁ (refl , S , refl , (inj₁ (lt , _ , after cs₁ cs₂ is₁ is₂ , img , eg) , eu))
