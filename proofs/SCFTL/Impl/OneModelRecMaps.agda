@@ -135,8 +135,9 @@ open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-sync
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; tOf; rdS; ri-dok; dok-crash)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI; fi4-RI; tF)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before; after; padW; fl-mid; runs; run; apR; cmt)
-open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; sB; ghC)
-open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (FlOk)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; sB; ghC; rec-cmd-ck)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (FlOk; RecGM; crash-normal-GM; rec-ck-M; choice; RecCk; SU)
+open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (recC-crash-M)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
 open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; pl-rec-crash-M; crlm-of; lkc-of; walk-k0; kons-crash-CRLM; pl-wr-crls; pl-rl-crls)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-reg-crls; free-kons-crls; pl-es-crls; pl-lazy-crls; free-lazy-ph)
@@ -157,7 +158,7 @@ open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay)
-open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX)
+open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX; crashX)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil; mapAt-≐)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS; okL; crL)
@@ -750,3 +751,75 @@ bar-after-crash : ∀ {S S'} cs₁ cs₂ is₁ is₂ → length (ues (su S)) < u
                   gh S' ≡ ghC (su S) (after cs₁ cs₂ is₁ is₂) → ues (su S') ≡ [] →
                   PXm.crash (SB.use (SB.reg SB.barrier)) (false , S) (false , S')
 bar-after-crash {S} cs₁ cs₂ is₁ is₂ lt img eg eu = inj₁ (refl , S , refl , (inj₁ (lt , _ , after cs₁ cs₂ is₁ is₂ , img , eg) , eu))
+
+------------------------------------------------------------------------
+-- Crashed recoveries in PUSBic's phase: PU's crash relation with its map
+-- named (`RecGM`, SCFTL.Impl.UnsyncedModel) holds after a power cut of a
+-- normal state (`crash-normal-GM`) and is kept by every crash of
+-- PUSBic's recovery (`rec-ck-M`: after any command of its checkpoint;
+-- `recC-crash-M`: recovery without the checkpoint), so recovery after
+-- any number of them rebuilds the map the first would have
+
+-- recovery from a crash state in RecGM rebuilds its map
+recgm-l2p : ∀ {s' gh t M u' S'} → RecGM s' gh t M → okX SB.recover ⟦ ⟪ s' , u' ⟫ , gh ⟧ S' →
+            ∀ a → l2p (st (su S')) a ≡ M a
+recgm-l2p {s'} {shp , pr} {t} {M} {u'} {S'} ((b , g , C , pk , so , ga , T , es' , k , p , sh , _) , em) o a = trans (from o) (em a)
+  where
+    same : ∀ {b₂ g₂ C₂ T₂ es₂} → pick (cur (cpL s')) (cur (cpO s')) ≡ just (b₂ , g₂ , C₂) →
+           ParseS (map cur (dr s')) T₂ es₂ pr → shapes es₂ ≡ shp → recM g₂ C₂ pr es₂ s' a ≡ recM g C pr es' s' a
+    same {b₂} {g₂} {C₂} {T₂} {es₂} pk₂ p₂ sh₂ =
+      choice (λ b′ g′ C′ es″ → recM g′ C′ pr es″ s' a ≡ recM g C pr es' s' a) (trans (sym pk) pk₂)
+             (proj₂ (parse-unique T T₂ es' es₂ pr (trans sh (sym sh₂)) (trans (sym (proj₁ p)) (proj₁ p₂)))) refl
+    from : okX SB.recover ⟦ ⟪ s' , u' ⟫ , (shp , pr) ⟧ S' → l2p (st (su S')) a ≡ recM g C pr es' s' a
+    from (inj₁ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , e) , _ , _)) = trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂)
+    from (inj₂ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , _ , _ , e) , _ , _)) = trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂)
+
+-- a crash of PUSBic's recovery keeps it
+recgm-crash : ∀ {S t S' M} → RecGM (st (su S)) (gh S) t M → crashX SB.recover S S' → Σ SB.State λ t' → RecGM (st (su S')) (gh S') t' M
+recgm-crash {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s3 , us3 ⟫ , gh3 ⟧} {M}
+  ((b , g , C , pk , so , ga , T , es' , k , p , sh , m , rd , ob) , em) (inj₁ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , rc) , _)) =
+  proj₁ R , proj₂ (proj₂ R)
+  where
+    R = rec-ck-M {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} {M} pk so ga p sh m rd ob em
+          (choice (λ b′ g′ C′ es″ → RecCk b′ g′ C′ pr es″ s (shp , pr) s3 gh3) (trans (sym pk2) pk)
+                  (proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))))
+                  (rec-cmd-ck {b2} {g2} {C2} {pr} {es2} {s} {shp , pr} {s3} {gh3} rc))
+recgm-crash {S} {t} {S'} {M} (rg , em) (inj₂ (c , _)) =
+  let R = recC-crash-M {S} {t} {S'} {M} rg em c in proj₁ R , proj₂ (proj₂ R)
+
+-- any number of crashed recoveries of PX after a crash state C0
+data AgainX (C0 : XS) : XS → Set where
+  noneX : AgainX C0 C0
+  moreX : ∀ {C C'} → AgainX C0 C → PXm.crash SB.recover C C' → AgainX C0 C'
+
+private
+  again-gm : ∀ {S0 t M C} → RecGM (st (su S0)) (gh S0) t M → AgainX (false , S0) C →
+             Σ SU λ S → Σ SB.State λ t' → C ≡ (false , S) × RecGM (st (su S)) (gh S) t' M
+  again-gm {S0} {t} g noneX = S0 , t , refl , g
+  again-gm {S0} {t} {M} g (moreX {C} {C'} ag c) with again-gm {S0} {t} {M} {C} g ag
+  ... | S , t' , refl , g′ with C' | c
+  ...   | (false , S″) | (refl , c′) with recgm-crash {S} {t'} {S″} {M} g′ c′
+  ...     | t″ , g″ = S″ , t″ , refl , g″
+
+  -- recovery after them names only pages the map names
+  again-named : ∀ {S0 t M C X} → RecGM (st (su S0)) (gh S0) t M → AgainX (false , S0) C → PXm.ok SB.recover C X →
+                ∀ p → Named X p → Σ ℕ λ a → a ≤ amax × M a ≡ just p
+  again-named {S0} {t} {M} {C} {X} g ag rec p x with again-gm {S0} {t} {M} {C} g ag
+  ... | S′ , t′ , refl , g′ with rec
+  ...   | o@(refl , ok) with rec-named {false , S′} {X} o p x
+  ...     | a , le , m = a , le , trans (sym (recgm-l2p {st (su S′)} {gh S′} {t′} {M} {ues (su S′)} {proj₂ X} g′ ok a)) m
+
+-- a power cut at a normal state of PUSBic's phase, then any number of
+-- crashed recoveries: recovery names only pages the state's stable L2P
+-- or an unsynced epoch's map names
+pu-again-stab : ∀ {S u' s' C X} → OPX.RI (false , S) → Img (st (su S)) s' → AgainX (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) C →
+                PXm.ok SB.recover C X → ∀ p → Named X p → Stab (false , S) p
+pu-again-stab {S} {u'} {s'} {C} {X} (t , ar , y) img ag rec p x =
+  a , le , k , m
+  where
+    G0 = crash-normal-GM {su S} {t} {s'} (proj₁ (ivX {S} {t} ar)) (proj₂ (ivX {S} {t} ar)) img
+    k  = proj₁ G0
+    N  = again-named {⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧} {t} {mapAt (smap (st (su S))) (ues (su S)) k} {C} {X} (proj₂ G0) ag rec p x
+    a  = proj₁ N
+    le = proj₁ (proj₂ N)
+    m  = proj₂ (proj₂ N)

@@ -77,14 +77,14 @@ open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; okU; regcU; flB; epE)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (candAt; recRS; ParseS)
-open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; recU-crash-readsBI)
+open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; recU-crash-readsBI; recU-crash-mapBI)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (Inv; A-Inv; pre-sync; preT)
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′; GenR; genR-ok; rp-old)
-open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (stable-crash; stable-oob)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (stable-crash; stable-oob; mapAt; mapAt-nil)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM; recU; recU-A; recT)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_
   using (RecTo″; recR; shapes; crashEs-shape; parse-unique; pick-top; pick-cell; new-slot-any;
-         rec-crash-ck2-any; recRS-ext; rdD-ext; fg-inv; fg-crash)
+         rec-crash-ck2-any; recRS-ext; rdD-ext; fg-inv; fg-crash; recRS-newgen)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -134,6 +134,14 @@ RecG⇒″ : ∀ {s gh t} → RecG s gh t → RecTo″ s t
 RecG⇒″ {gh = gh} (b , g , C , pk , _ , ga , T , es' , k , p , sh , m , rd , ob) =
   b , g , C , pk , ga , proj₂ gh , T , es' , k , p , m , rd , ob
 
+-- the map recovery rebuilds from a crash state in RecG, and RecG with
+-- that map named (which pages a recovery names: SCFTL.Impl.OneModelRecMaps)
+rgMap : ∀ {s' gh t} → RecG s' gh t → Map
+rgMap {s'} {gh} (b , g , C , _ , _ , _ , T , es' , _) = recM g C (proj₂ gh) es' s'
+
+RecGM : St → Gh → SB.State → Map → Set
+RecGM s' gh t M = Σ (RecG s' gh t) λ rg → ∀ a → rgMap {s'} {gh} {t} rg a ≡ M a
+
 private
   crash-syn : ∀ {m m' c} → m ≡ syn c → CrashC m m' → m' ≡ syn c
   crash-syn refl e = e
@@ -179,6 +187,20 @@ crash-normal-G {s} {t} {s'} (ar , ga , b , so) gr img =
     R7 = proj₂ R6
     r  = proj₁ R7
     ob = proj₂ R7
+
+-- (`crash-normal-GM`: with the map named, the k-th unsynced epoch's;
+-- `recU-crash-mapBI`)
+crash-normal-GM : ∀ {s t s'} → Inv s t → GenR (st s) → Img (st s) s' →
+                  Σ ℕ λ k → RecGM s' (ghostN s) t (mapAt (smap (st s)) (ues s) k)
+crash-normal-GM {s} {t} {s'} iv gr img =
+  k , crash-normal-G {s} {t} {s'} iv gr img ,
+  λ a → trans (cong (λ z → proj₁ (recRS (gen (st s)) (λ q → cur (dat s' q)) es' z (st0 (BI.C b))) a) (prN-BI s b)) (eqM a)
+  where
+    b   = proj₁ (proj₂ (proj₂ iv))
+    R   = recU-crash-mapBI {s} {s'} b img
+    es' = proj₁ (proj₂ R)
+    k   = proj₁ (proj₂ (proj₂ R))
+    eqM = proj₂ (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ R))))))
 
 ------------------------------------------------------------------------
 -- The model
@@ -450,15 +472,18 @@ crash-G SB.flush {s} {t} {s''} iv c = crash-F SB.flush {s} {t} {s''} tt iv c
 ------------------------------------------------------------------------
 -- Crashed recovery
 
-rec-ck : ∀ {s t b g C pr T es' k shp s3 gh3} →
+-- (`rec-ck-M`: with the map named — the one the crashed recovery was
+-- rebuilding; `rec-ck` forgets it)
+rec-ck-M : ∀ {s t b g C pr T es' k shp s3 gh3 M} →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → Older g (cur (slot (not b) s)) → All (GenLe g) (map cur (dr s)) →
   ParseS (map cur (dr s)) T es' pr → shapes es' ≡ shp → candAt t k ∈ SB.stable t ∷ SB.pend t →
   (∀ a → a ≤ amax → rdD (dat s) (proj₁ (recRS g (λ p → cur (dat s p)) es' pr (st0 C)) a) ≡ candAt t k a) →
   (∀ a p → a ≤ amax → proj₁ (recRS g (λ p → cur (dat s p)) es' pr (st0 C)) a ≡ just p → oob (cur (dat s p)) ≡ a) →
+  (∀ a → recM g C pr es' s a ≡ M a) →
   RecCk b g C pr es' s (shp , pr) s3 gh3 →
-  Σ SB.State λ t' → SB.crashSB SB.recover t t' × RecG s3 gh3 t'
+  Σ SB.State λ t' → SB.crashSB SB.recover t t' × RecGM s3 gh3 t' M
 -- ck1: the new slot programmed, not synced; the region as it was
-rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk so ga p sh m rd ob (inj₁ ((cd , cL , cO , cl , cr) , refl)) =
+rec-ck-M {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {M = M₀} pk so ga p sh m rd ob em (inj₁ ((cd , cL , cO , cl , cr) , refl)) =
   t , inj₁ (refl , refl) , go cO
   where
     M = recM g C pr es' s
@@ -478,42 +503,61 @@ rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk so ga p sh m rd ob (
           pick (cur (cpL s3)) (cur (cpO s3)) ≡ just (true , g , C)
     pk′ (inj₁ e) = trans (cong₂ pick (cong cur sl) e) (pick-top b s pk)
     pk′ (inj₂ e) = trans (cong₂ pick (trans (cong cur sl) (pick-cell b s pk)) e) refl
-    same : cur (cpO s3) ≡ cur (slot (not b) s) ⊎ cur (cpO s3) ≡ junk → RecG s3 (shp , pr) t
+    same : cur (cpO s3) ≡ cur (slot (not b) s) ⊎ cur (cpO s3) ≡ junk → RecGM s3 (shp , pr) t M₀
     so3 : cur (cpO s3) ≡ cur (slot (not b) s) ⊎ cur (cpO s3) ≡ junk → Older g (cur (cpO s3))
     so3 (inj₁ e) = subst (Older g) (sym e) so
     so3 (inj₂ e) = subst (Older g) (sym e) tt
-    same w = true , g , C , pk′ w , so3 w , ga3 , T , es' , k , p3 , sh , m ,
+    same w = (true , g , C , pk′ w , so3 w , ga3 , T , es' , k , p3 , sh , m ,
       (λ a le → trans (cong (λ r → rdD (dat s3) (proj₁ r a)) rsx) (trans (rdD-ext de (M a)) (rd a le))) ,
-      (λ a q le e → trans (cong oob (de q)) (ob a q le (trans (sym (cong (λ r → proj₁ r a) rsx)) e)))
-    go : CrashC (put (cpt (suc g) M) (slot (not b) (syncAll s))) (cpO s3) → RecG s3 (shp , pr) t
+      (λ a q le e → trans (cong oob (de q)) (ob a q le (trans (sym (cong (λ r → proj₁ r a) rsx)) e)))) ,
+      λ a → trans (cong (λ r → proj₁ r a) rsx) (em a)
+    go : CrashC (put (cpt (suc g) M) (slot (not b) (syncAll s))) (cpO s3) → RecGM s3 (shp , pr) t M₀
     go (inj₁ e) = same (inj₁ (trans (cong cur e) (cong dur (slot-sync (not b) s))))
     go (inj₂ (inj₂ e)) = same (inj₂ (cong cur e))
     go (inj₂ (inj₁ e)) =
-      false , suc g , M ,
+      (false , suc g , M ,
       trans (cong (λ q → pick (cur (cpL s3)) (cur q)) e)
             (pick-second (suc g) M (cur (cpL s3))
                (subst (Older (suc g)) (sym (trans (cong cur sl) (pick-cell b s pk))) ≤-refl)) ,
       subst (Older (suc g)) (sym (trans (cong cur sl) (pick-cell b s pk))) ≤-refl ,
       All-map (λ {c} → GenLe-step c) ga3 , T , es' , k , p3 , sh , m ,
-      proj₁ NA , proj₂ NA
+      proj₁ NA , proj₂ NA) ,
+      λ a → trans (cong (λ r → proj₁ r a) (recRS-newgen g (λ q → cur (dat s3 q)) T es' pr (st0 M) (subst (All (GenLe g)) (proj₁ p3) ga3)))
+                  (em a)
       where
         NA = new-slot-any {s} {s3} {t} {g} {C} {pr} {es'} {k} ga3 de rd ob T es' pr p3
 -- ck2: the new slot synced, the old slot and the region erased, not synced
-rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk so ga p sh m rd ob (inj₂ (inj₁ (img , refl))) =
+rec-ck-M {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk so ga p sh m rd ob em (inj₂ (inj₁ (img , refl))) =
   t , inj₁ (refl , refl) ,
-  false , suc g , recM g C pr es' s , proj₁ X , proj₁ (proj₂ X) ,
-  All-map (λ {c} → GenLe-step c) (crash-erase (map sync (dr s)) (subst (All (GenLe g)) (sym (cur-sync (dr s))) ga)
-                                             (proj₁ (proj₂ (proj₂ (proj₂ img))))) ,
-  [] , [] , k , (refl , []) , refl , m , proj₁ Y , proj₂ Y
+  (false , suc g , recM g C pr es' s , proj₁ X , proj₁ (proj₂ X) ,
+  All-map (λ {c} → GenLe-step c) G3 ,
+  [] , [] , k , (refl , []) , refl , m , proj₁ Y , proj₂ Y) ,
+  λ a → trans (cong (λ r → proj₁ r a) (recRS-newgen g (λ q → cur (dat s3 q)) [] [] (map cur (dr s3)) (st0 (recM g C pr es' s)) G3)) (em a)
   where
     X = rec-crash-ck2-any {s} {t} {b} {g} {C} {pr} {es'} {k} pk ga rd ob {s3} img
     Y = proj₂ (proj₂ X) [] [] (map cur (dr s3)) (refl , [])
+    G3 : All (GenLe g) (map cur (dr s3))
+    G3 = crash-erase (map sync (dr s)) (subst (All (GenLe g)) (sym (cur-sync (dr s))) ga) (proj₁ (proj₂ (proj₂ (proj₂ img))))
 -- ck3: recovery done (SB chose), then a crash of the recovered state
-rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk so ga p sh m rd ob (inj₂ (inj₂ (img , refl))) =
+rec-ck-M {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk so ga p sh m rd ob em (inj₂ (inj₂ (img , refl))) =
   recT (candAt t k) , inj₂ (candAt t k , m , refl , refl) ,
-  crash-normal-G {⟪ recU b g C pr es' s , [] ⟫} {recT (candAt t k)} {s3} (proj₁ IV) (proj₂ IV) img
+  proj₁ G , λ a → trans (proj₂ G a) (trans (cong (λ f → f a) (mapAt-nil (recM g C pr es' s) k′)) (em a))
   where
     IV = proj₂ (proj₂ (proj₂ (proj₂ (recU-A {s} {t} (b , g , C , pk , pr , T , es' , k , p , m , rd , ob)))))
+    GM = crash-normal-GM {⟪ recU b g C pr es' s , [] ⟫} {recT (candAt t k)} {s3} (proj₁ IV) (proj₂ IV) img
+    k′ = proj₁ GM
+    G  = proj₂ GM
+
+rec-ck : ∀ {s t b g C pr T es' k shp s3 gh3} →
+  pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → Older g (cur (slot (not b) s)) → All (GenLe g) (map cur (dr s)) →
+  ParseS (map cur (dr s)) T es' pr → shapes es' ≡ shp → candAt t k ∈ SB.stable t ∷ SB.pend t →
+  (∀ a → a ≤ amax → rdD (dat s) (proj₁ (recRS g (λ p → cur (dat s p)) es' pr (st0 C)) a) ≡ candAt t k a) →
+  (∀ a p → a ≤ amax → proj₁ (recRS g (λ p → cur (dat s p)) es' pr (st0 C)) a ≡ just p → oob (cur (dat s p)) ≡ a) →
+  RecCk b g C pr es' s (shp , pr) s3 gh3 →
+  Σ SB.State λ t' → SB.crashSB SB.recover t t' × RecG s3 gh3 t'
+rec-ck {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} pk so ga p sh m rd ob c =
+  let R = rec-ck-M {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} {recM g C pr es' s} pk so ga p sh m rd ob (λ a → refl) c
+  in proj₁ R , proj₁ (proj₂ R) , proj₁ (proj₂ (proj₂ R))
 
 ------------------------------------------------------------------------
 -- The obligations against SB

@@ -69,7 +69,9 @@ open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR; Inv′; genR-ok)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (Gh; RecG; RecG-rcd; ghostN; shpN; prN; crash-normal-G; RecG-cpO; RecG-pr; new-slot-G;
-         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; CRP; choice)
+         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; CRP; choice; rgMap; RecGM; crash-normal-GM)
+open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt-nil)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR; shapes; parse-unique)
@@ -393,19 +395,35 @@ ASi-rec {S} {t} {⟦ ⟪ x , us ⟫ , g' ⟧} cr _ (inj₂ ((b2 , g2 , C2 , pk2 
   where
     A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl
 
-ASi-recᶜ : ∀ {S t S'} → CRP S t → ⊤ → crashSi SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
-ASi-recᶜ {S} {t} {S'} cr _ (inj₁ c) = OU.A-recᶜ {S} {t} {S'} cr tt c
-ASi-recᶜ {S} {t} {⟦ ⟪ x , us ⟫ , .(ghostN ⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫) ⟧} cr _
-  (inj₂ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , _ , img , refl) , _)) =
+-- a crash of recovery without the checkpoint (after its SYNC, the
+-- recovered state's crash), with the map named: the one the crashed
+-- recovery rebuilt (`recC-crash-M`; SCFTL.Impl.OneModelRecMaps)
+recC-crash-M : ∀ {S t S' M} → (cr : CRP S t) → (∀ a → rgMap {st (su S)} {gh S} {t} cr a ≡ M a) →
+               RecCc (st (su S)) (gh S) (st (su S')) (gh S') →
+               Σ SB.State λ t' → SB.crashSB SB.recover t t' × RecGM (st (su S')) (gh S') t' M
+recC-crash-M {S} {t} {⟦ ⟪ x , us ⟫ , .(ghostN ⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫) ⟧} {M}
+  cr@(b , g , C , pk , so , ga , T , es' , k , p , sh , _) em (b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , _ , img , refl) =
   proj₁ A , inj₂ (SB.stable (proj₁ A) , sx (proj₁ (proj₂ A)) , refl , px (proj₁ (proj₂ A))) ,
-  crash-normal-G {⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫} {proj₁ A} {x}
-    (proj₁ (proj₂ (proj₂ A))) (proj₂ (proj₂ (proj₂ A))) img
+  proj₁ (proj₂ GM) ,
+  λ a → trans (proj₂ (proj₂ GM) a) (trans (cong (λ f → f a) (mapAt-nil (recM g2 C2 pr es2 s) (proj₁ GM))) (trans (sym (ch a)) (em a)))
   where
+    s  = st (su S)
+    pr = proj₂ (gh S)
     A = rec-clean {st (su S)} {gh S} {t} {b2} {g2} {C2} {T2} {es2} cr pk2 p2 sh2 cl
+    GM = crash-normal-GM {⟪ recR b2 g2 C2 pr es2 s , [] ⟫} {proj₁ A} {x} (proj₁ (proj₂ (proj₂ A))) (proj₂ (proj₂ (proj₂ A))) img
+    ch : ∀ a → recM g C pr es' s a ≡ recM g2 C2 pr es2 s a
+    ch a = choice (λ b′ g′ C′ es″ → recM g C pr es' s a ≡ recM g′ C′ pr es″ s a) (trans (sym pk) pk2)
+                  (proj₂ (parse-unique T T2 es' es2 pr (trans sh (sym sh2)) (trans (sym (proj₁ p)) (proj₁ p2)))) refl
     sx : ∀ {t''} → SB.okSB SB.recover t t'' → SB.stable t'' SB.∈ (SB.stable t ∷ SB.pend t)
     sx (x , mx , _ , e1 , _) = subst (SB._∈ (SB.stable t ∷ SB.pend t)) (sym e1) mx
     px : ∀ {t''} → SB.okSB SB.recover t t'' → SB.pend t'' ≡ []
     px (_ , _ , _ , _ , e2 , _) = e2
+
+ASi-recᶜ : ∀ {S t S'} → CRP S t → ⊤ → crashSi SB.recover S S' → Σ SB.State λ t' → SB.crashSB SB.recover t t' × CRP S' t'
+ASi-recᶜ {S} {t} {S'} cr _ (inj₁ c) = OU.A-recᶜ {S} {t} {S'} cr tt c
+ASi-recᶜ {S} {t} {S'} cr _ (inj₂ (c , _)) =
+  let R = recC-crash-M {S} {t} {S'} {rgMap {st (su S)} {gh S} {t} cr} cr (λ a → refl) c
+  in proj₁ R , proj₁ (proj₂ R) , proj₁ (proj₂ (proj₂ R))
 
 obligationsSi : ObligationsSi
 obligationsSi = record
