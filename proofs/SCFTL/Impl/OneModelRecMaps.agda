@@ -1,7 +1,7 @@
 {-# OPTIONS --safe --without-K #-}
 ------------------------------------------------------------------------
 -- Issue 39: the map recovery rebuilds after a crash, at the level of
--- pages — first pieces of `RecoveredNamed`
+-- pages — `RecoveredNamed`
 -- (SCFTL.Impl.OneModelBlocksNamed), the lemma of PX that the block
 -- layer's physical reads still take as given.
 --
@@ -24,7 +24,9 @@
 --                    rebuilds the map of the k-th unsynced epoch for some
 --                    k (k = 0: the stable L2P) — the crash's parse is the
 --                    one recovery reads (`parse-unique`), and its replay
---                    is that map (`recU-crash-mapBI`, SCFTL.Impl.UnsyncedBase)
+--                    is that map (`crash-normal-GM` from
+--                    `recU-crash-mapBI`, SCFTL.Impl.UnsyncedBase; then
+--                    `recgm-l2p`, below)
 --   Cut, cut-stab, cut-named
 --                    so a recovery after a power cut at a normal state X
 --                    names only pages X's stable L2P or an unsynced
@@ -77,40 +79,43 @@
 --                    after any number of crashed recoveries, rebuilds the
 --                    stable or the volatile L2P of the state before the
 --                    step, and names only pages it named
---   OrigC, origC-orig, orig-reg, origC-named
---                    `RecoveredNamed` for every `Orig` whose cut is such
---                    a crash point (every crash of a write, relocation or
---                    erase into the chain phase is one)
---   pu-pre-l2p, pu-pre-named, cut-pad
---                    `pu-cut-l2p` also where the crash image is of the
---                    flash with pages more on top of the region than the
---                    one recovery reads (the parse is the same, those
---                    pages its skipped top; the replay reads no region
---                    page)
 --   pu-w-named, pu-rl-named, pu-es-named
 --                    in PUSBic's phase, a crash after any command of a
 --                    write, a GC relocation or a GC erase is a power cut
 --                    of the step's end state with its ghost (before a
---                    tentative page's append, with one erased page on
---                    top: `op-cmd-img`, SCFTL.Impl.UnsyncedCommands), or
---                    of the state itself when the step does nothing, so
---                    `end-named` / `cut-named` cover it
+--                    tentative page's append with one erased page on top,
+--                    which recovery skips: `op-cmd-img`, `tent-back-M`,
+--                    SCFTL.Impl.UnsyncedCommands), or of the state itself
+--                    when the step does nothing
 --   FlEndPt, pu-flend-named, flend-crash, pu-bar-after-named, bar-after-crash
 --                    the same for a flush's crash points after its SYNC
 --                    and at the end of its checkpoint, and for a barrier's
 --                    (not forced) once its committed page is appended
+--   recgm-l2p, recgm-crash, AgainX, gm-stab, pu-cut-gm, pu-again-stab
+--                    crashed recoveries in PUSBic's phase: PU's crash
+--                    relation with its map named (`RecGM`,
+--                    `crash-normal-GM`, `rec-ck-M`: SCFTL.Impl.UnsyncedModel;
+--                    `recC-crash-M`: SCFTL.Impl.UnsyncedSyncInPage) holds
+--                    after those crash points and is kept by every crash
+--                    of PUSBic's recovery, so recovery after any number of
+--                    them rebuilds the map the first would have
+--   Cov, cov-named, cov-crash, RegU, cov-reg, cutOp, orig-split,
+--   reg-recovered-named
+--                    `RecoveredNamed` for every crash state whose cut is
+--                    one of these points, with any crashed recoveries
+--                    after it; every crash of a write, a relocation or an
+--                    erase, in either phase, is one, so `RecoveredNamed`
+--                    holds for every run cut in one of them
 --
 -- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
 -- model"): with a chain (kc > 0) the commits' records before their
 -- checkpoints (the lazy commit before its SYNC; P's in-page / OOB commit
 -- before its SYNC, at its checkpoint's first point, at its consolidation
 -- page), where PL's walk may take the record; in PUSBic's phase a
--- barrier's crash points before its committed page is appended (the
--- state's own ghost over the barrier's flash), a flush's before its SYNC
--- and inside its checkpoint (the whole region as durable part), the
--- in-page commit's, the partial SYNC's (its crash lemmas move `RecG`, what the recovered map reads,
--- from an intermediate flash to the end state's, not the map itself);
--- crashed recoveries in PUSBic's phase.
+-- barrier's (or a flush's) crash points before its committed page is
+-- appended (the state's own ghost over the barrier's flash), a flush's
+-- inside its checkpoint (the whole region as durable part), the in-page
+-- commit's, the partial SYNC's.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -127,15 +132,13 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Data.Unit.Base using (tt)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
-
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; module RI; RecTo; recto; crash-RI; crashC-eq)
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (pick-slot; crashC-PM)
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; tOf; rdS; ri-dok; dok-crash)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI; fi4-RI; tF)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before; after; padW; fl-mid; runs; run; apR; cmt)
-open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; sB; ghC; rec-cmd-ck)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; sB; ghC; rec-cmd-ck; tent-back-M)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (FlOk; RecGM; crash-normal-GM; rec-ck-M; choice; RecCk; SU)
 open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (recC-crash-M)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
@@ -147,18 +150,16 @@ open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc using (Ph
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRLM; CRLS; crls-of; phase-crash-CRLM; free-crash-CRLM)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; konsS; konsI; konsS-maps; Lazy)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (all-sync; map-cur-++; map-cur-syn)
-open import Data.List.Properties using (++-assoc)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (all-sync)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (konsS-free; ri-chain-free)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues)
-open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (⟦_,_⟧; su; gh; ghostN; prN; shpN; prN-BI; crash-normal-G)
-open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; module BI; recU-crash-mapBI)
-open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (parse-unique; crashEs-shape; shapes)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (⟦_,_⟧; su; gh; ghostN)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (parse-unique; shapes)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay)
-open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX; crashX)
+open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX; crashX; ARX)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil; mapAt-≐)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS; okL; crL)
@@ -261,81 +262,101 @@ chain-cut-named : ∀ {X s' g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X)
 chain-cut-named {X} {s'} {g} {X'} r eu img = chain-again-stab {X} {s'} {s'} {g} {X'} r eu img none
 
 ------------------------------------------------------------------------
--- In PUSBic's phase: a recovery after a power cut of a normal state
--- (the crash leaving that state's durable ghost) rebuilds the map of
--- the k-th unsynced epoch for some k (k = 0: the stable L2P), whichever
--- of PUSBic's recoveries (with the full checkpoint or without, `RecC`)
+-- Crashed recoveries in PUSBic's phase: PU's crash relation with its map
+-- named (`RecGM`, SCFTL.Impl.UnsyncedModel) holds after a power cut of a
+-- normal state (`crash-normal-GM`) and is kept by every crash of
+-- PUSBic's recovery (`rec-ck-M`: after any command of its checkpoint;
+-- `recC-crash-M`: recovery without the checkpoint), so recovery after
+-- any number of them rebuilds the map the first would have
 
--- (`pu-pre-l2p`: also where the crash image is of the flash with some
--- pages P more on top of the region than the one recovery reads — a
--- write's crash before its tentative page's append, `op-cmd-img`: the
--- parse is the same, P ++ T its skipped top, and the replay reads no
--- region page)
-pu-pre-l2p : ∀ P {S u' s' S'} → OPX.RI (false , S) → Img (st (su S)) (padW P s') →
-             okX SB.recover ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧ S' →
-             Σ ℕ λ k → k ≤ length (ues (su S)) × (∀ a → l2p (st (su S')) a ≡ mapAt (smap (st (su S))) (ues (su S)) k a)
-pu-pre-l2p P {S} {u'} {s'} {S'} (t , ar , y) img o = k , kl , from o
+-- recovery from a crash state in RecGM rebuilds its map
+recgm-l2p : ∀ {s' gh t M u' S'} → RecGM s' gh t M → okX SB.recover ⟦ ⟪ s' , u' ⟫ , gh ⟧ S' →
+            ∀ a → l2p (st (su S')) a ≡ M a
+recgm-l2p {s'} {shp , pr} {t} {M} {u'} {S'} ((b , g , C , pk , so , ga , T , es' , k , p , sh , _) , em) o a = trans (from o) (em a)
   where
-    iv  = ivX {S} {t} ar
-    b   = proj₁ (proj₂ (proj₂ (proj₁ iv)))
-    R   = recU-crash-mapBI {su S} {padW P s'} b img
-    T′  = proj₁ R
-    es' = proj₁ (proj₂ R)
-    k   = proj₁ (proj₂ (proj₂ R))
-    R1  = proj₂ (proj₂ (proj₂ R))
-    ces = proj₁ R1
-    prs = proj₁ (proj₂ R1)
-    kl  = proj₁ (proj₂ (proj₂ R1))
-    eqM = proj₂ (proj₂ (proj₂ (proj₂ R1)))
-    G   = crash-normal-G {su S} {t} {padW P s'} (proj₁ iv) (proj₂ iv) img
-    pk  = proj₁ (proj₂ (proj₂ (proj₂ G)))
-    pr  = map cur (BI.prM b)
-    -- recovery's choice is the crash's: the slot `pick` chooses, and the
-    -- one parse with the ghost's shapes over the ghost's durable part
     same : ∀ {b₂ g₂ C₂ T₂ es₂} → pick (cur (cpL s')) (cur (cpO s')) ≡ just (b₂ , g₂ , C₂) →
-           ParseS (map cur (dr s')) T₂ es₂ (prN (su S)) → shapes es₂ ≡ shpN (su S) →
-           ∀ a → recM g₂ C₂ (prN (su S)) es₂ s' a ≡ mapAt (smap (st (su S))) (ues (su S)) k a
-    same {b₂} {g₂} {C₂} {T₂} {es₂} pk₂ p₂ sh₂ a with trans (sym pk) pk₂
-    ... | refl = trans (cong (λ z → recM g₂ C₂ z es₂ s' a) (prN-BI (su S) b))
-                       (trans (cong (λ es → recM g₂ C₂ pr es s' a) es-eq) (eqM a))
-      where
-        p₂′ : map cur (dr s') ≡ T₂ ++ lay es₂ pr
-        p₂′ = subst (λ z → map cur (dr s') ≡ T₂ ++ lay es₂ z) (prN-BI (su S) b) (proj₁ p₂)
-        pad : (P ++ T₂) ++ lay es₂ pr ≡ map cur (dr (padW P s'))
-        pad = trans (++-assoc P T₂ (lay es₂ pr))
-                    (trans (cong (P ++_) (sym p₂′))
-                           (sym (trans (map-cur-++ (map syn P) (dr s')) (cong (_++ map cur (dr s')) (map-cur-syn P)))))
-        es-eq : es₂ ≡ es'
-        es-eq = proj₂ (parse-unique (P ++ T₂) T′ es₂ es' pr (trans sh₂ (sym (crashEs-shape ces))) (trans pad (proj₁ prs)))
-    from : okX SB.recover ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧ S' →
-           ∀ a → l2p (st (su S')) a ≡ mapAt (smap (st (su S))) (ues (su S)) k a
-    from (inj₁ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , e) , _ , _)) a =
-      trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂ a)
-    from (inj₂ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , _ , _ , e) , _ , _)) a =
-      trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂ a)
+           ParseS (map cur (dr s')) T₂ es₂ pr → shapes es₂ ≡ shp → recM g₂ C₂ pr es₂ s' a ≡ recM g C pr es' s' a
+    same {b₂} {g₂} {C₂} {T₂} {es₂} pk₂ p₂ sh₂ =
+      choice (λ b′ g′ C′ es″ → recM g′ C′ pr es″ s' a ≡ recM g C pr es' s' a) (trans (sym pk) pk₂)
+             (proj₂ (parse-unique T T₂ es' es₂ pr (trans sh (sym sh₂)) (trans (sym (proj₁ p)) (proj₁ p₂)))) refl
+    from : okX SB.recover ⟦ ⟪ s' , u' ⟫ , (shp , pr) ⟧ S' → l2p (st (su S')) a ≡ recM g C pr es' s' a
+    from (inj₁ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , e) , _ , _)) = trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂)
+    from (inj₂ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , _ , _ , e) , _ , _)) = trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂)
+
+-- a crash of PUSBic's recovery keeps it
+recgm-crash : ∀ {S t S' M} → RecGM (st (su S)) (gh S) t M → crashX SB.recover S S' → Σ SB.State λ t' → RecGM (st (su S')) (gh S') t' M
+recgm-crash {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s3 , us3 ⟫ , gh3 ⟧} {M}
+  ((b , g , C , pk , so , ga , T , es' , k , p , sh , m , rd , ob) , em) (inj₁ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , rc) , _)) =
+  proj₁ R , proj₂ (proj₂ R)
+  where
+    R = rec-ck-M {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} {M} pk so ga p sh m rd ob em
+          (choice (λ b′ g′ C′ es″ → RecCk b′ g′ C′ pr es″ s (shp , pr) s3 gh3) (trans (sym pk2) pk)
+                  (proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))))
+                  (rec-cmd-ck {b2} {g2} {C2} {pr} {es2} {s} {shp , pr} {s3} {gh3} rc))
+recgm-crash {S} {t} {S'} {M} (rg , em) (inj₂ (c , _)) =
+  let R = recC-crash-M {S} {t} {S'} {M} rg em c in proj₁ R , proj₂ (proj₂ R)
+
+-- any number of crashed recoveries of PX after a crash state C0
+data AgainX (C0 : XS) : XS → Set where
+  noneX : AgainX C0 C0
+  moreX : ∀ {C C'} → AgainX C0 C → PXm.crash SB.recover C C' → AgainX C0 C'
+
+private
+  again-gm : ∀ {S0 t M C} → RecGM (st (su S0)) (gh S0) t M → AgainX (false , S0) C →
+             Σ SU λ S → Σ SB.State λ t' → C ≡ (false , S) × RecGM (st (su S)) (gh S) t' M
+  again-gm {S0} {t} g noneX = S0 , t , refl , g
+  again-gm {S0} {t} {M} g (moreX {C} {C'} ag c) with again-gm {S0} {t} {M} {C} g ag
+  ... | S , t' , refl , g′ with C' | c
+  ...   | (false , S″) | (refl , c′) with recgm-crash {S} {t'} {S″} {M} g′ c′
+  ...     | t″ , g″ = S″ , t″ , refl , g″
+
+  -- recovery after them names only pages the map names
+  again-named : ∀ {S0 t M C X} → RecGM (st (su S0)) (gh S0) t M → AgainX (false , S0) C → PXm.ok SB.recover C X →
+                ∀ p → Named X p → Σ ℕ λ a → a ≤ amax × M a ≡ just p
+  again-named {S0} {t} {M} {C} {X} g ag rec p x with again-gm {S0} {t} {M} {C} g ag
+  ... | S′ , t′ , refl , g′ with rec
+  ...   | o@(refl , ok) with rec-named {false , S′} {X} o p x
+  ...     | a , le , m = a , le , trans (sym (recgm-l2p {st (su S′)} {gh S′} {t′} {M} {ues (su S′)} {proj₂ X} g′ ok a)) m
+
+-- the map recovery rebuilds after them names only pages some map of the
+-- state cut names
+gm-stab : ∀ {S1 s' u' t C X} →
+          (Σ ℕ λ k → k ≤ length (ues (su S1)) × RecGM s' (ghostN (su S1)) t (mapAt (smap (st (su S1))) (ues (su S1)) k)) →
+          AgainX (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S1) ⟧) C → PXm.ok SB.recover C X → ∀ p → Named X p → Stab (false , S1) p
+gm-stab {S1} {s'} {u'} {t} {C} {X} (k , _ , g) ag rec p x =
+  proj₁ N , proj₁ (proj₂ N) , k , proj₂ (proj₂ N)
+  where N = again-named {⟦ ⟪ s' , u' ⟫ , ghostN (su S1) ⟧} {t} {mapAt (smap (st (su S1))) (ues (su S1)) k} {C} {X} g ag rec p x
+
+------------------------------------------------------------------------
+-- In PUSBic's phase: a recovery after a power cut of a normal state
+-- (the crash leaving that state's durable ghost), and any number of
+-- crashed recoveries, rebuilds the map of the k-th unsynced epoch for
+-- some k (k = 0: the stable L2P), whichever of PUSBic's recoveries (with
+-- the full checkpoint or without, `RecC`): the crash's parse is the one
+-- recovery reads (`parse-unique`) and its replay that map
+-- (`crash-normal-GM`, from `recU-crash-mapBI`)
+
+pu-cut-gm : ∀ {S s' t} → ARX S t → Img (st (su S)) s' →
+            Σ ℕ λ k → k ≤ length (ues (su S)) × RecGM s' (ghostN (su S)) t (mapAt (smap (st (su S))) (ues (su S)) k)
+pu-cut-gm {S} {s'} {t} ar img = crash-normal-GM {su S} {t} {s'} (proj₁ (ivX {S} {t} ar)) (proj₂ (ivX {S} {t} ar)) img
 
 pu-cut-l2p : ∀ {S u' s' S'} → OPX.RI (false , S) → Img (st (su S)) s' →
              okX SB.recover ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧ S' →
              Σ ℕ λ k → k ≤ length (ues (su S)) × (∀ a → l2p (st (su S')) a ≡ mapAt (smap (st (su S))) (ues (su S)) k a)
-pu-cut-l2p {S} {u'} {s'} {S'} r img o = pu-pre-l2p [] {S} {u'} {s'} {S'} r img o
+pu-cut-l2p {S} {u'} {s'} {S'} (t , ar , y) img o =
+  proj₁ G , proj₁ (proj₂ G) , recgm-l2p {s'} {ghostN (su S)} {t} {mapAt (smap (st (su S))) (ues (su S)) (proj₁ G)} {u'} {S'} (proj₂ (proj₂ G)) o
+  where G = pu-cut-gm {S} {s'} {t} ar img
 
--- so, in PX: a recovery in PUSBic's phase after a power cut of a normal
--- state of that phase names only pages that state named
-pu-pre-named : ∀ P {S u' s' X'} → OPX.RI (false , S) → Img (st (su S)) (padW P s') →
-               PXm.ok SB.recover (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) X' → ∀ p → Named X' p → Stab (false , S) p
-pu-pre-named P {S} {u'} {s'} {false , S'} r img o@(refl , ok) p x = a , le , (k , trans (sym (eq a)) m)
-  where
-    R  = rec-named {false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧} {false , S'} o p x
-    a  = proj₁ R
-    le = proj₁ (proj₂ R)
-    m  = proj₂ (proj₂ R)
-    L  = pu-pre-l2p P {S} {u'} {s'} {S'} r img ok
-    k  = proj₁ L
-    eq = proj₂ (proj₂ L)
+-- a power cut at a normal state of PUSBic's phase, then any number of
+-- crashed recoveries: recovery names only pages the state's stable L2P
+-- or an unsynced epoch's map names
+pu-again-stab : ∀ {S u' s' C X} → OPX.RI (false , S) → Img (st (su S)) s' → AgainX (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) C →
+                PXm.ok SB.recover C X → ∀ p → Named X p → Stab (false , S) p
+pu-again-stab {S} {u'} {s'} {C} {X} (t , ar , y) img = gm-stab {S} {s'} {u'} {t} {C} {X} (pu-cut-gm {S} {s'} {t} ar img)
 
 pu-cut-named : ∀ {S u' s' X'} → OPX.RI (false , S) → Img (st (su S)) s' →
                PXm.ok SB.recover (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) X' → ∀ p → Named X' p → Stab (false , S) p
-pu-cut-named {S} {u'} {s'} {X'} r img o = pu-pre-named [] {S} {u'} {s'} {X'} r img o
+pu-cut-named {S} {u'} {s'} {X'} r img o = pu-again-stab {S} {u'} {s'} {_} {X'} r img noneX o
 
 ------------------------------------------------------------------------
 -- A power cut at a normal state X of PX, in either phase: recovery
@@ -347,14 +368,10 @@ pu-cut-named {S} {u'} {s'} {X'} r img o = pu-pre-named [] {S} {u'} {s'} {X'} r i
 data Cut (X : XS) : XS → Set where
   cut-pu    : ∀ {S u' s'} → X ≡ (false , S) → Img (st (su S)) s' → Cut X (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧)
   cut-chain : ∀ {s' g} → uesX X ≡ [] → Img (stX X) s' → Cut X (true , lzS s' g)
-  -- in PUSBic's phase, with pages P more on top of the region than the
-  -- crashed flash has (`pu-pre-l2p`)
-  cut-pad   : ∀ P {S u' s'} → X ≡ (false , S) → Img (st (su S)) (padW P s') → Cut X (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧)
 
 cut-stab : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' → ∀ p → Named X' p → Stab X p
 cut-stab {X} {X' = X'} r (cut-pu {S} {u'} {s'} refl img) o = pu-cut-named {S} {u'} {s'} {X'} r img o
 cut-stab {X} {X' = X'} r (cut-chain {s'} {g} eu img) o = chain-cut-named {X} {s'} {g} {X'} r eu img o
-cut-stab {X} {X' = X'} r (cut-pad P {S} {u'} {s'} refl img) o = pu-pre-named P {S} {u'} {s'} {X'} r img o
 
 cut-named : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' → NSub X X'
 cut-named {X} {C} {X'} r c o p x with cut-stab {X} {C} {X'} r c o p x
@@ -594,38 +611,6 @@ flush-plain-named {b} {S} {m} {s'} {X} r eu pl img o =
   chainpt-named SB.flush {b} {S} {s'} {s'} {gh S} {X} r eu (m , inj₂ (inj₁ pl) , img) none o
 
 ------------------------------------------------------------------------
--- `RecoveredNamed` for the states `Orig` names whose cut is such a
--- crash point (`OrigC`): every crash of a write, relocation or erase
--- into the chain phase (`orig-reg`); the flush's and the barrier's
--- covered points (`chainpt-crL`)
-
-data OrigC (X0 : XS) : XS → Set where
-  cutC   : ∀ u {s0} → uesX X0 ≡ [] → ChainPt (proj₁ X0) u (stX X0) s0 → OrigC X0 (true , lzS s0 (gh (proj₂ X0)))
-  againC : ∀ {C C'} → OrigC X0 C → PXm.crash SB.recover C C' → OrigC X0 C'
-
--- they are states `Orig` names
-origC-orig : ∀ {X0 C} → OrigC X0 C → Orig X0 C
-origC-orig {b , S} (cutC u {s0} eu c) = cut u (inj₂ (refl , eu , s0 , refl , chainpt-crL b u c))
-origC-orig (againC o c) = again (origC-orig o) c
-
--- every crash of a write, relocation or erase into the chain phase is one
-orig-reg : ∀ x {X0 C} → PXm.crash (SB.use (SB.reg (SB.op x))) X0 C → proj₁ C ≡ true → OrigC X0 C
-orig-reg x (inj₁ (refl , _)) ()
-orig-reg x {b , S} (inj₂ (refl , eu , s0 , refl , c)) _ = cutC (SB.reg (SB.op x)) eu c
-
-private
-  origC-split : ∀ {X0 C} → OrigC X0 C → Σ SB.UOp λ u → Σ St λ s0 → Σ St λ s →
-                ChainPt (proj₁ X0) u (stX X0) s0 × AgainL s0 s × uesX X0 ≡ [] × C ≡ (true , lzS s (gh (proj₂ X0)))
-  origC-split (cutC u eu c) = u , _ , _ , c , none , eu , refl
-  origC-split (againC o c) with origC-split o
-  ... | u , s0 , s , cp , ag , eu , refl with c
-  ...   | refl , _ , s' , refl , c' = u , s0 , s' , cp , more ag c' , eu , refl
-
-origC-named : ∀ {X0 C X} → OPX.RI X0 → OrigC X0 C → PXm.ok SB.recover C X → NSub X0 X
-origC-named {b , S} {C} {X} r o rec with origC-split o
-... | u , s0 , s , cp , ag , eu , refl = chainpt-named u {b} {S} {s0} {s} {gh S} {X} r eu cp ag rec
-
-------------------------------------------------------------------------
 -- `RecoveredNamed` for the crash point at the end of every operation
 -- into the chain phase, followed by any number of crashed recoveries
 end-again-named : ∀ u {X0 X1 s0 s g X} → OPX.RI X0 → PXm.ok (SB.use u) X0 X1 → uesX X1 ≡ [] →
@@ -643,73 +628,85 @@ again-of a (refl , eu , s' , refl , c) = more a c
 -- after any command of a write, a GC relocation or a GC erase leaves a
 -- crash image of the step's end state (for a write or relocation before
 -- its tentative page's append, of that state with one erased page on
--- top, `op-cmd-img`; for an erase, its one data page's commands,
--- `es-mid`, `mid-crash`) with that state's ghost (`ghW`, `ghR`, `ghE`),
--- so it is a power cut of a normal state after the step (`Cut`, with
--- `cut-pad` for the erased page on top) and recovery names only pages
--- the state before it named (`end-named`); a step that does nothing
--- leaves a power cut of the state itself (`cut-named`)
+-- top, `op-cmd-img`, which recovery skips, `tent-back-M`; for an erase,
+-- its one data page's commands, `es-mid`, `mid-crash`) with that state's
+-- ghost (`ghW`, `ghR`, `ghE`): a power cut of a normal state after the
+-- step; a step that does nothing leaves a power cut of the state itself.
+-- So recovery, after any number of crashed recoveries, names only pages
+-- the state before the step named.
 
 private
-  cut-img : ∀ {A : Set} {X S u' s'} → X ≡ (false , S) →
-            Img (st (su S)) s' ⊎ (A × Img (st (su S)) (padW (erased ∷ []) s')) →
-            Cut X (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧)
-  cut-img e (inj₁ i)       = cut-pu e i
-  cut-img e (inj₂ (_ , i)) = cut-pad (erased ∷ []) e i
-
   -- the step u to the end state u1 (its ghost PUSBic's), the crash's
-  -- ghost that state's
-  pu-step-cut : ∀ {A : Set} u {S S' X} u1 → OPX.RI (false , S) → PXm.ok (SB.use u) (false , S) (false , ⟦ u1 , ghostN u1 ⟧) →
-                gh S' ≡ ghostN u1 → Img (st u1) (st (su S')) ⊎ (A × Img (st u1) (padW (erased ∷ []) (st (su S')))) →
-                PXm.ok SB.recover (false , S') X → NSub (false , S) X
-  pu-step-cut u {S} {S'} {X} u1 r o eg i rec =
-    end-named u {false , S} {false , ⟦ u1 , ghostN u1 ⟧} {false , S'} {X} r o
-      (subst (λ g → Cut (false , ⟦ u1 , ghostN u1 ⟧) (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧)) (sym eg)
-             (cut-img {X = false , ⟦ u1 , ghostN u1 ⟧} {S = ⟦ u1 , ghostN u1 ⟧} refl i))
-      rec
+  -- ghost that state's, PU's crash relation with the map named at the
+  -- crash state given the end state's invariant
+  pu-step-cut : ∀ u {S S' C X} u1 → OPX.RI (false , S) → PXm.ok (SB.use u) (false , S) (false , ⟦ u1 , ghostN u1 ⟧) →
+                gh S' ≡ ghostN u1 →
+                (∀ {t} → ARX ⟦ u1 , ghostN u1 ⟧ t →
+                   Σ ℕ λ k → k ≤ length (ues u1) × RecGM (st (su S')) (ghostN u1) t (mapAt (smap (st u1)) (ues u1) k)) →
+                AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
+  pu-step-cut u {S} {S'} {C} {X} u1 r o eg gm ag rec p x =
+    px-stab u {false , S} {false , ⟦ u1 , ghostN u1 ⟧} r o p
+      (gm-stab {⟦ u1 , ghostN u1 ⟧} {st (su S')} {ues (su S')} {proj₁ r1} {C} {X} (gm (proj₁ (proj₂ r1)))
+               (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p x)
+    where r1 = OPX.B-ok u {false , S} {false , ⟦ u1 , ghostN u1 ⟧} r o
 
   -- the crash of a step that does nothing: a power cut of the state itself
-  pu-self-cut : ∀ {S S' X} → OPX.RI (false , S) → gh S' ≡ ghostN (su S) → Img (st (su S)) (st (su S')) →
-                PXm.ok SB.recover (false , S') X → NSub (false , S) X
-  pu-self-cut {S} {S'} {X} r eg img rec =
-    cut-named {false , S} {false , S'} {X} r
-      (subst (λ g → Cut (false , S) (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧)) (sym eg) (cut-pu refl img)) rec
+  pu-self-cut : ∀ {S S' C X} → OPX.RI (false , S) → gh S' ≡ ghostN (su S) → Img (st (su S)) (st (su S')) →
+                AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
+  pu-self-cut {S} {S'} {C} {X} r eg img ag rec p x =
+    stab-named {false , S} (pu-again-stab {S} {ues (su S')} {st (su S')} {C} {X} r img
+                             (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p x)
 
-pu-w-named : ∀ a d {S S' X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op (SB.w a d)))) (false , S) (false , S') →
-             PXm.ok SB.recover (false , S') X → NSub (false , S) X
-pu-w-named a d {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (ib , f1 , f2 , rn) , img , eg) , _))) rec =
-  pu-step-cut {f2 ≡ true} (SB.reg (SB.op (SB.w a d))) {S} {S'} {X} u1 r o eg
-    (op-cmd-img f1 f2 (wr0 a d (st (su S))) {x} {st (su S')} rn img) rec
+  -- a write's or relocation's crash image, before its tentative page's
+  -- append with one erased page on top
+  opt-gm : ∀ f1 f2 u us {s'' t} → ARX ⟦ ⟪ opt f1 f2 u , us ⟫ , ghostN ⟪ opt f1 f2 u , us ⟫ ⟧ t →
+           Img (opt f1 f2 u) s'' ⊎ (f2 ≡ true × Img (opt f1 f2 u) (padW (erased ∷ []) s'')) →
+           Σ ℕ λ k → k ≤ length us × RecGM s'' (ghostN ⟪ opt f1 f2 u , us ⟫) t (mapAt (smap (opt f1 f2 u)) us k)
+  opt-gm f1 f2 u us {s''} {t} ar (inj₁ img) = pu-cut-gm {⟦ ⟪ opt f1 f2 u , us ⟫ , ghostN ⟪ opt f1 f2 u , us ⟫ ⟧} {s''} {t} ar img
+  opt-gm f1 .true u us {s''} {t} ar (inj₂ (refl , img)) =
+    proj₁ G , proj₁ (proj₂ G) , tent-back-M f1 u us {s''} {t} b img (proj₂ (proj₂ G))
+    where
+      S1 = ⟦ ⟪ opt f1 true u , us ⟫ , ghostN ⟪ opt f1 true u , us ⟫ ⟧
+      G = pu-cut-gm {S1} {padW (erased ∷ []) s''} {t} ar img
+      b = proj₁ (proj₂ (proj₂ (proj₁ (ivX {S1} {t} ar))))
+
+pu-w-named : ∀ a d {S S' C X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op (SB.w a d)))) (false , S) (false , S') →
+             AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
+pu-w-named a d {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (ib , f1 , f2 , rn) , img , eg) , _))) ag rec =
+  pu-step-cut (SB.reg (SB.op (SB.w a d))) {S} {S'} {C} {X} u1 r o eg
+    (λ ar → opt-gm f1 f2 (wr0 a d (st (su S))) (ues (su S)) ar (op-cmd-img f1 f2 (wr0 a d (st (su S))) {x} {st (su S')} rn img)) ag rec
   where
     u1 = ⟪ opt f1 f2 (wr0 a d (st (su S))) , ues (su S) ⟫
     o : PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) (false , S) (false , ⟦ u1 , ghostN u1 ⟧)
     o = inj₁ (refl , S , refl , ((inj₁ (ib , f1 , f2 , refl) , refl) , refl))
-pu-w-named a d {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , inj₂ (nb , refl) , img , eg) , _))) rec =
-  pu-self-cut {S} {S'} {X} r eg img rec
-pu-w-named a d r (inj₂ (() , _)) rec
+pu-w-named a d {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₂ (nb , refl) , img , eg) , _))) ag rec =
+  pu-self-cut {S} {S'} {C} {X} r eg img ag rec
+pu-w-named a d r (inj₂ (() , _)) ag rec
 
-pu-rl-named : ∀ {S S' X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.rl))) (false , S) (false , S') →
-              PXm.ok SB.recover (false , S') X → NSub (false , S) X
-pu-rl-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , rn)) , img , eg) , _))) rec =
-  pu-step-cut {f2 ≡ true} (SB.reg (SB.op SB.rl)) {S} {S'} {X} u1 r
+pu-rl-named : ∀ {S S' C X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.rl))) (false , S) (false , S') →
+              AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
+pu-rl-named {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , rn)) , img , eg) , _))) ag rec =
+  pu-step-cut (SB.reg (SB.op SB.rl)) {S} {S'} {C} {X} u1 r
     (inj₁ (refl , S , refl , ((inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , refl)) , refl) , refl))) eg
-    (op-cmd-img f1 f2 (rl0 p (st (su S))) {x} {st (su S')} rn img) rec
+    (λ ar → opt-gm f1 f2 (rl0 p (st (su S))) (ues (su S)) ar (op-cmd-img f1 f2 (rl0 p (st (su S))) {x} {st (su S')} rn img)) ag rec
   where u1 = ⟪ opt f1 f2 (rl0 p (st (su S))) , ues (su S) ⟫
-pu-rl-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (gk , p , lt , inj₂ (nv , refl)) , img , eg) , _))) rec =
-  pu-step-cut {⊥} (SB.reg (SB.op SB.rl)) {S} {S'} {X} u1 r
-    (inj₁ (refl , S , refl , ((inj₁ (gk , p , lt , inj₂ (nv , refl)) , refl) , refl))) eg (inj₁ img) rec
+pu-rl-named {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (gk , p , lt , inj₂ (nv , refl)) , img , eg) , _))) ag rec =
+  pu-step-cut (SB.reg (SB.op SB.rl)) {S} {S'} {C} {X} u1 r
+    (inj₁ (refl , S , refl , ((inj₁ (gk , p , lt , inj₂ (nv , refl)) , refl) , refl))) eg
+    (λ {t} ar → pu-cut-gm {⟦ u1 , ghostN u1 ⟧} {st (su S')} {t} ar img) ag rec
   where u1 = ⟪ rlX p (st (su S)) , ues (su S) ⟫
-pu-rl-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , inj₂ (ng , refl) , img , eg) , _))) rec =
-  pu-self-cut {S} {S'} {X} r eg img rec
-pu-rl-named r (inj₂ (() , _)) rec
+pu-rl-named {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₂ (ng , refl) , img , eg) , _))) ag rec =
+  pu-self-cut {S} {S'} {C} {X} r eg img ag rec
+pu-rl-named r (inj₂ (() , _)) ag rec
 
-pu-es-named : ∀ {S S' X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') →
-              PXm.ok SB.recover (false , S') X → NSub (false , S) X
-pu-es-named {S} {S'} {X} r (inj₁ (refl , .S , refl , ((x , (p , ep , rr@(before cs is)) , img , eg) , _))) rec =
-  pu-step-cut {⊥} (SB.reg (SB.op SB.es)) {S} {S'} {X} u1 r (inj₁ (refl , S , refl , (((p , ep , refl) , refl) , refl))) eg
-    (inj₁ (proj₂ (proj₂ (mid-crash {x} {esF p (st (su S))} {st (su S')} (es-mid p (st (su S)) rr) img)))) rec
+pu-es-named : ∀ {S S' C X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') →
+              AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
+pu-es-named {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , (p , ep , rr@(before cs is)) , img , eg) , _))) ag rec =
+  pu-step-cut (SB.reg (SB.op SB.es)) {S} {S'} {C} {X} u1 r (inj₁ (refl , S , refl , (((p , ep , refl) , refl) , refl))) eg
+    (λ {t} ar → pu-cut-gm {⟦ u1 , ghostN u1 ⟧} {st (su S')} {t} ar
+                  (proj₂ (proj₂ (mid-crash {x} {esF p (st (su S))} {st (su S')} (es-mid p (st (su S)) rr) img)))) ag rec
   where u1 = ⟪ esF p (st (su S)) , ues (su S) ⟫
-pu-es-named r (inj₂ (() , _)) rec
+pu-es-named r (inj₂ (() , _)) ag rec
 
 -- a flush of PUSBic's phase: its crash points after the SYNC (`fs`) and
 -- at the end of its checkpoint (`fe`) are power cuts of its end states
@@ -718,10 +715,11 @@ data FlEndPt (s : StU) : St → Set where
   fl-synced : FlEndPt s (fl3 (st s))
   fl-ckpt   : FlEndPt s (ck3 (fl3 (st s)))
 
-pu-flend-named : ∀ {S S' X m} → OPX.RI (false , S) → FlEndPt (su S) m → Img m (st (su S')) → gh S' ≡ ghostN ⟪ m , [] ⟫ →
-                 PXm.ok SB.recover (false , S') X → NSub (false , S) X
-pu-flend-named {S} {S'} {X} {m} r pt img eg rec =
-  pu-step-cut {⊥} SB.flush {S} {S'} {X} ⟪ m , [] ⟫ r (inj₁ (refl , S , refl , inj₁ (fl pt , refl))) eg (inj₁ img) rec
+pu-flend-named : ∀ {S S' C X m} → OPX.RI (false , S) → FlEndPt (su S) m → Img m (st (su S')) → gh S' ≡ ghostN ⟪ m , [] ⟫ →
+                 AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
+pu-flend-named {S} {S'} {C} {X} {m} r pt img eg ag rec =
+  pu-step-cut SB.flush {S} {S'} {C} {X} ⟪ m , [] ⟫ r (inj₁ (refl , S , refl , inj₁ (fl pt , refl))) eg
+    (λ {t} ar → pu-cut-gm {⟦ ⟪ m , [] ⟫ , ghostN ⟪ m , [] ⟫ ⟧} {st (su S')} {t} ar img) ag rec
   where
     fl : ∀ {m} → FlEndPt (su S) m → FlOk (su S) ⟪ m , [] ⟫
     fl fl-synced = inj₁ refl
@@ -736,14 +734,15 @@ flend-crash {S} fl-ckpt   img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fe 
 -- a barrier of PUSBic's phase (not forced): its crash points once its
 -- committed page is appended (`after`) are power cuts of its end state
 -- (`sB`) with its ghost (`ghC`)
-pu-bar-after-named : ∀ {S S' X} cs₁ cs₂ is₁ is₂ → OPX.RI (false , S) → length (ues (su S)) < umax →
+pu-bar-after-named : ∀ {S S' C X} cs₁ cs₂ is₁ is₂ → OPX.RI (false , S) → length (ues (su S)) < umax →
                      Img (runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))) (st (su S')) →
-                     gh S' ≡ ghC (su S) (after cs₁ cs₂ is₁ is₂) → PXm.ok SB.recover (false , S') X → NSub (false , S) X
-pu-bar-after-named {S} {S'} {X} cs₁ cs₂ is₁ is₂ r lt img eg rec =
-  pu-step-cut {⊥} (SB.reg SB.barrier) {S} {S'} {X} (sB (su S)) r (inj₁ (refl , S , refl , (inj₁ (lt , refl) , refl))) eg
-    (inj₁ (proj₂ (proj₂ (mid-crash {runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))} {fl2 (st (su S))} {st (su S')}
-                                   (fl-mid (st (su S)) (after cs₁ cs₂ is₁ is₂)) img))))
-    rec
+                     gh S' ≡ ghC (su S) (after cs₁ cs₂ is₁ is₂) → AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
+pu-bar-after-named {S} {S'} {C} {X} cs₁ cs₂ is₁ is₂ r lt img eg ag rec =
+  pu-step-cut (SB.reg SB.barrier) {S} {S'} {C} {X} (sB (su S)) r (inj₁ (refl , S , refl , (inj₁ (lt , refl) , refl))) eg
+    (λ {t} ar → pu-cut-gm {⟦ sB (su S) , ghostN (sB (su S)) ⟧} {st (su S')} {t} ar
+                  (proj₂ (proj₂ (mid-crash {runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))} {fl2 (st (su S))} {st (su S')}
+                                           (fl-mid (st (su S)) (after cs₁ cs₂ is₁ is₂)) img))))
+    ag rec
 
 -- they are PX's crash points
 bar-after-crash : ∀ {S S'} cs₁ cs₂ is₁ is₂ → length (ues (su S)) < umax →
@@ -752,74 +751,93 @@ bar-after-crash : ∀ {S S'} cs₁ cs₂ is₁ is₂ → length (ues (su S)) < u
                   PXm.crash (SB.use (SB.reg SB.barrier)) (false , S) (false , S')
 bar-after-crash {S} cs₁ cs₂ is₁ is₂ lt img eg eu = inj₁ (refl , S , refl , (inj₁ (lt , _ , after cs₁ cs₂ is₁ is₂ , img , eg) , eu))
 
+
 ------------------------------------------------------------------------
--- Crashed recoveries in PUSBic's phase: PU's crash relation with its map
--- named (`RecGM`, SCFTL.Impl.UnsyncedModel) holds after a power cut of a
--- normal state (`crash-normal-GM`) and is kept by every crash of
--- PUSBic's recovery (`rec-ck-M`: after any command of its checkpoint;
--- `recC-crash-M`: recovery without the checkpoint), so recovery after
--- any number of them rebuilds the map the first would have
+-- `RecoveredNamed` for the crash states whose cut is one of the crash
+-- points above (`Cov`), followed by any number of crashed recoveries
+-- (`AgainX`): the end of any operation (`Cut`), the chain phase's
+-- (`ChainPt`), and PUSBic's writes', relocations', erases', flushes'
+-- after the SYNC and barriers' after the committed page
 
--- recovery from a crash state in RecGM rebuilds its map
-recgm-l2p : ∀ {s' gh t M u' S'} → RecGM s' gh t M → okX SB.recover ⟦ ⟪ s' , u' ⟫ , gh ⟧ S' →
-            ∀ a → l2p (st (su S')) a ≡ M a
-recgm-l2p {s'} {shp , pr} {t} {M} {u'} {S'} ((b , g , C , pk , so , ga , T , es' , k , p , sh , _) , em) o a = trans (from o) (em a)
-  where
-    same : ∀ {b₂ g₂ C₂ T₂ es₂} → pick (cur (cpL s')) (cur (cpO s')) ≡ just (b₂ , g₂ , C₂) →
-           ParseS (map cur (dr s')) T₂ es₂ pr → shapes es₂ ≡ shp → recM g₂ C₂ pr es₂ s' a ≡ recM g C pr es' s' a
-    same {b₂} {g₂} {C₂} {T₂} {es₂} pk₂ p₂ sh₂ =
-      choice (λ b′ g′ C′ es″ → recM g′ C′ pr es″ s' a ≡ recM g C pr es' s' a) (trans (sym pk) pk₂)
-             (proj₂ (parse-unique T T₂ es' es₂ pr (trans sh (sym sh₂)) (trans (sym (proj₁ p)) (proj₁ p₂)))) refl
-    from : okX SB.recover ⟦ ⟪ s' , u' ⟫ , (shp , pr) ⟧ S' → l2p (st (su S')) a ≡ recM g C pr es' s' a
-    from (inj₁ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , e) , _ , _)) = trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂)
-    from (inj₂ ((b₂ , g₂ , C₂ , pk₂ , T₂ , es₂ , p₂ , sh₂ , _ , _ , e) , _ , _)) = trans (cong (λ z → l2p z a) e) (same pk₂ p₂ sh₂)
-
--- a crash of PUSBic's recovery keeps it
-recgm-crash : ∀ {S t S' M} → RecGM (st (su S)) (gh S) t M → crashX SB.recover S S' → Σ SB.State λ t' → RecGM (st (su S')) (gh S') t' M
-recgm-crash {⟦ ⟪ s , us ⟫ , (shp , pr) ⟧} {t} {⟦ ⟪ s3 , us3 ⟫ , gh3 ⟧} {M}
-  ((b , g , C , pk , so , ga , T , es' , k , p , sh , m , rd , ob) , em) (inj₁ ((b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , rc) , _)) =
-  proj₁ R , proj₂ (proj₂ R)
-  where
-    R = rec-ck-M {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} {gh3} {M} pk so ga p sh m rd ob em
-          (choice (λ b′ g′ C′ es″ → RecCk b′ g′ C′ pr es″ s (shp , pr) s3 gh3) (trans (sym pk2) pk)
-                  (proj₂ (parse-unique T2 T es2 es' pr (trans sh2 (sym sh)) (trans (sym (proj₁ p2)) (proj₁ p))))
-                  (rec-cmd-ck {b2} {g2} {C2} {pr} {es2} {s} {shp , pr} {s3} {gh3} rc))
-recgm-crash {S} {t} {S'} {M} (rg , em) (inj₂ (c , _)) =
-  let R = recC-crash-M {S} {t} {S'} {M} rg em c in proj₁ R , proj₂ (proj₂ R)
-
--- any number of crashed recoveries of PX after a crash state C0
-data AgainX (C0 : XS) : XS → Set where
-  noneX : AgainX C0 C0
-  moreX : ∀ {C C'} → AgainX C0 C → PXm.crash SB.recover C C' → AgainX C0 C'
+data Cov (X0 : XS) : XS → Set where
+  cov-end   : ∀ u {X1 C} → PXm.ok (SB.use u) X0 X1 → Cut X1 C → Cov X0 C
+  cov-chain : ∀ u {s0} → uesX X0 ≡ [] → ChainPt (proj₁ X0) u (stX X0) s0 → Cov X0 (true , lzS s0 (gh (proj₂ X0)))
+  cov-w     : ∀ a d {S S'} → X0 ≡ (false , S) → PXm.crash (SB.use (SB.reg (SB.op (SB.w a d)))) (false , S) (false , S') →
+              Cov X0 (false , S')
+  cov-rl    : ∀ {S S'} → X0 ≡ (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.rl))) (false , S) (false , S') → Cov X0 (false , S')
+  cov-es    : ∀ {S S'} → X0 ≡ (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') → Cov X0 (false , S')
+  cov-flend : ∀ {S S' m} → X0 ≡ (false , S) → FlEndPt (su S) m → Img m (st (su S')) → gh S' ≡ ghostN ⟪ m , [] ⟫ →
+              ues (su S') ≡ [] → Cov X0 (false , S')
+  cov-bar   : ∀ {S S'} cs₁ cs₂ is₁ is₂ → X0 ≡ (false , S) → length (ues (su S)) < umax →
+              Img (runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))) (st (su S')) →
+              gh S' ≡ ghC (su S) (after cs₁ cs₂ is₁ is₂) → ues (su S') ≡ [] → Cov X0 (false , S')
 
 private
-  again-gm : ∀ {S0 t M C} → RecGM (st (su S0)) (gh S0) t M → AgainX (false , S0) C →
-             Σ SU λ S → Σ SB.State λ t' → C ≡ (false , S) × RecGM (st (su S)) (gh S) t' M
-  again-gm {S0} {t} g noneX = S0 , t , refl , g
-  again-gm {S0} {t} {M} g (moreX {C} {C'} ag c) with again-gm {S0} {t} {M} {C} g ag
-  ... | S , t' , refl , g′ with C' | c
-  ...   | (false , S″) | (refl , c′) with recgm-crash {S} {t'} {S″} {M} g′ c′
-  ...     | t″ , g″ = S″ , t″ , refl , g″
+  -- crashed recoveries of the chain phase are PL's (`AgainL`)
+  againX-chain : ∀ {s0 g C} → AgainX (true , lzS s0 g) C → Σ St λ s → C ≡ (true , lzS s g) × AgainL s0 s
+  againX-chain noneX = _ , refl , none
+  againX-chain (moreX {C} {C'} ag c) with againX-chain ag
+  ... | s , refl , al with C' | c
+  ...   | (true , _) | (refl , _ , s' , refl , c') = s' , refl , more al c'
 
-  -- recovery after them names only pages the map names
-  again-named : ∀ {S0 t M C X} → RecGM (st (su S0)) (gh S0) t M → AgainX (false , S0) C → PXm.ok SB.recover C X →
-                ∀ p → Named X p → Σ ℕ λ a → a ≤ amax × M a ≡ just p
-  again-named {S0} {t} {M} {C} {X} g ag rec p x with again-gm {S0} {t} {M} {C} g ag
-  ... | S′ , t′ , refl , g′ with rec
-  ...   | o@(refl , ok) with rec-named {false , S′} {X} o p x
-  ...     | a , le , m = a , le , trans (sym (recgm-l2p {st (su S′)} {gh S′} {t′} {M} {ues (su S′)} {proj₂ X} g′ ok a)) m
+cov-named : ∀ {X0 C0 C X} → OPX.RI X0 → Cov X0 C0 → AgainX C0 C → PXm.ok SB.recover C X → NSub X0 X
+cov-named {X0} {C0} {C} {X} r (cov-end u {X1} o (cut-pu {S1} {u'} {s'} refl img)) ag rec p x =
+  px-stab u {X0} {X1} r o p (pu-again-stab {S1} {u'} {s'} {C} {X} (OPX.B-ok u r o) img ag rec p x)
+cov-named {X0} {C0} {C} {X} r (cov-end u {X1} o (cut-chain {s0} {g} eu img)) ag rec p x with againX-chain ag
+... | s , refl , al = px-stab u {X0} {X1} r o p (chain-again-stab {X1} {s0} {s} {g} {X} (OPX.B-ok u r o) eu img al rec p x)
+cov-named {b , S} {C0} {C} {X} r (cov-chain u {s0} eu c) ag rec with againX-chain ag
+... | s , refl , al = chainpt-named u {b} {S} {s0} {s} {gh S} {X} r eu c al rec
+cov-named r (cov-w a d refl c) ag rec = pu-w-named a d r c ag rec
+cov-named r (cov-rl refl c) ag rec = pu-rl-named r c ag rec
+cov-named r (cov-es refl c) ag rec = pu-es-named r c ag rec
+cov-named {C = C} {X} r (cov-flend {S} {S'} {m} refl pt img eg _) ag rec = pu-flend-named {S} {S'} {C} {X} {m} r pt img eg ag rec
+cov-named {C = C} {X} r (cov-bar {S} {S'} cs₁ cs₂ is₁ is₂ refl lt img eg _) ag rec =
+  pu-bar-after-named {S} {S'} {C} {X} cs₁ cs₂ is₁ is₂ r lt img eg ag rec
 
--- a power cut at a normal state of PUSBic's phase, then any number of
--- crashed recoveries: recovery names only pages the state's stable L2P
--- or an unsynced epoch's map names
-pu-again-stab : ∀ {S u' s' C X} → OPX.RI (false , S) → Img (st (su S)) s' → AgainX (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) C →
-                PXm.ok SB.recover C X → ∀ p → Named X p → Stab (false , S) p
-pu-again-stab {S} {u'} {s'} {C} {X} (t , ar , y) img ag rec p x =
-  a , le , k , m
-  where
-    G0 = crash-normal-GM {su S} {t} {s'} (proj₁ (ivX {S} {t} ar)) (proj₂ (ivX {S} {t} ar)) img
-    k  = proj₁ G0
-    N  = again-named {⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧} {t} {mapAt (smap (st (su S))) (ues (su S)) k} {C} {X} (proj₂ G0) ag rec p x
-    a  = proj₁ N
-    le = proj₁ (proj₂ N)
-    m  = proj₂ (proj₂ N)
+-- every crash of a write, relocation or erase, in either phase, is one
+data RegU : SB.UOp → Set where
+  reg-w  : ∀ a d → RegU (SB.reg (SB.op (SB.w a d)))
+  reg-rl : RegU (SB.reg (SB.op SB.rl))
+  reg-es : RegU (SB.reg (SB.op SB.es))
+
+cov-reg : ∀ {u X0 C} → RegU u → PXm.crash (SB.use u) X0 C → Cov X0 C
+cov-reg {X0 = false , S} {C = false , S'} (reg-w a d) c = cov-w a d refl c
+cov-reg {X0 = false , S} {C = false , S'} reg-rl c = cov-rl refl c
+cov-reg {X0 = false , S} {C = false , S'} reg-es c = cov-es refl c
+cov-reg {X0 = true , S} {C = false , S'} (reg-w a d) (inj₁ (refl , _ , () , _))
+cov-reg {X0 = true , S} {C = false , S'} reg-rl (inj₁ (refl , _ , () , _))
+cov-reg {X0 = true , S} {C = false , S'} reg-es (inj₁ (refl , _ , () , _))
+cov-reg {X0 = b , S} {C = false , S'} ru (inj₂ (() , _))
+cov-reg {X0 = b , S} {C = true , S'} ru (inj₁ (() , _))
+cov-reg {X0 = b , S} {C = true , S'} (reg-w a d) (inj₂ (refl , eu , s0 , refl , c)) = cov-chain (SB.reg (SB.op (SB.w a d))) eu c
+cov-reg {X0 = b , S} {C = true , S'} reg-rl (inj₂ (refl , eu , s0 , refl , c)) = cov-chain (SB.reg (SB.op SB.rl)) eu c
+cov-reg {X0 = b , S} {C = true , S'} reg-es (inj₂ (refl , eu , s0 , refl , c)) = cov-chain (SB.reg (SB.op SB.es)) eu c
+
+-- the chain phase's and PUSBic's flush and barrier points covered are
+-- crash points of PX
+cov-crash : ∀ {X0 C} → Cov X0 C → (Σ SB.UOp λ u → Σ XS λ X1 → PXm.ok (SB.use u) X0 X1 × Cut X1 C) ⊎ (Σ SB.UOp λ u → PXm.crash (SB.use u) X0 C)
+cov-crash (cov-end u o c) = inj₁ (u , _ , o , c)
+cov-crash {b , S} (cov-chain u {s0} eu c) = inj₂ (u , inj₂ (refl , eu , s0 , refl , chainpt-crL b u c))
+cov-crash (cov-w a d refl c) = inj₂ (SB.reg (SB.op (SB.w a d)) , c)
+cov-crash (cov-rl refl c) = inj₂ (SB.reg (SB.op SB.rl) , c)
+cov-crash (cov-es refl c) = inj₂ (SB.reg (SB.op SB.es) , c)
+cov-crash (cov-flend refl pt img eg eu) = inj₂ (SB.flush , flend-crash pt img eg eu)
+cov-crash (cov-bar cs₁ cs₂ is₁ is₂ refl lt img eg eu) = inj₂ (SB.reg SB.barrier , bar-after-crash cs₁ cs₂ is₁ is₂ lt img eg eu)
+
+-- over `Orig`: the operation a crash state's run was cut in, and the
+-- crashed recoveries after it
+cutOp : ∀ {X0 C} → Orig X0 C → SB.UOp
+cutOp (cut u _)   = u
+cutOp (again o _) = cutOp o
+
+orig-split : ∀ {X0 C} (o : Orig X0 C) → Σ XS λ C0 → PXm.crash (SB.use (cutOp o)) X0 C0 × AgainX C0 C
+orig-split (cut u c)   = _ , c , noneX
+orig-split (again o c) with orig-split o
+... | C0 , cr , ag = C0 , cr , moreX ag c
+
+-- `RecoveredNamed` for every run cut in a write, a relocation or an
+-- erase, at any of its crash points, in either phase, with any crashed
+-- recoveries after it
+reg-recovered-named : ∀ {X0 C X} → OPX.RI X0 → (o : Orig X0 C) → RegU (cutOp o) → PXm.ok SB.recover C X → NSub X0 X
+reg-recovered-named {X0} {C} {X} r o ru rec with orig-split o
+... | C0 , cr , ag = cov-named {X0} {C0} {C} {X} r (cov-reg ru cr) ag rec

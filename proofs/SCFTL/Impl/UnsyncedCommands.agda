@@ -116,7 +116,7 @@ open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (Inv′)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (Gh; ghostN; shpN; prN; prN-BI; topN; RecG; CrM; crash-G; FFu; crash-F; crash-normal-G;
-         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; PUM; obligationsU; ARP; CRP; RecCk; rec-ck; RecCr; choice)
+         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; PUM; obligationsU; ARP; CRP; RecCk; rec-ck; RecCr; choice; RecGM; rgMap)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (pre-sync; preT; A-Inv)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -399,27 +399,38 @@ flush-cmd-G u {s} {t} {_} {s'} ff iv (fck ck-end) img =
 -- pages (`skip-top`), which recovery skips, so dropping it keeps the
 -- parse, the ghost and the L2P (`drop-tent`).
 
-drop-tent : ∀ {s' shp pr t} A es1 → map cur (dr s') ≡ A ++ lay es1 pr → shapes es1 ≡ shp → All Skip A →
-  RecG (padW (erased ∷ []) s') (shp , pr) t → RecG s' (shp , pr) t
-drop-tent {s'} {shp} {pr} {t} A es1 eM sh1 sA (b , g , C , pk , so , (_ ∷ ga) , T , es' , k , (e , sk) , sh , m , rd , ob)
+drop-tent-M : ∀ {s' shp pr t M} A es1 → map cur (dr s') ≡ A ++ lay es1 pr → shapes es1 ≡ shp → All Skip A →
+  RecGM (padW (erased ∷ []) s') (shp , pr) t M → RecGM s' (shp , pr) t M
+drop-tent-M {s'} {shp} {pr} {t} {M} A es1 eM sh1 sA ((b , g , C , pk , so , (_ ∷ ga) , T , es' , k , (e , sk) , sh , m , rd , ob) , em)
   with parse-unique T (erased ∷ A) es' es1 pr (trans sh (sym sh1)) (trans (sym e) (cong (erased ∷_) eM))
-... | refl , refl = b , g , C , pk , older-pad {g} (not b) (erased ∷ []) s' so , ga , A , es1 , k , (eM , tl sk) , sh , m , rd , ob
+... | refl , refl = (b , g , C , pk , older-pad {g} (not b) (erased ∷ []) s' so , ga , A , es1 , k , (eM , tl sk) , sh , m , rd , ob) , em
   where
     tl : ∀ {c cs} → All Skip (c ∷ cs) → All Skip cs
     tl (_ ∷ xs) = xs
 
--- the tentative page not yet appended: one erased page on top
-tent-case : ∀ f1 u us {s''} → BI (opt f1 true u) us → Img (opt f1 true u) (padW (erased ∷ []) s'') →
-  Σ St λ z → Img (opt f1 true u) z × (∀ {t'} → RecG z (ghostN ⟪ opt f1 true u , us ⟫) t' → RecG s'' (ghostN ⟪ opt f1 true u , us ⟫) t')
-tent-case f1 u us {s''} b img' =
-  padW (erased ∷ []) s'' , img' , λ {t'} → back (skip-top {m} {padW (erased ∷ []) s''} b (proj₁ (proj₂ (proj₂ (proj₂ img'))))) {t'}
+drop-tent : ∀ {s' shp pr t} A es1 → map cur (dr s') ≡ A ++ lay es1 pr → shapes es1 ≡ shp → All Skip A →
+  RecG (padW (erased ∷ []) s') (shp , pr) t → RecG s' (shp , pr) t
+drop-tent {s'} {shp} {pr} {t} A es1 eM sh1 sA rg =
+  proj₁ (drop-tent-M {s'} {shp} {pr} {t} {rgMap {padW (erased ∷ []) s'} {shp , pr} {t} rg} A es1 eM sh1 sA (rg , λ a → refl))
+
+-- the tentative page not yet appended: one erased page on top, which
+-- recovery skips (`tent-back-M`: the map it rebuilds is the same)
+tent-back-M : ∀ f1 u us {s'' t' M} → BI (opt f1 true u) us → Img (opt f1 true u) (padW (erased ∷ []) s'') →
+  RecGM (padW (erased ∷ []) s'') (ghostN ⟪ opt f1 true u , us ⟫) t' M → RecGM s'' (ghostN ⟪ opt f1 true u , us ⟫) t' M
+tent-back-M f1 u us {s''} {t'} {M} b img' rg = back (skip-top {m} {padW (erased ∷ []) s''} b (proj₁ (proj₂ (proj₂ (proj₂ img')))))
   where
     m = ⟪ opt f1 true u , us ⟫
     back : (Σ (List Cell) λ A → Σ (List UEp) λ es1 → map cur (dr (padW (erased ∷ []) s'')) ≡ A ++ lay es1 (prN m) ×
               shapes es1 ≡ shpN m × All Skip A × length A ≡ ntop m) →
-           ∀ {t'} → RecG (padW (erased ∷ []) s'') (ghostN m) t' → RecG s'' (ghostN m) t'
-    back (c ∷ A , es1 , e , sh1 , (_ ∷ sA) , _) {t'} rg with ∷-inj e
-    ... | refl , eM = drop-tent {s''} {shpN m} {prN m} {t'} A es1 eM sh1 sA rg
+           RecGM s'' (ghostN m) t' M
+    back (c ∷ A , es1 , e , sh1 , (_ ∷ sA) , _) with ∷-inj e
+    ... | refl , eM = drop-tent-M {s''} {shpN m} {prN m} {t'} {M} A es1 eM sh1 sA rg
+
+tent-case : ∀ f1 u us {s''} → BI (opt f1 true u) us → Img (opt f1 true u) (padW (erased ∷ []) s'') →
+  Σ St λ z → Img (opt f1 true u) z × (∀ {t'} → RecG z (ghostN ⟪ opt f1 true u , us ⟫) t' → RecG s'' (ghostN ⟪ opt f1 true u , us ⟫) t')
+tent-case f1 u us {s''} b img' =
+  padW (erased ∷ []) s'' , img' ,
+  λ {t'} rg → proj₁ (tent-back-M f1 u us {s''} {t'} {rgMap {padW (erased ∷ []) s''} {ghostN ⟪ opt f1 true u , us ⟫} {t'} rg} b img' (rg , λ a → refl))
 
 -- the crash point of the batch: a crash outcome of the step's end state,
 -- or, before the tentative page's append, of the end state with one

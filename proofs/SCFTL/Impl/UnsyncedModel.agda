@@ -191,9 +191,9 @@ crash-normal-G {s} {t} {s'} (ar , ga , b , so) gr img =
 -- (`crash-normal-GM`: with the map named, the k-th unsynced epoch's;
 -- `recU-crash-mapBI`)
 crash-normal-GM : ∀ {s t s'} → Inv s t → GenR (st s) → Img (st s) s' →
-                  Σ ℕ λ k → RecGM s' (ghostN s) t (mapAt (smap (st s)) (ues s) k)
+                  Σ ℕ λ k → k ≤ length (ues s) × RecGM s' (ghostN s) t (mapAt (smap (st s)) (ues s) k)
 crash-normal-GM {s} {t} {s'} iv gr img =
-  k , crash-normal-G {s} {t} {s'} iv gr img ,
+  k , proj₁ (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ R))))) , crash-normal-G {s} {t} {s'} iv gr img ,
   λ a → trans (cong (λ z → proj₁ (recRS (gen (st s)) (λ q → cur (dat s' q)) es' z (st0 (BI.C b))) a) (prN-BI s b)) (eqM a)
   where
     b   = proj₁ (proj₂ (proj₂ iv))
@@ -546,7 +546,7 @@ rec-ck-M {s} {t} {b} {g} {C} {pr} {T} {es'} {k} {shp} {s3} pk so ga p sh m rd ob
     IV = proj₂ (proj₂ (proj₂ (proj₂ (recU-A {s} {t} (b , g , C , pk , pr , T , es' , k , p , m , rd , ob)))))
     GM = crash-normal-GM {⟪ recU b g C pr es' s , [] ⟫} {recT (candAt t k)} {s3} (proj₁ IV) (proj₂ IV) img
     k′ = proj₁ GM
-    G  = proj₂ GM
+    G  = proj₂ (proj₂ GM)
 
 rec-ck : ∀ {s t b g C pr T es' k shp s3 gh3} →
   pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) → Older g (cur (slot (not b) s)) → All (GenLe g) (map cur (dr s)) →

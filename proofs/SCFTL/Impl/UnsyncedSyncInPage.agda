@@ -404,8 +404,8 @@ recC-crash-M : ∀ {S t S' M} → (cr : CRP S t) → (∀ a → rgMap {st (su S)
 recC-crash-M {S} {t} {⟦ ⟪ x , us ⟫ , .(ghostN ⟪ recR b2 g2 C2 (proj₂ (gh S)) es2 (st (su S)) , [] ⟫) ⟧} {M}
   cr@(b , g , C , pk , so , ga , T , es' , k , p , sh , _) em (b2 , g2 , C2 , pk2 , T2 , es2 , p2 , sh2 , cl , _ , img , refl) =
   proj₁ A , inj₂ (SB.stable (proj₁ A) , sx (proj₁ (proj₂ A)) , refl , px (proj₁ (proj₂ A))) ,
-  proj₁ (proj₂ GM) ,
-  λ a → trans (proj₂ (proj₂ GM) a) (trans (cong (λ f → f a) (mapAt-nil (recM g2 C2 pr es2 s) (proj₁ GM))) (trans (sym (ch a)) (em a)))
+  proj₁ (proj₂ (proj₂ GM)) ,
+  λ a → trans (proj₂ (proj₂ (proj₂ GM)) a) (trans (cong (λ f → f a) (mapAt-nil (recM g2 C2 pr es2 s) (proj₁ GM))) (trans (sym (ch a)) (em a)))
   where
     s  = st (su S)
     pr = proj₂ (gh S)
