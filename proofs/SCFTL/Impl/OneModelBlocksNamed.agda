@@ -171,6 +171,17 @@ NNew X X' = ∀ p → Named X' p → Named X p ⊎ p ≡ nxt (stX X)
 sub-trans : ∀ {X Y Z} → NSub X Y → NSub Y Z → NSub X Z
 sub-trans f g p x = f p (g p x)
 
+-- a barrier: the new epoch's map is the volatile L2P (`vm`)
+sub-barrier : ∀ {X X'} e → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
+              uesX X' ≡ uesX X ++ e ∷ [] → (∀ a → l2p (stX X) a ≡ eM e (lastMap (smap (stX X)) (uesX X)) a) →
+              NSub X X'
+sub-barrier e kl ks eu vm p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
+sub-barrier {X} {X'} e kl ks eu vm p (a , le , inj₂ (j , m)) with mapAt-snoc (smap (stX X)) (uesX X) e j
+... | inj₁ q = a , le , inj₂ (j , trans (sym (cong (λ f → f a) q)) m′)
+  where m′ = trans (sym (mapAt-≐ ks (uesX X ++ e ∷ []) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
+... | inj₂ q = a , le , inj₁ (trans (vm a) (trans (sym (cong (λ f → f a) q)) m′))
+  where m′ = trans (sym (mapAt-≐ ks (uesX X ++ e ∷ []) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
+
 private
   -- the stable maps kept
   map-keep : ∀ {X X'} → (∀ a → smap (stX X') a ≡ smap (stX X) a) → uesX X' ≡ uesX X →
@@ -202,15 +213,6 @@ private
           (trans (sym (mapAt-≐ ks ys j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m))))
 
   -- one more epoch, whose map is the volatile L2P
-  sub-barrier : ∀ {X X'} e → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
-                uesX X' ≡ uesX X ++ e ∷ [] → (∀ a → l2p (stX X) a ≡ eM e (lastMap (smap (stX X)) (uesX X)) a) →
-                NSub X X'
-  sub-barrier e kl ks eu vm p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
-  sub-barrier {X} {X'} e kl ks eu vm p (a , le , inj₂ (j , m)) with mapAt-snoc (smap (stX X)) (uesX X) e j
-  ... | inj₁ q = a , le , inj₂ (j , trans (sym (cong (λ f → f a) q)) m′)
-    where m′ = trans (sym (mapAt-≐ ks (uesX X ++ e ∷ []) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
-  ... | inj₂ q = a , le , inj₁ (trans (vm a) (trans (sym (cong (λ f → f a) q)) m′))
-    where m′ = trans (sym (mapAt-≐ ks (uesX X ++ e ∷ []) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
 
   -- P's next page mapped anew
   new-keep : ∀ {X X'} → (NewPg (stX X) (stX X') ⊎ Keep (stX X) (stX X')) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →

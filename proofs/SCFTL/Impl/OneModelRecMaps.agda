@@ -87,7 +87,7 @@
 --                    which recovery skips: `op-cmd-img`, `tent-back-M`,
 --                    SCFTL.Impl.UnsyncedCommands), or of the state itself
 --                    when the step does nothing
---   FlEndPt, pu-flend-named, flend-crash, pu-bar-after-named, bar-after-crash
+--   FlEndPt, pu-flend-named, flend-crash, pu-barcmd-named, barcmd-crash
 --                    the same for a flush's crash points after its SYNC
 --                    and at the end of its checkpoint, and for a barrier's
 --                    (not forced) once its committed page is appended
@@ -138,7 +138,7 @@ open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-sync
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; tOf; rdS; ri-dok; dok-crash)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI; fi4-RI; tF)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before; after; padW; fl-mid; runs; run; apR; cmt)
-open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; sB; ghC; rec-cmd-ck; tent-back-M)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; fb; sB; ghC; rec-cmd-ck; tent-back-M; BarCmd; drop-pad-M; skip-top; ghost-sB; ntop; runs-dr)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (FlOk; RecGM; crash-normal-GM; rec-ck-M; choice; RecCk; SU)
 open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (recC-crash-M)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
@@ -153,8 +153,11 @@ open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (all-sync)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (konsS-free; ri-chain-free)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
-open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues)
-open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (⟦_,_⟧; su; gh; ghostN)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (StU; ⟪_,_⟫; st; ues; flB; epE)
+open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (pre-sync; preT)
+open import Data.Nat.Properties using (≤-refl)
+open import Data.List.Relation.Unary.All using (_∷_)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (⟦_,_⟧; su; gh; ghostN; shpN; prN)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (parse-unique; shapes)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
@@ -166,7 +169,7 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS;
 open import SCFTL.Impl.LazyChainBarrier Data d0 amax wmax kmax umax _≟D_ kc using (PLD)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (uesX; Named; NSub; rec-named; Orig; cut; again; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
+  using (uesX; Named; NSub; rec-named; Orig; cut; again; sub-barrier; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
 open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩; use; flush; w; rl; es) renaming (reg to regop)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -731,25 +734,57 @@ flend-crash : ∀ {S S' m} → FlEndPt (su S) m → Img m (st (su S')) → gh S'
 flend-crash {S} fl-synced img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fs , img , eg) , eu))
 flend-crash {S} fl-ckpt   img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fe , img , eg) , eu))
 
--- a barrier of PUSBic's phase (not forced): its crash points once its
--- committed page is appended (`after`) are power cuts of its end state
--- (`sB`) with its ghost (`ghC`)
-pu-bar-after-named : ∀ {S S' C X} cs₁ cs₂ is₁ is₂ → OPX.RI (false , S) → length (ues (su S)) < umax →
-                     Img (runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))) (st (su S')) →
-                     gh S' ≡ ghC (su S) (after cs₁ cs₂ is₁ is₂) → AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
-pu-bar-after-named {S} {S'} {C} {X} cs₁ cs₂ is₁ is₂ r lt img eg ag rec =
-  pu-step-cut (SB.reg SB.barrier) {S} {S'} {C} {X} (sB (su S)) r (inj₁ (refl , S , refl , (inj₁ (lt , refl) , refl))) eg
-    (λ {t} ar → pu-cut-gm {⟦ sB (su S) , ghostN (sB (su S)) ⟧} {st (su S')} {t} ar
-                  (proj₂ (proj₂ (mid-crash {runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))} {fl2 (st (su S))} {st (su S')}
-                                           (fl-mid (st (su S)) (after cs₁ cs₂ is₁ is₂)) img))))
-    ag rec
+-- a barrier's or a flush's crash points before its SYNC (`BarCmd`): once
+-- its committed page is appended, a power cut of the barrier's end state
+-- (`sB`) with its ghost; before, that flash with one erased page on top,
+-- read with the state's own ghost (`ghC`: the barrier's epoch, its
+-- committed page missing, is dropped, `drop-pad-M`).  Either way recovery
+-- rebuilds a map of the barrier's end state, whose new epoch's map is the
+-- volatile L2P (`sub-barrier`); the barrier's end state need not be a
+-- normal state of PX (a flush, a forced barrier), its invariant is
+-- PUSBic's `pre-sync`
+private
+  bar-gm : ∀ {S t s' x} → ARX S t → (r : BarCmd (su S) x) → Img x s' →
+           Σ ℕ λ k → k ≤ length (ues (su S) ++ epE (st (su S)) ∷ []) ×
+             RecGM s' (ghC (su S) r) (preT t) (mapAt (smap (flB (st (su S)))) (ues (su S) ++ epE (st (su S)) ∷ []) k)
+  bar-gm {S} {t} {s'} ar (after cs₁ cs₂ is₁ is₂) img =
+    crash-normal-GM {sB (su S)} {preT t} {s'} (pre-sync {su S} {t} (proj₁ iv)) (≤-refl ∷ proj₂ iv)
+      (proj₂ (proj₂ (mid-crash {runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))} {fl2 (st (su S))} {s'}
+                               (fl-mid (st (su S)) (after cs₁ cs₂ is₁ is₂)) img)))
+    where iv = ivX {S} {t} ar
+  bar-gm {S} {t} {s'} ar (before cs is) img =
+    proj₁ G , proj₁ (proj₂ G) ,
+    drop-pad-M {s'} {shpN s} {ntop s} {prN s} {preT t} {M} (proj₁ SK) (proj₁ (proj₂ SK))
+      (proj₁ (proj₂ (proj₂ SK))) (proj₁ (proj₂ (proj₂ (proj₂ SK)))) (proj₁ (proj₂ (proj₂ (proj₂ (proj₂ SK)))))
+      (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ SK)))))
+      (subst (λ gh → RecGM (padW (erased ∷ []) s') gh (preT t) M) (ghost-sB s) (proj₂ (proj₂ G)))
+    where
+      s  = su S
+      iv = ivX {S} {t} ar
+      img' : Img (flB (st s)) (padW (erased ∷ []) s')
+      img' = proj₂ (proj₂ (mid-crash {runs cs (st s)} {fl2 (st s)} {s'} (fl-mid (st s) (before {ap = just (cmt (st s))} cs is)) img))
+      G  = crash-normal-GM {sB s} {preT t} {padW (erased ∷ []) s'} (pre-sync {s} {t} (proj₁ iv)) (≤-refl ∷ proj₂ iv) img'
+      M  = mapAt (smap (flB (st s))) (ues s ++ epE (st s) ∷ []) (proj₁ G)
+      cl : CrashL (dr (st s)) (dr s')
+      cl = subst (λ w → CrashL w (dr s')) (runs-dr {st s} cs is (st s)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
+      SK = skip-top {s} {s'} (proj₁ (proj₂ (proj₂ (proj₁ iv)))) cl
 
--- they are PX's crash points
-bar-after-crash : ∀ {S S'} cs₁ cs₂ is₁ is₂ → length (ues (su S)) < umax →
-                  Img (runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))) (st (su S')) →
-                  gh S' ≡ ghC (su S) (after cs₁ cs₂ is₁ is₂) → ues (su S') ≡ [] →
-                  PXm.crash (SB.use (SB.reg SB.barrier)) (false , S) (false , S')
-bar-after-crash {S} cs₁ cs₂ is₁ is₂ lt img eg eu = inj₁ (refl , S , refl , (inj₁ (lt , _ , after cs₁ cs₂ is₁ is₂ , img , eg) , eu))
+pu-barcmd-named : ∀ {S S' C X x} → OPX.RI (false , S) → (r : BarCmd (su S) x) → Img x (st (su S')) → gh S' ≡ ghC (su S) r →
+                  AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
+pu-barcmd-named {S} {S'} {C} {X} {x} (t , ar , y) r img eg ag rec p xn =
+  sub-barrier {false , S} {false , ⟦ sB (su S) , ghostN (sB (su S)) ⟧} (epE (st (su S))) (λ a → refl) (λ a → refl) refl vm p
+    (proj₁ N , proj₁ (proj₂ N) , inj₂ (proj₁ G , proj₂ (proj₂ N)))
+  where
+    G  = bar-gm {S} {t} {st (su S')} ar r img
+    M  = mapAt (smap (flB (st (su S)))) (ues (su S) ++ epE (st (su S)) ∷ []) (proj₁ G)
+    N  = again-named {⟦ ⟪ st (su S') , ues (su S') ⟫ , ghC (su S) r ⟧} {preT t} {M} {C} {X} (proj₂ (proj₂ G))
+           (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p xn
+    vm = proj₂ (proj₁ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (ivX {S} {t} ar)))))))
+
+-- they are crash points of PX (every one a flush's, `fb`)
+barcmd-crash : ∀ {S S' x} (r : BarCmd (su S) x) → Img x (st (su S')) → gh S' ≡ ghC (su S) r → ues (su S') ≡ [] →
+               PXm.crash (SB.use SB.flush) (false , S) (false , S')
+barcmd-crash {S} r img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fb r , img , eg) , eu))
 
 
 ------------------------------------------------------------------------
@@ -768,9 +803,8 @@ data Cov (X0 : XS) : XS → Set where
   cov-es    : ∀ {S S'} → X0 ≡ (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') → Cov X0 (false , S')
   cov-flend : ∀ {S S' m} → X0 ≡ (false , S) → FlEndPt (su S) m → Img m (st (su S')) → gh S' ≡ ghostN ⟪ m , [] ⟫ →
               ues (su S') ≡ [] → Cov X0 (false , S')
-  cov-bar   : ∀ {S S'} cs₁ cs₂ is₁ is₂ → X0 ≡ (false , S) → length (ues (su S)) < umax →
-              Img (runs cs₂ (run (apR (cmt (st (su S)))) (runs cs₁ (st (su S))))) (st (su S')) →
-              gh S' ≡ ghC (su S) (after cs₁ cs₂ is₁ is₂) → ues (su S') ≡ [] → Cov X0 (false , S')
+  cov-bar   : ∀ {S S' x} → X0 ≡ (false , S) → (r : BarCmd (su S) x) → Img x (st (su S')) → gh S' ≡ ghC (su S) r →
+              ues (su S') ≡ [] → Cov X0 (false , S')
 
 private
   -- crashed recoveries of the chain phase are PL's (`AgainL`)
@@ -791,8 +825,7 @@ cov-named r (cov-w a d refl c) ag rec = pu-w-named a d r c ag rec
 cov-named r (cov-rl refl c) ag rec = pu-rl-named r c ag rec
 cov-named r (cov-es refl c) ag rec = pu-es-named r c ag rec
 cov-named {C = C} {X} r (cov-flend {S} {S'} {m} refl pt img eg _) ag rec = pu-flend-named {S} {S'} {C} {X} {m} r pt img eg ag rec
-cov-named {C = C} {X} r (cov-bar {S} {S'} cs₁ cs₂ is₁ is₂ refl lt img eg _) ag rec =
-  pu-bar-after-named {S} {S'} {C} {X} cs₁ cs₂ is₁ is₂ r lt img eg ag rec
+cov-named {C = C} {X} r (cov-bar {S} {S'} refl rb img eg _) ag rec = pu-barcmd-named {S} {S'} {C} {X} r rb img eg ag rec
 
 -- every crash of a write, relocation or erase, in either phase, is one
 data RegU : SB.UOp → Set where
@@ -822,7 +855,7 @@ cov-crash (cov-w a d refl c) = inj₂ (SB.reg (SB.op (SB.w a d)) , c)
 cov-crash (cov-rl refl c) = inj₂ (SB.reg (SB.op SB.rl) , c)
 cov-crash (cov-es refl c) = inj₂ (SB.reg (SB.op SB.es) , c)
 cov-crash (cov-flend refl pt img eg eu) = inj₂ (SB.flush , flend-crash pt img eg eu)
-cov-crash (cov-bar cs₁ cs₂ is₁ is₂ refl lt img eg eu) = inj₂ (SB.reg SB.barrier , bar-after-crash cs₁ cs₂ is₁ is₂ lt img eg eu)
+cov-crash (cov-bar refl rb img eg eu) = inj₂ (SB.flush , barcmd-crash rb img eg eu)
 
 -- over `Orig`: the operation a crash state's run was cut in, and the
 -- crashed recoveries after it

@@ -220,9 +220,9 @@ older-pad false _ _ o = o
 -- of the state itself with that ghost less its top epoch, when the
 -- region parses with the latter (its top pages A skipped, n of them: the
 -- top epoch's tentative pages)
-drop-pad : ∀ {s' shp n pr t} A es1 → map cur (dr s') ≡ A ++ lay es1 pr → shapes es1 ≡ shp → All Skip A → length A ≡ n →
-  RecG (padW (erased ∷ []) s') (shp ++ n ∷ [] , pr) t → RecG s' (shp , pr) t
-drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA (b , g , C , pk , so , (_ ∷ ga) , (c ∷ T) , es' , k , (e , (_ ∷ sk)) , sh , m , rd , ob) =
+drop-pad-M : ∀ {s' shp n pr t M} A es1 → map cur (dr s') ≡ A ++ lay es1 pr → shapes es1 ≡ shp → All Skip A → length A ≡ n →
+  RecGM (padW (erased ∷ []) s') (shp ++ n ∷ [] , pr) t M → RecGM s' (shp , pr) t M
+drop-pad-M {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA ((b , g , C , pk , so , (_ ∷ ga) , (c ∷ T) , es' , k , (e , (_ ∷ sk)) , sh , m , rd , ob) , _) =
   ⊥-elim (nil≢ (proj₁ (parse-unique [] (c ∷ T) (es1 ++ (erased , A) ∷ []) es' pr shE eqn)))
   where
     nil≢ : [] ≡ c ∷ T → ⊥
@@ -232,16 +232,22 @@ drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA (b , g , C , pk , so , (_ �
                 (trans (cong₂ _++_ sh1 (cong (_∷ []) lA)) (sym sh))
     eqn : lay (es1 ++ (erased , A) ∷ []) pr ≡ (c ∷ T) ++ lay es' pr
     eqn = trans (lay-snoc es1 erased A pr) (trans (cong (erased ∷_) (sym eM)) e)
-drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA (b , g , C , pk , so , (_ ∷ ga) , [] , es' , k , (e , []) , sh , m , rd , ob)
+drop-pad-M {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA ((b , g , C , pk , so , (_ ∷ ga) , [] , es' , k , (e , []) , sh , m , rd , ob) , em)
   with snoc-view es' shp n sh
 ... | es0 , c , ts , refl , sh0 , lt with ∷-inj (trans e (lay-snoc es0 c ts pr))
 ...   | refl , eL with ++-split A ts (trans lA (sym lt)) (trans (sym eM) eL)
 ...     | refl , _ =
-  b , g , C , pk , older-pad {g} (not b) (erased ∷ []) s' so , ga , A , es0 , k , (eL , sA) , sh0 , m ,
-  (λ a le → trans (cong (λ z → rdD (dat s') (proj₁ (rp g z (st0 C)) a)) (sym (accU-snoc-erased g D pr es0 A))) (rd a le)) ,
-  (λ a q le eq → ob a q le (trans (cong (λ z → proj₁ (rp g z (st0 C)) a) (accU-snoc-erased g D pr es0 A)) eq))
+  (b , g , C , pk , older-pad {g} (not b) (erased ∷ []) s' so , ga , A , es0 , k , (eL , sA) , sh0 , m ,
+   (λ a le → trans (cong (λ z → rdD (dat s') (proj₁ (rp g z (st0 C)) a)) (sym (accU-snoc-erased g D pr es0 A))) (rd a le)) ,
+   (λ a q le eq → ob a q le (trans (cong (λ z → proj₁ (rp g z (st0 C)) a) (accU-snoc-erased g D pr es0 A)) eq))) ,
+  (λ a → trans (cong (λ z → proj₁ (rp g z (st0 C)) a) (sym (accU-snoc-erased g D pr es0 A))) (em a))
   where
     D = λ p → cur (dat s' p)
+
+drop-pad : ∀ {s' shp n pr t} A es1 → map cur (dr s') ≡ A ++ lay es1 pr → shapes es1 ≡ shp → All Skip A → length A ≡ n →
+  RecG (padW (erased ∷ []) s') (shp ++ n ∷ [] , pr) t → RecG s' (shp , pr) t
+drop-pad {s'} {shp} {n} {pr} {t} A es1 eM sh1 sA lA rg =
+  proj₁ (drop-pad-M {s'} {shp} {n} {pr} {t} {rgMap {padW (erased ∷ []) s'} {shp ++ n ∷ [] , pr} {t} rg} A es1 eM sh1 sA lA (rg , λ a → refl))
 
 private
   crashRs-length : ∀ {cs cs'} → CrashRs cs cs' → length cs' ≡ length cs
