@@ -137,9 +137,9 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; modul
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-syncAll)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; tOf; rdS; ri-dok; dok-crash)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI; fi4-RI; tF)
-open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before; after; padW; fl-mid; runs; run; apR; cmt)
-open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; fb; sB; ghC; rec-cmd-ck; tent-back-M; BarCmd; drop-pad-M; skip-top; ghost-sB; ntop; runs-dr)
-open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (FlOk; RecGM; crash-normal-GM; rec-ck-M; choice; RecCk; SU)
+open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before; after; padW; fl-mid; runs; run; apR; cmt; CkCmd)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; fb; fck; fck-img; sB; ghC; rec-cmd-ck; tent-back-M; BarCmd; drop-pad-M; skip-top; ghost-sB; ntop; runs-dr)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (FlOk; RecGM; crash-normal-GM; rec-ck-M; choice; RecCk; SU; ck-G-M; fl-A)
 open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (recC-crash-M)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
 open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; pl-rec-crash-M; crlm-of; lkc-of; walk-k0; kons-crash-CRLM; pl-wr-crls; pl-rl-crls)
@@ -734,6 +734,24 @@ flend-crash : ∀ {S S' m} → FlEndPt (su S) m → Img m (st (su S')) → gh S'
 flend-crash {S} fl-synced img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fs , img , eg) , eu))
 flend-crash {S} fl-ckpt   img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fe , img , eg) , eu))
 
+-- a flush's crash points inside its checkpoint (`fck`, the ghost the
+-- whole region as durable part): recovery rebuilds the flushed L2P — the
+-- old slot with the region replayed, or the new slot (`ck-G-M`) — so the
+-- volatile L2P the flush started from
+pu-fck-named : ∀ {S S' C X x} → OPX.RI (false , S) → CkCmd (fl3 (st (su S))) x → Img x (st (su S')) →
+               gh S' ≡ ([] , map cur (dr (st (su S')))) → AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
+pu-fck-named {S} {S'} {C} {X} {x} (t , ar , y) c img eg ag rec p xn = proj₁ N , proj₁ (proj₂ N) , inj₁ (proj₂ (proj₂ N))
+  where
+    F = fl-A SB.flush {su S} {t} {⟪ fl3 (st (su S)) , [] ⟫} tt (ivX {S} {t} ar) (inj₁ refl)
+    G = ck-G-M {su S} {proj₁ F} {st (su S')} (proj₂ (proj₂ F)) (fck-img {su S} {x} {st (su S')} c img)
+    N = again-named {⟦ ⟪ st (su S') , ues (su S') ⟫ , ([] , map cur (dr (st (su S')))) ⟧} {proj₁ F} {smap (fl3 (st (su S)))} {C} {X} G
+          (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p xn
+
+-- they are crash points of PX
+fck-crash : ∀ {S S' x} → CkCmd (fl3 (st (su S))) x → Img x (st (su S')) → gh S' ≡ ([] , map cur (dr (st (su S')))) →
+            ues (su S') ≡ [] → PXm.crash (SB.use SB.flush) (false , S) (false , S')
+fck-crash {S} c img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fck c , img , eg) , eu))
+
 -- a barrier's or a flush's crash points before its SYNC (`BarCmd`): once
 -- its committed page is appended, a power cut of the barrier's end state
 -- (`sB`) with its ghost; before, that flash with one erased page on top,
@@ -805,6 +823,8 @@ data Cov (X0 : XS) : XS → Set where
               ues (su S') ≡ [] → Cov X0 (false , S')
   cov-bar   : ∀ {S S' x} → X0 ≡ (false , S) → (r : BarCmd (su S) x) → Img x (st (su S')) → gh S' ≡ ghC (su S) r →
               ues (su S') ≡ [] → Cov X0 (false , S')
+  cov-fck   : ∀ {S S' x} → X0 ≡ (false , S) → CkCmd (fl3 (st (su S))) x → Img x (st (su S')) →
+              gh S' ≡ ([] , map cur (dr (st (su S')))) → ues (su S') ≡ [] → Cov X0 (false , S')
 
 private
   -- crashed recoveries of the chain phase are PL's (`AgainL`)
@@ -826,6 +846,7 @@ cov-named r (cov-rl refl c) ag rec = pu-rl-named r c ag rec
 cov-named r (cov-es refl c) ag rec = pu-es-named r c ag rec
 cov-named {C = C} {X} r (cov-flend {S} {S'} {m} refl pt img eg _) ag rec = pu-flend-named {S} {S'} {C} {X} {m} r pt img eg ag rec
 cov-named {C = C} {X} r (cov-bar {S} {S'} refl rb img eg _) ag rec = pu-barcmd-named {S} {S'} {C} {X} r rb img eg ag rec
+cov-named {C = C} {X} r (cov-fck {S} {S'} refl c img eg _) ag rec = pu-fck-named {S} {S'} {C} {X} r c img eg ag rec
 
 -- every crash of a write, relocation or erase, in either phase, is one
 data RegU : SB.UOp → Set where
@@ -856,6 +877,7 @@ cov-crash (cov-rl refl c) = inj₂ (SB.reg (SB.op SB.rl) , c)
 cov-crash (cov-es refl c) = inj₂ (SB.reg (SB.op SB.es) , c)
 cov-crash (cov-flend refl pt img eg eu) = inj₂ (SB.flush , flend-crash pt img eg eu)
 cov-crash (cov-bar refl rb img eg eu) = inj₂ (SB.flush , barcmd-crash rb img eg eu)
+cov-crash (cov-fck refl c img eg eu) = inj₂ (SB.flush , fck-crash c img eg eu)
 
 -- over `Orig`: the operation a crash state's run was cut in, and the
 -- crashed recoveries after it

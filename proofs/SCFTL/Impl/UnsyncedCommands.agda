@@ -368,6 +368,19 @@ ghF s fs      s' = ghostN ⟪ fl3 (st s) , [] ⟫
 ghF s (fck _) s' = [] , map cur (dr s')
 ghF s fe      s' = ghostN ⟪ ck3 (fl3 (st s)) , [] ⟫
 
+-- a crash after any command of the flush's checkpoint: a crash outcome
+-- of its first or second point
+fck-img : ∀ {s x s'} → CkCmd (fl3 (st s)) x → Img x s' → Img (ck1 (fl3 (st s))) s' ⊎ Img (ck2 (fl3 (st s))) s'
+fck-img {s} {_} {s'} (ck-new cs is) img =
+  inj₁ (proj₂ (proj₂ (mid-crash {runs cs (fl3 (st s))} {ck1 (fl3 (st s))} {s'}
+                (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) (ck-new cs is)))) img)))
+fck-img {s} {_} {s'} (ck-erase cs is) img =
+  inj₂ (proj₂ (proj₂ (mid-crash {runs cs (syncAll (ck1 (fl3 (st s))))} {ck2 (fl3 (st s))} {s'}
+                (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) (ck-erase cs is)))) img)))
+fck-img {s} {_} {s'} ck-end img =
+  inj₂ (proj₂ (proj₂ (mid-crash {syncAll (ck2 (fl3 (st s)))} {ck2 (fl3 (st s))} {s'}
+                (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) ck-end))) img)))
+
 flush-cmd-G : ∀ u {s t x s'} → FFu u s → Inv′ s t → (r : FlCmd s x) → Img x s' →
   Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s' (ghF s r s') t'
 flush-cmd-G u {s} {t} {x} {s'} ff (iv , gr) (fb r) img =
@@ -378,24 +391,8 @@ flush-cmd-G u {s} {t} {_} {s'} ff iv fs img =
   crash-F u {s} {t} {s'} {ghostN ⟪ fl3 (st s) , [] ⟫} ff iv (inj₂ (inj₁ (img , refl)))
 flush-cmd-G u {s} {t} {_} {s'} ff iv fe img =
   crash-F u {s} {t} {s'} {ghostN ⟪ ck3 (fl3 (st s)) , [] ⟫} ff iv (inj₂ (inj₂ (inj₂ (img , refl))))
-flush-cmd-G u {s} {t} {_} {s'} ff iv (fck (ck-new cs is)) img =
-  crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₁ img' , refl))))
-  where
-    img' : Img (ck1 (fl3 (st s))) s'
-    img' = proj₂ (proj₂ (mid-crash {runs cs (fl3 (st s))} {ck1 (fl3 (st s))} {s'}
-                   (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) (ck-new cs is)))) img))
-flush-cmd-G u {s} {t} {_} {s'} ff iv (fck (ck-erase cs is)) img =
-  crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₂ img' , refl))))
-  where
-    img' : Img (ck2 (fl3 (st s))) s'
-    img' = proj₂ (proj₂ (mid-crash {runs cs (syncAll (ck1 (fl3 (st s))))} {ck2 (fl3 (st s))} {s'}
-                   (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) (ck-erase cs is)))) img))
-flush-cmd-G u {s} {t} {_} {s'} ff iv (fck ck-end) img =
-  crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (inj₂ img' , refl))))
-  where
-    img' : Img (ck2 (fl3 (st s))) s'
-    img' = proj₂ (proj₂ (mid-crash {syncAll (ck2 (fl3 (st s)))} {ck2 (fl3 (st s))} {s'}
-                   (proj₂ (proj₂ (ck-mid (fl3 (st s)) (cur (cpO (fl2 (st s))) , refl) ck-end))) img))
+flush-cmd-G u {s} {t} {x} {s'} ff iv (fck c) img =
+  crash-F u {s} {t} {s'} {[] , map cur (dr s')} ff iv (inj₂ (inj₂ (inj₁ (fck-img {s} {x} {s'} c img , refl))))
 
 ------------------------------------------------------------------------
 -- Writes and GC: a data batch with at most one tentative delta page

@@ -378,9 +378,32 @@ new-slot-G {u} {t} {s''} iv cd gr pk so =
   where
     sy = proj₂ (proj₂ (proj₂ (proj₂ (proj₁ (proj₂ iv)))))
 
-ck-G : ∀ {s t s''} → Inv′ ⟪ fl3 (st s) , [] ⟫ t →
-       (Img (ck1 (fl3 (st s))) s'' ⊎ Img (ck2 (fl3 (st s))) s'') → RecG s'' ([] , map cur (dr s'')) t
-ck-G {s} {t} {s''} (iv , gr) (inj₁ (cd , cL , cO , cl , cr)) = go cO
+-- (with the map named: the ones above keep it, `new-slot-GM` names the
+-- new slot's; `ck-G-M`: recovery after a crash inside a flush's
+-- checkpoint rebuilds the flushed L2P)
+recgm-≐ : ∀ {s gh t M M'} → (∀ a → M a ≡ M' a) → RecGM s gh t M → RecGM s gh t M'
+recgm-≐ e (rg , em) = rg , λ a → trans (em a) (e a)
+
+RecG-cpO-M : ∀ {s'' : St} {c gh t M} →
+  (∀ {b g C} → pick (cur (cpL s'')) (cur c) ≡ just (b , g , C) → pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b , g , C)) →
+  (cur c ≡ cur (cpO s'') ⊎ cur (cpO s'') ≡ junk) →
+  RecGM (record s'' { cpO = c }) gh t M → RecGM s'' gh t M
+RecG-cpO-M {s''} {c} {gh} {t} f w (rg , em) = RecG-cpO {s''} {c} {gh} {t} f w rg , em
+
+RecG-pr-M : ∀ {s shp pr pr' t M} → pr ≡ pr' → RecGM s (shp , pr) t M → RecGM s (shp , pr') t M
+RecG-pr-M refl r = r
+
+new-slot-GM : ∀ {u t s''} (iv : Inv u t) (cd : ∀ p → CrashD (dat (st u) p) (dat s'' p)) →
+  (gr : All (GenLe (gen (st u))) (map cur (dr s''))) →
+  (pk : pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (false , suc (gen (st u)) , smap (st u))) →
+  (so : Older (suc (gen (st u))) (cur (cpL s''))) → RecGM s'' ([] , map cur (dr s'')) t (smap (st u))
+new-slot-GM {u} {t} {s''} iv cd gr pk so =
+  new-slot-G {u} {t} {s''} iv cd gr pk so ,
+  λ a → cong (λ r → proj₁ r a) (rp-old (gen (st u)) (map cur (dr s'')) (st0 (smap (st u))) gr)
+
+ck-G-M : ∀ {s t s''} → Inv′ ⟪ fl3 (st s) , [] ⟫ t →
+         (Img (ck1 (fl3 (st s))) s'' ⊎ Img (ck2 (fl3 (st s))) s'') → RecGM s'' ([] , map cur (dr s'')) t (smap (fl3 (st s)))
+ck-G-M {s} {t} {s''} (iv , gr) (inj₁ (cd , cL , cO , cl , cr)) = go cO
   where
     x = fl3 (st s)
     b = proj₁ (proj₂ (proj₂ iv))
@@ -391,27 +414,29 @@ ck-G {s} {t} {s''} (iv , gr) (inj₁ (cd , cL , cO , cl , cr)) = go cO
     dre = trans (crashL-sync (dr (fl2 (st s))) cl) (sym (cur-sync (dr (fl2 (st s)))))
     pk0 : pick (cur (cpL s'')) (cur (cpO x)) ≡ just (true , gen x , BI.C b)
     pk0 = trans (cong (λ c → pick (cur c) (cur (cpO x))) sl) (pick-first (gen x) (BI.C b) (cur (cpO x)) so)
-    old : RecG (record s'' { cpO = cpO x }) ([] , map cur (dr s'')) t
-    old = RecG-pr {record s'' { cpO = cpO x }} {[]} {map cur (dr x)} {map cur (dr s'')} {t} (sym dre)
-            (crash-normal-G {⟪ x , [] ⟫} {t} {record s'' { cpO = cpO x }} iv gr (cd , cL , refl , cl , cr))
-    go : CrashC (put (cpt (suc (gen x)) (l2p x)) (cpO x)) (cpO s'') → RecG s'' ([] , map cur (dr s'')) t
-    go (inj₁ e) = RecG-cpO {s''} {cpO x} {[] , map cur (dr s'')} {t} (λ pk → trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) pk)
+    G0 = crash-normal-GM {⟪ x , [] ⟫} {t} {record s'' { cpO = cpO x }} iv gr (cd , cL , refl , cl , cr)
+    old : RecGM (record s'' { cpO = cpO x }) ([] , map cur (dr s'')) t (smap x)
+    old = RecG-pr-M {record s'' { cpO = cpO x }} {[]} {map cur (dr x)} {map cur (dr s'')} {t} {smap x} (sym dre)
+            (recgm-≐ {record s'' { cpO = cpO x }} {ghostN ⟪ x , [] ⟫} {t} {mapAt (smap x) [] (proj₁ G0)} {smap x}
+                     (λ a → cong (λ f → f a) (mapAt-nil (smap x) (proj₁ G0))) (proj₂ (proj₂ G0)))
+    go : CrashC (put (cpt (suc (gen x)) (l2p x)) (cpO x)) (cpO s'') → RecGM s'' ([] , map cur (dr s'')) t (smap x)
+    go (inj₁ e) = RecG-cpO-M {s''} {cpO x} {[] , map cur (dr s'')} {t} (λ pk → trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) pk)
                     (inj₁ (sym (cong cur e))) old
-    go (inj₂ (inj₂ e)) = RecG-cpO {s''} {cpO x} {[] , map cur (dr s'')} {t} f (inj₂ (cong cur e)) old
+    go (inj₂ (inj₂ e)) = RecG-cpO-M {s''} {cpO x} {[] , map cur (dr s'')} {t} f (inj₂ (cong cur e)) old
       where
         f : ∀ {b′ g C} → pick (cur (cpL s'')) (cur (cpO x)) ≡ just (b′ , g , C) →
             pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b′ , g , C)
         f pk with trans (sym pk) pk0
         ... | refl = trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) (cong (λ c → pick (cur c) junk) sl)
     go (inj₂ (inj₁ e)) =
-      new-slot-G {⟪ x , [] ⟫} {t} {s''} iv cd
+      new-slot-GM {⟪ x , [] ⟫} {t} {s''} iv cd
         (subst (All (GenLe (gen x))) (sym dre) gr)
         (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e)
           (trans (cong (λ c → pick (cur c) (cpt (suc (gen x)) (l2p x))) sl)
                  (pick-second (suc (gen x)) (l2p x) (cpt (gen x) (BI.C b)) ≤-refl)))
         (subst (Older (suc (gen x))) (sym (cong cur sl)) ≤-refl)
-ck-G {s} {t} {s''} (iv , gr) (inj₂ (cd , cL , cO , cl , cr)) =
-  new-slot-G {⟪ x , [] ⟫} {t} {s''} iv cd (crash-erase (dr x) gr cl)
+ck-G-M {s} {t} {s''} (iv , gr) (inj₂ (cd , cL , cO , cl , cr)) =
+  new-slot-GM {⟪ x , [] ⟫} {t} {s''} iv cd (crash-erase (dr x) gr cl)
     (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) cO)
            (pick-second (suc (gen x)) (l2p x) (cur (cpL s'')) (older cL)))
     (older cL)
@@ -422,6 +447,10 @@ ck-G {s} {t} {s''} (iv , gr) (inj₂ (cd , cL , cO , cl , cr)) =
     older (inj₁ e) = subst (λ c → Older (suc (gen x)) c) (sym (trans (cong cur e) (cong cur (BI.slt b)))) ≤-refl
     older (inj₂ (inj₁ e)) = subst (λ c → Older (suc (gen x)) c) (sym (cong cur e)) tt
     older (inj₂ (inj₂ e)) = subst (λ c → Older (suc (gen x)) c) (sym (cong cur e)) tt
+
+ck-G : ∀ {s t s''} → Inv′ ⟪ fl3 (st s) , [] ⟫ t →
+       (Img (ck1 (fl3 (st s))) s'' ⊎ Img (ck2 (fl3 (st s))) s'') → RecG s'' ([] , map cur (dr s'')) t
+ck-G {s} {t} {s''} iv c = proj₁ (ck-G-M {s} {t} {s''} iv c)
 
 -- a flush, or the forced barrier
 FFu : SB.UOp → StU → Set
