@@ -199,11 +199,13 @@ private
   ril-rix : ∀ {s g} → OXR.RI ⟦ ⟪ s , [] ⟫ , g ⟧ → RIL s
   ril-rix {s} {g} (t , a , y) = inj₁ (ri-X (ivX {⟦ ⟪ s , [] ⟫ , g ⟧} {t} a) y)
 
-  -- PUSBic's invariant after the consolidation step, from PL's
-  rix-kons : ∀ {s} g → RIL s → OXR.RI ⟦ ⟪ konsS s , [] ⟫ , g ⟧
-  rix-kons {s} g r =
-    let k = L→up {s} {rd s} {λ a → rdS s (smap s a)} {wcnt s} g (AR-tOf s) r in
-    SB.⟨ rd s , (λ a → rdS s (smap s a)) , [] , wcnt s ⟩ , proj₁ k , proj₂ k
+
+-- PUSBic's invariant after the consolidation step, from PL's
+-- (SCFTL.Impl.OneModelRecMaps: a barrier's crash from the chain phase)
+rix-kons : ∀ {s} g → RIL s → OXR.RI ⟦ ⟪ konsS s , [] ⟫ , g ⟧
+rix-kons {s} g r =
+  let k = L→up {s} {rd s} {λ a → rdS s (smap s a)} {wcnt s} g (AR-tOf s) r in
+  SB.⟨ rd s , (λ a → rdS s (smap s a)) , [] , wcnt s ⟩ , proj₁ k , proj₂ k
 
 ------------------------------------------------------------------------
 -- Type A

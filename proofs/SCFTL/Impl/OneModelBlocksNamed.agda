@@ -189,11 +189,13 @@ private
   map-keep {X} {X'} ks eu a p j m =
     trans (sym (mapAt-≐ ks (uesX X) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
 
-  sub-keep : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
-             uesX X' ≡ uesX X → NSub X X'
-  sub-keep kl ks eu p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
-  sub-keep {X} {X'} kl ks eu p (a , le , inj₂ (j , m)) = a , le , inj₂ (j , map-keep {X} {X'} ks eu a p j m)
+-- every map kept
+sub-keep : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
+           uesX X' ≡ uesX X → NSub X X'
+sub-keep kl ks eu p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
+sub-keep {X} {X'} kl ks eu p (a , le , inj₂ (j , m)) = a , le , inj₂ (j , map-keep {X} {X'} ks eu a p j m)
 
+private
   -- the volatile L2P made stable, the epochs dropped
   sub-flush : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ l2p (stX X) a) →
               uesX X' ≡ [] → NSub X X'

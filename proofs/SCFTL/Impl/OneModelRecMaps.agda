@@ -87,10 +87,17 @@
 --                    which recovery skips: `op-cmd-img`, `tent-back-M`,
 --                    SCFTL.Impl.UnsyncedCommands), or of the state itself
 --                    when the step does nothing
---   FlEndPt, pu-flend-named, flend-crash, pu-barcmd-named, barcmd-crash
---                    the same for a flush's crash points after its SYNC
---                    and at the end of its checkpoint, and for a barrier's
---                    (not forced) once its committed page is appended
+--   FlEndPt, pu-flend-named, pu-barcmd-named, pu-fck-named, pu-flcmd-named,
+--   pu-fl-named, pu-ba-named
+--                    a flush's crash points after its SYNC and at the end
+--                    of its checkpoint (power cuts of its end states), a
+--                    barrier's or a flush's before its SYNC (the
+--                    barrier's end state `sB`, its committed page
+--                    appended or, missing, its epoch dropped:
+--                    `drop-pad-M`; `sub-barrier`), a flush's inside its
+--                    checkpoint (`ck-G-M`: the flushed L2P): every crash
+--                    point of a barrier and of a flush of PUSBic's phase
+--                    but the in-page / OOB commit's
 --   recgm-l2p, recgm-crash, AgainX, gm-stab, pu-cut-gm, pu-again-stab
 --                    crashed recoveries in PUSBic's phase: PU's crash
 --                    relation with its map named (`RecGM`,
@@ -99,23 +106,23 @@
 --                    after those crash points and is kept by every crash
 --                    of PUSBic's recovery, so recovery after any number of
 --                    them rebuilds the map the first would have
---   Cov, cov-named, cov-crash, RegU, cov-reg, cutOp, orig-split,
---   reg-recovered-named
+--   Cov, cov-named, cov-crash, RegU, cov-reg, cov-pu-barrier, cutOp,
+--   orig-split, orig-named, reg-recovered-named
 --                    `RecoveredNamed` for every crash state whose cut is
 --                    one of these points, with any crashed recoveries
 --                    after it; every crash of a write, a relocation or an
---                    erase, in either phase, is one, so `RecoveredNamed`
---                    holds for every run cut in one of them
+--                    erase, in either phase, and of a barrier into
+--                    PUSBic's phase (`cov-kbar`: from the chain phase
+--                    after its consolidation step) is one, so
+--                    `RecoveredNamed` holds for every run cut in one of
+--                    them
 --
 -- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
 -- model"): with a chain (kc > 0) the commits' records before their
 -- checkpoints (the lazy commit before its SYNC; P's in-page / OOB commit
 -- before its SYNC, at its checkpoint's first point, at its consolidation
--- page), where PL's walk may take the record; in PUSBic's phase a
--- barrier's (or a flush's) crash points before its committed page is
--- appended (the state's own ghost over the barrier's flash), a flush's
--- inside its checkpoint (the whole region as durable part), the in-page
--- commit's, the partial SYNC's.
+-- page), where PL's walk may take the record; in PUSBic's phase the
+-- in-page / OOB commit's crash points and the partial SYNC's.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -138,7 +145,7 @@ open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (recMap-sync
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (AR-tOf; tOf; rdS; ri-dok; dok-crash)
 open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; fl3-RI; fi4-RI; tF)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before; after; padW; fl-mid; runs; run; apR; cmt; CkCmd)
-open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; fb; fck; fck-img; sB; ghC; rec-cmd-ck; tent-back-M; BarCmd; drop-pad-M; skip-top; ghost-sB; ntop; runs-dr)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; fb; fck; fck-img; FlCmd; ghF; crashPUc; sB; ghC; rec-cmd-ck; tent-back-M; BarCmd; drop-pad-M; skip-top; ghost-sB; ntop; runs-dr)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (FlOk; RecGM; crash-normal-GM; rec-ck-M; choice; RecCk; SU; ck-G-M; fl-A)
 open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (recC-crash-M)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
@@ -165,11 +172,11 @@ open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay)
 open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX; crashX; ARX)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil; mapAt-≐)
-open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS; okL; crL)
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS; okL; crL; konsU; rix-kons)
 open import SCFTL.Impl.LazyChainBarrier Data d0 amax wmax kmax umax _≟D_ kc using (PLD)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (uesX; Named; NSub; rec-named; Orig; cut; again; sub-barrier; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
+  using (uesX; Named; NSub; rec-named; Orig; cut; again; sub-barrier; sub-keep; sub-trans; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
 open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩; use; flush; w; rl; es) renaming (reg to regop)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -728,12 +735,6 @@ pu-flend-named {S} {S'} {C} {X} {m} r pt img eg ag rec =
     fl fl-synced = inj₁ refl
     fl fl-ckpt   = inj₂ refl
 
--- they are PX's crash points
-flend-crash : ∀ {S S' m} → FlEndPt (su S) m → Img m (st (su S')) → gh S' ≡ ghostN ⟪ m , [] ⟫ → ues (su S') ≡ [] →
-              PXm.crash (SB.use SB.flush) (false , S) (false , S')
-flend-crash {S} fl-synced img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fs , img , eg) , eu))
-flend-crash {S} fl-ckpt   img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fe , img , eg) , eu))
-
 -- a flush's crash points inside its checkpoint (`fck`, the ghost the
 -- whole region as durable part): recovery rebuilds the flushed L2P — the
 -- old slot with the region replayed, or the new slot (`ck-G-M`) — so the
@@ -746,11 +747,6 @@ pu-fck-named {S} {S'} {C} {X} {x} (t , ar , y) c img eg ag rec p xn = proj₁ N 
     G = ck-G-M {su S} {proj₁ F} {st (su S')} (proj₂ (proj₂ F)) (fck-img {su S} {x} {st (su S')} c img)
     N = again-named {⟦ ⟪ st (su S') , ues (su S') ⟫ , ([] , map cur (dr (st (su S')))) ⟧} {proj₁ F} {smap (fl3 (st (su S)))} {C} {X} G
           (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p xn
-
--- they are crash points of PX
-fck-crash : ∀ {S S' x} → CkCmd (fl3 (st (su S))) x → Img x (st (su S')) → gh S' ≡ ([] , map cur (dr (st (su S')))) →
-            ues (su S') ≡ [] → PXm.crash (SB.use SB.flush) (false , S) (false , S')
-fck-crash {S} c img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fck c , img , eg) , eu))
 
 -- a barrier's or a flush's crash points before its SYNC (`BarCmd`): once
 -- its committed page is appended, a power cut of the barrier's end state
@@ -799,11 +795,24 @@ pu-barcmd-named {S} {S'} {C} {X} {x} (t , ar , y) r img eg ag rec p xn =
            (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p xn
     vm = proj₂ (proj₁ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (ivX {S} {t} ar)))))))
 
--- they are crash points of PX (every one a flush's, `fb`)
-barcmd-crash : ∀ {S S' x} (r : BarCmd (su S) x) → Img x (st (su S')) → gh S' ≡ ghC (su S) r → ues (su S') ≡ [] →
-               PXm.crash (SB.use SB.flush) (false , S) (false , S')
-barcmd-crash {S} r img eg eu = inj₁ (refl , S , refl , inj₁ ((_ , fb r , img , eg) , eu))
 
+-- so every crash point of a flush of PUSBic's phase (but the in-page /
+-- OOB commit's, `crashSic`'s other case) and of a barrier
+pu-flcmd-named : ∀ {S S' C X x} → OPX.RI (false , S) → (r : FlCmd (su S) x) → Img x (st (su S')) →
+                 gh S' ≡ ghF (su S) r (st (su S')) → AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
+pu-flcmd-named {S} {S'} {C} {X} r (fb rb) img eg ag rec = pu-barcmd-named {S} {S'} {C} {X} r rb img eg ag rec
+pu-flcmd-named {S} {S'} {C} {X} r fs img eg ag rec = pu-flend-named {S} {S'} {C} {X} r fl-synced img eg ag rec
+pu-flcmd-named {S} {S'} {C} {X} r (fck c) img eg ag rec = pu-fck-named {S} {S'} {C} {X} r c img eg ag rec
+pu-flcmd-named {S} {S'} {C} {X} r fe img eg ag rec = pu-flend-named {S} {S'} {C} {X} r fl-ckpt img eg ag rec
+
+pu-fl-named : ∀ {S S' C X} → OPX.RI (false , S) → crashPUc (SB.use SB.flush) S S' → AgainX (false , S') C →
+              PXm.ok SB.recover C X → NSub (false , S) X
+pu-fl-named {S} {S'} {C} {X} r ((x , rf , img , eg) , _) ag rec = pu-flcmd-named {S} {S'} {C} {X} r rf img eg ag rec
+
+pu-ba-named : ∀ {S S' C X} → OPX.RI (false , S) → crashPUc (SB.use (SB.reg SB.barrier)) S S' → AgainX (false , S') C →
+              PXm.ok SB.recover C X → NSub (false , S) X
+pu-ba-named {S} {S'} {C} {X} r (inj₁ (lt , x , rb , img , eg) , _) ag rec = pu-barcmd-named {S} {S'} {C} {X} r rb img eg ag rec
+pu-ba-named {S} {S'} {C} {X} r (inj₂ (ge , x , rf , img , eg) , _) ag rec = pu-flcmd-named {S} {S'} {C} {X} r rf img eg ag rec
 
 ------------------------------------------------------------------------
 -- `RecoveredNamed` for the crash states whose cut is one of the crash
@@ -819,12 +828,11 @@ data Cov (X0 : XS) : XS → Set where
               Cov X0 (false , S')
   cov-rl    : ∀ {S S'} → X0 ≡ (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.rl))) (false , S) (false , S') → Cov X0 (false , S')
   cov-es    : ∀ {S S'} → X0 ≡ (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') → Cov X0 (false , S')
-  cov-flend : ∀ {S S' m} → X0 ≡ (false , S) → FlEndPt (su S) m → Img m (st (su S')) → gh S' ≡ ghostN ⟪ m , [] ⟫ →
-              ues (su S') ≡ [] → Cov X0 (false , S')
-  cov-bar   : ∀ {S S' x} → X0 ≡ (false , S) → (r : BarCmd (su S) x) → Img x (st (su S')) → gh S' ≡ ghC (su S) r →
-              ues (su S') ≡ [] → Cov X0 (false , S')
-  cov-fck   : ∀ {S S' x} → X0 ≡ (false , S) → CkCmd (fl3 (st (su S))) x → Img x (st (su S')) →
-              gh S' ≡ ([] , map cur (dr (st (su S')))) → ues (su S') ≡ [] → Cov X0 (false , S')
+  cov-fl    : ∀ {S S'} → X0 ≡ (false , S) → crashPUc (SB.use SB.flush) S S' → Cov X0 (false , S')
+  cov-ba    : ∀ {S S'} → X0 ≡ (false , S) → crashPUc (SB.use (SB.reg SB.barrier)) S S' → Cov X0 (false , S')
+  -- a barrier's from the chain phase: after its consolidation step, one
+  -- of PUSBic's
+  cov-kbar  : ∀ {S S'} → X0 ≡ (true , S) → crashPUc (SB.use (SB.reg SB.barrier)) (konsU S) S' → Cov X0 (false , S')
 
 private
   -- crashed recoveries of the chain phase are PL's (`AgainL`)
@@ -844,9 +852,12 @@ cov-named {b , S} {C0} {C} {X} r (cov-chain u {s0} eu c) ag rec with againX-chai
 cov-named r (cov-w a d refl c) ag rec = pu-w-named a d r c ag rec
 cov-named r (cov-rl refl c) ag rec = pu-rl-named r c ag rec
 cov-named r (cov-es refl c) ag rec = pu-es-named r c ag rec
-cov-named {C = C} {X} r (cov-flend {S} {S'} {m} refl pt img eg _) ag rec = pu-flend-named {S} {S'} {C} {X} {m} r pt img eg ag rec
-cov-named {C = C} {X} r (cov-bar {S} {S'} refl rb img eg _) ag rec = pu-barcmd-named {S} {S'} {C} {X} r rb img eg ag rec
-cov-named {C = C} {X} r (cov-fck {S} {S'} refl c img eg _) ag rec = pu-fck-named {S} {S'} {C} {X} r c img eg ag rec
+cov-named {false , S} {C = C} {X} r (cov-fl refl c) ag rec = pu-fl-named {S} {_} {C} {X} r c ag rec
+cov-named {false , S} {C = C} {X} r (cov-ba refl c) ag rec = pu-ba-named {S} {_} {C} {X} r c ag rec
+cov-named {true , S} {C0} {C} {X} (eu , ril) (cov-kbar refl c) ag rec =
+  sub-trans {true , S} {false , konsU S} {X}
+    (sub-keep {true , S} {false , konsU S} (proj₁ (konsS-maps (st (su S)))) (proj₂ (konsS-maps (st (su S)))) (sym eu))
+    (pu-ba-named {konsU S} {_} {C} {X} (rix-kons {st (su S)} (gh S) ril) c ag rec)
 
 -- every crash of a write, relocation or erase, in either phase, is one
 data RegU : SB.UOp → Set where
@@ -875,9 +886,9 @@ cov-crash {b , S} (cov-chain u {s0} eu c) = inj₂ (u , inj₂ (refl , eu , s0 ,
 cov-crash (cov-w a d refl c) = inj₂ (SB.reg (SB.op (SB.w a d)) , c)
 cov-crash (cov-rl refl c) = inj₂ (SB.reg (SB.op SB.rl) , c)
 cov-crash (cov-es refl c) = inj₂ (SB.reg (SB.op SB.es) , c)
-cov-crash (cov-flend refl pt img eg eu) = inj₂ (SB.flush , flend-crash pt img eg eu)
-cov-crash (cov-bar refl rb img eg eu) = inj₂ (SB.flush , barcmd-crash rb img eg eu)
-cov-crash (cov-fck refl c img eg eu) = inj₂ (SB.flush , fck-crash c img eg eu)
+cov-crash (cov-fl {S} refl c) = inj₂ (SB.flush , inj₁ (refl , S , refl , inj₁ c))
+cov-crash (cov-ba {S} refl c) = inj₂ (SB.reg SB.barrier , inj₁ (refl , S , refl , c))
+cov-crash (cov-kbar {S} refl c) = inj₂ (SB.reg SB.barrier , inj₁ (refl , konsU S , refl , c))
 
 -- over `Orig`: the operation a crash state's run was cut in, and the
 -- crashed recoveries after it
@@ -890,9 +901,17 @@ orig-split (cut u c)   = _ , c , noneX
 orig-split (again o c) with orig-split o
 ... | C0 , cr , ag = C0 , cr , moreX ag c
 
--- `RecoveredNamed` for every run cut in a write, a relocation or an
--- erase, at any of its crash points, in either phase, with any crashed
--- recoveries after it
+-- `RecoveredNamed` for every run whose cut is covered
+orig-named : ∀ {X0 C X} → OPX.RI X0 → (o : Orig X0 C) → Cov X0 (proj₁ (orig-split o)) → PXm.ok SB.recover C X → NSub X0 X
+orig-named {X0} {C} {X} r o cv rec = cov-named {X0} {proj₁ (orig-split o)} {C} {X} r cv (proj₂ (proj₂ (orig-split o))) rec
+
+-- so for every run cut in a write, a relocation or an erase, at any of
+-- its crash points, in either phase, with any crashed recoveries after it
 reg-recovered-named : ∀ {X0 C X} → OPX.RI X0 → (o : Orig X0 C) → RegU (cutOp o) → PXm.ok SB.recover C X → NSub X0 X
-reg-recovered-named {X0} {C} {X} r o ru rec with orig-split o
-... | C0 , cr , ag = cov-named {X0} {C0} {C} {X} r (cov-reg ru cr) ag rec
+reg-recovered-named {X0} {C} {X} r o ru rec = orig-named {X0} {C} {X} r o (cov-reg ru (proj₁ (proj₂ (orig-split o)))) rec
+
+-- every crash of a barrier into PUSBic's phase, from either phase, is one
+cov-pu-barrier : ∀ {X0 S'} → PXm.crash (SB.use (SB.reg SB.barrier)) X0 (false , S') → Cov X0 (false , S')
+cov-pu-barrier {false , S} (inj₁ (refl , .S , refl , c)) = cov-ba refl c
+cov-pu-barrier {true , S} (inj₁ (refl , _ , refl , c)) = cov-kbar refl c
+cov-pu-barrier (inj₂ (() , _))
