@@ -170,6 +170,8 @@ open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay)
 open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX; crashX; ARX)
+open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (syS)
+open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (syBU)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil; mapAt-≐)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS; okL; crL; konsU; rix-kons)
@@ -796,6 +798,20 @@ pu-barcmd-named {S} {S'} {C} {X} {x} (t , ar , y) r img eg ag rec p xn =
     vm = proj₂ (proj₁ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (ivX {S} {t} ar)))))))
 
 
+-- a SYNC of PUSBic's phase (whole, or of a prefix of the unsynced
+-- epochs, `PartSy`): a power cut of its state before (nothing landed) or
+-- of its end state with that state's ghost
+pu-sy-named : ∀ {S S' C X} → OPX.RI (false , S) → crashX (SB.use (SB.reg (SB.op SB.sy))) S S' → AgainX (false , S') C →
+              PXm.ok SB.recover C X → NSub (false , S) X
+pu-sy-named {S} {S'} {C} {X} r (inj₁ (inj₁ (img , eg) , _)) ag rec = pu-self-cut {S} {S'} {C} {X} r eg img ag rec
+pu-sy-named {S} {S'} {C} {X} r (inj₁ (inj₂ (rr , rel , img , eg) , _)) ag rec =
+  pu-step-cut (SB.reg (SB.op SB.sy)) {S} {S'} {C} {X} (syS rr (su S)) r (inj₁ (refl , S , refl , inj₁ (rr , rel , refl , refl))) eg
+    (λ {t} ar → pu-cut-gm {⟦ syS rr (su S) , ghostN (syS rr (su S)) ⟧} {st (su S')} {t} ar img) ag rec
+pu-sy-named {S} {S'} {C} {X} r (inj₂ ((xs , ys , l , rr , e , land , rel , img , eg) , _)) ag rec =
+  pu-step-cut (SB.reg (SB.op SB.sy)) {S} {S'} {C} {X} (syBU xs ys l rr (su S)) r
+    (inj₁ (refl , S , refl , inj₂ (xs , ys , l , rr , e , land , rel , refl , refl))) eg
+    (λ {t} ar → pu-cut-gm {⟦ syBU xs ys l rr (su S) , ghostN (syBU xs ys l rr (su S)) ⟧} {st (su S')} {t} ar img) ag rec
+
 -- so every crash point of a flush of PUSBic's phase (but the in-page /
 -- OOB commit's, `crashSic`'s other case) and of a barrier
 pu-flcmd-named : ∀ {S S' C X x} → OPX.RI (false , S) → (r : FlCmd (su S) x) → Img x (st (su S')) →
@@ -828,6 +844,7 @@ data Cov (X0 : XS) : XS → Set where
               Cov X0 (false , S')
   cov-rl    : ∀ {S S'} → X0 ≡ (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.rl))) (false , S) (false , S') → Cov X0 (false , S')
   cov-es    : ∀ {S S'} → X0 ≡ (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') → Cov X0 (false , S')
+  cov-sy    : ∀ {S S'} → X0 ≡ (false , S) → crashX (SB.use (SB.reg (SB.op SB.sy))) S S' → Cov X0 (false , S')
   cov-fl    : ∀ {S S'} → X0 ≡ (false , S) → crashPUc (SB.use SB.flush) S S' → Cov X0 (false , S')
   cov-ba    : ∀ {S S'} → X0 ≡ (false , S) → crashPUc (SB.use (SB.reg SB.barrier)) S S' → Cov X0 (false , S')
   -- a barrier's from the chain phase: after its consolidation step, one
@@ -852,6 +869,7 @@ cov-named {b , S} {C0} {C} {X} r (cov-chain u {s0} eu c) ag rec with againX-chai
 cov-named r (cov-w a d refl c) ag rec = pu-w-named a d r c ag rec
 cov-named r (cov-rl refl c) ag rec = pu-rl-named r c ag rec
 cov-named r (cov-es refl c) ag rec = pu-es-named r c ag rec
+cov-named {false , S} {C = C} {X} r (cov-sy refl c) ag rec = pu-sy-named {S} {_} {C} {X} r c ag rec
 cov-named {false , S} {C = C} {X} r (cov-fl refl c) ag rec = pu-fl-named {S} {_} {C} {X} r c ag rec
 cov-named {false , S} {C = C} {X} r (cov-ba refl c) ag rec = pu-ba-named {S} {_} {C} {X} r c ag rec
 cov-named {true , S} {C0} {C} {X} (eu , ril) (cov-kbar refl c) ag rec =
@@ -864,11 +882,16 @@ data RegU : SB.UOp → Set where
   reg-w  : ∀ a d → RegU (SB.reg (SB.op (SB.w a d)))
   reg-rl : RegU (SB.reg (SB.op SB.rl))
   reg-es : RegU (SB.reg (SB.op SB.es))
+  reg-sy : RegU (SB.reg (SB.op SB.sy))
 
 cov-reg : ∀ {u X0 C} → RegU u → PXm.crash (SB.use u) X0 C → Cov X0 C
 cov-reg {X0 = false , S} {C = false , S'} (reg-w a d) c = cov-w a d refl c
 cov-reg {X0 = false , S} {C = false , S'} reg-rl c = cov-rl refl c
 cov-reg {X0 = false , S} {C = false , S'} reg-es c = cov-es refl c
+cov-reg {X0 = false , S} {C = false , S'} reg-sy (inj₁ (refl , .S , refl , c)) = cov-sy refl c
+cov-reg {X0 = true , S} {C = false , S'} reg-sy (inj₁ (refl , _ , () , _))
+cov-reg {X0 = false , S} {C = true , S'} reg-sy (inj₂ (refl , eu , s0 , refl , ()))
+cov-reg {X0 = true , S} {C = true , S'} reg-sy (inj₂ (refl , eu , s0 , refl , ()))
 cov-reg {X0 = true , S} {C = false , S'} (reg-w a d) (inj₁ (refl , _ , () , _))
 cov-reg {X0 = true , S} {C = false , S'} reg-rl (inj₁ (refl , _ , () , _))
 cov-reg {X0 = true , S} {C = false , S'} reg-es (inj₁ (refl , _ , () , _))
@@ -886,6 +909,7 @@ cov-crash {b , S} (cov-chain u {s0} eu c) = inj₂ (u , inj₂ (refl , eu , s0 ,
 cov-crash (cov-w a d refl c) = inj₂ (SB.reg (SB.op (SB.w a d)) , c)
 cov-crash (cov-rl refl c) = inj₂ (SB.reg (SB.op SB.rl) , c)
 cov-crash (cov-es refl c) = inj₂ (SB.reg (SB.op SB.es) , c)
+cov-crash (cov-sy {S} refl c) = inj₂ (SB.reg (SB.op SB.sy) , inj₁ (refl , S , refl , c))
 cov-crash (cov-fl {S} refl c) = inj₂ (SB.flush , inj₁ (refl , S , refl , inj₁ c))
 cov-crash (cov-ba {S} refl c) = inj₂ (SB.reg SB.barrier , inj₁ (refl , S , refl , c))
 cov-crash (cov-kbar {S} refl c) = inj₂ (SB.reg SB.barrier , inj₁ (refl , konsU S , refl , c))
