@@ -147,7 +147,8 @@ open import SCFTL.Impl.Flush Data d0 amax wmax kmax _≟D_ using (flush-crash; f
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_ using (mid-crash; es-mid; before; after; padW; fl-mid; runs; run; apR; cmt; CkCmd)
 open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (op-cmd-img; fs; fe; fb; fck; fck-img; FlCmd; ghF; crashPUc; sB; ghC; rec-cmd-ck; tent-back-M; BarCmd; drop-pad-M; skip-top; ghost-sB; ntop; runs-dr)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (FlOk; RecGM; crash-normal-GM; rec-ck-M; choice; RecCk; SU; ck-G-M; fl-A)
-open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (recC-crash-M)
+open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (recC-crash-M; crash-Fi-M; FiMap; InPO)
+open import SCFTL.Impl.UnsyncedSyncInPageCommands Data d0 amax wmax kmax umax _≟D_ using (FiCmd; ghFi; fi-crfi)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
 open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; pl-rec-crash-M; crlm-of; lkc-of; walk-k0; kons-crash-CRLM; pl-wr-crls; pl-rl-crls)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-reg-crls; free-kons-crls; pl-es-crls; pl-lazy-crls; free-lazy-ph)
@@ -785,17 +786,46 @@ private
       cl = subst (λ w → CrashL w (dr s')) (runs-dr {st s} cs is (st s)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
       SK = skip-top {s} {s'} (proj₁ (proj₂ (proj₂ (proj₁ iv)))) cl
 
+-- a page a map of the barrier's end state names, the state named
+bar-map-named : ∀ {S t} → ARX S t → ∀ k a p → a ≤ amax →
+                mapAt (smap (flB (st (su S)))) (ues (su S) ++ epE (st (su S)) ∷ []) k a ≡ just p → Named (false , S) p
+bar-map-named {S} {t} ar k a p le m =
+  sub-barrier {false , S} {false , ⟦ sB (su S) , ghostN (sB (su S)) ⟧} (epE (st (su S))) (λ a → refl) (λ a → refl) refl vm p
+    (a , le , inj₂ (k , m))
+  where vm = proj₂ (proj₁ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (ivX {S} {t} ar)))))))
+
 pu-barcmd-named : ∀ {S S' C X x} → OPX.RI (false , S) → (r : BarCmd (su S) x) → Img x (st (su S')) → gh S' ≡ ghC (su S) r →
                   AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
 pu-barcmd-named {S} {S'} {C} {X} {x} (t , ar , y) r img eg ag rec p xn =
-  sub-barrier {false , S} {false , ⟦ sB (su S) , ghostN (sB (su S)) ⟧} (epE (st (su S))) (λ a → refl) (λ a → refl) refl vm p
-    (proj₁ N , proj₁ (proj₂ N) , inj₂ (proj₁ G , proj₂ (proj₂ N)))
+  bar-map-named {S} {t} ar (proj₁ G) (proj₁ N) p (proj₁ (proj₂ N)) (proj₂ (proj₂ N))
   where
     G  = bar-gm {S} {t} {st (su S')} ar r img
     M  = mapAt (smap (flB (st (su S)))) (ues (su S) ++ epE (st (su S)) ∷ []) (proj₁ G)
     N  = again-named {⟦ ⟪ st (su S') , ues (su S') ⟫ , ghC (su S) r ⟧} {preT t} {M} {C} {X} (proj₂ (proj₂ G))
            (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p xn
-    vm = proj₂ (proj₁ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (ivX {S} {t} ar)))))))
+
+-- an in-page / OOB commit of PUSBic's phase (no epoch unsynced): until
+-- its SYNC the barrier's flash, after it the committed volatile L2P
+-- (`crash-Fi-M`, SCFTL.Impl.UnsyncedSyncInPage; `fi-crfi`)
+FiCrash : SU → SU → Set
+FiCrash S S' = Σ ℕ λ M → ues (su S) ≡ [] × InPO (st (su S)) M ×
+               Σ St λ x → Σ (FiCmd (su S) M x) λ r → Img x (st (su S')) × gh S' ≡ ghFi (su S) M r (st (su S'))
+
+pu-fi-named : ∀ {S S' C X} → OPX.RI (false , S) → FiCrash S S' → AgainX (false , S') C →
+              PXm.ok SB.recover C X → NSub (false , S) X
+pu-fi-named {S} {S'} {C} {X} (t , ar , y) (M , eu , po , x , r , img , eg) ag rec p xn = from (proj₂ (proj₂ F))
+  where
+    F  = crash-Fi-M {su S} {t} {M} {st (su S')} {ghFi (su S) M r (st (su S'))} (ivX {S} {t} ar) eu po
+           (fi-crfi {su S} {M} {x} {st (su S')} (proj₂ (proj₁ ar)) r img)
+    S0 = ⟦ ⟪ st (su S') , ues (su S') ⟫ , ghFi (su S) M r (st (su S')) ⟧
+    ag′ : AgainX (false , S0) C
+    ag′ = subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag
+    from : FiMap (su S) (st (su S')) (ghFi (su S) M r (st (su S'))) (proj₁ F) → Named (false , S) p
+    from (inj₁ (k , g)) =
+      bar-map-named {S} {t} ar k (proj₁ N) p (proj₁ (proj₂ N)) (proj₂ (proj₂ N))
+      where N = again-named {S0} {proj₁ F} {mapAt (smap (flB (st (su S)))) (ues (su S) ++ epE (st (su S)) ∷ []) k} {C} {X} g ag′ rec p xn
+    from (inj₂ g) = proj₁ N , proj₁ (proj₂ N) , inj₁ (proj₂ (proj₂ N))
+      where N = again-named {S0} {proj₁ F} {l2p (st (su S))} {C} {X} g ag′ rec p xn
 
 
 -- a SYNC of PUSBic's phase (whole, or of a prefix of the unsynced
@@ -846,6 +876,7 @@ data Cov (X0 : XS) : XS → Set where
   cov-es    : ∀ {S S'} → X0 ≡ (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') → Cov X0 (false , S')
   cov-sy    : ∀ {S S'} → X0 ≡ (false , S) → crashX (SB.use (SB.reg (SB.op SB.sy))) S S' → Cov X0 (false , S')
   cov-fl    : ∀ {S S'} → X0 ≡ (false , S) → crashPUc (SB.use SB.flush) S S' → Cov X0 (false , S')
+  cov-fi    : ∀ {S S'} → X0 ≡ (false , S) → FiCrash S S' → ues (su S') ≡ [] → Cov X0 (false , S')
   cov-ba    : ∀ {S S'} → X0 ≡ (false , S) → crashPUc (SB.use (SB.reg SB.barrier)) S S' → Cov X0 (false , S')
   -- a barrier's from the chain phase: after its consolidation step, one
   -- of PUSBic's
@@ -871,6 +902,7 @@ cov-named r (cov-rl refl c) ag rec = pu-rl-named r c ag rec
 cov-named r (cov-es refl c) ag rec = pu-es-named r c ag rec
 cov-named {false , S} {C = C} {X} r (cov-sy refl c) ag rec = pu-sy-named {S} {_} {C} {X} r c ag rec
 cov-named {false , S} {C = C} {X} r (cov-fl refl c) ag rec = pu-fl-named {S} {_} {C} {X} r c ag rec
+cov-named {false , S} {C = C} {X} r (cov-fi refl c _) ag rec = pu-fi-named {S} {_} {C} {X} r c ag rec
 cov-named {false , S} {C = C} {X} r (cov-ba refl c) ag rec = pu-ba-named {S} {_} {C} {X} r c ag rec
 cov-named {true , S} {C0} {C} {X} (eu , ril) (cov-kbar refl c) ag rec =
   sub-trans {true , S} {false , konsU S} {X}
@@ -911,6 +943,7 @@ cov-crash (cov-rl refl c) = inj₂ (SB.reg (SB.op SB.rl) , c)
 cov-crash (cov-es refl c) = inj₂ (SB.reg (SB.op SB.es) , c)
 cov-crash (cov-sy {S} refl c) = inj₂ (SB.reg (SB.op SB.sy) , inj₁ (refl , S , refl , c))
 cov-crash (cov-fl {S} refl c) = inj₂ (SB.flush , inj₁ (refl , S , refl , inj₁ c))
+cov-crash (cov-fi {S} refl c eu) = inj₂ (SB.flush , inj₁ (refl , S , refl , inj₂ (c , eu)))
 cov-crash (cov-ba {S} refl c) = inj₂ (SB.reg SB.barrier , inj₁ (refl , S , refl , c))
 cov-crash (cov-kbar {S} refl c) = inj₂ (SB.reg SB.barrier , inj₁ (refl , konsU S , refl , c))
 
@@ -939,3 +972,27 @@ cov-pu-barrier : ∀ {X0 S'} → PXm.crash (SB.use (SB.reg SB.barrier)) X0 (fals
 cov-pu-barrier {false , S} (inj₁ (refl , .S , refl , c)) = cov-ba refl c
 cov-pu-barrier {true , S} (inj₁ (refl , _ , refl , c)) = cov-kbar refl c
 cov-pu-barrier (inj₂ (() , _))
+
+-- every crash of a flush of PUSBic's phase is one
+cov-pu-flush : ∀ {S S'} → PXm.crash (SB.use SB.flush) (false , S) (false , S') → Cov (false , S) (false , S')
+cov-pu-flush {S} (inj₁ (refl , .S , refl , inj₁ c)) = cov-fl refl c
+cov-pu-flush {S} (inj₁ (refl , .S , refl , inj₂ (c , eu))) = cov-fi refl c eu
+cov-pu-flush (inj₂ (() , _))
+
+-- every crash into PUSBic's phase, of any operation, is one
+cov-into-pu : ∀ u {X0 S'} → PXm.crash (SB.use u) X0 (false , S') → Cov X0 (false , S')
+cov-into-pu (SB.reg (SB.op (SB.w a d))) c = cov-reg (reg-w a d) c
+cov-into-pu (SB.reg (SB.op SB.rl)) c = cov-reg reg-rl c
+cov-into-pu (SB.reg (SB.op SB.es)) c = cov-reg reg-es c
+cov-into-pu (SB.reg (SB.op SB.sy)) c = cov-reg reg-sy c
+cov-into-pu (SB.reg SB.barrier) c = cov-pu-barrier c
+cov-into-pu SB.flush {false , S} c = cov-pu-flush c
+cov-into-pu SB.flush {true , S} (inj₁ (refl , _ , () , _))
+cov-into-pu SB.flush {true , S} (inj₂ (() , _))
+
+-- `RecoveredNamed` for every run whose cut left PX in PUSBic's phase
+-- (any operation, any crash point, any crashed recoveries after it)
+pu-recovered-named : ∀ {X0 C X} → OPX.RI X0 → (o : Orig X0 C) → proj₁ (proj₁ (orig-split o)) ≡ false →
+                     PXm.ok SB.recover C X → NSub X0 X
+pu-recovered-named {X0} {C} {X} r o e rec with orig-split o | e
+... | (false , S') , cr , ag | refl = cov-named {X0} {false , S'} {C} {X} r (cov-into-pu (cutOp o) cr) ag rec

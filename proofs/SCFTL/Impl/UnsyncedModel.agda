@@ -390,6 +390,9 @@ RecG-cpO-M : ∀ {s'' : St} {c gh t M} →
   RecGM (record s'' { cpO = c }) gh t M → RecGM s'' gh t M
 RecG-cpO-M {s''} {c} {gh} {t} f w (rg , em) = RecG-cpO {s''} {c} {gh} {t} f w rg , em
 
+RecG-rcd-M : ∀ {s'' : St} {r gh t M} → RecGM (record s'' { rcd = r }) gh t M → RecGM s'' gh t M
+RecG-rcd-M {s''} {r} {gh} {t} (rg , em) = RecG-rcd {s''} {r} {gh} {t} rg , em
+
 RecG-pr-M : ∀ {s shp pr pr' t M} → pr ≡ pr' → RecGM s (shp , pr) t M → RecGM s (shp , pr') t M
 RecG-pr-M refl r = r
 

@@ -69,14 +69,15 @@ open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedCheckpoint Data d0 amax wmax kmax umax _≟D_ using (GenR; Inv′; genR-ok)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (Gh; RecG; RecG-rcd; ghostN; shpN; prN; crash-normal-G; RecG-cpO; RecG-pr; new-slot-G;
-         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; CRP; choice; rgMap; RecGM; crash-normal-GM)
+         SU; ⟦_,_⟧; su; gh; okPU; crashPU; NewPU; CRP; choice; rgMap; RecGM; crash-normal-GM;
+         RecG-rcd-M; RecG-cpO-M; RecG-pr-M; new-slot-GM; recgm-≐)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
-open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt-nil)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt-nil; mapAt)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (ParseS)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR; shapes; parse-unique)
 open import SCFTL.Impl.UnsyncedRecClean Data d0 amax wmax kmax umax _≟D_ using (Clean; recR-A)
-open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (sB; ntop; drop-pad; skip-top; ghost-sB)
+open import SCFTL.Impl.UnsyncedCommands Data d0 amax wmax kmax umax _≟D_ using (sB; ntop; drop-pad; drop-pad-M; skip-top; ghost-sB)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (oob-nil)
 open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_
   using (inv-rcd; ck3-fi3-Inv; okS; crashS; ARS; module OU; AS-ok; AS-crash; AS-rec)
@@ -180,16 +181,23 @@ CrFi s M s'' g =
 -- a crash whose flash is the barrier's with its committed page lost (the
 -- record slots aside) recovers, with the state's own ghost, the image
 -- before it: PU's barrier crash (`pre-sync`) less its top epoch
-pad-case : ∀ {s t s4} → Inv′ s t → Img (flB (st s)) (padW (erased ∷ []) s4) → CrashL (dr (st s)) (dr s4) →
-           RecG s4 (ghostN s) (preT t)
-pad-case {s} {t} {s4} (iv , gr) img' cl =
-  drop-pad {s4} {shpN s} {ntop s} {prN s} {preT t} (proj₁ SK) (proj₁ (proj₂ SK))
+pad-case-M : ∀ {s t s4} → Inv′ s t → Img (flB (st s)) (padW (erased ∷ []) s4) → CrashL (dr (st s)) (dr s4) →
+             Σ ℕ λ k → k ≤ length (ues s ++ epE (st s) ∷ []) ×
+               RecGM s4 (ghostN s) (preT t) (mapAt (smap (flB (st s))) (ues s ++ epE (st s) ∷ []) k)
+pad-case-M {s} {t} {s4} (iv , gr) img' cl =
+  proj₁ G , proj₁ (proj₂ G) ,
+  drop-pad-M {s4} {shpN s} {ntop s} {prN s} {preT t} {M} (proj₁ SK) (proj₁ (proj₂ SK))
            (proj₁ (proj₂ (proj₂ SK))) (proj₁ (proj₂ (proj₂ (proj₂ SK)))) (proj₁ (proj₂ (proj₂ (proj₂ (proj₂ SK)))))
            (proj₂ (proj₂ (proj₂ (proj₂ (proj₂ SK)))))
-           (subst (λ g → RecG (padW (erased ∷ []) s4) g (preT t)) (ghost-sB s)
-                  (crash-normal-G {sB s} {preT t} {padW (erased ∷ []) s4} (pre-sync {s} {t} iv) (≤-refl ∷ gr) img'))
+           (subst (λ g → RecGM (padW (erased ∷ []) s4) g (preT t) M) (ghost-sB s) (proj₂ (proj₂ G)))
   where
     SK = skip-top {s} {s4} (proj₁ (proj₂ (proj₂ iv))) cl
+    G  = crash-normal-GM {sB s} {preT t} {padW (erased ∷ []) s4} (pre-sync {s} {t} iv) (≤-refl ∷ gr) img'
+    M  = mapAt (smap (flB (st s))) (ues s ++ epE (st s) ∷ []) (proj₁ G)
+
+pad-case : ∀ {s t s4} → Inv′ s t → Img (flB (st s)) (padW (erased ∷ []) s4) → CrashL (dr (st s)) (dr s4) →
+           RecG s4 (ghostN s) (preT t)
+pad-case {s} {t} {s4} iv img' cl = proj₁ (proj₂ (proj₂ (pad-case-M {s} {t} {s4} iv img' cl)))
 
 -- before the SYNC: the merge buffer programmed and the record in its
 -- slot, no region page — the barrier's flash with its committed page lost
@@ -215,15 +223,21 @@ private
   fl-fb : ∀ {t t'} → SB.okSB (SB.use SB.flush) t t' → SB.stable t' ≡ SB.volatile t × SB.pend t' ≡ []
   fl-fb (_ , e1 , e2 , _) = e1 , e2
 
-crash-Fi : ∀ {s t M s'' g} → Inv′ s t → ues s ≡ [] → InPO (st s) M → CrFi s M s'' g →
-           Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s'' g t'
+-- (`crash-Fi-M`: with the map named — a map of the barrier's end state,
+-- whose flash the commit's is until its SYNC, or the committed volatile
+-- L2P; SCFTL.Impl.OneModelRecMaps)
+FiMap : StU → St → Gh → SB.State → Set
+FiMap s s'' g t' = (Σ ℕ λ k → RecGM s'' g t' (mapAt (smap (flB (st s))) (ues s ++ epE (st s) ∷ []) k)) ⊎ RecGM s'' g t' (l2p (st s))
+
+crash-Fi-M : ∀ {s t M s'' g} → Inv′ s t → ues s ≡ [] → InPO (st s) M → CrFi s M s'' g →
+             Σ SB.State λ t' → t SB.─fbᶜ→ t' × FiMap s s'' g t'
 -- before the SYNC
-crash-Fi {s} {t} {M} {s''} iv eu po (inj₁ (img , refl)) =
+crash-Fi-M {s} {t} {M} {s''} iv eu po (inj₁ (img , refl)) =
   preT t , inj₁ (refl , refl) ,
-  RecG-rcd {s''} {λ p → sync (rcd (st s) p)} {ghostN s} {preT t}
-    (pad-case {s} {t} {record s'' { rcd = λ p → sync (rcd (st s) p) }} iv (fi2-flB M (st s) {s''} img) (proj₁ (proj₂ (proj₂ (proj₂ img)))))
+  inj₁ (proj₁ PC , RecG-rcd-M {s''} {λ p → sync (rcd (st s) p)} {ghostN s} {preT t} (proj₂ (proj₂ PC)))
+  where PC = pad-case-M {s} {t} {record s'' { rcd = λ p → sync (rcd (st s) p) }} iv (fi2-flB M (st s) {s''} img) (proj₁ (proj₂ (proj₂ (proj₂ img))))
 -- inside the checkpoint: the new slot programmed
-crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₁ (cd , cL , cO , cl , cr) , refl))) = go cO
+crash-Fi-M {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₁ (cd , cL , cO , cl , cr) , refl))) = go cO
   where
     b = proj₁ (proj₂ (proj₂ (proj₁ iv)))
     so = proj₂ (proj₂ (proj₂ (proj₁ iv)))
@@ -236,21 +250,22 @@ crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₁ (cd ,
     img4 : Img (flB u) (padW (erased ∷ []) s4)
     img4 = (λ p → crashD-sync (progm (mb u p) (dat u p)) (cd p)) , crashC-sync (cpL u) cL , land-C (cpO u) ,
            (inj₁ refl ∷ crashL-sync (dr u) cl) , (λ p → land-C (rcd u p))
-    old : RecG s4 ([] , map cur (dr s'')) (preT t)
-    old = RecG-pr {s4} {[]} {map cur (dr u)} {map cur (dr s'')} {preT t} (sym (crashL-cur (dr u) cl))
-            (subst (λ g → RecG s4 g (preT t)) (ghost-nil {u} (InPO-ept {u} {M} po))
-                   (pad-case {⟪ u , [] ⟫} {t} {s4} iv img4 (crashL-sync (dr u) cl)))
-    old′ : RecG (record s'' { cpO = sync (cpO u) }) ([] , map cur (dr s'')) (preT t)
-    old′ = RecG-rcd {record s'' { cpO = sync (cpO u) }} {λ p → sync (rcd u p)} {[] , map cur (dr s'')} {preT t} old
+    PC = pad-case-M {⟪ u , [] ⟫} {t} {s4} iv img4 (crashL-sync (dr u) cl)
+    Bk = mapAt (smap (flB u)) ([] ++ epE u ∷ []) (proj₁ PC)
+    old : RecGM s4 ([] , map cur (dr s'')) (preT t) Bk
+    old = RecG-pr-M {s4} {[]} {map cur (dr u)} {map cur (dr s'')} {preT t} {Bk} (sym (crashL-cur (dr u) cl))
+            (subst (λ g → RecGM s4 g (preT t) Bk) (ghost-nil {u} (InPO-ept {u} {M} po)) (proj₂ (proj₂ PC)))
+    old′ : RecGM (record s'' { cpO = sync (cpO u) }) ([] , map cur (dr s'')) (preT t) Bk
+    old′ = RecG-rcd-M {record s'' { cpO = sync (cpO u) }} {λ p → sync (rcd u p)} {[] , map cur (dr s'')} {preT t} {Bk} old
     go : CrashC (put (cpt (suc (gen u)) (l2p u)) (sync (cpO u))) (cpO s'') →
-         Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s'' ([] , map cur (dr s'')) t'
+         Σ SB.State λ t' → t SB.─fbᶜ→ t' × FiMap ⟪ u , [] ⟫ s'' ([] , map cur (dr s'')) t'
     go (inj₁ e) =
       preT t , inj₁ (refl , refl) ,
-      RecG-cpO {s''} {sync (cpO u)} {[] , map cur (dr s'')} {preT t} (λ pk → trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) pk)
-        (inj₁ (sym (cong cur e))) old′
+      inj₁ (proj₁ PC , RecG-cpO-M {s''} {sync (cpO u)} {[] , map cur (dr s'')} {preT t} {Bk}
+                        (λ pk → trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) pk) (inj₁ (sym (cong cur e))) old′)
     go (inj₂ (inj₂ e)) =
       preT t , inj₁ (refl , refl) ,
-      RecG-cpO {s''} {sync (cpO u)} {[] , map cur (dr s'')} {preT t} f (inj₂ (cong cur e)) old′
+      inj₁ (proj₁ PC , RecG-cpO-M {s''} {sync (cpO u)} {[] , map cur (dr s'')} {preT t} {Bk} f (inj₂ (cong cur e)) old′)
       where
         f : ∀ {b′ g C} → pick (cur (cpL s'')) (cur (cpO u)) ≡ just (b′ , g , C) →
             pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b′ , g , C)
@@ -258,20 +273,20 @@ crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₁ (cd ,
         ... | refl = trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e) (pk0 junk tt)
     go (inj₂ (inj₁ e)) =
       proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
-      new-slot-G {⟪ fl3 u , [] ⟫} {proj₁ F} {s''} (proj₁ (proj₂ (proj₂ F))) cd
+      inj₂ (new-slot-GM {⟪ fl3 u , [] ⟫} {proj₁ F} {s''} (proj₁ (proj₂ (proj₂ F))) cd
         (subst (All (GenLe (gen u))) (sym (crashL-cur (dr u) cl)) (proj₂ iv))
         (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) e)
           (trans (cong (λ c → pick (cur c) (cpt (suc (gen u)) (l2p u))) sl)
                  (pick-second (suc (gen u)) (l2p u) (cpt (gen u) (BI.C b)) ≤-refl)))
-        (subst (Older (suc (gen u))) (sym (cong cur sl)) ≤-refl)
+        (subst (Older (suc (gen u))) (sym (cong cur sl)) ≤-refl))
 -- inside the checkpoint: the new slot durable, the old slot and the region erased
-crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₂ (cd , cL , cO , cl , cr) , refl))) =
+crash-Fi-M {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₂ (cd , cL , cO , cl , cr) , refl))) =
   proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
-  new-slot-G {⟪ fl3 u , [] ⟫} {proj₁ F} {s''} (proj₁ (proj₂ (proj₂ F))) cd
+  inj₂ (new-slot-GM {⟪ fl3 u , [] ⟫} {proj₁ F} {s''} (proj₁ (proj₂ (proj₂ F))) cd
     (crash-erase (map sync (dr u)) (subst (All (GenLe (gen u))) (sym (map-cur-sync (dr u))) (proj₂ iv)) cl)
     (trans (cong (λ q → pick (cur (cpL s'')) (cur q)) cO)
            (pick-second (suc (gen u)) (l2p u) (cur (cpL s'')) (older cL)))
-    (older cL)
+    (older cL))
   where
     b = proj₁ (proj₂ (proj₂ (proj₁ iv)))
     F = fl3-A {⟪ u , [] ⟫} {t} iv
@@ -280,25 +295,36 @@ crash-Fi {⟪ u , us ⟫} {t} {M} {s''} iv refl po (inj₂ (inj₁ (inj₂ (cd ,
     older (inj₂ (inj₁ e)) = subst (Older (suc (gen u))) (sym (cong cur e)) tt
     older (inj₂ (inj₂ e)) = subst (Older (suc (gen u))) (sym (cong cur e)) tt
 -- the checkpoint's end
-crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₁ (img , refl)))) =
+crash-Fi-M {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₁ (img , refl)))) =
   proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
-  crash-normal-G {⟪ ck3 (fi3 M (st s)) , [] ⟫} {proj₁ F} {s''} (proj₁ I) (proj₂ I) img
+  inj₂ (recgm-≐ {s''} {ghostN ⟪ ck3 (fi3 M (st s)) , [] ⟫} {proj₁ F} {mapAt (smap (ck3 (fi3 M (st s)))) [] (proj₁ G)} {l2p (st s)}
+          (λ a → cong (λ f → f a) (mapAt-nil (smap (ck3 (fi3 M (st s)))) (proj₁ G))) (proj₂ (proj₂ G)))
   where
     F = ck3-A {s} {t} iv
     I = ck3-fi3-Inv {st s} {proj₁ F} {M} (proj₂ (proj₂ F))
+    G = crash-normal-GM {⟪ ck3 (fi3 M (st s)) , [] ⟫} {proj₁ F} {s''} (proj₁ I) (proj₂ I) img
 -- the consolidation page before its SYNC: the barrier's crash
-crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₁ (img , refl))))) =
+crash-Fi-M {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₁ (img , refl))))) =
   preT t , inj₁ (refl , refl) ,
-  RecG-rcd {s''} {λ p → sync (rcd (st s) p)} {ghostN (sB s)} {preT t}
-    (crash-normal-G {sB s} {preT t} {record s'' { rcd = λ p → sync (rcd (st s) p) }}
-      (pre-sync {s} {t} (proj₁ iv)) (≤-refl ∷ proj₂ iv) (fiK-flB M (st s) {s''} img))
+  inj₁ (proj₁ G , RecG-rcd-M {s''} {λ p → sync (rcd (st s) p)} {ghostN (sB s)} {preT t} (proj₂ (proj₂ G)))
+  where
+    G = crash-normal-GM {sB s} {preT t} {record s'' { rcd = λ p → sync (rcd (st s) p) }}
+          (pre-sync {s} {t} (proj₁ iv)) (≤-refl ∷ proj₂ iv) (fiK-flB M (st s) {s''} img)
 -- the end: the consolidation page durable
-crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₂ (img , refl))))) =
+crash-Fi-M {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₂ (img , refl))))) =
   proj₁ F , inj₂ (fl-fb {t} {proj₁ F} (proj₁ (proj₂ F))) ,
-  crash-normal-G {⟪ fi4 M (st s) , [] ⟫} {proj₁ F} {s''} (proj₁ I) (proj₂ I) img
+  inj₂ (recgm-≐ {s''} {ghostN ⟪ fi4 M (st s) , [] ⟫} {proj₁ F} {mapAt (smap (fi4 M (st s))) [] (proj₁ G)} {l2p (st s)}
+          (λ a → cong (λ f → f a) (mapAt-nil (smap (fi4 M (st s))) (proj₁ G))) (proj₂ (proj₂ G)))
   where
     F = fl3-A {s} {t} iv
     I = fi4-Inv {st s} {proj₁ F} {M} (proj₂ (proj₂ F))
+    G = crash-normal-GM {⟪ fi4 M (st s) , [] ⟫} {proj₁ F} {s''} (proj₁ I) (proj₂ I) img
+
+crash-Fi : ∀ {s t M s'' g} → Inv′ s t → ues s ≡ [] → InPO (st s) M → CrFi s M s'' g →
+           Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s'' g t'
+crash-Fi {s} {t} {M} {s''} {g} iv eu po c with crash-Fi-M {s} {t} {M} {s''} {g} iv eu po c
+... | t' , f , inj₁ (_ , rg , _) = t' , f , rg
+... | t' , f , inj₂ (rg , _) = t' , f , rg
 
 ------------------------------------------------------------------------
 -- PUSi: PUS with P's in-page and OOB commits where no epoch is unsynced

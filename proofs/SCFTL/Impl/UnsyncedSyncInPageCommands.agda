@@ -102,44 +102,42 @@ RcS s = ∀ p → IsSyn (rcd s p)
 ------------------------------------------------------------------------
 -- Every command boundary is one of `CrFi`'s points
 
-fi-cmd-G : ∀ {s t M x s''} → Inv′ s t → RcS (st s) → ues s ≡ [] → InPO (st s) M →
-  (r : FiCmd s M x) → Img x s'' → Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s'' (ghFi s M r s'') t'
+fi-crfi : ∀ {s M x s''} → RcS (st s) →
+  (r : FiCmd s M x) → Img x s'' → CrFi s M s'' (ghFi s M r s'')
 -- the first batch: an outcome at `fi2`
-fi-cmd-G {s} {t} {M} {x} {s''} iv rs eu po (fb (before cs is)) img =
-  crash-Fi {s} {t} {M} {s''} {ghostN s} iv eu po
-    (inj₁ (proj₂ (proj₂ (mid-crash {x} {fi2 M (st s)} {s''} (fi-mid M (st s) (rs M) (before cs is)) img)) , refl))
+fi-crfi {s} {M} {x} {s''} rs (fb (before cs is)) img =
+  (inj₁ (proj₂ (proj₂ (mid-crash {x} {fi2 M (st s)} {s''} (fi-mid M (st s) (rs M) (before cs is)) img)) , refl))
 -- the checkpoint: outcomes at its `ck1` and `ck2`
-fi-cmd-G {s} {t} {M} {_} {s''} iv rs eu po (fck (ck-new cs is)) img =
-  crash-Fi {s} {t} {M} {s''} {[] , map cur (dr s'')} iv eu po
-    (inj₂ (inj₁ (inj₁ (proj₂ (proj₂ (mid-crash {runs cs u} {ck1 u} {s''}
+fi-crfi {s} {M} {_} {s''} rs (fck (ck-new cs is)) img =
+  (inj₂ (inj₁ (inj₁ (proj₂ (proj₂ (mid-crash {runs cs u} {ck1 u} {s''}
       (proj₂ (proj₂ (ck-mid u (cur (cpO (st s)) , refl) (ck-new cs is)))) img))) , refl)))
   where u = fi3 M (st s)
-fi-cmd-G {s} {t} {M} {_} {s''} iv rs eu po (fck (ck-erase cs is)) img =
-  crash-Fi {s} {t} {M} {s''} {[] , map cur (dr s'')} iv eu po
-    (inj₂ (inj₁ (inj₂ (proj₂ (proj₂ (mid-crash {runs cs (syncAll (ck1 u))} {ck2 u} {s''}
+fi-crfi {s} {M} {_} {s''} rs (fck (ck-erase cs is)) img =
+  (inj₂ (inj₁ (inj₂ (proj₂ (proj₂ (mid-crash {runs cs (syncAll (ck1 u))} {ck2 u} {s''}
       (proj₂ (proj₂ (ck-mid u (cur (cpO (st s)) , refl) (ck-erase cs is)))) img))) , refl)))
   where u = fi3 M (st s)
-fi-cmd-G {s} {t} {M} {_} {s''} iv rs eu po (fck ck-end) img =
-  crash-Fi {s} {t} {M} {s''} {[] , map cur (dr s'')} iv eu po
-    (inj₂ (inj₁ (inj₂ (proj₂ (proj₂ (mid-crash {syncAll (ck2 u)} {ck2 u} {s''} (Mid-sync (ck2 u)) img))) , refl)))
+fi-crfi {s} {M} {_} {s''} rs (fck ck-end) img =
+  (inj₂ (inj₁ (inj₂ (proj₂ (proj₂ (mid-crash {syncAll (ck2 u)} {ck2 u} {s''} (Mid-sync (ck2 u)) img))) , refl)))
   where u = fi3 M (st s)
-fi-cmd-G {s} {t} {M} {_} {s''} iv rs eu po fce img =
-  crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₁ (img , refl))))
+fi-crfi {s} {M} {_} {s''} rs fce img =
+  (inj₂ (inj₂ (inj₁ (img , refl))))
 -- right after the record's SYNC, the consolidation page not appended:
 -- an outcome at `fi2` (every page of `fi3` is synced `fi2`)
-fi-cmd-G {s} {t} {M} {_} {s''} iv rs eu po (fk (before [] [])) img =
-  crash-Fi {s} {t} {M} {s''} {ghostN s} iv eu po
-    (inj₁ (proj₂ (proj₂ (mid-crash {fi3 M (st s)} {fi2 M (st s)} {s''} (Mid-sync (fi2 M (st s))) img)) , refl))
-fi-cmd-G iv rs eu po (fk (before (_ ∷ _) (() ∷ _))) img
+fi-crfi {s} {M} {_} {s''} rs (fk (before [] [])) img =
+  (inj₁ (proj₂ (proj₂ (mid-crash {fi3 M (st s)} {fi2 M (st s)} {s''} (Mid-sync (fi2 M (st s))) img)) , refl))
+fi-crfi rs (fk (before (_ ∷ _) (() ∷ _))) img
 -- the consolidation page appended, before its SYNC: an outcome at `fiK`
-fi-cmd-G {s} {t} {M} {x} {s''} iv rs eu po (fk (after [] [] [] [])) img =
-  crash-Fi {s} {t} {M} {s''} {ghostN (sB s)} iv eu po
-    (inj₂ (inj₂ (inj₂ (inj₁ (proj₂ (proj₂ (mid-crash {x} {fiK M (st s)} {s''}
+fi-crfi {s} {M} {x} {s''} rs (fk (after [] [] [] [])) img =
+  (inj₂ (inj₂ (inj₂ (inj₁ (proj₂ (proj₂ (mid-crash {x} {fiK M (st s)} {s''}
       (fk-mid M (st s) (after [] [] [] [])) img)) , refl)))))
-fi-cmd-G iv rs eu po (fk (after (_ ∷ _) _ (() ∷ _) _)) img
-fi-cmd-G iv rs eu po (fk (after [] (_ ∷ _) [] (() ∷ _))) img
-fi-cmd-G {s} {t} {M} {_} {s''} iv rs eu po fe img =
-  crash-Fi {s} {t} {M} {s''} iv eu po (inj₂ (inj₂ (inj₂ (inj₂ (img , refl)))))
+fi-crfi rs (fk (after (_ ∷ _) _ (() ∷ _) _)) img
+fi-crfi rs (fk (after [] (_ ∷ _) [] (() ∷ _))) img
+fi-crfi {s} {M} {_} {s''} rs fe img =
+  (inj₂ (inj₂ (inj₂ (inj₂ (img , refl)))))
+
+fi-cmd-G : ∀ {s t M x s''} → Inv′ s t → RcS (st s) → ues s ≡ [] → InPO (st s) M →
+  (r : FiCmd s M x) → Img x s'' → Σ SB.State λ t' → t SB.─fbᶜ→ t' × RecG s'' (ghFi s M r s'') t'
+fi-cmd-G {s} {t} {M} {x} {s''} iv rs eu po r img = crash-Fi {s} {t} {M} {s''} iv eu po (fi-crfi {s} {M} {x} {s''} rs r img)
 
 ------------------------------------------------------------------------
 -- Every record slot stays durable
