@@ -75,7 +75,7 @@ open import SCFTL.Impl.LazyChainStable Data d0 amax wmax kmax _≟D_ kc using (r
 open import SCFTL.Impl.LazyChainRegion Data d0 amax wmax kmax _≟D_ kc using (RInv; crashL-syn; ri-fi2-acc)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lay-last; lazy-pos)
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
-open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRL; recto-follow)
+open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRL; CRLM; crlm⇒crl; recto-follow)
 open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc
   using (follow-inv; extM-okR; okC-okR; lazy-et; pl-fi2-crash-CRL; pl-lazy-crash; free-lazy-crash-CRL)
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -227,14 +227,15 @@ virt-acc {s} {s'} {M} {c} {rest} (v ∷ vs') r lz ri img top with top v vs' refl
 -- the flash with the chain before the step on the region
 -- (`pl-fi2-crash-CRL`) moved to the flash with the whole walked chain
 -- on the region (`recto-follow`, its hypotheses derived)
-pl-fi2-landed : ∀ {s s' M t'} (ph : Phase s) → RI (virt (rv (ph-rs ph)) s) → Lazy s M → Img (fi2 M s) s' →
-                walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph) →
-                CRm (virt (rv (ph-rs ph)) s) (virt (rv (ph-rs ph)) s') t' → CRL s' t'
-pl-fi2-landed {s} {s'} {M} {t'} (phase C0 x L y E rs rest c M0 z ci si ri lk rpe) r lz img@(cD , cL , cO , cR , cI) wk
+-- (`pl-fi2-landed-M`: with the map named, CRm's; `pl-fi2-landed` forgets it)
+pl-fi2-landed-M : ∀ {s s' M t'} (ph : Phase s) → RI (virt (rv (ph-rs ph)) s) → Lazy s M → Img (fi2 M s) s' →
+                  walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph) →
+                  (cm : CRm (virt (rv (ph-rs ph)) s) (virt (rv (ph-rs ph)) s') t') → CRLM s' t' (proj₁ cm)
+pl-fi2-landed-M {s} {s'} {M} {t'} (phase C0 x L y E rs rest c M0 z ci si ri lk rpe) r lz img@(cD , cL , cO , cR , cI) wk
               (M' , _ , recto b g C pk sl so rsy rg mx dm ro , dk)
   with trans (sym pk) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) cL) (crashC-PM tt cO (RI.slotO r)))
 ... | refl =
-  true , gen s , RI.C r , pk , M' ,
+  true , gen s , RI.C r , pk ,
   subst (λ us → RecTo (virt us s') M') (sym wk)
         (recto-follow {rv rs} {s'} {M'} {rec s} (recto true (gen s) (RI.C r) pk sl so rsy rg mx dm ro) ea ex ok ex' ≤-refl) ,
   dk
@@ -278,6 +279,12 @@ pl-fi2-landed {s} {s'} {M} {t'} (phase C0 x L y E rs rest c M0 z ci si ri lk rpe
                     (ch-abv ci p (≤-trans (ch-enx ci) le))
     ex' : extM G R' D' (lkOf (rec s ∷ Y)) ≡ []
     ex' = cong (extS G R' D' (ep s)) (seek-none G omax R' (nxt s) ab)
+
+pl-fi2-landed : ∀ {s s' M t'} (ph : Phase s) → RI (virt (rv (ph-rs ph)) s) → Lazy s M → Img (fi2 M s) s' →
+                walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph) →
+                CRm (virt (rv (ph-rs ph)) s) (virt (rv (ph-rs ph)) s') t' → CRL s' t'
+pl-fi2-landed {s} {s'} {M} {t'} ph r lz img wk cm = crlm⇒crl {s'} {t'} {proj₁ cm} (pl-fi2-landed-M {s} {s'} {M} {t'} ph r lz img wk cm)
+
 
 -- P's `vOK` on the virtually consolidated state is `VOKn` of the state
 -- itself (`virt` changes the region only)

@@ -98,7 +98,7 @@ open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc
 open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (virt-es; virt-wr; virt-rl; virt-lazy; ar-virt)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (CRL; phase-crash-CRL; img-virt)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc
-  using (CRLS; crls⇒crl; crls-of; crls-stable; crls-≐; phase-crash-CRLM; free-crash-CRLM)
+  using (CRLS; crls⇒crl; crls-of; crls-stable; crls-≐; phase-crash-CRLM; free-crash-CRLM; CRLM; crlm⇒crl)
 open import SCFTL.Impl.LazyChainVirtual Data d0 amax wmax kmax _≟D_ kc using (rec-virt)
 open import SCFTL.Impl.LazyChainInv Data d0 amax wmax kmax _≟D_ using (cinv-fi2-crash)
 open import SCFTL.Impl.LazyChainSteps Data d0 amax wmax kmax _≟D_ kc using (lazy-pos; lazy-room)
@@ -262,23 +262,40 @@ phase-fi2-walk {s} {s'} {M} (phase C x L y E rs rest c M0 z ci si ri lk e) lz im
 -- crash relation holds on the flash with the chain before the step on
 -- the region (P's `fi2-crash⁺` on the virtual state), what
 -- `recto-follow` would move (its hypotheses not derived here)
+-- (`pl-fi2-crash-CRLM`: with the map named, the stable or the volatile
+-- L2P of the state before the commit, P's `CRm`)
+pl-fi2-crash-CRLM : ∀ {s t s' M} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → Lazy s M →
+                    Img (fi2 M s) s' →
+                    (Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × (M' ≡ smap s ⊎ M' ≡ l2p s))
+                  ⊎ (walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph) ×
+                     (Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv (ph-rs ph)) s) (virt (rv (ph-rs ph)) s') t'))
+pl-fi2-crash-CRLM {s} {t} {s'} {M} ph arr r lz img@(cD , cL , cO , cR , cI) with lazy-LkC {rv (ph-rs ph)} {s} {M} lz
+... | L , lkc with fi2-crash⁺ {virt (rv (ph-rs ph)) s} {t} {virt (rv (ph-rs ph)) s'} {L} {M} (ar-virt arr) r lkc
+                     (subst (λ u → Img u (virt (rv (ph-rs ph)) s')) (sym (fi2-virt (rv (ph-rs ph)) M s))
+                            (img-virt (rv (ph-rs ph)) {fi2 M s} {s'} img))
+                 | phase-fi2-walk {s} {s'} {M} ph lz img
+... | t' , c , (M' , e , rt , dk) | inj₁ wk =
+  inj₁ (t' , c , M' , (true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' ,
+                       subst (λ us → RecTo (virt us s') M') (sym wk) rt , dk) , e)
+  where
+    sl' = crashC-eq (RI.slotL r) cL
+    so' = crashC-PM tt cO (RI.slotO r)
+... | t' , c , cm | inj₂ wk = inj₂ (wk , t' , c , cm)
+
+-- `pl-fi2-crash-CRL`: a crash right before the lazy commit's SYNC is in
+-- `CRL` when the walk does not take the crashed record (its slot old or
+-- junk, or its digest failing); otherwise the walk takes it and P's
+-- crash relation holds on the flash with the chain before the step on
+-- the region (P's `fi2-crash⁺` on the virtual state), what
+-- `recto-follow` would move (its hypotheses not derived here)
 pl-fi2-crash-CRL : ∀ {s t s' M} (ph : Phase s) → AR s t → RI (virt (rv (ph-rs ph)) s) → Lazy s M →
                    Img (fi2 M s) s' →
                    (Σ State λ t' → crashS (use flush) t t' × CRL s' t')
                  ⊎ (walkG (gen s) s' ≡ rec s ∷ rv (ph-rs ph) ×
                     (Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv (ph-rs ph)) s) (virt (rv (ph-rs ph)) s') t'))
-pl-fi2-crash-CRL {s} {t} {s'} {M} ph arr r lz img@(cD , cL , cO , cR , cI) with lazy-LkC {rv (ph-rs ph)} {s} {M} lz
-... | L , lkc with fi2-crash⁺ {virt (rv (ph-rs ph)) s} {t} {virt (rv (ph-rs ph)) s'} {L} {M} (ar-virt arr) r lkc
-                     (subst (λ u → Img u (virt (rv (ph-rs ph)) s')) (sym (fi2-virt (rv (ph-rs ph)) M s))
-                            (img-virt (rv (ph-rs ph)) {fi2 M s} {s'} img))
-                 | phase-fi2-walk {s} {s'} {M} ph lz img
-... | t' , c , cm | inj₁ wk =
-  inj₁ (t' , c , true , gen s , RI.C r , pick-slot true s' (gen s) (RI.C r) sl' so' ,
-        subst (λ us → CR (virt us s') t') (sym wk) (CRm⇒CR {virt (rv (ph-rs ph)) s} {virt (rv (ph-rs ph)) s'} {t'} cm))
-  where
-    sl' = crashC-eq (RI.slotL r) cL
-    so' = crashC-PM tt cO (RI.slotO r)
-... | t' , c , cm | inj₂ wk = inj₂ (wk , t' , c , cm)
+pl-fi2-crash-CRL {s} {t} {s'} {M} ph arr r lz img with pl-fi2-crash-CRLM {s} {t} {s'} {M} ph arr r lz img
+... | inj₁ (t' , c , M' , cm , _) = inj₁ (t' , c , crlm⇒crl {s'} {t'} {M'} cm)
+... | inj₂ x = inj₂ x
 
 ------------------------------------------------------------------------
 -- Without a chain: every crash point of PL's write, relocation and
@@ -365,6 +382,18 @@ free-lazy-ph r (_ , inj₁ (ln , et , lt , _)) = phase-start⁺ r ln et (<⇒≤
 free-lazy-ph {s} {M} r (_ , inj₂ (L , op)) with OobP⇒LkC {s} {L} {M} op
 ... | ln , et , le , mn , _ = phase-start⁺ r ln et (≤-trans le (<⇒≤ mn))
 
+-- (`free-fi2-crash-M`: the crash point before the SYNC with the map
+-- named)
+free-fi2-crash-M : ∀ {s t s' M} → AR s t → RI s → Lazy s M → Img (fi2 M s) s' →
+                   (Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × (M' ≡ smap s ⊎ M' ≡ l2p s))
+                 ⊎ (walkG (gen s) s' ≡ rec s ∷ [] × (Σ State λ t' → crashS (use flush) t t' × CRm s s' t'))
+free-fi2-crash-M {s} {t} {s'} {M} arr r lz img with free-lazy-ph r lz
+... | ph , e with pl-fi2-crash-CRLM ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) lz img
+...   | inj₁ x = inj₁ x
+...   | inj₂ (wk , rest) =
+  inj₂ (subst (λ rs → walkG (gen s) s' ≡ rec s ∷ rv rs) e wk ,
+        subst (λ rs → Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv rs) s) (virt (rv rs) s') t') e rest)
+
 -- `free-lazy-crash`: the lazy commit's crash points from a state with
 -- P's RI: in `CRL`, but for the record taken by the walk before the
 -- SYNC (then the walk is that record alone, P's `CRm` on the flash)
@@ -373,12 +402,9 @@ free-lazy-crash : ∀ {s t s' M m} → AR s t → RI s → VOKn s → Lazy s M �
                 ⊎ (walkG (gen s) s' ≡ rec s ∷ [] × (Σ State λ t' → crashS (use flush) t t' × CRm s s' t'))
 free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₂ refl) img with free-lazy-ph r lz
 ... | ph , e = inj₁ (pl-lazy-crash ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) vo lz refl img)
-free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-lazy-ph r lz
-... | ph , e with pl-fi2-crash-CRL ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) lz img
-...   | inj₁ x = inj₁ x
-...   | inj₂ (wk , rest) =
-  inj₂ (subst (λ rs → walkG (gen s) s' ≡ rec s ∷ rv rs) e wk ,
-        subst (λ rs → Σ State λ t' → crashS (use flush) t t' × CRm (virt (rv rs) s) (virt (rv rs) s') t') e rest)
+free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-fi2-crash-M {s} {t} {s'} {M} arr r lz img
+... | inj₁ (t' , c , M' , cm , _) = inj₁ (t' , c , crlm⇒crl {s'} {t'} {M'} cm)
+... | inj₂ x = inj₂ x
 
 ------------------------------------------------------------------------
 -- The record taken by the walk, without a chain: `recto-follow`'s
@@ -442,9 +468,9 @@ private
 -- `free-fi2-landed′`: the same, P's `RecTo` on the crashed flash in the
 -- live slot and the state's generation
 free-fi2-landed′ : ∀ {s s' M t' M'} → RI s → Lazy s M → Img (fi2 M s) s' → walkG (gen s) s' ≡ rec s ∷ [] →
-                   (rt : RecTo s' M') → RecTo.b rt ≡ true → RecTo.g rt ≡ gen s → DOKs (dat s') M' (stable t') → CRL s' t'
+                   (rt : RecTo s' M') → RecTo.b rt ≡ true → RecTo.g rt ≡ gen s → DOKs (dat s') M' (stable t') → CRLM s' t' M'
 free-fi2-landed′ {s} {s'} {M} {t'} {M'} r lz img@(cD , cL , cO , cR , cI) wk (recto b g C pk sl so rs rg mx dm ro) refl refl dk =
-  true , gen s , C , pk , M' ,
+  true , gen s , C , pk ,
   subst (λ vs → RecTo (virt vs s') M') (sym wk)
         (recto-follow {[]} {s'} {M'} {rec s} (recto true (gen s) C pk sl so rs rg mx dm ro) ea ex ok ex' ≤-refl) , dk
   where
@@ -479,12 +505,17 @@ free-fi2-landed′ {s} {s'} {M} {t'} {M'} r lz img@(cD , cL , cO , cR , cI) wk (
     ex' : extM G R' D' (lkOf (rec s ∷ X)) ≡ []
     ex' = cong (extS G R' D' (ep s)) (seek-none G omax R' (nxt s) ab)
 
-free-fi2-landed : ∀ {s s' M t'} → RI s → Lazy s M → Img (fi2 M s) s' → walkG (gen s) s' ≡ rec s ∷ [] →
-                  CRm s s' t' → CRL s' t'
-free-fi2-landed {s} {s'} {M} {t'} r lz img@(cD , cL , cO , cR , cI) wk (M' , _ , rt , dk) =
+-- (`free-fi2-landed-M`: with the map named, CRm's)
+free-fi2-landed-M : ∀ {s s' M t'} → RI s → Lazy s M → Img (fi2 M s) s' → walkG (gen s) s' ≡ rec s ∷ [] →
+                    (cm : CRm s s' t') → CRLM s' t' (proj₁ cm)
+free-fi2-landed-M {s} {s'} {M} {t'} r lz img@(cD , cL , cO , cR , cI) wk (M' , _ , rt , dk) =
   free-fi2-landed′ {s} {s'} {M} {t'} {M'} r lz img wk rt (proj₁ (pick-bg eq)) (proj₂ (pick-bg eq)) dk
   where
     eq = trans (sym (RecTo.pk rt)) (pick-slot true s' (gen s) (RI.C r) (crashC-eq (RI.slotL r) cL) (crashC-PM tt cO (RI.slotO r)))
+
+free-fi2-landed : ∀ {s s' M t'} → RI s → Lazy s M → Img (fi2 M s) s' → walkG (gen s) s' ≡ rec s ∷ [] →
+                  CRm s s' t' → CRL s' t'
+free-fi2-landed {s} {s'} {M} {t'} r lz img wk cm = crlm⇒crl {s'} {t'} {proj₁ cm} (free-fi2-landed-M {s} {s'} {M} {t'} r lz img wk cm)
 
 -- `free-lazy-crash-CRL`: every crash point of the lazy commit from a
 -- state with P's RI is in `CRL`

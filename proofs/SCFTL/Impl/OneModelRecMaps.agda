@@ -151,7 +151,8 @@ open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ usi
 open import SCFTL.Impl.UnsyncedSyncInPageCommands Data d0 amax wmax kmax umax _≟D_ using (FiCmd; ghFi; fi-crfi)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
 open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; pl-rec-crash-M; crlm-of; lkc-of; walk-k0; kons-crash-CRLM; pl-wr-crls; pl-rl-crls)
-open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-reg-crls; free-kons-crls; pl-es-crls; pl-lazy-crls; free-lazy-ph)
+open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-reg-crls; free-kons-crls; pl-es-crls; pl-lazy-crls; free-lazy-ph; free-fi2-crash-M; pl-fi2-crash-CRLM; free-fi2-landed-M)
+open import SCFTL.Impl.LazyChainCrashLazy Data d0 amax wmax kmax _≟D_ kc using (pl-fi2-landed-M)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (walkG; virt; okPL; crashPL)
 open import SCFTL.Impl.LazyChainPhase Data d0 amax wmax kmax _≟D_ kc using (Phase; ph-rs)
@@ -519,10 +520,10 @@ private
 
 -- the flush's crash points covered: before the consolidation page's
 -- SYNC; P's own after it but the in-page / OOB commit's before the
--- commit's checkpoint; the lazy commit's end; with no chain (kc = 0:
+-- commit's checkpoint; the lazy commit's; with no chain (kc = 0:
 -- the walk takes nothing, there is no lazy commit) every one
 FlushPt : St → St → Set
-FlushPt s s' = Σ St λ m → (m ≡ konsI s ⊎ Plain (konsS s) m ⊎ CmtEnd (konsS s) m ⊎ (Σ ℕ λ M → Lazy s M × m ≡ fiL M s)
+FlushPt s s' = Σ St λ m → (m ≡ konsI s ⊎ Plain (konsS s) m ⊎ CmtEnd (konsS s) m ⊎ (Σ ℕ λ M → Lazy s M × (m ≡ fi2 M s ⊎ m ≡ fiL M s))
                              ⊎ (kc ≡ 0 × FlPt (konsS s) m)) × Img m s'
 
 -- the crash points of PX's step u into the chain phase covered here (b:
@@ -541,7 +542,7 @@ private
   flushpt-crash (m , inj₁ e , img)                          = m , inj₁ e , img
   flushpt-crash (m , inj₂ (inj₁ pl) , img)                  = m , inj₂ (inj₁ (plain-fl pl)) , img
   flushpt-crash (m , inj₂ (inj₂ (inj₁ c)) , img)            = m , inj₂ (inj₁ (cmt-fl c)) , img
-  flushpt-crash (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , e)))) , img) = m , inj₂ (inj₂ (M , lz , inj₂ e)) , img
+  flushpt-crash (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , e)))) , img) = m , inj₂ (inj₂ (M , lz , e)) , img
   flushpt-crash (m , inj₂ (inj₂ (inj₂ (inj₂ (_ , fp)))) , img)     = m , inj₂ (inj₁ fp) , img
 
 chainpt-crL b (SB.reg (SB.op x)) c = c
@@ -558,6 +559,12 @@ private
   reg-crlm (w a d) {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-wr-crls {EraseGuard} ph (AR-tOf s) r nt c)
   reg-crlm rl {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-rl-crls {EraseGuard} ph (AR-tOf s) r nt c)
   reg-crlm es {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-es-crls ph (AR-tOf s) r c)
+
+  -- P's crash relation of a commit's point before its SYNC: the stable or
+  -- the volatile L2P
+  crm-maps : ∀ {s M} → M ≡ smap s ⊎ M ≡ l2p s → Maps s M
+  crm-maps (inj₁ e) = inj₁ (λ a _ → cong (λ f → f a) e)
+  crm-maps (inj₂ e) = inj₂ (λ a _ → cong (λ f → f a) e)
 
   -- after a lazy commit the stable L2P is the volatile one before it
   crls-l2p : ∀ {s' t M s} → CRLS s' t (fiL M s) → Σ State λ t' → Σ Map λ M' → CRLM s' t' M' × Maps s M'
@@ -578,10 +585,18 @@ private
   flush-crlm {s} {s'} ri (m , inj₂ (inj₂ (inj₂ (inj₂ (k0 , fp)))) , img)
     with via-P (kons-RI ri) fp img (λ rt → walk-k0 k0 (RecTo.g rt) s')
   ... | t , M , c , mp = t , M , c , kons-maps {s} {M} mp
-  flush-crlm {s} {s'} (inj₁ r) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , e)))) , img) with free-lazy-ph r lz
+  flush-crlm {s} {s'} (inj₁ r) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , inj₁ refl)))) , img)
+    with free-fi2-crash-M {s} {tOf s} {s'} {M} (AR-tOf s) r lz img
+  ... | inj₁ (t' , _ , M' , cm , e) = t' , M' , cm , crm-maps {s} {M'} e
+  ... | inj₂ (wk , t' , _ , cm) = t' , proj₁ cm , free-fi2-landed-M {s} {s'} {M} {t'} r lz img wk cm , crm-maps {s} {proj₁ cm} (proj₁ (proj₂ cm))
+  flush-crlm {s} {s'} (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , inj₁ refl)))) , img)
+    with pl-fi2-crash-CRLM {s} {tOf s} {s'} {M} ph (AR-tOf s) r lz img
+  ... | inj₁ (t' , _ , M' , cm , e) = t' , M' , cm , crm-maps {s} {M'} e
+  ... | inj₂ (wk , t' , _ , cm) = t' , proj₁ cm , pl-fi2-landed-M {s} {s'} {M} {t'} ph r lz img wk cm , crm-maps {s} {proj₁ cm} (proj₁ (proj₂ cm))
+  flush-crlm {s} {s'} (inj₁ r) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , inj₂ e)))) , img) with free-lazy-ph r lz
   ... | ph , eq = crls-l2p {s'} {tF (tOf s)} {M} {s}
                     (pl-lazy-crls ph (AR-tOf s) (subst (λ rs → RI (virt (rv rs) s)) (sym eq) r) (RI.vOK r) lz e img)
-  flush-crlm {s} {s'} (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , e)))) , img) =
+  flush-crlm {s} {s'} (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , inj₂ e)))) , img) =
     crls-l2p {s'} {tF (tOf s)} {M} {s} (pl-lazy-crls ph (AR-tOf s) r (RI.vOK r) lz e img)
 
 chainpt-crlm : ∀ b u {s s'} → RIL s → ChainPt b u s s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps s M
