@@ -97,7 +97,7 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (DOKs; old
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
   using (All; PM; Older; GenLe; PM-dur; PM-cur; PM-sync; all-cur; all-sync; all-put; crashL-PM; crashL-id; acc-gen)
 open import SCFTL.Impl.LazyChainCrash Data d0 amax wmax kmax _≟D_ kc using (walk-free-crash)
-open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-lazy-crash-CRL)
+open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-lazy-crash-CRL; free-fi2-M)
 open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free)
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (rec-crash; slot-sync)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (acc-ext; extM-ext; map-cur-sync; IsSyn)
@@ -644,12 +644,20 @@ crl-map : ∀ {t s1 s2} → (∀ {t'} → CRL s1 t' → CRL s2 t') →
           (Σ State λ t' → crashS (use flush) t t' × CRL s1 t') → Σ State λ t' → crashS (use flush) t t' × CRL s2 t'
 crl-map f (t' , c , x) = t' , c , f {t'} x
 
+-- (`lk-CRLM`: with the map named, and P's `RecTo` on the crashed flash)
+lk-CRLM : ∀ {u t s' m} M → AR u t → RI u → (InP u M ⊎ Σ ℕ λ L' → OobP u L' M) →
+          (m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u) → Img m s' →
+          (∀ {M'} (rt : RecTo s' M') → walkG (RecTo.g rt) s' ≡ []) →
+          Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × RecTo s' M'
+lk-CRLM {u} {t} {s'} {m} M arr r io pt img wf with lk-crash {u} {t} {s'} {m} (proj₁ (lkc-of {u} {M} io)) M arr r (proj₂ (lkc-of {u} {M} io)) pt img
+... | t' , c , M' , rt , dk = t' , c , M' , crlm-of {s'} {t'} {M'} rt dk (wf rt) , rt
+
 lk-CRL : ∀ {u t s' m} M → AR u t → RI u → (InP u M ⊎ Σ ℕ λ L' → OobP u L' M) →
          (m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u) → Img m s' →
          (∀ {M'} (rt : RecTo s' M') → walkG (RecTo.g rt) s' ≡ []) →
          Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-lk-CRL {u} {t} {s'} {m} M arr r io pt img wf =
-  crl-via {t} {s'} wf (lk-crash {u} {t} {s'} {m} (proj₁ (lkc-of {u} {M} io)) M arr r (proj₂ (lkc-of {u} {M} io)) pt img)
+lk-CRL {u} {t} {s'} {m} M arr r io pt img wf with lk-CRLM {u} {t} {s'} {m} M arr r io pt img wf
+... | t' , c , M' , cm , _ = t' , c , crlm⇒crl {s'} {t'} {M'} cm
 
 kc-split : ∀ {A : Set} → (kc ≡ 0 → A) → (0 < kc → A) → A
 kc-split f h = Data.Sum.Base.[ f , h ]′ (kc-cases kc)
@@ -682,14 +690,20 @@ img-syncd {x} {s'} cD cL cR cI =
 
 -- `crl-cpO`: `CRL` with another shadow checkpoint slot, older than the
 -- live one picked
+crlm-cpO : ∀ {s1 t x M} → CRLM s1 t M →
+           (∀ b g C → pick (cur (cpL s1)) (cur (cpO s1)) ≡ just (b , g , C) → b ≡ true × PM (Older g) x) →
+           CRLM (record s1 { cpO = x }) t M
+crlm-cpO {s1} {t} {x} {M} (b , g , C , pk , recto b' g' C' pk' sl so rs rg mx dm ro , dk) f with trans (sym pk) pk'
+... | refl with f b g C pk
+...   | refl , o =
+  true , g , C , pick-slot true (record s1 { cpO = x }) g C sl o ,
+  recto true g C (pick-slot true (virt (walkG g s1) (record s1 { cpO = x })) g C sl o) sl o rs rg mx dm ro , dk
+
 crl-cpO : ∀ {s1 t x} → CRL s1 t →
           (∀ b g C → pick (cur (cpL s1)) (cur (cpO s1)) ≡ just (b , g , C) → b ≡ true × PM (Older g) x) →
           CRL (record s1 { cpO = x }) t
-crl-cpO {s1} {t} {x} (b , g , C , pk , M , recto b' g' C' pk' sl so rs rg mx dm ro , dk) f with trans (sym pk) pk'
-... | refl with f b g C pk
-...   | refl , o =
-  true , g , C , pick-slot true (record s1 { cpO = x }) g C sl o , M ,
-  recto true g C (pick-slot true (virt (walkG g s1) (record s1 { cpO = x })) g C sl o) sl o rs rg mx dm ro , dk
+crl-cpO {s1} {t} {x} (b , g , C , pk , M , rt , dk) f =
+  crlm⇒crl {record s1 { cpO = x }} {t} {M} (crlm-cpO {s1} {t} {x} {M} (b , g , C , pk , rt , dk) f)
 
 pick-true : ∀ {b g' C' g C} {x : MC} → _≡_ {A = Maybe (Bool × ℕ × Map)} (just (b , g' , C')) (just (true , g , C)) →
             PM (Older g) x → b ≡ true × PM (Older g') x
@@ -703,9 +717,20 @@ pick-b refl = refl
 -- old one picked, the flash is the commit's before its SYNC with
 -- everything landed (`img-syncd`), in `CRL` by `free-lazy-crash-CRL`
 -- (`crl-cpO`: the shadow slot as it is)
-ck1-fi3-CRL : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
-              Img (ck1 (fi3 M u)) s' → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-ck1-fi3-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) = go cO
+-- where the map recovery rebuilds comes from: P's crash relation of the
+-- commit before its SYNC (the stable or the volatile L2P), or P's
+-- `RecTo` on the crashed flash (SCFTL.Impl.OneModelRecMaps: B's
+-- `flush-maps`)
+CmtSrc : St → St → Map → Set
+CmtSrc u s' M' = (M' ≡ smap u ⊎ M' ≡ l2p u) ⊎ RecTo s' M'
+
+lk-src : ∀ {u t s'} → (Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × RecTo s' M') →
+         Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × CmtSrc u s' M'
+lk-src (t' , c , M' , cm , rt) = t' , c , M' , cm , inj₂ rt
+
+ck1-fi3-CRLM : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
+               Img (ck1 (fi3 M u)) s' → Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × CmtSrc u s' M'
+ck1-fi3-CRLM {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) = go cO
   where
     g = gen u
     C = RI.C r
@@ -719,21 +744,29 @@ ck1-fi3-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) = go cO
     so'' = PM-sync {P = Older g} (cpO u) (RI.slotO r)
     lz : Lazy u M
     lz = subst (λ cs → length cs < kc) (sym (ri-chain-free r)) pos , io
-    viaFi2 : PM (Older g) (cpO s') → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-    viaFi2 o = crl-map {t} {s''} {s'} (λ {t'} crl → crl-cpO {s''} {t'} {cpO s'} crl f)
-                       (free-lazy-crash-CRL {u} {t} {s''} {M} arr r (RI.vOK r) lz (inj₁ refl) img'')
+    F2 = free-fi2-M {u} {t} {s''} {M} arr r lz img''
+    viaFi2 : PM (Older g) (cpO s') → Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × CmtSrc u s' M'
+    viaFi2 o = proj₁ F2 , proj₁ (proj₂ F2) , proj₁ (proj₂ (proj₂ F2)) ,
+               crlm-cpO {s''} {proj₁ F2} {cpO s'} {proj₁ (proj₂ (proj₂ F2))} (proj₁ (proj₂ (proj₂ (proj₂ F2)))) f ,
+               inj₁ (proj₂ (proj₂ (proj₂ (proj₂ F2))))
       where
         f : ∀ b g' C' → pick (cur (cpL s'')) (cur (cpO s'')) ≡ just (b , g' , C') → b ≡ true × PM (Older g') (cpO s')
         f b g' C' e = pick-true {x = cpO s'} (trans (sym e) (pick-slot true s'' g C sl' so'')) o
-    go : CrashC (put (cpt (suc g) (l2p (fi3 M u))) (cpO (fi3 M u))) (cpO s') → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+    go : CrashC (put (cpt (suc g) (l2p (fi3 M u))) (cpO (fi3 M u))) (cpO s') →
+         Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × CmtSrc u s' M'
     go (inj₁ e)        = viaFi2 (subst (PM (Older g)) (sym e) (PM-cur {P = Older g} (cpO u) (RI.slotO r)))
     go (inj₂ (inj₂ e)) = viaFi2 (subst (PM (Older g)) (sym e) tt)
     go (inj₂ (inj₁ e)) =
-      lk-CRL {u} {t} {s'} {ck1 (fi3 M u)} M arr r io (inj₂ (inj₁ (inj₁ refl))) img λ rt →
+      lk-src {u} {t} {s'} (lk-CRLM {u} {t} {s'} {ck1 (fi3 M u)} M arr r io (inj₂ (inj₁ (inj₁ refl))) img λ rt →
         subst (λ g' → walkG g' s' ≡ []) (sym (pick-g (trans (sym (RecTo.pk rt))
                                           (pick-slot false s' (suc g) (l2p (fi3 M u)) e (subst (PM (Older (suc g))) (sym sl') ≤-refl)))))
               (walk-old g s' (subst (λ l → All (GenLe g) (map cur l)) (sym (crashL-id (all-sync-IsSyn (dr u)) cR))
-                                    (all-cur (all-sync (RI.gle r)))))
+                                    (all-cur (all-sync (RI.gle r))))))
+
+ck1-fi3-CRL : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
+              Img (ck1 (fi3 M u)) s' → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+ck1-fi3-CRL {u} {t} {s'} M arr r io pos img with ck1-fi3-CRLM {u} {t} {s'} M arr r io pos img
+... | t' , c , M' , cm , _ = t' , c , crlm⇒crl {s'} {t'} {M'} cm
 
 -- the commit's consolidation page before its SYNC (`fiK`): landed and
 -- accepted, it links past every record of the generation; landed and
@@ -765,11 +798,11 @@ recto-dead-top {s} (recto b g C pk sl so rs rg mx dm ro) (inj₂ refl) =
 st-dr-cpO : ∀ s {d o} → dr s ≡ d → cpO s ≡ o → s ≡ record s { dr = d ; cpO = o }
 st-dr-cpO s refl refl = refl
 
-fiK-CRL′ : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
-           Img (fiK M u) s' →
-           (Σ MC λ h → Σ (List MC) λ rest → dr s' ≡ h ∷ rest × CrashC (uns erased (rec u)) h × CrashL (dr (fi3 M u)) rest) →
-           Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-fiK-CRL′ {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) (h , rest , deq , c0 , cR') = top c0
+fiK-CRLM′ : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
+            Img (fiK M u) s' →
+            (Σ MC λ h → Σ (List MC) λ rest → dr s' ≡ h ∷ rest × CrashC (uns erased (rec u)) h × CrashL (dr (fi3 M u)) rest) →
+            Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × CmtSrc u s' M'
+fiK-CRLM′ {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) (h , rest , deq , c0 , cR') = top c0
   where
     g = gen u
     C = RI.C r
@@ -795,11 +828,11 @@ fiK-CRL′ {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) (h , rest , 
     lkc = proj₂ (lkc-of {u} {M} io)
     mn : M < nxt u
     mn = proj₁ (proj₂ (proj₂ (proj₂ lkc)))
-    -- P's crash relation, moved to `CRL` where the walk takes nothing
-    viaP : (∀ g' → g' ≡ g → walkG g' s' ≡ []) → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-    viaP wk = crl-via {t} {s'} (λ rt → wk (RecTo.g rt) (geq (subst (λ o → pick (cur (cpL s')) (cur o) ≡ just (RecTo.b rt , RecTo.g rt , RecTo.C rt))
-                                                           cO (RecTo.pk rt))))
-                      (lk-crash {u} {t} {s'} {fiK M u} (proj₁ (lkc-of {u} {M} io)) M arr r lkc (inj₂ (inj₂ (inj₁ refl))) img)
+    -- P's crash relation, moved to `CRLM` where the walk takes nothing
+    viaP : (∀ g' → g' ≡ g → walkG g' s' ≡ []) → Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × CmtSrc u s' M'
+    viaP wk = lk-src {u} {t} {s'} (lk-CRLM {u} {t} {s'} {fiK M u} M arr r io (inj₂ (inj₂ (inj₁ refl))) img
+                       (λ rt → wk (RecTo.g rt) (geq (subst (λ o → pick (cur (cpL s')) (cur o) ≡ just (RecTo.b rt , RecTo.g rt , RecTo.C rt))
+                                                           cO (RecTo.pk rt)))))
     ab : Above g R' (nxt u)
     ab p le = subst (RLt g) (sym (trans (cong cur (cI p)) (cong cur (upd-other (rcd u) (put (rec u) (rcd u M)) ne))))
                     (RI.rcN r p le)
@@ -821,16 +854,16 @@ fiK-CRL′ {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) (h , rest , 
     landed (inj₁ e) g' refl = trans (cong (λ l → follow kc g R' D' (lkOf l)) (acc-ok g D' (rec u) X e))
                                     (follow-nil kc g R' D' (just (ep u , nxt u)) (ext-above g R' D' (ep u) (nxt u) ab))
     landed (inj₂ e) g' refl = rejected e wk2
-    crl-dead : ∀ {t'} j → Dead j → CRL s2 t' → CRL (record s2 { dr = syn j ∷ rest }) t'
-    crl-dead {t'} j dj (b , g' , C' , pk , M' , rt , dk) = cd g' pk rt (geq pk) wk2
+    crlm-dead : ∀ {t' M'} j → Dead j → CRLM s2 t' M' → CRLM (record s2 { dr = syn j ∷ rest }) t' M'
+    crlm-dead {t'} {M'} j dj (b , g' , C' , pk , rt , dk) = cd g' pk rt (geq pk) wk2
       where
         s3 = record s2 { dr = syn j ∷ rest }
         cd : ∀ g'' → pick (cur (cpL s2)) (cur (cpO s2)) ≡ just (b , g'' , C') → RecTo (virt (walkG g'' s2) s2) M' → g'' ≡ g →
-             walkG g s2 ≡ [] ⊎ walkG g s2 ≡ rec u ∷ [] → CRL s3 t'
-        cd .g pk' rt0 refl (inj₁ wq) = b , g , C' , pk' , M' ,
+             walkG g s2 ≡ [] ⊎ walkG g s2 ≡ rec u ∷ [] → CRLM s3 t' M'
+        cd .g pk' rt0 refl (inj₁ wq) = b , g , C' , pk' ,
                      subst (λ vs → RecTo (virt vs s3) M') (sym (trans (walk-dead g s2 j rest dj) wq))
                            (recto-dead-top {s2} {M'} {j} (subst (λ vs → RecTo (virt vs s2) M') wq rt0) dj) , dk
-        cd .g pk' rt0 refl (inj₂ wq) = b , g , C' , pk' , M' ,
+        cd .g pk' rt0 refl (inj₂ wq) = b , g , C' , pk' ,
                      subst (λ vs → RecTo (virt vs s3) M') (sym (trans (walk-dead g s2 j rest dj) wq))
                            (recto-dead {rec u} {[]} {s2} {M'} {j} rt' dj ok0 (trans (rec-okC {u} {M} lz _ _ _ _) ok0)) , dk
           where
@@ -842,19 +875,27 @@ fiK-CRL′ {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) (h , rest , 
             ok0 = subst (λ g'' → okC g'' (Dof s2) (rec u) X ≡ true) (sym eg)
                         (rec-okR-okC {u} {M} lz g (proj₁ (walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq)) D' X
                                      (proj₂ (walk-one-okR g R' D' (lkOf (acc g D' X)) (rec u) wq)))
-    dead : ∀ j → Dead j → h ≡ syn j → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+    F2 = free-fi2-M {u} {t} {s2} {M} arr r lz img2
+    dead : ∀ j → Dead j → h ≡ syn j → Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × CmtSrc u s' M'
     dead j dj hj =
-      crl-map {t} {s2} {s'} (λ {t'} crl → subst (λ v → CRL v t') (sym (trans s'≡ (cong (λ m → record s2 { dr = m ∷ rest }) hj))) (crl-dead {t'} j dj crl))
-              (free-lazy-crash-CRL {u} {t} {s2} {M} arr r (RI.vOK r) lz (inj₁ refl) img2)
-    top : CrashC (uns erased (rec u)) h → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
+      proj₁ F2 , proj₁ (proj₂ F2) , proj₁ (proj₂ (proj₂ F2)) ,
+      subst (λ v → CRLM v (proj₁ F2) (proj₁ (proj₂ (proj₂ F2)))) (sym (trans s'≡ (cong (λ m → record s2 { dr = m ∷ rest }) hj)))
+            (crlm-dead {proj₁ F2} {proj₁ (proj₂ (proj₂ F2))} j dj (proj₁ (proj₂ (proj₂ (proj₂ F2))))) ,
+      inj₁ (proj₂ (proj₂ (proj₂ (proj₂ F2))))
+    top : CrashC (uns erased (rec u)) h → Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × CmtSrc u s' M'
     top (inj₂ (inj₁ e)) = viaP (λ g' e' → subst (λ v → walkG g' v ≡ []) (sym (trans s'≡ (cong (λ m → record s2 { dr = m ∷ rest }) e)))
                                                (landed (bool-cases (okC g D' (rec u) X)) g' e'))
     top (inj₁ e)        = dead erased (inj₂ refl) e
     top (inj₂ (inj₂ e)) = dead junk (inj₁ refl) e
 
+fiK-CRLM : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
+           Img (fiK M u) s' → Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × CmtSrc u s' M'
+fiK-CRLM {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) = fiK-CRLM′ {u} {t} {s'} M arr r io pos img (crashL-cons cR)
+
 fiK-CRL : ∀ {u t s'} M → AR u t → RI u → (io : InP u M ⊎ Σ ℕ λ L' → OobP u L' M) → 0 < kc →
           Img (fiK M u) s' → Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-fiK-CRL {u} {t} {s'} M arr r io pos img@(cD , cL , cO , cR , cI) = fiK-CRL′ {u} {t} {s'} M arr r io pos img (crashL-cons cR)
+fiK-CRL {u} {t} {s'} M arr r io pos img with fiK-CRLM {u} {t} {s'} M arr r io pos img
+... | t' , c , M' , cm , _ = t' , c , crlm⇒crl {s'} {t'} {M'} cm
 
 
 -- `commit-crash`: the in-page / OOB commit's crash points inside P's

@@ -517,13 +517,20 @@ free-fi2-landed : ∀ {s s' M t'} → RI s → Lazy s M → Img (fi2 M s) s' →
                   CRm s s' t' → CRL s' t'
 free-fi2-landed {s} {s'} {M} {t'} r lz img wk cm = crlm⇒crl {s'} {t'} {proj₁ cm} (free-fi2-landed-M {s} {s'} {M} {t'} r lz img wk cm)
 
+-- `free-fi2-M`: the lazy commit's crash point before its SYNC from a
+-- state with P's RI, with the map named: the stable or the volatile L2P
+free-fi2-M : ∀ {s t s' M} → AR s t → RI s → Lazy s M → Img (fi2 M s) s' →
+             Σ State λ t' → crashS (use flush) t t' × Σ Map λ M' → CRLM s' t' M' × (M' ≡ smap s ⊎ M' ≡ l2p s)
+free-fi2-M {s} {t} {s'} {M} arr r lz img with free-fi2-crash-M {s} {t} {s'} {M} arr r lz img
+... | inj₁ x = x
+... | inj₂ (wk , t' , c , cm) = t' , c , proj₁ cm , free-fi2-landed-M {s} {s'} {M} {t'} r lz img wk cm , proj₁ (proj₂ cm)
+
 -- `free-lazy-crash-CRL`: every crash point of the lazy commit from a
 -- state with P's RI is in `CRL`
 free-lazy-crash-CRL : ∀ {s t s' M m} → AR s t → RI s → VOKn s → Lazy s M → (m ≡ fi2 M s ⊎ m ≡ fiL M s) → Img m s' →
                       Σ State λ t' → crashS (use flush) t t' × CRL s' t'
-free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-lazy-crash {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img
-... | inj₁ x = x
-... | inj₂ (wk , t' , c , cm) = t' , c , free-fi2-landed {s} {s'} {M} {t'} r lz img wk cm
+free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₁ refl) img with free-fi2-M {s} {t} {s'} {M} arr r lz img
+... | t' , c , M' , cm , _ = t' , c , crlm⇒crl {s'} {t'} {M'} cm
 free-lazy-crash-CRL {s} {t} {s'} {M} arr r vo lz (inj₂ refl) img with free-lazy-ph r lz
 ... | ph , e = pl-lazy-crash ph arr (subst (λ rs → RI (virt (rv rs) s)) (sym e) r) vo lz refl img
 

@@ -150,8 +150,8 @@ open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (F
 open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (recC-crash-M; crash-Fi-M; FiMap; InPO)
 open import SCFTL.Impl.UnsyncedSyncInPageCommands Data d0 amax wmax kmax umax _≟D_ using (FiCmd; ghFi; fi-crfi)
 open import SCFTL.Impl.BlocksPhys Data d0 amax wmax kmax _≟D_ zb using (flush-maps; Maps)
-open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; pl-rec-crash-M; crlm-of; lkc-of; walk-k0; kons-crash-CRLM; pl-wr-crls; pl-rl-crls)
-open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-reg-crls; free-kons-crls; pl-es-crls; pl-lazy-crls; free-lazy-ph; free-fi2-crash-M; pl-fi2-crash-CRLM; free-fi2-landed-M)
+open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (fl2-walk; ck1-walk; ck2-walk; ck3-walk; kons-S-RI; pl-rec-crash-M; crlm-of; lkc-of; walk-k0; kc-split; ck1-fi3-CRLM; fiK-CRLM; CmtSrc; kons-crash-CRLM; pl-wr-crls; pl-rl-crls)
+open import SCFTL.Impl.LazyChainCrashSteps Data d0 amax wmax kmax _≟D_ kc using (free-reg-crls; free-kons-crls; pl-es-crls; pl-lazy-crls; free-lazy-ph; free-fi2-crash-M; pl-fi2-crash-CRLM; free-fi2-landed-M; free-fi2-M)
 open import SCFTL.Impl.LazyChainCrashLazy Data d0 amax wmax kmax _≟D_ kc using (pl-fi2-landed-M)
 open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (rv)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (walkG; virt; okPL; crashPL)
@@ -181,7 +181,7 @@ open import SCFTL.Impl.LazyChainBarrier Data d0 amax wmax kmax umax _≟D_ kc us
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
   using (uesX; Named; NSub; rec-named; Orig; cut; again; sub-barrier; sub-keep; sub-trans; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
-open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩; use; flush; w; rl; es) renaming (reg to regop)
+open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩; use; flush; w; rl; es; crashS) renaming (reg to regop)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 private
@@ -504,6 +504,53 @@ cmt-crlm {u} r c@(M , io , inj₂ (inj₁ refl)) img = via-P r (cmt-fl c) img (�
 cmt-crlm {u} {m} {s'} r (M , io , inj₂ (inj₂ refl)) img = proj₁ C , smap (fi4 M u) , proj₂ C , inj₂ (λ a _ → refl)
   where C = free-crlm {fi4 M u} {s'} (fi4-RI r (proj₂ (lkc-of {u} {M} io))) img
 
+private
+  -- P's crash relation of a commit's point before its SYNC: the stable or
+  -- the volatile L2P
+  crm-maps : ∀ {s M} → M ≡ smap s ⊎ M ≡ l2p s → Maps s M
+  crm-maps (inj₁ e) = inj₁ (λ a _ → cong (λ f → f a) e)
+  crm-maps (inj₂ e) = inj₂ (λ a _ → cong (λ f → f a) e)
+
+-- every crash point of P's flush: the in-page / OOB commit's before its
+-- checkpoint too, with a chain where the walk may take its record
+-- (`free-fi2-M`, `ck1-fi3-CRLM`, `fiK-CRLM`: their map from P's crash
+-- relation of the commit before its SYNC or from P's `RecTo`, `CmtSrc`)
+private
+  cmt-pos : ∀ {u m s'} M → RI u → (io : InP u M ⊎ Σ ℕ λ L → OobP u L M) → 0 < kc →
+            (m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u) → FlPt u m → Img m s' →
+            Σ State λ t → Σ Map λ M' → CRLM s' t M' × Maps u M'
+  cmt-pos {u} {m} {s'} M r io pos pt fp img = go pt
+    where
+      lz : Lazy u M
+      lz = subst (λ cs → length cs < kc) (sym (ri-chain-free r)) pos , io
+      src : ∀ {M'} → CmtSrc u s' M' → Maps u M'
+      src (inj₁ e)  = crm-maps {u} e
+      src (inj₂ rt) = flush-maps r fp img rt
+      out : (Σ State λ t' → crashS (use flush) (tOf u) t' × Σ Map λ M' → CRLM s' t' M' × CmtSrc u s' M') →
+            Σ State λ t → Σ Map λ M' → CRLM s' t M' × Maps u M'
+      out (t' , _ , M' , cm , sc) = t' , M' , cm , src sc
+      go : (m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u) → Σ State λ t → Σ Map λ M' → CRLM s' t M' × Maps u M'
+      go (inj₁ refl) with free-fi2-M {u} {tOf u} {s'} {M} (AR-tOf u) r lz img
+      ... | t' , _ , M' , cm , e = t' , M' , cm , crm-maps {u} e
+      go (inj₂ (inj₁ (inj₁ refl))) = out (ck1-fi3-CRLM {u} {tOf u} {s'} M (AR-tOf u) r io pos img)
+      go (inj₂ (inj₁ (inj₂ (inj₁ refl)))) = cmt-crlm r (M , io , inj₁ refl) img
+      go (inj₂ (inj₁ (inj₂ (inj₂ refl)))) = cmt-crlm r (M , io , inj₂ (inj₁ refl)) img
+      go (inj₂ (inj₂ (inj₁ refl))) = out (fiK-CRLM {u} {tOf u} {s'} M (AR-tOf u) r io pos img)
+      go (inj₂ (inj₂ (inj₂ refl))) = cmt-crlm r (M , io , inj₂ (inj₂ refl)) img
+
+  cmt-all : ∀ {u m s'} M → RI u → (io : InP u M ⊎ Σ ℕ λ L → OobP u L M) →
+            (m ≡ fi2 M u ⊎ CkPt (fi3 M u) m ⊎ m ≡ fiK M u ⊎ m ≡ fi4 M u) → FlPt u m → Img m s' →
+            Σ State λ t → Σ Map λ M' → CRLM s' t M' × Maps u M'
+  cmt-all {u} {m} {s'} M r io pt fp img =
+    kc-split (λ k0 → via-P r fp img (λ rt → walk-k0 k0 (RecTo.g rt) s')) (λ pos → cmt-pos M r io pos pt fp img)
+
+fp-crlm : ∀ {u m s'} → RI u → FlPt u m → Img m s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps u M
+fp-crlm r (inj₁ e) img = plain-crlm r (inj₁ e) img
+fp-crlm r (inj₂ (inj₁ e)) img = plain-crlm r (inj₂ (inj₁ e)) img
+fp-crlm r (inj₂ (inj₂ (inj₁ ck))) img = plain-crlm r (inj₂ (inj₂ ck)) img
+fp-crlm r fp@(inj₂ (inj₂ (inj₂ (inj₁ (L , ip , pt))))) img = cmt-all L r (inj₁ ip) pt fp img
+fp-crlm r fp@(inj₂ (inj₂ (inj₂ (inj₂ (L , M , op , pt))))) img = cmt-all M r (inj₂ (L , op)) pt fp img
+
 kons-RI : ∀ {s} → RIL s → RI (konsS s)
 kons-RI {s} (inj₁ r) = subst RI (sym (konsS-free {s} (ri-chain-free r))) r
 kons-RI {s} (inj₂ (ph , r , nt)) = proj₂ (kons-S-RI ph (AR-tOf s) r nt)
@@ -518,13 +565,10 @@ kons-RI {s} (inj₂ (ph , r , nt)) = proj₂ (kons-S-RI ph (AR-tOf s) r nt)
 private
   module PLDm = SB.Model PLD
 
--- the flush's crash points covered: before the consolidation page's
--- SYNC; P's own after it but the in-page / OOB commit's before the
--- commit's checkpoint; the lazy commit's; with no chain (kc = 0:
--- the walk takes nothing, there is no lazy commit) every one
+-- the flush's crash points: PL's own (before the consolidation page's
+-- SYNC, P's inside the flush after it, the lazy commit's)
 FlushPt : St → St → Set
-FlushPt s s' = Σ St λ m → (m ≡ konsI s ⊎ Plain (konsS s) m ⊎ CmtEnd (konsS s) m ⊎ (Σ ℕ λ M → Lazy s M × (m ≡ fi2 M s ⊎ m ≡ fiL M s))
-                             ⊎ (kc ≡ 0 × FlPt (konsS s) m)) × Img m s'
+FlushPt = crashPL EraseGuard (use flush)
 
 -- the crash points of PX's step u into the chain phase covered here (b:
 -- the phase of the state before it; a barrier goes to the chain phase
@@ -535,20 +579,12 @@ ChainPt false (SB.reg SB.barrier) _ _ = ⊥
 ChainPt true (SB.reg SB.barrier) = FlushPt
 ChainPt b SB.flush             = FlushPt
 
--- they are crash points of PX
+-- they are PX's own (`ChainPt` is `crL`)
 chainpt-crL : ∀ b u {s s'} → ChainPt b u s s' → crL b u s s'
-private
-  flushpt-crash : ∀ {s s'} → FlushPt s s' → crashPL EraseGuard (use flush) s s'
-  flushpt-crash (m , inj₁ e , img)                          = m , inj₁ e , img
-  flushpt-crash (m , inj₂ (inj₁ pl) , img)                  = m , inj₂ (inj₁ (plain-fl pl)) , img
-  flushpt-crash (m , inj₂ (inj₂ (inj₁ c)) , img)            = m , inj₂ (inj₁ (cmt-fl c)) , img
-  flushpt-crash (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , e)))) , img) = m , inj₂ (inj₂ (M , lz , e)) , img
-  flushpt-crash (m , inj₂ (inj₂ (inj₂ (inj₂ (_ , fp)))) , img)     = m , inj₂ (inj₁ fp) , img
-
 chainpt-crL b (SB.reg (SB.op x)) c = c
-chainpt-crL true (SB.reg SB.barrier) {s} {s'} c = flushpt-crash {s} {s'} c
-chainpt-crL false SB.flush {s} {s'} c = flushpt-crash {s} {s'} c
-chainpt-crL true SB.flush {s} {s'} c = flushpt-crash {s} {s'} c
+chainpt-crL true (SB.reg SB.barrier) c = c
+chainpt-crL false SB.flush c = c
+chainpt-crL true SB.flush c = c
 
 private
   crls-maps : ∀ {s' t u} → CRLS s' t u → Σ State λ t' → Σ Map λ M → CRLM s' t' M × Maps u M
@@ -559,12 +595,6 @@ private
   reg-crlm (w a d) {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-wr-crls {EraseGuard} ph (AR-tOf s) r nt c)
   reg-crlm rl {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-rl-crls {EraseGuard} ph (AR-tOf s) r nt c)
   reg-crlm es {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-es-crls ph (AR-tOf s) r c)
-
-  -- P's crash relation of a commit's point before its SYNC: the stable or
-  -- the volatile L2P
-  crm-maps : ∀ {s M} → M ≡ smap s ⊎ M ≡ l2p s → Maps s M
-  crm-maps (inj₁ e) = inj₁ (λ a _ → cong (λ f → f a) e)
-  crm-maps (inj₂ e) = inj₂ (λ a _ → cong (λ f → f a) e)
 
   -- after a lazy commit the stable L2P is the volatile one before it
   crls-l2p : ∀ {s' t M s} → CRLS s' t (fiL M s) → Σ State λ t' → Σ Map λ M' → CRLM s' t' M' × Maps s M'
@@ -578,25 +608,20 @@ private
   flush-crlm {s} {s'} (inj₁ r) (m , inj₁ e , img) = crls-maps {s'} {tOf s} {s} (free-kons-crls (AR-tOf s) r e img)
   flush-crlm {s} {s'} (inj₂ (ph , r , nt)) (m , inj₁ refl , img) =
     crls-maps {s'} {tOf s} {s} (crls-of {s'} {tOf s} {s} (kons-crash-CRLM ph (AR-tOf s) r nt img))
-  flush-crlm {s} ri (m , inj₂ (inj₁ pl) , img) with plain-crlm (kons-RI ri) pl img
+  flush-crlm {s} ri (m , inj₂ (inj₁ fp) , img) with fp-crlm (kons-RI ri) fp img
   ... | t , M , c , mp = t , M , c , kons-maps {s} {M} mp
-  flush-crlm {s} ri (m , inj₂ (inj₂ (inj₁ cm)) , img) with cmt-crlm (kons-RI ri) cm img
-  ... | t , M , c , mp = t , M , c , kons-maps {s} {M} mp
-  flush-crlm {s} {s'} ri (m , inj₂ (inj₂ (inj₂ (inj₂ (k0 , fp)))) , img)
-    with via-P (kons-RI ri) fp img (λ rt → walk-k0 k0 (RecTo.g rt) s')
-  ... | t , M , c , mp = t , M , c , kons-maps {s} {M} mp
-  flush-crlm {s} {s'} (inj₁ r) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , inj₁ refl)))) , img)
+  flush-crlm {s} {s'} (inj₁ r) (m , inj₂ (inj₂ (M , lz , inj₁ refl)) , img)
     with free-fi2-crash-M {s} {tOf s} {s'} {M} (AR-tOf s) r lz img
   ... | inj₁ (t' , _ , M' , cm , e) = t' , M' , cm , crm-maps {s} {M'} e
   ... | inj₂ (wk , t' , _ , cm) = t' , proj₁ cm , free-fi2-landed-M {s} {s'} {M} {t'} r lz img wk cm , crm-maps {s} {proj₁ cm} (proj₁ (proj₂ cm))
-  flush-crlm {s} {s'} (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , inj₁ refl)))) , img)
+  flush-crlm {s} {s'} (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (M , lz , inj₁ refl)) , img)
     with pl-fi2-crash-CRLM {s} {tOf s} {s'} {M} ph (AR-tOf s) r lz img
   ... | inj₁ (t' , _ , M' , cm , e) = t' , M' , cm , crm-maps {s} {M'} e
   ... | inj₂ (wk , t' , _ , cm) = t' , proj₁ cm , pl-fi2-landed-M {s} {s'} {M} {t'} ph r lz img wk cm , crm-maps {s} {proj₁ cm} (proj₁ (proj₂ cm))
-  flush-crlm {s} {s'} (inj₁ r) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , inj₂ e)))) , img) with free-lazy-ph r lz
+  flush-crlm {s} {s'} (inj₁ r) (m , inj₂ (inj₂ (M , lz , inj₂ e)) , img) with free-lazy-ph r lz
   ... | ph , eq = crls-l2p {s'} {tF (tOf s)} {M} {s}
                     (pl-lazy-crls ph (AR-tOf s) (subst (λ rs → RI (virt (rv rs) s)) (sym eq) r) (RI.vOK r) lz e img)
-  flush-crlm {s} {s'} (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (inj₂ (inj₁ (M , lz , inj₂ e)))) , img) =
+  flush-crlm {s} {s'} (inj₂ (ph , r , nt)) (m , inj₂ (inj₂ (M , lz , inj₂ e)) , img) =
     crls-l2p {s'} {tF (tOf s)} {M} {s} (pl-lazy-crls ph (AR-tOf s) r (RI.vOK r) lz e img)
 
 chainpt-crlm : ∀ b u {s s'} → RIL s → ChainPt b u s s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps s M
@@ -636,7 +661,7 @@ chainpt-named u {b} {S} {s0} {s} {g} {X} r eu c ag o@(refl , refl , x , refl , o
 flush-plain-named : ∀ {b S m s' X} → OPX.RI (b , S) → ues (su S) ≡ [] → Plain (konsS (st (su S))) m → Img m s' →
                     PXm.ok SB.recover (true , lzS s' (gh S)) X → NSub (b , S) X
 flush-plain-named {b} {S} {m} {s'} {X} r eu pl img o =
-  chainpt-named SB.flush {b} {S} {s'} {s'} {gh S} {X} r eu (m , inj₂ (inj₁ pl) , img) none o
+  chainpt-named SB.flush {b} {S} {s'} {s'} {gh S} {X} r eu (m , inj₂ (inj₁ (plain-fl pl)) , img) none o
 
 ------------------------------------------------------------------------
 -- `RecoveredNamed` for the crash point at the end of every operation
