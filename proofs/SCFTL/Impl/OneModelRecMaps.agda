@@ -180,7 +180,8 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS;
 open import SCFTL.Impl.LazyChainBarrier Data d0 amax wmax kmax umax _≟D_ kc using (PLD)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (uesX; Named; NSub; rec-named; Orig; cut; again; sub-barrier; sub-keep; sub-trans; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
+  using (uesX; Named; NSub; rec-named; Orig; cut; again; sub-barrier; sub-keep; sub-trans;
+         RecoveredNamed; ReachNX; firstX; afterX; stepX; OrigNew; fresh; again-new; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
 open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩; use; flush; w; rl; es; crashS) renaming (reg to regop)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -1036,3 +1037,45 @@ pu-recovered-named : ∀ {X0 C X} → OPX.RI X0 → (o : Orig X0 C) → proj₁ 
                      PXm.ok SB.recover C X → NSub X0 X
 pu-recovered-named {X0} {C} {X} r o e rec with orig-split o | e
 ... | (false , S') , cr , ag | refl = cov-named {X0} {false , S'} {C} {X} r (cov-into-pu (cutOp o) cr) ag rec
+
+------------------------------------------------------------------------
+-- Every crash of PX is covered, so `RecoveredNamed` holds
+
+private
+  chainpt-of : ∀ b u {s s'} → crL b u s s' → ChainPt b u s s'
+  chainpt-of b (SB.reg (SB.op x)) c = c
+  chainpt-of true (SB.reg SB.barrier) c = c
+  chainpt-of false (SB.reg SB.barrier) ()
+  chainpt-of false SB.flush c = c
+  chainpt-of true SB.flush c = c
+
+-- every crash of any operation, from either phase, into either phase
+cov-any : ∀ u {X0 C} → PXm.crash (SB.use u) X0 C → Cov X0 C
+cov-any u {X0} {false , S'} c = cov-into-pu u c
+cov-any u {b , S} {true , S'} (inj₁ (() , _))
+cov-any u {b , S} {true , S'} (inj₂ (refl , eu , s0 , refl , c)) = cov-chain u eu (chainpt-of b u c)
+
+-- recovery after a crash of a state with PX's invariant, and any number
+-- of crashed recoveries, names only pages that state named
+recovered-named : ∀ {X0 C X} → OPX.RI X0 → Orig X0 C → PXm.ok SB.recover C X → NSub X0 X
+recovered-named {X0} {C} {X} r o rec = orig-named {X0} {C} {X} r o (cov-any (cutOp o) (proj₁ (proj₂ (orig-split o)))) rec
+
+-- every normal state a run reaches has PX's invariant
+private
+  orignew-CI : ∀ {C} → OrigNew C → OPX.CI C
+  orignew-CI (fresh n)       = OPX.init-CI n
+  orignew-CI (again-new o c) = OPX.B-recᶜ (orignew-CI o) c
+
+  orig-CI : ∀ {X0 C} → OPX.RI X0 → Orig X0 C → OPX.CI C
+  orig-CI r (cut u c)   = OPX.B-crash u r c
+  orig-CI r (again o c) = OPX.B-recᶜ (orig-CI r o) c
+
+reach-RI : ∀ {X} → ReachNX X → OPX.RI X
+reach-RI (firstX on o)    = OPX.B-rec (orignew-CI on) o
+reach-RI (afterX rx og o) = OPX.B-rec (orig-CI (reach-RI rx) og) o
+reach-RI (stepX u rx o)   = OPX.B-ok u (reach-RI rx) o
+
+-- **`RecoveredNamed`**, the one lemma of PX the block layer's physical
+-- reads took as given (SCFTL.Impl.OneModelBlocksNamed)
+recovered-named-all : RecoveredNamed
+recovered-named-all {X0} {C} {X} rx og rec = recovered-named {X0} {C} {X} (reach-RI rx) og rec
