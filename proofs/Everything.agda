@@ -79,6 +79,7 @@ import SCFTL.Impl.OneModelBlocksNamed
 import SCFTL.Impl.OneModelBlocksLive
 import SCFTL.Impl.OneModelBlocksReuse
 import SCFTL.Impl.OneModelRecMaps
+import SCFTL.Impl.OneModelBlocksFull
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
