@@ -40,8 +40,8 @@
 --                 recoveries after it) names only pages X0 named.  It is
 --                 what the refinement oracle checks at run time after
 --                 every recovery (the L2P SCFTL rebuilds is one a commit
---                 left).  SCFTL.Impl.OneModelRecMaps proves it for the
---                 crash point at the end of every operation (`end-named`).
+--                 left).  SCFTL.Impl.OneModelRecMaps proves it
+--                 (`recovered-named-all`).
 --   recovered-located : RecoveredNamed → RecoveredLocated, by the crash
 --                 side: a crash keeps every page X0 named located (a
 --                 crashed write's allocation moves no page below P's next

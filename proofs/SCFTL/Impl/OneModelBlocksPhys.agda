@@ -33,7 +33,10 @@
 --
 -- SCFTL.Impl.OneModelBlocksNamed derives RecoveredLocated from a lemma
 -- about PX alone (`RecoveredNamed`: recovery names only pages the
--- crashed run's last normal state named), proving the block side.
+-- crashed run's last normal state named), proving the block side;
+-- SCFTL.Impl.OneModelRecMaps proves that lemma, and
+-- SCFTL.Impl.OneModelBlocksFull states Theorem 1 and SC1B for BXφ
+-- without it.
 --
 -- Why `SecLoc` is not the invariant that would prove RecoveredLocated:
 -- it fails in reachable crash states.  A P page whose erase (PX's erase

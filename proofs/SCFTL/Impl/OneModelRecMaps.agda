@@ -117,12 +117,18 @@
 --                    `RecoveredNamed` holds for every run cut in one of
 --                    them
 --
--- What `RecoveredNamed` still needs (proofs/README.md, "Blocks in the one
--- model"): with a chain (kc > 0) the commits' records before their
--- checkpoints (the lazy commit before its SYNC; P's in-page / OOB commit
--- before its SYNC, at its checkpoint's first point, at its consolidation
--- page), where PL's walk may take the record; in PUSBic's phase the
--- in-page / OOB commit's crash points and the partial SYNC's.
+--   fp-crlm, cmt-all
+--                    every crash point of P's flush, the in-page / OOB
+--                    commit's before its checkpoint with a chain too
+--                    (`ck1-fi3-CRLM`, `fiK-CRLM`, `free-fi2-M`:
+--                    SCFTL.Impl.LazyChainCrashKons / LazyChainCrashSteps),
+--                    so `FlushPt` is PL's flush crash relation and
+--                    `ChainPt` is `crL`
+--   cov-any, recovered-named, reach-RI, recovered-named-all
+--                    every crash of PX is a `Cov` cut, so
+--                    `RecoveredNamed` holds (SCFTL.Impl.OneModelBlocksFull:
+--                    Theorem 1 and SC1B for the block layer over PX with
+--                    the physical read)
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
