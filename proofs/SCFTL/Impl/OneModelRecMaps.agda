@@ -64,18 +64,16 @@
 --                    crash of PX's recovery in the chain phase is one)
 --
 --   ChainPt, FlushPt, CmtEnd, chainpt-crL, chainpt-crlm, chainpt-named
---                    every crash point of a step into the chain phase but
---                    the commits' records before their checkpoints: a
---                    write's, a relocation's, an erase's (PX's `crL`
---                    itself); a flush's and a barrier's from the chain
---                    phase before the consolidation page's SYNC, P's own
---                    after it (`Plain`; after an in-page / OOB commit the
---                    checkpoint's second and third points and the end
---                    without one, `CmtEnd`), the lazy commit's end, and
---                    with kc = 0 every one.  PL's crash lemmas there now
---                    name their map (`CRLS`, SCFTL.Impl.LazyChainCrash;
---                    `pl-wr-crls`, `pl-rl-crls`, `pl-es-crls`,
---                    `kons-crash-CRLM`, `pl-lazy-crls`), so recovery,
+--                    every crash point of a step into the chain phase (PX's
+--                    `crL` itself): a write's, a relocation's, an erase's;
+--                    a flush's and a barrier's from the chain phase before
+--                    the consolidation page's SYNC, P's own after it
+--                    (`Plain`; after an in-page / OOB commit, `CmtEnd` and
+--                    `fp-crlm` below), the lazy commit's.  PL's crash
+--                    lemmas there now name their map (`CRLS`,
+--                    SCFTL.Impl.LazyChainCrash; `pl-wr-crls`,
+--                    `pl-rl-crls`, `pl-es-crls`, `kons-crash-CRLM`,
+--                    `pl-lazy-crls`, `pl-fi2-crash-CRLM`), so recovery,
 --                    after any number of crashed recoveries, rebuilds the
 --                    stable or the volatile L2P of the state before the
 --                    step, and names only pages it named
@@ -563,11 +561,11 @@ kons-RI {s} (inj₁ r) = subst RI (sym (konsS-free {s} (ri-chain-free r))) r
 kons-RI {s} (inj₂ (ph , r , nt)) = proj₂ (kons-S-RI ph (AR-tOf s) r nt)
 
 ------------------------------------------------------------------------
--- Every crash point of the chain phase but the commits' records: a
--- write's, a relocation's, an erase's; a flush's (a barrier's from the
--- chain phase) before the consolidation page's SYNC and P's own inside
--- it (`Plain`).  Recovery, after any number of crashed recoveries,
--- rebuilds the stable or the volatile L2P of the state before the step.
+-- Every crash point of the chain phase: a write's, a relocation's, an
+-- erase's; a flush's (a barrier's from the chain phase) before the
+-- consolidation page's SYNC, P's own inside it (`fp-crlm`), the lazy
+-- commit's.  Recovery, after any number of crashed recoveries, rebuilds
+-- the stable or the volatile L2P of the state before the step.
 
 private
   module PLDm = SB.Model PLD
@@ -577,9 +575,8 @@ private
 FlushPt : St → St → Set
 FlushPt = crashPL EraseGuard (use flush)
 
--- the crash points of PX's step u into the chain phase covered here (b:
--- the phase of the state before it; a barrier goes to the chain phase
--- only from it)
+-- the crash points of PX's step u into the chain phase (b: the phase of
+-- the state before it; a barrier goes to the chain phase only from it)
 ChainPt : Bool → SB.UOp → St → St → Set
 ChainPt b (SB.reg (SB.op x))   = crL b (SB.reg (SB.op x))
 ChainPt false (SB.reg SB.barrier) _ _ = ⊥
@@ -650,9 +647,9 @@ maps-named {X} eu (inj₁ f) a p le m =
                            (trans (cong (λ g → g a) (mapAt-nil (smap (stX X)) 0)) (trans (sym (f a le)) m)))
 maps-named {X} eu (inj₂ f) a p le m = a , le , inj₁ (trans (sym (f a le)) m)
 
--- in PX: a crash of a step u into the chain phase at a point covered
--- here, then any number of crashed recoveries: recovery names only
--- pages the state before the step named
+-- in PX: a crash of a step u into the chain phase, then any number of
+-- crashed recoveries: recovery names only pages the state before the
+-- step named
 chainpt-named : ∀ u {b S s0 s g X} → OPX.RI (b , S) → ues (su S) ≡ [] → ChainPt b u (st (su S)) s0 → AgainL s0 s →
                 PXm.ok SB.recover (true , lzS s g) X → NSub (b , S) X
 chainpt-named u {b} {S} {s0} {s} {g} {X} r eu c ag o@(refl , refl , x , refl , ok) p y
