@@ -80,6 +80,8 @@ import SCFTL.Impl.OneModelBlocksLive
 import SCFTL.Impl.OneModelBlocksReuse
 import SCFTL.Impl.OneModelRecMaps
 import SCFTL.Impl.OneModelBlocksFull
+import SCFTL.Impl.SlotOver
+import SCFTL.Impl.OneModelSlots
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean
 import SCFTL.Impl.UnsyncedSyncInPage
@@ -173,5 +175,6 @@ import SCFTL.Mutants.SyncReleasesMappedVictim
 import SCFTL.Mutants.TicketProvesLaterEpoch
 import SCFTL.Mutants.BarrierSkipsConsolidation
 import SCFTL.Mutants.BlockEraseOverPX
+import SCFTL.Mutants.CheckpointOverLiveSlot
 import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.All

@@ -155,11 +155,20 @@ done
 #     not-chain-sound : ¬ ChainSound Pmut
 # (the walk's result is not a prefix of the chain as written, or the
 # consolidation page does not replay as the records).
+# Mutants of the checkpoint slots in the model's state (issue 39;
+# SCFTL/Impl/SlotOver.agda: the code's two multi-page slots beside P's
+# cells) are listed in MUTANTS_OF_SLOT_LAYER: each changes the protocol
+# of the full checkpoint over the two slots, names the mutated `Pmut :
+# CkProtocol`, and instead contains
+#     not-slot-covered : ¬ SlotCovered Pmut
+# (a crash of the protocol that no point of P's checkpoint allows, read
+# through the slots).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
 MUTANTS_OF_LAZY_CHAIN="LazyChainSkipsHole LazyConsolidationOmitsRecord"
-MIN_MUTANTS=40
+MUTANTS_OF_SLOT_LAYER="CheckpointOverLiveSlot"
+MIN_MUTANTS=41
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -178,6 +187,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_LAZY_CHAIN " in
     *" $b "*) want='not-chain-sound : ¬ ChainSound Pmut' ;;
+  esac
+  case " $MUTANTS_OF_SLOT_LAYER " in
+    *" $b "*) want='not-slot-covered : ¬ SlotCovered Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

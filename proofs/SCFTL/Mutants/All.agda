@@ -33,6 +33,10 @@
 -- from the chain phase without the consolidation page; it violates SC1B.
 -- Mutant 43 mutates the block layer over PX (SCFTL.Impl.OneModelBlocks):
 -- a block erased whole while it holds a live page; it violates SC1B.
+-- Mutant 44 mutates the checkpoint slots in the model's state
+-- (SCFTL.Impl.SlotOver): the full checkpoint written over the live
+-- slot; a crash of it is no outcome of P's checkpoint read through the
+-- slots (`¬ SlotCovered`).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -41,10 +45,14 @@ open import SCFTL.Mutants.Common using (SnapshotConsistent)
 open import SCFTL.Impl.CheckpointSlotExample using (SlotAbstraction)
 open import SCFTL.Impl.Space using (SpaceProgress)
 open import SCFTL.Impl.SpaceTwoStreams using (SpaceProgress2)
+open import Data.Maybe.Base using (Maybe)
+open import Data.Nat.Base using (ℕ)
+open import SCFTL.Impl.CheckpointSlotExample using (split2; join2; join-split2)
 open import Data.Bool.Base using (Bool; false)
 open import Data.Bool.Properties using () renaming (_≟_ to _≟B_)
 open import SCFTL.Mutants.Common using (A; W; K)
 open import SCFTL.Impl.LazyChain Bool false A W K _≟B_ using (ChainSound)
+open import SCFTL.Impl.SlotOver Bool false A W K 1 _≟B_ 1 (Maybe ℕ) split2 join2 join-split2 using (SlotCovered)
 
 import SCFTL.Mutants.TentativeReplayed
 import SCFTL.Mutants.DigestNotChecked
@@ -88,6 +96,7 @@ import SCFTL.Mutants.SyncReleasesMappedVictim
 import SCFTL.Mutants.TicketProvesLaterEpoch
 import SCFTL.Mutants.BarrierSkipsConsolidation
 import SCFTL.Mutants.BlockEraseOverPX
+import SCFTL.Mutants.CheckpointOverLiveSlot
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -131,6 +140,7 @@ module M40 = SCFTL.Mutants.SyncReleasesMappedVictim
 module M41 = SCFTL.Mutants.TicketProvesLaterEpoch
 module M42 = SCFTL.Mutants.BarrierSkipsConsolidation
 module M43 = SCFTL.Mutants.BlockEraseOverPX
+module M44 = SCFTL.Mutants.CheckpointOverLiveSlot
 
 record MutantsFail : Set where
   field
@@ -253,6 +263,10 @@ record MutantsFail : Set where
     -- 43. (of the block layer over PX; SC1B) a block erased while it
     --     holds a live page
     block-erase-over-px : ¬ M43.SnapshotConsistent M43.Pmut
+    -- 44. (the checkpoint slots in the model's state) the full checkpoint
+    --     written over the live slot: a crash leaves no slot that parses,
+    --     which no point of P's checkpoint allows
+    checkpoint-over-live-slot : ¬ SlotCovered M44.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -298,4 +312,5 @@ mutants-fail = record
   ; ticket-proves-later-epoch = M41.not-snapshot-consistent
   ; barrier-skips-consolidation = M42.not-snapshot-consistent
   ; block-erase-over-px = M43.not-snapshot-consistent
+  ; checkpoint-over-live-slot = M44.not-slot-covered
   }

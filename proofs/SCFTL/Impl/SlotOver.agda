@@ -1,0 +1,433 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39: the code's multi-page checkpoint slots IN the model's state.
+--
+-- SCFTL.Impl.CheckpointSlot proved that P's one-cell slot is a sound
+-- abstraction of the code's slot (n+1 L2P pages and a commit record,
+-- written by checkpoint.rs `write`: erase, SYNC, program the pages,
+-- SYNC, program the record, SYNC), but kept the slot out of the models
+-- the theorems are about.  Here the slots are put in, as the block layer
+-- was (SCFTL.Impl.BlocksOver): `Over M stOf` adds to a model M of SB's
+-- operations (with `stOf` reading P's state out of M's) the two slots'
+-- pages, one image per role (the live checkpoint's, P's `cpL`; the
+-- other, P's `cpO`), and ties them to P's cells:
+--
+--   * `Stands s oL oO`: each slot's pages parse (checkpoint.rs
+--     `read_commit_at`, `read_l2p`: `Valid`) to the checkpoint P's cell
+--     holds, or to none where the cell holds none (CheckpointSlot's
+--     `Abs`); it holds after every step and every crash of the layer;
+--   * a step leaves each slot as it was, erased, or holding a new
+--     checkpoint as the code's protocol leaves it (`Moved`: `newImg`,
+--     `erasedImg`), the roles kept or swapped (P's `ck3` swaps them; the
+--     places do not matter to recovery: CheckpointSlot's
+--     `newest-rotation`);
+--   * a crash leaves each slot at a crash outcome of some prefix of the
+--     code's protocol from where it was (`SlotCrash`: `Reach` then
+--     `CrashS`, page by page old / new / junk), the roles kept or
+--     swapped;
+--   * recovery therefore chooses from the slots' pages: what M's recovery
+--     picks from P's cells (`pick`) is the code's rule on the images
+--     (`load_newest`: `CodeNewest`), `rec-reads-slots`, `rec-none`.
+--
+-- Results:
+--   obligationsS, theorem1-SX, SX-snapshot-consistent : the §4.4
+--       obligations of `Over M stOf` against SB from M's, Theorem 1 and
+--       SC1B for it (instantiated over the block layer over PX with
+--       physical reads in SCFTL.Impl.OneModelSlots);
+--   models-out, cover : coverage, the other direction, at the level of
+--       P's crash images (as BlocksOver's `cover` for the physical
+--       pages): at any crash point x of P whose cells model the code's
+--       slots (`Models`: idle, being written, written, being erased,
+--       erased — the states the code's protocol passes through), every
+--       crash outcome of the code's slots is, cell by cell, a crash
+--       outcome of x (`Img x z'`) whose cells the slots' images stand
+--       for; so no outcome of the code's slot write is lost by reading
+--       it through P's cells;
+--   ck-models, code-ck-crash, slot-covered : the three crash points of P's full
+--       checkpoint (`ck1`, `ck2`, `ck3`: `CkPt`) model every state of
+--       the code's two-slot sequence (new slot written, old slot
+--       erased), and every crash of it with the rest of the flash at
+--       the matching point's image is a crash of P at that point;
+--   crashP-pt, cover-P : every crash of P (operation or recovery) is an
+--       image of one of its crash points (`PtP`), and the slots' crash
+--       outcomes at that point give crashes of P again;
+--   ck3-moved : the normal checkpoint is a step of the layer (the new
+--       slot written, the old one erased, roles swapped).
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ; _≤_)
+open import Data.Fin.Base using (Fin)
+open import Data.Maybe.Base using (Maybe)
+open import Relation.Binary.Definitions using (DecidableEquality)
+open import Relation.Binary.PropositionalEquality using (_≡_)
+
+module SCFTL.Impl.SlotOver
+  (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ) (_≟D_ : DecidableEquality Data)
+  (n : ℕ) (Ch : Set)
+  (split : (ℕ → Maybe ℕ) → Fin (ℕ.suc n) → Ch)
+  (join  : (Fin (ℕ.suc n) → Ch) → ℕ → Maybe ℕ)
+  (join-split : ∀ C a → a ≤ amax → join (split C) a ≡ C a)
+  where
+
+open import Data.Nat.Base using (zero; suc; _≤ᵇ_)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_)
+open import Data.Maybe.Base using (just; nothing)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Data.Empty using (⊥; ⊥-elim)
+open import Relation.Nullary using (¬_)
+open import Relation.Binary.PropositionalEquality using (refl; sym; trans; cong; subst)
+
+import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ as P
+open P using (St; MC; Map)
+import SCFTL.Impl.CheckpointSlot Data d0 amax wmax kmax _≟D_ n Ch split join join-split as CS
+open CS using (Img; img; Slot; Reach; CrashS; CrashM; durS; Valid; newPg; newRc;
+               Phase; erasing; done; exec; SYNC; Inv; reach-inv; oe-out; all-or-one; bad-rec; bad-page;
+               NotCpt; CodeNewest; pick-code; new-valid)
+open CS.Img using (ip; ir)
+open CS.Slot using (pg; rc)
+open CS.Statement Valid using (Abs; NoParse)
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+import SCFTL.Spec Data d0 amax wmax as Sp
+
+private
+  Abs-≐ = CS.SV.Abs-≐
+
+------------------------------------------------------------------------
+-- The slots' images and P's cells
+
+-- A slot holding checkpoint (g, C) as the code's protocol leaves it.
+newImg : ℕ → Map → Img
+newImg g C = img (newPg g C) (newRc g C)
+
+-- An erased slot (format's second slot; the old slot after a
+-- checkpoint's erase).
+erasedImg : Img
+erasedImg = img (λ _ → CS.erased) CS.erased
+
+new-stands : ∀ g C → Abs (newImg g C) (P.cpt g C)
+new-stands g C = inj₁ (g , C , refl , new-valid (λ i → refl) refl)
+
+-- A cell with no checkpoint: erased or junk.
+erased-nc : NotCpt P.erased
+erased-nc g C ()
+
+junk-nc : NotCpt P.junk
+junk-nc g C ()
+
+erased-stands : Abs erasedImg P.erased
+erased-stands = inj₂ (erased-nc , λ g C v → bad-rec {erasedImg} (inj₁ refl) v)
+
+-- Every cell is stood for by an image an operation may leave.
+nc-img : ∀ c → NotCpt c → Abs erasedImg c
+nc-img c nc = inj₂ (nc , λ g C v → bad-rec {erasedImg} (inj₁ refl) v)
+
+-- Both slots stand for P's two cells.
+Stands : St → Img → Img → Set
+Stands s oL oO = Abs oL (P.cur (P.cpL s)) × Abs oO (P.cur (P.cpO s))
+
+-- What an operation leaves in a slot: as it was, erased, or a new
+-- checkpoint (each one the end of a complete run of the code's
+-- commands: `erase-img`, `done-img`).
+Moved : Img → Img → Set
+Moved o o' = o' ≡ o ⊎ o' ≡ erasedImg ⊎ Σ ℕ λ g → Σ Map λ C → o' ≡ newImg g C
+
+-- What a crash leaves in a slot: an outcome of a prefix of the code's
+-- protocol from where it was (the empty prefix: the slot as it was).
+SlotCrash : Img → Img → Set
+SlotCrash o o' = Σ ℕ λ g → Σ Map λ C → Σ Phase λ ph → Σ Slot λ s → Reach g C (durS o) ph s × CrashS s o'
+
+-- The two slots, in their roles or swapped.
+Both : (Img → Img → Set) → Img → Img → Img → Img → Set
+Both R oL oO oL' oO' = (R oL oL' × R oO oO') ⊎ (R oO oL' × R oL oO')
+
+-- The image a slot's pages hold.
+imgOf : Slot → Img
+imgOf s = img (λ i → CS.cur (pg s i)) (CS.cur (rc s))
+
+_≐_ = CS._≐_
+
+-- A complete run of the protocol leaves the new checkpoint.
+done-img : ∀ {g C o s} → Reach g C (durS o) done s → imgOf s ≐ newImg g C
+done-img r with reach-inv r
+... | hp , hr = (λ i → cong CS.cur (hp i)) , cong CS.cur hr
+
+-- The erases of the protocol, once all issued, leave an erased slot.
+erase-img : ∀ {s} → (∀ i → CS.cur (pg s i) ≡ CS.erased) → CS.cur (rc s) ≡ CS.erased → imgOf s ≐ erasedImg
+erase-img ep er = ep , er
+
+stand-any : ∀ c → Σ Img λ o → Abs o c × ∀ o0 → Moved o0 o
+stand-any (P.cpt g C)       = newImg g C , new-stands g C , λ _ → inj₂ (inj₂ (g , C , refl))
+stand-any P.erased          = erasedImg , erased-stands , λ _ → inj₂ (inj₁ refl)
+stand-any P.junk            = erasedImg , nc-img _ junk-nc , λ _ → inj₂ (inj₁ refl)
+stand-any (P.dcell _ _)     = erasedImg , nc-img _ (λ g C ()) , λ _ → inj₂ (inj₁ refl)
+stand-any (P.dlt _ _ _ _ _) = erasedImg , nc-img _ (λ g C ()) , λ _ → inj₂ (inj₁ refl)
+
+------------------------------------------------------------------------
+-- Recovery reads the slots: P's `pick` on cells the images stand for is
+-- the code's rule on the images.
+
+just≢nothing : ∀ {A : Set} {x : A} → ¬ just x ≡ nothing
+just≢nothing ()
+
+pick-nc : ∀ c1 c2 → P.pick c1 c2 ≡ nothing → NotCpt c1 × NotCpt c2
+pick-nc c1 c2 e = (λ g C e1 → one g C c2 (subst (λ c → P.pick c c2 ≡ nothing) e1 e))
+                , (λ g C e2 → two g C c1 (subst (λ c → P.pick c1 c ≡ nothing) e2 e))
+  where
+    one : ∀ g C c2 → ¬ P.pick (P.cpt g C) c2 ≡ nothing
+    one g C P.erased ()
+    one g C P.junk ()
+    one g C (P.dcell _ _) ()
+    one g C (P.dlt _ _ _ _ _) ()
+    one g C (P.cpt h D) e with h ≤ᵇ g
+    ... | true  = just≢nothing e
+    ... | false = just≢nothing e
+    two : ∀ g C c1 → ¬ P.pick c1 (P.cpt g C) ≡ nothing
+    two g C P.erased ()
+    two g C P.junk ()
+    two g C (P.dcell _ _) ()
+    two g C (P.dlt _ _ _ _ _) ()
+    two g C (P.cpt h D) = one h D (P.cpt g C)
+
+noparse : ∀ {o c} → Abs o c → NotCpt c → NoParse o
+noparse (inj₁ (g , C , e , v)) nc = ⊥-elim (nc g C e)
+noparse (inj₂ (_ , np)) nc = np
+
+-- When P's recovery finds a checkpoint (g, C), the code's rule on the
+-- slots' pages finds it too (a committed checkpoint of the highest
+-- generation); when P's finds none, no slot parses.
+rec-reads-slots : ∀ {s oL oO b g C} → Stands s oL oO →
+  P.pick (P.cur (P.cpL s)) (P.cur (P.cpO s)) ≡ just (b , g , C) → CodeNewest oL oO g C
+rec-reads-slots (aL , aO) e = pick-code aL aO e
+
+rec-none : ∀ {s oL oO} → Stands s oL oO →
+  P.pick (P.cur (P.cpL s)) (P.cur (P.cpO s)) ≡ nothing → NoParse oL × NoParse oO
+rec-none {s} (aL , aO) e with pick-nc (P.cur (P.cpL s)) (P.cur (P.cpO s)) e
+... | ncL , ncO = noparse aL ncL , noparse aO ncO
+
+------------------------------------------------------------------------
+-- The layer over a model M of SB's operations
+
+module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
+  private
+    module M = SB.Model M
+
+  XS : Set
+  XS = M.State × Img × Img
+
+  okS : SB.Op → XS → XS → Set
+  okS o (X , oL , oO) (X' , oL' , oO') = M.ok o X X' × Both Moved oL oO oL' oO' × Stands (stOf X') oL' oO'
+
+  crashS : SB.Op → XS → XS → Set
+  crashS o (X , oL , oO) (X' , oL' , oO') = M.crash o X X' × Both SlotCrash oL oO oL' oO' × Stands (stOf X') oL' oO'
+
+  -- format: the live slot holds the empty checkpoint of generation 0,
+  -- the other is erased (P's `NewP`)
+  NewS : XS → Set
+  NewS (X , oL , oO) = M.New X × oL ≡ newImg 0 P.unmapped × oO ≡ erasedImg × Stands (stOf X) oL oO
+
+  SX : SB.Model
+  SX = record { State = XS ; New = NewS ; read = λ Y → M.read (proj₁ Y) ; ok = okS ; crash = crashS }
+
+  -- format's slots stand for P's new cells
+  new-stands-P : ∀ {X} → P.NewP (stOf X) → Stands (stOf X) (newImg 0 P.unmapped) erasedImg
+  new-stands-P {X} (eL , eO , _) =
+    subst (λ m → Abs (newImg 0 P.unmapped) (P.cur m)) (sym eL) (new-stands 0 P.unmapped) ,
+    subst (λ m → Abs erasedImg (P.cur m)) (sym eO) erased-stands
+
+  -- the layer restricts no step of M: every step has slots to go with
+  -- it, and format's slots go with every new state of P
+  lift-ok : ∀ {o X X'} → M.ok o X X' → ∀ oL oO → Σ Img λ oL' → Σ Img λ oO' → okS o (X , oL , oO) (X' , oL' , oO')
+  lift-ok {X' = X'} k oL oO with stand-any (P.cur (P.cpL (stOf X'))) | stand-any (P.cur (P.cpO (stOf X')))
+  ... | oL' , aL , mL | oO' , aO , mO = oL' , oO' , k , inj₁ (mL oL , mO oO) , aL , aO
+
+  lift-new : ∀ {X} → M.New X → P.NewP (stOf X) → NewS (X , newImg 0 P.unmapped , erasedImg)
+  lift-new {X} n np = n , refl , refl , new-stands-P {X} np
+
+  module _ (O : SB.ForwardSimulation.Obligations M SB.SB) where
+    private
+      module O = SB.ForwardSimulation.Obligations O
+
+    obligationsS : SB.ForwardSimulation.Obligations SX SB.SB
+    obligationsS = record
+      { AR = λ Y t → O.AR (proj₁ Y) t ; CR = λ Y t → O.CR (proj₁ Y) t
+      ; RI = λ Y → O.RI (proj₁ Y) ; CI = λ Y → O.CI (proj₁ Y)
+      ; AR⇒≈ = O.AR⇒≈
+      ; init-CR = λ n nt → O.init-CR (proj₁ n) nt
+      ; init-CI = λ n → O.init-CI (proj₁ n)
+      ; A-ok = λ u ar ri o → O.A-ok u ar ri (proj₁ o)
+      ; A-crash = λ u ar ri c → O.A-crash u ar ri (proj₁ c)
+      ; A-rec = λ cr ci o → O.A-rec cr ci (proj₁ o)
+      ; A-recᶜ = λ cr ci c → O.A-recᶜ cr ci (proj₁ c)
+      ; B-ok = λ u ri o → O.B-ok u ri (proj₁ o)
+      ; B-crash = λ u ri c → O.B-crash u ri (proj₁ c)
+      ; B-rec = λ ci o → O.B-rec ci (proj₁ o)
+      ; B-recᶜ = λ ci c → O.B-recᶜ ci (proj₁ c)
+      }
+
+    theorem1-SX : SB.CorrespondenceB.BehaviourallyCorrect SX SB.SB
+    theorem1-SX = SB.theorem1-SB SX obligationsS
+
+    SX-snapshot-consistent : SB.SnapshotConsistentB SX
+    SX-snapshot-consistent = SB.obligations⇒SCB SX obligationsS
+
+  -- after a crash of the layer, recovery reads the slots
+  crash-reads-slots : ∀ {o Y Y' b g C} → crashS o Y Y' →
+    P.pick (P.cur (P.cpL (stOf (proj₁ Y')))) (P.cur (P.cpO (stOf (proj₁ Y')))) ≡ just (b , g , C) →
+    CodeNewest (proj₁ (proj₂ Y')) (proj₂ (proj₂ Y')) g C
+  crash-reads-slots {Y' = Y'} (_ , _ , st) e = rec-reads-slots {stOf (proj₁ Y')} st e
+
+------------------------------------------------------------------------
+-- Coverage: the code's slot outcomes are crash outcomes of P's cells
+
+-- The code's slot, at a crash, in a state that P's cell m models; o0 is
+-- the slot's image before the operation.
+data Models (o0 : Img) : MC → Slot → Set where
+  -- not touched: P's cell as it was
+  idle    : ∀ {c} → Abs o0 c → Models o0 (P.syn c) (durS o0)
+  -- any prefix of the protocol writing (g, C): P's program of the cell
+  -- (`ck1`), not yet synced
+  writing : ∀ {c0 g C ph s} → Abs o0 c0 → Reach g C (durS o0) ph s → Models o0 (P.uns c0 (P.cpt g C)) s
+  -- the protocol complete: P's cell synced
+  written : ∀ {g C s} → Reach g C (durS o0) done s → Models o0 (P.syn (P.cpt g C)) s
+  -- the old slot's erases, any prefix (`ck2`'s erase of the old cell)
+  wiping  : ∀ {c0 g C s} → Abs o0 c0 → Reach g C (durS o0) erasing s → Models o0 (P.uns c0 P.erased) s
+  -- the erases all issued and synced (`ck3`)
+  wiped   : ∀ {g C s} → Reach g C (durS o0) erasing s
+          → (∀ i → CS.cur (pg s i) ≡ CS.erased) → CS.cur (rc s) ≡ CS.erased
+          → Models o0 (P.syn P.erased) (exec g C SYNC s)
+
+-- The erase phase, read as P's erase of a cell: old, or no checkpoint.
+private
+  erasing-cell : ∀ {o0 c0 g C s o} → Abs o0 c0 → Inv g C o0 erasing s → CrashS s o
+               → Σ P.Cell λ c → P.CrashC (P.uns c0 P.erased) (P.syn c) × Abs o c
+  erasing-cell {o = o} a0 (hp , hr) (cp , cr) with oe-out hr cr | all-or-one (λ i → oe-out (hp i) (cp i))
+  ... | inj₂ b | _            = P.junk , inj₂ (inj₂ refl) , inj₂ (junk-nc , λ g C v → bad-rec {o} b v)
+  ... | inj₁ _ | inj₂ (i , b) = P.junk , inj₂ (inj₂ refl) , inj₂ (junk-nc , λ g C v → bad-page {o} i b v)
+  ... | inj₁ e | inj₁ es      = _ , inj₁ refl , Abs-≐ ((λ i → sym (es i)) , sym e) a0
+
+  crashM-syn : ∀ {c c'} → CrashM (CS.syn c) c' → c' ≡ c
+  crashM-syn e = e
+
+-- Every crash outcome of a slot that P's cell m models stands for a
+-- crash outcome of m.
+models-out : ∀ {o0 m s o} → Models o0 m s → CrashS s o → Σ P.Cell λ c → P.CrashC m (P.syn c) × Abs o c
+models-out (idle {c} a0) (cp , cr) = c , refl , Abs-≐ ((λ i → sym (cp i)) , sym cr) a0
+models-out (writing a0 r) cs = CS.refines a0 r cs
+models-out {o = o} (written {g} {C} r) (cp , cr) with reach-inv r
+... | hp , hr = P.cpt g C , refl ,
+                inj₁ (g , C , refl , new-valid (λ i → subst (λ m → CrashM m (ip o i)) (hp i) (cp i))
+                                               (subst (λ m → CrashM m (ir o)) hr cr))
+models-out {o = o} (wiping {c0} {g} {C} {s} a0 r) cs = erasing-cell {c0 = c0} {g = g} {C = C} {s = s} {o = o} a0 (reach-inv r) cs
+models-out {o = o} (wiped r ep er) (cp , cr) =
+  P.erased , refl , inj₂ (erased-nc , λ g C v → bad-rec {o} (inj₁ (trans cr er)) v)
+
+-- z with its two checkpoint cells replaced
+With : St → P.Cell → P.Cell → St
+With z cL cO = record z { cpL = P.syn cL ; cpO = P.syn cO }
+
+-- an outcome of crash point m: z with cells that the images stand for
+-- (in their roles: `Cov`; in either order: `CovB`)
+Cov CovB : St → St → Img → Img → Set
+Cov m z oL oO = Σ P.Cell λ c1 → Σ P.Cell λ c2 → P.Img m (With z c1 c2) × Stands (With z c1 c2) oL oO
+CovB m z oL oO = Σ P.Cell λ c1 → Σ P.Cell λ c2 →
+  P.Img m (With z c1 c2) × (Stands (With z c1 c2) oL oO ⊎ Stands (With z c1 c2) oO oL)
+
+private
+  as-is : ∀ {m z oL oO} → Cov m z oL oO → CovB m z oL oO
+  as-is (c1 , c2 , i , sd) = c1 , c2 , i , inj₁ sd
+
+  swapped : ∀ {m z oL oO} → Cov m z oO oL → CovB m z oL oO
+  swapped (c1 , c2 , i , sd) = c1 , c2 , i , inj₂ sd
+
+-- At a crash point x of P whose cells model the code's slots, every
+-- crash outcome of the slots is, with the rest of the flash as any
+-- outcome z of x, an outcome of x whose cells the slots stand for.
+cover : ∀ {x z oL0 oO0 sL sO oL oO} → P.Img x z
+      → Models oL0 (P.cpL x) sL → Models oO0 (P.cpO x) sO → CrashS sL oL → CrashS sO oO
+      → Cov x z oL oO
+cover (d , _ , _ , r , k) mL mO cL cO with models-out mL cL | models-out mO cO
+... | cl , el , al | co , eo , ao = cl , co , (d , el , eo , r , k) , al , ao
+
+------------------------------------------------------------------------
+-- P's full checkpoint and the code's two slots
+
+-- Where the code is in its full checkpoint from slots oL0 (live) and
+-- oO0 (other), writing (g, C): the new checkpoint into the other slot
+-- (any prefix), then the old slot's erases (any prefix), then done.
+data CkCode (oL0 oO0 : Img) (g : ℕ) (C : Map) : Slot → Slot → Set where
+  new-slot : ∀ {ph sO} → Reach g C (durS oO0) ph sO → CkCode oL0 oO0 g C (durS oL0) sO
+  old-wipe : ∀ {sO g' C' sL} → Reach g C (durS oO0) done sO → Reach g' C' (durS oL0) erasing sL
+           → CkCode oL0 oO0 g C sL sO
+  finished : ∀ {sO g' C' sL} → Reach g C (durS oO0) done sO → Reach g' C' (durS oL0) erasing sL
+           → (∀ i → CS.cur (pg sL i) ≡ CS.erased) → CS.cur (rc sL) ≡ CS.erased
+           → CkCode oL0 oO0 g C (exec g' C' SYNC sL) sO
+
+-- Each such state is modelled by one of P's three crash points of the
+-- checkpoint (`ck3` with the roles swapped: its live cell is the new
+-- slot).
+ck-models : ∀ {s oL0 oO0 sL sO cL cO} → P.cpL s ≡ P.syn cL → P.cpO s ≡ P.syn cO → Stands s oL0 oO0
+  → CkCode oL0 oO0 (suc (P.gen s)) (P.l2p s) sL sO
+  → (Models oL0 (P.cpL (P.ck1 s)) sL × Models oO0 (P.cpO (P.ck1 s)) sO)
+  ⊎ (Models oL0 (P.cpL (P.ck2 s)) sL × Models oO0 (P.cpO (P.ck2 s)) sO)
+  ⊎ (Models oO0 (P.cpL (P.ck3 s)) sO × Models oL0 (P.cpO (P.ck3 s)) sL)
+ck-models {s} eL eO (aL , aO) (new-slot r) rewrite eL | eO = inj₁ (idle aL , writing aO r)
+ck-models {s} eL eO (aL , aO) (old-wipe r w) rewrite eL | eO = inj₂ (inj₁ (wiping aL w , written r))
+ck-models {s} eL eO (aL , aO) (finished r w ep er) rewrite eL | eO = inj₂ (inj₂ (written r , wiped w ep er))
+
+-- So every state of the code's full checkpoint has a crash point m of
+-- P's checkpoint such that every crash outcome of the slots, with the
+-- rest of the flash at any outcome z of m, is an outcome of m (z with
+-- its two cells replaced) whose cells the slots' outcomes stand for (the
+-- roles swapped at `ck3`'s point).
+code-ck-crash : ∀ {s oL0 oO0 sL sO cL cO oL oO} → P.cpL s ≡ P.syn cL → P.cpO s ≡ P.syn cO → Stands s oL0 oO0
+  → CkCode oL0 oO0 (suc (P.gen s)) (P.l2p s) sL sO → CrashS sL oL → CrashS sO oO
+  → Σ St λ m → P.CkPt s m × ∀ z → P.Img m z → CovB m z oL oO
+code-ck-crash {s} {oL0} {oO0} {sL} {sO} {oL = oL} {oO} eL eO st k cL cO with ck-models {s} {oL0} {oO0} {sL} {sO} eL eO st k
+... | inj₁ (mL , mO) =
+  P.ck1 s , inj₁ refl , λ z i → as-is {P.ck1 s} {z} {oL} {oO} (cover {P.ck1 s} {z} i mL mO cL cO)
+... | inj₂ (inj₁ (mL , mO)) =
+  P.ck2 s , inj₂ (inj₁ refl) , λ z i → as-is {P.ck2 s} {z} {oL} {oO} (cover {P.ck2 s} {z} i mL mO cL cO)
+... | inj₂ (inj₂ (mL , mO)) =
+  P.ck3 s , inj₂ (inj₂ refl) , λ z i → swapped {P.ck3 s} {z} {oL} {oO} (cover {P.ck3 s} {z} i mL mO cO cL)
+
+-- The statement for any protocol of the full checkpoint over the two
+-- slots (the states, live slot and other slot, it passes through from
+-- images oL0 and oO0 writing (g, C)); the code's protocol has it.  A
+-- protocol that writes the new checkpoint over the live slot does not
+-- (SCFTL/Mutants/CheckpointOverLiveSlot, mutant 44).
+CkProtocol : Set₁
+CkProtocol = Img → Img → ℕ → Map → Slot → Slot → Set
+
+SlotCovered : CkProtocol → Set
+SlotCovered K = ∀ {s oL0 oO0 sL sO cL cO oL oO} → P.cpL s ≡ P.syn cL → P.cpO s ≡ P.syn cO → Stands s oL0 oO0
+  → K oL0 oO0 (suc (P.gen s)) (P.l2p s) sL sO → CrashS sL oL → CrashS sO oO
+  → Σ St λ m → P.CkPt s m × ∀ z → P.Img m z → CovB m z oL oO
+
+slot-covered : SlotCovered CkCode
+slot-covered = code-ck-crash
+
+-- The normal checkpoint is a step of the layer: the other slot holds the
+-- new checkpoint, the live one is erased, and the roles swap.
+ck3-moved : ∀ {s oL oO} → Both Moved oL oO (newImg (suc (P.gen s)) (P.l2p s)) erasedImg
+                        × Stands (P.ck3 s) (newImg (suc (P.gen s)) (P.l2p s)) erasedImg
+ck3-moved {s} = inj₂ (inj₂ (inj₂ (_ , _ , refl)) , inj₂ (inj₁ refl)) , new-stands _ _ , erased-stands
+
+------------------------------------------------------------------------
+-- Every crash of P is an image of a crash point; the slots' outcomes
+-- there give crashes of P.
+
+-- m is a crash point of operation o from s: every image of m is a crash
+-- of o.
+PtP : Sp.Op → St → St → Set
+PtP o s m = ∀ z → P.Img m z → P.crashP o s z
+
+crashP-pt : ∀ o {s z} → P.crashP o s z → Σ St λ m → PtP o s m × P.Img m z
+crashP-pt (Sp.use (Sp.reg x)) (m , ok , i) = m , (λ z i' → m , ok , i') , i
+crashP-pt (Sp.use Sp.flush) (m , pt , i) = m , (λ z i' → m , pt , i') , i
+crashP-pt Sp.recover (b , g , C , e , m , pt , i) = m , (λ z i' → b , g , C , e , m , pt , i') , i
+
+cover-P : ∀ {o s m z oL0 oO0 sL sO oL oO} → PtP o s m → P.Img m z
+  → Models oL0 (P.cpL m) sL → Models oO0 (P.cpO m) sO → CrashS sL oL → CrashS sO oO
+  → Σ St λ z' → P.crashP o s z' × Stands z' oL oO
+cover-P {m = m} {z} pt i mL mO cL cO with cover {m} {z} i mL mO cL cO
+... | cl , co , i' , sd = With z cl co , pt _ i' , sd
