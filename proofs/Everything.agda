@@ -80,7 +80,9 @@ import SCFTL.Impl.OneModelBlocksLive
 import SCFTL.Impl.OneModelBlocksReuse
 import SCFTL.Impl.OneModelRecMaps
 import SCFTL.Impl.OneModelBlocksFull
+import SCFTL.Impl.CellFree
 import SCFTL.Impl.SlotOver
+import SCFTL.Impl.OneModelCellFree
 import SCFTL.Impl.OneModelSlots
 import SCFTL.Impl.UnsyncedRecCleanQuiet
 import SCFTL.Impl.UnsyncedRecClean

@@ -18,6 +18,10 @@
 --   BXφS-lift-ok                  every step of BXφ is one of BXφS
 --   BXφS-crash-reads-slots        after a crash, recovery's checkpoint
 --                                 is the code's rule on the slots' pages
+--   BXφS-cellfree, BXφS-lift-crash  every crash of BXφ with the code's
+--                                 slots at any crash outcome of states
+--                                 the crash point's cells model (and
+--                                 any roles) is a crash of BXφS
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ; _≤_)
 open import Data.Fin.Base using (Fin)
@@ -39,6 +43,7 @@ open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb u
 open import SCFTL.Impl.OneModelBlocksPhys Data d0 amax wmax kmax umax _≟D_ kc zb using (BXφ; obligationsφ)
 open import SCFTL.Impl.OneModelBlocksFull Data d0 amax wmax kmax umax _≟D_ kc zb using (recovered-located-all)
 open import SCFTL.Impl.SlotOver Data d0 amax wmax kmax umax _≟D_ n Ch split join join-split using (module Over)
+open import SCFTL.Impl.OneModelCellFree Data d0 amax wmax kmax umax _≟D_ kc zb using (setBX; setBX-law; free-BXφ)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 private
@@ -55,6 +60,15 @@ theorem1-BXφS = SB.theorem1-SB BXφS obligationsBXφS
 
 BXφS-snapshot-consistent : SB.SnapshotConsistentB BXφS
 BXφS-snapshot-consistent = SB.obligations⇒SCB BXφS obligationsBXφS
+
+-- coverage: BXφ's crashes leave P's checkpoint cells free
+-- (SCFTL.Impl.OneModelCellFree), so every crash of BXφ, with the code's
+-- slots in any states the crash point's cells model and any crash
+-- outcomes of them, is a crash of BXφS whose slots are those outcomes
+BXφS-cellfree : OS.CellFree
+BXφS-cellfree = OS.cellfree-of setBX setBX-law free-BXφ
+
+BXφS-lift-crash = OS.lift-crash BXφS-cellfree
 
 open OS public using () renaming (lift-ok to BXφS-lift-ok; lift-new to BXφS-lift-new;
                                   crash-reads-slots to BXφS-crash-reads-slots)

@@ -88,6 +88,7 @@ open CS.Slot using (pg; rc)
 open CS.Statement Valid using (Abs; NoParse)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 import SCFTL.Spec Data d0 amax wmax as Sp
+open import SCFTL.Impl.CellFree Data d0 amax wmax kmax umax _≟D_ using (With; FreeM)
 
 private
   Abs-≐ = CS.SV.Abs-≐
@@ -205,78 +206,6 @@ rec-none {s} (aL , aO) e with pick-nc (P.cur (P.cpL s)) (P.cur (P.cpO s)) e
 ... | ncL , ncO = noparse aL ncL , noparse aO ncO
 
 ------------------------------------------------------------------------
--- The layer over a model M of SB's operations
-
-module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
-  private
-    module M = SB.Model M
-
-  XS : Set
-  XS = M.State × Img × Img
-
-  okS : SB.Op → XS → XS → Set
-  okS o (X , oL , oO) (X' , oL' , oO') = M.ok o X X' × Both Moved oL oO oL' oO' × Stands (stOf X') oL' oO'
-
-  crashS : SB.Op → XS → XS → Set
-  crashS o (X , oL , oO) (X' , oL' , oO') = M.crash o X X' × Both SlotCrash oL oO oL' oO' × Stands (stOf X') oL' oO'
-
-  -- format: the live slot holds the empty checkpoint of generation 0,
-  -- the other is erased (P's `NewP`)
-  NewS : XS → Set
-  NewS (X , oL , oO) = M.New X × oL ≡ newImg 0 P.unmapped × oO ≡ erasedImg × Stands (stOf X) oL oO
-
-  SX : SB.Model
-  SX = record { State = XS ; New = NewS ; read = λ Y → M.read (proj₁ Y) ; ok = okS ; crash = crashS }
-
-  -- format's slots stand for P's new cells
-  new-stands-P : ∀ {X} → P.NewP (stOf X) → Stands (stOf X) (newImg 0 P.unmapped) erasedImg
-  new-stands-P {X} (eL , eO , _) =
-    subst (λ m → Abs (newImg 0 P.unmapped) (P.cur m)) (sym eL) (new-stands 0 P.unmapped) ,
-    subst (λ m → Abs erasedImg (P.cur m)) (sym eO) erased-stands
-
-  -- the layer restricts no step of M: every step has slots to go with
-  -- it, and format's slots go with every new state of P
-  lift-ok : ∀ {o X X'} → M.ok o X X' → ∀ oL oO → Σ Img λ oL' → Σ Img λ oO' → okS o (X , oL , oO) (X' , oL' , oO')
-  lift-ok {X' = X'} k oL oO with stand-any (P.cur (P.cpL (stOf X'))) | stand-any (P.cur (P.cpO (stOf X')))
-  ... | oL' , aL , mL | oO' , aO , mO = oL' , oO' , k , inj₁ (mL oL , mO oO) , aL , aO
-
-  lift-new : ∀ {X} → M.New X → P.NewP (stOf X) → NewS (X , newImg 0 P.unmapped , erasedImg)
-  lift-new {X} n np = n , refl , refl , new-stands-P {X} np
-
-  module _ (O : SB.ForwardSimulation.Obligations M SB.SB) where
-    private
-      module O = SB.ForwardSimulation.Obligations O
-
-    obligationsS : SB.ForwardSimulation.Obligations SX SB.SB
-    obligationsS = record
-      { AR = λ Y t → O.AR (proj₁ Y) t ; CR = λ Y t → O.CR (proj₁ Y) t
-      ; RI = λ Y → O.RI (proj₁ Y) ; CI = λ Y → O.CI (proj₁ Y)
-      ; AR⇒≈ = O.AR⇒≈
-      ; init-CR = λ n nt → O.init-CR (proj₁ n) nt
-      ; init-CI = λ n → O.init-CI (proj₁ n)
-      ; A-ok = λ u ar ri o → O.A-ok u ar ri (proj₁ o)
-      ; A-crash = λ u ar ri c → O.A-crash u ar ri (proj₁ c)
-      ; A-rec = λ cr ci o → O.A-rec cr ci (proj₁ o)
-      ; A-recᶜ = λ cr ci c → O.A-recᶜ cr ci (proj₁ c)
-      ; B-ok = λ u ri o → O.B-ok u ri (proj₁ o)
-      ; B-crash = λ u ri c → O.B-crash u ri (proj₁ c)
-      ; B-rec = λ ci o → O.B-rec ci (proj₁ o)
-      ; B-recᶜ = λ ci c → O.B-recᶜ ci (proj₁ c)
-      }
-
-    theorem1-SX : SB.CorrespondenceB.BehaviourallyCorrect SX SB.SB
-    theorem1-SX = SB.theorem1-SB SX obligationsS
-
-    SX-snapshot-consistent : SB.SnapshotConsistentB SX
-    SX-snapshot-consistent = SB.obligations⇒SCB SX obligationsS
-
-  -- after a crash of the layer, recovery reads the slots
-  crash-reads-slots : ∀ {o Y Y' b g C} → crashS o Y Y' →
-    P.pick (P.cur (P.cpL (stOf (proj₁ Y')))) (P.cur (P.cpO (stOf (proj₁ Y')))) ≡ just (b , g , C) →
-    CodeNewest (proj₁ (proj₂ Y')) (proj₂ (proj₂ Y')) g C
-  crash-reads-slots {Y' = Y'} (_ , _ , st) e = rec-reads-slots {stOf (proj₁ Y')} st e
-
-------------------------------------------------------------------------
 -- Coverage: the code's slot outcomes are crash outcomes of P's cells
 
 -- The code's slot, at a crash, in a state that P's cell m models; o0 is
@@ -321,10 +250,6 @@ models-out {o = o} (wiping {c0} {g} {C} {s} a0 r) cs = erasing-cell {c0 = c0} {g
 models-out {o = o} (wiped r ep er) (cp , cr) =
   P.erased , refl , inj₂ (erased-nc , λ g C v → bad-rec {o} (inj₁ (trans cr er)) v)
 
--- z with its two checkpoint cells replaced
-With : St → P.Cell → P.Cell → St
-With z cL cO = record z { cpL = P.syn cL ; cpO = P.syn cO }
-
 -- an outcome of crash point m: z with cells that the images stand for
 -- (in their roles: `Cov`; in either order: `CovB`)
 Cov CovB : St → St → Img → Img → Set
@@ -347,6 +272,15 @@ cover : ∀ {x z oL0 oO0 sL sO oL oO} → P.Img x z
       → Cov x z oL oO
 cover (d , _ , _ , r , k) mL mO cL cO with models-out mL cL | models-out mO cO
 ... | cl , el , al | co , eo , ao = cl , co , (d , el , eo , r , k) , al , ao
+
+-- A slot P's cell models was reached by a prefix of the code's
+-- protocol, so its crash outcomes are the layer's `SlotCrash`.
+models-slotcrash : ∀ {o0 m s o} → Models o0 m s → CrashS s o → SlotCrash o0 o
+models-slotcrash (idle _) cs              = 0 , P.unmapped , erasing , _ , CS.start , cs
+models-slotcrash (writing {g = g} {C} {ph} _ r) cs = g , C , ph , _ , r , cs
+models-slotcrash (written {g} {C} r) cs   = g , C , done , _ , r , cs
+models-slotcrash (wiping {g = g} {C} _ r) cs = g , C , erasing , _ , r , cs
+models-slotcrash (wiped {g} {C} r ep er) cs = g , C , CS.programming , _ , CS.e-sync r ep er , cs
 
 ------------------------------------------------------------------------
 -- P's full checkpoint and the code's two slots
@@ -431,3 +365,114 @@ cover-P : ∀ {o s m z oL0 oO0 sL sO oL oO} → PtP o s m → P.Img m z
   → Σ St λ z' → P.crashP o s z' × Stands z' oL oO
 cover-P {m = m} {z} pt i mL mO cL cO with cover {m} {z} i mL mO cL cO
 ... | cl , co , i' , sd = With z cl co , pt _ i' , sd
+
+------------------------------------------------------------------------
+-- The layer over a model M of SB's operations
+
+module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
+  private
+    module M = SB.Model M
+
+  XS : Set
+  XS = M.State × Img × Img
+
+  okS : SB.Op → XS → XS → Set
+  okS o (X , oL , oO) (X' , oL' , oO') = M.ok o X X' × Both Moved oL oO oL' oO' × Stands (stOf X') oL' oO'
+
+  crashS : SB.Op → XS → XS → Set
+  crashS o (X , oL , oO) (X' , oL' , oO') = M.crash o X X' × Both SlotCrash oL oO oL' oO' × Stands (stOf X') oL' oO'
+
+  -- format: the live slot holds the empty checkpoint of generation 0,
+  -- the other is erased (P's `NewP`)
+  NewS : XS → Set
+  NewS (X , oL , oO) = M.New X × oL ≡ newImg 0 P.unmapped × oO ≡ erasedImg × Stands (stOf X) oL oO
+
+  SX : SB.Model
+  SX = record { State = XS ; New = NewS ; read = λ Y → M.read (proj₁ Y) ; ok = okS ; crash = crashS }
+
+  -- format's slots stand for P's new cells
+  new-stands-P : ∀ {X} → P.NewP (stOf X) → Stands (stOf X) (newImg 0 P.unmapped) erasedImg
+  new-stands-P {X} (eL , eO , _) =
+    subst (λ m → Abs (newImg 0 P.unmapped) (P.cur m)) (sym eL) (new-stands 0 P.unmapped) ,
+    subst (λ m → Abs erasedImg (P.cur m)) (sym eO) erased-stands
+
+  -- the layer restricts no step of M: every step has slots to go with
+  -- it, and format's slots go with every new state of P
+  lift-ok : ∀ {o X X'} → M.ok o X X' → ∀ oL oO → Σ Img λ oL' → Σ Img λ oO' → okS o (X , oL , oO) (X' , oL' , oO')
+  lift-ok {X' = X'} k oL oO with stand-any (P.cur (P.cpL (stOf X'))) | stand-any (P.cur (P.cpO (stOf X')))
+  ... | oL' , aL , mL | oO' , aO , mO = oL' , oO' , k , inj₁ (mL oL , mO oO) , aL , aO
+
+  lift-new : ∀ {X} → M.New X → P.NewP (stOf X) → NewS (X , newImg 0 P.unmapped , erasedImg)
+  lift-new {X} n np = n , refl , refl , new-stands-P {X} np
+
+  -- Coverage over M.  `CellFree`: every crash of M is an image of a
+  -- point x of P (`Img x`), and the same crash with P's two checkpoint
+  -- cells replaced by any crash outcomes of x's cells is a crash of M too
+  -- (M's crash relation asks nothing else of the cells).  Then every
+  -- crash of M, with the code's slots in any states x's cells model
+  -- (in their roles or swapped) and any crash outcomes of them, is a
+  -- crash of the layer whose slots are those outcomes (`lift-crash`).
+  CellFree : Set
+  CellFree = ∀ o {X X'} → M.crash o X X' → Σ St λ x → P.Img x (stOf X') ×
+    ∀ c1 c2 → P.CrashC (P.cpL x) (P.syn c1) → P.CrashC (P.cpO x) (P.syn c2) →
+      Σ M.State λ X'' → M.crash o X X'' × stOf X'' ≡ With (stOf X') c1 c2
+
+  -- from `FreeM` and a way to set the cells of M's states
+  cellfree-of : (set : M.State → P.Cell → P.Cell → M.State) → (∀ X c1 c2 → stOf (set X c1 c2) ≡ With (stOf X) c1 c2) →
+                FreeM M stOf set → CellFree
+  cellfree-of set law fm o c with fm o c
+  ... | x , i , f = x , i , λ c1 c2 e1 e2 → set _ c1 c2 , f c1 c2 e1 e2 , law _ c1 c2
+
+  Roles : Img → Img → Img → Img → Set
+  Roles p1 p2 oL0 oO0 = (p1 ≡ oL0 × p2 ≡ oO0) ⊎ (p1 ≡ oO0 × p2 ≡ oL0)
+
+  lift-crash : CellFree → ∀ o {X X'} → M.crash o X X' → Σ St λ x → P.Img x (stOf X') ×
+    ∀ {oL0 oO0 p1 p2 s1 s2 o1 o2} → Roles p1 p2 oL0 oO0 → Models p1 (P.cpL x) s1 → Models p2 (P.cpO x) s2 →
+      CrashS s1 o1 → CrashS s2 o2 → Σ M.State λ X'' → crashS o (X , oL0 , oO0) (X'' , o1 , o2)
+  lift-crash cf o c with cf o c
+  ... | x , i , f = x , i , go
+    where
+      go : ∀ {oL0 oO0 p1 p2 s1 s2 o1 o2} → Roles p1 p2 oL0 oO0 → Models p1 (P.cpL x) s1 → Models p2 (P.cpO x) s2 →
+           CrashS s1 o1 → CrashS s2 o2 → Σ M.State λ X'' → crashS o (_ , oL0 , oO0) (X'' , o1 , o2)
+      go {o1 = o1} {o2} rl m1 m2 cs1 cs2 with models-out m1 cs1 | models-out m2 cs2
+      ... | c1 , e1 , a1 | c2 , e2 , a2 with f c1 c2 e1 e2
+      ...   | X'' , c'' , eq = X'' , c'' , both rl ,
+                subst (λ z → Stands z o1 o2) (sym eq) (a1 , a2)
+        where
+          both : Roles _ _ _ _ → Both SlotCrash _ _ o1 o2
+          both (inj₁ (refl , refl)) = inj₁ (models-slotcrash m1 cs1 , models-slotcrash m2 cs2)
+          both (inj₂ (refl , refl)) = inj₂ (models-slotcrash m1 cs1 , models-slotcrash m2 cs2)
+
+  module _ (O : SB.ForwardSimulation.Obligations M SB.SB) where
+    private
+      module O = SB.ForwardSimulation.Obligations O
+
+    obligationsS : SB.ForwardSimulation.Obligations SX SB.SB
+    obligationsS = record
+      { AR = λ Y t → O.AR (proj₁ Y) t ; CR = λ Y t → O.CR (proj₁ Y) t
+      ; RI = λ Y → O.RI (proj₁ Y) ; CI = λ Y → O.CI (proj₁ Y)
+      ; AR⇒≈ = O.AR⇒≈
+      ; init-CR = λ n nt → O.init-CR (proj₁ n) nt
+      ; init-CI = λ n → O.init-CI (proj₁ n)
+      ; A-ok = λ u ar ri o → O.A-ok u ar ri (proj₁ o)
+      ; A-crash = λ u ar ri c → O.A-crash u ar ri (proj₁ c)
+      ; A-rec = λ cr ci o → O.A-rec cr ci (proj₁ o)
+      ; A-recᶜ = λ cr ci c → O.A-recᶜ cr ci (proj₁ c)
+      ; B-ok = λ u ri o → O.B-ok u ri (proj₁ o)
+      ; B-crash = λ u ri c → O.B-crash u ri (proj₁ c)
+      ; B-rec = λ ci o → O.B-rec ci (proj₁ o)
+      ; B-recᶜ = λ ci c → O.B-recᶜ ci (proj₁ c)
+      }
+
+    theorem1-SX : SB.CorrespondenceB.BehaviourallyCorrect SX SB.SB
+    theorem1-SX = SB.theorem1-SB SX obligationsS
+
+    SX-snapshot-consistent : SB.SnapshotConsistentB SX
+    SX-snapshot-consistent = SB.obligations⇒SCB SX obligationsS
+
+  -- after a crash of the layer, recovery reads the slots
+  crash-reads-slots : ∀ {o Y Y' b g C} → crashS o Y Y' →
+    P.pick (P.cur (P.cpL (stOf (proj₁ Y')))) (P.cur (P.cpO (stOf (proj₁ Y')))) ≡ just (b , g , C) →
+    CodeNewest (proj₁ (proj₂ Y')) (proj₂ (proj₂ Y')) g C
+  crash-reads-slots {Y' = Y'} (_ , _ , st) e = rec-reads-slots {stOf (proj₁ Y')} st e
+

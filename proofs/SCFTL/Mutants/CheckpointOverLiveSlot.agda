@@ -44,8 +44,9 @@ import SCFTL.Impl.Model Bool false 1 2 0 _≟B_ as P
 open import SCFTL.Impl.Example using (module Enabled)
 open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
 open import SCFTL.Mutants.Common using (s0)
+open import SCFTL.Impl.CellFree Bool false 1 2 0 1 _≟B_ using (With)
 open import SCFTL.Impl.SlotOver Bool false 1 2 0 1 _≟B_ 1 (Maybe ℕ) split2 join2 join-split2
-  using (CkProtocol; SlotCovered; Stands; CovB; With; newImg; erasedImg; new-stands; erased-stands)
+  using (CkProtocol; SlotCovered; Stands; CovB; newImg; erasedImg; new-stands; erased-stands)
 
 -- MUTATED: the new checkpoint (g, C) written over the live slot (any
 -- prefix of the code's protocol there), the other slot untouched.
