@@ -46,7 +46,7 @@ open Enabled Bool false 1 2 0 _≟B_ using (img-exists)
 open import SCFTL.Mutants.Common using (s0)
 open import SCFTL.Impl.CellFree Bool false 1 2 0 1 _≟B_ using (With)
 open import SCFTL.Impl.SlotOver Bool false 1 2 0 1 _≟B_ 1 (Maybe ℕ) split2 join2 join-split2
-  using (CkProtocol; SlotCovered; Stands; CovB; newImg; erasedImg; new-stands; erased-stands)
+  using (CkProtocol; SlotCovered; Stands; Older; CovB; newImg; erasedImg; new-stands; erased-stands)
 
 -- MUTATED: the new checkpoint (g, C) written over the live slot (any
 -- prefix of the code's protocol there), the other slot untouched.
@@ -62,7 +62,7 @@ oL0 = newImg 0 P.unmapped
 oO0 = erasedImg
 
 st0 : Stands s0 oL0 oO0
-st0 = new-stands 0 P.unmapped , erased-stands
+st0 = new-stands 0 P.unmapped , inj₁ erased-stands
 
 -- the live slot's record erased (issued), nothing else
 sL : Slot
@@ -96,12 +96,18 @@ private
   syn-inj refl = refl
 
   -- neither slot parses, so neither cell may hold a checkpoint
+  -- (the other slot may also stand for a cell without a checkpoint by
+  -- an older one: `Older`; then that cell holds none)
+  no-cpt′ : ∀ {o c1 c g C} → NoParse o → Older c1 o c → c ≡ P.cpt g C → ⊥
+  no-cpt′ np (inj₁ a) e = no-cpt np a e
+  no-cpt′ np (inj₂ (nc , _)) e = nc _ _ e
+
   both : ∀ {z c1 c2 g C} → (Stands (With z c1 c2) oL oO0 ⊎ Stands (With z c1 c2) oO0 oL)
        → (c1 ≡ P.cpt g C ⊎ c2 ≡ P.cpt g C) → ⊥
   both (inj₁ (a1 , a2)) (inj₁ e) = no-cpt npL a1 e
-  both (inj₁ (a1 , a2)) (inj₂ e) = no-cpt npO a2 e
+  both (inj₁ (a1 , a2)) (inj₂ e) = no-cpt′ npO a2 e
   both (inj₂ (a1 , a2)) (inj₁ e) = no-cpt npO a1 e
-  both (inj₂ (a1 , a2)) (inj₂ e) = no-cpt npL a2 e
+  both (inj₂ (a1 , a2)) (inj₂ e) = no-cpt′ npL a2 e
 
   -- ck1: the live cell still holds generation 0
   at1 : CovB (P.ck1 s0) (P.syncAll (P.ck1 s0)) oL oO0 → ⊥
