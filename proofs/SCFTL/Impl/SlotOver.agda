@@ -12,10 +12,14 @@
 -- pages, one image per role (the live checkpoint's, P's `cpL`; the
 -- other, P's `cpO`), and ties them to P's cells:
 --
---   * `Stands s oL oO`: each slot's pages parse (checkpoint.rs
+--   * `Stands s oL oO`: the live slot's pages parse (checkpoint.rs
 --     `read_commit_at`, `read_l2p`: `Valid`) to the checkpoint P's cell
---     holds, or to none where the cell holds none (CheckpointSlot's
---     `Abs`); it holds after every step and every crash of the layer;
+--     holds, or to none where it holds none (CheckpointSlot's `Abs`);
+--     the other slot's likewise, or (`Older`) it holds a checkpoint
+--     older than the live one where P's cell holds none — configuration
+--     version 7 on keeps the old slot after the commit point
+--     (docs/FORMAT.md §4.5) where P's `ck2` erases it; it holds after
+--     every step and every crash of the layer;
 --   * a step leaves each slot as it was, erased, or holding a new
 --     checkpoint as the code's protocol leaves it (`Moved`: `newImg`,
 --     `erasedImg`), the roles kept or swapped (P's `ck3` swaps them; the
@@ -34,25 +38,31 @@
 --       obligations of `Over M stOf` against SB from M's, Theorem 1 and
 --       SC1B for it (instantiated over the block layer over PX with
 --       physical reads in SCFTL.Impl.OneModelSlots);
---   models-out, cover : coverage, the other direction, at the level of
---       P's crash images (as BlocksOver's `cover` for the physical
---       pages): at any crash point x of P whose cells model the code's
---       slots (`Models`: idle, being written, written, being erased,
---       erased — the states the code's protocol passes through), every
---       crash outcome of the code's slots is, cell by cell, a crash
---       outcome of x (`Img x z'`) whose cells the slots' images stand
---       for; so no outcome of the code's slot write is lost by reading
---       it through P's cells;
---   ck-models, code-ck-crash, slot-covered : the three crash points of P's full
---       checkpoint (`ck1`, `ck2`, `ck3`: `CkPt`) model every state of
---       the code's two-slot sequence (new slot written, old slot
---       erased), and every crash of it with the rest of the flash at
---       the matching point's image is a crash of P at that point;
+--   lift-ok, lift-new : the layer takes every step of M;
+--   models-out, cover : coverage at the level of P's crash images (as
+--       BlocksOver's `cover` for the physical pages): at any crash point
+--       x of P whose cells model the code's slots (`Models`: idle, being
+--       written, written, being erased, erased, kept where P erases —
+--       the states the code's protocol passes through), every crash
+--       outcome of the code's slots is, cell by cell, a crash outcome of
+--       x (`Img x z'`) whose cells the slots' images stand for;
+--   lift-crash, cellfree-of : the same for every crash of M whose
+--       relation leaves the cells free (SCFTL.Impl.CellFree; proven for
+--       the one model with blocks in SCFTL.Impl.OneModelCellFree): it is
+--       a crash of the layer whose slots are the code's outcomes;
+--   ck-models, slot-covered (versions 3–6: `CkCode`, the new slot
+--       written, then the old one erased), ck-models-7, slot-covered-7
+--       (version 7 on: `CkCode7`, the old slot kept) : the crash points
+--       of P's full checkpoint (`ck1`, `ck2`, `ck3`: `CkPt`) model every
+--       state of the code's two-slot sequence, so every crash of it with
+--       the rest of the flash at the matching point's image is a crash
+--       of P at that point read through the slots (`SlotCovered`; mutant
+--       44, the checkpoint written over the live slot, has no such point);
 --   crashP-pt, cover-P : every crash of P (operation or recovery) is an
 --       image of one of its crash points (`PtP`), and the slots' crash
 --       outcomes at that point give crashes of P again;
---   ck3-moved : the normal checkpoint is a step of the layer (the new
---       slot written, the old one erased, roles swapped).
+--   ck3-moved, ck3-kept : the normal checkpoint is a step of the layer
+--       (the new slot written, the old one erased or kept, roles swapped).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ; _≤_)
 open import Data.Fin.Base using (Fin)
