@@ -128,12 +128,12 @@ erased-nc g C ()
 junk-nc : NotCpt P.junk
 junk-nc g C ()
 
-erased-stands : Abs erasedImg P.erased
-erased-stands = inj₂ (erased-nc , λ g C v → bad-rec {erasedImg} (inj₁ refl) v)
-
--- Every cell is stood for by an image an operation may leave.
+-- An erased slot stands for every cell without a checkpoint.
 nc-img : ∀ c → NotCpt c → Abs erasedImg c
 nc-img c nc = inj₂ (nc , λ g C v → bad-rec {erasedImg} (inj₁ refl) v)
+
+erased-stands : Abs erasedImg P.erased
+erased-stands = nc-img P.erased erased-nc
 
 -- The generation of the checkpoint a cell holds (0: none).
 genOf : P.Cell → ℕ
@@ -151,15 +151,16 @@ genOf (P.dlt _ _ _ _ _) = 0
 AbsR : ℕ → Img → P.Cell → Set
 AbsR gL o c = Abs o c ⊎ (NotCpt c × Σ ℕ λ h → Σ Map λ D → Valid o h D × h < gL)
 
--- Both slots stand for P's two cells: the live one exactly, the other
--- one possibly an older checkpoint where P's cell holds none (`Older`;
--- `AbsR` is the same with the bound as a number, for `Models`).
--- o stands for c, or c holds no checkpoint and o holds one older than
--- the checkpoint the live cell c1 holds
+-- `Older c1 o c`: o stands for c, or c holds no checkpoint and o holds
+-- one older than the checkpoint the live cell c1 holds (`AbsR` with the
+-- bound stated by the live cell, not as a number: Agda 2.6.3 fails with
+-- an internal error on `genOf (cur (cpL (With z c1 c2)))` in a type).
 Older : P.Cell → Img → P.Cell → Set
 Older c1 o c = Abs o c ⊎ (NotCpt c × Σ ℕ λ h → Σ Map λ D → Valid o h D ×
                           Σ ℕ λ g → Σ Map λ C → c1 ≡ P.cpt g C × h < g)
 
+-- Both slots stand for P's two cells: the live one exactly, the other
+-- one possibly an older checkpoint where P's cell holds none.
 Stands : St → Img → Img → Set
 Stands s oL oO = Abs oL (P.cur (P.cpL s)) × Older (P.cur (P.cpL s)) oO (P.cur (P.cpO s))
 
