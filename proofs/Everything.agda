@@ -131,6 +131,7 @@ import SCFTL.Impl.Space
 import SCFTL.Impl.SpaceStreams
 import SCFTL.Impl.SpaceTwoStreams
 import SCFTL.Impl.SpaceTwoStreamsTight
+import SCFTL.Impl.SpaceRegion
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
