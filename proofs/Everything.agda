@@ -161,6 +161,7 @@ import SCFTL.Mutants.BlockEraseBeforeCommit
 import SCFTL.Mutants.SpaceVictimsNotCounted
 import SCFTL.Mutants.SpaceRegionOneEpoch
 import SCFTL.Mutants.SpaceSecondStreamNotReserved
+import SCFTL.Mutants.RegionCommitPageOnly
 import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly

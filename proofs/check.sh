@@ -163,12 +163,19 @@ done
 #     not-slot-covered : ¬ SlotCovered Pmut
 # (a crash of the protocol that no point of P's checkpoint allows, read
 # through the slots).
+# Mutants of the region rules in P's state (issue 39;
+# SCFTL/Impl/SpaceRegion.agda: P with the code's rules on the delta
+# region) are listed in MUTANTS_OF_REGION: each weakens a rule, names the
+# mutated rule `Pmut`, and instead contains
+#     not-region-fits : ¬ RegionFits Pmut
+# (a run from format to a state with more region pages than the region).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
 MUTANTS_OF_LAZY_CHAIN="LazyChainSkipsHole LazyConsolidationOmitsRecord"
 MUTANTS_OF_SLOT_LAYER="CheckpointOverLiveSlot"
-MIN_MUTANTS=41
+MUTANTS_OF_REGION="RegionCommitPageOnly"
+MIN_MUTANTS=42
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -190,6 +197,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_SLOT_LAYER " in
     *" $b "*) want='not-slot-covered : ¬ SlotCovered Pmut' ;;
+  esac
+  case " $MUTANTS_OF_REGION " in
+    *" $b "*) want='not-region-fits : ¬ RegionFits Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

@@ -135,15 +135,24 @@ Tent s s' = (ept s' ≡ ept s ⊎ Σ (List (Addr × ℕ)) λ ps → ept s' ≡ p
 Room : St → Set
 Room x = drL x + suc epm ≤ D
 
+-- the rules, with the one after a flush or recovery given (`R`: the
+-- code's is `Room`; mutant 45, SCFTL.Mutants.RegionCommitPageOnly,
+-- checks only that the commit page fits)
+PolW : (St → Set) → Op → St → St → Set
+PolW R (use (regop (w a d))) s s' = Tent s s'
+PolW R (use (regop rl))      s s' = Tent s s'
+PolW R (use (regop es))      s s' = ⊤
+PolW R (use flush)           s s' = R s'
+PolW R recover               s s' = R s'
+
+okPSw : (St → Set) → Op → St → St → Set
+okPSw R o s s' = okP o s s' × PolW R o s s'
+
 Pol : Op → St → St → Set
-Pol (use (regop (w a d))) s s' = Tent s s'
-Pol (use (regop rl))      s s' = Tent s s'
-Pol (use (regop es))      s s' = ⊤
-Pol (use flush)           s s' = Room s'
-Pol recover               s s' = Room s'
+Pol = PolW Room
 
 okPS : Op → St → St → Set
-okPS o s s' = okP o s s' × Pol o s s'
+okPS = okPSw Room
 
 PS : Sp.Model
 PS = record { State = St ; New = NewP ; read = rd ; ok = okPS ; crash = crashP }
@@ -492,3 +501,30 @@ module _ (c4 : suc epm ≤ D) where
   lift-rec {s} {s'} k with drL s' + suc epm ≤? D
   ... | yes r = s' , k , r
   lift-rec {s} (b , g , C , pk , _) | no _ = ck3 (rec0 b g C s) , (b , g , C , pk , inj₁ refl) , ck-room (rec0 b g C s)
+
+------------------------------------------------------------------------
+-- The region never overflows, along every run
+
+-- a run after format's recovery: steps, crashes (of a step or of a
+-- recovery) each followed by a recovery
+data Run (R : St → Set) : St → St → Set where
+  done : ∀ {s} → Run R s s
+  step : ∀ u {s s1 s'} → okPSw R (use u) s s1 → Run R s1 s' → Run R s s'
+  crash : ∀ {s z s1 s'} → ((Σ _ λ u → crashP (use u) s z) ⊎ crashP recover s z) →
+          okPSw R recover z s1 → Run R s1 s' → Run R s s'
+
+-- every state a run reaches holds at most D region pages
+RegionFits : (St → Set) → Set
+RegionFits R = ∀ {s0 s1 s} → NewP s0 → okPSw R recover s0 s1 → Run R s1 s → drL s ≤ D
+
+run-inv : ∀ {s s'} → RInv s → Run Room s s' → RInv s'
+run-inv I done = I
+run-inv I (step u k r) = run-inv (ok-inv u I k) r
+run-inv I (crash {z = z} {s1 = s1} _ k r) = run-inv (rec-inv {z} {s1} k) r
+
+-- the code's rule: two pages to spare in every state of every run
+region-room : ∀ {s0 s1 s} → NewP s0 → okPS recover s0 s1 → Run Room s1 s → 2 + drL s ≤ D
+region-room {s0} {s1} _ k r = room (run-inv (rec-inv {s0} {s1} k) r)
+
+region-fits : RegionFits Room
+region-fits {s0} {s1} {s} n k r = ≤-trans (m≤n+m _ 2) (region-room {s0} {s1} {s} n k r)

@@ -37,6 +37,9 @@
 -- (SCFTL.Impl.SlotOver): the full checkpoint written over the live
 -- slot; a crash of it is no outcome of P's checkpoint read through the
 -- slots (`¬ SlotCovered`).
+-- Mutant 45 mutates the region rules in P's state (SCFTL.Impl.
+-- SpaceRegion): the region continued while the commit page fits; a run
+-- overflows the region (`¬ RegionFits`).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -97,6 +100,7 @@ import SCFTL.Mutants.TicketProvesLaterEpoch
 import SCFTL.Mutants.BarrierSkipsConsolidation
 import SCFTL.Mutants.BlockEraseOverPX
 import SCFTL.Mutants.CheckpointOverLiveSlot
+import SCFTL.Mutants.RegionCommitPageOnly
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -141,6 +145,7 @@ module M41 = SCFTL.Mutants.TicketProvesLaterEpoch
 module M42 = SCFTL.Mutants.BarrierSkipsConsolidation
 module M43 = SCFTL.Mutants.BlockEraseOverPX
 module M44 = SCFTL.Mutants.CheckpointOverLiveSlot
+module M45 = SCFTL.Mutants.RegionCommitPageOnly
 
 record MutantsFail : Set where
   field
@@ -267,6 +272,10 @@ record MutantsFail : Set where
     --     written over the live slot: a crash leaves no slot that parses,
     --     which no point of P's checkpoint allows
     checkpoint-over-live-slot : ¬ SlotCovered M44.Pmut
+    -- 45. (the region rules in P's state) after a flush the region is
+    --     continued while the commit page fits: a run whose epoch's
+    --     tentative pages overflow the region
+    region-commit-page-only : ¬ M45.RegionFits M45.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -313,4 +322,5 @@ mutants-fail = record
   ; barrier-skips-consolidation = M42.not-snapshot-consistent
   ; block-erase-over-px = M43.not-snapshot-consistent
   ; checkpoint-over-live-slot = M44.not-slot-covered
+  ; region-commit-page-only = M45.not-region-fits
   }
