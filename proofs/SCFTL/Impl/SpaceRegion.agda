@@ -48,7 +48,15 @@
 --             (`c4`, as Space's `Needs.c4`);
 --   `epm-code` : the bound is Space's `epm` for the configuration with
 --             W = wmax + 1, K = kmax + 1 and N = 1 (P's erase unit is a
---             page: a victim holds at most one sector).
+--             page: a victim holds at most one sector);
+--   `Run`, `region-room`, `region-fits` : along every run from format's
+--             recovery (steps; crashes of a step or of a recovery, each
+--             followed by a recovery) two region pages stay free in every
+--             state, and the region never holds more than D pages
+--             (`RegionFits Room`).  Mutant 45
+--             (SCFTL.Mutants.RegionCommitPageOnly): the rule after a
+--             flush asking only that the commit page fit (`PolW` takes
+--             the rule as a parameter) overflows the region.
 --
 -- Not here: the data superblocks (free / erasable / used counts, the U
 -- threshold and the victim bound: P has no blocks; BlocksOver's blocks
@@ -63,7 +71,6 @@ module SCFTL.Impl.SpaceRegion (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
   (_≟D_ : DecidableEquality Data) (pp D : ℕ) where
 
 open import Data.Nat.Base using (zero; suc; _+_; _*_; _≤_; _<_; z≤n; s≤s)
-open import Data.Nat.Properties using (_≟_; _≤?_)
 open import Data.Nat.Properties
 open import Data.Bool.Base using (Bool; true; false)
 open import Data.Unit.Base using (⊤; tt)
