@@ -16,8 +16,13 @@
 --     when it fills), and leaves the buffer under a page;
 --   * `Room`: after a flush or a recovery at least epoch_pages_max + 1
 --     region pages remain (`epm`, with the code's formula: W + K*N pairs
---     at `ppp` a page, plus the commit page), else the flush (recovery)
---     writes a full checkpoint, which empties the region.
+--     at `ppp` a page, plus the commit page; the one more is for the
+--     consolidation page the code writes lazily), else the flush
+--     (recovery) writes a full checkpoint, which empties the region;
+--     after an in-page or OOB commit, whose consolidation page P writes
+--     at once (`fi4`) and the code later, inside the pages it reserved,
+--     the same rule leaves epoch_pages_max in P's state (`Kons`,
+--     `RoomK`).
 --
 -- P's own steps are PS's steps where they follow the rules; every
 -- other field of P is untouched.  Results:
@@ -27,10 +32,12 @@
 --             tentative pages full, the buffer under a page, the
 --             epoch's pairs at most wcnt + gcnt (`prs`), and the region
 --             with room for the rest of the epoch
---             (`length dr + epm + 1 <= D + length ept`);
---   `room`  : in every such state two region pages are free (the next
---             page and the commit or consolidation page: Space's
---             `delta-room`, here of P's `dr`);
+--             (`length dr + epm <= D + length ept`);
+--   `room`  : in every such state a region page is free for the next
+--             page (tentative, commit or consolidation: Space's
+--             `delta-room`, here of P's `dr`; Space's two pages count
+--             the code's lazy consolidation page, which P writes at the
+--             commit);
 --   `crash-room` : every crash point of every operation from such a
 --             state, and so every crash image, has the region within its
 --             D pages; a recovery's crash points keep it there;
@@ -51,7 +58,7 @@
 --             page: a victim holds at most one sector);
 --   `Run`, `region-room`, `region-fits` : along every run from format's
 --             recovery (steps; crashes of a step or of a recovery, each
---             followed by a recovery) two region pages stay free in every
+--             followed by a recovery) a region page stays free in every
 --             state, and the region never holds more than D pages
 --             (`RegionFits Room`).  Mutant 45
 --             (SCFTL.Mutants.RegionCommitPageOnly): the rule after a
@@ -139,8 +146,20 @@ Tent s s' = (ept s' ≡ ept s ⊎ Σ (List (Addr × ℕ)) λ ps → ept s' ≡ p
           × length (dbuf s') < ppp
 
 -- after a flush or a recovery: room for a whole epoch and its commit
+-- page, and the consolidation page the code writes lazily (`after_commit`
+-- takes a full checkpoint when fewer than epoch_pages_max + 1 remain)
 Room : St → Set
 Room x = drL x + suc epm ≤ D
+
+-- after an in-page or OOB commit P writes the consolidation page at once
+-- (`fi4`), where the code writes it lazily, before the next region page,
+-- inside the epoch_pages_max + 1 pages its `after_commit` asks for: in
+-- P's state that rule leaves epoch_pages_max pages
+Kons : St → St → Set
+Kons s s' = Σ ℕ λ L → (InP s L × s' ≡ fi4 L s) ⊎ (Σ ℕ λ M → OobP s L M × s' ≡ fi4 M s)
+
+RoomK : St → Set
+RoomK x = drL x + epm ≤ D
 
 -- the rules, with the one after a flush or recovery given (`R`: the
 -- code's is `Room`; mutant 45, SCFTL.Mutants.RegionCommitPageOnly,
@@ -149,7 +168,7 @@ PolW : (St → Set) → Op → St → St → Set
 PolW R (use (regop (w a d))) s s' = Tent s s'
 PolW R (use (regop rl))      s s' = Tent s s'
 PolW R (use (regop es))      s s' = ⊤
-PolW R (use flush)           s s' = R s'
+PolW R (use flush)           s s' = R s' ⊎ (Kons s s' × RoomK s')
 PolW R recover               s s' = R s'
 
 okPSw : (St → Set) → Op → St → St → Set
@@ -174,7 +193,7 @@ record RInv (x : St) : Set where
     fB : All Full (ept x)
     bB : length (dbuf x) < ppp
     pB : prs x ≤ wcnt x + gcnt x
-    rB : drL x + suc epm ≤ D + length (ept x)
+    rB : drL x + epm ≤ D + length (ept x)
 
 ------------------------------------------------------------------------
 -- Arithmetic
@@ -200,16 +219,16 @@ tp-bound {x} I = Sc.div-ge (length (ept x)) need ppp (s≤s z≤n)
     (≤-trans (m≤m+n _ (length (dbuf x)))
       (≤-trans (RInv.pB I) (≤≡ (+-mono-≤ (RInv.wB I) (RInv.gB I)) (sym need≡)))))
 
--- **The room theorem**: two free pages in the region (the next page, and
--- the commit or consolidation page).
-room : ∀ {x} → RInv x → 2 + drL x ≤ D
-room {x} I = +-cancelʳ-≤ {n} (2 + drL x) D
+-- **The room theorem**: a free page in the region for the next page
+-- (a tentative page, or the commit or consolidation page: P writes the
+-- latter at the commit)
+room : ∀ {x} → RInv x → suc (drL x) ≤ D
+room {x} I = +-cancelʳ-≤ {n} (suc (drL x)) D
   (≤-trans (≡≤ eq (RInv.rB I)) (+-monoʳ-≤ D (tp-bound I)))
   where
   n = need Sc.div ppp
-  eq : 2 + drL x + n ≡ drL x + suc epm
-  eq = trans (cong (_+ n) (+-comm 2 (drL x)))
-         (trans (+-assoc (drL x) 2 n) (cong (drL x +_) (cong suc (+-comm 1 n))))
+  eq : suc (drL x) + n ≡ drL x + epm
+  eq = trans (sym (+-suc (drL x) n)) (cong (drL x +_) (+-comm 1 n))
 
 ------------------------------------------------------------------------
 -- How P's steps move the fields
@@ -297,17 +316,20 @@ private
   placed {s} {x'} I (te , bl) pe bal wb gb cnt = record
     { wB = wb ; gB = gb ; fB = fb te ; bB = bl
     ; pB = ≤-trans (≡≤ pe (s≤s (RInv.pB I))) cnt
-    ; rB = shift (drL x') (length (ept x')) (drL s) (suc epm) (length (ept s)) D bal (RInv.rB I) }
+    ; rB = shift (drL x') (length (ept x')) (drL s) epm (length (ept s)) D bal (RInv.rB I) }
     where
     fb : (ept x' ≡ ept s ⊎ Σ (List (Addr × ℕ)) λ ps → ept x' ≡ ps ∷ ept s × Full ps) → All Full (ept x')
     fb (inj₁ e) = subst (All Full) (sym e) (RInv.fB I)
     fb (inj₂ (ps , e , f)) = subst (All Full) (sym e) (f ∷ RInv.fB I)
 
+room-k : ∀ {x} → Room x → RoomK x
+room-k {x} = ≤-trans (+-monoʳ-≤ (drL x) (n≤1+n epm))
+
 -- after a flush or a recovery: a new epoch
 Fresh : St → Set
 Fresh x = wcnt x ≡ 0 × gcnt x ≡ 0 × dbuf x ≡ [] × ept x ≡ []
 
-fresh-inv : ∀ {x} → Fresh x → Room x → RInv x
+fresh-inv : ∀ {x} → Fresh x → RoomK x → RInv x
 fresh-inv {x} (w0 , g0 , b0 , e0) rm = record
   { wB = subst (_≤ W) (sym w0) z≤n
   ; gB = subst (_≤ K) (sym g0) z≤n
@@ -333,7 +355,7 @@ private
          RInv s → RInv x
   same {s} {x} refl refl refl refl eq I = record
     { wB = RInv.wB I ; gB = RInv.gB I ; fB = RInv.fB I ; bB = RInv.bB I ; pB = RInv.pB I
-    ; rB = ≡≤ (cong (_+ suc epm) eq) (RInv.rB I) }
+    ; rB = ≡≤ (cong (_+ epm) eq) (RInv.rB I) }
 
   wr-inv : ∀ {a d s s'} → RInv s → okPS (use (regop (w a d))) s s' → RInv s'
   wr-inv {a} {d} {s} I (inj₁ ((_ , wl) , f1 , f2 , refl) , tn) =
@@ -369,11 +391,12 @@ ok-inv : ∀ u {s s'} → RInv s → okPS (use u) s s' → RInv s'
 ok-inv (regop (w a d)) I k = wr-inv I k
 ok-inv (regop rl) I k = rl-inv I k
 ok-inv (regop es) I ((p , _ , refl) , _) = same refl refl refl refl refl I
-ok-inv flush I (k , rm) = fresh-inv (flush-fresh k) rm
+ok-inv flush {s} {s'} I (k , inj₁ rm) = fresh-inv {s'} (flush-fresh {s} {s'} k) (room-k {s'} rm)
+ok-inv flush {s} {s'} I (k , inj₂ (_ , rm)) = fresh-inv {s'} (flush-fresh {s} {s'} k) rm
 
 -- a recovery, from any state, starts an epoch with room
 rec-inv : ∀ {s s'} → okPS recover s s' → RInv s'
-rec-inv {s} {s'} (k , rm) = fresh-inv {s'} (rec-fresh {s} {s'} k) rm
+rec-inv {s} {s'} (k , rm) = fresh-inv {s'} (rec-fresh {s} {s'} k) (room-k {s'} rm)
 
 ------------------------------------------------------------------------
 -- Crash points: at most one region page more than the state before
@@ -409,9 +432,9 @@ fl-len (inj₂ (inj₂ (inj₂ (inj₂ (L , M , _ , pt))))) = fi-len pt
 -- from a state of the invariant has the region within its D pages
 crash-room : ∀ u {s s'} → RInv s → crashP (use u) s s' → drL s' ≤ D
 crash-room (regop o) {s} {s'} I (m , k , img) =
-  ≡≤ (len-img {m} {s'} img) (≤-trans (reg-len o {s} {m} k) (≤-trans (n≤1+n _) (room I)))
+  ≡≤ (len-img {m} {s'} img) (≤-trans (reg-len o {s} {m} k) (room I))
 crash-room flush {s} {s'} I (m , pt , img) =
-  ≡≤ (len-img {m} {s'} img) (≤-trans (fl-len {s} {m} pt) (≤-trans (n≤1+n _) (room I)))
+  ≡≤ (len-img {m} {s'} img) (≤-trans (fl-len {s} {m} pt) (room I))
 
 -- and a recovery's crash keeps it there
 recᶜ-room : ∀ {s s'} → drL s ≤ D → crashP recover s s' → drL s' ≤ D
@@ -501,8 +524,8 @@ module _ (c4 : suc epm ≤ D) where
   lift (regop rl) {s} I (inj₂ (ng , refl)) = s , inj₂ (ng , refl) , idle-tent I
   lift (regop es) I k = _ , k , tt
   lift flush {s} {s'} I k with drL s' + suc epm ≤? D
-  ... | yes r = s' , k , r
-  ... | no _  = ck3 (fl3 s) , inj₂ (inj₁ refl) , ck-room (fl3 s)
+  ... | yes r = s' , k , inj₁ r
+  ... | no _  = ck3 (fl3 s) , inj₂ (inj₁ refl) , inj₁ (ck-room (fl3 s))
 
   lift-rec : ∀ {s s'} → okP recover s s' → Σ St λ s'' → okPS recover s s''
   lift-rec {s} {s'} k with drL s' + suc epm ≤? D
@@ -529,9 +552,9 @@ run-inv I done = I
 run-inv I (step u k r) = run-inv (ok-inv u I k) r
 run-inv I (crash {z = z} {s1 = s1} _ k r) = run-inv (rec-inv {z} {s1} k) r
 
--- the code's rule: two pages to spare in every state of every run
-region-room : ∀ {s0 s1 s} → NewP s0 → okPS recover s0 s1 → Run Room s1 s → 2 + drL s ≤ D
+-- the code's rules: a page to spare in every state of every run
+region-room : ∀ {s0 s1 s} → NewP s0 → okPS recover s0 s1 → Run Room s1 s → suc (drL s) ≤ D
 region-room {s0} {s1} _ k r = room (run-inv (rec-inv {s0} {s1} k) r)
 
 region-fits : RegionFits Room
-region-fits {s0} {s1} {s} n k r = ≤-trans (m≤n+m _ 2) (region-room {s0} {s1} {s} n k r)
+region-fits {s0} {s1} {s} n k r = ≤-trans (n≤1+n _) (region-room {s0} {s1} {s} n k r)

@@ -4,9 +4,9 @@
 -- only that the commit page fit, and goes on in the region while one
 -- page is left, instead of taking a full checkpoint when fewer than
 -- epoch_pages_max + 1 pages remain (flush.rs `after_commit`; the rule
--- `Room` of SCFTL.Impl.SpaceRegion).  The other rule (`Tent`: a
--- tentative page only when the delta buffer fills) and P's steps are
--- SpaceRegion's, unchanged.
+-- `Room` of SCFTL.Impl.SpaceRegion).  The other rules (`Tent`: a
+-- tentative page only when the delta buffer fills; `Kons`/`RoomK` after
+-- an in-page or OOB commit) and P's steps are SpaceRegion's, unchanged.
 --
 -- Mutant of the region rules in P's state (check.sh:
 -- MUTANTS_OF_REGION): `not-region-fits : ¬ RegionFits Pmut` — a run
@@ -77,7 +77,7 @@ w1 = opt false true (wr0 0 tt s8)
 w2 = opt false true (wr0 0 tt w1)
 
 fl : ∀ {x y} → Run Pmut (fl3 x) y → Pmut (fl3 x) → Run Pmut x y
-fl r p = step flush (inj₁ refl , p) r
+fl r p = step flush (inj₁ refl , inj₁ p) r
 
 run : Run Pmut s1 w2
 run =
