@@ -76,14 +76,16 @@ fn spared_aimed(m: Mutant, seed: u64, ops: u64) -> (RunConfig, Report) {
 
 #[test]
 fn victims_erasable_before_commit_with_aimed_failures() {
-    let (_, clean) = spared_aimed(Mutant::None, 2, 300_000);
+    // Seeds 2-5 of 1-6 within 1,000,000 operations, 4 and 5 within
+    // 300,000 (docs/BENCHMARKS.md).
+    let (_, clean) = spared_aimed(Mutant::None, 4, 300_000);
     if let Some(f) = &clean.failure {
         panic!("scftl without a mutant fails: {}", f.violation);
     }
-    let (run, r) = spared_aimed(Mutant::VictimsErasableBeforeCommit, 2, 300_000);
+    let (run, r) = spared_aimed(Mutant::VictimsErasableBeforeCommit, 4, 300_000);
     let f = r
         .failure
-        .expect("aimed failures catch victims-erasable-before-commit with seed 2");
+        .expect("aimed failures catch victims-erasable-before-commit with seed 4");
     assert_replays(&run, &f);
 }
 

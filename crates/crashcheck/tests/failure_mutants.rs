@@ -79,22 +79,24 @@ fn spared(m: Mutant) -> RunConfig {
 }
 
 /// `broken-region-keeps-pairs`: found on `tiny` with two spare
-/// superblocks, failure rate 0.1, by seeds 7, 39, 42, 44, 68 and 75 of
-/// 1–80 at 30,000 operations (`scftl crashtest --ftl scftl --geometry tiny
-/// --ops 30000 --seed S --spare-superblocks 2 --inject-failures 0.1
-/// --mutant broken-region-keeps-pairs`); seeds 39 and 44 as flushed data
-/// lost after a recovery, the others by the ghost check of the stable L2P.
+/// superblocks, failure rate 0.1, by seeds 17, 20, 28, 30, 33, 39, 42, 43,
+/// 52, 55, 61, 68 and 75 of 1–80 at 30,000 operations (`scftl crashtest
+/// --ftl scftl --geometry tiny --ops 30000 --seed S --spare-superblocks 2
+/// --inject-failures 0.1 --mutant broken-region-keeps-pairs`; since the
+/// region also closes when a lost superblock raises epoch_pages_max in
+/// an epoch; before that 7, 39, 42, 44, 68 and 75); seed 39 as flushed
+/// data lost after a recovery.
 #[test]
 fn broken_region_keeps_pairs_is_caught_with_spares() {
-    let clean = injected(&spared(Mutant::None), 44, 30_000, 0.1);
+    let clean = injected(&spared(Mutant::None), 39, 30_000, 0.1);
     if let Some(f) = &clean.failure {
         panic!("scftl without a mutant fails: {}", f.violation);
     }
     let run = spared(Mutant::BrokenRegionKeepsPairs);
-    let r = injected(&run, 44, 30_000, 0.1);
+    let r = injected(&run, 39, 30_000, 0.1);
     let f = r
         .failure
-        .expect("broken-region-keeps-pairs passed seed 44 with injected failures");
+        .expect("broken-region-keeps-pairs passed seed 39 with injected failures");
     assert_replays(&run, &f);
 }
 

@@ -172,6 +172,16 @@ pub enum Mutant {
     /// too many in it (the sectors are all there; only the count is off,
     /// until GC picks it and a debug assertion fires at the next commit).
     ValidCountOffByOne,
+    /// SCFTL: after a commit the region is continued while
+    /// epoch_pages_max pages remain, one fewer than `after_commit`'s rule
+    /// (epoch_pages_max + 1: the next epoch may write a consolidation page
+    /// besides its own). After a region commit that one page is slack; after
+    /// an in-page or OOB commit, whose consolidation page is still owed, the
+    /// next epoch may need one page more than the region has, which the
+    /// region's own check reports only in an epoch that writes its full
+    /// epoch_pages_max. The proofs' mutant 45 (`RegionCommitPageOnly`) is
+    /// the same rule weakened further.
+    RegionRoomOffByOne,
     /// SCFTL: when a detached flush's sync returns (a flush ticket,
     /// `BlockDevice::finish_flush`), the next region page is flagged as
     /// written after a sync even though epochs ended while the sync ran,
@@ -323,7 +333,11 @@ impl Mutant {
     /// oracle (`--oracle refine`) catches at the operation that makes them,
     /// while at that operation every other check still passes
     /// (`crates/crashcheck/tests/refine_oracle.rs`).
-    pub const REFINE_ONLY: [Mutant; 2] = [Mutant::VictimErasableAtOnce, Mutant::ValidCountOffByOne];
+    pub const REFINE_ONLY: [Mutant; 3] = [
+        Mutant::VictimErasableAtOnce,
+        Mutant::ValidCountOffByOne,
+        Mutant::RegionRoomOffByOne,
+    ];
 
     /// Mutants the refinement oracle catches at the commit that breaks P's
     /// guard of the in-page and OOB commits (`InP`, `OobP`), which the
@@ -373,6 +387,7 @@ impl Mutant {
             Mutant::None => "none",
             Mutant::VictimErasableAtOnce => "victim-erasable-at-once",
             Mutant::ValidCountOffByOne => "valid-count-off-by-one",
+            Mutant::RegionRoomOffByOne => "region-room-off-by-one",
             Mutant::TicketProvesLaterEpochs => "ticket-proves-later-epochs",
             Mutant::DetachedFlushCommitsInline => "detached-flush-commits-inline",
             Mutant::ChainCommitWithTentativePage => "chain-commit-with-tentative-page",

@@ -96,6 +96,30 @@ pub struct RefineView {
     /// to any state since the last sync, and one before the freeing commit
     /// still maps into it): P's invariant `GcI` across epoch barriers.
     pub erase_durable: Vec<u64>,
+    /// The delta region's pages, `None` while it is broken (the epoch then
+    /// commits by a full checkpoint).
+    pub region: Option<RegionView>,
+}
+
+/// The delta region as the refinement oracle checks it against the
+/// region invariant of the proofs' PS (`RInv.rB` of
+/// proofs/SCFTL/Impl/SpaceRegion.agda: `length dr + epm <= D + length
+/// ept`, the region with room for the rest of the epoch).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegionView {
+    /// Pages of the region (D).
+    pub pages: u32,
+    /// Pages programmed since its last full checkpoint (the write pointer).
+    pub used: u32,
+    /// Pages the current epoch programmed there (its tentative pages).
+    pub epoch_pages: u32,
+    /// A consolidation page is owed (epochs committed in-page or in the
+    /// OOB since the last region page): written before the next region
+    /// page. P writes it at the commit, so it counts in P's region.
+    pub consolidation_owed: bool,
+    /// epoch_pages_max (config.rs): the most pages one epoch writes there,
+    /// its commit page included.
+    pub epoch_pages_max: u64,
 }
 
 /// What an in-page or OOB commit saw when it programmed the page holding

@@ -549,6 +549,25 @@ impl RefineOracle {
                 "smap (the L2P at its last fl3)",
             )?;
         }
+        // The delta region's room: PS's invariant `RInv.rB` (proofs,
+        // SCFTL.Impl.SpaceRegion), `length dr + epm <= D + length ept`,
+        // where P's region holds the consolidation page the code still
+        // owes (P writes it at the commit) and `ept` is the epoch's
+        // tentative pages: the rest of the epoch (its tentative pages up to
+        // epoch_pages_max - 1 and its commit page) fits.
+        if let Some(r) = &v.region {
+            let p_region = u64::from(r.used) + u64::from(r.consolidation_owed);
+            if p_region + r.epoch_pages_max > u64::from(r.pages) + u64::from(r.epoch_pages) {
+                return Err(format!(
+                    "refinement: the delta region has {} of its {} pages left with {} tentative page(s) of this epoch written{}, fewer than the rest of an epoch may need (PS's RInv: pages used + epoch_pages_max {} <= region pages + the epoch's tentative pages; after_commit must take a full checkpoint when fewer than epoch_pages_max + 1 pages remain)",
+                    r.pages - r.used,
+                    r.pages,
+                    r.epoch_pages,
+                    if r.consolidation_owed { " and a consolidation page owed" } else { "" },
+                    r.epoch_pages_max
+                ));
+            }
+        }
         // Valid counts: P's l2p per superblock.
         let mut counted = vec![0u32; v.states.len()];
         for &q in s.l2p.values() {

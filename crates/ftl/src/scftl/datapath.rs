@@ -674,7 +674,7 @@ impl<F: Flash> Scftl<F> {
             self.blocks.retire_active(a.sb);
             if !self.evacuate.contains(&a.sb) {
                 self.evacuate.push(a.sb);
-                self.bad_superblocks_changed();
+                self.bad_superblocks_changed_in_epoch();
             }
         }
         // The run of pages an OOB commit would cover is broken.
@@ -787,7 +787,7 @@ impl<F: Flash> Scftl<F> {
     fn retire_failed_erase(&mut self, sb: super::layout::Sb) {
         self.blocks.retire(sb);
         self.stats.erase_failures += 1;
-        self.bad_superblocks_changed();
+        self.bad_superblocks_changed_in_epoch();
     }
 
     /// The *erase ahead* (docs/FORMAT.md §4.3, "Detached syncs"): after a

@@ -340,7 +340,12 @@ impl<F: Flash> Scftl<F> {
     /// What a flush does once its epoch is committed.
     fn after_commit(&mut self) -> Result<()> {
         // The next epoch may write a consolidation page besides its own.
-        if u64::from(self.delta.remaining_pages()) < self.derived.epoch_pages_max + 1 {
+        let reserve = if self.mutant == Mutant::RegionRoomOffByOne {
+            self.derived.epoch_pages_max
+        } else {
+            self.derived.epoch_pages_max + 1
+        };
+        if u64::from(self.delta.remaining_pages()) < reserve {
             self.full_checkpoint_rotating(true)?;
         }
         self.validate_after("flush")?;

@@ -206,6 +206,13 @@ impl<F: Flash> Scftl<F> {
                 chain_commits: self.ghost.chain_commits,
                 last_chain: self.ghost.last_chain.clone(),
                 erase_durable: self.ghost.erase_durable.clone(),
+                region: (!self.delta.broken).then_some(crate::refine::RegionView {
+                    pages: self.delta.region_pages,
+                    used: self.delta.wp,
+                    epoch_pages: self.delta.epoch_pages,
+                    consolidation_owed: !self.delta.backlog.is_empty(),
+                    epoch_pages_max: self.derived.epoch_pages_max,
+                }),
             })
         }
         #[cfg(not(debug_assertions))]

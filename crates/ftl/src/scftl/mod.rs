@@ -796,6 +796,26 @@ impl<F: Flash> Scftl<F> {
     /// follow, as long as the configuration can spare them. Once any
     /// superblock went bad, GC plans for one more than have (while the
     /// spare allows), so that a failure within an epoch finds room.
+    /// [`Self::bad_superblocks_changed`] in the middle of an epoch (a
+    /// superblock lost to a failed erase or program, or emptied for one).
+    /// A lower U and a higher K may raise epoch_pages_max, and the region
+    /// was kept for the old bound at the last commit: if it no longer has
+    /// room for the rest of the epoch under the new one (the refinement
+    /// oracle's region check, PS's `RInv.rB` of proofs/SCFTL/Impl/
+    /// SpaceRegion.agda: pages used, a consolidation page owed and
+    /// epoch_pages_max at most the region's pages and the epoch's own),
+    /// the region takes no more pages and the epoch commits by a full
+    /// checkpoint, as after a failed region page (`DeltaLog::broken`).
+    pub(super) fn bad_superblocks_changed_in_epoch(&mut self) {
+        self.bad_superblocks_changed();
+        let d = &self.delta;
+        let need =
+            u64::from(d.wp) + u64::from(!d.backlog.is_empty()) + self.derived.epoch_pages_max;
+        if !d.broken && need > u64::from(d.region_pages) + u64::from(d.epoch_pages) {
+            self.delta.broken = true;
+        }
+    }
+
     fn bad_superblocks_changed(&mut self) {
         let bad = self.lost_superblocks();
         let assume = if bad > 0 && bad < self.spare {

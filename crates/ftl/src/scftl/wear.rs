@@ -176,7 +176,7 @@ impl<F: Flash> Scftl<F> {
         self.layout.set_meta(next);
         self.wear_stats.meta_rotations += 1;
         if !bad.is_empty() {
-            self.bad_superblocks_changed();
+            self.bad_superblocks_changed_in_epoch();
         }
     }
 
@@ -264,7 +264,7 @@ impl<F: Flash> Scftl<F> {
             }
         }
         if any {
-            self.bad_superblocks_changed();
+            self.bad_superblocks_changed_in_epoch();
         }
     }
 
@@ -284,7 +284,7 @@ impl<F: Flash> Scftl<F> {
             if self.blocks.valid_counts()[t.0 as usize] == 0 {
                 self.blocks.retire(t);
                 self.evacuate.remove(0);
-                self.bad_superblocks_changed();
+                self.bad_superblocks_changed_in_epoch();
             }
             return Ok(());
         }
