@@ -796,6 +796,24 @@ impl<F: Flash> Scftl<F> {
     /// follow, as long as the configuration can spare them. Once any
     /// superblock went bad, GC plans for one more than have (while the
     /// spare allows), so that a failure within an epoch finds room.
+    fn bad_superblocks_changed(&mut self) {
+        let bad = self.lost_superblocks();
+        let assume = if bad > 0 && bad < self.spare {
+            bad + 1
+        } else {
+            bad
+        };
+        if let Some(eff) = self
+            .config
+            .with_bad_superblocks(&self.layout.geometry, assume)
+            .filter(|_| bad <= self.spare)
+        {
+            self.gc_threshold = eff.gc_threshold;
+            self.gc_bound = eff.gc_bound;
+            self.derived = eff.derived(&self.layout.geometry);
+        }
+    }
+
     /// [`Self::bad_superblocks_changed`] in the middle of an epoch (a
     /// superblock lost to a failed erase or program, or emptied for one).
     /// A lower U and a higher K may raise epoch_pages_max, and the region
@@ -813,24 +831,6 @@ impl<F: Flash> Scftl<F> {
             u64::from(d.wp) + u64::from(!d.backlog.is_empty()) + self.derived.epoch_pages_max;
         if !d.broken && need > u64::from(d.region_pages) + u64::from(d.epoch_pages) {
             self.delta.broken = true;
-        }
-    }
-
-    fn bad_superblocks_changed(&mut self) {
-        let bad = self.lost_superblocks();
-        let assume = if bad > 0 && bad < self.spare {
-            bad + 1
-        } else {
-            bad
-        };
-        if let Some(eff) = self
-            .config
-            .with_bad_superblocks(&self.layout.geometry, assume)
-            .filter(|_| bad <= self.spare)
-        {
-            self.gc_threshold = eff.gc_threshold;
-            self.gc_bound = eff.gc_bound;
-            self.derived = eff.derived(&self.layout.geometry);
         }
     }
 
