@@ -120,6 +120,10 @@ pub struct RegionView {
     /// epoch_pages_max (config.rs): the most pages one epoch writes there,
     /// its commit page included.
     pub epoch_pages_max: u64,
+    /// Delta pairs a page holds, and the pairs in the delta buffer now
+    /// (not yet on a page).
+    pub pairs_per_page: u32,
+    pub buffered_pairs: u32,
 }
 
 /// What an in-page or OOB commit saw when it programmed the page holding

@@ -19,7 +19,10 @@
 -- each committing in the region (the mutant's rule lets the seventh
 -- through: 7 + 1 <= 8; the code's rule, pages + 5 <= 8, takes a full
 -- checkpoint at the fourth), then two writes, each filling the delta
--- buffer and so programming a tentative page: nine pages.
+-- buffer and so programming a tentative page: nine pages.  Under the
+-- code's rule the same configuration commits in the region three times
+-- and writes (`code-run`, `code-room`: not vacuous), and refuses the
+-- fourth region commit (`fourth-refused`).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.RegionCommitPageOnly where
 
@@ -99,3 +102,39 @@ not-region-fits fits = ≤⇒≤ᵇ (fits {s0} {s1} {w2} new0 rec1 run)
 -- the code's rule keeps every run within the region (SpaceRegion)
 code-fits : RegionFits Room
 code-fits {s0} {s1} {s} = region-fits {s0} {s1} {s}
+
+-- Not vacuous: the code's rule lets the same configuration commit in
+-- the region three times (3 + 5 <= 8) and then write, each write
+-- programming a tentative page; `region-room` then leaves a page free.
+s4 : St
+s4 = fl3 (fl3 (fl3 s1))
+
+v1 v2 : St
+v1 = opt false true (wr0 0 tt s4)
+v2 = opt false true (wr0 0 tt v1)
+
+rec1-code : okPS recover s0 s1
+rec1-code = (true , 0 , unmapped , refl , inj₁ refl) , ≤ᵇ⇒≤ _ _ tt
+
+code-run : Run Room s1 v2
+code-run =
+  step flush (inj₁ refl , inj₁ (≤ᵇ⇒≤ _ _ tt))
+  (step flush (inj₁ refl , inj₁ (≤ᵇ⇒≤ _ _ tt))
+  (step flush (inj₁ refl , inj₁ (≤ᵇ⇒≤ _ _ tt))
+  (step (regop (w 0 tt)) (inj₁ ((≤ᵇ⇒≤ _ _ tt , ≤ᵇ⇒≤ _ _ tt) , false , true , refl) ,
+                          inj₂ (_ , refl , refl) , ≤ᵇ⇒≤ _ _ tt)
+  (step (regop (w 0 tt)) (inj₁ ((≤ᵇ⇒≤ _ _ tt , ≤ᵇ⇒≤ _ _ tt) , false , true , refl) ,
+                          inj₂ (_ , refl , refl) , ≤ᵇ⇒≤ _ _ tt)
+   done))))
+
+-- five region pages, and a sixth free by the theorem
+five : drL v2 ≡ 5
+five = refl
+
+code-room : suc (drL v2) ≤ 8
+code-room = region-room {s0} {s1} {v2} new0 rec1-code code-run
+
+-- the fourth region commit the mutant allowed is refused by the code's
+-- rule (4 + 5 > 8): there the flush takes its full checkpoint
+fourth-refused : ¬ Room (fl3 s4)
+fourth-refused r = ≤⇒≤ᵇ r

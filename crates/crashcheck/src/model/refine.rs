@@ -556,6 +556,30 @@ impl RefineOracle {
         // tentative pages: the rest of the epoch (its tentative pages up to
         // epoch_pages_max - 1 and its commit page) fits.
         if let Some(r) = &v.region {
+            // `Tent` (RInv.fB, .bB): a tentative page holds a full page of
+            // pairs (the buffer is programmed when it fills), and the
+            // buffer is under a page; and `tp-bound`: the epoch has at
+            // most epoch_pages_max - 1 tentative pages.
+            let ppp = u64::from(r.pairs_per_page);
+            if let Some(pairs) = &v.epoch_pairs {
+                let full = u64::from(r.epoch_pages) * ppp + u64::from(r.buffered_pairs);
+                if pairs.len() as u64 != full {
+                    return Err(format!(
+                        "refinement: the epoch has {} delta pairs, but its {} tentative page(s) of {ppp} pairs and the {} buffered make {full} (PS's Tent: a tentative page only when the buffer fills)",
+                        pairs.len(),
+                        r.epoch_pages,
+                        r.buffered_pairs
+                    ));
+                }
+            }
+            if u64::from(r.buffered_pairs) >= ppp || u64::from(r.epoch_pages) >= r.epoch_pages_max {
+                return Err(format!(
+                    "refinement: the delta buffer holds {} of {ppp} pairs and the epoch {} tentative page(s) (PS's RInv: the buffer under a page, at most epoch_pages_max - 1 = {} tentative pages)",
+                    r.buffered_pairs,
+                    r.epoch_pages,
+                    r.epoch_pages_max.saturating_sub(1)
+                ));
+            }
             let p_region = u64::from(r.used) + u64::from(r.consolidation_owed);
             if p_region + r.epoch_pages_max > u64::from(r.pages) + u64::from(r.epoch_pages) {
                 return Err(format!(

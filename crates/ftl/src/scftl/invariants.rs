@@ -212,6 +212,8 @@ impl<F: Flash> Scftl<F> {
                     epoch_pages: self.delta.epoch_pages,
                     consolidation_owed: !self.delta.backlog.is_empty(),
                     epoch_pages_max: self.derived.epoch_pages_max,
+                    pairs_per_page: self.delta.pairs_per_page,
+                    buffered_pairs: self.delta.npairs,
                 }),
             })
         }
