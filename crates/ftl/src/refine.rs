@@ -102,9 +102,11 @@ pub struct RefineView {
 }
 
 /// The delta region as the refinement oracle checks it against the
-/// region invariant of the proofs' PS (`RInv.rB` of
+/// region invariant of the proofs' PS (`RInv` of
 /// proofs/SCFTL/Impl/SpaceRegion.agda: `length dr + epm <= D + length
-/// ept`, the region with room for the rest of the epoch).
+/// ept`, the region with room for the rest of the epoch; tentative pages
+/// full and the buffer under a page, `Tent`; at most epm - 1 tentative
+/// pages, `tp-bound`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegionView {
     /// Pages of the region (D).
