@@ -88,7 +88,7 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Nullary using (¬_; yes; no)
 open import Relation.Binary.PropositionalEquality
-  using (_≡_; refl; sym; trans; cong; subst)
+  using (_≡_; refl; sym; trans; cong; cong₂; subst)
 open import Data.Nat.Solver using (module +-*-Solver)
 open +-*-Solver using (solve; _:+_; _:=_)
 
@@ -207,10 +207,7 @@ private
 
 full-sum : ∀ {ts} → All Full ts → sum (map length ts) ≡ length ts * ppp
 full-sum [] = refl
-full-sum (f ∷ fs) = cong₂′ f (full-sum fs)
-  where
-  cong₂′ : ∀ {a b c d} → a ≡ b → c ≡ d → a + c ≡ b + d
-  cong₂′ refl refl = refl
+full-sum (f ∷ fs) = cong₂ _+_ f (full-sum fs)
 
 -- the epoch's tentative pages: at most need / ppp = epm - 1
 tp-bound : ∀ {x} → RInv x → length (ept x) ≤ need Sc.div ppp
@@ -363,10 +360,7 @@ private
       (opt-bal f1 f2 (wr0 a d s))
       (≡≤ (opt-wcnt f1 f2 (wr0 a d s)) (s≤s wl))
       (≡≤ (opt-gcnt f1 f2 (wr0 a d s)) (RInv.gB I))
-      (≤-reflexive (sym (cong₂′ (opt-wcnt f1 f2 (wr0 a d s)) (opt-gcnt f1 f2 (wr0 a d s)))))
-    where
-    cong₂′ : ∀ {p q r t} → p ≡ q → r ≡ t → p + r ≡ q + t
-    cong₂′ refl refl = refl
+      (≤-reflexive (sym (cong₂ _+_ (opt-wcnt f1 f2 (wr0 a d s)) (opt-gcnt f1 f2 (wr0 a d s)))))
   wr-inv I (inj₂ (_ , refl) , _) = I
 
   rl-inv : ∀ {s s'} → RInv s → okPS (use (regop rl)) s s' → RInv s'
@@ -376,10 +370,7 @@ private
       (≡≤ (opt-wcnt f1 f2 (rl0 p s)) (RInv.wB I))
       (≡≤ (opt-gcnt f1 f2 (rl0 p s)) (s≤s gl))
       (≤-reflexive (trans (sym (+-suc (wcnt s) (gcnt s)))
-        (sym (cong₂′ (opt-wcnt f1 f2 (rl0 p s)) (opt-gcnt f1 f2 (rl0 p s))))))
-    where
-    cong₂′ : ∀ {p q r t} → p ≡ q → r ≡ t → p + r ≡ q + t
-    cong₂′ refl refl = refl
+        (sym (cong₂ _+_ (opt-wcnt f1 f2 (rl0 p s)) (opt-gcnt f1 f2 (rl0 p s))))))
   rl-inv {s} I (inj₁ (gl , p , _ , inj₂ (_ , refl)) , _) = record
     { wB = RInv.wB I ; gB = s≤s gl ; fB = RInv.fB I ; bB = RInv.bB I
     ; pB = ≤-trans (RInv.pB I) (≤≡ (n≤1+n _) (sym (+-suc (wcnt s) (gcnt s))))
