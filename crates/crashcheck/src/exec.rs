@@ -1177,7 +1177,9 @@ impl Executor {
             return Ok(());
         }
         self.stats.operations += 1;
-        let programs = self.flash.with(|c| c.counters().programs);
+        let (programs, syncs) = self
+            .flash
+            .with(|c| (c.counters().programs, c.counters().syncs));
         let dev = self.dev.as_mut().expect("up");
         let r = if barrier {
             dev.epoch_barrier()
@@ -1192,11 +1194,19 @@ impl Executor {
                     model.barrier();
                     self.refine_step(Done::Barrier)?;
                     // The model decides flB or its flush by its count of
-                    // unsynced epochs before the barrier; a SYNC the FTL
-                    // issued inside it (before an erase, or its own) is
-                    // applied after.
-                    let programmed = self.flash.with(|c| c.counters().programs) > programs;
-                    self.with_oracle(|o| o.barrier(programmed))?;
+                    // unsynced epochs before the barrier, or takes its
+                    // flush where the device's barrier committed durably
+                    // (it synced and left no epoch unsynced: SCFTL's
+                    // barrier that would leave the region short); a SYNC
+                    // the FTL issued inside it (before an erase, or its
+                    // own) is applied after.
+                    let (programmed, synced) = self
+                        .flash
+                        .with(|c| (c.counters().programs > programs, c.counters().syncs > syncs));
+                    let durable = programmed
+                        && synced
+                        && self.dev.as_ref().expect("up").stats().unsynced_epochs == 0;
+                    self.with_oracle(|o| o.barrier(programmed, durable))?;
                     self.oracle_syncs()?;
                     self.check_counter()?;
                     if self.cfg.target.sync_behind {

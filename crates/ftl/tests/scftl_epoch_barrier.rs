@@ -267,43 +267,97 @@ fn a_flush_costs_one_sync_and_a_barrier_none() {
     assert_eq!(syncs(&dev) - before, 1);
 }
 
-/// A barrier below `MAX_UNSYNCED_EPOCHS` that leaves the delta region
-/// with fewer than epoch_pages_max + 1 pages ends in a full checkpoint
-/// (`after_commit`, as a flush does), which syncs: the barrier's epochs
-/// are durable at once. The proofs' one model does not have this path
-/// yet (PX's barrier below `umax` is `flB` alone, SB's barrier below
-/// `umax` leaves its image pending: proofs/README.md, "Not done"); this
-/// test pins that the code takes it, so the gap stays visible.
-#[test]
-fn a_barrier_that_leaves_the_region_short_takes_a_full_checkpoint() {
-    let g = Geometry::tiny();
-    let flash = SharedFlash::new(MemFlash::new(g).unwrap());
-    let mut dev = Scftl::format(flash.clone(), ScftlConfig::default_for(&g)).unwrap();
+/// The run of [`a_barrier_that_leaves_the_region_short_commits_durably`]:
+/// one sector per epoch, three barriers then a flush per round (so no
+/// barrier is the forced fourth). `barrier(dev, k)` takes the place of the
+/// `k`-th barrier (counted from 1) and says whether to stop there. Returns
+/// `k`, and the sector that barrier's epoch wrote with its tag.
+fn short_region_run<F: Flash>(
+    dev: &mut Scftl<F>,
+    mut barrier: impl FnMut(&mut Scftl<F>, u64) -> bool,
+) -> (u64, Lba, u8) {
     let ss = dev.sector_size();
     let n = dev.num_sectors();
-    let syncs = || flash.with(|f| f.counters().syncs);
     let mut lba = 0;
-    let mut found = None;
-    // Three barriers then a flush, so no barrier is the forced fourth.
-    'outer: for round in 0..200 {
-        for b in 1..=3 {
-            dev.write(Lba(lba % n), &vec![round as u8; ss]).unwrap();
+    let mut k = 0;
+    for round in 1..=200u8 {
+        for _ in 1..=3 {
+            let at = Lba(lba % n);
+            dev.write(at, &vec![round; ss]).unwrap();
             lba += 1;
-            let (ck, sy) = (dev.stats().full_checkpoints, syncs());
-            dev.epoch_barrier().unwrap();
-            if dev.stats().full_checkpoints > ck {
-                assert!(syncs() > sy, "the barrier's full checkpoint syncs");
-                found = Some((round, b));
-                break 'outer;
+            k += 1;
+            if barrier(dev, k) {
+                return (k, at, round);
             }
-            assert_eq!(syncs(), sy, "a barrier without a checkpoint does not sync");
         }
-        dev.write(Lba(lba % n), &vec![round as u8; ss]).unwrap();
+        dev.write(Lba(lba % n), &vec![round; ss]).unwrap();
         lba += 1;
         dev.flush().unwrap();
     }
+    panic!("no barrier below MAX_UNSYNCED_EPOCHS took a full checkpoint in 200 rounds");
+}
+
+/// A barrier below `MAX_UNSYNCED_EPOCHS` that would leave the delta region
+/// with fewer than epoch_pages_max + 1 pages ends in a full checkpoint
+/// (`after_commit`, as a flush does). It commits durably first — one SYNC,
+/// then the checkpoint, as the barrier at `MAX_UNSYNCED_EPOCHS` does — so
+/// that it is the proofs' forced barrier (PU's `FlOk`), not an ordered
+/// commit that the checkpoint then syncs (a step the proven model does not
+/// have). Checked where it shows: a power cut right after the barrier's
+/// first erase (the checkpoint's), nothing in flight applied, keeps the
+/// barrier's epoch.
+#[test]
+fn a_barrier_that_leaves_the_region_short_commits_durably() {
+    let g = Geometry::tiny();
+    let flash = SharedFlash::new(MemFlash::new(g).unwrap());
+    let mut dev = Scftl::format(flash.clone(), ScftlConfig::default_for(&g)).unwrap();
+    let syncs = || flash.with(|f| f.counters().syncs);
+    let (stop, _, _) = short_region_run(&mut dev, |d, _| {
+        let (ck, sy) = (d.stats().full_checkpoints, syncs());
+        d.epoch_barrier().unwrap();
+        if d.stats().full_checkpoints > ck {
+            assert!(syncs() > sy, "the barrier's full checkpoint syncs");
+            return true;
+        }
+        assert_eq!(syncs(), sy, "a barrier without a checkpoint does not sync");
+        false
+    });
+    // The same run with a power cut right after that barrier's first erase.
+    let crash = SharedFlash::new(CrashFlash::new(MemFlash::new(g).unwrap()));
+    let mut dev = Scftl::format(crash.clone(), ScftlConfig::default_for(&g)).unwrap();
+    let (_, lba, tag) = short_region_run(&mut dev, |d, k| {
+        if k < stop {
+            d.epoch_barrier().unwrap();
+            return false;
+        }
+        let erases = crash.with(|f| f.erases_issued());
+        crash.with(|f| f.set_crash_after_erase(1));
+        assert!(
+            d.epoch_barrier().is_err(),
+            "the power cut comes inside the barrier"
+        );
+        assert!(
+            crash.with(|f| f.erases_issued()) > erases,
+            "the barrier erased"
+        );
+        true
+    });
+    let ss = dev.sector_size();
+    drop(dev);
+    crash.with(|f| {
+        f.crash(
+            flash::CrashPolicy::NoneApplied,
+            &mut Pcg64::seed_from_u64(0),
+        )
+        .unwrap()
+    });
+    let mut dev = Scftl::open(crash.clone()).unwrap();
+    let mut buf = vec![0; ss];
+    dev.read(lba, &mut buf).unwrap();
     assert!(
-        found.is_some(),
-        "no barrier below MAX_UNSYNCED_EPOCHS took a full checkpoint in 200 rounds"
+        buf.iter().all(|&b| b == tag),
+        "the barrier's epoch was durable before its checkpoint erased: sector {} reads {:?}…, not {tag}",
+        lba.0,
+        &buf[..8]
     );
 }

@@ -56,7 +56,8 @@
 //!
 //! **Epoch barriers** are PU's ([`super::unsynced`]): a barrier the device
 //! completed is `flB` (no SYNC) while fewer than `umax` epochs are
-//! unsynced, else P's flush, and nothing where the device's barrier
+//! unsynced and the device did not commit it durably, else P's flush, and
+//! nothing where the device's barrier
 //! programmed nothing; commits go to the region while an epoch is
 //! unsynced; a crash's candidates are P's outcomes of the states
 //! `crash_states_u` gives (one per number of epochs `accU` accepts); a
@@ -447,14 +448,18 @@ impl ModelOracle {
     }
 
     /// An epoch barrier the device completed (PU's `okU barrier`): `flB`
-    /// below `umax` unsynced epochs, else P's flush ([`Self::flush`]);
+    /// below `umax` unsynced epochs, else P's flush ([`Self::flush`]), which
+    /// it is also where the device committed it durably (`durable`: SCFTL's
+    /// barrier whose commit would leave the delta region short syncs, then
+    /// takes a full checkpoint — PU's barrier may be its flush at any
+    /// count);
     /// nothing where the device's barrier programmed nothing (an epoch with
     /// nothing to commit: a trim of unmapped sectors, which the model takes
     /// as a write of zeros, leaves the code's epoch clean, and counting
     /// that barrier would make the model sync where the code does not).
-    pub fn barrier(&mut self, programmed: bool) -> Result<(), String> {
+    pub fn barrier(&mut self, programmed: bool, durable: bool) -> Result<(), String> {
         let kind = match &self.phase {
-            Phase::Up(s) if programmed => Some(self.barrier_unsynced(s)),
+            Phase::Up(s) if programmed => Some(!durable && self.barrier_unsynced(s)),
             Phase::Up(_) => None,
             _ => return Err("model oracle: a barrier while the model is not up".into()),
         };

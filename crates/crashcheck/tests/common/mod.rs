@@ -71,12 +71,36 @@ pub fn caught(run: &RunConfig, seeds: &[u64], ops: u64) -> (u64, Failure) {
         }
     }
     panic!(
-        "{} with mutant {} passed {} seeds of {ops} operations against the {} contract: the checker missed it",
+        "{} with mutant {} passed {} seeds of {ops} operations against the {} contract: the checker missed it{}",
         run.target.name,
         run.mutant.name(),
         seeds.len(),
-        run.contract
+        run.contract,
+        seed_search(seeds.iter().max().copied().unwrap_or(0), |seed| random(run, seed, ops)
+            .failure
+            .is_some())
     );
+}
+
+/// When a pinned seed no longer catches a mutant (a change to the FTL moved
+/// what the seed's run does), `SCFTL_SEED_SEARCH=n` tries the `n` seeds
+/// after `last` and names the first that catches, to pin instead (the test
+/// still fails). Without it, says how to ask.
+pub fn seed_search(last: u64, catches: impl Fn(u64) -> bool) -> String {
+    let Some(n) = std::env::var("SCFTL_SEED_SEARCH")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return " (SCFTL_SEED_SEARCH=<n> tries the next n seeds)".into();
+    };
+    match (last + 1..=last + n).find(|&s| catches(s)) {
+        Some(s) => format!("; seed {s} catches it: pin that one"),
+        None => format!(
+            "; none of seeds {}..={} catches it either",
+            last + 1,
+            last + n
+        ),
+    }
 }
 
 /// SCFTL on `tiny` with mutant `m` over `backend`.

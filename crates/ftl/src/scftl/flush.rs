@@ -102,7 +102,16 @@ impl<F: Flash> Scftl<F> {
         let owes = match self.flush_begin(true, true)? {
             Some(p) => {
                 let owes = p.owes_sync();
-                self.flush_end(PendingCommit { sync: false, ..p })?;
+                // A commit that leaves the region short ends in a full
+                // checkpoint, which syncs: the flush syncs first, as a
+                // durable one (one SYNC, then the checkpoint), rather than
+                // leave its commit to the checkpoint's SYNC (the proofs'
+                // forced barrier; a detached flush is otherwise a barrier).
+                let short = u64::from(self.delta.remaining_pages()) < self.region_reserve();
+                self.flush_end(PendingCommit {
+                    sync: owes && short,
+                    ..p
+                })?;
                 owes
             }
             // Nothing to commit (perhaps earlier epochs to make durable),
@@ -219,7 +228,7 @@ impl<F: Flash> Scftl<F> {
         if self.delta.broken {
             return self.commit_by_checkpoint().map(|()| None);
         }
-        let durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
+        let mut durable = durable || self.unsynced_epochs + 1 >= MAX_UNSYNCED_EPOCHS;
         let l2p = &self.l2p;
         let mut digest = self.delta.digest(|la, pa| l2p[la] == pa);
         // A detached flush commits in the region: its in-page or OOB
@@ -240,6 +249,14 @@ impl<F: Flash> Scftl<F> {
                 let l2p = &self.l2p;
                 digest = self.delta.digest(|la, pa| l2p[la] == pa);
             }
+            // A barrier whose commit would leave the region too short for
+            // the next epoch ends in `after_commit`'s full checkpoint, which
+            // makes its epochs durable anyway: it commits durably, as the
+            // barrier at MAX_UNSYNCED_EPOCHS does (one SYNC, then the
+            // checkpoint), not as an ordered commit the checkpoint then
+            // syncs — the proofs' forced barrier (proofs/README.md, "What
+            // is proven about which code path": epoch barriers).
+            durable = durable || self.commit_leaves_region_short();
             let kind = if durable {
                 format::KIND_COMMITTED
             } else {
@@ -337,15 +354,37 @@ impl<F: Flash> Scftl<F> {
         }
     }
 
-    /// What a flush does once its epoch is committed.
-    fn after_commit(&mut self) -> Result<()> {
-        // The next epoch may write a consolidation page besides its own.
-        let reserve = if self.mutant == Mutant::RegionRoomOffByOne {
+    /// The delta region pages a commit must leave for the next epoch, or
+    /// a full checkpoint follows it ([`Scftl::after_commit`]): the next
+    /// epoch's pages, and a consolidation page it may write besides.
+    fn region_reserve(&self) -> u64 {
+        if self.mutant == Mutant::RegionRoomOffByOne {
             self.derived.epoch_pages_max
         } else {
             self.derived.epoch_pages_max + 1
-        };
-        if u64::from(self.delta.remaining_pages()) < reserve {
+        }
+    }
+
+    /// Whether the commit page about to be programmed (after the
+    /// consolidation page owed, if any) leaves the region fewer pages than
+    /// [`Scftl::region_reserve`], so that a full checkpoint follows the
+    /// commit. Called with the epoch's tentative pages programmed.
+    fn commit_leaves_region_short(&self) -> bool {
+        let pages = 1 + u64::from(!self.delta.backlog.is_empty());
+        u64::from(self.delta.remaining_pages()) < pages + self.region_reserve()
+    }
+
+    /// What a flush does once its epoch is committed.
+    fn after_commit(&mut self) -> Result<()> {
+        if u64::from(self.delta.remaining_pages()) < self.region_reserve() {
+            // Every commit that ends here synced first (`flush_begin` made
+            // it durable): a checkpoint after an unsynced commit is a step
+            // the proofs' model does not have.
+            debug_assert!(
+                self.unsynced_epochs == 0 || self.mutant != Mutant::None,
+                "a full checkpoint after an unsynced commit ({} epochs unsynced)",
+                self.unsynced_epochs
+            );
             self.full_checkpoint_rotating(true)?;
         }
         self.validate_after("flush")?;
