@@ -132,6 +132,7 @@ import SCFTL.Impl.SpaceStreams
 import SCFTL.Impl.SpaceTwoStreams
 import SCFTL.Impl.SpaceTwoStreamsTight
 import SCFTL.Impl.SpaceRegion
+import SCFTL.Impl.SpaceRegionBarrier
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
@@ -162,6 +163,7 @@ import SCFTL.Mutants.SpaceVictimsNotCounted
 import SCFTL.Mutants.SpaceRegionOneEpoch
 import SCFTL.Mutants.SpaceSecondStreamNotReserved
 import SCFTL.Mutants.RegionCommitPageOnly
+import SCFTL.Mutants.BarrierDurableOnlyAtUmax
 import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly

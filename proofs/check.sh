@@ -169,13 +169,21 @@ done
 # mutated rule `Pmut`, and instead contains
 #     not-region-fits : ¬ RegionFits Pmut
 # (a run from format to a state with more region pages than the region).
+# Mutants of the region rules over PU's barrier (issue 39;
+# SCFTL/Impl/SpaceRegionBarrier.agda) are listed in
+# MUTANTS_OF_REGION_BARRIER: each changes PU's barrier, names the mutated
+# barrier relation `Pmut`, and instead contains
+#     not-barrier-lifts : ¬ BarrierLifts Pmut
+# (a state of the region invariant and a barrier from it with no step of
+# `Pmut` that leaves the region the room the rule asks for).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
 MUTANTS_OF_LAZY_CHAIN="LazyChainSkipsHole LazyConsolidationOmitsRecord"
 MUTANTS_OF_SLOT_LAYER="CheckpointOverLiveSlot"
 MUTANTS_OF_REGION="RegionCommitPageOnly"
-MIN_MUTANTS=42
+MUTANTS_OF_REGION_BARRIER="BarrierDurableOnlyAtUmax"
+MIN_MUTANTS=43
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -200,6 +208,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_REGION " in
     *" $b "*) want='not-region-fits : ¬ RegionFits Pmut' ;;
+  esac
+  case " $MUTANTS_OF_REGION_BARRIER " in
+    *" $b "*) want='not-barrier-lifts : ¬ BarrierLifts Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

@@ -5,9 +5,11 @@
 --
 -- S's state gains the PENDING SNAPSHOTS `pend`: the images at the
 -- barriers since the last durable point, oldest first.  A barrier
--- appends the current image (no durability) — unless `umax` snapshots
--- are pending already (MAX_UNSYNCED_EPOCHS = 3 in the code): then it
--- syncs like a flush (it is durable, kind 2).  A flush makes the image
+-- appends the current image (no durability) while fewer than `umax`
+-- snapshots are pending, or syncs like a flush (it is durable, kind 2):
+-- at `umax` pending it must (MAX_UNSYNCED_EPOCHS = 3 in the code), below
+-- it it may (the code's barrier whose commit would leave the delta region
+-- short: a barrier promises order, and durability keeps that promise).  A flush makes the image
 -- stable and clears `pend`.  A recovery returns ONE of `stable ∷ pend`
 -- (the last durable image or the image at one of the barriers after it:
 -- a prefix of the barrier epochs) and makes it stable.  A crashed flush
@@ -93,12 +95,13 @@ _─sy→_ : State → State → Set
 t ─sy→ t' = Σ ℕ λ k → volatile t' ≡ volatile t × stable t' ≡ lastA (stable t) (take k (pend t))
                         × pend t' ≡ drop k (pend t) × wcnt t' ≡ wcnt t
 
--- barrier: the image becomes pending; with umax pending already, the
--- barrier syncs and is durable (MAX_UNSYNCED_EPOCHS)
+-- barrier: the image becomes pending (fewer than umax pending), or the
+-- barrier syncs and is durable (with umax pending it must:
+-- MAX_UNSYNCED_EPOCHS)
 _─b→_ : State → State → Set
 t ─b→ t' = volatile t' ≡ volatile t × wcnt t' ≡ 0 ×
   (  (length (pend t) < umax × stable t' ≡ stable t × pend t' ≡ pend t ++ volatile t ∷ [])
-   ⊎ (umax ≤ length (pend t) × stable t' ≡ volatile t × pend t' ≡ []))
+   ⊎ (stable t' ≡ volatile t × pend t' ≡ []))
 
 _─f→_ : State → State → Set
 t ─f→ t' = volatile t' ≡ volatile t × stable t' ≡ volatile t × pend t' ≡ [] × wcnt t' ≡ 0
@@ -212,7 +215,7 @@ private
 
   bar-ok : ∀ {t t'} → okSB (use (reg barrier)) t t' → cands t' ⊆ cands t ++ read t ∷ []
   bar-ok {t} {t'} (_ , _ , inj₁ (_ , e1 , e2)) = pending t t' e1 e2
-  bar-ok {t} {t'} (_ , _ , inj₂ (_ , e1 , e2)) = durable t t' (cands t) e1 e2
+  bar-ok {t} {t'} (_ , _ , inj₂ (e1 , e2)) = durable t t' (cands t) e1 e2
 
   flush-ok : ∀ {t t'} → okSB (use flush) t t' → cands t' ⊆ read t ∷ []
   flush-ok {t} {t'} (_ , e1 , e2 , _) = durable t t' [] e1 e2
@@ -272,7 +275,7 @@ pend-bound-ok (use (reg (op rl))) b refl = b
 pend-bound-ok (use (reg (op es))) b refl = b
 pend-bound-ok (use (reg (op sy))) {t} b (k , _ , _ , e , _) rewrite e = ≤-trans (length-drop k (pend t)) b
 pend-bound-ok (use (reg barrier)) {t} b (_ , _ , inj₁ (lt , _ , e)) rewrite e | length-snoc (pend t) (volatile t) = lt
-pend-bound-ok (use (reg barrier)) b (_ , _ , inj₂ (_ , _ , e)) rewrite e = z≤n
+pend-bound-ok (use (reg barrier)) b (_ , _ , inj₂ (_ , e)) rewrite e = z≤n
 pend-bound-ok (use flush) b (_ , _ , e , _) rewrite e = z≤n
 pend-bound-ok recover b (_ , _ , _ , _ , e , _) rewrite e = z≤n
 

@@ -20,10 +20,8 @@
 --   BlocksD.BD, BD-snapshot-consistent: the same for the block-level
 --                 model B (`Lift` applied to `obligationsB`)
 --
--- A barrier that syncs refines SB's barrier whether SB makes it durable
--- (umax pending) or leaves its image pending: SB's newest candidate
--- (`lastA`: the image at the last barrier, else the stable one) is
--- then the barrier's image, which is P's stable image.
+-- A barrier that syncs is SB's durable barrier (SB's barrier may be
+-- durable at any count of pending images, and must be at umax).
 -- AR(s,t): P's AR against S's state (volatile, newest candidate, wcnt);
 -- CR(s,t): P's CR against S's state with SOME candidate of t as its
 -- stable image (a crashed flush or barrier that did not commit leaves
@@ -129,13 +127,7 @@ module Lift (Q : Sp.Model) (O : Sp.ForwardSimulation.Obligations Q Sp.S) where
     A-ok′ (SB.reg (SB.op SB.es)) {t = t} {s' = s'} ar ri x with O.A-ok (Sp.reg Sp.es) ar ri x
     ... | u' , e , ar' = t , refl , subst (O.AR s') e ar'
     A-ok′ (SB.reg SB.barrier) {t = t} {s' = s'} ar ri x with O.A-ok Sp.flush ar ri x
-    ... | u' , (v , st , wc) , ar' with length (SB.pend t) <? umax
-    ...   | yes lt =
-      SB.⟨ Sp.volatile u' , SB.stable t , SB.pend t ++ SB.volatile t ∷ [] , Sp.wcnt u' ⟩ ,
-      (v , wc , inj₁ (lt , refl , refl)) ,
-      subst (O.AR s') (trans (re u' st) (cong (λ z → Sp.⟨ Sp.volatile u' , z , Sp.wcnt u' ⟩)
-                                              (sym (lastA-snoc (SB.stable t) (SB.pend t) (SB.volatile t))))) ar'
-    ...   | no ge = fromS [] u' , (v , wc , inj₂ (≮⇒≥ ge , st , refl)) , ar'
+    ... | u' , (v , st , wc) , ar' = fromS [] u' , (v , wc , inj₂ (st , refl)) , ar'
     A-ok′ (SB.reg (SB.op SB.sy)) ar ri ()
     A-ok′ SB.flush ar ri x with O.A-ok Sp.flush ar ri x
     ... | u' , (v , st , wc) , ar' = fromS [] u' , (v , st , refl , wc) , ar'

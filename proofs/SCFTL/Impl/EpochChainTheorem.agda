@@ -124,7 +124,7 @@ private
   -- barrier with SYNC (MAX_UNSYNCED_EPOCHS)
   A-ok′ (reg barrier) {s} {t} ar _ (inj₂ (ge , refl)) =
     ⟨ volatile t , volatile t , [] , 0 ⟩ ,
-    (refl , refl , inj₂ (subst (umax ≤_) (AR.len ar) ge , refl , refl)) ,
+    (refl , refl , inj₂ (refl , refl)) ,
     record { vol = AR.vol ar ; cnd = ⊑-one (AR.vol ar) ; cnt = refl ; len = refl }
   A-ok′ flush {s} {t} ar _ refl =
     ⟨ volatile t , volatile t , [] , 0 ⟩ , (refl , refl , refl , refl) ,

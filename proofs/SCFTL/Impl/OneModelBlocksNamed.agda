@@ -301,9 +301,9 @@ private
   bar-PU {S} {S'} vm (inj₁ (_ , e) , _) =
     sub-barrier {false , S} {false , S'} (epE (st (su S))) (λ a → cong (λ z → l2p (st z) a) e)
       (λ a → cong (λ z → smap (st z) a) e) (cong ues e) vm
-  bar-PU {S} {S'} vm (inj₂ (_ , inj₁ e) , _) =
+  bar-PU {S} {S'} vm (inj₂ (inj₁ e) , _) =
     sub-flush {false , S} {false , S'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
-  bar-PU {S} {S'} vm (inj₂ (_ , inj₂ e) , _) =
+  bar-PU {S} {S'} vm (inj₂ (inj₂ e) , _) =
     sub-flush {false , S} {false , S'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
 
 named-barrier : ∀ {X X'} → OPX.RI X → PXm.ok (SB.use (SB.reg SB.barrier)) X X' → NSub X X'
@@ -641,8 +641,8 @@ private
 
   bar-nxt : ∀ {S S'} → okX (SB.use (SB.reg SB.barrier)) S S' → nxt (st (su S')) ≡ nxt (st (su S))
   bar-nxt (inj₁ (_ , e) , _) = cong (λ z → nxt (st z)) e
-  bar-nxt (inj₂ (_ , inj₁ e) , _) = cong (λ z → nxt (st z)) e
-  bar-nxt (inj₂ (_ , inj₂ e) , _) = cong (λ z → nxt (st z)) e
+  bar-nxt (inj₂ (inj₁ e) , _) = cong (λ z → nxt (st z)) e
+  bar-nxt (inj₂ (inj₂ e) , _) = cong (λ z → nxt (st z)) e
 
   nxt-barrier : ∀ {X X'} → PXm.ok (SB.use (SB.reg SB.barrier)) X X' → nxt (stX X') ≡ nxt (stX X)
   nxt-barrier {false , S} {.false , S'} (inj₁ (refl , .S , refl , o)) = bar-nxt {S} {S'} o

@@ -217,13 +217,13 @@ keep-flush {b , S} {.true , S'} (inj₂ (refl , _ , s' , e , o)) =
 
 keep-barrier : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg SB.barrier)) X X' → Keep (stX X) (stX X')
 keep-barrier {false , S} (inj₁ (refl , .S , refl , (inj₁ (_ , e) , _))) a = cong (λ z → l2p (st z) a) e
-keep-barrier {false , S} (inj₁ (refl , .S , refl , (inj₂ (_ , inj₁ e) , _))) a = cong (λ z → l2p (st z) a) e
-keep-barrier {false , S} (inj₁ (refl , .S , refl , (inj₂ (_ , inj₂ e) , _))) a = cong (λ z → l2p (st z) a) e
+keep-barrier {false , S} (inj₁ (refl , .S , refl , (inj₂ (inj₁ e) , _))) a = cong (λ z → l2p (st z) a) e
+keep-barrier {false , S} (inj₁ (refl , .S , refl , (inj₂ (inj₂ e) , _))) a = cong (λ z → l2p (st z) a) e
 keep-barrier {true , S} (inj₁ (refl , S0 , e0 , (inj₁ (_ , e) , _))) a =
   trans (cong (λ z → l2p (st z) a) e) (trans (cong (λ z → l2p (st (su z)) a) e0) (proj₂ (konsS-keeps (stX (true , S))) a))
-keep-barrier {true , S} (inj₁ (refl , S0 , e0 , (inj₂ (_ , inj₁ e) , _))) a =
+keep-barrier {true , S} (inj₁ (refl , S0 , e0 , (inj₂ (inj₁ e) , _))) a =
   trans (cong (λ z → l2p (st z) a) e) (trans (cong (λ z → l2p (st (su z)) a) e0) (proj₂ (konsS-keeps (stX (true , S))) a))
-keep-barrier {true , S} (inj₁ (refl , S0 , e0 , (inj₂ (_ , inj₂ e) , _))) a =
+keep-barrier {true , S} (inj₁ (refl , S0 , e0 , (inj₂ (inj₂ e) , _))) a =
   trans (cong (λ z → l2p (st z) a) e) (trans (cong (λ z → l2p (st (su z)) a) e0) (proj₂ (konsS-keeps (stX (true , S))) a))
 keep-barrier (inj₂ (refl , _ , s' , _ , ()))
 

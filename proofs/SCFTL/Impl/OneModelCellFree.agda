@@ -108,8 +108,8 @@ free-CrC (SB.reg (SB.op SB.es)) s {z} (x , r , i , e) = x , i , λ c1 c2 e1 e2 �
 free-CrC (SB.reg (SB.op SB.sy)) s ()
 free-CrC (SB.reg SB.barrier) s {z} (inj₁ (lt , x , r , i , e)) =
   x , i , λ c1 c2 e1 e2 → inj₁ (lt , x , r , img-with (x) z c1 c2 i e1 e2 , e)
-free-CrC (SB.reg SB.barrier) s {z} (inj₂ (le , x , r , i , e)) =
-  x , i , λ c1 c2 e1 e2 → inj₂ (le , x , r , img-with (x) z c1 c2 i e1 e2 , trans e (sym (ghF-with s r z c1 c2)))
+free-CrC (SB.reg SB.barrier) s {z} (inj₂ (x , r , i , e)) =
+  x , i , λ c1 c2 e1 e2 → inj₂ (x , r , img-with (x) z c1 c2 i e1 e2 , trans e (sym (ghF-with s r z c1 c2)))
 free-CrC SB.flush s {z} (x , r , i , e) =
   x , i , λ c1 c2 e1 e2 → x , r , img-with (x) z c1 c2 i e1 e2 , trans e (sym (ghF-with s r z c1 c2))
 

@@ -902,7 +902,7 @@ pu-fl-named {S} {S'} {C} {X} r ((x , rf , img , eg) , _) ag rec = pu-flcmd-named
 pu-ba-named : ∀ {S S' C X} → OPX.RI (false , S) → crashPUc (SB.use (SB.reg SB.barrier)) S S' → AgainX (false , S') C →
               PXm.ok SB.recover C X → NSub (false , S) X
 pu-ba-named {S} {S'} {C} {X} r (inj₁ (lt , x , rb , img , eg) , _) ag rec = pu-barcmd-named {S} {S'} {C} {X} r rb img eg ag rec
-pu-ba-named {S} {S'} {C} {X} r (inj₂ (ge , x , rf , img , eg) , _) ag rec = pu-flcmd-named {S} {S'} {C} {X} r rf img eg ag rec
+pu-ba-named {S} {S'} {C} {X} r (inj₂ (x , rf , img , eg) , _) ag rec = pu-flcmd-named {S} {S'} {C} {X} r rf img eg ag rec
 
 ------------------------------------------------------------------------
 -- `RecoveredNamed` for the crash states whose cut is one of the crash

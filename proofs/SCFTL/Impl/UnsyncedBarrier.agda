@@ -16,8 +16,11 @@
 --                  programmed, NO SYNC, the next epoch starts; the
 --                  invalid and erasable queues are KEPT (released only at
 --                  a SYNC), the ghost stable L2P `smap` kept, the epoch
---                  appended to `ues`.  With `umax` unsynced: P's flush
---                  (the forced SYNC; `ues := []`)
+--                  appended to `ues`.  Or, at any count, P's flush (the
+--                  durable barrier; `ues := []`): with `umax` unsynced it
+--                  is the only step (the forced SYNC), below it the code
+--                  takes it when the commit would leave the delta region
+--                  short (flush.rs `commit_leaves_region_short`)
 --   flush          P's flush, `ues := []`
 --
 -- Proven:
@@ -152,7 +155,7 @@ okU : SB.UOp → StU → StU → Set
 okU (SB.reg (SB.op x)) s s' = okReg x (st s) (st s') × ues s' ≡ ues s
 okU (SB.reg SB.barrier) s s' =
     (length (ues s) < umax × s' ≡ ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫)
-  ⊎ (umax ≤ length (ues s) × okP (oS flushOp) (st s) (st s') × ues s' ≡ [])
+  ⊎ (okP (oS flushOp) (st s) (st s') × ues s' ≡ [])
 okU SB.flush s s' = okP (oS flushOp) (st s) (st s') × ues s' ≡ []
 
 -- a regular operation's SB step keeps SB's stable and pending images,
@@ -176,7 +179,7 @@ ues-bound (SB.reg SB.barrier) {s} b (inj₁ (lt , refl)) =
     +-one : ∀ n → n Data.Nat.Base.+ 1 ≡ suc n
     +-one zero    = refl
     +-one (suc n) = cong suc (+-one n)
-ues-bound (SB.reg SB.barrier) b (inj₂ (_ , _ , e)) = subst (λ z → length z ≤ umax) (sym e) z≤n
+ues-bound (SB.reg SB.barrier) b (inj₂ (_ , e)) = subst (λ z → length z ≤ umax) (sym e) z≤n
 ues-bound SB.flush b (_ , e) = subst (λ z → length z ≤ umax) (sym e) z≤n
 
 ------------------------------------------------------------------------
@@ -291,7 +294,7 @@ lay-ok (SB.reg (SB.op SB.rl)) {s} {s'} l (o , e) = ue-at {s} {s'} e (lay-rl {es 
 lay-ok (SB.reg (SB.op SB.es)) {s} {s'} l (o , e) = ue-at {s} {s'} e (lay-es {es = ues s} o l)
 lay-ok (SB.reg (SB.op SB.sy)) l (() , _)
 lay-ok (SB.reg SB.barrier) {s} l (inj₁ (_ , refl)) = lay-flB {st s} {ues s} l
-lay-ok (SB.reg SB.barrier) {s} {s'} l (inj₂ (_ , o , e)) =
+lay-ok (SB.reg SB.barrier) {s} {s'} l (inj₂ (o , e)) =
   subst (LayM (st s')) (sym e) (lay-durable (st s') (flush-ept o) (flush-syn o))
 lay-ok SB.flush {s} {s'} l (o , e) =
   subst (LayM (st s')) (sym e) (lay-durable (st s') (flush-ept o) (flush-syn o))
@@ -440,10 +443,17 @@ barrier-A {s} {t} (v , c , n) lt refl =
   (λ a le → trans (rd-flB (st s) a) (v a le)) , refl ,
   len-snoc (ues s) (epE (st s)) (SB.pend t) (SB.volatile t) n
 
--- PU's barrier syncs exactly when SB's does (as many unsynced epochs as
--- pending snapshots)
-barrier-forced : ∀ {s t} → ARv s t → (umax ≤ length (ues s)) → umax ≤ length (SB.pend t)
-barrier-forced (_ , _ , n) le = subst (umax ≤_) n le
+-- A barrier step of PU and one of SB with as many unsynced epochs as
+-- pending snapshots after them took the same branch: one appended to
+-- the list the other emptied would differ in length (`len-mis₁`,
+-- `len-mis₂`)
+len-mis₁ : ∀ {A B : Set} (xs : List A) (x : A) (ys : List B) → length (xs ++ x ∷ []) ≡ length ys → ys ≡ [] → ⊥
+len-mis₁ []       x .[] () refl
+len-mis₁ (_ ∷ xs) x .[] () refl
+
+len-mis₂ : ∀ {A B : Set} (xs : List A) (ys : List B) (y : B) → xs ≡ [] → length xs ≡ length (ys ++ y ∷ []) → ⊥
+len-mis₂ .[] []       y refl ()
+len-mis₂ .[] (_ ∷ ys) y refl ()
 
 ------------------------------------------------------------------------
 -- Type A for a write, at the level of ARv: no representation invariant
@@ -584,12 +594,12 @@ flush-A {s} {t} {s'} (v , c , n) bl (o , eu) =
   ((λ b le → trans (flush-rd o b) (v b le)) , flush-wcnt o , cong length eu) ,
   Below-flush o bl
 
--- the forced barrier (umax unsynced epochs): SB's durable barrier
+-- the durable barrier (forced at umax unsynced epochs): SB's durable barrier
 barrier-sync-A : ∀ {s t s'} → ARv s t → Below (st s) →
-                 umax ≤ length (ues s) × okP (oS flushOp) (st s) (st s') × ues s' ≡ [] →
+                 okP (oS flushOp) (st s) (st s') × ues s' ≡ [] →
                  Σ SB.State λ t' → SB._─b→_ t t' × ARv s' t' × Below (st s')
-barrier-sync-A {s} {t} {s'} (v , c , n) bl (ge , o , eu) =
-  SB.⟨ SB.volatile t , SB.volatile t , [] , 0 ⟩ , (refl , refl , inj₂ (subst (umax ≤_) n ge , refl , refl)) ,
+barrier-sync-A {s} {t} {s'} (v , c , n) bl (o , eu) =
+  SB.⟨ SB.volatile t , SB.volatile t , [] , 0 ⟩ , (refl , refl , inj₂ (refl , refl)) ,
   ((λ b le → trans (flush-rd o b) (v b le)) , flush-wcnt o , cong length eu) ,
   Below-flush o bl
 
@@ -786,7 +796,7 @@ gcI-ok (SB.reg (SB.op SB.rl)) g (inj₂ (_ , e) , _) = subst GcI (sym e) g
 gcI-ok (SB.reg (SB.op SB.es)) {s} g ((p , ep , e) , _) = subst GcI (sym e) (esFI p {st s} ep g)
 gcI-ok (SB.reg (SB.op SB.sy)) g (() , _)
 gcI-ok (SB.reg SB.barrier) {s} g (inj₁ (_ , refl)) = flBI {st s} g
-gcI-ok (SB.reg SB.barrier) g (inj₂ (_ , o , _)) = flushI o g
+gcI-ok (SB.reg SB.barrier) g (inj₂ (o , _)) = flushI o g
 gcI-ok SB.flush g (o , _) = flushI o g
 
 -- type A for gc_es: the erase keeps the read image (SB's gc: identity)
@@ -880,7 +890,7 @@ smI-ok (SB.reg (SB.op SB.rl)) g sm (inj₂ (_ , e) , _) = subst SmI (sym e) sm
 smI-ok (SB.reg (SB.op SB.es)) {s} g sm ((p , ep , e) , _) = subst SmI (sym e) (smI-esF p {st s} sm)
 smI-ok (SB.reg (SB.op SB.sy)) g sm (() , _)
 smI-ok (SB.reg SB.barrier) {s} g sm (inj₁ (_ , refl)) = λ b p le e → let (lt , _ , ne) = sm b p le e in lt , refl , ne
-smI-ok (SB.reg SB.barrier) g sm (inj₂ (_ , o , _)) = smI-flush o g
+smI-ok (SB.reg SB.barrier) g sm (inj₂ (o , _)) = smI-flush o g
 smI-ok SB.flush g sm (o , _) = smI-flush o g
 
 -- the barrier without SYNC keeps the stable image
@@ -968,7 +978,7 @@ ARU s t = ARv s t × ARs s t
 A-full : ∀ u {s t s'} → ARU s t → GcI (st s) → SmI (st s) → okU u s s' →
          Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GcI (st s') × SmI (st s')
 A-full u {s} {t} {s'} (av , sa) g sm o =
-  proj₁ G , proj₁ (proj₂ G) , (proj₁ (proj₂ (proj₂ G)) , stab u o (proj₁ (proj₂ G))) , proj₂ (proj₂ (proj₂ G)) ,
+  proj₁ G , proj₁ (proj₂ G) , (proj₁ (proj₂ (proj₂ G)) , stab u o (proj₁ (proj₂ G)) (proj₂ (proj₂ (proj₁ (proj₂ (proj₂ G)))))) , proj₂ (proj₂ (proj₂ G)) ,
   smI-ok u {s} {s'} g sm o
   where
     -- A-okG's result by projections; the lemmas below take SB's state as
@@ -979,27 +989,27 @@ A-full u {s} {t} {s'} (av , sa) g sm o =
     keep et h a le = trans (h a le) (trans (sa a le) (cong (λ f → f a) (sym et)))
     syncS : ∀ {t'} → SB.stable t' ≡ SB.volatile t → okP (oS flushOp) (st s) (st s') → ARs s' t'
     syncS et fo a le = trans (flush-stable fo a) (trans (proj₁ av a le) (cong (λ f → f a) (sym et)))
-    stab : ∀ {t'} u → okU u s s' → SB.okSB (SB.use u) t t' → ARs s' t'
-    stab {t'} (SB.reg (SB.op (SB.w a d))) (inj₁ (_ , f1 , f2 , e) , _) x =
+    stab : ∀ {t'} u → okU u s s' → SB.okSB (SB.use u) t t' → length (ues s') ≡ length (SB.pend t') → ARs s' t'
+    stab {t'} (SB.reg (SB.op (SB.w a d))) (inj₁ (_ , f1 , f2 , e) , _) x n' =
       keep {t'} (wstab a d x) (λ b le → trans (cong (λ z → rdS z (smap z b)) e)
                                     (rdS-opt′ f1 f2 (wr0 a d (st s)) (smI-place a d {st s} sm) b le))
-    stab {t'} (SB.reg (SB.op (SB.w a d))) (inj₂ (_ , e) , _) x =
+    stab {t'} (SB.reg (SB.op (SB.w a d))) (inj₂ (_ , e) , _) x n' =
       keep {t'} (wstab a d x) (λ b le → cong (λ z → rdS z (smap z b)) e)
-    stab {t'} (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , _) refl =
+    stab {t'} (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , _) refl n' =
       keep {t'} refl (λ b le → trans (cong (λ z → rdS z (smap z b)) e)
                           (rdS-opt′ f1 f2 (rl0 p (st s)) (smI-place (p2l (st s) p) (cellD (pv (st s) p)) {st s} sm) b le))
-    stab {t'} (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) refl =
+    stab {t'} (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) refl n' =
       keep {t'} refl (λ b le → cong (λ z → rdS z (smap z b)) e)
-    stab {t'} (SB.reg (SB.op SB.rl)) (inj₂ (_ , e) , _) refl =
+    stab {t'} (SB.reg (SB.op SB.rl)) (inj₂ (_ , e) , _) refl n' =
       keep {t'} refl (λ b le → cong (λ z → rdS z (smap z b)) e)
-    stab {t'} (SB.reg (SB.op SB.es)) ((p , ep , e) , _) refl =
+    stab {t'} (SB.reg (SB.op SB.es)) ((p , ep , e) , _) refl n' =
       keep {t'} refl (λ b le → trans (cong (λ z → rdS z (smap z b)) e) (rdS-esF p (st s) ep sm b le))
-    stab {t'} (SB.reg (SB.op SB.sy)) (() , _) _
-    stab {t'} (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , et , _)) =
+    stab {t'} (SB.reg (SB.op SB.sy)) (() , _) _ _
+    stab {t'} (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , et , _)) n' =
       keep {t'} et (rdS-flB (st s) sm)
-    stab {t'} (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₂ (ge , _ , _)) =
-      ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym (proj₂ (proj₂ av))) ge))
-    stab {t'} (SB.reg SB.barrier) (inj₂ (ge , fo , _)) (_ , _ , inj₂ (_ , et , _)) = syncS {t'} et fo
-    stab {t'} (SB.reg SB.barrier) (inj₂ (ge , fo , _)) (_ , _ , inj₁ (lt , _ , _)) =
-      ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (proj₂ (proj₂ av)) ge))
-    stab {t'} SB.flush (fo , _) (_ , et , _ , _) = syncS {t'} et fo
+    stab {t'} (SB.reg SB.barrier) (inj₁ (lt , refl)) (_ , _ , inj₂ (_ , ep)) n' =
+      ⊥-elim′ (len-mis₁ (ues s) (epE (st s)) (SB.pend t') n' ep)
+    stab {t'} (SB.reg SB.barrier) (inj₂ (fo , _)) (_ , _ , inj₂ (et , _)) n' = syncS {t'} et fo
+    stab {t'} (SB.reg SB.barrier) (inj₂ (fo , eu)) (_ , _ , inj₁ (_ , _ , ep)) n' =
+      ⊥-elim′ (len-mis₂ (ues s') (SB.pend t) (SB.volatile t) eu (trans n' (cong length ep)))
+    stab {t'} SB.flush (fo , _) (_ , et , _ , _) _ = syncS {t'} et fo

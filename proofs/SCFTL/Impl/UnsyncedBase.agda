@@ -288,7 +288,7 @@ bi-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} b gh (inj₂ (_ , e) , eu) =
 bi-ok (SB.reg (SB.op SB.es)) {s} {t} {s'} b gh ((p , _ , e) , eu) =
   bi-ues {s} {s'} eu (bi-at e (bi-id b (λ _ x → x) refl refl refl refl))
 bi-ok (SB.reg SB.barrier) {s} b gh (inj₁ (_ , refl)) = bi-flB (st s) (ues s) b
-bi-ok (SB.reg SB.barrier) {s} {t} {s'} b gh (inj₂ (_ , o , eu)) =
+bi-ok (SB.reg SB.barrier) {s} {t} {s'} b gh (inj₂ (o , eu)) =
   subst (BI (st s')) (sym eu) (bi-flush o b (proj₂ gh))
 bi-ok SB.flush {s} {t} {s'} b gh (o , eu) =
   subst (BI (st s')) (sym eu) (bi-flush o b (proj₂ gh))

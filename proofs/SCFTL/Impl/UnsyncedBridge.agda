@@ -272,5 +272,5 @@ rix-okU (SB.reg (SB.op SB.rl))      iv x (o , _) = rix-P iv x (λ r → B-ok' (u
 rix-okU (SB.reg (SB.op SB.es))      iv x (o , _) = rix-P iv x (λ r → B-ok' (uS (SB.reg (SB.op SB.es))) r o)
 rix-okU (SB.reg (SB.op SB.sy))      iv x (() , _)
 rix-okU (SB.reg SB.barrier)         iv x (inj₁ (_ , ()))
-rix-okU (SB.reg SB.barrier)         iv x (inj₂ (_ , o , _)) = rix-P iv x (λ r → B-ok' (uS SB.flush) r o)
+rix-okU (SB.reg SB.barrier)         iv x (inj₂ (o , _)) = rix-P iv x (λ r → B-ok' (uS SB.flush) r o)
 rix-okU SB.flush                    iv x (o , _) = rix-P iv x (λ r → B-ok' (uS SB.flush) r o)

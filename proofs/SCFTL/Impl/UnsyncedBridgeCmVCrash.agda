@@ -284,7 +284,7 @@ cvr-crC (SB.reg (SB.op SB.es)) {s} {t} {z} iv y (x , (p , er , r) , img , refl) 
     (λ {z′} → cvr-step (SB.reg (SB.op SB.es)) {s} {t} {⟪ esF p (st s) , ues s ⟫} {z′} iv y ((p , er , refl) , refl))
 cvr-crC (SB.reg (SB.op SB.sy)) iv y ()
 cvr-crC (SB.reg SB.barrier) {s} {t} {z} iv y (inj₁ (_ , x , r , img , refl)) = cvr-bar {s} {t} {x} {z} iv y r img
-cvr-crC (SB.reg SB.barrier) {s} {t} {z} iv y (inj₂ (_ , x , r , img , refl)) = cvr-fl {s} {t} {x} {z} iv y r img
+cvr-crC (SB.reg SB.barrier) {s} {t} {z} iv y (inj₂ (x , r , img , refl)) = cvr-fl {s} {t} {x} {z} iv y r img
 cvr-crC SB.flush {s} {t} {z} iv y (x , r , img , refl) = cvr-fl {s} {t} {x} {z} iv y r img
 
 ------------------------------------------------------------------------

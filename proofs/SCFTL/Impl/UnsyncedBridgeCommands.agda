@@ -127,7 +127,7 @@ rog-crC (SB.reg (SB.op SB.es)) {s} {t} {s''} iv y (x , (p , er , r) , img , _) =
 rog-crC (SB.reg (SB.op SB.sy)) iv y ()
 rog-crC (SB.reg SB.barrier) {s} {t} {s''} iv y (inj₁ (_ , x , r , img , _)) =
   rog-mid {x} {fl2 (st s)} {s''} {gen (st s)} (rcx-fl2 {st s} (rcx-inv iv y)) (fl-mid (st s) r) img
-rog-crC (SB.reg SB.barrier) {s} {t} {s''} iv y (inj₂ (_ , x , r , img , _)) = rog-fl {s} {t} {x} {s''} iv y r img
+rog-crC (SB.reg SB.barrier) {s} {t} {s''} iv y (inj₂ (x , r , img , _)) = rog-fl {s} {t} {x} {s''} iv y r img
 rog-crC SB.flush {s} {t} {s''} iv y (x , r , img , _) = rog-fl {s} {t} {x} {s''} iv y r img
 
 ------------------------------------------------------------------------

@@ -227,7 +227,7 @@ rog-crM : ∀ u {s t s'' gh} (iv : Inv′ s t) → RIy iv → CrM u s s'' gh →
 rog-crM (SB.reg (SB.op x)) {s} {t} {s''} iv y (s' , o , img , _) = rcx-img {st s'} {s''} {gen (st s')} (rcx-step (SB.reg (SB.op x)) {s} {_} {s'} iv y o) img
 rog-crM (SB.reg SB.barrier) {s} {t} {s''} iv y (inj₁ (lt , img , _)) =
   rcx-img {flB (st s)} {s''} {gen (st s)} (rcx-step (SB.reg SB.barrier) {s} {_} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} iv y (inj₁ (lt , refl))) img
-rog-crM (SB.reg SB.barrier) {s} {t} {s''} iv y (inj₂ (_ , c)) = rog-crF {s} {t} {s''} iv y c
+rog-crM (SB.reg SB.barrier) {s} {t} {s''} iv y (inj₂ c) = rog-crF {s} {t} {s''} iv y c
 rog-crM SB.flush {s} {t} {s''} iv y c = rog-crF {s} {t} {s''} iv y c
 
 ------------------------------------------------------------------------

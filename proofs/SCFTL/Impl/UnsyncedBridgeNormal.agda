@@ -456,9 +456,9 @@ rixg-okU (SB.reg (SB.op x)) {s} {t} {s'} iv (rx , re) (o , eu) iv' =
   subst (RIe (st s')) (sym eu) (rie-reg x (ghL iv) o re)
 rixg-okU (SB.reg SB.barrier) iv (rx , re) (inj₁ (_ , refl)) iv' =
   hold-to (hold-flB (smI iv) (hold-of iv rx)) iv' , rie-flB (gcI iv) (ghL iv) (vmI iv) rx re
-rixg-okU (SB.reg SB.barrier) {⟪ s , [] ⟫} {t} {⟪ s' , es' ⟫} iv (rx , _) o@(inj₂ (_ , _ , refl)) iv' =
+rixg-okU (SB.reg SB.barrier) {⟪ s , [] ⟫} {t} {⟪ s' , es' ⟫} iv (rx , _) o@(inj₂ (_ , refl)) iv' =
   rixg-P (SB.reg SB.barrier) iv rx o refl refl iv' , rie-nil s'
-rixg-okU (SB.reg SB.barrier) {⟪ s , e ∷ es ⟫} {t} {⟪ s' , es' ⟫} iv (rx , _) (inj₂ (_ , fo , refl)) iv' =
+rixg-okU (SB.reg SB.barrier) {⟪ s , e ∷ es ⟫} {t} {⟪ s' , es' ⟫} iv (rx , _) (inj₂ (fo , refl)) iv' =
   (let (_ , _ , h) = hold-flush (gcI iv) (λ ()) fo (hold-of iv rx) in hold-to h iv') , rie-nil s'
 rixg-okU SB.flush {⟪ s , [] ⟫} {t} {⟪ s' , es' ⟫} iv (rx , _) o@(_ , refl) iv' =
   rixg-P SB.flush iv rx o refl refl iv' , rie-nil s'

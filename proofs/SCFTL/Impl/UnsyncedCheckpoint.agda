@@ -49,7 +49,7 @@ import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ as L
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD; RI; AR)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; okU; flB; flushOp; all-sync; crashL-syn)
+  using (StU; ⟪_,_⟫; st; ues; okU; flB; flushOp; all-sync; crashL-syn; len-mis₂)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (candAt; recRS; ParseS)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (stable-crash; stable-oob)
@@ -97,7 +97,7 @@ genR-ok (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) x = sub
 genR-ok (SB.reg (SB.op SB.rl)) (inj₂ (_ , e) , _) x = subst GenR (sym e) x
 genR-ok (SB.reg (SB.op SB.es)) ((p , _ , e) , _) x = subst GenR (sym e) x
 genR-ok (SB.reg SB.barrier) (inj₁ (_ , refl)) x = ≤-refl ∷ x
-genR-ok (SB.reg SB.barrier) (inj₂ (_ , o , _)) x = genR-flush o x
+genR-ok (SB.reg SB.barrier) (inj₂ (o , _)) x = genR-flush o x
 genR-ok SB.flush (o , _) x = genR-flush o x
 
 -- the replay with the next generation ignores the region
@@ -196,7 +196,7 @@ ck-points {s} {t} {m} {s''} (iv , gr) (inj₂ refl) (cd , cL , cO , cl , cr) =
 
 FF : SB.UOp → StU → Set
 FF (SB.reg (SB.op _))  s = ⊥
-FF (SB.reg SB.barrier) s = umax ≤ length (ues s)
+FF (SB.reg SB.barrier) s = Data.Unit.Base.⊤
 FF SB.flush            s = Data.Unit.Base.⊤
 
 CrashPt′ : SB.UOp → StU → St → Set
@@ -211,12 +211,12 @@ crash-covered′ SB.flush {s} {t} {m} {s''} (iv , gr) (inj₂ (_ , ck)) img
   = proj₁ A , inj₂ (proj₁ (proj₂ (proj₁ (proj₂ A))) , proj₁ (proj₂ (proj₂ (proj₁ (proj₂ A))))) ,
     ck-points {s} {proj₁ A} {m} {s''} (proj₂ (proj₂ A) , genR-flush {st s} {fl3 (st s)} (inj₁ refl) gr) ck img
   where A = A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl)
-crash-covered′ (SB.reg SB.barrier) {s} {t} {m} {s''} (iv , gr) (inj₂ (ge , ck)) img
-  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl))
-... | t' , (_ , _ , inj₂ (_ , e1 , e2)) , iv' =
+crash-covered′ (SB.reg SB.barrier) {s} {t} {m} {s''} (iv , gr) (inj₂ (_ , ck)) img
+  with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (inj₁ refl , refl))
+... | t' , (_ , _ , inj₂ (e1 , e2)) , iv' =
   t' , inj₂ (e1 , e2) , ck-points {s} {t'} {m} {s''} (iv' , genR-flush {st s} {fl3 (st s)} (inj₁ refl) gr) ck img
-... | t' , (_ , _ , inj₁ (lt , _ , _)) , _ =
-  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (proj₂ (proj₂ (proj₁ (proj₁ iv)))) ge))
+... | t' , (_ , _ , inj₁ (_ , _ , ep)) , iv' =
+  ⊥-elim′ (len-mis₂ (ues ⟪ fl3 (st s) , [] ⟫) (SB.pend t) (SB.volatile t) refl (trans (proj₂ (proj₂ (proj₁ (proj₁ iv')))) (cong length ep)))
 
 ------------------------------------------------------------------------
 -- From P's durable points: runs, and a crash at any of these points

@@ -542,7 +542,7 @@ CrC (SB.reg (SB.op SB.es)) s s'' g = Σ St λ x → Σ (CmdCrash (Sp.use (Sp.reg
 CrC (SB.reg (SB.op SB.sy)) s s'' g = ⊥   -- PU issues no SYNC outside a commit
 CrC (SB.reg SB.barrier) s s'' g =
     (length (ues s) < umax × Σ St λ x → Σ (BarCmd s x) λ r → Img x s'' × g ≡ ghC s r)
-  ⊎ (umax ≤ length (ues s) × Σ St λ x → Σ (FlCmd s x) λ r → Img x s'' × g ≡ ghF s r s'')
+  ⊎ (Σ St λ x → Σ (FlCmd s x) λ r → Img x s'' × g ≡ ghF s r s'')
 CrC SB.flush            s s'' g = Σ St λ x → Σ (FlCmd s x) λ r → Img x s'' × g ≡ ghF s r s''
 
 -- recovery's checkpoint at the command level: after any command of it
@@ -596,8 +596,8 @@ private
   A-crashC (SB.reg (SB.op SB.sy)) iv _ (() , _)
   A-crashC (SB.reg SB.barrier) {S} {t} {⟦ S1 , g ⟧} iv _ (inj₁ (lt , x , r , img , refl) , _) =
     barrier-cmd-G {su S} {t} {x} {st S1} iv r img
-  A-crashC (SB.reg SB.barrier) {S} {t} {⟦ S1 , g ⟧} iv _ (inj₂ (ge , x , r , img , refl) , _) =
-    flush-cmd-G (SB.reg SB.barrier) {su S} {t} {x} {st S1} ge iv r img
+  A-crashC (SB.reg SB.barrier) {S} {t} {⟦ S1 , g ⟧} iv _ (inj₂ (x , r , img , refl) , _) =
+    flush-cmd-G (SB.reg SB.barrier) {su S} {t} {x} {st S1} tt iv r img
   A-crashC SB.flush {S} {t} {⟦ S1 , g ⟧} iv _ ((x , r , img , refl) , _) =
     flush-cmd-G SB.flush {su S} {t} {x} {st S1} tt iv r img
 
@@ -647,19 +647,19 @@ barrier-point-in {s} {s''} ps cov (inj₁ (lt , img , e)) =
   inj₁ (lt , _ , after (mbCmds (st s) ps) [] (proj₁ F) [] , Img-same {run (apR (cmt (st s))) (runs (mbCmds (st s) ps) (st s))} {fl2 (st s)} {s''} (proj₂ F) img , e)
   where
     F = fl2-all (st s) ps cov
-barrier-point-in {s} {s''} ps cov (inj₂ (ge , inj₁ (img , e))) =
-  inj₂ (ge , _ , fb (after (mbCmds (st s) ps) [] (proj₁ F) []) , Img-same {run (apR (cmt (st s))) (runs (mbCmds (st s) ps) (st s))} {fl2 (st s)} {s''} (proj₂ F) img , e)
+barrier-point-in {s} {s''} ps cov (inj₂ (inj₁ (img , e))) =
+  inj₂ (_ , fb (after (mbCmds (st s) ps) [] (proj₁ F) []) , Img-same {run (apR (cmt (st s))) (runs (mbCmds (st s) ps) (st s))} {fl2 (st s)} {s''} (proj₂ F) img , e)
   where
     F = fl2-all (st s) ps cov
-barrier-point-in {s} {s''} ps cov (inj₂ (ge , inj₂ (inj₁ (img , e)))) = inj₂ (ge , _ , fs , img , e)
-barrier-point-in {s} {s''} ps cov (inj₂ (ge , inj₂ (inj₂ (inj₂ (img , e))))) = inj₂ (ge , _ , fe , img , e)
-barrier-point-in {s} {s''} ps cov (inj₂ (ge , inj₂ (inj₂ (inj₁ (inj₁ img , e))))) =
-  inj₂ (ge , _ , fck (ck-new k1 (proj₁ (ck1-all u))) , Img-same {runs k1 u} {ck1 u} {s''} (proj₂ (ck1-all u)) img , e)
+barrier-point-in {s} {s''} ps cov (inj₂ (inj₂ (inj₁ (img , e)))) = inj₂ (_ , fs , img , e)
+barrier-point-in {s} {s''} ps cov (inj₂ (inj₂ (inj₂ (inj₂ (img , e))))) = inj₂ (_ , fe , img , e)
+barrier-point-in {s} {s''} ps cov (inj₂ (inj₂ (inj₂ (inj₁ (inj₁ img , e))))) =
+  inj₂ (_ , fck (ck-new k1 (proj₁ (ck1-all u))) , Img-same {runs k1 u} {ck1 u} {s''} (proj₂ (ck1-all u)) img , e)
   where
     u = fl3 (st s)
     k1 = pgO (cpt (suc (gen u)) (l2p u)) ∷ []
-barrier-point-in {s} {s''} ps cov (inj₂ (ge , inj₂ (inj₂ (inj₁ (inj₂ img , e))))) =
-  inj₂ (ge , _ , fck (ck-erase k2 (proj₁ (ck2-all u))) , Img-same {runs k2 (syncAll (ck1 u))} {ck2 u} {s''} (proj₂ (ck2-all u)) img , e)
+barrier-point-in {s} {s''} ps cov (inj₂ (inj₂ (inj₂ (inj₁ (inj₂ img , e))))) =
+  inj₂ (_ , fck (ck-erase k2 (proj₁ (ck2-all u))) , Img-same {runs k2 (syncAll (ck1 u))} {ck2 u} {s''} (proj₂ (ck2-all u)) img , e)
   where
     u = fl3 (st s)
     k2 = pgL erased ∷ map (λ i → pgR i erased) (ix (length (dr (syncAll (ck1 u)))))

@@ -69,7 +69,7 @@ open import Data.Bool.Base using (true; false)
 open import Data.Maybe.Base using (just)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; okU; regcU; flB; epE; flushOp; ARU; rd-flB; rdS-flB; GcI; SmI; Syn)
+  using (StU; ⟪_,_⟫; st; ues; okU; regcU; flB; epE; flushOp; ARU; rd-flB; rdS-flB; GcI; SmI; Syn; len-mis₁; len-mis₂)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (candAt; recRS; ParseS)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_
@@ -112,7 +112,7 @@ slo-ok (SB.reg (SB.op SB.rl)) (inj₁ (_ , p , _ , inj₂ (_ , e)) , _) x = subs
 slo-ok (SB.reg (SB.op SB.rl)) (inj₂ (_ , e) , _) x = subst SlO (sym e) x
 slo-ok (SB.reg (SB.op SB.es)) ((p , _ , e) , _) x = subst SlO (sym e) x
 slo-ok (SB.reg SB.barrier) (inj₁ (_ , refl)) x = x
-slo-ok (SB.reg SB.barrier) (inj₂ (_ , o , _)) x = slo-flush o x
+slo-ok (SB.reg SB.barrier) (inj₂ (o , _)) x = slo-flush o x
 slo-ok SB.flush (o , _) x = slo-flush o x
 
 -- the live slot holds (g, C); recovery, replaying from C over the region
@@ -175,7 +175,7 @@ pre-sync {s} {t} (((v , c , n) , sa) , (g , sm , gh , dl , sy) , b , so) =
 CrashPt : SB.UOp → StU → St → Set
 CrashPt (SB.reg (SB.op x))  s m = Σ StU λ s' → okU (SB.reg (SB.op x)) s s' × m ≡ st s'
 CrashPt (SB.reg SB.barrier) s m = (length (ues s) < umax × m ≡ flB (st s))
-                                ⊎ (umax ≤ length (ues s) × (m ≡ fl2 (st s) ⊎ m ≡ fl3 (st s)))
+                                ⊎ (m ≡ fl2 (st s) ⊎ m ≡ fl3 (st s))
 CrashPt SB.flush            s m = m ≡ fl2 (st s) ⊎ m ≡ fl3 (st s)
 
 private
@@ -195,16 +195,16 @@ crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} (ar , ga , b , so) (inj₁ (
   with A-PU (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} ar ga b (inj₁ (lt , refl))
 ... | t' , (_ , _ , inj₁ (_ , e1 , e2)) , ar' , ga' , b' =
   t' , inj₁ (e1 , e2) , crash-normal {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {t'} {s''} (ar' , ga' , b' , so) img
-... | t' , (_ , _ , inj₂ (ge , _ , _)) , _ =
-  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym (proj₂ (proj₂ (proj₁ ar)))) ge))
-crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} iv (inj₂ (ge , inj₁ refl)) img =
+... | t' , (_ , _ , inj₂ (_ , ep)) , ar' , _ =
+  ⊥-elim′ (len-mis₁ (ues s) (epE (st s)) (SB.pend t') (proj₂ (proj₂ (proj₁ ar'))) ep)
+crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} iv (inj₂ (inj₁ refl)) img =
   preT t , inj₁ (refl , refl) , crash-normal {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} {s''} (pre-sync {s} {t} iv) img
-crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} (ar , ga , b , so) (inj₂ (ge , inj₂ refl)) img
-  with A-PU (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} ar ga b (inj₂ (ge , inj₁ refl , refl))
-... | t' , (_ , _ , inj₂ (_ , e1 , e2)) , ar' , ga' , b' =
+crash-covered (SB.reg SB.barrier) {s} {t} {_} {s''} (ar , ga , b , so) (inj₂ (inj₂ refl)) img
+  with A-PU (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} ar ga b (inj₂ (inj₁ refl , refl))
+... | t' , (_ , _ , inj₂ (e1 , e2)) , ar' , ga' , b' =
   t' , inj₂ (e1 , e2) , crash-normal {⟪ fl3 (st s) , [] ⟫} {t'} {s''} (ar' , ga' , b' , slo-flush {st s} {fl3 (st s)} (inj₁ refl) so) img
-... | t' , (_ , _ , inj₁ (lt , _ , _)) , _ =
-  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (proj₂ (proj₂ (proj₁ ar))) ge))
+... | t' , (_ , _ , inj₁ (_ , _ , ep)) , ar' , _ =
+  ⊥-elim′ (len-mis₂ (ues ⟪ fl3 (st s) , [] ⟫) (SB.pend t) (SB.volatile t) refl (trans (proj₂ (proj₂ (proj₁ ar'))) (cong length ep)))
 crash-covered SB.flush {s} {t} {_} {s''} iv (inj₁ refl) img =
   preT t , inj₁ (refl , refl) , crash-normal {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} {s''} (pre-sync {s} {t} iv) img
 crash-covered SB.flush {s} {t} {_} {s''} (ar , ga , b , so) (inj₂ refl) img

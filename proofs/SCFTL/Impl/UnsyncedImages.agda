@@ -91,7 +91,7 @@ open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_
   using (E; ue; tents; CrashR; CrashRs; CrashEs; acc-epoch; ∧-r; []; _∷_)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; okU; flB; epE; flushOp; LayM; ARv; ARs; ARU; A-full;
-         GcI; SmI; Free)
+         GcI; SmI; Free; len-mis₁; len-mis₂)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_
   using (nth; nth-∈; candAt; recRS; Parse; ParseS; recU-cand; recU-crash-open)
 open import SCFTL.Impl.BarrierOps Data d0 amax wmax umax using (oS)
@@ -363,44 +363,45 @@ private
       (subst (GhL (st s') (smap (st s')) []) (sym ep) tt) ,
     subst (VM (st s')) (sym eu) (vm-flush o)
 
-gh-ok : ∀ u {s t s' t'} → ARv s t → GcI (st s) → GhU s t → okU u s s' → SB.okSB (SB.use u) t t' → GhU s' t'
-gh-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av g gh (inj₁ (_ , f1 , f2 , e) , eu) x =
+gh-ok : ∀ u {s t s' t'} → ARv s t → GcI (st s) → GhU s t → okU u s s' → SB.okSB (SB.use u) t t' →
+        length (ues s') ≡ length (SB.pend t') → GhU s' t'
+gh-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av g gh (inj₁ (_ , f1 , f2 , e) , eu) x n' =
   ghu-keep {s} {s'} {t} {t'}
     (subst (Keep (st s)) (sym e) (keep-trans {st s} {wr0 a d (st s)} (keep-wr0 a d (st s)) (keep-opt f1 f2 (wr0 a d (st s)))))
     (trans (cong smap e) (smap-opt f1 f2 (wr0 a d (st s)))) eu (wpend a d x)
     (subst (λ z → VM z (ues s)) (sym e) (vm-opt f1 f2 (wr0 a d (st s)) (ues s) (vm-place a d (st s) (ues s) (proj₂ gh)))) gh
-gh-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av g gh (inj₂ (_ , e) , eu) x =
+gh-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av g gh (inj₂ (_ , e) , eu) x n' =
   ghu-keep {s} {s'} {t} {t'} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu (wpend a d x)
     (subst (λ z → VM z (ues s)) (sym e) (proj₂ gh)) gh
-gh-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av g gh (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , eu) refl =
+gh-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av g gh (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , eu) refl n' =
   ghu-keep {s} {s'} {t} {t}
     (subst (Keep (st s)) (sym e) (keep-trans {st s} {rl0 p (st s)} (keep-rl0 p (st s))
                                                                      (keep-opt f1 f2 (rl0 p (st s)))))
     (trans (cong smap e) (smap-opt f1 f2 (rl0 p (st s)))) eu refl
     (subst (λ z → VM z (ues s)) (sym e)
       (vm-opt f1 f2 (rl0 p (st s)) (ues s) (vm-place (p2l (st s) p) (cellD (pv (st s) p)) (st s) (ues s) (proj₂ gh)))) gh
-gh-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av g gh (inj₁ (_ , p , _ , inj₂ (_ , e)) , eu) refl =
+gh-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av g gh (inj₁ (_ , p , _ , inj₂ (_ , e)) , eu) refl n' =
   ghu-keep {s} {s'} {t} {t} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu refl
     (subst (λ z → VM z (ues s)) (sym e) (proj₂ gh)) gh
-gh-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av g gh (inj₂ (_ , e) , eu) refl =
+gh-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av g gh (inj₂ (_ , e) , eu) refl n' =
   ghu-keep {s} {s'} {t} {t} (subst (Keep (st s)) (sym e) (keep-id refl refl refl refl)) (cong smap e) eu refl
     (subst (λ z → VM z (ues s)) (sym e) (proj₂ gh)) gh
-gh-ok (SB.reg (SB.op SB.es)) {s} {t} {s'} {.t} av g gh ((p , ep , e) , eu) refl =
+gh-ok (SB.reg (SB.op SB.es)) {s} {t} {s'} {.t} av g gh ((p , ep , e) , eu) refl n' =
   ghu-keep {s} {s'} {t} {t} (subst (Keep (st s)) (sym e) (keep-esF p (st s) ep)) (cong smap e) eu refl
     (subst (λ z → VM z (ues s)) (sym e) (proj₂ gh)) gh
-gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) g (l , vm) (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , _ , ep)) =
+gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) g (l , vm) (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , _ , ep)) n' =
   subst (GhL (flB (st s)) (smap (st s)) (ues s ++ epE (st s) ∷ [])) (sym ep)
     (GhL-snoc (smap (st s)) (ues s) (SB.pend t) (epE (st s)) (SB.volatile t)
       (GhL-keep (keep-flB (st s)) (smap (st s)) (ues s) (SB.pend t) l)
       (GhD-≐ {flB (st s)} (λ b → sym (vm b)) (GhD-flB (st s) (SB.volatile t) g v))) ,
   vm-flB (st s) (ues s) vm
-gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) g gh (inj₁ (lt , refl)) (_ , _ , inj₂ (ge , _ , _)) =
-  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym n) ge))
-gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} av g gh (inj₂ (_ , o , eu)) (_ , _ , inj₂ (_ , _ , ep)) =
+gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) g gh (inj₁ (lt , refl)) (_ , _ , inj₂ (_ , ep)) n' =
+  ⊥-elim′ (len-mis₁ (ues s) (epE (st s)) (SB.pend t') n' ep)
+gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} av g gh (inj₂ (o , eu)) (_ , _ , inj₂ (_ , ep)) n' =
   ghu-sync {s} {s'} {t'} o eu ep
-gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) g gh (inj₂ (ge , o , eu)) (_ , _ , inj₁ (lt , _ , _)) =
-  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) n ge))
-gh-ok SB.flush {s} {t} {s'} {t'} av g gh (o , eu) (_ , _ , ep , _) = ghu-sync {s} {s'} {t'} o eu ep
+gh-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) g gh (inj₂ (o , eu)) (_ , _ , inj₁ (_ , _ , ep)) n' =
+  ⊥-elim′ (len-mis₂ (ues s') (SB.pend t) (SB.volatile t) eu (trans n' (cong length ep)))
+gh-ok SB.flush {s} {t} {s'} {t'} av g gh (o , eu) (_ , _ , ep , _) _ = ghu-sync {s} {s'} {t'} o eu ep
 
 -- type A for every normal operation of PU against SB, with SB's pending
 -- images related to the flash (`GhU`) on top of ARU
@@ -408,7 +409,7 @@ A-ghost : ∀ u {s t s'} → ARU s t → GcI (st s) → SmI (st s) → GhU s t �
           Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GcI (st s') × SmI (st s') × GhU s' t'
 A-ghost u {s} {t} {s'} ar g sm gh o =
   proj₁ F , proj₁ F1 , proj₁ (proj₂ F1) , proj₁ (proj₂ (proj₂ F1)) , proj₂ (proj₂ (proj₂ F1)) ,
-  gh-ok u {s} {t} {s'} {proj₁ F} (proj₁ ar) g gh o (proj₁ F1)
+  gh-ok u {s} {t} {s'} {proj₁ F} (proj₁ ar) g gh o (proj₁ F1) (proj₂ (proj₂ (proj₁ (proj₁ (proj₂ F1)))))
   where
     F  = A-full u {s} {t} {s'} ar g sm o
     F1 = proj₂ F
@@ -579,7 +580,7 @@ syI-ok (SB.reg (SB.op SB.es)) {s} g sm sy ((q , eq , e) , _) = subst SyI (sym e)
                  proj₂ (proj₂ (sy a p le e′))
 syI-ok (SB.reg SB.barrier) {s} g sm sy (inj₁ (_ , refl)) a p le e with sy a p le e
 ... | c , d , o = c , trans (cong (λ m → progm m (dat (st s) p)) (proj₁ (proj₂ (sm a p le e)))) d , o
-syI-ok (SB.reg SB.barrier) g sm sy (inj₂ (_ , o , _)) = syI-flush g o
+syI-ok (SB.reg SB.barrier) g sm sy (inj₂ (o , _)) = syI-flush g o
 syI-ok SB.flush g sm sy (o , _) = syI-flush g o
 
 ------------------------------------------------------------------------
@@ -636,7 +637,7 @@ private
   oobU-go (SB.reg (SB.op SB.sy)) g sm sy vm lok (() , _) ob
   oobU-go (SB.reg SB.barrier) {s} g sm sy vm lok (inj₁ (_ , refl)) ob a p le q =
     oobF g a p le (trans (vm a) (trans (cong (λ f → f a) (sym (lastMap-snoc (smap (st s)) (ues s) (epE (st s))))) q))
-  oobU-go (SB.reg SB.barrier) {s} {s'} g sm sy vm lok o@(inj₂ (_ , _ , eu)) ob =
+  oobU-go (SB.reg SB.barrier) {s} {s'} g sm sy vm lok o@(inj₂ (_ , eu)) ob =
     oob-nil s' eu (syI-ok (SB.reg SB.barrier) {s} {s'} g sm sy o)
   oobU-go SB.flush {s} {s'} g sm sy vm lok o@(_ , eu) ob =
     oob-nil s' eu (syI-ok SB.flush {s} {s'} g sm sy o)
@@ -651,30 +652,31 @@ private
   dg-sync e1 e2 rewrite e1 | e2 = tt
 
 dg-ok : ∀ u {s t s' t'} → ARv s t → GhU s t → DgL (smap (st s)) (ues s) (SB.pend t) →
-        okU u s s' → SB.okSB (SB.use u) t t' → DgL (smap (st s')) (ues s') (SB.pend t')
-dg-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av gh dl (inj₁ (_ , f1 , f2 , e) , eu) x =
+        okU u s s' → SB.okSB (SB.use u) t t' → length (ues s') ≡ length (SB.pend t') →
+        DgL (smap (st s')) (ues s') (SB.pend t')
+dg-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av gh dl (inj₁ (_ , f1 , f2 , e) , eu) x n' =
   dg-keep {s} {s'} {t} {t'} (trans (cong smap e) (smap-opt f1 f2 (wr0 a d (st s)))) eu (wpend a d x) dl
-dg-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av gh dl (inj₂ (_ , e) , eu) x =
+dg-ok (SB.reg (SB.op (SB.w a d))) {s} {t} {s'} {t'} av gh dl (inj₂ (_ , e) , eu) x n' =
   dg-keep {s} {s'} {t} {t'} (cong smap e) eu (wpend a d x) dl
-dg-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av gh dl (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , eu) refl =
+dg-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av gh dl (inj₁ (_ , p , _ , inj₁ (_ , f1 , f2 , e)) , eu) refl n' =
   dg-keep {s} {s'} {t} {t} (trans (cong smap e) (smap-opt f1 f2 (rl0 p (st s)))) eu refl dl
-dg-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av gh dl (inj₁ (_ , p , _ , inj₂ (_ , e)) , eu) refl =
+dg-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av gh dl (inj₁ (_ , p , _ , inj₂ (_ , e)) , eu) refl n' =
   dg-keep {s} {s'} {t} {t} (cong smap e) eu refl dl
-dg-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av gh dl (inj₂ (_ , e) , eu) refl =
+dg-ok (SB.reg (SB.op SB.rl)) {s} {t} {s'} {.t} av gh dl (inj₂ (_ , e) , eu) refl n' =
   dg-keep {s} {s'} {t} {t} (cong smap e) eu refl dl
-dg-ok (SB.reg (SB.op SB.es)) {s} {t} {s'} {.t} av gh dl ((p , ep , e) , eu) refl =
+dg-ok (SB.reg (SB.op SB.es)) {s} {t} {s'} {.t} av gh dl ((p , ep , e) , eu) refl n' =
   dg-keep {s} {s'} {t} {t} (cong smap e) eu refl dl
-dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) (_ , vm) dl (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , _ , ep)) =
+dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) (_ , vm) dl (inj₁ (lt , refl)) (_ , _ , inj₁ (_ , _ , ep)) n' =
   subst (DgL (smap (st s)) (ues s ++ epE (st s) ∷ [])) (sym ep)
     (DgL-snoc (smap (st s)) (ues s) (SB.pend t) (epE (st s)) (SB.volatile t) dl
       (DgI-flB (st s) (ues s) (SB.volatile t) vm v))
-dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) gh dl (inj₁ (lt , refl)) (_ , _ , inj₂ (ge , _ , _)) =
-  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym n) ge))
-dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} av gh dl (inj₂ (_ , o , eu)) (_ , _ , inj₂ (_ , _ , ep)) =
+dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) gh dl (inj₁ (lt , refl)) (_ , _ , inj₂ (_ , ep)) n' =
+  ⊥-elim′ (len-mis₁ (ues s) (epE (st s)) (SB.pend t') n' ep)
+dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} av gh dl (inj₂ (o , eu)) (_ , _ , inj₂ (_ , ep)) n' =
   dg-sync {s'} {t'} eu ep
-dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) gh dl (inj₂ (ge , o , eu)) (_ , _ , inj₁ (lt , _ , _)) =
-  ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) n ge))
-dg-ok SB.flush {s} {t} {s'} {t'} av gh dl (o , eu) (_ , _ , ep , _) = dg-sync {s'} {t'} eu ep
+dg-ok (SB.reg SB.barrier) {s} {t} {s'} {t'} (v , c , n) gh dl (inj₂ (o , eu)) (_ , _ , inj₁ (_ , _ , ep)) n' =
+  ⊥-elim′ (len-mis₂ (ues s') (SB.pend t) (SB.volatile t) eu (trans n' (cong length ep)))
+dg-ok SB.flush {s} {t} {s'} {t'} av gh dl (o , eu) (_ , _ , ep , _) _ = dg-sync {s'} {t'} eu ep
 
 ------------------------------------------------------------------------
 -- Reading after a crash: the map after k ACCEPTED epochs reads SB's k-th
@@ -847,7 +849,7 @@ A-ghostAll : ∀ u {s t s'} → ARU s t → GhAll s t → okU u s s' →
              Σ SB.State λ t' → SB.okSB (SB.use u) t t' × ARU s' t' × GhAll s' t'
 A-ghostAll u {s} {t} {s'} ar (g , sm , gh , dl , sy) o =
   proj₁ G , proj₁ G1 , proj₁ G2 , proj₁ G3 , proj₁ G4 , proj₂ G4 ,
-  dg-ok u {s} {t} {s'} {proj₁ G} (proj₁ ar) gh dl o (proj₁ G1) , syI-ok u {s} {s'} g sm sy o
+  dg-ok u {s} {t} {s'} {proj₁ G} (proj₁ ar) gh dl o (proj₁ G1) (proj₂ (proj₂ (proj₁ (proj₁ G2)))) , syI-ok u {s} {s'} g sm sy o
   where
     G  = A-ghost u {s} {t} {s'} ar g sm gh o
     G1 = proj₂ G
@@ -975,7 +977,7 @@ private
       q′ : mapAt (smap (st s)) (ues s) j a ≡ just p
       q′ = trans (sym (cong (λ f → f a) e)) q
   ... | inj₂ e = oobF g a p le (trans (vm a) (trans (cong (λ f → f a) (sym e)) q))
-  oobA-go (SB.reg SB.barrier) {s} {s'} g sm sy vm lok o@(inj₂ (_ , _ , eu)) ob =
+  oobA-go (SB.reg SB.barrier) {s} {s'} g sm sy vm lok o@(inj₂ (_ , eu)) ob =
     oobA-nil s' eu (syI-ok (SB.reg SB.barrier) {s} {s'} g sm sy o)
   oobA-go SB.flush {s} {s'} g sm sy vm lok o@(_ , eu) ob =
     oobA-nil s' eu (syI-ok SB.flush {s} {s'} g sm sy o)

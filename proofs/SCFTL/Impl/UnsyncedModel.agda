@@ -75,7 +75,7 @@ open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay)
 open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (E; tents; ue)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
-  using (StU; ⟪_,_⟫; st; ues; okU; regcU; flB; epE)
+  using (StU; ⟪_,_⟫; st; ues; okU; regcU; flB; epE; len-mis₁; len-mis₂)
 open import SCFTL.Impl.UnsyncedRecovery Data d0 amax wmax kmax umax _≟D_ using (candAt; recRS; ParseS)
 open import SCFTL.Impl.UnsyncedBase Data d0 amax wmax kmax umax _≟D_ using (BI; recU-crash-readsBI; recU-crash-mapBI)
 open import SCFTL.Impl.UnsyncedCrashes Data d0 amax wmax kmax umax _≟D_ using (Inv; A-Inv; pre-sync; preT)
@@ -213,14 +213,14 @@ FlOk s s' = s' ≡ ⟪ fl3 (st s) , [] ⟫ ⊎ s' ≡ ⟪ ck3 (fl3 (st s)) , [] 
 okM : SB.UOp → StU → StU → Set
 okM (SB.reg (SB.op x))  s s' = okU (SB.reg (SB.op x)) s s'
 okM (SB.reg SB.barrier) s s' = (length (ues s) < umax × s' ≡ ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫)
-                             ⊎ (umax ≤ length (ues s) × FlOk s s')
+                             ⊎ FlOk s s'
 okM SB.flush            s s' = FlOk s s'
 
 okM⇒okU : ∀ u {s s'} → okM u s s' → okU u s s'
 okM⇒okU (SB.reg (SB.op x))  o                          = o
 okM⇒okU (SB.reg SB.barrier) (inj₁ x)                   = inj₁ x
-okM⇒okU (SB.reg SB.barrier) (inj₂ (ge , inj₁ refl))    = inj₂ (ge , inj₁ refl , refl)
-okM⇒okU (SB.reg SB.barrier) (inj₂ (ge , inj₂ refl))    = inj₂ (ge , inj₂ (inj₁ refl) , refl)
+okM⇒okU (SB.reg SB.barrier) (inj₂ (inj₁ refl))    = inj₂ (inj₁ refl , refl)
+okM⇒okU (SB.reg SB.barrier) (inj₂ (inj₂ refl))    = inj₂ (inj₂ (inj₁ refl) , refl)
 okM⇒okU SB.flush            (inj₁ refl)                = inj₁ refl , refl
 okM⇒okU SB.flush            (inj₂ refl)                = inj₂ (inj₁ refl) , refl
 
@@ -240,7 +240,7 @@ CrM : SB.UOp → StU → St → Gh → Set
 CrM (SB.reg (SB.op x))  s s'' gh = Σ StU λ s' → okU (SB.reg (SB.op x)) s s' × Img (st s') s'' × gh ≡ ghostN s'
 CrM (SB.reg SB.barrier) s s'' gh =
     (length (ues s) < umax × Img (flB (st s)) s'' × gh ≡ ghostN ⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫)
-  ⊎ (umax ≤ length (ues s) × CrF s s'' gh)
+  ⊎ CrF s s'' gh
 CrM SB.flush            s s'' gh = CrF s s'' gh
 
 record SU : Set where
@@ -458,17 +458,22 @@ ck-G {s} {t} {s''} iv c = proj₁ (ck-G-M {s} {t} {s''} iv c)
 -- a flush, or the forced barrier
 FFu : SB.UOp → StU → Set
 FFu (SB.reg (SB.op _))  s = ⊥
-FFu (SB.reg SB.barrier) s = umax ≤ length (ues s)
+FFu (SB.reg SB.barrier) s = ⊤
 FFu SB.flush            s = ⊤
 
 fl-A : ∀ u {s t s'} → FFu u s → Inv′ s t → FlOk s s' →
        Σ SB.State λ t' → (SB.stable t' ≡ SB.volatile t × SB.pend t' ≡ []) × Inv′ s' t'
 fl-A (SB.reg (SB.op _)) () _ _
-fl-A (SB.reg SB.barrier) {s} {t} {s'} ge (iv , gr) f
-  with A-Inv (SB.reg SB.barrier) {s} {t} {s'} iv (okM⇒okU (SB.reg SB.barrier) {s} {s'} (inj₂ (ge , f)))
-... | t' , (_ , _ , inj₂ (_ , e1 , e2)) , iv' =
-  t' , (e1 , e2) , iv' , genR-ok (SB.reg SB.barrier) {s} {s'} (okM⇒okU (SB.reg SB.barrier) {s} {s'} (inj₂ (ge , f))) gr
-... | t' , (_ , _ , inj₁ (lt , _ , _)) , _ = ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (lenU {s} {t} iv) ge))
+fl-A (SB.reg SB.barrier) {s} {t} {s'} _ (iv , gr) f
+  with A-Inv (SB.reg SB.barrier) {s} {t} {s'} iv (okM⇒okU (SB.reg SB.barrier) {s} {s'} (inj₂ f))
+... | t' , (_ , _ , inj₂ (e1 , e2)) , iv' =
+  t' , (e1 , e2) , iv' , genR-ok (SB.reg SB.barrier) {s} {s'} (okM⇒okU (SB.reg SB.barrier) {s} {s'} (inj₂ f)) gr
+... | t' , (_ , _ , inj₁ (_ , _ , ep)) , iv' =
+  ⊥-elim′ (len-mis₂ (ues s') (SB.pend t) (SB.volatile t) (fl-nil {s} {s'} f) (trans (lenU {s'} {t'} iv') (cong length ep)))
+  where
+    fl-nil : ∀ {s s'} → FlOk s s' → ues s' ≡ []
+    fl-nil (inj₁ refl) = refl
+    fl-nil (inj₂ refl) = refl
 fl-A SB.flush {s} {t} {s'} _ (iv , gr) f with A-Inv SB.flush {s} {t} {s'} iv (okM⇒okU SB.flush {s} {s'} f)
 ... | t' , (_ , e1 , e2 , _) , iv' = t' , (e1 , e2) , iv' , genR-ok SB.flush {s} {s'} (okM⇒okU SB.flush {s} {s'} f) gr
 
@@ -497,8 +502,9 @@ crash-G (SB.reg SB.barrier) {s} {t} {s''} (iv , gr) (inj₁ (lt , img , refl))
   with A-Inv (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} iv (inj₁ (lt , refl))
 ... | t' , (_ , _ , inj₁ (_ , e1 , e2)) , iv' =
   t' , inj₁ (e1 , e2) , crash-normal-G {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {t'} {s''} iv' (≤-refl ∷ gr) img
-... | t' , (_ , _ , inj₂ (ge , _ , _)) , _ = ⊥-elim′ (<⇒≱ lt (subst (umax ≤_) (sym (lenU {s} {t} iv)) ge))
-crash-G (SB.reg SB.barrier) {s} {t} {s''} iv (inj₂ (ge , c)) = crash-F (SB.reg SB.barrier) {s} {t} {s''} ge iv c
+... | t' , (_ , _ , inj₂ (_ , ep)) , iv' =
+  ⊥-elim′ (len-mis₁ (ues s) (epE (st s)) (SB.pend t') (lenU {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {t'} iv') ep)
+crash-G (SB.reg SB.barrier) {s} {t} {s''} iv (inj₂ c) = crash-F (SB.reg SB.barrier) {s} {t} {s''} tt iv c
 crash-G SB.flush {s} {t} {s''} iv c = crash-F SB.flush {s} {t} {s''} tt iv c
 
 ------------------------------------------------------------------------

@@ -454,12 +454,12 @@ fg-pt (SB.reg (SB.op x)) {s} {t} (iv , gr) (inj₁ (s' , o , refl)) =
 fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₁ (lt , refl))) =
   let A = A-Inv (SB.reg SB.barrier) {s} {t} {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} iv (inj₁ (lt , refl)) in
   gen (st s) , fg-inv {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {proj₁ A} (proj₂ (proj₂ A)) (≤-refl ∷ gr)
-fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₂ (ge , inj₁ refl))) =
+fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₂ (inj₁ refl))) =
   gen (st s) , fg-inv {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} (pre-sync {s} {t} iv) (≤-refl ∷ gr)
-fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₂ (ge , inj₂ refl))) =
-  let A = A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl)) in
+fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₁ (inj₂ (inj₂ refl))) =
+  let A = A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (inj₁ refl , refl)) in
   gen (fl3 (st s)) , fg-inv {⟪ fl3 (st s) , [] ⟫} {proj₁ A} (proj₂ (proj₂ A))
-                       (genR-ok (SB.reg SB.barrier) {s} {⟪ fl3 (st s) , [] ⟫} (inj₂ (ge , inj₁ refl , refl)) gr)
+                       (genR-ok (SB.reg SB.barrier) {s} {⟪ fl3 (st s) , [] ⟫} (inj₂ (inj₁ refl , refl)) gr)
 fg-pt SB.flush {s} {t} (iv , gr) (inj₁ (inj₁ refl)) =
   gen (st s) , fg-inv {⟪ flB (st s) , ues s ++ epE (st s) ∷ [] ⟫} {preT t} (pre-sync {s} {t} iv) (≤-refl ∷ gr)
 fg-pt SB.flush {s} {t} (iv , gr) (inj₁ (inj₂ refl)) =
@@ -468,9 +468,9 @@ fg-pt SB.flush {s} {t} (iv , gr) (inj₁ (inj₂ refl)) =
                        (genR-ok SB.flush {s} {⟪ fl3 (st s) , [] ⟫} (inj₁ refl , refl) gr)
 fg-pt (SB.reg (SB.op x)) (iv , gr) (inj₂ (() , _))
 fg-pt (SB.reg SB.barrier) {s} {t} (iv , gr) (inj₂ (ge , ck)) =
-  let A = A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (ge , inj₁ refl , refl)) in
+  let A = A-Inv (SB.reg SB.barrier) {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₂ (inj₁ refl , refl)) in
   fg-ck {s} {proj₁ A} (proj₂ (proj₂ A))
-                       (genR-ok (SB.reg SB.barrier) {s} {⟪ fl3 (st s) , [] ⟫} (inj₂ (ge , inj₁ refl , refl)) gr) ck
+                       (genR-ok (SB.reg SB.barrier) {s} {⟪ fl3 (st s) , [] ⟫} (inj₂ (inj₁ refl , refl)) gr) ck
 fg-pt SB.flush {s} {t} (iv , gr) (inj₂ (_ , ck)) =
   let A = A-Inv SB.flush {s} {t} {⟪ fl3 (st s) , [] ⟫} iv (inj₁ refl , refl) in
   fg-ck {s} {proj₁ A} (proj₂ (proj₂ A)) (genR-ok SB.flush {s} {⟪ fl3 (st s) , [] ⟫} (inj₁ refl , refl) gr) ck

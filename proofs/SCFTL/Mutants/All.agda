@@ -101,6 +101,7 @@ import SCFTL.Mutants.BarrierSkipsConsolidation
 import SCFTL.Mutants.BlockEraseOverPX
 import SCFTL.Mutants.CheckpointOverLiveSlot
 import SCFTL.Mutants.RegionCommitPageOnly
+import SCFTL.Mutants.BarrierDurableOnlyAtUmax
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -146,6 +147,7 @@ module M42 = SCFTL.Mutants.BarrierSkipsConsolidation
 module M43 = SCFTL.Mutants.BlockEraseOverPX
 module M44 = SCFTL.Mutants.CheckpointOverLiveSlot
 module M45 = SCFTL.Mutants.RegionCommitPageOnly
+module M46 = SCFTL.Mutants.BarrierDurableOnlyAtUmax
 
 record MutantsFail : Set where
   field
@@ -276,6 +278,10 @@ record MutantsFail : Set where
     --     continued while the commit page fits: a run whose epoch's
     --     tentative pages overflow the region
     region-commit-page-only : ¬ M45.RegionFits M45.Pmut
+    -- 46. (the region rules over PU's barrier) the barrier durable only
+    --     with umax unsynced epochs: a barrier whose commit would leave
+    --     the region short has no step the rule allows
+    barrier-durable-only-at-umax : ¬ M46.BarrierLifts M46.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -323,4 +329,5 @@ mutants-fail = record
   ; block-erase-over-px = M43.not-snapshot-consistent
   ; checkpoint-over-live-slot = M44.not-slot-covered
   ; region-commit-page-only = M45.not-region-fits
+  ; barrier-durable-only-at-umax = M46.not-barrier-lifts
   }
