@@ -48,10 +48,21 @@
 --             (SCFTL.Mutants.BarrierDurableOnlyAtUmax): with the durable
 --             barrier only at `umax` (`BarrierLifts`) a barrier is refused.
 --
+--   `PUSBicR`, `ok-invX`, `rec-invX`, `obligationsXR`,
+--             `theorem1-PUSBicR`, `PUSBicR-snapshot-consistent`, `liftX`,
+--             `liftX-rec` : the same over PUSBic, PX's PU half — with
+--             the in-page and OOB commits (SpaceRegion's rule for them:
+--             epoch_pages_max left in P's state, whose consolidation
+--             page P writes at once; else the commit with the full
+--             checkpoint), recovery without the checkpoint (`Room`, else
+--             the recovery with it from the same slot and parse), and the
+--             sync behind (no region page).
+--
 -- Not here: the lazy chain's steps (PL: the lazy commit, the
--- consolidation page owed before the next region page), PUSi's in-page
--- and OOB commits, the sync behind (PUSB), and so not yet PX; the data
--- superblocks.  See proofs/README.md, "Space in P's state".
+-- consolidation page owed before the next region page), and so not yet
+-- PX; `crash-roomS` for PUSBic's own crash points (the in-page/OOB
+-- commit's commands, the sync behind); the data superblocks.  See
+-- proofs/README.md, "Space over PU's barrier".
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -71,9 +82,9 @@ open import Relation.Binary.PropositionalEquality
   using (_≡_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; MC; wcnt; gcnt; ept; dbuf; dr; fl2; fl3; ck1; ck2; ck3; FlPt; CkPt; Img; sync; okP; rd)
+  using (St; MC; wcnt; gcnt; ept; dbuf; dr; gen; ep; fl2; fl3; ck1; ck2; ck3; fi3; fi4; FlPt; CkPt; Img; sync; okP; rd)
 open import SCFTL.Impl.SpaceRegion Data d0 amax wmax kmax _≟D_ pp D
-  using (RInv; Tent; Room; room-k; fresh-inv; room; ok-inv; drL; epm; len-img; reg-len; fl-len)
+  using (RInv; Tent; Room; RoomK; room-k; fresh-inv; room; ok-inv; drL; epm; len-img; reg-len; fl-len)
   renaming (Fresh to FreshR; lift to liftP)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
@@ -83,6 +94,12 @@ open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_
   using (SU; ⟦_,_⟧; su; gh; ghostN; okPU; crashPU; NewPU; okM; CrM; CrF; FlOk; RecOk)
 open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_
   using (okS; crashS; PUS; syS; syU; landR; obligationsS)
+open import SCFTL.Impl.UnsyncedSyncInPage Data d0 amax wmax kmax umax _≟D_ using (okSi; FiOk; RecC)
+open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (PartSy; syB; syBU)
+open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX; crashX; PUSBic; obligationsX)
+open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR)
+open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (lay)
+open import SCFTL.Impl.UnsyncedEpochsCrash Data d0 amax wmax kmax _≟D_ using (tents; ue)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -292,3 +309,124 @@ module _ (c4 : suc epm ≤ D) where
   lift-rec : ∀ {S S'} → okS SB.recover S S' → okSR SB.recover S S'
   lift-rec {S} {⟦ ⟪ .(recU b g C (proj₂ (gh S)) es' (st (su S))) , _ ⟫ , _ ⟧}
     o@((b , g , C , _ , T , es' , _ , _ , refl) , _) = o , c4
+
+------------------------------------------------------------------------
+-- PUSBicR: the same rules over PUSBic (PUS with the in-page and OOB
+-- commits where no epoch is unsynced, recovery without the checkpoint
+-- where it accepts every unsynced epoch, and the sync behind): the PU
+-- half of PX
+--
+-- The in-page or OOB commit's consolidation page P writes at once,
+-- where the code writes it lazily inside the pages its `after_commit`
+-- asks for: after it the rule leaves epoch_pages_max in P's state
+-- (SpaceRegion's `Kons`/`RoomK`); recovery without the checkpoint keeps
+-- the region and must leave `Room`, else it checkpoints.
+
+PolX : SB.Op → SU → SU → Set
+PolX (SB.use SB.flush) S S' = Room (st (su S')) ⊎ (FiOk (su S) (su S') × RoomK (st (su S')))
+PolX o S S' = PolU o S S'
+
+okXR : SB.Op → SU → SU → Set
+okXR o S S' = okX o S S' × PolX o S S'
+
+PUSBicR : SB.Model
+PUSBicR = record { State = SU ; New = NewPU ; read = λ S → rd (st (su S)) ; ok = okXR ; crash = crashX }
+
+-- the sync behind keeps the region's length
+len-syB : ∀ xs ys l r x → drL (syB xs ys l r x) ≡ drL x
+len-syB xs ys l r x = len-landR (length (tents (gen x) (ep x) (ept x) ++ lay (map (ue (gen x)) ys) [])) (dr x)
+
+private
+  fresh-fi : ∀ {s s'} → FiOk s s' → FreshR (st s')
+  fresh-fi (_ , M , _ , inj₁ refl) = refl , refl , refl , refl
+  fresh-fi (_ , M , _ , inj₂ refl) = refl , refl , refl , refl
+
+  fresh-flX : ∀ {S S'} → okX (SB.use SB.flush) S S' → FreshR (st (su S'))
+  fresh-flX {S} {S'} (inj₁ (f , _)) = fresh-fl {su S} {su S'} f
+  fresh-flX {S} {S'} (inj₂ (f , _)) = fresh-fi {su S} {su S'} f
+
+  rk-flX : ∀ {S S'} → PolX (SB.use SB.flush) S S' → RoomK (st (su S'))
+  rk-flX {S} {S'} (inj₁ rm) = room-k {st (su S')} rm
+  rk-flX (inj₂ (_ , rk)) = rk
+
+ok-invX : ∀ u {S S'} → RInvS S → okXR (SB.use u) S S' → RInvS S'
+ok-invX (SB.reg (SB.op (SB.w a d))) {S} {S'} I o = ok-invS (SB.reg (SB.op (SB.w a d))) {S} {S'} I o
+ok-invX (SB.reg (SB.op SB.rl)) {S} {S'} I o = ok-invS (SB.reg (SB.op SB.rl)) {S} {S'} I o
+ok-invX (SB.reg (SB.op SB.es)) {S} {S'} I o = ok-invS (SB.reg (SB.op SB.es)) {S} {S'} I o
+ok-invX (SB.reg (SB.op SB.sy)) {S} {S'} I (inj₁ o , p) = ok-invS (SB.reg (SB.op SB.sy)) {S} {S'} I (o , p)
+ok-invX (SB.reg (SB.op SB.sy)) {⟦ ⟪ s , .(xs ++ ys) ⟫ , g ⟧} {⟦ .(syBU xs ys l r ⟪ s , xs ++ ys ⟫) , g' ⟧} I
+  (inj₂ (xs , ys , l , r , refl , _ , _ , refl , _) , _) =
+  same {s} {syB xs ys l r s} refl refl refl refl (len-syB xs ys l r s) I
+ok-invX (SB.reg SB.barrier) {S} {S'} I o = ok-invS (SB.reg SB.barrier) {S} {S'} I o
+ok-invX SB.flush {S} {S'} I (o , p) =
+  fresh-inv {st (su S')} (fresh-flX {S} {S'} o) (rk-flX {S} {S'} p)
+
+rec-invX : ∀ {S S'} → okXR SB.recover S S' → RInvS S'
+rec-invX {S} {S'} (inj₁ o , rm) = rec-invS {S} {S'} (o , rm)
+rec-invX {S} {⟦ ⟪ .(recR b g C (proj₂ (gh S)) es' (st (su S))) , _ ⟫ , _ ⟧}
+  (inj₂ ((b , g , C , _ , T , es' , _ , _ , _ , _ , refl) , _) , rm) =
+  fresh-inv {recR b g C (proj₂ (gh S)) es' (st (su S))} (refl , refl , refl , refl)
+    (room-k {recR b g C (proj₂ (gh S)) es' (st (su S))} rm)
+
+private
+  module OX = SB.ForwardSimulation.Obligations obligationsX
+
+open SB.ForwardSimulation PUSBicR SB.SB using () renaming (Obligations to ObligationsXR)
+
+obligationsXR : ObligationsXR
+obligationsXR = record
+  { AR = OX.AR ; CR = OX.CR
+  ; RI = RInvS
+  ; CI = λ _ → ⊤
+  ; AR⇒≈ = λ {S} {t} → OX.AR⇒≈ {S} {t}
+  ; init-CR = λ {S} {t} → OX.init-CR {S} {t}
+  ; init-CI = λ _ → tt
+  ; A-ok = λ u ar ri k → OX.A-ok u ar tt (proj₁ k)
+  ; A-crash = λ u ar ri c → OX.A-crash u ar tt c
+  ; A-rec = λ {S} {t} {S'} cr ci k → OX.A-rec {S} {t} {S'} cr tt (proj₁ k)
+  ; A-recᶜ = λ {S} {t} {S'} cr ci c → OX.A-recᶜ {S} {t} {S'} cr tt c
+  ; B-ok = λ u ri k → ok-invX u ri k
+  ; B-crash = λ _ _ _ → tt
+  ; B-rec = λ {S} {S'} _ k → rec-invX {S} {S'} k
+  ; B-recᶜ = λ _ _ → tt
+  }
+
+theorem1-PUSBicR : SB.CorrespondenceB.BehaviourallyCorrect PUSBicR SB.SB
+theorem1-PUSBicR = SB.theorem1-SB PUSBicR obligationsXR
+
+PUSBicR-snapshot-consistent : SB.SnapshotConsistentB PUSBicR
+PUSBicR-snapshot-consistent = SB.obligations⇒SCB PUSBicR obligationsXR
+
+module _ (c4 : suc epm ≤ D) where
+
+  private
+    lift′ = lift c4
+    lift-rec′ = lift-rec c4
+
+  -- every step of PUSBic from a state of the invariant has a step of
+  -- PUSBicR with the same operation (an in-page or OOB commit that would
+  -- leave the region short as the same commit with the full checkpoint;
+  -- a recovery without the checkpoint that would, as the recovery with
+  -- it from the same slot and parse)
+  liftX : ∀ u {S S'} → RInvS S → okX (SB.use u) S S' → Σ SU λ S'' → okXR (SB.use u) S S''
+  liftX (SB.reg (SB.op (SB.w a d))) {S} {S'} I o = lift′ (SB.reg (SB.op (SB.w a d))) {S} {S'} I o
+  liftX (SB.reg (SB.op SB.rl)) {S} {S'} I o = lift′ (SB.reg (SB.op SB.rl)) {S} {S'} I o
+  liftX (SB.reg (SB.op SB.es)) {S} {S'} I o = lift′ (SB.reg (SB.op SB.es)) {S} {S'} I o
+  liftX (SB.reg (SB.op SB.sy)) {S} {S'} I o = S' , o , tt
+  liftX (SB.reg SB.barrier) {S} {S'} I o = lift′ (SB.reg SB.barrier) {S} {S'} I o
+  liftX SB.flush {S} {S'} I (inj₁ o) with lift′ SB.flush {S} {S'} I o
+  ... | S'' , k , rm = S'' , inj₁ k , inj₁ rm
+  liftX SB.flush {S} {S'} I (inj₂ (f@(e , M , ip , inj₁ refl) , g)) with drL (st (su S')) + epm ≤? D
+  ... | yes rk = S' , inj₂ (f , g) , inj₂ (f , rk)
+  ... | no _  = ⟦ ⟪ ck3 (fi3 M (st (su S))) , [] ⟫ , ghostN ⟪ ck3 (fi3 M (st (su S))) , [] ⟫ ⟧ ,
+                inj₂ ((e , M , ip , inj₂ refl) , refl) , inj₁ c4
+  liftX SB.flush {S} {S'} I (inj₂ (f@(e , M , ip , inj₂ refl) , g)) = S' , inj₂ (f , g) , inj₁ c4
+
+  -- every recovery of PUSBic has one of PUSBicR from the same state
+  liftX-rec : ∀ {S S'} → okX SB.recover S S' → Σ SU λ S'' → okXR SB.recover S S''
+  liftX-rec {S} {S'} (inj₁ o) = S' , inj₁ o , proj₂ (lift-rec′ {S} {S'} o)
+  liftX-rec {S} {S'} (inj₂ r@((b , g , C , pk , T , es' , p , sh , _ , _ , e) , eu , eg))
+    with drL (st (su S')) + suc epm ≤? D
+  ... | yes rm = S' , inj₂ r , rm
+  ... | no _  = ⟦ ⟪ recU b g C (proj₂ (gh S)) es' (st (su S)) , [] ⟫ , ghostN ⟪ recU b g C (proj₂ (gh S)) es' (st (su S)) , [] ⟫ ⟧ ,
+                inj₁ ((b , g , C , pk , T , es' , p , sh , refl) , refl , refl) , c4
