@@ -306,14 +306,15 @@ fn in_page_and_oob_commits_pass_p_guards() {
 #[test]
 fn chain_commits_that_break_p_guards_are_caught_at_the_commit() {
     // Trims fill the delta buffer into a tentative page, then a one-sector
-    // write commits in-page (seed 8 reaches it at step 7,703; the contract
-    // alone at 8,146, after a crash). The two sync mutants commit in-page
-    // or in the OOB right after an epoch barrier (step 280–590 on seeds
-    // 1–3; the contract alone misses them in 20,000 operations there).
+    // write commits in-page (seed 12 reaches it at step 1,379; the contract
+    // alone misses it in 100,000 operations). The two sync mutants commit
+    // in-page or in the OOB right after an epoch barrier (step 280–590 on
+    // seeds 1–3; the contract alone misses them in 20,000 operations
+    // there, but for inpage-sync-past-one-epoch at seed 2, at step 8,524).
     for (m, seed, what) in [
         (
             Mutant::ChainCommitWithTentativePage,
-            8,
+            12,
             "tentative delta page",
         ),
         (Mutant::InpageSyncPastOneEpoch, 1, "unsynced"),
