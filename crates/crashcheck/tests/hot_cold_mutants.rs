@@ -16,7 +16,10 @@
 //!   completed flush. The real bug, found by seed 6 with `--wear-leveling`
 //!   (20,000 operations) when two streams were new; it is not specific to
 //!   them, but one stream (seeds 1–40, tiny, `--wear-leveling`) did not
-//!   reach it.
+//!   reach it. A rare path: since the barrier that leaves the delta region
+//!   short commits durably (b5fede3), seed 92 is the one of seeds 1–200
+//!   that reaches it at 20,000 operations (step 26,249 of the run with
+//!   its recoveries); without `--wear-leveling`, seed 47.
 //! - `release-before-gc-page` (async and sync with two streams,
 //!   `LogConfig::with_streams`): a collected victim is erased without
 //!   waiting for the GC buffer's page that holds its last relocated
@@ -68,10 +71,10 @@ fn flush_skips_cold_buffer_in_exhaustive_mode() {
 fn lazy_consolidation_of_empty_chain() {
     let mut run = hot_cold(Mutant::LazyConsolidationOfEmptyChain);
     run.target.wear = Some(checker_wear_policy(FtlKind::Scftl));
-    caught_and_replayed(&run, 6, 20_000);
+    caught_and_replayed(&run, 92, 20_000);
     let mut real = hot_cold(Mutant::None);
     real.target.wear = Some(checker_wear_policy(FtlKind::Scftl));
-    passes(&real, 6, 20_000);
+    passes(&real, 92, 20_000);
 }
 
 #[test]
