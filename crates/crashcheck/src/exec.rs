@@ -302,6 +302,9 @@ pub struct Stats {
     /// In-page and OOB commits whose facts the refinement oracle checked
     /// against P's guards `InP` / `OobP`.
     pub refine_chain_commits: u64,
+    /// Times the refinement oracle checked the committed checkpoints on
+    /// the flash against P's live slot (`RefineOracle::slots`).
+    pub refine_slot_checks: u64,
     /// The most data pages one of those OOB commits spanned (a maximum,
     /// not a sum, when runs are added up).
     pub refine_longest_oob_run: u64,
@@ -364,6 +367,7 @@ impl Stats {
             refine_steps: self.refine_steps,
             refine_recoveries: self.refine_recoveries,
             refine_chain_commits: self.refine_chain_commits,
+            refine_slot_checks: self.refine_slot_checks,
             refine_longest_oob_run: self.refine_longest_oob_run,
             ..Stats::default()
         }
@@ -401,6 +405,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             refine_steps,
             refine_recoveries,
             refine_chain_commits,
+            refine_slot_checks,
             refine_longest_oob_run,
             program_failures_injected,
             erase_failures_injected,
@@ -435,6 +440,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.refine_steps += refine_steps;
         self.refine_recoveries += refine_recoveries;
         self.refine_chain_commits += refine_chain_commits;
+        self.refine_slot_checks += refine_slot_checks;
         self.refine_longest_oob_run = self.refine_longest_oob_run.max(*refine_longest_oob_run);
         self.program_failures_injected += program_failures_injected;
         self.erase_failures_injected += erase_failures_injected;
@@ -759,7 +765,27 @@ impl Executor {
         self.stats.refine_chain_commits += r.chain_commits_checked - before;
         self.stats.refine_longest_oob_run =
             self.stats.refine_longest_oob_run.max(r.longest_oob_run);
-        res.map_err(|m| self.violation(m))
+        res.map_err(|m| self.violation(m))?;
+        self.refine_slots()
+    }
+
+    /// The refinement oracle's slot check ([`RefineOracle::slots`]) on
+    /// the checkpoints the device reads from its flash.
+    fn refine_slots(&mut self) -> Result<(), Violation> {
+        let cv = match self.dev.as_mut().and_then(|d| d.refine_checkpoints()) {
+            Some(Ok(cv)) => cv,
+            Some(Err(e)) => {
+                return Err(self.violation(format!(
+                    "refinement oracle: the device could not read its checkpoints: {e}"
+                )))
+            }
+            None => return Ok(()),
+        };
+        self.stats.refine_slot_checks += 1;
+        match self.refine.as_ref().map(|r| r.slots(&cv)) {
+            Some(Err(m)) => Err(self.violation(m)),
+            _ => Ok(()),
+        }
     }
 
     /// The device's view for the refinement oracle.
@@ -790,7 +816,8 @@ impl Executor {
         if recovered {
             self.stats.refine_recoveries += 1;
         }
-        res.map_err(|m| self.violation(m))
+        res.map_err(|m| self.violation(m))?;
+        self.refine_slots()
     }
 
     /// `AR.cnt` of the model oracle against the device's epoch budget.

@@ -35,6 +35,14 @@ fn compared<'r>(name: &str, seed: u64, r: &'r Report) -> &'r crashcheck::Stats {
         s.refine_steps > 1000 && s.refine_recoveries > 100,
         "{name} seed {seed}: {s:?}"
     );
+    // The checkpoint slots on the flash, after every format (the first,
+    // and one per device replaced after a media failure) and every
+    // operation and recovery (`RefineOracle::slots`).
+    assert_eq!(
+        s.refine_slot_checks,
+        1 + s.devices_replaced + s.refine_steps + s.refine_recoveries,
+        "{name} seed {seed}: {s:?}"
+    );
     s
 }
 

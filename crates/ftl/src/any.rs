@@ -360,6 +360,11 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
     fn refine_view(&self) -> Option<crate::refine::RefineView> {
         self.dev_ref().refine_view()
     }
+    fn refine_checkpoints(
+        &mut self,
+    ) -> Option<crate::device::Result<crate::refine::CheckpointView>> {
+        self.dev().refine_checkpoints()
+    }
 }
 
 #[cfg(test)]

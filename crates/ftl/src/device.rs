@@ -393,6 +393,14 @@ pub trait BlockDevice {
     fn refine_view(&self) -> Option<crate::refine::RefineView> {
         None
     }
+
+    /// The committed checkpoints on the flash as recovery would read
+    /// them, for the refinement oracle's slot check
+    /// (`crate::refine::CheckpointView`); `None` where `refine_view` is.
+    /// Reads the flash (no program, erase or sync).
+    fn refine_checkpoints(&mut self) -> Option<Result<crate::refine::CheckpointView>> {
+        None
+    }
 }
 
 /// Validates a request's range and buffer length; returns the sector count.
@@ -477,5 +485,8 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     }
     fn refine_view(&self) -> Option<crate::refine::RefineView> {
         (**self).refine_view()
+    }
+    fn refine_checkpoints(&mut self) -> Option<Result<crate::refine::CheckpointView>> {
+        (**self).refine_checkpoints()
     }
 }

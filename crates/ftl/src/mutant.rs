@@ -182,6 +182,12 @@ pub enum Mutant {
     /// epoch_pages_max. The proofs' mutant 45 (`RegionCommitPageOnly`) is
     /// the same rule weakened further.
     RegionRoomOffByOne,
+    /// SCFTL: a full checkpoint writes the first mapped sector of the L2P
+    /// as unmapped into its slot, while the L2P in memory keeps it: the
+    /// device reads right until a recovery starts from that checkpoint.
+    /// The proofs' slot relation (`Stands` of `SCFTL.Impl.SlotOver`: the
+    /// live slot parses to P's checkpoint cell) fails at once.
+    CheckpointDropsEntry,
     /// SCFTL: when a detached flush's sync returns (a flush ticket,
     /// `BlockDevice::finish_flush`), the next region page is flagged as
     /// written after a sync even though epochs ended while the sync ran,
@@ -333,10 +339,11 @@ impl Mutant {
     /// oracle (`--oracle refine`) catches at the operation that makes them,
     /// while at that operation every other check still passes
     /// (`crates/crashcheck/tests/refine_oracle.rs`).
-    pub const REFINE_ONLY: [Mutant; 3] = [
+    pub const REFINE_ONLY: [Mutant; 4] = [
         Mutant::VictimErasableAtOnce,
         Mutant::ValidCountOffByOne,
         Mutant::RegionRoomOffByOne,
+        Mutant::CheckpointDropsEntry,
     ];
 
     /// Mutants the refinement oracle catches at the commit that breaks P's
@@ -388,6 +395,7 @@ impl Mutant {
             Mutant::VictimErasableAtOnce => "victim-erasable-at-once",
             Mutant::ValidCountOffByOne => "valid-count-off-by-one",
             Mutant::RegionRoomOffByOne => "region-room-off-by-one",
+            Mutant::CheckpointDropsEntry => "checkpoint-drops-entry",
             Mutant::TicketProvesLaterEpochs => "ticket-proves-later-epochs",
             Mutant::DetachedFlushCommitsInline => "detached-flush-commits-inline",
             Mutant::ChainCommitWithTentativePage => "chain-commit-with-tentative-page",

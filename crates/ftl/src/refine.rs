@@ -12,6 +12,18 @@
 /// (SCFTL's own type, `scftl::blocks`).
 pub use crate::scftl::SbState as SbKind;
 
+/// The full checkpoints on the flash as recovery reads them
+/// ([`crate::BlockDevice::refine_checkpoints`]): every one whose commit
+/// record and L2P pages are intact, newest first, with its generation and
+/// its L2P (logical sector ↦ physical sector or [`crate::UNMAPPED`]).
+/// The refinement oracle checks the proofs' slot relation on it (`Stands`
+/// of `SCFTL.Impl.SlotOver`): the newest is P's live checkpoint cell (its
+/// generation and map), every other one older.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckpointView {
+    pub committed: Vec<(u64, Vec<u32>)>,
+}
+
 /// SCFTL's internal state between two operations (see the module doc).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefineView {

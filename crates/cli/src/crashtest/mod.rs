@@ -656,6 +656,10 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
                 / secs
         );
         println!(
+            "  checkpoint slots      {} times the flash's committed checkpoints checked against P's live slot (Stands)",
+            s.refine_slot_checks
+        );
+        println!(
             "  in-page/OOB commits   {} checked against P's guards InP/OobP (longest OOB run: {} pages)",
             s.refine_chain_commits, s.refine_longest_oob_run
         );

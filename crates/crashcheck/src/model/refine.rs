@@ -144,6 +144,12 @@ pub struct RefineOracle {
     /// commit's number (the view's `commits`): each may be erased only
     /// once that commit is durable (`GcI`).
     released: BTreeMap<Page, u64>,
+    /// P's live checkpoint cell (`cpL`: `cpt g C`), as the last full
+    /// checkpoint — format's, a commit's or a recovery's — wrote it: its
+    /// generation and map. The slots on the flash must hold it as the
+    /// newest committed checkpoint and nothing newer (`Stands` of
+    /// `SCFTL.Impl.SlotOver`; [`RefineOracle::slots`]).
+    live_ck: Option<(u64, Map)>,
     /// Operations and recoveries compared.
     pub steps_checked: u64,
     pub recoveries_checked: u64,
@@ -179,6 +185,7 @@ impl RefineOracle {
             paused: false,
             lnk: None,
             released: BTreeMap::new(),
+            live_ck: None,
             steps_checked: 0,
             recoveries_checked: 0,
             chain_commits_checked: 0,
@@ -191,6 +198,7 @@ impl RefineOracle {
         let mut s = steps::new_p();
         s.gen = v.generation;
         self.s = Some(s);
+        self.live_ck = Some((v.generation, Map::new()));
         self.commits = vec![Map::new()];
         self.pending = None;
         self.paused = false;
@@ -257,6 +265,17 @@ impl RefineOracle {
                 ));
             }
         }
+        // P's live checkpoint: the one before the crash where the
+        // generation stayed (recovery without a checkpoint, `rec0`); else
+        // the recovered L2P (recovery's own `ck3`, or a full checkpoint
+        // the cut operation committed, over an empty region).
+        if self
+            .live_ck
+            .as_ref()
+            .is_none_or(|(g, _)| *g != v.generation)
+        {
+            self.live_ck = Some((v.generation, got.clone()));
+        }
         // rec0: the recovered L2P, every mapped page durable, empty queues.
         let mut s = steps::new_p();
         s.gen = v.generation;
@@ -276,6 +295,46 @@ impl RefineOracle {
             self.compare(&v)?;
         }
         self.prev = Some(v);
+        Ok(())
+    }
+
+    /// The proofs' slot relation on the flash (`Stands` of
+    /// `SCFTL.Impl.SlotOver`): the newest committed checkpoint recovery
+    /// would read is P's live cell — the generation and map of the last
+    /// full checkpoint — and every other committed one is older
+    /// (`Older`). Checked after every operation and recovery: a slot
+    /// written wrong, or erased or overwritten while live, shows here
+    /// before any recovery reads it.
+    pub fn slots(&self, cv: &ftl::refine::CheckpointView) -> Result<(), String> {
+        let Some((g, m)) = self.live_ck.as_ref().filter(|_| !self.paused) else {
+            return Ok(());
+        };
+        let Some((g0, l2p)) = cv.committed.first() else {
+            return Err(format!(
+                "refinement: no committed full checkpoint on the flash; P's live slot holds generation {g} (SlotOver's Stands: the live slot parses)"
+            ));
+        };
+        if g0 != g {
+            return Err(format!(
+                "refinement: the newest committed checkpoint on the flash has generation {g0}, P's live slot {g} (SlotOver's Stands)"
+            ));
+        }
+        let got = map_of(l2p);
+        if got != *m {
+            let la = (0..=self.amax)
+                .find(|a| got.get(a) != m.get(a))
+                .unwrap_or(0);
+            return Err(format!(
+                "refinement: the live checkpoint (generation {g}) on the flash maps logical sector {la} to {}, P's live slot to {} (SlotOver's Stands: the slot's pages parse to P's cell)",
+                show(got.get(&la)),
+                show(m.get(&la))
+            ));
+        }
+        if let Some((h, _)) = cv.committed.iter().skip(1).find(|(h, _)| h >= g) {
+            return Err(format!(
+                "refinement: a second committed checkpoint of generation {h} beside the live one of {g} (SlotOver's Older: the other slot holds an older one)"
+            ));
+        }
         Ok(())
     }
 
@@ -452,6 +511,7 @@ impl RefineOracle {
             if checkpoint {
                 steps::ck3(s);
                 s.gen = v.generation;
+                self.live_ck = Some((v.generation, s.smap.clone()));
             }
             // P's lnk after the commit: fl3 and fiK/fi4 link the next
             // page, a fresh one (`nxt`); ck3 links none. (The FTL may link

@@ -262,6 +262,29 @@ fn commit_candidates<F: Flash + ?Sized>(
     Ok(cands)
 }
 
+/// Every committed checkpoint on the flash (its commit record and L2P
+/// pages intact, as recovery reads them: [`load_newest`] takes the
+/// first), newest first: its generation and its L2P. For the crash
+/// checker's refinement oracle (`crate::refine::CheckpointView`).
+pub(crate) fn committed<F: Flash + ?Sized>(
+    flash: &mut F,
+    layout: &Layout,
+    l2p_len: usize,
+    page: &mut [u8],
+    scan: bool,
+) -> Result<Vec<(u64, Vec<Psa>)>> {
+    let mut cands = commit_candidates(flash, layout, l2p_len, true, page, scan)?;
+    cands.sort_by_key(|(r, _)| std::cmp::Reverse(r.gen));
+    let mut out = Vec::new();
+    for (r, map) in cands {
+        let mut l2p = vec![Psa::UNMAPPED; l2p_len];
+        if read_l2p(flash, layout, &map.slots[r.slot], &r, true, &mut l2p, page)? {
+            out.push((r.gen, l2p));
+        }
+    }
+    Ok(out)
+}
+
 /// Picks the committed checkpoint with the highest generation and loads
 /// its L2P. Returns its commit record and the metadata map it names
 /// (`scan`: see [`commit_candidates`]).

@@ -656,6 +656,15 @@ impl<F: Flash> Scftl<F> {
         if next.is_some() && self.mutant == Mutant::RotationErasesOldDeltaEarly {
             fresh.extend_from_slice(&now.delta);
         }
+        let mut dropped;
+        let mut l2p = self.l2p.as_slice();
+        if self.mutant == Mutant::CheckpointDropsEntry {
+            dropped = l2p.to_vec();
+            if let Some(e) = dropped.iter_mut().find(|e| **e != Psa::UNMAPPED) {
+                *e = Psa::UNMAPPED;
+            }
+            l2p = &dropped;
+        }
         let pages = checkpoint::write(
             &mut self.flash,
             &self.layout,
@@ -663,7 +672,7 @@ impl<F: Flash> Scftl<F> {
             target,
             gen,
             self.delta.epoch,
-            self.l2p.as_slice(),
+            l2p,
             &mut self.scratch,
             &fresh,
         )?;

@@ -160,6 +160,34 @@ impl<F: Flash> Scftl<F> {
     /// The refinement oracle's view (`crate::refine`): a copy of the L2P,
     /// the ghost stable L2P, the block table and the epoch's counters.
     /// `None` without debug assertions.
+    /// [`crate::BlockDevice::refine_checkpoints`]: the committed
+    /// checkpoints as recovery reads them (debug builds).
+    pub(super) fn refine_checkpoints_impl(
+        &mut self,
+    ) -> Option<crate::device::Result<crate::refine::CheckpointView>> {
+        #[cfg(debug_assertions)]
+        {
+            let mut page = vec![0u8; self.layout.page_size];
+            Some(
+                super::checkpoint::committed(
+                    &mut self.flash,
+                    &self.layout,
+                    self.l2p.len(),
+                    &mut page,
+                    self.features.movable_metadata,
+                )
+                .map(|cps| crate::refine::CheckpointView {
+                    committed: cps
+                        .into_iter()
+                        .map(|(g, l2p)| (g, l2p.into_iter().map(|p| p.0).collect()))
+                        .collect(),
+                }),
+            )
+        }
+        #[cfg(not(debug_assertions))]
+        None
+    }
+
     pub(super) fn refine_view_impl(&self) -> Option<crate::refine::RefineView> {
         #[cfg(debug_assertions)]
         {

@@ -1058,4 +1058,8 @@ impl<F: Flash> BlockDevice for Scftl<F> {
     fn refine_view(&self) -> Option<crate::refine::RefineView> {
         self.refine_view_impl()
     }
+
+    fn refine_checkpoints(&mut self) -> Option<Result<crate::refine::CheckpointView>> {
+        self.refine_checkpoints_impl()
+    }
 }
