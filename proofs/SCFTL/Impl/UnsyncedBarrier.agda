@@ -46,11 +46,14 @@
 --                over the durable pages, and `accU` on it ends at the
 --                last SYNC or at one barrier of `ues` AS WRITTEN
 --                (`crash-rec-prefix` on PU's crashed states)
---   ARv, barrier-A, barrier-forced
+--   ARv, barrier-A, len-mis₁, len-mis₂
 --                a part of the abstraction relation against SB (read
 --                image, write counter, as many unsynced epochs as pending
 --                snapshots): PU's barrier without SYNC is SB's barrier
---                leaving the image pending; PU syncs exactly when SB does
+--                leaving the image pending, PU's durable barrier SB's
+--                durable one; a PU and an SB barrier step that leave as
+--                many unsynced epochs as pending images took the same
+--                branch (`len-mis₁`, `len-mis₂`)
 --   A-okU        type A at the level of ARv for write (`write-A`), GC
 --                relocation (`rl-A`), flush (`flush-A`) and both
 --                barriers (`barrier-A`, `barrier-sync-A`), with the

@@ -20,7 +20,10 @@
 --   PUM          the model: normal steps `okM` (PU's write and GC,
 --                the barrier without SYNC `flB`, the forced barrier and
 --                the flush: P's one-SYNC commit `fl3`, with or without
---                the full checkpoint after it), crashes `CrM` (the end of
+--                the full checkpoint after it; "the forced barrier" is
+--                the durable barrier, the only barrier step at `umax`
+--                unsynced epochs and, since the twenty-sixth session, a
+--                barrier step at any count), crashes `CrM` (the end of
 --                a write or GC step, the barrier right after its
 --                programs, a flush or the forced barrier before its
 --                SYNC, after it, at `ck1`/`ck2` of its checkpoint and at
