@@ -253,9 +253,7 @@ impl RefineOracle {
                 .is_some_and(|p| self.same_sectors_fresh_places(p, &got));
             if !fresh_ok {
                 let newest = self.commits.last().cloned().unwrap_or_default();
-                let la = (0..=self.amax)
-                    .find(|a| newest.get(a) != got.get(a))
-                    .unwrap_or(0);
+                let la = first_difference(&newest, &got).unwrap_or(0);
                 return Err(format!(
                     "refinement: recovery rebuilt an L2P that no commit left: logical sector {la} maps to {}, but the last commit mapped it to {} ({} commits since the last durable flush{})",
                     show(got.get(&la)),
@@ -321,9 +319,7 @@ impl RefineOracle {
         }
         let got = map_of(l2p);
         if got != *m {
-            let la = (0..=self.amax)
-                .find(|a| got.get(a) != m.get(a))
-                .unwrap_or(0);
+            let la = first_difference(&got, m).unwrap_or(0);
             return Err(format!(
                 "refinement: the live checkpoint (generation {g}) on the flash maps logical sector {la} to {}, P's live slot to {} (SlotOver's Stands: the slot's pages parse to P's cell)",
                 show(got.get(&la)),
