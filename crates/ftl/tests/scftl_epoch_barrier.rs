@@ -267,6 +267,44 @@ fn a_flush_costs_one_sync_and_a_barrier_none() {
     assert_eq!(syncs(&dev) - before, 1);
 }
 
+/// A NAND flash whose power the short-region tests cut.
+type Cut = SharedFlash<CrashFlash<MemFlash>>;
+
+/// Runs `op` (the `what` under test) with a power cut armed right after
+/// its first erase, and checks that the cut came inside it, after an
+/// erase.
+fn cut_after_first_erase<T>(crash: &Cut, what: &str, op: impl FnOnce() -> ftl::Result<T>) {
+    let erases = crash.with(|f| f.erases_issued());
+    crash.with(|f| f.set_crash_after_erase(1));
+    assert!(op().is_err(), "the power cut comes inside the {what}");
+    assert!(
+        crash.with(|f| f.erases_issued()) > erases,
+        "the {what} erased"
+    );
+}
+
+/// After the cut, nothing in flight applied, the reopened device reads
+/// `tag` at `lba`: the `what`'s epoch was durable before its checkpoint's
+/// first erase.
+fn assert_survives_cut(crash: &Cut, lba: Lba, tag: u8, what: &str) {
+    crash.with(|f| {
+        f.crash(
+            flash::CrashPolicy::NoneApplied,
+            &mut Pcg64::seed_from_u64(0),
+        )
+        .unwrap()
+    });
+    let mut dev = Scftl::open(crash.clone()).unwrap();
+    let mut buf = vec![0; dev.sector_size()];
+    dev.read(lba, &mut buf).unwrap();
+    assert!(
+        buf.iter().all(|&b| b == tag),
+        "the {what}'s epoch was durable before its checkpoint erased: sector {} reads {:?}…, not {tag}",
+        lba.0,
+        &buf[..8]
+    );
+}
+
 /// The run of [`a_barrier_that_leaves_the_region_short_commits_durably`]:
 /// one sector per epoch, three barriers then a flush per round (so no
 /// barrier is the forced fourth). `barrier(dev, k)` takes the place of the
@@ -330,36 +368,11 @@ fn a_barrier_that_leaves_the_region_short_commits_durably() {
             d.epoch_barrier().unwrap();
             return false;
         }
-        let erases = crash.with(|f| f.erases_issued());
-        crash.with(|f| f.set_crash_after_erase(1));
-        assert!(
-            d.epoch_barrier().is_err(),
-            "the power cut comes inside the barrier"
-        );
-        assert!(
-            crash.with(|f| f.erases_issued()) > erases,
-            "the barrier erased"
-        );
+        cut_after_first_erase(&crash, "barrier", || d.epoch_barrier());
         true
     });
-    let ss = dev.sector_size();
     drop(dev);
-    crash.with(|f| {
-        f.crash(
-            flash::CrashPolicy::NoneApplied,
-            &mut Pcg64::seed_from_u64(0),
-        )
-        .unwrap()
-    });
-    let mut dev = Scftl::open(crash.clone()).unwrap();
-    let mut buf = vec![0; ss];
-    dev.read(lba, &mut buf).unwrap();
-    assert!(
-        buf.iter().all(|&b| b == tag),
-        "the barrier's epoch was durable before its checkpoint erased: sector {} reads {:?}…, not {tag}",
-        lba.0,
-        &buf[..8]
-    );
+    assert_survives_cut(&crash, lba, tag, "barrier");
 }
 
 /// The run of [`a_detached_flush_that_leaves_the_region_short_syncs_first`]:
@@ -418,34 +431,9 @@ fn a_detached_flush_that_leaves_the_region_short_syncs_first() {
             finish(d);
             return false;
         }
-        let erases = crash.with(|f| f.erases_issued());
-        crash.with(|f| f.set_crash_after_erase(1));
-        assert!(
-            d.begin_flush().is_err(),
-            "the power cut comes inside the flush"
-        );
-        assert!(
-            crash.with(|f| f.erases_issued()) > erases,
-            "the flush erased"
-        );
+        cut_after_first_erase(&crash, "flush", || d.begin_flush());
         true
     });
-    let ss = dev.sector_size();
     drop(dev);
-    crash.with(|f| {
-        f.crash(
-            flash::CrashPolicy::NoneApplied,
-            &mut Pcg64::seed_from_u64(0),
-        )
-        .unwrap()
-    });
-    let mut dev = Scftl::open(crash.clone()).unwrap();
-    let mut buf = vec![0; ss];
-    dev.read(lba, &mut buf).unwrap();
-    assert!(
-        buf.iter().all(|&b| b == tag),
-        "the flush's epoch was durable before its checkpoint erased: sector {} reads {:?}…, not {tag}",
-        lba.0,
-        &buf[..8]
-    );
+    assert_survives_cut(&crash, lba, tag, "flush");
 }
