@@ -107,9 +107,8 @@ impl<F: Flash> Scftl<F> {
                 // durable one (one SYNC, then the checkpoint), rather than
                 // leave its commit to the checkpoint's SYNC (the proofs'
                 // forced barrier; a detached flush is otherwise a barrier).
-                let short = u64::from(self.delta.remaining_pages()) < self.region_reserve();
                 self.flush_end(PendingCommit {
-                    sync: owes && short,
+                    sync: owes && self.region_short(),
                     ..p
                 })?;
                 owes
@@ -374,9 +373,15 @@ impl<F: Flash> Scftl<F> {
         u64::from(self.delta.remaining_pages()) < pages + self.region_reserve()
     }
 
+    /// Whether the region has fewer pages left than
+    /// [`Scftl::region_reserve`]: a commit then ends in a full checkpoint.
+    fn region_short(&self) -> bool {
+        u64::from(self.delta.remaining_pages()) < self.region_reserve()
+    }
+
     /// What a flush does once its epoch is committed.
     fn after_commit(&mut self) -> Result<()> {
-        if u64::from(self.delta.remaining_pages()) < self.region_reserve() {
+        if self.region_short() {
             // Every commit that ends here synced first (`flush_begin` made
             // it durable): a checkpoint after an unsynced commit is a step
             // the proofs' model does not have.
