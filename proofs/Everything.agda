@@ -133,6 +133,8 @@ import SCFTL.Impl.SpaceTwoStreams
 import SCFTL.Impl.SpaceTwoStreamsTight
 import SCFTL.Impl.SpaceRegion
 import SCFTL.Impl.SpaceRegionBarrier
+import SCFTL.Impl.SpaceRegionLazy
+import SCFTL.Impl.SpaceRegionOne
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
