@@ -176,6 +176,13 @@ done
 #     not-barrier-lifts : ¬ BarrierLifts Pmut
 # (a state of the region invariant and a barrier from it with no step of
 # `Pmut` that leaves the region the room the rule asks for).
+# Mutants of the region rules over PL's lazy chain (issue 39;
+# SCFTL/Impl/SpaceRegionLazy.agda) are listed in MUTANTS_OF_REGION_LAZY:
+# each weakens the rule after a flush, names the mutated rule `Pmut`, and
+# instead contains
+#     not-rooms : ¬ RoomsL Pmut
+# (a run from format to a state with no free region page past the page
+# the chain owes).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
@@ -183,7 +190,8 @@ MUTANTS_OF_LAZY_CHAIN="LazyChainSkipsHole LazyConsolidationOmitsRecord"
 MUTANTS_OF_SLOT_LAYER="CheckpointOverLiveSlot"
 MUTANTS_OF_REGION="RegionCommitPageOnly"
 MUTANTS_OF_REGION_BARRIER="BarrierDurableOnlyAtUmax"
-MIN_MUTANTS=43
+MUTANTS_OF_REGION_LAZY="LazyCommitForgetsOwedPage"
+MIN_MUTANTS=44
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -211,6 +219,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_REGION_BARRIER " in
     *" $b "*) want='not-barrier-lifts : ¬ BarrierLifts Pmut' ;;
+  esac
+  case " $MUTANTS_OF_REGION_LAZY " in
+    *" $b "*) want='not-rooms : ¬ RoomsL Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

@@ -104,15 +104,30 @@ open Sp using (Op; use; flush; recover; w; rl; es; S; SnapshotConsistent; obliga
 ------------------------------------------------------------------------
 -- The rules
 
+-- the rule after a flush: `Room`, or SpaceRegion's rule after P's
+-- in-page or OOB commit with its consolidation page at once
+FlR : St → St → Set
+FlR s s' = Room s' ⊎ (Kons (konsS s) s' × RoomK s')
+
+-- the rules, with the one after a flush given (`F`: the code's is `FlR`;
+-- mutant 47, SCFTL.Mutants.LazyCommitForgetsOwedPage, lets a lazy
+-- commit through with epoch_pages_max pages left, forgetting the page
+-- the chain then owes)
+PolLw : (St → St → Set) → Op → St → St → Set
+PolLw F (use (regop (w a d))) s s' = Tent s s'
+PolLw F (use (regop rl))      s s' = Tent s s'
+PolLw F (use (regop es))      s s' = ⊤
+PolLw F (use flush)           s s' = F s s'
+PolLw F recover               s s' = Room s'
+
+okPLRw : (St → St → Set) → Op → St → St → Set
+okPLRw F o s s' = okPL EraseGuard o s s' × PolLw F o s s'
+
 PolL : Op → St → St → Set
-PolL (use (regop (w a d))) s s' = Tent s s'
-PolL (use (regop rl))      s s' = Tent s s'
-PolL (use (regop es))      s s' = ⊤
-PolL (use flush)           s s' = Room s' ⊎ (Kons (konsS s) s' × RoomK s')
-PolL recover               s s' = Room s'
+PolL = PolLw FlR
 
 okPLR : Op → St → St → Set
-okPLR o s s' = okPL EraseGuard o s s' × PolL o s s'
+okPLR = okPLRw FlR
 
 PLR : Sp.Model
 PLR = record { State = St ; New = NewP ; read = rd ; ok = okPLR ; crash = crashPL EraseGuard }
@@ -317,14 +332,13 @@ chain-fl {s} (inj₂ (ph , r , nt)) k = ri-chain-free (proj₂ (proj₂ (proj₂
 ------------------------------------------------------------------------
 -- Preservation
 
-private
-  -- a lazy commit is no commit with the consolidation page at once
-  lazy-not-kons : ∀ {s s' M} → s' ≡ fiL M s → Kons (konsS s) s' → ∀ {A : Set} → A
-  lazy-not-kons {s} {s'} {M} refl kn = ⊥-elim (1+n≰n (≤≡ (≤-trans (s≤s (kS-ge s)) (≤-reflexive (sym (len kn)))) (len-fi3 M s)))
-    where
-    len : Kons (konsS s) (fiL M s) → drL (fiL M s) ≡ suc (drL (konsS s))
-    len (L , inj₁ (_ , e)) = trans (cong drL e) (len-fi4 L (konsS s))
-    len (L , inj₂ (M' , _ , e)) = trans (cong drL e) (len-fi4 M' (konsS s))
+-- a lazy commit is no commit with the consolidation page at once
+lazy-not-kons : ∀ {s s' M} → s' ≡ fiL M s → Kons (konsS s) s' → ∀ {A : Set} → A
+lazy-not-kons {s} {s'} {M} refl kn = ⊥-elim (1+n≰n (≤≡ (≤-trans (s≤s (kS-ge s)) (≤-reflexive (sym (len kn)))) (len-fi3 M s)))
+  where
+  len : Kons (konsS s) (fiL M s) → drL (fiL M s) ≡ suc (drL (konsS s))
+  len (L , inj₁ (_ , e)) = trans (cong drL e) (len-fi4 L (konsS s))
+  len (L , inj₂ (M' , _ , e)) = trans (cong drL e) (len-fi4 M' (konsS s))
 
 ok-invL : ∀ u {s s'} → RIL s → RInvL s → okPLR (use u) s s' → RInvL s'
 ok-invL (regop (w a d)) {s} ril I (inj₁ (ib , f1 , false , refl) , tn) =
@@ -452,6 +466,41 @@ theorem1-PLR = theorem1PLR obligationsPLR new-disk
 
 PLR-snapshot-consistent : SnapshotConsistent PLR
 PLR-snapshot-consistent = obligations⇒SC PLR obligationsPLR
+
+------------------------------------------------------------------------
+-- Room along every run
+
+-- a recovery after a crash: crashes of recoveries, then one that ends
+data RecovL (F : St → St → Set) : St → St → Set where
+  recd : ∀ {z s1} → okPLRw F recover z s1 → RecovL F z s1
+  recᶜ : ∀ {z z' s1} → crashPL EraseGuard recover z z' → RecovL F z' s1 → RecovL F z s1
+
+-- a run: steps, and crashes of a step each followed by a recovery
+data RunL (F : St → St → Set) : St → St → Set where
+  done  : ∀ {s} → RunL F s s
+  step  : ∀ u {s s1 s'} → okPLRw F (use u) s s1 → RunL F s1 s' → RunL F s s'
+  crash : ∀ u {s z s1 s'} → crashPL EraseGuard (use u) s z → RecovL F z s1 → RunL F s1 s' → RunL F s s'
+
+-- in every state of every run from format (whose first recovery may
+-- crash too), a free region page past the page the chain owes
+RoomsL : (St → St → Set) → Set
+RoomsL F = ∀ {s0 s1 s} → NewP s0 → RecovL F s0 s1 → RunL F s1 s → suc (drL (konsS s)) ≤ D
+
+private
+  module OL = Sp.ForwardSimulation.Obligations obligationsPLR
+
+  recov-inv : ∀ {z s1} → OL.CI z → RecovL FlR z s1 → OL.RI s1
+  recov-inv {z} {s1} ci (recd k) = OL.B-rec {z} {s1} ci k
+  recov-inv {z} ci (recᶜ {z' = z'} c r) = recov-inv (OL.B-recᶜ {z} {z'} ci c) r
+
+  run-inv : ∀ {s s'} → OL.RI s → RunL FlR s s' → OL.RI s'
+  run-inv ri done = ri
+  run-inv ri (step u k r) = run-inv (OL.B-ok u ri k) r
+  run-inv ri (crash u c rc r) = run-inv (recov-inv (OL.B-crash u ri c) rc) r
+
+-- the code's rules
+region-roomL : RoomsL FlR
+region-roomL {s0} n k r = roomL (proj₂ (run-inv (recov-inv (OL.init-CI {s0} n) k) r))
 
 ------------------------------------------------------------------------
 -- The rules refuse no operation

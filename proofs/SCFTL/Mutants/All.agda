@@ -40,6 +40,12 @@
 -- Mutant 45 mutates the region rules in P's state (SCFTL.Impl.
 -- SpaceRegion): the region continued while the commit page fits; a run
 -- overflows the region (`¬ RegionFits`).
+-- Mutant 46 mutates PU's barrier (SCFTL.Impl.SpaceRegionBarrier): the
+-- barrier durable only at umax; a barrier the rules refuse
+-- (`¬ BarrierLifts`).
+-- Mutant 47 mutates the region rules over PL (SCFTL.Impl.
+-- SpaceRegionLazy): a lazy commit forgets the page the chain owes; a run
+-- leaves no region page for an epoch's commit (`¬ RoomsL`).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -102,6 +108,7 @@ import SCFTL.Mutants.BlockEraseOverPX
 import SCFTL.Mutants.CheckpointOverLiveSlot
 import SCFTL.Mutants.RegionCommitPageOnly
 import SCFTL.Mutants.BarrierDurableOnlyAtUmax
+import SCFTL.Mutants.LazyCommitForgetsOwedPage
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -148,6 +155,7 @@ module M43 = SCFTL.Mutants.BlockEraseOverPX
 module M44 = SCFTL.Mutants.CheckpointOverLiveSlot
 module M45 = SCFTL.Mutants.RegionCommitPageOnly
 module M46 = SCFTL.Mutants.BarrierDurableOnlyAtUmax
+module M47 = SCFTL.Mutants.LazyCommitForgetsOwedPage
 
 record MutantsFail : Set where
   field
@@ -282,6 +290,11 @@ record MutantsFail : Set where
     --     with umax unsynced epochs: a barrier whose commit would leave
     --     the region short has no step the rule allows
     barrier-durable-only-at-umax : ¬ M46.BarrierLifts M46.Pmut
+    -- 47. (the region rules over PL's lazy chain) a lazy commit goes
+    --     through with epoch_pages_max pages left, forgetting the
+    --     consolidation page the chain then owes: a run to a state whose
+    --     epoch has no region page left for its commit
+    lazy-commit-forgets-owed-page : ¬ M47.RoomsL M47.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -330,4 +343,5 @@ mutants-fail = record
   ; checkpoint-over-live-slot = M44.not-slot-covered
   ; region-commit-page-only = M45.not-region-fits
   ; barrier-durable-only-at-umax = M46.not-barrier-lifts
+  ; lazy-commit-forgets-owed-page = M47.not-rooms
   }
