@@ -49,6 +49,13 @@
 --   `roomL`  : a free region page after the owed one in every such state;
 --   `crash-roomL`, `recᶜ-roomL` : no crash point of any operation puts
 --             more than D pages in the region;
+--   `RunL`, `RoomsL`, `region-roomL` : along every run from format
+--             (crashes of steps, crashed recoveries) a region page past
+--             the owed one stays free (mutant 47, SCFTL.Mutants.
+--             LazyCommitForgetsOwedPage: the rule after a lazy commit
+--             asking epoch_pages_max pages, `PolLw` takes the rule after
+--             a flush as a parameter, leaves an epoch no page for its
+--             commit);
 --   `obligationsPLR`, `theorem1-PLR`, `PLR-snapshot-consistent` :
 --             Theorem 1 and snapshot consistency for PLR (PL's
 --             obligations, RI extended by RInvL, CI by the region's

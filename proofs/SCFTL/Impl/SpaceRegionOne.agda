@@ -187,7 +187,7 @@ PXR-snapshot-consistent = SB.obligations⇒SCB PXR obligationsPXR
 
 -- a recovery after a crash: crashes of recoveries, then one that ends
 data Recov : XS → XS → Set where
-  rec  : ∀ {Z X1} → okPXR SB.recover Z X1 → Recov Z X1
+  recd : ∀ {Z X1} → okPXR SB.recover Z X1 → Recov Z X1
   recᶜ : ∀ {Z Z' X1} → crashPX SB.recover Z Z' → Recov Z' X1 → Recov Z X1
 
 -- a run after format's recovery: steps, and crashes of a step each
@@ -198,7 +198,7 @@ data RunX : XS → XS → Set where
   crash : ∀ u {X Z X1 X'} → crashPX (SB.use u) X Z → Recov Z X1 → RunX X1 X' → RunX X X'
 
 recov-inv : ∀ {Z X1} → CIQ Z → Recov Z X1 → RIQ X1 × RInvQ X1
-recov-inv {Z} {X1} ci (rec k) = OPX.B-rec {Z} {X1} ci (fgt-rec {Z} {X1} k) , B-recR {Z} {X1} k
+recov-inv {Z} {X1} ci (recd k) = OPX.B-rec {Z} {X1} ci (fgt-rec {Z} {X1} k) , B-recR {Z} {X1} k
 recov-inv {Z} ci (recᶜ {Z' = Z'} c r) = recov-inv (OPX.B-recᶜ {Z} {Z'} ci c) r
 
 run-inv : ∀ {X X'} → RIQ X × RInvQ X → RunX X X' → RIQ X' × RInvQ X'
