@@ -135,6 +135,7 @@ import SCFTL.Impl.SpaceRegion
 import SCFTL.Impl.SpaceRegionBarrier
 import SCFTL.Impl.SpaceRegionLazy
 import SCFTL.Impl.SpaceRegionOne
+import SCFTL.Impl.SpaceRegionBlocks
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate

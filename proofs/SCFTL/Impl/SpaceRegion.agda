@@ -290,6 +290,13 @@ opt-bal true  false x = refl
 opt-bal false true  x = sym (+-suc (drL x) (length (ept x)))
 opt-bal true  true  x = sym (+-suc (drL x) (length (ept x)))
 
+-- the options take no page of P's
+opt-nxt : ∀ f1 f2 x → nxt (opt f1 f2 x) ≡ nxt x
+opt-nxt false false x = refl
+opt-nxt true  false x = refl
+opt-nxt false true  x = refl
+opt-nxt true  true  x = refl
+
 opt-len : ∀ f1 f2 x → drL (opt f1 f2 x) ≤ suc (drL x)
 opt-len false false x = n≤1+n _
 opt-len true  false x = n≤1+n _
@@ -517,6 +524,21 @@ module _ (c4 : suc epm ≤ D) where
   lift flush {s} {s'} I k with drL s' + suc epm ≤? D
   ... | yes r = s' , k , inj₁ r
   ... | no _  = ck3 (fl3 s) , inj₂ (inj₁ refl) , inj₁ (ck-room (fl3 s))
+
+  -- a write or relocation lifted takes the same next page (the block
+  -- layer's placement reads only `nxt`: SCFTL.Impl.SpaceRegionBlocks)
+  lift-nxt-w : ∀ a d {s s'} (I : RInv s) (k : okP (use (regop (w a d))) s s') →
+               nxt (proj₁ (lift (regop (w a d)) I k)) ≡ nxt s'
+  lift-nxt-w a d {s} I (inj₁ (ib , f1 , f2 , refl)) with place-tent f1 {s} {wr0 a d s} refl (RInv.bB I)
+  ... | f2' , t = trans (opt-nxt f1 f2' (wr0 a d s)) (sym (opt-nxt f1 f2 (wr0 a d s)))
+  lift-nxt-w a d I (inj₂ (nb , refl)) = refl
+
+  lift-nxt-rl : ∀ {s s'} (I : RInv s) (k : okP (use (regop rl)) s s') →
+                nxt (proj₁ (lift (regop rl) I k)) ≡ nxt s'
+  lift-nxt-rl {s} I (inj₁ (gl , p , lt , inj₁ (v , f1 , f2 , refl))) with place-tent f1 {s} {rl0 p s} refl (RInv.bB I)
+  ... | f2' , t = trans (opt-nxt f1 f2' (rl0 p s)) (sym (opt-nxt f1 f2 (rl0 p s)))
+  lift-nxt-rl I (inj₁ (gl , p , lt , inj₂ (nv , refl))) = refl
+  lift-nxt-rl I (inj₂ (ng , refl)) = refl
 
   lift-rec : ∀ {s s'} → okP recover s s' → Σ St λ s'' → okPS recover s s''
   lift-rec {s} {s'} k with drL s' + suc epm ≤? D

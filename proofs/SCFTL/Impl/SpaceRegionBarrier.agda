@@ -82,10 +82,10 @@ open import Relation.Binary.PropositionalEquality
   using (_≡_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; MC; wcnt; gcnt; ept; dbuf; dr; gen; ep; fl2; fl3; ck1; ck2; ck3; fi3; fi4; FlPt; CkPt; Img; sync; okP; rd)
+  using (St; MC; wcnt; gcnt; ept; dbuf; dr; gen; ep; fl2; fl3; ck1; ck2; ck3; fi3; fi4; FlPt; CkPt; Img; sync; okP; rd; nxt)
 open import SCFTL.Impl.SpaceRegion Data d0 amax wmax kmax _≟D_ pp D
   using (RInv; Tent; Room; RoomK; room-k; fresh-inv; room; ok-inv; drL; epm; len-img; reg-len; fl-len)
-  renaming (Fresh to FreshR; lift to liftP)
+  renaming (Fresh to FreshR; lift to liftP; lift-nxt-w to liftP-nxt-w; lift-nxt-rl to liftP-nxt-rl)
 import SCFTL.Spec Data d0 amax wmax as Sp
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
   using (StU; ⟪_,_⟫; st; ues; flB)
@@ -296,6 +296,19 @@ module _ (c4 : suc epm ≤ D) where
   ... | yes r = S' , o , r
   ... | no _  = ck-step S , (inj₂ refl , refl) , ck-room S
 
+  -- a write or relocation lifted takes the same next page
+  lift-nxt-w : ∀ a d {S S'} (I : RInvS S) (o : okS (SB.use (SB.reg (SB.op (SB.w a d)))) S S') →
+               nxt (st (su (proj₁ (lift (SB.reg (SB.op (SB.w a d))) {S} {S'} I o)))) ≡ nxt (st (su S'))
+  lift-nxt-w a d {⟦ ⟪ s , es ⟫ , g ⟧} I ((k , refl) , _)
+    with liftP c4 (Sp.reg (Sp.w a d)) {s} I k | liftP-nxt-w c4 a d {s} I k
+  ... | s'' , k' , tn | e = e
+
+  lift-nxt-rl : ∀ {S S'} (I : RInvS S) (o : okS (SB.use (SB.reg (SB.op SB.rl))) S S') →
+                nxt (st (su (proj₁ (lift (SB.reg (SB.op SB.rl)) {S} {S'} I o)))) ≡ nxt (st (su S'))
+  lift-nxt-rl {⟦ ⟪ s , es ⟫ , g ⟧} I ((k , refl) , _)
+    with liftP c4 (Sp.reg Sp.rl) {s} I k | liftP-nxt-rl c4 {s} I k
+  ... | s'' , k' , tn | e = e
+
   -- the barrier's case as a property of PU's barrier relation: every
   -- barrier of PUS from a state of the invariant has a step of `Bm`
   -- that keeps the rule (mutant 46, SCFTL.Mutants.BarrierDurableOnlyAtUmax:
@@ -430,3 +443,13 @@ module _ (c4 : suc epm ≤ D) where
   ... | yes rm = S' , inj₂ r , rm
   ... | no _  = ⟦ ⟪ recU b g C (proj₂ (gh S)) es' (st (su S)) , [] ⟫ , ghostN ⟪ recU b g C (proj₂ (gh S)) es' (st (su S)) , [] ⟫ ⟧ ,
                 inj₁ ((b , g , C , pk , T , es' , p , sh , refl) , refl , refl) , c4
+
+  -- a write or relocation lifted takes the same next page (the block
+  -- layer's placement reads only `nxt`: SCFTL.Impl.SpaceRegionBlocks)
+  liftX-nxt-w : ∀ a d {S S'} (I : RInvS S) (o : okX (SB.use (SB.reg (SB.op (SB.w a d)))) S S') →
+                nxt (st (su (proj₁ (liftX (SB.reg (SB.op (SB.w a d))) {S} {S'} I o)))) ≡ nxt (st (su S'))
+  liftX-nxt-w a d {S} {S'} I o = lift-nxt-w c4 a d {S} {S'} I o
+
+  liftX-nxt-rl : ∀ {S S'} (I : RInvS S) (o : okX (SB.use (SB.reg (SB.op SB.rl))) S S') →
+                 nxt (st (su (proj₁ (liftX (SB.reg (SB.op SB.rl)) {S} {S'} I o)))) ≡ nxt (st (su S'))
+  liftX-nxt-rl {S} {S'} I o = lift-nxt-rl c4 {S} {S'} I o

@@ -204,6 +204,18 @@ dbuf-optP : ∀ f y → dbuf (optP f y) ≡ dbuf y
 dbuf-optP true  y = refl
 dbuf-optP false y = refl
 
+-- the consolidation page and a write's optional pages take no page of P's
+kS-nxt : ∀ x → nxt (konsS x) ≡ nxt x
+kS-nxt x with konsPg x
+... | nothing = refl
+... | just c  = refl
+
+optL-nxt : ∀ f1 f2 y → nxt (optL f1 f2 y) ≡ nxt y
+optL-nxt true  false y = refl
+optL-nxt false false y = refl
+optL-nxt true  true  y = kS-nxt (optP true y)
+optL-nxt false true  y = kS-nxt (optP false y)
+
 -- RInvL is SpaceRegion's RInv of the consolidated state
 toK : ∀ {s} → RInvL s → RInv (konsS s)
 toK I = I
@@ -550,3 +562,18 @@ module _ (c4 : suc epm ≤ D) where
   -- PL's recovery always ends in a full checkpoint
   liftL-rec : ∀ {s s'} → okPL EraseGuard recover s s' → okPLR recover s s'
   liftL-rec k@(b , g , C , _ , refl) = k , c4
+
+  -- a write or relocation lifted takes the same next page (the block
+  -- layer's placement reads only `nxt`: SCFTL.Impl.SpaceRegionBlocks)
+  liftL-nxt-w : ∀ a d {s s'} (I : RInvL s) (k : okPL EraseGuard (use (regop (w a d))) s s') →
+                nxt (proj₁ (liftL (regop (w a d)) I k)) ≡ nxt s'
+  liftL-nxt-w a d {s} I (inj₁ (ib , f1 , f2 , refl)) with place-tentL f1 {s} (wr0 a d s) refl (bB-s {s} I)
+  ... | f2' , t = trans (optL-nxt f1 f2' (wr0 a d s)) (sym (optL-nxt f1 f2 (wr0 a d s)))
+  liftL-nxt-w a d I (inj₂ (nb , refl)) = refl
+
+  liftL-nxt-rl : ∀ {s s'} (I : RInvL s) (k : okPL EraseGuard (use (regop rl)) s s') →
+                 nxt (proj₁ (liftL (regop rl) I k)) ≡ nxt s'
+  liftL-nxt-rl {s} I (inj₁ (gl , p , lt , inj₁ (v , f1 , f2 , refl))) with place-tentL f1 {s} (rl0 p s) refl (bB-s {s} I)
+  ... | f2' , t = trans (optL-nxt f1 f2' (rl0 p s)) (sym (optL-nxt f1 f2 (rl0 p s)))
+  liftL-nxt-rl I (inj₁ (gl , p , lt , inj₂ (nv , refl))) = refl
+  liftL-nxt-rl I (inj₂ (ng , refl)) = refl

@@ -61,7 +61,7 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St)
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; nxt)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (⟪_,_⟫; st; ues)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (SU; ⟦_,_⟧; su; gh)
@@ -75,9 +75,9 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc
   using (XS; konsU; lzS; okL; Pre; NewX; okPX; crashPX; PX; ARP; CRQ; RIQ; CIQ; obligationsPX)
 open import SCFTL.Impl.SpaceRegion Data d0 amax wmax kmax _≟D_ pp D using (drL; epm; room)
 open import SCFTL.Impl.SpaceRegionBarrier Data d0 amax wmax kmax umax _≟D_ pp D
-  using (okXR; RInvS; ok-invX; rec-invX; liftX; liftX-rec)
+  using (okXR; RInvS; ok-invX; rec-invX; liftX; liftX-rec; liftX-nxt-w; liftX-nxt-rl)
 open import SCFTL.Impl.SpaceRegionLazy Data d0 amax wmax kmax _≟D_ kc pp D
-  using (PolL; RInvL; ok-invL; rec-invL; roomL; kS-ge; free-inv; liftL; liftL-rec)
+  using (PolL; RInvL; ok-invL; rec-invL; roomL; kS-ge; free-inv; liftL; liftL-rec; liftL-nxt-w; liftL-nxt-rl)
 open import SCFTL.Impl.BarrierOps Data d0 amax wmax umax using (oS)
 import SCFTL.Spec Data d0 amax wmax as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
@@ -256,3 +256,44 @@ module _ (c4 : suc epm ≤ D) where
   ... | S'' , k = (false , S'') , refl , k
   liftPX-rec {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} (refl , refl , s' , refl , o) with liftL-rec c4 {s} {s'} o
   ... | o' , pol = (true , lzS s' g) , refl , refl , s' , refl , o' , pol
+
+  -- a write or relocation lifted takes the same next page (the block
+  -- layer's placement reads only `nxt`: SCFTL.Impl.SpaceRegionBlocks)
+  private
+    liftLB-nxt-w : ∀ a d {s s'} (I : RInvL s) (o : okL (SB.reg (SB.op (SB.w a d))) s s') →
+                   nxt (proj₁ (liftLB (SB.reg (SB.op (SB.w a d))) {s} {s'} I o)) ≡ nxt s'
+    liftLB-nxt-w a d {s} {s'} I o with liftL c4 (Sp.reg (Sp.w a d)) {s} {s'} I o | liftL-nxt-w c4 a d {s} {s'} I o
+    ... | s'' , o' , pol | e = e
+
+    liftLB-nxt-rl : ∀ {s s'} (I : RInvL s) (o : okL (SB.reg (SB.op SB.rl)) s s') →
+                    nxt (proj₁ (liftLB (SB.reg (SB.op SB.rl)) {s} {s'} I o)) ≡ nxt s'
+    liftLB-nxt-rl {s} {s'} I o with liftL c4 (Sp.reg Sp.rl) {s} {s'} I o | liftL-nxt-rl c4 {s} {s'} I o
+    ... | s'' , o' , pol | e = e
+
+  liftPX-nxt-w : ∀ a d {X X'} (r : RIQ X) (I : RInvQ X) (k : okPX (SB.use (SB.reg (SB.op (SB.w a d)))) X X') →
+                 nxt (st (su (proj₂ (proj₁ (liftPX (SB.reg (SB.op (SB.w a d))) {X} {X'} r I k))))) ≡ nxt (st (su (proj₂ X')))
+  liftPX-nxt-w a d {false , S} {.false , S'} r I (inj₁ (refl , .S , refl , o))
+    with liftX c4 (SB.reg (SB.op (SB.w a d))) {S} {S'} I o | liftX-nxt-w c4 a d {S} {S'} I o
+  ... | S'' , k | e = e
+  liftPX-nxt-w a d {true , _} _ _ (inj₁ (_ , _ , () , _))
+  liftPX-nxt-w a d {false , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , o))
+    with liftLB (SB.reg (SB.op (SB.w a d))) (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) o
+       | liftLB-nxt-w a d (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) o
+  ... | s'' , o' , pol | e = e
+  liftPX-nxt-w a d {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , o))
+    with liftLB (SB.reg (SB.op (SB.w a d))) I o | liftLB-nxt-w a d I o
+  ... | s'' , o' , pol | e = e
+
+  liftPX-nxt-rl : ∀ {X X'} (r : RIQ X) (I : RInvQ X) (k : okPX (SB.use (SB.reg (SB.op SB.rl))) X X') →
+                  nxt (st (su (proj₂ (proj₁ (liftPX (SB.reg (SB.op SB.rl)) {X} {X'} r I k))))) ≡ nxt (st (su (proj₂ X')))
+  liftPX-nxt-rl {false , S} {.false , S'} r I (inj₁ (refl , .S , refl , o))
+    with liftX c4 (SB.reg (SB.op SB.rl)) {S} {S'} I o | liftX-nxt-rl c4 {S} {S'} I o
+  ... | S'' , k | e = e
+  liftPX-nxt-rl {true , _} _ _ (inj₁ (_ , _ , () , _))
+  liftPX-nxt-rl {false , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , o))
+    with liftLB (SB.reg (SB.op SB.rl)) (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) o
+       | liftLB-nxt-rl (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) o
+  ... | s'' , o' , pol | e = e
+  liftPX-nxt-rl {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , o))
+    with liftLB (SB.reg (SB.op SB.rl)) I o | liftLB-nxt-rl I o
+  ... | s'' , o' , pol | e = e
