@@ -19,7 +19,9 @@
 //!   reach it. A rare path: since the barrier that leaves the delta region
 //!   short commits durably (b5fede3), seed 92 is the one of seeds 1–200
 //!   that reaches it at 20,000 operations (step 26,249 of the run with
-//!   its recoveries); without `--wear-leveling`, seed 47.
+//!   its recoveries); without `--wear-leveling`, seed 47. Because the seed
+//!   is fragile, `crates/ftl/tests/scftl_reopen.rs` builds the path by hand
+//!   too (one stream: two in-page epochs that empty their superblock).
 //! - `release-before-gc-page` (async and sync with two streams,
 //!   `LogConfig::with_streams`): a collected victim is erased without
 //!   waiting for the GC buffer's page that holds its last relocated

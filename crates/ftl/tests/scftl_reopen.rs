@@ -92,3 +92,82 @@ fn without_settling_the_verified_epochs_the_flush_is_lost() {
     let e = scenario(Mutant::KeepVerifiedEpochsUnproven).unwrap_err();
     eprintln!("{e}");
 }
+
+/// `open` keeps the epochs it recovers from in-page records as the next
+/// commit's consolidation page — unless their superblock holds no mapped
+/// sector: then that superblock is erasable at once, and the first one a
+/// write opens after the reopen may be it, erasing the records before any
+/// commit; the next recovery then finds neither them nor the data page
+/// the region commit before them covers, and falls back past both. On
+/// `tiny` (superblocks of 32 sectors, pages of two: an in-page epoch
+/// writes one sector and its record): two flushes fill the first
+/// superblock; a region commit writes sector 40 into the second; two
+/// in-page epochs there write sectors 41 and 42 and trim sector 0 and
+/// then sectors 40–42, so the second superblock holds nothing mapped;
+/// then reopens, each after writes elsewhere and no flush. Returns the
+/// first sector that does not read as flushed, if any.
+fn empty_chain_scenario(mutant: Mutant) -> Result<(), String> {
+    let g = Geometry::tiny();
+    let cfg = ScftlConfig::default_for(&g);
+    let mut d = Scftl::format_with_mutant(MemFlash::new(g).unwrap(), cfg, mutant).unwrap();
+    let ss = d.sector_size();
+    w(&mut d, 0..16, 1);
+    d.flush().unwrap();
+    w(&mut d, 16..32, 2);
+    d.flush().unwrap();
+    w(&mut d, 40..41, 3);
+    d.flush().unwrap();
+    let before = d.stats().data_page_commits;
+    w(&mut d, 41..42, 4);
+    d.trim(Lba(0), 1).unwrap();
+    d.flush().unwrap();
+    w(&mut d, 42..43, 5);
+    d.trim(Lba(40), 3).unwrap();
+    d.flush().unwrap();
+    assert_eq!(
+        d.stats().data_page_commits - before,
+        2,
+        "two in-page epochs: {:?}",
+        d.stats()
+    );
+    let want = |la: u64| -> u8 {
+        match la {
+            1..=15 => 1,
+            16..=31 => 2,
+            _ => 0,
+        }
+    };
+    let mut d = Scftl::open_with_mutant(d.into_flash(), mutant).unwrap();
+    let mut buf = vec![0u8; ss];
+    for round in 0..24u64 {
+        w(&mut d, 44 + (round % 3) * 11..55 + (round % 3) * 11, 9);
+        let mut d2 = Scftl::open_with_mutant(d.into_flash(), mutant).unwrap();
+        for la in 0..44u64 {
+            match d2.read(Lba(la), &mut buf) {
+                Ok(()) if buf.iter().all(|&b| b == want(la)) => {}
+                Ok(()) => {
+                    return Err(format!(
+                        "round {round}: sector {la} reads {}, flushed {}",
+                        buf[0],
+                        want(la)
+                    ))
+                }
+                Err(e) => return Err(format!("round {round}: sector {la}: {e}")),
+            }
+        }
+        d2.check_invariants().unwrap();
+        d = d2;
+    }
+    Ok(())
+}
+
+#[test]
+fn epochs_recovered_from_records_in_an_emptied_superblock_survive_the_next_reopen() {
+    empty_chain_scenario(Mutant::None).unwrap();
+}
+
+#[test]
+fn without_consolidating_an_empty_chain_at_open_a_flush_is_lost() {
+    let e = empty_chain_scenario(Mutant::LazyConsolidationOfEmptyChain).unwrap_err();
+    eprintln!("{e}");
+}
