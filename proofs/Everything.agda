@@ -136,6 +136,7 @@ import SCFTL.Impl.SpaceRegionBarrier
 import SCFTL.Impl.SpaceRegionLazy
 import SCFTL.Impl.SpaceRegionOne
 import SCFTL.Impl.SpaceRegionBlocks
+import SCFTL.Impl.SpaceRegionCrash
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
