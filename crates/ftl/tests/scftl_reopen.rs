@@ -24,6 +24,38 @@ fn w(d: &mut Scftl<MemFlash>, r: std::ops::Range<u64>, v: u8) {
     }
 }
 
+/// Reopens `d` and checks that sectors `0..n` read as `want` says;
+/// returns the reopened device, or the first sector that does not (a
+/// wrong or damaged sector), naming the round.
+fn reopen_and_check(
+    d: Scftl<MemFlash>,
+    mutant: Mutant,
+    round: u64,
+    n: u64,
+    want: impl Fn(u64) -> u8,
+) -> Result<Scftl<MemFlash>, String> {
+    let mut d2 = Scftl::open_with_mutant(d.into_flash(), mutant).unwrap();
+    let mut buf = vec![0u8; d2.sector_size()];
+    for la in 0..n {
+        match d2.read(Lba(la), &mut buf) {
+            Ok(()) if buf.iter().all(|&b| b == want(la)) => {}
+            Ok(()) => {
+                return Err(format!(
+                    "round {round}: sector {la} reads {}, flushed {}",
+                    buf[0],
+                    want(la)
+                ))
+            }
+            Err(e @ FtlError::DamagedSector { .. }) => {
+                return Err(format!("round {round}: sector {la}: {e}"))
+            }
+            Err(e) => panic!("round {round}: sector {la}: {e}"),
+        }
+    }
+    d2.check_invariants().unwrap();
+    Ok(d2)
+}
+
 /// The scenario above on `tiny` (superblocks of 32 sectors, W = 16);
 /// returns the first sector that does not read as flushed, if any.
 fn scenario(mutant: Mutant) -> Result<(), String> {
@@ -31,7 +63,6 @@ fn scenario(mutant: Mutant) -> Result<(), String> {
     let cfg = ScftlConfig::default_for(&g);
     assert_eq!(cfg.write_bound, 16);
     let mut d = Scftl::format_with_mutant(MemFlash::new(g).unwrap(), cfg, mutant).unwrap();
-    let ss = d.sector_size();
     // Two flushes fill 24 of the first superblock's 32 sectors.
     w(&mut d, 16..32, 1);
     d.flush().unwrap();
@@ -58,26 +89,7 @@ fn scenario(mutant: Mutant) -> Result<(), String> {
         // Writes elsewhere and no flush: superblocks are erased, and no
         // delta page is written.
         w(&mut d, 32 + (round % 3) * 15..47 + (round % 3) * 15, 9);
-        let mut d2 = Scftl::open_with_mutant(d.into_flash(), mutant).unwrap();
-        let mut buf = vec![0u8; ss];
-        for la in 0..32u64 {
-            match d2.read(Lba(la), &mut buf) {
-                Ok(()) if buf.iter().all(|&b| b == want(la)) => {}
-                Ok(()) => {
-                    return Err(format!(
-                        "round {round}: sector {la} reads {}, flushed {}",
-                        buf[0],
-                        want(la)
-                    ))
-                }
-                Err(e @ FtlError::DamagedSector { .. }) => {
-                    return Err(format!("round {round}: sector {la}: {e}"))
-                }
-                Err(e) => panic!("round {round}: sector {la}: {e}"),
-            }
-        }
-        d2.check_invariants().unwrap();
-        d = d2;
+        d = reopen_and_check(d, mutant, round, 32, want)?;
     }
     Ok(())
 }
@@ -110,7 +122,6 @@ fn empty_chain_scenario(mutant: Mutant) -> Result<(), String> {
     let g = Geometry::tiny();
     let cfg = ScftlConfig::default_for(&g);
     let mut d = Scftl::format_with_mutant(MemFlash::new(g).unwrap(), cfg, mutant).unwrap();
-    let ss = d.sector_size();
     w(&mut d, 0..16, 1);
     d.flush().unwrap();
     w(&mut d, 16..32, 2);
@@ -138,25 +149,9 @@ fn empty_chain_scenario(mutant: Mutant) -> Result<(), String> {
         }
     };
     let mut d = Scftl::open_with_mutant(d.into_flash(), mutant).unwrap();
-    let mut buf = vec![0u8; ss];
     for round in 0..24u64 {
         w(&mut d, 44 + (round % 3) * 11..55 + (round % 3) * 11, 9);
-        let mut d2 = Scftl::open_with_mutant(d.into_flash(), mutant).unwrap();
-        for la in 0..44u64 {
-            match d2.read(Lba(la), &mut buf) {
-                Ok(()) if buf.iter().all(|&b| b == want(la)) => {}
-                Ok(()) => {
-                    return Err(format!(
-                        "round {round}: sector {la} reads {}, flushed {}",
-                        buf[0],
-                        want(la)
-                    ))
-                }
-                Err(e) => return Err(format!("round {round}: sector {la}: {e}")),
-            }
-        }
-        d2.check_invariants().unwrap();
-        d = d2;
+        d = reopen_and_check(d, mutant, round, 44, want)?;
     }
     Ok(())
 }
