@@ -16,6 +16,10 @@
 --             RI extended by RInvQ);
 --   `roomB`  : in every state of the invariant a region page is free
 --             (in the chain phase, past the page the chain owes);
+--   `crash-roomB`, `recᶜ-roomB` : no crash of a step from such a state
+--             (a block erase's included), nor of a recovery from a state
+--             within the region, leaves more than D pages in it
+--             (SCFTL.Impl.SpaceRegionCrash);
 --   `liftBφ`, `liftBφ-rec` : given (4) as epm + 1 <= D, the rules refuse no
 --             operation of BXφ: every step of BXφ from a state of the
 --             invariant has a step of BXφR with the same operation and
@@ -40,13 +44,14 @@ open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; okPX; RIQ)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (stX; module OPX; EsRunM; one; _∷_; XB; Place)
+  using (stX; module OPX; EsRunM; EsCrashM; one; _∷_; XB; Place)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb using (forget)
 open import SCFTL.Impl.OneModelBlocksPhys Data d0 amax wmax kmax umax _≟D_ kc zb using (BXφ; obligationsφ)
 open import SCFTL.Impl.OneModelBlocksFull Data d0 amax wmax kmax umax _≟D_ kc zb using (recovered-located-all)
 open import SCFTL.Impl.SpaceRegion Data d0 amax wmax kmax _≟D_ pp D using (drL; epm)
 open import SCFTL.Impl.SpaceRegionOne Data d0 amax wmax kmax umax _≟D_ kc pp D
   using (okPXR; RInvQ; B-okR; B-recR; roomX; fgt; fgt-rec; liftPX; liftPX-rec; liftPX-nxt-w; liftPX-nxt-rl)
+open import SCFTL.Impl.SpaceRegionCrash Data d0 amax wmax kmax umax _≟D_ kc pp D using (crash-roomPX; recᶜ-roomPX)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 private
@@ -101,6 +106,27 @@ B-recB {X , _} {X' , _} (_ , k) = B-recR {X} {X'} k
 -- **The room theorem** in BXφ's states
 roomB : ∀ (Y : XB) → RInvQ (proj₁ Y) → suc (drL (stX (proj₁ Y))) ≤ D
 roomB Y I = roomX (proj₁ Y) I
+
+-- **No crash of BXφ leaves more than D pages in the region**: every
+-- crash of a step from a state of the invariant (PX's crash under it;
+-- a block erase's: PX's erase steps, then a crashed one), and every
+-- crash of a recovery from a state within the region
+private
+  es-crash : ∀ {X ps X'} → RIQ X → RInvQ X → EsCrashM X ps X' → drL (stX X') ≤ D
+  es-crash r I (one c) = crash-roomPX (SB.reg (SB.op SB.es)) r I c
+  es-crash r I ((o , _) ∷ cs) =
+    es-crash (OPX.B-ok (SB.reg (SB.op SB.es)) r o) (B-okR (SB.reg (SB.op SB.es)) (r , I) (es-R o)) cs
+
+crash-roomB : ∀ u {Y Y'} → Oφ.RI Y → RInvQ (proj₁ Y) → M.crash (SB.use u) Y Y' → drL (stX (proj₁ Y')) ≤ D
+crash-roomB (SB.reg (SB.op (SB.w a d))) ri I (c , _) = crash-roomPX (SB.reg (SB.op (SB.w a d))) (riq ri) I c
+crash-roomB (SB.reg (SB.op SB.rl)) ri I (c , _) = crash-roomPX (SB.reg (SB.op SB.rl)) (riq ri) I c
+crash-roomB (SB.reg (SB.op SB.es)) ri I (_ , _ , _ , c , _) = es-crash (riq ri) I c
+crash-roomB (SB.reg (SB.op SB.sy)) ri I (c , _) = crash-roomPX (SB.reg (SB.op SB.sy)) (riq ri) I c
+crash-roomB (SB.reg SB.barrier) ri I (c , _) = crash-roomPX (SB.reg SB.barrier) (riq ri) I c
+crash-roomB SB.flush ri I (c , _) = crash-roomPX SB.flush (riq ri) I c
+
+recᶜ-roomB : ∀ {Y Y'} → drL (stX (proj₁ Y)) ≤ D → M.crash SB.recover Y Y' → drL (stX (proj₁ Y')) ≤ D
+recᶜ-roomB {X , _} {X' , _} le (c , _) = recᶜ-roomPX {X} {X'} le c
 
 ------------------------------------------------------------------------
 -- The obligations, Theorem 1 and snapshot consistency for BXφR
