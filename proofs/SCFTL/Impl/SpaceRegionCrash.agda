@@ -47,10 +47,9 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
   using (St; MC; dr; sync; syncAll; wr0; rl0; rlX; esF; fl3; ck1; ck2; ck3; fi3; fi4; Img; rd)
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI)
 open import SCFTL.Impl.CrashPoints Data d0 amax wmax kmax _≟D_
   using (Cmd; pgD; pgL; pgO; pgR; apR; pgI; run; runs; putAt; DRun; before; after; CkCmd; ck-new; ck-erase; ck-end;
-         IssMB; IssW; IssE; IssFi; IssCk1; IssCk2; CmdCrash; cmt)
+         IssMB; IssW; IssE; IssFi; IssCk1; IssCk2; CmdCrash; cmt; all-map)
 open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (syB)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (⟪_,_⟫; st; ues)
@@ -60,11 +59,8 @@ open import SCFTL.Impl.UnsyncedSyncInPageCommands Data d0 amax wmax kmax umax _�
 import SCFTL.Impl.UnsyncedSyncInPageCommands Data d0 amax wmax kmax umax _≟D_ as FC
 open import Data.Bool.Base using (true; false)
 open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (crashX)
-open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX; ri-X)
-open import SCFTL.Impl.UnsyncedBridgeCmVAll Data d0 amax wmax kmax umax _≟D_ using (obligationsX-RI)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; crashPL)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
-open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (ri-chain-free)
 open import SCFTL.Impl.LazyChainBarrier Data d0 amax wmax kmax umax _≟D_ kc using (PLD)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc
   using (XS; konsU; lzS; crL; crashPX; NewX; RIQ; CIQ; obligationsPX)
@@ -72,14 +68,13 @@ open import SCFTL.Impl.SpaceRegion Data d0 amax wmax kmax _≟D_ pp D
   using (RInv; drL; room; len-img; len-fl3; len-fi3; len-fi4; len-ck2; new-len)
 open import SCFTL.Impl.SpaceRegionBarrier Data d0 amax wmax kmax umax _≟D_ pp D using (RInvS; crash-roomS; len-syB)
 open import SCFTL.Impl.SpaceRegionLazy Data d0 amax wmax kmax _≟D_ kc pp D
-  using (RInvL; crash-roomL; recᶜ-roomL; free-inv)
+  using (RInvL; crash-roomL; recᶜ-roomL)
 open import SCFTL.Impl.SpaceRegionOne Data d0 amax wmax kmax umax _≟D_ kc pp D
-  using (RInvQ; Recov; recd; recᶜ; RunX; run-inv; recov-inv)
+  using (RInvQ; Recov; recd; recᶜ; RunX; run-inv; recov-inv; ri-of; rinvL-of)
 import SCFTL.Spec Data d0 amax wmax as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 private
-  module OXR = SB.ForwardSimulation.Obligations obligationsX-RI
   module OPX = SB.ForwardSimulation.Obligations obligationsPX
 
   ≡≤ : ∀ {a b c} → a ≡ b → b ≤ c → a ≤ c
@@ -108,11 +103,6 @@ run-len (pgI p c) s _ = refl
 runs-len : ∀ cs s → All NoAp cs → drL (runs cs s) ≡ drL s
 runs-len []       s []       = refl
 runs-len (k ∷ ks) s (n ∷ ns) = trans (runs-len ks (run k s) ns) (run-len k s n)
-
-private
-  all-map : ∀ {A : Set} {P Q : A → Set} → (∀ x → P x → Q x) → ∀ {xs} → All P xs → All Q xs
-  all-map f []       = []
-  all-map f (p ∷ ps) = f _ p ∷ all-map f ps
 
 -- a batch appends at most its one region page
 drun-len : ∀ {I u ap x} → (∀ k → I k → NoAp k) → DRun I u ap x → drL x ≤ suc (drL u)
@@ -219,10 +209,6 @@ recᶜ-roomX {S} {S'} le (inj₂ ((b , g , C , _ , T , es' , _ , _ , _ , _ , img
 private
   module PLDm = SB.Model PLD
 
-  -- P's RI of a PUSBic state with no epoch unsynced (OneModel's `ril-rix`)
-  ri-of : ∀ {s g} → OXR.RI ⟦ ⟪ s , [] ⟫ , g ⟧ → RI s
-  ri-of {s} {g} (t , a , y) = ri-X (ivX {⟦ ⟪ s , [] ⟫ , g ⟧} {t} a) y
-
   -- PL's crashes under SB's operations
   crashL : ∀ b u {s s'} → RIL s → RInvL s → crL b u s s' → drL s' ≤ D
   crashL false (SB.reg (SB.op (SB.w a d))) {s} {s'} ril I c = crash-roomL (Sp.reg (Sp.w a d)) {s} {s'} ril I c
@@ -248,7 +234,7 @@ crash-roomPX (SB.reg SB.barrier) {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.false , 
 crash-roomPX (SB.reg (SB.op _)) {true , _} _ _ (inj₁ (_ , _ , () , _))
 crash-roomPX SB.flush {true , _} _ _ (inj₁ (_ , _ , () , _))
 crash-roomPX u {false , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , c)) =
-  crashL false u (inj₁ (ri-of {s} {g} r)) (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) c
+  crashL false u (inj₁ (ri-of {s} {g} r)) (rinvL-of {s} {g} r I) c
 crash-roomPX u {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} (refl , ril) I (inj₂ (refl , refl , s' , refl , c)) =
   crashL true u ril I c
 

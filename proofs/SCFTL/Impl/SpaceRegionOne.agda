@@ -117,10 +117,16 @@ RInvQ : XS → Set
 RInvQ (false , S) = RInvS S
 RInvQ (true , S) = RInvL (st (su S))
 
+-- P's RI of a PUSBic state with no epoch unsynced (OneModel's `ril-rix`)
+ri-of : ∀ {s g} → OXR.RI ⟦ ⟪ s , [] ⟫ , g ⟧ → RI s
+ri-of {s} {g} (t , a , y) = ri-X (ivX {⟦ ⟪ s , [] ⟫ , g ⟧} {t} a) y
+
+-- such a state has no chain, so its RInv is RInvL (a PL step from
+-- PUSBic's phase)
+rinvL-of : ∀ {s g} → OXR.RI ⟦ ⟪ s , [] ⟫ , g ⟧ → RInvS ⟦ ⟪ s , [] ⟫ , g ⟧ → RInvL s
+rinvL-of {s} {g} r I = free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I
+
 private
-  -- P's RI of a PUSBic state with no epoch unsynced (OneModel's `ril-rix`)
-  ri-of : ∀ {s g} → OXR.RI ⟦ ⟪ s , [] ⟫ , g ⟧ → RI s
-  ri-of {s} {g} (t , a , y) = ri-X (ivX {⟦ ⟪ s , [] ⟫ , g ⟧} {t} a) y
 
   -- PL's steps under SB's operations (no barrier, no SYNC outside a
   -- commit in the chain phase)
@@ -139,7 +145,7 @@ B-okR (SB.reg SB.barrier) {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.false , S'} ((r
 B-okR (SB.reg (SB.op _)) {true , _} _ (inj₁ (_ , _ , () , _))
 B-okR SB.flush {true , _} _ (inj₁ (_ , _ , () , _))
 B-okR u {false , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} (r , I) (inj₂ (refl , refl , s' , refl , o , pol)) =
-  stepL u (inj₁ (ri-of {s} {g} r)) (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) o pol
+  stepL u (inj₁ (ri-of {s} {g} r)) (rinvL-of {s} {g} r I) o pol
 B-okR u {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} ((refl , ril) , I) (inj₂ (refl , refl , s' , refl , o , pol)) =
   stepL u ril I o pol
 
@@ -245,7 +251,7 @@ module _ (c4 : suc epm ≤ D) where
   liftPX (SB.reg (SB.op _)) {true , _} _ _ (inj₁ (_ , _ , () , _))
   liftPX SB.flush {true , _} _ _ (inj₁ (_ , _ , () , _))
   liftPX u {false , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , o))
-    with liftLB u (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) o
+    with liftLB u (rinvL-of {s} {g} r I) o
   ... | s'' , o' , pol = (true , lzS s'' g) , inj₂ (refl , refl , s'' , refl , o' , pol)
   liftPX u {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , o)) with liftLB u I o
   ... | s'' , o' , pol = (true , lzS s'' g) , inj₂ (refl , refl , s'' , refl , o' , pol)
@@ -277,8 +283,8 @@ module _ (c4 : suc epm ≤ D) where
   ... | S'' , k | e = e
   liftPX-nxt-w a d {true , _} _ _ (inj₁ (_ , _ , () , _))
   liftPX-nxt-w a d {false , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , o))
-    with liftLB (SB.reg (SB.op (SB.w a d))) (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) o
-       | liftLB-nxt-w a d (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) o
+    with liftLB (SB.reg (SB.op (SB.w a d))) (rinvL-of {s} {g} r I) o
+       | liftLB-nxt-w a d (rinvL-of {s} {g} r I) o
   ... | s'' , o' , pol | e = e
   liftPX-nxt-w a d {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , o))
     with liftLB (SB.reg (SB.op (SB.w a d))) I o | liftLB-nxt-w a d I o
@@ -291,8 +297,8 @@ module _ (c4 : suc epm ≤ D) where
   ... | S'' , k | e = e
   liftPX-nxt-rl {true , _} _ _ (inj₁ (_ , _ , () , _))
   liftPX-nxt-rl {false , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , o))
-    with liftLB (SB.reg (SB.op SB.rl)) (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) o
-       | liftLB-nxt-rl (free-inv {s} (ri-chain-free (ri-of {s} {g} r)) I) o
+    with liftLB (SB.reg (SB.op SB.rl)) (rinvL-of {s} {g} r I) o
+       | liftLB-nxt-rl (rinvL-of {s} {g} r I) o
   ... | s'' , o' , pol | e = e
   liftPX-nxt-rl {true , ⟦ ⟪ s , .[] ⟫ , g ⟧} {.true , ._} r I (inj₂ (refl , refl , s' , refl , o))
     with liftLB (SB.reg (SB.op SB.rl)) I o | liftLB-nxt-rl I o
