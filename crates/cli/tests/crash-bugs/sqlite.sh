@@ -11,7 +11,7 @@ set -e
 case "$1" in
 setup)
     sqlite3 db 'pragma journal_mode=delete; create table t(k integer primary key, v text);' >/dev/null
-    sync ;;
+    sync -f . ;;
 work)
     i=0
     while [ "$i" -lt "$3" ]; do
