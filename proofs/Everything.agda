@@ -137,6 +137,8 @@ import SCFTL.Impl.SpaceRegionLazy
 import SCFTL.Impl.SpaceRegionOne
 import SCFTL.Impl.SpaceRegionBlocks
 import SCFTL.Impl.SpaceRegionCrash
+import SCFTL.Impl.SpaceValid
+import SCFTL.Impl.SpaceData
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate

@@ -208,6 +208,54 @@ shape-rl {false , S} (inj₁ (refl , S0 , refl , ((o , _) , _))) = shapeP-rl o
 shape-rl {true , S} (inj₁ (refl , S0 , () , _))
 shape-rl (inj₂ (refl , _ , s' , refl , o)) = shapeL-rl o
 
+-- Exactly (for counting valid sectors, SCFTL.Impl.SpaceValid): a write
+-- or relocation either remaps one address in range to P's next page,
+-- taking it, and keeps every other entry, or keeps the L2P and the next
+-- page
+Remap : St → St → Set
+Remap s s' = nxt s' ≡ suc (nxt s) × Σ ℕ λ a → a ≤ amax × (∀ b → l2p s' b ≡ (l2p s [ a ≔ just (nxt s) ]) b)
+
+Same : St → St → Set
+Same s s' = nxt s' ≡ nxt s × Keep s s'
+
+private
+  remap-after : ∀ {s u u'} → Remap s u → nxt u' ≡ nxt u × Keep u u' → Remap s u'
+  remap-after (en , a , le , m) (e , k) = trans e en , a , le , λ b → trans (k b) (m b)
+
+  remapP-w : ∀ a d {s s'} → okP (Sp.use (Sp.reg (Sp.w a d))) s s' → Remap s s' ⊎ Same s s'
+  remapP-w a d {s} (inj₁ (ib , f1 , f2 , refl)) =
+    inj₁ (remap-after {s} {wr0 a d s} {opt f1 f2 (wr0 a d s)} (refl , a , proj₁ ib , λ b → refl) (opt-keeps f1 f2 (wr0 a d s)))
+  remapP-w a d (inj₂ (_ , refl)) = inj₂ (refl , λ b → refl)
+
+  remapL-w : ∀ a d {s s'} → okPL EraseGuard (Sp.use (Sp.reg (Sp.w a d))) s s' → Remap s s' ⊎ Same s s'
+  remapL-w a d {s} (inj₁ (ib , f1 , f2 , refl)) =
+    inj₁ (remap-after {s} {wr0 a d s} {optL f1 f2 (wr0 a d s)} (refl , a , proj₁ ib , λ b → refl) (optL-keeps f1 f2 (wr0 a d s)))
+  remapL-w a d (inj₂ (_ , refl)) = inj₂ (refl , λ b → refl)
+
+  remapP-rl : ∀ {s s'} → okP (Sp.use (Sp.reg Sp.rl)) s s' → Remap s s' ⊎ Same s s'
+  remapP-rl {s} (inj₁ (_ , q , _ , inj₁ (v , f1 , f2 , refl))) =
+    inj₁ (remap-after {s} {rl0 q s} {opt f1 f2 (rl0 q s)} (refl , _ , proj₁ v , λ b → refl) (opt-keeps f1 f2 (rl0 q s)))
+  remapP-rl (inj₁ (_ , q , _ , inj₂ (_ , refl))) = inj₂ (refl , λ b → refl)
+  remapP-rl (inj₂ (_ , refl)) = inj₂ (refl , λ b → refl)
+
+  remapL-rl : ∀ {s s'} → okPL EraseGuard (Sp.use (Sp.reg Sp.rl)) s s' → Remap s s' ⊎ Same s s'
+  remapL-rl {s} (inj₁ (_ , q , _ , inj₁ (v , f1 , f2 , refl))) =
+    inj₁ (remap-after {s} {rl0 q s} {optL f1 f2 (rl0 q s)} (refl , _ , proj₁ v , λ b → refl) (optL-keeps f1 f2 (rl0 q s)))
+  remapL-rl (inj₁ (_ , q , _ , inj₂ (_ , refl))) = inj₂ (refl , λ b → refl)
+  remapL-rl (inj₂ (_ , refl)) = inj₂ (refl , λ b → refl)
+
+remap-w : ∀ a d {X X'} → SB.Model.ok PX (SB.use (SB.reg (SB.op (SB.w a d)))) X X' →
+          Remap (stX X) (stX X') ⊎ Same (stX X) (stX X')
+remap-w a d {false , S} (inj₁ (refl , S0 , refl , ((o , _) , _))) = remapP-w a d o
+remap-w a d {true , S} (inj₁ (refl , S0 , () , _))
+remap-w a d (inj₂ (refl , _ , s' , refl , o)) = remapL-w a d o
+
+remap-rl : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg (SB.op SB.rl))) X X' →
+           Remap (stX X) (stX X') ⊎ Same (stX X) (stX X')
+remap-rl {false , S} (inj₁ (refl , S0 , refl , ((o , _) , _))) = remapP-rl o
+remap-rl {true , S} (inj₁ (refl , S0 , () , _))
+remap-rl (inj₂ (refl , _ , s' , refl , o)) = remapL-rl o
+
 -- flush, barrier and SYNC keep the L2P, in either phase
 keep-flush : ∀ {X X'} → SB.Model.ok PX (SB.use SB.flush) X X' → Keep (stX X) (stX X')
 keep-flush {false , S} {.false , S'} o@(inj₁ (refl , _ , refl , _)) = keepFl {S} {S'} o

@@ -1,0 +1,305 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, toward the data superblocks in the one model: the valid
+-- counts per block, read off the L2P and the block bookkeeping, and how
+-- every step of the block layer over PX (BXone; BXφ has the same steps)
+-- changes them.
+--
+-- SCFTL.Impl.Space proves the W/K/U bounds over counts: a list `vs` of
+-- valid counts of the used superblocks and the open one's `va`, moved by
+-- its steps (a write: one sector off the superblock of the old copy, one
+-- onto the open one; a relocation: one off the victim, one onto the open
+-- one; an erase: of a superblock with none).  Here the counts are a
+-- function of the one model's state (blocks.rs keeps them as counters;
+-- its validator recomputes them from the L2P):
+--
+--   `vc X bl k` : the addresses (<= amax) whose L2P entry names a page
+--                 placed in block k (`loc`);
+--   `vc-step`   : every write and relocation of BXone from a state of
+--                 its invariant either keeps every count (refused, or a
+--                 relocation of a victim with no valid sector) or moves
+--                 one: the block of the address's old page loses one
+--                 (none if it was unmapped: a new logical sector) and the
+--                 block the allocation took gains one
+--                 (`vc' k + [old block = k] = vc k + [k = new block]`);
+--                 flush, barrier and SYNC keep every count (every commit
+--                 path keeps the L2P);
+--   `vc-erase`  : a block erase keeps every count, and the erased block
+--                 had none (every page it erases is one no L2P entry
+--                 names: SCFTL.Impl.OneModelBlocksRead `run-unm`);
+--   `vc-sum`    : the counts of any B blocks add up to at most the
+--                 logical sectors, amax + 1 (Space's `sumL`).
+--
+-- What is left for the simulation by `Space.Step` (proofs/README.md,
+-- "Not done"): finitely many blocks and the abstraction of `BL` to
+-- Space's free / erasable / used / invalid superblocks, and the
+-- GC-timing policy.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.SpaceValid (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+  (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
+
+open import Data.Bool.Base using (Bool; true; false; T)
+open import Data.Empty using (⊥; ⊥-elim)
+open import Data.List.Relation.Unary.All using (lookup)
+open import Data.Maybe.Base using (Maybe; nothing; just)
+open import Data.Nat.Base using (zero; suc; _+_; _≤_; _<_; _≡ᵇ_; s≤s; z≤n)
+open import Data.Nat.Properties
+  using (≤-refl; ≤-trans; <-irrefl; n<1+n; ≤-step; ≤∧≢⇒<; +-assoc; +-comm; +-mono-≤; ≡ᵇ⇒≡; ≡⇒≡ᵇ; ≤-reflexive)
+  renaming (_≟_ to _≟ℕ_)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Data.Unit.Base using (tt)
+open import Relation.Nullary using (¬_; yes; no)
+open import Relation.Binary.PropositionalEquality
+  using (_≡_; _≢_; refl; sym; trans; cong; cong₂; subst)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; Map; nxt; l2p; _[_≔_])
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (stX; BXone; module OPX; block-erase-safe; EsRunM; Place)
+open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
+  using (BL; PPg; loc; own; wp; balloc; berase; owners; upd-self; upd-ne; here-own)
+open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (LocX; lt-nxt; Remap; Same; remap-w; remap-rl; keep-flush; keep-barrier; keep-sy; run-unm; owners-mem)
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+
+------------------------------------------------------------------------
+-- Finite sums
+
+b2n : Bool → ℕ
+b2n true  = 1
+b2n false = 0
+
+-- tot h n = h 0 + ... + h (n - 1)
+tot : (ℕ → ℕ) → ℕ → ℕ
+tot h zero    = 0
+tot h (suc n) = h n + tot h n
+
+tot-ext : ∀ f g n → (∀ a → a < n → f a ≡ g a) → tot f n ≡ tot g n
+tot-ext f g zero    h = refl
+tot-ext f g (suc n) h = cong₂ _+_ (h n (n<1+n n)) (tot-ext f g n (λ a lt → h a (≤-step lt)))
+
+tot-0 : ∀ n → tot (λ _ → 0) n ≡ 0
+tot-0 zero    = refl
+tot-0 (suc n) = tot-0 n
+
+tot-+ : ∀ f g n → tot (λ a → f a + g a) n ≡ tot f n + tot g n
+tot-+ f g zero    = refl
+tot-+ f g (suc n) =
+  trans (cong (f n + g n +_) (tot-+ f g n)) (swap4 (f n) (g n) (tot f n) (tot g n))
+  where
+  swap4 : ∀ a b c d → a + b + (c + d) ≡ a + c + (b + d)
+  swap4 a b c d =
+    trans (+-assoc a b (c + d))
+      (trans (cong (a +_) (trans (sym (+-assoc b c d)) (trans (cong (_+ d) (+-comm b c)) (+-assoc c b d))))
+        (sym (+-assoc a c (b + d))))
+
+tot-mono : ∀ f g n → (∀ a → a < n → f a ≤ g a) → tot f n ≤ tot g n
+tot-mono f g zero    h = z≤n
+tot-mono f g (suc n) h = +-mono-≤ (h n (n<1+n n)) (tot-mono f g n (λ a lt → h a (≤-step lt)))
+
+tot-1 : ∀ n → tot (λ _ → 1) n ≡ n
+tot-1 zero    = refl
+tot-1 (suc n) = cong suc (tot-1 n)
+
+-- the order of a double sum does not matter
+tot-swap : ∀ (G : ℕ → ℕ → ℕ) B n → tot (λ k → tot (G k) n) B ≡ tot (λ a → tot (λ k → G k a) B) n
+tot-swap G zero    n = sym (tot-0 n)
+tot-swap G (suc B) n =
+  trans (cong (tot (G B) n +_) (tot-swap G B n)) (sym (tot-+ (G B) (λ a → tot (λ k → G k a) B) n))
+
+-- One term changed: with f and g equal but at x < n,
+-- tot g n + f x = tot f n + g x.
+tot-upd : ∀ f g x n → x < n → (∀ a → a < n → a ≢ x → f a ≡ g a) → tot g n + f x ≡ tot f n + g x
+tot-upd f g x (suc n) lt h with x ≟ℕ n
+... | yes refl =
+  trans (+-assoc (g x) (tot g x) (f x))
+    (trans (cong (g x +_) (trans (cong (_+ f x) (sym rest)) (+-comm (tot f x) (f x))))
+      (trans (sym (+-assoc (g x) (f x) (tot f x)))
+        (trans (cong (_+ tot f x) (+-comm (g x) (f x))) (trans (+-assoc (f x) (g x) (tot f x))
+          (trans (cong (f x +_) (+-comm (g x) (tot f x))) (sym (+-assoc (f x) (tot f x) (g x))))))))
+  where
+  rest : tot f x ≡ tot g x
+  rest = tot-ext f g x (λ a a<x → h a (≤-step a<x) (λ e → <-irrefl e a<x))
+... | no x≢n =
+  trans (+-assoc (g n) (tot g n) (f x))
+    (trans (cong (g n +_) (tot-upd f g x n x<n (λ a a<n → h a (≤-step a<n))))
+      (trans (sym (+-assoc (g n) (tot f n) (g x))) (cong (λ z → z + tot f n + g x) (sym (h n (n<1+n n) (λ e → x≢n (sym e)))))))
+  where
+  x<n : x < n
+  x<n = ≤∧≢⇒< (pred≤ lt) x≢n
+    where
+    pred≤ : ∀ {a b} → suc a ≤ suc b → a ≤ b
+    pred≤ (s≤s le) = le
+
+------------------------------------------------------------------------
+-- Valid counts
+
+-- the entry names a page placed in block k
+inBlk : (ℕ → PPg) → ℕ → Maybe ℕ → Bool
+inBlk lc k nothing  = false
+inBlk lc k (just q) = proj₁ (lc q) ≡ᵇ k
+
+vcM : Map → (ℕ → PPg) → ℕ → ℕ
+vcM m lc k = tot (λ a → b2n (inBlk lc k (m a))) (suc amax)
+
+-- valid sectors of block k
+vc : XS → BL → ℕ → ℕ
+vc X bl k = vcM (l2p (stX X)) (loc bl) k
+
+-- the counts do not change where the entries in range and the places of
+-- the pages they name do not
+vc-same : ∀ {m m' lc lc'} → (∀ b → m' b ≡ m b) → (∀ b q → b ≤ amax → m b ≡ just q → lc' q ≡ lc q) →
+          ∀ k → vcM m' lc' k ≡ vcM m lc k
+vc-same {m} {m'} {lc} {lc'} em el k = tot-ext _ _ (suc amax) each
+  where
+  each : ∀ a → a < suc amax → b2n (inBlk lc' k (m' a)) ≡ b2n (inBlk lc k (m a))
+  each a (s≤s le) rewrite em a with m a in e
+  ... | nothing = refl
+  ... | just q  = cong (λ l → b2n (proj₁ l ≡ᵇ k)) (el a q le e)
+
+-- One address remapped to a page n no entry named, placed in block kn:
+-- the old page's block loses one, block kn gains one.
+vc-remap : ∀ {m m' lc lc' a n kn} → a ≤ amax →
+           (∀ b → m' b ≡ (m [ a ≔ just n ]) b) →
+           (∀ q → q ≢ n → lc' q ≡ lc q) → proj₁ (lc' n) ≡ kn →
+           (∀ b → b ≤ amax → m b ≢ just n) →
+           ∀ k → vcM m' lc' k + b2n (inBlk lc k (m a)) ≡ vcM m lc k + b2n (kn ≡ᵇ k)
+vc-remap {m} {m'} {lc} {lc'} {a} {n} {kn} le em el en fresh k =
+  trans (tot-upd f g a (suc amax) (s≤s le) same)
+        (cong (λ z → vcM m lc k + b2n z) (trans (cong (λ z → inBlk lc' k z) (trans (em a) (upd-self m a (just n))))
+                                               (cong (_≡ᵇ k) en)))
+  where
+  f g : ℕ → ℕ
+  f b = b2n (inBlk lc k (m b))
+  g b = b2n (inBlk lc' k (m' b))
+  same : ∀ b → b < suc amax → b ≢ a → f b ≡ g b
+  same b (s≤s bl) ne rewrite em b | upd-ne m b a (just n) ne with m b in e
+  ... | nothing = refl
+  ... | just q  = cong (λ l → b2n (proj₁ l ≡ᵇ k)) (sym (el q (λ qn → fresh b bl (trans e (cong just qn)))))
+
+------------------------------------------------------------------------
+-- Every step of BXone
+
+Moves : XS → BL → XS → BL → Set
+Moves X bl X' bl' =
+  Σ ℕ λ a → a ≤ amax × Σ ℕ λ kn → bl' ≡ balloc kn (nxt (stX X)) bl ×
+  (∀ k → vc X' bl' k + b2n (inBlk (loc bl) k (l2p (stX X) a)) ≡ vc X bl k + b2n (kn ≡ᵇ k))
+
+Keeps : XS → BL → XS → BL → Set
+Keeps X bl X' bl' = ∀ k → vc X' bl' k ≡ vc X bl k
+
+private
+  suc≢ : ∀ n → suc n ≢ n
+  suc≢ n e = <-irrefl (sym e) (n<1+n n)
+
+  -- a write or relocation: the PX step's shape and the placement
+  placed : ∀ {X X' bl bl'} → OPX.RI X → (Remap (stX X) (stX X') ⊎ Same (stX X) (stX X')) →
+           Place X X' bl bl' → Keeps X bl X' bl' ⊎ Moves X bl X' bl'
+  placed {X} {X'} {bl} r (inj₁ (en , a , le , m)) (inj₁ (_ , k , _ , refl)) =
+    inj₂ (a , le , k , refl ,
+          vc-remap {l2p (stX X)} {l2p (stX X')} {loc bl} {loc (balloc k (nxt (stX X)) bl)} {a} {nxt (stX X)} {k}
+            le m (λ q qn → upd-ne (loc bl) q (nxt (stX X)) _ qn) (cong proj₁ (upd-self (loc bl) (nxt (stX X)) _))
+            (λ b b≤ e → <-irrefl refl (lt-nxt {X} r b (nxt (stX X)) b≤ e)))
+  placed {X} r (inj₁ (en , _)) (inj₂ (e , _)) = ⊥-elim (suc≢ (nxt (stX X)) (trans (sym en) e))
+  placed {X} r (inj₂ (en , _)) (inj₁ (e , _)) = ⊥-elim (suc≢ (nxt (stX X)) (trans (sym e) en))
+  placed {X} {X'} {bl} r (inj₂ (_ , keep)) (inj₂ (_ , refl)) =
+    inj₁ (vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {loc bl} keep (λ _ _ _ _ → refl))
+
+-- a write: the counts kept (refused) or one moved onto the block the
+-- allocation took
+vc-w : ∀ a d {X X' bl bl'} → OPX.RI X →
+       SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w a d)))) (X , bl) (X' , bl') →
+       Keeps X bl X' bl' ⊎ Moves X bl X' bl'
+vc-w a d {X} {X'} r (o , pl) = placed {X} {X'} r (remap-w a d {X} {X'} o) pl
+
+-- a relocation: the same (kept when refused, or when its victim holds no
+-- valid sector: P's `rlX`)
+vc-rl : ∀ {X X' bl bl'} → OPX.RI X →
+        SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') →
+        Keeps X bl X' bl' ⊎ Moves X bl X' bl'
+vc-rl {X} {X'} r (o , pl) = placed {X} {X'} r (remap-rl {X} {X'} o) pl
+
+-- flush (every commit path), barrier and SYNC keep every count
+vc-flush : ∀ {X X' bl bl'} → SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') → Keeps X bl X' bl'
+vc-flush {X} {X'} {bl} (o , refl) = vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {loc bl} (keep-flush {X} {X'} o) (λ _ _ _ _ → refl)
+
+vc-barrier : ∀ {X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') → Keeps X bl X' bl'
+vc-barrier {X} {X'} {bl} (o , refl) = vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {loc bl} (keep-barrier {X} {X'} o) (λ _ _ _ _ → refl)
+
+vc-sy : ∀ {X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') → Keeps X bl X' bl'
+vc-sy {X} {X'} {bl} (o , refl) = vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {loc bl} (keep-sy {X} {X'} o) (λ _ _ _ _ → refl)
+
+private
+  ≡ᵇ-T : ∀ {j k} → (j ≡ᵇ k) ≡ true → j ≡ k
+  ≡ᵇ-T {j} {k} e = ≡ᵇ⇒≡ j k (subst T (sym e) tt)
+
+  b2n-ne : ∀ j k → j ≢ k → b2n (j ≡ᵇ k) ≡ 0
+  b2n-ne j k ne with j ≡ᵇ k in e
+  ... | false = refl
+  ... | true  = ⊥-elim (ne (≡ᵇ-T e))
+
+  b2n-eq : ∀ j → b2n (j ≡ᵇ j) ≡ 1
+  b2n-eq j with j ≡ᵇ j in e
+  ... | true  = refl
+  ... | false = ⊥-elim (subst T e (≡⇒≡ᵇ j j refl))
+
+-- A block erase keeps every count, and the erased block had none: each
+-- page a mapped address names is located in its block below the write
+-- pointer (LocX), so it is one of the block's owners, and a block erase
+-- erases only pages no entry names.
+vc-erase : ∀ {X X' bl bl'} → OPX.RI X → LocX X bl →
+           SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') →
+           Σ ℕ λ k → bl' ≡ berase k bl × vc X bl k ≡ 0 × Keeps X bl X' bl'
+vc-erase {X} {X'} {bl} r lx (k , nab , rn , refl) =
+  k , refl , zero-k ,
+  vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {loc bl}
+    (proj₁ (block-erase-safe {X , bl} {X' , berase k bl} r (k , nab , rn , refl))) (λ _ _ _ _ → refl)
+  where
+  each : ∀ b → b < suc amax → b2n (inBlk (loc bl) k (l2p (stX X) b)) ≡ 0
+  each b (s≤s le) with l2p (stX X) b in m
+  ... | nothing = refl
+  ... | just p with proj₁ (loc bl p) ≡ᵇ k in e
+  ...   | false = refl
+  ...   | true  = ⊥-elim (lookup (run-unm {X} r rn) mem b le m)
+    where
+    ek : proj₁ (loc bl p) ≡ k
+    ek = ≡ᵇ-T e
+    L = lx b p le m
+    own-k : own bl k (proj₂ (loc bl p)) ≡ just p
+    own-k = subst (λ z → own bl z (proj₂ (loc bl p)) ≡ just p) ek (here-own bl p (proj₁ L))
+    mem = owners-mem bl k (wp bl k) (proj₂ (loc bl p)) p (subst (λ z → proj₂ (loc bl p) < wp bl z) ek (proj₂ L)) own-k
+  zero-k : vc X bl k ≡ 0
+  zero-k = trans (tot-ext _ (λ _ → 0) (suc amax) each) (tot-0 (suc amax))
+
+------------------------------------------------------------------------
+-- The counts of any B blocks add up to at most the logical sectors
+
+private
+  tot-none : ∀ j B → B ≤ j → tot (λ k → b2n (j ≡ᵇ k)) B ≡ 0
+  tot-none j zero    _  = refl
+  tot-none j (suc B) le =
+    trans (cong (_+ tot (λ k → b2n (j ≡ᵇ k)) B) (b2n-ne j B (λ e → <-irrefl (sym e) le)))
+          (tot-none j B (≤-trans (≤-step ≤-refl) le))
+
+  tot-one : ∀ j B → tot (λ k → b2n (j ≡ᵇ k)) B ≤ 1
+  tot-one j zero = z≤n
+  tot-one j (suc B) with j ≟ℕ B
+  ... | yes refl = ≤-reflexive (trans (cong (_+ tot (λ k → b2n (j ≡ᵇ k)) j) (b2n-eq j))
+                                      (cong suc (tot-none j j ≤-refl)))
+  ... | no ne    = ≤-trans (≤-reflexive (cong (_+ tot (λ k → b2n (j ≡ᵇ k)) B) (b2n-ne j B ne))) (tot-one j B)
+
+vc-sum : ∀ X bl B → tot (vc X bl) B ≤ suc amax
+vc-sum X bl B =
+  ≤-trans (≤-reflexive (tot-swap G B (suc amax)))
+    (≤-trans (tot-mono _ (λ _ → 1) (suc amax) (λ a _ → one a)) (≤-reflexive (tot-1 (suc amax))))
+  where
+  G : ℕ → ℕ → ℕ
+  G k a = b2n (inBlk (loc bl) k (l2p (stX X) a))
+  one : ∀ a → tot (λ k → G k a) B ≤ 1
+  one a with l2p (stX X) a
+  ... | nothing = ≤-trans (≤-reflexive (tot-0 B)) z≤n
+  ... | just q  = tot-one (proj₁ (loc bl q)) B
