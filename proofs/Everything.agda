@@ -137,6 +137,7 @@ import SCFTL.Impl.SpaceRegionLazy
 import SCFTL.Impl.SpaceRegionOne
 import SCFTL.Impl.SpaceRegionBlocks
 import SCFTL.Impl.SpaceRegionCrash
+import SCFTL.Impl.SpaceUsed
 import SCFTL.Impl.SpaceValid
 import SCFTL.Impl.SpaceData
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)

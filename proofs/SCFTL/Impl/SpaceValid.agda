@@ -65,75 +65,7 @@ open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LocX; lt-nxt; Remap; Same; remap-w; remap-rl; keep-flush; keep-barrier; keep-sy; run-unm; owners-mem)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
-
-------------------------------------------------------------------------
--- Finite sums
-
-b2n : Bool → ℕ
-b2n true  = 1
-b2n false = 0
-
--- tot h n = h 0 + ... + h (n - 1)
-tot : (ℕ → ℕ) → ℕ → ℕ
-tot h zero    = 0
-tot h (suc n) = h n + tot h n
-
-tot-ext : ∀ f g n → (∀ a → a < n → f a ≡ g a) → tot f n ≡ tot g n
-tot-ext f g zero    h = refl
-tot-ext f g (suc n) h = cong₂ _+_ (h n (n<1+n n)) (tot-ext f g n (λ a lt → h a (≤-step lt)))
-
-tot-0 : ∀ n → tot (λ _ → 0) n ≡ 0
-tot-0 zero    = refl
-tot-0 (suc n) = tot-0 n
-
-tot-+ : ∀ f g n → tot (λ a → f a + g a) n ≡ tot f n + tot g n
-tot-+ f g zero    = refl
-tot-+ f g (suc n) =
-  trans (cong (f n + g n +_) (tot-+ f g n)) (swap4 (f n) (g n) (tot f n) (tot g n))
-  where
-  swap4 : ∀ a b c d → a + b + (c + d) ≡ a + c + (b + d)
-  swap4 a b c d =
-    trans (+-assoc a b (c + d))
-      (trans (cong (a +_) (trans (sym (+-assoc b c d)) (trans (cong (_+ d) (+-comm b c)) (+-assoc c b d))))
-        (sym (+-assoc a c (b + d))))
-
-tot-mono : ∀ f g n → (∀ a → a < n → f a ≤ g a) → tot f n ≤ tot g n
-tot-mono f g zero    h = z≤n
-tot-mono f g (suc n) h = +-mono-≤ (h n (n<1+n n)) (tot-mono f g n (λ a lt → h a (≤-step lt)))
-
-tot-1 : ∀ n → tot (λ _ → 1) n ≡ n
-tot-1 zero    = refl
-tot-1 (suc n) = cong suc (tot-1 n)
-
--- the order of a double sum does not matter
-tot-swap : ∀ (G : ℕ → ℕ → ℕ) B n → tot (λ k → tot (G k) n) B ≡ tot (λ a → tot (λ k → G k a) B) n
-tot-swap G zero    n = sym (tot-0 n)
-tot-swap G (suc B) n =
-  trans (cong (tot (G B) n +_) (tot-swap G B n)) (sym (tot-+ (G B) (λ a → tot (λ k → G k a) B) n))
-
--- One term changed: with f and g equal but at x < n,
--- tot g n + f x = tot f n + g x.
-tot-upd : ∀ f g x n → x < n → (∀ a → a < n → a ≢ x → f a ≡ g a) → tot g n + f x ≡ tot f n + g x
-tot-upd f g x (suc n) lt h with x ≟ℕ n
-... | yes refl =
-  trans (+-assoc (g x) (tot g x) (f x))
-    (trans (cong (g x +_) (trans (cong (_+ f x) (sym rest)) (+-comm (tot f x) (f x))))
-      (trans (sym (+-assoc (g x) (f x) (tot f x)))
-        (trans (cong (_+ tot f x) (+-comm (g x) (f x))) (trans (+-assoc (f x) (g x) (tot f x))
-          (trans (cong (f x +_) (+-comm (g x) (tot f x))) (sym (+-assoc (f x) (tot f x) (g x))))))))
-  where
-  rest : tot f x ≡ tot g x
-  rest = tot-ext f g x (λ a a<x → h a (≤-step a<x) (λ e → <-irrefl e a<x))
-... | no x≢n =
-  trans (+-assoc (g n) (tot g n) (f x))
-    (trans (cong (g n +_) (tot-upd f g x n x<n (λ a a<n → h a (≤-step a<n))))
-      (trans (sym (+-assoc (g n) (tot f n) (g x))) (cong (λ z → z + tot f n + g x) (sym (h n (n<1+n n) (λ e → x≢n (sym e)))))))
-  where
-  x<n : x < n
-  x<n = ≤∧≢⇒< (pred≤ lt) x≢n
-    where
-    pred≤ : ∀ {a b} → suc a ≤ suc b → a ≤ b
-    pred≤ (s≤s le) = le
+open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-0; tot-mono; tot-1; tot-swap; tot-upd; ≡ᵇ-T; b2n-ne; b2n-eq; MoveEq)
 
 ------------------------------------------------------------------------
 -- Valid counts
@@ -187,7 +119,7 @@ vc-remap {m} {m'} {lc} {lc'} {a} {n} {kn} le em el en fresh k =
 Moves : XS → BL → XS → BL → Set
 Moves X bl X' bl' =
   Σ ℕ λ a → a ≤ amax × Σ ℕ λ kn → bl' ≡ balloc kn (nxt (stX X)) bl ×
-  (∀ k → vc X' bl' k + b2n (inBlk (loc bl) k (l2p (stX X) a)) ≡ vc X bl k + b2n (kn ≡ᵇ k))
+  MoveEq (vc X bl) (vc X' bl') (λ k → inBlk (loc bl) k (l2p (stX X) a)) kn
 
 Keeps : XS → BL → XS → BL → Set
 Keeps X bl X' bl' = ∀ k → vc X' bl' k ≡ vc X bl k
@@ -232,20 +164,6 @@ vc-barrier {X} {X'} {bl} (o , refl) = vc-same {l2p (stX X)} {l2p (stX X')} {loc 
 
 vc-sy : ∀ {X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') → Keeps X bl X' bl'
 vc-sy {X} {X'} {bl} (o , refl) = vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {loc bl} (keep-sy {X} {X'} o) (λ _ _ _ _ → refl)
-
-private
-  ≡ᵇ-T : ∀ {j k} → (j ≡ᵇ k) ≡ true → j ≡ k
-  ≡ᵇ-T {j} {k} e = ≡ᵇ⇒≡ j k (subst T (sym e) tt)
-
-  b2n-ne : ∀ j k → j ≢ k → b2n (j ≡ᵇ k) ≡ 0
-  b2n-ne j k ne with j ≡ᵇ k in e
-  ... | false = refl
-  ... | true  = ⊥-elim (ne (≡ᵇ-T e))
-
-  b2n-eq : ∀ j → b2n (j ≡ᵇ j) ≡ 1
-  b2n-eq j with j ≡ᵇ j in e
-  ... | true  = refl
-  ... | false = ⊥-elim (subst T e (≡⇒≡ᵇ j j refl))
 
 -- A block erase keeps every count, and the erased block had none: each
 -- page a mapped address names is located in its block below the write
