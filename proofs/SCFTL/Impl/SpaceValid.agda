@@ -43,6 +43,7 @@ module SCFTL.Impl.SpaceValid (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ
 
 open import Data.Bool.Base using (Bool; true; false; T)
 open import Data.Empty using (⊥; ⊥-elim)
+open import Data.List.Base using (List; [])
 open import Data.List.Relation.Unary.All using (lookup)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _≤_; _<_; _≡ᵇ_; s≤s; z≤n)
@@ -221,3 +222,18 @@ vc-sum X bl B =
   one a with l2p (stX X) a
   ... | nothing = ≤-trans (≤-reflexive (tot-0 B)) z≤n
   ... | just q  = tot-one (proj₁ (loc bl q)) B
+
+------------------------------------------------------------------------
+-- A block erase needs an owner
+
+-- A block erase is its owners' erases: a block with no owner — one all
+-- of whose placements a recovery forgot (`forget`), at a write pointer
+-- above 0 — is never erased again (proofs/README.md, "The data
+-- superblocks": the one model's recovery reclaims no block, the code's
+-- makes every unreferenced superblock erasable).
+erase-has-owner : ∀ {X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') →
+                  Σ ℕ λ k → bl' ≡ berase k bl × owners bl k ≢ []
+erase-has-owner (k , nab , rn , refl) = k , refl , λ e → no-run (subst (λ ps → EsRunM _ ps _) e rn)
+  where
+  no-run : ∀ {X X'} → ¬ EsRunM X [] X'
+  no-run ()
