@@ -43,6 +43,7 @@ open import Data.Nat using (ℕ; zero; suc; _+_; _∸_; _≤_; _<_; z≤n; s≤s
 open import Data.Nat.Properties using (≤-trans; m≤n⇒m<n∨m≡n)
 open import Data.List using (List; []; _∷_; _++_; length; sum)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.List.Relation.Unary.All using ([]; _∷_)
 open import Data.Sum using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
@@ -187,3 +188,33 @@ data-victim : ∀ c → Valid c → ∀ {d} → ReachD c d → U c ≤ length (v
 data-victim c V r uL with reachD-lift (needs V) r
 ... | st f e i xs r' a w g q rm t b p u , rs , refl =
   gc-victim {c} {f} {e} {i} {xs} {r'} {a} {w} {g} {q} {rm} {t} {b} {p} {u} (needs V) (reach-inv (needs V) rs) uL
+
+------------------------------------------------------------------------
+-- Not vacuous: Space's example configuration (N = 1), a run of the data
+-- half — writes, a commit, a crash and recovery (the open superblock with
+-- the two committed sectors stays used), an overwrite of a used
+-- superblock's sector, a commit, an erase, an activation, GC of the
+-- greedy victim with one valid sector and its relocation — and there a
+-- wanted write finds a page.
+
+exampleD-end : StD
+exampleD-end = dataOf example-end   -- Space's example run ends there too
+
+exampleD-run : ReachD example exampleD-end
+exampleD-run =
+    wrN (s≤s z≤n) (inj₂ (s≤s z≤n)) (s≤s z≤n)
+  ◅ wrN (s≤s (s≤s z≤n)) (inj₂ (s≤s z≤n)) (s≤s (s≤s z≤n))
+  ◅ fl {d = 0} (inj₂ (s≤s z≤n)) z≤n
+  ◅ rec {e' = 3} {ys = 2 ∷ []} refl (s≤s z≤n) (s≤s (s≤s z≤n))
+  ◅ wrU {xs = []} {x = 1} {ys = []} (s≤s z≤n) (inj₂ (s≤s (s≤s z≤n)))
+  ◅ wrA (s≤s (s≤s z≤n)) (inj₂ (s≤s (s≤s z≤n)))
+  ◅ fl {d = 0} (inj₂ (s≤s (s≤s z≤n))) z≤n
+  ◅ wrA (s≤s z≤n) (inj₂ (s≤s (s≤s z≤n)))
+  ◅ era
+  ◅ act
+  ◅ gcm {xs = []} {v = 1} {ys = 1 ∷ []} (s≤s z≤n) (s≤s (s≤s z≤n)) (inj₂ ([] , (s≤s z≤n ∷ [])))
+  ◅ rl
+  ◅ ε
+
+exampleD-finds : FindsD example exampleD-end
+exampleD-finds = ProgressD.write-finds (data-progress example example-valid exampleD-run) (s≤s (s≤s z≤n)) refl
