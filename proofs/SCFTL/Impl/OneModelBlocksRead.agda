@@ -60,7 +60,7 @@ open import Relation.Nullary using (¬_; yes; no)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst; subst₂)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; nxt; l2p; mb; dat; esF; ers; okP; opt; optP; wr0; rl0; rd; rdMD; cellD; pvm; cur; _[_≔_]; erased)
+  using (St; nxt; l2p; mb; dat; esF; ers; okP; opt; optP; wr0; rl0; rd; rdMD; cellD; pvm; cur; _[_≔_]; erased; wcnt)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; GcI; module GcI)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su)
@@ -210,42 +210,65 @@ shape-rl (inj₂ (refl , _ , s' , refl , o)) = shapeL-rl o
 
 -- Exactly (for counting valid sectors, SCFTL.Impl.SpaceValid): a write
 -- or relocation either remaps one address in range to P's next page,
--- taking it, and keeps every other entry, or keeps the L2P and the next
--- page
+-- taking it, and keeps every other entry, or keeps the L2P, the next
+-- page and P's write counter (and a write counts one: `RemapW`)
 Remap : St → St → Set
 Remap s s' = nxt s' ≡ suc (nxt s) × Σ ℕ λ a → a ≤ amax × (∀ b → l2p s' b ≡ (l2p s [ a ≔ just (nxt s) ]) b)
 
 Same : St → St → Set
-Same s s' = nxt s' ≡ nxt s × Keep s s'
+Same s s' = nxt s' ≡ nxt s × Keep s s' × wcnt s' ≡ wcnt s
+
+-- a write's: the remap, and P's write counter one up from within its bound
+RemapW : St → St → Set
+RemapW s s' = Remap s s' × wcnt s' ≡ suc (wcnt s) × wcnt s ≤ wmax
 
 private
   remap-after : ∀ {s u u'} → Remap s u → nxt u' ≡ nxt u × Keep u u' → Remap s u'
   remap-after (en , a , le , m) (e , k) = trans e en , a , le , λ b → trans (k b) (m b)
 
-  remapP-w : ∀ a d {s s'} → okP (Sp.use (Sp.reg (Sp.w a d))) s s' → Remap s s' ⊎ Same s s'
-  remapP-w a d {s} (inj₁ (ib , f1 , f2 , refl)) =
-    inj₁ (remap-after {s} {wr0 a d s} {opt f1 f2 (wr0 a d s)} (refl , a , proj₁ ib , λ b → refl) (opt-keeps f1 f2 (wr0 a d s)))
-  remapP-w a d (inj₂ (_ , refl)) = inj₂ (refl , λ b → refl)
+  wc-optP : ∀ f s → wcnt (optP f s) ≡ wcnt s
+  wc-optP true  s = refl
+  wc-optP false s = refl
 
-  remapL-w : ∀ a d {s s'} → okPL EraseGuard (Sp.use (Sp.reg (Sp.w a d))) s s' → Remap s s' ⊎ Same s s'
+  wc-opt : ∀ f1 f2 s → wcnt (opt f1 f2 s) ≡ wcnt s
+  wc-opt f1 true  s = wc-optP f1 s
+  wc-opt f1 false s = wc-optP f1 s
+
+  wc-konsS : ∀ s → wcnt (konsS s) ≡ wcnt s
+  wc-konsS s with konsPg s
+  ... | nothing = refl
+  ... | just c  = refl
+
+  wc-optL : ∀ f1 f2 s → wcnt (optL f1 f2 s) ≡ wcnt s
+  wc-optL f1 true  s = trans (wc-konsS (optP f1 s)) (wc-optP f1 s)
+  wc-optL f1 false s = wc-optP f1 s
+
+  remapP-w : ∀ a d {s s'} → okP (Sp.use (Sp.reg (Sp.w a d))) s s' → RemapW s s' ⊎ Same s s'
+  remapP-w a d {s} (inj₁ (ib , f1 , f2 , refl)) =
+    inj₁ (remap-after {s} {wr0 a d s} {opt f1 f2 (wr0 a d s)} (refl , a , proj₁ ib , λ b → refl) (opt-keeps f1 f2 (wr0 a d s)) ,
+          wc-opt f1 f2 (wr0 a d s) , proj₂ ib)
+  remapP-w a d (inj₂ (_ , refl)) = inj₂ (refl , (λ b → refl) , refl)
+
+  remapL-w : ∀ a d {s s'} → okPL EraseGuard (Sp.use (Sp.reg (Sp.w a d))) s s' → RemapW s s' ⊎ Same s s'
   remapL-w a d {s} (inj₁ (ib , f1 , f2 , refl)) =
-    inj₁ (remap-after {s} {wr0 a d s} {optL f1 f2 (wr0 a d s)} (refl , a , proj₁ ib , λ b → refl) (optL-keeps f1 f2 (wr0 a d s)))
-  remapL-w a d (inj₂ (_ , refl)) = inj₂ (refl , λ b → refl)
+    inj₁ (remap-after {s} {wr0 a d s} {optL f1 f2 (wr0 a d s)} (refl , a , proj₁ ib , λ b → refl) (optL-keeps f1 f2 (wr0 a d s)) ,
+          wc-optL f1 f2 (wr0 a d s) , proj₂ ib)
+  remapL-w a d (inj₂ (_ , refl)) = inj₂ (refl , (λ b → refl) , refl)
 
   remapP-rl : ∀ {s s'} → okP (Sp.use (Sp.reg Sp.rl)) s s' → Remap s s' ⊎ Same s s'
   remapP-rl {s} (inj₁ (_ , q , _ , inj₁ (v , f1 , f2 , refl))) =
     inj₁ (remap-after {s} {rl0 q s} {opt f1 f2 (rl0 q s)} (refl , _ , proj₁ v , λ b → refl) (opt-keeps f1 f2 (rl0 q s)))
-  remapP-rl (inj₁ (_ , q , _ , inj₂ (_ , refl))) = inj₂ (refl , λ b → refl)
-  remapP-rl (inj₂ (_ , refl)) = inj₂ (refl , λ b → refl)
+  remapP-rl (inj₁ (_ , q , _ , inj₂ (_ , refl))) = inj₂ (refl , (λ b → refl) , refl)
+  remapP-rl (inj₂ (_ , refl)) = inj₂ (refl , (λ b → refl) , refl)
 
   remapL-rl : ∀ {s s'} → okPL EraseGuard (Sp.use (Sp.reg Sp.rl)) s s' → Remap s s' ⊎ Same s s'
   remapL-rl {s} (inj₁ (_ , q , _ , inj₁ (v , f1 , f2 , refl))) =
     inj₁ (remap-after {s} {rl0 q s} {optL f1 f2 (rl0 q s)} (refl , _ , proj₁ v , λ b → refl) (optL-keeps f1 f2 (rl0 q s)))
-  remapL-rl (inj₁ (_ , q , _ , inj₂ (_ , refl))) = inj₂ (refl , λ b → refl)
-  remapL-rl (inj₂ (_ , refl)) = inj₂ (refl , λ b → refl)
+  remapL-rl (inj₁ (_ , q , _ , inj₂ (_ , refl))) = inj₂ (refl , (λ b → refl) , refl)
+  remapL-rl (inj₂ (_ , refl)) = inj₂ (refl , (λ b → refl) , refl)
 
 remap-w : ∀ a d {X X'} → SB.Model.ok PX (SB.use (SB.reg (SB.op (SB.w a d)))) X X' →
-          Remap (stX X) (stX X') ⊎ Same (stX X) (stX X')
+          RemapW (stX X) (stX X') ⊎ Same (stX X) (stX X')
 remap-w a d {false , S} (inj₁ (refl , S0 , refl , ((o , _) , _))) = remapP-w a d o
 remap-w a d {true , S} (inj₁ (refl , S0 , () , _))
 remap-w a d (inj₂ (refl , _ , s' , refl , o)) = remapL-w a d o

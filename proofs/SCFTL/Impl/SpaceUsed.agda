@@ -33,7 +33,7 @@ open import Data.List.Base using (List; []; _∷_; _++_; sum)
 open import Data.Nat.Base using (ℕ; zero; suc; _+_; _≤_; _<_; _≡ᵇ_; s≤s; z≤n)
 open import Data.Nat.Properties
   using (≤-refl; ≤-trans; <-irrefl; n<1+n; ≤-step; ≤∧≢⇒<; +-assoc; +-comm; +-mono-≤; +-monoʳ-≤; ≤-reflexive;
-         m≤n+m; ≡ᵇ⇒≡; ≡⇒≡ᵇ; +-cancelˡ-≡; suc-injective)
+         m≤n+m; m≤m+n; ≤-pred; ≡ᵇ⇒≡; ≡⇒≡ᵇ; +-cancelˡ-≡; suc-injective)
   renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Unit.Base using (tt)
@@ -75,6 +75,12 @@ tot-+ f g (suc n) =
 tot-mono : ∀ f g n → (∀ a → a < n → f a ≤ g a) → tot f n ≤ tot g n
 tot-mono f g zero    h = z≤n
 tot-mono f g (suc n) h = +-mono-≤ (h n (n<1+n n)) (tot-mono f g n (λ a lt → h a (≤-step lt)))
+
+-- one term is within the sum
+tot-≥ : ∀ f n a → a < n → f a ≤ tot f n
+tot-≥ f (suc n) a lt with a ≟ℕ n
+... | yes refl = m≤m+n (f a) (tot f a)
+... | no ne    = ≤-trans (tot-≥ f n a (≤∧≢⇒< (≤-pred lt) ne)) (m≤n+m (tot f n) (f n))
 
 tot-1 : ∀ n → tot (λ _ → 1) n ≡ n
 tot-1 zero    = refl

@@ -57,14 +57,14 @@ open import Relation.Nullary using (¬_; yes; no)
 open import Relation.Binary.PropositionalEquality
   using (_≡_; _≢_; refl; sym; trans; cong; cong₂; subst)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; Map; nxt; l2p; _[_≔_])
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; Map; nxt; l2p; wcnt; _[_≔_])
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; module OPX; block-erase-safe; EsRunM; Place)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; PPg; loc; own; wp; balloc; berase; owners; upd-self; upd-ne; here-own)
+  using (BL; PPg; Z; loc; own; wp; balloc; berase; owners; upd-self; upd-ne; here-own)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LocX; lt-nxt; Remap; Same; remap-w; remap-rl; keep-flush; keep-barrier; keep-sy; run-unm; owners-mem)
+  using (LocX; lt-nxt; Remap; RemapW; Same; remap-w; remap-rl; keep-flush; keep-barrier; keep-sy; run-unm; owners-mem)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-0; tot-mono; tot-1; tot-swap; tot-upd; ≡ᵇ-T; b2n-ne; b2n-eq; MoveEq)
 
@@ -119,42 +119,52 @@ vc-remap {m} {m'} {lc} {lc'} {a} {n} {kn} le em el en fresh k =
 
 Moves : XS → BL → XS → BL → Set
 Moves X bl X' bl' =
-  Σ ℕ λ a → a ≤ amax × Σ ℕ λ kn → bl' ≡ balloc kn (nxt (stX X)) bl ×
+  Σ ℕ λ a → a ≤ amax × Σ ℕ λ kn → bl' ≡ balloc kn (nxt (stX X)) bl × wp bl kn < Z ×
   MoveEq (vc X bl) (vc X' bl') (λ k → inBlk (loc bl) k (l2p (stX X) a)) kn
 
 Keeps : XS → BL → XS → BL → Set
 Keeps X bl X' bl' = ∀ k → vc X' bl' k ≡ vc X bl k
+
+-- a refused write or relocation, or one of a victim with no valid sector:
+-- the bookkeeping, P's write counter and every count kept
+Unmoved : XS → BL → XS → BL → Set
+Unmoved X bl X' bl' = bl' ≡ bl × wcnt (stX X') ≡ wcnt (stX X) × Keeps X bl X' bl'
 
 private
   suc≢ : ∀ n → suc n ≢ n
   suc≢ n e = <-irrefl (sym e) (n<1+n n)
 
   -- a write or relocation: the PX step's shape and the placement
-  placed : ∀ {X X' bl bl'} → OPX.RI X → (Remap (stX X) (stX X') ⊎ Same (stX X) (stX X')) →
-           Place X X' bl bl' → Keeps X bl X' bl' ⊎ Moves X bl X' bl'
-  placed {X} {X'} {bl} r (inj₁ (en , a , le , m)) (inj₁ (_ , k , _ , refl)) =
-    inj₂ (a , le , k , refl ,
-          vc-remap {l2p (stX X)} {l2p (stX X')} {loc bl} {loc (balloc k (nxt (stX X)) bl)} {a} {nxt (stX X)} {k}
-            le m (λ q qn → upd-ne (loc bl) q (nxt (stX X)) _ qn) (cong proj₁ (upd-self (loc bl) (nxt (stX X)) _))
-            (λ b b≤ e → <-irrefl refl (lt-nxt {X} r b (nxt (stX X)) b≤ e)))
-  placed {X} r (inj₁ (en , _)) (inj₂ (e , _)) = ⊥-elim (suc≢ (nxt (stX X)) (trans (sym en) e))
-  placed {X} r (inj₂ (en , _)) (inj₁ (e , _)) = ⊥-elim (suc≢ (nxt (stX X)) (trans (sym e) en))
-  placed {X} {X'} {bl} r (inj₂ (_ , keep)) (inj₂ (_ , refl)) =
-    inj₁ (vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {loc bl} keep (λ _ _ _ _ → refl))
+  placed-remap : ∀ {X X' bl bl'} → OPX.RI X → Remap (stX X) (stX X') → Place X X' bl bl' → Moves X bl X' bl'
+  placed-remap {X} {X'} {bl} r (en , a , le , m) (inj₁ (_ , k , aok , refl)) =
+    a , le , k , refl , proj₁ (proj₂ aok) ,
+    vc-remap {l2p (stX X)} {l2p (stX X')} {loc bl} {loc (balloc k (nxt (stX X)) bl)} {a} {nxt (stX X)} {k}
+      le m (λ q qn → upd-ne (loc bl) q (nxt (stX X)) _ qn) (cong proj₁ (upd-self (loc bl) (nxt (stX X)) _))
+      (λ b b≤ e → <-irrefl refl (lt-nxt {X} r b (nxt (stX X)) b≤ e))
+  placed-remap {X} r (en , _) (inj₂ (e , _)) = ⊥-elim (suc≢ (nxt (stX X)) (trans (sym en) e))
+
+  placed-same : ∀ {X X' bl bl'} → Same (stX X) (stX X') → Place X X' bl bl' → Unmoved X bl X' bl'
+  placed-same {X} (en , _) (inj₁ (e , _)) = ⊥-elim (suc≢ (nxt (stX X)) (trans (sym e) en))
+  placed-same {X} {X'} {bl} (_ , keep , wc) (inj₂ (_ , refl)) =
+    refl , wc , vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {loc bl} keep (λ _ _ _ _ → refl)
 
 -- a write: the counts kept (refused) or one moved onto the block the
--- allocation took
+-- allocation took, P's write counter one up from within its bound
 vc-w : ∀ a d {X X' bl bl'} → OPX.RI X →
        SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w a d)))) (X , bl) (X' , bl') →
-       Keeps X bl X' bl' ⊎ Moves X bl X' bl'
-vc-w a d {X} {X'} r (o , pl) = placed {X} {X'} r (remap-w a d {X} {X'} o) pl
+       Unmoved X bl X' bl' ⊎ (Moves X bl X' bl' × wcnt (stX X') ≡ suc (wcnt (stX X)) × wcnt (stX X) ≤ wmax)
+vc-w a d {X} {X'} r (o , pl) with remap-w a d {X} {X'} o
+... | inj₁ (rm , wc , wb) = inj₂ (placed-remap {X} {X'} r rm pl , wc , wb)
+... | inj₂ sm             = inj₁ (placed-same {X} {X'} sm pl)
 
 -- a relocation: the same (kept when refused, or when its victim holds no
 -- valid sector: P's `rlX`)
 vc-rl : ∀ {X X' bl bl'} → OPX.RI X →
         SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') →
-        Keeps X bl X' bl' ⊎ Moves X bl X' bl'
-vc-rl {X} {X'} r (o , pl) = placed {X} {X'} r (remap-rl {X} {X'} o) pl
+        Unmoved X bl X' bl' ⊎ Moves X bl X' bl'
+vc-rl {X} {X'} r (o , pl) with remap-rl {X} {X'} o
+... | inj₁ rm = inj₂ (placed-remap {X} {X'} r rm pl)
+... | inj₂ sm = inj₁ (placed-same {X} {X'} sm pl)
 
 -- flush (every commit path), barrier and SYNC keep every count
 vc-flush : ∀ {X X' bl bl'} → SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') → Keeps X bl X' bl'
