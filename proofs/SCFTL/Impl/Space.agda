@@ -29,8 +29,9 @@
 -- (the two-stream cost-benefit choice with its fallback, gc.rs
 -- `pick_victim`), which becomes invalid; `rl` relocates one of its
 -- sectors like a write; `dpg` programs a full delta buffer as a
--- tentative region page; `act` retires the active superblock (used)
--- and opens a free one; `era` erases an erasable one (free); a flush
+-- tentative region page; `act` retires the active superblock (used;
+-- its count anywhere in the list: the list's order means nothing) and
+-- opens a free one; `era` erases an erasable one (free); a flush
 -- (`flK`, `flC`) pads the active superblock's page (at most
 -- sectors_per_page - 1 sectors), programs its commit page in the region,
 -- turns the epoch's victims erasable (2PGC: only now) and starts the
@@ -240,9 +241,9 @@ data Step (c : Config) : St → St → Set where
   dpg : ∀ {f e i xs r a w g q rm t p u} →
         Step c (st f e i xs r a w g q (suc rm) t (ppp c) p u)
                (st f e i xs r a w g q rm (suc t) 0 p u)
-  act : ∀ {f e i xs a w g q rm t b p u} →
-        Step c (st (suc f) e i xs 0 a w g q rm t b p u)
-               (st f e i (a ∷ xs) (S c) 0 w g q rm t b p u)
+  act : ∀ {f e i xs ys a w g q rm t b p u} →
+        Step c (st (suc f) e i (xs ++ ys) 0 a w g q rm t b p u)
+               (st f e i (xs ++ a ∷ ys) (S c) 0 w g q rm t b p u)
   era : ∀ {f e i xs r a w g q rm t b p u} →
         Step c (st f (suc e) i xs r a w g q rm t b p u)
                (st (suc f) e i xs r a w g q rm t b p u)
@@ -532,10 +533,12 @@ step-inv {c} V I (dpg {f} {e} {i} {xs} {r} {a} {w} {g} {q} {rm} {t} {p}) = recor
   ; prq = trans (Inv.prq I) (solve 2 (λ t k → t :* k :+ k := (con 1 :+ t) :* k :+ con 0) refl t (ppp c))
   ; bufp = z≤n ; prb = Inv.prb I
   ; remb = ≤≡ (Inv.remb I) (sym (+-suc rm t)) ; recb = Inv.recb I }
-step-inv {c} V I (act {f} {e} {i} {xs} {a} {w} {g} {q} {rm} {t} {b} {p}) = record
-  { cons = trans (cong suc (solve 4 (λ f e i n → f :+ e :+ i :+ (con 1 :+ n) := (con 1 :+ f) :+ e :+ i :+ n) refl f e i (length xs))) (Inv.cons I)
+step-inv {c} V I (act {f} {e} {i} {xs} {ys} {a} {w} {g} {q} {rm} {t} {b} {p}) = record
+  { cons = trans (cong (λ n → suc (f + e + i + n)) (len-mid xs {a} {ys}))
+             (trans (cong suc (solve 4 (λ f e i n → f :+ e :+ i :+ (con 1 :+ n) := (con 1 :+ f) :+ e :+ i :+ n) refl f e i (length (xs ++ ys)))) (Inv.cons I))
   ; i≡g = Inv.i≡g I
-  ; sumL = ≡≤ (solve 3 (λ z a q → a :+ z :+ con 0 :+ q := z :+ a :+ q) refl (sum xs) a q) (Inv.sumL I)
+  ; sumL = ≡≤ (trans (cong (λ z → z + 0 + q) (sum-mid xs {a} {ys}))
+                     (solve 3 (λ z a q → a :+ z :+ con 0 :+ q := z :+ a :+ q) refl (sum (xs ++ ys)) a q)) (Inv.sumL I)
   ; wcW = Inv.wcW I ; gcK = Inv.gcK I
   ; pot = ≤≡ (Inv.pot I) (solve 5 (λ f e s w G → (con 1 :+ f :+ e) :* s :+ con 0 :+ w :+ G := (f :+ e) :* s :+ s :+ w :+ G) refl f e (S c) w (g * N c))
   ; prq = Inv.prq I ; bufp = Inv.bufp I ; prb = Inv.prb I ; remb = Inv.remb I ; recb = Inv.recb I }
@@ -629,8 +632,8 @@ space-progress-needs c V r = progress V (reach-inv V r)
 finds-page : ∀ c s → 1 ≤ S c → Finds c s →
              Σ St (λ s' → Star (Step c) s s' × 1 ≤ room s')
 finds-page c s S1 (inj₁ r1) = s , ε , r1
-finds-page c (st (suc f) e i xs .0 a w g q rm t b p u) S1 (inj₂ (refl , _)) = _ , act ◅ ε , S1
-finds-page c (st zero (suc e) i xs .0 a w g q rm t b p u) S1 (inj₂ (refl , _)) = _ , era ◅ act ◅ ε , S1
+finds-page c (st (suc f) e i xs .0 a w g q rm t b p u) S1 (inj₂ (refl , _)) = _ , act {xs = []} ◅ ε , S1
+finds-page c (st zero (suc e) i xs .0 a w g q rm t b p u) S1 (inj₂ (refl , _)) = _ , era ◅ act {xs = []} ◅ ε , S1
 finds-page c (st zero zero i xs .0 a w g q rm t b p u) S1 (inj₂ (refl , ()))
 
 -- A needed GC finds a victim: the greedy one (fewest valid sectors), with
@@ -702,7 +705,7 @@ example-run =
   ◅ wrA (s≤s z≤n) (inj₂ (s≤s (s≤s z≤n))) (s≤s z≤n)
   ◅ dpg
   ◅ era
-  ◅ act
+  ◅ act {xs = []}
   ◅ gcm {xs = []} {v = 1} {ys = 1 ∷ []} (s≤s z≤n) (s≤s (s≤s z≤n))
         (inj₂ ([] , (s≤s z≤n ∷ [])))
   ◅ rl (s≤s z≤n)

@@ -86,9 +86,9 @@ data StepD (c : Config) : StD → StD → Set where
   rl  : ∀ {f e i xs r a w g q u} →
         StepD c (sd f e i xs (suc r) a w g (suc q) u)
                 (sd f e i xs r (suc a) w g q u)
-  act : ∀ {f e i xs a w g q u} →
-        StepD c (sd (suc f) e i xs 0 a w g q u)
-                (sd f e i (a ∷ xs) (S c) 0 w g q u)
+  act : ∀ {f e i xs ys a w g q u} →
+        StepD c (sd (suc f) e i (xs ++ ys) 0 a w g q u)
+                (sd f e i (xs ++ a ∷ ys) (S c) 0 w g q u)
   era : ∀ {f e i xs r a w g q u} →
         StepD c (sd f (suc e) i xs r a w g q u)
                 (sd (suc f) e i xs r a w g q u)
@@ -144,7 +144,7 @@ liftD {c} {st f e i .(xs ++ v ∷ ys) r a w g .0 rm t b p u} V I (gcm {xs = xs} 
 liftD {c} {st f e i xs .(suc r) a w g .(suc q) rm t b p u} V I (rl {r = r} {q = q})
   with bufRoom V I
 ... | rm' , t' , b' , bl , run = _ , run ◅◅ (rl bl ◅ ε) , refl
-liftD {c} {st .(suc f) e i xs .0 a w g q rm t b p u} V I (act {f = f}) = _ , act ◅ ε , refl
+liftD {c} {st .(suc f) e i .(xs ++ ys) .0 a w g q rm t b p u} V I (act {f = f} {xs = xs} {ys}) = _ , act {xs = xs} {ys} ◅ ε , refl
 liftD {c} {st f .(suc e) i xs r a w g q rm t b p u} V I (era {e = e}) = _ , era ◅ ε , refl
 liftD {c} {st f e i xs .(d + r) a w g .0 rm t b p u} V I (fl {d = d} {r} nn dp) with remPos {c} {st f e i xs (d + r) a w g 0 rm t b p u} V I
 ... | rm' , refl = _ , flC nn dp (Inv.bufp I) ◅ ε , refl
@@ -211,7 +211,7 @@ exampleD-run =
   ◅ fl {d = 0} (inj₂ (s≤s (s≤s z≤n))) z≤n
   ◅ wrA (s≤s z≤n) (inj₂ (s≤s (s≤s z≤n)))
   ◅ era
-  ◅ act
+  ◅ act {xs = []}
   ◅ gcm {xs = []} {v = 1} {ys = 1 ∷ []} (s≤s z≤n) (s≤s (s≤s z≤n)) (inj₂ ([] , (s≤s z≤n ∷ [])))
   ◅ rl
   ◅ ε

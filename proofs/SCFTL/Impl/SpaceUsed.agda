@@ -250,3 +250,28 @@ wrN-shape us v v' kn n mv un =
   jn : ∀ j → us j ≡ true → kn ≢ j
   jn j uj refl with trans (sym uj) un
   ... | ()
+
+------------------------------------------------------------------------
+-- A block joining or leaving the used ones
+
+used-ext : ∀ us us' v n → (∀ j → j < n → us' j ≡ us j) → usedL us' v n ≡ usedL us v n
+used-ext us us' v zero    h = refl
+used-ext us us' v (suc n) h rewrite h n (n<1+n n) = cong (consIf (us n) (v n)) (used-ext us us' v n (λ j lt → h j (≤-step lt)))
+
+-- block k becomes used: its count enters the list at its place (Space's
+-- `act`, which may put it anywhere)
+used-insert : ∀ us us' v k n → k < n → us k ≡ false → us' k ≡ true → (∀ j → j ≢ k → us' j ≡ us j) →
+              Σ (List ℕ) λ xs → Σ (List ℕ) λ ys → (usedL us v n ≡ xs ++ ys) × (usedL us' v n ≡ xs ++ v k ∷ ys)
+used-insert us us' v k (suc n) lt uk uk' h with k ≟ℕ n
+... | yes refl rewrite uk | uk' =
+  [] , usedL us v k , refl , cong (v k ∷_) (used-ext us us' v k (λ j j<k → h j (λ e → <-irrefl e j<k)))
+... | no ne with used-insert us us' v k n (≤∧≢⇒< (pred≤ lt) ne) uk uk' h
+...   | xs , ys , e1 , e2 rewrite h n (λ e → ne (sym e)) with us n
+...     | true  = v n ∷ xs , ys , cong (v n ∷_) e1 , cong (v n ∷_) e2
+...     | false = xs , ys , e1 , e2
+
+-- block k leaves the used ones (a GC victim): its count leaves the list
+used-remove : ∀ us us' v k n → k < n → us k ≡ true → us' k ≡ false → (∀ j → j ≢ k → us' j ≡ us j) →
+              Σ (List ℕ) λ xs → Σ (List ℕ) λ ys → (usedL us v n ≡ xs ++ v k ∷ ys) × (usedL us' v n ≡ xs ++ ys)
+used-remove us us' v k n lt uk uk' h with used-insert us' us v k n lt uk' uk (λ j ne → sym (h j ne))
+... | xs , ys , e1 , e2 = xs , ys , e2 , e1

@@ -62,7 +62,7 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; module OPX; block-erase-safe; EsRunM; Place)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; PPg; Z; loc; own; wp; balloc; berase; owners; upd-self; upd-ne; here-own)
+  using (BL; PPg; Z; Opens; loc; own; wp; balloc; berase; owners; upd-self; upd-ne; here-own)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LocX; lt-nxt; Remap; RemapW; Same; remap-w; remap-rl; keep-flush; keep-barrier; keep-sy; run-unm; owners-mem)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
@@ -119,7 +119,7 @@ vc-remap {m} {m'} {lc} {lc'} {a} {n} {kn} le em el en fresh k =
 
 Moves : XS → BL → XS → BL → Set
 Moves X bl X' bl' =
-  Σ ℕ λ a → a ≤ amax × Σ ℕ λ kn → bl' ≡ balloc kn (nxt (stX X)) bl × wp bl kn < Z ×
+  Σ ℕ λ a → a ≤ amax × Σ ℕ λ kn → bl' ≡ balloc kn (nxt (stX X)) bl × Opens bl kn × wp bl kn < Z ×
   MoveEq (vc X bl) (vc X' bl') (λ k → inBlk (loc bl) k (l2p (stX X) a)) kn
 
 Keeps : XS → BL → XS → BL → Set
@@ -137,7 +137,7 @@ private
   -- a write or relocation: the PX step's shape and the placement
   placed-remap : ∀ {X X' bl bl'} → OPX.RI X → Remap (stX X) (stX X') → Place X X' bl bl' → Moves X bl X' bl'
   placed-remap {X} {X'} {bl} r (en , a , le , m) (inj₁ (_ , k , aok , refl)) =
-    a , le , k , refl , proj₁ (proj₂ aok) ,
+    a , le , k , refl , proj₁ aok , proj₁ (proj₂ aok) ,
     vc-remap {l2p (stX X)} {l2p (stX X')} {loc bl} {loc (balloc k (nxt (stX X)) bl)} {a} {nxt (stX X)} {k}
       le m (λ q qn → upd-ne (loc bl) q (nxt (stX X)) _ qn) (cong proj₁ (upd-self (loc bl) (nxt (stX X)) _))
       (λ b b≤ e → <-irrefl refl (lt-nxt {X} r b (nxt (stX X)) b≤ e))
@@ -203,6 +203,25 @@ vc-erase {X} {X'} {bl} r lx (k , nab , rn , refl) =
     mem = owners-mem bl k (wp bl k) (proj₂ (loc bl p)) p (subst (λ z → proj₂ (loc bl p) < wp bl z) ek (proj₂ L)) own-k
   zero-k : vc X bl k ≡ 0
   zero-k = trans (tot-ext _ (λ _ → 0) (suc amax) each) (tot-0 (suc amax))
+
+-- A block at write pointer 0 (a free one: erased, or never written) has
+-- no valid sector: every mapped page lies below its block's write
+-- pointer (LocX).
+vc-empty : ∀ {X bl k} → LocX X bl → wp bl k ≡ 0 → vc X bl k ≡ 0
+vc-empty {X} {bl} {k} lx w0 = trans (tot-ext _ (λ _ → 0) (suc amax) each) (tot-0 (suc amax))
+  where
+  each : ∀ b → b < suc amax → b2n (inBlk (loc bl) k (l2p (stX X) b)) ≡ 0
+  each b (s≤s le) with l2p (stX X) b in m
+  ... | nothing = refl
+  ... | just p with proj₁ (loc bl p) ≡ᵇ k in e
+  ...   | false = refl
+  ...   | true  = ⊥-elim (none (subst (λ z → proj₂ (loc bl p) < wp bl z) (≡ᵇ-T e) (proj₂ (lx b p le m))))
+    where
+    none : proj₂ (loc bl p) < wp bl k → ⊥
+    none lt = lt0 (subst (proj₂ (loc bl p) <_) w0 lt)
+      where
+      lt0 : ∀ {m} → m < 0 → ⊥
+      lt0 ()
 
 ------------------------------------------------------------------------
 -- The counts of any B blocks add up to at most the logical sectors

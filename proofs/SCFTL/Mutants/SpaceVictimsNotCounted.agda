@@ -91,11 +91,11 @@ run = wrN (s≤s z≤n) (inj₂ (s≤s z≤n)) (s≤s z≤n) (s≤s z≤n)
     ◅ era
     ◅ era
     ◅ flC {d = 0} (inj₂ (s≤s z≤n)) z≤n z≤n
-    ◅ act
+    ◅ act {xs = []}
     ◅ gcm {xs = []} {v = 1} {ys = []} (s≤s z≤n) (s≤s z≤n) (inj₁ (s≤s z≤n))
     ◅ rl (s≤s z≤n)
     ◅ dpg
-    ◅ act
+    ◅ act {xs = []}
     ◅ gcm {xs = []} {v = 1} {ys = []} (s≤s (s≤s z≤n)) (s≤s z≤n) (inj₁ (s≤s z≤n))
     ◅ rl (s≤s z≤n)
     ◅ ε
