@@ -286,6 +286,33 @@ keep-flush {true , S} (inj₁ (refl , S0 , () , _))
 keep-flush {b , S} {.true , S'} (inj₂ (refl , _ , s' , e , o)) =
   trans-keep {stX (b , S)} {s'} {stX (true , S')} (keepL-flush o) (λ a → cong (λ z → l2p (st (su z)) a) e)
 
+-- every flush of PX ends the epoch: P's write counter is 0 after it
+-- (every commit path: P's, PUSBic's, the chain phase's and the lazy one)
+private
+  wcP-flush : ∀ {s s'} → okP (Sp.use Sp.flush) s s' → wcnt s' ≡ 0
+  wcP-flush (inj₁ refl) = refl
+  wcP-flush (inj₂ (inj₁ refl)) = refl
+  wcP-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) = refl
+  wcP-flush (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) = refl
+  wcP-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) = refl
+  wcP-flush (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) = refl
+
+  wcL-flush : ∀ {s s'} → okPL EraseGuard (Sp.use Sp.flush) s s' → wcnt s' ≡ 0
+  wcL-flush (inj₁ o) = wcP-flush o
+  wcL-flush (inj₂ (M , _ , refl)) = refl
+
+  wcFl : ∀ {S S'} → SB.Model.ok PX (SB.use SB.flush) (false , S) (false , S') → wcnt (stX (false , S')) ≡ 0
+  wcFl (inj₁ (_ , _ , refl , inj₁ (inj₁ e , _))) = cong (λ z → wcnt (st z)) e
+  wcFl (inj₁ (_ , _ , refl , inj₁ (inj₂ e , _))) = cong (λ z → wcnt (st z)) e
+  wcFl (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₁ e) , _))) = cong (λ z → wcnt (st z)) e
+  wcFl (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₂ e) , _))) = cong (λ z → wcnt (st z)) e
+  wcFl (inj₂ (() , _))
+
+wc-flush : ∀ {X X'} → SB.Model.ok PX (SB.use SB.flush) X X' → wcnt (stX X') ≡ 0
+wc-flush {false , S} {.false , S'} o@(inj₁ (refl , _ , refl , _)) = wcFl {S} {S'} o
+wc-flush {true , S} (inj₁ (refl , S0 , () , _))
+wc-flush {b , S} {.true , S'} (inj₂ (refl , _ , s' , e , o)) = trans (cong (λ z → wcnt (st (su z))) e) (wcL-flush o)
+
 keep-barrier : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg SB.barrier)) X X' → Keep (stX X) (stX X')
 keep-barrier {false , S} (inj₁ (refl , .S , refl , (inj₁ (_ , e) , _))) a = cong (λ z → l2p (st z) a) e
 keep-barrier {false , S} (inj₁ (refl , .S , refl , (inj₂ (inj₁ e) , _))) a = cong (λ z → l2p (st z) a) e

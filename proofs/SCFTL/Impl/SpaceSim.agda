@@ -51,14 +51,14 @@ open import Relation.Nullary using (yes; no)
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (l2p; wcnt; nxt; _[_≔_])
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; module OPX)
-open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX)
+open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; wc-flush)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; Z; loc; wp; ab; fr; balloc; upd-self; upd-ne)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (vc; inBlk; vc-w; vc-sum; vc-empty; Moves; Unmoved)
+  using (vc; inBlk; vc-w; vc-flush; vc-sum; vc-empty; Moves; Unmoved)
 open import SCFTL.Impl.SpaceUsed
   using (b2n; tot; tot-ext; tot-upd; tot-≥; b2n-eq; usedL; used-same; used-sum; used-insert; wrU-shape; wrA-shape; wrN-shape; MoveEq)
-open import SCFTL.Impl.SpaceData using (StD; sd; StepD; wrU; wrA; wrN; act; freD; ersD; invD; vsD; roomD; vaD; wcD; gcD; pendD; cuD)
+open import SCFTL.Impl.SpaceData using (StD; sd; StepD; wrU; wrA; wrN; act; fl; freD; ersD; invD; vsD; roomD; vaD; wcD; gcD; pendD; cuD)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -365,3 +365,25 @@ sim-act {c} {us} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old p0 nn o
   A1 = record { abS = refl ; wpS = upd-self (wp bl) kn _ ; frS = λ k → refl }
   W2 = core-w {c} {us'} {X} {X'} {bl1} {balloc kn (nxt (stX X)) bl} {d1} {b} eL eW I1 old1 refl nn1 le mv
          (subst (wp bl kn <_) (sym eS) wlt) A1 wc wb
+
+------------------------------------------------------------------------
+-- A flush: Space's flush, with no padding (one sector per page: P pads
+-- nothing); every count, the bookkeeping and the open block are kept,
+-- P's write counter is 0 after it (every commit path, `wc-flush`)
+
+private
+  flE : ∀ {c d} → pendD d ≡ 0 → Sp.NotNeeded c (gcD d) (vsD d) →
+        StepD c d (sd (freD d) (ersD d + invD d) 0 (vsD d) (roomD d) (vaD d) 0 0 0 (suc (length (vsD d))))
+  flE {d = sd f e i xs r a w g _ u} refl nn = fl {d = 0} nn z≤n
+
+sim-fl : ∀ {c us X X' bl bl' d} → Abs c us X bl d → pendD d ≡ 0 → Sp.NotNeeded c (gcD d) (vsD d) →
+         SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') →
+         Σ StD λ d' → StepD c d d' × Abs c us X' bl' d'
+sim-fl {c} {us} {X} {X'} {bl} {.bl} {d} I p0 nn (o , refl) = _ , flE {c} {d} p0 nn , record
+  { vsA = trans (Abs.vsA I) (sym (used-same us (vc X bl) (vc X' bl) (Sp.P c) (λ j _ _ → keep j)))
+  ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
+  ; roomA = Abs.roomA I
+  ; wcA = sym (wc-flush {X} {X'} o)
+  ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I }
+  where
+  keep = vc-flush {X} {X'} {bl} {bl} (o , refl)
