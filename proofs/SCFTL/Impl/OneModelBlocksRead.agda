@@ -222,6 +222,10 @@ Same s s' = nxt s' ≡ nxt s × Keep s s' × wcnt s' ≡ wcnt s
 RemapW : St → St → Set
 RemapW s s' = Remap s s' × wcnt s' ≡ suc (wcnt s) × wcnt s ≤ wmax
 
+-- a relocation's: the remap, P's write counter kept
+RemapR : St → St → Set
+RemapR s s' = Remap s s' × wcnt s' ≡ wcnt s
+
 private
   remap-after : ∀ {s u u'} → Remap s u → nxt u' ≡ nxt u × Keep u u' → Remap s u'
   remap-after (en , a , le , m) (e , k) = trans e en , a , le , λ b → trans (k b) (m b)
@@ -255,15 +259,17 @@ private
           wc-optL f1 f2 (wr0 a d s) , proj₂ ib)
   remapL-w a d (inj₂ (_ , refl)) = inj₂ (refl , (λ b → refl) , refl)
 
-  remapP-rl : ∀ {s s'} → okP (Sp.use (Sp.reg Sp.rl)) s s' → Remap s s' ⊎ Same s s'
+  remapP-rl : ∀ {s s'} → okP (Sp.use (Sp.reg Sp.rl)) s s' → RemapR s s' ⊎ Same s s'
   remapP-rl {s} (inj₁ (_ , q , _ , inj₁ (v , f1 , f2 , refl))) =
-    inj₁ (remap-after {s} {rl0 q s} {opt f1 f2 (rl0 q s)} (refl , _ , proj₁ v , λ b → refl) (opt-keeps f1 f2 (rl0 q s)))
+    inj₁ (remap-after {s} {rl0 q s} {opt f1 f2 (rl0 q s)} (refl , _ , proj₁ v , λ b → refl) (opt-keeps f1 f2 (rl0 q s)) ,
+          wc-opt f1 f2 (rl0 q s))
   remapP-rl (inj₁ (_ , q , _ , inj₂ (_ , refl))) = inj₂ (refl , (λ b → refl) , refl)
   remapP-rl (inj₂ (_ , refl)) = inj₂ (refl , (λ b → refl) , refl)
 
-  remapL-rl : ∀ {s s'} → okPL EraseGuard (Sp.use (Sp.reg Sp.rl)) s s' → Remap s s' ⊎ Same s s'
+  remapL-rl : ∀ {s s'} → okPL EraseGuard (Sp.use (Sp.reg Sp.rl)) s s' → RemapR s s' ⊎ Same s s'
   remapL-rl {s} (inj₁ (_ , q , _ , inj₁ (v , f1 , f2 , refl))) =
-    inj₁ (remap-after {s} {rl0 q s} {optL f1 f2 (rl0 q s)} (refl , _ , proj₁ v , λ b → refl) (optL-keeps f1 f2 (rl0 q s)))
+    inj₁ (remap-after {s} {rl0 q s} {optL f1 f2 (rl0 q s)} (refl , _ , proj₁ v , λ b → refl) (optL-keeps f1 f2 (rl0 q s)) ,
+          wc-optL f1 f2 (rl0 q s))
   remapL-rl (inj₁ (_ , q , _ , inj₂ (_ , refl))) = inj₂ (refl , (λ b → refl) , refl)
   remapL-rl (inj₂ (_ , refl)) = inj₂ (refl , (λ b → refl) , refl)
 
@@ -274,7 +280,7 @@ remap-w a d {true , S} (inj₁ (refl , S0 , () , _))
 remap-w a d (inj₂ (refl , _ , s' , refl , o)) = remapL-w a d o
 
 remap-rl : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg (SB.op SB.rl))) X X' →
-           Remap (stX X) (stX X') ⊎ Same (stX X) (stX X')
+           RemapR (stX X) (stX X') ⊎ Same (stX X) (stX X')
 remap-rl {false , S} (inj₁ (refl , S0 , refl , ((o , _) , _))) = remapP-rl o
 remap-rl {true , S} (inj₁ (refl , S0 , () , _))
 remap-rl (inj₂ (refl , _ , s' , refl , o)) = remapL-rl o

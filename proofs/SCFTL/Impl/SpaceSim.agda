@@ -34,7 +34,7 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.SpaceSim (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
   (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
 
-open import Data.Bool.Base using (Bool; true; false)
+open import Data.Bool.Base using (Bool; true; false; _∨_)
 open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; _∷_; _++_; sum; length)
 open import Data.List.Properties using (length-++)
@@ -57,30 +57,11 @@ open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
   using (vc; inBlk; vc-w; vc-flush; vc-sum; vc-empty; Moves; Unmoved)
 open import SCFTL.Impl.SpaceUsed
-  using (b2n; tot; tot-ext; tot-upd; tot-≥; b2n-eq; usedL; used-same; used-sum; used-insert; wrU-shape; wrA-shape; wrN-shape; MoveEq)
+  using (b2n; tot; tot-ext; tot-0; tot-+; tot-upd; tot-≥; b2n-eq; usedL; used-same; used-sum; used-insert; used-remove;
+         wrU-shape; wrA-shape; wrN-shape; MoveEq)
 open import SCFTL.Impl.SpaceData using (StD; sd; StepD; wrU; wrA; wrN; act; fl; freD; ersD; invD; vsD; roomD; vaD; wcD; gcD; pendD; cuD)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
-
-------------------------------------------------------------------------
--- The abstraction
-
-record Abs (c : Sp.Config) (us : ℕ → Bool) (X : XS) (bl : BL) (d : StD) : Set where
-  field
-    vsA   : vsD d ≡ usedL us (vc X bl) (Sp.P c)
-    vaA   : vaD d ≡ vc X bl (ab bl)
-    roomA : roomD d + wp bl (ab bl) ≡ Sp.S c
-    wcA   : wcD d ≡ wcnt (stX X)
-    abU   : us (ab bl) ≡ false
-    abP   : ab bl < Sp.P c
-    frA   : freD d ≡ tot (λ k → b2n (fr bl k)) (Sp.P c)   -- free: erased, ready
-    abF   : fr bl (ab bl) ≡ false
-    frU   : ∀ k → fr bl k ≡ true → us k ≡ false
-
--- every mapped page lies in the open block or in a used block below P
-OldIn : Sp.Config → (ℕ → Bool) → XS → BL → Set
-OldIn c us X bl = ∀ b q → b ≤ amax → l2p (stX X) b ≡ just q →
-                  proj₁ (loc bl q) ≡ ab bl ⊎ (us (proj₁ (loc bl q)) ≡ true × proj₁ (loc bl q) < Sp.P c)
 
 ------------------------------------------------------------------------
 -- Space's writes from equalities
@@ -154,6 +135,52 @@ private
             (tot-≥ (λ a → b2n (inBlk (loc bl) (proj₁ (loc bl q)) (l2p (stX X) a))) (suc amax) b (s≤s le))
 
 ------------------------------------------------------------------------
+-- The ghost and the abstraction
+
+-- the classes a data-superblock layer keeps beside the block bookkeeping
+-- (blocks.rs's states): used, erasable (victims of committed epochs),
+-- this epoch's victims, and the victim whose valid sectors GC is moving
+record Gh : Set where
+  constructor gh
+  field
+    us es vi : ℕ → Bool
+    cv       : Maybe ℕ
+open Gh public
+
+-- Space's `pend`: the valid sectors the current victim still holds
+pendOf : XS → BL → Maybe ℕ → ℕ
+pendOf X bl nothing  = 0
+pendOf X bl (just k) = vc X bl k
+
+record Abs (c : Sp.Config) (G : Gh) (X : XS) (bl : BL) (d : StD) : Set where
+  field
+    vsA   : vsD d ≡ usedL (us G) (vc X bl) (Sp.P c)
+    vaA   : vaD d ≡ vc X bl (ab bl)
+    roomA : roomD d + wp bl (ab bl) ≡ Sp.S c
+    wcA   : wcD d ≡ wcnt (stX X)
+    abU   : us G (ab bl) ≡ false
+    abP   : ab bl < Sp.P c
+    frA   : freD d ≡ tot (λ k → b2n (fr bl k)) (Sp.P c)   -- free: erased, ready
+    abF   : fr bl (ab bl) ≡ false
+    frU   : ∀ k → fr bl k ≡ true → us G k ≡ false
+    erA   : ersD d ≡ tot (λ k → b2n (es G k)) (Sp.P c)
+    invA  : invD d ≡ tot (λ k → b2n (vi G k)) (Sp.P c)
+    pdA   : pendD d ≡ pendOf X bl (cv G)
+    -- the classes are disjoint
+    abE   : es G (ab bl) ≡ false
+    abV   : vi G (ab bl) ≡ false
+    frE   : ∀ k → fr bl k ≡ true → es G k ≡ false
+    frV   : ∀ k → fr bl k ≡ true → vi G k ≡ false
+    usE   : ∀ k → us G k ≡ true → es G k ≡ false
+    usV   : ∀ k → us G k ≡ true → vi G k ≡ false
+    esV   : ∀ k → es G k ≡ true → vi G k ≡ false
+
+-- every mapped page lies in the open block or in a used block below P
+OldIn : Sp.Config → (ℕ → Bool) → XS → BL → Set
+OldIn c us X bl = ∀ b q → b ≤ amax → l2p (stX X) b ≡ just q →
+                  proj₁ (loc bl q) ≡ ab bl ⊎ (us (proj₁ (loc bl q)) ≡ true × proj₁ (loc bl q) < Sp.P c)
+
+------------------------------------------------------------------------
 -- A write into the open block, on counts: the core of both lemmas
 
 -- a state after a write into the open block: the same open block, one
@@ -164,19 +191,21 @@ record After (bl bl' : BL) : Set where
     wpS : wp bl' (ab bl) ≡ suc (wp bl (ab bl))
     frS : ∀ k → fr bl' k ≡ fr bl k
 
-core-w : ∀ {c us X X' bl bl' d b} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax →
-         Abs c us X bl d → OldIn c us X bl → pendD d ≡ 0 → Sp.NotNeeded c (gcD d) (vsD d) →
+core-w : ∀ {c G X X' bl bl' d b} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax →
+         Abs c G X bl d → OldIn c (us G) X bl → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
          b ≤ amax → MoveEq (vc X bl) (vc X' bl') (λ k → inBlk (loc bl) k (l2p (stX X) b)) (ab bl) →
          wp bl (ab bl) < Sp.S c → After bl bl' →
          wcnt (stX X') ≡ suc (wcnt (stX X)) → wcnt (stX X) ≤ wmax →
-         Σ StD λ d' → StepD c d d' × Abs c us X' bl' d'
-core-w {c} {us} {X} {X'} {bl} {bl'} {d} {b} eL eW I old p0 nn le mv wlt A wc wb = step (l2p (stX X) b) refl mv
+         Σ StD λ d' → StepD c d d' × Abs c G X' bl' d'
+core-w {c} {G} {X} {X'} {bl} {bl'} {d} {b} eL eW I old nocv nn le mv wlt A wc wb = step (l2p (stX X) b) refl mv
   where
   kn = ab bl
   v v' : ℕ → ℕ
   v  = vc X bl
   v' = vc X' bl'
-  un : us kn ≡ false
+  p0 : pendD d ≡ 0
+  p0 = trans (Abs.pdA I) (cong (pendOf X bl) nocv)
+  un : us G kn ≡ false
   un = Abs.abU I
   rs : Σ ℕ λ r' → roomD d ≡ suc r'
   rs = room-suc (roomD d) (wp bl kn) (Sp.S c) (Abs.roomA I) wlt
@@ -185,61 +214,66 @@ core-w {c} {us} {X} {X'} {bl} {bl'} {d} {b} eL eW I old p0 nn le mv wlt A wc wb 
   wW = subst (wcD d <_) (sym eW) (subst (λ w → w < suc wmax) (sym (Abs.wcA I)) (s≤s wb))
   ab≡ : ab bl' ≡ kn
   ab≡ = After.abS A
-  -- the abstraction after, but for the open block's count
-  roomA' : r' + wp bl' (ab bl') ≡ Sp.S c
-  roomA' = trans (cong (λ k → r' + wp bl' k) ab≡) (trans (cong (r' +_) (After.wpS A)) (trans (+-suc r' (wp bl kn))
-             (trans (cong (λ z → z + wp bl kn) (sym (proj₂ rs))) (Abs.roomA I))))
-  wcA' : suc (wcD d) ≡ wcnt (stX X')
-  wcA' = trans (cong suc (Abs.wcA I)) (sym wc)
-  abU' : us (ab bl') ≡ false
-  abU' = trans (cong us ab≡) un
-  abP' : ab bl' < Sp.P c
-  abP' = subst (_< Sp.P c) (sym ab≡) (Abs.abP I)
-  frA' : freD d ≡ tot (λ k → b2n (fr bl' k)) (Sp.P c)
-  frA' = trans (Abs.frA I) (tot-ext _ _ (Sp.P c) (λ k _ → cong b2n (sym (After.frS A k))))
-  abF' : fr bl' (ab bl') ≡ false
-  abF' = trans (After.frS A (ab bl')) (trans (cong (fr bl) ab≡) (Abs.abF I))
-  frU' : ∀ k → fr bl' k ≡ true → us k ≡ false
-  frU' k e = Abs.frU I k (trans (sym (After.frS A k)) e)
   va≡ : vaD d ≡ v kn
   va≡ = Abs.vaA I
   v'ab : ∀ {n} → v' kn ≡ n → v' (ab bl') ≡ n
   v'ab e = trans (cong v' ab≡) e
+  -- the abstraction after a write step: Space's write moves only the
+  -- list, the open block's count and room, and the write counter
+  mk : ∀ {d'} → vsD d' ≡ usedL (us G) v' (Sp.P c) → vaD d' ≡ v' kn → roomD d' ≡ r' → wcD d' ≡ suc (wcD d) →
+       freD d' ≡ freD d → ersD d' ≡ ersD d → invD d' ≡ invD d → pendD d' ≡ 0 → Abs c G X' bl' d'
+  mk {d'} eV eA eR eW′ eF eE eI eP = record
+    { vsA = eV ; vaA = trans eA (sym (cong v' ab≡))
+    ; roomA = trans (cong (λ z → z + wp bl' (ab bl')) eR)
+                (trans (cong (λ k → r' + wp bl' k) ab≡) (trans (cong (r' +_) (After.wpS A)) (trans (+-suc r' (wp bl kn))
+                  (trans (cong (λ z → z + wp bl kn) (sym (proj₂ rs))) (Abs.roomA I)))))
+    ; wcA = trans eW′ (trans (cong suc (Abs.wcA I)) (sym wc))
+    ; abU = trans (cong (us G) ab≡) un
+    ; abP = subst (_< Sp.P c) (sym ab≡) (Abs.abP I)
+    ; frA = trans eF (trans (Abs.frA I) (tot-ext _ _ (Sp.P c) (λ k _ → cong b2n (sym (After.frS A k)))))
+    ; abF = trans (After.frS A (ab bl')) (trans (cong (fr bl) ab≡) (Abs.abF I))
+    ; frU = λ k e → Abs.frU I k (trans (sym (After.frS A k)) e)
+    ; erA = trans eE (Abs.erA I) ; invA = trans eI (Abs.invA I)
+    ; pdA = trans eP (sym (cong (pendOf X' bl') nocv))
+    ; abE = trans (cong (es G) ab≡) (Abs.abE I) ; abV = trans (cong (vi G) ab≡) (Abs.abV I)
+    ; frE = λ k e → Abs.frE I k (trans (sym (After.frS A k)) e)
+    ; frV = λ k e → Abs.frV I k (trans (sym (After.frS A k)) e)
+    ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I }
 
   step : ∀ m → l2p (stX X) b ≡ m → MoveEq v v' (λ k → inBlk (loc bl) k m) kn →
-         Σ StD λ d' → StepD c d d' × Abs c us X' bl' d'
+         Σ StD λ d' → StepD c d d' × Abs c G X' bl' d'
   -- a new logical sector: wrN
-  step nothing e mvm = _ , wrN′ {c} {d} {r'} (proj₂ rs) p0 wW nn sl , record
-    { vsA = trans (Abs.vsA I) (sym (proj₁ sh)) ; vaA = sym (v'ab (trans (proj₂ sh) (cong suc (sym va≡))))
-    ; roomA = roomA' ; wcA = wcA' ; abU = abU' ; abP = abP' ; frA = frA' ; abF = abF' ; frU = frU' }
+  step nothing e mvm =
+    _ , wrN′ {c} {d} {r'} (proj₂ rs) p0 wW nn sl ,
+    mk (trans (Abs.vsA I) (sym (proj₁ sh))) (trans (cong suc va≡) (sym (proj₂ sh))) refl refl refl refl refl refl
     where
-    sh = wrN-shape us v v' kn (Sp.P c) mvm un
-    within : sum (usedL us v' (Sp.P c)) + v' kn ≤ suc amax
-    within = ≤-trans (used-sum us v' (Sp.P c) kn (Abs.abP I) un) (vc-sum X' bl' (Sp.P c))
+    sh = wrN-shape (us G) v v' kn (Sp.P c) mvm un
+    within : sum (usedL (us G) v' (Sp.P c)) + v' kn ≤ suc amax
+    within = ≤-trans (used-sum (us G) v' (Sp.P c) kn (Abs.abP I) un) (vc-sum X' bl' (Sp.P c))
     sl : sum (vsD d) + vaD d < Sp.L c
     sl = subst (sum (vsD d) + vaD d <_) (sym eL)
            (subst (_≤ suc amax)
              (trans (cong₂′ (λ x y → sum x + y) (proj₁ sh) (proj₂ sh))
-                    (trans (+-suc (sum (usedL us v (Sp.P c))) (v kn))
+                    (trans (+-suc (sum (usedL (us G) v (Sp.P c))) (v kn))
                            (cong suc (cong₂′ (λ x y → sum x + y) (sym (Abs.vsA I)) (sym va≡)))))
              within)
   -- over a sector of a block
   step (just q) e mvm with old b q le e
   -- ... of the open block: wrA
-  ... | inj₁ e0 = _ , wrA′ {c} {d} {proj₁ ps} {r'} (proj₂ ps) (proj₂ rs) p0 wW nn , record
-    { vsA = trans (Abs.vsA I) (sym (used-same us v v' (Sp.P c) (λ j _ _ → same j)))
-    ; vaA = sym (v'ab (trans (same kn) (trans (sym va≡) (proj₂ ps))))
-    ; roomA = roomA' ; wcA = wcA' ; abU = abU' ; abP = abP' ; frA = frA' ; abF = abF' ; frU = frU' }
+  ... | inj₁ e0 =
+    _ , wrA′ {c} {d} {proj₁ ps} {r'} (proj₂ ps) (proj₂ rs) p0 wW nn ,
+    mk (trans (Abs.vsA I) (sym (used-same (us G) v v' (Sp.P c) (λ j _ _ → same j))))
+       (trans (sym (proj₂ ps)) (trans va≡ (sym (same kn)))) refl refl refl refl refl refl
     where
     same : ∀ j → v' j ≡ v j
     same = wrA-shape v v' kn (subst (λ k0 → MoveEq v v' (k0 ≡ᵇ_) kn) e0 mvm)
     ps : Σ ℕ λ a' → vaD d ≡ suc a'
     ps = pos-suc (subst (1 ≤_) (sym (trans va≡ (cong v (sym e0)))) (vc-pos X bl b q le e))
   -- ... of a used block: wrU
-  ... | inj₂ (u0 , k0<) with wrU-shape us v v' (proj₁ (loc bl q)) kn (Sp.P c) mvm k0< u0 un
-  ...   | (xs , x , ys , e1 , e2) , up = _ , wrU′ {c} {d} {xs} {x} {ys} {r'} (trans (Abs.vsA I) e1) (proj₂ rs) p0 wW nn , record
-    { vsA = sym e2 ; vaA = sym (v'ab (trans up (cong suc (sym va≡))))
-    ; roomA = roomA' ; wcA = wcA' ; abU = abU' ; abP = abP' ; frA = frA' ; abF = abF' ; frU = frU' }
+  ... | inj₂ (u0 , k0<) with wrU-shape (us G) v v' (proj₁ (loc bl q)) kn (Sp.P c) mvm k0< u0 un
+  ...   | (xs , x , ys , e1 , e2) , up =
+    _ , wrU′ {c} {d} {xs} {x} {ys} {r'} (trans (Abs.vsA I) e1) (proj₂ rs) p0 wW nn ,
+    mk (sym e2) (trans (cong suc va≡) (sym up)) refl refl refl refl refl refl
 
 ------------------------------------------------------------------------
 -- A write that stays in the open block
@@ -257,20 +291,33 @@ private
     ... | yes refl = trans (upd-self (fr bl) k false) (sym abF)
     ... | no ne    = upd-ne (fr bl) k (ab bl) false ne
 
-sim-w : ∀ {c us X X' bl bl' d a dd} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
-        OPX.RI X → Abs c us X bl d → OldIn c us X bl → pendD d ≡ 0 → Sp.NotNeeded c (gcD d) (vsD d) →
+  -- the abstraction where the block layer's bookkeeping and every count
+  -- are kept (a refused step, a relocation of a page holding no valid
+  -- sector, a flush)
+  kept : ∀ {c G X X' bl d} → Abs c G X bl d → (∀ k → vc X' bl k ≡ vc X bl k) → wcnt (stX X') ≡ wcnt (stX X) →
+         Abs c G X' bl d
+  kept {c} {G} {X} {X'} {bl} {d} I keep wc = record
+    { vsA = trans (Abs.vsA I) (sym (used-same (us G) (vc X bl) (vc X' bl) (Sp.P c) (λ j _ _ → keep j)))
+    ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
+    ; roomA = Abs.roomA I ; wcA = trans (Abs.wcA I) (sym wc)
+    ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I
+    ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = trans (Abs.pdA I) (pend-keep (cv G))
+    ; abE = Abs.abE I ; abV = Abs.abV I ; frE = Abs.frE I ; frV = Abs.frV I
+    ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I }
+    where
+    pend-keep : ∀ m → pendOf X bl m ≡ pendOf X' bl m
+    pend-keep nothing  = refl
+    pend-keep (just k) = sym (keep k)
+
+sim-w : ∀ {c G X X' bl bl' d a dd} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
+        OPX.RI X → Abs c G X bl d → OldIn c (us G) X bl → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
         SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w a dd)))) (X , bl) (X' , bl') →
         ab bl' ≡ ab bl →
-        (Σ StD λ d' → StepD c d d' × Abs c us X' bl' d') ⊎ Abs c us X' bl' d
-sim-w {c} {us} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r I old p0 nn o stay with vc-w a dd {X} {X'} r o
-... | inj₁ (refl , wc , keep) = inj₂ record
-  { vsA = trans (Abs.vsA I) (sym (used-same us (vc X bl) (vc X' bl) (Sp.P c) (λ j _ _ → keep j)))
-  ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
-  ; roomA = Abs.roomA I
-  ; wcA = trans (Abs.wcA I) (sym wc)
-  ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I }
+        (Σ StD λ d' → StepD c d d' × Abs c G X' bl' d') ⊎ Abs c G X' bl' d
+sim-w {c} {G} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r I old nocv nn o stay with vc-w a dd {X} {X'} r o
+... | inj₁ (refl , wc , keep) = inj₂ (kept {c} {G} {X} {X'} I keep wc)
 ... | inj₂ ((b , le , kn , refl , _ , wlt , mv) , wc , wb) with stay
-...   | refl = inj₁ (core-w eL eW I old p0 nn le mv (subst (wp bl kn <_) (sym eS) wlt) (after-open bl (nxt (stX X)) (Abs.abF I)) wc wb)
+...   | refl = inj₁ (core-w eL eW I old nocv nn le mv (subst (wp bl kn <_) (sym eS) wlt) (after-open bl (nxt (stX X)) (Abs.abF I)) wc wb)
 
 ------------------------------------------------------------------------
 -- A write that opens a free block: Space's activation, then its write
@@ -281,27 +328,31 @@ sim-w {c} {us} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r I old p0 nn o stay wi
 FrWp : BL → Set
 FrWp bl = ∀ k → fr bl k ≡ true → wp bl k ≡ 0
 
-sim-act : ∀ {c us X X' bl bl' d a dd} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
-          OPX.RI X → LocX X bl → FrWp bl → Abs c us X bl d → OldIn c us X bl → pendD d ≡ 0 →
+sim-act : ∀ {c G X X' bl bl' d a dd} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
+          OPX.RI X → LocX X bl → FrWp bl → Abs c G X bl d → OldIn c (us G) X bl → cv G ≡ nothing →
           Sp.K c ≤ gcD d ⊎ suc (length (vsD d)) < Sp.U c →
           SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w a dd)))) (X , bl) (X' , bl') →
           ab bl' ≢ ab bl → ab bl' < Sp.P c → wp bl (ab bl) ≡ Z →
-          Σ StD λ d' → Star (StepD c) d d' × Abs c (us [ ab bl ≔ true ]) X' bl' d'
-sim-act {c} {us} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old p0 nn o moved kP full with vc-w a dd {X} {X'} r o
+          Σ StD λ d' → Star (StepD c) d d' × Abs c (record G { us = us G [ ab bl ≔ true ] }) X' bl' d'
+sim-act {c} {G} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old nocv nn o moved kP full with vc-w a dd {X} {X'} r o
 ... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
 ... | inj₂ ((b , le , kn , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
 ... | inj₂ ((b , le , kn , refl , inj₂ frk , wlt , mv) , wc , wb) =
   _ , act′ ◅ proj₁ (proj₂ W2) ◅ ε , proj₂ (proj₂ W2)
   where
   k0 = ab bl
-  us' = us [ k0 ≔ true ]
+  us' = us G [ k0 ≔ true ]
+  G' : Gh
+  G' = record G { us = us' }
   kn≢ : kn ≢ k0
   kn≢ = moved
+  p0 : pendD d ≡ 0
+  p0 = trans (Abs.pdA I) (cong (pendOf X bl) nocv)
   -- the open block is full: no room
   room0 : roomD d ≡ 0
   room0 = +-cancelʳ0 (roomD d) (wp bl k0) (trans (Abs.roomA I) (trans eS (sym full)))
   -- kn is free: one fewer after
-  fr' : ℕ → _
+  fr' : ℕ → Bool
   fr' = fr bl [ kn ≔ false ]
   tf tg : ℕ
   tf = tot (λ k → b2n (fr bl k)) (Sp.P c)
@@ -314,13 +365,13 @@ sim-act {c} {us} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old p0 nn o
               (trans (cong (λ z → tf + b2n z) (sym (upd-self (fr bl) kn false)))
                 (trans (sym tu) (trans (cong (λ z → tg + b2n z) frk) (+-comm tg 1)))))
   -- the used list with the retired block in it
-  ins = used-insert us us' (vc X bl) k0 (Sp.P c) (Abs.abP I) (Abs.abU I) (upd-self us k0 true)
-          (λ j jn → upd-ne us j k0 true jn)
+  ins = used-insert (us G) us' (vc X bl) k0 (Sp.P c) (Abs.abP I) (Abs.abU I) (upd-self (us G) k0 true)
+          (λ j jn → upd-ne (us G) j k0 true jn)
   xs = proj₁ ins
   ys = proj₁ (proj₂ ins)
   -- Space's activation, from equalities
   d1 : StD
-  d1 = sd (tot (λ k → b2n (fr' k)) (Sp.P c)) (ersD d) (invD d) (xs ++ vaD d ∷ ys) (Sp.S c) 0 (wcD d) (gcD d) 0 (cuD d)
+  d1 = sd tg (ersD d) (invD d) (xs ++ vaD d ∷ ys) (Sp.S c) 0 (wcD d) (gcD d) 0 (cuD d)
   act′ : StepD c d d1
   act′ = actE {c} {d} frsplit (trans (Abs.vsA I) (proj₁ (proj₂ (proj₂ ins)))) room0 p0
   -- the state between: kn open, not free, nothing on it yet
@@ -328,33 +379,44 @@ sim-act {c} {us} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old p0 nn o
   bl1 = record bl { ab = kn ; fr = fr' }
   wp0 : wp bl kn ≡ 0
   wp0 = fw kn frk
-  I1 : Abs c us' X bl1 d1
+  notK0 : ∀ {k} → fr bl k ≡ true → k ≢ k0
+  notK0 frk' refl = f≢t (trans (sym (Abs.abF I)) frk')
+  I1 : Abs c G' X bl1 d1
   I1 = record
     { vsA = trans (cong (λ z → xs ++ z ∷ ys) (Abs.vaA I)) (sym (proj₂ (proj₂ (proj₂ ins))))
     ; vaA = sym (vc-empty {X} {bl} {kn} lx wp0)
     ; roomA = trans (cong (Sp.S c +_) wp0) (+-identityʳ′ (Sp.S c))
     ; wcA = Abs.wcA I
-    ; abU = trans (upd-ne us kn k0 true kn≢) (Abs.frU I kn frk)
+    ; abU = trans (upd-ne (us G) kn k0 true kn≢) (Abs.frU I kn frk)
     ; abP = kP
     ; frA = refl
     ; abF = upd-self (fr bl) kn false
-    ; frU = frU1 }
+    ; frU = frU1
+    ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = sym (cong (pendOf X bl1) nocv)
+    ; abE = Abs.frE I kn frk ; abV = Abs.frV I kn frk
+    ; frE = λ k e → Abs.frE I k (fr-of k e) ; frV = λ k e → Abs.frV I k (fr-of k e)
+    ; usE = usE1 ; usV = usV1 ; esV = Abs.esV I }
     where
-    frU1 : ∀ k → fr' k ≡ true → us' k ≡ false
-    frU1 k e with k ≟ℕ kn
+    fr-of : ∀ k → fr' k ≡ true → fr bl k ≡ true
+    fr-of k e with k ≟ℕ kn
     ... | yes refl = ⊥-elim (f≢t (trans (sym (upd-self (fr bl) k false)) e))
-    ... | no kn'   = trans (upd-ne us k k0 true k≢k0) (Abs.frU I k frk')
-      where
-      frk' : fr bl k ≡ true
-      frk' = trans (sym (upd-ne (fr bl) k kn false kn')) e
-      k≢k0 : k ≢ k0
-      k≢k0 refl = f≢t (trans (sym (Abs.abF I)) frk')
+    ... | no kn'   = trans (sym (upd-ne (fr bl) k kn false kn')) e
+    frU1 : ∀ k → fr' k ≡ true → us' k ≡ false
+    frU1 k e = trans (upd-ne (us G) k k0 true (notK0 (fr-of k e))) (Abs.frU I k (fr-of k e))
+    usE1 : ∀ k → us' k ≡ true → es G k ≡ false
+    usE1 k e with k ≟ℕ k0
+    ... | yes refl = Abs.abE I
+    ... | no ne    = Abs.usE I k (trans (sym (upd-ne (us G) k k0 true ne)) e)
+    usV1 : ∀ k → us' k ≡ true → vi G k ≡ false
+    usV1 k e with k ≟ℕ k0
+    ... | yes refl = Abs.abV I
+    ... | no ne    = Abs.usV I k (trans (sym (upd-ne (us G) k k0 true ne)) e)
   old1 : OldIn c us' X bl1
   old1 b' q le' e with old b' q le' e
-  ... | inj₁ e0 = inj₂ (trans (cong us' e0) (upd-self us k0 true) , subst (_< Sp.P c) (sym e0) (Abs.abP I))
+  ... | inj₁ e0 = inj₂ (trans (cong us' e0) (upd-self (us G) k0 true) , subst (_< Sp.P c) (sym e0) (Abs.abP I))
   ... | inj₂ (u , lt) with proj₁ (loc bl q) ≟ℕ k0
-  ...   | yes e0 = inj₂ (trans (cong us' e0) (upd-self us k0 true) , lt)
-  ...   | no ne  = inj₂ (trans (upd-ne us _ k0 true ne) u , lt)
+  ...   | yes e0 = inj₂ (trans (cong us' e0) (upd-self (us G) k0 true) , lt)
+  ...   | no ne  = inj₂ (trans (upd-ne (us G) _ k0 true ne) u , lt)
   nn1 : Sp.NotNeeded c (gcD d1) (vsD d1)
   nn1 = nnOf nn
     where
@@ -363,27 +425,46 @@ sim-act {c} {us} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old p0 nn o
     nnOf (inj₂ lt) = inj₂ (subst (_< Sp.U c) (sym (len-ins xs ys (vaD d) (cong length (proj₁ (proj₂ (proj₂ ins)))) (Abs.vsA I))) lt)
   A1 : After bl1 (balloc kn (nxt (stX X)) bl)
   A1 = record { abS = refl ; wpS = upd-self (wp bl) kn _ ; frS = λ k → refl }
-  W2 = core-w {c} {us'} {X} {X'} {bl1} {balloc kn (nxt (stX X)) bl} {d1} {b} eL eW I1 old1 refl nn1 le mv
+  W2 = core-w {c} {G'} {X} {X'} {bl1} {balloc kn (nxt (stX X)) bl} {d1} {b} eL eW I1 old1 nocv nn1 le mv
          (subst (wp bl kn <_) (sym eS) wlt) A1 wc wb
 
 ------------------------------------------------------------------------
 -- A flush: Space's flush, with no padding (one sector per page: P pads
 -- nothing); every count, the bookkeeping and the open block are kept,
--- P's write counter is 0 after it (every commit path, `wc-flush`)
+-- P's write counter is 0 after it (every commit path, `wc-flush`), and
+-- this epoch's victims become erasable (2PGC)
 
 private
   flE : ∀ {c d} → pendD d ≡ 0 → Sp.NotNeeded c (gcD d) (vsD d) →
         StepD c d (sd (freD d) (ersD d + invD d) 0 (vsD d) (roomD d) (vaD d) 0 0 0 (suc (length (vsD d))))
   flE {d = sd f e i xs r a w g _ u} refl nn = fl {d = 0} nn z≤n
 
-sim-fl : ∀ {c us X X' bl bl' d} → Abs c us X bl d → pendD d ≡ 0 → Sp.NotNeeded c (gcD d) (vsD d) →
+  b2n-∨ : ∀ x y → (x ≡ true → y ≡ false) → b2n (x ∨ y) ≡ b2n x + b2n y
+  b2n-∨ true  y h = cong (λ z → 1 + b2n z) (sym (h refl))
+  b2n-∨ false y h = refl
+
+  ∨-false : ∀ {x y} → x ≡ false → y ≡ false → (x ∨ y) ≡ false
+  ∨-false refl refl = refl
+
+sim-fl : ∀ {c G X X' bl bl' d} → Abs c G X bl d → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
          SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') →
-         Σ StD λ d' → StepD c d d' × Abs c us X' bl' d'
-sim-fl {c} {us} {X} {X'} {bl} {.bl} {d} I p0 nn (o , refl) = _ , flE {c} {d} p0 nn , record
-  { vsA = trans (Abs.vsA I) (sym (used-same us (vc X bl) (vc X' bl) (Sp.P c) (λ j _ _ → keep j)))
+         Σ StD λ d' → StepD c d d' ×
+           Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false }) X' bl' d'
+sim-fl {c} {G} {X} {X'} {bl} {.bl} {d} I nocv nn (o , refl) = _ , flE {c} {d} p0 nn , record
+  { vsA = trans (Abs.vsA I) (sym (used-same (us G) (vc X bl) (vc X' bl) (Sp.P c) (λ j _ _ → keep j)))
   ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
   ; roomA = Abs.roomA I
   ; wcA = sym (wc-flush {X} {X'} o)
-  ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I }
+  ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I
+  ; erA = trans (cong₂′ _+_ (Abs.erA I) (Abs.invA I))
+            (sym (trans (tot-ext _ _ (Sp.P c) (λ k _ → b2n-∨ (es G k) (vi G k) (Abs.esV I k)))
+                        (tot-+ (λ k → b2n (es G k)) (λ k → b2n (vi G k)) (Sp.P c))))
+  ; invA = sym (tot-0 (Sp.P c))
+  ; pdA = sym (cong (pendOf X' bl) nocv)
+  ; abE = ∨-false (Abs.abE I) (Abs.abV I) ; abV = refl
+  ; frE = λ k e → ∨-false (Abs.frE I k e) (Abs.frV I k e) ; frV = λ k e → refl
+  ; usE = λ k e → ∨-false (Abs.usE I k e) (Abs.usV I k e) ; usV = λ k e → refl ; esV = λ k e → refl }
   where
   keep = vc-flush {X} {X'} {bl} {bl} (o , refl)
+  p0 : pendD d ≡ 0
+  p0 = trans (Abs.pdA I) (cong (pendOf X bl) nocv)

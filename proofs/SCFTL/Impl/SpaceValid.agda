@@ -161,9 +161,9 @@ vc-w a d {X} {X'} r (o , pl) with remap-w a d {X} {X'} o
 -- valid sector: P's `rlX`)
 vc-rl : ∀ {X X' bl bl'} → OPX.RI X →
         SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') →
-        Unmoved X bl X' bl' ⊎ Moves X bl X' bl'
+        Unmoved X bl X' bl' ⊎ (Moves X bl X' bl' × wcnt (stX X') ≡ wcnt (stX X))
 vc-rl {X} {X'} r (o , pl) with remap-rl {X} {X'} o
-... | inj₁ rm = inj₂ (placed-remap {X} {X'} r rm pl)
+... | inj₁ (rm , wc) = inj₂ (placed-remap {X} {X'} r rm pl , wc)
 ... | inj₂ sm = inj₁ (placed-same {X} {X'} sm pl)
 
 -- flush (every commit path), barrier and SYNC keep every count
