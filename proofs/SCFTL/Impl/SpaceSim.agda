@@ -51,15 +51,15 @@ open import Relation.Nullary using (yes; no)
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (l2p; wcnt; nxt; _[_≔_])
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; module OPX)
-open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; wc-flush)
+open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; wc-flush; lt-nxt)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; Z; loc; wp; ab; fr; balloc; upd-self; upd-ne)
+  using (BL; Z; loc; wp; ab; fr; balloc; berase; upd-self; upd-ne)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (vc; inBlk; vc-w; vc-flush; vc-sum; vc-empty; Moves; Unmoved)
+  using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-erase; vc-sum; vc-empty; Moves; Unmoved)
 open import SCFTL.Impl.SpaceUsed
-  using (b2n; tot; tot-ext; tot-0; tot-+; tot-upd; tot-≥; b2n-eq; usedL; used-same; used-sum; used-insert; used-remove;
-         wrU-shape; wrA-shape; wrN-shape; MoveEq)
-open import SCFTL.Impl.SpaceData using (StD; sd; StepD; wrU; wrA; wrN; act; fl; freD; ersD; invD; vsD; roomD; vaD; wcD; gcD; pendD; cuD)
+  using (b2n; tot; tot-ext; tot-0; tot-+; tot-upd; tot-≥; b2n-eq; b2n-ne; ≡ᵇ-T; usedL; used-same; used-sum; used-insert; used-remove;
+         tot-flip; wrU-shape; wrA-shape; wrN-shape; MoveEq)
+open import SCFTL.Impl.SpaceData using (StD; sd; StepD; wrU; wrA; wrN; act; fl; era; gcm; rl; freD; ersD; invD; vsD; roomD; vaD; wcD; gcD; pendD; cuD)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -84,6 +84,18 @@ private
 
   f≢t : false ≡ true → ⊥
   f≢t ()
+
+  nothing≢just : ∀ {k : ℕ} → nothing ≢ just k
+  nothing≢just ()
+
+  ≡ᵇ-refl′ : ∀ n → (n ≡ᵇ n) ≡ true
+  ≡ᵇ-refl′ zero    = refl
+  ≡ᵇ-refl′ (suc n) = ≡ᵇ-refl′ n
+
+  ≡ᵇ-false : ∀ {m n} → m ≢ n → (m ≡ᵇ n) ≡ false
+  ≡ᵇ-false {m} {n} ne with m ≡ᵇ n in e
+  ... | true  = ⊥-elim (ne (≡ᵇ-T e))
+  ... | false = refl
 
   +-identityʳ′ : ∀ n → n + 0 ≡ n
   +-identityʳ′ zero    = refl
@@ -174,6 +186,7 @@ record Abs (c : Sp.Config) (G : Gh) (X : XS) (bl : BL) (d : StD) : Set where
     usE   : ∀ k → us G k ≡ true → es G k ≡ false
     usV   : ∀ k → us G k ≡ true → vi G k ≡ false
     esV   : ∀ k → es G k ≡ true → vi G k ≡ false
+    cvV   : ∀ k → cv G ≡ just k → vi G k ≡ true       -- the current victim is one
 
 -- every mapped page lies in the open block or in a used block below P
 OldIn : Sp.Config → (ℕ → Bool) → XS → BL → Set
@@ -238,7 +251,7 @@ core-w {c} {G} {X} {X'} {bl} {bl'} {d} {b} eL eW I old nocv nn le mv wlt A wc wb
     ; abE = trans (cong (es G) ab≡) (Abs.abE I) ; abV = trans (cong (vi G) ab≡) (Abs.abV I)
     ; frE = λ k e → Abs.frE I k (trans (sym (After.frS A k)) e)
     ; frV = λ k e → Abs.frV I k (trans (sym (After.frS A k)) e)
-    ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I }
+    ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I ; cvV = Abs.cvV I }
 
   step : ∀ m → l2p (stX X) b ≡ m → MoveEq v v' (λ k → inBlk (loc bl) k m) kn →
          Σ StD λ d' → StepD c d d' × Abs c G X' bl' d'
@@ -303,7 +316,7 @@ private
     ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I
     ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = trans (Abs.pdA I) (pend-keep (cv G))
     ; abE = Abs.abE I ; abV = Abs.abV I ; frE = Abs.frE I ; frV = Abs.frV I
-    ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I }
+    ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I ; cvV = Abs.cvV I }
     where
     pend-keep : ∀ m → pendOf X bl m ≡ pendOf X' bl m
     pend-keep nothing  = refl
@@ -316,7 +329,7 @@ sim-w : ∀ {c G X X' bl bl' d a dd} → Sp.L c ≡ suc amax → Sp.W c ≡ suc 
         (Σ StD λ d' → StepD c d d' × Abs c G X' bl' d') ⊎ Abs c G X' bl' d
 sim-w {c} {G} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r I old nocv nn o stay with vc-w a dd {X} {X'} r o
 ... | inj₁ (refl , wc , keep) = inj₂ (kept {c} {G} {X} {X'} I keep wc)
-... | inj₂ ((b , le , kn , refl , _ , wlt , mv) , wc , wb) with stay
+... | inj₂ ((b , le , _ , kn , refl , _ , wlt , mv) , wc , wb) with stay
 ...   | refl = inj₁ (core-w eL eW I old nocv nn le mv (subst (wp bl kn <_) (sym eS) wlt) (after-open bl (nxt (stX X)) (Abs.abF I)) wc wb)
 
 ------------------------------------------------------------------------
@@ -336,8 +349,8 @@ sim-act : ∀ {c G X X' bl bl' d a dd} → Sp.L c ≡ suc amax → Sp.W c ≡ su
           Σ StD λ d' → Star (StepD c) d d' × Abs c (record G { us = us G [ ab bl ≔ true ] }) X' bl' d'
 sim-act {c} {G} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old nocv nn o moved kP full with vc-w a dd {X} {X'} r o
 ... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
-... | inj₂ ((b , le , kn , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
-... | inj₂ ((b , le , kn , refl , inj₂ frk , wlt , mv) , wc , wb) =
+... | inj₂ ((b , le , _ , kn , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
+... | inj₂ ((b , le , _ , kn , refl , inj₂ frk , wlt , mv) , wc , wb) =
   _ , act′ ◅ proj₁ (proj₂ W2) ◅ ε , proj₂ (proj₂ W2)
   where
   k0 = ab bl
@@ -395,7 +408,7 @@ sim-act {c} {G} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old nocv nn 
     ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = sym (cong (pendOf X bl1) nocv)
     ; abE = Abs.frE I kn frk ; abV = Abs.frV I kn frk
     ; frE = λ k e → Abs.frE I k (fr-of k e) ; frV = λ k e → Abs.frV I k (fr-of k e)
-    ; usE = usE1 ; usV = usV1 ; esV = Abs.esV I }
+    ; usE = usE1 ; usV = usV1 ; esV = Abs.esV I ; cvV = Abs.cvV I }
     where
     fr-of : ∀ k → fr' k ≡ true → fr bl k ≡ true
     fr-of k e with k ≟ℕ kn
@@ -463,8 +476,244 @@ sim-fl {c} {G} {X} {X'} {bl} {.bl} {d} I nocv nn (o , refl) = _ , flE {c} {d} p0
   ; pdA = sym (cong (pendOf X' bl) nocv)
   ; abE = ∨-false (Abs.abE I) (Abs.abV I) ; abV = refl
   ; frE = λ k e → ∨-false (Abs.frE I k e) (Abs.frV I k e) ; frV = λ k e → refl
-  ; usE = λ k e → ∨-false (Abs.usE I k e) (Abs.usV I k e) ; usV = λ k e → refl ; esV = λ k e → refl }
+  ; usE = λ k e → ∨-false (Abs.usE I k e) (Abs.usV I k e) ; usV = λ k e → refl ; esV = λ k e → refl
+  ; cvV = λ k e → ⊥-elim (nothing≢just (trans (sym nocv) e)) }
   where
   keep = vc-flush {X} {X'} {bl} {bl} (o , refl)
   p0 : pendD d ≡ 0
   p0 = trans (Abs.pdA I) (cong (pendOf X bl) nocv)
+
+------------------------------------------------------------------------
+-- An erase of an erasable block: Space's erase (erasable to free); the
+-- erased block held no valid sector (`vc-erase`), every count is kept
+
+private
+  eraE : ∀ {c d e} → ersD d ≡ suc e →
+         StepD c d (sd (suc (freD d)) e (invD d) (vsD d) (roomD d) (vaD d) (wcD d) (gcD d) (pendD d) (cuD d))
+  eraE {d = sd f _ i xs r a w g q u} refl = era
+
+  -- a boolean that is true is not false
+  t→¬f : ∀ {x} → x ≡ true → x ≡ false → ∀ {A : Set} → A
+  t→¬f refl ()
+
+sim-era : ∀ {c G X X' bl bl' d} → OPX.RI X → LocX X bl → Abs c G X bl d →
+          SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') →
+          (∀ k → bl' ≡ berase k bl → es G k ≡ true × k < Sp.P c) →
+          Σ ℕ λ k → Σ StD λ d' → StepD c d d' × Abs c (record G { es = es G [ k ≔ false ] }) X' bl' d'
+sim-era {c} {G} {X} {X'} {bl} {bl'} {d} r lx I o pol with vc-erase {X} {X'} {bl} {bl'} r lx o
+... | k , refl , nab , _ , keep , wc = k , _ , eraE {c} {d} ersplit , record
+  { vsA = trans (Abs.vsA I) (sym (used-same (us G) (vc X bl) (vc X' bl') (Sp.P c) (λ j _ _ → keep j)))
+  ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
+  ; roomA = trans (cong (λ z → roomD d + z) (upd-ne (wp bl) (ab bl) k 0 ab≢)) (Abs.roomA I)
+  ; wcA = trans (Abs.wcA I) (sym wc)
+  ; abU = Abs.abU I ; abP = Abs.abP I
+  ; frA = trans (cong suc (Abs.frA I))
+            (sym (tot-flip fr' (fr bl) k (Sp.P c) kP (upd-self (fr bl) k true) frk0
+                   (λ j _ jk → sym (upd-ne (fr bl) j k true jk))))
+  ; abF = trans (upd-ne (fr bl) (ab bl) k true ab≢) (Abs.abF I)
+  ; frU = λ j e → frU' j e
+  ; erA = refl
+  ; invA = Abs.invA I
+  ; pdA = trans (Abs.pdA I) (pend-keep (cv G))
+  ; abE = trans (upd-ne (es G) (ab bl) k false ab≢) (Abs.abE I)
+  ; abV = Abs.abV I
+  ; frE = frE' ; frV = frV'
+  ; usE = usE' ; usV = Abs.usV I
+  ; esV = λ j e → Abs.esV I j (es-of j e)
+  ; cvV = Abs.cvV I }
+  where
+  pk = pol k refl
+  esk : es G k ≡ true
+  esk = proj₁ pk
+  kP : k < Sp.P c
+  kP = proj₂ pk
+  ab≢ : ab bl ≢ k
+  ab≢ e = nab (sym e)
+  es' : ℕ → Bool
+  es' = es G [ k ≔ false ]
+  fr' : ℕ → Bool
+  fr' = fr bl [ k ≔ true ]
+  -- an erasable block is not free, not used, not a victim
+  frk0 : fr bl k ≡ false
+  frk0 with fr bl k in e
+  ... | true  = t→¬f esk (Abs.frE I k e)
+  ... | false = refl
+  usk0 : us G k ≡ false
+  usk0 with us G k in e
+  ... | true  = t→¬f esk (Abs.usE I k e)
+  ... | false = refl
+  ersplit : ersD d ≡ suc (tot (λ j → b2n (es' j)) (Sp.P c))
+  ersplit = trans (Abs.erA I) (tot-flip (es G) es' k (Sp.P c) kP esk (upd-self (es G) k false)
+                                 (λ j _ jk → upd-ne (es G) j k false jk))
+  es-of : ∀ j → es' j ≡ true → es G j ≡ true
+  es-of j e with j ≟ℕ k
+  ... | yes refl = t→¬f e (upd-self (es G) j false)
+  ... | no jk    = trans (sym (upd-ne (es G) j k false jk)) e
+  pend-keep : ∀ m → pendOf X bl m ≡ pendOf X' (berase k bl) m
+  pend-keep nothing  = refl
+  pend-keep (just j) = sym (keep j)
+  frU' : ∀ j → fr' j ≡ true → us G j ≡ false
+  frU' j e with j ≟ℕ k
+  ... | yes refl = usk0
+  ... | no jk    = Abs.frU I j (trans (sym (upd-ne (fr bl) j k true jk)) e)
+  frE' : ∀ j → fr' j ≡ true → es' j ≡ false
+  frE' j e with j ≟ℕ k
+  ... | yes refl = upd-self (es G) j false
+  ... | no jk    = trans (upd-ne (es G) j k false jk) (Abs.frE I j (trans (sym (upd-ne (fr bl) j k true jk)) e))
+  frV' : ∀ j → fr' j ≡ true → vi G j ≡ false
+  frV' j e with j ≟ℕ k
+  ... | yes refl = Abs.esV I j esk
+  ... | no jk    = Abs.frV I j (trans (sym (upd-ne (fr bl) j k true jk)) e)
+  usE' : ∀ j → us G j ≡ true → es' j ≡ false
+  usE' j e with j ≟ℕ k
+  ... | yes refl = upd-self (es G) j false
+  ... | no jk    = trans (upd-ne (es G) j k false jk) (Abs.usE I j e)
+
+------------------------------------------------------------------------
+-- GC takes a victim: a choice of the code (gc.rs `pick_victim`), no step
+-- of the model; Space's `gcm` on the abstraction, the block moved from
+-- the used ones to this epoch's victims, its valid sectors pending
+
+private
+  gcmE : ∀ {c d xs v ys} → vsD d ≡ xs ++ v ∷ ys → pendD d ≡ 0 → gcD d < Sp.K c →
+         Sp.U c ≤ length (xs ++ v ∷ ys) → Sp.Victim c xs v ys →
+         StepD c d (sd (freD d) (ersD d) (suc (invD d)) (xs ++ ys) (roomD d) (vaD d) (wcD d) (suc (gcD d)) v (cuD d))
+  gcmE {d = sd f e i _ r a w g _ u} refl refl gk uL vic = gcm gk uL vic
+
+sim-gcm : ∀ {c G X bl d k} → Abs c G X bl d → cv G ≡ nothing → us G k ≡ true → k < Sp.P c →
+          gcD d < Sp.K c → Sp.U c ≤ length (vsD d) → vc X bl k ≤ Sp.N c →
+          Σ StD λ d' → StepD c d d' ×
+            Abs c (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k }) X bl d'
+sim-gcm {c} {G} {X} {bl} {d} {k} I nocv usk kP gk uL vN =
+  _ , gcmE {c} {d} {xs} {vc X bl k} {ys} (trans (Abs.vsA I) e1) p0 gk (subst (λ l → Sp.U c ≤ length l) (trans (Abs.vsA I) e1) uL) (inj₁ vN) ,
+  record
+  { vsA = sym e2 ; vaA = Abs.vaA I ; roomA = Abs.roomA I ; wcA = Abs.wcA I
+  ; abU = trans (upd-ne (us G) (ab bl) k false ab≢) (Abs.abU I) ; abP = Abs.abP I
+  ; frA = Abs.frA I ; abF = Abs.abF I
+  ; frU = λ j e → us'-false j (Abs.frU I j e)
+  ; erA = Abs.erA I
+  ; invA = trans (cong suc (Abs.invA I))
+             (sym (tot-flip vi' (vi G) k (Sp.P c) kP (upd-self (vi G) k true) (Abs.usV I k usk)
+                    (λ j _ jk → sym (upd-ne (vi G) j k true jk))))
+  ; pdA = refl
+  ; abE = Abs.abE I ; abV = trans (upd-ne (vi G) (ab bl) k true ab≢) (Abs.abV I)
+  ; frE = Abs.frE I ; frV = frV'
+  ; usE = λ j e → Abs.usE I j (us-of j e) ; usV = usV'
+  ; esV = esV' ; cvV = cvV' }
+  where
+  us' vi' : ℕ → Bool
+  us' = us G [ k ≔ false ]
+  vi' = vi G [ k ≔ true ]
+  p0 : pendD d ≡ 0
+  p0 = trans (Abs.pdA I) (cong (pendOf X bl) nocv)
+  rm = used-remove (us G) us' (vc X bl) k (Sp.P c) kP usk (upd-self (us G) k false) (λ j jk → upd-ne (us G) j k false jk)
+  xs = proj₁ rm
+  ys = proj₁ (proj₂ rm)
+  e1 = proj₁ (proj₂ (proj₂ rm))
+  e2 = proj₂ (proj₂ (proj₂ rm))
+  ab≢ : ab bl ≢ k
+  ab≢ e = t→¬f usk (trans (cong (us G) (sym e)) (Abs.abU I))
+  us'-false : ∀ j → us G j ≡ false → us' j ≡ false
+  us'-false j e with j ≟ℕ k
+  ... | yes refl = upd-self (us G) j false
+  ... | no jk    = trans (upd-ne (us G) j k false jk) e
+  us-of : ∀ j → us' j ≡ true → us G j ≡ true
+  us-of j e with j ≟ℕ k
+  ... | yes refl = t→¬f e (upd-self (us G) j false)
+  ... | no jk    = trans (sym (upd-ne (us G) j k false jk)) e
+  frV' : ∀ j → fr bl j ≡ true → vi' j ≡ false
+  frV' j e with j ≟ℕ k
+  ... | yes refl = t→¬f usk (Abs.frU I j e)
+  ... | no jk    = trans (upd-ne (vi G) j k true jk) (Abs.frV I j e)
+  usV' : ∀ j → us' j ≡ true → vi' j ≡ false
+  usV' j e with j ≟ℕ k
+  ... | yes refl = t→¬f e (upd-self (us G) j false)
+  ... | no jk    = trans (upd-ne (vi G) j k true jk) (Abs.usV I j (trans (sym (upd-ne (us G) j k false jk)) e))
+  esV' : ∀ j → es G j ≡ true → vi' j ≡ false
+  esV' j e with j ≟ℕ k
+  ... | yes refl = t→¬f e (Abs.usE I j usk)
+  ... | no jk    = trans (upd-ne (vi G) j k true jk) (Abs.esV I j e)
+  cvV' : ∀ j → just k ≡ just j → vi' j ≡ true
+  cvV' .k refl = upd-self (vi G) k true
+
+------------------------------------------------------------------------
+-- A relocation of one of the current victim's valid sectors into the
+-- open block: Space's `rl` (one pending sector fewer, one more in the
+-- open block); a relocation of a page with no valid sector (P's `rlX`)
+-- or a refused one changes nothing
+
+private
+  rlE : ∀ {c d q r} → roomD d ≡ suc r → pendD d ≡ suc q →
+        StepD c d (sd (freD d) (ersD d) (invD d) (vsD d) r (suc (vaD d)) (wcD d) (gcD d) q (cuD d))
+  rlE {d = sd f e i xs _ a w g _ u} refl refl = rl
+
+  -- a count that a move does not touch
+  untouched : ∀ {v v' : ℕ → ℕ} {old : ℕ → Bool} {kn j} → MoveEq v v' old kn → old j ≡ false → kn ≢ j → v' j ≡ v j
+  untouched {v} {v'} {old} {kn} {j} mv oj nj =
+    trans (sym (+-identityʳ′ (v' j)))
+      (trans (cong (λ z → v' j + b2n z) (sym oj))
+        (trans (mv j) (trans (cong (v j +_) (b2n-ne kn j nj)) (+-identityʳ′ (v j)))))
+
+sim-rl : ∀ {c G X X' bl bl' d k} → Sp.S c ≡ Z → OPX.RI X → Abs c G X bl d → cv G ≡ just k →
+         SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') →
+         ab bl' ≡ ab bl →
+         (∀ b → b ≤ amax → l2p (stX X') b ≢ l2p (stX X) b →
+            Σ ℕ λ q → l2p (stX X) b ≡ just q × proj₁ (loc bl q) ≡ k) →
+         (Σ StD λ d' → StepD c d d' × Abs c G X' bl' d') ⊎ Abs c G X' bl' d
+sim-rl {c} {G} {X} {X'} {bl} {bl'} {d} {k} eS r I cvk o stay pol with vc-rl {X} {X'} r o
+... | inj₁ (refl , wc , keep) = inj₂ (kept {c} {G} {X} {X'} I keep wc)
+... | inj₂ ((b , le , eb , kn , refl , _ , wlt , mv) , wc) with stay
+...   | refl with pol b le (λ e → <-irrefl refl (lt-nxt {X} r b (nxt (stX X)) le (trans (sym e) eb)))
+...     | q , eq , qk = inj₁ (_ , rlE {c} {d} {v' k} {r'} (proj₂ rs) pend , record
+  { vsA = trans (Abs.vsA I) (sym (used-same (us G) v v' (Sp.P c) (λ j _ uj → other j (usV≢ j uj) (us≢ j uj))))
+  ; vaA = trans (cong suc (Abs.vaA I)) (sym atKn)
+  ; roomA = roomA'
+  ; wcA = trans (Abs.wcA I) (sym wc)
+  ; abU = Abs.abU I ; abP = Abs.abP I
+  ; frA = trans (Abs.frA I) (tot-ext _ _ (Sp.P c) (λ j _ → cong b2n (sym (After.frS A j))))
+  ; abF = trans (After.frS A kn) (Abs.abF I)
+  ; frU = λ j e → Abs.frU I j (trans (sym (After.frS A j)) e)
+  ; erA = Abs.erA I ; invA = Abs.invA I
+  ; pdA = cong (pendOf X' (balloc kn (nxt (stX X)) bl)) (sym cvk)
+  ; abE = Abs.abE I ; abV = Abs.abV I
+  ; frE = λ j e → Abs.frE I j (trans (sym (After.frS A j)) e)
+  ; frV = λ j e → Abs.frV I j (trans (sym (After.frS A j)) e)
+  ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I ; cvV = Abs.cvV I })
+  where
+  bl″ = balloc kn (nxt (stX X)) bl
+  v v' : ℕ → ℕ
+  v  = vc X bl
+  v' = vc X' bl″
+  A = after-open bl (nxt (stX X)) (Abs.abF I)
+  -- the page moved from the victim k, which is not the open block
+  k≢kn : k ≢ kn
+  k≢kn e = t→¬f (Abs.cvV I k cvk) (trans (cong (vi G) e) (Abs.abV I))
+  mvk′ : MoveEq v v' (k ≡ᵇ_) kn
+  mvk′ = subst (λ k0 → MoveEq v v' (k0 ≡ᵇ_) kn) qk (subst (λ m → MoveEq v v' (λ j → inBlk (loc bl) j m) kn) eq mv)
+  other : ∀ j → k ≢ j → kn ≢ j → v' j ≡ v j
+  other j kj nj = untouched {v} {v'} {k ≡ᵇ_} {kn} {j} mvk′ (b2n0 kj) nj
+    where
+    b2n0 : ∀ {j} → k ≢ j → (k ≡ᵇ j) ≡ false
+    b2n0 {j} kj with k ≡ᵇ j in e
+    ... | true  = ⊥-elim (kj (≡ᵇ-T e))
+    ... | false = refl
+  usV≢ : ∀ j → us G j ≡ true → k ≢ j
+  usV≢ j uj refl = t→¬f (Abs.cvV I k cvk) (Abs.usV I k uj)
+  us≢ : ∀ j → us G j ≡ true → kn ≢ j
+  us≢ j uj refl = t→¬f uj (Abs.abU I)
+  atK : v k ≡ suc (v' k)
+  atK = sym (trans (sym (+-comm (v' k) 1))
+                   (trans (cong (λ z → v' k + b2n z) (sym (≡ᵇ-refl′ k)))
+                     (trans (mvk′ k) (trans (cong (v k +_) (b2n-ne kn k (λ e → k≢kn (sym e)))) (+-identityʳ′ (v k))))))
+  atKn : v' kn ≡ suc (v kn)
+  atKn = trans (sym (+-identityʳ′ (v' kn)))
+           (trans (cong (λ z → v' kn + b2n z) (sym (≡ᵇ-false k≢kn)))
+             (trans (mvk′ kn) (trans (cong (λ z → v kn + b2n z) (≡ᵇ-refl′ kn)) (+-comm (v kn) 1))))
+  pend : pendD d ≡ suc (v' k)
+  pend = trans (Abs.pdA I) (trans (cong (pendOf X bl) cvk) atK)
+  rs : Σ ℕ λ r' → roomD d ≡ suc r'
+  rs = room-suc (roomD d) (wp bl kn) (Sp.S c) (Abs.roomA I) (subst (wp bl kn <_) (sym eS) wlt)
+  r' = proj₁ rs
+  roomA' : r' + wp bl″ kn ≡ Sp.S c
+  roomA' = trans (cong (r' +_) (After.wpS A)) (trans (+-suc r' (wp bl kn))
+             (trans (cong (λ z → z + wp bl kn) (sym (proj₂ rs))) (Abs.roomA I)))

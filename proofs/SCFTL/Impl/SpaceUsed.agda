@@ -275,3 +275,17 @@ used-remove : ∀ us us' v k n → k < n → us k ≡ true → us' k ≡ false �
               Σ (List ℕ) λ xs → Σ (List ℕ) λ ys → (usedL us v n ≡ xs ++ v k ∷ ys) × (usedL us' v n ≡ xs ++ ys)
 used-remove us us' v k n lt uk uk' h with used-insert us' us v k n lt uk' uk (λ j ne → sym (h j ne))
 ... | xs , ys , e1 , e2 = xs , ys , e2 , e1
+
+-- one element leaves a set (f to g at k): its count is one less
+tot-flip : ∀ (f g : ℕ → Bool) k n → k < n → f k ≡ true → g k ≡ false →
+           (∀ j → j < n → j ≢ k → g j ≡ f j) →
+           tot (λ j → b2n (f j)) n ≡ suc (tot (λ j → b2n (g j)) n)
+tot-flip f g k n lt fk gk h =
+  trans (sym (plus0 (tot F n)))
+    (trans (cong (λ z → tot F n + b2n z) (sym gk))
+      (trans (sym (tot-upd F G k n lt (λ j jl jk → cong b2n (sym (h j jl jk)))))
+        (trans (cong (λ z → tot G n + b2n z) fk) (plus1 (tot G n)))))
+  where
+  F G : ℕ → ℕ
+  F j = b2n (f j)
+  G j = b2n (g j)

@@ -60,9 +60,9 @@ open import Relation.Binary.PropositionalEquality
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; Map; nxt; l2p; wcnt; _[_≔_])
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (stX; BXone; module OPX; block-erase-safe; EsRunM; Place)
+  using (stX; BXone; module OPX; block-erase-safe; EsRunM; one; _∷_; Place)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; PPg; Z; Opens; loc; own; wp; balloc; berase; owners; upd-self; upd-ne; here-own)
+  using (BL; PPg; Z; Opens; loc; own; wp; ab; balloc; berase; owners; upd-self; upd-ne; here-own)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LocX; lt-nxt; Remap; RemapW; Same; remap-w; remap-rl; keep-flush; keep-barrier; keep-sy; run-unm; owners-mem)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
@@ -119,7 +119,8 @@ vc-remap {m} {m'} {lc} {lc'} {a} {n} {kn} le em el en fresh k =
 
 Moves : XS → BL → XS → BL → Set
 Moves X bl X' bl' =
-  Σ ℕ λ a → a ≤ amax × Σ ℕ λ kn → bl' ≡ balloc kn (nxt (stX X)) bl × Opens bl kn × wp bl kn < Z ×
+  Σ ℕ λ a → a ≤ amax × l2p (stX X') a ≡ just (nxt (stX X)) ×
+  Σ ℕ λ kn → bl' ≡ balloc kn (nxt (stX X)) bl × Opens bl kn × wp bl kn < Z ×
   MoveEq (vc X bl) (vc X' bl') (λ k → inBlk (loc bl) k (l2p (stX X) a)) kn
 
 Keeps : XS → BL → XS → BL → Set
@@ -137,7 +138,7 @@ private
   -- a write or relocation: the PX step's shape and the placement
   placed-remap : ∀ {X X' bl bl'} → OPX.RI X → Remap (stX X) (stX X') → Place X X' bl bl' → Moves X bl X' bl'
   placed-remap {X} {X'} {bl} r (en , a , le , m) (inj₁ (_ , k , aok , refl)) =
-    a , le , k , refl , proj₁ aok , proj₁ (proj₂ aok) ,
+    a , le , trans (m a) (upd-self (l2p (stX X)) a (just (nxt (stX X)))) , k , refl , proj₁ aok , proj₁ (proj₂ aok) ,
     vc-remap {l2p (stX X)} {l2p (stX X')} {loc bl} {loc (balloc k (nxt (stX X)) bl)} {a} {nxt (stX X)} {k}
       le m (λ q qn → upd-ne (loc bl) q (nxt (stX X)) _ qn) (cong proj₁ (upd-self (loc bl) (nxt (stX X)) _))
       (λ b b≤ e → <-irrefl refl (lt-nxt {X} r b (nxt (stX X)) b≤ e))
@@ -182,12 +183,17 @@ vc-sy {X} {X'} {bl} (o , refl) = vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {
 -- erases only pages no entry names.
 vc-erase : ∀ {X X' bl bl'} → OPX.RI X → LocX X bl →
            SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') →
-           Σ ℕ λ k → bl' ≡ berase k bl × vc X bl k ≡ 0 × Keeps X bl X' bl'
+           Σ ℕ λ k → bl' ≡ berase k bl × ¬ (k ≡ ab bl) × vc X bl k ≡ 0 × Keeps X bl X' bl' × wcnt (stX X') ≡ wcnt (stX X)
 vc-erase {X} {X'} {bl} r lx (k , nab , rn , refl) =
-  k , refl , zero-k ,
+  k , refl , nab , zero-k ,
   vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {loc bl}
-    (proj₁ (block-erase-safe {X , bl} {X' , berase k bl} r (k , nab , rn , refl))) (λ _ _ _ _ → refl)
+    (proj₁ (block-erase-safe {X , bl} {X' , berase k bl} r (k , nab , rn , refl))) (λ _ _ _ _ → refl) ,
+  wc-run rn
   where
+  -- an erase step of PX is P's `esF` of one page: the write counter kept
+  wc-run : ∀ {Y ps Y'} → EsRunM Y ps Y' → wcnt (stX Y') ≡ wcnt (stX Y)
+  wc-run (one (_ , e)) = cong wcnt e
+  wc-run (_∷_ (_ , e) rn′) = trans (wc-run rn′) (cong wcnt e)
   each : ∀ b → b < suc amax → b2n (inBlk (loc bl) k (l2p (stX X) b)) ≡ 0
   each b (s≤s le) with l2p (stX X) b in m
   ... | nothing = refl
@@ -243,12 +249,12 @@ private
 vc-sum : ∀ X bl B → tot (vc X bl) B ≤ suc amax
 vc-sum X bl B =
   ≤-trans (≤-reflexive (tot-swap G B (suc amax)))
-    (≤-trans (tot-mono _ (λ _ → 1) (suc amax) (λ a _ → one a)) (≤-reflexive (tot-1 (suc amax))))
+    (≤-trans (tot-mono _ (λ _ → 1) (suc amax) (λ a _ → atMost1 a)) (≤-reflexive (tot-1 (suc amax))))
   where
   G : ℕ → ℕ → ℕ
   G k a = b2n (inBlk (loc bl) k (l2p (stX X) a))
-  one : ∀ a → tot (λ k → G k a) B ≤ 1
-  one a with l2p (stX X) a
+  atMost1 : ∀ a → tot (λ k → G k a) B ≤ 1
+  atMost1 a with l2p (stX X) a
   ... | nothing = ≤-trans (≤-reflexive (tot-0 B)) z≤n
   ... | just q  = tot-one (proj₁ (loc bl q)) B
 
