@@ -1,32 +1,51 @@
 {-# OPTIONS --safe --without-K #-}
 ------------------------------------------------------------------------
--- Issue 39, toward the data superblocks in the one model: a write of the
--- block layer over PX is one of Space's writes on the data half.
+-- Issue 39, toward the data superblocks in the one model: the steps of
+-- the block layer over PX (BXone; BXφ has the same steps) are Space's
+-- steps on its data half (SCFTL.Impl.SpaceData's `StepD`).
 --
--- The abstraction (`Abs`) of a state of BXone, given which blocks are
--- used (`us`, a ghost the data-superblock layer will keep), to Space's
--- data half (SCFTL.Impl.SpaceData's `StD`): the used blocks' valid
--- counts (below P, highest first: SCFTL.Impl.SpaceUsed's `usedL` of
--- SCFTL.Impl.SpaceValid's `vc`), the open block's count, its room (Z
+-- The abstraction (`Abs c G X bl d`) of a state of BXone with a ghost
+-- `G` (`Gh`: which blocks are used, erasable, this epoch's victims, and
+-- the victim GC is moving — blocks.rs's states, which a data-superblock
+-- layer keeps) to Space's data half: the used blocks' valid counts
+-- (below P, highest first: SCFTL.Impl.SpaceUsed's `usedL` of
+-- SCFTL.Impl.SpaceValid's `vc`), the open block's count and room (Z
 -- minus its write pointer: S = Z, one sector per page), P's write
--- counter; the open block is not used and lies below P.
+-- counter, the free blocks (BlocksOver's `fr`), the erasable ones and
+-- this epoch's victims counted, the pending sectors (the current
+-- victim's count); the classes disjoint, the open block in none.
 --
---   **`sim-w`** : from a state so abstracted, where every mapped page
---                 lies in the open block or a used block below P
---                 (`OldIn`), with no victim pending and GC not needed
---                 (Space's guards on a write: the GC-timing policy), a
---                 write of BXone that stays in the open block (the
---                 allocation policy: the open block while it has room)
---                 is a step of `StepD` — `wrU` over a used block's
---                 sector, `wrA` over the open block's, `wrN` for a new
---                 logical sector — to a state abstracted by the write's
---                 result; a refused write leaves the abstraction as it
---                 was.  The configuration's L is the logical sectors
---                 (amax + 1), W is P's write bound (wmax + 1), S is Z.
+--   `sim-w`    : a write that stays in the open block (the allocation
+--                policy: the open block while it has room), from a state
+--                whose mapped pages lie in the open block or a used one
+--                (`OldIn`), with no victim pending and GC not needed
+--                (Space's guards: the GC-timing policy), is `wrU` over a
+--                used block's sector, `wrA` over the open block's, `wrN`
+--                for a new logical sector; a refused write changes
+--                nothing (`core-w` on counts, `kept`);
+--   `sim-act`  : a write that opens a free block, when the open one is
+--                full, is Space's activation (`act`: the retired block
+--                used, its count inserted at its place) and then its
+--                write (the new block is erased: `FrWp`, `vc-empty`);
+--   `sim-fl`   : a flush, every commit path, is Space's flush (no
+--                padding; P's write counter 0 after it, `wc-flush`),
+--                this epoch's victims erasable after it (2PGC);
+--   `sim-era`  : the erase of an erasable block below P is Space's
+--                `era` (it held no valid sector, `vc-erase`);
+--   `sim-gcm`  : GC's choice of a used victim with at most N valid
+--                sectors (a choice of the code, no step of the model) is
+--                Space's `gcm`, its count pending;
+--   `sim-rl`   : a relocation of one of the current victim's valid
+--                sectors into the open block is Space's `rl`; one of a
+--                page with no valid sector (P's `rlX`) changes nothing;
+--   `sim-done` : a victim with nothing pending stops being the current
+--                one (a ghost step).
 --
--- Still to do (proofs/README.md, "Not done"): the classes of every block
--- (free, used, victims, erasable) kept by every step, activation, GC by
--- superblock, erase, flush and a recovery that reclaims.
+-- The configuration's L is the logical sectors (amax + 1), W is P's
+-- write bound (wmax + 1), S is Z.  Still to do (proofs/README.md, "Not
+-- done"): a relocation that opens a block, the layer itself (the ghost
+-- kept by a policy-restricted BXφR, `OldIn` and `FrWp` as its
+-- invariants, format, barriers), and a recovery that reclaims.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -717,3 +736,18 @@ sim-rl {c} {G} {X} {X'} {bl} {bl'} {d} {k} eS r I cvk o stay pol with vc-rl {X} 
   roomA' : r' + wp bl″ kn ≡ Sp.S c
   roomA' = trans (cong (r' +_) (After.wpS A)) (trans (+-suc r' (wp bl kn))
              (trans (cong (λ z → z + wp bl kn) (sym (proj₂ rs))) (Abs.roomA I)))
+
+------------------------------------------------------------------------
+-- GC done with a victim: once none of its valid sectors is pending, it
+-- stays among this epoch's victims and is no longer the current one (a
+-- ghost step; Space stays where it is)
+
+sim-done : ∀ {c G X bl d k} → Abs c G X bl d → cv G ≡ just k → pendD d ≡ 0 →
+           Abs c (record G { cv = nothing }) X bl d
+sim-done {c} {G} {X} {bl} {d} {k} I cvk p0 = record
+  { vsA = Abs.vsA I ; vaA = Abs.vaA I ; roomA = Abs.roomA I ; wcA = Abs.wcA I
+  ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I
+  ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = p0
+  ; abE = Abs.abE I ; abV = Abs.abV I ; frE = Abs.frE I ; frV = Abs.frV I
+  ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I
+  ; cvV = λ j e → ⊥-elim (nothing≢just e) }
