@@ -15,25 +15,32 @@
 --
 --   `vc X bl k` : the addresses (<= amax) whose L2P entry names a page
 --                 placed in block k (`loc`);
---   `vc-step`   : every write and relocation of BXone from a state of
---                 its invariant either keeps every count (refused, or a
---                 relocation of a victim with no valid sector) or moves
---                 one: the block of the address's old page loses one
---                 (none if it was unmapped: a new logical sector) and the
---                 block the allocation took gains one
---                 (`vc' k + [old block = k] = vc k + [k = new block]`);
---                 flush, barrier and SYNC keep every count (every commit
+--   `vc-w`, `vc-rl` : every write and relocation of BXone from a state
+--                 of its invariant either keeps every count, the
+--                 bookkeeping and P's write counter (`Unmoved`: refused,
+--                 or a relocation of a page with no valid sector) or
+--                 moves one (`Moves`): the block of the address's old
+--                 page loses one (none if it was unmapped: a new logical
+--                 sector) and the block the allocation took gains one
+--                 (`MoveEq`: vc' k + [old block = k] = vc k + [k = new
+--                 block]); a write counts one in P's write counter, a
+--                 relocation none;
+--   `vc-flush`, `vc-barrier`, `vc-sy` : every count kept (every commit
 --                 path keeps the L2P);
---   `vc-erase`  : a block erase keeps every count, and the erased block
---                 had none (every page it erases is one no L2P entry
---                 names: SCFTL.Impl.OneModelBlocksRead `run-unm`);
+--   `vc-erase`  : a block erase keeps every count and the write counter,
+--                 and the erased block had none (every page it erases is
+--                 one no L2P entry names: SCFTL.Impl.OneModelBlocksRead
+--                 `run-unm`); `vc-empty`: a block at write pointer 0 has
+--                 none;
 --   `vc-sum`    : the counts of any B blocks add up to at most the
---                 logical sectors, amax + 1 (Space's `sumL`).
+--                 logical sectors, amax + 1 (Space's `sumL`);
+--   `erase-has-owner` : a block erase erases a block with an owner, so a
+--                 block whose placements a recovery all forgot is never
+--                 erased again (proofs/README.md: the one model's
+--                 recovery reclaims no block).
 --
--- What is left for the simulation by `Space.Step` (proofs/README.md,
--- "Not done"): finitely many blocks and the abstraction of `BL` to
--- Space's free / erasable / used / invalid superblocks, and the
--- GC-timing policy.
+-- SCFTL.Impl.SpaceSim builds the simulation of the block layer's steps
+-- by Space's data half on these.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
