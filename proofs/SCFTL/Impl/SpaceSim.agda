@@ -59,7 +59,7 @@ open import Data.List.Base using (List; _∷_; _++_; sum; length)
 open import Data.List.Properties using (length-++)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _≤_; _<_; _≡ᵇ_; s≤s; z≤n)
-open import Data.Nat.Properties using (≤-trans; ≤-reflexive; +-suc; +-comm; <-irrefl; suc-injective)
+open import Data.Nat.Properties using (≤-trans; ≤-reflexive; +-suc; +-comm; <-irrefl; m≤n+m)
   renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -123,19 +123,7 @@ private
   -- r + w ≡ 0 + w  gives  r ≡ 0
   +-cancelʳ0 : ∀ r w → r + w ≡ w → r ≡ 0
   +-cancelʳ0 zero    w _ = refl
-  +-cancelʳ0 (suc r) w e = ⊥-elim (<-irrefl (sym e) (s≤s (m≤n+m′ w r)))
-    where
-    m≤n+m′ : ∀ m n → m ≤ n + m
-    m≤n+m′ m zero    = ≤-refl′ m
-      where
-      ≤-refl′ : ∀ m → m ≤ m
-      ≤-refl′ zero    = z≤n
-      ≤-refl′ (suc m) = s≤s (≤-refl′ m)
-    m≤n+m′ m (suc n) = ≤-step′ (m≤n+m′ m n)
-      where
-      ≤-step′ : ∀ {a b} → a ≤ b → a ≤ suc b
-      ≤-step′ z≤n     = z≤n
-      ≤-step′ (s≤s l) = s≤s (≤-step′ l)
+  +-cancelʳ0 (suc r) w e = ⊥-elim (<-irrefl (sym e) (s≤s (m≤n+m w r)))
 
   -- the list after inserting one element is one longer
   len-ins : ∀ (xs ys : List ℕ) (a : ℕ) {zs : List ℕ} → length zs ≡ length (xs ++ ys) → ∀ {l : List ℕ} → l ≡ zs →
