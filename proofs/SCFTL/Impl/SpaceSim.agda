@@ -24,9 +24,10 @@
 --                for a new logical sector; a refused write changes
 --                nothing (`core-w` on counts, `kept`);
 --   `sim-act`  : a write that opens a free block, when the open one is
---                full, is Space's activation (`act`: the retired block
---                used, its count inserted at its place) and then its
---                write (the new block is erased: `FrWp`, `vc-empty`);
+--                full, is Space's activation (`activate`: `act`, the
+--                retired block used, its count inserted at its place; the
+--                new block is erased and empty, `FrWp`, `vc-empty`) and
+--                then its write;
 --   `sim-fl`   : a flush, every commit path, is Space's flush (no
 --                padding; P's write counter 0 after it, `wc-flush`),
 --                this epoch's victims erasable after it (2PGC);
@@ -37,13 +38,15 @@
 --                Space's `gcm`, its count pending;
 --   `sim-rl`   : a relocation of one of the current victim's valid
 --                sectors into the open block is Space's `rl`; one of a
---                page with no valid sector (P's `rlX`) changes nothing;
+--                page with no valid sector (P's `rlX`) changes nothing
+--                (`core-rl`); `sim-rl-act`: one that opens a free block
+--                when the open one is full is `act` and then `rl`;
 --   `sim-done` : a victim with nothing pending stops being the current
 --                one (a ghost step).
 --
 -- The configuration's L is the logical sectors (amax + 1), W is P's
 -- write bound (wmax + 1), S is Z.  Still to do (proofs/README.md, "Not
--- done"): a relocation that opens a block, the layer itself (the ghost
+-- done"): the layer itself (the ghost
 -- kept by a policy-restricted BXφR, `OldIn` and `FrWp` as its
 -- invariants, format, barriers), and a recovery that reclaims.
 ------------------------------------------------------------------------
@@ -132,9 +135,9 @@ private
     trans (length-++ xs {a ∷ ys}) (trans (+-suc (length xs) (length ys)) (cong suc (trans (sym (length-++ xs {ys})) (sym ez))))
 
   -- Space's activation from equalities
-  actE : ∀ {c d f xs ys} → freD d ≡ suc f → vsD d ≡ xs ++ ys → roomD d ≡ 0 → pendD d ≡ 0 →
-         StepD c d (sd f (ersD d) (invD d) (xs ++ vaD d ∷ ys) (Sp.S c) 0 (wcD d) (gcD d) 0 (cuD d))
-  actE {d = sd _ e i _ _ a w g _ u} refl refl refl refl = act
+  actE : ∀ {c d f xs ys} → freD d ≡ suc f → vsD d ≡ xs ++ ys → roomD d ≡ 0 →
+         StepD c d (sd f (ersD d) (invD d) (xs ++ vaD d ∷ ys) (Sp.S c) 0 (wcD d) (gcD d) (pendD d) (cuD d))
+  actE {d = sd _ e i _ _ a w g q u} refl refl refl = act
 
   cong₂′ : ∀ {A B C : Set} (f : A → B → C) {x x' y y'} → x ≡ x' → y ≡ y' → f x y ≡ f x' y'
   cong₂′ f refl refl = refl
@@ -348,59 +351,51 @@ sim-w {c} {G} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r I old nocv nn o stay w
 FrWp : BL → Set
 FrWp bl = ∀ k → fr bl k ≡ true → wp bl k ≡ 0
 
-sim-act : ∀ {c G X X' bl bl' d a dd} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
-          OPX.RI X → LocX X bl → FrWp bl → Abs c G X bl d → OldIn c (us G) X bl → cv G ≡ nothing →
-          Sp.K c ≤ gcD d ⊎ suc (length (vsD d)) < Sp.U c →
-          SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w a dd)))) (X , bl) (X' , bl') →
-          ab bl' ≢ ab bl → ab bl' < Sp.P c → wp bl (ab bl) ≡ Z →
-          Σ StD λ d' → Star (StepD c) d d' × Abs c (record G { us = us G [ ab bl ≔ true ] }) X' bl' d'
-sim-act {c} {G} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old nocv nn o moved kP full with vc-w a dd {X} {X'} r o
-... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
-... | inj₂ ((b , le , _ , kn , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
-... | inj₂ ((b , le , _ , kn , refl , inj₂ frk , wlt , mv) , wc , wb) =
-  _ , act′ ◅ proj₁ (proj₂ W2) ◅ ε , proj₂ (proj₂ W2)
+-- Space's activation: the open block, full, becomes used (its count in
+-- the list at its place), a free block below P becomes the open one,
+-- empty (it is erased: `FrWp`, `vc-empty`)
+Opened : BL → ℕ → BL
+Opened bl kn = record bl { ab = kn ; fr = fr bl [ kn ≔ false ] }
+
+activate : ∀ {c G X bl d kn} → LocX X bl → FrWp bl → Abs c G X bl d →
+           fr bl kn ≡ true → kn < Sp.P c → wp bl (ab bl) ≡ Sp.S c →
+           Σ StD λ d1 → StepD c d d1 × Abs c (record G { us = us G [ ab bl ≔ true ] }) X (Opened bl kn) d1
+             × length (vsD d1) ≡ suc (length (vsD d)) × gcD d1 ≡ gcD d
+activate {c} {G} {X} {bl} {d} {kn} lx fw I frk kP full = d1 , act′ , I1 , len1 , refl
   where
   k0 = ab bl
   us' = us G [ k0 ≔ true ]
   G' : Gh
   G' = record G { us = us' }
+  notK0 : ∀ {k} → fr bl k ≡ true → k ≢ k0
+  notK0 frk' refl = f≢t (trans (sym (Abs.abF I)) frk')
   kn≢ : kn ≢ k0
-  kn≢ = moved
-  p0 : pendD d ≡ 0
-  p0 = trans (Abs.pdA I) (cong (pendOf X bl) nocv)
+  kn≢ = notK0 frk
   -- the open block is full: no room
   room0 : roomD d ≡ 0
-  room0 = +-cancelʳ0 (roomD d) (wp bl k0) (trans (Abs.roomA I) (trans eS (sym full)))
+  room0 = +-cancelʳ0 (roomD d) (wp bl k0) (trans (Abs.roomA I) (sym full))
   -- kn is free: one fewer after
   fr' : ℕ → Bool
   fr' = fr bl [ kn ≔ false ]
-  tf tg : ℕ
-  tf = tot (λ k → b2n (fr bl k)) (Sp.P c)
+  tg : ℕ
   tg = tot (λ k → b2n (fr' k)) (Sp.P c)
-  tu : tg + b2n (fr bl kn) ≡ tf + b2n (fr' kn)
-  tu = tot-upd (λ k → b2n (fr bl k)) (λ k → b2n (fr' k)) kn (Sp.P c) kP
-         (λ j _ jn → cong b2n (sym (upd-ne (fr bl) j kn false jn)))
   frsplit : freD d ≡ suc tg
-  frsplit = trans (Abs.frA I) (trans (sym (+-identityʳ′ tf))
-              (trans (cong (λ z → tf + b2n z) (sym (upd-self (fr bl) kn false)))
-                (trans (sym tu) (trans (cong (λ z → tg + b2n z) frk) (+-comm tg 1)))))
+  frsplit = trans (Abs.frA I) (tot-flip (fr bl) fr' kn (Sp.P c) kP frk (upd-self (fr bl) kn false)
+                                 (λ j _ jn → upd-ne (fr bl) j kn false jn))
   -- the used list with the retired block in it
   ins = used-insert (us G) us' (vc X bl) k0 (Sp.P c) (Abs.abP I) (Abs.abU I) (upd-self (us G) k0 true)
           (λ j jn → upd-ne (us G) j k0 true jn)
   xs = proj₁ ins
   ys = proj₁ (proj₂ ins)
-  -- Space's activation, from equalities
   d1 : StD
-  d1 = sd tg (ersD d) (invD d) (xs ++ vaD d ∷ ys) (Sp.S c) 0 (wcD d) (gcD d) 0 (cuD d)
+  d1 = sd tg (ersD d) (invD d) (xs ++ vaD d ∷ ys) (Sp.S c) 0 (wcD d) (gcD d) (pendD d) (cuD d)
   act′ : StepD c d d1
-  act′ = actE {c} {d} frsplit (trans (Abs.vsA I) (proj₁ (proj₂ (proj₂ ins)))) room0 p0
-  -- the state between: kn open, not free, nothing on it yet
-  bl1 : BL
-  bl1 = record bl { ab = kn ; fr = fr' }
+  act′ = actE {c} {d} frsplit (trans (Abs.vsA I) (proj₁ (proj₂ (proj₂ ins)))) room0
+  len1 : length (vsD d1) ≡ suc (length (vsD d))
+  len1 = len-ins xs ys (vaD d) (cong length (proj₁ (proj₂ (proj₂ ins)))) (Abs.vsA I)
+  bl1 = Opened bl kn
   wp0 : wp bl kn ≡ 0
   wp0 = fw kn frk
-  notK0 : ∀ {k} → fr bl k ≡ true → k ≢ k0
-  notK0 frk' refl = f≢t (trans (sym (Abs.abF I)) frk')
   I1 : Abs c G' X bl1 d1
   I1 = record
     { vsA = trans (cong (λ z → xs ++ z ∷ ys) (Abs.vaA I)) (sym (proj₂ (proj₂ (proj₂ ins))))
@@ -412,11 +407,14 @@ sim-act {c} {G} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old nocv nn 
     ; frA = refl
     ; abF = upd-self (fr bl) kn false
     ; frU = frU1
-    ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = sym (cong (pendOf X bl1) nocv)
+    ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = trans (Abs.pdA I) (pend-op (cv G))
     ; abE = Abs.frE I kn frk ; abV = Abs.frV I kn frk
     ; frE = λ k e → Abs.frE I k (fr-of k e) ; frV = λ k e → Abs.frV I k (fr-of k e)
     ; usE = usE1 ; usV = usV1 ; esV = Abs.esV I ; cvV = Abs.cvV I }
     where
+    pend-op : ∀ m → pendOf X bl m ≡ pendOf X bl1 m
+    pend-op nothing  = refl
+    pend-op (just j) = refl
     fr-of : ∀ k → fr' k ≡ true → fr bl k ≡ true
     fr-of k e with k ≟ℕ kn
     ... | yes refl = ⊥-elim (f≢t (trans (sym (upd-self (fr bl) k false)) e))
@@ -431,22 +429,44 @@ sim-act {c} {G} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old nocv nn 
     usV1 k e with k ≟ℕ k0
     ... | yes refl = Abs.abV I
     ... | no ne    = Abs.usV I k (trans (sym (upd-ne (us G) k k0 true ne)) e)
-  old1 : OldIn c us' X bl1
-  old1 b' q le' e with old b' q le' e
-  ... | inj₁ e0 = inj₂ (trans (cong us' e0) (upd-self (us G) k0 true) , subst (_< Sp.P c) (sym e0) (Abs.abP I))
-  ... | inj₂ (u , lt) with proj₁ (loc bl q) ≟ℕ k0
-  ...   | yes e0 = inj₂ (trans (cong us' e0) (upd-self (us G) k0 true) , lt)
-  ...   | no ne  = inj₂ (trans (upd-ne (us G) _ k0 true ne) u , lt)
+
+-- mapped pages in the retired block now lie in a used one
+old-act : ∀ {c us X bl kn} → ab bl < Sp.P c → OldIn c us X bl → OldIn c (us [ ab bl ≔ true ]) X (Opened bl kn)
+old-act {c} {us} {X} {bl} {kn} abP old b' q le' e with old b' q le' e
+... | inj₁ e0 = inj₂ (trans (cong (us [ ab bl ≔ true ]) e0) (upd-self us (ab bl) true) , subst (_< Sp.P c) (sym e0) abP)
+... | inj₂ (u , lt) with proj₁ (loc bl q) ≟ℕ ab bl
+...   | yes e0 = inj₂ (trans (cong (us [ ab bl ≔ true ]) e0) (upd-self us (ab bl) true) , lt)
+...   | no ne  = inj₂ (trans (upd-ne us _ (ab bl) true ne) u , lt)
+
+-- the allocation's bookkeeping after the activation: a write into the
+-- open block of `Opened`
+private
+  after-opened : ∀ bl kn n → After (Opened bl kn) (balloc kn n bl)
+  after-opened bl kn n = record { abS = refl ; wpS = upd-self (wp bl) kn _ ; frS = λ k → refl }
+
+sim-act : ∀ {c G X X' bl bl' d a dd} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
+          OPX.RI X → LocX X bl → FrWp bl → Abs c G X bl d → OldIn c (us G) X bl → cv G ≡ nothing →
+          Sp.K c ≤ gcD d ⊎ suc (length (vsD d)) < Sp.U c →
+          SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w a dd)))) (X , bl) (X' , bl') →
+          ab bl' ≢ ab bl → ab bl' < Sp.P c → wp bl (ab bl) ≡ Z →
+          Σ StD λ d' → Star (StepD c) d d' × Abs c (record G { us = us G [ ab bl ≔ true ] }) X' bl' d'
+sim-act {c} {G} {X} {X'} {bl} {bl'} {d} {a} {dd} eL eW eS r lx fw I old nocv nn o moved kP full with vc-w a dd {X} {X'} r o
+... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
+... | inj₂ ((b , le , _ , kn , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
+... | inj₂ ((b , le , _ , kn , refl , inj₂ frk , wlt , mv) , wc , wb)
+  with activate {c} {G} {X} {bl} {d} {kn} lx fw I frk kP (trans full (sym eS))
+...   | d1 , st1 , I1 , len1 , g1 =
+  _ , st1 ◅ proj₁ (proj₂ W2) ◅ ε , proj₂ (proj₂ W2)
+  where
   nn1 : Sp.NotNeeded c (gcD d1) (vsD d1)
   nn1 = nnOf nn
     where
     nnOf : Sp.K c ≤ gcD d ⊎ suc (length (vsD d)) < Sp.U c → Sp.NotNeeded c (gcD d1) (vsD d1)
-    nnOf (inj₁ kg) = inj₁ kg
-    nnOf (inj₂ lt) = inj₂ (subst (_< Sp.U c) (sym (len-ins xs ys (vaD d) (cong length (proj₁ (proj₂ (proj₂ ins)))) (Abs.vsA I))) lt)
-  A1 : After bl1 (balloc kn (nxt (stX X)) bl)
-  A1 = record { abS = refl ; wpS = upd-self (wp bl) kn _ ; frS = λ k → refl }
-  W2 = core-w {c} {G'} {X} {X'} {bl1} {balloc kn (nxt (stX X)) bl} {d1} {b} eL eW I1 old1 nocv nn1 le mv
-         (subst (wp bl kn <_) (sym eS) wlt) A1 wc wb
+    nnOf (inj₁ kg) = inj₁ (subst (Sp.K c ≤_) (sym g1) kg)
+    nnOf (inj₂ lt) = inj₂ (subst (_< Sp.U c) (sym len1) lt)
+  W2 = core-w {c} {record G { us = us G [ ab bl ≔ true ] }} {X} {X'} {Opened bl kn} {balloc kn (nxt (stX X)) bl} {d1} {b}
+         eL eW I1 (old-act {c} {us G} {X} {bl} {kn} (Abs.abP I) old) nocv nn1 le mv
+         (subst (wp bl kn <_) (sym eS) wlt) (after-opened bl kn (nxt (stX X))) wc wb
 
 ------------------------------------------------------------------------
 -- A flush: Space's flush, with no padding (one sector per page: P pads
@@ -661,49 +681,50 @@ private
       (trans (cong (λ z → v' j + b2n z) (sym oj))
         (trans (mv j) (trans (cong (v j +_) (b2n-ne kn j nj)) (+-identityʳ′ (v j)))))
 
-sim-rl : ∀ {c G X X' bl bl' d k} → Sp.S c ≡ Z → OPX.RI X → Abs c G X bl d → cv G ≡ just k →
-         SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') →
-         ab bl' ≡ ab bl →
-         (∀ b → b ≤ amax → l2p (stX X') b ≢ l2p (stX X) b →
-            Σ ℕ λ q → l2p (stX X) b ≡ just q × proj₁ (loc bl q) ≡ k) →
-         (Σ StD λ d' → StepD c d d' × Abs c G X' bl' d') ⊎ Abs c G X' bl' d
-sim-rl {c} {G} {X} {X'} {bl} {bl'} {d} {k} eS r I cvk o stay pol with vc-rl {X} {X'} r o
-... | inj₁ (refl , wc , keep) = inj₂ (kept {c} {G} {X} {X'} I keep wc)
-... | inj₂ ((b , le , eb , kn , refl , _ , wlt , mv) , wc) with stay
-...   | refl with pol b le (λ e → <-irrefl refl (lt-nxt {X} r b (nxt (stX X)) le (trans (sym e) eb)))
-...     | q , eq , qk = inj₁ (_ , rlE {c} {d} {v' k} {r'} (proj₂ rs) pend , record
+-- only the current victim's pages move
+FromVictim : ℕ → XS → BL → XS → Set
+FromVictim k X bl X' = ∀ b → b ≤ amax → l2p (stX X') b ≢ l2p (stX X) b →
+                       Σ ℕ λ q → l2p (stX X) b ≡ just q × proj₁ (loc bl q) ≡ k
+
+-- on counts: a relocation into the open block
+core-rl : ∀ {c G X X' bl bl' d k b} → OPX.RI X → Abs c G X bl d → cv G ≡ just k → FromVictim k X bl X' →
+          b ≤ amax → l2p (stX X') b ≡ just (nxt (stX X)) →
+          MoveEq (vc X bl) (vc X' bl') (λ j → inBlk (loc bl) j (l2p (stX X) b)) (ab bl) →
+          wp bl (ab bl) < Sp.S c → After bl bl' → wcnt (stX X') ≡ wcnt (stX X) →
+          Σ StD λ d' → StepD c d d' × Abs c G X' bl' d'
+core-rl {c} {G} {X} {X'} {bl} {bl'} {d} {k} {b} r I cvk pol le eb mv wlt A wc
+  with pol b le (λ e → <-irrefl refl (lt-nxt {X} r b (nxt (stX X)) le (trans (sym e) eb)))
+... | q , eq , qk = _ , rlE {c} {d} {v' k} {r'} (proj₂ rs) pend , record
   { vsA = trans (Abs.vsA I) (sym (used-same (us G) v v' (Sp.P c) (λ j _ uj → other j (usV≢ j uj) (us≢ j uj))))
-  ; vaA = trans (cong suc (Abs.vaA I)) (sym atKn)
-  ; roomA = roomA'
+  ; vaA = trans (cong suc (Abs.vaA I)) (sym (trans (cong v' ab≡) atKn))
+  ; roomA = trans (cong (λ z → r' + wp bl' z) ab≡) (trans (cong (r' +_) (After.wpS A)) (trans (+-suc r' (wp bl kn))
+              (trans (cong (λ z → z + wp bl kn) (sym (proj₂ rs))) (Abs.roomA I))))
   ; wcA = trans (Abs.wcA I) (sym wc)
-  ; abU = Abs.abU I ; abP = Abs.abP I
+  ; abU = trans (cong (us G) ab≡) (Abs.abU I)
+  ; abP = subst (_< Sp.P c) (sym ab≡) (Abs.abP I)
   ; frA = trans (Abs.frA I) (tot-ext _ _ (Sp.P c) (λ j _ → cong b2n (sym (After.frS A j))))
-  ; abF = trans (After.frS A kn) (Abs.abF I)
+  ; abF = trans (After.frS A (ab bl')) (trans (cong (fr bl) ab≡) (Abs.abF I))
   ; frU = λ j e → Abs.frU I j (trans (sym (After.frS A j)) e)
   ; erA = Abs.erA I ; invA = Abs.invA I
-  ; pdA = cong (pendOf X' (balloc kn (nxt (stX X)) bl)) (sym cvk)
-  ; abE = Abs.abE I ; abV = Abs.abV I
+  ; pdA = cong (pendOf X' bl') (sym cvk)
+  ; abE = trans (cong (es G) ab≡) (Abs.abE I) ; abV = trans (cong (vi G) ab≡) (Abs.abV I)
   ; frE = λ j e → Abs.frE I j (trans (sym (After.frS A j)) e)
   ; frV = λ j e → Abs.frV I j (trans (sym (After.frS A j)) e)
-  ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I ; cvV = Abs.cvV I })
+  ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I ; cvV = Abs.cvV I }
   where
-  bl″ = balloc kn (nxt (stX X)) bl
+  kn = ab bl
+  ab≡ : ab bl' ≡ kn
+  ab≡ = After.abS A
   v v' : ℕ → ℕ
   v  = vc X bl
-  v' = vc X' bl″
-  A = after-open bl (nxt (stX X)) (Abs.abF I)
+  v' = vc X' bl'
   -- the page moved from the victim k, which is not the open block
   k≢kn : k ≢ kn
   k≢kn e = t→¬f (Abs.cvV I k cvk) (trans (cong (vi G) e) (Abs.abV I))
   mvk′ : MoveEq v v' (k ≡ᵇ_) kn
   mvk′ = subst (λ k0 → MoveEq v v' (k0 ≡ᵇ_) kn) qk (subst (λ m → MoveEq v v' (λ j → inBlk (loc bl) j m) kn) eq mv)
   other : ∀ j → k ≢ j → kn ≢ j → v' j ≡ v j
-  other j kj nj = untouched {v} {v'} {k ≡ᵇ_} {kn} {j} mvk′ (b2n0 kj) nj
-    where
-    b2n0 : ∀ {j} → k ≢ j → (k ≡ᵇ j) ≡ false
-    b2n0 {j} kj with k ≡ᵇ j in e
-    ... | true  = ⊥-elim (kj (≡ᵇ-T e))
-    ... | false = refl
+  other j kj nj = untouched {v} {v'} {k ≡ᵇ_} {kn} {j} mvk′ (≡ᵇ-false kj) nj
   usV≢ : ∀ j → us G j ≡ true → k ≢ j
   usV≢ j uj refl = t→¬f (Abs.cvV I k cvk) (Abs.usV I k uj)
   us≢ : ∀ j → us G j ≡ true → kn ≢ j
@@ -719,11 +740,35 @@ sim-rl {c} {G} {X} {X'} {bl} {bl'} {d} {k} eS r I cvk o stay pol with vc-rl {X} 
   pend : pendD d ≡ suc (v' k)
   pend = trans (Abs.pdA I) (trans (cong (pendOf X bl) cvk) atK)
   rs : Σ ℕ λ r' → roomD d ≡ suc r'
-  rs = room-suc (roomD d) (wp bl kn) (Sp.S c) (Abs.roomA I) (subst (wp bl kn <_) (sym eS) wlt)
+  rs = room-suc (roomD d) (wp bl kn) (Sp.S c) (Abs.roomA I) wlt
   r' = proj₁ rs
-  roomA' : r' + wp bl″ kn ≡ Sp.S c
-  roomA' = trans (cong (r' +_) (After.wpS A)) (trans (+-suc r' (wp bl kn))
-             (trans (cong (λ z → z + wp bl kn) (sym (proj₂ rs))) (Abs.roomA I)))
+
+sim-rl : ∀ {c G X X' bl bl' d k} → Sp.S c ≡ Z → OPX.RI X → Abs c G X bl d → cv G ≡ just k →
+         SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') →
+         ab bl' ≡ ab bl → FromVictim k X bl X' →
+         (Σ StD λ d' → StepD c d d' × Abs c G X' bl' d') ⊎ Abs c G X' bl' d
+sim-rl {c} {G} {X} {X'} {bl} {bl'} {d} {k} eS r I cvk o stay pol with vc-rl {X} {X'} r o
+... | inj₁ (refl , wc , keep) = inj₂ (kept {c} {G} {X} {X'} I keep wc)
+... | inj₂ ((b , le , eb , kn , refl , _ , wlt , mv) , wc) with stay
+...   | refl = inj₁ (core-rl r I cvk pol le eb mv (subst (wp bl kn <_) (sym eS) wlt) (after-open bl (nxt (stX X)) (Abs.abF I)) wc)
+
+-- a relocation that opens a free block when the open one is full:
+-- Space's activation, then its relocation
+sim-rl-act : ∀ {c G X X' bl bl' d k} → Sp.S c ≡ Z →
+             OPX.RI X → LocX X bl → FrWp bl → Abs c G X bl d → cv G ≡ just k →
+             SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') →
+             ab bl' ≢ ab bl → ab bl' < Sp.P c → wp bl (ab bl) ≡ Z → FromVictim k X bl X' →
+             Σ StD λ d' → Star (StepD c) d d' × Abs c (record G { us = us G [ ab bl ≔ true ] }) X' bl' d'
+sim-rl-act {c} {G} {X} {X'} {bl} {bl'} {d} {k} eS r lx fw I cvk o moved kP full pol with vc-rl {X} {X'} r o
+... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
+... | inj₂ ((b , le , _ , kn , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
+... | inj₂ ((b , le , eb , kn , refl , inj₂ frk , wlt , mv) , wc)
+  with activate {c} {G} {X} {bl} {d} {kn} lx fw I frk kP (trans full (sym eS))
+...   | d1 , st1 , I1 , _ , _ =
+  _ , st1 ◅ proj₁ (proj₂ W2) ◅ ε , proj₂ (proj₂ W2)
+  where
+  W2 = core-rl {c} {record G { us = us G [ ab bl ≔ true ] }} {X} {X'} {Opened bl kn} {balloc kn (nxt (stX X)) bl} {d1} {k} {b}
+         r I1 cvk pol le eb mv (subst (wp bl kn <_) (sym eS) wlt) (after-opened bl kn (nxt (stX X))) wc
 
 ------------------------------------------------------------------------
 -- GC done with a victim: once none of its valid sectors is pending, it
