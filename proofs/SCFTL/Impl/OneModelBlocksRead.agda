@@ -319,6 +319,16 @@ wc-flush {false , S} {.false , S'} o@(inj₁ (refl , _ , refl , _)) = wcFl {S} {
 wc-flush {true , S} (inj₁ (refl , S0 , () , _))
 wc-flush {b , S} {.true , S'} (inj₂ (refl , _ , s' , e , o)) = trans (cong (λ z → wcnt (st (su z))) e) (wcL-flush o)
 
+-- every barrier of PX ends the epoch too: P's write counter is 0 after it
+wc-barrier : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg SB.barrier)) X X' → wcnt (stX X') ≡ 0
+wc-barrier {false , S} (inj₁ (refl , .S , refl , (inj₁ (_ , e) , _))) = cong (λ z → wcnt (st z)) e
+wc-barrier {false , S} (inj₁ (refl , .S , refl , (inj₂ (inj₁ e) , _))) = cong (λ z → wcnt (st z)) e
+wc-barrier {false , S} (inj₁ (refl , .S , refl , (inj₂ (inj₂ e) , _))) = cong (λ z → wcnt (st z)) e
+wc-barrier {true , S} (inj₁ (refl , S0 , e0 , (inj₁ (_ , e) , _))) = cong (λ z → wcnt (st z)) e
+wc-barrier {true , S} (inj₁ (refl , S0 , e0 , (inj₂ (inj₁ e) , _))) = cong (λ z → wcnt (st z)) e
+wc-barrier {true , S} (inj₁ (refl , S0 , e0 , (inj₂ (inj₂ e) , _))) = cong (λ z → wcnt (st z)) e
+wc-barrier (inj₂ (refl , _ , s' , _ , ()))
+
 keep-barrier : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg SB.barrier)) X X' → Keep (stX X) (stX X')
 keep-barrier {false , S} (inj₁ (refl , .S , refl , (inj₁ (_ , e) , _))) a = cong (λ z → l2p (st z) a) e
 keep-barrier {false , S} (inj₁ (refl , .S , refl , (inj₂ (inj₁ e) , _))) a = cong (λ z → l2p (st z) a) e

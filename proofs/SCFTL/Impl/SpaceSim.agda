@@ -31,6 +31,8 @@
 --   `sim-fl`   : a flush, every commit path, is Space's flush (no
 --                padding; P's write counter 0 after it, `wc-flush`),
 --                this epoch's victims erasable after it (2PGC);
+--                `sim-barrier`: an epoch barrier too (`wc-barrier`; the
+--                model erases its victims once a SYNC makes it durable);
 --   `sim-era`  : the erase of an erasable block below P is Space's
 --                `era` (it held no valid sector, `vc-erase`);
 --   `sim-gcm`  : GC's choice of a used victim with at most N valid
@@ -73,11 +75,11 @@ open import Relation.Nullary using (yes; no)
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (l2p; wcnt; nxt; _[_≔_])
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; module OPX)
-open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; wc-flush; lt-nxt)
+open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; wc-flush; wc-barrier; lt-nxt)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; Z; loc; wp; ab; fr; balloc; berase; upd-self; upd-ne)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-erase; vc-sum; vc-empty; Moves; Unmoved)
+  using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-erase; vc-sum; vc-empty; Moves; Unmoved)
 open import SCFTL.Impl.SpaceUsed
   using (b2n; tot; tot-ext; tot-0; tot-+; tot-upd; tot-≥; b2n-eq; b2n-ne; ≡ᵇ-T; usedL; used-same; used-sum; used-insert; used-remove;
          tot-flip; wrU-shape; wrA-shape; wrN-shape; MoveEq)
@@ -486,15 +488,17 @@ private
   ∨-false : ∀ {x y} → x ≡ false → y ≡ false → (x ∨ y) ≡ false
   ∨-false refl refl = refl
 
-sim-fl : ∀ {c G X X' bl bl' d} → Abs c G X bl d → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
-         SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') →
-         Σ StD λ d' → StepD c d d' ×
-           Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false }) X' bl' d'
-sim-fl {c} {G} {X} {X'} {bl} {.bl} {d} I nocv nn (o , refl) = _ , flE {c} {d} p0 nn , record
+-- the end of an epoch, on counts: every count and the bookkeeping kept,
+-- P's write counter 0
+sim-end : ∀ {c G X X' bl d} → Abs c G X bl d → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
+          (∀ k → vc X' bl k ≡ vc X bl k) → wcnt (stX X') ≡ 0 →
+          Σ StD λ d' → StepD c d d' ×
+            Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false }) X' bl d'
+sim-end {c} {G} {X} {X'} {bl} {d} I nocv nn keep wc0 = _ , flE {c} {d} p0 nn , record
   { vsA = trans (Abs.vsA I) (sym (used-same (us G) (vc X bl) (vc X' bl) (Sp.P c) (λ j _ _ → keep j)))
   ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
   ; roomA = Abs.roomA I
-  ; wcA = sym (wc-flush {X} {X'} o)
+  ; wcA = sym wc0
   ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I
   ; erA = trans (cong₂′ _+_ (Abs.erA I) (Abs.invA I))
             (sym (trans (tot-ext _ _ (Sp.P c) (λ k _ → b2n-∨ (es G k) (vi G k) (Abs.esV I k)))
@@ -506,9 +510,27 @@ sim-fl {c} {G} {X} {X'} {bl} {.bl} {d} I nocv nn (o , refl) = _ , flE {c} {d} p0
   ; usE = λ k e → ∨-false (Abs.usE I k e) (Abs.usV I k e) ; usV = λ k e → refl ; esV = λ k e → refl
   ; cvV = λ k e → ⊥-elim (nothing≢just (trans (sym nocv) e)) }
   where
-  keep = vc-flush {X} {X'} {bl} {bl} (o , refl)
   p0 : pendD d ≡ 0
   p0 = trans (Abs.pdA I) (cong (pendOf X bl) nocv)
+
+-- a flush, every commit path (P's write counter 0 after each, `wc-flush`)
+sim-fl : ∀ {c G X X' bl bl' d} → Abs c G X bl d → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
+         SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') →
+         Σ StD λ d' → StepD c d d' ×
+           Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false }) X' bl' d'
+sim-fl {c} {G} {X} {X'} {bl} {.bl} {d} I nocv nn (o , refl) =
+  sim-end I nocv nn (vc-flush {X} {X'} {bl} {bl} (o , refl)) (wc-flush {X} {X'} o)
+
+-- an epoch barrier, durable or not: it ends the epoch as a flush does
+-- (`wc-barrier`); its victims are erasable on Space's side at once,
+-- while the model erases them only once the barrier is synced (PU's
+-- `GcI`), which a SYNC (a flush, the sync behind) makes so
+sim-barrier : ∀ {c G X X' bl bl' d} → Abs c G X bl d → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
+              SB.Model.ok BXone (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') →
+              Σ StD λ d' → StepD c d d' ×
+                Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false }) X' bl' d'
+sim-barrier {c} {G} {X} {X'} {bl} {.bl} {d} I nocv nn (o , refl) =
+  sim-end I nocv nn (vc-barrier {X} {X'} {bl} {bl} (o , refl)) (wc-barrier {X} {X'} o)
 
 ------------------------------------------------------------------------
 -- An erase of an erasable block: Space's erase (erasable to free); the
