@@ -341,6 +341,13 @@ keep-barrier {true , S} (inj₁ (refl , S0 , e0 , (inj₂ (inj₂ e) , _))) a =
   trans (cong (λ z → l2p (st z) a) e) (trans (cong (λ z → l2p (st (su z)) a) e0) (proj₂ (konsS-keeps (stX (true , S))) a))
 keep-barrier (inj₂ (refl , _ , s' , _ , ()))
 
+-- a SYNC of PX keeps P's write counter
+wc-sy : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg (SB.op SB.sy))) X X' → wcnt (stX X') ≡ wcnt (stX X)
+wc-sy {false , S} (inj₁ (refl , .S , refl , inj₁ (r , _ , e , _))) = cong (λ z → wcnt (st z)) e
+wc-sy {false , S} (inj₁ (refl , .S , refl , inj₂ (xs , ys , l , r , _ , _ , _ , e , _))) = cong (λ z → wcnt (st z)) e
+wc-sy {true , S} (inj₁ (refl , S0 , () , _))
+wc-sy (inj₂ (refl , _ , s' , _ , ()))
+
 keep-sy : ∀ {X X'} → SB.Model.ok PX (SB.use (SB.reg (SB.op SB.sy))) X X' → Keep (stX X) (stX X')
 keep-sy {false , S} (inj₁ (refl , .S , refl , inj₁ (r , _ , e , _))) a = cong (λ z → l2p (st z) a) e
 keep-sy {false , S} (inj₁ (refl , .S , refl , inj₂ (xs , ys , l , r , _ , _ , _ , e , _))) a = cong (λ z → l2p (st z) a) e

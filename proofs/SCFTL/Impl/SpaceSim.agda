@@ -44,7 +44,10 @@
 --                (`core-rl`); `sim-rl-act`: one that opens a free block
 --                when the open one is full is `act` and then `rl`;
 --   `sim-done` : a victim with nothing pending stops being the current
---                one (a ghost step).
+--                one (a ghost step);
+--   `sim-sy`   : a SYNC keeps the abstraction.
+--
+-- So every operation of the block layer but recovery is simulated.
 --
 -- The configuration's L is the logical sectors (amax + 1), W is P's
 -- write bound (wmax + 1), S is Z.  Still to do (proofs/README.md, "Not
@@ -75,11 +78,11 @@ open import Relation.Nullary using (yes; no)
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (l2p; wcnt; nxt; _[_≔_])
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; module OPX)
-open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; wc-flush; wc-barrier; lt-nxt)
+open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; wc-flush; wc-barrier; wc-sy; lt-nxt)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; Z; loc; wp; ab; fr; balloc; berase; upd-self; upd-ne)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-erase; vc-sum; vc-empty; Moves; Unmoved)
+  using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-sy; vc-erase; vc-sum; vc-empty; Moves; Unmoved)
 open import SCFTL.Impl.SpaceUsed
   using (b2n; tot; tot-ext; tot-0; tot-+; tot-upd; tot-≥; b2n-eq; b2n-ne; ≡ᵇ-T; usedL; used-same; used-sum; used-insert; used-remove;
          tot-flip; wrU-shape; wrA-shape; wrN-shape; MoveEq)
@@ -806,3 +809,12 @@ sim-done {c} {G} {X} {bl} {d} {k} I cvk p0 = record
   ; abE = Abs.abE I ; abV = Abs.abV I ; frE = Abs.frE I ; frV = Abs.frV I
   ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I
   ; cvV = λ j e → ⊥-elim (nothing≢just e) }
+
+------------------------------------------------------------------------
+-- A SYNC (full or partial, the sync behind's): the abstraction kept —
+-- every count, the bookkeeping and P's write counter (`wc-sy`)
+
+sim-sy : ∀ {c G X X' bl bl' d} → Abs c G X bl d →
+         SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') → Abs c G X' bl' d
+sim-sy {c} {G} {X} {X'} {bl} {.bl} {d} I (o , refl) =
+  kept {c} {G} {X} {X'} I (vc-sy {X} {X'} {bl} {bl} (o , refl)) (wc-sy {X} {X'} o)
