@@ -48,6 +48,8 @@
 --   `sim-sy`   : a SYNC keeps the abstraction.
 --
 -- So every operation of the block layer but recovery is simulated.
+-- `frwp-new`, `frwp-ok`: `FrWp` (free blocks are at write pointer 0)
+-- holds on a new disk and after every step of the block layer.
 --
 -- The configuration's L is the logical sectors (amax + 1), W is P's
 -- write bound (wmax + 1), S is Z.  Still to do (proofs/README.md, "Not
@@ -77,10 +79,10 @@ open import Relation.Nullary using (yes; no)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (l2p; wcnt; nxt; _[_≔_])
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
-open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; module OPX)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; module OPX; Place)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; wc-flush; wc-barrier; wc-sy; lt-nxt)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; Z; loc; wp; ab; fr; balloc; berase; upd-self; upd-ne)
+  using (BL; Z; loc; wp; ab; fr; balloc; berase; forget; NewBL; upd-self; upd-ne)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
   using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-sy; vc-erase; vc-sum; vc-empty; Moves; Unmoved)
 open import SCFTL.Impl.SpaceUsed
@@ -818,3 +820,33 @@ sim-sy : ∀ {c G X X' bl bl' d} → Abs c G X bl d →
          SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') → Abs c G X' bl' d
 sim-sy {c} {G} {X} {X'} {bl} {.bl} {d} I (o , refl) =
   kept {c} {G} {X} {X'} I (vc-sy {X} {X'} {bl} {bl} (o , refl)) (wc-sy {X} {X'} o)
+
+------------------------------------------------------------------------
+-- `FrWp` is an invariant of the block layer: free blocks are at write
+-- pointer 0 on a new disk and after every step (an allocation takes its
+-- block off the free ones, a block erase puts its block back at 0, a
+-- recovery changes neither)
+
+private
+  frwp-alloc : ∀ {bl} k n → FrWp bl → FrWp (balloc k n bl)
+  frwp-alloc {bl} k n fw j e with j ≟ℕ k
+  ... | yes refl = ⊥-elim (f≢t (trans (sym (upd-self (fr bl) j false)) e))
+  ... | no jk    = trans (upd-ne (wp bl) j k _ jk) (fw j (trans (sym (upd-ne (fr bl) j k false jk)) e))
+
+  frwp-place : ∀ {X X' bl bl'} → FrWp bl → Place X X' bl bl' → FrWp bl'
+  frwp-place {X} {X'} {bl} fw (inj₁ (_ , k , _ , refl)) = frwp-alloc {bl} k (nxt (stX X)) fw
+  frwp-place fw (inj₂ (_ , refl)) = fw
+
+frwp-new : ∀ {bl} → NewBL bl → FrWp bl
+frwp-new (_ , wz , _) k _ = wz k
+
+frwp-ok : ∀ o {X X' bl bl'} → FrWp bl → SB.Model.ok BXone o (X , bl) (X' , bl') → FrWp bl'
+frwp-ok (SB.use (SB.reg (SB.op (SB.w a d)))) {X} {X'} fw (_ , pl) = frwp-place {X} {X'} fw pl
+frwp-ok (SB.use (SB.reg (SB.op SB.rl))) {X} {X'} fw (_ , pl) = frwp-place {X} {X'} fw pl
+frwp-ok (SB.use (SB.reg (SB.op SB.es))) {bl = bl} fw (k , _ , _ , refl) j e with j ≟ℕ k
+... | yes refl = upd-self (wp bl) j 0
+... | no jk    = trans (upd-ne (wp bl) j k 0 jk) (fw j (trans (sym (upd-ne (fr bl) j k true jk)) e))
+frwp-ok (SB.use (SB.reg (SB.op SB.sy))) fw (_ , refl) = fw
+frwp-ok (SB.use (SB.reg SB.barrier)) fw (_ , refl) = fw
+frwp-ok (SB.use SB.flush) fw (_ , refl) = fw
+frwp-ok SB.recover fw (_ , refl) = fw
