@@ -87,8 +87,8 @@ open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
   using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-sy; vc-erase; vc-sum; vc-empty; Moves; Unmoved)
 open import SCFTL.Impl.SpaceUsed
   using (b2n; tot; tot-ext; tot-0; tot-+; tot-upd; tot-≥; b2n-eq; b2n-ne; ≡ᵇ-T; usedL; used-same; used-sum; used-insert; used-remove;
-         tot-flip; wrU-shape; wrA-shape; wrN-shape; MoveEq)
-open import SCFTL.Impl.SpaceData using (StD; sd; StepD; wrU; wrA; wrN; act; fl; era; gcm; rl; freD; ersD; invD; vsD; roomD; vaD; wcD; gcD; pendD; cuD)
+         tot-flip; tot-pos; wrU-shape; wrA-shape; wrN-shape; MoveEq)
+open import SCFTL.Impl.SpaceData using (StD; sd; StepD; ReachD; FindsD; ProgressD; data-progress; wrU; wrA; wrN; act; fl; era; gcm; rl; freD; ersD; invD; vsD; roomD; vaD; wcD; gcD; pendD; cuD)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -850,3 +850,42 @@ frwp-ok (SB.use (SB.reg (SB.op SB.sy))) fw (_ , refl) = fw
 frwp-ok (SB.use (SB.reg SB.barrier)) fw (_ , refl) = fw
 frwp-ok (SB.use SB.flush) fw (_ , refl) = fw
 frwp-ok SB.recover fw (_ , refl) = fw
+
+------------------------------------------------------------------------
+-- What Space's progress says of the model: a page Space finds is one
+-- the block layer has — room in the open block, or a free or erasable
+-- block below P (which the layer opens, after erasing it)
+
+BlockFor : Sp.Config → Gh → BL → Set
+BlockFor c G bl = wp bl (ab bl) < Sp.S c ⊎ Σ ℕ λ k → k < Sp.P c × (fr bl k ≡ true ⊎ es G k ≡ true)
+
+abs-finds : ∀ {c G X bl d} → Abs c G X bl d → FindsD c d → BlockFor c G bl
+abs-finds {c} {G} {X} {bl} {d} I (inj₁ r1) = inj₁ (room-lt r1 (Abs.roomA I))
+  where
+  room-lt : ∀ {r w z} → 1 ≤ r → r + w ≡ z → w < z
+  room-lt {suc r} {w} (s≤s _) refl = s≤s (m≤n+m w r)
+abs-finds {c} {G} {X} {bl} {d} I (inj₂ (_ , fe)) with freD d | Abs.frA I | ersD d | Abs.erA I
+... | zero  | ef | e | ee = inj₂ (k , lt , inj₂ ek)
+  where
+  w = tot-pos (es G) (Sp.P c) (subst (1 ≤_) ee fe)
+  k = proj₁ w
+  lt = proj₁ (proj₂ w)
+  ek = proj₂ (proj₂ w)
+... | suc f | ef | e | ee = inj₂ (k , lt , inj₁ fk)
+  where
+  w = tot-pos (fr bl) (Sp.P c) (subst (1 ≤_) ef (s≤s z≤n))
+  k = proj₁ w
+  lt = proj₁ (proj₂ w)
+  fk = proj₂ (proj₂ w)
+
+-- so, for a state the abstraction maps to one Space's data half reaches
+-- under the code's constraints: a wanted write (W not used up, no victim
+-- pending) finds a block
+block-for-write : ∀ {c G X bl d} → Sp.Valid c → ReachD c d → Abs c G X bl d →
+                  wcD d < Sp.W c → pendD d ≡ 0 → BlockFor c G bl
+block-for-write {c} V r I wl p0 = abs-finds I (ProgressD.write-finds (data-progress c V r) wl p0)
+
+-- ... and a pending relocation too
+block-for-reloc : ∀ {c G X bl d} → Sp.Valid c → ReachD c d → Abs c G X bl d →
+                  1 ≤ pendD d → BlockFor c G bl
+block-for-reloc {c} V r I p1 = abs-finds I (ProgressD.reloc-finds (data-progress c V r) p1)

@@ -289,3 +289,10 @@ tot-flip f g k n lt fk gk h =
   F G : ℕ → ℕ
   F j = b2n (f j)
   G j = b2n (g j)
+
+-- a positive count has a witness
+tot-pos : ∀ (f : ℕ → Bool) n → 1 ≤ tot (λ j → b2n (f j)) n → Σ ℕ λ k → k < n × f k ≡ true
+tot-pos f (suc n) le with f n in e
+... | true  = n , n<1+n n , e
+... | false with tot-pos f n le
+...   | k , lt , fk = k , ≤-step lt , fk
