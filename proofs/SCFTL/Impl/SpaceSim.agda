@@ -69,7 +69,7 @@ open import Data.List.Base using (List; _∷_; _++_; sum; length)
 open import Data.List.Properties using (length-++)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _≤_; _<_; _≡ᵇ_; s≤s; z≤n)
-open import Data.Nat.Properties using (≤-trans; ≤-reflexive; +-suc; +-comm; <-irrefl; m≤n+m)
+open import Data.Nat.Properties using (≤-trans; ≤-reflexive; +-suc; +-comm; <-irrefl; m≤n+m; +-identityʳ)
   renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -86,7 +86,7 @@ open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
   using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-sy; vc-erase; vc-sum; vc-empty; Moves; Unmoved)
 open import SCFTL.Impl.SpaceUsed
-  using (b2n; tot; tot-ext; tot-0; tot-+; tot-upd; tot-≥; b2n-eq; b2n-ne; ≡ᵇ-T; usedL; used-same; used-sum; used-insert; used-remove;
+  using (b2n; tot; tot-ext; tot-0; tot-+; tot-upd; tot-≥; b2n-eq; b2n-ne; ≡ᵇ-T; ≡ᵇ-self; ≡ᵇ-false; usedL; used-same; used-sum; used-insert; used-remove;
          tot-flip; tot-pos; wrU-shape; wrA-shape; wrN-shape; MoveEq)
 open import SCFTL.Impl.SpaceData using (StD; sd; StepD; ReachD; FindsD; ProgressD; data-progress; wrU; wrA; wrN; act; fl; era; gcm; rl; freD; ersD; invD; vsD; roomD; vaD; wcD; gcD; pendD; cuD)
 import SCFTL.Impl.Space as Sp
@@ -117,19 +117,6 @@ private
   nothing≢just : ∀ {k : ℕ} → nothing ≢ just k
   nothing≢just ()
 
-  ≡ᵇ-refl′ : ∀ n → (n ≡ᵇ n) ≡ true
-  ≡ᵇ-refl′ zero    = refl
-  ≡ᵇ-refl′ (suc n) = ≡ᵇ-refl′ n
-
-  ≡ᵇ-false : ∀ {m n} → m ≢ n → (m ≡ᵇ n) ≡ false
-  ≡ᵇ-false {m} {n} ne with m ≡ᵇ n in e
-  ... | true  = ⊥-elim (ne (≡ᵇ-T e))
-  ... | false = refl
-
-  +-identityʳ′ : ∀ n → n + 0 ≡ n
-  +-identityʳ′ zero    = refl
-  +-identityʳ′ (suc n) = cong suc (+-identityʳ′ n)
-
   -- r + w ≡ 0 + w  gives  r ≡ 0
   +-cancelʳ0 : ∀ r w → r + w ≡ w → r ≡ 0
   +-cancelʳ0 zero    w _ = refl
@@ -157,11 +144,11 @@ private
   room-suc zero    w z refl lt = ⊥-elim (<-irrefl refl lt)
   room-suc (suc r) w z _    _  = r , refl
 
-  -- the address's own count: it maps into that block
-  vc-pos : ∀ X bl b q → b ≤ amax → l2p (stX X) b ≡ just q → 1 ≤ vc X bl (proj₁ (loc bl q))
-  vc-pos X bl b q le e =
-    ≤-trans (≤-reflexive (sym (trans (cong (λ m → b2n (inBlk (loc bl) (proj₁ (loc bl q)) m)) e) (b2n-eq (proj₁ (loc bl q))))))
-            (tot-≥ (λ a → b2n (inBlk (loc bl) (proj₁ (loc bl q)) (l2p (stX X) a))) (suc amax) b (s≤s le))
+-- the address's own count: it maps into that block
+vc-pos : ∀ X bl b q → b ≤ amax → l2p (stX X) b ≡ just q → 1 ≤ vc X bl (proj₁ (loc bl q))
+vc-pos X bl b q le e =
+  ≤-trans (≤-reflexive (sym (trans (cong (λ m → b2n (inBlk (loc bl) (proj₁ (loc bl q)) m)) e) (b2n-eq (proj₁ (loc bl q))))))
+          (tot-≥ (λ a → b2n (inBlk (loc bl) (proj₁ (loc bl q)) (l2p (stX X) a))) (suc amax) b (s≤s le))
 
 ------------------------------------------------------------------------
 -- The ghost and the abstraction
@@ -174,6 +161,7 @@ record Gh : Set where
   field
     us es vi : ℕ → Bool
     cv       : Maybe ℕ
+    gn       : ℕ          -- GC victims taken this epoch (gc.rs's count, K's bound)
 open Gh public
 
 -- Space's `pend`: the valid sectors the current victim still holds
@@ -195,6 +183,7 @@ record Abs (c : Sp.Config) (G : Gh) (X : XS) (bl : BL) (d : StD) : Set where
     erA   : ersD d ≡ tot (λ k → b2n (es G k)) (Sp.P c)
     invA  : invD d ≡ tot (λ k → b2n (vi G k)) (Sp.P c)
     pdA   : pendD d ≡ pendOf X bl (cv G)
+    gcA   : gcD d ≡ gn G
     -- the classes are disjoint
     abE   : es G (ab bl) ≡ false
     abV   : vi G (ab bl) ≡ false
@@ -251,8 +240,8 @@ core-w {c} {G} {X} {X'} {bl} {bl'} {d} {b} eL eW I old nocv nn le mv wlt A wc wb
   -- the abstraction after a write step: Space's write moves only the
   -- list, the open block's count and room, and the write counter
   mk : ∀ {d'} → vsD d' ≡ usedL (us G) v' (Sp.P c) → vaD d' ≡ v' kn → roomD d' ≡ r' → wcD d' ≡ suc (wcD d) →
-       freD d' ≡ freD d → ersD d' ≡ ersD d → invD d' ≡ invD d → pendD d' ≡ 0 → Abs c G X' bl' d'
-  mk {d'} eV eA eR eW′ eF eE eI eP = record
+       freD d' ≡ freD d → ersD d' ≡ ersD d → invD d' ≡ invD d → pendD d' ≡ 0 → gcD d' ≡ gcD d → Abs c G X' bl' d'
+  mk {d'} eV eA eR eW′ eF eE eI eP eG = record
     { vsA = eV ; vaA = trans eA (sym (cong v' ab≡))
     ; roomA = trans (cong (λ z → z + wp bl' (ab bl')) eR)
                 (trans (cong (λ k → r' + wp bl' k) ab≡) (trans (cong (r' +_) (After.wpS A)) (trans (+-suc r' (wp bl kn))
@@ -264,7 +253,7 @@ core-w {c} {G} {X} {X'} {bl} {bl'} {d} {b} eL eW I old nocv nn le mv wlt A wc wb
     ; abF = trans (After.frS A (ab bl')) (trans (cong (fr bl) ab≡) (Abs.abF I))
     ; frU = λ k e → Abs.frU I k (trans (sym (After.frS A k)) e)
     ; erA = trans eE (Abs.erA I) ; invA = trans eI (Abs.invA I)
-    ; pdA = trans eP (sym (cong (pendOf X' bl') nocv))
+    ; pdA = trans eP (sym (cong (pendOf X' bl') nocv)) ; gcA = trans eG (Abs.gcA I)
     ; abE = trans (cong (es G) ab≡) (Abs.abE I) ; abV = trans (cong (vi G) ab≡) (Abs.abV I)
     ; frE = λ k e → Abs.frE I k (trans (sym (After.frS A k)) e)
     ; frV = λ k e → Abs.frV I k (trans (sym (After.frS A k)) e)
@@ -275,7 +264,7 @@ core-w {c} {G} {X} {X'} {bl} {bl'} {d} {b} eL eW I old nocv nn le mv wlt A wc wb
   -- a new logical sector: wrN
   step nothing e mvm =
     _ , wrN′ {c} {d} {r'} (proj₂ rs) p0 wW nn sl ,
-    mk (trans (Abs.vsA I) (sym (proj₁ sh))) (trans (cong suc va≡) (sym (proj₂ sh))) refl refl refl refl refl refl
+    mk (trans (Abs.vsA I) (sym (proj₁ sh))) (trans (cong suc va≡) (sym (proj₂ sh))) refl refl refl refl refl refl refl
     where
     sh = wrN-shape (us G) v v' kn (Sp.P c) mvm un
     within : sum (usedL (us G) v' (Sp.P c)) + v' kn ≤ suc amax
@@ -293,7 +282,7 @@ core-w {c} {G} {X} {X'} {bl} {bl'} {d} {b} eL eW I old nocv nn le mv wlt A wc wb
   ... | inj₁ e0 =
     _ , wrA′ {c} {d} {proj₁ ps} {r'} (proj₂ ps) (proj₂ rs) p0 wW nn ,
     mk (trans (Abs.vsA I) (sym (used-same (us G) v v' (Sp.P c) (λ j _ _ → same j))))
-       (trans (sym (proj₂ ps)) (trans va≡ (sym (same kn)))) refl refl refl refl refl refl
+       (trans (sym (proj₂ ps)) (trans va≡ (sym (same kn)))) refl refl refl refl refl refl refl
     where
     same : ∀ j → v' j ≡ v j
     same = wrA-shape v v' kn (subst (λ k0 → MoveEq v v' (k0 ≡ᵇ_) kn) e0 mvm)
@@ -303,41 +292,40 @@ core-w {c} {G} {X} {X'} {bl} {bl'} {d} {b} eL eW I old nocv nn le mv wlt A wc wb
   ... | inj₂ (u0 , k0<) with wrU-shape (us G) v v' (proj₁ (loc bl q)) kn (Sp.P c) mvm k0< u0 un
   ...   | (xs , x , ys , e1 , e2) , up =
     _ , wrU′ {c} {d} {xs} {x} {ys} {r'} (trans (Abs.vsA I) e1) (proj₂ rs) p0 wW nn ,
-    mk (sym e2) (trans (cong suc va≡) (sym up)) refl refl refl refl refl refl
+    mk (sym e2) (trans (cong suc va≡) (sym up)) refl refl refl refl refl refl refl
 
 ------------------------------------------------------------------------
 -- A write that stays in the open block
 
 -- the bookkeeping after an allocation in the open block: the same free
 -- blocks (the open one is not free)
-private
-  after-open : ∀ bl n → fr bl (ab bl) ≡ false → After bl (balloc (ab bl) n bl)
-  after-open bl n abF = record
-    { abS = refl ; wpS = upd-self (wp bl) (ab bl) _
-    ; frS = λ k → fr-keep k }
-    where
-    fr-keep : ∀ k → (fr bl [ ab bl ≔ false ]) k ≡ fr bl k
-    fr-keep k with k ≟ℕ ab bl
-    ... | yes refl = trans (upd-self (fr bl) k false) (sym abF)
-    ... | no ne    = upd-ne (fr bl) k (ab bl) false ne
+after-open : ∀ bl n → fr bl (ab bl) ≡ false → After bl (balloc (ab bl) n bl)
+after-open bl n abF = record
+  { abS = refl ; wpS = upd-self (wp bl) (ab bl) _
+  ; frS = λ k → fr-keep k }
+  where
+  fr-keep : ∀ k → (fr bl [ ab bl ≔ false ]) k ≡ fr bl k
+  fr-keep k with k ≟ℕ ab bl
+  ... | yes refl = trans (upd-self (fr bl) k false) (sym abF)
+  ... | no ne    = upd-ne (fr bl) k (ab bl) false ne
 
-  -- the abstraction where the block layer's bookkeeping and every count
-  -- are kept (a refused step, a relocation of a page holding no valid
-  -- sector, a flush)
-  kept : ∀ {c G X X' bl d} → Abs c G X bl d → (∀ k → vc X' bl k ≡ vc X bl k) → wcnt (stX X') ≡ wcnt (stX X) →
-         Abs c G X' bl d
-  kept {c} {G} {X} {X'} {bl} {d} I keep wc = record
-    { vsA = trans (Abs.vsA I) (sym (used-same (us G) (vc X bl) (vc X' bl) (Sp.P c) (λ j _ _ → keep j)))
-    ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
-    ; roomA = Abs.roomA I ; wcA = trans (Abs.wcA I) (sym wc)
-    ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I
-    ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = trans (Abs.pdA I) (pend-keep (cv G))
-    ; abE = Abs.abE I ; abV = Abs.abV I ; frE = Abs.frE I ; frV = Abs.frV I
-    ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I ; cvV = Abs.cvV I }
-    where
-    pend-keep : ∀ m → pendOf X bl m ≡ pendOf X' bl m
-    pend-keep nothing  = refl
-    pend-keep (just k) = sym (keep k)
+-- the abstraction where the block layer's bookkeeping and every count
+-- are kept (a refused step, a relocation of a page holding no valid
+-- sector, a flush)
+kept : ∀ {c G X X' bl d} → Abs c G X bl d → (∀ k → vc X' bl k ≡ vc X bl k) → wcnt (stX X') ≡ wcnt (stX X) →
+       Abs c G X' bl d
+kept {c} {G} {X} {X'} {bl} {d} I keep wc = record
+  { vsA = trans (Abs.vsA I) (sym (used-same (us G) (vc X bl) (vc X' bl) (Sp.P c) (λ j _ _ → keep j)))
+  ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
+  ; roomA = Abs.roomA I ; wcA = trans (Abs.wcA I) (sym wc)
+  ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I
+  ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = trans (Abs.pdA I) (pend-keep (cv G)) ; gcA = Abs.gcA I
+  ; abE = Abs.abE I ; abV = Abs.abV I ; frE = Abs.frE I ; frV = Abs.frV I
+  ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I ; cvV = Abs.cvV I }
+  where
+  pend-keep : ∀ m → pendOf X bl m ≡ pendOf X' bl m
+  pend-keep nothing  = refl
+  pend-keep (just k) = sym (keep k)
 
 sim-w : ∀ {c G X X' bl bl' d a dd} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
         OPX.RI X → Abs c G X bl d → OldIn c (us G) X bl → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
@@ -407,14 +395,14 @@ activate {c} {G} {X} {bl} {d} {kn} lx fw I frk kP full = d1 , act′ , I1 , len1
   I1 = record
     { vsA = trans (cong (λ z → xs ++ z ∷ ys) (Abs.vaA I)) (sym (proj₂ (proj₂ (proj₂ ins))))
     ; vaA = sym (vc-empty {X} {bl} {kn} lx wp0)
-    ; roomA = trans (cong (Sp.S c +_) wp0) (+-identityʳ′ (Sp.S c))
+    ; roomA = trans (cong (Sp.S c +_) wp0) (+-identityʳ (Sp.S c))
     ; wcA = Abs.wcA I
     ; abU = trans (upd-ne (us G) kn k0 true kn≢) (Abs.frU I kn frk)
     ; abP = kP
     ; frA = refl
     ; abF = upd-self (fr bl) kn false
     ; frU = frU1
-    ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = trans (Abs.pdA I) (pend-op (cv G))
+    ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = trans (Abs.pdA I) (pend-op (cv G)) ; gcA = Abs.gcA I
     ; abE = Abs.frE I kn frk ; abV = Abs.frV I kn frk
     ; frE = λ k e → Abs.frE I k (fr-of k e) ; frV = λ k e → Abs.frV I k (fr-of k e)
     ; usE = usE1 ; usV = usV1 ; esV = Abs.esV I ; cvV = Abs.cvV I }
@@ -447,9 +435,8 @@ old-act {c} {us} {X} {bl} {kn} abP old b' q le' e with old b' q le' e
 
 -- the allocation's bookkeeping after the activation: a write into the
 -- open block of `Opened`
-private
-  after-opened : ∀ bl kn n → After (Opened bl kn) (balloc kn n bl)
-  after-opened bl kn n = record { abS = refl ; wpS = upd-self (wp bl) kn _ ; frS = λ k → refl }
+after-opened : ∀ bl kn n → After (Opened bl kn) (balloc kn n bl)
+after-opened bl kn n = record { abS = refl ; wpS = upd-self (wp bl) kn _ ; frS = λ k → refl }
 
 sim-act : ∀ {c G X X' bl bl' d a dd} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
           OPX.RI X → LocX X bl → FrWp bl → Abs c G X bl d → OldIn c (us G) X bl → cv G ≡ nothing →
@@ -498,7 +485,7 @@ private
 sim-end : ∀ {c G X X' bl d} → Abs c G X bl d → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
           (∀ k → vc X' bl k ≡ vc X bl k) → wcnt (stX X') ≡ 0 →
           Σ StD λ d' → StepD c d d' ×
-            Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false }) X' bl d'
+            Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false ; gn = 0 }) X' bl d'
 sim-end {c} {G} {X} {X'} {bl} {d} I nocv nn keep wc0 = _ , flE {c} {d} p0 nn , record
   { vsA = trans (Abs.vsA I) (sym (used-same (us G) (vc X bl) (vc X' bl) (Sp.P c) (λ j _ _ → keep j)))
   ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
@@ -509,7 +496,7 @@ sim-end {c} {G} {X} {X'} {bl} {d} I nocv nn keep wc0 = _ , flE {c} {d} p0 nn , r
             (sym (trans (tot-ext _ _ (Sp.P c) (λ k _ → b2n-∨ (es G k) (vi G k) (Abs.esV I k)))
                         (tot-+ (λ k → b2n (es G k)) (λ k → b2n (vi G k)) (Sp.P c))))
   ; invA = sym (tot-0 (Sp.P c))
-  ; pdA = sym (cong (pendOf X' bl) nocv)
+  ; pdA = sym (cong (pendOf X' bl) nocv) ; gcA = refl
   ; abE = ∨-false (Abs.abE I) (Abs.abV I) ; abV = refl
   ; frE = λ k e → ∨-false (Abs.frE I k e) (Abs.frV I k e) ; frV = λ k e → refl
   ; usE = λ k e → ∨-false (Abs.usE I k e) (Abs.usV I k e) ; usV = λ k e → refl ; esV = λ k e → refl
@@ -522,7 +509,7 @@ sim-end {c} {G} {X} {X'} {bl} {d} I nocv nn keep wc0 = _ , flE {c} {d} p0 nn , r
 sim-fl : ∀ {c G X X' bl bl' d} → Abs c G X bl d → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
          SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') →
          Σ StD λ d' → StepD c d d' ×
-           Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false }) X' bl' d'
+           Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false ; gn = 0 }) X' bl' d'
 sim-fl {c} {G} {X} {X'} {bl} {.bl} {d} I nocv nn (o , refl) =
   sim-end I nocv nn (vc-flush {X} {X'} {bl} {bl} (o , refl)) (wc-flush {X} {X'} o)
 
@@ -533,7 +520,7 @@ sim-fl {c} {G} {X} {X'} {bl} {.bl} {d} I nocv nn (o , refl) =
 sim-barrier : ∀ {c G X X' bl bl' d} → Abs c G X bl d → cv G ≡ nothing → Sp.NotNeeded c (gcD d) (vsD d) →
               SB.Model.ok BXone (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') →
               Σ StD λ d' → StepD c d d' ×
-                Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false }) X' bl' d'
+                Abs c (record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false ; gn = 0 }) X' bl' d'
 sim-barrier {c} {G} {X} {X'} {bl} {.bl} {d} I nocv nn (o , refl) =
   sim-end I nocv nn (vc-barrier {X} {X'} {bl} {bl} (o , refl)) (wc-barrier {X} {X'} o)
 
@@ -546,17 +533,16 @@ private
          StepD c d (sd (suc (freD d)) e (invD d) (vsD d) (roomD d) (vaD d) (wcD d) (gcD d) (pendD d) (cuD d))
   eraE {d = sd f _ i xs r a w g q u} refl = era
 
-  -- a boolean that is true is not false
-  t→¬f : ∀ {x} → x ≡ true → x ≡ false → ∀ {A : Set} → A
-  t→¬f refl ()
+-- a boolean that is true is not false
+t→¬f : ∀ {x} → x ≡ true → x ≡ false → ∀ {A : Set} → A
+t→¬f refl ()
 
 sim-era : ∀ {c G X X' bl bl' d} → OPX.RI X → LocX X bl → Abs c G X bl d →
-          SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') →
-          (∀ k → bl' ≡ berase k bl → es G k ≡ true × k < Sp.P c) →
-          Σ ℕ λ k → Σ StD λ d' → StepD c d d' × Abs c (record G { es = es G [ k ≔ false ] }) X' bl' d'
-sim-era {c} {G} {X} {X'} {bl} {bl'} {d} r lx I o pol with vc-erase {X} {X'} {bl} {bl'} r lx o
-... | k , refl , nab , _ , keep , wc = k , _ , eraE {c} {d} ersplit , record
-  { vsA = trans (Abs.vsA I) (sym (used-same (us G) (vc X bl) (vc X' bl') (Sp.P c) (λ j _ _ → keep j)))
+          (o : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl')) →
+          es G (proj₁ o) ≡ true → proj₁ o < Sp.P c →
+          Σ StD λ d' → StepD c d d' × Abs c (record G { es = es G [ proj₁ o ≔ false ] }) X' bl' d'
+sim-era {c} {G} {X} {X'} {bl} {.(berase k bl)} {d} r lx I (k , nab , rn , refl) esk kP = _ , eraE {c} {d} ersplit , record
+  { vsA = trans (Abs.vsA I) (sym (used-same (us G) (vc X bl) (vc X' (berase k bl)) (Sp.P c) (λ j _ _ → keep j)))
   ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
   ; roomA = trans (cong (λ z → roomD d + z) (upd-ne (wp bl) (ab bl) k 0 ab≢)) (Abs.roomA I)
   ; wcA = trans (Abs.wcA I) (sym wc)
@@ -568,7 +554,7 @@ sim-era {c} {G} {X} {X'} {bl} {bl'} {d} r lx I o pol with vc-erase {X} {X'} {bl}
   ; frU = λ j e → frU' j e
   ; erA = refl
   ; invA = Abs.invA I
-  ; pdA = trans (Abs.pdA I) (pend-keep (cv G))
+  ; pdA = trans (Abs.pdA I) (pend-keep (cv G)) ; gcA = Abs.gcA I
   ; abE = trans (upd-ne (es G) (ab bl) k false ab≢) (Abs.abE I)
   ; abV = Abs.abV I
   ; frE = frE' ; frV = frV'
@@ -576,11 +562,11 @@ sim-era {c} {G} {X} {X'} {bl} {bl'} {d} r lx I o pol with vc-erase {X} {X'} {bl}
   ; esV = λ j e → Abs.esV I j (es-of j e)
   ; cvV = Abs.cvV I }
   where
-  pk = pol k refl
-  esk : es G k ≡ true
-  esk = proj₁ pk
-  kP : k < Sp.P c
-  kP = proj₂ pk
+  V = vc-erase {X} {X'} {bl} {berase k bl} r lx (k , nab , rn , refl)
+  keep : ∀ j → vc X' (berase k bl) j ≡ vc X bl j
+  keep = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ V))))
+  wc : wcnt (stX X') ≡ wcnt (stX X)
+  wc = proj₂ (proj₂ (proj₂ (proj₂ (proj₂ V))))
   ab≢ : ab bl ≢ k
   ab≢ e = nab (sym e)
   es' : ℕ → Bool
@@ -637,7 +623,7 @@ private
 sim-gcm : ∀ {c G X bl d k} → Abs c G X bl d → cv G ≡ nothing → us G k ≡ true → k < Sp.P c →
           gcD d < Sp.K c → Sp.U c ≤ length (vsD d) → vc X bl k ≤ Sp.N c →
           Σ StD λ d' → StepD c d d' ×
-            Abs c (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k }) X bl d'
+            Abs c (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) }) X bl d'
 sim-gcm {c} {G} {X} {bl} {d} {k} I nocv usk kP gk uL vN =
   _ , gcmE {c} {d} {xs} {vc X bl k} {ys} (trans (Abs.vsA I) e1) p0 gk (subst (λ l → Sp.U c ≤ length l) (trans (Abs.vsA I) e1) uL) (inj₁ vN) ,
   record
@@ -649,7 +635,7 @@ sim-gcm {c} {G} {X} {bl} {d} {k} I nocv usk kP gk uL vN =
   ; invA = trans (cong suc (Abs.invA I))
              (sym (tot-flip vi' (vi G) k (Sp.P c) kP (upd-self (vi G) k true) (Abs.usV I k usk)
                     (λ j _ jk → sym (upd-ne (vi G) j k true jk))))
-  ; pdA = refl
+  ; pdA = refl ; gcA = cong suc (Abs.gcA I)
   ; abE = Abs.abE I ; abV = trans (upd-ne (vi G) (ab bl) k true ab≢) (Abs.abV I)
   ; frE = Abs.frE I ; frV = frV'
   ; usE = λ j e → Abs.usE I j (us-of j e) ; usV = usV'
@@ -704,9 +690,9 @@ private
   -- a count that a move does not touch
   untouched : ∀ {v v' : ℕ → ℕ} {old : ℕ → Bool} {kn j} → MoveEq v v' old kn → old j ≡ false → kn ≢ j → v' j ≡ v j
   untouched {v} {v'} {old} {kn} {j} mv oj nj =
-    trans (sym (+-identityʳ′ (v' j)))
+    trans (sym (+-identityʳ (v' j)))
       (trans (cong (λ z → v' j + b2n z) (sym oj))
-        (trans (mv j) (trans (cong (v j +_) (b2n-ne kn j nj)) (+-identityʳ′ (v j)))))
+        (trans (mv j) (trans (cong (v j +_) (b2n-ne kn j nj)) (+-identityʳ (v j)))))
 
 -- only the current victim's pages move
 FromVictim : ℕ → XS → BL → XS → Set
@@ -733,7 +719,7 @@ core-rl {c} {G} {X} {X'} {bl} {bl'} {d} {k} {b} r I cvk pol le eb mv wlt A wc
   ; abF = trans (After.frS A (ab bl')) (trans (cong (fr bl) ab≡) (Abs.abF I))
   ; frU = λ j e → Abs.frU I j (trans (sym (After.frS A j)) e)
   ; erA = Abs.erA I ; invA = Abs.invA I
-  ; pdA = cong (pendOf X' bl') (sym cvk)
+  ; pdA = cong (pendOf X' bl') (sym cvk) ; gcA = Abs.gcA I
   ; abE = trans (cong (es G) ab≡) (Abs.abE I) ; abV = trans (cong (vi G) ab≡) (Abs.abV I)
   ; frE = λ j e → Abs.frE I j (trans (sym (After.frS A j)) e)
   ; frV = λ j e → Abs.frV I j (trans (sym (After.frS A j)) e)
@@ -758,12 +744,12 @@ core-rl {c} {G} {X} {X'} {bl} {bl'} {d} {k} {b} r I cvk pol le eb mv wlt A wc
   us≢ j uj refl = t→¬f uj (Abs.abU I)
   atK : v k ≡ suc (v' k)
   atK = sym (trans (sym (+-comm (v' k) 1))
-                   (trans (cong (λ z → v' k + b2n z) (sym (≡ᵇ-refl′ k)))
-                     (trans (mvk′ k) (trans (cong (v k +_) (b2n-ne kn k (λ e → k≢kn (sym e)))) (+-identityʳ′ (v k))))))
+                   (trans (cong (λ z → v' k + b2n z) (sym (≡ᵇ-self k)))
+                     (trans (mvk′ k) (trans (cong (v k +_) (b2n-ne kn k (λ e → k≢kn (sym e)))) (+-identityʳ (v k))))))
   atKn : v' kn ≡ suc (v kn)
-  atKn = trans (sym (+-identityʳ′ (v' kn)))
+  atKn = trans (sym (+-identityʳ (v' kn)))
            (trans (cong (λ z → v' kn + b2n z) (sym (≡ᵇ-false k≢kn)))
-             (trans (mvk′ kn) (trans (cong (λ z → v kn + b2n z) (≡ᵇ-refl′ kn)) (+-comm (v kn) 1))))
+             (trans (mvk′ kn) (trans (cong (λ z → v kn + b2n z) (≡ᵇ-self kn)) (+-comm (v kn) 1))))
   pend : pendD d ≡ suc (v' k)
   pend = trans (Abs.pdA I) (trans (cong (pendOf X bl) cvk) atK)
   rs : Σ ℕ λ r' → roomD d ≡ suc r'
@@ -807,7 +793,7 @@ sim-done : ∀ {c G X bl d k} → Abs c G X bl d → cv G ≡ just k → pendD d
 sim-done {c} {G} {X} {bl} {d} {k} I cvk p0 = record
   { vsA = Abs.vsA I ; vaA = Abs.vaA I ; roomA = Abs.roomA I ; wcA = Abs.wcA I
   ; abU = Abs.abU I ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I ; frU = Abs.frU I
-  ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = p0
+  ; erA = Abs.erA I ; invA = Abs.invA I ; pdA = p0 ; gcA = Abs.gcA I
   ; abE = Abs.abE I ; abV = Abs.abV I ; frE = Abs.frE I ; frV = Abs.frV I
   ; usE = Abs.usE I ; usV = Abs.usV I ; esV = Abs.esV I
   ; cvV = λ j e → ⊥-elim (nothing≢just e) }

@@ -33,7 +33,7 @@ open import Data.List.Base using (List; []; _∷_; _++_; sum)
 open import Data.Nat.Base using (ℕ; zero; suc; _+_; _≤_; _<_; _≡ᵇ_; s≤s; z≤n)
 open import Data.Nat.Properties
   using (≤-refl; ≤-trans; <-irrefl; n<1+n; ≤-step; ≤∧≢⇒<; +-assoc; +-comm; +-mono-≤; +-monoʳ-≤; ≤-reflexive;
-         m≤n+m; m≤m+n; ≤-pred; ≡ᵇ⇒≡; ≡⇒≡ᵇ; +-cancelˡ-≡; suc-injective)
+         m≤n+m; m≤m+n; ≤-pred; ≡ᵇ⇒≡; ≡⇒≡ᵇ; +-cancelˡ-≡; suc-injective; +-identityʳ)
   renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Unit.Base using (tt)
@@ -122,15 +122,23 @@ tot-upd f g x (suc n) lt h with x ≟ℕ n
 
 private
   plus0 : ∀ x → x + 0 ≡ x
-  plus0 zero    = refl
-  plus0 (suc x) = cong suc (plus0 x)
+  plus0 = +-identityʳ
 
   plus1 : ∀ x → x + 1 ≡ suc x
-  plus1 zero    = refl
-  plus1 (suc x) = cong suc (plus1 x)
+  plus1 x = +-comm x 1
 
 ≡ᵇ-T : ∀ {j k} → (j ≡ᵇ k) ≡ true → j ≡ k
 ≡ᵇ-T {j} {k} e = ≡ᵇ⇒≡ j k (subst T (sym e) tt)
+
+-- _≡ᵇ_ on equal and on different numbers
+≡ᵇ-self : ∀ n → (n ≡ᵇ n) ≡ true
+≡ᵇ-self zero    = refl
+≡ᵇ-self (suc n) = ≡ᵇ-self n
+
+≡ᵇ-false : ∀ {m n} → m ≢ n → (m ≡ᵇ n) ≡ false
+≡ᵇ-false {m} {n} ne with m ≡ᵇ n in e
+... | true  = ⊥-elim (ne (≡ᵇ-T e))
+... | false = refl
 
 b2n-ne : ∀ j k → j ≢ k → b2n (j ≡ᵇ k) ≡ 0
 b2n-ne j k ne with j ≡ᵇ k in e
