@@ -1,0 +1,642 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, the data superblocks in the one model: the layer and the
+-- assembly, for runs without a crash.
+--
+-- `LStep c` is the data-superblock layer over the block layer of the one
+-- model (BXone): its states are a block-layer state with a ghost `Gh`
+-- (blocks.rs's classes — used, erasable, this epoch's victims, the
+-- victim GC is moving — and gc.rs's count of victims this epoch), its
+-- steps are BXone's operations under the code's policies, each guard
+-- stated on the concrete state (the ghost, P's state, the block
+-- bookkeeping, the valid counts `vc`):
+--
+--   `lw`   : a write while the open block has room, with no victim
+--            pending and GC not needed (gc.rs `gc_needed`: the used
+--            blocks below U or the epoch's K victims taken);
+--   `lwa`  : a write that opens a free block below P when the open one
+--            is full (its data then lies in a used block);
+--   `lfl`, `lbar` : a flush (every commit path), an epoch barrier: this
+--            epoch's victims become erasable, the count starts again;
+--   `lsy`  : a SYNC;
+--   `lera` : the erase of an erasable block below P;
+--   `lgcm` : GC takes a used victim with at most N valid sectors (a
+--            choice of the code, no step of the model);
+--   `lrl`, `lrla` : a relocation of one of the current victim's pages,
+--            into the open block or a free one when the open one is full;
+--   `ldone`: the current victim holds no valid sector any more.
+--
+-- Its invariant `LInv`: a state of Space's data half that StepD reaches
+-- from format (`ReachD`) and the abstraction of SCFTL.Impl.SpaceSim
+-- (`Abs`) to it, every valid sector in the open block, a used block
+-- below P or the current victim (`Placed`), free blocks at write pointer
+-- 0 (`FrWp`), BXone's `LocX` and invariant — or, before the first write
+-- of a new disk, the same of the state with the open block taken off the
+-- free ones (`Fresh`: BlocksOver's new disk has every block free, the
+-- open one included; the first allocation takes it).
+--
+--   `step-inv`      : every step of the layer keeps `LInv` — each is one
+--                     of SpaceSim's simulation lemmas;
+--   `start-inv`     : a state after the first recovery of a new disk
+--                     (`Start`: nothing mapped, P's write counter 0,
+--                     every block free and at write pointer 0) has it,
+--                     Space's `init` and P - 1 erases its abstraction;
+--   **`layer-write`**, `layer-reloc` : so in every state the layer
+--                     reaches from there, a wanted write (P's write
+--                     counter below W, no victim pending) and a pending
+--                     relocation find room: the open block, or a free or
+--                     erasable block below P (SpaceSim's `BlockFor`,
+--                     from Space's `data-progress`);
+--   `layer-victim`  : and when GC is needed (U used blocks), a used
+--                     block below P with at most N valid sectors exists,
+--                     so `lgcm`'s guard can be met (Space's `data-victim`).
+--
+-- Not here (proofs/README.md, "Not done"): recovery (the one model's
+-- recovery reclaims no block, the finding of the twenty-eighth session),
+-- so `Start` is a hypothesis of the first recovery's result, and a crash
+-- ends what this module says.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.SpaceLayer (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+  (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
+
+open import Data.Bool.Base using (Bool; true; false; _∨_)
+open import Data.Empty using (⊥; ⊥-elim)
+open import Data.List.Base using (List; []; _∷_; _++_; length)
+open import Data.Maybe.Base using (Maybe; nothing; just)
+open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; s≤s; z≤n)
+open import Data.Nat.Properties using (+-identityʳ; +-suc; m+n≡0⇒m≡0) renaming (_≟_ to _≟ℕ_)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
+open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
+open import Relation.Nullary using (¬_; yes; no)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (l2p; wcnt; nxt; _[_≔_])
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (stX; BXone; obligationsBXone; module OPX)
+open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; loc-ok)
+open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
+  using (BL; Z; loc; wp; ab; fr; balloc; berase; upd-self; upd-ne)
+open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-sy; vc-erase)
+open import SCFTL.Impl.SpaceUsed using (b2n; b2n-ne; tot; tot-ext; tot-0; tot-flip; usedL; MoveEq)
+open import SCFTL.Impl.SpaceData
+  using (StD; sd; StepD; ReachD; initD; era; gcD; vsD; wcD; pendD; data-victim)
+open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (Gh; gh; us; es; vi; cv; gn; Abs; OldIn; FrWp; Opened; BlockFor; pendOf; FromVictim;
+         core-w; after-opened; vc-pos; t→¬f; kept;
+         sim-w; sim-act; sim-fl; sim-barrier; sim-sy; sim-era; sim-gcm; sim-rl; sim-rl-act; sim-done;
+         frwp-ok; block-for-write; block-for-reloc)
+import SCFTL.Impl.Space as Sp
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+
+module OBX = SB.ForwardSimulation.Obligations obligationsBXone
+
+------------------------------------------------------------------------
+-- The layer
+
+-- the used blocks' valid counts (Space's list)
+usedOf : Sp.Config → Gh → XS → BL → List ℕ
+usedOf c G X bl = usedL (us G) (vc X bl) (Sp.P c)
+
+-- an epoch ends: its victims erasable (two-phase GC), the count again 0
+endEp : Gh → Gh
+endEp G = record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false ; gn = 0 }
+
+-- the layer's state: the ghost, P's state (with the phase), the blocks
+LS : Set
+LS = Gh × XS × BL
+
+module _ (c : Sp.Config) where
+  private
+    OkW : ℕ → Data → XS → BL → XS → BL → Set
+    OkW a dd X bl X' bl' = SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w a dd)))) (X , bl) (X' , bl')
+    OkR : XS → BL → XS → BL → Set
+    OkR X bl X' bl' = SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl')
+
+  data LStep : LS → LS → Set where
+    lw   : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≡ ab bl →
+           cv G ≡ nothing → Sp.NotNeeded c (gn G) (usedOf c G X bl) →
+           LStep (G , X , bl) (G , X' , bl')
+    lwa  : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c → wp bl (ab bl) ≡ Z →
+           cv G ≡ nothing → Sp.K c ≤ gn G ⊎ suc (length (usedOf c G X bl)) < Sp.U c →
+           LStep (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
+    lfl  : ∀ {G X X' bl bl'} → SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') →
+           cv G ≡ nothing → Sp.NotNeeded c (gn G) (usedOf c G X bl) →
+           LStep (G , X , bl) (endEp G , X' , bl')
+    lbar : ∀ {G X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') →
+           cv G ≡ nothing → Sp.NotNeeded c (gn G) (usedOf c G X bl) →
+           LStep (G , X , bl) (endEp G , X' , bl')
+    lsy  : ∀ {G X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') →
+           LStep (G , X , bl) (G , X' , bl')
+    lera : ∀ {G X X' bl bl'} (o : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl')) →
+           es G (proj₁ o) ≡ true → proj₁ o < Sp.P c →
+           LStep (G , X , bl) (record G { es = es G [ proj₁ o ≔ false ] } , X' , bl')
+    lgcm : ∀ {G X bl k} → cv G ≡ nothing → us G k ≡ true → k < Sp.P c → gn G < Sp.K c →
+           Sp.U c ≤ length (usedOf c G X bl) → vc X bl k ≤ Sp.N c →
+           LStep (G , X , bl)
+                 (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) } , X , bl)
+    lrl  : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≡ ab bl → FromVictim k X bl X' →
+           LStep (G , X , bl) (G , X' , bl')
+    lrla : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
+           wp bl (ab bl) ≡ Z → FromVictim k X bl X' →
+           LStep (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
+    ldone : ∀ {G X bl k} → cv G ≡ just k → vc X bl k ≡ 0 →
+            LStep (G , X , bl) (record G { cv = nothing } , X , bl)
+
+------------------------------------------------------------------------
+-- The invariant
+
+-- where a valid sector may lie: the open block, a used block below P,
+-- the current victim
+In : Sp.Config → Gh → BL → ℕ → Set
+In c G bl j = j ≡ ab bl ⊎ (us G j ≡ true × j < Sp.P c) ⊎ cv G ≡ just j
+
+Placed : Sp.Config → Gh → XS → BL → Set
+Placed c G X bl = ∀ j → vc X bl j ≡ 0 ⊎ In c G bl j
+
+record Run (c : Sp.Config) (s : LS) : Set where
+  G = proj₁ s
+  X = proj₁ (proj₂ s)
+  bl = proj₂ (proj₂ s)
+  field
+    d      : StD
+    reach  : ReachD c d
+    abs    : Abs c G X bl d
+    placed : Placed c G X bl
+    frwp   : FrWp bl
+    locx   : LocX X bl
+    ri     : OBX.RI (X , bl)
+
+-- before the first write of a new disk: the open block is still free
+record Fresh (c : Sp.Config) (s : LS) : Set where
+  G = proj₁ s
+  X = proj₁ (proj₂ s)
+  bl = proj₂ (proj₂ s)
+  field
+    d     : StD
+    reach : ReachD c d
+    abs   : Abs c G X (Opened bl (ab bl)) d
+    abFr  : fr bl (ab bl) ≡ true
+    abWp  : wp bl (ab bl) ≡ 0
+    noUs  : ∀ j → us G j ≡ false
+    noEs  : ∀ j → es G j ≡ false
+    noVi  : ∀ j → vi G j ≡ false
+    noCv  : cv G ≡ nothing
+    none  : ∀ j → vc X bl j ≡ 0
+    frwp  : FrWp bl
+    locx  : LocX X bl
+    ri    : OBX.RI (X , bl)
+
+LInv : Sp.Config → LS → Set
+LInv c s = Fresh c s ⊎ Run c s
+
+------------------------------------------------------------------------
+-- Counts
+
+private
+  no1≤0 : 1 ≤ 0 → ⊥
+  no1≤0 ()
+
+  nothing≢just : ∀ {k : ℕ} → nothing ≢ just k
+  nothing≢just ()
+
+  Z≢0 : Z ≢ 0
+  Z≢0 ()
+
+  -- an epoch's end with no erasable block and no victim leaves none
+  ends : ∀ {x y} → x ≡ false → y ≡ false → (x ∨ y) ≡ false
+  ends refl refl = refl
+
+  -- a count a move does not raise: every block but the one written into
+  mv-zero : ∀ {v v' : ℕ → ℕ} {old kn j} → MoveEq v v' old kn → kn ≢ j → v j ≡ 0 → v' j ≡ 0
+  mv-zero {v} {v'} {old} {kn} {j} mv nj z =
+    m+n≡0⇒m≡0 (v' j) (trans (mv j) (trans (cong (λ x → x + b2n (kn Data.Nat.Base.≡ᵇ j)) z) (b2n-ne kn j nj)))
+
+  placed-move : ∀ {v v' : ℕ → ℕ} {old kn} {I I' : ℕ → Set} → MoveEq v v' old kn → I' kn →
+                (∀ j → I j → v' j ≡ 0 ⊎ I' j) → (∀ j → v j ≡ 0 ⊎ I j) → ∀ j → v' j ≡ 0 ⊎ I' j
+  placed-move {v} {v'} {old} {kn} mv ikn f p j with p j
+  ... | inj₂ ij = f j ij
+  ... | inj₁ z with kn ≟ℕ j
+  ...   | yes refl = inj₂ ikn
+  ...   | no nj    = inj₁ (mv-zero {v} {v'} {old} {kn} {j} mv nj z)
+
+  placed-keep : ∀ {v v' : ℕ → ℕ} {I I' : ℕ → Set} → (∀ j → v' j ≡ v j) →
+                (∀ j → I j → v' j ≡ 0 ⊎ I' j) → (∀ j → v j ≡ 0 ⊎ I j) → ∀ j → v' j ≡ 0 ⊎ I' j
+  placed-keep keep f p j with p j
+  ... | inj₁ z  = inj₁ (trans (keep j) z)
+  ... | inj₂ ij = f j ij
+
+-- with no victim pending, every mapped page lies in the open block or a
+-- used one (SpaceSim's `OldIn`)
+old-of : ∀ {c G X bl} → Placed c G X bl → cv G ≡ nothing → OldIn c (us G) X bl
+old-of {c} {G} {X} {bl} p nocv b q le e with p (proj₁ (loc bl q))
+... | inj₁ z = ⊥-elim (no1≤0 (subst (1 ≤_) z (vc-pos X bl b q le e)))
+... | inj₂ (inj₁ e0) = inj₁ e0
+... | inj₂ (inj₂ (inj₁ u)) = inj₂ u
+... | inj₂ (inj₂ (inj₂ e0)) = ⊥-elim (nothing≢just (trans (sym nocv) e0))
+
+-- with no valid sector anywhere, nothing is mapped
+old-none : ∀ {c us X bl} → (∀ j → vc X bl j ≡ 0) → OldIn c us X bl
+old-none {c} {us} {X} {bl} z b q le e = ⊥-elim (no1≤0 (subst (1 ≤_) (z (proj₁ (loc bl q))) (vc-pos X bl b q le e)))
+
+------------------------------------------------------------------------
+-- Every step keeps the invariant
+
+module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (eS : Sp.S c ≡ Z) where
+
+  private
+    -- the abstract run grows by a step or a run
+    grow1 : ∀ {d d'} → ReachD c d → StepD c d d' → ReachD c d'
+    grow1 r st = r ◅◅ (st ◅ ε)
+
+    riX : ∀ {X bl} → OBX.RI (X , bl) → OPX.RI X
+    riX = proj₁
+
+    -- the open block and the used blocks keep their place when a step
+    -- keeps the open block and the ghost
+    in-same : ∀ {G bl bl'} → ab bl' ≡ ab bl → ∀ j → In c G bl j → In c G bl' j
+    in-same e j (inj₁ ej) = inj₁ (trans ej (sym e))
+    in-same e j (inj₂ x)  = inj₂ x
+
+    -- ... and when a full open block becomes a used one
+    in-act : ∀ {G bl bl'} → ab bl < Sp.P c → ∀ j → In c G bl j → In c (record G { us = us G [ ab bl ≔ true ] }) bl' j ⊎ j ≡ ab bl'
+    in-act {G} {bl} abP j (inj₁ refl) = inj₁ (inj₂ (inj₁ (upd-self (us G) j true , abP)))
+    in-act {G} {bl} abP j (inj₂ (inj₁ (u , lt))) with j ≟ℕ ab bl
+    ... | yes refl = inj₁ (inj₂ (inj₁ (upd-self (us G) j true , lt)))
+    ... | no ne    = inj₁ (inj₂ (inj₁ (trans (upd-ne (us G) j (ab bl) true ne) u , lt)))
+    in-act abP j (inj₂ (inj₂ e)) = inj₁ (inj₂ (inj₂ e))
+
+    -- the new open block holds what the step moved; the others keep their place
+    act-f : ∀ {G bl bl'} {v' : ℕ → ℕ} → ab bl < Sp.P c → ∀ j → In c G bl j →
+            v' j ≡ 0 ⊎ In c (record G { us = us G [ ab bl ≔ true ] }) bl' j
+    act-f {G} {bl} {bl'} abP j i with in-act {G} {bl} {bl'} abP j i
+    ... | inj₁ i' = inj₂ i'
+    ... | inj₂ e  = inj₂ (inj₁ e)
+
+    -- GC's guards on the abstraction
+    nnA : ∀ {G X bl d} → Abs c G X bl d → Sp.NotNeeded c (gn G) (usedOf c G X bl) → Sp.NotNeeded c (gcD d) (vsD d)
+    nnA I (inj₁ k) = inj₁ (subst (Sp.K c ≤_) (sym (Abs.gcA I)) k)
+    nnA I (inj₂ u) = inj₂ (subst (λ l → length l < Sp.U c) (sym (Abs.vsA I)) u)
+
+  ----------------------------------------------------------------------
+  -- from a running state
+
+  run-step : ∀ {s s'} → Run c s → LStep c s s' → LInv c s'
+  run-step {G , X , bl} R (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn) = inj₂ record
+    { d = proj₁ S1 ; reach = reach1 ; abs = abs1
+    ; placed = placed1 (vc-w a dd {X} {X'} (riX {X} {bl} (Run.ri R)) o)
+    ; frwp = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Run.frwp R) o
+    ; locx = loc-ok (SB.reg (SB.op (SB.w a dd))) (riX {X} {bl} (Run.ri R)) (Run.locx R) o
+    ; ri = OBX.B-ok (SB.reg (SB.op (SB.w a dd))) (Run.ri R) o }
+    where
+    I = Run.abs R
+    nn′ = nnA {G} {X} {bl} {Run.d R} I nn
+    S0 = sim-w {c} {G} {X} {X'} {bl} {bl'} {Run.d R} {a} {dd} eL eW eS (riX {X} {bl} (Run.ri R)) I (old-of {c} {G} {X} {bl} (Run.placed R) nocv) nocv nn′ o stay
+    S1 : Σ StD λ d' → ReachD c d' × Abs c G X' bl' d'
+    S1 with S0
+    ... | inj₁ (d' , st , I') = d' , grow1 (Run.reach R) st , I'
+    ... | inj₂ I' = Run.d R , Run.reach R , I'
+    reach1 = proj₁ (proj₂ S1)
+    abs1 = proj₂ (proj₂ S1)
+    placed1 : _ → Placed c G X' bl'
+    placed1 (inj₁ (refl , _ , keep)) = placed-keep keep (λ j i → inj₂ i) (Run.placed R)
+    placed1 (inj₂ ((b , le , _ , kn , refl , _ , _ , mv) , _)) =
+      placed-move mv (inj₁ refl) (λ j i → inj₂ (in-same {G} {bl} {bl'} stay j i)) (Run.placed R)
+  run-step {G , X , bl} R (lwa {X' = X'} {bl' = bl'} {a} {dd} o moved kP full nocv nn) = inj₂ record
+    { d = proj₁ S0 ; reach = Run.reach R ◅◅ proj₁ (proj₂ S0) ; abs = proj₂ (proj₂ S0)
+    ; placed = placed1 (vc-w a dd {X} {X'} (riX {X} {bl} (Run.ri R)) o)
+    ; frwp = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Run.frwp R) o
+    ; locx = loc-ok (SB.reg (SB.op (SB.w a dd))) (riX {X} {bl} (Run.ri R)) (Run.locx R) o
+    ; ri = OBX.B-ok (SB.reg (SB.op (SB.w a dd))) (Run.ri R) o }
+    where
+    I = Run.abs R
+    G' = record G { us = us G [ ab bl ≔ true ] }
+    conv : Sp.K c ≤ gn G ⊎ suc (length (usedOf c G X bl)) < Sp.U c →
+           Sp.K c ≤ gcD (Run.d R) ⊎ suc (length (vsD (Run.d R))) < Sp.U c
+    conv (inj₁ k) = inj₁ (subst (Sp.K c ≤_) (sym (Abs.gcA I)) k)
+    conv (inj₂ u) = inj₂ (subst (λ l → suc (length l) < Sp.U c) (sym (Abs.vsA I)) u)
+    nn′ = conv nn
+    S0 = sim-act {c} {G} {X} {X'} {bl} {bl'} {Run.d R} {a} {dd} eL eW eS (riX {X} {bl} (Run.ri R)) (Run.locx R) (Run.frwp R) I
+           (old-of {c} {G} {X} {bl} (Run.placed R) nocv) nocv nn′ o moved kP full
+    placed1 : _ → Placed c G' X' bl'
+    placed1 (inj₁ (refl , _ , _)) = ⊥-elim (moved refl)
+    placed1 (inj₂ ((b , le , _ , kn , refl , _ , _ , mv) , _)) =
+      placed-move mv (inj₁ refl) (act-f {G} {bl} {bl'} (Abs.abP I)) (Run.placed R)
+  run-step {G , X , bl} R (lfl {X' = X'} {bl' = bl'} o nocv nn) = inj₂ record
+    { d = proj₁ S0 ; reach = grow1 (Run.reach R) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
+    ; placed = placed-keep (vc-flush {X} {X'} {bl} {bl'} o) (λ j i → inj₂ (in-same {G} {bl} {bl'} (cong ab (proj₂ o)) j i)) (Run.placed R)
+    ; frwp = frwp-ok (SB.use SB.flush) (Run.frwp R) o
+    ; locx = loc-ok SB.flush (riX {X} {bl} (Run.ri R)) (Run.locx R) o
+    ; ri = OBX.B-ok SB.flush (Run.ri R) o }
+    where
+    I = Run.abs R
+    S0 = sim-fl {c} {G} {X} {X'} {bl} {bl'} {Run.d R} I nocv
+           (nnA {G} {X} {bl} {Run.d R} I nn) o
+  run-step {G , X , bl} R (lbar {X' = X'} {bl' = bl'} o nocv nn) = inj₂ record
+    { d = proj₁ S0 ; reach = grow1 (Run.reach R) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
+    ; placed = placed-keep (vc-barrier {X} {X'} {bl} {bl'} o) (λ j i → inj₂ (in-same {G} {bl} {bl'} (cong ab (proj₂ o)) j i)) (Run.placed R)
+    ; frwp = frwp-ok (SB.use (SB.reg SB.barrier)) (Run.frwp R) o
+    ; locx = loc-ok (SB.reg SB.barrier) (riX {X} {bl} (Run.ri R)) (Run.locx R) o
+    ; ri = OBX.B-ok (SB.reg SB.barrier) (Run.ri R) o }
+    where
+    I = Run.abs R
+    S0 = sim-barrier {c} {G} {X} {X'} {bl} {bl'} {Run.d R} I nocv
+           (nnA {G} {X} {bl} {Run.d R} I nn) o
+  run-step {G , X , bl} R (lsy {X' = X'} {bl' = bl'} o) = inj₂ record
+    { d = Run.d R ; reach = Run.reach R ; abs = sim-sy {c} {G} {X} {X'} {bl} {bl'} (Run.abs R) o
+    ; placed = placed-keep (vc-sy {X} {X'} {bl} {bl'} o) (λ j i → inj₂ (in-same {G} {bl} {bl'} (cong ab (proj₂ o)) j i)) (Run.placed R)
+    ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.sy))) (Run.frwp R) o
+    ; locx = loc-ok (SB.reg (SB.op SB.sy)) (riX {X} {bl} (Run.ri R)) (Run.locx R) o
+    ; ri = OBX.B-ok (SB.reg (SB.op SB.sy)) (Run.ri R) o }
+  run-step {G , X , bl} R (lera {X' = X'} {bl' = .(berase k bl)} (k , nab , rn , refl) esk kP) = inj₂ record
+    { d = proj₁ S0 ; reach = grow1 (Run.reach R) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
+    ; placed = placed-keep keep (λ j i → inj₂ i) (Run.placed R)
+    ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.es))) (Run.frwp R) o
+    ; locx = loc-ok (SB.reg (SB.op SB.es)) (riX {X} {bl} (Run.ri R)) (Run.locx R) o
+    ; ri = OBX.B-ok (SB.reg (SB.op SB.es)) (Run.ri R) o }
+    where
+    o : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , berase k bl)
+    o = k , nab , rn , refl
+    S0 = sim-era {c} {G} {X} {X'} {bl} {berase k bl} {Run.d R} (riX {X} {bl} (Run.ri R)) (Run.locx R) (Run.abs R) o esk kP
+    keep : ∀ j → vc X' (berase k bl) j ≡ vc X bl j
+    keep = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ (vc-erase {X} {X'} {bl} {berase k bl} (riX {X} {bl} (Run.ri R)) (Run.locx R) o)))))
+  run-step {G , X , bl} R (lgcm {k = k} nocv usk kP gk uL vN) = inj₂ record
+    { d = proj₁ S0 ; reach = grow1 (Run.reach R) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
+    ; placed = placed-keep (λ _ → refl) f (Run.placed R)
+    ; frwp = Run.frwp R ; locx = Run.locx R ; ri = Run.ri R }
+    where
+    I = Run.abs R
+    G' = record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) }
+    S0 = sim-gcm {c} {G} {X} {bl} {Run.d R} {k} I nocv usk kP (subst (_< Sp.K c) (sym (Abs.gcA I)) gk)
+           (subst (λ l → Sp.U c ≤ length l) (sym (Abs.vsA I)) uL) vN
+    f : ∀ j → In c G bl j → vc X bl j ≡ 0 ⊎ In c G' bl j
+    f j (inj₁ e) = inj₂ (inj₁ e)
+    f j (inj₂ (inj₁ (u , lt))) with j ≟ℕ k
+    ... | yes refl = inj₂ (inj₂ (inj₂ refl))
+    ... | no ne    = inj₂ (inj₂ (inj₁ (trans (upd-ne (us G) j k false ne) u , lt)))
+    f j (inj₂ (inj₂ e)) = ⊥-elim (nothing≢just (trans (sym nocv) e))
+  run-step {G , X , bl} R (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol) = inj₂ record
+    { d = proj₁ S1 ; reach = proj₁ (proj₂ S1) ; abs = proj₂ (proj₂ S1)
+    ; placed = placed1 (vc-rl {X} {X'} (riX {X} {bl} (Run.ri R)) o)
+    ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.rl))) (Run.frwp R) o
+    ; locx = loc-ok (SB.reg (SB.op SB.rl)) (riX {X} {bl} (Run.ri R)) (Run.locx R) o
+    ; ri = OBX.B-ok (SB.reg (SB.op SB.rl)) (Run.ri R) o }
+    where
+    S1 : Σ StD λ d' → ReachD c d' × Abs c G X' bl' d'
+    S1 with sim-rl {c} {G} {X} {X'} {bl} {bl'} {Run.d R} {k} eS (riX {X} {bl} (Run.ri R)) (Run.abs R) cvk o stay pol
+    ... | inj₁ (d' , st , I') = d' , grow1 (Run.reach R) st , I'
+    ... | inj₂ I' = Run.d R , Run.reach R , I'
+    placed1 : _ → Placed c G X' bl'
+    placed1 (inj₁ (refl , _ , keep)) = placed-keep keep (λ j i → inj₂ i) (Run.placed R)
+    placed1 (inj₂ ((b , le , _ , kn , refl , _ , _ , mv) , _)) =
+      placed-move mv (inj₁ refl) (λ j i → inj₂ (in-same {G} {bl} {bl'} stay j i)) (Run.placed R)
+  run-step {G , X , bl} R (lrla {X' = X'} {bl' = bl'} {k} cvk o moved kP full pol) = inj₂ record
+    { d = proj₁ S0 ; reach = Run.reach R ◅◅ proj₁ (proj₂ S0) ; abs = proj₂ (proj₂ S0)
+    ; placed = placed1 (vc-rl {X} {X'} (riX {X} {bl} (Run.ri R)) o)
+    ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.rl))) (Run.frwp R) o
+    ; locx = loc-ok (SB.reg (SB.op SB.rl)) (riX {X} {bl} (Run.ri R)) (Run.locx R) o
+    ; ri = OBX.B-ok (SB.reg (SB.op SB.rl)) (Run.ri R) o }
+    where
+    G' = record G { us = us G [ ab bl ≔ true ] }
+    S0 = sim-rl-act {c} {G} {X} {X'} {bl} {bl'} {Run.d R} {k} eS (riX {X} {bl} (Run.ri R)) (Run.locx R) (Run.frwp R) (Run.abs R)
+           cvk o moved kP full pol
+    placed1 : _ → Placed c G' X' bl'
+    placed1 (inj₁ (refl , _ , _)) = ⊥-elim (moved refl)
+    placed1 (inj₂ ((b , le , _ , kn , refl , _ , _ , mv) , _)) =
+      placed-move mv (inj₁ refl) (act-f {G} {bl} {bl'} (Abs.abP (Run.abs R))) (Run.placed R)
+  run-step {G , X , bl} R (ldone {k = k} cvk z) = inj₂ record
+    { d = Run.d R ; reach = Run.reach R
+    ; abs = sim-done {c} {G} {X} {bl} {Run.d R} {k} (Run.abs R) cvk (trans (Abs.pdA (Run.abs R)) (trans (cong (pendOf X bl) cvk) z))
+    ; placed = placed-keep (λ _ → refl) f (Run.placed R)
+    ; frwp = Run.frwp R ; locx = Run.locx R ; ri = Run.ri R }
+    where
+    f : ∀ j → In c G bl j → vc X bl j ≡ 0 ⊎ In c (record G { cv = nothing }) bl j
+    f j (inj₁ e) = inj₂ (inj₁ e)
+    f j (inj₂ (inj₁ u)) = inj₂ (inj₂ (inj₁ u))
+    f j (inj₂ (inj₂ e)) with trans (sym cvk) e
+    ... | refl = inj₁ z
+
+  ----------------------------------------------------------------------
+  -- from a state before the first write
+
+  fresh-step : ∀ {s s'} → Fresh c s → LStep c s s' → LInv c s'
+  fresh-step {G , X , bl} F (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn) = go (vc-w a dd {X} {X'} (riX {X} {bl} (Fresh.ri F)) o) stay
+    where
+    I = Fresh.abs F
+    frwp′ = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Fresh.frwp F) o
+    locx′ = loc-ok (SB.reg (SB.op (SB.w a dd))) (riX {X} {bl} (Fresh.ri F)) (Fresh.locx F) o
+    ri′ = OBX.B-ok (SB.reg (SB.op (SB.w a dd))) (Fresh.ri F) o
+    go : _ → ab bl' ≡ ab bl → LInv c (G , X' , bl')
+    -- refused: still before the first write
+    go (inj₁ (refl , wc , keep)) _ = inj₁ record
+      { d = Fresh.d F ; reach = Fresh.reach F
+      ; abs = kept {c} {G} {X} {X'} {Opened bl (ab bl)} {Fresh.d F} I keep wc
+      ; abFr = Fresh.abFr F ; abWp = Fresh.abWp F
+      ; noUs = Fresh.noUs F ; noEs = Fresh.noEs F ; noVi = Fresh.noVi F ; noCv = Fresh.noCv F
+      ; none = λ j → trans (keep j) (Fresh.none F j)
+      ; frwp = frwp′ ; locx = locx′ ; ri = ri′ }
+    -- the first allocation takes the open block off the free ones
+    go (inj₂ ((b , le , _ , kn , refl , _ , wlt , mv) , wc , wb)) refl = inj₂ record
+      { d = proj₁ W1 ; reach = grow1 (Fresh.reach F) (proj₁ (proj₂ W1)) ; abs = proj₂ (proj₂ W1)
+      ; placed = placed-move mv (inj₁ refl) (λ j i → inj₂ (in-same {G} {bl} {bl'} refl j i)) (λ j → inj₁ (Fresh.none F j))
+      ; frwp = frwp′ ; locx = locx′ ; ri = ri′ }
+      where
+      W1 = core-w {c} {G} {X} {X'} {Opened bl kn} {bl'} {Fresh.d F} {b} eL eW I (old-none {c} {us G} {X} {bl} (Fresh.none F)) nocv
+             (nnA {G} {X} {Opened bl kn} {Fresh.d F} I nn) le mv (subst (wp bl kn <_) (sym eS) wlt)
+             (after-opened bl kn (nxt (stX X))) wc wb
+  fresh-step F (lwa o moved kP full nocv nn) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
+  fresh-step {G , X , bl} F (lfl {X' = X'} (o , refl) nocv nn) = inj₁ record
+    { d = proj₁ S0 ; reach = grow1 (Fresh.reach F) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
+    ; abFr = Fresh.abFr F ; abWp = Fresh.abWp F
+    ; noUs = Fresh.noUs F ; noEs = λ j → ends (Fresh.noEs F j) (Fresh.noVi F j) ; noVi = λ _ → refl ; noCv = Fresh.noCv F
+    ; none = λ j → trans (vc-flush {X} {X'} {bl} {bl} (o , refl) j) (Fresh.none F j)
+    ; frwp = Fresh.frwp F ; locx = loc-ok SB.flush {X} {X'} {bl} {bl} (riX {X} {bl} (Fresh.ri F)) (Fresh.locx F) (o , refl)
+    ; ri = OBX.B-ok SB.flush {X , bl} {X' , bl} (Fresh.ri F) (o , refl) }
+    where
+    I = Fresh.abs F
+    S0 = sim-fl {c} {G} {X} {X'} {Opened bl (ab bl)} {Opened bl (ab bl)} {Fresh.d F} I nocv
+           (nnA {G} {X} {Opened bl (ab bl)} {Fresh.d F} I nn) (o , refl)
+  fresh-step {G , X , bl} F (lbar {X' = X'} (o , refl) nocv nn) = inj₁ record
+    { d = proj₁ S0 ; reach = grow1 (Fresh.reach F) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
+    ; abFr = Fresh.abFr F ; abWp = Fresh.abWp F
+    ; noUs = Fresh.noUs F ; noEs = λ j → ends (Fresh.noEs F j) (Fresh.noVi F j) ; noVi = λ _ → refl ; noCv = Fresh.noCv F
+    ; none = λ j → trans (vc-barrier {X} {X'} {bl} {bl} (o , refl) j) (Fresh.none F j)
+    ; frwp = Fresh.frwp F ; locx = loc-ok (SB.reg SB.barrier) {X} {X'} {bl} {bl} (riX {X} {bl} (Fresh.ri F)) (Fresh.locx F) (o , refl)
+    ; ri = OBX.B-ok (SB.reg SB.barrier) {X , bl} {X' , bl} (Fresh.ri F) (o , refl) }
+    where
+    I = Fresh.abs F
+    S0 = sim-barrier {c} {G} {X} {X'} {Opened bl (ab bl)} {Opened bl (ab bl)} {Fresh.d F} I nocv
+           (nnA {G} {X} {Opened bl (ab bl)} {Fresh.d F} I nn) (o , refl)
+  fresh-step {G , X , bl} F (lsy {X' = X'} (o , refl)) = inj₁ record
+    { d = Fresh.d F ; reach = Fresh.reach F
+    ; abs = sim-sy {c} {G} {X} {X'} {Opened bl (ab bl)} {Opened bl (ab bl)} (Fresh.abs F) (o , refl)
+    ; abFr = Fresh.abFr F ; abWp = Fresh.abWp F
+    ; noUs = Fresh.noUs F ; noEs = Fresh.noEs F ; noVi = Fresh.noVi F ; noCv = Fresh.noCv F
+    ; none = λ j → trans (vc-sy {X} {X'} {bl} {bl} (o , refl) j) (Fresh.none F j)
+    ; frwp = Fresh.frwp F ; locx = loc-ok (SB.reg (SB.op SB.sy)) {X} {X'} {bl} {bl} (riX {X} {bl} (Fresh.ri F)) (Fresh.locx F) (o , refl)
+    ; ri = OBX.B-ok (SB.reg (SB.op SB.sy)) {X , bl} {X' , bl} (Fresh.ri F) (o , refl) }
+  fresh-step F (lera o esk kP) = t→¬f esk (Fresh.noEs F (proj₁ o))
+  fresh-step F (lgcm {k = k} nocv usk kP gk uL vN) = t→¬f usk (Fresh.noUs F k)
+  fresh-step F (lrl cvk o stay pol) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+  fresh-step F (lrla cvk o moved kP full pol) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+  fresh-step F (ldone cvk z) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+
+  ----------------------------------------------------------------------
+  -- every step, every run
+
+  step-inv : ∀ {s s'} → LInv c s → LStep c s s' → LInv c s'
+  step-inv (inj₁ F) st = fresh-step F st
+  step-inv (inj₂ R) st = run-step R st
+
+  star-inv : ∀ {s s'} → LInv c s → Star (LStep c) s s' → LInv c s'
+  star-inv i ε        = i
+  star-inv i (st ◅ r) = star-inv (step-inv i st) r
+
+------------------------------------------------------------------------
+-- The start: the state the first recovery of a new disk leaves (nothing
+-- mapped, P's write counter 0, every block free and erased — BlocksOver's
+-- new disk, which recovery's `forget` keeps so), with the empty ghost
+
+G0 : Gh
+G0 = gh (λ _ → false) (λ _ → false) (λ _ → false) nothing 0
+
+record Start (c : Sp.Config) (X : XS) (bl : BL) : Set where
+  field
+    ri    : OBX.RI (X , bl)
+    empty : ∀ b → b ≤ amax → l2p (stX X) b ≡ nothing
+    wc0   : wcnt (stX X) ≡ 0
+    allFr : ∀ j → fr bl j ≡ true
+    allWp : ∀ j → wp bl j ≡ 0
+    abP   : ab bl < Sp.P c
+
+private
+  f≢t : false ≡ true → ⊥
+  f≢t ()
+
+  used-none : ∀ (v : ℕ → ℕ) n → usedL (λ _ → false) v n ≡ []
+  used-none v zero    = refl
+  used-none v (suc n) = used-none v n
+
+  tot-1 : ∀ n → tot (λ _ → 1) n ≡ n
+  tot-1 zero    = refl
+  tot-1 (suc n) = cong suc (tot-1 n)
+
+  -- P - 1 erases of Space's format: every block but the open one free
+  eras : ∀ c n f → Star (StepD c) (sd f n 0 [] (Sp.S c) 0 0 0 0 0) (sd (n + f) 0 0 [] (Sp.S c) 0 0 0 0 0)
+  eras c zero    f = ε
+  eras c (suc n) f =
+    era ◅ subst (λ x → Star (StepD c) (sd (suc f) n 0 [] (Sp.S c) 0 0 0 0 0) (sd x 0 0 [] (Sp.S c) 0 0 0 0 0))
+                (+-suc n f) (eras c n (suc f))
+
+start-inv : ∀ {c X bl} → Start c X bl → LInv c (G0 , X , bl)
+start-inv {c} {X} {bl} st = inj₁ record
+  { d = d1 ; reach = eras c (Sp.P c ∸ 1) 0 ; abs = abs1
+  ; abFr = Start.allFr st k ; abWp = Start.allWp st k
+  ; noUs = λ _ → refl ; noEs = λ _ → refl ; noVi = λ _ → refl ; noCv = refl
+  ; none = zero-vc
+  ; frwp = λ j _ → Start.allWp st j
+  ; locx = λ a p le m → ⊥-elim (nothing≢just (trans (sym (Start.empty st a le)) m))
+  ; ri = Start.ri st }
+  where
+  k = ab bl
+  d1 = sd (Sp.P c ∸ 1 + 0) 0 0 [] (Sp.S c) 0 0 0 0 0
+  zero-vc : ∀ j → vc X bl j ≡ 0
+  zero-vc j = trans (tot-ext _ (λ _ → 0) (suc amax) each) (tot-0 (suc amax))
+    where
+    each : ∀ a → a < suc amax → b2n (inBlk (loc bl) j (l2p (stX X) a)) ≡ 0
+    each a (s≤s le) = cong (λ m → b2n (inBlk (loc bl) j m)) (Start.empty st a le)
+  fr' : ℕ → Bool
+  fr' = fr bl [ k ≔ false ]
+  flip : tot (λ j → b2n (fr bl j)) (Sp.P c) ≡ suc (tot (λ j → b2n (fr' j)) (Sp.P c))
+  flip = tot-flip (fr bl) fr' k (Sp.P c) (Start.abP st) (Start.allFr st k) (upd-self (fr bl) k false)
+           (λ j _ jk → upd-ne (fr bl) j k false jk)
+  all : tot (λ j → b2n (fr bl j)) (Sp.P c) ≡ Sp.P c
+  all = trans (tot-ext _ (λ _ → 1) (Sp.P c) (λ j _ → cong b2n (Start.allFr st j))) (tot-1 (Sp.P c))
+  frees : Sp.P c ∸ 1 + 0 ≡ tot (λ j → b2n (fr' j)) (Sp.P c)
+  frees = trans (+-identityʳ _) (cong (_∸ 1) (trans (sym all) flip))
+  abs1 : Abs c G0 X (Opened bl k) d1
+  abs1 = record
+    { vsA = sym (used-none (vc X bl) (Sp.P c)) ; vaA = sym (zero-vc k)
+    ; roomA = trans (cong (Sp.S c +_) (Start.allWp st k)) (+-identityʳ _)
+    ; wcA = sym (Start.wc0 st)
+    ; abU = refl ; abP = Start.abP st ; frA = frees ; abF = upd-self (fr bl) k false
+    ; frU = λ _ _ → refl
+    ; erA = sym (tot-0 (Sp.P c)) ; invA = sym (tot-0 (Sp.P c)) ; pdA = refl ; gcA = refl
+    ; abE = refl ; abV = refl ; frE = λ _ _ → refl ; frV = λ _ _ → refl
+    ; usE = λ _ e → ⊥-elim (f≢t e) ; usV = λ _ e → ⊥-elim (f≢t e) ; esV = λ _ e → ⊥-elim (f≢t e)
+    ; cvV = λ _ () }
+
+------------------------------------------------------------------------
+-- Space progress for the one model, without a crash
+
+-- an element of the used blocks' list is a used block's count
+used-mem : ∀ us (v : ℕ → ℕ) n as x bs → usedL us v n ≡ as ++ x ∷ bs → Σ ℕ λ k → k < n × us k ≡ true × v k ≡ x
+used-mem us v zero as x bs e = ⊥-elim (nil≢ as e)
+  where
+  nil≢ : ∀ as {x bs} → [] ≢ as ++ x ∷ bs
+  nil≢ [] ()
+  nil≢ (_ ∷ _) ()
+used-mem us v (suc n) as x bs e with us n in un
+... | false = let (k , lt , uk , vk) = used-mem us v n as x bs e in k , ≤-step′ lt , uk , vk
+  where
+  ≤-step′ : ∀ {a b} → a < b → a < suc b
+  ≤-step′ {zero}  _       = s≤s z≤n
+  ≤-step′ {suc a} (s≤s l) = s≤s (≤-step′ l)
+... | true with as | e
+...   | []     | refl = n , s≤s (≤-refl′ n) , un , refl
+  where
+  ≤-refl′ : ∀ m → m ≤ m
+  ≤-refl′ zero    = z≤n
+  ≤-refl′ (suc m) = s≤s (≤-refl′ m)
+...   | a ∷ as′ | e′ = let (k , lt , uk , vk) = used-mem us v n as′ x bs (tail≡ e′) in k , ≤-step′ lt , uk , vk
+  where
+  tail≡ : ∀ {y : ℕ} {l l′ : List ℕ} → y ∷ l ≡ a ∷ l′ → l ≡ l′
+  tail≡ refl = refl
+  ≤-step′ : ∀ {a b} → a < b → a < suc b
+  ≤-step′ {zero}  _       = s≤s z≤n
+  ≤-step′ {suc a} (s≤s l) = s≤s (≤-step′ l)
+
+module _ {c : Sp.Config} (V : Sp.Valid c) where
+
+  -- the abstract state and its used list, before the first write or after
+  private
+    absD : ∀ {s} → LInv c s → Σ StD λ d → ReachD c d × vsD d ≡ usedOf c (proj₁ s) (proj₁ (proj₂ s)) (proj₂ (proj₂ s))
+    absD (inj₁ F) = Fresh.d F , Fresh.reach F , Abs.vsA (Fresh.abs F)
+    absD (inj₂ R) = Run.d R , Run.reach R , Abs.vsA (Run.abs R)
+
+  -- **a wanted write finds a block**: P's write counter below W, no
+  -- victim pending — room in the open block, or a free or erasable block
+  -- below P
+  layer-write : ∀ {G X bl} → Sp.S c ≡ Z → LInv c (G , X , bl) → cv G ≡ nothing → wcnt (stX X) < Sp.W c → BlockFor c G bl
+  layer-write eS (inj₁ F) nocv wl = inj₁ (subst (_< Sp.S c) (sym (Fresh.abWp F)) (subst (0 <_) (sym eS) (s≤s z≤n)))
+  layer-write {G} {X} {bl} eS (inj₂ R) nocv wl =
+    block-for-write V (Run.reach R) I (subst (_< Sp.W c) (sym (Abs.wcA I)) wl) (trans (Abs.pdA I) (cong (pendOf X bl) nocv))
+    where I = Run.abs R
+
+  -- ... and a pending relocation
+  layer-reloc : ∀ {G X bl k} → LInv c (G , X , bl) → cv G ≡ just k → 1 ≤ vc X bl k → BlockFor c G bl
+  layer-reloc (inj₁ F) cvk _ = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+  layer-reloc {G} {X} {bl} (inj₂ R) cvk p1 =
+    block-for-reloc V (Run.reach R) I (subst (1 ≤_) (sym (trans (Abs.pdA I) (cong (pendOf X bl) cvk))) p1)
+    where I = Run.abs R
+
+  -- when GC is needed, `lgcm`'s victim exists: a used block below P with
+  -- at most N valid sectors
+  layer-victim : ∀ {G X bl} → LInv c (G , X , bl) → Sp.U c ≤ length (usedOf c G X bl) →
+                 Σ ℕ λ k → k < Sp.P c × us G k ≡ true × vc X bl k ≤ Sp.N c
+  layer-victim {G} {X} {bl} i uL with absD i
+  ... | d , r , ev with data-victim c V r (subst (λ l → Sp.U c ≤ length l) (sym ev) uL)
+  ...   | as , v , bs , e , _ , vN with used-mem (us G) (vc X bl) (Sp.P c) as v bs (trans (sym ev) e)
+  ...     | k , lt , uk , refl = k , lt , uk , vN
+
+-- **The assembly**: from the first recovery of a new disk, every state
+-- the layer reaches has the invariant, so `layer-write`, `layer-reloc`
+-- and `layer-victim` hold there
+layer-inv : ∀ {c X bl s} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
+            Start c X bl → Star (LStep c) (G0 , X , bl) s → LInv c s
+layer-inv eL eW eS st r = star-inv eL eW eS (start-inv st) r
