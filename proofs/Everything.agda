@@ -142,6 +142,8 @@ import SCFTL.Impl.SpaceValid
 import SCFTL.Impl.SpaceData
 import SCFTL.Impl.SpaceSim
 import SCFTL.Impl.SpaceLayer
+import SCFTL.Impl.SpaceLayerStart
+import SCFTL.Impl.SpaceLayerExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
