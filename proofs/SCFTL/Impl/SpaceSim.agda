@@ -52,10 +52,10 @@
 -- holds on a new disk and after every step of the block layer.
 --
 -- The configuration's L is the logical sectors (amax + 1), W is P's
--- write bound (wmax + 1), S is Z.  Still to do (proofs/README.md, "Not
--- done"): the layer itself (the ghost
--- kept by a policy-restricted BXφR, `OldIn` and `FrWp` as its
--- invariants, format, barriers), and a recovery that reclaims.
+-- write bound (wmax + 1), S is Z.  The layer that keeps the ghost under
+-- the code's policies, and space progress from these lemmas, are
+-- SCFTL.Impl.SpaceLayer; still to do (proofs/README.md, "Not done"): a
+-- recovery that reclaims, so that the layer goes on after a crash.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
