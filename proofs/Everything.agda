@@ -176,6 +176,7 @@ import SCFTL.Mutants.SpaceSecondStreamNotReserved
 import SCFTL.Mutants.RegionCommitPageOnly
 import SCFTL.Mutants.BarrierDurableOnlyAtUmax
 import SCFTL.Mutants.LazyCommitForgetsOwedPage
+import SCFTL.Mutants.LayerIgnoresGcTiming
 import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly

@@ -183,6 +183,14 @@ done
 #     not-rooms : ¬ RoomsL Pmut
 # (a run from format to a state with no free region page past the page
 # the chain owes).
+# Mutants of the data-superblock layer (issue 39;
+# SCFTL/Impl/SpaceLayer.agda: the layer over the one model's blocks under
+# the code's policies) are listed in MUTANTS_OF_LAYER: each weakens a
+# policy, names the mutated `Pmut : LayerPolicy`, and instead contains
+#     not-layer-progress : ¬ LayerProgress Pmut
+# (a configuration passing the constraints, a new disk, its first
+# recovery, and a run of the layer to a state where a wanted write finds
+# no block).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
@@ -191,7 +199,8 @@ MUTANTS_OF_SLOT_LAYER="CheckpointOverLiveSlot"
 MUTANTS_OF_REGION="RegionCommitPageOnly"
 MUTANTS_OF_REGION_BARRIER="BarrierDurableOnlyAtUmax"
 MUTANTS_OF_REGION_LAZY="LazyCommitForgetsOwedPage"
-MIN_MUTANTS=44
+MUTANTS_OF_LAYER="LayerIgnoresGcTiming"
+MIN_MUTANTS=45
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -222,6 +231,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_REGION_LAZY " in
     *" $b "*) want='not-rooms : ¬ RoomsL Pmut' ;;
+  esac
+  case " $MUTANTS_OF_LAYER " in
+    *" $b "*) want='not-layer-progress : ¬ LayerProgress Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

@@ -26,6 +26,10 @@
 --            into the open block or a free one when the open one is full;
 --   `ldone`: the current victim holds no valid sector any more.
 --
+-- (`LStepT c T` is the layer with GC's timing `T` as a parameter; the
+-- code's is `LStep c`, `T` = Space's `NotNeeded c`; mutant 48,
+-- SCFTL.Mutants.LayerIgnoresGcTiming, drops it and loses progress.)
+--
 -- Its invariant `LInv`: a state of Space's data half that StepD reaches
 -- from format (`ReachD`) and the abstraction of SCFTL.Impl.SpaceSim
 -- (`Abs`) to it, every valid sector in the open block, a used block
@@ -111,42 +115,51 @@ endEp G = record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false ; gn 
 LS : Set
 LS = Gh × XS × BL
 
-module _ (c : Sp.Config) where
+-- the layer with GC's timing as a parameter `T` (given this epoch's GC
+-- count and the used blocks' counts: may the epoch go on without GC?);
+-- the code's is `LStep` below, a weaker one is mutant 48's
+module _ (c : Sp.Config) (T : ℕ → List ℕ → Set) where
   private
     OkW : ℕ → Data → XS → BL → XS → BL → Set
     OkW a dd X bl X' bl' = SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w a dd)))) (X , bl) (X' , bl')
     OkR : XS → BL → XS → BL → Set
     OkR X bl X' bl' = SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl')
 
-  data LStep : LS → LS → Set where
+  data LStepT : LS → LS → Set where
     lw   : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≡ ab bl →
-           cv G ≡ nothing → Sp.NotNeeded c (gn G) (usedOf c G X bl) →
-           LStep (G , X , bl) (G , X' , bl')
+           cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
+           LStepT (G , X , bl) (G , X' , bl')
     lwa  : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c → wp bl (ab bl) ≡ Z →
-           cv G ≡ nothing → Sp.K c ≤ gn G ⊎ suc (length (usedOf c G X bl)) < Sp.U c →
-           LStep (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
+           cv G ≡ nothing → T (gn G) (0 ∷ usedOf c G X bl) →
+           LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
     lfl  : ∀ {G X X' bl bl'} → SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') →
-           cv G ≡ nothing → Sp.NotNeeded c (gn G) (usedOf c G X bl) →
-           LStep (G , X , bl) (endEp G , X' , bl')
+           cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
+           LStepT (G , X , bl) (endEp G , X' , bl')
     lbar : ∀ {G X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') →
-           cv G ≡ nothing → Sp.NotNeeded c (gn G) (usedOf c G X bl) →
-           LStep (G , X , bl) (endEp G , X' , bl')
+           cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
+           LStepT (G , X , bl) (endEp G , X' , bl')
     lsy  : ∀ {G X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') →
-           LStep (G , X , bl) (G , X' , bl')
+           LStepT (G , X , bl) (G , X' , bl')
     lera : ∀ {G X X' bl bl'} (o : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl')) →
            es G (proj₁ o) ≡ true → proj₁ o < Sp.P c →
-           LStep (G , X , bl) (record G { es = es G [ proj₁ o ≔ false ] } , X' , bl')
+           LStepT (G , X , bl) (record G { es = es G [ proj₁ o ≔ false ] } , X' , bl')
     lgcm : ∀ {G X bl k} → cv G ≡ nothing → us G k ≡ true → k < Sp.P c → gn G < Sp.K c →
            Sp.U c ≤ length (usedOf c G X bl) → vc X bl k ≤ Sp.N c →
-           LStep (G , X , bl)
+           LStepT (G , X , bl)
                  (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) } , X , bl)
     lrl  : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≡ ab bl → FromVictim k X bl X' →
-           LStep (G , X , bl) (G , X' , bl')
+           LStepT (G , X , bl) (G , X' , bl')
     lrla : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
            wp bl (ab bl) ≡ Z → FromVictim k X bl X' →
-           LStep (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
+           LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
     ldone : ∀ {G X bl k} → cv G ≡ just k → vc X bl k ≡ 0 →
-            LStep (G , X , bl) (record G { cv = nothing } , X , bl)
+            LStepT (G , X , bl) (record G { cv = nothing } , X , bl)
+
+-- the code's: GC not needed (gc.rs `gc_needed` false: fewer than U used
+-- blocks, or the epoch's K victims taken); a write that opens a block
+-- asks it of the used blocks with the retired one among them
+LStep : Sp.Config → LS → LS → Set
+LStep c = LStepT c (Sp.NotNeeded c)
 
 ------------------------------------------------------------------------
 -- The invariant

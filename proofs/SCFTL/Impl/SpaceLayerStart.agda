@@ -51,7 +51,7 @@ open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb u
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb using (BL; ab; Z)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb using (Gh; cv; BlockFor)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LS; LStep; Start; G0; layer-inv; layer-write)
+  using (LS; LStep; LStepT; Start; G0; layer-inv; layer-write)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -125,3 +125,30 @@ space-progress-one : ∀ {c X0 bl0 X1 bl1 G X bl} → Sp.Valid c →
                      cv G ≡ nothing → wcnt (stX X) < Sp.W c → BlockFor c G bl
 space-progress-one V eL eW eS new r abP run nocv wl =
   layer-write V eS (layer-inv eL eW eS (new-start new r abP) run) nocv wl
+
+------------------------------------------------------------------------
+-- What a mutant of the layer must break (proofs/README.md, "Mutants
+-- that must fail", mutant 48): the layer with a configuration and a GC
+-- timing, and space progress from the first recovery of a new disk
+
+record LayerPolicy : Set₁ where
+  field
+    cfg    : Sp.Config
+    timing : ℕ → List ℕ → Set
+open LayerPolicy public
+
+LayerProgress : LayerPolicy → Set
+LayerProgress Q =
+  ∀ {X0 bl0 X1 bl1 G X bl} →
+  SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Sp.P (cfg Q) →
+  Star (LStepT (cfg Q) (timing Q)) (G0 , X1 , bl1) (G , X , bl) →
+  cv G ≡ nothing → wcnt (stX X) < Sp.W (cfg Q) → BlockFor (cfg Q) G bl
+
+-- the code's policy has it, for every configuration passing the
+-- constraints with the one model's geometry
+code-policy : Sp.Config → LayerPolicy
+code-policy c = record { cfg = c ; timing = Sp.NotNeeded c }
+
+layer-progress : ∀ c → Sp.Valid c → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
+                 LayerProgress (code-policy c)
+layer-progress c V eL eW eS new r abP run nocv wl = space-progress-one V eL eW eS new r abP run nocv wl

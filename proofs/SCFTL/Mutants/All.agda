@@ -46,6 +46,10 @@
 -- Mutant 47 mutates the region rules over PL (SCFTL.Impl.
 -- SpaceRegionLazy): a lazy commit forgets the page the chain owes; a run
 -- leaves no region page for an epoch's commit (`¬ RoomsL`).
+-- Mutant 48 mutates the data-superblock layer (SCFTL.Impl.SpaceLayer):
+-- writes and epoch ends while GC is needed; a run from the first
+-- recovery of a new disk leaves a wanted write no block
+-- (`¬ LayerProgress`).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -109,6 +113,7 @@ import SCFTL.Mutants.CheckpointOverLiveSlot
 import SCFTL.Mutants.RegionCommitPageOnly
 import SCFTL.Mutants.BarrierDurableOnlyAtUmax
 import SCFTL.Mutants.LazyCommitForgetsOwedPage
+import SCFTL.Mutants.LayerIgnoresGcTiming
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -156,6 +161,7 @@ module M44 = SCFTL.Mutants.CheckpointOverLiveSlot
 module M45 = SCFTL.Mutants.RegionCommitPageOnly
 module M46 = SCFTL.Mutants.BarrierDurableOnlyAtUmax
 module M47 = SCFTL.Mutants.LazyCommitForgetsOwedPage
+module M48 = SCFTL.Mutants.LayerIgnoresGcTiming
 
 record MutantsFail : Set where
   field
@@ -295,6 +301,10 @@ record MutantsFail : Set where
     --     consolidation page the chain then owes: a run to a state whose
     --     epoch has no region page left for its commit
     lazy-commit-forgets-owed-page : ¬ M47.RoomsL M47.Pmut
+    -- 48. (the data-superblock layer) writes and epoch ends while GC is
+    --     needed: a run from the first recovery of a new disk to a state
+    --     where a wanted write finds no block
+    layer-ignores-gc-timing : ¬ M48.LayerProgress M48.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -344,4 +354,5 @@ mutants-fail = record
   ; region-commit-page-only = M45.not-region-fits
   ; barrier-durable-only-at-umax = M46.not-barrier-lifts
   ; lazy-commit-forgets-owed-page = M47.not-rooms
+  ; layer-ignores-gc-timing = M48.not-layer-progress
   }
