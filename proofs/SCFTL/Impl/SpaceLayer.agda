@@ -55,10 +55,11 @@
 --                     block below P with at most N valid sectors exists,
 --                     so `lgcm`'s guard can be met (Space's `data-victim`).
 --
--- Not here (proofs/README.md, "Not done"): recovery (the one model's
--- recovery reclaims no block, the finding of the twenty-eighth session),
--- so `Start` is a hypothesis of the first recovery's result, and a crash
--- ends what this module says.
+-- `Start` is what the first recovery of a new disk leaves
+-- (SCFTL.Impl.SpaceLayerStart: `new-start`, `space-progress-one`).  Not
+-- here (proofs/README.md, "Not done"): recovery after a crash (the one
+-- model's recovery reclaims no block, the finding of the twenty-eighth
+-- session), so a crash ends what this module says.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
