@@ -72,7 +72,7 @@ open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; []; _∷_; _++_; length)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; s≤s; z≤n)
-open import Data.Nat.Properties using (+-identityʳ; +-suc; m+n≡0⇒m≡0) renaming (_≟_ to _≟ℕ_)
+open import Data.Nat.Properties using (+-identityʳ; +-suc; m+n≡0⇒m≡0; ≤-step; n<1+n) renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
@@ -92,7 +92,7 @@ open import SCFTL.Impl.SpaceUsed using (b2n; b2n-ne; tot; tot-ext; tot-0; tot-fl
 open import SCFTL.Impl.SpaceData
   using (StD; sd; StepD; ReachD; initD; era; gcD; vsD; wcD; pendD; data-victim)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; gh; us; es; vi; cv; gn; Abs; OldIn; FrWp; Opened; BlockFor; pendOf; FromVictim;
+  using (Gh; gh; us; es; vi; cv; gn; Abs; OldIn; FrWp; Opened; BlockFor; pendOf; FromVictim; f≢t; nothing≢just;
          core-w; after-opened; vc-pos; t→¬f; kept;
          sim-w; sim-act; sim-fl; sim-barrier; sim-sy; sim-era; sim-gcm; sim-rl; sim-rl-act; sim-done;
          frwp-ok; block-for-write; block-for-reloc)
@@ -215,9 +215,6 @@ LInv c s = Fresh c s ⊎ Run c s
 private
   no1≤0 : 1 ≤ 0 → ⊥
   no1≤0 ()
-
-  nothing≢just : ∀ {k : ℕ} → nothing ≢ just k
-  nothing≢just ()
 
   Z≢0 : Z ≢ 0
   Z≢0 ()
@@ -529,9 +526,6 @@ record Start (c : Sp.Config) (X : XS) (bl : BL) : Set where
     abP   : ab bl < Sp.P c
 
 private
-  f≢t : false ≡ true → ⊥
-  f≢t ()
-
   used-none : ∀ (v : ℕ → ℕ) n → usedL (λ _ → false) v n ≡ []
   used-none v zero    = refl
   used-none v (suc n) = used-none v n
@@ -596,24 +590,13 @@ used-mem us v zero as x bs e = ⊥-elim (nil≢ as e)
   nil≢ [] ()
   nil≢ (_ ∷ _) ()
 used-mem us v (suc n) as x bs e with us n in un
-... | false = let (k , lt , uk , vk) = used-mem us v n as x bs e in k , ≤-step′ lt , uk , vk
-  where
-  ≤-step′ : ∀ {a b} → a < b → a < suc b
-  ≤-step′ {zero}  _       = s≤s z≤n
-  ≤-step′ {suc a} (s≤s l) = s≤s (≤-step′ l)
+... | false = let (k , lt , uk , vk) = used-mem us v n as x bs e in k , ≤-step lt , uk , vk
 ... | true with as | e
-...   | []     | refl = n , s≤s (≤-refl′ n) , un , refl
-  where
-  ≤-refl′ : ∀ m → m ≤ m
-  ≤-refl′ zero    = z≤n
-  ≤-refl′ (suc m) = s≤s (≤-refl′ m)
-...   | a ∷ as′ | e′ = let (k , lt , uk , vk) = used-mem us v n as′ x bs (tail≡ e′) in k , ≤-step′ lt , uk , vk
+...   | []     | refl = n , n<1+n n , un , refl
+...   | a ∷ as′ | e′ = let (k , lt , uk , vk) = used-mem us v n as′ x bs (tail≡ e′) in k , ≤-step lt , uk , vk
   where
   tail≡ : ∀ {y : ℕ} {l l′ : List ℕ} → y ∷ l ≡ a ∷ l′ → l ≡ l′
   tail≡ refl = refl
-  ≤-step′ : ∀ {a b} → a < b → a < suc b
-  ≤-step′ {zero}  _       = s≤s z≤n
-  ≤-step′ {suc a} (s≤s l) = s≤s (≤-step′ l)
 
 module _ {c : Sp.Config} (V : Sp.Valid c) where
 

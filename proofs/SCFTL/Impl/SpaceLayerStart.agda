@@ -32,7 +32,7 @@ module SCFTL.Impl.SpaceLayerStart (Data : Set) (d0 : Data) (amax wmax kmax umax 
   (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
 
 open import Data.Bool.Base using (Bool; true; false)
-open import Data.Empty using (⊥)
+open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; []; _∷_; _++_; map)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (ℕ; suc; _<_)
@@ -69,10 +69,7 @@ private
   -- an empty region parses to no epoch
   parse-none : ∀ (T : List Cell) (es : List UEp) → [] ≡ T ++ lay es [] → es ≡ []
   parse-none []      []              _ = refl
-  parse-none []      ((c , ts) ∷ es) e = ⊥-elim′ (lay-ne es c (ts ++ []) (sym e))
-    where
-    ⊥-elim′ : ∀ {A : Set} → ⊥ → A
-    ⊥-elim′ ()
+  parse-none []      ((c , ts) ∷ es) e = ⊥-elim (lay-ne es c (ts ++ []) (sym e))
   parse-none (_ ∷ _) es ()
 
   -- the slot format leaves: its map is the empty one
@@ -151,4 +148,4 @@ code-policy c = record { cfg = c ; timing = Sp.NotNeeded c }
 
 layer-progress : ∀ c → Sp.Valid c → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
                  LayerProgress (code-policy c)
-layer-progress c V eL eW eS new r abP run nocv wl = space-progress-one V eL eW eS new r abP run nocv wl
+layer-progress c V eL eW eS = space-progress-one V eL eW eS

@@ -111,12 +111,6 @@ private
          StepD c d (sd (freD d) (ersD d) (invD d) (vsD d) r (suc (vaD d)) (suc (wcD d)) (gcD d) 0 (cuD d))
   wrN′ {d = sd f e i xs _ a w g _ u} refl refl lt nn sl = wrN lt nn sl
 
-  f≢t : false ≡ true → ⊥
-  f≢t ()
-
-  nothing≢just : ∀ {k : ℕ} → nothing ≢ just k
-  nothing≢just ()
-
   -- r + w ≡ 0 + w  gives  r ≡ 0
   +-cancelʳ0 : ∀ r w → r + w ≡ w → r ≡ 0
   +-cancelʳ0 zero    w _ = refl
@@ -149,6 +143,13 @@ vc-pos : ∀ X bl b q → b ≤ amax → l2p (stX X) b ≡ just q → 1 ≤ vc X
 vc-pos X bl b q le e =
   ≤-trans (≤-reflexive (sym (trans (cong (λ m → b2n (inBlk (loc bl) (proj₁ (loc bl q)) m)) e) (b2n-eq (proj₁ (loc bl q))))))
           (tot-≥ (λ a → b2n (inBlk (loc bl) (proj₁ (loc bl q)) (l2p (stX X) a))) (suc amax) b (s≤s le))
+
+-- two small absurdities, shared with SCFTL.Impl.SpaceLayer
+f≢t : false ≡ true → ⊥
+f≢t ()
+
+nothing≢just : ∀ {k : ℕ} → nothing ≢ just k
+nothing≢just ()
 
 ------------------------------------------------------------------------
 -- The ghost and the abstraction

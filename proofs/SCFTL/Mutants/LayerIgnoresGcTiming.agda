@@ -38,7 +38,7 @@ open import Data.List.Base using (List; []; _∷_; _++_)
 open import Data.List.Relation.Unary.All using ([])
 open import Data.Maybe.Base using (nothing; just)
 open import Data.Nat.Base using (ℕ; zero; suc; _≤ᵇ_; _≤_; _<_; z≤n; s≤s)
-open import Data.Nat.Properties using (≤ᵇ⇒≤; ≤-step)
+open import Data.Nat.Properties using (≤ᵇ⇒≤; ≤-step; <-irrefl; n<1+n)
 open import Data.Product using (Σ; _×_; _,_)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Data.Unit.Base using (⊤; tt)
@@ -139,19 +139,12 @@ Below : BL → ℕ → Set
 Below bl n = ∀ k o q → own bl k o ≡ just q → q < n
 
 private
-  <-irr : ∀ {n} → n < n → ⊥
-  <-irr (s≤s l) = <-irr l
-
   fresh : ∀ {bl n} → Below bl n → Fresh bl n
-  fresh b k o e = <-irr (b k o _ e)
+  fresh b k o e = <-irrefl refl (b k o _ e)
 
   below-balloc : ∀ {bl n} k → Below bl n → Below (balloc k n bl) (suc n)
   below-balloc {bl} {n} k b kp op q e with own-balloc bl k n kp op q e
-  ... | inj₁ refl = s≤s (≤-refl′ q)
-    where
-    ≤-refl′ : ∀ m → m ≤ m
-    ≤-refl′ zero    = z≤n
-    ≤-refl′ (suc m) = s≤s (≤-refl′ m)
+  ... | inj₁ refl = n<1+n q
   ... | inj₂ e′ = ≤-step (b kp op q e′)
 
   below1 : ∀ n → Below bl1 n
