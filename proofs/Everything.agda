@@ -177,6 +177,7 @@ import SCFTL.Mutants.RegionCommitPageOnly
 import SCFTL.Mutants.BarrierDurableOnlyAtUmax
 import SCFTL.Mutants.LazyCommitForgetsOwedPage
 import SCFTL.Mutants.LayerIgnoresGcTiming
+import SCFTL.Mutants.RecoveryReclaimsMapped
 import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly

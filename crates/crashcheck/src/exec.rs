@@ -295,6 +295,10 @@ pub struct Stats {
     /// Flushes the model oracle's P committed in a record slot (`fi4`,
     /// `ck3 (fi3 …)`: the in-page or OOB commit).
     pub oracle_record_commits: u64,
+    /// Pages P's recovery made erasable (`rec0`'s `reclaim`: below its
+    /// next page, named by no address of the recovered L2P) that the
+    /// model oracle's GC then erased.
+    pub oracle_reclaimed_erases: u64,
     /// Operations and recoveries at which the refinement oracle compared
     /// the FTL's internal state with P's.
     pub refine_steps: u64,
@@ -364,6 +368,7 @@ impl Stats {
             oracle_unsynced_checks: self.oracle_unsynced_checks,
             oracle_recoveries: self.oracle_recoveries,
             oracle_record_commits: self.oracle_record_commits,
+            oracle_reclaimed_erases: self.oracle_reclaimed_erases,
             refine_steps: self.refine_steps,
             refine_recoveries: self.refine_recoveries,
             refine_chain_commits: self.refine_chain_commits,
@@ -402,6 +407,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             oracle_unsynced_checks,
             oracle_recoveries,
             oracle_record_commits,
+            oracle_reclaimed_erases,
             refine_steps,
             refine_recoveries,
             refine_chain_commits,
@@ -437,6 +443,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.oracle_unsynced_checks += oracle_unsynced_checks;
         self.oracle_recoveries += oracle_recoveries;
         self.oracle_record_commits += oracle_record_commits;
+        self.oracle_reclaimed_erases += oracle_reclaimed_erases;
         self.refine_steps += refine_steps;
         self.refine_recoveries += refine_recoveries;
         self.refine_chain_commits += refine_chain_commits;
@@ -1117,6 +1124,9 @@ impl Executor {
                 let versions = std::mem::take(&mut self.versions);
                 self.oracle_syncs()?;
                 let r = self.with_oracle(|o| o.write(lba, &versions));
+                if let Some(o) = self.oracle.as_mut() {
+                    self.stats.oracle_reclaimed_erases += o.take_reclaimed_erases();
+                }
                 let done = if trim {
                     Done::Trim {
                         lba,

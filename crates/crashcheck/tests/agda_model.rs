@@ -282,6 +282,7 @@ fn recover_u(s: &mut St, t: usize, ns: &[usize], mutant: ModelMutant) -> Result<
     let past = steps::hi_r(&all);
     steps::rec0(s, &pk, AMAX, mutant);
     s.nxt = steps::hi(&m, AMAX).max(past);
+    s.ers = steps::reclaim(&m, s.nxt, AMAX);
     s.l2p = m.clone();
     s.smap = m;
     steps::ck3(s);

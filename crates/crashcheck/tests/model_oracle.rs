@@ -363,6 +363,13 @@ fn chain_erase_unguarded_breaks_ri() {
     assert_replays(&run, &f);
     let r = no_barriers(&scftl_oracle(ModelMutant::None), 17, 3000, 0.1);
     assert!(r.failure.is_none(), "{:?}", r.failure.map(|f| f.violation));
+    // P's recovery reclaims (`rec0`'s `reclaim`), and the oracle's GC
+    // erases those pages too, after the ones commits made erasable.
+    assert!(
+        r.stats.oracle_reclaimed_erases > 0,
+        "no page a recovery reclaimed was erased ({} recoveries)",
+        r.stats.oracle_recoveries
+    );
 }
 
 /// An FTL bug the contract's model catches is caught by the model oracle

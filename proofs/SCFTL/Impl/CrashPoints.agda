@@ -638,7 +638,7 @@ rec0' : Bool → ℕ → Map → St → St
 rec0' b g M s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = M ; smap = M ; mb = λ _ → nothing ; dbuf = [] ; ept = []
-  ; nxt = hi M amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false ; ers = λ _ → false
+  ; nxt = hi M amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false ; ers = reclaim M (hi M amax ⊔ hiR (map cur (dr s)))
   ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) ; lnk = nothing }
 
 -- dead pages carry no epoch id
@@ -658,7 +658,7 @@ rec0'' : Bool → ℕ → Map → ℕ → ℕ → St → St
 rec0'' b g M e n s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = M ; smap = M ; mb = λ _ → nothing ; dbuf = [] ; ept = []
-  ; nxt = hi M amax ⊔ n ; inv = λ _ → false ; ers = λ _ → false
+  ; nxt = hi M amax ⊔ n ; inv = λ _ → false ; ers = reclaim M (hi M amax ⊔ n)
   ; wcnt = 0 ; gcnt = 0 ; ep = e ; lnk = nothing }
 
 ck3-pad'' : ∀ b g M e n ds x → ck3 (rec0'' b g M e n (padW ds x)) ≡ ck3 (rec0'' b g M e n x)

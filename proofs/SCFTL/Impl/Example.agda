@@ -5,7 +5,8 @@
 -- concrete run (checked by evaluation) behaves as SCFTL should:
 -- format, recover, write(0,true), flush, write(0,false) crashing with
 -- every page landed (including its tentative delta page), recover:
--- address 0 reads true again; a flush after write(0,false) crashing right
+-- address 0 reads true again, and the crashed write's page is
+-- erasable (recovery reclaims it) while page 0 is not; a flush after write(0,false) crashing right
 -- before its SYNC with everything landed: address 0 reads false; the same
 -- crash with the committed page landed but the new data page not, or
 -- with the tentative delta page torn: the digest fails and recovery shows
@@ -133,6 +134,19 @@ reads-flushed-after-crash = refl
 
 untouched-sector : rd s6 1 ≡ false
 untouched-sector = refl
+
+-- Recovery reclaims (`reclaim`): page 1, which the crashed write
+-- programmed and the recovered map does not name, is erasable at once;
+-- page 0, which it names, is not; GC's erase of page 1 is a step and
+-- changes no read.
+reclaims-crashed-page : ers s6 1 ≡ true × ers s6 0 ≡ false × nxt s6 ≡ 2
+reclaims-crashed-page = refl , refl , refl
+
+run6e : okP (use (regop es)) s6 (esF 1 s6)
+run6e = 1 , refl , refl
+
+reads-after-reclaim : rd (esF 1 s6) 0 ≡ true
+reads-after-reclaim = refl
 
 -- The flush after s4 crashes right before its (only) SYNC with every
 -- page landed: the committed page's digest verifies, the commit

@@ -10,9 +10,9 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.Lemmas (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
   (_≟D_ : DecidableEquality Data) where
 
-open import Data.Nat.Base using (zero; suc; _+_; _≤_; _<_; s≤s; z≤n; _≡ᵇ_; _≤ᵇ_; _⊔_)
+open import Data.Nat.Base using (zero; suc; _+_; _≤_; _<_; s≤s; z≤n; _≡ᵇ_; _≤ᵇ_; _<ᵇ_; _⊔_)
 open import Data.Nat.Properties
-  using (≤ᵇ⇒≤; ≤⇒≤ᵇ; <⇒≤; 1+n≰n; ≤-trans; ≤-refl; n≤0⇒n≡0; m≤n⇒m<n∨m≡n; m≤m⊔n; m≤n⊔m; ≤-step
+  using (≤ᵇ⇒≤; ≤⇒≤ᵇ; <ᵇ⇒<; <⇒≤; 1+n≰n; ≤-trans; ≤-refl; n≤0⇒n≡0; m≤n⇒m<n∨m≡n; m≤m⊔n; m≤n⊔m; ≤-step
         ; <⇒≱; _<?_; ≮⇒≥; _≟_; ≤-reflexive; +-identityʳ; +-suc; ≤∧≢⇒<)
 open import Data.Bool.Base using (Bool; true; false; T; if_then_else_; _∧_)
 open import Data.Empty using (⊥; ⊥-elim)
@@ -22,7 +22,7 @@ open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Nullary using (¬_; does; yes; no)
-open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; cong₂)
+open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; cong₂; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Spec Data d0 amax wmax using (Addr)
@@ -276,6 +276,36 @@ hi-bound m zero a p le e with n≤0⇒n≡0 le
 hi-bound m (suc k) a p le e with m≤n⇒m<n∨m≡n le
 ... | inj₂ refl rewrite e = m≤m⊔n (suc p) (hi m k)
 ... | inj₁ (s≤s lt) = ≤-trans (hi-bound m k a p lt e) (m≤n⊔m (bnd (m (suc k))) (hi m k))
+
+------------------------------------------------------------------------
+-- What recovery reclaims (`reclaim`): pages below the next one that the
+-- recovered map does not name
+
+private
+  ≡ᵇ-same : ∀ n → (n ≡ᵇ n) ≡ true
+  ≡ᵇ-same zero    = refl
+  ≡ᵇ-same (suc n) = ≡ᵇ-same n
+
+  t≢f : true ≡ false → ⊥
+  t≢f ()
+
+  isAt-false : ∀ mp p → isAt mp p ≡ false → mp ≢ just p
+  isAt-false (just q) .q f refl = t≢f (trans (sym (≡ᵇ-same q)) f)
+  isAt-false nothing p f ()
+
+  ∨-false : ∀ x y → (x Data.Bool.Base.∨ y) ≡ false → x ≡ false × y ≡ false
+  ∨-false false y e = refl , e
+
+nmd-false : ∀ m k p → nmd m k p ≡ false → ∀ a → a ≤ k → m a ≢ just p
+nmd-false m zero p f a le with n≤0⇒n≡0 le
+... | refl = isAt-false (m zero) p f
+nmd-false m (suc k) p f a le with ∨-false (isAt (m (suc k)) p) (nmd m k p) f | m≤n⇒m<n∨m≡n le
+... | f1 , _  | inj₂ refl = isAt-false (m (suc k)) p f1
+... | _ , f2  | inj₁ (s≤s lt) = nmd-false m k p f2 a lt
+
+reclaim-ok : ∀ m n p → reclaim m n p ≡ true → p < n × (∀ a → a ≤ amax → m a ≢ just p)
+reclaim-ok m n p e with p <ᵇ n in lt | nmd m amax p in nm
+... | true | false = <ᵇ⇒< p n (subst T (sym lt) tt) , nmd-false m amax p nm
 
 ------------------------------------------------------------------------
 -- Booleans of the digest check

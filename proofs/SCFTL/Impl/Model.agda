@@ -17,7 +17,7 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.Model (Data : Set) (d0 : Data) (amax wmax kmax : ℕ)
                         (_≟D_ : DecidableEquality Data) where
 
-open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _⊔_; z≤n; s≤s)
+open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; _≡ᵇ_; _≤ᵇ_; _<ᵇ_; _⊔_; z≤n; s≤s)
 open import Data.Nat.Properties using (≤-refl; m<m+n; <⇒≤; <-transˡ)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_; not; _∨_; _∧_)
 open import Data.List.Base using (List; []; _∷_; _++_; map; concat)
@@ -550,17 +550,36 @@ hiR (dlt _ _ ps _ _ ∷ cs) = hiP ps ⊔ hiR cs
 hiR (_ ∷ cs)              = hiR cs
 hiR []                    = 0
 
+-- Does an address 0..k map to page p?
+nmd : Map → ℕ → ℕ → Bool
+nmd m zero    p = isAt (m zero) p
+nmd m (suc k) p = isAt (m (suc k)) p ∨ nmd m k p
+
+-- What a recovery to the map m, allocating from page n on, reclaims:
+-- every page below n that m does not name (blocks.rs `rebuild`: every
+-- superblock the recovered L2P does not reference is erasable; P's
+-- erase unit is the page).  A later recovery reads no such page: the
+-- region's newest commit's digest names only pages m maps, and a walk
+-- from its link finds no record (`Quiet`), or the full checkpoint
+-- empties the region.
+reclaim : Map → ℕ → ℕ → Bool
+reclaim m n p = (p <ᵇ n) ∧ not (nmd m amax p)
+
 -- The in-memory state rebuilt from the recovered L2P (selective
 -- persistence); recovery then either writes a full checkpoint (a new
 -- generation) or, if it dropped no committed page (`clean`), goes on in
 -- the same region with an epoch id above every id on it.  Recovery
 -- first SYNCs what it finds (docs/FORMAT.md §4.3), so what it read (and
--- checked digests against) is durable before it builds on it.
+-- checked digests against) is durable before it builds on it.  Every
+-- page below the next one that the recovered L2P does not name is
+-- erasable (`reclaim`: since the thirtieth session; before, the queue was
+-- empty and such pages were never reclaimed).
 rec0 : Bool → ℕ → Map → St → St
 rec0 b g C s = let u = syncAll s in record u
   { cpL = slot b u ; cpO = slot (not b) u ; gen = g
   ; l2p = recMap g C u ; smap = recMap g C u ; mb = λ _ → nothing ; dbuf = [] ; ept = []
-  ; nxt = hi (recMap g C u) amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false ; ers = λ _ → false
+  ; nxt = hi (recMap g C u) amax ⊔ hiR (map cur (dr s)) ; inv = λ _ → false
+  ; ers = reclaim (recMap g C u) (hi (recMap g C u) amax ⊔ hiR (map cur (dr s)))
   ; wcnt = 0 ; gcnt = 0 ; ep = suc (topE (map cur (dr s))) ; lnk = nothing }
 
 -- A cell that is no record of generation g or newer.

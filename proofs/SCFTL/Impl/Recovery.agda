@@ -53,6 +53,14 @@ rec0-rsy : ∀ b g C s → (∀ p → RLt (suc g) (cur (rcd s p))) →
   ∀ p → Σ Cell λ c → rcd (rec0 b g C s) p ≡ syn c × RLt (suc g) c
 rec0-rsy b g C s ro p = cur (rcd s p) , refl , ro p
 
+-- what recovery makes erasable (`reclaim`): below its next page, named by
+-- neither L2P (both are the recovered map)
+rec0-eOK : ∀ b g C s p → ers (rec0 b g C s) p ≡ true →
+  p < nxt (rec0 b g C s) × (∀ a → a ≤ amax → l2p (rec0 b g C s) a ≢ just p)
+                         × (∀ a → a ≤ amax → smap (rec0 b g C s) a ≢ just p)
+rec0-eOK b g C s p e with reclaim-ok (recMap g C (syncAll s)) (nxt (rec0 b g C s)) p e
+... | lt , un = lt , un , un
+
 slot-sync : ∀ b s → slot b (syncAll s) ≡ sync (slot b s)
 slot-sync true  s = refl
 slot-sync false s = refl
@@ -64,7 +72,7 @@ rec-sim : ∀ {s M X b g C} → RecTo s M → DOKs (dat s) M X →
   AR (ck3 (rec0 b g C s)) ⟨ X , X , 0 ⟩ × RI (ck3 (rec0 b g C s))
 rec-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm ro) dk pk with trans (sym pk₀) pk
 ... | refl = ck3-AR {u = r0} (ar vol stb refl) ,
-             ck3-RI {u = r0} vOK sOK (λ p ()) (λ p ()) (λ _ → refl) refl refl (s≤s z≤n) (rec0-rsy b g C s ro)
+             ck3-RI {u = r0} vOK sOK (λ p ()) (rec0-eOK b g C s) (λ _ → refl) refl refl (s≤s z≤n) (rec0-rsy b g C s ro)
   where
     r0 = rec0 b g C s
     M' = recMap g C (syncAll s)
@@ -145,7 +153,7 @@ rec0-sim {s} {M} {X} (recto b g C pk₀ sl so rs rg mx dm ro) dk pk cl (q1 , q2)
                             (cong (λ f → f a) (acc-clean g D (map cur (dr s)) (st0 C) cl))))
   ; cmP = s≤s (pend-top g (map cur (dr s)) C)
   ; vm = λ a → refl
-  ; vOK = vOK ; sOK = sOK ; iOK = λ p () ; eOK = λ p ()
+  ; vOK = vOK ; sOK = sOK ; iOK = λ p () ; eOK = rec0-eOK b g C s
   ; tEq = refl
   ; cmV = cv
   ; rcOK = λ p → cur (rcd s p) , refl , ro p

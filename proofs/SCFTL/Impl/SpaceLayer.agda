@@ -57,9 +57,11 @@
 --
 -- `Start` is what the first recovery of a new disk leaves
 -- (SCFTL.Impl.SpaceLayerStart: `new-start`, `space-progress-one`).  Not
--- here (proofs/README.md, "Not done"): recovery after a crash (the one
--- model's recovery reclaims no block, the finding of the twenty-eighth
--- session), so a crash ends what this module says.
+-- here (proofs/README.md, "Not done", item 1): recovery after a crash
+-- (P's recovery reclaims the pages the recovered map does not name since
+-- the thirtieth session; the block layer's recovery keeps the open block
+-- and has no erase of an ownerless block), so a crash ends what this
+-- module says.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)

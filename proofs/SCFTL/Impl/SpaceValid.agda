@@ -36,8 +36,9 @@
 --                 logical sectors, amax + 1 (Space's `sumL`);
 --   `erase-has-owner` : a block erase erases a block with an owner, so a
 --                 block whose placements a recovery all forgot is never
---                 erased again (proofs/README.md: the one model's
---                 recovery reclaims no block).
+--                 erased again (proofs/README.md, "Not done", item 1:
+--                 P's recovery reclaims pages, the block layer's no
+--                 ownerless block yet).
 --
 -- SCFTL.Impl.SpaceSim builds the simulation of the block layer's steps
 -- by Space's data half on these.
@@ -271,8 +272,10 @@ vc-sum X bl B =
 -- A block erase is its owners' erases: a block with no owner — one all
 -- of whose placements a recovery forgot (`forget`), at a write pointer
 -- above 0 — is never erased again (proofs/README.md, "The data
--- superblocks": the one model's recovery reclaims no block, the code's
--- makes every unreferenced superblock erasable).
+-- superblocks" and "Not done", item 1: P's recovery reclaims every page
+-- the recovered map does not name, the code's makes every unreferenced
+-- superblock erasable, the block layer has no erase of an ownerless
+-- block yet).
 erase-has-owner : ∀ {X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') →
                   Σ ℕ λ k → bl' ≡ berase k bl × owners bl k ≢ []
 erase-has-owner (k , nab , rn , refl) = k , refl , λ e → no-run (subst (λ ps → EsRunM _ ps _) e rn)

@@ -45,7 +45,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_
-  using (hi-bound; GenLe; Older; PM; pend; pend-top; rp-++; rbase-other; _≐_; NC; nc-fst; map-cur-sync)
+  using (hi-bound; reclaim-ok; GenLe; Older; PM; pend; pend-top; rp-++; rbase-other; _≐_; NC; nc-fst; map-cur-sync)
 open import SCFTL.Impl.Recovery Data d0 amax wmax kmax _≟D_ using (slot-sync)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay; accU; rp-lay)
@@ -121,9 +121,9 @@ recR-A {s''} {t} {b} {g} {C} {pr} {T} {es'} {k} pk ga p m rd′ ob cl so =
     below : ∀ a q → a ≤ amax → M a ≡ just q → q < nxt s‴
     below a q le e = ≤-trans (hi-bound M amax a q le e) (m≤m⊔n (hi M amax) (hiR (map cur (dr s''))))
     gci : GcI s‴
-    gci = record { blw = below ; oobI = ob ; ersI = λ q () ; invI = λ q () }
+    gci = record { blw = below ; oobI = ob ; ersI = λ q e → reclaim-ok M (nxt s‴) q e ; invI = λ q () }
     smi : SmI s‴
-    smi a q le e = below a q le e , refl , λ ()
+    smi a q le e = below a q le e , refl , λ er → proj₂ (reclaim-ok M (nxt s‴) q er) a le e
     slt : cpL s‴ ≡ syn (cpt g C)
     slt = trans (slot-sync b s'') (cong syn (pick-cell b s'' pk))
     -- the whole region, synced, replays to the recovered map

@@ -99,7 +99,8 @@ RecTo″⇒′ (b , g , C , pk , _ , rest) = b , g , C , pk , rest
 recR : Bool → ℕ → Map → List Cell → List UEp → St → St
 recR b g C pr es' s = record (rec0 b g C s)
   { l2p = recM g C pr es' s ; smap = recM g C pr es' s
-  ; nxt = hi (recM g C pr es' s) amax ⊔ hiR (map cur (dr s)) }
+  ; nxt = hi (recM g C pr es' s) amax ⊔ hiR (map cur (dr s))
+  ; ers = reclaim (recM g C pr es' s) (hi (recM g C pr es' s) amax ⊔ hiR (map cur (dr s))) }
 
 recR-ck3 : ∀ b g C pr es' s → ck3 (recR b g C pr es' s) ≡ recU b g C pr es' s
 recR-ck3 b g C pr es' s = refl

@@ -48,7 +48,7 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; trans)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (hi-bound)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (hi-bound; reclaim-ok)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (rdD)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_
@@ -73,7 +73,8 @@ recM g C pr es' s = proj₁ (recRS g (λ p → cur (dat s p)) es' pr (st0 C))
 recU : Bool → ℕ → Map → List Cell → List UEp → St → St
 recU b g C pr es' s = ck3 (record (rec0 b g C s)
   { l2p = recM g C pr es' s ; smap = recM g C pr es' s
-  ; nxt = hi (recM g C pr es' s) amax ⊔ hiR (map cur (dr s)) })
+  ; nxt = hi (recM g C pr es' s) amax ⊔ hiR (map cur (dr s))
+  ; ers = reclaim (recM g C pr es' s) (hi (recM g C pr es' s) amax ⊔ hiR (map cur (dr s))) })
 
 RecU : St → St → Set
 RecU s s' = Σ Bool λ b → Σ ℕ λ g → Σ Map λ C → pick (cur (cpL s)) (cur (cpO s)) ≡ just (b , g , C) ×
@@ -109,9 +110,9 @@ recU-A {s''} {t} (b , g , C , pk , pr , T , es' , k , p , m , rd′ , ob) =
     below : ∀ a q → a ≤ amax → M a ≡ just q → q < nxt s‴
     below a q le e = ≤-trans (hi-bound M amax a q le e) (m≤m⊔n (hi M amax) (hiR (map cur (dr s''))))
     gci : GcI s‴
-    gci = record { blw = below ; oobI = ob ; ersI = λ q () ; invI = λ q () }
+    gci = record { blw = below ; oobI = ob ; ersI = λ q e → reclaim-ok M (nxt s‴) q e ; invI = λ q () }
     smi : SmI s‴
-    smi a q le e = below a q le e , refl , λ ()
+    smi a q le e = below a q le e , refl , λ er → proj₂ (reclaim-ok M (nxt s‴) q er) a le e
 
 ------------------------------------------------------------------------
 -- A crash at a covered point, then the recovery step: SB's crash

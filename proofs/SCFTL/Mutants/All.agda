@@ -50,6 +50,9 @@
 -- writes and epoch ends while GC is needed; a run from the first
 -- recovery of a new disk leaves a wanted write no block
 -- (`¬ LayerProgress`).
+-- Mutant 49 mutates P's recovery (SCFTL.Impl.Model, `reclaim`): every
+-- page below the next one erasable, the recovered map's included; it is
+-- not snapshot-consistent.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -114,6 +117,7 @@ import SCFTL.Mutants.RegionCommitPageOnly
 import SCFTL.Mutants.BarrierDurableOnlyAtUmax
 import SCFTL.Mutants.LazyCommitForgetsOwedPage
 import SCFTL.Mutants.LayerIgnoresGcTiming
+import SCFTL.Mutants.RecoveryReclaimsMapped
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -162,6 +166,7 @@ module M45 = SCFTL.Mutants.RegionCommitPageOnly
 module M46 = SCFTL.Mutants.BarrierDurableOnlyAtUmax
 module M47 = SCFTL.Mutants.LazyCommitForgetsOwedPage
 module M48 = SCFTL.Mutants.LayerIgnoresGcTiming
+module M49 = SCFTL.Mutants.RecoveryReclaimsMapped
 
 record MutantsFail : Set where
   field
@@ -305,6 +310,9 @@ record MutantsFail : Set where
     --     needed: a run from the first recovery of a new disk to a state
     --     where a wanted write finds no block
     layer-ignores-gc-timing : ¬ M48.LayerProgress M48.Pmut
+    -- 49. recovery makes erasable every page below its next page, the
+    --     recovered map's included: GC erases a live page
+    recovery-reclaims-mapped : ¬ SnapshotConsistent M49.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -355,4 +363,5 @@ mutants-fail = record
   ; barrier-durable-only-at-umax = M46.not-barrier-lifts
   ; lazy-commit-forgets-owed-page = M47.not-rooms
   ; layer-ignores-gc-timing = M48.not-layer-progress
+  ; recovery-reclaims-mapped = M49.not-snapshot-consistent
   }

@@ -190,6 +190,15 @@ pub struct ModelOracle {
     phase: Phase,
     /// Next GC victim candidate.
     cursor: Page,
+    /// The pages the last recovery made erasable (`rec0`'s `reclaim`:
+    /// every page below its next one the recovered L2P does not name).
+    /// GC erases them only with the erases a write has left after the
+    /// pages its own commits made erasable, so that a recovery's many
+    /// reclaimed pages do not delay those (whose erase is where the
+    /// erase guards are tested).
+    reclaimed: BTreeSet<Page>,
+    /// Erases of `reclaimed` pages since [`Self::take_reclaimed_erases`].
+    reclaimed_erases: u64,
     /// `Check` steps so far (alternates the stable probe's crash policy).
     probes: u64,
     /// SB's pending snapshots while the model is up: the image at each
@@ -223,15 +232,23 @@ impl ModelOracle {
             w_bound,
             phase: Phase::Unformatted,
             cursor: 0,
+            reclaimed: BTreeSet::new(),
+            reclaimed_erases: 0,
             probes: 0,
             pend: Vec::new(),
         }
+    }
+
+    /// The erases of pages a recovery reclaimed since the last call.
+    pub fn take_reclaimed_erases(&mut self) -> u64 {
+        std::mem::take(&mut self.reclaimed_erases)
     }
 
     /// A completed format: `NewP` ([`steps::new_p`]).
     pub fn formatted(&mut self) {
         self.phase = Phase::Up(Box::new(steps::new_p()));
         self.cursor = 0;
+        self.reclaimed.clear();
         self.pend.clear();
     }
 
@@ -296,9 +313,16 @@ impl ModelOracle {
             _ => Default::default(),
         };
         for _ in 0..=self.cfg.gc_per_write {
-            let Some(&p) = s.ers.iter().find(|&&p| !held.contains(&p)) else {
+            let free = |p: &&Page| !held.contains(*p);
+            let gc = s
+                .ers
+                .iter()
+                .filter(free)
+                .find(|p| !self.reclaimed.contains(*p));
+            let Some(&p) = gc.or_else(|| s.ers.iter().find(free)) else {
                 break;
             };
+            self.reclaimed_erases += u64::from(self.reclaimed.remove(&p));
             steps::es_f(s, p);
             if let Some(out) = crashed.as_deref_mut() {
                 self.add_candidates(out, s);
@@ -814,6 +838,7 @@ impl ModelOracle {
                     None => steps::recover(&mut s, self.amax, self.cfg.mutant, c.full),
                 }
                 .map_err(|e| format!("model oracle: recovery of the chosen state: {e}"))?;
+                self.reclaimed = s.ers.clone();
                 for (a, d) in c.pins {
                     if let Some(&p) = s.l2p.get(&a) {
                         if matches!(s.cur_cell(p), Cell::Unknown) {

@@ -41,7 +41,12 @@
 //! (whose relocations before its commit may have placed sectors anywhere
 //! fresh, so there only the mapped sectors and the freshness of their
 //! places are compared). P then restarts from the recovered L2P (`rec0`:
-//! every mapped page durable, empty queues).
+//! every mapped page durable, empty queues). P's `rec0` also makes
+//! erasable every page below its next one that the recovered L2P does
+//! not name (`reclaim`); here P holds only the recovered L2P's pages, so
+//! there are none of P's to queue, and the superblocks SCFTL makes
+//! erasable at open hold no page of P's: their erase is checked as one
+//! of no page.
 //!
 //! **In-page and OOB commits** (docs/FORMAT.md §4.8–4.9) step P's `fi4`
 //! (or, with a full checkpoint, `ck3 (fi3 …)`): the record in the slot of
@@ -274,7 +279,8 @@ impl RefineOracle {
         {
             self.live_ck = Some((v.generation, got.clone()));
         }
-        // rec0: the recovered L2P, every mapped page durable, empty queues.
+        // rec0: the recovered L2P, every mapped page durable, empty queues
+        // (P holds no other page, so `reclaim` queues none of P's).
         let mut s = steps::new_p();
         s.gen = v.generation;
         for (&a, &p) in &got {

@@ -31,6 +31,7 @@
 //! The seeded mutants ([`ModelMutant`]) change exactly one step each; with
 //! `ModelMutant::None` every function is the Agda definition it cites.
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use super::state::{apply, cell_d, holds, Addr, Cell, Data, Dg, Map, Mc, Page, St, Val, GARBAGE};
@@ -733,11 +734,20 @@ pub fn rec0(s: &mut St, pk: &Picked, amax: Addr, mutant: ModelMutant) {
     s.dbuf.clear();
     s.ept.clear();
     s.inv.clear();
-    s.ers.clear();
+    s.ers = reclaim(&s.smap, s.nxt, amax);
     s.wcnt = 0;
     s.gcnt = 0;
     s.lnk = None;
     s.drop_older_records();
+}
+
+/// `reclaim m n` (`SCFTL.Impl.Model`): what a recovery to the map `m`,
+/// allocating from page `n` on, makes erasable — every page below `n`
+/// that no address `0..=amax` of `m` names (blocks.rs `rebuild`: every
+/// superblock the recovered L2P does not reference is erasable).
+pub fn reclaim(m: &Map, n: Page, amax: Addr) -> BTreeSet<Page> {
+    let named: BTreeSet<Page> = m.range(..=amax).map(|(_, &p)| p).collect();
+    (0..n).filter(|p| !named.contains(p)).collect()
 }
 
 /// The volatile L2P `rec0` builds from `s` (the field `l2p` of `rec0 b g C
