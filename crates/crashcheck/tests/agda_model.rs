@@ -137,7 +137,7 @@ fn dump(n: Page, s: &St, bug: GuardBug) -> String {
         sep(ps.clone().map(rcd)),
         sep(ps.clone().map(|p| s.mb.get(&p).map_or("-".into(), |(d, a)| format!("{d},{a}")))),
         sep(ps.clone().map(|p| u8::from(s.inv.contains(&p)).to_string())),
-        sep(ps.map(|p| u8::from(s.ers.contains(&p)).to_string())),
+        sep(ps.map(|p| u8::from(s.erasable(p)).to_string())),
     ) + &guards(n, s, bug)
 }
 
@@ -182,7 +182,7 @@ fn guards(n: Page, s: &St, bug: GuardBug) -> String {
         " | inp={inp} oob=[{oob}] valid={} room={} eg={} clean={clean}",
         sep((0..n).map(|p| b(steps::valid(s, p, AMAX)))),
         b(lazy::lazy(KC, s)),
-        sep((0..n).map(|p| if s.ers.contains(&p) {
+        sep((0..n).map(|p| if s.erasable(p) {
             b(lazy::erase_guard(KC, s, p))
         } else {
             "-".into()
@@ -282,7 +282,8 @@ fn recover_u(s: &mut St, t: usize, ns: &[usize], mutant: ModelMutant) -> Result<
     let past = steps::hi_r(&all);
     steps::rec0(s, &pk, AMAX, mutant);
     s.nxt = steps::hi(&m, AMAX).max(past);
-    s.ers = steps::reclaim(&m, s.nxt, AMAX);
+    s.ers.clear();
+    s.rcl = steps::reclaim(&m, s.nxt, AMAX);
     s.l2p = m.clone();
     s.smap = m;
     steps::ck3(s);
@@ -470,7 +471,7 @@ fn script(seed: u64, len: usize, kind: Kind) -> Vec<String> {
             }
             65..=74 => {
                 // PL erases only what its guard allows
-                let ers: Vec<Page> = (s.ers.iter().copied())
+                let ers: Vec<Page> = (s.erasable_pages().into_iter())
                     .filter(|&p| !pl || lazy::erase_guard(KC, &s, p))
                     .collect();
                 if ers.is_empty() {

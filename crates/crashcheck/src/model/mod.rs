@@ -534,6 +534,32 @@ mod tests {
         }
     }
 
+    /// `Example.agda` `reclaims-crashed-page`, `run6e`,
+    /// `reads-after-reclaim`: recovery from `s5` (the crash of `s4`, its
+    /// data page and tentative page landed, no commit) makes page 1, which
+    /// the crashed write programmed and the recovered map does not name,
+    /// erasable (`reclaim`), page 0 not; erasing page 1 changes no read.
+    /// And RI's `eOK` is checked of the reclaimed pages: a rule that named
+    /// the mapped page 0 fails it.
+    #[test]
+    fn example_recovery_reclaims_the_crashed_page() {
+        let mut s6 = synced(&example());
+        steps::recover(&mut s6, AMAX, M, true).unwrap();
+        check_ri(&s6, AMAX).unwrap();
+        assert!(s6.erasable(1) && !s6.erasable(0) && s6.nxt == 2);
+        assert_eq!(s6.erasable_pages().into_iter().collect::<Vec<_>>(), vec![1]);
+        let mut e = s6.clone();
+        steps::es_f(&mut e, 1);
+        assert!(!e.erasable(1));
+        check_ri(&e, AMAX).unwrap();
+        assert_eq!(e.rd(0), s6.rd(0));
+        assert_eq!(e.rd(0), Val::Known(1));
+        let mut bad = s6.clone();
+        bad.rcl.named.remove(&0);
+        let why = check_ri(&bad, AMAX).unwrap_err();
+        assert!(why.contains("RI.eOK: erasable page 0"), "{why}");
+    }
+
     /// `Example.agda` `v1`…`v6`: from `s5` (the crash of `s4`, its
     /// tentative page of epoch 2 landed, no commit of epoch 2) recovery
     /// without a full checkpoint (`runV1`: `clean`), the leftover page on

@@ -190,13 +190,14 @@ pub struct ModelOracle {
     phase: Phase,
     /// Next GC victim candidate.
     cursor: Page,
-    /// The pages the last recovery made erasable (`rec0`'s `reclaim`:
-    /// every page below its next one the recovered L2P does not name).
-    /// GC erases them only with the erases a write has left after the
-    /// pages its own commits made erasable, so that a recovery's many
-    /// reclaimed pages do not delay those (whose erase is where the
-    /// erase guards are tested).
-    reclaimed: BTreeSet<Page>,
+    /// Where GC looks next among the pages the last recovery made
+    /// erasable (`rec0`'s `reclaim`, `St::rcl`: every page below its next
+    /// one the recovered L2P does not name). GC erases them only with the
+    /// erases a write has left after the pages commits made erasable, so
+    /// that a recovery's many reclaimed pages do not delay those (whose
+    /// erase is where the erase guards are tested), and only those that
+    /// hold something (erasing an erased page changes no outcome).
+    rcl_cursor: Page,
     /// Erases of `reclaimed` pages since [`Self::take_reclaimed_erases`].
     reclaimed_erases: u64,
     /// `Check` steps so far (alternates the stable probe's crash policy).
@@ -232,11 +233,28 @@ impl ModelOracle {
             w_bound,
             phase: Phase::Unformatted,
             cursor: 0,
-            reclaimed: BTreeSet::new(),
+            rcl_cursor: 0,
             reclaimed_erases: 0,
             probes: 0,
             pend: Vec::new(),
         }
+    }
+
+    /// The next page the last recovery reclaimed (`St::rcl`) that holds
+    /// something and PL's guard does not hold back, looking at most 64
+    /// pages on from where the last look ended (GC's erases are a budget
+    /// per write, the reclaimed pages tens of thousands).
+    fn next_reclaimed(&mut self, s: &St, held: &BTreeSet<Page>) -> Option<Page> {
+        let mut found = None;
+        for (&p, m) in s.dat.range(self.rcl_cursor..s.rcl.below).take(64) {
+            self.rcl_cursor = p + 1;
+            if s.rcl.contains(p) && !held.contains(&p) && !matches!(m.cur(), Cell::Erased) {
+                found = Some(p);
+                break;
+            }
+        }
+        self.reclaimed_erases += u64::from(found.is_some());
+        found
     }
 
     /// The erases of pages a recovery reclaimed since the last call.
@@ -248,7 +266,7 @@ impl ModelOracle {
     pub fn formatted(&mut self) {
         self.phase = Phase::Up(Box::new(steps::new_p()));
         self.cursor = 0;
-        self.reclaimed.clear();
+        self.rcl_cursor = 0;
         self.pend.clear();
     }
 
@@ -313,16 +331,10 @@ impl ModelOracle {
             _ => Default::default(),
         };
         for _ in 0..=self.cfg.gc_per_write {
-            let free = |p: &&Page| !held.contains(*p);
-            let gc = s
-                .ers
-                .iter()
-                .filter(free)
-                .find(|p| !self.reclaimed.contains(*p));
-            let Some(&p) = gc.or_else(|| s.ers.iter().find(free)) else {
+            let gc = s.ers.iter().copied().find(|p| !held.contains(p));
+            let Some(p) = gc.or_else(|| self.next_reclaimed(s, &held)) else {
                 break;
             };
-            self.reclaimed_erases += u64::from(self.reclaimed.remove(&p));
             steps::es_f(s, p);
             if let Some(out) = crashed.as_deref_mut() {
                 self.add_candidates(out, s);
@@ -386,9 +398,7 @@ impl ModelOracle {
     fn chain_victim(&self, s: &St) -> Option<Page> {
         let kc = self.cfg.chain?;
         let ok = |p: &Page| {
-            !s.inv.contains(p)
-                && !s.ers.contains(p)
-                && (s.dat.contains_key(p) || s.mb.contains_key(p))
+            !s.inv.contains(p) && !s.erasable(*p) && (s.dat.contains_key(p) || s.mb.contains_key(p))
         };
         lazy::chain_of(kc, s)
             .into_iter()
@@ -403,7 +413,7 @@ impl ModelOracle {
     /// at `nxt`) that holds something — on flash or in the merge buffer —
     /// and is not queued already.
     fn victim(&mut self, s: &St) -> Option<Page> {
-        let ok = |p: &Page| !s.inv.contains(p) && !s.ers.contains(p);
+        let ok = |p: &Page| !s.inv.contains(p) && !s.erasable(*p);
         let from = |c: Page| {
             let c = c.min(s.nxt);
             let d = s.dat.range(c..s.nxt).map(|(p, _)| *p).find(ok);
@@ -838,7 +848,7 @@ impl ModelOracle {
                     None => steps::recover(&mut s, self.amax, self.cfg.mutant, c.full),
                 }
                 .map_err(|e| format!("model oracle: recovery of the chosen state: {e}"))?;
-                self.reclaimed = s.ers.clone();
+                self.rcl_cursor = 0;
                 for (a, d) in c.pins {
                     if let Some(&p) = s.l2p.get(&a) {
                         if matches!(s.cur_cell(p), Cell::Unknown) {

@@ -351,7 +351,7 @@ impl RefineOracle {
                 Some(&g) if g == q => true,
                 // Fresh: P holds no page there, or an erasable one the
                 // cut operation may have erased first.
-                Some(&g) => !matches!(s.cur_cell(g), Cell::D { .. }) || s.ers.contains(&g),
+                Some(&g) => !matches!(s.cur_cell(g), Cell::D { .. }) || s.erasable(g),
                 None => false,
             })
     }
@@ -989,7 +989,10 @@ fn with_queues<'a>(
     pages: impl Iterator<Item = Page> + 'a,
 ) -> impl Iterator<Item = (Page, bool, bool)> + 'a {
     let (mut inv, mut ers) = (set_walk(&s.inv), set_walk(&s.ers));
-    pages.map(move |q| (q, inv.at(q).is_some(), ers.at(q).is_some()))
+    pages.map(move |q| {
+        let e = ers.at(q).is_some() || s.rcl.contains(q);
+        (q, inv.at(q).is_some(), e)
+    })
 }
 
 /// The lowest address at which maps `x` and `y` differ (one maps it and
@@ -1049,7 +1052,7 @@ fn erase_sb(
     what: impl Fn() -> String,
 ) -> Result<(), String> {
     for q in pages_in(s, v, sb) {
-        if !s.ers.contains(&q) {
+        if !s.erasable(q) {
             return Err(format!(
                 "refinement: {} (erasing it), but P's page at physical sector {q} is not erasable: {} (P's esF erases only pages of the erasable queue)",
                 what(),

@@ -213,8 +213,12 @@ pub struct St {
     pub lnk: Option<Page>,
     /// `inv`: the invalid queue (relocated this epoch).
     pub inv: BTreeSet<Page>,
-    /// `ers`: the erasable queue.
+    /// `ers`: the erasable queue — these pages and those of `rcl`.
     pub ers: BTreeSet<Page>,
+    /// The part of `ers` the last recovery made erasable (`rec0`'s
+    /// `reclaim`), kept as a rule rather than a list: it names every page
+    /// below recovery's next page, tens of thousands in a long run.
+    pub rcl: Reclaimed,
     /// `wcnt` (W).
     pub wcnt: u64,
     /// `gcnt` (K).
@@ -223,7 +227,45 @@ pub struct St {
     pub smap: Map,
 }
 
+/// `reclaim m n` of `SCFTL.Impl.Model` as `rec0` leaves it in `ers`: every
+/// page below `below` that the recovered L2P does not name, less those an
+/// erase (`esF`) took off the queue since.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reclaimed {
+    /// Recovery's next page (`nxt` of `rec0`).
+    pub below: Page,
+    /// The pages the recovered L2P names (addresses `0..=amax`).
+    pub named: BTreeSet<Page>,
+    /// Pages of the rule an erase has taken off the queue since.
+    pub out: BTreeSet<Page>,
+}
+
+impl Reclaimed {
+    /// Whether `p` is on the queue by this rule.
+    pub fn contains(&self, p: Page) -> bool {
+        p < self.below && !self.named.contains(&p) && !self.out.contains(&p)
+    }
+
+    /// The pages on the queue by this rule, in order (as many as `below`:
+    /// for small states).
+    pub fn pages(&self) -> impl Iterator<Item = Page> + '_ {
+        (0..self.below).filter(move |&p| self.contains(p))
+    }
+}
+
 impl St {
+    /// `ers s p`: whether `p` is on the erasable queue.
+    pub fn erasable(&self, p: Page) -> bool {
+        self.ers.contains(&p) || self.rcl.contains(p)
+    }
+
+    /// The erasable queue in page order (see [`Reclaimed::pages`]).
+    pub fn erasable_pages(&self) -> BTreeSet<Page> {
+        let mut all = self.ers.clone();
+        all.extend(self.rcl.pages());
+        all
+    }
+
     /// `dat s p`.
     pub fn page(&self, p: Page) -> Mc {
         self.dat.get(&p).cloned().unwrap_or(Mc::Syn(Cell::Erased))

@@ -34,7 +34,9 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use super::state::{apply, cell_d, holds, Addr, Cell, Data, Dg, Map, Mc, Page, St, Val, GARBAGE};
+use super::state::{
+    apply, cell_d, holds, Addr, Cell, Data, Dg, Map, Mc, Page, Reclaimed, St, Val, GARBAGE,
+};
 use super::ModelMutant;
 
 /// `place` (`SCFTL.Impl.Model`): a sector placed at the active pointer —
@@ -137,6 +139,9 @@ pub fn es_f(s: &mut St, p: Page) {
     let m = s.page(p).put(Cell::Erased);
     s.set_page(p, m);
     s.ers.remove(&p);
+    if s.rcl.contains(p) {
+        s.rcl.out.insert(p);
+    }
 }
 
 /// `ck1` (`SCFTL.Impl.Model`): the new L2P into the shadow slot, with
@@ -734,7 +739,8 @@ pub fn rec0(s: &mut St, pk: &Picked, amax: Addr, mutant: ModelMutant) {
     s.dbuf.clear();
     s.ept.clear();
     s.inv.clear();
-    s.ers = reclaim(&s.smap, s.nxt, amax);
+    s.ers.clear();
+    s.rcl = reclaim(&s.smap, s.nxt, amax);
     s.wcnt = 0;
     s.gcnt = 0;
     s.lnk = None;
@@ -745,9 +751,12 @@ pub fn rec0(s: &mut St, pk: &Picked, amax: Addr, mutant: ModelMutant) {
 /// allocating from page `n` on, makes erasable — every page below `n`
 /// that no address `0..=amax` of `m` names (blocks.rs `rebuild`: every
 /// superblock the recovered L2P does not reference is erasable).
-pub fn reclaim(m: &Map, n: Page, amax: Addr) -> BTreeSet<Page> {
-    let named: BTreeSet<Page> = m.range(..=amax).map(|(_, &p)| p).collect();
-    (0..n).filter(|p| !named.contains(p)).collect()
+pub fn reclaim(m: &Map, n: Page, amax: Addr) -> Reclaimed {
+    Reclaimed {
+        below: n,
+        named: m.range(..=amax).map(|(_, &p)| p).collect(),
+        out: BTreeSet::new(),
+    }
 }
 
 /// The volatile L2P `rec0` builds from `s` (the field `l2p` of `rec0 b g C
@@ -818,6 +827,7 @@ pub fn new_p() -> St {
         lnk: None,
         inv: Default::default(),
         ers: Default::default(),
+        rcl: Default::default(),
         wcnt: 0,
         gcnt: 0,
         smap: Map::new(),

@@ -308,7 +308,16 @@ pub fn check_gc_sm(s: &St, amax: Addr) -> Result<(), String> {
             ));
         }
     }
-    for (field, q) in [("ersI", &s.ers), ("invI", &s.inv)] {
+    // the reclaimed pages (`rcl`) as in `RI.eOK`: below nxt if their bound
+    // is, mapped only if the L2P maps one
+    let mut ers: BTreeSet<Page> = mapped
+        .iter()
+        .copied()
+        .filter(|&p| s.rcl.contains(p))
+        .collect();
+    ers.extend((s.nxt..s.rcl.below).find(|&p| s.rcl.contains(p)));
+    ers.extend(s.ers.iter().copied());
+    for (field, q) in [("ersI", &ers), ("invI", &s.inv)] {
         if let Some(&p) = q.iter().find(|&&p| p >= s.nxt || mapped.contains(&p)) {
             return Err(format!(
                 "GcI.{field}: page {p} is queued ({}) but not free: {}",
@@ -343,7 +352,7 @@ fn not_ok(s: &St, p: Page) -> Option<String> {
         Some(format!("at or above the active pointer {}", s.nxt))
     } else if s.mb.contains_key(&p) {
         Some("in the merge buffer".into())
-    } else if s.ers.contains(&p) {
+    } else if s.erasable(p) {
         Some("erasable".into())
     } else {
         None
