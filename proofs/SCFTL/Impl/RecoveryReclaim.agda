@@ -29,13 +29,21 @@
 --                        model PX, in both phases, leaves `Reclaimed`, so
 --                        at a recovery of the block layer over it (BXone)
 --                        a block none of whose pages the recovered L2P
---                        names has every page of its erase erasable.
+--                        names has every page of its erase erasable;
+--   **`bx-rec-erase`** : and right after the recovery such a block (not
+--                        the open one, holding a page) can be erased: its
+--                        pages are distinct (`OwnLoc`), PUSBic's erase asks
+--                        only the queue, PL's guard holds while the region
+--                        is empty (`guard-clear`; PL's recovery ends in a
+--                        full checkpoint), so the block erase is a step of
+--                        BXone — blocks.rs `rebuild` making the superblock
+--                        erasable and `activate_next` erasing it.
 --
 -- What is still open for space across a crash (proofs/README.md, "Not
--- done", item 1): the erase steps of PX's two phases for those pages
--- (PU's and PL's guards besides the queue), an erase of a block with no
--- owner, the open block retired at recovery, and the data-superblock
--- layer's invariant after a recovery.
+-- done", item 1): such an erase later in the run (PL's guard once the
+-- chain grows again), an erase of a block with no owner, the open block
+-- retired at recovery, and the data-superblock layer's invariant after a
+-- recovery.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -45,14 +53,14 @@ module SCFTL.Impl.RecoveryReclaim (Data : Set) (d0 : Data) (amax wmax kmax umax 
 
 open import Data.Bool.Base using (Bool; true; false; not; _∧_; _∨_; T)
 open import Data.Empty using (⊥; ⊥-elim)
-open import Data.List.Base using (List; []; _∷_)
+open import Data.List.Base using (List; []; _∷_; map)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; _<ᵇ_; s≤s)
 open import Data.Nat.Properties using (<⇒<ᵇ; ≡ᵇ⇒≡; ≤-refl; ≤-step; n≤0⇒n≡0; m≤n⇒m<n∨m≡n)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
-open import Data.Unit.Base using (tt)
+open import Data.Unit.Base using (⊤; tt)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
@@ -62,11 +70,17 @@ open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (rec0L)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; own; wp; forget; forget-below; owners; ownersB; consM)
-open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st)
-open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh; okPU)
-open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; okPX)
-open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone)
+  using (BL; own; wp; ab; loc; forget; forget-below; owners; ownersB; consM; OwnLoc; ownloc-forget; berase; upd-ne)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; ues; ⟪_,_⟫)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh; okPU; ⟦_,_⟧; ghostN)
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; okPX; lzS)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; EsM; EsRunM; one; _∷_)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; topOf)
+open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (AvoidAll; Rof; Dof)
+open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow)
+open import Data.List.Relation.Unary.AllPairs using (AllPairs; []; _∷_)
+import Data.List.Relation.Unary.All as All
+open import Data.Nat.Properties using (<-irrefl)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 ------------------------------------------------------------------------
@@ -179,3 +193,88 @@ bx-rec-owners : ∀ {X bl X' bl'} → SB.Model.ok BXone SB.recover (X , bl) (X' 
                 (∀ o q → own bl' k o ≡ just q → Unnamed (l2p (stX X')) q) →
                 All (λ q → ers (stX X') q ≡ true) (owners bl' k)
 bx-rec-owners {X} {bl} {X'} (o , refl) k un = owners-reclaimed {stX X'} (px-rec-reclaimed {X} {X'} o) bl k un
+
+------------------------------------------------------------------------
+-- And such a block can be erased right after the recovery: its pages are
+-- distinct (each placed once, `OwnLoc`), each erasable, and PX's erase
+-- step asks nothing more there — PUSBic's only the queue, PL's its guard,
+-- which an empty region meets (PL's recovery ends in a full checkpoint)
+
+-- where PX's erase of any erasable page is a step: PUSBic's phase, or
+-- the chain phase with nothing unsynced and an empty region
+Clear : XS → Set
+Clear (false , S) = ⊤
+Clear (true , S) = ues (su S) ≡ [] × dr (st (su S)) ≡ []
+
+private
+  follow-nothing : ∀ k g R D → follow k g R D nothing ≡ []
+  follow-nothing zero    g R D = refl
+  follow-nothing (suc k) g R D = refl
+
+-- PL's guard holds of every page while the region is empty: no chain,
+-- no newest commit
+guard-clear : ∀ s p → dr s ≡ [] → EraseGuard s p
+guard-clear s p e =
+  subst (λ l → AvoidAll p (follow kc (gen s) (Rof s) (Dof s) (lkOf (acc (gen s) (Dof s) (map cur l))))) (sym e)
+        (subst (AvoidAll p) (sym (follow-nothing kc (gen s) (Rof s) (Dof s))) AvoidAll.[]) ,
+  subst (λ l → AvoidAll p (topOf (acc (gen s) (Dof s) (map cur l)))) (sym e) AvoidAll.[]
+
+-- one erase step of PX, staying clear
+es-step : ∀ X p → Clear X → ers (stX X) p ≡ true → Σ XS λ X1 → EsM X p X1 × Clear X1
+es-step (false , ⟦ ⟪ s , us ⟫ , g ⟧) p _ ep =
+  (false , ⟦ ⟪ esF p s , us ⟫ , ghostN ⟪ esF p s , us ⟫ ⟧) ,
+  (inj₁ (refl , _ , refl , (((p , ep , refl) , refl) , refl)) , refl) , tt
+es-step (true , S) p (ue , e) ep =
+  (true , lzS (esF p (st (su S))) (gh S)) ,
+  (inj₂ (refl , ue , esF p (st (su S)) , refl , (p , ep , guard-clear (st (su S)) p e , refl)) , refl) , (refl , e)
+
+-- a run of erase steps over distinct erasable pages
+es-run : ∀ X ps → Clear X → All (λ q → ers (stX X) q ≡ true) ps → AllPairs _≢_ ps → ps ≢ [] →
+         Σ XS λ X' → EsRunM X ps X'
+es-run X [] _ _ _ ne = ⊥-elim (ne refl)
+es-run X (p ∷ []) c (ep ∷ []) _ _ with es-step X p c ep
+... | X1 , st1 , _ = X1 , one st1
+es-run X (p ∷ q ∷ qs) c (ep ∷ eqs) (d ∷ ds) _ with es-step X p c ep
+... | X1 , st1 , c1 with proj₂ st1
+...   | e1 = let R = es-run X1 (q ∷ qs) c1 (still eqs d) ds (λ ()) in proj₁ R , st1 ∷ proj₂ R
+  where
+    still : ∀ {rs} → All (λ r → ers (stX X) r ≡ true) rs → All (p ≢_) rs → All (λ r → ers (stX X1) r ≡ true) rs
+    still [] [] = []
+    still {r ∷ _} (er ∷ ers′) (ne ∷ nes) =
+      trans (cong (λ z → ers z r) e1) (trans (upd-ne (ers (stX X)) r p false (λ eq → ne (sym eq))) er) ∷ still ers′ nes
+
+-- the pages a block's erase erases are distinct: each was placed once
+private
+  ownersB-at : ∀ bl k o → All (λ r → Σ ℕ λ o' → o' < o × own bl k o' ≡ just r) (ownersB bl k o)
+  ownersB-at bl k zero = []
+  ownersB-at bl k (suc o) with own bl k o in e
+  ... | nothing = All.map (λ { (o' , lt , e') → o' , ≤-step lt , e' }) (ownersB-at bl k o)
+  ... | just q  = (o , ≤-refl , e) ∷ All.map (λ { (o' , lt , e') → o' , ≤-step lt , e' }) (ownersB-at bl k o)
+
+  ownersB-distinct : ∀ bl k o → OwnLoc bl → AllPairs _≢_ (ownersB bl k o)
+  ownersB-distinct bl k zero ol = []
+  ownersB-distinct bl k (suc o) ol with own bl k o in e
+  ... | nothing = ownersB-distinct bl k o ol
+  ... | just q  = All.map apart (ownersB-at bl k o) ∷ ownersB-distinct bl k o ol
+    where
+      apart : ∀ {r} → (Σ ℕ λ o' → o' < o × own bl k o' ≡ just r) → q ≢ r
+      apart (o' , lt , e') refl = <-irrefl (cong proj₂ (trans (sym (ol k o' q e')) (ol k o q e))) lt
+
+-- PX's recovery leaves a clear state
+rec-clear : ∀ {X X'} → okPX SB.recover X X' → Clear X'
+rec-clear {false , S} {.false , S'} (refl , _) = tt
+rec-clear {true , S} {.true , ._} (refl , _ , s' , refl , (b , g , C , pk , refl)) = refl , refl
+
+-- **Right after a recovery of the block layer over PX, a block other
+-- than the open one that holds a page, none of whose pages the recovered
+-- L2P names, can be erased: the block erase is a step of BXone.**
+bx-rec-erase : ∀ {X bl X' bl'} → OwnLoc bl → SB.Model.ok BXone SB.recover (X , bl) (X' , bl') →
+               ∀ k → k ≢ ab bl' → owners bl' k ≢ [] →
+               (∀ o q → own bl' k o ≡ just q → Unnamed (l2p (stX X')) q) →
+               Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl') (X'' , berase k bl')
+bx-rec-erase {X} {bl} {X'} ol (o , refl) k nab ne un =
+  proj₁ R , k , nab , proj₂ R , refl
+  where
+    R = es-run X' (owners (forget (nxt (stX X')) bl) k) (rec-clear {X} {X'} o)
+               (bx-rec-owners {X} {bl} {X'} (o , refl) k un)
+               (ownersB-distinct (forget (nxt (stX X')) bl) k (wp bl k) (ownloc-forget {bl} (nxt (stX X')) ol)) ne
