@@ -31,6 +31,7 @@ import SCFTL.Impl.Regular
 import SCFTL.Impl.Flush
 import SCFTL.Impl.Recovery
 import SCFTL.Impl.RecoveryReclaim
+import SCFTL.Impl.RecoveryReclaimExample
 -- Issue 17: Theorem 1 and snapshot consistency for the SCFTL model P
 import SCFTL.Impl.Theorem
 -- Issue 39: a crash after any single flash command is covered by P's crash points
