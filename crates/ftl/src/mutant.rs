@@ -188,6 +188,15 @@ pub enum Mutant {
     /// The proofs' slot relation (`Stands` of `SCFTL.Impl.SlotOver`: the
     /// live slot parses to P's checkpoint cell) fails at once.
     CheckpointDropsEntry,
+    /// SCFTL: recovery leaves the first superblock the recovered L2P does
+    /// not reference in use (Used, valid count 0) instead of erasable
+    /// (blocks.rs `rebuild`): nothing reads it, and GC takes it back as a
+    /// victim later, so no read shows it, but the space the recovery
+    /// should have reclaimed is gone until then. The proofs' recovery
+    /// reclaims every page the recovered L2P does not name (`reclaim`,
+    /// `SCFTL.Impl.Model`); the refinement oracle checks the rebuild
+    /// against it at every recovery.
+    RebuildKeepsUnreferenced,
     /// SCFTL: when a detached flush's sync returns (a flush ticket,
     /// `BlockDevice::finish_flush`), the next region page is flagged as
     /// written after a sync even though epochs ended while the sync ran,
@@ -339,11 +348,12 @@ impl Mutant {
     /// oracle (`--oracle refine`) catches at the operation that makes them,
     /// while at that operation every other check still passes
     /// (`crates/crashcheck/tests/refine_oracle.rs`).
-    pub const REFINE_ONLY: [Mutant; 4] = [
+    pub const REFINE_ONLY: [Mutant; 5] = [
         Mutant::VictimErasableAtOnce,
         Mutant::ValidCountOffByOne,
         Mutant::RegionRoomOffByOne,
         Mutant::CheckpointDropsEntry,
+        Mutant::RebuildKeepsUnreferenced,
     ];
 
     /// Mutants the refinement oracle catches at the commit that breaks P's
@@ -396,6 +406,7 @@ impl Mutant {
             Mutant::ValidCountOffByOne => "valid-count-off-by-one",
             Mutant::RegionRoomOffByOne => "region-room-off-by-one",
             Mutant::CheckpointDropsEntry => "checkpoint-drops-entry",
+            Mutant::RebuildKeepsUnreferenced => "rebuild-keeps-unreferenced",
             Mutant::TicketProvesLaterEpochs => "ticket-proves-later-epochs",
             Mutant::DetachedFlushCommitsInline => "detached-flush-commits-inline",
             Mutant::ChainCommitWithTentativePage => "chain-commit-with-tentative-page",

@@ -268,6 +268,25 @@ impl RefineOracle {
                 ));
             }
         }
+        // P's recovery reclaims every page the recovered L2P does not name
+        // (`rec0`'s `reclaim`), and the code's `rebuild` makes every data
+        // superblock that holds no sector of it erasable: a superblock in
+        // use right after recovery holds one. (The converse, an erasable
+        // superblock holding none, is `compare`'s: P's pages there are the
+        // recovered L2P's, never on the erasable queue.)
+        if !v.read_only {
+            let mut holds = vec![false; v.states.len()];
+            for &q in got.values() {
+                holds[v.sb_of(q as u32)] = true;
+            }
+            if let Some(sb) =
+                (0..v.states.len()).find(|&sb| v.states[sb] == SbKind::Used && !holds[sb])
+            {
+                return Err(format!(
+                    "refinement: after recovery superblock {sb} is in use but holds no sector of the recovered L2P (P's recovery reclaims every page the recovered L2P does not name, `reclaim`: blocks.rs `rebuild` makes such a superblock erasable)"
+                ));
+            }
+        }
         // P's live checkpoint: the one before the crash where the
         // generation stayed (recovery without a checkpoint, `rec0`); else
         // the recovered L2P (recovery's own `ck3`, or a full checkpoint

@@ -155,6 +155,16 @@ impl Blocks {
         }
     }
 
+    /// Erasable → used with no valid sector: only the seeded bug
+    /// `RebuildKeepsUnreferenced` calls it (recovery makes every
+    /// superblock the recovered L2P does not reference erasable).
+    pub fn keep_used(&mut self, sb: Sb) {
+        debug_assert_eq!(self.state[sb.index()], SbState::Erasable);
+        self.erasable.retain(|&e| e != sb);
+        self.state[sb.index()] = SbState::Used;
+        self.used += 1;
+    }
+
     /// Erasable → free without an erase: only the seeded bug
     /// `TrustErasedFirstPage` calls it (recovery cannot know whether an
     /// unreferenced superblock was erased whole, so it never does).

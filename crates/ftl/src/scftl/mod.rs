@@ -770,6 +770,15 @@ impl<F: Flash> Scftl<F> {
             .map(Sb)
             .collect();
         self.blocks.rebuild(valid, &bad);
+        if self.mutant == Mutant::RebuildKeepsUnreferenced {
+            // The seeded bug: the first unreferenced superblock stays in use.
+            if let Some(sb) = (0..self.layout.num_sbs)
+                .map(Sb)
+                .find(|&sb| self.blocks.state(sb) == SbState::Erasable)
+            {
+                self.blocks.keep_used(sb);
+            }
+        }
         if self.mutant == Mutant::TrustErasedFirstPage {
             // The seeded bug: an unreferenced superblock whose first page
             // reads erased is taken as erased whole.
