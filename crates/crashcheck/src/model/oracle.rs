@@ -198,7 +198,8 @@ pub struct ModelOracle {
     /// erase is where the erase guards are tested), and only those that
     /// hold something (erasing an erased page changes no outcome).
     rcl_cursor: Page,
-    /// Erases of `reclaimed` pages since [`Self::take_reclaimed_erases`].
+    /// Erases of pages the last recovery reclaimed (`St::rcl`) since
+    /// [`Self::take_reclaimed_erases`].
     reclaimed_erases: u64,
     /// `Check` steps so far (alternates the stable probe's crash policy).
     probes: u64,
