@@ -177,6 +177,12 @@ pub fn plan(args: &CrashtestArgs) -> Result<Plan, String> {
 
 /// Why `--oracle refine` does not apply to this run, if it does not.
 fn refine_allowed(args: &CrashtestArgs, t: &target::Target) -> Result<(), String> {
+    refine_allowed_in(args, t, ftl::GHOST_CHECKS)
+}
+
+/// [`refine_allowed`] for a build with (`ghost`) or without the ghost
+/// stable L2P.
+fn refine_allowed_in(args: &CrashtestArgs, t: &target::Target, ghost: bool) -> Result<(), String> {
     let no = |why: &str| Err(format!("--oracle refine {why}"));
     if t.name != "scftl" {
         return no(&format!(
@@ -189,6 +195,12 @@ fn refine_allowed(args: &CrashtestArgs, t: &target::Target) -> Result<(), String
     }
     if !ftl::INVARIANT_CHECKS {
         return no("needs a build with debug assertions (the release profile keeps them; --profile bench-fast drops them)");
+    }
+    if args.wear_leveling && !ghost {
+        // Static wear leveling moves sectors right after a flush's commit;
+        // without the ghost stable L2P the oracle cannot tell those moves
+        // from the epoch's writes, and reports the commit's link as taken.
+        return no("with --wear-leveling needs the ghost stable L2P to tell wear leveling's moves after a commit from the epoch's writes: build with cargo build --release -p scftl --features ftl/ghost (as CI's campaign does)");
     }
     Ok(())
 }
@@ -1026,6 +1038,15 @@ mod tests {
         // And exhaustive mode (its failure run's windows fail programs).
         let p = plan(&parse(&["--oracle", "refine", "--exhaustive"])).expect("valid");
         assert!(p.run.refine);
+        // A build without the ghost stable L2P follows no wear leveling
+        // (the tests' builds have it; the check is on the flag).
+        let a = parse(&["--oracle", "refine", "--wear-leveling"]);
+        let t = target::by_name("scftl").expect("scftl");
+        let e = refine_allowed_in(&a, &t, false).unwrap_err();
+        assert!(e.contains("--features ftl/ghost"), "{e}");
+        assert!(refine_allowed_in(&a, &t, true).is_ok());
+        let a = parse(&["--oracle", "refine", "--hot-cold", "--inject-failures"]);
+        assert!(refine_allowed_in(&a, &t, false).is_ok());
         for (extra, why) in [
             (&["--ftl", "async"][..], "does not apply to --ftl async"),
             (
