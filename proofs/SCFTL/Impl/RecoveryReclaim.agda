@@ -57,14 +57,14 @@ open import Data.List.Base using (List; []; _∷_; map)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _≤_; _<_; _≡ᵇ_; _<ᵇ_; s≤s)
-open import Data.Nat.Properties using (<⇒<ᵇ; ≡ᵇ⇒≡; ≤-refl; ≤-step; n≤0⇒n≡0; m≤n⇒m<n∨m≡n)
+open import Data.Nat.Properties using (<⇒<ᵇ; ≤-refl; ≤-step; n≤0⇒n≡0; m≤n⇒m<n∨m≡n)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Data.Unit.Base using (⊤; tt)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (reclaim-ok)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (reclaim-ok; ≡ᵇ-sound)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recU)
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR)
@@ -95,7 +95,7 @@ Reclaimed s = ∀ p → ers s p ≡ reclaim (l2p s) (nxt s) p
 
 private
   isAt-named : ∀ mp p → isAt mp p ≡ true → mp ≡ just p
-  isAt-named (just q) p e = cong just (≡ᵇ⇒≡ q p (subst T (sym e) tt))
+  isAt-named (just q) p e = cong just (≡ᵇ-sound q p e)
   isAt-named nothing  p ()
 
   T→≡ : ∀ {b} → T b → b ≡ true

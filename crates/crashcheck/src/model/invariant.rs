@@ -298,16 +298,7 @@ fn check_pages(s: &St, amax: Addr) -> Result<(), String> {
             ));
         }
     }
-    // the listed pages, then the reclaimed ones (`rcl`: every page below
-    // recovery's next page but those named then or erased since): those
-    // are below nxt if their bound is, and mapped only if an L2P maps one
-    let reclaimed_mapped = vol
-        .iter()
-        .chain(stb.iter())
-        .copied()
-        .find(|&p| s.rcl.contains(p));
-    let past = (s.nxt..s.rcl.below).find(|&p| s.rcl.contains(p));
-    for p in s.ers.iter().copied().chain(reclaimed_mapped).chain(past) {
+    for p in s.erasable_to_check(vol.iter().chain(stb.iter()).copied()) {
         if p >= s.nxt || vol.contains(&p) || stb.contains(&p) {
             return Err(format!(
                 "RI.eOK: erasable page {p} is past nxt = {} or still mapped (volatile: {}, stable: {})",

@@ -259,6 +259,20 @@ impl St {
         self.ers.contains(&p) || self.rcl.contains(p)
     }
 
+    /// The erasable pages that may break RI's `eOK` or GcI's `ersI`
+    /// (every erasable page below `nxt` and unmapped), given the pages the
+    /// L2Ps map (`mapped`): the listed ones, and of the rule (`rcl`) those
+    /// in `mapped` and the first one at or past `nxt` — no other page of
+    /// the rule can.
+    pub fn erasable_to_check<'a>(
+        &'a self,
+        mapped: impl IntoIterator<Item = Page> + 'a,
+    ) -> impl Iterator<Item = Page> + 'a {
+        let rule = mapped.into_iter().filter(|&p| self.rcl.contains(p));
+        let past = (self.nxt..self.rcl.below).find(|&p| self.rcl.contains(p));
+        self.ers.iter().copied().chain(rule).chain(past)
+    }
+
     /// The erasable queue in page order (see [`Reclaimed::pages`]).
     pub fn erasable_pages(&self) -> BTreeSet<Page> {
         let mut all = self.ers.clone();

@@ -308,17 +308,11 @@ pub fn check_gc_sm(s: &St, amax: Addr) -> Result<(), String> {
             ));
         }
     }
-    // the reclaimed pages (`rcl`) as in `RI.eOK`: below nxt if their bound
-    // is, mapped only if the L2P maps one
-    let mut ers: BTreeSet<Page> = mapped
-        .iter()
-        .copied()
-        .filter(|&p| s.rcl.contains(p))
-        .collect();
-    ers.extend((s.nxt..s.rcl.below).find(|&p| s.rcl.contains(p)));
-    ers.extend(s.ers.iter().copied());
-    for (field, q) in [("ersI", &ers), ("invI", &s.inv)] {
-        if let Some(&p) = q.iter().find(|&&p| p >= s.nxt || mapped.contains(&p)) {
+    let not_free = |p: &Page| *p >= s.nxt || mapped.contains(p);
+    let ers = s.erasable_to_check(mapped.iter().copied()).find(not_free);
+    let inv = s.inv.iter().copied().find(not_free);
+    for (field, q) in [("ersI", ers), ("invI", inv)] {
+        if let Some(p) = q {
             return Err(format!(
                 "GcI.{field}: page {p} is queued ({}) but not free: {}",
                 if field == "ersI" {
