@@ -32,6 +32,7 @@ import SCFTL.Impl.Flush
 import SCFTL.Impl.Recovery
 import SCFTL.Impl.RecoveryReclaim
 import SCFTL.Impl.RecoveryReclaimExample
+import SCFTL.Impl.RecoveryFreeExample
 -- Issue 17: Theorem 1 and snapshot consistency for the SCFTL model P
 import SCFTL.Impl.Theorem
 -- Issue 39: a crash after any single flash command is covered by P's crash points
@@ -180,6 +181,7 @@ import SCFTL.Mutants.BarrierDurableOnlyAtUmax
 import SCFTL.Mutants.LazyCommitForgetsOwedPage
 import SCFTL.Mutants.LayerIgnoresGcTiming
 import SCFTL.Mutants.RecoveryReclaimsMapped
+import SCFTL.Mutants.RecoveryFreesNamedBlock
 import SCFTL.Mutants.AllocReusesLivePage
 import SCFTL.Mutants.ReadStaleLocation
 import SCFTL.Mutants.BarrierNewestOnly

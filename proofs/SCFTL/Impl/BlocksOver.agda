@@ -35,7 +35,11 @@
 --     (`forget`): P's recovery restarts its next page past what the
 --     recovered map and the region name, so it takes the numbers of the
 --     crashed run's later pages again (the code's scan finds those
---     physical pages as garbage);
+--     physical pages as garbage); and it frees every block but the open
+--     one that is left with no page placed below its write pointer
+--     (`vacant`, `freeVacant`; thirty-first session): write pointer 0 and
+--     reusable, erased when taken (`act`) — `rebuild` makes such a
+--     superblock erasable, `activate_next` erases it;
 --   * an erase is per block (`berase`): a block that is not the open
 --     block, all of whose pages placed since its last erase are erased
 --     one after the other by M's own erase step (`EsRunM`: each one an
@@ -83,10 +87,10 @@ module SCFTL.Impl.BlocksOver (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ
 open import Data.Nat.Base using (zero; suc; _<_; _≤_; _≡ᵇ_; _<ᵇ_; s≤s; z≤n)
 open import Data.Nat.Properties using (<ᵇ⇒<; <⇒<ᵇ; <-irrefl)
 open import Data.Nat.Properties using (≡ᵇ⇒≡) renaming (_≟_ to _≟ℕ_)
-open import Data.Bool.Base using (Bool; true; false; if_then_else_; T)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_; T; not; _∧_)
 open import Data.Unit.Base using (tt)
 open import Data.Empty using (⊥; ⊥-elim)
-open import Data.List.Base using (List; []; _∷_)
+open import Data.List.Base using (List; []; _∷_; null)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -258,8 +262,27 @@ below : ℕ → Maybe ℕ → Maybe ℕ
 below n nothing  = nothing
 below n (just q) = if q <ᵇ n then just q else nothing
 
+forgetO : ℕ → BL → BL
+forgetO n bl = record bl { own = λ k o → below n (own bl k o) }
+
+-- a block other than the open one with no page placed below its write
+-- pointer (once recovery has forgotten the crashed run's placements):
+-- vacant; recovery frees it (write pointer 0, reusable), as the code's
+-- rebuild makes every superblock the recovered map does not reference
+-- erasable and activation erases it (blocks.rs `rebuild`,
+-- `activate_next`).  A block erase is its owners' erases (`EsRunM`), so
+-- without this a block all of whose placements a crash cut was never
+-- reused (thirty-first session; proofs/README.md, "Not done", item 1)
+vacant : BL → ℕ → Bool
+vacant bl k = null (owners bl k) ∧ not (k ≡ᵇ ab bl)
+
+freeVacant : BL → BL
+freeVacant bl = record bl
+  { wp = λ k → if vacant bl k then 0 else wp bl k
+  ; fr = λ k → if vacant bl k then true else fr bl k }
+
 forget : ℕ → BL → BL
-forget n bl = record bl { own = λ k o → below n (own bl k o) }
+forget n bl = freeVacant (forgetO n bl)
 
 NewBL : BL → Set
 NewBL bl = (∀ k o → own bl k o ≡ nothing) × (∀ k → wp bl k ≡ 0) × (∀ k → fr bl k ≡ true)
@@ -305,6 +328,76 @@ forget-fresh {bl} n m le k o e = <-irrefl refl (≤-<-trans le (proj₂ (below-j
     ≤-<-trans : ∀ {a b c} → a ≤ b → b < c → a < c
     ≤-<-trans z≤n (s≤s _) = s≤s z≤n
     ≤-<-trans (s≤s x) (s≤s y) = s≤s (≤-<-trans x y)
+
+-- what recovery's freeing leaves of a block's write pointer and of its
+-- reusable flag: a vacant block at 0 and reusable, every other as it was
+private
+  null-[] : ∀ {A : Set} (xs : List A) → null xs ≡ true → xs ≡ []
+  null-[] []      _ = refl
+  null-[] (_ ∷ _) ()
+
+  ownersB-null : ∀ bl k w o q → o < w → own bl k o ≡ just q → null (ownersB bl k w) ≡ false
+  ownersB-null bl k (suc w) o q lt e with own bl k w in e'
+  ... | just _  = refl
+  ... | nothing with o ≟ℕ w
+  ...   | yes refl = ⊥-elim (nothing≢just (trans (sym e') e))
+    where
+      nothing≢just : ∀ {a : ℕ} → nothing ≡ just a → ⊥
+      nothing≢just ()
+  ...   | no ne = ownersB-null bl k w o q (≤∧≢⇒< (≤-pred lt) ne) e
+    where
+      ≤-pred : ∀ {a b} → suc a ≤ suc b → a ≤ b
+      ≤-pred (s≤s x) = x
+      ≤∧≢⇒< : ∀ {a b} → a ≤ b → ¬ (a ≡ b) → a < b
+      ≤∧≢⇒< {zero} {zero} _ ne = ⊥-elim (ne refl)
+      ≤∧≢⇒< {zero} {suc b} _ _ = s≤s z≤n
+      ≤∧≢⇒< {suc a} {suc b} (s≤s x) ne = s≤s (≤∧≢⇒< x (λ e → ne (cong suc e)))
+
+  -- the freeing moves no placement
+  ownersB-fv : ∀ bl k w → ownersB (freeVacant bl) k w ≡ ownersB bl k w
+  ownersB-fv bl k zero    = refl
+  ownersB-fv bl k (suc w) = cong (consM (own bl k w)) (ownersB-fv bl k w)
+
+  below-keep : ∀ n m q → m ≡ just q → q < n → below n m ≡ just q
+  below-keep n (just r) q refl lt' with r <ᵇ n in e'
+  ... | true  = refl
+  ... | false = ⊥-elim (subst T e' (<⇒<ᵇ lt'))
+
+forget-wp0 : ∀ {bl} n k → wp bl k ≡ 0 → wp (forget n bl) k ≡ 0
+forget-wp0 {bl} n k e with vacant (forgetO n bl) k
+... | true  = refl
+... | false = e
+
+forget-fr : ∀ {bl} n k → fr bl k ≡ true → fr (forget n bl) k ≡ true
+forget-fr {bl} n k e with vacant (forgetO n bl) k
+... | true  = refl
+... | false = e
+
+-- free blocks stay at write pointer 0
+forget-frwp : ∀ {bl} n k → (fr bl k ≡ true → wp bl k ≡ 0) → fr (forget n bl) k ≡ true → wp (forget n bl) k ≡ 0
+forget-frwp {bl} n k fw with vacant (forgetO n bl) k
+... | true  = λ _ → refl
+... | false = fw
+
+-- a block's erase erases the pages it erased before the freeing: none
+-- for a vacant block
+forget-owners : ∀ {bl} n k → owners (forget n bl) k ≡ owners (forgetO n bl) k
+forget-owners {bl} n k with null (owners (forgetO n bl) k) in e | k ≡ᵇ ab bl
+... | true  | true  = ownersB-fv (forgetO n bl) k (wp bl k)
+... | true  | false = sym (null-[] (owners (forgetO n bl) k) e)
+... | false | _     = ownersB-fv (forgetO n bl) k (wp bl k)
+
+-- a block other than the open one that recovery leaves with no page
+-- placed below its write pointer is free and at write pointer 0
+forget-vacant : ∀ {bl} n k → ¬ (k ≡ ab bl) → owners (forgetO n bl) k ≡ [] →
+                wp (forget n bl) k ≡ 0 × fr (forget n bl) k ≡ true
+forget-vacant {bl} n k nab e rewrite e | ≡ᵇ-ne k (ab bl) nab = refl , refl
+
+-- a block holding a page below P's next page below its write pointer
+-- keeps its write pointer
+forget-kept : ∀ {bl} n k o q → o < wp bl k → own bl k o ≡ just q → q < n → wp (forget n bl) k ≡ wp bl k
+forget-kept {bl} n k o q lt e qn
+  rewrite ownersB-null (forgetO n bl) k (wp bl k) o q lt (below-keep n (own bl k o) q e qn) = refl
 
 ------------------------------------------------------------------------
 -- The physical pages across a crash
@@ -374,6 +467,12 @@ here-forget bl n p h lt rewrite hereM-eq (own bl (proj₁ (loc bl p)) (proj₂ (
 -- a located page is its physical page's incarnation
 here-own : ∀ bl p → here bl p ≡ true → own bl (proj₁ (loc bl p)) (proj₂ (loc bl p)) ≡ just p
 here-own bl p h = hereM-eq (own bl (proj₁ (loc bl p)) (proj₂ (loc bl p))) p h
+
+-- and keeps the write pointer of its block above it: the block holds it
+inr-forget : ∀ bl n p → here bl p ≡ true → proj₂ (loc bl p) < wp bl (proj₁ (loc bl p)) → p < n →
+             proj₂ (loc bl p) < wp (forget n bl) (proj₁ (loc bl p))
+inr-forget bl n p h lt pn =
+  subst (proj₂ (loc bl p) <_) (sym (forget-kept {bl} n (proj₁ (loc bl p)) (proj₂ (loc bl p)) p lt (here-own bl p h) pn)) lt
 
 -- a page placed at (k , o) is located there
 here-at : ∀ bl q k o → own bl k o ≡ just q → loc bl q ≡ (k , o) → here bl q ≡ true

@@ -65,15 +65,16 @@ s4 = wr0 0 true s3                      -- w(0,true) again: P page 0 again
 g1 : Gh
 g1 = ghostN ⟪ s1 , [] ⟫
 
-bl0 bl2 bl3 bl4 : BL
+bl0 bl1 bl2 bl3 bl4 : BL
 bl0 = record { loc = λ _ → (0 , 2) ; own = λ _ _ → nothing ; wp = λ _ → 0 ; ab = 0 ; fr = λ _ → true }
-bl2 = balloc 0 0 bl0          -- page 0 at (0,0)
+bl1 = forget (nxt s1) bl0   -- the first recovery
+bl2 = balloc 0 0 bl1          -- page 0 at (0,0)
 bl3 = forget (nxt s3) bl2      -- recovery forgets the placements from P's next page on
 bl4 = balloc 0 0 bl3          -- page 0 at (0,1)
 
 Y0 Y1 C2 Y3 Y4 : XB
 Y0 = (false , ⟦ ⟪ s0 , [] ⟫ , ([] , []) ⟧) , bl0
-Y1 = (false , ⟦ ⟪ s1 , [] ⟫ , g1 ⟧) , bl0
+Y1 = (false , ⟦ ⟪ s1 , [] ⟫ , g1 ⟧) , bl1
 C2 = (true , lzS s2 g1) , bl2
 Y3 = (true , lzS s3 g1) , bl3
 Y4 = (true , lzS s4 g1) , bl4
@@ -92,12 +93,12 @@ private
   r1 : M.ok recover Y0 Y1
   r1 = (refl , inj₁ ((true , 0 , unmapped , refl , [] , [] , (refl , []) , refl , refl) , refl , refl)) , refl
 
-  fresh0 : Fresh bl0 0
+  fresh0 : Fresh bl1 0
   fresh0 k o ()
 
   -- the write's crash point at its end: the merge buffer lost, every
   -- other page as it was; the allocation done
-  c2 : M.crash (use (reg (op (w 0 true)))) (proj₁ Y1 , bl0) C2
+  c2 : M.crash (use (reg (op (w 0 true)))) (proj₁ Y1 , bl1) C2
   c2 = inj₂ (refl , refl , s2 , refl ,
              (s2 , inj₁ (inj₁ ((z≤n , z≤n) , false , false , refl)) ,
               (λ p → refl) , refl , refl , [] , (λ p → refl))) ,

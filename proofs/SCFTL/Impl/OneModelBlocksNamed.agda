@@ -103,7 +103,7 @@ open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LocX; InR; NewPg; Keep; shape-w; shape-rl; old-stays; new-here; owners-mem; _∈_; same-pg)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; loc; own; wp; here; balloc; berase; owners; upd-self; upd-ne; here-own; forget; here-forget;
+  using (BL; loc; own; wp; here; balloc; berase; owners; upd-self; upd-ne; here-own; forget; here-forget; inr-forget; forget-fr; forget-wp0;
          forget-below; Fresh; Opens; Z; cell; cellOf; phys; act; own-balloc; fr)
 open import SCFTL.Impl.OneModelBlocksPhys Data d0 amax wmax kmax umax _≟D_ kc zb
   using (BXφ; ReachN; ReachC; first; after; step; crashed; crashed-new; crashed-rec;
@@ -582,7 +582,10 @@ module _ (rn : RecoveredNamed) where
       ri' = OB.B-rec {Y} {Y'} ci o
       -- recovery forgets no page it names (all below P's next page)
       forgets : ∀ p → Named (proj₁ Y') p → Located (proj₂ Y) p → Located (forget (nxt (stX (proj₁ Y'))) (proj₂ Y)) p
-      forgets p x L = here-forget (proj₂ Y) (nxt (stX (proj₁ Y'))) p (proj₁ L) (proj₁ (named-ok {proj₁ Y'} (proj₁ ri') p x)) , proj₂ L
+      forgets p x L = here-forget (proj₂ Y) (nxt (stX (proj₁ Y'))) p (proj₁ L) lt ,
+                      inr-forget (proj₂ Y) (nxt (stX (proj₁ Y'))) p (proj₁ L) (proj₂ L) lt
+        where
+          lt = proj₁ (named-ok {proj₁ Y'} (proj₁ ri') p x)
   ... | ci , inj₂ (on , ns) = OB.B-rec {Y} {Y'} ci o , nosec-rec {Y} {Y'} ci ns o , firstX on (proj₁ o)
   reachN-inv (step u {Y} {Y'} r o) with reachN-inv r
   ... | ri , ln , rx =
@@ -717,7 +720,9 @@ offers-empty X bl k op e = op , subst (_< Z) (sym e) (s≤s z≤n) , er
 erase-crash-offers : ∀ {X bl C bl' X'' bl''} (c : M.crash (SB.use (SB.reg (SB.op SB.es))) (X , bl) (C , bl')) →
                      M.ok SB.recover (C , bl') (X'' , bl'') → Offers X'' bl'' (proj₁ c)
 erase-crash-offers {X} {bl} {X'' = X''} (k , _ , _ , _ , refl) (_ , refl) =
-  offers-empty X'' (forget (nxt (stX X'')) (berase k bl)) k (inj₂ (upd-self (fr bl) k true)) (upd-self (wp bl) k 0)
+  offers-empty X'' (forget (nxt (stX X'')) (berase k bl)) k
+    (inj₂ (forget-fr {berase k bl} (nxt (stX X'')) k (upd-self (fr bl) k true)))
+    (forget-wp0 {berase k bl} (nxt (stX X'')) k (upd-self (wp bl) k 0))
 
 bx-w-live : ∀ a d {Y X'} → ReachN Y → PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) (proj₁ Y) X' →
             (nxt (stX X') ≡ suc (nxt (stX (proj₁ Y))) → Σ ℕ λ k → Offers (proj₁ Y) (proj₂ Y) k) →

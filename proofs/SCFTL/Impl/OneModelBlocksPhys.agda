@@ -75,7 +75,7 @@ open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; obligationsBXone; module OPX)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LocX; InR; rdBX; read-physical; loc-ok; lt-nxt)
-open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb using (here; forget; here-forget)
+open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb using (here; forget; here-forget; inr-forget)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
 private
@@ -151,9 +151,10 @@ SecLoc (X , bl) = ∀ p → IsSector (cur (dat (stX X) p)) → here bl p ≡ tru
 
 secloc-rec : ∀ {Y Y'} → OB.CI Y → SecLoc Y → M.ok SB.recover Y Y' → LocY Y'
 secloc-rec {X , bl} {X' , .(forget (nxt (stX X')) bl)} ci sl o@(o′ , refl) a p le e =
-  here-forget bl (nxt (stX X')) p (proj₁ L) (lt-nxt {X'} ri a p le e) , proj₂ L
+  here-forget bl (nxt (stX X')) p (proj₁ L) lt , inr-forget bl (nxt (stX X')) p (proj₁ L) (proj₂ L) lt
   where
     ri = proj₁ (OB.B-rec {X , bl} {X' , forget (nxt (stX X')) bl} ci o)
+    lt = lt-nxt {X'} ri a p le e
     L = sl p (subst IsSector (rec-pv {X} {bl} {X'} {forget (nxt (stX X')) bl} o p)
               (oob-sector (pv (stX X') p) a (mapped-sector {X'} ri a p le e) le))
 

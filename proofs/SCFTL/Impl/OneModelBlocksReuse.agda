@@ -102,9 +102,10 @@ s13 = wr0 0 false s12                     -- w(0,false): P's next page
 g1 : Gh
 g1 = ghostN ⟪ s1 , [] ⟫
 
-bl0 bl2 bl3 bl5 bl7 bl11 bl12 bl13 : BL
+bl0 bl1 bl2 bl3 bl5 bl7 bl11 bl12 bl13 : BL
 bl0  = record { loc = λ _ → (0 , 2) ; own = λ _ _ → nothing ; wp = λ _ → 0 ; ab = 0 ; fr = λ _ → true }
-bl2  = balloc 0 0 bl0              -- page 0 at (0,0)
+bl1 = forget (nxt s1) bl0   -- the first recovery
+bl2  = balloc 0 0 bl1              -- page 0 at (0,0)
 bl3  = balloc 0 1 bl2              -- page 1 at (0,1)
 bl5  = balloc 1 2 bl3              -- page 2 at (1,0)
 bl7  = balloc 1 3 bl5              -- page 3 at (1,1)
@@ -117,7 +118,7 @@ X s = true , lzS s g1
 
 Y0 Y1 : XB
 Y0 = (false , ⟦ ⟪ s0 , [] ⟫ , ([] , []) ⟧) , bl0
-Y1 = (false , ⟦ ⟪ s1 , [] ⟫ , g1 ⟧) , bl0
+Y1 = (false , ⟦ ⟪ s1 , [] ⟫ , g1 ⟧) , bl1
 
 block-0-pages : owners bl7 0 ≡ 1 ∷ 0 ∷ []
 block-0-pages = refl
@@ -134,7 +135,7 @@ private
   nj : ∀ {n : ℕ} → nothing ≡ just n → ⊥
   nj ()
 
-  fresh0 : Fresh bl0 0
+  fresh0 : Fresh bl1 0
   fresh0 k o e = nj e
 
   fresh1 : Fresh bl2 1

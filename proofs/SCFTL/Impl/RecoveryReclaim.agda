@@ -37,13 +37,17 @@
 --                        is empty (`guard-clear`; PL's recovery ends in a
 --                        full checkpoint), so the block erase is a step of
 --                        BXone — blocks.rs `rebuild` making the superblock
---                        erasable and `activate_next` erasing it.
+--                        erasable and `activate_next` erasing it;
+--   **`bx-rec-reuse`** : so every block but the open one that the
+--                        recovered L2P does not name is free right after
+--                        the recovery (a vacant one, which BlocksOver's
+--                        `forget` frees since the thirty-first session) or
+--                        one block erase from it.
 --
 -- What is still open for space across a crash (proofs/README.md, "Not
 -- done", item 1): such an erase later in the run (PL's guard once the
--- chain grows again), an erase of a block with no owner, the open block
--- retired at recovery, and the data-superblock layer's invariant after a
--- recovery.
+-- chain grows again), the open block retired at recovery, and the
+-- data-superblock layer's invariant after a recovery.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -70,7 +74,8 @@ open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (rec0L)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; own; wp; ab; loc; forget; forget-below; owners; ownersB; consM; OwnLoc; ownloc-forget; berase; upd-ne)
+  using (BL; own; wp; fr; ab; loc; forget; forget-below; owners; ownersB; consM; OwnLoc; ownloc-forget; berase; upd-ne;
+         forget-owners; forget-vacant)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; ues; ⟪_,_⟫)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh; okPU; ⟦_,_⟧; ghostN)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; okPX; lzS)
@@ -277,4 +282,26 @@ bx-rec-erase {X} {bl} {X'} ol (o , refl) k nab ne un =
   where
     R = es-run X' (owners (forget (nxt (stX X')) bl) k) (rec-clear {X} {X'} o)
                (bx-rec-owners {X} {bl} {X'} (o , refl) k un)
-               (ownersB-distinct (forget (nxt (stX X')) bl) k (wp bl k) (ownloc-forget {bl} (nxt (stX X')) ol)) ne
+               (ownersB-distinct (forget (nxt (stX X')) bl) k (wp (forget (nxt (stX X')) bl) k) (ownloc-forget {bl} (nxt (stX X')) ol)) ne
+
+-- **So right after a recovery of the block layer over PX, every block
+-- other than the open one none of whose pages the recovered L2P names is
+-- free again, or one step from it**: a block recovery left with no page
+-- placed (all its placements cut by the crash: `forget` frees it, write
+-- pointer 0 and reusable), or a block whose erase is a step of BXone
+-- (which leaves it at write pointer 0 and reusable, `berase`) — blocks.rs
+-- `rebuild` making every superblock the recovered map does not reference
+-- erasable, `activate_next` erasing it when it is taken.
+bx-rec-reuse : ∀ {X bl X' bl'} → OwnLoc bl → SB.Model.ok BXone SB.recover (X , bl) (X' , bl') →
+               ∀ k → k ≢ ab bl' →
+               (∀ o q → own bl' k o ≡ just q → Unnamed (l2p (stX X')) q) →
+               (wp bl' k ≡ 0 × fr bl' k ≡ true)
+             ⊎ (Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl') (X'' , berase k bl'))
+bx-rec-reuse {X} {bl} {X'} ol (o , refl) k nab un with owners (forget (nxt (stX X')) bl) k in e
+... | []     = inj₁ (forget-vacant {bl} (nxt (stX X')) k nab
+                       (trans {j = owners (forget (nxt (stX X')) bl) k} (sym (forget-owners {bl} (nxt (stX X')) k)) e))
+... | q ∷ qs = inj₂ (bx-rec-erase {X} {bl} {X'} ol (o , refl) k nab
+                       (λ e' → cons≢nil {q} {qs} (trans {j = owners (forget (nxt (stX X')) bl) k} (sym e) e')) un)
+  where
+    cons≢nil : ∀ {r : ℕ} {rs : List ℕ} → r ∷ rs ≢ []
+    cons≢nil ()

@@ -39,7 +39,7 @@ open import SCFTL.Impl.UnsyncedRecStep Bool false A W K 3 _≟B_ using (recU)
 open import SCFTL.Impl.UnsyncedModel Bool false A W K 3 _≟B_ using (Gh; ⟦_,_⟧; ghostN)
 open import SCFTL.Impl.OneModel Bool false A W K 3 _≟B_ 32 using (XS; lzS)
 open import SCFTL.Impl.BlocksOver Bool false A W K 3 _≟B_ 1
-  using (BL; own; ab; balloc; berase; forget; owners; Fresh; OwnLoc; NewBL; ownloc-new; ownloc-balloc)
+  using (BL; own; ab; balloc; berase; forget; owners; Fresh; OwnLoc; NewBL; ownloc-new; ownloc-balloc; ownloc-forget)
 open import SCFTL.Impl.OneModelBlocks Bool false A W K 3 _≟B_ 32 1 using (stX; BXone)
 open import SCFTL.Impl.RecoveryReclaim Bool false A W K 3 _≟B_ 32 1 using (Unnamed; bx-rec-erase)
 import SCFTL.SpecBarrier Bool false A W 3 as SB
@@ -63,9 +63,10 @@ s9 = ck3 (rec0L true 1 unmapped s8)  -- PL's recovery
 g1 : Gh
 g1 = ghostN ⟪ s1 , [] ⟫
 
-bl0 bl2 bl3 bl5 bl6 bl9 : BL
+bl0 bl1 bl2 bl3 bl5 bl6 bl9 : BL
 bl0 = record { loc = λ _ → (0 , 2) ; own = λ _ _ → nothing ; wp = λ _ → 0 ; ab = 0 ; fr = λ _ → true }
-bl2 = balloc 0 0 bl0   -- page 0 at (0,0)
+bl1 = forget (nxt s1) bl0   -- the first recovery
+bl2 = balloc 0 0 bl1   -- page 0 at (0,0)
 bl3 = balloc 0 1 bl2   -- page 1 at (0,1)
 bl5 = balloc 1 2 bl3   -- page 2 at (1,0)
 bl6 = balloc 1 3 bl5   -- page 3 at (1,1)
@@ -90,7 +91,7 @@ private
   new0 : NewBL bl0
   new0 = (λ k o → refl) , (λ k → refl) , (λ k → refl)
 
-  fresh0 : Fresh bl0 0
+  fresh0 : Fresh bl1 0
   fresh0 k o e = nj e
 
   fresh1 : Fresh bl2 1
@@ -113,13 +114,13 @@ private
   fresh3 (suc (suc k)) o             e = nj e
 
   ol6 : OwnLoc bl6
-  ol6 = ownloc-balloc {bl5} (ownloc-balloc {bl3} (ownloc-balloc {bl2} (ownloc-balloc {bl0} (ownloc-new {bl0} new0) fresh0) fresh1) fresh2) fresh3
+  ol6 = ownloc-balloc {bl5} (ownloc-balloc {bl3} (ownloc-balloc {bl2} (ownloc-balloc {bl1} (ownloc-forget {bl0} (nxt s1) (ownloc-new {bl0} new0)) fresh0) fresh1) fresh2) fresh3
 
 -- the steps (BXone's own, each with its block bookkeeping)
-r1 : SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl0)
+r1 : SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1)
 r1 = (refl , inj₁ ((true , 0 , unmapped , refl , [] , [] , (refl , []) , refl , refl) , refl , refl)) , refl
 
-w1 : SB.Model.ok BXone (use (reg (op (w 0 true)))) (X1 , bl0) (X2 , bl2)
+w1 : SB.Model.ok BXone (use (reg (op (w 0 true)))) (X1 , bl1) (X2 , bl2)
 w1 = inj₂ (refl , refl , s2 , refl , inj₁ ((z≤n , z≤n) , false , false , refl)) ,
      inj₁ (refl , 0 , (inj₁ refl , s≤s z≤n , refl , fresh0) , refl)
 

@@ -59,9 +59,9 @@
 -- (SCFTL.Impl.SpaceLayerStart: `new-start`, `space-progress-one`).  Not
 -- here (proofs/README.md, "Not done", item 1): recovery after a crash
 -- (P's recovery reclaims the pages the recovered map does not name since
--- the thirtieth session; the block layer's recovery keeps the open block
--- and has no erase of an ownerless block), so a crash ends what this
--- module says.
+-- the thirtieth session; the block layer's recovery frees every vacant
+-- block but the open one since the thirty-first, and keeps the open
+-- block), so a crash ends what this module says.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)

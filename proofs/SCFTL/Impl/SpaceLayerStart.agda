@@ -41,14 +41,14 @@ open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; cong₂)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (Map; Cell; l2p; wcnt; cpL; cpO; dr; pick; cur; unmapped)
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (Map; Cell; l2p; wcnt; nxt; cpL; cpO; dr; pick; cur; unmapped)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay)
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; NewX; okPX)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; obligationsBXone)
-open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb using (BL; ab; Z)
+open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb using (BL; ab; Z; forget-fr; forget-wp0)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb using (Gh; cv; BlockFor)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; LStepT; Start; G0; layer-inv; layer-write)
@@ -107,8 +107,8 @@ new-start {c} {X} {bl} {X'} (nx , nbl , nd) (o , refl) abP = record
   { ri = OBX.B-rec {X , bl} (OBX.init-CI {X , bl} (nx , nbl , nd)) (o , refl)
   ; empty = λ b _ → proj₁ (new-rec nx o) b
   ; wc0 = proj₂ (new-rec nx o)
-  ; allFr = proj₂ (proj₂ nbl)
-  ; allWp = proj₁ (proj₂ nbl)
+  ; allFr = λ j → forget-fr {bl} (nxt (stX X')) j (proj₂ (proj₂ nbl) j)
+  ; allWp = λ j → forget-wp0 {bl} (nxt (stX X')) j (proj₁ (proj₂ nbl) j)
   ; abP = abP }
 
 ------------------------------------------------------------------------

@@ -82,7 +82,7 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; module OPX; Place)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; wc-flush; wc-barrier; wc-sy; lt-nxt)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; Z; loc; wp; ab; fr; balloc; berase; forget; NewBL; upd-self; upd-ne)
+  using (BL; Z; loc; wp; ab; fr; balloc; berase; forget; forget-frwp; NewBL; upd-self; upd-ne)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
   using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-sy; vc-erase; vc-sum; vc-empty; Moves; Unmoved)
 open import SCFTL.Impl.SpaceUsed
@@ -836,7 +836,7 @@ frwp-ok (SB.use (SB.reg (SB.op SB.es))) {bl = bl} fw (k , _ , _ , refl) j e with
 frwp-ok (SB.use (SB.reg (SB.op SB.sy))) fw (_ , refl) = fw
 frwp-ok (SB.use (SB.reg SB.barrier)) fw (_ , refl) = fw
 frwp-ok (SB.use SB.flush) fw (_ , refl) = fw
-frwp-ok SB.recover fw (_ , refl) = fw
+frwp-ok SB.recover {X' = X'} {bl} fw (_ , refl) j = forget-frwp {bl} (nxt (stX X')) j (fw j)
 
 ------------------------------------------------------------------------
 -- What Space's progress says of the model: a page Space finds is one

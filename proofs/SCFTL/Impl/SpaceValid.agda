@@ -34,11 +34,11 @@
 --                 none;
 --   `vc-sum`    : the counts of any B blocks add up to at most the
 --                 logical sectors, amax + 1 (Space's `sumL`);
---   `erase-has-owner` : a block erase erases a block with an owner, so a
---                 block whose placements a recovery all forgot is never
---                 erased again (proofs/README.md, "Not done", item 1:
---                 P's recovery reclaims pages, the block layer's no
---                 ownerless block yet).
+--   `erase-has-owner` : a block erase erases a block with an owner; a
+--                 block whose placements a recovery all forgot has none,
+--                 and is freed by the recovery itself instead (since the
+--                 thirty-first session: BlocksOver's `forget` frees every
+--                 vacant block but the open one).
 --
 -- SCFTL.Impl.SpaceSim builds the simulation of the block layer's steps
 -- by Space's data half on these.
@@ -270,12 +270,12 @@ vc-sum X bl B =
 -- A block erase needs an owner
 
 -- A block erase is its owners' erases: a block with no owner — one all
--- of whose placements a recovery forgot (`forget`), at a write pointer
--- above 0 — is never erased again (proofs/README.md, "The data
--- superblocks" and "Not done", item 1: P's recovery reclaims every page
--- the recovered map does not name, the code's makes every unreferenced
--- superblock erasable, the block layer has no erase of an ownerless
--- block yet).
+-- of whose placements a recovery forgot — has no erase.  Since the
+-- thirty-first session recovery frees such a block (other than the open
+-- one) itself: `forget` sets it to write pointer 0 and reusable, and
+-- `act` erases it when it is taken (SCFTL.Impl.RecoveryReclaim's
+-- `bx-rec-reuse`; proofs/README.md, "The block layer's recovery frees a
+-- vacant block").
 erase-has-owner : ∀ {X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') →
                   Σ ℕ λ k → bl' ≡ berase k bl × owners bl k ≢ []
 erase-has-owner (k , nab , rn , refl) = k , refl , λ e → no-run (subst (λ ps → EsRunM _ ps _) e rn)

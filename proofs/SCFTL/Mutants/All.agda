@@ -53,6 +53,10 @@
 -- Mutant 49 mutates P's recovery (SCFTL.Impl.Model, `reclaim`): every
 -- page below the next one erasable, the recovered map's included; it is
 -- not snapshot-consistent.
+-- Mutant 50 mutates the block layer's recovery (SCFTL.Impl.BlocksOver,
+-- `forget`): every block but the open one freed, those holding a page
+-- the recovered map names included; with the physical read (BXφ) it is
+-- not snapshot-consistent.
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -118,6 +122,7 @@ import SCFTL.Mutants.BarrierDurableOnlyAtUmax
 import SCFTL.Mutants.LazyCommitForgetsOwedPage
 import SCFTL.Mutants.LayerIgnoresGcTiming
 import SCFTL.Mutants.RecoveryReclaimsMapped
+import SCFTL.Mutants.RecoveryFreesNamedBlock
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -167,6 +172,7 @@ module M46 = SCFTL.Mutants.BarrierDurableOnlyAtUmax
 module M47 = SCFTL.Mutants.LazyCommitForgetsOwedPage
 module M48 = SCFTL.Mutants.LayerIgnoresGcTiming
 module M49 = SCFTL.Mutants.RecoveryReclaimsMapped
+module M50 = SCFTL.Mutants.RecoveryFreesNamedBlock
 
 record MutantsFail : Set where
   field
@@ -313,6 +319,10 @@ record MutantsFail : Set where
     -- 49. recovery makes erasable every page below its next page, the
     --     recovered map's included: GC erases a live page
     recovery-reclaims-mapped : ¬ SnapshotConsistent M49.Pmut
+    -- 50. (the block layer over PX, physical reads) recovery frees every
+    --     block but the open one, one holding a page the recovered map
+    --     names included: a write reuses it and the page is lost
+    recovery-frees-named-block : ¬ M50.SnapshotConsistent M50.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -364,4 +374,5 @@ mutants-fail = record
   ; lazy-commit-forgets-owed-page = M47.not-rooms
   ; layer-ignores-gc-timing = M48.not-layer-progress
   ; recovery-reclaims-mapped = M49.not-snapshot-consistent
+  ; recovery-frees-named-block = M50.not-snapshot-consistent
   }

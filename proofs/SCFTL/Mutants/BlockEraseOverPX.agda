@@ -101,9 +101,10 @@ g1 : Gh
 g1 = ghostN ⟪ s1 , [] ⟫
 
 -- format: nothing placed, every block reusable
-bl0 bl2 bl3 bl5 bl7 bl8 : BL
+bl0 bl1 bl2 bl3 bl5 bl7 bl8 : BL
 bl0 = record { loc = λ _ → (0 , 2) ; own = λ _ _ → nothing ; wp = λ _ → 0 ; ab = 0 ; fr = λ _ → true }
-bl2 = balloc 0 0 bl0   -- page 0 at (0,0)
+bl1 = forget (nxt s1) bl0   -- the first recovery
+bl2 = balloc 0 0 bl1   -- page 0 at (0,0)
 bl3 = balloc 0 1 bl2   -- page 1 at (0,1)
 bl5 = balloc 1 2 bl3   -- page 2 at (1,0)
 bl7 = berase 0 bl5
@@ -111,7 +112,7 @@ bl8 = forget (nxt s8) bl7   -- recovery forgets placements from P's next page on
 
 Y0 Y1 Y2 Y3 Y4 Y5 Y6 m7 Y7 Y8 : XB
 Y0 = (false , ⟦ ⟪ s0 , [] ⟫ , ([] , []) ⟧) , bl0
-Y1 = (false , ⟦ ⟪ s1 , [] ⟫ , g1 ⟧) , bl0
+Y1 = (false , ⟦ ⟪ s1 , [] ⟫ , g1 ⟧) , bl1
 Y2 = (true , lzS s2 g1) , bl2
 Y3 = (true , lzS s3 g1) , bl3
 Y4 = (true , lzS s4 g1) , bl3
@@ -128,7 +129,7 @@ private
   nj : ∀ {n : ℕ} → nothing ≡ just n → ⊥
   nj ()
 
-  fresh0 : Fresh bl0 0
+  fresh0 : Fresh bl1 0
   fresh0 k o e = nj e
 
   fresh1 : Fresh bl2 1
