@@ -38,7 +38,14 @@
 --                 block whose placements a recovery all forgot has none,
 --                 and is freed by the recovery itself instead (since the
 --                 thirty-first session: BlocksOver's `forget` frees every
---                 vacant block but the open one).
+--                 vacant block but the open one);
+--   `vc0-unnamed`, **`bx-rec-vc0`** : a block with no valid sector holds
+--                 no page an entry names (`OwnLoc`), so right after a
+--                 recovery every block but the open one with no valid
+--                 sector is free or one block erase from it
+--                 (SCFTL.Impl.RecoveryReclaim's `bx-rec-reuse`): what
+--                 Space's `rec` takes of every block the recovered map
+--                 does not reference (thirty-first session).
 --
 -- SCFTL.Impl.SpaceSim builds the simulation of the block layer's steps
 -- by Space's data half on these.
@@ -70,11 +77,13 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; module OPX; block-erase-safe; EsRunM; one; _∷_; Place)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; PPg; Z; Opens; loc; own; wp; ab; balloc; berase; owners; upd-self; upd-ne; here-own)
+  using (BL; PPg; Z; Opens; loc; own; wp; ab; fr; balloc; berase; owners; upd-self; upd-ne; here-own;
+         OwnLoc; forget; ownloc-forget)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LocX; lt-nxt; Remap; RemapW; Same; remap-w; remap-rl; keep-flush; keep-barrier; keep-sy; run-unm; owners-mem)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
-open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-0; tot-mono; tot-1; tot-swap; tot-upd; ≡ᵇ-T; b2n-ne; b2n-eq; MoveEq)
+open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-0; tot-mono; tot-1; tot-swap; tot-upd; tot-≥; ≡ᵇ-T; b2n-ne; b2n-eq; MoveEq)
+open import SCFTL.Impl.RecoveryReclaim Data d0 amax wmax kmax umax _≟D_ kc zb using (Unnamed; bx-rec-reuse)
 
 ------------------------------------------------------------------------
 -- Valid counts
@@ -282,3 +291,31 @@ erase-has-owner (k , nab , rn , refl) = k , refl , λ e → no-run (subst (λ ps
   where
   no-run : ∀ {X X'} → ¬ EsRunM X [] X'
   no-run ()
+
+------------------------------------------------------------------------
+-- After a recovery: a block with no valid sector is reusable
+
+-- a block with no valid sector holds no page an entry names
+vc0-unnamed : ∀ {X bl} → OwnLoc bl → ∀ k → vc X bl k ≡ 0 →
+              ∀ o q → own bl k o ≡ just q → Unnamed (l2p (stX X)) q
+vc0-unnamed {X} {bl} ol k z o q e a le m = no1≤0 (subst (1 ≤_) z (subst (_≤ vc X bl k) f1 (tot-≥ f (suc amax) a (s≤s le))))
+  where
+  f : ℕ → ℕ
+  f b = b2n (inBlk (loc bl) k (l2p (stX X) b))
+  f1 : f a ≡ 1
+  f1 = trans (cong (λ mq → b2n (inBlk (loc bl) k mq)) m)
+              (trans (cong (λ pg → b2n (proj₁ pg ≡ᵇ k)) (ol k o q e)) (b2n-eq k))
+  no1≤0 : 1 ≤ 0 → ⊥
+  no1≤0 ()
+
+-- **Right after a recovery of the block layer over PX, every block other
+-- than the open one with no valid sector is free, or one block erase
+-- from it** — what Space's `rec` takes of every block the recovered map
+-- does not reference (erasable; `rebuild`, `activate_next`)
+bx-rec-vc0 : ∀ {X bl X' bl'} → OwnLoc bl → SB.Model.ok BXone SB.recover (X , bl) (X' , bl') →
+             ∀ k → k ≢ ab bl' → vc X' bl' k ≡ 0 →
+             (wp bl' k ≡ 0 × fr bl' k ≡ true)
+           ⊎ (Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl') (X'' , berase k bl'))
+bx-rec-vc0 {X} {bl} {X'} ol (o , refl) k nab z =
+  bx-rec-reuse {X} {bl} {X'} ol (o , refl) k nab
+    (vc0-unnamed {X'} {forget (nxt (stX X')) bl} (ownloc-forget {bl} (nxt (stX X')) ol) k z)
