@@ -35,11 +35,11 @@
 --     (`forget`): P's recovery restarts its next page past what the
 --     recovered map and the region name, so it takes the numbers of the
 --     crashed run's later pages again (the code's scan finds those
---     physical pages as garbage); and it frees every block but the open
---     one that is left with no page placed below its write pointer
---     (`vacant`, `freeVacant`; thirty-first session): write pointer 0 and
---     reusable, erased when taken (`act`) — `rebuild` makes such a
---     superblock erasable, `activate_next` erases it;
+--     physical pages as garbage); and it frees every block, the open
+--     one included, that is left with no page placed below its write
+--     pointer (`vacant`, `freeVacant`; thirty-first session): write
+--     pointer 0 and reusable, erased when taken (`act`) — `rebuild` makes
+--     such a superblock erasable, `activate_next` erases it;
 --   * an erase is per block (`berase`): a block that is not the open
 --     block, all of whose pages placed since its last erase are erased
 --     one after the other by M's own erase step (`EsRunM`: each one an
@@ -87,7 +87,7 @@ module SCFTL.Impl.BlocksOver (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ
 open import Data.Nat.Base using (zero; suc; _<_; _≤_; _≡ᵇ_; _<ᵇ_; s≤s; z≤n)
 open import Data.Nat.Properties using (<ᵇ⇒<; <⇒<ᵇ; <-irrefl)
 open import Data.Nat.Properties using (≡ᵇ⇒≡) renaming (_≟_ to _≟ℕ_)
-open import Data.Bool.Base using (Bool; true; false; if_then_else_; T; not; _∧_)
+open import Data.Bool.Base using (Bool; true; false; if_then_else_; T)
 open import Data.Unit.Base using (tt)
 open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; []; _∷_; null)
@@ -265,16 +265,18 @@ below n (just q) = if q <ᵇ n then just q else nothing
 forgetO : ℕ → BL → BL
 forgetO n bl = record bl { own = λ k o → below n (own bl k o) }
 
--- a block other than the open one with no page placed below its write
--- pointer (once recovery has forgotten the crashed run's placements):
--- vacant; recovery frees it (write pointer 0, reusable), as the code's
--- rebuild makes every superblock the recovered map does not reference
--- erasable and activation erases it (blocks.rs `rebuild`,
--- `activate_next`).  A block erase is its owners' erases (`EsRunM`), so
+-- a block with no page placed below its write pointer (once recovery
+-- has forgotten the crashed run's placements): vacant; recovery frees it
+-- (write pointer 0, reusable), as the code's rebuild makes every
+-- superblock the recovered map does not reference erasable and
+-- activation erases it (blocks.rs `rebuild`, `activate_next`) — the open
+-- block too: the code opens no block at recovery, and may activate the
+-- old one again, erased, which the open block taken at write pointer 0
+-- is (`act`).  A block erase is its owners' erases (`EsRunM`), so
 -- without this a block all of whose placements a crash cut was never
 -- reused (thirty-first session; proofs/README.md, "Not done", item 1)
 vacant : BL → ℕ → Bool
-vacant bl k = null (owners bl k) ∧ not (k ≡ᵇ ab bl)
+vacant bl k = null (owners bl k)
 
 freeVacant : BL → BL
 freeVacant bl = record bl
@@ -382,16 +384,15 @@ forget-frwp {bl} n k fw with vacant (forgetO n bl) k
 -- a block's erase erases the pages it erased before the freeing: none
 -- for a vacant block
 forget-owners : ∀ {bl} n k → owners (forget n bl) k ≡ owners (forgetO n bl) k
-forget-owners {bl} n k with null (owners (forgetO n bl) k) in e | k ≡ᵇ ab bl
-... | true  | true  = ownersB-fv (forgetO n bl) k (wp bl k)
-... | true  | false = sym (null-[] (owners (forgetO n bl) k) e)
-... | false | _     = ownersB-fv (forgetO n bl) k (wp bl k)
+forget-owners {bl} n k with null (owners (forgetO n bl) k) in e
+... | true  = sym (null-[] (owners (forgetO n bl) k) e)
+... | false = ownersB-fv (forgetO n bl) k (wp bl k)
 
--- a block other than the open one that recovery leaves with no page
--- placed below its write pointer is free and at write pointer 0
-forget-vacant : ∀ {bl} n k → ¬ (k ≡ ab bl) → owners (forgetO n bl) k ≡ [] →
+-- a block that recovery leaves with no page placed below its write
+-- pointer is free and at write pointer 0
+forget-vacant : ∀ {bl} n k → owners (forgetO n bl) k ≡ [] →
                 wp (forget n bl) k ≡ 0 × fr (forget n bl) k ≡ true
-forget-vacant {bl} n k nab e rewrite e | ≡ᵇ-ne k (ab bl) nab = refl , refl
+forget-vacant {bl} n k e rewrite e = refl , refl
 
 -- a block holding a page below P's next page below its write pointer
 -- keeps its write pointer

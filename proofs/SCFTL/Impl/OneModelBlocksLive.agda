@@ -11,7 +11,10 @@
 --   recovery.  P's recovery restarts its next page past what the
 --   recovered map and the region name: nothing, so P's next page is 0
 --   again (`page-taken-again`).  w(0,true) again: P places page 0, and
---   BXone puts it at (0, 1) (`write-after-crash`), by the general lemma
+--   BXone puts it at (0, 0) again (`write-after-crash`: since the
+--   thirty-first session recovery frees block 0, whose only placement it
+--   forgot, and the allocation erases it first, `act`; it was (0, 1)
+--   before, the open block continued), by the general lemma
 --   `bx-w-live` of SCFTL.Impl.OneModelBlocksNamed too
 --   (`write-after-crash′`: P's next page is on no physical page in every
 --   normal state of every run).  Before the twenty-first session BX's
@@ -70,7 +73,7 @@ bl0 = record { loc = λ _ → (0 , 2) ; own = λ _ _ → nothing ; wp = λ _ →
 bl1 = forget (nxt s1) bl0   -- the first recovery
 bl2 = balloc 0 0 bl1          -- page 0 at (0,0)
 bl3 = forget (nxt s3) bl2      -- recovery forgets the placements from P's next page on
-bl4 = balloc 0 0 bl3          -- page 0 at (0,1)
+bl4 = balloc 0 0 bl3          -- page 0 at (0,0), block 0 erased when taken
 
 Y0 Y1 C2 Y3 Y4 : XB
 Y0 = (false , ⟦ ⟪ s0 , [] ⟫ , ([] , []) ⟧) , bl0
@@ -116,18 +119,18 @@ reach-C2 = crashed (reg (op (w 0 true))) reach-Y1 c2
 reach-Y3 : ReachN Y3
 reach-Y3 = after reach-C2 r3
 
--- the write after the crash: page 0 placed again, at (0,1)
+-- the write after the crash: page 0 placed again, at (0,0)
 write-after-crash : M.ok (use (reg (op (w 0 true)))) Y3 Y4
 write-after-crash =
   inj₂ (refl , refl , s4 , refl , inj₁ ((z≤n , z≤n) , false , false , refl)) ,
-  inj₁ (refl , 0 , (inj₁ refl , s≤s (s≤s z≤n) , refl , forget-fresh {bl2} 0 0 z≤n) , refl)
+  inj₁ (refl , 0 , (inj₁ refl , s≤s z≤n , refl , forget-fresh {bl2} 0 0 z≤n) , refl)
 
 -- the same by the general lemma: any block offering an erased page at
 -- its write pointer will do
 write-after-crash′ : Σ BL λ bl' → M.ok (use (reg (op (w 0 true)))) Y3 (proj₁ Y4 , bl')
 write-after-crash′ =
   bx-w-live 0 true {Y3} reach-Y3 (inj₂ (refl , refl , s4 , refl , inj₁ ((z≤n , z≤n) , false , false , refl)))
-    (λ _ → 0 , inj₁ refl , s≤s (s≤s z≤n) , refl)
+    (λ _ → 0 , inj₁ refl , s≤s z≤n , refl)
 
 -- with the placements kept across recovery (BX before the twenty-first
 -- session), P's page 0 would still be at (0,0): no allocation of it

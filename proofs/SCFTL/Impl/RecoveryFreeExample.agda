@@ -12,11 +12,11 @@
 --   after it placed page 1 = (1, 0) (block 0 full, block 1 opened),
 --   before anything is committed; recover (PL's: the chain phase).
 -- The recovered map names nothing, so P takes page numbers from 0 again
--- and recovery forgets both placements: block 0 (not the open block)
--- holds no page below its write pointer and is freed — write pointer 0,
--- reusable (`block-0-freed`) — and the next write, w(0,false), places
--- its sector there, the block erased first (`w-after`: a step of
--- BXone).  Before the thirty-first session recovery kept block 0 at
+-- and recovery forgets both placements: block 0 holds no page below its
+-- write pointer and is freed — write pointer 0, reusable
+-- (`block-0-freed`) — and so is block 1, the open one (`block-1-freed`);
+-- the next write, w(0,false), places its sector in block 0, the block
+-- erased first (`w-after`: a step of BXone).  Before the thirty-first session recovery kept block 0 at
 -- write pointer 1, not reusable, and with no page for a block erase to
 -- erase (`erase-has-owner`): it was lost for good.  The code's `rebuild`
 -- makes every superblock the recovered map does not reference erasable
@@ -127,6 +127,10 @@ block-0-before = refl , refl , refl
 
 block-0-freed : wp bl5 0 ≡ 0 × fr bl5 0 ≡ true × owners bl5 0 ≡ []
 block-0-freed = refl , refl , refl
+
+-- the open block held only page 1, which the crash cut: freed too
+block-1-freed : wp bl3 1 ≡ 1 × wp bl5 1 ≡ 0 × fr bl5 1 ≡ true × owners bl5 1 ≡ []
+block-1-freed = refl , refl , refl , refl
 
 -- and the next write places its sector in block 0 (erased when taken)
 w-after : SB.Model.ok BXone (use (reg (op (w 0 false)))) (X5 , bl5) (X6 , bl6)

@@ -298,7 +298,7 @@ bx-rec-reuse : ∀ {X bl X' bl'} → OwnLoc bl → SB.Model.ok BXone SB.recover 
                (wp bl' k ≡ 0 × fr bl' k ≡ true)
              ⊎ (Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl') (X'' , berase k bl'))
 bx-rec-reuse {X} {bl} {X'} ol (o , refl) k nab un with owners (forget (nxt (stX X')) bl) k in e
-... | []     = inj₁ (forget-vacant {bl} (nxt (stX X')) k nab
+... | []     = inj₁ (forget-vacant {bl} (nxt (stX X')) k
                        (trans {j = owners (forget (nxt (stX X')) bl) k} (sym (forget-owners {bl} (nxt (stX X')) k)) e))
 ... | q ∷ qs = inj₂ (bx-rec-erase {X} {bl} {X'} ol (o , refl) k nab
                        (λ e' → cons≢nil {q} {qs} (trans {j = owners (forget (nxt (stX X')) bl) k} (sym e) e')) un)

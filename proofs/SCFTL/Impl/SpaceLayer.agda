@@ -60,8 +60,8 @@
 -- here (proofs/README.md, "Not done", item 1): recovery after a crash
 -- (P's recovery reclaims the pages the recovered map does not name since
 -- the thirtieth session; the block layer's recovery frees every vacant
--- block but the open one since the thirty-first, and keeps the open
--- block), so a crash ends what this module says.
+-- block since the thirty-first, and keeps the open block when it is not
+-- vacant), so a crash ends what this module says.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)

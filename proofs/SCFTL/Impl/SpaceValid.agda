@@ -38,7 +38,7 @@
 --                 block whose placements a recovery all forgot has none,
 --                 and is freed by the recovery itself instead (since the
 --                 thirty-first session: BlocksOver's `forget` frees every
---                 vacant block but the open one);
+--                 vacant block);
 --   `vc0-unnamed`, **`bx-rec-vc0`** : a block with no valid sector holds
 --                 no page an entry names (`OwnLoc`), so right after a
 --                 recovery every block but the open one with no valid
