@@ -40,8 +40,11 @@
 --     pointer (`vacant`, `freeVacant`; thirty-first session): write
 --     pointer 0 and reusable, erased when taken (`act`) — `rebuild` makes
 --     such a superblock erasable, `activate_next` erases it;
---   * an erase is per block (`berase`): a block that is not the open
---     block, all of whose pages placed since its last erase are erased
+--   * an erase is per block (`berase`): any block — the open one too
+--     since the thirty-first session: after a crash the code opens no
+--     block and may erase the old active superblock and take it again;
+--     the layer above erases only blocks it holds erasable, never the
+--     open one —, all of whose pages placed since its last erase are erased
 --     one after the other by M's own erase step (`EsRunM`: each one an
 --     erase M allows from where the run is, P's `esF` of that page; so
 --     PX's guards, the lazy chain's and the unsynced epochs' included,
@@ -544,7 +547,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
   okBX (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') =
     M.ok (SB.use (SB.reg (SB.op SB.rl))) X X' × Place X X' bl bl'
   okBX (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') =
-    Σ ℕ λ k → ¬ (k ≡ ab bl) × EsRunM X (owners bl k) X' × bl' ≡ berase k bl
+    Σ ℕ λ k → EsRunM X (owners bl k) X' × bl' ≡ berase k bl
   okBX (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') = M.ok (SB.use (SB.reg (SB.op SB.sy))) X X' × bl' ≡ bl
   okBX (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') = M.ok (SB.use (SB.reg SB.barrier)) X X' × bl' ≡ bl
   okBX (SB.use SB.flush) (X , bl) (X' , bl') = M.ok (SB.use SB.flush) X X' × bl' ≡ bl
@@ -556,7 +559,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
   crashBX (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl') =
     M.crash (SB.use (SB.reg (SB.op SB.rl))) X X' × (bl' ≡ bl ⊎ Alloc (stOf X) bl bl')
   crashBX (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') =
-    Σ ℕ λ k → ¬ (k ≡ ab bl) × (Σ M.State λ X'' → EsRunM X (owners bl k) X'') ×
+    Σ ℕ λ k → (Σ M.State λ X'' → EsRunM X (owners bl k) X'') ×
               EsCrashM X (owners bl k) X' × bl' ≡ berase k bl
   crashBX (SB.use (SB.reg (SB.op SB.sy))) (X , bl) (X' , bl') = M.crash (SB.use (SB.reg (SB.op SB.sy))) X X' × bl' ≡ bl
   crashBX (SB.use (SB.reg SB.barrier)) (X , bl) (X' , bl') = M.crash (SB.use (SB.reg SB.barrier)) X X' × bl' ≡ bl
@@ -634,7 +637,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
             Σ SB.State λ t' → SB.okSB (SB.use u) t t' × O.AR (proj₁ Y') t'
     A-okB (SB.reg (SB.op (SB.w a d))) ar (ri , _) (o , _) = O.A-ok _ ar ri o
     A-okB (SB.reg (SB.op SB.rl)) ar (ri , _) (o , _) = O.A-ok _ ar ri o
-    A-okB (SB.reg (SB.op SB.es)) {t = t} ar (ri , _) (k , _ , r , _) = t , refl , proj₁ (run-A ar ri r)
+    A-okB (SB.reg (SB.op SB.es)) {t = t} ar (ri , _) (k , r , _) = t , refl , proj₁ (run-A ar ri r)
     A-okB (SB.reg (SB.op SB.sy)) ar (ri , _) (o , _) = O.A-ok _ ar ri o
     A-okB (SB.reg SB.barrier) ar (ri , _) (o , _) = O.A-ok _ ar ri o
     A-okB SB.flush ar (ri , _) (o , _) = O.A-ok _ ar ri o
@@ -642,7 +645,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
     B-okB : ∀ u {Y Y'} → RIB Y → okBX (SB.use u) Y Y' → RIB Y'
     B-okB (SB.reg (SB.op (SB.w a d))) (ri , ol) (o , pl) = O.B-ok _ ri o , Place-ol ol pl
     B-okB (SB.reg (SB.op SB.rl)) (ri , ol) (o , pl) = O.B-ok _ ri o , Place-ol ol pl
-    B-okB (SB.reg (SB.op SB.es)) (ri , ol) (k , _ , r , refl) = run-B ri r , ol
+    B-okB (SB.reg (SB.op SB.es)) (ri , ol) (k , r , refl) = run-B ri r , ol
     B-okB (SB.reg (SB.op SB.sy)) (ri , ol) (o , refl) = O.B-ok _ ri o , ol
     B-okB (SB.reg SB.barrier) (ri , ol) (o , refl) = O.B-ok _ ri o , ol
     B-okB SB.flush (ri , ol) (o , refl) = O.B-ok _ ri o , ol
@@ -651,7 +654,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
                Σ SB.State λ t' → SB.crashSB (SB.use u) t t' × O.CR (proj₁ Y') t'
     A-crashB (SB.reg (SB.op (SB.w a d))) ar (ri , _) (c , _) = O.A-crash _ ar ri c
     A-crashB (SB.reg (SB.op SB.rl)) ar (ri , _) (c , _) = O.A-crash _ ar ri c
-    A-crashB (SB.reg (SB.op SB.es)) ar (ri , _) (k , _ , _ , r , _) = crash-A ar ri r
+    A-crashB (SB.reg (SB.op SB.es)) ar (ri , _) (k , _ , r , _) = crash-A ar ri r
     A-crashB (SB.reg (SB.op SB.sy)) ar (ri , _) (c , _) = O.A-crash _ ar ri c
     A-crashB (SB.reg SB.barrier) ar (ri , _) (c , _) = O.A-crash _ ar ri c
     A-crashB SB.flush ar (ri , _) (c , _) = O.A-crash _ ar ri c
@@ -659,7 +662,7 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
     B-crashB : ∀ u {Y Y'} → RIB Y → crashBX (SB.use u) Y Y' → CIB Y'
     B-crashB (SB.reg (SB.op (SB.w a d))) {X , bl} (ri , ol) (c , pl) = O.B-crash _ ri c , cPlace-ol {stOf X} {bl} ol pl
     B-crashB (SB.reg (SB.op SB.rl)) {X , bl} (ri , ol) (c , pl) = O.B-crash _ ri c , cPlace-ol {stOf X} {bl} ol pl
-    B-crashB (SB.reg (SB.op SB.es)) (ri , ol) (k , _ , _ , r , refl) = crash-B ri r , ol
+    B-crashB (SB.reg (SB.op SB.es)) (ri , ol) (k , _ , r , refl) = crash-B ri r , ol
     B-crashB (SB.reg (SB.op SB.sy)) (ri , ol) (c , refl) = O.B-crash _ ri c , ol
     B-crashB (SB.reg SB.barrier) (ri , ol) (c , refl) = O.B-crash _ ri c , ol
     B-crashB SB.flush (ri , ol) (c , refl) = O.B-crash _ ri c , ol

@@ -196,4 +196,4 @@ private
 block-erase-safe : ∀ {Y Y'} → OPX.RI (proj₁ Y) → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) Y Y' →
                    (∀ a → l2p (stX (proj₁ Y')) a ≡ l2p (stX (proj₁ Y)) a)
                  × (∀ a p → a ≤ amax → l2p (stX (proj₁ Y)) a ≡ just p → dat (stX (proj₁ Y')) p ≡ dat (stX (proj₁ Y)) p)
-block-erase-safe r (k , _ , rn , _) = run-safe r rn
+block-erase-safe r (k , rn , _) = run-safe r rn

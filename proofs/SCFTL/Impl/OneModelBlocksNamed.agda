@@ -420,7 +420,7 @@ locN-ok (SB.reg (SB.op (SB.w a d))) {X} {X'} r ln (o , pl) =
   locN-place {X} {X'} r (OPX.B-ok _ r o) ln (px-named _ {X} {X'} r o) pl
 locN-ok (SB.reg (SB.op SB.rl)) {X} {X'} r ln (o , pl) =
   locN-place {X} {X'} r (OPX.B-ok _ r o) ln (px-named _ {X} {X'} r o) pl
-locN-ok (SB.reg (SB.op SB.es)) {X} {X'} {bl} r ln (k , nab , rn , refl) p x =
+locN-ok (SB.reg (SB.op SB.es)) {X} {X'} {bl} r ln (k , rn , refl) p x =
   proj₁ L , inr-berase bl k p (proj₁ L) (proj₂ L) (off-block {X} {_} {bl} {k} r rn p x0)
   where
     x0 = run-sub rn p x
@@ -539,7 +539,7 @@ private
   bx-reach : ∀ u {X X' bl bl'} → ReachNX X → M.ok (SB.use u) (X , bl) (X' , bl') → ReachNX X'
   bx-reach (SB.reg (SB.op (SB.w a d))) rx (o , _) = stepX _ rx o
   bx-reach (SB.reg (SB.op SB.rl)) rx (o , _) = stepX _ rx o
-  bx-reach (SB.reg (SB.op SB.es)) rx (_ , _ , rn , _) = run-reach rx rn
+  bx-reach (SB.reg (SB.op SB.es)) rx (_ , rn , _) = run-reach rx rn
   bx-reach (SB.reg (SB.op SB.sy)) rx (o , _) = stepX _ rx o
   bx-reach (SB.reg SB.barrier) rx (o , _) = stepX _ rx o
   bx-reach SB.flush rx (o , _) = stepX _ rx o
@@ -552,7 +552,7 @@ crash-loc (SB.reg (SB.op (SB.w a d))) {X} {bl = bl} r ln rx (c , inj₂ (k , _ ,
 crash-loc (SB.reg (SB.op SB.rl)) {X} r ln rx (c , inj₁ refl) = inj₁ (X , rx , cut _ c , ln)
 crash-loc (SB.reg (SB.op SB.rl)) {X} {bl = bl} r ln rx (c , inj₂ (k , _ , refl)) =
   inj₁ (X , rx , cut _ c , alloc-keeps {X} {bl} {k} r ln)
-crash-loc (SB.reg (SB.op SB.es)) {X} {C} {bl} r ln rx (k , _ , (X'' , full) , cr , refl) with crash-prefix rx cr
+crash-loc (SB.reg (SB.op SB.es)) {X} {C} {bl} r ln rx (k , (X'' , full) , cr , refl) with crash-prefix rx cr
 ... | Xi , ri , og , ns = inj₁ (Xi , ri , og , λ p x →
         let x0 = ns p x
             L  = ln p x0
@@ -678,7 +678,7 @@ private
 fresh-ok : ∀ u {X X' bl bl'} → FreshAbove X bl → M.ok (SB.use u) (X , bl) (X' , bl') → FreshAbove X' bl'
 fresh-ok (SB.reg (SB.op (SB.w a d))) {X} {X'} fa (o , pl) = fresh-place {X} {X'} fa pl
 fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} fa (o , pl) = fresh-place {X} {X'} fa pl
-fresh-ok (SB.reg (SB.op SB.es)) {X} {X'} {bl} fa (k , _ , rn , refl) = fresh-keep {X} {X'} {berase k bl} fa (run-nxt rn)
+fresh-ok (SB.reg (SB.op SB.es)) {X} {X'} {bl} fa (k , rn , refl) = fresh-keep {X} {X'} {berase k bl} fa (run-nxt rn)
 fresh-ok (SB.reg (SB.op SB.sy)) {X} {X'} {bl} fa (o , refl) = fresh-keep {X} {X'} {bl} fa (nxt-sy {X} {X'} o)
 fresh-ok (SB.reg SB.barrier) {X} {X'} {bl} fa (o , refl) = fresh-keep {X} {X'} {bl} fa (nxt-barrier {X} {X'} o)
 fresh-ok SB.flush {X} {X'} {bl} fa (o , refl) = fresh-keep {X} {X'} {bl} fa (nxt-flush {X} {X'} o)
@@ -719,7 +719,7 @@ offers-empty X bl k op e = op , subst (_< Z) (sym e) (s≤s z≤n) , er
 -- pointer): BXone lost the block for good.
 erase-crash-offers : ∀ {X bl C bl' X'' bl''} (c : M.crash (SB.use (SB.reg (SB.op SB.es))) (X , bl) (C , bl')) →
                      M.ok SB.recover (C , bl') (X'' , bl'') → Offers X'' bl'' (proj₁ c)
-erase-crash-offers {X} {bl} {X'' = X''} (k , _ , _ , _ , refl) (_ , refl) =
+erase-crash-offers {X} {bl} {X'' = X''} (k , _ , _ , refl) (_ , refl) =
   offers-empty X'' (forget (nxt (stX X'')) (berase k bl)) k
     (inj₂ (forget-fr {berase k bl} (nxt (stX X'')) k (upd-self (fr bl) k true)))
     (forget-wp0 {berase k bl} (nxt (stX X'')) k (upd-self (wp bl) k 0))

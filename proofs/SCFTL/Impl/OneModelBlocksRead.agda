@@ -482,10 +482,10 @@ loc-ok (SB.reg (SB.op (SB.w a d))) {X} {X'} {bl} {bl'} r lx (o , pl) =
   loc-place {X} {X'} {bl} {bl'} r lx (shape-w a d {X} {X'} o) pl
 loc-ok (SB.reg (SB.op SB.rl)) {X} {X'} {bl} {bl'} r lx (o , pl) =
   loc-place {X} {X'} {bl} {bl'} r lx (shape-rl {X} {X'} o) pl
-loc-ok (SB.reg (SB.op SB.es)) {X} {X'} {bl} r lx (k , nab , rn , refl) a p le m =
+loc-ok (SB.reg (SB.op SB.es)) {X} {X'} {bl} r lx (k , rn , refl) a p le m =
   proj₁ L , inr-erase {X} {X'} {bl} {k} r rn a p le m0 (proj₁ L) (proj₂ L)
   where
-    m0 = trans (sym (proj₁ (block-erase-safe {X , bl} {X' , berase k bl} r (k , nab , rn , refl)) a)) m
+    m0 = trans (sym (proj₁ (block-erase-safe {X , bl} {X' , berase k bl} r (k , rn , refl)) a)) m
     L = lx a p le m0
 loc-ok (SB.reg (SB.op SB.sy)) {X} {X'} r lx (o , refl) a p le m = lx a p le (trans (sym (keep-sy {X} {X'} o a)) m)
 loc-ok (SB.reg SB.barrier) {X} {X'} r lx (o , refl) a p le m = lx a p le (trans (sym (keep-barrier {X} {X'} o a)) m)

@@ -201,7 +201,7 @@ private
 
   -- the block erase, crashed in its last page's erase
   ce : M.crash (use (reg (op es))) (X s8 , bl7) (X c11 , bl11)
-  ce = 0 , (λ ()) , (X m11 , es1 ∷ one es0) , es1 ∷ one c0 , refl
+  ce = 0 , (X m11 , es1 ∷ one es0) , es1 ∷ one c0 , refl
 
   r12 : M.ok recover (X c11 , bl11) (X s12 , bl12)
   r12 = (refl , refl , s12 , refl , (true , 1 , unmapped , refl , refl)) , refl

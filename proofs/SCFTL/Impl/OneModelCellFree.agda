@@ -215,8 +215,8 @@ module _ (M : SB.Model) (stOf : SB.Model.State M → St)
   ... | x , i , f = x , i , λ c1 c2 e1 e2 → f c1 c2 e1 e2 , pl
   free-BX (SB.use (SB.reg (SB.op SB.rl))) {X , bl} {X' , bl'} (c , pl) with fm _ {X} {X'} c
   ... | x , i , f = x , i , λ c1 c2 e1 e2 → f c1 c2 e1 e2 , pl
-  free-BX (SB.use (SB.reg (SB.op SB.es))) {X , bl} {X' , bl'} (k , ne , run , ec , eb) with free-esc ec
-  ... | x , i , f = x , i , λ c1 c2 e1 e2 → k , ne , run , f c1 c2 e1 e2 , eb
+  free-BX (SB.use (SB.reg (SB.op SB.es))) {X , bl} {X' , bl'} (k , run , ec , eb) with free-esc ec
+  ... | x , i , f = x , i , λ c1 c2 e1 e2 → k , run , f c1 c2 e1 e2 , eb
   free-BX (SB.use (SB.reg (SB.op SB.sy))) {X , bl} {X' , bl'} (c , eb) with fm _ {X} {X'} c
   ... | x , i , f = x , i , λ c1 c2 e1 e2 → f c1 c2 e1 e2 , eb
   free-BX (SB.use (SB.reg SB.barrier)) {X , bl} {X' , bl'} (c , eb) with fm _ {X} {X'} c

@@ -30,15 +30,15 @@
 --                        at a recovery of the block layer over it (BXone)
 --                        a block none of whose pages the recovered L2P
 --                        names has every page of its erase erasable;
---   **`bx-rec-erase`** : and right after the recovery such a block (not
---                        the open one, holding a page) can be erased: its
+--   **`bx-rec-erase`** : and right after the recovery such a block (the
+--                        open one too, holding a page) can be erased: its
 --                        pages are distinct (`OwnLoc`), PUSBic's erase asks
 --                        only the queue, PL's guard holds while the region
 --                        is empty (`guard-clear`; PL's recovery ends in a
 --                        full checkpoint), so the block erase is a step of
 --                        BXone — blocks.rs `rebuild` making the superblock
 --                        erasable and `activate_next` erasing it;
---   **`bx-rec-reuse`** : so every block but the open one that the
+--   **`bx-rec-reuse`** : so every block that the
 --                        recovered L2P does not name is free right after
 --                        the recovery (a vacant one, which BlocksOver's
 --                        `forget` frees since the thirty-first session) or
@@ -270,37 +270,38 @@ rec-clear : ∀ {X X'} → okPX SB.recover X X' → Clear X'
 rec-clear {false , S} {.false , S'} (refl , _) = tt
 rec-clear {true , S} {.true , ._} (refl , _ , s' , refl , (b , g , C , pk , refl)) = refl , refl
 
--- **Right after a recovery of the block layer over PX, a block other
--- than the open one that holds a page, none of whose pages the recovered
--- L2P names, can be erased: the block erase is a step of BXone.**
+-- **Right after a recovery of the block layer over PX, a block that
+-- holds a page, none of whose pages the recovered L2P names, can be
+-- erased: the block erase is a step of BXone** (the old open block too,
+-- as the code may erase the old active superblock and take it again).
 bx-rec-erase : ∀ {X bl X' bl'} → OwnLoc bl → SB.Model.ok BXone SB.recover (X , bl) (X' , bl') →
-               ∀ k → k ≢ ab bl' → owners bl' k ≢ [] →
+               ∀ k → owners bl' k ≢ [] →
                (∀ o q → own bl' k o ≡ just q → Unnamed (l2p (stX X')) q) →
                Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl') (X'' , berase k bl')
-bx-rec-erase {X} {bl} {X'} ol (o , refl) k nab ne un =
-  proj₁ R , k , nab , proj₂ R , refl
+bx-rec-erase {X} {bl} {X'} ol (o , refl) k ne un =
+  proj₁ R , k , proj₂ R , refl
   where
     R = es-run X' (owners (forget (nxt (stX X')) bl) k) (rec-clear {X} {X'} o)
                (bx-rec-owners {X} {bl} {X'} (o , refl) k un)
                (ownersB-distinct (forget (nxt (stX X')) bl) k (wp (forget (nxt (stX X')) bl) k) (ownloc-forget {bl} (nxt (stX X')) ol)) ne
 
 -- **So right after a recovery of the block layer over PX, every block
--- other than the open one none of whose pages the recovered L2P names is
--- free again, or one step from it**: a block recovery left with no page
+-- none of whose pages the recovered L2P names is free again, or one step
+-- from it**: a block recovery left with no page
 -- placed (all its placements cut by the crash: `forget` frees it, write
 -- pointer 0 and reusable), or a block whose erase is a step of BXone
 -- (which leaves it at write pointer 0 and reusable, `berase`) — blocks.rs
 -- `rebuild` making every superblock the recovered map does not reference
 -- erasable, `activate_next` erasing it when it is taken.
 bx-rec-reuse : ∀ {X bl X' bl'} → OwnLoc bl → SB.Model.ok BXone SB.recover (X , bl) (X' , bl') →
-               ∀ k → k ≢ ab bl' →
+               ∀ k →
                (∀ o q → own bl' k o ≡ just q → Unnamed (l2p (stX X')) q) →
                (wp bl' k ≡ 0 × fr bl' k ≡ true)
              ⊎ (Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl') (X'' , berase k bl'))
-bx-rec-reuse {X} {bl} {X'} ol (o , refl) k nab un with owners (forget (nxt (stX X')) bl) k in e
+bx-rec-reuse {X} {bl} {X'} ol (o , refl) k un with owners (forget (nxt (stX X')) bl) k in e
 ... | []     = inj₁ (forget-vacant {bl} (nxt (stX X')) k
                        (trans {j = owners (forget (nxt (stX X')) bl) k} (sym (forget-owners {bl} (nxt (stX X')) k)) e))
-... | q ∷ qs = inj₂ (bx-rec-erase {X} {bl} {X'} ol (o , refl) k nab
+... | q ∷ qs = inj₂ (bx-rec-erase {X} {bl} {X'} ol (o , refl) k
                        (λ e' → cons≢nil {q} {qs} (trans {j = owners (forget (nxt (stX X')) bl) k} (sym e) e')) un)
   where
     cons≢nil : ∀ {r : ℕ} {rs : List ℕ} → r ∷ rs ≢ []

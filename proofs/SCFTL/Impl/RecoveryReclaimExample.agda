@@ -174,4 +174,4 @@ private
 
 -- the block erase of block 0 is a step of BXone right after the recovery
 erase-block-0 : Σ XS λ X10 → SB.Model.ok BXone (use (reg (op es))) (X9 , bl9) (X10 , berase 0 bl9)
-erase-block-0 = bx-rec-erase {X8} {bl6} {X9} ol6 r2 0 (λ ()) (λ ()) block-0
+erase-block-0 = bx-rec-erase {X8} {bl6} {X9} ol6 r2 0 (λ ()) block-0

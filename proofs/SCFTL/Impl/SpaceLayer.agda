@@ -366,7 +366,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.sy))) (Run.frwp R) o
     ; locx = loc-ok (SB.reg (SB.op SB.sy)) (riX {X} {bl} (Run.ri R)) (Run.locx R) o
     ; ri = OBX.B-ok (SB.reg (SB.op SB.sy)) (Run.ri R) o }
-  run-step {G , X , bl} R (lera {X' = X'} {bl' = .(berase k bl)} (k , nab , rn , refl) esk kP) = inj₂ record
+  run-step {G , X , bl} R (lera {X' = X'} {bl' = .(berase k bl)} (k , rn , refl) esk kP) = inj₂ record
     { d = proj₁ S0 ; reach = grow1 (Run.reach R) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
     ; placed = placed-keep keep (λ j i → inj₂ i) (Run.placed R)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.es))) (Run.frwp R) o
@@ -374,10 +374,10 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ; ri = OBX.B-ok (SB.reg (SB.op SB.es)) (Run.ri R) o }
     where
     o : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , berase k bl)
-    o = k , nab , rn , refl
+    o = k , rn , refl
     S0 = sim-era {c} {G} {X} {X'} {bl} {berase k bl} {Run.d R} (riX {X} {bl} (Run.ri R)) (Run.locx R) (Run.abs R) o esk kP
     keep : ∀ j → vc X' (berase k bl) j ≡ vc X bl j
-    keep = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ (vc-erase {X} {X'} {bl} {berase k bl} (riX {X} {bl} (Run.ri R)) (Run.locx R) o)))))
+    keep = proj₁ (proj₂ (proj₂ (proj₂ (vc-erase {X} {X'} {bl} {berase k bl} (riX {X} {bl} (Run.ri R)) (Run.locx R) o))))
   run-step {G , X , bl} R (lgcm {k = k} nocv usk kP gk uL vN) = inj₂ record
     { d = proj₁ S0 ; reach = grow1 (Run.reach R) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
     ; placed = placed-keep (λ _ → refl) f (Run.placed R)

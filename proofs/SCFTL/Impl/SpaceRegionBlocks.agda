@@ -95,7 +95,7 @@ private
 B-okB : ∀ u {Y Y'} → Oφ.RI Y → RInvQ (proj₁ Y) → okBφR (SB.use u) Y Y' → RInvQ (proj₁ Y')
 B-okB (SB.reg (SB.op (SB.w a d))) ri I (_ , k) = B-okR (SB.reg (SB.op (SB.w a d))) (riq ri , I) k
 B-okB (SB.reg (SB.op SB.rl)) ri I (_ , k) = B-okR (SB.reg (SB.op SB.rl)) (riq ri , I) k
-B-okB (SB.reg (SB.op SB.es)) ri I ((_ , _ , r , _) , _) = es-run (riq ri) I r
+B-okB (SB.reg (SB.op SB.es)) ri I ((_ , r , _) , _) = es-run (riq ri) I r
 B-okB (SB.reg (SB.op SB.sy)) ri I (_ , k) = B-okR (SB.reg (SB.op SB.sy)) (riq ri , I) k
 B-okB (SB.reg SB.barrier) ri I (_ , k) = B-okR (SB.reg SB.barrier) (riq ri , I) k
 B-okB SB.flush ri I (_ , k) = B-okR SB.flush (riq ri , I) k
@@ -120,7 +120,7 @@ private
 crash-roomB : ∀ u {Y Y'} → Oφ.RI Y → RInvQ (proj₁ Y) → M.crash (SB.use u) Y Y' → drL (stX (proj₁ Y')) ≤ D
 crash-roomB (SB.reg (SB.op (SB.w a d))) ri I (c , _) = crash-roomPX (SB.reg (SB.op (SB.w a d))) (riq ri) I c
 crash-roomB (SB.reg (SB.op SB.rl)) ri I (c , _) = crash-roomPX (SB.reg (SB.op SB.rl)) (riq ri) I c
-crash-roomB (SB.reg (SB.op SB.es)) ri I (_ , _ , _ , c , _) = es-crash (riq ri) I c
+crash-roomB (SB.reg (SB.op SB.es)) ri I (_ , _ , c , _) = es-crash (riq ri) I c
 crash-roomB (SB.reg (SB.op SB.sy)) ri I (c , _) = crash-roomPX (SB.reg (SB.op SB.sy)) (riq ri) I c
 crash-roomB (SB.reg SB.barrier) ri I (c , _) = crash-roomPX (SB.reg SB.barrier) (riq ri) I c
 crash-roomB SB.flush ri I (c , _) = crash-roomPX SB.flush (riq ri) I c

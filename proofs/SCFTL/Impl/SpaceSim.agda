@@ -542,7 +542,7 @@ sim-era : ∀ {c G X X' bl bl' d} → OPX.RI X → LocX X bl → Abs c G X bl d 
           (o : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl')) →
           es G (proj₁ o) ≡ true → proj₁ o < Sp.P c →
           Σ StD λ d' → StepD c d d' × Abs c (record G { es = es G [ proj₁ o ≔ false ] }) X' bl' d'
-sim-era {c} {G} {X} {X'} {bl} {.(berase k bl)} {d} r lx I (k , nab , rn , refl) esk kP = _ , eraE {c} {d} ersplit , record
+sim-era {c} {G} {X} {X'} {bl} {.(berase k bl)} {d} r lx I (k , rn , refl) esk kP = _ , eraE {c} {d} ersplit , record
   { vsA = trans (Abs.vsA I) (sym (used-same (us G) (vc X bl) (vc X' (berase k bl)) (Sp.P c) (λ j _ _ → keep j)))
   ; vaA = trans (Abs.vaA I) (sym (keep (ab bl)))
   ; roomA = trans (cong (λ z → roomD d + z) (upd-ne (wp bl) (ab bl) k 0 ab≢)) (Abs.roomA I)
@@ -563,13 +563,14 @@ sim-era {c} {G} {X} {X'} {bl} {.(berase k bl)} {d} r lx I (k , nab , rn , refl) 
   ; esV = λ j e → Abs.esV I j (es-of j e)
   ; cvV = Abs.cvV I }
   where
-  V = vc-erase {X} {X'} {bl} {berase k bl} r lx (k , nab , rn , refl)
+  V = vc-erase {X} {X'} {bl} {berase k bl} r lx (k , rn , refl)
   keep : ∀ j → vc X' (berase k bl) j ≡ vc X bl j
-  keep = proj₁ (proj₂ (proj₂ (proj₂ (proj₂ V))))
+  keep = proj₁ (proj₂ (proj₂ (proj₂ V)))
   wc : wcnt (stX X') ≡ wcnt (stX X)
-  wc = proj₂ (proj₂ (proj₂ (proj₂ (proj₂ V))))
+  wc = proj₂ (proj₂ (proj₂ (proj₂ V)))
+  -- the layer erases an erasable block, and the open block is not one
   ab≢ : ab bl ≢ k
-  ab≢ e = nab (sym e)
+  ab≢ e = t→¬f esk (subst (λ z → es G z ≡ false) e (Abs.abE I))
   es' : ℕ → Bool
   es' = es G [ k ≔ false ]
   fr' : ℕ → Bool
@@ -830,7 +831,7 @@ frwp-new (_ , wz , _) k _ = wz k
 frwp-ok : ∀ o {X X' bl bl'} → FrWp bl → SB.Model.ok BXone o (X , bl) (X' , bl') → FrWp bl'
 frwp-ok (SB.use (SB.reg (SB.op (SB.w a d)))) {X} {X'} fw (_ , pl) = frwp-place {X} {X'} fw pl
 frwp-ok (SB.use (SB.reg (SB.op SB.rl))) {X} {X'} fw (_ , pl) = frwp-place {X} {X'} fw pl
-frwp-ok (SB.use (SB.reg (SB.op SB.es))) {bl = bl} fw (k , _ , _ , refl) j e with j ≟ℕ k
+frwp-ok (SB.use (SB.reg (SB.op SB.es))) {bl = bl} fw (k , _ , refl) j e with j ≟ℕ k
 ... | yes refl = upd-self (wp bl) j 0
 ... | no jk    = trans (upd-ne (wp bl) j k 0 jk) (fw j (trans (sym (upd-ne (fr bl) j k true jk)) e))
 frwp-ok (SB.use (SB.reg (SB.op SB.sy))) fw (_ , refl) = fw

@@ -41,7 +41,7 @@
 --                 vacant block);
 --   `vc0-unnamed`, **`bx-rec-vc0`** : a block with no valid sector holds
 --                 no page an entry names (`OwnLoc`), so right after a
---                 recovery every block but the open one with no valid
+--                 recovery every block with no valid
 --                 sector is free or one block erase from it
 --                 (SCFTL.Impl.RecoveryReclaim's `bx-rec-reuse`): what
 --                 Space's `rec` takes of every block the recovered map
@@ -200,11 +200,11 @@ vc-sy {X} {X'} {bl} (o , refl) = vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {
 -- erases only pages no entry names.
 vc-erase : ∀ {X X' bl bl'} → OPX.RI X → LocX X bl →
            SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') →
-           Σ ℕ λ k → bl' ≡ berase k bl × ¬ (k ≡ ab bl) × vc X bl k ≡ 0 × Keeps X bl X' bl' × wcnt (stX X') ≡ wcnt (stX X)
-vc-erase {X} {X'} {bl} r lx (k , nab , rn , refl) =
-  k , refl , nab , zero-k ,
+           Σ ℕ λ k → bl' ≡ berase k bl × vc X bl k ≡ 0 × Keeps X bl X' bl' × wcnt (stX X') ≡ wcnt (stX X)
+vc-erase {X} {X'} {bl} r lx (k , rn , refl) =
+  k , refl , zero-k ,
   vc-same {l2p (stX X)} {l2p (stX X')} {loc bl} {loc bl}
-    (proj₁ (block-erase-safe {X , bl} {X' , berase k bl} r (k , nab , rn , refl))) (λ _ _ _ _ → refl) ,
+    (proj₁ (block-erase-safe {X , bl} {X' , berase k bl} r (k , rn , refl))) (λ _ _ _ _ → refl) ,
   wc-run rn
   where
   -- an erase step of PX is P's `esF` of one page: the write counter kept
@@ -287,7 +287,7 @@ vc-sum X bl B =
 -- vacant block").
 erase-has-owner : ∀ {X X' bl bl'} → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , bl') →
                   Σ ℕ λ k → bl' ≡ berase k bl × owners bl k ≢ []
-erase-has-owner (k , nab , rn , refl) = k , refl , λ e → no-run (subst (λ ps → EsRunM _ ps _) e rn)
+erase-has-owner (k , rn , refl) = k , refl , λ e → no-run (subst (λ ps → EsRunM _ ps _) e rn)
   where
   no-run : ∀ {X X'} → ¬ EsRunM X [] X'
   no-run ()
@@ -308,14 +308,15 @@ vc0-unnamed {X} {bl} ol k z o q e a le m = no1≤0 (subst (1 ≤_) z (subst (_�
   no1≤0 : 1 ≤ 0 → ⊥
   no1≤0 ()
 
--- **Right after a recovery of the block layer over PX, every block other
--- than the open one with no valid sector is free, or one block erase
--- from it** — what Space's `rec` takes of every block the recovered map
--- does not reference (erasable; `rebuild`, `activate_next`)
+-- **Right after a recovery of the block layer over PX, every block with
+-- no valid sector is free, or one block erase from it** — what Space's
+-- `rec` takes of every block the recovered map does not reference
+-- (erasable; blocks.rs `rebuild`: valid 0 → Erasable, the old active
+-- superblock included; `activate_next`)
 bx-rec-vc0 : ∀ {X bl X' bl'} → OwnLoc bl → SB.Model.ok BXone SB.recover (X , bl) (X' , bl') →
-             ∀ k → k ≢ ab bl' → vc X' bl' k ≡ 0 →
+             ∀ k → vc X' bl' k ≡ 0 →
              (wp bl' k ≡ 0 × fr bl' k ≡ true)
            ⊎ (Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl') (X'' , berase k bl'))
-bx-rec-vc0 {X} {bl} {X'} ol (o , refl) k nab z =
-  bx-rec-reuse {X} {bl} {X'} ol (o , refl) k nab
+bx-rec-vc0 {X} {bl} {X'} ol (o , refl) k z =
+  bx-rec-reuse {X} {bl} {X'} ol (o , refl) k
     (vc0-unnamed {X'} {forget (nxt (stX X')) bl} (ownloc-forget {bl} (nxt (stX X')) ol) k z)
