@@ -88,7 +88,7 @@ module SCFTL.Impl.BlocksOver (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ
   (_≟D_ : DecidableEquality Data) (zb : ℕ) where
 
 open import Data.Nat.Base using (zero; suc; _<_; _≤_; _≡ᵇ_; _<ᵇ_; s≤s; z≤n)
-open import Data.Nat.Properties using (<ᵇ⇒<; <⇒<ᵇ; <-irrefl)
+open import Data.Nat.Properties using (<ᵇ⇒<; <⇒<ᵇ; <-irrefl; ≤-pred; ≤∧≢⇒<)
 open import Data.Nat.Properties using (≡ᵇ⇒≡) renaming (_≟_ to _≟ℕ_)
 open import Data.Bool.Base using (Bool; true; false; if_then_else_; T)
 open import Data.Unit.Base using (tt)
@@ -350,13 +350,6 @@ private
       nothing≢just : ∀ {a : ℕ} → nothing ≡ just a → ⊥
       nothing≢just ()
   ...   | no ne = ownersB-null bl k w o q (≤∧≢⇒< (≤-pred lt) ne) e
-    where
-      ≤-pred : ∀ {a b} → suc a ≤ suc b → a ≤ b
-      ≤-pred (s≤s x) = x
-      ≤∧≢⇒< : ∀ {a b} → a ≤ b → ¬ (a ≡ b) → a < b
-      ≤∧≢⇒< {zero} {zero} _ ne = ⊥-elim (ne refl)
-      ≤∧≢⇒< {zero} {suc b} _ _ = s≤s z≤n
-      ≤∧≢⇒< {suc a} {suc b} (s≤s x) ne = s≤s (≤∧≢⇒< x (λ e → ne (cong suc e)))
 
   -- the freeing moves no placement
   ownersB-fv : ∀ bl k w → ownersB (freeVacant bl) k w ≡ ownersB bl k w
