@@ -104,19 +104,10 @@ open import Relation.Binary.PropositionalEquality
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
   using (St; MC; syn; uns; cur; dur; dat; mb; nxt; esF; erased; CrashD; _[_≔_])
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (≡ᵇ-refl) renaming (≡ᵇ-false to ≡ᵇ-ne)
 
 ------------------------------------------------------------------------
 -- Small lemmas on updates
-
-private
-  ≡ᵇ-refl : ∀ n → (n ≡ᵇ n) ≡ true
-  ≡ᵇ-refl zero    = refl
-  ≡ᵇ-refl (suc n) = ≡ᵇ-refl n
-
-  ≡ᵇ-ne : ∀ m n → ¬ (m ≡ n) → (m ≡ᵇ n) ≡ false
-  ≡ᵇ-ne m n ne with m ≡ᵇ n | ≡ᵇ⇒≡ m n
-  ... | true  | f = ⊥-elim (ne (f _))
-  ... | false | _ = refl
 
 upd-self : ∀ {A : Set} (f : ℕ → A) x v → (f [ x ≔ v ]) x ≡ v
 upd-self f x v rewrite ≡ᵇ-refl x = refl

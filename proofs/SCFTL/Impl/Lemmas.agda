@@ -282,15 +282,11 @@ hi-bound m (suc k) a p le e with m≤n⇒m<n∨m≡n le
 -- recovered map does not name
 
 private
-  ≡ᵇ-same : ∀ n → (n ≡ᵇ n) ≡ true
-  ≡ᵇ-same zero    = refl
-  ≡ᵇ-same (suc n) = ≡ᵇ-same n
-
   t≢f : true ≡ false → ⊥
   t≢f ()
 
   isAt-false : ∀ mp p → isAt mp p ≡ false → mp ≢ just p
-  isAt-false (just q) .q f refl = t≢f (trans (sym (≡ᵇ-same q)) f)
+  isAt-false (just q) .q f refl = t≢f (trans (sym (≡ᵇ-refl q)) f)
   isAt-false nothing p f ()
 
   ∨-false : ∀ x y → (x Data.Bool.Base.∨ y) ≡ false → x ≡ false × y ≡ false
