@@ -813,7 +813,7 @@ sim-sy {c} {G} {X} {X'} {bl} {.bl} {d} I (o , refl) =
 -- `FrWp` is an invariant of the block layer: free blocks are at write
 -- pointer 0 on a new disk and after every step (an allocation takes its
 -- block off the free ones, a block erase puts its block back at 0, a
--- recovery changes neither)
+-- recovery frees a block only at write pointer 0, `forget-frwp`)
 
 private
   frwp-alloc : ∀ {bl} k n → FrWp bl → FrWp (balloc k n bl)
