@@ -302,14 +302,14 @@ ownloc-balloc {bl} {k} {n} ol fresh k' o' q e with own-balloc bl k n k' o' q e
                                              (upd-ne (act bl k) o' (wp bl k) (just q) o'≢))) e)))
 
 private
+  nothing≢just : ∀ {a : ℕ} → nothing ≡ just a → ⊥
+  nothing≢just ()
+
   below-just : ∀ n m q → below n m ≡ just q → m ≡ just q × q < n
   below-just n nothing  q ()
   below-just n (just r) q e with r <ᵇ n in lt
   ... | true  = cong just (just-inj e) , subst (_< n) (just-inj e) (<ᵇ⇒< r n (subst T (sym lt) tt))
   ... | false = ⊥-elim (nothing≢just e)
-    where
-      nothing≢just : ∀ {a : ℕ} → nothing ≡ just a → ⊥
-      nothing≢just ()
 
 forget-below : ∀ {bl} n k o q → own (forget n bl) k o ≡ just q → q < n
 forget-below {bl} n k o q e = proj₂ (below-just n (own bl k o) q e)
@@ -337,9 +337,6 @@ private
   ... | just _  = refl
   ... | nothing with o ≟ℕ w
   ...   | yes refl = ⊥-elim (nothing≢just (trans (sym e') e))
-    where
-      nothing≢just : ∀ {a : ℕ} → nothing ≡ just a → ⊥
-      nothing≢just ()
   ...   | no ne = ownersB-null bl k w o q (≤∧≢⇒< (≤-pred lt) ne) e
 
   -- the freeing moves no placement

@@ -74,7 +74,7 @@ open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedRecCrash Data d0 amax wmax kmax umax _≟D_ using (recR)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (rec0L)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; own; wp; fr; ab; loc; forget; forget-below; owners; ownersB; consM; OwnLoc; ownloc-forget; berase; upd-ne;
+  using (BL; own; wp; fr; loc; forget; forget-below; owners; ownersB; consM; OwnLoc; ownloc-forget; berase; upd-ne;
          forget-owners; forget-vacant)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; ues; ⟪_,_⟫)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh; okPU; ⟦_,_⟧; ghostN)

@@ -298,15 +298,13 @@ erase-has-owner (k , rn , refl) = k , refl , λ e → no-run (subst (λ ps → E
 -- a block with no valid sector holds no page an entry names
 vc0-unnamed : ∀ {X bl} → OwnLoc bl → ∀ k → vc X bl k ≡ 0 →
               ∀ o q → own bl k o ≡ just q → Unnamed (l2p (stX X)) q
-vc0-unnamed {X} {bl} ol k z o q e a le m = no1≤0 (subst (1 ≤_) z (subst (_≤ vc X bl k) f1 (tot-≥ f (suc amax) a (s≤s le))))
+vc0-unnamed {X} {bl} ol k z o q e a le m = <-irrefl refl (subst (1 ≤_) z (subst (_≤ vc X bl k) f1 (tot-≥ f (suc amax) a (s≤s le))))
   where
   f : ℕ → ℕ
   f b = b2n (inBlk (loc bl) k (l2p (stX X) b))
   f1 : f a ≡ 1
   f1 = trans (cong (λ mq → b2n (inBlk (loc bl) k mq)) m)
               (trans (cong (λ pg → b2n (proj₁ pg ≡ᵇ k)) (ol k o q e)) (b2n-eq k))
-  no1≤0 : 1 ≤ 0 → ⊥
-  no1≤0 ()
 
 -- **Right after a recovery of the block layer over PX, every block with
 -- no valid sector is free, or one block erase from it** — what Space's
