@@ -24,7 +24,14 @@
 --            choice of the code, no step of the model);
 --   `lrl`, `lrla` : a relocation of one of the current victim's pages,
 --            into the open block or a free one when the open one is full;
---   `ldone`: the current victim holds no valid sector any more.
+--   `ldone`: the current victim holds no valid sector any more, and GC
+--            has been through every page placed in it (`Relocated`:
+--            each on P's invalid queue, by `rl0` for a valid sector,
+--            `rlX` for a dead one), so the block the epoch's end makes
+--            erasable has every page on P's queues
+--            (SCFTL.Impl.SpaceQueued; thirty-second session: before, a
+--            dead page of the victim might never reach them, and the
+--            block had no erase step).
 --
 -- (`LStepT c T` is the layer with GC's timing `T` as a parameter; the
 -- code's is `LStep c`, `T` = Space's `NotNeeded c`; mutant 48,
@@ -81,13 +88,13 @@ open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 open import Relation.Nullary using (¬_; yes; no)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (l2p; wcnt; nxt; _[_≔_])
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (l2p; wcnt; nxt; inv; _[_≔_])
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; obligationsBXone; module OPX)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; loc-ok)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; Z; loc; wp; ab; fr; balloc; berase; upd-self; upd-ne)
+  using (BL; Z; loc; own; wp; ab; fr; balloc; berase; upd-self; upd-ne)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
   using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-sy; vc-erase)
 open import SCFTL.Impl.SpaceUsed using (b2n; b2n-ne; tot; tot-ext; tot-0; tot-flip; usedL; MoveEq)
@@ -113,6 +120,12 @@ usedOf c G X bl = usedL (us G) (vc X bl) (Sp.P c)
 -- an epoch ends: its victims erasable (two-phase GC), the count again 0
 endEp : Gh → Gh
 endEp G = record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false ; gn = 0 }
+
+-- every page placed in block k since its last erase is on P's invalid
+-- queue: GC has been through each (gc.rs walks every page of the victim;
+-- P's `rl0` relocates a valid sector, `rlX` passes a dead one)
+Relocated : XS → BL → ℕ → Set
+Relocated X bl k = ∀ o p → o < wp bl k → own bl k o ≡ just p → inv (stX X) p ≡ true
 
 -- the layer's state: the ghost, P's state (with the phase), the blocks
 LS : Set
@@ -155,7 +168,7 @@ module _ (c : Sp.Config) (T : ℕ → List ℕ → Set) where
     lrla : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
            wp bl (ab bl) ≡ Z → FromVictim k X bl X' →
            LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
-    ldone : ∀ {G X bl k} → cv G ≡ just k → vc X bl k ≡ 0 →
+    ldone : ∀ {G X bl k} → cv G ≡ just k → vc X bl k ≡ 0 → Relocated X bl k →
             LStepT (G , X , bl) (record G { cv = nothing } , X , bl)
 
 -- the code's: GC not needed (gc.rs `gc_needed` false: fewer than U used
@@ -422,7 +435,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     placed1 (inj₁ (refl , _ , _)) = ⊥-elim (moved refl)
     placed1 (inj₂ ((b , le , _ , kn , refl , _ , _ , mv) , _)) =
       placed-move mv (inj₁ refl) (act-f {G} {bl} {bl'} (Abs.abP (Run.abs R))) (Run.placed R)
-  run-step {G , X , bl} R (ldone {k = k} cvk z) = inj₂ record
+  run-step {G , X , bl} R (ldone {k = k} cvk z _) = inj₂ record
     { d = Run.d R ; reach = Run.reach R
     ; abs = sim-done {c} {G} {X} {bl} {Run.d R} {k} (Run.abs R) cvk (trans (Abs.pdA (Run.abs R)) (trans (cong (pendOf X bl) cvk) z))
     ; placed = placed-keep (λ _ → refl) f (Run.placed R)
@@ -497,7 +510,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
   fresh-step F (lgcm {k = k} nocv usk kP gk uL vN) = t→¬f usk (Fresh.noUs F k)
   fresh-step F (lrl cvk o stay pol) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
   fresh-step F (lrla cvk o moved kP full pol) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
-  fresh-step F (ldone cvk z) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+  fresh-step F (ldone cvk z _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
 
   ----------------------------------------------------------------------
   -- every step, every run
