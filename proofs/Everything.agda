@@ -148,6 +148,7 @@ import SCFTL.Impl.SpaceLayer
 import SCFTL.Impl.SpaceLayerStart
 import SCFTL.Impl.SpaceLayerExample
 import SCFTL.Impl.SpaceQueued
+import SCFTL.Impl.SpaceSimRetire
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate

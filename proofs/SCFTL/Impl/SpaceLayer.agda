@@ -81,7 +81,7 @@ open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; []; _∷_; _++_; length)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; s≤s; z≤n)
-open import Data.Nat.Properties using (+-identityʳ; +-suc; m+n≡0⇒m≡0; ≤-step; n<1+n) renaming (_≟_ to _≟ℕ_)
+open import Data.Nat.Properties using (+-identityʳ; +-suc; m+n≡0⇒m≡0; ≤-step; n<1+n; <-irrefl) renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
@@ -94,17 +94,19 @@ open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; obligationsBXone; module OPX)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; loc-ok)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; Z; loc; own; wp; ab; fr; balloc; berase; upd-self; upd-ne)
+  using (BL; Z; loc; own; wp; ab; fr; balloc; berase; owners; ownersB; consM; upd-self; upd-ne)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-sy; vc-erase)
+  using (vc; inBlk; vc-w; vc-rl; vc-flush; vc-barrier; vc-sy; vc-erase; vc-empty)
 open import SCFTL.Impl.SpaceUsed using (b2n; b2n-ne; tot; tot-ext; tot-0; tot-flip; usedL; MoveEq)
 open import SCFTL.Impl.SpaceData
   using (StD; sd; StepD; ReachD; initD; era; gcD; vsD; wcD; pendD; data-victim)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; gh; us; es; vi; cv; gn; Abs; OldIn; FrWp; Opened; BlockFor; pendOf; FromVictim; f≢t; nothing≢just;
          core-w; after-opened; vc-pos; t→¬f; kept;
-         sim-w; sim-act; sim-fl; sim-barrier; sim-sy; sim-era; sim-gcm; sim-rl; sim-rl-act; sim-done;
+         sim-w; sim-act; sim-fl; sim-barrier; sim-sy; sim-era; sim-gcm; sim-rl; sim-rl-act; sim-done; activate; core-rl;
          frwp-ok; block-for-write; block-for-reloc)
+open import SCFTL.Impl.SpaceSimRetire Data d0 amax wmax kmax umax _≟D_ kc zb using (abs-fr; reopen; old-ret)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (EsRunM)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -127,6 +129,13 @@ endEp G = record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false ; gn 
 Relocated : XS → BL → ℕ → Set
 Relocated X bl k = ∀ o p → o < wp bl k → own bl k o ≡ just p → inv (stX X) p ≡ true
 
+-- a block in none of the ghost's classes (the open block before it is
+-- retired), or in one of them (the old open block once retired: used,
+-- then maybe a victim, erasable)
+Unclassed Classed : Gh → ℕ → Set
+Unclassed G k = us G k ≡ false × vi G k ≡ false × es G k ≡ false
+Classed G k = us G k ≡ true ⊎ vi G k ≡ true ⊎ es G k ≡ true
+
 -- the layer's state: the ghost, P's state (with the phase), the blocks
 LS : Set
 LS = Gh × XS × BL
@@ -146,8 +155,18 @@ module _ (c : Sp.Config) (T : ℕ → List ℕ → Set) where
            cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
            LStepT (G , X , bl) (G , X' , bl')
     lwa  : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c → wp bl (ab bl) ≡ Z →
-           cv G ≡ nothing → T (gn G) (0 ∷ usedOf c G X bl) →
+           cv G ≡ nothing → T (gn G) (0 ∷ usedOf c G X bl) → Unclassed G (ab bl) →
            LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
+    -- the full open block retired in the ghost alone (Space's `act`: the
+    -- block layer opens a block only with the sector it places there),
+    -- when a free block below P is there for Space to open
+    lret : ∀ {G X bl kn} → wp bl (ab bl) ≡ Z → Unclassed G (ab bl) → fr bl kn ≡ true → kn < Sp.P c →
+           LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X , bl)
+    -- a write that opens a free block below P once the full open block
+    -- is retired (GC asked of the used blocks, the retired one among them)
+    lwr  : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c → wp bl (ab bl) ≡ Z →
+           Classed G (ab bl) → cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
+           LStepT (G , X , bl) (G , X' , bl')
     lfl  : ∀ {G X X' bl bl'} → SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') →
            cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
            LStepT (G , X , bl) (endEp G , X' , bl')
@@ -166,8 +185,11 @@ module _ (c : Sp.Config) (T : ℕ → List ℕ → Set) where
     lrl  : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≡ ab bl → FromVictim k X bl X' →
            LStepT (G , X , bl) (G , X' , bl')
     lrla : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
-           wp bl (ab bl) ≡ Z → FromVictim k X bl X' →
+           wp bl (ab bl) ≡ Z → FromVictim k X bl X' → Unclassed G (ab bl) →
            LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
+    lrlr : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
+           wp bl (ab bl) ≡ Z → FromVictim k X bl X' → Classed G (ab bl) →
+           LStepT (G , X , bl) (G , X' , bl')
     ldone : ∀ {G X bl k} → cv G ≡ just k → vc X bl k ≡ 0 → Relocated X bl k →
             LStepT (G , X , bl) (record G { cv = nothing } , X , bl)
 
@@ -221,8 +243,38 @@ record Fresh (c : Sp.Config) (s : LS) : Set where
     locx  : LocX X bl
     ri    : OBX.RI (X , bl)
 
+-- the open block retired in the ghost alone (after `lret`): Space has
+-- opened a free block `kn` (SpaceSim's `activate`, the abstraction of
+-- `Opened bl kn`), which any free block may stand for (SpaceSimRetire's
+-- `reopen`); the block layer's open block, full, is in one of the
+-- ghost's classes (used, then maybe a victim, erasable), or erased and
+-- free again
+record Retired (c : Sp.Config) (s : LS) : Set where
+  G = proj₁ s
+  X = proj₁ (proj₂ s)
+  bl = proj₂ (proj₂ s)
+  field
+    d      : StD
+    reach  : ReachD c d
+    kn     : ℕ
+    knFr   : fr bl kn ≡ true
+    abs    : Abs c G X (Opened bl kn) d
+    placed : Placed c G X (Opened bl kn)
+    abP    : ab bl < Sp.P c
+    abR    : wp bl (ab bl) ≡ Z → Classed G (ab bl)
+    abNo   : wp bl (ab bl) ≡ Z ⊎ fr bl (ab bl) ≡ true
+    frwp   : FrWp bl
+    locx   : LocX X bl
+    ri     : OBX.RI (X , bl)
+
 LInv : Sp.Config → LS → Set
-LInv c s = Fresh c s ⊎ Run c s
+LInv c s = Fresh c s ⊎ Run c s ⊎ Retired c s
+
+runI : ∀ {c s} → Run c s → LInv c s
+runI R = inj₂ (inj₁ R)
+
+retI : ∀ {c s} → Retired c s → LInv c s
+retI R = inj₂ (inj₂ R)
 
 ------------------------------------------------------------------------
 -- Counts
@@ -256,6 +308,14 @@ private
   placed-keep keep f p j with p j
   ... | inj₁ z  = inj₁ (trans (keep j) z)
   ... | inj₂ ij = f j ij
+
+-- a block's pages do not depend on which block is open or free
+owners-op : ∀ bl kn k → owners (Opened bl kn) k ≡ owners bl k
+owners-op bl kn k = go (wp bl k)
+  where
+  go : ∀ n → ownersB (Opened bl kn) k n ≡ ownersB bl k n
+  go zero    = refl
+  go (suc n) = cong (consM (own bl k n)) (go n)
 
 -- with no victim pending, every mapped page lies in the open block or a
 -- used one (SpaceSim's `OldIn`)
@@ -304,6 +364,12 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ... | inj₁ i' = inj₂ i'
     ... | inj₂ e  = inj₂ (inj₁ e)
 
+    -- the open block of a running state is in none of the ghost's classes
+    unc : ∀ {G X bl d} {A : Set} → Abs c G X bl d → Classed G (ab bl) → A
+    unc I (inj₁ u) = t→¬f u (Abs.abU I)
+    unc I (inj₂ (inj₁ v)) = t→¬f v (Abs.abV I)
+    unc I (inj₂ (inj₂ e)) = t→¬f e (Abs.abE I)
+
     -- GC's guards on the abstraction
     nnA : ∀ {G X bl d} → Abs c G X bl d → Sp.NotNeeded c (gn G) (usedOf c G X bl) → Sp.NotNeeded c (gcD d) (vsD d)
     nnA I (inj₁ k) = inj₁ (subst (Sp.K c ≤_) (sym (Abs.gcA I)) k)
@@ -313,7 +379,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
   -- from a running state
 
   run-step : ∀ {s s'} → Run c s → LStep c s s' → LInv c s'
-  run-step {G , X , bl} R (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn) = inj₂ record
+  run-step {G , X , bl} R (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn) = runI record
     { d = proj₁ S1 ; reach = reach1 ; abs = abs1
     ; placed = placed1 (vc-w a dd {X} {X'} (riX {X} {bl} (Run.ri R)) o)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Run.frwp R) o
@@ -333,7 +399,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     placed1 (inj₁ (refl , _ , keep)) = placed-keep keep (λ j i → inj₂ i) (Run.placed R)
     placed1 (inj₂ ((b , le , _ , kn , refl , _ , _ , mv) , _)) =
       placed-move mv (inj₁ refl) (λ j i → inj₂ (in-same {G} {bl} {bl'} stay j i)) (Run.placed R)
-  run-step {G , X , bl} R (lwa {X' = X'} {bl' = bl'} {a} {dd} o moved kP full nocv nn) = inj₂ record
+  run-step {G , X , bl} R (lwa {X' = X'} {bl' = bl'} {a} {dd} o moved kP full nocv nn _) = runI record
     { d = proj₁ S0 ; reach = Run.reach R ◅◅ proj₁ (proj₂ S0) ; abs = proj₂ (proj₂ S0)
     ; placed = placed1 (vc-w a dd {X} {X'} (riX {X} {bl} (Run.ri R)) o)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Run.frwp R) o
@@ -353,7 +419,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     placed1 (inj₁ (refl , _ , _)) = ⊥-elim (moved refl)
     placed1 (inj₂ ((b , le , _ , kn , refl , _ , _ , mv) , _)) =
       placed-move mv (inj₁ refl) (act-f {G} {bl} {bl'} (Abs.abP I)) (Run.placed R)
-  run-step {G , X , bl} R (lfl {X' = X'} {bl' = bl'} o nocv nn) = inj₂ record
+  run-step {G , X , bl} R (lfl {X' = X'} {bl' = bl'} o nocv nn) = runI record
     { d = proj₁ S0 ; reach = grow1 (Run.reach R) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
     ; placed = placed-keep (vc-flush {X} {X'} {bl} {bl'} o) (λ j i → inj₂ (in-same {G} {bl} {bl'} (cong ab (proj₂ o)) j i)) (Run.placed R)
     ; frwp = frwp-ok (SB.use SB.flush) (Run.frwp R) o
@@ -363,7 +429,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     I = Run.abs R
     S0 = sim-fl {c} {G} {X} {X'} {bl} {bl'} {Run.d R} I nocv
            (nnA {G} {X} {bl} {Run.d R} I nn) o
-  run-step {G , X , bl} R (lbar {X' = X'} {bl' = bl'} o nocv nn) = inj₂ record
+  run-step {G , X , bl} R (lbar {X' = X'} {bl' = bl'} o nocv nn) = runI record
     { d = proj₁ S0 ; reach = grow1 (Run.reach R) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
     ; placed = placed-keep (vc-barrier {X} {X'} {bl} {bl'} o) (λ j i → inj₂ (in-same {G} {bl} {bl'} (cong ab (proj₂ o)) j i)) (Run.placed R)
     ; frwp = frwp-ok (SB.use (SB.reg SB.barrier)) (Run.frwp R) o
@@ -373,13 +439,13 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     I = Run.abs R
     S0 = sim-barrier {c} {G} {X} {X'} {bl} {bl'} {Run.d R} I nocv
            (nnA {G} {X} {bl} {Run.d R} I nn) o
-  run-step {G , X , bl} R (lsy {X' = X'} {bl' = bl'} o) = inj₂ record
+  run-step {G , X , bl} R (lsy {X' = X'} {bl' = bl'} o) = runI record
     { d = Run.d R ; reach = Run.reach R ; abs = sim-sy {c} {G} {X} {X'} {bl} {bl'} (Run.abs R) o
     ; placed = placed-keep (vc-sy {X} {X'} {bl} {bl'} o) (λ j i → inj₂ (in-same {G} {bl} {bl'} (cong ab (proj₂ o)) j i)) (Run.placed R)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.sy))) (Run.frwp R) o
     ; locx = loc-ok (SB.reg (SB.op SB.sy)) (riX {X} {bl} (Run.ri R)) (Run.locx R) o
     ; ri = OBX.B-ok (SB.reg (SB.op SB.sy)) (Run.ri R) o }
-  run-step {G , X , bl} R (lera {X' = X'} {bl' = .(berase k bl)} (k , rn , refl) esk kP) = inj₂ record
+  run-step {G , X , bl} R (lera {X' = X'} {bl' = .(berase k bl)} (k , rn , refl) esk kP) = runI record
     { d = proj₁ S0 ; reach = grow1 (Run.reach R) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
     ; placed = placed-keep keep (λ j i → inj₂ i) (Run.placed R)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.es))) (Run.frwp R) o
@@ -391,7 +457,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     S0 = sim-era {c} {G} {X} {X'} {bl} {berase k bl} {Run.d R} (riX {X} {bl} (Run.ri R)) (Run.locx R) (Run.abs R) o esk kP
     keep : ∀ j → vc X' (berase k bl) j ≡ vc X bl j
     keep = proj₁ (proj₂ (proj₂ (proj₂ (vc-erase {X} {X'} {bl} {berase k bl} (riX {X} {bl} (Run.ri R)) (Run.locx R) o))))
-  run-step {G , X , bl} R (lgcm {k = k} nocv usk kP gk uL vN) = inj₂ record
+  run-step {G , X , bl} R (lgcm {k = k} nocv usk kP gk uL vN) = runI record
     { d = proj₁ S0 ; reach = grow1 (Run.reach R) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
     ; placed = placed-keep (λ _ → refl) f (Run.placed R)
     ; frwp = Run.frwp R ; locx = Run.locx R ; ri = Run.ri R }
@@ -406,7 +472,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ... | yes refl = inj₂ (inj₂ (inj₂ refl))
     ... | no ne    = inj₂ (inj₂ (inj₁ (trans (upd-ne (us G) j k false ne) u , lt)))
     f j (inj₂ (inj₂ e)) = ⊥-elim (nothing≢just (trans (sym nocv) e))
-  run-step {G , X , bl} R (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol) = inj₂ record
+  run-step {G , X , bl} R (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol) = runI record
     { d = proj₁ S1 ; reach = proj₁ (proj₂ S1) ; abs = proj₂ (proj₂ S1)
     ; placed = placed1 (vc-rl {X} {X'} (riX {X} {bl} (Run.ri R)) o)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.rl))) (Run.frwp R) o
@@ -421,7 +487,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     placed1 (inj₁ (refl , _ , keep)) = placed-keep keep (λ j i → inj₂ i) (Run.placed R)
     placed1 (inj₂ ((b , le , _ , kn , refl , _ , _ , mv) , _)) =
       placed-move mv (inj₁ refl) (λ j i → inj₂ (in-same {G} {bl} {bl'} stay j i)) (Run.placed R)
-  run-step {G , X , bl} R (lrla {X' = X'} {bl' = bl'} {k} cvk o moved kP full pol) = inj₂ record
+  run-step {G , X , bl} R (lrla {X' = X'} {bl' = bl'} {k} cvk o moved kP full pol _) = runI record
     { d = proj₁ S0 ; reach = Run.reach R ◅◅ proj₁ (proj₂ S0) ; abs = proj₂ (proj₂ S0)
     ; placed = placed1 (vc-rl {X} {X'} (riX {X} {bl} (Run.ri R)) o)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.rl))) (Run.frwp R) o
@@ -435,7 +501,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     placed1 (inj₁ (refl , _ , _)) = ⊥-elim (moved refl)
     placed1 (inj₂ ((b , le , _ , kn , refl , _ , _ , mv) , _)) =
       placed-move mv (inj₁ refl) (act-f {G} {bl} {bl'} (Abs.abP (Run.abs R))) (Run.placed R)
-  run-step {G , X , bl} R (ldone {k = k} cvk z _) = inj₂ record
+  run-step {G , X , bl} R (ldone {k = k} cvk z _) = runI record
     { d = Run.d R ; reach = Run.reach R
     ; abs = sim-done {c} {G} {X} {bl} {Run.d R} {k} (Run.abs R) cvk (trans (Abs.pdA (Run.abs R)) (trans (cong (pendOf X bl) cvk) z))
     ; placed = placed-keep (λ _ → refl) f (Run.placed R)
@@ -446,6 +512,22 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     f j (inj₂ (inj₁ u)) = inj₂ (inj₂ (inj₁ u))
     f j (inj₂ (inj₂ e)) with trans (sym cvk) e
     ... | refl = inj₁ z
+
+  -- the full open block retired in the ghost: Space's activation of a
+  -- free block (SpaceSim's `activate`)
+  run-step {G , X , bl} R (lret {kn = kn} full uncl frk kP) = retI record
+    { d = proj₁ A ; reach = grow1 (Run.reach R) (proj₁ (proj₂ A)) ; kn = kn ; knFr = frk
+    ; abs = proj₁ (proj₂ (proj₂ A))
+    ; placed = placed-keep {vc X bl} {vc X bl} (λ _ → refl) (act-f {G} {bl} {Opened bl kn} {vc X bl} (Abs.abP I)) (Run.placed R)
+    ; abP = Abs.abP I
+    ; abR = λ _ → inj₁ (upd-self (us G) (ab bl) true)
+    ; abNo = inj₁ full
+    ; frwp = Run.frwp R ; locx = Run.locx R ; ri = Run.ri R }
+    where
+    I = Run.abs R
+    A = activate {c} {G} {X} {bl} {Run.d R} {kn} (Run.locx R) (Run.frwp R) I frk kP (trans full (sym eS))
+  run-step R (lwr o moved kP full cls nocv nn) = unc (Run.abs R) cls
+  run-step R (lrlr cvk o moved kP full pol cls) = unc (Run.abs R) cls
 
   ----------------------------------------------------------------------
   -- from a state before the first write
@@ -467,7 +549,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
       ; none = λ j → trans (keep j) (Fresh.none F j)
       ; frwp = frwp′ ; locx = locx′ ; ri = ri′ }
     -- the first allocation takes the open block off the free ones
-    go (inj₂ ((b , le , _ , kn , refl , _ , wlt , mv) , wc , wb)) refl = inj₂ record
+    go (inj₂ ((b , le , _ , kn , refl , _ , wlt , mv) , wc , wb)) refl = runI record
       { d = proj₁ W1 ; reach = grow1 (Fresh.reach F) (proj₁ (proj₂ W1)) ; abs = proj₂ (proj₂ W1)
       ; placed = placed-move mv (inj₁ refl) (λ j i → inj₂ (in-same {G} {bl} {bl'} refl j i)) (λ j → inj₁ (Fresh.none F j))
       ; frwp = frwp′ ; locx = locx′ ; ri = ri′ }
@@ -475,7 +557,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
       W1 = core-w {c} {G} {X} {X'} {Opened bl kn} {bl'} {Fresh.d F} {b} eL eW I (old-none {c} {us G} {X} {bl} (Fresh.none F)) nocv
              (nnA {G} {X} {Opened bl kn} {Fresh.d F} I nn) le mv (subst (wp bl kn <_) (sym eS) wlt)
              (after-opened bl kn (nxt (stX X))) wc wb
-  fresh-step F (lwa o moved kP full nocv nn) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
+  fresh-step F (lwa o moved kP full nocv nn _) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
   fresh-step {G , X , bl} F (lfl {X' = X'} (o , refl) nocv nn) = inj₁ record
     { d = proj₁ S0 ; reach = grow1 (Fresh.reach F) (proj₁ (proj₂ S0)) ; abs = proj₂ (proj₂ S0)
     ; abFr = Fresh.abFr F ; abWp = Fresh.abWp F
@@ -509,15 +591,259 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
   fresh-step F (lera o esk kP) = t→¬f esk (Fresh.noEs F (proj₁ o))
   fresh-step F (lgcm {k = k} nocv usk kP gk uL vN) = t→¬f usk (Fresh.noUs F k)
   fresh-step F (lrl cvk o stay pol) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
-  fresh-step F (lrla cvk o moved kP full pol) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+  fresh-step F (lrla cvk o moved kP full pol _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
   fresh-step F (ldone cvk z _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+  fresh-step F (lret full uncl frk kP) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
+  fresh-step F (lwr o moved kP full cls nocv nn) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
+  fresh-step F (lrlr cvk o moved kP full pol cls) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
+
+  ----------------------------------------------------------------------
+  -- from a state whose full open block is retired in the ghost alone
+
+  private
+    clash : ∀ {G k} → Classed G k → Unclassed G k → ⊥
+    clash (inj₁ u) (nu , _ , _) = t→¬f u nu
+    clash (inj₂ (inj₁ v)) (_ , nv , _) = t→¬f v nv
+    clash (inj₂ (inj₂ e)) (_ , _ , ne) = t→¬f e ne
+
+    ∨-r : ∀ a {b} → b ≡ true → (a ∨ b) ≡ true
+    ∨-r true  _ = refl
+    ∨-r false e = e
+
+    ∨-l : ∀ {a} b → a ≡ true → (a ∨ b) ≡ true
+    ∨-l b refl = refl
+
+    -- an epoch's end keeps the old open block in a class (a victim becomes
+    -- erasable)
+    cls-end : ∀ {G k} → Classed G k → Classed (endEp G) k
+    cls-end (inj₁ u) = inj₁ u
+    cls-end {G} {k} (inj₂ (inj₁ v)) = inj₂ (inj₂ (∨-r (es G k) v))
+    cls-end {G} {k} (inj₂ (inj₂ e)) = inj₂ (inj₂ (∨-l (vi G k) e))
+
+    -- the block a placement from a retired state takes is free: the old
+    -- open block only once erased
+    ret-free : ∀ {G X bl} (Rt : Retired c (G , X , bl)) → ∀ {k'} → (k' ≡ ab bl ⊎ fr bl k' ≡ true) → wp bl k' < Z →
+               fr bl k' ≡ true
+    ret-free Rt (inj₂ f) _ = f
+    ret-free {G} {X} {bl} Rt (inj₁ refl) lt with Retired.abNo Rt
+    ... | inj₁ full = ⊥-elim (<-irrefl full lt)
+    ... | inj₂ f = f
+
+    -- where the valid sectors lie once a placement took block k': Space's
+    -- open block stood for it, and held none
+    ret-placed : ∀ {G X X' bl bl' k' old} (Rt : Retired c (G , X , bl)) → ab bl' ≡ k' →
+                 MoveEq (vc X bl) (vc X' bl') old k' → Placed c G X' bl'
+    ret-placed {G} {X} {X'} {bl} {bl'} {k'} {old} Rt eab mv =
+      placed-move {vc X bl} {vc X' bl'} {old} {k'} mv (inj₁ (sym eab)) f (Retired.placed Rt)
+      where
+      f : ∀ j → In c G (Opened bl (Retired.kn Rt)) j → vc X' bl' j ≡ 0 ⊎ In c G bl' j
+      f j (inj₁ refl) with k' ≟ℕ j
+      ... | yes refl = inj₂ (inj₁ (sym eab))
+      ... | no ne = inj₁ (mv-zero {vc X bl} {vc X' bl'} {old} {k'} {j} mv ne
+                            (vc-empty {X} {bl} {j} (Retired.locx Rt) (Retired.frwp Rt j (Retired.knFr Rt))))
+      f j (inj₂ x) = inj₂ (inj₂ x)
+
+    -- a write from a retired state: Space's write into its open block,
+    -- which the block taken stands for
+    ret-w : ∀ {G X X' bl a dd b k'} (Rt : Retired c (G , X , bl)) → cv G ≡ nothing →
+            Sp.NotNeeded c (gn G) (usedOf c G X bl) →
+            SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w a dd)))) (X , bl) (X' , balloc k' (nxt (stX X)) bl) →
+            fr bl k' ≡ true → k' < Sp.P c → b ≤ amax →
+            MoveEq (vc X bl) (vc X' (balloc k' (nxt (stX X)) bl)) (λ j → inBlk (loc bl) j (l2p (stX X) b)) k' →
+            wp bl k' < Z → wcnt (stX X') ≡ suc (wcnt (stX X)) → wcnt (stX X) ≤ wmax →
+            LInv c (G , X' , balloc k' (nxt (stX X)) bl)
+    ret-w {G} {X} {X'} {bl} {a} {dd} {b} {k'} Rt nocv nn o frk kP' le mv wlt wc wb = runI record
+      { d = proj₁ W ; reach = grow1 (Retired.reach Rt) (proj₁ (proj₂ W)) ; abs = proj₂ (proj₂ W)
+      ; placed = ret-placed {G} {X} {X'} {bl} {balloc k' (nxt (stX X)) bl} {k'} Rt refl mv
+      ; frwp = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Retired.frwp Rt) o
+      ; locx = loc-ok (SB.reg (SB.op (SB.w a dd))) (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) o
+      ; ri = OBX.B-ok (SB.reg (SB.op (SB.w a dd))) (Retired.ri Rt) o }
+      where
+      kn = Retired.kn Rt
+      I' = reopen {c} {G} {X} {bl} {Retired.d Rt} {kn} {k'} (Retired.locx Rt) (Retired.frwp Rt) (Retired.knFr Rt) frk kP' (Retired.abs Rt)
+      old = old-ret {c} {G} {X} {bl} {kn} {k'} (Retired.locx Rt) (Retired.frwp Rt) (Retired.knFr Rt)
+              (old-of {c} {G} {X} {Opened bl kn} (Retired.placed Rt) nocv)
+      W = core-w {c} {G} {X} {X'} {Opened bl k'} {balloc k' (nxt (stX X)) bl} {Retired.d Rt} {b} eL eW I' old nocv
+            (nnA {G} {X} {Opened bl kn} {Retired.d Rt} (Retired.abs Rt) nn) le mv (subst (wp bl k' <_) (sym eS) wlt)
+            (after-opened bl k' (nxt (stX X))) wc wb
+
+    -- ... and a relocation
+    ret-rl : ∀ {G X X' bl k b k'} (Rt : Retired c (G , X , bl)) → cv G ≡ just k → FromVictim k X bl X' →
+             SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , balloc k' (nxt (stX X)) bl) →
+             fr bl k' ≡ true → k' < Sp.P c → b ≤ amax → l2p (stX X') b ≡ just (nxt (stX X)) →
+             MoveEq (vc X bl) (vc X' (balloc k' (nxt (stX X)) bl)) (λ j → inBlk (loc bl) j (l2p (stX X) b)) k' →
+             wp bl k' < Z → wcnt (stX X') ≡ wcnt (stX X) → LInv c (G , X' , balloc k' (nxt (stX X)) bl)
+    ret-rl {G} {X} {X'} {bl} {k} {b} {k'} Rt cvk pol o frk kP' le eb mv wlt wc = runI record
+      { d = proj₁ W ; reach = grow1 (Retired.reach Rt) (proj₁ (proj₂ W)) ; abs = proj₂ (proj₂ W)
+      ; placed = ret-placed {G} {X} {X'} {bl} {balloc k' (nxt (stX X)) bl} {k'} Rt refl mv
+      ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.rl))) (Retired.frwp Rt) o
+      ; locx = loc-ok (SB.reg (SB.op SB.rl)) (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) o
+      ; ri = OBX.B-ok (SB.reg (SB.op SB.rl)) (Retired.ri Rt) o }
+      where
+      I' = reopen {c} {G} {X} {bl} {Retired.d Rt} {Retired.kn Rt} {k'} (Retired.locx Rt) (Retired.frwp Rt) (Retired.knFr Rt) frk kP' (Retired.abs Rt)
+      W = core-rl {c} {G} {X} {X'} {Opened bl k'} {balloc k' (nxt (stX X)) bl} {Retired.d Rt} {k} {b}
+            (riX {X} {bl} (Retired.ri Rt)) I' cvk pol le eb mv (subst (wp bl k' <_) (sym eS) wlt) (after-opened bl k' (nxt (stX X))) wc
+
+  retired-step : ∀ {s s'} → Retired c s → LStep c s s' → LInv c s'
+  retired-step {G , X , bl} Rt (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn) with vc-w a dd {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
+  ... | inj₁ (refl , wc , keep) = retI record
+    { d = Retired.d Rt ; reach = Retired.reach Rt ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
+    ; abs = kept {c} {G} {X} {X'} {Opened bl (Retired.kn Rt)} {Retired.d Rt} (Retired.abs Rt) keep wc
+    ; placed = placed-keep keep (λ j i → inj₂ i) (Retired.placed Rt)
+    ; abP = Retired.abP Rt ; abR = Retired.abR Rt ; abNo = Retired.abNo Rt
+    ; frwp = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Retired.frwp Rt) o
+    ; locx = loc-ok (SB.reg (SB.op (SB.w a dd))) (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) o
+    ; ri = OBX.B-ok (SB.reg (SB.op (SB.w a dd))) (Retired.ri Rt) o }
+  ... | inj₂ ((b , le , _ , k' , refl , opens , wlt , mv) , wc , wb) =
+    ret-w {G} {X} {X'} {bl} {a} {dd} {b} {k'} Rt nocv nn o (ret-free Rt opens wlt)
+      (subst (_< Sp.P c) (sym stay) (Retired.abP Rt)) le mv wlt wc wb
+  retired-step {G , X , bl} Rt (lwa o moved kP full nocv nn uncl) = ⊥-elim (clash {G} {ab bl} (Retired.abR Rt full) uncl)
+  retired-step {G , X , bl} Rt (lret full uncl frk kP) = ⊥-elim (clash {G} {ab bl} (Retired.abR Rt full) uncl)
+  retired-step {G , X , bl} Rt (lwr {X' = X'} {bl' = bl'} {a} {dd} o moved kP full cls nocv nn)
+    with vc-w a dd {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
+  ... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
+  ... | inj₂ ((b , le , _ , k' , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
+  ... | inj₂ ((b , le , _ , k' , refl , inj₂ frk , wlt , mv) , wc , wb) =
+    ret-w {G} {X} {X'} {bl} {a} {dd} {b} {k'} Rt nocv nn o frk kP le mv wlt wc wb
+  retired-step {G , X , bl} Rt (lfl {X' = X'} (o , refl) nocv nn) = retI record
+    { d = proj₁ S0 ; reach = grow1 (Retired.reach Rt) (proj₁ (proj₂ S0)) ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
+    ; abs = proj₂ (proj₂ S0)
+    ; placed = placed-keep (vc-flush {X} {X'} {bl} {bl} (o , refl)) (λ j i → inj₂ i) (Retired.placed Rt)
+    ; abP = Retired.abP Rt ; abR = λ f → cls-end {G} (Retired.abR Rt f) ; abNo = Retired.abNo Rt
+    ; frwp = Retired.frwp Rt ; locx = loc-ok SB.flush {X} {X'} {bl} {bl} (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) (o , refl)
+    ; ri = OBX.B-ok SB.flush {X , bl} {X' , bl} (Retired.ri Rt) (o , refl) }
+    where
+    S0 = sim-fl {c} {G} {X} {X'} {Opened bl (Retired.kn Rt)} {Opened bl (Retired.kn Rt)} {Retired.d Rt} (Retired.abs Rt) nocv
+           (nnA {G} {X} {Opened bl (Retired.kn Rt)} {Retired.d Rt} (Retired.abs Rt) nn) (o , refl)
+  retired-step {G , X , bl} Rt (lbar {X' = X'} (o , refl) nocv nn) = retI record
+    { d = proj₁ S0 ; reach = grow1 (Retired.reach Rt) (proj₁ (proj₂ S0)) ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
+    ; abs = proj₂ (proj₂ S0)
+    ; placed = placed-keep (vc-barrier {X} {X'} {bl} {bl} (o , refl)) (λ j i → inj₂ i) (Retired.placed Rt)
+    ; abP = Retired.abP Rt ; abR = λ f → cls-end {G} (Retired.abR Rt f) ; abNo = Retired.abNo Rt
+    ; frwp = Retired.frwp Rt ; locx = loc-ok (SB.reg SB.barrier) {X} {X'} {bl} {bl} (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) (o , refl)
+    ; ri = OBX.B-ok (SB.reg SB.barrier) {X , bl} {X' , bl} (Retired.ri Rt) (o , refl) }
+    where
+    S0 = sim-barrier {c} {G} {X} {X'} {Opened bl (Retired.kn Rt)} {Opened bl (Retired.kn Rt)} {Retired.d Rt} (Retired.abs Rt) nocv
+           (nnA {G} {X} {Opened bl (Retired.kn Rt)} {Retired.d Rt} (Retired.abs Rt) nn) (o , refl)
+  retired-step {G , X , bl} Rt (lsy {X' = X'} (o , refl)) = retI record
+    { d = Retired.d Rt ; reach = Retired.reach Rt ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
+    ; abs = sim-sy {c} {G} {X} {X'} {Opened bl (Retired.kn Rt)} {Opened bl (Retired.kn Rt)} (Retired.abs Rt) (o , refl)
+    ; placed = placed-keep (vc-sy {X} {X'} {bl} {bl} (o , refl)) (λ j i → inj₂ i) (Retired.placed Rt)
+    ; abP = Retired.abP Rt ; abR = Retired.abR Rt ; abNo = Retired.abNo Rt
+    ; frwp = Retired.frwp Rt ; locx = loc-ok (SB.reg (SB.op SB.sy)) {X} {X'} {bl} {bl} (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) (o , refl)
+    ; ri = OBX.B-ok (SB.reg (SB.op SB.sy)) {X , bl} {X' , bl} (Retired.ri Rt) (o , refl) }
+  retired-step {G , X , bl} Rt (lera {X' = X'} {bl' = .(berase k bl)} (k , rn , refl) esk kP) = retI record
+    { d = proj₁ S0 ; reach = grow1 (Retired.reach Rt) (proj₁ (proj₂ S0)) ; kn = kn
+    ; knFr = trans (upd-ne (fr bl) kn k true kn≢k) (Retired.knFr Rt)
+    ; abs = abs-fr {c} {G'} {X'} {berase k (Opened bl kn)} {proj₁ S0} ((fr bl [ k ≔ true ]) [ kn ≔ false ]) frEq (proj₂ (proj₂ S0))
+    ; placed = placed-keep keep (λ j i → inj₂ i) (Retired.placed Rt)
+    ; abP = Retired.abP Rt ; abR = abR′ ; abNo = abNo′
+    ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.es))) (Retired.frwp Rt) o
+    ; locx = loc-ok (SB.reg (SB.op SB.es)) (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) o
+    ; ri = OBX.B-ok (SB.reg (SB.op SB.es)) (Retired.ri Rt) o }
+    where
+    kn = Retired.kn Rt
+    I = Retired.abs Rt
+    G' = record G { es = es G [ k ≔ false ] }
+    o : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , berase k bl)
+    o = k , rn , refl
+    rn′ : EsRunM X (owners (Opened bl kn) k) X'
+    rn′ = subst (λ ps → EsRunM X ps X') (sym (owners-op bl kn k)) rn
+    S0 = sim-era {c} {G} {X} {X'} {Opened bl kn} {berase k (Opened bl kn)} {Retired.d Rt} (riX {X} {bl} (Retired.ri Rt))
+           (Retired.locx Rt) I (k , rn′ , refl) esk kP
+    kn≢k : kn ≢ k
+    kn≢k e = t→¬f esk (subst (λ z → es G z ≡ false) e (Abs.abE I))
+    frEq : ∀ j → ((fr bl [ k ≔ true ]) [ kn ≔ false ]) j ≡ ((fr bl [ kn ≔ false ]) [ k ≔ true ]) j
+    frEq j with j ≟ℕ kn | j ≟ℕ k
+    ... | yes refl | yes refl = ⊥-elim (kn≢k refl)
+    ... | yes refl | no jk = trans (upd-self (fr bl [ k ≔ true ]) j false) (sym (trans (upd-ne (fr bl [ j ≔ false ]) j k true jk) (upd-self (fr bl) j false)))
+    ... | no jn | yes refl = trans (upd-ne (fr bl [ j ≔ true ]) j kn false jn) (trans (upd-self (fr bl) j true) (sym (upd-self (fr bl [ kn ≔ false ]) j true)))
+    ... | no jn | no jk = trans (upd-ne (fr bl [ k ≔ true ]) j kn false jn)
+                            (trans (upd-ne (fr bl) j k true jk) (sym (trans (upd-ne (fr bl [ kn ≔ false ]) j k true jk) (upd-ne (fr bl) j kn false jn))))
+    keep : ∀ j → vc X' (berase k bl) j ≡ vc X bl j
+    keep = proj₁ (proj₂ (proj₂ (proj₂ (vc-erase {X} {X'} {bl} {berase k bl} (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) o))))
+    abR′ : wp (berase k bl) (ab bl) ≡ Z → Classed G' (ab bl)
+    abR′ f with ab bl ≟ℕ k
+    ... | yes e = ⊥-elim (Z≢0 (trans (sym f) (subst (λ z → (wp bl [ k ≔ 0 ]) z ≡ 0) (sym e) (upd-self (wp bl) k 0))))
+    ... | no ne = g (Retired.abR Rt (trans (sym (upd-ne (wp bl) (ab bl) k 0 ne)) f))
+      where
+      g : Classed G (ab bl) → Classed G' (ab bl)
+      g (inj₁ u) = inj₁ u
+      g (inj₂ (inj₁ v)) = inj₂ (inj₁ v)
+      g (inj₂ (inj₂ e)) = inj₂ (inj₂ (trans (upd-ne (es G) (ab bl) k false ne) e))
+    abNo′ : wp (berase k bl) (ab bl) ≡ Z ⊎ fr (berase k bl) (ab bl) ≡ true
+    abNo′ with ab bl ≟ℕ k
+    ... | yes e = inj₂ (subst (λ z → (fr bl [ k ≔ true ]) z ≡ true) (sym e) (upd-self (fr bl) k true))
+    ... | no ne with Retired.abNo Rt
+    ...   | inj₁ f = inj₁ (trans (upd-ne (wp bl) (ab bl) k 0 ne) f)
+    ...   | inj₂ f = inj₂ (trans (upd-ne (fr bl) (ab bl) k true ne) f)
+  retired-step {G , X , bl} Rt (lgcm {k = k} nocv usk kP gk uL vN) = retI record
+    { d = proj₁ S0 ; reach = grow1 (Retired.reach Rt) (proj₁ (proj₂ S0)) ; kn = kn ; knFr = Retired.knFr Rt
+    ; abs = proj₂ (proj₂ S0)
+    ; placed = placed-keep (λ _ → refl) f (Retired.placed Rt)
+    ; abP = Retired.abP Rt ; abR = λ full → cls-gc (Retired.abR Rt full) ; abNo = Retired.abNo Rt
+    ; frwp = Retired.frwp Rt ; locx = Retired.locx Rt ; ri = Retired.ri Rt }
+    where
+    kn = Retired.kn Rt
+    I = Retired.abs Rt
+    G' = record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) }
+    S0 = sim-gcm {c} {G} {X} {Opened bl kn} {Retired.d Rt} {k} I nocv usk kP (subst (_< Sp.K c) (sym (Abs.gcA I)) gk)
+           (subst (λ l → Sp.U c ≤ length l) (sym (Abs.vsA I)) uL) vN
+    f : ∀ j → In c G (Opened bl kn) j → vc X bl j ≡ 0 ⊎ In c G' (Opened bl kn) j
+    f j (inj₁ e) = inj₂ (inj₁ e)
+    f j (inj₂ (inj₁ (u , lt))) with j ≟ℕ k
+    ... | yes refl = inj₂ (inj₂ (inj₂ refl))
+    ... | no ne    = inj₂ (inj₂ (inj₁ (trans (upd-ne (us G) j k false ne) u , lt)))
+    f j (inj₂ (inj₂ e)) = ⊥-elim (nothing≢just (trans (sym nocv) e))
+    cls-gc : Classed G (ab bl) → Classed G' (ab bl)
+    cls-gc x with ab bl ≟ℕ k
+    ... | yes e = inj₂ (inj₁ (subst (λ z → (vi G [ k ≔ true ]) z ≡ true) (sym e) (upd-self (vi G) k true)))
+    ... | no ne = g x
+      where
+      g : Classed G (ab bl) → Classed G' (ab bl)
+      g (inj₁ u) = inj₁ (trans (upd-ne (us G) (ab bl) k false ne) u)
+      g (inj₂ (inj₁ v)) = inj₂ (inj₁ (trans (upd-ne (vi G) (ab bl) k true ne) v))
+      g (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
+  retired-step {G , X , bl} Rt (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
+  ... | inj₁ (refl , wc , keep) = retI record
+    { d = Retired.d Rt ; reach = Retired.reach Rt ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
+    ; abs = kept {c} {G} {X} {X'} {Opened bl (Retired.kn Rt)} {Retired.d Rt} (Retired.abs Rt) keep wc
+    ; placed = placed-keep keep (λ j i → inj₂ i) (Retired.placed Rt)
+    ; abP = Retired.abP Rt ; abR = Retired.abR Rt ; abNo = Retired.abNo Rt
+    ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.rl))) (Retired.frwp Rt) o
+    ; locx = loc-ok (SB.reg (SB.op SB.rl)) (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) o
+    ; ri = OBX.B-ok (SB.reg (SB.op SB.rl)) (Retired.ri Rt) o }
+  ... | inj₂ ((b , le , eb , k' , refl , opens , wlt , mv) , wc) =
+    ret-rl {G} {X} {X'} {bl} {k} {b} {k'} Rt cvk pol o (ret-free Rt opens wlt)
+      (subst (_< Sp.P c) (sym stay) (Retired.abP Rt)) le eb mv wlt wc
+  retired-step {G , X , bl} Rt (lrla cvk o moved kP full pol uncl) = ⊥-elim (clash {G} {ab bl} (Retired.abR Rt full) uncl)
+  retired-step {G , X , bl} Rt (lrlr {X' = X'} {bl' = bl'} {k} cvk o moved kP full pol cls) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
+  ... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
+  ... | inj₂ ((b , le , _ , k' , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
+  ... | inj₂ ((b , le , eb , k' , refl , inj₂ frk , wlt , mv) , wc) =
+    ret-rl {G} {X} {X'} {bl} {k} {b} {k'} Rt cvk pol o frk kP le eb mv wlt wc
+  retired-step {G , X , bl} Rt (ldone {k = k} cvk z _) = retI record
+    { d = Retired.d Rt ; reach = Retired.reach Rt ; kn = kn ; knFr = Retired.knFr Rt
+    ; abs = sim-done {c} {G} {X} {Opened bl kn} {Retired.d Rt} {k} I cvk (trans (Abs.pdA I) (trans (cong (pendOf X (Opened bl kn)) cvk) z))
+    ; placed = placed-keep (λ _ → refl) f (Retired.placed Rt)
+    ; abP = Retired.abP Rt ; abR = Retired.abR Rt ; abNo = Retired.abNo Rt
+    ; frwp = Retired.frwp Rt ; locx = Retired.locx Rt ; ri = Retired.ri Rt }
+    where
+    kn = Retired.kn Rt
+    I = Retired.abs Rt
+    f : ∀ j → In c G (Opened bl kn) j → vc X bl j ≡ 0 ⊎ In c (record G { cv = nothing }) (Opened bl kn) j
+    f j (inj₁ e) = inj₂ (inj₁ e)
+    f j (inj₂ (inj₁ u)) = inj₂ (inj₂ (inj₁ u))
+    f j (inj₂ (inj₂ e)) with trans (sym cvk) e
+    ... | refl = inj₁ z
 
   ----------------------------------------------------------------------
   -- every step, every run
 
   step-inv : ∀ {s s'} → LInv c s → LStep c s s' → LInv c s'
   step-inv (inj₁ F) st = fresh-step F st
-  step-inv (inj₂ R) st = run-step R st
+  step-inv (inj₂ (inj₁ R)) st = run-step R st
+  step-inv (inj₂ (inj₂ Rt)) st = retired-step Rt st
 
   star-inv : ∀ {s s'} → LInv c s → Star (LStep c) s s' → LInv c s'
   star-inv i ε        = i
@@ -619,21 +945,24 @@ module _ {c : Sp.Config} (V : Sp.Valid c) where
   private
     absD : ∀ {s} → LInv c s → Σ StD λ d → ReachD c d × vsD d ≡ usedOf c (proj₁ s) (proj₁ (proj₂ s)) (proj₂ (proj₂ s))
     absD (inj₁ F) = Fresh.d F , Fresh.reach F , Abs.vsA (Fresh.abs F)
-    absD (inj₂ R) = Run.d R , Run.reach R , Abs.vsA (Run.abs R)
+    absD (inj₂ (inj₁ R)) = Run.d R , Run.reach R , Abs.vsA (Run.abs R)
+    absD (inj₂ (inj₂ Rt)) = Retired.d Rt , Retired.reach Rt , Abs.vsA (Retired.abs Rt)
 
   -- **a wanted write finds a block**: P's write counter below W, no
   -- victim pending — room in the open block, or a free or erasable block
   -- below P
   layer-write : ∀ {G X bl} → Sp.S c ≡ Z → LInv c (G , X , bl) → cv G ≡ nothing → wcnt (stX X) < Sp.W c → BlockFor c G bl
   layer-write eS (inj₁ F) nocv wl = inj₁ (subst (_< Sp.S c) (sym (Fresh.abWp F)) (subst (0 <_) (sym eS) (s≤s z≤n)))
-  layer-write {G} {X} {bl} eS (inj₂ R) nocv wl =
+  layer-write eS (inj₂ (inj₂ Rt)) nocv wl = inj₂ (Retired.kn Rt , Abs.abP (Retired.abs Rt) , inj₁ (Retired.knFr Rt))
+  layer-write {G} {X} {bl} eS (inj₂ (inj₁ R)) nocv wl =
     block-for-write V (Run.reach R) I (subst (_< Sp.W c) (sym (Abs.wcA I)) wl) (trans (Abs.pdA I) (cong (pendOf X bl) nocv))
     where I = Run.abs R
 
   -- ... and a pending relocation
   layer-reloc : ∀ {G X bl k} → LInv c (G , X , bl) → cv G ≡ just k → 1 ≤ vc X bl k → BlockFor c G bl
   layer-reloc (inj₁ F) cvk _ = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
-  layer-reloc {G} {X} {bl} (inj₂ R) cvk p1 =
+  layer-reloc (inj₂ (inj₂ Rt)) cvk _ = inj₂ (Retired.kn Rt , Abs.abP (Retired.abs Rt) , inj₁ (Retired.knFr Rt))
+  layer-reloc {G} {X} {bl} (inj₂ (inj₁ R)) cvk p1 =
     block-for-reloc V (Run.reach R) I (subst (1 ≤_) (sym (trans (Abs.pdA I) (cong (pendOf X bl) cvk))) p1)
     where I = Run.abs R
 

@@ -71,17 +71,17 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS;
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; EsRunM; EsM; Place; one; _∷_)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; Z; own; wp; ab; fr; balloc; berase; owners; ownersB; Opens; upd-self; upd-ne)
+  using (BL; Z; own; wp; ab; fr; balloc; berase; owners; ownersB; Opens; AllocOK; OwnLoc; upd-self; upd-ne)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (_∈_)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; es; vi; cv; Abs; module Abs; t→¬f; nothing≢just)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LS; LStep; LStepT; lw; lwa; lfl; lbar; lsy; lera; lgcm; lrl; lrla; ldone; endEp; Relocated;
-         Run; module Run; Fresh; module Fresh; LInv; step-inv; G0; Start; start-inv)
+  using (LS; LStep; LStepT; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp; Relocated;
+         Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; step-inv; G0; Start; start-inv)
 open import Data.List.Relation.Unary.Any using (Any) renaming (here to hd; there to tl)
 open import Data.Nat.Base using (suc; _<_)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_)
-open import Data.Nat.Properties using (≤-step; n<1+n)
+open import Data.Nat.Properties using (≤-step; n<1+n; <-irrefl)
 import SCFTL.Spec Data d0 amax wmax as Sp
 import SCFTL.Impl.Space as Spc
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
@@ -312,11 +312,11 @@ private
 
   -- a write or relocation places its sector in the open block or a free
   -- one, and leaves every other block's pages and pointer as they were
-  place-other : ∀ {X X' bl bl' j} → Place X X' bl bl' → (∀ k → Opens bl k → k ≢ j) →
+  place-other : ∀ {X X' bl bl' j} → Place X X' bl bl' → (∀ k → AllocOK (stX X) bl k → k ≢ j) →
                 wp bl' j ≡ wp bl j × (∀ o → own bl' j o ≡ own bl j o)
   place-other {X} {bl = bl} {j = j} (inj₁ (_ , k , aok , refl)) f =
-    upd-ne (wp bl) j k _ (λ e → f k (proj₁ aok) (sym e)) ,
-    λ o → cong (λ g → g o) (upd-ne (own bl) j k _ (λ e → f k (proj₁ aok) (sym e)))
+    upd-ne (wp bl) j k _ (λ e → f k aok (sym e)) ,
+    λ o → cong (λ g → g o) (upd-ne (own bl) j k _ (λ e → f k aok (sym e)))
   place-other (inj₂ (_ , refl)) f = refl , λ _ → refl
 
   -- the open and the free blocks are neither erasable nor victims
@@ -343,26 +343,36 @@ private
   rl≢es : SB.reg (SB.op SB.rl) ≢ SB.reg (SB.op SB.es)
   rl≢es ()
 
--- every step of the layer from a running state keeps `QInv`
-qinv-run : ∀ {c s s'} → Run c s → QInv s → LStep c s s' → QInv s'
-qinv-run {c} {G , X , bl} R Q (lw {X' = X'} {bl' = bl'} {a} {dd} (o , pl) stay nocv nn) j cj =
+-- every step of the layer keeps `QInv`, given three facts of the state
+-- it steps from: an erasable block is no victim, each page is placed in
+-- one block (BXone's `OwnLoc`), and no block a placement may take is
+-- covered (the open block and the free ones are neither erasable nor
+-- victims)
+qinv-core : ∀ {c G X bl s'} → (∀ k → es G k ≡ true → vi G k ≡ false) → OwnLoc bl →
+            (∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j) →
+            QInv (G , X , bl) → LStep c (G , X , bl) s' → QInv s'
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lw {X' = X'} {bl' = bl'} {a} {dd} (o , pl) stay nocv nn) j cj =
   ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} (w≢es a dd) o) (proj₁ P) (proj₂ P) (Q j cj)
-  where P = place-other {X} {X'} {bl} {bl'} {j} pl (λ k op → cov-open {c} {G} {X} {bl} (Run.abs R) cj k op)
-qinv-run {c} {G , X , bl} R Q (lwa {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full nocv nn) j cj =
+  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lwa {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full nocv nn _) j cj =
   ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} (w≢es a dd) o) (proj₁ P) (proj₂ P) (Q j cj)
-  where P = place-other {X} {X'} {bl} {bl'} {j} pl (λ k op → cov-open {c} {G} {X} {bl} (Run.abs R) cj k op)
-qinv-run {c} {G , X , bl} R Q (lfl {X' = X'} (o , refl) nocv nn) j cj =
+  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lwr {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full cls nocv nn) j cj =
+  ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} (w≢es a dd) o) (proj₁ P) (proj₂ P) (Q j cj)
+  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lret full uncl frk kP) j cj = Q j cj
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lfl {X' = X'} (o , refl) nocv nn) j cj =
   ownq-keep {X} {X'} {bl} {bl} {j} (px-queued SB.flush {X} {X'} (λ ()) o) refl (λ _ → refl) (Q j (cov-end {G} {j} nocv cj))
-qinv-run {c} {G , X , bl} R Q (lbar {X' = X'} (o , refl) nocv nn) j cj =
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lbar {X' = X'} (o , refl) nocv nn) j cj =
   ownq-keep {X} {X'} {bl} {bl} {j} (px-queued _ {X} {X'} (λ ()) o) refl (λ _ → refl) (Q j (cov-end {G} {j} nocv cj))
-qinv-run {c} {G , X , bl} R Q (lsy {X' = X'} (o , refl)) j cj =
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lsy {X' = X'} (o , refl)) j cj =
   ownq-keep {X} {X'} {bl} {bl} {j} (px-queued _ {X} {X'} (λ ()) o) refl (λ _ → refl) (Q j cj)
-qinv-run {c} {G , X , bl} R Q (lera {X' = X'} (k , rn , refl) esk kP) j cj with j ≟ℕ k
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lera {X' = X'} (k , rn , refl) esk kP) j cj with j ≟ℕ k
 ... | yes refl = ⊥-elim (gone cj)
   where
   gone : Cov (record G { es = es G [ j ≔ false ] }) j → ⊥
   gone (inj₁ e) = t→¬f e (upd-self (es G) j false)
-  gone (inj₂ (v , _)) = t→¬f v (Abs.esV (Run.abs R) j esk)
+  gone (inj₂ (v , _)) = t→¬f v (esv j esk)
 ... | no ne = λ o p lt e → run-queued rn p (off o p lt e) (Q j cj′ o p (subst (o <_) (upd-ne (wp bl) j k 0 ne) lt) e)
   where
   back : Cov (record G { es = es G [ k ≔ false ] }) j → Cov G j
@@ -372,41 +382,60 @@ qinv-run {c} {G , X , bl} R Q (lera {X' = X'} (k , rn , refl) esk kP) j cj with 
   -- a page of block j is none of block k's (each page is placed in one block)
   off : ∀ o p → o < wp (berase k bl) j → own bl j o ≡ just p → ¬ (p ∈ owners bl k)
   off o p _ e i with mem-own bl k (wp bl k) p i
-  ... | o′ , _ , e′ = ne (cong proj₁ (trans (sym (proj₂ (Run.ri R) j o p e)) (proj₂ (Run.ri R) k o′ p e′)))
-qinv-run {c} {G , X , bl} R Q (lgcm {k = k} nocv usk kP gk uL vN) j (inj₁ e) = Q j (inj₁ e)
-qinv-run {c} {G , X , bl} R Q (lgcm {k = k} nocv usk kP gk uL vN) j (inj₂ (v , nc)) with j ≟ℕ k
+  ... | o′ , _ , e′ = ne (cong proj₁ (trans (sym (ol j o p e)) (ol k o′ p e′)))
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lgcm {k = k} nocv usk kP gk uL vN) j (inj₁ e) = Q j (inj₁ e)
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lgcm {k = k} nocv usk kP gk uL vN) j (inj₂ (v , nc)) with j ≟ℕ k
 ... | yes refl = ⊥-elim (nc refl)
 ... | no ne = Q j (inj₂ (trans (sym (upd-ne (vi G) j k true ne)) v , λ x → nothing≢just (trans (sym nocv) x)))
-qinv-run {c} {G , X , bl} R Q (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol) j cj =
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol) j cj =
   ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} rl≢es o) (proj₁ P) (proj₂ P) (Q j cj)
-  where P = place-other {X} {X'} {bl} {bl'} {j} pl (λ k op → cov-open {c} {G} {X} {bl} (Run.abs R) cj k op)
-qinv-run {c} {G , X , bl} R Q (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol) j cj =
+  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _) j cj =
   ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} rl≢es o) (proj₁ P) (proj₂ P) (Q j cj)
-  where P = place-other {X} {X'} {bl} {bl'} {j} pl (λ k op → cov-open {c} {G} {X} {bl} (Run.abs R) cj k op)
-qinv-run {c} {G , X , bl} R Q (ldone {k = k} cvk z rel) j (inj₁ e) = Q j (inj₁ e)
-qinv-run {c} {G , X , bl} R Q (ldone {k = k} cvk z rel) j (inj₂ (v , nc)) with j ≟ℕ k
+  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol cls) j cj =
+  ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} rl≢es o) (proj₁ P) (proj₂ P) (Q j cj)
+  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+qinv-core {c} {G} {X} {bl} esv ol cp Q (ldone {k = k} cvk z rel) j (inj₁ e) = Q j (inj₁ e)
+qinv-core {c} {G} {X} {bl} esv ol cp Q (ldone {k = k} cvk z rel) j (inj₂ (v , nc)) with j ≟ℕ k
 ... | yes refl = λ o p lt e → inv⇒qd (stX X) p (rel o p lt e)
 ... | no ne = Q j (inj₂ (v , λ x → ne (just-inj (trans (sym x) cvk))))
 
--- before the first write no block is erasable nor a victim, and no step
--- from there makes one erasable or ends a victim's GC
-qinv-fresh : ∀ {c s s'} → Fresh c s → LStep c s s' → QInv s'
-qinv-fresh {c} {G , X , bl} F (lw o stay nocv nn) j cj = ⊥-elim (none-cov {G} (Fresh.noEs F) (Fresh.noVi F) j cj)
-qinv-fresh {c} {G , X , bl} F (lwa o moved kP full nocv nn) j cj = ⊥-elim (none-cov {G} (Fresh.noEs F) (Fresh.noVi F) j cj)
-qinv-fresh {c} {G , X , bl} F (lfl o nocv nn) j cj =
-  ⊥-elim (none-cov {G} (Fresh.noEs F) (Fresh.noVi F) j (cov-end {G} {j} nocv cj))
-qinv-fresh {c} {G , X , bl} F (lbar o nocv nn) j cj =
-  ⊥-elim (none-cov {G} (Fresh.noEs F) (Fresh.noVi F) j (cov-end {G} {j} nocv cj))
-qinv-fresh {c} {G , X , bl} F (lsy o) j cj = ⊥-elim (none-cov {G} (Fresh.noEs F) (Fresh.noVi F) j cj)
-qinv-fresh F (lera o esk kP) = ⊥-elim (t→¬f esk (Fresh.noEs F (proj₁ o)))
-qinv-fresh F (lgcm {k = k} nocv usk kP gk uL vN) = ⊥-elim (t→¬f usk (Fresh.noUs F k))
-qinv-fresh F (lrl cvk o stay pol) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
-qinv-fresh F (lrla cvk o moved kP full pol) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
-qinv-fresh F (ldone cvk z rel) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+private
+  -- where a placement may go from a running state: the open block or a
+  -- free one, neither erasable nor a victim
+  cov-run : ∀ {c G X bl} → Run c (G , X , bl) → ∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
+  cov-run {c} {G} {X} {bl} R j cj k aok = cov-open {c} {G} {X} {bl} (Run.abs R) cj k (proj₁ aok)
+
+  -- ... from a retired state: a free block (the old open block only once
+  -- erased, `abNo`), free in Space's abstraction or the block it opened
+  cov-ret : ∀ {c G X bl} → Retired c (G , X , bl) → ∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
+  cov-ret {c} {G} {X} {bl} Rt j cj k (opens , wlt , _) = go (free opens)
+    where
+    I = Retired.abs Rt
+    kn = Retired.kn Rt
+    free : Opens bl k → fr bl k ≡ true
+    free (inj₂ f) = f
+    free (inj₁ refl) with Retired.abNo Rt
+    ... | inj₁ full = ⊥-elim (<-irrefl full wlt)
+    ... | inj₂ f = f
+    ccov : Cov G k → es G k ≡ false → vi G k ≡ false → ⊥
+    ccov (inj₁ e) ne nv = t→¬f e ne
+    ccov (inj₂ (v , _)) ne nv = t→¬f v nv
+    go : fr bl k ≡ true → k ≢ j
+    go f refl with k ≟ℕ kn
+    ... | yes refl = ccov cj (Abs.abE I) (Abs.abV I)
+    ... | no ne = ccov cj (Abs.frE I k (trans (upd-ne (fr bl) k kn false ne) f))
+                         (Abs.frV I k (trans (upd-ne (fr bl) k kn false ne) f))
 
 qinv-step : ∀ {c s s'} → LInv c s → QInv s → LStep c s s' → QInv s'
-qinv-step (inj₁ F) Q st = qinv-fresh F st
-qinv-step (inj₂ R) Q st = qinv-run R Q st
+qinv-step {c} {G , X , bl} (inj₁ F) Q st =
+  qinv-core (λ k e → t→¬f e (Fresh.noEs F k)) (proj₂ (Fresh.ri F))
+    (λ j cj → ⊥-elim (none-cov {G} (Fresh.noEs F) (Fresh.noVi F) j cj)) Q st
+qinv-step {c} {G , X , bl} (inj₂ (inj₁ R)) Q st =
+  qinv-core (Abs.esV (Run.abs R)) (proj₂ (Run.ri R)) (cov-run R) Q st
+qinv-step {c} {G , X , bl} (inj₂ (inj₂ Rt)) Q st =
+  qinv-core (Abs.esV (Retired.abs Rt)) (proj₂ (Retired.ri Rt)) (cov-ret Rt) Q st
 
 module _ {c : Spc.Config} (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax) (eS : Spc.S c ≡ Z) where
 

@@ -195,7 +195,7 @@ step2 = lbar (inj₁ (refl , mk u2 , refl , (inj₁ (le 1 4 , refl) , refl)) , r
 step3 : LStepT cfgM (λ _ _ → ⊤) (Ga , X u3 , bl2) (Gb , X u4 , bl4)
 step3 = lwa ((inj₁ (refl , mk u3 , refl , ((inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl)))
             , inj₁ (refl , 1 , (inj₂ refl , s≤s z≤n , refl , fresh {bl2} {suc n1} b2) , refl))
-            (λ ()) (le 2 4) refl refl tt
+            (λ ()) (le 2 4) refl refl tt (refl , refl , refl)
 
 step4 : LStepT cfgM (λ _ _ → ⊤) (Gb , X u4 , bl4) (Gc , X u5 , bl4)
 step4 = lbar (inj₁ (refl , mk u4 , refl , (inj₁ (le 2 4 , refl) , refl)) , refl) refl tt
@@ -203,7 +203,7 @@ step4 = lbar (inj₁ (refl , mk u4 , refl , (inj₁ (le 2 4 , refl) , refl)) , r
 step5 : LStepT cfgM (λ _ _ → ⊤) (Gc , X u5 , bl4) (Gd , X u6 , bl6)
 step5 = lwa ((inj₁ (refl , mk u5 , refl , ((inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl)))
             , inj₁ (refl , 2 , (inj₂ refl , s≤s z≤n , refl , fresh {bl4} {suc (suc n1)} b4) , refl))
-            (λ ()) (le 3 4) refl refl tt
+            (λ ()) (le 3 4) refl refl tt (refl , refl , refl)
 
 step6 : LStepT cfgM (λ _ _ → ⊤) (Gd , X u6 , bl6) (Ge , X u7 , bl6)
 step6 = lbar (inj₁ (refl , mk u6 , refl , (inj₁ (le 3 4 , refl) , refl)) , refl) refl tt
@@ -211,7 +211,7 @@ step6 = lbar (inj₁ (refl , mk u6 , refl , (inj₁ (le 3 4 , refl) , refl)) , r
 step7 : LStepT cfgM (λ _ _ → ⊤) (Ge , X u7 , bl6) (Gf , X u8 , bl8)
 step7 = lwa ((inj₁ (refl , mk u7 , refl , ((inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl)))
             , inj₁ (refl , 3 , (inj₂ refl , s≤s z≤n , refl , fresh {bl6} {suc (suc (suc n1))} b6) , refl))
-            (λ ()) (le 4 4) refl refl tt
+            (λ ()) (le 4 4) refl refl tt (refl , refl , refl)
 
 step8 : LStepT cfgM (λ _ _ → ⊤) (Gf , X u8 , bl8) (Gg , X u9 , bl8)
 step8 = lbar (inj₁ (refl , mk u8 , refl , (inj₁ (le 4 4 , refl) , refl)) , refl) refl tt
