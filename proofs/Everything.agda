@@ -149,6 +149,7 @@ import SCFTL.Impl.SpaceLayerStart
 import SCFTL.Impl.SpaceLayerExample
 import SCFTL.Impl.SpaceQueued
 import SCFTL.Impl.SpaceSimRetire
+import SCFTL.Impl.SpaceLayerGcExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
 import SCFTL.Impl.Example
 -- Issue 39: mutants of P that must fail (each is P with one deliberate
@@ -203,4 +204,5 @@ import SCFTL.Mutants.BarrierSkipsConsolidation
 import SCFTL.Mutants.BlockEraseOverPX
 import SCFTL.Mutants.CheckpointOverLiveSlot
 import SCFTL.Mutants.LazyChainOverMaxChain
+import SCFTL.Mutants.LayerEndsVictimEarly
 import SCFTL.Mutants.All

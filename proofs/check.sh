@@ -191,6 +191,13 @@ done
 # (a configuration passing the constraints, a new disk, its first
 # recovery, and a run of the layer to a state where a wanted write finds
 # no block).
+# Mutants of the layer's GC against P's queues (issue 39;
+# SCFTL/Impl/SpaceQueued.agda) are listed in MUTANTS_OF_LAYER_QUEUE: each
+# changes the layer's steps, names the mutated `Pmut : LayerRel`, and
+# instead contains
+#     not-layer-queued : ¬ LayerQueued Pmut
+# (a run from the first recovery of a new disk to a block the layer holds
+# erasable with a page on neither of P's queues).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
@@ -200,7 +207,8 @@ MUTANTS_OF_REGION="RegionCommitPageOnly"
 MUTANTS_OF_REGION_BARRIER="BarrierDurableOnlyAtUmax"
 MUTANTS_OF_REGION_LAZY="LazyCommitForgetsOwedPage"
 MUTANTS_OF_LAYER="LayerIgnoresGcTiming"
-MIN_MUTANTS=45
+MUTANTS_OF_LAYER_QUEUE="LayerEndsVictimEarly"
+MIN_MUTANTS=48
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -234,6 +242,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_LAYER " in
     *" $b "*) want='not-layer-progress : ¬ LayerProgress Pmut' ;;
+  esac
+  case " $MUTANTS_OF_LAYER_QUEUE " in
+    *" $b "*) want='not-layer-queued : ¬ LayerQueued Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

@@ -450,3 +450,25 @@ layer-queued : ∀ {c X bl s} → Spc.L c ≡ suc amax → Spc.W c ≡ suc wmax 
                Start c X bl → Star (LStep c) (G0 , X , bl) s → QInv s
 layer-queued eL eW eS st r =
   qinv-star eL eW eS (start-inv st) (λ j cj → ⊥-elim (none-cov {G0} (λ _ → refl) (λ _ → refl) j cj)) r
+
+------------------------------------------------------------------------
+-- The property as one statement about a layer (mutant 51,
+-- SCFTL.Mutants.LayerEndsVictimEarly, is a layer without it)
+
+-- a layer: a configuration and steps on the layer's states
+record LayerRel : Set₁ where
+  field
+    cfg  : Spc.Config
+    step : LS → LS → Set
+open LayerRel public
+
+-- from the first recovery of a new disk every state it reaches has every
+-- page of a block it holds erasable, or of a victim whose GC has ended,
+-- on P's invalid or erasable queue
+LayerQueued : LayerRel → Set
+LayerQueued L = ∀ {X bl s} → Start (cfg L) X bl → Star (step L) (G0 , X , bl) s → QInv s
+
+-- the code's layer has it (for the one model's geometry)
+code-queued : ∀ c → Spc.L c ≡ suc amax → Spc.W c ≡ suc wmax → Spc.S c ≡ Z →
+              LayerQueued (record { cfg = c ; step = LStep c })
+code-queued c eL eW eS = layer-queued eL eW eS

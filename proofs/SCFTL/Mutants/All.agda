@@ -123,6 +123,7 @@ import SCFTL.Mutants.LazyCommitForgetsOwedPage
 import SCFTL.Mutants.LayerIgnoresGcTiming
 import SCFTL.Mutants.RecoveryReclaimsMapped
 import SCFTL.Mutants.RecoveryFreesNamedBlock
+import SCFTL.Mutants.LayerEndsVictimEarly
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -173,6 +174,7 @@ module M47 = SCFTL.Mutants.LazyCommitForgetsOwedPage
 module M48 = SCFTL.Mutants.LayerIgnoresGcTiming
 module M49 = SCFTL.Mutants.RecoveryReclaimsMapped
 module M50 = SCFTL.Mutants.RecoveryFreesNamedBlock
+module M51 = SCFTL.Mutants.LayerEndsVictimEarly
 
 record MutantsFail : Set where
   field
@@ -323,6 +325,10 @@ record MutantsFail : Set where
     --     block but the open one, one holding a page the recovered map
     --     names included: a write reuses it and the page is lost
     recovery-frees-named-block : ¬ M50.SnapshotConsistent M50.Pmut
+    -- 51. (the data-superblock layer) GC ends a victim with no valid
+    --     sector without P's relocation of its dead pages: a run to a
+    --     block the layer holds erasable that P cannot erase
+    layer-ends-victim-early : ¬ M51.LayerQueued M51.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -375,4 +381,5 @@ mutants-fail = record
   ; layer-ignores-gc-timing = M48.not-layer-progress
   ; recovery-reclaims-mapped = M49.not-snapshot-consistent
   ; recovery-frees-named-block = M50.not-snapshot-consistent
+  ; layer-ends-victim-early = M51.not-layer-queued
   }
