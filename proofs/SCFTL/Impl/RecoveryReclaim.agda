@@ -248,22 +248,23 @@ es-run X (p ∷ q ∷ qs) c (ep ∷ eqs) (d ∷ ds) _ with es-step X p c ep
     still {r ∷ _} (er ∷ ers′) (ne ∷ nes) =
       trans (cong (λ z → ers z r) e1) (trans (upd-ne (ers (stX X)) r p false (λ eq → ne (sym eq))) er) ∷ still ers′ nes
 
--- the pages a block's erase erases are distinct: each was placed once
-private
-  ownersB-at : ∀ bl k o → All (λ r → Σ ℕ λ o' → o' < o × own bl k o' ≡ just r) (ownersB bl k o)
-  ownersB-at bl k zero = []
-  ownersB-at bl k (suc o) with own bl k o in e
-  ... | nothing = All.map (λ { (o' , lt , e') → o' , ≤-step lt , e' }) (ownersB-at bl k o)
-  ... | just q  = (o , ≤-refl , e) ∷ All.map (λ { (o' , lt , e') → o' , ≤-step lt , e' }) (ownersB-at bl k o)
+-- the pages a block's erase erases: each placed in the block below its
+-- pointer, and distinct (each was placed once; SCFTL.Impl.SpaceQueued's
+-- `layer-erase` uses both too)
+ownersB-at : ∀ bl k o → All (λ r → Σ ℕ λ o' → o' < o × own bl k o' ≡ just r) (ownersB bl k o)
+ownersB-at bl k zero = []
+ownersB-at bl k (suc o) with own bl k o in e
+... | nothing = All.map (λ { (o' , lt , e') → o' , ≤-step lt , e' }) (ownersB-at bl k o)
+... | just q  = (o , ≤-refl , e) ∷ All.map (λ { (o' , lt , e') → o' , ≤-step lt , e' }) (ownersB-at bl k o)
 
-  ownersB-distinct : ∀ bl k o → OwnLoc bl → AllPairs _≢_ (ownersB bl k o)
-  ownersB-distinct bl k zero ol = []
-  ownersB-distinct bl k (suc o) ol with own bl k o in e
-  ... | nothing = ownersB-distinct bl k o ol
-  ... | just q  = All.map apart (ownersB-at bl k o) ∷ ownersB-distinct bl k o ol
-    where
-      apart : ∀ {r} → (Σ ℕ λ o' → o' < o × own bl k o' ≡ just r) → q ≢ r
-      apart (o' , lt , e') refl = <-irrefl (cong proj₂ (trans (sym (ol k o' q e')) (ol k o q e))) lt
+ownersB-distinct : ∀ bl k o → OwnLoc bl → AllPairs _≢_ (ownersB bl k o)
+ownersB-distinct bl k zero ol = []
+ownersB-distinct bl k (suc o) ol with own bl k o in e
+... | nothing = ownersB-distinct bl k o ol
+... | just q  = All.map apart (ownersB-at bl k o) ∷ ownersB-distinct bl k o ol
+  where
+    apart : ∀ {r} → (Σ ℕ λ o' → o' < o × own bl k o' ≡ just r) → q ≢ r
+    apart (o' , lt , e') refl = <-irrefl (cong proj₂ (trans (sym (ol k o' q e')) (ol k o q e))) lt
 
 -- PX's recovery leaves a clear state
 rec-clear : ∀ {X X'} → okPX SB.recover X X' → Clear X'

@@ -15,7 +15,16 @@
 --            pending and GC not needed (gc.rs `gc_needed`: the used
 --            blocks below U or the epoch's K victims taken);
 --   `lwa`  : a write that opens a free block below P when the open one
---            is full (its data then lies in a used block);
+--            is full (its data then lies in a used block), GC asked of
+--            the used blocks with the full one among them;
+--   `lret` : the full open block retired in the ghost alone (Space's
+--            `act`; the block layer opens a block only with the sector
+--            it places there), when a free block below P is there;
+--   `lwr`, `lrlr` : a write or a relocation that opens a free block once
+--            the full open block is retired (in one of the ghost's
+--            classes: used, then maybe a victim, erasable), the ghost
+--            kept (`lwa`, `lrla` and `lret` ask the open block in none
+--            of them, `Unclassed`);
 --   `lfl`, `lbar` : a flush (every commit path), an epoch barrier: this
 --            epoch's victims become erasable, the count starts again;
 --   `lsy`  : a SYNC;
@@ -23,7 +32,8 @@
 --   `lgcm` : GC takes a used victim with at most N valid sectors (a
 --            choice of the code, no step of the model);
 --   `lrl`, `lrla` : a relocation of one of the current victim's pages,
---            into the open block or a free one when the open one is full;
+--            into the open block or a free one when the open one is full
+--            (P's `rlX` of a dead page is an `lrl` that places nothing);
 --   `ldone`: the current victim holds no valid sector any more, and GC
 --            has been through every page placed in it (`Relocated`:
 --            each on P's invalid queue, by `rl0` for a valid sector,
@@ -37,6 +47,16 @@
 -- code's is `LStep c`, `T` = Space's `NotNeeded c`; mutant 48,
 -- SCFTL.Mutants.LayerIgnoresGcTiming, drops it and loses progress.)
 --
+-- Until the thirty-second session the layer had no `lret`, `lwr`,
+-- `lrlr`, and under the code's timing it never took a victim: `lwa` asks
+-- `NotNeeded` of the used blocks with the retired one among them, so
+-- they stayed below U, while `lgcm` asks for U of them — its GC results
+-- held of states no run reached, and a run whose open block filled with
+-- U - 1 blocks used wrote no more.  Space avoids it by retiring a full
+-- block first (`act`) and checking GC after; `lret` does that in the
+-- ghost (SCFTL.Impl.SpaceLayerGcExample: a run through GC, the victim's
+-- relocation, its end, a flush and the victim's erase).
+--
 -- Its invariant `LInv`: a state of Space's data half that StepD reaches
 -- from format (`ReachD`) and the abstraction of SCFTL.Impl.SpaceSim
 -- (`Abs`) to it, every valid sector in the open block, a used block
@@ -44,10 +64,15 @@
 -- 0 (`FrWp`), BXone's `LocX` and invariant — or, before the first write
 -- of a new disk, the same of the state with the open block taken off the
 -- free ones (`Fresh`: BlocksOver's new disk has every block free, the
--- open one included; the first allocation takes it).
+-- open one included; the first allocation takes it) — or, once `lret`
+-- retired the full open block, the same of the state with a free block
+-- `kn` opened in its place (`Retired`: Space has opened one, and any
+-- free block may stand for it, SCFTL.Impl.SpaceSimRetire's `reopen`;
+-- the next placement takes one and the state is running again).
 --
 --   `step-inv`      : every step of the layer keeps `LInv` — each is one
---                     of SpaceSim's simulation lemmas;
+--                     of SpaceSim's simulation lemmas (from `Retired`,
+--                     over the abstraction of `Opened bl kn`);
 --   `start-inv`     : a state after the first recovery of a new disk
 --                     (`Start`: nothing mapped, P's write counter 0,
 --                     every block free and at write pointer 0) has it,

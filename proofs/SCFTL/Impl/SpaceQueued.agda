@@ -29,18 +29,36 @@
 --   `QInv`       : every page of a block the layer's ghost holds
 --                  erasable, or of a victim of this epoch whose GC has
 --                  ended, is queued;
---   `qinv-step`  : every step of the layer keeps `QInv` (given the
---                  layer's invariant `Run`, whose abstraction keeps the
---                  open and the free blocks apart from the erasable ones
---                  and the victims, and BXone's `OwnLoc`: a page is
---                  placed in one block only);
---   `qinv-start` : it holds where the layer starts (no block erasable,
---                  no victim).
+--   `qinv-step`  : every step of the layer keeps `QInv`, from each of
+--                  its three invariant states (before the first write,
+--                  running, the open block retired in the ghost alone):
+--                  `qinv-core`, given that an erasable block is no
+--                  victim, BXone's `OwnLoc` (a page is placed in one
+--                  block only), and that no block a placement may take
+--                  is covered (the open and the free blocks, apart in
+--                  the abstraction from the erasable ones and the
+--                  victims);
+--   **`layer-queued`** : so `QInv` holds in every state the layer
+--                  reaches from the first recovery of a new disk;
+--                  `LayerQueued`, `code-queued`: the same as one
+--                  statement about a layer (mutant 51,
+--                  SCFTL.Mutants.LayerEndsVictimEarly, the layer with the
+--                  old `ldone`, loses it);
+--   `inv-flush`  : every commit path of PUSBic's empties P's invalid
+--                  queue;
+--   `layer-erase`: in PUSBic's phase with the invalid queue empty, every
+--                  block the layer holds erasable and that holds a page
+--                  has its block erase as a step of BXone
+--                  (RecoveryReclaim's `es-run`);
+--   **`flushed-erase`** : so after every flush of the layer that stays in
+--                  PUSBic's phase, in every run from the first recovery
+--                  of a new disk, each such block is erased by a step of
+--                  the model (SCFTL.Impl.SpaceLayerGcExample: one is).
 --
--- So the block the layer erases has every page queued: what is left
--- for the erase to be a step of BXone is the SYNC or commit that moves
--- the invalid ones into `ers` and PL's `EraseGuard` in the chain phase
--- (proofs/README.md, "Not done", item 1).
+-- Not here (proofs/README.md, "Not done", item 1): the erase after an
+-- epoch barrier (the victims' pages stay on P's invalid queue until a
+-- SYNC releases them: the code's `sync_barriers` before it erases) and
+-- in the chain phase (PL's `EraseGuard`).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -69,18 +87,22 @@ open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (syB)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; konsU)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (stX; EsRunM; EsM; Place; one; _∷_)
+  using (stX; EsRunM; EsM; Place; BXone; one; _∷_)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; Z; own; wp; ab; fr; balloc; berase; owners; ownersB; Opens; AllocOK; OwnLoc; upd-self; upd-ne)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (_∈_)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; es; vi; cv; Abs; module Abs; t→¬f; nothing≢just)
+  using (Gh; es; vi; cv; gn; Abs; module Abs; t→¬f; nothing≢just)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; LStepT; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp; Relocated;
-         Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; step-inv; G0; Start; start-inv)
+         Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; step-inv; G0; Start; start-inv;
+         layer-inv; usedOf)
 open import Data.List.Relation.Unary.Any using (Any) renaming (here to hd; there to tl)
 open import Data.Nat.Base using (suc; _<_)
-open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_)
+open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
+open import Data.Unit.Base using (tt)
+import Data.List.Relation.Unary.All as All
+open import SCFTL.Impl.RecoveryReclaim Data d0 amax wmax kmax umax _≟D_ kc zb using (es-run; ownersB-at; ownersB-distinct)
 open import Data.Nat.Properties using (≤-step; n<1+n; <-irrefl)
 import SCFTL.Spec Data d0 amax wmax as Sp
 import SCFTL.Impl.Space as Spc
@@ -472,3 +494,57 @@ LayerQueued L = ∀ {X bl s} → Start (cfg L) X bl → Star (step L) (G0 , X , 
 code-queued : ∀ c → Spc.L c ≡ suc amax → Spc.W c ≡ suc wmax → Spc.S c ≡ Z →
               LayerQueued (record { cfg = c ; step = LStep c })
 code-queued c eL eW eS = layer-queued eL eW eS
+
+------------------------------------------------------------------------
+-- The erase: once its pages are through a commit, a block the layer
+-- holds erasable is erased by a step of the model
+
+private
+  qd-ers : ∀ s p → qd s p ≡ true → inv s p ≡ false → ers s p ≡ true
+  qd-ers s p q ni = subst (λ b → (b ∨ ers s p) ≡ true) ni q
+
+-- every commit path of PUSBic's leaves no page on P's invalid queue
+inv-flush : ∀ {X X'} → PXm.ok (SB.use SB.flush) X X' → proj₁ X' ≡ false → ∀ p → inv (stX X') p ≡ false
+inv-flush {false , S} (inj₁ (_ , _ , refl , inj₁ (inj₁ e , _))) _ p = cong (λ z → inv (st z) p) e
+inv-flush {false , S} (inj₁ (_ , _ , refl , inj₁ (inj₂ e , _))) _ p = cong (λ z → inv (st z) p) e
+inv-flush {false , S} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₁ e) , _))) _ p = cong (λ z → inv (st z) p) e
+inv-flush {false , S} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₂ e) , _))) _ p = cong (λ z → inv (st z) p) e
+inv-flush {true , S} (inj₁ (_ , _ , () , _))
+inv-flush (inj₂ (refl , _)) ()
+
+-- in PUSBic's phase, with no page on P's invalid queue, every block the
+-- layer holds erasable and that holds a page has its block erase as a
+-- step of BXone (RecoveryReclaim's `es-run`: P's erase of each page)
+layer-erase : ∀ {G X bl k} → proj₁ X ≡ false → OwnLoc bl → QInv (G , X , bl) →
+              (∀ p → inv (stX X) p ≡ false) → es G k ≡ true → owners bl k ≢ [] →
+              Σ XS λ X' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , berase k bl)
+layer-erase {G} {false , S} {bl} {k} refl ol Q noinv esk ne = proj₁ R , k , proj₂ R , refl
+  where
+  ers-of : ∀ {r} → (Σ ℕ λ o → o < wp bl k × own bl k o ≡ just r) → ers (stX (false , S)) r ≡ true
+  ers-of {r} (o , lt , e) = qd-ers (stX (false , S)) r (Q k (inj₁ esk) o r lt e) (noinv r)
+  R = es-run (false , S) (owners bl k) tt (All.map ers-of (ownersB-at bl k (wp bl k)))
+             (ownersB-distinct bl k (wp bl k) ol) ne
+
+private
+  ownloc-of : ∀ {c G X bl} → LInv c (G , X , bl) → OwnLoc bl
+  ownloc-of (inj₁ F) = proj₂ (Fresh.ri F)
+  ownloc-of (inj₂ (inj₁ R)) = proj₂ (Run.ri R)
+  ownloc-of (inj₂ (inj₂ Rt)) = proj₂ (Retired.ri Rt)
+
+-- **after a flush of the layer that stays in PUSBic's phase, every block
+-- it holds erasable and that holds a page is erased by a step of the
+-- model**, in every run from the first recovery of a new disk: the
+-- victims' pages went through P's relocation (`ldone`) and the commit
+-- moved them to P's erasable queue
+flushed-erase : ∀ {c X0 bl0 G X bl X' k} → Spc.L c ≡ suc amax → Spc.W c ≡ suc wmax → Spc.S c ≡ Z →
+                Start c X0 bl0 → Star (LStep c) (G0 , X0 , bl0) (G , X , bl) →
+                (o : SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl)) → cv G ≡ nothing →
+                Spc.NotNeeded c (gn G) (usedOf c G X bl) → proj₁ X' ≡ false →
+                es (endEp G) k ≡ true → owners bl k ≢ [] →
+                Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl) (X'' , berase k bl)
+flushed-erase {c} {X0} {bl0} {G} {X} {bl} {X'} {k} eL eW eS st run o nocv nn ph esk ne =
+  layer-erase {endEp G} {X'} {bl} {k} ph (ownloc-of {c} {endEp G} {X'} {bl} (layer-inv eL eW eS st run′))
+    (layer-queued eL eW eS st run′) (inv-flush (proj₁ o) ph) esk ne
+  where
+  run′ : Star (LStep c) (G0 , X0 , bl0) (endEp G , X' , bl)
+  run′ = run ◅◅ (lfl o nocv nn ◅ ε)
