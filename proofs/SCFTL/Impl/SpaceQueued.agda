@@ -77,7 +77,7 @@ open import Relation.Nullary using (¬_; yes; no)
 open import Data.Nat.Properties using () renaming (_≟_ to _≟ℕ_)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; inv; ers; esF; opt; optP; wr0; rl0; rlX; fl3; ck3; fi3; fi4; okP; _[_≔_])
+  using (St; inv; ers; esF; opt; optP; wr0; rl0; rlX; fl3; fi3; okP; _[_≔_])
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (konsS; konsX; konsPg; optL)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; ues; ⟪_,_⟫; flB)
@@ -208,12 +208,6 @@ qs-syB xs ys l r s p e = ∨-rel (inv s p) (ers s p) (r p) e
 
 QX : XS → XS → Set
 QX X X' = Qs (stX X) (stX X')
-
--- a commit of PUSBic's (`fl3`, its checkpoint; the in-page and OOB
--- commits, `fi4`, the checkpoint after `fi3`)
-private
-  qs-ck3 : ∀ s → Qs s (ck3 s)
-  qs-ck3 s p e = e
 
 qx-w : ∀ a d {X X'} → PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) X X' → QX X X'
 qx-w a d {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , f1 , f2 , e) , ue) , _))) p x =
