@@ -230,26 +230,27 @@ private
 -- pages keep the maps: `konsS-maps`, `smap-opt`, `smap-optL` in
 -- SCFTL.Impl.LazyChainModel)
 
-private
-  -- the volatile L2P after the consolidation page reads as P's vm says
-  kons-vm : ∀ s → (∀ a → l2p s a ≡ apply (dbuf s) (apply (concat (ept s)) (smap s)) a) →
-            ∀ a → l2p (konsS s) a ≡ eM (epE (konsS s)) (lastMap (smap (konsS s)) []) a
-  kons-vm s vm with konsPg s
-  ... | nothing = vm
-  ... | just c  = vm
+-- the volatile L2P after the consolidation page reads as P's vm says
+-- (these three are public: SCFTL.Impl.SpaceQueued reads the maps after a
+-- barrier and a flush with them too)
+kons-vm : ∀ s → (∀ a → l2p s a ≡ apply (dbuf s) (apply (concat (ept s)) (smap s)) a) →
+          ∀ a → l2p (konsS s) a ≡ eM (epE (konsS s)) (lastMap (smap (konsS s)) []) a
+kons-vm s vm with konsPg s
+... | nothing = vm
+... | just c  = vm
 
-  ril-vm : ∀ {s} → RIL s → ∀ a → l2p s a ≡ apply (dbuf s) (apply (concat (ept s)) (smap s)) a
-  ril-vm (inj₁ r) = RI.vm r
-  ril-vm (inj₂ (_ , r , _)) = RI.vm r
+ril-vm : ∀ {s} → RIL s → ∀ a → l2p s a ≡ apply (dbuf s) (apply (concat (ept s)) (smap s)) a
+ril-vm (inj₁ r) = RI.vm r
+ril-vm (inj₂ (_ , r , _)) = RI.vm r
 
-  -- P's flush, every commit path: the volatile L2P kept and made stable
-  flushP-maps : ∀ {s s'} → okP (Sp.use Sp.flush) s s' → (∀ a → l2p s' a ≡ l2p s a) × (∀ a → smap s' a ≡ l2p s a)
-  flushP-maps (inj₁ refl) = (λ a → refl) , (λ a → refl)
-  flushP-maps (inj₂ (inj₁ refl)) = (λ a → refl) , (λ a → refl)
-  flushP-maps (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) = (λ a → refl) , (λ a → refl)
-  flushP-maps (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) = (λ a → refl) , (λ a → refl)
-  flushP-maps (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) = (λ a → refl) , (λ a → refl)
-  flushP-maps (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) = (λ a → refl) , (λ a → refl)
+-- P's flush, every commit path: the volatile L2P kept and made stable
+flushP-maps : ∀ {s s'} → okP (Sp.use Sp.flush) s s' → (∀ a → l2p s' a ≡ l2p s a) × (∀ a → smap s' a ≡ l2p s a)
+flushP-maps (inj₁ refl) = (λ a → refl) , (λ a → refl)
+flushP-maps (inj₂ (inj₁ refl)) = (λ a → refl) , (λ a → refl)
+flushP-maps (inj₂ (inj₂ (inj₁ (L , _ , inj₁ refl)))) = (λ a → refl) , (λ a → refl)
+flushP-maps (inj₂ (inj₂ (inj₁ (L , _ , inj₂ refl)))) = (λ a → refl) , (λ a → refl)
+flushP-maps (inj₂ (inj₂ (inj₂ (L , M , _ , inj₁ refl)))) = (λ a → refl) , (λ a → refl)
+flushP-maps (inj₂ (inj₂ (inj₂ (L , M , _ , inj₂ refl)))) = (λ a → refl) , (λ a → refl)
 
 ------------------------------------------------------------------------
 -- Every operation of PX but recovery

@@ -34,7 +34,12 @@
 --   `queued`    : SCFTL.Impl.SpaceQueued's invariant holds at each state
 --                 of it (`layer-queued`), e.g. after the flush;
 --   `finds`     : and a wanted write finds a block there
---                 (`space-progress-one`).
+--                 (`space-progress-one`);
+--   `step9b`, `not-yet`, `after-barrier` : the epoch ended by a barrier
+--                 instead of the flush: block 0 erasable in the ghost, its
+--                 page still only on P's invalid queue (PU's barrier keeps
+--                 the queues), and the layer's SYNC then the erase
+--                 (`synced-erase`).
 ------------------------------------------------------------------------
 module SCFTL.Impl.SpaceLayerGcExample where
 
@@ -53,7 +58,7 @@ open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; �
 open import Relation.Nullary using (¬_)
 
 open import SCFTL.Impl.Model Bool false 0 0 0 _≟B_
-  using (St; syn; erased; cpt; unmapped; wr0; rlX; fl3; esF; nxt; Valid; _[_≔_])
+  using (St; syn; erased; cpt; unmapped; wr0; rlX; fl3; esF; nxt; inv; ers; Valid; _[_≔_])
 open import SCFTL.Impl.UnsyncedBarrier Bool false 0 0 0 4 _≟B_ using (StU; ⟪_,_⟫; st; ues; flB; epE)
 open import SCFTL.Impl.UnsyncedRecStep Bool false 0 0 0 4 _≟B_ using (recU)
 open import SCFTL.Impl.UnsyncedModel Bool false 0 0 0 4 _≟B_ using (SU; ⟦_,_⟧; ghostN)
@@ -64,7 +69,7 @@ open import SCFTL.Impl.SpaceSim Bool false 0 0 0 4 _≟B_ 2 0 using (Gh; us; es;
 open import SCFTL.Impl.SpaceLayer Bool false 0 0 0 4 _≟B_ 2 0
   using (LS; LStep; lw; lwa; lret; lbar; lfl; lgcm; lrl; ldone; lera; G0; endEp; Start)
 open import SCFTL.Impl.SpaceLayerStart Bool false 0 0 0 4 _≟B_ 2 0 using (new-start; space-progress-one)
-open import SCFTL.Impl.SpaceQueued Bool false 0 0 0 4 _≟B_ 2 0 using (QInv; layer-queued)
+open import SCFTL.Impl.SpaceQueued Bool false 0 0 0 4 _≟B_ 2 0 using (QInv; layer-queued; synced-erase)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Bool false 0 0 4 as SB
 
@@ -234,3 +239,25 @@ queued = layer-queued refl refl refl start1
 -- and at the end a wanted write finds a block
 finds : BlockFor cfgG Gh′ bl9
 finds = space-progress-one valid refl refl refl new0 rec1 (le 1 4) gc-run refl (s≤s z≤n)
+
+------------------------------------------------------------------------
+-- The other way to end the epoch: a barrier.  Block 0 is then erasable
+-- in the ghost while its page is still on P's invalid queue (PU's
+-- barrier keeps the queues until a SYNC makes the epoch durable), so no
+-- erase yet; the SYNC of the layer releases it, and the erase follows
+-- (`synced-erase`)
+
+u7b : StU
+u7b = bU u6
+
+step9b : LStep cfgG (Gf , X u6 , bl4) (Gg , X u7b , bl4)
+step9b = lbar (inj₁ (refl , mk u6 , refl , (inj₁ (le 3 4 , refl) , refl)) , refl) refl (inj₁ (le 1 1))
+
+-- the page is not erasable yet, only invalid
+not-yet : ers (st u7b) n1 ≡ false × inv (st u7b) n1 ≡ true
+not-yet = refl , refl
+
+after-barrier : Σ (Bool × SU) λ X′ → LStep cfgG (Gg , X u7b , bl4) (Gg , X′ , bl4) × _ ≡ false ×
+                Σ (Bool × SU) λ X″ → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X′ , bl4) (X″ , berase 0 bl4)
+after-barrier = synced-erase refl refl refl new0 rec1 (le 1 4)
+                  (step1 ◅ step2 ◅ step3 ◅ step4 ◅ step5 ◅ step6 ◅ step7 ◅ step8 ◅ step9b ◅ ε) refl refl (λ ())

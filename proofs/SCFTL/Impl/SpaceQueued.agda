@@ -53,12 +53,30 @@
 --   **`flushed-erase`** : so after every flush of the layer that stays in
 --                  PUSBic's phase, in every run from the first recovery
 --                  of a new disk, each such block is erased by a step of
---                  the model (SCFTL.Impl.SpaceLayerGcExample: one is).
+--                  the model (SCFTL.Impl.SpaceLayerGcExample: one is);
+--   `lastX`, `Gone`, `EInv`, `einv-core`, `einv-step`, `einv-star` :
+--                  every page of a block the layer holds erasable is
+--                  named neither by the volatile L2P nor by the map a
+--                  full SYNC makes stable (the last unsynced epoch's), in
+--                  every state the layer reaches (a write maps only P's
+--                  next page, above every placed one, OneModelBlocksNamed's
+--                  `FreshAbove`; a barrier's new map is the volatile L2P,
+--                  `vm`; a victim ends with no valid sector, SpaceValid's
+--                  `vc0-unnamed`);
+--   `layer-erase-ers` : in PUSBic's phase a block with a page, all its
+--                  pages on P's erasable queue, has its erase as a step;
+--   **`synced-erase`** : so after an epoch barrier too — in every state
+--                  the layer reaches in PUSBic's phase, for every block it
+--                  holds erasable that holds a page, the layer's SYNC of
+--                  every unsynced epoch, releasing every invalid page the
+--                  map it makes stable does not name, leads to a state
+--                  whose block erase is a step of BXone (the code's
+--                  `sync_barriers` before it erases; the example's
+--                  `after-barrier`).
 --
--- Not here (proofs/README.md, "Not done", item 1): the erase after an
--- epoch barrier (the victims' pages stay on P's invalid queue until a
--- SYNC releases them: the code's `sync_barriers` before it erases) and
--- in the chain phase (PL's `EraseGuard`).
+-- Not here (proofs/README.md, "Not done", item 1): the erase in the chain
+-- phase (PL's `EraseGuard`), and the bound on P's relocations per epoch
+-- that ending every victim needs.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -77,7 +95,7 @@ open import Relation.Nullary using (¬_; yes; no)
 open import Data.Nat.Properties using () renaming (_≟_ to _≟ℕ_)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; inv; ers; esF; opt; optP; wr0; rl0; rlX; fl3; fi3; okP; _[_≔_])
+  using (St; Map; inv; ers; esF; opt; optP; wr0; rl0; rlX; fl3; fi3; okP; l2p; smap; nxt; nmd; _[_≔_])
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (konsS; konsX; konsPg; optL)
 open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (fiL)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; ues; ⟪_,_⟫; flB)
@@ -87,23 +105,36 @@ open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (syB)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; konsU)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (stX; EsRunM; EsM; Place; BXone; one; _∷_)
+  using (stX; EsRunM; EsM; Place; BXone; module OPX; one; _∷_)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; Z; own; wp; ab; fr; balloc; berase; owners; ownersB; Opens; AllocOK; OwnLoc; upd-self; upd-ne)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (_∈_)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; es; vi; cv; gn; Abs; module Abs; t→¬f; nothing≢just)
+  using (Gh; es; vi; cv; gn; Abs; module Abs; t→¬f; f≢t; nothing≢just)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; LStepT; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp; Relocated;
          Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; step-inv; G0; Start; start-inv;
-         layer-inv; usedOf)
+         layer-inv; usedOf; Placed)
 open import Data.List.Relation.Unary.Any using (Any) renaming (here to hd; there to tl)
-open import Data.Nat.Base using (suc; _<_)
+open import Data.Nat.Base using (zero; suc; _<_; _≤_; z≤n; _≡ᵇ_)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 open import Data.Unit.Base using (tt)
 import Data.List.Relation.Unary.All as All
-open import SCFTL.Impl.RecoveryReclaim Data d0 amax wmax kmax umax _≟D_ kc zb using (es-run; ownersB-at; ownersB-distinct)
-open import Data.Nat.Properties using (≤-step; n<1+n; <-irrefl)
+open import SCFTL.Impl.RecoveryReclaim Data d0 amax wmax kmax umax _≟D_ kc zb using (es-run; ownersB-at; ownersB-distinct; Unnamed)
+open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (FreshAbove; fresh-ok; fresh-rec; SmU; sm-w; sm-rl; kons-vm; ril-vm; flushP-maps)
+open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (NewPg; Keep; shape-w; shape-rl)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (lastMap; eM; mapAt-≐; mapAt-len; lastMap-snoc; GhAll)
+open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (epE)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (konsS-maps)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (_≐_; nmd-false; ∧-true; ≡ᵇ-sound)
+open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (syS)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (⟦_,_⟧; ghostN)
+open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-start)
+open import Data.List.Base using (length; _++_)
+open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vc; vc0-unnamed)
+open import Data.Nat.Properties using (≤-step; ≤-refl; n<1+n; <-irrefl)
 import SCFTL.Spec Data d0 amax wmax as Sp
 import SCFTL.Impl.Space as Spc
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
@@ -506,18 +537,25 @@ inv-flush {false , S} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₂ e) , _
 inv-flush {true , S} (inj₁ (_ , _ , () , _))
 inv-flush (inj₂ (refl , _)) ()
 
--- in PUSBic's phase, with no page on P's invalid queue, every block the
--- layer holds erasable and that holds a page has its block erase as a
--- step of BXone (RecoveryReclaim's `es-run`: P's erase of each page)
+-- in PUSBic's phase, a block that holds a page all of whose pages are on
+-- P's erasable queue has its block erase as a step of BXone
+-- (RecoveryReclaim's `es-run`: P's erase of each page); so, with no page
+-- on P's invalid queue, has every block the layer holds erasable
+layer-erase-ers : ∀ {X bl k} → proj₁ X ≡ false → OwnLoc bl →
+                  (∀ o p → o < wp bl k → own bl k o ≡ just p → ers (stX X) p ≡ true) → owners bl k ≢ [] →
+                  Σ XS λ X' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , berase k bl)
+layer-erase-ers {false , S} {bl} {k} refl ol E ne = proj₁ R , k , proj₂ R , refl
+  where
+  ers-of : ∀ {r} → (Σ ℕ λ o → o < wp bl k × own bl k o ≡ just r) → ers (stX (false , S)) r ≡ true
+  ers-of {r} (o , lt , e) = E o r lt e
+  R = es-run (false , S) (owners bl k) tt (All.map ers-of (ownersB-at bl k (wp bl k)))
+             (ownersB-distinct bl k (wp bl k) ol) ne
+
 layer-erase : ∀ {G X bl k} → proj₁ X ≡ false → OwnLoc bl → QInv (G , X , bl) →
               (∀ p → inv (stX X) p ≡ false) → es G k ≡ true → owners bl k ≢ [] →
               Σ XS λ X' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , berase k bl)
-layer-erase {G} {false , S} {bl} {k} refl ol Q noinv esk ne = proj₁ R , k , proj₂ R , refl
-  where
-  ers-of : ∀ {r} → (Σ ℕ λ o → o < wp bl k × own bl k o ≡ just r) → ers (stX (false , S)) r ≡ true
-  ers-of {r} (o , lt , e) = qd-ers (stX (false , S)) r (Q k (inj₁ esk) o r lt e) (noinv r)
-  R = es-run (false , S) (owners bl k) tt (All.map ers-of (ownersB-at bl k (wp bl k)))
-             (ownersB-distinct bl k (wp bl k) ol) ne
+layer-erase {G} {X} {bl} {k} ph ol Q noinv esk ne =
+  layer-erase-ers {X} {bl} {k} ph ol (λ o p lt e → qd-ers (stX X) p (Q k (inj₁ esk) o p lt e) (noinv p)) ne
 
 private
   ownloc-of : ∀ {c G X bl} → LInv c (G , X , bl) → OwnLoc bl
@@ -542,3 +580,286 @@ flushed-erase {c} {X0} {bl0} {G} {X} {bl} {X'} {k} eL eW eS st run o nocv nn ph 
   where
   run′ : Star (LStep c) (G0 , X0 , bl0) (endEp G , X' , bl)
   run′ = run ◅◅ (lfl o nocv nn ◅ ε)
+
+------------------------------------------------------------------------
+-- The erase after an epoch barrier: the SYNC that releases the pages
+
+-- the map a full SYNC makes stable: the last unsynced epoch's (the stable
+-- L2P where none is unsynced)
+lastX : XS → Map
+lastX X = lastMap (smap (stX X)) (ues (su (proj₂ X)))
+
+-- neither the volatile L2P nor the map a full SYNC would make stable
+-- names page p
+Gone : XS → ℕ → Set
+Gone X p = Unnamed (l2p (stX X)) p × Unnamed (lastX X) p
+
+-- every placed page is below P's next one, and every page of a block the
+-- layer holds erasable is gone
+EInv : LS → Set
+EInv (G , X , bl) = FreshAbove X bl × (∀ j → es G j ≡ true → ∀ o p → o < wp bl j → own bl j o ≡ just p → Gone X p)
+
+private
+  lastMap-≐ : ∀ {M M'} → M ≐ M' → ∀ es → lastMap M es ≐ lastMap M' es
+  lastMap-≐ {M} {M'} e es a =
+    trans (sym (cong (λ f → f a) (mapAt-len M es))) (trans (mapAt-≐ e es (length es) a) (cong (λ f → f a) (mapAt-len M' es)))
+
+  lastMap-++ : ∀ M xs ys → lastMap M (xs ++ ys) ≡ lastMap (lastMap M xs) ys
+  lastMap-++ M []       ys = refl
+  lastMap-++ M (x ∷ xs) ys = lastMap-++ (eM x M) xs ys
+
+  -- a step that keeps the volatile L2P and makes it the map a SYNC makes
+  -- stable (a flush, a barrier) leaves gone every page the L2P did not name
+  Fresh2 : XS → XS → Set
+  Fresh2 X X' = (∀ b → l2p (stX X') b ≡ l2p (stX X) b) × (∀ b → lastX X' b ≡ l2p (stX X) b)
+
+  gone-fresh2 : ∀ {X X' p} → Fresh2 X X' → Unnamed (l2p (stX X)) p → Gone X' p
+  gone-fresh2 (el , eL) u = (λ b le m → u b le (trans (sym (el b)) m)) , (λ b le m → u b le (trans (sym (eL b)) m))
+
+  -- a step that keeps the map a SYNC makes stable
+  gone-keep : ∀ {X X' p} → (∀ b → lastX X' b ≡ lastX X b) → Unnamed (l2p (stX X')) p → Gone X p → Gone X' p
+  gone-keep eL u' (_ , u2) = u' , λ b le m → u2 b le (trans (sym (eL b)) m)
+
+  last-smu : ∀ {X X'} → SmU X X' → ∀ b → lastX X' b ≡ lastX X b
+  last-smu {X} {X'} (es , eu) b =
+    trans (cong (λ z → lastMap (smap (stX X')) z b) eu) (lastMap-≐ es (ues (su (proj₂ X))) b)
+
+  -- writes and relocations map only P's next page anew
+  l2p-new : ∀ {X X' p} → (NewPg (stX X) (stX X') ⊎ Keep (stX X) (stX X')) → p < nxt (stX X) →
+            Unnamed (l2p (stX X)) p → Unnamed (l2p (stX X')) p
+  l2p-new (inj₂ keep) lt u b le m = u b le (trans (sym (keep b)) m)
+  l2p-new {X} {X'} {p} (inj₁ (_ , mp)) lt u b le m with mp b p m
+  ... | inj₁ m0 = u b le m0
+  ... | inj₂ e  = <-irrefl e lt
+
+  -- PUSBic's barrier: the new last epoch's map is the volatile L2P (`vm`),
+  -- or the forced flush makes it the stable one
+  bar-PU2 : ∀ {S S'} → (∀ a → l2p (st (su S)) a ≡ eM (epE (st (su S))) (lastMap (smap (st (su S))) (ues (su S))) a) →
+            okX (SB.use (SB.reg SB.barrier)) S S' → Fresh2 (false , S) (false , S')
+  bar-PU2 {S} {S'} vm (inj₁ (_ , e) , _) =
+    (λ b → cong (λ z → l2p (st z) b) e) ,
+    (λ b → trans (cong (λ z → lastMap (smap (st z)) (ues z) b) e)
+                 (trans (cong (λ f → f b) (lastMap-snoc (smap (st (su S))) (ues (su S)) (epE (st (su S))))) (sym (vm b))))
+  bar-PU2 {S} {S'} vm (inj₂ (inj₁ e) , _) = (λ b → cong (λ z → l2p (st z) b) e) , (λ b → cong (λ z → lastMap (smap (st z)) (ues z) b) e)
+  bar-PU2 {S} {S'} vm (inj₂ (inj₂ e) , _) = (λ b → cong (λ z → l2p (st z) b) e) , (λ b → cong (λ z → lastMap (smap (st z)) (ues z) b) e)
+
+  fresh2-barrier : ∀ {X X'} → OPX.RI X → PXm.ok (SB.use (SB.reg SB.barrier)) X X' → Fresh2 X X'
+  fresh2-barrier {false , S} {.false , S'} (t , ar , _) (inj₁ (refl , .S , refl , o)) = bar-PU2 {S} {S'} vm o
+    where
+    gall : GhAll (su S) t
+    gall = proj₁ (proj₂ (proj₁ (ivX {S} {t} ar)))
+    vm = proj₂ (proj₁ (proj₂ (proj₂ gall)))
+  fresh2-barrier {true , S} {.false , S'} (eu , ril) (inj₁ (refl , _ , refl , o)) with bar-PU2 {konsU S} {S'} (kons-vm (st (su S)) (ril-vm ril)) o
+  ... | el , eL = (λ b → trans (el b) (proj₁ (konsS-maps (st (su S))) b)) , (λ b → trans (eL b) (proj₁ (konsS-maps (st (su S))) b))
+  fresh2-barrier _ (inj₂ (refl , _ , s' , _ , ()))
+
+  fresh2-flush : ∀ {X X'} → PXm.ok (SB.use SB.flush) X X' → Fresh2 X X'
+  fresh2-flush {false , S} (inj₁ (_ , _ , refl , inj₁ (inj₁ e , _))) =
+    (λ b → cong (λ z → l2p (st z) b) e) , (λ b → cong (λ z → lastMap (smap (st z)) (ues z) b) e)
+  fresh2-flush {false , S} (inj₁ (_ , _ , refl , inj₁ (inj₂ e , _))) =
+    (λ b → cong (λ z → l2p (st z) b) e) , (λ b → cong (λ z → lastMap (smap (st z)) (ues z) b) e)
+  fresh2-flush {false , S} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₁ e) , _))) =
+    (λ b → cong (λ z → l2p (st z) b) e) , (λ b → cong (λ z → lastMap (smap (st z)) (ues z) b) e)
+  fresh2-flush {false , S} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₂ e) , _))) =
+    (λ b → cong (λ z → l2p (st z) b) e) , (λ b → cong (λ z → lastMap (smap (st z)) (ues z) b) e)
+  fresh2-flush {true , S} (inj₁ (_ , _ , () , _))
+  fresh2-flush {b , S} (inj₂ (refl , eu , s' , refl , inj₁ o)) =
+    (λ a → trans (proj₁ (flushP-maps o) a) (proj₁ (konsS-maps (st (su S))) a)) ,
+    (λ a → trans (proj₂ (flushP-maps o) a) (proj₁ (konsS-maps (st (su S))) a))
+  fresh2-flush {b , S} (inj₂ (refl , eu , s' , refl , inj₂ (M , _ , refl))) = (λ a → refl) , (λ a → refl)
+
+  -- a SYNC keeps the volatile L2P and the map a full SYNC makes stable
+  gone-sy : ∀ {X X' p} → PXm.ok (SB.use (SB.reg (SB.op SB.sy))) X X' → Gone X p → Gone X' p
+  gone-sy {false , S} {p = p} (inj₁ (refl , .S , refl , inj₁ (r , _ , e , _))) (u1 , u2) =
+    (λ b le m → u1 b le (subst (λ z → l2p (st z) b ≡ just p) e m)) ,
+    (λ b le m → u2 b le (subst (λ z → lastMap (smap (st z)) (ues z) b ≡ just p) e m))
+  gone-sy {false , S} {p = p} (inj₁ (refl , .S , refl , inj₂ (xs , ys , l , r , ex , _ , _ , e , _))) (u1 , u2) =
+    (λ b le m → u1 b le (subst (λ z → l2p (st z) b ≡ just p) e m)) ,
+    (λ b le m → u2 b le (trans (cong (λ es → lastMap (smap (st (su S))) es b) ex)
+                          (trans (cong (λ f → f b) (lastMap-++ (smap (st (su S))) xs ys))
+                                 (subst (λ z → lastMap (smap (st z)) (ues z) b ≡ just p) e m))))
+  gone-sy {true , S} (inj₁ (refl , S0 , () , _))
+  gone-sy (inj₂ (refl , _ , s' , _ , ()))
+
+  -- an erase step keeps every map and the epochs
+  es-maps : ∀ {X X1} → PXm.ok (SB.use (SB.reg (SB.op SB.es))) X X1 → ues (su (proj₂ X1)) ≡ ues (su (proj₂ X))
+  es-maps {false , S} (inj₁ (refl , .S , refl , (((p , ep , e) , ue) , _))) = ue
+  es-maps {true , S} (inj₁ (_ , _ , () , _))
+  es-maps {b , S} (inj₂ (refl , eu , s' , refl , _)) = sym eu
+
+  gone-es : ∀ {X X1 q p} → PXm.ok (SB.use (SB.reg (SB.op SB.es))) X X1 → stX X1 ≡ esF q (stX X) → Gone X p → Gone X1 p
+  gone-es {X} {X1} {q} {p} o e (u1 , u2) =
+    (λ b le m → u1 b le (subst (λ z → l2p z b ≡ just p) e m)) ,
+    (λ b le m → u2 b le (subst (λ z → lastMap (smap z) (ues (su (proj₂ X))) b ≡ just p) e
+                          (subst (λ es → lastMap (smap (stX X1)) es b ≡ just p) (es-maps o) m)))
+
+  gone-run : ∀ {X ps X' p} → EsRunM X ps X' → Gone X p → Gone X' p
+  gone-run (one (o , e)) g = gone-es o e g
+  gone-run (_∷_ (o , e) rn) g = gone-run rn (gone-es o e g)
+
+private
+  -- a write or relocation leaves every erasable block's pages where they
+  -- were and gone (it maps only P's next page, above every placed one)
+  einv-place : ∀ {G X X' bl bl'} → FreshAbove X bl → (∀ j → es G j ≡ true → ∀ k → AllocOK (stX X) bl k → k ≢ j) →
+               Place X X' bl bl' → (NewPg (stX X) (stX X') ⊎ Keep (stX X) (stX X')) → SmU X X' →
+               (∀ j → es G j ≡ true → ∀ o p → o < wp bl j → own bl j o ≡ just p → Gone X p) →
+               ∀ j → es G j ≡ true → ∀ o p → o < wp bl' j → own bl' j o ≡ just p → Gone X' p
+  einv-place {G} {X} {X'} {bl} {bl'} fa cp pl sh sm E j esj o p lt e =
+    gone-keep {X} {X'} (last-smu {X} {X'} sm) (l2p-new {X} {X'} sh (fa j o p e′) (proj₁ g)) g
+    where
+    P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j esj)
+    e′ : own bl j o ≡ just p
+    e′ = trans (sym (proj₂ P o)) e
+    g = E j esj o p (subst (o <_) (proj₁ P) lt) e′
+
+  -- at an epoch's end a block becomes erasable: erasable before, or a
+  -- victim whose GC ended, which holds no valid sector, so no entry of
+  -- the volatile L2P names a page of it
+  end-unnamed : ∀ {G X bl j} → OwnLoc bl → cv G ≡ nothing → (∀ j → vi G j ≡ true → cv G ≢ just j → vc X bl j ≡ 0) →
+                (es G j ≡ true → ∀ o p → o < wp bl j → own bl j o ≡ just p → Gone X p) →
+                (es G j ∨ vi G j) ≡ true → ∀ o p → o < wp bl j → own bl j o ≡ just p → Unnamed (l2p (stX X)) p
+  end-unnamed {G} {X} {bl} {j} ol nocv vz E e o p lt ep with es G j
+  ... | true  = proj₁ (E refl o p lt ep)
+  ... | false = vc0-unnamed {X} {bl} ol j (vz j e (λ x → nothing≢just (trans (sym nocv) x))) o p ep
+
+-- every step of the layer keeps `EInv`, given the state's invariant of
+-- the one model (a barrier's map is the volatile L2P), BXone's `OwnLoc`,
+-- the blocks a placement may take apart from the erasable ones, and that
+-- a victim whose GC ended holds no valid sector
+einv-core : ∀ {c G X bl s'} → OPX.RI X → OwnLoc bl →
+            (∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j) →
+            (∀ j → vi G j ≡ true → cv G ≢ just j → vc X bl j ≡ 0) →
+            EInv (G , X , bl) → LStep c (G , X , bl) s' → EInv s'
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lw {X' = X'} {bl' = bl'} {a} {dd} (o , pl) stay nocv nn) =
+  fresh-ok (SB.reg (SB.op (SB.w a dd))) {X} {X'} {bl} {bl'} fa (o , pl) ,
+  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-w a dd {X} {X'} o) (sm-w a dd {X} {X'} o) E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lwa {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full nocv nn _) =
+  fresh-ok (SB.reg (SB.op (SB.w a dd))) {X} {X'} {bl} {bl'} fa (o , pl) ,
+  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-w a dd {X} {X'} o) (sm-w a dd {X} {X'} o) E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lwr {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full cls nocv nn) =
+  fresh-ok (SB.reg (SB.op (SB.w a dd))) {X} {X'} {bl} {bl'} fa (o , pl) ,
+  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-w a dd {X} {X'} o) (sm-w a dd {X} {X'} o) E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lret full uncl frk kP) = fa , E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lfl {X' = X'} (o , refl) nocv nn) =
+  fresh-ok SB.flush {X} {X'} {bl} {bl} fa (o , refl) ,
+  λ j e o' p lt ep → gone-fresh2 {X} {X'} (fresh2-flush o) (end-unnamed {G} {X} {bl} {j} ol nocv vz (E j) e o' p lt ep)
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lbar {X' = X'} (o , refl) nocv nn) =
+  fresh-ok (SB.reg SB.barrier) {X} {X'} {bl} {bl} fa (o , refl) ,
+  λ j e o' p lt ep → gone-fresh2 {X} {X'} (fresh2-barrier r o) (end-unnamed {G} {X} {bl} {j} ol nocv vz (E j) e o' p lt ep)
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lsy {X' = X'} (o , refl)) =
+  fresh-ok (SB.reg (SB.op SB.sy)) {X} {X'} {bl} {bl} fa (o , refl) ,
+  λ j e o' p lt ep → gone-sy {X} {X'} o (E j e o' p lt ep)
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lera {X' = X'} (k , rn , refl) esk kP) =
+  fresh-ok (SB.reg (SB.op SB.es)) {X} {X'} {bl} {berase k bl} fa (k , rn , refl) , E′
+  where
+  E′ : ∀ j → (es G [ k ≔ false ]) j ≡ true → ∀ o p → o < wp (berase k bl) j → own bl j o ≡ just p → Gone X' p
+  E′ j e o p lt ep with j ≟ℕ k
+  ... | yes refl = ⊥-elim (t→¬f e (upd-self (es G) j false))
+  ... | no ne = gone-run rn (E j (trans (sym (upd-ne (es G) j k false ne)) e) o p (subst (o <_) (upd-ne (wp bl) j k 0 ne) lt) ep)
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lgcm nocv usk kP gk uL vN) = fa , E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol) =
+  fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} {bl} {bl'} fa (o , pl) ,
+  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _) =
+  fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} {bl} {bl'} fa (o , pl) ,
+  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol cls) =
+  fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} {bl} {bl'} fa (o , pl) ,
+  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (ldone cvk z rel) = fa , E
+
+private
+  -- an ended victim holds no valid sector: where a valid sector may lie
+  -- (`Placed`: the open block, a used one, the current victim) no ended
+  -- victim is
+  vz-in : ∀ {c G X bl' d} → Abs c G X bl' d → Placed c G X bl' →
+          ∀ j → vi G j ≡ true → cv G ≢ just j → vc X bl' j ≡ 0
+  vz-in {c} {G} {X} {bl'} I pl j v nc with pl j
+  ... | inj₁ z = z
+  ... | inj₂ (inj₁ e) = ⊥-elim (t→¬f v (subst (λ z → vi G z ≡ false) (sym e) (Abs.abV I)))
+  ... | inj₂ (inj₂ (inj₁ (u , _))) = ⊥-elim (t→¬f v (Abs.usV I j u))
+  ... | inj₂ (inj₂ (inj₂ e)) = ⊥-elim (nc e)
+
+einv-step : ∀ {c s s'} → LInv c s → EInv s → LStep c s s' → EInv s'
+einv-step {c} {G , X , bl} (inj₁ F) E st =
+  einv-core (proj₁ (Fresh.ri F)) (proj₂ (Fresh.ri F))
+    (λ j cj → ⊥-elim (none-cov {G} (Fresh.noEs F) (Fresh.noVi F) j cj))
+    (λ j v _ → t→¬f v (Fresh.noVi F j)) E st
+einv-step {c} {G , X , bl} (inj₂ (inj₁ R)) E st =
+  einv-core (proj₁ (Run.ri R)) (proj₂ (Run.ri R)) (cov-run R) (vz-in (Run.abs R) (Run.placed R)) E st
+einv-step {c} {G , X , bl} (inj₂ (inj₂ Rt)) E st =
+  einv-core (proj₁ (Retired.ri Rt)) (proj₂ (Retired.ri Rt)) (cov-ret Rt) (vz-in (Retired.abs Rt) (Retired.placed Rt)) E st
+
+module _ {c : Spc.Config} (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax) (eS : Spc.S c ≡ Z) where
+
+  einv-star : ∀ {s s'} → LInv c s → EInv s → Star (LStep c) s s' → EInv s'
+  einv-star i E ε        = E
+  einv-star i E (st ◅ r) = einv-star (step-inv eL eW eS i st) (einv-step i E st) r
+
+private
+  -- page p is on P's invalid queue, or not (a Boolean test)
+  unnamed-nmd : ∀ m k p → (∀ a → a ≤ k → m a ≢ just p) → nmd m k p ≡ false
+  unnamed-nmd m zero p u with m zero in e
+  ... | nothing = refl
+  ... | just q with q ≡ᵇ p in eq
+  ...   | false = refl
+  ...   | true  = ⊥-elim (u zero z≤n (trans e (cong just (≡ᵇ-sound q p eq))))
+  unnamed-nmd m (suc k) p u with m (suc k) in e
+  ... | nothing = unnamed-nmd m k p (λ a le → u a (≤-step le))
+  ... | just q with q ≡ᵇ p in eq
+  ...   | false = unnamed-nmd m k p (λ a le → u a (≤-step le))
+  ...   | true  = ⊥-elim (u (suc k) ≤-refl (trans e (cong just (≡ᵇ-sound q p eq))))
+
+  not-true : ∀ b → not b ≡ true → b ≡ false
+  not-true false _ = refl
+
+  -- after the release, a queued page the release names is erasable
+  released : ∀ i e r → (i ∨ e) ≡ true → r ≡ i → (e ∨ r) ≡ true
+  released true  e     .true  _ refl = ∨-true-r e
+    where
+    ∨-true-r : ∀ x → (x ∨ true) ≡ true
+    ∨-true-r true  = refl
+    ∨-true-r false = refl
+  released false true  r     _ _ = refl
+
+-- **after an epoch barrier, the SYNC that makes its epochs durable
+-- releases the victims' pages, and the block erase follows**: in every
+-- state the layer reaches from the first recovery of a new disk that is
+-- in PUSBic's phase, for every block the layer holds erasable that holds
+-- a page, a SYNC of the layer (`lsy`: PU's SYNC of every unsynced epoch,
+-- releasing every invalid page the map it makes stable does not name)
+-- leads to a state from which the block erase is a step of BXone — the
+-- code's `sync_barriers` before it erases
+synced-erase : ∀ {c X0 bl0 X1 bl1 G X bl k} → Spc.L c ≡ suc amax → Spc.W c ≡ suc wmax → Spc.S c ≡ Z →
+               SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Spc.P c →
+               Star (LStep c) (G0 , X1 , bl1) (G , X , bl) → proj₁ X ≡ false → es G k ≡ true → owners bl k ≢ [] →
+               Σ XS λ X' → LStep c (G , X , bl) (G , X' , bl) × proj₁ X' ≡ false ×
+               Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl) (X'' , berase k bl)
+synced-erase {c} {X0} {bl0} {X1} {bl1} {G} {false , S} {bl} {k} eL eW eS new rec abP run refl esk ne =
+  X′ , lsy (sy , refl) , refl , layer-erase-ers {X′} {bl} {k} refl (ownloc-of {c} {G} {false , S} {bl} L) ers′ ne
+  where
+  st0 = new-start new rec abP
+  L = layer-inv eL eW eS st0 run
+  Q : QInv (G , (false , S) , bl)
+  Q = layer-queued eL eW eS st0 run
+  E : EInv (G , (false , S) , bl)
+  E = einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (f≢t e)) run
+  s = st (su S)
+  M = lastX (false , S)
+  r : ℕ → Bool
+  r p = inv s p ∧ not (nmd M amax p)
+  rel : ∀ p → r p ≡ true → inv s p ≡ true × (∀ a → a ≤ amax → lastMap (smap s) (ues (su S)) a ≢ just p)
+  rel p e with ∧-true (inv s p) (not (nmd M amax p)) e
+  ... | i , n = i , nmd-false M amax p (not-true (nmd M amax p) n)
+  X′ : XS
+  X′ = false , ⟦ syS r (su S) , ghostN (syS r (su S)) ⟧
+  sy : PXm.ok (SB.use (SB.reg (SB.op SB.sy))) (false , S) X′
+  sy = inj₁ (refl , S , refl , inj₁ (r , rel , refl , refl))
+  ers′ : ∀ o p → o < wp bl k → own bl k o ≡ just p → ers (stX X′) p ≡ true
+  ers′ o p lt e = released (inv s p) (ers s p) (r p) (Q k (inj₁ esk) o p lt e)
+                    (subst (λ b → (inv s p ∧ not b) ≡ inv s p) (sym (unnamed-nmd M amax p (proj₂ (proj₂ E k esk o p lt e))))
+                           (∧-true′ (inv s p)))
+    where
+    ∧-true′ : ∀ x → (x ∧ true) ≡ x
+    ∧-true′ true  = refl
+    ∧-true′ false = refl
