@@ -323,12 +323,9 @@ run-queued {X} (_∷_ {p = q} (_ , e) rn) p ni x =
   run-queued rn p (∉-tl ni) (subst (λ z → qd z p ≡ true) (sym e) (qs-esF q (stX X) p (∉-hd ni) x))
 
 -- a page of a block's owners is placed in the block, below its pointer
+-- (RecoveryReclaim's `ownersB-at`, looked up)
 mem-own : ∀ bl k n p → p ∈ ownersB bl k n → Σ ℕ λ o → o < n × own bl k o ≡ just p
-mem-own bl k (suc n) p i with own bl k n in e
-... | nothing = let (o , lt , eo) = mem-own bl k n p i in o , ≤-step lt , eo
-... | just q with i
-...   | hd refl = n , n<1+n n , e
-...   | tl i′ = let (o , lt , eo) = mem-own bl k n p i′ in o , ≤-step lt , eo
+mem-own bl k n p i = All.lookup (ownersB-at bl k n) i
 
 ------------------------------------------------------------------------
 -- The layer: every page of a block it holds erasable, or of a victim
@@ -797,7 +794,7 @@ module _ {c : Spc.Config} (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax
   einv-star i E (st ◅ r) = einv-star (step-inv eL eW eS i st) (einv-step i E st) r
 
 private
-  -- page p is on P's invalid queue, or not (a Boolean test)
+  -- no entry up to k names p: P's Boolean test `nmd` says so too
   unnamed-nmd : ∀ m k p → (∀ a → a ≤ k → m a ≢ just p) → nmd m k p ≡ false
   unnamed-nmd m zero p u with m zero in e
   ... | nothing = refl
