@@ -205,4 +205,5 @@ import SCFTL.Mutants.BlockEraseOverPX
 import SCFTL.Mutants.CheckpointOverLiveSlot
 import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.LayerEndsVictimEarly
+import SCFTL.Mutants.LayerWithoutRetire
 import SCFTL.Mutants.All

@@ -198,6 +198,12 @@ done
 #     not-layer-queued : ¬ LayerQueued Pmut
 # (a run from the first recovery of a new disk to a block the layer holds
 # erasable with a page on neither of P's queues).
+# Mutants of the layer's GC liveness (issue 39; SCFTL/Impl/SpaceLayerStart
+# .agda, `GcLive`) are listed in MUTANTS_OF_GC: each changes the layer's
+# steps, names the mutated `Pmut : GcPolicy`, and instead contains
+#     not-gc-live : ¬ GcLive Pmut
+# (a reachable state where the code's write needs GC before it opens a
+# block, a free block there, and no two steps taking a victim).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
@@ -208,7 +214,8 @@ MUTANTS_OF_REGION_BARRIER="BarrierDurableOnlyAtUmax"
 MUTANTS_OF_REGION_LAZY="LazyCommitForgetsOwedPage"
 MUTANTS_OF_LAYER="LayerIgnoresGcTiming"
 MUTANTS_OF_LAYER_QUEUE="LayerEndsVictimEarly"
-MIN_MUTANTS=48
+MUTANTS_OF_GC="LayerWithoutRetire"
+MIN_MUTANTS=49
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -245,6 +252,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_LAYER_QUEUE " in
     *" $b "*) want='not-layer-queued : ¬ LayerQueued Pmut' ;;
+  esac
+  case " $MUTANTS_OF_GC " in
+    *" $b "*) want='not-gc-live : ¬ GcLive Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

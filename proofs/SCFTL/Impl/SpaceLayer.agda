@@ -106,7 +106,7 @@ open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; []; _∷_; _++_; length)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; s≤s; z≤n)
-open import Data.Nat.Properties using (+-identityʳ; +-suc; m+n≡0⇒m≡0; ≤-step; n<1+n; <-irrefl) renaming (_≟_ to _≟ℕ_)
+open import Data.Nat.Properties using (+-identityʳ; +-suc; m+n≡0⇒m≡0; ≤-step; n<1+n; <-irrefl; ≮⇒≥) renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
@@ -1006,3 +1006,41 @@ module _ {c : Sp.Config} (V : Sp.Valid c) where
 layer-inv : ∀ {c X bl s} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
             Start c X bl → Star (LStep c) (G0 , X , bl) s → LInv c s
 layer-inv eL eW eS st r = star-inv eL eW eS (start-inv st) r
+
+-- **GC is live**: wherever the code's write would need GC before it
+-- opens a block (the open block full and in none of the ghost's classes,
+-- GC needed with it counted used, the epoch's K victims not all taken)
+-- and a free block below P is there, the layer retires the open block in
+-- its ghost (`lret`) and takes a victim (`lgcm`).  Before the thirty-
+-- second session no step of the layer could: `lwa` refused the write,
+-- and `lgcm` found fewer than U used blocks (SCFTL.Impl.SpaceLayerGcExample
+-- is such a state after its fourth step)
+gc-live : ∀ {c G X bl kn} → Sp.Valid c → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
+          LInv c (G , X , bl) → wp bl (ab bl) ≡ Z → Unclassed G (ab bl) → fr bl kn ≡ true → kn < Sp.P c →
+          cv G ≡ nothing → gn G < Sp.K c → ¬ Sp.NotNeeded c (gn G) (0 ∷ usedOf c G X bl) →
+          Σ Gh λ G1 → Σ Gh λ G2 → Σ ℕ λ k →
+            LStep c (G , X , bl) (G1 , X , bl) × LStep c (G1 , X , bl) (G2 , X , bl) × cv G2 ≡ just k
+gc-live {c} {G} {X} {bl} {kn} V eL eW eS (inj₁ F) full uncl frk kP nocv gk nn =
+  ⊥-elim (Z≢0′ (trans (sym full) (Fresh.abWp F)))
+  where
+  Z≢0′ : Z ≢ 0
+  Z≢0′ ()
+gc-live {c} {G} {X} {bl} {kn} V eL eW eS (inj₂ (inj₂ Rt)) full (nu , nv , ne) frk kP nocv gk nn with Retired.abR Rt full
+... | inj₁ u = t→¬f u nu
+... | inj₂ (inj₁ v) = t→¬f v nv
+... | inj₂ (inj₂ e) = t→¬f e ne
+gc-live {c} {G} {X} {bl} {kn} V eL eW eS (inj₂ (inj₁ R)) full uncl frk kP nocv gk nn =
+  G1 , _ , proj₁ vic , st1 , lgcm nocv (proj₁ (proj₂ (proj₂ vic))) (proj₁ (proj₂ vic)) gk uL (proj₂ (proj₂ (proj₂ vic))) , refl
+  where
+  G1 = record G { us = us G [ ab bl ≔ true ] }
+  st1 : LStep c (G , X , bl) (G1 , X , bl)
+  st1 = lret full uncl frk kP
+  I = Run.abs R
+  A = activate {c} {G} {X} {bl} {Run.d R} {kn} (Run.locx R) (Run.frwp R) I frk kP (trans full (sym eS))
+  -- one used block more: the retired one
+  len : length (usedOf c G1 X bl) ≡ suc (length (usedOf c G X bl))
+  len = trans (cong length (sym (Abs.vsA (proj₁ (proj₂ (proj₂ A))))))
+              (trans (proj₁ (proj₂ (proj₂ (proj₂ A)))) (cong (λ l → suc (length l)) (Abs.vsA I)))
+  uL : Sp.U c ≤ length (usedOf c G1 X bl)
+  uL = subst (Sp.U c ≤_) (sym len) (≮⇒≥ (λ lt → nn (inj₂ lt)))
+  vic = layer-victim V (step-inv eL eW eS (inj₂ (inj₁ R)) st1) uL

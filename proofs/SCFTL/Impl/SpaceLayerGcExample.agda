@@ -35,6 +35,8 @@
 --                 of it (`layer-queued`), e.g. after the flush;
 --   `finds`     : and a wanted write finds a block there
 --                 (`space-progress-one`);
+--   `live-here` : the state after the fourth step is one of `gc-live`'s
+--                 (GC needed for the next block, a free one there);
 --   `step9b`, `not-yet`, `after-barrier` : the epoch ended by a barrier
 --                 instead of the flush: block 0 erasable in the ghost, its
 --                 page still only on P's invalid queue (PU's barrier keeps
@@ -67,7 +69,7 @@ open import SCFTL.Impl.BlocksOver Bool false 0 0 0 4 _≟B_ 0
 open import SCFTL.Impl.OneModelBlocks Bool false 0 0 0 4 _≟B_ 2 0 using (stX; BXone; one)
 open import SCFTL.Impl.SpaceSim Bool false 0 0 0 4 _≟B_ 2 0 using (Gh; us; es; vi; cv; gn; BlockFor)
 open import SCFTL.Impl.SpaceLayer Bool false 0 0 0 4 _≟B_ 2 0
-  using (LS; LStep; lw; lwa; lret; lbar; lfl; lgcm; lrl; ldone; lera; G0; endEp; Start)
+  using (LS; LStep; lw; lwa; lret; lbar; lfl; lgcm; lrl; ldone; lera; G0; endEp; Start; usedOf; layer-inv; gc-live)
 open import SCFTL.Impl.SpaceLayerStart Bool false 0 0 0 4 _≟B_ 2 0 using (new-start; space-progress-one)
 open import SCFTL.Impl.SpaceQueued Bool false 0 0 0 4 _≟B_ 2 0 using (QInv; layer-queued; synced-erase)
 import SCFTL.Impl.Space as Sp
@@ -261,3 +263,18 @@ after-barrier : Σ (Bool × SU) λ X′ → LStep cfgG (Gg , X u7b , bl4) (Gg , 
                 Σ (Bool × SU) λ X″ → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X′ , bl4) (X″ , berase 0 bl4)
 after-barrier = synced-erase refl refl refl new0 rec1 (le 1 4)
                   (step1 ◅ step2 ◅ step3 ◅ step4 ◅ step5 ◅ step6 ◅ step7 ◅ step8 ◅ step9b ◅ ε) refl refl (λ ())
+
+------------------------------------------------------------------------
+-- The state after the fourth step is one `gc-live` speaks of: block 1
+-- full, GC needed with it counted used (two used blocks, no victim this
+-- epoch), block 2 free; so the layer takes a victim from there
+
+private
+  gc-needed : ¬ Sp.NotNeeded cfgG 0 (0 ∷ usedOf cfgG Gc (X u5) bl4)
+  gc-needed (inj₁ ())
+  gc-needed (inj₂ (s≤s (s≤s ())))
+
+live-here : Σ Gh λ G1 → Σ Gh λ G2 → Σ ℕ λ k →
+              LStep cfgG (Gc , X u5 , bl4) (G1 , X u5 , bl4) × LStep cfgG (G1 , X u5 , bl4) (G2 , X u5 , bl4) × cv G2 ≡ just k
+live-here = gc-live {kn = 2} valid refl refl refl (layer-inv refl refl refl start1 (step1 ◅ step2 ◅ step3 ◅ step4 ◅ ε))
+              refl (refl , refl , refl) refl (le 3 4) refl (le 1 1) gc-needed

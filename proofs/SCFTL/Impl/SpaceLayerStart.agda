@@ -36,6 +36,7 @@ open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; []; _∷_; _++_; map)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (ℕ; suc; _<_)
+open import Relation.Nullary using (¬_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; cong₂)
@@ -48,10 +49,10 @@ open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; 
 open import SCFTL.Impl.UnsyncedRecStep Data d0 amax wmax kmax umax _≟D_ using (recM)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; NewX; okPX)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; obligationsBXone)
-open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb using (BL; ab; Z; forget-fr; forget-wp0)
-open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb using (Gh; cv; BlockFor)
+open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb using (BL; ab; wp; fr; Z; forget-fr; forget-wp0)
+open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb using (Gh; cv; gn; BlockFor)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LS; LStep; LStepT; Start; G0; layer-inv; layer-write)
+  using (LS; LStep; LStepT; Start; G0; layer-inv; layer-write; Unclassed; usedOf; gc-live)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -149,3 +150,33 @@ code-policy c = record { cfg = c ; timing = Sp.NotNeeded c }
 layer-progress : ∀ c → Sp.Valid c → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
                  LayerProgress (code-policy c)
 layer-progress c V eL eW eS = space-progress-one V eL eW eS
+
+------------------------------------------------------------------------
+-- What mutant 52 must break: GC is live (SpaceLayer's `gc-live`) — a
+-- layer, with a configuration and its steps, takes a victim in two
+-- ghost steps from every state it reaches from the first recovery of a
+-- new disk where the code's write would need GC before it opens a block
+-- and a free block below P is there
+
+record GcPolicy : Set₁ where
+  field
+    gcfg : Sp.Config
+    step : LS → LS → Set
+open GcPolicy public
+
+GcLive : GcPolicy → Set
+GcLive Q =
+  ∀ {X0 bl0 X1 bl1 G X bl kn} →
+  SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Sp.P (gcfg Q) →
+  Star (step Q) (G0 , X1 , bl1) (G , X , bl) →
+  wp bl (ab bl) ≡ Z → Unclassed G (ab bl) → fr bl kn ≡ true → kn < Sp.P (gcfg Q) →
+  cv G ≡ nothing → gn G < Sp.K (gcfg Q) → ¬ Sp.NotNeeded (gcfg Q) (gn G) (0 ∷ usedOf (gcfg Q) G X bl) →
+  Σ Gh λ G1 → Σ Gh λ G2 → Σ ℕ λ k →
+    step Q (G , X , bl) (G1 , X , bl) × step Q (G1 , X , bl) (G2 , X , bl) × cv G2 ≡ just k
+
+-- the code's layer has it, for every configuration passing the
+-- constraints with the one model's geometry
+code-gc-live : ∀ c → Sp.Valid c → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
+               GcLive (record { gcfg = c ; step = LStep c })
+code-gc-live c V eL eW eS new r abP run =
+  gc-live V eL eW eS (layer-inv eL eW eS (new-start new r abP) run)

@@ -124,6 +124,7 @@ import SCFTL.Mutants.LayerIgnoresGcTiming
 import SCFTL.Mutants.RecoveryReclaimsMapped
 import SCFTL.Mutants.RecoveryFreesNamedBlock
 import SCFTL.Mutants.LayerEndsVictimEarly
+import SCFTL.Mutants.LayerWithoutRetire
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -175,6 +176,7 @@ module M48 = SCFTL.Mutants.LayerIgnoresGcTiming
 module M49 = SCFTL.Mutants.RecoveryReclaimsMapped
 module M50 = SCFTL.Mutants.RecoveryFreesNamedBlock
 module M51 = SCFTL.Mutants.LayerEndsVictimEarly
+module M52 = SCFTL.Mutants.LayerWithoutRetire
 
 record MutantsFail : Set where
   field
@@ -329,6 +331,10 @@ record MutantsFail : Set where
     --     sector without P's relocation of its dead pages: a run to a
     --     block the layer holds erasable that P cannot erase
     layer-ends-victim-early : ¬ M51.LayerQueued M51.Pmut
+    -- 52. (the data-superblock layer) no ghost retirement of a full open
+    --     block: where GC is needed before the next block opens, the
+    --     layer can take no victim
+    layer-without-retire : ¬ M52.GcLive M52.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -382,4 +388,5 @@ mutants-fail = record
   ; recovery-reclaims-mapped = M49.not-snapshot-consistent
   ; recovery-frees-named-block = M50.not-snapshot-consistent
   ; layer-ends-victim-early = M51.not-layer-queued
+  ; layer-without-retire = M52.not-gc-live
   }
