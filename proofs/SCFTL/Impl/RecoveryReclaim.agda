@@ -106,13 +106,16 @@ private
   T→≡ : ∀ {b} → T b → b ≡ true
   T→≡ {true} _ = refl
 
-  nmd-unnamed : ∀ m k p → (∀ a → a ≤ k → m a ≢ just p) → nmd m k p ≡ false
-  nmd-unnamed m zero p un with isAt (m zero) p in e
-  ... | true  = ⊥-elim (un zero ≤-refl (isAt-named (m zero) p e))
-  ... | false = refl
-  nmd-unnamed m (suc k) p un with isAt (m (suc k)) p in e
-  ... | true  = ⊥-elim (un (suc k) ≤-refl (isAt-named (m (suc k)) p e))
-  ... | false = nmd-unnamed m k p (λ a le → un a (≤-step le))
+
+-- a page no entry up to k names: P's Boolean test says so too (public:
+-- SCFTL.Impl.SpaceQueued's SYNC release uses it)
+nmd-unnamed : ∀ m k p → (∀ a → a ≤ k → m a ≢ just p) → nmd m k p ≡ false
+nmd-unnamed m zero p un with isAt (m zero) p in e
+... | true  = ⊥-elim (un zero ≤-refl (isAt-named (m zero) p e))
+... | false = refl
+nmd-unnamed m (suc k) p un with isAt (m (suc k)) p in e
+... | true  = ⊥-elim (un (suc k) ≤-refl (isAt-named (m (suc k)) p e))
+... | false = nmd-unnamed m k p (λ a le → un a (≤-step le))
 
 -- `reclaim` takes every page below the next one that no address names
 reclaim-complete : ∀ m n p → p < n → Unnamed m p → reclaim m n p ≡ true

@@ -85,6 +85,7 @@ module SCFTL.Impl.SpaceQueued (Data : Set) (d0 : Data) (amax wmax kmax umax : �
   (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
 
 open import Data.Bool.Base using (Bool; true; false; _∨_; _∧_; not)
+open import Data.Bool.Properties using (∨-zeroʳ; ∧-identityʳ)
 open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; []; _∷_)
 open import Data.Maybe.Base using (Maybe; nothing; just)
@@ -116,23 +117,23 @@ open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
          Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; step-inv; G0; Start; start-inv;
          layer-inv; usedOf; Placed)
 open import Data.List.Relation.Unary.Any using (Any) renaming (here to hd; there to tl)
-open import Data.Nat.Base using (zero; suc; _<_; _≤_; z≤n; _≡ᵇ_)
+open import Data.Nat.Base using (zero; suc; _<_; _≤_)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 open import Data.Unit.Base using (tt)
 import Data.List.Relation.Unary.All as All
-open import SCFTL.Impl.RecoveryReclaim Data d0 amax wmax kmax umax _≟D_ kc zb using (es-run; ownersB-at; ownersB-distinct; Unnamed)
+open import SCFTL.Impl.RecoveryReclaim Data d0 amax wmax kmax umax _≟D_ kc zb using (es-run; ownersB-at; ownersB-distinct; Unnamed; nmd-unnamed)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
   using (FreshAbove; fresh-ok; fresh-rec; SmU; sm-w; sm-rl; kons-vm; ril-vm; flushP-maps)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (NewPg; Keep; shape-w; shape-rl)
-open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (lastMap; eM; mapAt-≐; mapAt-len; lastMap-snoc; GhAll)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (lastMap; eM; lastMap-snoc; GhAll)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (epE)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (konsS-maps)
-open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (_≐_; nmd-false; ∧-true; ≡ᵇ-sound)
-open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (syS)
+open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (_≐_; nmd-false; ∧-true)
+open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (syS; lastMap-≐)
+open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (lastMap-++)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (⟦_,_⟧; ghostN)
 open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-start)
-open import Data.List.Base using (length; _++_)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vc; vc0-unnamed)
 open import Data.Nat.Properties using (≤-step; ≤-refl; n<1+n; <-irrefl)
 import SCFTL.Spec Data d0 amax wmax as Sp
@@ -153,9 +154,6 @@ Qs : St → St → Set
 Qs s s' = ∀ p → qd s p ≡ true → qd s' p ≡ true
 
 private
-  t≢f : true ≢ false
-  t≢f ()
-
   -- a page queued before is queued after a commit (`ers ∨ inv`, `inv`
   -- emptied)
   ∨-swap : ∀ a b → a ∨ b ≡ true → false ∨ (b ∨ a) ≡ true
@@ -363,6 +361,14 @@ private
     λ o → cong (λ g → g o) (upd-ne (own bl) j k _ (λ e → f k aok (sym e)))
   place-other (inj₂ (_ , refl)) f = refl , λ _ → refl
 
+  -- a write or relocation: the covered blocks' pages stay where they were
+  qinv-place : ∀ {G X X' bl bl'} → QX X X' → Place X X' bl bl' →
+               (∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j) → QInv (G , X , bl) →
+               ∀ j → Cov G j → OwnQ X' bl' j
+  qinv-place {G} {X} {X'} {bl} {bl'} q pl cp Q j cj =
+    ownq-keep {X} {X'} {bl} {bl'} {j} q (proj₁ P) (proj₂ P) (Q j cj)
+    where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+
   -- the open and the free blocks are neither erasable nor victims
   cov-open : ∀ {c G X bl d j} → Abs c G X bl d → Cov G j → ∀ k → Opens bl k → k ≢ j
   cov-open I (inj₁ ej) k (inj₁ refl) refl = t→¬f ej (Abs.abE I)
@@ -396,14 +402,11 @@ qinv-core : ∀ {c G X bl s'} → (∀ k → es G k ≡ true → vi G k ≡ fals
             (∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j) →
             QInv (G , X , bl) → LStep c (G , X , bl) s' → QInv s'
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lw {X' = X'} {bl' = bl'} {a} {dd} (o , pl) stay nocv nn) j cj =
-  ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} (w≢es a dd) o) (proj₁ P) (proj₂ P) (Q j cj)
-  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} (w≢es a dd) o) pl cp Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lwa {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full nocv nn _) j cj =
-  ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} (w≢es a dd) o) (proj₁ P) (proj₂ P) (Q j cj)
-  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} (w≢es a dd) o) pl cp Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lwr {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full cls nocv nn) j cj =
-  ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} (w≢es a dd) o) (proj₁ P) (proj₂ P) (Q j cj)
-  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} (w≢es a dd) o) pl cp Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lret full uncl frk kP) j cj = Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lfl {X' = X'} (o , refl) nocv nn) j cj =
   ownq-keep {X} {X'} {bl} {bl} {j} (px-queued SB.flush {X} {X'} (λ ()) o) refl (λ _ → refl) (Q j (cov-end {G} {j} nocv cj))
@@ -432,14 +435,11 @@ qinv-core {c} {G} {X} {bl} esv ol cp Q (lgcm {k = k} nocv usk kP gk uL vN) j (in
 ... | yes refl = ⊥-elim (nc refl)
 ... | no ne = Q j (inj₂ (trans (sym (upd-ne (vi G) j k true ne)) v , λ x → nothing≢just (trans (sym nocv) x)))
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol) j cj =
-  ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} rl≢es o) (proj₁ P) (proj₂ P) (Q j cj)
-  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl cp Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _) j cj =
-  ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} rl≢es o) (proj₁ P) (proj₂ P) (Q j cj)
-  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl cp Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol cls) j cj =
-  ownq-keep {X} {X'} {bl} {bl'} {j} (px-queued _ {X} {X'} rl≢es o) (proj₁ P) (proj₂ P) (Q j cj)
-  where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl cp Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (ldone {k = k} cvk z rel) j (inj₁ e) = Q j (inj₁ e)
 qinv-core {c} {G} {X} {bl} esv ol cp Q (ldone {k = k} cvk z rel) j (inj₂ (v , nc)) with j ≟ℕ k
 ... | yes refl = λ o p lt e → inv⇒qd (stX X) p (rel o p lt e)
@@ -597,14 +597,6 @@ EInv : LS → Set
 EInv (G , X , bl) = FreshAbove X bl × (∀ j → es G j ≡ true → ∀ o p → o < wp bl j → own bl j o ≡ just p → Gone X p)
 
 private
-  lastMap-≐ : ∀ {M M'} → M ≐ M' → ∀ es → lastMap M es ≐ lastMap M' es
-  lastMap-≐ {M} {M'} e es a =
-    trans (sym (cong (λ f → f a) (mapAt-len M es))) (trans (mapAt-≐ e es (length es) a) (cong (λ f → f a) (mapAt-len M' es)))
-
-  lastMap-++ : ∀ M xs ys → lastMap M (xs ++ ys) ≡ lastMap (lastMap M xs) ys
-  lastMap-++ M []       ys = refl
-  lastMap-++ M (x ∷ xs) ys = lastMap-++ (eM x M) xs ys
-
   -- a step that keeps the volatile L2P and makes it the map a SYNC makes
   -- stable (a flush, a barrier) leaves gone every page the L2P did not name
   Fresh2 : XS → XS → Set
@@ -794,29 +786,12 @@ module _ {c : Spc.Config} (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax
   einv-star i E (st ◅ r) = einv-star (step-inv eL eW eS i st) (einv-step i E st) r
 
 private
-  -- no entry up to k names p: P's Boolean test `nmd` says so too
-  unnamed-nmd : ∀ m k p → (∀ a → a ≤ k → m a ≢ just p) → nmd m k p ≡ false
-  unnamed-nmd m zero p u with m zero in e
-  ... | nothing = refl
-  ... | just q with q ≡ᵇ p in eq
-  ...   | false = refl
-  ...   | true  = ⊥-elim (u zero z≤n (trans e (cong just (≡ᵇ-sound q p eq))))
-  unnamed-nmd m (suc k) p u with m (suc k) in e
-  ... | nothing = unnamed-nmd m k p (λ a le → u a (≤-step le))
-  ... | just q with q ≡ᵇ p in eq
-  ...   | false = unnamed-nmd m k p (λ a le → u a (≤-step le))
-  ...   | true  = ⊥-elim (u (suc k) ≤-refl (trans e (cong just (≡ᵇ-sound q p eq))))
-
   not-true : ∀ b → not b ≡ true → b ≡ false
   not-true false _ = refl
 
   -- after the release, a queued page the release names is erasable
   released : ∀ i e r → (i ∨ e) ≡ true → r ≡ i → (e ∨ r) ≡ true
-  released true  e     .true  _ refl = ∨-true-r e
-    where
-    ∨-true-r : ∀ x → (x ∨ true) ≡ true
-    ∨-true-r true  = refl
-    ∨-true-r false = refl
+  released true  e     .true  _ refl = ∨-zeroʳ e
   released false true  r     _ _ = refl
 
 -- **after an epoch barrier, the SYNC that makes its epochs durable
@@ -854,9 +829,5 @@ synced-erase {c} {X0} {bl0} {X1} {bl1} {G} {false , S} {bl} {k} eL eW eS new rec
   sy = inj₁ (refl , S , refl , inj₁ (r , rel , refl , refl))
   ers′ : ∀ o p → o < wp bl k → own bl k o ≡ just p → ers (stX X′) p ≡ true
   ers′ o p lt e = released (inv s p) (ers s p) (r p) (Q k (inj₁ esk) o p lt e)
-                    (subst (λ b → (inv s p ∧ not b) ≡ inv s p) (sym (unnamed-nmd M amax p (proj₂ (proj₂ E k esk o p lt e))))
-                           (∧-true′ (inv s p)))
-    where
-    ∧-true′ : ∀ x → (x ∧ true) ≡ x
-    ∧-true′ true  = refl
-    ∧-true′ false = refl
+                    (subst (λ b → (inv s p ∧ not b) ≡ inv s p) (sym (nmd-unnamed M amax p (proj₂ (proj₂ E k esk o p lt e))))
+                           (∧-identityʳ (inv s p)))

@@ -42,7 +42,7 @@ open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc 
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; loc; wp; ab; fr; upd-self; upd-ne)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vc; vc-empty)
-open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-flip; usedL; consIf)
+open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-flip; usedL; used-ext)
 open import SCFTL.Impl.SpaceData using (StD; freD; vaD; roomD)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; us; es; vi; cv; Abs; module Abs; OldIn; FrWp; Opened; pendOf; vc-pos; f≢t; nothing≢just)
@@ -53,9 +53,6 @@ private
   pend-same X bl bl' e nothing  = refl
   pend-same X bl bl' e (just j) = e j
 
-  used-ext : ∀ u u' (v : ℕ → ℕ) n → (∀ j → u' j ≡ u j) → usedL u' v n ≡ usedL u v n
-  used-ext u u' v Data.Nat.Base.zero h = refl
-  used-ext u u' v (suc n) h rewrite h n = cong (consIf (u n) (v n)) (used-ext u u' v n h)
 
 -- the reusable flags count only pointwise
 abs-fr : ∀ {c G X bl d} (f : ℕ → Bool) → (∀ j → f j ≡ fr bl j) → Abs c G X bl d → Abs c G X (record bl { fr = f }) d
@@ -74,7 +71,7 @@ abs-fr {c} {G} {X} {bl} {d} f e I = record
 -- ... and so do the ghost's used flags
 abs-us : ∀ {c G X bl d} (u : ℕ → Bool) → (∀ j → u j ≡ us G j) → Abs c G X bl d → Abs c (record G { us = u }) X bl d
 abs-us {c} {G} {X} {bl} {d} u e I = record
-  { vsA = trans (Abs.vsA I) (sym (used-ext (us G) u (vc X bl) (Sp.P c) e))
+  { vsA = trans (Abs.vsA I) (sym (used-ext (us G) u (vc X bl) (Sp.P c) (λ j _ → e j)))
   ; vaA = Abs.vaA I ; roomA = Abs.roomA I ; wcA = Abs.wcA I
   ; abU = trans (e (ab bl)) (Abs.abU I) ; abP = Abs.abP I ; frA = Abs.frA I ; abF = Abs.abF I
   ; frU = λ k x → trans (e k) (Abs.frU I k x)

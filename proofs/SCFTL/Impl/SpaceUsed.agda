@@ -29,7 +29,7 @@ module SCFTL.Impl.SpaceUsed where
 
 open import Data.Bool.Base using (Bool; true; false; T; if_then_else_)
 open import Data.Empty using (⊥; ⊥-elim)
-open import Data.List.Base using (List; []; _∷_; _++_; sum)
+open import Data.List.Base using (List; []; _∷_; _++_; sum; length)
 open import Data.Nat.Base using (ℕ; zero; suc; _+_; _≤_; _<_; _≡ᵇ_; s≤s; z≤n)
 open import Data.Nat.Properties
   using (≤-refl; ≤-trans; <-irrefl; n<1+n; ≤-step; ≤∧≢⇒<; +-assoc; +-comm; +-mono-≤; +-monoʳ-≤; ≤-reflexive;
@@ -172,6 +172,13 @@ used-same us v v' zero    h = refl
 used-same us v v' (suc n) h with us n in e
 ... | true  = cong₂ _∷_ (h n (n<1+n n) e) (used-same us v v' n (λ j lt u → h j (≤-step lt) u))
 ... | false = used-same us v v' n (λ j lt u → h j (≤-step lt) u)
+
+-- how many blocks are used does not depend on their counts
+used-len : ∀ us (v v' : ℕ → ℕ) n → length (usedL us v n) ≡ length (usedL us v' n)
+used-len us v v' zero    = refl
+used-len us v v' (suc n) with us n
+... | true  = cong suc (used-len us v v' n)
+... | false = used-len us v v' n
 
 private
   pred≤ : ∀ {a b} → suc a ≤ suc b → a ≤ b

@@ -34,8 +34,7 @@ module SCFTL.Mutants.LayerIgnoresGcTiming where
 open import Data.Bool.Base using (Bool; true; false; T)
 open import Data.Bool.Properties using () renaming (_≟_ to _≟B_)
 open import Data.Empty using (⊥)
-open import Data.List.Base using (List; []; _∷_; _++_)
-open import Data.List.Relation.Unary.All using ([])
+open import Data.List.Base using (List; []; _∷_)
 open import Data.Maybe.Base using (nothing; just)
 open import Data.Nat.Base using (ℕ; zero; suc; _≤ᵇ_; _≤_; _<_; z≤n; s≤s)
 open import Data.Nat.Properties using (≤ᵇ⇒≤; ≤-step; <-irrefl; n<1+n)
@@ -46,38 +45,32 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (ε; _◅_)
 open import Relation.Nullary using (¬_)
 
-open import SCFTL.Impl.Model Bool false 0 0 0 _≟B_
-  using (St; syn; erased; cpt; unmapped; wr0; nxt; _[_≔_])
-open import SCFTL.Impl.UnsyncedBarrier Bool false 0 0 0 4 _≟B_ using (StU; ⟪_,_⟫; flB; epE)
-open import SCFTL.Impl.UnsyncedRecStep Bool false 0 0 0 4 _≟B_ using (recU)
-open import SCFTL.Impl.UnsyncedModel Bool false 0 0 0 4 _≟B_ using (SU; ⟦_,_⟧; ghostN)
-open import SCFTL.Impl.BlocksOver Bool false 0 0 0 4 _≟B_ 0
-  using (BL; own; balloc; forget; Fresh; own-balloc)
-open import SCFTL.Impl.OneModelBlocks Bool false 0 0 0 4 _≟B_ 2 0 using (stX; BXone)
+open import SCFTL.Impl.Model Bool false 0 0 0 _≟B_ using (_[_≔_])
+open import SCFTL.Impl.UnsyncedBarrier Bool false 0 0 0 4 _≟B_ using (StU)
+open import SCFTL.Impl.BlocksOver Bool false 0 0 0 4 _≟B_ 0 using (BL; own; balloc; Fresh; own-balloc)
 open import SCFTL.Impl.SpaceSim Bool false 0 0 0 4 _≟B_ 2 0 using (Gh; us; es; cv; BlockFor)
 open import SCFTL.Impl.SpaceLayer Bool false 0 0 0 4 _≟B_ 2 0
   using (LStepT; lw; lwa; lbar; G0; endEp; usedOf)
 open import SCFTL.Impl.SpaceLayerStart Bool false 0 0 0 4 _≟B_ 2 0
   using (LayerPolicy; LayerProgress) public
 open import SCFTL.Impl.SpaceLayerStart Bool false 0 0 0 4 _≟B_ 2 0 using (code-policy; layer-progress)
+open import SCFTL.Impl.SpaceLayerGcExample
+  using (cfgG; valid; mk; X; u1; u2; u3; u4; u5; wU; bU; n1; bl1; bl2; bl4; new0; rec1; Ga; Gb; Gc)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Bool false 0 0 4 as SB
 
 ------------------------------------------------------------------------
 -- The configuration and the mutated policy
 
+-- the configuration of SCFTL.Impl.SpaceLayerGcExample, which passes the
+-- code's constraints (`valid`); its new disk, first recovery and first
+-- four states are the example's too
 cfgM : Sp.Config
-cfgM = Sp.cfg 1 1 2 1 1 4 0 1 4
+cfgM = cfgG
 
 private
   le : ∀ m n → {T (m ≤ᵇ n)} → m ≤ n
   le m n {t} = ≤ᵇ⇒≤ m n t
-
--- it passes the code's constraints
-valid : Sp.Valid cfgM
-valid = record
-  { U≥1 = le 1 2 ; ppp≥1 = le 1 1 ; pad<S = le 1 1
-  ; c1 = le 1 1 ; c2 = le 4 4 ; c3 = le 1 1 ; c4 = le 4 4 }
 
 Pmut : LayerPolicy
 Pmut = record { cfg = cfgM ; timing = λ _ _ → ⊤ }
@@ -87,48 +80,9 @@ code-has-it : LayerProgress (code-policy cfgM)
 code-has-it = layer-progress cfgM valid refl refl refl
 
 ------------------------------------------------------------------------
--- The new disk and its first recovery
+-- Writes of sector 0 and epoch barriers past the example's fourth state
 
-s0 : St
-s0 = record
-  { dat = λ _ → syn erased ; cpL = syn (cpt 0 unmapped) ; cpO = syn erased ; dr = [] ; rcd = λ _ → syn erased
-  ; gen = 0 ; l2p = unmapped ; mb = λ _ → nothing ; dbuf = [] ; ept = [] ; nxt = 0
-  ; inv = λ _ → false ; ers = λ _ → false ; wcnt = 0 ; gcnt = 0 ; smap = unmapped ; ep = 0 ; lnk = nothing }
-
-bl0 : BL
-bl0 = record { loc = λ _ → (0 , 0) ; own = λ _ _ → nothing ; wp = λ _ → 0 ; ab = 0 ; fr = λ _ → true }
-
-S0 : SU
-S0 = ⟦ ⟪ s0 , [] ⟫ , ([] , []) ⟧
-
--- the one model's state after a PU step: the ghost it leaves
-mk : StU → SU
-mk u = ⟦ u , ghostN u ⟧
-
-u1 : StU
-u1 = ⟪ recU true 0 unmapped [] [] s0 , [] ⟫
-
-new0 : SB.Model.New BXone ((false , S0) , bl0)
-new0 = (refl , ((refl , refl , refl , (λ _ → refl)) , refl , refl)) , ((λ _ _ → refl) , (λ _ → refl) , (λ _ → refl)) , (λ _ → refl)
-
-bl1 : BL
-bl1 = forget (nxt (stX (false , mk u1))) bl0
-
-rec1 : SB.Model.ok BXone SB.recover ((false , S0) , bl0) ((false , mk u1) , bl1)
-rec1 = (refl , inj₁ ((true , 0 , unmapped , refl , [] , [] , (refl , []) , refl , refl) , refl , refl)) , refl
-
-------------------------------------------------------------------------
--- Writes of sector 0 and epoch barriers
-
-wU bU : StU → StU
-wU ⟪ s , e ⟫ = ⟪ wr0 0 true s , e ⟫
-bU ⟪ s , e ⟫ = ⟪ flB s , e ++ epE s ∷ [] ⟫
-
-u2 u3 u4 u5 u6 u7 u8 u9 : StU
-u2 = wU u1
-u3 = bU u2
-u4 = wU u3
-u5 = bU u4
+u6 u7 u8 u9 : StU
 u6 = wU u5
 u7 = bU u6
 u8 = wU u7
@@ -150,13 +104,9 @@ private
   below1 : ∀ n → Below bl1 n
   below1 n k o q ()
 
--- the block bookkeeping: blocks 0, 1, 2, 3 taken in turn
-n1 : ℕ
-n1 = nxt (stX (false , mk u1))
-
-bl2 bl4 bl6 bl8 : BL
-bl2 = balloc 0 n1 bl1
-bl4 = balloc 1 (suc n1) bl2
+-- the block bookkeeping: blocks 0, 1 (the example's bl2, bl4), 2, 3
+-- taken in turn
+bl6 bl8 : BL
 bl6 = balloc 2 (suc (suc n1)) bl4
 bl8 = balloc 3 (suc (suc (suc n1))) bl6
 
@@ -168,11 +118,8 @@ private
   b6 : Below bl6 (suc (suc (suc n1)))
   b6 = below-balloc {bl4} {suc (suc n1)} 2 b4
 
--- the ghost along the run
-Ga Gb Gc Gd Ge Gf Gg : Gh
-Ga = endEp G0
-Gb = record Ga { us = us Ga [ 0 ≔ true ] }
-Gc = endEp Gb
+-- the ghost along the run (Ga, Gb, Gc the example's)
+Gd Ge Gf Gg : Gh
 Gd = record Gc { us = us Gc [ 1 ≔ true ] }
 Ge = endEp Gd
 Gf = record Ge { us = us Ge [ 2 ≔ true ] }
@@ -180,9 +127,6 @@ Gg = endEp Gf
 
 ------------------------------------------------------------------------
 -- The run of the mutated layer
-
-X : StU → Bool × SU
-X u = false , mk u
 
 step1 : LStepT cfgM (λ _ _ → ⊤) (G0 , X u1 , bl1) (G0 , X u2 , bl2)
 step1 = lw ((inj₁ (refl , mk u1 , refl , ((inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl)))

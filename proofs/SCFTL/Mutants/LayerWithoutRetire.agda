@@ -34,7 +34,7 @@ open import Relation.Nullary using (¬_)
 
 open import SCFTL.Impl.SpaceSim Bool false 0 0 0 4 _≟B_ 2 0 using (Gh; us; es; cv; gn; t→¬f; nothing≢just)
 open import SCFTL.Impl.SpaceValid Bool false 0 0 0 4 _≟B_ 2 0 using (vc)
-open import SCFTL.Impl.SpaceUsed using (usedL)
+open import SCFTL.Impl.SpaceUsed using (used-len)
 open import SCFTL.Impl.SpaceLayer Bool false 0 0 0 4 _≟B_ 2 0
   using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; G0; endEp; usedOf)
 open import SCFTL.Impl.SpaceLayerStart Bool false 0 0 0 4 _≟B_ 2 0 using (GcPolicy)
@@ -69,13 +69,6 @@ private
   gc-needed (inj₁ ())
   gc-needed (inj₂ (s≤s (s≤s ())))
 
-  -- the used blocks' count does not depend on the valid counts
-  len-v : ∀ us (v v' : ℕ → ℕ) n → length (usedL us v n) ≡ length (usedL us v' n)
-  len-v us v v' Data.Nat.Base.zero = refl
-  len-v us v v' (Data.Nat.Base.suc n) with us n
-  ... | true  = cong Data.Nat.Base.suc (len-v us v v' n)
-  ... | false = len-v us v v' n
-
   -- a kept step from a state with one used block, no victim pending, no
   -- erasable block and GC needed for the next block keeps one used block
   -- and no victim
@@ -84,16 +77,16 @@ private
           (st : LStep cfgG (G , X , bl) (G1 , X1 , bl1)) → Kept st →
           cv G1 ≡ nothing × length (usedOf cfgG G1 X1 bl1) ≡ 1
   first {G} {X} {bl} {X1 = X1} {bl1 = bl1} nocv l1 gn′ ne (lw _ _ _ _) _ =
-    nocv , trans (len-v (us G) (vc X1 bl1) (vc X bl) (Sp.P cfgG)) l1
+    nocv , trans (used-len (us G) (vc X1 bl1) (vc X bl) (Sp.P cfgG)) l1
   first nocv l1 gn′ ne (lwa _ _ _ _ _ nn _) _ = ⊥-elim (gn′ nn)
   first nocv l1 gn′ ne (lret _ _ _ _) ()
   first nocv l1 gn′ ne (lwr _ _ _ _ _ _ _) ()
   first {G} {X} {bl} {X1 = X1} {bl1 = bl1} nocv l1 gn′ ne (lfl _ _ _) _ =
-    nocv , trans (len-v (us G) (vc X1 bl1) (vc X bl) (Sp.P cfgG)) l1
+    nocv , trans (used-len (us G) (vc X1 bl1) (vc X bl) (Sp.P cfgG)) l1
   first {G} {X} {bl} {X1 = X1} {bl1 = bl1} nocv l1 gn′ ne (lbar _ _ _) _ =
-    nocv , trans (len-v (us G) (vc X1 bl1) (vc X bl) (Sp.P cfgG)) l1
+    nocv , trans (used-len (us G) (vc X1 bl1) (vc X bl) (Sp.P cfgG)) l1
   first {G} {X} {bl} {X1 = X1} {bl1 = bl1} nocv l1 gn′ ne (lsy _) _ =
-    nocv , trans (len-v (us G) (vc X1 bl1) (vc X bl) (Sp.P cfgG)) l1
+    nocv , trans (used-len (us G) (vc X1 bl1) (vc X bl) (Sp.P cfgG)) l1
   first nocv l1 gn′ ne (lera o esk _) _ = t→¬f esk (ne _)
   first nocv l1 gn′ ne (lgcm _ _ _ _ uL _) _ with subst (Sp.U cfgG Data.Nat.Base.≤_) l1 uL
   ... | s≤s ()
