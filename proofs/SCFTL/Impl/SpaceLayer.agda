@@ -113,7 +113,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 open import Relation.Nullary using (¬_; yes; no)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (l2p; wcnt; nxt; inv; _[_≔_])
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; l2p; wcnt; nxt; inv; ers; _[_≔_])
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; obligationsBXone; module OPX)
@@ -148,11 +148,29 @@ usedOf c G X bl = usedL (us G) (vc X bl) (Sp.P c)
 endEp : Gh → Gh
 endEp G = record G { es = λ k → es G k ∨ vi G k ; vi = λ _ → false ; gn = 0 }
 
--- every page placed in block k since its last erase is on P's invalid
--- queue: GC has been through each (gc.rs walks every page of the victim;
--- P's `rl0` relocates a valid sector, `rlX` passes a dead one)
+-- page p on one of P's queues: invalid (GC went through it this epoch)
+-- or erasable (a SYNC or a commit released it since)
+qd : St → ℕ → Bool
+qd s p = inv s p ∨ ers s p
+
+-- every page placed in block k since its last erase is on one of P's
+-- queues: GC has been through each (gc.rs walks every page of the victim;
+-- P's `rl0` relocates a valid sector, `rlX` passes a dead one; a SYNC
+-- may release such a page from the invalid queue into the erasable one
+-- before GC ends, thirty-third session: the invalid queue alone left
+-- the victim's end out of reach then)
 Relocated : XS → BL → ℕ → Set
-Relocated X bl k = ∀ o p → o < wp bl k → own bl k o ≡ just p → inv (stX X) p ≡ true
+Relocated X bl k = ∀ o p → o < wp bl k → own bl k o ≡ just p → qd (stX X) p ≡ true
+
+-- P's relocation is of a page of victim k that GC has not been through
+-- yet: placed in k below its write pointer, on neither of P's queues
+-- before the step, on the invalid one after it (gc.rs walks the victim's
+-- pages once each; thirty-third session: before, the layer let P's `rlX`
+-- take any dead page, and P's relocations per epoch, `gcnt`, bounded by
+-- kmax, could run out with a page of the victim left,
+-- SCFTL.Impl.SpaceGcBound)
+Walk : ℕ → XS → BL → XS → Set
+Walk k X bl X' = Σ ℕ λ o → Σ ℕ λ p → o < wp bl k × own bl k o ≡ just p × qd (stX X) p ≡ false × inv (stX X') p ≡ true
 
 -- a block in none of the ghost's classes (the open block before it is
 -- retired), or in one of them (the old open block once retired: used,
@@ -208,12 +226,13 @@ module _ (c : Sp.Config) (T : ℕ → List ℕ → Set) where
            LStepT (G , X , bl)
                  (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) } , X , bl)
     lrl  : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≡ ab bl → FromVictim k X bl X' →
+           Walk k X bl X' →
            LStepT (G , X , bl) (G , X' , bl')
     lrla : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
-           wp bl (ab bl) ≡ Z → FromVictim k X bl X' → Unclassed G (ab bl) →
+           wp bl (ab bl) ≡ Z → FromVictim k X bl X' → Walk k X bl X' → Unclassed G (ab bl) →
            LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
     lrlr : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
-           wp bl (ab bl) ≡ Z → FromVictim k X bl X' → Classed G (ab bl) →
+           wp bl (ab bl) ≡ Z → FromVictim k X bl X' → Walk k X bl X' → Classed G (ab bl) →
            LStepT (G , X , bl) (G , X' , bl')
     ldone : ∀ {G X bl k} → cv G ≡ just k → vc X bl k ≡ 0 → Relocated X bl k →
             LStepT (G , X , bl) (record G { cv = nothing } , X , bl)
@@ -497,7 +516,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ... | yes refl = inj₂ (inj₂ (inj₂ refl))
     ... | no ne    = inj₂ (inj₂ (inj₁ (trans (upd-ne (us G) j k false ne) u , lt)))
     f j (inj₂ (inj₂ e)) = ⊥-elim (nothing≢just (trans (sym nocv) e))
-  run-step {G , X , bl} R (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol) = runI record
+  run-step {G , X , bl} R (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol _) = runI record
     { d = proj₁ S1 ; reach = proj₁ (proj₂ S1) ; abs = proj₂ (proj₂ S1)
     ; placed = placed1 (vc-rl {X} {X'} (riX {X} {bl} (Run.ri R)) o)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.rl))) (Run.frwp R) o
@@ -512,7 +531,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     placed1 (inj₁ (refl , _ , keep)) = placed-keep keep (λ j i → inj₂ i) (Run.placed R)
     placed1 (inj₂ ((b , le , _ , kn , refl , _ , _ , mv) , _)) =
       placed-move mv (inj₁ refl) (λ j i → inj₂ (in-same {G} {bl} {bl'} stay j i)) (Run.placed R)
-  run-step {G , X , bl} R (lrla {X' = X'} {bl' = bl'} {k} cvk o moved kP full pol _) = runI record
+  run-step {G , X , bl} R (lrla {X' = X'} {bl' = bl'} {k} cvk o moved kP full pol _ _) = runI record
     { d = proj₁ S0 ; reach = Run.reach R ◅◅ proj₁ (proj₂ S0) ; abs = proj₂ (proj₂ S0)
     ; placed = placed1 (vc-rl {X} {X'} (riX {X} {bl} (Run.ri R)) o)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.rl))) (Run.frwp R) o
@@ -552,7 +571,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     I = Run.abs R
     A = activate {c} {G} {X} {bl} {Run.d R} {kn} (Run.locx R) (Run.frwp R) I frk kP (trans full (sym eS))
   run-step R (lwr o moved kP full cls nocv nn) = unc (Run.abs R) cls
-  run-step R (lrlr cvk o moved kP full pol cls) = unc (Run.abs R) cls
+  run-step R (lrlr cvk o moved kP full pol _ cls) = unc (Run.abs R) cls
 
   ----------------------------------------------------------------------
   -- from a state before the first write
@@ -615,12 +634,12 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ; ri = OBX.B-ok (SB.reg (SB.op SB.sy)) {X , bl} {X' , bl} (Fresh.ri F) (o , refl) }
   fresh-step F (lera o esk kP) = t→¬f esk (Fresh.noEs F (proj₁ o))
   fresh-step F (lgcm {k = k} nocv usk kP gk uL vN) = t→¬f usk (Fresh.noUs F k)
-  fresh-step F (lrl cvk o stay pol) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
-  fresh-step F (lrla cvk o moved kP full pol _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+  fresh-step F (lrl cvk o stay pol _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+  fresh-step F (lrla cvk o moved kP full pol _ _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
   fresh-step F (ldone cvk z _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
   fresh-step F (lret full uncl frk kP) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
   fresh-step F (lwr o moved kP full cls nocv nn) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
-  fresh-step F (lrlr cvk o moved kP full pol cls) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
+  fresh-step F (lrlr cvk o moved kP full pol _ cls) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
 
   ----------------------------------------------------------------------
   -- from a state whose full open block is retired in the ghost alone
@@ -829,7 +848,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
       g (inj₁ u) = inj₁ (trans (upd-ne (us G) (ab bl) k false ne) u)
       g (inj₂ (inj₁ v)) = inj₂ (inj₁ (trans (upd-ne (vi G) (ab bl) k true ne) v))
       g (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
-  retired-step {G , X , bl} Rt (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
+  retired-step {G , X , bl} Rt (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol _) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
   ... | inj₁ (refl , wc , keep) = retI record
     { d = Retired.d Rt ; reach = Retired.reach Rt ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
     ; abs = kept {c} {G} {X} {X'} {Opened bl (Retired.kn Rt)} {Retired.d Rt} (Retired.abs Rt) keep wc
@@ -841,8 +860,8 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
   ... | inj₂ ((b , le , eb , k' , refl , opens , wlt , mv) , wc) =
     ret-rl {G} {X} {X'} {bl} {k} {b} {k'} Rt cvk pol o (ret-free Rt opens wlt)
       (subst (_< Sp.P c) (sym stay) (Retired.abP Rt)) le eb mv wlt wc
-  retired-step {G , X , bl} Rt (lrla cvk o moved kP full pol uncl) = ⊥-elim (clash {G} {ab bl} (Retired.abR Rt full) uncl)
-  retired-step {G , X , bl} Rt (lrlr {X' = X'} {bl' = bl'} {k} cvk o moved kP full pol cls) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
+  retired-step {G , X , bl} Rt (lrla cvk o moved kP full pol _ uncl) = ⊥-elim (clash {G} {ab bl} (Retired.abR Rt full) uncl)
+  retired-step {G , X , bl} Rt (lrlr {X' = X'} {bl' = bl'} {k} cvk o moved kP full pol _ cls) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
   ... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
   ... | inj₂ ((b , le , _ , k' , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
   ... | inj₂ ((b , le , eb , k' , refl , inj₂ frk , wlt , mv) , wc) =

@@ -207,7 +207,7 @@ step6 = lgcm refl refl (le 1 4) (le 1 1) (le 2 2) z≤n
 step7 : LStep cfgG (Ge , X u5 , bl4) (Ge , X u6 , bl4)
 step7 = lrl refl ((inj₁ (refl , mk u5 , refl , ((inj₁ (z≤n , n1 , le 1 2 , inj₂ (dead , refl)) , refl) , refl)))
                  , inj₂ (refl , refl))
-            refl (λ b _ ne → ⊥-elim (ne refl))
+            refl (λ b _ ne → ⊥-elim (ne refl)) (0 , n1 , s≤s z≤n , refl , refl , refl)
 
 -- its GC ends: no valid sector, every page relocated
 step8 : LStep cfgG (Ge , X u6 , bl4) (Gf , X u6 , bl4)

@@ -113,7 +113,7 @@ open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc 
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; es; vi; cv; gn; Abs; module Abs; t→¬f; f≢t; nothing≢just)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LS; LStep; LStepT; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp; Relocated;
+  using (LS; LStep; LStepT; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp; Relocated; qd;
          Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; step-inv; G0; Start; start-inv;
          layer-inv; usedOf; Placed)
 open import Data.List.Relation.Unary.Any using (Any) renaming (here to hd; there to tl)
@@ -145,9 +145,6 @@ private
 
 ------------------------------------------------------------------------
 -- Queued pages
-
-qd : St → ℕ → Bool
-qd s p = inv s p ∨ ers s p
 
 -- every page queued in s is queued in s'
 Qs : St → St → Set
@@ -345,9 +342,6 @@ private
   just-inj : ∀ {a b : ℕ} → just a ≡ just b → a ≡ b
   just-inj refl = refl
 
-  inv⇒qd : ∀ s p → inv s p ≡ true → qd s p ≡ true
-  inv⇒qd s p e rewrite e = refl
-
   ownq-keep : ∀ {X X' bl bl' j} → QX X X' → wp bl' j ≡ wp bl j → (∀ o → own bl' j o ≡ own bl j o) →
               OwnQ X bl j → OwnQ X' bl' j
   ownq-keep q ew eo f o p lt e = q p (f o p (subst (o <_) ew lt) (trans (sym (eo o)) e))
@@ -434,15 +428,15 @@ qinv-core {c} {G} {X} {bl} esv ol cp Q (lgcm {k = k} nocv usk kP gk uL vN) j (in
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lgcm {k = k} nocv usk kP gk uL vN) j (inj₂ (v , nc)) with j ≟ℕ k
 ... | yes refl = ⊥-elim (nc refl)
 ... | no ne = Q j (inj₂ (trans (sym (upd-ne (vi G) j k true ne)) v , λ x → nothing≢just (trans (sym nocv) x)))
-qinv-core {c} {G} {X} {bl} esv ol cp Q (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol) j cj =
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol _) j cj =
   qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl cp Q j cj
-qinv-core {c} {G} {X} {bl} esv ol cp Q (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _) j cj =
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _ _) j cj =
   qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl cp Q j cj
-qinv-core {c} {G} {X} {bl} esv ol cp Q (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol cls) j cj =
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _ cls) j cj =
   qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl cp Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (ldone {k = k} cvk z rel) j (inj₁ e) = Q j (inj₁ e)
 qinv-core {c} {G} {X} {bl} esv ol cp Q (ldone {k = k} cvk z rel) j (inj₂ (v , nc)) with j ≟ℕ k
-... | yes refl = λ o p lt e → inv⇒qd (stX X) p (rel o p lt e)
+... | yes refl = rel
 ... | no ne = Q j (inj₂ (v , λ x → ne (just-inj (trans (sym x) cvk))))
 
 private
@@ -746,13 +740,13 @@ einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lera {X' = X'} (k , rn , refl) e
   ... | yes refl = ⊥-elim (t→¬f e (upd-self (es G) j false))
   ... | no ne = gone-run rn (E j (trans (sym (upd-ne (es G) j k false ne)) e) o p (subst (o <_) (upd-ne (wp bl) j k 0 ne) lt) ep)
 einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lgcm nocv usk kP gk uL vN) = fa , E
-einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol) =
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol _) =
   fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} {bl} {bl'} fa (o , pl) ,
   einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
-einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _) =
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _ _) =
   fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} {bl} {bl'} fa (o , pl) ,
   einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
-einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol cls) =
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _ cls) =
   fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} {bl} {bl'} fa (o , pl) ,
   einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
 einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (ldone cvk z rel) = fa , E

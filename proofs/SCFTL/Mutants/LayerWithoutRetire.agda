@@ -49,7 +49,7 @@ import SCFTL.Impl.Space as Sp
 Kept : ∀ {s s'} → LStep cfgG s s' → Set
 Kept (lret _ _ _ _) = ⊥
 Kept (lwr _ _ _ _ _ _ _) = ⊥
-Kept (lrlr _ _ _ _ _ _ _) = ⊥
+Kept (lrlr _ _ _ _ _ _ _ _) = ⊥
 Kept _ = ⊤
 
 data StepM : LS → LS → Set where
@@ -90,9 +90,9 @@ private
   first nocv l1 gn′ ne (lera o esk _) _ = t→¬f esk (ne _)
   first nocv l1 gn′ ne (lgcm _ _ _ _ uL _) _ with subst (Sp.U cfgG Data.Nat.Base.≤_) l1 uL
   ... | s≤s ()
-  first nocv l1 gn′ ne (lrl cvk _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
-  first nocv l1 gn′ ne (lrla cvk _ _ _ _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
-  first nocv l1 gn′ ne (lrlr cvk _ _ _ _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
+  first nocv l1 gn′ ne (lrl cvk _ _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
+  first nocv l1 gn′ ne (lrla cvk _ _ _ _ _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
+  first nocv l1 gn′ ne (lrlr cvk _ _ _ _ _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
   first nocv l1 gn′ ne (ldone cvk _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
 
   -- ... and no step from such a state takes a victim
@@ -108,9 +108,9 @@ private
   no-gc nocv l1 (lera _ _ _) e = nothing≢just (trans (sym nocv) e)
   no-gc nocv l1 (lgcm _ _ _ _ uL _) e with subst (Sp.U cfgG Data.Nat.Base.≤_) l1 uL
   ... | s≤s ()
-  no-gc nocv l1 (lrl cvk _ _ _) e = nothing≢just (trans (sym nocv) cvk)
-  no-gc nocv l1 (lrla cvk _ _ _ _ _ _) e = nothing≢just (trans (sym nocv) cvk)
-  no-gc nocv l1 (lrlr cvk _ _ _ _ _ _) e = nothing≢just (trans (sym nocv) cvk)
+  no-gc nocv l1 (lrl cvk _ _ _ _) e = nothing≢just (trans (sym nocv) cvk)
+  no-gc nocv l1 (lrla cvk _ _ _ _ _ _ _) e = nothing≢just (trans (sym nocv) cvk)
+  no-gc nocv l1 (lrlr cvk _ _ _ _ _ _ _) e = nothing≢just (trans (sym nocv) cvk)
   no-gc nocv l1 (ldone _ _ _) ()
 
 not-gc-live : ¬ GcLive Pmut
