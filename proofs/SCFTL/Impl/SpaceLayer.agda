@@ -113,7 +113,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 open import Relation.Nullary using (¬_; yes; no)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; l2p; wcnt; nxt; inv; ers; _[_≔_])
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; l2p; wcnt; gcnt; nxt; inv; ers; _[_≔_])
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; obligationsBXone; module OPX)
@@ -906,6 +906,7 @@ record Start (c : Sp.Config) (X : XS) (bl : BL) : Set where
     ri    : OBX.RI (X , bl)
     empty : ∀ b → b ≤ amax → l2p (stX X) b ≡ nothing
     wc0   : wcnt (stX X) ≡ 0
+    gc0   : gcnt (stX X) ≡ 0
     allFr : ∀ j → fr bl j ≡ true
     allWp : ∀ j → wp bl j ≡ 0
     abP   : ab bl < Sp.P c

@@ -42,7 +42,7 @@ open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; cong₂)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (Map; Cell; l2p; wcnt; nxt; cpL; cpO; dr; pick; cur; unmapped)
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (Map; Cell; l2p; wcnt; gcnt; nxt; cpL; cpO; dr; pick; cur; unmapped)
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh)
 open import SCFTL.Impl.UnsyncedEpochs Data d0 amax wmax kmax _≟D_ using (UEp; lay)
@@ -101,6 +101,11 @@ new-rec {false , S} {.false , S'} (refl , (cL , cO , d0r , _) , _ , gh0) (refl ,
   es0 : es' ≡ []
   es0 = parse-none T es' (trans (sym (cong (map cur) d0r)) (trans (proj₁ p) (cong (λ pr → T ++ lay es' pr) (cong proj₂ gh0))))
 
+-- ... and counts no relocation
+new-gc0 : ∀ {X X'} → NewX X → okPX SB.recover X X' → gcnt (stX X') ≡ 0
+new-gc0 {false , S} {.false , S'} (refl , _) (refl , inj₁ ((_ , _ , _ , _ , _ , _ , _ , _ , e) , _)) = cong gcnt e
+new-gc0 {false , S} {.false , S'} (refl , _) (refl , inj₂ ((_ , _ , _ , _ , _ , _ , _ , _ , _ , _ , e) , _)) = cong gcnt e
+
 -- the block layer's recovery of a new disk leaves the layer's start
 new-start : ∀ {c X bl X' bl'} → SB.Model.New BXone (X , bl) → SB.Model.ok BXone SB.recover (X , bl) (X' , bl') →
             ab bl < Sp.P c → Start c X' bl'
@@ -108,6 +113,7 @@ new-start {c} {X} {bl} {X'} (nx , nbl , nd) (o , refl) abP = record
   { ri = OBX.B-rec {X , bl} (OBX.init-CI {X , bl} (nx , nbl , nd)) (o , refl)
   ; empty = λ b _ → proj₁ (new-rec nx o) b
   ; wc0 = proj₂ (new-rec nx o)
+  ; gc0 = new-gc0 nx o
   ; allFr = λ j → forget-fr {bl} (nxt (stX X')) j (proj₂ (proj₂ nbl) j)
   ; allWp = λ j → forget-wp0 {bl} (nxt (stX X')) j (proj₁ (proj₂ nbl) j)
   ; abP = abP }

@@ -338,6 +338,26 @@ OwnQ X bl j = ∀ o p → o < wp bl j → own bl j o ≡ just p → qd (stX X) p
 QInv : LS → Set
 QInv (G , X , bl) = ∀ j → Cov G j → OwnQ X bl j
 
+-- a block erasable or a victim of this epoch: no placement takes it
+Taken : Gh → ℕ → Set
+Taken G j = es G j ≡ true ⊎ vi G j ≡ true
+
+-- a write or relocation places its sector in the open block or a free
+-- one, and leaves every other block's pages and pointer as they were
+place-other : ∀ {X X' bl bl' j} → Place X X' bl bl' → (∀ k → AllocOK (stX X) bl k → k ≢ j) →
+              wp bl' j ≡ wp bl j × (∀ o → own bl' j o ≡ own bl j o)
+place-other {X} {bl = bl} {j = j} (inj₁ (_ , k , aok , refl)) f =
+  upd-ne (wp bl) j k _ (λ e → f k aok (sym e)) ,
+  λ o → cong (λ g → g o) (upd-ne (own bl) j k _ (λ e → f k aok (sym e)))
+place-other (inj₂ (_ , refl)) f = refl , λ _ → refl
+
+-- the open and the free blocks are neither erasable nor victims
+taken-open : ∀ {c G X bl d j} → Abs c G X bl d → Taken G j → ∀ k → Opens bl k → k ≢ j
+taken-open I (inj₁ ej) k (inj₁ refl) refl = t→¬f ej (Abs.abE I)
+taken-open I (inj₂ vj) k (inj₁ refl) refl = t→¬f vj (Abs.abV I)
+taken-open I (inj₁ ej) k (inj₂ fk) refl = t→¬f ej (Abs.frE I k fk)
+taken-open I (inj₂ vj) k (inj₂ fk) refl = t→¬f vj (Abs.frV I k fk)
+
 private
   just-inj : ∀ {a b : ℕ} → just a ≡ just b → a ≡ b
   just-inj refl = refl
@@ -345,15 +365,6 @@ private
   ownq-keep : ∀ {X X' bl bl' j} → QX X X' → wp bl' j ≡ wp bl j → (∀ o → own bl' j o ≡ own bl j o) →
               OwnQ X bl j → OwnQ X' bl' j
   ownq-keep q ew eo f o p lt e = q p (f o p (subst (o <_) ew lt) (trans (sym (eo o)) e))
-
-  -- a write or relocation places its sector in the open block or a free
-  -- one, and leaves every other block's pages and pointer as they were
-  place-other : ∀ {X X' bl bl' j} → Place X X' bl bl' → (∀ k → AllocOK (stX X) bl k → k ≢ j) →
-                wp bl' j ≡ wp bl j × (∀ o → own bl' j o ≡ own bl j o)
-  place-other {X} {bl = bl} {j = j} (inj₁ (_ , k , aok , refl)) f =
-    upd-ne (wp bl) j k _ (λ e → f k aok (sym e)) ,
-    λ o → cong (λ g → g o) (upd-ne (own bl) j k _ (λ e → f k aok (sym e)))
-  place-other (inj₂ (_ , refl)) f = refl , λ _ → refl
 
   -- a write or relocation: the covered blocks' pages stay where they were
   qinv-place : ∀ {G X X' bl bl'} → QX X X' → Place X X' bl bl' →
@@ -363,12 +374,9 @@ private
     ownq-keep {X} {X'} {bl} {bl'} {j} q (proj₁ P) (proj₂ P) (Q j cj)
     where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
 
-  -- the open and the free blocks are neither erasable nor victims
-  cov-open : ∀ {c G X bl d j} → Abs c G X bl d → Cov G j → ∀ k → Opens bl k → k ≢ j
-  cov-open I (inj₁ ej) k (inj₁ refl) refl = t→¬f ej (Abs.abE I)
-  cov-open I (inj₂ (vj , _)) k (inj₁ refl) refl = t→¬f vj (Abs.abV I)
-  cov-open I (inj₁ ej) k (inj₂ fk) refl = t→¬f ej (Abs.frE I k fk)
-  cov-open I (inj₂ (vj , _)) k (inj₂ fk) refl = t→¬f vj (Abs.frV I k fk)
+  cov-taken : ∀ {G j} → Cov G j → Taken G j
+  cov-taken (inj₁ e) = inj₁ e
+  cov-taken (inj₂ (v , _)) = inj₂ v
 
   -- an epoch's end: its victims erasable
   cov-end : ∀ {G j} → cv G ≡ nothing → Cov (endEp G) j → Cov G j
@@ -439,32 +447,38 @@ qinv-core {c} {G} {X} {bl} esv ol cp Q (ldone {k = k} cvk z rel) j (inj₂ (v , 
 ... | yes refl = rel
 ... | no ne = Q j (inj₂ (v , λ x → ne (just-inj (trans (sym x) cvk))))
 
-private
-  -- where a placement may go from a running state: the open block or a
-  -- free one, neither erasable nor a victim
-  cov-run : ∀ {c G X bl} → Run c (G , X , bl) → ∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
-  cov-run {c} {G} {X} {bl} R j cj k aok = cov-open {c} {G} {X} {bl} (Run.abs R) cj k (proj₁ aok)
+-- where a placement may go from a running state: the open block or a
+-- free one, neither erasable nor a victim
+taken-run : ∀ {c G X bl} → Run c (G , X , bl) → ∀ j → Taken G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
+taken-run {c} {G} {X} {bl} R j tj k aok = taken-open {c} {G} {X} {bl} (Run.abs R) tj k (proj₁ aok)
 
-  -- ... from a retired state: a free block (the old open block only once
-  -- erased, `abNo`), free in Space's abstraction or the block it opened
+-- ... from a retired state: a free block (the old open block only once
+-- erased, `abNo`), free in Space's abstraction or the block it opened
+taken-ret : ∀ {c G X bl} → Retired c (G , X , bl) → ∀ j → Taken G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
+taken-ret {c} {G} {X} {bl} Rt j tj k (opens , wlt , _) = go (free opens)
+  where
+  I = Retired.abs Rt
+  kn = Retired.kn Rt
+  free : Opens bl k → fr bl k ≡ true
+  free (inj₂ f) = f
+  free (inj₁ refl) with Retired.abNo Rt
+  ... | inj₁ full = ⊥-elim (<-irrefl full wlt)
+  ... | inj₂ f = f
+  ctk : Taken G k → es G k ≡ false → vi G k ≡ false → ⊥
+  ctk (inj₁ e) ne nv = t→¬f e ne
+  ctk (inj₂ v) ne nv = t→¬f v nv
+  go : fr bl k ≡ true → k ≢ j
+  go f refl with k ≟ℕ kn
+  ... | yes refl = ctk tj (Abs.abE I) (Abs.abV I)
+  ... | no ne = ctk tj (Abs.frE I k (trans (upd-ne (fr bl) k kn false ne) f))
+                       (Abs.frV I k (trans (upd-ne (fr bl) k kn false ne) f))
+
+private
+  cov-run : ∀ {c G X bl} → Run c (G , X , bl) → ∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
+  cov-run {G = G} R j cj = taken-run R j (cov-taken {G} {j} cj)
+
   cov-ret : ∀ {c G X bl} → Retired c (G , X , bl) → ∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
-  cov-ret {c} {G} {X} {bl} Rt j cj k (opens , wlt , _) = go (free opens)
-    where
-    I = Retired.abs Rt
-    kn = Retired.kn Rt
-    free : Opens bl k → fr bl k ≡ true
-    free (inj₂ f) = f
-    free (inj₁ refl) with Retired.abNo Rt
-    ... | inj₁ full = ⊥-elim (<-irrefl full wlt)
-    ... | inj₂ f = f
-    ccov : Cov G k → es G k ≡ false → vi G k ≡ false → ⊥
-    ccov (inj₁ e) ne nv = t→¬f e ne
-    ccov (inj₂ (v , _)) ne nv = t→¬f v nv
-    go : fr bl k ≡ true → k ≢ j
-    go f refl with k ≟ℕ kn
-    ... | yes refl = ccov cj (Abs.abE I) (Abs.abV I)
-    ... | no ne = ccov cj (Abs.frE I k (trans (upd-ne (fr bl) k kn false ne) f))
-                         (Abs.frV I k (trans (upd-ne (fr bl) k kn false ne) f))
+  cov-ret {G = G} Rt j cj = taken-ret Rt j (cov-taken {G} {j} cj)
 
 qinv-step : ∀ {c s s'} → LInv c s → QInv s → LStep c s s' → QInv s'
 qinv-step {c} {G , X , bl} (inj₁ F) Q st =
