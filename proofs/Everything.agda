@@ -148,6 +148,7 @@ import SCFTL.Impl.SpaceLayer
 import SCFTL.Impl.SpaceLayerStart
 import SCFTL.Impl.SpaceLayerExample
 import SCFTL.Impl.SpaceQueued
+import SCFTL.Impl.SpaceGcBound
 import SCFTL.Impl.SpaceSimRetire
 import SCFTL.Impl.SpaceLayerGcExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)
@@ -206,4 +207,5 @@ import SCFTL.Mutants.CheckpointOverLiveSlot
 import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.LayerEndsVictimEarly
 import SCFTL.Mutants.LayerWithoutRetire
+import SCFTL.Mutants.LayerRelocatesAnyPage
 import SCFTL.Mutants.All

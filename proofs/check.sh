@@ -204,6 +204,14 @@ done
 #     not-gc-live : ¬ GcLive Pmut
 # (a reachable state where the code's write needs GC before it opens a
 # block, a free block there, and no two steps taking a victim).
+# Mutants of GC's relocation budget (issue 39; SCFTL/Impl/SpaceGcBound
+# .agda, `LayerBudget`) are listed in MUTANTS_OF_GC_BUDGET: each changes
+# the layer's steps, names the mutated `Pmut : LayerRel`, and instead
+# contains
+#     not-budget : ¬ LayerBudget Pmut
+# (a run from the first recovery of a new disk to a state where GC moves
+# a victim with a page on neither of P's queues and P's relocation count
+# is past kmax).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
@@ -215,7 +223,8 @@ MUTANTS_OF_REGION_LAZY="LazyCommitForgetsOwedPage"
 MUTANTS_OF_LAYER="LayerIgnoresGcTiming"
 MUTANTS_OF_LAYER_QUEUE="LayerEndsVictimEarly"
 MUTANTS_OF_GC="LayerWithoutRetire"
-MIN_MUTANTS=49
+MUTANTS_OF_GC_BUDGET="LayerRelocatesAnyPage"
+MIN_MUTANTS=50
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break
@@ -255,6 +264,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_GC " in
     *" $b "*) want='not-gc-live : ¬ GcLive Pmut' ;;
+  esac
+  case " $MUTANTS_OF_GC_BUDGET " in
+    *" $b "*) want='not-budget : ¬ LayerBudget Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

@@ -35,6 +35,9 @@
 --                 of it (`layer-queued`), e.g. after the flush;
 --   `finds`     : and a wanted write finds a block there
 --                 (`space-progress-one`);
+--   `budget-here` : at GC's start, with the victim's page on neither of
+--                 P's queues, P's relocation guard holds
+--                 (SCFTL.Impl.SpaceGcBound's `code-budget`);
 --   `live-here` : the state after the fourth step is one of `gc-live`'s
 --                 (GC needed for the next block, a free one there);
 --   `step9b`, `not-yet`, `after-barrier` : the epoch ended by a barrier
@@ -60,7 +63,7 @@ open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; �
 open import Relation.Nullary using (¬_)
 
 open import SCFTL.Impl.Model Bool false 0 0 0 _≟B_
-  using (St; syn; erased; cpt; unmapped; wr0; rlX; fl3; esF; nxt; inv; ers; Valid; _[_≔_])
+  using (St; syn; erased; cpt; unmapped; wr0; rlX; fl3; esF; nxt; inv; ers; gcnt; Valid; _[_≔_])
 open import SCFTL.Impl.UnsyncedBarrier Bool false 0 0 0 4 _≟B_ using (StU; ⟪_,_⟫; st; ues; flB; epE)
 open import SCFTL.Impl.UnsyncedRecStep Bool false 0 0 0 4 _≟B_ using (recU)
 open import SCFTL.Impl.UnsyncedModel Bool false 0 0 0 4 _≟B_ using (SU; ⟦_,_⟧; ghostN)
@@ -72,6 +75,7 @@ open import SCFTL.Impl.SpaceLayer Bool false 0 0 0 4 _≟B_ 2 0
   using (LS; LStep; lw; lwa; lret; lbar; lfl; lgcm; lrl; ldone; lera; G0; endEp; Start; usedOf; layer-inv; gc-live)
 open import SCFTL.Impl.SpaceLayerStart Bool false 0 0 0 4 _≟B_ 2 0 using (new-start; space-progress-one)
 open import SCFTL.Impl.SpaceQueued Bool false 0 0 0 4 _≟B_ 2 0 using (QInv; layer-queued; synced-erase)
+open import SCFTL.Impl.SpaceGcBound Bool false 0 0 0 4 _≟B_ 2 0 using (code-budget)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Bool false 0 0 4 as SB
 
@@ -202,6 +206,13 @@ step5 = lret {kn = 2} refl (refl , refl , refl) refl (le 3 4)
 -- holds no valid sector
 step6 : LStep cfgG (Gd , X u5 , bl4) (Ge , X u5 , bl4)
 step6 = lgcm refl refl (le 1 4) (le 1 1) (le 2 2) z≤n
+
+-- GC's budget there (SCFTL.Impl.SpaceGcBound): block 0's page is on
+-- neither of P's queues, and K · Z = 1 = kmax + 1, so P's relocation
+-- guard holds (`layer-budget`; mutant 53 spends the budget elsewhere)
+budget-here : gcnt (st u5) ≤ 0
+budget-here = code-budget cfgG refl refl refl (le 1 1) start1 (step1 ◅ step2 ◅ step3 ◅ step4 ◅ step5 ◅ step6 ◅ ε)
+                refl (s≤s z≤n) refl refl
 
 -- P's relocation of the victim's dead page: onto P's invalid queue
 step7 : LStep cfgG (Ge , X u5 , bl4) (Ge , X u6 , bl4)

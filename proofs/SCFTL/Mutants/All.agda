@@ -57,6 +57,13 @@
 -- `forget`): every block but the open one freed, those holding a page
 -- the recovered map names included; with the physical read (BXφ) it is
 -- not snapshot-consistent.
+-- Mutants 51, 52 and 53 mutate the data-superblock layer's GC
+-- (SCFTL.Impl.SpaceLayer): 51 ends a victim before P relocated each of
+-- its pages (`¬ LayerQueued`, SCFTL.Impl.SpaceQueued); 52 never retires
+-- a full open block in the ghost, so GC takes no victim where it is
+-- needed (`¬ GcLive`); 53 lets P's relocation take any dead page, and a
+-- run spends the epoch's relocations with a page of the victim left
+-- (`¬ LayerBudget`, SCFTL.Impl.SpaceGcBound).
 ------------------------------------------------------------------------
 module SCFTL.Mutants.All where
 
@@ -125,6 +132,7 @@ import SCFTL.Mutants.RecoveryReclaimsMapped
 import SCFTL.Mutants.RecoveryFreesNamedBlock
 import SCFTL.Mutants.LayerEndsVictimEarly
 import SCFTL.Mutants.LayerWithoutRetire
+import SCFTL.Mutants.LayerRelocatesAnyPage
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -177,6 +185,7 @@ module M49 = SCFTL.Mutants.RecoveryReclaimsMapped
 module M50 = SCFTL.Mutants.RecoveryFreesNamedBlock
 module M51 = SCFTL.Mutants.LayerEndsVictimEarly
 module M52 = SCFTL.Mutants.LayerWithoutRetire
+module M53 = SCFTL.Mutants.LayerRelocatesAnyPage
 
 record MutantsFail : Set where
   field
@@ -335,6 +344,11 @@ record MutantsFail : Set where
     --     block: where GC is needed before the next block opens, the
     --     layer can take no victim
     layer-without-retire : ¬ M52.GcLive M52.Pmut
+    -- 53. (the data-superblock layer) P's relocation of any dead page
+    --     while GC moves a victim: a run spends the epoch's relocations
+    --     on another block's page, and the victim's page is left with
+    --     P's relocation a no-op
+    layer-relocates-any-page : ¬ M53.LayerBudget M53.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -389,4 +403,5 @@ mutants-fail = record
   ; recovery-frees-named-block = M50.not-snapshot-consistent
   ; layer-ends-victim-early = M51.not-layer-queued
   ; layer-without-retire = M52.not-gc-live
+  ; layer-relocates-any-page = M53.not-budget
   }
