@@ -41,12 +41,22 @@
 --                 (`gcnt ≤ kmax`): the relocation of that page is a step
 --                 of P that moves it to the invalid queue, not a no-op;
 --                 `LayerBudget`, `code-budget`: the same as one statement
---                 about a layer (mutant 53 loses it).
+--                 about a layer (mutant 53 loses it);
+--   `dead-walk` : so P's relocation of a dead page of the victim that GC
+--                 has not been through (`rlX`) is a step of the layer, in
+--                 either phase, and one more of the victim's pages is on
+--                 P's queues after it;
+--   **`dead-victim-ends`**, `layer-dead-victim-ends` : a victim with no
+--                 valid sector (all a victim of the code's greedy choice
+--                 holds once its valid sectors moved) is ended by the
+--                 layer: from every state the layer reaches from the
+--                 first recovery of a new disk, a run of `lrl` steps, one
+--                 per page not yet queued, then `ldone`.
 --
--- Not here: that a relocation of the page is a step of the block layer
--- too (the block for a valid page's sector: SpaceLayer's
--- `layer-reloc`), and the layer across a crash (proofs/README.md, "Not
--- done", item 1).
+-- Not here: that the relocation of a valid page is a step of the block
+-- layer too (it needs a block whose next physical page is erased:
+-- SpaceLayer's `layer-reloc` finds the block, not the step), and the
+-- layer across a crash (proofs/README.md, "Not done", item 1).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -57,9 +67,10 @@ module SCFTL.Impl.SpaceGcBound (Data : Set) (d0 : Data) (amax wmax kmax umax : �
 open import Data.Bool.Base using (Bool; true; false; _∨_)
 open import Data.Empty using (⊥; ⊥-elim)
 open import Data.Maybe.Base using (Maybe; nothing; just)
+open import Data.List.Base using ([])
 open import Data.Nat.Base using (zero; suc; _+_; _*_; _<_; _≤_; z≤n; s≤s)
 open import Data.Nat.Properties
-  using (≤-refl; ≤-trans; ≤-step; n<1+n; +-suc; +-comm; +-mono-≤; +-monoʳ-≤; +-cancelʳ-≤; m≤m+n; *-monoˡ-≤; +-identityʳ)
+  using (≤-refl; ≤-trans; ≤-step; n<1+n; +-suc; +-comm; +-mono-≤; +-monoʳ-≤; +-cancelʳ-≤; +-monoˡ-≤; m≤m+n; *-monoˡ-≤; +-identityʳ)
   renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -68,25 +79,29 @@ open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; �
 open import Relation.Nullary using (¬_; yes; no)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; gcnt; inv; ers; opt; optP; emitT; wr0; rl0; okP; _[_≔_])
+  using (St; gcnt; inv; ers; opt; optP; emitT; wr0; rl0; rlX; Valid; okP; _[_≔_])
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (konsS; konsPg; optL)
-open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st)
-open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; ues; ⟪_,_⟫)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh; ⟦_,_⟧; ghostN)
 open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX)
-open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; konsU)
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; konsU; lzS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (stX; EsRunM; Place; one; _∷_)
+  using (stX; EsRunM; Place; BXone; one; _∷_)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; Z; own; wp; ab; berase; balloc; owners; AllocOK; OwnLoc; upd-self; upd-ne)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (_∈_)
 open import SCFTL.Impl.SpaceUsed using (b2n)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; us; es; vi; cv; gn; Abs; module Abs; t→¬f; nothing≢just)
+  using (Gh; us; es; vi; cv; gn; Abs; module Abs; t→¬f; nothing≢just; vc-pos)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd;
-         Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; step-inv; G0; Start; module Start; start-inv)
+         Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; step-inv; G0; Start; module Start; start-inv;
+         layer-inv)
 open import SCFTL.Impl.SpaceQueued Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (QX; px-queued; run-queued; mem-own; place-other; Taken; taken-run; taken-ret; LayerRel; cfg; step)
+  using (QX; px-queued; run-queued; mem-own; place-other; Taken; taken-run; taken-ret; LayerRel; cfg; step; einv-star)
+open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vc)
+open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-start)
+open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb using (FreshAbove; fresh-ok; fresh-rec)
 import SCFTL.Impl.Space as Spc
 import SCFTL.Spec Data d0 amax wmax as Sp0
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
@@ -482,3 +497,129 @@ LayerBudget L = ∀ {X bl G X' bl' k o p} → Start (cfg L) X bl → Star (step 
 code-budget : ∀ c → Spc.L c ≡ suc amax → Spc.W c ≡ suc wmax → Spc.S c ≡ Z → Spc.K c * Z ≤ suc kmax →
               LayerBudget (record { cfg = c ; step = LStep c })
 code-budget c eL eW eS KZ st r = layer-budget {c} eL eW eS KZ st r
+
+------------------------------------------------------------------------
+-- GC's walk over a victim with no valid sector is never stuck
+
+private
+  -- a page of a block with no valid sector holds none
+  dead-of : ∀ {X bl k o p} → OwnLoc bl → vc X bl k ≡ 0 → own bl k o ≡ just p → ¬ Valid (stX X) p
+  dead-of {X} {bl} {k} {o} {p} ol z e (le , m) =
+    no1≤0 (subst (1 ≤_) z (subst (λ j → 1 ≤ vc X bl j) (cong proj₁ (ol k o p e)) (vc-pos X bl _ p le m)))
+    where
+    no1≤0 : 1 ≤ 0 → ⊥
+    no1≤0 ()
+
+  -- block k's pages below n: one on neither of P's queues, or every one
+  -- on one of them
+  pending? : ∀ s bl k n → (Σ ℕ λ o → Σ ℕ λ p → o < n × own bl k o ≡ just p × qd s p ≡ false)
+                        ⊎ (∀ o p → o < n → own bl k o ≡ just p → qd s p ≡ true)
+  pending? s bl k zero = inj₂ (λ o p ())
+  pending? s bl k (suc n) with pending? s bl k n
+  ... | inj₁ (o , p , lt , e , f) = inj₁ (o , p , ≤-step lt , e , f)
+  ... | inj₂ all with own bl k n in e
+  ...   | nothing = inj₂ λ o p lt e′ → last all lt (λ eo → nothing≢just (trans (sym e) (subst (λ x → own bl k x ≡ just p) eo e′))) e′
+    where
+    last : ∀ {o p} → (∀ o p → o < n → own bl k o ≡ just p → qd s p ≡ true) → o < suc n → o ≢ n →
+           own bl k o ≡ just p → qd s p ≡ true
+    last {o} {p} f (s≤s le) ne e″ = f o p (lt′ le ne) e″
+      where
+      lt′ : ∀ {o n} → o ≤ n → o ≢ n → o < n
+      lt′ {zero} {zero} z≤n ne = ⊥-elim (ne refl)
+      lt′ {zero} {suc n} z≤n ne = s≤s z≤n
+      lt′ {suc o} {suc n} (s≤s le) ne = s≤s (lt′ le (λ e → ne (cong suc e)))
+  ...   | just q with qd s q in f
+  ...     | false = inj₁ (n , q , n<1+n n , e , f)
+  ...     | true  = inj₂ λ o p lt e′ → pick o p lt e′
+    where
+    pick : ∀ o p → o < suc n → own bl k o ≡ just p → qd s p ≡ true
+    pick o p (s≤s le) e′ with o ≟ℕ n
+    ... | yes refl = subst (λ x → qd s x ≡ true) (just-inj (trans (sym e) e′)) f
+    ... | no ne = all o p (lt′ le ne) e′
+      where
+      lt′ : ∀ {o n} → o ≤ n → o ≢ n → o < n
+      lt′ {zero} {zero} z≤n ne = ⊥-elim (ne refl)
+      lt′ {zero} {suc n} z≤n ne = s≤s z≤n
+      lt′ {suc o} {suc n} (s≤s le) ne = s≤s (lt′ le (λ e → ne (cong suc e)))
+
+-- P's relocation of a dead page of the victim that GC has not been
+-- through is a step of the layer (P's `rlX`, in either phase): BXone's
+-- relocation, no L2P entry changed, and the victim's count of pages on
+-- P's queues one up
+dead-walk : ∀ {c G X bl k o p} → Spc.K c * Z ≤ suc kmax → LInv c (G , X , bl) → GB c (G , X , bl) → FreshAbove X bl →
+            cv G ≡ just k → o < wp bl k → own bl k o ≡ just p → qd (stX X) p ≡ false → ¬ Valid (stX X) p →
+            Σ XS λ X' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl) ×
+                        LStep c (G , X , bl) (G , X' , bl) × (∀ j → vc X' bl j ≡ vc X bl j) × suc (done X bl k) ≤ done X' bl k
+dead-walk {c} {G} {false , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
+  X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk , (λ _ → refl) , inc
+  where
+  s = st (su S)
+  u′ = ⟪ rlX p s , ues (su S) ⟫
+  X′ : XS
+  X′ = false , ⟦ u′ , ghostN u′ ⟧
+  gk = gc-budget {c} {G} {false , S} {bl} KZ B cvk lt eo qf
+  okr : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) ((false , S) , bl) (X′ , bl)
+  okr = inj₁ (refl , S , refl , ((inj₁ (gk , p , fa k o p eo , inj₂ (nv , refl)) , refl) , refl)) , inj₂ (refl , refl)
+  wk = o , p , lt , eo , qf , upd-self (inv s) p true
+  inc : suc (done (false , S) bl k) ≤ done X′ bl k
+  inc = cnt-inc s (rlX p s) bl bl k (wp bl k) o p (λ _ _ → refl)
+          (λ o′ p′ _ _ x → px-queued (SB.reg (SB.op SB.rl)) {false , S} {X′} (λ ()) (proj₁ okr) p′ x) lt eo qf (inv-qd (rlX p s) p (upd-self (inv s) p true))
+dead-walk {c} {G} {true , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
+  X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk , (λ _ → refl) , inc
+  where
+  s = st (su S)
+  X′ : XS
+  X′ = true , lzS (rlX p s) (gh S)
+  gk = gc-budget {c} {G} {true , S} {bl} KZ B cvk lt eo qf
+  eu : ues (su S) ≡ []
+  eu = proj₁ (proj₁ (ri-of L))
+  okr : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) ((true , S) , bl) (X′ , bl)
+  okr = inj₂ (refl , eu , rlX p s , refl , inj₁ (gk , p , fa k o p eo , inj₂ (nv , refl))) , inj₂ (refl , refl)
+  wk = o , p , lt , eo , qf , upd-self (inv s) p true
+  inc : suc (done (true , S) bl k) ≤ done X′ bl k
+  inc = cnt-inc s (rlX p s) bl bl k (wp bl k) o p (λ _ _ → refl)
+          (λ o′ p′ _ _ x → px-queued (SB.reg (SB.op SB.rl)) {true , S} {X′} (λ ()) (proj₁ okr) p′ x) lt eo qf (inv-qd (rlX p s) p (upd-self (inv s) p true))
+
+module _ {c : Spc.Config} (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax) (eS : Spc.S c ≡ Z)
+         (KZ : Spc.K c * Z ≤ suc kmax) where
+
+  private
+    no-room : ∀ {n} → suc n ≤ n → ⊥
+    no-room {suc n} (s≤s le) = no-room le
+
+    -- by the victim's pages not yet queued (at most `m`)
+    walk : ∀ m {G X bl k} → LInv c (G , X , bl) → GB c (G , X , bl) → FreshAbove X bl → cv G ≡ just k →
+           vc X bl k ≡ 0 → wp bl k ≤ done X bl k + m →
+           Σ XS λ X' → Star (LStep c) (G , X , bl) (record G { cv = nothing } , X' , bl)
+    walk m {G} {X} {bl} {k} L B fa cvk z fuel with pending? (stX X) bl k (wp bl k)
+    ... | inj₂ all = X , ldone cvk z all ◅ ε
+    ... | inj₁ (o , p , lt , e , f) with dead-walk {c} {G} {X} {bl} {k} {o} {p} KZ L B fa cvk lt e f
+                                           (dead-of {X} {bl} {k} {o} {p} (proj₂ (ri-of L)) z e) | m
+    ...   | X1 , ok1 , st1 , vq , inc | zero =
+      ⊥-elim (no-room (≤-trans (cnt< (stX X) bl k (wp bl k) o p lt e f) (subst (wp bl k ≤_) (+-identityʳ (done X bl k)) fuel)))
+    ...   | X1 , ok1 , st1 , vq , inc | suc m′ with
+      walk m′ {G} {X1} {bl} {k} (step-inv eL eW eS L st1) (gb-step L B st1)
+           (fresh-ok (SB.reg (SB.op SB.rl)) {X} {X1} {bl} {bl} fa ok1) cvk (trans (vq k) z)
+           (≤-trans fuel (subst (_≤ done X1 bl k + m′) (sym (+-suc (done X bl k) m′)) (+-monoˡ-≤ m′ inc)))
+    ...     | X′ , r = X′ , st1 ◅ r
+
+  -- **a victim with no valid sector: in every state of the layer with
+  -- the budget invariant, GC goes through each of its pages (P's `rlX`)
+  -- and ends it** — the walk mutant 53 gets stuck in
+  dead-victim-ends : ∀ {G X bl k} → LInv c (G , X , bl) → GB c (G , X , bl) → FreshAbove X bl → cv G ≡ just k →
+                     vc X bl k ≡ 0 → Σ XS λ X' → Star (LStep c) (G , X , bl) (record G { cv = nothing } , X' , bl)
+  dead-victim-ends {G} {X} {bl} {k} L B fa cvk z =
+    walk (wp bl k) L B fa cvk z (subst (wp bl k ≤_) (+-comm (wp bl k) (done X bl k)) (m≤m+n (wp bl k) (done X bl k)))
+
+-- so in every state the layer reaches from the first recovery of a new
+-- disk where GC moves a victim with no valid sector, the layer can end it
+layer-dead-victim-ends : ∀ {c X0 bl0 X1 bl1 G X bl k} → Spc.L c ≡ suc amax → Spc.W c ≡ suc wmax → Spc.S c ≡ Z →
+                         Spc.K c * Z ≤ suc kmax →
+                         SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Spc.P c →
+                         Star (LStep c) (G0 , X1 , bl1) (G , X , bl) → cv G ≡ just k → vc X bl k ≡ 0 →
+                         Σ XS λ X' → Star (LStep c) (G , X , bl) (record G { cv = nothing } , X' , bl)
+layer-dead-victim-ends {c} {X0} {bl0} {X1} {bl1} eL eW eS KZ new rec abP run cvk z =
+  dead-victim-ends eL eW eS KZ (layer-inv eL eW eS st0 run) (gb-star eL eW eS (start-inv st0) (gb-start st0) run)
+    (proj₁ (einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (t→¬f e refl)) run)) cvk z
+  where
+  st0 = new-start new rec abP

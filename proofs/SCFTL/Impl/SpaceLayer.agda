@@ -320,6 +320,12 @@ runI R = inj₂ (inj₁ R)
 retI : ∀ {c s} → Retired c s → LInv c s
 retI R = inj₂ (inj₂ R)
 
+-- BXone's invariant, in each of the three states
+ri-of : ∀ {c G X bl} → LInv c (G , X , bl) → OBX.RI (X , bl)
+ri-of (inj₁ F) = Fresh.ri F
+ri-of (inj₂ (inj₁ R)) = Run.ri R
+ri-of (inj₂ (inj₂ Rt)) = Retired.ri Rt
+
 ------------------------------------------------------------------------
 -- Counts
 

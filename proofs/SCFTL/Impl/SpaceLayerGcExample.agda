@@ -37,7 +37,9 @@
 --                 (`space-progress-one`);
 --   `budget-here` : at GC's start, with the victim's page on neither of
 --                 P's queues, P's relocation guard holds
---                 (SCFTL.Impl.SpaceGcBound's `code-budget`);
+--                 (SCFTL.Impl.SpaceGcBound's `code-budget`), and the
+--                 layer can end the victim (`ends-here`,
+--                 `layer-dead-victim-ends`);
 --   `live-here` : the state after the fourth step is one of `gc-live`'s
 --                 (GC needed for the next block, a free one there);
 --   `step9b`, `not-yet`, `after-barrier` : the epoch ended by a barrier
@@ -75,7 +77,7 @@ open import SCFTL.Impl.SpaceLayer Bool false 0 0 0 4 _≟B_ 2 0
   using (LS; LStep; lw; lwa; lret; lbar; lfl; lgcm; lrl; ldone; lera; G0; endEp; Start; usedOf; layer-inv; gc-live)
 open import SCFTL.Impl.SpaceLayerStart Bool false 0 0 0 4 _≟B_ 2 0 using (new-start; space-progress-one)
 open import SCFTL.Impl.SpaceQueued Bool false 0 0 0 4 _≟B_ 2 0 using (QInv; layer-queued; synced-erase)
-open import SCFTL.Impl.SpaceGcBound Bool false 0 0 0 4 _≟B_ 2 0 using (code-budget)
+open import SCFTL.Impl.SpaceGcBound Bool false 0 0 0 4 _≟B_ 2 0 using (code-budget; layer-dead-victim-ends)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Bool false 0 0 4 as SB
 
@@ -213,6 +215,12 @@ step6 = lgcm refl refl (le 1 4) (le 1 1) (le 2 2) z≤n
 budget-here : gcnt (st u5) ≤ 0
 budget-here = code-budget cfgG refl refl refl (le 1 1) start1 (step1 ◅ step2 ◅ step3 ◅ step4 ◅ step5 ◅ step6 ◅ ε)
                 refl (s≤s z≤n) refl refl
+
+-- and the layer can end that victim (`layer-dead-victim-ends`: block 0
+-- holds no valid sector; the run is step7, step8)
+ends-here : Σ (Bool × SU) λ X′ → Star (LStep cfgG) (Ge , X u5 , bl4) (record Ge { cv = nothing } , X′ , bl4)
+ends-here = layer-dead-victim-ends refl refl refl (le 1 1) new0 rec1 (le 1 4)
+              (step1 ◅ step2 ◅ step3 ◅ step4 ◅ step5 ◅ step6 ◅ ε) refl refl
 
 -- P's relocation of the victim's dead page: onto P's invalid queue
 step7 : LStep cfgG (Ge , X u5 , bl4) (Ge , X u6 , bl4)

@@ -114,7 +114,7 @@ open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; es; vi; cv; gn; Abs; module Abs; t→¬f; f≢t; nothing≢just)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; LStepT; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp; Relocated; qd;
-         Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; step-inv; G0; Start; start-inv;
+         Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; step-inv; G0; Start; start-inv;
          layer-inv; usedOf; Placed)
 open import Data.List.Relation.Unary.Any using (Any) renaming (here to hd; there to tl)
 open import Data.Nat.Base using (zero; suc; _<_; _≤_)
@@ -564,9 +564,7 @@ layer-erase {G} {X} {bl} {k} ph ol Q noinv esk ne =
 
 private
   ownloc-of : ∀ {c G X bl} → LInv c (G , X , bl) → OwnLoc bl
-  ownloc-of (inj₁ F) = proj₂ (Fresh.ri F)
-  ownloc-of (inj₂ (inj₁ R)) = proj₂ (Run.ri R)
-  ownloc-of (inj₂ (inj₂ Rt)) = proj₂ (Retired.ri Rt)
+  ownloc-of L = proj₂ (ri-of L)
 
 -- **after a flush of the layer that stays in PUSBic's phase, every block
 -- it holds erasable and that holds a page is erased by a step of the
