@@ -290,6 +290,15 @@ Bnd G X bl = gcnt (stX X) + zOf (cv G) ≤ gn G * Z + dOf X bl (cv G)
 GB : Spc.Config → LS → Set
 GB c (G , X , bl) = gn G ≤ Spc.K c × (∀ k → wp bl k ≤ Z) × Bnd G X bl
 
+-- a page on neither queue is not invalid; an invalid page is on one
+qd-inv : ∀ s p → qd s p ≡ false → inv s p ≡ false
+qd-inv s p e with inv s p
+... | true  = e
+... | false = refl
+
+inv-qd : ∀ s p → inv s p ≡ true → qd s p ≡ true
+inv-qd s p e rewrite e = refl
+
 private
   dOf-mono : ∀ {X X' bl bl'} m → (∀ j → m ≡ just j → done X bl j ≤ done X' bl' j) → dOf X bl m ≤ dOf X' bl' m
   dOf-mono nothing  f = z≤n
@@ -319,14 +328,6 @@ private
   erase-wpZ {bl} k wz j with j ≟ℕ k
   ... | yes refl = subst (_≤ Z) (sym (upd-self (wp bl) j 0)) z≤n
   ... | no ne    = subst (_≤ Z) (sym (upd-ne (wp bl) j k 0 ne)) (wz j)
-
-  qd-inv : ∀ s p → qd s p ≡ false → inv s p ≡ false
-  qd-inv s p e with inv s p
-  ... | true  = e
-  ... | false = refl
-
-  inv-qd : ∀ s p → inv s p ≡ true → qd s p ≡ true
-  inv-qd s p e rewrite e = refl
 
   just-inj : ∀ {a b : ℕ} → just a ≡ just b → a ≡ b
   just-inj refl = refl
