@@ -227,24 +227,25 @@ guard-clear s p e =
         (subst (AvoidAll p) (sym (follow-nothing kc (gen s) (Rof s) (Dof s))) AvoidAll.[]) ,
   subst (λ l → AvoidAll p (topOf (acc (gen s) (Dof s) (map cur l)))) (sym e) AvoidAll.[]
 
--- one erase step of PX, staying clear
-es-step : ∀ X p → Clear X → ers (stX X) p ≡ true → Σ XS λ X1 → EsM X p X1 × Clear X1
+-- one erase step of PX, staying clear and in its phase
+es-step : ∀ X p → Clear X → ers (stX X) p ≡ true → Σ XS λ X1 → EsM X p X1 × Clear X1 × proj₁ X1 ≡ proj₁ X
 es-step (false , ⟦ ⟪ s , us ⟫ , g ⟧) p _ ep =
   (false , ⟦ ⟪ esF p s , us ⟫ , ghostN ⟪ esF p s , us ⟫ ⟧) ,
-  (inj₁ (refl , _ , refl , (((p , ep , refl) , refl) , refl)) , refl) , tt
+  (inj₁ (refl , _ , refl , (((p , ep , refl) , refl) , refl)) , refl) , tt , refl
 es-step (true , S) p (ue , e) ep =
   (true , lzS (esF p (st (su S))) (gh S)) ,
-  (inj₂ (refl , ue , esF p (st (su S)) , refl , (p , ep , guard-clear (st (su S)) p e , refl)) , refl) , (refl , e)
+  (inj₂ (refl , ue , esF p (st (su S)) , refl , (p , ep , guard-clear (st (su S)) p e , refl)) , refl) , (refl , e) , refl
 
--- a run of erase steps over distinct erasable pages
+-- a run of erase steps over distinct erasable pages (in the phase it
+-- starts in)
 es-run : ∀ X ps → Clear X → All (λ q → ers (stX X) q ≡ true) ps → AllPairs _≢_ ps → ps ≢ [] →
-         Σ XS λ X' → EsRunM X ps X'
+         Σ XS λ X' → EsRunM X ps X' × proj₁ X' ≡ proj₁ X
 es-run X [] _ _ _ ne = ⊥-elim (ne refl)
 es-run X (p ∷ []) c (ep ∷ []) _ _ with es-step X p c ep
-... | X1 , st1 , _ = X1 , one st1
+... | X1 , st1 , _ , ph = X1 , one st1 , ph
 es-run X (p ∷ q ∷ qs) c (ep ∷ eqs) (d ∷ ds) _ with es-step X p c ep
-... | X1 , st1 , c1 with proj₂ st1
-...   | e1 = let R = es-run X1 (q ∷ qs) c1 (still eqs d) ds (λ ()) in proj₁ R , st1 ∷ proj₂ R
+... | X1 , st1 , c1 , ph with proj₂ st1
+...   | e1 = let R = es-run X1 (q ∷ qs) c1 (still eqs d) ds (λ ()) in proj₁ R , st1 ∷ proj₁ (proj₂ R) , trans (proj₂ (proj₂ R)) ph
   where
     still : ∀ {rs} → All (λ r → ers (stX X) r ≡ true) rs → All (p ≢_) rs → All (λ r → ers (stX X1) r ≡ true) rs
     still [] [] = []
@@ -283,7 +284,7 @@ bx-rec-erase : ∀ {X bl X' bl'} → OwnLoc bl → SB.Model.ok BXone SB.recover 
                (∀ o q → own bl' k o ≡ just q → Unnamed (l2p (stX X')) q) →
                Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl') (X'' , berase k bl')
 bx-rec-erase {X} {bl} {X'} ol (o , refl) k ne un =
-  proj₁ R , k , proj₂ R , refl
+  proj₁ R , k , proj₁ (proj₂ R) , refl
   where
     R = es-run X' (owners (forget (nxt (stX X')) bl) k) (rec-clear {X} {X'} o)
                (bx-rec-owners {X} {bl} {X'} (o , refl) k un)

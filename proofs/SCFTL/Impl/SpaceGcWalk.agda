@@ -42,7 +42,7 @@ module SCFTL.Impl.SpaceGcWalk (Data : Set) (d0 : Data) (amax wmax kmax umax : �
 
 open import Data.Bool.Base using (Bool; true; false)
 open import Data.Empty using (⊥; ⊥-elim)
-open import Data.List.Base using ([])
+open import Data.List.Base using ([]; _∷_)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _*_; _<_; _≤_; z≤n; s≤s)
 open import Data.Nat.Properties using (≤-refl; <-irrefl; m≤n⇒m<n∨m≡n) renaming (_≟_ to _≟ℕ_)
@@ -52,18 +52,18 @@ open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym
 open import Relation.Nullary using (¬_; yes; no)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; l2p; inv; nxt; rl0; p2l; Valid; cur; erased)
+  using (St; l2p; inv; ers; nxt; rl0; p2l; Valid; cur; erased; _[_≔_])
 open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; ues; ⟪_,_⟫)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh; ⟦_,_⟧; ghostN)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; lzS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; Place; BXone)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; Z; own; wp; ab; fr; loc; act; cellOf; phys; berase; balloc; Opens; AllocOK; OwnLoc; upd-self; upd-ne)
+  using (BL; Z; own; wp; ab; fr; loc; act; actB-below; cellOf; phys; berase; balloc; owners; ownersB; Opens; AllocOK; OwnLoc; upd-self; upd-ne)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb using (FreshAbove; fresh-next)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; us; es; vi; cv; Abs; module Abs; FrWp; FromVictim; nothing≢just)
+  using (Gh; us; es; vi; cv; Abs; module Abs; FrWp; FromVictim; nothing≢just) renaming (t→¬f to t→¬f′; gn to gn′)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd; Walk;
+  using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd; Walk; Classed;
          Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; Start; module Start)
 open import SCFTL.Impl.SpaceQueued Data d0 amax wmax kmax umax _≟D_ kc zb
   using (QX; px-queued; place-other; taken-run; taken-ret)
@@ -255,3 +255,168 @@ valid-walk {c} {G} {true , S} {bl} {k} {o} {p} {kb} KZ L B fa A cvk lt eo qf vp 
           (cnt-inc s (rl0 p s) bl (balloc kb n bl) k (wp bl k) o p (λ o′ _ → proj₂ P o′)
                    (λ o′ p′ _ _ x → px-queued (SB.reg (SB.op SB.rl)) {true , S} {X′} (λ ()) (proj₁ okr) p′ x)
                    lt eo qf (inv-qd (rl0 p s) p (upd-self (inv s) p true)))
+
+------------------------------------------------------------------------
+-- Two more facts of the layer's blocks: every page below a write pointer
+-- holds an incarnation, and every block in one of the ghost's classes is
+-- full
+
+Dense : BL → Set
+Dense bl = ∀ k o → o < wp bl k → Σ ℕ λ p → own bl k o ≡ just p
+
+dense-balloc : ∀ {bl} k n → Dense bl → Dense (balloc k n bl)
+dense-balloc {bl} k n D j o lt with j ≟ℕ k
+... | no ne = subst (λ m → Σ ℕ λ p → m ≡ just p) (sym (cong (λ f → f o) (upd-ne (own bl) j k _ ne)))
+                    (D j o (subst (o <_) (upd-ne (wp bl) j k _ ne) lt))
+... | yes refl with o ≟ℕ wp bl j
+...   | yes refl = n , trans (cong (λ f → f o) (upd-self (own bl) j _)) (upd-self (act bl j) o (just n))
+...   | no no′ = subst (λ m → Σ ℕ λ p → m ≡ just p)
+                       (sym (trans (cong (λ f → f o) (upd-self (own bl) j _))
+                                   (trans (upd-ne (act bl j) o (wp bl j) (just n) no′) (actB-below (wp bl j) (own bl j) o lt′))))
+                       (D j o lt′)
+  where
+  lt″ : o < suc (wp bl j)
+  lt″ = subst (o <_) (upd-self (wp bl) j _) lt
+  lt′ : o < wp bl j
+  lt′ = below lt″ no′
+    where
+    below : ∀ {o w} → o < suc w → o ≢ w → o < w
+    below {zero} {zero} _ ne = ⊥-elim (ne refl)
+    below {zero} {suc w} _ _ = s≤s z≤n
+    below {suc o} {zero} (s≤s ()) _
+    below {suc o} {suc w} (s≤s le) ne = s≤s (below le (λ e → ne (cong suc e)))
+
+dense-berase : ∀ {bl} k → Dense bl → Dense (berase k bl)
+dense-berase {bl} k D j o lt with j ≟ℕ k
+... | yes refl = ⊥-elim (no< (subst (o <_) (upd-self (wp bl) j 0) lt))
+  where
+  no< : ∀ {o} → o < 0 → ⊥
+  no< ()
+... | no ne = D j o (subst (o <_) (upd-ne (wp bl) j k 0 ne) lt)
+
+dense-place : ∀ {X X' bl bl'} → Place X X' bl bl' → Dense bl → Dense bl'
+dense-place {X} {bl = bl} (inj₁ (_ , k , _ , refl)) D = dense-balloc {bl} k (nxt (stX X)) D
+dense-place (inj₂ (_ , refl)) D = D
+
+dense-step : ∀ {c G X bl G' X' bl'} → Dense bl → LStep c (G , X , bl) (G' , X' , bl') → Dense bl'
+dense-step {X = X} {X' = X'} D (lw (_ , pl) _ _ _) = dense-place {X} {X'} pl D
+dense-step {X = X} {X' = X'} D (lwa (_ , pl) _ _ _ _ _ _) = dense-place {X} {X'} pl D
+dense-step D (lret _ _ _ _) = D
+dense-step {X = X} {X' = X'} D (lwr (_ , pl) _ _ _ _ _ _) = dense-place {X} {X'} pl D
+dense-step D (lfl (_ , refl) _ _) = D
+dense-step D (lbar (_ , refl) _ _) = D
+dense-step D (lsy (_ , refl)) = D
+dense-step {bl = bl} D (lera (k , _ , refl) _ _) = dense-berase {bl} k D
+dense-step D (lgcm _ _ _ _ _ _) = D
+dense-step {X = X} {X' = X'} D (lrl _ (_ , pl) _ _ _) = dense-place {X} {X'} pl D
+dense-step {X = X} {X' = X'} D (lrla _ (_ , pl) _ _ _ _ _ _) = dense-place {X} {X'} pl D
+dense-step {X = X} {X' = X'} D (lrlr _ (_ , pl) _ _ _ _ _ _) = dense-place {X} {X'} pl D
+dense-step D (ldone _ _ _) = D
+
+dense-start : ∀ {c X bl} → Start c X bl → Dense bl
+dense-start st k o lt = ⊥-elim (no< (subst (o <_) (Start.allWp st k) lt))
+  where
+  no< : ∀ {o} → o < 0 → ⊥
+  no< ()
+
+-- a block in one of the ghost's classes is full
+FullC : Gh → BL → Set
+FullC G bl = ∀ k → Classed G k → wp bl k ≡ Z
+
+private
+  -- a placement takes a block below its end, so never a full one
+  full-apart : ∀ {X bl j} → wp bl j ≡ Z → ∀ kb → AllocOK (stX X) bl kb → kb ≢ j
+  full-apart {bl = bl} f kb (_ , lt , _) refl = <-irrefl f lt
+
+  fullc-place : ∀ {G X X' bl bl'} → Place X X' bl bl' → FullC G bl → FullC G bl'
+  fullc-place {G} {X} {X'} {bl} {bl'} pl F j cj =
+    trans (proj₁ (place-other {X} {X'} {bl} {bl'} {j} pl (full-apart {X} {bl} {j} (F j cj)))) (F j cj)
+
+  -- the classes after a block joins the used ones
+  cl-us : ∀ {G j k} → Classed (record G { us = us G [ k ≔ true ] }) j → j ≡ k ⊎ Classed G j
+  cl-us {G} {j} {k} (inj₁ u) with j ≟ℕ k
+  ... | yes e = inj₁ e
+  ... | no ne = inj₂ (inj₁ (trans (sym (upd-ne (us G) j k true ne)) u))
+  cl-us (inj₂ x) = inj₂ (inj₂ x)
+
+  fullc-us : ∀ {G bl k} → wp bl k ≡ Z → FullC G bl → FullC (record G { us = us G [ k ≔ true ] }) bl
+  fullc-us {G} {bl} {k} full F j cj with cl-us {G} {j} {k} cj
+  ... | inj₁ refl = full
+  ... | inj₂ c = F j c
+
+  ∨-split : ∀ {x y} → (x Data.Bool.Base.∨ y) ≡ true → x ≡ true ⊎ y ≡ true
+  ∨-split {true} _ = inj₁ refl
+  ∨-split {false} e = inj₂ e
+
+-- every step of the layer keeps it, given that a used block and a victim
+-- are not erasable (the abstraction's disjoint classes)
+fullc-core : ∀ {c G X bl G' X' bl'} → (∀ k → es G k ≡ true → us G k ≡ false × vi G k ≡ false) →
+             FullC G bl → LStep c (G , X , bl) (G' , X' , bl') → FullC G' bl'
+fullc-core {G = G} {X} {bl} {X' = X'} ue F (lw (_ , pl) _ _ _) = fullc-place {G} {X} {X'} pl F
+fullc-core {G = G} {X} {bl} {X' = X'} ue F (lwa {bl' = bl'} (_ , pl) moved kP full _ _ _) =
+  fullc-us {G} {bl'} {ab bl} (trans (proj₁ (place-other {X} {X'} {bl} {bl'} {ab bl} pl (full-apart {X} {bl} {ab bl} full))) full)
+    (fullc-place {G} {X} {X'} pl F)
+fullc-core {G = G} {X} {bl} ue F (lret full _ _ _) = fullc-us {G} {bl} {ab bl} full F
+fullc-core {G = G} {X} {bl} {X' = X'} ue F (lwr (_ , pl) _ _ _ _ _ _) = fullc-place {G} {X} {X'} pl F
+fullc-core {G = G} ue F (lfl (_ , refl) _ _) j (inj₁ u) = F j (inj₁ u)
+fullc-core {G = G} ue F (lfl (_ , refl) _ _) j (inj₂ (inj₁ ()))
+fullc-core {G = G} ue F (lfl (_ , refl) _ _) j (inj₂ (inj₂ e)) with ∨-split {es G j} e
+... | inj₁ x = F j (inj₂ (inj₂ x))
+... | inj₂ v = F j (inj₂ (inj₁ v))
+fullc-core {G = G} ue F (lbar (_ , refl) _ _) j (inj₁ u) = F j (inj₁ u)
+fullc-core {G = G} ue F (lbar (_ , refl) _ _) j (inj₂ (inj₁ ()))
+fullc-core {G = G} ue F (lbar (_ , refl) _ _) j (inj₂ (inj₂ e)) with ∨-split {es G j} e
+... | inj₁ x = F j (inj₂ (inj₂ x))
+... | inj₂ v = F j (inj₂ (inj₁ v))
+fullc-core ue F (lsy (_ , refl)) = F
+fullc-core {G = G} {bl = bl} ue F (lera (k , _ , refl) esk _) j cj with j ≟ℕ k
+... | yes refl = ⊥-elim (gone cj)
+  where
+  gone : Classed (record G { es = es G [ j ≔ false ] }) j → ⊥
+  gone (inj₁ u) = t→¬f′ u (proj₁ (ue j esk))
+  gone (inj₂ (inj₁ v)) = t→¬f′ v (proj₂ (ue j esk))
+  gone (inj₂ (inj₂ e)) = t→¬f′ e (upd-self (es G) j false)
+... | no ne = trans (upd-ne (wp bl) j k 0 ne) (F j (back cj))
+  where
+  back : Classed (record G { es = es G [ k ≔ false ] }) j → Classed G j
+  back (inj₁ u) = inj₁ u
+  back (inj₂ (inj₁ v)) = inj₂ (inj₁ v)
+  back (inj₂ (inj₂ e)) = inj₂ (inj₂ (trans (sym (upd-ne (es G) j k false ne)) e))
+fullc-core {G = G} ue F (lgcm {k = k} _ usk _ _ _ _) j cj with j ≟ℕ k
+... | yes refl = F j (inj₁ usk)
+... | no ne = F j (back cj)
+  where
+  back : Classed (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn′ G) }) j → Classed G j
+  back (inj₁ u) = inj₁ (trans (sym (upd-ne (us G) j k false ne)) u)
+  back (inj₂ (inj₁ v)) = inj₂ (inj₁ (trans (sym (upd-ne (vi G) j k true ne)) v))
+  back (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
+fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrl _ (_ , pl) _ _ _) = fullc-place {G} {X} {X'} pl F
+fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrla {bl' = bl'} _ (_ , pl) moved kP full _ _ _) =
+  fullc-us {G} {bl'} {ab bl} (trans (proj₁ (place-other {X} {X'} {bl} {bl'} {ab bl} pl (full-apart {X} {bl} {ab bl} full))) full)
+    (fullc-place {G} {X} {X'} pl F)
+fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrlr _ (_ , pl) _ _ _ _ _ _) = fullc-place {G} {X} {X'} pl F
+fullc-core ue F (ldone _ _ _) = F
+
+fullc-step : ∀ {c G X bl G' X' bl'} → LInv c (G , X , bl) → FullC G bl → LStep c (G , X , bl) (G' , X' , bl') → FullC G' bl'
+fullc-step (inj₁ F′) = fullc-core (λ k e → ⊥-elim (t→¬f′ e (Fresh.noEs F′ k)))
+fullc-step (inj₂ (inj₁ R)) = fullc-core (λ k e → ue (Abs.usE (Run.abs R) k) e , Abs.esV (Run.abs R) k e)
+  where
+  ue : ∀ {u e} → (u ≡ true → e ≡ false) → e ≡ true → u ≡ false
+  ue {false} f _ = refl
+  ue {true} f e = ⊥-elim (t→¬f′ e (f refl))
+fullc-step (inj₂ (inj₂ Rt)) = fullc-core (λ k e → ue (Abs.usE (Retired.abs Rt) k) e , Abs.esV (Retired.abs Rt) k e)
+  where
+  ue : ∀ {u e} → (u ≡ true → e ≡ false) → e ≡ true → u ≡ false
+  ue {false} f _ = refl
+  ue {true} f e = ⊥-elim (t→¬f′ e (f refl))
+
+-- a full block has pages to erase
+owners-ne : ∀ {bl k} → Dense bl → wp bl k ≡ Z → owners bl k ≢ []
+owners-ne {bl} {k} D full e with D k zb (subst (zb <_) (sym full) ≤-refl)
+... | p , eo = nil (subst (λ w → ownersB bl k w ≡ []) full e)
+  where
+  nil : ownersB bl k Z ≢ []
+  nil n rewrite eo = cons≢ n
+    where
+    cons≢ : ∀ {A : Set} {x : A} {xs} → x ∷ xs ≢ []
+    cons≢ ()

@@ -546,15 +546,22 @@ inv-flush (inj₂ (refl , _)) ()
 -- P's erasable queue has its block erase as a step of BXone
 -- (RecoveryReclaim's `es-run`: P's erase of each page); so, with no page
 -- on P's invalid queue, has every block the layer holds erasable
-layer-erase-ers : ∀ {X bl k} → proj₁ X ≡ false → OwnLoc bl →
-                  (∀ o p → o < wp bl k → own bl k o ≡ just p → ers (stX X) p ≡ true) → owners bl k ≢ [] →
-                  Σ XS λ X' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , berase k bl)
-layer-erase-ers {false , S} {bl} {k} refl ol E ne = proj₁ R , k , proj₂ R , refl
+-- ... as P's erase of each page, staying in PUSBic's phase
+erase-run : ∀ {X bl k} → proj₁ X ≡ false → OwnLoc bl →
+            (∀ o p → o < wp bl k → own bl k o ≡ just p → ers (stX X) p ≡ true) → owners bl k ≢ [] →
+            Σ XS λ X' → EsRunM X (owners bl k) X' × proj₁ X' ≡ false
+erase-run {false , S} {bl} {k} refl ol E ne = proj₁ R , proj₁ (proj₂ R) , proj₂ (proj₂ R)
   where
   ers-of : ∀ {r} → (Σ ℕ λ o → o < wp bl k × own bl k o ≡ just r) → ers (stX (false , S)) r ≡ true
   ers-of {r} (o , lt , e) = E o r lt e
   R = es-run (false , S) (owners bl k) tt (All.map ers-of (ownersB-at bl k (wp bl k)))
              (ownersB-distinct bl k (wp bl k) ol) ne
+
+layer-erase-ers : ∀ {X bl k} → proj₁ X ≡ false → OwnLoc bl →
+                  (∀ o p → o < wp bl k → own bl k o ≡ just p → ers (stX X) p ≡ true) → owners bl k ≢ [] →
+                  Σ XS λ X' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X , bl) (X' , berase k bl)
+layer-erase-ers {X} {bl} {k} ph ol E ne = proj₁ R , k , proj₁ (proj₂ R) , refl
+  where R = erase-run {X} {bl} {k} ph ol E ne
 
 layer-erase : ∀ {G X bl k} → proj₁ X ≡ false → OwnLoc bl → QInv (G , X , bl) →
               (∀ p → inv (stX X) p ≡ false) → es G k ≡ true → owners bl k ≢ [] →
@@ -802,26 +809,21 @@ private
 
 -- **after an epoch barrier, the SYNC that makes its epochs durable
 -- releases the victims' pages, and the block erase follows**: in every
--- state the layer reaches from the first recovery of a new disk that is
--- in PUSBic's phase, for every block the layer holds erasable that holds
--- a page, a SYNC of the layer (`lsy`: PU's SYNC of every unsynced epoch,
--- releasing every invalid page the map it makes stable does not name)
--- leads to a state from which the block erase is a step of BXone — the
--- code's `sync_barriers` before it erases
-synced-erase : ∀ {c X0 bl0 X1 bl1 G X bl k} → Spc.L c ≡ suc amax → Spc.W c ≡ suc wmax → Spc.S c ≡ Z →
-               SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Spc.P c →
-               Star (LStep c) (G0 , X1 , bl1) (G , X , bl) → proj₁ X ≡ false → es G k ≡ true → owners bl k ≢ [] →
-               Σ XS λ X' → LStep c (G , X , bl) (G , X' , bl) × proj₁ X' ≡ false ×
-               Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl) (X'' , berase k bl)
-synced-erase {c} {X0} {bl0} {X1} {bl1} {G} {false , S} {bl} {k} eL eW eS new rec abP run refl esk ne =
-  X′ , lsy (sy , refl) , refl , layer-erase-ers {X′} {bl} {k} refl (ownloc-of {c} {G} {false , S} {bl} L) ers′ ne
+-- state of the layer's invariants in PUSBic's phase, for every block the
+-- layer holds erasable that holds a page, a SYNC of the layer (`lsy`:
+-- PU's SYNC of every unsynced epoch, releasing every invalid page the
+-- map it makes stable does not name) leads to a state from which the
+-- block erase is P's erase of each of its pages, in the same phase — the
+-- code's `sync_barriers` before it erases.  The SYNC puts no page on a
+-- queue that was on neither (it releases invalid pages only).
+sync-erase : ∀ {c G S bl k} → LInv c (G , (false , S) , bl) → QInv (G , (false , S) , bl) → EInv (G , (false , S) , bl) →
+             es G k ≡ true → owners bl k ≢ [] →
+             Σ XS λ X' → LStep c (G , (false , S) , bl) (G , X' , bl) × proj₁ X' ≡ false ×
+               (∀ p → qd (stX (false , S)) p ≡ false → qd (stX X') p ≡ false) ×
+               Σ XS λ X'' → EsRunM X' (owners bl k) X'' × proj₁ X'' ≡ false
+sync-erase {c} {G} {S} {bl} {k} L Q E esk ne =
+  X′ , lsy (sy , refl) , refl , unq , erase-run {X′} {bl} {k} refl (ownloc-of {c} {G} {false , S} {bl} L) ers′ ne
   where
-  st0 = new-start new rec abP
-  L = layer-inv eL eW eS st0 run
-  Q : QInv (G , (false , S) , bl)
-  Q = layer-queued eL eW eS st0 run
-  E : EInv (G , (false , S) , bl)
-  E = einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (f≢t e)) run
   s = st (su S)
   M = lastX (false , S)
   r : ℕ → Bool
@@ -837,3 +839,20 @@ synced-erase {c} {X0} {bl0} {X1} {bl1} {G} {false , S} {bl} {k} eL eW eS new rec
   ers′ o p lt e = released (inv s p) (ers s p) (r p) (Q k (inj₁ esk) o p lt e)
                     (subst (λ b → (inv s p ∧ not b) ≡ inv s p) (sym (nmd-unnamed M amax p (proj₂ (proj₂ E k esk o p lt e))))
                            (∧-identityʳ (inv s p)))
+  unq : ∀ p → qd s p ≡ false → qd (stX X′) p ≡ false
+  unq p q with inv s p | ers s p
+  ... | false | false = refl
+  ... | true  | _     = ⊥-elim (t→¬f refl q)
+  ... | false | true  = ⊥-elim (t→¬f refl q)
+
+-- the same from the first recovery of a new disk
+synced-erase : ∀ {c X0 bl0 X1 bl1 G X bl k} → Spc.L c ≡ suc amax → Spc.W c ≡ suc wmax → Spc.S c ≡ Z →
+               SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Spc.P c →
+               Star (LStep c) (G0 , X1 , bl1) (G , X , bl) → proj₁ X ≡ false → es G k ≡ true → owners bl k ≢ [] →
+               Σ XS λ X' → LStep c (G , X , bl) (G , X' , bl) × proj₁ X' ≡ false ×
+               Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl) (X'' , berase k bl)
+synced-erase {c} {X0} {bl0} {X1} {bl1} {G} {false , S} {bl} {k} eL eW eS new rec abP run refl esk ne
+  with sync-erase {c} {G} {S} {bl} {k} (layer-inv eL eW eS st0 run) (layer-queued eL eW eS st0 run)
+         (einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (f≢t e)) run) esk ne
+  where st0 = new-start new rec abP
+... | X′ , st′ , ph , _ , X″ , rn , _ = X′ , st′ , ph , X″ , k , rn , refl
