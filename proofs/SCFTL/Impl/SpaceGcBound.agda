@@ -299,6 +299,14 @@ qd-inv s p e with inv s p
 inv-qd : ∀ s p → inv s p ≡ true → qd s p ≡ true
 inv-qd s p e rewrite e = refl
 
+-- a block's count over the same pages, with P's queues only growing
+done-keep : ∀ {X X' bl bl' j} → wp bl' j ≡ wp bl j → (∀ o → own bl' j o ≡ own bl j o) →
+            (∀ o p → o < wp bl j → own bl j o ≡ just p → qd (stX X) p ≡ true → qd (stX X') p ≡ true) →
+            done X bl j ≤ done X' bl' j
+done-keep {X} {X'} {bl} {bl'} {j} ew eo q =
+  subst (λ n → cntQ (stX X) bl j (wp bl j) ≤ cntQ (stX X') bl' j n) (sym ew)
+        (cnt-mono (stX X) (stX X') bl bl' j (wp bl j) (λ o _ → eo o) q)
+
 private
   dOf-mono : ∀ {X X' bl bl'} m → (∀ j → m ≡ just j → done X bl j ≤ done X' bl' j) → dOf X bl m ≤ dOf X' bl' m
   dOf-mono nothing  f = z≤n
@@ -309,13 +317,6 @@ private
   bnd-keep {G} {G'} {X} {X'} {bl} {bl'} eg ec en f b rewrite eg | ec | en =
     ≤-trans b (+-monoʳ-≤ (gn G * Z) (dOf-mono {X} {X'} {bl} {bl'} (cv G) f))
 
-  -- a block's count over the same pages, with P's queues only growing
-  done-keep : ∀ {X X' bl bl' j} → wp bl' j ≡ wp bl j → (∀ o → own bl' j o ≡ own bl j o) →
-              (∀ o p → o < wp bl j → own bl j o ≡ just p → qd (stX X) p ≡ true → qd (stX X') p ≡ true) →
-              done X bl j ≤ done X' bl' j
-  done-keep {X} {X'} {bl} {bl'} {j} ew eo q =
-    subst (λ n → cntQ (stX X) bl j (wp bl j) ≤ cntQ (stX X') bl' j n) (sym ew)
-          (cnt-mono (stX X) (stX X') bl bl' j (wp bl j) (λ o _ → eo o) q)
 
   -- a placement: the block it takes below Z, the others as they were
   place-wpZ : ∀ {X X' bl bl'} → Place X X' bl bl' → (∀ k → wp bl k ≤ Z) → ∀ k → wp bl' k ≤ Z
@@ -511,37 +512,37 @@ private
     no1≤0 : 1 ≤ 0 → ⊥
     no1≤0 ()
 
-  -- block k's pages below n: one on neither of P's queues, or every one
-  -- on one of them
-  pending? : ∀ s bl k n → (Σ ℕ λ o → Σ ℕ λ p → o < n × own bl k o ≡ just p × qd s p ≡ false)
-                        ⊎ (∀ o p → o < n → own bl k o ≡ just p → qd s p ≡ true)
-  pending? s bl k zero = inj₂ (λ o p ())
-  pending? s bl k (suc n) with pending? s bl k n
-  ... | inj₁ (o , p , lt , e , f) = inj₁ (o , p , ≤-step lt , e , f)
-  ... | inj₂ all with own bl k n in e
-  ...   | nothing = inj₂ λ o p lt e′ → last all lt (λ eo → nothing≢just (trans (sym e) (subst (λ x → own bl k x ≡ just p) eo e′))) e′
+-- block k's pages below n: one on neither of P's queues, or every one
+-- on one of them
+pending? : ∀ s bl k n → (Σ ℕ λ o → Σ ℕ λ p → o < n × own bl k o ≡ just p × qd s p ≡ false)
+                      ⊎ (∀ o p → o < n → own bl k o ≡ just p → qd s p ≡ true)
+pending? s bl k zero = inj₂ (λ o p ())
+pending? s bl k (suc n) with pending? s bl k n
+... | inj₁ (o , p , lt , e , f) = inj₁ (o , p , ≤-step lt , e , f)
+... | inj₂ all with own bl k n in e
+...   | nothing = inj₂ λ o p lt e′ → last all lt (λ eo → nothing≢just (trans (sym e) (subst (λ x → own bl k x ≡ just p) eo e′))) e′
+  where
+  last : ∀ {o p} → (∀ o p → o < n → own bl k o ≡ just p → qd s p ≡ true) → o < suc n → o ≢ n →
+         own bl k o ≡ just p → qd s p ≡ true
+  last {o} {p} f (s≤s le) ne e″ = f o p (lt′ le ne) e″
     where
-    last : ∀ {o p} → (∀ o p → o < n → own bl k o ≡ just p → qd s p ≡ true) → o < suc n → o ≢ n →
-           own bl k o ≡ just p → qd s p ≡ true
-    last {o} {p} f (s≤s le) ne e″ = f o p (lt′ le ne) e″
-      where
-      lt′ : ∀ {o n} → o ≤ n → o ≢ n → o < n
-      lt′ {zero} {zero} z≤n ne = ⊥-elim (ne refl)
-      lt′ {zero} {suc n} z≤n ne = s≤s z≤n
-      lt′ {suc o} {suc n} (s≤s le) ne = s≤s (lt′ le (λ e → ne (cong suc e)))
-  ...   | just q with qd s q in f
-  ...     | false = inj₁ (n , q , n<1+n n , e , f)
-  ...     | true  = inj₂ λ o p lt e′ → pick o p lt e′
+    lt′ : ∀ {o n} → o ≤ n → o ≢ n → o < n
+    lt′ {zero} {zero} z≤n ne = ⊥-elim (ne refl)
+    lt′ {zero} {suc n} z≤n ne = s≤s z≤n
+    lt′ {suc o} {suc n} (s≤s le) ne = s≤s (lt′ le (λ e → ne (cong suc e)))
+...   | just q with qd s q in f
+...     | false = inj₁ (n , q , n<1+n n , e , f)
+...     | true  = inj₂ λ o p lt e′ → pick o p lt e′
+  where
+  pick : ∀ o p → o < suc n → own bl k o ≡ just p → qd s p ≡ true
+  pick o p (s≤s le) e′ with o ≟ℕ n
+  ... | yes refl = subst (λ x → qd s x ≡ true) (just-inj (trans (sym e) e′)) f
+  ... | no ne = all o p (lt′ le ne) e′
     where
-    pick : ∀ o p → o < suc n → own bl k o ≡ just p → qd s p ≡ true
-    pick o p (s≤s le) e′ with o ≟ℕ n
-    ... | yes refl = subst (λ x → qd s x ≡ true) (just-inj (trans (sym e) e′)) f
-    ... | no ne = all o p (lt′ le ne) e′
-      where
-      lt′ : ∀ {o n} → o ≤ n → o ≢ n → o < n
-      lt′ {zero} {zero} z≤n ne = ⊥-elim (ne refl)
-      lt′ {zero} {suc n} z≤n ne = s≤s z≤n
-      lt′ {suc o} {suc n} (s≤s le) ne = s≤s (lt′ le (λ e → ne (cong suc e)))
+    lt′ : ∀ {o n} → o ≤ n → o ≢ n → o < n
+    lt′ {zero} {zero} z≤n ne = ⊥-elim (ne refl)
+    lt′ {zero} {suc n} z≤n ne = s≤s z≤n
+    lt′ {suc o} {suc n} (s≤s le) ne = s≤s (lt′ le (λ e → ne (cong suc e)))
 
 -- P's relocation of a dead page of the victim that GC has not been
 -- through is a step of the layer (P's `rlX`, in either phase): BXone's
@@ -550,9 +551,10 @@ private
 dead-walk : ∀ {c G X bl k o p} → Spc.K c * Z ≤ suc kmax → LInv c (G , X , bl) → GB c (G , X , bl) → FreshAbove X bl →
             cv G ≡ just k → o < wp bl k → own bl k o ≡ just p → qd (stX X) p ≡ false → ¬ Valid (stX X) p →
             Σ XS λ X' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl) ×
-                        LStep c (G , X , bl) (G , X' , bl) × (∀ j → vc X' bl j ≡ vc X bl j) × suc (done X bl k) ≤ done X' bl k
+                        LStep c (G , X , bl) (G , X' , bl) × (∀ j → vc X' bl j ≡ vc X bl j) × suc (done X bl k) ≤ done X' bl k ×
+                        proj₁ X' ≡ proj₁ X
 dead-walk {c} {G} {false , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
-  X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk , (λ _ → refl) , inc
+  X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk , (λ _ → refl) , inc , refl
   where
   s = st (su S)
   u′ = ⟪ rlX p s , ues (su S) ⟫
@@ -566,7 +568,7 @@ dead-walk {c} {G} {false , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
   inc = cnt-inc s (rlX p s) bl bl k (wp bl k) o p (λ _ _ → refl)
           (λ o′ p′ _ _ x → px-queued (SB.reg (SB.op SB.rl)) {false , S} {X′} (λ ()) (proj₁ okr) p′ x) lt eo qf (inv-qd (rlX p s) p (upd-self (inv s) p true))
 dead-walk {c} {G} {true , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
-  X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk , (λ _ → refl) , inc
+  X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk , (λ _ → refl) , inc , refl
   where
   s = st (su S)
   X′ : XS
@@ -596,9 +598,9 @@ module _ {c : Spc.Config} (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax
     ... | inj₂ all = X , ldone cvk z all ◅ ε
     ... | inj₁ (o , p , lt , e , f) with dead-walk {c} {G} {X} {bl} {k} {o} {p} KZ L B fa cvk lt e f
                                            (dead-of {X} {bl} {k} {o} {p} (proj₂ (ri-of L)) z e) | m
-    ...   | X1 , ok1 , st1 , vq , inc | zero =
+    ...   | X1 , ok1 , st1 , vq , inc , _ | zero =
       ⊥-elim (no-room (≤-trans (cnt< (stX X) bl k (wp bl k) o p lt e f) (subst (wp bl k ≤_) (+-identityʳ (done X bl k)) fuel)))
-    ...   | X1 , ok1 , st1 , vq , inc | suc m′ with
+    ...   | X1 , ok1 , st1 , vq , inc , _ | suc m′ with
       walk m′ {G} {X1} {bl} {k} (step-inv eL eW eS L st1) (gb-step L B st1)
            (fresh-ok (SB.reg (SB.op SB.rl)) {X} {X1} {bl} {bl} fa ok1) cvk (trans (vq k) z)
            (≤-trans fuel (subst (_≤ done X1 bl k + m′) (sym (+-suc (done X bl k) m′)) (+-monoˡ-≤ m′ inc)))

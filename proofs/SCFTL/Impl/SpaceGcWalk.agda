@@ -1,21 +1,21 @@
 {-# OPTIONS --safe --without-K #-}
 ------------------------------------------------------------------------
--- Issue 39, the data superblocks in the one model: GC's relocation of a
--- valid page is a step of the layer.
+-- Issue 39, the data superblocks in the one model: GC of every victim
+-- ends.
 --
 -- SCFTL.Impl.SpaceGcBound showed P's relocation guard holds while the
 -- victim has a page to go, and that a dead page's relocation (P's `rlX`,
 -- which places nothing) is a step.  A valid page's relocation (P's
 -- `rl0`) places the sector again, so the block layer must allocate a
 -- page for it (`AllocOK`: the open block or a free one, below its end,
--- its next physical page erased, P's next page on no physical page).
--- Here:
+-- its next physical page erased, P's next page on no physical page),
+-- and where the only room is a block the layer holds erasable, that
+-- block must be erased first.  Here:
 --
 --   `Above`       : above a started block's write pointer no physical page
 --                   holds an incarnation (a block's first placement clears
 --                   the rest, `act`; an erase sets the pointer to 0);
---                   `above-step`: every step of the layer keeps it,
---                   `above-start`: the start has it;
+--                   `above-step`, `above-start`;
 --   `alloc-ok`    : so the open block with room, and every free block, is
 --                   an allocation the block layer allows (its next
 --                   physical page reads erased);
@@ -28,11 +28,28 @@
 --                   the layer (`lrl` into the open block, `lrla` or
 --                   `lrlr` into a free one, by whether the full open block
 --                   is in one of the ghost's classes), in either phase;
---                   the victim's count of queued pages one up.
+--                   the victim's count of queued pages one up;
+--   `Dense`, `FullC`, `owners-ne` : every page below a write pointer holds
+--                   an incarnation, and every block in one of the ghost's
+--                   classes is full, so a block the layer holds erasable
+--                   has pages to erase (`dense-step`, `fullc-step`);
+--   `queued-unnamed`, `all-queued-vc0` : a page on one of P's queues is
+--                   named by no L2P entry (PUSBic's `GcI`, P's RI), so a
+--                   victim whose every page is queued holds no valid
+--                   sector (`ldone`'s guards both met);
+--   **`victim-ends`** : in every state the layer reaches from the first
+--                   recovery of a new disk in PUSBic's phase, for every
+--                   configuration passing the code's constraints with
+--                   K · Z ≤ kmax + 1, a victim GC has taken is ended by a
+--                   run of the layer: each page not yet queued relocated
+--                   (`rlX` if dead; `rl0` into the open block or a free
+--                   one, and where Space's progress offers only a block
+--                   the layer holds erasable, that block erased first,
+--                   after the SYNC that releases its pages: SpaceQueued's
+--                   `sync-erase`), then `ldone`.
 --
--- Not here: an erasable block as the only room (the erase first, in
--- PUSBic's phase SCFTL.Impl.SpaceQueued's `layer-erase`/`synced-erase`),
--- and the whole walk as one run (proofs/README.md, "Not done", item 1).
+-- Not here: the chain phase's erase (PL's `EraseGuard`, "Not done",
+-- item 1), so the run stays in PUSBic's phase; the layer across a crash.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -40,35 +57,44 @@ open import Relation.Binary.Definitions using (DecidableEquality)
 module SCFTL.Impl.SpaceGcWalk (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
   (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
 
-open import Data.Bool.Base using (Bool; true; false)
+open import Data.Bool.Base using (Bool; true; false; _∨_)
+open import Data.Bool.Properties using (∨-identityʳ)
 open import Data.Empty using (⊥; ⊥-elim)
-open import Data.List.Base using ([]; _∷_)
+open import Data.List.Base using (List; []; _∷_)
 open import Data.Maybe.Base using (Maybe; nothing; just)
-open import Data.Nat.Base using (zero; suc; _*_; _<_; _≤_; z≤n; s≤s)
-open import Data.Nat.Properties using (≤-refl; <-irrefl; m≤n⇒m<n∨m≡n) renaming (_≟_ to _≟ℕ_)
+open import Data.Nat.Base using (zero; suc; _+_; _*_; _<_; _≤_; z≤n; s≤s)
+open import Data.Nat.Properties using (≤-refl; ≤-trans; <-irrefl; m≤n⇒m<n∨m≡n; _≤?_; +-suc; +-monoˡ-≤; +-identityʳ; m≤n+m) renaming (_≟_ to _≟ℕ_)
+open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
 open import Relation.Nullary using (¬_; yes; no)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
-  using (St; l2p; inv; ers; nxt; rl0; p2l; Valid; cur; erased; _[_≔_])
-open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; ues; ⟪_,_⟫)
+  using (St; l2p; inv; ers; esF; nxt; rl0; p2l; Valid; cur; erased; _[_≔_])
+open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; module RI)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; ues; ⟪_,_⟫; GcI; module GcI)
+open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh; ⟦_,_⟧; ghostN)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; lzS)
-open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; Place; BXone)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; Place; BXone; module OPX; EsRunM; one; _∷_)
+open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; _∈_)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; Z; own; wp; ab; fr; loc; act; actB-below; cellOf; phys; berase; balloc; owners; ownersB; Opens; AllocOK; OwnLoc; upd-self; upd-ne)
-open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb using (FreshAbove; fresh-next)
+  using (BL; Z; own; wp; ab; fr; loc; act; actB-below; hereM; consM; cellOf; phys; berase; balloc; owners; ownersB; Opens; AllocOK; OwnLoc; upd-self; upd-ne)
+open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb using (FreshAbove; fresh-next; fresh-rec)
+open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vc; inBlk)
+open import SCFTL.Impl.SpaceUsed using (tot-pos; ≡ᵇ-T)
+open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-start)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; us; es; vi; cv; Abs; module Abs; FrWp; FromVictim; nothing≢just) renaming (t→¬f to t→¬f′; gn to gn′)
+  using (Gh; us; es; vi; cv; Abs; module Abs; FrWp; FromVictim; nothing≢just; vc-pos) renaming (t→¬f to t→¬f′; gn to gn′)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd; Walk; Classed;
-         Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; Start; module Start)
+         Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; Start; module Start;
+         G0; step-inv; start-inv; layer-inv; layer-reloc)
 open import SCFTL.Impl.SpaceQueued Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (QX; px-queued; place-other; taken-run; taken-ret)
+  using (QX; px-queued; place-other; taken-run; taken-ret; run-queued; mem-own; sync-erase; layer-queued; einv-star; EInv)
 open import SCFTL.Impl.SpaceGcBound Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (GB; done; cntQ; cnt-inc; inv-qd; gc-budget)
+  using (GB; done; cntQ; cnt-inc; cnt<; inv-qd; qd-inv; gc-budget; gb-star; gb-start; dead-walk; done-keep; pending?)
 import SCFTL.Impl.Space as Spc
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -211,9 +237,10 @@ valid-walk : ∀ {c G X bl k o p kb} → Spc.K c * Z ≤ suc kmax → LInv c (G 
              FreshAbove X bl → Above bl → cv G ≡ just k → o < wp bl k → own bl k o ≡ just p →
              qd (stX X) p ≡ false → Valid (stX X) p → Target c bl kb →
              Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
-               LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k
+               LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k ×
+               proj₁ X' ≡ proj₁ X
 valid-walk {c} {G} {false , S} {bl} {k} {o} {p} {kb} KZ L B fa A cvk lt eo qf vp tg =
-  proj₁ SO , X′ , balloc kb n bl , proj₁ (proj₂ SO) , proj₂ (proj₂ SO) , inc
+  proj₁ SO , X′ , balloc kb n bl , proj₁ (proj₂ SO) , proj₂ (proj₂ SO) , inc , refl
   where
   s = st (su S)
   n = nxt s
@@ -234,7 +261,7 @@ valid-walk {c} {G} {false , S} {bl} {k} {o} {p} {kb} KZ L B fa A cvk lt eo qf vp
                    (λ o′ p′ _ _ x → px-queued (SB.reg (SB.op SB.rl)) {false , S} {X′} (λ ()) (proj₁ okr) p′ x)
                    lt eo qf (inv-qd (rl0 p s) p (upd-self (inv s) p true)))
 valid-walk {c} {G} {true , S} {bl} {k} {o} {p} {kb} KZ L B fa A cvk lt eo qf vp tg =
-  proj₁ SO , X′ , balloc kb n bl , proj₁ (proj₂ SO) , proj₂ (proj₂ SO) , inc
+  proj₁ SO , X′ , balloc kb n bl , proj₁ (proj₂ SO) , proj₂ (proj₂ SO) , inc , refl
   where
   s = st (su S)
   n = nxt s
@@ -411,12 +438,227 @@ fullc-step (inj₂ (inj₂ Rt)) = fullc-core (λ k e → ue (Abs.usE (Retired.ab
   ue {true} f e = ⊥-elim (t→¬f′ e (f refl))
 
 -- a full block has pages to erase
+private
+  consM-ne : ∀ (m : Maybe ℕ) xs q → m ≡ just q → consM m xs ≢ []
+  consM-ne .(just q) xs q refl ()
+
 owners-ne : ∀ {bl k} → Dense bl → wp bl k ≡ Z → owners bl k ≢ []
-owners-ne {bl} {k} D full e with D k zb (subst (zb <_) (sym full) ≤-refl)
-... | p , eo = nil (subst (λ w → ownersB bl k w ≡ []) full e)
+owners-ne {bl} {k} D full e =
+  consM-ne (own bl k zb) (ownersB bl k zb) (proj₁ d) (proj₂ d) (subst (λ w → ownersB bl k w ≡ []) full e)
   where
-  nil : ownersB bl k Z ≢ []
-  nil n rewrite eo = cons≢ n
+  d : Σ ℕ λ p → own bl k zb ≡ just p
+  d = D k zb (subst (λ w → zb < w) (sym full) (≤-refl {suc zb}))
+
+------------------------------------------------------------------------
+-- A victim whose every page is queued holds no valid sector
+
+private
+  hereM-just : ∀ m p → hereM m p ≡ true → m ≡ just p
+  hereM-just nothing  p ()
+  hereM-just (just q) p h = cong just (≡ᵇ-T h)
+
+  locx-of : ∀ {c G X bl} → LInv c (G , X , bl) → LocX X bl
+  locx-of (inj₁ F) = Fresh.locx F
+  locx-of (inj₂ (inj₁ R)) = Run.locx R
+  locx-of (inj₂ (inj₂ Rt)) = Retired.locx Rt
+
+-- a page on one of P's queues is named by no L2P entry (PUSBic's `GcI`
+-- in its phase, P's RI in the chain phase)
+queued-unnamed : ∀ {X} → OPX.RI X → ∀ p → qd (stX X) p ≡ true → ∀ a → a ≤ amax → l2p (stX X) a ≢ just p
+queued-unnamed {false , S} (t , ar , _) p q with inv (st (su S)) p in ei
+... | true  = proj₂ (GcI.invI (proj₁ (proj₁ (proj₂ (proj₁ (ivX {S} {t} ar))))) p ei)
+... | false = proj₂ (GcI.ersI (proj₁ (proj₁ (proj₂ (proj₁ (ivX {S} {t} ar))))) p q)
+queued-unnamed {true , S} (_ , inj₁ r) p q with inv (st (su S)) p in ei
+... | true  = proj₂ (RI.iOK r p ei)
+... | false = proj₁ (proj₂ (RI.eOK r p q))
+queued-unnamed {true , S} (_ , inj₂ (_ , r , _)) p q with inv (st (su S)) p in ei
+... | true  = proj₂ (RI.iOK r p ei)
+... | false = proj₁ (proj₂ (RI.eOK r p q))
+
+all-queued-vc0 : ∀ {X bl k} → OPX.RI X → LocX X bl →
+                 (∀ o p → o < wp bl k → own bl k o ≡ just p → qd (stX X) p ≡ true) → vc X bl k ≡ 0
+all-queued-vc0 {X} {bl} {k} r lx all with vc X bl k in e
+... | zero  = refl
+... | suc n with tot-pos (λ a → inBlk (loc bl) k (l2p (stX X) a)) (suc amax) (subst (1 ≤_) (sym e) (s≤s z≤n))
+...   | a , s≤s le , ib with l2p (stX X) a in em
+...     | just q = ⊥-elim (queued-unnamed {X} r q (all (proj₂ (loc bl q)) q lt own-q) a le em)
+  where
+  ek : proj₁ (loc bl q) ≡ k
+  ek = ≡ᵇ-T ib
+  h = lx a q le em
+  own-q : own bl k (proj₂ (loc bl q)) ≡ just q
+  own-q = subst (λ j → own bl j (proj₂ (loc bl q)) ≡ just q) ek (hereM-just _ q (proj₁ h))
+  lt : proj₂ (loc bl q) < wp bl k
+  lt = subst (λ j → proj₂ (loc bl q) < wp bl j) ek (proj₂ h)
+
+------------------------------------------------------------------------
+-- The whole walk
+
+private
+  unq-esF : ∀ q s p → qd s p ≡ false → qd (esF q s) p ≡ false
+  unq-esF q s p f with p ≟ℕ q
+  ... | yes refl = subst (λ b → (inv s p ∨ b) ≡ false) (sym (upd-self (ers s) p false)) (trans (∨-identityʳ (inv s p)) (qd-inv s p f))
+  ... | no ne = subst (λ b → (inv s p ∨ b) ≡ false) (sym (upd-ne (ers s) p q false ne)) f
+
+  -- a block erase puts no page on a queue
+  run-unqueued : ∀ {X ps X' p} → EsRunM X ps X' → qd (stX X) p ≡ false → qd (stX X') p ≡ false
+  run-unqueued {X} {p = p} (one {p = q} (_ , e)) f = subst (λ s′ → qd s′ p ≡ false) (sym e) (unq-esF q (stX X) p f)
+  run-unqueued {X} {p = p} (_∷_ {p = q} (_ , e) rn) f =
+    run-unqueued rn (subst (λ s′ → qd s′ p ≡ false) (sym e) (unq-esF q (stX X) p f))
+
+  valid? : ∀ s p → Valid s p ⊎ ¬ Valid s p
+  valid? s p with p2l s p ≤? amax
+  ... | no nle = inj₂ (λ v → nle (proj₁ v))
+  ... | yes le = go (l2p s (p2l s p)) refl
     where
-    cons≢ : ∀ {A : Set} {x : A} {xs} → x ∷ xs ≢ []
-    cons≢ ()
+    just-inj′ : ∀ {a b : ℕ} → just a ≡ just b → a ≡ b
+    just-inj′ refl = refl
+    go : ∀ m → l2p s (p2l s p) ≡ m → Valid s p ⊎ ¬ Valid s p
+    go nothing e = inj₂ (λ v → nothing≢just (trans (sym e) (proj₂ v)))
+    go (just q) e with q ≟ℕ p
+    ... | yes refl = inj₁ (le , e)
+    ... | no ne = inj₂ (λ v → ne (just-inj′ (trans (sym e) (proj₂ v))))
+
+  no-room : ∀ {n} → suc n ≤ n → ⊥
+  no-room {suc n} (s≤s le) = no-room le
+
+module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax) (eS : Spc.S c ≡ Z)
+         (KZ : Spc.K c * Z ≤ suc kmax) {X0 bl0 X1 bl1} (new : SB.Model.New BXone (X0 , bl0))
+         (rec : SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1)) (abP : ab bl0 < Spc.P c) where
+
+  private
+    st0 : Start c X1 bl1
+    st0 = new-start {c} new rec abP
+
+    -- what a state the layer reaches has
+    Reach : LS → Set
+    Reach s = Star (LStep c) (G0 , X1 , bl1) s
+
+    above-star : ∀ {s s'} → Above (proj₂ (proj₂ s)) → Star (LStep c) s s' → Above (proj₂ (proj₂ s'))
+    above-star A ε = A
+    above-star {G , X , bl} A (_◅_ {j = G′ , X′ , bl′} st r) = above-star (above-step {c} {G} {X} {bl} {G′} {X′} {bl′} A st) r
+
+    dense-star : ∀ {s s'} → Dense (proj₂ (proj₂ s)) → Star (LStep c) s s' → Dense (proj₂ (proj₂ s'))
+    dense-star D ε = D
+    dense-star {G , X , bl} D (_◅_ {j = G′ , X′ , bl′} st r) = dense-star (dense-step {c} {G} {X} {bl} {G′} {X′} {bl′} D st) r
+
+    fullc-star : ∀ {s s'} → LInv c s → FullC (proj₁ s) (proj₂ (proj₂ s)) → Star (LStep c) s s' → FullC (proj₁ s') (proj₂ (proj₂ s'))
+    fullc-star L F ε = F
+    fullc-star {G , X , bl} L F (_◅_ {j = G′ , X′ , bl′} st r) =
+      fullc-star (step-inv eL eW eS L st) (fullc-step {c} {G} {X} {bl} {G′} {X′} {bl′} L F st) r
+
+    inv-at : ∀ {G X bl} → Reach (G , X , bl) → LInv c (G , X , bl)
+    inv-at r = layer-inv eL eW eS st0 r
+
+    gb-at : ∀ {G X bl} → Reach (G , X , bl) → GB c (G , X , bl)
+    gb-at r = gb-star eL eW eS (start-inv st0) (gb-start st0) r
+
+    einv-at : ∀ {G X bl} → Reach (G , X , bl) → EInv (G , X , bl)
+    einv-at r = einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (t→¬f′ e refl)) r
+
+    above-at : ∀ {G X bl} → Reach (G , X , bl) → Above bl
+    above-at r = above-star (above-start st0) r
+
+    dense-at : ∀ {G X bl} → Reach (G , X , bl) → Dense bl
+    dense-at r = dense-star (dense-start st0) r
+
+    fullc-at : ∀ {G X bl} → Reach (G , X , bl) → FullC G bl
+    fullc-at r = fullc-star (start-inv st0) (λ k cl → ⊥-elim (none {k} cl)) r
+      where
+      none : ∀ {k} → Classed G0 k → ⊥
+      none (inj₁ ())
+      none (inj₂ (inj₁ ()))
+      none (inj₂ (inj₂ ()))
+
+    -- one page of the victim through P's relocation (`rlX` or `rl0`),
+    -- into a block with room the caller names for a valid page
+    page-step : ∀ {G X bl k o p} → Reach (G , X , bl) → cv G ≡ just k → o < wp bl k → own bl k o ≡ just p →
+                qd (stX X) p ≡ false → (Valid (stX X) p → Σ ℕ λ kb → Target c bl kb) →
+                Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
+                  LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k × proj₁ X' ≡ proj₁ X
+    page-step {G} {X} {bl} {k} {o} {p} r cvk lt eo qf tgt with valid? (stX X) p
+    ... | inj₁ vp = valid-walk {c} {G} {X} {bl} {k} {o} {p} {proj₁ (tgt vp)} KZ (inv-at r) (gb-at r) (proj₁ (einv-at r)) (above-at r)
+                      cvk lt eo qf vp (proj₂ (tgt vp))
+    ... | inj₂ nv with dead-walk {c} {G} {X} {bl} {k} {o} {p} KZ (inv-at r) (gb-at r) (proj₁ (einv-at r)) cvk lt eo qf nv
+    ...   | X′ , _ , st′ , _ , inc , ph = G , X′ , bl , st′ , refl , inc , ph
+
+    Res : Gh → XS → BL → Set
+    Res G X bl = Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star (LStep c) (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
+
+    Step1 : Gh → XS → BL → ℕ → Set
+    Step1 G X bl k = Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
+                       LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k × proj₁ X' ≡ proj₁ X
+
+    -- the victim is not erasable
+    victim-es : ∀ {G X bl k} → LInv c (G , X , bl) → cv G ≡ just k → es G k ≡ false
+    victim-es (inj₁ F) cvk = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+    victim-es {G} {k = k} (inj₂ (inj₁ R)) cvk = not-es (Abs.esV (Run.abs R) k) (Abs.cvV (Run.abs R) k cvk)
+      where
+      not-es : ∀ {e v} → (e ≡ true → v ≡ false) → v ≡ true → e ≡ false
+      not-es {false} f _ = refl
+      not-es {true} f v = ⊥-elim (t→¬f′ v (f refl))
+    victim-es {G} {k = k} (inj₂ (inj₂ Rt)) cvk = not-es (Abs.esV (Retired.abs Rt) k) (Abs.cvV (Retired.abs Rt) k cvk)
+      where
+      not-es : ∀ {e v} → (e ≡ true → v ≡ false) → v ≡ true → e ≡ false
+      not-es {false} f _ = refl
+      not-es {true} f v = ⊥-elim (t→¬f′ v (f refl))
+
+  mutual
+    -- by the pages of the victim still to go (`Z ≤ done + m`)
+    ends : ∀ m {G X bl k} → Reach (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k → Z ≤ done X bl k + m → Res G X bl
+    ends m {G} {false , S} {bl} {k} r refl cvk fuel with pending? (stX (false , S)) bl k (wp bl k)
+    ... | inj₂ all =
+      _ , _ , _ , ldone cvk (all-queued-vc0 {false , S} {bl} {k} (proj₁ (ri-of (inv-at r))) (locx-of (inv-at r)) all) all ◅ ε , refl
+    ... | inj₁ (o , p , lt , eo , qf) with m
+    ...   | zero = ⊥-elim (no-room (≤-trans (cnt< (stX (false , S)) bl k (wp bl k) o p lt eo qf)
+                                            (≤-trans (proj₁ (proj₂ (gb-at r)) k) (subst (Z ≤_) (+-identityʳ (done (false , S) bl k)) fuel))))
+    ...   | suc m′ with valid? (stX (false , S)) p
+    ...     | inj₂ nv = cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ vp → ⊥-elim (nv vp)))
+    ...     | inj₁ vp with layer-reloc V (inv-at r) cvk
+                          (subst (λ j → 1 ≤ vc (false , S) bl j) (cong proj₁ (proj₂ (ri-of (inv-at r)) k o p eo))
+                                 (vc-pos (false , S) bl _ p (proj₁ vp) (proj₂ vp)))
+    ...       | inj₁ room =
+      cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ _ → target-of eS (inv-at r) (proj₁ (proj₂ (gb-at r))) (inj₁ room)))
+    ...       | inj₂ (k′ , k′P , inj₁ frk) =
+      cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ _ → target-of eS (inv-at r) (proj₁ (proj₂ (gb-at r))) (inj₂ (k′ , k′P , frk))))
+    ...       | inj₂ (k′ , k′P , inj₂ esk′)
+      with sync-erase {c} {G} {S} {bl} {k′} (inv-at r) (layer-queued eL eW eS st0 r) (einv-at r) esk′
+             (owners-ne {bl} {k′} (dense-at r) (fullc-at r k′ (inj₂ (inj₂ esk′))))
+    ...         | X′ , st1 , ph1 , unq , qx , X″ , rn , ph2 =
+      proj₁ R , proj₁ (proj₂ R) , proj₁ (proj₂ (proj₂ R)) , st1 ◅ st2 ◅ proj₁ (proj₂ (proj₂ (proj₂ R))) , proj₂ (proj₂ (proj₂ (proj₂ R)))
+      where
+        G2 = record G { es = es G [ k′ ≔ false ] }
+        bl2 = berase k′ bl
+        st2 : LStep c (G , X′ , bl) (G2 , X″ , bl2)
+        st2 = lera (k′ , rn , refl) esk′ k′P
+        r2 = r ◅◅ (st1 ◅ st2 ◅ ε)
+        ne : k ≢ k′
+        ne = λ e → t→¬f′ esk′ (subst (λ j → es G j ≡ false) e (victim-es (inv-at r) cvk))
+        off : ∀ o′ p′ → own bl k o′ ≡ just p′ → ¬ (p′ ∈ owners bl k′)
+        off o′ p′ e i with mem-own bl k′ (wp bl k′) p′ i
+        ... | o″ , _ , e′ = ne (cong proj₁ (trans (sym (proj₂ (ri-of (inv-at r)) k o′ p′ e)) (proj₂ (ri-of (inv-at r)) k′ o″ p′ e′)))
+        mono : done (false , S) bl k ≤ done X″ bl2 k
+        mono = done-keep {false , S} {X″} {bl} {bl2} {k} (upd-ne (wp bl) k k′ 0 ne) (λ _ → refl)
+                 (λ o′ p′ _ e x → run-queued rn p′ (off o′ p′ e) (qx p′ x))
+        fr2 : fr bl2 k′ ≡ true
+        fr2 = upd-self (fr bl) k′ true
+        R = cont m′ {G2} {X″} {bl2} {k} r2 ph2 cvk (≤-trans fuel (+-monoˡ-≤ (suc m′) mono))
+              (page-step r2 cvk (subst (o <_) (sym (upd-ne (wp bl) k k′ 0 ne)) lt) eo (run-unqueued rn (unq p qf))
+                 (λ _ → target-of eS (inv-at r2) (proj₁ (proj₂ (gb-at r2))) (inj₂ (k′ , k′P , fr2))))
+
+    cont : ∀ m′ {G X bl k} → Reach (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k → Z ≤ done X bl k + suc m′ →
+           Step1 G X bl k → Res G X bl
+    cont m′ {G} {X} {bl} {k} r ph cvk fuel (G′ , X′ , bl′ , st′ , ec , inc , ph′) with
+      ends m′ {G′} {X′} {bl′} {k} (r ◅◅ (st′ ◅ ε)) (trans ph′ ph) (trans ec cvk)
+           (≤-trans fuel (subst (_≤ done X′ bl′ k + m′) (sym (+-suc (done X bl k) m′)) (+-monoˡ-≤ m′ inc)))
+    ... | G″ , X″ , bl″ , run′ , nocv = G″ , X″ , bl″ , st′ ◅ run′ , nocv
+
+  -- **GC of every victim ends**: in every state the layer reaches from
+  -- the first recovery of a new disk in PUSBic's phase, while GC moves a
+  -- victim, a run of the layer relocates each of its pages not yet on
+  -- P's queues (P's `rlX` for a dead one; `rl0` for a valid one, into the
+  -- open block or a free one, a block the layer holds erasable erased
+  -- first after the SYNC that releases its pages) and ends the victim
+  victim-ends : ∀ {G X bl k} → Star (LStep c) (G0 , X1 , bl1) (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k →
+                Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star (LStep c) (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
+  victim-ends {G} {X} {bl} {k} r ph cvk = ends Z r ph cvk (m≤n+m Z (done X bl k))

@@ -819,10 +819,10 @@ private
 sync-erase : ∀ {c G S bl k} → LInv c (G , (false , S) , bl) → QInv (G , (false , S) , bl) → EInv (G , (false , S) , bl) →
              es G k ≡ true → owners bl k ≢ [] →
              Σ XS λ X' → LStep c (G , (false , S) , bl) (G , X' , bl) × proj₁ X' ≡ false ×
-               (∀ p → qd (stX (false , S)) p ≡ false → qd (stX X') p ≡ false) ×
+               (∀ p → qd (stX (false , S)) p ≡ false → qd (stX X') p ≡ false) × QX (false , S) X' ×
                Σ XS λ X'' → EsRunM X' (owners bl k) X'' × proj₁ X'' ≡ false
 sync-erase {c} {G} {S} {bl} {k} L Q E esk ne =
-  X′ , lsy (sy , refl) , refl , unq , erase-run {X′} {bl} {k} refl (ownloc-of {c} {G} {false , S} {bl} L) ers′ ne
+  X′ , lsy (sy , refl) , refl , unq , px-queued (SB.reg (SB.op SB.sy)) {false , S} {X′} (λ ()) sy , erase-run {X′} {bl} {k} refl (ownloc-of {c} {G} {false , S} {bl} L) ers′ ne
   where
   s = st (su S)
   M = lastX (false , S)
@@ -855,4 +855,4 @@ synced-erase {c} {X0} {bl0} {X1} {bl1} {G} {false , S} {bl} {k} eL eW eS new rec
   with sync-erase {c} {G} {S} {bl} {k} (layer-inv eL eW eS st0 run) (layer-queued eL eW eS st0 run)
          (einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (f≢t e)) run) esk ne
   where st0 = new-start new rec abP
-... | X′ , st′ , ph , _ , X″ , rn , _ = X′ , st′ , ph , X″ , k , rn , refl
+... | X′ , st′ , ph , _ , _ , X″ , rn , _ = X′ , st′ , ph , X″ , k , rn , refl
