@@ -39,7 +39,8 @@
 --                 P's queues, P's relocation guard holds
 --                 (SCFTL.Impl.SpaceGcBound's `code-budget`), and the
 --                 layer can end the victim (`ends-here`,
---                 `layer-dead-victim-ends`);
+--                 `layer-dead-victim-ends`; `gc-ends`, SpaceGcWalk's
+--                 `victim-ends`);
 --   `live-here` : the state after the fourth step is one of `gc-live`'s
 --                 (GC needed for the next block, a free one there);
 --   `step9b`, `not-yet`, `after-barrier` : the epoch ended by a barrier
@@ -78,6 +79,7 @@ open import SCFTL.Impl.SpaceLayer Bool false 0 0 0 4 _≟B_ 2 0
 open import SCFTL.Impl.SpaceLayerStart Bool false 0 0 0 4 _≟B_ 2 0 using (new-start; space-progress-one)
 open import SCFTL.Impl.SpaceQueued Bool false 0 0 0 4 _≟B_ 2 0 using (QInv; layer-queued; synced-erase)
 open import SCFTL.Impl.SpaceGcBound Bool false 0 0 0 4 _≟B_ 2 0 using (code-budget; layer-dead-victim-ends)
+open import SCFTL.Impl.SpaceGcWalk Bool false 0 0 0 4 _≟B_ 2 0 using (victim-ends)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Bool false 0 0 4 as SB
 
@@ -221,6 +223,13 @@ budget-here = code-budget cfgG refl refl refl (le 1 1) start1 (step1 ◅ step2 �
 ends-here : Σ (Bool × SU) λ X′ → Star (LStep cfgG) (Ge , X u5 , bl4) (record Ge { cv = nothing } , X′ , bl4)
 ends-here = layer-dead-victim-ends refl refl refl (le 1 1) new0 rec1 (le 1 4)
               (step1 ◅ step2 ◅ step3 ◅ step4 ◅ step5 ◅ step6 ◅ ε) refl refl
+
+-- ... which SCFTL.Impl.SpaceGcWalk's `victim-ends` (every victim, its
+-- valid pages too) gives as well
+gc-ends : Σ Gh λ G′ → Σ (Bool × SU) λ X′ → Σ BL λ bl′ →
+            Star (LStep cfgG) (Ge , X u5 , bl4) (G′ , X′ , bl′) × cv G′ ≡ nothing
+gc-ends = victim-ends valid refl refl refl (le 1 1) new0 rec1 (le 1 4)
+            (step1 ◅ step2 ◅ step3 ◅ step4 ◅ step5 ◅ step6 ◅ ε) refl refl
 
 -- P's relocation of the victim's dead page: onto P's invalid queue
 step7 : LStep cfgG (Ge , X u5 , bl4) (Ge , X u6 , bl4)
