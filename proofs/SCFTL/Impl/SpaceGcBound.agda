@@ -70,7 +70,7 @@ open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.List.Base using ([])
 open import Data.Nat.Base using (zero; suc; _+_; _*_; _<_; _≤_; z≤n; s≤s)
 open import Data.Nat.Properties
-  using (≤-refl; ≤-trans; ≤-step; n<1+n; +-suc; +-comm; +-mono-≤; +-monoʳ-≤; +-cancelʳ-≤; +-monoˡ-≤; m≤m+n; *-monoˡ-≤; +-identityʳ)
+  using (≤-refl; ≤-trans; ≤-step; n<1+n; ≤∧≢⇒<; <-irrefl; +-suc; +-comm; +-mono-≤; +-monoʳ-≤; +-cancelʳ-≤; +-monoˡ-≤; m≤m+n; *-monoˡ-≤; +-identityʳ)
   renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -231,12 +231,7 @@ cnt< s bl k (suc n) o p (s≤s le) e f with o ≟ℕ n
 ... | yes refl = subst (λ x → suc (x + cntQ s bl k n) ≤ suc n) (sym (trans (cong (qdAt s) e) (cong b2n f)))
                        (s≤s (cnt≤ s bl k n))
 ... | no ne = subst (_≤ suc n) (+-suc (qdAt s (own bl k n)) (cntQ s bl k n))
-                    (+-mono-≤ (qdAt≤1 s (own bl k n)) (cnt< s bl k n o p (lt le ne) e f))
-  where
-  lt : ∀ {o n} → o ≤ n → o ≢ n → o < n
-  lt {zero} {zero} z≤n ne = ⊥-elim (ne refl)
-  lt {zero} {suc n} z≤n ne = s≤s z≤n
-  lt {suc o} {suc n} (s≤s le) ne = s≤s (lt le (λ e → ne (cong suc e)))
+                    (+-mono-≤ (qdAt≤1 s (own bl k n)) (cnt< s bl k n o p (≤∧≢⇒< le ne) e f))
 
 -- the same pages, each queued one still queued: the count does not fall
 cnt-mono : ∀ s s' bl bl' k n → (∀ o → o < n → own bl' k o ≡ own bl k o) →
@@ -264,12 +259,7 @@ cnt-inc s s' bl bl' k (suc n) o p eo q (s≤s le) e f t with o ≟ℕ n
         (+-mono-≤ (subst (λ m → qdAt s (own bl k n) ≤ qdAt s' m) (sym (eo n (n<1+n n)))
                          (at-mono s s' (own bl k n) (λ p′ e′ → q n p′ (n<1+n n) e′)))
                   (cnt-inc s s' bl bl' k n o p (λ o′ lt → eo o′ (≤-step lt)) (λ o′ p′ lt → q o′ p′ (≤-step lt))
-                           (lt′ le ne) e f t))
-  where
-  lt′ : ∀ {o n} → o ≤ n → o ≢ n → o < n
-  lt′ {zero} {zero} z≤n ne = ⊥-elim (ne refl)
-  lt′ {zero} {suc n} z≤n ne = s≤s z≤n
-  lt′ {suc o} {suc n} (s≤s le) ne = s≤s (lt′ le (λ e → ne (cong suc e)))
+                           (≤∧≢⇒< le ne) e f t))
 
 ------------------------------------------------------------------------
 -- The budget invariant
@@ -524,12 +514,7 @@ pending? s bl k (suc n) with pending? s bl k n
   where
   last : ∀ {o p} → (∀ o p → o < n → own bl k o ≡ just p → qd s p ≡ true) → o < suc n → o ≢ n →
          own bl k o ≡ just p → qd s p ≡ true
-  last {o} {p} f (s≤s le) ne e″ = f o p (lt′ le ne) e″
-    where
-    lt′ : ∀ {o n} → o ≤ n → o ≢ n → o < n
-    lt′ {zero} {zero} z≤n ne = ⊥-elim (ne refl)
-    lt′ {zero} {suc n} z≤n ne = s≤s z≤n
-    lt′ {suc o} {suc n} (s≤s le) ne = s≤s (lt′ le (λ e → ne (cong suc e)))
+  last {o} {p} f (s≤s le) ne e″ = f o p (≤∧≢⇒< le ne) e″
 ...   | just q with qd s q in f
 ...     | false = inj₁ (n , q , n<1+n n , e , f)
 ...     | true  = inj₂ λ o p lt e′ → pick o p lt e′
@@ -537,12 +522,7 @@ pending? s bl k (suc n) with pending? s bl k n
   pick : ∀ o p → o < suc n → own bl k o ≡ just p → qd s p ≡ true
   pick o p (s≤s le) e′ with o ≟ℕ n
   ... | yes refl = subst (λ x → qd s x ≡ true) (just-inj (trans (sym e) e′)) f
-  ... | no ne = all o p (lt′ le ne) e′
-    where
-    lt′ : ∀ {o n} → o ≤ n → o ≢ n → o < n
-    lt′ {zero} {zero} z≤n ne = ⊥-elim (ne refl)
-    lt′ {zero} {suc n} z≤n ne = s≤s z≤n
-    lt′ {suc o} {suc n} (s≤s le) ne = s≤s (lt′ le (λ e → ne (cong suc e)))
+  ... | no ne = all o p (≤∧≢⇒< le ne) e′
 
 -- P's relocation of a dead page of the victim that GC has not been
 -- through is a step of the layer (P's `rlX`, in either phase): BXone's
@@ -587,9 +567,6 @@ module _ {c : Spc.Config} (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax
          (KZ : Spc.K c * Z ≤ suc kmax) where
 
   private
-    no-room : ∀ {n} → suc n ≤ n → ⊥
-    no-room {suc n} (s≤s le) = no-room le
-
     -- by the victim's pages not yet queued (at most `m`)
     walk : ∀ m {G X bl k} → LInv c (G , X , bl) → GB c (G , X , bl) → FreshAbove X bl → cv G ≡ just k →
            vc X bl k ≡ 0 → wp bl k ≤ done X bl k + m →
@@ -599,7 +576,7 @@ module _ {c : Spc.Config} (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax
     ... | inj₁ (o , p , lt , e , f) with dead-walk {c} {G} {X} {bl} {k} {o} {p} KZ L B fa cvk lt e f
                                            (dead-of {X} {bl} {k} {o} {p} (proj₂ (ri-of L)) z e) | m
     ...   | X1 , ok1 , st1 , vq , inc , _ | zero =
-      ⊥-elim (no-room (≤-trans (cnt< (stX X) bl k (wp bl k) o p lt e f) (subst (wp bl k ≤_) (+-identityʳ (done X bl k)) fuel)))
+      ⊥-elim (<-irrefl refl (≤-trans (cnt< (stX X) bl k (wp bl k) o p lt e f) (subst (wp bl k ≤_) (+-identityʳ (done X bl k)) fuel)))
     ...   | X1 , ok1 , st1 , vq , inc , _ | suc m′ with
       walk m′ {G} {X1} {bl} {k} (step-inv eL eW eS L st1) (gb-step L B st1)
            (fresh-ok (SB.reg (SB.op SB.rl)) {X} {X1} {bl} {bl} fa ok1) cvk (trans (vq k) z)

@@ -63,7 +63,7 @@ open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; []; _∷_)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _*_; _<_; _≤_; z≤n; s≤s)
-open import Data.Nat.Properties using (≤-refl; ≤-trans; <-irrefl; m≤n⇒m<n∨m≡n; _≤?_; +-suc; +-monoˡ-≤; +-identityʳ; m≤n+m) renaming (_≟_ to _≟ℕ_)
+open import Data.Nat.Properties using (≤-refl; ≤-trans; <-irrefl; <⇒≤; ≤-pred; ≤∧≢⇒<; m≤n⇒m<n∨m≡n; _≤?_; +-suc; +-monoˡ-≤; +-identityʳ; m≤n+m) renaming (_≟_ to _≟ℕ_)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -115,25 +115,22 @@ private
   ≤⇒≢ : ∀ {m n} → suc m ≤ n → n ≢ m
   ≤⇒≢ {m} le refl = <-irrefl refl le
 
+  no< : ∀ {o} → o < 0 → ⊥
+  no< ()
+
 above-balloc : ∀ {bl} k n → Above bl → Above (balloc k n bl)
 above-balloc {bl} k n A j o pos le with j ≟ℕ k
 ... | no ne = trans (cong (λ f → f o) (upd-ne (own bl) j k _ ne))
                     (A j o (subst (0 <_) (upd-ne (wp bl) j k _ ne) pos) (subst (_≤ o) (upd-ne (wp bl) j k _ ne) le))
 ... | yes refl = trans (cong (λ f → f o) (upd-self (own bl) j _))
-                       (trans (upd-ne (act bl j) o (wp bl j) (just n) (≤⇒≢ le′)) (act-above bl j o A (≤-trans′ le′)))
+                       (trans (upd-ne (act bl j) o (wp bl j) (just n) (≤⇒≢ le′)) (act-above bl j o A (<⇒≤ le′)))
   where
   le′ : suc (wp bl j) ≤ o
   le′ = subst (_≤ o) (upd-self (wp bl) j _) le
-  ≤-trans′ : ∀ {m n} → suc m ≤ n → m ≤ n
-  ≤-trans′ {zero} _ = z≤n
-  ≤-trans′ {suc m} (s≤s le) = s≤s (≤-trans′ le)
 
 above-berase : ∀ {bl} k → Above bl → Above (berase k bl)
 above-berase {bl} k A j o pos le with j ≟ℕ k
-... | yes refl = ⊥-elim (zero< (subst (0 <_) (upd-self (wp bl) j 0) pos))
-  where
-  zero< : 0 < 0 → ⊥
-  zero< ()
+... | yes refl = ⊥-elim (<-irrefl refl (subst (0 <_) (upd-self (wp bl) j 0) pos))
 ... | no ne = A j o (subst (0 <_) (upd-ne (wp bl) j k 0 ne) pos) (subst (_≤ o) (upd-ne (wp bl) j k 0 ne) le)
 
 above-place : ∀ {X X' bl bl'} → Place X X' bl bl' → Above bl → Above bl'
@@ -156,10 +153,7 @@ above-step {X = X} {X' = X'} A (lrlr _ (_ , pl) _ _ _ _ _ _) = above-place {X} {
 above-step {X = X} {X' = X'} A (ldone _ _ _) = A
 
 above-start : ∀ {c X bl} → Start c X bl → Above bl
-above-start st k o pos _ = ⊥-elim (zero< (subst (0 <_) (Start.allWp st k) pos))
-  where
-  zero< : 0 < 0 → ⊥
-  zero< ()
+above-start st k o pos _ = ⊥-elim (<-irrefl refl (subst (0 <_) (Start.allWp st k) pos))
 
 -- the open block with room, or a free block: an allocation the block
 -- layer allows
@@ -305,20 +299,11 @@ dense-balloc {bl} k n D j o lt with j ≟ℕ k
   lt″ : o < suc (wp bl j)
   lt″ = subst (o <_) (upd-self (wp bl) j _) lt
   lt′ : o < wp bl j
-  lt′ = below lt″ no′
-    where
-    below : ∀ {o w} → o < suc w → o ≢ w → o < w
-    below {zero} {zero} _ ne = ⊥-elim (ne refl)
-    below {zero} {suc w} _ _ = s≤s z≤n
-    below {suc o} {zero} (s≤s ()) _
-    below {suc o} {suc w} (s≤s le) ne = s≤s (below le (λ e → ne (cong suc e)))
+  lt′ = ≤∧≢⇒< (≤-pred lt″) no′
 
 dense-berase : ∀ {bl} k → Dense bl → Dense (berase k bl)
 dense-berase {bl} k D j o lt with j ≟ℕ k
 ... | yes refl = ⊥-elim (no< (subst (o <_) (upd-self (wp bl) j 0) lt))
-  where
-  no< : ∀ {o} → o < 0 → ⊥
-  no< ()
 ... | no ne = D j o (subst (o <_) (upd-ne (wp bl) j k 0 ne) lt)
 
 dense-place : ∀ {X X' bl bl'} → Place X X' bl bl' → Dense bl → Dense bl'
@@ -342,9 +327,6 @@ dense-step D (ldone _ _ _) = D
 
 dense-start : ∀ {c X bl} → Start c X bl → Dense bl
 dense-start st k o lt = ⊥-elim (no< (subst (o <_) (Start.allWp st k) lt))
-  where
-  no< : ∀ {o} → o < 0 → ⊥
-  no< ()
 
 -- a block in one of the ghost's classes is full
 FullC : Gh → BL → Set
@@ -519,8 +501,6 @@ private
     ... | yes refl = inj₁ (le , e)
     ... | no ne = inj₂ (λ v → ne (just-inj′ (trans (sym e) (proj₂ v))))
 
-  no-room : ∀ {n} → suc n ≤ n → ⊥
-  no-room {suc n} (s≤s le) = no-room le
 
 module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax) (eS : Spc.S c ≡ Z)
          (KZ : Spc.K c * Z ≤ suc kmax) {X0 bl0 X1 bl1} (new : SB.Model.New BXone (X0 , bl0))
@@ -610,7 +590,7 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     ... | inj₂ all =
       _ , _ , _ , ldone cvk (all-queued-vc0 {false , S} {bl} {k} (proj₁ (ri-of (inv-at r))) (locx-of (inv-at r)) all) all ◅ ε , refl
     ... | inj₁ (o , p , lt , eo , qf) with m
-    ...   | zero = ⊥-elim (no-room (≤-trans (cnt< (stX (false , S)) bl k (wp bl k) o p lt eo qf)
+    ...   | zero = ⊥-elim (<-irrefl refl (≤-trans (cnt< (stX (false , S)) bl k (wp bl k) o p lt eo qf)
                                             (≤-trans (proj₁ (proj₂ (gb-at r)) k) (subst (Z ≤_) (+-identityʳ (done (false , S) bl k)) fuel))))
     ...   | suc m′ with valid? (stX (false , S)) p
     ...     | inj₂ nv = cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ vp → ⊥-elim (nv vp)))
