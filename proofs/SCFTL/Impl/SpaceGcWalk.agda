@@ -86,7 +86,7 @@ open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using
 open import SCFTL.Impl.SpaceUsed using (tot-pos; ≡ᵇ-T)
 open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-start)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; us; es; vi; cv; Abs; module Abs; FrWp; FromVictim; nothing≢just; vc-pos) renaming (t→¬f to t→¬f′; gn to gn′)
+  using (Gh; us; es; vi; cv; gn; Abs; module Abs; FrWp; FromVictim; nothing≢just; vc-pos; t→¬f)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd; Walk; Classed;
          Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; Start; module Start;
@@ -382,9 +382,9 @@ fullc-core {G = G} {bl = bl} ue F (lera (k , _ , refl) esk _) j cj with j ≟ℕ
 ... | yes refl = ⊥-elim (gone cj)
   where
   gone : Classed (record G { es = es G [ j ≔ false ] }) j → ⊥
-  gone (inj₁ u) = t→¬f′ u (proj₁ (ue j esk))
-  gone (inj₂ (inj₁ v)) = t→¬f′ v (proj₂ (ue j esk))
-  gone (inj₂ (inj₂ e)) = t→¬f′ e (upd-self (es G) j false)
+  gone (inj₁ u) = t→¬f u (proj₁ (ue j esk))
+  gone (inj₂ (inj₁ v)) = t→¬f v (proj₂ (ue j esk))
+  gone (inj₂ (inj₂ e)) = t→¬f e (upd-self (es G) j false)
 ... | no ne = trans (upd-ne (wp bl) j k 0 ne) (F j (back cj))
   where
   back : Classed (record G { es = es G [ k ≔ false ] }) j → Classed G j
@@ -395,7 +395,7 @@ fullc-core {G = G} ue F (lgcm {k = k} _ usk _ _ _ _) j cj with j ≟ℕ k
 ... | yes refl = F j (inj₁ usk)
 ... | no ne = F j (back cj)
   where
-  back : Classed (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn′ G) }) j → Classed G j
+  back : Classed (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) }) j → Classed G j
   back (inj₁ u) = inj₁ (trans (sym (upd-ne (us G) j k false ne)) u)
   back (inj₂ (inj₁ v)) = inj₂ (inj₁ (trans (sym (upd-ne (vi G) j k true ne)) v))
   back (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
@@ -407,17 +407,17 @@ fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrlr _ (_ , pl) _ _ _ _ _ _) = fullc
 fullc-core ue F (ldone _ _ _) = F
 
 fullc-step : ∀ {c G X bl G' X' bl'} → LInv c (G , X , bl) → FullC G bl → LStep c (G , X , bl) (G' , X' , bl') → FullC G' bl'
-fullc-step (inj₁ F′) = fullc-core (λ k e → ⊥-elim (t→¬f′ e (Fresh.noEs F′ k)))
+fullc-step (inj₁ F′) = fullc-core (λ k e → ⊥-elim (t→¬f e (Fresh.noEs F′ k)))
 fullc-step (inj₂ (inj₁ R)) = fullc-core (λ k e → ue (Abs.usE (Run.abs R) k) e , Abs.esV (Run.abs R) k e)
   where
   ue : ∀ {u e} → (u ≡ true → e ≡ false) → e ≡ true → u ≡ false
   ue {false} f _ = refl
-  ue {true} f e = ⊥-elim (t→¬f′ e (f refl))
+  ue {true} f e = ⊥-elim (t→¬f e (f refl))
 fullc-step (inj₂ (inj₂ Rt)) = fullc-core (λ k e → ue (Abs.usE (Retired.abs Rt) k) e , Abs.esV (Retired.abs Rt) k e)
   where
   ue : ∀ {u e} → (u ≡ true → e ≡ false) → e ≡ true → u ≡ false
   ue {false} f _ = refl
-  ue {true} f e = ⊥-elim (t→¬f′ e (f refl))
+  ue {true} f e = ⊥-elim (t→¬f e (f refl))
 
 -- a full block has pages to erase
 private
@@ -534,7 +534,7 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     gb-at r = gb-star eL eW eS (start-inv st0) (gb-start st0) r
 
     einv-at : ∀ {G X bl} → Reach (G , X , bl) → EInv (G , X , bl)
-    einv-at r = einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (t→¬f′ e refl)) r
+    einv-at r = einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (t→¬f e refl)) r
 
     above-at : ∀ {G X bl} → Reach (G , X , bl) → Above bl
     above-at r = above-star (above-start st0) r
@@ -576,12 +576,12 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
       where
       not-es : ∀ {e v} → (e ≡ true → v ≡ false) → v ≡ true → e ≡ false
       not-es {false} f _ = refl
-      not-es {true} f v = ⊥-elim (t→¬f′ v (f refl))
+      not-es {true} f v = ⊥-elim (t→¬f v (f refl))
     victim-es {G} {k = k} (inj₂ (inj₂ Rt)) cvk = not-es (Abs.esV (Retired.abs Rt) k) (Abs.cvV (Retired.abs Rt) k cvk)
       where
       not-es : ∀ {e v} → (e ≡ true → v ≡ false) → v ≡ true → e ≡ false
       not-es {false} f _ = refl
-      not-es {true} f v = ⊥-elim (t→¬f′ v (f refl))
+      not-es {true} f v = ⊥-elim (t→¬f v (f refl))
 
   mutual
     -- by the pages of the victim still to go (`Z ≤ done + m`)
@@ -613,7 +613,7 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
         st2 = lera (k′ , rn , refl) esk′ k′P
         r2 = r ◅◅ (st1 ◅ st2 ◅ ε)
         ne : k ≢ k′
-        ne = λ e → t→¬f′ esk′ (subst (λ j → es G j ≡ false) e (victim-es (inv-at r) cvk))
+        ne = λ e → t→¬f esk′ (subst (λ j → es G j ≡ false) e (victim-es (inv-at r) cvk))
         off : ∀ o′ p′ → own bl k o′ ≡ just p′ → ¬ (p′ ∈ owners bl k′)
         off o′ p′ e i with mem-own bl k′ (wp bl k′) p′ i
         ... | o″ , _ , e′ = ne (cong proj₁ (trans (sym (proj₂ (ri-of (inv-at r)) k o′ p′ e)) (proj₂ (ri-of (inv-at r)) k′ o″ p′ e′)))
