@@ -34,6 +34,10 @@
 --   `lrl`, `lrla` : a relocation of one of the current victim's pages,
 --            into the open block or a free one when the open one is full
 --            (P's `rlX` of a dead page is an `lrl` that places nothing);
+--            each page once, and only the victim's (`Walk`, thirty-third
+--            session; SCFTL.Impl.SpaceGcBound: the relocations then fit
+--            P's per-epoch budget, SCFTL.Impl.SpaceGcWalk: GC of every
+--            victim ends);
 --   `ldone`: the current victim holds no valid sector any more, and GC
 --            has been through every page placed in it (`Relocated`:
 --            each on P's invalid queue, by `rl0` for a valid sector,

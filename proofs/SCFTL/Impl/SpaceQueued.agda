@@ -72,11 +72,16 @@
 --                  map it makes stable does not name, leads to a state
 --                  whose block erase is a step of BXone (the code's
 --                  `sync_barriers` before it erases; the example's
---                  `after-barrier`).
+--                  `after-barrier`); `sync-erase`, `erase-run`: the same
+--                  from the layer's invariants at any state, the erase as
+--                  P's erase of each page staying in PUSBic's phase
+--                  (thirty-third session, for SCFTL.Impl.SpaceGcWalk).
 --
--- Not here (proofs/README.md, "Not done", item 1): the erase in the chain
--- phase (PL's `EraseGuard`), and the bound on P's relocations per epoch
--- that ending every victim needs.
+-- Not here: the erase in the chain phase (PL's `EraseGuard`;
+-- proofs/README.md, "Not done", item 1); the bound on P's relocations
+-- per epoch that ending every victim needs, and the end of every victim,
+-- are SCFTL.Impl.SpaceGcBound and SCFTL.Impl.SpaceGcWalk (thirty-third
+-- session), which use `sync-erase` and `erase-run` from here.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
