@@ -133,24 +133,35 @@ above-berase {bl} k A j o pos le with j ≟ℕ k
 ... | yes refl = ⊥-elim (<-irrefl refl (subst (0 <_) (upd-self (wp bl) j 0) pos))
 ... | no ne = A j o (subst (0 <_) (upd-ne (wp bl) j k 0 ne) pos) (subst (_≤ o) (upd-ne (wp bl) j k 0 ne) le)
 
-above-place : ∀ {X X' bl bl'} → Place X X' bl bl' → Above bl → Above bl'
-above-place {X} {bl = bl} (inj₁ (_ , k , _ , refl)) A = above-balloc {bl} k (nxt (stX X)) A
-above-place (inj₂ (_ , refl)) A = A
+-- a property of the block bookkeeping that every allocation and every
+-- block erase keeps is kept by every step of the layer
+module _ (Q : BL → Set) (qa : ∀ {bl} k n → Q bl → Q (balloc k n bl)) (qe : ∀ {bl} k → Q bl → Q (berase k bl)) where
+  private
+    place-keeps : ∀ {X X' bl bl'} → Place X X' bl bl' → Q bl → Q bl'
+    place-keeps {X} {bl = bl} (inj₁ (_ , k , _ , refl)) q = qa {bl} k (nxt (stX X)) q
+    place-keeps (inj₂ (_ , refl)) q = q
+
+  bl-step : ∀ {c G X bl G' X' bl'} → Q bl → LStep c (G , X , bl) (G' , X' , bl') → Q bl'
+  bl-step {X = X} {X' = X'} q (lw (_ , pl) _ _ _) = place-keeps {X} {X'} pl q
+  bl-step {X = X} {X' = X'} q (lwa (_ , pl) _ _ _ _ _ _) = place-keeps {X} {X'} pl q
+  bl-step q (lret _ _ _ _) = q
+  bl-step {X = X} {X' = X'} q (lwr (_ , pl) _ _ _ _ _ _) = place-keeps {X} {X'} pl q
+  bl-step q (lfl (_ , refl) _ _) = q
+  bl-step q (lbar (_ , refl) _ _) = q
+  bl-step q (lsy (_ , refl)) = q
+  bl-step {bl = bl} q (lera (k , _ , refl) _ _) = qe {bl} k q
+  bl-step q (lgcm _ _ _ _ _ _) = q
+  bl-step {X = X} {X' = X'} q (lrl _ (_ , pl) _ _ _) = place-keeps {X} {X'} pl q
+  bl-step {X = X} {X' = X'} q (lrla _ (_ , pl) _ _ _ _ _ _) = place-keeps {X} {X'} pl q
+  bl-step {X = X} {X' = X'} q (lrlr _ (_ , pl) _ _ _ _ _ _) = place-keeps {X} {X'} pl q
+  bl-step q (ldone _ _ _) = q
+
+  bl-star : ∀ {c s s'} → Q (proj₂ (proj₂ s)) → Star (LStep c) s s' → Q (proj₂ (proj₂ s'))
+  bl-star q ε = q
+  bl-star {c} {G , X , bl} q (_◅_ {j = G′ , X′ , bl′} st r) = bl-star (bl-step {c} {G} {X} {bl} {G′} {X′} {bl′} q st) r
 
 above-step : ∀ {c G X bl G' X' bl'} → Above bl → LStep c (G , X , bl) (G' , X' , bl') → Above bl'
-above-step {X = X} {X' = X'} A (lw (_ , pl) _ _ _) = above-place {X} {X'} pl A
-above-step {X = X} {X' = X'} A (lwa (_ , pl) _ _ _ _ _ _) = above-place {X} {X'} pl A
-above-step {X = X} {X' = X'} A (lret _ _ _ _) = A
-above-step {X = X} {X' = X'} A (lwr (_ , pl) _ _ _ _ _ _) = above-place {X} {X'} pl A
-above-step {X = X} {X' = X'} A (lfl (_ , refl) _ _) = A
-above-step {X = X} {X' = X'} A (lbar (_ , refl) _ _) = A
-above-step {X = X} {X' = X'} A (lsy (_ , refl)) = A
-above-step {bl = bl} A (lera (k , _ , refl) _ _) = above-berase {bl} k A
-above-step {X = X} {X' = X'} A (lgcm _ _ _ _ _ _) = A
-above-step {X = X} {X' = X'} A (lrl _ (_ , pl) _ _ _) = above-place {X} {X'} pl A
-above-step {X = X} {X' = X'} A (lrla _ (_ , pl) _ _ _ _ _ _) = above-place {X} {X'} pl A
-above-step {X = X} {X' = X'} A (lrlr _ (_ , pl) _ _ _ _ _ _) = above-place {X} {X'} pl A
-above-step {X = X} {X' = X'} A (ldone _ _ _) = A
+above-step {c} {G} {X} {bl} {G'} {X'} {bl'} = bl-step Above (λ {bl} k n → above-balloc {bl} k n) (λ {bl} k → above-berase {bl} k) {c} {G} {X} {bl} {G'} {X'} {bl'}
 
 above-start : ∀ {c X bl} → Start c X bl → Above bl
 above-start st k o pos _ = ⊥-elim (<-irrefl refl (subst (0 <_) (Start.allWp st k) pos))
@@ -306,24 +317,8 @@ dense-berase {bl} k D j o lt with j ≟ℕ k
 ... | yes refl = ⊥-elim (no< (subst (o <_) (upd-self (wp bl) j 0) lt))
 ... | no ne = D j o (subst (o <_) (upd-ne (wp bl) j k 0 ne) lt)
 
-dense-place : ∀ {X X' bl bl'} → Place X X' bl bl' → Dense bl → Dense bl'
-dense-place {X} {bl = bl} (inj₁ (_ , k , _ , refl)) D = dense-balloc {bl} k (nxt (stX X)) D
-dense-place (inj₂ (_ , refl)) D = D
-
 dense-step : ∀ {c G X bl G' X' bl'} → Dense bl → LStep c (G , X , bl) (G' , X' , bl') → Dense bl'
-dense-step {X = X} {X' = X'} D (lw (_ , pl) _ _ _) = dense-place {X} {X'} pl D
-dense-step {X = X} {X' = X'} D (lwa (_ , pl) _ _ _ _ _ _) = dense-place {X} {X'} pl D
-dense-step D (lret _ _ _ _) = D
-dense-step {X = X} {X' = X'} D (lwr (_ , pl) _ _ _ _ _ _) = dense-place {X} {X'} pl D
-dense-step D (lfl (_ , refl) _ _) = D
-dense-step D (lbar (_ , refl) _ _) = D
-dense-step D (lsy (_ , refl)) = D
-dense-step {bl = bl} D (lera (k , _ , refl) _ _) = dense-berase {bl} k D
-dense-step D (lgcm _ _ _ _ _ _) = D
-dense-step {X = X} {X' = X'} D (lrl _ (_ , pl) _ _ _) = dense-place {X} {X'} pl D
-dense-step {X = X} {X' = X'} D (lrla _ (_ , pl) _ _ _ _ _ _) = dense-place {X} {X'} pl D
-dense-step {X = X} {X' = X'} D (lrlr _ (_ , pl) _ _ _ _ _ _) = dense-place {X} {X'} pl D
-dense-step D (ldone _ _ _) = D
+dense-step {c} {G} {X} {bl} {G'} {X'} {bl'} = bl-step Dense (λ {bl} k n → dense-balloc {bl} k n) (λ {bl} k → dense-berase {bl} k) {c} {G} {X} {bl} {G'} {X'} {bl'}
 
 dense-start : ∀ {c X bl} → Start c X bl → Dense bl
 dense-start st k o lt = ⊥-elim (no< (subst (o <_) (Start.allWp st k) lt))
@@ -356,6 +351,20 @@ private
   ∨-split : ∀ {x y} → (x Data.Bool.Base.∨ y) ≡ true → x ≡ true ⊎ y ≡ true
   ∨-split {true} _ = inj₁ refl
   ∨-split {false} e = inj₂ e
+
+private
+  -- one Boolean flag true rules another out, so the other true rules it out
+  contra : ∀ {a b} → (a ≡ true → b ≡ false) → b ≡ true → a ≡ false
+  contra {false} f _ = refl
+  contra {true} f b = ⊥-elim (t→¬f b (f refl))
+
+-- the abstraction's disjoint classes: an erasable block is neither used
+-- nor a victim, and the current victim is not erasable
+es-apart : ∀ {c G X bl d} → Abs c G X bl d → ∀ k → es G k ≡ true → us G k ≡ false × vi G k ≡ false
+es-apart I k e = contra (Abs.usE I k) e , Abs.esV I k e
+
+cv-apart : ∀ {c G X bl d k} → Abs c G X bl d → cv G ≡ just k → es G k ≡ false
+cv-apart {k = k} I cvk = contra (Abs.esV I k) (Abs.cvV I k cvk)
 
 -- every step of the layer keeps it, given that a used block and a victim
 -- are not erasable (the abstraction's disjoint classes)
@@ -408,16 +417,8 @@ fullc-core ue F (ldone _ _ _) = F
 
 fullc-step : ∀ {c G X bl G' X' bl'} → LInv c (G , X , bl) → FullC G bl → LStep c (G , X , bl) (G' , X' , bl') → FullC G' bl'
 fullc-step (inj₁ F′) = fullc-core (λ k e → ⊥-elim (t→¬f e (Fresh.noEs F′ k)))
-fullc-step (inj₂ (inj₁ R)) = fullc-core (λ k e → ue (Abs.usE (Run.abs R) k) e , Abs.esV (Run.abs R) k e)
-  where
-  ue : ∀ {u e} → (u ≡ true → e ≡ false) → e ≡ true → u ≡ false
-  ue {false} f _ = refl
-  ue {true} f e = ⊥-elim (t→¬f e (f refl))
-fullc-step (inj₂ (inj₂ Rt)) = fullc-core (λ k e → ue (Abs.usE (Retired.abs Rt) k) e , Abs.esV (Retired.abs Rt) k e)
-  where
-  ue : ∀ {u e} → (u ≡ true → e ≡ false) → e ≡ true → u ≡ false
-  ue {false} f _ = refl
-  ue {true} f e = ⊥-elim (t→¬f e (f refl))
+fullc-step (inj₂ (inj₁ R)) = fullc-core (es-apart (Run.abs R))
+fullc-step (inj₂ (inj₂ Rt)) = fullc-core (es-apart (Retired.abs Rt))
 
 -- a full block has pages to erase
 private
@@ -514,14 +515,6 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     Reach : LS → Set
     Reach s = Star (LStep c) (G0 , X1 , bl1) s
 
-    above-star : ∀ {s s'} → Above (proj₂ (proj₂ s)) → Star (LStep c) s s' → Above (proj₂ (proj₂ s'))
-    above-star A ε = A
-    above-star {G , X , bl} A (_◅_ {j = G′ , X′ , bl′} st r) = above-star (above-step {c} {G} {X} {bl} {G′} {X′} {bl′} A st) r
-
-    dense-star : ∀ {s s'} → Dense (proj₂ (proj₂ s)) → Star (LStep c) s s' → Dense (proj₂ (proj₂ s'))
-    dense-star D ε = D
-    dense-star {G , X , bl} D (_◅_ {j = G′ , X′ , bl′} st r) = dense-star (dense-step {c} {G} {X} {bl} {G′} {X′} {bl′} D st) r
-
     fullc-star : ∀ {s s'} → LInv c s → FullC (proj₁ s) (proj₂ (proj₂ s)) → Star (LStep c) s s' → FullC (proj₁ s') (proj₂ (proj₂ s'))
     fullc-star L F ε = F
     fullc-star {G , X , bl} L F (_◅_ {j = G′ , X′ , bl′} st r) =
@@ -537,10 +530,10 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     einv-at r = einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (t→¬f e refl)) r
 
     above-at : ∀ {G X bl} → Reach (G , X , bl) → Above bl
-    above-at r = above-star (above-start st0) r
+    above-at r = bl-star Above (λ {bl} k n → above-balloc {bl} k n) (λ {bl} k → above-berase {bl} k) (above-start st0) r
 
     dense-at : ∀ {G X bl} → Reach (G , X , bl) → Dense bl
-    dense-at r = dense-star (dense-start st0) r
+    dense-at r = bl-star Dense (λ {bl} k n → dense-balloc {bl} k n) (λ {bl} k → dense-berase {bl} k) (dense-start st0) r
 
     fullc-at : ∀ {G X bl} → Reach (G , X , bl) → FullC G bl
     fullc-at r = fullc-star (start-inv st0) (λ k cl → ⊥-elim (none {k} cl)) r
@@ -572,16 +565,8 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     -- the victim is not erasable
     victim-es : ∀ {G X bl k} → LInv c (G , X , bl) → cv G ≡ just k → es G k ≡ false
     victim-es (inj₁ F) cvk = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
-    victim-es {G} {k = k} (inj₂ (inj₁ R)) cvk = not-es (Abs.esV (Run.abs R) k) (Abs.cvV (Run.abs R) k cvk)
-      where
-      not-es : ∀ {e v} → (e ≡ true → v ≡ false) → v ≡ true → e ≡ false
-      not-es {false} f _ = refl
-      not-es {true} f v = ⊥-elim (t→¬f v (f refl))
-    victim-es {G} {k = k} (inj₂ (inj₂ Rt)) cvk = not-es (Abs.esV (Retired.abs Rt) k) (Abs.cvV (Retired.abs Rt) k cvk)
-      where
-      not-es : ∀ {e v} → (e ≡ true → v ≡ false) → v ≡ true → e ≡ false
-      not-es {false} f _ = refl
-      not-es {true} f v = ⊥-elim (t→¬f v (f refl))
+    victim-es (inj₂ (inj₁ R)) cvk = cv-apart (Run.abs R) cvk
+    victim-es (inj₂ (inj₂ Rt)) cvk = cv-apart (Retired.abs Rt) cvk
 
   mutual
     -- by the pages of the victim still to go (`Z ≤ done + m`)
