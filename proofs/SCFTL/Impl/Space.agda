@@ -116,6 +116,7 @@ open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum using (_⊎_; inj₁; inj₂)
 open import Data.Empty using (⊥; ⊥-elim)
 open import Relation.Nullary using (¬_; yes; no)
+open import Relation.Nullary.Decidable using (True; toWitness)
 open import Relation.Binary.PropositionalEquality
   using (_≡_; refl; sym; trans; cong; subst)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive
@@ -256,14 +257,21 @@ data Step (c : Config) : St → St → Set where
         Step c (st f e i xs (d + r) a w g 0 (suc rm) t b p u)
                (st f (e + i) 0 xs r a 0 0 0 (D c) 0 0 0 (suc (length xs)))
   -- A crash and recovery (`open`, blocks.rs `rebuild`): the superblocks
-  -- the recovered L2P references (`ys`: at most those holding committed
-  -- data at the last commit, `cu`) are used, every other one erasable
-  -- (one of them opened; the active superblock's unwritten tail is
-  -- abandoned with it), the epoch's counters reset; the region is
+  -- the recovered L2P references (`ys`) are used, every other one
+  -- erasable (one of them opened; the active superblock's unwritten tail
+  -- is abandoned with it), the epoch's counters reset; the region is
   -- continued if it has the budget, else (or by choice) recovery writes a
-  -- full checkpoint.
+  -- full checkpoint.  The recovered superblocks leave W + K*N sectors
+  -- outside them (`need + |ys|*S <= P*S`): what the validator checked at
+  -- the end of the epoch recovery returns to, whose map names at most
+  -- the superblocks used or open then.  A recovery to the last commit
+  -- has it from `recb` (`rec-last`: |ys| <= cu); one to an older epoch
+  -- ended by a barrier (the code's unsynced epochs, whose superblocks
+  -- are not erased before a SYNC makes a later epoch durable) from that
+  -- epoch's end, which this model does not keep (until the thirty-fourth
+  -- session `rec` asked |ys| <= u, so it covered the last commit only).
   rec : ∀ {f e i xs r a w g q rm t b p u e' ys rm'} →
-        suc (e' + length ys) ≡ P c → length ys ≤ u → sum ys ≤ L c →
+        suc (e' + length ys) ≡ P c → need c + length ys * S c ≤ P c * S c → sum ys ≤ L c →
         (rm' ≡ rm × suc (epm c) ≤ rm) ⊎ rm' ≡ D c →
         Step c (st f e i xs r a w g q rm t b p u)
                (st 0 e' 0 ys (S c) 0 0 0 0 rm' 0 0 0 (length ys))
@@ -564,18 +572,23 @@ step-inv {c} V I (rec {f} {e} {i} {xs} {r} {a} {w} {g} {q} {rm} {t} {b} {p} {u} 
   ; i≡g = refl ; sumL = ≡≤ (trans (+-identityʳ _) (+-identityʳ _)) sl ; wcW = z≤n ; gcK = z≤n
   ; pot = ≡≤ (+-identityʳ (need c))
             (≤≡ (+-cancelʳ-≤ (need c) (e' * S c + S c)
-                  (≤-trans (+-monoʳ-≤ (need c) (*-monoˡ-≤ (S c) lu))
-                    (≤≡ (Inv.recb I)
+                  (≤≡ lu
                       (trans (cong (_* S c) (sym eq))
-                        (solve 3 (λ e n s → (con 1 :+ (e :+ n)) :* s := e :* s :+ s :+ n :* s) refl e' (length ys) (S c))))))
+                        (solve 3 (λ e n s → (con 1 :+ (e :+ n)) :* s := e :* s :+ s :+ n :* s) refl e' (length ys) (S c)))))
                 (sym (trans (+-identityʳ _) (+-identityʳ _))))
   ; prq = refl ; bufp = z≤n ; prb = z≤n
   ; remb = remb′ reg
-  ; recb = ≤-trans (+-monoʳ-≤ (need c) (*-monoˡ-≤ (S c) lu)) (Inv.recb I) }
+  ; recb = lu }
   where
   remb′ : (rm' ≡ rm × suc (epm c) ≤ rm) ⊎ rm' ≡ D c → suc (epm c) ≤ rm' + 0
   remb′ (inj₁ (refl , le)) = ≤≡ le (sym (+-identityʳ rm))
   remb′ (inj₂ refl) = ≤≡ (Needs.c4 V) (sym (+-identityʳ (D c)))
+
+-- A recovery to the last commit: the superblocks its map references are
+-- at most those used or open at that commit (`cu`), which left W + K*N
+-- sectors outside them (`recb`).
+rec-last : ∀ {c s} {ys : List ℕ} → Inv c s → length ys ≤ cu s → need c + length ys * S c ≤ P c * S c
+rec-last {c} {s} I le = ≤-trans (+-monoʳ-≤ (need c) (*-monoˡ-≤ (S c) le)) (Inv.recb {c} {s} I)
 
 star-inv : ∀ {c s s'} → Needs c → Inv c s → Star (Step c) s s' → Inv c s'
 star-inv V I ε = I
@@ -685,6 +698,11 @@ example-N = refl
 -- over a sector, takes the forced full checkpoint (flK's guard fails:
 -- 5 region pages left < 6), opens a superblock after an erase, and runs
 -- GC on a greedy victim with one valid sector, relocating it.
+private
+  -- a closed inequality, decided
+  lit : ∀ {m n} {w : True (m ≤? n)} → m ≤ n
+  lit {w = w} = toWitness w
+
 example-end : St
 example-end = st 0 2 1 (1 ∷ []) 2 1 1 1 0 8 2 0 2 2
 
@@ -695,7 +713,7 @@ example-run =
   ◅ wrN (s≤s (s≤s z≤n)) (inj₂ (s≤s z≤n)) (s≤s z≤n) (s≤s (s≤s z≤n))
   ◅ dpg
   ◅ flK {d = 0} (inj₂ (s≤s z≤n)) z≤n z≤n (s≤s (s≤s (s≤s (s≤s (s≤s (s≤s z≤n))))))
-  ◅ rec {e' = 3} {ys = 2 ∷ []} refl (s≤s z≤n) (s≤s (s≤s z≤n))
+  ◅ rec {e' = 3} {ys = 2 ∷ []} refl lit (s≤s (s≤s z≤n))
         (inj₁ (refl , s≤s (s≤s (s≤s (s≤s (s≤s (s≤s z≤n)))))))
   ◅ wrU {xs = []} {x = 1} {ys = []} (s≤s z≤n) (inj₂ (s≤s (s≤s z≤n))) (s≤s z≤n)
   ◅ dpg

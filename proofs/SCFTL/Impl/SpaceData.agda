@@ -39,7 +39,7 @@
 ------------------------------------------------------------------------
 module SCFTL.Impl.SpaceData where
 
-open import Data.Nat using (ℕ; zero; suc; _+_; _∸_; _≤_; _<_; z≤n; s≤s)
+open import Data.Nat using (ℕ; zero; suc; _+_; _*_; _∸_; _≤_; _<_; z≤n; s≤s; _≤?_)
 open import Data.Nat.Properties using (≤-trans; m≤n⇒m<n∨m≡n)
 open import Data.List using (List; []; _∷_; _++_; length; sum)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
@@ -47,6 +47,7 @@ open import Data.List.Relation.Unary.All using ([]; _∷_)
 open import Data.Sum using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
+open import Relation.Nullary.Decidable using (True; toWitness)
 
 open import SCFTL.Impl.Space
 
@@ -97,7 +98,7 @@ data StepD (c : Config) : StD → StD → Set where
         StepD c (sd f e i xs (d + r) a w g 0 u)
                 (sd f (e + i) 0 xs r a 0 0 0 (suc (length xs)))
   rec : ∀ {f e i xs r a w g q u e' ys} →
-        suc (e' + length ys) ≡ P c → length ys ≤ u → sum ys ≤ L c →
+        suc (e' + length ys) ≡ P c → need c + length ys * S c ≤ P c * S c → sum ys ≤ L c →
         StepD c (sd f e i xs r a w g q u)
                 (sd 0 e' 0 ys (S c) 0 0 0 0 (length ys))
 
@@ -197,6 +198,10 @@ data-victim c V r uL with reachD-lift (needs V) r
 -- greedy victim with one valid sector and its relocation — and there a
 -- wanted write finds a page.
 
+private
+  lit : ∀ {m n} {w : True (m ≤? n)} → m ≤ n
+  lit {w = w} = toWitness w
+
 exampleD-end : StD
 exampleD-end = dataOf example-end   -- Space's example run ends there too
 
@@ -205,7 +210,7 @@ exampleD-run =
     wrN (s≤s z≤n) (inj₂ (s≤s z≤n)) (s≤s z≤n)
   ◅ wrN (s≤s (s≤s z≤n)) (inj₂ (s≤s z≤n)) (s≤s (s≤s z≤n))
   ◅ fl {d = 0} (inj₂ (s≤s z≤n)) z≤n
-  ◅ rec {e' = 3} {ys = 2 ∷ []} refl (s≤s z≤n) (s≤s (s≤s z≤n))
+  ◅ rec {e' = 3} {ys = 2 ∷ []} refl lit (s≤s (s≤s z≤n))
   ◅ wrU {xs = []} {x = 1} {ys = []} (s≤s z≤n) (inj₂ (s≤s (s≤s z≤n)))
   ◅ wrA (s≤s (s≤s z≤n)) (inj₂ (s≤s (s≤s z≤n)))
   ◅ fl {d = 0} (inj₂ (s≤s (s≤s z≤n))) z≤n
