@@ -171,48 +171,79 @@ NNew X X' = ∀ p → Named X' p → Named X p ⊎ p ≡ nxt (stX X)
 sub-trans : ∀ {X Y Z} → NSub X Y → NSub Y Z → NSub X Z
 sub-trans f g p x = f p (g p x)
 
+-- The maps themselves (thirty-fourth session; SCFTL.Impl.SpaceRecFit
+-- counts the blocks each names): every map of X' (its stable L2P, an
+-- unsynced epoch's) is one of X's or X's volatile L2P
+MapsOf : XS → XS → Set
+MapsOf X X' = ∀ j → (Σ ℕ λ j' → ∀ a → mapAt (smap (stX X')) (uesX X') j a ≡ mapAt (smap (stX X)) (uesX X) j' a)
+                  ⊎ (∀ a → mapAt (smap (stX X')) (uesX X') j a ≡ l2p (stX X) a)
+
+-- ... and the volatile L2P kept: an erase, a SYNC, a barrier, a flush
+MS : XS → XS → Set
+MS X X' = (∀ a → l2p (stX X') a ≡ l2p (stX X) a) × MapsOf X X'
+
+-- the pages named then are named before
+nsub-of : ∀ {X X'} → MS X X' → NSub X X'
+nsub-of (kl , mo) p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
+nsub-of (kl , mo) p (a , le , inj₂ (j , m)) with mo j
+... | inj₁ (j' , e) = a , le , inj₂ (j' , trans (sym (e a)) m)
+... | inj₂ e        = a , le , inj₁ (trans (sym (e a)) m)
+
+ms-trans : ∀ {X Y Z} → MS X Y → MS Y Z → MS X Z
+ms-trans {X} {Y} {Z} (kl1 , m1) (kl2 , m2) = (λ a → trans (kl2 a) (kl1 a)) , go
+  where
+  go : MapsOf X Z
+  go j with m2 j
+  ... | inj₂ e = inj₂ (λ a → trans (e a) (kl1 a))
+  ... | inj₁ (j' , e) with m1 j'
+  ...   | inj₁ (j'' , e') = inj₁ (j'' , λ a → trans (e a) (e' a))
+  ...   | inj₂ e'         = inj₂ (λ a → trans (e a) (e' a))
+
+private
+  -- the stable L2P kept, the epochs `es`
+  at-keep : ∀ {X X'} es → (∀ a → smap (stX X') a ≡ smap (stX X) a) → uesX X' ≡ es →
+            ∀ j a → mapAt (smap (stX X')) (uesX X') j a ≡ mapAt (smap (stX X)) es j a
+  at-keep {X} {X'} es ks eu j a = trans (cong (λ z → mapAt (smap (stX X')) z j a) eu) (mapAt-≐ ks es j a)
+
 -- a barrier: the new epoch's map is the volatile L2P (`vm`)
+ms-barrier : ∀ {X X'} e → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
+             uesX X' ≡ uesX X ++ e ∷ [] → (∀ a → l2p (stX X) a ≡ eM e (lastMap (smap (stX X)) (uesX X)) a) →
+             MS X X'
+ms-barrier {X} {X'} e kl ks eu vm = kl , mo
+  where
+  mo : MapsOf X X'
+  mo j with mapAt-snoc (smap (stX X)) (uesX X) e j
+  ... | inj₁ q = inj₁ (j , λ a → trans (at-keep {X} {X'} (uesX X ++ e ∷ []) ks eu j a) (cong (λ f → f a) q))
+  ... | inj₂ q = inj₂ (λ a → trans (at-keep {X} {X'} (uesX X ++ e ∷ []) ks eu j a) (trans (cong (λ f → f a) q) (sym (vm a))))
+
 sub-barrier : ∀ {X X'} e → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
               uesX X' ≡ uesX X ++ e ∷ [] → (∀ a → l2p (stX X) a ≡ eM e (lastMap (smap (stX X)) (uesX X)) a) →
               NSub X X'
-sub-barrier e kl ks eu vm p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
-sub-barrier {X} {X'} e kl ks eu vm p (a , le , inj₂ (j , m)) with mapAt-snoc (smap (stX X)) (uesX X) e j
-... | inj₁ q = a , le , inj₂ (j , trans (sym (cong (λ f → f a) q)) m′)
-  where m′ = trans (sym (mapAt-≐ ks (uesX X ++ e ∷ []) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
-... | inj₂ q = a , le , inj₁ (trans (vm a) (trans (sym (cong (λ f → f a) q)) m′))
-  where m′ = trans (sym (mapAt-≐ ks (uesX X ++ e ∷ []) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
-
-private
-  -- the stable maps kept
-  map-keep : ∀ {X X'} → (∀ a → smap (stX X') a ≡ smap (stX X) a) → uesX X' ≡ uesX X →
-             ∀ a p j → mapAt (smap (stX X')) (uesX X') j a ≡ just p → mapAt (smap (stX X)) (uesX X) j a ≡ just p
-  map-keep {X} {X'} ks eu a p j m =
-    trans (sym (mapAt-≐ ks (uesX X) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
+sub-barrier {X} {X'} e kl ks eu vm = nsub-of {X} {X'} (ms-barrier {X} {X'} e kl ks eu vm)
 
 -- every map kept
+ms-keep : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
+          uesX X' ≡ uesX X → MS X X'
+ms-keep {X} {X'} kl ks eu = kl , λ j → inj₁ (j , at-keep {X} {X'} (uesX X) ks eu j)
+
 sub-keep : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
            uesX X' ≡ uesX X → NSub X X'
-sub-keep kl ks eu p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
-sub-keep {X} {X'} kl ks eu p (a , le , inj₂ (j , m)) = a , le , inj₂ (j , map-keep {X} {X'} ks eu a p j m)
+sub-keep {X} {X'} kl ks eu = nsub-of {X} {X'} (ms-keep {X} {X'} kl ks eu)
 
 private
   -- the volatile L2P made stable, the epochs dropped
-  sub-flush : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ l2p (stX X) a) →
-              uesX X' ≡ [] → NSub X X'
-  sub-flush kl ks eu p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
-  sub-flush {X} {X'} kl ks eu p (a , le , inj₂ (j , m)) =
-    a , le , inj₁ (trans (sym (ks a)) (trans (sym (cong (λ f → f a) (mapAt-nil (smap (stX X')) j)))
-                                             (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)))
+  ms-flush : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ l2p (stX X) a) →
+             uesX X' ≡ [] → MS X X'
+  ms-flush {X} {X'} kl ks eu = kl , λ j → inj₂ (λ a →
+    trans (cong (λ z → mapAt (smap (stX X')) z j a) eu) (trans (cong (λ f → f a) (mapAt-nil (smap (stX X')) j)) (ks a)))
 
   -- a prefix xs of the epochs made stable, ys left
-  sub-sync : ∀ {X X'} xs ys → uesX X ≡ xs ++ ys → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) →
-             (∀ a → smap (stX X') a ≡ lastMap (smap (stX X)) xs a) → uesX X' ≡ ys → NSub X X'
-  sub-sync xs ys ex kl ks eu p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
-  sub-sync {X} {X'} xs ys ex kl ks eu p (a , le , inj₂ (j , m)) =
-    a , le , inj₂ (length xs + j ,
-      subst (λ es → mapAt (smap (stX X)) es (length xs + j) a ≡ just p) (sym ex)
-        (trans (cong (λ f → f a) (mapAt-++ (smap (stX X)) xs ys j))
-          (trans (sym (mapAt-≐ ks ys j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m))))
+  ms-sync : ∀ {X X'} xs ys → uesX X ≡ xs ++ ys → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) →
+            (∀ a → smap (stX X') a ≡ lastMap (smap (stX X)) xs a) → uesX X' ≡ ys → MS X X'
+  ms-sync {X} {X'} xs ys ex kl ks eu = kl , λ j → inj₁ (length xs + j , λ a →
+    trans (trans (cong (λ z → mapAt (smap (stX X')) z j a) eu) (mapAt-≐ ks ys j a))
+          (sym (trans (cong (λ z → mapAt (smap (stX X)) z (length xs + j) a) ex)
+                      (cong (λ f → f a) (mapAt-++ (smap (stX X)) xs ys j)))))
 
   -- one more epoch, whose map is the volatile L2P
 
@@ -223,7 +254,7 @@ private
   new-keep (inj₁ (_ , mp)) ks eu p (a , le , inj₁ m) with mp a p m
   ... | inj₁ m0 = inj₁ (a , le , inj₁ m0)
   ... | inj₂ e  = inj₂ e
-  new-keep {X} {X'} (inj₁ _) ks eu p (a , le , inj₂ (j , m)) = inj₁ (a , le , inj₂ (j , map-keep {X} {X'} ks eu a p j m))
+  new-keep {X} {X'} (inj₁ _) ks eu p (a , le , inj₂ (j , m)) = inj₁ (a , le , inj₂ (j , trans (sym (at-keep {X} {X'} (uesX X) ks eu j a)) m))
 
 ------------------------------------------------------------------------
 -- P's steps and the stable L2P (the consolidation page and the optional
@@ -278,63 +309,75 @@ sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , q , _ , inj₂ (_ , r
 sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₂ (_ , refl))) = (λ c → refl) , sym eu
 
 -- an erase changes no map
+maps-es : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.es))) X X' → MS X X'
+maps-es {false , S} {X'} (inj₁ (refl , .S , refl , (((p , ep , e) , ue) , _))) =
+  ms-keep {false , S} {X'} (λ a → cong (λ z → l2p z a) e) (λ a → cong (λ z → smap z a) e) ue
+maps-es {true , S} (inj₁ (_ , _ , () , _))
+maps-es {b , S} {X'} (inj₂ (refl , eu , s' , refl , (p , ep , _ , refl))) = ms-keep {b , S} {X'} (λ a → refl) (λ a → refl) (sym eu)
+
 named-es : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.es))) X X' → NSub X X'
-named-es {false , S} {X'} (inj₁ (refl , .S , refl , (((p , ep , e) , ue) , _))) =
-  sub-keep {false , S} {X'} (λ a → cong (λ z → l2p z a) e) (λ a → cong (λ z → smap z a) e) ue
-named-es {true , S} (inj₁ (_ , _ , () , _))
-named-es {b , S} {X'} (inj₂ (refl , eu , s' , refl , (p , ep , _ , refl))) = sub-keep {b , S} {X'} (λ a → refl) (λ a → refl) (sym eu)
+named-es {X} {X'} o = nsub-of {X} {X'} (maps-es {X} {X'} o)
 
 -- a SYNC makes the epochs, or a prefix of them, stable
-named-sy : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.sy))) X X' → NSub X X'
-named-sy {false , S} {X'} (inj₁ (refl , .S , refl , inj₁ (r , _ , e , _))) =
-  sub-sync {false , S} {X'} (ues (su S)) [] (sym (++-identityʳ (ues (su S))))
+maps-sy : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.sy))) X X' → MS X X'
+maps-sy {false , S} {X'} (inj₁ (refl , .S , refl , inj₁ (r , _ , e , _))) =
+  ms-sync {false , S} {X'} (ues (su S)) [] (sym (++-identityʳ (ues (su S))))
     (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
-named-sy {false , S} {X'} (inj₁ (refl , .S , refl , inj₂ (xs , ys , l , r , ex , _ , _ , e , _))) =
-  sub-sync {false , S} {X'} xs ys ex (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
-named-sy {true , S} (inj₁ (refl , S0 , () , _))
-named-sy (inj₂ (refl , _ , s' , _ , ()))
+maps-sy {false , S} {X'} (inj₁ (refl , .S , refl , inj₂ (xs , ys , l , r , ex , _ , _ , e , _))) =
+  ms-sync {false , S} {X'} xs ys ex (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+maps-sy {true , S} (inj₁ (refl , S0 , () , _))
+maps-sy (inj₂ (refl , _ , s' , _ , ()))
+
+named-sy : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.sy))) X X' → NSub X X'
+named-sy {X} {X'} o = nsub-of {X} {X'} (maps-sy {X} {X'} o)
 
 private
   -- PUSBic's barrier: one more epoch, the volatile L2P its map, or the
   -- forced flush
   bar-PU : ∀ {S S'} → (∀ a → l2p (st (su S)) a ≡ eM (epE (st (su S))) (lastMap (smap (st (su S))) (ues (su S))) a) →
-           okX (SB.use (SB.reg SB.barrier)) S S' → NSub (false , S) (false , S')
+           okX (SB.use (SB.reg SB.barrier)) S S' → MS (false , S) (false , S')
   bar-PU {S} {S'} vm (inj₁ (_ , e) , _) =
-    sub-barrier {false , S} {false , S'} (epE (st (su S))) (λ a → cong (λ z → l2p (st z) a) e)
+    ms-barrier {false , S} {false , S'} (epE (st (su S))) (λ a → cong (λ z → l2p (st z) a) e)
       (λ a → cong (λ z → smap (st z) a) e) (cong ues e) vm
   bar-PU {S} {S'} vm (inj₂ (inj₁ e) , _) =
-    sub-flush {false , S} {false , S'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+    ms-flush {false , S} {false , S'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
   bar-PU {S} {S'} vm (inj₂ (inj₂ e) , _) =
-    sub-flush {false , S} {false , S'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+    ms-flush {false , S} {false , S'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
 
-named-barrier : ∀ {X X'} → OPX.RI X → PXm.ok (SB.use (SB.reg SB.barrier)) X X' → NSub X X'
-named-barrier {false , S} {.false , S'} (t , ar , _) (inj₁ (refl , .S , refl , o)) = bar-PU {S} {S'} vm o
+maps-barrier : ∀ {X X'} → OPX.RI X → PXm.ok (SB.use (SB.reg SB.barrier)) X X' → MS X X'
+maps-barrier {false , S} {.false , S'} (t , ar , _) (inj₁ (refl , .S , refl , o)) = bar-PU {S} {S'} vm o
   where
     gall : GhAll (su S) t
     gall = proj₁ (proj₂ (proj₁ (ivX {S} {t} ar)))
     vm = proj₂ (proj₁ (proj₂ (proj₂ gall)))
-named-barrier {true , S} {.false , S'} (eu , ril) (inj₁ (refl , _ , refl , o)) =
-  sub-trans {true , S} {false , konsU S} {false , S'}
-    (sub-keep {true , S} {false , konsU S} (proj₁ (konsS-maps (st (su S)))) (proj₂ (konsS-maps (st (su S)))) (sym eu))
+maps-barrier {true , S} {.false , S'} (eu , ril) (inj₁ (refl , _ , refl , o)) =
+  ms-trans {true , S} {false , konsU S} {false , S'}
+    (ms-keep {true , S} {false , konsU S} (proj₁ (konsS-maps (st (su S)))) (proj₂ (konsS-maps (st (su S)))) (sym eu))
     (bar-PU {konsU S} {S'} (kons-vm (st (su S)) (ril-vm ril)) o)
-named-barrier _ (inj₂ (refl , _ , s' , _ , ()))
+maps-barrier _ (inj₂ (refl , _ , s' , _ , ()))
+
+named-barrier : ∀ {X X'} → OPX.RI X → PXm.ok (SB.use (SB.reg SB.barrier)) X X' → NSub X X'
+named-barrier {X} {X'} r o = nsub-of {X} {X'} (maps-barrier {X} {X'} r o)
 
 -- a flush makes the volatile L2P stable and drops the epochs
-named-flush : ∀ {X X'} → PXm.ok (SB.use SB.flush) X X' → NSub X X'
-named-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₁ (inj₁ e , _))) =
-  sub-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
-named-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₁ (inj₂ e , _))) =
-  sub-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
-named-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₁ e) , _))) =
-  sub-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
-named-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₂ e) , _))) =
-  sub-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
-named-flush {true , S} (inj₁ (_ , _ , () , _))
-named-flush {b , S} {X'} (inj₂ (refl , eu , s' , refl , inj₁ o)) =
-  sub-flush {b , S} {X'} (λ a → trans (proj₁ (flushP-maps o) a) (proj₁ (konsS-maps (st (su S))) a))
+maps-flush : ∀ {X X'} → PXm.ok (SB.use SB.flush) X X' → MS X X'
+maps-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₁ (inj₁ e , _))) =
+  ms-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+maps-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₁ (inj₂ e , _))) =
+  ms-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+maps-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₁ e) , _))) =
+  ms-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+maps-flush {false , S} {X'} (inj₁ (_ , _ , refl , inj₂ ((_ , M , _ , inj₂ e) , _))) =
+  ms-flush {false , S} {X'} (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
+maps-flush {true , S} (inj₁ (_ , _ , () , _))
+maps-flush {b , S} {X'} (inj₂ (refl , eu , s' , refl , inj₁ o)) =
+  ms-flush {b , S} {X'} (λ a → trans (proj₁ (flushP-maps o) a) (proj₁ (konsS-maps (st (su S))) a))
                          (λ a → trans (proj₂ (flushP-maps o) a) (proj₁ (konsS-maps (st (su S))) a)) refl
-named-flush {b , S} {X'} (inj₂ (refl , eu , s' , refl , inj₂ (M , _ , refl))) =
-  sub-flush {b , S} {X'} (λ a → refl) (λ a → refl) refl
+maps-flush {b , S} {X'} (inj₂ (refl , eu , s' , refl , inj₂ (M , _ , refl))) =
+  ms-flush {b , S} {X'} (λ a → refl) (λ a → refl) refl
+
+named-flush : ∀ {X X'} → PXm.ok (SB.use SB.flush) X X' → NSub X X'
+named-flush {X} {X'} o = nsub-of {X} {X'} (maps-flush {X} {X'} o)
 
 px-named : ∀ u {X X'} → OPX.RI X → PXm.ok (SB.use u) X X' → NNew X X'
 px-named (SB.reg (SB.op (SB.w a d))) {X} {X'} _ o =
