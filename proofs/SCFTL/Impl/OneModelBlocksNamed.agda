@@ -182,6 +182,17 @@ MapsOf X X' = ∀ j → (Σ ℕ λ j' → ∀ a → mapAt (smap (stX X')) (uesX 
 MS : XS → XS → Set
 MS X X' = (∀ a → l2p (stX X') a ≡ l2p (stX X) a) × MapsOf X X'
 
+-- every map of X' one of X's: a write, a relocation, an erase, a SYNC
+Kept : XS → XS → Set
+Kept X X' = ∀ j → Σ ℕ λ j' → ∀ a → mapAt (smap (stX X')) (uesX X') j a ≡ mapAt (smap (stX X)) (uesX X) j' a
+
+-- ... with the volatile L2P kept: an erase, a SYNC
+MK : XS → XS → Set
+MK X X' = (∀ a → l2p (stX X') a ≡ l2p (stX X) a) × Kept X X'
+
+mk-ms : ∀ {X X'} → MK X X' → MS X X'
+mk-ms (kl , k) = kl , λ j → inj₁ (k j)
+
 -- the pages named then are named before
 nsub-of : ∀ {X X'} → MS X X' → NSub X X'
 nsub-of (kl , mo) p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
@@ -223,12 +234,12 @@ sub-barrier {X} {X'} e kl ks eu vm = nsub-of {X} {X'} (ms-barrier {X} {X'} e kl 
 
 -- every map kept
 ms-keep : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
-          uesX X' ≡ uesX X → MS X X'
-ms-keep {X} {X'} kl ks eu = kl , λ j → inj₁ (j , at-keep {X} {X'} (uesX X) ks eu j)
+          uesX X' ≡ uesX X → MK X X'
+ms-keep {X} {X'} kl ks eu = kl , λ j → j , at-keep {X} {X'} (uesX X) ks eu j
 
 sub-keep : ∀ {X X'} → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) → (∀ a → smap (stX X') a ≡ smap (stX X) a) →
            uesX X' ≡ uesX X → NSub X X'
-sub-keep {X} {X'} kl ks eu = nsub-of {X} {X'} (ms-keep {X} {X'} kl ks eu)
+sub-keep {X} {X'} kl ks eu = nsub-of {X} {X'} (mk-ms {X} {X'} (ms-keep {X} {X'} kl ks eu))
 
 private
   -- the volatile L2P made stable, the epochs dropped
@@ -239,11 +250,11 @@ private
 
   -- a prefix xs of the epochs made stable, ys left
   ms-sync : ∀ {X X'} xs ys → uesX X ≡ xs ++ ys → (∀ a → l2p (stX X') a ≡ l2p (stX X) a) →
-            (∀ a → smap (stX X') a ≡ lastMap (smap (stX X)) xs a) → uesX X' ≡ ys → MS X X'
-  ms-sync {X} {X'} xs ys ex kl ks eu = kl , λ j → inj₁ (length xs + j , λ a →
+            (∀ a → smap (stX X') a ≡ lastMap (smap (stX X)) xs a) → uesX X' ≡ ys → MK X X'
+  ms-sync {X} {X'} xs ys ex kl ks eu = kl , λ j → length xs + j , λ a →
     trans (trans (cong (λ z → mapAt (smap (stX X')) z j a) eu) (mapAt-≐ ks ys j a))
           (sym (trans (cong (λ z → mapAt (smap (stX X)) z (length xs + j) a) ex)
-                      (cong (λ f → f a) (mapAt-++ (smap (stX X)) xs ys j)))))
+                      (cong (λ f → f a) (mapAt-++ (smap (stX X)) xs ys j))))
 
   -- one more epoch, whose map is the volatile L2P
 
@@ -290,6 +301,9 @@ SmU : XS → XS → Set
 SmU X X' = (∀ a → smap (stX X') a ≡ smap (stX X) a) × uesX X' ≡ uesX X
 
 -- writes and relocations keep the stable L2P and the epochs
+maps-smu : ∀ {X X'} → SmU X X' → Kept X X'
+maps-smu {X} {X'} (ks , eu) j = j , at-keep {X} {X'} (uesX X) ks eu j
+
 sm-w : ∀ a d {X X'} → PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) X X' → SmU X X'
 sm-w a d {false , S} (inj₁ (refl , S0 , refl , ((inj₁ (_ , f1 , f2 , e) , ue) , _))) =
   (λ c → trans (cong (λ z → smap z c) e) (cong (λ f → f c) (smap-opt f1 f2 (wr0 a d (st (su S)))))) , ue
@@ -309,17 +323,17 @@ sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₁ (_ , q , _ , inj₂ (_ , r
 sm-rl {b , S} (inj₂ (refl , eu , s' , refl , inj₂ (_ , refl))) = (λ c → refl) , sym eu
 
 -- an erase changes no map
-maps-es : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.es))) X X' → MS X X'
+maps-es : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.es))) X X' → MK X X'
 maps-es {false , S} {X'} (inj₁ (refl , .S , refl , (((p , ep , e) , ue) , _))) =
   ms-keep {false , S} {X'} (λ a → cong (λ z → l2p z a) e) (λ a → cong (λ z → smap z a) e) ue
 maps-es {true , S} (inj₁ (_ , _ , () , _))
 maps-es {b , S} {X'} (inj₂ (refl , eu , s' , refl , (p , ep , _ , refl))) = ms-keep {b , S} {X'} (λ a → refl) (λ a → refl) (sym eu)
 
 named-es : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.es))) X X' → NSub X X'
-named-es {X} {X'} o = nsub-of {X} {X'} (maps-es {X} {X'} o)
+named-es {X} {X'} o = nsub-of {X} {X'} (mk-ms {X} {X'} (maps-es {X} {X'} o))
 
 -- a SYNC makes the epochs, or a prefix of them, stable
-maps-sy : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.sy))) X X' → MS X X'
+maps-sy : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.sy))) X X' → MK X X'
 maps-sy {false , S} {X'} (inj₁ (refl , .S , refl , inj₁ (r , _ , e , _))) =
   ms-sync {false , S} {X'} (ues (su S)) [] (sym (++-identityʳ (ues (su S))))
     (λ a → cong (λ z → l2p (st z) a) e) (λ a → cong (λ z → smap (st z) a) e) (cong ues e)
@@ -329,7 +343,7 @@ maps-sy {true , S} (inj₁ (refl , S0 , () , _))
 maps-sy (inj₂ (refl , _ , s' , _ , ()))
 
 named-sy : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.sy))) X X' → NSub X X'
-named-sy {X} {X'} o = nsub-of {X} {X'} (maps-sy {X} {X'} o)
+named-sy {X} {X'} o = nsub-of {X} {X'} (mk-ms {X} {X'} (maps-sy {X} {X'} o))
 
 private
   -- PUSBic's barrier: one more epoch, the volatile L2P its map, or the
@@ -352,7 +366,7 @@ maps-barrier {false , S} {.false , S'} (t , ar , _) (inj₁ (refl , .S , refl , 
     vm = proj₂ (proj₁ (proj₂ (proj₂ gall)))
 maps-barrier {true , S} {.false , S'} (eu , ril) (inj₁ (refl , _ , refl , o)) =
   ms-trans {true , S} {false , konsU S} {false , S'}
-    (ms-keep {true , S} {false , konsU S} (proj₁ (konsS-maps (st (su S)))) (proj₂ (konsS-maps (st (su S)))) (sym eu))
+    (mk-ms {true , S} {false , konsU S} (ms-keep {true , S} {false , konsU S} (proj₁ (konsS-maps (st (su S)))) (proj₂ (konsS-maps (st (su S)))) (sym eu)))
     (bar-PU {konsU S} {S'} (kons-vm (st (su S)) (ril-vm ril)) o)
 maps-barrier _ (inj₂ (refl , _ , s' , _ , ()))
 

@@ -396,6 +396,17 @@ cut-named : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' →
 cut-named {X} {C} {X'} r c o p x with cut-stab {X} {C} {X'} r c o p x
 ... | a , le , j , m = a , le , inj₂ (j , m)
 
+-- ... and, at the level of maps (thirty-fourth session,
+-- SCFTL.Impl.SpaceRecFit): the map recovery rebuilds is one of X's, the
+-- stable L2P or an unsynced epoch's
+cut-l2p : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' →
+          Σ ℕ λ k → ∀ a → l2p (stX X') a ≡ mapAt (smap (stX X)) (uesX X) k a
+cut-l2p {X} {X' = .false , S'} r (cut-pu {S} {u'} {s'} refl img) (refl , ok) with pu-cut-l2p {S} {u'} {s'} {S'} r img ok
+... | k , _ , e = k , e
+cut-l2p {X} r (cut-chain {s'} {g} eu img) (refl , refl , x , refl , ok) =
+  0 , crlm-l2p {EraseGuard} {s'} {proj₁ C0} {smap (stX X)} {x} (proj₂ C0) ok
+  where C0 = ril-crlm {stX X} {s'} (ril-X {X} r eu) img
+
 ------------------------------------------------------------------------
 -- The power cut right after an operation completes: recovery names only
 -- pages the state before the operation named

@@ -47,7 +47,11 @@
 --                 instead of the flush: block 0 erasable in the ghost, its
 --                 page still only on P's invalid queue (PU's barrier keeps
 --                 the queues), and the layer's SYNC then the erase
---                 (`synced-erase`).
+--                 (`synced-erase`);
+--   `fits-here`, `named-here` : after that barrier every map a recovery
+--                 may return to leaves the epoch's need outside its
+--                 blocks (SCFTL.Impl.SpaceRecFit's `rec-fit`); the
+--                 barrier's epoch names one block.
 ------------------------------------------------------------------------
 module SCFTL.Impl.SpaceLayerGcExample where
 
@@ -66,12 +70,12 @@ open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; �
 open import Relation.Nullary using (¬_)
 
 open import SCFTL.Impl.Model Bool false 0 0 0 _≟B_
-  using (St; syn; erased; cpt; unmapped; wr0; rlX; fl3; esF; nxt; inv; ers; gcnt; Valid; _[_≔_])
+  using (St; syn; erased; cpt; unmapped; wr0; rlX; fl3; esF; nxt; inv; ers; gcnt; smap; Valid; _[_≔_])
 open import SCFTL.Impl.UnsyncedBarrier Bool false 0 0 0 4 _≟B_ using (StU; ⟪_,_⟫; st; ues; flB; epE)
 open import SCFTL.Impl.UnsyncedRecStep Bool false 0 0 0 4 _≟B_ using (recU)
 open import SCFTL.Impl.UnsyncedModel Bool false 0 0 0 4 _≟B_ using (SU; ⟦_,_⟧; ghostN)
 open import SCFTL.Impl.BlocksOver Bool false 0 0 0 4 _≟B_ 0
-  using (BL; own; wp; fr; balloc; berase; forget; Fresh; own-balloc)
+  using (BL; own; wp; fr; loc; balloc; berase; forget; Fresh; own-balloc)
 open import SCFTL.Impl.OneModelBlocks Bool false 0 0 0 4 _≟B_ 2 0 using (stX; BXone; one)
 open import SCFTL.Impl.SpaceSim Bool false 0 0 0 4 _≟B_ 2 0 using (Gh; us; es; vi; cv; gn; BlockFor)
 open import SCFTL.Impl.SpaceLayer Bool false 0 0 0 4 _≟B_ 2 0
@@ -80,6 +84,9 @@ open import SCFTL.Impl.SpaceLayerStart Bool false 0 0 0 4 _≟B_ 2 0 using (new-
 open import SCFTL.Impl.SpaceQueued Bool false 0 0 0 4 _≟B_ 2 0 using (QInv; layer-queued; synced-erase)
 open import SCFTL.Impl.SpaceGcBound Bool false 0 0 0 4 _≟B_ 2 0 using (code-budget; layer-dead-victim-ends)
 open import SCFTL.Impl.SpaceGcWalk Bool false 0 0 0 4 _≟B_ 2 0 using (victim-ends)
+open import SCFTL.Impl.SpaceRecFit Bool false 0 0 0 4 _≟B_ 2 0 using (RecFit; rec-fit; nbk)
+open import SCFTL.Impl.OneModelBlocksNamed Bool false 0 0 0 4 _≟B_ 2 0 using (uesX)
+open import SCFTL.Impl.UnsyncedImages Bool false 0 0 0 4 _≟B_ using (mapAt)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Bool false 0 0 4 as SB
 
@@ -291,6 +298,18 @@ after-barrier : Σ (Bool × SU) λ X′ → LStep cfgG (Gg , X u7b , bl4) (Gg , 
                 Σ (Bool × SU) λ X″ → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X′ , bl4) (X″ , berase 0 bl4)
 after-barrier = synced-erase refl refl refl new0 rec1 (le 1 4)
                   (step1 ◅ step2 ◅ step3 ◅ step4 ◅ step5 ◅ step6 ◅ step7 ◅ step8 ◅ step9b ◅ ε) refl refl (λ ())
+
+-- After that barrier a recovery may return to the stable L2P or to the
+-- epoch the barrier ended; each names blocks that leave the epoch's need
+-- (SCFTL.Impl.SpaceRecFit's `rec-fit`: need = W + K·N = 2, P·S = 4, so
+-- at most two blocks each).  The epoch's map names one block: block 1,
+-- where the write of step 4 placed its page
+fits-here : RecFit cfgG (X u7b) bl4
+fits-here = rec-fit (Sp.needs valid) refl refl refl new0 rec1 (le 1 4)
+              (step1 ◅ step2 ◅ step3 ◅ step4 ◅ step5 ◅ step6 ◅ step7 ◅ step8 ◅ step9b ◅ ε)
+
+named-here : nbk cfgG (mapAt (smap (stX (X u7b))) (uesX (X u7b)) 1) (loc bl4) ≡ 1
+named-here = refl
 
 ------------------------------------------------------------------------
 -- The state after the fourth step is one `gc-live` speaks of: block 1

@@ -1,0 +1,319 @@
+{-# OPTIONS --safe --without-K #-}
+------------------------------------------------------------------------
+-- Issue 39, the data superblocks across a crash, first part: every map
+-- a recovery may return to leaves W + K*N sectors outside the blocks it
+-- names.
+--
+-- Space's recovery (`rec`, SCFTL.Impl.Space) makes used exactly the
+-- superblocks the recovered L2P names and asks that they leave the
+-- epoch's need outside them: need + |ys|*S <= P*S (thirty-fourth
+-- session; before, |ys| <= u, u the used and open blocks at the last
+-- commit, which covers a recovery to the last commit only).  Over the
+-- one model a recovery may return to the stable L2P or to any unsynced
+-- epoch's map (SCFTL.Impl.OneModelRecMaps, `pu-cut-l2p`,
+-- `chain-crash-l2p`), and GC may have shrunk the used blocks since that
+-- epoch ended.  What holds, and is proven here, is that each of those
+-- maps was checked when its epoch ended, and stays checked:
+--
+--   `nbk`, `Fit`    : the blocks below P a map names (its valid count
+--                     there not 0, SpaceValid's `vcM`), and need + that
+--                     count * S <= P * S;
+--   `RecFit`        : every map of a state (the stable L2P, k = 0, and
+--                     each unsynced epoch's, `mapAt`) fits;
+--   `fit-now`       : at a flush or a barrier (no victim pending, GC not
+--                     needed) the volatile L2P fits: it names only the
+--                     open block and used ones (`Placed`), and Space's
+--                     flush checks need + (used + 1)*S <= P*S
+--                     (`commit-recb`, the validator of `validate_after`);
+--   `fit-step`      : every step of the layer keeps `RecFit`: a write,
+--                     a relocation, an erase and a SYNC keep every map or
+--                     drop some (SCFTL.Impl.OneModelBlocksNamed: `Kept`,
+--                     `maps-smu`, `maps-es`, `maps-sy`) and move no page
+--                     a map names (pages below P's next one stay where
+--                     they were placed: `loc-keep`); a flush and a
+--                     barrier add the volatile L2P as a map (`MapsOf`,
+--                     `maps-flush`, `maps-barrier`), which `fit-now`
+--                     gives;
+--   **`rec-fit`**   : so in every state the layer reaches from the first
+--                     recovery of a new disk, every map a recovery may
+--                     return to fits (`fit-start`: there every map is
+--                     empty).
+--
+-- Not here (proofs/README.md, "Not done", item 1): the recovery step of
+-- the layer itself — that the map a recovery rebuilds is one of these
+-- maps with its pages where they were (`forget` keeps `loc`), that Space's
+-- `ys` are the counts of the blocks it names, and the layer's invariant
+-- after it.
+------------------------------------------------------------------------
+open import Data.Nat.Base using (ℕ)
+open import Relation.Binary.Definitions using (DecidableEquality)
+
+module SCFTL.Impl.SpaceRecFit (Data : Set) (d0 : Data) (amax wmax kmax umax : ℕ)
+  (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
+
+open import Data.Bool.Base using (Bool; true; false)
+open import Data.Empty using (⊥-elim)
+open import Data.List.Base using (length)
+open import Data.Maybe.Base using (nothing; just)
+open import Data.Nat.Base using (zero; suc; _+_; _*_; _≤_; _<_; _≡ᵇ_; z≤n)
+open import Data.Nat.Properties
+  using (≤-refl; ≤-trans; +-monoʳ-≤; *-monoˡ-≤; m≤m+n; m≤n+m; <⇒≢; +-comm; +-assoc)
+  renaming (_≟_ to _≟ℕ_)
+open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
+open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_)
+open import Relation.Nullary using (yes; no)
+
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (Map; nxt; l2p; smap)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil)
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (stX; BXone; EsRunM; one; _∷_; Place; module OPX)
+open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (uesX; named-ok; MapsOf; Kept; maps-smu; sm-w; sm-rl; maps-es; maps-sy; maps-flush; maps-barrier; rec-maps)
+open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
+  using (BL; PPg; Z; loc; ab; berase; upd-ne)
+open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vcM; vc; vc-same)
+open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-0; tot-mono; usedL; b2n-ne; b2n-eq)
+open import SCFTL.Impl.SpaceData using (ReachD; reachD-lift; vsD; gcD; pendD)
+open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (us; cv; gn; Abs; module Abs; pendOf; nothing≢just)
+open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone;
+         usedOf; Placed; Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; step-inv; G0; start-inv; layer-inv)
+open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-rec; new-start)
+open import SCFTL.Impl.OneModelRecMaps Data d0 amax wmax kmax umax _≟D_ kc zb using (Cut; cut-l2p)
+import SCFTL.Impl.Space as Sp
+import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+
+------------------------------------------------------------------------
+-- The blocks a map names, and the validator's bound on them
+
+nz : ℕ → Bool
+nz zero    = false
+nz (suc _) = true
+
+-- the blocks below P in which the map names a page
+nbk : Sp.Config → Map → (ℕ → PPg) → ℕ
+nbk c M lc = tot (λ k → b2n (nz (vcM M lc k))) (Sp.P c)
+
+-- they leave the epoch's need: what the validator checks at a commit
+Fit : Sp.Config → Map → (ℕ → PPg) → Set
+Fit c M lc = Sp.need c + nbk c M lc * Sp.S c ≤ Sp.P c * Sp.S c
+
+-- every map a recovery may return to fits: the stable L2P (k = 0) and
+-- each unsynced epoch's
+RecFit : Sp.Config → XS → BL → Set
+RecFit c X bl = ∀ j → Fit c (mapAt (smap (stX X)) (uesX X) j) (loc bl)
+
+-- the count depends only on the entries and on where their pages lie
+fit-same : ∀ {c M M' lc lc'} → (∀ b → M' b ≡ M b) → (∀ b q → b ≤ amax → M b ≡ just q → lc' q ≡ lc q) →
+           Fit c M lc → Fit c M' lc'
+fit-same {c} {M} {M'} {lc} {lc'} em el f =
+  subst (λ n → Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c)
+        (sym (tot-ext _ _ (Sp.P c) (λ k _ → cong (λ v → b2n (nz v)) (vc-same {M} {M'} {lc} {lc'} em el k)))) f
+
+------------------------------------------------------------------------
+-- Counting
+
+private
+  b2n≤1 : ∀ b → b2n b ≤ 1
+  b2n≤1 true  = ≤-refl
+  b2n≤1 false = z≤n
+
+  used-len : ∀ us (v : ℕ → ℕ) n → length (usedL us v n) ≡ tot (λ k → b2n (us k)) n
+  used-len us v zero = refl
+  used-len us v (suc n) with us n
+  ... | true  = cong suc (used-len us v n)
+  ... | false = used-len us v n
+
+  tot-+ : ∀ f g n → tot (λ k → f k + g k) n ≡ tot f n + tot g n
+  tot-+ f g zero    = refl
+  tot-+ f g (suc n) rewrite tot-+ f g n = shuffle (f n) (g n) (tot f n) (tot g n)
+    where
+    shuffle : ∀ a b x y → a + b + (x + y) ≡ a + x + (b + y)
+    shuffle a b x y rewrite +-assoc a b (x + y) | +-assoc a x (b + y)
+      = cong (a +_) (trans (sym (+-assoc b x y))
+                    (trans (cong (_+ y) (+-comm b x)) (+-assoc x b y)))
+
+  -- one block: at most one
+  tot-pt : ∀ x n → tot (λ k → b2n (k ≡ᵇ x)) n ≤ 1
+  tot-pt x zero = z≤n
+  tot-pt x (suc n) with n ≟ℕ x
+  ... | no ne  = subst (λ z → z + tot (λ k → b2n (k ≡ᵇ x)) n ≤ 1) (sym (b2n-ne n x ne)) (tot-pt x n)
+  ... | yes refl = subst (λ z → z ≤ 1) (sym (trans (cong (_+ tot (λ k → b2n (k ≡ᵇ n)) n) (b2n-eq n))
+                                                   (cong suc below))) ≤-refl
+    where
+    below : tot (λ k → b2n (k ≡ᵇ n)) n ≡ 0
+    below = trans (tot-ext _ (λ _ → 0) n (λ k lt → b2n-ne k n (<⇒≢ lt))) (tot-0 n)
+
+-- a map that names only the open block and used ones names at most one
+-- block more than are used
+nbk-le : ∀ c M lc (u : ℕ → Bool) o → (∀ k → k < Sp.P c → vcM M lc k ≡ 0 ⊎ k ≡ o ⊎ u k ≡ true) →
+         nbk c M lc ≤ suc (tot (λ k → b2n (u k)) (Sp.P c))
+nbk-le c M lc u o h =
+  ≤-trans (tot-mono _ (λ k → b2n (u k) + b2n (k ≡ᵇ o)) (Sp.P c) each)
+    (subst (_≤ suc U) (sym (tot-+ (λ k → b2n (u k)) (λ k → b2n (k ≡ᵇ o)) (Sp.P c)))
+      (subst (U + tot (λ k → b2n (k ≡ᵇ o)) (Sp.P c) ≤_) (+-comm U 1) (+-monoʳ-≤ U (tot-pt o (Sp.P c)))))
+  where
+  U = tot (λ k → b2n (u k)) (Sp.P c)
+  each : ∀ k → k < Sp.P c → b2n (nz (vcM M lc k)) ≤ b2n (u k) + b2n (k ≡ᵇ o)
+  each k lt with h k lt
+  ... | inj₁ z rewrite z = z≤n
+  ... | inj₂ (inj₁ refl) rewrite b2n-eq k = ≤-trans (b2n≤1 (nz (vcM M lc k))) (m≤n+m 1 (b2n (u k)))
+  ... | inj₂ (inj₂ t) rewrite t = ≤-trans (b2n≤1 (nz (vcM M lc k))) (m≤m+n 1 _)
+
+------------------------------------------------------------------------
+-- At a flush or a barrier the volatile L2P fits
+
+private
+  -- Space's flush: the used blocks and the open one leave the need
+  recb-now : ∀ {c s} → Sp.Needs c → Sp.Inv c s → Sp.pend s ≡ 0 → Sp.NotNeeded c (Sp.gc s) (Sp.vs s) →
+             Sp.need c + suc (length (Sp.vs s)) * Sp.S c ≤ Sp.P c * Sp.S c
+  recb-now {c} {Sp.st f e i xs r a w g q rm t b p u} V I refl nn = Sp.commit-recb {c} {d = 0} {r = r} V I nn
+
+  fit-abs : ∀ {c G X bl d} → Sp.Needs c → ReachD c d → Abs c G X bl d → Placed c G X bl → cv G ≡ nothing →
+            Sp.NotNeeded c (gn G) (usedOf c G X bl) → Fit c (l2p (stX X)) (loc bl)
+  fit-abs {c} {G} {X} {bl} {d} V rd A pl nocv nn with reachD-lift V rd
+  ... | s , rs , eq =
+    ≤-trans (+-monoʳ-≤ (Sp.need c) (*-monoˡ-≤ (Sp.S c) bound)) (recb-now {c} {s} V (Sp.reach-inv V rs) pend0 nn′)
+    where
+    vsE : Sp.vs s ≡ usedOf c G X bl
+    vsE = trans (cong vsD eq) (Abs.vsA A)
+    pend0 : Sp.pend s ≡ 0
+    pend0 = trans (cong pendD eq) (trans (Abs.pdA A) (cong (pendOf X bl) nocv))
+    nn′ : Sp.NotNeeded c (Sp.gc s) (Sp.vs s)
+    nn′ = subst (λ g → Sp.NotNeeded c g (Sp.vs s)) (sym (trans (cong gcD eq) (Abs.gcA A)))
+            (subst (Sp.NotNeeded c (gn G)) (sym vsE) nn)
+    h : ∀ k → k < Sp.P c → vc X bl k ≡ 0 ⊎ k ≡ ab bl ⊎ us G k ≡ true
+    h k _ with pl k
+    ... | inj₁ z = inj₁ z
+    ... | inj₂ (inj₁ e) = inj₂ (inj₁ e)
+    ... | inj₂ (inj₂ (inj₁ (u , _))) = inj₂ (inj₂ u)
+    ... | inj₂ (inj₂ (inj₂ cvk)) = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
+    bound : nbk c (l2p (stX X)) (loc bl) ≤ suc (length (Sp.vs s))
+    bound = subst (λ n → nbk c (l2p (stX X)) (loc bl) ≤ suc n)
+              (sym (trans (cong length vsE) (used-len (us G) (vc X bl) (Sp.P c))))
+              (nbk-le c (l2p (stX X)) (loc bl) (us G) (ab bl) h)
+
+-- a flush's or a barrier's guard (no victim pending, GC not needed) in
+-- a state of the layer: its volatile L2P names only the open block and
+-- used ones, which Space's flush checks
+fit-now : ∀ {c G X bl} → Sp.Needs c → LInv c (G , X , bl) → cv G ≡ nothing →
+          Sp.NotNeeded c (gn G) (usedOf c G X bl) → Fit c (l2p (stX X)) (loc bl)
+fit-now V (inj₁ F) nocv nn = fit-abs V (Fresh.reach F) (Fresh.abs F) (λ j → inj₁ (Fresh.none F j)) nocv nn
+fit-now V (inj₂ (inj₁ R)) nocv nn = fit-abs V (Run.reach R) (Run.abs R) (Run.placed R) nocv nn
+fit-now V (inj₂ (inj₂ R)) nocv nn = fit-abs V (Retired.reach R) (Retired.abs R) (Retired.placed R) nocv nn
+
+------------------------------------------------------------------------
+-- Every step keeps RecFit
+
+-- a write or relocation places P's next page: every page below it stays
+loc-place : ∀ {X X' bl bl'} → Place X X' bl bl' → ∀ p → p < nxt (stX X) → loc bl' p ≡ loc bl p
+loc-place {X} {bl = bl} (inj₁ (_ , k , _ , refl)) p lt = upd-ne (loc bl) p (nxt (stX X)) _ (<⇒≢ lt)
+loc-place (inj₂ (_ , refl)) p lt = refl
+
+private
+  -- a map of X' that is one of X's, its pages where they were
+  fit-old : ∀ {c X X' bl bl'} → OPX.RI X → (∀ p → p < nxt (stX X) → loc bl' p ≡ loc bl p) → RecFit c X bl →
+            ∀ j j' → (∀ a → mapAt (smap (stX X')) (uesX X') j a ≡ mapAt (smap (stX X)) (uesX X) j' a) →
+            Fit c (mapAt (smap (stX X')) (uesX X') j) (loc bl')
+  fit-old {c} {X} {X'} {bl} {bl'} r lk rf j j' e = fit-same {c} e el (rf j')
+    where
+    el : ∀ b q → b ≤ amax → mapAt (smap (stX X)) (uesX X) j' b ≡ just q → loc bl' q ≡ loc bl q
+    el b q le m = lk q (proj₁ (named-ok {X} r q (b , le , inj₂ (j' , m))))
+
+  fit-kept : ∀ {c X X' bl bl'} → OPX.RI X → Kept X X' → (∀ p → p < nxt (stX X) → loc bl' p ≡ loc bl p) →
+             RecFit c X bl → RecFit c X' bl'
+  fit-kept {c} {X} {X'} {bl} {bl'} r k lk rf j = fit-old {c} {X} {X'} {bl} {bl'} r lk rf j (proj₁ (k j)) (proj₂ (k j))
+
+  fit-maps : ∀ {c X X' bl} → OPX.RI X → MapsOf X X' → RecFit c X bl → Fit c (l2p (stX X)) (loc bl) → RecFit c X' bl
+  fit-maps {c} {X} {X'} {bl} r mo rf fv j with mo j
+  ... | inj₁ (j' , e) = fit-old {c} {X} {X'} {bl} {bl} r (λ _ _ → refl) rf j j' e
+  ... | inj₂ e        = fit-same {c} e (λ _ _ _ _ → refl) fv
+
+  kept-trans : ∀ {X Y Z} → Kept X Y → Kept Y Z → Kept X Z
+  kept-trans k1 k2 j = proj₁ (k1 (proj₁ (k2 j))) , λ a → trans (proj₂ (k2 j) a) (proj₂ (k1 (proj₁ (k2 j))) a)
+
+  -- a block erase: PX's erase steps, each keeping every map
+  es-kept : ∀ {X ps X'} → EsRunM X ps X' → Kept X X'
+  es-kept {X} {_} {X'} (one (o , _)) = proj₂ (maps-es {X} {X'} o)
+  es-kept {X} {_} {X'} (_∷_ {X1 = X1} (o , _) rn) = kept-trans {X} {X1} {X'} (proj₂ (maps-es {X} {X1} o)) (es-kept rn)
+
+fit-step : ∀ {c s s'} → Sp.Needs c → LInv c s → LStep c s s' →
+           RecFit c (proj₁ (proj₂ s)) (proj₂ (proj₂ s)) → RecFit c (proj₁ (proj₂ s')) (proj₂ (proj₂ s'))
+fit-step {c} V L (lw {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step {c} V L (lwa {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step {c} V L (lwr {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step {c} V L (lrl {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step {c} V L (lrla {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step {c} V L (lrlr {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step V L (lret _ _ _ _) rf = rf
+fit-step V L (lgcm _ _ _ _ _ _) rf = rf
+fit-step V L (ldone _ _ _) rf = rf
+fit-step {c} V L (lsy {X = X} {X'} {bl} (o , refl)) rf =
+  fit-kept {c} {X} {X'} {bl} {bl} (proj₁ (ri-of L)) (proj₂ (maps-sy {X} {X'} o)) (λ _ _ → refl) rf
+fit-step {c} V L (lera {X = X} {X'} {bl} (k , rn , refl) _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {berase k bl} (proj₁ (ri-of L)) (es-kept rn) (λ _ _ → refl) rf
+fit-step {c} V L (lfl {G = G} {X} {X'} {bl} (o , refl) nocv nn) rf =
+  fit-maps {c} {X} {X'} {bl} (proj₁ (ri-of L)) (proj₂ (maps-flush {X} {X'} o)) rf (fit-now {c} {G} {X} {bl} V L nocv nn)
+fit-step {c} V L (lbar {G = G} {X} {X'} {bl} (o , refl) nocv nn) rf =
+  fit-maps {c} {X} {X'} {bl} (proj₁ (ri-of L)) (proj₂ (maps-barrier {X} {X'} (proj₁ (ri-of L)) o)) rf (fit-now {c} {G} {X} {bl} V L nocv nn)
+
+------------------------------------------------------------------------
+-- From the first recovery of a new disk
+
+-- the empty map names no block: the need alone, which format leaves
+fit-empty : ∀ {c lc} → Sp.Needs c → Fit c (λ _ → nothing) lc
+fit-empty {c} {lc} V =
+  subst (λ n → Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c) (sym nb0) (Sp.Inv.recb (Sp.init-inv {c} V))
+  where
+  nb0 : nbk c (λ _ → nothing) lc ≡ 0
+  nb0 = trans (tot-ext _ (λ _ → 0) (Sp.P c) (λ k _ → cong (λ v → b2n (nz v)) (tot-0 (suc amax)))) (tot-0 (Sp.P c))
+
+-- the first recovery of a new disk: every map is the empty L2P
+fit-start : ∀ {c X0 bl0 X bl} → Sp.Needs c → SB.Model.New BXone (X0 , bl0) →
+            SB.Model.ok BXone SB.recover (X0 , bl0) (X , bl) → RecFit c X bl
+fit-start {c} {X0} {bl0} {X} {bl} V (nx , _ , _) (o , _) j = fit-same {c} {λ _ → nothing} {_} {loc bl} {loc bl} e (λ _ _ _ ()) (fit-empty {c} {loc bl} V)
+  where
+  e : ∀ b → mapAt (smap (stX X)) (uesX X) j b ≡ nothing
+  e b = trans (cong (λ z → mapAt (smap (stX X)) z j b) (proj₂ (rec-maps {X0} {X} o)))
+              (trans (cong (λ f → f b) (mapAt-nil (smap (stX X)) j))
+                     (trans (proj₁ (rec-maps {X0} {X} o) b) (proj₁ (new-rec nx o) b)))
+
+-- **Every map a recovery may return to fits**: in every state the layer
+-- reaches from the first recovery of a new disk, the stable L2P and each
+-- unsynced epoch's map name blocks that leave the epoch's need
+rec-fit : ∀ {c X0 bl0 X1 bl1 G X bl} → Sp.Needs c →
+          Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
+          SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Sp.P c →
+          Star (LStep c) (G0 , X1 , bl1) (G , X , bl) → RecFit c X bl
+rec-fit {c} {X0} {bl0} {X1} {bl1} V eL eW eS new r abP run =
+  go (start-inv (new-start {c} {X0} {bl0} {X1} {bl1} new r abP)) (fit-start {c} {X0} {bl0} {X1} {bl1} V new r) run
+  where
+  go : ∀ {s s'} → LInv c s → RecFit c (proj₁ (proj₂ s)) (proj₂ (proj₂ s)) → Star (LStep c) s s' →
+       RecFit c (proj₁ (proj₂ s')) (proj₂ (proj₂ s'))
+  go L f ε        = f
+  go L f (x ◅ xs) = go (step-inv eL eW eS L x) (fit-step V L x f) xs
+
+-- **A recovery after a power cut rebuilds a map that fits**: at any state
+-- the layer reaches from the first recovery of a new disk, a power cut
+-- (the flash's crash image; in PUSBic's phase with the state's durable
+-- ghost: OneModelRecMaps's `Cut`) and the block layer's recovery rebuild
+-- an L2P (one of the state's maps, `cut-l2p`) whose blocks leave the
+-- epoch's need: Space's `rec` premise, for the counts of those blocks
+crash-fit : ∀ {c X0 bl0 X1 bl1 G X bl C X' bl'} → Sp.Needs c →
+            Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
+            SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Sp.P c →
+            Star (LStep c) (G0 , X1 , bl1) (G , X , bl) →
+            Cut X C → SB.Model.ok BXone SB.recover (C , bl) (X' , bl') → Fit c (l2p (stX X')) (loc bl')
+crash-fit {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} V eL eW eS new r abP run ct (o , refl)
+  with cut-l2p {X} {C} {X'} (proj₁ (ri-of (layer-inv eL eW eS (new-start {c} {X0} {bl0} {X1} {bl1} new r abP) run))) ct o
+... | k , e = fit-same {c} e (λ _ _ _ _ → refl) (rec-fit {c} {X0} {bl0} {X1} {bl1} V eL eW eS new r abP run k)
