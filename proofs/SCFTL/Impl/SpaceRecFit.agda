@@ -37,13 +37,27 @@
 --   **`rec-fit`**   : so in every state the layer reaches from the first
 --                     recovery of a new disk, every map a recovery may
 --                     return to fits (`fit-start`: there every map is
---                     empty).
+--                     empty);
+--   `crash-fit`     : a power cut at such a state (OneModelRecMaps's
+--                     `Cut`: the flash's crash image, in PUSBic's phase
+--                     with the state's durable ghost) and the block
+--                     layer's recovery rebuild an L2P that fits: it is one
+--                     of the state's maps (`cut-l2p`), its pages where
+--                     they were (`forget` keeps `loc`);
+--   **`crash-rec`** : so Space's recovery step (SpaceData's `rec`) goes
+--                     from every state of Space's data half to the
+--                     abstraction of what that recovery leaves: used, the
+--                     blocks the recovered L2P names (`recUsed`), every
+--                     other one erasable, a fresh open block.
 --
--- Not here (proofs/README.md, "Not done", item 1): the recovery step of
--- the layer itself — that the map a recovery rebuilds is one of these
--- maps with its pages where they were (`forget` keeps `loc`), that Space's
--- `ys` are the counts of the blocks it names, and the layer's invariant
--- after it.
+-- Not here (proofs/README.md, "Not done", item 1): the layer's recovery
+-- step and its invariant after it (the ghost: used the blocks the
+-- recovered L2P names, erasable the other non-free ones; the block
+-- layer's open block retired, as the code abandons its tail; a block
+-- standing for Space's fresh open block, which must be erased first
+-- where no block is free), and the crash points inside an operation (a
+-- flush's or a barrier's recover the volatile L2P before it, which
+-- `fit-now` covers where the layer's guard holds).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -53,11 +67,11 @@ module SCFTL.Impl.SpaceRecFit (Data : Set) (d0 : Data) (amax wmax kmax umax : �
 
 open import Data.Bool.Base using (Bool; true; false)
 open import Data.Empty using (⊥-elim)
-open import Data.List.Base using (length)
+open import Data.List.Base using (List; length; sum)
 open import Data.Maybe.Base using (nothing; just)
-open import Data.Nat.Base using (zero; suc; _+_; _*_; _≤_; _<_; _≡ᵇ_; z≤n)
+open import Data.Nat.Base using (zero; suc; _+_; _*_; _∸_; _≤_; _<_; _≡ᵇ_; z≤n; s≤s)
 open import Data.Nat.Properties
-  using (≤-refl; ≤-trans; +-monoʳ-≤; *-monoˡ-≤; m≤m+n; m≤n+m; <⇒≢; +-comm; +-assoc)
+  using (≤-refl; ≤-trans; +-monoʳ-≤; +-monoˡ-≤; *-monoˡ-≤; m≤m+n; m≤n+m; <⇒≢; +-comm; +-assoc; +-suc; <-irrefl; ≮⇒≥; m∸n+n≡m; _<?_)
   renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -74,9 +88,9 @@ open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc
   using (uesX; named-ok; MapsOf; Kept; maps-smu; sm-w; sm-rl; maps-es; maps-sy; maps-flush; maps-barrier; rec-maps)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; PPg; Z; loc; ab; berase; upd-ne)
-open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vcM; vc; vc-same)
-open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-0; tot-mono; usedL; b2n-ne; b2n-eq)
-open import SCFTL.Impl.SpaceData using (ReachD; reachD-lift; vsD; gcD; pendD)
+open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vcM; vc; vc-same; vc-sum)
+open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-0; tot-mono; usedL; used-sum-le; b2n-ne; b2n-eq)
+open import SCFTL.Impl.SpaceData using (sd; StepD; rec; ReachD; reachD-lift; vsD; gcD; pendD)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (us; cv; gn; Abs; module Abs; pendOf; nothing≢just)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
@@ -317,3 +331,48 @@ crash-fit : ∀ {c X0 bl0 X1 bl1 G X bl C X' bl'} → Sp.Needs c →
 crash-fit {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} V eL eW eS new r abP run ct (o , refl)
   with cut-l2p {X} {C} {X'} (proj₁ (ri-of (layer-inv eL eW eS (new-start {c} {X0} {bl0} {X1} {bl1} new r abP) run))) ct o
 ... | k , e = fit-same {c} e (λ _ _ _ _ → refl) (rec-fit {c} {X0} {bl0} {X1} {bl1} V eL eW eS new r abP run k)
+
+------------------------------------------------------------------------
+-- Space's recovery step, enabled
+
+-- the blocks below P the L2P names, as Space's list of used valid counts
+recUsed : Sp.Config → XS → BL → List ℕ
+recUsed c X bl = usedL (λ k → nz (vc X bl k)) (vc X bl) (Sp.P c)
+
+private
+  -- a fitting map leaves a block for Space's open one (W ≥ 1)
+  fit-lt : ∀ {c n} → 1 ≤ Sp.need c → Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c → n < Sp.P c
+  fit-lt {c} {n} n1 f with n <? Sp.P c
+  ... | yes lt = lt
+  ... | no nlt = ⊥-elim (<-irrefl refl
+        (≤-trans (+-monoˡ-≤ (Sp.P c * Sp.S c) n1) (≤-trans (+-monoʳ-≤ (Sp.need c) (*-monoˡ-≤ (Sp.S c) (≮⇒≥ nlt))) f)))
+
+-- **Space's recovery step is a step from every state of its data half**
+-- to the abstraction of what a power cut at a state the layer reaches
+-- and the block layer's recovery leave: the blocks the recovered L2P
+-- names used (`recUsed`), every other one erasable, a fresh open block
+-- (SpaceData's `rec`, whose premises are `crash-fit`, the count of the
+-- blocks and SpaceValid's `vc-sum`)
+crash-rec : ∀ {c X0 bl0 X1 bl1 G X bl C X' bl'} → Sp.Needs c →
+            (eL : Sp.L c ≡ suc amax) → (eW : Sp.W c ≡ suc wmax) → Sp.S c ≡ Z →
+            SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Sp.P c →
+            Star (LStep c) (G0 , X1 , bl1) (G , X , bl) →
+            Cut X C → SB.Model.ok BXone SB.recover (C , bl) (X' , bl') →
+            ∀ d → Σ ℕ λ e' → StepD c d (sd 0 e' 0 (recUsed c X' bl') (Sp.S c) 0 0 0 0 (length (recUsed c X' bl')))
+crash-rec {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} {bl'} V eL eW eS new r abP run ct o d =
+  Sp.P c ∸ suc n , rec cnt fit′ sumL
+  where
+  ys = recUsed c X' bl'
+  n = length ys
+  len : n ≡ nbk c (l2p (stX X')) (loc bl')
+  len = used-len (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c)
+  fit′ : Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c
+  fit′ = subst (λ m → Sp.need c + m * Sp.S c ≤ Sp.P c * Sp.S c) (sym len)
+           (crash-fit {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} {bl'} V eL eW eS new r abP run ct o)
+  n1 : 1 ≤ Sp.need c
+  n1 = ≤-trans (subst (1 ≤_) (sym eW) (s≤s z≤n)) (m≤m+n (Sp.W c) _)
+  cnt : suc (Sp.P c ∸ suc n + n) ≡ Sp.P c
+  cnt = trans (sym (+-suc (Sp.P c ∸ suc n) n)) (m∸n+n≡m (fit-lt {c} {n} n1 fit′))
+  sumL : sum ys ≤ Sp.L c
+  sumL = ≤-trans (used-sum-le (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c))
+                 (subst (tot (vc X' bl') (Sp.P c) ≤_) (sym eL) (vc-sum X' bl' (Sp.P c)))
