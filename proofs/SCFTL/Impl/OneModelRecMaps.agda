@@ -27,7 +27,17 @@
 --                    is that map (`crash-normal-GM` from
 --                    `recU-crash-mapBI`, SCFTL.Impl.UnsyncedBase; then
 --                    `recgm-l2p`, below)
---   Cut, cut-stab, cut-named
+--   SM, RMc, sm-stab, rmc-named, kept-sm, maps-rmc, mk-rmc, px-rmc
+--                    (thirty-fourth session: the maps themselves, for
+--                    SCFTL.Impl.SpaceRecFit) the map a recovery rebuilds
+--                    is one of a state X0's stable maps (`SM`: its stable
+--                    L2P or an unsynced epoch's), or X0's volatile L2P
+--                    (`RMc`, a flush's or a barrier's crash points); the
+--                    pages it names are then X0's (`rmc-named`); an
+--                    operation's end state's maps are the state's
+--                    (`px-rmc`, from OneModelBlocksNamed's `Kept` and
+--                    `MapsOf`)
+--   Cut, cut-stab, cut-named, cut-l2p
 --                    so a recovery after a power cut at a normal state X
 --                    names only pages X's stable L2P or an unsynced
 --                    epoch's map names (`Stab`), hence only pages X named
@@ -63,7 +73,8 @@
 --                    any number of crashed recoveries (`again-of`: every
 --                    crash of PX's recovery in the chain phase is one)
 --
---   ChainPt, FlushPt, CmtEnd, chainpt-crL, chainpt-crlm, chainpt-named
+--   ChainPt, FlushPt, CmtEnd, chainpt-crL, chainpt-crlm, chainpt-rmc,
+--   chainpt-reg-sm, chainpt-named
 --                    every crash point of a step into the chain phase (PX's
 --                    `crL` itself): a write's, a relocation's, an erase's;
 --                    a flush's and a barrier's from the chain phase before
@@ -77,16 +88,18 @@
 --                    after any number of crashed recoveries, rebuilds the
 --                    stable or the volatile L2P of the state before the
 --                    step, and names only pages it named
---   pu-w-named, pu-rl-named, pu-es-named
+--   RegU, reg-kept, pu-w-sm, pu-rl-sm, pu-es-sm, pu-sy-sm
 --                    in PUSBic's phase, a crash after any command of a
 --                    write, a GC relocation or a GC erase is a power cut
 --                    of the step's end state with its ghost (before a
 --                    tentative page's append with one erased page on top,
 --                    which recovery skips: `op-cmd-img`, `tent-back-M`,
 --                    SCFTL.Impl.UnsyncedCommands), or of the state itself
---                    when the step does nothing
---   FlEndPt, pu-flend-named, pu-barcmd-named, pu-fck-named, pu-flcmd-named,
---   pu-fl-named, pu-ba-named
+--                    when the step does nothing: recovery rebuilds a
+--                    stable map of the state before the step (`SM`; a
+--                    SYNC's the same)
+--   FlEndPt, pu-flend-rmc, bar-rmc, pu-barcmd-rmc, pu-fck-rmc, pu-fi-rmc,
+--   pu-flcmd-rmc, pu-fl-rmc, pu-ba-rmc
 --                    a flush's crash points after its SYNC and at the end
 --                    of its checkpoint (power cuts of its end states), a
 --                    barrier's or a flush's before its SYNC (the
@@ -94,9 +107,11 @@
 --                    appended or, missing, its epoch dropped:
 --                    `drop-pad-M`; `sub-barrier`), a flush's inside its
 --                    checkpoint (`ck-G-M`: the flushed L2P): every crash
---                    point of a barrier and of a flush of PUSBic's phase
---                    but the in-page / OOB commit's
---   recgm-l2p, recgm-crash, AgainX, gm-stab, pu-cut-gm, pu-again-stab
+--                    point of a barrier and of a flush of PUSBic's phase,
+--                    and the in-page / OOB commit's (`FiCrash`): a stable
+--                    map of the state, or its volatile L2P (`RMc`)
+--   recgm-l2p, recgm-crash, AgainX, again-l2p, gm-sm, pu-cut-gm,
+--   pu-again-sm, pu-again-stab, chain-again-sm
 --                    crashed recoveries in PUSBic's phase: PU's crash
 --                    relation with its map named (`RecGM`,
 --                    `crash-normal-GM`, `rec-ck-M`: SCFTL.Impl.UnsyncedModel;
@@ -104,8 +119,8 @@
 --                    after those crash points and is kept by every crash
 --                    of PUSBic's recovery, so recovery after any number of
 --                    them rebuilds the map the first would have
---   Cov, cov-named, cov-crash, RegU, cov-reg, cov-pu-barrier, cutOp,
---   orig-split, orig-named, reg-recovered-named
+--   Cov, cov-rmc, cov-named, cov-crash, cov-reg, reg-sm, cov-pu-barrier,
+--   cutOp, orig-split, orig-named, reg-recovered-named
 --                    `RecoveredNamed` for every crash state whose cut is
 --                    one of these points, with any crashed recoveries
 --                    after it; every crash of a write, a relocation or an
@@ -185,7 +200,8 @@ open import SCFTL.Impl.LazyChainBarrier Data d0 amax wmax kmax umax _≟D_ kc us
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
   using (uesX; Named; NSub; rec-named; Orig; cut; again; sub-barrier; sub-keep; sub-trans;
-         RecoveredNamed; ReachNX; firstX; afterX; stepX; OrigNew; fresh; again-new; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush)
+         RecoveredNamed; ReachNX; firstX; afterX; stepX; OrigNew; fresh; again-new; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush;
+         MapsOf; Kept; MK; maps-smu; maps-es; maps-sy; maps-barrier; maps-flush; ms-barrier; ms-keep)
 open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩; use; flush; w; rl; es; crashS) renaming (reg to regop)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -196,6 +212,51 @@ private
 -- the stable L2P): what a recovery may rebuild
 Stab : XS → ℕ → Set
 Stab X p = Σ ℕ λ a → a ≤ amax × Σ ℕ λ j → mapAt (smap (stX X)) (uesX X) j a ≡ just p
+
+-- The maps themselves (thirty-fourth session; SCFTL.Impl.SpaceRecFit
+-- counts the blocks they name): recovery after a crash point of an
+-- operation from X0 rebuilds one of X0's stable maps (`SM`: k = 0 the
+-- stable L2P, k an unsynced epoch's), or, after a flush's or a
+-- barrier's, X0's volatile L2P (`RMc`); the pages it names are then
+-- pages X0 names (`rmc-named`, `sm-stab`)
+SM : XS → XS → Set
+SM X0 X = Σ ℕ λ k → ∀ a → a ≤ amax → l2p (stX X) a ≡ mapAt (smap (stX X0)) (uesX X0) k a
+
+RMc : XS → XS → Set
+RMc X0 X = SM X0 X ⊎ (∀ a → a ≤ amax → l2p (stX X) a ≡ l2p (stX X0) a)
+
+sm-stab : ∀ {X0 C X} → PXm.ok SB.recover C X → SM X0 X → ∀ p → Named X p → Stab X0 p
+sm-stab {X0} {C} {X} o (k , e) p x with rec-named {C} {X} o p x
+... | a , le , m = a , le , k , trans (sym (e a le)) m
+
+rmc-named : ∀ {X0 C X} → PXm.ok SB.recover C X → RMc X0 X → NSub X0 X
+rmc-named {X0} {C} {X} o (inj₁ sm) p x with sm-stab {X0} {C} {X} o sm p x
+... | a , le , k , m = a , le , inj₂ (k , m)
+rmc-named {X0} {C} {X} o (inj₂ e) p x with rec-named {C} {X} o p x
+... | a , le , m = a , le , inj₁ (trans (sym (e a le)) m)
+
+-- X1's stable maps are X0's (a write, a relocation, an erase, a SYNC)
+kept-sm : ∀ {X0 X1 X} → Kept X0 X1 → SM X1 X → SM X0 X
+kept-sm k (j , e) = proj₁ (k j) , λ a le → trans (e a le) (proj₂ (k j) a)
+
+-- ... or X0's volatile L2P (a flush, a barrier)
+maps-rmc : ∀ {X0 X1 X} → MapsOf X0 X1 → SM X1 X → RMc X0 X
+maps-rmc mo (j , e) with mo j
+... | inj₁ (j' , e') = inj₁ (j' , λ a le → trans (e a le) (e' a))
+... | inj₂ e'        = inj₂ (λ a le → trans (e a le) (e' a))
+
+mk-rmc : ∀ {X0 X1 X} → MK X0 X1 → RMc X1 X → RMc X0 X
+mk-rmc {X0} {X1} {X} (kl , k) (inj₁ sm) = inj₁ (kept-sm {X0} {X1} {X} k sm)
+mk-rmc (kl , k) (inj₂ e) = inj₂ (λ a le → trans (e a le) (kl a))
+
+-- an operation from X0 to X1
+px-rmc : ∀ u {X0 X1 X} → OPX.RI X0 → PXm.ok (SB.use u) X0 X1 → SM X1 X → RMc X0 X
+px-rmc (SB.reg (SB.op (SB.w a d))) {X0} {X1} {X} r o sm = inj₁ (kept-sm {X0} {X1} {X} (maps-smu {X0} {X1} (sm-w a d {X0} {X1} o)) sm)
+px-rmc (SB.reg (SB.op SB.rl)) {X0} {X1} {X} r o sm = inj₁ (kept-sm {X0} {X1} {X} (maps-smu {X0} {X1} (sm-rl {X0} {X1} o)) sm)
+px-rmc (SB.reg (SB.op SB.es)) {X0} {X1} {X} r o sm = inj₁ (kept-sm {X0} {X1} {X} (proj₂ (maps-es {X0} {X1} o)) sm)
+px-rmc (SB.reg (SB.op SB.sy)) {X0} {X1} {X} r o sm = inj₁ (kept-sm {X0} {X1} {X} (proj₂ (maps-sy {X0} {X1} o)) sm)
+px-rmc (SB.reg SB.barrier) {X0} {X1} {X} r o sm = maps-rmc {X0} {X1} {X} (proj₂ (maps-barrier {X0} {X1} r o)) sm
+px-rmc SB.flush {X0} {X1} {X} r o sm = maps-rmc {X0} {X1} {X} (proj₂ (maps-flush {X0} {X1} o)) sm
 
 ------------------------------------------------------------------------
 -- PL's recovery rebuilds the map P's RecTo names
@@ -262,18 +323,18 @@ ril-X {true , S} (_ , r) _ = r
 -- in PX: a power cut at a normal state X with no epoch unsynced, then
 -- any number of crashed recoveries of the chain phase: recovery names
 -- only pages X's stable L2P names
-chain-again-stab : ∀ {X s0 s g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s0 → AgainL s0 s →
-                   PXm.ok SB.recover (true , lzS s g) X' → ∀ p → Named X' p → Stab X p
-chain-again-stab {X} {s0} {s} {g} {X'} r eu img ag o@(refl , refl , x , refl , ok) p y
-  with rec-named {true , lzS s g} {X'} o p y
-... | a , le , q =
-  a , le , 0 , subst (λ es → mapAt (smap (stX X)) es 0 a ≡ just p) (sym eu)
-                 (trans (cong (λ f → f a) (mapAt-nil (smap (stX X)) 0))
-                        (trans (sym (crlm-l2p {EraseGuard} {s} {t0} {smap (stX X)} {x}
-                                        (again-crlm {s0} {s} {t0} {smap (stX X)} (proj₂ C0) ag) ok a)) q))
+chain-again-sm : ∀ {X s0 s g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s0 → AgainL s0 s →
+                 PXm.ok SB.recover (true , lzS s g) X' → SM X X'
+chain-again-sm {X} {s0} {s} {g} {X'} r eu img ag (refl , refl , x , refl , ok) =
+  0 , λ a _ → crlm-l2p {EraseGuard} {s} {t0} {smap (stX X)} {x} (again-crlm {s0} {s} {t0} {smap (stX X)} (proj₂ C0) ag) ok a
   where
     C0 = ril-crlm {stX X} {s0} (ril-X {X} r eu) img
     t0 = proj₁ C0
+
+chain-again-stab : ∀ {X s0 s g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s0 → AgainL s0 s →
+                   PXm.ok SB.recover (true , lzS s g) X' → ∀ p → Named X' p → Stab X p
+chain-again-stab {X} {s0} {s} {g} {X'} r eu img ag o =
+  sm-stab {X} {true , lzS s g} {X'} o (chain-again-sm {X} {s0} {s} {g} {X'} r eu img ag o)
 
 -- with no crashed recovery
 chain-cut-named : ∀ {X s' g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s' →
@@ -329,22 +390,19 @@ private
   ...   | (false , S″) | (refl , c′) with recgm-crash {S} {t'} {S″} {M} g′ c′
   ...     | t″ , g″ = S″ , t″ , refl , g″
 
-  -- recovery after them names only pages the map names
-  again-named : ∀ {S0 t M C X} → RecGM (st (su S0)) (gh S0) t M → AgainX (false , S0) C → PXm.ok SB.recover C X →
-                ∀ p → Named X p → Σ ℕ λ a → a ≤ amax × M a ≡ just p
-  again-named {S0} {t} {M} {C} {X} g ag rec p x with again-gm {S0} {t} {M} {C} g ag
+  -- recovery after them rebuilds the map
+  again-l2p : ∀ {S0 t M C X} → RecGM (st (su S0)) (gh S0) t M → AgainX (false , S0) C → PXm.ok SB.recover C X →
+              ∀ a → l2p (stX X) a ≡ M a
+  again-l2p {S0} {t} {M} {C} {X} g ag rec a with again-gm {S0} {t} {M} {C} g ag
   ... | S′ , t′ , refl , g′ with rec
-  ...   | o@(refl , ok) with rec-named {false , S′} {X} o p x
-  ...     | a , le , m = a , le , trans (sym (recgm-l2p {st (su S′)} {gh S′} {t′} {M} {ues (su S′)} {proj₂ X} g′ ok a)) m
+  ...   | (refl , ok) = recgm-l2p {st (su S′)} {gh S′} {t′} {M} {ues (su S′)} {proj₂ X} g′ ok a
 
--- the map recovery rebuilds after them names only pages some map of the
--- state cut names
-gm-stab : ∀ {S1 s' u' t C X} →
-          (Σ ℕ λ k → k ≤ length (ues (su S1)) × RecGM s' (ghostN (su S1)) t (mapAt (smap (st (su S1))) (ues (su S1)) k)) →
-          AgainX (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S1) ⟧) C → PXm.ok SB.recover C X → ∀ p → Named X p → Stab (false , S1) p
-gm-stab {S1} {s'} {u'} {t} {C} {X} (k , _ , g) ag rec p x =
-  proj₁ N , proj₁ (proj₂ N) , k , proj₂ (proj₂ N)
-  where N = again-named {⟦ ⟪ s' , u' ⟫ , ghostN (su S1) ⟧} {t} {mapAt (smap (st (su S1))) (ues (su S1)) k} {C} {X} g ag rec p x
+-- the map recovery rebuilds after them is a map of the state cut
+gm-sm : ∀ {S1 s' u' t C X} →
+        (Σ ℕ λ k → k ≤ length (ues (su S1)) × RecGM s' (ghostN (su S1)) t (mapAt (smap (st (su S1))) (ues (su S1)) k)) →
+        AgainX (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S1) ⟧) C → PXm.ok SB.recover C X → SM (false , S1) X
+gm-sm {S1} {s'} {u'} {t} {C} {X} (k , _ , g) ag rec =
+  k , λ a _ → again-l2p {⟦ ⟪ s' , u' ⟫ , ghostN (su S1) ⟧} {t} {mapAt (smap (st (su S1))) (ues (su S1)) k} {C} {X} g ag rec a
 
 ------------------------------------------------------------------------
 -- In PUSBic's phase: a recovery after a power cut of a normal state
@@ -367,11 +425,15 @@ pu-cut-l2p {S} {u'} {s'} {S'} (t , ar , y) img o =
   where G = pu-cut-gm {S} {s'} {t} ar img
 
 -- a power cut at a normal state of PUSBic's phase, then any number of
--- crashed recoveries: recovery names only pages the state's stable L2P
--- or an unsynced epoch's map names
+-- crashed recoveries: recovery rebuilds the state's stable L2P or an
+-- unsynced epoch's map, so names only pages they name
+pu-again-sm : ∀ {S u' s' C X} → OPX.RI (false , S) → Img (st (su S)) s' → AgainX (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) C →
+              PXm.ok SB.recover C X → SM (false , S) X
+pu-again-sm {S} {u'} {s'} {C} {X} (t , ar , y) img = gm-sm {S} {s'} {u'} {t} {C} {X} (pu-cut-gm {S} {s'} {t} ar img)
+
 pu-again-stab : ∀ {S u' s' C X} → OPX.RI (false , S) → Img (st (su S)) s' → AgainX (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) C →
                 PXm.ok SB.recover C X → ∀ p → Named X p → Stab (false , S) p
-pu-again-stab {S} {u'} {s'} {C} {X} (t , ar , y) img = gm-stab {S} {s'} {u'} {t} {C} {X} (pu-cut-gm {S} {s'} {t} ar img)
+pu-again-stab {S} {u'} {s'} {C} {X} r img ag rec = sm-stab {false , S} {C} {X} rec (pu-again-sm {S} {u'} {s'} {C} {X} r img ag rec)
 
 pu-cut-named : ∀ {S u' s' X'} → OPX.RI (false , S) → Img (st (su S)) s' →
                PXm.ok SB.recover (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) X' → ∀ p → Named X' p → Stab (false , S) p
@@ -602,14 +664,24 @@ chainpt-crL false SB.flush c = c
 chainpt-crL true SB.flush c = c
 
 private
-  crls-maps : ∀ {s' t u} → CRLS s' t u → Σ State λ t' → Σ Map λ M → CRLM s' t' M × Maps u M
-  crls-maps {t = t} (M , c , q) = t , M , c , inj₁ (λ a _ → q a)
+  crls-sm : ∀ {s' t u} → CRLS s' t u → Σ State λ t' → Σ Map λ M → CRLM s' t' M × (∀ a → a ≤ amax → M a ≡ smap u a)
+  crls-sm {t = t} (M , c , q) = t , M , c , (λ a _ → q a)
 
-  reg-crlm : ∀ x {s s'} → RIL s → crashPL EraseGuard (use (regop x)) s s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps s M
-  reg-crlm x {s} {s'} (inj₁ r) c = crls-maps {s'} {tOf s} {s} (free-reg-crls {EraseGuard} x (AR-tOf s) r c)
-  reg-crlm (w a d) {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-wr-crls {EraseGuard} ph (AR-tOf s) r nt c)
-  reg-crlm rl {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-rl-crls {EraseGuard} ph (AR-tOf s) r nt c)
-  reg-crlm es {s} {s'} (inj₂ (ph , r , nt)) c = crls-maps {s'} {tOf s} {s} (pl-es-crls ph (AR-tOf s) r c)
+  crls-maps : ∀ {s' t u} → CRLS s' t u → Σ State λ t' → Σ Map λ M → CRLM s' t' M × Maps u M
+  crls-maps {s'} {t} {u} c with crls-sm {s'} {t} {u} c
+  ... | t' , M , cm , f = t' , M , cm , inj₁ f
+
+  -- a write's, relocation's or erase's crash points: the stable L2P
+  reg-crlm : ∀ x {s s'} → RIL s → crashPL EraseGuard (use (regop x)) s s' →
+             Σ State λ t → Σ Map λ M → CRLM s' t M × (∀ a → a ≤ amax → M a ≡ smap s a)
+  reg-crlm x {s} {s'} (inj₁ r) c = crls-sm {s'} {tOf s} {s} (free-reg-crls {EraseGuard} x (AR-tOf s) r c)
+  reg-crlm (w a d) {s} {s'} (inj₂ (ph , r , nt)) c = crls-sm {s'} {tOf s} {s} (pl-wr-crls {EraseGuard} ph (AR-tOf s) r nt c)
+  reg-crlm rl {s} {s'} (inj₂ (ph , r , nt)) c = crls-sm {s'} {tOf s} {s} (pl-rl-crls {EraseGuard} ph (AR-tOf s) r nt c)
+  reg-crlm es {s} {s'} (inj₂ (ph , r , nt)) c = crls-sm {s'} {tOf s} {s} (pl-es-crls ph (AR-tOf s) r c)
+
+  reg-maps : ∀ x {s s'} → RIL s → crashPL EraseGuard (use (regop x)) s s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps s M
+  reg-maps x {s} {s'} ri c with reg-crlm x {s} {s'} ri c
+  ... | t , M , cm , f = t , M , cm , inj₁ f
 
   -- after a lazy commit the stable L2P is the volatile one before it
   crls-l2p : ∀ {s' t M s} → CRLS s' t (fiL M s) → Σ State λ t' → Σ Map λ M' → CRLM s' t' M' × Maps s M'
@@ -640,34 +712,38 @@ private
     crls-l2p {s'} {tF (tOf s)} {M} {s} (pl-lazy-crls ph (AR-tOf s) r (RI.vOK r) lz e img)
 
 chainpt-crlm : ∀ b u {s s'} → RIL s → ChainPt b u s s' → Σ State λ t → Σ Map λ M → CRLM s' t M × Maps s M
-chainpt-crlm false (SB.reg (SB.op (SB.w a d))) ri c = reg-crlm (w a d) ri c
-chainpt-crlm true  (SB.reg (SB.op (SB.w a d))) ri c = reg-crlm (w a d) ri c
-chainpt-crlm false (SB.reg (SB.op SB.rl)) ri c = reg-crlm rl ri c
-chainpt-crlm true  (SB.reg (SB.op SB.rl)) ri c = reg-crlm rl ri c
-chainpt-crlm false (SB.reg (SB.op SB.es)) ri c = reg-crlm es ri c
-chainpt-crlm true  (SB.reg (SB.op SB.es)) ri c = reg-crlm es ri c
+chainpt-crlm false (SB.reg (SB.op (SB.w a d))) ri c = reg-maps (w a d) ri c
+chainpt-crlm true  (SB.reg (SB.op (SB.w a d))) ri c = reg-maps (w a d) ri c
+chainpt-crlm false (SB.reg (SB.op SB.rl)) ri c = reg-maps rl ri c
+chainpt-crlm true  (SB.reg (SB.op SB.rl)) ri c = reg-maps rl ri c
+chainpt-crlm false (SB.reg (SB.op SB.es)) ri c = reg-maps es ri c
+chainpt-crlm true  (SB.reg (SB.op SB.es)) ri c = reg-maps es ri c
 chainpt-crlm false (SB.reg (SB.op SB.sy)) ri ()
 chainpt-crlm true  (SB.reg (SB.op SB.sy)) ri ()
 chainpt-crlm true (SB.reg SB.barrier) ri c = flush-crlm ri c
 chainpt-crlm b SB.flush ri c = flush-crlm ri c
 
--- the maps of a state with no epoch unsynced name only what it names
-maps-named : ∀ {X M} → uesX X ≡ [] → Maps (stX X) M → ∀ a p → a ≤ amax → M a ≡ just p → Named X p
-maps-named {X} eu (inj₁ f) a p le m =
-  a , le , inj₂ (0 , subst (λ es → mapAt (smap (stX X)) es 0 a ≡ just p) (sym eu)
-                           (trans (cong (λ g → g a) (mapAt-nil (smap (stX X)) 0)) (trans (sym (f a le)) m)))
-maps-named {X} eu (inj₂ f) a p le m = a , le , inj₁ (trans (sym (f a le)) m)
-
 -- in PX: a crash of a step u into the chain phase, then any number of
--- crashed recoveries: recovery names only pages the state before the
--- step named
+-- crashed recoveries: recovery rebuilds the stable L2P of the state
+-- before the step, or (a flush, a barrier) its volatile L2P
+chainpt-rmc : ∀ u {b S s0 s g X} → OPX.RI (b , S) → ues (su S) ≡ [] → ChainPt b u (st (su S)) s0 → AgainL s0 s →
+              PXm.ok SB.recover (true , lzS s g) X → RMc (b , S) X
+chainpt-rmc u {b} {S} {s0} {s} {g} {X} r eu c ag (refl , refl , x , refl , ok)
+  with chainpt-crlm b u {st (su S)} {s0} (ril-X {b , S} r eu) c
+... | t , M , cm , inj₁ f = inj₁ (0 , λ a le → trans (crlm-l2p {EraseGuard} {s} {t} {M} {x} (again-crlm {s0} {s} {t} {M} cm ag) ok a) (f a le))
+... | t , M , cm , inj₂ f = inj₂ (λ a le → trans (crlm-l2p {EraseGuard} {s} {t} {M} {x} (again-crlm {s0} {s} {t} {M} cm ag) ok a) (f a le))
+
+-- ... a write's, relocation's or erase's: the stable L2P
+chainpt-reg-sm : ∀ x {b S s0 s g X} → OPX.RI (b , S) → ues (su S) ≡ [] → crashPL EraseGuard (use (regop x)) (st (su S)) s0 →
+                 AgainL s0 s → PXm.ok SB.recover (true , lzS s g) X → SM (b , S) X
+chainpt-reg-sm x {b} {S} {s0} {s} {g} {X} r eu c ag (refl , refl , y , refl , ok)
+  with reg-crlm x {st (su S)} {s0} (ril-X {b , S} r eu) c
+... | t , M , cm , f = 0 , λ a le → trans (crlm-l2p {EraseGuard} {s} {t} {M} {y} (again-crlm {s0} {s} {t} {M} cm ag) ok a) (f a le)
+
 chainpt-named : ∀ u {b S s0 s g X} → OPX.RI (b , S) → ues (su S) ≡ [] → ChainPt b u (st (su S)) s0 → AgainL s0 s →
                 PXm.ok SB.recover (true , lzS s g) X → NSub (b , S) X
-chainpt-named u {b} {S} {s0} {s} {g} {X} r eu c ag o@(refl , refl , x , refl , ok) p y
-  with rec-named {true , lzS s g} {X} o p y | chainpt-crlm b u {st (su S)} {s0} (ril-X {b , S} r eu) c
-... | a , le , q | t , M , cm , mp =
-  maps-named {b , S} {M} eu mp a p le
-    (trans (sym (crlm-l2p {EraseGuard} {s} {t} {M} {x} (again-crlm {s0} {s} {t} {M} cm ag) ok a)) q)
+chainpt-named u {b} {S} {s0} {s} {g} {X} r eu c ag o =
+  rmc-named {b , S} {true , lzS s g} {X} o (chainpt-rmc u {b} {S} {s0} {s} {g} {X} r eu c ag o)
 
 -- in PX: a recovery after a crash inside a flush of the chain phase
 -- (after its consolidation page, P's flush: before its SYNC, after it,
@@ -691,6 +767,20 @@ end-again-named u {X0} {X1} {s0} {s} {g} {X} r o eu img ag rec p x =
 again-of : ∀ {s0 S S'} → AgainL s0 (st (su S)) → PXm.crash SB.recover (true , S) (true , S') → AgainL s0 (st (su S'))
 again-of a (refl , eu , s' , refl , c) = more a c
 
+-- the operations that keep every map: a write, a relocation, an erase,
+-- a SYNC
+data RegU : SB.UOp → Set where
+  reg-w  : ∀ a d → RegU (SB.reg (SB.op (SB.w a d)))
+  reg-rl : RegU (SB.reg (SB.op SB.rl))
+  reg-es : RegU (SB.reg (SB.op SB.es))
+  reg-sy : RegU (SB.reg (SB.op SB.sy))
+
+reg-kept : ∀ {u} → RegU u → ∀ {X0 X1} → PXm.ok (SB.use u) X0 X1 → Kept X0 X1
+reg-kept (reg-w a d) {X0} {X1} o = maps-smu {X0} {X1} (sm-w a d {X0} {X1} o)
+reg-kept reg-rl {X0} {X1} o = maps-smu {X0} {X1} (sm-rl {X0} {X1} o)
+reg-kept reg-es {X0} {X1} o = proj₂ (maps-es {X0} {X1} o)
+reg-kept reg-sy {X0} {X1} o = proj₂ (maps-sy {X0} {X1} o)
+
 ------------------------------------------------------------------------
 -- In PUSBic's phase, whose crash relation is per flash command: a crash
 -- after any command of a write, a GC relocation or a GC erase leaves a
@@ -707,23 +797,32 @@ private
   -- the step u to the end state u1 (its ghost PUSBic's), the crash's
   -- ghost that state's, PU's crash relation with the map named at the
   -- crash state given the end state's invariant
-  pu-step-cut : ∀ u {S S' C X} u1 → OPX.RI (false , S) → PXm.ok (SB.use u) (false , S) (false , ⟦ u1 , ghostN u1 ⟧) →
+  pu-step-gm : ∀ u {S S' C X} u1 → OPX.RI (false , S) → PXm.ok (SB.use u) (false , S) (false , ⟦ u1 , ghostN u1 ⟧) →
+               gh S' ≡ ghostN u1 →
+               (∀ {t} → ARX ⟦ u1 , ghostN u1 ⟧ t →
+                  Σ ℕ λ k → k ≤ length (ues u1) × RecGM (st (su S')) (ghostN u1) t (mapAt (smap (st u1)) (ues u1) k)) →
+               AgainX (false , S') C → PXm.ok SB.recover C X → SM (false , ⟦ u1 , ghostN u1 ⟧) X
+  pu-step-gm u {S} {S'} {C} {X} u1 r o eg gm ag rec =
+    gm-sm {⟦ u1 , ghostN u1 ⟧} {st (su S')} {ues (su S')} {proj₁ r1} {C} {X} (gm (proj₁ (proj₂ r1)))
+          (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec
+    where r1 = OPX.B-ok u {false , S} {false , ⟦ u1 , ghostN u1 ⟧} r o
+
+  -- ... a step that keeps every map: a map of the state before it
+  pu-step-cut : ∀ u {S S' C X} u1 → RegU u → OPX.RI (false , S) → PXm.ok (SB.use u) (false , S) (false , ⟦ u1 , ghostN u1 ⟧) →
                 gh S' ≡ ghostN u1 →
                 (∀ {t} → ARX ⟦ u1 , ghostN u1 ⟧ t →
                    Σ ℕ λ k → k ≤ length (ues u1) × RecGM (st (su S')) (ghostN u1) t (mapAt (smap (st u1)) (ues u1) k)) →
-                AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
-  pu-step-cut u {S} {S'} {C} {X} u1 r o eg gm ag rec p x =
-    px-stab u {false , S} {false , ⟦ u1 , ghostN u1 ⟧} r o p
-      (gm-stab {⟦ u1 , ghostN u1 ⟧} {st (su S')} {ues (su S')} {proj₁ r1} {C} {X} (gm (proj₁ (proj₂ r1)))
-               (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p x)
-    where r1 = OPX.B-ok u {false , S} {false , ⟦ u1 , ghostN u1 ⟧} r o
+                AgainX (false , S') C → PXm.ok SB.recover C X → SM (false , S) X
+  pu-step-cut u {S} {S'} {C} {X} u1 ru r o eg gm ag rec =
+    kept-sm {false , S} {false , ⟦ u1 , ghostN u1 ⟧} {X} (reg-kept ru {false , S} {false , ⟦ u1 , ghostN u1 ⟧} o)
+      (pu-step-gm u {S} {S'} {C} {X} u1 r o eg gm ag rec)
 
   -- the crash of a step that does nothing: a power cut of the state itself
   pu-self-cut : ∀ {S S' C X} → OPX.RI (false , S) → gh S' ≡ ghostN (su S) → Img (st (su S)) (st (su S')) →
-                AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
-  pu-self-cut {S} {S'} {C} {X} r eg img ag rec p x =
-    stab-named {false , S} (pu-again-stab {S} {ues (su S')} {st (su S')} {C} {X} r img
-                             (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p x)
+                AgainX (false , S') C → PXm.ok SB.recover C X → SM (false , S) X
+  pu-self-cut {S} {S'} {C} {X} r eg img ag rec =
+    pu-again-sm {S} {ues (su S')} {st (su S')} {C} {X} r img
+      (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec
 
   -- a write's or relocation's crash image, before its tentative page's
   -- append with one erased page on top
@@ -738,43 +837,43 @@ private
       G = pu-cut-gm {S1} {padW (erased ∷ []) s''} {t} ar img
       b = proj₁ (proj₂ (proj₂ (proj₁ (ivX {S1} {t} ar))))
 
-pu-w-named : ∀ a d {S S' C X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op (SB.w a d)))) (false , S) (false , S') →
-             AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
-pu-w-named a d {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (ib , f1 , f2 , rn) , img , eg) , _))) ag rec =
-  pu-step-cut (SB.reg (SB.op (SB.w a d))) {S} {S'} {C} {X} u1 r o eg
+pu-w-sm : ∀ a d {S S' C X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op (SB.w a d)))) (false , S) (false , S') →
+          AgainX (false , S') C → PXm.ok SB.recover C X → SM (false , S) X
+pu-w-sm a d {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (ib , f1 , f2 , rn) , img , eg) , _))) ag rec =
+  pu-step-cut (SB.reg (SB.op (SB.w a d))) {S} {S'} {C} {X} u1 (reg-w a d) r o eg
     (λ ar → opt-gm f1 f2 (wr0 a d (st (su S))) (ues (su S)) ar (op-cmd-img f1 f2 (wr0 a d (st (su S))) {x} {st (su S')} rn img)) ag rec
   where
     u1 = ⟪ opt f1 f2 (wr0 a d (st (su S))) , ues (su S) ⟫
     o : PXm.ok (SB.use (SB.reg (SB.op (SB.w a d)))) (false , S) (false , ⟦ u1 , ghostN u1 ⟧)
     o = inj₁ (refl , S , refl , ((inj₁ (ib , f1 , f2 , refl) , refl) , refl))
-pu-w-named a d {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₂ (nb , refl) , img , eg) , _))) ag rec =
+pu-w-sm a d {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₂ (nb , refl) , img , eg) , _))) ag rec =
   pu-self-cut {S} {S'} {C} {X} r eg img ag rec
-pu-w-named a d r (inj₂ (() , _)) ag rec
+pu-w-sm a d r (inj₂ (() , _)) ag rec
 
-pu-rl-named : ∀ {S S' C X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.rl))) (false , S) (false , S') →
-              AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
-pu-rl-named {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , rn)) , img , eg) , _))) ag rec =
-  pu-step-cut (SB.reg (SB.op SB.rl)) {S} {S'} {C} {X} u1 r
+pu-rl-sm : ∀ {S S' C X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.rl))) (false , S) (false , S') →
+           AgainX (false , S') C → PXm.ok SB.recover C X → SM (false , S) X
+pu-rl-sm {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , rn)) , img , eg) , _))) ag rec =
+  pu-step-cut (SB.reg (SB.op SB.rl)) {S} {S'} {C} {X} u1 reg-rl r
     (inj₁ (refl , S , refl , ((inj₁ (gk , p , lt , inj₁ (v , f1 , f2 , refl)) , refl) , refl))) eg
     (λ ar → opt-gm f1 f2 (rl0 p (st (su S))) (ues (su S)) ar (op-cmd-img f1 f2 (rl0 p (st (su S))) {x} {st (su S')} rn img)) ag rec
   where u1 = ⟪ opt f1 f2 (rl0 p (st (su S))) , ues (su S) ⟫
-pu-rl-named {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (gk , p , lt , inj₂ (nv , refl)) , img , eg) , _))) ag rec =
-  pu-step-cut (SB.reg (SB.op SB.rl)) {S} {S'} {C} {X} u1 r
+pu-rl-sm {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₁ (gk , p , lt , inj₂ (nv , refl)) , img , eg) , _))) ag rec =
+  pu-step-cut (SB.reg (SB.op SB.rl)) {S} {S'} {C} {X} u1 reg-rl r
     (inj₁ (refl , S , refl , ((inj₁ (gk , p , lt , inj₂ (nv , refl)) , refl) , refl))) eg
     (λ {t} ar → pu-cut-gm {⟦ u1 , ghostN u1 ⟧} {st (su S')} {t} ar img) ag rec
   where u1 = ⟪ rlX p (st (su S)) , ues (su S) ⟫
-pu-rl-named {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₂ (ng , refl) , img , eg) , _))) ag rec =
+pu-rl-sm {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , inj₂ (ng , refl) , img , eg) , _))) ag rec =
   pu-self-cut {S} {S'} {C} {X} r eg img ag rec
-pu-rl-named r (inj₂ (() , _)) ag rec
+pu-rl-sm r (inj₂ (() , _)) ag rec
 
-pu-es-named : ∀ {S S' C X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') →
-              AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
-pu-es-named {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , (p , ep , rr@(before cs is)) , img , eg) , _))) ag rec =
-  pu-step-cut (SB.reg (SB.op SB.es)) {S} {S'} {C} {X} u1 r (inj₁ (refl , S , refl , (((p , ep , refl) , refl) , refl))) eg
+pu-es-sm : ∀ {S S' C X} → OPX.RI (false , S) → PXm.crash (SB.use (SB.reg (SB.op SB.es))) (false , S) (false , S') →
+           AgainX (false , S') C → PXm.ok SB.recover C X → SM (false , S) X
+pu-es-sm {S} {S'} {C} {X} r (inj₁ (refl , .S , refl , ((x , (p , ep , rr@(before cs is)) , img , eg) , _))) ag rec =
+  pu-step-cut (SB.reg (SB.op SB.es)) {S} {S'} {C} {X} u1 reg-es r (inj₁ (refl , S , refl , (((p , ep , refl) , refl) , refl))) eg
     (λ {t} ar → pu-cut-gm {⟦ u1 , ghostN u1 ⟧} {st (su S')} {t} ar
                   (proj₂ (proj₂ (mid-crash {x} {esF p (st (su S))} {st (su S')} (es-mid p (st (su S)) rr) img)))) ag rec
   where u1 = ⟪ esF p (st (su S)) , ues (su S) ⟫
-pu-es-named r (inj₂ (() , _)) ag rec
+pu-es-sm r (inj₂ (() , _)) ag rec
 
 -- a flush of PUSBic's phase: its crash points after the SYNC (`fs`) and
 -- at the end of its checkpoint (`fe`) are power cuts of its end states
@@ -783,28 +882,31 @@ data FlEndPt (s : StU) : St → Set where
   fl-synced : FlEndPt s (fl3 (st s))
   fl-ckpt   : FlEndPt s (ck3 (fl3 (st s)))
 
-pu-flend-named : ∀ {S S' C X m} → OPX.RI (false , S) → FlEndPt (su S) m → Img m (st (su S')) → gh S' ≡ ghostN ⟪ m , [] ⟫ →
-                 AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
-pu-flend-named {S} {S'} {C} {X} {m} r pt img eg ag rec =
-  pu-step-cut SB.flush {S} {S'} {C} {X} ⟪ m , [] ⟫ r (inj₁ (refl , S , refl , inj₁ (fl pt , refl))) eg
-    (λ {t} ar → pu-cut-gm {⟦ ⟪ m , [] ⟫ , ghostN ⟪ m , [] ⟫ ⟧} {st (su S')} {t} ar img) ag rec
+pu-flend-rmc : ∀ {S S' C X m} → OPX.RI (false , S) → FlEndPt (su S) m → Img m (st (su S')) → gh S' ≡ ghostN ⟪ m , [] ⟫ →
+               AgainX (false , S') C → PXm.ok SB.recover C X → RMc (false , S) X
+pu-flend-rmc {S} {S'} {C} {X} {m} r pt img eg ag rec =
+  px-rmc SB.flush {false , S} {false , ⟦ ⟪ m , [] ⟫ , ghostN ⟪ m , [] ⟫ ⟧} {X} r o
+    (pu-step-gm SB.flush {S} {S'} {C} {X} ⟪ m , [] ⟫ r o eg
+      (λ {t} ar → pu-cut-gm {⟦ ⟪ m , [] ⟫ , ghostN ⟪ m , [] ⟫ ⟧} {st (su S')} {t} ar img) ag rec)
   where
     fl : ∀ {m} → FlEndPt (su S) m → FlOk (su S) ⟪ m , [] ⟫
     fl fl-synced = inj₁ refl
     fl fl-ckpt   = inj₂ refl
+    o : PXm.ok (SB.use SB.flush) (false , S) (false , ⟦ ⟪ m , [] ⟫ , ghostN ⟪ m , [] ⟫ ⟧)
+    o = inj₁ (refl , S , refl , inj₁ (fl pt , refl))
 
 -- a flush's crash points inside its checkpoint (`fck`, the ghost the
 -- whole region as durable part): recovery rebuilds the flushed L2P — the
 -- old slot with the region replayed, or the new slot (`ck-G-M`) — so the
 -- volatile L2P the flush started from
-pu-fck-named : ∀ {S S' C X x} → OPX.RI (false , S) → CkCmd (fl3 (st (su S))) x → Img x (st (su S')) →
-               gh S' ≡ ([] , map cur (dr (st (su S')))) → AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
-pu-fck-named {S} {S'} {C} {X} {x} (t , ar , y) c img eg ag rec p xn = proj₁ N , proj₁ (proj₂ N) , inj₁ (proj₂ (proj₂ N))
+pu-fck-rmc : ∀ {S S' C X x} → OPX.RI (false , S) → CkCmd (fl3 (st (su S))) x → Img x (st (su S')) →
+             gh S' ≡ ([] , map cur (dr (st (su S')))) → AgainX (false , S') C → PXm.ok SB.recover C X → RMc (false , S) X
+pu-fck-rmc {S} {S'} {C} {X} {x} (t , ar , y) c img eg ag rec =
+  inj₂ (λ a _ → again-l2p {⟦ ⟪ st (su S') , ues (su S') ⟫ , ([] , map cur (dr (st (su S')))) ⟧} {proj₁ F} {smap (fl3 (st (su S)))} {C} {X} G
+                  (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec a)
   where
     F = fl-A SB.flush {su S} {t} {⟪ fl3 (st (su S)) , [] ⟫} tt (ivX {S} {t} ar) (inj₁ refl)
     G = ck-G-M {su S} {proj₁ F} {st (su S')} (proj₂ (proj₂ F)) (fck-img {su S} {x} {st (su S')} c img)
-    N = again-named {⟦ ⟪ st (su S') , ues (su S') ⟫ , ([] , map cur (dr (st (su S')))) ⟧} {proj₁ F} {smap (fl3 (st (su S)))} {C} {X} G
-          (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p xn
 
 -- a barrier's or a flush's crash points before its SYNC (`BarCmd`): once
 -- its committed page is appended, a power cut of the barrier's end state
@@ -841,23 +943,25 @@ private
       cl = subst (λ w → CrashL w (dr s')) (runs-dr {st s} cs is (st s)) (proj₁ (proj₂ (proj₂ (proj₂ img))))
       SK = skip-top {s} {s'} (proj₁ (proj₂ (proj₂ (proj₁ iv)))) cl
 
--- a page a map of the barrier's end state names, the state named
-bar-map-named : ∀ {S t} → ARX S t → ∀ k a p → a ≤ amax →
-                mapAt (smap (flB (st (su S)))) (ues (su S) ++ epE (st (su S)) ∷ []) k a ≡ just p → Named (false , S) p
-bar-map-named {S} {t} ar k a p le m =
-  sub-barrier {false , S} {false , ⟦ sB (su S) , ghostN (sB (su S)) ⟧} (epE (st (su S))) (λ a → refl) (λ a → refl) refl vm p
-    (a , le , inj₂ (k , m))
+-- a map of the barrier's end state: a map of the state, or its volatile L2P
+bar-rmc : ∀ {S t X} → ARX S t → ∀ k →
+          (∀ a → a ≤ amax → l2p (stX X) a ≡ mapAt (smap (flB (st (su S)))) (ues (su S) ++ epE (st (su S)) ∷ []) k a) →
+          RMc (false , S) X
+bar-rmc {S} {t} {X} ar k e =
+  maps-rmc {false , S} {false , ⟦ sB (su S) , ghostN (sB (su S)) ⟧} {X}
+    (proj₂ (ms-barrier {false , S} {false , ⟦ sB (su S) , ghostN (sB (su S)) ⟧} (epE (st (su S))) (λ a → refl) (λ a → refl) refl vm))
+    (k , e)
   where vm = proj₂ (proj₁ (proj₂ (proj₂ (proj₁ (proj₂ (proj₁ (ivX {S} {t} ar)))))))
 
-pu-barcmd-named : ∀ {S S' C X x} → OPX.RI (false , S) → (r : BarCmd (su S) x) → Img x (st (su S')) → gh S' ≡ ghC (su S) r →
-                  AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
-pu-barcmd-named {S} {S'} {C} {X} {x} (t , ar , y) r img eg ag rec p xn =
-  bar-map-named {S} {t} ar (proj₁ G) (proj₁ N) p (proj₁ (proj₂ N)) (proj₂ (proj₂ N))
+pu-barcmd-rmc : ∀ {S S' C X x} → OPX.RI (false , S) → (r : BarCmd (su S) x) → Img x (st (su S')) → gh S' ≡ ghC (su S) r →
+                AgainX (false , S') C → PXm.ok SB.recover C X → RMc (false , S) X
+pu-barcmd-rmc {S} {S'} {C} {X} {x} (t , ar , y) r img eg ag rec =
+  bar-rmc {S} {t} {X} ar (proj₁ G)
+    (λ a _ → again-l2p {⟦ ⟪ st (su S') , ues (su S') ⟫ , ghC (su S) r ⟧} {preT t} {M} {C} {X} (proj₂ (proj₂ G))
+               (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec a)
   where
     G  = bar-gm {S} {t} {st (su S')} ar r img
     M  = mapAt (smap (flB (st (su S)))) (ues (su S) ++ epE (st (su S)) ∷ []) (proj₁ G)
-    N  = again-named {⟦ ⟪ st (su S') , ues (su S') ⟫ , ghC (su S) r ⟧} {preT t} {M} {C} {X} (proj₂ (proj₂ G))
-           (subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag) rec p xn
 
 -- an in-page / OOB commit of PUSBic's phase (no epoch unsynced): until
 -- its SYNC the barrier's flash, after it the committed volatile L2P
@@ -866,54 +970,53 @@ FiCrash : SU → SU → Set
 FiCrash S S' = Σ ℕ λ M → ues (su S) ≡ [] × InPO (st (su S)) M ×
                Σ St λ x → Σ (FiCmd (su S) M x) λ r → Img x (st (su S')) × gh S' ≡ ghFi (su S) M r (st (su S'))
 
-pu-fi-named : ∀ {S S' C X} → OPX.RI (false , S) → FiCrash S S' → AgainX (false , S') C →
-              PXm.ok SB.recover C X → NSub (false , S) X
-pu-fi-named {S} {S'} {C} {X} (t , ar , y) (M , eu , po , x , r , img , eg) ag rec p xn = from (proj₂ (proj₂ F))
+pu-fi-rmc : ∀ {S S' C X} → OPX.RI (false , S) → FiCrash S S' → AgainX (false , S') C →
+            PXm.ok SB.recover C X → RMc (false , S) X
+pu-fi-rmc {S} {S'} {C} {X} (t , ar , y) (M , eu , po , x , r , img , eg) ag rec = from (proj₂ (proj₂ F))
   where
     F  = crash-Fi-M {su S} {t} {M} {st (su S')} {ghFi (su S) M r (st (su S'))} (ivX {S} {t} ar) eu po
            (fi-crfi {su S} {M} {x} {st (su S')} (proj₂ (proj₁ ar)) r img)
     S0 = ⟦ ⟪ st (su S') , ues (su S') ⟫ , ghFi (su S) M r (st (su S')) ⟧
     ag′ : AgainX (false , S0) C
     ag′ = subst (λ g → AgainX (false , ⟦ ⟪ st (su S') , ues (su S') ⟫ , g ⟧) C) eg ag
-    from : FiMap (su S) (st (su S')) (ghFi (su S) M r (st (su S'))) (proj₁ F) → Named (false , S) p
+    from : FiMap (su S) (st (su S')) (ghFi (su S) M r (st (su S'))) (proj₁ F) → RMc (false , S) X
     from (inj₁ (k , g)) =
-      bar-map-named {S} {t} ar k (proj₁ N) p (proj₁ (proj₂ N)) (proj₂ (proj₂ N))
-      where N = again-named {S0} {proj₁ F} {mapAt (smap (flB (st (su S)))) (ues (su S) ++ epE (st (su S)) ∷ []) k} {C} {X} g ag′ rec p xn
-    from (inj₂ g) = proj₁ N , proj₁ (proj₂ N) , inj₁ (proj₂ (proj₂ N))
-      where N = again-named {S0} {proj₁ F} {l2p (st (su S))} {C} {X} g ag′ rec p xn
+      bar-rmc {S} {t} {X} ar k
+        (λ a _ → again-l2p {S0} {proj₁ F} {mapAt (smap (flB (st (su S)))) (ues (su S) ++ epE (st (su S)) ∷ []) k} {C} {X} g ag′ rec a)
+    from (inj₂ g) = inj₂ (λ a _ → again-l2p {S0} {proj₁ F} {l2p (st (su S))} {C} {X} g ag′ rec a)
 
 
 -- a SYNC of PUSBic's phase (whole, or of a prefix of the unsynced
 -- epochs, `PartSy`): a power cut of its state before (nothing landed) or
 -- of its end state with that state's ghost
-pu-sy-named : ∀ {S S' C X} → OPX.RI (false , S) → crashX (SB.use (SB.reg (SB.op SB.sy))) S S' → AgainX (false , S') C →
-              PXm.ok SB.recover C X → NSub (false , S) X
-pu-sy-named {S} {S'} {C} {X} r (inj₁ (inj₁ (img , eg) , _)) ag rec = pu-self-cut {S} {S'} {C} {X} r eg img ag rec
-pu-sy-named {S} {S'} {C} {X} r (inj₁ (inj₂ (rr , rel , img , eg) , _)) ag rec =
-  pu-step-cut (SB.reg (SB.op SB.sy)) {S} {S'} {C} {X} (syS rr (su S)) r (inj₁ (refl , S , refl , inj₁ (rr , rel , refl , refl))) eg
+pu-sy-sm : ∀ {S S' C X} → OPX.RI (false , S) → crashX (SB.use (SB.reg (SB.op SB.sy))) S S' → AgainX (false , S') C →
+           PXm.ok SB.recover C X → SM (false , S) X
+pu-sy-sm {S} {S'} {C} {X} r (inj₁ (inj₁ (img , eg) , _)) ag rec = pu-self-cut {S} {S'} {C} {X} r eg img ag rec
+pu-sy-sm {S} {S'} {C} {X} r (inj₁ (inj₂ (rr , rel , img , eg) , _)) ag rec =
+  pu-step-cut (SB.reg (SB.op SB.sy)) {S} {S'} {C} {X} (syS rr (su S)) reg-sy r (inj₁ (refl , S , refl , inj₁ (rr , rel , refl , refl))) eg
     (λ {t} ar → pu-cut-gm {⟦ syS rr (su S) , ghostN (syS rr (su S)) ⟧} {st (su S')} {t} ar img) ag rec
-pu-sy-named {S} {S'} {C} {X} r (inj₂ ((xs , ys , l , rr , e , land , rel , img , eg) , _)) ag rec =
-  pu-step-cut (SB.reg (SB.op SB.sy)) {S} {S'} {C} {X} (syBU xs ys l rr (su S)) r
+pu-sy-sm {S} {S'} {C} {X} r (inj₂ ((xs , ys , l , rr , e , land , rel , img , eg) , _)) ag rec =
+  pu-step-cut (SB.reg (SB.op SB.sy)) {S} {S'} {C} {X} (syBU xs ys l rr (su S)) reg-sy r
     (inj₁ (refl , S , refl , inj₂ (xs , ys , l , rr , e , land , rel , refl , refl))) eg
     (λ {t} ar → pu-cut-gm {⟦ syBU xs ys l rr (su S) , ghostN (syBU xs ys l rr (su S)) ⟧} {st (su S')} {t} ar img) ag rec
 
 -- so every crash point of a flush of PUSBic's phase (but the in-page /
 -- OOB commit's, `crashSic`'s other case) and of a barrier
-pu-flcmd-named : ∀ {S S' C X x} → OPX.RI (false , S) → (r : FlCmd (su S) x) → Img x (st (su S')) →
-                 gh S' ≡ ghF (su S) r (st (su S')) → AgainX (false , S') C → PXm.ok SB.recover C X → NSub (false , S) X
-pu-flcmd-named {S} {S'} {C} {X} r (fb rb) img eg ag rec = pu-barcmd-named {S} {S'} {C} {X} r rb img eg ag rec
-pu-flcmd-named {S} {S'} {C} {X} r fs img eg ag rec = pu-flend-named {S} {S'} {C} {X} r fl-synced img eg ag rec
-pu-flcmd-named {S} {S'} {C} {X} r (fck c) img eg ag rec = pu-fck-named {S} {S'} {C} {X} r c img eg ag rec
-pu-flcmd-named {S} {S'} {C} {X} r fe img eg ag rec = pu-flend-named {S} {S'} {C} {X} r fl-ckpt img eg ag rec
+pu-flcmd-rmc : ∀ {S S' C X x} → OPX.RI (false , S) → (r : FlCmd (su S) x) → Img x (st (su S')) →
+               gh S' ≡ ghF (su S) r (st (su S')) → AgainX (false , S') C → PXm.ok SB.recover C X → RMc (false , S) X
+pu-flcmd-rmc {S} {S'} {C} {X} r (fb rb) img eg ag rec = pu-barcmd-rmc {S} {S'} {C} {X} r rb img eg ag rec
+pu-flcmd-rmc {S} {S'} {C} {X} r fs img eg ag rec = pu-flend-rmc {S} {S'} {C} {X} r fl-synced img eg ag rec
+pu-flcmd-rmc {S} {S'} {C} {X} r (fck c) img eg ag rec = pu-fck-rmc {S} {S'} {C} {X} r c img eg ag rec
+pu-flcmd-rmc {S} {S'} {C} {X} r fe img eg ag rec = pu-flend-rmc {S} {S'} {C} {X} r fl-ckpt img eg ag rec
 
-pu-fl-named : ∀ {S S' C X} → OPX.RI (false , S) → crashPUc (SB.use SB.flush) S S' → AgainX (false , S') C →
-              PXm.ok SB.recover C X → NSub (false , S) X
-pu-fl-named {S} {S'} {C} {X} r ((x , rf , img , eg) , _) ag rec = pu-flcmd-named {S} {S'} {C} {X} r rf img eg ag rec
+pu-fl-rmc : ∀ {S S' C X} → OPX.RI (false , S) → crashPUc (SB.use SB.flush) S S' → AgainX (false , S') C →
+            PXm.ok SB.recover C X → RMc (false , S) X
+pu-fl-rmc {S} {S'} {C} {X} r ((x , rf , img , eg) , _) ag rec = pu-flcmd-rmc {S} {S'} {C} {X} r rf img eg ag rec
 
-pu-ba-named : ∀ {S S' C X} → OPX.RI (false , S) → crashPUc (SB.use (SB.reg SB.barrier)) S S' → AgainX (false , S') C →
-              PXm.ok SB.recover C X → NSub (false , S) X
-pu-ba-named {S} {S'} {C} {X} r (inj₁ (lt , x , rb , img , eg) , _) ag rec = pu-barcmd-named {S} {S'} {C} {X} r rb img eg ag rec
-pu-ba-named {S} {S'} {C} {X} r (inj₂ (x , rf , img , eg) , _) ag rec = pu-flcmd-named {S} {S'} {C} {X} r rf img eg ag rec
+pu-ba-rmc : ∀ {S S' C X} → OPX.RI (false , S) → crashPUc (SB.use (SB.reg SB.barrier)) S S' → AgainX (false , S') C →
+            PXm.ok SB.recover C X → RMc (false , S) X
+pu-ba-rmc {S} {S'} {C} {X} r (inj₁ (lt , x , rb , img , eg) , _) ag rec = pu-barcmd-rmc {S} {S'} {C} {X} r rb img eg ag rec
+pu-ba-rmc {S} {S'} {C} {X} r (inj₂ (x , rf , img , eg) , _) ag rec = pu-flcmd-rmc {S} {S'} {C} {X} r rf img eg ag rec
 
 ------------------------------------------------------------------------
 -- `RecoveredNamed` for the crash states whose cut is one of the crash
@@ -945,31 +1048,31 @@ private
   ... | s , refl , al with C' | c
   ...   | (true , _) | (refl , _ , s' , refl , c') = s' , refl , more al c'
 
-cov-named : ∀ {X0 C0 C X} → OPX.RI X0 → Cov X0 C0 → AgainX C0 C → PXm.ok SB.recover C X → NSub X0 X
-cov-named {X0} {C0} {C} {X} r (cov-end u {X1} o (cut-pu {S1} {u'} {s'} refl img)) ag rec p x =
-  px-stab u {X0} {X1} r o p (pu-again-stab {S1} {u'} {s'} {C} {X} (OPX.B-ok u r o) img ag rec p x)
-cov-named {X0} {C0} {C} {X} r (cov-end u {X1} o (cut-chain {s0} {g} eu img)) ag rec p x with againX-chain ag
-... | s , refl , al = px-stab u {X0} {X1} r o p (chain-again-stab {X1} {s0} {s} {g} {X} (OPX.B-ok u r o) eu img al rec p x)
-cov-named {b , S} {C0} {C} {X} r (cov-chain u {s0} eu c) ag rec with againX-chain ag
-... | s , refl , al = chainpt-named u {b} {S} {s0} {s} {gh S} {X} r eu c al rec
-cov-named r (cov-w a d refl c) ag rec = pu-w-named a d r c ag rec
-cov-named r (cov-rl refl c) ag rec = pu-rl-named r c ag rec
-cov-named r (cov-es refl c) ag rec = pu-es-named r c ag rec
-cov-named {false , S} {C = C} {X} r (cov-sy refl c) ag rec = pu-sy-named {S} {_} {C} {X} r c ag rec
-cov-named {false , S} {C = C} {X} r (cov-fl refl c) ag rec = pu-fl-named {S} {_} {C} {X} r c ag rec
-cov-named {false , S} {C = C} {X} r (cov-fi refl c _) ag rec = pu-fi-named {S} {_} {C} {X} r c ag rec
-cov-named {false , S} {C = C} {X} r (cov-ba refl c) ag rec = pu-ba-named {S} {_} {C} {X} r c ag rec
-cov-named {true , S} {C0} {C} {X} (eu , ril) (cov-kbar refl c) ag rec =
-  sub-trans {true , S} {false , konsU S} {X}
-    (sub-keep {true , S} {false , konsU S} (proj₁ (konsS-maps (st (su S)))) (proj₂ (konsS-maps (st (su S)))) (sym eu))
-    (pu-ba-named {konsU S} {_} {C} {X} (rix-kons {st (su S)} (gh S) ril) c ag rec)
+-- recovery after a covered crash point rebuilds a stable map of the
+-- state before the operation, or (a flush, a barrier) its volatile L2P
+cov-rmc : ∀ {X0 C0 C X} → OPX.RI X0 → Cov X0 C0 → AgainX C0 C → PXm.ok SB.recover C X → RMc X0 X
+cov-rmc {X0} {C0} {C} {X} r (cov-end u {X1} o (cut-pu {S1} {u'} {s'} refl img)) ag rec =
+  px-rmc u {X0} {X1} {X} r o (pu-again-sm {S1} {u'} {s'} {C} {X} (OPX.B-ok u r o) img ag rec)
+cov-rmc {X0} {C0} {C} {X} r (cov-end u {X1} o (cut-chain {s0} {g} eu img)) ag rec with againX-chain ag
+... | s , refl , al = px-rmc u {X0} {X1} {X} r o (chain-again-sm {X1} {s0} {s} {g} {X} (OPX.B-ok u r o) eu img al rec)
+cov-rmc {b , S} {C0} {C} {X} r (cov-chain u {s0} eu c) ag rec with againX-chain ag
+... | s , refl , al = chainpt-rmc u {b} {S} {s0} {s} {gh S} {X} r eu c al rec
+cov-rmc r (cov-w a d refl c) ag rec = inj₁ (pu-w-sm a d r c ag rec)
+cov-rmc r (cov-rl refl c) ag rec = inj₁ (pu-rl-sm r c ag rec)
+cov-rmc r (cov-es refl c) ag rec = inj₁ (pu-es-sm r c ag rec)
+cov-rmc {false , S} {C = C} {X} r (cov-sy refl c) ag rec = inj₁ (pu-sy-sm {S} {_} {C} {X} r c ag rec)
+cov-rmc {false , S} {C = C} {X} r (cov-fl refl c) ag rec = pu-fl-rmc {S} {_} {C} {X} r c ag rec
+cov-rmc {false , S} {C = C} {X} r (cov-fi refl c _) ag rec = pu-fi-rmc {S} {_} {C} {X} r c ag rec
+cov-rmc {false , S} {C = C} {X} r (cov-ba refl c) ag rec = pu-ba-rmc {S} {_} {C} {X} r c ag rec
+cov-rmc {true , S} {C0} {C} {X} (eu , ril) (cov-kbar refl c) ag rec =
+  mk-rmc {true , S} {false , konsU S} {X}
+    (ms-keep {true , S} {false , konsU S} (proj₁ (konsS-maps (st (su S)))) (proj₂ (konsS-maps (st (su S)))) (sym eu))
+    (pu-ba-rmc {konsU S} {_} {C} {X} (rix-kons {st (su S)} (gh S) ril) c ag rec)
 
--- every crash of a write, relocation or erase, in either phase, is one
-data RegU : SB.UOp → Set where
-  reg-w  : ∀ a d → RegU (SB.reg (SB.op (SB.w a d)))
-  reg-rl : RegU (SB.reg (SB.op SB.rl))
-  reg-es : RegU (SB.reg (SB.op SB.es))
-  reg-sy : RegU (SB.reg (SB.op SB.sy))
+cov-named : ∀ {X0 C0 C X} → OPX.RI X0 → Cov X0 C0 → AgainX C0 C → PXm.ok SB.recover C X → NSub X0 X
+cov-named {X0} {C0} {C} {X} r cv ag rec = rmc-named {X0} {C} {X} rec (cov-rmc {X0} {C0} {C} {X} r cv ag rec)
+
+-- every crash of a write, relocation, erase or SYNC, in either phase, is one (`RegU`)
 
 cov-reg : ∀ {u X0 C} → RegU u → PXm.crash (SB.use u) X0 C → Cov X0 C
 cov-reg {X0 = false , S} {C = false , S'} (reg-w a d) c = cov-w a d refl c
@@ -987,6 +1090,34 @@ cov-reg {X0 = b , S} {C = true , S'} ru (inj₁ (() , _))
 cov-reg {X0 = b , S} {C = true , S'} (reg-w a d) (inj₂ (refl , eu , s0 , refl , c)) = cov-chain (SB.reg (SB.op (SB.w a d))) eu c
 cov-reg {X0 = b , S} {C = true , S'} reg-rl (inj₂ (refl , eu , s0 , refl , c)) = cov-chain (SB.reg (SB.op SB.rl)) eu c
 cov-reg {X0 = b , S} {C = true , S'} reg-es (inj₂ (refl , eu , s0 , refl , c)) = cov-chain (SB.reg (SB.op SB.es)) eu c
+
+-- ... and recovery after such a crash point rebuilds a stable map of the
+-- state before it (thirty-fourth session; never its volatile L2P)
+reg-sm : ∀ {u X0 C0 C X} → RegU u → OPX.RI X0 → PXm.crash (SB.use u) X0 C0 → AgainX C0 C → PXm.ok SB.recover C X → SM X0 X
+reg-sm {X0 = false , S} {C0 = false , S'} (reg-w a d) r c ag rec = pu-w-sm a d r c ag rec
+reg-sm {X0 = false , S} {C0 = false , S'} reg-rl r c ag rec = pu-rl-sm r c ag rec
+reg-sm {X0 = false , S} {C0 = false , S'} reg-es r c ag rec = pu-es-sm r c ag rec
+reg-sm {X0 = false , S} {C0 = false , S'} {C} {X} reg-sy r (inj₁ (refl , .S , refl , c)) ag rec = pu-sy-sm {S} {S'} {C} {X} r c ag rec
+reg-sm {X0 = true , S} {C0 = false , S'} reg-sy r (inj₁ (refl , _ , () , _)) ag rec
+reg-sm {X0 = false , S} {C0 = true , S'} reg-sy r (inj₂ (refl , eu , s0 , refl , ())) ag rec
+reg-sm {X0 = true , S} {C0 = true , S'} reg-sy r (inj₂ (refl , eu , s0 , refl , ())) ag rec
+reg-sm {X0 = true , S} {C0 = false , S'} (reg-w a d) r (inj₁ (refl , _ , () , _)) ag rec
+reg-sm {X0 = true , S} {C0 = false , S'} reg-rl r (inj₁ (refl , _ , () , _)) ag rec
+reg-sm {X0 = true , S} {C0 = false , S'} reg-es r (inj₁ (refl , _ , () , _)) ag rec
+reg-sm {X0 = b , S} {C0 = false , S'} ru r (inj₂ (() , _)) ag rec
+reg-sm {X0 = b , S} {C0 = true , S'} ru r (inj₁ (() , _)) ag rec
+reg-sm {X0 = false , S} {C0 = true , S'} {C} {X} (reg-w a d) r (inj₂ (refl , eu , s0 , refl , c)) ag rec with againX-chain ag
+... | s , refl , al = chainpt-reg-sm (w a d) {false} {S} {s0} {s} {gh S} {X} r eu c al rec
+reg-sm {X0 = false , S} {C0 = true , S'} {C} {X} reg-rl r (inj₂ (refl , eu , s0 , refl , c)) ag rec with againX-chain ag
+... | s , refl , al = chainpt-reg-sm rl {false} {S} {s0} {s} {gh S} {X} r eu c al rec
+reg-sm {X0 = false , S} {C0 = true , S'} {C} {X} reg-es r (inj₂ (refl , eu , s0 , refl , c)) ag rec with againX-chain ag
+... | s , refl , al = chainpt-reg-sm es {false} {S} {s0} {s} {gh S} {X} r eu c al rec
+reg-sm {X0 = true , S} {C0 = true , S'} {C} {X} (reg-w a d) r (inj₂ (refl , eu , s0 , refl , c)) ag rec with againX-chain ag
+... | s , refl , al = chainpt-reg-sm (w a d) {true} {S} {s0} {s} {gh S} {X} r eu c al rec
+reg-sm {X0 = true , S} {C0 = true , S'} {C} {X} reg-rl r (inj₂ (refl , eu , s0 , refl , c)) ag rec with againX-chain ag
+... | s , refl , al = chainpt-reg-sm rl {true} {S} {s0} {s} {gh S} {X} r eu c al rec
+reg-sm {X0 = true , S} {C0 = true , S'} {C} {X} reg-es r (inj₂ (refl , eu , s0 , refl , c)) ag rec with againX-chain ag
+... | s , refl , al = chainpt-reg-sm es {true} {S} {s0} {s} {gh S} {X} r eu c al rec
 
 -- the chain phase's and PUSBic's flush and barrier points covered are
 -- crash points of PX

@@ -43,21 +43,29 @@
 --                     with the state's durable ghost) and the block
 --                     layer's recovery rebuild an L2P that fits: it is one
 --                     of the state's maps (`cut-l2p`), its pages where
---                     they were (`forget` keeps `loc`);
---   **`crash-rec`** : so Space's recovery step (SpaceData's `rec`) goes
---                     from every state of Space's data half to the
---                     abstraction of what that recovery leaves: used, the
---                     blocks the recovered L2P names (`recUsed`), every
---                     other one erasable, a fresh open block.
+--                     they were (`forget` keeps `loc`; `fit-at`);
+--   **`crash-fit-op`** : so does every crash point of every operation
+--                     the layer may take from such a state (`LayerOp`:
+--                     every write, relocation, erase and SYNC, a flush or
+--                     a barrier where its guard holds), at any flash
+--                     command boundary, with any number of crashed
+--                     recoveries after it: the map rebuilt is a stable
+--                     map of the state (OneModelRecMaps's `reg-sm`,
+--                     `cov-rmc`) or, inside a flush or a barrier, its
+--                     volatile L2P, which `fit-now` covers;
+--   `rec-step`, `crash-rec`, **`crash-rec-op`** : so Space's recovery
+--                     step (SpaceData's `rec`) goes from every state of
+--                     Space's data half to the abstraction of what that
+--                     recovery leaves: used, the blocks the recovered L2P
+--                     names (`recUsed`), every other one erasable, a
+--                     fresh open block.
 --
 -- Not here (proofs/README.md, "Not done", item 1): the layer's recovery
 -- step and its invariant after it (the ghost: used the blocks the
 -- recovered L2P names, erasable the other non-free ones; the block
 -- layer's open block retired, as the code abandons its tail; a block
 -- standing for Space's fresh open block, which must be erased first
--- where no block is free), and the crash points inside an operation (a
--- flush's or a barrier's recover the volatile L2P before it, which
--- `fit-now` covers where the layer's guard holds).
+-- where no block is free).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -81,25 +89,29 @@ open import Relation.Nullary using (yes; no)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (Map; nxt; l2p; smap)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil)
-open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS)
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (stX; BXone; EsRunM; one; _∷_; Place; module OPX)
+  using (stX; BXone; EsRunM; EsCrashM; one; _∷_; Place; Alloc; module OPX)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
   using (uesX; named-ok; MapsOf; Kept; maps-smu; sm-w; sm-rl; maps-es; maps-sy; maps-flush; maps-barrier; rec-maps)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; PPg; Z; loc; ab; berase; upd-ne)
-open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vcM; vc; vc-same; vc-sum)
+open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vcM; vc; vc-same≤; vc-sum)
 open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-0; tot-mono; usedL; used-sum-le; b2n-ne; b2n-eq)
 open import SCFTL.Impl.SpaceData using (sd; StepD; rec; ReachD; reachD-lift; vsD; gcD; pendD)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (us; cv; gn; Abs; module Abs; pendOf; nothing≢just)
+  using (Gh; us; cv; gn; Abs; module Abs; pendOf; nothing≢just)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone;
          usedOf; Placed; Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; step-inv; G0; start-inv; layer-inv)
 open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-rec; new-start)
-open import SCFTL.Impl.OneModelRecMaps Data d0 amax wmax kmax umax _≟D_ kc zb using (Cut; cut-l2p)
+open import SCFTL.Impl.OneModelRecMaps Data d0 amax wmax kmax umax _≟D_ kc zb
+  using (Cut; cut-l2p; SM; AgainX; RegU; reg-w; reg-rl; reg-es; reg-sy; reg-sm; cov-rmc; cov-any; kept-sm)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
+
+private
+  module PXm = SB.Model PX
 
 ------------------------------------------------------------------------
 -- The blocks a map names, and the validator's bound on them
@@ -122,11 +134,11 @@ RecFit : Sp.Config → XS → BL → Set
 RecFit c X bl = ∀ j → Fit c (mapAt (smap (stX X)) (uesX X) j) (loc bl)
 
 -- the count depends only on the entries and on where their pages lie
-fit-same : ∀ {c M M' lc lc'} → (∀ b → M' b ≡ M b) → (∀ b q → b ≤ amax → M b ≡ just q → lc' q ≡ lc q) →
+fit-same : ∀ {c M M' lc lc'} → (∀ b → b ≤ amax → M' b ≡ M b) → (∀ b q → b ≤ amax → M b ≡ just q → lc' q ≡ lc q) →
            Fit c M lc → Fit c M' lc'
 fit-same {c} {M} {M'} {lc} {lc'} em el f =
   subst (λ n → Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c)
-        (sym (tot-ext _ _ (Sp.P c) (λ k _ → cong (λ v → b2n (nz v)) (vc-same {M} {M'} {lc} {lc'} em el k)))) f
+        (sym (tot-ext _ _ (Sp.P c) (λ k _ → cong (λ v → b2n (nz v)) (vc-same≤ {M} {M'} {lc} {lc'} em el k)))) f
 
 ------------------------------------------------------------------------
 -- Counting
@@ -228,15 +240,20 @@ loc-place : ∀ {X X' bl bl'} → Place X X' bl bl' → ∀ p → p < nxt (stX X
 loc-place {X} {bl = bl} (inj₁ (_ , k , _ , refl)) p lt = upd-ne (loc bl) p (nxt (stX X)) _ (<⇒≢ lt)
 loc-place (inj₂ (_ , refl)) p lt = refl
 
+-- a map that is one of X's (on the addresses in range), its pages where
+-- they were, fits
+fit-at : ∀ {c X bl bl' M} → OPX.RI X → (∀ p → p < nxt (stX X) → loc bl' p ≡ loc bl p) → RecFit c X bl →
+         ∀ j' → (∀ a → a ≤ amax → M a ≡ mapAt (smap (stX X)) (uesX X) j' a) → Fit c M (loc bl')
+fit-at {c} {X} {bl} {bl'} {M} r lk rf j' e = fit-same {c} e el (rf j')
+  where
+  el : ∀ b q → b ≤ amax → mapAt (smap (stX X)) (uesX X) j' b ≡ just q → loc bl' q ≡ loc bl q
+  el b q le m = lk q (proj₁ (named-ok {X} r q (b , le , inj₂ (j' , m))))
+
 private
-  -- a map of X' that is one of X's, its pages where they were
   fit-old : ∀ {c X X' bl bl'} → OPX.RI X → (∀ p → p < nxt (stX X) → loc bl' p ≡ loc bl p) → RecFit c X bl →
             ∀ j j' → (∀ a → mapAt (smap (stX X')) (uesX X') j a ≡ mapAt (smap (stX X)) (uesX X) j' a) →
             Fit c (mapAt (smap (stX X')) (uesX X') j) (loc bl')
-  fit-old {c} {X} {X'} {bl} {bl'} r lk rf j j' e = fit-same {c} e el (rf j')
-    where
-    el : ∀ b q → b ≤ amax → mapAt (smap (stX X)) (uesX X) j' b ≡ just q → loc bl' q ≡ loc bl q
-    el b q le m = lk q (proj₁ (named-ok {X} r q (b , le , inj₂ (j' , m))))
+  fit-old {c} {X} {X'} {bl} {bl'} r lk rf j j' e = fit-at {c} {X} {bl} {bl'} r lk rf j' (λ a _ → e a)
 
   fit-kept : ∀ {c X X' bl bl'} → OPX.RI X → Kept X X' → (∀ p → p < nxt (stX X) → loc bl' p ≡ loc bl p) →
              RecFit c X bl → RecFit c X' bl'
@@ -245,7 +262,7 @@ private
   fit-maps : ∀ {c X X' bl} → OPX.RI X → MapsOf X X' → RecFit c X bl → Fit c (l2p (stX X)) (loc bl) → RecFit c X' bl
   fit-maps {c} {X} {X'} {bl} r mo rf fv j with mo j
   ... | inj₁ (j' , e) = fit-old {c} {X} {X'} {bl} {bl} r (λ _ _ → refl) rf j j' e
-  ... | inj₂ e        = fit-same {c} e (λ _ _ _ _ → refl) fv
+  ... | inj₂ e        = fit-same {c} (λ b _ → e b) (λ _ _ _ _ → refl) fv
 
   kept-trans : ∀ {X Y Z} → Kept X Y → Kept Y Z → Kept X Z
   kept-trans k1 k2 j = proj₁ (k1 (proj₁ (k2 j))) , λ a → trans (proj₂ (k2 j) a) (proj₂ (k1 (proj₁ (k2 j))) a)
@@ -295,7 +312,7 @@ fit-empty {c} {lc} V =
 -- the first recovery of a new disk: every map is the empty L2P
 fit-start : ∀ {c X0 bl0 X bl} → Sp.Needs c → SB.Model.New BXone (X0 , bl0) →
             SB.Model.ok BXone SB.recover (X0 , bl0) (X , bl) → RecFit c X bl
-fit-start {c} {X0} {bl0} {X} {bl} V (nx , _ , _) (o , _) j = fit-same {c} {λ _ → nothing} {_} {loc bl} {loc bl} e (λ _ _ _ ()) (fit-empty {c} {loc bl} V)
+fit-start {c} {X0} {bl0} {X} {bl} V (nx , _ , _) (o , _) j = fit-same {c} {λ _ → nothing} {_} {loc bl} {loc bl} (λ b _ → e b) (λ _ _ _ ()) (fit-empty {c} {loc bl} V)
   where
   e : ∀ b → mapAt (smap (stX X)) (uesX X) j b ≡ nothing
   e b = trans (cong (λ z → mapAt (smap (stX X)) z j b) (proj₂ (rec-maps {X0} {X} o)))
@@ -330,7 +347,8 @@ crash-fit : ∀ {c X0 bl0 X1 bl1 G X bl C X' bl'} → Sp.Needs c →
             Cut X C → SB.Model.ok BXone SB.recover (C , bl) (X' , bl') → Fit c (l2p (stX X')) (loc bl')
 crash-fit {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} V eL eW eS new r abP run ct (o , refl)
   with cut-l2p {X} {C} {X'} (proj₁ (ri-of (layer-inv eL eW eS (new-start {c} {X0} {bl0} {X1} {bl1} new r abP) run))) ct o
-... | k , e = fit-same {c} e (λ _ _ _ _ → refl) (rec-fit {c} {X0} {bl0} {X1} {bl1} V eL eW eS new r abP run k)
+... | k , e = fit-at {c} {X} {bl} {bl} (proj₁ (ri-of (layer-inv eL eW eS (new-start {c} {X0} {bl0} {X1} {bl1} new r abP) run)))
+                (λ _ _ → refl) (rec-fit {c} {X0} {bl0} {X1} {bl1} V eL eW eS new r abP run) k (λ a _ → e a)
 
 ------------------------------------------------------------------------
 -- Space's recovery step, enabled
@@ -347,28 +365,21 @@ private
   ... | no nlt = ⊥-elim (<-irrefl refl
         (≤-trans (+-monoˡ-≤ (Sp.P c * Sp.S c) n1) (≤-trans (+-monoʳ-≤ (Sp.need c) (*-monoˡ-≤ (Sp.S c) (≮⇒≥ nlt))) f)))
 
--- **Space's recovery step is a step from every state of its data half**
--- to the abstraction of what a power cut at a state the layer reaches
--- and the block layer's recovery leave: the blocks the recovered L2P
--- names used (`recUsed`), every other one erasable, a fresh open block
--- (SpaceData's `rec`, whose premises are `crash-fit`, the count of the
--- blocks and SpaceValid's `vc-sum`)
-crash-rec : ∀ {c X0 bl0 X1 bl1 G X bl C X' bl'} → Sp.Needs c →
-            (eL : Sp.L c ≡ suc amax) → (eW : Sp.W c ≡ suc wmax) → Sp.S c ≡ Z →
-            SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Sp.P c →
-            Star (LStep c) (G0 , X1 , bl1) (G , X , bl) →
-            Cut X C → SB.Model.ok BXone SB.recover (C , bl) (X' , bl') →
-            ∀ d → Σ ℕ λ e' → StepD c d (sd 0 e' 0 (recUsed c X' bl') (Sp.S c) 0 0 0 0 (length (recUsed c X' bl')))
-crash-rec {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} {bl'} V eL eW eS new r abP run ct o d =
-  Sp.P c ∸ suc n , rec cnt fit′ sumL
+-- **Space's recovery step, from every state of its data half**, to the
+-- abstraction of a block-layer state whose L2P fits: the blocks it names
+-- used (`recUsed`), every other one erasable, a fresh open block
+-- (SpaceData's `rec`: its bound is the fit, the count of the blocks;
+-- their valid sectors at most L, SpaceValid's `vc-sum`; W ≥ 1)
+rec-step : ∀ {c X' bl'} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Fit c (l2p (stX X')) (loc bl') →
+           ∀ d → Σ ℕ λ e' → StepD c d (sd 0 e' 0 (recUsed c X' bl') (Sp.S c) 0 0 0 0 (length (recUsed c X' bl')))
+rec-step {c} {X'} {bl'} eL eW f d = Sp.P c ∸ suc n , rec cnt fit′ sumL
   where
   ys = recUsed c X' bl'
   n = length ys
   len : n ≡ nbk c (l2p (stX X')) (loc bl')
   len = used-len (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c)
   fit′ : Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c
-  fit′ = subst (λ m → Sp.need c + m * Sp.S c ≤ Sp.P c * Sp.S c) (sym len)
-           (crash-fit {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} {bl'} V eL eW eS new r abP run ct o)
+  fit′ = subst (λ m → Sp.need c + m * Sp.S c ≤ Sp.P c * Sp.S c) (sym len) f
   n1 : 1 ≤ Sp.need c
   n1 = ≤-trans (subst (1 ≤_) (sym eW) (s≤s z≤n)) (m≤m+n (Sp.W c) _)
   cnt : suc (Sp.P c ∸ suc n + n) ≡ Sp.P c
@@ -376,3 +387,76 @@ crash-rec {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} {bl'} V eL eW eS new r
   sumL : sum ys ≤ Sp.L c
   sumL = ≤-trans (used-sum-le (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c))
                  (subst (tot (vc X' bl') (Sp.P c) ≤_) (sym eL) (vc-sum X' bl' (Sp.P c)))
+
+-- so after a power cut at a state the layer reaches
+crash-rec : ∀ {c X0 bl0 X1 bl1 G X bl C X' bl'} → Sp.Needs c →
+            (eL : Sp.L c ≡ suc amax) → (eW : Sp.W c ≡ suc wmax) → Sp.S c ≡ Z →
+            SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Sp.P c →
+            Star (LStep c) (G0 , X1 , bl1) (G , X , bl) →
+            Cut X C → SB.Model.ok BXone SB.recover (C , bl) (X' , bl') →
+            ∀ d → Σ ℕ λ e' → StepD c d (sd 0 e' 0 (recUsed c X' bl') (Sp.S c) 0 0 0 0 (length (recUsed c X' bl')))
+crash-rec {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} {bl'} V eL eW eS new r abP run ct o =
+  rec-step {c} {X'} {bl'} eL eW (crash-fit {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} {bl'} V eL eW eS new r abP run ct o)
+
+------------------------------------------------------------------------
+-- Every crash point of an operation the layer may take
+
+-- the operations whose crash points the layer covers from a state: every
+-- write, relocation, erase and SYNC, and a flush or a barrier where the
+-- layer may take it (no victim pending, GC not needed: `lfl`'s, `lbar`'s
+-- guard)
+LayerOp : Sp.Config → Gh → XS → BL → SB.UOp → Set
+LayerOp c G X bl u =
+  RegU u ⊎ ((u ≡ SB.flush ⊎ u ≡ SB.reg SB.barrier) × cv G ≡ nothing × Sp.NotNeeded c (gn G) (usedOf c G X bl))
+
+private
+  -- a crash of a write or relocation places at most P's next page
+  loc-alloc : ∀ {X bl blc} → (blc ≡ bl ⊎ Alloc (stX X) bl blc) → ∀ p → p < nxt (stX X) → loc blc p ≡ loc bl p
+  loc-alloc (inj₁ refl) p lt = refl
+  loc-alloc {X} {bl} (inj₂ (k , _ , refl)) p lt = upd-ne (loc bl) p (nxt (stX X)) _ (<⇒≢ lt)
+
+  -- a crashed block erase: PX's erase steps keep every map, then a crash
+  es-crash-sm : ∀ {X ps C0 C X'} → OPX.RI X → EsCrashM X ps C0 → AgainX C0 C → PXm.ok SB.recover C X' → SM X X'
+  es-crash-sm r (one c) ag rc = reg-sm reg-es r c ag rc
+  es-crash-sm {X} {_} {C0} {C} {X'} r (_∷_ {X1 = X1} (o , _) rest) ag rc =
+    kept-sm {X} {X1} {X'} (proj₂ (maps-es {X} {X1} o))
+      (es-crash-sm {X1} {_} {C0} {C} {X'} (OPX.B-ok (SB.reg (SB.op SB.es)) {X} {X1} r o) rest ag rc)
+
+-- **every crash point of every operation the layer may take, from every
+-- state it reaches** (any flash command boundary: OneModelRecMaps's
+-- `reg-sm`, `cov-rmc`), then any number of crashed recoveries and the
+-- recovery: the rebuilt L2P fits — a stable map of the state (`rec-fit`)
+-- or, inside a flush or a barrier, its volatile L2P (`fit-now`)
+crash-fit-op : ∀ {c G X bl u C0 blc C X'} → Sp.Needs c → LInv c (G , X , bl) → RecFit c X bl → LayerOp c G X bl u →
+               SB.Model.crash BXone (SB.use u) (X , bl) (C0 , blc) → AgainX C0 C → PXm.ok SB.recover C X' →
+               Fit c (l2p (stX X')) (loc blc)
+crash-fit-op {c} {G} {X} {bl} {u} {C0} {blc} {C} {X'} V L rf lo cr ag rc = go lo cr
+  where
+  r = proj₁ (ri-of L)
+  sm-fit : ∀ {blc′} → (∀ p → p < nxt (stX X) → loc blc′ p ≡ loc bl p) → SM X X' → Fit c (l2p (stX X')) (loc blc′)
+  sm-fit {blc′} lk (k , e) = fit-at {c} {X} {bl} {blc′} r lk rf k e
+  go : ∀ {u blc} → LayerOp c G X bl u → SB.Model.crash BXone (SB.use u) (X , bl) (C0 , blc) → Fit c (l2p (stX X')) (loc blc)
+  go {blc = blq} (inj₁ (reg-w a d)) (c0 , bq) = sm-fit {blq} (loc-alloc {X} {bl} bq) (reg-sm {_} {X} {C0} {C} {X'} (reg-w a d) r c0 ag rc)
+  go {blc = blq} (inj₁ reg-rl) (c0 , bq) = sm-fit {blq} (loc-alloc {X} {bl} bq) (reg-sm {_} {X} {C0} {C} {X'} reg-rl r c0 ag rc)
+  go (inj₁ reg-es) (k , _ , ec , refl) = sm-fit {berase k bl} (λ _ _ → refl) (es-crash-sm {X} {_} {C0} {C} {X'} r ec ag rc)
+  go (inj₁ reg-sy) (c0 , refl) = sm-fit {bl} (λ _ _ → refl) (reg-sm {_} {X} {C0} {C} {X'} reg-sy r c0 ag rc)
+  go (inj₂ (inj₁ refl , nocv , nn)) (c0 , refl) with cov-rmc {X} {C0} {C} {X'} r (cov-any SB.flush c0) ag rc
+  ... | inj₁ sm = sm-fit {bl} (λ _ _ → refl) sm
+  ... | inj₂ e  = fit-same {c} e (λ _ _ _ _ → refl) (fit-now {c} {G} {X} {bl} V L nocv nn)
+  go (inj₂ (inj₂ refl , nocv , nn)) (c0 , refl) with cov-rmc {X} {C0} {C} {X'} r (cov-any (SB.reg SB.barrier) c0) ag rc
+  ... | inj₁ sm = sm-fit {bl} (λ _ _ → refl) sm
+  ... | inj₂ e  = fit-same {c} e (λ _ _ _ _ → refl) (fit-now {c} {G} {X} {bl} V L nocv nn)
+
+-- so, from the first recovery of a new disk, Space's recovery step goes
+-- to the abstraction of what every such crash and the block layer's
+-- recovery leave (its `forget` keeps `loc`)
+crash-rec-op : ∀ {c X0 bl0 X1 bl1 G X bl u C0 blc C X' bl'} → Sp.Needs c →
+               (eL : Sp.L c ≡ suc amax) → (eW : Sp.W c ≡ suc wmax) → Sp.S c ≡ Z →
+               SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Sp.P c →
+               Star (LStep c) (G0 , X1 , bl1) (G , X , bl) → LayerOp c G X bl u →
+               SB.Model.crash BXone (SB.use u) (X , bl) (C0 , blc) → AgainX C0 C → SB.Model.ok BXone SB.recover (C , blc) (X' , bl') →
+               ∀ d → Σ ℕ λ e' → StepD c d (sd 0 e' 0 (recUsed c X' bl') (Sp.S c) 0 0 0 0 (length (recUsed c X' bl')))
+crash-rec-op {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {u} {C0} {blc} {C} {X'} {bl'} V eL eW eS new r abP run lo cr ag (o , refl) =
+  rec-step {c} {X'} {bl'} eL eW
+    (crash-fit-op {c} {G} {X} {bl} {u} {C0} {blc} {C} {X'} V L (rec-fit {c} {X0} {bl0} {X1} {bl1} V eL eW eS new r abP run) lo cr ag o)
+  where L = layer-inv eL eW eS (new-start {c} {X0} {bl0} {X1} {bl1} new r abP) run

@@ -102,14 +102,19 @@ vc X bl k = vcM (l2p (stX X)) (loc bl) k
 
 -- the counts do not change where the entries in range and the places of
 -- the pages they name do not
-vc-same : ∀ {m m' lc lc'} → (∀ b → m' b ≡ m b) → (∀ b q → b ≤ amax → m b ≡ just q → lc' q ≡ lc q) →
-          ∀ k → vcM m' lc' k ≡ vcM m lc k
-vc-same {m} {m'} {lc} {lc'} em el k = tot-ext _ _ (suc amax) each
+-- (the entries in range: `vc-same≤`, thirty-fourth session)
+vc-same≤ : ∀ {m m' lc lc'} → (∀ b → b ≤ amax → m' b ≡ m b) → (∀ b q → b ≤ amax → m b ≡ just q → lc' q ≡ lc q) →
+           ∀ k → vcM m' lc' k ≡ vcM m lc k
+vc-same≤ {m} {m'} {lc} {lc'} em el k = tot-ext _ _ (suc amax) each
   where
   each : ∀ a → a < suc amax → b2n (inBlk lc' k (m' a)) ≡ b2n (inBlk lc k (m a))
-  each a (s≤s le) rewrite em a with m a in e
+  each a (s≤s le) rewrite em a le with m a in e
   ... | nothing = refl
   ... | just q  = cong (λ l → b2n (proj₁ l ≡ᵇ k)) (el a q le e)
+
+vc-same : ∀ {m m' lc lc'} → (∀ b → m' b ≡ m b) → (∀ b q → b ≤ amax → m b ≡ just q → lc' q ≡ lc q) →
+          ∀ k → vcM m' lc' k ≡ vcM m lc k
+vc-same {m} {m'} {lc} {lc'} em = vc-same≤ {m} {m'} {lc} {lc'} (λ b _ → em b)
 
 -- One address remapped to a page n no entry named, placed in block kn:
 -- the old page's block loses one, block kn gains one.
