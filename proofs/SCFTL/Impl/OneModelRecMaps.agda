@@ -27,16 +27,17 @@
 --                    is that map (`crash-normal-GM` from
 --                    `recU-crash-mapBI`, SCFTL.Impl.UnsyncedBase; then
 --                    `recgm-l2p`, below)
---   SM, RMc, sm-stab, rmc-named, kept-sm, maps-rmc, mk-rmc, px-rmc
+--   SM, RMc, sm-stab, rmc-named, kept-sm, maps-rmc, mk-rmc, RegU, reg-kept,
+--   px-maps, px-rmc
 --                    (thirty-fourth session: the maps themselves, for
 --                    SCFTL.Impl.SpaceRecFit) the map a recovery rebuilds
 --                    is one of a state X0's stable maps (`SM`: its stable
 --                    L2P or an unsynced epoch's), or X0's volatile L2P
 --                    (`RMc`, a flush's or a barrier's crash points); the
 --                    pages it names are then X0's (`rmc-named`); an
---                    operation's end state's maps are the state's
---                    (`px-rmc`, from OneModelBlocksNamed's `Kept` and
---                    `MapsOf`)
+--                    operation's end state's maps are the state's or its
+--                    volatile L2P (`px-maps`, from OneModelBlocksNamed's
+--                    `Kept` and `MapsOf`; `px-stab` reads pages off it)
 --   Cut, cut-stab, cut-named, cut-l2p
 --                    so a recovery after a power cut at a normal state X
 --                    names only pages X's stable L2P or an unsynced
@@ -88,7 +89,7 @@
 --                    after any number of crashed recoveries, rebuilds the
 --                    stable or the volatile L2P of the state before the
 --                    step, and names only pages it named
---   RegU, reg-kept, pu-w-sm, pu-rl-sm, pu-es-sm, pu-sy-sm
+--   pu-w-sm, pu-rl-sm, pu-es-sm, pu-sy-sm
 --                    in PUSBic's phase, a crash after any command of a
 --                    write, a GC relocation or a GC erase is a power cut
 --                    of the step's end state with its ghost (before a
@@ -105,7 +106,7 @@
 --                    barrier's or a flush's before its SYNC (the
 --                    barrier's end state `sB`, its committed page
 --                    appended or, missing, its epoch dropped:
---                    `drop-pad-M`; `sub-barrier`), a flush's inside its
+--                    `drop-pad-M`; `ms-barrier`, `bar-rmc`), a flush's inside its
 --                    checkpoint (`ck-G-M`: the flushed L2P): every crash
 --                    point of a barrier and of a flush of PUSBic's phase,
 --                    and the in-page / OOB commit's (`FiCrash`): a stable
@@ -194,13 +195,13 @@ open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedSync Data d0 amax wmax kmax umax _≟D_ using (syS)
 open import SCFTL.Impl.UnsyncedSyncBehind Data d0 amax wmax kmax umax _≟D_ using (syBU)
 open import SCFTL.Impl.UnsyncedBridgeAll Data d0 amax wmax kmax umax _≟D_ using (ivX)
-open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt; mapAt-nil; mapAt-≐)
+open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (mapAt)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; lzS; okL; crL; konsU; rix-kons)
 open import SCFTL.Impl.LazyChainBarrier Data d0 amax wmax kmax umax _≟D_ kc using (PLD)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; module OPX; ril-of)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (uesX; Named; NSub; rec-named; Orig; cut; again; sub-barrier; sub-keep; sub-trans;
-         RecoveredNamed; ReachNX; firstX; afterX; stepX; OrigNew; fresh; again-new; SmU; sm-w; sm-rl; named-es; named-sy; named-barrier; named-flush;
+  using (uesX; Named; NSub; rec-named; Orig; cut; again;
+         RecoveredNamed; ReachNX; firstX; afterX; stepX; OrigNew; fresh; again-new; sm-w; sm-rl;
          MapsOf; Kept; MK; maps-smu; maps-es; maps-sy; maps-barrier; maps-flush; ms-barrier; ms-keep)
 open import SCFTL.Spec Data d0 amax wmax using (recover; State; ⟨_,_,_⟩; use; flush; w; rl; es; crashS) renaming (reg to regop)
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
@@ -249,14 +250,32 @@ mk-rmc : ∀ {X0 X1 X} → MK X0 X1 → RMc X1 X → RMc X0 X
 mk-rmc {X0} {X1} {X} (kl , k) (inj₁ sm) = inj₁ (kept-sm {X0} {X1} {X} k sm)
 mk-rmc (kl , k) (inj₂ e) = inj₂ (λ a le → trans (e a le) (kl a))
 
--- an operation from X0 to X1
+-- the operations that keep every map: a write, a relocation, an erase,
+-- a SYNC
+data RegU : SB.UOp → Set where
+  reg-w  : ∀ a d → RegU (SB.reg (SB.op (SB.w a d)))
+  reg-rl : RegU (SB.reg (SB.op SB.rl))
+  reg-es : RegU (SB.reg (SB.op SB.es))
+  reg-sy : RegU (SB.reg (SB.op SB.sy))
+
+reg-kept : ∀ {u} → RegU u → ∀ {X0 X1} → PXm.ok (SB.use u) X0 X1 → Kept X0 X1
+reg-kept (reg-w a d) {X0} {X1} o = maps-smu {X0} {X1} (sm-w a d {X0} {X1} o)
+reg-kept reg-rl {X0} {X1} o = maps-smu {X0} {X1} (sm-rl {X0} {X1} o)
+reg-kept reg-es {X0} {X1} o = proj₂ (maps-es {X0} {X1} o)
+reg-kept reg-sy {X0} {X1} o = proj₂ (maps-sy {X0} {X1} o)
+
+-- every operation of PX: its end state's maps are the state's, or (a
+-- flush, a barrier) its volatile L2P
+px-maps : ∀ u {X0 X1} → OPX.RI X0 → PXm.ok (SB.use u) X0 X1 → MapsOf X0 X1
+px-maps (SB.reg (SB.op (SB.w a d))) {X0} {X1} r o j = inj₁ (reg-kept (reg-w a d) {X0} {X1} o j)
+px-maps (SB.reg (SB.op SB.rl)) {X0} {X1} r o j = inj₁ (reg-kept reg-rl {X0} {X1} o j)
+px-maps (SB.reg (SB.op SB.es)) {X0} {X1} r o j = inj₁ (reg-kept reg-es {X0} {X1} o j)
+px-maps (SB.reg (SB.op SB.sy)) {X0} {X1} r o j = inj₁ (reg-kept reg-sy {X0} {X1} o j)
+px-maps (SB.reg SB.barrier) {X0} {X1} r o = proj₂ (maps-barrier {X0} {X1} r o)
+px-maps SB.flush {X0} {X1} r o = proj₂ (maps-flush {X0} {X1} o)
+
 px-rmc : ∀ u {X0 X1 X} → OPX.RI X0 → PXm.ok (SB.use u) X0 X1 → SM X1 X → RMc X0 X
-px-rmc (SB.reg (SB.op (SB.w a d))) {X0} {X1} {X} r o sm = inj₁ (kept-sm {X0} {X1} {X} (maps-smu {X0} {X1} (sm-w a d {X0} {X1} o)) sm)
-px-rmc (SB.reg (SB.op SB.rl)) {X0} {X1} {X} r o sm = inj₁ (kept-sm {X0} {X1} {X} (maps-smu {X0} {X1} (sm-rl {X0} {X1} o)) sm)
-px-rmc (SB.reg (SB.op SB.es)) {X0} {X1} {X} r o sm = inj₁ (kept-sm {X0} {X1} {X} (proj₂ (maps-es {X0} {X1} o)) sm)
-px-rmc (SB.reg (SB.op SB.sy)) {X0} {X1} {X} r o sm = inj₁ (kept-sm {X0} {X1} {X} (proj₂ (maps-sy {X0} {X1} o)) sm)
-px-rmc (SB.reg SB.barrier) {X0} {X1} {X} r o sm = maps-rmc {X0} {X1} {X} (proj₂ (maps-barrier {X0} {X1} r o)) sm
-px-rmc SB.flush {X0} {X1} {X} r o sm = maps-rmc {X0} {X1} {X} (proj₂ (maps-flush {X0} {X1} o)) sm
+px-rmc u {X0} {X1} {X} r o = maps-rmc {X0} {X1} {X} (px-maps u {X0} {X1} r o)
 
 ------------------------------------------------------------------------
 -- PL's recovery rebuilds the map P's RecTo names
@@ -473,24 +492,13 @@ cut-l2p {X} r (cut-chain {s'} {g} eu img) (refl , refl , x , refl , ok) =
 -- The power cut right after an operation completes: recovery names only
 -- pages the state before the operation named
 
-private
-  stab-keep : ∀ {X X'} → SmU X X' → ∀ p → Stab X' p → Stab X p
-  stab-keep {X} {X'} (ks , eu) p (a , le , j , m) =
-    a , le , j , trans (sym (mapAt-≐ ks (uesX X) j a)) (subst (λ es → mapAt (smap (stX X')) es j a ≡ just p) eu m)
-
-  stab-named : ∀ {X p} → Stab X p → Named X p
-  stab-named (a , le , j , m) = a , le , inj₂ (j , m)
-
 -- the stable L2P and the epochs' maps after any operation of PX name
 -- only pages the state before it named (a write's or relocation's new
 -- page is only in the volatile L2P)
 px-stab : ∀ u {X X'} → OPX.RI X → PXm.ok (SB.use u) X X' → ∀ p → Stab X' p → Named X p
-px-stab (SB.reg (SB.op (SB.w a d))) {X} {X'} r o p x = stab-named {X} (stab-keep {X} {X'} (sm-w a d {X} {X'} o) p x)
-px-stab (SB.reg (SB.op SB.rl)) {X} {X'} r o p x = stab-named {X} (stab-keep {X} {X'} (sm-rl {X} {X'} o) p x)
-px-stab (SB.reg (SB.op SB.es)) {X} {X'} r o p x = named-es {X} {X'} o p (stab-named {X'} x)
-px-stab (SB.reg (SB.op SB.sy)) {X} {X'} r o p x = named-sy {X} {X'} o p (stab-named {X'} x)
-px-stab (SB.reg SB.barrier) {X} {X'} r o p x = named-barrier {X} {X'} r o p (stab-named {X'} x)
-px-stab SB.flush {X} {X'} r o p x = named-flush {X} {X'} o p (stab-named {X'} x)
+px-stab u {X} {X'} r o p (a , le , j , m) with px-maps u {X} {X'} r o j
+... | inj₁ (j' , e) = a , le , inj₂ (j' , trans (sym (e a)) m)
+... | inj₂ e        = a , le , inj₁ (trans (sym (e a)) m)
 
 -- `RecoveredNamed` for the crash point at the end of every operation
 end-named : ∀ u {X0 X1 C X} → OPX.RI X0 → PXm.ok (SB.use u) X0 X1 → Cut X1 C → PXm.ok SB.recover C X → NSub X0 X
@@ -767,20 +775,6 @@ end-again-named u {X0} {X1} {s0} {s} {g} {X} r o eu img ag rec p x =
 again-of : ∀ {s0 S S'} → AgainL s0 (st (su S)) → PXm.crash SB.recover (true , S) (true , S') → AgainL s0 (st (su S'))
 again-of a (refl , eu , s' , refl , c) = more a c
 
--- the operations that keep every map: a write, a relocation, an erase,
--- a SYNC
-data RegU : SB.UOp → Set where
-  reg-w  : ∀ a d → RegU (SB.reg (SB.op (SB.w a d)))
-  reg-rl : RegU (SB.reg (SB.op SB.rl))
-  reg-es : RegU (SB.reg (SB.op SB.es))
-  reg-sy : RegU (SB.reg (SB.op SB.sy))
-
-reg-kept : ∀ {u} → RegU u → ∀ {X0 X1} → PXm.ok (SB.use u) X0 X1 → Kept X0 X1
-reg-kept (reg-w a d) {X0} {X1} o = maps-smu {X0} {X1} (sm-w a d {X0} {X1} o)
-reg-kept reg-rl {X0} {X1} o = maps-smu {X0} {X1} (sm-rl {X0} {X1} o)
-reg-kept reg-es {X0} {X1} o = proj₂ (maps-es {X0} {X1} o)
-reg-kept reg-sy {X0} {X1} o = proj₂ (maps-sy {X0} {X1} o)
-
 ------------------------------------------------------------------------
 -- In PUSBic's phase, whose crash relation is per flash command: a crash
 -- after any command of a write, a GC relocation or a GC erase leaves a
@@ -914,7 +908,7 @@ pu-fck-rmc {S} {S'} {C} {X} {x} (t , ar , y) c img eg ag rec =
 -- read with the state's own ghost (`ghC`: the barrier's epoch, its
 -- committed page missing, is dropped, `drop-pad-M`).  Either way recovery
 -- rebuilds a map of the barrier's end state, whose new epoch's map is the
--- volatile L2P (`sub-barrier`); the barrier's end state need not be a
+-- volatile L2P (`ms-barrier`, `bar-rmc`); the barrier's end state need not be a
 -- normal state of PX (a flush, a forced barrier), its invariant is
 -- PUSBic's `pre-sync`
 private
