@@ -15,14 +15,16 @@
 -- epoch ended.  What holds, and is proven here, is that each of those
 -- maps was checked when its epoch ended, and stays checked:
 --
---   `nbk`, `Fit`    : the blocks below P a map names (its valid count
---                     there not 0, SpaceValid's `vcM`), and need + that
---                     count * S <= P * S;
+--   `nbk`, `Below`, `Fit` : the blocks below P a map names (its valid
+--                     count there not 0, SpaceValid's `vcM`); need + that
+--                     count * S <= P * S, and every page it names in a
+--                     block below P (so the recovered used blocks hold
+--                     every valid sector);
 --   `RecFit`        : every map of a state (the stable L2P, k = 0, and
 --                     each unsynced epoch's, `mapAt`) fits;
 --   `fit-now`       : at a flush or a barrier (no victim pending, GC not
 --                     needed) the volatile L2P fits: it names only the
---                     open block and used ones (`Placed`), and Space's
+--                     open block and used ones below P (`Placed`), and Space's
 --                     flush checks need + (used + 1)*S <= P*S
 --                     (`commit-recb`, the validator of `validate_after`);
 --   `fit-step`      : every step of the layer keeps `RecFit`: a write,
@@ -74,7 +76,7 @@ module SCFTL.Impl.SpaceRecFit (Data : Set) (d0 : Data) (amax wmax kmax umax : �
   (_≟D_ : DecidableEquality Data) (kc zb : ℕ) where
 
 open import Data.Bool.Base using (Bool; true; false)
-open import Data.Empty using (⊥-elim)
+open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; length; sum)
 open import Data.Maybe.Base using (nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _*_; _∸_; _≤_; _<_; _≡ᵇ_; z≤n; s≤s)
@@ -100,7 +102,7 @@ open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using
 open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-0; tot-mono; usedL; used-sum-le; b2n-ne; b2n-eq)
 open import SCFTL.Impl.SpaceData using (sd; StepD; rec; ReachD; reachD-lift; vsD; gcD; pendD)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; us; cv; gn; Abs; module Abs; pendOf; nothing≢just)
+  using (Gh; us; cv; gn; Abs; module Abs; pendOf; nothing≢just; vc-pos)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone;
          usedOf; Placed; Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; step-inv; G0; start-inv; layer-inv)
@@ -124,9 +126,15 @@ nz (suc _) = true
 nbk : Sp.Config → Map → (ℕ → PPg) → ℕ
 nbk c M lc = tot (λ k → b2n (nz (vcM M lc k))) (Sp.P c)
 
--- they leave the epoch's need: what the validator checks at a commit
+-- every page it names lies in a block below P (the blocks recovery
+-- finds are the data superblocks)
+Below : Sp.Config → Map → (ℕ → PPg) → Set
+Below c M lc = ∀ a q → a ≤ amax → M a ≡ just q → proj₁ (lc q) < Sp.P c
+
+-- they leave the epoch's need (what the validator checks at a commit),
+-- and lie below P
 Fit : Sp.Config → Map → (ℕ → PPg) → Set
-Fit c M lc = Sp.need c + nbk c M lc * Sp.S c ≤ Sp.P c * Sp.S c
+Fit c M lc = (Sp.need c + nbk c M lc * Sp.S c ≤ Sp.P c * Sp.S c) × Below c M lc
 
 -- every map a recovery may return to fits: the stable L2P (k = 0) and
 -- each unsynced epoch's
@@ -136,14 +144,18 @@ RecFit c X bl = ∀ j → Fit c (mapAt (smap (stX X)) (uesX X) j) (loc bl)
 -- the count depends only on the entries and on where their pages lie
 fit-same : ∀ {c M M' lc lc'} → (∀ b → b ≤ amax → M' b ≡ M b) → (∀ b q → b ≤ amax → M b ≡ just q → lc' q ≡ lc q) →
            Fit c M lc → Fit c M' lc'
-fit-same {c} {M} {M'} {lc} {lc'} em el f =
+fit-same {c} {M} {M'} {lc} {lc'} em el (f , bw) =
   subst (λ n → Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c)
-        (sym (tot-ext _ _ (Sp.P c) (λ k _ → cong (λ v → b2n (nz v)) (vc-same≤ {M} {M'} {lc} {lc'} em el k)))) f
+        (sym (tot-ext _ _ (Sp.P c) (λ k _ → cong (λ v → b2n (nz v)) (vc-same≤ {M} {M'} {lc} {lc'} em el k)))) f ,
+  λ a q le m → subst (λ l → proj₁ l < Sp.P c) (sym (el a q le (trans (sym (em a le)) m))) (bw a q le (trans (sym (em a le)) m))
 
 ------------------------------------------------------------------------
 -- Counting
 
 private
+  no10 : 1 ≤ 0 → ⊥
+  no10 ()
+
   b2n≤1 : ∀ b → b2n b ≤ 1
   b2n≤1 true  = ≤-refl
   b2n≤1 false = z≤n
@@ -203,8 +215,15 @@ private
             Sp.NotNeeded c (gn G) (usedOf c G X bl) → Fit c (l2p (stX X)) (loc bl)
   fit-abs {c} {G} {X} {bl} {d} V rd A pl nocv nn with reachD-lift V rd
   ... | s , rs , eq =
-    ≤-trans (+-monoʳ-≤ (Sp.need c) (*-monoˡ-≤ (Sp.S c) bound)) (recb-now {c} {s} V (Sp.reach-inv V rs) pend0 nn′)
+    ≤-trans (+-monoʳ-≤ (Sp.need c) (*-monoˡ-≤ (Sp.S c) bound)) (recb-now {c} {s} V (Sp.reach-inv V rs) pend0 nn′) ,
+    below
     where
+    below : Below c (l2p (stX X)) (loc bl)
+    below a q le m with pl (proj₁ (loc bl q))
+    ... | inj₁ z = ⊥-elim (no10 (subst (1 ≤_) z (vc-pos X bl a q le m)))
+    ... | inj₂ (inj₁ e) = subst (_< Sp.P c) (sym e) (Abs.abP A)
+    ... | inj₂ (inj₂ (inj₁ (_ , lt))) = lt
+    ... | inj₂ (inj₂ (inj₂ cvk)) = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
     vsE : Sp.vs s ≡ usedOf c G X bl
     vsE = trans (cong vsD eq) (Abs.vsA A)
     pend0 : Sp.pend s ≡ 0
@@ -304,7 +323,7 @@ fit-step {c} V L (lbar {G = G} {X} {X'} {bl} (o , refl) nocv nn) rf =
 -- the empty map names no block: the need alone, which format leaves
 fit-empty : ∀ {c lc} → Sp.Needs c → Fit c (λ _ → nothing) lc
 fit-empty {c} {lc} V =
-  subst (λ n → Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c) (sym nb0) (Sp.Inv.recb (Sp.init-inv {c} V))
+  subst (λ n → Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c) (sym nb0) (Sp.Inv.recb (Sp.init-inv {c} V)) , λ a q le ()
   where
   nb0 : nbk c (λ _ → nothing) lc ≡ 0
   nb0 = trans (tot-ext _ (λ _ → 0) (Sp.P c) (λ k _ → cong (λ v → b2n (nz v)) (tot-0 (suc amax)))) (tot-0 (Sp.P c))
@@ -379,7 +398,7 @@ rec-step {c} {X'} {bl'} eL eW f d = Sp.P c ∸ suc n , rec cnt fit′ sumL
   len : n ≡ nbk c (l2p (stX X')) (loc bl')
   len = used-len (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c)
   fit′ : Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c
-  fit′ = subst (λ m → Sp.need c + m * Sp.S c ≤ Sp.P c * Sp.S c) (sym len) f
+  fit′ = subst (λ m → Sp.need c + m * Sp.S c ≤ Sp.P c * Sp.S c) (sym len) (proj₁ f)
   n1 : 1 ≤ Sp.need c
   n1 = ≤-trans (subst (1 ≤_) (sym eW) (s≤s z≤n)) (m≤m+n (Sp.W c) _)
   cnt : suc (Sp.P c ∸ suc n + n) ≡ Sp.P c
