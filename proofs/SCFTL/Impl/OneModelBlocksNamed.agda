@@ -193,6 +193,10 @@ MK X X' = (∀ a → l2p (stX X') a ≡ l2p (stX X) a) × Kept X X'
 mk-ms : ∀ {X X'} → MK X X' → MS X X'
 mk-ms (kl , k) = kl , λ j → inj₁ (k j)
 
+mk-trans : ∀ {X Y Z} → MK X Y → MK Y Z → MK X Z
+mk-trans (kl1 , k1) (kl2 , k2) =
+  (λ a → trans (kl2 a) (kl1 a)) , λ j → proj₁ (k1 (proj₁ (k2 j))) , λ a → trans (proj₂ (k2 j) a) (proj₂ (k1 (proj₁ (k2 j))) a)
+
 -- the pages named then are named before
 nsub-of : ∀ {X X'} → MS X X' → NSub X X'
 nsub-of (kl , mo) p (a , le , inj₁ m) = a , le , inj₁ (trans (sym (kl a)) m)
@@ -332,6 +336,11 @@ maps-es {b , S} {X'} (inj₂ (refl , eu , s' , refl , (p , ep , _ , refl))) = ms
 named-es : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.es))) X X' → NSub X X'
 named-es {X} {X'} o = nsub-of {X} {X'} (mk-ms {X} {X'} (maps-es {X} {X'} o))
 
+-- ... nor does a block erase, P's erase steps
+es-run-mk : ∀ {X ps X'} → EsRunM X ps X' → MK X X'
+es-run-mk {X} (one {X' = X'} st) = maps-es {X} {X'} (proj₁ st)
+es-run-mk {X} (_∷_ {X1 = X1} {X' = X'} st rn) = mk-trans {X} {X1} {X'} (maps-es {X} {X1} (proj₁ st)) (es-run-mk rn)
+
 -- a SYNC makes the epochs, or a prefix of them, stable
 maps-sy : ∀ {X X'} → PXm.ok (SB.use (SB.reg (SB.op SB.sy))) X X' → MK X X'
 maps-sy {false , S} {X'} (inj₁ (refl , .S , refl , inj₁ (r , _ , e , _))) =
@@ -440,8 +449,7 @@ private
 
   -- and names no page its start did not
   run-sub : ∀ {X ps X'} → EsRunM X ps X' → NSub X X'
-  run-sub {X} (one {X' = X'} st) = named-es {X} {X'} (proj₁ st)
-  run-sub {X} (_∷_ {X1 = X1} {X' = X'} st rn) = sub-trans {X} {X1} {X'} (named-es {X} {X1} (proj₁ st)) (run-sub rn)
+  run-sub {X} {ps} {X'} rn = nsub-of {X} {X'} (mk-ms {X} {X'} (es-run-mk rn))
 
   all∈ : ∀ {P : ℕ → Set} {p ps} → All P ps → p ∈ ps → P p
   all∈ (x ∷ _)  (hd refl) = x

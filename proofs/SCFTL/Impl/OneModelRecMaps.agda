@@ -38,7 +38,7 @@
 --                    operation's end state's maps are the state's or its
 --                    volatile L2P (`px-maps`, from OneModelBlocksNamed's
 --                    `Kept` and `MapsOf`; `px-stab` reads pages off it)
---   Cut, cut-stab, cut-named, cut-l2p
+--   Cut, cut-sm, cut-stab, cut-named
 --                    so a recovery after a power cut at a normal state X
 --                    names only pages X's stable L2P or an unsynced
 --                    epoch's map names (`Stab`), hence only pages X named
@@ -61,7 +61,7 @@
 --                    PL's walk finds no record there), so it names only
 --                    pages the state before the flush named
 --   chain-crlm, free-crlm, ril-crlm, AgainL, again-crlm, crlm-l2p,
---   chain-again-stab (chain-cut-named: none of them), end-again-named,
+--   chain-again-stab, end-again-named,
 --   again-of
 --                    crashed recoveries in the chain phase: PL's crash
 --                    relation with the map named (`CRLM`,
@@ -355,11 +355,6 @@ chain-again-stab : ∀ {X s0 s g X'} → OPX.RI X → uesX X ≡ [] → Img (stX
 chain-again-stab {X} {s0} {s} {g} {X'} r eu img ag o =
   sm-stab {X} {true , lzS s g} {X'} o (chain-again-sm {X} {s0} {s} {g} {X'} r eu img ag o)
 
--- with no crashed recovery
-chain-cut-named : ∀ {X s' g X'} → OPX.RI X → uesX X ≡ [] → Img (stX X) s' →
-                  PXm.ok SB.recover (true , lzS s' g) X' → ∀ p → Named X' p → Stab X p
-chain-cut-named {X} {s'} {g} {X'} r eu img = chain-again-stab {X} {s'} {s'} {g} {X'} r eu img none
-
 ------------------------------------------------------------------------
 -- Crashed recoveries in PUSBic's phase: PU's crash relation with its map
 -- named (`RecGM`, SCFTL.Impl.UnsyncedModel) holds after a power cut of a
@@ -454,10 +449,6 @@ pu-again-stab : ∀ {S u' s' C X} → OPX.RI (false , S) → Img (st (su S)) s' 
                 PXm.ok SB.recover C X → ∀ p → Named X p → Stab (false , S) p
 pu-again-stab {S} {u'} {s'} {C} {X} r img ag rec = sm-stab {false , S} {C} {X} rec (pu-again-sm {S} {u'} {s'} {C} {X} r img ag rec)
 
-pu-cut-named : ∀ {S u' s' X'} → OPX.RI (false , S) → Img (st (su S)) s' →
-               PXm.ok SB.recover (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧) X' → ∀ p → Named X' p → Stab (false , S) p
-pu-cut-named {S} {u'} {s'} {X'} r img o = pu-again-stab {S} {u'} {s'} {_} {X'} r img noneX o
-
 ------------------------------------------------------------------------
 -- A power cut at a normal state X of PX, in either phase: recovery
 -- names only pages X named
@@ -469,24 +460,20 @@ data Cut (X : XS) : XS → Set where
   cut-pu    : ∀ {S u' s'} → X ≡ (false , S) → Img (st (su S)) s' → Cut X (false , ⟦ ⟪ s' , u' ⟫ , ghostN (su S) ⟧)
   cut-chain : ∀ {s' g} → uesX X ≡ [] → Img (stX X) s' → Cut X (true , lzS s' g)
 
+-- the map recovery rebuilds is one of X's, the stable L2P or an unsynced
+-- epoch's (`cut-sm`, thirty-fourth session), so it names only pages
+-- they name
+cut-sm : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' → SM X X'
+cut-sm {X} {X' = X'} r (cut-pu {S} {u'} {s'} refl img) o = pu-again-sm {S} {u'} {s'} {_} {X'} r img noneX o
+cut-sm {X} {X' = X'} r (cut-chain {s'} {g} eu img) o = chain-again-sm {X} {s'} {s'} {g} {X'} r eu img none o
+
 cut-stab : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' → ∀ p → Named X' p → Stab X p
-cut-stab {X} {X' = X'} r (cut-pu {S} {u'} {s'} refl img) o = pu-cut-named {S} {u'} {s'} {X'} r img o
-cut-stab {X} {X' = X'} r (cut-chain {s'} {g} eu img) o = chain-cut-named {X} {s'} {g} {X'} r eu img o
+cut-stab {X} {C} {X'} r c o = sm-stab {X} {C} {X'} o (cut-sm {X} {C} {X'} r c o)
 
 cut-named : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' → NSub X X'
 cut-named {X} {C} {X'} r c o p x with cut-stab {X} {C} {X'} r c o p x
 ... | a , le , j , m = a , le , inj₂ (j , m)
 
--- ... and, at the level of maps (thirty-fourth session,
--- SCFTL.Impl.SpaceRecFit): the map recovery rebuilds is one of X's, the
--- stable L2P or an unsynced epoch's
-cut-l2p : ∀ {X C X'} → OPX.RI X → Cut X C → PXm.ok SB.recover C X' →
-          Σ ℕ λ k → ∀ a → l2p (stX X') a ≡ mapAt (smap (stX X)) (uesX X) k a
-cut-l2p {X} {X' = .false , S'} r (cut-pu {S} {u'} {s'} refl img) (refl , ok) with pu-cut-l2p {S} {u'} {s'} {S'} r img ok
-... | k , _ , e = k , e
-cut-l2p {X} r (cut-chain {s'} {g} eu img) (refl , refl , x , refl , ok) =
-  0 , crlm-l2p {EraseGuard} {s'} {proj₁ C0} {smap (stX X)} {x} (proj₂ C0) ok
-  where C0 = ril-crlm {stX X} {s'} (ril-X {X} r eu) img
 
 ------------------------------------------------------------------------
 -- The power cut right after an operation completes: recovery names only

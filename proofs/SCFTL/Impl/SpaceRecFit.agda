@@ -44,7 +44,7 @@
 --                     `Cut`: the flash's crash image, in PUSBic's phase
 --                     with the state's durable ghost) and the block
 --                     layer's recovery rebuild an L2P that fits: it is one
---                     of the state's maps (`cut-l2p`), its pages where
+--                     of the state's maps (`cut-sm`), its pages where
 --                     they were (`forget` keeps `loc`; `fit-at`);
 --   **`crash-fit-op`** : so does every crash point of every operation
 --                     the layer may take from such a state (`LayerOp`:
@@ -81,8 +81,7 @@ open import Data.List.Base using (List; length; sum)
 open import Data.Maybe.Base using (nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _*_; _∸_; _≤_; _<_; _≡ᵇ_; z≤n; s≤s)
 open import Data.Nat.Properties
-  using (≤-refl; ≤-trans; +-monoʳ-≤; +-monoˡ-≤; *-monoˡ-≤; m≤m+n; m≤n+m; <⇒≢; +-comm; +-assoc; +-suc; <-irrefl; ≮⇒≥; m∸n+n≡m; _<?_)
-  renaming (_≟_ to _≟ℕ_)
+  using (≤-refl; ≤-trans; +-monoʳ-≤; +-monoˡ-≤; *-monoˡ-≤; m≤m+n; m≤n+m; <⇒≢; +-comm; +-suc; <-irrefl; ≮⇒≥; m∸n+n≡m; _<?_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong; subst)
@@ -95,11 +94,11 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS;
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
   using (stX; BXone; EsRunM; EsCrashM; one; _∷_; Place; Alloc; module OPX)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (uesX; named-ok; MapsOf; Kept; maps-smu; sm-w; sm-rl; maps-es; maps-sy; maps-flush; maps-barrier; rec-maps)
+  using (uesX; named-ok; MapsOf; Kept; maps-smu; sm-w; sm-rl; maps-es; maps-sy; maps-flush; maps-barrier; es-run-mk; rec-maps)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; PPg; Z; loc; ab; berase; upd-ne)
-open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vcM; vc; vc-same≤; vc-sum)
-open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-0; tot-mono; usedL; used-sum-le; b2n-ne; b2n-eq)
+open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vcM; vc; vc-same≤; vc-sum; tot-one)
+open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-mono; tot-+; tot-ext; tot-0; usedL; used-count; used-sum-le; b2n-eq)
 open import SCFTL.Impl.SpaceData using (sd; StepD; rec; ReachD; reachD-lift; vsD; gcD; pendD)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; us; cv; gn; Abs; module Abs; pendOf; nothing≢just; vc-pos)
@@ -108,7 +107,7 @@ open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
          usedOf; Placed; Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; step-inv; G0; start-inv; layer-inv)
 open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-rec; new-start)
 open import SCFTL.Impl.OneModelRecMaps Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Cut; cut-l2p; SM; AgainX; RegU; reg-w; reg-rl; reg-es; reg-sy; reg-sm; cov-rmc; cov-any; kept-sm)
+  using (Cut; cut-sm; SM; AgainX; RegU; reg-w; reg-rl; reg-es; reg-sy; reg-sm; cov-rmc; cov-any; kept-sm)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -160,43 +159,17 @@ private
   b2n≤1 true  = ≤-refl
   b2n≤1 false = z≤n
 
-  used-len : ∀ us (v : ℕ → ℕ) n → length (usedL us v n) ≡ tot (λ k → b2n (us k)) n
-  used-len us v zero = refl
-  used-len us v (suc n) with us n
-  ... | true  = cong suc (used-len us v n)
-  ... | false = used-len us v n
-
-  tot-+ : ∀ f g n → tot (λ k → f k + g k) n ≡ tot f n + tot g n
-  tot-+ f g zero    = refl
-  tot-+ f g (suc n) rewrite tot-+ f g n = shuffle (f n) (g n) (tot f n) (tot g n)
-    where
-    shuffle : ∀ a b x y → a + b + (x + y) ≡ a + x + (b + y)
-    shuffle a b x y rewrite +-assoc a b (x + y) | +-assoc a x (b + y)
-      = cong (a +_) (trans (sym (+-assoc b x y))
-                    (trans (cong (_+ y) (+-comm b x)) (+-assoc x b y)))
-
-  -- one block: at most one
-  tot-pt : ∀ x n → tot (λ k → b2n (k ≡ᵇ x)) n ≤ 1
-  tot-pt x zero = z≤n
-  tot-pt x (suc n) with n ≟ℕ x
-  ... | no ne  = subst (λ z → z + tot (λ k → b2n (k ≡ᵇ x)) n ≤ 1) (sym (b2n-ne n x ne)) (tot-pt x n)
-  ... | yes refl = subst (λ z → z ≤ 1) (sym (trans (cong (_+ tot (λ k → b2n (k ≡ᵇ n)) n) (b2n-eq n))
-                                                   (cong suc below))) ≤-refl
-    where
-    below : tot (λ k → b2n (k ≡ᵇ n)) n ≡ 0
-    below = trans (tot-ext _ (λ _ → 0) n (λ k lt → b2n-ne k n (<⇒≢ lt))) (tot-0 n)
-
 -- a map that names only the open block and used ones names at most one
 -- block more than are used
 nbk-le : ∀ c M lc (u : ℕ → Bool) o → (∀ k → k < Sp.P c → vcM M lc k ≡ 0 ⊎ k ≡ o ⊎ u k ≡ true) →
          nbk c M lc ≤ suc (tot (λ k → b2n (u k)) (Sp.P c))
 nbk-le c M lc u o h =
-  ≤-trans (tot-mono _ (λ k → b2n (u k) + b2n (k ≡ᵇ o)) (Sp.P c) each)
-    (subst (_≤ suc U) (sym (tot-+ (λ k → b2n (u k)) (λ k → b2n (k ≡ᵇ o)) (Sp.P c)))
-      (subst (U + tot (λ k → b2n (k ≡ᵇ o)) (Sp.P c) ≤_) (+-comm U 1) (+-monoʳ-≤ U (tot-pt o (Sp.P c)))))
+  ≤-trans (tot-mono _ (λ k → b2n (u k) + b2n (o ≡ᵇ k)) (Sp.P c) each)
+    (subst (_≤ suc U) (sym (tot-+ (λ k → b2n (u k)) (λ k → b2n (o ≡ᵇ k)) (Sp.P c)))
+      (subst (U + tot (λ k → b2n (o ≡ᵇ k)) (Sp.P c) ≤_) (+-comm U 1) (+-monoʳ-≤ U (tot-one o (Sp.P c)))))
   where
   U = tot (λ k → b2n (u k)) (Sp.P c)
-  each : ∀ k → k < Sp.P c → b2n (nz (vcM M lc k)) ≤ b2n (u k) + b2n (k ≡ᵇ o)
+  each : ∀ k → k < Sp.P c → b2n (nz (vcM M lc k)) ≤ b2n (u k) + b2n (o ≡ᵇ k)
   each k lt with h k lt
   ... | inj₁ z rewrite z = z≤n
   ... | inj₂ (inj₁ refl) rewrite b2n-eq k = ≤-trans (b2n≤1 (nz (vcM M lc k))) (m≤n+m 1 (b2n (u k)))
@@ -239,7 +212,7 @@ private
     ... | inj₂ (inj₂ (inj₂ cvk)) = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
     bound : nbk c (l2p (stX X)) (loc bl) ≤ suc (length (Sp.vs s))
     bound = subst (λ n → nbk c (l2p (stX X)) (loc bl) ≤ suc n)
-              (sym (trans (cong length vsE) (used-len (us G) (vc X bl) (Sp.P c))))
+              (sym (trans (cong length vsE) (used-count (us G) (vc X bl) (Sp.P c))))
               (nbk-le c (l2p (stX X)) (loc bl) (us G) (ab bl) h)
 
 -- a flush's or a barrier's guard (no victim pending, GC not needed) in
@@ -269,27 +242,15 @@ fit-at {c} {X} {bl} {bl'} {M} r lk rf j' e = fit-same {c} e el (rf j')
   el b q le m = lk q (proj₁ (named-ok {X} r q (b , le , inj₂ (j' , m))))
 
 private
-  fit-old : ∀ {c X X' bl bl'} → OPX.RI X → (∀ p → p < nxt (stX X) → loc bl' p ≡ loc bl p) → RecFit c X bl →
-            ∀ j j' → (∀ a → mapAt (smap (stX X')) (uesX X') j a ≡ mapAt (smap (stX X)) (uesX X) j' a) →
-            Fit c (mapAt (smap (stX X')) (uesX X') j) (loc bl')
-  fit-old {c} {X} {X'} {bl} {bl'} r lk rf j j' e = fit-at {c} {X} {bl} {bl'} r lk rf j' (λ a _ → e a)
 
   fit-kept : ∀ {c X X' bl bl'} → OPX.RI X → Kept X X' → (∀ p → p < nxt (stX X) → loc bl' p ≡ loc bl p) →
              RecFit c X bl → RecFit c X' bl'
-  fit-kept {c} {X} {X'} {bl} {bl'} r k lk rf j = fit-old {c} {X} {X'} {bl} {bl'} r lk rf j (proj₁ (k j)) (proj₂ (k j))
+  fit-kept {c} {X} {X'} {bl} {bl'} r k lk rf j = fit-at {c} {X} {bl} {bl'} r lk rf (proj₁ (k j)) (λ a _ → proj₂ (k j) a)
 
   fit-maps : ∀ {c X X' bl} → OPX.RI X → MapsOf X X' → RecFit c X bl → Fit c (l2p (stX X)) (loc bl) → RecFit c X' bl
   fit-maps {c} {X} {X'} {bl} r mo rf fv j with mo j
-  ... | inj₁ (j' , e) = fit-old {c} {X} {X'} {bl} {bl} r (λ _ _ → refl) rf j j' e
+  ... | inj₁ (j' , e) = fit-at {c} {X} {bl} {bl} r (λ _ _ → refl) rf j' (λ a _ → e a)
   ... | inj₂ e        = fit-same {c} (λ b _ → e b) (λ _ _ _ _ → refl) fv
-
-  kept-trans : ∀ {X Y Z} → Kept X Y → Kept Y Z → Kept X Z
-  kept-trans k1 k2 j = proj₁ (k1 (proj₁ (k2 j))) , λ a → trans (proj₂ (k2 j) a) (proj₂ (k1 (proj₁ (k2 j))) a)
-
-  -- a block erase: PX's erase steps, each keeping every map
-  es-kept : ∀ {X ps X'} → EsRunM X ps X' → Kept X X'
-  es-kept {X} {_} {X'} (one (o , _)) = proj₂ (maps-es {X} {X'} o)
-  es-kept {X} {_} {X'} (_∷_ {X1 = X1} (o , _) rn) = kept-trans {X} {X1} {X'} (proj₂ (maps-es {X} {X1} o)) (es-kept rn)
 
 fit-step : ∀ {c s s'} → Sp.Needs c → LInv c s → LStep c s s' →
            RecFit c (proj₁ (proj₂ s)) (proj₂ (proj₂ s)) → RecFit c (proj₁ (proj₂ s')) (proj₂ (proj₂ s'))
@@ -311,7 +272,7 @@ fit-step V L (ldone _ _ _) rf = rf
 fit-step {c} V L (lsy {X = X} {X'} {bl} (o , refl)) rf =
   fit-kept {c} {X} {X'} {bl} {bl} (proj₁ (ri-of L)) (proj₂ (maps-sy {X} {X'} o)) (λ _ _ → refl) rf
 fit-step {c} V L (lera {X = X} {X'} {bl} (k , rn , refl) _ _) rf =
-  fit-kept {c} {X} {X'} {bl} {berase k bl} (proj₁ (ri-of L)) (es-kept rn) (λ _ _ → refl) rf
+  fit-kept {c} {X} {X'} {bl} {berase k bl} (proj₁ (ri-of L)) (proj₂ (es-run-mk rn)) (λ _ _ → refl) rf
 fit-step {c} V L (lfl {G = G} {X} {X'} {bl} (o , refl) nocv nn) rf =
   fit-maps {c} {X} {X'} {bl} (proj₁ (ri-of L)) (proj₂ (maps-flush {X} {X'} o)) rf (fit-now {c} {G} {X} {bl} V L nocv nn)
 fit-step {c} V L (lbar {G = G} {X} {X'} {bl} (o , refl) nocv nn) rf =
@@ -357,7 +318,7 @@ rec-fit {c} {X0} {bl0} {X1} {bl1} V eL eW eS new r abP run =
 -- the layer reaches from the first recovery of a new disk, a power cut
 -- (the flash's crash image; in PUSBic's phase with the state's durable
 -- ghost: OneModelRecMaps's `Cut`) and the block layer's recovery rebuild
--- an L2P (one of the state's maps, `cut-l2p`) whose blocks leave the
+-- an L2P (one of the state's maps, `cut-sm`) whose blocks leave the
 -- epoch's need: Space's `rec` premise, for the counts of those blocks
 crash-fit : ∀ {c X0 bl0 X1 bl1 G X bl C X' bl'} → Sp.Needs c →
             Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
@@ -365,9 +326,9 @@ crash-fit : ∀ {c X0 bl0 X1 bl1 G X bl C X' bl'} → Sp.Needs c →
             Star (LStep c) (G0 , X1 , bl1) (G , X , bl) →
             Cut X C → SB.Model.ok BXone SB.recover (C , bl) (X' , bl') → Fit c (l2p (stX X')) (loc bl')
 crash-fit {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} V eL eW eS new r abP run ct (o , refl)
-  with cut-l2p {X} {C} {X'} (proj₁ (ri-of (layer-inv eL eW eS (new-start {c} {X0} {bl0} {X1} {bl1} new r abP) run))) ct o
+  with cut-sm {X} {C} {X'} (proj₁ (ri-of (layer-inv eL eW eS (new-start {c} {X0} {bl0} {X1} {bl1} new r abP) run))) ct o
 ... | k , e = fit-at {c} {X} {bl} {bl} (proj₁ (ri-of (layer-inv eL eW eS (new-start {c} {X0} {bl0} {X1} {bl1} new r abP) run)))
-                (λ _ _ → refl) (rec-fit {c} {X0} {bl0} {X1} {bl1} V eL eW eS new r abP run) k (λ a _ → e a)
+                (λ _ _ → refl) (rec-fit {c} {X0} {bl0} {X1} {bl1} V eL eW eS new r abP run) k e
 
 ------------------------------------------------------------------------
 -- Space's recovery step, enabled
@@ -396,7 +357,7 @@ rec-step {c} {X'} {bl'} eL eW f d = Sp.P c ∸ suc n , rec cnt fit′ sumL
   ys = recUsed c X' bl'
   n = length ys
   len : n ≡ nbk c (l2p (stX X')) (loc bl')
-  len = used-len (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c)
+  len = used-count (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c)
   fit′ : Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c
   fit′ = subst (λ m → Sp.need c + m * Sp.S c ≤ Sp.P c * Sp.S c) (sym len) (proj₁ f)
   n1 : 1 ≤ Sp.need c

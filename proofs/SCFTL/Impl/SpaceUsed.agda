@@ -173,12 +173,16 @@ used-same us v v' (suc n) h with us n in e
 ... | true  = cong₂ _∷_ (h n (n<1+n n) e) (used-same us v v' n (λ j lt u → h j (≤-step lt) u))
 ... | false = used-same us v v' n (λ j lt u → h j (≤-step lt) u)
 
--- how many blocks are used does not depend on their counts
+-- the list has one count per block `us` calls used (thirty-fourth
+-- session), so how many does not depend on the counts
+used-count : ∀ us (v : ℕ → ℕ) n → length (usedL us v n) ≡ tot (λ k → b2n (us k)) n
+used-count us v zero    = refl
+used-count us v (suc n) with us n
+... | true  = cong suc (used-count us v n)
+... | false = used-count us v n
+
 used-len : ∀ us (v v' : ℕ → ℕ) n → length (usedL us v n) ≡ length (usedL us v' n)
-used-len us v v' zero    = refl
-used-len us v v' (suc n) with us n
-... | true  = cong suc (used-len us v v' n)
-... | false = used-len us v v' n
+used-len us v v' n = trans (used-count us v n) (sym (used-count us v' n))
 
 private
   pred≤ : ∀ {a b} → suc a ≤ suc b → a ≤ b

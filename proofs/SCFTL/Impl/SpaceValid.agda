@@ -261,12 +261,14 @@ private
     trans (cong (_+ tot (λ k → b2n (j ≡ᵇ k)) B) (b2n-ne j B (λ e → <-irrefl (sym e) le)))
           (tot-none j B (≤-trans (≤-step ≤-refl) le))
 
-  tot-one : ∀ j B → tot (λ k → b2n (j ≡ᵇ k)) B ≤ 1
-  tot-one j zero = z≤n
-  tot-one j (suc B) with j ≟ℕ B
-  ... | yes refl = ≤-reflexive (trans (cong (_+ tot (λ k → b2n (j ≡ᵇ k)) j) (b2n-eq j))
-                                      (cong suc (tot-none j j ≤-refl)))
-  ... | no ne    = ≤-trans (≤-reflexive (cong (_+ tot (λ k → b2n (j ≡ᵇ k)) B) (b2n-ne j B ne))) (tot-one j B)
+-- one block's indicator adds up to at most one (public since the
+-- thirty-fourth session: SCFTL.Impl.SpaceRecFit counts the open block)
+tot-one : ∀ j B → tot (λ k → b2n (j ≡ᵇ k)) B ≤ 1
+tot-one j zero = z≤n
+tot-one j (suc B) with j ≟ℕ B
+... | yes refl = ≤-reflexive (trans (cong (_+ tot (λ k → b2n (j ≡ᵇ k)) j) (b2n-eq j))
+                                    (cong suc (tot-none j j ≤-refl)))
+... | no ne    = ≤-trans (≤-reflexive (cong (_+ tot (λ k → b2n (j ≡ᵇ k)) B) (b2n-ne j B ne))) (tot-one j B)
 
 vc-sum : ∀ X bl B → tot (vc X bl) B ≤ suc amax
 vc-sum X bl B =
