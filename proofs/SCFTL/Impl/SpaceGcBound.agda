@@ -94,11 +94,11 @@ open import SCFTL.Impl.SpaceUsed using (b2n)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; us; es; vi; cv; gn; Abs; module Abs; t→¬f; nothing≢just; vc-pos)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd;
+  using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd; Guard; guard-open; guard-unc; guard-moved;
          Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; step-inv; G0; Start; module Start; start-inv;
          layer-inv)
 open import SCFTL.Impl.SpaceQueued Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (QX; px-queued; run-queued; mem-own; place-other; Taken; taken-run; taken-ret; LayerRel; cfg; step; einv-star)
+  using (QX; px-queued; run-queued; mem-own; place-other; Apart; apart-at; Taken; taken-run; taken-ret; LayerRel; cfg; step; einv-star)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vc)
 open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-start)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb using (FreshAbove; fresh-ok; fresh-rec)
@@ -324,26 +324,26 @@ private
   just-inj refl = refl
 
   -- a write: the count kept, the victim's pages where they were
-  gb-place : ∀ {G G' X X' bl bl'} → (∀ j → cv G ≡ just j → ∀ k → AllocOK (stX X) bl k → k ≢ j) →
+  gb-place : ∀ {G G' X X' bl bl'} → Guard X G bl bl' → Apart G X bl (λ j → cv G ≡ just j) →
              gcnt (stX X') ≡ gcnt (stX X) → cv G' ≡ cv G → gn G' ≡ gn G → QX X X' → Place X X' bl bl' →
              (∀ k → wp bl k ≤ Z) × Bnd G X bl → (∀ k → wp bl' k ≤ Z) × Bnd G' X' bl'
-  gb-place {G} {G'} {X} {X'} {bl} {bl'} cp eg ec en q pl (wz , b) =
+  gb-place {G} {G'} {X} {X'} {bl} {bl'} gd cp eg ec en q pl (wz , b) =
     place-wpZ {X} {X'} {bl} {bl'} pl wz ,
     bnd-keep {G} {G'} {X} {X'} {bl} {bl'} eg ec en
-      (λ j cj → let P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj) in
+      (λ j cj → let P = place-other {X} {X'} {bl} {bl'} {j} pl (apart-at {G} {X} {bl} {bl'} gd cp j cj) in
                 done-keep {X} {X'} {bl} {bl'} {j} (proj₁ P) (proj₂ P) (λ o p _ _ x → q p x)) b
 
   -- a relocation of a page of the victim GC has not been through: the
   -- count and the victim's pages on the queues both one up
-  gb-walk : ∀ {G G' X X' bl bl' k} → (∀ j → cv G ≡ just j → ∀ k → AllocOK (stX X) bl k → k ≢ j) →
+  gb-walk : ∀ {G G' X X' bl bl' k} → Guard X G bl bl' → Apart G X bl (λ j → cv G ≡ just j) →
             cv G ≡ just k → cv G' ≡ cv G → gn G' ≡ gn G →
             PXm.ok (SB.use (SB.reg (SB.op SB.rl))) X X' → Place X X' bl bl' →
             (Σ ℕ λ o → Σ ℕ λ p → o < wp bl k × own bl k o ≡ just p × qd (stX X) p ≡ false × inv (stX X') p ≡ true) →
             (∀ k → wp bl k ≤ Z) × Bnd G X bl → (∀ k → wp bl' k ≤ Z) × Bnd G' X' bl'
-  gb-walk {G} {G'} {X} {X'} {bl} {bl'} {k} cp cvk ec en o pl (ow , p , lt , eo , qf , it) (wz , b) =
+  gb-walk {G} {G'} {X} {X'} {bl} {bl'} {k} gd cp cvk ec en o pl (ow , p , lt , eo , qf , it) (wz , b) =
     place-wpZ {X} {X'} {bl} {bl'} pl wz , bnd
     where
-    P = place-other {X} {X'} {bl} {bl'} {k} pl (cp k cvk)
+    P = place-other {X} {X'} {bl} {bl'} {k} pl (apart-at {G} {X} {bl} {bl'} gd cp k cvk)
     q = px-queued _ {X} {X'} (λ ()) o
     eg : gcnt (stX X') ≡ suc (gcnt (stX X))
     eg with gx-rl {X} {X'} o
@@ -364,16 +364,16 @@ private
 -- erasable block none, and no placement takes a victim or an erasable
 -- block; and BXone's `OwnLoc` (a page is placed in one block only)
 gb-core : ∀ {c G X bl s'} → (∀ j → cv G ≡ just j → vi G j ≡ true) → (∀ k → es G k ≡ true → vi G k ≡ false) →
-          (∀ j → Taken G j → ∀ k → AllocOK (stX X) bl k → k ≢ j) → OwnLoc bl →
+          Apart G X bl (Taken G) → OwnLoc bl →
           GB c (G , X , bl) → LStep c (G , X , bl) s' → GB c s'
-gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lw {X' = X'} {bl' = bl'} {a} {dd} (o , pl) stay nocv nn) =
-  gk , gb-place {G} {G} {X} {X'} {bl} {bl'} (λ j cj → tk j (inj₂ (cvv j cj))) (gx-w a dd {X} {X'} o) refl refl
+gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lw {X' = X'} {bl' = bl'} {a} {dd} (o , pl) stay nocv nn ok) =
+  gk , gb-place {G} {G} {X} {X'} {bl} {bl'} (guard-open {X} {G} {bl} ok) (λ j cj → tk j (inj₂ (cvv j cj))) (gx-w a dd {X} {X'} o) refl refl
          (px-queued _ {X} {X'} (λ ()) o) pl I
-gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lwa {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full nocv nn _) =
-  gk , gb-place {G} {record G { us = us G [ ab bl ≔ true ] }} {X} {X'} {bl} {bl'} (λ j cj → tk j (inj₂ (cvv j cj))) (gx-w a dd {X} {X'} o) refl refl
+gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lwa {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full nocv nn uncl) =
+  gk , gb-place {G} {record G { us = us G [ ab bl ≔ true ] }} {X} {X'} {bl} {bl'} (guard-unc {X} {G} {bl} uncl) (λ j cj → tk j (inj₂ (cvv j cj))) (gx-w a dd {X} {X'} o) refl refl
          (px-queued _ {X} {X'} (λ ()) o) pl I
-gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lwr {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full cls nocv nn) =
-  gk , gb-place {G} {G} {X} {X'} {bl} {bl'} (λ j cj → tk j (inj₂ (cvv j cj))) (gx-w a dd {X} {X'} o) refl refl
+gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lwr {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP cls nocv nn) =
+  gk , gb-place {G} {G} {X} {X'} {bl} {bl'} (guard-moved {X} {G} {bl} moved) (λ j cj → tk j (inj₂ (cvv j cj))) (gx-w a dd {X} {X'} o) refl refl
          (px-queued _ {X} {X'} (λ ()) o) pl I
 gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , wz , b) (lret full uncl frk kP) = gk , wz , b
 gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , wz , b) (lfl {X' = X'} (o , refl) nocv nn) =
@@ -410,12 +410,12 @@ gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , wz , b) (lgcm {k = k} nocv usk kP g
   bnd : gcnt (stX X) + Z ≤ (Z + gn G * Z) + done X bl k
   bnd = ≤-trans (subst (_≤ Z + gn G * Z) (+-comm Z (gcnt (stX X))) (+-monoʳ-≤ Z b0))
                 (m≤m+n (Z + gn G * Z) (done X bl k))
-gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lrl {X' = X'} {bl' = bl'} {k} cvk (o , pl) stay pol w) =
-  gk , gb-walk {G} {G} {X} {X'} {bl} {bl'} {k} (λ j cj → tk j (inj₂ (cvv j cj))) cvk refl refl o pl w I
-gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lrla {X' = X'} {bl' = bl'} {k} cvk (o , pl) moved kP full pol w _) =
-  gk , gb-walk {G} {record G { us = us G [ ab bl ≔ true ] }} {X} {X'} {bl} {bl'} {k} (λ j cj → tk j (inj₂ (cvv j cj))) cvk refl refl o pl w I
-gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lrlr {X' = X'} {bl' = bl'} {k} cvk (o , pl) moved kP full pol w cls) =
-  gk , gb-walk {G} {G} {X} {X'} {bl} {bl'} {k} (λ j cj → tk j (inj₂ (cvv j cj))) cvk refl refl o pl w I
+gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lrl {X' = X'} {bl' = bl'} {k} cvk (o , pl) stay pol w ok) =
+  gk , gb-walk {G} {G} {X} {X'} {bl} {bl'} {k} (guard-open {X} {G} {bl} ok) (λ j cj → tk j (inj₂ (cvv j cj))) cvk refl refl o pl w I
+gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lrla {X' = X'} {bl' = bl'} {k} cvk (o , pl) moved kP full pol w uncl) =
+  gk , gb-walk {G} {record G { us = us G [ ab bl ≔ true ] }} {X} {X'} {bl} {bl'} {k} (guard-unc {X} {G} {bl} uncl) (λ j cj → tk j (inj₂ (cvv j cj))) cvk refl refl o pl w I
+gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , I) (lrlr {X' = X'} {bl' = bl'} {k} cvk (o , pl) moved kP pol w cls) =
+  gk , gb-walk {G} {G} {X} {X'} {bl} {bl'} {k} (guard-moved {X} {G} {bl} moved) (λ j cj → tk j (inj₂ (cvv j cj))) cvk refl refl o pl w I
 gb-core {c} {G} {X} {bl} cvv esv tk ol (gk , wz , b) (ldone {k = k} cvk z rel) =
   gk , wz , subst₂ _≤_ (sym (+-identityʳ (gcnt (stX X)))) (sym (+-identityʳ (gn G * Z))) b0
   where
@@ -534,7 +534,7 @@ dead-walk : ∀ {c G X bl k o p} → Spc.K c * Z ≤ suc kmax → LInv c (G , X 
                         LStep c (G , X , bl) (G , X' , bl) × (∀ j → vc X' bl j ≡ vc X bl j) × suc (done X bl k) ≤ done X' bl k ×
                         proj₁ X' ≡ proj₁ X
 dead-walk {c} {G} {false , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
-  X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk , (λ _ → refl) , inc , refl
+  X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk (inj₂ refl) , (λ _ → refl) , inc , refl
   where
   s = st (su S)
   u′ = ⟪ rlX p s , ues (su S) ⟫
@@ -548,7 +548,7 @@ dead-walk {c} {G} {false , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
   inc = cnt-inc s (rlX p s) bl bl k (wp bl k) o p (λ _ _ → refl)
           (λ o′ p′ _ _ x → px-queued (SB.reg (SB.op SB.rl)) {false , S} {X′} (λ ()) (proj₁ okr) p′ x) lt eo qf (inv-qd (rlX p s) p (upd-self (inv s) p true))
 dead-walk {c} {G} {true , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
-  X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk , (λ _ → refl) , inc , refl
+  X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk (inj₂ refl) , (λ _ → refl) , inc , refl
   where
   s = st (su S)
   X′ : XS

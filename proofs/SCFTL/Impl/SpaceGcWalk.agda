@@ -88,7 +88,7 @@ open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb 
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; us; es; vi; cv; gn; Abs; module Abs; FrWp; FromVictim; nothing≢just; vc-pos; t→¬f)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd; Walk; Classed;
+  using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd; Walk; Classed; Unclassed;
          Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; Start; module Start;
          G0; step-inv; start-inv; layer-inv; layer-reloc)
 open import SCFTL.Impl.SpaceQueued Data d0 amax wmax kmax umax _≟D_ kc zb
@@ -142,18 +142,18 @@ module _ (Q : BL → Set) (qa : ∀ {bl} k n → Q bl → Q (balloc k n bl)) (qe
     place-keeps (inj₂ (_ , refl)) q = q
 
   bl-step : ∀ {c G X bl G' X' bl'} → Q bl → LStep c (G , X , bl) (G' , X' , bl') → Q bl'
-  bl-step {X = X} {X' = X'} q (lw (_ , pl) _ _ _) = place-keeps {X} {X'} pl q
+  bl-step {X = X} {X' = X'} q (lw (_ , pl) _ _ _ _) = place-keeps {X} {X'} pl q
   bl-step {X = X} {X' = X'} q (lwa (_ , pl) _ _ _ _ _ _) = place-keeps {X} {X'} pl q
   bl-step q (lret _ _ _ _) = q
-  bl-step {X = X} {X' = X'} q (lwr (_ , pl) _ _ _ _ _ _) = place-keeps {X} {X'} pl q
+  bl-step {X = X} {X' = X'} q (lwr (_ , pl) _ _ _ _ _) = place-keeps {X} {X'} pl q
   bl-step q (lfl (_ , refl) _ _) = q
   bl-step q (lbar (_ , refl) _ _) = q
   bl-step q (lsy (_ , refl)) = q
   bl-step {bl = bl} q (lera (k , _ , refl) _ _) = qe {bl} k q
   bl-step q (lgcm _ _ _ _ _ _) = q
-  bl-step {X = X} {X' = X'} q (lrl _ (_ , pl) _ _ _) = place-keeps {X} {X'} pl q
+  bl-step {X = X} {X' = X'} q (lrl _ (_ , pl) _ _ _ _) = place-keeps {X} {X'} pl q
   bl-step {X = X} {X' = X'} q (lrla _ (_ , pl) _ _ _ _ _ _) = place-keeps {X} {X'} pl q
-  bl-step {X = X} {X' = X'} q (lrlr _ (_ , pl) _ _ _ _ _ _) = place-keeps {X} {X'} pl q
+  bl-step {X = X} {X' = X'} q (lrlr _ (_ , pl) _ _ _ _ _) = place-keeps {X} {X'} pl q
   bl-step q (ldone _ _ _) = q
 
   bl-star : ∀ {c s s'} → Q (proj₂ (proj₂ s)) → Star (LStep c) s s' → Q (proj₂ (proj₂ s'))
@@ -203,12 +203,30 @@ target-of {c} {G} {X} {bl} eS L wz (inj₂ (k , kP , frk)) with k ≟ℕ ab bl
 ------------------------------------------------------------------------
 -- The relocation of a valid page is a step
 
+-- a block in one of the ghost's classes is full (in a run without a
+-- crash: a recovery's open block, abandoned, may be in one and not full)
+FullC : Gh → BL → Set
+FullC G bl = ∀ k → Classed G k → wp bl k ≡ Z
+
 private
-  -- the victim is no allocation target
-  victim-apart : ∀ {c G X bl k} → LInv c (G , X , bl) → cv G ≡ just k → ∀ kk → AllocOK (stX X) bl kk → kk ≢ k
-  victim-apart (inj₁ F) cvk = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
-  victim-apart {k = k} (inj₂ (inj₁ R)) cvk = taken-run R k (inj₂ (Abs.cvV (Run.abs R) k cvk))
-  victim-apart {k = k} (inj₂ (inj₂ Rt)) cvk = taken-ret Rt k (inj₂ (Abs.cvV (Retired.abs Rt) k cvk))
+  -- a placement takes a block below its end, so never a full one
+  full-apart : ∀ {X bl bl' j} → wp bl j ≡ Z → ∀ kb → AllocOK (stX X) bl kb → bl' ≡ balloc kb (nxt (stX X)) bl → kb ≢ j
+  full-apart {bl = bl} f kb (_ , lt , _) _ refl = <-irrefl f lt
+
+  -- the victim is no allocation target: a victim is full
+  victim-apart : ∀ {c G X bl bl' k} → LInv c (G , X , bl) → FullC G bl → cv G ≡ just k →
+                 ∀ kk → AllocOK (stX X) bl kk → bl' ≡ balloc kk (nxt (stX X)) bl → kk ≢ k
+  victim-apart (inj₁ F) _ cvk = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+  victim-apart {X = X} {bl} {bl'} {k} (inj₂ (inj₁ R)) F cvk = full-apart {X} {bl} {bl'} {k} (F k (inj₂ (inj₁ (Abs.cvV (Run.abs R) k cvk))))
+  victim-apart {X = X} {bl} {bl'} {k} (inj₂ (inj₂ Rt)) F cvk = full-apart {X} {bl} {bl'} {k} (F k (inj₂ (inj₁ (Abs.cvV (Retired.abs Rt) k cvk))))
+
+  -- an open block with room is in none of the classes
+  unc-of : ∀ {G bl} → FullC G bl → wp bl (ab bl) < Z → Unclassed G (ab bl)
+  unc-of {G} {bl} F lt with us G (ab bl) in eu | vi G (ab bl) in ev | es G (ab bl) in ee
+  ... | true  | _     | _     = ⊥-elim (<-irrefl (F (ab bl) (inj₁ eu)) lt)
+  ... | false | true  | _     = ⊥-elim (<-irrefl (F (ab bl) (inj₂ (inj₁ ev))) lt)
+  ... | false | false | true  = ⊥-elim (<-irrefl (F (ab bl) (inj₂ (inj₂ ee))) lt)
+  ... | false | false | false = refl , refl , refl
 
   -- P's `rl0` of a valid page of victim k changes only the entry of the
   -- page's sector, which names a page of k
@@ -221,30 +239,30 @@ private
   -- the layer's step for a relocation into a target: `lrl` into the open
   -- block, else `lrla` or `lrlr` by whether the full open block is in
   -- one of the ghost's classes
-  step-of : ∀ {c G X X' bl k kb} → cv G ≡ just k →
+  step-of : ∀ {c G X X' bl k kb} → FullC G bl → cv G ≡ just k →
             SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , balloc kb (nxt (stX X)) bl) →
             FromVictim k X bl X' → Walk k X bl X' → Target c bl kb →
             Σ Gh λ G' → LStep c (G , X , bl) (G' , X' , balloc kb (nxt (stX X)) bl) × cv G' ≡ cv G
-  step-of cvk okr fv wk (_ , _ , inj₁ refl) = _ , lrl cvk okr refl fv wk , refl
-  step-of {c} {G} {X} {X'} {bl} {k} {kb} cvk okr fv wk (_ , _ , inj₂ (kP , full)) with kb ≟ℕ ab bl
-  ... | yes refl = _ , lrl cvk okr refl fv wk , refl
+  step-of {G = G} {bl = bl} F cvk okr fv wk (_ , lt , inj₁ refl) = _ , lrl cvk okr refl fv wk (inj₁ (unc-of {G} {bl} F lt)) , refl
+  step-of {c} {G} {X} {X'} {bl} {k} {kb} F cvk okr fv wk (_ , lt , inj₂ (kP , full)) with kb ≟ℕ ab bl
+  ... | yes refl = _ , lrl cvk okr refl fv wk (inj₁ (unc-of {G} {bl} F lt)) , refl
   ... | no ne with us G (ab bl) in eu | vi G (ab bl) in ev | es G (ab bl) in ee
-  ...   | true  | _     | _     = _ , lrlr cvk okr ne kP full fv wk (inj₁ eu) , refl
-  ...   | false | true  | _     = _ , lrlr cvk okr ne kP full fv wk (inj₂ (inj₁ ev)) , refl
-  ...   | false | false | true  = _ , lrlr cvk okr ne kP full fv wk (inj₂ (inj₂ ee)) , refl
+  ...   | true  | _     | _     = _ , lrlr cvk okr ne kP fv wk (inj₁ eu) , refl
+  ...   | false | true  | _     = _ , lrlr cvk okr ne kP fv wk (inj₂ (inj₁ ev)) , refl
+  ...   | false | false | true  = _ , lrlr cvk okr ne kP fv wk (inj₂ (inj₂ ee)) , refl
   ...   | false | false | false = _ , lrla cvk okr ne kP full fv wk (eu , ev , ee) , refl
 
 -- **P's relocation of a valid page of the victim that GC has not been
 -- through, into a target, is a step of the layer**, in either phase
 -- (P's `rl0` with no optional page), and the victim's count of pages on
 -- P's queues rises by one
-valid-walk : ∀ {c G X bl k o p kb} → Spc.K c * Z ≤ suc kmax → LInv c (G , X , bl) → GB c (G , X , bl) →
+valid-walk : ∀ {c G X bl k o p kb} → Spc.K c * Z ≤ suc kmax → LInv c (G , X , bl) → FullC G bl → GB c (G , X , bl) →
              FreshAbove X bl → Above bl → cv G ≡ just k → o < wp bl k → own bl k o ≡ just p →
              qd (stX X) p ≡ false → Valid (stX X) p → Target c bl kb →
              Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
                LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k ×
                proj₁ X' ≡ proj₁ X
-valid-walk {c} {G} {false , S} {bl} {k} {o} {p} {kb} KZ L B fa A cvk lt eo qf vp tg =
+valid-walk {c} {G} {false , S} {bl} {k} {o} {p} {kb} KZ L F B fa A cvk lt eo qf vp tg =
   proj₁ SO , X′ , balloc kb n bl , proj₁ (proj₂ SO) , proj₂ (proj₂ SO) , inc , refl
   where
   s = st (su S)
@@ -257,15 +275,15 @@ valid-walk {c} {G} {false , S} {bl} {k} {o} {p} {kb} KZ L B fa A cvk lt eo qf vp
   okr : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) ((false , S) , bl) (X′ , balloc kb n bl)
   okr = inj₁ (refl , S , refl , ((inj₁ (gk , p , fa k o p eo , inj₁ (vp , false , false , refl)) , refl) , refl)) ,
         inj₁ (refl , kb , aok , refl)
-  SO = step-of {c} {G} {false , S} {X′} {bl} {k} {kb} cvk okr (fv-rl0 {s} {bl} {k} {o} {p} (proj₂ (ri-of L)) eo vp)
+  SO = step-of {c} {G} {false , S} {X′} {bl} {k} {kb} F cvk okr (fv-rl0 {s} {bl} {k} {o} {p} (proj₂ (ri-of L)) eo vp)
          (o , p , lt , eo , qf , upd-self (inv s) p true) tg
-  P = place-other {false , S} {X′} {bl} {balloc kb n bl} {k} (proj₂ okr) (victim-apart L cvk)
+  P = place-other {false , S} {X′} {bl} {balloc kb n bl} {k} (proj₂ okr) (victim-apart L F cvk)
   inc : suc (done (false , S) bl k) ≤ done X′ (balloc kb n bl) k
   inc = subst (λ m → suc (cntQ s bl k (wp bl k)) ≤ cntQ (rl0 p s) (balloc kb n bl) k m) (sym (proj₁ P))
           (cnt-inc s (rl0 p s) bl (balloc kb n bl) k (wp bl k) o p (λ o′ _ → proj₂ P o′)
                    (λ o′ p′ _ _ x → px-queued (SB.reg (SB.op SB.rl)) {false , S} {X′} (λ ()) (proj₁ okr) p′ x)
                    lt eo qf (inv-qd (rl0 p s) p (upd-self (inv s) p true)))
-valid-walk {c} {G} {true , S} {bl} {k} {o} {p} {kb} KZ L B fa A cvk lt eo qf vp tg =
+valid-walk {c} {G} {true , S} {bl} {k} {o} {p} {kb} KZ L F B fa A cvk lt eo qf vp tg =
   proj₁ SO , X′ , balloc kb n bl , proj₁ (proj₂ SO) , proj₂ (proj₂ SO) , inc , refl
   where
   s = st (su S)
@@ -279,9 +297,9 @@ valid-walk {c} {G} {true , S} {bl} {k} {o} {p} {kb} KZ L B fa A cvk lt eo qf vp 
   okr : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) ((true , S) , bl) (X′ , balloc kb n bl)
   okr = inj₂ (refl , eu , rl0 p s , refl , inj₁ (gk , p , fa k o p eo , inj₁ (vp , false , false , refl))) ,
         inj₁ (refl , kb , aok , refl)
-  SO = step-of {c} {G} {true , S} {X′} {bl} {k} {kb} cvk okr (fv-rl0 {s} {bl} {k} {o} {p} (proj₂ (ri-of L)) eo vp)
+  SO = step-of {c} {G} {true , S} {X′} {bl} {k} {kb} F cvk okr (fv-rl0 {s} {bl} {k} {o} {p} (proj₂ (ri-of L)) eo vp)
          (o , p , lt , eo , qf , upd-self (inv s) p true) tg
-  P = place-other {true , S} {X′} {bl} {balloc kb n bl} {k} (proj₂ okr) (victim-apart L cvk)
+  P = place-other {true , S} {X′} {bl} {balloc kb n bl} {k} (proj₂ okr) (victim-apart L F cvk)
   inc : suc (done (true , S) bl k) ≤ done X′ (balloc kb n bl) k
   inc = subst (λ m → suc (cntQ s bl k (wp bl k)) ≤ cntQ (rl0 p s) (balloc kb n bl) k m) (sym (proj₁ P))
           (cnt-inc s (rl0 p s) bl (balloc kb n bl) k (wp bl k) o p (λ o′ _ → proj₂ P o′)
@@ -323,18 +341,10 @@ dense-step {c} {G} {X} {bl} {G'} {X'} {bl'} = bl-step Dense (λ {bl} k n → den
 dense-start : ∀ {c X bl} → Start c X bl → Dense bl
 dense-start st k o lt = ⊥-elim (no< (subst (o <_) (Start.allWp st k) lt))
 
--- a block in one of the ghost's classes is full
-FullC : Gh → BL → Set
-FullC G bl = ∀ k → Classed G k → wp bl k ≡ Z
-
 private
-  -- a placement takes a block below its end, so never a full one
-  full-apart : ∀ {X bl j} → wp bl j ≡ Z → ∀ kb → AllocOK (stX X) bl kb → kb ≢ j
-  full-apart {bl = bl} f kb (_ , lt , _) refl = <-irrefl f lt
-
   fullc-place : ∀ {G X X' bl bl'} → Place X X' bl bl' → FullC G bl → FullC G bl'
   fullc-place {G} {X} {X'} {bl} {bl'} pl F j cj =
-    trans (proj₁ (place-other {X} {X'} {bl} {bl'} {j} pl (full-apart {X} {bl} {j} (F j cj)))) (F j cj)
+    trans (proj₁ (place-other {X} {X'} {bl} {bl'} {j} pl (full-apart {X} {bl} {bl'} {j} (F j cj)))) (F j cj)
 
   -- the classes after a block joins the used ones
   cl-us : ∀ {G j k} → Classed (record G { us = us G [ k ≔ true ] }) j → j ≡ k ⊎ Classed G j
@@ -370,12 +380,12 @@ cv-apart {k = k} I cvk = contra (Abs.esV I k) (Abs.cvV I k cvk)
 -- are not erasable (the abstraction's disjoint classes)
 fullc-core : ∀ {c G X bl G' X' bl'} → (∀ k → es G k ≡ true → us G k ≡ false × vi G k ≡ false) →
              FullC G bl → LStep c (G , X , bl) (G' , X' , bl') → FullC G' bl'
-fullc-core {G = G} {X} {bl} {X' = X'} ue F (lw (_ , pl) _ _ _) = fullc-place {G} {X} {X'} pl F
+fullc-core {G = G} {X} {bl} {X' = X'} ue F (lw (_ , pl) _ _ _ _) = fullc-place {G} {X} {X'} pl F
 fullc-core {G = G} {X} {bl} {X' = X'} ue F (lwa {bl' = bl'} (_ , pl) moved kP full _ _ _) =
-  fullc-us {G} {bl'} {ab bl} (trans (proj₁ (place-other {X} {X'} {bl} {bl'} {ab bl} pl (full-apart {X} {bl} {ab bl} full))) full)
+  fullc-us {G} {bl'} {ab bl} (trans (proj₁ (place-other {X} {X'} {bl} {bl'} {ab bl} pl (full-apart {X} {bl} {bl'} {ab bl} full))) full)
     (fullc-place {G} {X} {X'} pl F)
 fullc-core {G = G} {X} {bl} ue F (lret full _ _ _) = fullc-us {G} {bl} {ab bl} full F
-fullc-core {G = G} {X} {bl} {X' = X'} ue F (lwr (_ , pl) _ _ _ _ _ _) = fullc-place {G} {X} {X'} pl F
+fullc-core {G = G} {X} {bl} {X' = X'} ue F (lwr (_ , pl) _ _ _ _ _) = fullc-place {G} {X} {X'} pl F
 fullc-core {G = G} ue F (lfl (_ , refl) _ _) j (inj₁ u) = F j (inj₁ u)
 fullc-core {G = G} ue F (lfl (_ , refl) _ _) j (inj₂ (inj₁ ()))
 fullc-core {G = G} ue F (lfl (_ , refl) _ _) j (inj₂ (inj₂ e)) with ∨-split {es G j} e
@@ -408,11 +418,11 @@ fullc-core {G = G} ue F (lgcm {k = k} _ usk _ _ _ _) j cj with j ≟ℕ k
   back (inj₁ u) = inj₁ (trans (sym (upd-ne (us G) j k false ne)) u)
   back (inj₂ (inj₁ v)) = inj₂ (inj₁ (trans (sym (upd-ne (vi G) j k true ne)) v))
   back (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
-fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrl _ (_ , pl) _ _ _) = fullc-place {G} {X} {X'} pl F
+fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrl _ (_ , pl) _ _ _ _) = fullc-place {G} {X} {X'} pl F
 fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrla {bl' = bl'} _ (_ , pl) moved kP full _ _ _) =
-  fullc-us {G} {bl'} {ab bl} (trans (proj₁ (place-other {X} {X'} {bl} {bl'} {ab bl} pl (full-apart {X} {bl} {ab bl} full))) full)
+  fullc-us {G} {bl'} {ab bl} (trans (proj₁ (place-other {X} {X'} {bl} {bl'} {ab bl} pl (full-apart {X} {bl} {bl'} {ab bl} full))) full)
     (fullc-place {G} {X} {X'} pl F)
-fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrlr _ (_ , pl) _ _ _ _ _ _) = fullc-place {G} {X} {X'} pl F
+fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrlr _ (_ , pl) _ _ _ _ _) = fullc-place {G} {X} {X'} pl F
 fullc-core ue F (ldone _ _ _) = F
 
 fullc-step : ∀ {c G X bl G' X' bl'} → LInv c (G , X , bl) → FullC G bl → LStep c (G , X , bl) (G' , X' , bl') → FullC G' bl'
@@ -550,7 +560,7 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
                 Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
                   LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k × proj₁ X' ≡ proj₁ X
     page-step {G} {X} {bl} {k} {o} {p} r cvk lt eo qf tgt with valid? (stX X) p
-    ... | inj₁ vp = valid-walk {c} {G} {X} {bl} {k} {o} {p} {proj₁ (tgt vp)} KZ (inv-at r) (gb-at r) (proj₁ (einv-at r)) (above-at r)
+    ... | inj₁ vp = valid-walk {c} {G} {X} {bl} {k} {o} {p} {proj₁ (tgt vp)} KZ (inv-at r) (fullc-at r) (gb-at r) (proj₁ (einv-at r)) (above-at r)
                       cvk lt eo qf vp (proj₂ (tgt vp))
     ... | inj₂ nv with dead-walk {c} {G} {X} {bl} {k} {o} {p} KZ (inv-at r) (gb-at r) (proj₁ (einv-at r)) cvk lt eo qf nv
     ...   | X′ , _ , st′ , _ , inc , ph = G , X′ , bl , st′ , refl , inc , ph

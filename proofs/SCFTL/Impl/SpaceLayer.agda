@@ -13,7 +13,9 @@
 --
 --   `lw`   : a write while the open block has room, with no victim
 --            pending and GC not needed (gc.rs `gc_needed`: the used
---            blocks below U or the epoch's K victims taken);
+--            blocks below U or the epoch's K victims taken), into the
+--            open block only while it is in none of the ghost's classes
+--            (`OpenOK`);
 --   `lwa`  : a write that opens a free block below P when the open one
 --            is full (its data then lies in a used block), GC asked of
 --            the used blocks with the full one among them;
@@ -21,10 +23,11 @@
 --            `act`; the block layer opens a block only with the sector
 --            it places there), when a free block below P is there;
 --   `lwr`, `lrlr` : a write or a relocation that opens a free block once
---            the full open block is retired (in one of the ghost's
---            classes: used, then maybe a victim, erasable), the ghost
---            kept (`lwa`, `lrla` and `lret` ask the open block in none
---            of them, `Unclassed`);
+--            the open block is in one of the ghost's classes (used, then
+--            maybe a victim, erasable: retired by `lret` when full, or,
+--            thirty-fifth session, abandoned by a recovery with room
+--            left, as the code does), the ghost kept (`lwa`, `lrla` and
+--            `lret` ask the open block in none of them, `Unclassed`);
 --   `lfl`, `lbar` : a flush (every commit path), an epoch barrier: this
 --            epoch's victims become erasable, the count starts again;
 --   `lsy`  : a SYNC;
@@ -32,7 +35,8 @@
 --   `lgcm` : GC takes a used victim with at most N valid sectors (a
 --            choice of the code, no step of the model);
 --   `lrl`, `lrla` : a relocation of one of the current victim's pages,
---            into the open block or a free one when the open one is full
+--            into the open block (`OpenOK`, as `lw`) or a free one when
+--            the open one is full
 --            (P's `rlX` of a dead page is an `lrl` that places nothing);
 --            each page once, and only the victim's (`Walk`, thirty-third
 --            session; SCFTL.Impl.SpaceGcBound: the relocations then fit
@@ -72,7 +76,10 @@
 -- retired the full open block, the same of the state with a free block
 -- `kn` opened in its place (`Retired`: Space has opened one, and any
 -- free block may stand for it, SCFTL.Impl.SpaceSimRetire's `reopen`;
--- the next placement takes one and the state is running again).
+-- the next placement takes one and the state is running again; the
+-- block layer's open block is free or in one of the ghost's classes,
+-- `abC`, full or not since the thirty-fifth session, so that a
+-- recovery's abandoned open block fits).
 --
 --   `step-inv`      : every step of the layer keeps `LInv` — each is one
 --                     of SpaceSim's simulation lemmas (from `Retired`,
@@ -112,7 +119,8 @@ open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _∸_; _≤_; _<_; s≤s; z≤n)
 open import Data.Nat.Properties using (+-identityʳ; +-suc; m+n≡0⇒m≡0; ≤-step; n<1+n; <-irrefl; ≮⇒≥) renaming (_≟_ to _≟ℕ_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
-open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
+open import Data.Sum.Base using (_⊎_; inj₁; inj₂; map₂)
+import Data.Sum.Base
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 open import Relation.Nullary using (¬_; yes; no)
@@ -183,6 +191,30 @@ Unclassed Classed : Gh → ℕ → Set
 Unclassed G k = us G k ≡ false × vi G k ≡ false × es G k ≡ false
 Classed G k = us G k ≡ true ⊎ vi G k ≡ true ⊎ es G k ≡ true
 
+-- a write or a relocation that keeps the open block (`lw`, `lrl`) places
+-- its sector there only while that block is in none of the classes, or
+-- places nothing (thirty-fifth session: after a recovery the open block,
+-- abandoned by the code, may be in one, and not full; `lwr`, `lrlr` then
+-- take another)
+OpenOK : Gh → BL → BL → Set
+OpenOK G bl bl' = Unclassed G (ab bl) ⊎ bl' ≡ bl
+
+-- what every placing step of the layer gives of the block k it takes:
+-- the open block only while in none of the classes
+Guard : XS → Gh → BL → BL → Set
+Guard X G bl bl' = ∀ k → bl' ≡ balloc k (nxt (stX X)) bl → k ≡ ab bl → Unclassed G k
+
+guard-unc : ∀ {X G bl bl'} → Unclassed G (ab bl) → Guard X G bl bl'
+guard-unc {G = G} u k _ e = subst (Unclassed G) (sym e) u
+
+guard-moved : ∀ {X G bl bl'} → ab bl' ≢ ab bl → Guard X G bl bl'
+guard-moved mv k refl e = ⊥-elim (mv e)
+
+guard-open : ∀ {X G bl bl'} → OpenOK G bl bl' → Guard X G bl bl'
+guard-open {X} {G} {bl} (inj₁ u) = guard-unc {X} {G} {bl} u
+guard-open {X} {G} {bl} (inj₂ refl) k e _ =
+  ⊥-elim (<-irrefl (trans (cong (λ b → wp b k) e) (upd-self (wp bl) k _)) (n<1+n (wp bl k)))
+
 -- the layer's state: the ghost, P's state (with the phase), the blocks
 LS : Set
 LS = Gh × XS × BL
@@ -199,7 +231,7 @@ module _ (c : Sp.Config) (T : ℕ → List ℕ → Set) where
 
   data LStepT : LS → LS → Set where
     lw   : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≡ ab bl →
-           cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
+           cv G ≡ nothing → T (gn G) (usedOf c G X bl) → OpenOK G bl bl' →
            LStepT (G , X , bl) (G , X' , bl')
     lwa  : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c → wp bl (ab bl) ≡ Z →
            cv G ≡ nothing → T (gn G) (0 ∷ usedOf c G X bl) → Unclassed G (ab bl) →
@@ -211,7 +243,7 @@ module _ (c : Sp.Config) (T : ℕ → List ℕ → Set) where
            LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X , bl)
     -- a write that opens a free block below P once the full open block
     -- is retired (GC asked of the used blocks, the retired one among them)
-    lwr  : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c → wp bl (ab bl) ≡ Z →
+    lwr  : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
            Classed G (ab bl) → cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
            LStepT (G , X , bl) (G , X' , bl')
     lfl  : ∀ {G X X' bl bl'} → SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') →
@@ -230,13 +262,13 @@ module _ (c : Sp.Config) (T : ℕ → List ℕ → Set) where
            LStepT (G , X , bl)
                  (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) } , X , bl)
     lrl  : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≡ ab bl → FromVictim k X bl X' →
-           Walk k X bl X' →
+           Walk k X bl X' → OpenOK G bl bl' →
            LStepT (G , X , bl) (G , X' , bl')
     lrla : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
            wp bl (ab bl) ≡ Z → FromVictim k X bl X' → Walk k X bl X' → Unclassed G (ab bl) →
            LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
     lrlr : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
-           wp bl (ab bl) ≡ Z → FromVictim k X bl X' → Walk k X bl X' → Classed G (ab bl) →
+           FromVictim k X bl X' → Walk k X bl X' → Classed G (ab bl) →
            LStepT (G , X , bl) (G , X' , bl')
     ldone : ∀ {G X bl k} → cv G ≡ just k → vc X bl k ≡ 0 → Relocated X bl k →
             LStepT (G , X , bl) (record G { cv = nothing } , X , bl)
@@ -294,9 +326,11 @@ record Fresh (c : Sp.Config) (s : LS) : Set where
 -- the open block retired in the ghost alone (after `lret`): Space has
 -- opened a free block `kn` (SpaceSim's `activate`, the abstraction of
 -- `Opened bl kn`), which any free block may stand for (SpaceSimRetire's
--- `reopen`); the block layer's open block, full, is in one of the
--- ghost's classes (used, then maybe a victim, erasable), or erased and
--- free again
+-- `reopen`); the block layer's open block is in one of the ghost's
+-- classes (used, then maybe a victim, erasable), or erased and free
+-- again (until the thirty-fifth session it had to be full when in a
+-- class: a recovery's open block, abandoned with room left, had no
+-- place)
 record Retired (c : Sp.Config) (s : LS) : Set where
   G = proj₁ s
   X = proj₁ (proj₂ s)
@@ -309,8 +343,7 @@ record Retired (c : Sp.Config) (s : LS) : Set where
     abs    : Abs c G X (Opened bl kn) d
     placed : Placed c G X (Opened bl kn)
     abP    : ab bl < Sp.P c
-    abR    : wp bl (ab bl) ≡ Z → Classed G (ab bl)
-    abNo   : wp bl (ab bl) ≡ Z ⊎ fr bl (ab bl) ≡ true
+    abC    : fr bl (ab bl) ≡ true ⊎ Classed G (ab bl)
     frwp   : FrWp bl
     locx   : LocX X bl
     ri     : OBX.RI (X , bl)
@@ -329,6 +362,22 @@ ri-of : ∀ {c G X bl} → LInv c (G , X , bl) → OBX.RI (X , bl)
 ri-of (inj₁ F) = Fresh.ri F
 ri-of (inj₂ (inj₁ R)) = Run.ri R
 ri-of (inj₂ (inj₂ Rt)) = Retired.ri Rt
+
+-- a block in a class is not in none
+clash : ∀ {G k} → Classed G k → Unclassed G k → ⊥
+clash (inj₁ u) (nu , _ , _) = t→¬f u nu
+clash (inj₂ (inj₁ v)) (_ , nv , _) = t→¬f v nv
+clash (inj₂ (inj₂ e)) (_ , _ , ne) = t→¬f e ne
+
+-- a retired state's open block, when full, is in one of the classes (it
+-- is free otherwise, at write pointer 0)
+ret-unc : ∀ {c G X bl} → Retired c (G , X , bl) → wp bl (ab bl) ≡ Z → Unclassed G (ab bl) → ⊥
+ret-unc {c} {G} {X} {bl} Rt full uncl with Retired.abC Rt
+... | inj₁ f = Z≢0 (trans (sym full) (Retired.frwp Rt (ab bl) f))
+  where
+  Z≢0 : Z ≢ 0
+  Z≢0 ()
+... | inj₂ cls = clash {G} {ab bl} cls uncl
 
 ------------------------------------------------------------------------
 -- Counts
@@ -433,7 +482,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
   -- from a running state
 
   run-step : ∀ {s s'} → Run c s → LStep c s s' → LInv c s'
-  run-step {G , X , bl} R (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn) = runI record
+  run-step {G , X , bl} R (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn _) = runI record
     { d = proj₁ S1 ; reach = reach1 ; abs = abs1
     ; placed = placed1 (vc-w a dd {X} {X'} (riX {X} {bl} (Run.ri R)) o)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Run.frwp R) o
@@ -526,7 +575,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ... | yes refl = inj₂ (inj₂ (inj₂ refl))
     ... | no ne    = inj₂ (inj₂ (inj₁ (trans (upd-ne (us G) j k false ne) u , lt)))
     f j (inj₂ (inj₂ e)) = ⊥-elim (nothing≢just (trans (sym nocv) e))
-  run-step {G , X , bl} R (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol _) = runI record
+  run-step {G , X , bl} R (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol _ _) = runI record
     { d = proj₁ S1 ; reach = proj₁ (proj₂ S1) ; abs = proj₂ (proj₂ S1)
     ; placed = placed1 (vc-rl {X} {X'} (riX {X} {bl} (Run.ri R)) o)
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.rl))) (Run.frwp R) o
@@ -574,20 +623,26 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ; abs = proj₁ (proj₂ (proj₂ A))
     ; placed = placed-keep {vc X bl} {vc X bl} (λ _ → refl) (act-f {G} {bl} {Opened bl kn} {vc X bl} (Abs.abP I)) (Run.placed R)
     ; abP = Abs.abP I
-    ; abR = λ _ → inj₁ (upd-self (us G) (ab bl) true)
-    ; abNo = inj₁ full
+    ; abC = inj₂ (inj₁ (upd-self (us G) (ab bl) true))
     ; frwp = Run.frwp R ; locx = Run.locx R ; ri = Run.ri R }
     where
     I = Run.abs R
     A = activate {c} {G} {X} {bl} {Run.d R} {kn} (Run.locx R) (Run.frwp R) I frk kP (trans full (sym eS))
-  run-step R (lwr o moved kP full cls nocv nn) = unc (Run.abs R) cls
-  run-step R (lrlr cvk o moved kP full pol _ cls) = unc (Run.abs R) cls
+  run-step R (lwr o moved kP cls nocv nn) = unc (Run.abs R) cls
+  run-step R (lrlr cvk o moved kP pol _ cls) = unc (Run.abs R) cls
 
   ----------------------------------------------------------------------
   -- from a state before the first write
 
+  private
+    -- no block is in a class yet
+    fresh-unc : ∀ {G X bl k} {A : Set} → Fresh c (G , X , bl) → Classed G k → A
+    fresh-unc {k = k} F (inj₁ u) = t→¬f u (Fresh.noUs F k)
+    fresh-unc {k = k} F (inj₂ (inj₁ v)) = t→¬f v (Fresh.noVi F k)
+    fresh-unc {k = k} F (inj₂ (inj₂ e)) = t→¬f e (Fresh.noEs F k)
+
   fresh-step : ∀ {s s'} → Fresh c s → LStep c s s' → LInv c s'
-  fresh-step {G , X , bl} F (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn) = go (vc-w a dd {X} {X'} (riX {X} {bl} (Fresh.ri F)) o) stay
+  fresh-step {G , X , bl} F (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn _) = go (vc-w a dd {X} {X'} (riX {X} {bl} (Fresh.ri F)) o) stay
     where
     I = Fresh.abs F
     frwp′ = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Fresh.frwp F) o
@@ -644,22 +699,17 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ; ri = OBX.B-ok (SB.reg (SB.op SB.sy)) {X , bl} {X' , bl} (Fresh.ri F) (o , refl) }
   fresh-step F (lera o esk kP) = t→¬f esk (Fresh.noEs F (proj₁ o))
   fresh-step F (lgcm {k = k} nocv usk kP gk uL vN) = t→¬f usk (Fresh.noUs F k)
-  fresh-step F (lrl cvk o stay pol _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+  fresh-step F (lrl cvk o stay pol _ _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
   fresh-step F (lrla cvk o moved kP full pol _ _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
   fresh-step F (ldone cvk z _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
   fresh-step F (lret full uncl frk kP) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
-  fresh-step F (lwr o moved kP full cls nocv nn) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
-  fresh-step F (lrlr cvk o moved kP full pol _ cls) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
+  fresh-step {G , X , bl} F (lwr o moved kP cls nocv nn) = fresh-unc {G} {X} {bl} {ab bl} F cls
+  fresh-step {G , X , bl} F (lrlr cvk o moved kP pol _ cls) = fresh-unc {G} {X} {bl} {ab bl} F cls
 
   ----------------------------------------------------------------------
   -- from a state whose full open block is retired in the ghost alone
 
   private
-    clash : ∀ {G k} → Classed G k → Unclassed G k → ⊥
-    clash (inj₁ u) (nu , _ , _) = t→¬f u nu
-    clash (inj₂ (inj₁ v)) (_ , nv , _) = t→¬f v nv
-    clash (inj₂ (inj₂ e)) (_ , _ , ne) = t→¬f e ne
-
     ∨-r : ∀ a {b} → b ≡ true → (a ∨ b) ≡ true
     ∨-r true  _ = refl
     ∨-r false e = e
@@ -675,13 +725,14 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     cls-end {G} {k} (inj₂ (inj₂ e)) = inj₂ (inj₂ (∨-l (vi G k) e))
 
     -- the block a placement from a retired state takes is free: the old
-    -- open block only once erased
-    ret-free : ∀ {G X bl} (Rt : Retired c (G , X , bl)) → ∀ {k'} → (k' ≡ ab bl ⊎ fr bl k' ≡ true) → wp bl k' < Z →
+    -- open block only once erased (a placement into the open block asks
+    -- it in none of the ghost's classes)
+    ret-free : ∀ {G X bl} (Rt : Retired c (G , X , bl)) → ∀ {k'} → (k' ≡ ab bl → Unclassed G k') → (k' ≡ ab bl ⊎ fr bl k' ≡ true) →
                fr bl k' ≡ true
-    ret-free Rt (inj₂ f) _ = f
-    ret-free {G} {X} {bl} Rt (inj₁ refl) lt with Retired.abNo Rt
-    ... | inj₁ full = ⊥-elim (<-irrefl full lt)
-    ... | inj₂ f = f
+    ret-free Rt _ (inj₂ f) = f
+    ret-free {G} {X} {bl} Rt gd (inj₁ refl) with Retired.abC Rt
+    ... | inj₁ f = f
+    ... | inj₂ cls = ⊥-elim (clash {G} {ab bl} cls (gd refl))
 
     -- where the valid sectors lie once a placement took block k': Space's
     -- open block stood for it, and held none
@@ -739,21 +790,21 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
             (riX {X} {bl} (Retired.ri Rt)) I' cvk pol le eb mv (subst (wp bl k' <_) (sym eS) wlt) (after-opened bl k' (nxt (stX X))) wc
 
   retired-step : ∀ {s s'} → Retired c s → LStep c s s' → LInv c s'
-  retired-step {G , X , bl} Rt (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn) with vc-w a dd {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
+  retired-step {G , X , bl} Rt (lw {X' = X'} {bl' = bl'} {a} {dd} o stay nocv nn uncl) with vc-w a dd {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
   ... | inj₁ (refl , wc , keep) = retI record
     { d = Retired.d Rt ; reach = Retired.reach Rt ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
     ; abs = kept {c} {G} {X} {X'} {Opened bl (Retired.kn Rt)} {Retired.d Rt} (Retired.abs Rt) keep wc
     ; placed = placed-keep keep (λ j i → inj₂ i) (Retired.placed Rt)
-    ; abP = Retired.abP Rt ; abR = Retired.abR Rt ; abNo = Retired.abNo Rt
+    ; abP = Retired.abP Rt ; abC = Retired.abC Rt
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Retired.frwp Rt) o
     ; locx = loc-ok (SB.reg (SB.op (SB.w a dd))) (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) o
     ; ri = OBX.B-ok (SB.reg (SB.op (SB.w a dd))) (Retired.ri Rt) o }
   ... | inj₂ ((b , le , _ , k' , refl , opens , wlt , mv) , wc , wb) =
-    ret-w {G} {X} {X'} {bl} {a} {dd} {b} {k'} Rt nocv nn o (ret-free Rt opens wlt)
+    ret-w {G} {X} {X'} {bl} {a} {dd} {b} {k'} Rt nocv nn o (ret-free Rt (guard-open {X} {G} {bl} uncl k' refl) opens)
       (subst (_< Sp.P c) (sym stay) (Retired.abP Rt)) le mv wlt wc wb
-  retired-step {G , X , bl} Rt (lwa o moved kP full nocv nn uncl) = ⊥-elim (clash {G} {ab bl} (Retired.abR Rt full) uncl)
-  retired-step {G , X , bl} Rt (lret full uncl frk kP) = ⊥-elim (clash {G} {ab bl} (Retired.abR Rt full) uncl)
-  retired-step {G , X , bl} Rt (lwr {X' = X'} {bl' = bl'} {a} {dd} o moved kP full cls nocv nn)
+  retired-step {G , X , bl} Rt (lwa o moved kP full nocv nn uncl) = ⊥-elim (ret-unc {c} {G} {X} {bl} Rt full uncl)
+  retired-step {G , X , bl} Rt (lret full uncl frk kP) = ⊥-elim (ret-unc {c} {G} {X} {bl} Rt full uncl)
+  retired-step {G , X , bl} Rt (lwr {X' = X'} {bl' = bl'} {a} {dd} o moved kP cls nocv nn)
     with vc-w a dd {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
   ... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
   ... | inj₂ ((b , le , _ , k' , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
@@ -763,7 +814,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     { d = proj₁ S0 ; reach = grow1 (Retired.reach Rt) (proj₁ (proj₂ S0)) ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
     ; abs = proj₂ (proj₂ S0)
     ; placed = placed-keep (vc-flush {X} {X'} {bl} {bl} (o , refl)) (λ j i → inj₂ i) (Retired.placed Rt)
-    ; abP = Retired.abP Rt ; abR = λ f → cls-end {G} (Retired.abR Rt f) ; abNo = Retired.abNo Rt
+    ; abP = Retired.abP Rt ; abC = map₂ (cls-end {G}) (Retired.abC Rt)
     ; frwp = Retired.frwp Rt ; locx = loc-ok SB.flush {X} {X'} {bl} {bl} (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) (o , refl)
     ; ri = OBX.B-ok SB.flush {X , bl} {X' , bl} (Retired.ri Rt) (o , refl) }
     where
@@ -773,7 +824,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     { d = proj₁ S0 ; reach = grow1 (Retired.reach Rt) (proj₁ (proj₂ S0)) ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
     ; abs = proj₂ (proj₂ S0)
     ; placed = placed-keep (vc-barrier {X} {X'} {bl} {bl} (o , refl)) (λ j i → inj₂ i) (Retired.placed Rt)
-    ; abP = Retired.abP Rt ; abR = λ f → cls-end {G} (Retired.abR Rt f) ; abNo = Retired.abNo Rt
+    ; abP = Retired.abP Rt ; abC = map₂ (cls-end {G}) (Retired.abC Rt)
     ; frwp = Retired.frwp Rt ; locx = loc-ok (SB.reg SB.barrier) {X} {X'} {bl} {bl} (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) (o , refl)
     ; ri = OBX.B-ok (SB.reg SB.barrier) {X , bl} {X' , bl} (Retired.ri Rt) (o , refl) }
     where
@@ -783,7 +834,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     { d = Retired.d Rt ; reach = Retired.reach Rt ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
     ; abs = sim-sy {c} {G} {X} {X'} {Opened bl (Retired.kn Rt)} {Opened bl (Retired.kn Rt)} (Retired.abs Rt) (o , refl)
     ; placed = placed-keep (vc-sy {X} {X'} {bl} {bl} (o , refl)) (λ j i → inj₂ i) (Retired.placed Rt)
-    ; abP = Retired.abP Rt ; abR = Retired.abR Rt ; abNo = Retired.abNo Rt
+    ; abP = Retired.abP Rt ; abC = Retired.abC Rt
     ; frwp = Retired.frwp Rt ; locx = loc-ok (SB.reg (SB.op SB.sy)) {X} {X'} {bl} {bl} (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) (o , refl)
     ; ri = OBX.B-ok (SB.reg (SB.op SB.sy)) {X , bl} {X' , bl} (Retired.ri Rt) (o , refl) }
   retired-step {G , X , bl} Rt (lera {X' = X'} {bl' = .(berase k bl)} (k , rn , refl) esk kP) = retI record
@@ -791,7 +842,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ; knFr = trans (upd-ne (fr bl) kn k true kn≢k) (Retired.knFr Rt)
     ; abs = abs-fr {c} {G'} {X'} {berase k (Opened bl kn)} {proj₁ S0} ((fr bl [ k ≔ true ]) [ kn ≔ false ]) frEq (proj₂ (proj₂ S0))
     ; placed = placed-keep keep (λ j i → inj₂ i) (Retired.placed Rt)
-    ; abP = Retired.abP Rt ; abR = abR′ ; abNo = abNo′
+    ; abP = Retired.abP Rt ; abC = abC′
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.es))) (Retired.frwp Rt) o
     ; locx = loc-ok (SB.reg (SB.op SB.es)) (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) o
     ; ri = OBX.B-ok (SB.reg (SB.op SB.es)) (Retired.ri Rt) o }
@@ -816,26 +867,21 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
                             (trans (upd-ne (fr bl) j k true jk) (sym (trans (upd-ne (fr bl [ kn ≔ false ]) j k true jk) (upd-ne (fr bl) j kn false jn))))
     keep : ∀ j → vc X' (berase k bl) j ≡ vc X bl j
     keep = proj₁ (proj₂ (proj₂ (proj₂ (vc-erase {X} {X'} {bl} {berase k bl} (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) o))))
-    abR′ : wp (berase k bl) (ab bl) ≡ Z → Classed G' (ab bl)
-    abR′ f with ab bl ≟ℕ k
-    ... | yes e = ⊥-elim (Z≢0 (trans (sym f) (subst (λ z → (wp bl [ k ≔ 0 ]) z ≡ 0) (sym e) (upd-self (wp bl) k 0))))
-    ... | no ne = g (Retired.abR Rt (trans (sym (upd-ne (wp bl) (ab bl) k 0 ne)) f))
+    -- the old open block erased is free again
+    abC′ : fr (berase k bl) (ab bl) ≡ true ⊎ Classed G' (ab bl)
+    abC′ with ab bl ≟ℕ k
+    ... | yes e = inj₁ (subst (λ z → (fr bl [ k ≔ true ]) z ≡ true) (sym e) (upd-self (fr bl) k true))
+    ... | no ne = Data.Sum.Base.[ (λ f → inj₁ (trans (upd-ne (fr bl) (ab bl) k true ne) f)) , (λ x → inj₂ (g x)) ] (Retired.abC Rt)
       where
       g : Classed G (ab bl) → Classed G' (ab bl)
       g (inj₁ u) = inj₁ u
       g (inj₂ (inj₁ v)) = inj₂ (inj₁ v)
       g (inj₂ (inj₂ e)) = inj₂ (inj₂ (trans (upd-ne (es G) (ab bl) k false ne) e))
-    abNo′ : wp (berase k bl) (ab bl) ≡ Z ⊎ fr (berase k bl) (ab bl) ≡ true
-    abNo′ with ab bl ≟ℕ k
-    ... | yes e = inj₂ (subst (λ z → (fr bl [ k ≔ true ]) z ≡ true) (sym e) (upd-self (fr bl) k true))
-    ... | no ne with Retired.abNo Rt
-    ...   | inj₁ f = inj₁ (trans (upd-ne (wp bl) (ab bl) k 0 ne) f)
-    ...   | inj₂ f = inj₂ (trans (upd-ne (fr bl) (ab bl) k true ne) f)
   retired-step {G , X , bl} Rt (lgcm {k = k} nocv usk kP gk uL vN) = retI record
     { d = proj₁ S0 ; reach = grow1 (Retired.reach Rt) (proj₁ (proj₂ S0)) ; kn = kn ; knFr = Retired.knFr Rt
     ; abs = proj₂ (proj₂ S0)
     ; placed = placed-keep (λ _ → refl) f (Retired.placed Rt)
-    ; abP = Retired.abP Rt ; abR = λ full → cls-gc (Retired.abR Rt full) ; abNo = Retired.abNo Rt
+    ; abP = Retired.abP Rt ; abC = map₂ cls-gc (Retired.abC Rt)
     ; frwp = Retired.frwp Rt ; locx = Retired.locx Rt ; ri = Retired.ri Rt }
     where
     kn = Retired.kn Rt
@@ -858,20 +904,20 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
       g (inj₁ u) = inj₁ (trans (upd-ne (us G) (ab bl) k false ne) u)
       g (inj₂ (inj₁ v)) = inj₂ (inj₁ (trans (upd-ne (vi G) (ab bl) k true ne) v))
       g (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
-  retired-step {G , X , bl} Rt (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol _) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
+  retired-step {G , X , bl} Rt (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol _ uncl) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
   ... | inj₁ (refl , wc , keep) = retI record
     { d = Retired.d Rt ; reach = Retired.reach Rt ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt
     ; abs = kept {c} {G} {X} {X'} {Opened bl (Retired.kn Rt)} {Retired.d Rt} (Retired.abs Rt) keep wc
     ; placed = placed-keep keep (λ j i → inj₂ i) (Retired.placed Rt)
-    ; abP = Retired.abP Rt ; abR = Retired.abR Rt ; abNo = Retired.abNo Rt
+    ; abP = Retired.abP Rt ; abC = Retired.abC Rt
     ; frwp = frwp-ok (SB.use (SB.reg (SB.op SB.rl))) (Retired.frwp Rt) o
     ; locx = loc-ok (SB.reg (SB.op SB.rl)) (riX {X} {bl} (Retired.ri Rt)) (Retired.locx Rt) o
     ; ri = OBX.B-ok (SB.reg (SB.op SB.rl)) (Retired.ri Rt) o }
   ... | inj₂ ((b , le , eb , k' , refl , opens , wlt , mv) , wc) =
-    ret-rl {G} {X} {X'} {bl} {k} {b} {k'} Rt cvk pol o (ret-free Rt opens wlt)
+    ret-rl {G} {X} {X'} {bl} {k} {b} {k'} Rt cvk pol o (ret-free Rt (guard-open {X} {G} {bl} uncl k' refl) opens)
       (subst (_< Sp.P c) (sym stay) (Retired.abP Rt)) le eb mv wlt wc
-  retired-step {G , X , bl} Rt (lrla cvk o moved kP full pol _ uncl) = ⊥-elim (clash {G} {ab bl} (Retired.abR Rt full) uncl)
-  retired-step {G , X , bl} Rt (lrlr {X' = X'} {bl' = bl'} {k} cvk o moved kP full pol _ cls) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
+  retired-step {G , X , bl} Rt (lrla cvk o moved kP full pol _ uncl) = ⊥-elim (ret-unc {c} {G} {X} {bl} Rt full uncl)
+  retired-step {G , X , bl} Rt (lrlr {X' = X'} {bl' = bl'} {k} cvk o moved kP pol _ cls) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
   ... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
   ... | inj₂ ((b , le , _ , k' , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
   ... | inj₂ ((b , le , eb , k' , refl , inj₂ frk , wlt , mv) , wc) =
@@ -880,7 +926,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     { d = Retired.d Rt ; reach = Retired.reach Rt ; kn = kn ; knFr = Retired.knFr Rt
     ; abs = sim-done {c} {G} {X} {Opened bl kn} {Retired.d Rt} {k} I cvk (trans (Abs.pdA I) (trans (cong (pendOf X (Opened bl kn)) cvk) z))
     ; placed = placed-keep (λ _ → refl) f (Retired.placed Rt)
-    ; abP = Retired.abP Rt ; abR = Retired.abR Rt ; abNo = Retired.abNo Rt
+    ; abP = Retired.abP Rt ; abC = Retired.abC Rt
     ; frwp = Retired.frwp Rt ; locx = Retired.locx Rt ; ri = Retired.ri Rt }
     where
     kn = Retired.kn Rt
@@ -1055,10 +1101,8 @@ gc-live {c} {G} {X} {bl} {kn} V eL eW eS (inj₁ F) full uncl frk kP nocv gk nn 
   where
   Z≢0′ : Z ≢ 0
   Z≢0′ ()
-gc-live {c} {G} {X} {bl} {kn} V eL eW eS (inj₂ (inj₂ Rt)) full (nu , nv , ne) frk kP nocv gk nn with Retired.abR Rt full
-... | inj₁ u = t→¬f u nu
-... | inj₂ (inj₁ v) = t→¬f v nv
-... | inj₂ (inj₂ e) = t→¬f e ne
+gc-live {c} {G} {X} {bl} {kn} V eL eW eS (inj₂ (inj₂ Rt)) full uncl frk kP nocv gk nn =
+  ⊥-elim (ret-unc {c} {G} {X} {bl} Rt full uncl)
 gc-live {c} {G} {X} {bl} {kn} V eL eW eS (inj₂ (inj₁ R)) full uncl frk kP nocv gk nn =
   G1 , _ , proj₁ vic , st1 , lgcm nocv (proj₁ (proj₂ (proj₂ vic))) (proj₁ (proj₂ vic)) gk uL (proj₂ (proj₂ (proj₂ vic))) , refl
   where

@@ -77,7 +77,7 @@ write1 : SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w 0 true)))) ((false , S1)
 write1 = inj₁ (refl , S1 , refl , w1) , inj₁ (refl , 0 , (inj₁ refl , s≤s z≤n , refl , λ _ _ ())  , refl)
 
 step1 : LStep cfgL (G0 , (false , S1) , bl1) (G0 , (false , S2) , bl2)
-step1 = lw write1 refl refl (inj₂ (s≤s z≤n))
+step1 = lw write1 refl refl (inj₂ (s≤s z≤n)) (inj₁ (refl , refl , refl))
 
 -- and there a wanted write finds room
 finds2 : BlockFor cfgL G0 bl2

@@ -196,7 +196,7 @@ private
 step1 : LStep cfgG (G0 , X u1 , bl1) (G0 , X u2 , bl2)
 step1 = lw ((inj₁ (refl , mk u1 , refl , ((inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl)))
            , inj₁ (refl , 0 , (inj₁ refl , s≤s z≤n , refl , fresh1) , refl))
-           refl refl (inj₂ (s≤s z≤n))
+           refl refl (inj₂ (s≤s z≤n)) (inj₁ (refl , refl , refl))
 
 step2 : LStep cfgG (G0 , X u2 , bl2) (Ga , X u3 , bl2)
 step2 = lbar (inj₁ (refl , mk u2 , refl , (inj₁ (le 1 4 , refl) , refl)) , refl) refl (inj₂ (s≤s z≤n))
@@ -242,7 +242,7 @@ gc-ends = victim-ends valid refl refl refl (le 1 1) new0 rec1 (le 1 4)
 step7 : LStep cfgG (Ge , X u5 , bl4) (Ge , X u6 , bl4)
 step7 = lrl refl ((inj₁ (refl , mk u5 , refl , ((inj₁ (z≤n , n1 , le 1 2 , inj₂ (dead , refl)) , refl) , refl)))
                  , inj₂ (refl , refl))
-            refl (λ b _ ne → ⊥-elim (ne refl)) (0 , n1 , s≤s z≤n , refl , refl , refl)
+            refl (λ b _ ne → ⊥-elim (ne refl)) (0 , n1 , s≤s z≤n , refl , refl , refl) (inj₂ refl)
 
 -- its GC ends: no valid sector, every page relocated
 step8 : LStep cfgG (Ge , X u6 , bl4) (Gf , X u6 , bl4)

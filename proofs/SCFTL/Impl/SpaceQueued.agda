@@ -118,7 +118,7 @@ open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc 
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; es; vi; cv; gn; Abs; module Abs; t→¬f; f≢t; nothing≢just)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LS; LStep; LStepT; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp; Relocated; qd;
+  using (LS; LStep; LStepT; Unclassed; Guard; guard-open; guard-unc; guard-moved; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp; Relocated; qd;
          Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; step-inv; G0; Start; start-inv;
          layer-inv; usedOf; Placed)
 open import Data.List.Relation.Unary.Any using (Any) renaming (here to hd; there to tl)
@@ -349,12 +349,25 @@ Taken G j = es G j ≡ true ⊎ vi G j ≡ true
 
 -- a write or relocation places its sector in the open block or a free
 -- one, and leaves every other block's pages and pointer as they were
-place-other : ∀ {X X' bl bl' j} → Place X X' bl bl' → (∀ k → AllocOK (stX X) bl k → k ≢ j) →
+place-other : ∀ {X X' bl bl' j} → Place X X' bl bl' →
+              (∀ k → AllocOK (stX X) bl k → bl' ≡ balloc k (nxt (stX X)) bl → k ≢ j) →
               wp bl' j ≡ wp bl j × (∀ o → own bl' j o ≡ own bl j o)
 place-other {X} {bl = bl} {j = j} (inj₁ (_ , k , aok , refl)) f =
-  upd-ne (wp bl) j k _ (λ e → f k aok (sym e)) ,
-  λ o → cong (λ g → g o) (upd-ne (own bl) j k _ (λ e → f k aok (sym e)))
+  upd-ne (wp bl) j k _ (λ e → f k aok refl (sym e)) ,
+  λ o → cong (λ g → g o) (upd-ne (own bl) j k _ (λ e → f k aok refl (sym e)))
 place-other (inj₂ (_ , refl)) f = refl , λ _ → refl
+
+-- the blocks a placement from a state may take are apart from the
+-- blocks `Q` names: any block the block layer allows, the open block
+-- only while it is in none of the ghost's classes (the layer's `Guard`;
+-- after a recovery the open block may be one, thirty-fifth session)
+Apart : Gh → XS → BL → (ℕ → Set) → Set
+Apart G X bl Q = ∀ j → Q j → ∀ k → AllocOK (stX X) bl k → (k ≡ ab bl → Unclassed G k) → k ≢ j
+
+-- ... so the block a guarded step took is apart from them
+apart-at : ∀ {G X bl bl' Q} → Guard X G bl bl' → Apart G X bl Q →
+           ∀ j → Q j → ∀ k → AllocOK (stX X) bl k → bl' ≡ balloc k (nxt (stX X)) bl → k ≢ j
+apart-at g ap j qj k aok e = ap j qj k aok (g k e)
 
 -- the open and the free blocks are neither erasable nor victims
 taken-open : ∀ {c G X bl d j} → Abs c G X bl d → Taken G j → ∀ k → Opens bl k → k ≢ j
@@ -372,12 +385,12 @@ private
   ownq-keep q ew eo f o p lt e = q p (f o p (subst (o <_) ew lt) (trans (sym (eo o)) e))
 
   -- a write or relocation: the covered blocks' pages stay where they were
-  qinv-place : ∀ {G X X' bl bl'} → QX X X' → Place X X' bl bl' →
-               (∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j) → QInv (G , X , bl) →
+  qinv-place : ∀ {G X X' bl bl'} → QX X X' → Place X X' bl bl' → Guard X G bl bl' →
+               Apart G X bl (Cov G) → QInv (G , X , bl) →
                ∀ j → Cov G j → OwnQ X' bl' j
-  qinv-place {G} {X} {X'} {bl} {bl'} q pl cp Q j cj =
+  qinv-place {G} {X} {X'} {bl} {bl'} q pl gd cp Q j cj =
     ownq-keep {X} {X'} {bl} {bl'} {j} q (proj₁ P) (proj₂ P) (Q j cj)
-    where P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j cj)
+    where P = place-other {X} {X'} {bl} {bl'} {j} pl (apart-at {G} {X} {bl} {bl'} gd cp j cj)
 
   cov-taken : ∀ {G j} → Cov G j → Taken G j
   cov-taken (inj₁ e) = inj₁ e
@@ -406,14 +419,14 @@ private
 -- covered (the open block and the free ones are neither erasable nor
 -- victims)
 qinv-core : ∀ {c G X bl s'} → (∀ k → es G k ≡ true → vi G k ≡ false) → OwnLoc bl →
-            (∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j) →
+            Apart G X bl (Cov G) →
             QInv (G , X , bl) → LStep c (G , X , bl) s' → QInv s'
-qinv-core {c} {G} {X} {bl} esv ol cp Q (lw {X' = X'} {bl' = bl'} {a} {dd} (o , pl) stay nocv nn) j cj =
-  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} (w≢es a dd) o) pl cp Q j cj
-qinv-core {c} {G} {X} {bl} esv ol cp Q (lwa {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full nocv nn _) j cj =
-  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} (w≢es a dd) o) pl cp Q j cj
-qinv-core {c} {G} {X} {bl} esv ol cp Q (lwr {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full cls nocv nn) j cj =
-  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} (w≢es a dd) o) pl cp Q j cj
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lw {X' = X'} {bl' = bl'} {a} {dd} (o , pl) stay nocv nn uncl) j cj =
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} (w≢es a dd) o) pl (guard-open {X} {G} {bl} uncl) cp Q j cj
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lwa {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full nocv nn uncl) j cj =
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} (w≢es a dd) o) pl (guard-unc {X} {G} {bl} uncl) cp Q j cj
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lwr {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP cls nocv nn) j cj =
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} (w≢es a dd) o) pl (guard-moved {X} {G} {bl} moved) cp Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lret full uncl frk kP) j cj = Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lfl {X' = X'} (o , refl) nocv nn) j cj =
   ownq-keep {X} {X'} {bl} {bl} {j} (px-queued SB.flush {X} {X'} (λ ()) o) refl (λ _ → refl) (Q j (cov-end {G} {j} nocv cj))
@@ -441,12 +454,12 @@ qinv-core {c} {G} {X} {bl} esv ol cp Q (lgcm {k = k} nocv usk kP gk uL vN) j (in
 qinv-core {c} {G} {X} {bl} esv ol cp Q (lgcm {k = k} nocv usk kP gk uL vN) j (inj₂ (v , nc)) with j ≟ℕ k
 ... | yes refl = ⊥-elim (nc refl)
 ... | no ne = Q j (inj₂ (trans (sym (upd-ne (vi G) j k true ne)) v , λ x → nothing≢just (trans (sym nocv) x)))
-qinv-core {c} {G} {X} {bl} esv ol cp Q (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol _) j cj =
-  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl cp Q j cj
-qinv-core {c} {G} {X} {bl} esv ol cp Q (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _ _) j cj =
-  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl cp Q j cj
-qinv-core {c} {G} {X} {bl} esv ol cp Q (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _ cls) j cj =
-  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl cp Q j cj
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol _ uncl) j cj =
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl (guard-open {X} {G} {bl} uncl) cp Q j cj
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _ uncl) j cj =
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl (guard-unc {X} {G} {bl} uncl) cp Q j cj
+qinv-core {c} {G} {X} {bl} esv ol cp Q (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP pol _ cls) j cj =
+  qinv-place {G} {X} {X'} {bl} {bl'} (px-queued _ {X} {X'} rl≢es o) pl (guard-moved {X} {G} {bl} moved) cp Q j cj
 qinv-core {c} {G} {X} {bl} esv ol cp Q (ldone {k = k} cvk z rel) j (inj₁ e) = Q j (inj₁ e)
 qinv-core {c} {G} {X} {bl} esv ol cp Q (ldone {k = k} cvk z rel) j (inj₂ (v , nc)) with j ≟ℕ k
 ... | yes refl = rel
@@ -454,21 +467,17 @@ qinv-core {c} {G} {X} {bl} esv ol cp Q (ldone {k = k} cvk z rel) j (inj₂ (v , 
 
 -- where a placement may go from a running state: the open block or a
 -- free one, neither erasable nor a victim
-taken-run : ∀ {c G X bl} → Run c (G , X , bl) → ∀ j → Taken G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
-taken-run {c} {G} {X} {bl} R j tj k aok = taken-open {c} {G} {X} {bl} (Run.abs R) tj k (proj₁ aok)
+taken-run : ∀ {c G X bl} → Run c (G , X , bl) → Apart G X bl (Taken G)
+taken-run {c} {G} {X} {bl} R j tj k aok _ = taken-open {c} {G} {X} {bl} (Run.abs R) tj k (proj₁ aok)
 
--- ... from a retired state: a free block (the old open block only once
--- erased, `abNo`), free in Space's abstraction or the block it opened
-taken-ret : ∀ {c G X bl} → Retired c (G , X , bl) → ∀ j → Taken G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
-taken-ret {c} {G} {X} {bl} Rt j tj k (opens , wlt , _) = go (free opens)
+-- ... from a retired state: the old open block only while in none of
+-- the ghost's classes, else a free block, free in Space's abstraction or
+-- the block it opened
+taken-ret : ∀ {c G X bl} → Retired c (G , X , bl) → Apart G X bl (Taken G)
+taken-ret {c} {G} {X} {bl} Rt j tj k (opens , _ , _) gd = free opens
   where
   I = Retired.abs Rt
   kn = Retired.kn Rt
-  free : Opens bl k → fr bl k ≡ true
-  free (inj₂ f) = f
-  free (inj₁ refl) with Retired.abNo Rt
-  ... | inj₁ full = ⊥-elim (<-irrefl full wlt)
-  ... | inj₂ f = f
   ctk : Taken G k → es G k ≡ false → vi G k ≡ false → ⊥
   ctk (inj₁ e) ne nv = t→¬f e ne
   ctk (inj₂ v) ne nv = t→¬f v nv
@@ -477,12 +486,16 @@ taken-ret {c} {G} {X} {bl} Rt j tj k (opens , wlt , _) = go (free opens)
   ... | yes refl = ctk tj (Abs.abE I) (Abs.abV I)
   ... | no ne = ctk tj (Abs.frE I k (trans (upd-ne (fr bl) k kn false ne) f))
                        (Abs.frV I k (trans (upd-ne (fr bl) k kn false ne) f))
+  free : Opens bl k → k ≢ j
+  free (inj₂ f) = go f
+  free (inj₁ e) refl with gd e
+  ... | (_ , nv , ne) = ctk tj ne nv
 
 private
-  cov-run : ∀ {c G X bl} → Run c (G , X , bl) → ∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
+  cov-run : ∀ {c G X bl} → Run c (G , X , bl) → Apart G X bl (Cov G)
   cov-run {G = G} R j cj = taken-run R j (cov-taken {G} {j} cj)
 
-  cov-ret : ∀ {c G X bl} → Retired c (G , X , bl) → ∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j
+  cov-ret : ∀ {c G X bl} → Retired c (G , X , bl) → Apart G X bl (Cov G)
   cov-ret {G = G} Rt j cj = taken-ret Rt j (cov-taken {G} {j} cj)
 
 qinv-step : ∀ {c s s'} → LInv c s → QInv s → LStep c s s' → QInv s'
@@ -707,14 +720,14 @@ private
 private
   -- a write or relocation leaves every erasable block's pages where they
   -- were and gone (it maps only P's next page, above every placed one)
-  einv-place : ∀ {G X X' bl bl'} → FreshAbove X bl → (∀ j → es G j ≡ true → ∀ k → AllocOK (stX X) bl k → k ≢ j) →
+  einv-place : ∀ {G X X' bl bl'} → FreshAbove X bl → Guard X G bl bl' → Apart G X bl (λ j → es G j ≡ true) →
                Place X X' bl bl' → (NewPg (stX X) (stX X') ⊎ Keep (stX X) (stX X')) → SmU X X' →
                (∀ j → es G j ≡ true → ∀ o p → o < wp bl j → own bl j o ≡ just p → Gone X p) →
                ∀ j → es G j ≡ true → ∀ o p → o < wp bl' j → own bl' j o ≡ just p → Gone X' p
-  einv-place {G} {X} {X'} {bl} {bl'} fa cp pl sh sm E j esj o p lt e =
+  einv-place {G} {X} {X'} {bl} {bl'} fa gd cp pl sh sm E j esj o p lt e =
     gone-keep {X} {X'} (last-smu {X} {X'} sm) (l2p-new {X} {X'} sh (fa j o p e′) (proj₁ g)) g
     where
-    P = place-other {X} {X'} {bl} {bl'} {j} pl (cp j esj)
+    P = place-other {X} {X'} {bl} {bl'} {j} pl (apart-at {G} {X} {bl} {bl'} gd cp j esj)
     e′ : own bl j o ≡ just p
     e′ = trans (sym (proj₂ P o)) e
     g = E j esj o p (subst (o <_) (proj₁ P) lt) e′
@@ -734,18 +747,18 @@ private
 -- the blocks a placement may take apart from the erasable ones, and that
 -- a victim whose GC ended holds no valid sector
 einv-core : ∀ {c G X bl s'} → OPX.RI X → OwnLoc bl →
-            (∀ j → Cov G j → ∀ k → AllocOK (stX X) bl k → k ≢ j) →
+            Apart G X bl (Cov G) →
             (∀ j → vi G j ≡ true → cv G ≢ just j → vc X bl j ≡ 0) →
             EInv (G , X , bl) → LStep c (G , X , bl) s' → EInv s'
-einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lw {X' = X'} {bl' = bl'} {a} {dd} (o , pl) stay nocv nn) =
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lw {X' = X'} {bl' = bl'} {a} {dd} (o , pl) stay nocv nn uncl) =
   fresh-ok (SB.reg (SB.op (SB.w a dd))) {X} {X'} {bl} {bl'} fa (o , pl) ,
-  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-w a dd {X} {X'} o) (sm-w a dd {X} {X'} o) E
-einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lwa {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full nocv nn _) =
+  einv-place {G} {X} {X'} {bl} {bl'} fa (guard-open {X} {G} {bl} uncl) (λ j e → cp j (inj₁ e)) pl (shape-w a dd {X} {X'} o) (sm-w a dd {X} {X'} o) E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lwa {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full nocv nn uncl) =
   fresh-ok (SB.reg (SB.op (SB.w a dd))) {X} {X'} {bl} {bl'} fa (o , pl) ,
-  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-w a dd {X} {X'} o) (sm-w a dd {X} {X'} o) E
-einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lwr {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP full cls nocv nn) =
+  einv-place {G} {X} {X'} {bl} {bl'} fa (guard-unc {X} {G} {bl} uncl) (λ j e → cp j (inj₁ e)) pl (shape-w a dd {X} {X'} o) (sm-w a dd {X} {X'} o) E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lwr {X' = X'} {bl' = bl'} {a} {dd} (o , pl) moved kP cls nocv nn) =
   fresh-ok (SB.reg (SB.op (SB.w a dd))) {X} {X'} {bl} {bl'} fa (o , pl) ,
-  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-w a dd {X} {X'} o) (sm-w a dd {X} {X'} o) E
+  einv-place {G} {X} {X'} {bl} {bl'} fa (guard-moved {X} {G} {bl} moved) (λ j e → cp j (inj₁ e)) pl (shape-w a dd {X} {X'} o) (sm-w a dd {X} {X'} o) E
 einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lret full uncl frk kP) = fa , E
 einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lfl {X' = X'} (o , refl) nocv nn) =
   fresh-ok SB.flush {X} {X'} {bl} {bl} fa (o , refl) ,
@@ -764,15 +777,15 @@ einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lera {X' = X'} (k , rn , refl) e
   ... | yes refl = ⊥-elim (t→¬f e (upd-self (es G) j false))
   ... | no ne = gone-run rn (E j (trans (sym (upd-ne (es G) j k false ne)) e) o p (subst (o <_) (upd-ne (wp bl) j k 0 ne) lt) ep)
 einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lgcm nocv usk kP gk uL vN) = fa , E
-einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol _) =
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrl {X' = X'} {bl' = bl'} cvk (o , pl) stay pol _ uncl) =
   fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} {bl} {bl'} fa (o , pl) ,
-  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
-einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _ _) =
+  einv-place {G} {X} {X'} {bl} {bl'} fa (guard-open {X} {G} {bl} uncl) (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrla {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _ uncl) =
   fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} {bl} {bl'} fa (o , pl) ,
-  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
-einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP full pol _ cls) =
+  einv-place {G} {X} {X'} {bl} {bl'} fa (guard-unc {X} {G} {bl} uncl) (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
+einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (lrlr {X' = X'} {bl' = bl'} cvk (o , pl) moved kP pol _ cls) =
   fresh-ok (SB.reg (SB.op SB.rl)) {X} {X'} {bl} {bl'} fa (o , pl) ,
-  einv-place {G} {X} {X'} {bl} {bl'} fa (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
+  einv-place {G} {X} {X'} {bl} {bl'} fa (guard-moved {X} {G} {bl} moved) (λ j e → cp j (inj₁ e)) pl (shape-rl {X} {X'} o) (sm-rl {X} {X'} o) E
 einv-core {c} {G} {X} {bl} r ol cp vz (fa , E) (ldone cvk z rel) = fa , E
 
 private

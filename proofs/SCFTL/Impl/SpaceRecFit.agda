@@ -254,17 +254,17 @@ private
 
 fit-step : ∀ {c s s'} → Sp.Needs c → LInv c s → LStep c s s' →
            RecFit c (proj₁ (proj₂ s)) (proj₂ (proj₂ s)) → RecFit c (proj₁ (proj₂ s')) (proj₂ (proj₂ s'))
-fit-step {c} V L (lw {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _) rf =
+fit-step {c} V L (lw {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _) rf =
   fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
 fit-step {c} V L (lwa {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _ _ _) rf =
   fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
-fit-step {c} V L (lwr {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _ _ _) rf =
+fit-step {c} V L (lwr {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _ _) rf =
   fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
-fit-step {c} V L (lrl {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _) rf =
+fit-step {c} V L (lrl {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _) rf =
   fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
 fit-step {c} V L (lrla {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _ _ _) rf =
   fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
-fit-step {c} V L (lrlr {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _ _ _) rf =
+fit-step {c} V L (lrlr {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _ _) rf =
   fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
 fit-step V L (lret _ _ _ _) rf = rf
 fit-step V L (lgcm _ _ _ _ _ _) rf = rf

@@ -131,7 +131,7 @@ Gg = endEp Gf
 step1 : LStepT cfgM (λ _ _ → ⊤) (G0 , X u1 , bl1) (G0 , X u2 , bl2)
 step1 = lw ((inj₁ (refl , mk u1 , refl , ((inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl)))
            , inj₁ (refl , 0 , (inj₁ refl , s≤s z≤n , refl , fresh {bl1} {n1} (below1 n1)) , refl))
-           refl refl tt
+           refl refl tt (inj₁ (refl , refl , refl))
 
 step2 : LStepT cfgM (λ _ _ → ⊤) (G0 , X u2 , bl2) (Ga , X u3 , bl2)
 step2 = lbar (inj₁ (refl , mk u2 , refl , (inj₁ (le 1 4 , refl) , refl)) , refl) refl tt

@@ -48,8 +48,8 @@ import SCFTL.Impl.Space as Sp
 
 Kept : ∀ {s s'} → LStep cfgG s s' → Set
 Kept (lret _ _ _ _) = ⊥
-Kept (lwr _ _ _ _ _ _ _) = ⊥
-Kept (lrlr _ _ _ _ _ _ _ _) = ⊥
+Kept (lwr _ _ _ _ _ _) = ⊥
+Kept (lrlr _ _ _ _ _ _ _) = ⊥
 Kept _ = ⊤
 
 data StepM : LS → LS → Set where
@@ -76,11 +76,11 @@ private
           ¬ Sp.NotNeeded cfgG (gn G) (0 ∷ usedOf cfgG G X bl) → (∀ j → es G j ≡ false) →
           (st : LStep cfgG (G , X , bl) (G1 , X1 , bl1)) → Kept st →
           cv G1 ≡ nothing × length (usedOf cfgG G1 X1 bl1) ≡ 1
-  first {G} {X} {bl} {X1 = X1} {bl1 = bl1} nocv l1 gn′ ne (lw _ _ _ _) _ =
+  first {G} {X} {bl} {X1 = X1} {bl1 = bl1} nocv l1 gn′ ne (lw _ _ _ _ _) _ =
     nocv , trans (used-len (us G) (vc X1 bl1) (vc X bl) (Sp.P cfgG)) l1
   first nocv l1 gn′ ne (lwa _ _ _ _ _ nn _) _ = ⊥-elim (gn′ nn)
   first nocv l1 gn′ ne (lret _ _ _ _) ()
-  first nocv l1 gn′ ne (lwr _ _ _ _ _ _ _) ()
+  first nocv l1 gn′ ne (lwr _ _ _ _ _ _) ()
   first {G} {X} {bl} {X1 = X1} {bl1 = bl1} nocv l1 gn′ ne (lfl _ _ _) _ =
     nocv , trans (used-len (us G) (vc X1 bl1) (vc X bl) (Sp.P cfgG)) l1
   first {G} {X} {bl} {X1 = X1} {bl1 = bl1} nocv l1 gn′ ne (lbar _ _ _) _ =
@@ -90,27 +90,27 @@ private
   first nocv l1 gn′ ne (lera o esk _) _ = t→¬f esk (ne _)
   first nocv l1 gn′ ne (lgcm _ _ _ _ uL _) _ with subst (Sp.U cfgG Data.Nat.Base.≤_) l1 uL
   ... | s≤s ()
-  first nocv l1 gn′ ne (lrl cvk _ _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
+  first nocv l1 gn′ ne (lrl cvk _ _ _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
   first nocv l1 gn′ ne (lrla cvk _ _ _ _ _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
-  first nocv l1 gn′ ne (lrlr cvk _ _ _ _ _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
+  first nocv l1 gn′ ne (lrlr cvk _ _ _ _ _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
   first nocv l1 gn′ ne (ldone cvk _ _) _ = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
 
   -- ... and no step from such a state takes a victim
   no-gc : ∀ {G1 X1 bl1 G2 X2 bl2 k} → cv G1 ≡ nothing → length (usedOf cfgG G1 X1 bl1) ≡ 1 →
           LStep cfgG (G1 , X1 , bl1) (G2 , X2 , bl2) → cv G2 ≡ just k → ⊥
-  no-gc nocv l1 (lw _ _ _ _) e = nothing≢just (trans (sym nocv) e)
+  no-gc nocv l1 (lw _ _ _ _ _) e = nothing≢just (trans (sym nocv) e)
   no-gc nocv l1 (lwa _ _ _ _ _ _ _) e = nothing≢just (trans (sym nocv) e)
   no-gc nocv l1 (lret _ _ _ _) e = nothing≢just (trans (sym nocv) e)
-  no-gc nocv l1 (lwr _ _ _ _ _ _ _) e = nothing≢just (trans (sym nocv) e)
+  no-gc nocv l1 (lwr _ _ _ _ _ _) e = nothing≢just (trans (sym nocv) e)
   no-gc nocv l1 (lfl _ _ _) e = nothing≢just (trans (sym nocv) e)
   no-gc nocv l1 (lbar _ _ _) e = nothing≢just (trans (sym nocv) e)
   no-gc nocv l1 (lsy _) e = nothing≢just (trans (sym nocv) e)
   no-gc nocv l1 (lera _ _ _) e = nothing≢just (trans (sym nocv) e)
   no-gc nocv l1 (lgcm _ _ _ _ uL _) e with subst (Sp.U cfgG Data.Nat.Base.≤_) l1 uL
   ... | s≤s ()
-  no-gc nocv l1 (lrl cvk _ _ _ _) e = nothing≢just (trans (sym nocv) cvk)
+  no-gc nocv l1 (lrl cvk _ _ _ _ _) e = nothing≢just (trans (sym nocv) cvk)
   no-gc nocv l1 (lrla cvk _ _ _ _ _ _ _) e = nothing≢just (trans (sym nocv) cvk)
-  no-gc nocv l1 (lrlr cvk _ _ _ _ _ _ _) e = nothing≢just (trans (sym nocv) cvk)
+  no-gc nocv l1 (lrlr cvk _ _ _ _ _ _) e = nothing≢just (trans (sym nocv) cvk)
   no-gc nocv l1 (ldone _ _ _) ()
 
 not-gc-live : ¬ GcLive Pmut
