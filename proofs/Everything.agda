@@ -151,6 +151,8 @@ import SCFTL.Impl.SpaceQueued
 import SCFTL.Impl.SpaceGcBound
 import SCFTL.Impl.SpaceGcWalk
 import SCFTL.Impl.SpaceRecFit
+import SCFTL.Impl.SpaceRecInv
+import SCFTL.Impl.SpaceRecLayer
 import SCFTL.Impl.SpaceSimRetire
 import SCFTL.Impl.SpaceLayerGcExample
 -- Issue 17: the model is not vacuous (enabledness, a concrete run)

@@ -345,6 +345,22 @@ private
   ... | no nlt = ⊥-elim (<-irrefl refl
         (≤-trans (+-monoˡ-≤ (Sp.P c * Sp.S c) n1) (≤-trans (+-monoʳ-≤ (Sp.need c) (*-monoˡ-≤ (Sp.S c) (≮⇒≥ nlt))) f)))
 
+-- Space's recovery step to a fitting map's blocks, with e' erasable
+-- blocks (the rest but Space's fresh open block)
+rec-at : ∀ {c X' bl'} → Sp.L c ≡ suc amax → Fit c (l2p (stX X')) (loc bl') →
+         ∀ e' → suc (e' + length (recUsed c X' bl')) ≡ Sp.P c →
+         ∀ d → StepD c d (sd 0 e' 0 (recUsed c X' bl') (Sp.S c) 0 0 0 0 (length (recUsed c X' bl')))
+rec-at {c} {X'} {bl'} eL f e' cnt d = rec cnt fit′ sumL
+  where
+  ys = recUsed c X' bl'
+  len : length ys ≡ nbk c (l2p (stX X')) (loc bl')
+  len = used-count (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c)
+  fit′ : Sp.need c + length ys * Sp.S c ≤ Sp.P c * Sp.S c
+  fit′ = subst (λ m → Sp.need c + m * Sp.S c ≤ Sp.P c * Sp.S c) (sym len) (proj₁ f)
+  sumL : sum ys ≤ Sp.L c
+  sumL = ≤-trans (used-sum-le (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c))
+                 (subst (tot (vc X' bl') (Sp.P c) ≤_) (sym eL) (vc-sum X' bl' (Sp.P c)))
+
 -- **Space's recovery step, from every state of its data half**, to the
 -- abstraction of a block-layer state whose L2P fits: the blocks it names
 -- used (`recUsed`), every other one erasable, a fresh open block
@@ -352,21 +368,16 @@ private
 -- their valid sectors at most L, SpaceValid's `vc-sum`; W ≥ 1)
 rec-step : ∀ {c X' bl'} → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Fit c (l2p (stX X')) (loc bl') →
            ∀ d → Σ ℕ λ e' → StepD c d (sd 0 e' 0 (recUsed c X' bl') (Sp.S c) 0 0 0 0 (length (recUsed c X' bl')))
-rec-step {c} {X'} {bl'} eL eW f d = Sp.P c ∸ suc n , rec cnt fit′ sumL
+rec-step {c} {X'} {bl'} eL eW f d = Sp.P c ∸ suc n , rec-at {c} {X'} {bl'} eL f (Sp.P c ∸ suc n) cnt d
   where
-  ys = recUsed c X' bl'
-  n = length ys
-  len : n ≡ nbk c (l2p (stX X')) (loc bl')
-  len = used-count (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c)
+  n = length (recUsed c X' bl')
   fit′ : Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c
-  fit′ = subst (λ m → Sp.need c + m * Sp.S c ≤ Sp.P c * Sp.S c) (sym len) (proj₁ f)
+  fit′ = subst (λ m → Sp.need c + m * Sp.S c ≤ Sp.P c * Sp.S c)
+               (sym (used-count (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c))) (proj₁ f)
   n1 : 1 ≤ Sp.need c
   n1 = ≤-trans (subst (1 ≤_) (sym eW) (s≤s z≤n)) (m≤m+n (Sp.W c) _)
   cnt : suc (Sp.P c ∸ suc n + n) ≡ Sp.P c
   cnt = trans (sym (+-suc (Sp.P c ∸ suc n) n)) (m∸n+n≡m (fit-lt {c} {n} n1 fit′))
-  sumL : sum ys ≤ Sp.L c
-  sumL = ≤-trans (used-sum-le (λ k → nz (vc X' bl' k)) (vc X' bl') (Sp.P c))
-                 (subst (tot (vc X' bl') (Sp.P c) ≤_) (sym eL) (vc-sum X' bl' (Sp.P c)))
 
 -- so after a power cut at a state the layer reaches
 crash-rec : ∀ {c X0 bl0 X1 bl1 G X bl C X' bl'} → Sp.Needs c →

@@ -825,19 +825,33 @@ private
   frwp-place {X} {X'} {bl} fw (inj₁ (_ , k , _ , refl)) = frwp-alloc {bl} k (nxt (stX X)) fw
   frwp-place fw (inj₂ (_ , refl)) = fw
 
+frwp-erase : ∀ {bl} k → FrWp bl → FrWp (berase k bl)
+frwp-erase {bl} k fw j e with j ≟ℕ k
+... | yes refl = upd-self (wp bl) j 0
+... | no jk    = trans (upd-ne (wp bl) j k 0 jk) (fw j (trans (sym (upd-ne (fr bl) j k true jk)) e))
+
 frwp-new : ∀ {bl} → NewBL bl → FrWp bl
 frwp-new (_ , wz , _) k _ = wz k
 
 frwp-ok : ∀ o {X X' bl bl'} → FrWp bl → SB.Model.ok BXone o (X , bl) (X' , bl') → FrWp bl'
 frwp-ok (SB.use (SB.reg (SB.op (SB.w a d)))) {X} {X'} fw (_ , pl) = frwp-place {X} {X'} fw pl
 frwp-ok (SB.use (SB.reg (SB.op SB.rl))) {X} {X'} fw (_ , pl) = frwp-place {X} {X'} fw pl
-frwp-ok (SB.use (SB.reg (SB.op SB.es))) {bl = bl} fw (k , _ , refl) j e with j ≟ℕ k
-... | yes refl = upd-self (wp bl) j 0
-... | no jk    = trans (upd-ne (wp bl) j k 0 jk) (fw j (trans (sym (upd-ne (fr bl) j k true jk)) e))
+frwp-ok (SB.use (SB.reg (SB.op SB.es))) {bl = bl} fw (k , _ , refl) = frwp-erase {bl} k fw
 frwp-ok (SB.use (SB.reg (SB.op SB.sy))) fw (_ , refl) = fw
 frwp-ok (SB.use (SB.reg SB.barrier)) fw (_ , refl) = fw
 frwp-ok (SB.use SB.flush) fw (_ , refl) = fw
 frwp-ok SB.recover {X' = X'} {bl} fw (_ , refl) j = forget-frwp {bl} (nxt (stX X')) j (fw j)
+
+-- ... and every crash of an operation: a block allocated, a block erased
+frwp-crash : ∀ u {X X' bl bl'} → FrWp bl → SB.Model.crash BXone (SB.use u) (X , bl) (X' , bl') → FrWp bl'
+frwp-crash (SB.reg (SB.op (SB.w a d))) fw (_ , inj₁ refl) = fw
+frwp-crash (SB.reg (SB.op (SB.w a d))) {X} {bl = bl} fw (_ , inj₂ (k , _ , refl)) = frwp-alloc {bl} k (nxt (stX X)) fw
+frwp-crash (SB.reg (SB.op SB.rl)) fw (_ , inj₁ refl) = fw
+frwp-crash (SB.reg (SB.op SB.rl)) {X} {bl = bl} fw (_ , inj₂ (k , _ , refl)) = frwp-alloc {bl} k (nxt (stX X)) fw
+frwp-crash (SB.reg (SB.op SB.es)) {bl = bl} fw (k , _ , _ , refl) = frwp-erase {bl} k fw
+frwp-crash (SB.reg (SB.op SB.sy)) fw (_ , refl) = fw
+frwp-crash (SB.reg SB.barrier) fw (_ , refl) = fw
+frwp-crash SB.flush fw (_ , refl) = fw
 
 ------------------------------------------------------------------------
 -- What Space's progress says of the model: a page Space finds is one
