@@ -100,11 +100,12 @@
 --
 -- `Start` is what the first recovery of a new disk leaves
 -- (SCFTL.Impl.SpaceLayerStart: `new-start`, `space-progress-one`).  Not
--- here (proofs/README.md, "Not done", item 1): recovery after a crash
--- (P's recovery reclaims the pages the recovered map does not name since
--- the thirtieth session; the block layer's recovery frees every vacant
--- block since the thirty-first, and keeps the open block when it is not
--- vacant), so a crash ends what this module says.
+-- here: recovery after a crash (P's recovery reclaims the pages the
+-- recovered map does not name since the thirtieth session; the block
+-- layer's recovery frees every vacant block since the thirty-first, and
+-- keeps the open block when it is not vacant), so a crash ends what this
+-- module says; SCFTL.Impl.SpaceRecLayer (thirty-fifth session) adds the
+-- layer's recovery step and carries `LInv` across it.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)

@@ -62,12 +62,10 @@
 --                     names (`recUsed`), every other one erasable, a
 --                     fresh open block.
 --
--- Not here (proofs/README.md, "Not done", item 1): the layer's recovery
--- step and its invariant after it (the ghost: used the blocks the
--- recovered L2P names, erasable the other non-free ones; the block
--- layer's open block retired, as the code abandons its tail; a block
--- standing for Space's fresh open block, which must be erased first
--- where no block is free).
+-- The layer's recovery step and its invariant after it are
+-- SCFTL.Impl.SpaceRecInv and SCFTL.Impl.SpaceRecLayer (thirty-fifth
+-- session; `rec-at` below is Space's recovery step with the count of
+-- erasable blocks they need).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
