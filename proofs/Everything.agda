@@ -152,6 +152,7 @@ import SCFTL.Impl.SpaceGcBound
 import SCFTL.Impl.SpaceGcWalk
 import SCFTL.Impl.SpaceRecFit
 import SCFTL.Impl.SpaceRecInv
+import SCFTL.Impl.SpaceRecErase
 import SCFTL.Impl.SpaceRecLayer
 import SCFTL.Impl.SpaceSimRetire
 import SCFTL.Impl.SpaceLayerGcExample

@@ -176,42 +176,41 @@ nbk-le c M lc u o h =
 ------------------------------------------------------------------------
 -- At a flush or a barrier the volatile L2P fits
 
-private
-  -- Space's flush: the used blocks and the open one leave the need
-  recb-now : ∀ {c s} → Sp.Needs c → Sp.Inv c s → Sp.pend s ≡ 0 → Sp.NotNeeded c (Sp.gc s) (Sp.vs s) →
-             Sp.need c + suc (length (Sp.vs s)) * Sp.S c ≤ Sp.P c * Sp.S c
-  recb-now {c} {Sp.st f e i xs r a w g q rm t b p u} V I refl nn = Sp.commit-recb {c} {d = 0} {r = r} V I nn
+-- Space's flush: the used blocks and the open one leave the need
+recb-now : ∀ {c s} → Sp.Needs c → Sp.Inv c s → Sp.pend s ≡ 0 → Sp.NotNeeded c (Sp.gc s) (Sp.vs s) →
+           Sp.need c + suc (length (Sp.vs s)) * Sp.S c ≤ Sp.P c * Sp.S c
+recb-now {c} {Sp.st f e i xs r a w g q rm t b p u} V I refl nn = Sp.commit-recb {c} {d = 0} {r = r} V I nn
 
-  fit-abs : ∀ {c G X bl d} → Sp.Needs c → ReachD c d → Abs c G X bl d → Placed c G X bl → cv G ≡ nothing →
-            Sp.NotNeeded c (gn G) (usedOf c G X bl) → Fit c (l2p (stX X)) (loc bl)
-  fit-abs {c} {G} {X} {bl} {d} V rd A pl nocv nn with reachD-lift V rd
-  ... | s , rs , eq =
-    ≤-trans (+-monoʳ-≤ (Sp.need c) (*-monoˡ-≤ (Sp.S c) bound)) (recb-now {c} {s} V (Sp.reach-inv V rs) pend0 nn′) ,
-    below
-    where
-    below : Below c (l2p (stX X)) (loc bl)
-    below a q le m with pl (proj₁ (loc bl q))
-    ... | inj₁ z = ⊥-elim (no10 (subst (1 ≤_) z (vc-pos X bl a q le m)))
-    ... | inj₂ (inj₁ e) = subst (_< Sp.P c) (sym e) (Abs.abP A)
-    ... | inj₂ (inj₂ (inj₁ (_ , lt))) = lt
-    ... | inj₂ (inj₂ (inj₂ cvk)) = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
-    vsE : Sp.vs s ≡ usedOf c G X bl
-    vsE = trans (cong vsD eq) (Abs.vsA A)
-    pend0 : Sp.pend s ≡ 0
-    pend0 = trans (cong pendD eq) (trans (Abs.pdA A) (cong (pendOf X bl) nocv))
-    nn′ : Sp.NotNeeded c (Sp.gc s) (Sp.vs s)
-    nn′ = subst (λ g → Sp.NotNeeded c g (Sp.vs s)) (sym (trans (cong gcD eq) (Abs.gcA A)))
-            (subst (Sp.NotNeeded c (gn G)) (sym vsE) nn)
-    h : ∀ k → k < Sp.P c → vc X bl k ≡ 0 ⊎ k ≡ ab bl ⊎ us G k ≡ true
-    h k _ with pl k
-    ... | inj₁ z = inj₁ z
-    ... | inj₂ (inj₁ e) = inj₂ (inj₁ e)
-    ... | inj₂ (inj₂ (inj₁ (u , _))) = inj₂ (inj₂ u)
-    ... | inj₂ (inj₂ (inj₂ cvk)) = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
-    bound : nbk c (l2p (stX X)) (loc bl) ≤ suc (length (Sp.vs s))
-    bound = subst (λ n → nbk c (l2p (stX X)) (loc bl) ≤ suc n)
-              (sym (trans (cong length vsE) (used-count (us G) (vc X bl) (Sp.P c))))
-              (nbk-le c (l2p (stX X)) (loc bl) (us G) (ab bl) h)
+fit-abs : ∀ {c G X bl d} → Sp.Needs c → ReachD c d → Abs c G X bl d → Placed c G X bl → cv G ≡ nothing →
+          Sp.NotNeeded c (gn G) (usedOf c G X bl) → Fit c (l2p (stX X)) (loc bl)
+fit-abs {c} {G} {X} {bl} {d} V rd A pl nocv nn with reachD-lift V rd
+... | s , rs , eq =
+  ≤-trans (+-monoʳ-≤ (Sp.need c) (*-monoˡ-≤ (Sp.S c) bound)) (recb-now {c} {s} V (Sp.reach-inv V rs) pend0 nn′) ,
+  below
+  where
+  below : Below c (l2p (stX X)) (loc bl)
+  below a q le m with pl (proj₁ (loc bl q))
+  ... | inj₁ z = ⊥-elim (no10 (subst (1 ≤_) z (vc-pos X bl a q le m)))
+  ... | inj₂ (inj₁ e) = subst (_< Sp.P c) (sym e) (Abs.abP A)
+  ... | inj₂ (inj₂ (inj₁ (_ , lt))) = lt
+  ... | inj₂ (inj₂ (inj₂ cvk)) = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
+  vsE : Sp.vs s ≡ usedOf c G X bl
+  vsE = trans (cong vsD eq) (Abs.vsA A)
+  pend0 : Sp.pend s ≡ 0
+  pend0 = trans (cong pendD eq) (trans (Abs.pdA A) (cong (pendOf X bl) nocv))
+  nn′ : Sp.NotNeeded c (Sp.gc s) (Sp.vs s)
+  nn′ = subst (λ g → Sp.NotNeeded c g (Sp.vs s)) (sym (trans (cong gcD eq) (Abs.gcA A)))
+          (subst (Sp.NotNeeded c (gn G)) (sym vsE) nn)
+  h : ∀ k → k < Sp.P c → vc X bl k ≡ 0 ⊎ k ≡ ab bl ⊎ us G k ≡ true
+  h k _ with pl k
+  ... | inj₁ z = inj₁ z
+  ... | inj₂ (inj₁ e) = inj₂ (inj₁ e)
+  ... | inj₂ (inj₂ (inj₁ (u , _))) = inj₂ (inj₂ u)
+  ... | inj₂ (inj₂ (inj₂ cvk)) = ⊥-elim (nothing≢just (trans (sym nocv) cvk))
+  bound : nbk c (l2p (stX X)) (loc bl) ≤ suc (length (Sp.vs s))
+  bound = subst (λ n → nbk c (l2p (stX X)) (loc bl) ≤ suc n)
+            (sym (trans (cong length vsE) (used-count (us G) (vc X bl) (Sp.P c))))
+            (nbk-le c (l2p (stX X)) (loc bl) (us G) (ab bl) h)
 
 -- a flush's or a barrier's guard (no victim pending, GC not needed) in
 -- a state of the layer: its volatile L2P names only the open block and
@@ -250,31 +249,41 @@ private
   ... | inj₁ (j' , e) = fit-at {c} {X} {bl} {bl} r (λ _ _ → refl) rf j' (λ a _ → e a)
   ... | inj₂ e        = fit-same {c} (λ b _ → e b) (λ _ _ _ _ → refl) fv
 
+-- a state's volatile L2P fits at a flush's or a barrier's guard
+NowFit : Sp.Config → Gh → XS → BL → Set
+NowFit c G X bl = cv G ≡ nothing → Sp.NotNeeded c (gn G) (usedOf c G X bl) → Fit c (l2p (stX X)) (loc bl)
+
+-- every step keeps it, given the one model's invariant and the fit of
+-- the volatile L2P at a flush's or a barrier's guard (`fit-now`)
+fit-step′ : ∀ {c s s'} → OPX.RI (proj₁ (proj₂ s)) → NowFit c (proj₁ s) (proj₁ (proj₂ s)) (proj₂ (proj₂ s)) → LStep c s s' →
+            RecFit c (proj₁ (proj₂ s)) (proj₂ (proj₂ s)) → RecFit c (proj₁ (proj₂ s')) (proj₂ (proj₂ s'))
+fit-step′ {c} r now (lw {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} r (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step′ {c} r now (lwa {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} r (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step′ {c} r now (lwr {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} r (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step′ {c} r now (lrl {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} r (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step′ {c} r now (lrla {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} r (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step′ {c} r now (lrlr {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {bl'} r (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
+fit-step′ r now (lret _ _ _ _) rf = rf
+fit-step′ r now (lgcm _ _ _ _ _ _) rf = rf
+fit-step′ r now (ldone _ _ _) rf = rf
+fit-step′ {c} r now (lsy {X = X} {X'} {bl} (o , refl)) rf =
+  fit-kept {c} {X} {X'} {bl} {bl} r (proj₂ (maps-sy {X} {X'} o)) (λ _ _ → refl) rf
+fit-step′ {c} r now (lera {X = X} {X'} {bl} (k , rn , refl) _ _) rf =
+  fit-kept {c} {X} {X'} {bl} {berase k bl} r (proj₂ (es-run-mk rn)) (λ _ _ → refl) rf
+fit-step′ {c} r now (lfl {G = G} {X} {X'} {bl} (o , refl) nocv nn) rf =
+  fit-maps {c} {X} {X'} {bl} r (proj₂ (maps-flush {X} {X'} o)) rf (now nocv nn)
+fit-step′ {c} r now (lbar {G = G} {X} {X'} {bl} (o , refl) nocv nn) rf =
+  fit-maps {c} {X} {X'} {bl} r (proj₂ (maps-barrier {X} {X'} r o)) rf (now nocv nn)
+
 fit-step : ∀ {c s s'} → Sp.Needs c → LInv c s → LStep c s s' →
            RecFit c (proj₁ (proj₂ s)) (proj₂ (proj₂ s)) → RecFit c (proj₁ (proj₂ s')) (proj₂ (proj₂ s'))
-fit-step {c} V L (lw {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _) rf =
-  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
-fit-step {c} V L (lwa {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _ _ _) rf =
-  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
-fit-step {c} V L (lwr {X = X} {X'} {bl} {bl'} {a} {dd} (o , pl) _ _ _ _ _) rf =
-  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-w a dd {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
-fit-step {c} V L (lrl {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _) rf =
-  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
-fit-step {c} V L (lrla {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _ _ _) rf =
-  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
-fit-step {c} V L (lrlr {X = X} {X'} {bl} {bl'} _ (o , pl) _ _ _ _ _) rf =
-  fit-kept {c} {X} {X'} {bl} {bl'} (proj₁ (ri-of L)) (maps-smu {X} {X'} (sm-rl {X} {X'} o)) (loc-place {X} {X'} {bl} {bl'} pl) rf
-fit-step V L (lret _ _ _ _) rf = rf
-fit-step V L (lgcm _ _ _ _ _ _) rf = rf
-fit-step V L (ldone _ _ _) rf = rf
-fit-step {c} V L (lsy {X = X} {X'} {bl} (o , refl)) rf =
-  fit-kept {c} {X} {X'} {bl} {bl} (proj₁ (ri-of L)) (proj₂ (maps-sy {X} {X'} o)) (λ _ _ → refl) rf
-fit-step {c} V L (lera {X = X} {X'} {bl} (k , rn , refl) _ _) rf =
-  fit-kept {c} {X} {X'} {bl} {berase k bl} (proj₁ (ri-of L)) (proj₂ (es-run-mk rn)) (λ _ _ → refl) rf
-fit-step {c} V L (lfl {G = G} {X} {X'} {bl} (o , refl) nocv nn) rf =
-  fit-maps {c} {X} {X'} {bl} (proj₁ (ri-of L)) (proj₂ (maps-flush {X} {X'} o)) rf (fit-now {c} {G} {X} {bl} V L nocv nn)
-fit-step {c} V L (lbar {G = G} {X} {X'} {bl} (o , refl) nocv nn) rf =
-  fit-maps {c} {X} {X'} {bl} (proj₁ (ri-of L)) (proj₂ (maps-barrier {X} {X'} (proj₁ (ri-of L)) o)) rf (fit-now {c} {G} {X} {bl} V L nocv nn)
+fit-step {c} V L st rf = fit-step′ {c} (proj₁ (ri-of L)) (fit-now V L) st rf
 
 ------------------------------------------------------------------------
 -- From the first recovery of a new disk
@@ -335,13 +344,12 @@ crash-fit {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {C} {X'} V eL eW eS new r abP r
 recUsed : Sp.Config → XS → BL → List ℕ
 recUsed c X bl = usedL (λ k → nz (vc X bl k)) (vc X bl) (Sp.P c)
 
-private
-  -- a fitting map leaves a block for Space's open one (W ≥ 1)
-  fit-lt : ∀ {c n} → 1 ≤ Sp.need c → Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c → n < Sp.P c
-  fit-lt {c} {n} n1 f with n <? Sp.P c
-  ... | yes lt = lt
-  ... | no nlt = ⊥-elim (<-irrefl refl
-        (≤-trans (+-monoˡ-≤ (Sp.P c * Sp.S c) n1) (≤-trans (+-monoʳ-≤ (Sp.need c) (*-monoˡ-≤ (Sp.S c) (≮⇒≥ nlt))) f)))
+-- a fitting map leaves a block for Space's open one (W ≥ 1)
+fit-lt : ∀ {c n} → 1 ≤ Sp.need c → Sp.need c + n * Sp.S c ≤ Sp.P c * Sp.S c → n < Sp.P c
+fit-lt {c} {n} n1 f with n <? Sp.P c
+... | yes lt = lt
+... | no nlt = ⊥-elim (<-irrefl refl
+      (≤-trans (+-monoˡ-≤ (Sp.P c * Sp.S c) n1) (≤-trans (+-monoʳ-≤ (Sp.need c) (*-monoˡ-≤ (Sp.S c) (≮⇒≥ nlt))) f)))
 
 -- Space's recovery step to a fitting map's blocks, with e' erasable
 -- blocks (the rest but Space's fresh open block)
@@ -416,12 +424,11 @@ private
 -- `reg-sm`, `cov-rmc`), then any number of crashed recoveries and the
 -- recovery: the rebuilt L2P fits — a stable map of the state (`rec-fit`)
 -- or, inside a flush or a barrier, its volatile L2P (`fit-now`)
-crash-fit-op : ∀ {c G X bl u C0 blc C X'} → Sp.Needs c → LInv c (G , X , bl) → RecFit c X bl → LayerOp c G X bl u →
+crash-fit-op′ : ∀ {c G X bl u C0 blc C X'} → OPX.RI X → NowFit c G X bl → RecFit c X bl → LayerOp c G X bl u →
                SB.Model.crash BXone (SB.use u) (X , bl) (C0 , blc) → AgainX C0 C → PXm.ok SB.recover C X' →
                Fit c (l2p (stX X')) (loc blc)
-crash-fit-op {c} {G} {X} {bl} {u} {C0} {blc} {C} {X'} V L rf lo cr ag rc = go lo cr
+crash-fit-op′ {c} {G} {X} {bl} {u} {C0} {blc} {C} {X'} r now rf lo cr ag rc = go lo cr
   where
-  r = proj₁ (ri-of L)
   sm-fit : ∀ {blc′} → (∀ p → p < nxt (stX X) → loc blc′ p ≡ loc bl p) → SM X X' → Fit c (l2p (stX X')) (loc blc′)
   sm-fit {blc′} lk (k , e) = fit-at {c} {X} {bl} {blc′} r lk rf k e
   go : ∀ {u blc} → LayerOp c G X bl u → SB.Model.crash BXone (SB.use u) (X , bl) (C0 , blc) → Fit c (l2p (stX X')) (loc blc)
@@ -431,10 +438,15 @@ crash-fit-op {c} {G} {X} {bl} {u} {C0} {blc} {C} {X'} V L rf lo cr ag rc = go lo
   go (inj₁ reg-sy) (c0 , refl) = sm-fit {bl} (λ _ _ → refl) (reg-sm {_} {X} {C0} {C} {X'} reg-sy r c0 ag rc)
   go (inj₂ (inj₁ refl , nocv , nn)) (c0 , refl) with cov-rmc {X} {C0} {C} {X'} r (cov-any SB.flush c0) ag rc
   ... | inj₁ sm = sm-fit {bl} (λ _ _ → refl) sm
-  ... | inj₂ e  = fit-same {c} e (λ _ _ _ _ → refl) (fit-now {c} {G} {X} {bl} V L nocv nn)
+  ... | inj₂ e  = fit-same {c} e (λ _ _ _ _ → refl) (now nocv nn)
   go (inj₂ (inj₂ refl , nocv , nn)) (c0 , refl) with cov-rmc {X} {C0} {C} {X'} r (cov-any (SB.reg SB.barrier) c0) ag rc
   ... | inj₁ sm = sm-fit {bl} (λ _ _ → refl) sm
-  ... | inj₂ e  = fit-same {c} e (λ _ _ _ _ → refl) (fit-now {c} {G} {X} {bl} V L nocv nn)
+  ... | inj₂ e  = fit-same {c} e (λ _ _ _ _ → refl) (now nocv nn)
+
+crash-fit-op : ∀ {c G X bl u C0 blc C X'} → Sp.Needs c → LInv c (G , X , bl) → RecFit c X bl → LayerOp c G X bl u →
+               SB.Model.crash BXone (SB.use u) (X , bl) (C0 , blc) → AgainX C0 C → PXm.ok SB.recover C X' →
+               Fit c (l2p (stX X')) (loc blc)
+crash-fit-op {c} {G} {X} {bl} V L = crash-fit-op′ {c} {G} {X} {bl} (proj₁ (ri-of L)) (fit-now V L)
 
 -- so, from the first recovery of a new disk, Space's recovery step goes
 -- to the abstraction of what every such crash and the block layer's

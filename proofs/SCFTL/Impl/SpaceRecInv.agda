@@ -102,18 +102,17 @@ belowP c k = ⌊ k <? Sp.P c ⌋
 recGh : Sp.Config → XS → BL → Gh
 recGh c X bl = gh (λ k → nz (vc X bl k)) (λ k → not (fr bl k) ∧ (not (nz (vc X bl k)) ∧ belowP c k)) (λ _ → false) nothing 0
 
-private
-  belowP-lt : ∀ c k → k < Sp.P c → belowP c k ≡ true
-  belowP-lt c k lt with k <? Sp.P c
-  ... | yes _ = refl
-  ... | no nl = ⊥-elim (nl lt)
+belowP-lt : ∀ c k → k < Sp.P c → belowP c k ≡ true
+belowP-lt c k lt with k <? Sp.P c
+... | yes _ = refl
+... | no nl = ⊥-elim (nl lt)
 
-  -- a free block holds no valid sector
-  fr-vc : ∀ {X bl k} → FrWp bl → LocX X bl → fr bl k ≡ true → vc X bl k ≡ 0
-  fr-vc {X} {bl} {k} fw lx f = vc-empty {X} {bl} {k} lx (fw k f)
+-- a free block holds no valid sector
+fr-vc : ∀ {X bl k} → FrWp bl → LocX X bl → fr bl k ≡ true → vc X bl k ≡ 0
+fr-vc {X} {bl} {k} fw lx f = vc-empty {X} {bl} {k} lx (fw k f)
 
-  nz0 : ∀ {n} → n ≡ 0 → nz n ≡ false
-  nz0 refl = refl
+nz0 : ∀ {n} → n ≡ 0 → nz n ≡ false
+nz0 refl = refl
 
 -- below P every block is in exactly one class: free, erasable, used
 classes : ∀ {c X bl} → FrWp bl → LocX X bl → ∀ k → k < Sp.P c →
@@ -123,6 +122,16 @@ classes {c} {X} {bl} fw lx k lt with fr bl k in ef
 ... | false with nz (vc X bl k)
 ...   | true  = refl
 ...   | false rewrite belowP-lt c k lt = refl
+
+-- ... so the three counts below P add up to P
+all-classes : ∀ {c X bl} → FrWp bl → LocX X bl →
+              tot (λ k → b2n (fr bl k)) (Sp.P c) + (tot (λ k → b2n (es (recGh c X bl) k)) (Sp.P c) + tot (λ k → b2n (us (recGh c X bl) k)) (Sp.P c))
+              ≡ Sp.P c
+all-classes {c} {X} {bl} fw lx =
+  trans (cong (tot (λ k → b2n (fr bl k)) (Sp.P c) +_) (sym (tot-+ (λ k → b2n (es G k)) (λ k → b2n (us G k)) (Sp.P c))))
+    (trans (sym (tot-+ (λ k → b2n (fr bl k)) (λ k → b2n (es G k) + b2n (us G k)) (Sp.P c)))
+      (trans (tot-ext _ (λ _ → 1) (Sp.P c) (classes {c} {X} {bl} fw lx)) (tot-1 (Sp.P c))))
+  where G = recGh c X bl
 
 ------------------------------------------------------------------------
 -- Space's data half goes there
@@ -160,11 +169,7 @@ rec-reach {c} {X} {bl} {kn} {d} eL R frk kP r =
   U = tot (λ k → b2n (us G k)) (Sp.P c)
   fw = Recovered.frwp R
   lx = Recovered.locx R
-  -- every block below P in one class
-  all : tot (λ k → b2n (fr bl k)) (Sp.P c) + (E + U) ≡ Sp.P c
-  all = trans (cong (tot (λ k → b2n (fr bl k)) (Sp.P c) +_) (sym (tot-+ (λ k → b2n (es G k)) (λ k → b2n (us G k)) (Sp.P c))))
-          (trans (sym (tot-+ (λ k → b2n (fr bl k)) (λ k → b2n (es G k) + b2n (us G k)) (Sp.P c)))
-            (trans (tot-ext _ (λ _ → 1) (Sp.P c) (classes {c} {X} {bl} fw lx)) (tot-1 (Sp.P c))))
+  all = all-classes {c} {X} {bl} fw lx
   -- `kn` one of them
   flip : tot (λ k → b2n (fr bl k)) (Sp.P c) ≡ suc F′
   flip = tot-flip (fr bl) (fr (Opened bl kn)) kn (Sp.P c) kP frk (upd-self (fr bl) kn false)
@@ -176,12 +181,11 @@ rec-reach {c} {X} {bl} {kn} {d} eL R frk kP r =
 ------------------------------------------------------------------------
 -- The invariant there
 
-private
-  -- a block with a valid sector lies below P: the recovered map fits
-  named-below : ∀ {c X bl j} → Recovered c X bl → 1 ≤ vc X bl j → j < Sp.P c
-  named-below {c} {X} {bl} {j} R p1 with tot-pos (λ a → inBlk (loc bl) j (l2p (stX X) a)) (suc amax) p1
-  ... | a , s≤s le , ib with l2p (stX X) a in em
-  ...   | just q = subst (_< Sp.P c) (≡ᵇ-T ib) (proj₂ (Recovered.fit R) a q le em)
+-- a block with a valid sector lies below P: the recovered map fits
+named-below : ∀ {c X bl j} → Recovered c X bl → 1 ≤ vc X bl j → j < Sp.P c
+named-below {c} {X} {bl} {j} R p1 with tot-pos (λ a → inBlk (loc bl) j (l2p (stX X) a)) (suc amax) p1
+... | a , s≤s le , ib with l2p (stX X) a in em
+...   | just q = subst (_< Sp.P c) (≡ᵇ-T ib) (proj₂ (Recovered.fit R) a q le em)
 
 -- **the layer's invariant after a recovery**: where a free block `kn`
 -- below P is left, the recovered state with the rebuild's ghost is
