@@ -247,9 +247,9 @@ private
   step-of {c} {G} {X} {X'} {bl} {k} {kb} F cvk okr fv wk (_ , lt , inj₂ (kP , full)) with kb ≟ℕ ab bl
   ... | yes refl = _ , lrl cvk okr refl fv wk (inj₁ (unc-of {G} {bl} F lt)) , refl
   ... | no ne with us G (ab bl) in eu | vi G (ab bl) in ev | es G (ab bl) in ee
-  ...   | true  | _     | _     = _ , lrlr cvk okr ne kP fv wk (inj₁ eu) , refl
-  ...   | false | true  | _     = _ , lrlr cvk okr ne kP fv wk (inj₂ (inj₁ ev)) , refl
-  ...   | false | false | true  = _ , lrlr cvk okr ne kP fv wk (inj₂ (inj₂ ee)) , refl
+  ...   | true  | _     | _     = _ , lrlr cvk okr ne kP fv wk (inj₁ (inj₁ eu)) , refl
+  ...   | false | true  | _     = _ , lrlr cvk okr ne kP fv wk (inj₁ (inj₂ (inj₁ ev))) , refl
+  ...   | false | false | true  = _ , lrlr cvk okr ne kP fv wk (inj₁ (inj₂ (inj₂ ee))) , refl
   ...   | false | false | false = _ , lrla cvk okr ne kP full fv wk (eu , ev , ee) , refl
 
 -- **P's relocation of a valid page of the victim that GC has not been

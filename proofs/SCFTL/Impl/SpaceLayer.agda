@@ -26,8 +26,10 @@
 --            the open block is in one of the ghost's classes (used, then
 --            maybe a victim, erasable: retired by `lret` when full, or,
 --            thirty-fifth session, abandoned by a recovery with room
---            left, as the code does), the ghost kept (`lwa`, `lrla` and
---            `lret` ask the open block in none of them, `Unclassed`);
+--            left, as the code does) or free (a recovery freed it:
+--            the code may open any free block then), the ghost kept
+--            (`Leave`; `lwa`, `lrla` and `lret` ask the open block in
+--            none of the classes, `Unclassed`);
 --   `lfl`, `lbar` : a flush (every commit path), an epoch barrier: this
 --            epoch's victims become erasable, the count starts again;
 --   `lsy`  : a SYNC;
@@ -192,6 +194,12 @@ Unclassed Classed : Gh → ℕ → Set
 Unclassed G k = us G k ≡ false × vi G k ≡ false × es G k ≡ false
 Classed G k = us G k ≡ true ⊎ vi G k ≡ true ⊎ es G k ≡ true
 
+-- the open block may be left for another (`lwr`, `lrlr`): it is in one
+-- of the classes, or free (a recovery freed it, vacant: the code may
+-- open any free block then; thirty-fifth session)
+Leave : Gh → BL → Set
+Leave G bl = Classed G (ab bl) ⊎ fr bl (ab bl) ≡ true
+
 -- a write or a relocation that keeps the open block (`lw`, `lrl`) places
 -- its sector there only while that block is in none of the classes, or
 -- places nothing (thirty-fifth session: after a recovery the open block,
@@ -242,10 +250,11 @@ module _ (c : Sp.Config) (T : ℕ → List ℕ → Set) where
     -- when a free block below P is there for Space to open
     lret : ∀ {G X bl kn} → wp bl (ab bl) ≡ Z → Unclassed G (ab bl) → fr bl kn ≡ true → kn < Sp.P c →
            LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X , bl)
-    -- a write that opens a free block below P once the full open block
-    -- is retired (GC asked of the used blocks, the retired one among them)
+    -- a write that opens a free block below P once the open block is
+    -- retired (GC asked of the used blocks, the retired one among them)
+    -- or free
     lwr  : ∀ {G X X' bl bl' a dd} → OkW a dd X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
-           Classed G (ab bl) → cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
+           Leave G bl → cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
            LStepT (G , X , bl) (G , X' , bl')
     lfl  : ∀ {G X X' bl bl'} → SB.Model.ok BXone (SB.use SB.flush) (X , bl) (X' , bl') →
            cv G ≡ nothing → T (gn G) (usedOf c G X bl) →
@@ -269,7 +278,7 @@ module _ (c : Sp.Config) (T : ℕ → List ℕ → Set) where
            wp bl (ab bl) ≡ Z → FromVictim k X bl X' → Walk k X bl X' → Unclassed G (ab bl) →
            LStepT (G , X , bl) (record G { us = us G [ ab bl ≔ true ] } , X' , bl')
     lrlr : ∀ {G X X' bl bl' k} → cv G ≡ just k → OkR X bl X' bl' → ab bl' ≢ ab bl → ab bl' < Sp.P c →
-           FromVictim k X bl X' → Walk k X bl X' → Classed G (ab bl) →
+           FromVictim k X bl X' → Walk k X bl X' → Leave G bl →
            LStepT (G , X , bl) (G , X' , bl')
     ldone : ∀ {G X bl k} → cv G ≡ just k → vc X bl k ≡ 0 → Relocated X bl k →
             LStepT (G , X , bl) (record G { cv = nothing } , X , bl)
@@ -364,6 +373,10 @@ ri-of (inj₁ F) = Fresh.ri F
 ri-of (inj₂ (inj₁ R)) = Run.ri R
 ri-of (inj₂ (inj₂ Rt)) = Retired.ri Rt
 
+private
+  Z≢0 : Z ≢ 0
+  Z≢0 ()
+
 -- a block in a class is not in none
 clash : ∀ {G k} → Classed G k → Unclassed G k → ⊥
 clash (inj₁ u) (nu , _ , _) = t→¬f u nu
@@ -375,9 +388,6 @@ clash (inj₂ (inj₂ e)) (_ , _ , ne) = t→¬f e ne
 ret-unc : ∀ {c G X bl} → Retired c (G , X , bl) → wp bl (ab bl) ≡ Z → Unclassed G (ab bl) → ⊥
 ret-unc {c} {G} {X} {bl} Rt full uncl with Retired.abC Rt
 ... | inj₁ f = Z≢0 (trans (sym full) (Retired.frwp Rt (ab bl) f))
-  where
-  Z≢0 : Z ≢ 0
-  Z≢0 ()
 ... | inj₂ cls = clash {G} {ab bl} cls uncl
 
 ------------------------------------------------------------------------
@@ -386,9 +396,6 @@ ret-unc {c} {G} {X} {bl} Rt full uncl with Retired.abC Rt
 private
   no1≤0 : 1 ≤ 0 → ⊥
   no1≤0 ()
-
-  Z≢0 : Z ≢ 0
-  Z≢0 ()
 
   -- an epoch's end with no erasable block and no victim leaves none
   ends : ∀ {x y} → x ≡ false → y ≡ false → (x ∨ y) ≡ false
@@ -468,11 +475,16 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ... | inj₁ i' = inj₂ i'
     ... | inj₂ e  = inj₂ (inj₁ e)
 
-    -- the open block of a running state is in none of the ghost's classes
+    -- the open block of a running state is in none of the ghost's
+    -- classes, and not free
     unc : ∀ {G X bl d} {A : Set} → Abs c G X bl d → Classed G (ab bl) → A
     unc I (inj₁ u) = t→¬f u (Abs.abU I)
     unc I (inj₂ (inj₁ v)) = t→¬f v (Abs.abV I)
     unc I (inj₂ (inj₂ e)) = t→¬f e (Abs.abE I)
+
+    run-leave : ∀ {G X bl d} {A : Set} → Abs c G X bl d → Leave G bl → A
+    run-leave I (inj₁ cls) = unc I cls
+    run-leave I (inj₂ f) = t→¬f f (Abs.abF I)
 
     -- GC's guards on the abstraction
     nnA : ∀ {G X bl d} → Abs c G X bl d → Sp.NotNeeded c (gn G) (usedOf c G X bl) → Sp.NotNeeded c (gcD d) (vsD d)
@@ -629,8 +641,8 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     where
     I = Run.abs R
     A = activate {c} {G} {X} {bl} {Run.d R} {kn} (Run.locx R) (Run.frwp R) I frk kP (trans full (sym eS))
-  run-step R (lwr o moved kP cls nocv nn) = unc (Run.abs R) cls
-  run-step R (lrlr cvk o moved kP pol _ cls) = unc (Run.abs R) cls
+  run-step R (lwr o moved kP lv nocv nn) = run-leave (Run.abs R) lv
+  run-step R (lrlr cvk o moved kP pol _ lv) = run-leave (Run.abs R) lv
 
   ----------------------------------------------------------------------
   -- from a state before the first write
@@ -704,8 +716,25 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
   fresh-step F (lrla cvk o moved kP full pol _ _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
   fresh-step F (ldone cvk z _) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
   fresh-step F (lret full uncl frk kP) = ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
-  fresh-step {G , X , bl} F (lwr o moved kP cls nocv nn) = fresh-unc {G} {X} {bl} {ab bl} F cls
-  fresh-step {G , X , bl} F (lrlr cvk o moved kP pol _ cls) = fresh-unc {G} {X} {bl} {ab bl} F cls
+  fresh-step {G , X , bl} F (lwr o moved kP (inj₁ cls) nocv nn) = fresh-unc {G} {X} {bl} {ab bl} F cls
+  -- the open block, free, left for another free block: it stands for
+  -- Space's open block as well (SpaceSimRetire's `reopen`)
+  fresh-step {G , X , bl} F (lwr {X' = X'} {bl' = bl'} {a} {dd} o moved kP (inj₂ _) nocv nn)
+    with vc-w a dd {X} {X'} (riX {X} {bl} (Fresh.ri F)) o
+  ... | inj₁ (refl , _ , _) = ⊥-elim (moved refl)
+  ... | inj₂ ((b , le , _ , k' , refl , inj₁ e , _) , _) = ⊥-elim (moved e)
+  ... | inj₂ ((b , le , _ , k' , refl , inj₂ frk , wlt , mv) , wc , wb) = runI record
+    { d = proj₁ W1 ; reach = grow1 (Fresh.reach F) (proj₁ (proj₂ W1)) ; abs = proj₂ (proj₂ W1)
+    ; placed = placed-move {I = λ _ → ⊥} {I' = In c G bl'} mv (inj₁ refl) (λ j ()) (λ j → inj₁ (Fresh.none F j))
+    ; frwp = frwp-ok (SB.use (SB.reg (SB.op (SB.w a dd)))) (Fresh.frwp F) o
+    ; locx = loc-ok (SB.reg (SB.op (SB.w a dd))) (riX {X} {bl} (Fresh.ri F)) (Fresh.locx F) o
+    ; ri = OBX.B-ok (SB.reg (SB.op (SB.w a dd))) (Fresh.ri F) o }
+    where
+    I′ = reopen {c} {G} {X} {bl} {Fresh.d F} {ab bl} {k'} (Fresh.locx F) (Fresh.frwp F) (Fresh.abFr F) frk kP (Fresh.abs F)
+    W1 = core-w {c} {G} {X} {X'} {Opened bl k'} {bl'} {Fresh.d F} {b} eL eW I′ (old-none {c} {us G} {X} {Opened bl k'} (Fresh.none F)) nocv
+           (nnA {G} {X} {Opened bl k'} {Fresh.d F} I′ nn) le mv (subst (wp bl k' <_) (sym eS) wlt)
+           (after-opened bl k' (nxt (stX X))) wc wb
+  fresh-step F (lrlr cvk o moved kP pol _ lv) = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
 
   ----------------------------------------------------------------------
   -- from a state whose full open block is retired in the ghost alone
@@ -1098,10 +1127,7 @@ gc-live : ∀ {c G X bl kn} → Sp.Valid c → Sp.L c ≡ suc amax → Sp.W c �
           Σ Gh λ G1 → Σ Gh λ G2 → Σ ℕ λ k →
             LStep c (G , X , bl) (G1 , X , bl) × LStep c (G1 , X , bl) (G2 , X , bl) × cv G2 ≡ just k
 gc-live {c} {G} {X} {bl} {kn} V eL eW eS (inj₁ F) full uncl frk kP nocv gk nn =
-  ⊥-elim (Z≢0′ (trans (sym full) (Fresh.abWp F)))
-  where
-  Z≢0′ : Z ≢ 0
-  Z≢0′ ()
+  ⊥-elim (Z≢0 (trans (sym full) (Fresh.abWp F)))
 gc-live {c} {G} {X} {bl} {kn} V eL eW eS (inj₂ (inj₂ Rt)) full uncl frk kP nocv gk nn =
   ⊥-elim (ret-unc {c} {G} {X} {bl} Rt full uncl)
 gc-live {c} {G} {X} {bl} {kn} V eL eW eS (inj₂ (inj₁ R)) full uncl frk kP nocv gk nn =

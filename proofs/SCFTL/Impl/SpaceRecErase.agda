@@ -62,7 +62,7 @@ open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb
 open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-+; tot-0; tot-1; tot-flip; tot-pos; used-ext)
 open import SCFTL.Impl.SpaceData using (StD; sd; StepD; ReachD; gcD; vsD; pendD)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; us; es; vi; cv; gn; Abs; module Abs; FrWp; Opened; pendOf; t→¬f; nothing≢just;
+  using (Gh; us; es; vi; cv; gn; Abs; module Abs; FrWp; Opened; pendOf; t→¬f; f≢t; nothing≢just;
          kept; sim-fl; sim-barrier; sim-sy; sim-gcm; sim-done; frwp-ok; frwp-erase)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp;
@@ -128,12 +128,9 @@ private
   ... | yes refl = trans (upd-self (f [ j ≔ true ]) j false) (sym fx)
   ... | no ne = trans (upd-ne (f [ x ≔ true ]) j x false ne) (upd-ne f j x true ne)
 
-  f≢t′ : false ≢ true
-  f≢t′ ()
-
   -- a flag true at one place, false after it is cleared there
   off-ne : ∀ (f : ℕ → Bool) {x j} → (f [ x ≔ false ]) j ≡ true → j ≢ x
-  off-ne f {x} e refl = f≢t′ (trans (sym (upd-self f x false)) e)
+  off-ne f {x} e refl = f≢t (trans (sym (upd-self f x false)) e)
 
   off-at : ∀ (f : ℕ → Bool) {x j} → j ≢ x → (f [ x ≔ false ]) j ≡ f j
   off-at f {x} {j} ne = upd-ne f j x false ne
@@ -190,18 +187,18 @@ swap {c} {G} {X} {bl} {d} {ke} {k} I ne esk kP eske keP uke vke fke fk zke zk = 
   usk : us G k ≡ false
   usk with us G k in eu
   ... | false = refl
-  ... | true = ⊥-elim (f≢t′ (trans (sym (Abs.usE I k eu)) (trans (off-at (es G) (λ e → ne (sym e))) esk)))
+  ... | true = ⊥-elim (f≢t (trans (sym (Abs.usE I k eu)) (trans (off-at (es G) (λ e → ne (sym e))) esk)))
   frE′ : ∀ j → fr (erOpen bl k) j ≡ true → (es G [ k ≔ false ]) j ≡ false
   frE′ j f with j ≟ℕ k
   ... | yes refl = upd-self (es G) j false
   ... | no jk with j ≟ℕ ke
-  ...   | yes refl = ⊥-elim (f≢t′ (trans (sym (upd-self (fr bl [ j ≔ true ]) j false)) (fr* j f)))
+  ...   | yes refl = ⊥-elim (f≢t (trans (sym (upd-self (fr bl [ j ≔ true ]) j false)) (fr* j f)))
   ...   | no jke = trans (off-at (es G) jk) (trans (sym (off-at (es G) jke)) (Abs.frE I j (fr* j f)))
   usE′ : ∀ j → us G j ≡ true → (es G [ k ≔ false ]) j ≡ false
   usE′ j u with j ≟ℕ k
   ... | yes refl = upd-self (es G) j false
   ... | no jk with j ≟ℕ ke
-  ...   | yes refl = ⊥-elim (f≢t′ (trans (sym uke) u))
+  ...   | yes refl = ⊥-elim (f≢t (trans (sym uke) u))
   ...   | no jke = trans (off-at (es G) jk) (trans (sym (off-at (es G) jke)) (Abs.usE I j u))
   esV′ : ∀ j → (es G [ k ≔ false ]) j ≡ true → vi G j ≡ false
   esV′ j e with j ≟ℕ ke
@@ -287,7 +284,7 @@ module _ {c : Sp.Config} where
     no-open {G} {X} {bl} E u refl = clash {G} {ab bl} (Erasing.abC E) u
 
     no-free : ∀ {G X bl k'} (E : Erasing c (G , X , bl)) → fr bl k' ≡ true → k' < Sp.P c → ⊥
-    no-free E f lt = f≢t′ (trans (sym (Erasing.noFr E _ lt)) f)
+    no-free E f lt = f≢t (trans (sym (Erasing.noFr E _ lt)) f)
 
     -- the erase of a block from `Erasing`: `Retired`, Space's open block
     -- the erased one, with no step of Space
@@ -392,7 +389,7 @@ module _ {c : Sp.Config} where
     S0 = sim-gcm {c} {esOff G ke} {X} {erOpen bl ke} {Erasing.d E} {k} I nocv usk kP (subst (_< Sp.K c) (sym (Abs.gcA I)) gk)
            (subst (λ l → Sp.U c ≤ length l) (sym (Abs.vsA I)) uL) vN
     ke≢k : ke ≢ k
-    ke≢k e = f≢t′ (trans (sym (Erasing.keU E)) (subst (λ z → us G z ≡ true) (sym e) usk))
+    ke≢k e = f≢t (trans (sym (Erasing.keU E)) (subst (λ z → us G z ≡ true) (sym e) usk))
     keU′ : (us G [ k ≔ false ]) ke ≡ false
     keU′ = trans (upd-ne (us G) ke k false ke≢k) (Erasing.keU E)
     pu : PlacedU c (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) }) X bl
@@ -528,7 +525,7 @@ rec-erasing {c} {X} {bl} {d} eL eW r R nf = record
   ... | suc m = inj₂ (inj₁ (refl , named-below {c} {X} {bl} {j} R (subst (1 ≤_) (sym e) (s≤s z≤n))))
   abC1 : Classed G (ab bl)
   abC1 with fr bl (ab bl) in ef
-  ... | true = ⊥-elim (f≢t′ (trans (sym (nf (ab bl) (Recovered.abP R))) ef))
+  ... | true = ⊥-elim (f≢t (trans (sym (nf (ab bl) (Recovered.abP R))) ef))
   ... | false with nz (vc X bl (ab bl)) in ev
   ...   | true  = inj₁ refl
   ...   | false = inj₂ (inj₂ (belowP-lt c (ab bl) (Recovered.abP R)))

@@ -19,7 +19,11 @@
 --   `inv-after`     : the layer's invariant holds there (`CInv`), and it
 --                     is the `Retired` form (a free block below P is
 --                     left to stand for Space's open block);
---   `progress-after`: a wanted write finds a block.
+--   `progress-after`: a wanted write finds a block;
+--   `step3`, `inv-after-write` : the next write, into block 0 while
+--                     block 1, the freed open block, is free, is the
+--                     layer's `lwr` (`Leave`), and the invariant holds
+--                     after it.
 ------------------------------------------------------------------------
 module SCFTL.Impl.SpaceRecExample where
 
@@ -35,11 +39,11 @@ open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_)
 
 open import SCFTL.Mutants.Common using (A; W; K)
-open import SCFTL.Impl.RecoveryFreeExample using (X0; X1; X2; X3; X5; bl0; bl1; bl2; bl3; bl5; r1; w1; c1; r2)
+open import SCFTL.Impl.RecoveryFreeExample using (X0; X1; X2; X3; X5; X6; bl0; bl1; bl2; bl3; bl5; bl6; r1; w1; c1; r2; w-after)
 open import SCFTL.Impl.OneModelBlocks Bool false A W K 3 _≟B_ 32 0 using (BXone)
 open import SCFTL.Impl.OneModelRecMaps Bool false A W K 3 _≟B_ 32 0 using (noneX; reg-w)
 open import SCFTL.Impl.SpaceSim Bool false A W K 3 _≟B_ 32 0 using (us; es; BlockFor)
-open import SCFTL.Impl.SpaceLayer Bool false A W K 3 _≟B_ 32 0 using (LS; lw; G0)
+open import SCFTL.Impl.SpaceLayer Bool false A W K 3 _≟B_ 32 0 using (LS; lw; lwr; G0)
 open import SCFTL.Impl.SpaceRecInv Bool false A W K 3 _≟B_ 32 0 using (recGh)
 open import SCFTL.Impl.SpaceRecLayer Bool false A W K 3 _≟B_ 32 0
   using (LStepR; ls; lrec; CInv; LInvR; layer-inv-crash; space-progress-crash)
@@ -101,3 +105,12 @@ retired-after = tt
 -- and a wanted write finds a block
 progress-after : BlockFor cfgR G5 bl5
 progress-after = space-progress-crash valid refl refl refl new0 r1 (le 1 7) run refl (le 1 3)
+
+-- the next write opens block 0 while block 1, the open block the
+-- recovery freed, is free: the layer's `lwr` (the open block left while
+-- free, `Leave`), and the invariant holds after it
+step3 : LStepR cfgR (G5 , X5 , bl5) (G5 , X6 , bl6)
+step3 = ls (lwr w-after (λ ()) (le 1 7) (inj₂ refl) refl (inj₂ (s≤s z≤n)))
+
+inv-after-write : CInv cfgR (G5 , X6 , bl6)
+inv-after-write = layer-inv-crash (Sp.needs valid) refl refl refl new0 r1 (le 1 7) (step1 ◅ step2 ◅ step3 ◅ ε)

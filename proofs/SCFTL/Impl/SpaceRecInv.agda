@@ -65,7 +65,7 @@ open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using
 open import SCFTL.Impl.SpaceUsed using (b2n; tot; tot-ext; tot-+; tot-0; tot-1; tot-flip; tot-pos; ≡ᵇ-T; used-count)
 open import SCFTL.Impl.SpaceData using (StD; sd; StepD; era; ReachD)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; gh; us; es; vi; cv; gn; Abs; FrWp; Opened; nothing≢just)
+  using (Gh; gh; us; es; vi; cv; gn; Abs; FrWp; Opened; f≢t)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Classed; Placed; Retired)
 open import SCFTL.Impl.SpaceRecFit Data d0 amax wmax kmax umax _≟D_ kc zb using (nz; Fit; recUsed; rec-at)
@@ -207,10 +207,7 @@ rec-inv {c} {X} {bl} {kn} {d} eL r R frk kP = record
   -- a free block of the opened state is free in the recovered one
   fr-of : ∀ k → fr (Opened bl kn) k ≡ true → fr bl k ≡ true
   fr-of k f with k ≟ℕ kn
-  ... | yes refl = ⊥-elim (nothing≢just′ (trans (sym (upd-self (fr bl) k false)) f))
-    where
-    nothing≢just′ : false ≡ true → ⊥
-    nothing≢just′ ()
+  ... | yes refl = ⊥-elim (f≢t (trans (sym (upd-self (fr bl) k false)) f))
   ... | no ne = trans (sym (upd-ne (fr bl) k kn false ne)) f
   es-fr : ∀ k → fr bl k ≡ true → es G k ≡ false
   es-fr k f rewrite f = refl

@@ -100,7 +100,7 @@ private
 step11 : StepM (Gh′ , X u8 , bl9) (Gh′ , X u9 , bl10)
 step11 = code (lwr ((inj₁ (refl , mk u8 , refl , ((inj₁ ((z≤n , z≤n) , false , false , refl) , refl) , refl)))
                    , inj₁ (refl , 2 , (inj₂ refl , s≤s z≤n , refl , fresh9) , refl))
-                   (λ ()) (le 3 4) (inj₁ refl) refl (inj₂ (s≤s (s≤s z≤n))))
+                   (λ ()) (le 3 4) (inj₁ (inj₁ refl)) refl (inj₂ (s≤s (s≤s z≤n))))
 
 -- an epoch barrier
 step12 : StepM (Gh′ , X u9 , bl10) (Gi , X u10 , bl10)
