@@ -390,6 +390,30 @@ ret-unc {c} {G} {X} {bl} Rt full uncl with Retired.abC Rt
 ... | inj₁ f = Z≢0 (trans (sym full) (Retired.frwp Rt (ab bl) f))
 ... | inj₂ cls = clash {G} {ab bl} cls uncl
 
+private
+  ∨-r : ∀ a {b} → b ≡ true → (a ∨ b) ≡ true
+  ∨-r true  _ = refl
+  ∨-r false e = e
+
+  ∨-l : ∀ {a} b → a ≡ true → (a ∨ b) ≡ true
+  ∨-l b refl = refl
+
+-- an epoch's end keeps a block in a class (a victim becomes erasable)
+cls-end : ∀ {G k} → Classed G k → Classed (endEp G) k
+cls-end (inj₁ u) = inj₁ u
+cls-end {G} {k} (inj₂ (inj₁ v)) = inj₂ (inj₂ (∨-r (es G k) v))
+cls-end {G} {k} (inj₂ (inj₂ e)) = inj₂ (inj₂ (∨-l (vi G k) e))
+
+-- ... and so does GC's choice of a victim (the victim becomes one)
+cls-gc : ∀ {G k j} → Classed G j →
+         Classed (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) }) j
+cls-gc {G} {k} {j} x with j ≟ℕ k
+... | yes refl = inj₂ (inj₁ (upd-self (vi G) j true))
+... | no ne with x
+...   | inj₁ u = inj₁ (trans (upd-ne (us G) j k false ne) u)
+...   | inj₂ (inj₁ v) = inj₂ (inj₁ (trans (upd-ne (vi G) j k true ne) v))
+...   | inj₂ (inj₂ e) = inj₂ (inj₂ e)
+
 ------------------------------------------------------------------------
 -- Counts
 
@@ -740,20 +764,6 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
   -- from a state whose full open block is retired in the ghost alone
 
   private
-    ∨-r : ∀ a {b} → b ≡ true → (a ∨ b) ≡ true
-    ∨-r true  _ = refl
-    ∨-r false e = e
-
-    ∨-l : ∀ {a} b → a ≡ true → (a ∨ b) ≡ true
-    ∨-l b refl = refl
-
-    -- an epoch's end keeps the old open block in a class (a victim becomes
-    -- erasable)
-    cls-end : ∀ {G k} → Classed G k → Classed (endEp G) k
-    cls-end (inj₁ u) = inj₁ u
-    cls-end {G} {k} (inj₂ (inj₁ v)) = inj₂ (inj₂ (∨-r (es G k) v))
-    cls-end {G} {k} (inj₂ (inj₂ e)) = inj₂ (inj₂ (∨-l (vi G k) e))
-
     -- the block a placement from a retired state takes is free: the old
     -- open block only once erased (a placement into the open block asks
     -- it in none of the ghost's classes)
@@ -911,7 +921,7 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     { d = proj₁ S0 ; reach = grow1 (Retired.reach Rt) (proj₁ (proj₂ S0)) ; kn = kn ; knFr = Retired.knFr Rt
     ; abs = proj₂ (proj₂ S0)
     ; placed = placed-keep (λ _ → refl) f (Retired.placed Rt)
-    ; abP = Retired.abP Rt ; abC = map₂ cls-gc (Retired.abC Rt)
+    ; abP = Retired.abP Rt ; abC = map₂ (cls-gc {G} {k}) (Retired.abC Rt)
     ; frwp = Retired.frwp Rt ; locx = Retired.locx Rt ; ri = Retired.ri Rt }
     where
     kn = Retired.kn Rt
@@ -925,15 +935,6 @@ module _ {c : Sp.Config} (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (
     ... | yes refl = inj₂ (inj₂ (inj₂ refl))
     ... | no ne    = inj₂ (inj₂ (inj₁ (trans (upd-ne (us G) j k false ne) u , lt)))
     f j (inj₂ (inj₂ e)) = ⊥-elim (nothing≢just (trans (sym nocv) e))
-    cls-gc : Classed G (ab bl) → Classed G' (ab bl)
-    cls-gc x with ab bl ≟ℕ k
-    ... | yes e = inj₂ (inj₁ (subst (λ z → (vi G [ k ≔ true ]) z ≡ true) (sym e) (upd-self (vi G) k true)))
-    ... | no ne = g x
-      where
-      g : Classed G (ab bl) → Classed G' (ab bl)
-      g (inj₁ u) = inj₁ (trans (upd-ne (us G) (ab bl) k false ne) u)
-      g (inj₂ (inj₁ v)) = inj₂ (inj₁ (trans (upd-ne (vi G) (ab bl) k true ne) v))
-      g (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
   retired-step {G , X , bl} Rt (lrl {X' = X'} {bl' = bl'} {k} cvk o stay pol _ uncl) with vc-rl {X} {X'} (riX {X} {bl} (Retired.ri Rt)) o
   ... | inj₁ (refl , wc , keep) = retI record
     { d = Retired.d Rt ; reach = Retired.reach Rt ; kn = Retired.kn Rt ; knFr = Retired.knFr Rt

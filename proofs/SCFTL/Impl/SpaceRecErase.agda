@@ -66,7 +66,7 @@ open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
          kept; sim-fl; sim-barrier; sim-sy; sim-gcm; sim-done; frwp-ok; frwp-erase)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp;
-         Classed; Unclassed; clash; guard-open; In; Placed; Retired; usedOf)
+         Classed; Unclassed; clash; guard-open; In; Placed; Retired; usedOf; cls-end; cls-gc)
 open import SCFTL.Impl.SpaceRecFit Data d0 amax wmax kmax umax _≟D_ kc zb using (nz; recUsed; rec-at; fit-lt)
 open import SCFTL.Impl.SpaceRecInv Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Recovered; module Recovered; recGh; belowP-lt; fr-vc; nz0; named-below; all-classes)
@@ -215,13 +215,6 @@ private
   grow1 : ∀ {c d d'} → ReachD c d → StepD c d d' → ReachD c d'
   grow1 r st = r ◅◅ (st ◅ ε)
 
-  ∨-l : ∀ {a} b → a ≡ true → (a ∨ b) ≡ true
-  ∨-l b refl = refl
-
-  ∨-r : ∀ a {b} → b ≡ true → (a ∨ b) ≡ true
-  ∨-r true  _ = refl
-  ∨-r false e = e
-
   just-inj : ∀ {a b : ℕ} → just a ≡ just b → a ≡ b
   just-inj refl = refl
 
@@ -231,21 +224,8 @@ private
   nnA {c} I (inj₁ k) = inj₁ (subst (Sp.K c ≤_) (sym (Abs.gcA I)) k)
   nnA {c} I (inj₂ u) = inj₂ (subst (λ l → length l < Sp.U c) (sym (Abs.vsA I)) u)
 
-  -- the classes at an epoch's end, at GC's choice, at an erase
-  cls-end : ∀ {G k} → Classed G k → Classed (endEp G) k
-  cls-end (inj₁ u) = inj₁ u
-  cls-end {G} {k} (inj₂ (inj₁ v)) = inj₂ (inj₂ (∨-r (es G k) v))
-  cls-end {G} {k} (inj₂ (inj₂ e)) = inj₂ (inj₂ (∨-l (vi G k) e))
-
-  cls-gc : ∀ {G k j} → Classed G j →
-           Classed (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) }) j
-  cls-gc {G} {k} {j} x with j ≟ℕ k
-  ... | yes refl = inj₂ (inj₁ (upd-self (vi G) j true))
-  ... | no ne with x
-  ...   | inj₁ u = inj₁ (trans (upd-ne (us G) j k false ne) u)
-  ...   | inj₂ (inj₁ v) = inj₂ (inj₁ (trans (upd-ne (vi G) j k true ne) v))
-  ...   | inj₂ (inj₂ e) = inj₂ (inj₂ e)
-
+  -- the classes at an erase (SpaceLayer's `cls-end`, `cls-gc` for an
+  -- epoch's end and GC's choice)
   cls-off : ∀ {G k j} → Classed G j → j ≢ k → Classed (esOff G k) j
   cls-off (inj₁ u) _ = inj₁ u
   cls-off (inj₂ (inj₁ v)) _ = inj₂ (inj₁ v)
@@ -317,7 +297,7 @@ module _ {c : Sp.Config} where
   ... | inj₂ ((b , le , _ , k' , refl , inj₂ frk , _) , _) = ⊥-elim (no-free E frk kP)
   erasing-step {G , X , bl} E (lfl {X' = X'} (o , refl) nocv nn) = inj₂ record
     { d = proj₁ S0 ; reach = grow1 (Erasing.reach E) (proj₁ (proj₂ S0)) ; ke = ke ; keP = Erasing.keP E
-    ; keE = ∨-l (vi G ke) (Erasing.keE E) ; keU = Erasing.keU E ; keV = refl
+    ; keE = cong (_∨ vi G ke) (Erasing.keE E) ; keU = Erasing.keU E ; keV = refl
     ; keZ = trans (keep ke) (Erasing.keZ E) ; noFr = Erasing.noFr E
     ; abs = abs-eq (λ _ → refl) (end-off G ke (Erasing.keV E)) (λ _ → refl) refl refl (proj₂ (proj₂ S0))
     ; placed = placedU-keep {c} {G} {endEp G} {X} {X'} {bl} {bl} (Erasing.placed E) keep (λ _ → refl) refl
@@ -331,7 +311,7 @@ module _ {c : Sp.Config} where
            (nnA {c} {G} {X} {bl} (Erasing.abs E) nn) (o , refl)
   erasing-step {G , X , bl} E (lbar {X' = X'} (o , refl) nocv nn) = inj₂ record
     { d = proj₁ S0 ; reach = grow1 (Erasing.reach E) (proj₁ (proj₂ S0)) ; ke = ke ; keP = Erasing.keP E
-    ; keE = ∨-l (vi G ke) (Erasing.keE E) ; keU = Erasing.keU E ; keV = refl
+    ; keE = cong (_∨ vi G ke) (Erasing.keE E) ; keU = Erasing.keU E ; keV = refl
     ; keZ = trans (keep ke) (Erasing.keZ E) ; noFr = Erasing.noFr E
     ; abs = abs-eq (λ _ → refl) (end-off G ke (Erasing.keV E)) (λ _ → refl) refl refl (proj₂ (proj₂ S0))
     ; placed = placedU-keep {c} {G} {endEp G} {X} {X'} {bl} {bl} (Erasing.placed E) keep (λ _ → refl) refl
