@@ -2,6 +2,8 @@
 # Machine-check every SCFTL proof (Agda, --safe).
 #   bash proofs/check.sh          check (incrementally, using cached .agdai)
 #   bash proofs/check.sh --clean  remove cached interface files first
+#   bash proofs/check.sh --toolchain  only install Agda and the library
+#                                     (.ci/run: before proofs/ghc/build.sh)
 # Exits non-zero on any failure; prints "PASS: ..." on success.
 # Toolchain (proofs/README.md, "Pinned versions"): Agda 2.6.3 from its PyPI
 # wheel, in a virtual environment under $SCFTL_AGDA_CACHE (default
@@ -105,6 +107,11 @@ else
   # options.)
   agda=(agda +RTS -A64M -M6G -RTS)
   got_version="$FALLBACK_AGDA_VERSION"
+fi
+
+if [ "${1:-}" = "--toolchain" ]; then
+  echo "check.sh: Agda $got_version and agda-stdlib $STDLIB_VERSION ready"
+  exit 0
 fi
 
 # --- hygiene: every module is --safe and reachable from Everything.agda ---

@@ -86,7 +86,7 @@ open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (s
 open import SCFTL.Impl.UnsyncedSyncAll Data d0 amax wmax kmax umax _≟D_ using (okX)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX; konsU; lzS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (stX; EsRunM; Place; BXone; one; _∷_)
+  using (stX; EsRunM; Place; Alloc; BXone; module OPX; one; _∷_)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; Z; own; wp; ab; berase; balloc; owners; AllocOK; OwnLoc; upd-self; upd-ne)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (_∈_)
@@ -297,6 +297,23 @@ done-keep {X} {X'} {bl} {bl'} {j} ew eo q =
   subst (λ n → cntQ (stX X) bl j (wp bl j) ≤ cntQ (stX X') bl' j n) (sym ew)
         (cnt-mono (stX X) (stX X') bl bl' j (wp bl j) (λ o _ → eo o) q)
 
+-- every write pointer within its block: an allocation takes a block
+-- below Z and leaves the others as they were (SpaceRecGc: across a
+-- crash too), as a placement does; an erase sets one to 0
+alloc-wpZ : ∀ {s bl bl'} → Alloc s bl bl' → (∀ k → wp bl k ≤ Z) → ∀ k → wp bl' k ≤ Z
+alloc-wpZ {bl = bl} (k , (_ , wlt , _) , refl) wz j with j ≟ℕ k
+... | yes refl = subst (_≤ Z) (sym (upd-self (wp bl) j _)) wlt
+... | no ne    = subst (_≤ Z) (sym (upd-ne (wp bl) j k _ ne)) (wz j)
+
+place-wpZ : ∀ {X X' bl bl'} → Place X X' bl bl' → (∀ k → wp bl k ≤ Z) → ∀ k → wp bl' k ≤ Z
+place-wpZ {X} (inj₁ (_ , al)) = alloc-wpZ {stX X} al
+place-wpZ (inj₂ (_ , refl)) wz = wz
+
+erase-wpZ : ∀ {bl} k → (∀ j → wp bl j ≤ Z) → ∀ j → wp (berase k bl) j ≤ Z
+erase-wpZ {bl} k wz j with j ≟ℕ k
+... | yes refl = subst (_≤ Z) (sym (upd-self (wp bl) j 0)) z≤n
+... | no ne    = subst (_≤ Z) (sym (upd-ne (wp bl) j k 0 ne)) (wz j)
+
 private
   dOf-mono : ∀ {X X' bl bl'} m → (∀ j → m ≡ just j → done X bl j ≤ done X' bl' j) → dOf X bl m ≤ dOf X' bl' m
   dOf-mono nothing  f = z≤n
@@ -307,18 +324,6 @@ private
   bnd-keep {G} {G'} {X} {X'} {bl} {bl'} eg ec en f b rewrite eg | ec | en =
     ≤-trans b (+-monoʳ-≤ (gn G * Z) (dOf-mono {X} {X'} {bl} {bl'} (cv G) f))
 
-
-  -- a placement: the block it takes below Z, the others as they were
-  place-wpZ : ∀ {X X' bl bl'} → Place X X' bl bl' → (∀ k → wp bl k ≤ Z) → ∀ k → wp bl' k ≤ Z
-  place-wpZ {bl = bl} (inj₁ (_ , k , (_ , wlt , _) , refl)) wz j with j ≟ℕ k
-  ... | yes refl = subst (_≤ Z) (sym (upd-self (wp bl) j _)) wlt
-  ... | no ne    = subst (_≤ Z) (sym (upd-ne (wp bl) j k _ ne)) (wz j)
-  place-wpZ (inj₂ (_ , refl)) wz = wz
-
-  erase-wpZ : ∀ {bl} k → (∀ j → wp bl j ≤ Z) → ∀ j → wp (berase k bl) j ≤ Z
-  erase-wpZ {bl} k wz j with j ≟ℕ k
-  ... | yes refl = subst (_≤ Z) (sym (upd-self (wp bl) j 0)) z≤n
-  ... | no ne    = subst (_≤ Z) (sym (upd-ne (wp bl) j k 0 ne)) (wz j)
 
   just-inj : ∀ {a b : ℕ} → just a ≡ just b → a ≡ b
   just-inj refl = refl
@@ -528,12 +533,12 @@ pending? s bl k (suc n) with pending? s bl k n
 -- through is a step of the layer (P's `rlX`, in either phase): BXone's
 -- relocation, no L2P entry changed, and the victim's count of pages on
 -- P's queues one up
-dead-walk : ∀ {c G X bl k o p} → Spc.K c * Z ≤ suc kmax → LInv c (G , X , bl) → GB c (G , X , bl) → FreshAbove X bl →
+dead-walk : ∀ {c G X bl k o p} → Spc.K c * Z ≤ suc kmax → OPX.RI X → GB c (G , X , bl) → FreshAbove X bl →
             cv G ≡ just k → o < wp bl k → own bl k o ≡ just p → qd (stX X) p ≡ false → ¬ Valid (stX X) p →
             Σ XS λ X' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl) ×
                         LStep c (G , X , bl) (G , X' , bl) × (∀ j → vc X' bl j ≡ vc X bl j) × suc (done X bl k) ≤ done X' bl k ×
                         proj₁ X' ≡ proj₁ X
-dead-walk {c} {G} {false , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
+dead-walk {c} {G} {false , S} {bl} {k} {o} {p} KZ ri B fa cvk lt eo qf nv =
   X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk (inj₂ refl) , (λ _ → refl) , inc , refl
   where
   s = st (su S)
@@ -547,7 +552,7 @@ dead-walk {c} {G} {false , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
   inc : suc (done (false , S) bl k) ≤ done X′ bl k
   inc = cnt-inc s (rlX p s) bl bl k (wp bl k) o p (λ _ _ → refl)
           (λ o′ p′ _ _ x → px-queued (SB.reg (SB.op SB.rl)) {false , S} {X′} (λ ()) (proj₁ okr) p′ x) lt eo qf (inv-qd (rlX p s) p (upd-self (inv s) p true))
-dead-walk {c} {G} {true , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
+dead-walk {c} {G} {true , S} {bl} {k} {o} {p} KZ ri B fa cvk lt eo qf nv =
   X′ , okr , lrl cvk okr refl (λ b _ ne → ⊥-elim (ne refl)) wk (inj₂ refl) , (λ _ → refl) , inc , refl
   where
   s = st (su S)
@@ -555,7 +560,7 @@ dead-walk {c} {G} {true , S} {bl} {k} {o} {p} KZ L B fa cvk lt eo qf nv =
   X′ = true , lzS (rlX p s) (gh S)
   gk = gc-budget {c} {G} {true , S} {bl} KZ B cvk lt eo qf
   eu : ues (su S) ≡ []
-  eu = proj₁ (proj₁ (ri-of L))
+  eu = proj₁ ri
   okr : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) ((true , S) , bl) (X′ , bl)
   okr = inj₂ (refl , eu , rlX p s , refl , inj₁ (gk , p , fa k o p eo , inj₂ (nv , refl))) , inj₂ (refl , refl)
   wk = o , p , lt , eo , qf , upd-self (inv s) p true
@@ -573,7 +578,7 @@ module _ {c : Spc.Config} (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax
            Σ XS λ X' → Star (LStep c) (G , X , bl) (record G { cv = nothing } , X' , bl)
     walk m {G} {X} {bl} {k} L B fa cvk z fuel with pending? (stX X) bl k (wp bl k)
     ... | inj₂ all = X , ldone cvk z all ◅ ε
-    ... | inj₁ (o , p , lt , e , f) with dead-walk {c} {G} {X} {bl} {k} {o} {p} KZ L B fa cvk lt e f
+    ... | inj₁ (o , p , lt , e , f) with dead-walk {c} {G} {X} {bl} {k} {o} {p} KZ (proj₁ (ri-of L)) B fa cvk lt e f
                                            (dead-of {X} {bl} {k} {o} {p} (proj₂ (ri-of L)) z e) | m
     ...   | X1 , ok1 , st1 , vq , inc , _ | zero =
       ⊥-elim (<-irrefl refl (≤-trans (cnt< (stX X) bl k (wp bl k) o p lt e f) (subst (wp bl k ≤_) (+-identityʳ (done X bl k)) fuel)))

@@ -20,23 +20,33 @@
 --                   an allocation the block layer allows (its next
 --                   physical page reads erased);
 --   `Target`      : where the layer's policy lets a relocation go: the
---                   open block with room, or a free block below P once the
---                   open one is full; `target-of`: a block `layer-reloc`
---                   finds, free or the open one with room, gives one;
+--                   open block with room while it is in none of the
+--                   ghost's classes, or a free block below P once the open
+--                   one is full or may be left (`Leave`: in a class, as
+--                   after a recovery, or free); `target-guard`: so the
+--                   placement is guarded; `target-of`: a block
+--                   `layer-reloc` finds, free or the open one with room,
+--                   gives one;
 --   **`valid-walk`** : P's relocation of a valid page of the victim that
 --                   GC has not been through, into a target, is a step of
 --                   the layer (`lrl` into the open block, `lrla` or
---                   `lrlr` into a free one, by whether the full open block
---                   is in one of the ghost's classes), in either phase;
---                   the victim's count of queued pages one up;
---   `Dense`, `FullC`, `owners-ne` : every page below a write pointer holds
---                   an incarnation, and every block in one of the ghost's
---                   classes is full, so a block the layer holds erasable
---                   has pages to erase (`dense-step`, `fullc-step`);
+--                   `lrlr` into a free one, by whether the open block is
+--                   in one of the ghost's classes), in either phase; the
+--                   victim's count of queued pages one up;
+--   `Owned`       : every block not free holds a placed page
+--                   (`owned-step`), and a block the layer holds erasable
+--                   is not free (`es-taken`), so it has pages to erase;
 --   `queued-unnamed`, `all-queued-vc0` : a page on one of P's queues is
 --                   named by no L2P entry (PUSBic's `GcI`, P's RI), so a
 --                   victim whose every page is queued holds no valid
 --                   sector (`ldone`'s guards both met);
+--   `WalkFacts`, `Walking.walk-ends` : the walk over any set of states
+--                   closed under the layer's steps that has the facts it
+--                   uses (BXone's invariant, the GC invariants, `Above`,
+--                   `Owned`, no placement into an erasable block or a
+--                   victim, where a valid page may go) — the runs without
+--                   a crash here, the runs through power cuts in
+--                   SCFTL.Impl.SpaceRecGc (`victim-ends-crash`);
 --   **`victim-ends`** : in every state the layer reaches from the first
 --                   recovery of a new disk in PUSBic's phase, for every
 --                   configuration passing the code's constraints with
@@ -49,7 +59,7 @@
 --                   `sync-erase`), then `ldone`.
 --
 -- Not here: the chain phase's erase (PL's `EraseGuard`, "Not done",
--- item 1), so the run stays in PUSBic's phase; the layer across a crash.
+-- item 1), so the run stays in PUSBic's phase.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -88,11 +98,12 @@ open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb 
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; us; es; vi; cv; gn; Abs; module Abs; FrWp; FromVictim; nothing≢just; vc-pos; t→¬f)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd; Walk; Classed; Unclassed;
+  using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd; Walk; Classed; Unclassed; Leave; Guard;
          Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; Start; module Start;
          G0; step-inv; start-inv; layer-inv; layer-reloc)
 open import SCFTL.Impl.SpaceQueued Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (QX; px-queued; place-other; taken-run; taken-ret; run-queued; mem-own; sync-erase; layer-queued; einv-star; EInv)
+  using (QX; px-queued; place-other; Apart; Taken; apart-at; taken-run; taken-ret; run-queued; mem-own; sync-erase; layer-queued; einv-star;
+         EInv; QInv)
 open import SCFTL.Impl.SpaceGcBound Data d0 amax wmax kmax umax _≟D_ kc zb
   using (GB; done; cntQ; cnt-inc; cnt<; inv-qd; qd-inv; gc-budget; gb-star; gb-start; dead-walk; done-keep; pending?)
 import SCFTL.Impl.Space as Spc
@@ -175,59 +186,62 @@ alloc-ok {X} {bl} {k} fa A op lt =
 ------------------------------------------------------------------------
 -- Where a relocation may go
 
--- the open block with room, or a free block below P once the open one is
--- full (the layer's `lrl`, and `lrla`/`lrlr`)
-Target : Spc.Config → BL → ℕ → Set
-Target c bl kb = Opens bl kb × wp bl kb < Z × (kb ≡ ab bl ⊎ (kb < Spc.P c × wp bl (ab bl) ≡ Z))
+-- the open block with room while it is in none of the ghost's classes
+-- (the layer's `lrl`), or another block below P, free, once the open one
+-- is full (`lrla`, or `lrlr` where it is in a class) or may be left
+-- (`lrlr`: in a class, or free; after a recovery, SpaceRecWalk)
+Target : Spc.Config → Gh → BL → ℕ → Set
+Target c G bl kb = Opens bl kb × wp bl kb < Z ×
+                   ((kb ≡ ab bl × Unclassed G kb) ⊎ (kb ≢ ab bl × kb < Spc.P c × (wp bl (ab bl) ≡ Z ⊎ Leave G bl)))
+
+-- a placement into a target is guarded (the open block only while in
+-- none of the classes)
+target-guard : ∀ {c G X bl kb} → Target c G bl kb → Guard X G bl (balloc kb (nxt (stX X)) bl)
+target-guard {G = G} (_ , _ , inj₁ (refl , u)) k e refl = subst (Unclassed G) (cong ab e) u
+target-guard (_ , _ , inj₂ (ne , _)) k e refl = ⊥-elim (ne (cong ab e))
 
 private
-  frwp-of : ∀ {c G X bl} → LInv c (G , X , bl) → FrWp bl
-  frwp-of (inj₁ F) = Fresh.frwp F
-  frwp-of (inj₂ (inj₁ R)) = Run.frwp R
-  frwp-of (inj₂ (inj₂ Rt)) = Retired.frwp Rt
-
   0<Z : 0 < Z
   0<Z = s≤s z≤n
 
--- a block for the sector that is the open one with room or free below P
--- gives a target
+-- a block for the sector, the open one with room or a free one below P
+-- (Space's progress, SpaceLayer's `layer-reloc`), gives a target: from a
+-- running state the open block while it has room (in none of the
+-- classes: it is Space's open block), else the free block; from a
+-- retired state the block Space opened (`kn`), the old open block left
+-- (in a class, or free)
 target-of : ∀ {c G X bl} → Spc.S c ≡ Z → LInv c (G , X , bl) → (∀ k → wp bl k ≤ Z) →
-            wp bl (ab bl) < Spc.S c ⊎ (Σ ℕ λ k → k < Spc.P c × fr bl k ≡ true) → Σ ℕ λ kb → Target c bl kb
-target-of {c} {G} {X} {bl} eS L wz (inj₁ room) = ab bl , inj₁ refl , subst (wp bl (ab bl) <_) eS room , inj₁ refl
-target-of {c} {G} {X} {bl} eS L wz (inj₂ (k , kP , frk)) with k ≟ℕ ab bl
-... | yes refl = k , inj₁ refl , subst (_< Z) (sym (frwp-of L k frk)) 0<Z , inj₁ refl
-... | no ne with m≤n⇒m<n∨m≡n (wz (ab bl))
-...   | inj₁ room = ab bl , inj₁ refl , room , inj₁ refl
-...   | inj₂ full = k , inj₂ frk , subst (_< Z) (sym (frwp-of L k frk)) 0<Z , inj₂ (kP , full)
+            wp bl (ab bl) < Spc.S c ⊎ (Σ ℕ λ k → k < Spc.P c × fr bl k ≡ true) → Σ ℕ λ kb → Target c G bl kb
+target-of {c} {G} {X} {bl} eS (inj₁ F) wz _ =
+  ab bl , inj₁ refl , subst (_< Z) (sym (Fresh.abWp F)) 0<Z , inj₁ (refl , Fresh.noUs F (ab bl) , Fresh.noVi F (ab bl) , Fresh.noEs F (ab bl))
+target-of {c} {G} {X} {bl} eS (inj₂ (inj₁ R)) wz (inj₁ room) =
+  ab bl , inj₁ refl , subst (wp bl (ab bl) <_) eS room , inj₁ (refl , Abs.abU I , Abs.abV I , Abs.abE I)
+  where I = Run.abs R
+target-of {c} {G} {X} {bl} eS (inj₂ (inj₁ R)) wz (inj₂ (k , kP , frk)) with m≤n⇒m<n∨m≡n (wz (ab bl))
+... | inj₁ room = ab bl , inj₁ refl , room , inj₁ (refl , Abs.abU (Run.abs R) , Abs.abV (Run.abs R) , Abs.abE (Run.abs R))
+... | inj₂ full = k , inj₂ frk , subst (_< Z) (sym (Run.frwp R k frk)) 0<Z , inj₂ (ne , kP , inj₁ full)
+  where
+  ne : k ≢ ab bl
+  ne refl = t→¬f frk (Abs.abF (Run.abs R))
+target-of {c} {G} {X} {bl} eS (inj₂ (inj₂ Rt)) wz _ with Retired.kn Rt ≟ℕ ab bl
+... | yes e = kn , inj₂ (Retired.knFr Rt) , lt , inj₁ (e , Abs.abU I , Abs.abV I , Abs.abE I)
+  where
+  I = Retired.abs Rt
+  kn = Retired.kn Rt
+  lt = subst (_< Z) (sym (Retired.frwp Rt kn (Retired.knFr Rt))) 0<Z
+... | no ne = kn , inj₂ (Retired.knFr Rt) , lt , inj₂ (ne , Abs.abP I , inj₂ (leave (Retired.abC Rt)))
+  where
+  I = Retired.abs Rt
+  kn = Retired.kn Rt
+  lt = subst (_< Z) (sym (Retired.frwp Rt kn (Retired.knFr Rt))) 0<Z
+  leave : fr bl (ab bl) ≡ true ⊎ Classed G (ab bl) → Leave G bl
+  leave (inj₁ f) = inj₂ f
+  leave (inj₂ cl) = inj₁ cl
 
 ------------------------------------------------------------------------
 -- The relocation of a valid page is a step
 
--- a block in one of the ghost's classes is full (in a run without a
--- crash: a recovery's open block, abandoned, may be in one and not full)
-FullC : Gh → BL → Set
-FullC G bl = ∀ k → Classed G k → wp bl k ≡ Z
-
 private
-  -- a placement takes a block below its end, so never a full one
-  full-apart : ∀ {X bl bl' j} → wp bl j ≡ Z → ∀ kb → AllocOK (stX X) bl kb → bl' ≡ balloc kb (nxt (stX X)) bl → kb ≢ j
-  full-apart {bl = bl} f kb (_ , lt , _) _ refl = <-irrefl f lt
-
-  -- the victim is no allocation target: a victim is full
-  victim-apart : ∀ {c G X bl bl' k} → LInv c (G , X , bl) → FullC G bl → cv G ≡ just k →
-                 ∀ kk → AllocOK (stX X) bl kk → bl' ≡ balloc kk (nxt (stX X)) bl → kk ≢ k
-  victim-apart (inj₁ F) _ cvk = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
-  victim-apart {X = X} {bl} {bl'} {k} (inj₂ (inj₁ R)) F cvk = full-apart {X} {bl} {bl'} {k} (F k (inj₂ (inj₁ (Abs.cvV (Run.abs R) k cvk))))
-  victim-apart {X = X} {bl} {bl'} {k} (inj₂ (inj₂ Rt)) F cvk = full-apart {X} {bl} {bl'} {k} (F k (inj₂ (inj₁ (Abs.cvV (Retired.abs Rt) k cvk))))
-
-  -- an open block with room is in none of the classes
-  unc-of : ∀ {G bl} → FullC G bl → wp bl (ab bl) < Z → Unclassed G (ab bl)
-  unc-of {G} {bl} F lt with us G (ab bl) in eu | vi G (ab bl) in ev | es G (ab bl) in ee
-  ... | true  | _     | _     = ⊥-elim (<-irrefl (F (ab bl) (inj₁ eu)) lt)
-  ... | false | true  | _     = ⊥-elim (<-irrefl (F (ab bl) (inj₂ (inj₁ ev))) lt)
-  ... | false | false | true  = ⊥-elim (<-irrefl (F (ab bl) (inj₂ (inj₂ ee))) lt)
-  ... | false | false | false = refl , refl , refl
-
   -- P's `rl0` of a valid page of victim k changes only the entry of the
   -- page's sector, which names a page of k
   fv-rl0 : ∀ {s bl k o p} → OwnLoc bl → own bl k o ≡ just p → Valid s p →
@@ -238,31 +252,34 @@ private
 
   -- the layer's step for a relocation into a target: `lrl` into the open
   -- block, else `lrla` or `lrlr` by whether the full open block is in
-  -- one of the ghost's classes
-  step-of : ∀ {c G X X' bl k kb} → FullC G bl → cv G ≡ just k →
+  -- one of the ghost's classes, `lrlr` where it may be left
+  step-of : ∀ {c G X X' bl k kb} → cv G ≡ just k →
             SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , balloc kb (nxt (stX X)) bl) →
-            FromVictim k X bl X' → Walk k X bl X' → Target c bl kb →
+            FromVictim k X bl X' → Walk k X bl X' → Target c G bl kb →
             Σ Gh λ G' → LStep c (G , X , bl) (G' , X' , balloc kb (nxt (stX X)) bl) × cv G' ≡ cv G
-  step-of {G = G} {bl = bl} F cvk okr fv wk (_ , lt , inj₁ refl) = _ , lrl cvk okr refl fv wk (inj₁ (unc-of {G} {bl} F lt)) , refl
-  step-of {c} {G} {X} {X'} {bl} {k} {kb} F cvk okr fv wk (_ , lt , inj₂ (kP , full)) with kb ≟ℕ ab bl
-  ... | yes refl = _ , lrl cvk okr refl fv wk (inj₁ (unc-of {G} {bl} F lt)) , refl
-  ... | no ne with us G (ab bl) in eu | vi G (ab bl) in ev | es G (ab bl) in ee
-  ...   | true  | _     | _     = _ , lrlr cvk okr ne kP fv wk (inj₁ (inj₁ eu)) , refl
-  ...   | false | true  | _     = _ , lrlr cvk okr ne kP fv wk (inj₁ (inj₂ (inj₁ ev))) , refl
-  ...   | false | false | true  = _ , lrlr cvk okr ne kP fv wk (inj₁ (inj₂ (inj₂ ee))) , refl
-  ...   | false | false | false = _ , lrla cvk okr ne kP full fv wk (eu , ev , ee) , refl
+  step-of cvk okr fv wk (_ , _ , inj₁ (refl , u)) = _ , lrl cvk okr refl fv wk (inj₁ u) , refl
+  step-of cvk okr fv wk (_ , _ , inj₂ (ne , kP , inj₂ lv)) = _ , lrlr cvk okr ne kP fv wk lv , refl
+  step-of {G = G} {bl = bl} cvk okr fv wk (_ , _ , inj₂ (ne , kP , inj₁ full))
+    with us G (ab bl) in eu | vi G (ab bl) in ev | es G (ab bl) in ee
+  ... | true  | _     | _     = _ , lrlr cvk okr ne kP fv wk (inj₁ (inj₁ eu)) , refl
+  ... | false | true  | _     = _ , lrlr cvk okr ne kP fv wk (inj₁ (inj₂ (inj₁ ev))) , refl
+  ... | false | false | true  = _ , lrlr cvk okr ne kP fv wk (inj₁ (inj₂ (inj₂ ee))) , refl
+  ... | false | false | false = _ , lrla cvk okr ne kP full fv wk (eu , ev , ee) , refl
 
 -- **P's relocation of a valid page of the victim that GC has not been
 -- through, into a target, is a step of the layer**, in either phase
 -- (P's `rl0` with no optional page), and the victim's count of pages on
--- P's queues rises by one
-valid-walk : ∀ {c G X bl k o p kb} → Spc.K c * Z ≤ suc kmax → LInv c (G , X , bl) → FullC G bl → GB c (G , X , bl) →
-             FreshAbove X bl → Above bl → cv G ≡ just k → o < wp bl k → own bl k o ≡ just p →
-             qd (stX X) p ≡ false → Valid (stX X) p → Target c bl kb →
+-- P's queues rises by one; of the state it asks BXone's invariant, the
+-- budget invariant, and that no placement takes an erasable block or a
+-- victim (SpaceQueued's `Apart`)
+valid-walk : ∀ {c G X bl k o p kb} → Spc.K c * Z ≤ suc kmax → OPX.RI X × OwnLoc bl → Apart G X bl (Taken G) →
+             GB c (G , X , bl) → FreshAbove X bl → Above bl → cv G ≡ just k → vi G k ≡ true →
+             o < wp bl k → own bl k o ≡ just p →
+             qd (stX X) p ≡ false → Valid (stX X) p → Target c G bl kb →
              Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
                LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k ×
                proj₁ X' ≡ proj₁ X
-valid-walk {c} {G} {false , S} {bl} {k} {o} {p} {kb} KZ L F B fa A cvk lt eo qf vp tg =
+valid-walk {c} {G} {false , S} {bl} {k} {o} {p} {kb} KZ ri tk B fa A cvk vk lt eo qf vp tg =
   proj₁ SO , X′ , balloc kb n bl , proj₁ (proj₂ SO) , proj₂ (proj₂ SO) , inc , refl
   where
   s = st (su S)
@@ -275,15 +292,16 @@ valid-walk {c} {G} {false , S} {bl} {k} {o} {p} {kb} KZ L F B fa A cvk lt eo qf 
   okr : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) ((false , S) , bl) (X′ , balloc kb n bl)
   okr = inj₁ (refl , S , refl , ((inj₁ (gk , p , fa k o p eo , inj₁ (vp , false , false , refl)) , refl) , refl)) ,
         inj₁ (refl , kb , aok , refl)
-  SO = step-of {c} {G} {false , S} {X′} {bl} {k} {kb} F cvk okr (fv-rl0 {s} {bl} {k} {o} {p} (proj₂ (ri-of L)) eo vp)
+  SO = step-of {c} {G} {false , S} {X′} {bl} {k} {kb} cvk okr (fv-rl0 {s} {bl} {k} {o} {p} (proj₂ ri) eo vp)
          (o , p , lt , eo , qf , upd-self (inv s) p true) tg
-  P = place-other {false , S} {X′} {bl} {balloc kb n bl} {k} (proj₂ okr) (victim-apart L F cvk)
+  P = place-other {false , S} {X′} {bl} {balloc kb n bl} {k} (proj₂ okr)
+        (apart-at {G} {false , S} {bl} {balloc kb n bl} (target-guard {c} {G} {false , S} {bl} {kb} tg) tk k (inj₂ vk))
   inc : suc (done (false , S) bl k) ≤ done X′ (balloc kb n bl) k
   inc = subst (λ m → suc (cntQ s bl k (wp bl k)) ≤ cntQ (rl0 p s) (balloc kb n bl) k m) (sym (proj₁ P))
           (cnt-inc s (rl0 p s) bl (balloc kb n bl) k (wp bl k) o p (λ o′ _ → proj₂ P o′)
                    (λ o′ p′ _ _ x → px-queued (SB.reg (SB.op SB.rl)) {false , S} {X′} (λ ()) (proj₁ okr) p′ x)
                    lt eo qf (inv-qd (rl0 p s) p (upd-self (inv s) p true)))
-valid-walk {c} {G} {true , S} {bl} {k} {o} {p} {kb} KZ L F B fa A cvk lt eo qf vp tg =
+valid-walk {c} {G} {true , S} {bl} {k} {o} {p} {kb} KZ ri tk B fa A cvk vk lt eo qf vp tg =
   proj₁ SO , X′ , balloc kb n bl , proj₁ (proj₂ SO) , proj₂ (proj₂ SO) , inc , refl
   where
   s = st (su S)
@@ -292,14 +310,15 @@ valid-walk {c} {G} {true , S} {bl} {k} {o} {p} {kb} KZ L F B fa A cvk lt eo qf v
   X′ = true , lzS (rl0 p s) (gh S)
   gk = gc-budget {c} {G} {true , S} {bl} KZ B cvk lt eo qf
   eu : ues (su S) ≡ []
-  eu = proj₁ (proj₁ (ri-of L))
+  eu = proj₁ (proj₁ ri)
   aok = alloc-ok {true , S} {bl} {kb} fa A (proj₁ tg) (proj₁ (proj₂ tg))
   okr : SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) ((true , S) , bl) (X′ , balloc kb n bl)
   okr = inj₂ (refl , eu , rl0 p s , refl , inj₁ (gk , p , fa k o p eo , inj₁ (vp , false , false , refl))) ,
         inj₁ (refl , kb , aok , refl)
-  SO = step-of {c} {G} {true , S} {X′} {bl} {k} {kb} F cvk okr (fv-rl0 {s} {bl} {k} {o} {p} (proj₂ (ri-of L)) eo vp)
+  SO = step-of {c} {G} {true , S} {X′} {bl} {k} {kb} cvk okr (fv-rl0 {s} {bl} {k} {o} {p} (proj₂ ri) eo vp)
          (o , p , lt , eo , qf , upd-self (inv s) p true) tg
-  P = place-other {true , S} {X′} {bl} {balloc kb n bl} {k} (proj₂ okr) (victim-apart L F cvk)
+  P = place-other {true , S} {X′} {bl} {balloc kb n bl} {k} (proj₂ okr)
+        (apart-at {G} {true , S} {bl} {balloc kb n bl} (target-guard {c} {G} {true , S} {bl} {kb} tg) tk k (inj₂ vk))
   inc : suc (done (true , S) bl k) ≤ done X′ (balloc kb n bl) k
   inc = subst (λ m → suc (cntQ s bl k (wp bl k)) ≤ cntQ (rl0 p s) (balloc kb n bl) k m) (sym (proj₁ P))
           (cnt-inc s (rl0 p s) bl (balloc kb n bl) k (wp bl k) o p (λ o′ _ → proj₂ P o′)
@@ -307,140 +326,83 @@ valid-walk {c} {G} {true , S} {bl} {k} {o} {p} {kb} KZ L F B fa A cvk lt eo qf v
                    lt eo qf (inv-qd (rl0 p s) p (upd-self (inv s) p true)))
 
 ------------------------------------------------------------------------
--- Two more facts of the layer's blocks: every page below a write pointer
--- holds an incarnation, and every block in one of the ghost's classes is
--- full
+-- A block the layer holds erasable has a page to erase
 
-Dense : BL → Set
-Dense bl = ∀ k o → o < wp bl k → Σ ℕ λ p → own bl k o ≡ just p
+-- every block not free holds a placed page: a block is taken by its first
+-- placement, an erase frees it, and recovery frees a block it leaves with
+-- none (`forget`, SCFTL.Impl.SpaceRecWalk); so SpaceQueued's `sync-erase`
+-- finds a page to erase in every block the layer holds erasable, which is
+-- not free (`es-taken`). (Before the thirty-sixth session: every page below
+-- a write pointer held one and every block in a class was full, which a
+-- recovery breaks: `forget` leaves holes, and the abandoned open block is
+-- in a class and not full.)
+Owned : BL → Set
+Owned bl = ∀ k → fr bl k ≡ false → owners bl k ≢ []
 
-dense-balloc : ∀ {bl} k n → Dense bl → Dense (balloc k n bl)
-dense-balloc {bl} k n D j o lt with j ≟ℕ k
-... | no ne = subst (λ m → Σ ℕ λ p → m ≡ just p) (sym (cong (λ f → f o) (upd-ne (own bl) j k _ ne)))
-                    (D j o (subst (o <_) (upd-ne (wp bl) j k _ ne) lt))
-... | yes refl with o ≟ℕ wp bl j
-...   | yes refl = n , trans (cong (λ f → f o) (upd-self (own bl) j _)) (upd-self (act bl j) o (just n))
-...   | no no′ = subst (λ m → Σ ℕ λ p → m ≡ just p)
-                       (sym (trans (cong (λ f → f o) (upd-self (own bl) j _))
-                                   (trans (upd-ne (act bl j) o (wp bl j) (just n) no′) (actB-below (wp bl j) (own bl j) o lt′))))
-                       (D j o lt′)
-  where
-  lt″ : o < suc (wp bl j)
-  lt″ = subst (o <_) (upd-self (wp bl) j _) lt
-  lt′ : o < wp bl j
-  lt′ = ≤∧≢⇒< (≤-pred lt″) no′
-
-dense-berase : ∀ {bl} k → Dense bl → Dense (berase k bl)
-dense-berase {bl} k D j o lt with j ≟ℕ k
-... | yes refl = ⊥-elim (no< (subst (o <_) (upd-self (wp bl) j 0) lt))
-... | no ne = D j o (subst (o <_) (upd-ne (wp bl) j k 0 ne) lt)
-
-dense-step : ∀ {c G X bl G' X' bl'} → Dense bl → LStep c (G , X , bl) (G' , X' , bl') → Dense bl'
-dense-step {c} {G} {X} {bl} {G'} {X'} {bl'} = bl-step Dense (λ {bl} k n → dense-balloc {bl} k n) (λ {bl} k → dense-berase {bl} k) {c} {G} {X} {bl} {G'} {X'} {bl'}
-
-dense-start : ∀ {c X bl} → Start c X bl → Dense bl
-dense-start st k o lt = ⊥-elim (no< (subst (o <_) (Start.allWp st k) lt))
-
-private
-  fullc-place : ∀ {G X X' bl bl'} → Place X X' bl bl' → FullC G bl → FullC G bl'
-  fullc-place {G} {X} {X'} {bl} {bl'} pl F j cj =
-    trans (proj₁ (place-other {X} {X'} {bl} {bl'} {j} pl (full-apart {X} {bl} {bl'} {j} (F j cj)))) (F j cj)
-
-  -- the classes after a block joins the used ones
-  cl-us : ∀ {G j k} → Classed (record G { us = us G [ k ≔ true ] }) j → j ≡ k ⊎ Classed G j
-  cl-us {G} {j} {k} (inj₁ u) with j ≟ℕ k
-  ... | yes e = inj₁ e
-  ... | no ne = inj₂ (inj₁ (trans (sym (upd-ne (us G) j k true ne)) u))
-  cl-us (inj₂ x) = inj₂ (inj₂ x)
-
-  fullc-us : ∀ {G bl k} → wp bl k ≡ Z → FullC G bl → FullC (record G { us = us G [ k ≔ true ] }) bl
-  fullc-us {G} {bl} {k} full F j cj with cl-us {G} {j} {k} cj
-  ... | inj₁ refl = full
-  ... | inj₂ c = F j c
-
-  ∨-split : ∀ {x y} → (x Data.Bool.Base.∨ y) ≡ true → x ≡ true ⊎ y ≡ true
-  ∨-split {true} _ = inj₁ refl
-  ∨-split {false} e = inj₂ e
-
-private
-  -- one Boolean flag true rules another out, so the other true rules it out
-  contra : ∀ {a b} → (a ≡ true → b ≡ false) → b ≡ true → a ≡ false
-  contra {false} f _ = refl
-  contra {true} f b = ⊥-elim (t→¬f b (f refl))
-
--- the abstraction's disjoint classes: an erasable block is neither used
--- nor a victim, and the current victim is not erasable
-es-apart : ∀ {c G X bl d} → Abs c G X bl d → ∀ k → es G k ≡ true → us G k ≡ false × vi G k ≡ false
-es-apart I k e = contra (Abs.usE I k) e , Abs.esV I k e
-
-cv-apart : ∀ {c G X bl d k} → Abs c G X bl d → cv G ≡ just k → es G k ≡ false
-cv-apart {k = k} I cvk = contra (Abs.esV I k) (Abs.cvV I k cvk)
-
--- every step of the layer keeps it, given that a used block and a victim
--- are not erasable (the abstraction's disjoint classes)
-fullc-core : ∀ {c G X bl G' X' bl'} → (∀ k → es G k ≡ true → us G k ≡ false × vi G k ≡ false) →
-             FullC G bl → LStep c (G , X , bl) (G' , X' , bl') → FullC G' bl'
-fullc-core {G = G} {X} {bl} {X' = X'} ue F (lw (_ , pl) _ _ _ _) = fullc-place {G} {X} {X'} pl F
-fullc-core {G = G} {X} {bl} {X' = X'} ue F (lwa {bl' = bl'} (_ , pl) moved kP full _ _ _) =
-  fullc-us {G} {bl'} {ab bl} (trans (proj₁ (place-other {X} {X'} {bl} {bl'} {ab bl} pl (full-apart {X} {bl} {bl'} {ab bl} full))) full)
-    (fullc-place {G} {X} {X'} pl F)
-fullc-core {G = G} {X} {bl} ue F (lret full _ _ _) = fullc-us {G} {bl} {ab bl} full F
-fullc-core {G = G} {X} {bl} {X' = X'} ue F (lwr (_ , pl) _ _ _ _ _) = fullc-place {G} {X} {X'} pl F
-fullc-core {G = G} ue F (lfl (_ , refl) _ _) j (inj₁ u) = F j (inj₁ u)
-fullc-core {G = G} ue F (lfl (_ , refl) _ _) j (inj₂ (inj₁ ()))
-fullc-core {G = G} ue F (lfl (_ , refl) _ _) j (inj₂ (inj₂ e)) with ∨-split {es G j} e
-... | inj₁ x = F j (inj₂ (inj₂ x))
-... | inj₂ v = F j (inj₂ (inj₁ v))
-fullc-core {G = G} ue F (lbar (_ , refl) _ _) j (inj₁ u) = F j (inj₁ u)
-fullc-core {G = G} ue F (lbar (_ , refl) _ _) j (inj₂ (inj₁ ()))
-fullc-core {G = G} ue F (lbar (_ , refl) _ _) j (inj₂ (inj₂ e)) with ∨-split {es G j} e
-... | inj₁ x = F j (inj₂ (inj₂ x))
-... | inj₂ v = F j (inj₂ (inj₁ v))
-fullc-core ue F (lsy (_ , refl)) = F
-fullc-core {G = G} {bl = bl} ue F (lera (k , _ , refl) esk _) j cj with j ≟ℕ k
-... | yes refl = ⊥-elim (gone cj)
-  where
-  gone : Classed (record G { es = es G [ j ≔ false ] }) j → ⊥
-  gone (inj₁ u) = t→¬f u (proj₁ (ue j esk))
-  gone (inj₂ (inj₁ v)) = t→¬f v (proj₂ (ue j esk))
-  gone (inj₂ (inj₂ e)) = t→¬f e (upd-self (es G) j false)
-... | no ne = trans (upd-ne (wp bl) j k 0 ne) (F j (back cj))
-  where
-  back : Classed (record G { es = es G [ k ≔ false ] }) j → Classed G j
-  back (inj₁ u) = inj₁ u
-  back (inj₂ (inj₁ v)) = inj₂ (inj₁ v)
-  back (inj₂ (inj₂ e)) = inj₂ (inj₂ (trans (sym (upd-ne (es G) j k false ne)) e))
-fullc-core {G = G} ue F (lgcm {k = k} _ usk _ _ _ _) j cj with j ≟ℕ k
-... | yes refl = F j (inj₁ usk)
-... | no ne = F j (back cj)
-  where
-  back : Classed (record G { us = us G [ k ≔ false ] ; vi = vi G [ k ≔ true ] ; cv = just k ; gn = suc (gn G) }) j → Classed G j
-  back (inj₁ u) = inj₁ (trans (sym (upd-ne (us G) j k false ne)) u)
-  back (inj₂ (inj₁ v)) = inj₂ (inj₁ (trans (sym (upd-ne (vi G) j k true ne)) v))
-  back (inj₂ (inj₂ e)) = inj₂ (inj₂ e)
-fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrl _ (_ , pl) _ _ _ _) = fullc-place {G} {X} {X'} pl F
-fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrla {bl' = bl'} _ (_ , pl) moved kP full _ _ _) =
-  fullc-us {G} {bl'} {ab bl} (trans (proj₁ (place-other {X} {X'} {bl} {bl'} {ab bl} pl (full-apart {X} {bl} {bl'} {ab bl} full))) full)
-    (fullc-place {G} {X} {X'} pl F)
-fullc-core {G = G} {X} {bl} {X' = X'} ue F (lrlr _ (_ , pl) _ _ _ _ _) = fullc-place {G} {X} {X'} pl F
-fullc-core ue F (ldone _ _ _) = F
-
-fullc-step : ∀ {c G X bl G' X' bl'} → LInv c (G , X , bl) → FullC G bl → LStep c (G , X , bl) (G' , X' , bl') → FullC G' bl'
-fullc-step (inj₁ F′) = fullc-core (λ k e → ⊥-elim (t→¬f e (Fresh.noEs F′ k)))
-fullc-step (inj₂ (inj₁ R)) = fullc-core (es-apart (Run.abs R))
-fullc-step (inj₂ (inj₂ Rt)) = fullc-core (es-apart (Retired.abs Rt))
-
--- a full block has pages to erase
 private
   consM-ne : ∀ (m : Maybe ℕ) xs q → m ≡ just q → consM m xs ≢ []
   consM-ne .(just q) xs q refl ()
 
-owners-ne : ∀ {bl k} → Dense bl → wp bl k ≡ Z → owners bl k ≢ []
-owners-ne {bl} {k} D full e =
-  consM-ne (own bl k zb) (ownersB bl k zb) (proj₁ d) (proj₂ d) (subst (λ w → ownersB bl k w ≡ []) full e)
+  -- a block's pages below a pointer, over equal rows
+  ownersB-row : ∀ bl bl' k → (∀ o → own bl' k o ≡ own bl k o) → ∀ n → ownersB bl' k n ≡ ownersB bl k n
+  ownersB-row bl bl' k e zero    = refl
+  ownersB-row bl bl' k e (suc n) = trans (cong (λ m → consM m (ownersB bl' k n)) (e n)) (cong (consM (own bl k n)) (ownersB-row bl bl' k e n))
+
+owned-balloc : ∀ {bl} k n → Owned bl → Owned (balloc k n bl)
+owned-balloc {bl} k n O j nf with j ≟ℕ k
+... | yes refl = λ e → consM-ne _ _ n top (subst (λ w → ownersB (balloc j n bl) j w ≡ []) (upd-self (wp bl) j _) e)
   where
-  d : Σ ℕ λ p → own bl k zb ≡ just p
-  d = D k zb (subst (λ w → zb < w) (sym full) (≤-refl {suc zb}))
+  top : own (balloc j n bl) j (wp bl j) ≡ just n
+  top = trans (cong (λ f → f (wp bl j)) (upd-self (own bl) j _)) (upd-self (act bl j) (wp bl j) (just n))
+... | no ne = λ e → O j (trans (sym (upd-ne (fr bl) j k false ne)) nf)
+                      (trans (sym (ownersB-row bl (balloc k n bl) j (λ o → cong (λ f → f o) (upd-ne (own bl) j k _ ne)) (wp bl j)))
+                             (subst (λ w → ownersB (balloc k n bl) j w ≡ []) (upd-ne (wp bl) j k _ ne) e))
+
+owned-berase : ∀ {bl} k → Owned bl → Owned (berase k bl)
+owned-berase {bl} k O j nf with j ≟ℕ k
+... | yes refl = ⊥-elim (t→¬f (upd-self (fr bl) j true) nf)
+... | no ne = λ e → O j (trans (sym (upd-ne (fr bl) j k true ne)) nf)
+                      (trans (sym (ownersB-row bl (berase k bl) j (λ _ → refl) (wp bl j)))
+                             (subst (λ w → ownersB (berase k bl) j w ≡ []) (upd-ne (wp bl) j k 0 ne) e))
+
+owned-step : ∀ {c G X bl G' X' bl'} → Owned bl → LStep c (G , X , bl) (G' , X' , bl') → Owned bl'
+owned-step {c} {G} {X} {bl} {G'} {X'} {bl'} = bl-step Owned (λ {bl} k n → owned-balloc {bl} k n) (λ {bl} k → owned-berase {bl} k) {c} {G} {X} {bl} {G'} {X'} {bl'}
+
+owned-start : ∀ {c X bl} → Start c X bl → Owned bl
+owned-start st k nf = ⊥-elim (t→¬f (Start.allFr st k) nf)
+
+-- a block the layer holds erasable is not free
+es-taken : ∀ {c G X bl k} → LInv c (G , X , bl) → es G k ≡ true → fr bl k ≡ false
+es-taken {k = k} (inj₁ F) e = ⊥-elim (t→¬f e (Fresh.noEs F k))
+es-taken {bl = bl} {k} (inj₂ (inj₁ R)) e with fr bl k in ef
+... | true  = ⊥-elim (t→¬f e (Abs.frE (Run.abs R) k ef))
+... | false = refl
+es-taken {G = G} {bl = bl} {k} (inj₂ (inj₂ Rt)) e with fr bl k in ef | k ≟ℕ Retired.kn Rt
+... | false | _ = refl
+... | true | yes refl = ⊥-elim (t→¬f e (Abs.abE (Retired.abs Rt)))
+... | true | no ne = ⊥-elim (t→¬f e (Abs.frE (Retired.abs Rt) k (trans (upd-ne (fr bl) k (Retired.kn Rt) false ne) ef)))
+
+-- the facts the walk takes of a state of the layer's invariant
+esv-of : ∀ {c G X bl k} → LInv c (G , X , bl) → es G k ≡ true → vi G k ≡ false
+esv-of {k = k} (inj₁ F) e = ⊥-elim (t→¬f e (Fresh.noEs F k))
+esv-of {k = k} (inj₂ (inj₁ R)) e = Abs.esV (Run.abs R) k e
+esv-of {k = k} (inj₂ (inj₂ Rt)) e = Abs.esV (Retired.abs Rt) k e
+
+cvv-of : ∀ {c G X bl k} → LInv c (G , X , bl) → cv G ≡ just k → vi G k ≡ true
+cvv-of (inj₁ F) cvk = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
+cvv-of {k = k} (inj₂ (inj₁ R)) cvk = Abs.cvV (Run.abs R) k cvk
+cvv-of {k = k} (inj₂ (inj₂ Rt)) cvk = Abs.cvV (Retired.abs Rt) k cvk
+
+apart-of : ∀ {c G X bl} → LInv c (G , X , bl) → Apart G X bl (Taken G)
+apart-of (inj₁ F) j (inj₁ e) = ⊥-elim (t→¬f e (Fresh.noEs F j))
+apart-of (inj₁ F) j (inj₂ v) = ⊥-elim (t→¬f v (Fresh.noVi F j))
+apart-of (inj₂ (inj₁ R)) = taken-run R
+apart-of (inj₂ (inj₂ Rt)) = taken-ret Rt
+
+locx-of : ∀ {c G X bl} → LInv c (G , X , bl) → LocX X bl
+locx-of (inj₁ F) = Fresh.locx F
+locx-of (inj₂ (inj₁ R)) = Run.locx R
+locx-of (inj₂ (inj₂ Rt)) = Retired.locx Rt
 
 ------------------------------------------------------------------------
 -- A victim whose every page is queued holds no valid sector
@@ -450,10 +412,6 @@ private
   hereM-just nothing  p ()
   hereM-just (just q) p h = cong just (≡ᵇ-T h)
 
-  locx-of : ∀ {c G X bl} → LInv c (G , X , bl) → LocX X bl
-  locx-of (inj₁ F) = Fresh.locx F
-  locx-of (inj₂ (inj₁ R)) = Run.locx R
-  locx-of (inj₂ (inj₂ Rt)) = Retired.locx Rt
 
 -- a page on one of P's queues is named by no L2P entry (PUSBic's `GcI`
 -- in its phase, P's RI in the chain phase)
@@ -513,6 +471,107 @@ private
     ... | no ne = inj₂ (λ v → ne (just-inj′ (trans (sym e) (proj₂ v))))
 
 
+-- what the walk asks of the states it runs through: a set `R` of states
+-- closed under the layer's steps, and of each state of it BXone's
+-- invariant, the placed pages located, the GC invariants (SpaceGcBound's
+-- `GB`, SpaceQueued's `EInv` and `QInv`), nothing above a write pointer,
+-- a page in every block the layer holds erasable, an erasable block no
+-- victim and the current victim one, no placement into an erasable block
+-- or a victim, and where a valid page of the victim may go: a target, or
+-- an erasable block below P to erase first (after which the erased block
+-- is a target). Here: the runs without a crash (`victim-ends` below);
+-- SCFTL.Impl.SpaceRecWalk: the runs through power cuts.
+record WalkFacts (c : Spc.Config) (R : LS → Set) : Set where
+  field
+    next   : ∀ {s s'} → R s → LStep c s s' → R s'
+    riR    : ∀ {G X bl} → R (G , X , bl) → OPX.RI X × OwnLoc bl
+    locxR  : ∀ {G X bl} → R (G , X , bl) → LocX X bl
+    gbR    : ∀ {G X bl} → R (G , X , bl) → GB c (G , X , bl)
+    einvR  : ∀ {G X bl} → R (G , X , bl) → EInv (G , X , bl)
+    qinvR  : ∀ {G X bl} → R (G , X , bl) → QInv (G , X , bl)
+    aboveR : ∀ {G X bl} → R (G , X , bl) → Above bl
+    ownedR : ∀ {G X bl k} → R (G , X , bl) → es G k ≡ true → owners bl k ≢ []
+    esvR   : ∀ {G X bl k} → R (G , X , bl) → es G k ≡ true → vi G k ≡ false
+    cvvR   : ∀ {G X bl k} → R (G , X , bl) → cv G ≡ just k → vi G k ≡ true
+    apartR : ∀ {G X bl} → R (G , X , bl) → Apart G X bl (Taken G)
+    whereR : ∀ {G X bl k} → R (G , X , bl) → cv G ≡ just k → 1 ≤ vc X bl k →
+             (Σ ℕ λ kb → Target c G bl kb) ⊎ (Σ ℕ λ k′ → k′ < Spc.P c × es G k′ ≡ true)
+    freeR  : ∀ {G X bl k} → R (G , X , bl) → k < Spc.P c → fr bl k ≡ true → Σ ℕ λ kb → Target c G bl kb
+
+module Walking {c : Spc.Config} {R : LS → Set} (W : WalkFacts c R) (KZ : Spc.K c * Z ≤ suc kmax) where
+  open WalkFacts W
+
+  private
+    -- one page of the victim through P's relocation (`rlX` or `rl0`),
+    -- into a block with room the caller names for a valid page
+    page-step : ∀ {G X bl k o p} → R (G , X , bl) → cv G ≡ just k → o < wp bl k → own bl k o ≡ just p →
+                qd (stX X) p ≡ false → (Valid (stX X) p → Σ ℕ λ kb → Target c G bl kb) →
+                Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
+                  LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k × proj₁ X' ≡ proj₁ X
+    page-step {G} {X} {bl} {k} {o} {p} r cvk lt eo qf tgt with valid? (stX X) p
+    ... | inj₁ vp = valid-walk {c} {G} {X} {bl} {k} {o} {p} {proj₁ (tgt vp)} KZ (riR r) (apartR r) (gbR r) (proj₁ (einvR r)) (aboveR r)
+                      cvk (cvvR r cvk) lt eo qf vp (proj₂ (tgt vp))
+    ... | inj₂ nv with dead-walk {c} {G} {X} {bl} {k} {o} {p} KZ (proj₁ (riR r)) (gbR r) (proj₁ (einvR r)) cvk lt eo qf nv
+    ...   | X′ , _ , st′ , _ , inc , ph = G , X′ , bl , st′ , refl , inc , ph
+
+    Res : Gh → XS → BL → Set
+    Res G X bl = Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star (LStep c) (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
+
+    Step1 : Gh → XS → BL → ℕ → Set
+    Step1 G X bl k = Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
+                       LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k × proj₁ X' ≡ proj₁ X
+
+  mutual
+    -- by the pages of the victim still to go (`Z ≤ done + m`)
+    ends : ∀ m {G X bl k} → R (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k → Z ≤ done X bl k + m → Res G X bl
+    ends m {G} {false , S} {bl} {k} r refl cvk fuel with pending? (stX (false , S)) bl k (wp bl k)
+    ... | inj₂ all =
+      _ , _ , _ , ldone cvk (all-queued-vc0 {false , S} {bl} {k} (proj₁ (riR r)) (locxR r) all) all ◅ ε , refl
+    ... | inj₁ (o , p , lt , eo , qf) with m
+    ...   | zero = ⊥-elim (<-irrefl refl (≤-trans (cnt< (stX (false , S)) bl k (wp bl k) o p lt eo qf)
+                                            (≤-trans (proj₁ (proj₂ (gbR r)) k) (subst (Z ≤_) (+-identityʳ (done (false , S) bl k)) fuel))))
+    ...   | suc m′ with valid? (stX (false , S)) p
+    ...     | inj₂ nv = cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ vp → ⊥-elim (nv vp)))
+    ...     | inj₁ vp with whereR r cvk
+                          (subst (λ j → 1 ≤ vc (false , S) bl j) (cong proj₁ (proj₂ (riR r) k o p eo))
+                                 (vc-pos (false , S) bl _ p (proj₁ vp) (proj₂ vp)))
+    ...       | inj₁ tg = cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ _ → tg))
+    ...       | inj₂ (k′ , k′P , esk′)
+      with sync-erase {c} {G} {S} {bl} {k′} (proj₂ (riR r)) (qinvR r) (einvR r) esk′ (ownedR r esk′)
+    ...         | X′ , st1 , ph1 , unq , qx , X″ , rn , ph2 =
+      proj₁ R′ , proj₁ (proj₂ R′) , proj₁ (proj₂ (proj₂ R′)) , st1 ◅ st2 ◅ proj₁ (proj₂ (proj₂ (proj₂ R′))) , proj₂ (proj₂ (proj₂ (proj₂ R′)))
+      where
+        G2 = record G { es = es G [ k′ ≔ false ] }
+        bl2 = berase k′ bl
+        st2 : LStep c (G , X′ , bl) (G2 , X″ , bl2)
+        st2 = lera (k′ , rn , refl) esk′ k′P
+        r2 = next (next r st1) st2
+        ne : k ≢ k′
+        ne = λ e → t→¬f (cvvR r cvk) (subst (λ j → vi G j ≡ false) (sym e) (esvR r esk′))
+        off : ∀ o′ p′ → own bl k o′ ≡ just p′ → ¬ (p′ ∈ owners bl k′)
+        off o′ p′ e i with mem-own bl k′ (wp bl k′) p′ i
+        ... | o″ , _ , e′ = ne (cong proj₁ (trans (sym (proj₂ (riR r) k o′ p′ e)) (proj₂ (riR r) k′ o″ p′ e′)))
+        mono : done (false , S) bl k ≤ done X″ bl2 k
+        mono = done-keep {false , S} {X″} {bl} {bl2} {k} (upd-ne (wp bl) k k′ 0 ne) (λ _ → refl)
+                 (λ o′ p′ _ e x → run-queued rn p′ (off o′ p′ e) (qx p′ x))
+        fr2 : fr bl2 k′ ≡ true
+        fr2 = upd-self (fr bl) k′ true
+        R′ = cont m′ {G2} {X″} {bl2} {k} r2 ph2 cvk (≤-trans fuel (+-monoˡ-≤ (suc m′) mono))
+               (page-step r2 cvk (subst (o <_) (sym (upd-ne (wp bl) k k′ 0 ne)) lt) eo (run-unqueued rn (unq p qf))
+                  (λ _ → freeR r2 k′P fr2))
+
+    cont : ∀ m′ {G X bl k} → R (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k → Z ≤ done X bl k + suc m′ →
+           Step1 G X bl k → Res G X bl
+    cont m′ {G} {X} {bl} {k} r ph cvk fuel (G′ , X′ , bl′ , st′ , ec , inc , ph′) with
+      ends m′ {G′} {X′} {bl′} {k} (next r st′) (trans ph′ ph) (trans ec cvk)
+           (≤-trans fuel (subst (_≤ done X′ bl′ k + m′) (sym (+-suc (done X bl k) m′)) (+-monoˡ-≤ m′ inc)))
+    ... | G″ , X″ , bl″ , run′ , nocv = G″ , X″ , bl″ , st′ ◅ run′ , nocv
+
+  -- **GC of a victim ends** from every state of `R` in PUSBic's phase
+  walk-ends : ∀ {G X bl k} → R (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k →
+              Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star (LStep c) (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
+  walk-ends {G} {X} {bl} {k} r ph cvk = ends Z r ph cvk (m≤n+m Z (done X bl k))
+
 module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax) (eS : Spc.S c ≡ Z)
          (KZ : Spc.K c * Z ≤ suc kmax) {X0 bl0 X1 bl1} (new : SB.Model.New BXone (X0 , bl0))
          (rec : SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1)) (abP : ab bl0 < Spc.P c) where
@@ -525,108 +584,37 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     Reach : LS → Set
     Reach s = Star (LStep c) (G0 , X1 , bl1) s
 
-    fullc-star : ∀ {s s'} → LInv c s → FullC (proj₁ s) (proj₂ (proj₂ s)) → Star (LStep c) s s' → FullC (proj₁ s') (proj₂ (proj₂ s'))
-    fullc-star L F ε = F
-    fullc-star {G , X , bl} L F (_◅_ {j = G′ , X′ , bl′} st r) =
-      fullc-star (step-inv eL eW eS L st) (fullc-step {c} {G} {X} {bl} {G′} {X′} {bl′} L F st) r
-
     inv-at : ∀ {G X bl} → Reach (G , X , bl) → LInv c (G , X , bl)
     inv-at r = layer-inv eL eW eS st0 r
 
     gb-at : ∀ {G X bl} → Reach (G , X , bl) → GB c (G , X , bl)
     gb-at r = gb-star eL eW eS (start-inv st0) (gb-start st0) r
 
-    einv-at : ∀ {G X bl} → Reach (G , X , bl) → EInv (G , X , bl)
-    einv-at r = einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (t→¬f e refl)) r
+    owned-at : ∀ {G X bl} → Reach (G , X , bl) → Owned bl
+    owned-at r = bl-star Owned (λ {bl} k n → owned-balloc {bl} k n) (λ {bl} k → owned-berase {bl} k) (owned-start st0) r
 
-    above-at : ∀ {G X bl} → Reach (G , X , bl) → Above bl
-    above-at r = bl-star Above (λ {bl} k n → above-balloc {bl} k n) (λ {bl} k → above-berase {bl} k) (above-start st0) r
-
-    dense-at : ∀ {G X bl} → Reach (G , X , bl) → Dense bl
-    dense-at r = bl-star Dense (λ {bl} k n → dense-balloc {bl} k n) (λ {bl} k → dense-berase {bl} k) (dense-start st0) r
-
-    fullc-at : ∀ {G X bl} → Reach (G , X , bl) → FullC G bl
-    fullc-at r = fullc-star (start-inv st0) (λ k cl → ⊥-elim (none {k} cl)) r
+    facts : WalkFacts c Reach
+    facts = record
+      { next   = λ r st → r ◅◅ (st ◅ ε)
+      ; riR    = λ r → ri-of (inv-at r)
+      ; locxR  = λ r → locx-of (inv-at r)
+      ; gbR    = gb-at
+      ; einvR  = einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (t→¬f e refl))
+      ; qinvR  = layer-queued eL eW eS st0
+      ; aboveR = bl-star Above (λ {bl} k n → above-balloc {bl} k n) (λ {bl} k → above-berase {bl} k) (above-start st0)
+      ; ownedR = λ {G} {X} {bl} {k} r esk → owned-at r k (es-taken (inv-at r) esk)
+      ; esvR   = λ r → esv-of (inv-at r)
+      ; cvvR   = λ r → cvv-of (inv-at r)
+      ; apartR = λ r → apart-of (inv-at r)
+      ; whereR = where′
+      ; freeR  = λ r kP frk → target-of eS (inv-at r) (proj₁ (proj₂ (gb-at r))) (inj₂ (_ , kP , frk)) }
       where
-      none : ∀ {k} → Classed G0 k → ⊥
-      none (inj₁ ())
-      none (inj₂ (inj₁ ()))
-      none (inj₂ (inj₂ ()))
-
-    -- one page of the victim through P's relocation (`rlX` or `rl0`),
-    -- into a block with room the caller names for a valid page
-    page-step : ∀ {G X bl k o p} → Reach (G , X , bl) → cv G ≡ just k → o < wp bl k → own bl k o ≡ just p →
-                qd (stX X) p ≡ false → (Valid (stX X) p → Σ ℕ λ kb → Target c bl kb) →
-                Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
-                  LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k × proj₁ X' ≡ proj₁ X
-    page-step {G} {X} {bl} {k} {o} {p} r cvk lt eo qf tgt with valid? (stX X) p
-    ... | inj₁ vp = valid-walk {c} {G} {X} {bl} {k} {o} {p} {proj₁ (tgt vp)} KZ (inv-at r) (fullc-at r) (gb-at r) (proj₁ (einv-at r)) (above-at r)
-                      cvk lt eo qf vp (proj₂ (tgt vp))
-    ... | inj₂ nv with dead-walk {c} {G} {X} {bl} {k} {o} {p} KZ (inv-at r) (gb-at r) (proj₁ (einv-at r)) cvk lt eo qf nv
-    ...   | X′ , _ , st′ , _ , inc , ph = G , X′ , bl , st′ , refl , inc , ph
-
-    Res : Gh → XS → BL → Set
-    Res G X bl = Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star (LStep c) (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
-
-    Step1 : Gh → XS → BL → ℕ → Set
-    Step1 G X bl k = Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
-                       LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k × proj₁ X' ≡ proj₁ X
-
-    -- the victim is not erasable
-    victim-es : ∀ {G X bl k} → LInv c (G , X , bl) → cv G ≡ just k → es G k ≡ false
-    victim-es (inj₁ F) cvk = ⊥-elim (nothing≢just (trans (sym (Fresh.noCv F)) cvk))
-    victim-es (inj₂ (inj₁ R)) cvk = cv-apart (Run.abs R) cvk
-    victim-es (inj₂ (inj₂ Rt)) cvk = cv-apart (Retired.abs Rt) cvk
-
-  mutual
-    -- by the pages of the victim still to go (`Z ≤ done + m`)
-    ends : ∀ m {G X bl k} → Reach (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k → Z ≤ done X bl k + m → Res G X bl
-    ends m {G} {false , S} {bl} {k} r refl cvk fuel with pending? (stX (false , S)) bl k (wp bl k)
-    ... | inj₂ all =
-      _ , _ , _ , ldone cvk (all-queued-vc0 {false , S} {bl} {k} (proj₁ (ri-of (inv-at r))) (locx-of (inv-at r)) all) all ◅ ε , refl
-    ... | inj₁ (o , p , lt , eo , qf) with m
-    ...   | zero = ⊥-elim (<-irrefl refl (≤-trans (cnt< (stX (false , S)) bl k (wp bl k) o p lt eo qf)
-                                            (≤-trans (proj₁ (proj₂ (gb-at r)) k) (subst (Z ≤_) (+-identityʳ (done (false , S) bl k)) fuel))))
-    ...   | suc m′ with valid? (stX (false , S)) p
-    ...     | inj₂ nv = cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ vp → ⊥-elim (nv vp)))
-    ...     | inj₁ vp with layer-reloc V (inv-at r) cvk
-                          (subst (λ j → 1 ≤ vc (false , S) bl j) (cong proj₁ (proj₂ (ri-of (inv-at r)) k o p eo))
-                                 (vc-pos (false , S) bl _ p (proj₁ vp) (proj₂ vp)))
-    ...       | inj₁ room =
-      cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ _ → target-of eS (inv-at r) (proj₁ (proj₂ (gb-at r))) (inj₁ room)))
-    ...       | inj₂ (k′ , k′P , inj₁ frk) =
-      cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ _ → target-of eS (inv-at r) (proj₁ (proj₂ (gb-at r))) (inj₂ (k′ , k′P , frk))))
-    ...       | inj₂ (k′ , k′P , inj₂ esk′)
-      with sync-erase {c} {G} {S} {bl} {k′} (inv-at r) (layer-queued eL eW eS st0 r) (einv-at r) esk′
-             (owners-ne {bl} {k′} (dense-at r) (fullc-at r k′ (inj₂ (inj₂ esk′))))
-    ...         | X′ , st1 , ph1 , unq , qx , X″ , rn , ph2 =
-      proj₁ R , proj₁ (proj₂ R) , proj₁ (proj₂ (proj₂ R)) , st1 ◅ st2 ◅ proj₁ (proj₂ (proj₂ (proj₂ R))) , proj₂ (proj₂ (proj₂ (proj₂ R)))
-      where
-        G2 = record G { es = es G [ k′ ≔ false ] }
-        bl2 = berase k′ bl
-        st2 : LStep c (G , X′ , bl) (G2 , X″ , bl2)
-        st2 = lera (k′ , rn , refl) esk′ k′P
-        r2 = r ◅◅ (st1 ◅ st2 ◅ ε)
-        ne : k ≢ k′
-        ne = λ e → t→¬f esk′ (subst (λ j → es G j ≡ false) e (victim-es (inv-at r) cvk))
-        off : ∀ o′ p′ → own bl k o′ ≡ just p′ → ¬ (p′ ∈ owners bl k′)
-        off o′ p′ e i with mem-own bl k′ (wp bl k′) p′ i
-        ... | o″ , _ , e′ = ne (cong proj₁ (trans (sym (proj₂ (ri-of (inv-at r)) k o′ p′ e)) (proj₂ (ri-of (inv-at r)) k′ o″ p′ e′)))
-        mono : done (false , S) bl k ≤ done X″ bl2 k
-        mono = done-keep {false , S} {X″} {bl} {bl2} {k} (upd-ne (wp bl) k k′ 0 ne) (λ _ → refl)
-                 (λ o′ p′ _ e x → run-queued rn p′ (off o′ p′ e) (qx p′ x))
-        fr2 : fr bl2 k′ ≡ true
-        fr2 = upd-self (fr bl) k′ true
-        R = cont m′ {G2} {X″} {bl2} {k} r2 ph2 cvk (≤-trans fuel (+-monoˡ-≤ (suc m′) mono))
-              (page-step r2 cvk (subst (o <_) (sym (upd-ne (wp bl) k k′ 0 ne)) lt) eo (run-unqueued rn (unq p qf))
-                 (λ _ → target-of eS (inv-at r2) (proj₁ (proj₂ (gb-at r2))) (inj₂ (k′ , k′P , fr2))))
-
-    cont : ∀ m′ {G X bl k} → Reach (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k → Z ≤ done X bl k + suc m′ →
-           Step1 G X bl k → Res G X bl
-    cont m′ {G} {X} {bl} {k} r ph cvk fuel (G′ , X′ , bl′ , st′ , ec , inc , ph′) with
-      ends m′ {G′} {X′} {bl′} {k} (r ◅◅ (st′ ◅ ε)) (trans ph′ ph) (trans ec cvk)
-           (≤-trans fuel (subst (_≤ done X′ bl′ k + m′) (sym (+-suc (done X bl k) m′)) (+-monoˡ-≤ m′ inc)))
-    ... | G″ , X″ , bl″ , run′ , nocv = G″ , X″ , bl″ , st′ ◅ run′ , nocv
+      where′ : ∀ {G X bl k} → Reach (G , X , bl) → cv G ≡ just k → 1 ≤ vc X bl k →
+               (Σ ℕ λ kb → Target c G bl kb) ⊎ (Σ ℕ λ k′ → k′ < Spc.P c × es G k′ ≡ true)
+      where′ r cvk p1 with layer-reloc V (inv-at r) cvk p1
+      ... | inj₁ room = inj₁ (target-of eS (inv-at r) (proj₁ (proj₂ (gb-at r))) (inj₁ room))
+      ... | inj₂ (k′ , k′P , inj₁ frk) = inj₁ (target-of eS (inv-at r) (proj₁ (proj₂ (gb-at r))) (inj₂ (k′ , k′P , frk)))
+      ... | inj₂ (k′ , k′P , inj₂ esk′) = inj₂ (k′ , k′P , esk′)
 
   -- **GC of every victim ends**: in every state the layer reaches from
   -- the first recovery of a new disk in PUSBic's phase, while GC moves a
@@ -636,4 +624,4 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
   -- first after the SYNC that releases its pages) and ends the victim
   victim-ends : ∀ {G X bl k} → Star (LStep c) (G0 , X1 , bl1) (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k →
                 Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star (LStep c) (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
-  victim-ends {G} {X} {bl} {k} r ph cvk = ends Z r ph cvk (m≤n+m Z (done X bl k))
+  victim-ends = Walking.walk-ends facts KZ

@@ -827,20 +827,21 @@ private
 
 -- **after an epoch barrier, the SYNC that makes its epochs durable
 -- releases the victims' pages, and the block erase follows**: in every
--- state of the layer's invariants in PUSBic's phase, for every block the
+-- state of the layer's invariants in PUSBic's phase (each page placed in
+-- one block, `OwnLoc`; `QInv`, `EInv`), for every block the
 -- layer holds erasable that holds a page, a SYNC of the layer (`lsy`:
 -- PU's SYNC of every unsynced epoch, releasing every invalid page the
 -- map it makes stable does not name) leads to a state from which the
 -- block erase is P's erase of each of its pages, in the same phase — the
 -- code's `sync_barriers` before it erases.  The SYNC puts no page on a
 -- queue that was on neither (it releases invalid pages only).
-sync-erase : ∀ {c G S bl k} → LInv c (G , (false , S) , bl) → QInv (G , (false , S) , bl) → EInv (G , (false , S) , bl) →
+sync-erase : ∀ {c G S bl k} → OwnLoc bl → QInv (G , (false , S) , bl) → EInv (G , (false , S) , bl) →
              es G k ≡ true → owners bl k ≢ [] →
              Σ XS λ X' → LStep c (G , (false , S) , bl) (G , X' , bl) × proj₁ X' ≡ false ×
                (∀ p → qd (stX (false , S)) p ≡ false → qd (stX X') p ≡ false) × QX (false , S) X' ×
                Σ XS λ X'' → EsRunM X' (owners bl k) X'' × proj₁ X'' ≡ false
-sync-erase {c} {G} {S} {bl} {k} L Q E esk ne =
-  X′ , lsy (sy , refl) , refl , unq , px-queued (SB.reg (SB.op SB.sy)) {false , S} {X′} (λ ()) sy , erase-run {X′} {bl} {k} refl (ownloc-of {c} {G} {false , S} {bl} L) ers′ ne
+sync-erase {c} {G} {S} {bl} {k} ol Q E esk ne =
+  X′ , lsy (sy , refl) , refl , unq , px-queued (SB.reg (SB.op SB.sy)) {false , S} {X′} (λ ()) sy , erase-run {X′} {bl} {k} refl ol ers′ ne
   where
   s = st (su S)
   M = lastX (false , S)
@@ -870,7 +871,7 @@ synced-erase : ∀ {c X0 bl0 X1 bl1 G X bl k} → Spc.L c ≡ suc amax → Spc.W
                Σ XS λ X' → LStep c (G , X , bl) (G , X' , bl) × proj₁ X' ≡ false ×
                Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl) (X'' , berase k bl)
 synced-erase {c} {X0} {bl0} {X1} {bl1} {G} {false , S} {bl} {k} eL eW eS new rec abP run refl esk ne
-  with sync-erase {c} {G} {S} {bl} {k} (layer-inv eL eW eS st0 run) (layer-queued eL eW eS st0 run)
+  with sync-erase {c} {G} {S} {bl} {k} (ownloc-of {c} {G} {false , S} {bl} (layer-inv eL eW eS st0 run)) (layer-queued eL eW eS st0 run)
          (einv-star eL eW eS (start-inv st0) (fresh-rec {X0} {X1} {bl0} {bl1} rec , λ j e → ⊥-elim (f≢t e)) run) esk ne
   where st0 = new-start new rec abP
 ... | X′ , st′ , ph , _ , _ , X″ , rn , _ = X′ , st′ , ph , X″ , k , rn , refl
