@@ -73,7 +73,7 @@ open import Data.Empty using (⊥; ⊥-elim)
 open import Data.List.Base using (List; []; _∷_)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Nat.Base using (zero; suc; _+_; _*_; _<_; _≤_; z≤n; s≤s)
-open import Data.Nat.Properties using (≤-refl; ≤-trans; <-irrefl; <⇒≤; ≤-pred; ≤∧≢⇒<; m≤n⇒m<n∨m≡n; _≤?_; +-suc; +-monoˡ-≤; +-identityʳ; m≤n+m) renaming (_≟_ to _≟ℕ_)
+open import Data.Nat.Properties using (≤-refl; ≤-trans; <-irrefl; <⇒≤; m≤n⇒m<n∨m≡n; _≤?_; +-suc; +-monoˡ-≤; +-identityʳ; m≤n+m) renaming (_≟_ to _≟ℕ_)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -90,19 +90,19 @@ open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS;
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; Place; BXone; module OPX; EsRunM; one; _∷_)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (LocX; _∈_)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
-  using (BL; Z; own; wp; ab; fr; loc; act; actB-below; hereM; consM; cellOf; phys; berase; balloc; owners; ownersB; Opens; AllocOK; OwnLoc; upd-self; upd-ne)
+  using (BL; Z; own; wp; ab; fr; loc; act; hereM; consM; cellOf; phys; berase; balloc; owners; ownersB; Opens; AllocOK; OwnLoc; upd-self; upd-ne)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb using (FreshAbove; fresh-next; fresh-rec)
 open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using (vc; inBlk)
 open import SCFTL.Impl.SpaceUsed using (tot-pos; ≡ᵇ-T)
 open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-start)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Gh; us; es; vi; cv; gn; Abs; module Abs; FrWp; FromVictim; nothing≢just; vc-pos; t→¬f)
+  using (Gh; us; es; vi; cv; Abs; module Abs; FromVictim; nothing≢just; vc-pos; t→¬f)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; qd; Walk; Classed; Unclassed; Leave; Guard;
          Run; module Run; Fresh; module Fresh; Retired; module Retired; LInv; ri-of; Start; module Start;
-         G0; step-inv; start-inv; layer-inv; layer-reloc)
+         G0; start-inv; layer-inv; layer-reloc)
 open import SCFTL.Impl.SpaceQueued Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (QX; px-queued; place-other; Apart; Taken; apart-at; taken-run; taken-ret; run-queued; mem-own; sync-erase; layer-queued; einv-star;
+  using (px-queued; place-other; Apart; Taken; apart-at; taken-run; taken-ret; run-queued; mem-own; sync-erase; layer-queued; einv-star;
          EInv; QInv)
 open import SCFTL.Impl.SpaceGcBound Data d0 amax wmax kmax umax _≟D_ kc zb
   using (GB; done; cntQ; cnt-inc; cnt<; inv-qd; qd-inv; gc-budget; gb-star; gb-start; dead-walk; done-keep; pending?)
