@@ -78,7 +78,7 @@ open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; �
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
-open import Relation.Nullary using (¬_; yes; no)
+open import Relation.Nullary using (¬_; Dec; yes; no)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
   using (St; l2p; inv; ers; esF; nxt; rl0; p2l; Valid; cur; erased; _[_≔_])
@@ -223,20 +223,18 @@ target-of {c} {G} {X} {bl} eS (inj₂ (inj₁ R)) wz (inj₂ (k , kP , frk)) wit
   where
   ne : k ≢ ab bl
   ne refl = t→¬f frk (Abs.abF (Run.abs R))
-target-of {c} {G} {X} {bl} eS (inj₂ (inj₂ Rt)) wz _ with Retired.kn Rt ≟ℕ ab bl
-... | yes e = kn , inj₂ (Retired.knFr Rt) , lt , inj₁ (e , Abs.abU I , Abs.abV I , Abs.abE I)
+target-of {c} {G} {X} {bl} eS (inj₂ (inj₂ Rt)) wz _ =
+  kn , inj₂ (Retired.knFr Rt) , subst (_< Z) (sym (Retired.frwp Rt kn (Retired.knFr Rt))) 0<Z , cls (kn ≟ℕ ab bl)
   where
   I = Retired.abs Rt
   kn = Retired.kn Rt
-  lt = subst (_< Z) (sym (Retired.frwp Rt kn (Retired.knFr Rt))) 0<Z
-... | no ne = kn , inj₂ (Retired.knFr Rt) , lt , inj₂ (ne , Abs.abP I , inj₂ (leave (Retired.abC Rt)))
-  where
-  I = Retired.abs Rt
-  kn = Retired.kn Rt
-  lt = subst (_< Z) (sym (Retired.frwp Rt kn (Retired.knFr Rt))) 0<Z
-  leave : fr bl (ab bl) ≡ true ⊎ Classed G (ab bl) → Leave G bl
-  leave (inj₁ f) = inj₂ f
-  leave (inj₂ cl) = inj₁ cl
+  cls : Dec (kn ≡ ab bl) → (kn ≡ ab bl × Unclassed G kn) ⊎ (kn ≢ ab bl × kn < Spc.P c × (wp bl (ab bl) ≡ Z ⊎ Leave G bl))
+  cls (yes e) = inj₁ (e , Abs.abU I , Abs.abV I , Abs.abE I)
+  cls (no ne) = inj₂ (ne , Abs.abP I , inj₂ (leave (Retired.abC Rt)))
+    where
+    leave : fr bl (ab bl) ≡ true ⊎ Classed G (ab bl) → Leave G bl
+    leave (inj₁ f) = inj₂ f
+    leave (inj₂ cl) = inj₁ cl
 
 ------------------------------------------------------------------------
 -- The relocation of a valid page is a step

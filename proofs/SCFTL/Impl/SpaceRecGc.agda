@@ -73,7 +73,7 @@ open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su)
 open import SCFTL.Impl.UnsyncedImages Data d0 amax wmax kmax umax _≟D_ using (lastMap)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; PX)
-open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; obligationsBXone; module OPX)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; obligationsBXone)
 open import SCFTL.Impl.OneModelBlocksRead Data d0 amax wmax kmax umax _≟D_ kc zb using (owners-mem; LocX)
 open import SCFTL.Impl.OneModelBlocksNamed Data d0 amax wmax kmax umax _≟D_ kc zb using (rec-maps; fresh-rec)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
@@ -84,7 +84,7 @@ open import SCFTL.Impl.SpaceValid Data d0 amax wmax kmax umax _≟D_ kc zb using
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Gh; es; vi; cv; gn; Abs; module Abs; t→¬f; f≢t)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LS; LStep; lfl; endEp; Unclassed; clash; qd; G0; Start; ri-of; usedOf; layer-reloc)
+  using (LS; LStep; lfl; endEp; Unclassed; clash; qd; G0; Start; usedOf; layer-reloc)
 open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-start)
 open import SCFTL.Impl.SpaceQueued Data d0 amax wmax kmax umax _≟D_ kc zb
   using (QInv; EInv; Cov; Taken; Apart; lastX; qinv-core; qinv-step; einv-core; einv-step; layer-queued;
@@ -94,12 +94,12 @@ open import SCFTL.Impl.SpaceGcBound Data d0 amax wmax kmax umax _≟D_ kc zb
 open import SCFTL.Impl.SpaceRecFit Data d0 amax wmax kmax umax _≟D_ kc zb using (nz)
 open import SCFTL.Impl.SpaceRecInv Data d0 amax wmax kmax umax _≟D_ kc zb using (Recovered; module Recovered; recGh; belowP)
 open import SCFTL.Impl.SpaceGcWalk Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (WalkFacts; module Walking; Target; target-of; Owned; owned-step; owned-start; es-taken; esv-of; cvv-of; apart-of; locx-of;
-         Above; above-step; above-start; above-balloc; above-berase)
+  using (WalkFacts; module Walking; Target; target-of; Owned; owned-balloc; owned-berase; owned-start; es-taken; esv-of; cvv-of;
+         apart-of; locx-of; Above; above-start; above-balloc; above-berase; bl-step)
 open import SCFTL.Impl.SpaceRecErase Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Erasing; module Erasing; erOpen)
 open import SCFTL.Impl.SpaceRecLayer Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (LStepR; ls; lrec; recBL; LInvR; CInv; recovered-of; stepR-inv; layer-inv-crash)
+  using (LStepR; ls; lrec; recBL; LInvR; riR; CInv; recovered-of; stepR-inv; layer-inv-crash)
 import SCFTL.Impl.Space as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -287,11 +287,6 @@ layer-budget-crash : ∀ {c X0 bl0 X1 bl1 G X bl k o p} → Sp.Needs c → Sp.L 
 layer-budget-crash {c} {G = G} {X} {bl} V eL eW eS KZ new r abP run =
   gc-budget {c} {G} {X} {bl} KZ (proj₂ (proj₂ (gc-inv-crash V eL eW eS new r abP run)))
 
-private
-  ownloc-R : ∀ {c s} → LInvR c s → OwnLoc (proj₂ (proj₂ s))
-  ownloc-R (inj₁ L) = proj₂ (ri-of L)
-  ownloc-R (inj₂ E) = proj₂ (Erasing.ri E)
-
 -- **after the layer's SYNC, a block it holds erasable is erased by a step
 -- of BXone** (in PUSBic's phase; SpaceQueued's `synced-erase`)
 synced-erase-crash : ∀ {c X0 bl0 X1 bl1 G X bl k} → Sp.Needs c → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
@@ -300,7 +295,7 @@ synced-erase-crash : ∀ {c X0 bl0 X1 bl1 G X bl k} → Sp.Needs c → Sp.L c �
                      Σ XS λ X' → LStep c (G , X , bl) (G , X' , bl) × proj₁ X' ≡ false ×
                      Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl) (X'' , berase k bl)
 synced-erase-crash {c} {X0} {bl0} {X1} {bl1} {G} {false , S} {bl} {k} V eL eW eS new r abP run refl esk ne
-  with sync-erase {c} {G} {S} {bl} {k} (ownloc-R {c} (proj₁ (layer-inv-crash V eL eW eS new r abP run)))
+  with sync-erase {c} {G} {S} {bl} {k} (proj₂ (riR {c} (proj₁ (layer-inv-crash V eL eW eS new r abP run))))
          (proj₁ gi) (proj₁ (proj₂ gi)) esk ne
   where gi = gc-inv-crash V eL eW eS new r abP run
 ... | X′ , st′ , ph , _ , _ , X″ , rn , _ = X′ , st′ , ph , X″ , k , rn , refl
@@ -316,7 +311,7 @@ flushed-erase-crash : ∀ {c X0 bl0 X1 bl1 G X bl X' k} → Sp.Needs c → Sp.L 
                       es (endEp G) k ≡ true → owners bl k ≢ [] →
                       Σ XS λ X'' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.es))) (X' , bl) (X'' , berase k bl)
 flushed-erase-crash {c} {X0} {bl0} {X1} {bl1} {G} {X} {bl} {X'} {k} V eL eW eS new r abP run o nocv nn ph esk ne =
-  layer-erase {endEp G} {X'} {bl} {k} ph (ownloc-R {c} (proj₁ (layer-inv-crash V eL eW eS new r abP run′)))
+  layer-erase {endEp G} {X'} {bl} {k} ph (proj₂ (riR {c} (proj₁ (layer-inv-crash V eL eW eS new r abP run′))))
     (proj₁ (gc-inv-crash V eL eW eS new r abP run′)) (inv-flush (proj₁ o) ph) esk ne
   where
   run′ : Star (LStepR c) (G0 , X1 , bl1) (endEp G , X' , bl)
@@ -350,10 +345,6 @@ above-forget {bl} n A k o pos le with vacant (forgetO n bl) k
 
 private
   -- the facts of either form of the invariant
-  ri-R : ∀ {c G X bl} → LInvR c (G , X , bl) → OPX.RI X × OwnLoc bl
-  ri-R (inj₁ L) = ri-of L
-  ri-R (inj₂ E) = Erasing.ri E
-
   locx-R : ∀ {c G X bl} → LInvR c (G , X , bl) → LocX X bl
   locx-R (inj₁ L) = locx-of L
   locx-R (inj₂ E) = Erasing.locx E
@@ -374,19 +365,17 @@ private
   apart-R (inj₁ L) = apart-of L
   apart-R (inj₂ E) = er-taken E
 
-  above-stepR : ∀ {c G X bl G' X' bl'} → Above bl → LStepR c (G , X , bl) (G' , X' , bl') → Above bl'
-  above-stepR {c} {G} {X} {bl} {G'} {X'} {bl'} A (ls st) = above-step {c} {G} {X} {bl} {G'} {X'} {bl'} A st
-  above-stepR A (lrec {u = u} {C0} {blc} {C} {X'} _ cr _ _ _) =
-    above-forget {blc} (nxt (stX X')) (bl-crash Above (λ {bl} k n → above-balloc {bl} k n) (λ {bl} k → above-berase {bl} k) u A cr)
+-- a property of the block bookkeeping that every allocation, every block
+-- erase and recovery's `forget` keep is kept by every step of `LStepR`
+module _ (Q : BL → Set) (qa : ∀ {bl} k n → Q bl → Q (balloc k n bl)) (qe : ∀ {bl} k → Q bl → Q (berase k bl))
+         (qf : ∀ {bl} n → Q bl → Q (forget n bl)) where
+  blR-step : ∀ {c G X bl G' X' bl'} → Q bl → LStepR c (G , X , bl) (G' , X' , bl') → Q bl'
+  blR-step {c} {G} {X} {bl} {G'} {X'} {bl'} q (ls st) = bl-step Q qa qe {c} {G} {X} {bl} {G'} {X'} {bl'} q st
+  blR-step q (lrec {u = u} {blc = blc} {X' = X'} _ cr _ _ _) = qf {blc} (nxt (stX X')) (bl-crash Q qa qe u q cr)
 
-  owned-stepR : ∀ {c G X bl G' X' bl'} → Owned bl → LStepR c (G , X , bl) (G' , X' , bl') → Owned bl'
-  owned-stepR {c} {G} {X} {bl} {G'} {X'} {bl'} O (ls st) = owned-step {c} {G} {X} {bl} {G'} {X'} {bl'} O st
-  owned-stepR O (lrec {blc = blc} {X' = X'} _ _ _ _ _) = owned-forget {blc} (nxt (stX X'))
-
-  blR-star : ∀ (Q : BL → Set) → (∀ {c G X bl G' X' bl'} → Q bl → LStepR c (G , X , bl) (G' , X' , bl') → Q bl') →
-             ∀ {c s s'} → Q (proj₂ (proj₂ s)) → Star (LStepR c) s s' → Q (proj₂ (proj₂ s'))
-  blR-star Q f q ε = q
-  blR-star Q f {c} {G , X , bl} q (_◅_ {j = G′ , X′ , bl′} st r) = blR-star Q f (f {c} {G} {X} {bl} {G′} {X′} {bl′} q st) r
+  blR-star : ∀ {c s s'} → Q (proj₂ (proj₂ s)) → Star (LStepR c) s s' → Q (proj₂ (proj₂ s'))
+  blR-star q ε = q
+  blR-star {c} {G , X , bl} q (_◅_ {j = G′ , X′ , bl′} st r) = blR-star (blR-step {c} {G} {X} {bl} {G′} {X′} {bl′} q st) r
 
 module _ {c : Sp.Config} (V : Sp.Valid c) (eL : Sp.L c ≡ suc amax) (eW : Sp.W c ≡ suc wmax) (eS : Sp.S c ≡ Z)
          (KZ : Sp.K c * Z ≤ suc kmax) {X0 bl0 X1 bl1} (new : SB.Model.New BXone (X0 , bl0))
@@ -409,17 +398,19 @@ module _ {c : Sp.Config} (V : Sp.Valid c) (eL : Sp.L c ≡ suc amax) (eW : Sp.W 
     wz-at r = proj₁ (proj₂ (proj₂ (proj₂ (gc-at r))))
 
     owned-at : ∀ {G X bl} → ReachR (G , X , bl) → Owned bl
-    owned-at r = blR-star Owned owned-stepR (owned-start st0) r
+    owned-at r = blR-star Owned (λ {bl} k n → owned-balloc {bl} k n) (λ {bl} k → owned-berase {bl} k) (λ {bl} n _ → owned-forget {bl} n)
+                   (owned-start st0) r
 
     facts : WalkFacts c ReachR
     facts = record
       { next   = λ r st → r ◅◅ (ls st ◅ ε)
-      ; riR    = λ r → ri-R (inv-at r)
+      ; riR    = λ r → riR (inv-at r)
       ; locxR  = λ r → locx-R (inv-at r)
       ; gbR    = λ r → proj₂ (proj₂ (gc-at r))
       ; einvR  = λ r → proj₁ (proj₂ (gc-at r))
       ; qinvR  = λ r → proj₁ (gc-at r)
-      ; aboveR = blR-star Above above-stepR (above-start st0)
+      ; aboveR = blR-star Above (λ {bl} k n → above-balloc {bl} k n) (λ {bl} k → above-berase {bl} k) (λ {bl} n → above-forget {bl} n)
+                   (above-start st0)
       ; ownedR = λ {G} {X} {bl} {k} r esk → owned-at r k (nf-R (inv-at r) esk)
       ; esvR   = λ r → esv-R (inv-at r)
       ; cvvR   = λ r → cvv-R (inv-at r)

@@ -146,6 +146,11 @@ private
 LInvR : Sp.Config → LS → Set
 LInvR c s = LInv c s ⊎ Erasing c s
 
+-- BXone's invariant, in either form
+riR : ∀ {c G X bl} → LInvR c (G , X , bl) → OBX.RI (X , bl)
+riR (inj₁ L) = ri-of L
+riR (inj₂ E) = Erasing.ri E
+
 private
   frwp-of : ∀ {c s} → LInvR c s → FrWp (proj₂ (proj₂ s))
   frwp-of (inj₁ (inj₁ F)) = Fresh.frwp F
@@ -158,10 +163,6 @@ private
   reach-of (inj₁ (inj₂ (inj₁ R))) = Run.d R , Run.reach R
   reach-of (inj₁ (inj₂ (inj₂ Rt))) = Retired.d Rt , Retired.reach Rt
   reach-of (inj₂ E) = Erasing.d E , Erasing.reach E
-
-  riR : ∀ {c G X bl} → LInvR c (G , X , bl) → OBX.RI (X , bl)
-  riR (inj₁ L) = ri-of L
-  riR (inj₂ E) = Erasing.ri E
 
   -- the volatile L2P fits at a flush's or a barrier's guard
   nowR : ∀ {c G X bl} → Sp.Needs c → LInvR c (G , X , bl) → NowFit c G X bl
