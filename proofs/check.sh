@@ -287,15 +287,16 @@ fi
 
 # --- type-check ------------------------------------------------------------
 # Agda checks one module at a time. With more than one core, the modules are
-# checked by several Agda processes at once, planned and run by schedule.py
-# from the import graph (and check-weights.tsv, seconds per module, which
-# only steers the plan): no two processes check the same module, every
-# module is checked exactly once (schedule.py asserts both), and a process
-# starts once the interface files of the modules it imports from others
-# are written. Only the modules out of date are planned; where a split saves
-# nothing (a few modules to check), and with SCFTL_AGDA_JOBS=1 (.ci/run:
-# there the cores are busy with the builds and tests), Everything.agda is
-# checked in one process.
+# checked in jobs on several Agda worker processes at once (long-lived, in
+# interaction mode, so each loads an interface file at most once), planned
+# and run by schedule.py from the import graph (and check-weights.tsv,
+# seconds per module, which only steers the plan): no two jobs check the
+# same module, every module is checked exactly once (schedule.py asserts
+# both), and a job starts once the interface files of the modules it
+# imports from others are written. Only the modules out of date are
+# planned; where a split saves nothing (a few modules to check), and with
+# SCFTL_AGDA_JOBS=1 (.ci/run: there the cores are busy with the builds and
+# tests), Everything.agda is checked in one batch process.
 # Everything.agda imports only modules that exist:
 for m in $(sed -n 's/^import \(SCFTL[^ ]*\)$/\1/p' Everything.agda); do
   [ -f "$(echo "$m" | tr . /).agda" ] || fail "Everything.agda imports $m, which has no file"
@@ -331,10 +332,10 @@ if [ "$(cat "$work/plan")" = serial ]; then
 else
   nproc_=$(wc -l < "$work/plan")
   nplan=$(cut -d' ' -f3- "$work/plan" | wc -w)
-  echo "check.sh: Agda $got_version, agda-stdlib $STDLIB_VERSION: checking the $nplan of $n modules out of date in $nproc_ processes, $jobs at a time (schedule.py)"
+  echo "check.sh: Agda $got_version, agda-stdlib $STDLIB_VERSION: checking the $nplan of $n modules out of date in $nproc_ jobs on $jobs workers (schedule.py)"
   python3 schedule.py --run "$work/plan" "$jobs" "$work" "${agda[@]}" --no-libraries -i "$std" -i . \
     || fail "Agda rejected the proofs, or reported warnings or unsolved metas (above)"
-  how="$jobs processes at a time"
+  how="$jobs workers"
 fi
 mkdir -p "$CACHE" && touch "$stdlib_marker" 2>/dev/null || true
 # Agda keeps an interface file it finds up to date as it is; mark the ones

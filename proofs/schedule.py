@@ -3,26 +3,31 @@
 
 Agda checks one module at a time, and a process that checks a module
 first loads the interface files of everything that module imports.  With
-W cores, check.sh runs several Agda processes at once.  Each process
-checks its own set of modules (through a wrapper module that imports
-them) and starts only when every module its set imports from outside the
-set has been checked by a process that has exited, so no two processes
-ever check, or write the interface file of, the same module, and no
-process finds a module half-written.
+W cores, check.sh runs the check as jobs on W Agda worker processes at
+once.  Each job checks its own set of modules (through a wrapper module
+that imports them) and starts only when every module its set imports
+from outside the set has been checked and written by another job, so no
+two jobs ever check, or write the interface file of, the same module,
+and no job finds a module half-written.  A worker is one long-lived
+`agda --interaction-json` process that gets one load command per job;
+Agda keeps what it has loaded or checked across load commands, so a
+worker loads each interface file at most once (a process per job loaded
+them again for every job: a third of the CPU of a clean check).
 
 The plan is a list schedule, simulated before anything runs: whenever a
-worker is free, it starts a process with the ready module (all imports
+worker is free, it starts a job with the ready module (all imports
 checked) that heads the longest remaining chain of imports (weighted),
-and grows that process along what it enables, highest chain first, until
-the process holds about T seconds of work; a process costs its modules'
-time plus the time to load the interfaces it imports (about LOAD_BASE
-seconds for the standard library's, plus LOAD_PER_MB per megabyte of the
-project's interface files it needs).  The plan tries several T and keeps
-the shortest simulated run; where that saves less than MIN_GAIN over one
-process, the plan is "serial" and check.sh checks Everything.agda in one
-process.  The runner starts the processes in the plan's order as their
-imports finish, at most W at a time, so a process that runs longer or
-shorter than planned delays only what needs it.
+and grows that job along what it enables, highest chain first, until
+the job holds about T seconds of work; a job costs its modules' time
+plus the time to load the interfaces it imports that its worker has not
+loaded yet (about LOAD_BASE seconds for the standard library's on a
+fresh worker, plus LOAD_PER_MB per megabyte of the project's interface
+files).  The plan tries several T and keeps the shortest simulated run;
+where that saves less than MIN_GAIN over one process, the plan is
+"serial" and check.sh checks Everything.agda in one batch process.  The
+runner starts the jobs in the plan's order as their imports are written,
+on whichever worker is free, so a job that runs longer or shorter than
+planned delays only what needs it.
 
 The weights (seconds per module, from `agda --profile=modules`, and the
 size of each module's interface file) only steer the plan; any plan
@@ -35,22 +40,27 @@ them, are planned (an incremental check).  The mtime test only chooses
 what to plan: Agda itself re-checks any module whose interface does not
 match its source, in either mode.
 
-    schedule.py ROOT WEIGHTS WORKERS  -> "serial", or one line per process,
-        in start order:  <id> <ids it waits for, comma-separated, or -> <module> ...
+    schedule.py ROOT WEIGHTS WORKERS  -> "serial", or one line per job,
+        in start order:  <id> <modules it waits for, comma-separated, or -> <module> ...
     schedule.py ROOT WEIGHTS WORKERS --explain  -> the plan and its estimate
     add --all to plan every module, as after `check.sh --clean`
     schedule.py --run PLAN WORKERS WORKDIR AGDA [ARG ...]  -> run a plan:
-        one wrapper module per process in WORKDIR (its log beside it), AGDA
-        ARG ... -i WORKDIR WRAPPER; exit 1 on a failure, a warning or an
-        unsolved meta, printing that process's log
+        one wrapper module per job in WORKDIR, loaded by a worker (AGDA
+        --interaction-json; each load command with ARG ... -i WORKDIR, the
+        include paths made absolute; a worker's replies logged in WORKDIR);
+        exit 1 on an error, a warning or an unsolved meta, printing what
+        Agda said
     schedule.py --from-profile LOG  -> check-weights.tsv, from the output
         of `agda --profile=modules Everything.agda` run from scratch in
         this directory (the interface sizes are read from the files)
 """
+import json
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 
 IMPORT = re.compile(r"^\s*(?:open\s+)?import\s+(SCFTL(?:\.[\w\u0080-\uffff']+)*)")
@@ -160,11 +170,17 @@ class Planner:
     def weight(self, ms):
         return sum(self.w[m] for m in ms)
 
-    def load(self, ms):
+    def need(self, ms):
         need = set()
         for m in ms:
             need |= self.cl[m]
-        return LOAD_BASE + LOAD_PER_MB * sum(self.mb[d] for d in need - set(ms))
+        return need
+
+    def load(self, ms, seen=None):
+        """Seconds to load what `ms` import, by a fresh worker (`seen`
+        None) or by one that has already loaded or checked `seen`."""
+        base = LOAD_BASE if seen is None else 0.0
+        return base + LOAD_PER_MB * sum(self.mb[d] for d in self.need(ms) - set(ms) - (seen or set()))
 
     def serial(self, todo):
         return self.load(todo) + self.weight(todo)
@@ -182,7 +198,8 @@ class Planner:
         written = {m: 0.0 for m in done}     # module -> time its interface is written
         claimed = set()
         procs = []
-        ends = []                            # end times of running processes
+        busy = [0.0] * self.k                # each worker: busy until then
+        seen = [None] * self.k               # each worker: what it has loaded
         t = 0.0
         left = set(todo)
 
@@ -190,9 +207,8 @@ class Planner:
             return all((d in written and written[d] <= t) or d in extra for d in self.deps[m])
 
         while claimed != left:
-            ends = [e for e in ends if e > t]
             crit = max((self.level[m] for m in left if m not in claimed), default=0.0)
-            while len(ends) < self.k:
+            while any(b <= t for b in busy):
                 cands = [m for m in left if m not in claimed and ready(m, ())]
                 if not cands:
                     break
@@ -215,15 +231,19 @@ class Planner:
                 claimed |= inproc
                 waits = sorted({d for m in mods for d in self.deps[m]
                                 if d not in inproc and d not in done})
-                clock = t + self.load(mods)
+                # the free worker with the least left to load
+                wid = min((i for i in range(self.k) if busy[i] <= t),
+                          key=lambda i: (self.load(mods, seen[i]), i))
+                clock = t + self.load(mods, seen[wid])
                 for m in mods:
                     clock += self.w[m]
                     written[m] = clock
+                seen[wid] = (seen[wid] or set()) | self.need(mods)
+                busy[wid] = clock
                 procs.append((len(procs), t, clock, waits, mods))
-                ends.append(clock)
-            # the next moment something changes: a process ends, or a
+            # the next moment something changes: a job ends, or a
             # module is written
-            future = [e for e in ends if e > t] + [x for x in written.values() if x > t]
+            future = [e for e in busy if e > t] + [x for x in written.values() if x > t]
             if not future:
                 if claimed != left:
                     raise AssertionError("plan stuck: a cycle of imports?")
@@ -309,12 +329,76 @@ WROTE = "Wrote interface file."
 VERBOSE = ["-v", "import.iface.write:5"]   # makes Agda log the two lines above
 
 
+class Worker:
+    """One Agda process in interaction mode (`--interaction-json`), fed
+    one load command per job.  Agda keeps every interface it has decoded,
+    or written, across commands (its persistent state), so a job loads
+    only the interface files that this worker has not seen yet: those
+    written by the other workers since.  Its replies are JSON objects, one
+    per line (some after a "JSON> " prompt), read by a thread into the
+    runner's queue."""
+
+    def __init__(self, wid, agda, events, workdir):
+        self.wid, self.job, self.writing = wid, None, None
+        self.proc = subprocess.Popen(agda + ["--interaction-json"] + VERBOSE,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+        self.log = open(os.path.join(workdir, "worker%d.log" % wid), "w", encoding="utf-8")
+
+        def pump():
+            for raw in self.proc.stdout:
+                events.put((self, raw.decode("utf-8", errors="replace")))
+            events.put((self, None))
+
+        threading.Thread(target=pump, daemon=True).start()
+
+    def send(self, job, src, args):
+        self.job = job
+        quoted = "[%s]" % ",".join(json.dumps(a) for a in args)
+        cmd = "IOTCM %s None Indirect (Cmd_load %s %s)\n" % (json.dumps(src), json.dumps(src), quoted)
+        self.log.write(cmd)
+        self.proc.stdin.write(cmd.encode("utf-8"))
+        self.proc.stdin.flush()
+
+    def stop(self):
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        self.proc.kill()
+        self.proc.wait()
+        self.log.close()
+
+
+def reply(line):
+    """The JSON object of one line of a worker's output, or None."""
+    line = line.strip()
+    while line.startswith("JSON>"):
+        line = line[len("JSON>"):].strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def said(x):
+    """What Agda's reply says, as text."""
+    if isinstance(x, dict) and isinstance(x.get("message"), str):
+        return x["message"]
+    return json.dumps(x, ensure_ascii=False)
+
+
 def run_plan(plan_path, workers, workdir, agda):
-    """Run a plan's processes, at most `workers` at once, each as soon as
-    the interface files of the modules it waits for are written: by a
-    process that has passed, or, read from a running process's log, once
-    Agda says it wrote them (it writes a module's interface file right
-    after checking it, and logs the line after the file is closed)."""
+    """Run a plan's jobs on at most `workers` Agda worker processes, each
+    job as soon as the interface files of the modules it waits for are
+    written: by a job that has passed, or, read from a worker's running
+    log, once Agda says it wrote them (it writes a module's interface file
+    right after checking it, and logs the line after the file is closed).
+    A job is one load command of a wrapper module that imports the job's
+    modules; it passes when Agda reports no error, no warning and no
+    unsolved meta (goal)."""
     procs = []
     with open(plan_path, encoding="utf-8") as fh:
         for line in fh:
@@ -322,80 +406,97 @@ def run_plan(plan_path, workers, workdir, agda):
             waits = [] if parts[1] == "-" else parts[1].split(",")
             procs.append((int(parts[0]), waits, parts[2:]))
     root = os.getcwd()
+    # the program (with its runtime's options, if any) starts each worker;
+    # the rest are Agda's options, given with each load command
+    cut = agda.index("-RTS") + 1 if "+RTS" in agda and "-RTS" in agda else 1
+    prog, args = agda[:cut], agda[cut:] + ["-i", workdir]
+    # include paths absolute: a load command resolves them elsewhere
+    args = [os.path.abspath(a) if i > 0 and args[i - 1] == "-i" else a
+            for i, a in enumerate(args)]
     start = time.time()
-    written, running, pending = set(), {}, list(procs)
+    events = queue.Queue()
+    written, pending = set(), list(procs)
     failed, npassed = None, 0
+    pool = []
 
-    def scan(job):
-        """New lines of a running process's log: the modules it wrote."""
-        with open(job["log"], encoding="utf-8", errors="replace") as fh:
-            fh.seek(job["offset"])
-            chunk = fh.read()
-        # only whole lines
-        end = chunk.rfind("\n") + 1
-        job["offset"] += len(chunk[:end].encode("utf-8", errors="replace"))
-        for line in chunk[:end].splitlines():
-            m = WRITING.match(line)
-            if m:
-                job["writing"] = m.group(1)
-            elif line.strip() == WROTE and job["writing"]:
-                rel = os.path.relpath(job["writing"], root)
-                if rel.startswith("SCFTL" + os.sep) and rel.endswith(".agdai"):
-                    written.add(rel[:-6].replace(os.sep, "."))
-                job["writing"] = None
+    def idle():
+        for wk in pool:
+            if wk.job is None:
+                return wk
+        if len(pool) < workers:
+            pool.append(Worker(len(pool), prog, events, workdir))
+            return pool[-1]
+        return None
 
-    while (pending or running) and not failed:
+    def dispatch():
         for p in list(pending):
-            if len(running) >= workers:
-                break
             pid, waits, mods = p
             if not all(m in written for m in waits):
                 continue
+            wk = idle()
+            if wk is None:
+                return
             name = "CheckJob%d" % pid
             src = os.path.join(workdir, name + ".agda")
             with open(src, "w", encoding="utf-8") as fh:
                 fh.write("{-# OPTIONS --safe --without-K #-}\nmodule %s where\n" % name)
                 for m in mods:
                     fh.write("import %s\n" % m)
-            logpath = os.path.join(workdir, name + ".log")
-            with open(logpath, "w", encoding="utf-8") as log:
-                proc = subprocess.Popen(agda + VERBOSE + ["-i", workdir, src],
-                                        stdout=log, stderr=subprocess.STDOUT)
-            running[proc.pid] = {"proc": proc, "pid": pid, "mods": mods, "log": logpath,
-                                 "offset": 0, "writing": None}
+            wk.send({"pid": pid, "mods": mods}, src, args)
             what = mods[0] if len(mods) == 1 else "%d modules, %s ..." % (len(mods), mods[0])
-            print("check.sh: process %d started at %.0fs (%s)" % (pid, time.time() - start, what), flush=True)
+            print("check.sh: job %d started at %.0fs on worker %d (%s)"
+                  % (pid, time.time() - start, wk.wid, what), flush=True)
             pending.remove(p)
-        if not running:
-            failed = "nothing can start: the plan waits for a module that no process checks"
-            break
-        time.sleep(0.2)
-        for job in running.values():
-            scan(job)
-        for ospid in list(running):
-            job = running[ospid]
-            if job["proc"].poll() is None:
+
+    try:
+        dispatch()
+        while (pending or any(wk.job for wk in pool)) and not failed:
+            if not any(wk.job for wk in pool):
+                failed = "nothing can start: the plan waits for a module that no job checks"
+                break
+            wk, line = events.get()
+            if line is None:
+                failed = "Agda worker %d exited (code %s)" % (wk.wid, wk.proc.poll())
+                break
+            wk.log.write(line)
+            obj = reply(line)
+            if obj is None:
                 continue
-            del running[ospid]
-            with open(job["log"], encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-            said = "\n".join(line for line in text.splitlines()
-                             if not WRITING.match(line) and line.strip() != WROTE)
-            if job["proc"].returncode != 0:
-                sys.stderr.write(said + "\n")
-                failed = "Agda rejected the proofs"
-            elif re.search(r"warning|unsolved", said, re.IGNORECASE):
-                sys.stderr.write(said + "\n")
-                failed = "Agda reported warnings or unsolved metas"
-            else:
-                written.update(job["mods"])
-                npassed += 1
-                print("check.sh: process %d passed at %.0fs (%d of %d)"
-                      % (job["pid"], time.time() - start, npassed, len(procs)), flush=True)
+            kind = obj.get("kind")
+            if kind == "RunningInfo":
+                msg = obj.get("message", "").strip()
+                m = WRITING.match(msg)
+                if m:
+                    wk.writing = m.group(1)
+                elif msg == WROTE and wk.writing:
+                    rel = os.path.relpath(wk.writing, root)
+                    if rel.startswith("SCFTL" + os.sep) and rel.endswith(".agdai"):
+                        written.add(rel[:-6].replace(os.sep, "."))
+                        dispatch()
+                    wk.writing = None
+            elif kind == "DisplayInfo" and wk.job is not None:
+                info = obj.get("info", {})
+                ik = info.get("kind")
+                if ik == "Error":
+                    sys.stderr.write(said(info.get("error", info)) + "\n")
+                    failed = "Agda rejected the proofs"
+                elif ik == "AllGoalsWarnings":
+                    bad = [x for key in ("errors", "warnings", "visibleGoals", "invisibleGoals")
+                           for x in info.get(key, [])]
+                    if bad:
+                        sys.stderr.write("\n".join(said(x) for x in bad) + "\n")
+                        failed = "Agda reported warnings or unsolved metas"
+                    else:
+                        job, wk.job = wk.job, None
+                        written.update(job["mods"])
+                        npassed += 1
+                        print("check.sh: job %d passed at %.0fs (%d of %d)"
+                              % (job["pid"], time.time() - start, npassed, len(procs)), flush=True)
+                        dispatch()
+    finally:
+        for wk in pool:
+            wk.stop()
     if failed:
-        for job in running.values():
-            job["proc"].kill()
-            job["proc"].wait()
         print("FAIL: " + failed, file=sys.stderr)
         sys.exit(1)
 
@@ -424,10 +525,10 @@ def main():
     if "--explain" in sys.argv[4:]:
         print("modules %d, to check %d, one process %.0f s, plan %.0f s, %s"
               % (len(deps), len(todo), serial_cost, span,
-                 "serial" if serial else "%d processes (sizes %g s, %g s on the longest chain)" % ((len(procs),) + target)))
+                 "serial" if serial else "%d jobs (sizes %g s, %g s on the longest chain)" % ((len(procs),) + target)))
         if not serial:
             for pid, s, e, waits, mods in procs:
-                print("  process %2d  %5.0f-%5.0f s  waits for %3d modules, checks %2d: %s"
+                print("  job %2d  %5.0f-%5.0f s  waits for %3d modules, checks %2d: %s"
                       % (pid, s, e, len(waits), len(mods),
                          " ".join(x.replace("SCFTL.", "") for x in mods[:3])
                          + (" ..." if len(mods) > 3 else "")))
