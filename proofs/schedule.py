@@ -70,6 +70,10 @@ IMPORT = re.compile(r"^\s*(?:open\s+)?import\s+(SCFTL(?:\.[\w\u0080-\uffff']+)*)
 # for SCFTL.Spec's, 10.5 s for 16 MB, 26 s for all 49 MB)
 LOAD_BASE = 2.5
 LOAD_PER_MB = 0.5
+# a worker silent this long on a job has failed (seconds; Agda reports
+# each module it starts and each interface it writes, and no module here
+# takes a minute)
+QUIET_LIMIT = float(os.environ.get("SCFTL_AGDA_QUIET_S", "1200"))
 # plan in parallel only when that saves at least this much
 MIN_GAIN = 10.0
 # the process sizes tried (seconds of modules' own time)
@@ -339,7 +343,7 @@ class Worker:
     runner's queue."""
 
     def __init__(self, wid, agda, events, workdir):
-        self.wid, self.job, self.writing = wid, None, None
+        self.wid, self.job, self.writing, self.last = wid, None, None, time.time()
         self.proc = subprocess.Popen(agda + ["--interaction-json"] + VERBOSE,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
@@ -353,7 +357,7 @@ class Worker:
         threading.Thread(target=pump, daemon=True).start()
 
     def send(self, job, src, args):
-        self.job = job
+        self.job, self.last = job, time.time()
         quoted = "[%s]" % ",".join(json.dumps(a) for a in args)
         cmd = "IOTCM %s None Indirect (Cmd_load %s %s)\n" % (json.dumps(src), json.dumps(src), quoted)
         self.log.write(cmd)
@@ -454,7 +458,18 @@ def run_plan(plan_path, workers, workdir, agda):
             if not any(wk.job for wk in pool):
                 failed = "nothing can start: the plan waits for a module that no job checks"
                 break
-            wk, line = events.get()
+            try:
+                wk, line = events.get(timeout=5)
+            except queue.Empty:
+                # a worker that says nothing for this long on a job has
+                # stopped (or answers in a form this runner does not
+                # read): fail rather than wait for ever
+                for w in pool:
+                    if w.job is not None and time.time() - w.last > QUIET_LIMIT:
+                        failed = ("Agda worker %d said nothing for %d s on job %d"
+                                  % (w.wid, QUIET_LIMIT, w.job["pid"]))
+                continue
+            wk.last = time.time()
             if line is None:
                 failed = "Agda worker %d exited (code %s)" % (wk.wid, wk.proc.poll())
                 break
