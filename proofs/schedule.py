@@ -359,7 +359,7 @@ class Worker:
     def send(self, job, src, args):
         self.job, self.last = job, time.time()
         quoted = "[%s]" % ",".join(json.dumps(a) for a in args)
-        cmd = "IOTCM %s None Indirect (Cmd_load %s %s)\n" % (json.dumps(src), json.dumps(src), quoted)
+        cmd = "IOTCM %s None Direct (Cmd_load %s %s)\n" % (json.dumps(src), json.dumps(src), quoted)
         self.log.write(cmd)
         self.proc.stdin.write(cmd.encode("utf-8"))
         self.proc.stdin.flush()
