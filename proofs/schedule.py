@@ -180,11 +180,13 @@ class Planner:
             need |= self.cl[m]
         return need
 
-    def load(self, ms, seen=None):
-        """Seconds to load what `ms` import, by a fresh worker (`seen`
-        None) or by one that has already loaded or checked `seen`."""
+    def load(self, ms, seen=None, need=None):
+        """Seconds to load what `ms` import (`need`, if given: their
+        closure), by a fresh worker (`seen` None) or by one that has
+        already loaded or checked `seen`."""
+        need = self.need(ms) if need is None else need
         base = LOAD_BASE if seen is None else 0.0
-        return base + LOAD_PER_MB * sum(self.mb[d] for d in self.need(ms) - set(ms) - (seen or set()))
+        return base + LOAD_PER_MB * sum(self.mb[d] for d in need - set(ms) - (seen or set()))
 
     def serial(self, todo):
         return self.load(todo) + self.weight(todo)
@@ -236,13 +238,14 @@ class Planner:
                 waits = sorted({d for m in mods for d in self.deps[m]
                                 if d not in inproc and d not in done})
                 # the free worker with the least left to load
-                wid = min((i for i in range(self.k) if busy[i] <= t),
-                          key=lambda i: (self.load(mods, seen[i]), i))
-                clock = t + self.load(mods, seen[wid])
+                need = self.need(mods)
+                cost = {i: self.load(mods, seen[i], need) for i in range(self.k) if busy[i] <= t}
+                wid = min(cost, key=lambda i: (cost[i], i))
+                clock = t + cost[wid]
                 for m in mods:
                     clock += self.w[m]
                     written[m] = clock
-                seen[wid] = (seen[wid] or set()) | self.need(mods)
+                seen[wid] = (seen[wid] or set()) | need
                 busy[wid] = clock
                 procs.append((len(procs), t, clock, waits, mods))
             # the next moment something changes: a job ends, or a
