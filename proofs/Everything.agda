@@ -155,6 +155,7 @@ import SCFTL.Impl.SpaceRecInv
 import SCFTL.Impl.SpaceRecErase
 import SCFTL.Impl.SpaceRecLayer
 import SCFTL.Impl.SpaceRecGc
+import SCFTL.Impl.SpaceChainErase
 import SCFTL.Impl.SpaceRecExample
 import SCFTL.Impl.SpaceSimRetire
 import SCFTL.Impl.SpaceLayerGcExample

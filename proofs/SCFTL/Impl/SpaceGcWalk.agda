@@ -58,8 +58,11 @@
 --                   after the SYNC that releases its pages: SpaceQueued's
 --                   `sync-erase`), then `ldone`.
 --
--- Not here: the chain phase's erase (PL's `EraseGuard`, "Not done",
--- item 1), so the run stays in PUSBic's phase.
+-- Not here: the chain phase's erase in the middle of the walk (PL's
+-- `EraseGuard`, "Not done", item 1; the layer may not flush while a
+-- victim is in progress, so SCFTL.Impl.SpaceChainErase's flush with a
+-- full checkpoint is no way out there), so the run stays in PUSBic's
+-- phase.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)

@@ -77,8 +77,10 @@
 --                  P's erase of each page staying in PUSBic's phase
 --                  (thirty-third session, for SCFTL.Impl.SpaceGcWalk).
 --
--- Not here: the erase in the chain phase (PL's `EraseGuard`;
--- proofs/README.md, "Not done", item 1); the bound on P's relocations
+-- Not here: the erase in the chain phase (PL's `EraseGuard`): after a
+-- flush that ends in a full checkpoint, SCFTL.Impl.SpaceChainErase
+-- (thirty-eighth session); in the middle of GC's walk, proofs/README.md,
+-- "Not done", item 1; the bound on P's relocations
 -- per epoch that ending every victim needs, and the end of every victim,
 -- are SCFTL.Impl.SpaceGcBound and SCFTL.Impl.SpaceGcWalk (thirty-third
 -- session), which use `sync-erase` and `erase-run` from here.

@@ -44,8 +44,10 @@
 --                   a valid page goes to a free block, `lrlr`; from
 --                   `Erasing`, the erasable block is erased first).
 --
--- Not here: the chain phase's erase (PL's `EraseGuard`, proofs/README.md,
--- "Not done", item 1).
+-- Not here: the chain phase's erase (PL's `EraseGuard`): after a flush
+-- that ends in a full checkpoint, SCFTL.Impl.SpaceChainErase
+-- (`cleared-erase-crash`, `chain-erase-crash`); in the middle of GC's
+-- walk, proofs/README.md, "Not done", item 1.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
