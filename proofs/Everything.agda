@@ -216,4 +216,5 @@ import SCFTL.Mutants.LazyChainOverMaxChain
 import SCFTL.Mutants.LayerEndsVictimEarly
 import SCFTL.Mutants.LayerWithoutRetire
 import SCFTL.Mutants.LayerRelocatesAnyPage
+import SCFTL.Mutants.LayerWritesAbandonedBlock
 import SCFTL.Mutants.All

@@ -219,6 +219,13 @@ done
 # (a run from the first recovery of a new disk to a state where GC moves
 # a victim with a page on neither of P's queues and P's relocation count
 # is past kmax).
+# Mutants of the layer's queues across power cuts (issue 39;
+# SCFTL/Impl/SpaceRecGc.agda, `LayerQueuedR`) are listed in
+# MUTANTS_OF_LAYER_QUEUE_CRASH: each changes the steps of the layer with
+# power cuts, names the mutated `Pmut : LayerRelR`, and instead contains
+#     not-layer-queued-crash : ¬ LayerQueuedR Pmut
+# (a run from the first recovery of a new disk, through power cuts, to a
+# block the layer holds erasable with a page on neither of P's queues).
 MUTANTS_WITHOUT_SC_COUNTEREXAMPLE="CheckpointInPlace"
 MUTANTS_OF_CHECKPOINT_SLOT="CheckpointPagesUnverified"
 MUTANTS_OF_SPACE="SpaceVictimsNotCounted SpaceRegionOneEpoch SpaceSecondStreamNotReserved"
@@ -231,6 +238,7 @@ MUTANTS_OF_LAYER="LayerIgnoresGcTiming"
 MUTANTS_OF_LAYER_QUEUE="LayerEndsVictimEarly"
 MUTANTS_OF_GC="LayerWithoutRetire"
 MUTANTS_OF_GC_BUDGET="LayerRelocatesAnyPage"
+MUTANTS_OF_LAYER_QUEUE_CRASH="LayerWritesAbandonedBlock"
 MIN_MUTANTS=50
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
@@ -274,6 +282,9 @@ for f in SCFTL/Mutants/*.agda; do
   esac
   case " $MUTANTS_OF_GC_BUDGET " in
     *" $b "*) want='not-budget : ¬ LayerBudget Pmut' ;;
+  esac
+  case " $MUTANTS_OF_LAYER_QUEUE_CRASH " in
+    *" $b "*) want='not-layer-queued-crash : ¬ LayerQueuedR Pmut' ;;
   esac
   grep -qxF "$want" "$f" || fail "$f: mutant must define, at top level: $want"
   grep -q "^import SCFTL.Mutants.$b\$" SCFTL/Mutants/All.agda \

@@ -26,7 +26,12 @@
 --   **layer-queued-crash** : from the first recovery of a new disk,
 --                   through any number of power cuts, every page of a
 --                   block the layer holds erasable, or of an ended
---                   victim, is queued;
+--                   victim, is queued; `LayerRelR`, `LayerQueuedR`,
+--                   `code-queued-crash`: the same as one statement about
+--                   a layer with power cuts (mutant 54,
+--                   SCFTL.Mutants.LayerWritesAbandonedBlock, the layer
+--                   whose write takes the open block without `OpenOK`,
+--                   loses it);
 --   **layer-budget-crash** : and while GC's victim has a page on neither
 --                   queue, P's relocation guard holds (`gcnt ≤ kmax`);
 --   **synced-erase-crash**, **flushed-erase-crash** : and in PUSBic's
@@ -278,6 +283,28 @@ layer-queued-crash : ∀ {c X0 bl0 X1 bl1 s} → Sp.Needs c → Sp.L c ≡ suc a
                      SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) → ab bl0 < Sp.P c →
                      Star (LStepR c) (G0 , X1 , bl1) s → QInv s
 layer-queued-crash V eL eW eS new r abP run = proj₁ (gc-inv-crash V eL eW eS new r abP run)
+
+-- a layer with power cuts: a configuration and steps on the layer's
+-- states (SpaceQueued's `LayerRel` for runs with power cuts)
+record LayerRelR : Set₁ where
+  field
+    rcfg  : Sp.Config
+    rstep : LS → LS → Set
+open LayerRelR public
+
+-- from the first recovery of a new disk every state it reaches, through
+-- power cuts and recoveries, has every page of a block it holds
+-- erasable, or of an ended victim, on P's invalid or erasable queue
+LayerQueuedR : LayerRelR → Set
+LayerQueuedR L = ∀ {X0 bl0 X1 bl1 s} → SB.Model.New BXone (X0 , bl0) → SB.Model.ok BXone SB.recover (X0 , bl0) (X1 , bl1) →
+                 ab bl0 < Sp.P (rcfg L) → Star (rstep L) (G0 , X1 , bl1) s → QInv s
+
+-- the code's layer has it (for the one model's geometry; mutant 54,
+-- SCFTL.Mutants.LayerWritesAbandonedBlock, a layer that writes into the
+-- open block a recovery abandoned, loses it)
+code-queued-crash : ∀ c → Sp.Needs c → Sp.L c ≡ suc amax → Sp.W c ≡ suc wmax → Sp.S c ≡ Z →
+                    LayerQueuedR (record { rcfg = c ; rstep = LStepR c })
+code-queued-crash c V eL eW eS = layer-queued-crash V eL eW eS
 
 -- **P's relocation guard holds while GC's victim has a page on neither
 -- queue** (with K·Z ≤ kmax + 1, as SpaceGcBound's `layer-budget`)

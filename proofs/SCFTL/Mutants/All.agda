@@ -133,6 +133,7 @@ import SCFTL.Mutants.RecoveryFreesNamedBlock
 import SCFTL.Mutants.LayerEndsVictimEarly
 import SCFTL.Mutants.LayerWithoutRetire
 import SCFTL.Mutants.LayerRelocatesAnyPage
+import SCFTL.Mutants.LayerWritesAbandonedBlock
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -186,6 +187,7 @@ module M50 = SCFTL.Mutants.RecoveryFreesNamedBlock
 module M51 = SCFTL.Mutants.LayerEndsVictimEarly
 module M52 = SCFTL.Mutants.LayerWithoutRetire
 module M53 = SCFTL.Mutants.LayerRelocatesAnyPage
+module M54 = SCFTL.Mutants.LayerWritesAbandonedBlock
 
 record MutantsFail : Set where
   field
@@ -349,6 +351,10 @@ record MutantsFail : Set where
     --     on another block's page, and the victim's page is left with
     --     P's relocation a no-op
     layer-relocates-any-page : ¬ M53.LayerBudget M53.Pmut
+    -- 54. (the data-superblock layer across power cuts) a write places
+    --     into the open block a recovery abandoned and the rebuild holds
+    --     erasable: a valid page in a block the layer counts as reusable
+    layer-writes-abandoned-block : ¬ M54.LayerQueuedR M54.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -404,4 +410,5 @@ mutants-fail = record
   ; layer-ends-victim-early = M51.not-layer-queued
   ; layer-without-retire = M52.not-gc-live
   ; layer-relocates-any-page = M53.not-budget
+  ; layer-writes-abandoned-block = M54.not-layer-queued-crash
   }
