@@ -157,6 +157,7 @@ import SCFTL.Impl.SpaceRecLayer
 import SCFTL.Impl.SpaceRecGc
 import SCFTL.Impl.SpaceChainErase
 import SCFTL.Impl.SpaceChainEraseExample
+import SCFTL.Impl.SpaceChainQuiet
 import SCFTL.Impl.SpaceRecExample
 import SCFTL.Impl.SpaceSimRetire
 import SCFTL.Impl.SpaceLayerGcExample
