@@ -80,9 +80,8 @@ open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh; okPU; ⟦_,_⟧; ghostN)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; okPX; lzS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; EsM; EsRunM; one; _∷_)
-open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard; topOf)
-open import SCFTL.Impl.LazyChainP Data d0 amax wmax kmax _≟D_ using (AvoidAll; Rof; Dof)
-open import SCFTL.Impl.LazyChain Data d0 amax wmax kmax _≟D_ using (follow)
+open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard)
+open import SCFTL.Impl.SpaceChainQuiet Data d0 amax wmax kmax _≟D_ kc using (isCommit; guard-nc)
 open import Data.List.Relation.Unary.AllPairs using (AllPairs; []; _∷_)
 import Data.List.Relation.Unary.All as All
 open import Data.Nat.Properties using (<-irrefl)
@@ -214,18 +213,11 @@ Clear : XS → Set
 Clear (false , S) = ⊤
 Clear (true , S) = ues (su S) ≡ [] × dr (st (su S)) ≡ []
 
-private
-  follow-nothing : ∀ k g R D → follow k g R D nothing ≡ []
-  follow-nothing zero    g R D = refl
-  follow-nothing (suc k) g R D = refl
-
 -- PL's guard holds of every page while the region is empty: no chain,
--- no newest commit
+-- no newest commit (an empty region holds no commit: SpaceChainQuiet's
+-- `guard-nc`)
 guard-clear : ∀ s p → dr s ≡ [] → EraseGuard s p
-guard-clear s p e =
-  subst (λ l → AvoidAll p (follow kc (gen s) (Rof s) (Dof s) (lkOf (acc (gen s) (Dof s) (map cur l))))) (sym e)
-        (subst (AvoidAll p) (sym (follow-nothing kc (gen s) (Rof s) (Dof s))) AvoidAll.[]) ,
-  subst (λ l → AvoidAll p (topOf (acc (gen s) (Dof s) (map cur l)))) (sym e) AvoidAll.[]
+guard-clear s p e = guard-nc s p (subst (λ l → All (λ c → isCommit c ≡ false) (map cur l)) (sym e) [])
 
 -- one erase step of PX, staying clear and in its phase
 es-step : ∀ X p → Clear X → ers (stX X) p ≡ true → Σ XS λ X1 → EsM X p X1 × Clear X1 × proj₁ X1 ≡ proj₁ X

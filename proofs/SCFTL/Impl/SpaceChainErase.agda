@@ -89,7 +89,7 @@ open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb using (
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; lfl; endEp; qd; G0; Start; usedOf; LInv; ri-of; layer-inv)
 open import SCFTL.Impl.SpaceQueued Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (QInv; layer-queued; inv-flush)
+  using (QInv; layer-queued; inv-flush; qd-ers)
 open import SCFTL.Impl.SpaceRecLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LStepR; ls; LInvR; riR; layer-inv-crash)
 open import SCFTL.Impl.SpaceRecGc Data d0 amax wmax kmax umax _≟D_ kc zb using (gc-inv-crash)
@@ -119,11 +119,6 @@ inv-flush-any (inj₂ (refl , _ , _ , refl , inj₂ (M , _ , refl))) p = refl
 
 ------------------------------------------------------------------------
 -- In a clear state, every block the layer holds erasable is erased
-
-private
-  -- a queued page with the invalid queue empty is erasable
-  qd-ers : ∀ s p → qd s p ≡ true → inv s p ≡ false → ers s p ≡ true
-  qd-ers s p q ni = subst (λ b → (b ∨ ers s p) ≡ true) ni q
 
 clear-erase : ∀ {G X bl k} → Clear X → OwnLoc bl → QInv (G , X , bl) →
               (∀ p → inv (stX X) p ≡ false) → es G k ≡ true → owners bl k ≢ [] →

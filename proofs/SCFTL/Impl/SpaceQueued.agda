@@ -549,9 +549,9 @@ code-queued c eL eW eS = layer-queued eL eW eS
 -- The erase: once its pages are through a commit, a block the layer
 -- holds erasable is erased by a step of the model
 
-private
-  qd-ers : ∀ s p → qd s p ≡ true → inv s p ≡ false → ers s p ≡ true
-  qd-ers s p q ni = subst (λ b → (b ∨ ers s p) ≡ true) ni q
+-- a queued page with the invalid queue empty is erasable
+qd-ers : ∀ s p → qd s p ≡ true → inv s p ≡ false → ers s p ≡ true
+qd-ers s p q ni = subst (λ b → (b ∨ ers s p) ≡ true) ni q
 
 -- every commit path of PUSBic's leaves no page on P's invalid queue
 inv-flush : ∀ {X X'} → PXm.ok (SB.use SB.flush) X X' → proj₁ X' ≡ false → ∀ p → inv (stX X') p ≡ false
