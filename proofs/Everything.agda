@@ -158,6 +158,7 @@ import SCFTL.Impl.SpaceRecGc
 import SCFTL.Impl.SpaceChainErase
 import SCFTL.Impl.SpaceChainEraseExample
 import SCFTL.Impl.SpaceChainQuiet
+import SCFTL.Impl.SpaceChainWalk
 import SCFTL.Impl.SpaceRecExample
 import SCFTL.Impl.SpaceSimRetire
 import SCFTL.Impl.SpaceLayerGcExample

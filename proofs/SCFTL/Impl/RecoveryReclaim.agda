@@ -38,16 +38,22 @@
 --                        full checkpoint), so the block erase is a step of
 --                        BXone — blocks.rs `rebuild` making the superblock
 --                        erasable and `activate_next` erasing it;
+--   `NoCommitX`, `es-step`, `es-run`, `es-runN` : PX's erase page by page
+--                        where no cell of the region is a commit (weaker
+--                        than an empty region, `Clear`, since the
+--                        thirty-ninth session: SCFTL.Impl.SpaceChainWalk's
+--                        erase in the middle of GC's walk uses it);
 --   **`bx-rec-reuse`** : so every block that the
 --                        recovered L2P does not name is free right after
 --                        the recovery (a vacant one, which BlocksOver's
 --                        `forget` frees since the thirty-first session) or
 --                        one block erase from it.
 --
--- What is still open for space across a crash (proofs/README.md, "Not
--- done", item 1): such an erase later in the run (PL's guard once the
--- chain grows again), the open block retired at recovery, and the
--- data-superblock layer's invariant after a recovery.
+-- What was open for space across a crash when this module was written
+-- (such an erase later in the run, the open block retired at recovery,
+-- the data-superblock layer's invariant after a recovery) is done since
+-- (SpaceRecLayer, SpaceRecGc, SpaceChainErase, SpaceChainWalk;
+-- proofs/README.md, "Not done", item 1).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -81,7 +87,7 @@ open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (s
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (XS; okPX; lzS)
 open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; BXone; EsM; EsRunM; one; _∷_)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (EraseGuard)
-open import SCFTL.Impl.SpaceChainQuiet Data d0 amax wmax kmax _≟D_ kc using (isCommit; guard-nc)
+open import SCFTL.Impl.SpaceChainQuiet Data d0 amax wmax kmax _≟D_ kc using (isCommit; NoCommit; guard-nc; nc-esF)
 open import Data.List.Relation.Unary.AllPairs using (AllPairs; []; _∷_)
 import Data.List.Relation.Unary.All as All
 open import Data.Nat.Properties using (<-irrefl)
@@ -207,42 +213,65 @@ bx-rec-owners {X} {bl} {X'} (o , refl) k un = owners-reclaimed {stX X'} (px-rec-
 -- step asks nothing more there — PUSBic's only the queue, PL's its guard,
 -- which an empty region meets (PL's recovery ends in a full checkpoint)
 
--- where PX's erase of any erasable page is a step: PUSBic's phase, or
--- the chain phase with nothing unsynced and an empty region
+-- a clear state: PUSBic's phase, or the chain phase with nothing
+-- unsynced and an empty region (what PL's recovery and the flush with a
+-- full checkpoint leave)
 Clear : XS → Set
 Clear (false , S) = ⊤
 Clear (true , S) = ues (su S) ≡ [] × dr (st (su S)) ≡ []
 
+-- where PX's erase of any erasable page is a step: PUSBic's phase, or
+-- the chain phase with nothing unsynced and no commit on the region
+-- (thirty-ninth session, weaker than `Clear`: what the guard needs,
+-- SpaceChainQuiet's `guard-nc`, and what an erase keeps, `nc-esF`)
+NoCommitX : XS → Set
+NoCommitX (false , S) = ⊤
+NoCommitX (true , S) = ues (su S) ≡ [] × NoCommit (st (su S))
+
 -- PL's guard holds of every page while the region is empty: no chain,
 -- no newest commit (an empty region holds no commit: SpaceChainQuiet's
 -- `guard-nc`)
-guard-clear : ∀ s p → dr s ≡ [] → EraseGuard s p
-guard-clear s p e = guard-nc s p (subst (λ l → All (λ c → isCommit c ≡ false) (map cur l)) (sym e) [])
+nc-empty : ∀ s → dr s ≡ [] → NoCommit s
+nc-empty s e = subst (λ l → All (λ c → isCommit c ≡ false) (map cur l)) (sym e) []
 
--- one erase step of PX, staying clear and in its phase
-es-step : ∀ X p → Clear X → ers (stX X) p ≡ true → Σ XS λ X1 → EsM X p X1 × Clear X1 × proj₁ X1 ≡ proj₁ X
+guard-clear : ∀ s p → dr s ≡ [] → EraseGuard s p
+guard-clear s p e = guard-nc s p (nc-empty s e)
+
+clear-nc : ∀ X → Clear X → NoCommitX X
+clear-nc (false , S) _ = tt
+clear-nc (true , S) (ue , e) = ue , nc-empty (st (su S)) e
+
+-- one erase step of PX, keeping no commit and staying in its phase
+es-step : ∀ X p → NoCommitX X → ers (stX X) p ≡ true → Σ XS λ X1 → EsM X p X1 × NoCommitX X1 × proj₁ X1 ≡ proj₁ X
 es-step (false , ⟦ ⟪ s , us ⟫ , g ⟧) p _ ep =
   (false , ⟦ ⟪ esF p s , us ⟫ , ghostN ⟪ esF p s , us ⟫ ⟧) ,
   (inj₁ (refl , _ , refl , (((p , ep , refl) , refl) , refl)) , refl) , tt , refl
-es-step (true , S) p (ue , e) ep =
+es-step (true , S) p (ue , nc) ep =
   (true , lzS (esF p (st (su S))) (gh S)) ,
-  (inj₂ (refl , ue , esF p (st (su S)) , refl , (p , ep , guard-clear (st (su S)) p e , refl)) , refl) , (refl , e) , refl
+  (inj₂ (refl , ue , esF p (st (su S)) , refl , (p , ep , guard-nc (st (su S)) p nc , refl)) , refl) ,
+  (refl , nc-esF p (st (su S)) nc) , refl
 
 -- a run of erase steps over distinct erasable pages (in the phase it
--- starts in)
-es-run : ∀ X ps → Clear X → All (λ q → ers (stX X) q ≡ true) ps → AllPairs _≢_ ps → ps ≢ [] →
-         Σ XS λ X' → EsRunM X ps X' × proj₁ X' ≡ proj₁ X
-es-run X [] _ _ _ ne = ⊥-elim (ne refl)
-es-run X (p ∷ []) c (ep ∷ []) _ _ with es-step X p c ep
-... | X1 , st1 , _ , ph = X1 , one st1 , ph
-es-run X (p ∷ q ∷ qs) c (ep ∷ eqs) (d ∷ ds) _ with es-step X p c ep
+-- starts in; with no commit at its end)
+es-runN : ∀ X ps → NoCommitX X → All (λ q → ers (stX X) q ≡ true) ps → AllPairs _≢_ ps → ps ≢ [] →
+          Σ XS λ X' → EsRunM X ps X' × proj₁ X' ≡ proj₁ X × NoCommitX X'
+es-runN X [] _ _ _ ne = ⊥-elim (ne refl)
+es-runN X (p ∷ []) c (ep ∷ []) _ _ with es-step X p c ep
+... | X1 , st1 , c1 , ph = X1 , one st1 , ph , c1
+es-runN X (p ∷ q ∷ qs) c (ep ∷ eqs) (d ∷ ds) _ with es-step X p c ep
 ... | X1 , st1 , c1 , ph with proj₂ st1
-...   | e1 = let R = es-run X1 (q ∷ qs) c1 (still eqs d) ds (λ ()) in proj₁ R , st1 ∷ proj₁ (proj₂ R) , trans (proj₂ (proj₂ R)) ph
+...   | e1 = let R = es-runN X1 (q ∷ qs) c1 (still eqs d) ds (λ ()) in
+             proj₁ R , st1 ∷ proj₁ (proj₂ R) , trans (proj₁ (proj₂ (proj₂ R))) ph , proj₂ (proj₂ (proj₂ R))
   where
     still : ∀ {rs} → All (λ r → ers (stX X) r ≡ true) rs → All (p ≢_) rs → All (λ r → ers (stX X1) r ≡ true) rs
     still [] [] = []
     still {r ∷ _} (er ∷ ers′) (ne ∷ nes) =
       trans (cong (λ z → ers z r) e1) (trans (upd-ne (ers (stX X)) r p false (λ eq → ne (sym eq))) er) ∷ still ers′ nes
+
+es-run : ∀ X ps → NoCommitX X → All (λ q → ers (stX X) q ≡ true) ps → AllPairs _≢_ ps → ps ≢ [] →
+         Σ XS λ X' → EsRunM X ps X' × proj₁ X' ≡ proj₁ X
+es-run X ps c eps d ne with es-runN X ps c eps d ne
+... | X' , rn , ph , _ = X' , rn , ph
 
 -- the pages a block's erase erases: each placed in the block below its
 -- pointer, and distinct (each was placed once; SCFTL.Impl.SpaceQueued's
@@ -278,7 +307,7 @@ bx-rec-erase : ∀ {X bl X' bl'} → OwnLoc bl → SB.Model.ok BXone SB.recover 
 bx-rec-erase {X} {bl} {X'} ol (o , refl) k ne un =
   proj₁ R , k , proj₁ (proj₂ R) , refl
   where
-    R = es-run X' (owners (forget (nxt (stX X')) bl) k) (rec-clear {X} {X'} o)
+    R = es-run X' (owners (forget (nxt (stX X')) bl) k) (clear-nc X' (rec-clear {X} {X'} o))
                (bx-rec-owners {X} {bl} {X'} (o , refl) k un)
                (ownersB-distinct (forget (nxt (stX X')) bl) k (wp (forget (nxt (stX X')) bl) k) (ownloc-forget {bl} (nxt (stX X')) ol)) ne
 

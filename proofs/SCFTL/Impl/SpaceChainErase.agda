@@ -84,7 +84,7 @@ open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb u
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; Z; own; wp; ab; berase; owners; OwnLoc)
 open import SCFTL.Impl.RecoveryReclaim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Clear; es-run; ownersB-at; ownersB-distinct)
+  using (Clear; clear-nc; es-run; ownersB-at; ownersB-distinct)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb using (Gh; es; cv; gn)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; lfl; endEp; qd; G0; Start; usedOf; LInv; ri-of; layer-inv)
@@ -127,7 +127,7 @@ clear-erase {G} {X} {bl} {k} c ol Q noinv esk ne = proj₁ R , k , proj₁ (proj
   where
   ers-of : ∀ {r} → (Σ ℕ λ o → o < wp bl k × own bl k o ≡ just r) → ers (stX X) r ≡ true
   ers-of {r} (o , lt , e) = qd-ers (stX X) r (Q k (inj₁ esk) o r lt e) (noinv r)
-  R = es-run X (owners bl k) c (All.map ers-of (ownersB-at bl k (wp bl k)))
+  R = es-run X (owners bl k) (clear-nc X c) (All.map ers-of (ownersB-at bl k (wp bl k)))
              (ownersB-distinct bl k (wp bl k) ol) ne
 
 ------------------------------------------------------------------------

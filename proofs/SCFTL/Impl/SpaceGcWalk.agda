@@ -40,13 +40,21 @@
 --                   named by no L2P entry (PUSBic's `GcI`, P's RI), so a
 --                   victim whose every page is queued holds no valid
 --                   sector (`ldone`'s guards both met);
---   `WalkFacts`, `Walking.walk-ends` : the walk over any set of states
---                   closed under the layer's steps that has the facts it
+--   `WalkFacts`, `Eraser`, `Walking.walk-ends` : the walk over any set
+--                   of states closed under a step relation that takes the
+--                   walk's steps of the layer (`lift`), with the facts it
 --                   uses (BXone's invariant, the GC invariants, `Above`,
 --                   `Owned`, no placement into an erasable block or a
---                   victim, where a valid page may go) — the runs without
---                   a crash here, the runs through power cuts in
---                   SCFTL.Impl.SpaceRecGc (`victim-ends-crash`);
+--                   victim, where a valid page may go), and a way to erase
+--                   a block the layer holds erasable in the phase the
+--                   walk runs in (`Eraser`; PUSBic's, `sync-eraser`: the
+--                   SYNC, then the erase) — the runs without a crash here
+--                   (`reach-facts`), the runs through power cuts in
+--                   SCFTL.Impl.SpaceRecGc (`victim-ends-crash`), the layer
+--                   under a policy, in the chain phase too, in
+--                   SCFTL.Impl.SpaceChainWalk (thirty-ninth session;
+--                   `restrict`: the facts of a subset closed under a finer
+--                   step);
 --   **`victim-ends`** : in every state the layer reaches from the first
 --                   recovery of a new disk in PUSBic's phase, for every
 --                   configuration passing the code's constraints with
@@ -59,10 +67,10 @@
 --                   `sync-erase`), then `ldone`.
 --
 -- Not here: the chain phase's erase in the middle of the walk (PL's
--- `EraseGuard`, "Not done", item 1; the layer may not flush while a
--- victim is in progress, so SCFTL.Impl.SpaceChainErase's flush with a
--- full checkpoint is no way out there), so the run stays in PUSBic's
--- phase.
+-- `EraseGuard`; the layer may not flush while a victim is in progress,
+-- so SCFTL.Impl.SpaceChainErase's flush with a full checkpoint is no way
+-- out there), so `victim-ends` stays in PUSBic's phase; the chain phase's
+-- eraser, under a policy on lazy commits, is SCFTL.Impl.SpaceChainWalk's.
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -446,18 +454,18 @@ all-queued-vc0 {X} {bl} {k} r lx all with vc X bl k in e
 ------------------------------------------------------------------------
 -- The whole walk
 
+unq-esF : ∀ q s p → qd s p ≡ false → qd (esF q s) p ≡ false
+unq-esF q s p f with p ≟ℕ q
+... | yes refl = subst (λ b → (inv s p ∨ b) ≡ false) (sym (upd-self (ers s) p false)) (trans (∨-identityʳ (inv s p)) (qd-inv s p f))
+... | no ne = subst (λ b → (inv s p ∨ b) ≡ false) (sym (upd-ne (ers s) p q false ne)) f
+
+-- a block erase puts no page on a queue
+run-unqueued : ∀ {X ps X' p} → EsRunM X ps X' → qd (stX X) p ≡ false → qd (stX X') p ≡ false
+run-unqueued {X} {p = p} (one {p = q} (_ , e)) f = subst (λ s′ → qd s′ p ≡ false) (sym e) (unq-esF q (stX X) p f)
+run-unqueued {X} {p = p} (_∷_ {p = q} (_ , e) rn) f =
+  run-unqueued rn (subst (λ s′ → qd s′ p ≡ false) (sym e) (unq-esF q (stX X) p f))
+
 private
-  unq-esF : ∀ q s p → qd s p ≡ false → qd (esF q s) p ≡ false
-  unq-esF q s p f with p ≟ℕ q
-  ... | yes refl = subst (λ b → (inv s p ∨ b) ≡ false) (sym (upd-self (ers s) p false)) (trans (∨-identityʳ (inv s p)) (qd-inv s p f))
-  ... | no ne = subst (λ b → (inv s p ∨ b) ≡ false) (sym (upd-ne (ers s) p q false ne)) f
-
-  -- a block erase puts no page on a queue
-  run-unqueued : ∀ {X ps X' p} → EsRunM X ps X' → qd (stX X) p ≡ false → qd (stX X') p ≡ false
-  run-unqueued {X} {p = p} (one {p = q} (_ , e)) f = subst (λ s′ → qd s′ p ≡ false) (sym e) (unq-esF q (stX X) p f)
-  run-unqueued {X} {p = p} (_∷_ {p = q} (_ , e) rn) f =
-    run-unqueued rn (subst (λ s′ → qd s′ p ≡ false) (sym e) (unq-esF q (stX X) p f))
-
   valid? : ∀ s p → Valid s p ⊎ ¬ Valid s p
   valid? s p with p2l s p ≤? amax
   ... | no nle = inj₂ (λ v → nle (proj₁ v))
@@ -473,18 +481,25 @@ private
 
 
 -- what the walk asks of the states it runs through: a set `R` of states
--- closed under the layer's steps, and of each state of it BXone's
--- invariant, the placed pages located, the GC invariants (SpaceGcBound's
--- `GB`, SpaceQueued's `EInv` and `QInv`), nothing above a write pointer,
--- a page in every block the layer holds erasable, an erasable block no
--- victim and the current victim one, no placement into an erasable block
--- or a victim, and where a valid page of the victim may go: a target, or
--- an erasable block below P to erase first (after which the erased block
--- is a target). Here: the runs without a crash (`victim-ends` below);
--- SCFTL.Impl.SpaceRecWalk: the runs through power cuts.
-record WalkFacts (c : Spc.Config) (R : LS → Set) : Set where
+-- closed under a step relation `Step` that takes every step of the
+-- layer the walk takes (a relocation, an erase, the SYNC before it,
+-- `ldone`: while a victim is in progress and in the phase of the state
+-- it leaves; `LStep` itself, or thirty-ninth session a layer with a
+-- policy on top, SCFTL.Impl.SpaceChainWalk), and of each state of `R`
+-- BXone's invariant, the placed pages located, the GC invariants
+-- (SpaceGcBound's `GB`, SpaceQueued's `EInv` and `QInv`), nothing above
+-- a write pointer, a page in every block the layer holds erasable, an
+-- erasable block no victim and the current victim one, no placement into
+-- an erasable block or a victim, and where a valid page of the victim
+-- may go: a target, or an erasable block below P to erase first (after
+-- which the erased block is a target). Here: the runs without a crash
+-- (`victim-ends` below); SCFTL.Impl.SpaceRecGc: the runs through power
+-- cuts.
+record WalkFacts (c : Spc.Config) (Step : LS → LS → Set) (R : LS → Set) : Set where
   field
-    next   : ∀ {s s'} → R s → LStep c s s' → R s'
+    next   : ∀ {s s'} → R s → Step s s' → R s'
+    lift   : ∀ {G X bl G' X' bl' k} → R (G , X , bl) → cv G ≡ just k → proj₁ X' ≡ proj₁ X →
+             LStep c (G , X , bl) (G' , X' , bl') → Step (G , X , bl) (G' , X' , bl')
     riR    : ∀ {G X bl} → R (G , X , bl) → OPX.RI X × OwnLoc bl
     locxR  : ∀ {G X bl} → R (G , X , bl) → LocX X bl
     gbR    : ∀ {G X bl} → R (G , X , bl) → GB c (G , X , bl)
@@ -499,7 +514,35 @@ record WalkFacts (c : Spc.Config) (R : LS → Set) : Set where
              (Σ ℕ λ kb → Target c G bl kb) ⊎ (Σ ℕ λ k′ → k′ < Spc.P c × es G k′ ≡ true)
     freeR  : ∀ {G X bl k} → R (G , X , bl) → k < Spc.P c → fr bl k ≡ true → Σ ℕ λ kb → Target c G bl kb
 
-module Walking {c : Spc.Config} {R : LS → Set} (W : WalkFacts c R) (KZ : Spc.K c * Z ≤ suc kmax) where
+-- how the walk erases a block the layer holds erasable, from a state of
+-- `R` in phase `b` while a victim is in progress: a run of `Step` that
+-- ends with the block erased (the ghost's class dropped), in the same
+-- phase, every queued page not the block's still queued and no page
+-- queued anew (PUSBic's: `sync-eraser` below; the chain phase's:
+-- SCFTL.Impl.SpaceChainWalk)
+Eraser : Spc.Config → (LS → LS → Set) → (LS → Set) → Bool → Set
+Eraser c Step R b =
+  ∀ {G X bl k k′} → R (G , X , bl) → proj₁ X ≡ b → cv G ≡ just k → es G k′ ≡ true → k′ < Spc.P c →
+  Σ XS λ X″ → Star Step (G , X , bl) (record G { es = es G [ k′ ≔ false ] } , X″ , berase k′ bl) × proj₁ X″ ≡ b ×
+    (∀ p → ¬ (p ∈ owners bl k′) → qd (stX X) p ≡ true → qd (stX X″) p ≡ true) ×
+    (∀ p → qd (stX X) p ≡ false → qd (stX X″) p ≡ false)
+
+-- PUSBic's: the SYNC that releases the block's pages (SpaceQueued's
+-- `sync-erase`), then the block erase
+sync-eraser : ∀ {c Step R} → WalkFacts c Step R → Eraser c Step R false
+sync-eraser {c} {Step} {R} W {G} {false , S} {bl} {k} {k′} r refl cvk esk′ k′P
+  with sync-erase {c} {G} {S} {bl} {k′} (proj₂ (riR r)) (qinvR r) (einvR r) esk′ (ownedR r esk′)
+  where open WalkFacts W
+... | X′ , st1 , ph1 , unq , qx , X″ , rn , ph2 =
+  X″ , s1 ◅ lift (next r s1) cvk (trans ph2 (sym ph1)) (lera (k′ , rn , refl) esk′ k′P) ◅ ε , ph2 ,
+  (λ p ni x → run-queued rn p ni (qx p x)) , (λ p f → run-unqueued rn (unq p f))
+  where
+  open WalkFacts W
+  s1 : Step (G , (false , S) , bl) (G , X′ , bl)
+  s1 = lift r cvk ph1 st1
+
+module Walking {c : Spc.Config} {Step : LS → LS → Set} {R : LS → Set} (W : WalkFacts c Step R)
+               {b : Bool} (E : Eraser c Step R b) (KZ : Spc.K c * Z ≤ suc kmax) where
   open WalkFacts W
 
   private
@@ -516,62 +559,87 @@ module Walking {c : Spc.Config} {R : LS → Set} (W : WalkFacts c R) (KZ : Spc.K
     ...   | X′ , _ , st′ , _ , inc , ph = G , X′ , bl , st′ , refl , inc , ph
 
     Res : Gh → XS → BL → Set
-    Res G X bl = Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star (LStep c) (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
+    Res G X bl = Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star Step (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
 
     Step1 : Gh → XS → BL → ℕ → Set
     Step1 G X bl k = Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' →
                        LStep c (G , X , bl) (G' , X' , bl') × cv G' ≡ cv G × suc (done X bl k) ≤ done X' bl' k × proj₁ X' ≡ proj₁ X
 
+    nexts : ∀ {s s'} → R s → Star Step s s' → R s'
+    nexts r ε = r
+    nexts r (st ◅ rn) = nexts (next r st) rn
+
   mutual
     -- by the pages of the victim still to go (`Z ≤ done + m`)
-    ends : ∀ m {G X bl k} → R (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k → Z ≤ done X bl k + m → Res G X bl
-    ends m {G} {false , S} {bl} {k} r refl cvk fuel with pending? (stX (false , S)) bl k (wp bl k)
+    ends : ∀ m {G X bl k} → R (G , X , bl) → proj₁ X ≡ b → cv G ≡ just k → Z ≤ done X bl k + m → Res G X bl
+    ends m {G} {X} {bl} {k} r ph cvk fuel with pending? (stX X) bl k (wp bl k)
     ... | inj₂ all =
-      _ , _ , _ , ldone cvk (all-queued-vc0 {false , S} {bl} {k} (proj₁ (riR r)) (locxR r) all) all ◅ ε , refl
+      _ , _ , _ , lift r cvk refl (ldone cvk (all-queued-vc0 {X} {bl} {k} (proj₁ (riR r)) (locxR r) all) all) ◅ ε , refl
     ... | inj₁ (o , p , lt , eo , qf) with m
-    ...   | zero = ⊥-elim (<-irrefl refl (≤-trans (cnt< (stX (false , S)) bl k (wp bl k) o p lt eo qf)
-                                            (≤-trans (proj₁ (proj₂ (gbR r)) k) (subst (Z ≤_) (+-identityʳ (done (false , S) bl k)) fuel))))
-    ...   | suc m′ with valid? (stX (false , S)) p
-    ...     | inj₂ nv = cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ vp → ⊥-elim (nv vp)))
+    ...   | zero = ⊥-elim (<-irrefl refl (≤-trans (cnt< (stX X) bl k (wp bl k) o p lt eo qf)
+                                            (≤-trans (proj₁ (proj₂ (gbR r)) k) (subst (Z ≤_) (+-identityʳ (done X bl k)) fuel))))
+    ...   | suc m′ with valid? (stX X) p
+    ...     | inj₂ nv = cont m′ r ph cvk fuel (page-step r cvk lt eo qf (λ vp → ⊥-elim (nv vp)))
     ...     | inj₁ vp with whereR r cvk
-                          (subst (λ j → 1 ≤ vc (false , S) bl j) (cong proj₁ (proj₂ (riR r) k o p eo))
-                                 (vc-pos (false , S) bl _ p (proj₁ vp) (proj₂ vp)))
-    ...       | inj₁ tg = cont m′ r refl cvk fuel (page-step r cvk lt eo qf (λ _ → tg))
-    ...       | inj₂ (k′ , k′P , esk′)
-      with sync-erase {c} {G} {S} {bl} {k′} (proj₂ (riR r)) (qinvR r) (einvR r) esk′ (ownedR r esk′)
-    ...         | X′ , st1 , ph1 , unq , qx , X″ , rn , ph2 =
-      proj₁ R′ , proj₁ (proj₂ R′) , proj₁ (proj₂ (proj₂ R′)) , st1 ◅ st2 ◅ proj₁ (proj₂ (proj₂ (proj₂ R′))) , proj₂ (proj₂ (proj₂ (proj₂ R′)))
+                          (subst (λ j → 1 ≤ vc X bl j) (cong proj₁ (proj₂ (riR r) k o p eo))
+                                 (vc-pos X bl _ p (proj₁ vp) (proj₂ vp)))
+    ...       | inj₁ tg = cont m′ r ph cvk fuel (page-step r cvk lt eo qf (λ _ → tg))
+    ...       | inj₂ (k′ , k′P , esk′) with E r ph cvk esk′ k′P
+    ...         | X″ , run , ph2 , qk , uk =
+      proj₁ R′ , proj₁ (proj₂ R′) , proj₁ (proj₂ (proj₂ R′)) , run ◅◅ proj₁ (proj₂ (proj₂ (proj₂ R′))) , proj₂ (proj₂ (proj₂ (proj₂ R′)))
       where
         G2 = record G { es = es G [ k′ ≔ false ] }
         bl2 = berase k′ bl
-        st2 : LStep c (G , X′ , bl) (G2 , X″ , bl2)
-        st2 = lera (k′ , rn , refl) esk′ k′P
-        r2 = next (next r st1) st2
+        r2 = nexts r run
         ne : k ≢ k′
         ne = λ e → t→¬f (cvvR r cvk) (subst (λ j → vi G j ≡ false) (sym e) (esvR r esk′))
         off : ∀ o′ p′ → own bl k o′ ≡ just p′ → ¬ (p′ ∈ owners bl k′)
         off o′ p′ e i with mem-own bl k′ (wp bl k′) p′ i
         ... | o″ , _ , e′ = ne (cong proj₁ (trans (sym (proj₂ (riR r) k o′ p′ e)) (proj₂ (riR r) k′ o″ p′ e′)))
-        mono : done (false , S) bl k ≤ done X″ bl2 k
-        mono = done-keep {false , S} {X″} {bl} {bl2} {k} (upd-ne (wp bl) k k′ 0 ne) (λ _ → refl)
-                 (λ o′ p′ _ e x → run-queued rn p′ (off o′ p′ e) (qx p′ x))
+        mono : done X bl k ≤ done X″ bl2 k
+        mono = done-keep {X} {X″} {bl} {bl2} {k} (upd-ne (wp bl) k k′ 0 ne) (λ _ → refl)
+                 (λ o′ p′ _ e x → qk p′ (off o′ p′ e) x)
         fr2 : fr bl2 k′ ≡ true
         fr2 = upd-self (fr bl) k′ true
         R′ = cont m′ {G2} {X″} {bl2} {k} r2 ph2 cvk (≤-trans fuel (+-monoˡ-≤ (suc m′) mono))
-               (page-step r2 cvk (subst (o <_) (sym (upd-ne (wp bl) k k′ 0 ne)) lt) eo (run-unqueued rn (unq p qf))
+               (page-step r2 cvk (subst (o <_) (sym (upd-ne (wp bl) k k′ 0 ne)) lt) eo (uk p qf)
                   (λ _ → freeR r2 k′P fr2))
 
-    cont : ∀ m′ {G X bl k} → R (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k → Z ≤ done X bl k + suc m′ →
+    cont : ∀ m′ {G X bl k} → R (G , X , bl) → proj₁ X ≡ b → cv G ≡ just k → Z ≤ done X bl k + suc m′ →
            Step1 G X bl k → Res G X bl
     cont m′ {G} {X} {bl} {k} r ph cvk fuel (G′ , X′ , bl′ , st′ , ec , inc , ph′) with
-      ends m′ {G′} {X′} {bl′} {k} (next r st′) (trans ph′ ph) (trans ec cvk)
+      ends m′ {G′} {X′} {bl′} {k} (next r (lift r cvk ph′ st′)) (trans ph′ ph) (trans ec cvk)
            (≤-trans fuel (subst (_≤ done X′ bl′ k + m′) (sym (+-suc (done X bl k) m′)) (+-monoˡ-≤ m′ inc)))
-    ... | G″ , X″ , bl″ , run′ , nocv = G″ , X″ , bl″ , st′ ◅ run′ , nocv
+    ... | G″ , X″ , bl″ , run′ , nocv = G″ , X″ , bl″ , lift r cvk ph′ st′ ◅ run′ , nocv
 
-  -- **GC of a victim ends** from every state of `R` in PUSBic's phase
-  walk-ends : ∀ {G X bl k} → R (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k →
-              Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star (LStep c) (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
+  -- **GC of a victim ends** from every state of `R` in phase `b`
+  walk-ends : ∀ {G X bl k} → R (G , X , bl) → proj₁ X ≡ b → cv G ≡ just k →
+              Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star Step (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
   walk-ends {G} {X} {bl} {k} r ph cvk = ends Z r ph cvk (m≤n+m Z (done X bl k))
+
+-- the same facts of a set of states inside `R` closed under a finer step
+-- relation that takes the walk's steps
+restrict : ∀ {c Step R} {Step' : LS → LS → Set} {R' : LS → Set} → WalkFacts c Step R → (∀ {s} → R' s → R s) →
+           (∀ {s s'} → R' s → Step' s s' → R' s') →
+           (∀ {G X bl G' X' bl' k} → R' (G , X , bl) → cv G ≡ just k → proj₁ X' ≡ proj₁ X →
+              LStep c (G , X , bl) (G' , X' , bl') → Step' (G , X , bl) (G' , X' , bl')) →
+           WalkFacts c Step' R'
+restrict W emb nx lf = record
+  { next   = nx
+  ; lift   = lf
+  ; riR    = λ r → riR (emb r)
+  ; locxR  = λ r → locxR (emb r)
+  ; gbR    = λ r → gbR (emb r)
+  ; einvR  = λ r → einvR (emb r)
+  ; qinvR  = λ r → qinvR (emb r)
+  ; aboveR = λ r → aboveR (emb r)
+  ; ownedR = λ r esk → ownedR (emb r) esk
+  ; esvR   = λ r esk → esvR (emb r) esk
+  ; cvvR   = λ r cvk → cvvR (emb r) cvk
+  ; apartR = λ r → apartR (emb r)
+  ; whereR = λ r cvk p1 → whereR (emb r) cvk p1
+  ; freeR  = λ r kP frk → freeR (emb r) kP frk }
+  where open WalkFacts W
 
 module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Spc.W c ≡ suc wmax) (eS : Spc.S c ≡ Z)
          (KZ : Spc.K c * Z ≤ suc kmax) {X0 bl0 X1 bl1} (new : SB.Model.New BXone (X0 , bl0))
@@ -594,9 +662,10 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     owned-at : ∀ {G X bl} → Reach (G , X , bl) → Owned bl
     owned-at r = bl-star Owned (λ {bl} k n → owned-balloc {bl} k n) (λ {bl} k → owned-berase {bl} k) (owned-start st0) r
 
-    facts : WalkFacts c Reach
+    facts : WalkFacts c (LStep c) Reach
     facts = record
       { next   = λ r st → r ◅◅ (st ◅ ε)
+      ; lift   = λ _ _ _ st → st
       ; riR    = λ r → ri-of (inv-at r)
       ; locxR  = λ r → locx-of (inv-at r)
       ; gbR    = gb-at
@@ -617,6 +686,12 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
       ... | inj₂ (k′ , k′P , inj₁ frk) = inj₁ (target-of eS (inv-at r) (proj₁ (proj₂ (gb-at r))) (inj₂ (k′ , k′P , frk)))
       ... | inj₂ (k′ , k′P , inj₂ esk′) = inj₂ (k′ , k′P , esk′)
 
+  -- the walk's facts of every state the layer reaches from the first
+  -- recovery of a new disk (SCFTL.Impl.SpaceChainWalk restricts them to a
+  -- layer with a policy)
+  reach-facts : WalkFacts c (LStep c) (λ s → Star (LStep c) (G0 , X1 , bl1) s)
+  reach-facts = facts
+
   -- **GC of every victim ends**: in every state the layer reaches from
   -- the first recovery of a new disk in PUSBic's phase, while GC moves a
   -- victim, a run of the layer relocates each of its pages not yet on
@@ -625,4 +700,4 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
   -- first after the SYNC that releases its pages) and ends the victim
   victim-ends : ∀ {G X bl k} → Star (LStep c) (G0 , X1 , bl1) (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k →
                 Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star (LStep c) (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
-  victim-ends = Walking.walk-ends facts KZ
+  victim-ends = Walking.walk-ends facts (sync-eraser facts) KZ

@@ -101,7 +101,7 @@ open import SCFTL.Impl.SpaceGcBound Data d0 amax wmax kmax umax _≟D_ kc zb
 open import SCFTL.Impl.SpaceRecFit Data d0 amax wmax kmax umax _≟D_ kc zb using (nz)
 open import SCFTL.Impl.SpaceRecInv Data d0 amax wmax kmax umax _≟D_ kc zb using (Recovered; module Recovered; recGh; belowP)
 open import SCFTL.Impl.SpaceGcWalk Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (WalkFacts; module Walking; Target; target-of; Owned; owned-balloc; owned-berase; owned-start; es-taken; esv-of; cvv-of;
+  using (WalkFacts; module Walking; sync-eraser; Target; target-of; Owned; owned-balloc; owned-berase; owned-start; es-taken; esv-of; cvv-of;
          apart-of; locx-of; Above; above-start; above-balloc; above-berase; bl-step)
 open import SCFTL.Impl.SpaceRecErase Data d0 amax wmax kmax umax _≟D_ kc zb
   using (Erasing; module Erasing; erOpen)
@@ -430,9 +430,10 @@ module _ {c : Sp.Config} (V : Sp.Valid c) (eL : Sp.L c ≡ suc amax) (eW : Sp.W 
     owned-at r = blR-star Owned (λ {bl} k n → owned-balloc {bl} k n) (λ {bl} k → owned-berase {bl} k) (λ {bl} n _ → owned-forget {bl} n)
                    (owned-start st0) r
 
-    facts : WalkFacts c ReachR
+    facts : WalkFacts c (LStep c) ReachR
     facts = record
       { next   = λ r st → r ◅◅ (ls st ◅ ε)
+      ; lift   = λ _ _ _ st → st
       ; riR    = λ r → riR (inv-at r)
       ; locxR  = λ r → locx-R (inv-at r)
       ; gbR    = λ r → proj₂ (proj₂ (gc-at r))
@@ -460,6 +461,11 @@ module _ {c : Sp.Config} (V : Sp.Valid c) (eL : Sp.L c ≡ suc amax) (eW : Sp.W 
       ... | inj₁ L = target-of eS L (wz-at r) (inj₂ (k , kP , frk))
       ... | inj₂ E = ⊥-elim (f≢t (trans (sym (Erasing.noFr E k kP)) frk))
 
+  -- the walk's facts of every state the layer reaches through power cuts
+  -- (SCFTL.Impl.SpaceChainWalk restricts them to the layer with a policy)
+  reach-factsR : WalkFacts c (LStep c) (λ s → Star (LStepR c) (G0 , X1 , bl1) s)
+  reach-factsR = facts
+
   -- **GC of every victim ends, across power cuts**: in every state the
   -- layer reaches from the first recovery of a new disk through any
   -- number of power cuts and recoveries, in PUSBic's phase, while GC
@@ -469,4 +475,4 @@ module _ {c : Sp.Config} (V : Sp.Valid c) (eL : Sp.L c ≡ suc amax) (eW : Sp.W 
   -- erased first)
   victim-ends-crash : ∀ {G X bl k} → Star (LStepR c) (G0 , X1 , bl1) (G , X , bl) → proj₁ X ≡ false → cv G ≡ just k →
                       Σ Gh λ G' → Σ XS λ X' → Σ BL λ bl' → Star (LStep c) (G , X , bl) (G' , X' , bl') × cv G' ≡ nothing
-  victim-ends-crash = Walking.walk-ends facts KZ
+  victim-ends-crash = Walking.walk-ends facts (sync-eraser facts) KZ
