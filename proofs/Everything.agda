@@ -159,6 +159,7 @@ import SCFTL.Impl.SpaceChainErase
 import SCFTL.Impl.SpaceChainEraseExample
 import SCFTL.Impl.SpaceChainQuiet
 import SCFTL.Impl.SpaceChainWalk
+import SCFTL.Impl.SpaceChainWalkExample
 import SCFTL.Impl.SpaceRecExample
 import SCFTL.Impl.SpaceSimRetire
 import SCFTL.Impl.SpaceLayerGcExample

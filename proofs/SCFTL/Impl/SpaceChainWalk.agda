@@ -33,7 +33,8 @@
 --                   policy unless it enters the chain phase (a barrier
 --                   always leaves it, `bar-pu`; no SYNC in it, `no-sy`) —
 --                   so from a state that meets the policy `LStepP`
---                   refuses only those two kinds of step; `pol-walk`: in
+--                   refuses only those two kinds of step (`keepP`,
+--                   `keepRP`: every other step is one); `pol-walk`: in
 --                   particular every step GC's walk takes (no flush while
 --                   a victim is in progress, the walk stays in its phase);
 --   `chain-eraser`  : in the chain phase, a block the layer holds
@@ -66,7 +67,9 @@
 -- commit as proven by the chain's first record, where PL's guard asks
 -- that no page it names be erased (proofs/README.md, "Not done", item
 -- 1).  Not proven: that a step into the chain phase the policy refuses
--- always has a counterpart that stays in PUSBic's phase.
+-- always has a counterpart that stays in PUSBic's phase.  Not vacuous:
+-- SCFTL.Impl.SpaceChainWalkExample (a victim and an erase in the chain
+-- phase under the policy).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -371,6 +374,13 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     pol-at : ∀ {s} → ReachP s → Pol s
     pol-at r = pol-star (pol-G0 {X1} {bl1}) r
 
+  -- **the policy refuses no other step**: every step of the layer from a
+  -- state it reaches, but a flush and a step into the chain phase, is
+  -- one of `LStepP`
+  keepP : ∀ {G X bl G' X' bl'} → ReachP (G , X , bl) → (st : LStep c (G , X , bl) (G' , X' , bl')) → ¬ Flush st →
+          NoSwitch X X' → LStepP c (G , X , bl) (G' , X' , bl')
+  keepP r st nf ns = st , pol-step (pol-at r) (proj₂ (F.riR (unP r))) (F.apartR (unP r)) st nf ns
+
   -- every step the walk takes is one of `LStepP`
   liftP : ∀ {G X bl G' X' bl' k} → ReachP (G , X , bl) → cv G ≡ just k → proj₁ X' ≡ proj₁ X →
           LStep c (G , X , bl) (G' , X' , bl') → LStepP c (G , X , bl) (G' , X' , bl')
@@ -441,6 +451,10 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     pol′ : Pol (recGh c X' (recBL X' blc) , X' , recBL X' blc)
     pol′ t j esj = clear-nc-true {X'} (rec-clear {C} {X'} o) t ,
                    λ o′ q lt e → qd-ers (stX X') q (Q j (inj₁ esj) o′ q lt e) (rec-noinv {C} {X'} o t q)
+
+  keepRP : ∀ {G X bl G' X' bl'} → ReachRP (G , X , bl) → (st : LStep c (G , X , bl) (G' , X' , bl')) → ¬ Flush st →
+           NoSwitch X X' → LStepRP c (G , X , bl) (G' , X' , bl')
+  keepRP r st nf ns = ls st , pol-step (pol-atR r) (proj₂ (FR.riR (unP r))) (FR.apartR (unP r)) st nf ns
 
   liftRP : ∀ {G X bl G' X' bl' k} → ReachRP (G , X , bl) → cv G ≡ just k → proj₁ X' ≡ proj₁ X →
            LStep c (G , X , bl) (G' , X' , bl') → LStepRP c (G , X , bl) (G' , X' , bl')
