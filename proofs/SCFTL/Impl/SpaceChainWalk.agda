@@ -90,6 +90,7 @@ open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym
 open import Relation.Nullary using (¬_; yes; no)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 import Data.List.Relation.Unary.All as All
+open import Data.List.Relation.Unary.Any using () renaming (here to hd; there to tl)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; inv; ers; esF; rl0; wr0; optP; _[_≔_])
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (konsS; konsPg; optL)
@@ -202,12 +203,10 @@ private
   ers-esF q s p ne e = trans (upd-ne (ers s) p q false ne) e
 
   ∉-hd : ∀ {p q ps} → ¬ (p ∈ (q ∷ ps)) → ¬ (p ≡ q)
-  ∉-hd ni e = ni (Any-here e)
-    where open import Data.List.Relation.Unary.Any using () renaming (here to Any-here)
+  ∉-hd ni e = ni (hd e)
 
   ∉-tl : ∀ {p q ps} → ¬ (p ∈ (q ∷ ps)) → ¬ (p ∈ ps)
-  ∉-tl ni i = ni (Any-there i)
-    where open import Data.List.Relation.Unary.Any using () renaming (there to Any-there)
+  ∉-tl ni i = ni (tl i)
 
 run-ers : ∀ {X ps X'} → EsRunM X ps X' → ∀ p → ¬ (p ∈ ps) → ers (stX X) p ≡ true → ers (stX X') p ≡ true
 run-ers {X} (one {p = q} (_ , e)) p ni x = subst (λ z → ers z p ≡ true) (sym e) (ers-esF q (stX X) p (∉-hd ni) x)
