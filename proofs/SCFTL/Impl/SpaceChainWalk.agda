@@ -90,7 +90,6 @@ open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym
 open import Relation.Nullary using (¬_; yes; no)
 open import Relation.Binary.Construct.Closure.ReflexiveTransitive using (Star; ε; _◅_; _◅◅_)
 import Data.List.Relation.Unary.All as All
-open import Data.List.Relation.Unary.Any using () renaming (here to hd; there to tl)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; inv; ers; esF; rl0; wr0; optP; _[_≔_])
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (konsS; konsPg; optL)
@@ -103,17 +102,17 @@ open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
   using (BL; Z; own; wp; ab; berase; owners; OwnLoc; upd-self; upd-ne)
 open import SCFTL.Impl.SpaceChainQuiet Data d0 amax wmax kmax _≟D_ kc using (NoCommit; nc-wr; nc-rl; nc-rlX; nc-esF)
 open import SCFTL.Impl.RecoveryReclaim Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Clear; rec-clear; es-runN; nc-empty; ownersB-at; ownersB-distinct)
+  using (Clear; clear-nc; rec-clear; es-runN; ownersB-at; ownersB-distinct)
 open import SCFTL.Impl.SpaceSim Data d0 amax wmax kmax umax _≟D_ kc zb using (Gh; es; cv; gn; nothing≢just; t→¬f)
 open import SCFTL.Impl.SpaceLayer Data d0 amax wmax kmax umax _≟D_ kc zb
   using (LS; LStep; lw; lwa; lret; lwr; lfl; lbar; lsy; lera; lgcm; lrl; lrla; lrlr; ldone; endEp; qd; Guard;
          guard-open; guard-unc; guard-moved; G0; Start; usedOf)
 open import SCFTL.Impl.SpaceLayerStart Data d0 amax wmax kmax umax _≟D_ kc zb using (new-start)
 open import SCFTL.Impl.SpaceQueued Data d0 amax wmax kmax umax _≟D_ kc zb
-  using (Apart; Taken; apart-at; place-other; mem-own; run-queued; layer-queued; qd-ers)
+  using (QInv; Apart; Taken; apart-at; place-other; mem-own; run-queued; layer-queued; qd-ers; ∉-hd; ∉-tl)
 open import SCFTL.Impl.SpaceGcWalk Data d0 amax wmax kmax umax _≟D_ kc zb
   using (WalkFacts; module WalkFacts; Eraser; sync-eraser; restrict; module Walking; run-unqueued; reach-facts)
-open import SCFTL.Impl.SpaceChainErase Data d0 amax wmax kmax umax _≟D_ kc zb using (ckF; ck-flush; inv-flush-any)
+open import SCFTL.Impl.SpaceChainErase Data d0 amax wmax kmax umax _≟D_ kc zb using (ckF; ck-flush; ck-clear; inv-flush-any)
 open import SCFTL.Impl.SpaceRecLayer Data d0 amax wmax kmax umax _≟D_ kc zb using (LStepR; ls; lrec; recBL)
 open import SCFTL.Impl.SpaceRecGc Data d0 amax wmax kmax umax _≟D_ kc zb using (gc-inv-crash; reach-factsR)
 open import SCFTL.Impl.SpaceRecFit Data d0 amax wmax kmax umax _≟D_ kc zb using (LayerOp)
@@ -202,11 +201,6 @@ private
   ers-esF : ∀ q s p → ¬ (p ≡ q) → ers s p ≡ true → ers (esF q s) p ≡ true
   ers-esF q s p ne e = trans (upd-ne (ers s) p q false ne) e
 
-  ∉-hd : ∀ {p q ps} → ¬ (p ∈ (q ∷ ps)) → ¬ (p ≡ q)
-  ∉-hd ni e = ni (hd e)
-
-  ∉-tl : ∀ {p q ps} → ¬ (p ∈ (q ∷ ps)) → ¬ (p ∈ ps)
-  ∉-tl ni i = ni (tl i)
 
 run-ers : ∀ {X ps X'} → EsRunM X ps X' → ∀ p → ¬ (p ∈ ps) → ers (stX X) p ≡ true → ers (stX X') p ≡ true
 run-ers {X} (one {p = q} (_ , e)) p ni x = subst (λ z → ers z p ≡ true) (sym e) (ers-esF q (stX X) p (∉-hd ni) x)
@@ -344,11 +338,14 @@ chain-eraser {c} {Step} {R} W polR {G} {true , S} {bl} {k} {k′} r refl cvk esk
   rn = proj₁ (proj₂ R′)
   ph2 = proj₁ (proj₂ (proj₂ R′))
 
--- a chain-phase state with nothing unsynced and an empty region, or one a
--- recovery left: no commit on the region
-clear-nc-true : ∀ {X} → Clear X → proj₁ X ≡ true → NoCommit (stX X)
-clear-nc-true {true , S} (_ , e) refl = nc-empty (st (su S)) e
-clear-nc-true {false , S} _ ()
+-- a clear state of the chain phase (what the flush with the full
+-- checkpoint and PL's recovery leave) whose invalid queue is empty meets
+-- the policy: no commit on the empty region, and every page of an
+-- erasable block queued (`QInv`), so on the erasable queue
+pol-clear : ∀ {G X bl} → Clear X → (∀ p → inv (stX X) p ≡ false) → QInv (G , X , bl) → Pol (G , X , bl)
+pol-clear {G} {true , S} {bl} c noinv Q _ j esj =
+  proj₂ (clear-nc (true , S) c) , λ o q lt e → qd-ers (stX (true , S)) q (Q j (inj₁ esj) o q lt e) (noinv q)
+pol-clear {G} {false , S} c noinv Q ()
 
 -- PL's recovery leaves the invalid queue empty
 rec-noinv : ∀ {X X'} → PXm.ok SB.recover X X' → proj₁ X' ≡ true → ∀ p → inv (stX X') p ≡ false
@@ -416,10 +413,9 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     o = ck-flush b S ue , refl
     st′ : LStep c (G , (b , S) , bl) (endEp G , X′ , bl)
     st′ = lfl o nocv nn
-    Q = layer-queued eL eW eS (new-start {c} new rec abP) (unP r ◅◅ (st′ ◅ ε))
     pol′ : Pol (endEp G , X′ , bl)
-    pol′ _ j esj = nc-empty (ckF (st (su S))) refl ,
-                   λ o′ q lt e → qd-ers (stX X′) q (Q j (inj₁ esj) o′ q lt e) (inv-flush-any (proj₁ o) q)
+    pol′ = pol-clear {endEp G} {X′} {bl} (ck-clear (st (su S)) (gh S)) (inv-flush-any (proj₁ o))
+             (layer-queued eL eW eS (new-start {c} new rec abP) (unP r ◅◅ (st′ ◅ ε)))
 
   ----------------------------------------------------------------------
   -- Through power cuts
@@ -448,8 +444,7 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     st′ = lrec op cr abc ag o
     Q = proj₁ (gc-inv-crash (Spc.needs V) eL eW eS new rec abP (unP r ◅◅ (st′ ◅ ε)))
     pol′ : Pol (recGh c X' (recBL X' blc) , X' , recBL X' blc)
-    pol′ t j esj = clear-nc-true {X'} (rec-clear {C} {X'} o) t ,
-                   λ o′ q lt e → qd-ers (stX X') q (Q j (inj₁ esj) o′ q lt e) (rec-noinv {C} {X'} o t q)
+    pol′ t = pol-clear {recGh c X' (recBL X' blc)} {X'} {recBL X' blc} (rec-clear {C} {X'} o) (rec-noinv {C} {X'} o t) Q t
 
   keepRP : ∀ {G X bl G' X' bl'} → ReachRP (G , X , bl) → (st : LStep c (G , X , bl) (G' , X' , bl')) → ¬ Flush st →
            NoSwitch X X' → LStepRP c (G , X , bl) (G' , X' , bl')
@@ -481,7 +476,6 @@ module _ {c : Spc.Config} (V : Spc.Valid c) (eL : Spc.L c ≡ suc amax) (eW : Sp
     o = ck-flush b S ue , refl
     st′ : LStep c (G , (b , S) , bl) (endEp G , X′ , bl)
     st′ = lfl o nocv nn
-    Q = proj₁ (gc-inv-crash (Spc.needs V) eL eW eS new rec abP (unP r ◅◅ (ls st′ ◅ ε)))
     pol′ : Pol (endEp G , X′ , bl)
-    pol′ _ j esj = nc-empty (ckF (st (su S))) refl ,
-                   λ o′ q lt e → qd-ers (stX X′) q (Q j (inj₁ esj) o′ q lt e) (inv-flush-any (proj₁ o) q)
+    pol′ = pol-clear {endEp G} {X′} {bl} (ck-clear (st (su S)) (gh S)) (inv-flush-any (proj₁ o))
+             (proj₁ (gc-inv-crash (Spc.needs V) eL eW eS new rec abP (unP r ◅◅ (ls st′ ◅ ε))))

@@ -312,11 +312,12 @@ private
   qs-esF : ∀ q s p → p ≢ q → qd s p ≡ true → qd (esF q s) p ≡ true
   qs-esF q s p ne e rewrite upd-ne (ers s) p q false ne = e
 
-  ∉-hd : ∀ {p q ps} → ¬ (p ∈ (q ∷ ps)) → p ≢ q
-  ∉-hd ni e = ni (hd e)
+-- a page not in a list is not its head, nor in its tail
+∉-hd : ∀ {p q ps} → ¬ (p ∈ (q ∷ ps)) → p ≢ q
+∉-hd ni e = ni (hd e)
 
-  ∉-tl : ∀ {p q ps} → ¬ (p ∈ (q ∷ ps)) → ¬ (p ∈ ps)
-  ∉-tl ni i = ni (tl i)
+∉-tl : ∀ {p q ps} → ¬ (p ∈ (q ∷ ps)) → ¬ (p ∈ ps)
+∉-tl ni i = ni (tl i)
 
 run-queued : ∀ {X ps X'} → EsRunM X ps X' → ∀ p → ¬ (p ∈ ps) → qd (stX X) p ≡ true → qd (stX X') p ≡ true
 run-queued {X} (one {p = q} (_ , e)) p ni x =
