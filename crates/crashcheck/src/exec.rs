@@ -312,6 +312,10 @@ pub struct Stats {
     /// The most data pages one of those OOB commits spanned (a maximum,
     /// not a sum, when runs are added up).
     pub refine_longest_oob_run: u64,
+    /// P's pages the FTL erased while a record of the lazy chain was on
+    /// the flash, each checked against PL's erase guard
+    /// (`model::refine::PlGuard`).
+    pub refine_chain_phase_erases: u64,
     /// Program and erase failures the flash was made to fail
     /// (`Step::FailProgram`, `Step::FailErase`) and that fired.
     pub program_failures_injected: u64,
@@ -374,6 +378,7 @@ impl Stats {
             refine_chain_commits: self.refine_chain_commits,
             refine_slot_checks: self.refine_slot_checks,
             refine_longest_oob_run: self.refine_longest_oob_run,
+            refine_chain_phase_erases: self.refine_chain_phase_erases,
             ..Stats::default()
         }
     }
@@ -413,6 +418,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             refine_chain_commits,
             refine_slot_checks,
             refine_longest_oob_run,
+            refine_chain_phase_erases,
             program_failures_injected,
             erase_failures_injected,
             worn_out_refusals,
@@ -449,6 +455,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.refine_chain_commits += refine_chain_commits;
         self.refine_slot_checks += refine_slot_checks;
         self.refine_longest_oob_run = self.refine_longest_oob_run.max(*refine_longest_oob_run);
+        self.refine_chain_phase_erases += refine_chain_phase_erases;
         self.program_failures_injected += program_failures_injected;
         self.erase_failures_injected += erase_failures_injected;
         self.worn_out_refusals += worn_out_refusals;
@@ -767,9 +774,10 @@ impl Executor {
         let Some(r) = self.refine.as_mut() else {
             return Ok(());
         };
-        let before = r.chain_commits_checked;
+        let before = (r.chain_commits_checked, r.pl.chain_phase_erases);
         let res = r.step(op, v);
-        self.stats.refine_chain_commits += r.chain_commits_checked - before;
+        self.stats.refine_chain_commits += r.chain_commits_checked - before.0;
+        self.stats.refine_chain_phase_erases += r.pl.chain_phase_erases - before.1;
         self.stats.refine_longest_oob_run =
             self.stats.refine_longest_oob_run.max(r.longest_oob_run);
         res.map_err(|m| self.violation(m))?;

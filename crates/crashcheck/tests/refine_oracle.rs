@@ -296,7 +296,10 @@ fn a_trim_without_its_delta_pair_is_caught_at_the_trim() {
 /// P's guards of the in-page and OOB commits (`InP`, `OobP`): every chain
 /// commit of seeded runs passes them (from P's link, no tentative page,
 /// no unsynced epoch before it, the record's pairs exactly the epoch's,
-/// an OOB run's pairs its sectors in order), on RAM and on an image.
+/// an OOB run's pairs its sectors in order), on RAM and on an image; and
+/// the erases while a chain is on the flash, which the oracle checks
+/// against PL's erase guard (`PlGuard`: no page of the chain's records
+/// or the region's newest commit, no superblock of a record), happen.
 #[test]
 fn in_page_and_oob_commits_pass_p_guards() {
     let ram = refined(run_config("scftl", None, "tiny", Mutant::None));
@@ -305,6 +308,7 @@ fn in_page_and_oob_commits_pass_p_guards() {
         let r = random(run, seed, 4000);
         let s = compared(name, seed, &r);
         assert!(s.refine_chain_commits > 20, "{name} seed {seed}: {s:?}");
+        assert!(s.refine_chain_phase_erases > 0, "{name} seed {seed}: {s:?}");
     }
 }
 

@@ -131,6 +131,11 @@ pub struct RegionView {
     /// OOB since the last region page): written before the next region
     /// page. P writes it at the commit, so it counts in P's region.
     pub consolidation_owed: bool,
+    /// The superblocks holding the records the owed consolidation page is
+    /// for (delta.rs `backlog_sbs`: the active superblock's at run time,
+    /// the recovered tail's, `tail_sb`, after an open), which recovery
+    /// reads until that page is written.
+    pub backlog_sbs: Vec<usize>,
     /// epoch_pages_max (config.rs): the most pages one epoch writes there,
     /// its commit page included.
     pub epoch_pages_max: u64,

@@ -675,6 +675,10 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
             "  in-page/OOB commits   {} checked against P's guards InP/OobP (longest OOB run: {} pages)",
             s.refine_chain_commits, s.refine_longest_oob_run
         );
+        println!(
+            "  chain-phase erases    {} of P's pages erased with a lazy chain on the flash, each within PL's erase guard",
+            s.refine_chain_phase_erases
+        );
     }
     if plan.run.oracle.is_some() {
         let secs = r.elapsed.as_secs_f64().max(1e-9);

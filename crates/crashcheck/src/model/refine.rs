@@ -162,6 +162,144 @@ pub struct RefineOracle {
     pub chain_commits_checked: u64,
     /// The most data pages an OOB commit checked here spanned.
     pub longest_oob_run: u64,
+    /// PL's erase guard as the code's commits leave it, and the erases
+    /// measured against it ([`PlGuard`]).
+    pub pl: PlGuard,
+}
+
+/// PL's erase guard (`EraseGuard` of the proofs' SCFTL.Impl.
+/// LazyChainModel: no record of the lazy chain names the page, `ChainGuard`,
+/// nor does the region's newest commit, `regTop`), followed along the
+/// code's commits, and every erase of P's pages checked against it: PX's
+/// erase in the chain phase is PL's, under that guard.
+///
+/// The code's own rule is looser than PL's (proofs/README.md, "Not done",
+/// item 1 (i)): its recovery takes the region's newest commit as proven by
+/// the chain's first record (recovery.rs `apply_chain`) without checking
+/// that commit's digest, so the rule would let it erase a page that commit
+/// names once the epoch that freed the page is proven. No run has shown
+/// such an erase (proofs/README.md, "PL's erase guard"), and one would be
+/// a step outside the proven model PX: it fails here, as the code's own
+/// erase of a page a record of the chain names, or of a superblock that
+/// holds a record, does (the code's recovery reads every record's page,
+/// so that erase would drop the flushed epochs the chain proves; the code
+/// keeps them in the active superblock, and after a recovery in
+/// `tail_sb`, until the consolidation page).
+///
+/// What a commit names is what its digest covers (docs/FORMAT.md §4.3):
+/// the pages of the epoch's pairs it leaves in place and mapped, i.e. the
+/// pages the L2P at the commit maps that the previous commit's did not.
+/// A region commit (a flush's or a barrier's, after the consolidation
+/// page) becomes the newest and empties the chain; an in-page or OOB
+/// commit adds a record; a full checkpoint, the consolidation page a
+/// write emits before a tentative page (the region's newest commit is
+/// then the consolidation page, whose digest PL's `konsPg` leaves empty)
+/// and a recovery (PL's ends in a full checkpoint) clear both. A recovery
+/// that keeps the chain's tail for a later consolidation page (mod.rs
+/// `keep_tail_as_backlog`) leaves records whose pages the oracle does not
+/// know, but their superblocks (the view's `backlog_sbs`), which no erase
+/// may take before that page. The check errs on the side of passing: the
+/// erases of an operation that consolidated without committing are
+/// checked after its consolidation (the view does not say which came
+/// first), and the region's newest commit before a recovered tail is not
+/// known.
+#[derive(Clone, Debug, Default)]
+pub struct PlGuard {
+    /// The pages the region's newest commit names.
+    top: BTreeSet<Page>,
+    /// The records of the chain since that commit, and the pages they
+    /// name.
+    records: u64,
+    chain: BTreeSet<Page>,
+    /// The superblocks holding the chain's records.
+    chain_sbs: BTreeSet<usize>,
+    /// P's pages erased while the chain held a record (where PL's guard
+    /// is more than P's erasable queue), each checked against it.
+    pub chain_phase_erases: u64,
+}
+
+impl PlGuard {
+    fn clear(&mut self) {
+        self.top.clear();
+        self.records = 0;
+        self.chain.clear();
+        self.chain_sbs.clear();
+    }
+
+    /// After a recovery: no commit known, but the recovered tail's
+    /// records if the code kept them for a consolidation page.
+    fn recovered(&mut self, v: &RefineView) {
+        self.clear();
+        if let Some(r) = v.region.as_ref().filter(|r| r.consolidation_owed) {
+            self.records = 1;
+            self.chain_sbs.extend(r.backlog_sbs.iter().copied());
+        }
+    }
+
+    /// A commit naming `named`: a region commit (`record` None) or an
+    /// in-page or OOB commit's record in superblock `record`.
+    fn commit(&mut self, record: Option<usize>, named: BTreeSet<Page>) {
+        if let Some(sb) = record {
+            self.records += 1;
+            self.chain.extend(named);
+            self.chain_sbs.insert(sb);
+        } else {
+            self.top = named;
+            self.records = 0;
+            self.chain.clear();
+            self.chain_sbs.clear();
+        }
+    }
+
+    /// The superblocks `sbs` erased by `op`, with P's pages `erased`
+    /// there, against the guard.
+    fn erased(
+        &mut self,
+        (sbs, erased): &(Vec<usize>, Vec<Page>),
+        op: &Done<'_>,
+    ) -> Result<(), String> {
+        if self.records == 0 {
+            return Ok(());
+        }
+        if let Some(sb) = sbs.iter().find(|sb| self.chain_sbs.contains(sb)) {
+            return Err(format!(
+                "refinement: {op:?} erased superblock {sb}, which holds a record of the lazy chain ({} records since the region's newest commit, no consolidation page yet): recovery follows the chain through it, so the erase drops the flushed epochs the chain proves (PL's ChainGuard; the code keeps the records' superblocks, `backlog_sbs`, until the consolidation page)",
+                self.records
+            ));
+        }
+        for q in erased {
+            if self.chain.contains(q) {
+                return Err(format!(
+                    "refinement: {op:?} erased P's page at physical sector {q}, which a record of the lazy chain names ({} records since the region's newest commit): PL's ChainGuard refuses it, and the code's recovery reads that record's pages, so the erase drops the flushed epochs the chain proves (the code keeps them in the active superblock until the consolidation page)",
+                    self.records
+                ));
+            }
+            if self.top.contains(q) {
+                return Err(format!(
+                    "refinement: {op:?} erased P's page at physical sector {q}, which the region's newest commit names, while the lazy chain holds {} records: PL's EraseGuard refuses it (regTop), so the erase is outside the proven model PX (the code's recovery takes that commit as proven by the chain's first record, recovery.rs `apply_chain`; proofs/README.md \"Not done\", item 1 (i), routes (b) and (c))",
+                    self.records
+                ));
+            }
+        }
+        self.chain_phase_erases += erased.len() as u64;
+        Ok(())
+    }
+}
+
+/// The pages a commit names (its digest's, docs/FORMAT.md §4.3): those the
+/// L2P at the commit (`l2p`) maps that the last commit's (`smap`) did not.
+fn named_by_commit(s: &St) -> BTreeSet<Page> {
+    s.l2p
+        .iter()
+        .filter(|&(a, q)| s.smap.get(a) != Some(q))
+        .map(|(_, &q)| q)
+        .collect()
+}
+
+/// Whether the code owes the region the chain's consolidation page (a
+/// record of the lazy chain is on the flash).
+fn owes_consolidation(v: &RefineView) -> bool {
+    v.region.as_ref().is_some_and(|r| r.consolidation_owed)
 }
 
 fn map_of(l2p: &[u32]) -> Map {
@@ -195,6 +333,7 @@ impl RefineOracle {
             recoveries_checked: 0,
             chain_commits_checked: 0,
             longest_oob_run: 0,
+            pl: PlGuard::default(),
         }
     }
 
@@ -209,6 +348,7 @@ impl RefineOracle {
         self.paused = false;
         self.lnk = None;
         self.released.clear();
+        self.pl.clear();
         self.compare(&v)?;
         self.prev = Some(v);
         Ok(())
@@ -312,6 +452,7 @@ impl RefineOracle {
         self.pending = None;
         self.lnk = None;
         self.released.clear();
+        self.pl.recovered(&v);
         // A device that opens read-only (worn out) is not followed further.
         self.paused = v.read_only;
         if !self.paused {
@@ -457,7 +598,14 @@ impl RefineOracle {
         };
         // 1. Erases by allocation: esF of every page of P there, each of
         //    which must be erasable.
-        erases(s, &g, &self.released, &p.erases, at_commit, &v)?;
+        let gone = erases(s, &g, &self.released, &p.erases, at_commit, &v)?;
+        if !committed && owes_consolidation(&p) && !owes_consolidation(&v) {
+            // The consolidation page before a tentative page (PL's
+            // `optL`): the chain and the region's newest commit named
+            // nothing after it.
+            self.pl.clear();
+        }
+        self.pl.erased(&gone, &op)?;
         // 2. Places: writes and trims in the request's range, relocations
         //    elsewhere; sectors placed again after a failed program are
         //    P's writes of the same content (charged below).
@@ -521,6 +669,12 @@ impl RefineOracle {
             // (the record in its slot, the consolidation page on the
             // region) or, with a full checkpoint, `ck3 (fi3 …)`.
             let checkpoint = v.generation != p.generation;
+            if checkpoint {
+                self.pl.clear();
+            } else {
+                let sb = record_page.map(|m| v.sb_of(m as u32));
+                self.pl.commit(sb, named_by_commit(s));
+            }
             match record_page {
                 None => steps::fl3(s, g.amax, ModelMutant::None),
                 Some(m) if checkpoint => {
@@ -575,7 +729,8 @@ impl RefineOracle {
                     })?;
                 }
             }
-            erases(s, &g, &self.released, &v.erases_at_commit, &v.erases, &v)?;
+            let gone = erases(s, &g, &self.released, &v.erases_at_commit, &v.erases, &v)?;
+            self.pl.erased(&gone, &op)?;
             places(s, &g, None, &v.l2p)?;
             rewrites(s, &g, v.replaced.saturating_sub(v.replaced_at_commit))?;
             program_unbuffered(s, &v);
@@ -1087,7 +1242,8 @@ fn erase_sb(
 /// now are the commit's, see `step`). A page GC freed at commit `k`
 /// (`released`) may be erased only once commit `k` is durable (`GcI`:
 /// after an epoch barrier, a crash may return to a state before `k` that
-/// still maps into it).
+/// still maps into it). Returns the superblocks erased and P's pages
+/// there.
 fn erases(
     s: &mut St,
     g: &Guard<'_, '_>,
@@ -1095,7 +1251,8 @@ fn erases(
     from: &[u64],
     to: &[u64],
     v: &RefineView,
-) -> Result<(), String> {
+) -> Result<(Vec<usize>, Vec<Page>), String> {
+    let mut gone = (Vec::new(), Vec::new());
     for sb in 0..v.states.len() {
         if to[sb] > from[sb] && v.states[sb] != SbKind::Meta {
             let durable = v.erase_durable.get(sb).copied().unwrap_or(u64::MAX);
@@ -1109,10 +1266,12 @@ fn erases(
                     g.op
                 ));
             }
+            gone.0.push(sb);
+            gone.1.extend(pages_in(s, v, sb));
             erase_sb(s, sb, v, || format!("{:?} erased superblock {sb}", g.op))?;
         }
     }
-    Ok(())
+    Ok(gone)
 }
 
 /// Steps P from its `l2p` to `target` (the FTL's L2P at some point of the
@@ -1342,5 +1501,54 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// PL's erase guard as the oracle follows it: a region commit's pages
+    /// are the newest commit's; without a record on the flash an erase is
+    /// P's erasable queue's business alone; with one, an erase of a page
+    /// the newest commit names, of a record's page or of a record's
+    /// superblock is refused, any other counted; a region commit, a
+    /// checkpoint or a recovery ends the chain.
+    #[test]
+    fn pl_guard_refuses_what_pl_forbids() {
+        let op = Done::Flush;
+        let pages = |v: &[Page]| v.iter().copied().collect::<BTreeSet<Page>>();
+        let mut g = PlGuard::default();
+        g.commit(None, pages(&[1, 2, 3]));
+        // No chain: P's erasable queue alone guards the erase.
+        g.erased(&(vec![0], vec![1, 7]), &op).unwrap();
+        assert_eq!(g.chain_phase_erases, 0);
+        // A record in superblock 5 naming page 40.
+        g.commit(Some(5), pages(&[40]));
+        g.erased(&(vec![0], vec![7, 8]), &op).unwrap();
+        assert_eq!(g.chain_phase_erases, 2);
+        let e = g.erased(&(vec![0], vec![7, 1]), &op).unwrap_err();
+        assert!(e.contains("the region's newest commit names"), "{e}");
+        let e = g.erased(&(vec![1], vec![40]), &op).unwrap_err();
+        assert!(e.contains("a record of the lazy chain names"), "{e}");
+        let e = g.erased(&(vec![5], vec![]), &op).unwrap_err();
+        assert!(e.contains("superblock 5, which holds a record"), "{e}");
+        // The next region commit ends the chain: its pages are the top.
+        g.commit(None, pages(&[9]));
+        g.erased(&(vec![5], vec![40, 1]), &op).unwrap();
+        g.commit(Some(6), BTreeSet::new());
+        g.erased(&(vec![2], vec![1, 10]), &op).unwrap();
+        assert!(g.erased(&(vec![2], vec![9]), &op).is_err());
+        g.clear();
+        g.erased(&(vec![6], vec![9]), &op).unwrap();
+        assert_eq!(g.chain_phase_erases, 4);
+    }
+
+    /// What a commit names: the pages its L2P maps that the last commit's
+    /// did not (a sector trimmed names nothing, one left alone neither).
+    #[test]
+    fn a_commit_names_the_pages_it_placed() {
+        let mut s = steps::new_p();
+        s.smap = [(0, 10), (1, 11), (2, 12)].into_iter().collect();
+        s.l2p = [(0, 10), (1, 21), (3, 23)].into_iter().collect();
+        assert_eq!(
+            named_by_commit(&s),
+            [21, 23].into_iter().collect::<BTreeSet<Page>>()
+        );
     }
 }

@@ -239,6 +239,7 @@ impl<F: Flash> Scftl<F> {
                     used: self.delta.wp,
                     epoch_pages: self.delta.epoch_pages,
                     consolidation_owed: !self.delta.backlog.is_empty(),
+                    backlog_sbs: self.delta.backlog_sbs.iter().map(|sb| sb.index()).collect(),
                     epoch_pages_max: self.derived.epoch_pages_max,
                     pairs_per_page: self.delta.pairs_per_page,
                     buffered_pairs: self.delta.npairs,
