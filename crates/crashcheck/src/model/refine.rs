@@ -61,6 +61,11 @@
 //! `k` may be erased only once commit `k` is durable (the view says how
 //! many commits were durable at each superblock's last erase).
 //!
+//! **The chain phase's erase** (PL's `EraseGuard`): while in-page or OOB
+//! records wait for their consolidation page, an erase must spare every
+//! page a record or the region's newest commit names and every
+//! superblock holding a record ([`PlGuard`]).
+//!
 //! **Media failures** (`--inject-failures`). A merge buffer page whose
 //! program failed holds garbage: P's cells there become junk, so an L2P
 //! that still maps into it fails RI at that operation (`Mutant::
