@@ -1223,14 +1223,15 @@ fn why_not_erasable(s: &St, q: Page) -> String {
 }
 
 /// `esF` of every page of P in superblock `sb`, which `what` erased; each
-/// must be in the erasable queue.
+/// must be in the erasable queue. Returns those pages.
 fn erase_sb(
     s: &mut St,
     sb: usize,
     v: &RefineView,
     what: impl Fn() -> String,
-) -> Result<(), String> {
-    for q in pages_in(s, v, sb) {
+) -> Result<Vec<Page>, String> {
+    let pages = pages_in(s, v, sb);
+    for &q in &pages {
         if !s.erasable(q) {
             return Err(format!(
                 "refinement: {} (erasing it), but P's page at physical sector {q} is not erasable: {} (P's esF erases only pages of the erasable queue)",
@@ -1240,7 +1241,7 @@ fn erase_sb(
         }
         steps::es_f(s, q);
     }
-    Ok(())
+    Ok(pages)
 }
 
 /// The erases between two erase counts (superblocks that hold metadata
@@ -1272,8 +1273,9 @@ fn erases(
                 ));
             }
             gone.0.push(sb);
-            gone.1.extend(pages_in(s, v, sb));
-            erase_sb(s, sb, v, || format!("{:?} erased superblock {sb}", g.op))?;
+            gone.1.extend(erase_sb(s, sb, v, || {
+                format!("{:?} erased superblock {sb}", g.op)
+            })?);
         }
     }
     Ok(gone)
