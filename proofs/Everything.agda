@@ -115,6 +115,7 @@ import SCFTL.Impl.LazyChainCrashLazy
 import SCFTL.Impl.LazyChainCrashKons
 import SCFTL.Impl.LazyChainObligations
 import SCFTL.Impl.LazyChainTheorem
+import SCFTL.Impl.LazyChainKonsErase
 import SCFTL.Impl.LazyChainCommands
 import SCFTL.Impl.LazyChainSameRec
 import SCFTL.Impl.LazyChainExample

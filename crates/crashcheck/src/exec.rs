@@ -316,6 +316,11 @@ pub struct Stats {
     /// the flash, each checked against PL's erase guard
     /// (`model::refine::PlGuard`).
     pub refine_chain_phase_erases: u64,
+    /// Consolidation pages SCFTL wrote because it had to activate a
+    /// superblock and every erasable one was held by the lazy chain
+    /// (`DeviceStats::hold_releases`; counted where the refinement oracle
+    /// runs).
+    pub refine_hold_releases: u64,
     /// Program and erase failures the flash was made to fail
     /// (`Step::FailProgram`, `Step::FailErase`) and that fired.
     pub program_failures_injected: u64,
@@ -379,6 +384,7 @@ impl Stats {
             refine_slot_checks: self.refine_slot_checks,
             refine_longest_oob_run: self.refine_longest_oob_run,
             refine_chain_phase_erases: self.refine_chain_phase_erases,
+            refine_hold_releases: self.refine_hold_releases,
             ..Stats::default()
         }
     }
@@ -419,6 +425,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             refine_slot_checks,
             refine_longest_oob_run,
             refine_chain_phase_erases,
+            refine_hold_releases,
             program_failures_injected,
             erase_failures_injected,
             worn_out_refusals,
@@ -456,6 +463,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.refine_slot_checks += refine_slot_checks;
         self.refine_longest_oob_run = self.refine_longest_oob_run.max(*refine_longest_oob_run);
         self.refine_chain_phase_erases += refine_chain_phase_erases;
+        self.refine_hold_releases += refine_hold_releases;
         self.program_failures_injected += program_failures_injected;
         self.erase_failures_injected += erase_failures_injected;
         self.worn_out_refusals += worn_out_refusals;
@@ -534,6 +542,9 @@ pub struct Executor {
     /// The flash's SYNC count when the model oracle last heard of one
     /// ([`Executor::oracle_syncs`]).
     oracle_syncs: u64,
+    /// The device's `hold_releases` at the last refinement step (its
+    /// counters start again at every open).
+    hold_seen: u64,
     /// A sync behind whose ticket is held until the next barrier
     /// (`Target::sync_behind`, every other barrier): the device goes on
     /// while its SYNC runs, as `scftl serve`'s background thread lets it.
@@ -553,6 +564,7 @@ impl Executor {
             oracle: None,
             refine: None,
             oracle_syncs: 0,
+            hold_seen: 0,
             held: None,
             phase: Phase::Fresh,
             formatted: false,
@@ -624,6 +636,7 @@ impl Executor {
             refused: self.refused.clone(),
             replaced: self.replaced,
             oracle_syncs: self.oracle_syncs,
+            hold_seen: self.hold_seen,
             held: None,
         })
     }
@@ -771,6 +784,9 @@ impl Executor {
         }
         let v = self.refine_view()?;
         self.stats.refine_steps += 1;
+        let held = self.dev.as_ref().map_or(0, |d| d.stats().hold_releases);
+        self.stats.refine_hold_releases += held.saturating_sub(self.hold_seen);
+        self.hold_seen = held;
         let Some(r) = self.refine.as_mut() else {
             return Ok(());
         };
@@ -820,6 +836,7 @@ impl Executor {
             return Ok(());
         }
         let v = self.refine_view()?;
+        self.hold_seen = 0;
         let n = self.num_sectors();
         let w = self.dev.as_ref().and_then(|d| d.epoch_remaining());
         let r = self.refine.get_or_insert_with(|| RefineOracle::new(n, w));

@@ -19,13 +19,15 @@
 //! `inpage-commit-before-sync`, seeds 2, 3 and 7 of 1–10
 //! `accept-stale-inpage-record`; with 150,000 operations seeds 3, 5, 6, 8,
 //! 14, 15, 20, 23, 25, 28, 33 and 40 of 1–40 the image one; all since a
-//! barrier that would leave the delta region short commits durably), so a
+//! barrier that would leave the delta region short commits durably; the
+//! erase hold, docs/FORMAT.md §4.3, moved `inpage-commit-before-sync` from
+//! seed 5 to 6), so a
 //! change to the workload, to what `open` or a barrier writes, to the
 //! flash wrappers or to the image layout can move these seeds: a better
 //! generator for one-page epochs is future work. `inpage-crc-omits-oob`
 //! needs a page torn in its OOB only, with its data and marker intact:
 //! only the NAND model's split tears make one (seed 8 of 1–10 with 300,000
-//! operations).
+//! operations before the erase hold, seed 10 since).
 
 use crate::common;
 
@@ -41,7 +43,7 @@ fn check_caught(run: &crashcheck::RunConfig, seed: u64, ops: u64) {
 fn inpage_commit_before_sync() {
     check_caught(
         &scftl_tiny_on(Mutant::InpageCommitBeforeSync, BackendKind::Ram),
-        5,
+        6,
         200_000,
     );
 }
@@ -72,5 +74,5 @@ fn accept_stale_inpage_record() {
 fn inpage_crc_omits_oob_with_split_tears() {
     let mut run = scftl_tiny_on(Mutant::InpageCrcOmitsOob, BackendKind::Ram);
     run.media.split_tears = true;
-    check_caught(&run, 8, 300_000);
+    check_caught(&run, 10, 300_000);
 }

@@ -312,6 +312,20 @@ fn in_page_and_oob_commits_pass_p_guards() {
     }
 }
 
+/// The erase hold's way out (`Scftl::release_hold`, docs/FORMAT.md
+/// §4.3): after a recovery that kept the chain's tail every erasable
+/// superblock is held, so the first superblock a write needs comes after
+/// the consolidation page; the oracle checks each such erase against the
+/// hold (and `erase-held-superblock`, in `Mutant::REFINE_ONLY`, is caught
+/// by it).
+#[test]
+fn the_erase_hold_is_released_by_the_consolidation_page() {
+    let run = refined(run_config("scftl", None, "tiny", Mutant::None));
+    let r = random(&run, 6, 4000);
+    let s = compared("ram", 6, &r);
+    assert!(s.refine_hold_releases > 0, "{s:?}");
+}
+
 /// Bugs of the in-page and OOB commits that break P's guards: the
 /// refinement oracle sees each at the commit itself; the contract needs a
 /// crash that lands on the record and a recovery that reads the sectors.
@@ -365,6 +379,10 @@ fn chain_commits_that_break_p_guards_are_caught_at_the_commit() {
 /// yet (P's `GcI`), where the contract needs a power cut right after that
 /// erase and a read of the lost sector. Bad superblocks shorten the
 /// erasable queue until such an erase happens (`Mutant::RANDOM_ONLY`).
+/// The contract's catch is seed luck: of seeds 1–40 at 10,000 operations,
+/// 15, 28 and 30 reach it (2 and 3 did before the erase hold, whose
+/// consolidation page after a reopen moves every later step); the oracle
+/// catches 9 of seeds 1–16.
 #[test]
 fn an_erase_before_its_freeing_commit_is_durable_is_caught_at_the_erase() {
     let mut plain = run_config("scftl", None, "tiny", Mutant::EraseWithoutSyncAfterBarrier);
@@ -372,7 +390,7 @@ fn an_erase_before_its_freeing_commit_is_durable_is_caught_at_the_erase() {
     caught_first_with_failures(
         &plain,
         "erase-without-sync-after-barrier",
-        &[2, 3],
+        &[15, 30],
         10_000,
         "GcI",
     );

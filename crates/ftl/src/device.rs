@@ -178,6 +178,11 @@ pub struct DeviceStats {
     /// epoch unsynced, so that later writes open them without waiting for
     /// a sync (`Scftl::erase_ahead`; they count among the flash's erases).
     pub erased_ahead: u64,
+    /// SCFTL: consolidation pages written (and synced) because a
+    /// superblock had to be activated and every erasable one was held by
+    /// the chain of in-page and OOB commits (the erase hold,
+    /// docs/FORMAT.md §4.3).
+    pub hold_releases: u64,
     /// SCFTL: epochs ended by barriers (or detached flushes) whose sync is
     /// still owed — what the next sync behind would make durable; 0 for
     /// the others, whose barriers sync.

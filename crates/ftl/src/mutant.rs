@@ -139,7 +139,9 @@ pub enum Mutant {
     FlushSkipsColdBuffer,
     /// SCFTL: `open` leaves the epochs it recovered from in-page and OOB
     /// records to the next commit's consolidation page even when their
-    /// superblock holds no mapped sector (so it may be erased first).
+    /// superblock holds no mapped sector, and without the erase hold
+    /// that keeps every superblock until that page (so it may be erased
+    /// first). Either guard alone keeps the records; the mutant drops both.
     LazyConsolidationOfEmptyChain,
     /// Async and sync with two write streams: a collected GC victim is
     /// erased without waiting for the GC buffer's page that holds its last
@@ -236,6 +238,17 @@ pub enum Mutant {
     /// write pointer 0 for this reason (`act`, SCFTL.Impl.BlocksOver; the
     /// concrete run SCFTL.Impl.OneModelBlocksReuse).
     TrustErasedFirstPage,
+    /// SCFTL: the erase hold is ignored (`Scftl::erase_bound`): while a
+    /// chain of in-page or OOB commits waits for its consolidation page,
+    /// a superblock freed by one of them, or after a reopen that kept the
+    /// chain's tail any erasable one, may be erased, and with it a page
+    /// that the region's newest commit names. The code's recovery survives
+    /// that (it takes that commit as proven by the chain's first record),
+    /// so no read ever shows it; it is a step outside the proven model
+    /// (PL's `EraseGuard`), which the refinement oracle reports. Random
+    /// runs reach it at the first write after such a reopen that needs a
+    /// superblock.
+    EraseHeldSuperblock,
 }
 
 impl Mutant {
@@ -348,12 +361,13 @@ impl Mutant {
     /// oracle (`--oracle refine`) catches at the operation that makes them,
     /// while at that operation every other check still passes
     /// (`crates/crashcheck/tests/refine_oracle.rs`).
-    pub const REFINE_ONLY: [Mutant; 5] = [
+    pub const REFINE_ONLY: [Mutant; 6] = [
         Mutant::VictimErasableAtOnce,
         Mutant::ValidCountOffByOne,
         Mutant::RegionRoomOffByOne,
         Mutant::CheckpointDropsEntry,
         Mutant::RebuildKeepsUnreferenced,
+        Mutant::EraseHeldSuperblock,
     ];
 
     /// Mutants the refinement oracle catches at the commit that breaks P's
@@ -413,6 +427,7 @@ impl Mutant {
             Mutant::EraseAheadBeforeSync => "erase-ahead-before-sync",
             Mutant::StaleChecksumCache => "stale-checksum-cache",
             Mutant::TrustErasedFirstPage => "trust-erased-first-page",
+            Mutant::EraseHeldSuperblock => "erase-held-superblock",
             Mutant::SkipSyncBeforeCommit => "skip-sync-before-commit",
             Mutant::EraseVictimBeforeFlush => "erase-victim-before-flush",
             Mutant::HonourTentativeDeltas => "honour-tentative-deltas",

@@ -102,6 +102,12 @@ pub struct RefineView {
     /// and the facts of the last one (an operation commits at most once).
     pub chain_commits: u64,
     pub last_chain: Option<ChainCommit>,
+    /// Consolidation pages written (and synced) since the device was
+    /// formatted or opened because a superblock had to be activated and
+    /// the erase hold kept every erasable one (`Scftl::release_hold`,
+    /// docs/FORMAT.md §4.3): an operation where it grew wrote that page
+    /// before any erase.
+    pub hold_releases: u64,
     /// Per superblock: how many of the `commits` were durable (synced)
     /// when allocation last erased it. A superblock GC freed at a commit
     /// may be erased only once that commit is durable (a crash may return

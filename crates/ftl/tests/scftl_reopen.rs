@@ -13,7 +13,7 @@
 //! which the crash checker reaches with two write streams:
 //! `crates/crashcheck/tests/hot_cold_mutants.rs`).
 
-use flash::{Geometry, MemFlash};
+use flash::{Flash, Geometry, MemFlash};
 use ftl::scftl::{Scftl, ScftlConfig};
 use ftl::{BlockDevice, FtlError, Lba, Mutant};
 
@@ -165,4 +165,67 @@ fn epochs_recovered_from_records_in_an_emptied_superblock_survive_the_next_reope
 fn without_consolidating_an_empty_chain_at_open_a_flush_is_lost() {
     let e = empty_chain_scenario(Mutant::LazyConsolidationOfEmptyChain).unwrap_err();
     eprintln!("{e}");
+}
+
+/// The erase hold across a reopen (docs/FORMAT.md §4.3): `open` keeps
+/// the epochs it recovers from in-page records for a later consolidation
+/// page and writes nothing, and until that page every superblock it found
+/// erasable is held, since the region commit before the records may name
+/// pages in them (the proofs' `EraseGuard`). Every data superblock is
+/// erasable or used after a recovery, so the first write that needs one
+/// writes the consolidation page and syncs first (`release_hold`), once.
+#[test]
+fn after_a_reopen_that_keeps_a_chain_the_first_erase_waits_for_its_consolidation_page() {
+    let g = Geometry::tiny();
+    let cfg = ScftlConfig::default_for(&g);
+    let mut d = Scftl::format(MemFlash::new(g).unwrap(), cfg).unwrap();
+    w(&mut d, 0..16, 1);
+    d.flush().unwrap();
+    w(&mut d, 16..32, 2);
+    d.flush().unwrap();
+    w(&mut d, 40..41, 3);
+    d.flush().unwrap();
+    let before = d.stats().data_page_commits;
+    w(&mut d, 41..42, 4);
+    d.flush().unwrap();
+    assert_eq!(
+        d.stats().data_page_commits - before,
+        1,
+        "an in-page epoch: {:?}",
+        d.stats()
+    );
+    let want = |la: u64| -> u8 {
+        match la {
+            0..=15 => 1,
+            16..=31 => 2,
+            40 => 3,
+            41 => 4,
+            _ => 0,
+        }
+    };
+    let flash = d.into_flash();
+    let programs = flash.counters().programs;
+    let mut d = Scftl::open(flash).unwrap();
+    let s = d.stats();
+    assert_eq!(s.flash.programs, programs, "open wrote a page: {s:?}");
+    assert_eq!((s.hold_releases, s.free_blocks), (0, 0), "{s:?}");
+    // The first write opens a superblock: only held ones are erasable.
+    w(&mut d, 50..51, 5);
+    let s = d.stats();
+    assert_eq!(s.hold_releases, 1, "{s:?}");
+    // The consolidation page (the sector waits in the merge buffer).
+    assert_eq!(s.flash.programs, programs + 1, "{s:?}");
+    // Released: the next superblocks are erased without another page.
+    for r in [51..65, 65..79] {
+        w(&mut d, r, 6);
+        d.flush().unwrap();
+    }
+    assert_eq!(d.stats().hold_releases, 1, "{:?}", d.stats());
+    let d = reopen_and_check(d, Mutant::None, 0, 79, |la| match la {
+        50 => 5,
+        51..=78 => 6,
+        _ => want(la),
+    })
+    .unwrap();
+    drop(d);
 }

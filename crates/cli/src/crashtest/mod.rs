@@ -679,6 +679,10 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
             "  chain-phase erases    {} of P's pages erased with a lazy chain on the flash, each within PL's erase guard",
             s.refine_chain_phase_erases
         );
+        println!(
+            "  erase hold            {} consolidation pages written because only held superblocks were erasable",
+            s.refine_hold_releases
+        );
     }
     if plan.run.oracle.is_some() {
         let secs = r.elapsed.as_secs_f64().max(1e-9);

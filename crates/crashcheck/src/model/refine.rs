@@ -218,6 +218,18 @@ pub struct PlGuard {
     chain: BTreeSet<Page>,
     /// The superblocks holding the chain's records.
     chain_sbs: BTreeSet<usize>,
+    /// P's pages that became erasable at a commit of the chain (an
+    /// in-page or OOB commit): the code's erase hold keeps them until the
+    /// chain's consolidation page (docs/FORMAT.md §4.3; scftl/mod.rs
+    /// `erase_bound`). Every page the guard protects is among them
+    /// ([`PlGuard::premise`]), which is why the hold keeps PL's guard.
+    held: BTreeSet<Page>,
+    /// After a recovery that kept the chain's tail for a later
+    /// consolidation page: the region's newest commit before the tail is
+    /// not known here, so the code's hold keeps every superblock
+    /// (scftl/mod.rs `keep_tail_as_backlog`) and no erase may come before
+    /// that page.
+    hold_all: bool,
     /// P's pages erased while the chain held a record (where PL's guard
     /// is more than P's erasable queue), each checked against it.
     pub chain_phase_erases: u64,
@@ -229,6 +241,8 @@ impl PlGuard {
         self.records = 0;
         self.chain.clear();
         self.chain_sbs.clear();
+        self.held.clear();
+        self.hold_all = false;
     }
 
     /// After a recovery: no commit known, but the recovered tail's
@@ -238,21 +252,52 @@ impl PlGuard {
         if let Some(r) = v.region.as_ref().filter(|r| r.consolidation_owed) {
             self.records = 1;
             self.chain_sbs.extend(r.backlog_sbs.iter().copied());
+            self.hold_all = true;
         }
     }
 
-    /// A commit naming `named`: a region commit (`record` None) or an
-    /// in-page or OOB commit's record in superblock `record`.
-    fn commit(&mut self, record: Option<usize>, named: BTreeSet<Page>) {
+    /// A commit naming `named` and making P's invalid pages `freed`
+    /// erasable: a region commit (`record` None) or an in-page or OOB
+    /// commit's record in superblock `record`.
+    fn commit(&mut self, record: Option<usize>, named: BTreeSet<Page>, freed: &[Page]) {
         if let Some(sb) = record {
             self.records += 1;
             self.chain.extend(named);
             self.chain_sbs.insert(sb);
+            self.held.extend(freed.iter().copied());
         } else {
             self.top = named;
             self.records = 0;
             self.chain.clear();
             self.chain_sbs.clear();
+            self.held.clear();
+            self.hold_all = false;
+        }
+    }
+
+    /// Why the erase hold keeps PL's guard, checked on P's state `s`
+    /// after a commit: every erasable page that the region's newest
+    /// commit or a record of the chain names became erasable at a commit
+    /// of the chain, so the hold keeps it. (The newest commit's pages were
+    /// mapped at that commit, so they become erasable only at a later
+    /// one, and with a chain on the flash every later commit is one of
+    /// its records; a record's pages were placed after the newest commit.)
+    fn premise(&self, s: &St) -> Result<(), String> {
+        if self.records == 0 {
+            return Ok(());
+        }
+        let unheld = self
+            .top
+            .iter()
+            .chain(&self.chain)
+            .find(|&&q| s.erasable(q) && !self.held.contains(&q));
+        match unheld {
+            Some(q) => Err(format!(
+                "refinement: P's page at physical sector {q}, which {} names, is erasable but did not become erasable at a commit of the lazy chain ({} records), so the erase hold does not keep it (scftl/mod.rs `erase_bound`): the argument that the hold keeps PL's EraseGuard fails here",
+                if self.top.contains(q) { "the region's newest commit" } else { "a record of the chain" },
+                self.records
+            )),
+            None => Ok(()),
         }
     }
 
@@ -272,6 +317,11 @@ impl PlGuard {
                 self.records
             ));
         }
+        if let Some(sb) = sbs.first().filter(|_| self.hold_all) {
+            return Err(format!(
+                "refinement: {op:?} erased superblock {sb} after a recovery that kept the lazy chain's tail for a consolidation page not yet written: the region's newest commit before the tail may name its pages (PL's EraseGuard, regTop), so the erase hold keeps every superblock until that page (scftl/mod.rs `keep_tail_as_backlog`, `erase_bound`)"
+            ));
+        }
         for q in erased {
             if self.chain.contains(q) {
                 return Err(format!(
@@ -281,7 +331,13 @@ impl PlGuard {
             }
             if self.top.contains(q) {
                 return Err(format!(
-                    "refinement: {op:?} erased P's page at physical sector {q}, which the region's newest commit names, while the lazy chain holds {} records: PL's EraseGuard refuses it (regTop), so the erase is outside the proven model PX (the code's recovery takes that commit as proven by the chain's first record, recovery.rs `apply_chain`; proofs/README.md \"Not done\", item 1 (i), routes (b) and (c))",
+                    "refinement: {op:?} erased P's page at physical sector {q}, which the region's newest commit names, while the lazy chain holds {} records: PL's EraseGuard refuses it (regTop), so the erase is outside the proven model PX (the code's recovery takes that commit as proven by the chain's first record, recovery.rs `apply_chain`; the erase hold, scftl/mod.rs `erase_bound`, should have kept it)",
+                    self.records
+                ));
+            }
+            if self.held.contains(q) {
+                return Err(format!(
+                    "refinement: {op:?} erased P's page at physical sector {q}, which became erasable at a commit of the lazy chain ({} records, no consolidation page yet): the erase hold keeps it until the consolidation page (scftl/mod.rs `erase_bound`, docs/FORMAT.md §4.3), the code's rule that keeps PL's EraseGuard",
                     self.records
                 ));
             }
@@ -604,6 +660,11 @@ impl RefineOracle {
         // 1. Erases by allocation: esF of every page of P there, each of
         //    which must be erasable.
         let gone = erases(s, &g, &self.released, &p.erases, at_commit, &v)?;
+        if v.hold_releases > p.hold_releases {
+            // The erase hold's way out (`Scftl::release_hold`): the chain's
+            // consolidation page, synced, before the erase that needed it.
+            self.pl.clear();
+        }
         if !committed && owes_consolidation(&p) && !owes_consolidation(&v) {
             // The consolidation page before a tentative page (PL's
             // `optL`): the chain and the region's newest commit named
@@ -670,6 +731,7 @@ impl RefineOracle {
                 record_page = Some(Page::from(c.page));
             }
             self.released.extend(s.inv.iter().map(|&q| (q, v.commits)));
+            let freed: Vec<Page> = s.inv.iter().copied().collect();
             // P's commit: `fl3`, or for an in-page or OOB commit `fi4`
             // (the record in its slot, the consolidation page on the
             // region) or, with a full checkpoint, `ck3 (fi3 …)`.
@@ -678,7 +740,7 @@ impl RefineOracle {
                 self.pl.clear();
             } else {
                 let sb = record_page.map(|m| v.sb_of(m as u32));
-                self.pl.commit(sb, named_by_commit(s));
+                self.pl.commit(sb, named_by_commit(s), &freed);
             }
             match record_page {
                 None => steps::fl3(s, g.amax, ModelMutant::None),
@@ -693,6 +755,7 @@ impl RefineOracle {
                 s.gen = v.generation;
                 self.live_ck = Some((v.generation, s.smap.clone()));
             }
+            self.pl.premise(s)?;
             // P's lnk after the commit: fl3 and fiK/fi4 link the next
             // page, a fresh one (`nxt`); ck3 links none. (The FTL may link
             // none where P links one, when no page is left in the active
@@ -1521,12 +1584,12 @@ mod tests {
         let op = Done::Flush;
         let pages = |v: &[Page]| v.iter().copied().collect::<BTreeSet<Page>>();
         let mut g = PlGuard::default();
-        g.commit(None, pages(&[1, 2, 3]));
+        g.commit(None, pages(&[1, 2, 3]), &[]);
         // No chain: P's erasable queue alone guards the erase.
         g.erased(&(vec![0], vec![1, 7]), &op).unwrap();
         assert_eq!(g.chain_phase_erases, 0);
         // A record in superblock 5 naming page 40.
-        g.commit(Some(5), pages(&[40]));
+        g.commit(Some(5), pages(&[40]), &[]);
         g.erased(&(vec![0], vec![7, 8]), &op).unwrap();
         assert_eq!(g.chain_phase_erases, 2);
         let e = g.erased(&(vec![0], vec![7, 1]), &op).unwrap_err();
@@ -1536,14 +1599,54 @@ mod tests {
         let e = g.erased(&(vec![5], vec![]), &op).unwrap_err();
         assert!(e.contains("superblock 5, which holds a record"), "{e}");
         // The next region commit ends the chain: its pages are the top.
-        g.commit(None, pages(&[9]));
+        g.commit(None, pages(&[9]), &[]);
         g.erased(&(vec![5], vec![40, 1]), &op).unwrap();
-        g.commit(Some(6), BTreeSet::new());
+        g.commit(Some(6), BTreeSet::new(), &[]);
         g.erased(&(vec![2], vec![1, 10]), &op).unwrap();
         assert!(g.erased(&(vec![2], vec![9]), &op).is_err());
         g.clear();
         g.erased(&(vec![6], vec![9]), &op).unwrap();
         assert_eq!(g.chain_phase_erases, 4);
+    }
+
+    /// The erase hold as the oracle follows it: pages a commit of the
+    /// chain makes erasable are held until the chain ends, pages a region
+    /// commit frees are not; the premise (every erasable page the guard
+    /// protects is held) is checked on P's state; after a recovery that
+    /// kept the chain's tail, no superblock may be erased at all.
+    #[test]
+    fn the_erase_hold_and_its_premise() {
+        let op = Done::Flush;
+        let pages = |v: &[Page]| v.iter().copied().collect::<BTreeSet<Page>>();
+        let mut g = PlGuard::default();
+        g.commit(None, pages(&[1, 2]), &[7]);
+        g.commit(Some(5), pages(&[40]), &[8, 1]);
+        g.erased(&(vec![0], vec![7]), &op).unwrap();
+        let e = g.erased(&(vec![0], vec![8]), &op).unwrap_err();
+        assert!(e.contains("the erase hold keeps it"), "{e}");
+        // The premise: the newest commit's page 1 is erasable and held;
+        // its page 2 erasable and not held breaks it.
+        let mut s = steps::new_p();
+        s.ers.insert(1);
+        s.ers.insert(7);
+        g.premise(&s).unwrap();
+        s.ers.insert(2);
+        let e = g.premise(&s).unwrap_err();
+        assert!(
+            e.contains("physical sector 2, which the region's newest commit names"),
+            "{e}"
+        );
+        // A region commit ends the chain and its hold.
+        g.commit(None, BTreeSet::new(), &[9]);
+        g.premise(&s).unwrap();
+        g.erased(&(vec![0], vec![8]), &op).unwrap();
+        // After a recovery that kept the tail: every superblock held.
+        g.records = 1;
+        g.hold_all = true;
+        let e = g.erased(&(vec![3], vec![]), &op).unwrap_err();
+        assert!(e.contains("erased superblock 3 after a recovery"), "{e}");
+        g.clear();
+        g.erased(&(vec![3], vec![]), &op).unwrap();
     }
 
     /// What a commit names: the pages its L2P maps that the last commit's

@@ -326,21 +326,26 @@ impl Blocks {
         &mut self,
         choice: Option<Sb>,
         proven_below: u64,
+        held_from: u64,
         stats: &mut WearStats,
         erase: impl FnOnce(Sb) -> Result<(), E>,
     ) -> Result<Option<Sb>, E> {
+        let from_erasable = self.free.is_empty();
         let choice = match choice {
-            Some(c) if !self.is_settled(c, proven_below) => {
+            Some(c)
+                if !self.is_settled(c, proven_below)
+                    || (from_erasable && self.is_held(c, held_from)) =>
+            {
                 stats.rejected += 1;
                 None
             }
             c => c,
         };
-        let sb = if !self.free.is_empty() {
+        let sb = if !from_erasable {
             let sb = wear::take_validated(&mut self.free, choice, stats).expect("non-empty");
             debug_assert_eq!(self.state[sb.index()], SbState::Free);
             sb
-        } else if let Some(sb) = wear::take_validated(&mut self.erasable, choice, stats) {
+        } else if let Some(sb) = self.take_unheld(choice, held_from, stats) {
             debug_assert_eq!(self.state[sb.index()], SbState::Erasable);
             erase(sb)?;
             self.erase_count[sb.index()] += 1;
@@ -351,6 +356,44 @@ impl Blocks {
         debug_assert_eq!(self.valid[sb.index()], 0);
         self.state[sb.index()] = SbState::Active;
         Ok(Some(sb))
+    }
+
+    /// Whether `sb` is *held* by the chain of in-page and OOB commits
+    /// (`Scftl::erase_bound`): it became erasable at an epoch at or after
+    /// `held_from`, the chain's first (docs/FORMAT.md §4.3, "The erase
+    /// hold"). `held_from` is `u64::MAX` while there is no chain.
+    pub fn is_held(&self, sb: Sb, held_from: u64) -> bool {
+        self.freed_epoch[sb.index()] >= held_from
+    }
+
+    /// Whether the next superblock to activate would have to be a held
+    /// one: none is free, some are erasable, and every one of them is held.
+    pub fn only_held_left(&self, held_from: u64) -> bool {
+        self.free.is_empty()
+            && !self.erasable.is_empty()
+            && self.erasable.iter().all(|&sb| self.is_held(sb, held_from))
+    }
+
+    /// `activate_next`'s pick from the erasable queue: `choice` if it is
+    /// there (it was validated), else the oldest one not held.
+    fn take_unheld(
+        &mut self,
+        choice: Option<Sb>,
+        held_from: u64,
+        stats: &mut WearStats,
+    ) -> Option<Sb> {
+        if let Some(c) = choice {
+            if let Some(i) = self.erasable.iter().position(|&x| x == c) {
+                stats.dynamic_choices += 1;
+                return self.erasable.remove(i);
+            }
+            stats.rejected += 1;
+        }
+        let i = self
+            .erasable
+            .iter()
+            .position(|&sb| !self.is_held(sb, held_from))?;
+        self.erasable.remove(i)
     }
 
     /// Superblocks in the `Free` state (erased, ready to become active).
@@ -694,7 +737,7 @@ mod tests {
         let mut erased = Vec::new();
         let mut st = WearStats::default();
         let a = b
-            .activate_next(None, 1, &mut st, |sb| {
+            .activate_next(None, 1, u64::MAX, &mut st, |sb| {
                 erased.push(sb);
                 Ok::<(), ()>(())
             })
@@ -722,7 +765,10 @@ mod tests {
         let mut st = WearStats::default();
         let ok = |_| Ok::<(), ()>(());
         // Sb 2 goes round once and is freed by epoch 7.
-        assert_eq!(b.activate_next(None, 1, &mut st, ok).unwrap(), Some(Sb(2)));
+        assert_eq!(
+            b.activate_next(None, 1, u64::MAX, &mut st, ok).unwrap(),
+            Some(Sb(2))
+        );
         b.retire_active(Sb(2));
         b.mark_victim(Sb(2));
         b.end_epoch(7);
@@ -745,7 +791,8 @@ mod tests {
         // Activation takes an erased superblock without erasing.
         let erase_called = |_| Err::<(), &str>("must not erase");
         assert_eq!(
-            b.activate_next(None, 7, &mut st, erase_called).unwrap(),
+            b.activate_next(None, 7, u64::MAX, &mut st, erase_called)
+                .unwrap(),
             Some(Sb(4))
         );
         assert_eq!(b.erase_ahead(None, 8, ok).unwrap(), Some(Sb(2)));
@@ -760,6 +807,53 @@ mod tests {
         b.check(&[], &META_6_2).unwrap();
     }
 
+    /// The erase hold (`Scftl::erase_bound`): a superblock freed at or
+    /// after `held_from` is skipped by the FIFO pick and by a wear choice;
+    /// when only held ones are left, `only_held_left` says so and nothing
+    /// is erased.
+    #[test]
+    fn held_superblocks_are_not_activated() {
+        let mut b = Blocks::all_erasable(&META_6_2);
+        b.rebuild(vec![0, 0, 0, 0, 3, 3], &[false; 6]);
+        let mut st = WearStats::default();
+        let ok = |_| Ok::<(), ()>(());
+        // Sb 4 freed at epoch 5, sb 5 at epoch 6 (the chain's first).
+        for (sb, e) in [(Sb(4), 5), (Sb(5), 6)] {
+            b.remove_valid(sb);
+            b.remove_valid(sb);
+            b.remove_valid(sb);
+            b.mark_victim(sb);
+            b.end_epoch(e);
+        }
+        // The front is held from 6 on only if freed at 6 or later.
+        assert!(!b.is_held(Sb(4), 6) && b.is_held(Sb(5), 6));
+        assert!(!b.only_held_left(6) && !b.only_held_left(u64::MAX));
+        // A wear choice of a held superblock is rejected: the oldest
+        // unheld one instead.
+        assert_eq!(
+            b.activate_next(Some(Sb(5)), 9, 5, &mut st, ok).unwrap(),
+            Some(Sb(2))
+        );
+        assert_eq!(st.rejected, 1);
+        assert_eq!(
+            b.activate_next(None, 9, 5, &mut st, ok).unwrap(),
+            Some(Sb(3))
+        );
+        // Only held ones left (from epoch 5 on): nothing to activate.
+        assert!(b.only_held_left(5));
+        assert_eq!(
+            b.activate_next(None, 9, 5, &mut st, |_| Err::<(), ()>(()))
+                .unwrap(),
+            None
+        );
+        // The hold released: the FIFO front.
+        assert!(!b.only_held_left(u64::MAX));
+        assert_eq!(
+            b.activate_next(None, 9, u64::MAX, &mut st, ok).unwrap(),
+            Some(Sb(4))
+        );
+    }
+
     #[test]
     fn a_wear_choice_is_taken_only_from_the_candidates() {
         let mut b = Blocks::all_erasable(&META_6_2);
@@ -771,7 +865,10 @@ mod tests {
         // The least-worn candidate, as the policy picks it.
         let pick = wear::least_worn(b.candidates(1), |sb| b.wear(sb));
         assert_eq!(pick, Some(Sb(4)));
-        assert_eq!(b.activate_next(pick, 1, &mut st, ok).unwrap(), Some(Sb(4)));
+        assert_eq!(
+            b.activate_next(pick, 1, u64::MAX, &mut st, ok).unwrap(),
+            Some(Sb(4))
+        );
         assert_eq!(b.wear(Sb(4)), 2);
         // Sb 4 is emptied and freed by epoch 7: not settled until every
         // epoch before 7 is proven durable.
@@ -780,14 +877,16 @@ mod tests {
         b.end_epoch(7);
         assert_eq!(b.candidates(7).collect::<Vec<_>>(), [Sb(2), Sb(5)]);
         assert_eq!(
-            b.activate_next(Some(Sb(4)), 7, &mut st, ok).unwrap(),
+            b.activate_next(Some(Sb(4)), 7, u64::MAX, &mut st, ok)
+                .unwrap(),
             Some(Sb(2))
         );
         assert_eq!(b.candidates(8).collect::<Vec<_>>(), [Sb(5), Sb(4)]);
         b.retire_active(Sb(2));
         // A used superblock is no candidate: rejected, FIFO instead.
         assert_eq!(
-            b.activate_next(Some(Sb(3)), 8, &mut st, ok).unwrap(),
+            b.activate_next(Some(Sb(3)), 8, u64::MAX, &mut st, ok)
+                .unwrap(),
             Some(Sb(5))
         );
         assert_eq!((st.dynamic_choices, st.rejected), (1, 2));
@@ -809,7 +908,7 @@ mod tests {
         assert_eq!(b.candidates(1).collect::<Vec<_>>(), [Sb(2), Sb(5)]);
         let mut st = WearStats::default();
         // An erase that fails: the superblock left its queue; retire it.
-        let r = b.activate_next(None, 1, &mut st, |_| Err::<(), ()>(()));
+        let r = b.activate_next(None, 1, u64::MAX, &mut st, |_| Err::<(), ()>(()));
         assert!(r.is_err());
         b.retire(Sb(2));
         for _ in 0..3 {

@@ -708,6 +708,20 @@ impl<F: Flash> Scftl<F> {
         // drops the sync; healthy flash rarely exposes it, because the FIFO
         // queue's front was freed before the last sync, so the checker
         // catches it with bad superblocks: `Mutant::RANDOM_ONLY` says how.)
+        // The erase hold's way out (`Scftl::erase_bound`): only held
+        // superblocks are left, so the chain's consolidation page goes
+        // first. If the region is broken and cannot take it, a held one is
+        // erased after all (the code's recovery still survives it: it
+        // takes the region's newest commit as proven by the chain's first
+        // record), and the flush commits by a full checkpoint.
+        if self.blocks.only_held_left(self.held_from()) {
+            self.release_hold()?;
+        }
+        let held_from = if self.delta.broken {
+            u64::MAX
+        } else {
+            self.held_from()
+        };
         let sb = loop {
             let choice = self.wear_choice();
             let (layout, flash) = (&self.layout, &mut self.flash);
@@ -724,21 +738,21 @@ impl<F: Flash> Scftl<F> {
                 u64::from(self.unsynced_epochs),
                 &mut self.ghost.erase_durable,
             );
-            let next = self
-                .blocks
-                .activate_next(choice, proven, &mut self.wear_stats, |sb| {
-                    if must_sync {
-                        flash.sync()?;
-                        synced = true;
-                    }
-                    #[cfg(debug_assertions)]
-                    {
-                        erase_durable[sb.0 as usize] =
-                            if synced { commits } else { commits - unsynced };
-                    }
-                    erasing = Some(sb);
-                    layout.erase_sbs_checked(flash, sb, 1, refuse_bad)
-                });
+            let next =
+                self.blocks
+                    .activate_next(choice, proven, held_from, &mut self.wear_stats, |sb| {
+                        if must_sync {
+                            flash.sync()?;
+                            synced = true;
+                        }
+                        #[cfg(debug_assertions)]
+                        {
+                            erase_durable[sb.0 as usize] =
+                                if synced { commits } else { commits - unsynced };
+                        }
+                        erasing = Some(sb);
+                        layout.erase_sbs_checked(flash, sb, 1, refuse_bad)
+                    });
             if synced {
                 self.note_sync();
             }
@@ -819,7 +833,7 @@ impl<F: Flash> Scftl<F> {
             + u64::from(self.config.gc_streams.max(1));
         let refuse_bad = self.mutant != Mutant::EraseMarkedBadBlock;
         while (early || (self.blocks.free_count() as u64) < target) && self.worn_out.is_none() {
-            let proven = if early { u64::MAX } else { self.proven_below };
+            let proven = if early { u64::MAX } else { self.erase_bound() };
             let choice = if early {
                 self.blocks.newest_erasable()
             } else if self.wear.dynamic {

@@ -90,6 +90,12 @@ pub(crate) struct DeltaLog {
     /// The superblocks holding the backlog's in-page or OOB records
     /// (recovery follows them until the consolidation page is durable).
     pub backlog_sbs: Vec<Sb>,
+    /// The erase hold (docs/FORMAT.md §4.3): while the backlog is not
+    /// empty, no superblock that became erasable at this epoch or later is
+    /// erased — the backlog's first epoch, or 0 after a recovery that kept
+    /// a tail as the backlog (every erasable superblock held). The
+    /// backlog's consolidation page, durable, releases them.
+    pub hold_from: u64,
     /// A failed program may break the region instead of failing (the
     /// image's regions can move: configuration version 7).
     pub movable: bool,
@@ -131,6 +137,7 @@ impl DeltaLog {
             backlog_epochs: 0,
             backlog_last_epoch: 0,
             backlog_sbs: Vec::new(),
+            hold_from: u64::MAX,
             #[cfg(debug_assertions)]
             tentative_pairs: Vec::new(),
             movable: false,
@@ -304,6 +311,7 @@ impl DeltaLog {
         self.backlog.clear();
         self.backlog_epochs = 0;
         self.backlog_sbs.clear();
+        self.hold_from = u64::MAX;
         Ok(())
     }
 
@@ -384,6 +392,10 @@ impl DeltaLog {
     /// The current epoch was committed in-page or in the OOB of its last
     /// data page: its pairs wait in the backlog for the next region page.
     pub fn move_to_backlog(&mut self) {
+        if self.backlog.is_empty() {
+            // The chain starts: what this epoch's commit frees is held.
+            self.hold_from = self.epoch;
+        }
         for k in 0..self.npairs as usize {
             self.backlog.push(format::get_pair(&self.buf, k));
         }
@@ -414,6 +426,7 @@ impl DeltaLog {
         self.backlog.clear();
         self.backlog_epochs = 0;
         self.backlog_sbs.clear();
+        self.hold_from = u64::MAX;
         // ...and the region it starts is whole (until an erase of it
         // fails: `flush.rs`). Pairs a broken region left in the buffer
         // are in the checkpoint too: the next epoch starts with none.

@@ -114,6 +114,9 @@ struct Counters {
     erase_failures: u64,
     /// Superblocks erased ahead of need (`Scftl::erase_ahead`).
     erased_ahead: u64,
+    /// Consolidation pages written because every erasable superblock was
+    /// held (`Scftl::release_hold`).
+    hold_releases: u64,
     /// Checkpoint page programs the flash failed (the checkpoint was
     /// written again under a repaired map).
     meta_program_failures: u64,
@@ -579,6 +582,15 @@ impl<F: Flash> Scftl<F> {
         self.delta.backlog_epochs = rec.tail_epochs;
         self.delta.backlog_last_epoch = rec.tail_last_epoch;
         self.delta.backlog_sbs.extend(rec.tail_sb);
+        // The erase hold (docs/FORMAT.md §4.3): the region's newest commit
+        // before the tail may name pages the tail's epochs freed, and
+        // which superblocks hold them is not tracked across a reopen, so
+        // every superblock erasable now waits for the consolidation page.
+        // That covers the records' own superblock too, which the empty
+        // case below also consolidates at once; its mutant drops both.
+        if !self.delta.backlog.is_empty() && self.mutant != Mutant::LazyConsolidationOfEmptyChain {
+            self.delta.hold_from = 0;
+        }
         // ...unless the records' superblock holds no sector the L2P maps:
         // then it is erasable at once, and the first superblock a write or
         // GC opens may be it, before any commit — which would lose the
@@ -873,6 +885,50 @@ impl<F: Flash> Scftl<F> {
         Ok(())
     }
 
+    /// The epoch bound for erases (`Blocks::is_settled`): a superblock is
+    /// erased only if it became erasable before it. That is
+    /// `proven_below` (every epoch before the one that freed it is proven
+    /// durable), and while a chain of in-page or OOB commits waits for its
+    /// consolidation page, no later than the chain's first epoch: *the
+    /// erase hold* (docs/FORMAT.md §4.3). The region's newest commit names
+    /// the pages it mapped, and such a page can become erasable only at a
+    /// later commit, which in the chain is an in-page or OOB one; so the
+    /// hold keeps every page that commit or a chain record names, which is
+    /// the proofs' erase guard of the chain phase (PL's `EraseGuard`,
+    /// proofs/README.md). `Scftl::release_hold` is the way out.
+    pub(super) fn erase_bound(&self) -> u64 {
+        if self.delta.backlog.is_empty() || self.mutant == Mutant::EraseHeldSuperblock {
+            self.proven_below
+        } else {
+            self.proven_below.min(self.delta.hold_from)
+        }
+    }
+
+    /// The epoch from which `erase_bound` holds erasable superblocks
+    /// (`u64::MAX`: none held).
+    pub(super) fn held_from(&self) -> u64 {
+        if self.delta.backlog.is_empty() || self.mutant == Mutant::EraseHeldSuperblock {
+            u64::MAX
+        } else {
+            self.delta.hold_from
+        }
+    }
+
+    /// The erase hold's way out, when a superblock must be activated and
+    /// every erasable one is held (`Blocks::only_held_left`): the chain's
+    /// consolidation page, then a sync, so the region's newest commit is
+    /// that page, which names no page, and the chain is empty — the proofs'
+    /// consolidation step followed by PL's erase (`SCFTL.Impl.
+    /// LazyChainKonsErase`). A broken region takes no page; the backlog
+    /// then stays and so does the hold (the caller erases anyway, see
+    /// `open_active`).
+    pub(super) fn release_hold(&mut self) -> Result<()> {
+        self.delta.consolidate(&mut self.flash, &self.layout)?;
+        self.sync_flash()?;
+        self.stats.hold_releases += 1;
+        Ok(())
+    }
+
     /// Whether the geometry leaves room for in-page commits: a padding slot
     /// besides a data slot, the OOB marker, and a record of one pair.
     fn inpage_possible(&self) -> bool {
@@ -1052,6 +1108,7 @@ impl<F: Flash> BlockDevice for Scftl<F> {
                 + self.delta.failed_programs,
             erase_failures: self.stats.erase_failures,
             erased_ahead: self.stats.erased_ahead,
+            hold_releases: self.stats.hold_releases,
             unsynced_epochs: u64::from(self.unsynced_epochs),
             bad_blocks: n.bad,
             ..DeviceStats::default()

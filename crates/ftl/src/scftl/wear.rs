@@ -87,7 +87,7 @@ impl<F: Flash> Scftl<F> {
         if !self.wear.dynamic {
             return None;
         }
-        wear::least_worn(self.blocks.candidates(self.proven_below), |sb| {
+        wear::least_worn(self.blocks.candidates(self.erase_bound()), |sb| {
             self.blocks.wear(sb)
         })
     }
@@ -129,7 +129,7 @@ impl<F: Flash> Scftl<F> {
         replaced.sort_unstable_by_key(|&(w, l, i)| (std::cmp::Reverse(w), l, i));
         let mut cands: Vec<(u64, Sb)> = self
             .blocks
-            .meta_candidates(self.proven_below)
+            .meta_candidates(self.erase_bound())
             .into_iter()
             .map(|sb| (self.device_wear(sb), sb))
             .collect();
@@ -223,13 +223,22 @@ impl<F: Flash> Scftl<F> {
         }
         let avoid =
             |sb: &Sb| self.delta.backlog_sbs.contains(sb) || self.recovery_avoid.contains(sb);
-        let mut cands: Vec<(u64, Sb)> = self
-            .blocks
-            .meta_candidates(self.proven_below)
-            .into_iter()
-            .filter(|sb| !avoid(sb) && !map.all().any(|m| m == *sb) && !self.has_bad_block(*sb))
-            .map(|sb| (self.device_wear(sb), sb))
-            .collect();
+        let cands_under = |bound: u64| -> Vec<(u64, Sb)> {
+            self.blocks
+                .meta_candidates(bound)
+                .into_iter()
+                .filter(|sb| !avoid(sb) && !map.all().any(|m| m == *sb) && !self.has_bad_block(*sb))
+                .map(|sb| (self.device_wear(sb), sb))
+                .collect()
+        };
+        // Superblocks the erase hold keeps are taken only when too few
+        // others are left: the one place the code may erase a held
+        // superblock (docs/FORMAT.md §4.3, "The erase hold"), a media
+        // failure's repair, where failing would turn the device read-only.
+        let mut cands = cands_under(self.erase_bound());
+        if cands.len() < broken.len() {
+            cands = cands_under(self.proven_below);
+        }
         cands.sort_unstable();
         if cands.len() < broken.len() {
             let (_, _, sb) = broken[0];
