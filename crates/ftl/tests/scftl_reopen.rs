@@ -105,6 +105,22 @@ fn without_settling_the_verified_epochs_the_flush_is_lost() {
     eprintln!("{e}");
 }
 
+/// `tiny` with `mutant`: two flushes fill the first superblock (sectors
+/// 0–31), a region commit writes sector 40 into the second; the next
+/// one-sector flush there commits in-page.
+fn before_a_chain(mutant: Mutant) -> Scftl<MemFlash> {
+    let g = Geometry::tiny();
+    let cfg = ScftlConfig::default_for(&g);
+    let mut d = Scftl::format_with_mutant(MemFlash::new(g).unwrap(), cfg, mutant).unwrap();
+    w(&mut d, 0..16, 1);
+    d.flush().unwrap();
+    w(&mut d, 16..32, 2);
+    d.flush().unwrap();
+    w(&mut d, 40..41, 3);
+    d.flush().unwrap();
+    d
+}
+
 /// `open` keeps the epochs it recovers from in-page records as the next
 /// commit's consolidation page — unless their superblock holds no mapped
 /// sector: then that superblock is erasable at once, and the first one a
@@ -119,15 +135,7 @@ fn without_settling_the_verified_epochs_the_flush_is_lost() {
 /// then reopens, each after writes elsewhere and no flush. Returns the
 /// first sector that does not read as flushed, if any.
 fn empty_chain_scenario(mutant: Mutant) -> Result<(), String> {
-    let g = Geometry::tiny();
-    let cfg = ScftlConfig::default_for(&g);
-    let mut d = Scftl::format_with_mutant(MemFlash::new(g).unwrap(), cfg, mutant).unwrap();
-    w(&mut d, 0..16, 1);
-    d.flush().unwrap();
-    w(&mut d, 16..32, 2);
-    d.flush().unwrap();
-    w(&mut d, 40..41, 3);
-    d.flush().unwrap();
+    let mut d = before_a_chain(mutant);
     let before = d.stats().data_page_commits;
     w(&mut d, 41..42, 4);
     d.trim(Lba(0), 1).unwrap();
@@ -176,15 +184,7 @@ fn without_consolidating_an_empty_chain_at_open_a_flush_is_lost() {
 /// writes the consolidation page and syncs first (`release_hold`), once.
 #[test]
 fn after_a_reopen_that_keeps_a_chain_the_first_erase_waits_for_its_consolidation_page() {
-    let g = Geometry::tiny();
-    let cfg = ScftlConfig::default_for(&g);
-    let mut d = Scftl::format(MemFlash::new(g).unwrap(), cfg).unwrap();
-    w(&mut d, 0..16, 1);
-    d.flush().unwrap();
-    w(&mut d, 16..32, 2);
-    d.flush().unwrap();
-    w(&mut d, 40..41, 3);
-    d.flush().unwrap();
+    let mut d = before_a_chain(Mutant::None);
     let before = d.stats().data_page_commits;
     w(&mut d, 41..42, 4);
     d.flush().unwrap();
