@@ -784,9 +784,8 @@ impl Executor {
         }
         let v = self.refine_view()?;
         self.stats.refine_steps += 1;
-        let held = self.dev.as_ref().map_or(0, |d| d.stats().hold_releases);
-        self.stats.refine_hold_releases += held.saturating_sub(self.hold_seen);
-        self.hold_seen = held;
+        self.stats.refine_hold_releases += v.hold_releases.saturating_sub(self.hold_seen);
+        self.hold_seen = v.hold_releases;
         let Some(r) = self.refine.as_mut() else {
             return Ok(());
         };

@@ -122,6 +122,18 @@ pub fn take_validated<T: Copy + PartialEq>(
     choice: Option<T>,
     stats: &mut WearStats,
 ) -> Option<T> {
+    take_validated_where(queue, choice, stats, |_| true)
+}
+
+/// [`take_validated`] whose FIFO fallback is the oldest block `eligible`
+/// accepts (SCFTL: one the erase hold does not keep); `None` when there is
+/// none. `choice` is the caller's to check against `eligible`.
+pub fn take_validated_where<T: Copy + PartialEq>(
+    queue: &mut VecDeque<T>,
+    choice: Option<T>,
+    stats: &mut WearStats,
+    eligible: impl Fn(T) -> bool,
+) -> Option<T> {
     if let Some(c) = choice {
         if let Some(i) = queue.iter().position(|&x| x == c) {
             stats.dynamic_choices += 1;
@@ -129,7 +141,8 @@ pub fn take_validated<T: Copy + PartialEq>(
         }
         stats.rejected += 1;
     }
-    queue.pop_front()
+    let i = queue.iter().position(|&x| eligible(x))?;
+    queue.remove(i)
 }
 
 /// The least-worn of `items` by `wear`; the first among equals.

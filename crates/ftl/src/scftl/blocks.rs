@@ -345,7 +345,13 @@ impl Blocks {
             let sb = wear::take_validated(&mut self.free, choice, stats).expect("non-empty");
             debug_assert_eq!(self.state[sb.index()], SbState::Free);
             sb
-        } else if let Some(sb) = self.take_unheld(choice, held_from, stats) {
+        } else if let Some(sb) = {
+            // Not held (`is_held`, on the field: the queue is borrowed).
+            let freed = &self.freed_epoch;
+            wear::take_validated_where(&mut self.erasable, choice, stats, |sb| {
+                freed[sb.index()] < held_from
+            })
+        } {
             debug_assert_eq!(self.state[sb.index()], SbState::Erasable);
             erase(sb)?;
             self.erase_count[sb.index()] += 1;
@@ -372,28 +378,6 @@ impl Blocks {
         self.free.is_empty()
             && !self.erasable.is_empty()
             && self.erasable.iter().all(|&sb| self.is_held(sb, held_from))
-    }
-
-    /// `activate_next`'s pick from the erasable queue: `choice` if it is
-    /// there (it was validated), else the oldest one not held.
-    fn take_unheld(
-        &mut self,
-        choice: Option<Sb>,
-        held_from: u64,
-        stats: &mut WearStats,
-    ) -> Option<Sb> {
-        if let Some(c) = choice {
-            if let Some(i) = self.erasable.iter().position(|&x| x == c) {
-                stats.dynamic_choices += 1;
-                return self.erasable.remove(i);
-            }
-            stats.rejected += 1;
-        }
-        let i = self
-            .erasable
-            .iter()
-            .position(|&sb| !self.is_held(sb, held_from))?;
-        self.erasable.remove(i)
     }
 
     /// Superblocks in the `Free` state (erased, ready to become active).

@@ -897,11 +897,7 @@ impl<F: Flash> Scftl<F> {
     /// the proofs' erase guard of the chain phase (PL's `EraseGuard`,
     /// proofs/README.md). `Scftl::release_hold` is the way out.
     pub(super) fn erase_bound(&self) -> u64 {
-        if self.delta.backlog.is_empty() || self.mutant == Mutant::EraseHeldSuperblock {
-            self.proven_below
-        } else {
-            self.proven_below.min(self.delta.hold_from)
-        }
+        self.proven_below.min(self.held_from())
     }
 
     /// The epoch from which `erase_bound` holds erasable superblocks
