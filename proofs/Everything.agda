@@ -116,6 +116,7 @@ import SCFTL.Impl.LazyChainCrashKons
 import SCFTL.Impl.LazyChainObligations
 import SCFTL.Impl.LazyChainTheorem
 import SCFTL.Impl.LazyChainKonsErase
+import SCFTL.Impl.LazyChainHold
 import SCFTL.Impl.LazyChainCommands
 import SCFTL.Impl.LazyChainSameRec
 import SCFTL.Impl.LazyChainExample
@@ -222,4 +223,5 @@ import SCFTL.Mutants.LayerEndsVictimEarly
 import SCFTL.Mutants.LayerWithoutRetire
 import SCFTL.Mutants.LayerRelocatesAnyPage
 import SCFTL.Mutants.LayerWritesAbandonedBlock
+import SCFTL.Mutants.HoldForgetsChainCommit
 import SCFTL.Mutants.All

@@ -239,7 +239,7 @@ MUTANTS_OF_LAYER_QUEUE="LayerEndsVictimEarly"
 MUTANTS_OF_GC="LayerWithoutRetire"
 MUTANTS_OF_GC_BUDGET="LayerRelocatesAnyPage"
 MUTANTS_OF_LAYER_QUEUE_CRASH="LayerWritesAbandonedBlock"
-MIN_MUTANTS=50
+MIN_MUTANTS=52
 nmut=0
 for f in SCFTL/Mutants/*.agda; do
   [ -e "$f" ] || break

@@ -134,6 +134,7 @@ import SCFTL.Mutants.LayerEndsVictimEarly
 import SCFTL.Mutants.LayerWithoutRetire
 import SCFTL.Mutants.LayerRelocatesAnyPage
 import SCFTL.Mutants.LayerWritesAbandonedBlock
+import SCFTL.Mutants.HoldForgetsChainCommit
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -188,6 +189,7 @@ module M51 = SCFTL.Mutants.LayerEndsVictimEarly
 module M52 = SCFTL.Mutants.LayerWithoutRetire
 module M53 = SCFTL.Mutants.LayerRelocatesAnyPage
 module M54 = SCFTL.Mutants.LayerWritesAbandonedBlock
+module M55 = SCFTL.Mutants.HoldForgetsChainCommit
 
 record MutantsFail : Set where
   field
@@ -355,6 +357,10 @@ record MutantsFail : Set where
     --     into the open block a recovery abandoned and the rebuild holds
     --     erasable: a valid page in a block the layer counts as reusable
     layer-writes-abandoned-block : ¬ M54.LayerQueuedR M54.Pmut
+    -- 55. (the code's erase hold, PLh) a lazy commit adds nothing to the
+    --     hold: the erase of a page the region's newest commit's chain
+    --     still needs (mutant 31's run)
+    hold-forgets-chain-commit : ¬ SnapshotConsistent M55.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -411,4 +417,5 @@ mutants-fail = record
   ; layer-without-retire = M52.not-gc-live
   ; layer-relocates-any-page = M53.not-budget
   ; layer-writes-abandoned-block = M54.not-layer-queued-crash
+  ; hold-forgets-chain-commit = M55.not-snapshot-consistent
   }

@@ -223,6 +223,10 @@ pub struct PlGuard {
     /// chain's consolidation page (docs/FORMAT.md §4.3; scftl/mod.rs
     /// `erase_bound`). Every page the guard protects is among them
     /// ([`PlGuard::premise`]), which is why the hold keeps PL's guard.
+    /// This set is the ghost hold of the proofs' `PLh` (proofs/SCFTL/Impl/
+    /// LazyChainHold.agda: `growInv` at a lazy commit, emptied by a region
+    /// commit, the consolidation page and a recovery), proven there to
+    /// keep `EraseGuard`; the premise checked here is its `HoldOK`.
     held: BTreeSet<Page>,
     /// After a recovery that kept the chain's tail for a later
     /// consolidation page: the region's newest commit before the tail is
