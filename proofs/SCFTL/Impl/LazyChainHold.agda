@@ -20,7 +20,7 @@
 --   * `HoldOK s H`: every erasable page not in H satisfies PL's guard;
 --     `hold-L`: every step of PL keeps it, with H grown at a lazy commit
 --     by what the commit makes erasable (`inv`, `hAfter`) and emptied
---     by a region commit; the lazy commit's record names only pages the
+--     by a region commit or a consolidation page; the lazy commit's record names only pages the
 --     volatile map maps (`digD-av`), and the erase, the writes and the
 --     relocations of the chain phase keep the region's newest commit and
 --     the chain (`hold-same`);
@@ -201,11 +201,14 @@ hold-lazy {s} {M} {H} ph r ho lz q e h =
 ------------------------------------------------------------------------
 -- Every step of PL keeps it
 
--- the hold after a step: grown at a lazy commit, emptied by a region
--- commit (the code's `consolidate`, `new_generation`)
--- (`grow`: what a lazy commit adds; the code's is `growInv`, mutant 55's
--- adds nothing)
+-- the hold after a step: grown at a lazy commit (`grow`: what the
+-- commit adds; the code's is `growInv`, mutant 55's adds nothing),
+-- emptied by a region commit and by the consolidation page a write or
+-- relocation writes before its tentative page (the code's `consolidate`,
+-- `new_generation`)
 hAfterW : (St → Hold → Hold) → ∀ u {s s'} → okPL EraseGuard (use u) s s' → Hold → Hold
+hAfterW grow (regop (w a d)) (inj₁ (_ , _ , true , _))           H = none
+hAfterW grow (regop rl)      (inj₁ (_ , _ , _ , inj₁ (_ , _ , true , _))) H = none
 hAfterW grow (regop x)     _        H = H
 hAfterW grow flush         (inj₁ _) H = none
 hAfterW grow flush {s}     (inj₂ _) H = grow s H
