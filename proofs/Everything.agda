@@ -75,6 +75,7 @@ import SCFTL.Impl.UnsyncedBridgeBack
 import SCFTL.Impl.LazyChainBarrier
 import SCFTL.Impl.OneModelSwitch
 import SCFTL.Impl.OneModel
+import SCFTL.Impl.OneModelHold
 import SCFTL.Impl.OneModelBlocks
 import SCFTL.Impl.OneModelBlocksRead
 import SCFTL.Impl.OneModelBlocksPhys
@@ -117,6 +118,7 @@ import SCFTL.Impl.LazyChainObligations
 import SCFTL.Impl.LazyChainTheorem
 import SCFTL.Impl.LazyChainKonsErase
 import SCFTL.Impl.LazyChainHold
+import SCFTL.Impl.LazyChainHoldBarrier
 import SCFTL.Impl.LazyChainCommands
 import SCFTL.Impl.LazyChainSameRec
 import SCFTL.Impl.LazyChainExample
