@@ -34,7 +34,7 @@ open import Data.Nat.Base using (zero; suc)
 open import Data.List.Base using (List; []; _∷_; length)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
-open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; subst)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl)
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI; AR; ar)
@@ -48,8 +48,7 @@ open import SCFTL.Impl.DurableBarrier Data d0 amax wmax kmax umax _≟D_ using (
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (PL; konsS)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL; obligations-PL)
 open import SCFTL.Impl.LazyChainTheorem Data d0 amax wmax kmax _≟D_ kc using (landed-ok)
-open import SCFTL.Impl.LazyChainKons Data d0 amax wmax kmax _≟D_ kc using (konsS-free; ri-chain-free)
-open import SCFTL.Impl.LazyChainCrashKons Data d0 amax wmax kmax _≟D_ kc using (kons-S-RI)
+open import SCFTL.Impl.LazyChainKonsErase Data d0 amax wmax kmax _≟D_ kc using (kons-RIL)
 import SCFTL.Spec Data d0 amax wmax as Sp
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -81,10 +80,7 @@ up→L {s} {g} {v} {x} {.[]} {w} a@(((((((vo , c , _) , sa) , _) , _) , _) , _) 
 -- From PL to PUSBic, through the consolidation step
 
 -- PL's invariant gives P's RI and AR after the consolidation step (the
--- state itself where no chain is open)
-kons-RIL : ∀ {s t} → AR s t → RIL s → AR (konsS s) t × RI (konsS s)
-kons-RIL {s} {t} a (inj₁ r) = subst (λ u → AR u t × RI u) (sym (konsS-free {s} (ri-chain-free r))) (a , r)
-kons-RIL {s} {t} a (inj₂ (ph , r , nt)) = kons-S-RI ph a r nt
+-- state itself where no chain is open): LazyChainKonsErase's `kons-RIL`
 
 L→up : ∀ {s v x w} (g : Gh) → LAR s SB.⟨ v , x , [] , w ⟩ → RIL s →
        Σ (ARX ⟦ ⟪ konsS s , [] ⟫ , g ⟧ SB.⟨ v , x , [] , w ⟩) λ a → RIy (ivX {⟦ ⟪ konsS s , [] ⟫ , g ⟧} a)
