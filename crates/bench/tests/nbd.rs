@@ -47,7 +47,21 @@ fn nbd_quick_measures_or_skips_every_server_and_job() {
                 assert!(r.bytes.is_some_and(|b| b > 0), "{r:?}");
                 let job = bench::nbd::JOBS.iter().find(|j| j.name == r.job).unwrap();
                 if job.fsync > 0 {
-                    assert!(r.flushes.is_some_and(|f| f > 0), "fio flushed: {r:?}");
+                    // fio flushes after every `fsync` writes of a job: a
+                    // run that wrote fewer than that in each job (one
+                    // second on a machine busy with other work: qemu-nbd
+                    // managed 247 writes once) asks for none. Beyond that
+                    // it must have flushed.
+                    let writes = r.bytes.unwrap() / job.bs;
+                    let flushes = r.flushes.unwrap_or(0);
+                    if writes >= u64::from(job.fsync) * u64::from(job.numjobs) {
+                        assert!(flushes > 0, "fio flushed: {r:?}");
+                    } else {
+                        eprintln!(
+                            "NOTE: {} {}: {writes} writes, fewer than one flush's worth",
+                            r.server, r.job
+                        );
+                    }
                 }
             }
             "skipped" => {
