@@ -66,7 +66,7 @@
 ------------------------------------------------------------------------
 module ModelDriver where
 
-open import Data.Nat using (ℕ; zero; suc; _+_; _≟_; _≤ᵇ_; _<ᵇ_; _≡ᵇ_)
+open import Data.Nat using (ℕ; zero; suc; _+_; _∸_; _≟_; _≤ᵇ_; _<ᵇ_; _≡ᵇ_; ⌊_/2⌋)
 open import Data.Nat.Show using (readMaybe) renaming (show to showℕ)
 open import Data.Bool using (Bool; true; false; if_then_else_)
 open import Data.List using (List; []; _∷_; map; upTo; reverse; foldr)
@@ -105,10 +105,13 @@ open import Data.List using (filter)
 ------------------------------------------------------------------------
 -- Printing
 
+-- Text's own concatenation (linear; `_++_` nested over a list copies
+-- the rest of the line at every item)
+postulate cat : List String → String
+{-# COMPILE GHC cat = Data.Text.concat #-}
+
 sep : List String → String
-sep []       = ""
-sep (x ∷ []) = x
-sep (x ∷ xs) = x ++ " " ++ sep xs
+sep xs = cat (Data.List.intersperse " " xs)
 
 showB : Bool → String
 showB true  = "1"
@@ -222,6 +225,50 @@ dump n s =
   " | inv " ++ sep (map (showB ∘ inv s) ps) ++ " | ers " ++ sep (map (showB ∘ ers s) ps) ++
   " | " ++ guards n s
   where ps = upTo n
+
+------------------------------------------------------------------------
+-- Tabulating the state
+--
+-- P's state holds functions (the flash by page, the maps by address),
+-- and each step wraps the one before: after k steps a look-up runs
+-- through up to k closures, and the dump and the guards look up every
+-- page at every step.  After each step the driver puts each function
+-- field behind a balanced tree of its values on the pages (addresses)
+-- the dump shows, falling back to the function itself past them.  The
+-- state is extensionally the same (`tab n f p` is `f p` for every p),
+-- so every step function sees the values it would have seen; only the
+-- time to compute them changes (a script of 400 steps over 198 pages:
+-- 5.0 s before, 2.3 s with this and `cat`).
+
+data Tab (A : Set) : Set where
+  tip  : Tab A
+  node : Tab A → ℕ → A → Tab A → Tab A
+
+-- f lo … f (lo + k - 1); `d`: fuel (a depth of 64 is never reached)
+build : ∀ {A : Set} → ℕ → (ℕ → A) → ℕ → ℕ → Tab A
+build zero    f lo k       = tip
+build (suc d) f lo zero    = tip
+build (suc d) f lo (suc k) =
+  node (build d f lo h) (lo + h) (f (lo + h)) (build d f (suc (lo + h)) (k ∸ h))
+  where h = ⌊ suc k /2⌋
+
+look : ∀ {A : Set} → Tab A → (ℕ → A) → ℕ → A
+look tip            f p = f p
+look (node l i x r) f p = if p <ᵇ i then look l f p else if i <ᵇ p then look r f p else x
+
+-- a function's values on 0 … n-1 computed once (the tree is one thunk,
+-- shared by every call of the closure this returns)
+tab : ∀ {A : Set} → ℕ → (ℕ → A) → ℕ → A
+tab n f = look (build 64 f 0 n) f
+
+-- the pages past the dump's the guards look at: OOB runs of up to omax
+-- pages from the link, and the pages between it and the active pointer
+norm : ℕ → St → St
+norm n s = record s
+  { dat = tab N (dat s) ; rcd = tab N (rcd s) ; mb = tab N (mb s)
+  ; inv = tab N (inv s) ; ers = tab N (ers s)
+  ; l2p = tab (suc AMAX) (l2p s) ; smap = tab (suc AMAX) (smap s) }
+  where N = n + omax + omax
 
 ------------------------------------------------------------------------
 -- Crash outcomes
@@ -391,31 +438,38 @@ recuStep t ns s with pick (cur (cpL s)) (cur (cpO s)) | splitU t ns (map cur (dr
 ... | nothing          | _               = bad "no committed checkpoint"
 ... | _                | nothing         = bad "the split does not fit the region"
 
-runAll : ℕ → St → List E → List String → List String
-runAll n s es []       = []
-runAll n s es (l ∷ ls) with words l
-... | "sy" ∷ ps with nums ps
-...   | just rs = let s′ = syU es (λ p → member p rs) s in (l ++ "|" ++ dump n s′) ∷ runAll n s′ [] ls
-...   | nothing = (l ++ "|error malformed sy") ∷ []
-runAll n s es (l ∷ ls) | "recu" ∷ t ∷ ps with num t | nums ps
-...   | just t′ | just ns with recuStep t′ ns s
-...     | ok s′ = (l ++ "|" ++ dump n s′) ∷ runAll n s′ [] ls
-...     | bad e = (l ++ "|error " ++ e) ∷ []
-runAll n s es (l ∷ ls) | "recu" ∷ t ∷ ps | _ | _ = (l ++ "|error malformed recu") ∷ []
-runAll n s es (l ∷ ls) | "syb" ∷ k ∷ ps with num k | nums ps
-...   | just k′ | just qs =
-  let s′ = syB (Data.List.take k′ es) (Data.List.drop k′ es) (λ p → member p qs) (λ _ → false) s in
-  (l ++ "|" ++ dump n s′) ∷ runAll n s′ (Data.List.drop k′ es) ls
-...   | _ | _ = (l ++ "|error malformed syb") ∷ []
-runAll n s es (l ∷ ls) | w with step s w
-... | ok s′  = (l ++ "|" ++ dump n s′) ∷ runAll n s′ (uesAfter s w es) ls
-... | bad e  = (l ++ "|error " ++ e) ∷ []
+-- one step's line, then the rest of the script from the step's state
+-- (tabulated once here: an argument, so the dump and every later step
+-- share it)
+mutual
+  emit : ℕ → String → St → List E → List String → List String
+  emit n l s es ls = (l ++ "|" ++ dump n s) ∷ runAll n s es ls
+
+  runAll : ℕ → St → List E → List String → List String
+  runAll n s es []       = []
+  runAll n s es (l ∷ ls) with words l
+  ... | "sy" ∷ ps with nums ps
+  ...   | just rs = emit n l (norm n (syU es (λ p → member p rs) s)) [] ls
+  ...   | nothing = (l ++ "|error malformed sy") ∷ []
+  runAll n s es (l ∷ ls) | "recu" ∷ t ∷ ps with num t | nums ps
+  ...   | just t′ | just ns with recuStep t′ ns s
+  ...     | ok s′ = emit n l (norm n s′) [] ls
+  ...     | bad e = (l ++ "|error " ++ e) ∷ []
+  runAll n s es (l ∷ ls) | "recu" ∷ t ∷ ps | _ | _ = (l ++ "|error malformed recu") ∷ []
+  runAll n s es (l ∷ ls) | "syb" ∷ k ∷ ps with num k | nums ps
+  ...   | just k′ | just qs =
+    emit n l (norm n (syB (Data.List.take k′ es) (Data.List.drop k′ es) (λ p → member p qs) (λ _ → false) s))
+      (Data.List.drop k′ es) ls
+  ...   | _ | _ = (l ++ "|error malformed syb") ∷ []
+  runAll n s es (l ∷ ls) | w with step s w
+  ... | ok s′  = emit n l (norm n s′) (uesAfter s w es) ls
+  ... | bad e  = (l ++ "|error " ++ e) ∷ []
 
 program : String → List String
 program txt with lines txt
 ... | h ∷ ls with words h
 ...   | "pages" ∷ n ∷ [] with num n
-...     | just n′ = runAll n′ new [] ls
+...     | just n′ = runAll n′ (norm n′ new) [] ls
 ...     | nothing = "error: malformed pages line" ∷ []
 program txt | h ∷ ls | _ = "error: the first line must be `pages N`" ∷ []
 program txt | []         = "error: empty script" ∷ []
