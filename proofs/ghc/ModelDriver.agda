@@ -244,7 +244,8 @@ data Tab (A : Set) : Set where
   tip  : Tab A
   node : Tab A → ℕ → A → Tab A → Tab A
 
--- f lo … f (lo + k - 1); `d`: fuel (a depth of 64 is never reached)
+-- the tree of f lo … f (lo + k - 1); the first argument is fuel (the
+-- depth: 64 is never reached)
 build : ∀ {A : Set} → ℕ → (ℕ → A) → ℕ → ℕ → Tab A
 build zero    f lo k       = tip
 build (suc d) f lo zero    = tip
@@ -261,8 +262,9 @@ look (node l i x r) f p = if p <ᵇ i then look l f p else if i <ᵇ p then look
 tab : ∀ {A : Set} → ℕ → (ℕ → A) → ℕ → A
 tab n f = look (build 64 f 0 n) f
 
--- the pages past the dump's the guards look at: OOB runs of up to omax
--- pages from the link, and the pages between it and the active pointer
+-- N: the dump's n pages and the pages past them that the guards look
+-- at (an OOB run of up to omax pages from the link; beyond N, `look`
+-- falls back to the function, which is correct, only slower)
 norm : ℕ → St → St
 norm n s = record s
   { dat = tab N (dat s) ; rcd = tab N (rcd s) ; mb = tab N (mb s)
