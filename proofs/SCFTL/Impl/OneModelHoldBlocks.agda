@@ -24,6 +24,12 @@
 --   run-hold    : a block erase from the chain phase erases only pages
 --                 free in the hold at its start and keeps the hold, or
 --                 ends with nothing held (a way out released it)
+--   hold-es, hold-run, hold-block : not vacuous: from the chain phase a
+--                 block whose pages are distinct, erasable and free in
+--                 the hold is erased by a step of BXh (the code's erase
+--                 of a superblock it does not hold)
+--   bx-wh, bx-rlh : every write and relocation of PXh is a step of BXh
+--                 wherever the block rules find its page
 --
 -- The way out as the code runs it (`release_hold`: the consolidation
 -- page, synced, then the erase) is a step of PXh but not a page of a
@@ -45,6 +51,7 @@ open import Data.Nat.Properties using (_≟_; 1+n≢n)
 open import Data.List.Base using (List; []; _∷_; length; map)
 open import Data.List.Properties using (length-map)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
+open import Data.List.Relation.Unary.AllPairs using (AllPairs; []; _∷_)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
 open import Data.Sum.Base using (_⊎_; inj₁; inj₂)
@@ -52,16 +59,18 @@ open import Data.Empty using (⊥-elim)
 open import Relation.Nullary using (¬_; yes; no)
 open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym; trans; cong; subst)
 
-open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; l2p; dat; dr; esF; ers; sync)
+open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; l2p; dat; dr; esF; ers; sync; nxt)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (upd-here; upd-other)
 open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI)
 open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (konsS; konsPg)
-open import SCFTL.Impl.LazyChainHold Data d0 amax wmax kmax _≟D_ kc using (none)
-open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (RIQ)
+open import SCFTL.Impl.LazyChainHold Data d0 amax wmax kmax _≟D_ kc using (Hold; none)
+open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (RIQ; lzS)
+open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using (st; ues)
+open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh)
 open import SCFTL.Impl.OneModelHold Data d0 amax wmax kmax umax _≟D_ kc
   using (XH; PXh; Ih; obligationsPXh; toPX-ok)
-open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; px-es-safe)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; px-es-safe; grow-w; grow-rl; Grow)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -208,3 +217,75 @@ run-hold {x} r ih c (_∷_ {ps = ps} s rn)
 run-hold {x} r ih c (_∷_ s rn) | c1 , inj₂ (_ , n) | r1 , ih1 with run-hold r1 ih1 c1 rn
 ...   | inj₁ (_ , k1) = inj₂ (trans k1 n)
 ...   | inj₂ n1 = inj₂ n1
+
+------------------------------------------------------------------------
+-- Not vacuous: from the chain phase, a block whose pages are erasable
+-- and free in the hold is erased by a step of BXh (the code's erase of a
+-- superblock it does not hold), and every write and relocation of PXh
+-- is a step of BXh wherever the block rules find its page
+
+-- one page: PXh's chain-phase erase, changing only that page
+hold-es : ∀ {S H p} → ues (su S) ≡ [] → ers (st (su S)) p ≡ true → H p ≡ false →
+          EsM ((true , S) , H) p ((true , lzS (esF p (st (su S))) (gh S)) , H)
+hold-es ue e h = inj₂ (inj₁ (refl , ue , _ , refl , (_ , e , h , refl , refl))) , refl
+
+private
+  -- erasing page p leaves every other page's erasable flag as it was
+  keep-ers : ∀ {s : St} {p : ℕ} {H : Hold} (ps : List ℕ) → All (λ q → p ≢ q) ps →
+             All (λ q → ers s q ≡ true × H q ≡ false) ps →
+             All (λ q → ers (esF p s) q ≡ true × H q ≡ false) ps
+  keep-ers {s} {p} {H} [] [] [] = []
+  keep-ers {s} {p} {H} (q ∷ qs) (ne ∷ nes) ((e , h) ∷ rest) =
+    (trans (upd-other (ers s) false (λ qp → ne (sym qp))) e , h) ∷ keep-ers {s} {p} {H} qs nes rest
+
+-- a run of them over distinct pages
+hold-run : ∀ {S H} p ps → ues (su S) ≡ [] → AllPairs (λ q r → q ≢ r) (p ∷ ps) →
+           All (λ q → ers (st (su S)) q ≡ true × H q ≡ false) (p ∷ ps) →
+           Σ XH λ x' → EsRunM ((true , S) , H) (p ∷ ps) x'
+hold-run p [] ue _ ((e , h) ∷ []) = _ , one (hold-es ue e h)
+hold-run {S} {H} p (q ∷ qs) ue (ne ∷ u) ((e , h) ∷ rest)
+  with hold-run {lzS (esF p (st (su S))) (gh S)} {H} q qs refl u (keep-ers {st (su S)} {p} {H} (q ∷ qs) ne rest)
+... | x' , rn = x' , (hold-es ue e h ∷ rn)
+
+-- so a block erase of BXh
+hold-block : ∀ {S H bl k p ps} → owners bl k ≡ p ∷ ps → ues (su S) ≡ [] →
+             AllPairs (λ q r → q ≢ r) (p ∷ ps) →
+             All (λ q → ers (st (su S)) q ≡ true × H q ≡ false) (p ∷ ps) →
+             Σ XH λ x' → SB.Model.ok BXh (SB.use (SB.reg (SB.op SB.es))) (((true , S) , H) , bl) (x' , berase k bl)
+hold-block {S} {H} {bl} {k} {p} {ps} eo ue u al with hold-run {S} {H} p ps ue u al
+... | x' , rn = x' , k , subst (λ l → EsRunM ((true , S) , H) l x') (sym eo) rn , refl
+
+private
+  -- PXh's writes and relocations are PX's (no way out among them)
+  stay-w : ∀ a d {x x'} → RIQ (proj₁ x) → Ih x → SB.Model.ok PXh (SB.use (SB.reg (SB.op (SB.w a d)))) x x' →
+           Grow (stXh x) (stXh x')
+  stay-w a d {x} {x'} r ih (inj₁ o) = grow-w a d {proj₁ x} {proj₁ x'} (toPX-ok _ {x} {x'} r ih (inj₁ o))
+  stay-w a d {x} {x'} r ih (inj₂ (inj₁ o)) = grow-w a d {proj₁ x} {proj₁ x'} (toPX-ok _ {x} {x'} r ih (inj₂ o))
+  stay-w a d {(true , S) , H} r ih (inj₂ (inj₂ ()))
+  stay-w a d {(false , S) , H} r ih (inj₂ (inj₂ ()))
+
+  stay-rl : ∀ {x x'} → RIQ (proj₁ x) → Ih x → SB.Model.ok PXh (SB.use (SB.reg (SB.op SB.rl))) x x' →
+            Grow (stXh x) (stXh x')
+  stay-rl {x} {x'} r ih (inj₁ o) = grow-rl {proj₁ x} {proj₁ x'} (toPX-ok _ {x} {x'} r ih (inj₁ o))
+  stay-rl {x} {x'} r ih (inj₂ (inj₁ o)) = grow-rl {proj₁ x} {proj₁ x'} (toPX-ok _ {x} {x'} r ih (inj₂ o))
+  stay-rl {(true , S) , H} r ih (inj₂ (inj₂ ()))
+  stay-rl {(false , S) , H} r ih (inj₂ (inj₂ ()))
+
+  place : ∀ {x x' bl} → Grow (stXh x) (stXh x') →
+          (nxt (stXh x') ≡ suc (nxt (stXh x)) → Σ ℕ λ k → AllocOK (stXh x) bl k) →
+          Σ BL λ bl' → Place x x' bl bl'
+  place {x} {x'} {bl} (inj₁ e) al =
+    balloc (proj₁ (al e)) (nxt (stXh x)) bl , inj₁ (e , proj₁ (al e) , proj₂ (al e) , refl)
+  place {bl = bl} (inj₂ e) al = bl , inj₂ (e , refl)
+
+bx-wh : ∀ a d {x x' bl} → RIQ (proj₁ x) → Ih x → SB.Model.ok PXh (SB.use (SB.reg (SB.op (SB.w a d)))) x x' →
+        (nxt (stXh x') ≡ suc (nxt (stXh x)) → Σ ℕ λ k → AllocOK (stXh x) bl k) →
+        Σ BL λ bl' → SB.Model.ok BXh (SB.use (SB.reg (SB.op (SB.w a d)))) (x , bl) (x' , bl')
+bx-wh a d {x} {x'} {bl} r ih o al = proj₁ P , o , proj₂ P
+  where P = place {x} {x'} {bl} (stay-w a d {x} {x'} r ih o) al
+
+bx-rlh : ∀ {x x' bl} → RIQ (proj₁ x) → Ih x → SB.Model.ok PXh (SB.use (SB.reg (SB.op SB.rl))) x x' →
+         (nxt (stXh x') ≡ suc (nxt (stXh x)) → Σ ℕ λ k → AllocOK (stXh x) bl k) →
+         Σ BL λ bl' → SB.Model.ok BXh (SB.use (SB.reg (SB.op SB.rl))) (x , bl) (x' , bl')
+bx-rlh {x} {x'} {bl} r ih o al = proj₁ P , o , proj₂ P
+  where P = place {x} {x'} {bl} (stay-rl {x} {x'} r ih o) al
