@@ -22,7 +22,13 @@
 --                 not have, as PLk's erase (SCFTL.Impl.
 --                 LazyChainKonsErase) through DurableBarrier's lift of
 --                 PLk's obligations (`LKO`: PL's AR, CR, RI and CI, so
---                 the chain phase's relations of PX)
+--                 the chain phase's relations of PX); also in two steps
+--                 (forty-fourth session): the consolidation page, synced,
+--                 as a SYNC of the chain phase (SB's SYNC that makes no
+--                 pending image durable; a stutter, `kons-RIL`; its crash
+--                 points PLk's), after which nothing is held, then any
+--                 erase (how the block layer over PXh takes the way out,
+--                 SCFTL.Impl.OneModelHoldBlocks)
 --   obligationsPXh, theorem1-PXh, PXh-snapshot-consistent :
 --                 Theorem 1 against SB and SC1B, from PX's obligations
 --                 with `Ih` beside PX's RI, and LKO's for the way out
@@ -96,6 +102,10 @@ Out : SB.UOp → Bool → SU → XH → Set
 Out (SB.reg (SB.op SB.es)) true S ((b' , S') , H') =
   b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) ×
   Σ ℕ λ p → ers (konsS (st (su S))) p ≡ true × s' ≡ esF p (konsS (st (su S))) × H' ≡ none
+-- the way out in two steps: the consolidation page, synced, as a SYNC
+-- (a stutter: `kons-RIL`), then any erase, nothing held
+Out (SB.reg (SB.op SB.sy)) true S ((b' , S') , H') =
+  b' ≡ true × ues (su S) ≡ [] × S' ≡ lzS (konsS (st (su S))) (gh S) × H' ≡ none
 Out _ _ _ _ = ⊥
 
 -- its crash points: before the consolidation page's SYNC, after it, and
@@ -105,6 +115,9 @@ OutC (SB.reg (SB.op SB.es)) true S (b' , S') =
   b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) ×
   ((Σ St λ m → (m ≡ konsI (st (su S)) ⊎ m ≡ konsS (st (su S))) × Img m s')
    ⊎ crashPL EraseGuard (Sp.use (Sp.reg Sp.es)) (konsS (st (su S))) s')
+OutC (SB.reg (SB.op SB.sy)) true S (b' , S') =
+  b' ≡ true × ues (su S) ≡ [] × Σ St λ s' → S' ≡ lzS s' (gh S) ×
+  Σ St λ m → (m ≡ konsI (st (su S)) ⊎ m ≡ konsS (st (su S))) × Img m s'
 OutC _ _ _ _ = ⊥
 
 okPXh : SB.Op → XH → XH → Set
@@ -193,7 +206,9 @@ outA (SB.reg (SB.op SB.es)) true {⟦ ⟪ s , .[] ⟫ , g ⟧} {t} (_ , pe , la)
 outA (SB.reg (SB.op SB.es)) false _ _ ()
 outA (SB.reg (SB.op (SB.w a d))) _ _ _ ()
 outA (SB.reg (SB.op SB.rl)) _ _ _ ()
-outA (SB.reg (SB.op SB.sy)) _ _ _ ()
+outA (SB.reg (SB.op SB.sy)) true {⟦ ⟪ s , .[] ⟫ , g ⟧} {t} (_ , pe , la) (_ , r) (refl , refl , refl , refl) =
+  t , (0 , refl , refl , refl , refl) , refl , pe , proj₁ (kons-RIL la r)
+outA (SB.reg (SB.op SB.sy)) false _ _ ()
 outA (SB.reg SB.barrier) _ _ _ ()
 outA SB.flush _ _ _ ()
 
@@ -204,7 +219,9 @@ outB (SB.reg (SB.op SB.es)) true {⟦ ⟪ s , .[] ⟫ , g ⟧} (_ , r) (refl , r
 outB (SB.reg (SB.op SB.es)) false _ ()
 outB (SB.reg (SB.op (SB.w a d))) _ _ ()
 outB (SB.reg (SB.op SB.rl)) _ _ ()
-outB (SB.reg (SB.op SB.sy)) _ _ ()
+outB (SB.reg (SB.op SB.sy)) true {⟦ ⟪ s , .[] ⟫ , g ⟧} (_ , r) (refl , refl , refl , refl) =
+  (refl , inj₁ (proj₂ (kons-RIL (AR-tOf s) r))) , ri-hold none (proj₂ (kons-RIL (AR-tOf s) r))
+outB (SB.reg (SB.op SB.sy)) false _ ()
 outB (SB.reg SB.barrier) _ _ ()
 outB SB.flush _ _ ()
 
@@ -216,7 +233,10 @@ outC (SB.reg (SB.op SB.es)) true {⟦ ⟪ s , .[] ⟫ , g ⟧} {t} (_ , pe , la)
 outC (SB.reg (SB.op SB.es)) false _ _ ()
 outC (SB.reg (SB.op (SB.w a d))) _ _ _ ()
 outC (SB.reg (SB.op SB.rl)) _ _ _ ()
-outC (SB.reg (SB.op SB.sy)) _ _ _ ()
+outC (SB.reg (SB.op SB.sy)) true {⟦ ⟪ s , .[] ⟫ , g ⟧} {t} (_ , pe , la) (_ , r) (refl , refl , s' , refl , m , e , img)
+  with LKO.A-crash (SB.reg (SB.op SB.es)) {s} {t} {s'} la r (inj₂ (inj₁ (m , e , img)))
+... | t' , sc , cr = t' , inj₁ sc , refl , cr
+outC (SB.reg (SB.op SB.sy)) false _ _ ()
 outC (SB.reg SB.barrier) _ _ _ ()
 outC SB.flush _ _ _ ()
 
@@ -226,7 +246,9 @@ outBC (SB.reg (SB.op SB.es)) true {⟦ ⟪ s , .[] ⟫ , g ⟧} (_ , r) (refl , 
 outBC (SB.reg (SB.op SB.es)) false _ ()
 outBC (SB.reg (SB.op (SB.w a d))) _ _ ()
 outBC (SB.reg (SB.op SB.rl)) _ _ ()
-outBC (SB.reg (SB.op SB.sy)) _ _ ()
+outBC (SB.reg (SB.op SB.sy)) true {⟦ ⟪ s , .[] ⟫ , g ⟧} (_ , r) (refl , refl , s' , refl , m , e , img) =
+  refl , LKO.B-crash (SB.reg (SB.op SB.es)) {s} {s'} r (inj₂ (inj₁ (m , e , img)))
+outBC (SB.reg (SB.op SB.sy)) false _ ()
 outBC (SB.reg SB.barrier) _ _ ()
 outBC SB.flush _ _ ()
 

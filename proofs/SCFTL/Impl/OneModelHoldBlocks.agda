@@ -30,14 +30,19 @@
 --                 of a superblock it does not hold)
 --   bx-wh, bx-rlh : every write and relocation of PXh is a step of BXh
 --                 wherever the block rules find its page
+--   release, release-erase : the code's way out in BXh: the
+--                 consolidation page synced, nothing held, then the
+--                 block erase
 --
 -- The way out as the code runs it (`release_hold`: the consolidation
--- page, synced, then the erase) is a step of PXh but not a page of a
--- block erase of BXh where a chain waits: BlocksOver's erase step asks
--- that the model's step change only the erased page, and the
--- consolidation page adds a page to the delta region (`out-empty`).
--- BXh releases the hold by the steps that consolidate or commit (a
--- write's or relocation's consolidation page, a flush, a recovery).
+-- page, synced, then the erase) is, in BXh, two steps: PXh's SYNC of the
+-- chain phase that writes and syncs the consolidation page, after which
+-- nothing is held (`release`), then a block erase of any block whose
+-- pages are distinct and erasable (`release-erase`).  The fused form,
+-- PXh's erase step that consolidates first, is never a page of a block
+-- erase where a chain waits: BlocksOver's erase step asks that the
+-- model's step change only the erased page, and the consolidation page
+-- adds a page to the delta region (`out-empty`).
 ------------------------------------------------------------------------
 open import Data.Nat.Base using (ℕ)
 open import Relation.Binary.Definitions using (DecidableEquality)
@@ -289,3 +294,25 @@ bx-rlh : ∀ {x x' bl} → RIQ (proj₁ x) → Ih x → SB.Model.ok PXh (SB.use 
          Σ BL λ bl' → SB.Model.ok BXh (SB.use (SB.reg (SB.op SB.rl))) (x , bl) (x' , bl')
 bx-rlh {x} {x'} {bl} r ih o al = proj₁ P , o , proj₂ P
   where P = place {x} {x'} {bl} (stay-rl {x} {x'} r ih o) al
+
+-- the code's way out (`release_hold`) in BXh: the chain's consolidation
+-- page, synced, as a SYNC of the chain phase, after which nothing is
+-- held...
+release : ∀ {S H bl} → ues (su S) ≡ [] →
+          SB.Model.ok BXh (SB.use (SB.reg (SB.op SB.sy))) (((true , S) , H) , bl)
+                      (((true , lzS (konsS (st (su S))) (gh S)) , none) , bl)
+release ue = inj₂ (inj₂ (refl , ue , refl , refl)) , refl
+
+private
+  free-none : ∀ {s : St} (ps : List ℕ) → All (λ q → ers s q ≡ true) ps →
+              All (λ q → ers s q ≡ true × none q ≡ false) ps
+  free-none [] [] = []
+  free-none {s} (q ∷ qs) (e ∷ es) = (e , refl) ∷ free-none {s} qs es
+
+-- ...then the erase of any block whose pages are distinct and erasable
+release-erase : ∀ {S bl k p ps} → owners bl k ≡ p ∷ ps → AllPairs (λ q r → q ≢ r) (p ∷ ps) →
+                All (λ q → ers (konsS (st (su S))) q ≡ true) (p ∷ ps) →
+                Σ XH λ x' → SB.Model.ok BXh (SB.use (SB.reg (SB.op SB.es)))
+                                        (((true , lzS (konsS (st (su S))) (gh S)) , none) , bl) (x' , berase k bl)
+release-erase {S} {bl} {k} {p} {ps} eo u al =
+  hold-block {lzS (konsS (st (su S))) (gh S)} {none} {bl} {k} {p} {ps} eo refl u (free-none {konsS (st (su S))} (p ∷ ps) al)
