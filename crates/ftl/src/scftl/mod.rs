@@ -915,9 +915,11 @@ impl<F: Flash> Scftl<F> {
     /// consolidation page, then a sync, so the region's newest commit is
     /// that page, which names no page, and the chain is empty — the proofs'
     /// consolidation step followed by PL's erase (`SCFTL.Impl.
-    /// LazyChainKonsErase`). A broken region takes no page; the backlog
-    /// then stays and so does the hold (the caller erases anyway, see
-    /// `open_active`).
+    /// LazyChainKonsErase`); over blocks, a SYNC of the chain phase after
+    /// which nothing is held, then the superblock's erase (`SCFTL.Impl.
+    /// OneModelHoldBlocks`: `release`, `release-erase`). A broken region
+    /// takes no page; the backlog then stays and so does the hold (the
+    /// caller erases anyway, see `open_active`).
     pub(super) fn release_hold(&mut self) -> Result<()> {
         self.delta.consolidate(&mut self.flash, &self.layout)?;
         self.sync_flash()?;
