@@ -570,6 +570,16 @@ module Over (M : SB.Model) (stOf : SB.Model.State M → St) where
       fresh k o e' with trans (sym (ow k o)) e'
       ... | ()
 
+  -- a step of M that takes P's next page or none is placed wherever
+  -- the block rules find that page (SCFTL.Impl.OneModelBlocks `bx-w`,
+  -- SCFTL.Impl.OneModelHoldBlocks `bx-wh`)
+  grow-place : ∀ {X X' bl} → nxt (stOf X') ≡ suc (nxt (stOf X)) ⊎ nxt (stOf X') ≡ nxt (stOf X) →
+               (nxt (stOf X') ≡ suc (nxt (stOf X)) → Σ ℕ λ k → AllocOK (stOf X) bl k) →
+               Σ BL λ bl' → Place X X' bl bl'
+  grow-place {X} {X'} {bl} (inj₁ e) al =
+    balloc (proj₁ (al e)) (nxt (stOf X)) bl , inj₁ (e , proj₁ (al e) , proj₂ (al e) , refl)
+  grow-place {bl = bl} (inj₂ e) al = bl , inj₂ (e , refl)
+
   ----------------------------------------------------------------------
   -- The obligations of §4.4 for BX from M's
 

@@ -121,37 +121,29 @@ grow-rl {false , S} (inj₁ (refl , S0 , refl , ((o , _) , _))) = growP-rl o
 grow-rl {true , S} (inj₁ (refl , S0 , () , _))
 grow-rl (inj₂ (refl , _ , s' , refl , o)) = growL-rl o
 
-private
-  bx-place : ∀ {X X' bl} → Grow (stX X) (stX X') →
-             (nxt (stX X') ≡ suc (nxt (stX X)) → Σ ℕ λ k → AllocOK (stX X) bl k) →
-             Σ BL λ bl' → Place X X' bl bl'
-  bx-place {X} {X'} {bl} (inj₁ e) al =
-    balloc (proj₁ (al e)) (nxt (stX X)) bl , inj₁ (e , proj₁ (al e) , proj₂ (al e) , refl)
-  bx-place {bl = bl} (inj₂ e) al = bl , inj₂ (e , refl)
-
 -- a write of PX whose page the block rules find is a write of BXone
 bx-w : ∀ a d {X X' bl} → SB.Model.ok PX (SB.use (SB.reg (SB.op (SB.w a d)))) X X' →
        (nxt (stX X') ≡ suc (nxt (stX X)) → Σ ℕ λ k → AllocOK (stX X) bl k) →
        Σ BL λ bl' → SB.Model.ok BXone (SB.use (SB.reg (SB.op (SB.w a d)))) (X , bl) (X' , bl')
 bx-w a d {X} {X'} {bl} o al = proj₁ P , o , proj₂ P
-  where P = bx-place {X} {X'} {bl} (grow-w a d {X} {X'} o) al
+  where P = grow-place {X} {X'} {bl} (grow-w a d {X} {X'} o) al
 
 bx-rl : ∀ {X X' bl} → SB.Model.ok PX (SB.use (SB.reg (SB.op SB.rl))) X X' →
         (nxt (stX X') ≡ suc (nxt (stX X)) → Σ ℕ λ k → AllocOK (stX X) bl k) →
         Σ BL λ bl' → SB.Model.ok BXone (SB.use (SB.reg (SB.op SB.rl))) (X , bl) (X' , bl')
 bx-rl {X} {X'} {bl} o al = proj₁ P , o , proj₂ P
-  where P = bx-place {X} {X'} {bl} (grow-rl {X} {X'} o) al
+  where P = grow-place {X} {X'} {bl} (grow-rl {X} {X'} o) al
 
 ------------------------------------------------------------------------
 -- A block erase never touches a page the L2P maps
 
 module OPX = SB.ForwardSimulation.Obligations obligationsPX
 
-private
-  -- P's invariant where the lazy chain's phase holds
-  ril-eOK : ∀ {s p} → RIL s → ers s p ≡ true → ∀ a → a ≤ amax → l2p s a ≢ just p
-  ril-eOK {p = p} (inj₁ r) ep = proj₁ (proj₂ (RI.eOK r p ep))
-  ril-eOK {p = p} (inj₂ (_ , r , _)) ep = proj₁ (proj₂ (RI.eOK r p ep))
+-- P's invariant where the lazy chain's phase holds: no erasable page
+-- is mapped
+ril-eOK : ∀ {s p} → RIL s → ers s p ≡ true → ∀ a → a ≤ amax → l2p s a ≢ just p
+ril-eOK {p = p} (inj₁ r) ep = proj₁ (proj₂ (RI.eOK r p ep))
+ril-eOK {p = p} (inj₂ (_ , r , _)) ep = proj₁ (proj₂ (RI.eOK r p ep))
 
 
 -- P's RI (on the state or the virtually consolidated one) from PUSBic's

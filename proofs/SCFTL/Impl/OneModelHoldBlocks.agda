@@ -66,8 +66,6 @@ open import Relation.Binary.PropositionalEquality using (_≡_; _≢_; refl; sym
 
 open import SCFTL.Impl.Model Data d0 amax wmax kmax _≟D_ using (St; l2p; dat; dr; esF; ers; sync; nxt)
 open import SCFTL.Impl.Lemmas Data d0 amax wmax kmax _≟D_ using (upd-here; upd-other)
-open import SCFTL.Impl.Invariants Data d0 amax wmax kmax _≟D_ using (RI)
-open import SCFTL.Impl.LazyChainObligations Data d0 amax wmax kmax _≟D_ kc using (RIL)
 open import SCFTL.Impl.LazyChainModel Data d0 amax wmax kmax _≟D_ kc using (konsS; konsPg)
 open import SCFTL.Impl.LazyChainHold Data d0 amax wmax kmax _≟D_ kc using (Hold; none)
 open import SCFTL.Impl.OneModel Data d0 amax wmax kmax umax _≟D_ kc using (RIQ; lzS)
@@ -75,7 +73,7 @@ open import SCFTL.Impl.UnsyncedBarrier Data d0 amax wmax kmax umax _≟D_ using 
 open import SCFTL.Impl.UnsyncedModel Data d0 amax wmax kmax umax _≟D_ using (su; gh)
 open import SCFTL.Impl.OneModelHold Data d0 amax wmax kmax umax _≟D_ kc
   using (XH; PXh; Ih; obligationsPXh; toPX-ok)
-open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; px-es-safe; grow-w; grow-rl; Grow)
+open import SCFTL.Impl.OneModelBlocks Data d0 amax wmax kmax umax _≟D_ kc zb using (stX; px-es-safe; ril-eOK; grow-w; grow-rl; Grow)
 open import SCFTL.Impl.BlocksOver Data d0 amax wmax kmax umax _≟D_ zb
 import SCFTL.SpecBarrier Data d0 amax wmax umax as SB
 
@@ -104,10 +102,6 @@ BXh-snapshot-consistent = BX-snapshot-consistent obligationsPXh
 
 private
   module OXh = SB.ForwardSimulation.Obligations obligationsPXh
-
-  ril-eOK : ∀ {s p} → RIL s → ers s p ≡ true → ∀ a → a ≤ amax → l2p s a ≢ just p
-  ril-eOK {p = p} (inj₁ r) ep = proj₁ (proj₂ (RI.eOK r p ep))
-  ril-eOK {p = p} (inj₂ (_ , r , _)) ep = proj₁ (proj₂ (RI.eOK r p ep))
 
   just≢nothing : ∀ {A : Set} {c : A} → just c ≢ nothing
   just≢nothing ()
@@ -276,24 +270,17 @@ private
   stay-rl {(true , S) , H} r ih (inj₂ (inj₂ ()))
   stay-rl {(false , S) , H} r ih (inj₂ (inj₂ ()))
 
-  place : ∀ {x x' bl} → Grow (stXh x) (stXh x') →
-          (nxt (stXh x') ≡ suc (nxt (stXh x)) → Σ ℕ λ k → AllocOK (stXh x) bl k) →
-          Σ BL λ bl' → Place x x' bl bl'
-  place {x} {x'} {bl} (inj₁ e) al =
-    balloc (proj₁ (al e)) (nxt (stXh x)) bl , inj₁ (e , proj₁ (al e) , proj₂ (al e) , refl)
-  place {bl = bl} (inj₂ e) al = bl , inj₂ (e , refl)
-
 bx-wh : ∀ a d {x x' bl} → RIQ (proj₁ x) → Ih x → SB.Model.ok PXh (SB.use (SB.reg (SB.op (SB.w a d)))) x x' →
         (nxt (stXh x') ≡ suc (nxt (stXh x)) → Σ ℕ λ k → AllocOK (stXh x) bl k) →
         Σ BL λ bl' → SB.Model.ok BXh (SB.use (SB.reg (SB.op (SB.w a d)))) (x , bl) (x' , bl')
 bx-wh a d {x} {x'} {bl} r ih o al = proj₁ P , o , proj₂ P
-  where P = place {x} {x'} {bl} (stay-w a d {x} {x'} r ih o) al
+  where P = grow-place {x} {x'} {bl} (stay-w a d {x} {x'} r ih o) al
 
 bx-rlh : ∀ {x x' bl} → RIQ (proj₁ x) → Ih x → SB.Model.ok PXh (SB.use (SB.reg (SB.op SB.rl))) x x' →
          (nxt (stXh x') ≡ suc (nxt (stXh x)) → Σ ℕ λ k → AllocOK (stXh x) bl k) →
          Σ BL λ bl' → SB.Model.ok BXh (SB.use (SB.reg (SB.op SB.rl))) (x , bl) (x' , bl')
 bx-rlh {x} {x'} {bl} r ih o al = proj₁ P , o , proj₂ P
-  where P = place {x} {x'} {bl} (stay-rl {x} {x'} r ih o) al
+  where P = grow-place {x} {x'} {bl} (stay-rl {x} {x'} r ih o) al
 
 -- the code's way out (`release_hold`) in BXh: the chain's consolidation
 -- page, synced, as a SYNC of the chain phase, after which nothing is
