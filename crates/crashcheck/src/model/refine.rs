@@ -88,9 +88,9 @@
 //! link of the epoch's OOB commit (its pairs name the move first, then
 //! the write), the check of P's guard reports "an OOB commit from link L,
 //! where the epoch placed no sector" although SCFTL is right: `scftl
-//! crashtest --geometry tiny --inject-failures --spare-superblocks 2
-//! --oracle refine --seed 7004 --seconds 90` fails at step 4,996,545 (no
-//! run of CI's reaches it). Taking every pair a later pair of the same
+//! crashtest --geometry tiny --seed 7004 --ops 2950380
+//! --spare-superblocks 2 --oracle refine --inject-failures 0.1` fails at
+//! step 4,996,545 (about 80 s; no run of CI's reaches it). Taking every pair a later pair of the same
 //! sector overrides as P's `rl0` fixes that run but mistakes for moves the
 //! pairs of pages placed again after a failed program of a run or of a
 //! relocation, which the view does not list (`failed_programs` holds only
