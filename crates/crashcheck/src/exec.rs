@@ -321,6 +321,11 @@ pub struct Stats {
     /// (`DeviceStats::hold_releases`; counted where the refinement oracle
     /// runs).
     pub refine_hold_releases: u64,
+    /// GC victims of a flush that the same flush erased and took again
+    /// after its commit (durable at once), which the refinement oracle
+    /// followed as victims although they were no longer erasable at the
+    /// operation's end.
+    pub refine_victims_reused: u64,
     /// Program and erase failures the flash was made to fail
     /// (`Step::FailProgram`, `Step::FailErase`) and that fired.
     pub program_failures_injected: u64,
@@ -385,6 +390,7 @@ impl Stats {
             refine_longest_oob_run: self.refine_longest_oob_run,
             refine_chain_phase_erases: self.refine_chain_phase_erases,
             refine_hold_releases: self.refine_hold_releases,
+            refine_victims_reused: self.refine_victims_reused,
             ..Stats::default()
         }
     }
@@ -426,6 +432,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             refine_longest_oob_run,
             refine_chain_phase_erases,
             refine_hold_releases,
+            refine_victims_reused,
             program_failures_injected,
             erase_failures_injected,
             worn_out_refusals,
@@ -464,6 +471,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.refine_longest_oob_run = self.refine_longest_oob_run.max(*refine_longest_oob_run);
         self.refine_chain_phase_erases += refine_chain_phase_erases;
         self.refine_hold_releases += refine_hold_releases;
+        self.refine_victims_reused += refine_victims_reused;
         self.program_failures_injected += program_failures_injected;
         self.erase_failures_injected += erase_failures_injected;
         self.worn_out_refusals += worn_out_refusals;
@@ -789,10 +797,15 @@ impl Executor {
         let Some(r) = self.refine.as_mut() else {
             return Ok(());
         };
-        let before = (r.chain_commits_checked, r.pl.chain_phase_erases);
+        let before = (
+            r.chain_commits_checked,
+            r.pl.chain_phase_erases,
+            r.victims_reused,
+        );
         let res = r.step(op, v);
         self.stats.refine_chain_commits += r.chain_commits_checked - before.0;
         self.stats.refine_chain_phase_erases += r.pl.chain_phase_erases - before.1;
+        self.stats.refine_victims_reused += r.victims_reused - before.2;
         self.stats.refine_longest_oob_run =
             self.stats.refine_longest_oob_run.max(r.longest_oob_run);
         res.map_err(|m| self.violation(m))?;

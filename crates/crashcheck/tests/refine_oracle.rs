@@ -436,3 +436,23 @@ fn oob_commits_over_32_pages_pass_p_guards_under_power_cuts() {
         "no OOB run over 32 pages was checked: {s:?}"
     );
 }
+
+/// A flush whose GC victim the same flush erases and takes again after its
+/// commit (static wear leveling's moves after the commit fill the cold
+/// stream, whose next superblock is that victim, erasable at once because
+/// a flush's commit is durable): the victim's pages are P's `rlX` and
+/// then `esF`, although the superblock is active again, not erasable, when
+/// the operation ends. The oracle took only erasable superblocks as a
+/// committing operation's victims and reported "GC never took it" at the
+/// erase on this seed (found by a bug hunt; `scftl crashtest --geometry
+/// tiny --seed 9011 --ops 110272 --wear-leveling --hot-cold --oracle
+/// refine --aimed 0.02`, the run this test is).
+#[test]
+fn a_victim_erased_and_taken_again_in_its_own_flush_is_followed() {
+    let mut run = refined(scftl_tiny_on(Mutant::None, BackendKind::Ram));
+    run.target.hot_cold = true;
+    run.target.wear = Some(crashcheck::target::checker_wear_policy(ftl::FtlKind::Scftl));
+    let r = random_with(&run, 9011, 110_272, |cfg| cfg.aimed_rate = 0.02);
+    let s = compared("hot-cold, wear leveling, aimed", 9011, &r);
+    assert!(s.refine_victims_reused > 0, "{s:?}");
+}

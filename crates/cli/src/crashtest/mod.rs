@@ -683,6 +683,10 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
             "  erase hold            {} consolidation pages written because only held superblocks were erasable",
             s.refine_hold_releases
         );
+        println!(
+            "  victims reused        {} GC victims of a flush erased and taken again after its commit",
+            s.refine_victims_reused
+        );
     }
     if plan.run.oracle.is_some() {
         let secs = r.elapsed.as_secs_f64().max(1e-9);

@@ -184,6 +184,9 @@ pub struct RefineOracle {
     pub chain_commits_checked: u64,
     /// The most data pages an OOB commit checked here spanned.
     pub longest_oob_run: u64,
+    /// GC victims of a committing operation that it erased after the
+    /// commit and took again for new data (step 3 of [`Self::step`]).
+    pub victims_reused: u64,
     /// PL's erase guard as the code's commits leave it, and the erases
     /// measured against it ([`PlGuard`]).
     pub pl: PlGuard,
@@ -415,6 +418,7 @@ impl RefineOracle {
             recoveries_checked: 0,
             chain_commits_checked: 0,
             longest_oob_run: 0,
+            victims_reused: 0,
             pl: PlGuard::default(),
         }
     }
@@ -716,10 +720,23 @@ impl RefineOracle {
         }
         // 3. Victims marked before the commit: the rest of their pages
         //    become invalid (rlX); none may still be mapped. A committing
-        //    operation's victims are erasable now; later ones invalid.
-        victims(s, &p.states, &v, |now| {
+        //    operation's victims are erasable now, or were erased after
+        //    the commit (a flush's commit is durable at once, so the
+        //    allocation after it may erase and take again a victim of the
+        //    same flush: it was used before and is active or used again
+        //    now); later ones invalid.
+        if committed {
+            self.victims_reused += (0..v.states.len())
+                .filter(|&sb| {
+                    matches!(p.states[sb], SbKind::Used | SbKind::Active)
+                        && v.states[sb] != SbKind::Erasable
+                        && v.erases[sb] > v.erases_at_commit[sb]
+                })
+                .count() as u64;
+        }
+        victims(s, &p.states, &v, |sb, now| {
             if committed {
-                now == SbKind::Erasable
+                now == SbKind::Erasable || v.erases[sb] > v.erases_at_commit[sb]
             } else {
                 matches!(now, SbKind::Invalid | SbKind::Erasable | SbKind::Bad)
             }
@@ -823,7 +840,7 @@ impl RefineOracle {
             places(s, &g, None, &v.l2p)?;
             rewrites(s, &g, v.replaced.saturating_sub(v.replaced_at_commit))?;
             program_unbuffered(s, &v);
-            victims(s, &p.states, &v, |now| {
+            victims(s, &p.states, &v, |_, now| {
                 matches!(now, SbKind::Invalid | SbKind::Bad)
             })?;
         } else if matches!(op, Done::Flush | Done::Barrier) && s.l2p != s.smap {
@@ -1492,18 +1509,18 @@ fn rewrites(s: &mut St, g: &Guard<'_, '_>, n: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// Superblocks that were used or active and are now in a state `now`
-/// selects: GC (or wear leveling) took them as victims, so every page of P
+/// Superblocks that were used or active and that `now` selects (by their
+/// index and state now): GC (or wear leveling) took them as victims, so every page of P
 /// there becomes invalid (`rlX` for those not relocated by `rl0`); none may
 /// still be mapped by the volatile L2P.
 fn victims(
     s: &mut St,
     before: &[SbKind],
     v: &RefineView,
-    now: impl Fn(SbKind) -> bool,
+    now: impl Fn(usize, SbKind) -> bool,
 ) -> Result<(), String> {
     for (sb, (&was, &st)) in before.iter().zip(&v.states).enumerate() {
-        if matches!(was, SbKind::Used | SbKind::Active) && now(st) {
+        if matches!(was, SbKind::Used | SbKind::Active) && now(sb, st) {
             for q in pages_in(s, v, sb) {
                 let a = s.p2l(q);
                 if maps_to(&s.l2p, s, q) {
