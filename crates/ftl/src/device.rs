@@ -197,9 +197,11 @@ pub struct DeviceStats {
     /// (the backend's own counters: programs, reads, erases, syncs), so
     /// a front end can report pages programmed per host operation.
     pub flash: flash::FlashCounters,
-    /// Counters only one FTL keeps, by name (empty for the others): OPTR
+    /// Counters particular to one kind of FTL, by name (empty for SCFTL): OPTR
     /// reports its `optr::OptrStats` here (`OptrStats::from_counters`
-    /// reads them back). The base type names no FTL.
+    /// reads them back); the baselines report `recovery_twin_erases`
+    /// (segments their last recovery erased because they held a second
+    /// copy of a winning sector). The base type names no FTL.
     pub ftl_counters: Vec<(&'static str, u64)>,
     /// What wear leveling did (all zero while it is off).
     pub wear: crate::wear::WearStats,

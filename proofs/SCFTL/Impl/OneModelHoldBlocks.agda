@@ -56,6 +56,7 @@ open import Data.Nat.Properties using (_≟_; 1+n≢n)
 open import Data.List.Base using (List; []; _∷_; length; map)
 open import Data.List.Properties using (length-map)
 open import Data.List.Relation.Unary.All using (All; []; _∷_)
+import Data.List.Relation.Unary.All as All
 open import Data.List.Relation.Unary.AllPairs using (AllPairs; []; _∷_)
 open import Data.Maybe.Base using (Maybe; nothing; just)
 open import Data.Product using (Σ; _×_; _,_; proj₁; proj₂)
@@ -228,22 +229,14 @@ hold-es : ∀ {S H p} → ues (su S) ≡ [] → ers (st (su S)) p ≡ true → H
           EsM ((true , S) , H) p ((true , lzS (esF p (st (su S))) (gh S)) , H)
 hold-es ue e h = inj₂ (inj₁ (refl , ue , _ , refl , (_ , e , h , refl , refl))) , refl
 
-private
-  -- erasing page p leaves every other page's erasable flag as it was
-  keep-ers : ∀ {s : St} {p : ℕ} {H : Hold} (ps : List ℕ) → All (λ q → p ≢ q) ps →
-             All (λ q → ers s q ≡ true × H q ≡ false) ps →
-             All (λ q → ers (esF p s) q ≡ true × H q ≡ false) ps
-  keep-ers {s} {p} {H} [] [] [] = []
-  keep-ers {s} {p} {H} (q ∷ qs) (ne ∷ nes) ((e , h) ∷ rest) =
-    (trans (upd-other (ers s) false (λ qp → ne (sym qp))) e , h) ∷ keep-ers {s} {p} {H} qs nes rest
-
 -- a run of them over distinct pages
 hold-run : ∀ {S H} p ps → ues (su S) ≡ [] → AllPairs (λ q r → q ≢ r) (p ∷ ps) →
            All (λ q → ers (st (su S)) q ≡ true × H q ≡ false) (p ∷ ps) →
            Σ XH λ x' → EsRunM ((true , S) , H) (p ∷ ps) x'
 hold-run p [] ue _ ((e , h) ∷ []) = _ , one (hold-es ue e h)
 hold-run {S} {H} p (q ∷ qs) ue (ne ∷ u) ((e , h) ∷ rest)
-  with hold-run {lzS (esF p (st (su S))) (gh S)} {H} q qs refl u (keep-ers {st (su S)} {p} {H} (q ∷ qs) ne rest)
+  with hold-run {lzS (esF p (st (su S))) (gh S)} {H} q qs refl u
+         (All.zipWith (λ (n , e , h) → trans (upd-other (ers (st (su S))) false (λ qp → n (sym qp))) e , h) (ne , rest))
 ... | x' , rn = x' , (hold-es ue e h ∷ rn)
 
 -- so a block erase of BXh
@@ -290,16 +283,10 @@ release : ∀ {S H bl} → ues (su S) ≡ [] →
                       (((true , lzS (konsS (st (su S))) (gh S)) , none) , bl)
 release ue = inj₂ (inj₂ (refl , ue , refl , refl)) , refl
 
-private
-  free-none : ∀ {s : St} (ps : List ℕ) → All (λ q → ers s q ≡ true) ps →
-              All (λ q → ers s q ≡ true × none q ≡ false) ps
-  free-none [] [] = []
-  free-none {s} (q ∷ qs) (e ∷ es) = (e , refl) ∷ free-none {s} qs es
-
 -- ...then the erase of any block whose pages are distinct and erasable
 release-erase : ∀ {S bl k p ps} → owners bl k ≡ p ∷ ps → AllPairs (λ q r → q ≢ r) (p ∷ ps) →
                 All (λ q → ers (konsS (st (su S))) q ≡ true) (p ∷ ps) →
                 Σ XH λ x' → SB.Model.ok BXh (SB.use (SB.reg (SB.op SB.es)))
                                         (((true , lzS (konsS (st (su S))) (gh S)) , none) , bl) (x' , berase k bl)
 release-erase {S} {bl} {k} {p} {ps} eo u al =
-  hold-block {lzS (konsS (st (su S))) (gh S)} {none} {bl} {k} {p} {ps} eo refl u (free-none {konsS (st (su S))} (p ∷ ps) al)
+  hold-block {lzS (konsS (st (su S))) (gh S)} {none} {bl} {k} {p} {ps} eo refl u (All.map (_, refl) al)

@@ -225,6 +225,10 @@ pub struct LogFtl<F: Flash> {
     pub(crate) bad_in_use: BTreeSet<SegId>,
     /// Why the device is read-only, once it is (`FtlError::WornOut`).
     pub(crate) worn_out: Option<String>,
+    /// Segments the last recovery erased because they held a copy tying
+    /// its sector's winner (`LogFtl::erase_twins`); reported as the
+    /// counter `recovery_twin_erases`.
+    pub(crate) twin_erases: u64,
 }
 
 impl<F: Flash> LogFtl<F> {
@@ -276,6 +280,7 @@ impl<F: Flash> LogFtl<F> {
             spare_segments,
             bad_in_use: BTreeSet::new(),
             worn_out: None,
+            twin_erases: 0,
             config,
         })
     }
@@ -938,6 +943,7 @@ impl<F: Flash> LogFtl<F> {
         s.bad_blocks = self.segs.count(SegState::Retired);
         s.flash = self.flash.counters();
         s.wear = self.segs.wear_stats;
+        s.ftl_counters = vec![("recovery_twin_erases", self.twin_erases)];
         s
     }
 }

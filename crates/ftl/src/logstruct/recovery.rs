@@ -49,6 +49,11 @@ pub(crate) struct Scan {
     pub(crate) flash_trims: Vec<(u32, TrimRecord)>,
     pub(crate) log_trims: Vec<TrimRecord>,
     pub(crate) max_seq: u64,
+    /// Copies that tied the best candidate of their sector when scanned
+    /// (same sequence number: a GC relocation and its original), as
+    /// `(physical sector, sequence number)`; [`Scan::twins`] keeps those
+    /// that still tie the winner.
+    ties: Vec<(u32, u64)>,
 }
 
 impl Scan {
@@ -61,6 +66,24 @@ impl Scan {
         } else {
             Winner::Log((b - layout.physical_sectors) as usize)
         }
+    }
+
+    /// Segments holding a copy as new as its sector's winner on the flash
+    /// but not the winner: the scan saw the winner first (ties go to the
+    /// first copy found). Such a copy wins a later recovery once the
+    /// winner's copy is gone (GC relocated it and erased its segment), so
+    /// a segment that holds nothing else live must not be counted free
+    /// while it keeps the copy.
+    fn twins(&self, layout: &Layout) -> std::collections::BTreeSet<SegId> {
+        self.ties
+            .iter()
+            .filter(|&&(ppa, seq)| {
+                let la = self.p2l[ppa as usize] as usize;
+                self.best_seq[la] == seq && self.best[la] < layout.physical_sectors
+            })
+            .filter(|&&(ppa, _)| self.best[self.p2l[ppa as usize] as usize] != ppa)
+            .map(|&(ppa, _)| layout.seg_of(Ppa(ppa)))
+            .collect()
     }
 }
 
@@ -86,6 +109,7 @@ pub(crate) fn scan<F: Flash + ?Sized>(
         flash_trims: Vec::new(),
         log_trims: Vec::new(),
         max_seq: 0,
+        ties: Vec::new(),
     };
     let mut oob = vec![0u8; spp * OOB_RECORD_SIZE];
     let mut sector = vec![0u8; ss];
@@ -107,6 +131,9 @@ pub(crate) fn scan<F: Flash + ?Sized>(
                     let la = rec.la as usize;
                     s.p2l[ppa as usize] = rec.la;
                     s.copies[la] += 1;
+                    if s.best[la] != UNMAPPED && rec.seq == s.best_seq[la] {
+                        s.ties.push((ppa, rec.seq));
+                    }
                     if s.best[la] == UNMAPPED || rec.seq > s.best_seq[la] {
                         let ok = if verify_data {
                             flash.read(addr, slot as u32, &mut sector)?;
@@ -206,6 +233,7 @@ impl<F: Flash> LogFtl<F> {
             };
             f.segs.restore(SegId(seg), st);
         }
+        f.erase_twins(&s)?;
         // Past the spare, the device opens read-only (the sync FTL's log
         // is still moved to flash below: reads need it mapped).
         f.check_spare();
@@ -234,6 +262,40 @@ impl<F: Flash> LogFtl<F> {
             f.run_gc()?;
         }
         Ok(f)
+    }
+
+    /// Erases the segments recovery leaves free (`Dirty`) that hold a
+    /// copy tying its sector's winner ([`Scan::twins`]): a crash that cut
+    /// a GC between its relocation and the victim's durable erase leaves
+    /// two copies with one sequence number, and recovery keeps the first
+    /// it scans. The other's segment, free but not erased, would come
+    /// back to life at a later recovery once the winner's copy moved
+    /// (found by `scftl crashtest --ftl async --contract async --geometry
+    /// tiny --seed 9512 --ops 1267536 --wear-leveling --hot-cold --aimed
+    /// 0.02`: twins piled up over nested crashes until a recovery found
+    /// every segment live and no free one to write to, although the device
+    /// had counted several free). A crash before these erases are durable
+    /// brings the copies back, and the next recovery erases them again;
+    /// the winner's segment is erased only after a sync, which makes these
+    /// erases durable first.
+    fn erase_twins(&mut self, s: &Scan) -> Result<()> {
+        let mut erased = false;
+        for seg in s.twins(&self.layout) {
+            if self.segs.state(seg) != SegState::Dirty {
+                continue;
+            }
+            self.segs.free.retain(|&g| g != seg);
+            if self.erase_segment(seg)? {
+                self.segs.set(seg, SegState::Free);
+                self.segs.free.push_back(seg);
+            }
+            self.twin_erases += 1;
+            erased = true;
+        }
+        if erased && self.mode.sync_each_command {
+            self.flash.sync()?;
+        }
+        Ok(())
     }
 
     /// Sync: moves the log's winning entries to flash (programmed and
