@@ -277,6 +277,9 @@ pub struct Stats {
     pub epoch_full: u64,
     pub crashes: u64,
     pub crashes_during_format: u64,
+    /// Formats that completed (the first device's, and a replaced
+    /// device's unless a crash cut it and its recovery found it whole).
+    pub formats: u64,
     pub crashes_during_recovery: u64,
     /// Power cuts inside a recovery that was itself recovering from a
     /// power cut inside a recovery (nesting depth two or more).
@@ -361,6 +364,7 @@ impl Stats {
             worn_out_refusals: self.worn_out_refusals,
             read_only_devices: self.read_only_devices,
             devices_replaced: self.devices_replaced,
+            formats: self.formats,
             aimed_cycles: self.aimed_cycles,
             ..Stats::default()
         }
@@ -414,6 +418,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             epoch_full,
             crashes,
             crashes_during_format,
+            formats,
             crashes_during_recovery,
             nested_crashes,
             crash_states_checked,
@@ -453,6 +458,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.epoch_full += epoch_full;
         self.crashes += crashes;
         self.crashes_during_format += crashes_during_format;
+        self.formats += formats;
         self.crashes_during_recovery += crashes_during_recovery;
         self.nested_crashes += nested_crashes;
         self.crash_states_checked += crash_states_checked;
@@ -1074,6 +1080,7 @@ impl Executor {
                     o
                 });
                 self.formatted = true;
+                self.stats.formats += 1;
                 self.phase = Phase::Up;
                 self.dev = Some(d);
                 self.touched.clear();

@@ -80,22 +80,23 @@
 //! followed until the next recovery (a flush that committed first leaves
 //! its L2P as a recovery candidate).
 //!
-//! **A known false alarm** (found 2026-12-07, not fixed): the oracle
-//! abstracts an operation by the L2P at its end, so a move the same
-//! request then overwrites — a sector moved out of a superblock being
-//! emptied after a failed program, then written by the request, both in
-//! one operation — is never placed in P. When that move's page is the
-//! link of the epoch's OOB commit (its pairs name the move first, then
-//! the write), the check of P's guard reports "an OOB commit from link L,
-//! where the epoch placed no sector" although SCFTL is right: `scftl
-//! crashtest --geometry tiny --seed 7004 --ops 2950380
-//! --spare-superblocks 2 --oracle refine --inject-failures 0.1` fails at
-//! step 4,996,545 (about 80 s; no run of CI's reaches it). Taking every pair a later pair of the same
-//! sector overrides as P's `rl0` fixes that run but mistakes for moves the
-//! pairs of pages placed again after a failed program of a run or of a
-//! relocation, which the view does not list (`failed_programs` holds only
-//! merge buffer pages); the fix needs the view to say which of an
-//! operation's pairs are moves.
+//! **Moves the same operation overrides.** The L2P at an operation's end
+//! does not show a move (GC's, wear leveling's, or the emptying of a
+//! superblock with a bad block) that a later change of the same sector in
+//! the same operation overrode — a sector moved out of a superblock being
+//! emptied and then written by the request, or moved into a page whose
+//! program then failed and placed again. The view lists the epoch's moves
+//! in order (`RefineView::moves`, and the last epoch's as they were at its
+//! commit), and each overridden one is P's `rl0` before the operation's
+//! other steps ([`overridden_moves`]): P then holds the move's page, as
+//! SCFTL does, where an OOB commit's run may start (without it, `scftl
+//! crashtest --geometry tiny --seed 9016 --ops 145640 --spare-superblocks
+//! 3 --oracle refine --inject-failures 0.05` reported "an OOB commit from
+//! link L, where the epoch placed no sector" at step 240,600, a false
+//! alarm). A superblock allocated and taken as a victim within one
+//! operation then holds pages of P, which become invalid as any victim's.
+//! Re-placements after a failed program are not moves: they are P's
+//! writes of the same content (`replaced`).
 //!
 //! **Exhaustive mode** replays a window's operations at every crash point
 //! with the oracle stepping P along (each replay from the format), so it
@@ -697,10 +698,23 @@ impl RefineOracle {
             self.pl.clear();
         }
         self.pl.erased(&gone, &op)?;
-        // 2. Places: writes and trims in the request's range, relocations
+        // 2. Places: moves a later change of the same sector overrode,
+        //    then writes and trims in the request's range, relocations
         //    elsewhere; sectors placed again after a failed program are
         //    P's writes of the same content (charged below).
-        places(s, &g, range, l2p_at_commit)?;
+        let moved = if committed {
+            &v.moves_before_commit
+        } else {
+            &v.moves
+        };
+        let wrote = overridden_moves(
+            s,
+            &g,
+            range,
+            moved.get(p.moves.len()..).unwrap_or(&[]),
+            l2p_at_commit,
+        )?;
+        places(s, &g, range.map(|r| (r, &wrote)), l2p_at_commit)?;
         rewrites(s, &g, replaced_at_commit.saturating_sub(p.replaced))?;
         if !committed {
             program_unbuffered(s, &v);
@@ -734,7 +748,7 @@ impl RefineOracle {
                 })
                 .count() as u64;
         }
-        victims(s, &p.states, &v, |sb, now| {
+        victims(s, &p, &v, |sb, now| {
             if committed {
                 now == SbKind::Erasable || v.erases[sb] > v.erases_at_commit[sb]
             } else {
@@ -837,10 +851,11 @@ impl RefineOracle {
             }
             let gone = erases(s, &g, &self.released, &v.erases_at_commit, &v.erases, &v)?;
             self.pl.erased(&gone, &op)?;
+            overridden_moves(s, &g, None, &v.moves, &v.l2p)?;
             places(s, &g, None, &v.l2p)?;
             rewrites(s, &g, v.replaced.saturating_sub(v.replaced_at_commit))?;
             program_unbuffered(s, &v);
-            victims(s, &p.states, &v, |_, now| {
+            victims(s, &p, &v, |_, now| {
                 matches!(now, SbKind::Invalid | SbKind::Bad)
             })?;
         } else if matches!(op, Done::Flush | Done::Barrier) && s.l2p != s.smap {
@@ -1383,13 +1398,13 @@ fn erases(
 }
 
 /// Steps P from its `l2p` to `target` (the FTL's L2P at some point of the
-/// operation): `wr0` for the sectors of a write's `range`, removal for a
-/// trim's, `rl0` for every other sector that moved; checks each step's
-/// guard.
+/// operation): `wr0` for the sectors of a write's `range` (less those
+/// [`overridden_moves`] wrote), removal for a trim's, `rl0` for every other
+/// sector that moved; checks each step's guard.
 fn places(
     s: &mut St,
     g: &Guard<'_, '_>,
-    range: Option<Range<'_>>,
+    range: Option<(Range<'_>, &BTreeSet<Addr>)>,
     target: &[u32],
 ) -> Result<(), String> {
     // The addresses to step: those whose place differs from P's and
@@ -1402,7 +1417,7 @@ fn places(
             .filter(|&a| {
                 let np = target[a as usize];
                 let new = (np != UNMAPPED).then_some(Page::from(np));
-                l2p.at(a) != new || range.is_some_and(|r| r.contains(a))
+                l2p.at(a) != new || range.is_some_and(|(r, _)| r.contains(a))
             })
             .collect()
     };
@@ -1410,7 +1425,11 @@ fn places(
         let np = target[a as usize];
         let new = (np != UNMAPPED).then_some(Page::from(np));
         let old = s.l2p.get(&a).copied();
-        let written = range.filter(|r| r.contains(a));
+        // (A sector `overridden_moves` wrote already is moved on from
+        // there, not written again.)
+        let written = range
+            .filter(|(r, wrote)| r.contains(a) && !wrote.contains(&a))
+            .map(|(r, _)| r);
         if new == old {
             if written.is_some_and(|r| r.versions.is_some()) {
                 return Err(format!(
@@ -1493,6 +1512,72 @@ fn places(
     Ok(())
 }
 
+/// The operation's moves ([`RefineView::moves`]) that a later change of
+/// the same sector in the same operation overrode (`target`, the L2P at
+/// the operation's end or commit, does not name their pages): P's `rl0`
+/// of each, in order, from the page P maps its sector to, so that P
+/// holds the move's page as SCFTL does — an OOB commit's run may start
+/// there. A sector P does not map that the request writes was written
+/// before its move: P's `wr0` at the move's page stands for both (the
+/// write's own page, never in an L2P P sees, is the FTL's garbage), and
+/// the sector is returned among those written. What the operation did
+/// after the moves is `places`' to step.
+fn overridden_moves(
+    s: &mut St,
+    g: &Guard<'_, '_>,
+    range: Option<Range<'_>>,
+    moves: &[(u32, u32)],
+    target: &[u32],
+) -> Result<BTreeSet<Addr>, String> {
+    let mut wrote = BTreeSet::new();
+    for &(a, q) in moves {
+        if target.get(a as usize) == Some(&q) {
+            continue;
+        }
+        let (a, q) = (Addr::from(a), Page::from(q));
+        if matches!(s.cur_cell(q), Cell::D { .. }) || s.mb.contains_key(&q) {
+            return Err(format!(
+                "refinement: logical sector {a} was moved to physical sector {q}, where P still holds a page of logical sector {} (P programs a page once between erases)",
+                s.p2l(q)
+            ));
+        }
+        let Some(from) = s.l2p.get(&a).copied() else {
+            let Some((lba, vs)) = range
+                .filter(|r| r.contains(a))
+                .and_then(|r| r.versions.map(|vs| (r.lba, vs)))
+            else {
+                return Err(format!(
+                    "refinement: logical sector {a}, unmapped in P and not written by {:?}, was moved to physical sector {q} (a move relocates a mapped sector)",
+                    g.op
+                ));
+            };
+            if !steps::in_bounds(s, a, g.amax, g.wmax) {
+                return Err(format!(
+                    "refinement: the FTL placed a write of logical sector {a}, but P's guard InB refuses it (wcnt {} > wmax {})",
+                    s.wcnt, g.wmax
+                ));
+            }
+            s.nxt = q;
+            steps::wr0(s, a, vs[(a - lba) as usize], ModelMutant::None);
+            wrote.insert(a);
+            continue;
+        };
+        if s.p2l(from) != a {
+            return Err(format!(
+                "refinement: logical sector {a} was moved from physical sector {from}, which holds logical sector {} in P (Valid fails)",
+                s.p2l(from)
+            ));
+        }
+        s.nxt = q;
+        if !steps::rl0(s, from) {
+            return Err(format!(
+                "refinement: P's page at {from} has no definite content to move"
+            ));
+        }
+    }
+    Ok(wrote)
+}
+
 /// The write counter of P's `wr0` for `n` sectors the FTL placed again
 /// after a failed program of their merge buffer page (their places are
 /// `places`'); each must pass P's guard `InB`.
@@ -1515,12 +1600,17 @@ fn rewrites(s: &mut St, g: &Guard<'_, '_>, n: u64) -> Result<(), String> {
 /// still be mapped by the volatile L2P.
 fn victims(
     s: &mut St,
-    before: &[SbKind],
+    p: &RefineView,
     v: &RefineView,
     now: impl Fn(usize, SbKind) -> bool,
 ) -> Result<(), String> {
-    for (sb, (&was, &st)) in before.iter().zip(&v.states).enumerate() {
-        if matches!(was, SbKind::Used | SbKind::Active) && now(sb, st) {
+    for (sb, (&was, &st)) in p.states.iter().zip(&v.states).enumerate() {
+        // Used or active before the operation, or taken from the free or
+        // erasable queue during it (filled, by moves a later change
+        // overrode among others, and taken as a victim in the same
+        // operation).
+        let taken = was == SbKind::Free || (was == SbKind::Erasable && v.erases[sb] > p.erases[sb]);
+        if (matches!(was, SbKind::Used | SbKind::Active) || taken) && now(sb, st) {
             for q in pages_in(s, v, sb) {
                 let a = s.p2l(q);
                 if maps_to(&s.l2p, s, q) {
@@ -1528,7 +1618,10 @@ fn victims(
                         "refinement: superblock {sb} became {st:?} while the volatile L2P still maps logical sector {a} to its physical sector {q} (GC takes a victim only after relocating its valid sectors)"
                     ));
                 }
-                if !s.inv.contains(&q) {
+                // (A page of P erasable there is one a superblock taken
+                // from the erasable queue held before its erase, which
+                // step 5 of `step` applies.)
+                if !s.inv.contains(&q) && !s.erasable(q) {
                     steps::rl_x(s, q);
                 }
             }

@@ -192,6 +192,8 @@ impl<F: Flash> Scftl<F> {
                     let sector = &st.data[s as usize * ss..(s as usize + 1) * ss];
                     let psa = self.append_relocated(page, la, sector, crc)?;
                     self.remap(la, psa, crc);
+                    #[cfg(debug_assertions)]
+                    self.ghost.moves.push((la, psa));
                     self.delta.note_sector(la, psa, crc);
                     self.delta.push(&mut self.flash, &self.layout, la, psa)?;
                     self.stats.gc_sectors_relocated += 1;

@@ -39,6 +39,8 @@ impl<F: Flash> Scftl<F> {
             }
             std::mem::swap(&mut g.pending, &mut g.last);
             g.pending.clear();
+            std::mem::swap(&mut g.moves, &mut g.last_moves);
+            g.moves.clear();
             g.erases_at_commit.clear();
             g.erases_at_commit
                 .extend_from_slice(self.blocks.erase_counts());
@@ -219,6 +221,18 @@ impl<F: Flash> Scftl<F> {
                 commits: self.commits,
                 generation: self.delta.gen,
                 moves_charged: self.ghost.moves_charged,
+                moves: self
+                    .ghost
+                    .moves
+                    .iter()
+                    .map(|&(la, pa)| (la.0, pa.0))
+                    .collect(),
+                moves_before_commit: self
+                    .ghost
+                    .last_moves
+                    .iter()
+                    .map(|&(la, pa)| (la.0, pa.0))
+                    .collect(),
                 replaced: self.ghost.replaced,
                 replaced_at_commit: self.ghost.replaced_at_commit,
                 failed_programs: self.ghost.failed_programs.iter().map(|p| p.0).collect(),

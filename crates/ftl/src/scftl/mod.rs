@@ -136,6 +136,14 @@ struct Ghost {
     pending: Vec<(La, Psa)>,
     /// L2P changes of the epoch that committed last (for the validator).
     last: Vec<(La, Psa)>,
+    /// The moves among `pending` (GC's relocations, wear leveling's and
+    /// the emptying of superblocks with a bad block), in order; and those
+    /// of the epoch that committed last. The refinement oracle places in P
+    /// a move that a later change of the same sector within the same
+    /// operation overrides, which the L2P at the operation's end does not
+    /// show (`crate::refine::RefineView::moves`).
+    moves: Vec<(La, Psa)>,
+    last_moves: Vec<(La, Psa)>,
     /// The block table's erase counts at the last commit (or format or
     /// open), so the refinement oracle can tell an operation's erases
     /// before its commit from those after (`crate::refine`).
@@ -661,6 +669,8 @@ impl<F: Flash> Scftl<F> {
             stable: l2p.clone(),
             pending: Vec::new(),
             last: Vec::new(),
+            moves: Vec::new(),
+            last_moves: Vec::new(),
             erases_at_commit: blocks.erase_counts().to_vec(),
             moves_charged: 0,
             replaced: 0,
