@@ -1440,12 +1440,7 @@ fn places(
             continue;
         }
         if let Some(q) = new {
-            if matches!(s.cur_cell(q), Cell::D { .. }) || s.mb.contains_key(&q) {
-                return Err(format!(
-                    "refinement: logical sector {a} was placed at physical sector {q}, where P still holds a page of logical sector {} (P programs a page once between erases)",
-                    s.p2l(q)
-                ));
-            }
+            fresh(s, a, q)?;
         }
         match (written, new) {
             (
@@ -1455,16 +1450,7 @@ fn places(
                     ..
                 }),
                 Some(q),
-            ) => {
-                if !steps::in_bounds(s, a, g.amax, g.wmax) {
-                    return Err(format!(
-                        "refinement: the FTL placed a write of logical sector {a}, but P's guard InB refuses it (wcnt {} > wmax {})",
-                        s.wcnt, g.wmax
-                    ));
-                }
-                s.nxt = q;
-                steps::wr0(s, a, vs[(a - lba) as usize], ModelMutant::None);
-            }
+            ) => wr0_at(s, g, a, q, vs[(a - lba) as usize])?,
             (Some(Range { versions: None, .. }), None) => {
                 s.l2p.remove(&a);
             }
@@ -1487,18 +1473,7 @@ fn places(
                         g.op
                     ));
                 };
-                if s.p2l(from) != a {
-                    return Err(format!(
-                        "refinement: logical sector {a} was relocated from physical sector {from}, which holds logical sector {} in P (Valid fails)",
-                        s.p2l(from)
-                    ));
-                }
-                s.nxt = q;
-                if !steps::rl0(s, from) {
-                    return Err(format!(
-                        "refinement: P's page at {from} has no definite content to relocate"
-                    ));
-                }
+                rl0_at(s, a, from, q)?;
             }
             (_, None) => {
                 return Err(format!(
@@ -1535,12 +1510,7 @@ fn overridden_moves(
             continue;
         }
         let (a, q) = (Addr::from(a), Page::from(q));
-        if matches!(s.cur_cell(q), Cell::D { .. }) || s.mb.contains_key(&q) {
-            return Err(format!(
-                "refinement: logical sector {a} was moved to physical sector {q}, where P still holds a page of logical sector {} (P programs a page once between erases)",
-                s.p2l(q)
-            ));
-        }
+        fresh(s, a, q)?;
         let Some(from) = s.l2p.get(&a).copied() else {
             let Some((lba, vs)) = range
                 .filter(|r| r.contains(a))
@@ -1551,31 +1521,57 @@ fn overridden_moves(
                     g.op
                 ));
             };
-            if !steps::in_bounds(s, a, g.amax, g.wmax) {
-                return Err(format!(
-                    "refinement: the FTL placed a write of logical sector {a}, but P's guard InB refuses it (wcnt {} > wmax {})",
-                    s.wcnt, g.wmax
-                ));
-            }
-            s.nxt = q;
-            steps::wr0(s, a, vs[(a - lba) as usize], ModelMutant::None);
+            wr0_at(s, g, a, q, vs[(a - lba) as usize])?;
             wrote.insert(a);
             continue;
         };
-        if s.p2l(from) != a {
-            return Err(format!(
-                "refinement: logical sector {a} was moved from physical sector {from}, which holds logical sector {} in P (Valid fails)",
-                s.p2l(from)
-            ));
-        }
-        s.nxt = q;
-        if !steps::rl0(s, from) {
-            return Err(format!(
-                "refinement: P's page at {from} has no definite content to move"
-            ));
-        }
+        rl0_at(s, a, from, q)?;
     }
     Ok(wrote)
+}
+
+/// That P holds no page at `q`, where the FTL placed logical sector `a`
+/// (P programs a page once between erases).
+fn fresh(s: &St, a: Addr, q: Page) -> Result<(), String> {
+    if matches!(s.cur_cell(q), Cell::D { .. }) || s.mb.contains_key(&q) {
+        return Err(format!(
+            "refinement: logical sector {a} was placed at physical sector {q}, where P still holds a page of logical sector {} (P programs a page once between erases)",
+            s.p2l(q)
+        ));
+    }
+    Ok(())
+}
+
+/// P's `wr0` of version `d` of logical sector `a` at page `q`, under its
+/// guard `InB`.
+fn wr0_at(s: &mut St, g: &Guard<'_, '_>, a: Addr, q: Page, d: u32) -> Result<(), String> {
+    if !steps::in_bounds(s, a, g.amax, g.wmax) {
+        return Err(format!(
+            "refinement: the FTL placed a write of logical sector {a}, but P's guard InB refuses it (wcnt {} > wmax {})",
+            s.wcnt, g.wmax
+        ));
+    }
+    s.nxt = q;
+    steps::wr0(s, a, d, ModelMutant::None);
+    Ok(())
+}
+
+/// P's `rl0` of logical sector `a` from page `from` to page `q`, under
+/// its guard `Valid` (P's page at `from` holds `a`).
+fn rl0_at(s: &mut St, a: Addr, from: Page, q: Page) -> Result<(), String> {
+    if s.p2l(from) != a {
+        return Err(format!(
+            "refinement: logical sector {a} was relocated from physical sector {from}, which holds logical sector {} in P (Valid fails)",
+            s.p2l(from)
+        ));
+    }
+    s.nxt = q;
+    if !steps::rl0(s, from) {
+        return Err(format!(
+            "refinement: P's page at {from} has no definite content to relocate"
+        ));
+    }
+    Ok(())
 }
 
 /// The write counter of P's `wr0` for `n` sectors the FTL placed again
@@ -1594,10 +1590,11 @@ fn rewrites(s: &mut St, g: &Guard<'_, '_>, n: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// Superblocks that were used or active and that `now` selects (by their
-/// index and state now): GC (or wear leveling) took them as victims, so every page of P
-/// there becomes invalid (`rlX` for those not relocated by `rl0`); none may
-/// still be mapped by the volatile L2P.
+/// Superblocks that were used or active before the operation (or taken
+/// from the free or erasable queue during it) and that `now` selects, by
+/// their index and state now: GC (or wear leveling) took them as victims,
+/// so every page of P there becomes invalid (`rlX` for those not relocated
+/// by `rl0`); none may still be mapped by the volatile L2P.
 fn victims(
     s: &mut St,
     p: &RefineView,
