@@ -738,6 +738,17 @@ impl<F: Flash> Optr<F> {
         let wid = self.take_wid()?;
         for lpn in start..end {
             let cached = self.cache.remove(lpn);
+            // Uncounted and unmapped before the coalescing record, whose
+            // program may fail (a media failure turns the device
+            // read-only): the sector then reads as trimmed, and counted as
+            // such. Counting it after the record left a sector counted
+            // mapped that was neither cached nor mapped (`scftl crashtest
+            // --ftl optr --contract prefix --geometry tiny --seed 9610
+            // --ops 388048 --inject-failures 0.1`).
+            if cached.is_some() || self.l2p[lpn as usize] != UNMAPPED {
+                self.mapped -= 1;
+            }
+            self.unmap_flash(lpn);
             if let Some(e) = &cached {
                 if e.dirty {
                     self.add_record(Coalesce {
@@ -747,10 +758,6 @@ impl<F: Flash> Optr<F> {
                     })?;
                 }
             }
-            if cached.is_some() || self.l2p[lpn as usize] != UNMAPPED {
-                self.mapped -= 1;
-            }
-            self.unmap_flash(lpn);
         }
         let mut sector = vec![0u8; self.layout.sector_size];
         encode_trim(&mut sector, lba.0, count);
