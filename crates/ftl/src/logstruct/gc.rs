@@ -92,7 +92,11 @@
 //!   largest logical size falls by two segments' worth. The crash checker
 //!   found recoveries (after cuts inside recoveries) with no free segment
 //!   at a reserve of 0 (every seed of 1–20 on `tiny`, 200,000 operations)
-//!   and of 1 (7 of 20); with 2, none in 130 seeds. The reserve is idle
+//!   and of 1 (7 of 20); with 2, none in 130 seeds. (Part of that may
+//!   have been recovery's own doing: until 2026-12-07 it left a second
+//!   copy of a winner unerased in a segment it counted free, which a later
+//!   recovery could bring back to life — `recovery.rs` `erase_twins`.
+//!   With that fixed the reserve stays 2.) The reserve is idle
 //!   space: on a device of few segments it costs more than separation
 //!   saves (`small`, 31 segments), on one of many it does not (`bench
 //!   wear`, 127 segments: WAF 1.515 → 1.408 under 80/20 with the async
