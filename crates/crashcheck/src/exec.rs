@@ -329,6 +329,10 @@ pub struct Stats {
     /// followed as victims although they were no longer erasable at the
     /// operation's end.
     pub refine_victims_reused: u64,
+    /// Ways out of the erase hold whose consolidation page the flash's
+    /// command log shows synced before the next erase
+    /// (`Executor::refine_step`, `release_synced`).
+    pub refine_release_syncs: u64,
     /// Program and erase failures the flash was made to fail
     /// (`Step::FailProgram`, `Step::FailErase`) and that fired.
     pub program_failures_injected: u64,
@@ -395,6 +399,7 @@ impl Stats {
             refine_chain_phase_erases: self.refine_chain_phase_erases,
             refine_hold_releases: self.refine_hold_releases,
             refine_victims_reused: self.refine_victims_reused,
+            refine_release_syncs: self.refine_release_syncs,
             ..Stats::default()
         }
     }
@@ -438,6 +443,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             refine_chain_phase_erases,
             refine_hold_releases,
             refine_victims_reused,
+            refine_release_syncs,
             program_failures_injected,
             erase_failures_injected,
             worn_out_refusals,
@@ -478,6 +484,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.refine_chain_phase_erases += refine_chain_phase_erases;
         self.refine_hold_releases += refine_hold_releases;
         self.refine_victims_reused += refine_victims_reused;
+        self.refine_release_syncs += refine_release_syncs;
         self.program_failures_injected += program_failures_injected;
         self.erase_failures_injected += erase_failures_injected;
         self.worn_out_refusals += worn_out_refusals;
@@ -570,6 +577,9 @@ impl Executor {
     pub fn new(cfg: RunConfig, data_seed: u64) -> Result<Executor, String> {
         let flash = cfg.target.backend.new_dev(cfg.geometry)?;
         flash.with(|b| b.set_media_faults(cfg.media))?;
+        // The refinement oracle reads the order of each operation's
+        // commands (`Executor::refine_release`).
+        flash.with(|b| b.log_commands(cfg.refine));
         Ok(Executor {
             data_seed,
             flash,
@@ -793,13 +803,21 @@ impl Executor {
 
     /// The refinement oracle's step for `op`, with the device's view now.
     fn refine_step(&mut self, op: Done<'_>) -> Result<(), Violation> {
+        let log = self.flash.with(|b| b.take_commands());
         if self.refine.is_none() {
             return Ok(());
         }
         let v = self.refine_view()?;
         self.stats.refine_steps += 1;
+        let released = v.hold_releases > self.hold_seen;
         self.stats.refine_hold_releases += v.hold_releases.saturating_sub(self.hold_seen);
         self.hold_seen = v.hold_releases;
+        if let (true, Some(page), Some(log)) = (released, v.release_page, &log) {
+            if let Some(checked) = release_synced(log, page) {
+                checked.map_err(|m| self.violation(m))?;
+                self.stats.refine_release_syncs += 1;
+            }
+        }
         let Some(r) = self.refine.as_mut() else {
             return Ok(());
         };
@@ -855,6 +873,8 @@ impl Executor {
         }
         let v = self.refine_view()?;
         self.hold_seen = 0;
+        // A recovery's commands are not checked here.
+        self.flash.with(|b| b.take_commands());
         let n = self.num_sectors();
         let w = self.dev.as_ref().and_then(|d| d.epoch_remaining());
         let r = self.refine.get_or_insert_with(|| RefineOracle::new(n, w));
@@ -1031,6 +1051,7 @@ impl Executor {
             .new_dev(self.cfg.geometry)
             .and_then(|f| f.with(|b| b.set_media_faults(self.cfg.media)).map(|()| f))
             .map_err(|m| self.violation(format!("a new device: {m}")))?;
+        flash.with(|b| b.log_commands(self.cfg.refine));
         self.replaced.0 += c;
         self.replaced.1 += p;
         self.replaced.2 += e;
@@ -1722,4 +1743,95 @@ pub fn describe(cfg: &RunConfig) -> String {
         cfg.geometry,
         cfg.mutant.name()
     )
+}
+
+/// The erase hold's way out (`Scftl::release_hold`) in the flash's own
+/// command order: after the last program of its consolidation page `page`
+/// in `log` (one operation's commands), a sync through that program comes
+/// before any erase — the proofs' two steps, `release` (the page synced, a
+/// SYNC of the chain phase) and then `release-erase`
+/// (proofs/SCFTL/Impl/OneModelHoldBlocks.agda). `None` when the log has no
+/// program of `page`.
+fn release_synced(
+    log: &[flash::LoggedCommand],
+    page: flash::PageAddr,
+) -> Option<Result<(), String>> {
+    use flash::LoggedCommand as C;
+    let (i, seq) = log.iter().enumerate().rev().find_map(|(i, c)| match *c {
+        C::Program { seq, page: p } if p == page => Some((i, seq)),
+        _ => None,
+    })?;
+    for c in &log[i + 1..] {
+        match *c {
+            C::Sync { through, .. } if through >= seq => return Some(Ok(())),
+            C::Erase { block, .. } => {
+                return Some(Err(format!(
+                    "refinement: the erase hold's way out programmed its consolidation page (block {}, page {}) and erased block {} before a sync made that page durable (proofs: the page synced, `release`, then the erase, `release-erase`)",
+                    page.block.0, page.page, block.0
+                )))
+            }
+            _ => {}
+        }
+    }
+    Some(Ok(()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::release_synced;
+    use flash::{BlockId, LoggedCommand as C, PageAddr};
+
+    #[test]
+    fn a_release_needs_a_sync_through_its_page_before_the_next_erase() {
+        let page = PageAddr::new(15, 2);
+        let other = PageAddr::new(3, 0);
+        let prog = C::Program { seq: 10, page };
+        let erase = C::Erase {
+            seq: 12,
+            block: BlockId(7),
+        };
+        // Synced, then erased: the two steps.
+        let ok = [
+            prog,
+            C::Sync {
+                seq: 11,
+                through: 11,
+            },
+            erase,
+        ];
+        assert_eq!(release_synced(&ok, page), Some(Ok(())));
+        // Erased first (another page's program between does not help).
+        let bad = [
+            prog,
+            C::Program {
+                seq: 11,
+                page: other,
+            },
+            erase,
+        ];
+        assert!(release_synced(&bad, page).unwrap().is_err());
+        // A sync whose ticket was taken before the page's program does not
+        // make the page durable.
+        let early = [
+            prog,
+            C::Sync {
+                seq: 11,
+                through: 9,
+            },
+            erase,
+        ];
+        assert!(release_synced(&early, page).unwrap().is_err());
+        // The last program of the page counts; none: nothing to check.
+        let again = [
+            prog,
+            erase,
+            C::Program { seq: 13, page },
+            C::Sync {
+                seq: 14,
+                through: 14,
+            },
+        ];
+        assert_eq!(release_synced(&again, page), Some(Ok(())));
+        assert_eq!(release_synced(&[erase], page), None);
+    }
 }

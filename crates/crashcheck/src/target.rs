@@ -106,6 +106,15 @@ impl Backend {
     pub fn erases_issued(&self) -> u64 {
         each!(self, c => c.erases_issued())
     }
+    /// Turns the crash layer's command log on or off
+    /// (`CrashFlash::log_commands`).
+    pub fn log_commands(&mut self, on: bool) {
+        each!(self, c => c.log_commands(on))
+    }
+    /// The commands logged since the last call (`None`: the log is off).
+    pub fn take_commands(&mut self) -> Option<Vec<flash::LoggedCommand>> {
+        each!(self, c => c.take_commands())
+    }
     pub fn disarm(&mut self) {
         each!(self, c => c.disarm())
     }

@@ -322,13 +322,18 @@ fn in_page_and_oob_commits_pass_p_guards() {
 /// superblock is held, so the first superblock a write needs comes after
 /// the consolidation page; the oracle checks each such erase against the
 /// hold (and `erase-held-superblock`, in `Mutant::REFINE_ONLY`, is caught
-/// by it).
+/// by it), and the flash's command log shows the consolidation page synced
+/// before the erase.
 #[test]
 fn the_erase_hold_is_released_by_the_consolidation_page() {
     let run = refined(run_config("scftl", None, "tiny", Mutant::None));
     let r = random(&run, 6, 4000);
     let s = compared("ram", 6, &r);
     assert!(s.refine_hold_releases > 0, "{s:?}");
+    // Each release's consolidation page was found in the flash's command
+    // log and synced before the next erase (`release-hold-skips-sync`, in
+    // `Mutant::REFINE_ONLY`, is caught there).
+    assert!(s.refine_release_syncs > 0, "{s:?}");
 }
 
 /// Bugs of the in-page and OOB commits that break P's guards: the

@@ -267,6 +267,50 @@ pub(crate) struct PowerSwitch {
     cut_after_erase: Option<u64>,
 }
 
+/// One counted command in a crash layer's opt-in command log
+/// ([`CrashFlash::log_commands`]), with its sequence number among the
+/// layer's counted commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoggedCommand {
+    Program {
+        seq: u64,
+        page: PageAddr,
+    },
+    Erase {
+        seq: u64,
+        block: BlockId,
+    },
+    /// A completed sync that made durable every command numbered up to
+    /// `through` (a whole sync: itself; a sync behind: its ticket's).
+    Sync {
+        seq: u64,
+        through: u64,
+    },
+}
+
+/// The opt-in log of counted commands both crash layers keep (`None`:
+/// off, the default). A checker that wants the order of an operation's
+/// commands (the refinement oracle: was a page synced before an erase?)
+/// turns it on and drains it after each operation.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CommandLog(Option<Vec<LoggedCommand>>);
+
+impl CommandLog {
+    pub(crate) fn set(&mut self, on: bool) {
+        self.0 = on.then(Vec::new);
+    }
+
+    pub(crate) fn push(&mut self, c: LoggedCommand) {
+        if let Some(l) = &mut self.0 {
+            l.push(c);
+        }
+    }
+
+    pub(crate) fn take(&mut self) -> Option<Vec<LoggedCommand>> {
+        self.0.as_mut().map(std::mem::take)
+    }
+}
+
 impl PowerSwitch {
     /// Arms a cut after `n` more counted commands (ignored while off).
     pub(crate) fn arm(&mut self, n: u64) {
@@ -379,6 +423,7 @@ pub struct CrashFlash<F> {
     /// Emptied page histories, reused by `record` (their vectors keep
     /// their capacity).
     spare_histories: Vec<PageHistory>,
+    log: CommandLog,
 }
 
 /// Media failures armed in a [`CrashFlash`]: the n-th next program or
@@ -461,7 +506,20 @@ impl<F: RawFlash> CrashFlash<F> {
             unstable: std::collections::HashSet::new(),
             inject: Injection::default(),
             spare_histories: Vec::new(),
+            log: CommandLog::default(),
         }
+    }
+
+    /// Turns the command log on (empty) or off. While on, every counted
+    /// program, erase and completed sync is recorded in order until
+    /// [`CrashFlash::take_commands`] drains it.
+    pub fn log_commands(&mut self, on: bool) {
+        self.log.set(on);
+    }
+
+    /// The commands logged since the last call (`None`: the log is off).
+    pub fn take_commands(&mut self) -> Option<Vec<LoggedCommand>> {
+        self.log.take()
     }
 
     /// Makes the `n`-th next program (1 = the next one, counted among
@@ -539,6 +597,7 @@ impl<F: RawFlash> CrashFlash<F> {
             unstable: self.unstable.clone(),
             inject: self.inject,
             spare_histories: Vec::new(),
+            log: self.log.clone(),
         }
     }
 
@@ -1289,6 +1348,10 @@ impl<F: RawFlash> CrashFlash<F> {
     /// Programs one page: one counted command (a crash point).
     fn program_one(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
+        self.log.push(LoggedCommand::Program {
+            seq: self.power.commands(),
+            page,
+        });
         if self.silently_bad(page.block)? && self.inner.page_image(page)? == PageImage::Erased {
             // What a program leaves (bytes it does not cover stay erased),
             // with a few bytes changed.
@@ -1392,6 +1455,10 @@ impl<F: RawFlash> crate::Layer for CrashFlash<F> {
         self.begin_command()?;
         self.geometry.check_block(block)?;
         self.power.erase_admitted();
+        self.log.push(LoggedCommand::Erase {
+            seq: self.power.commands(),
+            block,
+        });
         if self.inject.erase_fails() {
             let mut wear = self.inner.block_wear(block)?;
             wear.erases = wear.erases.saturating_add(1);
@@ -1419,6 +1486,8 @@ impl<F: RawFlash> crate::Layer for CrashFlash<F> {
         self.begin_command()?;
         self.inner.sync()?;
         self.settle();
+        let seq = self.power.commands();
+        self.log.push(LoggedCommand::Sync { seq, through: seq });
         Ok(())
     }
 
@@ -1438,6 +1507,10 @@ impl<F: RawFlash> crate::Layer for CrashFlash<F> {
         self.begin_command()?;
         self.inner.finish_sync(ticket)?;
         self.settle_through(ticket.seq());
+        self.log.push(LoggedCommand::Sync {
+            seq: self.power.commands(),
+            through: ticket.seq(),
+        });
         Ok(())
     }
 

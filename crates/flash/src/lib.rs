@@ -52,7 +52,8 @@ pub mod timed;
 pub mod wear;
 
 pub use crash::{
-    CrashFlash, CrashPolicy, CrashReport, MediaFaults, PageClass, PageOutcome, PagePairing,
+    CrashFlash, CrashPolicy, CrashReport, LoggedCommand, MediaFaults, PageClass, PageOutcome,
+    PagePairing,
 };
 pub use dataless::DatalessFlash;
 pub use error::{FlashError, Result};

@@ -249,6 +249,15 @@ pub enum Mutant {
     /// runs reach it at the first write after such a reopen that needs a
     /// superblock.
     EraseHeldSuperblock,
+    /// SCFTL: the erase hold's way out (`Scftl::release_hold`) programs
+    /// the chain's consolidation page but does not sync it before the
+    /// erase that needed it, so a power cut can keep the erase and lose the
+    /// page (the proofs' two steps, `release` then `release-erase`, in one
+    /// with the order lost). The code's recovery survives it as it
+    /// survives `erase-held-superblock`; the refinement oracle finds the
+    /// erase before the sync in the flash's own command log
+    /// (`crashcheck::exec`, `release_synced`).
+    ReleaseHoldSkipsSync,
 }
 
 impl Mutant {
@@ -361,13 +370,14 @@ impl Mutant {
     /// oracle (`--oracle refine`) catches at the operation that makes them,
     /// while at that operation every other check still passes
     /// (`crates/crashcheck/tests/refine_oracle.rs`).
-    pub const REFINE_ONLY: [Mutant; 6] = [
+    pub const REFINE_ONLY: [Mutant; 7] = [
         Mutant::VictimErasableAtOnce,
         Mutant::ValidCountOffByOne,
         Mutant::RegionRoomOffByOne,
         Mutant::CheckpointDropsEntry,
         Mutant::RebuildKeepsUnreferenced,
         Mutant::EraseHeldSuperblock,
+        Mutant::ReleaseHoldSkipsSync,
     ];
 
     /// Mutants the refinement oracle catches at the commit that breaks P's
@@ -428,6 +438,7 @@ impl Mutant {
             Mutant::StaleChecksumCache => "stale-checksum-cache",
             Mutant::TrustErasedFirstPage => "trust-erased-first-page",
             Mutant::EraseHeldSuperblock => "erase-held-superblock",
+            Mutant::ReleaseHoldSkipsSync => "release-hold-skips-sync",
             Mutant::SkipSyncBeforeCommit => "skip-sync-before-commit",
             Mutant::EraseVictimBeforeFlush => "erase-victim-before-flush",
             Mutant::HonourTentativeDeltas => "honour-tentative-deltas",

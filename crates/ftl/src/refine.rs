@@ -118,6 +118,12 @@ pub struct RefineView {
     /// docs/FORMAT.md §4.3): an operation where it grew wrote that page
     /// before any erase.
     pub hold_releases: u64,
+    /// The consolidation page the last of those programmed (`None`: none
+    /// yet, or the region was broken and took none). The checker looks
+    /// in the flash's own command log for a sync through it before the
+    /// next erase (the proofs' way out in two steps: `release`, a SYNC,
+    /// then `release-erase`).
+    pub release_page: Option<flash::PageAddr>,
     /// Per superblock: how many of the `commits` were durable (synced)
     /// when allocation last erased it. A superblock GC freed at a commit
     /// may be erased only once that commit is durable (a crash may return

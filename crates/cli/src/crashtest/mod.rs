@@ -680,8 +680,8 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
             s.refine_chain_phase_erases
         );
         println!(
-            "  erase hold            {} consolidation pages written because only held superblocks were erasable",
-            s.refine_hold_releases
+            "  erase hold            {} consolidation pages written because only held superblocks were erasable ({} seen synced before the next erase in the flash's command log)",
+            s.refine_hold_releases, s.refine_release_syncs
         );
         println!(
             "  victims reused        {} GC victims of a flush erased and taken again after its commit",

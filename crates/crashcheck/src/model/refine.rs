@@ -739,22 +739,21 @@ impl RefineOracle {
         //    allocation after it may erase and take again a victim of the
         //    same flush: it was used before and is active or used again
         //    now); later ones invalid.
-        if committed {
-            self.victims_reused += (0..v.states.len())
-                .filter(|&sb| {
-                    matches!(p.states[sb], SbKind::Used | SbKind::Active)
-                        && v.states[sb] != SbKind::Erasable
-                        && v.erases[sb] > v.erases_at_commit[sb]
-                })
-                .count() as u64;
-        }
-        victims(s, &p, &v, |sb, now| {
+        // Erased after the commit and not erasable now: taken again.
+        let reused = |sb: usize, now: SbKind| {
+            now != SbKind::Erasable && v.erases[sb] > v.erases_at_commit[sb]
+        };
+        let taken = victims(s, &p, &v, |sb, now| {
             if committed {
-                now == SbKind::Erasable || v.erases[sb] > v.erases_at_commit[sb]
+                now == SbKind::Erasable || reused(sb, now)
             } else {
                 matches!(now, SbKind::Invalid | SbKind::Erasable | SbKind::Bad)
             }
         })?;
+        if committed {
+            self.victims_reused +=
+                taken.iter().filter(|&&sb| reused(sb, v.states[sb])).count() as u64;
+        }
         // 4. The commit (fl3: smap := l2p, invalid → erasable, counters
         //    reset), and a full checkpoint's new generation (ck3).
         let chained = v.chain_commits.saturating_sub(p.chain_commits);
@@ -1594,13 +1593,15 @@ fn rewrites(s: &mut St, g: &Guard<'_, '_>, n: u64) -> Result<(), String> {
 /// from the free or erasable queue during it) and that `now` selects, by
 /// their index and state now: GC (or wear leveling) took them as victims,
 /// so every page of P there becomes invalid (`rlX` for those not relocated
-/// by `rl0`); none may still be mapped by the volatile L2P.
+/// by `rl0`); none may still be mapped by the volatile L2P. Returns the
+/// superblocks it took.
 fn victims(
     s: &mut St,
     p: &RefineView,
     v: &RefineView,
     now: impl Fn(usize, SbKind) -> bool,
-) -> Result<(), String> {
+) -> Result<Vec<usize>, String> {
+    let mut taken_all = Vec::new();
     for (sb, (&was, &st)) in p.states.iter().zip(&v.states).enumerate() {
         // Used or active before the operation, or taken from the free or
         // erasable queue during it (filled, by moves a later change
@@ -1608,6 +1609,7 @@ fn victims(
         // operation).
         let taken = was == SbKind::Free || (was == SbKind::Erasable && v.erases[sb] > p.erases[sb]);
         if (matches!(was, SbKind::Used | SbKind::Active) || taken) && now(sb, st) {
+            taken_all.push(sb);
             for q in pages_in(s, v, sb) {
                 let a = s.p2l(q);
                 if maps_to(&s.l2p, s, q) {
@@ -1624,7 +1626,7 @@ fn victims(
             }
         }
     }
-    Ok(())
+    Ok(taken_all)
 }
 
 /// The pages of P's merge buffer the FTL no longer buffers were

@@ -35,7 +35,7 @@ use std::rc::Rc;
 use rand::{Rng, RngCore};
 
 use super::{FileFlash, ImageIo, ImageLayout};
-use crate::crash::{CrashPolicy, CrashReport, Injection, PowerSwitch};
+use crate::crash::{CommandLog, CrashPolicy, CrashReport, Injection, LoggedCommand, PowerSwitch};
 use crate::mem::default_nvram_size;
 use crate::{
     BlockId, Flash, FlashError, Geometry, PageAddr, PageImage, ProgramCmd, RawFlash, ReadCmd,
@@ -157,6 +157,8 @@ pub struct ImageCrashFlash {
     power: PowerSwitch,
     /// Injected media failures still to come (as in `CrashFlash`).
     inject: Injection,
+    /// The opt-in command log (as in `CrashFlash`).
+    log: CommandLog,
 }
 
 impl ImageCrashFlash {
@@ -180,7 +182,18 @@ impl ImageCrashFlash {
             flash,
             power: PowerSwitch::default(),
             inject: Injection::default(),
+            log: CommandLog::default(),
         })
+    }
+
+    /// Turns the command log on or off (`CrashFlash::log_commands`).
+    pub fn log_commands(&mut self, on: bool) {
+        self.log.set(on);
+    }
+
+    /// The commands logged since the last call (`CrashFlash::take_commands`).
+    pub fn take_commands(&mut self) -> Option<Vec<LoggedCommand>> {
+        self.log.take()
     }
 
     /// The image backend as it is now.
@@ -347,6 +360,10 @@ impl ImageCrashFlash {
     /// Programs one page: one counted command (a crash point).
     fn program_one(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
+        self.log.push(LoggedCommand::Program {
+            seq: self.power.commands(),
+            page,
+        });
         self.flash.program(page, data, oob)?;
         if self.inject.program_fails() {
             let g = *self.flash.geometry();
@@ -375,8 +392,12 @@ impl ImageCrashFlash {
         {
             return crate::program_each(self, pages, data, oob);
         }
-        for _ in pages {
+        for &page in pages {
             self.begin_command()?;
+            self.log.push(LoggedCommand::Program {
+                seq: self.power.commands(),
+                page,
+            });
         }
         self.flash.program_many(pages, data, oob)
     }
@@ -406,6 +427,10 @@ impl crate::Layer for ImageCrashFlash {
     fn erase(&mut self, block: BlockId) -> Result<()> {
         self.begin_command()?;
         self.power.erase_admitted();
+        self.log.push(LoggedCommand::Erase {
+            seq: self.power.commands(),
+            block,
+        });
         if self.inject.erase_fails() {
             self.flash.geometry().check_block(block)?;
             let mut wear = self.flash.block_wear(block)?;
@@ -418,7 +443,10 @@ impl crate::Layer for ImageCrashFlash {
     }
     fn sync(&mut self) -> Result<()> {
         self.begin_command()?;
-        self.flash.sync()
+        self.flash.sync()?;
+        let seq = self.power.commands();
+        self.log.push(LoggedCommand::Sync { seq, through: seq });
+        Ok(())
     }
     /// Not a flash command (no crash point): the gathered programs reach
     /// the modelled file, where a later cut may still undo them.

@@ -247,6 +247,7 @@ impl<F: Flash> Scftl<F> {
                 chain_link: self.chain_link.0,
                 chain_commits: self.ghost.chain_commits,
                 hold_releases: self.stats.hold_releases,
+                release_page: self.ghost.release_page,
                 last_chain: self.ghost.last_chain.clone(),
                 erase_durable: self.ghost.erase_durable.clone(),
                 region: (!self.delta.broken).then_some(crate::refine::RegionView {

@@ -175,6 +175,9 @@ struct Ghost {
     /// last erased by allocation (`crate::refine::RefineView::
     /// erase_durable`).
     erase_durable: Vec<u64>,
+    /// The consolidation page the erase hold's way out last programmed
+    /// (`crate::refine::RefineView::release_page`).
+    release_page: Option<flash::PageAddr>,
 }
 
 /// A snapshot-consistent FTL over a flash device.
@@ -679,6 +682,7 @@ impl<F: Flash> Scftl<F> {
             chain_commits: 0,
             last_chain: None,
             erase_durable: vec![0; layout.num_sbs as usize],
+            release_page: None,
         });
         let oob_len = if features.oob_logical_numbers {
             format::data_oob_len_v5(layout.spp)
@@ -931,8 +935,16 @@ impl<F: Flash> Scftl<F> {
     /// takes no page; the backlog then stays and so does the hold (the
     /// caller erases anyway, see `open_active`).
     pub(super) fn release_hold(&mut self) -> Result<()> {
+        #[cfg(debug_assertions)]
+        let wp = self.delta.wp;
         self.delta.consolidate(&mut self.flash, &self.layout)?;
-        self.sync_flash()?;
+        #[cfg(debug_assertions)]
+        if self.delta.wp > wp {
+            self.ghost.release_page = Some(self.layout.delta_page(wp));
+        }
+        if self.mutant != Mutant::ReleaseHoldSkipsSync {
+            self.sync_flash()?;
+        }
         self.stats.hold_releases += 1;
         Ok(())
     }
