@@ -201,7 +201,9 @@ pub struct DeviceStats {
     /// reports its `optr::OptrStats` here (`OptrStats::from_counters`
     /// reads them back); the baselines report `recovery_twin_erases`
     /// (segments their last recovery erased because they held a second
-    /// copy of a winning sector). The base type names no FTL.
+    /// copy of a winning sector) and `recovery_twin_segments_emptied`
+    /// (segments that recovery left free by taking the twins of all their
+    /// winners). The base type names no FTL.
     pub ftl_counters: Vec<(&'static str, u64)>,
     /// What wear leveling did (all zero while it is off).
     pub wear: crate::wear::WearStats,

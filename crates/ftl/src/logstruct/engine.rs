@@ -229,6 +229,10 @@ pub struct LogFtl<F: Flash> {
     /// its sector's winner (`LogFtl::erase_twins`); reported as the
     /// counter `recovery_twin_erases`.
     pub(crate) twin_erases: u64,
+    /// Segments recovery emptied by preferring the twins of their
+    /// winners (`Scan::prefer_twins`); counter
+    /// `recovery_twin_segments_emptied`.
+    pub(crate) twin_segments_emptied: u64,
 }
 
 impl<F: Flash> LogFtl<F> {
@@ -281,6 +285,7 @@ impl<F: Flash> LogFtl<F> {
             bad_in_use: BTreeSet::new(),
             worn_out: None,
             twin_erases: 0,
+            twin_segments_emptied: 0,
             config,
         })
     }
@@ -943,7 +948,10 @@ impl<F: Flash> LogFtl<F> {
         s.bad_blocks = self.segs.count(SegState::Retired);
         s.flash = self.flash.counters();
         s.wear = self.segs.wear_stats;
-        s.ftl_counters = vec![("recovery_twin_erases", self.twin_erases)];
+        s.ftl_counters = vec![
+            ("recovery_twin_erases", self.twin_erases),
+            ("recovery_twin_segments_emptied", self.twin_segments_emptied),
+        ];
         s
     }
 }

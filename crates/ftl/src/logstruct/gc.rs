@@ -95,8 +95,14 @@
 //!   and of 1 (7 of 20); with 2, none in 130 seeds. (Part of that may
 //!   have been recovery's own doing: until 2026-12-07 it left a second
 //!   copy of a winner unerased in a segment it counted free, which a later
-//!   recovery could bring back to life — `recovery.rs` `erase_twins`.
-//!   With that fixed the reserve stays 2.) The reserve is idle
+//!   recovery could bring back to life — `recovery.rs` `erase_twins` —
+//!   and let a victim whose erase a crash reverted win every tie with
+//!   its relocated copies, which `Scan::prefer_twins` fixed on
+//!   2026-12-07. With both fixed, a reserve of 1 passed seeds 1–20 of
+//!   `crashtest --ftl async|sync --hot-cold --geometry tiny --ops
+//!   200000`, a reserve of 0 failed four of 20 (victims waiting behind an
+//!   unsynced GC page). The reserve stays 2 until a longer campaign and
+//!   the benchmarks at 1 say otherwise.) The reserve is idle
 //!   space: on a device of few segments it costs more than separation
 //!   saves (`small`, 31 segments), on one of many it does not (`bench
 //!   wear`, 127 segments: WAF 1.515 → 1.408 under 80/20 with the async
