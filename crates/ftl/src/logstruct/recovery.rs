@@ -126,10 +126,8 @@ impl Scan {
             for (la, i) in picked {
                 // The old winner becomes the tie (`Scan::twins` then names
                 // its segment, which `LogFtl::erase_twins` erases).
-                let to = self.ties[i].0;
-                self.ties[i].0 = self.best[la];
-                self.best[la] = to;
-                winners[layout.seg_of(Ppa(to)).0 as usize].push(la);
+                std::mem::swap(&mut self.ties[i].0, &mut self.best[la]);
+                winners[layout.seg_of(Ppa(self.best[la])).0 as usize].push(la);
             }
             winners[seg].clear();
             emptied[seg] = true;
