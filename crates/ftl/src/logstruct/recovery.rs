@@ -199,27 +199,21 @@ pub(crate) fn scan<F: Flash + ?Sized>(
                     let la = rec.la as usize;
                     s.p2l[ppa as usize] = rec.la;
                     s.copies[la] += 1;
-                    if s.best[la] != UNMAPPED && rec.seq == s.best_seq[la] {
-                        // A tie recovery may prefer over the winner
-                        // (`Scan::prefer_twins`) must be whole.
+                    let tie = s.best[la] != UNMAPPED && rec.seq == s.best_seq[la];
+                    let newer = s.best[la] == UNMAPPED || rec.seq > s.best_seq[la];
+                    // A copy that wins, or ties the winner (one that
+                    // `Scan::prefer_twins` may prefer), must be whole.
+                    if tie || newer {
                         let ok = if verify_data {
                             flash.read(addr, slot as u32, &mut sector)?;
                             rec.matches(&sector)
                         } else {
                             true
                         };
-                        if ok {
+                        if ok && tie {
                             s.ties.push((ppa, rec.seq));
                         }
-                    }
-                    if s.best[la] == UNMAPPED || rec.seq > s.best_seq[la] {
-                        let ok = if verify_data {
-                            flash.read(addr, slot as u32, &mut sector)?;
-                            rec.matches(&sector)
-                        } else {
-                            true
-                        };
-                        if ok {
+                        if ok && newer {
                             s.best[la] = ppa;
                             s.best_seq[la] = rec.seq;
                             s.max_seq = s.max_seq.max(rec.seq);
