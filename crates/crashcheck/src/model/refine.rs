@@ -751,8 +751,15 @@ impl RefineOracle {
             }
         })?;
         if committed {
-            self.victims_reused +=
-                taken.iter().filter(|&&sb| reused(sb, v.states[sb])).count() as u64;
+            // (Counted among the victims proper, used or active before
+            // the operation, not superblocks it took from a queue.)
+            self.victims_reused += taken
+                .iter()
+                .filter(|&&sb| {
+                    matches!(p.states[sb], SbKind::Used | SbKind::Active)
+                        && reused(sb, v.states[sb])
+                })
+                .count() as u64;
         }
         // 4. The commit (fl3: smap := l2p, invalid → erasable, counters
         //    reset), and a full checkpoint's new generation (ck3).
