@@ -578,7 +578,7 @@ impl Executor {
         let flash = cfg.target.backend.new_dev(cfg.geometry)?;
         flash.with(|b| b.set_media_faults(cfg.media))?;
         // The refinement oracle reads the order of each operation's
-        // commands (`Executor::refine_release`).
+        // commands (`release_synced`).
         flash.with(|b| b.log_commands(cfg.refine));
         Ok(Executor {
             data_seed,

@@ -939,8 +939,9 @@ impl<F: Flash> Scftl<F> {
         let wp = self.delta.wp;
         self.delta.consolidate(&mut self.flash, &self.layout)?;
         #[cfg(debug_assertions)]
-        if self.delta.wp > wp {
-            self.ghost.release_page = Some(self.layout.delta_page(wp));
+        {
+            // None where a broken region took no page.
+            self.ghost.release_page = (self.delta.wp > wp).then(|| self.layout.delta_page(wp));
         }
         if self.mutant != Mutant::ReleaseHoldSkipsSync {
             self.sync_flash()?;
