@@ -306,6 +306,11 @@ impl CommandLog {
         }
     }
 
+    /// Logs a program of `page` as counted command `seq`.
+    pub(crate) fn program(&mut self, seq: u64, page: PageAddr) {
+        self.push(LoggedCommand::Program { seq, page });
+    }
+
     pub(crate) fn take(&mut self) -> Option<Vec<LoggedCommand>> {
         self.0.as_mut().map(std::mem::take)
     }
@@ -1348,10 +1353,7 @@ impl<F: RawFlash> CrashFlash<F> {
     /// Programs one page: one counted command (a crash point).
     fn program_one(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
-        self.log.push(LoggedCommand::Program {
-            seq: self.power.commands(),
-            page,
-        });
+        self.log.program(self.power.commands(), page);
         if self.silently_bad(page.block)? && self.inner.page_image(page)? == PageImage::Erased {
             // What a program leaves (bytes it does not cover stay erased),
             // with a few bytes changed.

@@ -360,10 +360,7 @@ impl ImageCrashFlash {
     /// Programs one page: one counted command (a crash point).
     fn program_one(&mut self, page: PageAddr, data: &[u8], oob: &[u8]) -> Result<()> {
         self.begin_command()?;
-        self.log.push(LoggedCommand::Program {
-            seq: self.power.commands(),
-            page,
-        });
+        self.log.program(self.power.commands(), page);
         self.flash.program(page, data, oob)?;
         if self.inject.program_fails() {
             let g = *self.flash.geometry();
@@ -394,10 +391,7 @@ impl ImageCrashFlash {
         }
         for &page in pages {
             self.begin_command()?;
-            self.log.push(LoggedCommand::Program {
-                seq: self.power.commands(),
-                page,
-            });
+            self.log.program(self.power.commands(), page);
         }
         self.flash.program_many(pages, data, oob)
     }
