@@ -140,6 +140,12 @@ pub struct RandwrArgs {
     /// `paper`).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2))]
     pub scftl_streams: Option<u32>,
+    /// SCFTL's delta region in superblocks, K and U fitted again for it.
+    /// Default: what `scftl format` makes for the geometry (room for four
+    /// full checkpoints: one superblock on `paper`); 8 is the paper's
+    /// 256 MB region.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub scftl_delta_region: Option<u32>,
 }
 
 /// `optr`: the OPTR paper's FTL analyses (§7) against the async baseline.

@@ -194,6 +194,16 @@ pub fn run_report(a: &RandwrArgs) -> BResult<Report> {
             ftl::FtlKind::Scftl => {
                 let base = targets::scftl_factory(&g)?;
                 let t = a.scftl_streams.unwrap_or(base.config.gc_streams);
+                let base = match a.scftl_delta_region {
+                    Some(d) if d != base.config.delta_region_superblocks => {
+                        base.with_delta_region(d).ok_or_else(|| {
+                            format!(
+                                "a delta region of {d} superblocks does not fit {g}: give fewer"
+                            )
+                        })?
+                    }
+                    _ => base,
+                };
                 let f = if base.config.gc_streams == t {
                     base
                 } else {

@@ -104,6 +104,21 @@ impl ScftlFactory {
         Some(ScftlFactory { g: self.g, config })
     }
 
+    /// The same device with a delta region of `d` superblocks (K and U
+    /// fitted again, L and W kept): `None` if the geometry cannot afford
+    /// it. `d` = 8 on `paper` is the paper's 256 MB region.
+    pub fn with_delta_region(&self, d: u32) -> Option<ScftlFactory> {
+        let mut config = ScftlConfig {
+            delta_region_superblocks: d,
+            ..self.config.clone()
+        };
+        let (k, u) = config.fit_k_u(&self.g, None, None)?;
+        config.gc_bound = k;
+        config.gc_threshold = u;
+        config.validate(&self.g).ok()?;
+        Some(ScftlFactory { g: self.g, config })
+    }
+
     /// Pages of the delta region.
     pub fn delta_capacity_pages(&self) -> u64 {
         u64::from(self.config.delta_region_superblocks)
@@ -405,19 +420,30 @@ mod tests {
 
     /// On the paper geometry, `scftl format`'s two write streams cost
     /// over-provisioning in use: the constraints reserve each stream's
-    /// padding and abandoned superblock, so K and U are fitted to 8 and 237
-    /// where one stream (the paper's design) gets 3 and 242 — the difference
-    /// between today's and older `bench randwr` figures (docs/BENCHMARKS.md).
+    /// padding and abandoned superblock, so K and U are fitted to 7 and 245
+    /// where one stream (the paper's design) gets 3 and 249; with the
+    /// paper's 256 MB delta region (8 superblocks, the default before
+    /// 2026-12-07) 8 and 237, and 3 and 242 — the difference between today's
+    /// and older `bench randwr` figures (docs/BENCHMARKS.md).
     #[test]
     fn paper_geometry_streams_fit_k_and_u() {
         let g = Geometry::paper();
         let two = scftl_factory(&g).unwrap();
         assert_eq!(two.config.gc_streams, 2);
-        assert_eq!((two.config.gc_bound, two.config.gc_threshold), (8, 237));
+        assert_eq!(two.config.delta_region_superblocks, 1);
+        assert_eq!((two.config.gc_bound, two.config.gc_threshold), (7, 245));
         let one = two.with_streams(1).unwrap();
         assert_eq!(one.config.gc_streams, 1);
-        assert_eq!((one.config.gc_bound, one.config.gc_threshold), (3, 242));
+        assert_eq!((one.config.gc_bound, one.config.gc_threshold), (3, 249));
         assert_eq!(one.config.logical_sectors, two.config.logical_sectors);
+        let paper = two.with_delta_region(8).unwrap();
+        assert_eq!((paper.config.gc_bound, paper.config.gc_threshold), (8, 237));
+        let paper1 = paper.with_streams(1).unwrap();
+        assert_eq!(
+            (paper1.config.gc_bound, paper1.config.gc_threshold),
+            (3, 242)
+        );
+        assert_eq!(paper.config.write_bound, two.config.write_bound);
         assert_eq!(one.config.write_bound, two.config.write_bound);
     }
 }

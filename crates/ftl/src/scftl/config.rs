@@ -199,9 +199,32 @@ pub fn delta_pairs_for(g: &Geometry, w: u32) -> u32 {
     }
 }
 
+/// Full checkpoints' worth of pages the default delta region holds: the
+/// region fills with delta pages between two full checkpoints, so a full
+/// checkpoint costs at most a quarter of the metadata pages written since
+/// the last one. A larger region buys nothing but rarer checkpoints and a
+/// longer recovery scan, and it costs GC its superblocks: on `paper` the
+/// paper's 256 MB region (8 superblocks, this default before 2026-12-07)
+/// left 7 superblocks fewer to GC and 8% more relocations under uniform
+/// random writes (docs/BENCHMARKS.md, randwr).
+pub const DELTA_REGION_CHECKPOINTS: u64 = 4;
+
+/// The delta region `default_for` and `paper_for` give `g` for a full
+/// checkpoint of `ckpt_pages` pages: the fewest superblocks that hold
+/// [`DELTA_REGION_CHECKPOINTS`] checkpoints' pages, at least one, and at
+/// most 1/32 of the superblocks (at most 8). One superblock on `tiny`,
+/// `small`, `medium` and `paper`, 5 on `paper-64g`, 8 on `paper-256g`.
+pub fn default_delta_superblocks(g: &Geometry, ckpt_pages: u64) -> u32 {
+    let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
+    let cap = (g.blocks_per_die / 32).clamp(1, 8);
+    let need = (DELTA_REGION_CHECKPOINTS * ckpt_pages).div_ceil(pages_per_sb.max(1));
+    need.clamp(1, u64::from(cap)) as u32
+}
+
 impl ScftlConfig {
-    /// A valid configuration for `g`: a delta region of 1/32 of the
-    /// superblocks (8 on the `paper` preset: 256 MiB), one-superblock
+    /// A valid configuration for `g`: a delta region sized to the full
+    /// checkpoint ([`default_delta_superblocks`]: one superblock on the
+    /// `paper` preset, 32 MiB), one-superblock
     /// checkpoint slots, a logical size of half the raw capacity (4 GiB on
     /// the 8 GiB `paper` preset, like the paper's example) or less where the
     /// constraints demand it, and the write bound W from the
@@ -223,12 +246,12 @@ impl ScftlConfig {
         let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
         let s = pages_per_sb * u64::from(g.sectors_per_page);
         let w_small = small_write_bound(s);
-        let delta_sbs = (g.blocks_per_die / 32).clamp(1, 8);
         let mut l = (g.total_sectors() / 2).clamp(1, u64::from(UNMAPPED - 1));
         loop {
             let epp = l2p_entries_per_page(g.page_size()) as u64;
             let ckpt_pages = l.div_ceil(epp.max(1)) + 1;
             let slot_sbs = ckpt_pages.div_ceil(pages_per_sb).max(1) as u32;
+            let delta_sbs = default_delta_superblocks(g, ckpt_pages);
             let meta = RESERVED_SUPERBLOCKS + 2 * u64::from(slot_sbs) + u64::from(delta_sbs);
             let spare = (u64::from(g.blocks_per_die).saturating_sub(meta) * s).saturating_sub(l);
             // The largest W the over-provisioning suggests first, halved
@@ -736,11 +759,45 @@ mod tests {
         }
         let p = ScftlConfig::default_for(&Geometry::paper());
         assert_eq!(
-            p.write_bound, 29952,
+            p.write_bound, 31744,
             "paper preset: 1/32 of the spare sectors"
         );
         assert_eq!(p.logical_sectors, 1 << 20, "paper preset: 4 GiB logical");
-        assert_eq!(p.delta_region_superblocks, 8);
+        assert_eq!(p.delta_region_superblocks, 1);
+    }
+
+    #[test]
+    fn the_default_delta_region_holds_four_checkpoints_within_its_cap() {
+        for (name, want) in [
+            ("tiny", 1),
+            ("small", 1),
+            ("medium", 1),
+            ("paper", 1),
+            ("paper-64g", 5),
+            ("paper-256g", 8),
+        ] {
+            let g = Geometry::preset(name).unwrap();
+            for c in [ScftlConfig::default_for(&g), ScftlConfig::paper_for(&g)] {
+                assert_eq!(c.delta_region_superblocks, want, "{name}");
+                let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
+                let d = c.derived(&g);
+                let region = d.delta_pages;
+                let ckpt = d.checkpoint_pages;
+                // Four checkpoints fit unless the 1/32 cap stops it, and
+                // one superblock less would not hold them.
+                let cap = u64::from((g.blocks_per_die / 32).clamp(1, 8));
+                assert!(
+                    region >= DELTA_REGION_CHECKPOINTS * ckpt
+                        || u64::from(c.delta_region_superblocks) == cap,
+                    "{name}: {region} pages for checkpoints of {ckpt}"
+                );
+                assert!(
+                    c.delta_region_superblocks == 1
+                        || region - pages_per_sb < DELTA_REGION_CHECKPOINTS * ckpt,
+                    "{name}: a smaller region would do"
+                );
+            }
+        }
     }
 
     #[test]
