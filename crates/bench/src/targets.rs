@@ -93,25 +93,24 @@ impl ScftlFactory {
     /// The same device with `t` write streams (K and U fitted again for
     /// them, L and W kept): `None` if the geometry cannot afford them.
     pub fn with_streams(&self, t: u32) -> Option<ScftlFactory> {
-        let mut config = ScftlConfig {
+        self.refit(ScftlConfig {
             gc_streams: t,
             ..self.config.clone()
-        };
-        let (k, u) = config.fit_k_u(&self.g, None, None)?;
-        config.gc_bound = k;
-        config.gc_threshold = u;
-        config.validate(&self.g).ok()?;
-        Some(ScftlFactory { g: self.g, config })
+        })
     }
 
     /// The same device with a delta region of `d` superblocks (K and U
     /// fitted again, L and W kept): `None` if the geometry cannot afford
     /// it. `d` = 8 on `paper` is the paper's 256 MB region.
     pub fn with_delta_region(&self, d: u32) -> Option<ScftlFactory> {
-        let mut config = ScftlConfig {
+        self.refit(ScftlConfig {
             delta_region_superblocks: d,
             ..self.config.clone()
-        };
+        })
+    }
+
+    /// `config` on this geometry with K and U fitted again for it.
+    fn refit(&self, mut config: ScftlConfig) -> Option<ScftlFactory> {
         let (k, u) = config.fit_k_u(&self.g, None, None)?;
         config.gc_bound = k;
         config.gc_threshold = u;
