@@ -205,7 +205,7 @@ pub fn delta_pairs_for(g: &Geometry, w: u32) -> u32 {
 /// the last one. A larger region buys nothing but rarer checkpoints and a
 /// longer recovery scan, and it costs GC its superblocks: on `paper` the
 /// paper's 256 MB region (8 superblocks, this default before 2026-12-07)
-/// left 7 superblocks fewer to GC and 8% more relocations under uniform
+/// left 7 superblocks fewer to GC and 13% more relocations under uniform
 /// random writes (docs/BENCHMARKS.md, randwr).
 pub const DELTA_REGION_CHECKPOINTS: u64 = 4;
 
