@@ -779,10 +779,8 @@ mod tests {
             let g = Geometry::preset(name).unwrap();
             for c in [ScftlConfig::default_for(&g), ScftlConfig::paper_for(&g)] {
                 assert_eq!(c.delta_region_superblocks, want, "{name}");
-                let pages_per_sb = u64::from(g.dies()) * u64::from(g.pages_per_block);
                 let d = c.derived(&g);
-                let region = d.delta_pages;
-                let ckpt = d.checkpoint_pages;
+                let (region, ckpt) = (d.delta_pages, d.checkpoint_pages);
                 // Four checkpoints fit unless the 1/32 cap stops it, and
                 // one superblock less would not hold them.
                 let cap = u64::from((g.blocks_per_die / 32).clamp(1, 8));
@@ -793,7 +791,7 @@ mod tests {
                 );
                 assert!(
                     c.delta_region_superblocks == 1
-                        || region - pages_per_sb < DELTA_REGION_CHECKPOINTS * ckpt,
+                        || region - d.pages_per_sb < DELTA_REGION_CHECKPOINTS * ckpt,
                     "{name}: a smaller region would do"
                 );
             }
