@@ -20,6 +20,7 @@ use fuser::{Config, MountOption, Session};
 use crate::error::CliError;
 use crate::fuse::{FuseFs, Shared};
 use crate::image::{self, MemoryArgs, OpenOptions};
+use crate::serve::OnOff;
 use crate::timing::{self, TimingArg};
 
 #[derive(clap::Args)]
@@ -63,6 +64,13 @@ pub struct MountArgs {
     /// Default 5000. Refused in the other modes, which flush every call.
     #[arg(long, value_name = "N")]
     pub idle_flush_ms: Option<u64>,
+    /// Wear leveling: `on` (dynamic: a new superblock or segment is the
+    /// least-worn free one, and SCFTL rotates its checkpoint slots and
+    /// delta region onto less-worn superblocks; no data moves for wear, so
+    /// the file system's groups keep the whole epoch; docs/USAGE.md "Wear
+    /// leveling") or `off` (FIFO allocation, metadata in place).
+    #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "ON|OFF")]
+    pub wear_leveling: OnOff,
     /// Record every write, trim and flush the file system sends to the
     /// device to TRACE (a new file; docs/FORMAT.md §9), for `scftl explore
     /// TRACE --fs fs-MODE`.
@@ -183,7 +191,16 @@ pub fn run(a: &MountArgs) -> Result<(), CliError> {
             )))
         }
     }
-    let opened = open_device(a, &t)?;
+    let mut opened = open_device(a, &t)?;
+    if a.wear_leveling == OnOff::On {
+        // Dynamic only: static leveling's moves after a flush would take
+        // up to a quarter of the next epoch, which the file system's group
+        // budget (measured once at mount) does not leave.
+        opened
+            .device
+            .set_wear_policy(ftl::WearPolicy::DYNAMIC)
+            .map_err(|e| CliError::runtime(format!("--wear-leveling on: {e}")))?;
+    }
     eprintln!("scftl: timing: {}", opened.timing);
     let pacing = opened.pacing.clone();
     let ftl_kind = opened.summary.kind;

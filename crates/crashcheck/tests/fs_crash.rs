@@ -32,6 +32,7 @@ fn config(
             write_bound,
             mutant,
             forced_flushes: true,
+            wear_leveling: false,
         },
         geometry_name: "small512".into(),
         seed,
@@ -85,6 +86,33 @@ fn every_mode_passes_on_the_ftls_it_is_allowed_on() {
         mount_cuts > 0,
         "no power cut ever fell inside a recovering mount"
     );
+}
+
+/// With wear leveling as `scftl mount` sets it (dynamic only), SCFTL
+/// rotates its checkpoint slots and delta region during the workload, and
+/// every mode still recovers to a tree it promises; the FIFO runs of the
+/// same seeds rotate nothing.
+#[test]
+fn every_mode_passes_with_mounts_wear_leveling() {
+    for (i, mode) in [CommitMode::Log, CommitMode::Xlog, CommitMode::Group]
+        .into_iter()
+        .enumerate()
+    {
+        // Log mode's transaction steps need more than 24 blocks of epoch.
+        let w = (mode != CommitMode::Log).then_some(24);
+        let mut c = config(mode, FtlKind::Scftl, w, None, 60 + i as u64, 120, 300);
+        let fifo = check(&c);
+        assert!(fifo.failure.is_none(), "{mode} without leveling");
+        assert_eq!(fifo.stats.meta_rotations, 0, "{mode}");
+        c.setup.wear_leveling = true;
+        assert!(replay_command(&c, None).contains(" --wear-leveling"));
+        let r = check(&c);
+        if let Some(f) = &r.failure {
+            panic!("{mode}: {}\nreplay: {}", f.message, f.replay);
+        }
+        assert!(r.stats.meta_rotations > 0, "{mode}: no rotation to check");
+        assert_eq!(r.stats.cut_points_checked, r.stats.cut_points);
+    }
 }
 
 /// `group` lets a cut call be durable whole, as the other modes do: in

@@ -55,6 +55,15 @@ impl WearPolicy {
         dynamic: true,
         static_spread: Some(DEFAULT_STATIC_SPREAD),
     };
+    /// Dynamic leveling only: allocation takes the least-worn free block
+    /// and no data moves for wear, so a caller's write budget is all its
+    /// own (`scftl mount`: the file system's group commit sizes its
+    /// groups by the epoch). SCFTL still rotates its metadata regions
+    /// (`scftl/wear.rs`), which moves no data either.
+    pub const DYNAMIC: WearPolicy = WearPolicy {
+        dynamic: true,
+        static_spread: None,
+    };
 
     /// Whether any leveling is on.
     pub fn is_on(&self) -> bool {
@@ -84,10 +93,7 @@ pub fn dynamic_only(policy: WearPolicy, name: &str) -> crate::Result<()> {
 pub fn default_for(kind: crate::FtlKind) -> WearPolicy {
     match kind {
         crate::FtlKind::Scftl => WearPolicy::DEFAULT,
-        _ => WearPolicy {
-            dynamic: true,
-            static_spread: None,
-        },
+        _ => WearPolicy::DYNAMIC,
     }
 }
 

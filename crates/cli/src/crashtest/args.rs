@@ -156,8 +156,10 @@ pub struct CrashtestArgs {
     #[arg(long)]
     pub no_barriers: bool,
     /// Turn wear leveling on in the FTL (after every format and open):
-    /// what `scftl serve` runs with — dynamic and static for scftl,
-    /// dynamic for the others. Off (FIFO allocation) unless given.
+    /// what `scftl serve` runs with — dynamic and static for scftl (static
+    /// eagerly, at a spread of 0), dynamic for the others; with --fs, what
+    /// `scftl mount` runs with — dynamic only (SCFTL still rotates its
+    /// metadata). Off (FIFO allocation) unless given.
     #[arg(long)]
     pub wear_leveling: bool,
     /// --ftl scftl, async, sync: format with two write streams (hot/cold

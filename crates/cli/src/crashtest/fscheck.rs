@@ -75,6 +75,7 @@ pub fn plan(args: &CrashtestArgs) -> Result<FsConfig, String> {
             write_bound: args.write_bound,
             mutant,
             forced_flushes: !args.no_forced_flushes,
+            wear_leveling: args.wear_leveling,
         },
         geometry_name: args.geometry.clone(),
         seed,
@@ -138,6 +139,7 @@ fn print_report(args: &CrashtestArgs, c: &FsConfig, r: &FsReport) {
             "mutant": c.setup.mutant.map(|m| m.name()),
             // Whether flushes were forced inside calls (group mode only).
             "forced_flushes_enabled": c.setup.mode == CommitMode::Group && c.setup.forced_flushes,
+            "wear_leveling": c.setup.wear_leveling,
             "stats": s,
             "calls_by_kind": r.tally,
             "elapsed_seconds": secs,
@@ -158,8 +160,13 @@ fn print_report(args: &CrashtestArgs, c: &FsConfig, r: &FsReport) {
         .setup
         .write_bound
         .map_or(String::new(), |w| format!(", W={w}"));
+    let wear = if c.setup.wear_leveling {
+        ", wear leveling (dynamic)"
+    } else {
+        ""
+    };
     println!(
-        "crashtest --fs {}: {} on {}{w}{mutant}, seed {}",
+        "crashtest --fs {}: {} on {}{w}{wear}{mutant}, seed {}",
         c.setup.mode, c.setup.kind, c.geometry_name, c.seed
     );
     let kinds: Vec<String> = r.tally.iter().map(|(k, n)| format!("{k} {n}")).collect();
@@ -178,8 +185,13 @@ fn print_report(args: &CrashtestArgs, c: &FsConfig, r: &FsReport) {
     } else {
         " (forced flushes off)".to_string()
     };
+    let rotations = if c.setup.wear_leveling && c.setup.kind == FtlKind::Scftl {
+        format!(", {} metadata rotations", s.meta_rotations)
+    } else {
+        String::new()
+    };
     println!(
-        "  reference run         {} flash commands, {} steps, {} epoch-full flushes{forced}",
+        "  reference run         {} flash commands, {} steps, {} epoch-full flushes{forced}{rotations}",
         s.commands, s.steps, s.epoch_flushes
     );
     let how = if c.cut_at.is_some() {

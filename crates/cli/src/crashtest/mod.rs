@@ -475,7 +475,6 @@ fn ftl_only_flag(args: &CrashtestArgs) -> Option<&'static str> {
         (args.failure_windows.is_some(), "--failure-windows"),
         (args.backend != "ram", "--backend"),
         (args.no_barriers, "--no-barriers"),
-        (args.wear_leveling, "--wear-leveling"),
         (args.hot_cold, "--hot-cold"),
         (args.sync_behind, "--sync-behind"),
         (args.spare_superblocks > 0, "--spare-superblocks"),
@@ -938,6 +937,15 @@ mod tests {
             crashcheck::fs::replay_command(&c, Some(9)),
             "scftl crashtest --fs group --ftl scftl --geometry small --seed 3 --ops 50 --write-bound 12 --mutant group-forgets-epoch-flush --cut-at 9"
         );
+        assert!(!c.setup.wear_leveling);
+        // --wear-leveling: `scftl mount`'s policy, in the replay command too.
+        let c = fscheck::plan(&parse(&["--fs", "xlog", "--seed", "4", "--wear-leveling"])).unwrap();
+        assert!(c.setup.wear_leveling);
+        let replay = crashcheck::fs::replay_command(&c, None);
+        assert!(replay.contains(" --wear-leveling"), "{replay}");
+        let argv: Vec<&str> = replay.split(' ').skip(2).collect();
+        let again = fscheck::plan(&parse(&argv)).unwrap();
+        assert_eq!(crashcheck::fs::replay_command(&again, None), replay);
         for (argv, needle) in [
             (
                 &["--fs", "xlog", "--ftl", "async"][..],

@@ -65,6 +65,10 @@ pub struct Setup {
     /// calls, so the file system flushes between their steps (`force.rs`).
     /// Ignored in `log` and `xlog`.
     pub forced_flushes: bool,
+    /// Wear leveling: [`ftl::WearPolicy::DYNAMIC`], as `scftl mount`
+    /// runs (SCFTL then rotates its metadata), set after the format and
+    /// after every recovery; `false`: the library's FIFO default.
+    pub wear_leveling: bool,
 }
 
 impl Setup {
@@ -72,6 +76,16 @@ impl Setup {
     /// nothing is forced.
     pub fn force_seed(&self, seed: u64) -> Option<u64> {
         (self.forced_flushes && self.mode == CommitMode::Group).then_some(seed ^ 0xF04C_EDF1)
+    }
+
+    /// Sets the wear policy `wear_leveling` asks for on a device just
+    /// formatted or recovered.
+    fn level(&self, dev: &mut dyn ftl::BlockDevice) -> Result<(), String> {
+        if !self.wear_leveling {
+            return Ok(());
+        }
+        dev.set_wear_policy(ftl::WearPolicy::DYNAMIC)
+            .map_err(|e| format!("setting the {} FTL's wear policy failed: {e}", self.kind))
     }
 
     fn mount_raw(&self, dev: Device) -> Result<Fs<Device>, Box<MountError<Device>>> {
@@ -100,6 +114,7 @@ impl Setup {
         };
         let mut dev = AnyFtl::format(flash.clone(), self.kind, &fo)
             .map_err(|e| format!("formatting the {} FTL failed: {e}", self.kind))?;
+        self.level(&mut dev)?;
         let mo = MkfsOptions {
             time_ns: Some(TIME_NS),
             ..Default::default()
@@ -288,6 +303,8 @@ pub struct Reference {
     pub forced_full_anyway: u64,
     /// Steps committed and calls completed (a long call is several steps).
     pub steps: u64,
+    /// SCFTL's metadata rotations (with `wear_leveling`).
+    pub meta_rotations: u64,
 }
 
 /// Runs the workload without a power cut: every outcome and every tree
@@ -315,6 +332,7 @@ pub fn reference(s: &Setup, w: &Workload, seed: u64) -> Result<Reference, String
     let st = fs.stats();
     let forced_flushes = fs.device().forced_flushes();
     let forced_full_anyway = fs.device().full_anyway();
+    let meta_rotations = ftl::BlockDevice::stats(fs.device()).wear.meta_rotations;
     let dev = fs
         .unmount()
         .map_err(|e| format!("unmount failed: {}", e.error))?;
@@ -333,6 +351,7 @@ pub fn reference(s: &Setup, w: &Workload, seed: u64) -> Result<Reference, String
         forced_flushes,
         forced_full_anyway,
         steps: st.steps,
+        meta_rotations,
     })
 }
 
@@ -525,7 +544,10 @@ pub fn cut(
     let mut fs = loop {
         // The recovering mount runs on the device as it is: nothing forced.
         let dev = match AnyFtl::open(flash.clone()) {
-            Ok(d) => Forcing::new(d, None),
+            Ok(mut d) => {
+                s.level(&mut d)?;
+                Forcing::new(d, None)
+            }
             Err(e) => {
                 res.violation = Some(format!("{during}: FTL recovery failed: {e}"));
                 return Ok(res);

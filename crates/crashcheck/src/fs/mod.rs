@@ -100,6 +100,8 @@ pub struct FsStats {
     /// the next step would not have fitted anyway (the file system flushes
     /// there on its own).
     pub forced_full_anyway: u64,
+    /// SCFTL's metadata rotations in that run (`Setup::wear_leveling`).
+    pub meta_rotations: u64,
     /// Cut points to check, and whether they are a sample of `commands`.
     pub cut_points: u64,
     pub sampled: bool,
@@ -154,6 +156,9 @@ pub fn replay_command(c: &FsConfig, cut: Option<u64>) -> String {
     if let Some(m) = s.mutant {
         r += &format!(" --mutant {}", m.name());
     }
+    if s.wear_leveling {
+        r += " --wear-leveling";
+    }
     if s.mode == ::fs::CommitMode::Group && !s.forced_flushes {
         r += " --no-forced-flushes";
     }
@@ -204,6 +209,7 @@ pub fn run(c: &FsConfig, progress: &mut dyn FnMut(&FsStats)) -> Result<FsReport,
     st.epoch_flushes = r.epoch_flushes;
     st.forced_flushes = r.forced_flushes;
     st.forced_full_anyway = r.forced_full_anyway;
+    st.meta_rotations = r.meta_rotations;
     let points: Vec<u64> = match c.cut_at {
         Some(k) if k >= r.commands => {
             return Err(format!(

@@ -30,14 +30,14 @@
 //! flush. The target is validated at every step: it must still be a used
 //! superblock, else it is dropped.
 //!
-//! Metadata rotation (with static leveling, configuration version 7): the
+//! Metadata rotation (with any leveling on, configuration version 7): the
 //! checkpoint slots and the delta region are erased at every full
 //! checkpoint, so they would wear several times faster than data. At a
 //! full checkpoint ([`Scftl::rotation_choice`]), each superblock it is
 //! about to erase again — the target slot's and the delta region's — that
 //! is more worn than one of the least-worn settled free superblocks is
-//! swapped for it (most worn with least worn; with static leveling on, but
-//! with no spread: a swap costs no extra erase), so the
+//! swapped for it (most worn with least worn; with dynamic or static
+//! leveling on, but with no spread: a swap costs no extra erase), so the
 //! checkpoint and the next delta region go there (`flush.rs`
 //! `full_checkpoint`), and the replaced ones join the data pool once the
 //! checkpoint is committed. The pool loses and gains
@@ -106,10 +106,15 @@ impl<F: Flash> Scftl<F> {
     /// is the more worn is swapped (as many as there are candidates: the
     /// pool may hold only a few).
     pub(super) fn rotation_choice(&self, target: usize) -> Option<MetaMap> {
-        // Static leveling on; its spread does not apply: swapping costs no
-        // extra write (the swapped-in superblock is erased instead of the
-        // swapped-out one), so any difference is worth it.
-        self.wear.static_spread?;
+        // Any leveling on (dynamic alone, as `scftl mount` runs, included:
+        // a rotation moves no data and allocates none, so it takes nothing
+        // from the epoch's budget). Static leveling's spread does not
+        // apply: swapping costs no extra erase (the swapped-in superblock
+        // is erased instead of the swapped-out one), so any difference is
+        // worth it.
+        if !self.wear.is_on() {
+            return None;
+        }
         if !self.features.movable_metadata || !self.delta.backlog.is_empty() {
             return None;
         }
