@@ -143,6 +143,9 @@ pub struct Row {
     /// `wear`: whether wear leveling was on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wear_leveling: Option<bool>,
+    /// `wear`: the leveling setting by name (`off`, `dynamic`, `on`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wear_policy: Option<String>,
     /// `wear`: erase counts of all erase blocks of the device (metadata
     /// included): min, average, max, and max over average.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -103,22 +103,71 @@ impl Picker {
     }
 }
 
-/// One run: `kind` under `workload`, leveling on or off.
+/// A leveling setting of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Leveling {
+    /// FIFO, no data moved, metadata in place.
+    Off,
+    /// `WearPolicy::DYNAMIC`, what `scftl mount` sets: SCFTL's dynamic
+    /// choice and metadata rotation, no static moves (the baselines' "on"
+    /// is this already, so they have no row of it).
+    Dynamic,
+    /// `ftl::wear::default_for`, what `scftl serve` sets.
+    On,
+}
+
+impl Leveling {
+    fn name(self) -> &'static str {
+        match self {
+            Leveling::Off => "off",
+            Leveling::Dynamic => "dynamic",
+            Leveling::On => "on",
+        }
+    }
+
+    fn policy(self, kind: FtlKind) -> Option<ftl::WearPolicy> {
+        match self {
+            Leveling::Off => None,
+            Leveling::Dynamic => Some(ftl::WearPolicy::DYNAMIC),
+            Leveling::On => Some(ftl::wear::default_for(kind)),
+        }
+    }
+
+    /// The settings measured for `kind`.
+    fn for_kind(kind: FtlKind) -> &'static [Leveling] {
+        match kind {
+            FtlKind::Scftl => &[Leveling::Off, Leveling::Dynamic, Leveling::On],
+            _ => &[Leveling::Off, Leveling::On],
+        }
+    }
+}
+
+/// A row's leveling setting, as the table prints it (rows of reports
+/// written before the dynamic setting carry the bool only).
+fn leveling_name(r: &Row) -> String {
+    match (&r.wear_policy, r.wear_leveling) {
+        (Some(p), _) => p.clone(),
+        (None, Some(true)) => "on".into(),
+        (None, Some(false)) => "off".into(),
+        (None, None) => String::new(),
+    }
+}
+
+/// One run: `kind` under `workload` with a leveling setting.
 fn measure(
     g: &Geometry,
     f: &dyn targets::Factory,
     streams: Option<u32>,
     workload: &str,
-    leveled: bool,
+    leveling: Leveling,
     a: &WearArgs,
 ) -> BResult<Row> {
     let kind = f.kind();
     let shared = stack::dataless(f, g)?;
     let probe = PlainProbe(shared.clone());
     let mut dev = f.format(Box::new(shared.clone()))?;
-    if leveled {
-        dev.set_wear_policy(ftl::wear::default_for(kind))
-            .map_err(|e| format!("{kind}: {e}"))?;
+    if let Some(p) = leveling.policy(kind) {
+        dev.set_wear_policy(p).map_err(|e| format!("{kind}: {e}"))?;
     }
     let mut w = Writer::new(dev, &probe, a.common.seed);
     let l = w.num_sectors();
@@ -173,7 +222,8 @@ fn measure(
         bench: "wear".into(),
         ftl: kind.name().into(),
         workload: Some(workload.into()),
-        wear_leveling: Some(leveled),
+        wear_leveling: Some(leveling != Leveling::Off),
+        wear_policy: Some(leveling.name().into()),
         wi: Some(a.flush_every),
         waf: Some(waf),
         writes: Some(total),
@@ -341,7 +391,7 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
     );
     header.add(
         "leveling",
-        "on = ftl::wear::default_for: scftl dynamic + static (spread 2 erases) + metadata rotation, the others dynamic only",
+        "on = ftl::wear::default_for (scftl serve's): scftl dynamic + static (spread 2 erases) + metadata rotation, the others dynamic only; dynamic (scftl only) = WearPolicy::DYNAMIC (scftl mount's): dynamic + metadata rotation, no static moves",
     );
     header.add(
         "streams",
@@ -386,13 +436,13 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
         };
         for workload in WORKLOADS {
             for (f, streams) in &variants {
-                for leveled in [false, true] {
+                for &leveling in Leveling::for_kind(kind) {
                     progress(
                         a.common.silent,
                         format!(
                             "wear: {kind}{} {workload} leveling {}",
                             streams.map_or(String::new(), |t| format!(" ({t} streams)")),
-                            if leveled { "on" } else { "off" }
+                            leveling.name()
                         ),
                     );
                     rows.push(stamp(measure(
@@ -400,7 +450,7 @@ pub fn run_report(a: &WearArgs) -> BResult<Report> {
                         f.as_ref(),
                         *streams,
                         workload,
-                        leveled,
+                        leveling,
                         a,
                     )?));
                 }
@@ -458,11 +508,7 @@ pub fn table(rows: &[Row]) -> Table {
             r.ftl.clone(),
             r.workload.clone().unwrap_or_default(),
             r.write_streams.map_or("1".into(), |t| t.to_string()),
-            match r.wear_leveling {
-                Some(true) => "on".into(),
-                Some(false) => "off".into(),
-                None => String::new(),
-            },
+            leveling_name(r),
             fmt_opt(r.waf, 3),
             fmt_opt(r.gc_relocations_per_write, 3),
             fmt_opt(r.wear_moves_per_write, 3),
@@ -527,11 +573,13 @@ pub fn render(header: &Header, rows: &[Row]) -> String {
 fn draw(path: &std::path::Path, rows: &[Row]) -> BResult<()> {
     let mut panels = Vec::new();
     for workload in WORKLOADS {
-        for leveled in [false, true] {
+        for leveled in ["off", "on"] {
             let series = rows
                 .iter()
                 .filter(|r| {
-                    r.workload.as_deref() == Some(workload) && r.wear_leveling == Some(leveled)
+                    r.workload.as_deref() == Some(workload)
+                        && r.end_error.is_none()
+                        && leveling_name(r) == leveled
                 })
                 .map(|r| {
                     let n: u64 = r.erase_histogram.iter().map(|&(_, c)| c).sum();
@@ -562,10 +610,7 @@ fn draw(path: &std::path::Path, rows: &[Row]) -> BResult<()> {
                 })
                 .collect();
             panels.push(Panel {
-                title: format!(
-                    "{workload}, leveling {}",
-                    if leveled { "on" } else { "off" }
-                ),
+                title: format!("{workload}, leveling {leveled}"),
                 x_label: "fraction of erase blocks (sorted by erases)".into(),
                 y_label: "erases".into(),
                 log_y: false,

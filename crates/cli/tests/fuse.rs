@@ -331,7 +331,10 @@ fn mount_levels_wear_and_rotates_metadata_unless_asked_not_to() {
         }
         fsck_clean(d, "fs.img");
         let m = mount(&[]);
-        sh("test \"$(cat mnt/f19)\" = 9999; test \"$(cat mnt/f0)\" = 9980", d);
+        sh(
+            "test \"$(cat mnt/f19)\" = 9999; test \"$(cat mnt/f0)\" = 9980",
+            d,
+        );
         m.unmount();
     }
 }
