@@ -41,6 +41,7 @@ pub struct FormatRequest {
     pub gc_bound: Option<u64>,
     pub gc_threshold: Option<u64>,
     pub gc_streams: Option<u64>,
+    pub delta_region_superblocks: Option<u64>,
     pub force: bool,
 }
 
@@ -180,6 +181,9 @@ pub struct MemoryArgs {
     /// async and sync 1.
     #[arg(long, requires = "memory")]
     pub gc_streams: Option<u64>,
+    /// --memory, scftl: superblocks of the delta region.
+    #[arg(long, requires = "memory", value_name = "N")]
+    pub delta_region_superblocks: Option<u64>,
 }
 
 impl MemoryArgs {
@@ -200,6 +204,10 @@ impl MemoryArgs {
             ("--gc-bound", self.gc_bound.is_some()),
             ("--gc-threshold", self.gc_threshold.is_some()),
             ("--gc-streams", self.gc_streams.is_some()),
+            (
+                "--delta-region-superblocks",
+                self.delta_region_superblocks.is_some(),
+            ),
         ]
         .into_iter()
         .filter_map(|(n, set)| set.then_some(n))
@@ -227,6 +235,7 @@ impl MemoryArgs {
             gc_bound: self.gc_bound,
             gc_threshold: self.gc_threshold,
             gc_streams: self.gc_streams,
+            delta_region_superblocks: self.delta_region_superblocks,
             force: false,
         }
     }
@@ -349,6 +358,10 @@ fn format_options(
         gc_bound: bound("gc-bound", req.gc_bound)?,
         gc_threshold: bound("gc-threshold", req.gc_threshold)?,
         gc_streams: bound("gc-streams", req.gc_streams)?,
+        delta_region_superblocks: bound(
+            "delta-region-superblocks",
+            req.delta_region_superblocks,
+        )?,
     };
     let checked = match kind {
         FtlKind::Scftl => scftl_config(g, &opts).map(|c| c.logical_sectors),
@@ -359,13 +372,14 @@ fn format_options(
         let d = ScftlConfig::default_for(g);
         let hint = if kind == FtlKind::Scftl {
             format!(
-                "\n(the defaults for the {} geometry are {} logical sectors, W={}, K={}, U={}, {} write stream(s); `scftl format --help` explains the bounds)",
+                "\n(the defaults for the {} geometry are {} logical sectors, W={}, K={}, U={}, {} write stream(s), a delta region of {} superblock(s); `scftl format --help` explains the bounds)",
                 crate::preset_name(g),
                 d.logical_sectors,
                 d.write_bound,
                 d.gc_bound,
                 d.gc_threshold,
-                d.gc_streams
+                d.gc_streams,
+                d.delta_region_superblocks
             )
         } else {
             String::new()

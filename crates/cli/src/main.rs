@@ -194,6 +194,14 @@ struct FormatArgs {
     /// asked for, else 1; async and sync: 1 (the paper's baselines).
     #[arg(long)]
     gc_streams: Option<u64>,
+    /// SCFTL: superblocks of the delta region, where flushes log their L2P
+    /// changes until a full checkpoint. Default: the fewest that hold four
+    /// full checkpoints' pages (one on most sizes), at most 1/32 of the
+    /// device. A larger region takes full checkpoints less often (its
+    /// superblocks are erased less often without wear leveling) for GC
+    /// headroom and a longer recovery scan; K and U are refitted.
+    #[arg(long, value_name = "N")]
+    delta_region_superblocks: Option<u64>,
     /// Overwrite IMAGE if it exists (never while another process has it open).
     #[arg(long)]
     force: bool,
@@ -229,6 +237,7 @@ fn run_format(a: &FormatArgs) -> Result<(), CliError> {
         gc_bound: a.gc_bound,
         gc_threshold: a.gc_threshold,
         gc_streams: a.gc_streams,
+        delta_region_superblocks: a.delta_region_superblocks,
         force: a.force,
     };
     let s = image::format(&a.image, &req)?;

@@ -99,7 +99,80 @@ fn format_refuses_to_overwrite_and_rejects_bad_sizes() {
         d,
     );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // The delta region's size: none, more than the device can spare, or
+    // on an FTL without one is refused, saying why.
+    for (args, needle) in [
+        (
+            &["--geometry", "small", "--delta-region-superblocks", "0"][..],
+            "delta_region_superblocks",
+        ),
+        (
+            &["--geometry", "small", "--delta-region-superblocks", "100"],
+            "delta region",
+        ),
+        (
+            &[
+                "--geometry",
+                "small",
+                "--ftl",
+                "async",
+                "--delta-region-superblocks",
+                "2",
+            ],
+            "scftl only",
+        ),
+    ] {
+        let mut argv = vec!["format", "b.img"];
+        argv.extend_from_slice(args);
+        let o = scftl(&argv, d);
+        assert_eq!(o.status.code(), Some(2), "{argv:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{argv:?}: {}", stderr(&o));
+    }
     assert!(!d.join("b.img").exists(), "a refused format left a file");
+}
+
+/// `--delta-region-superblocks` sizes SCFTL's delta region: the image
+/// records it (`info`), K and U are refitted around it (a larger region
+/// leaves GC fewer superblocks: U falls here), and the device works.
+#[test]
+fn format_sizes_the_delta_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let config = |img: &str| {
+        let o = scftl(&["info", img, "--json"], d);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let c = &v["config"];
+        (
+            c["delta_region_superblocks"].as_u64().unwrap(),
+            c["gc_threshold"].as_u64().unwrap(),
+        )
+    };
+    format(d, "default.img", &["--geometry", "small"]);
+    format(
+        d,
+        "big.img",
+        &[
+            "--geometry",
+            "small",
+            "--size",
+            "16MiB",
+            "--delta-region-superblocks",
+            "3",
+        ],
+    );
+    format(d, "half.img", &["--geometry", "small", "--size", "16MiB"]);
+    let (region, _) = config("default.img");
+    assert_eq!(region, 1, "small's default region");
+    let (big, u_big) = config("big.img");
+    let (half, u_half) = config("half.img");
+    assert_eq!((big, half), (3, 1));
+    assert!(
+        u_big < u_half,
+        "U {u_big} with 3 region superblocks, {u_half} with 1"
+    );
+    let o = scftl(&["scrub", "big.img"], d);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 #[test]

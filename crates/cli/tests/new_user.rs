@@ -161,6 +161,7 @@ fn options_an_image_would_ignore_are_errors() {
         &["serve", "a.img", "--ftl", "async"][..],
         &["serve", "a.img", "--size", "1MiB", "--geometry", "small"],
         &["serve", "a.img", "--write-bound", "64"],
+        &["serve", "a.img", "--delta-region-superblocks", "2"],
     ] {
         let out = scftl(args, d);
         assert_eq!(code(&out), Some(2), "{args:?}: {}", text(&out));

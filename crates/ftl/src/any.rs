@@ -28,6 +28,10 @@ pub struct FormatOptions {
     /// where the device affords the second stream at the size asked for,
     /// else 1.
     pub gc_streams: Option<u32>,
+    /// SCFTL: superblocks of the delta region. Default: the fewest that
+    /// hold four full checkpoints' pages, at most 1/32 of the device
+    /// (`scftl::config::default_delta_superblocks`).
+    pub delta_region_superblocks: Option<u32>,
 }
 
 /// One of the four FTLs.
@@ -53,8 +57,13 @@ pub fn scftl_config(g: &Geometry, opts: &FormatOptions) -> Result<ScftlConfig> {
     if let Some(t) = opts.gc_streams {
         cfg.gc_streams = t;
     }
-    let custom =
-        opts.logical_sectors.is_some() || opts.write_bound.is_some() || opts.gc_streams.is_some();
+    if let Some(d) = opts.delta_region_superblocks {
+        cfg.delta_region_superblocks = d;
+    }
+    let custom = opts.logical_sectors.is_some()
+        || opts.write_bound.is_some()
+        || opts.gc_streams.is_some()
+        || opts.delta_region_superblocks.is_some();
     // Not asked for: two streams where they fit the rest, else one (so a
     // size or bound that fits one stream is not refused for the second).
     if opts.gc_streams.is_none() && custom {
@@ -83,8 +92,8 @@ pub fn scftl_config(g: &Geometry, opts: &FormatOptions) -> Result<ScftlConfig> {
                 }
                 cfg.validate(g)?;
                 return Err(FtlError::BadConfig(format!(
-                    "no GC bound K and threshold U satisfy the SCFTL constraints for {} logical sectors and W = {} on this geometry; lower the size or the write bound",
-                    cfg.logical_sectors, cfg.write_bound
+                    "no GC bound K and threshold U satisfy the SCFTL constraints for {} logical sectors, W = {} and a delta region of {} superblock(s) on this geometry; lower the size, the write bound or the delta region",
+                    cfg.logical_sectors, cfg.write_bound, cfg.delta_region_superblocks
                 )));
             }
         },
@@ -102,6 +111,10 @@ pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Res
         ("the write bound (W)", opts.write_bound.is_some()),
         ("the GC bound (K)", opts.gc_bound.is_some()),
         ("the GC threshold (U)", opts.gc_threshold.is_some()),
+        (
+            "the delta region's size",
+            opts.delta_region_superblocks.is_some(),
+        ),
     ] {
         if set {
             return Err(FtlError::BadConfig(format!(
@@ -133,6 +146,10 @@ pub fn optr_config(g: &Geometry, opts: &FormatOptions) -> Result<OptrConfig> {
         ("the GC bound (K)", opts.gc_bound.is_some()),
         ("the GC threshold (U)", opts.gc_threshold.is_some()),
         ("the write-stream count", opts.gc_streams.is_some()),
+        (
+            "the delta region's size",
+            opts.delta_region_superblocks.is_some(),
+        ),
     ] {
         if set {
             return Err(FtlError::BadConfig(format!(
@@ -445,6 +462,46 @@ mod tests {
         assert!(e.to_string().contains("scftl only"), "{e}");
         assert!(e.to_string().contains("write bound (W)"), "{e}");
         assert!(!e.to_string().contains("--"), "names no CLI flag: {e}");
+        // The delta region's size: taken as asked, K and U refitted around
+        // it; refused where it leaves the constraints no K and U, and on
+        // the FTLs that have none.
+        let region = |d: u32| FormatOptions {
+            logical_sectors: Some(def.logical_sectors / 2),
+            delta_region_superblocks: Some(d),
+            ..Default::default()
+        };
+        let one = scftl_config(&g, &region(1)).unwrap();
+        let three = scftl_config(&g, &region(3)).unwrap();
+        assert_eq!(
+            (one.delta_region_superblocks, three.delta_region_superblocks),
+            (1, 3)
+        );
+        let same = scftl_config(
+            &g,
+            &FormatOptions {
+                logical_sectors: Some(def.logical_sectors / 2),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (one.gc_bound, one.gc_threshold),
+            (same.gc_bound, same.gc_threshold),
+            "1 is small's default"
+        );
+        assert!(three.gc_threshold < one.gc_threshold);
+        three.validate(&g).unwrap();
+        let e = scftl_config(&g, &region(g.blocks_per_die))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("delta region"), "{e}");
+        for kind in [FtlKind::Async, FtlKind::Optr] {
+            let e = AnyFtl::format(MemFlash::new(g).unwrap(), kind, &region(2))
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(e.contains("delta region's size"), "{kind}: {e}");
+        }
     }
 
     #[test]
@@ -575,6 +632,7 @@ mod tests {
                     gc_bound: k,
                     gc_threshold: u,
                     gc_streams: None,
+                    delta_region_superblocks: None,
                 };
                 let out = match scftl_config(&g, &opts) {
                     Ok(c) => format!(

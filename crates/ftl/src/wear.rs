@@ -24,8 +24,9 @@
 //! The library default is [`WearPolicy::OFF`] (FIFO, the verified choice,
 //! which every seeded mutant's seed was found with); callers turn leveling
 //! on with `BlockDevice::set_wear_policy` ([`default_for`] is the most each
-//! FTL supports), as `scftl bench wear` and `scftl crashtest
-//! --wear-leveling` do.
+//! FTL supports), as `scftl serve`, `scftl bench wear` and `scftl
+//! crashtest --wear-leveling` do; `scftl mount` (and `crashtest --fs
+//! --wear-leveling`) sets [`WearPolicy::DYNAMIC`].
 
 use std::collections::VecDeque;
 
