@@ -605,6 +605,10 @@ fn follow_chain<F: Flash + ?Sized>(
         if slot != 0 {
             break;
         }
+        // The link's page and the pages after it (an OOB commit's run)
+        // are one per die: sensed together, each read below finds its
+        // page in its die's register.
+        prefetch_stripe(flash, layout, link)?;
         // An erased page reads as 0xFF: no marker.
         flash.read_oob(addr, &mut oob)?;
         if format::inpage_marker::MAGIC.at(marker).bytes(&oob) != format::INPAGE_MAGIC {
@@ -659,6 +663,23 @@ fn follow_chain<F: Flash + ?Sized>(
         }
     }
     Ok(found)
+}
+
+/// Asks the flash to sense the page of `from` and the pages after it in its
+/// superblock, one stripe (a page per die) at most: a chain's next link
+/// and an OOB commit's run lie there (consecutive pages of a superblock
+/// are on consecutive dies), so their reads cost about one sensing instead
+/// of one each. A hint only (`Flash::prefetch`): nothing read changes.
+fn prefetch_stripe<F: Flash + ?Sized>(flash: &mut F, layout: &Layout, from: Psa) -> Result<()> {
+    let spp = layout.spp;
+    let sb = layout.sb_of(from);
+    let pages: Vec<flash::PageAddr> = (0..layout.dies)
+        .map_while(|k| from.0.checked_add(k * spp).map(Psa))
+        .take_while(|&p| layout.sb_of(p) == sb && layout.is_data_psa(p))
+        .map(|p| layout.locate(p).0)
+        .collect();
+    flash.prefetch(&pages)?;
+    Ok(())
 }
 
 /// The in-page commit in page `addr` (whose OOB is `oob` and carries the
@@ -779,6 +800,9 @@ fn oob_epoch<F: Flash + ?Sized>(
         if k > 0 {
             if layout.sb_of(first) != sb {
                 return Ok(None);
+            }
+            if k % layout.dies == 0 {
+                prefetch_stripe(flash, layout, first)?;
             }
             flash.read_oob(layout.locate(first).0, oob)?;
         }
