@@ -193,12 +193,9 @@ pub fn run(a: &MountArgs) -> Result<(), CliError> {
     }
     let mut opened = open_device(a, &t)?;
     if a.wear_leveling == OnOff::On {
-        // Dynamic only: static leveling's moves after a flush would take
-        // up to a quarter of the next epoch, which the file system's group
-        // budget (measured once at mount) does not leave.
         opened
             .device
-            .set_wear_policy(ftl::WearPolicy::DYNAMIC)
+            .set_wear_policy(fs::WEAR_POLICY)
             .map_err(|e| CliError::runtime(format!("--wear-leveling on: {e}")))?;
     }
     eprintln!("scftl: timing: {}", opened.timing);

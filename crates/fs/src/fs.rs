@@ -82,6 +82,13 @@ pub struct Fs<D: BlockDevice> {
     pub(crate) dirs: DirIndexes,
 }
 
+/// The wear policy a device under the file system may run with
+/// (`scftl mount`, and the file-system crash checker's `--wear-leveling`):
+/// dynamic leveling, so SCFTL also rotates its metadata regions, but no
+/// static moves, which take up to a quarter of the next epoch after a flush
+/// while group mode sizes its groups by the epoch it measured at mount.
+pub const WEAR_POLICY: ftl::WearPolicy = ftl::WearPolicy::DYNAMIC;
+
 impl<D: BlockDevice> Fs<D> {
     /// Mounts the file system on `dev` with `opts`. Refuses (changing
     /// nothing) a device without a valid superblock and `xlog`/`group` on a

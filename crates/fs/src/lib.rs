@@ -61,7 +61,7 @@ pub use attr::{
     Attr, DirEntry, Owner, SetAttr, StatFs, TimeSet, RENAME_EXCHANGE, RENAME_NOREPLACE,
 };
 pub use error::{errno, FsError, Result};
-pub use fs::{min_step_sectors, Fs, MountError, LINK_MAX, MIN_STEP_BLOCKS};
+pub use fs::{min_step_sectors, Fs, MountError, LINK_MAX, MIN_STEP_BLOCKS, WEAR_POLICY};
 pub use fsck::{
     describe_blocks, fsck, repair, FsckCounts, FsckReport, Problem, ProblemKind, RepairReport,
 };

@@ -65,9 +65,9 @@ pub struct Setup {
     /// calls, so the file system flushes between their steps (`force.rs`).
     /// Ignored in `log` and `xlog`.
     pub forced_flushes: bool,
-    /// Wear leveling: [`ftl::WearPolicy::DYNAMIC`], as `scftl mount`
-    /// runs (SCFTL then rotates its metadata), set after the format and
-    /// after every recovery; `false`: the library's FIFO default.
+    /// Wear leveling: [`fs::WEAR_POLICY`], as `scftl mount` runs (SCFTL
+    /// then rotates its metadata), set after the format and after every
+    /// recovery; `false`: the library's FIFO default.
     pub wear_leveling: bool,
 }
 
@@ -84,7 +84,7 @@ impl Setup {
         if !self.wear_leveling {
             return Ok(());
         }
-        dev.set_wear_policy(ftl::WearPolicy::DYNAMIC)
+        dev.set_wear_policy(fs::WEAR_POLICY)
             .map_err(|e| format!("setting the {} FTL's wear policy failed: {e}", self.kind))
     }
 
