@@ -110,11 +110,8 @@ impl ScftlFactory {
     }
 
     /// `config` on this geometry with K and U fitted again for it.
-    fn refit(&self, mut config: ScftlConfig) -> Option<ScftlFactory> {
-        let (k, u) = config.fit_k_u(&self.g, None, None)?;
-        config.gc_bound = k;
-        config.gc_threshold = u;
-        config.validate(&self.g).ok()?;
+    fn refit(&self, config: ScftlConfig) -> Option<ScftlFactory> {
+        let config = config.refit(&self.g)?;
         Some(ScftlFactory { g: self.g, config })
     }
 

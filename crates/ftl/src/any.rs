@@ -103,25 +103,45 @@ pub fn scftl_config(g: &Geometry, opts: &FormatOptions) -> Result<ScftlConfig> {
     Ok(cfg)
 }
 
-/// Builds the async/sync configuration `opts` asks for on `g` (the two
-/// baselines share one configuration type); epoch-bound options are refused.
-/// Messages name the options by concept; a frontend adds its own spelling.
-pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Result<AsyncConfig> {
-    for (name, set) in [
-        ("the write bound (W)", opts.write_bound.is_some()),
-        ("the GC bound (K)", opts.gc_bound.is_some()),
-        ("the GC threshold (U)", opts.gc_threshold.is_some()),
+/// Refuses the options `kind` has nothing to apply to, each with the
+/// reason: W, K and U bound SCFTL's epochs, the delta region is SCFTL's
+/// (the baselines and OPTR keep no delta region), and OPTR writes one log
+/// (`streams`: whether the stream count is refused too).
+fn refuse_scftl_only(kind: FtlKind, opts: &FormatOptions, streams: bool) -> Result<()> {
+    let no_epochs = "has no epoch bounds";
+    for (name, set, why) in [
+        ("the write bound (W)", opts.write_bound.is_some(), no_epochs),
+        ("the GC bound (K)", opts.gc_bound.is_some(), no_epochs),
+        (
+            "the GC threshold (U)",
+            opts.gc_threshold.is_some(),
+            no_epochs,
+        ),
+        (
+            "the write-stream count",
+            streams && opts.gc_streams.is_some(),
+            "writes one log",
+        ),
         (
             "the delta region's size",
             opts.delta_region_superblocks.is_some(),
+            "keeps no delta region",
         ),
     ] {
         if set {
             return Err(FtlError::BadConfig(format!(
-                "{name} applies to scftl only; the {kind} FTL has no epoch bounds"
+                "{name} applies to scftl only; the {kind} FTL {why}"
             )));
         }
     }
+    Ok(())
+}
+
+/// Builds the async/sync configuration `opts` asks for on `g` (the two
+/// baselines share one configuration type); epoch-bound options are refused.
+/// Messages name the options by concept; a frontend adds its own spelling.
+pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Result<AsyncConfig> {
+    refuse_scftl_only(kind, opts, false)?;
     let mut cfg = AsyncConfig::default_for(g);
     if let Some(t) = opts.gc_streams {
         // Two streams reserve two more segments (config.rs): the default
@@ -141,22 +161,7 @@ pub fn baseline_config(g: &Geometry, kind: FtlKind, opts: &FormatOptions) -> Res
 /// Builds the OPTR configuration `opts` asks for on `g` (its defaults for
 /// what is not given); epoch-bound options are refused.
 pub fn optr_config(g: &Geometry, opts: &FormatOptions) -> Result<OptrConfig> {
-    for (name, set) in [
-        ("the write bound (W)", opts.write_bound.is_some()),
-        ("the GC bound (K)", opts.gc_bound.is_some()),
-        ("the GC threshold (U)", opts.gc_threshold.is_some()),
-        ("the write-stream count", opts.gc_streams.is_some()),
-        (
-            "the delta region's size",
-            opts.delta_region_superblocks.is_some(),
-        ),
-    ] {
-        if set {
-            return Err(FtlError::BadConfig(format!(
-                "{name} applies to scftl only; the optr FTL has no epoch bounds"
-            )));
-        }
-    }
+    refuse_scftl_only(FtlKind::Optr, opts, true)?;
     let mut cfg = OptrConfig::default_for(g);
     if let Some(l) = opts.logical_sectors {
         cfg.logical_sectors = l;
@@ -501,7 +506,24 @@ mod tests {
                 .unwrap()
                 .to_string();
             assert!(e.contains("delta region's size"), "{kind}: {e}");
+            // The reason given is the one that applies (not the epoch bounds).
+            assert!(e.contains("keeps no delta region"), "{kind}: {e}");
         }
+        let e = AnyFtl::format(
+            MemFlash::new(g).unwrap(),
+            FtlKind::Sync,
+            &FormatOptions {
+                write_bound: Some(8),
+                ..FormatOptions::default()
+            },
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            e.contains("write bound") && e.contains("no epoch bounds"),
+            "{e}"
+        );
     }
 
     #[test]

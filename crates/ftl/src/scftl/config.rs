@@ -277,10 +277,8 @@ impl ScftlConfig {
                 // second stream, else one stream at the same size.
                 for t in [2, 1] {
                     cfg.gc_streams = t;
-                    if let Some((k, u)) = cfg.fit_k_u(g, None, None) {
-                        cfg.gc_bound = k;
-                        cfg.gc_threshold = u;
-                        return cfg;
+                    if let Some(fitted) = cfg.clone().refit(g) {
+                        return fitted;
                     }
                 }
                 if w <= w_small {
@@ -295,6 +293,18 @@ impl ScftlConfig {
             }
             l = (l * 15 / 16).max(1);
         }
+    }
+
+    /// This configuration with K and U fitted again for its L, W, streams
+    /// and regions ([`Self::fit_k_u`] with neither given), so it passes
+    /// [`Self::validate`]; `None` when no pair does. Every caller that
+    /// changes L, W, the streams or a region's size and wants the
+    /// defaults' K and U for the result goes through here.
+    pub fn refit(mut self, g: &Geometry) -> Option<ScftlConfig> {
+        let (k, u) = self.fit_k_u(g, None, None)?;
+        self.gc_bound = k;
+        self.gc_threshold = u;
+        Some(self)
     }
 
     /// The GC bound K and threshold U for this configuration's L, W and
@@ -593,9 +603,7 @@ impl ScftlConfig {
                 return None;
             }
             cfg.logical_sectors = l;
-            let (k, u) = cfg.fit_k_u(g, None, None)?;
-            cfg.gc_bound = k;
-            cfg.gc_threshold = u;
+            cfg = cfg.refit(g)?;
         }
         Some(cfg)
     }
@@ -613,10 +621,8 @@ impl ScftlConfig {
         }
         cfg.gc_streams = t;
         loop {
-            if let Some((k, u)) = cfg.fit_k_u(g, None, None) {
-                cfg.gc_bound = k;
-                cfg.gc_threshold = u;
-                return cfg.validate(g).is_ok().then_some(cfg);
+            if let Some(fitted) = cfg.clone().refit(g) {
+                return Some(fitted);
             }
             let l = cfg.logical_sectors * 15 / 16;
             if l == 0 {
