@@ -150,7 +150,7 @@ enum Command {
 struct FormatArgs {
     /// Image file to create.
     image: PathBuf,
-    /// Logical size of the disk, e.g. 4GiB, 512MiB, or bytes (rounded up to
+    /// Logical size of the disk, e.g. 4GiB, 1.5GiB, 512MiB, or bytes (rounded up to
     /// whole 4 KiB sectors). Without --geometry, the flash is derived from
     /// it: about SIZE plus the over-provisioning, in the shape of the
     /// nearest preset.
