@@ -250,7 +250,16 @@ fn print_report(
             }
         }
         println!("{}: {report}", a.image.display());
-        println!("{}", if clean { "clean" } else { "INCONSISTENT" });
+        println!(
+            "{}",
+            if clean {
+                "clean"
+            } else if report.no_file_system {
+                "NO FILE SYSTEM"
+            } else {
+                "INCONSISTENT"
+            }
+        );
         for line in scrubbed.map(|s| s.lines()).unwrap_or_default() {
             println!("{line}");
         }
@@ -268,8 +277,7 @@ fn run_repair(a: &FsckArgs) -> Result<(), CliError> {
     let dry = {
         let opened = image::open(&a.image, true)?;
         let mut dev = opened.device;
-        fs::repair(dev.as_mut())
-            .map_err(|e| CliError::runtime(format!("{}: cannot repair: {e}", a.image.display())))?
+        fs::repair(dev.as_mut()).map_err(|e| repair_error(a, e))?
     };
     if dry.changes.is_empty() {
         print_report(a, &dry.after, Some(&dry.changes), None);
@@ -277,10 +285,19 @@ fn run_repair(a: &FsckArgs) -> Result<(), CliError> {
     }
     let opened = image::open(&a.image, false)?;
     let mut dev = opened.device;
-    let rep = fs::repair(dev.as_mut())
-        .map_err(|e| CliError::runtime(format!("{}: cannot repair: {e}", a.image.display())))?;
+    let rep = fs::repair(dev.as_mut()).map_err(|e| repair_error(a, e))?;
     print_report(a, &rep.after, Some(&rep.changes), None);
     verdict(a, &rep.after)
+}
+
+/// A refused or failed repair, with the command to run where there is no
+/// file system to repair.
+fn repair_error(a: &FsckArgs, e: fs::FsError) -> CliError {
+    let hint = match e {
+        fs::FsError::NotFormatted(_) => format!(" (make one with `scftl mkfs {}`)", a.image.display()),
+        _ => String::new(),
+    };
+    CliError::runtime(format!("{}: cannot repair: {e}{hint}", a.image.display()))
 }
 
 /// Refuses an image the user made read-only: `what` writes to it.
@@ -351,14 +368,22 @@ fn run_upgrade(a: &FsckArgs) -> Result<(), CliError> {
 
 /// Exit status: 0 when clean, 1 (with the problem count) otherwise.
 fn verdict(a: &FsckArgs, report: &fs::FsckReport) -> Result<(), CliError> {
-    let clean = report.is_clean();
-    if clean {
+    let n = report.problem_count();
+    if report.is_clean() {
         Ok(())
+    } else if report.no_file_system {
+        // Nothing to check rather than something broken: say what to run
+        // (an image that holds another file system, ext4 over NBD for
+        // example, is checked by that file system's own tool).
+        Err(CliError::runtime(format!(
+            "{0}: holds no scftl file system (block 0 has no superblock); make one with `scftl mkfs {0}`, or, if it holds another file system (ext4 written over NBD, say), check it with that file system's own tool",
+            a.image.display()
+        )))
     } else {
         Err(CliError::runtime(format!(
-            "{}: the file system is inconsistent ({} problems)",
+            "{}: the file system is inconsistent ({n} problem{})",
             a.image.display(),
-            report.problems.len() as u64 + report.problems_not_listed
+            if n == 1 { "" } else { "s" }
         )))
     }
 }

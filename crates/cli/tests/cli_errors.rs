@@ -518,3 +518,43 @@ fn crashtest_saves_a_failing_concurrent_round_and_checks_it_again() {
     assert!(out.contains("a background writer of 200 writes"), "{out}");
     assert!(out.contains("GC victims"), "{out}");
 }
+
+#[test]
+fn fsck_of_an_image_without_a_file_system_says_to_run_mkfs() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = format(dir.path(), "a.img", &["--geometry", "small"]);
+    let before = std::fs::read(&img).unwrap();
+    let path = img.to_str().unwrap();
+    // Check: exit 1, "no file system" (not "inconsistent"), the command to run.
+    let o = scftl(&["fsck", path], dir.path());
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert!(out.contains("NO FILE SYSTEM"), "{out}");
+    assert!(out.contains("1 problem;"), "{out}");
+    assert!(!out.contains("INCONSISTENT"), "{out}");
+    assert!(err.contains(&format!("scftl mkfs {path}")), "{err}");
+    assert!(!err.contains("inconsistent"), "{err}");
+    let o = scftl(&["fsck", "--json", path], dir.path());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["report"]["no_file_system"], true, "{v}");
+    assert_eq!(v["clean"], false, "{v}");
+    // Repair: refused with the same advice, nothing written.
+    let o = scftl(&["fsck", "--repair", path], dir.path());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("nothing to repair"), "{err}");
+    assert!(err.contains(&format!("scftl mkfs {path}")), "{err}");
+    assert_eq!(
+        std::fs::read(&img).unwrap(),
+        before,
+        "fsck wrote to the image"
+    );
+    // After mkfs the same image is clean.
+    let o = scftl(&["mkfs", path], dir.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = scftl(&["fsck", "--json", path], dir.path());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["clean"], true, "{v}");
+    assert_eq!(v["report"]["no_file_system"], false, "{v}");
+}

@@ -575,3 +575,27 @@ fn repair_of_garbage_never_panics_and_is_idempotent() {
         "only {changed} rounds had something to repair"
     );
 }
+
+#[test]
+fn no_superblock_is_told_apart_from_a_damaged_one() {
+    // No magic in block 0 (a device mkfs never ran on): one Superblock
+    // problem, flagged as no file system at all.
+    let (mut dev, ..) = image();
+    put(&mut dev, 0, &[0u8; 4096]);
+    let rep = fsck(&mut dev).unwrap();
+    assert!(rep.no_file_system, "{rep}");
+    assert_eq!(rep.problem_count(), 1, "{rep}");
+    assert!(rep.to_string().contains("1 problem;"), "{rep}");
+    let e = repair(&mut dev).unwrap_err();
+    assert!(e.to_string().contains("nothing to repair"), "{e}");
+    // The magic whole and the CRC wrong: a damaged file system.
+    let (mut dev, ..) = image();
+    let mut b0 = block(&mut dev, 0);
+    b0[20] ^= 1; // total_blocks, under the CRC
+    put(&mut dev, 0, &b0);
+    let rep = fsck(&mut dev).unwrap();
+    assert!(!rep.no_file_system, "{rep}");
+    assert_eq!(kinds(&mut dev), vec![ProblemKind::Superblock]);
+    let e = repair(&mut dev).unwrap_err();
+    assert!(e.to_string().contains("superblock is damaged"), "{e}");
+}

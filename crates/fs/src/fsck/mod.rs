@@ -181,6 +181,7 @@ fn walk<D: BlockDevice + ?Sized>(
     let sb = match Superblock::decode(&b0) {
         Ok(sb) => sb,
         Err(e) => {
+            rep.no_file_system = matches!(e, crate::FsError::NotFormatted(_));
             rep.add(ProblemKind::Superblock, None, Some(0), e.to_string());
             return Ok((rep, None));
         }

@@ -276,6 +276,12 @@ pub fn repair<D: BlockDevice + ?Sized>(dev: &mut D) -> Result<RepairReport> {
 /// Refuses (an error that says nothing was changed) an image whose
 /// superblock, log header or root inode is damaged.
 fn refuse_damaged(before: &FsckReport) -> Result<()> {
+    if before.no_file_system {
+        // Nothing to repair: mkfs, not repair, makes a file system.
+        return Err(FsError::NotFormatted(
+            "block 0 holds no scftl file-system superblock, so there is nothing to repair; nothing was changed".into(),
+        ));
+    }
     for p in &before.problems {
         let refuse = match p.kind {
             ProblemKind::Superblock => Some("the superblock is damaged"),

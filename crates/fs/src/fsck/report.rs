@@ -72,6 +72,10 @@ pub struct FsckReport {
     /// A committed log step the next mount will replay (checked as if
     /// replayed).
     pub log_replay_pending: bool,
+    /// Block 0 holds no file-system superblock at all (no magic): the
+    /// device was never made a file system (or holds another one), which
+    /// is reported as one `Superblock` problem and said as such.
+    pub no_file_system: bool,
     pub counts: FsckCounts,
 }
 
@@ -79,6 +83,11 @@ impl FsckReport {
     /// No problems (orphans and a pending log replay are not problems).
     pub fn is_clean(&self) -> bool {
         self.problems.is_empty() && self.problems_not_listed == 0
+    }
+
+    /// Problems found, listed or not.
+    pub fn problem_count(&self) -> u64 {
+        self.problems.len() as u64 + self.problems_not_listed
     }
 
     pub(crate) fn add(
@@ -117,10 +126,11 @@ impl std::fmt::Display for FsckReport {
             writeln!(f, "... and {} more problems", self.problems_not_listed)?;
         }
         let c = &self.counts;
+        let n = self.problem_count();
         write!(
             f,
-            "{} problems; {} inodes ({} dirs, {} files, {} symlinks, {} other), {} orphans; {}/{} blocks used{}",
-            self.problems.len() as u64 + self.problems_not_listed,
+            "{n} problem{}; {} inodes ({} dirs, {} files, {} symlinks, {} other), {} orphans; {}/{} blocks used{}",
+            if n == 1 { "" } else { "s" },
             c.inodes_used,
             c.directories,
             c.regular_files,
