@@ -142,6 +142,100 @@ fn nbdinfo_reports_the_export() {
     assert_eq!(v["exports"][0]["is_read_only"], true);
 }
 
+/// `base:allocation` block status: nbdinfo's map shows exactly the
+/// sectors written and not discarded as data and the rest as holes that
+/// read as zeros, qemu-img sees the same, and nbdcopy's copy out is sparse
+/// (it skips the holes) and identical; all of it again after a restart.
+#[test]
+fn block_status_maps_data_and_holes_for_real_clients() {
+    if !have(
+        "nbdinfo",
+        "block_status_maps_data_and_holes_for_real_clients",
+    ) || !have(
+        "qemu-io",
+        "block_status_maps_data_and_holes_for_real_clients",
+    ) || !have(
+        "nbdcopy",
+        "block_status_maps_data_and_holes_for_real_clients",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = format(dir.path(), "m.img", &["--size", "64MiB"]);
+    const MIB: u64 = 1 << 20;
+    // (offset, length, type): 3 = hole and zero, 0 = data.
+    let want = vec![
+        (0, MIB + 32 * 1024, 3),
+        (MIB + 32 * 1024, 32 * 1024, 0),
+        (MIB + 64 * 1024, 9 * MIB - 64 * 1024, 3),
+        (10 * MIB, 4096, 0),
+        (10 * MIB + 4096, 54 * MIB - 4096, 3),
+    ];
+    let map = |uri: &str| -> Vec<(u64, u64, u64)> {
+        let out = run_ok(Command::new("nbdinfo").args(["--map", "--json", uri]), MIN);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("nbdinfo --map JSON");
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let n = |k: &str| e[k].as_u64().unwrap();
+                (n("offset"), n("length"), n("type"))
+            })
+            .collect()
+    };
+    {
+        let srv = ServerProc::start(&img, &["--quiet"]);
+        let uri = srv.uri();
+        assert_eq!(map(&uri), vec![(0, 64 * MIB, 3)], "a new disk is one hole");
+        qemu_io(
+            &uri,
+            &[
+                "write -P 0x55 1M 64k",
+                "write -P 0x66 10M 4k",
+                "discard 1M 32k",
+                "flush",
+            ],
+        );
+        assert_eq!(map(&uri), want);
+        // qemu's view through the same context.
+        let out = run_ok(
+            Command::new("qemu-img").args(["map", "--output=json", "-f", "raw", &uri]),
+            MIN,
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).expect("qemu-img map JSON");
+        let data: Vec<(u64, u64)> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["data"] == true)
+            .map(|e| (e["start"].as_u64().unwrap(), e["length"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(data, vec![(MIB + 32 * 1024, 32 * 1024), (10 * MIB, 4096)]);
+    }
+    let srv = ServerProc::start(&img, &["--quiet"]);
+    assert_eq!(map(&srv.uri()), want, "after a restart");
+    let dst = dir.path().join("out.raw");
+    run_ok(Command::new("nbdcopy").arg(srv.uri()).arg(&dst), MIN);
+    let back = std::fs::read(&dst).unwrap();
+    assert_eq!(back.len() as u64, 64 * MIB);
+    for (off, len, ty) in &want {
+        let part = &back[*off as usize..(off + len) as usize];
+        let fill = match (ty, *off) {
+            (3, _) => 0,
+            (_, o) if o == 10 * MIB => 0x66,
+            _ => 0x55,
+        };
+        assert!(part.iter().all(|&b| b == fill), "at {off}+{len}");
+    }
+    // The holes were skipped, not written: the copy is sparse.
+    use std::os::unix::fs::MetadataExt;
+    let on_disk = std::fs::metadata(&dst).unwrap().blocks() * 512;
+    assert!(
+        on_disk < 4 * MIB,
+        "{on_disk} bytes allocated for 36 KiB of data"
+    );
+}
+
 /// 64 MiB of random data copied in and out with nbdcopy comes back
 /// identical (the copy spans many epochs, so the server's epoch flushes
 /// are exercised too).

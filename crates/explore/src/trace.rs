@@ -501,6 +501,10 @@ impl<D: BlockDevice> BlockDevice for Recorder<D> {
     fn read(&mut self, lba: Lba, buf: &mut [u8]) -> ftl::Result<()> {
         self.inner.read(lba, buf)
     }
+    /// Reads nothing the trace records: the wrapped device's answer.
+    fn allocation(&self, lba: Lba, count: u64) -> Option<ftl::Result<Vec<(u64, bool)>>> {
+        self.inner.allocation(lba, count)
+    }
     fn write(&mut self, lba: Lba, data: &[u8]) -> ftl::Result<()> {
         self.check()?;
         self.inner.write(lba, data)?;

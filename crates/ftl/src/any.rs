@@ -346,6 +346,9 @@ impl<F: Flash> BlockDevice for AnyFtl<F> {
     fn read_shared(&self, lba: Lba, buf: &mut [u8]) -> Option<Result<()>> {
         self.dev_ref().read_shared(lba, buf)
     }
+    fn allocation(&self, lba: Lba, count: u64) -> Option<Result<Vec<(u64, bool)>>> {
+        self.dev_ref().allocation(lba, count)
+    }
     fn begin_flush(&mut self) -> Result<FlushStep> {
         let r = self.dev().begin_flush();
         self.end_request(r)

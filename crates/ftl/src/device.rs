@@ -302,6 +302,18 @@ pub trait BlockDevice {
         None
     }
 
+    /// Which sectors of `lba..lba + count` are mapped (hold data written
+    /// and not trimmed since; the rest read as zeros), with shared access
+    /// only, as [`Self::read_shared`]: consecutive runs `(sectors,
+    /// mapped)` in order, covering the range. `None` where the device
+    /// cannot tell (the default): a frontend then reports every sector as
+    /// allocated, which is always safe. A range past the end is an error.
+    /// (NBD's `base:allocation` block status, `scftl serve`.)
+    fn allocation(&self, lba: Lba, count: u64) -> Option<Result<Vec<(u64, bool)>>> {
+        let _ = (lba, count);
+        None
+    }
+
     /// [`Self::flush`] in parts, so a frontend can let other requests run
     /// during the sync: commits everything written so far (the snapshot a
     /// crash may return to from now on) and, if the commit still has to
@@ -458,6 +470,9 @@ impl<D: BlockDevice + ?Sized> BlockDevice for Box<D> {
     }
     fn read_shared(&self, lba: Lba, buf: &mut [u8]) -> Option<Result<()>> {
         (**self).read_shared(lba, buf)
+    }
+    fn allocation(&self, lba: Lba, count: u64) -> Option<Result<Vec<(u64, bool)>>> {
+        (**self).allocation(lba, count)
     }
     fn begin_flush(&mut self) -> Result<FlushStep> {
         (**self).begin_flush()

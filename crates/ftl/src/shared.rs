@@ -284,6 +284,12 @@ impl<D: BlockDevice + Send + Sync> SharedDevice<D> {
         self.device.write().read(lba, buf)
     }
 
+    /// [`BlockDevice::allocation`] with shared access, as a read: reflects
+    /// every change answered before it. `None`: the device cannot tell.
+    pub fn allocation(&self, lba: Lba, count: u64) -> Option<Result<Vec<(u64, bool)>>> {
+        self.device.read().allocation(lba, count)
+    }
+
     /// Runs `f` with exclusive access; counts nothing. What `f` handed
     /// over is written after the lock is released; an error of that write
     /// comes back from the device's next sync.

@@ -293,6 +293,58 @@ fn shared_reads_match_exclusive_reads() {
     assert!(matches!(e, FtlError::BadLength { .. }), "{e}");
 }
 
+/// `allocation` (NBD's block status): runs of mapped and unmapped
+/// sectors, exactly the sectors written and not trimmed since (flushed,
+/// in the merge buffer, or written with zeros: mapped all the same), what
+/// a reopen recovers, and through `SharedDevice` too; an unmapped sector
+/// reads as zeros; a range past the end is an error.
+#[test]
+fn allocation_reports_the_mapped_sectors() {
+    let g = Geometry::small();
+    let mut dev = Scftl::format(MemFlash::new(g).unwrap(), ScftlConfig::default_for(&g)).unwrap();
+    let ss = dev.sector_size();
+    let n = dev.num_sectors();
+    assert_eq!(
+        dev.allocation(Lba(0), n).unwrap().unwrap(),
+        vec![(n, false)]
+    );
+    for la in [3u64, 4, 5, 6, 20] {
+        dev.write(Lba(la), &sector(ss, la as u8)).unwrap();
+    }
+    dev.write(Lba(21), &vec![0u8; ss]).unwrap();
+    dev.flush().unwrap();
+    dev.trim(Lba(4), 2).unwrap();
+    dev.write(Lba(30), &sector(ss, 9)).unwrap();
+    let want = vec![
+        (3, false),
+        (1, true),
+        (2, false),
+        (1, true),
+        (13, false),
+        (2, true),
+        (8, false),
+        (1, true),
+        (n - 31, false),
+    ];
+    assert_eq!(dev.allocation(Lba(0), n).unwrap().unwrap(), want);
+    // A window of it, and what reads return there.
+    assert_eq!(
+        dev.allocation(Lba(5), 3).unwrap().unwrap(),
+        vec![(1, false), (1, true), (1, false)]
+    );
+    let mut b = vec![0xffu8; 3 * ss];
+    dev.read(Lba(5), &mut b).unwrap();
+    assert!(b[..ss].iter().all(|&x| x == 0) && b[2 * ss..].iter().all(|&x| x == 0));
+    let e = dev.allocation(Lba(n - 1), 2).unwrap().unwrap_err();
+    assert!(matches!(e, FtlError::OutOfRange { .. }), "{e}");
+    // After a flush and a reopen: the same, from the recovered L2P.
+    dev.flush().unwrap();
+    let dev = Scftl::open(dev.into_flash()).unwrap();
+    assert_eq!(dev.allocation(Lba(0), n).unwrap().unwrap(), want);
+    let shared = SharedDevice::new(dev);
+    assert_eq!(shared.allocation(Lba(0), n).unwrap().unwrap(), want);
+}
+
 /// Shared reads verify sectors against the data checksums SCFTL keeps
 /// in RAM once it knows them (`map.rs` `CrcCache`): the first shared read
 /// of a sector written before any shared read takes its checksum from the

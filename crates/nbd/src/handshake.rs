@@ -1,8 +1,10 @@
 //! The fixed-newstyle handshake: the greeting, the client's flags, then
 //! option haggling until the client picks the export (`NBD_OPT_GO` or
 //! `NBD_OPT_EXPORT_NAME`) or gives up (`NBD_OPT_ABORT`). Also answered:
-//! `NBD_OPT_INFO`, `NBD_OPT_LIST` and `NBD_OPT_STARTTLS` (see [`crate::tls`]
-//! for the policy); every other option gets `NBD_REP_ERR_UNSUP`. Option
+//! `NBD_OPT_INFO`, `NBD_OPT_LIST`, `NBD_OPT_STARTTLS` (see [`crate::tls`]
+//! for the policy), `NBD_OPT_STRUCTURED_REPLY` and the metadata context
+//! options (`base:allocation` only); every other option gets
+//! `NBD_REP_ERR_UNSUP`. Option
 //! payloads are bounded (longer ones are skipped and refused) and so is the
 //! number of options per connection. Also here: [`refuse`], the short
 //! handshake that tells a client over `--max-clients` why it is turned away.
@@ -54,15 +56,28 @@ fn option_header<R: Read>(r: &mut R) -> Result<Option<OptionHeader>, End> {
     }
 }
 
-/// The whole handshake. `Ok(true)`: the client chose the export, enter
-/// transmission; `Ok(false)`: the client aborted. `r` reads through the
-/// same link `w` writes to; `NBD_OPT_STARTTLS` upgrades that link in place.
+/// What the client and the server agreed on for the transmission phase.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Negotiated {
+    /// `NBD_OPT_STRUCTURED_REPLY`: READs (and errors) are answered with
+    /// structured reply chunks.
+    pub structured: bool,
+    /// `base:allocation` was selected (`NBD_OPT_SET_META_CONTEXT`):
+    /// `NBD_CMD_BLOCK_STATUS` is answered.
+    pub allocation: bool,
+}
+
+/// The whole handshake. `Ok(Some(n))`: the client chose the export with
+/// `n` agreed, enter transmission; `Ok(None)`: the client aborted. `r`
+/// reads through the same link `w` writes to; `NBD_OPT_STARTTLS` upgrades
+/// that link in place (and, as the protocol says, forgets what was agreed
+/// before it).
 pub(crate) fn negotiate<D>(
     shared: &Shared<D>,
     r: &mut BufReader<LinkHandle>,
     w: &mut LinkHandle,
     peer: &str,
-) -> Result<bool, End>
+) -> Result<Option<Negotiated>, End>
 where
     D: BlockDevice + Send + Sync,
 {
@@ -71,6 +86,7 @@ where
     // Set once a plaintext client is told TLS is required: its leaving
     // is then logged as that refusal, not as a plain abort.
     let mut told_tls_required = false;
+    let mut agreed = Negotiated::default();
     const TLS_REFUSED: &str = "refused: a plaintext client, and this server requires TLS \
         (it was answered NBD_REP_ERR_TLS_REQD and gave up; connect with nbds://)";
 
@@ -128,7 +144,7 @@ where
                 let flags = shared.transmission_flags();
                 send(w, &encode_export_name_reply(shared.size, flags, no_zeroes))?;
                 shared.log(&format!("{peer}: export chosen with NBD_OPT_EXPORT_NAME"));
-                return Ok(true);
+                return Ok(Some(agreed));
             }
             OPT_ABORT => {
                 // The client may already have gone; the reply is a courtesy.
@@ -136,7 +152,7 @@ where
                 if told_tls_required {
                     return Err(End::Clean(TLS_REFUSED));
                 }
-                return Ok(false);
+                return Ok(None);
             }
             OPT_LIST => {
                 if !data.is_empty() {
@@ -150,16 +166,30 @@ where
             OPT_INFO | OPT_GO => {
                 if info_or_go(shared, w, option, &data)? && option == OPT_GO {
                     shared.log(&format!("{peer}: export chosen with NBD_OPT_GO"));
-                    return Ok(true);
+                    return Ok(Some(agreed));
                 }
             }
-            OPT_STARTTLS => start_tls(shared, r, w, &data, peer)?,
-            OPT_STRUCTURED_REPLY => reply(
+            OPT_STARTTLS => {
+                start_tls(shared, r, w, &data, peer)?;
+                // Options agreed in plaintext do not carry over (the
+                // client must negotiate them again through TLS).
+                if !secure && w.0.borrow().is_tls() {
+                    agreed = Negotiated::default();
+                }
+            }
+            OPT_STRUCTURED_REPLY if !data.is_empty() => reply(
                 w,
                 option,
-                REP_ERR_UNSUP,
-                b"this server sends simple replies only",
+                REP_ERR_INVALID,
+                b"NBD_OPT_STRUCTURED_REPLY takes no data",
             )?,
+            OPT_STRUCTURED_REPLY => {
+                agreed.structured = true;
+                reply(w, option, REP_ACK, &[])?;
+            }
+            OPT_LIST_META_CONTEXT | OPT_SET_META_CONTEXT => {
+                meta_context(shared, w, option, &data, &mut agreed)?;
+            }
             _ => reply(w, option, REP_ERR_UNSUP, b"option not supported by scftl")?,
         }
     }
@@ -221,6 +251,71 @@ where
         }
     ));
     Ok(())
+}
+
+/// Answers `NBD_OPT_LIST_META_CONTEXT` and `NBD_OPT_SET_META_CONTEXT`. The
+/// one context is `base:allocation`: listed for no query, for `base:` and
+/// for itself; selected by itself. Queries of other namespaces, and other
+/// leaf names of `base:`, are ignored, as the protocol asks. SET replaces
+/// the selection even when it fails, and needs structured replies first.
+fn meta_context<D, W>(
+    shared: &Shared<D>,
+    w: &mut W,
+    option: u32,
+    data: &[u8],
+    agreed: &mut Negotiated,
+) -> io::Result<()>
+where
+    D: BlockDevice + Send + Sync,
+    W: Write,
+{
+    let set = option == OPT_SET_META_CONTEXT;
+    if set {
+        agreed.allocation = false;
+        if !agreed.structured {
+            return reply(
+                w,
+                option,
+                REP_ERR_INVALID,
+                b"NBD_OPT_SET_META_CONTEXT needs NBD_OPT_STRUCTURED_REPLY first",
+            );
+        }
+    }
+    let Some((name, queries)) = decode_meta_request(data) else {
+        return reply(
+            w,
+            option,
+            REP_ERR_INVALID,
+            b"malformed NBD_OPT_LIST_META_CONTEXT/NBD_OPT_SET_META_CONTEXT data",
+        );
+    };
+    if name.len() > MAX_STRING_BYTES || !shared.name_matches(name) {
+        let msg = format!(
+            "no export named {:?}; this server exports {:?}",
+            String::from_utf8_lossy(&name[..name.len().min(256)]),
+            shared.config.export_name
+        );
+        return reply(w, option, REP_ERR_UNKNOWN, msg.as_bytes());
+    }
+    let exact = META_BASE_ALLOCATION.as_bytes();
+    let matches = if set {
+        queries.contains(&exact)
+    } else {
+        queries.is_empty() || queries.iter().any(|q| *q == exact || *q == b"base:")
+    };
+    if matches {
+        // Listing reports id 0 (reserved there); selecting gives the id
+        // block status replies carry.
+        let id = if set { META_ALLOCATION_ID } else { 0 };
+        reply(
+            w,
+            option,
+            REP_META_CONTEXT,
+            &encode_meta_context(id, META_BASE_ALLOCATION),
+        )?;
+        agreed.allocation = set;
+    }
+    reply(w, option, REP_ACK, &[])
 }
 
 /// Most options [`refuse`] answers before it closes the connection.

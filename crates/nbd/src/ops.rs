@@ -29,7 +29,7 @@
 
 use ftl::{BlockDevice, FtlError, Lba};
 
-use crate::proto::{EINVAL, EIO, ENOSPC, EPERM};
+use crate::proto::{EINVAL, EIO, ENOSPC, EPERM, STATE_HOLE, STATE_ZERO};
 
 /// Largest piece written to the device in one call when zero-filling.
 const ZERO_CHUNK_BYTES: usize = 1 << 20;
@@ -150,6 +150,66 @@ pub fn read_with(
     read(Lba(first), &mut tmp).map_err(|e| ftl_err("read", e))?;
     out.copy_from_slice(&tmp[head..head + out.len()]);
     Ok(())
+}
+
+/// Most sectors one block status request looks up (the reply then covers
+/// less than was asked, which the protocol allows; the client asks again
+/// from where it ends). Bounds the time a lookup holds the device's lock
+/// shared and the reply's size (at most this many extents).
+pub const MAX_STATUS_SECTORS: u64 = 1 << 20;
+
+/// The `base:allocation` extents of `len` bytes at byte `offset`: (length,
+/// flags) in order from `offset`, each a run of mapped sectors (flags 0)
+/// or of unmapped ones (`STATE_HOLE | STATE_ZERO`: they read as zeros).
+/// `allocation` is the device's answer for a sector range; where it has
+/// none, the whole request is one extent with flags 0 (allocated), which
+/// the protocol allows any server to say. With `req_one` only the first
+/// extent. The extents never reach past the request.
+pub fn block_status(
+    size: u64,
+    sector_size: usize,
+    offset: u64,
+    len: u64,
+    req_one: bool,
+    allocation: impl FnOnce(Lba, u64) -> Option<ftl::Result<Vec<(u64, bool)>>>,
+) -> Result<Vec<(u32, u32)>, OpError> {
+    check_bounds(size, offset, len, EINVAL)?;
+    if len == 0 {
+        return Err(OpError::new(EINVAL, "zero-length block status request"));
+    }
+    let ss = sector_size as u64;
+    let first = offset / ss;
+    let end = offset + len;
+    let count = (end.div_ceil(ss) - first).min(MAX_STATUS_SECTORS);
+    let runs = match allocation(Lba(first), count) {
+        None => return Ok(vec![(len as u32, 0)]),
+        Some(r) => r.map_err(|e| ftl_err("block status", e))?,
+    };
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    let mut at = first * ss;
+    for (n, mapped) in runs {
+        let (start, stop) = (at.max(offset), (at + n * ss).min(end));
+        at += n * ss;
+        if stop <= start {
+            continue;
+        }
+        let flags = if mapped { 0 } else { STATE_HOLE | STATE_ZERO };
+        match out.last_mut() {
+            Some((l, f)) if *f == flags => *l += (stop - start) as u32,
+            _ => out.push(((stop - start) as u32, flags)),
+        }
+        if req_one || at >= end {
+            break;
+        }
+    }
+    if out.is_empty() {
+        return Err(OpError::new(
+            EIO,
+            "block status: the device described none of the range",
+        ));
+    }
+    out.truncate(if req_one { 1 } else { out.len() });
+    Ok(out)
 }
 
 /// Writes `data` at byte `offset` (read-modify-write at unaligned edges).
@@ -357,6 +417,56 @@ pub fn trim_sectors<D: BlockDevice + ?Sized>(
 mod tests {
     use super::*;
     use crate::testdev::RamDisk;
+
+    /// A device of 16 sectors of 512 bytes whose sectors 4..8 and 12 are
+    /// mapped, answering as `BlockDevice::allocation` does.
+    fn runs(lba: Lba, count: u64) -> Option<ftl::Result<Vec<(u64, bool)>>> {
+        let mapped = |i: u64| (4..8).contains(&i) || i == 12;
+        let mut v: Vec<(u64, bool)> = Vec::new();
+        for i in lba.0..lba.0 + count {
+            match v.last_mut() {
+                Some((n, m)) if *m == mapped(i) => *n += 1,
+                _ => v.push((1, mapped(i))),
+            }
+        }
+        Some(Ok(v))
+    }
+
+    #[test]
+    fn block_status_reports_runs_within_the_request() {
+        const H: u32 = STATE_HOLE | STATE_ZERO;
+        let size = 16 * 512;
+        let bs = |off, len, one| block_status(size, 512, off, len, one, runs);
+        assert_eq!(
+            bs(0, size, false).unwrap(),
+            vec![(2048, H), (2048, 0), (2048, H), (512, 0), (1536, H)]
+        );
+        // Unaligned at both ends: cut to the request, never past it.
+        assert_eq!(bs(100, 2100, false).unwrap(), vec![(1948, H), (152, 0)]);
+        assert_eq!(bs(2048 + 10, 100, false).unwrap(), vec![(100, 0)]);
+        // One extent only, no longer than the request.
+        assert_eq!(bs(0, size, true).unwrap(), vec![(2048, H)]);
+        assert_eq!(bs(0, 1000, true).unwrap(), vec![(1000, H)]);
+        // A device that cannot tell: the whole request, allocated.
+        assert_eq!(
+            block_status(size, 512, 512, 1024, false, |_, _| None).unwrap(),
+            vec![(1024, 0)]
+        );
+        // Past the end, or empty: EINVAL, the device not asked.
+        for (off, len) in [(size - 512, 1024), (size, 1), (0, 0)] {
+            let e = block_status(size, 512, off, len, false, |_, _| -> Option<_> {
+                panic!("asked")
+            })
+            .unwrap_err();
+            assert_eq!(e.errno, EINVAL, "{off}+{len}");
+        }
+        // The device's error is the request's.
+        let e = block_status(size, 512, 0, 512, false, |_, _| {
+            Some(Err(FtlError::BadArgument("gone".into())))
+        })
+        .unwrap_err();
+        assert_eq!(e.errno, EINVAL);
+    }
 
     #[test]
     fn unaligned_write_preserves_neighbours() {

@@ -45,11 +45,14 @@ pub const OPT_STARTTLS: u32 = 5;
 pub const OPT_INFO: u32 = 6;
 pub const OPT_GO: u32 = 7;
 pub const OPT_STRUCTURED_REPLY: u32 = 8;
+pub const OPT_LIST_META_CONTEXT: u32 = 9;
+pub const OPT_SET_META_CONTEXT: u32 = 10;
 
 // Option reply types.
 pub const REP_ACK: u32 = 1;
 pub const REP_SERVER: u32 = 2;
 pub const REP_INFO: u32 = 3;
+pub const REP_META_CONTEXT: u32 = 4;
 pub const REP_ERR_UNSUP: u32 = (1 << 31) + 1;
 pub const REP_ERR_POLICY: u32 = (1 << 31) + 2;
 pub const REP_ERR_INVALID: u32 = (1 << 31) + 3;
@@ -70,10 +73,37 @@ pub const CMD_DISC: u16 = 2;
 pub const CMD_FLUSH: u16 = 3;
 pub const CMD_TRIM: u16 = 4;
 pub const CMD_WRITE_ZEROES: u16 = 6;
+pub const CMD_BLOCK_STATUS: u16 = 7;
 
 // Command flags.
 pub const CMD_FLAG_FUA: u16 = 1 << 0;
 pub const CMD_FLAG_NO_HOLE: u16 = 1 << 1;
+/// READ: reply in one content chunk (structured replies only).
+pub const CMD_FLAG_DF: u16 = 1 << 2;
+/// BLOCK_STATUS: exactly one extent, no longer than the request.
+pub const CMD_FLAG_REQ_ONE: u16 = 1 << 3;
+
+/// Structured replies (`NBD_OPT_STRUCTURED_REPLY`): each chunk's header is
+/// magic, flags, type, handle and payload length.
+pub const STRUCTURED_REPLY_MAGIC: u32 = 0x668e_33ef;
+/// Length of a structured reply chunk's header.
+pub const STRUCTURED_REPLY_LEN: usize = 20;
+/// The chunk is the reply's last.
+pub const REPLY_FLAG_DONE: u16 = 1 << 0;
+/// Payload: the offset (64 bits), then the data.
+pub const REPLY_TYPE_OFFSET_DATA: u16 = 1;
+/// Payload: the context id, then (length, flags) descriptors, 32 bits each.
+pub const REPLY_TYPE_BLOCK_STATUS: u16 = 5;
+/// Payload: the error (32 bits), a message's length (16 bits), the message.
+pub const REPLY_TYPE_ERROR: u16 = (1 << 15) + 1;
+
+/// The one metadata context this server offers: which extents hold data.
+pub const META_BASE_ALLOCATION: &str = "base:allocation";
+/// Its context id (transient, per connection; clients treat it as opaque).
+pub const META_ALLOCATION_ID: u32 = 1;
+/// `base:allocation` flags: the extent is not allocated, and reads as zeros.
+pub const STATE_HOLE: u32 = 1 << 0;
+pub const STATE_ZERO: u32 = 1 << 1;
 
 // Error values of simple replies.
 pub const EPERM: u32 = 1;
@@ -239,6 +269,74 @@ pub fn encode_simple_reply(out: &mut [u8], error: u32, handle: u64) {
     out[8..16].copy_from_slice(&handle.to_be_bytes());
 }
 
+/// Writes a structured reply chunk's header into the first 20 bytes of
+/// `out`.
+pub fn encode_structured_reply(
+    out: &mut [u8],
+    flags: u16,
+    reply_type: u16,
+    handle: u64,
+    length: u32,
+) {
+    out[0..4].copy_from_slice(&STRUCTURED_REPLY_MAGIC.to_be_bytes());
+    out[4..6].copy_from_slice(&flags.to_be_bytes());
+    out[6..8].copy_from_slice(&reply_type.to_be_bytes());
+    out[8..16].copy_from_slice(&handle.to_be_bytes());
+    out[16..20].copy_from_slice(&length.to_be_bytes());
+}
+
+/// A complete structured error reply (the reply's only and last chunk):
+/// the error value and a message for a human (cut to 4096 bytes, at a
+/// character boundary).
+pub fn encode_structured_error(error: u32, handle: u64, message: &str) -> Vec<u8> {
+    let mut cut = message.len().min(4096);
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let msg = &message.as_bytes()[..cut];
+    let mut b = vec![0u8; STRUCTURED_REPLY_LEN + 6 + msg.len()];
+    encode_structured_reply(
+        &mut b,
+        REPLY_FLAG_DONE,
+        REPLY_TYPE_ERROR,
+        handle,
+        (6 + msg.len()) as u32,
+    );
+    b[20..24].copy_from_slice(&error.to_be_bytes());
+    b[24..26].copy_from_slice(&(msg.len() as u16).to_be_bytes());
+    b[26..].copy_from_slice(msg);
+    b
+}
+
+/// The data of `NBD_OPT_LIST_META_CONTEXT` and `NBD_OPT_SET_META_CONTEXT`:
+/// the export name and the queries; `None` if malformed (a length that
+/// runs past the data, or bytes left over).
+pub fn decode_meta_request(data: &[u8]) -> Option<(&[u8], Vec<&[u8]>)> {
+    fn take<'a>(data: &'a [u8], at: &mut usize, n: usize) -> Option<&'a [u8]> {
+        let s = data.get(*at..at.checked_add(n)?)?;
+        *at += n;
+        Some(s)
+    }
+    let mut at = 0;
+    let name_len = be_u32(take(data, &mut at, 4)?) as usize;
+    let name = take(data, &mut at, name_len)?;
+    let count = be_u32(take(data, &mut at, 4)?);
+    let mut queries = Vec::new();
+    for _ in 0..count {
+        let len = be_u32(take(data, &mut at, 4)?) as usize;
+        queries.push(take(data, &mut at, len)?);
+    }
+    (at == data.len()).then_some((name, queries))
+}
+
+/// `NBD_REP_META_CONTEXT` payload: the context id, then its name.
+pub fn encode_meta_context(id: u32, name: &str) -> Vec<u8> {
+    let mut p = Vec::with_capacity(4 + name.len());
+    p.extend_from_slice(&id.to_be_bytes());
+    p.extend_from_slice(name.as_bytes());
+    p
+}
+
 /// An option reply: header plus payload, ready to send.
 pub fn encode_option_reply(option: u32, reply_type: u32, payload: &[u8]) -> Vec<u8> {
     let mut b = Vec::with_capacity(20 + payload.len());
@@ -274,6 +372,7 @@ pub fn command_name(command: u16) -> &'static str {
         CMD_FLUSH => "FLUSH",
         CMD_TRIM => "TRIM",
         CMD_WRITE_ZEROES => "WRITE_ZEROES",
+        CMD_BLOCK_STATUS => "BLOCK_STATUS",
         _ => "unknown",
     }
 }
@@ -281,6 +380,48 @@ pub fn command_name(command: u16) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn meta_requests_decode_and_malformed_ones_do_not() {
+        let mut d = Vec::new();
+        d.extend_from_slice(&3u32.to_be_bytes());
+        d.extend_from_slice(b"exp");
+        d.extend_from_slice(&2u32.to_be_bytes());
+        for q in [&b"base:allocation"[..], b"x-other:"] {
+            d.extend_from_slice(&(q.len() as u32).to_be_bytes());
+            d.extend_from_slice(q);
+        }
+        let (name, queries) = decode_meta_request(&d).unwrap();
+        assert_eq!(name, b"exp");
+        assert_eq!(queries, vec![&b"base:allocation"[..], b"x-other:"]);
+        // Cut anywhere, or with a byte too many: malformed.
+        for cut in 0..d.len() {
+            assert!(decode_meta_request(&d[..cut]).is_none(), "cut at {cut}");
+        }
+        d.push(0);
+        assert!(decode_meta_request(&d).is_none());
+        // A query count far past the data.
+        let mut big = 0u32.to_be_bytes().to_vec();
+        big.extend_from_slice(&u32::MAX.to_be_bytes());
+        assert!(decode_meta_request(&big).is_none());
+    }
+
+    #[test]
+    fn structured_errors_carry_their_message_cut_to_4096_bytes() {
+        let e = encode_structured_error(EINVAL, 7, "bad");
+        assert_eq!(be_u32(&e[0..4]), STRUCTURED_REPLY_MAGIC);
+        assert_eq!(be_u16(&e[4..6]), REPLY_FLAG_DONE);
+        assert_eq!(be_u16(&e[6..8]), REPLY_TYPE_ERROR);
+        assert_eq!(be_u64(&e[8..16]), 7);
+        assert_eq!(be_u32(&e[16..20]) as usize, e.len() - STRUCTURED_REPLY_LEN);
+        assert_eq!(be_u32(&e[20..24]), EINVAL);
+        assert_eq!(&e[26..], b"bad");
+        let long = "é".repeat(3000);
+        let e = encode_structured_error(EIO, 1, &long);
+        let n = be_u16(&e[24..26]) as usize;
+        assert!(n <= 4096 && n.is_multiple_of(2), "{n}");
+        assert!(std::str::from_utf8(&e[26..]).is_ok());
+    }
 
     #[test]
     fn magics_spell_their_ascii_names() {

@@ -366,8 +366,12 @@ where
     } else {
         end.to_string()
     };
+    let status = match stats.block_status {
+        0 => String::new(),
+        n => format!(", {n} block status queries"),
+    };
     shared.log(&format!(
-        "{label}: disconnected ({end}); {} reads, {} writes, {} trims, {} flushes, {} epoch flushes, {} errors",
+        "{label}: disconnected ({end}); {} reads, {} writes, {} trims, {} flushes, {} epoch flushes, {} errors{status}",
         stats.reads, stats.writes, stats.trims, stats.flushes, stats.epoch_flushes, stats.errors
     ));
 }
@@ -418,7 +422,8 @@ where
         ..ConnStats::default()
     };
     let end = match handshake::negotiate(shared, &mut r, &mut w, peer) {
-        Ok(true) => {
+        Ok(Some(agreed)) => {
+            let client = transmission::Client { peer, agreed };
             if let Some(s) = w.0.borrow_mut().socket() {
                 s.end_handshake();
                 conn.start_transfer(s);
@@ -445,10 +450,10 @@ where
                     };
                     let end = transmission::run_pipelined(
                         shared,
+                        client,
                         reader,
                         &mut writer,
                         &mut stats,
-                        peer,
                         stop,
                         set_polling,
                     );
@@ -457,11 +462,11 @@ where
                 }
                 Err(back) => {
                     r = back;
-                    transmission::run(shared, &mut r, &mut w, &mut stats, peer)
+                    transmission::run(shared, client, &mut r, &mut w, &mut stats)
                 }
             }
         }
-        Ok(false) => End::Clean("client aborted the negotiation"),
+        Ok(None) => End::Clean("client aborted the negotiation"),
         Err(e) => e,
     };
     let _ = w.flush();

@@ -3,7 +3,8 @@
 //! flushes, refused with `EpochFull` beyond that. It also keeps a "durable"
 //! copy taken at each flush, so tests can check what a power cut would
 //! leave, and the origin (connection) each flush was issued under. Reads
-//! are served with shared access too (`read_shared`), as SCFTL's are.
+//! are served with shared access too (`read_shared`), as SCFTL's are, and
+//! so is block status (`allocation`: an all-zero sector is unmapped).
 
 use ftl::{check_range, check_request, BlockDevice, DeviceStats, FtlError, Lba};
 
@@ -72,6 +73,22 @@ impl BlockDevice for RamDisk {
         let at = lba.0 as usize * self.sector_size;
         buf.copy_from_slice(&self.data[at..at + buf.len()]);
         Some(Ok(()))
+    }
+    /// A sector that reads as all zeros counts as unmapped.
+    fn allocation(&self, lba: Lba, count: u64) -> Option<ftl::Result<Vec<(u64, bool)>>> {
+        if let Err(e) = check_range(lba, count, self.num_sectors()) {
+            return Some(Err(e));
+        }
+        let mut runs: Vec<(u64, bool)> = Vec::new();
+        for i in lba.0..lba.0 + count {
+            let at = i as usize * self.sector_size;
+            let mapped = self.data[at..at + self.sector_size].iter().any(|&b| b != 0);
+            match runs.last_mut() {
+                Some((n, m)) if *m == mapped => *n += 1,
+                _ => runs.push((1, mapped)),
+            }
+        }
+        Some(Ok(runs))
     }
     fn set_origin(&mut self, origin: u64) {
         self.origin = origin;

@@ -109,6 +109,11 @@ fn go_data(name: &str, requests: &[u16]) -> Vec<u8> {
 /// block sizes).
 fn go(s: &mut TcpStream) -> (u64, u16, [u32; 3]) {
     greet(s, CLIENT_FLAG_FIXED_NEWSTYLE | CLIENT_FLAG_NO_ZEROES);
+    go_after_greeting(s)
+}
+
+/// NBD_OPT_GO after the greeting (and any options); as [`go`].
+fn go_after_greeting(s: &mut TcpStream) -> (u64, u16, [u32; 3]) {
     send_option(s, OPT_GO, &go_data("", &[INFO_BLOCK_SIZE]));
     let (mut size, mut flags, mut bs) = (0, 0, [0; 3]);
     loop {
@@ -234,7 +239,7 @@ fn options_list_info_unsupported_and_abort() {
     assert_eq!(option_reply(&mut s).1, REP_ACK);
     send_option(&mut s, OPT_LIST, &[1]);
     assert_eq!(option_reply(&mut s).1, REP_ERR_INVALID);
-    for opt in [OPT_STARTTLS, OPT_STRUCTURED_REPLY, 10, 11, 999] {
+    for opt in [OPT_STARTTLS, 11, 999] {
         send_option(&mut s, opt, &[]);
         let (o, ty, msg) = option_reply(&mut s);
         assert_eq!((o, ty), (opt, REP_ERR_UNSUP));
@@ -267,6 +272,169 @@ fn options_list_info_unsupported_and_abort() {
     send_option(&mut s, OPT_ABORT, &[]);
     assert_eq!(option_reply(&mut s).1, REP_ACK);
     assert!(closed(&mut s));
+}
+
+/// `NBD_OPT_LIST_META_CONTEXT`/`NBD_OPT_SET_META_CONTEXT` data.
+fn meta_data(name: &str, queries: &[&str]) -> Vec<u8> {
+    let mut d = (name.len() as u32).to_be_bytes().to_vec();
+    d.extend_from_slice(name.as_bytes());
+    d.extend_from_slice(&(queries.len() as u32).to_be_bytes());
+    for q in queries {
+        d.extend_from_slice(&(q.len() as u32).to_be_bytes());
+        d.extend_from_slice(q.as_bytes());
+    }
+    d
+}
+
+/// The replies to a metadata context option: the contexts (id, name) it
+/// named, and the final reply type.
+fn meta_replies(s: &mut TcpStream, option: u32) -> (Vec<(u32, String)>, u32) {
+    let mut found = Vec::new();
+    loop {
+        let (o, ty, p) = option_reply(s);
+        assert_eq!(o, option);
+        if ty != REP_META_CONTEXT {
+            return (found, ty);
+        }
+        found.push((be_u32(&p), String::from_utf8(p[4..].to_vec()).unwrap()));
+    }
+}
+
+/// Reads one structured reply chunk: (flags, type, handle, payload).
+fn chunk(s: &mut TcpStream) -> (u16, u16, u64, Vec<u8>) {
+    let h = read_n(s, STRUCTURED_REPLY_LEN);
+    assert_eq!(be_u32(&h[0..4]), STRUCTURED_REPLY_MAGIC);
+    let len = be_u32(&h[16..20]) as usize;
+    (
+        be_u16(&h[4..6]),
+        be_u16(&h[6..8]),
+        be_u64(&h[8..16]),
+        read_n(s, len),
+    )
+}
+
+/// A structured error chunk's (error, message).
+fn chunk_error(p: &[u8]) -> (u32, String) {
+    let n = be_u16(&p[4..6]) as usize;
+    (
+        be_u32(&p[0..4]),
+        String::from_utf8(p[6..6 + n].to_vec()).unwrap(),
+    )
+}
+
+/// BLOCK_STATUS's one chunk: the context id and the (length, flags)
+/// descriptors.
+fn block_status(s: &mut TcpStream, flags: u16, offset: u64, len: u32) -> (u32, Vec<(u32, u32)>) {
+    request(s, CMD_BLOCK_STATUS, flags, 21, offset, len);
+    let (f, ty, h, p) = chunk(s);
+    assert_eq!((f, ty, h), (REPLY_FLAG_DONE, REPLY_TYPE_BLOCK_STATUS, 21));
+    let d = p[4..]
+        .chunks_exact(8)
+        .map(|c| (be_u32(&c[..4]), be_u32(&c[4..])))
+        .collect();
+    (be_u32(&p), d)
+}
+
+#[test]
+fn structured_replies_and_base_allocation_block_status() {
+    let r = Running::quiet(RamDisk::new(SS, 16, None));
+    let mut s = r.connect();
+    greet(&mut s, CLIENT_FLAG_FIXED_NEWSTYLE | CLIENT_FLAG_NO_ZEROES);
+    // Selecting a context needs structured replies first.
+    send_option(
+        &mut s,
+        OPT_SET_META_CONTEXT,
+        &meta_data("", &["base:allocation"]),
+    );
+    assert_eq!(option_reply(&mut s).1, REP_ERR_INVALID);
+    send_option(&mut s, OPT_STRUCTURED_REPLY, &[1]);
+    assert_eq!(option_reply(&mut s).1, REP_ERR_INVALID);
+    send_option(&mut s, OPT_STRUCTURED_REPLY, &[]);
+    assert_eq!(option_reply(&mut s).1, REP_ACK);
+    // Listing: everything for no query and for `base:`, nothing for other
+    // namespaces; the id is reserved (0) there.
+    let all = vec![(0, META_BASE_ALLOCATION.to_string())];
+    for (queries, want) in [
+        (&[][..], all.clone()),
+        (&["base:"][..], all.clone()),
+        (&["x-other:", "base:nothing"][..], vec![]),
+    ] {
+        send_option(&mut s, OPT_LIST_META_CONTEXT, &meta_data("scftl", queries));
+        assert_eq!(meta_replies(&mut s, OPT_LIST_META_CONTEXT), (want, REP_ACK));
+    }
+    // Another export's contexts, malformed data: errors (a failed SET
+    // selects nothing).
+    send_option(
+        &mut s,
+        OPT_SET_META_CONTEXT,
+        &meta_data("other", &["base:allocation"]),
+    );
+    assert_eq!(option_reply(&mut s).1, REP_ERR_UNKNOWN);
+    send_option(&mut s, OPT_SET_META_CONTEXT, &[0, 0, 0, 9, 1]);
+    assert_eq!(option_reply(&mut s).1, REP_ERR_INVALID);
+    send_option(
+        &mut s,
+        OPT_SET_META_CONTEXT,
+        &meta_data("", &["x-other:", "base:allocation"]),
+    );
+    assert_eq!(
+        meta_replies(&mut s, OPT_SET_META_CONTEXT),
+        (
+            vec![(META_ALLOCATION_ID, META_BASE_ALLOCATION.to_string())],
+            REP_ACK
+        )
+    );
+    go_after_greeting(&mut s);
+
+    // Sectors 2 and 3 written, 8 written with zeros (reads as zeros: a
+    // hole on this device), the rest never.
+    assert_eq!(write(&mut s, 2 * SS as u64, &[7u8; 2 * SS], 0), 0);
+    let dev_len = 16 * SS as u32;
+    let (id, d) = block_status(&mut s, 0, 0, dev_len);
+    assert_eq!(id, META_ALLOCATION_ID);
+    let hole = STATE_HOLE | STATE_ZERO;
+    let ss = SS as u32;
+    assert_eq!(d, vec![(2 * ss, hole), (2 * ss, 0), (12 * ss, hole)]);
+    // Unaligned, within one run; and one extent only.
+    assert_eq!(
+        block_status(&mut s, 0, 2 * SS as u64 + 1, 10).1,
+        vec![(10, 0)]
+    );
+    assert_eq!(
+        block_status(&mut s, CMD_FLAG_REQ_ONE, SS as u64, dev_len - ss).1,
+        vec![(ss, hole)]
+    );
+    // A READ: one data chunk with its offset.
+    request(&mut s, CMD_READ, CMD_FLAG_DF, 5, 2 * SS as u64 + 3, 100);
+    let (f, ty, h, p) = chunk(&mut s);
+    assert_eq!((f, ty, h), (REPLY_FLAG_DONE, REPLY_TYPE_OFFSET_DATA, 5));
+    assert_eq!(be_u64(&p), 2 * SS as u64 + 3);
+    assert_eq!(&p[8..], &[7u8; 100][..]);
+    // Errors are structured, with the message the log gets: a READ past
+    // the end, a status past the end, an unknown flag.
+    for (cmd, flags, off) in [
+        (CMD_READ, 0, u64::from(dev_len)),
+        (CMD_BLOCK_STATUS, 0, u64::from(dev_len)),
+        (CMD_READ, CMD_FLAG_REQ_ONE, 0),
+    ] {
+        request(&mut s, cmd, flags, 6, off, 512);
+        let (f, ty, h, p) = chunk(&mut s);
+        assert_eq!((f, ty, h), (REPLY_FLAG_DONE, REPLY_TYPE_ERROR, 6));
+        let (e, msg) = chunk_error(&p);
+        assert_eq!(e, EINVAL, "{msg}");
+        assert!(!msg.is_empty(), "{cmd} {flags:#x}");
+    }
+    // Replies without payload stay simple.
+    assert_eq!(command(&mut s, CMD_FLUSH, 0, 0, 0), 0);
+    // And the data is what a simple client reads.
+    let mut c = r.connect();
+    go(&mut c);
+    assert_eq!(
+        read(&mut c, 2 * SS as u64, SS as u32).unwrap(),
+        vec![7u8; SS]
+    );
+    // Without a selected context, BLOCK_STATUS is refused.
+    assert_eq!(command(&mut c, CMD_BLOCK_STATUS, 0, 0, 512), EINVAL);
 }
 
 #[test]

@@ -63,7 +63,7 @@ mod wear;
 use flash::{BlockId, Flash, FlashError, Geometry};
 
 use crate::device::{
-    BlockDevice, DeviceStats, FlushStep, FlushTicket, FtlError, FtlKind, Lba, Result,
+    check_range, BlockDevice, DeviceStats, FlushStep, FlushTicket, FtlError, FtlKind, Lba, Result,
 };
 use crate::label;
 use crate::mutant::Mutant;
@@ -1067,6 +1067,26 @@ impl<F: Flash> BlockDevice for Scftl<F> {
             return None;
         }
         self.read_shared_impl(lba, buf)
+    }
+
+    /// From the volatile L2P: what a read now returns (an unmapped sector
+    /// reads as zeros, `read_impl`).
+    fn allocation(&self, lba: Lba, count: u64) -> Option<Result<Vec<(u64, bool)>>> {
+        if self.poisoned.is_some() {
+            return None;
+        }
+        if let Err(e) = check_range(lba, count, self.config.logical_sectors) {
+            return Some(Err(e));
+        }
+        let mut runs: Vec<(u64, bool)> = Vec::new();
+        for i in 0..count {
+            let mapped = self.l2p[La((lba.0 + i) as u32)].is_mapped();
+            match runs.last_mut() {
+                Some((n, m)) if *m == mapped => *n += 1,
+                _ => runs.push((1, mapped)),
+            }
+        }
+        Some(Ok(runs))
     }
 
     fn begin_flush(&mut self) -> Result<FlushStep> {
