@@ -498,3 +498,85 @@ fn a_move_the_same_request_overrides_is_placed_in_p() {
         assert!(s.program_failures_injected > 0, "{name}: {s:?}");
     }
 }
+
+/// A request writes a sector, GC then moves that fresh copy (the victim is
+/// the superblock the write just filled), the program of the page it moved
+/// into fails, and the sector is placed again: the move's source is the
+/// request's own page, not the page P maps the sector to, so P writes the
+/// request's version at the move's page and the old page is overwritten.
+/// The oracle used to relocate the old page instead, leaving it invalid in
+/// a superblock still in use, and reported "superblock 6 is Used, but P's
+/// page at physical sector 196 (logical sector 36) is invalid or
+/// erasable" (a bug hunt: `scftl crashtest --geometry tiny --seed
+/// 409828538 --ops 1078288 --spare-superblocks 2 --oracle refine
+/// --split-tears --silent-bad-blocks --inject-failures 0.3 --aimed 0.05`;
+/// this is its shrunk script, which needs neither media fault model).
+#[test]
+fn a_write_moved_by_gc_then_placed_again_is_written_in_p() {
+    use crashcheck::Step;
+    let mut run = refined(scftl_tiny_on(Mutant::None, BackendKind::Ram));
+    run.target.spare = 2;
+    let recover = Step::Recover {
+        sample_seed: 0,
+        invariants: true,
+        full: true,
+    };
+    let w = |lba, count| Step::Write { lba, count };
+    let fail = |after| Step::FailProgram { after };
+    let script = vec![
+        Step::Format,
+        fail(1),
+        w(3, 1),
+        w(0, 1),
+        w(0, 1),
+        recover.clone(),
+        w(0, 8),
+        w(8, 8),
+        Step::Flush,
+        w(16, 8),
+        w(24, 8),
+        Step::Flush,
+        w(32, 8),
+        w(40, 8),
+        Step::Flush,
+        w(7, 1),
+        w(29, 4),
+        Step::Barrier,
+        recover.clone(),
+        w(37, 1),
+        w(24, 6),
+        Step::Barrier,
+        w(40, 1),
+        w(0, 7),
+        Step::Flush,
+        recover,
+        fail(29),
+        w(0, 6),
+        Step::Barrier,
+        w(2, 1),
+        w(3, 1),
+        w(0, 1),
+        Step::Flush,
+        w(0, 1),
+        Step::Barrier,
+        w(1, 1),
+        w(2, 2),
+        // Written at the end of superblock 8, moved by GC into 9 with the
+        // rest of 8, whose page then fails to program: placed again in 10.
+        w(36, 6),
+    ];
+    let mut ex = Executor::new(run, 0).unwrap();
+    for (i, st) in script.iter().enumerate() {
+        if let Err(v) = ex.step(st) {
+            panic!("step {i} ({st}): {v}");
+        }
+    }
+    let s = ex.stats();
+    assert_eq!(s.program_failures_injected, 2, "{s:?}");
+    // The oracle compared every operation and recovery.
+    assert_eq!(
+        (s.refine_steps, s.refine_recoveries),
+        (s.operations, 3),
+        "{s:?}"
+    );
+}

@@ -65,14 +65,16 @@ pub struct RefineView {
     pub moves_charged: u64,
     /// The moves of the current epoch (GC's relocations, wear leveling's
     /// and the emptying of superblocks with a bad block), in order, as
-    /// `(logical sector, physical sector)`; and those of the epoch that
-    /// committed last, as they were at its commit. A move that a later
-    /// change of the same sector in the same operation overrides (a write
-    /// of the request, another move, a placement again after a failed
-    /// program) is not in the L2P at the operation's end, but its page may
-    /// be where the epoch's chain commit starts.
-    pub moves: Vec<(u32, u32)>,
-    pub moves_before_commit: Vec<(u32, u32)>,
+    /// `(logical sector, physical sector it left, physical sector it went
+    /// to)`; and those of the epoch that committed last, as they were at
+    /// its commit. A move that a later change of the same sector in the
+    /// same operation overrides (a write of the request, another move, a
+    /// placement again after a failed program) is not in the L2P at the
+    /// operation's end, but its page may be where the epoch's chain commit
+    /// starts; and the page it left tells whether it moved the sector's
+    /// old copy or one the same request had just written.
+    pub moves: Vec<(u32, u32, u32)>,
+    pub moves_before_commit: Vec<(u32, u32, u32)>,
     /// Sectors placed again after a failed program of their merge buffer
     /// page (each charged to `updates`, with a new delta pair), since the
     /// device was formatted or opened; and that count at the last commit

@@ -1498,40 +1498,55 @@ fn places(
 /// the operation's end or commit, does not name their pages): P's `rl0`
 /// of each, in order, from the page P maps its sector to, so that P
 /// holds the move's page as SCFTL does — an OOB commit's run may start
-/// there. A sector P does not map that the request writes was written
-/// before its move: P's `wr0` at the move's page stands for both (the
-/// write's own page, never in an L2P P sees, is the FTL's garbage), and
-/// the sector is returned among those written. What the operation did
-/// after the moves is `places`' to step.
+/// there. A move whose source is not the page P maps its sector to (P
+/// maps it elsewhere or not at all) moved a copy the request had written
+/// just before: P's `wr0` at the move's page stands for both (the write's
+/// own page, never in an L2P P sees, is the FTL's garbage; the page P
+/// held, if any, is overwritten, not relocated), and the sector is
+/// returned among those written. (A bug hunt found the first kind missing:
+/// a request wrote a sector, GC moved that fresh copy, a failed program
+/// placed it again, and P had relocated the sector's old page instead,
+/// leaving it invalid in a superblock the FTL keeps in use: `tiny`, seed
+/// 409828538, `--spare-superblocks 2 --inject-failures 0.3 --aimed 0.05`,
+/// the run `a_write_moved_by_gc_then_placed_again_is_written_in_p` pins.)
+/// What the operation did after the moves is `places`' to step.
 fn overridden_moves(
     s: &mut St,
     g: &Guard<'_, '_>,
     range: Option<Range<'_>>,
-    moves: &[(u32, u32)],
+    moves: &[(u32, u32, u32)],
     target: &[u32],
 ) -> Result<BTreeSet<Addr>, String> {
     let mut wrote = BTreeSet::new();
-    for &(a, q) in moves {
+    for &(a, src, q) in moves {
         if target.get(a as usize) == Some(&q) {
             continue;
         }
-        let (a, q) = (Addr::from(a), Page::from(q));
+        let (a, src, q) = (Addr::from(a), Page::from(src), Page::from(q));
         fresh(s, a, q)?;
-        let Some(from) = s.l2p.get(&a).copied() else {
-            let Some((lba, vs)) = range
-                .filter(|r| r.contains(a))
-                .and_then(|r| r.versions.map(|vs| (r.lba, vs)))
-            else {
-                return Err(format!(
-                    "refinement: logical sector {a}, unmapped in P and not written by {:?}, was moved to physical sector {q} (a move relocates a mapped sector)",
-                    g.op
-                ));
-            };
-            wr0_at(s, g, a, q, vs[(a - lba) as usize])?;
-            wrote.insert(a);
-            continue;
-        };
-        rl0_at(s, a, from, q)?;
+        match s.l2p.get(&a).copied() {
+            // The move took the copy P holds: P's rl0 of it.
+            Some(from) if from == src => rl0_at(s, a, from, q)?,
+            // The move took a copy P never placed: one the same request
+            // had just written (the FTL wrote it, then GC or the emptying
+            // of a superblock moved it, then a later change overrode it).
+            // P writes the request's version at the move's page; the page
+            // P held for the sector before is overwritten, not relocated.
+            held => {
+                let Some((lba, vs)) = range
+                    .filter(|r| r.contains(a))
+                    .and_then(|r| r.versions.map(|vs| (r.lba, vs)))
+                else {
+                    return Err(format!(
+                        "refinement: logical sector {a} was moved from physical sector {src} to {q} by {:?}, but P holds it at {} and the operation does not write it (a move relocates the sector's mapped copy)",
+                        g.op,
+                        show(held.as_ref())
+                    ));
+                };
+                wr0_at(s, g, a, q, vs[(a - lba) as usize])?;
+                wrote.insert(a);
+            }
+        }
     }
     Ok(wrote)
 }

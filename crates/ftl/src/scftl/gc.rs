@@ -193,7 +193,7 @@ impl<F: Flash> Scftl<F> {
                     let psa = self.append_relocated(page, la, sector, crc)?;
                     self.remap(la, psa, crc);
                     #[cfg(debug_assertions)]
-                    self.ghost.moves.push((la, psa));
+                    self.ghost.moves.push((la, old, psa));
                     self.delta.note_sector(la, psa, crc);
                     self.delta.push(&mut self.flash, &self.layout, la, psa)?;
                     self.stats.gc_sectors_relocated += 1;

@@ -225,13 +225,13 @@ impl<F: Flash> Scftl<F> {
                     .ghost
                     .moves
                     .iter()
-                    .map(|&(la, pa)| (la.0, pa.0))
+                    .map(|&(la, from, pa)| (la.0, from.0, pa.0))
                     .collect(),
                 moves_before_commit: self
                     .ghost
                     .last_moves
                     .iter()
-                    .map(|&(la, pa)| (la.0, pa.0))
+                    .map(|&(la, from, pa)| (la.0, from.0, pa.0))
                     .collect(),
                 replaced: self.ghost.replaced,
                 replaced_at_commit: self.ghost.replaced_at_commit,

@@ -141,9 +141,10 @@ struct Ghost {
     /// of the epoch that committed last. The refinement oracle places in P
     /// a move that a later change of the same sector within the same
     /// operation overrides, which the L2P at the operation's end does not
-    /// show (`crate::refine::RefineView::moves`).
-    moves: Vec<(La, Psa)>,
-    last_moves: Vec<(La, Psa)>,
+    /// show (`crate::refine::RefineView::moves`). Each as (logical
+    /// sector, the page it moved from, the page it moved to).
+    moves: Vec<(La, Psa, Psa)>,
+    last_moves: Vec<(La, Psa, Psa)>,
     /// The block table's erase counts at the last commit (or format or
     /// open), so the refinement oracle can tell an operation's erases
     /// before its commit from those after (`crate::refine`).
