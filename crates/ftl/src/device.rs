@@ -425,6 +425,19 @@ pub trait BlockDevice {
 }
 
 /// Validates a request's range and buffer length; returns the sector count.
+/// Runs of equal values, in order: `(how many, value)` for each run of
+/// `mapped` (the form [`BlockDevice::allocation`] answers in).
+pub fn mapped_runs(mapped: impl IntoIterator<Item = bool>) -> Vec<(u64, bool)> {
+    let mut runs: Vec<(u64, bool)> = Vec::new();
+    for m in mapped {
+        match runs.last_mut() {
+            Some((n, v)) if *v == m => *n += 1,
+            _ => runs.push((1, m)),
+        }
+    }
+    runs
+}
+
 pub fn check_request(lba: Lba, len: usize, sector_size: usize, num_sectors: u64) -> Result<u64> {
     if len == 0 || !len.is_multiple_of(sector_size) {
         return Err(FtlError::BadLength { len, sector_size });

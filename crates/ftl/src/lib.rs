@@ -34,8 +34,8 @@ pub const GHOST_CHECKS: bool = cfg!(all(debug_assertions, feature = "ghost"));
 pub const INVARIANT_CHECKS: bool = cfg!(debug_assertions);
 
 pub use device::{
-    check_range, check_request, BlockDevice, DeviceStats, FlushStep, FlushTicket, FtlError,
-    FtlKind, Lba, Result,
+    check_range, check_request, mapped_runs, BlockDevice, DeviceStats, FlushStep, FlushTicket,
+    FtlError, FtlKind, Lba, Result,
 };
 pub mod shared;
 mod sync;

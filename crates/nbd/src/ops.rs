@@ -422,14 +422,7 @@ mod tests {
     /// mapped, answering as `BlockDevice::allocation` does.
     fn runs(lba: Lba, count: u64) -> Option<ftl::Result<Vec<(u64, bool)>>> {
         let mapped = |i: u64| (4..8).contains(&i) || i == 12;
-        let mut v: Vec<(u64, bool)> = Vec::new();
-        for i in lba.0..lba.0 + count {
-            match v.last_mut() {
-                Some((n, m)) if *m == mapped(i) => *n += 1,
-                _ => v.push((1, mapped(i))),
-            }
-        }
-        Some(Ok(v))
+        Some(Ok(ftl::mapped_runs((lba.0..lba.0 + count).map(mapped))))
     }
 
     #[test]

@@ -79,16 +79,12 @@ impl BlockDevice for RamDisk {
         if let Err(e) = check_range(lba, count, self.num_sectors()) {
             return Some(Err(e));
         }
-        let mut runs: Vec<(u64, bool)> = Vec::new();
-        for i in lba.0..lba.0 + count {
-            let at = i as usize * self.sector_size;
-            let mapped = self.data[at..at + self.sector_size].iter().any(|&b| b != 0);
-            match runs.last_mut() {
-                Some((n, m)) if *m == mapped => *n += 1,
-                _ => runs.push((1, mapped)),
-            }
-        }
-        Some(Ok(runs))
+        let ss = self.sector_size;
+        let mapped = (lba.0..lba.0 + count).map(|i| {
+            let at = i as usize * ss;
+            self.data[at..at + ss].iter().any(|&b| b != 0)
+        });
+        Some(Ok(ftl::mapped_runs(mapped)))
     }
     fn set_origin(&mut self, origin: u64) {
         self.origin = origin;

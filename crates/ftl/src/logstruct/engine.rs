@@ -496,6 +496,14 @@ impl<F: Flash> LogFtl<F> {
         }
     }
 
+    /// Which sectors of the range the L2P maps (`BlockDevice::allocation`;
+    /// an unmapped sector reads as zeros, [`Self::read`]).
+    pub fn allocation(&self, lba: Lba, count: u64) -> Result<Vec<(u64, bool)>> {
+        check_range(lba, count, self.logical)?;
+        let mapped = (lba.0..lba.0 + count).map(|la| self.l2p[la as usize] != UNMAPPED);
+        Ok(crate::device::mapped_runs(mapped))
+    }
+
     pub fn read(&mut self, lba: Lba, out: &mut [u8]) -> Result<()> {
         let ss = self.layout.sector_size;
         let n = check_request(lba, out.len(), ss, self.logical)?;

@@ -69,6 +69,13 @@ macro_rules! baseline_ftl {
             fn read(&mut self, lba: $crate::Lba, buf: &mut [u8]) -> $crate::Result<()> {
                 self.inner.read(lba, buf)
             }
+            fn allocation(
+                &self,
+                lba: $crate::Lba,
+                count: u64,
+            ) -> Option<$crate::Result<Vec<(u64, bool)>>> {
+                Some(self.inner.allocation(lba, count))
+            }
             fn write(&mut self, lba: $crate::Lba, data: &[u8]) -> $crate::Result<()> {
                 self.inner.guarded(|f| f.write(lba, data))
             }

@@ -783,6 +783,19 @@ impl<F: Flash> BlockDevice for Optr<F> {
         self.logical
     }
 
+    /// A sector is mapped when the cache holds it or the L2P maps it (an
+    /// unmapped one reads as zeros, as in `read`).
+    fn allocation(&self, lba: Lba, count: u64) -> Option<Result<Vec<(u64, bool)>>> {
+        if let Err(e) = crate::device::check_range(lba, count, self.logical) {
+            return Some(Err(e));
+        }
+        let mapped = (lba.0..lba.0 + count).map(|la| {
+            let lpn = la as u32;
+            self.cache.contains(lpn) || self.l2p[lpn as usize] != UNMAPPED
+        });
+        Some(Ok(crate::device::mapped_runs(mapped)))
+    }
+
     fn read(&mut self, lba: Lba, out: &mut [u8]) -> Result<()> {
         let ss = self.layout.sector_size;
         let n = check_request(lba, out.len(), ss, self.logical)?;

@@ -63,7 +63,8 @@ mod wear;
 use flash::{BlockId, Flash, FlashError, Geometry};
 
 use crate::device::{
-    check_range, BlockDevice, DeviceStats, FlushStep, FlushTicket, FtlError, FtlKind, Lba, Result,
+    check_range, mapped_runs, BlockDevice, DeviceStats, FlushStep, FlushTicket, FtlError, FtlKind,
+    Lba, Result,
 };
 use crate::label;
 use crate::mutant::Mutant;
@@ -1079,15 +1080,8 @@ impl<F: Flash> BlockDevice for Scftl<F> {
         if let Err(e) = check_range(lba, count, self.config.logical_sectors) {
             return Some(Err(e));
         }
-        let mut runs: Vec<(u64, bool)> = Vec::new();
-        for i in 0..count {
-            let mapped = self.l2p[La((lba.0 + i) as u32)].is_mapped();
-            match runs.last_mut() {
-                Some((n, m)) if *m == mapped => *n += 1,
-                _ => runs.push((1, mapped)),
-            }
-        }
-        Some(Ok(runs))
+        let mapped = (lba.0..lba.0 + count).map(|la| self.l2p[La(la as u32)].is_mapped());
+        Some(Ok(mapped_runs(mapped)))
     }
 
     fn begin_flush(&mut self) -> Result<FlushStep> {
