@@ -76,6 +76,7 @@ import SCFTL.Impl.LazyChainBarrier
 import SCFTL.Impl.OneModelSwitch
 import SCFTL.Impl.OneModel
 import SCFTL.Impl.OneModelHold
+import SCFTL.Impl.OneModelCleanRec
 import SCFTL.Impl.OneModelBlocks
 import SCFTL.Impl.OneModelHoldBlocks
 import SCFTL.Impl.OneModelBlocksRead
@@ -119,6 +120,7 @@ import SCFTL.Impl.LazyChainObligations
 import SCFTL.Impl.LazyChainTheorem
 import SCFTL.Impl.LazyChainKonsErase
 import SCFTL.Impl.LazyChainHold
+import SCFTL.Impl.LazyChainCleanRec
 import SCFTL.Impl.LazyChainHoldBarrier
 import SCFTL.Impl.LazyChainCommands
 import SCFTL.Impl.LazyChainSameRec
@@ -227,4 +229,5 @@ import SCFTL.Mutants.LayerWithoutRetire
 import SCFTL.Mutants.LayerRelocatesAnyPage
 import SCFTL.Mutants.LayerWritesAbandonedBlock
 import SCFTL.Mutants.HoldForgetsChainCommit
+import SCFTL.Mutants.CleanRecoveryPastRecords
 import SCFTL.Mutants.All

@@ -135,6 +135,7 @@ import SCFTL.Mutants.LayerWithoutRetire
 import SCFTL.Mutants.LayerRelocatesAnyPage
 import SCFTL.Mutants.LayerWritesAbandonedBlock
 import SCFTL.Mutants.HoldForgetsChainCommit
+import SCFTL.Mutants.CleanRecoveryPastRecords
 
 module M1 = SCFTL.Mutants.TentativeReplayed
 module M2 = SCFTL.Mutants.DigestNotChecked
@@ -190,6 +191,7 @@ module M52 = SCFTL.Mutants.LayerWithoutRetire
 module M53 = SCFTL.Mutants.LayerRelocatesAnyPage
 module M54 = SCFTL.Mutants.LayerWritesAbandonedBlock
 module M55 = SCFTL.Mutants.HoldForgetsChainCommit
+module M56 = SCFTL.Mutants.CleanRecoveryPastRecords
 
 record MutantsFail : Set where
   field
@@ -361,6 +363,10 @@ record MutantsFail : Set where
     --     hold: the erase of a page the region's newest commit's chain
     --     still needs (mutant 31's run)
     hold-forgets-chain-commit : ¬ SnapshotConsistent M55.Pmut
+    -- 56. (PL's recovery without a checkpoint, PLq) it skips the checkpoint
+    --     where no committed page was dropped, records past the region's
+    --     newest commit or not (`CleanRec` without `Quiet`)
+    clean-recovery-past-records : ¬ SnapshotConsistent M56.Pmut
 
 mutants-fail : MutantsFail
 mutants-fail = record
@@ -418,4 +424,5 @@ mutants-fail = record
   ; layer-relocates-any-page = M53.not-budget
   ; layer-writes-abandoned-block = M54.not-layer-queued-crash
   ; hold-forgets-chain-commit = M55.not-snapshot-consistent
+  ; clean-recovery-past-records = M56.not-snapshot-consistent
   }
