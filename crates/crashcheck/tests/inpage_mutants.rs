@@ -21,13 +21,17 @@
 //! 14, 15, 20, 23, 25, 28, 33 and 40 of 1–40 the image one; all since a
 //! barrier that would leave the delta region short commits durably; the
 //! erase hold, docs/FORMAT.md §4.3, moved `inpage-commit-before-sync` from
-//! seed 5 to 6), so a
+//! seed 5 to 6; the checkpoint `open` writes over a commit record its walk
+//! did not apply, §4.8 "Recovery", moved it to 11 and
+//! `accept-stale-inpage-record` from 7 to 13), so a
 //! change to the workload, to what `open` or a barrier writes, to the
 //! flash wrappers or to the image layout can move these seeds: a better
 //! generator for one-page epochs is future work. `inpage-crc-omits-oob`
 //! needs a page torn in its OOB only, with its data and marker intact:
 //! only the NAND model's split tears make one (seed 8 of 1–10 with 300,000
-//! operations before the erase hold, seed 10 since).
+//! operations before the erase hold, seed 10 after it; since `open`
+//! checkpoints over a commit record its walk did not apply, seeds 107,
+//! 110 and 123 of 11–140, 107 at step 351,483).
 
 use crate::common;
 
@@ -43,7 +47,7 @@ fn check_caught(run: &crashcheck::RunConfig, seed: u64, ops: u64) {
 fn inpage_commit_before_sync() {
     check_caught(
         &scftl_tiny_on(Mutant::InpageCommitBeforeSync, BackendKind::Ram),
-        6,
+        11,
         200_000,
     );
 }
@@ -61,7 +65,7 @@ fn accept_commit_with_bad_data_crc_on_the_image_model() {
 fn accept_stale_inpage_record() {
     check_caught(
         &scftl_tiny_on(Mutant::AcceptStaleInpageRecord, BackendKind::Ram),
-        7,
+        13,
         200_000,
     );
 }
@@ -74,5 +78,5 @@ fn accept_stale_inpage_record() {
 fn inpage_crc_omits_oob_with_split_tears() {
     let mut run = scftl_tiny_on(Mutant::InpageCrcOmitsOob, BackendKind::Ram);
     run.media.split_tears = true;
-    check_caught(&run, 10, 300_000);
+    check_caught(&run, 107, 300_000);
 }

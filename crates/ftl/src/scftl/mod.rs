@@ -524,7 +524,8 @@ impl<F: Flash> Scftl<F> {
             }
             self.delta.wp = 0;
         }
-        let checkpoint = repair || self.recovery_needs_checkpoint(&rec);
+        let checkpoint =
+            repair || self.recovery_needs_checkpoint(&rec) || self.record_past_chain(&rec)?;
         if !checkpoint && !rec.tail.is_empty() && self.keep_tail_as_backlog(&mut rec)? {
             return Ok(true);
         }
@@ -581,6 +582,26 @@ impl<F: Flash> Scftl<F> {
             || rec.tail_out_of_order
             || rec.tail.len() > self.delta.pairs_per_page as usize
             || room < self.derived.epoch_pages_max + 1 + tail_page
+    }
+
+    /// Whether a commit record lies where recovery's walk along the chain
+    /// ended (`Reconstructed::chain_end`) that the walk did not apply: an
+    /// in-page commit whose record or data failed its check, or an OOB
+    /// commit whose run did not verify (a crash before the commit's sync).
+    /// A later recovery would walk to it again, so the generation must not
+    /// go on: the proofs' recovery without a full checkpoint requires that
+    /// no record of the generation lie where its walk looks (`Quiet`: P's
+    /// `okP recover`, PLq's `CleanRec` in the chain phase, proofs/SCFTL/
+    /// Impl/LazyChainCleanRec.agda). Rare: on NAND a torn in-page commit
+    /// tears from the page's start (so its marker is lost too); a split
+    /// tear, or an OOB commit whose last page landed before an earlier one
+    /// of its run, leaves one.
+    fn record_past_chain(&mut self, rec: &Reconstructed) -> Result<bool> {
+        let Some(end) = rec.chain_end else {
+            return Ok(false);
+        };
+        let run = self.features.max_oob_epoch_pages();
+        recovery::record_in_window(&mut self.flash, &self.layout, end, run)
     }
 
     /// Keeps the recovered tail of in-page epochs (no full checkpoint
@@ -1163,5 +1184,71 @@ impl<F: Flash> BlockDevice for Scftl<F> {
 
     fn refine_checkpoints(&mut self) -> Option<Result<crate::refine::CheckpointView>> {
         self.refine_checkpoints_impl()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::{BlockDevice, Lba};
+    use flash::MemFlash;
+
+    /// `tiny`, two flushes filling the first data superblock and a region
+    /// commit writing sector 40 into the next: that commit's link (the
+    /// page an in-page commit of the next epoch would start at) is erased.
+    fn after_a_region_commit() -> (Scftl<MemFlash>, Psa) {
+        let g = Geometry::tiny();
+        let mut d = Scftl::format(MemFlash::new(g).unwrap(), ScftlConfig::default_for(&g)).unwrap();
+        let ss = d.sector_size();
+        for (r, v) in [(0..16u64, 1u8), (16..32, 2), (40..41, 3)] {
+            for la in r {
+                d.write(Lba(la), &vec![v; ss]).unwrap();
+            }
+            d.flush().unwrap();
+        }
+        let link = d.chain_link;
+        assert!(link.is_mapped(), "the region commit wrote a link");
+        (d, link)
+    }
+
+    /// A commit record the walk does not apply, lying where it looks, makes
+    /// `open` write a full checkpoint (the proofs' `Quiet`: recovery goes on
+    /// in the generation only where no record lies there); without one,
+    /// `open` writes nothing. The record is planted: the in-page marker in
+    /// the link page's OOB over a page whose record does not parse, as a
+    /// torn in-page commit leaves it.
+    #[test]
+    fn a_record_the_walk_rejected_makes_open_write_a_checkpoint() {
+        let (d, _) = after_a_region_commit();
+        let flash = d.into_flash();
+        let programs = flash.counters().programs;
+        let d = Scftl::open(flash).unwrap();
+        let s = d.stats();
+        assert_eq!(
+            (s.full_checkpoints, s.flash.programs),
+            (0, programs),
+            "{s:?}"
+        );
+
+        let (d, link) = after_a_region_commit();
+        let (addr, _) = d.layout.locate(link);
+        let marker = d.layout.spp as usize * format::DATA_OOB_LEN;
+        let mut flash = d.into_flash();
+        let g = *flash.geometry();
+        let mut oob = vec![0xFFu8; g.oob_size as usize];
+        format::inpage_marker::MAGIC
+            .at(marker)
+            .put_bytes(&mut oob, &format::INPAGE_MAGIC);
+        let data = vec![0x5Au8; g.page_size()];
+        flash.program(addr, &data, &oob).unwrap();
+        flash.sync().unwrap();
+        let mut d = Scftl::open(flash).unwrap();
+        let s = d.stats();
+        assert_eq!(s.full_checkpoints, 1, "{s:?}");
+        let mut buf = vec![0u8; d.sector_size()];
+        for (la, v) in [(0u64, 1u8), (20, 2), (40, 3), (41, 0)] {
+            d.read(Lba(la), &mut buf).unwrap();
+            assert!(buf.iter().all(|&b| b == v), "sector {la}");
+        }
     }
 }

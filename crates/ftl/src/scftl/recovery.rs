@@ -82,6 +82,12 @@ pub(crate) struct Reconstructed {
     /// page holds the tail, erasing it loses the tail and the proof it
     /// gives the epochs before it (see `open`).
     pub tail_sb: Option<Sb>,
+    /// Where recovery's walk along that chain ended: the link after its
+    /// last applied record, or the last commit's own link (`None`: no
+    /// commit with a link, nothing walked). A commit record found there
+    /// that the walk did not apply makes `open` write a full checkpoint
+    /// ([`record_in_window`]).
+    pub chain_end: Option<Psa>,
 }
 
 /// An epoch committed in a data page: by an in-page record (docs/FORMAT.md
@@ -223,6 +229,7 @@ pub(crate) fn reconstruct<F: Flash + ?Sized>(
         tail_last_epoch: tail.last_epoch,
         tail_out_of_order: scan.tail_out_of_order,
         tail_sb,
+        chain_end: tail.end,
     })
 }
 
@@ -435,8 +442,8 @@ impl Scan<'_> {
         link: Psa,
         buf: &mut [u8],
         tail: &mut Tail,
-    ) -> Result<()> {
-        let chained = follow_chain(
+    ) -> Result<Psa> {
+        let (chained, end) = follow_chain(
             flash,
             self.layout,
             self.gen,
@@ -456,7 +463,8 @@ impl Scan<'_> {
             &mut self.chain,
             &mut self.next_epoch,
             tail,
-        )
+        )?;
+        Ok(end)
     }
 
     /// The chain of in-page commits after the last committed delta page,
@@ -470,7 +478,7 @@ impl Scan<'_> {
         let Some((epoch, link)) = self.last_link else {
             return Ok((tail, None));
         };
-        self.follow_and_apply(flash, epoch, link, page, &mut tail)?;
+        tail.end = Some(self.follow_and_apply(flash, epoch, link, page, &mut tail)?);
         let sb = (tail.epochs > 0).then(|| self.layout.sb_of(link));
         Ok((tail, sb))
     }
@@ -523,6 +531,9 @@ struct Tail {
     pairs: Vec<(La, Psa)>,
     epochs: u32,
     last_epoch: u64,
+    /// Where the walk ended: the link after the last applied record, or
+    /// the last commit's own link.
+    end: Option<Psa>,
 }
 
 /// Applies the in-page epochs of a chain, in order. Each valid record was
@@ -588,13 +599,15 @@ fn follow_chain<F: Flash + ?Sized>(
     page: &mut [u8],
     la_records: bool,
     oob_run_max: u32,
-) -> Result<Vec<InPage>> {
+) -> Result<(Vec<InPage>, Psa)> {
     let spp = layout.spp as usize;
     let marker = spp * DATA_OOB_LEN;
     let v5_len = format::data_oob_len_v5(layout.spp);
     let oob_len = v5_len.min(layout.geometry.oob_size as usize);
     let mut oob = vec![0xFF; oob_len];
     let mut found = Vec::new();
+    // The link each found commit was followed from.
+    let mut from = Vec::new();
     // A chain stays inside one superblock (a link never leaves it) and
     // holds at most MAX_CHAIN epochs.
     for _ in 0..layout.pages_per_sb.min(MAX_CHAIN) {
@@ -628,6 +641,7 @@ fn follow_chain<F: Flash + ?Sized>(
             )? {
                 Some((e, next)) => {
                     epoch = e.id;
+                    from.push(link);
                     link = next;
                     found.push(e);
                     continue;
@@ -651,6 +665,7 @@ fn follow_chain<F: Flash + ?Sized>(
             break;
         };
         epoch = e.id;
+        from.push(link);
         link = next;
         found.push(e);
     }
@@ -660,9 +675,51 @@ fn follow_chain<F: Flash + ?Sized>(
             && !oob_epoch_intact(flash, layout, last, page)?
         {
             found.pop();
+            link = from.pop().unwrap_or(link);
         }
     }
-    Ok(found)
+    Ok((found, link))
+}
+
+/// Whether a commit record lies where the walk from `link` looks: the
+/// in-page or OOB commit marker in the OOB of the link's page or of a
+/// page after it in its superblock, within an OOB commit's longest run
+/// (`oob_run_max` pages). Any marker counts, whether or not its record
+/// would verify: recovery must not go on in this generation past a
+/// record that a later walk from the same link would find again (the
+/// proofs' `Quiet`, proofs/SCFTL/Impl/Model.agda; see
+/// `Scftl::record_past_chain`).
+pub(crate) fn record_in_window<F: Flash + ?Sized>(
+    flash: &mut F,
+    layout: &Layout,
+    link: Psa,
+    oob_run_max: u32,
+) -> Result<bool> {
+    if !link.is_mapped() || !layout.is_data_psa(link) {
+        return Ok(false);
+    }
+    let spp = layout.spp;
+    let marker = spp as usize * DATA_OOB_LEN;
+    let oob_len = marker + format::INPAGE_MARKER_LEN;
+    if oob_len > layout.geometry.oob_size as usize {
+        return Ok(false); // no room for a marker: no records
+    }
+    let mut oob = vec![0xFF; oob_len];
+    let sb = layout.sb_of(link);
+    for k in 0..oob_run_max.max(1) {
+        let Some(p) = link.0.checked_add(k * spp).map(Psa) else {
+            break;
+        };
+        if layout.sb_of(p) != sb || !layout.is_data_psa(p) {
+            break;
+        }
+        flash.read_oob(layout.locate(p).0, &mut oob)?;
+        let magic = format::inpage_marker::MAGIC.at(marker).bytes(&oob);
+        if magic == format::INPAGE_MAGIC || magic == format::OOB_COMMIT_MAGIC {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Asks the flash to sense the page of `from` and the pages after it in its
