@@ -592,10 +592,10 @@ impl<F: Flash> Scftl<F> {
     /// go on: the proofs' recovery without a full checkpoint requires that
     /// no record of the generation lie where its walk looks (`Quiet`: P's
     /// `okP recover`, PLq's `CleanRec` in the chain phase, proofs/SCFTL/
-    /// Impl/LazyChainCleanRec.agda). Rare: on NAND a torn in-page commit
-    /// tears from the page's start (so its marker is lost too); a split
-    /// tear, or an OOB commit whose last page landed before an earlier one
-    /// of its run, leaves one.
+    /// Impl/LazyChainCleanRec.agda). On NAND a torn in-page commit tears
+    /// from the page's start (so its marker is lost too); a split tear, or
+    /// an OOB commit whose last page landed while an earlier one of its run
+    /// did not, leaves one, and the checker's random runs meet both.
     fn record_past_chain(&mut self, rec: &Reconstructed) -> Result<bool> {
         let Some(end) = rec.chain_end else {
             return Ok(false);

@@ -586,7 +586,8 @@ fn apply_chain(
 /// ([`oob_epoch_intact`]) and dropped if any of its sectors is not intact:
 /// every earlier commit is proven by the later record that follows it.
 /// Reads one OOB per link (per page for OOB commits), plus the record's
-/// page, plus the sectors of the last OOB commit.
+/// page, plus the sectors of the last OOB commit. Returns the commits and
+/// the link where the walk ended (after the last one kept).
 #[allow(clippy::too_many_arguments)]
 fn follow_chain<F: Flash + ?Sized>(
     flash: &mut F,
