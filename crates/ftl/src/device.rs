@@ -424,7 +424,6 @@ pub trait BlockDevice {
     }
 }
 
-/// Validates a request's range and buffer length; returns the sector count.
 /// Runs of equal values, in order: `(how many, value)` for each run of
 /// `mapped` (the form [`BlockDevice::allocation`] answers in).
 pub fn mapped_runs(mapped: impl IntoIterator<Item = bool>) -> Vec<(u64, bool)> {
@@ -438,6 +437,7 @@ pub fn mapped_runs(mapped: impl IntoIterator<Item = bool>) -> Vec<(u64, bool)> {
     runs
 }
 
+/// Validates a request's range and buffer length; returns the sector count.
 pub fn check_request(lba: Lba, len: usize, sector_size: usize, num_sectors: u64) -> Result<u64> {
     if len == 0 || !len.is_multiple_of(sector_size) {
         return Err(FtlError::BadLength { len, sector_size });

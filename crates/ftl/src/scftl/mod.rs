@@ -1190,7 +1190,6 @@ impl<F: Flash> BlockDevice for Scftl<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::{BlockDevice, Lba};
     use flash::MemFlash;
 
     /// `tiny`, two flushes filling the first data superblock and a region
