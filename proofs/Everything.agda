@@ -77,6 +77,7 @@ import SCFTL.Impl.OneModelSwitch
 import SCFTL.Impl.OneModel
 import SCFTL.Impl.OneModelHold
 import SCFTL.Impl.OneModelCleanRec
+import SCFTL.Impl.OneModelHoldCleanRec
 import SCFTL.Impl.OneModelBlocks
 import SCFTL.Impl.OneModelHoldBlocks
 import SCFTL.Impl.OneModelBlocksRead

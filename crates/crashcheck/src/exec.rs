@@ -302,6 +302,10 @@ pub struct Stats {
     /// next page, named by no address of the recovered L2P) that the
     /// model oracle's GC then erased.
     pub oracle_reclaimed_erases: u64,
+    /// Recoveries after which the model oracle's P went on without a full
+    /// checkpoint (`rec0` alone, `clean` and `Quiet`; with the lazy chain,
+    /// PXq's clean recovery of the chain phase).
+    pub oracle_clean_recoveries: u64,
     /// Operations and recoveries at which the refinement oracle compared
     /// the FTL's internal state with P's.
     pub refine_steps: u64,
@@ -391,6 +395,7 @@ impl Stats {
             oracle_recoveries: self.oracle_recoveries,
             oracle_record_commits: self.oracle_record_commits,
             oracle_reclaimed_erases: self.oracle_reclaimed_erases,
+            oracle_clean_recoveries: self.oracle_clean_recoveries,
             refine_steps: self.refine_steps,
             refine_recoveries: self.refine_recoveries,
             refine_chain_commits: self.refine_chain_commits,
@@ -435,6 +440,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
             oracle_recoveries,
             oracle_record_commits,
             oracle_reclaimed_erases,
+            oracle_clean_recoveries,
             refine_steps,
             refine_recoveries,
             refine_chain_commits,
@@ -476,6 +482,7 @@ impl std::ops::AddAssign<&Stats> for Stats {
         self.oracle_recoveries += oracle_recoveries;
         self.oracle_record_commits += oracle_record_commits;
         self.oracle_reclaimed_erases += oracle_reclaimed_erases;
+        self.oracle_clean_recoveries += oracle_clean_recoveries;
         self.refine_steps += refine_steps;
         self.refine_recoveries += refine_recoveries;
         self.refine_chain_commits += refine_chain_commits;
@@ -1604,6 +1611,9 @@ impl Executor {
                 self.refine_up(true)?;
                 self.verify(sample_seed, full)?;
                 self.with_oracle(|o| o.end_verify())?;
+                if let Some(o) = self.oracle.as_mut() {
+                    self.stats.oracle_clean_recoveries += o.take_clean_recoveries();
+                }
                 self.check_counter()?;
                 if invariants {
                     self.stats.invariant_checks += 1;

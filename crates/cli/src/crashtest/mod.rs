@@ -710,8 +710,9 @@ fn print_report(args: &CrashtestArgs, plan: &Plan, r: &Report) {
             format!("{:.0} ops/s checked", s.operations as f64 / secs)
         };
         println!(
-            "  model oracle          {} recoveries matched, {} RI/AR state checks ({} with an epoch unsynced), {} of its flushes in a record slot, {} pages a recovery reclaimed erased, {rate}",
+            "  model oracle          {} recoveries matched ({} without a full checkpoint), {} RI/AR state checks ({} with an epoch unsynced), {} of its flushes in a record slot, {} pages a recovery reclaimed erased, {rate}",
             s.oracle_recoveries,
+            s.oracle_clean_recoveries,
             s.oracle_state_checks,
             s.oracle_unsynced_checks,
             s.oracle_record_commits,

@@ -469,7 +469,8 @@ pub fn outcomes(m: &St) -> Vec<Outcome> {
 
 /// [`outcomes`] with recovery walking a chain of up to `bound` records
 /// (PL's `walkG`, `recMapL`; `bound = 1` is P's `extM`). PL's recovery
-/// always writes the full checkpoint, so it ignores [`Outcome::clean`].
+/// always writes the full checkpoint; PXq's may go without it where
+/// [`Outcome::clean`] holds (its `Quiet` half: the walk applied nothing).
 pub fn outcomes_walking(m: &St, bound: u64) -> Vec<Outcome> {
     let (ls, os) = (crash_c(&m.cp_l), crash_c(&m.cp_o));
     let pages: Vec<Vec<Cell>> = m.dr.iter().map(crash_c).collect();

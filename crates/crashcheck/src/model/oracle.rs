@@ -111,7 +111,9 @@ pub struct OracleConfig {
     /// in a record slot (`fiL`) while the chain has room, the
     /// consolidation page goes before the next region page, GC erases
     /// only pages the chain does not name, and recovery walks the chain
-    /// and always writes a full checkpoint. `None`: P.
+    /// and writes a full checkpoint, or, where it is `clean` and `Quiet`
+    /// (the walk applies nothing), may go without one as P's does (PXq,
+    /// proofs/SCFTL/Impl/OneModelCleanRec.agda). `None`: P.
     pub chain: Option<u64>,
     /// PU's `umax` (`SCFTL.Impl.UnsyncedBarrier`): an epoch barrier with
     /// fewer unsynced epochs than this is `flB` (no SYNC), with this many
@@ -201,6 +203,9 @@ pub struct ModelOracle {
     /// Erases of pages the last recovery reclaimed (`St::rcl`) since
     /// [`Self::take_reclaimed_erases`].
     reclaimed_erases: u64,
+    /// Recoveries the model continued from without a full checkpoint
+    /// since [`Self::take_clean_recoveries`].
+    clean_recoveries: u64,
     /// `Check` steps so far (alternates the stable probe's crash policy).
     probes: u64,
     /// SB's pending snapshots while the model is up: the image at each
@@ -236,6 +241,7 @@ impl ModelOracle {
             cursor: 0,
             rcl_cursor: 0,
             reclaimed_erases: 0,
+            clean_recoveries: 0,
             probes: 0,
             pend: Vec::new(),
         }
@@ -261,6 +267,13 @@ impl ModelOracle {
     /// The erases of pages a recovery reclaimed since the last call.
     pub fn take_reclaimed_erases(&mut self) -> u64 {
         std::mem::take(&mut self.reclaimed_erases)
+    }
+
+    /// Recoveries since the last call after which the model went on
+    /// without a full checkpoint (P's `rec0` alone; with the lazy chain,
+    /// PXq's clean recovery).
+    pub fn take_clean_recoveries(&mut self) -> u64 {
+        std::mem::take(&mut self.clean_recoveries)
     }
 
     /// A completed format: `NewP` ([`steps::new_p`]).
@@ -738,15 +751,22 @@ impl ModelOracle {
         };
         for o in outs {
             let image = crash::recovered_image(m, &o, self.cfg.mutant);
-            // PL always writes the full checkpoint
-            let fulls: &[bool] = if o.clean && self.cfg.chain.is_none() {
-                &[false, true]
-            } else {
-                &[true]
-            };
+            // Without the full checkpoint where the outcome is clean (P's
+            // `clean` and `Quiet`). PL writes it always; PXq (proofs/SCFTL/
+            // Impl/OneModelCleanRec.agda, the code's `open` since 5cc0082)
+            // may go without it as P does there: under `Quiet` no record
+            // lies where the walk looks, so the walk applied nothing.
+            let fulls: &[bool] = if o.clean { &[false, true] } else { &[true] };
             let mut crashed: Option<Rc<St>> = None;
             for &full in fulls {
-                if out.iter().any(|c| c.full == full && c.image == image) {
+                // A candidate with this image and the same recovery, or,
+                // for the full checkpoint, without it (which reads the
+                // same and, earlier in the list, is the one `end_verify`
+                // would go on from), makes this one redundant.
+                if out
+                    .iter()
+                    .any(|c| (c.full == full || !c.full) && c.image == image)
+                {
                     continue;
                 }
                 let w = crashed.get_or_insert_with(|| Rc::new(crash::img(m, &o.choice)));
@@ -844,11 +864,15 @@ impl ModelOracle {
                     return Err("model oracle: no candidate state left after recovery".into());
                 };
                 let mut s = Rc::unwrap_or_clone(c.crashed);
+                // PL's recovery walks the chain and checkpoints; PXq's
+                // clean one (`c.full` false) is P's `rec0` alone, which
+                // checks `clean` and `Quiet` again
                 match self.cfg.chain {
-                    Some(kc) => lazy::recover_l(&mut s, self.amax, kc, self.cfg.mutant),
-                    None => steps::recover(&mut s, self.amax, self.cfg.mutant, c.full),
+                    Some(kc) if c.full => lazy::recover_l(&mut s, self.amax, kc, self.cfg.mutant),
+                    _ => steps::recover(&mut s, self.amax, self.cfg.mutant, c.full),
                 }
                 .map_err(|e| format!("model oracle: recovery of the chosen state: {e}"))?;
+                self.clean_recoveries += u64::from(!c.full);
                 self.rcl_cursor = 0;
                 for (a, d) in c.pins {
                     if let Some(&p) = s.l2p.get(&a) {
